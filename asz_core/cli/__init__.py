@@ -1,0 +1,1 @@
+"""The ``asz`` command line (Typer). One module per command group; :mod:`.main` assembles them."""

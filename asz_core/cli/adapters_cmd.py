@@ -1,0 +1,102 @@
+"""``asz adapters list`` and ``asz glossary``: what is installed and what each dialect calls things.
+
+Spec: origin-digest §5 (adapters) and §6 (glossaries); house-style lessons 6-7.
+"""
+
+from __future__ import annotations
+
+import orjson
+import typer
+
+from ..plugins import VOCABULARY, get_plugin_manager
+
+adapters_app = typer.Typer(help="Installed adapters (built-in and third-party).", no_args_is_help=True)
+
+
+@adapters_app.command("list")
+def list_adapters(
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON list instead of a table."),
+) -> None:
+    """List every adapter found through the ``asz`` entry-point group.
+
+    Columns: name, distribution, version, dialects, kinds, status (ok, blocked,
+    failed: reason). A plugin that fails to load is listed as failed and the
+    command still exits 0.
+    """
+    reg = get_plugin_manager()
+    rows = [e.as_dict() for e in reg.entries]
+    if as_json:
+        typer.echo(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode())
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False)
+    for col in ("NAME", "DISTRIBUTION", "VERSION", "DIALECTS", "KINDS", "STATUS"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["name"], r["distribution"], r["version"], ",".join(r["dialects"]), ",".join(r["kinds"]), r["status"])
+    Console(width=200).print(table)
+
+
+def glossary(
+    dialect: str = typer.Argument("", help="Dialect, e.g. claude-code/1. Default: every installed dialect."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON: dialect, dialects, terms, flags."),
+) -> None:
+    """Print a dialect's glossary (model name -> native name, where, note) and its flag mapping.
+
+    Exit 2 when no installed adapter speaks ``dialect``.
+    """
+    reg = get_plugin_manager()
+    dialects = reg.dialects()
+    wanted = [dialect] if dialect else dialects
+    out = []
+    for d in wanted:
+        try:
+            adapter = reg.by_dialect(d)
+        except KeyError as exc:
+            typer.echo(f"asz glossary: {exc.args[0]}; installed: {', '.join(dialects) or 'none'}", err=True)
+            raise typer.Exit(2)
+        terms = adapter.glossary(d)
+        flags = adapter.flag_map(d)
+        out.append(
+            {
+                "dialect": d,
+                "adapter": adapter.name,
+                "terms": {t.unified: {"native": t.native, "where": t.where, "note": t.note} for t in terms},
+                "flags": {f.flag: f.rule for f in flags},
+            }
+        )
+    if as_json:
+        payload = {"dialects": dialects, "glossaries": out}
+        if dialect:
+            payload = {"dialect": dialect, "dialects": dialects, **{k: v for k, v in out[0].items() if k != "dialect"}}
+        typer.echo(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode())
+        return
+    for g in out:
+        named = sum(1 for t in g["terms"].values() if t["native"])
+        typer.echo(f"{g['dialect']} (adapter {g['adapter']}): {len(g['terms'])} terms: {named} named, {len(g['terms']) - named} derived")
+        typer.echo("")
+        typer.echo(f"{'TERM':<24} {'NATIVE':<44} WHERE / NOTE")
+        for name in VOCABULARY:
+            t = g["terms"].get(name)
+            if t is None:
+                typer.echo(f"{name:<24} {'(missing)':<44}")
+                continue
+            info = t["where"] + (" — " if t["where"] and t["note"] else "") + t["note"]
+            typer.echo(f"{name:<24} {t['native'] or '(derived)':<44} {info}")
+        extra = [k for k in g["terms"] if k not in VOCABULARY]
+        for name in extra:
+            t = g["terms"][name]
+            typer.echo(f"{name:<24} {t['native'] or '(derived)':<44} {t['where']} {t['note']}")
+        typer.echo("")
+        typer.echo("FLAG                 RULE")
+        for flag, rule in g["flags"].items():
+            typer.echo(f"{flag:<20} {rule}")
+        typer.echo("")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``adapters`` and ``glossary`` to ``app``."""
+    app.add_typer(adapters_app, name="adapters")
+    app.command("glossary")(glossary)

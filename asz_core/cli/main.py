@@ -1,0 +1,49 @@
+"""The ``asz`` command: assembles the command groups and maps outcomes to exit codes.
+
+Exit codes for every command: 0 done, 1 problems found, 2 usage.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from . import adapters_cmd, collect_cmd, verify_cmd
+
+app = typer.Typer(
+    name="asz",
+    help="Record what AI agent sessions really did, as Session Data (sd/1) a person can read and a machine can check.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        typer.echo(f"asz {__version__} (Python {sys.version.split()[0]})")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version_callback, is_eager=True, help="Print the version and exit."),
+) -> None:
+    """asz: collect, verify and read agent sessions."""
+
+
+adapters_cmd.register(app)
+collect_cmd.register(app)
+verify_cmd.register(app)
+
+
+def main() -> None:
+    """Console-script entry point ``asz``: runs the Typer app; usage errors exit 2."""
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

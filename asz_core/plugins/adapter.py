@@ -1,0 +1,232 @@
+"""The adapter contract: what every adapter, built-in or third-party, declares and does.
+
+An adapter is a class registered through the ``asz`` entry-point group (see
+:mod:`asz_core.plugins.manager`). It declares its name, contract version,
+dialects, the file kinds it lands, its source defaults, its flag mapping and
+its glossary (origin-digest §5, §6), and it does two things:
+
+* :meth:`Adapter.discover` lists the sources of a source root, grouped by
+  session (what a collect pass reads);
+* :meth:`Adapter.convert_line` / :meth:`Adapter.convert_document` turn one
+  source line or one whole document into one :class:`~asz_core.Record`
+  (seed 000, Producing Session Data).
+
+The collector (:mod:`asz_core.collect`) owns cursors, cutting, landing and
+locking, so an adapter never writes the storage root itself.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import ClassVar, Iterable, Mapping
+
+import attrs
+
+from ..sessiondata.model import Record
+
+__all__ = [
+    "Term",
+    "FlagRule",
+    "Capabilities",
+    "Source",
+    "Discovery",
+    "Adapter",
+    "VOCABULARY",
+    "RELATION_TYPES",
+    "QUALITIES",
+    "CLAIM_STATES",
+    "CONTENT_STATES",
+    "STREAM_ROLES",
+    "ROLES",
+    "STRUCTURAL_KINDS",
+    "STEP_KINDS",
+]
+
+#: Structural kinds (origin-digest §4.5).
+STRUCTURAL_KINDS = ("conversation", "segment", "session", "stream", "epoch", "talk", "run")
+#: Step kinds (origin-digest §4.5); ``control.notice`` is a kind but not in the glossary vocabulary.
+STEP_KINDS = (
+    "message.external",
+    "message.assistant",
+    "message.synthetic",
+    "context.injection",
+    "llm.call",
+    "thinking",
+    "tool",
+    "agent.call",
+    "agent.launch_ack",
+    "agent.output",
+    "runtime.notification",
+    "epoch.boundary",
+    "epoch.summary",
+    "error.api",
+    "control.interrupt",
+    "control.permission",
+    "control.command",
+    "turn.duration",
+    "control.notice",
+)
+#: Roles on records (origin-digest §4.5).
+ROLES = ("id", "parent", "call", "run", "batch", "stream", "continues", "tool", "child", "time", "trigger", "model")
+#: Relation types: written ones and vocabulary-only ones (origin-digest §4.4).
+RELATION_TYPES = ("starts", "reports", "ends_with", "follows", "summarizes", "in_segment", "result_of", "retries", "cancels", "input_of")
+QUALITIES = ("exact_unique", "exact_ambiguous", "strong_inference", "weak_inference", "unresolved", "conflict")
+CLAIM_STATES = ("observed_replayable", "observed_report_only", "proposed", "unavailable")
+CONTENT_STATES = ("available", "redacted", "omitted", "hash_only", "size_only", "truncated", "unavailable")
+STREAM_ROLES = ("main", "child", "auxiliary", "judge")
+TRIGGER_VALUES = ("external", "notification", "unknown")
+
+
+def _vocabulary() -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for group in (
+        STRUCTURAL_KINDS,
+        tuple(k for k in STEP_KINDS if k != "control.notice"),
+        ROLES,
+        RELATION_TYPES,
+        QUALITIES,
+        CLAIM_STATES,
+        CONTENT_STATES,
+        STREAM_ROLES,
+        TRIGGER_VALUES,
+    ):
+        for name in group:
+            seen.setdefault(name, None)
+    return tuple(seen)
+
+
+#: Every model name a glossary must cover (origin-digest §4.5 and §6).
+VOCABULARY: tuple[str, ...] = _vocabulary()
+
+
+@attrs.frozen
+class Term:
+    """One glossary entry: the model name, the runtime's word for it, where it appears, a note.
+
+    An empty ``native`` is a real answer (the runtime has no word; asz derives
+    it) and then ``note`` must say so and ``where`` stays empty; a non-empty
+    ``native`` must say ``where`` it appears (origin-digest §6).
+    """
+
+    unified: str
+    native: str = ""
+    where: str = ""
+    note: str = ""
+
+
+@attrs.frozen
+class FlagRule:
+    """A flag and the rule over source fields that sets it (seed 000, Flags)."""
+
+    flag: str
+    rule: str
+
+
+@attrs.frozen
+class Capabilities:
+    """What a dialect can carry; the conformance kit decides which checks apply from these, never from the name."""
+
+    tool_calls: bool = False
+    reasoning: bool = False
+    usage: bool = False
+    children: bool = False
+    media: bool = False
+    snapshots: bool = False
+
+
+@attrs.define
+class Source:
+    """One source a pass reads.
+
+    ``path`` is absolute; ``src`` is relative to the adapter's source root with
+    forward slashes (it becomes the header's ``src``). ``mode`` is ``append``
+    (a stream of lines, append cursor) or ``snapshot`` (one document, snapshot
+    cursor). ``stream`` is ``main`` or an agent id; ``batch`` a workflow run id.
+    """
+
+    session: str
+    kind: str
+    path: Path
+    src: str
+    dialect: str
+    stream: str = ""
+    batch: str = ""
+    mode: str = "append"
+
+
+@attrs.define
+class Discovery:
+    """What discovery found: sources, noise skipped (path, reason) and errors (path, message)."""
+
+    sources: list[Source] = attrs.Factory(list)
+    skipped: list[tuple[str, str]] = attrs.Factory(list)
+    errors: list[tuple[str, str]] = attrs.Factory(list)
+
+    def sessions(self) -> dict[str, list[Source]]:
+        """Sources grouped by session id, in discovery order."""
+        out: dict[str, list[Source]] = {}
+        for s in self.sources:
+            out.setdefault(s.session, []).append(s)
+        return out
+
+
+class Adapter:
+    """Base class of every adapter. Subclasses set the class attributes and implement the methods.
+
+    Class attributes: ``name`` (configuration and entry-point name, e.g.
+    ``claude-code-local``), ``version`` (contract version; the header's
+    ``adapter`` is ``name/version``), ``dialects``, ``kinds`` (file kinds it
+    lands), ``capabilities``, ``source_env`` (environment variables naming its
+    source root, for documentation) and ``description``.
+    """
+
+    name: ClassVar[str] = ""
+    version: ClassVar[str] = "0.1.0"
+    dialects: ClassVar[tuple[str, ...]] = ()
+    kinds: ClassVar[tuple[str, ...]] = ()
+    capabilities: ClassVar[Capabilities] = Capabilities()
+    description: ClassVar[str] = ""
+
+    @property
+    def identity(self) -> str:
+        """The header's ``adapter`` value: ``name/version``."""
+        return f"{self.name}/{self.version}"
+
+    # -- declarations ---------------------------------------------------------------------
+
+    def glossary(self, dialect: str) -> list[Term]:
+        """Every vocabulary term for ``dialect`` (see :data:`VOCABULARY`). Raises KeyError for a dialect it does not speak."""
+        raise NotImplementedError
+
+    def flag_map(self, dialect: str) -> list[FlagRule]:
+        """Each flag the dialect sets and the rule over source fields that sets it."""
+        raise NotImplementedError
+
+    def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
+        """The source root used when neither ``--source`` nor configuration names one."""
+        raise NotImplementedError
+
+    # -- work -----------------------------------------------------------------------------
+
+    def discover(self, source_root: Path, *, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> Discovery:
+        """List the sources under ``source_root``; unreadable places go to ``errors``, noise to ``skipped``."""
+        raise NotImplementedError
+
+    def convert_line(self, source: Source, line: bytes, ord: int, off: int) -> Record:
+        """Convert one complete source line (without its newline) into one record.
+
+        Must never raise for bad input: what cannot be described becomes an
+        ``unknown`` part. Sets ``ord``, ``off``, ``bytes`` and ``sha`` from the line.
+        """
+        raise NotImplementedError
+
+    def convert_document(self, source: Source, data: bytes) -> Record:
+        """Convert one whole document (snapshot source) into one record with ord 1 and off 0."""
+        raise NotImplementedError
+
+
+def env_path(env: Mapping[str, str] | None, key: str) -> str:
+    """``env[key]`` or ``os.environ[key]`` or '' (helper for default source roots)."""
+    source = os.environ if env is None else env
+    return source.get(key, "") or ""

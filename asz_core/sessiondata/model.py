@@ -1,0 +1,258 @@
+"""The Session Data model, schema ``sd/1`` (seed 000; origin-digest §3).
+
+attrs classes for the header, a record, its parts, usage, dropped entries and
+the closing line. Attribute order is the key order the writer uses
+(origin-digest §3.1, §3.3, §3.5). Empty values are left out when written;
+``failed`` absent (``None``) is not ``False``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from typing import Any
+
+import attrs
+
+from .jsonbytes import RawJSON
+
+__all__ = [
+    "SCHEMA",
+    "ENVELOPE",
+    "PART_KINDS",
+    "STATES",
+    "FLAGS",
+    "WITHHOLDABLE",
+    "FILE_KINDS",
+    "RESERVED_KINDS",
+    "FROM_VALUES",
+    "TRIGGERS",
+    "KIND_PREFIX",
+    "Header",
+    "Usage",
+    "Part",
+    "Dropped",
+    "Record",
+    "Closing",
+    "unknown_part",
+    "source_sha",
+]
+
+SCHEMA = "sd/1"
+ENVELOPE = 1
+
+#: Part kinds (seed 000, Parts).
+PART_KINDS = ("text", "reasoning", "call", "result", "media", "data", "unknown")
+#: Part states; ``removed`` only appears in a skeleton (seed 000, Skeletons).
+STATES = ("available", "truncated", "redacted", "omitted", "unavailable", "too_large", "removed")
+#: The closed flag vocabulary (origin-digest §3.4), in its documented order.
+FLAGS = (
+    "external_input",
+    "injected",
+    "system_prompt",
+    "tool_schemas",
+    "finished",
+    "synthetic",
+    "context_reset",
+    "reset_summary",
+    "child_result",
+    "error",
+    "launch_ack",
+    "turn_duration",
+    "command",
+    "notice",
+    "auxiliary",
+)
+#: Flags a server may withhold by name, in this order (seed 000, Flags).
+WITHHOLDABLE = ("system_prompt", "tool_schemas")
+#: File kinds written by adapters (origin-digest §3.1).
+FILE_KINDS = (
+    "transcript",
+    "agent_meta",
+    "journal",
+    "workflow_manifest",
+    "workflow_script",
+    "changes",
+    "execution",
+    "provider_body",
+)
+#: Reserved for a push transport; valid in a header, never written by asz.
+RESERVED_KINDS = ("otlp_log", "otlp_span")
+FROM_VALUES = ("agent", "external", "runtime")
+TRIGGERS = ("external", "notification", "unknown")
+#: File-name prefix per kind (origin-digest §2.1).
+KIND_PREFIX = {
+    "transcript": "transcript",
+    "agent_meta": "meta",
+    "journal": "journal",
+    "workflow_manifest": "manifest",
+    "workflow_script": "script",
+    "changes": "changes",
+    "execution": "execution",
+    "provider_body": "provider_body",
+    "otlp_log": "otlp_log",
+    "otlp_span": "otlp_span",
+}
+
+
+@attrs.define
+class Header:
+    """First line of a ``.sd`` file: what is constant for the file (seed 000, Header).
+
+    ``h`` and ``schema`` are filled by the writer. ``seq`` is the landed
+    sequence (per session), ``at`` the RFC 3339 collection time (UTC).
+    """
+
+    kind: str
+    session: str
+    src: str
+    dialect: str
+    adapter: str = ""
+    seq: int = 0
+    at: str = ""
+    stream: str = ""
+    batch: str = ""
+    h: int = ENVELOPE
+    schema: str = SCHEMA
+
+
+@attrs.define
+class Usage:
+    """Provider-reported tokens: input, output, cache read, cache write. Zero fields are omitted."""
+
+    in_: int = 0
+    out: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+
+    def is_empty(self) -> bool:
+        """True when every count is zero (the usage object is then left out)."""
+        return not (self.in_ or self.out or self.cache_read or self.cache_write)
+
+
+@attrs.define
+class Part:
+    """One piece of a record's content (seed 000, Parts).
+
+    ``data`` is any JSON value, or a :class:`RawJSON` holding source bytes
+    verbatim; ``None`` means absent. ``failed`` is ``None`` when the runtime
+    said nothing. ``bytes`` is the size of the original even when the part
+    holds less; ``sha256`` is set only on a part made smaller to land.
+    """
+
+    k: str
+    text: str = ""
+    data: Any = None
+    id: str = ""
+    of: str = ""
+    name: str = ""
+    server: str = ""
+    server_tool: str = ""
+    failed: bool | None = None
+    media: str = ""
+    encoding: str = ""
+    state: str = "available"
+    bytes: int = 0
+    sha256: str = ""
+
+    def data_value(self) -> Any:
+        """``data`` decoded: a RawJSON is decoded, anything else returned as is."""
+        if isinstance(self.data, RawJSON):
+            return self.data.value()
+        return self.data
+
+    def raw(self) -> bytes:
+        """The original bytes of an ``unknown`` part (seed 000: Part.Raw).
+
+        ``data`` is one JSON string: the bytes themselves when they were valid
+        UTF-8, else their standard base64 with ``encoding: base64``. Raises
+        ValueError on a part that is not unknown or holds no string.
+        """
+        if self.k != "unknown":
+            raise ValueError(f"raw() applies to unknown parts, not {self.k!r}")
+        value = self.data_value()
+        if not isinstance(value, str):
+            raise ValueError("unknown part holds no string")
+        if self.encoding == "base64":
+            return base64.b64decode(value, validate=True)
+        if self.encoding:
+            raise ValueError(f"unknown encoding {self.encoding!r}")
+        return value.encode("utf-8")
+
+
+def unknown_part(raw: bytes, reason: str) -> Part:
+    """An ``unknown`` part keeping ``raw`` verbatim with ``reason`` as its text (seed 000).
+
+    Valid UTF-8 goes in as the string itself; anything else as standard base64
+    with ``encoding: base64``. State is available (every byte is kept) and
+    ``bytes`` is ``len(raw)``.
+    """
+    try:
+        text = raw.decode("utf-8")
+        return Part(k="unknown", text=reason, data=text, state="available", bytes=len(raw))
+    except UnicodeDecodeError:
+        b64 = base64.b64encode(raw).decode("ascii")
+        return Part(k="unknown", text=reason, data=b64, encoding="base64", state="available", bytes=len(raw))
+
+
+@attrs.define
+class Dropped:
+    """What a dialect understood and chose not to carry: ``what``, its ``bytes``, ``why``."""
+
+    what: str
+    bytes: int = 0
+    why: str = ""
+
+
+@attrs.define
+class Record:
+    """One source record, converted (seed 000, Record; origin-digest §3.3).
+
+    ``ord`` is the source line (from 1), ``off`` its byte offset, ``bytes`` its
+    size and ``sha`` the first 12 hex of its SHA-256. Identifier fields are
+    empty when the runtime supplied none. ``time`` is the RFC 3339 string the
+    runtime wrote.
+    """
+
+    ord: int = 0
+    off: int = 0
+    sha: str = ""
+    bytes: int = 0
+    id: str = ""
+    parent: str = ""
+    call: str = ""
+    run: str = ""
+    continues: str = ""
+    tool: str = ""
+    child: str = ""
+    batch: str = ""
+    label: str = ""
+    started_by: str = ""
+    from_: str = ""
+    time: str = ""
+    trigger: str = ""
+    flags: list[str] = attrs.Factory(list)
+    usage: Usage | None = None
+    model: str = ""
+    parts: list[Part] = attrs.Factory(list)
+    dropped: list[Dropped] = attrs.Factory(list)
+
+    def instant(self) -> int | None:
+        """The record's time as integer ns since the epoch, or None when it has no valid time."""
+        from .times import parse_instant
+
+        return parse_instant(self.time)
+
+
+@attrs.define
+class Closing:
+    """Last line of a ``.sd`` file: record count and SHA-256 hex of every earlier byte."""
+
+    records: int
+    digest: str
+    t: str = "end"
+
+
+def source_sha(line: bytes) -> str:
+    """A record's ``sha``: the first 12 hex characters of the SHA-256 of its source bytes."""
+    return hashlib.sha256(line).hexdigest()[:12]

@@ -1,0 +1,219 @@
+"""The sd/1 reader and validator (seed 000: Header, Record, Reading a record, Closing line).
+
+Reads one line at a time with no line-length limit and never holds the whole
+file. Refuses a bad header, a line with a field of the wrong type, nesting
+deeper than 256, a missing closing line, and a record count or digest that does
+not match. Every refusal is an :class:`SDError` naming the file, the line
+(1-based, the header is line 1) and the field.
+
+A ``.sk`` skeleton is read through gzip like any other Session Data.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+from pathlib import Path
+from typing import Iterator
+
+import attrs
+
+from .codec import (
+    FieldError,
+    check_record_dict,
+    decode_closing,
+    decode_header,
+    parse_line,
+    record_from_dict,
+)
+from .model import Closing, Header, Record
+
+__all__ = ["SDError", "SDReader", "read_file", "check_file", "FileCheck", "RecordPos"]
+
+
+class SDError(ValueError):
+    """A refusal: ``path``, ``line`` (1-based; 0 for the file as a whole), ``field`` and ``message``."""
+
+    def __init__(self, path: str | os.PathLike, line: int, field: str, message: str):
+        self.path = str(path)
+        self.line = line
+        self.field = field
+        self.message = message
+        where = f"{self.path}:{line}" if line else self.path
+        super().__init__(f"{where}: {field + ': ' if field else ''}{message}")
+
+
+def _open(path: Path):
+    if path.suffix == ".sk":
+        return gzip.open(path, "rb")
+    return open(path, "rb")
+
+
+@attrs.define
+class RecordPos:
+    """Where a record says it came from: row (line after the header, from 1), ord, off, bytes, id."""
+
+    row: int
+    ord: int
+    off: int
+    bytes: int
+    id: str
+
+
+@attrs.define
+class FileCheck:
+    """The outcome of checking one file: header, positions, counts and problems (empty when whole)."""
+
+    path: Path
+    header: Header | None = None
+    records: int = 0
+    digest: str = ""
+    size: int = 0
+    positions: list[RecordPos] = attrs.Factory(list)
+    problems: list[SDError] = attrs.Factory(list)
+
+    @property
+    def ok(self) -> bool:
+        """True when the file is whole: a valid header, every line decodes, closing count and digest match."""
+        return not self.problems
+
+
+class SDReader:
+    """Iterate one ``.sd`` (or gzip ``.sk``) file: ``header`` first, then records.
+
+    Iterating yields ``(row, Record)``; the closing line is checked when the
+    iteration ends, so a consumer that reads to the end has read a whole file.
+    Raises :class:`SDError` on the first refusal.
+    """
+
+    def __init__(self, path: str | os.PathLike, *, decode: bool = True):
+        self.path = Path(path)
+        self.decode = decode
+        self.header: Header | None = None
+        self.closing: Closing | None = None
+
+    def __iter__(self) -> Iterator[tuple[int, Record]]:
+        sha = hashlib.sha256()
+        with _open(self.path) as f:
+            first = f.readline()
+            if not first:
+                raise SDError(self.path, 0, "", "empty file: no header")
+            if not first.endswith(b"\n"):
+                raise SDError(self.path, 1, "", "missing closing line (file ends inside the header)")
+            try:
+                self.header = decode_header(first[:-1])
+            except FieldError as exc:
+                raise SDError(self.path, 1, exc.field, f"bad header: {exc.message}") from None
+            sha.update(first)
+            prev: bytes | None = None
+            lineno = 1
+            count = 0
+            for line in f:
+                if prev is not None:
+                    lineno += 1
+                    count += 1
+                    yield count, self._record(prev, lineno)
+                    sha.update(prev)
+                prev = line
+            if prev is None or not prev.endswith(b"\n"):
+                raise SDError(self.path, lineno + 1, "", "missing closing line")
+            try:
+                closing = decode_closing(prev[:-1])
+            except FieldError:
+                # The last line is not a closing line: either a record (file cut) or garbage.
+                raise SDError(self.path, lineno + 1, "t", "missing closing line") from None
+            lineno += 1
+            if closing.records != count:
+                raise SDError(self.path, lineno, "records", f"closing line says {closing.records} records, file holds {count}")
+            if closing.digest != sha.hexdigest():
+                raise SDError(self.path, lineno, "digest", "digest mismatch: the file's bytes are not the ones its closing line binds")
+            self.closing = closing
+
+    def _record(self, line: bytes, lineno: int) -> Record:
+        try:
+            d = check_record_dict(parse_line(line[:-1]))
+            return record_from_dict(d) if self.decode else d  # type: ignore[return-value]
+        except FieldError as exc:
+            raise SDError(self.path, lineno, exc.field, exc.message) from None
+
+
+def read_file(path: str | os.PathLike) -> tuple[Header, list[Record], Closing]:
+    """Read a whole file into memory (small files, tests). Raises SDError."""
+    r = SDReader(path)
+    records = [rec for _, rec in r]
+    assert r.header is not None and r.closing is not None
+    return r.header, records, r.closing
+
+
+def check_file(path: str | os.PathLike) -> FileCheck:
+    """Check one file without stopping at the first bad record line.
+
+    Every line is decoded and type-checked; the closing count and digest are
+    compared; positions of good records are collected for contiguity checks.
+    Problems are SDErrors naming file, line and field. Never raises for bad
+    content (an unreadable file becomes a problem).
+    """
+    path = Path(path)
+    fc = FileCheck(path)
+    sha = hashlib.sha256()
+    try:
+        fc.size = path.stat().st_size
+        with _open(path) as f:
+            first = f.readline()
+            if not first:
+                fc.problems.append(SDError(path, 0, "", "empty file: no header"))
+                return fc
+            try:
+                fc.header = decode_header(first.rstrip(b"\n"))
+            except FieldError as exc:
+                fc.problems.append(SDError(path, 1, exc.field, f"bad header: {exc.message}"))
+            sha.update(first)
+            prev: bytes | None = None
+            lineno = 1
+            count = 0
+            for line in f:
+                if prev is not None:
+                    lineno += 1
+                    count += 1
+                    _check_record_line(fc, prev, lineno, count)
+                    sha.update(prev)
+                prev = line
+            closing = None
+            if prev is not None and prev.endswith(b"\n"):
+                try:
+                    closing = decode_closing(prev[:-1])
+                except FieldError:
+                    closing = None
+            if closing is None:
+                if prev is not None:
+                    lineno += 1
+                    count += 1
+                    _check_record_line(fc, prev, lineno, count)
+                    sha.update(prev)
+                fc.problems.append(SDError(path, lineno + 1, "", "missing closing line"))
+                fc.records = count
+                fc.digest = sha.hexdigest()
+                return fc
+            lineno += 1
+            fc.records = count
+            fc.digest = sha.hexdigest()
+            if closing.records != count:
+                fc.problems.append(SDError(path, lineno, "records", f"closing line says {closing.records} records, file holds {count}"))
+            if closing.digest != fc.digest:
+                fc.problems.append(SDError(path, lineno, "digest", "digest mismatch: the file's bytes are not the ones its closing line binds"))
+    except OSError as exc:
+        fc.problems.append(SDError(path, 0, "", f"unreadable: {exc.strerror or exc}"))
+    except (EOFError, gzip.BadGzipFile) as exc:
+        fc.problems.append(SDError(path, 0, "", f"unreadable: {exc}"))
+    return fc
+
+
+def _check_record_line(fc: FileCheck, line: bytes, lineno: int, row: int) -> None:
+    body = line[:-1] if line.endswith(b"\n") else line
+    try:
+        d = check_record_dict(parse_line(body))
+    except FieldError as exc:
+        fc.problems.append(SDError(fc.path, lineno, exc.field, exc.message))
+        return
+    fc.positions.append(RecordPos(row, d["ord"], d["off"], d.get("bytes", 0), d.get("id", "") or ""))

@@ -1,0 +1,266 @@
+"""The sd/1 writer: one file, written once, landed read-only (seed 000; origin-digest §2.1, §3.1).
+
+The writer refuses a header that fails the reader's check, fills ``h`` and
+``schema``, writes one line per record and computes the closing line as it
+goes: ``records`` and the SHA-256 of every byte before that line. Landing is
+temporary name, write, fsync, mode 0444, rename without replacing; a landed
+file is never appended to or rewritten.
+
+:func:`shrink_record` makes a record that is too large to land fit a budget
+(seed 000, "Too large to land").
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import os
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from .codec import check_header, encode_closing, encode_header, encode_record, encode_value
+from .jsonbytes import RawJSON
+from .model import ENVELOPE, SCHEMA, Closing, Header, Part, Record
+
+__all__ = ["SDWriter", "LandedFile", "shrink_record", "encoded_size", "DEFAULT_MAX_DELTA_BYTES"]
+
+#: The collector's default cut budget, 2 MiB (origin-digest §2.1).
+DEFAULT_MAX_DELTA_BYTES = 2 * 1024 * 1024
+
+
+@attrs.define
+class LandedFile:
+    """What landing a file produced: its path, record count, closing digest and size in bytes."""
+
+    path: Path
+    records: int
+    digest: str
+    size: int
+    header: Header
+
+
+def encoded_size(record: Record) -> int:
+    """Bytes the record takes once written, newline included."""
+    return len(encode_record(record)) + 1
+
+
+class SDWriter:
+    """Write one ``.sd`` file to ``path`` and land it on :meth:`close`.
+
+    ``path`` is the final name; bytes go to a temporary name beside it until
+    close. ``fsync`` (default on) syncs the file and its directory. Raises
+    :class:`~asz_core.sessiondata.codec.FieldError` for a bad header and
+    FileExistsError when ``path`` already exists (on start and on landing).
+    Use as a context manager: an exception discards the temporary file.
+    """
+
+    def __init__(self, path: str | os.PathLike, header: Header, *, fsync: bool = True):
+        header = attrs.evolve(header, h=ENVELOPE, schema=SCHEMA)
+        check_header(header)
+        self.path = Path(path)
+        if self.path.exists():
+            raise FileExistsError(f"{self.path}: already landed; a landed file is never rewritten")
+        self.header = header
+        self._fsync = fsync
+        self._tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        self._f = open(self._tmp, "wb")
+        self._sha = hashlib.sha256()
+        self._records = 0
+        self._size = 0
+        self._closed = False
+        self._write_line(encode_header(header))
+
+    def _write_line(self, line: bytes) -> None:
+        data = line + b"\n"
+        self._f.write(data)
+        self._sha.update(data)
+        self._size += len(data)
+
+    @property
+    def size(self) -> int:
+        """Bytes written so far (header and records, closing line not yet)."""
+        return self._size
+
+    @property
+    def records(self) -> int:
+        """Records written so far."""
+        return self._records
+
+    def write(self, record: Record) -> int:
+        """Append one record line; returns the bytes it took, newline included."""
+        line = encode_record(record)
+        self._write_line(line)
+        self._records += 1
+        return len(line) + 1
+
+    def write_encoded(self, line: bytes) -> int:
+        """Append an already encoded record line (no newline) carried unchanged; returns bytes written."""
+        if b"\n" in line:
+            raise ValueError("an encoded record is one line")
+        self._write_line(line)
+        self._records += 1
+        return len(line) + 1
+
+    def close(self) -> LandedFile:
+        """Write the closing line, sync, make read-only (0444) and rename to the final name."""
+        if self._closed:
+            raise RuntimeError("writer already closed")
+        digest = self._sha.hexdigest()
+        closing = encode_closing(Closing(records=self._records, digest=digest)) + b"\n"
+        self._f.write(closing)
+        self._f.flush()
+        if self._fsync:
+            os.fsync(self._f.fileno())
+        self._f.close()
+        self._closed = True
+        os.chmod(self._tmp, 0o444)
+        try:
+            os.link(self._tmp, self.path)  # never replaces an existing file
+        except FileExistsError:
+            os.unlink(self._tmp)
+            raise FileExistsError(f"{self.path}: already landed; a landed file is never rewritten") from None
+        except OSError:
+            # File systems without hard links: check then rename.
+            if self.path.exists():
+                os.unlink(self._tmp)
+                raise FileExistsError(f"{self.path}: already landed") from None
+            os.rename(self._tmp, self.path)
+        else:
+            os.unlink(self._tmp)
+        if self._fsync:
+            _fsync_dir(self.path.parent)
+        return LandedFile(self.path, self._records, digest, self._size + len(closing), self.header)
+
+    def abort(self) -> None:
+        """Discard the temporary file; nothing lands."""
+        if not self._closed:
+            self._f.close()
+            self._closed = True
+            try:
+                os.unlink(self._tmp)
+            except FileNotFoundError:
+                pass
+
+    def __enter__(self) -> "SDWriter":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None:
+            self.abort()
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# --------------------------------------------------------------------------- too large to land
+
+
+def _is_schema(value: Any, schema: str) -> bool:
+    return isinstance(value, dict) and value.get("schema") == schema
+
+
+def _data_bytes(p: Part) -> bytes:
+    return encode_value(p.data)
+
+
+def _shrink_changes(p: Part, record: Record, budget: int) -> bool:
+    """Make a changes/1 data part smaller in its own format. True when something was removed."""
+    value = p.data_value()
+    value = copy.deepcopy(value)
+    changes = value.get("changes") or []
+    # The file with the largest hunks loses them first.
+    best, best_size = None, 0
+    for i, ch in enumerate(changes):
+        if isinstance(ch, dict) and ch.get("hunks"):
+            size = len(encode_value(ch["hunks"]))
+            if size > best_size:
+                best, best_size = i, size
+    if best is not None:
+        changes[best].pop("hunks", None)
+        changes[best]["diff"] = "too_large"
+    else:
+        removed = False
+        for key in ("changes", "overlaps", "gaps"):
+            if key in value:
+                value.pop(key)
+                removed = True
+        if not removed:
+            return False
+    if not p.sha256:
+        p.sha256 = hashlib.sha256(_data_bytes(p)).hexdigest()
+    p.data = value
+    p.state = "truncated"
+    return True
+
+
+def shrink_record(record: Record, budget: int) -> Record:
+    """Return a copy of ``record`` made to fit ``budget`` bytes once written (seed 000, Too large to land).
+
+    The largest payload goes first, the earlier part first on a tie; a part's
+    data (and encoding) go before its text; an unknown part's text (its reason)
+    stays. A part keeps its kind and identifiers, says ``truncated`` while text
+    remains or ``too_large`` when nothing does, keeps the original ``bytes`` and
+    gets the ``sha256`` of what was taken out first. A ``changes/1`` data part
+    shrinks in its own format; an ``execution/1`` part is never cut. The result
+    is deterministic. A record still too large with nothing left to take is
+    returned as far as it went.
+    """
+    rec = copy.deepcopy(record)
+    while encoded_size(rec) > budget:
+        best_i, best_what, best_size = None, None, -1
+        for i, p in enumerate(rec.parts):
+            value_schema = None
+            if p.data is not None:
+                v = p.data_value() if not isinstance(p.data, (str, int, float, bool)) else p.data
+                if _is_schema(v, "execution/1"):
+                    continue
+                if _is_schema(v, "changes/1"):
+                    value_schema = "changes/1"
+                size = len(_data_bytes(p))
+                what = "changes" if value_schema else "data"
+            elif p.text and p.k != "unknown":
+                size = len(encode_value(p.text))
+                what = "text"
+            else:
+                continue
+            if size > best_size:
+                best_i, best_what, best_size = i, what, size
+        if best_i is None:
+            break
+        p = rec.parts[best_i]
+        if best_what == "changes":
+            if not _shrink_changes(p, rec, budget):
+                # nothing left to take in its own format; stop considering it
+                break
+            continue
+        if best_what == "data":
+            if not p.sha256:
+                if p.k == "unknown":
+                    p.sha256 = hashlib.sha256(p.raw()).hexdigest()
+                else:
+                    p.sha256 = hashlib.sha256(_data_bytes(p)).hexdigest()
+            p.data = None
+            p.encoding = ""
+        else:
+            if not p.sha256:
+                p.sha256 = hashlib.sha256(p.text.encode("utf-8")).hexdigest()
+            p.text = ""
+        has_left = bool(p.data is not None or (p.text and p.k != "unknown"))
+        p.state = "truncated" if has_left else "too_large"
+    return rec
+
+
+# RawJSON is re-exported for adapters that build parts from source bytes.
+RawJSON = RawJSON
