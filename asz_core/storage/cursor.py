@@ -1,0 +1,123 @@
+"""Cursors: how far a source has landed (origin-digest §2.2).
+
+Plain text, one ``key<spaces>value`` per line, keys padded to a column,
+replaced atomically (temporary name, fsync, rename). A reader splits on the
+first run of spaces and skips blank and ``#`` lines.
+
+Append cursor keys, in write order: schema, kind (``append``), source, dev,
+ino, offset, ord, last_uuid, tail_sha256, size, mtime, last_seq, updated_at,
+state. Snapshot cursor keys: schema, kind (``snapshot``), source,
+content_sha256, size, mtime, last_seq, updated_at, state. States: ``active``,
+``source_gone``, ``conflict``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import attrs
+
+__all__ = ["AppendCursor", "SnapshotCursor", "read_cursor", "write_cursor", "STATES", "TAIL_WINDOW"]
+
+STATES = ("active", "source_gone", "conflict")
+#: Bytes hashed before ``offset`` to detect a rewritten source (1 MiB).
+TAIL_WINDOW = 1 << 20
+
+
+@attrs.define
+class AppendCursor:
+    """Append cursor of a stream of lines: ``offset`` (bytes landed), ``ord`` (lines landed), tail digest.
+
+    ``size`` and ``mtime`` (ns) are what the source had when the cursor moved;
+    ``last_seq`` the seq of the last file landed from it; ``updated_at`` RFC 3339.
+    ``reason`` (extra key) says why a cursor is in conflict.
+    """
+
+    source: str
+    dev: int = 0
+    ino: int = 0
+    offset: int = 0
+    ord: int = 0
+    last_uuid: str = ""
+    tail_sha256: str = ""
+    size: int = 0
+    mtime: int = 0
+    last_seq: int = 0
+    updated_at: str = ""
+    state: str = "active"
+    reason: str = ""
+    schema: int = 1
+    kind: str = "append"
+
+
+@attrs.define
+class SnapshotCursor:
+    """Snapshot cursor of a one-document source: the SHA-256 of the last landed content."""
+
+    source: str
+    content_sha256: str = ""
+    size: int = 0
+    mtime: int = 0
+    last_seq: int = 0
+    updated_at: str = ""
+    state: str = "active"
+    reason: str = ""
+    schema: int = 1
+    kind: str = "snapshot"
+
+
+_APPEND_KEYS = ("schema", "kind", "source", "dev", "ino", "offset", "ord", "last_uuid", "tail_sha256", "size", "mtime", "last_seq", "updated_at", "state", "reason")
+_SNAP_KEYS = ("schema", "kind", "source", "content_sha256", "size", "mtime", "last_seq", "updated_at", "state", "reason")
+_INT_KEYS = {"schema", "dev", "ino", "offset", "ord", "size", "mtime", "last_seq"}
+
+
+def read_cursor(path: Path) -> AppendCursor | SnapshotCursor | None:
+    """Read a cursor file; None when it does not exist. Raises ValueError naming the file and line on a bad line."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    values: dict[str, object] = {}
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, _, value = line.partition(" ")
+        value = value.strip()
+        if key in _INT_KEYS:
+            try:
+                values[key] = int(value)
+            except ValueError:
+                raise ValueError(f"{path}:{n}: {key}: expected an integer, got {value!r}") from None
+        else:
+            values[key] = value
+    kind = values.get("kind")
+    if kind == "append":
+        keys = set(_APPEND_KEYS)
+        return AppendCursor(**{k: v for k, v in values.items() if k in keys})  # type: ignore[arg-type]
+    if kind == "snapshot":
+        keys = set(_SNAP_KEYS)
+        return SnapshotCursor(**{k: v for k, v in values.items() if k in keys})  # type: ignore[arg-type]
+    raise ValueError(f"{path}: kind: expected append or snapshot, got {kind!r}")
+
+
+def write_cursor(path: Path, cursor: AppendCursor | SnapshotCursor, *, fsync: bool = True) -> None:
+    """Replace the cursor file atomically (temporary name, fsync, rename)."""
+    path = Path(path)
+    keys = _APPEND_KEYS if isinstance(cursor, AppendCursor) else _SNAP_KEYS
+    lines = []
+    for k in keys:
+        v = getattr(cursor, k)
+        if k in ("last_uuid", "tail_sha256", "reason") and not v:
+            continue
+        lines.append(f"{k:<15} {v}")
+    data = ("\n".join(lines) + "\n").encode("utf-8")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        if fsync:
+            os.fsync(f.fileno())
+    os.replace(tmp, path)

@@ -1,0 +1,141 @@
+"""Storage root layout: where each landed file, cursor and lock lives (origin-digest §2.1).
+
+::
+
+    <root>/<session>/
+        session.state
+        .lock
+        streams/<stream>/transcript.cursor   transcript-<stamp>-<seq>.sd
+        streams/<stream>/meta.cursor         meta-<stamp>-<seq>.sd          (agent_meta)
+        streams/<stream>/changes-…sd, execution-…sd
+        runs/<run>/journal.cursor            journal-<stamp>-<seq>.sd
+        runs/<run>/manifest.cursor           manifest-<stamp>-<seq>.sd
+        runs/<run>/script.cursor             script-<stamp>-<seq>.sd
+        provider_body/provider_body-<stamp>-<seq>.sd
+    <root>/_conversations/…  (names starting with "_" are not sessions)
+
+``<stamp>`` is the UTC start of the session's pass in nanoseconds
+(``20260831T091204.481523000Z``); ``<seq>`` is zero-padded to at least six
+digits. Readers order by seq, never by stamp.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import attrs
+
+from ..sessiondata.model import KIND_PREFIX
+
+__all__ = [
+    "LandedName",
+    "parse_landed_name",
+    "landed_name",
+    "kind_dir",
+    "cursor_path",
+    "session_dirs",
+    "landed_files",
+    "DEFAULT_ROOT",
+    "PREFIX_KIND",
+]
+
+#: Default storage root, relative to the working directory (``storage.root``).
+DEFAULT_ROOT = "./data"
+
+PREFIX_KIND = {v: k for k, v in KIND_PREFIX.items()}
+
+_NAME_RE = re.compile(r"^(?P<prefix>[a-z_]+)-(?P<stamp>\d{8}T\d{6}\.\d{9}Z)-(?P<seq>\d{6,})\.(?P<ext>sd|sk)$")
+
+
+@attrs.frozen
+class LandedName:
+    """The parts of a landed file name: kind (from the prefix), stamp, seq and extension."""
+
+    kind: str
+    stamp: str
+    seq: int
+    ext: str
+
+
+def parse_landed_name(name: str) -> LandedName | None:
+    """Parse ``<prefix>-<stamp>-<seq>.sd`` (or ``.sk``); None when the name is not a landed file's."""
+    m = _NAME_RE.match(name)
+    if not m or m.group("prefix") not in PREFIX_KIND:
+        return None
+    return LandedName(PREFIX_KIND[m.group("prefix")], m.group("stamp"), int(m.group("seq")), m.group("ext"))
+
+
+def landed_name(kind: str, stamp: str, seq: int) -> str:
+    """The file name for a landed file of ``kind``: ``<prefix>-<stamp>-<seq:06d>.sd``."""
+    return f"{KIND_PREFIX[kind]}-{stamp}-{seq:06d}.sd"
+
+
+def _safe(part: str) -> str:
+    """A path component from an id: ``/`` and ``\\`` become ``_``; empty and dot names refused."""
+    part = part.replace("/", "_").replace("\\", "_")
+    if part in ("", ".", ".."):
+        raise ValueError(f"not usable as a directory name: {part!r}")
+    return part
+
+
+def kind_dir(root: Path, session: str, kind: str, stream: str = "", batch: str = "") -> Path:
+    """Directory that holds files of ``kind`` for a session's stream or run.
+
+    transcript, agent_meta, changes, execution: ``streams/<stream>`` (``main``
+    when empty); journal, workflow_manifest, workflow_script: ``runs/<batch>``;
+    provider_body: ``provider_body``. Raises ValueError for a run kind without a batch.
+    """
+    base = Path(root) / _safe(session)
+    if kind in ("journal", "workflow_manifest", "workflow_script"):
+        if not batch:
+            raise ValueError(f"a {kind} file belongs to a workflow run: batch is required")
+        return base / "runs" / _safe(batch)
+    if kind == "provider_body":
+        return base / "provider_body"
+    return base / "streams" / _safe(stream or "main")
+
+
+def cursor_path(directory: Path, kind: str) -> Path:
+    """The cursor file of ``kind`` in ``directory``: ``<prefix>.cursor`` (a dot, so a ``<prefix>-`` scan never picks it)."""
+    return Path(directory) / f"{KIND_PREFIX[kind]}.cursor"
+
+
+def session_dirs(root: Path) -> list[Path]:
+    """Session directories of a root, sorted by name; names starting with ``_`` or ``.`` are not sessions."""
+    root = Path(root)
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
+
+
+def landed_files(session_dir: Path, *, skeletons: bool = False) -> list[tuple[LandedName, Path]]:
+    """Every landed ``.sd`` file of a session (and ``.sk`` when asked), ordered by seq.
+
+    Where a landed file and its skeleton are both present, the landed file wins.
+    """
+    out: dict[tuple[int, str], tuple[LandedName, Path]] = {}
+    session_dir = Path(session_dir)
+    for sub in ("streams", "runs"):
+        d = session_dir / sub
+        if d.is_dir():
+            for child in sorted(d.iterdir()):
+                if child.is_dir():
+                    _collect(child, out, skeletons)
+    pb = session_dir / "provider_body"
+    if pb.is_dir():
+        _collect(pb, out, skeletons)
+    return sorted(out.values(), key=lambda x: (x[0].seq, str(x[1])))
+
+
+def _collect(d: Path, out: dict, skeletons: bool) -> None:
+    for f in d.iterdir():
+        ln = parse_landed_name(f.name)
+        if ln is None or not f.is_file():
+            continue
+        if ln.ext == "sk" and not skeletons:
+            continue
+        key = (ln.seq, str(f.with_suffix("")))
+        if key in out and out[key][0].ext == "sd":
+            continue
+        out[key] = (ln, f)
