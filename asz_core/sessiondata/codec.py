@@ -104,95 +104,80 @@ def encode_header(h: Header) -> bytes:
     return b"{" + b"".join(buf) + b"}"
 
 
-_PART_STR_KEYS = (
-    ("text", b'"text":'),
+def _part_dict(p: Part) -> dict:
+    d: dict[str, Any] = {"k": p.k}
+    for attr in ("text", "data", "id", "of", "name", "server", "server_tool", "failed", "media", "encoding", "state"):
+        v = getattr(p, attr)
+        if v is not None and (v != "" or attr == "data"):
+            d[attr] = v
+    d["bytes"] = p.bytes
+    if p.sha256:
+        d["sha256"] = p.sha256
+    return d
+
+
+_REC_KEYS = (
+    ("id", "id"), ("parent", "parent"), ("call", "call"), ("run", "run"), ("continues", "continues"), ("tool", "tool"),
+    ("child", "child"), ("batch", "batch"), ("label", "label"), ("started_by", "started_by"), ("from_", "from"),
+    ("time", "time"), ("trigger", "trigger"),
 )
+
+
+def _record_dict(r: Record) -> dict:
+    d: dict[str, Any] = {"ord": r.ord, "off": r.off}
+    if r.sha:
+        d["sha"] = r.sha
+    d["bytes"] = r.bytes
+    for attr, key in _REC_KEYS:
+        v = getattr(r, attr)
+        if v:
+            d[key] = v
+    if r.flags:
+        d["flags"] = list(r.flags)
+    u = r.usage
+    if u is not None and not u.is_empty():
+        d["usage"] = {k: v for k, v in (("in", u.in_), ("out", u.out), ("cache_read", u.cache_read), ("cache_write", u.cache_write)) if v}
+    if r.model:
+        d["model"] = r.model
+    if r.parts:
+        d["parts"] = [_part_dict(p) for p in r.parts]
+    if r.dropped:
+        d["dropped"] = [{"what": x.what, "bytes": x.bytes, **({"why": x.why} if x.why else {})} for x in r.dropped]
+    return d
+
+
+def _fragment(o: Any) -> Any:
+    if isinstance(o, RawJSON):
+        return orjson.Fragment(o.raw)
+    raise TypeError(f"cannot encode {type(o).__name__}")
+
+
+def _dump_escaped(o: Any) -> bytes:
+    """Encode piece by piece: writer strings escape U+2028/U+2029, RawJSON goes in verbatim."""
+    if isinstance(o, dict):
+        return b"{" + b",".join(encode_value(k) + b":" + _dump_escaped(v) for k, v in o.items()) + b"}"
+    if isinstance(o, list):
+        return b"[" + b",".join(_dump_escaped(v) for v in o) + b"]"
+    return encode_value(o)
 
 
 def encode_part(p: Part) -> bytes:
     """One part object. Order: k, text, data, id, of, name, server, server_tool, failed, media, encoding, state, bytes, sha256."""
-    buf: list[bytes] = [b'"k":', encode_value(p.k)]
-    if p.text:
-        _kv(buf, b',"text":', p.text)
-    if p.data is not None:
-        _kv(buf, b',"data":', p.data)
-    if p.id:
-        _kv(buf, b',"id":', p.id)
-    if p.of:
-        _kv(buf, b',"of":', p.of)
-    if p.name:
-        _kv(buf, b',"name":', p.name)
-    if p.server:
-        _kv(buf, b',"server":', p.server)
-    if p.server_tool:
-        _kv(buf, b',"server_tool":', p.server_tool)
-    if p.failed is not None:
-        buf.append(b',"failed":true' if p.failed else b',"failed":false')
-    if p.media:
-        _kv(buf, b',"media":', p.media)
-    if p.encoding:
-        _kv(buf, b',"encoding":', p.encoding)
-    if p.state:
-        _kv(buf, b',"state":', p.state)
-    _kv(buf, b',"bytes":', p.bytes)
-    if p.sha256:
-        _kv(buf, b',"sha256":', p.sha256)
-    return b"{" + b"".join(buf) + b"}"
-
-
-def _encode_usage(u: Usage) -> bytes:
-    buf: list[bytes] = []
-    for key, value in ((b'"in":', u.in_), (b'"out":', u.out), (b'"cache_read":', u.cache_read), (b'"cache_write":', u.cache_write)):
-        if value:
-            buf.append(key + str(int(value)).encode())
-    return b"{" + b",".join(buf) + b"}"
-
-
-_REC_STR = (
-    ("id", b',"id":'),
-    ("parent", b',"parent":'),
-    ("call", b',"call":'),
-    ("run", b',"run":'),
-    ("continues", b',"continues":'),
-    ("tool", b',"tool":'),
-    ("child", b',"child":'),
-    ("batch", b',"batch":'),
-    ("label", b',"label":'),
-    ("started_by", b',"started_by":'),
-    ("from_", b',"from":'),
-    ("time", b',"time":'),
-    ("trigger", b',"trigger":'),
-)
+    return _dump_escaped(_part_dict(p))
 
 
 def encode_record(r: Record) -> bytes:
-    """One record line (no newline) in origin-digest §3.3 key order, empty fields omitted."""
-    buf: list[bytes] = [b'"ord":', str(int(r.ord)).encode(), b',"off":', str(int(r.off)).encode()]
-    if r.sha:
-        _kv(buf, b',"sha":', r.sha)
-    buf.append(b',"bytes":' + str(int(r.bytes)).encode())
-    for attr, key in _REC_STR:
-        v = getattr(r, attr)
-        if v:
-            _kv(buf, key, v)
-    if r.flags:
-        _kv(buf, b',"flags":', list(r.flags))
-    if r.usage is not None and not r.usage.is_empty():
-        buf.append(b',"usage":' + _encode_usage(r.usage))
-    if r.model:
-        _kv(buf, b',"model":', r.model)
-    if r.parts:
-        buf.append(b',"parts":[' + b",".join(encode_part(p) for p in r.parts) + b"]")
-    if r.dropped:
-        buf.append(
-            b',"dropped":['
-            + b",".join(
-                b"{" + b'"what":' + encode_value(d.what) + b',"bytes":' + str(int(d.bytes)).encode() + (b',"why":' + encode_value(d.why) if d.why else b"") + b"}"
-                for d in r.dropped
-            )
-            + b"]"
-        )
-    return b"{" + b"".join(buf) + b"}"
+    """One record line (no newline) in origin-digest §3.3 key order, empty fields omitted.
+
+    Fast path: one ``orjson.dumps`` with source JSON as ``orjson.Fragment``.
+    When the output holds a raw U+2028/U+2029 the line is built piece by piece
+    instead, so writer-encoded strings escape them and source bytes keep theirs.
+    """
+    d = _record_dict(r)
+    out = orjson.dumps(d, default=_fragment)
+    if b"\xe2\x80\xa8" in out or b"\xe2\x80\xa9" in out:
+        return _dump_escaped(d)
+    return out
 
 
 def encode_closing(c: Closing) -> bytes:
@@ -317,71 +302,67 @@ def decode_header(line: bytes) -> Header:
 
 _RECORD_STR = ("sha", "id", "parent", "call", "run", "continues", "tool", "child", "batch", "label", "started_by", "from", "time", "trigger", "model")
 _PART_STR = ("k", "text", "id", "of", "name", "server", "server_tool", "media", "encoding", "state", "sha256")
+_PART_TYPES = dict.fromkeys(_PART_STR, "str") | {"bytes": "int0", "failed": "bool"}
+_DROPPED_TYPES = {"what": "str", "why": "str", "bytes": "int0"}
+_USAGE_TYPES = dict.fromkeys(("in", "out", "cache_read", "cache_write"), "int")
+_REC_TYPES = dict.fromkeys(_RECORD_STR, "str") | {
+    "ord": "int0", "off": "int0", "bytes": "int0", "flags": "flags", "usage": "usage", "parts": "parts", "dropped": "dropped", "t": "t",
+}
 
 
-def _check_part(i: int, p: Any) -> dict:
-    if not isinstance(p, dict):
-        raise FieldError(f"parts[{i}]", "expected an object")
-    try:
-        for k in _PART_STR:
-            _str(p, k)
-        _int(p, "bytes", min0=True)
-        f = p.get("failed")
-        if f is None:
-            p.pop("failed", None)
-        elif not isinstance(f, bool):
-            raise FieldError("failed", "expected a boolean")
-        if p.get("data", 0) is None:
-            p.pop("data")
-        if not p.get("k"):
-            raise FieldError("k", "missing")
-    except FieldError as exc:
-        raise FieldError(f"parts[{i}].{exc.field}", exc.message) from None
-    return p
+def _check_fields(d: dict, types: dict[str, str], prefix: str = "") -> None:
+    """Type-check the listed keys of ``d`` in place (null removed); other keys are ignored. Raises FieldError."""
+    for key, v in list(d.items()):
+        kind = types.get(key)
+        if kind is None:
+            continue
+        if v is None:
+            del d[key]
+            continue
+        name = prefix + key
+        if kind == "str":
+            if type(v) is not str:
+                raise FieldError(name, f"expected a string, got {type(v).__name__}")
+        elif kind in ("int0", "int"):
+            if type(v) is not int:
+                raise FieldError(name, f"expected an integer, got {type(v).__name__} {v!r:.40}")
+            if v > _INT64_MAX or v < _INT64_MIN:
+                raise FieldError(name, "integer does not fit in 64 bits")
+            if kind == "int0" and v < 0:
+                raise FieldError(name, f"must not be negative, got {v}")
+        elif kind == "bool":
+            if type(v) is not bool:
+                raise FieldError(name, "expected a boolean")
+        elif kind == "flags":
+            if type(v) is not list or not all(type(x) is str for x in v):
+                raise FieldError(name, "expected a list of strings")
+        elif kind == "usage":
+            if type(v) is not dict:
+                raise FieldError(name, "expected an object")
+            _check_fields(v, _USAGE_TYPES, "usage.")
+        elif kind in ("parts", "dropped"):
+            if type(v) is not list:
+                raise FieldError(name, "expected a list of objects")
+            for i, item in enumerate(v):
+                if type(item) is not dict:
+                    raise FieldError(f"{name}[{i}]", "expected an object")
+                _check_fields(item, _PART_TYPES if kind == "parts" else _DROPPED_TYPES, f"{name}[{i}].")
+                if kind == "parts" and not item.get("k"):
+                    raise FieldError(f"{name}[{i}].k", "missing")
+        elif kind == "t":
+            raise FieldError("t", "a record has no 't' key")
 
 
 def check_record_dict(d: dict) -> dict:
-    """Check the types of a decoded record object in place (nulls removed). Raises FieldError."""
-    if "t" in d:
-        raise FieldError("t", "a record has no 't' key")
-    _int(d, "ord", min0=True, required=True)
-    _int(d, "off", min0=True, required=True)
-    _int(d, "bytes", min0=True)
-    for k in _RECORD_STR:
-        _str(d, k)
-    fl = d.get("flags")
-    if fl is None:
-        d.pop("flags", None)
-    elif not isinstance(fl, list) or not all(isinstance(x, str) for x in fl):
-        raise FieldError("flags", "expected a list of strings")
-    u = d.get("usage")
-    if u is None:
-        d.pop("usage", None)
-    else:
-        if not isinstance(u, dict):
-            raise FieldError("usage", "expected an object")
-        for k in ("in", "out", "cache_read", "cache_write"):
-            try:
-                _int(u, k)
-            except FieldError as exc:
-                raise FieldError(f"usage.{exc.field}", exc.message) from None
-    for key in ("parts", "dropped"):
-        v = d.get(key)
-        if v is None:
-            d.pop(key, None)
-        elif not isinstance(v, list):
-            raise FieldError(key, "expected a list of objects")
-    for i, p in enumerate(d.get("parts", ())):
-        _check_part(i, p)
-    for i, e in enumerate(d.get("dropped", ())):
-        if not isinstance(e, dict):
-            raise FieldError(f"dropped[{i}]", "expected an object")
-        try:
-            _str(e, "what")
-            _str(e, "why")
-            _int(e, "bytes", min0=True)
-        except FieldError as exc:
-            raise FieldError(f"dropped[{i}].{exc.field}", exc.message) from None
+    """Check the types of a decoded record object in place (nulls removed). Raises FieldError.
+
+    ``ord`` and ``off`` are required non-negative int64; every other listed
+    field has its one type (seed 000, Reading a record); unlisted keys are ignored.
+    """
+    for key in ("ord", "off"):
+        if d.get(key) is None:
+            raise FieldError(key, "missing")
+    _check_fields(d, _REC_TYPES)
     return d
 
 
