@@ -1,0 +1,131 @@
+"""Session Flow entities: nodes, relations, unresolved entries and references (origin-digest §4.1).
+
+Shared by the assembly (which produces them), the round writer/reader and fold
+(which persist and combine them) and the view (which reads them).
+
+Ids are readable joins, never hashes: parts joined with ``/``, empty parts
+dropped, a ``/`` inside a part replaced by ``_``. A relation's id is
+``rel/<type>/<from>/<to>``; an unresolved entry's ``unres/<kind>/<ref>``.
+Every entity carries ``revision`` (the round that wrote it) and may be a
+tombstone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+__all__ = [
+    "Ref",
+    "Node",
+    "Relation",
+    "Unresolved",
+    "Assembly",
+    "make_id",
+    "relation_id",
+    "unresolved_id",
+    "PARSER",
+    "POLICY",
+    "IDLE_GAP_NS",
+]
+
+#: Parser identity written in every round header.
+PARSER = "v1"
+#: Assembly policy: the fixed 10-minute idle gap that proposes segments.
+POLICY = "v1+idle=10m0s"
+IDLE_GAP_NS = 10 * 60 * 1_000_000_000
+
+
+@attrs.frozen(order=True)
+class Ref:
+    """A landed record (``seq``, ``row``) or one of its parts (``block``, from 0); seq and row count from 1."""
+
+    seq: int
+    row: int
+    block: int | None = None
+
+    def as_dict(self) -> dict:
+        """``{"seq":…, "row":…[, "block":…]}``."""
+        d = {"seq": self.seq, "row": self.row}
+        if self.block is not None:
+            d["block"] = self.block
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Ref":
+        """Inverse of :meth:`as_dict`. Raises KeyError/TypeError on a malformed ref."""
+        return cls(int(d["seq"]), int(d["row"]), None if d.get("block") is None else int(d["block"]))
+
+
+@attrs.define
+class Node:
+    """A node: ``kind`` (structural or step kind), containment ``parent`` id, ``stream`` name, refs and attrs."""
+
+    id: str
+    kind: str = ""
+    parent: str = ""
+    stream: str = ""
+    ref: Ref | None = None
+    refs: list[Ref] = attrs.Factory(list)
+    attrs: dict[str, Any] = attrs.Factory(dict)
+    revision: int = 0
+    tombstone: bool = False
+
+
+@attrs.define
+class Relation:
+    """A typed edge ``from_`` → ``to`` with its ``quality``, a free-text ``via`` and evidence refs."""
+
+    id: str
+    type: str = ""
+    from_: str = ""
+    to: str = ""
+    quality: str = ""
+    via: str = ""
+    evidence: list[Ref] = attrs.Factory(list)
+    revision: int = 0
+    tombstone: bool = False
+
+
+@attrs.define
+class Unresolved:
+    """Something assembly could not join: ``kind``, the missing ``ref`` id, ``reason``, ``state`` (open, resolved, terminal)."""
+
+    id: str
+    kind: str = ""
+    ref: str = ""
+    reason: str = ""
+    state: str = "open"
+    revision: int = 0
+    tombstone: bool = False
+
+
+@attrs.define
+class Assembly:
+    """The whole structure of one session through ``through_seq``: entities by id plus header counts.
+
+    ``counts`` holds the round header's summary fields the assembly knows
+    (title, talks, steps, streams, segments, unresolved, llm_calls,
+    subagents, bash_runs, session_from_time, session_through_time …).
+    """
+
+    nodes: dict[str, Node] = attrs.Factory(dict)
+    relations: dict[str, Relation] = attrs.Factory(dict)
+    unresolved: dict[str, Unresolved] = attrs.Factory(dict)
+    counts: dict[str, Any] = attrs.Factory(dict)
+
+
+def make_id(*parts: str) -> str:
+    """Join id parts with ``/``: empty parts dropped, ``/`` inside a part becomes ``_``."""
+    return "/".join(str(p).replace("/", "_") for p in parts if p not in ("", None))
+
+
+def relation_id(type_: str, from_: str, to: str) -> str:
+    """``rel/<type>/<from>/<to>`` (from and to are whole ids; their slashes are kept)."""
+    return f"rel/{type_}/{from_}/{to}"
+
+
+def unresolved_id(kind: str, ref: str) -> str:
+    """``unres/<kind>/<ref>``."""
+    return f"unres/{kind}/{ref}"
