@@ -9,7 +9,7 @@ import sys
 
 import typer
 
-from . import adapters_cmd, collect_cmd, verify_cmd
+from . import adapters_cmd, collect_cmd, hook_cmd, parse_cmd, scenario_cmd, verify_cmd
 
 app = typer.Typer(
     name="asz",
@@ -38,6 +38,9 @@ def _root(
 adapters_cmd.register(app)
 collect_cmd.register(app)
 verify_cmd.register(app)
+parse_cmd.register(app)
+scenario_cmd.register(app)
+hook_cmd.register(app)
 
 
 def main() -> None:
