@@ -1,0 +1,557 @@
+"""``asz verify``: check that what landed is whole and contiguous, without the source.
+
+Two checks, one per section of a :class:`VerifyReport` (the flow issue adds a
+third, the round chains, as another :class:`Section`):
+
+* **Files** (seed 000, Closing line; origin-digest §3.1). Every landed
+  ``.sd`` (and ``.sk`` skeleton) has a valid header, every record line decodes
+  and type-checks as a record, and the closing line's count and digest match.
+  A landed file is read-only and its name agrees with its header: kind prefix,
+  seq, session directory and stream or run directory (origin-digest §2.1). Two
+  files of a session never share a seq.
+* **Contiguity** (seed 000, Record; origin-digest §3.3). In each stream or run
+  directory, for each kind, across its files in seq order: ``ord`` runs 1, 2, 3
+  from 1, the first record is at ``off`` 0 and each next one at the previous
+  ``off + bytes + 1``; where the kind has an append cursor, the records reach
+  its ``ord`` and ``offset`` (origin-digest §2.2). A record landed again by an
+  interrupted pass (the file landed, the cursor did not move) repeats an earlier
+  record of its stream exactly, at the start of a later file; it is counted,
+  not a problem (origin-digest §2.1). Snapshot kinds (``agent_meta``,
+  ``workflow_manifest``, ``workflow_script``) hold one document each, at ord 1
+  and off 0; a lost one is found only by the round chain (seed 000, Record).
+  ``provider_body`` files are not contiguity-checked (a body is rebuilt
+  instead, which this module does not do yet).
+
+A temporary file a writer left (``.<name>.<pid>.tmp``) never landed and is
+ignored. Problems are named as the original names them (``ord gap``,
+``byte gap``, ``end gap``, ``digest mismatch``, ``missing closing line``) and
+each names a file, a line (1-based, 0 for the file as a whole) and a field.
+
+The hot path reads a file whole, hashes it on a worker thread (hashlib drops
+the GIL) while the calling thread decodes and type-checks every record line
+with the reader's own checks; any file that is not whole is checked again by
+:func:`asz_core.sessiondata.reader.check_file`, so every problem is the
+reader's own wording.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Iterable, Iterator, NamedTuple
+
+import attrs
+import orjson
+
+from .sessiondata.codec import MAX_DEPTH, FieldError, check_record_dict, decode_closing, decode_header
+from .sessiondata.model import KIND_PREFIX, Header
+from .sessiondata.reader import SDError, check_file
+from .storage.cursor import AppendCursor, read_cursor
+from .storage.layout import PREFIX_KIND, kind_dir, landed_files, parse_landed_name, session_dirs
+
+__all__ = [
+    "Problem",
+    "Section",
+    "VerifyReport",
+    "FileResult",
+    "check_landed_file",
+    "verify_file",
+    "verify_root",
+    "SNAPSHOT_KINDS",
+    "UNCHECKED_KINDS",
+    "OK_LINE",
+    "DUPLICATES_LINE",
+]
+
+#: Kinds whose source is one document: each file is one record at ord 1, off 0 (seed 000, File kinds).
+SNAPSHOT_KINDS = ("agent_meta", "workflow_manifest", "workflow_script")
+#: Kinds not contiguity-checked: a provider body is rebuilt instead (seed 000, Provider bodies).
+UNCHECKED_KINDS = ("provider_body",)
+#: The last line of a clean root (origin-digest §8.1).
+OK_LINE = "all landed data is contiguous and matches its digests"
+#: The last line of a clean single file.
+FILE_OK_LINE = "the file is whole: its header, records and closing digest check"
+#: The line counting re-landed records (origin-digest §8.1); ``{n}`` is the count.
+DUPLICATES_LINE = "{n} record(s) landed more than once by an interrupted pass; assembly removes them"
+
+#: Files larger than this are streamed by the reader instead of read whole (bytes).
+FAST_PATH_MAX = 64 << 20
+
+
+@attrs.frozen
+class Problem:
+    """One thing wrong: ``file`` (as found), ``line`` (1-based; 0 = the file as a whole), ``field``, ``problem`` name, ``detail``.
+
+    ``problem`` is a short fixed name: ``ord gap``, ``byte gap``, ``end gap``,
+    ``digest mismatch``, ``count mismatch``, ``missing closing line``,
+    ``bad header``, ``bad record``, ``empty file``, ``unreadable``,
+    ``writable``, ``name mismatch``, ``duplicate seq``, ``unexpected file``,
+    ``bad cursor``.
+    """
+
+    file: str
+    line: int
+    field: str
+    problem: str
+    detail: str = ""
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        field = f" [{self.field}]" if self.field else ""
+        detail = f": {self.detail}" if self.detail else ""
+        return f"{where}: {self.problem}{field}{detail}"
+
+    def as_dict(self) -> dict:
+        """``{file, line, field, problem, detail}`` for ``--json``."""
+        return {"file": self.file, "line": self.line, "field": self.field, "problem": self.problem, "detail": self.detail}
+
+
+@attrs.define
+class Section:
+    """One check of a report: its counts, its summary line, non-failing notes and its problems.
+
+    ``counts`` keys become top-level ``--json`` keys (e.g. ``sessions``,
+    ``streams``, ``records``, ``duplicates``); ``summary`` is the
+    ``checked …`` line; ``notes`` are lines that do not fail the run.
+    """
+
+    name: str
+    summary: str
+    counts: dict[str, int] = attrs.Factory(dict)
+    notes: list[str] = attrs.Factory(list)
+    problems: list[Problem] = attrs.Factory(list)
+
+
+@attrs.define
+class VerifyReport:
+    """What ``asz verify`` found: a list of sections; ``ok`` when none has a problem.
+
+    ``ok_line`` is printed when there is no problem.
+    """
+
+    sections: list[Section] = attrs.Factory(list)
+    ok_line: str = OK_LINE
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Every section's problems, in section order."""
+        return [p for s in self.sections for p in s.problems]
+
+    @property
+    def ok(self) -> bool:
+        """True when no section found a problem."""
+        return not self.problems
+
+    def lines(self) -> list[str]:
+        """The text report: every summary line, every note, then the problems or ``ok_line``."""
+        out = [s.summary for s in self.sections]
+        out += [n for s in self.sections for n in s.notes]
+        problems = self.problems
+        out += [str(p) for p in problems] if problems else [self.ok_line]
+        return out
+
+    def as_dict(self) -> dict:
+        """The report as data: every section's counts at the top level, ``problems`` (list of dicts), ``ok``."""
+        d: dict = {}
+        for s in self.sections:
+            d.update(s.counts)
+        d["problems"] = [p.as_dict() for p in self.problems]
+        d["ok"] = self.ok
+        return d
+
+
+class Pos(NamedTuple):
+    """Where a record says it came from: ``row`` (record line, from 1), ``ord``, ``off``, ``bytes``, ``sha`` ('' if unknown)."""
+
+    row: int
+    ord: int
+    off: int
+    bytes: int
+    sha: str
+
+
+@attrs.define
+class FileResult:
+    """The check of one file: ``header`` (None when bad), ``records`` (record lines), ``positions`` of decodable records, ``errors``."""
+
+    path: Path
+    header: Header | None
+    records: int
+    positions: list[Pos]
+    errors: list[SDError]
+
+    @property
+    def whole(self) -> bool:
+        """True when the reader found nothing wrong with the file's contents."""
+        return not self.errors
+
+
+# --------------------------------------------------------------------------- one file
+
+
+def _read(path: Path) -> bytes | None:
+    """The file's bytes, or None when it should be streamed by the reader (skeleton, large, unreadable)."""
+    if path.suffix != ".sd":
+        return None
+    try:
+        with open(path, "rb") as f:
+            if os.fstat(f.fileno()).st_size > FAST_PATH_MAX:
+                return None
+            return f.read()
+    except OSError:
+        return None
+
+
+def _sha(view: memoryview) -> str:
+    return hashlib.sha256(view).hexdigest()
+
+
+def _fast(path: Path, data: bytes, pool: ThreadPoolExecutor | None) -> FileResult | None:
+    """Check a whole file held in memory; None when anything is off (the reader then says what).
+
+    Accepts exactly what :func:`check_file` accepts: the same header and record
+    checks, the closing line last, count and digest equal.
+    """
+    n = len(data)
+    if n == 0 or data[-1] != 0x0A:
+        return None
+    cut = data.rfind(b"\n", 0, n - 1) + 1
+    if cut == 0:
+        return None
+    view = memoryview(data)[:cut]
+    fut: Future | None = pool.submit(_sha, view) if pool is not None else None
+    try:
+        closing = decode_closing(data[cut:-1])
+        lines = data.split(b"\n")
+        del lines[-2:]  # the closing line and the empty tail
+        header = decode_header(lines[0])
+        positions: list[Pos] = []
+        append = positions.append
+        loads = orjson.loads
+        for row in range(1, len(lines)):
+            line = lines[row]
+            d = loads(line)
+            if type(d) is not dict:
+                return None
+            if line.count(b"{") + line.count(b"[") > MAX_DEPTH:
+                return None  # the reader measures depth
+            check_record_dict(d)
+            append(Pos(row, d["ord"], d["off"], d.get("bytes", 0), d.get("sha") or ""))
+        digest = fut.result() if fut is not None else _sha(view)
+        fut = None
+    except (FieldError, orjson.JSONDecodeError, UnicodeDecodeError, ValueError):
+        return None
+    finally:
+        if fut is not None:
+            fut.result()  # never leave the worker holding the buffer
+        view.release()
+    if closing.records != len(positions) or closing.digest != digest:
+        return None
+    return FileResult(path, header, len(positions), positions, [])
+
+
+def _slow(path: Path) -> FileResult:
+    fc = check_file(path)
+    pos = [Pos(p.row, p.ord, p.off, p.bytes, getattr(p, "sha", "") or "") for p in fc.positions]
+    return FileResult(path, fc.header, fc.records, pos, list(fc.problems))
+
+
+def check_landed_file(path: str | os.PathLike, *, pool: ThreadPoolExecutor | None = None, data: bytes | None = None) -> FileResult:
+    """Check one ``.sd`` or ``.sk`` file's contents (seed 000: Header, Reading a record, Closing line).
+
+    Every record line is decoded and type-checked, the closing count and
+    SHA-256 compared. ``pool`` (optional) hashes on a worker thread; ``data``
+    is the file's bytes when already read. Never raises for bad content or an
+    unreadable file: ``errors`` holds the reader's :class:`SDError` refusals
+    (path, line, field, message).
+    """
+    path = Path(path)
+    if data is None:
+        data = _read(path)
+    if data is not None:
+        got = _fast(path, data, pool)
+        if got is not None:
+            return got
+    return _slow(path)
+
+
+def _iter_checked(paths: list[Path]) -> Iterator[FileResult]:
+    """Check files in order, reading the next one and hashing the current one on worker threads."""
+    if not paths:
+        return
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="asz-verify") as pool:
+        nxt: Future = pool.submit(_read, paths[0])
+        for i, path in enumerate(paths):
+            data = nxt.result()
+            if i + 1 < len(paths):
+                nxt = pool.submit(_read, paths[i + 1])
+            yield check_landed_file(path, pool=pool, data=data) if data is not None else _slow(path)
+            del data
+
+
+# --------------------------------------------------------------------------- problems
+
+
+def _problem_name(err: SDError) -> str:
+    m = err.message
+    if m.startswith("digest mismatch"):
+        return "digest mismatch"
+    if m.startswith("missing closing line"):
+        return "missing closing line"
+    if err.field == "records" and m.startswith("closing line says"):
+        return "count mismatch"
+    if m.startswith("bad header"):
+        return "bad header"
+    if m.startswith("empty file"):
+        return "empty file"
+    if m.startswith("unreadable"):
+        return "unreadable"
+    return "bad record"
+
+
+def _from_error(err: SDError, shown: str) -> Problem:
+    name = _problem_name(err)
+    detail = err.message
+    if detail.startswith(name):
+        detail = detail[len(name):].lstrip(" :")
+    return Problem(shown, err.line, err.field, name, detail)
+
+
+class _Walk:
+    """Contiguity over one stream or run directory and kind, its files taken in seq order."""
+
+    def __init__(self, kind: str):
+        self.kind = kind
+        self.exp_ord = 1
+        self.exp_off = 0
+        self.resync = False
+        self.seen: dict[int, tuple[int, int, str]] = {}
+        self.duplicates = 0
+        self.reached = (0, 0)  # the furthest record: ord, byte after its line
+        self.last: tuple[str, int] | None = None  # where the furthest record is: shown file, line
+
+    def feed(self, shown: str, res: FileResult, problems: list[Problem]) -> None:
+        if self.kind in SNAPSHOT_KINDS:
+            for p in res.positions:
+                if p.ord != 1:
+                    problems.append(Problem(shown, p.row + 1, "ord", "ord gap", f"a one-document file holds ord 1 only, found {p.ord}"))
+                if p.off != 0:
+                    problems.append(Problem(shown, p.row + 1, "off", "byte gap", f"a one-document file starts at byte 0, found {p.off}"))
+            return
+        prefix = True
+        prev_row = 0
+        for p in res.positions:
+            line = p.row + 1
+            if p.row != prev_row + 1:
+                self.resync = True  # a line that did not decode lies between: already reported
+            prev_row = p.row
+            if prefix and not self.resync and p.ord < self.exp_ord and self.seen:
+                was = self.seen.get(p.ord)
+                if was is not None and was[0] == p.off and was[1] == p.bytes and (not was[2] or not p.sha or was[2] == p.sha) and res.whole:
+                    self.duplicates += 1
+                    continue
+            prefix = False
+            if self.resync:
+                self.resync = False
+            else:
+                if p.ord != self.exp_ord:
+                    problems.append(Problem(shown, line, "ord", "ord gap", f"expected ord {self.exp_ord}, found {p.ord}"))
+                if p.off != self.exp_off:
+                    problems.append(Problem(shown, line, "off", "byte gap", f"expected off {self.exp_off}, found {p.off}"))
+            self.seen.setdefault(p.ord, (p.off, p.bytes, p.sha))
+            self.exp_ord = p.ord + 1
+            self.exp_off = p.off + p.bytes + 1
+            if (p.ord, self.exp_off) > self.reached:
+                self.reached = (p.ord, self.exp_off)
+                self.last = (shown, line)
+        if res.records > (res.positions[-1].row if res.positions else 0):
+            self.resync = True  # the file's tail did not decode
+
+    def end(self, cursor: AppendCursor, shown_cursor: str, last_seq: int, problems: list[Problem]) -> None:
+        if self.kind in SNAPSHOT_KINDS or self.kind in UNCHECKED_KINDS:
+            return
+        reached_ord, reached_off = self.reached
+        if reached_ord >= cursor.ord and reached_off >= cursor.offset:
+            return
+        where = f"the last landed record is ord {reached_ord} ending at byte {reached_off}, in {self.last[0]}:{self.last[1]}" if self.last else "no record landed"
+        lost = f"; the cursor's last file was seq {cursor.last_seq}, the last found is seq {last_seq}" if cursor.last_seq > last_seq else ""
+        field = "ord" if reached_ord < cursor.ord else "offset"
+        problems.append(Problem(shown_cursor, 0, field, "end gap", f"the cursor names ord {cursor.ord}, offset {cursor.offset}; {where}{lost}"))
+
+
+def _show(root_shown: str, root: Path, path: Path) -> str:
+    return str(Path(root_shown) / path.relative_to(root))
+
+
+def _name_problems(shown: str, path: Path, ln, header: Header, root: Path, session_dir: Path) -> list[Problem]:
+    out: list[Problem] = []
+    if header.kind != ln.kind:
+        out.append(Problem(shown, 1, "kind", "name mismatch", f"the name says {KIND_PREFIX.get(ln.kind, ln.kind)!r} ({ln.kind}), the header says {header.kind!r}"))
+    if header.seq != ln.seq:
+        out.append(Problem(shown, 1, "seq", "name mismatch", f"the name says seq {ln.seq}, the header says {header.seq}"))
+    try:
+        want = kind_dir(root, header.session, header.kind, header.stream, header.batch)
+    except ValueError as exc:
+        out.append(Problem(shown, 1, "batch", "name mismatch", str(exc)))
+        return out
+    if kind_dir(root, header.session, "provider_body").parent != session_dir:
+        out.append(Problem(shown, 1, "session", "name mismatch", f"filed under session {session_dir.name!r}, the header says {header.session!r}"))
+    elif want != path.parent:
+        field = "batch" if "runs" in (want.parent.name, path.parent.parent.name) else "stream"
+        out.append(Problem(shown, 1, field, "name mismatch",
+                           f"filed under {path.parent.relative_to(session_dir).as_posix()}/, the header belongs in {want.relative_to(session_dir).as_posix()}/"))
+    return out
+
+
+def _writable(path: Path) -> bool:
+    try:
+        return bool(os.stat(path).st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+    except OSError:
+        return False
+
+
+def _kind_dirs(session_dir: Path) -> Iterator[Path]:
+    for sub in ("streams", "runs"):
+        d = session_dir / sub
+        if d.is_dir():
+            yield from sorted(c for c in d.iterdir() if c.is_dir())
+    pb = session_dir / "provider_body"
+    if pb.is_dir():
+        yield pb
+
+
+# --------------------------------------------------------------------------- the checks
+
+
+def verify_file(path: str | os.PathLike) -> VerifyReport:
+    """Check one landed file on its own, away from its root (seed 000: a file can be checked on its own).
+
+    Header, every record line, closing count and digest; records of a
+    stream kind follow each other inside the file (``ord`` + 1, ``off`` at the
+    previous ``off + bytes + 1``); a one-document kind holds ord 1 at off 0;
+    when the name is a landed name, its kind prefix and seq agree with the
+    header. Mode and directory are not checked (they belong to a root).
+    Section ``file``: counts ``files`` (1) and ``records``. Raises
+    FileNotFoundError when ``path`` is not a file.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    shown = str(path)
+    res = check_landed_file(path)
+    problems = [_from_error(e, shown) for e in res.errors]
+    if res.header is not None:
+        ln = parse_landed_name(path.name)
+        if ln is not None:
+            if res.header.kind != ln.kind:
+                problems.append(Problem(shown, 1, "kind", "name mismatch", f"the name says {ln.kind}, the header says {res.header.kind!r}"))
+            if res.header.seq != ln.seq:
+                problems.append(Problem(shown, 1, "seq", "name mismatch", f"the name says seq {ln.seq}, the header says {res.header.seq}"))
+        kind = res.header.kind
+        if kind not in UNCHECKED_KINDS and res.positions:
+            walk = _Walk(kind)
+            first = res.positions[0]
+            walk.exp_ord, walk.exp_off = first.ord, first.off  # a file on its own may start anywhere
+            walk.feed(shown, res, problems)
+    problems.sort(key=lambda p: p.line)
+    section = Section("file", f"checked 1 file, {res.records} records", {"files": 1, "records": res.records})
+    section.problems = problems
+    return VerifyReport([section], ok_line=FILE_OK_LINE)
+
+
+def verify_root(root: str | os.PathLike, session: str | None = None) -> VerifyReport:
+    """Verify every landed file of a storage root, or of one session (origin-digest §2.1, §2.2, §3.3, §8.1).
+
+    ``root`` is the storage root; ``session`` a session id (its directory name).
+    Returns a report with one section, ``landed``: counts ``sessions``,
+    ``streams`` (stream or run directories × kind, i.e. sources),
+    ``records`` (record lines read) and ``duplicates`` (records re-landed by an
+    interrupted pass). Raises FileNotFoundError when the root, or the session
+    in it, does not exist.
+    """
+    root_shown = str(root)
+    root = Path(root)
+    if not root.is_dir():
+        raise FileNotFoundError(f"{root}: no storage root here")
+    if session is not None:
+        sd = root / session.replace("/", "_").replace("\\", "_")
+        if not sd.is_dir() or session in ("", ".", "..") or sd.name.startswith(("_", ".")):
+            raise FileNotFoundError(f"{root}: no session {session!r}")
+        sessions = [sd]
+    else:
+        sessions = session_dirs(root)
+    problems: list[Problem] = []
+    streams = records = duplicates = 0
+    for sdir in sessions:
+        s_streams, s_records, s_dups = _verify_session(root, root_shown, sdir, problems)
+        streams += s_streams
+        records += s_records
+        duplicates += s_dups
+    section = Section(
+        "landed",
+        f"checked {len(sessions)} session(s), {streams} stream(s), {records} records",
+        {"sessions": len(sessions), "streams": streams, "records": records, "duplicates": duplicates},
+    )
+    if duplicates:
+        section.notes.append(DUPLICATES_LINE.format(n=duplicates))
+    section.problems = problems
+    return VerifyReport([section])
+
+
+def _verify_session(root: Path, root_shown: str, sdir: Path, problems: list[Problem]) -> tuple[int, int, int]:
+    files = landed_files(sdir, skeletons=True)
+    groups: dict[tuple[Path, str], list[tuple[object, Path]]] = {}
+    cursors: dict[tuple[Path, str], Path] = {}
+    for d in _kind_dirs(sdir):
+        for f in sorted(d.iterdir()):
+            name = f.name
+            if name.startswith("."):
+                continue  # a writer's temporary file, or a lock: never landed
+            if name.endswith(".cursor") and name[: -len(".cursor")] in PREFIX_KIND:
+                cursors[(d, PREFIX_KIND[name[: -len(".cursor")]])] = f
+            elif name.endswith((".sd", ".sk")) and parse_landed_name(name) is None:
+                problems.append(Problem(_show(root_shown, root, f), 0, "", "unexpected file",
+                                        "a Session Data file whose name is not <kind>-<stamp>-<seq>.sd: nothing reads it"))
+    for ln, path in files:
+        groups.setdefault((path.parent, ln.kind), []).append((ln, path))
+    results = dict(zip((p for _, p in files), _iter_checked([p for _, p in files])))
+    by_seq: dict[int, str] = {}
+    records = duplicates = 0
+    for ln, path in files:
+        shown = _show(root_shown, root, path)
+        res = results[path]
+        records += res.records
+        problems.extend(_from_error(e, shown) for e in res.errors)
+        if ln.seq in by_seq:
+            problems.append(Problem(shown, 0, "seq", "duplicate seq", f"seq {ln.seq} is also {by_seq[ln.seq]}"))
+        else:
+            by_seq[ln.seq] = shown
+        if path.suffix == ".sd" and _writable(path):
+            problems.append(Problem(shown, 0, "mode", "writable", f"mode {stat.filemode(os.stat(path).st_mode)}: a landed file is read-only"))
+        if res.header is not None:
+            problems.extend(_name_problems(shown, path, ln, res.header, root, sdir))
+    keys = sorted(set(groups) | set(cursors), key=lambda k: (str(k[0]), k[1]))
+    for key in keys:
+        d, kind = key
+        walk = _Walk(kind)
+        last_seq = 0
+        if kind not in UNCHECKED_KINDS:
+            for ln, path in groups.get(key, ()):
+                walk.feed(_show(root_shown, root, path), results[path], problems)
+                last_seq = ln.seq
+        duplicates += walk.duplicates
+        cpath = cursors.get(key)
+        if cpath is None:
+            continue
+        try:
+            cursor = read_cursor(cpath)
+        except ValueError as exc:
+            problems.append(Problem(_show(root_shown, root, cpath), 0, "", "bad cursor", str(exc)))
+            continue
+        if isinstance(cursor, AppendCursor):
+            walk.end(cursor, _show(root_shown, root, cpath), last_seq, problems)
+    return len(keys), records, duplicates
+

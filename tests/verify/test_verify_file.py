@@ -1,0 +1,138 @@
+"""``asz verify PATH``: one file on its own (seed 000, Closing line; the released writer's fixture)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from asz_core.verify import FILE_OK_LINE, verify_file
+
+ASZ = [sys.executable, "-m", "asz_core.cli.main"]
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """Run the real ``asz`` command in a fresh process."""
+    return subprocess.run([*ASZ, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def released(shared_dir: Path) -> bytes:
+    path = shared_dir / "conformance" / "fixtures" / "released-writer.sd"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    return path.read_bytes()
+
+
+def test_released_writer_file_verifies(shared_dir: Path, tmp_path: Path) -> None:
+    path = shared_dir / "conformance" / "fixtures" / "released-writer.sd"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    got = run("verify", str(path), cwd=tmp_path)
+    assert got.returncode == 0, got.stdout + got.stderr
+    assert got.stdout.splitlines() == ["checked 1 file, 3 records", FILE_OK_LINE]
+
+
+def _line_of(data: bytes, pos: int) -> int:
+    return data.count(b"\n", 0, pos) + 1
+
+
+def _variants(b: int) -> set[int]:
+    return {b ^ 0x01, b ^ 0x20, b ^ 0x80, 0x0A, 0x20, 0x00} - {b}
+
+
+def test_every_single_byte_change_of_the_released_file_fails(released: bytes, tmp_path: Path) -> None:
+    """Every byte position, several replacement values each: never whole, and a line is named."""
+    closing_line = released.count(b"\n")
+    path = tmp_path / "released-writer.sd"
+    checked = 0
+    for pos in range(len(released)):
+        for value in sorted(_variants(released[pos])):
+            data = bytearray(released)
+            data[pos] = value
+            path.write_bytes(bytes(data))
+            report = verify_file(path)
+            assert not report.ok, f"byte {pos} set to {value:#04x} went unnoticed"
+            lines = {p.line for p in report.problems}
+            assert all(p.file == str(path) for p in report.problems)
+            # Either the changed line itself is named, or the closing line that binds it.
+            assert lines & {_line_of(released, pos), closing_line, closing_line + 1}, (pos, value, report.lines())
+            checked += 1
+    assert checked >= 5 * len(released)
+
+
+def test_every_value_of_every_closing_line_byte_fails(released: bytes, tmp_path: Path) -> None:
+    """The closing line is the one place a change is not caught by the digest itself: try all 255 values."""
+    start = released.rindex(b"\n", 0, len(released) - 1) + 1
+    path = tmp_path / "c.sd"
+    for pos in range(start, len(released)):
+        for value in range(256):
+            if value == released[pos]:
+                continue
+            data = bytearray(released)
+            data[pos] = value
+            path.write_bytes(bytes(data))
+            assert not verify_file(path).ok, f"closing byte {pos} set to {value:#04x} went unnoticed"
+
+
+@pytest.mark.parametrize("pos", [0, 100, 300, 700, 1000, -40, -3, -1])
+def test_cli_names_file_and_line_for_a_changed_byte(released: bytes, tmp_path: Path, pos: int) -> None:
+    data = bytearray(released)
+    data[pos] ^= 0x01
+    path = tmp_path / "changed.sd"
+    path.write_bytes(bytes(data))
+    got = run("verify", str(path), cwd=tmp_path)
+    assert got.returncode == 1, got.stdout + got.stderr
+    out = got.stdout.splitlines()
+    assert out[0] == "checked 1 file, " + out[0].split(", ")[1]
+    problems = out[1:]
+    assert problems and all(line.startswith(f"{path}:") for line in problems), out
+
+
+def test_cli_usage_errors_exit_2(tmp_path: Path) -> None:
+    got = run("verify", str(tmp_path / "missing.sd"), cwd=tmp_path)
+    assert got.returncode == 2
+    assert "no such file" in got.stderr
+    got = run("verify", "--root", str(tmp_path / "no-root"), cwd=tmp_path)
+    assert got.returncode == 2
+    assert "no storage root" in got.stderr
+    got = run("verify", "--bogus", cwd=tmp_path)
+    assert got.returncode == 2
+
+
+def test_file_mode_checks_contiguity_inside_the_file(tmp_path: Path) -> None:
+    from verify_landing import RootBuilder, edit_records, jsonl
+
+    b = RootBuilder(tmp_path / "root")
+    (path,) = b.land_stream("s", jsonl(6, start=1))
+    edit_records(path, lambda recs: recs[:2] + recs[3:], fix_closing=True)
+    report = verify_file(path)
+    assert [(p.line, p.problem) for p in report.problems] == [(4, "ord gap"), (4, "byte gap")]
+
+
+def test_file_mode_checks_name_against_header(tmp_path: Path) -> None:
+    from verify_landing import RootBuilder, jsonl
+
+    b = RootBuilder(tmp_path / "root")
+    (path,) = b.land_stream("s", jsonl(3))
+    moved = path.with_name(path.name.replace("-000001.sd", "-000009.sd"))
+    os.rename(path, moved)
+    report = verify_file(moved)
+    assert [(p.field, p.problem) for p in report.problems] == [("seq", "name mismatch")]
+
+
+def test_a_skeleton_is_read_through_gzip(tmp_path: Path) -> None:
+    import gzip
+
+    from verify_landing import RootBuilder, jsonl
+
+    b = RootBuilder(tmp_path / "root")
+    (path,) = b.land_stream("s", jsonl(4))
+    sk = path.with_suffix(".sk")
+    sk.write_bytes(gzip.compress(path.read_bytes()))
+    assert verify_file(sk).ok
+    sk.write_bytes(gzip.compress(path.read_bytes()[:-2] + b"0\n"))
+    assert not verify_file(sk).ok
