@@ -1,0 +1,274 @@
+"""Finding Claude Code's sources under a ``projects`` directory (origin-digest §5.1, Sources).
+
+Discovery is session-first: every project directory is scanned for entries
+named like a session id (UUID shape, any case; joins are byte-exact and keep
+the case) and what belongs to one session is grouped across directories,
+since a workflow script can be filed under another project directory. Layouts
+read::
+
+    <slug>/<session>.jsonl                                         main stream (append)
+    <slug>/<session>/subagents/agent-<id>.jsonl                    child stream <id> (append)
+    <slug>/<session>/subagents/agent-<id>.meta.json                its sidecar (snapshot)
+    <slug>/<session>/subagents/workflows/<run>/agent-<id>.jsonl    workflow child, batch <run>
+    <slug>/<session>/subagents/workflows/<run>/agent-<id>.meta.json
+    <slug>/<session>/subagents/workflows/<run>/journal.jsonl       run journal, batch <run> (append)
+    <slug>/<session>/workflows/wf_<run>.json                       manifest, batch wf_<run> (snapshot)
+    <slug>/<session>/workflows/scripts/<label>-wf_<run>.js         script, batch wf_<run> (snapshot)
+    <slug>/agent-<id>.jsonl                                        2.0.x child beside the session file;
+                                                                   its session is the first sessionId in it
+
+Sidechain lines inside a 1.0.x main file stay in the main stream. Everything
+else (``memory/``, ``tool-results/``, ``sessions-index.json``, names that are
+not session ids) is noise and goes to ``skipped`` with a reason; what cannot be
+read goes to ``errors`` and discovery carries on.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from asz_core import Discovery, Source, json_loads
+
+from .convert import DIALECT
+
+__all__ = ["discover", "slug_of", "session_matches", "SESSION_ID", "STREAM_ID"]
+
+#: A session id: UUID shaped, any case.
+SESSION_ID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+#: An agent id as it appears in ``agent-<id>.jsonl``. Wider than 2.1's ``a`` + 16 hex: the
+#: corpus holds 8-hex ids (2.0.x), ``a7be2f0`` and ``acompact-f46190`` (2.1.39).
+STREAM_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
+_AGENT_FILE = re.compile(r"agent-(?P<id>.+?)(?P<ext>\.jsonl|\.meta\.json)")
+_NOISE = {
+    "memory": "agent memory, not a session",
+    "tool-results": "persisted tool output, not a source this dialect reads",
+    "sessions-index.json": "Claude Code's session index, not a session",
+}
+# Order of kinds inside one session: main first, then children, journals, manifests, scripts.
+_RANK = {"transcript": 0, "agent_meta": 1, "journal": 2, "workflow_manifest": 3, "workflow_script": 4}
+
+
+def slug_of(path: str) -> str:
+    """Claude Code's project directory name for a working directory: ``/``, ``.`` and space become ``-``."""
+    return re.sub(r"[/. ]", "-", path)
+
+
+def session_matches(slug: str, pattern: str) -> bool:
+    """True when project directory ``slug`` matches one session filter (origin-digest §5.1, §8.2).
+
+    A filter starting with ``/`` is a directory, converted to the slug form;
+    ``/abs/dir/**`` matches the directory itself and any ``<slug>-…`` below it.
+    Any other filter is a glob on the slug.
+    """
+    if pattern.startswith("/"):
+        if pattern.endswith("/**"):
+            base = slug_of(pattern[:-3])
+            return fnmatchcase(slug, base) or fnmatchcase(slug, base + "-*")
+        return fnmatchcase(slug, slug_of(pattern.rstrip("/") or "/"))
+    return fnmatchcase(slug, pattern)
+
+
+class _Walk:
+    """State of one discovery pass."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.out = Discovery()
+        self.sessions: dict[str, list[Source]] = {}
+        self.primary: dict[str, str] = {}  # session -> project dir holding its main transcript (else first seen)
+        self.streams: dict[tuple[str, str, str], str] = {}  # (session, kind, stream/batch) -> src
+
+    def rel(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
+
+    def skip(self, path: Path, reason: str) -> None:
+        self.out.skipped.append((self.rel(path), reason))
+
+    def error(self, path: Path, exc: BaseException | str) -> None:
+        message = exc if isinstance(exc, str) else f"{type(exc).__name__}: {getattr(exc, 'strerror', None) or exc}"
+        self.out.errors.append((str(path), message))
+
+    def entries(self, path: Path) -> Iterator[tuple[str, Path, bool]]:
+        """``(name, path, is_dir)`` of each entry of directory ``path`` by name; failures become errors."""
+        try:
+            with os.scandir(path) as it:
+                listed = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            self.error(path, exc)
+            return
+        for e in listed:
+            try:
+                is_dir = e.is_dir()
+            except OSError as exc:
+                self.error(Path(e.path), exc)
+                continue
+            yield e.name, Path(e.path), is_dir
+
+    def add(self, session: str, slug: str, kind: str, path: Path, *, stream: str = "", batch: str = "", mode: str = "append") -> None:
+        src = self.rel(path)
+        key = (session, kind, stream or batch)
+        if key in self.streams:
+            self.error(path, f"conflict: {kind} of stream {stream or batch!r} in session {session} already comes from {self.streams[key]}")
+            return
+        self.streams.setdefault(key, src)
+        if kind == "transcript" and stream == "main":
+            self.primary[session] = slug
+        self.primary.setdefault(session, slug)
+        self.sessions.setdefault(session, []).append(
+            Source(session=session, kind=kind, path=path, src=src, dialect=DIALECT, stream=stream, batch=batch, mode=mode)
+        )
+
+    # -- project directories ---------------------------------------------------------------
+
+    def project(self, pdir: Path) -> None:
+        slug = pdir.name
+        older: list[Path] = []  # 2.0.x children, read after the session directories so the newer layout wins
+        for name, path, is_dir in self.entries(pdir):
+            if name in _NOISE:
+                self.skip(path, _NOISE[name])
+            elif is_dir:
+                if SESSION_ID.fullmatch(name):
+                    self.session_dir(name, slug, path)
+                else:
+                    self.skip(path, "directory name is not a session id")
+            elif name.endswith(".jsonl") and SESSION_ID.fullmatch(name[: -len(".jsonl")]):
+                self.add(name[: -len(".jsonl")], slug, "transcript", path, stream="main")
+            elif name.startswith("agent-") and name.endswith(".jsonl"):
+                older.append(path)
+            else:
+                self.skip(path, "file name is not a session id")
+        for path in older:
+            self.old_child(slug, path)
+
+    def old_child(self, slug: str, path: Path) -> None:
+        """A 2.0.x ``agent-<id>.jsonl`` beside the session file: its session is named inside it."""
+        m = _AGENT_FILE.fullmatch(path.name)
+        agent = m.group("id") if m else ""
+        if not STREAM_ID.fullmatch(agent):
+            self.skip(path, "agent file name does not carry an agent id")
+            return
+        try:
+            session = _first_session_id(path)
+        except OSError as exc:
+            self.error(path, exc)
+            return
+        if not session:
+            self.skip(path, "no line names its session yet")
+        elif not SESSION_ID.fullmatch(session):
+            self.skip(path, f"its sessionId {session[:60]!r} is not a session id")
+        else:
+            self.add(session, slug, "transcript", path, stream=agent)
+
+    # -- inside a session directory -------------------------------------------------------
+
+    def session_dir(self, session: str, slug: str, sdir: Path) -> None:
+        for name, path, is_dir in self.entries(sdir):
+            if name == "subagents" and is_dir:
+                self.children(session, slug, path, batch="")
+            elif name == "workflows" and is_dir:
+                self.workflows(session, slug, path)
+            else:
+                self.skip(path, _NOISE.get(name, "not a source this dialect reads"))
+
+    def children(self, session: str, slug: str, cdir: Path, *, batch: str) -> None:
+        """``subagents/`` (batch '') or ``subagents/workflows/<run>/`` (batch = run)."""
+        for name, path, is_dir in self.entries(cdir):
+            m = _AGENT_FILE.fullmatch(name)
+            if m and STREAM_ID.fullmatch(m.group("id")) and not is_dir:
+                if m.group("ext") == ".jsonl":
+                    self.add(session, slug, "transcript", path, stream=m.group("id"), batch=batch)
+                else:
+                    self.add(session, slug, "agent_meta", path, stream=m.group("id"), batch=batch, mode="snapshot")
+            elif batch and name == "journal.jsonl" and not is_dir:
+                self.add(session, slug, "journal", path, batch=batch)
+            elif not batch and name == "workflows" and is_dir:
+                for run, run_path, run_is_dir in self.entries(path):
+                    if run_is_dir and STREAM_ID.fullmatch(run):
+                        self.children(session, slug, run_path, batch=run)
+                    else:
+                        self.skip(run_path, "not a workflow run directory")
+            else:
+                self.skip(path, "not a source this dialect reads")
+
+    def workflows(self, session: str, slug: str, wdir: Path) -> None:
+        """``workflows/wf_<run>.json`` manifests and ``workflows/scripts/<label>-wf_<run>.js``."""
+        for name, path, is_dir in self.entries(wdir):
+            if name.startswith("wf_") and name.endswith(".json") and not is_dir and STREAM_ID.fullmatch(name[:-5]):
+                self.add(session, slug, "workflow_manifest", path, batch=name[:-5], mode="snapshot")
+            elif name == "scripts" and is_dir:
+                for script, script_path, script_is_dir in self.entries(path):
+                    run = _script_run(script)
+                    if run and not script_is_dir:
+                        self.add(session, slug, "workflow_script", script_path, batch=run, mode="snapshot")
+                    else:
+                        self.skip(script_path, "not a workflow script name (<label>-wf_<run>.js)")
+            else:
+                self.skip(path, "not a source this dialect reads")
+
+
+def _script_run(name: str) -> str:
+    """Run id (``wf_<run>``) of a script named ``<label>-wf_<run>.js``: split on the last ``-wf_``."""
+    if not name.endswith(".js") or "-wf_" not in name:
+        return ""
+    run = "wf_" + name[:-3].rsplit("-wf_", 1)[1]
+    return run if STREAM_ID.fullmatch(run) else ""
+
+
+def _first_session_id(path: Path) -> str:
+    """The first ``sessionId`` string found reading ``path`` line by line ('' when none). Raises OSError."""
+    with open(path, "rb") as f:
+        for line in _lines(f):
+            if b'"sessionId"' not in line:
+                continue
+            try:
+                value = json_loads(line)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(value, dict) and isinstance(value.get("sessionId"), str):
+                return value["sessionId"]
+    return ""
+
+
+def _lines(f) -> Iterator[bytes]:
+    """Complete lines of a binary file, split on ``\\n`` only (field report 9)."""
+    for line in f:
+        if line.endswith(b"\n"):
+            yield line[:-1]
+
+
+def discover(source_root: Path, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> Discovery:
+    """Sources under ``source_root`` grouped by session (origin-digest §5.1; seed 000, Header ``src``).
+
+    ``include`` and ``exclude`` are session filters judged on the session's
+    primary project directory (the one holding its main transcript, else the
+    first where it was seen): see :func:`session_matches`. Sessions come in
+    the order their first source was found (project directories by name);
+    inside a session, main transcript first, then children, sidecars,
+    journals, manifests and scripts, each by ``src``. Never raises for what it
+    finds on disk: an unreadable root, directory or file is an ``errors``
+    entry ``(path, message)``; noise is a ``skipped`` entry ``(src, reason)``.
+    """
+    root = Path(os.path.abspath(source_root))
+    walk = _Walk(root)
+    for _, path, is_dir in walk.entries(root):
+        if is_dir:
+            walk.project(path)
+        else:
+            walk.skip(path, "not a project directory")
+    include, exclude = list(include), list(exclude)
+    for session, sources in walk.sessions.items():
+        slug = walk.primary[session]
+        if include and not any(session_matches(slug, p) for p in include):
+            walk.out.skipped.append((slug, f"session {session} is not included"))
+            continue
+        hit = next((p for p in exclude if session_matches(slug, p)), None)
+        if hit is not None:
+            walk.out.skipped.append((slug, f"session {session} is excluded by {hit!r}"))
+            continue
+        sources.sort(key=lambda s: (s.stream != "main", _RANK[s.kind], s.src))
+        walk.out.sources.extend(sources)
+    return walk.out

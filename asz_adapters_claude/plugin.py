@@ -1,0 +1,102 @@
+"""The ``claude-code-local`` adapter and its registration (entry point ``claude-code-local``).
+
+It reads Claude Code's local files under ``projects`` and speaks dialect
+``claude-code/1`` (origin-digest §5.1; seed 000, Producing Session Data).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from asz_core import Adapter, Capabilities, Discovery, FlagRule, Record, Source, Term, hookimpl
+
+from .convert import DIALECT, convert_record
+from .discover import discover
+from .flags import FLAG_RULES
+from .glossary import GLOSSARY
+
+__all__ = ["ClaudeCodeLocal", "asz_register_adapters"]
+
+
+class ClaudeCodeLocal(Adapter):
+    """Claude Code's local transcripts, sidecars and workflow files into Session Data.
+
+    Lands ``transcript`` (main and child streams), ``agent_meta`` (sidecars),
+    ``journal`` (workflow run journals), ``workflow_manifest`` and
+    ``workflow_script``. Stateless: every method may be called on any
+    instance, from any thread.
+    """
+
+    name = "claude-code-local"
+    version = "0.1.0"
+    dialects = (DIALECT,)
+    kinds = ("transcript", "agent_meta", "journal", "workflow_manifest", "workflow_script")
+    capabilities = Capabilities(tool_calls=True, reasoning=True, usage=True, children=True, media=True, snapshots=True)
+    source_env = ("CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "HOME")
+    description = "Claude Code local files (~/.claude/projects): transcripts, subagents and workflow runs"
+
+    def _check(self, dialect: str) -> None:
+        if dialect not in self.dialects:
+            raise KeyError(f"{self.name} does not speak dialect {dialect!r}; it speaks {', '.join(self.dialects)}")
+
+    def glossary(self, dialect: str) -> list[Term]:
+        """Every vocabulary term for ``claude-code/1`` (origin-digest §6). Raises KeyError for another dialect."""
+        self._check(dialect)
+        return list(GLOSSARY)
+
+    def flag_map(self, dialect: str) -> list[FlagRule]:
+        """Each flag ``claude-code/1`` sets and its rule in words (seed 000, Flags). Raises KeyError for another dialect."""
+        self._check(dialect)
+        return list(FLAG_RULES)
+
+    def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
+        """The ``projects`` directory of Claude's configuration directory (origin-digest §5.1).
+
+        ``$CLAUDE_CONFIG_DIR/projects`` when that is set; else
+        ``$XDG_CONFIG_HOME/claude/projects`` when ``$XDG_CONFIG_HOME/claude``
+        is a directory (Claude Code keeps ``~/.claude`` even where
+        ``XDG_CONFIG_HOME`` is set, so the variable alone does not move it);
+        else ``~/.claude/projects`` (``$HOME`` from ``env`` when it names one).
+        ``env`` defaults to the process environment. Never raises.
+        """
+        env = os.environ if env is None else env
+        if env.get("CLAUDE_CONFIG_DIR"):
+            return Path(env["CLAUDE_CONFIG_DIR"]) / "projects"
+        xdg = env.get("XDG_CONFIG_HOME")
+        if xdg and (Path(xdg) / "claude").is_dir():
+            return Path(xdg) / "claude" / "projects"
+        home = Path(env["HOME"]) if env.get("HOME") else Path.home()
+        return home / ".claude" / "projects"
+
+    def discover(self, source_root: Path, *, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> Discovery:
+        """Sources under ``source_root`` grouped by session; see :func:`asz_adapters_claude.discover.discover`.
+
+        Never raises for what is on disk: unreadable places are ``errors``,
+        noise is ``skipped`` with a reason.
+        """
+        return discover(Path(source_root), include=include, exclude=exclude)
+
+    def convert_line(self, source: Source, line: bytes, ord: int, off: int) -> Record:
+        """One complete source line (no newline) of a transcript or journal into one record.
+
+        ``ord`` counts lines from 1, ``off`` is the line's byte offset;
+        ``bytes`` = ``len(line)``, ``sha`` = first 12 hex of its SHA-256.
+        Never raises: what cannot be described is an ``unknown`` part.
+        """
+        return convert_record(source, line, ord, off)
+
+    def convert_document(self, source: Source, data: bytes) -> Record:
+        """One whole document (sidecar, manifest, script) into one record at ord 1, off 0.
+
+        ``sha`` and ``bytes`` cover ``data`` as given (the collector trims
+        trailing newlines). Never raises.
+        """
+        return convert_record(source, data, 1, 0)
+
+
+@hookimpl
+def asz_register_adapters() -> list[type[Adapter]]:
+    """The adapters this plugin provides: ``[ClaudeCodeLocal]``."""
+    return [ClaudeCodeLocal]
