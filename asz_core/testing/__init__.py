@@ -1,0 +1,234 @@
+"""The adapter conformance kit: the contract every adapter, built-in or third-party, is held to.
+
+A third-party adapter pulls it in with about three lines::
+
+    from asz_core.testing import AdapterConformance
+    from asz_adapter_codex.plugin import CodexAdapter
+
+    class TestCodexConformance(AdapterConformance):
+        adapter_class = CodexAdapter
+        samples = Path(__file__).parent.parent / "samples"   # a source root with sample sessions
+
+The mixin's name does not start with ``Test``, so pytest never collects it on
+its own. Each check runs the adapter through a real collect
+(:class:`asz_core.collect.Collector`) into a temporary storage root. Which
+checks apply is decided by the adapter's declared
+:class:`~asz_core.Capabilities`, never by its name.
+
+Checks (issue 9): every landed file verifies; every complete source line of an
+append source is one record with ord/off/bytes/sha; bytes the dialect cannot
+describe are kept in an ``unknown`` part; flags come only from the closed
+vocabulary and only from the adapter's declared rules; the glossary covers the
+vocabulary; headers, file kinds, file names and seq follow the storage-root
+rules; a second collect lands nothing; appending a line lands one record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from ..plugins.adapter import VOCABULARY, Adapter
+from ..sessiondata import FLAGS, SDReader
+from ..sessiondata.model import FILE_KINDS
+
+__all__ = ["AdapterConformance", "collect_once", "landed_records"]
+
+
+def collect_once(root: Path, adapter: Adapter, source_root: Path, *, max_delta_bytes: int | None = None):
+    """Run one real collect pass of ``adapter`` over ``source_root`` into ``root``; returns the pass counters."""
+    import io
+
+    from ..collect import CollectOptions, Collector, Report
+    from ..storage.root import collector_lock
+
+    opts = CollectOptions(fsync=False) if max_delta_bytes is None else CollectOptions(fsync=False, max_delta_bytes=max_delta_bytes)
+    told = io.StringIO()
+    with collector_lock(root, timeout=10.0):
+        counters = Collector(root, adapter, source_root, options=opts, report=Report(told)).run_pass()
+    if counters.errors or counters.conflicts:
+        raise AssertionError(f"collect of {source_root} reported: {counters.summary()}\n{told.getvalue()}")
+    return counters
+
+
+def landed_records(root: Path):
+    """Yield ``(path, header, row, record)`` for every landed record of a root, in seq order per session."""
+    from ..storage.layout import landed_files, session_dirs
+
+    for sdir in session_dirs(root):
+        for _, path in landed_files(sdir):
+            r = SDReader(path)
+            for row, rec in r:
+                yield path, r.header, row, rec
+
+
+class AdapterConformance:
+    """Mixin of conformance tests. Set ``adapter_class`` and ``samples`` (a source root) in a subclass."""
+
+    adapter_class: ClassVar[type[Adapter]]
+    samples: ClassVar[Path]
+
+    # ------------------------------------------------------------------ fixtures
+
+    @pytest.fixture
+    def adapter(self) -> Adapter:
+        """A fresh instance of the adapter under test."""
+        return self.adapter_class()
+
+    @pytest.fixture
+    def source_root(self, tmp_path: Path) -> Path:
+        """A private copy of the samples, so tests may append to them."""
+        dst = tmp_path / "source"
+        shutil.copytree(Path(self.samples), dst)
+        return dst
+
+    @pytest.fixture
+    def collected(self, tmp_path: Path, adapter: Adapter, source_root: Path) -> Path:
+        """A storage root holding one collect pass over the samples."""
+        root = tmp_path / "root"
+        c = collect_once(root, adapter, source_root)
+        assert c.landed > 0, "the samples landed nothing"
+        return root
+
+    # ------------------------------------------------------------------ checks
+
+    def test_declares_itself(self, adapter: Adapter) -> None:
+        """Name, version, dialects and kinds are declared; kinds are Session Data file kinds."""
+        assert adapter.name and adapter.version and adapter.dialects
+        assert adapter.kinds and set(adapter.kinds) <= set(FILE_KINDS)
+        assert adapter.identity == f"{adapter.name}/{adapter.version}"
+
+    def test_glossary_covers_the_vocabulary(self, adapter: Adapter) -> None:
+        """Every vocabulary name has a term; a native name says where; an empty one carries a note and no where."""
+        for dialect in adapter.dialects:
+            terms = {t.unified: t for t in adapter.glossary(dialect)}
+            missing = [n for n in VOCABULARY if n not in terms]
+            assert not missing, f"{dialect}: glossary misses {missing}"
+            for t in terms.values():
+                if t.native:
+                    assert t.where, f"{dialect}: {t.unified!r} names {t.native!r} but not where it appears"
+                else:
+                    assert t.note and not t.where, f"{dialect}: derived term {t.unified!r} needs a note and no location"
+
+    def test_flag_rules_are_in_the_vocabulary(self, adapter: Adapter) -> None:
+        """Each declared flag rule names a flag of the closed vocabulary and says its rule."""
+        for dialect in adapter.dialects:
+            for rule in adapter.flag_map(dialect):
+                assert rule.flag in FLAGS, f"{dialect}: {rule.flag!r} is not a Session Data flag"
+                assert rule.rule.strip(), f"{dialect}: flag {rule.flag!r} has no rule"
+
+    def test_every_file_verifies(self, collected: Path) -> None:
+        """The collected root verifies clean (digests, contiguity, names, cursors)."""
+        from ..verify import verify_root
+
+        report = verify_root(collected)
+        assert report.ok, "\n".join(report.lines())
+
+    def test_headers_names_and_seq(self, collected: Path, adapter: Adapter) -> None:
+        """Headers name this adapter and its dialects; kinds are declared; names match headers; seq is unique per session."""
+        from ..storage.layout import landed_files, session_dirs
+
+        for sdir in session_dirs(collected):
+            seqs = []
+            for ln, path in landed_files(sdir):
+                r = SDReader(path, decode=False)
+                for _ in r:
+                    pass
+                h = r.header
+                assert h.adapter == adapter.identity and h.dialect in adapter.dialects, path
+                assert h.kind in adapter.kinds and h.kind == ln.kind, path
+                assert h.seq == ln.seq and h.session == sdir.name, path
+                seqs.append(h.seq)
+            assert len(seqs) == len(set(seqs)), f"{sdir}: duplicate seq"
+
+    def test_every_source_line_is_a_record(self, collected: Path, adapter: Adapter, source_root: Path) -> None:
+        """Each complete line of every append source is exactly one record with its ord, off, bytes and sha."""
+        disc = adapter.discover(source_root)
+        landed: dict[str, list] = {}
+        for _path, header, _row, rec in landed_records(collected):
+            landed.setdefault((header.session, header.src), []).append(rec)
+        for s in disc.sources:
+            if s.mode != "append":
+                continue
+            data = s.path.read_bytes()
+            body = data[: data.rfind(b"\n") + 1]
+            recs = landed.get((s.session, s.src), [])
+            off = 0
+            lines = body.split(b"\n")[:-1]
+            assert len(recs) == len(lines), f"{s.src}: {len(lines)} lines, {len(recs)} records"
+            for n, (line, rec) in enumerate(zip(lines, recs), 1):
+                assert (rec.ord, rec.off, rec.bytes) == (n, off, len(line)), f"{s.src}:{n}"
+                assert rec.sha == hashlib.sha256(line).hexdigest()[:12], f"{s.src}:{n}"
+                off += len(line) + 1
+
+    def test_flags_only_from_declared_rules(self, collected: Path, adapter: Adapter) -> None:
+        """Every flag on a landed record is in the vocabulary and among the adapter's declared rules."""
+        declared = {d: {r.flag for r in adapter.flag_map(d)} for d in adapter.dialects}
+        for path, header, row, rec in landed_records(collected):
+            for f in rec.flags:
+                assert f in FLAGS, f"{path}:{row}: {f!r} is not a flag"
+                assert f in declared[header.dialect], f"{path}:{row}: flag {f!r} has no declared rule"
+
+    def test_undescribable_bytes_kept_as_unknown(self, tmp_path: Path, adapter: Adapter, source_root: Path) -> None:
+        """A line that is not JSON and one with invalid UTF-8 land as unknown parts whose raw bytes are the line."""
+        disc = adapter.discover(source_root)
+        target = next((s for s in disc.sources if s.mode == "append"), None)
+        if target is None:
+            pytest.skip("the adapter has no append sources")
+        junk = [b"this line {is not json", b"\xff\xfe not utf-8 \xc3"]
+        with open(target.path, "ab") as f:
+            for j in junk:
+                f.write(j + b"\n")
+        root = tmp_path / "root-unknown"
+        collect_once(root, adapter, source_root)
+        found = [rec for _p, h, _r, rec in landed_records(root) if h.src == target.src and rec.bytes in (len(junk[0]), len(junk[1]))]
+        raws = {p.raw() for rec in found for p in rec.parts if p.k == "unknown"}
+        assert set(junk) <= raws
+
+    def test_second_collect_lands_nothing(self, collected: Path, adapter: Adapter, source_root: Path) -> None:
+        """A second pass over unchanged sources lands no file and no record."""
+        c = collect_once(collected, adapter, source_root)
+        assert (c.landed, c.records) == (0, 0), c.summary()
+
+    def test_appending_a_line_lands_one_record(self, collected: Path, adapter: Adapter, source_root: Path) -> None:
+        """Appending one complete line to an append source lands exactly one record."""
+        disc = adapter.discover(source_root)
+        target = next((s for s in disc.sources if s.mode == "append"), None)
+        if target is None:
+            pytest.skip("the adapter has no append sources")
+        data = target.path.read_bytes()
+        last = data.rstrip(b"\n").rsplit(b"\n", 1)[-1]
+        with open(target.path, "ab") as f:
+            f.write(last + b"\n")
+        c = collect_once(collected, adapter, source_root)
+        assert (c.landed, c.records) == (1, 1), c.summary()
+
+    def test_capabilities_show_in_the_samples(self, collected: Path, adapter: Adapter) -> None:
+        """What the adapter declares it carries appears in the landed samples (tool calls, reasoning, usage, children, media)."""
+        caps = adapter.capabilities
+        kinds, usage, streams = set(), False, set()
+        calls, results = set(), set()
+        for _p, h, _r, rec in landed_records(collected):
+            streams.add(h.stream)
+            usage = usage or rec.usage is not None
+            for p in rec.parts:
+                kinds.add(p.k)
+                if p.k == "call":
+                    assert p.id, "a call part needs its id"
+                    calls.add(p.id)
+                if p.k == "result" and p.of:
+                    results.add(p.of)
+        if caps.tool_calls:
+            assert "call" in kinds and "result" in kinds and calls & results, "tool calls declared but none joined in the samples"
+        if caps.reasoning:
+            assert "reasoning" in kinds, "reasoning declared but absent from the samples"
+        if caps.usage:
+            assert usage, "usage declared but no record carries it"
+        if caps.children:
+            assert len(streams - {"", "main"}) >= 1, "children declared but the samples have no child stream"
+        if caps.media:
+            assert "media" in kinds, "media declared but absent from the samples"

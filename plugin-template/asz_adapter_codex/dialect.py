@@ -1,0 +1,184 @@
+"""The ``codex/1`` dialect: Codex CLI rollout files as Session Data.
+
+A rollout file (``sessions/YYYY/MM/DD/rollout-<stamp>-<session id>.jsonl``) holds
+one JSON object per line: ``{"timestamp", "type", "payload"}``. Each line
+becomes exactly one record (seed 000, One record per line). See README.md for
+the mapping table, the flag rules and the known gaps.
+
+Only the public API of ``asz_core`` is imported.
+"""
+
+from __future__ import annotations
+
+from asz_core import (
+    Dropped,
+    JSONSpanError,
+    Part,
+    RawJSON,
+    Record,
+    Source,
+    Usage,
+    compact,
+    json_loads,
+    object_members,
+    source_sha,
+    unknown_part,
+)
+
+__all__ = ["convert_line", "DIALECT", "RESPONSE_TYPES"]
+
+DIALECT = "codex/1"
+#: response_item payload types this dialect describes; any other lands as unknown.
+RESPONSE_TYPES = (
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+)
+_LINE_TYPES = ("session_meta", "turn_context", "response_item", "event_msg", "compacted")
+
+
+def _members(buf: bytes, b: int) -> dict[str, tuple[int, int]]:
+    return {k: (s, e) for k, s, e in object_members(buf, b)}
+
+
+def _raw(buf: bytes, span: tuple[int, int]) -> RawJSON:
+    return RawJSON(compact(buf[span[0]:span[1]]))
+
+
+def _texts(content) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    out = []
+    for item in content or []:
+        if isinstance(item, dict) and isinstance(item.get("text"), str):
+            out.append(item["text"])
+    return out
+
+
+def convert_line(source: Source, line: bytes, ord: int, off: int) -> Record:
+    """Convert one rollout line (no newline) into one record; never raises.
+
+    ``ord`` is the 1-based line number, ``off`` the byte offset of the line.
+    Lines that are not JSON, not objects, or of a type this dialect does not
+    describe become one ``unknown`` part holding the bytes.
+    """
+    rec = Record(ord=ord, off=off, bytes=len(line), sha=source_sha(line))
+    try:
+        obj = json_loads(line)
+    except ValueError:
+        rec.parts = [unknown_part(line, "the record is not valid JSON")]
+        return rec
+    if not isinstance(obj, dict):
+        rec.parts = [unknown_part(line, "the record is JSON but not an object")]
+        return rec
+    try:
+        _fill(rec, obj, line)
+    except (JSONSpanError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        rec.parts = [unknown_part(line, f"the record could not be described: {exc}")]
+        rec.flags, rec.usage, rec.dropped = [], None, []
+    return rec
+
+
+def _fill(rec: Record, obj: dict, line: bytes) -> None:
+    kind = obj.get("type")
+    payload = obj.get("payload")
+    if isinstance(obj.get("timestamp"), str):
+        rec.time = obj["timestamp"]
+    if kind not in _LINE_TYPES or not isinstance(payload, dict):
+        rec.parts = [unknown_part(line, f"record type {kind!r} is not one this dialect describes")]
+        return
+    top = _members(line, 0)
+    pspan = top["payload"]
+    pm = _members(line, pspan[0])
+    if kind == "session_meta":
+        rec.from_ = "runtime"
+        rec.parts = [Part(k="data", data=_raw(line, pspan), bytes=pspan[1] - pspan[0])]
+        return
+    if kind == "turn_context":
+        rec.from_ = "runtime"
+        rec.model = str(payload.get("model") or "")
+        rec.parts = [Part(k="data", data=_raw(line, pspan), bytes=pspan[1] - pspan[0])]
+        return
+    if kind == "compacted":
+        rec.from_ = "runtime"
+        rec.flags = ["context_reset", "reset_summary"]
+        msg = payload.get("message")
+        if isinstance(msg, str):
+            rec.parts = [Part(k="text", text=msg, bytes=len(msg.encode()))]
+        else:
+            rec.parts = [Part(k="data", data=_raw(line, pspan), bytes=pspan[1] - pspan[0])]
+        return
+    if kind == "event_msg":
+        rec.from_ = "runtime"
+        if payload.get("type") == "token_count" and isinstance(payload.get("info"), dict):
+            last = payload["info"].get("last_token_usage") or {}
+            if isinstance(last, dict):
+                cached = int(last.get("cached_input_tokens") or 0)
+                rec.usage = Usage(in_=int(last.get("input_tokens") or 0) - cached, out=int(last.get("output_tokens") or 0), cache_read=cached)
+        rec.parts = [Part(k="data", data=_raw(line, pspan), bytes=pspan[1] - pspan[0])]
+        return
+    _response_item(rec, payload, line, pm, pspan)
+
+
+def _response_item(rec: Record, p: dict, line: bytes, pm: dict, pspan: tuple[int, int]) -> None:
+    t = p.get("type")
+    if t not in RESPONSE_TYPES:
+        rec.parts = [unknown_part(line, f"response item type {t!r} is not one this dialect describes")]
+        return
+    if t == "message":
+        role = p.get("role")
+        texts = _texts(p.get("content"))
+        rec.parts = [Part(k="text", text=x, bytes=len(x.encode())) for x in texts]
+        if role == "assistant":
+            rec.from_ = "agent"
+        elif role in ("developer", "system"):
+            rec.from_ = "runtime"
+            rec.flags = ["injected", "system_prompt"]
+        else:
+            rec.from_ = "external"
+            # Codex places its own context into user-role messages wrapped in tags.
+            injected = bool(texts) and all(x.lstrip().startswith(("<environment_context>", "<user_instructions>")) for x in texts)
+            rec.flags = ["injected"] if injected else ["external_input"]
+            rec.trigger = "" if injected else "external"
+        return
+    if t == "reasoning":
+        rec.from_ = "agent"
+        summary = "\n\n".join(_texts(p.get("summary")))
+        rec.parts = [Part(k="reasoning", text=summary, state="available" if summary else "unavailable", bytes=len(summary.encode()))]
+        enc = p.get("encrypted_content")
+        if isinstance(enc, str) and enc:
+            rec.dropped = [Dropped(what="encrypted reasoning", bytes=len(enc), why="only the provider can decrypt it; a reader cannot read it")]
+        return
+    if t in ("function_call", "custom_tool_call", "local_shell_call"):
+        rec.from_ = "agent"
+        key = {"function_call": "arguments", "custom_tool_call": "input", "local_shell_call": "action"}[t]
+        name = str(p.get("name") or ("local_shell" if t == "local_shell_call" else ""))
+        span = pm.get(key)
+        data = _raw(line, span) if span else None
+        rec.parts = [Part(k="call", id=str(p.get("call_id") or ""), name=name, data=data, bytes=(span[1] - span[0]) if span else 0)]
+        return
+    # function_call_output / custom_tool_call_output
+    rec.from_ = "external"
+    out = p.get("output")
+    span = pm.get("output")
+    part = Part(k="result", of=str(p.get("call_id") or ""), bytes=(span[1] - span[0]) if span else 0)
+    if isinstance(out, str):
+        try:
+            inner = json_loads(out)
+        except ValueError:
+            inner = None
+        if isinstance(inner, dict) and isinstance(inner.get("output"), str):
+            part.text = inner["output"]
+            meta = inner.get("metadata")
+            if isinstance(meta, dict) and isinstance(meta.get("exit_code"), int):
+                part.failed = meta["exit_code"] != 0
+        else:
+            part.text = out
+        part.data = _raw(line, span)
+    elif span:
+        part.data = _raw(line, span)
+    rec.parts = [part]
