@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,8 +17,10 @@ TEMPLATE = Path(__file__).resolve().parents[1] / "plugin-template"
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> Path:
     target = tmp_path_factory.mktemp("site")
+    copy = tmp_path_factory.mktemp("src") / "plugin-template"
+    shutil.copytree(TEMPLATE, copy, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     proc = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index", "--target", str(target), str(TEMPLATE)],
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index", "--target", str(target), str(copy)],
         capture_output=True, text=True,
     )
     assert proc.returncode == 0, proc.stderr
