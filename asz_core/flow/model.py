@@ -5,7 +5,9 @@ Shared by the assembly (which produces them), the round writer/reader and fold
 
 Ids are readable joins, never hashes: parts joined with ``/``, empty parts
 dropped, a ``/`` inside a part replaced by ``_``. A relation's id is
-``rel/<type>/<from>/<to>``; an unresolved entry's ``unres/<kind>/<ref>``.
+``rel/<type>/<from>/<to>`` with the slashes of the from and to ids made ``_``
+(``rel/starts/tool_s5-tool/stream_a0a10ef0666c4dc7e``); an unresolved
+entry's ``unres/<kind>/<ref>``.
 Every entity carries ``revision`` (the round that wrote it) and may be a
 tombstone.
 """
@@ -122,10 +124,13 @@ def make_id(*parts: str) -> str:
 
 
 def relation_id(type_: str, from_: str, to: str) -> str:
-    """``rel/<type>/<from>/<to>`` (from and to are whole ids; their slashes are kept)."""
-    return f"rel/{type_}/{from_}/{to}"
+    """``rel/<type>/<from>/<to>``; slashes inside the from and to ids become ``_``.
+
+    Example (origin's asz-view-example): ``rel/starts/tool_s5-tool/stream_a0a10ef0666c4dc7e``.
+    """
+    return make_id("rel", type_, from_, to)
 
 
 def unresolved_id(kind: str, ref: str) -> str:
-    """``unres/<kind>/<ref>``."""
-    return f"unres/{kind}/{ref}"
+    """``unres/<kind>/<ref>``; a slash inside ``ref`` becomes ``_``."""
+    return make_id("unres", kind, ref)
