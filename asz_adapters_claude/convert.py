@@ -58,6 +58,7 @@ __all__ = [
     "convert_record",
     "mcp_split",
     "nesting_depth",
+    "withheld_flags_of_undecodable",
 ]
 
 #: The dialect this module reads.
@@ -214,7 +215,13 @@ def _parse(raw: bytes) -> tuple[Any, str]:
 
 
 def nesting_depth(value: Any) -> int:
-    """How many objects and lists are open at once at the deepest point of ``value`` (0 for a scalar)."""
+    """How many objects and lists are open at once at the deepest point of ``value`` (0 for a scalar).
+
+    ``value`` is a decoded JSON value; the walk is iterative, so any depth is
+    measured without recursion. A line deeper than :data:`MAX_SOURCE_DEPTH`
+    lands as unknown, since its record would pass the 256 a reader may refuse
+    (seed 000, Reading a record). Never raises.
+    """
     deepest = 0
     stack = [(value, 1)]
     while stack:
@@ -275,8 +282,9 @@ def mcp_split(name: str) -> tuple[str, str] | None:
     """Split ``mcp__<server>__<tool>`` into ``(server, tool)``; None when it does not split exactly.
 
     The split is made only when exactly one ``__`` follows ``mcp__``, counting
-    ones that overlap, and both sides are non-empty: ``mcp__a__b___c`` and
+    ones that overlap, and both sides are non-empty: ``mcp__a__b__c`` and
     ``mcp__foo___bar`` stay whole (seed 000, Parts; origin-digest §5.1).
+    The server is Claude Code's mangled name, as written. Never raises.
     """
     if not name.startswith("mcp__"):
         return None
@@ -294,7 +302,8 @@ def withheld_flags_of_undecodable(raw: bytes) -> set[str]:
 
     A line containing ``prompt_snapshot`` may carry the system prompt and the
     tool schemas; one containing ``deferred_tools_record`` may carry tool
-    schemas. Naming it is safer than showing it (seed 000, Flags).
+    schemas. Naming it is safer than showing it (seed 000, Flags). ``raw`` is
+    the line's bytes; returns a set of flag names. Never raises.
     """
     flags: set[str] = set()
     if b"prompt_snapshot" in raw:

@@ -53,7 +53,11 @@ _RANK = {"transcript": 0, "agent_meta": 1, "journal": 2, "workflow_manifest": 3,
 
 
 def slug_of(path: str) -> str:
-    """Claude Code's project directory name for a working directory: ``/``, ``.`` and space become ``-``."""
+    """Claude Code's project directory name for a working directory: ``/``, ``.`` and space become ``-``.
+
+    ``/Users/me/my.app`` → ``-Users-me-my-app``. The mapping loses
+    information and is never reversed (origin-digest §5.1). Never raises.
+    """
     return re.sub(r"[/. ]", "-", path)
 
 
@@ -62,7 +66,8 @@ def session_matches(slug: str, pattern: str) -> bool:
 
     A filter starting with ``/`` is a directory, converted to the slug form;
     ``/abs/dir/**`` matches the directory itself and any ``<slug>-…`` below it.
-    Any other filter is a glob on the slug.
+    Any other filter is a glob on the slug (:func:`fnmatch.fnmatchcase`,
+    case-sensitive). Never raises.
     """
     if pattern.startswith("/"):
         if pattern.endswith("/**"):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from asz_adapters_claude import ClaudeCodeLocal
+from asz_adapters_claude.plugin import ClaudeCodeLocal
 from asz_adapters_claude.convert import mcp_split
 from asz_core import FLAGS, VOCABULARY, RawJSON, Source, compact
 from asz_core.sessiondata import decode_record, encode_record
@@ -325,3 +325,24 @@ def test_sidecar_journal_manifest_script_documents() -> None:
     assert (j.child, j.batch, j.flags, j.from_) == ("a3", "wf_r", ["child_result"], "runtime")
     started = A.convert_line(src("journal", batch="wf_r"), b'{"type":"started","agentId":"a3"}', 2, 51)
     assert started.flags == [] and started.trigger == ""
+
+
+def test_a_cut_line_mid_file_costs_only_itself() -> None:  # field report 4
+    good = [json.dumps(user(f"turn {i}")).encode() for i in range(6)]
+    cut = b'{"type":"file-history-snapshot","messageId":"x","snapshot":{"trackedFileBack'
+    data = b"\n".join(good[:3] + [cut] + good[3:]) + b"\n"
+    off, kinds = 0, []
+    for i, line in enumerate(data.split(b"\n")[:-1], start=1):
+        rec = A.convert_line(src(), line, i, off)
+        assert (rec.ord, rec.off) == (i, off)
+        kinds.append(rec.parts[0].k)
+        off += len(line) + 1
+    assert kinds == ["text"] * 3 + ["unknown"] + ["text"] * 3
+
+
+def test_the_plugin_manager_finds_the_adapter() -> None:
+    from asz_core.plugins.manager import get_plugin_manager
+
+    registry = get_plugin_manager()
+    assert isinstance(registry.get("claude-code-local"), ClaudeCodeLocal)
+    assert isinstance(registry.by_dialect("claude-code/1"), ClaudeCodeLocal)

@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from asz_adapters_claude import ClaudeCodeLocal
+from asz_adapters_claude.plugin import ClaudeCodeLocal
 from asz_core import RawJSON, Source, compact, json_loads
 from asz_core.sessiondata import decode_record, encode_record
 

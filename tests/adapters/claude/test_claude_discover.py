@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from asz_adapters_claude import ClaudeCodeLocal
+from asz_adapters_claude.plugin import ClaudeCodeLocal
 from asz_adapters_claude.discover import session_matches, slug_of
 
 SHARED = Path(__file__).resolve().parents[3] / ".." / "shared"
