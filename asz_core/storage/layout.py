@@ -33,6 +33,7 @@ __all__ = [
     "parse_landed_name",
     "landed_name",
     "kind_dir",
+    "session_dir",
     "cursor_path",
     "session_dirs",
     "landed_files",
@@ -79,6 +80,11 @@ def _safe(part: str) -> str:
     return part
 
 
+def session_dir(root: Path, session: str) -> Path:
+    """``<root>/<session>``; ``/`` and ``\\`` in the id become ``_``. Raises ValueError for an empty or dot id."""
+    return Path(root) / _safe(session)
+
+
 def kind_dir(root: Path, session: str, kind: str, stream: str = "", batch: str = "") -> Path:
     """Directory that holds files of ``kind`` for a session's stream or run.
 
@@ -86,7 +92,7 @@ def kind_dir(root: Path, session: str, kind: str, stream: str = "", batch: str =
     when empty); journal, workflow_manifest, workflow_script: ``runs/<batch>``;
     provider_body: ``provider_body``. Raises ValueError for a run kind without a batch.
     """
-    base = Path(root) / _safe(session)
+    base = session_dir(root, session)
     if kind in ("journal", "workflow_manifest", "workflow_script"):
         if not batch:
             raise ValueError(f"a {kind} file belongs to a workflow run: batch is required")

@@ -1,0 +1,295 @@
+"""The storage root at work: locks, sequence numbers and landing files (origin-digest §2.1).
+
+Two locks keep writers apart, both ``fcntl.flock`` on a file that stays in
+place (a lock is released when its holder exits, even by SIGKILL):
+
+* the collector lock ``<root>/_collect/.lock``: one ``asz collect`` per root.
+  The directory name starts with ``_``, so listing code never takes it for a
+  session;
+* the session lock ``<root>/<session>/.lock``: one writer per session. A
+  collector holds it while it reads the session's sources and lands its files;
+  a third-party writer must take it too (seed 000, Producing Session Data).
+
+While a session lock is held, :class:`SessionWriter` numbers files one above
+the highest seq already on disk (the file system is the authority;
+``session.state`` only caches ``next_seq``), stamps every file of the pass with
+the pass's UTC start in nanoseconds, and lands each file write-once and
+read-only through :class:`~asz_core.sessiondata.SDWriter`.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import time
+from pathlib import Path
+from typing import Iterable
+
+import attrs
+
+from ..sessiondata import Header, LandedFile, SDWriter, format_rfc3339, format_stamp
+from .layout import kind_dir, landed_files, landed_name, session_dir
+
+__all__ = [
+    "LockBusy",
+    "FileLock",
+    "COLLECTOR_LOCK",
+    "SESSION_LOCK",
+    "SESSION_STATE",
+    "collector_lock",
+    "session_lock",
+    "SessionWriter",
+    "read_state",
+    "write_state",
+    "highest_seq",
+    "remove_stale_temporaries",
+]
+
+#: The root-wide collector lock, relative to the root (a ``_`` name is never a session).
+COLLECTOR_LOCK = "_collect/.lock"
+#: The per-session lock, relative to the session directory.
+SESSION_LOCK = ".lock"
+#: The per-session state file (a cache: ``next_seq``, ``liveness``, ``scanned_at``).
+SESSION_STATE = "session.state"
+
+
+class LockBusy(RuntimeError):
+    """A lock is held by another process. ``path`` is the lock file, ``holder`` what it says about its owner."""
+
+    def __init__(self, path: Path, holder: str, waited: float):
+        self.path = Path(path)
+        self.holder = holder
+        self.waited = waited
+        who = f" by {holder}" if holder else ""
+        after = f" after waiting {waited:g}s" if waited > 0 else ""
+        super().__init__(f"{self.path} is held{who}{after}")
+
+
+class FileLock:
+    """An exclusive ``flock`` on ``path``, created with its parent directories when missing.
+
+    :meth:`acquire` tries every 50 ms for up to ``timeout`` seconds (0: one try)
+    and raises :class:`LockBusy` naming the file and its holder when it stays
+    held. The holder writes ``pid <n> since <RFC 3339 UTC>`` into the file so a
+    refused process can say who holds it. Use as a context manager.
+    """
+
+    def __init__(self, path: str | os.PathLike, timeout: float = 0.0):
+        self.path = Path(path)
+        self.timeout = timeout
+        self._fd: int | None = None
+
+    @property
+    def held(self) -> bool:
+        """True while this object holds the lock."""
+        return self._fd is not None
+
+    def acquire(self) -> "FileLock":
+        """Take the lock or raise LockBusy (after ``timeout`` seconds); OSError when the file cannot be made."""
+        if self._fd is not None:
+            return self
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        start = time.monotonic()
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    os.close(fd)
+                    raise
+                waited = time.monotonic() - start
+                if waited >= self.timeout:
+                    holder = _holder(fd)
+                    os.close(fd)
+                    raise LockBusy(self.path, holder, self.timeout) from None
+                time.sleep(min(0.05, max(0.0, self.timeout - waited)))
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"pid {os.getpid()} since {format_rfc3339(time.time_ns())}\n".encode(), 0)
+        except OSError:
+            pass  # the note is a courtesy; the flock is what excludes
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        """Give the lock up (the file stays, so the next holder locks the same inode)."""
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            finally:
+                os.close(fd)
+
+    def __enter__(self) -> "FileLock":
+        return self.acquire()
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+def _holder(fd: int) -> str:
+    try:
+        return os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+
+
+def collector_lock(root: str | os.PathLike, timeout: float = 0.0) -> FileLock:
+    """The root-wide collector lock ``<root>/_collect/.lock`` (not yet acquired)."""
+    return FileLock(Path(root) / COLLECTOR_LOCK, timeout)
+
+
+def session_lock(root: str | os.PathLike, session: str, timeout: float = 0.0) -> FileLock:
+    """The lock of one session, ``<root>/<session>/.lock`` (not yet acquired)."""
+    return FileLock(session_dir(Path(root), session) / SESSION_LOCK, timeout)
+
+
+# --------------------------------------------------------------------------- session.state
+
+
+def read_state(path: str | os.PathLike) -> dict[str, str]:
+    """Read a ``key<spaces>value`` state file into a dict; {} when it is missing or unreadable."""
+    out: dict[str, str] = {}
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return out
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line and not line.startswith("#"):
+            key, _, value = line.partition(" ")
+            out[key] = value.strip()
+    return out
+
+
+def write_state(path: str | os.PathLike, values: Iterable[tuple[str, object]], *, fsync: bool = True) -> None:
+    """Replace a state file atomically (temporary name, fsync, rename); keys padded to a column."""
+    path = Path(path)
+    data = "".join(f"{k:<15} {v}\n" for k, v in values).encode("utf-8")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        if fsync:
+            f.flush()
+            os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def highest_seq(session_dir: str | os.PathLike) -> int:
+    """The highest seq of any landed file (``.sd`` or skeleton ``.sk``) in a session; 0 when none."""
+    files = landed_files(Path(session_dir), skeletons=True)
+    return files[-1][0].seq if files else 0
+
+
+def remove_stale_temporaries(directory: str | os.PathLike) -> list[Path]:
+    """Delete ``.<name>.<pid>.tmp`` files an interrupted writer left in ``directory``.
+
+    Only safe while the session lock is held: then no other process is writing
+    there. Returns the paths removed. A temporary file never counts as landed.
+    """
+    removed = []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for e in entries:
+        if e.name.startswith(".") and e.name.endswith(".tmp") and e.is_file(follow_symlinks=False):
+            try:
+                os.chmod(e.path, 0o644)
+                os.unlink(e.path)
+                removed.append(Path(e.path))
+            except OSError:
+                pass
+    return removed
+
+
+# --------------------------------------------------------------------------- landing
+
+
+@attrs.define
+class SessionWriter:
+    """Lands files into one session during one pass; the caller holds the session lock.
+
+    ``stamp_ns`` is the UTC start of the session's pass in nanoseconds; every
+    file of the pass carries ``format_stamp(stamp_ns)`` in its name and
+    ``format_rfc3339(stamp_ns)`` as its header ``at``. ``next_seq`` starts one
+    above the highest seq on disk and grows by one per landed file.
+    """
+
+    root: Path
+    session: str
+    stamp_ns: int
+    next_seq: int
+    fsync: bool = True
+    landed: list[LandedFile] = attrs.Factory(list)
+
+    @classmethod
+    def open(cls, root: str | os.PathLike, session: str, *, stamp_ns: int | None = None, fsync: bool = True) -> "SessionWriter":
+        """Start a session's pass: clean up what an interrupted writer left, read the highest seq.
+
+        Call only while holding :func:`session_lock`. ``stamp_ns`` defaults to
+        now (``time.time_ns()``, UTC). Raises OSError when the session
+        directory cannot be created.
+        """
+        root = Path(root)
+        sdir = session_dir(root, session)
+        sdir.mkdir(parents=True, exist_ok=True)
+        for sub in ("streams", "runs"):
+            d = sdir / sub
+            if d.is_dir():
+                for child in d.iterdir():
+                    if child.is_dir():
+                        remove_stale_temporaries(child)
+        if (sdir / "provider_body").is_dir():
+            remove_stale_temporaries(sdir / "provider_body")
+        remove_stale_temporaries(sdir)
+        seq = highest_seq(sdir) + 1
+        return cls(root, session, time.time_ns() if stamp_ns is None else stamp_ns, seq, fsync)
+
+    @property
+    def session_dir(self) -> Path:
+        """``<root>/<session>``."""
+        return session_dir(self.root, self.session)
+
+    @property
+    def stamp(self) -> str:
+        """The file-name stamp of this pass, e.g. ``20260831T091204.481523000Z``."""
+        return format_stamp(self.stamp_ns)
+
+    @property
+    def at(self) -> str:
+        """The header ``at`` of this pass: RFC 3339 UTC with nanoseconds."""
+        return format_rfc3339(self.stamp_ns)
+
+    def start(self, header: Header) -> SDWriter:
+        """Open an :class:`SDWriter` for the next seq in the header's kind directory.
+
+        Fills the header's ``seq`` and ``at``; ``session`` must be this
+        session. Raises FieldError for a bad header and FileExistsError should
+        the name already exist. The seq is used up even if the writer is aborted.
+        """
+        if header.session != self.session:
+            raise ValueError(f"header session {header.session!r} is not {self.session!r}")
+        seq = self.next_seq
+        self.next_seq += 1
+        header = attrs.evolve(header, seq=seq, at=self.at)
+        directory = kind_dir(self.root, self.session, header.kind, header.stream, header.batch)
+        directory.mkdir(parents=True, exist_ok=True)
+        return SDWriter(directory / landed_name(header.kind, self.stamp, seq), header, fsync=self.fsync)
+
+    def finish(self, writer: SDWriter) -> LandedFile:
+        """Close ``writer`` (closing line, fsync, 0444, link) and remember the landed file."""
+        lf = writer.close()
+        self.landed.append(lf)
+        return lf
+
+    def write_state(self) -> None:
+        """Write ``session.state``: ``next_seq``, ``liveness unknown``, ``scanned_at`` (RFC 3339 UTC)."""
+        write_state(
+            self.session_dir / SESSION_STATE,
+            (("next_seq", self.next_seq), ("liveness", "unknown"), ("scanned_at", format_rfc3339(time.time_ns()))),
+            fsync=self.fsync,
+        )

@@ -1,0 +1,92 @@
+"""What a collect pass would read, without reading it: sources, sizes and cursor states (``asz sources``).
+
+Spec: origin-digest §2.2 (cursors), §8.1 (``asz sources``). Takes no lock and
+writes nothing, so it may run beside a collector; what it shows can be a pass
+behind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Iterable
+
+from ..plugins.adapter import Adapter
+from .cursor import AppendCursor, SnapshotCursor, read_cursor
+from .layout import cursor_path, kind_dir
+
+__all__ = ["survey"]
+
+
+def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.PathLike, *,
+           include: Iterable[str] = (), exclude: Iterable[str] = ()) -> dict:
+    """Describe one adapter's sources against a storage root, as a JSON-ready dict.
+
+    Shape::
+
+        {"adapter": name, "source_root": str, "skipped": N,
+         "errors": [{"path", "message"}],
+         "sessions": [{"session", "sources": [{"src", "path", "kind", "mode", "stream", "batch",
+                       "size", "landed", "unread", "ord", "state", "reason", "cursor"}]}]}
+
+    Sizes are bytes. ``size`` is None and ``state`` ``unreadable`` when the
+    file cannot be read; ``state`` is ``new`` when no cursor exists. For an
+    append source ``landed`` is the cursor offset and ``unread`` is
+    ``size - landed``; for a snapshot ``unread`` is the size when the content
+    differs from what landed, else 0. Discovery exceptions become one error.
+    """
+    root = Path(root)
+    out: dict = {"adapter": adapter.name, "source_root": str(source_root), "skipped": 0, "errors": [], "sessions": []}
+    try:
+        disc = adapter.discover(Path(source_root), include=list(include), exclude=list(exclude))
+    except Exception as exc:
+        out["errors"].append({"path": str(source_root), "message": f"discovery failed: {type(exc).__name__}: {exc}"})
+        return out
+    out["skipped"] = len(disc.skipped)
+    out["errors"] = [{"path": str(p), "message": m} for p, m in disc.errors]
+    for session, sources in disc.sessions().items():
+        rows = []
+        for s in sources:
+            row = {"src": s.src, "path": str(s.path), "kind": s.kind, "mode": s.mode, "stream": s.stream, "batch": s.batch,
+                   "size": None, "landed": 0, "unread": None, "ord": 0, "state": "new", "reason": "", "cursor": ""}
+            try:
+                cp = cursor_path(kind_dir(root, session, s.kind, s.stream, s.batch), s.kind)
+                row["cursor"] = str(cp)
+                cur = read_cursor(cp)
+            except (ValueError, KeyError, OSError) as exc:
+                row["state"], row["reason"], cur = "unreadable", str(exc), None
+            try:
+                size = os.stat(s.path).st_size
+                row["size"] = size
+            except OSError as exc:
+                size = None
+                row["state"], row["reason"] = "unreadable", exc.strerror or str(exc)
+            if cur is not None:
+                row["state"] = cur.state
+                row["reason"] = cur.reason
+                if cur.source != s.src:
+                    row["state"], row["reason"] = "conflict", f"the cursor belongs to {cur.source}"
+            if isinstance(cur, AppendCursor):
+                row["landed"], row["ord"] = cur.offset, cur.ord
+                if size is not None:
+                    row["unread"] = max(0, size - cur.offset)
+            elif size is not None and s.mode == "snapshot":
+                same = isinstance(cur, SnapshotCursor) and _content_sha(s.path) == cur.content_sha256
+                row["landed"] = size if same else 0
+                row["unread"] = 0 if same else size
+            elif size is not None:
+                row["unread"] = size
+            rows.append(row)
+        out["sessions"].append({"session": session, "sources": rows})
+    return out
+
+
+def _content_sha(path: Path) -> str:
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return ""
+    data = data.rstrip(b"\n")
+    return hashlib.sha256(data).hexdigest() if data else ""
