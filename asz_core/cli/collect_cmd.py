@@ -1,7 +1,280 @@
-"""Command group module (filled in by its issue)."""
+"""``asz collect`` and ``asz sources``: land what the sources hold, and show what a pass would read.
 
+Spec: origin-digest §2.1-§2.2 (storage root, cursors), §8.1 (commands), §8.2 (asz.yaml).
+
+Exit codes: 0 done; 1 something is pending, refused or failed (one-shot
+collect), or another collector holds the root; 2 usage or configuration.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Optional
+
+import attrs
+import orjson
 import typer
+
+from ..collect import Collector, CollectOptions, Counters, Report
+from ..config import MIN_DELTA_BYTES, Config, ConfigError, format_duration, load_config, parse_duration
+from ..plugins import Adapter, get_plugin_manager
+from ..storage.root import LockBusy, collector_lock
+
+__all__ = ["register", "collect", "sources", "Job", "resolve_jobs", "load_adapter_file"]
+
+
+def _usage(cmd: str, message: str) -> typer.Exit:
+    typer.echo(f"asz {cmd}: {message}", err=True)
+    return typer.Exit(2)
+
+
+@attrs.define
+class Job:
+    """One adapter to collect: the adapter, its source root, filters, budget (bytes), mode and interval (s)."""
+
+    adapter: Adapter
+    source_root: Path
+    include: list[str]
+    exclude: list[str]
+    max_delta_bytes: int
+    mode: str
+    interval: float
+
+
+def load_adapter_file(path: Path) -> object:
+    """Import a Python file that defines ``asz_register_adapters()`` and return the module (a plugin object).
+
+    For one-off development adapters and tests (house style lesson 6). Raises
+    ImportError or any error the file raises while it is imported.
+    """
+    path = Path(path).resolve()
+    name = f"asz_adapter_file_{abs(hash(str(path))):x}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def resolve_jobs(
+    cmd: str,
+    cfg: Config,
+    *,
+    adapter: str = "",
+    source: Optional[Path] = None,
+    interval: str = "",
+    max_delta_bytes: Optional[int] = None,
+    adapter_files: list[Path] | None = None,
+) -> list[Job]:
+    """Turn configuration and flags into jobs. Raises typer.Exit(2) with a message for a usage problem.
+
+    ``--adapter`` picks one adapter (listed or not); otherwise every enabled
+    entry. ``--source`` needs exactly one adapter. A flag beats the file.
+    """
+    entries = [cfg.adapter(adapter)] if adapter else cfg.enabled()
+    if not entries:
+        raise _usage(cmd, f"no adapter is enabled in {cfg.path or 'the configuration'}; name one with --adapter")
+    if source is not None and len(entries) > 1:
+        raise _usage(cmd, f"--source needs --adapter when several adapters are enabled ({', '.join(e.name for e in entries)})")
+    try:
+        extra = [load_adapter_file(p) for p in (adapter_files or [])]
+    except Exception as exc:
+        raise _usage(cmd, f"--adapter-file: {type(exc).__name__}: {exc}") from None
+    reg = get_plugin_manager(extra=extra)
+    seconds: float | None = None
+    if interval:
+        try:
+            seconds = parse_duration(interval)
+        except ValueError as exc:
+            raise _usage(cmd, f"--interval: {exc}") from None
+    if max_delta_bytes is not None and max_delta_bytes < MIN_DELTA_BYTES:
+        raise _usage(cmd, f"--max-delta-bytes must be at least {MIN_DELTA_BYTES}, got {max_delta_bytes}")
+    jobs = []
+    for e in entries:
+        try:
+            a = reg.get(e.name)
+        except KeyError as exc:
+            raise _usage(cmd, f"{exc.args[0]} (see asz adapters list)") from None
+        if source is not None:
+            root = Path(source).expanduser()
+        elif e.source_root:
+            root = Path(e.source_root).expanduser()
+        else:
+            root = Path(a.default_source_root())
+        jobs.append(
+            Job(
+                a,
+                root,
+                list(e.include),
+                list(e.exclude),
+                max_delta_bytes if max_delta_bytes is not None else e.collector.max_delta_bytes,
+                e.collector.mode,
+                seconds if seconds is not None else e.collector.interval,
+            )
+        )
+    return jobs
+
+
+def _load(cmd: str, config: Optional[Path]) -> Config:
+    try:
+        return load_config(config)
+    except ConfigError as exc:
+        raise _usage(cmd, str(exc)) from None
+
+
+def _progress():
+    """A rich progress bar on stderr when stderr is a terminal, else None."""
+    if not sys.stderr.isatty():
+        return None
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        TextColumn("collect {task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+
+
+def _one_pass(collectors: list[Collector]) -> Counters:
+    total = Counters()
+    progress = _progress()
+    if progress is None:
+        for col in collectors:
+            total.add(col.run_pass())
+        return total
+    with progress:
+        for col in collectors:
+            task = progress.add_task(col.adapter.name, total=None)
+
+            def step(session: str, done: int, n: int, task=task) -> None:
+                progress.update(task, completed=done, total=n)
+
+            total.add(col.run_pass(on_session=step))
+    return total
+
+
+def collect(
+    once: bool = typer.Option(False, "--once", help="One pass, then exit: 1 when anything is pending, refused or failed."),
+    adapter: str = typer.Option("", "--adapter", help="Collect only this adapter (default: every enabled one; claude-code-local)."),
+    source: Optional[Path] = typer.Option(None, "--source", help="Source root of the adapter (e.g. a Claude Code projects dir)."),
+    root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default storage.root, ./data)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="asz.yaml to read (default ./asz.yaml if present)."),
+    interval: str = typer.Option("", "--interval", help="Watch interval, e.g. 30s or 10m (default collector.interval, 10m)."),
+    max_delta_bytes: Optional[int] = typer.Option(None, "--max-delta-bytes", help="Cut budget in bytes (default 2097152)."),
+    lock_timeout: float = typer.Option(30.0, "--lock-timeout", help="Seconds to wait for a session another writer holds."),
+    adapter_file: list[Path] = typer.Option([], "--adapter-file", help="Load an adapter from a Python file (development).", hidden=True),
+) -> None:
+    """Land what is new in the sources as Session Data, every interval or once (--once).
+
+    Each pass prints one line on stdout, ``[HH:MM:SS] sessions=N sources=N
+    landed=N records=N bytes=N conflicts=N pending=N errors=N gone=N skipped=N
+    busy=N (1.234s)``: ``landed`` counts files, ``bytes`` source bytes.
+    Problems go to stderr as ``error:``, ``conflict:`` or ``busy:`` lines. One
+    collector per root: a second one is refused (exit 1) while the first runs.
+    """
+    cfg = _load("collect", config)
+    jobs = resolve_jobs("collect", cfg, adapter=adapter, source=source, interval=interval,
+                        max_delta_bytes=max_delta_bytes, adapter_files=adapter_file)
+    storage = Path(root) if root is not None else Path(cfg.root)
+    watch = not once and any(j.mode == "watch" for j in jobs)
+    every = min(j.interval for j in jobs)
+    try:
+        lock = collector_lock(storage, 0.0).acquire()
+    except LockBusy as exc:
+        typer.echo(f"asz collect: another collector is running on {storage} ({exc.holder or 'holder unknown'}; "
+                   f"lock {exc.path}); one collector per root", err=True)
+        raise typer.Exit(1)
+    except OSError as exc:
+        typer.echo(f"asz collect: cannot use the storage root {storage}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(1)
+    report = Report()
+    collectors = [
+        Collector(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
+                  options=CollectOptions(max_delta_bytes=j.max_delta_bytes, lock_timeout=lock_timeout), report=report)
+        for j in jobs
+    ]
+    stop = threading.Event()
+    if watch:
+        # SIGTERM lets the current pass finish and print its line; Ctrl-C stops at once (crash-safe either way).
+        signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+        typer.echo(f"collecting {', '.join(f'{j.adapter.name} from {j.source_root}' for j in jobs)} into {storage} "
+                   f"(every {format_duration(every)})", err=True)
+    try:
+        while True:
+            started = time.monotonic()
+            try:
+                counters = _one_pass(collectors)
+            except OSError as exc:
+                typer.echo(f"error: {storage}: {exc.strerror or exc}", err=True)
+                counters = Counters(errors=1)
+            took = time.monotonic() - started
+            typer.echo(f"[{time.strftime('%H:%M:%S')}] {counters.summary()} ({took:.3f}s)")
+            if not watch:
+                raise typer.Exit(1 if counters.failed else 0)
+            if stop.wait(max(0.0, every - took)):
+                typer.echo("stopped", err=True)
+                raise typer.Exit(0)
+    except KeyboardInterrupt:
+        typer.echo("stopped", err=True)
+        raise typer.Exit(0 if watch else 130)
+    finally:
+        lock.release()
+
+
+def sources(
+    source: Optional[Path] = typer.Option(None, "--source", help="Source root of the adapter."),
+    root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default storage.root, ./data)."),
+    adapter: str = typer.Option("", "--adapter", help="Only this adapter (default: every enabled one)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="asz.yaml to read (default ./asz.yaml if present)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+    adapter_file: list[Path] = typer.Option([], "--adapter-file", help="Load an adapter from a Python file (development).", hidden=True),
+) -> None:
+    """List the sessions and files a collect pass would read, with sizes (bytes) and cursor states.
+
+    Per source: session, kind, mode (append|snapshot), size, landed (append:
+    the cursor's offset; snapshot: 0 or the size when its content landed),
+    unread (bytes a pass would look at), cursor state (``new`` when there is no
+    cursor yet) and src. Discovery errors are listed; exit 1 when there are
+    any. Reads only: takes no lock and writes nothing.
+    """
+    from ..storage.survey import survey
+
+    cfg = _load("sources", config)
+    jobs = resolve_jobs("sources", cfg, adapter=adapter, source=source, adapter_files=adapter_file)
+    storage = Path(root) if root is not None else Path(cfg.root)
+    out = [survey(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude) for j in jobs]
+    if as_json:
+        typer.echo(orjson.dumps({"root": str(storage), "adapters": out}, option=orjson.OPT_INDENT_2).decode())
+    else:
+        for a in out:
+            n_src = sum(len(s["sources"]) for s in a["sessions"])
+            typer.echo(f"{a['adapter']} from {a['source_root']} into {storage}: {len(a['sessions'])} session(s), {n_src} source(s)")
+            typer.echo(f"{'SESSION':<38} {'KIND':<18} {'MODE':<8} {'SIZE':>12} {'LANDED':>12} {'UNREAD':>12} {'STATE':<12} SRC")
+            for sess in a["sessions"]:
+                for s in sess["sources"]:
+                    typer.echo(f"{sess['session']:<38} {s['kind']:<18} {s['mode']:<8} {_num(s['size']):>12} {_num(s['landed']):>12} "
+                               f"{_num(s['unread']):>12} {s['state']:<12} {s['src']}")
+            for e in a["errors"]:
+                typer.echo(f"error: {e['path']}: {e['message']}", err=True)
+    raise typer.Exit(1 if any(a["errors"] for a in out) else 0)
+
+
+def _num(v) -> str:
+    return "-" if v is None else str(v)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
+    """Add ``collect`` and ``sources`` to ``app``."""
+    app.command("collect")(collect)
+    app.command("sources")(sources)

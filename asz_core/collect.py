@@ -1,0 +1,777 @@
+"""One collect pass: read an adapter's sources and land what is new (origin-digest §2.1, §2.2).
+
+:class:`Collector` holds one adapter, one source root and one storage root.
+Each :meth:`Collector.run_pass` lists the sources (``adapter.discover``),
+then, session by session and under the session's lock, moves each source's
+cursor:
+
+* a stream of lines (``mode == "append"``) follows the eight steps of
+  origin-digest §2.2: a vanished file is ``source_gone``; a file shorter than
+  the cursor's offset, or whose 1 MiB before the offset no longer hashes to the
+  cursor's ``tail_sha256``, is a sticky ``conflict``; a new inode whose tail
+  still matches is adopted; otherwise complete lines are read from the offset
+  in windows of up to ``max_delta_bytes`` (a partial last line waits for its
+  newline, a single longer line is read whole), each converted by
+  ``adapter.convert_line``, cut into files by encoded record size, and each file
+  lands before the cursor moves past it. At most ``max_windows`` windows are
+  read per source per pass; what is left counts as pending.
+* a one-document source (``mode == "snapshot"``) lands as one record whenever
+  the SHA-256 of its content (trailing newlines trimmed) changes; an empty
+  file lands nothing.
+
+A crash at any point repeats records on the next pass (the cursor still points
+before them) and never loses one: nothing already landed is touched again.
+Problems never stop a pass: each goes to :class:`Report` (stderr by default)
+and to the :class:`Counters`.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import stat
+import sys
+import time
+from pathlib import Path
+from typing import Callable, Iterable, TextIO
+
+import attrs
+
+from .plugins.adapter import Adapter, Source
+from .sessiondata import (
+    DEFAULT_MAX_DELTA_BYTES,
+    Header,
+    Record,
+    decode_header,
+    format_rfc3339,
+    shrink_record,
+    source_sha,
+    unknown_part,
+)
+from .sessiondata.codec import encode_closing, encode_header, encode_record
+from .sessiondata.model import Closing
+from .storage.cursor import TAIL_WINDOW, AppendCursor, SnapshotCursor, read_cursor, write_cursor
+from .storage.layout import PREFIX_KIND, cursor_path, kind_dir, landed_files, parse_landed_name, session_dir, session_dirs
+from .storage.root import LockBusy, SessionWriter, session_lock
+
+__all__ = [
+    "Counters",
+    "CollectOptions",
+    "Report",
+    "Collector",
+    "MAX_WINDOWS",
+    "SUMMARY_KEYS",
+]
+
+#: Windows read per source per pass before the rest is left pending (origin-digest §2.2 step 8).
+MAX_WINDOWS = 65
+#: Chunk used to look for the end of a line longer than the budget, in bytes.
+_SCAN_CHUNK = 4 << 20
+#: Kinds stored under ``streams/<stream>``, whose header names the stream (``main`` when empty).
+_STREAM_KINDS = ("transcript", "agent_meta", "changes", "execution")
+#: Counter names in the order the summary line prints them.
+SUMMARY_KEYS = ("sessions", "sources", "landed", "records", "bytes", "conflicts", "pending", "errors", "gone", "skipped", "busy")
+
+
+@attrs.define
+class Counters:
+    """What a pass did. ``landed`` counts files; ``records`` records in them; ``bytes`` the source bytes
+    those records came from (newlines included); ``conflicts`` sources refused (new or sticky);
+    ``pending`` sources with complete lines left after ``max_windows`` windows; ``errors`` unreadable
+    places and adapter failures; ``gone`` sources found missing this pass; ``skipped`` what discovery
+    passed over; ``busy`` sessions whose lock another writer held."""
+
+    sessions: int = 0
+    sources: int = 0
+    landed: int = 0
+    records: int = 0
+    bytes: int = 0
+    conflicts: int = 0
+    pending: int = 0
+    errors: int = 0
+    gone: int = 0
+    skipped: int = 0
+    busy: int = 0
+
+    def add(self, other: "Counters") -> None:
+        """Add ``other`` into this one (several adapters in one pass)."""
+        for k in SUMMARY_KEYS:
+            setattr(self, k, getattr(self, k) + getattr(other, k))
+
+    @property
+    def failed(self) -> bool:
+        """True when anything is pending, refused or failed: a one-shot collect then exits 1."""
+        return bool(self.pending or self.errors or self.conflicts or self.busy)
+
+    def summary(self) -> str:
+        """``sessions=N sources=N landed=N records=N bytes=N conflicts=N pending=N errors=N gone=N skipped=N busy=N``."""
+        return " ".join(f"{k}={getattr(self, k)}" for k in SUMMARY_KEYS)
+
+
+@attrs.define
+class CollectOptions:
+    """Knobs of a pass: the cut budget in bytes, windows per source, session-lock wait in seconds, fsync."""
+
+    max_delta_bytes: int = DEFAULT_MAX_DELTA_BYTES
+    max_windows: int = MAX_WINDOWS
+    lock_timeout: float = 30.0
+    fsync: bool = True
+
+
+class Report:
+    """Where problems are told: one line each on ``stream`` (stderr by default).
+
+    ``error: <path>: <message>``, ``conflict: <path>: <reason>`` and
+    ``busy: <path>: <message>``. A conflict is told once per process for one
+    source and reason; the counters still count it on every pass.
+    """
+
+    def __init__(self, stream: TextIO | None = None):
+        self.stream = stream
+        self._told: set[tuple[str, str]] = set()
+
+    def _out(self) -> TextIO:
+        return self.stream if self.stream is not None else sys.stderr
+
+    def _line(self, text: str) -> None:
+        out = self._out()
+        out.write(text + "\n")
+        out.flush()
+
+    def error(self, path: str | os.PathLike, message: str) -> None:
+        """Tell an error about ``path``."""
+        self._line(f"error: {path}: {message}")
+
+    def conflict(self, path: str | os.PathLike, reason: str) -> None:
+        """Tell a conflict once per (path, reason) in this process."""
+        key = (str(path), reason)
+        if key in self._told:
+            return
+        self._told.add(key)
+        self._line(f"conflict: {path}: {reason}")
+
+    def busy(self, path: str | os.PathLike, message: str) -> None:
+        """Tell that a session was left alone because its lock was held."""
+        self._line(f"busy: {path}: {message}")
+
+
+class _SourceError(Exception):
+    """A source could not be read; the message says why (already human-readable)."""
+
+
+def _strerror(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def _open_source(path: Path) -> tuple[int, os.stat_result]:
+    """Open a source read-only without blocking (a FIFO must not hang a pass) and check it is a regular file."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+            raise _SourceError(f"unreadable: {kind}")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
+
+
+def _pread_exact(fd: int, n: int, off: int) -> bytes:
+    """Read ``n`` bytes at ``off``; shorter only at end of file."""
+    data = os.pread(fd, n, off)
+    if len(data) == n or not data:
+        return data
+    parts = [data]
+    got = len(data)
+    while got < n:
+        more = os.pread(fd, n - got, off + got)
+        if not more:
+            break
+        parts.append(more)
+        got += len(more)
+    return b"".join(parts)
+
+
+def _has_complete_line(fd: int, off: int) -> bool:
+    """True when the file holds a ``\\n`` at or after ``off`` (reads in chunks, keeps none)."""
+    while True:
+        chunk = os.pread(fd, _SCAN_CHUNK, off)
+        if not chunk:
+            return False
+        if b"\n" in chunk:
+            return True
+        off += len(chunk)
+
+
+def _read_window(fd: int, off: int, budget: int) -> tuple[bytes, int]:
+    """Read the next window at ``off``: up to ``budget`` bytes cut after the last ``\\n``.
+
+    Returns ``(data, end)`` where ``data[:end]`` is whole lines; ``end == 0``
+    when no complete line follows ``off`` (nothing, or a partial line still
+    being written). A single line longer than the budget is read whole.
+    """
+    data = _pread_exact(fd, budget, off)
+    if not data:
+        return b"", 0
+    nl = data.rfind(b"\n")
+    if nl >= 0:
+        return data, nl + 1
+    if len(data) < budget:
+        return b"", 0  # a partial last line: wait for its newline
+    # One line longer than the budget: find its end without holding the scan, then read it whole.
+    pos = off + len(data)
+    del data
+    while True:
+        chunk = os.pread(fd, _SCAN_CHUNK, pos)
+        if not chunk:
+            return b"", 0
+        i = chunk.find(b"\n")
+        if i >= 0:
+            end = pos + i + 1 - off
+            break
+        pos += len(chunk)
+    del chunk
+    data = _pread_exact(fd, end, off)
+    if len(data) < end or not data.endswith(b"\n"):
+        return b"", 0  # the file changed under us; try again next pass
+    return data, end
+
+
+def _tail_digest(prev: bytes, prev_end: int, data: bytes, upto: int) -> str:
+    """SHA-256 of the ``TAIL_WINDOW`` bytes before ``prev_end + upto``.
+
+    ``prev`` holds the bytes just before ``data`` (its last byte is at
+    ``prev_end - 1``); ``data[:upto]`` follows it.
+    """
+    h = hashlib.sha256()
+    if upto >= TAIL_WINDOW:
+        h.update(memoryview(data)[upto - TAIL_WINDOW : upto])
+    else:
+        need = TAIL_WINDOW - upto
+        h.update(memoryview(prev)[max(0, len(prev) - need) :])
+        h.update(memoryview(data)[:upto])
+    return h.hexdigest()
+
+
+def _next_tail(prev: bytes, data: bytes, upto: int) -> bytes:
+    """The last ``TAIL_WINDOW`` bytes of ``prev + data[:upto]``."""
+    if upto >= TAIL_WINDOW:
+        return data[upto - TAIL_WINDOW : upto]
+    keep = TAIL_WINDOW - upto
+    return prev[max(0, len(prev) - keep) :] + data[:upto]
+
+
+_CLOSING_MAX = len(encode_closing(Closing(records=2**63 - 1, digest="0" * 64))) + 1
+
+
+@attrs.define
+class _Batch:
+    """Encoded record lines waiting to land in one file, and where they end in the source."""
+
+    lines: list[bytes] = attrs.Factory(list)
+    size: int = 0
+    records: int = 0
+    end_off: int = 0
+    end_ord: int = 0
+    end_pos: int = 0  # position in the window's data where the last line ends
+    src_bytes: int = 0
+    last_id: str = ""
+
+
+class Collector:
+    """Collects one adapter's sources into one storage root, one pass at a time.
+
+    ``root`` is the storage root; ``source_root`` the adapter's source root
+    (relative ``src`` values and cursor ``source`` values are relative to it);
+    ``include``/``exclude`` are handed to ``adapter.discover``. Keep one
+    Collector across the passes of a watch loop: it remembers which conflicts it
+    has told and which undiscovered sessions it has checked.
+    """
+
+    def __init__(
+        self,
+        root: str | os.PathLike,
+        adapter: Adapter,
+        source_root: str | os.PathLike,
+        *,
+        include: Iterable[str] = (),
+        exclude: Iterable[str] = (),
+        options: CollectOptions | None = None,
+        report: Report | None = None,
+    ):
+        self.root = Path(root)
+        self.adapter = adapter
+        self.source_root = Path(source_root)
+        self.include = list(include)
+        self.exclude = list(exclude)
+        self.options = options or CollectOptions()
+        self.report = report or Report()
+        self._checked_undiscovered: set[str] = set()
+        self._told_errors: set[tuple[str, str]] = set()
+
+    # ------------------------------------------------------------------ pass
+
+    def run_pass(self, on_session: Callable[[str, int, int], None] | None = None) -> Counters:
+        """Run one pass and return its counters. Never raises for a source, session or discovery problem.
+
+        ``on_session(session, done, total)`` is called after each session (for
+        a progress bar). The caller should hold the root's collector lock
+        (:func:`asz_core.storage.root.collector_lock`).
+        """
+        c = Counters()
+        try:
+            disc = self.adapter.discover(self.source_root, include=self.include, exclude=self.exclude)
+        except Exception as exc:  # an adapter bug or an unreadable source root: the pass reports it
+            self.report.error(self.source_root, f"discovery failed: {type(exc).__name__}: {exc}")
+            c.errors += 1
+            return c
+        for path, message in disc.errors:
+            self.report.error(path, message)
+            c.errors += 1
+        c.skipped += len(disc.skipped)
+        sessions = disc.sessions()
+        discovered: set[str] = set()
+        total = len(sessions)
+        for n, (session, sources) in enumerate(sessions.items(), 1):
+            try:
+                discovered.add(session_dir(self.root, session).name)
+            except ValueError as exc:
+                self.report.error(sources[0].path, f"session id {session!r}: {exc}")
+                c.errors += 1
+                continue
+            self._checked_undiscovered.discard(session_dir(self.root, session).name)
+            self._session(session, sources, c)
+            if on_session is not None:
+                on_session(session, n, total)
+        for sdir in session_dirs(self.root):
+            if sdir.name in discovered or sdir.name in self._checked_undiscovered:
+                continue
+            if self._check_gone(sdir, visited=set(), c=c, timeout=0.0):
+                self._checked_undiscovered.add(sdir.name)
+        return c
+
+    # ------------------------------------------------------------------ session
+
+    def _session(self, session: str, sources: list[Source], c: Counters) -> None:
+        c.sessions += 1
+        c.sources += len(sources)
+        sdir = session_dir(self.root, session)
+        if not sdir.is_dir() and not any(_nonempty(s.path) for s in sources):
+            return  # nothing to land and nothing landed: create no directory
+        lock = session_lock(self.root, session, self.options.lock_timeout)
+        try:
+            lock.acquire()
+        except LockBusy as exc:
+            self.report.busy(sdir, f"another writer holds the session lock ({exc.holder or 'unknown holder'}); "
+                             f"left for the next pass after {self.options.lock_timeout:g}s")
+            c.busy += 1
+            return
+        except OSError as exc:
+            self.report.error(sdir, f"cannot lock the session: {_strerror(exc)}")
+            c.errors += 1
+            return
+        try:
+            pass_ = _SessionPass(self, session, time.time_ns(), c)
+            visited: set[Path] = set()
+            owners: dict[Path, str] = {}
+            for s in sources:
+                try:
+                    d = kind_dir(self.root, session, s.kind, s.stream, s.batch)
+                    cp = cursor_path(d, s.kind)
+                except (ValueError, KeyError) as exc:
+                    self.report.error(s.path, f"cannot be stored: {exc}")
+                    c.errors += 1
+                    continue
+                visited.add(cp)
+                pass_.source(s, d, cp, owners)
+            if pass_.writer is not None:
+                pass_.writer.write_state()
+            self._check_gone(sdir, visited, c, timeout=None)
+        except OSError as exc:
+            self.report.error(sdir, f"session pass stopped: {_strerror(exc)}")
+            c.errors += 1
+        finally:
+            lock.release()
+
+    # ------------------------------------------------------------------ pruned sources
+
+    def _check_gone(self, sdir: Path, visited: set[Path], c: Counters, timeout: float | None) -> bool:
+        """Mark ``source_gone`` on this adapter's active cursors whose source file is missing.
+
+        ``timeout`` None means the caller holds the session lock already. Returns
+        False when the lock was busy (check again next pass).
+        """
+        lock = None
+        if timeout is not None:
+            lock = session_lock(self.root, sdir.name, timeout)
+            try:
+                lock.acquire()
+            except (LockBusy, OSError):
+                return False
+        try:
+            for cp in _cursor_files(sdir):
+                if cp in visited:
+                    continue
+                try:
+                    cur = read_cursor(cp)
+                except (ValueError, OSError):
+                    continue
+                if cur is None or cur.state != "active" or not cur.source:
+                    continue
+                kind = PREFIX_KIND.get(cp.stem)
+                if kind is None or _owner(cp.parent, kind) != self.adapter.name:
+                    continue
+                path = self.source_root / cur.source
+                try:
+                    os.stat(path)
+                    continue
+                except FileNotFoundError:
+                    pass
+                except OSError:
+                    continue  # unreadable is not gone
+                cur.state = "source_gone"
+                cur.updated_at = format_rfc3339(time.time_ns())
+                write_cursor(cp, cur, fsync=self.options.fsync)
+                c.gone += 1
+        finally:
+            if lock is not None:
+                lock.release()
+        return True
+
+
+def _nonempty(path: Path) -> bool:
+    """True unless ``path`` is an empty regular file (anything odd goes to the session pass to report)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return st.st_size > 0 or not stat.S_ISREG(st.st_mode)
+
+
+def _cursor_files(sdir: Path) -> list[Path]:
+    out = []
+    for sub in ("streams", "runs"):
+        d = sdir / sub
+        if d.is_dir():
+            for child in sorted(d.iterdir()):
+                if child.is_dir():
+                    out.extend(sorted(child.glob("*.cursor")))
+    pb = sdir / "provider_body"
+    if pb.is_dir():
+        out.extend(sorted(pb.glob("*.cursor")))
+    return out
+
+
+def _owner(directory: Path, kind: str) -> str:
+    """The adapter name in the header of the newest landed file of ``kind`` in ``directory`` ('' if none)."""
+    best = None
+    try:
+        for e in os.scandir(directory):
+            ln = parse_landed_name(e.name)
+            if ln is not None and ln.kind == kind and ln.ext == "sd" and (best is None or ln.seq > best[0]):
+                best = (ln.seq, e.path)
+    except OSError:
+        return ""
+    if best is None:
+        return ""
+    try:
+        with open(best[1], "rb") as f:
+            header = decode_header(f.readline().rstrip(b"\n"))
+    except (OSError, ValueError):
+        return ""
+    return header.adapter.rsplit("/", 1)[0]
+
+
+class _SessionPass:
+    """One session's part of a pass: the sources, under the session lock, landing through one SessionWriter."""
+
+    def __init__(self, col: Collector, session: str, stamp_ns: int, c: Counters):
+        self.col = col
+        self.adapter = col.adapter
+        self.report = col.report
+        self.opts = col.options
+        self.session = session
+        self.stamp_ns = stamp_ns
+        self.c = c
+        self.writer: SessionWriter | None = None
+
+    def _w(self) -> SessionWriter:
+        if self.writer is None:
+            self.writer = SessionWriter.open(self.col.root, self.session, stamp_ns=self.stamp_ns, fsync=self.opts.fsync)
+        return self.writer
+
+    def _header(self, s: Source) -> Header:
+        stream = s.stream or ("main" if s.kind in _STREAM_KINDS else "")
+        return Header(kind=s.kind, session=s.session, src=s.src, dialect=s.dialect, adapter=self.adapter.identity,
+                      stream=stream, batch=s.batch)
+
+    def _error_once(self, path: Path, message: str) -> None:
+        key = (str(path), message)
+        self.c.errors += 1
+        if key not in self.col._told_errors:
+            self.col._told_errors.add(key)
+            self.report.error(path, message)
+
+    def _conflict(self, cp: Path, cur: AppendCursor | SnapshotCursor, path: Path, reason: str) -> None:
+        cur.state = "conflict"
+        cur.reason = reason
+        cur.updated_at = format_rfc3339(time.time_ns())
+        write_cursor(cp, cur, fsync=self.opts.fsync)
+        self.report.conflict(path, f"{reason}; what landed is kept and the source is no longer read (cursor {cp})")
+        self.c.conflicts += 1
+
+    # ------------------------------------------------------------------ one source
+
+    def source(self, s: Source, d: Path, cp: Path, owners: dict[Path, str]) -> None:
+        try:
+            cur = read_cursor(cp)
+        except (ValueError, OSError) as exc:
+            self._error_once(cp, f"unreadable cursor: {exc}")
+            return
+        want = AppendCursor if s.mode == "append" else SnapshotCursor
+        if cur is not None and not isinstance(cur, want):
+            self._error_once(cp, f"cursor is {cur.kind}, source {s.src} is read as {s.mode}")
+            return
+        owner = cur.source if cur is not None else owners.get(cp)
+        if owner is not None and owner != s.src:
+            self.report.conflict(s.path, f"lands into {d} like {owner}; the second source is refused")
+            self.c.conflicts += 1
+            return
+        owners[cp] = s.src
+        if cur is not None and cur.state == "conflict":
+            self.c.conflicts += 1  # sticky, told when it was set
+            return
+        try:
+            fd, st = _open_source(s.path)
+        except FileNotFoundError:
+            self._gone(cp, cur)
+            return
+        except _SourceError as exc:
+            self._error_once(s.path, str(exc))
+            return
+        except OSError as exc:
+            self._error_once(s.path, f"unreadable: {_strerror(exc)}")
+            return
+        try:
+            if s.mode == "snapshot":
+                self._snapshot(s, fd, st, cp, cur)  # type: ignore[arg-type]
+            else:
+                self._append(s, fd, st, cp, cur)  # type: ignore[arg-type]
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EROFS, errno.EDQUOT):
+                raise  # the root itself is failing: stop the session
+            self._error_once(s.path, f"read failed: {_strerror(exc)}")
+        finally:
+            os.close(fd)
+
+    def _gone(self, cp: Path, cur: AppendCursor | SnapshotCursor | None) -> None:
+        if cur is not None and cur.state == "active":
+            cur.state = "source_gone"
+            cur.updated_at = format_rfc3339(time.time_ns())
+            write_cursor(cp, cur, fsync=self.opts.fsync)
+            self.c.gone += 1
+
+    # ------------------------------------------------------------------ records
+
+    def _convert(self, s: Source, line: bytes, ord_: int, off: int) -> Record:
+        try:
+            rec = self.adapter.convert_line(s, line, ord_, off)
+        except Exception as exc:  # the contract says never raise; keep the bytes anyway
+            self._error_once(s.path, f"adapter {self.adapter.name} failed on line {ord_}: {type(exc).__name__}: {exc}")
+            rec = Record(parts=[unknown_part(line, f"the adapter failed on this line: {type(exc).__name__}")])
+        return _fix(rec, ord_, off, line)
+
+    def _encode_fit(self, rec: Record, budget: int) -> bytes:
+        """Encode a record; shrink it first when it cannot fit ``budget`` (bytes, newline included)."""
+        enc = encode_record(rec)
+        if len(enc) + 1 > budget:
+            enc = encode_record(shrink_record(rec, budget))
+        return enc
+
+    def _overhead(self, s: Source) -> int:
+        hdr = attrs.evolve(self._header(s), seq=10**9, at=format_rfc3339(self.stamp_ns))
+        return len(encode_header(hdr)) + 1 + _CLOSING_MAX
+
+    def _land(self, s: Source, lines: list[bytes]) -> int:
+        w = self._w()
+        writer = w.start(self._header(s))
+        try:
+            for enc in lines:
+                writer.write_encoded(enc)
+            lf = w.finish(writer)
+        except BaseException:
+            writer.abort()
+            raise
+        self.c.landed += 1
+        self.c.records += len(lines)
+        return lf.header.seq
+
+    # ------------------------------------------------------------------ append (§2.2)
+
+    def _append(self, s: Source, fd: int, st: os.stat_result, cp: Path, cur: AppendCursor | None) -> None:
+        dirty = False
+        if cur is None:
+            cur = AppendCursor(source=s.src, dev=st.st_dev, ino=st.st_ino)
+        elif cur.state == "source_gone":
+            cur.state, dirty = "active", True  # the file is back: normal checks follow
+        size = st.st_size
+        # 2. shorter than what landed
+        if size < cur.offset:
+            self._conflict(cp, cur, s.path, f"truncated: the source has {size} bytes, {cur.offset} already landed")
+            return
+        # 3. nothing new (mtime never consulted)
+        if size == cur.offset and st.st_ino == cur.ino:
+            if dirty:
+                self._save(cp, cur, st)
+            return
+        # 4. the bytes before the offset must be the ones that landed
+        prev = b""
+        if cur.offset > 0:
+            start = max(0, cur.offset - TAIL_WINDOW)
+            prev = _pread_exact(fd, cur.offset - start, start)
+            if len(prev) < cur.offset - start:
+                self._conflict(cp, cur, s.path, f"truncated while read: fewer than {cur.offset} bytes")
+                return
+            if cur.tail_sha256:
+                if hashlib.sha256(prev).hexdigest() != cur.tail_sha256:
+                    self._conflict(cp, cur, s.path, f"rewritten: the {len(prev)} bytes before offset {cur.offset} changed")
+                    return
+            elif st.st_ino != cur.ino:
+                self._conflict(cp, cur, s.path, "a new file (inode) and no tail digest to check it against")
+                return
+        if st.st_ino != cur.ino or st.st_dev != cur.dev:
+            cur.dev, cur.ino, dirty = st.st_dev, st.st_ino, True  # adopt: same bytes, new inode
+        # 5-8. windows of complete lines
+        budget = self.opts.max_delta_bytes
+        overhead = self._overhead(s)
+        room = max(1, budget - overhead)
+        windows = 0
+        while windows < self.opts.max_windows:
+            data, end = _read_window(fd, cur.offset, budget)
+            if end == 0:
+                break
+            windows += 1
+            base_off = cur.offset
+            batch = _Batch()
+            pos = 0
+            ord_ = cur.ord
+            while pos < end:
+                nl = data.index(b"\n", pos)
+                line = data[pos:nl]
+                ord_ += 1
+                rec = self._convert(s, line, ord_, base_off + pos)
+                enc = encode_record(rec)
+                size_enc = len(enc) + 1
+                if size_enc > room:
+                    # Too large to share a file: land what is waiting, then this record alone, shrunk to fit.
+                    self._flush(s, cp, cur, batch, prev, base_off, data, st)
+                    rid = rec.id
+                    enc = self._encode_fit(rec, room)
+                    del rec
+                    batch = _Batch([enc], len(enc) + 1, 1, base_off + nl + 1, ord_, nl + 1, nl + 1 - pos, rid)
+                    self._flush(s, cp, cur, batch, prev, base_off, data, st)
+                    batch = _Batch()
+                else:
+                    if batch.size + size_enc > room:
+                        self._flush(s, cp, cur, batch, prev, base_off, data, st)
+                        batch = _Batch()
+                    batch.lines.append(enc)
+                    batch.size += size_enc
+                    batch.records += 1
+                    batch.end_off = base_off + nl + 1
+                    batch.end_ord = ord_
+                    batch.end_pos = nl + 1
+                    batch.src_bytes += nl + 1 - pos
+                    batch.last_id = rec.id
+                pos = nl + 1
+            self._flush(s, cp, cur, batch, prev, base_off, data, st)
+            dirty = False
+            prev = _next_tail(prev, data, end)
+            del data
+        if windows >= self.opts.max_windows and _has_complete_line(fd, cur.offset):
+            self.c.pending += 1
+        if dirty:
+            self._save(cp, cur, st)
+
+    def _flush(self, s: Source, cp: Path, cur: AppendCursor, batch: _Batch, prev: bytes, base_off: int, data: bytes,
+               st: os.stat_result) -> None:
+        """Land a batch as one file, THEN move the cursor past it (a crash between repeats, never loses)."""
+        if not batch.lines:
+            return
+        seq = self._land(s, batch.lines)
+        self.c.bytes += batch.src_bytes
+        cur.offset = batch.end_off
+        cur.ord = batch.end_ord
+        if batch.last_id:
+            cur.last_uuid = batch.last_id
+        cur.tail_sha256 = _tail_digest(prev, base_off, data, batch.end_pos)
+        cur.last_seq = seq
+        self._save(cp, cur, st)
+        batch.lines.clear()
+
+    def _save(self, cp: Path, cur: AppendCursor | SnapshotCursor, st: os.stat_result) -> None:
+        cur.size = max(st.st_size, getattr(cur, "offset", 0))
+        cur.mtime = st.st_mtime_ns
+        cur.updated_at = format_rfc3339(time.time_ns())
+        cp.parent.mkdir(parents=True, exist_ok=True)
+        write_cursor(cp, cur, fsync=self.opts.fsync)
+
+    # ------------------------------------------------------------------ snapshot (§2.2)
+
+    def _snapshot(self, s: Source, fd: int, st: os.stat_result, cp: Path, cur: SnapshotCursor | None) -> None:
+        dirty = False
+        if cur is None:
+            cur = SnapshotCursor(source=s.src)
+        elif cur.state == "source_gone":
+            cur.state, dirty = "active", True
+        chunks = []
+        off = 0
+        while True:
+            b = os.pread(fd, 1 << 20, off)
+            if not b:
+                break
+            chunks.append(b)
+            off += len(b)
+        data = b"".join(chunks)
+        del chunks
+        trimmed = data.rstrip(b"\n")
+        if not trimmed:
+            if dirty:
+                self._save(cp, cur, st)
+            return  # an empty document lands nothing
+        digest = hashlib.sha256(trimmed).hexdigest()
+        del trimmed
+        if digest == cur.content_sha256:
+            if dirty:
+                self._save(cp, cur, st)
+            return
+        try:
+            rec = self.adapter.convert_document(s, data)
+        except Exception as exc:
+            self._error_once(s.path, f"adapter {self.adapter.name} failed on the document: {type(exc).__name__}: {exc}")
+            rec = Record(parts=[unknown_part(data, f"the adapter failed on this document: {type(exc).__name__}")])
+        rec = _fix(rec, 1, 0, data)
+        room = max(1, self.opts.max_delta_bytes - self._overhead(s))
+        enc = self._encode_fit(rec, room)
+        del rec
+        seq = self._land(s, [enc])
+        self.c.bytes += len(data)
+        cur.content_sha256 = digest
+        cur.last_seq = seq
+        cur.state = "active"
+        self._save(cp, cur, st)
+
+
+def _fix(rec: Record, ord_: int, off: int, line: bytes) -> Record:
+    """Make a record say where it came from: ord, off, and bytes/sha when the adapter left them out."""
+    rec.ord = ord_
+    rec.off = off
+    if not rec.bytes:
+        rec.bytes = len(line)
+    if not rec.sha:
+        rec.sha = source_sha(line)
+    return rec

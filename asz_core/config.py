@@ -1,0 +1,286 @@
+"""``asz.yaml``: the configuration file (origin-digest §8.2).
+
+Keys read, with their defaults::
+
+    storage:
+      root: ./data                      # the storage root, relative to the working directory
+    adapters:                           # a file listing adapters replaces the default list
+      - name: claude-code-local
+        enabled: true
+        source_root: ""                 # "" = the adapter's default (CLAUDE_CONFIG_DIR/projects, …)
+        include: []                     # session filters, passed to the adapter's discovery
+        exclude: []
+        collector:
+          mode: watch                   # watch | once
+          interval: 10m                 # Go-style duration: 30s, 10m, 1h30m, 500ms
+          max_delta_bytes: 2097152      # the cut budget in bytes (2 MiB)
+    parse:
+      max_round_bytes: 2097152
+
+Every other key is an error that names the key and the file
+(:class:`ConfigError`). With no file given, ``./asz.yaml`` is read when it
+exists, else the built-in defaults apply.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import attrs
+import yaml
+
+from .sessiondata import DEFAULT_MAX_DELTA_BYTES
+from .storage.layout import DEFAULT_ROOT
+
+__all__ = [
+    "ConfigError",
+    "CollectorConfig",
+    "AdapterConfig",
+    "Config",
+    "load_config",
+    "parse_duration",
+    "format_duration",
+    "DEFAULT_ADAPTER",
+    "DEFAULT_CONFIG_NAME",
+    "MIN_DELTA_BYTES",
+]
+
+#: The adapter collected when no configuration names one.
+DEFAULT_ADAPTER = "claude-code-local"
+#: The file read from the working directory when no ``--config`` is given.
+DEFAULT_CONFIG_NAME = "asz.yaml"
+#: The smallest cut budget accepted, in bytes (a header and a closing line must fit).
+MIN_DELTA_BYTES = 1024
+#: Default collector interval in seconds (10m).
+DEFAULT_INTERVAL = 600.0
+DEFAULT_MAX_ROUND_BYTES = 2 * 1024 * 1024
+
+
+class ConfigError(ValueError):
+    """A configuration problem: ``where`` is ``file: key.path`` (or the flag), ``message`` says what is wrong."""
+
+    def __init__(self, where: str, message: str):
+        self.where = where
+        self.message = message
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+@attrs.define
+class CollectorConfig:
+    """``collector`` of one adapter: ``mode`` (watch|once), ``interval`` in seconds, ``max_delta_bytes`` in bytes."""
+
+    mode: str = "watch"
+    interval: float = DEFAULT_INTERVAL
+    max_delta_bytes: int = DEFAULT_MAX_DELTA_BYTES
+
+
+@attrs.define
+class AdapterConfig:
+    """One entry of ``adapters``: name, enabled, source_root ('' = the adapter's default), filters, collector."""
+
+    name: str
+    enabled: bool = True
+    source_root: str = ""
+    include: list[str] = attrs.Factory(list)
+    exclude: list[str] = attrs.Factory(list)
+    collector: CollectorConfig = attrs.Factory(CollectorConfig)
+
+
+@attrs.define
+class Config:
+    """The whole configuration. ``path`` is the file read, None for built-in defaults."""
+
+    root: str = DEFAULT_ROOT
+    adapters: list[AdapterConfig] = attrs.Factory(lambda: [AdapterConfig(DEFAULT_ADAPTER)])
+    max_round_bytes: int = DEFAULT_MAX_ROUND_BYTES
+    path: Path | None = None
+
+    def enabled(self) -> list[AdapterConfig]:
+        """The adapters with ``enabled: true``, in file order."""
+        return [a for a in self.adapters if a.enabled]
+
+    def adapter(self, name: str) -> AdapterConfig:
+        """The entry named ``name``, or a default entry for it when the file does not list it."""
+        for a in self.adapters:
+            if a.name == name:
+                return a
+        return AdapterConfig(name)
+
+
+# --------------------------------------------------------------------------- durations
+
+_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+_DUR_RE = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+
+
+def parse_duration(text: str) -> float:
+    """Parse a Go-style duration (``10m``, ``30s``, ``1h30m``, ``500ms``, ``0``) into seconds.
+
+    Raises ValueError for anything else, a missing unit or a negative value.
+    """
+    s = str(text).strip()
+    if s == "0":
+        return 0.0
+    if not s:
+        raise ValueError("empty duration")
+    pos, total = 0, 0.0
+    while pos < len(s):
+        m = _DUR_RE.match(s, pos)
+        if not m:
+            raise ValueError(f"{text!r} is not a duration such as 30s, 10m or 1h30m")
+        total += float(m.group(1)) * _UNITS[m.group(2)]
+        pos = m.end()
+    return total
+
+
+def format_duration(seconds: float) -> str:
+    """Seconds as a short Go-style duration: ``10m``, ``30s``, ``1h30m``, ``250ms``."""
+    if seconds < 1 and seconds > 0:
+        return f"{round(seconds * 1000)}ms"
+    s = int(round(seconds))
+    h, rem = divmod(s, 3600)
+    m, sec = divmod(rem, 60)
+    out = (f"{h}h" if h else "") + (f"{m}m" if m else "") + (f"{sec}s" if sec else "")
+    return out or "0s"
+
+
+# --------------------------------------------------------------------------- loading
+
+
+class _Ctx:
+    def __init__(self, file: str):
+        self.file = file
+
+    def err(self, key: str, message: str) -> ConfigError:
+        return ConfigError(f"{self.file}: {key}" if key else self.file, message)
+
+    def mapping(self, value: Any, key: str, allowed: tuple[str, ...]) -> dict:
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise self.err(key, f"expected a mapping, got {type(value).__name__}")
+        for k in value:
+            if k not in allowed:
+                where = f"{key}.{k}" if key else str(k)
+                raise self.err(where, f"unknown key (known here: {', '.join(allowed)})")
+        return value
+
+    def string(self, value: Any, key: str) -> str:
+        if value is None:
+            return ""
+        if not isinstance(value, str):
+            raise self.err(key, f"expected a string, got {type(value).__name__} {value!r}")
+        return value
+
+    def boolean(self, value: Any, key: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.err(key, f"expected true or false, got {value!r}")
+        return value
+
+    def integer(self, value: Any, key: str, minimum: int) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.err(key, f"expected an integer, got {value!r}")
+        if value < minimum:
+            raise self.err(key, f"must be at least {minimum}, got {value}")
+        return value
+
+    def strings(self, value: Any, key: str) -> list[str]:
+        if value is None:
+            return []
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.err(key, f"expected a list of strings, got {value!r}")
+        return list(value)
+
+
+def _collector(ctx: _Ctx, value: Any, key: str) -> CollectorConfig:
+    d = ctx.mapping(value, key, ("mode", "interval", "max_delta_bytes"))
+    c = CollectorConfig()
+    if "mode" in d:
+        c.mode = ctx.string(d["mode"], f"{key}.mode")
+        if c.mode not in ("watch", "once"):
+            raise ctx.err(f"{key}.mode", f"expected watch or once, got {c.mode!r}")
+    if "interval" in d:
+        raw = d["interval"]
+        if isinstance(raw, (int, float)) and not isinstance(raw, bool) and raw != 0:
+            raise ctx.err(f"{key}.interval", f"{raw!r} has no unit; write e.g. {raw}s or {raw}m")
+        try:
+            c.interval = parse_duration(str(raw))
+        except ValueError as exc:
+            raise ctx.err(f"{key}.interval", str(exc)) from None
+    if "max_delta_bytes" in d:
+        c.max_delta_bytes = ctx.integer(d["max_delta_bytes"], f"{key}.max_delta_bytes", MIN_DELTA_BYTES)
+    return c
+
+
+def _adapter(ctx: _Ctx, value: Any, key: str) -> AdapterConfig:
+    d = ctx.mapping(value, key, ("name", "enabled", "source_root", "include", "exclude", "collector"))
+    name = ctx.string(d.get("name"), f"{key}.name")
+    if not name:
+        raise ctx.err(f"{key}.name", "every adapter entry needs a name")
+    a = AdapterConfig(name)
+    if "enabled" in d:
+        a.enabled = ctx.boolean(d["enabled"], f"{key}.enabled")
+    a.source_root = ctx.string(d.get("source_root"), f"{key}.source_root")
+    a.include = ctx.strings(d.get("include"), f"{key}.include")
+    a.exclude = ctx.strings(d.get("exclude"), f"{key}.exclude")
+    if "collector" in d:
+        a.collector = _collector(ctx, d["collector"], f"{key}.collector")
+    return a
+
+
+def parse_config(data: Any, file: str = "asz.yaml") -> Config:
+    """Build a :class:`Config` from decoded YAML ``data``; ``file`` names it in errors. Raises ConfigError."""
+    ctx = _Ctx(file)
+    top = ctx.mapping(data, "", ("storage", "adapters", "parse"))
+    cfg = Config()
+    if "storage" in top:
+        st = ctx.mapping(top["storage"], "storage", ("root",))
+        if "root" in st:
+            cfg.root = ctx.string(st["root"], "storage.root") or DEFAULT_ROOT
+    if "adapters" in top:
+        raw = top["adapters"]
+        if raw is None:
+            raw = []
+        if not isinstance(raw, list):
+            raise ctx.err("adapters", f"expected a list, got {type(raw).__name__}")
+        cfg.adapters = [_adapter(ctx, v, f"adapters[{i}]") for i, v in enumerate(raw)]
+        names = [a.name for a in cfg.adapters]
+        for n in names:
+            if names.count(n) > 1:
+                raise ctx.err("adapters", f"adapter {n!r} is listed more than once")
+    if "parse" in top:
+        p = ctx.mapping(top["parse"], "parse", ("max_round_bytes",))
+        if "max_round_bytes" in p:
+            cfg.max_round_bytes = ctx.integer(p["max_round_bytes"], "parse.max_round_bytes", MIN_DELTA_BYTES)
+    return cfg
+
+
+def load_config(path: str | os.PathLike | None = None, *, cwd: str | os.PathLike | None = None) -> Config:
+    """Load ``path``, else ``<cwd>/asz.yaml`` when it exists, else the built-in defaults.
+
+    Raises ConfigError when ``path`` is given but missing or unreadable, when
+    the YAML does not parse, or when a key is unknown or has the wrong type;
+    the message names the file and the key.
+    """
+    if path is None:
+        candidate = Path(cwd or os.getcwd()) / DEFAULT_CONFIG_NAME
+        if not candidate.is_file():
+            return Config()
+        path = candidate
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(str(path), f"cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(str(path), "not UTF-8 text") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(str(path), f"not valid YAML: {exc}") from None
+    cfg = parse_config(data, str(path))
+    cfg.path = path
+    return cfg

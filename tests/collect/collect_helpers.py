@@ -1,0 +1,132 @@
+"""Helpers for collector tests: run ``asz`` as a real process, write sources, read back what landed."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+
+from asz_core.sessiondata import SDReader, check_file
+from asz_core.storage.layout import landed_files, session_dirs
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+ADAPTER_FILE = HERE / "mini_adapter.py"
+ASZ = [sys.executable, "-m", "asz_core.cli.main"]
+
+
+def env(extra: dict | None = None) -> dict:
+    """The environment for a child ``asz``: never the machine's own Claude home."""
+    e = dict(os.environ)
+    e.setdefault("CLAUDE_CONFIG_DIR", "/nonexistent-claude-home")
+    e.pop("XDG_CONFIG_HOME", None)
+    e["PYTHONPATH"] = str(REPO) + os.pathsep + e.get("PYTHONPATH", "")
+    if extra:
+        e.update(extra)
+    return e
+
+
+def asz(*args: str, cwd: Path | None = None, timeout: float = 120, extra_env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run ``python -m asz_core.cli.main ARGS`` and capture stdout/stderr as text."""
+    return subprocess.run([*ASZ, *args], cwd=cwd, env=env(extra_env), capture_output=True, text=True, timeout=timeout)
+
+
+def mini_args(src: Path, root: Path, *more: str) -> list[str]:
+    """Arguments selecting the test adapter, a source root and a storage root."""
+    return ["--adapter", "mini-jsonl", "--adapter-file", str(ADAPTER_FILE), "--source", str(src), "--root", str(root), *more]
+
+
+def collect_once(src: Path, root: Path, *more: str, **kw) -> subprocess.CompletedProcess:
+    """``asz collect --once`` with the test adapter."""
+    return asz("collect", "--once", *mini_args(src, root, *more), **kw)
+
+
+def summary(stdout: str) -> dict[str, str]:
+    """The key=value fields of the last stdout line."""
+    last = stdout.strip().splitlines()[-1]
+    return dict(f.split("=", 1) for f in last.split() if "=" in f)
+
+
+def line(i: int, size: int = 0, **fields) -> bytes:
+    """A Claude-Code-shaped JSON line (no newline) of about ``size`` bytes."""
+    obj = {"type": "user", "uuid": f"u-{i:08d}", "timestamp": "2026-09-01T12:00:00.000Z", "i": i, **fields}
+    raw = orjson.dumps(obj)
+    if size > len(raw) + 20:
+        obj["pad"] = "x" * (size - len(raw) - 10)
+        raw = orjson.dumps(obj)
+    return raw
+
+
+def append(path: Path, *lines: bytes, newline: bool = True) -> None:
+    """Append lines (each followed by a newline unless ``newline`` is False for the last)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "ab") as f:
+        for n, ln in enumerate(lines):
+            f.write(ln)
+            if newline or n < len(lines) - 1:
+                f.write(b"\n")
+
+
+def source_lines(path: Path) -> list[tuple[int, int, int, str]]:
+    """(ord, off, bytes, sha12) of every complete line of a source."""
+    data = Path(path).read_bytes()
+    out, pos, n = [], 0, 0
+    while True:
+        nl = data.find(b"\n", pos)
+        if nl < 0:
+            return out
+        n += 1
+        ln = data[pos:nl]
+        out.append((n, pos, len(ln), hashlib.sha256(ln).hexdigest()[:12]))
+        pos = nl + 1
+
+
+def stream_files(root: Path, session: str, stream: str = "main", kind: str = "transcript") -> list[Path]:
+    """Landed files of one stream and kind, by seq."""
+    return [p for ln, p in landed_files(Path(root) / session) if ln.kind == kind and p.parent.name == stream]
+
+
+def landed(root: Path, session: str, stream: str = "main", kind: str = "transcript") -> list[tuple[int, int, int, str]]:
+    """(ord, off, bytes, sha) of every landed record of a stream, in seq then row order (repeats kept)."""
+    out = []
+    for p in stream_files(root, session, stream, kind):
+        for _, rec in SDReader(p):
+            out.append((rec.ord, rec.off, rec.bytes, rec.sha))
+    return out
+
+
+def all_files_ok(root: Path) -> list[str]:
+    """Problems of every landed file under a root ([] when all pass check_file)."""
+    problems = []
+    for sdir in session_dirs(Path(root)):
+        for _, p in landed_files(sdir):
+            fc = check_file(p)
+            problems += [str(e) for e in fc.problems]
+            if oct(p.stat().st_mode & 0o777) != oct(0o444):
+                problems.append(f"{p}: mode {oct(p.stat().st_mode & 0o777)}, want 0o444")
+    return problems
+
+
+def poke(path: Path, pos: int) -> None:
+    """Change one byte of a file in place: same size, same inode."""
+    with open(path, "r+b") as f:
+        f.seek(pos)
+        old = f.read(1)
+        f.seek(pos)
+        f.write(b"Z" if old != b"Z" else b"Y")
+
+
+def watch(src: Path, root: Path, *more: str):
+    """Start ``asz collect`` in watch mode with the test adapter and wait until s1/main has landed."""
+    import time
+
+    proc = subprocess.Popen([*ASZ, "collect", *mini_args(src, root, *more)], env=env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 30
+    while not landed(root, "s1") and time.time() < deadline:
+        time.sleep(0.05)
+    return proc

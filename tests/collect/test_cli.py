@@ -1,0 +1,192 @@
+"""``asz collect`` and ``asz sources`` as real processes: summary line, exit codes, locks, config."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+
+import orjson
+import pytest
+
+from asz_core.storage.root import session_lock
+
+from collect_helpers import (
+    ASZ,
+    ADAPTER_FILE,
+    all_files_ok,
+    append,
+    asz,
+    collect_once,
+    env,
+    landed,
+    line,
+    mini_args,
+    source_lines,
+    summary,
+    watch,
+)
+
+REQUIRED = ("sessions", "landed", "records", "bytes", "conflicts", "pending", "errors")
+
+
+def test_once_prints_one_summary_line_last_and_exits_0(tmp_path):
+    src, root = tmp_path / "src", tmp_path / "data"
+    append(src / "s1" / "main.jsonl", *(line(i) for i in range(7)))
+    p = collect_once(src, root)
+    assert p.returncode == 0, p.stderr
+    last = p.stdout.strip().splitlines()[-1]
+    assert last.startswith("[") and last[9:11] == "] "
+    s = summary(p.stdout)
+    for k in REQUIRED:
+        assert k in s
+    assert (s["sessions"], s["landed"], s["records"], s["pending"], s["errors"]) == ("1", "1", "7", "0", "0")
+    assert int(s["bytes"]) == (src / "s1" / "main.jsonl").stat().st_size
+    p = collect_once(src, root)
+    assert p.returncode == 0 and summary(p.stdout)["landed"] == "0"
+
+
+def test_once_exits_1_on_a_conflict_or_an_error(tmp_path):
+    src, root = tmp_path / "src", tmp_path / "data"
+    path = src / "s1" / "main.jsonl"
+    append(path, *(line(i) for i in range(7)))
+    assert collect_once(src, root).returncode == 0
+    path.write_bytes(line(0) + b"\n")
+    p = collect_once(src, root)
+    assert p.returncode == 1 and summary(p.stdout)["conflicts"] == "1"
+    assert f"conflict: {path}: truncated" in p.stderr
+    os.symlink("loop.jsonl", src / "s1" / "loop.jsonl")
+    p = collect_once(src, root)
+    assert p.returncode == 1 and summary(p.stdout)["errors"] == "1"
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--adapter", "no-such-adapter"], "no-such-adapter"),
+        (["--interval", "ten minutes"], "--interval"),
+        (["--max-delta-bytes", "10"], "--max-delta-bytes"),
+        (["--no-such-flag"], "no-such-flag"),
+        (["--config", "/nonexistent/asz.yaml"], "/nonexistent/asz.yaml"),
+    ],
+)
+def test_usage_errors_exit_2(tmp_path, args, words):
+    p = asz("collect", "--once", "--root", str(tmp_path / "data"), "--adapter-file", str(ADAPTER_FILE), *args, cwd=tmp_path)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert words in p.stderr
+    assert not (tmp_path / "data").exists()
+
+
+def test_unknown_config_key_names_key_and_file(tmp_path):
+    cfg = tmp_path / "asz.yaml"
+    cfg.write_text("storage: {root: ./d}\nadapters:\n  - name: mini-jsonl\n    colector: {mode: once}\n")
+    p = asz("collect", "--once", "--adapter-file", str(ADAPTER_FILE), cwd=tmp_path)
+    assert p.returncode == 2
+    assert "asz.yaml: adapters[0].colector: unknown key" in p.stderr
+
+
+def test_asz_yaml_in_the_working_directory_is_read(tmp_path):
+    src = tmp_path / "sources"
+    append(src / "s1" / "main.jsonl", line(0), line(1))
+    (tmp_path / "asz.yaml").write_text(
+        "storage:\n  root: ./store\n"
+        "adapters:\n  - name: mini-jsonl\n    source_root: ./sources\n"
+        "    collector: {mode: once, interval: 30s, max_delta_bytes: 4096}\n"
+        "parse: {max_round_bytes: 2097152}\n"
+    )
+    p = asz("collect", "--adapter-file", str(ADAPTER_FILE), cwd=tmp_path)  # mode once: no --once needed
+    assert p.returncode == 0, p.stderr
+    assert summary(p.stdout)["records"] == "2"
+    assert landed(tmp_path / "store", "s1") == source_lines(src / "s1" / "main.jsonl")
+
+
+def test_watch_mode_polls_and_stops_on_sigterm(tmp_path):
+    src, root = tmp_path / "src", tmp_path / "data"
+    path = src / "s1" / "main.jsonl"
+    append(path, line(0))
+    proc = watch(src, root, "--interval", "200ms")
+    try:
+        deadline = time.time() + 30
+        append(path, line(1))
+        while len(landed(root, "s1")) < 2 and time.time() < deadline:
+            time.sleep(0.05)
+        assert landed(root, "s1") == source_lines(path)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    lines = out.strip().splitlines()
+    assert len(lines) >= 2 and all("sessions=" in ln for ln in lines)
+
+
+def test_a_second_collector_on_the_root_is_refused(tmp_path):
+    src, root = tmp_path / "src", tmp_path / "data"
+    append(src / "s1" / "main.jsonl", line(0))
+    proc = watch(src, root, "--interval", "1h")
+    try:
+        p = collect_once(src, root)
+        assert p.returncode == 1
+        assert "another collector is running" in p.stderr and f"pid {proc.pid}" in p.stderr
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)
+    assert collect_once(src, root).returncode == 0  # the lock went with the process
+
+
+def test_two_collectors_at_once_never_corrupt(tmp_path):
+    src, root = tmp_path / "src", tmp_path / "data"
+    for s in range(6):
+        append(src / f"s{s}" / "main.jsonl", *(line(i, 200 + 13 * i) for i in range(800)))
+    args = [*ASZ, "collect", "--once", *mini_args(src, root, "--max-delta-bytes", "131072")]
+    procs = [subprocess.Popen(args, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    codes = sorted(p.returncode for p in procs)
+    assert codes in ([0, 0], [0, 1]), outs
+    for p, (out, err) in zip(procs, outs):
+        if p.returncode == 1:
+            assert "another collector is running" in err
+    for s in range(6):
+        assert landed(root, f"s{s}") == source_lines(src / f"s{s}" / "main.jsonl")  # each line exactly once
+    assert all_files_ok(root) == []
+
+
+def test_a_held_session_lock_is_waited_for_then_left_busy(tmp_path):
+    src, root = tmp_path / "src", tmp_path / "data"
+    append(src / "s1" / "main.jsonl", line(0))
+    append(src / "s2" / "main.jsonl", line(0))
+    lock = session_lock(root, "s1").acquire()
+    try:
+        t = time.monotonic()
+        p = collect_once(src, root, "--lock-timeout", "0.5")
+        assert time.monotonic() - t >= 0.5
+    finally:
+        lock.release()
+    assert p.returncode == 1
+    assert f"busy: {root / 's1'}" in p.stderr and f"pid {os.getpid()}" in p.stderr
+    s = summary(p.stdout)
+    assert (s["busy"], s["records"]) == ("1", "1")
+    p = collect_once(src, root)
+    assert p.returncode == 0 and summary(p.stdout)["records"] == "1"
+
+
+def test_sources_lists_files_sizes_and_cursor_states(tmp_path):
+    src, root = tmp_path / "src", tmp_path / "data"
+    path = src / "s1" / "main.jsonl"
+    append(path, line(0), line(1))
+    (src / "s1" / "a1.meta.json").write_text('{"a":1}')
+    p = asz("sources", *mini_args(src, root), "--json")
+    assert p.returncode == 0, p.stderr
+    doc = orjson.loads(p.stdout)
+    rows = {r["src"]: r for r in doc["adapters"][0]["sessions"][0]["sources"]}
+    assert rows["s1/main.jsonl"]["state"] == "new" and rows["s1/main.jsonl"]["unread"] == path.stat().st_size
+    assert collect_once(src, root).returncode == 0
+    append(path, line(2))
+    doc = orjson.loads(asz("sources", *mini_args(src, root), "--json").stdout)
+    rows = {r["src"]: r for r in doc["adapters"][0]["sessions"][0]["sources"]}
+    main = rows["s1/main.jsonl"]
+    assert (main["state"], main["ord"], main["unread"]) == ("active", 2, len(line(2)) + 1)
+    assert (rows["s1/a1.meta.json"]["state"], rows["s1/a1.meta.json"]["unread"]) == ("active", 0)
+    text = asz("sources", *mini_args(src, root))
+    assert text.returncode == 0 and "s1/main.jsonl" in text.stdout and "active" in text.stdout
+    assert not list(root.rglob(".lock.*"))

@@ -1,0 +1,84 @@
+"""asz.yaml (origin-digest §8.2): keys, defaults, errors that name the key and the file."""
+
+from __future__ import annotations
+
+import pytest
+
+from asz_core.config import ConfigError, Config, format_duration, load_config, parse_config, parse_duration
+
+
+def test_defaults_without_a_file(tmp_path):
+    cfg = load_config(cwd=tmp_path)
+    assert cfg == Config()
+    assert cfg.root == "./data" and cfg.path is None
+    (a,) = cfg.enabled()
+    assert (a.name, a.collector.mode, a.collector.interval, a.collector.max_delta_bytes) == ("claude-code-local", "watch", 600.0, 2097152)
+
+
+def test_every_key(tmp_path):
+    f = tmp_path / "asz.yaml"
+    f.write_text(
+        "storage: {root: /srv/asz}\n"
+        "adapters:\n"
+        "  - name: claude-code-local\n    enabled: false\n"
+        "  - name: mini\n    enabled: true\n    source_root: ~/x\n    include: [a]\n    exclude: [/private/tmp/**]\n"
+        "    collector: {mode: once, interval: 1h30m, max_delta_bytes: 8192}\n"
+        "parse: {max_round_bytes: 4096}\n"
+    )
+    cfg = load_config(cwd=tmp_path)
+    assert cfg.path == f and cfg.root == "/srv/asz" and cfg.max_round_bytes == 4096
+    (a,) = cfg.enabled()
+    assert (a.name, a.source_root, a.include, a.exclude) == ("mini", "~/x", ["a"], ["/private/tmp/**"])
+    assert (a.collector.mode, a.collector.interval, a.collector.max_delta_bytes) == ("once", 5400.0, 8192)
+    assert cfg.adapter("other").name == "other"
+
+
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("storage: {rot: x}", "storage.rot"),
+        ("colector: {}", "colector"),
+        ("adapters: [{name: a, listen: x}]", "adapters[0].listen"),
+        ("adapters: [{name: a, collector: {mode: sometimes}}]", "adapters[0].collector.mode"),
+        ("adapters: [{name: a, collector: {interval: 10}}]", "adapters[0].collector.interval"),
+        ("adapters: [{name: a, collector: {interval: 10 minutes}}]", "adapters[0].collector.interval"),
+        ("adapters: [{name: a, collector: {max_delta_bytes: 2MiB}}]", "adapters[0].collector.max_delta_bytes"),
+        ("adapters: [{enabled: true}]", "adapters[0].name"),
+        ("adapters: [{name: a}, {name: a}]", "adapters"),
+        ("parse: {max_round_bytes: -1}", "parse.max_round_bytes"),
+        ("[1, 2]", ""),
+    ],
+)
+def test_errors_name_the_file_and_the_key(tmp_path, text, where):
+    f = tmp_path / "my.yaml"
+    f.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_config(f)
+    assert str(info.value).startswith(f"{f}: {where}" if where else str(f))
+
+
+def test_a_missing_or_broken_file_is_an_error(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_config(tmp_path / "nope.yaml")
+    (tmp_path / "bad.yaml").write_text("a: [")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(tmp_path / "bad.yaml")
+
+
+def test_an_empty_file_is_the_defaults():
+    assert parse_config(None).adapters == Config().adapters
+
+
+@pytest.mark.parametrize("text, seconds", [("0", 0), ("30s", 30), ("10m", 600), ("1h30m", 5400), ("500ms", 0.5), ("1.5h", 5400)])
+def test_durations(text, seconds):
+    assert parse_duration(text) == pytest.approx(seconds)
+
+
+@pytest.mark.parametrize("text", ["", "10", "-5s", "ten", "5 s", "5d"])
+def test_bad_durations(text):
+    with pytest.raises(ValueError):
+        parse_duration(text)
+
+
+def test_format_duration():
+    assert [format_duration(s) for s in (600, 30, 5400, 0.25, 0)] == ["10m", "30s", "1h30m", "250ms", "0s"]
