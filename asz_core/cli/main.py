@@ -9,7 +9,7 @@ import sys
 
 import typer
 
-from . import adapters_cmd, collect_cmd, hook_cmd, parse_cmd, scenario_cmd, verify_cmd
+from . import adapters_cmd, collect_cmd, hook_cmd, parse_cmd, scenario_cmd, verify_cmd, view_cmd
 
 app = typer.Typer(
     name="asz",
@@ -41,10 +41,19 @@ verify_cmd.register(app)
 parse_cmd.register(app)
 scenario_cmd.register(app)
 hook_cmd.register(app)
+view_cmd.register(app)
 
 
 def main() -> None:
-    """Console-script entry point ``asz``: runs the Typer app; usage errors exit 2."""
+    """Console-script entry point ``asz``: runs the Typer app; usage errors exit 2.
+
+    ``asz hook …`` skips Typer and goes straight to the stdlib-only observer
+    (:mod:`asz_adapters_claude.hook`), which always exits 0.
+    """
+    if sys.argv[1:2] == ["hook"]:
+        from asz_adapters_claude.hook import main as hook_main
+
+        sys.exit(hook_main(sys.argv[2:]))
     app()
 
 

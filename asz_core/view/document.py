@@ -1,0 +1,727 @@
+"""The asz.view document: one conversation rebuilt from its rounds and landed files (seed 004).
+
+:func:`build_view` folds a conversation's chain, reads the records its nodes
+reference and returns the document as a plain ``dict`` whose key order is the
+order seed 004 and origin-digest §7 list. It is never written to disk.
+
+Verification is content: a missing or broken round, a missing landed file or
+a digest that does not match goes into ``summary.state`` and
+``summary.problems`` and the rest is still shown. Only a chain with no usable
+round is an error (:class:`ViewError`).
+
+Withholding: ``hide`` names withholdable flags (``system_prompt``,
+``tool_schemas``); records carrying them are withheld as they are read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any, Iterable
+
+import orjson
+
+from ..flow.fold import Fold, FoldError
+from ..flow.model import Node, Ref, Relation
+from ..flow.round import Round, RoundError, input_digest, parse_round_file_name, read_round
+from ..sessiondata import SDReader
+from ..sessiondata.jsonbytes import RawJSON
+from ..sessiondata.model import WITHHOLDABLE, Part, Record
+from ..sessiondata.reader import SDError
+from ..sessiondata.times import parse_instant
+from ..storage.layout import landed_files
+
+__all__ = ["ViewError", "build_view", "FORMAT", "VERSION", "TEXT_LIMIT", "STEP_KINDS", "list_conversations"]
+
+FORMAT = "asz.view"
+VERSION = "1.0"
+#: A node's text is clipped to this many bytes at a character boundary.
+TEXT_LIMIT = 2000
+STRUCTURAL = ("conversation", "segment", "session", "stream", "epoch", "talk", "run")
+STEP_KINDS = (
+    "message.external", "message.assistant", "message.synthetic", "context.injection", "llm.call", "thinking", "tool",
+    "agent.call", "agent.launch_ack", "agent.output", "runtime.notification", "epoch.boundary", "epoch.summary", "error.api",
+    "control.interrupt", "control.permission", "control.command", "turn.duration", "control.notice",
+)
+_NO_TEXT = {"llm.call", "talk", "run", "segment", "epoch", "stream", "session", "conversation"}
+_TOOL_KINDS = ("tool", "agent.call")
+_WS = "".join(chr(c) for c in (0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0x85, 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000)) + "".join(chr(c) for c in range(0x2000, 0x200B))
+
+
+class ViewError(RuntimeError):
+    """No document can be built: the conversation has no usable round (or does not exist)."""
+
+
+def list_conversations(root: str | os.PathLike) -> list[str]:
+    """Conversation ids with a rounds directory under ``<root>/_conversations``, sorted."""
+    d = Path(root) / "_conversations"
+    if not d.is_dir():
+        return []
+    return sorted(p.name for p in d.iterdir() if (p / "rounds").is_dir())
+
+
+def _ms(ns: int | None) -> int | None:
+    return None if ns is None else ns // 1_000_000
+
+
+def _header_time(value: str) -> int | None:
+    """A round header's time: null when absent, 0 when not a time (seed 004)."""
+    if not value:
+        return None
+    ns = parse_instant(value)
+    return 0 if ns is None else ns // 1_000_000
+
+
+def clip_text(text: str, limit: int = TEXT_LIMIT) -> str:
+    """``text`` cut to at most ``limit`` UTF-8 bytes at a character boundary."""
+    raw = text.encode("utf-8")
+    if len(raw) <= limit:
+        return text
+    return raw[:limit].decode("utf-8", "ignore")
+
+
+def _data_text(data: Any) -> str:
+    if isinstance(data, RawJSON):
+        return data.raw.decode("utf-8", "replace")
+    if isinstance(data, str):
+        return data
+    return orjson.dumps(data).decode("utf-8")
+
+
+class _Session:
+    """The landed files of one session through a seq: records by (seq, row), headers, file stats."""
+
+    def __init__(self, root: Path, session: str, through_seq: int):
+        self.root = root
+        self.session = session
+        self.dir = root / session
+        self.files: dict[int, dict] = {}
+        self.records: dict[int, list[Record]] = {}
+        self.headers: dict[int, Any] = {}
+        self.problems: list[str] = []
+        for ln, path in landed_files(self.dir) if self.dir.is_dir() else []:
+            if ln.seq > through_seq:
+                continue
+            self._load(ln.seq, path)
+
+    def _load(self, seq: int, path: Path) -> None:
+        data = path.read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
+        reader = SDReader(path)
+        recs: list[Record] = []
+        try:
+            for _, rec in reader:
+                recs.append(rec)
+        except SDError as exc:
+            self.problems.append(f"landed file {path.relative_to(self.root).as_posix()} does not read: {exc.message} (line {exc.line})")
+        h = reader.header
+        times = [t for t in (r.instant() for r in recs) if t is not None]
+        self.records[seq] = recs
+        self.headers[seq] = h
+        self.files[seq] = {
+            "file": path.relative_to(self.root).as_posix(),
+            "format": "sd",
+            "kind": h.kind if h else "",
+            "seq": seq,
+            "round": None,
+            "stream": (h.stream or None) if h else None,
+            "run": (h.batch or None) if h else None,
+            "lines": data.count(b"\n"),
+            "bytes": len(data),
+            "digest": digest,
+            "from_time": _ms(min(times)) if times else None,
+            "through_time": _ms(max(times)) if times else None,
+        }
+
+    def record(self, ref: Ref | None) -> Record | None:
+        if ref is None:
+            return None
+        recs = self.records.get(ref.seq)
+        if recs is None or not (1 <= ref.row <= len(recs)):
+            return None
+        return recs[ref.row - 1]
+
+    def part(self, ref: Ref) -> Part | None:
+        rec = self.record(ref)
+        if rec is None or ref.block is None or not (0 <= ref.block < len(rec.parts)):
+            return None
+        return rec.parts[ref.block]
+
+
+class _Builder:
+    def __init__(self, root: Path, conversation: str, hide: Iterable[str]):
+        self.root = root
+        self.conversation = conversation
+        self.hide = [h for h in WITHHOLDABLE if h in set(hide)]
+        unknown = set(hide) - set(WITHHOLDABLE)
+        if unknown:
+            raise ValueError(f"not a withholdable flag: {', '.join(sorted(unknown))}")
+        self.problems: list[str] = []
+        self.state = "verified"
+
+    # ------------------------------------------------------------------ chain
+
+    def fold_chain(self) -> tuple[Fold, list[dict], list[Round]]:
+        rdir = self.root / "_conversations" / self.conversation / "rounds"
+        if not rdir.is_dir():
+            raise ViewError(f"no rounds: conversation {self.conversation!r} has no chain under {rdir}")
+        files: dict[int, Path] = {}
+        for p in rdir.iterdir():
+            parsed = parse_round_file_name(p.name)
+            if parsed and p.stat().st_size > 0:
+                files.setdefault(parsed[0], p)
+        fold = Fold()
+        rows: list[dict] = []
+        accepted: list[Round] = []
+        stopped = False
+        for n in range(1, (max(files) if files else 0) + 1):
+            path = files.get(n)
+            if stopped or path is None:
+                if path is None and not stopped:
+                    self._problem("incomplete", f"round {n} is missing; the fold stops at round {n - 1}")
+                    stopped = True
+                if path is not None:
+                    rows.append(self._round_row_unread(n, path))
+                continue
+            try:
+                r = read_round(path)
+                fold.accept(r)
+            except (RoundError, FoldError, OSError) as exc:
+                self._problem("mismatch", f"round {n} does not verify: {exc}")
+                stopped = True
+                rows.append(self._round_row_unread(n, path))
+                continue
+            accepted.append(r)
+        if fold.rounds == 0:
+            raise ViewError(f"no usable round in conversation {self.conversation!r}: " + "; ".join(self.problems or ["no rounds"]))
+        return fold, rows, accepted
+
+    def _round_row_unread(self, n: int, path: Path) -> dict:
+        return {"round": n, "digest": None, "previous": None, "from_seq": None, "through_seq": None, "input_digest": None, "from_time": None, "through_time": None, "verified": False}
+
+    def _problem(self, state: str, line: str) -> None:
+        self.problems.append(line)
+        rank = {"verified": 0, "incomplete": 1, "mismatch": 2}
+        if rank[state] > rank[self.state]:
+            self.state = state
+
+    def check_inputs(self, accepted: list[Round], sess: _Session) -> list[bool]:
+        ok: list[bool] = []
+        prev = ""
+        for r in accepted:
+            h = r.header
+            digests = []
+            good = True
+            for seq in range(h.from_seq, h.through_seq + 1):
+                f = sess.files.get(seq)
+                if f is None:
+                    self._problem("incomplete", f"round {h.round}: landed file seq {seq} of session {h.session} is missing")
+                    good = False
+                    continue
+                digests.append(f["digest"])
+            if good and input_digest(prev, digests) != h.input_digest:
+                self._problem("mismatch", f"round {h.round}: the landed files seq {h.from_seq}..{h.through_seq} do not match its input digest")
+                good = False
+            prev = h.input_digest
+            ok.append(good)
+        return ok
+
+
+def _pos(ref: Ref | None) -> tuple:
+    if ref is None:
+        return (1 << 62, 0, 0)
+    return (ref.seq, ref.row, -1 if ref.block is None else ref.block)
+
+
+def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = ()) -> dict:
+    """Build the asz.view document of ``conversation`` under storage root ``root``.
+
+    Returns a dict in document key order (JSON-ready). ``hide`` names the
+    withholdable flags to withhold. Raises :class:`ViewError` when the chain
+    has no usable round, ValueError for a hide name that is not withholdable.
+    """
+    root = Path(root)
+    b = _Builder(root, conversation, hide)
+    fold, unread_rows, accepted = b.fold_chain()
+    head = fold.head
+    assert head is not None
+    session = head.session
+    sess = _Session(root, session, head.through_seq)
+    for p in sess.problems:
+        b._problem("mismatch", p)
+    verified = b.check_inputs(accepted, sess)
+    v = _View(b, fold, sess)
+    rounds = []
+    for r, ok in zip(accepted, verified):
+        h = r.header
+        rounds.append({
+            "round": h.round, "digest": r.digest, "previous": h.previous or None, "from_seq": h.from_seq, "through_seq": h.through_seq,
+            "input_digest": h.input_digest, "from_time": _header_time(h.from_time), "through_time": _header_time(h.through_time), "verified": ok,
+        })
+    rounds.extend(unread_rows)
+    files = [sess.files[s] for s in sorted(sess.files)]
+    for r in accepted:
+        data = r.data
+        files.append({
+            "file": (Path("_conversations") / conversation / "rounds" / r.file_name).as_posix(), "format": "sf", "kind": "round",
+            "seq": None, "round": r.header.round, "stream": None, "run": None, "lines": data.count(b"\n"), "bytes": len(data),
+            "digest": hashlib.sha256(data).hexdigest(), "from_time": _header_time(r.header.from_time), "through_time": _header_time(r.header.through_time),
+        })
+    doc = {
+        "format": FORMAT,
+        "version": VERSION,
+        "conversation": conversation,
+        "sessions": [session],
+        "head": {"round": head.round, "digest": fold.head_digest},
+        "parser": head.parser,
+        "policy": head.policy,
+        "summary": None,
+        "rounds": rounds,
+        "files": files,
+        "streams": v.streams(),
+        "segments": v.segments(),
+        "talks": v.talks(),
+        "loose": v.loose(),
+        "relations": [v.relation_dict(r) for r in v.ordered_relations],
+        "unresolved": [
+            {"id": u.id, "kind": u.kind, "ref": u.ref, "reason": u.reason, "state": u.state}
+            for u in sorted(fold.unresolved.values(), key=lambda u: u.id)
+        ],
+        "workspace_changes": v.changes,
+        "tool_executions": v.executions,
+    }
+    doc["summary"] = v.summary(head, len(accepted), b.state, b.problems)
+    return doc
+
+
+class _View:
+    """Renders the folded entities with the text of the records they reference."""
+
+    def __init__(self, b: _Builder, fold: Fold, sess: _Session):
+        self.b = b
+        self.fold = fold
+        self.sess = sess
+        self.hide = set(b.hide)
+        self.nodes = fold.nodes
+        self.children: dict[str, list[Node]] = {}
+        for n in self.nodes.values():
+            self.children.setdefault(n.parent, []).append(n)
+        for lst in self.children.values():
+            lst.sort(key=lambda n: (_pos(n.ref or (n.refs[0] if n.refs else None)), n.id))
+        self.ordered_relations = sorted(fold.relations.values(), key=self._relation_key)
+        self.edges: dict[str, list[dict]] = {}
+        for r in self.ordered_relations:
+            self.edges.setdefault(r.from_, []).append({"type": r.type, "other": r.to, "dir": "out", "quality": r.quality, "via": r.via})
+            self.edges.setdefault(r.to, []).append({"type": r.type, "other": r.from_, "dir": "in", "quality": r.quality, "via": r.via})
+        self.talk_of: dict[str, str] = {}
+        for n in self.nodes.values():
+            t = self._talk(n)
+            if t:
+                self.talk_of[n.id] = t
+        self.changes, self.executions, self.step_changes, self.step_executions = self._observations()
+
+    # ------------------------------------------------------------------ helpers
+
+    def _time(self, ref: Ref | None) -> int | None:
+        rec = self.sess.record(ref)
+        return None if rec is None else rec.instant()
+
+    def _relation_key(self, r: Relation) -> tuple:
+        best = None
+        for e in r.evidence:
+            t = self._time(e)
+            key = (0 if t is not None else 1, t or 0, _pos(e))
+            if best is None or key < best:
+                best = key
+        return (best or (2, 0, (0, 0, 0)), r.id)
+
+    def _talk(self, n: Node) -> str:
+        seen = 0
+        cur: Node | None = n
+        while cur is not None and seen < 64:
+            if cur.kind == "talk":
+                return cur.id
+            cur = self.nodes.get(cur.parent)
+            seen += 1
+        return ""
+
+    def _withheld(self, rec: Record | None) -> bool:
+        return rec is not None and bool(self.hide.intersection(rec.flags))
+
+    def _first_ref(self, n: Node) -> Ref | None:
+        return n.ref or (n.refs[0] if n.refs else None)
+
+    def at(self, n: Node) -> int:
+        t = self._time(self._first_ref(n))
+        return 0 if t is None else t // 1_000_000
+
+    # ------------------------------------------------------------------ nodes
+
+    def node(self, n: Node, depth: int = 0) -> dict:
+        d: dict[str, Any] = {"id": n.id, "kind": n.kind}
+        if n.parent:
+            d["parent"] = n.parent
+        if n.stream:
+            d["stream"] = n.stream
+        d["at"] = self.at(n)
+        if n.ref is not None:
+            d["ref"] = n.ref.as_dict()
+        if n.refs:
+            d["refs"] = [r.as_dict() for r in n.refs]
+        attrs = {k: v for k, v in n.attrs.items() if k != "provider_bodies"}
+        if attrs:
+            d["attrs"] = dict(sorted(attrs.items()))
+        if n.kind == "talk":
+            self._talk_keys(n, d)
+        ref = self._first_ref(n)
+        rec = self.sess.record(ref)
+        withheld = self._withheld(rec)
+        if n.kind not in _NO_TEXT and rec is not None:
+            self._content(n, ref, rec, withheld, d)
+        if n.kind == "llm.call":
+            ua = n.attrs.get("usage_at")
+            if isinstance(ua, dict):
+                urec = self.sess.record(Ref.from_dict(ua))
+                if urec is not None and urec.usage is not None:
+                    u = urec.usage
+                    d["usage"] = {"in": u.in_, "out": u.out, "cache_read": u.cache_read, "cache_write": u.cache_write}
+            flags = sorted({f for r in n.refs or ([n.ref] if n.ref else []) for f in (self.sess.record(r).flags if self.sess.record(r) else []) if f in WITHHOLDABLE})
+            if flags:
+                d["flags"] = flags
+        elif n.kind not in STRUCTURAL and rec is not None:
+            if rec.flags:
+                d["flags"] = list(rec.flags)
+            if rec.dropped:
+                d["dropped"] = [{"what": x.what, "bytes": x.bytes, "why": x.why} for x in rec.dropped]
+        if n.kind in _TOOL_KINDS:
+            self._tool_keys(n, d)
+        if n.kind == "llm.call" and not self.hide:
+            pb = n.attrs.get("provider_bodies")
+            if isinstance(pb, list) and pb:
+                d["provider_bodies"] = pb
+        if n.kind == "turn.duration" and rec is not None and not withheld:
+            for p in rec.parts:
+                v = p.data_value() if p.data is not None else None
+                if isinstance(v, dict) and isinstance(v.get("durationMs"), int):
+                    d["duration_ms"] = v["durationMs"]
+                    d["duration_measured_by"] = "runtime"
+                    break
+        kids = self.children.get(n.id, [])
+        if kids and depth < 12:
+            d["children"] = [self.node(c, depth + 1) for c in kids if c.kind not in ("epoch", "stream", "segment", "session")]
+            if not d["children"]:
+                del d["children"]
+        edges = self.edges.get(n.id)
+        if edges:
+            d["edges"] = edges
+        return d
+
+    def _content(self, n: Node, ref: Ref, rec: Record, withheld: bool, d: dict) -> None:
+        if ref.block is not None:
+            p = rec.parts[ref.block] if 0 <= ref.block < len(rec.parts) else None
+            parts = [p] if p is not None else []
+        else:
+            parts = rec.parts
+        if not parts:
+            return
+        if len(parts) == 1:
+            p = parts[0]
+            text = p.text if (p.text and p.k != "unknown") else (_data_text(p.data) if p.data is not None else "")
+            if withheld:
+                d["state"] = "omitted"
+                d["bytes"] = p.bytes
+                return
+            if text:
+                d["text"] = clip_text(text)
+            d["state"] = p.state
+            d["bytes"] = p.bytes
+            return
+        texts = [p.text for p in parts if p.k in ("text", "reasoning", "result") and p.text]
+        if withheld:
+            d["state"] = "omitted"
+            d["bytes"] = sum(p.bytes for p in parts)
+            return
+        if texts:
+            d["text"] = clip_text("\n".join(texts))
+        d["state"] = parts[0].state
+
+    def _tool_keys(self, n: Node, d: dict) -> None:
+        name = n.attrs.get("name")
+        req = self.sess.part(n.refs[0]) if n.refs else (self.sess.part(n.ref) if n.ref else None)
+        if not name and req is not None:
+            name = req.name
+        if name:
+            d["name"] = name
+        failed = req.failed if req is not None else None
+        result_set = False
+        for r in n.refs[1:]:
+            rec = self.sess.record(r)
+            if rec is None:
+                continue
+            if r.block is not None and 0 <= r.block < len(rec.parts):
+                p = rec.parts[r.block]
+            else:
+                p = next((q for q in rec.parts if q.k == "result"), None)
+            if p is None:
+                continue
+            if failed is None and p.failed is not None:
+                failed = p.failed
+            if result_set:
+                continue
+            if self._withheld(rec):
+                d["result_state"] = "omitted"
+                d["result_bytes"] = p.bytes
+                result_set = True
+                continue
+            text = p.text if p.text else (_data_text(p.data) if p.data is not None else "")
+            if text:
+                d["result"] = clip_text(text)
+            d["result_state"] = p.state
+            d["result_bytes"] = p.bytes
+            result_set = bool(text)
+        if failed is not None:
+            d["failed"] = failed
+            # keep the documented key order: failed comes right after name
+            for k in ("result", "result_state", "result_bytes"):
+                if k in d:
+                    d[k] = d.pop(k)
+        if n.attrs.get("result_join") == "exact_unique" and len(n.refs) >= 2:
+            t0, t1 = self._time(n.refs[0]), self._time(n.refs[1])
+            if t0 is not None and t1 is not None and t1 >= t0:
+                ms = (t1 - t0) // 1_000_000
+                if ms:
+                    d["request_to_result_ms"] = ms
+                d["request_to_result_join"] = "exact_unique"
+        tool_id = n.id.split("/", 1)[1] if "/" in n.id else ""
+        if self.step_changes.get(tool_id):
+            d["changes"] = self.step_changes[tool_id]
+        if self.step_executions.get(tool_id):
+            d["executions"] = self.step_executions[tool_id]
+
+    def _steps_under(self, nid: str) -> list[Node]:
+        out: list[Node] = []
+        stack = list(self.children.get(nid, []))
+        while stack:
+            c = stack.pop()
+            if c.kind in STEP_KINDS:
+                out.append(c)
+            stack.extend(self.children.get(c.id, []))
+        return out
+
+    def _talk_keys(self, n: Node, d: dict) -> None:
+        steps = sorted(self._steps_under(n.id), key=lambda s: (_pos(self._first_ref(s)), s.id))
+        label = self._label(steps)
+        if label:
+            d["label"] = label
+        reply = None
+        for s in steps:
+            if s.kind in ("message.assistant", "agent.output"):
+                rec = self.sess.record(self._first_ref(s))
+                if rec is None or self._withheld(rec):
+                    continue
+                t = self._node_text(s)
+                if t:
+                    reply = t
+        if reply:
+            d["reply"] = reply
+        runs = [c for c in self.children.get(n.id, []) if c.kind == "run"]
+        d["runs"] = len(runs)
+        if steps:
+            d["steps"] = len(steps)
+        tools = sum(1 for s in steps if s.kind in _TOOL_KINDS)
+        if tools:
+            d["tools"] = tools
+        times = [self.at(x) for x in [n, *runs, *steps] if self.at(x)]
+        if times:
+            d["from"] = min(times)
+            d["to"] = max(times)
+        stream = self.nodes.get(f"stream/{n.stream}")
+        if stream is not None and stream.attrs.get("role") in ("child", "auxiliary"):
+            d["child"] = True
+        seg = next((e["other"] for e in self.edges.get(n.id, []) if e["type"] == "in_segment" and e["dir"] == "out"), None)
+        if seg:
+            d["segment"] = seg
+
+    def _node_text(self, s: Node) -> str:
+        ref = self._first_ref(s)
+        rec = self.sess.record(ref)
+        if rec is None:
+            return ""
+        tmp: dict = {}
+        self._content(s, ref, rec, False, tmp)
+        return tmp.get("text", "")
+
+    def _label(self, steps: list[Node]) -> str:
+        for s in steps:
+            if s.kind == "message.external":
+                rec = self.sess.record(self._first_ref(s))
+                if rec is None or self._withheld(rec):
+                    return ""
+                return self._node_text(s)
+        injections = [s for s in steps if s.kind == "context.injection"][:3]
+        for s in injections:
+            rec = self.sess.record(self._first_ref(s))
+            if rec is None or set(WITHHOLDABLE).intersection(rec.flags):
+                continue
+            t = self._node_text(s)
+            if t.strip(_WS) and not t.startswith('{"type":"deferred_tools_delta"'):
+                return t
+        return ""
+
+    # ------------------------------------------------------------------ lists
+
+    def talks(self) -> list[dict]:
+        talks = [n for n in self.nodes.values() if n.kind == "talk"]
+        talks.sort(key=lambda n: (self.at(n) or (1 << 62), n.id))
+        self._talk_dicts = {t.id: self.node(t) for t in talks}
+        return list(self._talk_dicts.values())
+
+    def loose(self) -> list[dict]:
+        out = []
+        for n in self.nodes.values():
+            if n.kind in STRUCTURAL and n.kind != "run":
+                continue
+            if n.id in self.talk_of:
+                continue
+            parent = self.nodes.get(n.parent)
+            if parent is not None and parent.kind not in ("epoch", "stream", "session", "segment", "conversation"):
+                continue  # rendered under its parent
+            out.append(n)
+        out.sort(key=lambda n: (_pos(self._first_ref(n)), n.id))
+        return [self.node(n) for n in out]
+
+    def streams(self) -> list[dict]:
+        out = []
+        streams = [n for n in self.nodes.values() if n.kind == "stream"]
+        talks_by_stream: dict[str, list[Node]] = {}
+        for t in self.nodes.values():
+            if t.kind == "talk":
+                talks_by_stream.setdefault(t.stream, []).append(t)
+        records: dict[str, int] = {}
+        for seq, h in self.sess.headers.items():
+            if h is not None and h.kind == "transcript":
+                records[h.stream or "main"] = records.get(h.stream or "main", 0) + len(self.sess.records.get(seq, []))
+        for s in sorted(streams, key=lambda s: (s.attrs.get("role") != "main", self.at(s) or (1 << 62), s.id)):
+            name = s.id.split("/", 1)[1] if "/" in s.id else s.id
+            talks = sorted(talks_by_stream.get(name, []), key=lambda t: (self.at(t) or (1 << 62), t.id))
+            opened = []
+            for r in self.ordered_relations:
+                if r.type == "starts" and r.to == s.id:
+                    src = self.nodes.get(r.from_)
+                    opened.append({"step": r.from_, "stream": src.stream if src else "", "talk": self.talk_of.get(r.from_, ""), "quality": r.quality})
+            parent = s.attrs.get("parent", "")
+            if not parent and opened:
+                parent = opened[0]["stream"]
+            out.append({
+                "id": s.id, "name": name, "role": s.attrs.get("role", ""), "label": s.attrs.get("label", ""), "parent": parent,
+                "records": records.get(name, 0), "steps": sum(len(self._steps_under(t.id)) for t in talks),
+                "talk": talks[0].id if talks else "", "named_by": s.attrs.get("named_by", ""), "opened_by": opened,
+            })
+        return out
+
+    def segments(self) -> list[dict]:
+        out = []
+        for s in sorted((n for n in self.nodes.values() if n.kind == "segment"), key=lambda n: n.id):
+            members = [self.nodes[r.from_] for r in self.ordered_relations if r.type == "in_segment" and r.to == s.id and r.from_ in self.nodes]
+            froms, tos = [], []
+            for t in members:
+                tmp: dict = {}
+                self._talk_keys(t, tmp)
+                if "from" in tmp:
+                    froms.append(tmp["from"])
+                    tos.append(tmp["to"])
+            d = {"id": s.id, "state": s.attrs.get("state", ""), "committable": bool(s.attrs.get("committable", False)), "talks": len(members)}
+            if froms:
+                d["from"] = min(froms)
+                d["to"] = max(tos)
+            out.append(d)
+        return out
+
+    def relation_dict(self, r: Relation) -> dict:
+        return {"id": r.id, "type": r.type, "from": r.from_, "to": r.to, "quality": r.quality, "via": r.via, "evidence": [e.as_dict() for e in r.evidence]}
+
+    def _observations(self):
+        changes: list[tuple] = []
+        executions: list[tuple] = []
+        for seq in sorted(self.sess.records):
+            h = self.sess.headers.get(seq)
+            for row, rec in enumerate(self.sess.records[seq], 1):
+                for block, p in enumerate(rec.parts):
+                    if p.k != "data" or p.data is None:
+                        continue
+                    v = p.data_value()
+                    if not isinstance(v, dict):
+                        continue
+                    schema = v.get("schema")
+                    if schema not in ("changes/1", "execution/1"):
+                        continue
+                    t = parse_instant(v.get("time"))
+                    runtime_first = 0 if v.get("captured_by") == "claude-code" else 1
+                    key = (0 if t is not None else 1, t or 0, runtime_first, seq, row, block)
+                    entry = {"step": "", "ref": {"seq": seq, "row": row, "block": block}, **v}
+                    (changes if schema == "changes/1" else executions).append((key, entry))
+        changes.sort(key=lambda x: x[0])
+        executions.sort(key=lambda x: x[0])
+        step_changes: dict[str, list[str]] = {}
+        step_executions: dict[str, list[str]] = {}
+        out_c, out_e = [], []
+        for lst, out, by_step in ((changes, out_c, step_changes), (executions, out_e, step_executions)):
+            for _, e in lst:
+                tool = e.get("tool") or ""
+                node = self.nodes.get(f"tool/{tool}") if tool else None
+                if node is not None:
+                    e["step"] = node.id
+                    by_step.setdefault(tool, []).append(e.get("id", ""))
+                else:
+                    e.pop("step")
+                out.append(e)
+        return out_c, out_e, step_changes, step_executions
+
+    def summary(self, head, rounds: int, state: str, problems: list[str]) -> dict:
+        kinds: dict[str, int] = {}
+        for n in self.nodes.values():
+            kinds[n.kind] = kinds.get(n.kind, 0) + 1
+        rtypes: dict[str, int] = {}
+        quality: dict[str, int] = {}
+        for r in self.fold.relations.values():
+            rtypes[r.type] = rtypes.get(r.type, 0) + 1
+            quality[r.quality] = quality.get(r.quality, 0) + 1
+        bodies = sum(len(recs) for seq, recs in self.sess.records.items() if self.sess.headers.get(seq) is not None and self.sess.headers[seq].kind == "provider_body")
+        captured = 0
+        if not self.hide:
+            for n in self.nodes.values():
+                pb = n.attrs.get("provider_bodies") if n.kind == "llm.call" else None
+                if isinstance(pb, list) and any(isinstance(x, dict) and x.get("role") == "request" for x in pb):
+                    captured += 1
+        withheld: dict[str, int] = {}
+        if self.hide:
+            for name in self.hide:
+                seen: set = set()
+                for seq, recs in self.sess.records.items():
+                    for row, rec in enumerate(recs, 1):
+                        if name in rec.flags:
+                            seen.add(rec.id or (seq, row))
+                withheld[name] = len(seen)
+            withheld["provider_bodies"] = bodies
+        d = {
+            "title": head.title,
+            "state": state,
+            "problems": list(problems),
+            "talks": kinds.get("talk", 0),
+            "steps": sum(c for k, c in kinds.items() if k in STEP_KINDS),
+            "streams": kinds.get("stream", 0),
+            "segments": kinds.get("segment", 0),
+            "rounds": rounds,
+            "unresolved": sum(1 for u in self.fold.unresolved.values() if u.state == "open"),
+            "changes": len(self.changes),
+            "provider_bodies": bodies,
+            "captured_prompts": captured,
+            "from": _header_time(head.session_from_time),
+            "to": _header_time(head.session_through_time),
+            "kinds": dict(sorted(kinds.items())),
+            "relation_types": dict(sorted(rtypes.items())),
+            "quality": dict(sorted(quality.items())),
+            "withheld": withheld,
+        }
+        return d
