@@ -19,6 +19,27 @@ part (the bytes it keeps). A result part that also takes the record's
 
 Byte fidelity: every ``data`` part holding source JSON is
 ``RawJSON(compact(slice))`` of the exact source bytes of that value.
+
+Decisions where the mapping leaves room (origin-digest §5.1, field reports 28-31):
+
+* A ``tool_result`` whose content is a list: its text items are joined with
+  ``"\n"`` into the result's text; each image item becomes a ``media`` part
+  placed right after the result part, in source order (field report 30); any
+  other item makes the raw content list the result's ``data``, unless the
+  record's ``toolUseResult`` object takes ``data`` (it always wins, as
+  §5.1 says; the raw content is then a known gap). ``failed`` is set only
+  when ``is_error`` is a boolean in the source.
+* A ``toolUseResult`` object with no ``tool_result`` block to sit beside
+  lands as a ``data`` part after the content parts.
+* An attachment is text when ``text`` or ``content`` is a non-empty string;
+  an empty string does not count, so a hook attachment with ``content: ""``
+  keeps its ``stdout`` in a whole-attachment ``data`` part.
+* ``redacted_thinking`` lists its encrypted ``data`` in ``dropped`` the way a
+  thinking signature is listed.
+* Types that are runtime bookkeeping (``progress``, ``summary``,
+  ``file-history-snapshot``, …, see :data:`DESCRIBED_TYPES`) land whole as
+  one ``data`` part with their ids and time, and no ``from``: §5.1 names a
+  ``from`` only for user, assistant, system and attachment lines.
 """
 
 from __future__ import annotations
@@ -554,7 +575,7 @@ def _transcript(rec: Record, obj: _Obj, raw: bytes) -> None:
     t = v.get("type")
     if not isinstance(t, str) or t not in DESCRIBED_TYPES:
         reason = (
-            f"record type {json.dumps(_shown(t))} is not one this dialect describes"
+            f"record type {json.dumps(_shown(t), ensure_ascii=False)} is not one this dialect describes"
             if "type" in v
             else "a record with no type is not one this dialect describes"
         )

@@ -1,0 +1,443 @@
+"""The MCP observer: what ``asz hook`` does with one Claude Code hook event (origin-digest §3.8, §5.2).
+
+Claude Code runs ``asz hook`` after every call to an MCP server (hooks
+``PostToolUse`` and ``PostToolUseFailure`` with matcher ``mcp__.*``) and hands
+it the event as one JSON object on standard input. For such an event this
+module appends one ``execution/1`` record to::
+
+    <data>/output/<session>/<stream>.execution.jsonl
+
+with one ``os.write`` on an ``O_APPEND`` descriptor, then ``fsync``, so a
+collector tailing the file never sees half a record. Every other event or
+tool writes nothing.
+
+A hook must never block or fail the agent: :func:`main` returns 0 whatever
+happens, writes nothing to standard output, and logs each problem as one line
+in ``<data>/log/plugin.log``.
+
+This module imports the standard library only and never imports its package
+(``python -S path/to/hook.py`` works), because it runs once per MCP call and
+its start-up time is the agent's waiting time (``bench/hook.py``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sys
+import time
+
+__all__ = [
+    "SCHEMA",
+    "OBSERVED_BY",
+    "BOUNDARY",
+    "PROTOCOL",
+    "DEFAULT_PLUGIN_ID",
+    "DATA_ENV",
+    "MCP_EVENTS",
+    "Refusal",
+    "claude_config_dir",
+    "default_data_dir",
+    "resolve_data_dir",
+    "canonical_json",
+    "measure",
+    "measure_value",
+    "rfc3339_utc",
+    "execution_record",
+    "encode_record",
+    "execution_path",
+    "append_line",
+    "handle_event",
+    "run",
+    "main",
+]
+
+SCHEMA = "execution/1"
+OBSERVED_BY = "asz-plugin"
+BOUNDARY = "client_hook"
+PROTOCOL = "mcp"
+#: The data directory name the original's Claude Code plugin gets (``file-changes@skywalking-ai-sessionizer``).
+DEFAULT_PLUGIN_ID = "file-changes-skywalking-ai-sessionizer"
+#: Environment variables naming the data directory, first set wins (``--data`` beats both).
+DATA_ENV = ("ASZ_HOOK_DATA", "CLAUDE_PLUGIN_DATA")
+#: Hook events that produce an execution record, for tools named ``mcp__…``.
+MCP_EVENTS = ("PostToolUse", "PostToolUseFailure")
+
+# A session or stream id becomes a path component: refuse anything that could leave its directory.
+_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
+
+
+class Refusal(Exception):
+    """An event this observer will not record; the message says why, for ``plugin.log``."""
+
+
+# -- where things go ---------------------------------------------------------------------
+
+
+def claude_config_dir(env=None) -> str:
+    """Claude Code's configuration directory: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude`` (``$HOME`` from ``env``)."""
+    env = os.environ if env is None else env
+    if env.get("CLAUDE_CONFIG_DIR"):
+        return env["CLAUDE_CONFIG_DIR"]
+    home = env.get("HOME") or env.get("USERPROFILE") or os.path.expanduser("~")
+    return os.path.join(home, ".claude")
+
+
+def default_data_dir(env=None) -> str:
+    """``<claude config dir>/plugins/data/<DEFAULT_PLUGIN_ID>``: where Claude Code keeps the original plugin's data (§5.2)."""
+    return os.path.join(claude_config_dir(env), "plugins", "data", DEFAULT_PLUGIN_ID)
+
+
+def resolve_data_dir(flag: str | None = None, env=None) -> str:
+    """The data directory: ``--data`` (``flag``), else ``$ASZ_HOOK_DATA``, else ``$CLAUDE_PLUGIN_DATA``
+    (Claude Code sets it for a plugin's hooks), else :func:`default_data_dir`. Never raises."""
+    if flag:
+        return flag
+    env = os.environ if env is None else env
+    for key in DATA_ENV:
+        if env.get(key):
+            return env[key]
+    return default_data_dir(env)
+
+
+def execution_path(data_dir: str, session: str, stream: str) -> str:
+    """``<data_dir>/output/<session>/<stream>.execution.jsonl`` (§5.2)."""
+    return os.path.join(data_dir, "output", session, stream + ".execution.jsonl")
+
+
+# -- canonical JSON (§3.8) ---------------------------------------------------------------
+
+
+class _Number(str):
+    """A JSON number kept as its literal text, so two integers above 2**53 never collapse into one."""
+
+    __slots__ = ()
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+def _strict_loads(text: str):
+    """Decode JSON text with numbers kept literal; NaN and Infinity are refused as Go's decoder refuses them."""
+    return json.loads(text, parse_int=_Number, parse_float=_Number, parse_constant=_no_constant)
+
+
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f",
+            "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_NEEDS_ESCAPE = re.compile('["\\\\\x00-\x1f\u2028\u2029\ud800-\udfff]')
+
+
+def _escape_char(m: re.Match) -> str:
+    c = m.group(0)
+    if c in _ESCAPES:
+        return _ESCAPES[c]
+    if "\ud800" <= c <= "\udfff":  # a lone surrogate: Go's decoder has already made it U+FFFD
+        return "\ufffd"
+    return "\\u%04x" % ord(c)
+
+
+def _string(s: str) -> str:
+    """A JSON string as Go's encoder writes it without HTML escaping: ``<``, ``>``, ``&`` literal, U+2028/9 escaped."""
+    return '"' + _NEEDS_ESCAPE.sub(_escape_char, s) + '"'
+
+
+def _encode(v, out: list, sort_keys: bool) -> None:
+    if isinstance(v, str):
+        out.append(v if isinstance(v, _Number) else _string(v))
+    elif isinstance(v, dict):
+        out.append("{")
+        items = sorted(v.items()) if sort_keys else v.items()
+        first = True
+        for k, x in items:
+            if not first:
+                out.append(",")
+            first = False
+            out.append(_string(k))
+            out.append(":")
+            _encode(x, out, sort_keys)
+        out.append("}")
+    elif isinstance(v, (list, tuple)):
+        out.append("[")
+        for i, x in enumerate(v):
+            if i:
+                out.append(",")
+            _encode(x, out, sort_keys)
+        out.append("]")
+    elif v is True:
+        out.append("true")
+    elif v is False:
+        out.append("false")
+    elif v is None:
+        out.append("null")
+    elif isinstance(v, int):
+        out.append(str(v))
+    elif isinstance(v, float):
+        out.append(repr(v) if v == v and v not in (float("inf"), float("-inf")) else _no_constant(repr(v)))
+    else:
+        raise TypeError(f"cannot encode {type(v).__name__} as JSON")
+
+
+def canonical_json(value) -> bytes:
+    """``value`` as compact JSON with every object's keys sorted, UTF-8 (§3.8).
+
+    Numbers decoded by this module keep their literal text; strings are
+    escaped as Go's ``encoding/json`` does with HTML escaping off, so the bytes
+    (and digests) equal the original plugin's. Raises TypeError for a value
+    that is not JSON data and RecursionError for one nested too deep.
+    """
+    out: list[str] = []
+    _encode(value, out, True)
+    return "".join(out).encode("utf-8")
+
+
+def _content(b: bytes) -> dict:
+    return {"state": "size_only", "bytes": len(b), "sha256": hashlib.sha256(b).hexdigest()}
+
+
+def measure_value(value) -> dict:
+    """``{state: "size_only", bytes, sha256}`` of an already decoded JSON value, over :func:`canonical_json` (§3.8)."""
+    return _content(canonical_json(value))
+
+
+def measure(raw: bytes) -> dict:
+    """``{state: "size_only", bytes, sha256}`` of one JSON text (§3.8).
+
+    ``bytes`` and ``sha256`` cover the value re-encoded as canonical JSON
+    (compact, sorted keys, numbers as written). Bytes that are not one JSON
+    value (or are followed by more than white space) are measured as they are.
+    Never raises.
+    """
+    try:
+        return measure_value(_strict_loads(raw.decode("utf-8", "replace")))
+    except (ValueError, TypeError, RecursionError):
+        return _content(bytes(raw))
+
+
+# -- the record --------------------------------------------------------------------------
+
+
+def rfc3339_utc(ns: int | None = None) -> str:
+    """An RFC 3339 UTC time with up to nanoseconds, trailing zeros dropped (Go's RFC3339Nano); ``ns`` defaults to now."""
+    if ns is None:
+        ns = time.time_ns()
+    secs, frac = divmod(ns, 1_000_000_000)
+    head = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs))
+    tail = ("%09d" % frac).rstrip("0")
+    return f"{head}.{tail}Z" if tail else f"{head}Z"
+
+
+def _text(event: dict, key: str) -> str:
+    v = event.get(key)
+    return v if isinstance(v, str) else ""
+
+
+def _safe_id(value: str, what: str) -> str:
+    if not _SAFE_ID.fullmatch(value) or value in (".", ".."):
+        raise Refusal(f"{what} {value!r} is not a safe file name (letters, digits, '.', '_', '-'); nothing recorded")
+    return value
+
+
+def execution_record(event: dict, now: str) -> dict | None:
+    """The ``execution/1`` record of one hook event, keys in §3.8 order, or None when the event is not one to record.
+
+    ``event`` is the decoded hook payload; ``now`` the observation time
+    (RFC 3339). Returns None for events other than ``PostToolUse`` /
+    ``PostToolUseFailure`` and for tools not named ``mcp__…``. Raises
+    :class:`Refusal` for an MCP event that cannot make a valid record: no
+    ``session_id``, no ``tool_use_id`` (payloads older than Claude Code 1.0.x
+    have none, so the record could join no call), or an id that is not a safe
+    file name.
+    """
+    hook_event = _text(event, "hook_event_name")
+    tool_name = _text(event, "tool_name")
+    if hook_event not in MCP_EVENTS or not tool_name.startswith("mcp__"):
+        return None
+    session = _text(event, "session_id")
+    if not session:
+        raise Refusal(f"{hook_event} {tool_name}: the event has no session_id; nothing recorded")
+    tool = _text(event, "tool_use_id")
+    if not tool:
+        raise Refusal(
+            f"{hook_event} {tool_name} in session {session}: the event has no tool_use_id (older Claude Code versions "
+            "sent none), so an execution record could join no call; nothing recorded"
+        )
+    session = _safe_id(session, "session_id")
+    stream = _safe_id(_text(event, "agent_id") or "main", "agent_id")
+    rec: dict = {
+        "schema": SCHEMA,
+        "id": f"{tool}/{BOUNDARY}",
+        "observed_by": OBSERVED_BY,
+        "boundary": BOUNDARY,
+        "session": session,
+        "stream": stream,
+        "tool": tool,
+        "tool_name": tool_name,
+    }
+    cwd = _text(event, "cwd")
+    if cwd:
+        rec["cwd"] = cwd
+    rec["protocol"] = PROTOCOL
+    server = event.get("mcp_server")
+    if isinstance(server, dict) and isinstance(server.get("name"), str) and server["name"]:
+        rec["server"] = {"name": server["name"]}
+        if isinstance(server.get("source"), str) and server["source"]:
+            rec["server"]["source"] = server["source"]
+    rec["time"] = now
+    duration = event.get("duration_ms")
+    if isinstance(duration, _Number):
+        try:
+            rec["duration_ms"] = int(duration) if duration.lstrip("-").isdigit() else int(round(float(duration)))
+        except (ValueError, OverflowError):
+            pass
+    if hook_event == "PostToolUse":
+        rec["outcome"] = "returned"
+    elif event.get("is_interrupt") is True:
+        rec["outcome"] = "interrupted"
+    else:
+        rec["outcome"] = "failed"
+    if "tool_input" in event:
+        rec["arguments"] = measure_value(event["tool_input"])
+    if hook_event == "PostToolUse" and "tool_response" in event:
+        rec["result"] = measure_value(event["tool_response"])
+    return rec
+
+
+def encode_record(rec: dict) -> bytes:
+    """One record as one compact JSON line (keys in the dict's order, no newline), UTF-8."""
+    out: list[str] = []
+    _encode(rec, out, False)
+    return "".join(out).encode("utf-8")
+
+
+def append_line(path: str, line: bytes) -> None:
+    """Append ``line`` plus ``\\n`` to ``path`` with one ``os.write`` on an O_APPEND descriptor, then fsync.
+
+    Creates missing directories (and fsyncs the directory of a new file).
+    Raises OSError on failure, including a short write.
+    """
+    directory = os.path.dirname(path)
+    os.makedirs(directory, exist_ok=True)
+    created = not os.path.exists(path)
+    data = line + b"\n"
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o644)
+    try:
+        n = os.write(fd, data)
+        if n != len(data):
+            raise OSError(f"short write: {n} of {len(data)} bytes reached {path}")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    if created and hasattr(os, "O_DIRECTORY"):
+        try:
+            dfd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
+        except OSError:
+            pass
+
+
+# -- one invocation ----------------------------------------------------------------------
+
+
+def handle_event(raw: bytes, data_dir: str, now: str | None = None) -> str | None:
+    """Record one hook event given as the bytes Claude Code wrote to standard input.
+
+    Returns the path written, or None when the event is not one to record.
+    Raises :class:`Refusal` (bytes that are not one JSON object, or an MCP
+    event that cannot make a valid record) and OSError (the write failed).
+    """
+    try:
+        event = _strict_loads(raw.decode("utf-8", "replace"))
+    except (ValueError, RecursionError) as exc:
+        raise Refusal(f"standard input is not one JSON object ({len(raw)} bytes): {exc}; nothing recorded") from None
+    if not isinstance(event, dict):
+        raise Refusal(f"standard input is JSON but not an object ({type(event).__name__}); nothing recorded")
+    rec = execution_record(event, now or rfc3339_utc())
+    if rec is None:
+        return None
+    path = execution_path(data_dir, rec["session"], rec["stream"])
+    append_line(path, encode_record(rec))
+    return path
+
+
+def _log(data_dir: str, message: str) -> None:
+    """Append one line to ``<data>/log/plugin.log``; if even that fails, say it on standard error."""
+    line = f"{rfc3339_utc()} asz hook: {message}\n".encode("utf-8", "replace")
+    try:
+        log_dir = os.path.join(data_dir, "log")
+        os.makedirs(log_dir, exist_ok=True)
+        fd = os.open(os.path.join(log_dir, "plugin.log"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        try:
+            sys.stderr.write(f"asz hook: cannot write the log under {data_dir}: {exc}; {message}\n")
+        except Exception:
+            pass
+
+
+def run(stdin: bytes, data_dir: str) -> int:
+    """Handle one event and return the exit status, which is always 0.
+
+    A :class:`Refusal`, an OSError or any unexpected exception becomes one
+    line in ``<data_dir>/log/plugin.log``; nothing is written to stdout.
+    """
+    try:
+        handle_event(stdin, data_dir)
+    except Refusal as exc:
+        _log(data_dir, f"refused: {exc}")
+    except OSError as exc:
+        _log(data_dir, f"could not write the execution record: {exc}")
+    except BaseException as exc:  # a hook never fails the agent
+        _log(data_dir, f"unexpected {type(exc).__name__}: {exc}")
+    return 0
+
+
+_USAGE = "usage: asz hook [--data DIR]  (reads one Claude Code hook event as JSON on standard input)\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``asz hook [--data DIR]``: read one event from standard input, record it, return 0.
+
+    ``argv`` are the arguments after ``hook``. An argument it does not know
+    is logged and ignored, never an error: Claude Code treats a hook's exit
+    status 2 as a block. ``--help`` prints usage to stderr.
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    flag = None
+    unknown = []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--data" and i + 1 < len(argv):
+            flag = argv[i + 1]
+            i += 2
+            continue
+        if a.startswith("--data="):
+            flag = a[len("--data="):]
+        elif a in ("-h", "--help"):
+            sys.stderr.write(_USAGE)
+            return 0
+        else:
+            unknown.append(a)
+        i += 1
+    data_dir = resolve_data_dir(flag)
+    if unknown:
+        _log(data_dir, f"ignored arguments {unknown!r}")
+    try:
+        raw = sys.stdin.buffer.read()
+    except BaseException as exc:
+        _log(data_dir, f"could not read standard input: {type(exc).__name__}: {exc}")
+        return 0
+    return run(raw, data_dir)
+
+
+if __name__ == "__main__":  # python path/to/hook.py [--data DIR]
+    sys.exit(main())

@@ -1,0 +1,262 @@
+"""Adding the MCP observer's hooks to Claude Code's ``settings.json`` and taking them out again (origin-digest §5.2).
+
+``asz hooks install`` adds, under ``hooks``, one matcher group per event::
+
+    "PostToolUse":        [{"matcher": "mcp__.*", "hooks": [{"type": "command", "command": "asz hook", "timeout": 10}]}]
+    "PostToolUseFailure": [{"matcher": "mcp__.*", "hooks": [{"type": "command", "command": "asz hook", "timeout": 10}]}]
+
+It is idempotent (an event that already runs the command for that matcher is
+left alone), copies the file aside before it changes it, and writes the new
+file atomically. ``asz hooks uninstall`` removes every hook entry whose
+command is the observer's command, then only the groups, event lists and the
+``hooks`` object that this removal left empty, so everything else in the file
+stays as it was. Standard library only.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from .hook import claude_config_dir
+
+__all__ = [
+    "COMMAND",
+    "MATCHER",
+    "EVENTS",
+    "TIMEOUT_S",
+    "SCOPES",
+    "SettingsError",
+    "Change",
+    "settings_path",
+    "add_hooks",
+    "remove_hooks",
+    "install",
+    "uninstall",
+]
+
+#: The command Claude Code runs; uninstall matches hook entries on exactly this string.
+COMMAND = "asz hook"
+MATCHER = "mcp__.*"
+EVENTS = ("PostToolUse", "PostToolUseFailure")
+#: Seconds Claude Code waits for the hook before it gives up on it.
+TIMEOUT_S = 10
+#: ``user``: ``$CLAUDE_CONFIG_DIR/settings.json`` or ``~/.claude/settings.json``; ``project``:
+#: ``.claude/settings.json`` in the working directory; ``local``: ``.claude/settings.local.json`` there.
+SCOPES = ("user", "project", "local")
+
+
+class SettingsError(Exception):
+    """A settings file that cannot be read or changed safely; the message names the file and the reason."""
+
+
+class Change:
+    """What install or uninstall did (or, with ``dry_run``, would do) to one settings file.
+
+    ``path`` the file; ``changed`` whether its content differs; ``backup`` the
+    copy made first ('' when none: no change, dry run, or no file before);
+    ``diff`` a unified diff of old and new text; ``actions`` one line per
+    event touched, e.g. ``added PostToolUse mcp__.* -> asz hook``.
+    """
+
+    def __init__(self, path: Path, changed: bool, actions: list[str], diff: str, backup: str = ""):
+        self.path = path
+        self.changed = changed
+        self.actions = actions
+        self.diff = diff
+        self.backup = backup
+
+
+def settings_path(scope: str, env=None, cwd: Path | None = None) -> Path:
+    """The settings file of ``scope`` (one of :data:`SCOPES`). Raises ValueError for another scope."""
+    if scope == "user":
+        return Path(claude_config_dir(env)) / "settings.json"
+    base = Path.cwd() if cwd is None else Path(cwd)
+    if scope == "project":
+        return base / ".claude" / "settings.json"
+    if scope == "local":
+        return base / ".claude" / "settings.local.json"
+    raise ValueError(f"unknown scope {scope!r}; use one of {', '.join(SCOPES)}")
+
+
+def _entry() -> dict:
+    return {"type": "command", "command": COMMAND, "timeout": TIMEOUT_S}
+
+
+def _ours(hook: Any) -> bool:
+    return isinstance(hook, dict) and hook.get("command") == COMMAND
+
+
+def add_hooks(settings: dict) -> list[str]:
+    """Add the observer's hooks to a decoded settings object in place; returns one action line per event added.
+
+    An event whose list already holds a group with matcher ``mcp__.*`` running
+    :data:`COMMAND` is left alone. Raises SettingsError when ``hooks`` or an
+    event's value has a shape Claude Code would not accept either.
+    """
+    hooks = settings.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise SettingsError(f'"hooks" is a {type(hooks).__name__}, not an object')
+    actions = []
+    for event in EVENTS:
+        groups = hooks.setdefault(event, [])
+        if not isinstance(groups, list):
+            raise SettingsError(f'"hooks.{event}" is a {type(groups).__name__}, not a list')
+        present = any(
+            isinstance(g, dict) and g.get("matcher") == MATCHER and isinstance(g.get("hooks"), list) and any(_ours(h) for h in g["hooks"])
+            for g in groups
+        )
+        if not present:
+            groups.append({"matcher": MATCHER, "hooks": [_entry()]})
+            actions.append(f"added {event} {MATCHER} -> {COMMAND}")
+    return actions
+
+
+def remove_hooks(settings: dict) -> list[str]:
+    """Remove every hook entry running :data:`COMMAND` from a decoded settings object in place.
+
+    Only containers this removal empties go with it (a matcher group, an
+    event's list, ``hooks`` itself); anything that was empty before stays.
+    Returns one action line per entry removed. Never raises.
+    """
+    hooks = settings.get("hooks")
+    if not isinstance(hooks, dict):
+        return []
+    actions = []
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept_groups = []
+        for g in groups:
+            inner = g.get("hooks") if isinstance(g, dict) else None
+            if not isinstance(inner, list) or not any(_ours(h) for h in inner):
+                kept_groups.append(g)
+                continue
+            kept = [h for h in inner if not _ours(h)]
+            actions.append(f"removed {event} {g.get('matcher', '')} -> {COMMAND}" + (f" (x{len(inner) - len(kept)})" if len(inner) - len(kept) > 1 else ""))
+            if kept:
+                g["hooks"] = kept
+                kept_groups.append(g)
+        if len(kept_groups) != len(groups):
+            if kept_groups:
+                hooks[event] = kept_groups
+            else:
+                del hooks[event]
+        else:
+            hooks[event] = kept_groups
+    if actions and not hooks:
+        del settings["hooks"]
+    return actions
+
+
+def _read(path: Path) -> tuple[str | None, dict]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, {}
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if not text.strip():
+        return text, {}
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise SettingsError(f"{path}: not valid JSON ({exc}); fix or move it, nothing was changed") from None
+    if not isinstance(data, dict):
+        raise SettingsError(f"{path}: holds a JSON {type(data).__name__}, not an object; nothing was changed")
+    return text, data
+
+
+def _indent_of(text: str | None) -> int | str:
+    """The indentation the file already uses (spaces or a tab), 2 for a new file."""
+    for line in (text or "").splitlines()[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and len(stripped) != len(line):
+            lead = line[: len(line) - len(stripped)]
+            return "\t" if lead.startswith("\t") else len(lead)
+    return 2
+
+
+def _render(data: dict, indent: int | str = 2) -> str:
+    return json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = None
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        pass
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _apply(path: Path, edit, dry_run: bool) -> Change:
+    old_text, data = _read(path)
+    actions = edit(data)
+    new_text = _render(data, _indent_of(old_text))
+    changed = bool(actions)
+    diff = ""
+    if changed:
+        diff = "".join(
+            difflib.unified_diff((old_text or "").splitlines(True), new_text.splitlines(True), str(path) + " (before)", str(path) + " (after)")
+        )
+    backup = ""
+    if changed and not dry_run:
+        try:
+            if old_text is not None:
+                stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+                backup_path = path.with_name(f"{path.name}.asz-backup-{stamp}")
+                n = 1
+                while backup_path.exists():
+                    n += 1
+                    backup_path = path.with_name(f"{path.name}.asz-backup-{stamp}-{n}")
+                shutil.copy2(path, backup_path)
+                backup = str(backup_path)
+            _write_atomic(path, new_text)
+        except OSError as exc:
+            raise SettingsError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    return Change(path, changed, actions, diff, backup)
+
+
+def install(path: Path, *, dry_run: bool = False) -> Change:
+    """Add the observer's hooks to the settings file ``path`` (created when missing).
+
+    Idempotent: a second install changes nothing and makes no backup. Before
+    a change the old file is copied to ``<name>.asz-backup-<UTC stamp>``
+    beside it; the new file is written atomically with its mode kept, as
+    JSON indented as the file was (2 spaces for a new file). ``dry_run`` computes the change and its diff and
+    writes nothing. Raises SettingsError for an unreadable file, one that is
+    not a JSON object, or a ``hooks`` of the wrong shape.
+    """
+    return _apply(Path(path), add_hooks, dry_run)
+
+
+def uninstall(path: Path, *, dry_run: bool = False) -> Change:
+    """Remove what :func:`install` added from the settings file ``path`` (matched on :data:`COMMAND`).
+
+    A missing file, or one without the hooks, is left untouched. Backup,
+    atomic write and errors as :func:`install`.
+    """
+    return _apply(Path(path), remove_hooks, dry_run)
