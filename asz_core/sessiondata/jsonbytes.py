@@ -86,9 +86,19 @@ def loads(data: bytes | str):
         if "surrogate" not in str(exc):
             raise
     import json
+    import math
+
+    def _no_constant(name: str):
+        raise ValueError(f"{name} is not JSON")
+
+    def _finite(text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value):
+            raise ValueError(f"number {text[:20]} does not fit a double")
+        return value
 
     text = data.decode("utf-8") if isinstance(data, bytes) else data
-    value = json.loads(text)
+    value = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
     return _sanitise(value)
 
 
