@@ -1,7 +1,124 @@
-"""Command group module (filled in by its issue)."""
+"""``asz parse [SESSION]``: assemble sessions and append the rounds of their chains (origin-digest §4.3, §8.1).
+
+Prints one row per session::
+
+    SESSION  ROUND  SEQ  NODES  RELS  UNRES  TALKS  RUNS  STEPS  TOOLS  CHILDREN
+
+ROUND is the round written (``2-4`` when the budget cut several, ``-`` when
+none was written); SEQ the seq the chain now covers; NODES/RELS/UNRES count
+the frames of the rounds written; TALKS, RUNS and STEPS describe the session
+as folded; TOOLS and CHILDREN are joined/total. Problems go to stderr as
+``error: <session>: <why>``. Exit codes: 0 done, 1 a session had a problem,
+2 usage (no root, no such session, a bad configuration, a bad budget).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
 
 import typer
 
+from ..storage.layout import DEFAULT_ROOT
+
+COLUMNS = ("SESSION", "ROUND", "SEQ", "NODES", "RELS", "UNRES", "TALKS", "RUNS", "STEPS", "TOOLS", "CHILDREN")
+
+
+def _usage(message: str) -> typer.Exit:
+    typer.echo(f"asz parse: {message}", err=True)
+    return typer.Exit(2)
+
+
+def _settings(config: Optional[Path]) -> tuple[str, int]:
+    """``storage.root`` and ``parse.max_round_bytes`` from ``config`` (or ./asz.yaml, or the defaults)."""
+    from ..flow.parse import DEFAULT_MAX_ROUND_BYTES
+
+    try:
+        from ..config import load_config
+    except ImportError:  # pragma: no cover - configuration support is optional here
+        if config is not None:
+            raise _usage("--config: configuration files are not supported by this build")
+        return DEFAULT_ROOT, DEFAULT_MAX_ROUND_BYTES
+    try:
+        cfg = load_config(config)
+    except ValueError as exc:
+        raise _usage(f"configuration: {exc}") from None
+    return cfg.root, int(getattr(cfg, "max_round_bytes", DEFAULT_MAX_ROUND_BYTES))
+
+
+def table_rows(report) -> list[tuple[str, ...]]:
+    """The table's rows (header first) for a :class:`~asz_core.flow.parse.ParseReport`."""
+    from ..flow.parse import session_stats
+
+    rows = [COLUMNS]
+    for o in report.outcomes:
+        if o.rounds:
+            first, last = o.rounds[0].header.round, o.rounds[-1].header.round
+            rnd = str(last) if first == last else f"{first}-{last}"
+            frames = [sum(r.counts[k] for r in o.rounds) for k in ("nodes", "relations", "unresolved")]
+        else:
+            rnd = "-"
+            frames = [0, 0, 0]
+        fold = o.fold
+        st = session_stats(fold) if fold is not None else {"talks": 0, "runs": 0, "steps": 0, "tools": (0, 0), "children": (0, 0)}
+        rows.append(
+            (
+                o.session, rnd, str(fold.through_seq if fold is not None else 0), *map(str, frames),
+                str(st["talks"]), str(st["runs"]), str(st["steps"]),
+                f"{st['tools'][0]}/{st['tools'][1]}", f"{st['children'][0]}/{st['children'][1]}",
+            )
+        )
+    return rows
+
+
+def format_table(rows: list[tuple[str, ...]]) -> list[str]:
+    """Rows as lines, columns left-aligned and separated by two spaces."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+
+
+def parse(
+    session: Optional[str] = typer.Argument(None, metavar="[SESSION]", help="Only this session (default: every session of the root)."),
+    root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default: storage.root from the configuration, else ./data)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Configuration file (default ./asz.yaml when present)."),
+    max_round_bytes: Optional[int] = typer.Option(None, "--max-round-bytes", help="Round budget in bytes (default parse.max_round_bytes, 2097152)."),
+) -> None:
+    """Assemble sessions and append rounds to their chains; print one table row per session.
+
+    Columns: SESSION ROUND SEQ NODES RELS UNRES TALKS RUNS STEPS TOOLS CHILDREN
+    (ROUND ``-`` when no round was written; TOOLS and CHILDREN joined/total).
+    Exit 0 done, 1 problems (printed as ``error:`` lines), 2 usage.
+    """
+    from ..flow.parse import parse_root
+
+    where, budget = _settings(config) if root is None or max_round_bytes is None else (str(root), max_round_bytes)
+    if root is not None:
+        where = str(root)
+    if max_round_bytes is not None:
+        if max_round_bytes < 1:
+            raise _usage("--max-round-bytes must be at least 1")
+        budget = max_round_bytes
+    if not Path(where).is_dir():
+        raise _usage(f"{where}: no storage root here (give --root DIR or set storage.root)")
+    sessions = None
+    if session is not None:
+        from ..storage.layout import session_dir
+
+        try:
+            sdir = session_dir(Path(where), session)
+        except ValueError as exc:
+            raise _usage(str(exc)) from None
+        if not sdir.is_dir():
+            raise _usage(f"{session}: no such session in {where}")
+        sessions = [sdir.name]
+    report = parse_root(where, sessions, max_round_bytes=budget)
+    for line in format_table(table_rows(report)):
+        typer.echo(line)
+    for p in report.problems:
+        typer.echo(f"error: {p}", err=True)
+    raise typer.Exit(0 if report.ok else 1)
+
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
+    """Add ``parse`` to ``app``."""
+    app.command("parse")(parse)

@@ -1,0 +1,324 @@
+"""Chain publication: where a conversation's rounds live and how one is added (origin-digest §2.1, §2.5).
+
+::
+
+    <root>/_conversations/<conversation id>/
+        .lock                 one parser per chain (fcntl.flock)
+        conversation.state    head, head_digest, through_seq, input_digest, parser, policy (a cache)
+        rounds/r000001-<first 12 hex of the commit digest>.sf
+
+For Claude Code the conversation id is the session id. The chain's head is
+found by listing ``rounds/``; ``conversation.state`` is only a cache of it. A
+round is installed exclusively: written to a temporary name, synced, made
+read-only (0444) and hard-linked to its final name, which never replaces an
+existing file. A round that does not follow the head (next number, previous
+= head digest) is refused. An empty round file is a reservation some other
+writer left; the chain ignores it.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import orjson
+
+from ..sessiondata.writer import _fsync_dir
+from ..storage.root import FileLock, LockBusy, read_state, write_state
+from .fold import Fold, FoldError
+from .round import Round, RoundError, parse_round_file_name, read_round
+
+__all__ = [
+    "CONVERSATIONS",
+    "ChainBusy",
+    "ChainError",
+    "Chain",
+    "RoundFile",
+    "conversation_dir",
+    "conversation_dirs",
+]
+
+#: The directory of all chains, relative to the storage root.
+CONVERSATIONS = "_conversations"
+#: Age in seconds after which an empty reservation file is removed by the lock holder.
+_RESERVATION_TTL = 60.0
+
+
+class ChainBusy(LockBusy):
+    """Another parser holds the chain's lock; nothing was written. ``conversation`` names the chain."""
+
+    def __init__(self, conversation: str, busy: LockBusy):
+        self.conversation = conversation
+        LockBusy.__init__(self, busy.path, busy.holder, busy.waited)
+        who = f" ({busy.holder})" if busy.holder else ""
+        self.args = (f"conversation {conversation}: another parser holds the chain lock {busy.path}{who}; nothing written",)
+
+
+class ChainError(ValueError):
+    """A chain that cannot be extended or read: a refused install, a broken round, a round the fold refuses."""
+
+
+def _safe(part: str) -> str:
+    part = part.replace("/", "_").replace("\\", "_")
+    if part in ("", ".", ".."):
+        raise ValueError(f"not usable as a conversation id: {part!r}")
+    return part
+
+
+def conversation_dir(root: str | os.PathLike, conversation: str) -> Path:
+    """``<root>/_conversations/<conversation>`` (``/`` and ``\\`` in the id become ``_``). ValueError for an empty id."""
+    return Path(root) / CONVERSATIONS / _safe(conversation)
+
+
+def conversation_dirs(root: str | os.PathLike) -> list[Path]:
+    """Every chain directory under ``<root>/_conversations``, sorted by name."""
+    d = Path(root) / CONVERSATIONS
+    if not d.is_dir():
+        return []
+    return sorted(p for p in d.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+class RoundFile:
+    """A listed round file: its ``number``, the 12-hex ``prefix`` of its digest from the name, and ``path``."""
+
+    __slots__ = ("number", "prefix", "path")
+
+    def __init__(self, number: int, prefix: str, path: Path):
+        self.number = number
+        self.prefix = prefix
+        self.path = path
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return f"RoundFile({self.number}, {self.prefix!r}, {str(self.path)!r})"
+
+
+class Chain:
+    """One conversation's chain under a storage root (origin-digest §2.5).
+
+    ``Chain(root, conversation)`` touches nothing on disk until :meth:`lock`
+    or :meth:`install`. Methods that change the chain expect the caller to
+    hold :meth:`lock`.
+    """
+
+    def __init__(self, root: str | os.PathLike, conversation: str):
+        self.root = Path(root)
+        self.conversation = conversation
+        self.dir = conversation_dir(root, conversation)
+        self.rounds_dir = self.dir / "rounds"
+        self.lock_path = self.dir / ".lock"
+        self.state_path = self.dir / "conversation.state"
+        self._lock: FileLock | None = None
+
+    @classmethod
+    def at(cls, directory: str | os.PathLike) -> "Chain":
+        """The chain whose directory is ``directory`` (``<root>/_conversations/<id>``)."""
+        directory = Path(directory)
+        return cls(directory.parent.parent, directory.name)
+
+    # -- lock ---------------------------------------------------------------
+
+    def lock(self, timeout: float = 0.0) -> "Chain":
+        """Take the chain's lock (one parser per chain); use as a context manager.
+
+        ``timeout`` in seconds (0: one try). Raises :class:`ChainBusy` when
+        another process holds it; the caller then writes nothing. Creates the
+        chain directory when missing.
+        """
+        lk = FileLock(self.lock_path, timeout)
+        try:
+            lk.acquire()
+        except LockBusy as busy:
+            raise ChainBusy(self.conversation, busy) from None
+        self._lock = lk
+        return self
+
+    def unlock(self) -> None:
+        """Release the chain's lock (a no-op when not held)."""
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    @property
+    def locked(self) -> bool:
+        """True while this object holds the chain's lock."""
+        return self._lock is not None and self._lock.held
+
+    def __enter__(self) -> "Chain":
+        if not self.locked:
+            self.lock()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.unlock()
+
+    # -- listing and loading -------------------------------------------------
+
+    def exists(self) -> bool:
+        """True when the chain's directory exists."""
+        return self.dir.is_dir()
+
+    def round_files(self) -> list[RoundFile]:
+        """Round files in ``rounds/`` ordered by number (then name); empty reservations and other names skipped."""
+        out: list[RoundFile] = []
+        try:
+            entries = list(os.scandir(self.rounds_dir))
+        except FileNotFoundError:
+            return out
+        for e in entries:
+            parsed = parse_round_file_name(e.name)
+            if parsed is None or not e.is_file(follow_symlinks=False):
+                continue
+            try:
+                if e.stat(follow_symlinks=False).st_size == 0:
+                    continue  # a reservation, not a round
+            except OSError:
+                continue
+            out.append(RoundFile(parsed[0], parsed[1], Path(e.path)))
+        out.sort(key=lambda rf: (rf.number, rf.path.name))
+        return out
+
+    def head_file(self) -> RoundFile | None:
+        """The listed round with the highest number, or None for an empty chain."""
+        files = self.round_files()
+        return files[-1] if files else None
+
+    def read_rounds(self) -> list[Round]:
+        """Read every listed round in order. Raises ChainError for a gap, two files of one number or a round the reader refuses."""
+        rounds = []
+        expected = 1
+        for rf in self.round_files():
+            if rf.number != expected:
+                if rf.number < expected:
+                    raise ChainError(f"{rf.path}: a second file for round {rf.number}")
+                raise ChainError(f"{self.rounds_dir}: round {expected} is missing (next file is {rf.path.name})")
+            try:
+                r = read_round(rf.path)
+            except RoundError as exc:
+                raise ChainError(str(exc)) from None
+            if r.header.round != rf.number or r.digest[:12] != rf.prefix:
+                raise ChainError(f"{rf.path}: file name does not match round {r.header.round}, digest {r.digest[:12]}")
+            rounds.append(r)
+            expected += 1
+        return rounds
+
+    def load(self) -> Fold:
+        """Fold the whole chain (rounds 1..head). Raises ChainError when a round is unreadable or refused by the fold."""
+        fold = Fold()
+        for r in self.read_rounds():
+            try:
+                fold.accept(r)
+            except FoldError as exc:
+                raise ChainError(str(exc)) from None
+        return fold
+
+    # -- installing ------------------------------------------------------------
+
+    def _head_digest(self, rf: RoundFile) -> str:
+        """The full commit digest of a listed round, from its last line."""
+        data = rf.path.read_bytes()
+        last = data.rstrip(b"\n").rsplit(b"\n", 1)[-1]
+        try:
+            d = orjson.loads(last)
+            digest = d["digest"] if d.get("t") == "commit" else ""
+        except (orjson.JSONDecodeError, KeyError, TypeError, AttributeError):
+            digest = ""
+        if not isinstance(digest, str) or not digest.startswith(rf.prefix):
+            raise ChainError(f"{rf.path}: the head round has no commit line matching its name")
+        return digest
+
+    def install(self, r: Round, *, fsync: bool = True) -> Path:
+        """Publish ``r`` as the chain's next round; returns its path.
+
+        Requires the chain lock (RuntimeError otherwise). Refuses with
+        :class:`ChainError`, writing nothing, when ``r`` does not follow the head
+        listed in ``rounds/`` (round number head+1, ``previous`` = head digest;
+        round 1 on an empty chain with no ``previous``) or when its final name
+        already exists. The bytes go to a temporary name, are synced, made 0444
+        and hard-linked to the final name (never replacing a file); without
+        hard links, a rename after an existence check under the lock.
+        """
+        if not self.locked:
+            raise RuntimeError(f"{self.dir}: installing a round needs the chain lock")
+        head = self.head_file()
+        h = r.header
+        if head is None:
+            if h.round != 1 or h.previous:
+                raise ChainError(f"{self.dir}: round {h.round} does not follow the head: the chain is empty")
+        else:
+            head_digest = self._head_digest(head)
+            if h.round != head.number + 1 or h.previous != head_digest:
+                raise ChainError(
+                    f"{self.dir}: round {h.round} (previous {h.previous[:12] or '-'}) does not follow the head, "
+                    f"round {head.number} ({head_digest[:12]})"
+                )
+        if h.conversation != self.conversation:
+            raise ChainError(f"{self.dir}: round names conversation {h.conversation!r}, not {self.conversation!r}")
+        self.rounds_dir.mkdir(parents=True, exist_ok=True)
+        final = self.rounds_dir / r.file_name
+        tmp = self.rounds_dir / f".{r.file_name}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as f:
+            f.write(r.data)
+            f.flush()
+            if fsync:
+                os.fsync(f.fileno())
+        os.chmod(tmp, 0o444)
+        try:
+            os.link(tmp, final)
+        except FileExistsError:
+            os.unlink(tmp)
+            raise ChainError(f"{final}: already exists; a round never replaces another") from None
+        except OSError:
+            if final.exists():
+                os.unlink(tmp)
+                raise ChainError(f"{final}: already exists; a round never replaces another") from None
+            os.rename(tmp, final)
+        else:
+            os.unlink(tmp)
+        if fsync:
+            _fsync_dir(self.rounds_dir)
+        r.path = final
+        return final
+
+    def tidy(self) -> None:
+        """Remove temporaries an interrupted parser left and reservations older than a minute (lock holder only)."""
+        if not self.locked:
+            return
+        try:
+            entries = list(os.scandir(self.rounds_dir))
+        except FileNotFoundError:
+            return
+        now = time.time()
+        for e in entries:
+            try:
+                if e.name.startswith(".") and e.name.endswith(".tmp"):
+                    os.unlink(e.path)
+                elif parse_round_file_name(e.name) and e.stat().st_size == 0 and now - e.stat().st_mtime > _RESERVATION_TTL:
+                    os.unlink(e.path)
+            except OSError:
+                pass
+
+    # -- state cache -----------------------------------------------------------
+
+    def write_state(self, fold: Fold, *, fsync: bool = True) -> None:
+        """Rewrite ``conversation.state`` from ``fold`` (head, head_digest, through_seq, input_digest, parser, policy)."""
+        if fold.head is None:
+            return
+        self.dir.mkdir(parents=True, exist_ok=True)
+        write_state(
+            self.state_path,
+            [
+                ("head", fold.rounds),
+                ("head_digest", fold.head_digest),
+                ("through_seq", fold.through_seq),
+                ("input_digest", fold.input_digest),
+                ("parser", fold.head.parser),
+                ("policy", fold.head.policy),
+            ],
+            fsync=fsync,
+        )
+
+    def read_state(self) -> dict[str, str]:
+        """``conversation.state`` as a dict ({} when missing). A cache: the listing of ``rounds/`` is the authority."""
+        return read_state(self.state_path)
+

@@ -1,0 +1,602 @@
+"""Parse: turn a session's landed files into the next rounds of its chain (origin-digest §2.5, §4.3).
+
+Under the chain's lock, parse fixes a watermark at the index's
+``indexed_seq``, assembles the *whole* session through it and diffs the
+assembly against the fold of the chain:
+
+* an entity the fold lacks, or holds with other content (revision ignored),
+  is written with the new round's revision; an unchanged one is left out;
+* a node or relation the assembly no longer has is tombstoned;
+* an unresolved entry the assembly no longer has, and the fold holds as
+  anything but ``resolved``, is written again with ``state: resolved``.
+
+A round is written whenever landed evidence advanced (the watermark is past
+the chain's ``through_seq``), even when no entity changed. When the round
+would exceed ``max_round_bytes``, the seq window is narrowed to fewer landed
+files until it fits; a window of one landed file is published whole,
+whatever its size. Then the next window follows, until the watermark.
+
+Invariant: fold(rounds 1..N) equals one full assembly through round N's
+``through_seq`` (resolved entries aside, which a fresh assembly never holds).
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, Callable, Iterable, Protocol, TextIO
+
+import attrs
+import orjson
+
+from ..sessiondata.times import format_rfc3339, parse_instant
+from ..storage.layout import landed_files, session_dir, session_dirs
+from .chain import Chain, ChainBusy, ChainError
+from .fold import Fold, FoldError
+from .model import PARSER, POLICY, Assembly, Node, Relation, Unresolved
+from .round import Round, RoundHeader, build_round, entity_body, input_digest, landed_file_digest
+
+__all__ = [
+    "DEFAULT_MAX_ROUND_BYTES",
+    "STEP_KINDS",
+    "ParseError",
+    "FlowEngine",
+    "IndexEngine",
+    "ParseOutcome",
+    "ParseReport",
+    "parse_session",
+    "parse_outcome",
+    "parse_root",
+    "diff_assembly",
+    "header_counts",
+    "fold_matches_assembly",
+    "session_stats",
+]
+
+#: Default ``parse.max_round_bytes``: 2 MiB.
+DEFAULT_MAX_ROUND_BYTES = 2 * 1024 * 1024
+#: Node kinds that count as steps in a header's ``steps`` (origin-digest §4.5).
+STEP_KINDS = frozenset(
+    (
+        "message.external", "message.assistant", "message.synthetic", "context.injection", "llm.call", "thinking",
+        "tool", "agent.call", "agent.launch_ack", "agent.output", "runtime.notification", "epoch.boundary",
+        "epoch.summary", "error.api", "control.interrupt", "control.permission", "control.command",
+        "turn.duration", "control.notice",
+    )
+)
+#: Assemblies kept per parse call, by through_seq (narrowing retries and the next window reuse them).
+_ASSEMBLY_CACHE = 4
+
+
+class ParseError(RuntimeError):
+    """Parse refused a session: ``session`` names it, the message says why (nothing was written by the refusing step)."""
+
+    def __init__(self, session: str, message: str):
+        self.session = session
+        self.message = message
+        super().__init__(f"{session}: {message}")
+
+
+class FlowEngine(Protocol):
+    """What parse needs from the index and the assembly (``asz_core.flow.index`` / ``assemble``).
+
+    ``watermark(session_dir)`` returns ``(handle, indexed_seq)`` after bringing
+    the index up to date; ``assemble(handle, through_seq, conversation)``
+    returns the :class:`Assembly` of the whole session through ``through_seq``.
+    """
+
+    def watermark(self, session_dir: Path) -> tuple[Any, int]: ...
+
+    def assemble(self, handle: Any, through_seq: int, conversation: str) -> Assembly: ...
+
+
+class IndexEngine:
+    """The real engine: ``update_index``/``load_index`` (index.py) and ``assemble`` (assemble.py).
+
+    ``update`` (default True) indexes files above ``indexed_seq`` first (and
+    rebuilds a missing or discarded index); with ``update=False`` the index is
+    only loaded (rebuilt when missing), so the watermark stays where collect left it.
+    """
+
+    def __init__(self, update: bool = True):
+        self.update = update
+
+    def watermark(self, session_dir: Path) -> tuple[Any, int]:
+        """``(index, index.indexed_seq)`` for ``session_dir`` (the index has its own lock)."""
+        from . import index as ix
+
+        idx = ix.update_index(session_dir) if self.update else ix.load_index(session_dir)
+        return idx, int(idx.indexed_seq)
+
+    def assemble(self, handle: Any, through_seq: int, conversation: str) -> Assembly:
+        """``assemble(index, through_seq, conversation=conversation)``."""
+        from .assemble import assemble
+
+        return assemble(handle, through_seq, conversation=conversation)
+
+
+# --------------------------------------------------------------------------- diff and header
+
+
+def diff_assembly(fold: Fold, asm: Assembly) -> tuple[list[Node], list[Relation], list[Unresolved]]:
+    """The entities a round must carry to take ``fold`` to ``asm`` (origin-digest §4.3).
+
+    Returns (nodes, relations, unresolved), unsorted, revisions not yet set:
+    new or changed entities (comparison ignores revision), tombstones for
+    vanished nodes and relations, and vanished unresolved entries not yet
+    resolved written again as ``resolved``.
+    """
+    out: list[list] = []
+    for have, want, cls in ((fold.nodes, asm.nodes, Node), (fold.relations, asm.relations, Relation)):
+        group = [e for e in want.values() if e.id not in have or entity_body(have[e.id]) != entity_body(e)]
+        wanted = {e.id for e in want.values()}
+        group += [cls(i, tombstone=True) for i in have if i not in wanted]
+        out.append(group)
+    wanted = {u.id for u in asm.unresolved.values()}
+    unres = [u for u in asm.unresolved.values() if u.id not in fold.unresolved or entity_body(fold.unresolved[u.id]) != entity_body(u)]
+    unres += [attrs.evolve(u, state="resolved") for i, u in fold.unresolved.items() if i not in wanted and u.state != "resolved"]
+    return out[0], out[1], unres
+
+
+def _count(asm: Assembly, key: str, compute: Callable[[], int] | None) -> int | None:
+    v = asm.counts.get(key)
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v
+    return compute() if compute is not None else None
+
+
+def header_counts(asm: Assembly) -> dict[str, Any]:
+    """The header's summary fields for an assembly: ``asm.counts`` where it has them, else computed from the nodes.
+
+    ``title``; ``talks``, ``steps``, ``streams``, ``segments`` and ``unresolved``
+    (open entries) always; ``llm_calls``, ``subagents`` (child streams) and
+    ``bash_runs`` (tool/agent.call named Bash) computed when absent;
+    ``changes``, ``lines_added``, ``lines_removed`` only when ``asm.counts``
+    has them (else None: unknown).
+    """
+    nodes = [n for n in asm.nodes.values() if not n.tombstone]
+
+    def kinds(*ks: str) -> Callable[[], int]:
+        return lambda: sum(1 for n in nodes if n.kind in ks)
+
+    title = asm.counts.get("title")
+    return {
+        "title": title if isinstance(title, str) else "",
+        "talks": _count(asm, "talks", kinds("talk")),
+        "steps": _count(asm, "steps", lambda: sum(1 for n in nodes if n.kind in STEP_KINDS)),
+        "streams": _count(asm, "streams", kinds("stream")),
+        "segments": _count(asm, "segments", kinds("segment")),
+        "unresolved": _count(asm, "unresolved", lambda: sum(1 for u in asm.unresolved.values() if u.state == "open")),
+        "changes": _count(asm, "changes", None),
+        "lines_added": _count(asm, "lines_added", None),
+        "lines_removed": _count(asm, "lines_removed", None),
+        "llm_calls": _count(asm, "llm_calls", kinds("llm.call")),
+        "subagents": _count(asm, "subagents", lambda: sum(1 for n in nodes if n.kind == "stream" and n.attrs.get("role") == "child")),
+        "bash_runs": _count(asm, "bash_runs", lambda: sum(1 for n in nodes if n.kind in ("tool", "agent.call") and n.attrs.get("name") == "Bash")),
+    }
+
+
+def _time_str(value: Any) -> tuple[str, int | None]:
+    """A header time from an assembly count: an RFC 3339 string kept as the UTC form, an int taken as ns."""
+    if isinstance(value, str):
+        ns = parse_instant(value)
+        return (format_rfc3339(ns), ns) if ns is not None else ("", None)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return format_rfc3339(value), value
+    return "", None
+
+
+def _file_time_range(path: Path) -> tuple[int, int] | None:
+    """(earliest, latest) record time in ns of a landed file (``.sd`` or gzip ``.sk``); None when no record has a time."""
+    lo = hi = None
+    try:
+        f = gzip.open(path, "rb") if path.suffix == ".sk" else open(path, "rb")
+    except OSError:
+        return None
+    with f:
+        f.readline()  # header
+        for line in f:
+            if b'"time"' not in line:
+                continue
+            try:
+                d = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue
+            ns = parse_instant(d.get("time")) if isinstance(d, dict) and d.get("t") is None else None
+            if ns is None:
+                continue
+            lo = ns if lo is None or ns < lo else lo
+            hi = ns if hi is None or ns > hi else hi
+    return None if lo is None else (lo, hi)
+
+
+# --------------------------------------------------------------------------- outcome and report
+
+
+@attrs.define
+class ParseOutcome:
+    """What parsing one session did: rounds written (in order), the fold after them, and a problem if refused.
+
+    ``watermark`` is the index's ``indexed_seq`` the parse used (0 when it
+    never got that far); ``problem`` is '' on success.
+    """
+
+    session: str
+    conversation: str
+    rounds: list[Round] = attrs.Factory(list)
+    fold: Fold | None = None
+    watermark: int = 0
+    problem: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """True when the session parsed without a problem."""
+        return not self.problem
+
+
+@attrs.define
+class ParseReport:
+    """Parse of several sessions: one :class:`ParseOutcome` per session, in session order."""
+
+    outcomes: list[ParseOutcome] = attrs.Factory(list)
+
+    @property
+    def rounds(self) -> int:
+        """Rounds written in all."""
+        return sum(len(o.rounds) for o in self.outcomes)
+
+    @property
+    def problems(self) -> list[str]:
+        """One line per refused session: ``<session>: <why>``."""
+        return [f"{o.session}: {o.problem}" for o in self.outcomes if o.problem]
+
+    @property
+    def ok(self) -> bool:
+        """True when no session had a problem."""
+        return all(o.ok for o in self.outcomes)
+
+
+# --------------------------------------------------------------------------- parse
+
+
+class _Window:
+    """Builds candidate rounds for one window [fold.through_seq + 1, through] over one fold."""
+
+    def __init__(self, ctx: "_Parse", fold: Fold):
+        self.ctx = ctx
+        self.fold = fold
+
+    def round_through(self, through: int) -> Round:
+        ctx, fold = self.ctx, self.fold
+        asm = ctx.assembly(through)
+        from_seq = fold.through_seq + 1
+        digests = ctx.digests(from_seq, through)
+        lo, hi = ctx.time_range(from_seq, through)
+        counts = header_counts(asm)
+        s_from, _ = _time_str(asm.counts.get("session_from_time"))
+        s_through, _ = _time_str(asm.counts.get("session_through_time"))
+        if not s_from or not s_through:
+            s_lo, s_hi = ctx.time_range(1, through)
+            s_from = s_from or s_lo
+            s_through = s_through or s_hi
+        header = RoundHeader(
+            conversation=ctx.conversation,
+            session=ctx.session,
+            round=fold.rounds + 1,
+            from_seq=from_seq,
+            through_seq=through,
+            input_digest=input_digest(fold.input_digest, digests),
+            previous=fold.head_digest,
+            parser=PARSER,
+            policy=POLICY,
+            from_time=lo,
+            through_time=hi,
+            session_from_time=s_from,
+            session_through_time=s_through,
+            **counts,
+        )
+        nodes, rels, unres = diff_assembly(fold, asm)
+        return build_round(header, nodes, rels, unres)
+
+
+class _Parse:
+    """One session's parse: the engine's handle, cached assemblies, and the landed files up to the watermark.
+
+    When the handle is an index offering ``files``/``file_digests``/``time_range``
+    (asz_core.flow.index.Index), the window's files, digests and record-time
+    range come from it; otherwise from the landed files on disk.
+    """
+
+    def __init__(self, root: Path, session: str, conversation: str, engine: FlowEngine, budget: int):
+        self.root = root
+        self.session = session
+        self.conversation = conversation
+        self.engine = engine
+        self.budget = budget
+        self.handle: Any = None
+        self.files: list[tuple[int, Path]] = []
+        self._asm: OrderedDict[int, Assembly] = OrderedDict()
+        self._digests: dict[Path, str] = {}
+        self._times: dict[Path, tuple[int, int] | None] = {}
+
+    def start(self, sdir: Path, watermark: int) -> None:
+        """Fix the file list at the watermark (from the index when it lists files)."""
+        idx_files = getattr(self.handle, "files", None)
+        if idx_files is not None and hasattr(self.handle, "file_digests"):
+            self.files = [(f.seq, sdir / f.path) for f in idx_files if f.seq <= watermark]
+        else:
+            self.files = [(ln.seq, p) for ln, p in landed_files(sdir, skeletons=True) if ln.seq <= watermark]
+
+    def assembly(self, through: int) -> Assembly:
+        """The engine's assembly through ``through`` (kept for retries and the next window)."""
+        if through in self._asm:
+            self._asm.move_to_end(through)
+            return self._asm[through]
+        asm = self.engine.assemble(self.handle, through, self.conversation)
+        self._asm[through] = asm
+        while len(self._asm) > _ASSEMBLY_CACHE:
+            self._asm.popitem(last=False)
+        return asm
+
+    def digests(self, from_seq: int, through: int) -> list[str]:
+        """Whole-file SHA-256 hex of every landed file in the window."""
+        if hasattr(self.handle, "file_digests"):
+            return list(self.handle.file_digests(from_seq, through))
+        out = []
+        for s, p in self.files:
+            if from_seq <= s <= through:
+                if p not in self._digests:
+                    self._digests[p] = landed_file_digest(p)
+                out.append(self._digests[p])
+        return out
+
+    def time_range(self, from_seq: int, through: int) -> tuple[str, str]:
+        """(earliest, latest) record time of the window's files as RFC 3339 UTC; ('', '') when none."""
+        if hasattr(self.handle, "time_range"):
+            tr = self.handle.time_range(from_seq, through)
+            return (tr[0], tr[1]) if tr else ("", "")
+        lo = hi = None
+        for s, p in self.files:
+            if not from_seq <= s <= through:
+                continue
+            if p not in self._times:
+                self._times[p] = _file_time_range(p)
+            tr = self._times[p]
+            if tr is not None:
+                lo = tr[0] if lo is None or tr[0] < lo else lo
+                hi = tr[1] if hi is None or tr[1] > hi else hi
+        return (format_rfc3339(lo), format_rfc3339(hi)) if lo is not None else ("", "")
+
+    def next_round(self, fold: Fold, watermark: int) -> Round:
+        """The next round: the widest window up to the watermark that fits the budget (one landed file at least).
+
+        Candidate ends are the landed files' seqs in the window, the last one
+        replaced by the watermark; the widest is tried first, then a binary
+        search finds the widest that fits; the narrowest is taken whatever its size.
+        """
+        from_seq = fold.through_seq + 1
+        seqs = [s for s, _ in self.files if from_seq <= s <= watermark]
+        cands = seqs[:-1] + [watermark] if seqs else [watermark]
+        w = _Window(self, fold)
+        built: dict[int, Round] = {}
+
+        def attempt(i: int) -> Round:
+            if i not in built:
+                built[i] = w.round_through(cands[i])
+            return built[i]
+
+        last = len(cands) - 1
+        if last == 0 or attempt(last).size <= self.budget:
+            return attempt(last)
+        lo, hi = 0, last - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if attempt(mid).size <= self.budget:
+                lo = mid
+            else:
+                hi = mid - 1
+        return attempt(lo)
+
+
+def parse_outcome(
+    root: str | os.PathLike,
+    session: str,
+    *,
+    max_round_bytes: int = DEFAULT_MAX_ROUND_BYTES,
+    conversation: str | None = None,
+    engine: FlowEngine | None = None,
+    lock_timeout: float = 0.0,
+    fsync: bool = True,
+) -> ParseOutcome:
+    """Parse one session and say what happened, never raising for a refusal (see :func:`parse_session`).
+
+    Returns a :class:`ParseOutcome` whose ``problem`` holds the refusal
+    (chain lock held by another parser, a broken chain, a chain ahead of the
+    index, a parser/policy change, an assembly error); rounds installed
+    before a problem stay installed and are listed.
+    """
+    out = ParseOutcome(session, conversation or session)
+    try:
+        _parse(Path(root), session, out, max_round_bytes, engine or IndexEngine(), lock_timeout, fsync)
+    except (ParseError, ChainError, FoldError) as exc:
+        out.problem = exc.message if isinstance(exc, ParseError) else str(exc)
+    except ChainBusy as exc:
+        out.problem = str(exc)
+    except OSError as exc:
+        out.problem = f"{exc.filename or ''}{': ' if exc.filename else ''}{exc.strerror or exc}"
+    return out
+
+
+def parse_session(
+    root: str | os.PathLike,
+    session: str,
+    max_round_bytes: int = DEFAULT_MAX_ROUND_BYTES,
+    *,
+    conversation: str | None = None,
+    engine: FlowEngine | None = None,
+    lock_timeout: float = 0.0,
+    fsync: bool = True,
+) -> list[Round]:
+    """Append the rounds a session's new landed evidence calls for; returns the rounds written, in order.
+
+    ``root`` is the storage root, ``session`` the session id, ``max_round_bytes``
+    the round budget in bytes (``parse.max_round_bytes``), ``conversation`` the
+    chain's id (default: the session id, as for Claude Code), ``engine`` the
+    index/assembly provider (default :class:`IndexEngine`), ``lock_timeout``
+    seconds to wait for the chain lock. A session with no landed files and no
+    chain creates nothing and returns [].
+
+    Raises :class:`ChainBusy` when another parser holds the chain (nothing
+    written), :class:`ParseError` when the chain covers more than the index
+    holds or was written by another parser/policy/session, :class:`ChainError`
+    for a broken chain, OSError for I/O failures (origin-digest §2.5, §4.3).
+    """
+    out = ParseOutcome(session, conversation or session)
+    _parse(Path(root), session, out, max_round_bytes, engine or IndexEngine(), lock_timeout, fsync)
+    return out.rounds
+
+
+def _parse(root: Path, session: str, out: ParseOutcome, budget: int, engine: FlowEngine, lock_timeout: float, fsync: bool) -> None:
+    sdir = session_dir(root, session)
+    chain = Chain(root, out.conversation)
+    if not chain.exists() and not landed_files(sdir, skeletons=True):
+        return  # nothing landed, no chain: create nothing
+    chain.lock(lock_timeout)
+    try:
+        chain.tidy()
+        fold = chain.load()
+        out.fold = fold
+        if fold.first is not None:
+            for key, want in (("session", session), ("parser", PARSER), ("policy", POLICY)):
+                have = getattr(fold.first, key)
+                if have != want:
+                    raise ParseError(
+                        session,
+                        f"the chain {chain.dir} was written with {key} {have!r}, this parser uses {want!r}; "
+                        f"delete {chain.dir} and parse again",
+                    )
+        ctx = _Parse(root, session, out.conversation, engine, budget)
+        ctx.handle, watermark = engine.watermark(sdir)
+        out.watermark = watermark
+        if fold.through_seq > watermark:
+            raise ParseError(
+                session,
+                f"the chain already covers seq {fold.through_seq} but the index holds only through seq {watermark}; "
+                "nothing written (rebuild the index, or delete the chain and parse again)",
+            )
+        if watermark == fold.through_seq:
+            return
+        ctx.start(sdir, watermark)
+        while fold.through_seq < watermark:
+            r = ctx.next_round(fold, watermark)
+            chain.install(r, fsync=fsync)
+            fold.accept(r)
+            out.rounds.append(r)
+        chain.write_state(fold, fsync=fsync)
+    finally:
+        chain.unlock()
+
+
+def parse_root(
+    root: str | os.PathLike,
+    sessions: Iterable[str] | None = None,
+    *,
+    max_round_bytes: int = DEFAULT_MAX_ROUND_BYTES,
+    engine: FlowEngine | None = None,
+    lock_timeout: float = 0.0,
+    err: TextIO | None = None,
+) -> ParseReport:
+    """Parse every session of a storage root (or only ``sessions``); the call ``asz collect`` makes after landing.
+
+    Never raises for one session's problem (a refusal, or any exception the
+    index or assembly raises): each lands in its
+    :class:`ParseOutcome` (and, when ``err`` is given, as one
+    ``error: <session>: <why>`` line there). Sessions are the root's session
+    directories (names starting with ``_`` or ``.`` are not sessions), in name
+    order. Raises FileNotFoundError when ``root`` is not a directory.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise FileNotFoundError(f"{root}: no storage root here")
+    names = sorted(set(sessions)) if sessions is not None else [p.name for p in session_dirs(root)]
+    report = ParseReport()
+    for name in names:
+        try:
+            o = parse_outcome(root, name, max_round_bytes=max_round_bytes, engine=engine, lock_timeout=lock_timeout)
+        except Exception as exc:  # one session's failure never stops the others (collect keeps going)
+            o = ParseOutcome(name, name, problem=f"{type(exc).__name__}: {exc}")
+        report.outcomes.append(o)
+        if o.problem and err is not None:
+            print(f"error: {o.session}: {o.problem}", file=err)
+    return report
+
+
+# --------------------------------------------------------------------------- checks and table
+
+
+def fold_matches_assembly(fold: Fold, asm: Assembly) -> list[str]:
+    """Differences between a fold and a full assembly (the §4.3 invariant); [] when they agree.
+
+    Nodes and relations must be equal (revision ignored); every unresolved
+    entry of the assembly must be in the fold unchanged, and every other one
+    in the fold must be ``resolved``.
+    """
+    problems = []
+    for what, have, want in (("node", fold.nodes, asm.nodes), ("relation", fold.relations, asm.relations)):
+        want_by_id = {e.id: e for e in want.values()}
+        for i in sorted(set(have) | set(want_by_id)):
+            if i not in have:
+                problems.append(f"{what} {i}: in the assembly, not in the fold")
+            elif i not in want_by_id:
+                problems.append(f"{what} {i}: in the fold, not in the assembly")
+            elif entity_body(have[i]) != entity_body(want_by_id[i]):
+                problems.append(f"{what} {i}: differs")
+    want_u = {u.id: u for u in asm.unresolved.values()}
+    for i in sorted(set(fold.unresolved) | set(want_u)):
+        if i in want_u:
+            if i not in fold.unresolved:
+                problems.append(f"unresolved {i}: in the assembly, not in the fold")
+            elif entity_body(fold.unresolved[i]) != entity_body(want_u[i]):
+                problems.append(f"unresolved {i}: differs")
+        elif fold.unresolved[i].state != "resolved":
+            problems.append(f"unresolved {i}: in the fold as {fold.unresolved[i].state}, not in the assembly")
+    return problems
+
+
+def session_stats(fold: Fold) -> dict[str, Any]:
+    """The parse table's session columns from a fold: talks, runs, steps, tools and children as (joined, total).
+
+    A tool (``tool``/``agent.call``) is joined when its result joined exactly
+    (``result_join: exact_unique``; without ``result_join``, ``result: available``); a child
+    stream (role ``child``) is joined when a ``starts`` relation reaches a node
+    of that stream or the stream itself.
+    """
+    nodes = fold.nodes
+    head = fold.head
+    tools = [n for n in nodes.values() if n.kind in ("tool", "agent.call")]
+    tools_joined = sum(
+        1 for n in tools
+        if n.attrs.get("result_join") == "exact_unique" or ("result_join" not in n.attrs and n.attrs.get("result") == "available")
+    )
+    children = {n.id: n for n in nodes.values() if n.kind == "stream" and n.attrs.get("role") == "child"}
+    names = {n.id: (n.attrs.get("name") or n.stream or n.id.split("/", 1)[-1]) for n in children.values()}
+    started: set[str] = set()
+    for rel in fold.relations.values():
+        if rel.type != "starts":
+            continue
+        target = nodes.get(rel.to)
+        if rel.to in children:
+            started.add(rel.to)
+        elif target is not None:
+            for cid, name in names.items():
+                if target.stream == name:
+                    started.add(cid)
+    return {
+        "talks": head.talks if head else 0,
+        "runs": sum(1 for n in nodes.values() if n.kind == "run"),
+        "steps": head.steps if head else 0,
+        "tools": (tools_joined, len(tools)),
+        "children": (len(started), len(children)),
+    }

@@ -1,0 +1,638 @@
+"""Session Flow round files (``.sf``, schema ``sf/1``): writer, reader and input digest (origin-digest §4.1, §4.2).
+
+A round is JSON lines, each an object whose ``t`` names the frame::
+
+    {"t":"header","schema":"sf/1","conversation":…,"session":…,"round":N,["previous":…,]
+     "from_seq":…,"through_seq":…,"input_digest":…,"parser":"v1","policy":"v1+idle=10m0s",…}
+    {"t":"node","id":…,"revision":N,…}            every node, sorted by id
+    {"t":"relation","id":…,"revision":N,…}        every relation, sorted by id
+    {"t":"unresolved","id":…,"revision":N,…}      every unresolved entry, sorted by id
+    {"t":"commit","digest":"<sha256 of every byte above>","counts":{"nodes":…,"relations":…,"unresolved":…}}
+
+Ids sort in code point order; ``attrs`` objects have their keys sorted in code
+point order at every depth. Strings keep ``<``, ``>`` and ``&`` literal and
+escape U+2028 and U+2029. Nothing in a round depends on the wall clock, so
+the same landed files always give byte-identical rounds.
+
+:func:`read_round` applies every rejection of §4.2 and raises
+:class:`RoundError` naming the file, the line and the rule broken.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import re
+from pathlib import Path
+from typing import Any, Iterable
+
+import attrs
+import orjson
+
+from .model import PARSER, POLICY, Node, Ref, Relation, Unresolved
+
+__all__ = [
+    "SCHEMA",
+    "UNRESOLVED_STATES",
+    "RoundError",
+    "RoundHeader",
+    "Round",
+    "build_round",
+    "encode_entity",
+    "entity_body",
+    "read_round",
+    "decode_round",
+    "round_file_name",
+    "parse_round_file_name",
+    "input_digest",
+    "landed_file_digest",
+]
+
+#: The schema every round header carries.
+SCHEMA = "sf/1"
+#: Valid ``state`` values of an unresolved entry.
+UNRESOLVED_STATES = ("open", "resolved", "terminal")
+
+_FILE_RE = re.compile(r"^r(?P<round>\d{6,})-(?P<digest>[0-9a-f]{12})\.sf$")
+
+
+class RoundError(ValueError):
+    """A round file refused by the reader (origin-digest §4.2).
+
+    ``path`` is the file ('' for bytes read from memory), ``line`` the 1-based
+    line (0 for the file as a whole), ``rule`` a short name of the rule broken
+    (``frame order``, ``json``, ``header``, ``entity id``, ``revision``,
+    ``ref``, ``relation``, ``unresolved state``, ``provider_bodies``,
+    ``commit``) and ``message`` what was found.
+    """
+
+    def __init__(self, path: str | os.PathLike, line: int, rule: str, message: str):
+        self.path = str(path)
+        self.line = line
+        self.rule = rule
+        self.message = message
+        where = self.path or "<round>"
+        if line:
+            where += f":{line}"
+        super().__init__(f"{where}: {rule}: {message}")
+
+
+# --------------------------------------------------------------------------- encoding
+
+
+def _default(o: Any) -> Any:
+    if isinstance(o, Ref):
+        return o.as_dict()
+    if isinstance(o, (set, frozenset)):
+        return sorted(o)
+    if isinstance(o, tuple):
+        return list(o)
+    raise TypeError(f"cannot encode {type(o).__name__} in a round")
+
+
+def _dumps(value: Any, *, sort: bool = False) -> bytes:
+    """orjson encoding with ``<>&`` literal, U+2028/U+2029 escaped; ``sort`` sorts object keys at every depth."""
+    out = orjson.dumps(value, default=_default, option=orjson.OPT_SORT_KEYS if sort else 0)
+    if b"\xe2\x80" in out:
+        out = out.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
+    return out
+
+
+def _kv(buf: list[bytes], key: str, value: Any, *, sort: bool = False) -> None:
+    buf.append(b',"' + key.encode() + b'":' + _dumps(value, sort=sort))
+
+
+def _obj(t: str, buf: list[bytes]) -> bytes:
+    return b'{"t":' + _dumps(t) + b"".join(buf) + b"}"
+
+
+def _node_fields(n: Node, buf: list[bytes]) -> None:
+    _kv(buf, "kind", n.kind)
+    if n.parent:
+        _kv(buf, "parent", n.parent)
+    if n.stream:
+        _kv(buf, "stream", n.stream)
+    if n.ref is not None:
+        _kv(buf, "ref", n.ref.as_dict())
+    if n.refs:
+        _kv(buf, "refs", [r.as_dict() for r in n.refs])
+    if n.attrs:
+        _kv(buf, "attrs", n.attrs, sort=True)
+
+
+def _relation_fields(r: Relation, buf: list[bytes]) -> None:
+    _kv(buf, "type", r.type)
+    _kv(buf, "from", r.from_)
+    _kv(buf, "to", r.to)
+    _kv(buf, "quality", r.quality)
+    if r.via:
+        _kv(buf, "via", r.via)
+    if r.evidence:
+        _kv(buf, "evidence", [e.as_dict() for e in r.evidence])
+
+
+def _unresolved_fields(u: Unresolved, buf: list[bytes]) -> None:
+    _kv(buf, "kind", u.kind)
+    _kv(buf, "ref", u.ref)
+    _kv(buf, "reason", u.reason)
+    _kv(buf, "state", u.state)
+
+
+_FRAMES = {Node: ("node", _node_fields), Relation: ("relation", _relation_fields), Unresolved: ("unresolved", _unresolved_fields)}
+
+
+def encode_entity(entity: Node | Relation | Unresolved) -> bytes:
+    """One entity frame (no newline): ``t``, ``id``, ``revision``, ``tombstone`` when set, then its fields.
+
+    A tombstone carries only its envelope. Raises TypeError for an object that
+    is not a Node, Relation or Unresolved, or attrs holding a value JSON cannot carry.
+    """
+    t, fields = _FRAMES[type(entity)]
+    buf: list[bytes] = []
+    _kv(buf, "id", entity.id)
+    _kv(buf, "revision", entity.revision)
+    if entity.tombstone:
+        _kv(buf, "tombstone", True)
+    else:
+        fields(entity, buf)
+    return _obj(t, buf)
+
+
+def entity_body(entity: Node | Relation | Unresolved) -> bytes:
+    """The entity's content as canonical bytes, revision and frame type left out (§4.3: the diff's comparison).
+
+    Two entities with equal bodies are the same entity whatever round wrote them;
+    a tombstone's body is ``b"tombstone"``.
+    """
+    if entity.tombstone:
+        return b"tombstone"
+    t, fields = _FRAMES[type(entity)]
+    buf: list[bytes] = []
+    _kv(buf, "id", entity.id)
+    fields(entity, buf)
+    return b"".join(buf)
+
+
+# --------------------------------------------------------------------------- header and round
+
+
+@attrs.define
+class RoundHeader:
+    """The first line of a round, fields in the original's order (origin-digest §4.1).
+
+    ``previous`` is '' on round 1 (then absent from the line). Times are RFC 3339
+    UTC strings; '' means none and leaves the field out. ``title`` '' is left out.
+    ``talks`` … ``unresolved`` (open entries) are always written; the later
+    counts ``changes`` … ``bash_runs`` are None when unknown and then left out
+    (absent means unknown, never 0). ``extra`` keeps header keys this reader
+    does not know (never written by :func:`build_round`).
+    """
+
+    conversation: str
+    session: str
+    round: int
+    from_seq: int
+    through_seq: int
+    input_digest: str
+    previous: str = ""
+    parser: str = PARSER
+    policy: str = POLICY
+    from_time: str = ""
+    through_time: str = ""
+    session_from_time: str = ""
+    session_through_time: str = ""
+    title: str = ""
+    talks: int = 0
+    steps: int = 0
+    streams: int = 0
+    segments: int = 0
+    unresolved: int = 0
+    changes: int | None = None
+    lines_added: int | None = None
+    lines_removed: int | None = None
+    llm_calls: int | None = None
+    subagents: int | None = None
+    bash_runs: int | None = None
+    extra: dict[str, Any] = attrs.Factory(dict)
+
+    def encode(self) -> bytes:
+        """The header line (no newline), fields in order, omitted fields left out."""
+        buf: list[bytes] = []
+        _kv(buf, "schema", SCHEMA)
+        _kv(buf, "conversation", self.conversation)
+        _kv(buf, "session", self.session)
+        _kv(buf, "round", self.round)
+        if self.previous:
+            _kv(buf, "previous", self.previous)
+        _kv(buf, "from_seq", self.from_seq)
+        _kv(buf, "through_seq", self.through_seq)
+        _kv(buf, "input_digest", self.input_digest)
+        _kv(buf, "parser", self.parser)
+        _kv(buf, "policy", self.policy)
+        for key in _TIME_KEYS:
+            if getattr(self, key):
+                _kv(buf, key, getattr(self, key))
+        if self.title:
+            _kv(buf, "title", self.title)
+        for key in _COUNT_KEYS:
+            _kv(buf, key, getattr(self, key))
+        for key in _LATER_COUNT_KEYS:
+            if getattr(self, key) is not None:
+                _kv(buf, key, getattr(self, key))
+        return _obj("header", buf)
+
+
+_TIME_KEYS = ("from_time", "through_time", "session_from_time", "session_through_time")
+_COUNT_KEYS = ("talks", "steps", "streams", "segments", "unresolved")
+_LATER_COUNT_KEYS = ("changes", "lines_added", "lines_removed", "llm_calls", "subagents", "bash_runs")
+_HEADER_KEYS = frozenset(
+    ("t", "schema", "conversation", "session", "round", "previous", "from_seq", "through_seq", "input_digest", "parser", "policy", "title")
+    + _TIME_KEYS + _COUNT_KEYS + _LATER_COUNT_KEYS
+)
+
+
+@attrs.define
+class Round:
+    """One round: header, entities (each group sorted by id), commit digest and the file's bytes.
+
+    ``digest`` is the hex SHA-256 of every byte before the commit line; ``data``
+    the whole file (commit line and final newline included); ``path`` where it
+    was read from or installed (None before installation).
+    """
+
+    header: RoundHeader
+    nodes: list[Node]
+    relations: list[Relation]
+    unresolved: list[Unresolved]
+    digest: str
+    data: bytes
+    path: Path | None = None
+
+    @property
+    def number(self) -> int:
+        """The round number (header ``round``)."""
+        return self.header.round
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """The commit line's counts: frames of each kind in this round, tombstones included."""
+        return {"nodes": len(self.nodes), "relations": len(self.relations), "unresolved": len(self.unresolved)}
+
+    @property
+    def file_name(self) -> str:
+        """``r%06d-<first 12 hex of the digest>.sf``."""
+        return round_file_name(self.header.round, self.digest)
+
+    @property
+    def size(self) -> int:
+        """The file's size in bytes."""
+        return len(self.data)
+
+
+def build_round(
+    header: RoundHeader,
+    nodes: Iterable[Node] = (),
+    relations: Iterable[Relation] = (),
+    unresolved: Iterable[Unresolved] = (),
+) -> Round:
+    """Write a round in memory: every entity gets ``revision = header.round``; groups sorted by id.
+
+    The entities passed in are copied, never changed. Returns the :class:`Round`
+    with its bytes and commit digest. Raises ValueError for a duplicated id in a
+    group or an empty id (the reader would refuse the file).
+    """
+    n = header.round
+    groups: list[list] = []
+    for items in (nodes, relations, unresolved):
+        out = sorted((attrs.evolve(e, revision=n) for e in items), key=lambda e: e.id)
+        for a, b in zip(out, out[1:]):
+            if a.id == b.id:
+                raise ValueError(f"round {n}: id {a.id!r} appears twice")
+        if out and not out[0].id:
+            raise ValueError(f"round {n}: an entity has no id")
+        groups.append(out)
+    sha = hashlib.sha256()
+    chunks: list[bytes] = []
+
+    def line(b: bytes) -> None:
+        b += b"\n"
+        sha.update(b)
+        chunks.append(b)
+
+    line(header.encode())
+    for group in groups:
+        for e in group:
+            line(encode_entity(e))
+    digest = sha.hexdigest()
+    counts = {"nodes": len(groups[0]), "relations": len(groups[1]), "unresolved": len(groups[2])}
+    chunks.append(b'{"t":"commit","digest":' + _dumps(digest) + b',"counts":' + _dumps(counts) + b"}\n")
+    return Round(header, groups[0], groups[1], groups[2], digest, b"".join(chunks))
+
+
+def round_file_name(number: int, digest: str) -> str:
+    """``r%06d-<first 12 hex of digest>.sf`` (origin-digest §4.1)."""
+    return f"r{number:06d}-{digest[:12]}.sf"
+
+
+def parse_round_file_name(name: str) -> tuple[int, str] | None:
+    """``(round number, 12 hex)`` from a round file name; None when the name is not one."""
+    m = _FILE_RE.match(name)
+    return (int(m.group("round")), m.group("digest")) if m else None
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read_round(path: str | os.PathLike) -> Round:
+    """Read and check one round file. Raises :class:`RoundError` (file, line, rule) or OSError."""
+    path = Path(path)
+    data = path.read_bytes()
+    r = decode_round(data, path)
+    r.path = path
+    return r
+
+
+class _Reader:
+    def __init__(self, path: str | os.PathLike):
+        self.path = path
+
+    def fail(self, line: int, rule: str, message: str) -> RoundError:
+        return RoundError(self.path, line, rule, message)
+
+    def int_field(self, d: dict, key: str, line: int, rule: str, *, required: bool = True) -> int | None:
+        v = d.get(key)
+        if v is None:
+            if required:
+                raise self.fail(line, rule, f"missing {key}")
+            return None
+        if type(v) is not int:
+            raise self.fail(line, rule, f"{key} is not an integer: {v!r}")
+        return v
+
+    def str_field(self, d: dict, key: str, line: int, rule: str, *, required: bool = False) -> str:
+        v = d.get(key)
+        if v is None or v == "":
+            if required:
+                raise self.fail(line, rule, f"missing {key}")
+            return ""
+        if not isinstance(v, str):
+            raise self.fail(line, rule, f"{key} is not a string: {v!r}")
+        return v
+
+    def ref(self, v: Any, line: int, through: int, what: str) -> Ref:
+        if not isinstance(v, dict):
+            raise self.fail(line, "ref", f"{what} is not an object: {v!r}")
+        seq, row, block = v.get("seq"), v.get("row"), v.get("block")
+        if type(seq) is not int or type(row) is not int or (block is not None and type(block) is not int):
+            raise self.fail(line, "ref", f"{what} is not {{seq,row[,block]}} of integers: {v!r}")
+        if seq < 1 or row < 1:
+            raise self.fail(line, "ref", f"{what} has seq {seq} row {row}; both count from 1")
+        if seq > through:
+            raise self.fail(line, "ref", f"{what} points at seq {seq}, beyond the round's through_seq {through}")
+        if block is not None and block < 0:
+            raise self.fail(line, "ref", f"{what} has a negative block {block}")
+        return Ref(seq, row, block)
+
+    def refs(self, v: Any, line: int, through: int, what: str) -> list[Ref]:
+        if v is None:
+            return []
+        if not isinstance(v, list):
+            raise self.fail(line, "ref", f"{what} is not a list")
+        return [self.ref(x, line, through, what) for x in v]
+
+    def header(self, d: dict, line: int) -> RoundHeader:
+        rule = "header"
+        if d.get("schema") != SCHEMA:
+            raise self.fail(line, rule, f"schema is {d.get('schema')!r}, not {SCHEMA!r}")
+        conv = self.str_field(d, "conversation", line, rule, required=True)
+        session = self.str_field(d, "session", line, rule, required=True)
+        parser = self.str_field(d, "parser", line, rule, required=True)
+        policy = self.str_field(d, "policy", line, rule, required=True)
+        idig = self.str_field(d, "input_digest", line, rule, required=True)
+        n = self.int_field(d, "round", line, rule)
+        if n < 1:
+            raise self.fail(line, rule, f"round is {n}; rounds count from 1")
+        prev = self.str_field(d, "previous", line, rule)
+        if n == 1 and "previous" in d:
+            raise self.fail(line, rule, "previous is present on round 1")
+        if n > 1 and not prev:
+            raise self.fail(line, rule, f"previous is missing on round {n}")
+        from_seq = self.int_field(d, "from_seq", line, rule)
+        through = self.int_field(d, "through_seq", line, rule)
+        if from_seq < 1:
+            raise self.fail(line, rule, f"from_seq is {from_seq}; seqs count from 1")
+        if through < from_seq - 1:
+            raise self.fail(line, rule, f"through_seq {through} is before from_seq {from_seq} - 1")
+        h = RoundHeader(conv, session, n, from_seq, through, idig, previous=prev, parser=parser, policy=policy)
+        for key in _TIME_KEYS + ("title",):
+            setattr(h, key, self.str_field(d, key, line, rule))
+        for key in _COUNT_KEYS:
+            setattr(h, key, self.int_field(d, key, line, rule, required=False) or 0)
+        for key in _LATER_COUNT_KEYS:
+            setattr(h, key, self.int_field(d, key, line, rule, required=False))
+        h.extra = {k: v for k, v in d.items() if k not in _HEADER_KEYS}
+        return h
+
+    def envelope(self, d: dict, line: int, n: int) -> tuple[str, bool]:
+        eid = d.get("id")
+        if not isinstance(eid, str) or not eid:
+            raise self.fail(line, "entity id", f"{d.get('t')} without an id")
+        rev = d.get("revision")
+        if type(rev) is not int or rev != n:
+            raise self.fail(line, "revision", f"{eid}: revision {rev!r} is not the header's round {n}")
+        tomb = d.get("tombstone", False)
+        if tomb not in (True, False):
+            raise self.fail(line, "json", f"{eid}: tombstone is not a boolean: {tomb!r}")
+        return eid, tomb
+
+    def node(self, d: dict, line: int, h: RoundHeader) -> Node:
+        eid, tomb = self.envelope(d, line, h.round)
+        if tomb:
+            return Node(eid, revision=h.round, tombstone=True)
+        rule = "json"
+        a = d.get("attrs")
+        if a is None:
+            a = {}
+        if not isinstance(a, dict):
+            raise self.fail(line, rule, f"{eid}: attrs is not an object")
+        node = Node(
+            eid,
+            kind=self.str_field(d, "kind", line, rule),
+            parent=self.str_field(d, "parent", line, rule),
+            stream=self.str_field(d, "stream", line, rule),
+            ref=None if d.get("ref") is None else self.ref(d["ref"], line, h.through_seq, f"{eid}: ref"),
+            refs=self.refs(d.get("refs"), line, h.through_seq, f"{eid}: refs"),
+            attrs=a,
+            revision=h.round,
+        )
+        if "provider_bodies" in a:
+            self.provider_bodies(a["provider_bodies"], line, h.through_seq, eid)
+        return node
+
+    def provider_bodies(self, v: Any, line: int, through: int, eid: str) -> None:
+        rule = "provider_bodies"
+        if not isinstance(v, list):
+            raise self.fail(line, rule, f"{eid}: provider_bodies is not a list")
+        for i, pb in enumerate(v):
+            if not isinstance(pb, dict):
+                raise self.fail(line, rule, f"{eid}: provider_bodies[{i}] is not an object")
+            if pb.get("role") not in ("request", "response"):
+                raise self.fail(line, rule, f"{eid}: provider_bodies[{i}].role is {pb.get('role')!r}, not request or response")
+            ref = pb.get("ref")
+            if not isinstance(ref, dict) or type(ref.get("seq")) is not int or type(ref.get("row")) is not int:
+                raise self.fail(line, rule, f"{eid}: provider_bodies[{i}].ref is not {{seq,row}} of integers")
+            if ref["seq"] < 1 or ref["row"] < 1:
+                raise self.fail(line, rule, f"{eid}: provider_bodies[{i}].ref has seq {ref['seq']} row {ref['row']}; both count from 1")
+            if ref["seq"] > through:
+                raise self.fail(line, rule, f"{eid}: provider_bodies[{i}].ref points at seq {ref['seq']}, beyond through_seq {through}")
+
+    def relation(self, d: dict, line: int, h: RoundHeader) -> Relation:
+        eid, tomb = self.envelope(d, line, h.round)
+        if tomb:
+            return Relation(eid, revision=h.round, tombstone=True)
+        rule = "relation"
+        return Relation(
+            eid,
+            type=self.str_field(d, "type", line, rule, required=True),
+            from_=self.str_field(d, "from", line, rule, required=True),
+            to=self.str_field(d, "to", line, rule, required=True),
+            quality=self.str_field(d, "quality", line, rule),
+            via=self.str_field(d, "via", line, rule),
+            evidence=self.refs(d.get("evidence"), line, h.through_seq, f"{eid}: evidence"),
+            revision=h.round,
+        )
+
+    def unresolved(self, d: dict, line: int, h: RoundHeader) -> Unresolved:
+        eid, tomb = self.envelope(d, line, h.round)
+        if tomb:
+            return Unresolved(eid, revision=h.round, tombstone=True)
+        state = d.get("state")
+        if state not in UNRESOLVED_STATES:
+            raise self.fail(line, "unresolved state", f"{eid}: state {state!r} is not one of {', '.join(UNRESOLVED_STATES)}")
+        rule = "json"
+        return Unresolved(
+            eid,
+            kind=self.str_field(d, "kind", line, rule),
+            ref=self.str_field(d, "ref", line, rule),
+            reason=self.str_field(d, "reason", line, rule),
+            state=state,
+            revision=h.round,
+        )
+
+
+_ORDER = {"node": 1, "relation": 2, "unresolved": 3}
+
+
+def decode_round(data: bytes, path: str | os.PathLike = "") -> Round:
+    """Decode and check a round's bytes (origin-digest §4.2). ``path`` only names the file in errors.
+
+    Refuses: a first line that is not the header, a second header, a line
+    after the commit; an undecodable line or an unknown ``t``; a header rule
+    broken (schema, required fields, round 0, previous on round 1 or missing
+    after it, from_seq 0, through_seq < from_seq - 1); an entity without id or
+    with an id seen before in its group; revision ≠ the header's round; a ref
+    with seq or row 0 or seq beyond through_seq; a relation without type, from
+    or to; an unresolved entry with a bad state; a malformed ``provider_bodies``
+    attr; a missing commit, or a commit whose digest or counts do not match.
+    Raises :class:`RoundError`.
+    """
+    rd = _Reader(path)
+    if not data:
+        raise rd.fail(0, "frame order", "empty file: no header")
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    else:
+        raise rd.fail(len(lines), "commit", "the file does not end with a newline (missing commit)")
+    sha = hashlib.sha256()
+    header: RoundHeader | None = None
+    groups: dict[str, list] = {"node": [], "relation": [], "unresolved": []}
+    seen: dict[str, set[str]] = {"node": set(), "relation": set(), "unresolved": set()}
+    commit: dict | None = None
+    digest_before_commit = ""
+    for i, raw in enumerate(lines, 1):
+        try:
+            d = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise rd.fail(i, "json", f"undecodable line: {exc}") from None
+        if not isinstance(d, dict):
+            raise rd.fail(i, "json", "a line is not a JSON object")
+        t = d.get("t")
+        if commit is not None:
+            raise rd.fail(i, "frame order", f"a {t!r} line after the commit")
+        if t == "header":
+            if header is not None:
+                raise rd.fail(i, "frame order", "a second header")
+            header = rd.header(d, i)
+        elif t in _ORDER or t == "commit":
+            if header is None:
+                raise rd.fail(i, "frame order", f"first line is {t!r}, not the header")
+            if t == "commit":
+                commit = d
+                digest_before_commit = sha.hexdigest()
+                commit_line = i
+                continue
+            entity = getattr(rd, t)(d, i, header)
+            if entity.id in seen[t]:
+                raise rd.fail(i, "entity id", f"{t} id {entity.id!r} appears twice")
+            seen[t].add(entity.id)
+            groups[t].append(entity)
+        else:
+            if header is None and i == 1:
+                raise rd.fail(i, "frame order", f"first line is {t!r}, not the header")
+            raise rd.fail(i, "json", f"unknown frame type t={t!r}")
+        sha.update(raw + b"\n")
+    if header is None:
+        raise rd.fail(1, "frame order", "no header")
+    if commit is None:
+        raise rd.fail(len(lines) + 1, "commit", "missing commit line")
+    if commit.get("digest") != digest_before_commit:
+        raise rd.fail(commit_line, "commit", f"digest {commit.get('digest')!r} does not match the bytes before it ({digest_before_commit})")
+    counts = {k: len(v) for k, v in (("nodes", groups["node"]), ("relations", groups["relation"]), ("unresolved", groups["unresolved"]))}
+    if commit.get("counts") != counts:
+        raise rd.fail(commit_line, "commit", f"counts {commit.get('counts')!r} do not match the frames {counts}")
+    return Round(header, groups["node"], groups["relation"], groups["unresolved"], digest_before_commit, data, Path(path) if path else None)
+
+
+# --------------------------------------------------------------------------- input digest
+
+
+def input_digest(previous: str, file_digests: Iterable[str]) -> str:
+    """Chain a round's input digest (origin-digest §4.1).
+
+    hex SHA-256 of ``previous`` (the prior round's input digest in hex, '' on
+    round 1) followed, for each file digest sorted as a string, by one 0x00
+    byte and the digest's lowercase hex. ``file_digests`` are the whole-file
+    SHA-256 hex of every landed file with seq in [from_seq, through_seq].
+    """
+    sha = hashlib.sha256(previous.encode("ascii"))
+    for d in sorted(x.lower() for x in file_digests):
+        sha.update(b"\x00")
+        sha.update(d.encode("ascii"))
+    return sha.hexdigest()
+
+
+def landed_file_digest(path: str | os.PathLike) -> str:
+    """The SHA-256 hex of a landed file's whole bytes, as a round's input digest binds it.
+
+    For a ``.sk`` skeleton (seed 000, Skeletons) the landed file is gone; its
+    header's ``removed.digest`` names the digest the file had. Raises OSError
+    when the file cannot be read, ValueError for a skeleton without that digest.
+    """
+    path = Path(path)
+    if path.suffix == ".sk":
+        with gzip.open(path, "rb") as f:
+            first = f.readline()
+        try:
+            d = orjson.loads(first)["removed"]["digest"]
+        except (orjson.JSONDecodeError, KeyError, TypeError):
+            d = None
+        if not isinstance(d, str) or not re.fullmatch(r"[0-9a-f]{64}", d):
+            raise ValueError(f"{path}: skeleton header names no removed.digest")
+        return d
+    sha = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            sha.update(chunk)
+    return sha.hexdigest()

@@ -1,0 +1,211 @@
+"""The chain checks of ``asz verify`` (origin-digest §4.2, §8.1).
+
+For every round of every conversation chain under ``<root>/_conversations``:
+
+1. no earlier round is missing (round numbers run 1, 2, … with no gap and no double);
+2. ``previous`` is the digest of the round before;
+3. the round's own commit digest and every reader rule hold (its file name
+   names its round number and digest; it keeps round 1's conversation,
+   session, parser and policy);
+4. ``from_seq`` is the previous round's ``through_seq`` + 1 (round 1 starts at
+   seq 1): the contiguity no digest can check;
+5. every landed file the round consumed is still on disk;
+6. the input digest recomputed from the landed files equals the header's.
+
+Checks 5 and 6 are one comparison: the input digest binds exactly the files a
+round consumed. When it does not match, each seq of the window with no file
+on disk is named (check 5); when every seq is there, a file changed (check 6).
+A seq that never held a file (a landing abandoned before the round) leaves
+the digest matching and is no problem.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+import attrs
+import orjson
+
+from ..storage.layout import landed_files, session_dir
+from .chain import Chain, conversation_dirs
+from .round import Round, RoundError, RoundHeader, input_digest, landed_file_digest, read_round
+
+__all__ = ["ChainProblem", "ChainReport", "verify_chains", "verify_chain"]
+
+
+@attrs.define
+class ChainProblem:
+    """One problem: the ``conversation``, the ``round`` (0 when not one round's), the ``seq`` (0 when none),
+    the ``check`` number of §4.2 (1–6), the file ``path`` and what is wrong (``message``)."""
+
+    conversation: str
+    round: int
+    seq: int
+    check: int
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        where = self.path
+        what = f"round {self.round}" if self.round else "chain"
+        if self.seq:
+            what += f" seq {self.seq}"
+        return f"{where}: {what}: {self.message}"
+
+    def as_dict(self) -> dict:
+        """The problem as a JSON-ready dict."""
+        return attrs.asdict(self)
+
+
+@attrs.define
+class ChainReport:
+    """What the chain checks found: ``chains`` and ``rounds`` checked, and the ``problems``."""
+
+    chains: int = 0
+    rounds: int = 0
+    problems: list[ChainProblem] = attrs.Factory(list)
+
+    @property
+    def ok(self) -> bool:
+        """True when no chain has a problem."""
+        return not self.problems
+
+    def summary(self) -> str:
+        """``checked N conversation chain(s), N round(s)``."""
+        return f"checked {self.chains} conversation chain(s), {self.rounds} round(s)"
+
+    def lines(self) -> list[str]:
+        """The summary line, then one line per problem."""
+        return [self.summary()] + [str(p) for p in self.problems]
+
+    def as_dict(self) -> dict:
+        """The report as a JSON-ready dict: chains, rounds, ok, problems."""
+        return {"chains": self.chains, "rounds": self.rounds, "ok": self.ok, "problems": [p.as_dict() for p in self.problems]}
+
+
+def _first_header(path: Path) -> dict:
+    try:
+        with open(path, "rb") as f:
+            d = orjson.loads(f.readline())
+        return d if isinstance(d, dict) else {}
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+
+
+def verify_chains(root: str | os.PathLike, session: str | None = None) -> ChainReport:
+    """Run the six chain checks on every chain of ``root`` (or only the chain(s) of ``session``).
+
+    ``session`` selects the chain whose directory is named by it or whose round 1
+    names it. Returns a :class:`ChainReport`; never raises for what it finds
+    (unreadable files are problems). Raises FileNotFoundError when ``root`` is
+    not a directory.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise FileNotFoundError(f"{root}: no storage root here")
+    report = ChainReport()
+    for d in conversation_dirs(root):
+        chain = Chain.at(d)
+        if session is not None and d.name != session.replace("/", "_").replace("\\", "_"):
+            files = chain.round_files()
+            if not files or _first_header(files[0].path).get("session") != session:
+                continue
+        verify_chain(chain, report)
+    return report
+
+
+def verify_chain(chain: Chain, report: ChainReport | None = None) -> ChainReport:
+    """Run the six checks on one chain, adding to ``report`` (a new one when None); returns the report."""
+    report = report if report is not None else ChainReport()
+    report.chains += 1
+    conv = chain.conversation
+    files = chain.round_files()
+
+    def problem(check: int, rnd: int, path: Path | str, message: str, seq: int = 0) -> None:
+        report.problems.append(ChainProblem(conv, rnd, seq, check, str(path), message))
+
+    expected = 1
+    prev: Round | None = None  # the round before, when it was read whole
+    prev_number = 0
+    first: RoundHeader | None = None
+    for rf in files:
+        report.rounds += 1
+        if rf.number < expected:
+            problem(1, rf.number, rf.path, f"a second file for round {rf.number}")
+            continue
+        if rf.number > expected:
+            for missing in range(expected, rf.number):
+                problem(1, missing, chain.rounds_dir, f"round {missing} is missing (rounds before round {rf.number} must all be there)")
+        try:
+            r = read_round(rf.path)
+        except (RoundError, OSError) as exc:
+            if isinstance(exc, RoundError):
+                msg = f"{exc.rule}: {exc.message}" + (f" (line {exc.line})" if exc.line else "")
+            else:
+                msg = str(exc)
+            problem(3, rf.number, rf.path, msg)
+            prev, prev_number, expected = None, rf.number, rf.number + 1
+            continue
+        h = r.header
+        if h.round != rf.number or r.digest[:12] != rf.prefix:
+            problem(3, rf.number, rf.path, f"the file name does not match the round it holds (round {h.round}, digest {r.digest[:12]})")
+        if first is None and h.round == 1:
+            first = h
+        elif first is not None:
+            if h.conversation != first.conversation:
+                problem(3, h.round, rf.path, f"conversation {h.conversation!r} is not round 1's {first.conversation!r}")
+            for key in ("session", "parser", "policy"):
+                if getattr(h, key) != getattr(first, key):
+                    problem(3, h.round, rf.path, f"{key} {getattr(h, key)!r} differs from round 1's {getattr(first, key)!r}")
+        adjacent = prev is not None and prev_number == rf.number - 1
+        if rf.number > 1 and adjacent and h.previous != prev.digest:
+            problem(2, h.round, rf.path, f"previous {h.previous[:12]}… is not the digest of round {prev_number} ({prev.digest[:12]}…)")
+        if rf.number == 1 and h.from_seq != 1:
+            problem(4, 1, rf.path, f"round 1 starts at seq {h.from_seq}, not 1", seq=h.from_seq)
+        elif adjacent and h.from_seq != prev.header.through_seq + 1:
+            problem(
+                4, h.round, rf.path,
+                f"from_seq {h.from_seq} does not follow round {prev_number}'s through_seq {prev.header.through_seq}",
+                seq=h.from_seq,
+            )
+        if rf.number == 1 or adjacent:
+            _check_inputs(chain, r, prev.header.input_digest if adjacent else "", problem)
+        prev, prev_number, expected = r, rf.number, rf.number + 1
+    return report
+
+
+def _check_inputs(chain: Chain, r: Round, previous_input: str, problem) -> None:
+    """Checks 5 and 6: recompute the input digest from the files on disk, name missing seqs when it differs."""
+    h = r.header
+    path = r.path or chain.rounds_dir
+    if h.through_seq < h.from_seq:
+        want = input_digest(previous_input, [])
+        if want != h.input_digest:
+            problem(6, h.round, path, "input digest does not match an empty window")
+        return
+    sdir = session_dir(chain.root, h.session)
+    present: dict[int, Path] = {}
+    for ln, p in landed_files(sdir, skeletons=True):
+        if h.from_seq <= ln.seq <= h.through_seq:
+            present[ln.seq] = p
+    digests = []
+    unreadable = []
+    for seq, p in sorted(present.items()):
+        try:
+            digests.append(landed_file_digest(p))
+        except (OSError, ValueError) as exc:
+            unreadable.append((seq, str(exc)))
+    if input_digest(previous_input, digests) == h.input_digest and not unreadable:
+        return
+    for seq, msg in unreadable:
+        problem(5, h.round, path, f"consumed file cannot be read: {msg}", seq=seq)
+    if unreadable:
+        return
+    if not sdir.is_dir():
+        problem(5, h.round, path, f"the session directory {sdir} is gone; seqs {h.from_seq}–{h.through_seq} were consumed", seq=h.from_seq)
+        return
+    missing = [s for s in range(h.from_seq, h.through_seq + 1) if s not in present]
+    for seq in missing:
+        problem(5, h.round, path, "a landed file this round consumed is no longer on disk", seq=seq)
+    if not missing:
+        problem(6, h.round, path, f"input digest recomputed from the landed files of seq {h.from_seq}–{h.through_seq} does not match the header")
