@@ -44,11 +44,12 @@ from pathlib import Path
 from typing import Iterable, Iterator, NamedTuple
 
 import attrs
+
 import orjson
 
-from .sessiondata.codec import MAX_DEPTH, FieldError, check_record_dict, decode_closing, decode_header
+from .sessiondata.codec import MAX_DEPTH, check_record_dict, decode_closing, decode_header, parse_line
 from .sessiondata.model import KIND_PREFIX, Header
-from .sessiondata.reader import SDError, check_file
+from .sessiondata.reader import check_file
 from .storage.cursor import AppendCursor, read_cursor
 from .storage.layout import PREFIX_KIND, kind_dir, landed_files, parse_landed_name, session_dirs
 
@@ -79,6 +80,8 @@ DUPLICATES_LINE = "{n} record(s) landed more than once by an interrupted pass; a
 
 #: Files larger than this are streamed by the reader instead of read whole (bytes).
 FAST_PATH_MAX = 64 << 20
+#: A root with fewer landed files than this is checked in one process.
+PARALLEL_MIN_FILES = 32
 
 
 @attrs.frozen
@@ -175,13 +178,17 @@ class Pos(NamedTuple):
 
 @attrs.define
 class FileResult:
-    """The check of one file: ``header`` (None when bad), ``records`` (record lines), ``positions`` of decodable records, ``errors``."""
+    """The check of one file: ``header`` (None when bad), ``records`` (record lines), ``positions`` of decodable records, ``errors``.
+
+    ``errors`` are the reader's refusals (:class:`SDError`) as plain
+    ``(line, field, message)`` tuples, so a result crosses processes.
+    """
 
     path: Path
     header: Header | None
     records: int
     positions: list[Pos]
-    errors: list[SDError]
+    errors: list[tuple[int, str, str]]
 
     @property
     def whole(self) -> bool:
@@ -209,6 +216,69 @@ def _sha(view: memoryview) -> str:
     return hashlib.sha256(view).hexdigest()
 
 
+_INT64_MAX = 2**63 - 1
+_NO = object()
+# The one type of each field a record and a part carry (seed 000, Reading a record); ``None`` never passes.
+_RECORD_TYPES = dict.fromkeys(
+    ("sha", "id", "parent", "call", "run", "continues", "tool", "child", "batch", "label", "started_by", "from", "time", "trigger", "model"), str
+) | {"ord": int, "off": int, "bytes": int, "flags": list, "usage": dict, "parts": list, "dropped": list, "t": _NO}
+_PART_TYPES = dict.fromkeys(("k", "text", "id", "of", "name", "server", "server_tool", "media", "encoding", "state", "sha256"), str) | {
+    "bytes": int, "failed": bool,
+}
+
+
+def _plain(d: dict) -> bool:
+    """True only for a record :func:`check_record_dict` accepts as it is: the common case, checked quickly.
+
+    Stricter than the codec (a ``null`` or anything unusual answers False and
+    the codec then decides), never looser.
+    """
+    get = _RECORD_TYPES.get
+    for k, v in d.items():
+        t = get(k)
+        if t is not None and type(v) is not t:
+            return False
+    if not (0 <= d.get("ord", -1) <= _INT64_MAX and 0 <= d.get("off", -1) <= _INT64_MAX and 0 <= d.get("bytes", 0) <= _INT64_MAX):
+        return False
+    if "usage" in d or "dropped" in d:
+        return False
+    flags = d.get("flags")
+    if flags is not None and not all(type(x) is str for x in flags):
+        return False
+    pget = _PART_TYPES.get
+    for p in d.get("parts", ()):
+        if type(p) is not dict or type(p.get("k")) is not str or not p["k"]:
+            return False
+        for k, v in p.items():
+            t = pget(k)
+            if t is not None and type(v) is not t:
+                return False
+        if not 0 <= p.get("bytes", 0) <= _INT64_MAX:
+            return False
+    return True
+
+
+def _records(lines: list[bytes]) -> list[Pos]:
+    """Decode and type-check every record line (``lines[0]`` is the header); raises FieldError or ValueError."""
+    positions: list[Pos] = []
+    append = positions.append
+    loads = orjson.loads
+    for row in range(1, len(lines)):
+        line = lines[row]
+        try:
+            d = loads(line)
+        except orjson.JSONDecodeError:
+            d = parse_line(line)  # the reader's own decoding says why (or accepts lone surrogates)
+        else:
+            # parse_line's checks, unrolled: an object, nested no deeper than MAX_DEPTH.
+            if type(d) is not dict or len(line) - len(line.translate(None, b"{[")) > MAX_DEPTH:
+                d = parse_line(line)
+        if not _plain(d):
+            check_record_dict(d)
+        append(Pos(row, d["ord"], d["off"], d.get("bytes", 0), d.get("sha") or ""))
+    return positions
+
+
 def _fast(path: Path, data: bytes, pool: ThreadPoolExecutor | None) -> FileResult | None:
     """Check a whole file held in memory; None when anything is off (the reader then says what).
 
@@ -228,21 +298,10 @@ def _fast(path: Path, data: bytes, pool: ThreadPoolExecutor | None) -> FileResul
         lines = data.split(b"\n")
         del lines[-2:]  # the closing line and the empty tail
         header = decode_header(lines[0])
-        positions: list[Pos] = []
-        append = positions.append
-        loads = orjson.loads
-        for row in range(1, len(lines)):
-            line = lines[row]
-            d = loads(line)
-            if type(d) is not dict:
-                return None
-            if line.count(b"{") + line.count(b"[") > MAX_DEPTH:
-                return None  # the reader measures depth
-            check_record_dict(d)
-            append(Pos(row, d["ord"], d["off"], d.get("bytes", 0), d.get("sha") or ""))
+        positions = _records(lines)
         digest = fut.result() if fut is not None else _sha(view)
         fut = None
-    except (FieldError, orjson.JSONDecodeError, UnicodeDecodeError, ValueError):
+    except ValueError:  # FieldError included
         return None
     finally:
         if fut is not None:
@@ -256,7 +315,7 @@ def _fast(path: Path, data: bytes, pool: ThreadPoolExecutor | None) -> FileResul
 def _slow(path: Path) -> FileResult:
     fc = check_file(path)
     pos = [Pos(p.row, p.ord, p.off, p.bytes, getattr(p, "sha", "") or "") for p in fc.positions]
-    return FileResult(path, fc.header, fc.records, pos, list(fc.problems))
+    return FileResult(path, fc.header, fc.records, pos, [(e.line, e.field, e.message) for e in fc.problems])
 
 
 def check_landed_file(path: str | os.PathLike, *, pool: ThreadPoolExecutor | None = None, data: bytes | None = None) -> FileResult:
@@ -265,8 +324,8 @@ def check_landed_file(path: str | os.PathLike, *, pool: ThreadPoolExecutor | Non
     Every record line is decoded and type-checked, the closing count and
     SHA-256 compared. ``pool`` (optional) hashes on a worker thread; ``data``
     is the file's bytes when already read. Never raises for bad content or an
-    unreadable file: ``errors`` holds the reader's :class:`SDError` refusals
-    (path, line, field, message).
+    unreadable file: ``errors`` holds the reader's refusals as
+    ``(line, field, message)``.
     """
     path = Path(path)
     if data is None:
@@ -278,8 +337,8 @@ def check_landed_file(path: str | os.PathLike, *, pool: ThreadPoolExecutor | Non
     return _slow(path)
 
 
-def _iter_checked(paths: list[Path]) -> Iterator[FileResult]:
-    """Check files in order, reading the next one and hashing the current one on worker threads."""
+def _threaded(paths: list[Path]) -> Iterator[FileResult]:
+    """Check files in order in this process, reading the next one and hashing the current one on worker threads."""
     if not paths:
         return
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="asz-verify") as pool:
@@ -292,16 +351,25 @@ def _iter_checked(paths: list[Path]) -> Iterator[FileResult]:
             del data
 
 
+def _check_files(paths: list[Path], jobs: int) -> list[FileResult]:
+    """Check every file, in ``jobs`` processes when there is enough to share (results in ``paths`` order)."""
+    if jobs > 1 and len(paths) >= PARALLEL_MIN_FILES:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=jobs) as procs:
+            return list(procs.map(check_landed_file, paths, chunksize=max(1, min(16, len(paths) // (jobs * 8)))))
+    return list(_threaded(paths))
+
+
 # --------------------------------------------------------------------------- problems
 
 
-def _problem_name(err: SDError) -> str:
-    m = err.message
+def _problem_name(field: str, m: str) -> str:
     if m.startswith("digest mismatch"):
         return "digest mismatch"
     if m.startswith("missing closing line"):
         return "missing closing line"
-    if err.field == "records" and m.startswith("closing line says"):
+    if field == "records" and m.startswith("closing line says"):
         return "count mismatch"
     if m.startswith("bad header"):
         return "bad header"
@@ -312,12 +380,12 @@ def _problem_name(err: SDError) -> str:
     return "bad record"
 
 
-def _from_error(err: SDError, shown: str) -> Problem:
-    name = _problem_name(err)
-    detail = err.message
+def _from_error(err: tuple[int, str, str], shown: str) -> Problem:
+    line, field, detail = err
+    name = _problem_name(field, detail)
     if detail.startswith(name):
         detail = detail[len(name):].lstrip(" :")
-    return Problem(shown, err.line, err.field, name, detail)
+    return Problem(shown, line, field, name, detail)
 
 
 class _Walk:
@@ -462,15 +530,17 @@ def verify_file(path: str | os.PathLike) -> VerifyReport:
     return VerifyReport([section], ok_line=FILE_OK_LINE)
 
 
-def verify_root(root: str | os.PathLike, session: str | None = None) -> VerifyReport:
+def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: int | None = None) -> VerifyReport:
     """Verify every landed file of a storage root, or of one session (origin-digest §2.1, §2.2, §3.3, §8.1).
 
     ``root`` is the storage root; ``session`` a session id (its directory name).
     Returns a report with one section, ``landed``: counts ``sessions``,
     ``streams`` (stream or run directories × kind, i.e. sources),
     ``records`` (record lines read) and ``duplicates`` (records re-landed by an
-    interrupted pass). Raises FileNotFoundError when the root, or the session
-    in it, does not exist.
+    interrupted pass). ``jobs`` is how many processes check files (default:
+    one per CPU; a root of fewer than ``PARALLEL_MIN_FILES`` files is checked in
+    this process). Raises FileNotFoundError when the root, or the session in
+    it, does not exist.
     """
     root_shown = str(root)
     root = Path(root)
@@ -483,10 +553,13 @@ def verify_root(root: str | os.PathLike, session: str | None = None) -> VerifyRe
         sessions = [sd]
     else:
         sessions = session_dirs(root)
+    listed = [(sdir, landed_files(sdir, skeletons=True)) for sdir in sessions]
+    paths = [path for _, files in listed for _, path in files]
+    results = dict(zip(paths, _check_files(paths, (os.cpu_count() or 1) if jobs is None else jobs)))
     problems: list[Problem] = []
     streams = records = duplicates = 0
-    for sdir in sessions:
-        s_streams, s_records, s_dups = _verify_session(root, root_shown, sdir, problems)
+    for sdir, files in listed:
+        s_streams, s_records, s_dups = _verify_session(root, root_shown, sdir, files, results, problems)
         streams += s_streams
         records += s_records
         duplicates += s_dups
@@ -501,8 +574,9 @@ def verify_root(root: str | os.PathLike, session: str | None = None) -> VerifyRe
     return VerifyReport([section])
 
 
-def _verify_session(root: Path, root_shown: str, sdir: Path, problems: list[Problem]) -> tuple[int, int, int]:
-    files = landed_files(sdir, skeletons=True)
+def _verify_session(root: Path, root_shown: str, sdir: Path, files: list, results: dict[Path, FileResult],
+                    problems: list[Problem]) -> tuple[int, int, int]:
+    """Names, modes, seqs, contiguity and cursors of one session; returns (streams, records, duplicates)."""
     groups: dict[tuple[Path, str], list[tuple[object, Path]]] = {}
     cursors: dict[tuple[Path, str], Path] = {}
     for d in _kind_dirs(sdir):
@@ -517,7 +591,6 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, problems: list[Prob
                                         "a Session Data file whose name is not <kind>-<stamp>-<seq>.sd: nothing reads it"))
     for ln, path in files:
         groups.setdefault((path.parent, ln.kind), []).append((ln, path))
-    results = dict(zip((p for _, p in files), _iter_checked([p for _, p in files])))
     by_seq: dict[int, str] = {}
     records = duplicates = 0
     for ln, path in files:

@@ -1,0 +1,144 @@
+"""``asz collect`` then ``asz verify`` on the real Claude Code corpus (../shared/corpus/claude-code/projects).
+
+Real processes, a temporary root, and ``CLAUDE_CONFIG_DIR`` pointed away from
+the machine's own ~/.claude. Skipped when the corpus or the collector is absent.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from verify_landing import change_byte, overwrite
+
+from asz_core.storage import landed_files, session_dirs
+from asz_core.verify import DUPLICATES_LINE, OK_LINE, verify_root
+
+ASZ = [sys.executable, "-m", "asz_core.cli.main"]
+
+
+@pytest.fixture(scope="module")
+def projects() -> Path:
+    d = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "claude-code" / "projects"
+    if not d.is_dir():
+        pytest.skip(f"the Claude Code corpus is absent ({d})")
+    try:
+        import asz_core.collect  # noqa: F401
+        import asz_adapters_claude  # noqa: F401
+    except ImportError as exc:
+        pytest.skip(f"the collector or the Claude Code adapter is not here yet ({exc})")
+    return d
+
+
+def asz(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, CLAUDE_CONFIG_DIR=str(home))
+    env.pop("XDG_CONFIG_HOME", None)
+    return subprocess.run([*ASZ, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+
+
+def collect(source: Path, root: Path, tmp: Path) -> dict[str, int]:
+    """One collect pass; returns the counts of its report line."""
+    got = asz("collect", "--once", "--source", str(source), "--root", str(root), cwd=tmp, home=tmp / "claude-home")
+    assert got.returncode == 0, got.stdout + got.stderr
+    return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", got.stdout.splitlines()[-1])}
+
+
+@pytest.fixture(scope="module")
+def collected(projects: Path, tmp_path_factory) -> tuple[Path, dict[str, int]]:
+    """The corpus collected once into a root shared by the read-only tests of this module."""
+    tmp = tmp_path_factory.mktemp("corpus")
+    (tmp / "claude-home").mkdir()
+    counts = collect(projects, tmp / "root", tmp)
+    return tmp / "root", counts
+
+
+def test_the_collected_corpus_verifies_clean(collected: tuple[Path, dict[str, int]], tmp_path: Path) -> None:
+    root, counts = collected
+    got = asz("verify", "--root", str(root), cwd=tmp_path, home=tmp_path)
+    assert got.returncode == 0, got.stdout + got.stderr
+    assert got.stdout.splitlines() == [
+        f"checked {counts['sessions']} session(s), {counts['sources']} stream(s), {counts['records']} records",
+        OK_LINE,
+    ]
+
+
+def test_each_collected_file_verifies_on_its_own(collected: tuple[Path, dict[str, int]], tmp_path: Path) -> None:
+    root, _ = collected
+    files = [p for s in session_dirs(root) for _, p in landed_files(s)]
+    assert files
+    biggest = max(files, key=lambda p: p.stat().st_size)
+    got = asz("verify", str(biggest), cwd=tmp_path, home=tmp_path)
+    assert got.returncode == 0, got.stdout + got.stderr
+
+
+def _copy_root(src: Path, dest: Path) -> Path:
+    shutil.copytree(src, dest, symlinks=True)
+    return dest
+
+
+def test_random_byte_changes_in_the_largest_landed_files_are_found(collected: tuple[Path, dict[str, int]], tmp_path: Path) -> None:
+    """About 200 seeded positions over the three largest landed files: every change found, the file named."""
+    root = _copy_root(collected[0], tmp_path / "root")
+    files = sorted((p for s in session_dirs(root) for _, p in landed_files(s)), key=lambda p: -p.stat().st_size)[:3]
+    rng = random.Random(20261129)
+    for f in files:
+        original = f.read_bytes()
+        session = f.relative_to(root).parts[0]
+        for _ in range(67):
+            pos = rng.randrange(len(original))
+            value = (original[pos] + rng.randrange(1, 256)) % 256
+            change_byte(f, pos, value)
+            report = verify_root(root, session, jobs=1)
+            assert not report.ok, f"{f.name} byte {pos} -> {value:#04x} went unnoticed"
+            assert any(p.file == str(f) for p in report.problems), report.lines()
+        overwrite(f, original)
+    assert verify_root(root).ok
+
+
+def test_deleting_the_last_landed_file_of_the_largest_stream(collected: tuple[Path, dict[str, int]], tmp_path: Path) -> None:
+    root = _copy_root(collected[0], tmp_path / "root")
+    groups: dict[tuple[Path, str], list[Path]] = {}
+    for s in session_dirs(root):
+        for ln, p in landed_files(s):
+            if ln.kind == "transcript":
+                groups.setdefault((p.parent, ln.kind), []).append(p)
+    stream = max(groups.values(), key=lambda ps: sum(p.stat().st_size for p in ps))
+    last = stream[-1]
+    os.chmod(last.parent, 0o755)
+    last.unlink()
+    got = asz("verify", "--root", str(root), cwd=tmp_path, home=tmp_path)
+    assert got.returncode == 1
+    problems = got.stdout.splitlines()[1:]
+    assert problems and all("end gap" in line for line in problems), problems
+    assert str(last.parent / "transcript.cursor") in problems[0]
+
+
+def test_an_interrupted_pass_lands_records_again_and_verify_counts_them(projects: Path, tmp_path: Path) -> None:
+    """A pass whose file landed but whose cursor did not move: the next pass lands those records again."""
+    source = tmp_path / "projects"
+    shutil.copytree(projects, source)
+    (tmp_path / "claude-home").mkdir()
+    root = tmp_path / "root"
+    collect(source, root, tmp_path)
+    # The largest main transcript grows by three lines...
+    main = max(source.glob("*/*.jsonl"), key=lambda p: p.stat().st_size)
+    session = main.stem
+    cursor = root / session / "streams" / "main" / "transcript.cursor"
+    before = cursor.read_bytes()
+    lines = main.read_bytes().splitlines(keepends=True)
+    with open(main, "ab") as f:
+        f.writelines(lines[-3:])
+    assert collect(source, root, tmp_path)["records"] == 3
+    # ...and the pass "dies" before its cursor commits: the old cursor is what the next pass reads.
+    cursor.write_bytes(before)
+    assert collect(source, root, tmp_path)["records"] == 3
+    got = asz("verify", "--root", str(root), cwd=tmp_path, home=tmp_path)
+    assert got.returncode == 0, got.stdout + got.stderr
+    out = got.stdout.splitlines()
+    assert out[1:] == [DUPLICATES_LINE.format(n=3), OK_LINE]
