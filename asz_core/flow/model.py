@@ -116,6 +116,9 @@ class Assembly:
     relations: dict[str, Relation] = attrs.Factory(dict)
     unresolved: dict[str, Unresolved] = attrs.Factory(dict)
     counts: dict[str, Any] = attrs.Factory(dict)
+    #: What assembly saw, for diagnostics and tests (never written to a round): entries,
+    #: duplicates, duplicate_conflicts, dangling_parents, tool/spawn join counts …
+    stats: dict[str, Any] = attrs.Factory(dict)
 
 
 def make_id(*parts: str) -> str:

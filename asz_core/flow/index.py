@@ -1,0 +1,537 @@
+"""The session index: identifiers and roles of every landed record, never text (origin-digest §2.4).
+
+Layout under ``<root>/<session>/index/``::
+
+    index.state     plain ``key value`` lines: schema, session, indexed_seq,
+                    files, entries, blocks, entries_bytes
+    entries.jsonl   one orjson line per landed file, in seq order
+    .lock           flock: exclusive while writing, shared while loading
+
+A line of ``entries.jsonl`` describes one landed file::
+
+    {"seq": 3, "path": "streams/main/transcript-…-000003.sd", "kind": "transcript",
+     "stream": "main", "batch": "", "digest": "<sha256 hex of the whole file>",
+     "size": 1019, "records": [<record>, …]}
+
+and each ``<record>`` keeps only the role fields (seed 000 Record; origin-digest
+§3.3): ``id parent call run continues tool child batch label started_by from
+time trigger flags model usage sha`` (empty ones left out) and ``parts``, each
+part with ``k id of name server server_tool failed state bytes`` and, for a
+``changes/1`` data part, ``ch: [captured_by|id, additions, deletions]``. No
+text, no data, no media is ever copied; ``label`` is kept because it is the
+runtime's own name for a thing (a title, a child's description, a workflow).
+
+The index is disposable: deleted, it is rebuilt from the landed files; written
+under another schema, it is discarded and rebuilt (no migration). It grows by
+appending: ``entries_bytes`` in the state file names the valid prefix of
+``entries.jsonl``, so a crash between appending and saving the state leaves
+bytes that the next writer truncates and every reader ignores. ``indexed_seq``
+is the highest seq indexed; parse never reads past it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import orjson
+
+from ..sessiondata import SDError, SDReader, format_rfc3339, parse_instant
+from ..storage.layout import landed_files
+from ..storage.root import read_state as _read_state
+from ..storage.root import write_state as _write_state
+
+__all__ = [
+    "INDEX_SCHEMA",
+    "INDEX_DIR",
+    "IndexPart",
+    "IndexEntry",
+    "IndexFile",
+    "Index",
+    "IndexBuildError",
+    "update_index",
+    "load_index",
+    "index_dir",
+    "record_time_range",
+    "SET_ASIDE_KINDS",
+]
+
+#: On-disk schema of the index. Bump when an entry's shape or meaning changes;
+#: an index written under another schema is discarded and rebuilt.
+INDEX_SCHEMA = 1
+#: Directory of the index inside a session directory.
+INDEX_DIR = "index"
+_STATE = "index.state"
+_ENTRIES = "entries.jsonl"
+_LOCK = ".lock"
+
+#: Record role fields copied into the index, in record key order (origin-digest §3.3).
+_ROLE_FIELDS = (
+    "id",
+    "parent",
+    "call",
+    "run",
+    "continues",
+    "tool",
+    "child",
+    "batch",
+    "label",
+    "started_by",
+    "from",
+    "time",
+    "trigger",
+    "model",
+    "sha",
+)
+#: Part fields copied into the index (origin-digest §3.5); never text, data or media.
+_PART_FIELDS = ("k", "id", "of", "name", "server", "server_tool", "failed", "state", "bytes")
+
+
+class IndexBuildError(RuntimeError):
+    """A landed file could not be indexed: ``path`` and a message. Files below it stay indexed."""
+
+    def __init__(self, path: str | os.PathLike, message: str):
+        self.path = str(path)
+        super().__init__(f"{path}: {message}")
+
+
+class IndexPart:
+    """One part of an indexed record: ``k`` and its identifiers (origin-digest §3.5).
+
+    ``block`` is the part's position in the record (from 0). ``changes`` is
+    ``(identity, additions, deletions)`` for a ``changes/1`` data part, where
+    identity is ``captured_by|id``; else None.
+    """
+
+    __slots__ = ("block", "k", "id", "of", "name", "server", "server_tool", "failed", "state", "bytes", "changes")
+
+    def __init__(self, block: int, d: dict):
+        self.block = block
+        self.k: str = d.get("k", "")
+        self.id: str = d.get("id", "")
+        self.of: str = d.get("of", "")
+        self.name: str = d.get("name", "")
+        self.server: str = d.get("server", "")
+        self.server_tool: str = d.get("server_tool", "")
+        self.failed: bool | None = d.get("failed")
+        self.state: str = d.get("state", "")
+        self.bytes: int = d.get("bytes", 0)
+        ch = d.get("ch")
+        self.changes: tuple[str, int, int] | None = tuple(ch) if ch else None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"IndexPart({self.block}, {self.k!r}, id={self.id!r}, of={self.of!r})"
+
+
+class IndexEntry:
+    """One indexed record: where it landed, what file kind it came from, and its role fields.
+
+    ``seq``/``row`` locate it (row counts from 1 after the header). ``kind`` is
+    the file kind of its landed file, ``stream`` the file header's stream
+    (empty for run files and provider bodies), ``batch`` the record's batch or,
+    when it names none, its file's. ``ts`` is the record time in integer ns
+    since the epoch (None when absent or not an RFC 3339 time). ``flags`` is a
+    frozenset of flag names; ``usage`` the record's usage object (or None).
+    """
+
+    __slots__ = (
+        "seq",
+        "row",
+        "kind",
+        "stream",
+        "batch",
+        "id",
+        "parent",
+        "call",
+        "run",
+        "continues",
+        "tool",
+        "child",
+        "label",
+        "started_by",
+        "from_",
+        "time",
+        "ts",
+        "trigger",
+        "model",
+        "sha",
+        "flags",
+        "usage",
+        "parts",
+    )
+
+    def __init__(self, seq: int, row: int, kind: str, stream: str, file_batch: str, d: dict):
+        self.seq = seq
+        self.row = row
+        self.kind = kind
+        self.stream = stream
+        self.batch: str = d.get("batch") or file_batch
+        self.id: str = d.get("id", "")
+        self.parent: str = d.get("parent", "")
+        self.call: str = d.get("call", "")
+        self.run: str = d.get("run", "")
+        self.continues: str = d.get("continues", "")
+        self.tool: str = d.get("tool", "")
+        self.child: str = d.get("child", "")
+        self.label: str = d.get("label", "")
+        self.started_by: str = d.get("started_by", "")
+        self.from_: str = d.get("from", "")
+        self.time: str = d.get("time", "")
+        self.ts: int | None = parse_instant(self.time) if self.time else None
+        self.trigger: str = d.get("trigger", "")
+        self.model: str = d.get("model", "")
+        self.sha: str = d.get("sha", "")
+        self.flags: frozenset[str] = frozenset(d.get("flags") or ())
+        self.usage: dict | None = d.get("usage") or None
+        self.parts: list[IndexPart] = [IndexPart(i, p) for i, p in enumerate(d.get("parts") or ())]
+
+    def __repr__(self) -> str:
+        return f"IndexEntry({self.seq}/{self.row} {self.kind} {self.stream!r} id={self.id!r})"
+
+
+class IndexFile:
+    """One indexed landed file: ``seq``, ``path`` relative to the session directory, header
+    ``kind``/``stream``/``batch``, whole-file SHA-256 ``digest`` (hex), ``size`` in bytes and
+    ``records`` count."""
+
+    __slots__ = ("seq", "path", "kind", "stream", "batch", "digest", "size", "records")
+
+    def __init__(self, seq: int, path: str, kind: str, stream: str, batch: str, digest: str, size: int, records: int):
+        self.seq = seq
+        self.path = path
+        self.kind = kind
+        self.stream = stream
+        self.batch = batch
+        self.digest = digest
+        self.size = size
+        self.records = records
+
+    def __repr__(self) -> str:
+        return f"IndexFile({self.seq}, {self.path!r})"
+
+
+class Index:
+    """A session's index as loaded: ``session`` id, ``indexed_seq``, ``files`` and ``entries``.
+
+    ``files`` are in seq order; ``entries`` are every indexed record in landed
+    order (seq, then row), duplicates included — assembly applies the
+    first-copy rule (origin-digest §4.4 step 1). ``session_dir`` is where it
+    was loaded from (None for an index built in memory).
+    """
+
+    def __init__(self, session: str, session_dir: Path | None = None):
+        self.session = session
+        self.session_dir = session_dir
+        self.indexed_seq = 0
+        self.files: list[IndexFile] = []
+        self.entries: list[IndexEntry] = []
+
+    # ------------------------------------------------------------------ queries
+
+    def entries_through(self, through_seq: int) -> Iterator[IndexEntry]:
+        """Entries with ``seq <= through_seq``, in landed order."""
+        for e in self.entries:
+            if e.seq > through_seq:
+                break
+            yield e
+
+    def files_in(self, from_seq: int, through_seq: int) -> list[IndexFile]:
+        """Indexed files with ``from_seq <= seq <= through_seq``, in seq order."""
+        return [f for f in self.files if from_seq <= f.seq <= through_seq]
+
+    def file_digests(self, from_seq: int, through_seq: int) -> list[str]:
+        """Lowercase hex SHA-256 of each whole indexed file in the seq window (for ``input_digest``, §4.1)."""
+        return [f.digest for f in self.files_in(from_seq, through_seq)]
+
+    def time_range(self, from_seq: int, through_seq: int) -> tuple[str, str] | None:
+        """RFC 3339 UTC (earliest, latest) record time of the files in the seq window, or None.
+
+        Counts the records a stream holds (changes, execution and provider-body
+        records are evidence beside a stream and are left out, as in assembly).
+        """
+        window = (e for e in self.entries if from_seq <= e.seq <= through_seq and e.kind not in SET_ASIDE_KINDS)
+        return record_time_range(window)
+
+    # ------------------------------------------------------------------ building
+
+    def add_file_line(self, line: dict) -> None:
+        """Append one ``entries.jsonl`` line (a landed file and its records) to this index."""
+        f = IndexFile(
+            line["seq"], line["path"], line["kind"], line.get("stream", ""), line.get("batch", ""),
+            line.get("digest", ""), line.get("size", 0), len(line.get("records", ())),
+        )
+        self.files.append(f)
+        for row, d in enumerate(line.get("records", ()), start=1):
+            self.entries.append(IndexEntry(f.seq, row, f.kind, f.stream, f.batch, d))
+        if f.seq > self.indexed_seq:
+            self.indexed_seq = f.seq
+
+
+#: File kinds whose records are evidence beside a stream and never steps (origin-digest §4.4).
+SET_ASIDE_KINDS = frozenset({"changes", "execution", "provider_body"})
+
+
+def record_time_range(entries: Iterable[IndexEntry]) -> tuple[str, str] | None:
+    """RFC 3339 UTC (earliest, latest) time among ``entries`` that carry one; None when none does."""
+    lo = hi = None
+    for e in entries:
+        if e.ts is None:
+            continue
+        lo = e.ts if lo is None or e.ts < lo else lo
+        hi = e.ts if hi is None or e.ts > hi else hi
+    if lo is None or hi is None:
+        return None
+    return format_rfc3339(lo), format_rfc3339(hi)
+
+
+def index_dir(session_dir: str | os.PathLike) -> Path:
+    """``<session_dir>/index``."""
+    return Path(session_dir) / INDEX_DIR
+
+
+# ---------------------------------------------------------------------------- reading a landed file
+
+
+def _changes_identity(data: Any) -> list | None:
+    """``[captured_by|id, additions, deletions]`` for a changes/1 value, else None (seed 000)."""
+    if not isinstance(data, dict) or data.get("schema") != "changes/1":
+        return None
+    adds = dels = 0
+    for ch in data.get("changes") or ():
+        if isinstance(ch, dict):
+            a, d = ch.get("additions"), ch.get("deletions")
+            if isinstance(a, int) and not isinstance(a, bool):
+                adds += a
+            if isinstance(d, int) and not isinstance(d, bool):
+                dels += d
+    return [f"{data.get('captured_by', '')}|{data.get('id', '')}", adds, dels]
+
+
+def _slim_record(d: dict) -> dict:
+    """The role fields of one decoded record dict; no text, data or media."""
+    out: dict[str, Any] = {}
+    for key in _ROLE_FIELDS:
+        v = d.get(key)
+        if v:
+            out[key] = v
+    flags = d.get("flags")
+    if flags:
+        out["flags"] = list(flags)
+    usage = d.get("usage")
+    if usage:
+        out["usage"] = dict(usage)
+    parts = d.get("parts")
+    if parts:
+        slim = []
+        for p in parts:
+            sp = {k: p[k] for k in _PART_FIELDS if p.get(k) not in (None, "")}
+            if p.get("k") == "data":
+                ch = _changes_identity(p.get("data"))
+                if ch:
+                    sp["ch"] = ch
+            slim.append(sp)
+        out["parts"] = slim
+    return out
+
+
+def _index_file(session_dir: Path, seq: int, path: Path) -> dict:
+    """Read one landed file into an ``entries.jsonl`` line. Raises IndexBuildError."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise IndexBuildError(path, f"unreadable: {exc.strerror or exc}") from None
+    reader = SDReader(path, decode=False)
+    records = []
+    try:
+        for _row, d in reader:
+            records.append(_slim_record(d))  # type: ignore[arg-type]
+    except SDError as exc:
+        raise IndexBuildError(path, f"not a whole landed file ({exc})") from None
+    hdr = reader.header
+    assert hdr is not None
+    stream = hdr.stream
+    batch = hdr.batch
+    rel = path.relative_to(session_dir).as_posix()
+    parts = rel.split("/")
+    # A header without stream/batch: the layout says where the file belongs.
+    if not stream and len(parts) >= 3 and parts[0] == "streams":
+        stream = parts[1]
+    if not batch and len(parts) >= 3 and parts[0] == "runs":
+        batch = parts[1]
+    if hdr.seq and hdr.seq != seq:
+        raise IndexBuildError(path, f"header seq {hdr.seq} does not match the file name's seq {seq}")
+    line = {
+        "seq": seq,
+        "path": rel,
+        "kind": hdr.kind,
+        "stream": stream,
+        "batch": batch,
+        "session": hdr.session,
+        "digest": hashlib.sha256(raw).hexdigest(),
+        "size": len(raw),
+        "records": records,
+    }
+    return line
+
+
+# ---------------------------------------------------------------------------- state and locking
+
+
+class _Lock:
+    def __init__(self, d: Path, exclusive: bool):
+        self.d = d
+        self.exclusive = exclusive
+        self.fd: int | None = None
+
+    def __enter__(self) -> "_Lock":
+        self.d.mkdir(parents=True, exist_ok=True)
+        self.fd = os.open(self.d / _LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.flock(self.fd, fcntl.LOCK_EX if self.exclusive else fcntl.LOCK_SH)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.fd is not None:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
+            self.fd = None
+
+
+def _state_ok(st: dict[str, str]) -> bool:
+    return st.get("schema") == str(INDEX_SCHEMA) and "indexed_seq" in st and "entries_bytes" in st
+
+
+def _load_locked(sdir: Path, st: dict[str, str]) -> Index | None:
+    """Load the valid prefix of entries.jsonl; None when the files disagree with the state."""
+    d = index_dir(sdir)
+    try:
+        n = int(st["entries_bytes"])
+        indexed_seq = int(st["indexed_seq"])
+    except (KeyError, ValueError):
+        return None
+    try:
+        with open(d / _ENTRIES, "rb") as f:
+            data = f.read(n)
+    except FileNotFoundError:
+        data = b""
+        if n:
+            return None
+    if len(data) != n:
+        return None
+    ix = Index(st.get("session", "") or sdir.name, sdir)
+    try:
+        for raw in data.splitlines():
+            if raw:
+                ix.add_file_line(orjson.loads(raw))
+    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+        return None
+    ix.indexed_seq = max(ix.indexed_seq, indexed_seq)
+    return ix
+
+
+def _append_locked(sdir: Path, ix: Index, st: dict[str, str], fresh: bool) -> Index:
+    """Index landed files above ``ix.indexed_seq`` and append them. Caller holds the exclusive lock."""
+    d = index_dir(sdir)
+    entries = d / _ENTRIES
+    valid = 0 if fresh else int(st.get("entries_bytes", "0") or 0)
+    new_lines: list[bytes] = []
+    error: IndexBuildError | None = None
+    for ln, path in landed_files(sdir):
+        if ln.seq <= ix.indexed_seq:
+            continue
+        try:
+            line = _index_file(sdir, ln.seq, path)
+        except IndexBuildError as exc:
+            error = exc
+            break
+        if not ix.session and line.get("session"):
+            ix.session = line["session"]
+        ix.add_file_line(line)
+        new_lines.append(orjson.dumps(line) + b"\n")
+    if fresh or new_lines or not st:
+        mode = "wb" if fresh else "r+b"
+        if not fresh and not entries.exists():
+            mode = "wb"
+        with open(entries, mode) as f:
+            if not fresh:
+                f.truncate(valid)
+                f.seek(valid)
+            for b in new_lines:
+                f.write(b)
+            f.flush()
+            os.fsync(f.fileno())
+            total = f.tell()
+        _write_state(
+            d / _STATE,
+            (
+                ("schema", INDEX_SCHEMA),
+                ("session", ix.session),
+                ("indexed_seq", ix.indexed_seq),
+                ("files", len(ix.files)),
+                ("entries", len(ix.entries)),
+                ("blocks", sum(len(e.parts) for e in ix.entries)),
+                ("entries_bytes", total),
+            ),
+        )
+    if error is not None:
+        raise error
+    return ix
+
+
+def _session_of(sdir: Path) -> str:
+    """The session id named by the first landed file's header; the directory name when none."""
+    for _ln, path in landed_files(sdir):
+        try:
+            r = SDReader(path, decode=False)
+            it = iter(r)
+            next(it, None)
+            if r.header is not None:
+                return r.header.session
+        except SDError:
+            continue
+        break
+    return sdir.name
+
+
+def update_index(session_dir: str | os.PathLike) -> Index:
+    """Index every landed file with a seq above ``indexed_seq`` and return the whole index (§2.4).
+
+    Called by collect after landing. A missing index, or one under another
+    schema or whose files disagree with its state, is discarded and rebuilt
+    from every landed file. Raises :class:`IndexBuildError` for a landed file
+    that does not read whole; files below it stay indexed (``indexed_seq``
+    stops before it).
+    """
+    sdir = Path(session_dir)
+    d = index_dir(sdir)
+    with _Lock(d, exclusive=True):
+        st = _read_state(d / _STATE)
+        ix = _load_locked(sdir, st) if _state_ok(st) else None
+        fresh = ix is None
+        if ix is None:
+            st = {}
+            ix = Index("", sdir)
+        return _append_locked(sdir, ix, st, fresh)
+
+
+def load_index(session_dir: str | os.PathLike, rebuild: bool = True) -> Index:
+    """Load a session's index without indexing new files (parse never reads past ``indexed_seq``).
+
+    When the index is missing, of another schema or damaged: with ``rebuild``
+    (default) it is rebuilt from the landed files (as :func:`update_index`);
+    without, an empty Index (``indexed_seq`` 0) is returned and nothing is
+    written. Raises IndexBuildError as update_index does when rebuilding.
+    """
+    sdir = Path(session_dir)
+    d = index_dir(sdir)
+    if d.is_dir():
+        with _Lock(d, exclusive=False):
+            st = _read_state(d / _STATE)
+            ix = _load_locked(sdir, st) if _state_ok(st) else None
+        if ix is not None:
+            return ix
+    if not rebuild:
+        return Index(_session_of(sdir), sdir)
+    return update_index(sdir)
