@@ -1,0 +1,271 @@
+"""``asz scenario build``: a scenario landed and parsed into a storage root, checkpoint by checkpoint (origin-digest §9.1).
+
+Two formats:
+
+* ``claude-code``: the plan's lines are written as Claude Code writes them
+  under ``DIR/_source/projects/<project>/…`` (with the noise a real project
+  directory holds), then one collect pass of the real ``claude-code-local``
+  adapter through the real collector lands them into ``DIR``;
+* ``sd``: the plan's lines land directly as mock Session Data
+  (:mod:`asz_core.scenario.mock`).
+
+Either way each checkpoint is its own stage: the stage's lines are written
+(appended to the sources, or landed), then the session is parsed, and a
+:class:`Snapshot` of the chain is taken. Every pass of stage ``k`` is stamped
+``--at`` + ``k`` seconds, so the same scenario and ``--at`` give the same
+landed files and rounds byte for byte.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import shutil
+import time as _time
+import types
+from pathlib import Path
+from typing import Any, Iterator
+
+import attrs
+
+from ..sessiondata.times import parse_instant
+from .model import Expectation, Scenario
+from .plan import Plan, dumps, make_plan
+
+__all__ = ["FORMATS", "DEFAULT_AT", "BuildError", "Snapshot", "Build", "build", "parse_at", "read_fold", "round_paths", "landed_paths", "tree_digests"]
+
+FORMATS = ("claude-code", "sd")
+#: ``--at`` when none is given: scenario builds are reproducible by default.
+DEFAULT_AT = "2026-01-01T00:00:00Z"
+NOISE = {
+    "memory/notes.md": b"agent memory, not a session\n",
+    "not-a-uuid.jsonl": b'{"type":"summary","summary":"not a session"}\n',
+    "sessions-index.json": b'{"version":1,"entries":[]}\n',
+    "tool-results/toolu_noise.txt": b"persisted tool output\n",
+}
+
+
+class BuildError(RuntimeError):
+    """A build that could not finish: the collector, the landing or the parser failed (message says which)."""
+
+
+def parse_at(text: str) -> int:
+    """``--at`` (RFC 3339) → ms since the epoch. Raises ValueError for anything else."""
+    ns = parse_instant(text)
+    if ns is None:
+        raise ValueError(f"--at {text!r} is not an RFC 3339 time such as {DEFAULT_AT}")
+    return ns // 1_000_000
+
+
+@attrs.define
+class Snapshot:
+    """The chain after one checkpoint's parse: ``name``, the ``fold`` (asz_core.flow.fold.Fold),
+    ``round_files`` (paths in order), ``written`` (rounds this stage wrote), ``landed`` (files this
+    stage landed), ``problem`` ('' or why parse/collect failed), ``round_bytes`` (path → bytes)."""
+
+    name: str
+    fold: Any
+    round_files: list[Path]
+    written: int
+    landed: int
+    problem: str = ""
+    round_bytes: dict = attrs.Factory(dict)
+
+
+@attrs.define
+class Build:
+    """One built scenario: ``fmt``, the storage root ``out``, the ``plan``, a :class:`Snapshot` per
+    checkpoint (in order), and for claude-code the source root ``source_root`` and the collector's
+    ``counters`` per stage."""
+
+    fmt: str
+    out: Path
+    plan: Plan
+    snapshots: list[Snapshot] = attrs.Factory(list)
+    source_root: Path | None = None
+    counters: list = attrs.Factory(list)
+
+
+def round_paths(root: Path, conversation: str) -> list[Path]:
+    """Round files of a chain in round order (empty reservation files skipped)."""
+    d = Path(root) / "_conversations" / conversation / "rounds"
+    if not d.is_dir():
+        return []
+    return sorted(p for p in d.iterdir() if p.name.endswith(".sf") and p.stat().st_size > 0)
+
+
+def read_fold(root: Path, conversation: str):
+    """Fold the chain of ``conversation`` under ``root``. Raises RoundError/FoldError for a bad chain."""
+    from ..flow.fold import fold_rounds
+    from ..flow.round import read_round
+
+    return fold_rounds(read_round(p) for p in round_paths(root, conversation))
+
+
+def landed_paths(root: Path, session: str) -> list[Path]:
+    """Every landed ``.sd`` file of a session, by seq."""
+    from ..storage.layout import landed_files, session_dir
+
+    return [p for _, p in landed_files(session_dir(Path(root), session))]
+
+
+def tree_digests(root: Path, *, sources: bool = True) -> dict[str, str]:
+    """rel path → SHA-256 of landed files, rounds and (``sources``) source files under ``root``;
+    cursors, state files, locks and the index (which hold times and inode numbers) are left out."""
+    out = {}
+    root = Path(root)
+    for p in sorted(root.rglob("*")):
+        if not p.is_file():
+            continue
+        rel = p.relative_to(root).as_posix()
+        if p.suffix in (".sd", ".sf") or (sources and rel.startswith("_source/projects/")):
+            out[rel] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+@contextlib.contextmanager
+def _pass_clock(stamp_ns: int) -> Iterator[None]:
+    """Make the collector stamp its pass ``stamp_ns`` (it reads ``time.time_ns()`` at the pass start)."""
+    from .. import collect as col
+
+    real = col.time
+    shim = types.SimpleNamespace(**{k: getattr(real, k) for k in dir(real) if not k.startswith("__")})
+    shim.time_ns = lambda: stamp_ns
+    col.time = shim  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        col.time = real  # type: ignore[assignment]
+
+
+def _write_sources(plan: Plan, stage: int, projects: Path) -> None:
+    for ln in plan.kept(stage):
+        path = projects / ln.file.rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if ln.file.mode == "snapshot":
+            path.write_bytes(ln.raw)
+        else:
+            with open(path, "ab") as f:
+                f.write(ln.raw + b"\n")
+
+
+def _write_noise(plan: Plan, projects: Path) -> None:
+    for rel, data in NOISE.items():
+        p = projects / plan.project / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data)
+
+
+def claude_adapter():
+    """The real ``claude-code-local`` adapter, from the plugin registry (entry point group ``asz``)."""
+    from ..plugins import get_plugin_manager
+
+    return get_plugin_manager().get("claude-code-local")
+
+
+def collect_pass(out: Path, source_root: Path, stamp_ns: int, max_delta_bytes: int | None = None):
+    """One collect pass of the real adapter over ``source_root`` into ``out``, stamped ``stamp_ns``.
+
+    Returns ``(Counters, report text)``; the report holds what the pass told
+    (errors, conflicts), '' when nothing."""
+    import io
+
+    from ..collect import CollectOptions, Collector, Report
+
+    opts = CollectOptions(fsync=False)
+    if max_delta_bytes:
+        opts.max_delta_bytes = max_delta_bytes
+    err = io.StringIO()
+    col = Collector(out, claude_adapter(), source_root, options=opts, report=Report(err))
+    with _pass_clock(stamp_ns):
+        c = col.run_pass()
+    return c, err.getvalue()
+
+
+def parse_once(out: Path, session: str, max_round_bytes: int | None = None) -> tuple[int, str]:
+    """Parse ``session`` under ``out``; returns (rounds written, problem or '')."""
+    from ..flow.parse import DEFAULT_MAX_ROUND_BYTES, parse_outcome
+
+    try:
+        o = parse_outcome(out, session, max_round_bytes=max_round_bytes or DEFAULT_MAX_ROUND_BYTES, fsync=False)
+    except Exception as exc:  # an assembly still being written: report, do not crash the check
+        return 0, f"parse failed: {type(exc).__name__}: {exc}"
+    return len(o.rounds), o.problem
+
+
+def build(sc: Scenario, fmt: str, out: str | os.PathLike, *, at: str = DEFAULT_AT, expect: Expectation | None = None,
+          stop_after: int | None = None, after_stage=None, stepwise: bool = True) -> Build:
+    """Build ``sc`` in format ``fmt`` (``claude-code`` or ``sd``) into storage root ``out`` (must be new or empty).
+
+    Stage by stage: write or land the stage's lines, collect (claude-code),
+    parse, snapshot. ``expect`` supplies ``collect.max_delta_bytes`` and
+    ``parse.max_round_bytes``; ``stop_after`` stops after that many stages;
+    ``after_stage(build, k)`` runs after stage ``k``'s snapshot (the check
+    uses it for ``lose``). ``stepwise`` False lands the whole scenario in one
+    stage and parses once, as the original's ``asz scenario build`` made the
+    format pages' example (one round). Raises ValueError (bad format or ``--at``),
+    FileExistsError (``out`` not empty), BuildError (landing failed).
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"format {fmt!r} is not one of {', '.join(FORMATS)}")
+    at_ms = parse_at(at)
+    out = Path(out)
+    if out.exists() and any(out.iterdir()):
+        raise FileExistsError(f"{out}: not empty; a scenario builds into a new directory")
+    out.mkdir(parents=True, exist_ok=True)
+    plan = make_plan(sc, at_ms)
+    if not stepwise:
+        for ln in plan.lines:
+            ln.stage = 0
+        plan.stage_names = ["final"]
+    b = Build(fmt, out, plan)
+    mdb = expect.max_delta_bytes if expect else None
+    mrb = expect.max_round_bytes if expect else None
+    positions: dict = {}
+    projects = out / "_source" / "projects"
+    if fmt == "claude-code":
+        projects.mkdir(parents=True, exist_ok=True)
+        (out / "_scenario").mkdir(exist_ok=True)
+        _write_noise(plan, projects)
+        b.source_root = projects
+    before = 0
+    stages = len(plan.stage_names)
+    for k in range(stages if stop_after is None else min(stop_after, stages)):
+        stamp_ns = at_ms * 1_000_000 + k * 1_000_000_000
+        problem = ""
+        if fmt == "claude-code":
+            _write_sources(plan, k, projects)
+            c, told = collect_pass(out, projects, stamp_ns, mdb)
+            b.counters.append(c)
+            landed = c.landed
+            if c.errors or c.conflicts or c.pending:
+                problem = f"collect: {c.summary()} {told.strip()}".strip()
+        else:
+            from .mock import land_stage
+
+            landed = land_stage(plan, k, out, positions, stamp_ns)
+        written, perr = parse_once(out, plan.session, mrb)
+        problem = "; ".join(p for p in (problem, perr) if p)
+        try:
+            fold = read_fold(out, plan.session)
+        except Exception as exc:
+            fold = None
+            problem = "; ".join(p for p in (problem, f"chain unreadable: {exc}") if p)
+        paths = round_paths(out, plan.session)
+        snap = Snapshot(plan.stage_names[k], fold, paths, len(paths) - before, landed, problem,
+                        {p.name: p.read_bytes() for p in paths})
+        before = len(paths)
+        b.snapshots.append(snap)
+        if after_stage is not None:
+            after_stage(b, k)
+    return b
+
+
+def rebuild_root(src: Path, dest: Path) -> None:
+    """Copy the landed session directories of ``src`` into the new root ``dest`` (no chains, no index, no sources)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for p in Path(src).iterdir():
+        if p.name.startswith(("_", ".")) or not p.is_dir():
+            continue
+        shutil.copytree(p, dest / p.name, ignore=shutil.ignore_patterns("index", ".lock", "*.tmp"))

@@ -1,0 +1,680 @@
+"""``asz scenario check``: a scenario built at every checkpoint and held to ``NAME.expect.yaml`` (origin-digest §9.1, §9.2).
+
+:func:`check_scenario` builds the scenario in each format asked for, compares
+every checkpoint's fold with its expectations, checks the properties of §9.1
+that apply, and, when both formats were built, compares them
+(``cross_format``, ``records_match``). The outcome is a :class:`CheckResult`
+whose ``lines`` are one line per difference (``FAIL …``) or skip
+(``skipped: …``, always with the reason). Nothing is skipped silently.
+
+Expectation ids and stream names are in the scenario's words: an agent's
+name (``helper``) stands for its stream (the agent id the builder gave it)
+wherever it is a whole id segment (``output/helper``, ``stream/helper``) or a
+``talks_on``/``stream`` value.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
+
+import attrs
+
+from ..sessiondata import FLAGS, PART_KINDS, STATES, object_members, array_elements
+from ..sessiondata.model import FROM_VALUES
+from .build import (
+    DEFAULT_AT,
+    FORMATS,
+    Build,
+    build,
+    collect_pass,
+    landed_paths,
+    parse_at,
+    parse_once,
+    read_fold,
+    rebuild_root,
+    round_paths,
+    tree_digests,
+)
+from .model import PROPERTIES, Checkpoint, Expectation, NodeExpect, Scenario, ScenarioError, load_expectation, load_scenario, scenario_name
+
+__all__ = ["CheckResult", "check_scenario", "check_files", "SKIPPED_PROPERTIES", "RUNTIME_PROPERTIES", "STEP_KINDS"]
+
+#: Properties that need a later issue, with the reason printed when skipped.
+SKIPPED_PROPERTIES = {
+    "bundle": "needs asz bundle, a later issue",
+    "repack_keeps_structure": "needs asz repack, a later issue",
+    "push_follows_the_wire": "needs push to a receiver, a later issue",
+    "removed_after_sent": "needs push and scenario removal, a later issue",
+    "view_covers_the_session": "needs the asz.view document, issue 6",
+    "changes_leave_the_fold": "needs the changes plugin's output (changes/1 records), a later issue",
+    "provider_bodies_leave_the_fold": "needs provider bodies, a later issue",
+    "provider_bodies_rebuild": "needs provider bodies, a later issue",
+}
+#: Properties that apply only to runtime formats (claude-code), origin-digest §9.1.
+RUNTIME_PROPERTIES = ("recollect_idempotent", "every_line_a_record", "parts_keep_source_bytes", "discovery_ignores_noise", "pruned_sources_gone")
+#: Step kinds a round header's ``steps`` counts (origin-digest §4.5).
+STEP_KINDS = ("message.external", "message.assistant", "message.synthetic", "context.injection", "llm.call", "thinking", "tool",
+              "agent.call", "agent.launch_ack", "agent.output", "runtime.notification", "epoch.boundary", "epoch.summary",
+              "error.api", "control.interrupt", "control.permission", "control.command", "turn.duration", "control.notice")
+_ROLE_FIELDS = ("id", "parent", "call", "run", "continues", "tool", "child", "batch", "label", "started_by", "from_", "time", "trigger",
+                "flags", "usage", "model")
+
+
+@attrs.define
+class CheckResult:
+    """Outcome of checking one scenario: ``failures`` and ``skips`` (one line each), ``passed`` checks
+    counted, per-format status in ``formats`` (``pass``/``fail``/``skipped``, with reasons)."""
+
+    scenario: str
+    failures: list[str] = attrs.Factory(list)
+    skips: list[str] = attrs.Factory(list)
+    passed: int = 0
+    formats: dict = attrs.Factory(dict)
+
+    @property
+    def ok(self) -> bool:
+        """True when no check failed."""
+        return not self.failures
+
+    def lines(self) -> list[str]:
+        """Skips first (``skipped: …``), then failures (``FAIL …``), then a summary line."""
+        tail = f"{'ok' if self.ok else 'FAIL'} {self.scenario}: {self.passed} checks passed, {len(self.failures)} failed, {len(self.skips)} skipped"
+        return [f"skipped: {s}" for s in self.skips] + [f"FAIL {f}" for f in self.failures] + [tail]
+
+
+class _Ctx:
+    def __init__(self, res: CheckResult, fmt: str):
+        self.res = res
+        self.fmt = fmt
+        self.failed = 0
+
+    def ok(self, cond: bool, where: str, message: str) -> bool:
+        if cond:
+            self.res.passed += 1
+        else:
+            self.failed += 1
+            self.res.failures.append(f"{self.res.scenario} [{self.fmt}] {where}: {message}")
+        return cond
+
+    def skip(self, message: str) -> None:
+        line = f"{self.res.scenario} [{self.fmt}] {message}" if self.fmt else f"{self.res.scenario}: {message}"
+        if line not in self.res.skips:
+            self.res.skips.append(line)
+
+
+# --------------------------------------------------------------------------- names
+
+
+def _mapper(b: Build) -> Callable[[str], str]:
+    agents = b.plan.agents
+
+    def sid(s: str) -> str:
+        return agents.get(s, s)
+
+    return sid
+
+
+def _map_id(i: str, agents: dict) -> str:
+    return "/".join(agents.get(seg, seg) for seg in i.split("/"))
+
+
+# --------------------------------------------------------------------------- checkpoints
+
+
+def _refs(n) -> int:
+    if n.refs:
+        return len(n.refs)
+    return 1 if n.ref is not None else 0
+
+
+def _counts(fold, kind_of: Callable) -> dict:
+    out: dict = {}
+    for e in fold:
+        k = kind_of(e)
+        out[k] = out.get(k, 0) + 1
+    return out
+
+
+def _check_checkpoint(c: _Ctx, b: Build, idx: int, cp: Checkpoint) -> None:
+    snap = b.snapshots[idx]
+    where = f"checkpoint {cp.name}"
+    if snap.problem:
+        c.ok(False, where, snap.problem)
+    fold = snap.fold
+    if fold is None:
+        return
+    agents = b.plan.agents
+    nodes = fold.nodes
+    if cp.rounds is not None:
+        c.ok(len(snap.round_files) == cp.rounds, where, f"rounds: expected {cp.rounds}, got {len(snap.round_files)}")
+    if cp.written is not None:
+        c.ok((snap.written > 0) == cp.written, where, f"written: expected {cp.written}, this stage wrote {snap.written} round(s)")
+    if cp.delta is not None and snap.round_files:
+        from ..flow.round import read_round
+
+        last = read_round(snap.round_files[-1])
+        in_round = len(last.nodes) + len(last.relations) + len(last.unresolved)
+        total = len(fold.nodes) + len(fold.relations) + len(fold.unresolved)
+        is_delta = last.header.round > 1 and in_round < total
+        c.ok(is_delta == cp.delta, where, f"delta: expected {cp.delta}, round {last.header.round} carries {in_round} of {total} entities")
+    if cp.kinds is not None:
+        have = _counts(nodes.values(), lambda n: n.kind)
+        for k, n in sorted(cp.kinds.items()):
+            c.ok(have.get(k, 0) == n, where, f"kinds.{k}: expected {n}, got {have.get(k, 0)}")
+    if cp.talks_on is not None:
+        for name, n in sorted(cp.talks_on.items()):
+            s = agents.get(name, name)
+            got = sum(1 for x in nodes.values() if x.kind == "talk" and x.stream == s)
+            c.ok(got == n, where, f"talks_on.{name}: expected {n}, got {got}")
+    if cp.runs_in is not None:
+        for tid, n in sorted(cp.runs_in.items()):
+            t = _map_id(tid, agents)
+            got = sum(1 for x in nodes.values() if x.kind == "run" and x.parent == t)
+            c.ok(got == n, where, f"runs_in.{tid}: expected {n}, got {got}")
+    if cp.relations is not None:
+        have = _counts(fold.relations.values(), lambda r: r.type)
+        for k, n in sorted(cp.relations.items()):
+            c.ok(have.get(k, 0) == n, where, f"relations.{k}: expected {n}, got {have.get(k, 0)}")
+    if cp.unresolved is not None:
+        have = _counts(fold.unresolved.values(), lambda u: u.state)
+        for k, n in sorted(cp.unresolved.items()):
+            got = have.get(k, 0)
+            detail = "" if got == n else " (" + ", ".join(f"{u.id} {u.state}" for u in sorted(fold.unresolved.values(), key=lambda u: u.id)) + ")"
+            c.ok(got == n, where, f"unresolved.{k}: expected {n}, got {got}{detail}")
+    if cp.unresolved_kinds is not None:
+        for k, want in sorted(cp.unresolved_kinds.items()):
+            states = [u.state for u in fold.unresolved.values() if u.kind == k]
+            got = "none" if not states else ("open" if "open" in states else ("resolved" if all(s == "resolved" for s in states) else states[0]))
+            c.ok(got == want, where, f"unresolved_kinds.{k}: expected {want}, got {got}")
+    if cp.nodes is not None:
+        for nid, ne in sorted(cp.nodes.items()):
+            _check_node(c, where, fold, _map_id(nid, agents), nid, ne, agents)
+    if cp.session is not None:
+        _check_session(c, where, b, fold, cp.session)
+    if cp.verify is not None:
+        from ..verify import verify_root
+
+        rep = verify_root(b.out, jobs=1)
+        n = len(rep.problems)
+        want = cp.verify.get("problems")
+        if want is not None:
+            c.ok(n == want, where, f"verify.problems: expected {want}, got {n}" + ("" if n == want else ": " + "; ".join(str(p) for p in rep.problems)))
+    if cp.view is not None:
+        c.skip(f"view (needs the asz.view document, issue 6): {', '.join(sorted(cp.view))}")
+
+
+def _check_node(c: _Ctx, where: str, fold, nid: str, shown: str, ne: NodeExpect, agents: dict) -> None:
+    n = fold.nodes.get(nid)
+    w = f"{where} node {shown}" + (f" ({nid})" if nid != shown else "")
+    if ne.absent:
+        c.ok(n is None, w, "expected absent, but it is in the fold")
+        return
+    if not c.ok(n is not None, w, "expected in the fold, not there"):
+        return
+    if ne.kind is not None:
+        c.ok(n.kind == ne.kind, w, f"kind: expected {ne.kind}, got {n.kind}")
+    if ne.stream is not None:
+        s = agents.get(ne.stream, ne.stream)
+        c.ok(n.stream == s, w, f"stream: expected {s}, got {n.stream}")
+    if ne.refs is not None:
+        c.ok(_refs(n) == ne.refs, w, f"refs: expected {ne.refs}, got {_refs(n)}")
+    if ne.revision is not None:
+        c.ok(n.revision == ne.revision, w, f"revision: expected {ne.revision}, got {n.revision}")
+    for k, v in sorted((ne.attrs or {}).items()):
+        if v is None:
+            c.ok(k not in n.attrs, w, f"attrs.{k}: expected absent, got {n.attrs.get(k)!r}")
+        else:
+            c.ok(k in n.attrs and n.attrs[k] == v, w, f"attrs.{k}: expected {v!r}, got {n.attrs.get(k, '(absent)')!r}")
+
+
+def _offset(text: str, at_ms: int) -> int | None:
+    from ..sessiondata.times import parse_instant
+
+    ns = parse_instant(text or "")
+    return None if ns is None else ns // 1_000_000 - at_ms
+
+
+def _fmt_off(ms: int | None) -> str:
+    return "(none)" if ms is None else f"+{ms / 1000:g}s"
+
+
+def _check_session(c: _Ctx, where: str, b: Build, fold, want: dict) -> None:
+    h = fold.head
+    got = {"from": _offset(h.session_from_time, b.plan.at_ms) if h else None, "to": _offset(h.session_through_time, b.plan.at_ms) if h else None}
+    for k in ("from", "to"):
+        if k in want:
+            c.ok(got[k] == want[k], where, f"session.{k}: expected {_fmt_off(want[k])}, got {_fmt_off(got[k])}")
+
+
+# --------------------------------------------------------------------------- properties
+
+
+def _bodies(group: dict) -> dict:
+    from ..flow.round import entity_body
+
+    return {i: entity_body(e) for i, e in group.items()}
+
+
+def _fold_diff(a, b, *, resolved_ok: bool) -> list[str]:
+    """Ids whose entities differ between folds ``a`` and ``b`` (revision ignored)."""
+    out = []
+    for what in ("nodes", "relations", "unresolved"):
+        x, y = _bodies(getattr(a, what)), _bodies(getattr(b, what))
+        for i in sorted(set(x) | set(y)):
+            if i not in y:
+                if what == "unresolved" and resolved_ok and getattr(a, what)[i].state == "resolved":
+                    continue
+                out.append(f"{what[:-1] if what != 'unresolved' else what} {i}: only in the first")
+            elif i not in x:
+                out.append(f"{what[:-1] if what != 'unresolved' else what} {i}: only in the second")
+            elif x[i] != y[i]:
+                out.append(f"{what[:-1] if what != 'unresolved' else what} {i}: differs")
+    return out
+
+
+def _short(items: list[str], n: int = 6) -> str:
+    return "; ".join(items[:n]) + (f"; … {len(items) - n} more" if len(items) > n else "")
+
+
+def _prop_reproducible(c: _Ctx, sc: Scenario, b: Build, ex: Expectation, at: str) -> None:
+    with tempfile.TemporaryDirectory(prefix="asz-scn-") as tmp:
+        again = build(sc, b.fmt, Path(tmp) / "again", at=at, expect=ex)
+        x, y = tree_digests(b.out), tree_digests(again.out)
+        diff = sorted(k for k in set(x) | set(y) if x.get(k) != y.get(k))
+        c.ok(not diff, "property reproducible", f"a second build with the same --at differs in {_short(diff)}")
+
+
+def _prop_fold_equals_parse(c: _Ctx, b: Build) -> None:
+    final = b.snapshots[-1].fold
+    if final is None:
+        return
+    with tempfile.TemporaryDirectory(prefix="asz-scn-") as tmp:
+        dest = Path(tmp) / "once"
+        rebuild_root(b.out, dest)
+        _, problem = parse_once(dest, b.plan.session, 1 << 40)
+        if not c.ok(not problem, "property fold_equals_parse", f"one full parse failed: {problem}"):
+            return
+        once = read_fold(dest, b.plan.session)
+        diff = _fold_diff(final, once, resolved_ok=True)
+        c.ok(not diff, "property fold_equals_parse", f"the fold of {final.rounds} round(s) differs from one full parse: {_short(diff)}")
+
+
+def _prop_immutable_rounds(c: _Ctx, b: Build) -> None:
+    now = {p.name: p.read_bytes() for p in round_paths(b.out, b.plan.session)}
+    bad = []
+    for s in b.snapshots:
+        for name, data in s.round_bytes.items():
+            if now.get(name) != data:
+                bad.append(f"{name} (written by checkpoint {s.name})")
+    c.ok(not bad, "property immutable_rounds", f"rounds changed or vanished after they were written: {_short(sorted(set(bad)))}")
+
+
+def _prop_header_matches_fold(c: _Ctx, b: Build) -> None:
+    for s in b.snapshots:
+        f = s.fold
+        if f is None or f.head is None:
+            continue
+        h = f.head
+        kinds = _counts(f.nodes.values(), lambda n: n.kind)
+        want = {
+            "talks": kinds.get("talk", 0),
+            "streams": kinds.get("stream", 0),
+            "segments": kinds.get("segment", 0),
+            "steps": sum(kinds.get(k, 0) for k in STEP_KINDS),
+            "unresolved": f.open_unresolved,
+            "llm_calls": kinds.get("llm.call", 0),
+            "subagents": sum(1 for n in f.nodes.values() if n.kind == "stream" and n.attrs.get("role") == "child"),
+        }
+        bad = [f"{k} {getattr(h, k)} (fold {v})" for k, v in want.items() if getattr(h, k) is not None and getattr(h, k) != v]
+        c.ok(not bad, f"property header_matches_fold at {s.name}", f"round {h.round} header: {', '.join(bad)}")
+
+
+def _prop_records_well_formed(c: _Ctx, b: Build) -> None:
+    from ..sessiondata import check_file, read_file
+
+    bad = []
+    for p in landed_paths(b.out, b.plan.session):
+        fc = check_file(p)
+        if not fc.ok:
+            bad.append(f"{p.name}: {fc.errors[:1] if hasattr(fc, 'errors') else 'not whole'}")
+            continue
+        _, recs, _ = read_file(p)
+        for row, r in enumerate(recs, 1):
+            why = []
+            if any(f not in FLAGS for f in r.flags):
+                why.append(f"flags {r.flags}")
+            if r.from_ and r.from_ not in FROM_VALUES:
+                why.append(f"from {r.from_!r}")
+            for part in r.parts:
+                if part.k not in PART_KINDS or part.state not in STATES:
+                    why.append(f"part {part.k}/{part.state}")
+            if why:
+                bad.append(f"{p.name} row {row}: {', '.join(why)}")
+    c.ok(not bad, "property records_well_formed", _short(bad))
+
+
+def _prop_recollect_idempotent(c: _Ctx, b: Build, ex: Expectation) -> None:
+    stamp = b.plan.at_ms * 1_000_000 + len(b.snapshots) * 1_000_000_000
+    cnt, told = collect_pass(b.out, b.source_root, stamp, ex.max_delta_bytes)
+    c.ok(cnt.landed == 0 and not cnt.failed, "property recollect_idempotent", f"a second pass over unchanged sources: {cnt.summary()} {told.strip()}")
+    written, problem = parse_once(b.out, b.plan.session, ex.max_round_bytes)
+    c.ok(written == 0 and not problem, "property recollect_idempotent", f"a parse after it wrote {written} round(s) {problem}")
+
+
+def _landed_by_src(b: Build) -> dict:
+    from ..sessiondata import read_file
+
+    out: dict = {}
+    for p in landed_paths(b.out, b.plan.session):
+        h, recs, _ = read_file(p)
+        out.setdefault(h.src, []).append((h, recs, p))
+    return out
+
+
+def _prop_every_line_a_record(c: _Ctx, b: Build) -> None:
+    from ..sessiondata import source_sha
+
+    landed = _landed_by_src(b)
+    bad = []
+    for rel, f in sorted(b.plan.files.items()):
+        path = b.source_root / rel
+        if not path.exists():
+            if rel in landed:
+                bad.append(f"{rel}: no source, yet landed")
+            continue
+        data = path.read_bytes()
+        recs = [r for _, rs, _ in landed.get(rel, []) for r in rs]
+        if f.mode == "snapshot":
+            if not recs or recs[-1].sha != source_sha(data):
+                bad.append(f"{rel}: the document's last landed record does not hold it")
+            continue
+        lines = data.split(b"\n")[:-1]
+        if len(lines) != len(recs):
+            bad.append(f"{rel}: {len(lines)} lines, {len(recs)} records")
+            continue
+        for i, (ln, r) in enumerate(zip(lines, recs), 1):
+            if r.ord != i or r.sha != source_sha(ln) or r.bytes != len(ln):
+                bad.append(f"{rel} line {i}: record ord {r.ord} sha {r.sha} does not match")
+                break
+    c.ok(not bad, "property every_line_a_record", _short(bad))
+
+
+def _part_data_slices(line: bytes) -> list[tuple[int, str, bytes]]:
+    """(part index, part kind, raw bytes of its ``data``) for every part of a landed record line."""
+    top = {k: (s, e) for k, s, e in object_members(line, 0)}
+    if "parts" not in top:
+        return []
+    out = []
+    for i, (s, e) in enumerate(array_elements(line, top["parts"][0])):
+        members = {k: (a, z) for k, a, z in object_members(line, s)}
+        if "data" in members:
+            kind = line[members["k"][0]:members["k"][1]].decode().strip('"') if "k" in members else ""
+            a, z = members["data"]
+            out.append((i, kind, line[a:z]))
+    return out
+
+
+def _prop_parts_keep_source_bytes(c: _Ctx, b: Build) -> None:
+    from ..storage.layout import landed_files, session_dir
+
+    srcs = {rel: (b.source_root / rel).read_bytes() for rel in b.plan.files if (b.source_root / rel).exists()}
+    bad = []
+    for _, p in landed_files(session_dir(b.out, b.plan.session)):
+        lines = p.read_bytes().split(b"\n")
+        import orjson
+
+        src = orjson.loads(lines[0]).get("src", "")
+        source = srcs.get(src)
+        if source is None:
+            continue
+        for row, line in enumerate(lines[1:-2], 1):
+            for i, kind, raw in _part_data_slices(line):
+                if kind == "unknown":
+                    continue
+                if raw not in source:
+                    bad.append(f"{p.name} row {row} part {i} ({kind}): {raw[:60]!r} is not the source's bytes")
+    c.ok(not bad, "property parts_keep_source_bytes", _short(bad))
+
+
+def _prop_discovery_ignores_noise(c: _Ctx, b: Build) -> None:
+    from ..storage.layout import session_dirs
+
+    names = [d.name for d in session_dirs(b.out)]
+    c.ok(names == [b.plan.session], "property discovery_ignores_noise", f"sessions landed: {names}, expected only {b.plan.session}")
+    landed = _landed_by_src(b)
+    noise = [src for src in landed if src not in b.plan.files]
+    c.ok(not noise, "property discovery_ignores_noise", f"landed from noise: {_short(noise)}")
+    skipped = b.counters[0].skipped if b.counters else 0
+    c.ok(skipped > 0, "property discovery_ignores_noise", "the first pass skipped nothing, though the project holds noise")
+
+
+def _prop_pruned_sources_gone(c: _Ctx, b: Build, ex: Expectation) -> None:
+    from ..storage.cursor import read_cursor
+
+    with tempfile.TemporaryDirectory(prefix="asz-scn-") as tmp:
+        dest = Path(tmp) / "pruned"
+        shutil.copytree(b.out, dest, symlinks=True)
+        before = tree_digests(dest, sources=False)
+        src_root = dest / "_source" / "projects"
+        for rel in b.plan.files:
+            p = src_root / rel
+            if p.exists():
+                p.unlink()
+        stamp = b.plan.at_ms * 1_000_000 + (len(b.snapshots) + 1) * 1_000_000_000
+        collect_pass(dest, src_root, stamp, ex.max_delta_bytes)
+        after = tree_digests(dest, sources=False)
+        lost = sorted(k for k in before if k not in after or before[k] != after[k])
+        c.ok(not lost, "property pruned_sources_gone", f"landed files changed after their sources went: {_short(lost)}")
+        states = {}
+        for cp in (dest / b.plan.session).rglob("*.cursor"):
+            cur = read_cursor(cp)
+            states[cp.relative_to(dest).as_posix()] = getattr(cur, "state", "?")
+        active = sorted(k for k, v in states.items() if v != "source_gone")
+        c.ok(states and not active, "property pruned_sources_gone", f"cursors not source_gone: {_short([f'{k} {states[k]}' for k in active])}")
+
+
+def _records(b: Build) -> list:
+    from ..sessiondata import read_file
+
+    out = []
+    for p in landed_paths(b.out, b.plan.session):
+        h, recs, _ = read_file(p)
+        out.append((h, recs))
+    return out
+
+
+def _part_view(p) -> tuple:
+    return (p.k, p.state, p.id, p.of, p.name, p.server, p.server_tool, p.failed, p.text if p.k in ("text", "result", "reasoning") else None)
+
+
+def _prop_records_match(c: _Ctx, a: Build, b: Build) -> None:
+    ra, rb = _records(a), _records(b)
+    bad = []
+    if len(ra) != len(rb):
+        bad.append(f"{len(ra)} landed files in {a.fmt}, {len(rb)} in {b.fmt}")
+    for (ha, xa), (hb, xb) in zip(ra, rb):
+        key = f"seq {ha.seq} {ha.kind} {ha.stream or ha.batch}"
+        for f in ("kind", "src", "stream", "batch", "session"):
+            if getattr(ha, f) != getattr(hb, f):
+                bad.append(f"{key}: header {f} {getattr(ha, f)!r} vs {getattr(hb, f)!r}")
+        if len(xa) != len(xb):
+            bad.append(f"{key}: {len(xa)} records vs {len(xb)}")
+            continue
+        for r1, r2 in zip(xa, xb):
+            for f in _ROLE_FIELDS + ("ord", "off", "sha", "bytes"):
+                if getattr(r1, f) != getattr(r2, f):
+                    bad.append(f"{key} ord {r1.ord}: {f.rstrip('_')} {getattr(r1, f)!r} vs {getattr(r2, f)!r}")
+            p1, p2 = [_part_view(p) for p in r1.parts], [_part_view(p) for p in r2.parts]
+            if p1 != p2:
+                bad.append(f"{key} ord {r1.ord}: parts {p1} vs {p2}")
+            d1, d2 = [(d.what, d.bytes, d.why) for d in r1.dropped], [(d.what, d.bytes, d.why) for d in r2.dropped]
+            if d1 != d2:
+                bad.append(f"{key} ord {r1.ord}: dropped {d1} vs {d2}")
+    c.ok(not bad, "property records_match", _short(bad, 8))
+
+
+def _prop_cross_format(c: _Ctx, a: Build, b: Build) -> None:
+    for sa, sb in zip(a.snapshots, b.snapshots):
+        if sa.fold is None or sb.fold is None:
+            continue
+        diff = _fold_diff(sa.fold, sb.fold, resolved_ok=False)
+        c.ok(not diff, f"property cross_format at {sa.name}", f"{a.fmt} and {b.fmt} fold differently: {_short(diff)}")
+
+
+# --------------------------------------------------------------------------- driver
+
+
+def _scenario_skips(c: _Ctx, sc: Scenario, ex: Expectation) -> None:
+    if sc.provider_bodies:
+        c.skip("provider_bodies (needs the claude-code-provider adapter and provider bodies, a later issue): none are written")
+    if ex.push_kinds:
+        c.skip(f"push.kinds (needs push, a later issue): {', '.join(ex.push_kinds)}")
+
+    def walk(steps):
+        for s in steps:
+            call = s.call
+            if call is None:
+                continue
+            if call.tool is not None:
+                if call.tool.changes:
+                    c.skip("tool changes (needs the changes plugin's output, a later issue): no changes/1 record is written")
+                if call.tool.execution is not None:
+                    c.skip("tool execution (needs MCP execution records, a later issue): no execution/1 record is written")
+            for child in (call.agent, call.skill):
+                if child is not None:
+                    walk(child.steps)
+            if call.workflow is not None:
+                for ch in call.workflow.children:
+                    walk(ch.steps)
+
+    walk(sc.steps)
+
+
+def check_scenario(sc: Scenario, ex: Expectation, *, formats: tuple[str, ...] = FORMATS, at: str = DEFAULT_AT,
+                   out: str | Path | None = None, properties: bool = True) -> CheckResult:
+    """Build ``sc`` in each of ``formats`` and hold it to ``ex``; returns a :class:`CheckResult`.
+
+    ``out`` keeps the builds under ``out/<format>`` (must not exist or be
+    empty); otherwise they go to a temporary directory removed afterwards.
+    ``properties`` False checks the checkpoints only. Never raises for a
+    difference: each becomes a failure line; a build that cannot run at all
+    is a failure line too (``build failed: …``).
+    """
+    res = CheckResult(sc.name)
+    parse_at(at)
+    tmp = None
+    base = Path(out) if out is not None else Path(tmp := tempfile.mkdtemp(prefix="asz-scenario-"))
+    builds: dict[str, Build] = {}
+    try:
+        for k in ex.checkpoints:
+            if k not in sc.checkpoints():
+                res.failures.append(f"{sc.name}: expectation names checkpoint {k!r}, which the scenario does not have ({', '.join(sc.checkpoints())})")
+        g = _Ctx(res, "")
+        _scenario_skips(g, sc, ex)
+        for fmt in formats:
+            c = _Ctx(res, fmt)
+
+            def lose(b: Build, k: int, _cps=ex.checkpoints) -> None:
+                cp = _cps.get(b.plan.stage_names[k])
+                if cp is not None and cp.lose:
+                    _lose(b, cp)
+
+            try:
+                b = build(sc, fmt, base / fmt, at=at, expect=ex, after_stage=lose)
+            except Exception as exc:
+                c.ok(False, "build", f"build failed: {type(exc).__name__}: {exc}")
+                res.formats[fmt] = "fail"
+                continue
+            builds[fmt] = b
+            for i, name in enumerate(b.plan.stage_names):
+                cp = ex.checkpoints.get(name)
+                if cp is not None:
+                    _check_checkpoint(c, b, i, cp)
+            if properties:
+                _properties(c, sc, ex, b, at)
+            res.formats[fmt] = "fail" if c.failed else "pass"
+        if properties and len(builds) == 2:
+            c = _Ctx(res, "both")
+            a, b = builds["claude-code"], builds["sd"]
+            if ex.properties.get("cross_format", True):
+                _prop_cross_format(c, a, b)
+            if ex.properties.get("records_match", True):
+                _prop_records_match(c, a, b)
+            if c.failed:
+                res.formats["both"] = "fail"
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return res
+
+
+def _lose(b: Build, cp: Checkpoint) -> None:
+    """Delete the landed files a checkpoint's ``lose`` names (the ``nth`` file of a stream's kind, from 1)."""
+    from ..sessiondata import read_file
+
+    for item in cp.lose:
+        stream = b.plan.agents.get(item["stream"], item["stream"])
+        hits = []
+        for p in landed_paths(b.out, b.plan.session):
+            h, _, _ = read_file(p)
+            if h.kind == item["kind"] and (h.stream or h.batch) == stream:
+                hits.append(p)
+        n = item.get("nth", 1)
+        if 0 < n <= len(hits):
+            p = hits[n - 1]
+            p.chmod(0o644)
+            p.unlink()
+
+
+def _properties(c: _Ctx, sc: Scenario, ex: Expectation, b: Build, at: str) -> None:
+    on = lambda name: ex.properties.get(name, True)  # noqa: E731
+    for name in PROPERTIES:
+        if not on(name):
+            continue
+        if name in SKIPPED_PROPERTIES:
+            c.skip(f"property {name} ({SKIPPED_PROPERTIES[name]})")
+    general = (
+        ("reproducible", lambda: _prop_reproducible(c, sc, b, ex, at)),
+        ("immutable_rounds", lambda: _prop_immutable_rounds(c, b)),
+        ("header_matches_fold", lambda: _prop_header_matches_fold(c, b)),
+        ("records_well_formed", lambda: _prop_records_well_formed(c, b)),
+        ("fold_equals_parse", lambda: _prop_fold_equals_parse(c, b)),
+    )
+    runtime = (
+        ("every_line_a_record", lambda: _prop_every_line_a_record(c, b)),
+        ("parts_keep_source_bytes", lambda: _prop_parts_keep_source_bytes(c, b)),
+        ("discovery_ignores_noise", lambda: _prop_discovery_ignores_noise(c, b)),
+        ("pruned_sources_gone", lambda: _prop_pruned_sources_gone(c, b, ex)),
+        # last: it runs another pass and parse on the build itself
+        ("recollect_idempotent", lambda: _prop_recollect_idempotent(c, b, ex)),
+    )
+    for name, run in general + (runtime if b.fmt == "claude-code" else ()):
+        if on(name):
+            run()
+
+
+def check_files(path: str | Path, *, formats: tuple[str, ...] = FORMATS, at: str = DEFAULT_AT, out: str | Path | None = None) -> CheckResult:
+    """Check the scenario at ``path`` (``NAME.yaml`` or ``NAME.expect.yaml``) against its expectation file.
+
+    A scenario whose definition is not public (only ``NAME.expect.yaml``
+    exists) is skipped with that reason. Raises ScenarioError when a file
+    cannot be read or holds an unknown key, FileNotFoundError when neither exists.
+    """
+    p = Path(path)
+    name = scenario_name(p)
+    d = p.parent
+    yml, exp = d / f"{name}.yaml", d / f"{name}.expect.yaml"
+    if not yml.exists():
+        if exp.exists():
+            load_expectation(exp)  # still refuses unknown keys
+            res = CheckResult(name)
+            res.skips.append(f"{name}: scenario (its definition is not public; only {exp.name} exists)")
+            res.formats = {f: "skipped" for f in formats}
+            return res
+        raise FileNotFoundError(f"{yml}: no such scenario")
+    sc = load_scenario(yml)
+    ex = load_expectation(exp) if exp.exists() else Expectation(name)
+    return check_scenario(sc, ex, formats=formats, at=at, out=out)
