@@ -389,6 +389,9 @@ class _Builder:
         self.calls.sort(key=lambda c: c.node_id)
         for c in self.calls:
             c.fragments.sort(key=lambda e: (e.seq, e.row))
+            # A call copied into another stream (a side question replaying the parent's responses)
+            # belongs to the stream of its first landed fragment.
+            c.stream = self.by_stream.get(c.fragments[0].stream, c.stream)
         self.stats["provider_calls"] = len(self.calls)
         self.stats["calls_without_end"] = sum(1 for c in self.calls if not c.finished)
 

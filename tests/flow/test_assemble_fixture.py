@@ -179,3 +179,22 @@ def test_time_window_of_the_round(asm, tmp_path):
     assert time_window(ix, 1, 4) == ("2026-01-01T00:00:00Z", "2026-01-01T00:00:11.1Z")
     assert time_window(ix, 3, 3) == ("2026-01-01T00:00:06.1Z", "2026-01-01T00:00:07.1Z")
     assert time_window(ix, 4, 4) is None
+
+
+def test_round_is_byte_identical_to_the_originals(example, asm):
+    """With the example's own input digest, the round built from this assembly is the original's round 1:
+    same size, same lines, same commit digest (every node, attr, relation and header count)."""
+    from asz_core.flow.parse import header_counts
+    from asz_core.flow.round import RoundHeader, build_round
+
+    r0 = example["rounds"][0]
+    c = asm.counts
+    header = RoundHeader(
+        conversation=SESSION, session=SESSION, round=1, from_seq=r0["from_seq"], through_seq=r0["through_seq"],
+        input_digest=r0["input_digest"], from_time=c["session_from_time"], through_time=c["session_through_time"],
+        session_from_time=c["session_from_time"], session_through_time=c["session_through_time"], **header_counts(asm),
+    )
+    rnd = build_round(header, asm.nodes.values(), asm.relations.values(), asm.unresolved.values())
+    f = next(f for f in example["files"] if f["kind"] == "round")
+    assert (rnd.size, rnd.data.count(b"\n")) == (f["bytes"], f["lines"])
+    assert rnd.digest == r0["digest"] == example["head"]["digest"]
