@@ -586,9 +586,10 @@ class _SessionPass:
         return _fix(rec, ord_, off, line)
 
     def _encode_fit(self, rec: Record, budget: int) -> bytes:
-        """Encode a record; shrink it first when it cannot fit ``budget`` (bytes, newline included)."""
+        """Encode a record; when it cannot fit ``budget`` (bytes, newline included) encode a shrunk copy instead."""
         enc = encode_record(rec)
         if len(enc) + 1 > budget:
+            del enc
             enc = encode_record(shrink_record(rec, budget))
         return enc
 
@@ -655,7 +656,26 @@ class _SessionPass:
             if end == 0:
                 break
             windows += 1
+            dirty = False
             base_off = cur.offset
+            if data.index(b"\n") == end - 1:
+                # The window is one line (often one longer than the budget): keep only the line and the tail.
+                tail = _tail_digest(prev, base_off, data, end)
+                prev = _next_tail(prev, data, end)
+                line = data[: end - 1]
+                del data
+                rec = self._convert(s, line, cur.ord + 1, base_off)
+                del line
+                enc = self._encode_fit(rec, room)
+                batch = _Batch([enc], len(enc) + 1, 1, base_off + end, cur.ord + 1, end, end, rec.id)
+                del rec, enc
+                self._flush(s, cp, cur, batch, tail, st)
+                continue
+
+            def flush(b: _Batch) -> None:
+                if b.lines:
+                    self._flush(s, cp, cur, b, _tail_digest(prev, base_off, data, b.end_pos), st)
+
             batch = _Batch()
             pos = 0
             ord_ = cur.ord
@@ -664,20 +684,19 @@ class _SessionPass:
                 line = data[pos:nl]
                 ord_ += 1
                 rec = self._convert(s, line, ord_, base_off + pos)
+                del line
                 enc = encode_record(rec)
                 size_enc = len(enc) + 1
                 if size_enc > room:
                     # Too large to share a file: land what is waiting, then this record alone, shrunk to fit.
-                    self._flush(s, cp, cur, batch, prev, base_off, data, st)
-                    rid = rec.id
-                    enc = self._encode_fit(rec, room)
-                    del rec
-                    batch = _Batch([enc], len(enc) + 1, 1, base_off + nl + 1, ord_, nl + 1, nl + 1 - pos, rid)
-                    self._flush(s, cp, cur, batch, prev, base_off, data, st)
+                    flush(batch)
+                    del enc
+                    enc = encode_record(shrink_record(rec, room))
+                    flush(_Batch([enc], len(enc) + 1, 1, base_off + nl + 1, ord_, nl + 1, nl + 1 - pos, rec.id))
                     batch = _Batch()
                 else:
                     if batch.size + size_enc > room:
-                        self._flush(s, cp, cur, batch, prev, base_off, data, st)
+                        flush(batch)
                         batch = _Batch()
                     batch.lines.append(enc)
                     batch.size += size_enc
@@ -687,18 +706,17 @@ class _SessionPass:
                     batch.end_pos = nl + 1
                     batch.src_bytes += nl + 1 - pos
                     batch.last_id = rec.id
+                del rec, enc
                 pos = nl + 1
-            self._flush(s, cp, cur, batch, prev, base_off, data, st)
-            dirty = False
+            flush(batch)
             prev = _next_tail(prev, data, end)
-            del data
+            del data, batch
         if windows >= self.opts.max_windows and _has_complete_line(fd, cur.offset):
             self.c.pending += 1
         if dirty:
             self._save(cp, cur, st)
 
-    def _flush(self, s: Source, cp: Path, cur: AppendCursor, batch: _Batch, prev: bytes, base_off: int, data: bytes,
-               st: os.stat_result) -> None:
+    def _flush(self, s: Source, cp: Path, cur: AppendCursor, batch: _Batch, tail_sha256: str, st: os.stat_result) -> None:
         """Land a batch as one file, THEN move the cursor past it (a crash between repeats, never loses)."""
         if not batch.lines:
             return
@@ -708,7 +726,7 @@ class _SessionPass:
         cur.ord = batch.end_ord
         if batch.last_id:
             cur.last_uuid = batch.last_id
-        cur.tail_sha256 = _tail_digest(prev, base_off, data, batch.end_pos)
+        cur.tail_sha256 = tail_sha256
         cur.last_seq = seq
         self._save(cp, cur, st)
         batch.lines.clear()
