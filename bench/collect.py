@@ -1,0 +1,242 @@
+"""Benchmark one ``asz collect --once`` pass against a bare read-parse-hash-write loop.
+
+Generates a Claude-Code-shaped corpus (many sessions, main streams and
+subagents, lines from about 100 B to 20 MB) in a temporary directory, then runs,
+each in its own process so each has its own peak RSS:
+
+* the bare loop: read the same files line by line, ``orjson.loads`` each line,
+  SHA-256 it and write it out;
+* one collect pass of the ``claude-code-local`` adapter into a fresh root.
+
+Prints MB/s of both (source megabytes, 10^6 bytes), the ratio collect MB/s /
+bare MB/s (target >= 0.5), each process's peak RSS, the largest line and
+the RSS target (2 x largest line + 100 MB). Usage::
+
+    python bench/collect.py --size-mb 300 [--dir DIR] [--keep] [--max-delta-bytes N]
+                            [--adapter NAME] [--adapter-file FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import orjson
+
+MB = 1_000_000
+_WORDS = ("the", "session", "data", "collector", "lands", "records", "cursor", "tail", "digest", "window", "budget",
+          "stream", "agent", "tool", "result", "file", "line", "bytes", "written", "once")
+
+
+_BLOCK: list[str] = []
+
+
+def _text(rng: random.Random, n: int) -> str:
+    """About ``n`` characters of word-like text with newlines, sliced from one pre-made block."""
+    if not _BLOCK:
+        r = random.Random(1)
+        words = []
+        for _ in range(400_000):
+            words.append(r.choice(_WORDS))
+            if r.random() < 0.08:
+                words.append("\n")
+        _BLOCK.append(" ".join(words))
+    block = _BLOCK[0]
+    out = []
+    while n > 0:
+        start = rng.randrange(0, len(block) // 2)
+        piece = block[start : start + min(n, len(block) - start)]
+        out.append(piece)
+        n -= len(piece)
+    return "".join(out)
+
+
+def _line_size(rng: random.Random, budget_left: int) -> int:
+    r = rng.random()
+    if r < 0.70:
+        n = rng.randint(100, 3_000)
+    elif r < 0.95:
+        n = rng.randint(3_000, 60_000)
+    elif r < 0.995:
+        n = rng.randint(60_000, 1_500_000)
+    else:
+        n = rng.randint(1_500_000, 6_000_000)
+    return max(100, min(n, budget_left))
+
+
+class _Session:
+    def __init__(self, rng: random.Random, sid: str, cwd: str):
+        self.rng, self.sid, self.cwd = rng, sid, cwd
+        self.parent = None
+        self.prompt = str(uuid.UUID(int=rng.getrandbits(128)))
+        self.n = 0
+
+    def record(self, size: int, agent: str = "") -> bytes:
+        rng = self.rng
+        self.n += 1
+        u = str(uuid.UUID(int=rng.getrandbits(128)))
+        base = {"parentUuid": self.parent, "isSidechain": bool(agent), "userType": "external", "cwd": self.cwd,
+                "sessionId": self.sid, "version": "2.1.250", "gitBranch": "main"}
+        if agent:
+            base["agentId"] = agent
+        ts = f"2026-09-01T12:{(self.n // 60) % 60:02d}:{self.n % 60:02d}.{self.n % 1000:03d}Z"
+        kind = rng.random()
+        if kind < 0.3:
+            rec = {**base, "type": "user", "message": {"role": "user", "content": _text(rng, size - 420)},
+                   "uuid": u, "timestamp": ts, "promptId": self.prompt, "origin": {"kind": "human"}}
+        elif kind < 0.65:
+            tid = "toolu_" + "%024x" % rng.getrandbits(96)
+            content = [{"type": "text", "text": _text(rng, max(10, (size - 700) // 2))},
+                       {"type": "tool_use", "id": tid, "name": "Bash", "input": {"command": _text(rng, max(10, (size - 700) // 2))}}]
+            rec = {**base, "message": {"id": "msg_" + "%024x" % rng.getrandbits(96), "type": "message", "role": "assistant",
+                                       "model": "claude-opus-4-5", "content": content, "stop_reason": "tool_use",
+                                       "usage": {"input_tokens": 3, "output_tokens": 120, "cache_read_input_tokens": 20000,
+                                                 "cache_creation_input_tokens": 500}},
+                   "requestId": "req_" + "%024x" % rng.getrandbits(96), "type": "assistant", "uuid": u, "timestamp": ts}
+        else:
+            tid = "toolu_" + "%024x" % rng.getrandbits(96)
+            rec = {**base, "type": "user",
+                   "message": {"role": "user", "content": [{"tool_use_id": tid, "type": "tool_result", "content": _text(rng, size - 520),
+                                                            "is_error": False}]},
+                   "uuid": u, "timestamp": ts, "toolUseResult": {"stdout": "ok", "stderr": "", "interrupted": False, "isImage": False},
+                   "sourceToolAssistantUUID": self.parent or u}
+        self.parent = u
+        return orjson.dumps(rec)
+
+
+def generate(out: Path, size_mb: float, seed: int = 7) -> dict:
+    """Write a corpus of about ``size_mb`` MB under ``out/projects``; returns counts and the largest line (bytes)."""
+    rng = random.Random(seed)
+    target = int(size_mb * MB)
+    projects = out / "projects"
+    written = lines = sessions = 0
+    largest = 0
+    # The largest line: 20 MB when the corpus can hold it, else a tenth of the corpus.
+    giant = min(20 * MB, max(100_000, target // 10))
+    while written < target:
+        sessions += 1
+        cwd = f"/Users/bench/project-{sessions % 7}"
+        slug = cwd.replace("/", "-").replace(".", "-")
+        sid = str(uuid.UUID(int=rng.getrandbits(128)))
+        sess = _Session(rng, sid, cwd)
+        d = projects / slug
+        d.mkdir(parents=True, exist_ok=True)
+        session_bytes = min(target - written, rng.randint(2 * MB, 20 * MB))
+        streams = [(d / f"{sid}.jsonl", "")]
+        for _ in range(rng.randint(0, 3)):
+            agent = "a" + "%016x" % rng.getrandbits(64)
+            sub = d / sid / "subagents"
+            sub.mkdir(parents=True, exist_ok=True)
+            (sub / f"agent-{agent}.meta.json").write_bytes(orjson.dumps({"agentType": "general-purpose", "description": "bench"}))
+            streams.append((sub / f"agent-{agent}.jsonl", agent))
+        for path, agent in streams:
+            share = session_bytes // len(streams)
+            done = 0
+            with open(path, "ab") as f:
+                while done < share:
+                    if giant and written + done > target // 2:
+                        n, giant = giant, 0
+                    else:
+                        n = _line_size(rng, max(100, share - done))
+                    data = sess.record(n, agent) + b"\n"
+                    f.write(data)
+                    done += len(data)
+                    lines += 1
+                    largest = max(largest, len(data) - 1)
+            written += done
+    return {"bytes": written, "lines": lines, "sessions": sessions, "largest_line": largest}
+
+
+def bare(projects: Path, out: Path) -> None:
+    """The bare loop: every .jsonl line read, parsed with orjson, hashed with SHA-256 and written out."""
+    out.mkdir(parents=True, exist_ok=True)
+    n = 0
+    for path in sorted(projects.rglob("*.jsonl")):
+        n += 1
+        with open(path, "rb") as f, open(out / f"{n:06d}.out", "wb") as w:
+            for line in f:
+                if not line.endswith(b"\n"):
+                    break
+                body = line[:-1]
+                orjson.loads(body)
+                w.write(hashlib.sha256(body).hexdigest().encode() + b" ")
+                w.write(line)
+
+
+def _run(args: list[str], env: dict | None = None) -> tuple[float, int, subprocess.CompletedProcess]:
+    """Run a child; returns (wall seconds, peak RSS bytes, completed process)."""
+    t = time.perf_counter()
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    _, status, usage = os.wait4(p.pid, 0)
+    took = time.perf_counter() - t
+    out, err = p.stdout.read(), p.stderr.read()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    rss = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+    return took, rss, subprocess.CompletedProcess(args, p.returncode, out.decode(), err.decode())
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Generate, run both loops, print the figures. Exit 1 when the collect pass fails."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--size-mb", type=float, default=1024.0, help="corpus size in MB (10^6 bytes); default 1024")
+    ap.add_argument("--dir", type=Path, default=None, help="work directory (default: a new temporary one)")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--max-delta-bytes", type=int, default=None, help="cut budget passed to asz collect")
+    ap.add_argument("--adapter", default="claude-code-local", help="adapter to collect with (default claude-code-local)")
+    ap.add_argument("--adapter-file", type=Path, default=None, help="load the adapter from a Python file (e.g. tests/collect/mini_adapter.py)")
+    ap.add_argument("--_bare", nargs=2, type=Path, help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    if a._bare:
+        bare(a._bare[0], a._bare[1])
+        return 0
+    work = a.dir or Path(tempfile.mkdtemp(prefix="asz-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        t = time.perf_counter()
+        g = generate(work / "claude", a.size_mb)
+        print(f"corpus   : {g['bytes'] / MB:.1f} MB, {g['lines']} lines, {g['sessions']} sessions, "
+              f"largest line {g['largest_line'] / MB:.2f} MB (generated in {time.perf_counter() - t:.1f}s)")
+        projects = work / "claude" / "projects"
+        subprocess.run(["sync"], check=False)
+        bt, brss, bp = _run([sys.executable, __file__, "--_bare", str(projects), str(work / "bare")])
+        if bp.returncode:
+            print(bp.stderr, file=sys.stderr)
+            return 1
+        shutil.rmtree(work / "bare", ignore_errors=True)
+        env = dict(os.environ, CLAUDE_CONFIG_DIR=str(work / "claude"))
+        args = [sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--adapter", a.adapter,
+                "--source", str(projects), "--root", str(work / "data")]
+        if a.adapter_file:
+            args += ["--adapter-file", str(a.adapter_file)]
+        if a.max_delta_bytes:
+            args += ["--max-delta-bytes", str(a.max_delta_bytes)]
+        ct, crss, cp = _run(args, env)
+        summary = cp.stdout.strip().splitlines()[-1] if cp.stdout.strip() else ""
+        fields = dict(f.split("=", 1) for f in summary.split() if "=" in f)
+        mb = g["bytes"] / MB
+        cmb = int(fields.get("bytes", g["bytes"])) / MB  # what the adapter read (all of it for claude-code-local)
+        target = 2 * g["largest_line"] + 100 * 1024 * 1024
+        print(f"bare     : {bt:.2f}s  {mb / bt:.1f} MB/s  peak RSS {brss / 2**20:.0f} MiB")
+        print(f"collect  : {ct:.2f}s  {cmb / ct:.1f} MB/s ({cmb:.1f} MB)  peak RSS {crss / 2**20:.0f} MiB (target < {target / 2**20:.0f} MiB)")
+        print(f"ratio    : {(cmb / ct) / (mb / bt):.2f} (collect MB/s / bare MB/s; target >= 0.5)")
+        print(f"summary  : {summary}")
+        if cp.returncode:
+            print(cp.stderr[-2000:], file=sys.stderr)
+            return 1
+        return 0
+    finally:
+        if not a.keep and a.dir is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
