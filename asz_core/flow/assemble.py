@@ -208,6 +208,9 @@ class _Builder:
         self.segments: list[_Segment] = []
         self.reported: set[str] = set()
         self._run_cache: dict[tuple[int, int], str] = {}
+        self._triggers: dict[str, dict[str, set[str]]] = {}
+        self._labels: dict[str, tuple[int, int, str]] | None = None
+        self._manifests: dict[str, IndexEntry] | None = None
 
     # ------------------------------------------------------------------ emit helpers
 
@@ -360,10 +363,16 @@ class _Builder:
         return title
 
     def label_for(self, s: _Stream) -> str:
-        for e in self.canonical:
-            if e.kind == "agent_meta" and e.label and (e.stream == s.name or e.child == s.name):
-                return e.label
-        return ""
+        """What a child was asked to do: the label of the first sidecar naming its stream."""
+        if self._labels is None:
+            self._labels = {}
+            for e in self.canonical:
+                if e.kind == "agent_meta" and e.label:
+                    for name in (e.stream, e.child):
+                        if name:
+                            self._labels.setdefault(name, (e.seq, e.row, e.label))
+        hit = self._labels.get(s.name)
+        return hit[2] if hit else ""
 
     def time_range(self) -> tuple[str, str] | None:
         return record_time_range(self.canonical)
@@ -566,10 +575,23 @@ class _Builder:
 
     # ------------------------------------------------------------------ stage 7
 
-    def run_for(self, e: IndexEntry) -> str:
-        """The run a record belongs to: its own ``run``, else the nearest ancestor's (≤ 64 hops back)."""
+    @staticmethod
+    def cycle_key(e: IndexEntry) -> str:
+        """The run a record opens or states: its ``run``; else, for a stream record that is external
+        input or states a trigger (a runtime that writes no run ids), a run keyed by the record itself
+        (its id, or ``at_<seq>_<row>``); else ''."""
         if e.run:
             return e.run
+        if e.stream and e.kind == "transcript" and ("external_input" in e.flags or e.trigger):
+            return e.id or _at(_ref(e))
+        return ""
+
+    def run_for(self, e: IndexEntry) -> str:
+        """The run a record belongs to: its own (see :meth:`cycle_key`), else the nearest ancestor's,
+        walking containment parents backward at most 64 hops (§4.4)."""
+        own = self.cycle_key(e)
+        if own:
+            return own
         key = (e.seq, e.row)
         if key in self._run_cache:
             return self._run_cache[key]
@@ -582,8 +604,8 @@ class _Builder:
             if nxt is None or nxt is cur:
                 break
             cur = nxt
-            if cur.run:
-                found = cur.run
+            found = self.cycle_key(cur)
+            if found:
                 break
         self._run_cache[key] = found
         return found
@@ -592,14 +614,14 @@ class _Builder:
         """A run opens a talk when a record of it says external, or when none states a trigger."""
         if s.role == "child":
             return False
-        stated = False
-        for e in s.entries:
-            if e.run != run or not e.trigger:
-                continue
-            if e.trigger == "external":
-                return True
-            stated = True
-        return not stated
+        triggers = self._triggers.get(s.name)
+        if triggers is None:
+            triggers = self._triggers[s.name] = {}
+            for e in s.entries:
+                if e.trigger:
+                    triggers.setdefault(self.cycle_key(e), set()).add(e.trigger)
+        stated = triggers.get(run)
+        return not stated or "external" in stated
 
     def new_talk(self, s: _Stream, ep: _Epoch | None, node_id: str) -> _Talk:
         t = self.talk_by_id.get(node_id)
@@ -802,12 +824,15 @@ class _Builder:
                     self.node(Node(_ref_id("think", r), kind="thinking", parent=c.node_id, stream=c.stream.name, ref=r))
 
     def manifest_for(self, t: _Tool) -> IndexEntry | None:
+        """The first manifest of the run the call's launch result names (its ``batch``)."""
         if t.result is None or not t.result.batch:
             return None
-        for e in self.canonical:
-            if e.kind == "workflow_manifest" and e.batch == t.result.batch:
-                return e
-        return None
+        if self._manifests is None:
+            self._manifests = {}
+            for e in self.canonical:
+                if e.kind == "workflow_manifest" and e.batch:
+                    self._manifests.setdefault(e.batch, e)
+        return self._manifests.get(t.result.batch)
 
     def emit_tool(self, t: _Tool, parent: str) -> None:
         assert t.use is not None

@@ -360,3 +360,30 @@ def test_segments_split_by_idle_gap(tmp_path):
     assert segs[0].attrs["gates_unmet"] == [] and segs[0].attrs["committable"] is True
     assert segs[2].attrs["gates_unmet"] == ["activity_boundary", "lateness_watermark"]
     assert asm.counts["segments"] == 3
+
+
+def test_a_runtime_without_run_ids_gets_one_run_per_input(tmp_path):
+    """No record names a run: each external input opens a run keyed by its own record id, and the
+    records below it (by their parents) belong to it; a notification continues the talk."""
+    from asz_core.flow._asm_build import assistant, notification, text, tool_call, tool_result, user_input
+
+    t0 = 1767225600000
+    records = [
+        user_input("u1", "", "first", t0),
+        assistant("a1", "m1", "u1", t0 + 10, tool_call("k1", "Bash")),
+        tool_result("r1", "k1", "a1", t0 + 20),
+        assistant("a2", "m2", "r1", t0 + 30, text("done")),
+        user_input("u2", "", "second", t0 + 40, parent="a2"),
+        assistant("a3", "m3", "u2", t0 + 50, text("ok")),
+        notification("n1", "", t0 + 60, parent="a3"),
+        assistant("a4", "m4", "n1", t0 + 70, text("noted")),
+    ]
+    b = SessionBuilder(tmp_path, "sess-1")
+    b.land("transcript", records)
+    asm = assemble(update_index(b.session_dir), 1)
+    assert [n.id for n in asm.nodes.values() if n.kind == "talk"] == ["talk/main/u1", "talk/main/u2"]
+    assert asm.nodes["call/m2"].parent == "run/talk_main_u1/u1"
+    assert asm.nodes["call/m3"].parent == "run/talk_main_u2/u2"
+    assert asm.nodes["call/m4"].parent == "run/talk_main_u2/n1"
+    assert asm.nodes["run/talk_main_u2/n1"].attrs == {"trigger": "notification"}
+    assert asm.nodes["talk/main/u2"].attrs == {"loops": 2, "runs": 2, "trigger": "external"}
