@@ -345,6 +345,8 @@ class Collector:
             self._session(session, sources, c)
             if on_session is not None:
                 on_session(session, n, total)
+        if not self.source_root.is_dir():
+            return c  # a missing source root says nothing about which sources are gone
         for sdir in session_dirs(self.root):
             if sdir.name in discovered or sdir.name in self._checked_undiscovered:
                 continue
@@ -565,6 +567,8 @@ class _SessionPass:
             if exc.errno in (errno.ENOSPC, errno.EROFS, errno.EDQUOT):
                 raise  # the root itself is failing: stop the session
             self._error_once(s.path, f"read failed: {_strerror(exc)}")
+        except ValueError as exc:  # e.g. a Source whose header the writer refuses (FieldError)
+            self._error_once(s.path, f"cannot land: {exc}")
         finally:
             os.close(fd)
 
@@ -605,7 +609,7 @@ class _SessionPass:
                 writer.write_encoded(enc)
             lf = w.finish(writer)
         except BaseException:
-            writer.abort()
+            w.abort(writer)
             raise
         self.c.landed += 1
         self.c.records += len(lines)

@@ -269,16 +269,24 @@ class SessionWriter:
 
         Fills the header's ``seq`` and ``at``; ``session`` must be this
         session. Raises FieldError for a bad header and FileExistsError should
-        the name already exist. The seq is used up even if the writer is aborted.
+        the name already exist; the seq is then not used. Give an unfinished
+        writer back with :meth:`abort` so its seq is reused.
         """
         if header.session != self.session:
             raise ValueError(f"header session {header.session!r} is not {self.session!r}")
         seq = self.next_seq
-        self.next_seq += 1
         header = attrs.evolve(header, seq=seq, at=self.at)
         directory = kind_dir(self.root, self.session, header.kind, header.stream, header.batch)
         directory.mkdir(parents=True, exist_ok=True)
-        return SDWriter(directory / landed_name(header.kind, self.stamp, seq), header, fsync=self.fsync)
+        writer = SDWriter(directory / landed_name(header.kind, self.stamp, seq), header, fsync=self.fsync)
+        self.next_seq += 1
+        return writer
+
+    def abort(self, writer: SDWriter) -> None:
+        """Discard an unfinished writer (nothing lands); its seq is reused when it was the last one given."""
+        writer.abort()
+        if writer.header.seq == self.next_seq - 1:
+            self.next_seq -= 1
 
     def finish(self, writer: SDWriter) -> LandedFile:
         """Close ``writer`` (closing line, fsync, 0444, link) and remember the landed file."""

@@ -371,3 +371,34 @@ def test_landed_files_are_read_only_and_pass_check_file(dirs, runner):
             if os.geteuid() == 0:
                 raise OSError("root ignores modes; the mode itself is checked by all_files_ok")
             open(p, "ab")
+
+
+def test_a_missing_source_root_marks_nothing_gone(dirs, adapter):
+    from conftest import Runner
+
+    src, root = dirs
+    append(src / "s1" / "main.jsonl", line(0))
+    Runner(root, src, adapter, fsync=False)()
+    run = Runner(root, src.parent / "typo", adapter, fsync=False)
+    c = run()
+    assert c.errors == 1 and c.gone == 0 and "typo" in run.err
+    assert read_cursor(root / "s1" / "streams" / "main" / "transcript.cursor").state == "active"
+
+
+def test_a_source_the_writer_refuses_is_an_error_not_a_crash(dirs, adapter):
+    from conftest import Runner
+
+    class NoDialect(type(adapter)):
+        def discover(self, source_root, *, include=(), exclude=()):
+            d = super().discover(source_root, include=include, exclude=exclude)
+            for s in d.sources:
+                if s.session == "s1":
+                    s.dialect = ""
+            return d
+
+    src, root = dirs
+    append(src / "s1" / "main.jsonl", line(0))
+    append(src / "s2" / "main.jsonl", line(0))
+    run = Runner(root, src, NoDialect(), fsync=False)
+    c = run()
+    assert c.errors == 1 and c.records == 1 and "cannot land" in run.err and "dialect" in run.err

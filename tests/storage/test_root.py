@@ -96,15 +96,17 @@ def test_session_writer_numbers_stamps_and_lands_read_only(tmp_path):
     assert w2.next_seq == 4 == highest_seq(tmp_path / "s1") + 1
 
 
-def test_an_aborted_file_leaves_nothing_and_its_seq_is_not_reused_in_the_pass(tmp_path):
+def test_an_aborted_or_refused_file_leaves_nothing_and_no_gap_in_seq(tmp_path):
     w = SessionWriter.open(tmp_path, "s1", fsync=False)
     sd = w.start(_header())
     sd.write(Record(ord=1, off=0))
-    sd.abort()
+    w.abort(sd)
+    with pytest.raises(ValueError):
+        w.start(Header(kind="transcript", session="s1", src="x", dialect=""))  # the writer refuses the header
     sd = w.start(_header())
     sd.write(Record(ord=1, off=0))
     w.finish(sd)
-    assert [ln.seq for ln, _ in landed_files(tmp_path / "s1")] == [2]
+    assert [ln.seq for ln, _ in landed_files(tmp_path / "s1")] == [1]
     assert not [p for p in (tmp_path / "s1" / "streams" / "main").iterdir() if p.name.endswith(".tmp")]
 
 
