@@ -16,7 +16,8 @@ cursor:
   lands before the cursor moves past it. At most ``max_windows`` windows are
   read per source per pass; what is left counts as pending.
 * a one-document source (``mode == "snapshot"``) lands as one record whenever
-  the SHA-256 of its content (trailing newlines trimmed) changes; an empty
+  the SHA-256 of its content changes; trailing newlines are trimmed first, both
+  for the digest and for what ``adapter.convert_document`` is given; an empty
   file lands nothing.
 
 A crash at any point repeats records on the next pass (the cursor still points
@@ -758,15 +759,13 @@ class _SessionPass:
                 break
             chunks.append(b)
             off += len(b)
-        data = b"".join(chunks)
+        data = b"".join(chunks).rstrip(b"\n")  # trailing newlines are not content
         del chunks
-        trimmed = data.rstrip(b"\n")
-        if not trimmed:
+        if not data:
             if dirty:
                 self._save(cp, cur, st)
             return  # an empty document lands nothing
-        digest = hashlib.sha256(trimmed).hexdigest()
-        del trimmed
+        digest = hashlib.sha256(data).hexdigest()
         if digest == cur.content_sha256:
             if dirty:
                 self._save(cp, cur, st)
