@@ -492,6 +492,7 @@ class _Builder:
         edges.sort(key=lambda ed: (ed.stream, ed.tool, ed.batch))
 
         spawned: set[str] = set()
+        missing_call: dict[str, str] = {}
         resolved = 0
         for ed in edges:
             child = self.by_stream.get(ed.stream)
@@ -512,6 +513,11 @@ class _Builder:
                 self.open("spawn_call", ed.batch, "a batch names children but its launch call was never landed")
                 continue
             if ed.tool not in self.tool_by_id:
+                if ed.via == "child sidecar":
+                    # The sidecar only repeats what the parent's own records would say; with those
+                    # gone the child is a stream nothing landed starts (spawn_of_child, below).
+                    missing_call.setdefault(ed.stream, ed.tool)
+                    continue
                 self.open("spawn_call", ed.tool, "a child names a call that was never landed")
                 continue
             if child.role != "auxiliary":
@@ -524,7 +530,11 @@ class _Builder:
         for s in self.streams:
             if s.role != "main" and s.name not in spawned:
                 orphans += 1
-                self.open("spawn_of_child", s.name, "no landed record names the call that started this stream")
+                if s.name in missing_call:
+                    reason = f"its sidecar names call {missing_call[s.name]}, which was never landed"
+                else:
+                    reason = "no landed record names the call that started this stream"
+                self.open("spawn_of_child", s.name, reason)
         self.stats.update(spawns=len(edges), spawns_resolved=resolved, children_orphan=orphans)
 
     # ------------------------------------------------------------------ stage 6

@@ -387,3 +387,15 @@ def test_a_runtime_without_run_ids_gets_one_run_per_input(tmp_path):
     assert asm.nodes["call/m4"].parent == "run/talk_main_u2/n1"
     assert asm.nodes["run/talk_main_u2/n1"].attrs == {"trigger": "notification"}
     assert asm.nodes["talk/main/u2"].attrs == {"loops": 2, "runs": 2, "trigger": "external"}
+
+
+def test_lost_launch_with_a_sidecar_naming_the_call(tmp_path):
+    """lost-records: the reviewer's launch and notification are gone but its sidecar names the call:
+    one spawn_of_child, no spawn_call."""
+    c = Conversation()
+    c.input("go")
+    c.agent("reviewer", ["Looks right."], launch_lost=True, sidecar_tool=True)
+    c.call("ok")
+    asm = run(tmp_path, c)
+    assert open_kinds(asm) == {"spawn_of_child": "open"}
+    assert "s2-tool" in asm.unresolved["unres/spawn_of_child/reviewer"].reason
