@@ -269,6 +269,7 @@ class Conversation:
         return r
 
     def step(self) -> int:
+        """Start the next step; returns its number N (from 1)."""
         self.n += 1
         return self.n
 

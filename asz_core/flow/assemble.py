@@ -162,6 +162,7 @@ class _Talk:
         self.at: Ref | None = None
 
     def mark(self, r: Ref) -> None:
+        """Keep the earliest landed position seen for the talk (its ``ref``)."""
         if self.at is None or (r.seq, r.row) < (self.at.seq, self.at.row):
             self.at = r
 
@@ -215,10 +216,12 @@ class _Builder:
     # ------------------------------------------------------------------ emit helpers
 
     def node(self, n: Node) -> Node:
+        """Add or replace a node by id."""
         self.out.nodes[n.id] = n
         return n
 
     def relate(self, type_: str, from_: str, to: str, quality: str, via: str, evidence: Iterable[Ref]) -> None:
+        """Record a typed edge ``rel/<type>/<from>/<to>`` (slashes in the ends become ``_``)."""
         ev = [r for r in evidence if r is not None and r.seq]
         # The example document writes relation ids with the endpoints' slashes as "_" (§4.1).
         rid = make_id("rel", type_, from_, to)
@@ -239,15 +242,18 @@ class _Builder:
         self.out.relations[rid] = Relation(rid, type_, from_, to, quality, via, ev)
 
     def open(self, kind: str, ref: str, reason: str) -> None:
+        """Record an open unresolved entry ``unres/<kind>/<ref>`` (first reason kept)."""
         uid = make_id("unres", kind, ref)
         if uid not in self.out.unresolved:
             self.out.unresolved[uid] = Unresolved(uid, kind, ref, reason, "open")
 
     def stream_name(self, e: IndexEntry) -> str:
+        """The name of the stream a record is in ('' for run files)."""
         s = self.by_stream.get(e.stream)
         return s.name if s else ""
 
     def container_of(self, e: IndexEntry) -> str:
+        """The innermost node holding a record: run, talk, epoch, stream, else the session."""
         c = self.container.get((e.seq, e.row))
         if c:
             return c
@@ -257,6 +263,7 @@ class _Builder:
         return self.session_node
 
     def epoch_of(self, e: IndexEntry) -> str:
+        """The epoch node a record falls in (its stream's node when none)."""
         ep = self.epoch_at.get((e.seq, e.row))
         if ep:
             return ep
@@ -375,6 +382,7 @@ class _Builder:
         return hit[2] if hit else ""
 
     def time_range(self) -> tuple[str, str] | None:
+        """RFC 3339 UTC (earliest, latest) record time of the session's stream records."""
         return record_time_range(self.canonical)
 
     # ------------------------------------------------------------------ stage 3
@@ -634,6 +642,7 @@ class _Builder:
         return not stated or "external" in stated
 
     def new_talk(self, s: _Stream, ep: _Epoch | None, node_id: str) -> _Talk:
+        """The talk with this id, created in stream ``s`` and epoch ``ep`` when new."""
         t = self.talk_by_id.get(node_id)
         if t is not None:
             return t
@@ -644,6 +653,7 @@ class _Builder:
         return t
 
     def new_run(self, t: _Talk, s: _Stream, run: str) -> None:
+        """Give run ``run`` of stream ``s`` its node id under talk ``t`` (once)."""
         key = (s.name, run)
         if key in self.run_node:
             return
@@ -651,6 +661,7 @@ class _Builder:
         t.emitted.append(run)
 
     def place(self, e: IndexEntry, t: _Talk | None, ep: _Epoch | None, s: _Stream) -> None:
+        """Record the innermost container of a record: its run, else the talk, the epoch or the stream."""
         key = (e.seq, e.row)
         if t is not None:
             run = self.run_for(e)
@@ -709,6 +720,7 @@ class _Builder:
         self.emit_talks()
 
     def emit_talks(self) -> None:
+        """Talk nodes (loops, runs, trigger) and their run nodes (trigger of each run)."""
         for t in self.talks:
             parent = t.epoch.node_id if t.epoch is not None else t.stream.node_id
             trigger = "unknown" if t.stream.role == "child" else "external"
@@ -779,6 +791,7 @@ class _Builder:
         self.stats["segments_candidate"] = len(self.segments) - self.stats["segments_open"]
 
     def no_open_operation(self, sg: _Segment) -> bool:
+        """Gate ``no_crossing_open_operation``: every tool started in the window got its one result inside it, and no child is announced but missing."""
         lo, hi = sg.from_ or 0, sg.to or 0
 
         def inside(ts: int | None) -> bool:
@@ -794,6 +807,7 @@ class _Builder:
     # ------------------------------------------------------------------ steps
 
     def emit_steps(self) -> None:
+        """Write the leaves now that containers are known: calls, tools, epoch, delegation, input and control steps, then spawn relations."""
         for c in self.calls:
             self.emit_call(c, self.container_of(c.fragments[0]))
         for t in self.tools:
@@ -811,6 +825,7 @@ class _Builder:
         self.emit_result_of()
 
     def emit_call(self, c: _Call, parent: str) -> None:
+        """An ``llm.call`` node (fragments, usage rule) and the message/thinking steps of its parts."""
         refs = [_ref(f) for f in c.fragments]
         a: dict[str, Any] = {"fragments": len(c.fragments), "usage_from": USAGE_RULE}
         last = c.fragments[-1]
@@ -845,6 +860,7 @@ class _Builder:
         return self._manifests.get(t.result.batch)
 
     def emit_tool(self, t: _Tool, parent: str) -> None:
+        """One ``tool``/``agent.call`` step: refs [request, result(, manifest)], ``result``, ``result_join``, ``timing``."""
         assert t.use is not None
         a: dict[str, Any] = {"name": t.name, "timing": "unavailable"}
         if t.server:
@@ -870,6 +886,7 @@ class _Builder:
         self.node(Node(t.node_id, kind=kind, parent=parent, stream=t.stream.name, ref=refs[0], refs=refs, attrs=a))
 
     def emit_epoch_steps(self) -> None:
+        """``epoch.boundary`` and ``epoch.summary`` steps and ``summarizes`` (summary → its parent boundary)."""
         for e in self.canonical:
             if "context_reset" in e.flags:
                 self.node(Node(_ref_id("boundary", _ref(e)), kind="epoch.boundary", parent=self.epoch_of(e),
@@ -885,6 +902,7 @@ class _Builder:
                                 "containment parent", [_ref(e)])
 
     def emit_delegation_steps(self) -> None:
+        """Launch acknowledgements, notifications (with ``reports``), each child's ``agent.output`` and ``ends_with``."""
         for e in self.canonical:
             if "launch_ack" in e.flags:
                 self.node(Node(_ref_id("ack", _ref(e)), kind="agent.launch_ack", parent=self.container_of(e),
@@ -919,6 +937,7 @@ class _Builder:
                         "the last response in the child stream, and what it returned", refs)
 
     def report_on(self, e: IndexEntry, notify_id: str) -> None:
+        """``reports`` from a notification to the child it names (exact) or reaches through its call (strong_inference)."""
         if e.child:
             child = self.by_stream.get(e.child)
             if child is not None:
@@ -939,12 +958,14 @@ class _Builder:
                             "the call the notification completes", [_ref(e)])
 
     def last_assistant(self, s: _Stream) -> IndexEntry | None:
+        """A stream's last non-synthetic model response, or None."""
         for e in reversed(s.entries):
             if e.kind == "transcript" and e.from_ == "agent" and "synthetic" not in e.flags:
                 return e
         return None
 
     def emit_input_steps(self) -> None:
+        """``message.external`` for external input, ``context.injection`` for injected material."""
         for e in self.canonical:
             if "context_reset" in e.flags or "reset_summary" in e.flags:
                 continue  # a reset's summary is the runtime's, never something a person said
@@ -956,6 +977,7 @@ class _Builder:
                                stream=self.stream_name(e), ref=_ref(e)))
 
     def emit_control_steps(self) -> None:
+        """``error.api``, ``turn.duration``, ``control.command`` and ``control.notice`` steps."""
         for e in self.canonical:
             a: dict[str, Any] = {}
             if "error" in e.flags:
@@ -974,6 +996,7 @@ class _Builder:
                            stream=self.stream_name(e), ref=_ref(e), attrs=a))
 
     def emit_spawn_relations(self) -> None:
+        """``starts`` from each call that started a child to the child's stream."""
         for ed in self.spawn_edges:
             child = self.by_stream.get(ed.stream)
             if child is None or not ed.tool:
@@ -1005,6 +1028,7 @@ class _Builder:
     # ------------------------------------------------------------------ counts
 
     def fill_counts(self) -> None:
+        """The round header's summary fields and node counts per kind (``Assembly.counts``)."""
         nodes = self.out.nodes.values()
         kinds: dict[str, int] = {}
         for n in nodes:
@@ -1037,6 +1061,7 @@ class _Builder:
         self.out.counts = counts
 
     def result(self) -> Assembly:
+        """The assembly with every group sorted by id."""
         out = self.out
         out.nodes = dict(sorted(out.nodes.items()))
         out.relations = dict(sorted(out.relations.items()))

@@ -450,6 +450,8 @@ def _append_locked(sdir: Path, ix: Index, st: dict[str, str], fresh: bool) -> In
             ix.session = line["session"]
         ix.add_file_line(line)
         new_lines.append(orjson.dumps(line) + b"\n")
+    if not ix.session:
+        ix.session = sdir.name
     if fresh or new_lines or not st:
         mode = "wb" if fresh else "r+b"
         if not fresh and not entries.exists():
