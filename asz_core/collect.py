@@ -530,6 +530,12 @@ class _SessionPass:
     # ------------------------------------------------------------------ one source
 
     def source(self, s: Source, d: Path, cp: Path, owners: dict[Path, str]) -> None:
+        """Move one source's cursor (``d`` its directory, ``cp`` its cursor file).
+
+        ``owners`` maps cursor files to the ``src`` that took them this pass, so
+        a second source into the same stream and kind is refused as a conflict.
+        Problems are reported and counted; only a failing storage root raises OSError.
+        """
         try:
             cur = read_cursor(cp)
         except (ValueError, OSError) as exc:
