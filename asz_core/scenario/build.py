@@ -76,8 +76,8 @@ class Snapshot:
 @attrs.define
 class Build:
     """One built scenario: ``fmt``, the storage root ``out``, the ``plan``, a :class:`Snapshot` per
-    checkpoint (in order), and for claude-code the source root ``source_root`` and the collector's
-    ``counters`` per stage."""
+    checkpoint (in order), and for claude-code ``source_root`` (``DIR/_source``, holding ``projects``
+    and ``plugins/data``) and the collector's ``counters`` per stage."""
 
     fmt: str
     out: Path
@@ -119,7 +119,7 @@ def tree_digests(root: Path, *, sources: bool = True) -> dict[str, str]:
         if not p.is_file():
             continue
         rel = p.relative_to(root).as_posix()
-        if p.suffix in (".sd", ".sf") or (sources and rel.startswith("_source/projects/")):
+        if p.suffix in (".sd", ".sf") or (sources and rel.startswith("_source/")):
             out[rel] = hashlib.sha256(p.read_bytes()).hexdigest()
     return out
 
@@ -139,9 +139,13 @@ def _pass_clock(stamp_ns: int) -> Iterator[None]:
         col.time = real  # type: ignore[assignment]
 
 
-def _write_sources(plan: Plan, stage: int, projects: Path) -> None:
+def _write_sources(plan: Plan, stage: int, base: Path, group: int) -> None:
+    from .mock import landing_group
+
     for ln in plan.kept(stage):
-        path = projects / ln.file.rel
+        if landing_group(ln.file) != group:
+            continue
+        path = source_path(base, ln.file)
         path.parent.mkdir(parents=True, exist_ok=True)
         if ln.file.mode == "snapshot":
             path.write_bytes(ln.raw)
@@ -157,30 +161,47 @@ def _write_noise(plan: Plan, projects: Path) -> None:
         p.write_bytes(data)
 
 
-def claude_adapter():
-    """The real ``claude-code-local`` adapter, from the plugin registry (entry point group ``asz``)."""
-    from ..plugins import get_plugin_manager
+#: Where each kind of source root sits under ``DIR/_source``: Claude Code's ``projects`` and the
+#: asz observers' plugin data directories (``changes`` and ``execution`` files).
+SOURCE_ROOTS = {"projects": "projects", "plugin": "plugins/data"}
+#: The adapter that reads each source root.
+ROOT_ADAPTERS = {"projects": "claude-code-local", "plugin": "changes"}
 
-    return get_plugin_manager().get("claude-code-local")
+
+def source_path(base: Path, f) -> Path:
+    """Where planned source ``f`` is written under ``base`` (``DIR/_source``)."""
+    return Path(base) / SOURCE_ROOTS[f.root] / f.rel
 
 
-def collect_pass(out: Path, source_root: Path, stamp_ns: int, max_delta_bytes: int | None = None):
-    """One collect pass of the real adapter over ``source_root`` into ``out``, stamped ``stamp_ns``.
+def collect_pass(out: Path, base: Path, stamp_ns: int, max_delta_bytes: int | None = None,
+                 roots: tuple[str, ...] = ("projects", "plugin")):
+    """One collect pass into ``out``, stamped ``stamp_ns``: the real ``claude-code-local`` adapter over
+    ``base/projects``, then the real ``changes`` adapter over ``base/plugins/data`` when it exists
+    (``roots`` picks which of the two run).
 
-    Returns ``(Counters, report text)``; the report holds what the pass told
-    (errors, conflicts), '' when nothing."""
+    Returns ``(Counters, report text)``: the counters of both adapters added,
+    and what the passes told (errors, conflicts), '' when nothing. Raises
+    KeyError when an adapter is not registered.
+    """
     import io
 
-    from ..collect import CollectOptions, Collector, Report
+    from ..collect import CollectOptions, Collector, Counters, Report
+    from ..plugins import get_plugin_manager
 
     opts = CollectOptions(fsync=False)
     if max_delta_bytes:
         opts.max_delta_bytes = max_delta_bytes
     err = io.StringIO()
-    col = Collector(out, claude_adapter(), source_root, options=opts, report=Report(err))
-    with _pass_clock(stamp_ns):
-        c = col.run_pass()
-    return c, err.getvalue()
+    total = Counters()
+    reg = get_plugin_manager()
+    for key in roots:
+        root = Path(base) / SOURCE_ROOTS[key]
+        if not root.is_dir():
+            continue
+        col = Collector(out, reg.get(ROOT_ADAPTERS[key]), root, options=opts, report=Report(err))
+        with _pass_clock(stamp_ns):
+            total.add(col.run_pass())
+    return total, err.getvalue()
 
 
 def parse_once(out: Path, session: str, max_round_bytes: int | None = None) -> tuple[int, str]:
@@ -195,7 +216,7 @@ def parse_once(out: Path, session: str, max_round_bytes: int | None = None) -> t
 
 
 def build(sc: Scenario, fmt: str, out: str | os.PathLike, *, at: str = DEFAULT_AT, expect: Expectation | None = None,
-          stop_after: int | None = None, after_stage=None, stepwise: bool = True) -> Build:
+          stop_after: int | None = None, after_stage=None, stepwise: bool = True, observers: bool = True) -> Build:
     """Build ``sc`` in format ``fmt`` (``claude-code`` or ``sd``) into storage root ``out`` (must be new or empty).
 
     Stage by stage: write or land the stage's lines, collect (claude-code),
@@ -215,6 +236,10 @@ def build(sc: Scenario, fmt: str, out: str | os.PathLike, *, at: str = DEFAULT_A
         raise FileExistsError(f"{out}: not empty; a scenario builds into a new directory")
     out.mkdir(parents=True, exist_ok=True)
     plan = make_plan(sc, at_ms)
+    if not observers:
+        for ln in plan.lines:
+            if ln.file.root == "plugin":
+                ln.lost = True
     if not stepwise:
         for ln in plan.lines:
             ln.stage = 0
@@ -223,20 +248,29 @@ def build(sc: Scenario, fmt: str, out: str | os.PathLike, *, at: str = DEFAULT_A
     mdb = expect.max_delta_bytes if expect else None
     mrb = expect.max_round_bytes if expect else None
     positions: dict = {}
-    projects = out / "_source" / "projects"
+    base = out / "_source"
     if fmt == "claude-code":
-        projects.mkdir(parents=True, exist_ok=True)
+        (base / "projects").mkdir(parents=True, exist_ok=True)
         (out / "_scenario").mkdir(exist_ok=True)
-        _write_noise(plan, projects)
-        b.source_root = projects
+        _write_noise(plan, base / "projects")
+        b.source_root = base
     before = 0
     stages = len(plan.stage_names)
     for k in range(stages if stop_after is None else min(stop_after, stages)):
         stamp_ns = at_ms * 1_000_000 + k * 1_000_000_000
         problem = ""
         if fmt == "claude-code":
-            _write_sources(plan, k, projects)
-            c, told = collect_pass(out, projects, stamp_ns, mdb)
+            # Written and collected in the original's landing order (see mock.landing_group):
+            # the main transcript, the observers' files, then the other Claude Code files.
+            c, told = None, ""
+            for group, roots in ((0, ("projects",)), (1, ("plugin",)), (2, ("projects",))):
+                _write_sources(plan, k, base, group)
+                cg, tg = collect_pass(out, base, stamp_ns, mdb, roots)
+                told += tg
+                if c is None:
+                    c = cg
+                else:
+                    c.add(cg)
             b.counters.append(c)
             landed = c.landed
             if c.errors or c.conflicts or c.pending:

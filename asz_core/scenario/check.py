@@ -36,6 +36,7 @@ from .build import (
     read_fold,
     rebuild_root,
     round_paths,
+    source_path,
     tree_digests,
 )
 from .model import PROPERTIES, Checkpoint, Expectation, NodeExpect, Scenario, ScenarioError, load_expectation, load_scenario, scenario_name
@@ -49,7 +50,6 @@ SKIPPED_PROPERTIES = {
     "push_follows_the_wire": "needs push to a receiver, a later issue",
     "removed_after_sent": "needs push and scenario removal, a later issue",
     "view_covers_the_session": "needs the asz.view document, issue 6",
-    "changes_leave_the_fold": "needs the changes plugin's output (changes/1 records), a later issue",
     "provider_bodies_leave_the_fold": "needs provider bodies, a later issue",
     "provider_bodies_rebuild": "needs provider bodies, a later issue",
 }
@@ -380,7 +380,7 @@ def _prop_every_line_a_record(c: _Ctx, b: Build) -> None:
     landed = _landed_by_src(b)
     bad = []
     for rel, f in sorted(b.plan.files.items()):
-        path = b.source_root / rel
+        path = source_path(b.source_root, f)
         if not path.exists():
             if rel in landed:
                 bad.append(f"{rel}: no source, yet landed")
@@ -388,7 +388,7 @@ def _prop_every_line_a_record(c: _Ctx, b: Build) -> None:
         data = path.read_bytes()
         recs = [r for _, rs, _ in landed.get(rel, []) for r in rs]
         if f.mode == "snapshot":
-            if not recs or recs[-1].sha != source_sha(data):
+            if not recs or recs[-1].sha != source_sha(data.rstrip(b"\n")):
                 bad.append(f"{rel}: the document's last landed record does not hold it")
             continue
         lines = data.split(b"\n")[:-1]
@@ -420,7 +420,7 @@ def _part_data_slices(line: bytes) -> list[tuple[int, str, bytes]]:
 def _prop_parts_keep_source_bytes(c: _Ctx, b: Build) -> None:
     from ..storage.layout import landed_files, session_dir
 
-    srcs = {rel: (b.source_root / rel).read_bytes() for rel in b.plan.files if (b.source_root / rel).exists()}
+    srcs = {rel: source_path(b.source_root, f).read_bytes() for rel, f in b.plan.files.items() if source_path(b.source_root, f).exists()}
     bad = []
     for _, p in landed_files(session_dir(b.out, b.plan.session)):
         lines = p.read_bytes().split(b"\n")
@@ -458,9 +458,9 @@ def _prop_pruned_sources_gone(c: _Ctx, b: Build, ex: Expectation) -> None:
         dest = Path(tmp) / "pruned"
         shutil.copytree(b.out, dest, symlinks=True)
         before = tree_digests(dest, sources=False)
-        src_root = dest / "_source" / "projects"
-        for rel in b.plan.files:
-            p = src_root / rel
+        src_root = dest / "_source"
+        for f in b.plan.files.values():
+            p = source_path(src_root, f)
             if p.exists():
                 p.unlink()
         stamp = b.plan.at_ms * 1_000_000 + (len(b.snapshots) + 1) * 1_000_000_000
@@ -474,6 +474,24 @@ def _prop_pruned_sources_gone(c: _Ctx, b: Build, ex: Expectation) -> None:
             states[cp.relative_to(dest).as_posix()] = getattr(cur, "state", "?")
         active = sorted(k for k, v in states.items() if v != "source_gone")
         c.ok(states and not active, "property pruned_sources_gone", f"cursors not source_gone: {_short([f'{k} {states[k]}' for k in active])}")
+
+
+def _shape(fold) -> tuple:
+    return (_counts(fold.nodes.values(), lambda n: n.kind), _counts(fold.relations.values(), lambda r: r.type),
+            _counts(fold.unresolved.values(), lambda u: (u.kind, u.state)))
+
+
+def _prop_changes_leave_the_fold(c: _Ctx, sc: Scenario, b: Build, ex: Expectation, at: str) -> None:
+    """The observers' records (changes/1, execution/1) add nothing to the fold: the same build without them folds the same."""
+    if not any(ln.file.root == "plugin" for ln in b.plan.lines):
+        return
+    with tempfile.TemporaryDirectory(prefix="asz-scn-") as tmp:
+        bare = build(sc, b.fmt, Path(tmp) / "bare", at=at, expect=ex, observers=False)
+        for s1, s2 in zip(b.snapshots, bare.snapshots):
+            if s1.fold is None or s2.fold is None:
+                continue
+            x, y = _shape(s1.fold), _shape(s2.fold)
+            c.ok(x == y, f"property changes_leave_the_fold at {s1.name}", f"with the observers' records {x}, without {y}")
 
 
 def _records(b: Build) -> list:
@@ -532,25 +550,6 @@ def _scenario_skips(c: _Ctx, sc: Scenario, ex: Expectation) -> None:
         c.skip("provider_bodies (needs the claude-code-provider adapter and provider bodies, a later issue): none are written")
     if ex.push_kinds:
         c.skip(f"push.kinds (needs push, a later issue): {', '.join(ex.push_kinds)}")
-
-    def walk(steps):
-        for s in steps:
-            call = s.call
-            if call is None:
-                continue
-            if call.tool is not None:
-                if call.tool.changes:
-                    c.skip("tool changes (needs the changes plugin's output, a later issue): no changes/1 record is written")
-                if call.tool.execution is not None:
-                    c.skip("tool execution (needs MCP execution records, a later issue): no execution/1 record is written")
-            for child in (call.agent, call.skill):
-                if child is not None:
-                    walk(child.steps)
-            if call.workflow is not None:
-                for ch in call.workflow.children:
-                    walk(ch.steps)
-
-    walk(sc.steps)
 
 
 def check_scenario(sc: Scenario, ex: Expectation, *, formats: tuple[str, ...] = FORMATS, at: str = DEFAULT_AT,
@@ -642,6 +641,7 @@ def _properties(c: _Ctx, sc: Scenario, ex: Expectation, b: Build, at: str) -> No
         ("header_matches_fold", lambda: _prop_header_matches_fold(c, b)),
         ("records_well_formed", lambda: _prop_records_well_formed(c, b)),
         ("fold_equals_parse", lambda: _prop_fold_equals_parse(c, b)),
+        ("changes_leave_the_fold", lambda: _prop_changes_leave_the_fold(c, sc, b, ex, at)),
     )
     runtime = (
         ("every_line_a_record", lambda: _prop_every_line_a_record(c, b)),

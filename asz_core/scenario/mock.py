@@ -24,7 +24,7 @@ from ..sessiondata import FLAGS, Dropped, Header, Part, Record, Usage, source_sh
 from ..storage.root import SessionWriter, session_lock
 from .plan import Line, Plan, SourceFile, dumps
 
-__all__ = ["ADAPTER", "DIALECT", "line_record", "land_stage", "landing_order"]
+__all__ = ["ADAPTER", "DIALECT", "line_record", "land_stage", "landing_order", "landing_group"]
 
 ADAPTER = "mock/0.2.0"
 DIALECT = "mock/1"
@@ -37,9 +37,17 @@ _TRIGGERS = {"human": "external", "task-notification": "notification"}
 _ORDER = {f: i for i, f in enumerate(FLAGS)}
 _RANK = {"transcript": 0, "agent_meta": 1, "journal": 2, "workflow_manifest": 3, "workflow_script": 4}
 _AGENT_ID = re.compile(r"a[0-9a-f]{16}")
+#: Envelope fields of a Claude Code line that a mock data part leaves out (the original's example
+#: document shows a boundary's data as its other fields, keys sorted).
+_ENVELOPE = frozenset(("parentUuid", "isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch", "agentId",
+                       "entrypoint", "uuid", "timestamp", "promptId"))
 
 
 def _size(v: Any) -> int:
+    """A part's ``bytes`` in the mock dialect: the size of what the part holds (the text's UTF-8, or
+    the data's compact JSON), as the original's example document shows (``run the build``: 13)."""
+    if isinstance(v, str):
+        return len(v.encode("utf-8"))
     return len(dumps(v))
 
 
@@ -58,23 +66,32 @@ def _mcp(name: str) -> tuple[str, str] | None:
     return (a, b) if a and b else None
 
 
+def _sorted(v: Any) -> Any:
+    """``v`` with every object's keys in code point order, as the original's mock wrote data (Go maps)."""
+    if isinstance(v, dict):
+        return {k: _sorted(v[k]) for k in sorted(v)}
+    if isinstance(v, list):
+        return [_sorted(x) for x in v]
+    return v
+
+
 def _block(rec: Record, b: dict, tur: Any, used: list) -> None:
     t = b.get("type")
     if t == "text":
-        rec.parts.append(Part(k="text", text=b["text"], bytes=_size(b)))
+        rec.parts.append(Part(k="text", text=b["text"], bytes=_size(b["text"])))
     elif t in ("tool_use", "server_tool_use"):
-        p = Part(k="call", id=b["id"], name=b["name"], data=b.get("input"), bytes=_size(b))
+        p = Part(k="call", id=b["id"], name=b["name"], data=_sorted(b.get("input")), bytes=_size(b.get("input")))
         split = _mcp(p.name)
         if split:
             p.server, p.server_tool = split
         rec.parts.append(p)
     elif t == "thinking":
         text = b.get("thinking") or ""
-        rec.parts.append(Part(k="reasoning", text=text, state="available" if text else "unavailable", bytes=_size(b)))
+        rec.parts.append(Part(k="reasoning", text=text, state="available" if text else "unavailable", bytes=_size(text)))
         if b.get("signature"):
             rec.dropped.append(Dropped(what="reasoning signature", bytes=len(b["signature"].encode()), why=SIGNATURE_WHY))
     elif t == "tool_result":
-        p = Part(k="result", of=b.get("tool_use_id", ""), bytes=_size(b))
+        p = Part(k="result", of=b.get("tool_use_id", ""))
         if isinstance(b.get("is_error"), bool):
             p.failed = b["is_error"]
         c = b.get("content")
@@ -82,9 +99,9 @@ def _block(rec: Record, b: dict, tur: Any, used: list) -> None:
             p.text = c
         elif isinstance(c, list):
             p.text = "\n".join(x["text"] for x in c if isinstance(x, dict) and x.get("type") == "text")
+        p.bytes = _size(p.text)
         if isinstance(tur, dict) and not used:
-            p.data = tur
-            p.bytes += _size(tur)
+            p.data = _sorted(tur)
             used.append(True)
         rec.parts.append(p)
     else:
@@ -164,25 +181,28 @@ def _transcript(rec: Record, v: dict) -> None:
         for b in content:
             _block(rec, b, tur, used)
         if isinstance(tur, dict) and not used:
-            rec.parts.append(Part(k="data", data=tur, bytes=_size(tur)))
+            rec.parts.append(Part(k="data", data=_sorted(tur), bytes=_size(tur)))
     elif att is not None:
         if att.get("type") == "queued_command" and att.get("commandMode") == "prompt" and isinstance(att.get("prompt"), list):
-            rec.parts.append(Part(k="text", text="\n".join(x["text"] for x in att["prompt"]), bytes=_size(att)))
+            text = "\n".join(x["text"] for x in att["prompt"])
+            rec.parts.append(Part(k="text", text=text, bytes=_size(text)))
         elif isinstance(att.get("text"), str) and att["text"]:
-            rec.parts.append(Part(k="text", text=att["text"], bytes=_size(att)))
+            rec.parts.append(Part(k="text", text=att["text"], bytes=_size(att["text"])))
         elif isinstance(att.get("content"), str) and att["content"]:
-            rec.parts.append(Part(k="text", text=att["content"], bytes=_size(att)))
+            rec.parts.append(Part(k="text", text=att["content"], bytes=_size(att["content"])))
         else:
-            rec.parts.append(Part(k="data", data=att, bytes=_size(att)))
-    else:
-        rec.parts.append(Part(k="data", data=v, bytes=_size(v)))
+            rec.parts.append(Part(k="data", data=_sorted(att), bytes=_size(att)))
+    else:  # no content: the record's own fields, without the envelope the roles already carry
+        data = _sorted({k: v[k] for k in v if k not in _ENVELOPE})
+        rec.parts.append(Part(k="data", data=data, bytes=_size(data)))
 
 
 def line_record(f: SourceFile, obj: Any, raw: bytes, ord_: int, off: int) -> Record:
     """One planned line (or document) of source ``f`` as the mock dialect's record at ``ord_``/``off``.
 
     ``raw`` is the source bytes (a line without its newline, or a whole
-    document): ``bytes`` and ``sha`` describe them. Never raises for
+    document with its trailing newlines trimmed, as the collector hands it
+    to an adapter): ``bytes`` and ``sha`` describe them. Never raises for
     a planned line.
     """
     rec = Record(ord=ord_, off=off, sha=source_sha(raw), bytes=len(raw))
@@ -194,7 +214,13 @@ def line_record(f: SourceFile, obj: Any, raw: bytes, ord_: int, off: int) -> Rec
     if f.kind == "transcript":
         _transcript(rec, obj)
         return rec
-    rec.parts = [Part(k="data", data=obj, bytes=len(raw))]
+    if f.kind in ("changes", "execution"):  # the observers' records: ids lifted, no role, no flag
+        for key in ("id", "tool", "time"):
+            if isinstance(obj.get(key), str):
+                setattr(rec, key, obj[key])
+        rec.parts = [Part(k="data", data=_sorted(obj), bytes=len(raw))]
+        return rec
+    rec.parts = [Part(k="data", data=_sorted(obj), bytes=len(raw))]
     rec.from_ = "runtime"
     if f.kind == "journal":
         rec.child = _s(obj, "agentId")
@@ -214,10 +240,24 @@ def line_record(f: SourceFile, obj: Any, raw: bytes, ord_: int, off: int) -> Rec
     return rec
 
 
+def landing_group(f: SourceFile) -> int:
+    """0 for the main transcript, 1 for the asz observers' files, 2 for every other Claude Code source.
+
+    The original lands a session stream by stream: its example document
+    (``asz-view-example.yaml``) has the main transcript at seq 1, the
+    observers' ``changes`` file at seq 2, then the child's transcript and
+    sidecar; ``removed-after-sent`` cuts its five rounds only in that order.
+    """
+    if f.root != "projects":
+        return 1
+    return 0 if f.kind == "transcript" and f.stream == "main" else 2
+
+
 def landing_order(files: list[SourceFile]) -> list[SourceFile]:
-    """The order the Claude Code adapter discovers sources of one session: main transcript, then by
-    kind (transcripts, sidecars, journals, manifests, scripts), each by ``rel`` path."""
-    return sorted(files, key=lambda f: (f.stream != "main", _RANK[f.kind], f.rel))
+    """The order a scenario build lands the sources of one stage: by :func:`landing_group`, then as the
+    Claude Code adapter discovers them (main first, then by kind: transcripts, sidecars, journals,
+    manifests, scripts), each by ``rel`` path; the observers' files by ``rel``."""
+    return sorted(files, key=lambda f: (landing_group(f), f.stream != "main", _RANK.get(f.kind, 0), f.rel))
 
 
 def land_stage(plan: Plan, stage: int, root: Path, positions: dict, stamp_ns: int) -> int:
@@ -243,11 +283,11 @@ def land_stage(plan: Plan, stage: int, root: Path, positions: dict, stamp_ns: in
         for f in order:
             lines = by_file[f.rel]
             header = Header(kind=f.kind, session=plan.session, src=f.rel, dialect=DIALECT, adapter=ADAPTER,
-                            stream=f.stream or ("main" if f.kind in ("transcript", "agent_meta") else ""), batch=f.batch)
+                            stream=f.stream or ("main" if f.kind in ("transcript", "agent_meta", "changes", "execution") else ""), batch=f.batch)
             recs = []
             if f.mode == "snapshot":
                 ln = lines[-1]
-                raw = ln.raw
+                raw = ln.raw.rstrip(b"\n")  # as the collector: trailing newlines are not content
                 if positions.get(f.rel) == raw:
                     continue
                 positions[f.rel] = raw

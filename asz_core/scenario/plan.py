@@ -19,7 +19,8 @@ for a client-made error), tool ids ``<step>-tool`` unless the scenario names
 one, prompt ids ``<step>-cycle`` (a person's input), ``<step>-cycle-notification``
 (a task notification) and ``<step>-cycle-compact`` (a reset's summary), a
 child's prompt id ``<agent id>-cycle``. A child's agent id is ``a`` plus the
-first 16 hex of the SHA-256 of its name, so no file name holds ``<`` or ``>``.
+first 16 hex of the SHA-256 of ``agent:<name>`` (the original's rule, which its
+example document shows), so no file name holds ``<`` or ``>``.
 
 Times (ms since the epoch) start at ``--at`` and advance by the scenario's
 ``interval`` (or a step's ``after``) from the last record written: fragments
@@ -66,8 +67,11 @@ def format_ms(ms: int) -> str:
 
 
 def agent_id(name: str) -> str:
-    """A child's agent id: ``a`` + first 16 hex of SHA-256 of ``name`` (matches ``^a[0-9a-f]{16}$``)."""
-    return "a" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:16]
+    """A child's agent id: ``a`` + first 16 hex of SHA-256 of ``agent:<name>`` (matches ``^a[0-9a-f]{16}$``).
+
+    This is the original's rule: its example document names the fixture's
+    ``checker`` ``a0a10ef0666c4dc7e``."""
+    return "a" + hashlib.sha256(("agent:" + name).encode("utf-8")).hexdigest()[:16]
 
 
 def session_id_for(name: str) -> str:
@@ -93,7 +97,9 @@ class SourceFile:
     """One source file: file ``kind`` (transcript, agent_meta, journal, workflow_manifest,
     workflow_script), ``stream`` (``main`` or agent id, '' for run files), ``batch`` (workflow run id),
     ``rel`` (path under the ``projects`` dir, forward slashes), ``mode`` (append or snapshot),
-    ``name`` (the scenario name of the child it belongs to, '' for main/run files)."""
+    ``name`` (the scenario name of the child it belongs to, '' for main/run files), ``root``: the
+    source root it sits under, ``projects`` (Claude Code's) or ``plugin`` (the asz observers' data
+    directory, for ``changes`` and ``execution`` files)."""
 
     kind: str
     stream: str
@@ -101,6 +107,7 @@ class SourceFile:
     rel: str
     mode: str
     name: str = ""
+    root: str = "projects"
 
 
 @attrs.define
@@ -162,10 +169,11 @@ class _Builder:
 
     # -- files and lines ------------------------------------------------------------------
 
-    def file(self, kind: str, rel: str, *, stream: str = "", batch: str = "", mode: str = "append", name: str = "") -> SourceFile:
+    def file(self, kind: str, rel: str, *, stream: str = "", batch: str = "", mode: str = "append", name: str = "",
+             root: str = "projects") -> SourceFile:
         f = self.plan.files.get(rel)
         if f is None:
-            f = SourceFile(kind, stream, batch, rel, mode, name)
+            f = SourceFile(kind, stream, batch, rel, mode, name, root)
             self.plan.files[rel] = f
         return f
 
@@ -283,8 +291,6 @@ class _Builder:
             prev = st.prev
             b = self.envelope(st, "system", f"{sid}-boundary", t, parent=None)
             b["subtype"] = "compact_boundary"
-            b["content"] = "Conversation compacted"
-            b["level"] = "info"
             b["logicalParentUuid"] = prev
             b["compactMetadata"] = {"trigger": "auto", "preservedMessages": {"allUuids": [prev] if prev else []}}
             self.line(st, b, lost=lost)
@@ -376,9 +382,11 @@ class _Builder:
             }
             self.line(st, d, lost=lost)
         st.cursor = ft
-        if call.tool is not None and call.tool.result is not None:
+        if call.tool is not None:
             r = call.tool.result
-            rt = ft + (self.interval if r.after_ms is None else r.after_ms)
+            rt = ft + (self.interval if r is None or r.after_ms is None else r.after_ms)
+            self.observations(st, call.tool, tool_id, t, ft, rt if r is not None else ft)
+        if call.tool is not None and call.tool.result is not None:
             tur = None
             if not r.string and call.tool.name == "Bash":
                 tur = {"stdout": r.text, "stderr": "", "interrupted": False, "isImage": False}
@@ -391,6 +399,20 @@ class _Builder:
             self.skill(st, call.skill, sid, tool_id, ft, lost=lost)
         elif call.workflow is not None:
             self.workflow(st, call.workflow, sid, tool_id, ft, lost=lost)
+
+    # -- the asz observers' output (plugin data directory) ---------------------------------
+
+    def observations(self, st: _Stream, tool, tool_id: str, t: int, used: int, done: int) -> None:
+        """A ``changes/1`` record for a tool with ``changes``, an ``execution/1`` one for an MCP ``execution``."""
+        base = f"{PLUGIN_DIR}/output/{self.session}"
+        r = tool.result
+        failed = bool(r is not None and r.failed)
+        if tool.changes:
+            f = self.file("changes", f"{base}/{st.stream}.jsonl", stream=st.stream, root="plugin")
+            self.emit(f, changes_record(self, st.stream, tool, tool_id, t, done, failed))
+        if tool.execution is not None:
+            f = self.file("execution", f"{base}/{st.stream}.execution.jsonl", stream=st.stream, root="plugin")
+            self.emit(f, execution_record(self, st.stream, tool, tool_id, done, failed))
 
     # -- children -------------------------------------------------------------------------
 
@@ -472,6 +494,80 @@ class _Builder:
         sf = self.file("workflow_script", f"{script_dir}/{label}-{run}.js", batch=run, mode="snapshot")
         script = f"export const meta = {{\n  name: {json.dumps(wf.name, ensure_ascii=False)},\n}}\n"
         self.emit(sf, None, raw=script.encode("utf-8"))
+
+
+#: The asz observers' data directory under the plugin source root (``plugins/data/<this>/output/…``).
+PLUGIN_DIR = "asz-changes"
+
+
+def _side(content: str | None) -> dict:
+    if content is None:
+        return {"present": False, "bytes": None}
+    data = content.encode("utf-8")
+    return {"present": True, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+            **({"no_newline_at_end": True} if data and not data.endswith(b"\n") else {})}
+
+
+def _hunks(before: str | None, after: str | None) -> tuple[list, int, int]:
+    import difflib
+
+    a = (before or "").splitlines()
+    b = (after or "").splitlines()
+    hunks, adds, dels = [], 0, 0
+    for group in difflib.SequenceMatcher(None, a, b).get_grouped_opcodes(3):
+        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
+        lines = []
+        for tag, a1, a2, b1, b2 in group:
+            if tag == "equal":
+                lines += [" " + x for x in a[a1:a2]]
+                continue
+            lines += ["-" + x for x in a[a1:a2]]
+            lines += ["+" + x for x in b[b1:b2]]
+            dels += a2 - a1
+            adds += b2 - b1
+        hunks.append({"old_start": i1 + 1 if i2 > i1 else i1, "old_lines": i2 - i1, "new_start": j1 + 1 if j2 > j1 else j1,
+                      "new_lines": j2 - j1, "lines": lines})
+    return hunks, adds, dels
+
+
+def changes_record(b: "_Builder", stream: str, tool, tool_id: str, t: int, done: int, failed: bool) -> dict:
+    """The ``changes/1`` record the asz plugin writes for one tool window (origin-digest §3.6)."""
+    changes = []
+    for ch in tool.changes:
+        hunks, adds, dels = _hunks(ch.before, ch.after)
+        op = "create" if ch.before is None else ("delete" if ch.after is None else "modify")
+        changes.append({"path": ch.path, "operation": op, "before": _side(ch.before), "after": _side(ch.after), "diff": "available",
+                        "attribution": "only_this_window", "windows": [tool_id], "additions": adds, "deletions": dels, "hunks": hunks})
+    return {
+        "schema": "changes/1", "id": tool_id, "captured_by": "asz-plugin", "session": b.session, "stream": stream, "tool": tool_id,
+        "tool_name": tool.name, "time": format_ms(done), "basis": "tool_window", "root": {"path": b.cwd},
+        "policy": {"exclusions": "standard-v1", "read_only": "readonly-v1"},
+        "window": {"before": {"from": format_ms(t), "to": format_ms(t)}, "after": {"from": format_ms(done), "to": format_ms(done)}},
+        "outcome": {"state": "failed" if failed else "returned", "exit_code": 1 if failed else 0},
+        "coverage": "complete", "changed_files": len(changes), "changes": changes,
+    }
+
+
+def _size_only(value: Any) -> dict:
+    data = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
+    return {"state": "size_only", "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def execution_record(b: "_Builder", stream: str, tool, tool_id: str, done: int, failed: bool) -> dict:
+    """The ``execution/1`` record the asz plugin's MCP hook writes for one call (origin-digest §3.8)."""
+    ex = tool.execution
+    d: dict[str, Any] = {
+        "schema": "execution/1", "id": f"{tool_id}-exec", "observed_by": "asz-plugin", "boundary": "client_hook",
+        "session": b.session, "stream": stream, "tool": tool_id, "tool_name": tool.name, "cwd": b.cwd, "protocol": "mcp",
+        "server": {"name": ex.server, "source": ex.source or "user"}, "time": format_ms(done),
+    }
+    if ex.duration_ms is not None:
+        d["duration_ms"] = ex.duration_ms
+    d["outcome"] = "failed" if failed else "returned"
+    d["arguments"] = _size_only(tool.input)
+    if not failed and tool.result is not None:
+        d["result"] = _size_only(tool.result.text)
+    return d
 
 
 def _last_text(ch: _Stream) -> str:

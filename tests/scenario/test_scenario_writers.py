@@ -126,17 +126,21 @@ def test_format_ms() -> None:
 
 def test_mock_records_match_the_adapter(fixture_plan) -> None:
     """Every planned line converted by the mock has the role fields, flags and parts the real adapter gives it."""
-    from asz_adapters_claude.plugin import ClaudeCodeLocal
+    from asz_core.plugins import get_plugin_manager
 
-    adapter = ClaudeCodeLocal()
+    reg = get_plugin_manager()
+    adapters = {"projects": reg.get("claude-code-local"), "plugin": reg.get("changes")}
     offs: dict = {}
+    assert any(ln.file.root == "plugin" for ln in fixture_plan.kept())
     for ln in fixture_plan.kept():
         f = ln.file
-        src = Source(session=fixture_plan.session, kind=f.kind, path=Path(f.rel), src=f.rel, dialect="claude-code/1",
+        adapter = adapters[f.root]
+        src = Source(session=fixture_plan.session, kind=f.kind, path=Path(f.rel), src=f.rel, dialect=adapter.dialects[0],
                      stream=f.stream, batch=f.batch, mode=f.mode)
         ord_, off = offs.get(f.rel, (1, 0))
-        real = adapter.convert_document(src, ln.raw) if f.mode == "snapshot" else adapter.convert_line(src, ln.raw, ord_, off)
-        mock = line_record(f, ln.obj, ln.raw, 1 if f.mode == "snapshot" else ord_, 0 if f.mode == "snapshot" else off)
+        raw = ln.raw.rstrip(b"\n") if f.mode == "snapshot" else ln.raw
+        real = adapter.convert_document(src, raw) if f.mode == "snapshot" else adapter.convert_line(src, raw, ord_, off)
+        mock = line_record(f, ln.obj, raw, 1 if f.mode == "snapshot" else ord_, 0 if f.mode == "snapshot" else off)
         offs[f.rel] = (ord_ + 1, off + len(ln.raw) + 1)
         for field in ("ord", "off", "sha", "bytes", "id", "parent", "call", "run", "continues", "tool", "child", "batch", "label",
                       "started_by", "from_", "time", "trigger", "flags", "usage", "model"):
@@ -147,14 +151,70 @@ def test_mock_records_match_the_adapter(fixture_plan) -> None:
 
 
 def test_landing_order() -> None:
+    """Main transcript, then the observers' files, then the other Claude Code sources (the original's example: changes at seq 2)."""
     from asz_core.scenario.plan import SourceFile
 
     files = [SourceFile("workflow_script", "", "wf_x", "p/s/workflows/scripts/x-wf_x.js", "snapshot"),
              SourceFile("agent_meta", "a1", "", "p/s/subagents/agent-a1.meta.json", "snapshot"),
+             SourceFile("changes", "main", "", "asz-changes/output/s/main.jsonl", "append", root="plugin"),
              SourceFile("transcript", "a1", "", "p/s/subagents/agent-a1.jsonl", "append"),
              SourceFile("transcript", "main", "", "p/s.jsonl", "append")]
-    assert [f.kind for f in landing_order(files)] == ["transcript", "transcript", "agent_meta", "workflow_script"]
+    assert [f.kind for f in landing_order(files)] == ["transcript", "changes", "transcript", "agent_meta", "workflow_script"]
     assert landing_order(files)[0].stream == "main"
+
+
+def test_fixture_matches_the_original_example(tmp_path, shared_dir) -> None:
+    """`asz scenario build` of the fixture gives the nodes, refs, attrs and relations of the original's example document."""
+    import yaml
+
+    from asz_core.scenario.build import read_fold
+
+    doc = yaml.safe_load((shared_dir / "conformance" / "fixtures" / "asz-view-example.yaml").read_text())
+    sc = load_scenario(shared_dir / "conformance" / "scenarios" / "fixture.yaml")
+    b = build(sc, "sd", tmp_path / "sd", stepwise=False)
+    fold = read_fold(b.out, b.plan.session)
+    assert b.plan.agents["checker"] == "a0a10ef0666c4dc7e"
+    assert [(f["kind"], f["seq"], f["lines"]) for f in doc["files"] if f["format"] == "sd"] == [
+        (h["kind"], h["seq"], len(p.read_bytes().splitlines()))
+        for p in sorted((tmp_path / "sd").rglob("*.sd"), key=lambda p: p.name[-9:])
+        for h in [json.loads(p.read_bytes().split(b"\n", 1)[0])]
+    ]
+    seen: dict = {}
+
+    def walk(n):
+        if isinstance(n, dict):
+            if "id" in n and "kind" in n:
+                seen[n["id"]] = n
+            for v in n.values():
+                walk(v)
+        elif isinstance(n, list):
+            for v in n:
+                walk(v)
+
+    walk(doc["talks"])
+    walk(doc["loose"])
+    for nid, n in seen.items():
+        got = fold.nodes[nid]
+        assert got.kind == n["kind"] and got.parent == n["parent"] and got.stream == n["stream"], nid
+        assert (got.ref.seq, got.ref.row, got.ref.block) == (n["ref"]["seq"], n["ref"]["row"], n["ref"].get("block")), nid
+        if "attrs" in n:
+            assert got.attrs == n["attrs"], nid
+        if "bytes" in n and nid.startswith(("input/", "inject/", "msg/", "notify/", "summary/", "boundary/")):
+            rec = _record_at(b, got.ref.seq, got.ref.row)
+            assert rec.parts[got.ref.block or 0].bytes == n["bytes"], nid
+    assert {r["id"] for r in doc["relations"]} == set(fold.relations)
+    assert len(b.snapshots[0].round_files[0].read_bytes()) == doc["files"][-1]["bytes"]
+
+
+def _record_at(b, seq: int, row: int):
+    from asz_core.scenario.build import landed_paths
+    from asz_core.sessiondata import read_file
+
+    for p in landed_paths(b.out, b.plan.session):
+        h, recs, _ = read_file(p)
+        if h.seq == seq:
+            return recs[row - 1]
+    raise KeyError(seq)
 
 
 @pytest.mark.parametrize("fmt", ["claude-code", "sd"])
@@ -162,12 +222,13 @@ def test_build_lands_the_same_layout(fmt, tmp_path, shared_dir) -> None:
     sc = load_scenario(shared_dir / "conformance" / "scenarios" / "all-kinds.yaml")
     b = build(sc, fmt, tmp_path / fmt, stop_after=1)
     names = sorted(p.relative_to(tmp_path / fmt).as_posix().split("/", 1)[1].rsplit("-", 1)[0] for p in (tmp_path / fmt).rglob("*.sd"))
-    assert len(names) == 8
+    assert len(names) == 9  # main, helper and its sidecar, two workflow children, journal, manifest, script, the MCP execution file
     heads = [json.loads(p.read_bytes().split(b"\n", 1)[0]) for p in sorted((tmp_path / fmt).rglob("*.sd"))]
     if fmt == "sd":
         assert {h["adapter"] for h in heads} == {ADAPTER} and {h["dialect"] for h in heads} == {DIALECT}
     else:
-        assert {h["adapter"] for h in heads} == {"claude-code-local/0.1.0"}
+        assert {h["adapter"] for h in heads} == {"claude-code-local/0.1.0", "changes/0.1.0"}
+        assert {h["dialect"] for h in heads if h["kind"] == "execution"} == {"asz-changes/1"}
         assert (tmp_path / fmt / "_source" / "projects").is_dir()
     assert all(h["at"].startswith("2026-01-01T00:00:00") for h in heads)
     assert b.snapshots[0].name == "launched"

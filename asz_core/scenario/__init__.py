@@ -1,0 +1,32 @@
+"""The original's scenario language: build a scenario as a storage root and check it (origin-digest §9.1, §9.2).
+
+- :mod:`.model`: the language as typed data, read from ``NAME.yaml`` / ``NAME.expect.yaml``;
+- :mod:`.plan`: steps turned into the lines Claude Code writes (format independent);
+- :mod:`.mock`: the mock dialect (``mock/0.2.0``, ``mock/1``) that lands them directly;
+- :mod:`.build`: stage by stage, write and collect (claude-code) or land (sd), then parse;
+- :mod:`.check`: expectations per checkpoint, the §9.1 properties, and both formats compared.
+"""
+
+from .build import DEFAULT_AT, FORMATS, Build, BuildError, Snapshot, build
+from .check import CheckResult, check_files, check_scenario
+from .model import Expectation, Scenario, ScenarioError, load_expectation, load_scenario
+from .plan import Plan, make_plan
+
+__all__ = [
+    "DEFAULT_AT",
+    "FORMATS",
+    "Build",
+    "BuildError",
+    "Snapshot",
+    "build",
+    "CheckResult",
+    "check_files",
+    "check_scenario",
+    "Expectation",
+    "Scenario",
+    "ScenarioError",
+    "load_expectation",
+    "load_scenario",
+    "Plan",
+    "make_plan",
+]
