@@ -317,6 +317,7 @@ class _Parse:
         self.budget = budget
         self.handle: Any = None
         self.files: list[tuple[int, Path]] = []
+        self.hint: int | None = None  # the window width (files - 1) the previous round took
         self._asm: OrderedDict[int, Assembly] = OrderedDict()
         self._digests: dict[Path, str] = {}
         self._times: dict[Path, tuple[int, int] | None] = {}
@@ -373,8 +374,10 @@ class _Parse:
         """The next round: the widest window up to the watermark that fits the budget (one landed file at least).
 
         Candidate ends are the landed files' seqs in the window, the last one
-        replaced by the watermark; the widest is tried first, then a binary
-        search finds the widest that fits; the narrowest is taken whatever its size.
+        replaced by the watermark. The search starts from the width the
+        previous round took (the whole window for a parse's first round),
+        gallops wider or narrower, then bisects; the narrowest window is taken
+        whatever its size. Assumes a wider window never makes a smaller round.
         """
         from_seq = fold.through_seq + 1
         seqs = [s for s, _ in self.files if from_seq <= s <= watermark]
@@ -382,22 +385,39 @@ class _Parse:
         w = _Window(self, fold)
         built: dict[int, Round] = {}
 
-        def attempt(i: int) -> Round:
+        def fits(i: int) -> bool:
             if i not in built:
                 built[i] = w.round_through(cands[i])
-            return built[i]
+            return i == 0 or built[i].size <= self.budget
 
         last = len(cands) - 1
-        if last == 0 or attempt(last).size <= self.budget:
-            return attempt(last)
-        lo, hi = 0, last - 1
+        guess = last if self.hint is None else min(self.hint, last)
+        step = 1
+        if fits(guess):
+            lo, hi = guess, last  # lo fits; the answer is in [lo, hi]
+            while lo < hi:
+                probe = min(hi, lo + step)
+                if not fits(probe):
+                    hi = probe - 1
+                    break
+                lo, step = probe, step * 2
+        else:
+            hi = guess - 1  # the answer is in [0, hi]; find a width that fits
+            while True:
+                probe = max(0, guess - step)
+                if fits(probe):
+                    lo = probe
+                    break
+                hi, step = probe - 1, step * 2
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if attempt(mid).size <= self.budget:
+            if fits(mid):
                 lo = mid
             else:
                 hi = mid - 1
-        return attempt(lo)
+        fits(lo)
+        self.hint = lo
+        return built[lo]
 
 
 def parse_outcome(
