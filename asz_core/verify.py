@@ -59,8 +59,10 @@ __all__ = [
     "VerifyReport",
     "FileResult",
     "check_landed_file",
+    "verify",
     "verify_file",
     "verify_root",
+    "chain_section",
     "SNAPSHOT_KINDS",
     "UNCHECKED_KINDS",
     "OK_LINE",
@@ -628,3 +630,38 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, files: list, result
             walk.end(cursor, _show(root_shown, root, cpath), last_seq, problems)
     return len(keys), records, duplicates
 
+
+def chain_section(root: str | os.PathLike, session: str | None = None) -> Section | None:
+    """The round chains' section (origin-digest §2.6, §4.2), or None when this build has no Session Flow.
+
+    Runs :func:`asz_core.flow.verify_chain.verify_chains` and carries its
+    findings as problems named ``chain``: file = the round (or chain) file,
+    field = ``round N``, detail = ``seq N: …``. Counts ``chains`` and ``rounds``.
+    Raises FileNotFoundError when ``root`` is not a directory.
+    """
+    try:
+        from .flow.verify_chain import verify_chains
+    except ImportError:  # pragma: no cover - a build without Session Flow
+        return None
+    found = verify_chains(root, session)
+    section = Section("chains", found.summary(), {"chains": found.chains, "rounds": found.rounds})
+    for p in found.problems:
+        detail = (f"seq {p.seq}: " if p.seq else "") + p.message
+        section.problems.append(Problem(str(p.path), 0, f"round {p.round}" if p.round else "", "chain", detail))
+    return section
+
+
+def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | None = None) -> VerifyReport:
+    """Everything ``asz verify`` checks in a root: landed data (:func:`verify_root`), then the round chains.
+
+    ``session`` limits both to one session. Lines, in order: ``checked N
+    session(s), N stream(s), N records``, ``checked N conversation chain(s), N
+    round(s)``, the re-landed count when there is one, then the problems or
+    ``all landed data is contiguous and matches its digests`` (origin-digest
+    §8.1). Raises FileNotFoundError when the root or the session does not exist.
+    """
+    report = verify_root(root, session, jobs=jobs)
+    chains = chain_section(root, session)
+    if chains is not None:
+        report.sections.append(chains)
+    return report

@@ -43,13 +43,14 @@ def verify(
     """Check landed Session Data: headers, closing digests, ord/byte contiguity and cursors' end.
 
     With PATH to one .sd or .sk file, checks that file alone. Otherwise
-    verifies every session of the root, or only SESSION. Prints
-    ``checked N session(s), N stream(s), N records`` and then one line per
+    verifies every session of the root, or only SESSION, and its round
+    chains. Prints ``checked N session(s), N stream(s), N records``,
+    ``checked N conversation chain(s), N round(s)`` and then one line per
     problem (file:line: problem [field]: detail) or
     ``all landed data is contiguous and matches its digests``. Exit 0 clean,
     1 problems, 2 usage.
     """
-    from ..verify import verify_file, verify_root
+    from ..verify import verify, verify_file
 
     if target is not None and (target.endswith((".sd", ".sk")) or Path(target).is_file()):
         if not Path(target).is_file():
@@ -60,7 +61,7 @@ def verify(
         if not Path(where).is_dir():
             raise _usage(f"{where}: no storage root here (give --root DIR or set storage.root)")
         try:
-            report = verify_root(where, target)
+            report = verify(where, target)
         except FileNotFoundError as exc:
             raise _usage(str(exc)) from None
     if as_json:

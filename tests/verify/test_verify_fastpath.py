@@ -31,7 +31,7 @@ _record = st.dictionaries(
 )
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1500, deadline=None)
 @given(_record)
 def test_the_quick_type_check_is_never_looser_than_the_codec(d: dict) -> None:
     if _plain(d):
