@@ -1,7 +1,94 @@
-"""Command group module (filled in by its issue)."""
+"""``asz hook`` (the MCP observer Claude Code runs) and ``asz hooks install|uninstall`` (origin-digest §3.8, §5.2).
+
+``asz hook`` normally never reaches Typer: :func:`asz_core.cli.main.main`
+hands ``sys.argv[2:]`` straight to :func:`asz_adapters_claude.hook.main`. The
+Typer command below is the same thing for help listings and for invocations
+that do not start with ``hook``.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
 
 import typer
 
+hooks_app = typer.Typer(help="Add or remove the MCP observer's hooks in Claude Code's settings.json.", no_args_is_help=True)
+
+_SCOPE_HELP = "user: $CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json; project: .claude/settings.json here; local: .claude/settings.local.json here."
+
+
+def hook(
+    data: Optional[str] = typer.Option(None, "--data", help="Data directory (default: $ASZ_HOOK_DATA, $CLAUDE_PLUGIN_DATA, else <claude dir>/plugins/data/file-changes-skywalking-ai-sessionizer)."),
+) -> None:
+    """Record one Claude Code hook event read as JSON on stdin (spec §3.8, §5.2).
+
+    For PostToolUse / PostToolUseFailure of an ``mcp__…`` tool it appends one
+    execution/1 record to ``<data>/output/<session>/<stream>.execution.jsonl``;
+    any other event writes nothing. Always exits 0; problems go to
+    ``<data>/log/plugin.log``.
+    """
+    from asz_adapters_claude.hook import main as hook_main
+
+    raise typer.Exit(hook_main(["--data", data] if data else []))
+
+
+def _report(verb: str, change, dry_run: bool) -> None:
+    if not change.changed:
+        typer.echo(f"{change.path}: nothing to {verb}; unchanged")
+        return
+    if dry_run:
+        typer.echo(change.diff, nl=False)
+        typer.echo(f"{change.path}: dry run, nothing written ({len(change.actions)} change(s))")
+        return
+    for a in change.actions:
+        typer.echo(f"{change.path}: {a}")
+    if change.backup:
+        typer.echo(f"{change.path}: backup at {change.backup}")
+
+
+def _run(verb: str, scope: str, dry_run: bool) -> None:
+    from asz_adapters_claude import hooks_settings as hs
+
+    try:
+        path = hs.settings_path(scope)
+    except ValueError as exc:
+        typer.echo(f"asz hooks {verb}: {exc}", err=True)
+        raise typer.Exit(2)
+    try:
+        change = (hs.install if verb == "install" else hs.uninstall)(path, dry_run=dry_run)
+    except hs.SettingsError as exc:
+        typer.echo(f"asz hooks {verb}: {exc}", err=True)
+        raise typer.Exit(1)
+    _report(verb, change, dry_run)
+
+
+@hooks_app.command("install")
+def install(
+    scope: str = typer.Option("user", "--scope", help=_SCOPE_HELP),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the diff and write nothing."),
+) -> None:
+    """Add PostToolUse and PostToolUseFailure hooks (matcher mcp__.*, command ``asz hook``) to Claude Code's settings.
+
+    Idempotent; the old file is copied to ``settings.json.asz-backup-<stamp>``
+    first. Exit 0 done (or nothing to do), 1 when the file is not a JSON
+    object or cannot be written, 2 for an unknown scope.
+    """
+    _run("install", scope, dry_run)
+
+
+@hooks_app.command("uninstall")
+def uninstall(
+    scope: str = typer.Option("user", "--scope", help=_SCOPE_HELP),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the diff and write nothing."),
+) -> None:
+    """Remove exactly the hook entries whose command is ``asz hook`` (and containers that leaves empty).
+
+    Exit codes as ``install``.
+    """
+    _run("uninstall", scope, dry_run)
+
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
+    """Add ``hook`` and the ``hooks`` group (install, uninstall) to ``app``."""
+    app.command("hook")(hook)
+    app.add_typer(hooks_app, name="hooks")

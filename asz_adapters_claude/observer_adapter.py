@@ -1,0 +1,253 @@
+"""The ``changes`` adapter: lands what the asz Claude Code observers write (dialect ``asz-changes/1``; origin-digest §3.2, §5.2).
+
+Observers write one JSON record per line under a plugin data directory::
+
+    <data>/output/<session>/<stream>.execution.jsonl    execution/1 (``asz hook``)  -> kind execution
+    <data>/output/<session>/<stream>.jsonl              changes/1 (workspace observer) -> kind changes
+
+Each file is an append source of the stream its name gives (``main`` or an
+agent id). A line lands as one record with ``id``, ``tool`` and ``time``
+lifted out and the whole line, compacted, as one ``data`` part; no ``from``,
+no flags, so these records add no node to a round. A line that is not a JSON
+object lands as an ``unknown`` part.
+
+The source root is either one data directory (it has ``output/``) or a
+directory of them, by default ``<claude config dir>/plugins/data``, which
+holds the data directory of every installed plugin and the one ``asz hook``
+uses by default.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from asz_core import (
+    Adapter,
+    Capabilities,
+    Discovery,
+    FlagRule,
+    Part,
+    RawJSON,
+    Record,
+    Source,
+    Term,
+    VOCABULARY,
+    compact,
+    json_loads,
+    source_sha,
+    unknown_part,
+)
+
+from .hook import claude_config_dir
+
+__all__ = ["ClaudeCodeObserver", "DIALECT", "EXECUTION_SUFFIX", "CHANGES_SUFFIX", "GLOSSARY", "FLAG_RULES"]
+
+DIALECT = "asz-changes/1"
+EXECUTION_SUFFIX = ".execution.jsonl"
+CHANGES_SUFFIX = ".jsonl"
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
+
+_LINE = "top level of an execution/1 or changes/1 line"
+_NAMED: dict[str, tuple[str, str, str]] = {
+    "session": ("session", f"{_LINE}; also the output/<session> directory", "Claude Code's session_id as the hook event gave it"),
+    "stream": ("stream", f"{_LINE}; also the file name <stream>.jsonl / <stream>.execution.jsonl", "main, or the hook event's agent_id inside a subagent"),
+    "main": ("main", "stream field and file name main.jsonl / main.execution.jsonl", "the session's own stream"),
+    "id": ("id", _LINE, "the observation's own id, unique in its session; one call may have several"),
+    "tool": ("tool", _LINE, "the tool-use id of the call observed: the only join to its tool step"),
+    "time": ("time", _LINE, "RFC 3339, when the observation ended"),
+    "size_only": ("size_only", "arguments.state and result.state of an execution/1 line", "only the size and SHA-256 of what was sent and returned are kept"),
+}
+
+
+def _glossary() -> tuple[Term, ...]:
+    out = []
+    for name in VOCABULARY:
+        if name in _NAMED:
+            native, where, note = _NAMED[name]
+            out.append(Term(unified=name, native=native, where=where, note=note))
+        else:
+            out.append(Term(unified=name, note="not recorded by asz-changes/1: its records add no node and name only the call they observed"))
+    return tuple(out)
+
+
+#: Every vocabulary term for ``asz-changes/1`` (origin-digest §6).
+GLOSSARY: tuple[Term, ...] = _glossary()
+#: ``asz-changes/1`` sets no flag: its records are evidence joined to a step, never steps.
+FLAG_RULES: tuple[FlagRule, ...] = ()
+
+
+def _path_matches(path: str, pattern: str) -> bool:
+    """A directory filter: ``/x`` is the directory itself, ``/x/**`` also anything below it."""
+    p = path.replace("\\", "/").rstrip("/") or "/"
+    if pattern.endswith("/**"):
+        base = pattern[:-3].rstrip("/") or "/"
+        return fnmatchcase(p, base) or fnmatchcase(p, base.rstrip("/") + "/*")
+    return fnmatchcase(p, pattern.rstrip("/") or "/")
+
+
+def _first_root(path: Path) -> str:
+    """The working directory the first record of a file names (``cwd``, else ``root.path``), or ''."""
+    try:
+        with open(path, "rb") as f:
+            line = f.readline()
+        obj = json_loads(line)
+    except (OSError, ValueError):
+        return ""
+    if not isinstance(obj, dict):
+        return ""
+    if isinstance(obj.get("cwd"), str):
+        return obj["cwd"]
+    root = obj.get("root")
+    return root["path"] if isinstance(root, dict) and isinstance(root.get("path"), str) else ""
+
+
+def _selected(session: str, path: Path, include: list[str], exclude: list[str]) -> bool:
+    """Filters: a pattern starting with ``/`` is judged on the directory the file's first record names, any other on the session id."""
+    if not include and not exclude:
+        return True
+    root = _first_root(path) if any(p.startswith("/") for p in (*include, *exclude)) else ""
+
+    def hit(p: str) -> bool:
+        return _path_matches(root, p) if p.startswith("/") else fnmatchcase(session, p)
+
+    if include and not any(hit(p) for p in include):
+        return False
+    return not any(hit(p) for p in exclude)
+
+
+class ClaudeCodeObserver(Adapter):
+    """The asz observers' output into Session Data: kinds ``execution`` and ``changes``, dialect ``asz-changes/1``.
+
+    Stateless: every method may be called on any instance, from any thread.
+    """
+
+    name = "changes"
+    version = "0.1.0"
+    dialects = (DIALECT,)
+    kinds = ("execution", "changes")
+    capabilities = Capabilities()
+    source_env = ("CLAUDE_CONFIG_DIR", "HOME")
+    description = "asz's Claude Code observers (plugins/data/*/output): MCP execution records and workspace change records"
+
+    def _check(self, dialect: str) -> None:
+        if dialect not in self.dialects:
+            raise KeyError(f"{self.name} does not speak dialect {dialect!r}; it speaks {', '.join(self.dialects)}")
+
+    def glossary(self, dialect: str) -> list[Term]:
+        """Every vocabulary term for ``asz-changes/1`` (origin-digest §6). Raises KeyError for another dialect."""
+        self._check(dialect)
+        return list(GLOSSARY)
+
+    def flag_map(self, dialect: str) -> list[FlagRule]:
+        """The flags ``asz-changes/1`` sets: none (seed 000, Flags). Raises KeyError for another dialect."""
+        self._check(dialect)
+        return list(FLAG_RULES)
+
+    def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
+        """``<claude config dir>/plugins/data``: ``$CLAUDE_CONFIG_DIR`` else ``~/.claude`` (origin-digest §5.2). Never raises."""
+        return Path(claude_config_dir(env)) / "plugins" / "data"
+
+    def discover(self, source_root: Path, *, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> Discovery:
+        """The observer files under ``source_root``, one append source each, grouped by session.
+
+        ``source_root`` is a data directory (it holds ``output/``) or a
+        directory of data directories. ``include``/``exclude`` patterns that
+        start with ``/`` are directories judged against the ``cwd`` (or
+        ``root.path``) the file's first record names (``/x/**`` takes what is
+        below ``/x`` too); other patterns are globs on the session id. A second
+        file for one session, kind and stream (from another data directory)
+        is refused as an error naming the first. Never raises: unreadable
+        directories are ``errors``, other names ``skipped`` with a reason.
+        """
+        root = Path(source_root)
+        out = Discovery()
+        inc, exc = list(include), list(exclude)
+        taken: dict[tuple[str, str, str], str] = {}
+
+        def rel(p: Path) -> str:
+            return p.relative_to(root).as_posix()
+
+        def listdir(p: Path) -> list[os.DirEntry] | None:
+            try:
+                with os.scandir(p) as it:
+                    return sorted(it, key=lambda e: e.name)
+            except FileNotFoundError:
+                return []
+            except OSError as e:
+                out.errors.append((str(p), f"{type(e).__name__}: {e.strerror or e}"))
+                return None
+
+        if (root / "output").is_dir():
+            data_dirs = [root]
+        else:
+            data_dirs = []
+            for e in listdir(root) or []:
+                if e.is_dir() and (Path(e.path) / "output").is_dir():
+                    data_dirs.append(Path(e.path))
+        for data in data_dirs:
+            for s in listdir(data / "output") or []:
+                sp = Path(s.path)
+                if not s.is_dir():
+                    out.skipped.append((rel(sp), "not a session directory"))
+                    continue
+                if not _ID.fullmatch(s.name):
+                    out.skipped.append((rel(sp), "not a session id"))
+                    continue
+                for f in listdir(sp) or []:
+                    fp = Path(f.path)
+                    if f.name.endswith(EXECUTION_SUFFIX):
+                        kind, stream = "execution", f.name[: -len(EXECUTION_SUFFIX)]
+                    elif f.name.endswith(CHANGES_SUFFIX):
+                        kind, stream = "changes", f.name[: -len(CHANGES_SUFFIX)]
+                    else:
+                        out.skipped.append((rel(fp), "not an observer output file (<stream>.jsonl or <stream>.execution.jsonl)"))
+                        continue
+                    if not f.is_file():
+                        out.skipped.append((rel(fp), "not a regular file"))
+                        continue
+                    if not _ID.fullmatch(stream):
+                        out.skipped.append((rel(fp), f"stream name {stream!r} is not main or an agent id"))
+                        continue
+                    if not _selected(s.name, fp, inc, exc):
+                        out.skipped.append((rel(fp), "excluded by the session filters"))
+                        continue
+                    key = (s.name, kind, stream)
+                    if key in taken:
+                        out.errors.append((str(fp), f"conflict: {kind} of stream {stream!r} in session {s.name} already comes from {taken[key]}"))
+                        continue
+                    taken[key] = rel(fp)
+                    out.sources.append(Source(session=s.name, kind=kind, path=fp, src=rel(fp), dialect=DIALECT, stream=stream))
+        return out
+
+    def convert_line(self, source: Source, line: bytes, ord: int, off: int) -> Record:
+        """One observer line (no newline) into one record: ``id``, ``tool``, ``time`` lifted, the line as one data part.
+
+        ``ord`` counts lines from 1 and ``off`` is the line's byte offset;
+        ``bytes`` = ``len(line)`` and ``sha`` the first 12 hex of its SHA-256.
+        The data part holds the line compacted (whitespace between tokens
+        removed, nothing else) with ``bytes`` = ``len(line)``. A line that is
+        not a JSON object becomes an ``unknown`` part. Never raises.
+        """
+        rec = Record(ord=ord, off=off, sha=source_sha(line), bytes=len(line))
+        try:
+            obj = json_loads(line)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            rec.parts = [unknown_part(line, "the line is not valid JSON")]
+            return rec
+        if not isinstance(obj, dict):
+            rec.parts = [unknown_part(line, f"the line is a JSON {type(obj).__name__}, not an object (an execution/1 or changes/1 record)")]
+            return rec
+        for key in ("id", "tool", "time"):
+            value = obj.get(key)
+            if isinstance(value, str):
+                setattr(rec, key, value)
+        rec.parts = [Part(k="data", data=RawJSON(compact(line)), state="available", bytes=len(line))]
+        return rec
+
+    def convert_document(self, source: Source, data: bytes) -> Record:
+        """A whole file read as one line at ord 1, off 0 (observer files are append sources; this is for completeness). Never raises."""
+        return self.convert_line(source, data, 1, 0)

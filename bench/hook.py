@@ -1,0 +1,101 @@
+"""Benchmark: start-up-to-exit time of the MCP observer hook, as Claude Code runs it (issue 8; target p50 <= 40 ms).
+
+Usage: ``python bench/hook.py [-n 200] [--payload FILE] [--variant asz|script|script-S|all]``
+
+Each invocation is a real subprocess fed one ``PostToolUse`` MCP event on
+stdin (by default the first line of the corpus payloads, else a built-in one)
+with a fresh temporary ``--data`` directory, so every run creates, writes and
+fsyncs its file. Variants:
+
+* ``asz``: ``asz hook --data DIR``, the command ``asz hooks install`` and the
+  plugin's hooks.json configure (console script; its fast path skips Typer);
+* ``script``: ``python asz_adapters_claude/hook.py --data DIR`` (the stdlib-only
+  module alone, with the interpreter's site initialisation);
+* ``script-S``: the same with ``python -S`` (no site-packages at all);
+* ``baseline``: ``python -c pass``, the interpreter's own floor.
+
+Prints p50, p95 and max in milliseconds per variant. Timing lives here, never in tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+HOOK = REPO / "asz_adapters_claude" / "hook.py"
+CORPUS = REPO.parent / "shared" / "corpus" / "hooks" / "apache__skywalking-ai-sessionizer__plugins__claude-code__testdata__mcp-hooks-2.1.282.jsonl"
+FALLBACK = (
+    b'{"session_id":"86cb6fec-8454-476f-9cf1-4d625d1869b7","cwd":"/work/echo","hook_event_name":"PostToolUse",'
+    b'"tool_name":"mcp__probe__echo","tool_input":{"text":"hello"},"tool_response":[{"type":"text","text":"echo: hello"}],'
+    b'"tool_use_id":"toolu_probe_1_0","duration_ms":2,"mcp_server":{"name":"probe","source":"dynamic"}}'
+)
+
+
+def _commands(variant: str) -> list[str]:
+    asz = shutil.which("asz")
+    if asz:
+        # A pyenv shim re-executes through bash; time the real console script, as an installed venv would run it.
+        real = subprocess.run(["pyenv", "which", "asz"], capture_output=True, text=True).stdout.strip() if "shims" in asz else ""
+        asz = real or asz
+    table = {
+        "asz": [asz, "hook"] if asz else None,
+        "script": [sys.executable, str(HOOK)],
+        "script-S": [sys.executable, "-S", str(HOOK)],
+        "baseline": [sys.executable, "-c", "pass"],
+    }
+    if variant == "all":
+        return [v for v in table.items() if v[1]]
+    if not table.get(variant):
+        raise SystemExit(f"variant {variant!r} is not available (is asz on PATH?)")
+    return [(variant, table[variant])]
+
+
+def run(cmd: list[str], payload: bytes, n: int, with_data: bool) -> list[float]:
+    """Run ``cmd`` ``n`` times with ``payload`` on stdin; returns wall times in ms."""
+    times = []
+    with tempfile.TemporaryDirectory(prefix="asz-hook-bench-") as tmp:
+        for i in range(n):
+            args = cmd + (["--data", os.path.join(tmp, str(i))] if with_data else [])
+            t0 = time.perf_counter()
+            proc = subprocess.run(args, input=payload, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            times.append((time.perf_counter() - t0) * 1000)
+            if proc.returncode != 0:
+                raise SystemExit(f"{' '.join(args)} exited {proc.returncode}: {proc.stderr.decode(errors='replace')}")
+        if with_data:
+            written = sum(1 for i in range(n) if any(Path(tmp, str(i), "output").rglob("*.execution.jsonl")))
+            if written != n:
+                raise SystemExit(f"{' '.join(cmd)}: only {written} of {n} runs wrote a record")
+    return times
+
+
+def pct(xs: list[float], q: float) -> float:
+    """The q-quantile (0..1) of ``xs`` by nearest rank."""
+    s = sorted(xs)
+    return s[min(len(s) - 1, max(0, int(round(q * len(s))) - 1))]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("-n", type=int, default=200, help="invocations per variant (default 200)")
+    ap.add_argument("--payload", type=Path, help="a file whose first line is the hook event")
+    ap.add_argument("--variant", default="all", choices=["asz", "script", "script-S", "baseline", "all"])
+    a = ap.parse_args()
+    src = a.payload or (CORPUS if CORPUS.is_file() else None)
+    payload = src.read_bytes().split(b"\n", 1)[0] if src else FALLBACK
+    print(f"{a.n} invocations each; payload {len(payload)} bytes; python {sys.version.split()[0]}")
+    for name, cmd in _commands(a.variant):
+        run(cmd, payload, 3, name != "baseline")  # warm the page cache
+        xs = run(cmd, payload, a.n, name != "baseline")
+        print(f"{name:9s} p50 {statistics.median(xs):7.1f} ms   p95 {pct(xs, 0.95):7.1f} ms   max {max(xs):7.1f} ms   ({' '.join(cmd[:3])})")
+
+
+if __name__ == "__main__":
+    main()

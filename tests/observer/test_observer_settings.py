@@ -1,0 +1,134 @@
+"""``asz hooks install|uninstall`` on a temporary Claude config dir: backup, idempotency, exact removal (issue 8)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from asz_adapters_claude import hooks_settings as hs
+
+REPO = Path(__file__).resolve().parents[2]
+
+ORIGINAL = {
+    "model": "opus",
+    "env": {"FOO": "1"},
+    "hooks": {
+        "PostToolUse": [
+            {"matcher": "mcp__.*", "hooks": [{"type": "command", "command": "my-logger", "timeout": 5}]},
+            {"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "prettier --write"}]},
+        ],
+        "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+        "SessionStart": [],
+    },
+}
+
+
+def asz(*args: str, cfg: Path, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """The real ``asz`` with CLAUDE_CONFIG_DIR pointed at ``cfg`` (never the machine's ~/.claude)."""
+    exe = shutil.which("asz")
+    if exe is None:
+        pytest.skip("asz is not on PATH (pip install -e .)")
+    env = dict(os.environ, CLAUDE_CONFIG_DIR=str(cfg))
+    return subprocess.run([exe, *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
+
+
+def backups(d: Path) -> list[Path]:
+    return sorted(d.glob("settings*.asz-backup-*"))
+
+
+def ours(settings: dict) -> list[tuple[str, str]]:
+    return [(ev, g.get("matcher")) for ev, groups in settings.get("hooks", {}).items() for g in groups
+            for h in g.get("hooks", []) if h.get("command") == hs.COMMAND]
+
+
+def test_install_twice_then_uninstall_restores_the_file(tmp_path: Path) -> None:
+    """Install adds both hooks after a backup; a second install changes nothing; uninstall gives back the original JSON."""
+    cfg = tmp_path / "claude"
+    cfg.mkdir()
+    settings = cfg / "settings.json"
+    original_text = json.dumps(ORIGINAL, indent=4) + "\n"
+    settings.write_text(original_text)
+
+    p = asz("hooks", "install", cfg=cfg)
+    assert p.returncode == 0, p.stderr
+    after = json.loads(settings.read_text())
+    assert ours(after) == [("PostToolUse", "mcp__.*"), ("PostToolUseFailure", "mcp__.*")]
+    assert after["hooks"]["PostToolUse"][:2] == ORIGINAL["hooks"]["PostToolUse"]  # others' hooks untouched
+    assert {k: v for k, v in after.items() if k != "hooks"} == {"model": "opus", "env": {"FOO": "1"}}
+    (b,) = backups(cfg)
+    assert b.read_text() == original_text
+    assert settings.read_text().startswith('{\n    "model"')  # the file's own indentation is kept
+
+    once = settings.read_text()
+    p = asz("hooks", "install", cfg=cfg)
+    assert p.returncode == 0 and "unchanged" in p.stdout
+    assert settings.read_text() == once and len(backups(cfg)) == 1
+
+    p = asz("hooks", "uninstall", cfg=cfg)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(settings.read_text()) == ORIGINAL
+    assert settings.read_text() == original_text
+    assert len(backups(cfg)) == 2
+
+    p = asz("hooks", "uninstall", cfg=cfg)
+    assert p.returncode == 0 and "unchanged" in p.stdout and len(backups(cfg)) == 2
+
+
+def test_fresh_install_and_project_scope(tmp_path: Path) -> None:
+    """No settings file yet: install creates it (no backup); --scope project edits .claude/settings.json in cwd."""
+    cfg = tmp_path / "claude"
+    p = asz("hooks", "install", cfg=cfg)
+    assert p.returncode == 0, p.stderr
+    assert ours(json.loads((cfg / "settings.json").read_text())) == [("PostToolUse", "mcp__.*"), ("PostToolUseFailure", "mcp__.*")]
+    assert backups(cfg) == []
+    assert asz("hooks", "uninstall", cfg=cfg).returncode == 0
+    assert json.loads((cfg / "settings.json").read_text()) == {}
+
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    p = asz("hooks", "install", "--scope", "project", cfg=cfg, cwd=proj)
+    assert p.returncode == 0, p.stderr
+    assert len(ours(json.loads((proj / ".claude" / "settings.json").read_text()))) == 2
+
+
+def test_dry_run_writes_nothing_and_bad_files_are_refused(tmp_path: Path) -> None:
+    """--dry-run prints the diff only; a settings file that is not a JSON object is left alone with exit 1; a bad scope exits 2."""
+    cfg = tmp_path / "claude"
+    cfg.mkdir()
+    settings = cfg / "settings.json"
+    settings.write_text('{"model": "opus"}\n')
+    p = asz("hooks", "install", "--dry-run", cfg=cfg)
+    assert p.returncode == 0 and '+    "PostToolUse": [' in p.stdout and "dry run" in p.stdout
+    assert settings.read_text() == '{"model": "opus"}\n' and backups(cfg) == []
+    settings.write_text("{oops")
+    p = asz("hooks", "install", cfg=cfg)
+    assert p.returncode == 1 and "not valid JSON" in p.stderr and settings.read_text() == "{oops"
+    assert asz("hooks", "install", "--scope", "galaxy", cfg=cfg).returncode == 2
+
+
+def test_uninstall_removes_only_what_install_added() -> None:
+    """A group shared with another command keeps that command; containers empty before stay."""
+    s = json.loads(json.dumps(ORIGINAL))
+    s["hooks"]["PostToolUse"][0]["hooks"].append({"type": "command", "command": hs.COMMAND})
+    before_install = json.loads(json.dumps(s))
+    assert hs.add_hooks(s) == ["added PostToolUseFailure mcp__.* -> asz hook"]  # PostToolUse already runs it
+    hs.remove_hooks(s)
+    want = json.loads(json.dumps(before_install))
+    want["hooks"]["PostToolUse"][0]["hooks"].pop()
+    assert s == want
+    assert s["hooks"]["SessionStart"] == []
+
+
+def test_the_plugin_folder_declares_the_same_hooks() -> None:
+    """claude-plugin/hooks/hooks.json runs the command install writes, on the same events and matcher."""
+    manifest = json.loads((REPO / "claude-plugin" / ".claude-plugin" / "plugin.json").read_text())
+    assert manifest["name"] and manifest["description"]
+    hooks = json.loads((REPO / "claude-plugin" / "hooks" / "hooks.json").read_text())["hooks"]
+    fresh: dict = {}
+    hs.add_hooks(fresh)
+    assert hooks == fresh["hooks"]
