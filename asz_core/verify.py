@@ -572,7 +572,7 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
     )
     if duplicates:
         section.notes.append(DUPLICATES_LINE.format(n=duplicates))
-    section.problems = problems
+    section.problems = sorted(problems, key=lambda p: (p.file, p.line))
     return VerifyReport([section])
 
 
@@ -604,7 +604,7 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, files: list, result
             problems.append(Problem(shown, 0, "seq", "duplicate seq", f"seq {ln.seq} is also {by_seq[ln.seq]}"))
         else:
             by_seq[ln.seq] = shown
-        if path.suffix == ".sd" and _writable(path):
+        if _writable(path):
             problems.append(Problem(shown, 0, "mode", "writable", f"mode {stat.filemode(os.stat(path).st_mode)}: a landed file is read-only"))
         if res.header is not None:
             problems.extend(_name_problems(shown, path, ln, res.header, root, sdir))

@@ -3,17 +3,19 @@
 Usage: ``python bench/verify.py [--size-mb 1024] [--root DIR] [--repeat 3]``
 
 Builds (or reuses, when ``--root`` already holds one of the asked size) a
-storage root of about ``--size-mb`` MB: the real Claude Code transcripts of
-``../shared/corpus/claude-code/projects`` (synthetic lines when absent),
-landed again and again as sessions in the documented layout with the Session
-Data writer, cut at the collector's 2 MiB budget, cursors committed. Then, in
-the same run and from a warm page cache, it times
+storage root of about ``--size-mb`` MB: the Claude Code corpus of
+``../shared/corpus/claude-code/projects`` collected once by ``asz collect``,
+then landed again and again under new session ids (the same record lines,
+new headers and closing lines, cursors copied). Without the corpus or the
+collector it lands synthetic transcripts instead. Then, in the same run and
+from a warm page cache, it times
 
 * the baseline: read every landed file and ``hashlib.sha256`` its bytes;
-* ``verify_root``: every file hashed, every line decoded and type-checked,
-  contiguity and cursors checked.
+* ``verify_root`` in one process (``jobs=1``) and with one process per CPU
+  (what ``asz verify`` does): every file hashed, every line decoded and
+  type-checked, contiguity and cursors checked.
 
-and prints MB/s for both and ``ratio`` = verify MB/s / sha256 MB/s (the best
+and prints MB/s for each and ``ratio`` = verify MB/s / sha256 MB/s (the best
 of ``--repeat`` runs each). Timing lives here, never in tests.
 """
 
@@ -22,10 +24,14 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import attrs
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -33,6 +39,7 @@ sys.path.insert(0, str(REPO / "tests" / "verify"))
 
 from verify_landing import RootBuilder, jsonl  # noqa: E402
 
+from asz_core.sessiondata import SDWriter, decode_header  # noqa: E402
 from asz_core.storage import landed_files, session_dirs  # noqa: E402
 from asz_core.verify import verify_root  # noqa: E402
 
@@ -40,14 +47,40 @@ CORPUS = REPO.parent / "shared" / "corpus" / "claude-code" / "projects"
 BUDGET = 2 * 1024 * 1024
 
 
-def sources() -> list[bytes]:
-    """The transcripts landed in each bench session: the real corpus, or synthetic lines without it."""
-    if CORPUS.is_dir():
-        found = [p.read_bytes() for p in sorted(CORPUS.rglob("*.jsonl"))]
-        found = [d for d in found if d.strip()]
-        if found:
-            return found
-    return [jsonl(2000, width=3000)]
+def template(work: Path) -> Path | None:
+    """The corpus collected by the real collector and Claude Code adapter into ``work/template`` (None without them)."""
+    dest = work / "template"
+    if dest.is_dir():
+        return dest
+    if not CORPUS.is_dir():
+        return None
+    env = dict(os.environ, CLAUDE_CONFIG_DIR=str(work / "claude-home"))
+    got = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(CORPUS), "--root", str(dest)],
+                         env=env, capture_output=True, text=True)
+    if got.returncode != 0:
+        print(f"collect failed, landing synthetic records instead: {got.stderr.strip()[-300:]}", file=sys.stderr)
+        shutil.rmtree(dest, ignore_errors=True)
+        return None
+    return dest
+
+
+def replicate(tpl: Path, root: Path, n: int) -> None:
+    """Land copy ``n`` of every template session under a new session id: same records, new headers and closings."""
+    for sdir in session_dirs(tpl):
+        session = f"{n:08x}{sdir.name[8:]}"
+        for _, path in landed_files(sdir):
+            lines = path.read_bytes().split(b"\n")
+            header = attrs.evolve(decode_header(lines[0]), session=session)
+            dest = root / session / path.parent.relative_to(sdir)
+            dest.mkdir(parents=True, exist_ok=True)
+            with SDWriter(dest / path.name, header, fsync=False) as w:
+                for line in lines[1:-2]:
+                    w.write_encoded(line)
+                w.close()
+        for cursor in sdir.glob("*/*/*.cursor"):
+            shutil.copy(cursor, root / session / cursor.relative_to(sdir))
+        for cursor in sdir.glob("provider_body/*.cursor"):
+            shutil.copy(cursor, root / session / cursor.relative_to(sdir))
 
 
 def landed(root: Path) -> list[Path]:
@@ -59,20 +92,23 @@ def size_of(root: Path) -> int:
     return sum(p.stat().st_size for p in landed(root))
 
 
-def build(root: Path, size: int) -> None:
-    """Land sessions into ``root`` until it holds ``size`` bytes of landed files."""
-    srcs = sources()
-    b = RootBuilder(root)
+def build(root: Path, size: int, work: Path) -> str:
+    """Land sessions into ``root`` until it holds ``size`` bytes of landed files; returns what they are."""
+    tpl = template(work)
     have = size_of(root)
-    n = len(session_dirs(root))
+    n = len(session_dirs(root)) // max(1, len(session_dirs(tpl))) if tpl else len(session_dirs(root))
+    b = RootBuilder(root)
     while have < size:
-        session = f"bench-{n:05d}-0000-4000-8000-000000000000"
-        for i, data in enumerate(srcs):
-            b.land_stream(session, data, stream="main" if i == 0 else f"agent-{i:04d}", max_bytes=BUDGET)
+        if tpl is not None:
+            replicate(tpl, root, n)
+        else:
+            session = f"bench-{n:05d}-0000-4000-8000-000000000000"
+            b.land_stream(session, jsonl(2000, width=3000), max_bytes=BUDGET)
         have = size_of(root)
         n += 1
-        print(f"\rbuilding: {have / 1e6:8.1f} MB in {n} session(s)", end="", file=sys.stderr, flush=True)
+        print(f"\rbuilding: {have / 1e6:8.1f} MB", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
+    return "copies of the Claude Code corpus as the collector landed it" if tpl else "synthetic transcripts"
 
 
 def sha_pass(files: list[Path]) -> int:
@@ -92,40 +128,40 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="timed runs of each side; the best counts (default 3)")
     args = ap.parse_args(argv)
     size = int(args.size_mb * 1e6)
-    tmp = None
-    root = args.root
-    if root is None:
-        tmp = tempfile.TemporaryDirectory(prefix="asz-bench-verify-")
-        root = Path(tmp.name) / "root"
+    tmp = tempfile.TemporaryDirectory(prefix="asz-bench-verify-")
+    work = Path(tmp.name)
+    root = args.root or work / "root"
     try:
         t0 = time.perf_counter()
-        build(root, size)
+        what = build(root, size, work)
         files = landed(root)
         total = sum(p.stat().st_size for p in files)
-        print(f"root     : {root} ({total / 1e6:.1f} MB, {len(files)} files; ready in {time.perf_counter() - t0:.1f}s)")
+        print(f"root     : {root} ({total / 1e6:.1f} MB, {len(files)} files of {what}; ready in {time.perf_counter() - t0:.1f}s)")
         sha_pass(files)  # warm the page cache for both sides
-        best_sha = best_verify = float("inf")
+        cpus = os.cpu_count() or 1
+        best = {"sha256": float("inf"), "verify, 1 process": float("inf"), f"verify, {cpus} processes": float("inf")}
         records = 0
         for _ in range(args.repeat):
             t = time.perf_counter()
             sha_pass(files)
-            best_sha = min(best_sha, time.perf_counter() - t)
-            t = time.perf_counter()
-            report = verify_root(root)
-            best_verify = min(best_verify, time.perf_counter() - t)
-            if not report.ok:
-                print("\n".join(report.lines()[:20]))
-                return 1
-            records = report.as_dict()["records"]
-        sha_mbs = total / 1e6 / best_sha
-        ver_mbs = total / 1e6 / best_verify
-        print(f"sha256   : {sha_mbs:8.1f} MB/s  ({best_sha:.2f}s)")
-        print(f"verify   : {ver_mbs:8.1f} MB/s  ({best_verify:.2f}s, {records} records, {records / best_verify:,.0f} records/s)")
-        print(f"ratio    : {ver_mbs / sha_mbs:.2f}  (verify / sha256; target >= 0.8; {os.cpu_count()} CPU(s))")
+            best["sha256"] = min(best["sha256"], time.perf_counter() - t)
+            for name, jobs in (("verify, 1 process", 1), (f"verify, {cpus} processes", cpus)):
+                t = time.perf_counter()
+                report = verify_root(root, jobs=jobs)
+                best[name] = min(best[name], time.perf_counter() - t)
+                if not report.ok:
+                    print("\n".join(report.lines()[:20]))
+                    return 1
+                records = report.as_dict()["records"]
+        sha_mbs = total / 1e6 / best["sha256"]
+        for name, secs in best.items():
+            mbs = total / 1e6 / secs
+            extra = f", {records / secs:,.0f} records/s, ratio {mbs / sha_mbs:.2f}" if name != "sha256" else ""
+            print(f"{name:<22}: {mbs:8.1f} MB/s ({secs:.2f}s{extra})")
+        print(f"target   : ratio >= 0.8 (verify / sha256 over the same files); {records} records, {cpus} CPU(s)")
         return 0
     finally:
-        if tmp is not None:
-            tmp.cleanup()
+        tmp.cleanup()
 
 
 if __name__ == "__main__":
