@@ -154,3 +154,21 @@ def test_entries_of_a_deleted_file_stay_indexed(tmp_path):
     p.unlink()
     again = load_index(b.session_dir)
     assert "stream/helper" in assemble(again, 4).nodes
+
+
+def test_assembly_reads_nothing_past_its_watermark(tmp_path):
+    """assemble(ix, n) depends only on landed files with seq <= n: a later file (a late result, a
+    replayed copy, a child) changes nothing until the watermark reaches it."""
+    b = SessionBuilder(tmp_path / "a", "sess-1")
+    c = Conversation()
+    c.input("one")
+    c.call("Working", tool="Bash", result=None)
+    c.land(b)
+    early = assemble(update_index(b.session_dir), 1)
+    c.result("s2-tool", "late")
+    c.agent("helper", ["hi"])
+    c.land(b)
+    ix = update_index(b.session_dir)
+    assert ix.indexed_seq > 1
+    assert same(early, assemble(ix, 1))
+    assert not same(early, assemble(ix, ix.indexed_seq))
