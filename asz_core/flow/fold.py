@@ -24,7 +24,7 @@ __all__ = ["FoldError", "Fold", "fold_rounds", "differing_ids"]
 
 
 class FoldError(ValueError):
-    """A round the fold cannot accept: ``round`` is its number, ``message`` the acceptance rule it breaks."""
+    """A round the fold cannot accept (§4.2): ``round`` is its number, ``message`` the acceptance rule it breaks, ``path`` its file ('' if none)."""
 
     def __init__(self, round_no: int, message: str, path: str = ""):
         self.round = round_no
@@ -36,7 +36,7 @@ class FoldError(ValueError):
 
 @attrs.define
 class Fold:
-    """The folded state of a chain.
+    """The folded state of a chain (origin-digest §4.2).
 
     ``rounds`` is how many rounds were accepted (0 for an empty chain);
     ``head`` the header of the last one and ``head_digest`` its commit
@@ -112,7 +112,7 @@ class Fold:
 
 
 def fold_rounds(rounds: Iterable[Round]) -> Fold:
-    """Fold rounds 1..N in order. Raises :class:`FoldError` at the first round that is not accepted."""
+    """Fold rounds 1..N in chain order (§4.2); returns the :class:`Fold`. Raises :class:`FoldError` at the first round not accepted."""
     f = Fold()
     for r in rounds:
         f.accept(r)

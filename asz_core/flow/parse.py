@@ -85,11 +85,17 @@ class FlowEngine(Protocol):
     ``watermark(session_dir)`` returns ``(handle, indexed_seq)`` after bringing
     the index up to date; ``assemble(handle, through_seq, conversation)``
     returns the :class:`Assembly` of the whole session through ``through_seq``.
+    An engine may set a ``problem`` string during ``watermark`` (the index
+    stopped early); parse writes what the watermark allows, then reports it.
     """
 
-    def watermark(self, session_dir: Path) -> tuple[Any, int]: ...
+    def watermark(self, session_dir: Path) -> tuple[Any, int]:
+        """``(handle, indexed_seq)``: the index as parse will read it and the seq parse never reads past (§2.4)."""
+        ...
 
-    def assemble(self, handle: Any, through_seq: int, conversation: str) -> Assembly: ...
+    def assemble(self, handle: Any, through_seq: int, conversation: str) -> Assembly:
+        """The whole session's :class:`Assembly` through ``through_seq`` (§4.4), entities at revision 0."""
+        ...
 
 
 class IndexEngine:
@@ -102,12 +108,23 @@ class IndexEngine:
 
     def __init__(self, update: bool = True):
         self.update = update
+        self.problem = ""
 
     def watermark(self, session_dir: Path) -> tuple[Any, int]:
-        """``(index, index.indexed_seq)`` for ``session_dir`` (the index has its own lock)."""
+        """``(index, index.indexed_seq)`` for ``session_dir`` (the index has its own lock).
+
+        A landed file the index cannot read stops indexing before it: the
+        watermark stays below it and :attr:`problem` names the file (parse
+        then writes what the index holds and reports the problem).
+        """
         from . import index as ix
 
-        idx = ix.update_index(session_dir) if self.update else ix.load_index(session_dir)
+        self.problem = ""
+        try:
+            idx = ix.update_index(session_dir) if self.update else ix.load_index(session_dir)
+        except ix.IndexBuildError as exc:
+            self.problem = f"index stops before a landed file it cannot read: {exc}"
+            idx = ix.load_index(session_dir, rebuild=False)
         return idx, int(idx.indexed_seq)
 
     def assemble(self, handle: Any, through_seq: int, conversation: str) -> Assembly:
@@ -470,7 +487,9 @@ def parse_session(
 
     Raises :class:`ChainBusy` when another parser holds the chain (nothing
     written), :class:`ParseError` when the chain covers more than the index
-    holds or was written by another parser/policy/session, :class:`ChainError`
+    holds or was written by another parser/policy/session (nothing written),
+    or when the index stopped before a landed file it cannot read (raised
+    after the rounds the index allows are written), :class:`ChainError`
     for a broken chain, OSError for I/O failures (origin-digest §2.5, §4.3).
     """
     out = ParseOutcome(session, conversation or session)
@@ -506,17 +525,19 @@ def _parse(root: Path, session: str, out: ParseOutcome, budget: int, engine: Flo
                 f"the chain already covers seq {fold.through_seq} but the index holds only through seq {watermark}; "
                 "nothing written (rebuild the index, or delete the chain and parse again)",
             )
-        if watermark == fold.through_seq:
-            return
-        ctx.start(sdir, watermark)
-        while fold.through_seq < watermark:
-            r = ctx.next_round(fold, watermark)
-            chain.install(r, fsync=fsync)
-            fold.accept(r)
-            out.rounds.append(r)
-        chain.write_state(fold, fsync=fsync)
+        if watermark > fold.through_seq:
+            ctx.start(sdir, watermark)
+            while fold.through_seq < watermark:
+                r = ctx.next_round(fold, watermark)
+                chain.install(r, fsync=fsync)
+                fold.accept(r)
+                out.rounds.append(r)
+            chain.write_state(fold, fsync=fsync)
     finally:
         chain.unlock()
+    note = getattr(engine, "problem", "")
+    if note:
+        raise ParseError(session, f"{note}; rounds written through seq {out.watermark}")
 
 
 def parse_root(

@@ -143,7 +143,7 @@ _FRAMES = {Node: ("node", _node_fields), Relation: ("relation", _relation_fields
 
 
 def encode_entity(entity: Node | Relation | Unresolved) -> bytes:
-    """One entity frame (no newline): ``t``, ``id``, ``revision``, ``tombstone`` when set, then its fields.
+    """One entity frame (no newline; origin-digest §4.1): ``t``, ``id``, ``revision``, ``tombstone`` when set, then its fields.
 
     A tombstone carries only its envelope. Raises TypeError for an object that
     is not a Node, Relation or Unresolved, or attrs holding a value JSON cannot carry.
@@ -254,7 +254,7 @@ _HEADER_KEYS = frozenset(
 
 @attrs.define
 class Round:
-    """One round: header, entities (each group sorted by id), commit digest and the file's bytes.
+    """One round (origin-digest §4.1): header, entities (each group sorted by id), commit digest and the file's bytes.
 
     ``digest`` is the hex SHA-256 of every byte before the commit line; ``data``
     the whole file (commit line and final newline included); ``path`` where it
@@ -296,7 +296,7 @@ def build_round(
     relations: Iterable[Relation] = (),
     unresolved: Iterable[Unresolved] = (),
 ) -> Round:
-    """Write a round in memory: every entity gets ``revision = header.round``; groups sorted by id.
+    """Write a round in memory (origin-digest §4.1): every entity gets ``revision = header.round``; groups sorted by id.
 
     The entities passed in are copied, never changed. Returns the :class:`Round`
     with its bytes and commit digest. Raises ValueError for a duplicated id in a
@@ -336,7 +336,7 @@ def round_file_name(number: int, digest: str) -> str:
 
 
 def parse_round_file_name(name: str) -> tuple[int, str] | None:
-    """``(round number, 12 hex)`` from a round file name; None when the name is not one."""
+    """``(round number, 12 hex)`` from a round file name (``r%06d-<12 hex>.sf``, §4.1); None when the name is not one."""
     m = _FILE_RE.match(name)
     return (int(m.group("round")), m.group("digest")) if m else None
 
@@ -345,7 +345,11 @@ def parse_round_file_name(name: str) -> tuple[int, str] | None:
 
 
 def read_round(path: str | os.PathLike) -> Round:
-    """Read and check one round file. Raises :class:`RoundError` (file, line, rule) or OSError."""
+    """Read and check one round file against every reader rule of origin-digest §4.2 (see :func:`decode_round`).
+
+    Returns the :class:`Round` with ``path`` set. Raises :class:`RoundError`
+    (file, line, rule) or OSError when the file cannot be read.
+    """
     path = Path(path)
     data = path.read_bytes()
     r = decode_round(data, path)
@@ -614,7 +618,7 @@ def input_digest(previous: str, file_digests: Iterable[str]) -> str:
 
 
 def landed_file_digest(path: str | os.PathLike) -> str:
-    """The SHA-256 hex of a landed file's whole bytes, as a round's input digest binds it.
+    """The SHA-256 hex of a landed file's whole bytes, as a round's input digest binds it (§4.1).
 
     For a ``.sk`` skeleton (seed 000, Skeletons) the landed file is gone; its
     header's ``removed.digest`` names the digest the file had. Raises OSError

@@ -22,9 +22,11 @@ from asz_core.flow.assemble import assemble  # noqa: E402
 from asz_core.flow.chain import Chain  # noqa: E402
 from asz_core.flow.fold import Fold  # noqa: E402
 from asz_core.flow.index import load_index  # noqa: E402
-from asz_core.flow.parse import IndexEngine, fold_matches_assembly, parse_root  # noqa: E402
+from asz_core.flow.parse import IndexEngine, fold_matches_assembly, parse_outcome, parse_root  # noqa: E402
 from asz_core.flow.verify_chain import verify_chains  # noqa: E402
-from asz_core.storage.layout import session_dir  # noqa: E402
+from asz_core.storage.layout import landed_files, session_dir  # noqa: E402
+
+from test_parse_fixtures import SESSION, land  # noqa: E402
 
 PROJECTS = ("-experiments-worktrees", "-Users-alex-workspace-coderabbit-review-helper", "-src-deep-manifest")
 
@@ -103,3 +105,15 @@ def test_parse_is_incremental_over_a_growing_session(landed_root, tmp_path):
             assert fold.through_seq == through
             assert fold_matches_assembly(fold, assemble(ix, through, conversation=o.conversation)) == []
     assert verify_chains(root).ok
+
+
+def test_unreadable_landed_file_stops_the_watermark_before_it(tmp_path):
+    for i in range(3):
+        land(tmp_path, [{"id": f"r{i}", "text": f"hello {i}", "time": f"2026-01-01T00:00:0{i}Z"}])
+    bad = landed_files(session_dir(tmp_path, SESSION))[1][1]
+    bad.chmod(0o644)
+    bad.write_bytes(bad.read_bytes()[:-20])
+    o = parse_outcome(tmp_path, SESSION, fsync=False)
+    assert [r.header.through_seq for r in o.rounds] == [1]
+    assert "index stops before a landed file it cannot read" in o.problem and bad.name in o.problem
+    assert "rounds written through seq 1" in o.problem
