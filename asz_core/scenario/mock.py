@@ -16,6 +16,7 @@ start, ``bytes`` its size and ``sha`` the first 12 hex of its SHA-256.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 from typing import Any
@@ -260,6 +261,33 @@ def landing_order(files: list[SourceFile]) -> list[SourceFile]:
     return sorted(files, key=lambda f: (landing_group(f), f.stream != "main", _RANK.get(f.kind, 0), f.rel))
 
 
+def _cursor(plan: Plan, f: SourceFile, lines: list[Line], positions: dict, seq: int, stamp_ns: int, root: Path) -> None:
+    """Write the cursor the collector would hold for source ``f`` after landing through ``seq``.
+
+    The mock lands what a collector would, so its sources have cursors too:
+    ``verify`` then finds an end gap when a landed file is lost, in both
+    formats alike. ``dev``/``ino``/``mtime`` are 0 (there is no source file);
+    the tail digest covers the source's bytes up to the offset.
+    """
+    from ..sessiondata.times import format_rfc3339
+    from ..storage.cursor import TAIL_WINDOW, AppendCursor, SnapshotCursor, write_cursor
+    from ..storage.layout import cursor_path, kind_dir
+
+    d = kind_dir(root, plan.session, f.kind, f.stream or ("main" if f.kind in ("transcript", "agent_meta", "changes", "execution") else ""), f.batch)
+    at = format_rfc3339(stamp_ns)
+    if f.mode == "snapshot":
+        raw = positions[f.rel]
+        cur = SnapshotCursor(source=f.rel, content_sha256=hashlib.sha256(raw).hexdigest(), size=len(lines[-1].raw), last_seq=seq, updated_at=at)
+    else:
+        data = b"".join(ln.raw + b"\n" for ln in plan.kept() if ln.file.rel == f.rel and ln.stage <= lines[-1].stage)
+        ord_, off = positions[f.rel]
+        last = lines[-1].obj.get("uuid", "") if isinstance(lines[-1].obj, dict) else ""
+        cur = AppendCursor(source=f.rel, offset=off, ord=ord_ - 1, last_uuid=last if isinstance(last, str) else "",
+                           tail_sha256=hashlib.sha256(data[max(0, off - TAIL_WINDOW):off]).hexdigest(), size=len(data),
+                           last_seq=seq, updated_at=at)
+    write_cursor(cursor_path(d, f.kind), cur, fsync=False)
+
+
 def land_stage(plan: Plan, stage: int, root: Path, positions: dict, stamp_ns: int) -> int:
     """Land stage ``stage`` of ``plan`` into storage root ``root`` as mock Session Data; returns files landed.
 
@@ -306,7 +334,8 @@ def land_stage(plan: Plan, stage: int, root: Path, positions: dict, stamp_ns: in
             except BaseException:
                 sdw.abort()
                 raise
-            w.finish(sdw)
+            lf = w.finish(sdw)
+            _cursor(plan, f, lines, positions, lf.header.seq, stamp_ns, root)
             landed += 1
         w.write_state()
     finally:

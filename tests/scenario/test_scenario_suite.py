@@ -70,3 +70,31 @@ def test_cli_reports_a_difference(tmp_path: Path, shared_dir: Path) -> None:
     r = _asz("scenario", "check", str(tmp_path / "synthetic.yaml"), "--format", "sd", "--no-properties")
     assert r.returncode == 1
     assert "FAIL synthetic [sd] checkpoint final: kinds.message.synthetic: expected 2, got 1" in r.stdout
+
+
+LOST_FILE = """\
+title: a lost file
+steps:
+  - input: ask the helper
+  - call:
+      agent: {name: helper, prompt: look, steps: [{call: {text: looked}}], notify: true}
+  - call: {text: The helper looked.}
+    checkpoint: helped
+  - input: and now
+  - call: {text: Done.}
+"""
+
+
+def test_lose_and_verify_hold_the_original_lost_file_expectation(tmp_path: Path, shared_dir: Path) -> None:
+    """A definition written for lost-file (not public) meets its published expectation: `lose` deletes the
+    helper's landed transcript after round 1, the structure stays in the chain, and `asz verify` finds the
+    missing file and the end gap in both formats (the mock writes cursors as the collector does)."""
+    from asz_core.scenario.check import check_scenario
+    from asz_core.scenario.model import load_expectation, load_scenario
+
+    (tmp_path / "lost-file.yaml").write_text(LOST_FILE)
+    sc = load_scenario(tmp_path / "lost-file.yaml")
+    ex = load_expectation(shared_dir / "conformance" / "scenarios" / "lost-file.expect.yaml")
+    res = check_scenario(sc, ex, properties=False)
+    assert res.ok, "\n".join(res.failures)
+    assert res.passed >= 30
