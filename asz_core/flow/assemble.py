@@ -1009,7 +1009,8 @@ class _Builder:
     def emit_result_of(self) -> None:
         """``result_of`` (0.6): a child's output back to the call that started it, only when the
         call's own result is the child's synchronous return (flag ``child_result``, not a launch
-        acknowledgement) and no notification reports the child (a background launch)."""
+        acknowledgement) and no notification reports the child (a background launch); and an
+        auxiliary stream's last call back to the tool it ran inside."""
         for ed in self.spawn_edges:
             if not ed.tool or ed.stream in self.reported:
                 continue
@@ -1024,6 +1025,19 @@ class _Builder:
                 continue
             self.relate("result_of", oid, t.node_id, "exact_unique", "the call's result is what the child returned",
                         [_bref(r, t.result_part)])
+        # A plain model call made inside a tool (an auxiliary stream): the tool's result is what that
+        # stream's last call answered.
+        for ed in self.spawn_edges:
+            child = self.by_stream.get(ed.stream)
+            t = self.tool_by_id.get(ed.tool) if ed.tool else None
+            if child is None or child.role != "auxiliary" or t is None or t.use is None or t.result is None or t.ambiguous:
+                continue
+            calls = [c for c in self.calls if c.stream is child]
+            if not calls:
+                continue
+            last = max(calls, key=lambda c: (c.fragments[-1].seq, c.fragments[-1].row))
+            self.relate("result_of", last.node_id, t.node_id, "exact_unique",
+                        "the last model call inside the tool, and what the tool returned", [_bref(t.result, t.result_part)])
 
     # ------------------------------------------------------------------ counts
 

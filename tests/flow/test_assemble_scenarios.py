@@ -399,3 +399,21 @@ def test_lost_launch_with_a_sidecar_naming_the_call(tmp_path):
     asm = run(tmp_path, c)
     assert open_kinds(asm) == {"spawn_of_child": "open"}
     assert "s2-tool" in asm.unresolved["unres/spawn_of_child/reviewer"].reason
+
+
+def test_auxiliary_stream_last_call_is_result_of_its_tool(tmp_path):
+    """A model call made inside a tool (LangChain: flag ``auxiliary`` on the record naming the stream)
+    is no child agent: the call stays a tool, the stream is auxiliary, its last call is the result."""
+    from asz_core.flow._asm_build import assistant, prompt, text, tool_call, tool_result, user_input
+
+    t0 = 1767225600000
+    b = SessionBuilder(tmp_path, "sess-1")
+    r = tool_result("r1", "k1", "a1", t0 + 500, "42", child="aux1", flags=["auxiliary"])
+    b.land("transcript", [user_input("u1", "p1", "compute", t0), assistant("a1", "m1", "u1", t0 + 10, tool_call("k1", "calc")), r])
+    b.land("transcript", [prompt("x0", "q1", "2*21", t0 + 100), assistant("x1", "mx1", "x0", t0 + 200, text("42"))],
+           stream="aux1")
+    asm = assemble(update_index(b.session_dir), 2)
+    assert asm.nodes["stream/aux1"].attrs["role"] == "auxiliary"
+    assert asm.nodes["tool/k1"].kind == "tool"
+    assert [(x.from_, x.to) for x in asm.relations.values() if x.type == "result_of"] == [("call/mx1", "tool/k1")]
+    assert asm.counts["subagents"] == 0
