@@ -353,14 +353,23 @@ def _threaded(paths: list[Path]) -> Iterator[FileResult]:
             del data
 
 
-def _check_files(paths: list[Path], jobs: int) -> list[FileResult]:
-    """Check every file, in ``jobs`` processes when there is enough to share (results in ``paths`` order)."""
+def _check_files(paths: list[Path], jobs: int) -> Iterator[FileResult]:
+    """Check every file, in ``jobs`` processes when there is enough to share; yields results in ``paths`` order.
+
+    Results are consumed as they come, so a large root is never held whole.
+    Worker processes are forked only when this process runs no other thread
+    (forking a threaded process can deadlock); otherwise they are spawned.
+    """
     if jobs > 1 and len(paths) >= PARALLEL_MIN_FILES:
+        import multiprocessing
+        import threading
         from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(max_workers=jobs) as procs:
-            return list(procs.map(check_landed_file, paths, chunksize=max(1, min(16, len(paths) // (jobs * 8)))))
-    return list(_threaded(paths))
+        method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method)) as procs:
+            yield from procs.map(check_landed_file, paths, chunksize=max(1, min(16, len(paths) // (jobs * 8))))
+        return
+    yield from _threaded(paths)
 
 
 # --------------------------------------------------------------------------- problems
@@ -557,14 +566,18 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
         sessions = session_dirs(root)
     listed = [(sdir, landed_files(sdir, skeletons=True)) for sdir in sessions]
     paths = [path for _, files in listed for _, path in files]
-    results = dict(zip(paths, _check_files(paths, (os.cpu_count() or 1) if jobs is None else jobs)))
+    checked = _check_files(paths, (os.cpu_count() or 1) if jobs is None else jobs)
     problems: list[Problem] = []
     streams = records = duplicates = 0
-    for sdir, files in listed:
-        s_streams, s_records, s_dups = _verify_session(root, root_shown, sdir, files, results, problems)
-        streams += s_streams
-        records += s_records
-        duplicates += s_dups
+    try:
+        for sdir, files in listed:
+            results = {path: next(checked) for _, path in files}
+            s_streams, s_records, s_dups = _verify_session(root, root_shown, sdir, files, results, problems)
+            streams += s_streams
+            records += s_records
+            duplicates += s_dups
+    finally:
+        checked.close()  # shuts the worker processes down now, not when collected
     section = Section(
         "landed",
         f"checked {len(sessions)} session(s), {streams} stream(s), {records} records",
