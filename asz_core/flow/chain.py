@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import Iterator
 
 import orjson
 
@@ -183,9 +184,12 @@ class Chain:
         files = self.round_files()
         return files[-1] if files else None
 
-    def read_rounds(self) -> list[Round]:
-        """Read every listed round in order. Raises ChainError for a gap, two files of one number or a round the reader refuses."""
-        rounds = []
+    def iter_rounds(self) -> Iterator[Round]:
+        """Read the listed rounds one at a time, in order (a long chain is never held in memory whole).
+
+        Raises ChainError for a gap, two files of one number, a round the
+        reader refuses, or a file name that does not match its round.
+        """
         expected = 1
         for rf in self.round_files():
             if rf.number != expected:
@@ -198,14 +202,17 @@ class Chain:
                 raise ChainError(str(exc)) from None
             if r.header.round != rf.number or r.digest[:12] != rf.prefix:
                 raise ChainError(f"{rf.path}: file name does not match round {r.header.round}, digest {r.digest[:12]}")
-            rounds.append(r)
+            yield r
             expected += 1
-        return rounds
+
+    def read_rounds(self) -> list[Round]:
+        """Every listed round in order (see :meth:`iter_rounds` for the errors raised)."""
+        return list(self.iter_rounds())
 
     def load(self) -> Fold:
-        """Fold the whole chain (rounds 1..head). Raises ChainError when a round is unreadable or refused by the fold."""
+        """Fold the whole chain (rounds 1..head, §4.2). Raises ChainError when a round is unreadable or refused by the fold."""
         fold = Fold()
-        for r in self.read_rounds():
+        for r in self.iter_rounds():
             try:
                 fold.accept(r)
             except FoldError as exc:
