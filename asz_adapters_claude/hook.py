@@ -408,7 +408,8 @@ def main(argv: list[str] | None = None) -> int:
 
     ``argv`` are the arguments after ``hook``. An argument it does not know
     is logged and ignored, never an error: Claude Code treats a hook's exit
-    status 2 as a block. ``--help`` prints usage to stderr.
+    status 2 as a block. ``--help``, or a terminal on standard input (so the
+    hook never sits waiting), prints usage to stderr.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     flag = None
@@ -432,6 +433,9 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         _log(data_dir, f"ignored arguments {unknown!r}")
     try:
+        if sys.stdin is None or sys.stdin.isatty():  # a person at a terminal, not Claude Code: never wait for input
+            sys.stderr.write(_USAGE)
+            return 0
         raw = sys.stdin.buffer.read()
     except BaseException as exc:
         _log(data_dir, f"could not read standard input: {type(exc).__name__}: {exc}")

@@ -83,6 +83,7 @@ def pct(xs: list[float], q: float) -> float:
 
 
 def main() -> None:
+    """Parse the arguments, run each variant ``-n`` times after a warm-up of 3, print p50/p95/max in ms."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-n", type=int, default=200, help="invocations per variant (default 200)")
     ap.add_argument("--payload", type=Path, help="a file whose first line is the hook event")

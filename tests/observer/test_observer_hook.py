@@ -258,3 +258,17 @@ def test_rfc3339_utc() -> None:
     """Nanosecond times with trailing zeros dropped, and whole seconds with no fraction."""
     assert H.rfc3339_utc(1_786_033_290_556_000_000) == "2026-08-06T16:21:30.556Z"
     assert H.rfc3339_utc(1_786_033_290_000_000_000) == "2026-08-06T16:21:30Z"
+
+
+def test_the_typer_command_does_the_same(tmp_path: Path) -> None:
+    """``hook`` registered on the Typer app (reached when argv does not start with ``hook``) records the same event."""
+    from typer.testing import CliRunner
+
+    from asz_core.cli.main import app
+
+    ev = {"hook_event_name": "PostToolUse", "tool_name": "mcp__a__b", "session_id": "s1", "tool_use_id": "t1", "tool_input": {"x": 1}}
+    raw = json.dumps(ev).encode()
+    result = CliRunner().invoke(app, ["hook", "--data", str(tmp_path)], input=raw)
+    assert result.exit_code == 0, result.output
+    (line,) = (tmp_path / "output" / "s1" / "main.execution.jsonl").read_bytes().splitlines()
+    assert json.loads(line)["arguments"]["bytes"] == len(b'{"x":1}')
