@@ -370,8 +370,9 @@ class _Parts:
     def unknown(self, buf: bytes, b: int, e: int, reason: str) -> None:
         self.add(unknown_part(buf[b:e], reason))
 
-    def text(self, text: str, size: int) -> None:
-        self.add(Part(k="text", text=text, bytes=size))
+    def text(self, text: str, size: int = 0) -> None:
+        """A text part; its ``bytes`` is the text's UTF-8 size (the original is the text itself)."""
+        self.add(Part(k="text", text=text, bytes=len(text.encode("utf-8"))))
 
     def block(self, item: Any, buf: bytes, b: int, e: int) -> None:
         """One content block into its part(s), or an unknown part."""
@@ -398,9 +399,10 @@ class _Parts:
 
     def _call(self, blk: _Obj, size: int) -> bool:
         v = blk.value
-        part = Part(k="call", id=_s(v, "id"), name=_s(v, "name"), bytes=size)
+        part = Part(k="call", id=_s(v, "id"), name=_s(v, "name"))
         if "input" in v:
             part.data = blk.raw("input")
+            part.bytes = len(part.data.raw)
         split = mcp_split(part.name)
         if split:
             part.server, part.server_tool = split
@@ -413,15 +415,15 @@ class _Parts:
         if text is not None and not isinstance(text, str):
             return False
         text = text or ""
-        self.add(Part(k="reasoning", text=text, state="available" if text else "unavailable", bytes=size))
+        self.add(Part(k="reasoning", text=text, state="available" if text else "unavailable", bytes=len(text.encode("utf-8"))))
         sig = v.get("signature")
         if isinstance(sig, str) and sig:
             self.rec.dropped.append(Dropped(what="reasoning signature", bytes=len(sig.encode("utf-8")), why=SIGNATURE_WHY))
         return True
 
     def _redacted(self, blk: _Obj, size: int) -> bool:
-        self.add(Part(k="reasoning", state="redacted", bytes=size))
         data = blk.value.get("data")
+        self.add(Part(k="reasoning", state="redacted", bytes=len(data.encode("utf-8")) if isinstance(data, str) else 0))
         if isinstance(data, str) and data:
             self.rec.dropped.append(Dropped(what="redacted reasoning", bytes=len(data.encode("utf-8")), why=REDACTED_WHY))
         return True
@@ -459,10 +461,11 @@ class _Parts:
             raw_content = True
         if self.tur is not None:
             part.data = self.tur.whole()
-            part.bytes += self.tur.whole_size()
             self.tur = None
         elif raw_content:
             part.data = blk.raw("content")
+        # bytes is the size of the original result: its text, or its data when it has no text
+        part.bytes = len(part.text.encode("utf-8")) if part.text else (len(part.data.raw) if isinstance(part.data, RawJSON) else 0)
         self.add(part)
         for item, item_size in media:
             if not self._image(item, item_size):
@@ -490,8 +493,42 @@ def _unknown_record(rec: Record, raw: bytes, reason: str) -> None:
     rec.flags = _ordered(withheld_flags_of_undecodable(raw))
 
 
+#: String contents the runtime itself writes into a ``user`` record of a transcript without ``origin``.
+_RUNTIME_USER_PREFIXES = ("<task-notification>", "<local-command-stdout>", "<local-command-stderr>")
+
+
+def _typed_prompt(v: dict) -> str:
+    """A ``user`` record of a runtime that writes no ``origin`` (Claude Code before ``origin`` existed; seed 003).
+
+    Returns ``external`` for a person's prompt: not ``isMeta``, not a compact
+    summary, not ``isSidechain`` (a child's opening prompt is its parent's
+    words), no ``toolUseResult``, and content that is a string or a list of
+    only text/image blocks (no ``tool_result``). Returns ``notification`` for
+    a string content that opens with ``<task-notification>``; '' otherwise
+    (including content the runtime writes for local commands).
+    """
+    if v.get("type") != "user" or "origin" in v or v.get("isMeta") is True or v.get("isCompactSummary") is True:
+        return ""
+    if v.get("isSidechain") is True:
+        return ""
+    if "toolUseResult" in v:
+        return ""
+    message = v.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        head = content.lstrip()
+        if head.startswith("<task-notification>"):
+            return "notification"
+        if head.startswith(_RUNTIME_USER_PREFIXES):
+            return ""
+        return "external"
+    if isinstance(content, list) and content and all(isinstance(b, dict) and b.get("type") in ("text", "image") for b in content):
+        return "external"
+    return ""
+
+
 def _trigger(v: dict, attachment: dict | None) -> str:
-    """Trigger by rule (origin-digest §5.1, Trigger)."""
+    """Trigger by rule (origin-digest §5.1, Trigger; seed 003 for transcripts without ``origin``)."""
     origin = v.get("origin")
     if not isinstance(origin, dict) and attachment is not None:
         origin = attachment.get("origin")
@@ -499,7 +536,7 @@ def _trigger(v: dict, attachment: dict | None) -> str:
         return _TRIGGERS.get(origin.get("kind"), "unknown") if isinstance(origin.get("kind"), str) else "unknown"
     if v.get("type") == "user" and v.get("isMeta") is not True and v.get("promptSource") == "sdk":
         return "external"
-    return ""
+    return _typed_prompt(v)
 
 
 def _transcript_flags(v: dict, t: str, message: dict | None, attachment: dict | None, tur: dict | None) -> set[str]:
@@ -522,6 +559,8 @@ def _transcript_flags(v: dict, t: str, message: dict | None, attachment: dict | 
     elif t == "user" and not meta and v.get("isCompactSummary") is not True:
         origin = v.get("origin")
         if (isinstance(origin, dict) and origin.get("kind") == "human") or (origin is None and v.get("promptSource") == "sdk"):
+            flags.add("external_input")
+        elif _typed_prompt(v) == "external":
             flags.add("external_input")
     if v.get("isCompactSummary") is True:
         flags.add("reset_summary")
@@ -567,7 +606,8 @@ def _attachment_part(parts: _Parts, att: _Obj, size: int) -> None:
         if isinstance(a.get(key), str) and a[key]:
             parts.text(a[key], size)
             return
-    parts.add(Part(k="data", data=att.whole(), bytes=size))
+    whole = att.whole()
+    parts.add(Part(k="data", data=whole, bytes=len(whole.raw)))
 
 
 def _transcript(rec: Record, obj: _Obj, raw: bytes) -> None:

@@ -48,7 +48,7 @@ _NAMED: dict[str, tuple[str, str, str]] = {
     "continues": ("logicalParentUuid", f"{_REC} of a compact_boundary line", "the record the new context resumes from"),
     "child": ("toolUseResult.agentId", "toolUseResult of a user line; agentId of a sidecar or journal line", "the child stream named"),
     "time": ("timestamp", _REC, "RFC 3339 as the runtime wrote it; sidecars, manifests and scripts have none"),
-    "trigger": ("origin.kind", f"{_REC}, else attachment.origin.kind", 'human → external, task-notification → notification, other → unknown'),
+    "trigger": ("origin.kind", f"{_REC}, else attachment.origin.kind", 'human → external, task-notification → notification, other → unknown; with no origin key: a typed prompt (string or text-only content, no toolUseResult) → external, a <task-notification> string → notification'),
     "model": ("message.model", "message.model of an assistant line", "as the runtime wrote it"),
     # relations
     "starts": ("toolUseResult.agentId, or a run journal", "toolUseResult of a user line; journal.jsonl started rows", "a call starting a child stream"),

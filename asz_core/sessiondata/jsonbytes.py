@@ -8,6 +8,7 @@ without touching anything inside a string.
 
 from __future__ import annotations
 
+import json
 import re
 
 import orjson
@@ -131,6 +132,41 @@ def compact(raw: bytes) -> bytes:
     return _COMPACT_RE.sub(rb"\1", raw)
 
 
+_DECODER = json.JSONDecoder()
+_TEXT_CACHE: list = [None, "", False]  # [bytes object, its text, whether it is ASCII]
+
+
+def _text_of(buf: bytes) -> tuple[str, bool] | None:
+    """The UTF-8 text of ``buf`` (one-entry cache keyed by identity); None when it is not UTF-8."""
+    if _TEXT_CACHE[0] is buf:
+        return _TEXT_CACHE[1], _TEXT_CACHE[2]
+    try:
+        text = buf.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    _TEXT_CACHE[0], _TEXT_CACHE[1], _TEXT_CACHE[2] = buf, text, len(text) == len(buf)
+    return text, _TEXT_CACHE[2]
+
+
+def _container_end_fast(buf: bytes, pos: int) -> int | None:
+    """End byte of the object or array at ``pos`` using the C JSON scanner; None when it cannot tell.
+
+    The scanner works on text, so offsets are converted between bytes and
+    characters (free for ASCII lines). A value the scanner refuses falls back
+    to the byte-level tokenizer, which says why.
+    """
+    got = _text_of(buf)
+    if got is None:
+        return None
+    text, ascii_ = got
+    ci = pos if ascii_ else len(buf[:pos].decode("utf-8"))
+    try:
+        _, ce = _DECODER.raw_decode(text, ci)
+    except (ValueError, RecursionError):
+        return None
+    return ce if ascii_ else pos + len(text[ci:ce].encode("utf-8"))
+
+
 def _skip_ws(buf: bytes, pos: int) -> int:
     return _WS_RE.match(buf, pos).end()
 
@@ -151,6 +187,9 @@ def value_span(buf: bytes, start: int) -> tuple[int, int]:
             raise JSONSpanError(f"unterminated string at byte {pos}")
         return pos, m.end()
     if c in (0x7B, 0x5B):  # { [
+        end = _container_end_fast(buf, pos)
+        if end is not None:
+            return pos, end
         depth = 0
         for m in _TOKEN_RE.finditer(buf, pos):
             t = buf[m.start()]

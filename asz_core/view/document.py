@@ -435,7 +435,8 @@ class _View:
             if text:
                 d["text"] = clip_text(text)
             d["state"] = p.state
-            d["bytes"] = p.bytes
+            if p.bytes:
+                d["bytes"] = p.bytes
             return
         texts = [p.text for p in parts if p.k in ("text", "reasoning", "result") and p.text]
         if withheld:
@@ -600,7 +601,7 @@ class _View:
                 talks_by_stream.setdefault(t.stream, []).append(t)
         records: dict[str, int] = {}
         for seq, h in self.sess.headers.items():
-            if h is not None and h.kind == "transcript":
+            if h is not None and h.kind in ("transcript", "agent_meta"):
                 records[h.stream or "main"] = records.get(h.stream or "main", 0) + len(self.sess.records.get(seq, []))
         for s in sorted(streams, key=lambda s: (s.attrs.get("role") != "main", self.at(s) or (1 << 62), s.id)):
             name = s.id.split("/", 1)[1] if "/" in s.id else s.id

@@ -196,7 +196,19 @@ def test_triggers() -> None:
     assert (sdk.trigger, sdk.flags) == ("external", ["external_input"])
     meta = conv(user("hi", promptSource="sdk", isMeta=True))
     assert (meta.trigger, meta.flags) == ("", ["injected"])
-    assert conv(user("hi")).trigger == ""  # no origin: nothing inferred
+    # a transcript that writes no origin (Claude Code 1.x to 2.1.114 in the corpus): seed 003's rule
+    typed = conv(user("hi"))
+    assert (typed.trigger, typed.flags) == ("external", ["external_input"])
+    texts = conv(user([{"type": "text", "text": "hi"}]))
+    assert (texts.trigger, texts.flags) == ("external", ["external_input"])
+    note = conv(user("<task-notification>\n<task-id>a0123456789abcdef</task-id>\n</task-notification>"))
+    assert (note.trigger, note.flags) == ("notification", [])
+    stdout = conv(user("<local-command-stdout>ok</local-command-stdout>"))
+    assert (stdout.trigger, stdout.flags) == ("", [])
+    child_prompt = conv(user("check the tests", isSidechain=True))
+    assert (child_prompt.trigger, child_prompt.flags) == ("", [])
+    result = conv(user([{"type": "tool_result", "tool_use_id": "t", "content": "x"}]))
+    assert (result.trigger, result.flags) == ("", [])
     att = conv({"type": "attachment", "uuid": "x", "attachment": {"type": "queued_command", "commandMode": "prompt", "prompt": "do it", "origin": {"kind": "human"}}})
     assert (att.trigger, att.flags, att.parts[0].text, att.from_) == ("external", ["external_input"], "do it", "runtime")
 
