@@ -459,13 +459,15 @@ class _Builder:
 
     def stage5_spawns(self) -> None:
         """Child streams joined to the calls that started them (§4.4 step 5)."""
+        # A run is reached from the launch result that names it (the record's own batch): a child
+        # transcript filed under the run must not stand in for the call that launched it.
         batch_tool: dict[str, str] = {}
         for e in self.canonical:
-            if not e.batch or e.kind == "journal":
+            if not e.own_batch or e.kind == "journal":
                 continue
             for p in e.parts:
                 if p.k == "result" and p.of:
-                    batch_tool.setdefault(e.batch, p.of)
+                    batch_tool.setdefault(e.own_batch, p.of)
                     break
 
         edges: list[_Edge] = []

@@ -132,7 +132,7 @@ class IndexEntry:
     ``seq``/``row`` locate it (row counts from 1 after the header). ``kind`` is
     the file kind of its landed file, ``stream`` the file header's stream
     (empty for run files and provider bodies), ``batch`` the record's batch or,
-    when it names none, its file's. ``ts`` is the record time in integer ns
+    when it names none, its file's (``own_batch``: the record's alone). ``ts`` is the record time in integer ns
     since the epoch (None when absent or not an RFC 3339 time). ``flags`` is a
     frozenset of flag names; ``usage`` the record's usage object (or None).
     """
@@ -143,6 +143,7 @@ class IndexEntry:
         "kind",
         "stream",
         "batch",
+        "own_batch",
         "id",
         "parent",
         "call",
@@ -168,7 +169,8 @@ class IndexEntry:
         self.row = row
         self.kind = kind
         self.stream = stream
-        self.batch: str = d.get("batch") or file_batch
+        self.own_batch: str = d.get("batch", "")
+        self.batch: str = self.own_batch or file_batch
         self.id: str = d.get("id", "")
         self.parent: str = d.get("parent", "")
         self.call: str = d.get("call", "")

@@ -417,3 +417,21 @@ def test_auxiliary_stream_last_call_is_result_of_its_tool(tmp_path):
     assert asm.nodes["tool/k1"].kind == "tool"
     assert [(x.from_, x.to) for x in asm.relations.values() if x.type == "result_of"] == [("call/mx1", "tool/k1")]
     assert asm.counts["subagents"] == 0
+
+
+def test_workflow_child_landed_before_its_launch(tmp_path):
+    """A workflow child's transcript filed under the run (header batch) lands before the main
+    transcript: its own tool results do not stand in for the launch call."""
+    from asz_core.flow._asm_build import assistant, journal, prompt, tool_call, tool_result, user_input
+
+    t0 = 1767225600000
+    b = SessionBuilder(tmp_path, "sess-1")
+    b.land("transcript", [prompt("c0", "cc", "lint", t0 + 100), assistant("c1", "mc1", "c0", t0 + 200, tool_call("kc", "Bash")),
+                          tool_result("c2", "kc", "c1", t0 + 300)], stream="lint", batch="wf1")
+    b.land("journal", [journal("lint", "wf1", t0 + 50)], batch="wf1")
+    b.land("transcript", [user_input("u1", "p1", "go", t0), assistant("a1", "m1", "u1", t0 + 10, tool_call("kw", "Workflow")),
+                          tool_result("r1", "kw", "a1", t0 + 20, "launched", batch="wf1", flags=["launch_ack"])])
+    asm = assemble(update_index(b.session_dir), 3)
+    starts = [(x.from_, x.to) for x in asm.relations.values() if x.type == "starts"]
+    assert starts == [("tool/kw", "stream/lint")]
+    assert asm.nodes["tool/kw"].kind == "agent.call" and asm.nodes["tool/kc"].kind == "tool"
