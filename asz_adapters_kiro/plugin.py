@@ -1,0 +1,131 @@
+"""The ``kiro`` adapter and its registration (entry point ``kiro = "asz_adapters_kiro.plugin"``).
+
+It reads Kiro CLI 3.x, 2.x and 1.x sessions, ``/chat save`` exports and Kiro
+IDE session files, and speaks dialect ``kiro/1`` (issue 12; seed 000,
+Producing Session Data; ``docs/adapters/kiro.md``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from asz_core import Adapter, Capabilities, Discovery, FlagRule, Record, Source, Term, hookimpl
+
+from .convert import DIALECT, convert_document, convert_line
+from .discover import discover, discover_documents
+from .flags import FLAG_RULES
+from .glossary import GLOSSARY
+from .sqlite_rows import parse_row_fragment, read_row
+
+__all__ = ["KiroAdapter", "asz_register_adapters"]
+
+
+class KiroAdapter(Adapter):
+    """Kiro's local sessions into Session Data (dialect ``kiro/1``).
+
+    Lands ``transcript`` (3.x ``messages.jsonl`` and 2.x ``<id>.jsonl``, main
+    and child streams) and ``agent_meta`` (3.x ``session.json``, 2.x
+    ``<id>.json``, 1.x SQLite rows, ``/chat save`` exports, Kiro IDE
+    session and execution files: each one document, one record). Stateless:
+    every method may be called on any instance, from any thread.
+    """
+
+    name = "kiro"
+    version = "0.1.0"
+    dialects = (DIALECT,)
+    kinds = ("transcript", "agent_meta")
+    capabilities = Capabilities(tool_calls=True, reasoning=True, usage=False, children=True, media=True, snapshots=True)
+    source_env = ("KIRO_HOME", "HOME", "USERPROFILE")
+    description = "Kiro CLI (3.x, 2.x, 1.x SQLite) and Kiro IDE sessions under the home directory"
+
+    def _check(self, dialect: str) -> None:
+        if dialect not in self.dialects:
+            raise KeyError(f"{self.name} does not speak dialect {dialect!r}; it speaks {', '.join(self.dialects)}")
+
+    def glossary(self, dialect: str) -> list[Term]:
+        """Every vocabulary term for ``kiro/1`` (origin-digest §6). Raises KeyError for another dialect."""
+        self._check(dialect)
+        return list(GLOSSARY)
+
+    def flag_map(self, dialect: str) -> list[FlagRule]:
+        """Each flag ``kiro/1`` sets and its rule in words (seed 000, Flags). Raises KeyError for another dialect."""
+        self._check(dialect)
+        return list(FLAG_RULES)
+
+    def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
+        """The home directory, which holds every Kiro store this adapter reads (``.kiro``, the CLI's data
+        directory, the IDE's ``globalStorage``), on Linux, macOS and Windows alike.
+
+        ``$KIRO_HOME`` when set (the CLI's own override of ``~/.kiro``; only
+        the CLI sessions under it are then found); else ``$HOME``, else
+        ``%USERPROFILE%``, else :meth:`pathlib.Path.home`. ``env`` defaults to
+        the process environment. Never raises.
+        """
+        env = os.environ if env is None else env
+        for key in ("KIRO_HOME", "HOME", "USERPROFILE"):
+            if env.get(key):
+                return Path(env[key])
+        return Path.home()
+
+    def discover(self, source_root: Path, *, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> Discovery:
+        """File sources under ``source_root`` grouped by session; see :func:`asz_adapters_kiro.discover.discover`.
+
+        SQLite databases are listed under ``skipped`` (see :meth:`discover_documents`).
+        Never raises for what is on disk.
+        """
+        return discover(Path(source_root), include=include, exclude=exclude)
+
+    def discover_documents(self, source_root: Path, *, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> Discovery:
+        """Sources that are not files (Kiro CLI 1.x SQLite rows), each ``mode="document"``.
+
+        Proposed contract addition (issue 12): a collector lands each as a
+        snapshot, reading its bytes with :meth:`read_document`. See
+        :func:`asz_adapters_kiro.discover.discover_documents`. Never raises for what is on disk.
+        """
+        return discover_documents(Path(source_root), include=include, exclude=exclude)
+
+    def read_document(self, source: Source) -> bytes:
+        """The current bytes of one document source.
+
+        A ``mode="document"`` source is a SQLite row: its ``src`` ends in
+        ``#<table>/<key>/<conversation id>`` and the row's ``value`` bytes are
+        returned, read through a read-only, autocommit, short-lived
+        connection. Any other source is read as a file. Raises
+        FileNotFoundError when the row or file is gone, ValueError when the
+        ``src`` names no row, and :class:`asz_adapters_kiro.sqlite_rows.RowReadError`
+        (an OSError) when the database cannot be read now.
+        """
+        if source.mode != "document":
+            return Path(source.path).read_bytes()
+        _, sep, fragment = source.src.partition("#")
+        if not sep:
+            raise ValueError(f"a document source's src names no row: {source.src!r}")
+        data = read_row(Path(source.path), parse_row_fragment(fragment))
+        if data is None:
+            raise FileNotFoundError(f"{source.path}#{fragment}: the row is gone")
+        return data
+
+    def convert_line(self, source: Source, line: bytes, ord: int, off: int) -> Record:
+        """One complete source line (no newline) of a 3.x or 2.x transcript into one record.
+
+        ``bytes`` = ``len(line)``, ``sha`` = first 12 hex of its SHA-256.
+        Never raises: what cannot be described is an ``unknown`` part.
+        See :func:`asz_adapters_kiro.convert.convert_line`.
+        """
+        return convert_line(source, line, ord, off)
+
+    def convert_document(self, source: Source, data: bytes) -> Record:
+        """One whole document (metadata, SQLite row value, export, IDE file) into one record at ord 1, off 0.
+
+        ``sha`` and ``bytes`` cover ``data`` as given. Never raises. See
+        :func:`asz_adapters_kiro.convert.convert_document`.
+        """
+        return convert_document(source, data)
+
+
+@hookimpl
+def asz_register_adapters() -> list[type[Adapter]]:
+    """The adapters this plugin provides: ``[KiroAdapter]``."""
+    return [KiroAdapter]

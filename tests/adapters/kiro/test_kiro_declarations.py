@@ -1,0 +1,47 @@
+"""The ``kiro/1`` glossary, flag mapping and registration (origin-digest §6; seed 000, Flags)."""
+
+from __future__ import annotations
+
+from importlib.metadata import entry_points
+
+import pytest
+
+from asz_adapters_kiro import KiroAdapter
+from asz_adapters_kiro.plugin import asz_register_adapters
+from asz_core import FLAGS, VOCABULARY
+
+
+def test_glossary_covers_the_vocabulary() -> None:
+    terms = KiroAdapter().glossary("kiro/1")
+    assert [t.unified for t in terms] == list(VOCABULARY)
+    for t in terms:
+        if t.native:
+            assert t.where, f"{t.unified}: a native name needs a where"
+        else:
+            assert t.note and not t.where, f"{t.unified}: an empty native needs a note and no where"
+    named = {t.unified for t in terms if t.native}
+    assert {"session", "run", "tool", "agent.call", "epoch.boundary", "epoch.summary", "child", "time", "model"} <= named
+
+
+def test_flag_map() -> None:
+    rules = KiroAdapter().flag_map("kiro/1")
+    flags = [r.flag for r in rules]
+    assert flags == sorted(flags, key=FLAGS.index) and len(set(flags)) == len(flags)
+    assert set(flags) <= set(FLAGS) and all(r.rule for r in rules)
+    assert {"context_reset", "reset_summary", "child_result", "external_input"} <= set(flags)
+
+
+def test_other_dialects_are_refused() -> None:
+    with pytest.raises(KeyError):
+        KiroAdapter().glossary("claude-code/1")
+    with pytest.raises(KeyError):
+        KiroAdapter().flag_map("x/1")
+
+
+def test_registration() -> None:
+    assert asz_register_adapters() == [KiroAdapter]
+    a = KiroAdapter()
+    assert (a.name, a.version, a.identity, a.dialects) == ("kiro", "0.1.0", "kiro/0.1.0", ("kiro/1",))
+    assert set(a.kinds) == {"transcript", "agent_meta"}
+    eps = {ep.name: ep.value for ep in entry_points(group="asz")}
+    assert eps.get("kiro") == "asz_adapters_kiro.plugin"
