@@ -5,9 +5,12 @@
 - :mod:`.mock`: the mock dialect (``mock/0.2.0``, ``mock/1``) that lands them directly;
 - :mod:`.build`: stage by stage, write and collect (claude-code) or land (sd), then parse;
 - :mod:`.check`: expectations per checkpoint, the §9.1 properties, and both formats compared.
+
+The builder is ``asz_core.scenario.build.build`` (not re-exported here, so the
+name ``build`` stays the module).
 """
 
-from .build import DEFAULT_AT, FORMATS, Build, BuildError, Snapshot, build
+from .build import DEFAULT_AT, FORMATS, Build, Snapshot
 from .check import CheckResult, check_files, check_scenario
 from .model import Expectation, Scenario, ScenarioError, load_expectation, load_scenario
 from .plan import Plan, make_plan
@@ -16,9 +19,7 @@ __all__ = [
     "DEFAULT_AT",
     "FORMATS",
     "Build",
-    "BuildError",
     "Snapshot",
-    "build",
     "CheckResult",
     "check_files",
     "check_scenario",

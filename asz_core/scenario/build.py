@@ -22,7 +22,6 @@ import contextlib
 import hashlib
 import os
 import shutil
-import time as _time
 import types
 from pathlib import Path
 from typing import Any, Iterator
@@ -31,9 +30,26 @@ import attrs
 
 from ..sessiondata.times import parse_instant
 from .model import Expectation, Scenario
-from .plan import Plan, dumps, make_plan
+from .plan import Plan, make_plan
 
-__all__ = ["FORMATS", "DEFAULT_AT", "BuildError", "Snapshot", "Build", "build", "parse_at", "read_fold", "round_paths", "landed_paths", "tree_digests"]
+__all__ = [
+    "FORMATS",
+    "DEFAULT_AT",
+    "NOISE",
+    "SOURCE_ROOTS",
+    "Snapshot",
+    "Build",
+    "build",
+    "parse_at",
+    "read_fold",
+    "round_paths",
+    "landed_paths",
+    "tree_digests",
+    "source_path",
+    "collect_pass",
+    "parse_once",
+    "rebuild_root",
+]
 
 FORMATS = ("claude-code", "sd")
 #: ``--at`` when none is given: scenario builds are reproducible by default.
@@ -44,10 +60,6 @@ NOISE = {
     "sessions-index.json": b'{"version":1,"entries":[]}\n',
     "tool-results/toolu_noise.txt": b"persisted tool output\n",
 }
-
-
-class BuildError(RuntimeError):
-    """A build that could not finish: the collector, the landing or the parser failed (message says which)."""
 
 
 def parse_at(text: str) -> int:
@@ -205,7 +217,12 @@ def collect_pass(out: Path, base: Path, stamp_ns: int, max_delta_bytes: int | No
 
 
 def parse_once(out: Path, session: str, max_round_bytes: int | None = None) -> tuple[int, str]:
-    """Parse ``session`` under ``out``; returns (rounds written, problem or '')."""
+    """Parse ``session`` under ``out`` once (``asz_core.flow.parse``, origin-digest §4.3).
+
+    ``max_round_bytes`` is the round budget in bytes (None: the default 2 MiB).
+    Returns ``(rounds written, problem)``, problem '' on success; never raises
+    (an exception inside the parser becomes the problem text).
+    """
     from ..flow.parse import DEFAULT_MAX_ROUND_BYTES, parse_outcome
 
     try:
@@ -226,7 +243,10 @@ def build(sc: Scenario, fmt: str, out: str | os.PathLike, *, at: str = DEFAULT_A
     uses it for ``lose``). ``stepwise`` False lands the whole scenario in one
     stage and parses once, as the original's ``asz scenario build`` made the
     format pages' example (one round). Raises ValueError (bad format or ``--at``),
-    FileExistsError (``out`` not empty), BuildError (landing failed).
+    FileExistsError (``out`` not empty), KeyError (an adapter is not
+    registered), OSError or LockBusy (the storage root cannot be written). A
+    collect or parse that reports a problem does not raise: the stage's
+    :class:`Snapshot` carries it in ``problem``.
     """
     if fmt not in FORMATS:
         raise ValueError(f"format {fmt!r} is not one of {', '.join(FORMATS)}")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 import attrs
 
@@ -39,9 +39,9 @@ from .build import (
     source_path,
     tree_digests,
 )
-from .model import PROPERTIES, Checkpoint, Expectation, NodeExpect, Scenario, ScenarioError, load_expectation, load_scenario, scenario_name
+from .model import PROPERTIES, Checkpoint, Expectation, NodeExpect, Scenario, load_expectation, load_scenario, scenario_name
 
-__all__ = ["CheckResult", "check_scenario", "check_files", "SKIPPED_PROPERTIES", "RUNTIME_PROPERTIES", "STEP_KINDS"]
+__all__ = ["CheckResult", "check_scenario", "check_files", "fold_equals_parse_now", "SKIPPED_PROPERTIES", "RUNTIME_PROPERTIES", "STEP_KINDS"]
 
 #: Properties that need a later issue, with the reason printed when skipped.
 SKIPPED_PROPERTIES = {
@@ -106,15 +106,6 @@ class _Ctx:
 
 
 # --------------------------------------------------------------------------- names
-
-
-def _mapper(b: Build) -> Callable[[str], str]:
-    agents = b.plan.agents
-
-    def sid(s: str) -> str:
-        return agents.get(s, s)
-
-    return sid
 
 
 def _map_id(i: str, agents: dict) -> str:
@@ -694,7 +685,8 @@ def check_files(path: str | Path, *, formats: tuple[str, ...] = FORMATS, at: str
     """Check the scenario at ``path`` (``NAME.yaml`` or ``NAME.expect.yaml``) against its expectation file.
 
     A scenario whose definition is not public (only ``NAME.expect.yaml``
-    exists) is skipped with that reason. Raises ScenarioError when a file
+    exists) is skipped with that reason. Raises
+    :class:`~asz_core.scenario.model.ScenarioError` when a file
     cannot be read or holds an unknown key, FileNotFoundError when neither exists.
     """
     p = Path(path)

@@ -40,9 +40,10 @@ from typing import Any
 
 import attrs
 
-from .model import Agent, Call, Scenario, Step, ToolSchema, Usage, WorkflowChild
+from .model import Agent, Call, Scenario, Step, ToolSchema, Usage
 
-__all__ = ["SourceFile", "Line", "Plan", "make_plan", "agent_id", "format_ms", "session_id_for", "cwd_for", "dumps"]
+__all__ = ["SourceFile", "Line", "Plan", "make_plan", "agent_id", "format_ms", "session_id_for", "cwd_for", "dumps",
+           "changes_record", "execution_record", "PLUGIN_DIR"]
 
 VERSION = "2.1.245"
 MODEL = "claude-opus-5"
