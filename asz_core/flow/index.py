@@ -69,23 +69,10 @@ _ENTRIES = "entries.jsonl"
 _LOCK = ".lock"
 
 #: Record role fields copied into the index, in record key order (origin-digest §3.3).
-_ROLE_FIELDS = (
-    "id",
-    "parent",
-    "call",
-    "run",
-    "continues",
-    "tool",
-    "child",
-    "batch",
-    "label",
-    "started_by",
-    "from",
-    "time",
-    "trigger",
-    "model",
-    "sha",
-)
+_ROLE_FIELDS = ("id", "parent", "call", "run", "continues", "tool", "child", "batch", "label", "started_by", "from",
+                "time", "trigger", "model", "sha")
+#: Role fields an IndexEntry keeps as plain strings under their own names.
+_PLAIN_FIELDS = tuple(f for f in _ROLE_FIELDS if f not in ("batch", "from"))
 #: Part fields copied into the index (origin-digest §3.5); never text, data or media.
 _PART_FIELDS = ("k", "id", "of", "name", "server", "server_tool", "failed", "state", "bytes")
 
@@ -137,55 +124,20 @@ class IndexEntry:
     frozenset of flag names; ``usage`` the record's usage object (or None).
     """
 
-    __slots__ = (
-        "seq",
-        "row",
-        "kind",
-        "stream",
-        "batch",
-        "own_batch",
-        "id",
-        "parent",
-        "call",
-        "run",
-        "continues",
-        "tool",
-        "child",
-        "label",
-        "started_by",
-        "from_",
-        "time",
-        "ts",
-        "trigger",
-        "model",
-        "sha",
-        "flags",
-        "usage",
-        "parts",
-    )
+    __slots__ = ("seq", "row", "kind", "stream", "batch", "own_batch", "from_", "ts", "flags", "usage", "parts",
+                 *_PLAIN_FIELDS)
 
     def __init__(self, seq: int, row: int, kind: str, stream: str, file_batch: str, d: dict):
         self.seq = seq
         self.row = row
         self.kind = kind
         self.stream = stream
+        for name in _PLAIN_FIELDS:
+            setattr(self, name, d.get(name, ""))
         self.own_batch: str = d.get("batch", "")
         self.batch: str = self.own_batch or file_batch
-        self.id: str = d.get("id", "")
-        self.parent: str = d.get("parent", "")
-        self.call: str = d.get("call", "")
-        self.run: str = d.get("run", "")
-        self.continues: str = d.get("continues", "")
-        self.tool: str = d.get("tool", "")
-        self.child: str = d.get("child", "")
-        self.label: str = d.get("label", "")
-        self.started_by: str = d.get("started_by", "")
         self.from_: str = d.get("from", "")
-        self.time: str = d.get("time", "")
         self.ts: int | None = parse_instant(self.time) if self.time else None
-        self.trigger: str = d.get("trigger", "")
-        self.model: str = d.get("model", "")
-        self.sha: str = d.get("sha", "")
         self.flags: frozenset[str] = frozenset(d.get("flags") or ())
         self.usage: dict | None = d.get("usage") or None
         self.parts: list[IndexPart] = [IndexPart(i, p) for i, p in enumerate(d.get("parts") or ())]
