@@ -1,7 +1,9 @@
 """``asz verify``: check that what landed is whole and contiguous, without the source.
 
-Two checks, one per section of a :class:`VerifyReport` (the flow issue adds a
-third, the round chains, as another :class:`Section`):
+A :class:`VerifyReport` is a list of :class:`Section` s. :func:`verify_root`
+makes the ``landed`` section, which holds two checks; :func:`chain_section`
+adds the round chains of Session Flow as a ``chains`` section, and
+:func:`verify` (what the command runs) puts them together.
 
 * **Files** (seed 000, Closing line; origin-digest §3.1). Every landed
   ``.sd`` (and ``.sk`` skeleton) has a valid header, every record line decodes
@@ -27,11 +29,13 @@ ignored. Problems are named as the original names them (``ord gap``,
 ``byte gap``, ``end gap``, ``digest mismatch``, ``missing closing line``) and
 each names a file, a line (1-based, 0 for the file as a whole) and a field.
 
-The hot path reads a file whole, hashes it on a worker thread (hashlib drops
-the GIL) while the calling thread decodes and type-checks every record line
-with the reader's own checks; any file that is not whole is checked again by
-:func:`asz_core.sessiondata.reader.check_file`, so every problem is the
-reader's own wording.
+The hot path reads a file whole and hashes it on a worker thread (hashlib
+drops the GIL) while the calling thread decodes every record line with orjson
+and type-checks it: a quick check that accepts only ordinary records, and the
+codec's :func:`check_record_dict` for anything else. Any file that is not
+whole is checked again by :func:`asz_core.sessiondata.reader.check_file`, so
+every problem is the reader's own wording. A root of ``PARALLEL_MIN_FILES``
+files or more is shared among one process per CPU.
 """
 
 from __future__ import annotations
@@ -41,10 +45,9 @@ import os
 import stat
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Iterable, Iterator, NamedTuple
+from typing import Iterator, NamedTuple
 
 import attrs
-
 import orjson
 
 from .sessiondata.codec import MAX_DEPTH, check_record_dict, decode_closing, decode_header, parse_line
@@ -94,7 +97,7 @@ class Problem:
     ``digest mismatch``, ``count mismatch``, ``missing closing line``,
     ``bad header``, ``bad record``, ``empty file``, ``unreadable``,
     ``writable``, ``name mismatch``, ``duplicate seq``, ``unexpected file``,
-    ``bad cursor``.
+    ``bad cursor``, and ``chain`` for the round chains' findings.
     """
 
     file: str

@@ -335,3 +335,19 @@ def test_cli_root_from_config_and_default(root: Path, tmp_path: Path) -> None:
     (work / "asz.yaml").write_text("storage:\n  rooot: x\n")
     got = run("verify", cwd=work)
     assert got.returncode == 2 and "rooot" in got.stderr
+
+
+def test_a_skeleton_in_place_of_a_landed_file(root: Path) -> None:
+    """Retention left a gzip ``.sk`` where a landed file was: it is read, and its records still count."""
+    import gzip
+
+    f = files(root)[2]
+    sk = f.with_suffix(".sk")
+    sk.write_bytes(gzip.compress(f.read_bytes()))
+    os.chmod(sk, 0o444)
+    assert verify_root(root).ok  # both there (a removal in progress): the landed file is read
+    _unlink(f)
+    report = verify_root(root)
+    assert report.ok and report.as_dict()["records"] == 68
+    os.chmod(sk, 0o644)
+    assert problems(root) == [(sk.name, 0, "mode", "writable")]
