@@ -258,7 +258,8 @@ def landing_order(files: list[SourceFile]) -> list[SourceFile]:
     """The order a scenario build lands the sources of one stage: by :func:`landing_group`, then as the
     Claude Code adapter discovers them (main first, then by kind: transcripts, sidecars, journals,
     manifests, scripts), each by ``rel`` path; the observers' files by ``rel``."""
-    return sorted(files, key=lambda f: (landing_group(f), f.stream != "main", _RANK.get(f.kind, 0), f.rel))
+    return sorted(files, key=lambda f: (landing_group(f), f.root == "projects" and f.stream != "main", _RANK.get(f.kind, 0), f.rel)
+                  if f.root == "projects" else (landing_group(f), False, 0, f.rel))
 
 
 def _cursor(plan: Plan, f: SourceFile, lines: list[Line], positions: dict, seq: int, stamp_ns: int, root: Path) -> None:

@@ -85,6 +85,45 @@ steps:
 """
 
 
+MCP_CALLS = """\
+title: calls to MCP servers
+steps:
+  - input: check the services
+  - call:
+      text: Looking up checkout.
+      tool: {name: mcp__status__lookup, input: {service: checkout}, result: "checkout: ready", execution: {server: status, source: user, duration: 120ms}}
+  - call:
+      tool: {name: mcp__status__lookup, input: {service: billing}, result: {text: "unknown service", failed: true}, execution: {server: status, source: user, duration: 80ms}}
+  - call:
+      agent:
+        name: auditor
+        prompt: read the runbook
+        notify: true
+        steps:
+          - call: {tool: {name: mcp__docs__read, input: {page: runbook}, result: "the runbook", execution: {server: docs, source: project, duration: 200ms}}}
+          - call: {text: The runbook is fine.}
+  - call:
+      tool: {name: mcp__odd__name__twice, input: {}, result: odd}
+  - call:
+      tool: {name: mcp__status__health, input: {}, result: healthy, execution: {server: status, source: user, duration: 50ms}}
+  - call: {text: All checked.}
+"""
+
+
+def test_mcp_calls_definition_meets_the_original_expectation(tmp_path: Path, shared_dir: Path) -> None:
+    """A definition written for mcp-calls (not public) meets its published expectation in both formats, with
+    every property: the MCP name split on tool nodes (none for a name with a second ``__``), a child's MCP
+    call, and the observers' execution/1 files landed beside the transcripts without adding a node."""
+    from asz_core.scenario.check import check_scenario
+    from asz_core.scenario.model import load_expectation, load_scenario
+
+    (tmp_path / "mcp-calls.yaml").write_text(MCP_CALLS)
+    res = check_scenario(load_scenario(tmp_path / "mcp-calls.yaml"),
+                         load_expectation(shared_dir / "conformance" / "scenarios" / "mcp-calls.expect.yaml"))
+    assert res.ok, "\n".join(res.failures)
+    assert any("view (needs the asz.view document" in s for s in res.skips)
+
+
 def test_lose_and_verify_hold_the_original_lost_file_expectation(tmp_path: Path, shared_dir: Path) -> None:
     """A definition written for lost-file (not public) meets its published expectation: `lose` deletes the
     helper's landed transcript after round 1, the structure stays in the chain, and `asz verify` finds the
