@@ -15,9 +15,10 @@ A line of ``entries.jsonl`` describes one landed file::
 
 and each ``<record>`` keeps only the role fields (seed 000 Record; origin-digest
 §3.3): ``id parent call run continues tool child batch label started_by from
-time trigger flags model usage sha`` (empty ones left out) and ``parts``, each
-part with ``k id of name server server_tool failed state bytes`` and, for a
-``changes/1`` data part, ``ch: [captured_by|id, additions, deletions]``. No
+time trigger flags model usage sha`` (empty ones left out), ``ts`` the record
+time as integer ns since the epoch (absent when the time is missing or
+invalid) and ``parts``, each part with ``k id of name server server_tool
+failed state bytes`` and, for a ``changes/1`` data part, ``ch: [captured_by|id, additions, deletions]``. No
 text, no data, no media is ever copied; ``label`` is kept because it is the
 runtime's own name for a thing (a title, a child's description, a workflow).
 
@@ -61,7 +62,7 @@ __all__ = [
 
 #: On-disk schema of the index. Bump when an entry's shape or meaning changes;
 #: an index written under another schema is discarded and rebuilt.
-INDEX_SCHEMA = 1
+INDEX_SCHEMA = 2
 #: Directory of the index inside a session directory.
 INDEX_DIR = "index"
 _STATE = "index.state"
@@ -119,9 +120,10 @@ class IndexEntry:
     ``seq``/``row`` locate it (row counts from 1 after the header). ``kind`` is
     the file kind of its landed file, ``stream`` the file header's stream
     (empty for run files and provider bodies), ``batch`` the record's batch or,
-    when it names none, its file's (``own_batch``: the record's alone). ``ts`` is the record time in integer ns
-    since the epoch (None when absent or not an RFC 3339 time). ``flags`` is a
-    frozenset of flag names; ``usage`` the record's usage object (or None).
+    when it names none, its file's (``own_batch``: the record's alone). ``ts``
+    is the record time in integer ns since the epoch (None when absent or not
+    an RFC 3339 time). ``flags`` is a frozenset of flag names; ``usage`` the
+    record's usage object (or None).
     """
 
     __slots__ = ("seq", "row", "kind", "stream", "batch", "own_batch", "from_", "ts", "flags", "usage", "parts",
@@ -137,7 +139,8 @@ class IndexEntry:
         self.own_batch: str = d.get("batch", "")
         self.batch: str = self.own_batch or file_batch
         self.from_: str = d.get("from", "")
-        self.ts: int | None = parse_instant(self.time) if self.time else None
+        ts = d.get("ts")
+        self.ts: int | None = ts if isinstance(ts, int) else None
         self.flags: frozenset[str] = frozenset(d.get("flags") or ())
         self.usage: dict | None = d.get("usage") or None
         self.parts: list[IndexPart] = [IndexPart(i, p) for i, p in enumerate(d.get("parts") or ())]
@@ -271,6 +274,9 @@ def _slim_record(d: dict) -> dict:
         v = d.get(key)
         if v:
             out[key] = v
+    ts = parse_instant(out.get("time", ""))
+    if ts is not None:
+        out["ts"] = ts
     flags = d.get("flags")
     if flags:
         out["flags"] = list(flags)
