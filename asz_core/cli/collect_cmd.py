@@ -174,12 +174,15 @@ def collect(
     max_delta_bytes: Optional[int] = typer.Option(None, "--max-delta-bytes", help="Cut budget in bytes (default 2097152)."),
     lock_timeout: float = typer.Option(30.0, "--lock-timeout", help="Seconds to wait for a session another writer holds."),
     adapter_file: list[Path] = typer.Option([], "--adapter-file", help="Load an adapter from a Python file (development).", hidden=True),
+    no_parse: bool = typer.Option(False, "--no-parse", help="Land only; do not assemble rounds after the pass."),
 ) -> None:
-    """Land what is new in the sources as Session Data, every interval or once (--once).
+    """Land what is new in the sources as Session Data, then parse it into rounds, every interval or once (--once).
 
     Each pass prints one line on stdout, ``[HH:MM:SS] sessions=N sources=N
     landed=N records=N bytes=N conflicts=N pending=N errors=N gone=N skipped=N
-    busy=N (1.234s)``: ``landed`` counts files, ``bytes`` source bytes.
+    busy=N rounds=N (1.234s)``: ``landed`` counts files, ``bytes`` source
+    bytes, ``rounds`` the Session Flow rounds the parse after landing wrote
+    (origin-digest §4.3; a session whose chain cannot be extended is an error).
     Problems go to stderr as ``error:``, ``conflict:`` or ``busy:`` lines. One
     collector per root: a second one is refused (exit 1) while the first runs.
     """
@@ -218,8 +221,15 @@ def collect(
             except OSError as exc:
                 typer.echo(f"error: {storage}: {exc.strerror or exc}", err=True)
                 counters = Counters(errors=1)
+            rounds = ""
+            if not no_parse and storage.is_dir():
+                from ..flow.parse import parse_root
+
+                parsed = parse_root(storage, max_round_bytes=cfg.max_round_bytes, lock_timeout=lock_timeout, err=sys.stderr)
+                counters.errors += len(parsed.problems)
+                rounds = f" rounds={parsed.rounds}"
             took = time.monotonic() - started
-            typer.echo(f"[{time.strftime('%H:%M:%S')}] {counters.summary()} ({took:.3f}s)")
+            typer.echo(f"[{time.strftime('%H:%M:%S')}] {counters.summary()}{rounds} ({took:.3f}s)")
             if not watch:
                 raise typer.Exit(1 if counters.failed else 0)
             if stop.wait(max(0.0, every - took)):
