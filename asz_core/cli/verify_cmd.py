@@ -63,7 +63,8 @@ def verify(
         try:
             report = verify(where, target)
         except FileNotFoundError as exc:
-            raise _usage(str(exc)) from None
+            hint = f" ({target} is a directory: give it as --root {target})" if target and Path(target).is_dir() else ""
+            raise _usage(f"{exc}{hint}") from None
     if as_json:
         typer.echo(json.dumps(report.as_dict(), ensure_ascii=False))
     else:
