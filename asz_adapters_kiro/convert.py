@@ -20,9 +20,11 @@ raises: a record that is not JSON, not an object, nested too deep, or of a
 kind this dialect does not describe lands as one ``unknown`` part keeping its
 bytes; an internal failure falls back the same way with the failure named.
 
-Part sizes: ``bytes`` on a part is the size of the source JSON value it was
-made from; a media part's ``bytes`` is the length of its base64 text; an
-unknown part's the bytes it keeps. Every ``data`` part holding source JSON is
+Part sizes (seed 000, Parts: ``bytes`` is the size of the original): a text,
+reasoning or result part with text counts the UTF-8 bytes of its text; a part
+holding source JSON (data, a call's input, a result without text) counts the
+compacted JSON; a media part the length of its base64 text; an unknown part
+the bytes it keeps. Every ``data`` part holding source JSON is
 ``RawJSON(compact(slice))`` of that value's exact source bytes. Credits
 (``metering_usage``, ``usage_summary``, ``user_turn_metadata.usage_info``) are
 not tokens: they stay inside data parts and never become ``usage``.
@@ -34,7 +36,7 @@ import datetime as _dt
 import json
 from typing import Callable
 
-from asz_core import FLAGS, Dropped, Part, Record, Source, source_sha, unknown_part
+from asz_core import FLAGS, Dropped, Part, RawJSON, Record, Source, source_sha, unknown_part
 
 from .spans import REASON_NOT_OBJECT, Node, parse, root_node
 
@@ -128,9 +130,9 @@ def _shown(value: object) -> str:
     return text if len(text) <= 80 else text[:80] + "…"
 
 
-def _call_part(call_id: str, name: str, inp: Node | None, size: int) -> Part:
-    """A ``call`` part: its id, name, input as source JSON, ``size`` source bytes, MCP split when exact."""
-    part = Part(k="call", id=call_id, name=name, bytes=size)
+def _call_part(call_id: str, name: str, inp: Node | None) -> Part:
+    """A ``call`` part: its id, name, input as source JSON, and MCP server and tool when the name splits exactly."""
+    part = Part(k="call", id=call_id, name=name)
     if inp is not None:
         part.data = inp.raw()
     split = mcp_split(name)
@@ -153,11 +155,11 @@ class _Build:
     def add(self, part: Part) -> None:
         self.rec.parts.append(part)
 
-    def text(self, text: str, size: int) -> None:
-        self.add(Part(k="text", text=text, bytes=size))
+    def text(self, text: str) -> None:
+        self.add(Part(k="text", text=text))
 
     def data(self, node: Node) -> None:
-        self.add(Part(k="data", data=node.raw(), bytes=node.size))
+        self.add(Part(k="data", data=node.raw()))
 
     def unknown(self, node: Node, reason: str) -> None:
         self.add(unknown_part(node.source(), reason))
@@ -207,7 +209,20 @@ def _guard(raw: bytes, ord_: int, off: int, body: Callable[[Record, Node], None]
         body(rec, root_node(value, raw))
     except Exception as exc:  # never raise for input (Adapter.convert_line contract)
         return _unknown_record(_new(raw, ord_, off), raw, f"the kiro adapter failed on this record: {type(exc).__name__}")
+    for part in rec.parts:
+        part.bytes = _original_size(part)
     return rec
+
+
+def _original_size(part: Part) -> int:
+    """A part's ``bytes``: the size of what it holds when whole (module docstring, Part sizes)."""
+    if part.k in ("unknown", "media"):
+        return part.bytes
+    if part.text and part.k in ("text", "reasoning", "result"):
+        return len(part.text.encode("utf-8"))
+    if isinstance(part.data, RawJSON):
+        return len(part.data.raw)
+    return 0
 
 
 # --------------------------------------------------------------------------- Kiro CLI 3.x (messages.jsonl)
@@ -225,7 +240,7 @@ def _v3_user(b: _Build, p: Node) -> set[str]:
     content = p.member("content")
     if content is not None:
         if isinstance(content.value, str):
-            b.text(content.value, content.size)
+            b.text(content.value)
         elif content.value is not None:
             b.data(content)
     for key in ("images", "documents"):
@@ -255,13 +270,13 @@ def _v3_assistant(b: _Build, p: Node) -> set[str]:
         return {k for k, _ in p.members()}
     if op == "Reasoning":
         text = content.value
-        b.add(Part(k="reasoning", text=text, state="available" if text else "unavailable", bytes=content.size))
+        b.add(Part(k="reasoning", text=text, state="available" if text else "unavailable"))
         sig = p.member("reasoningSignature")
         if sig is not None and isinstance(sig.value, str) and sig.value:
             b.drop("reasoning signature", len(sig.value.encode("utf-8")), SIGNATURE_WHY)
         r.model = p.s("reasoningModelId")
     else:
-        b.text(content.value, content.size)
+        b.text(content.value)
         if op == "Summary":
             b.flags.add("reset_summary")
     return {"type", "content", "operationType", "reasoningSignature", "reasoningModelId"}
@@ -269,8 +284,7 @@ def _v3_assistant(b: _Build, p: Node) -> set[str]:
 
 def _v3_tool_call(b: _Build, p: Node) -> set[str]:
     b.rec.from_ = "agent"
-    args = p.member("args")
-    b.add(_call_part(p.s("toolCallId"), p.s("toolName"), args, args.size if args is not None else 0))
+    b.add(_call_part(p.s("toolCallId"), p.s("toolName"), p.member("args")))
     return {"type", "toolCallId", "toolName", "args"}
 
 
@@ -284,7 +298,6 @@ def _v3_tool_result(b: _Build, p: Node) -> set[str]:
         part.failed = failed_from_status(p.get("status"))
     content = p.member("content")
     if content is not None:
-        part.bytes = content.size
         if isinstance(content.value, str):
             part.text = content.value
         elif content.value is not None:
@@ -306,13 +319,13 @@ def _sub_agent(b: _Build, p: Node, from_: str, suffix: str) -> str:
 
 def _v3_sub_agent_start(b: _Build, p: Node) -> set[str]:
     call_id = _sub_agent(b, p, "agent", "-sub-agent-start")
-    b.add(Part(k="call", id=call_id, name=p.s("subAgentName"), data=p.raw(), bytes=p.size))
+    b.add(Part(k="call", id=call_id, name=p.s("subAgentName"), data=p.raw()))
     return {k for k, _ in p.members()}
 
 
 def _v3_sub_agent_complete(b: _Build, p: Node) -> set[str]:
     call_id = _sub_agent(b, p, "runtime", "-sub-agent-complete")
-    part = Part(k="result", of=call_id, data=p.raw(), bytes=p.size, failed=failed_from_status(p.get("status")))
+    part = Part(k="result", of=call_id, data=p.raw(), failed=failed_from_status(p.get("status")))
     part.text = p.s("response") or p.s("errorMessage")
     b.add(part)
     b.flags.add("child_result")
@@ -423,16 +436,16 @@ def _v2_blocks(b: _Build, content: Node) -> None:
         kind = item.get("kind")
         data = item.member("data")
         if kind == "text" and data is not None and isinstance(data.value, str):
-            b.text(data.value, item.size)
+            b.text(data.value)
         elif kind == "toolUse" and data is not None and isinstance(data.value, dict):
-            b.add(_call_part(data.s("toolUseId"), data.s("name"), data.member("input"), item.size))
+            b.add(_call_part(data.s("toolUseId"), data.s("name"), data.member("input")))
         elif kind == "toolResult" and data is not None and isinstance(data.value, dict):
-            part = Part(k="result", of=data.s("toolUseId"), bytes=item.size, failed=failed_from_status(data.get("status")))
+            part = Part(k="result", of=data.s("toolUseId"), failed=failed_from_status(data.get("status")))
             _result_content(part, data.member("content"), _v2_text)
             b.add(part)
         elif kind == "thinking" and data is not None and isinstance(data.value, dict) and isinstance(data.get("text", ""), str):
             text = data.get("text") or ""
-            b.add(Part(k="reasoning", text=text, state="available" if text else "unavailable", bytes=item.size))
+            b.add(Part(k="reasoning", text=text, state="available" if text else "unavailable"))
             sig = data.get("signature")
             if isinstance(sig, str) and sig:
                 b.drop("reasoning signature", len(sig.encode("utf-8")), SIGNATURE_WHY)
@@ -481,7 +494,7 @@ def _v2(rec: Record, root: Node) -> None:
         b.flags.update(("context_reset", "reset_summary"))
         for key, child in d.members():
             if key == "summary" and isinstance(child.value, str):
-                b.text(child.value, child.size)
+                b.text(child.value)
             elif child.value is not None:
                 b.data(child)
     else:  # Clear, ResetTo, CancelledPrompt, or a Compaction without data: the whole entry
@@ -522,7 +535,7 @@ def _result_items(b: _Build, results: Node) -> None:
         if not isinstance(item.value, dict):
             b.unknown(item, "a tool use result that is not an object")
             continue
-        part = Part(k="result", of=item.s("tool_use_id"), bytes=item.size, failed=failed_from_status(item.get("status")))
+        part = Part(k="result", of=item.s("tool_use_id"), failed=failed_from_status(item.get("status")))
         _result_content(part, item.member("content"), _v1_text)
         b.add(part)
 
@@ -530,7 +543,7 @@ def _result_items(b: _Build, results: Node) -> None:
 def _user_content(b: _Build, content: Node) -> None:
     v = content.value
     if isinstance(v, str):
-        b.text(v, content.size)
+        b.text(v)
         return
     if not isinstance(v, dict) or len(v) != 1:
         b.unknown(content, "user content that is not one of Prompt, ToolUseResults, CancelledToolUses")
@@ -538,11 +551,11 @@ def _user_content(b: _Build, content: Node) -> None:
     (tag, inner), = v.items()
     node = content.member(tag)
     if tag == "Prompt" and isinstance(inner, dict) and isinstance(inner.get("prompt"), str):
-        b.text(inner["prompt"], node.size)
+        b.text(inner["prompt"])
     elif tag in ("ToolUseResults", "CancelledToolUses") and isinstance(inner, dict) and isinstance(inner.get("tool_use_results"), list):
         if tag == "CancelledToolUses" and isinstance(inner.get("prompt"), str):
             p = node.member("prompt")
-            b.text(p.value, p.size)
+            b.text(p.value)
         _result_items(b, node.member("tool_use_results"))
     else:
         b.unknown(content, f'user content "{_shown(tag)}" is not one this dialect describes')
@@ -563,14 +576,14 @@ def _assistant(b: _Build, assistant: Node) -> None:
         b.data(thinking)
     content = node.member("content")
     if content is not None and isinstance(content.value, str) and (content.value or tag == "Response"):
-        b.text(content.value, content.size)
+        b.text(content.value)
     uses = node.member("tool_uses")
     if uses is not None and isinstance(uses.value, list):
         for use in uses.elements():
             if not isinstance(use.value, dict):
                 b.unknown(use, "a tool use that is not an object")
                 continue
-            b.add(_call_part(use.s("id"), use.s("name"), use.member("args"), use.size))
+            b.add(_call_part(use.s("id"), use.s("name"), use.member("args")))
             extra = sum(c.size for k, c in use.members() if k in ("orig_name", "orig_args"))
             if extra:
                 b.drop("tool use orig_name and orig_args", extra, "the name and input before the CLI rewrote them; the call keeps the ones sent")
@@ -611,7 +624,7 @@ def _conversation(rec: Record, root: Node) -> None:
         elif key == "latest_summary" and isinstance(child.value, list) and child.value and isinstance(child.value[0], str):
             b.flags.add("reset_summary")
             elems = child.elements()
-            b.text(elems[0].value, elems[0].size)
+            b.text(elems[0].value)
             for rest in elems[1:]:
                 if rest.value is not None:
                     b.data(rest)
@@ -640,7 +653,7 @@ def _v2_session(rec: Record, root: Node) -> None:
         rec.model = info["model_id"]
     if root.s("parent_session_id"):
         rec.child = root.s("session_id")
-    rec.parts = [Part(k="data", data=root.raw(), bytes=root.size)]
+    rec.parts = [Part(k="data", data=root.raw())]
 
 
 def _v3_session(rec: Record, root: Node) -> None:
@@ -652,14 +665,14 @@ def _v3_session(rec: Record, root: Node) -> None:
         sid = root.s("id")
         rec.child = sid[5:] if sid.startswith("sess_") else sid
         rec.run = root.s("parentExecutionId")
-    rec.parts = [Part(k="data", data=root.raw(), bytes=root.size)]
+    rec.parts = [Part(k="data", data=root.raw())]
 
 
 def _other_document(rec: Record, root: Node) -> None:
     """Any other one-document source (Kiro IDE files): the whole document as data, ``title`` as label."""
     rec.from_ = "runtime"
     rec.label = root.s("title")
-    rec.parts = [Part(k="data", data=root.raw(), bytes=root.size)]
+    rec.parts = [Part(k="data", data=root.raw())]
 
 
 def _document(rec: Record, root: Node) -> None:

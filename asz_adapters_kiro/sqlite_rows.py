@@ -21,19 +21,22 @@ Reading rules (the database is live: the CLI writes it on every turn):
 * the connection is in autocommit mode, so each ``SELECT`` is its own short
   read transaction and its shared lock ends with the statement (results are
   fetched whole before the next statement);
-* the busy timeout is short (:data:`BUSY_TIMEOUT` seconds): a writer holding
-  an exclusive lock makes the read fail with :class:`RowReadError` rather
-  than wait, and the next pass tries again;
+* the busy timeout is short (:data:`BUSY_TIMEOUT` seconds, also the limit for
+  retrying a statement SQLite refused at once during a commit): a writer
+  holding an exclusive lock longer makes the read fail with
+  :class:`RowReadError` rather than wait, and the next pass tries again;
 * the connection is closed before the function returns.
 
 In WAL mode readers and the writer never block each other; in rollback
-journal mode a reader only waits while a writer commits.
+journal mode a reader only waits while a writer commits, and a waiting
+reader holds no lock, so it never delays the writer.
 """
 
 from __future__ import annotations
 
 import re
 import sqlite3
+import time
 import urllib.parse
 from pathlib import Path
 from typing import Iterator
@@ -54,7 +57,7 @@ __all__ = [
 ]
 
 #: Seconds a statement waits for a lock before it gives up (sqlite3 busy timeout).
-BUSY_TIMEOUT = 0.5
+BUSY_TIMEOUT = 2.0
 #: The conversation tables read, newest layout first.
 TABLES = ("conversations_v2", "conversations")
 
@@ -91,7 +94,7 @@ def connect_readonly(db: Path, timeout: float = BUSY_TIMEOUT) -> sqlite3.Connect
     try:
         con = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None, check_same_thread=False)
         con.text_factory = bytes
-        con.execute("PRAGMA query_only = ON")
+        con.execute("PRAGMA query_only = ON").close()
     except sqlite3.Error as exc:
         raise RowReadError(f"cannot open {db} read-only: {exc}") from exc
     return con
@@ -104,11 +107,11 @@ def _text(value: object) -> str:
 
 
 def _columns(con: sqlite3.Connection, table: str) -> list[str]:
-    return [_text(r[1]) for r in con.execute(f'PRAGMA table_info("{table}")').fetchall()]
+    return [_text(r[1]) for r in _all(con, f'PRAGMA table_info("{table}")')]
 
 
 def _tables(con: sqlite3.Connection) -> list[str]:
-    names = {_text(r[0]) for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()}
+    names = {_text(r[0]) for r in _all(con, "SELECT name FROM sqlite_master WHERE type = 'table'")}
     return [t for t in TABLES if t in names]
 
 
@@ -129,7 +132,7 @@ def list_rows(db: Path) -> list[RowRef]:
             upd = "updated_at" if "updated_at" in cols else "NULL"
             cid = "conversation_id" if has_cid else "CAST(substr(value, 1, 512) AS BLOB)"
             order = "key, conversation_id" if has_cid else "key"
-            for key, c, u in con.execute(f'SELECT key, {cid}, {upd} FROM "{table}" ORDER BY {order}').fetchall():
+            for key, c, u in _all(con, f'SELECT key, {cid}, {upd} FROM "{table}" ORDER BY {order}'):
                 if has_cid:
                     conv = _text(c)
                 else:
@@ -143,15 +146,41 @@ def list_rows(db: Path) -> list[RowRef]:
         con.close()
 
 
+def _all(con: sqlite3.Connection, sql: str, args: tuple = ()) -> list[tuple]:
+    """Run one statement to its end and close it, so its shared lock ends here (a statement left
+    open after ``fetchone`` keeps the lock and stalls a writer's commit).
+
+    SQLite can report a lock to a read-only reader at once, without its busy
+    handler waiting, while a writer commits in rollback-journal mode; such a
+    statement is retried with a short back-off until :data:`BUSY_TIMEOUT`
+    seconds have passed, then the error is raised.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT
+    delay = 0.005
+    while True:
+        try:
+            cur = con.execute(sql, args)
+            try:
+                return cur.fetchall()
+            finally:
+                cur.close()
+        except sqlite3.OperationalError as exc:
+            text = str(exc)
+            if ("locked" not in text and "busy" not in text) or time.monotonic() >= deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+
+
 def _read(con: sqlite3.Connection, ref: RowRef) -> bytes | None:
     cols = _columns(con, ref.table)
     if "conversation_id" in cols:
-        row = con.execute(f'SELECT value FROM "{ref.table}" WHERE key = ? AND conversation_id = ?', (ref.key, ref.conversation_id)).fetchone()
+        rows = _all(con, f'SELECT value FROM "{ref.table}" WHERE key = ? AND conversation_id = ?', (ref.key, ref.conversation_id))
     else:
-        row = con.execute(f'SELECT value FROM "{ref.table}" WHERE key = ?', (ref.key,)).fetchone()
-    if row is None or row[0] is None:
+        rows = _all(con, f'SELECT value FROM "{ref.table}" WHERE key = ?', (ref.key,))
+    if not rows or rows[0][0] is None:
         return None
-    v = row[0]
+    v = rows[0][0]
     return v if isinstance(v, bytes) else str(v).encode("utf-8")
 
 

@@ -214,3 +214,14 @@ def test_small_rules() -> None:
 def test_flags_are_in_vocabulary_order() -> None:
     rec = convert_document(DOC, orjson.dumps(CONVERSATION))
     assert rec.flags == sorted(rec.flags, key=FLAGS.index)
+
+
+def test_part_bytes_are_the_original_size() -> None:
+    """A part's bytes: its text's UTF-8 size, else its compacted JSON's; media its base64 length (seed 000, Parts)."""
+    rec = convert_line(SRC, line({"version": "v1", "kind": "AssistantMessage", "data": {"message_id": "a", "content": [
+        {"kind": "text", "data": "h\u00e9 \"q\""}, {"kind": "toolUse", "data": {"toolUseId": "t", "name": "n", "input": {"a": [1, 2]}}}]}}), 1, 0)
+    text, call = rec.parts
+    assert text.bytes == len('hé "q"'.encode()) and call.bytes == len(b'{"a":[1,2]}')
+    raw = b'{\n  "history": [],\n  "transcript": [],\n  "tools": {"x": [1]}\n}'
+    rec = convert_document(DOC, raw)
+    assert [p.bytes for p in rec.parts] == [len(b"[]"), len(b'{"x":[1]}')]
