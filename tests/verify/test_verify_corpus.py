@@ -62,11 +62,10 @@ def test_the_collected_corpus_verifies_clean(collected: tuple[Path, dict[str, in
     root, counts = collected
     got = asz("verify", "--root", str(root), cwd=tmp_path, home=tmp_path)
     assert got.returncode == 0, got.stdout + got.stderr
-    assert got.stdout.splitlines() == [
-        f"checked {counts['sessions']} session(s), {counts['sources']} stream(s), {counts['records']} records",
-        "checked 0 conversation chain(s), 0 round(s)",
-        OK_LINE,
-    ]
+    out = got.stdout.splitlines()
+    assert out[0] == f"checked {counts['sessions']} session(s), {counts['sources']} stream(s), {counts['records']} records"
+    assert re.fullmatch(r"checked \d+ conversation chain\(s\), \d+ round\(s\)", out[1])  # collect may parse too
+    assert out[2:] == [OK_LINE]
 
 
 def test_each_collected_file_verifies_on_its_own(collected: tuple[Path, dict[str, int]], tmp_path: Path) -> None:
@@ -116,8 +115,10 @@ def test_deleting_the_last_landed_file_of_the_largest_stream(collected: tuple[Pa
     got = asz("verify", "--root", str(root), cwd=tmp_path, home=tmp_path)
     assert got.returncode == 1
     problems = got.stdout.splitlines()[2:]
-    assert problems and all("end gap" in line for line in problems), problems
-    assert str(last.parent / "transcript.cursor") in problems[0]
+    gaps = [line for line in problems if " end gap " in line]
+    assert len(gaps) == 1 and gaps[0].startswith(str(last.parent / "transcript.cursor")), problems
+    # Anything else is the round chain missing the same file, if collect parsed.
+    assert all(": chain [" in line for line in problems if line not in gaps), problems
 
 
 def test_an_interrupted_pass_lands_records_again_and_verify_counts_them(projects: Path, tmp_path: Path) -> None:
