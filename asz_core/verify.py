@@ -66,6 +66,7 @@ __all__ = [
     "verify_file",
     "verify_root",
     "chain_section",
+    "provider_section",
     "SNAPSHOT_KINDS",
     "UNCHECKED_KINDS",
     "OK_LINE",
@@ -469,20 +470,25 @@ def _show(root_shown: str, root: Path, path: Path) -> str:
 
 
 def _name_problems(shown: str, path: Path, ln, header: Header, root: Path, session_dir: Path) -> list[Problem]:
+    """Where the name or directory of a landed file disagrees with its header (origin-digest §2.1)."""
     out: list[Problem] = []
     if header.kind != ln.kind:
         out.append(Problem(shown, 1, "kind", "name mismatch", f"the name says {KIND_PREFIX.get(ln.kind, ln.kind)!r} ({ln.kind}), the header says {header.kind!r}"))
     if header.seq != ln.seq:
         out.append(Problem(shown, 1, "seq", "name mismatch", f"the name says seq {ln.seq}, the header says {header.seq}"))
     try:
+        filed_under = kind_dir(root, header.session, "provider_body").parent
+    except ValueError as exc:
+        return out + [Problem(shown, 1, "session", "name mismatch", str(exc))]
+    if filed_under != session_dir:
+        return out + [Problem(shown, 1, "session", "name mismatch", f"filed under session {session_dir.name!r}, the header says {header.session!r}")]
+    run_kind = header.kind in ("journal", "workflow_manifest", "workflow_script")
+    try:
         want = kind_dir(root, header.session, header.kind, header.stream, header.batch)
     except ValueError as exc:
-        out.append(Problem(shown, 1, "batch", "name mismatch", str(exc)))
-        return out
-    if kind_dir(root, header.session, "provider_body").parent != session_dir:
-        out.append(Problem(shown, 1, "session", "name mismatch", f"filed under session {session_dir.name!r}, the header says {header.session!r}"))
-    elif want != path.parent:
-        field = "batch" if "runs" in (want.parent.name, path.parent.parent.name) else "stream"
+        return out + [Problem(shown, 1, "batch" if run_kind else "stream", "name mismatch", str(exc))]
+    if want != path.parent:
+        field = "batch" if run_kind or path.parent.parent.name == "runs" else "stream"
         out.append(Problem(shown, 1, field, "name mismatch",
                            f"filed under {path.parent.relative_to(session_dir).as_posix()}/, the header belongs in {want.relative_to(session_dir).as_posix()}/"))
     return out
@@ -680,4 +686,73 @@ def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | N
     chains = chain_section(root, session)
     if chains is not None:
         report.sections.append(chains)
+    bodies = provider_section(root, session)  # issue 10: every landed provider body rebuilt
+    if bodies is not None:
+        report.sections.append(bodies)
     return report
+
+
+# --------------------------------------------------------------------------- provider bodies (issue 10)
+
+
+def provider_section(root: str | os.PathLike, session: str | None = None) -> Section | None:
+    """Every landed provider body rebuilt and held to its manifest (seed 000, Provider bodies; origin-digest §3.7).
+
+    Per session, the provider_body files are read in seq order and each body
+    is rebuilt and compared with its ``sha256`` and ``bytes``; the record's
+    ``bytes`` and ``sha`` must agree with its manifest. Problems: ``provider
+    reference`` (a piece or body the session does not hold before it),
+    ``provider body`` (does not rebuild to its digest, or a malformed
+    record). A body with a piece taken out to land is counted apart
+    (``bodies_too_large``), never as damage. None when the root holds no
+    provider_body file. Counts ``bodies``, ``bodies_rebuilt``, ``bodies_too_large``.
+    """
+    from .providerbody import BodyError, MissingReference, Session, TooLarge, provider_files
+
+    root = Path(root)
+    sdirs = [root / session] if session else session_dirs(root)
+    bodies = rebuilt = too_large = 0
+    problems: list[Problem] = []
+    any_file = False
+    for sdir in sdirs:
+        files = provider_files(sdir)
+        if not files:
+            continue
+        any_file = True
+        s = Session(keep_bytes=16 << 20)
+        where: dict[str, str] = {}
+        for seq, path in files:
+            before = len(s.order)
+            try:
+                s.load_file(path, seq)
+            except (OSError, ValueError) as exc:
+                problems.append(Problem(str(path), 0, "", "provider body", f"not read: {exc}"))
+                continue
+            for rid in s.order[before:]:
+                where[rid] = str(path)
+        for p in s.problems:
+            problems.append(Problem(p.split(":", 1)[0], 0, "", "provider body", p))
+        for rid in s.order:
+            bodies += 1
+            rec = s.records[rid]
+            m = rec.manifest
+            line = rec.row + 1
+            if rec.top.get("bytes") != m.bytes or rec.top.get("sha") != m.sha256[:12]:
+                problems.append(Problem(where[rid], line, "sha", "provider body",
+                                        f"{rid}: the record's bytes/sha do not agree with its manifest"))
+            try:
+                s.body(rid)
+                rebuilt += 1
+            except TooLarge:
+                too_large += 1
+            except MissingReference as exc:
+                problems.append(Problem(where[rid], line, "segments", "provider reference", exc.message))
+            except BodyError as exc:
+                problems.append(Problem(where[rid], line, "segments", "provider body", exc.message))
+    if not any_file:
+        return None
+    summary = f"checked {bodies} provider bod{'y' if bodies == 1 else 'ies'}: {rebuilt} rebuilt to their digest"
+    if too_large:
+        summary += f", {too_large} with a piece taken out to land (not damage)"
+    return Section("provider_bodies", summary,
+                   {"bodies": bodies, "bodies_rebuilt": rebuilt, "bodies_too_large": too_large}, problems=problems)

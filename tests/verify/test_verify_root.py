@@ -351,3 +351,12 @@ def test_a_skeleton_in_place_of_a_landed_file(root: Path) -> None:
     assert report.ok and report.as_dict()["records"] == 68
     os.chmod(sk, 0o644)
     assert problems(root) == [(sk.name, 0, "mode", "writable")]
+
+
+def test_a_journal_filed_under_another_run(root: Path) -> None:
+    f = next((root / "s1" / "runs" / "run1").glob("journal-*.sd"))
+    other = root / "s1" / "runs" / "run2"
+    other.mkdir()
+    shutil.copy2(f, other / f.name.replace("-000010.sd", "-000050.sd"))
+    got = problems(root)
+    assert ("journal-20260101T000000.000000000Z-000050.sd", 1, "batch", "name mismatch") in got
