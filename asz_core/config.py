@@ -16,6 +16,9 @@ Keys read, with their defaults::
           max_delta_bytes: 2097152      # the cut budget in bytes (2 MiB)
     parse:
       max_round_bytes: 2097152
+    view:                               # asz view / asz server (seed 004, Withholding)
+      hide: []                          # withholdable flags to withhold: system_prompt, tool_schemas
+      hide_override: false              # true: a request's ?hide= replaces view.hide for that request
 
 Every other key is an error that names the key and the file
 (:class:`ConfigError`). With no file given, ``./asz.yaml`` is read when it
@@ -33,6 +36,7 @@ import attrs
 import yaml
 
 from .sessiondata import DEFAULT_MAX_DELTA_BYTES
+from .sessiondata.model import WITHHOLDABLE
 from .storage.layout import DEFAULT_ROOT
 
 __all__ = [
@@ -96,6 +100,10 @@ class Config:
     root: str = DEFAULT_ROOT
     adapters: list[AdapterConfig] = attrs.Factory(lambda: [AdapterConfig(DEFAULT_ADAPTER)])
     max_round_bytes: int = DEFAULT_MAX_ROUND_BYTES
+    #: ``view.hide``: withholdable flag names asz view withholds (a subset of WITHHOLDABLE, in file order, no repeats).
+    view_hide: list[str] = attrs.Factory(list)
+    #: ``view.hide_override``: when true a request's ``hide`` parameter replaces ``view_hide`` for that request.
+    view_hide_override: bool = False
     path: Path | None = None
 
     def enabled(self) -> list[AdapterConfig]:
@@ -234,7 +242,7 @@ def _adapter(ctx: _Ctx, value: Any, key: str) -> AdapterConfig:
 def parse_config(data: Any, file: str = "asz.yaml") -> Config:
     """Build a :class:`Config` from decoded YAML ``data``; ``file`` names it in errors. Raises ConfigError."""
     ctx = _Ctx(file)
-    top = ctx.mapping(data, "", ("storage", "adapters", "parse"))
+    top = ctx.mapping(data, "", ("storage", "adapters", "parse", "view"))
     cfg = Config()
     if "storage" in top:
         st = ctx.mapping(top["storage"], "storage", ("root",))
@@ -255,6 +263,18 @@ def parse_config(data: Any, file: str = "asz.yaml") -> Config:
         p = ctx.mapping(top["parse"], "parse", ("max_round_bytes",))
         if "max_round_bytes" in p:
             cfg.max_round_bytes = ctx.integer(p["max_round_bytes"], "parse.max_round_bytes", MIN_DELTA_BYTES)
+    if "view" in top:
+        v = ctx.mapping(top["view"], "view", ("hide", "hide_override"))
+        names: list[str] = []
+        for name in ctx.strings(v.get("hide"), "view.hide"):
+            name = name.strip()
+            if name not in WITHHOLDABLE:
+                raise ctx.err("view.hide", f"{name!r} is not a withholdable flag (known: {', '.join(WITHHOLDABLE)})")
+            if name not in names:
+                names.append(name)
+        cfg.view_hide = names
+        if "hide_override" in v:
+            cfg.view_hide_override = ctx.boolean(v["hide_override"], "view.hide_override")
     return cfg
 
 

@@ -10,6 +10,7 @@ import sys
 import typer
 
 from . import adapters_cmd, collect_cmd, hook_cmd, parse_cmd, scenario_cmd, verify_cmd, view_cmd
+from . import server_cmd
 
 app = typer.Typer(
     name="asz",
@@ -42,6 +43,7 @@ parse_cmd.register(app)
 scenario_cmd.register(app)
 hook_cmd.register(app)
 view_cmd.register(app)
+server_cmd.register(app)
 
 
 def main() -> None:

@@ -1,0 +1,204 @@
+"""``asz view`` and ``asz server``: the page and HTTP API over a storage root (seed 004; origin-digest §8.1, §8.3).
+
+``asz view`` serves an existing root read-only. ``asz server`` also runs the
+collect pipeline (land, then parse) in a background thread every interval, so
+the page stays current; the view notices new rounds on its own (seed 004,
+Reading it). Both bind 127.0.0.1:8787 by default.
+
+Banner (stdout, one line each, as the original prints them)::
+
+    reading  : <root>
+    source   : <adapter> from <source root> (every 10m)      asz server only
+    withhold : system_prompt, tool_schemas (hide parameter taken|refused)
+    serving  : N conversation(s)
+    listening: http://127.0.0.1:8787/
+
+Exit codes: 0 stopped, 1 the root cannot be served (missing, or another
+collector holds it for ``asz server``), 2 usage or configuration.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import threading
+import time
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..config import Config, ConfigError, format_duration, load_config
+
+__all__ = ["register", "view", "server"]
+
+
+def _config(cmd: str, config: Optional[Path]) -> Config:
+    try:
+        return load_config(config)
+    except ConfigError as exc:
+        typer.echo(f"asz {cmd}: {exc}", err=True)
+        raise typer.Exit(2)
+
+
+def _check_port(cmd: str, port: int) -> None:
+    if not 1 <= port <= 65535:
+        typer.echo(f"asz {cmd}: --port must be 1..65535, got {port}", err=True)
+        raise typer.Exit(2)
+
+
+def _loopback_warning(host: str) -> None:
+    try:
+        loop = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loop = host == "localhost"
+    if not loop:
+        typer.echo(f"warning: {host} is not a loopback address: anyone who reaches it reads every conversation in the root", err=True)
+
+
+def _banner_common(state, host: str, port: int) -> None:
+    if state.hide or state.hide_override:
+        names = ", ".join(state.hide) or "nothing"
+        typer.echo(f"withhold : {names} (hide parameter {'taken' if state.hide_override else 'refused'})")
+    n = len(state.conversations())
+    note = "" if n else " (this root holds no conversations yet: collect and parse sessions into it)"
+    typer.echo(f"serving  : {n} conversation(s){note}")
+    shown = f"[{host}]" if ":" in host else host
+    typer.echo(f"listening: http://{shown}:{port}/")
+
+
+def _serve(app, host: str, port: int) -> None:
+    import uvicorn
+
+    cfg = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="off", server_header=False)
+    uvicorn.Server(cfg).run()
+
+
+def view(
+    root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default storage.root, ./data)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="asz.yaml to read (default ./asz.yaml if present)."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (default loopback)."),
+    port: int = typer.Option(8787, "--port", help="TCP port (default 8787)."),
+) -> None:
+    """Serve the page and the HTTP API over an existing storage root, read-only (origin-digest §8.3).
+
+    Withholds what ``view.hide`` says; ``view.hide_override`` lets a request's
+    ``hide`` parameter replace it (seed 004, Withholding). Runs until
+    interrupted. Exit 1 when the root is not a directory, 2 on usage errors.
+    """
+    from ..view.server import ViewState, create_app
+
+    cfg = _config("view", config)
+    _check_port("view", port)
+    storage = Path(root) if root is not None else Path(cfg.root)
+    if not storage.is_dir():
+        typer.echo(f"asz view: no storage root at {storage}; collect into it first (asz collect --root {storage})", err=True)
+        raise typer.Exit(1)
+    _loopback_warning(host)
+    state = ViewState(storage, hide=cfg.view_hide, hide_override=cfg.view_hide_override, mode="view")
+    typer.echo(f"reading  : {storage}")
+    _banner_common(state, host, port)
+    _serve(create_app(state), host, port)
+
+
+def server(
+    root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default storage.root, ./data)."),
+    source: Optional[Path] = typer.Option(None, "--source", help="Source root of the adapter (e.g. a Claude Code projects dir)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="asz.yaml to read (default ./asz.yaml if present)."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (default loopback)."),
+    port: int = typer.Option(8787, "--port", help="TCP port (default 8787)."),
+    interval: str = typer.Option("", "--interval", help="Collect interval, e.g. 30s or 10m (default collector.interval, 10m)."),
+    adapter: str = typer.Option("", "--adapter", help="Collect only this adapter (default: every enabled one)."),
+) -> None:
+    """Collect (land, then parse) every interval in the background and serve the page and API together.
+
+    The first pass runs before the server starts listening, so the banner's
+    count is current. Each pass prints ``[HH:MM:SS] refreshed: sessions=N
+    landed=N records=N rounds=N (1.234s)``; problems go to stderr as
+    ``error:`` lines. One collector per root: exit 1 when another holds it.
+    """
+    from ..collect import Collector, CollectOptions, Counters, Report
+    from ..storage.root import LockBusy, collector_lock
+    from ..view.server import ViewState, create_app
+    from .collect_cmd import resolve_jobs
+
+    cfg = _config("server", config)
+    _check_port("server", port)
+    jobs = resolve_jobs("server", cfg, adapter=adapter, source=source, interval=interval)
+    storage = Path(root) if root is not None else Path(cfg.root)
+    every = min(j.interval for j in jobs)
+    if every <= 0:
+        every = 1.0
+    try:
+        storage.mkdir(parents=True, exist_ok=True)
+        lock = collector_lock(storage, 0.0).acquire()
+    except LockBusy as exc:
+        typer.echo(f"asz server: another collector is running on {storage} ({exc.holder or 'holder unknown'}); one collector per root", err=True)
+        raise typer.Exit(1)
+    except OSError as exc:
+        typer.echo(f"asz server: cannot use the storage root {storage}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(1)
+    _loopback_warning(host)
+    report = Report()
+    collectors = [
+        Collector(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
+                  options=CollectOptions(max_delta_bytes=j.max_delta_bytes), report=report)
+        for j in jobs
+    ]
+    state = ViewState(storage, hide=cfg.view_hide, hide_override=cfg.view_hide_override, mode="server",
+                      source=", ".join(str(j.source_root) for j in jobs), interval=every)
+    stop = threading.Event()
+
+    def one_pass() -> None:
+        started = time.monotonic()
+        state.refreshing = True
+        total = Counters()
+        for col in collectors:
+            try:
+                total.add(col.run_pass())
+            except OSError as exc:
+                typer.echo(f"error: {storage}: {exc.strerror or exc}", err=True)
+                total.errors += 1
+        rounds = 0
+        try:
+            import sys
+
+            from ..flow.parse import parse_root
+
+            rep = parse_root(storage, max_round_bytes=cfg.max_round_bytes, err=sys.stderr)
+            rounds = rep.rounds
+        except Exception as exc:  # a parse failure never stops the view
+            typer.echo(f"error: parse: {type(exc).__name__}: {exc}", err=True)
+        took = time.monotonic() - started
+        counts = {"sessions": total.sessions, "landed": total.landed, "records": total.records, "rounds": rounds,
+                  "pending": total.pending, "errors": total.errors, "conflicts": total.conflicts, "busy": total.busy,
+                  "seconds": round(took, 3)}
+        now = int(time.time() * 1000)
+        state.set_pass(counts, now, now + int(every * 1000))
+        typer.echo(f"[{time.strftime('%H:%M:%S')}] refreshed: sessions={total.sessions} landed={total.landed} "
+                   f"records={total.records} rounds={rounds}"
+                   + (f" pending={total.pending}" if total.pending else "")
+                   + (f" busy={total.busy}" if total.busy else "")
+                   + (f" errors={total.errors}" if total.errors else "") + f" ({took:.3f}s)")
+
+    def loop() -> None:
+        while not stop.wait(every):
+            one_pass()
+
+    typer.echo(f"reading  : {storage}")
+    for j in jobs:
+        typer.echo(f"source   : {j.adapter.name} from {j.source_root} (every {format_duration(every)})")
+    try:
+        one_pass()
+        _banner_common(state, host, port)
+        worker = threading.Thread(target=loop, name="asz-collect", daemon=True)
+        worker.start()
+        _serve(create_app(state), host, port)
+    finally:
+        stop.set()
+        lock.release()
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``view`` and ``server`` to ``app``."""
+    app.command("view")(view)
+    app.command("server")(server)

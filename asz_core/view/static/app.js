@@ -1,0 +1,727 @@
+// asz view: draws the asz.view document (seed 004). Plain browser JavaScript, no network beyond this server.
+// Every transcript text goes into the page as a text node (textContent), never as markup.
+'use strict';
+(function () {
+  // ------------------------------------------------------------------ address, hide and fetching
+
+  // The hide parameters of this page's own address (any key whose letters spell "hide", and any piece that does
+  // not decode, so the server can refuse it). They are passed on to every API call and kept on every link.
+  function hideQuery() {
+    const q = location.search.replace(/^\?/, '');
+    if (!q) return '';
+    return q.split('&').filter(function (piece) {
+      const key = piece.split('=')[0];
+      let d;
+      try { d = decodeURIComponent(key.replace(/\+/g, ' ')); } catch (e) { return true; }
+      return d.replace(/[^A-Za-z]/g, '').toLowerCase() === 'hide';
+    }).join('&');
+  }
+  const HQ = hideQuery();
+  function withHide(path, extra) {
+    const parts = [];
+    if (extra) parts.push(extra);
+    if (HQ) parts.push(HQ);
+    return parts.length ? path + '?' + parts.join('&') : path;
+  }
+  function enc(s) { return encodeURIComponent(s); }
+  function api(path, extra) {
+    return fetch(withHide(path, extra), { headers: { accept: 'application/json' } }).then(function (r) {
+      return r.text().then(function (t) {
+        let body = null;
+        try { body = t ? JSON.parse(t) : null; } catch (e) { body = null; }
+        if (!r.ok) return { ok: false, status: r.status, error: (body && body.error) || t || r.statusText };
+        return { ok: true, status: r.status, data: body };
+      });
+    }, function (err) { return { ok: false, status: 0, error: String(err) }; });
+  }
+
+  // ------------------------------------------------------------------ elements
+
+  function h(tag, props) {
+    const e = document.createElement(tag);
+    if (props) {
+      for (const k of Object.keys(props)) {
+        const v = props[k];
+        if (v === null || v === undefined || v === false) continue;
+        if (k === 'class') e.className = v;
+        else if (k === 'onclick') e.addEventListener('click', v);
+        else if (k === 'text') e.textContent = v;
+        else e.setAttribute(k, v);
+      }
+    }
+    for (let i = 2; i < arguments.length; i++) add(e, arguments[i]);
+    return e;
+  }
+  function add(e, c) {
+    if (c === null || c === undefined || c === false) return;
+    if (Array.isArray(c)) { c.forEach(function (x) { add(e, x); }); return; }
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); return e; }
+
+  // ------------------------------------------------------------------ formatting
+
+  function pad(n, w) { return String(n).padStart(w || 2, '0'); }
+  function fmtTime(ms) {
+    if (ms === null || ms === undefined) return '—';
+    if (ms === 0) return 'no time';
+    const d = new Date(ms);
+    return d.getUTCFullYear() + '-' + pad(d.getUTCMonth() + 1) + '-' + pad(d.getUTCDate()) + ' ' +
+      pad(d.getUTCHours()) + ':' + pad(d.getUTCMinutes()) + ':' + pad(d.getUTCSeconds()) + ' UTC';
+  }
+  function fmtClock(ms) {
+    if (!ms) return '';
+    const d = new Date(ms);
+    return pad(d.getUTCHours()) + ':' + pad(d.getUTCMinutes()) + ':' + pad(d.getUTCSeconds()) + '.' + pad(d.getUTCMilliseconds(), 3);
+  }
+  function fmtDur(ms) {
+    if (ms === null || ms === undefined || ms < 0) return '';
+    if (ms < 1000) return ms + ' ms';
+    const s = ms / 1000;
+    if (s < 60) return s.toFixed(1) + ' s';
+    const m = Math.floor(s / 60);
+    if (m < 60) return m + ' min ' + Math.round(s - m * 60) + ' s';
+    const hr = Math.floor(m / 60);
+    return hr + ' h ' + (m - hr * 60) + ' min';
+  }
+  function num(n) { return (n === null || n === undefined) ? '—' : Number(n).toLocaleString('en-US'); }
+  function fmtBytes(n) {
+    if (n === null || n === undefined) return '—';
+    if (n < 1024) return n + ' B';
+    if (n < 1024 * 1024) return (n / 1024).toFixed(1) + ' kB';
+    return (n / 1048576).toFixed(1) + ' MB';
+  }
+  function utf8len(s) { return new TextEncoder().encode(s || '').length; }
+  // The document clips a text to 2,000 bytes at a character boundary and gives the full size beside it (seed 004).
+  const CLIP = 2000;
+  function clipped(text, full) { const n = utf8len(text); return n > CLIP - 4 && typeof full === 'number' && full > n; }
+  function oneLine(s, max) {
+    s = String(s || '').replace(/\s+/g, ' ').trim();
+    return s.length > max ? s.slice(0, max) + '…' : s;
+  }
+  function short(d) { return d ? String(d).slice(0, 12) : '—'; }
+  function chip(label, value) { return h('span', { class: 'chip' }, label, ' ', h('b', null, value)); }
+  function stateBadge(s) { return h('span', { class: 'state ' + (s || 'unknown') }, s || 'not checked'); }
+  function errorBox(title, res) {
+    return h('div', { class: 'box error', role: 'alert' }, h('strong', null, title), ' ',
+      h('span', { class: 'muted' }, res.status ? '(HTTP ' + res.status + ')' : ''), h('pre', null, res.error || ''));
+  }
+
+  // ------------------------------------------------------------------ routing
+
+  const app = document.getElementById('app');
+  const where = document.getElementById('where');
+  const drawer = document.getElementById('drawer');
+  document.getElementById('home').setAttribute('href', withHide('/'));
+
+  function route() {
+    const p = location.pathname;
+    if (p === '/' || p === '') return listPage();
+    const m = /^\/c\/([^/]+)$/.exec(p);
+    if (m) {
+      let id;
+      try { id = decodeURIComponent(m[1]); } catch (e) { id = m[1]; }
+      return conversationPage(id);
+    }
+    add(clear(app), h('div', { class: 'box error' }, 'No such page.'));
+  }
+
+  // ------------------------------------------------------------------ list page
+
+  function listPage() {
+    document.title = 'Conversations · asz view';
+    add(clear(app), h('p', { class: 'muted' }, 'Loading conversations…'));
+    Promise.all([api('/api/conversations'), api('/api/status')]).then(function (rs) {
+      const res = rs[0], st = rs[1];
+      clear(app);
+      add(app, h('h1', null, 'Conversations'));
+      if (!res.ok) { add(app, errorBox('The server refused the list.', res)); return; }
+      where.textContent = res.data.root;
+      if (st.ok) add(app, statusLine(st.data));
+      const rows = res.data.conversations.slice();
+      if (!rows.length) {
+        add(app, h('div', { class: 'box notice', id: 'empty' }, h('strong', null, 'No conversations yet. '),
+          'This storage root holds no conversation: collect sessions and parse them into rounds ',
+          h('code', null, 'asz collect --once --root DIR'), ' then ', h('code', null, 'asz parse --root DIR'),
+          ', or run ', h('code', null, 'asz server'), ', which does both.'));
+        return;
+      }
+      rows.sort(function (a, b) { return (b.to || 0) - (a.to || 0) || (a.id < b.id ? -1 : 1); });
+      const tb = h('tbody');
+      rows.forEach(function (r) {
+        const dur = (r.from && r.to) ? fmtDur(r.to - r.from) : '';
+        tb.append(h('tr', { 'data-id': r.id },
+          h('td', null, h('a', { class: 'convtitle', href: withHide('/c/' + enc(r.id)) }, r.title || '(untitled)'),
+            h('div', { class: 'mono faint' }, r.id)),
+          h('td', null, fmtTime(r.to), h('div', { class: 'faint small' }, dur ? 'lasted ' + dur : '')),
+          h('td', { class: 'num' }, num(r.talks)), h('td', { class: 'num' }, num(r.steps)),
+          h('td', { class: 'num hide-narrow' }, num(r.streams)), h('td', { class: 'num hide-narrow' }, num(r.llm_calls)),
+          h('td', { class: 'num hide-narrow' }, num(r.subagents)), h('td', { class: 'num hide-narrow' }, num(r.bash_runs)),
+          h('td', { class: 'num hide-narrow' }, num(r.rounds)), h('td', { class: 'num hide-narrow' }, num(r.unresolved)),
+          h('td', null, stateBadge(r.state))));
+      });
+      add(app, h('div', { class: 'tablewrap' }, h('table', { class: 'conv' },
+        h('thead', null, h('tr', null, h('th', null, 'Conversation'), h('th', null, 'Last activity'),
+          h('th', { class: 'num' }, 'Talks'), h('th', { class: 'num' }, 'Steps'), h('th', { class: 'num hide-narrow' }, 'Streams'),
+          h('th', { class: 'num hide-narrow' }, 'Model calls'), h('th', { class: 'num hide-narrow' }, 'Subagents'),
+          h('th', { class: 'num hide-narrow' }, 'Bash runs'), h('th', { class: 'num hide-narrow' }, 'Rounds'),
+          h('th', { class: 'num hide-narrow' }, 'Unresolved'), h('th', null, 'State'))), tb)));
+      add(app, h('p', { class: 'faint small' }, 'State is shown once a conversation has been opened (verification reads every landed file).'));
+    });
+  }
+
+  function statusLine(s) {
+    const bits = [s.mode === 'server' ? 'collecting and serving' : 'serving (read only)'];
+    if (s.source) bits.push('source ' + s.source);
+    if (s.last_refresh) bits.push('last refresh ' + fmtTime(s.last_refresh));
+    if (s.next_refresh) bits.push('next ' + fmtTime(s.next_refresh));
+    if (s.hide && s.hide.length) bits.push('withholds ' + s.hide.join(', '));
+    return h('p', { class: 'muted small' }, bits.join(' · '));
+  }
+
+  // ------------------------------------------------------------------ conversation page
+
+  let D = null;          // the document
+  let IDX = null;        // indexes over it
+  let CID = '';
+
+  function hashParams() {
+    const out = {};
+    location.hash.replace(/^#/, '').split('&').forEach(function (p) {
+      if (!p) return;
+      const i = p.indexOf('=');
+      try { out[decodeURIComponent(i < 0 ? p : p.slice(0, i))] = i < 0 ? '' : decodeURIComponent(p.slice(i + 1)); } catch (e) { /* ignore */ }
+    });
+    return out;
+  }
+  function setHash(params) {
+    const cur = hashParams();
+    Object.keys(params).forEach(function (k) { if (params[k] === null) delete cur[k]; else cur[k] = params[k]; });
+    const s = Object.keys(cur).map(function (k) { return enc(k) + '=' + enc(cur[k]); }).join('&');
+    history.replaceState(null, '', location.pathname + location.search + (s ? '#' + s : ''));
+  }
+
+  function conversationPage(id) {
+    CID = id;
+    document.title = id + ' · asz view';
+    add(clear(app), h('p', { class: 'muted' }, 'Loading the conversation…'));
+    api('/api/c/' + enc(id) + '/view').then(function (res) {
+      clear(app);
+      add(app, h('p', { class: 'small' }, h('a', { href: withHide('/') }, '← Conversations')));
+      if (!res.ok) {
+        add(app, h('h1', { class: 'mono' }, id));
+        add(app, errorBox(res.status === 404 ? 'No such conversation here.' : 'The server refused the document.', res));
+        return;
+      }
+      D = res.data;
+      IDX = index(D);
+      drawHeader();
+      drawTabs();
+      const hp = hashParams();
+      showTab(hp.tab || 'talks');
+      if (hp.step || hp.talk) reveal(hp.step || hp.talk);
+    });
+  }
+
+  function index(doc) {
+    const nodes = new Map(), talkOf = new Map(), streamTalk = new Map(), streamInfo = new Map(), fileBySeq = new Map();
+    function walk(n, talk) {
+      nodes.set(n.id, n);
+      if (talk) talkOf.set(n.id, talk);
+      (n.children || []).forEach(function (c) { walk(c, talk); });
+    }
+    doc.talks.forEach(function (t) { walk(t, t.id); });
+    (doc.loose || []).forEach(function (n) { walk(n, null); });
+    doc.streams.forEach(function (s) { streamInfo.set(s.id, s); if (s.talk) streamTalk.set(s.id, s.talk); });
+    doc.files.forEach(function (f) { if (f.seq !== null && f.seq !== undefined) fileBySeq.set(f.seq, f); });
+    const talkIndex = new Map();
+    doc.talks.forEach(function (t, i) { talkIndex.set(t.id, i); });
+    return { nodes: nodes, talkOf: talkOf, streamTalk: streamTalk, streamInfo: streamInfo, fileBySeq: fileBySeq, talkIndex: talkIndex };
+  }
+
+  function drawHeader() {
+    const s = D.summary;
+    document.title = (s.title || D.conversation) + ' · asz view';
+    where.textContent = D.conversation;
+    add(app, h('h1', { id: 'title' }, s.title || '(untitled)'));
+    const meta = h('div', { class: 'chips' }, stateBadge(s.state),
+      h('span', { class: 'chip mono' }, D.conversation),
+      h('span', { class: 'chip' }, fmtTime(s.from), ' → ', fmtTime(s.to), (s.from && s.to) ? ' (' + fmtDur(s.to - s.from) + ')' : ''));
+    add(app, meta);
+    add(app, h('div', { class: 'chips' }, chip('talks', num(s.talks)), chip('steps', num(s.steps)), chip('streams', num(s.streams)),
+      chip('segments', num(s.segments)), chip('rounds', num(s.rounds)), chip('unresolved', num(s.unresolved)),
+      chip('changes', num(s.changes)), chip('provider bodies', num(s.provider_bodies)),
+      chip('head', 'round ' + D.head.round + ' · ' + short(D.head.digest))));
+    const wh = Object.keys(s.withheld || {});
+    if (wh.length) {
+      add(app, h('div', { class: 'box notice', id: 'withheld' }, h('strong', null, 'Withheld on this page: '),
+        wh.map(function (k, i) { return [i ? ', ' : '', k + ' (' + num(s.withheld[k]) + (k === 'provider_bodies' ? ' bodies' : ' records') + ')']; }),
+        '. Their steps keep their place and size; their text is not shown.'));
+    }
+    if (s.problems && s.problems.length) {
+      add(app, h('div', { class: 'box error', id: 'problems' }, h('strong', null, 'This conversation is ' + s.state + ':'),
+        h('ul', null, s.problems.map(function (p) { return h('li', null, p); }))));
+    }
+  }
+
+  const TABS = [
+    ['talks', 'Talks', function () { return D.talks.length; }],
+    ['streams', 'Streams', function () { return D.streams.length; }],
+    ['segments', 'Segments', function () { return D.segments.length; }],
+    ['rounds', 'Rounds', function () { return D.rounds.length; }],
+    ['files', 'Files', function () { return D.files.length; }],
+    ['relations', 'Relations', function () { return D.relations.length; }],
+    ['loose', 'Loose', function () { return (D.loose || []).length; }],
+    ['unresolved', 'Unresolved', function () { return D.unresolved.length; }],
+    ['changes', 'Changes', function () { return (D.workspace_changes || []).length + (D.tool_executions || []).length; }],
+    ['glossary', 'Glossary', function () { return null; }],
+  ];
+  let tabbar = null, panel = null;
+  function drawTabs() {
+    tabbar = h('div', { class: 'tabs', role: 'tablist' });
+    TABS.forEach(function (t) {
+      const n = t[2]();
+      tabbar.append(h('button', { role: 'tab', 'data-tab': t[0], 'aria-selected': 'false', onclick: function () { showTab(t[0]); } },
+        t[1], n === null ? '' : ' (' + num(n) + ')'));
+    });
+    panel = h('div', { id: 'panel', role: 'tabpanel' });
+    add(app, [tabbar, panel]);
+  }
+  function showTab(name) {
+    if (!TABS.some(function (t) { return t[0] === name; })) name = 'talks';
+    currentTab = name;
+    tabbar.querySelectorAll('button').forEach(function (b) { b.setAttribute('aria-selected', b.getAttribute('data-tab') === name ? 'true' : 'false'); });
+    setHash({ tab: name === 'talks' ? null : name });
+    clear(panel);
+    ({ talks: drawTalks, streams: drawStreams, segments: drawSegments, rounds: drawRounds, files: drawFiles,
+      relations: drawRelations, loose: drawLoose, unresolved: drawUnresolved, changes: drawChanges, glossary: drawGlossary })[name]();
+  }
+
+  // ------------------------------------------------------------------ talks
+
+  const talkEls = new Map();
+  function drawTalks() {
+    talkEls.clear();
+    if (!D.talks.length) { add(panel, h('p', { class: 'muted' }, 'No talks.')); return; }
+    D.talks.forEach(function (t) { panel.append(talkBlock(t, false)); });
+  }
+
+  function streamLabel(streamName) {
+    const s = IDX.streamInfo.get('stream/' + streamName);
+    return s ? (s.label || s.name) : streamName;
+  }
+
+  function talkBlock(t, nested) {
+    const child = t.child || (t.stream && t.stream !== 'main' && IDX.streamInfo.get('stream/' + t.stream) && IDX.streamInfo.get('stream/' + t.stream).role !== 'main');
+    const body = h('div', { class: 'talkbody', hidden: 'hidden' });
+    const caret = h('span', { class: 'caret' }, '▸');
+    const head = h('button', { class: 'talkhead', 'aria-expanded': 'false', type: 'button' },
+      h('div', { class: 'line1' }, caret, h('span', { class: 'when' }, fmtTime(t.from || t.at)),
+        child ? h('span', { class: 'tag' }, 'subagent · ' + streamLabel(t.stream)) : null,
+        h('span', null, num(t.runs) + ' run' + (t.runs === 1 ? '' : 's') + ' · ' + num(t.steps || 0) + ' steps · ' + num(t.tools || 0) + ' tools'),
+        (t.from && t.to) ? h('span', null, fmtDur(t.to - t.from)) : null),
+      h('div', { class: 'label' }, t.label || (child ? h('span', { class: 'muted' }, 'Subagent: ' + streamLabel(t.stream)) : h('span', { class: 'faint' }, '(no label: nothing a person typed starts this talk)'))),
+      t.reply ? h('div', { class: 'reply' }, '↳ ', t.reply) : null);
+    const el = h('section', { class: 'talk' + (child ? ' child' : ''), 'data-talk': t.id }, head, body);
+    let drawn = false;
+    function open(on) {
+      if (on && !drawn) { drawn = true; drawTalkBody(t, body); }
+      body.hidden = !on;
+      el.classList.toggle('open', on);
+      caret.textContent = on ? '▾' : '▸';
+      head.setAttribute('aria-expanded', on ? 'true' : 'false');
+    }
+    el._open = open;
+    head.addEventListener('click', function () {
+      const on = body.hidden;
+      open(on);
+      if (!nested) setHash({ talk: on ? t.id : null, step: null });
+    });
+    if (!nested) talkEls.set(t.id, el);
+    return el;
+  }
+
+  function drawTalkBody(t, body) {
+    const kids = t.children || [];
+    if (!kids.length) body.append(h('p', { class: 'faint' }, 'No steps in this talk.'));
+    kids.forEach(function (c) { body.append(nodeEl(c)); });
+    const foot = h('div', { class: 'small talkfoot' }, h('button', { class: 'btn', type: 'button', onclick: function () { evidence(t); } }, 'Evidence of the talk'));
+    if (t.edges && t.edges.length) foot.append(edgesLine(t.edges));
+    body.append(foot);
+  }
+
+  const KIND_LABEL = {
+    'message.external': 'person', 'message.assistant': 'assistant', 'message.synthetic': 'synthetic', 'context.injection': 'injected',
+    'llm.call': 'model call', 'thinking': 'thinking', 'tool': 'tool', 'agent.call': 'subagent call', 'agent.launch_ack': 'launched',
+    'agent.output': 'subagent output', 'runtime.notification': 'notification', 'epoch.boundary': 'context reset',
+    'epoch.summary': 'summary', 'error.api': 'API error', 'control.interrupt': 'interrupt', 'control.permission': 'permission',
+    'control.command': 'command', 'turn.duration': 'turn time', 'control.notice': 'notice', 'run': 'run', 'talk': 'talk'
+  };
+  const CONTAINERS = { 'run': 1, 'llm.call': 1, 'talk': 1 };
+  const INLINE_TEXT = { 'message.external': 'external', 'message.assistant': 'assistant', 'agent.output': 'assistant', 'message.synthetic': 'assistant', 'epoch.summary': 'assistant' };
+
+  function withheldFlags(n) { return (n.flags || []).filter(function (f) { return f === 'system_prompt' || f === 'tool_schemas'; }); }
+
+  function toolInputPreview(n) {
+    if (!n.text) return '';
+    try {
+      const v = JSON.parse(n.text);
+      if (v && typeof v === 'object') {
+        for (const k of ['command', 'description', 'file_path', 'path', 'pattern', 'url', 'query', 'prompt']) {
+          if (typeof v[k] === 'string') return v[k];
+        }
+      }
+    } catch (e) { /* clipped or not JSON */ }
+    return n.text;
+  }
+
+  function rowTitle(n) {
+    const k = n.kind, bits = [];
+    if (k === 'tool' || k === 'agent.call') {
+      bits.push(h('span', { class: 'name' }, n.name || k));
+      bits.push(h('span', { class: 'pv' }, oneLine(toolInputPreview(n), 160)));
+    } else if (k === 'llm.call') {
+      const u = n.usage;
+      bits.push(h('span', { class: 'pv' }, u ? 'tokens in ' + num(u.in) + ' · out ' + num(u.out) + ' · cache read ' + num(u.cache_read) + ' · cache write ' + num(u.cache_write) : ''));
+    } else if (k === 'run') {
+      bits.push(h('span', { class: 'pv' }, 'trigger ' + ((n.attrs && n.attrs.trigger) || 'unknown')));
+    } else if (k === 'turn.duration') {
+      bits.push(h('span', { class: 'pv' }, n.duration_ms !== undefined ? 'the runtime measured ' + fmtDur(n.duration_ms) : ''));
+    } else if (INLINE_TEXT[k]) {
+      // text is drawn under the row
+    } else if (n.text) {
+      bits.push(h('span', { class: 'pv' }, oneLine(n.text, 200)));
+    } else if (n.state && n.state !== 'available' && n.state !== 'omitted') {
+      bits.push(h('span', { class: 'pv faint' }, '(' + n.state + ')'));
+    }
+    return bits;
+  }
+
+  function tags(n) {
+    const out = [];
+    if (n.failed) out.push(h('span', { class: 'tag failed' }, 'failed'));
+    if (n.state === 'omitted') out.push(h('span', { class: 'tag withheld' }, 'withheld · ' + fmtBytes(n.bytes)));
+    else if (withheldFlags(n).length) out.push(h('span', { class: 'tag' }, withheldFlags(n).join(', ')));
+    if (n.result_state === 'omitted') out.push(h('span', { class: 'tag withheld' }, 'result withheld'));
+    if (n.request_to_result_ms !== undefined) out.push(h('span', { class: 'tag' }, fmtDur(n.request_to_result_ms)));
+    if ((n.flags || []).indexOf('error') >= 0 && !n.failed) out.push(h('span', { class: 'tag failed' }, 'error'));
+    return out;
+  }
+
+  function nodeEl(n) {
+    const k = n.kind;
+    const el = h('div', { class: 'node k-' + k.replace(/\./g, '-'), 'data-id': n.id });
+    const det = h('div', { class: 'details', hidden: 'hidden' });
+    let drawn = false;
+    const row = h('div', { class: 'row', role: 'button', tabindex: '0', 'aria-expanded': 'false' },
+      h('span', { class: 'kind' }, KIND_LABEL[k] || k), h('span', { class: 'title' }, rowTitle(n)), tags(n),
+      h('span', { class: 'when' }, fmtClock(n.at)));
+    function toggle(on) {
+      if (on === undefined) on = det.hidden;
+      if (on && !drawn) { drawn = true; drawDetails(n, det); }
+      det.hidden = !on;
+      row.setAttribute('aria-expanded', on ? 'true' : 'false');
+    }
+    el._toggle = toggle;
+    row.addEventListener('click', function (ev) {
+      if (ev.target.closest('button,a')) return;
+      toggle();
+      if (!det.hidden) { setHash({ talk: IDX.talkOf.get(n.id) || null, step: n.id }); markTarget(el); }
+    });
+    row.addEventListener('keydown', function (ev) { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); toggle(); } });
+    el.append(row);
+    if (INLINE_TEXT[k]) {
+      if (n.text) el.append(h('div', { class: 'msg ' + INLINE_TEXT[k] }, n.text));
+      else if (n.state === 'omitted') el.append(h('div', { class: 'msg faint' }, 'withheld (' + fmtBytes(n.bytes) + ')'));
+      if (n.text && clipped(n.text, n.bytes) && n.state !== 'omitted') el.append(clipNote(n, 'text', el.lastChild));
+    }
+    el.append(det);
+    const kids = n.children || [];
+    if (kids.length) {
+      const kd = h('div', { class: 'kids' });
+      kids.forEach(function (c) { kd.append(nodeEl(c)); });
+      el.append(kd);
+    }
+    if (k === 'agent.call' || k === 'tool') {
+      (n.edges || []).forEach(function (e) {
+        if (e.type === 'starts' && e.dir === 'out') el.append(subagentOpener(e.other));
+      });
+    }
+    return el;
+  }
+
+  // A subagent stream, opened from the step that started it: its talk drawn in place, on demand.
+  function subagentOpener(streamId) {
+    const s = IDX.streamInfo.get(streamId);
+    const talkId = IDX.streamTalk.get(streamId);
+    const talk = talkId ? D.talks[IDX.talkIndex.get(talkId)] : null;
+    const box = h('div', { class: 'sub' });
+    const label = s ? (s.label || s.name) : streamId;
+    if (!talk) { box.append(h('span', { class: 'faint small' }, 'Starts ' + label + ' (no talk of that stream in this document).')); return box; }
+    let shown = null;
+    const btn = h('button', { class: 'btn subopen', type: 'button' }, 'Open subagent: ' + label);
+    btn.addEventListener('click', function () {
+      if (shown) { shown.remove(); shown = null; btn.textContent = 'Open subagent: ' + label; return; }
+      shown = talkBlock(talk, true);
+      box.append(shown);
+      shown._open(true);
+      btn.textContent = 'Close subagent: ' + label;
+    });
+    box.append(btn, ' ', h('a', { class: 'small', href: '#talk=' + enc(talk.id), onclick: function (ev) { ev.preventDefault(); reveal(talk.id); } }, 'go to its talk'));
+    return box;
+  }
+
+  function clipNote(n, which, target) {
+    const full = which === 'text' ? n.bytes : n.result_bytes;
+    const shown = utf8len(which === 'text' ? n.text : n.result);
+    const note = h('div', { class: 'clip' }, 'Shows the first ' + num(shown) + ' of ' + num(full) + ' bytes. ');
+    const ref = which === 'text' ? (n.ref || (n.refs && n.refs[0])) : (n.refs && n.refs[1]);
+    if (ref) {
+      note.append(h('button', { class: 'linkbtn', type: 'button', onclick: function () {
+        note.textContent = 'Loading the rest…';
+        api(recordPath(ref)).then(function (res) {
+          if (!res.ok) { note.textContent = 'The rest is not available: ' + res.error + ' (HTTP ' + res.status + ')'; return; }
+          const t = fullText(res.data, ref, which);
+          if (t === null) { note.textContent = 'The record holds no text for this part.'; return; }
+          target.textContent = t;
+          note.textContent = 'Showing all ' + num(utf8len(t)) + ' bytes.';
+        });
+      } }, 'Show all'));
+    }
+    return note;
+  }
+
+  function fullText(rec, ref, which) {
+    const parts = rec.parts || [];
+    let p = null;
+    if (ref.block !== undefined && ref.block !== null) p = parts[ref.block];
+    else if (which === 'result') p = parts.filter(function (x) { return x.k === 'result'; })[0];
+    if (p) return typeof p.text === 'string' && p.text ? p.text : (p.data !== undefined ? (typeof p.data === 'string' ? p.data : JSON.stringify(p.data, null, 2)) : null);
+    const texts = parts.filter(function (x) { return (x.k === 'text' || x.k === 'reasoning' || x.k === 'result') && x.text; }).map(function (x) { return x.text; });
+    return texts.length ? texts.join('\n') : null;
+  }
+
+  function recordPath(ref) { return '/api/c/' + enc(CID) + '/record/' + ref.seq + '/' + ref.row; }
+
+  function pre(text, cls) { return h('pre', { class: cls || null }, text); }
+
+  function drawDetails(n, det) {
+    const k = n.kind;
+    if (k === 'tool' || k === 'agent.call') {
+      det.append(h('h4', null, 'Input'));
+      if (n.text) { const p = pre(n.text, 'input'); det.append(p); if (clipped(n.text, n.bytes)) det.append(clipNote(n, 'text', p)); }
+      else det.append(h('div', { class: 'faint' }, n.state === 'omitted' ? 'withheld' : '(' + (n.state || 'none') + ')'));
+      det.append(h('h4', null, 'Result', n.failed ? h('span', { class: 'bad' }, ' · failed') : ''));
+      if (n.result !== undefined) {
+        const p = pre(n.result, 'result');
+        det.append(p);
+        if (clipped(n.result, n.result_bytes)) det.append(clipNote(n, 'result', p));
+      } else {
+        det.append(h('div', { class: 'faint' }, n.result_state === 'omitted' ? 'withheld' : n.result_state ? '(' + n.result_state + ')' : '(no result recorded)'));
+      }
+      const facts = [];
+      if (n.result_state) facts.push(['result state', n.result_state + (n.result_bytes !== undefined ? ' · ' + fmtBytes(n.result_bytes) : '')]);
+      if (n.request_to_result_ms !== undefined) facts.push(['request to result', num(n.request_to_result_ms) + ' ms (between the two records, not tool time)']);
+      else if (n.request_to_result_join) facts.push(['request to result', 'under 1 ms']);
+      if (n.changes) facts.push(['workspace changes', n.changes.join(', ')]);
+      if (n.executions) facts.push(['executions', n.executions.join(', ')]);
+      if (facts.length) det.append(kv(facts));
+    } else if (!INLINE_TEXT[k]) {
+      if (n.text) {
+        const p = pre(n.text);
+        det.append(h('h4', null, 'Text'), p);
+        if (clipped(n.text, n.bytes) && n.state !== 'omitted') det.append(clipNote(n, 'text', p));
+      }
+    }
+    if (n.state === 'omitted') det.append(h('div', { class: 'box notice small' }, 'Withheld: this step carries ' + withheldFlags(n).join(', ') + '; its ' + fmtBytes(n.bytes) + ' are not shown.'));
+    if (k === 'llm.call' && n.usage) {
+      det.append(h('h4', null, 'Usage (tokens)'), kv([['in', num(n.usage.in)], ['out', num(n.usage.out)], ['cache read', num(n.usage.cache_read)], ['cache write', num(n.usage.cache_write)]]));
+    }
+    if (n.provider_bodies) det.append(h('h4', null, 'Provider bodies'), kv(n.provider_bodies.map(function (b) { return [b.role, 'seq ' + b.ref.seq + ' row ' + b.ref.row]; })));
+    const facts = [['id', n.id], ['kind', k]];
+    if (n.stream) facts.push(['stream', n.stream === 'main' ? 'main' : streamLabel(n.stream) + ' (' + n.stream + ')']);
+    if (n.at !== undefined) facts.push(['at', n.at ? fmtTime(n.at) : 'unobserved']);
+    if (n.state && n.state !== 'available') facts.push(['state', n.state]);
+    if (n.bytes !== undefined) facts.push(['bytes', num(n.bytes)]);
+    if (n.flags) facts.push(['flags', n.flags.join(', ')]);
+    if (n.duration_ms !== undefined) facts.push(['duration', num(n.duration_ms) + ' ms (' + (n.duration_measured_by || '') + ')']);
+    if (n.dropped) facts.push(['dropped', n.dropped.map(function (x) { return x.what + ' (' + fmtBytes(x.bytes) + (x.why ? ': ' + x.why : '') + ')'; }).join('; ')]);
+    if (n.attrs) Object.keys(n.attrs).forEach(function (a) { const v = n.attrs[a]; facts.push([a, typeof v === 'object' ? JSON.stringify(v) : String(v)]); });
+    det.append(h('h4', null, 'Facts'), kv(facts));
+    if (n.edges && n.edges.length) det.append(h('h4', null, 'Edges'), edgesLine(n.edges));
+    det.append(h('div', { style: null }, h('button', { class: 'btn evidence', type: 'button', onclick: function () { evidence(n); } }, 'Evidence')));
+  }
+
+  function kv(pairs) {
+    const dl = h('dl', { class: 'kv' });
+    pairs.forEach(function (p) { dl.append(h('dt', null, p[0]), h('dd', null, p[1])); });
+    return dl;
+  }
+
+  function edgesLine(edges) {
+    const ul = h('ul', { class: 'small' });
+    edges.forEach(function (e) {
+      const target = IDX.nodes.has(e.other) || IDX.streamTalk.has(e.other) ? h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(IDX.streamTalk.get(e.other) || e.other); } }, e.other) : h('span', { class: 'mono' }, e.other);
+      ul.append(h('li', null, e.dir === 'out' ? e.type + ' → ' : e.type + ' ← ', target, h('span', { class: 'faint' }, ' · ' + e.quality + (e.via ? ' · ' + e.via : ''))));
+    });
+    return ul;
+  }
+
+  // Opens the talk holding ``id`` (a talk or a step), expands the step and scrolls to it.
+  function reveal(id) {
+    const talkId = IDX.talkOf.get(id) || id;
+    if (currentTab !== 'talks') showTab('talks');
+    const tel = talkEls.get(talkId);
+    if (!tel) return;
+    tel._open(true);
+    setHash({ talk: talkId, step: id !== talkId ? id : null });
+    let target = tel;
+    if (id !== talkId) {
+      const nel = tel.querySelector('.node[data-id="' + cssEscape(id) + '"]');
+      if (nel) { nel._toggle(true); target = nel; markTarget(nel); }
+    }
+    target.scrollIntoView({ block: 'start' });
+  }
+  function markTarget(el) {
+    document.querySelectorAll('.node.target').forEach(function (x) { x.classList.remove('target'); });
+    el.classList.add('target');
+  }
+  function cssEscape(s) { return (window.CSS && CSS.escape) ? CSS.escape(s) : String(s).replace(/["\\]/g, '\\$&'); }
+
+  // ------------------------------------------------------------------ evidence
+
+  function evidence(n) {
+    const refs = [];
+    const seen = {};
+    [n.ref].concat(n.refs || []).forEach(function (r) {
+      if (!r) return;
+      const key = r.seq + ':' + r.row + ':' + (r.block === undefined ? '' : r.block);
+      if (!seen[key]) { seen[key] = 1; refs.push(r); }
+    });
+    const body = drawer.querySelector('.dbody');
+    clear(body);
+    drawer.querySelector('.dtitle').textContent = 'Evidence · ' + (KIND_LABEL[n.kind] || n.kind);
+    body.append(h('div', { class: 'mono muted' }, n.id));
+    if (!refs.length) body.append(h('p', { class: 'faint' }, 'This node names no record.'));
+    refs.forEach(function (r) {
+      const f = IDX.fileBySeq.get(r.seq);
+      const sec = h('section', { class: 'evrec' }, h('h2', null, 'seq ' + r.seq + ' · row ' + r.row + (r.block !== undefined ? ' · block ' + r.block : '')),
+        h('div', { class: 'mono faint' }, f ? f.file + ' (' + f.kind + ')' : 'file seq ' + r.seq));
+      const out = h('div', null, h('p', { class: 'faint' }, 'Loading…'));
+      sec.append(out);
+      body.append(sec);
+      api(recordPath(r)).then(function (res) {
+        clear(out);
+        if (!res.ok) { out.append(errorBox('The server refused this record.', res)); return; }
+        out.append(pre(JSON.stringify(res.data, null, 2), 'record'));
+      });
+    });
+    drawer.classList.add('open');
+    drawer.querySelector('.dclose').focus();
+  }
+  drawer.querySelector('.dclose').addEventListener('click', function () { drawer.classList.remove('open'); });
+  document.addEventListener('keydown', function (ev) { if (ev.key === 'Escape') drawer.classList.remove('open'); });
+
+  // ------------------------------------------------------------------ other tabs
+
+  function table(headers, rows, numeric) {
+    const tb = h('tbody');
+    rows.forEach(function (r) { tb.append(h('tr', null, r.map(function (c, i) { return h('td', { class: numeric && numeric[i] ? 'num' : null }, c); }))); });
+    return h('div', { class: 'tablewrap' }, h('table', null, h('thead', null, h('tr', null, headers.map(function (x, i) { return h('th', { class: numeric && numeric[i] ? 'num' : null }, x); }))), tb));
+  }
+  function paged(headers, rows, numeric, page) {
+    page = page || 300;
+    const holder = h('div');
+    let n = Math.min(page, rows.length);
+    function draw() {
+      clear(holder);
+      holder.append(table(headers, rows.slice(0, n), numeric));
+      if (n < rows.length) holder.append(h('p', null, h('button', { class: 'btn', type: 'button', onclick: function () { n = Math.min(rows.length, n + page * 4); draw(); } }, 'Show more (' + num(rows.length - n) + ' left)')));
+    }
+    draw();
+    return holder;
+  }
+  function talkLink(id) { return id ? h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(id); } }, oneLine(talkTitle(id), 60)) : '—'; }
+  function talkTitle(id) { const t = D.talks[IDX.talkIndex.get(id)]; return t ? (t.label || id) : id; }
+
+  function drawStreams() {
+    panel.append(table(['Stream', 'Role', 'Label', 'Parent', 'Records', 'Steps', 'First talk', 'Opened by'], D.streams.map(function (s) {
+      return [h('span', { class: 'mono' }, s.name), s.role, s.label || '', s.parent || '', num(s.records), num(s.steps), talkLink(s.talk),
+        s.opened_by.length ? s.opened_by.map(function (o, i) { return [i ? ', ' : '', h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(o.step); } }, o.step)]; }) : '—'];
+    }), [0, 0, 0, 0, 1, 1, 0, 0]));
+  }
+  function drawSegments() {
+    panel.append(table(['Segment', 'State', 'Committable', 'Talks', 'From', 'To'], D.segments.map(function (s) {
+      return [h('span', { class: 'mono' }, s.id), s.state || '', s.committable ? 'yes' : 'no', num(s.talks), fmtTime(s.from), fmtTime(s.to)];
+    }), [0, 0, 0, 1, 0, 0]));
+  }
+  function drawRounds() {
+    panel.append(table(['Round', 'Verified', 'Seqs', 'From', 'Through', 'Digest', 'Previous'], D.rounds.map(function (r) {
+      return [num(r.round), r.verified ? h('span', { class: 'state verified' }, 'verified') : h('span', { class: 'state mismatch' }, 'not verified'),
+        r.from_seq === null ? '—' : r.from_seq + '–' + r.through_seq, fmtTime(r.from_time), fmtTime(r.through_time),
+        h('span', { class: 'mono' }, short(r.digest)), h('span', { class: 'mono' }, short(r.previous))];
+    }), [1, 0, 0, 0, 0, 0, 0]));
+  }
+  function drawFiles() {
+    panel.append(paged(['File', 'Kind', 'Seq / round', 'Stream / run', 'Lines', 'Bytes', 'Digest', 'From', 'Through'], D.files.map(function (f) {
+      return [h('span', { class: 'mono' }, f.file), f.kind, f.seq !== null ? 'seq ' + f.seq : 'round ' + f.round, f.stream || f.run || '—',
+        num(f.lines), fmtBytes(f.bytes), h('span', { class: 'mono' }, short(f.digest)), fmtTime(f.from_time), fmtTime(f.through_time)];
+    }), [0, 0, 0, 0, 1, 1, 0, 0, 0]));
+  }
+  function drawRelations() {
+    panel.append(paged(['Type', 'From', 'To', 'Quality', 'Via', 'Evidence'], D.relations.map(function (r) {
+      return [r.type, h('span', { class: 'mono' }, r.from), h('span', { class: 'mono' }, r.to), r.quality, r.via,
+        r.evidence.map(function (e) { return e.seq + ':' + e.row + (e.block !== undefined ? ':' + e.block : ''); }).join(' ')];
+    })));
+  }
+  function drawLoose() {
+    const loose = D.loose || [];
+    if (!loose.length) { panel.append(h('p', { class: 'muted' }, 'Every step belongs to a talk.')); return; }
+    panel.append(h('p', { class: 'muted small' }, 'Runs and steps outside any talk.'));
+    loose.forEach(function (n) { panel.append(nodeEl(n)); });
+  }
+  function drawUnresolved() {
+    if (!D.unresolved.length) { panel.append(h('p', { class: 'muted' }, 'Nothing unresolved.')); return; }
+    panel.append(table(['Id', 'Kind', 'Reason', 'State', 'Ref'], D.unresolved.map(function (u) {
+      return [h('span', { class: 'mono' }, u.id), u.kind, u.reason, u.state, u.ref ? JSON.stringify(u.ref) : '—'];
+    })));
+  }
+  function drawChanges() {
+    const wc = D.workspace_changes || [], te = D.tool_executions || [];
+    panel.append(h('h2', null, 'Workspace changes'));
+    if (!wc.length) panel.append(h('p', { class: 'muted' }, 'None recorded.'));
+    else panel.append(paged(['Step', 'Time', 'Entry'], wc.map(function (c) {
+      return [c.step ? h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(c.step); } }, c.step) : '—', c.time || '—', pre(JSON.stringify(c, null, 1))];
+    })));
+    panel.append(h('h2', null, 'Tool executions'));
+    if (!te.length) panel.append(h('p', { class: 'muted' }, 'None recorded.'));
+    else panel.append(paged(['Step', 'Time', 'Entry'], te.map(function (c) {
+      return [c.step ? h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(c.step); } }, c.step) : '—', c.time || '—', pre(JSON.stringify(c, null, 1))];
+    })));
+  }
+  function drawGlossary() {
+    const holder = h('div', null, h('p', { class: 'faint' }, 'Loading the glossary…'));
+    panel.append(holder);
+    api('/api/glossary').then(function (res) {
+      clear(holder);
+      if (!res.ok) { holder.append(errorBox('No glossary.', res)); return; }
+      const g = res.data;
+      holder.append(h('p', { class: 'muted small' }, 'Dialect ' + g.dialect + ' (installed: ' + g.dialects.join(', ') + '). What the runtime calls each model name, and where it appears.'));
+      holder.append(table(['Term', 'Runtime word', 'Where', 'Note'], Object.keys(g.terms).map(function (t) {
+        const x = g.terms[t];
+        return [h('b', null, t), x.native || h('span', { class: 'faint' }, '(derived)'), x.where, x.note];
+      })));
+      holder.append(h('h2', null, 'Session Data fields'));
+      holder.append(table(['Field', 'Meaning'], Object.keys(g.fields).map(function (f) { return [h('code', null, f), g.fields[f]]; })));
+    });
+  }
+
+  let currentTab = 'talks';
+  window.addEventListener('hashchange', function () {
+    if (!D) return;
+    const hp = hashParams();
+    if ((hp.tab || 'talks') !== currentTab) showTab(hp.tab || 'talks');
+    if (hp.step || hp.talk) reveal(hp.step || hp.talk);
+  });
+  route();
+})();

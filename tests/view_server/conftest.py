@@ -1,0 +1,103 @@
+"""Fixtures for the asz view / asz server tests: storage roots built by the real collect and parse, and real servers."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from view_server_helpers import (
+    CANARY_SESSION,
+    EXAMPLE,
+    Served,
+    add_provider_body,
+    canary_lines,
+    collect_and_parse,
+    copy_example,
+    write_config,
+    write_session,
+)
+
+
+def _needs_parse() -> None:
+    try:
+        import asz_core.flow.parse  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - parse is another issue's module
+        pytest.skip(f"asz_core.flow.parse is not importable ({exc}); rounds cannot be built")
+
+
+@pytest.fixture(scope="session")
+def example_root(tmp_path_factory) -> Path:
+    """The bundled example (examples/claude-code/projects) collected and parsed into a new root."""
+    _needs_parse()
+    if not EXAMPLE.is_dir():
+        pytest.skip(f"{EXAMPLE} is absent")
+    base = tmp_path_factory.mktemp("example")
+    src = copy_example(base / "projects")
+    root = base / "root"
+    collect_and_parse(src, root)
+    return root
+
+
+@pytest.fixture(scope="session")
+def canary_root(tmp_path_factory) -> Path:
+    """The canary session (system prompt and tool schemas carry MARKER; a prompt holds markup) collected and parsed."""
+    _needs_parse()
+    base = tmp_path_factory.mktemp("canary")
+    src = base / "projects"
+    write_session(src, canary_lines())
+    root = base / "root"
+    collect_and_parse(src, root)
+    return root
+
+
+@pytest.fixture(scope="session")
+def bodies_root(canary_root: Path, tmp_path_factory) -> dict:
+    """A copy of the canary root with one provider_body file landed after the rounds, and one whose header does not read."""
+    base = tmp_path_factory.mktemp("bodies")
+    root = base / "root"
+    shutil.copytree(canary_root, root)
+    seq, path = add_provider_body(root, CANARY_SESSION)
+    bad_seq, bad_path = add_provider_body(root, CANARY_SESSION, garbage=True)
+    return {"root": root, "seq": seq, "path": path, "bad_seq": bad_seq, "bad_path": bad_path}
+
+
+@pytest.fixture(scope="session")
+def corpus_root(tmp_path_factory) -> Path:
+    """../shared/corpus/claude-code/projects collected and parsed (skips when the corpus is absent)."""
+    _needs_parse()
+    from view_server_helpers import REPO
+
+    src = REPO.parent / "shared" / "corpus" / "claude-code" / "projects"
+    if not src.is_dir():
+        pytest.skip(f"the corpus is absent ({src})")
+    root = tmp_path_factory.mktemp("corpus") / "root"
+    collect_and_parse(src, root)
+    return root
+
+
+@pytest.fixture(scope="session")
+def serve(tmp_path_factory):
+    """A factory: ``serve(root, hide=None, override=None, command='view')`` starts a real server, stopped at session end.
+
+    Servers are shared by arguments within the test session.
+    """
+    started: dict[tuple, Served] = {}
+
+    def start(root: Path, *, hide: list[str] | None = None, override: bool | None = None, extra: tuple[str, ...] = ()) -> Served:
+        key = (str(root), tuple(hide) if hide is not None else None, override, extra)
+        s = started.get(key)
+        if s is not None and s.proc.poll() is None:
+            return s
+        work = tmp_path_factory.mktemp("serve")
+        args = ["view", "--root", str(root), *extra]
+        if hide is not None or override is not None:
+            args += ["--config", str(write_config(work / "asz.yaml", hide=hide, override=override))]
+        s = Served(args, work)
+        started[key] = s
+        return s
+
+    yield start
+    for s in started.values():
+        s.stop()
