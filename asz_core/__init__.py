@@ -37,6 +37,7 @@ from .sessiondata import (
     value_span,
 )
 from .sessiondata.jsonbytes import JSONSpanError, loads as json_loads
+from .providerbody import BodyError, BodyMeta, MissingReference, TooLarge, Session as ProviderSession  # issue 10
 
 __version__ = "0.1.0"
 
@@ -81,4 +82,9 @@ __all__ = [
     "value_span",
     "JSONSpanError",
     "json_loads",
+    "BodyError",
+    "BodyMeta",
+    "MissingReference",
+    "TooLarge",
+    "ProviderSession",
 ]

@@ -202,10 +202,11 @@ def collect(
         typer.echo(f"asz collect: cannot use the storage root {storage}: {exc.strerror or exc}", err=True)
         raise typer.Exit(1)
     report = Report()
+    provider = _provider_job(jobs)  # issue 10: claude-code-provider has its own pass (no cursors)
     collectors = [
         Collector(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
                   options=CollectOptions(max_delta_bytes=j.max_delta_bytes, lock_timeout=lock_timeout), report=report)
-        for j in jobs
+        for j in jobs if j is not provider
     ]
     stop = threading.Event()
     if watch:
@@ -221,6 +222,7 @@ def collect(
             except OSError as exc:
                 typer.echo(f"error: {storage}: {exc.strerror or exc}", err=True)
                 counters = Counters(errors=1)
+            bodies = _provider_pass(provider, storage, lock_timeout, counters)  # issue 10, after the transcripts
             rounds = ""
             if not no_parse and storage.is_dir():
                 from ..flow.parse import parse_root
@@ -229,7 +231,7 @@ def collect(
                 counters.errors += len(parsed.problems)
                 rounds = f" rounds={parsed.rounds}"
             took = time.monotonic() - started
-            typer.echo(f"[{time.strftime('%H:%M:%S')}] {counters.summary()}{rounds} ({took:.3f}s)")
+            typer.echo(f"[{time.strftime('%H:%M:%S')}] {counters.summary()}{bodies}{rounds} ({took:.3f}s)")
             if not watch:
                 raise typer.Exit(1 if counters.failed else 0)
             if stop.wait(max(0.0, every - took)):
@@ -240,6 +242,45 @@ def collect(
         raise typer.Exit(0 if watch else 130)
     finally:
         lock.release()
+
+
+def _provider_job(jobs: list[Job]) -> Optional[Job]:
+    """The claude-code-provider job: configured, or else its default directory when the adapter is installed
+    and that directory exists (origin-digest §5.3); None otherwise. Issue 10."""
+    for j in jobs:
+        if j.adapter.name == "claude-code-provider":
+            return j
+    try:
+        a = get_plugin_manager().get("claude-code-provider")
+    except KeyError:
+        return None
+    d = Path(a.default_source_root())
+    if not d.is_dir() or not jobs:
+        return None
+    return Job(a, d, [], [], jobs[0].max_delta_bytes, jobs[0].mode, jobs[0].interval)
+
+
+def _provider_pass(job: Optional[Job], storage: Path, lock_timeout: float, counters: Counters) -> str:
+    """Run the provider pass (:func:`asz_core.provider_collect.provider_pass`) into ``counters``; returns the
+    summary's extra ``bodies_waiting=N bodies_unreadable=N`` (only the non-zero ones). Issue 10."""
+    if job is None or not job.source_root.is_dir():
+        return ""
+    from ..provider_collect import provider_pass
+
+    try:
+        pc = provider_pass(storage, job.source_root, max_delta_bytes=job.max_delta_bytes, lock_timeout=lock_timeout,
+                           include=job.include, exclude=job.exclude, adapter=job.adapter.identity)
+    except OSError as exc:
+        typer.echo(f"error: {storage}: provider pass: {exc.strerror or exc}", err=True)
+        counters.errors += 1
+        return ""
+    counters.landed += pc.landed
+    counters.records += pc.records
+    counters.bytes += pc.bytes
+    counters.conflicts += pc.conflicts
+    counters.errors += pc.errors
+    counters.busy += pc.busy
+    return pc.extra()
 
 
 def sources(

@@ -808,8 +808,32 @@ class _Builder:
 
     # ------------------------------------------------------------------ steps
 
+    def provider_joins(self) -> dict[str, list[dict]]:
+        """Provider bodies joined exactly to calls (seed 004, Provider bodies; §4.1): call id → [{role, ref}].
+
+        Issue 10 (provider bodies): keys come from the index (``pb`` of each
+        manifest part); a call's prompt is the run its first fragment falls in.
+        """
+        from ..providerbody import BodyKey, CallKey, join_bodies
+
+        bodies = []
+        for e in self.aside:
+            if e.kind != "provider_body":
+                continue
+            pb = next((p.provider for p in reversed(e.parts) if p.provider), None)
+            if pb is None:
+                continue
+            role, request, previous, call = pb
+            bodies.append(BodyKey(e.seq, e.row, e.id, role, call or e.call, request, previous, e.run))
+        if not bodies:
+            return {}
+        calls = sorted(self.calls, key=lambda c: (c.stream.name, c.fragments[0].seq, c.fragments[0].row))
+        keys = [CallKey(c.call_id, c.stream.name, self.run_for(c.fragments[0]), c.synthetic) for c in calls]
+        return join_bodies(keys, bodies)
+
     def emit_steps(self) -> None:
         """Write the leaves now that containers are known: calls, tools, epoch, delegation, input and control steps, then spawn relations."""
+        self._bodies_of = self.provider_joins()  # issue 10: provider_bodies on llm.call nodes
         for c in self.calls:
             self.emit_call(c, self.container_of(c.fragments[0]))
         for t in self.tools:
@@ -838,6 +862,9 @@ class _Builder:
             # An unfinished call still carries a usage block, but it is a streaming stub.
             a["usage"] = "unavailable"
             a["stop_reason"] = "unavailable"
+        joined = getattr(self, "_bodies_of", {}).get(c.call_id)  # issue 10: bodies joined exactly
+        if joined:
+            a["provider_bodies"] = joined
         self.node(Node(c.node_id, kind="llm.call", parent=parent, stream=c.stream.name,
                        ref=refs[0], refs=refs, attrs=a))
         kind = "message.synthetic" if c.synthetic else "message.assistant"

@@ -62,7 +62,7 @@ __all__ = [
 
 #: On-disk schema of the index. Bump when an entry's shape or meaning changes;
 #: an index written under another schema is discarded and rebuilt.
-INDEX_SCHEMA = 2
+INDEX_SCHEMA = 3  # 3: provider_body/1 manifests carry ``pb`` (issue 10)
 #: Directory of the index inside a session directory.
 INDEX_DIR = "index"
 _STATE = "index.state"
@@ -94,7 +94,7 @@ class IndexPart:
     identity is ``captured_by|id``; else None.
     """
 
-    __slots__ = ("block", "k", "id", "of", "name", "server", "server_tool", "failed", "state", "bytes", "changes")
+    __slots__ = ("block", "k", "id", "of", "name", "server", "server_tool", "failed", "state", "bytes", "changes", "provider")
 
     def __init__(self, block: int, d: dict):
         self.block = block
@@ -109,6 +109,9 @@ class IndexPart:
         self.bytes: int = d.get("bytes", 0)
         ch = d.get("ch")
         self.changes: tuple[str, int, int] | None = tuple(ch) if ch else None  # type: ignore[assignment]
+        # provider_body/1 manifest (issue 10): (role, request, previous_request, call) for the join in rounds.
+        pb = d.get("pb")
+        self.provider: tuple[str, str, str, str] | None = tuple(pb) if pb else None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"IndexPart({self.block}, {self.k!r}, id={self.id!r}, of={self.of!r})"
@@ -267,6 +270,13 @@ def _changes_identity(data: Any) -> list | None:
     return [f"{data.get('captured_by', '')}|{data.get('id', '')}", adds, dels]
 
 
+def _provider_identity(data: Any) -> list | None:
+    """``[role, request, previous_request, call]`` of a provider_body/1 manifest, else None (origin-digest §3.7, §4.1)."""
+    if not isinstance(data, dict) or data.get("schema") != "provider_body/1":
+        return None
+    return [str(data.get(k) or "") for k in ("role", "request", "previous_request", "call")]
+
+
 def _slim_record(d: dict) -> dict:
     """The role fields of one decoded record dict; no text, data or media."""
     out: dict[str, Any] = {}
@@ -292,6 +302,9 @@ def _slim_record(d: dict) -> dict:
                 ch = _changes_identity(p.get("data"))
                 if ch:
                     sp["ch"] = ch
+                pb = _provider_identity(p.get("data"))  # issue 10: provider-body join keys
+                if pb:
+                    sp["pb"] = pb
             slim.append(sp)
         out["parts"] = slim
     return out

@@ -1,0 +1,245 @@
+"""The ``claude-code-provider`` adapter: the bodies Claude Code sent and received (dialect ``claude-code-provider/1``).
+
+Spec: origin-digest §5.3 and §3.7; seed 000 (Provider bodies).
+
+Claude Code writes every request and response body to a flat directory when
+``OTEL_LOG_RAW_API_BODIES=file:<dir>`` is set in its environment (by default
+asz expects ``<claude config dir>/asz/provider-bodies``):
+
+* a request as ``<random uuid>.request.json``: its session is the
+  ``session_id`` inside the JSON string ``metadata.user_id``; its first
+  ``system`` block (the billing header) carries ``cc_prompt_id=…;`` (the
+  prompt, our ``run``) and ``cc_prev_req=…;`` (the provider request id of the
+  call before it in its chain, our ``previous_request``);
+* a response as ``<provider request id>.response.json``: its ``id`` is the
+  message id (our ``call``), its file name the request id (our ``request``).
+
+The record id of a body is its file name without ``.json``. A directory that
+is absent makes the adapter inert. Landing needs the root-wide table of seen
+files (``_provider/seen.state``), not cursors, so the collector's
+line-by-line pass does not run this adapter; :mod:`asz_core.provider_collect`
+does, after the transcript adapter in each pass.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from asz_core import Adapter, Capabilities, Discovery, FlagRule, Record, Source, Term, VOCABULARY, json_loads
+from asz_core.providerbody import BodyMeta, Session
+
+from .hook import claude_config_dir
+
+__all__ = [
+    "ClaudeCodeProvider",
+    "DIALECT",
+    "NAME",
+    "REQUEST_SUFFIX",
+    "RESPONSE_SUFFIX",
+    "ENV_VAR",
+    "GLOSSARY",
+    "body_meta",
+    "BodyInfo",
+]
+
+NAME = "claude-code-provider"
+DIALECT = "claude-code-provider/1"
+REQUEST_SUFFIX = ".request.json"
+RESPONSE_SUFFIX = ".response.json"
+#: The variable Claude Code reads; its value is ``file:<absolute dir>``.
+ENV_VAR = "OTEL_LOG_RAW_API_BODIES"
+
+_KV = re.compile(r"\b(cc_prompt_id|cc_prev_req)=([^;\s]*)")
+
+_NAMED: dict[str, tuple[str, str, str]] = {
+    "session": ("session_id", "metadata.user_id (a JSON string) of a request", "the Claude Code session the request was sent for"),
+    "run": ("cc_prompt_id", "first system block of a request (billing header)", "the prompt the request answers"),
+    "call": ("id", "top level of a response", "the message id; the transcript's assistant lines carry the same id"),
+    "id": ("file name", "<uuid>.request.json or <request id>.response.json, without .json", "unique in the session"),
+    "model": ("model", "top level of a request or response", "the model name as the runtime sent it"),
+}
+
+
+def _glossary() -> tuple[Term, ...]:
+    out = []
+    for name in VOCABULARY:
+        if name in _NAMED:
+            native, where, note = _NAMED[name]
+            out.append(Term(unified=name, native=native, where=where, note=note))
+        else:
+            out.append(Term(unified=name, note="not recorded by claude-code-provider/1: a body is evidence joined to its call, never a step"))
+    return tuple(out)
+
+
+#: Every vocabulary term for ``claude-code-provider/1`` (origin-digest §6).
+GLOSSARY: tuple[Term, ...] = _glossary()
+
+
+class BodyInfo:
+    """What a body file says of itself: ``meta`` (a :class:`BodyMeta`), or ``problem`` when it does not parse.
+
+    ``value`` is the decoded JSON (None when it is not JSON).
+    """
+
+    __slots__ = ("meta", "problem", "value")
+
+    def __init__(self, meta: BodyMeta | None, problem: str = "", value: Any = None):
+        self.meta = meta
+        self.problem = problem
+        self.value = value
+
+
+def _first_system_text(value: dict) -> str:
+    sysv = value.get("system")
+    if isinstance(sysv, str):
+        return sysv
+    if isinstance(sysv, list) and sysv and isinstance(sysv[0], dict) and isinstance(sysv[0].get("text"), str):
+        return sysv[0]["text"]
+    return ""
+
+
+def body_meta(name: str, data: bytes) -> BodyInfo:
+    """Read the model words of one body file (``name`` its file name, ``data`` its bytes); §5.3 renames.
+
+    Request: ``session`` from ``metadata.user_id`` → ``session_id``, ``run``
+    from ``cc_prompt_id``, ``previous_request`` from ``cc_prev_req``, ``model``.
+    Response: ``call`` from ``id``, ``request`` from the file name, ``model``.
+    Returns a BodyInfo whose ``problem`` says why when ``data`` is not one JSON
+    object or the name is not a body file's. Never raises.
+    """
+    if name.endswith(REQUEST_SUFFIX):
+        role = "request"
+    elif name.endswith(RESPONSE_SUFFIX):
+        role = "response"
+    else:
+        return BodyInfo(None, "not a body file (<uuid>.request.json or <request id>.response.json)")
+    rid = name[: -len(".json")]
+    try:
+        value = json_loads(data)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return BodyInfo(None, "not one JSON value")
+    if not isinstance(value, dict):
+        return BodyInfo(None, "not a JSON object", value)
+    meta = BodyMeta(role=role, src=name, record_id=rid)
+    if isinstance(value.get("model"), str):
+        meta.model = value["model"]
+    if role == "request":
+        md = value.get("metadata")
+        uid = md.get("user_id") if isinstance(md, dict) else None
+        if isinstance(uid, str):
+            try:
+                u = json_loads(uid)
+            except ValueError:
+                u = None
+            if isinstance(u, dict) and isinstance(u.get("session_id"), str):
+                meta.session = u["session_id"]
+        for k, v in _KV.findall(_first_system_text(value)):
+            if k == "cc_prompt_id":
+                meta.run = v
+            else:
+                meta.previous_request = v
+    else:
+        meta.request = name[: -len(RESPONSE_SUFFIX)]
+        if isinstance(value.get("id"), str):
+            meta.call = value["id"]
+    return BodyInfo(meta, "", value)
+
+
+class ClaudeCodeProvider(Adapter):
+    """Claude Code's raw API bodies into ``provider_body`` Session Data (dialect ``claude-code-provider/1``).
+
+    Stateless. :meth:`discover` lists the body files whose session the file
+    itself names (requests); responses get their session from the provider
+    pass (:func:`asz_core.provider_collect.provider_pass`), which is what
+    ``asz collect`` runs for this adapter.
+    """
+
+    name = NAME
+    version = "0.1.0"
+    dialects = (DIALECT,)
+    kinds = ("provider_body",)
+    capabilities = Capabilities()
+    source_env = (ENV_VAR, "CLAUDE_CONFIG_DIR", "HOME")
+    description = "Claude Code raw API bodies (OTEL_LOG_RAW_API_BODIES=file:<dir>): what was sent to the model, kept once"
+
+    def _check(self, dialect: str) -> None:
+        if dialect not in self.dialects:
+            raise KeyError(f"{self.name} does not speak dialect {dialect!r}; it speaks {', '.join(self.dialects)}")
+
+    def glossary(self, dialect: str) -> list[Term]:
+        """Every vocabulary term for ``claude-code-provider/1`` (origin-digest §6). Raises KeyError for another dialect."""
+        self._check(dialect)
+        return list(GLOSSARY)
+
+    def flag_map(self, dialect: str) -> list[FlagRule]:
+        """The flags ``claude-code-provider/1`` sets: none (a body is evidence, never a step). Raises KeyError for another dialect."""
+        self._check(dialect)
+        return []
+
+    def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
+        """``<claude config dir>/asz/provider-bodies`` (origin-digest §5.3); ``$CLAUDE_CONFIG_DIR`` else ``~/.claude``. Never raises."""
+        return Path(claude_config_dir(env)) / "asz" / "provider-bodies"
+
+    def discover(self, source_root: Path, *, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> Discovery:
+        """The request files of ``source_root`` that name their session, one snapshot source each.
+
+        Responses are ``skipped`` here ("session decided by the provider
+        pass"); an absent directory gives an empty Discovery. Session filters
+        (globs on the session id) apply. Never raises.
+        """
+        from fnmatch import fnmatchcase
+
+        out = Discovery()
+        root = Path(source_root)
+        try:
+            names = sorted(os.listdir(root))
+        except FileNotFoundError:
+            return out
+        except OSError as exc:
+            out.errors.append((str(root), f"{type(exc).__name__}: {exc.strerror or exc}"))
+            return out
+        inc, exc_ = list(include), list(exclude)
+        for n in names:
+            p = root / n
+            if n.endswith(RESPONSE_SUFFIX):
+                out.skipped.append((n, "a response: its session is decided by the provider pass"))
+                continue
+            if not n.endswith(REQUEST_SUFFIX):
+                out.skipped.append((n, "not a body file"))
+                continue
+            try:
+                info = body_meta(n, p.read_bytes())
+            except OSError as e:
+                out.errors.append((str(p), f"unreadable: {e.strerror or e}"))
+                continue
+            if info.meta is None or not info.meta.session:
+                out.skipped.append((n, info.problem or "names no session (metadata.user_id)"))
+                continue
+            s = info.meta.session
+            if (inc and not any(fnmatchcase(s, x) for x in inc)) or any(fnmatchcase(s, x) for x in exc_):
+                out.skipped.append((n, "excluded by the session filters"))
+                continue
+            out.sources.append(Source(session=s, kind="provider_body", path=p, src=n, dialect=DIALECT, mode="snapshot"))
+        return out
+
+    def convert_line(self, source: Source, line: bytes, ord: int, off: int) -> Record:
+        """A body is one document: the same as :meth:`convert_document` (ord and off as given). Never raises."""
+        rec = self.convert_document(source, line)
+        rec.ord, rec.off = ord, off
+        return rec
+
+    def convert_document(self, source: Source, data: bytes) -> Record:
+        """One body on its own: a provider_body record that refers to nothing (all its pieces in it).
+
+        Within a session the provider pass cuts against what the session
+        holds instead. Never raises: a body that does not parse lands whole
+        in one unknown part.
+        """
+        name = Path(source.src).name
+        info = body_meta(name, data)
+        meta = info.meta or BodyMeta(role="response" if name.endswith(RESPONSE_SUFFIX) else "request", src=name,
+                                     record_id=name[: -len(".json")] if name.endswith(".json") else name)
+        return Session().cut(data, meta)

@@ -1,0 +1,380 @@
+"""The provider pass: land Claude Code's body files into their sessions (origin-digest §2.3, §5.3; seed 000, Provider bodies).
+
+Body files are not streams of lines and have no cursors: one root-wide table,
+``<root>/_provider/seen.state``, says for each body file what became of it —
+one line ``<file name> <state> <size> <mtime ns> <sha256[:16]> <session|->``
+with state one of:
+
+* ``landed``: it is in its session's provider_body files (trusted only while
+  the session's ``provider_body/`` directory exists; otherwise it lands again);
+* ``waiting``: a response whose session is not known yet (no request names its
+  request id, and no single session's landed transcript holds its message id);
+* ``excluded``: a request that names no session, or one the filters leave out;
+* ``unreadable``: not one JSON value two minutes after its last write;
+* ``changed``: bytes differ from what landed but its size and time do not tell
+  yet (kept for the next look);
+* ``conflict``: a landed body file whose bytes changed: never landed again,
+  counted as a conflict on every pass until its bytes are restored.
+
+:func:`provider_pass` runs after the transcript adapter in each pass, holding
+``_provider/.lock`` and each session's lock while it lands. A session's new
+bodies are cut against what the session holds (:class:`asz_core.providerbody.Session`),
+in the order they were written (mtime, then name), into provider_body files cut
+at ``max_delta_bytes``; a body whose record is larger than the budget lands
+alone with its largest pieces taken out. The file lands before its table lines.
+The table can be rebuilt from landed manifests: a body whose record id the
+session already holds is marked landed without landing again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Callable, TextIO
+
+import attrs
+
+from .providerbody import BodyMeta, Session, provider_files
+from .sessiondata import Header, format_rfc3339
+from .sessiondata.codec import encode_header, encode_record
+from .storage.layout import landed_files, session_dir, session_dirs
+from .storage.root import FileLock, LockBusy, SessionWriter, session_lock
+
+__all__ = [
+    "PROVIDER_DIR",
+    "TABLE",
+    "STATES",
+    "UNREADABLE_AFTER_NS",
+    "SESSION_WINDOW_NS",
+    "SeenEntry",
+    "ProviderCounters",
+    "read_table",
+    "write_table",
+    "provider_pass",
+    "landed_share",
+]
+
+PROVIDER_DIR = "_provider"
+TABLE = "seen.state"
+STATES = ("landed", "waiting", "excluded", "unreadable", "changed", "conflict")
+#: A body file that is not JSON this long after its last write is unreadable (2 minutes).
+UNREADABLE_AFTER_NS = 120 * 10**9
+#: A response looks for its message id among sessions with a request within this window (24 h).
+SESSION_WINDOW_NS = 24 * 3600 * 10**9
+_CLOSING_MAX = 100
+
+
+@attrs.define
+class SeenEntry:
+    """One line of the table: file ``name``, ``state``, ``size`` (bytes), ``mtime_ns``, ``digest`` (16 hex), ``session``."""
+
+    name: str
+    state: str
+    size: int = 0
+    mtime_ns: int = 0
+    digest: str = ""
+    session: str = ""
+
+    def line(self) -> str:
+        """The table line, fields separated by one space; ``-`` for an empty digest or session."""
+        return f"{self.name} {self.state} {self.size} {self.mtime_ns} {self.digest or '-'} {self.session or '-'}\n"
+
+
+@attrs.define
+class ProviderCounters:
+    """What a provider pass did: sessions touched, ``landed`` files, ``records`` (bodies), ``bytes`` (body
+    bytes read), ``waiting`` responses, ``unreadable`` files, ``conflicts`` (landed files changed),
+    ``errors``, ``busy`` sessions, ``landed_bytes`` (bytes of the landed files)."""
+
+    sessions: int = 0
+    landed: int = 0
+    records: int = 0
+    bytes: int = 0
+    waiting: int = 0
+    unreadable: int = 0
+    conflicts: int = 0
+    errors: int = 0
+    busy: int = 0
+    landed_bytes: int = 0
+
+    def extra(self) -> str:
+        """`` bodies_waiting=N bodies_unreadable=N`` with only the non-zero ones (for the summary line)."""
+        out = ""
+        if self.waiting:
+            out += f" bodies_waiting={self.waiting}"
+        if self.unreadable:
+            out += f" bodies_unreadable={self.unreadable}"
+        return out
+
+
+def _table_path(root: Path) -> Path:
+    return Path(root) / PROVIDER_DIR / TABLE
+
+
+def read_table(root: str | os.PathLike) -> dict[str, SeenEntry]:
+    """The table of ``root`` by file name; {} when absent. Lines that do not parse are ignored."""
+    out: dict[str, SeenEntry] = {}
+    try:
+        text = _table_path(Path(root)).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return out
+    for raw in text.splitlines():
+        f = raw.split(" ")
+        if len(f) != 6 or f[1] not in STATES:
+            continue
+        try:
+            out[f[0]] = SeenEntry(f[0], f[1], int(f[2]), int(f[3]), "" if f[4] == "-" else f[4], "" if f[5] == "-" else f[5])
+        except ValueError:
+            continue
+    return out
+
+
+def write_table(root: str | os.PathLike, table: dict[str, SeenEntry], *, fsync: bool = True) -> None:
+    """Replace the table atomically (temporary name, fsync, rename), lines sorted by file name."""
+    path = _table_path(Path(root))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = "".join(table[k].line() for k in sorted(table)).encode("utf-8")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        if fsync:
+            f.flush()
+            os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+@attrs.define
+class _Body:
+    name: str
+    path: Path
+    data: bytes
+    st: os.stat_result
+    meta: BodyMeta
+    digest: str
+
+
+def _holds_call(root: Path, session: str, call: str, cache: dict[str, bytes]) -> bool:
+    """True when a landed transcript of ``session`` carries ``"call":"<call>"``."""
+    blob = cache.get(session)
+    if blob is None:
+        chunks = []
+        try:
+            for ln, p in landed_files(session_dir(root, session)):
+                if ln.kind == "transcript":
+                    chunks.append(p.read_bytes())
+        except (OSError, ValueError):
+            pass
+        blob = cache[session] = b"\n".join(chunks)
+    return f'"call":"{call}"'.encode() in blob
+
+
+def provider_pass(
+    root: str | os.PathLike,
+    source_dir: str | os.PathLike,
+    *,
+    max_delta_bytes: int,
+    lock_timeout: float = 30.0,
+    fsync: bool = True,
+    include: list[str] | None = None,
+    exclude: list[str] | None = None,
+    err: TextIO | None = None,
+    adapter: str = "claude-code-provider/0.1.0",
+    now_ns: Callable[[], int] = time.time_ns,
+    stamp_ns: int | None = None,
+) -> ProviderCounters:
+    """One pass over Claude Code's body directory ``source_dir`` into storage root ``root``; returns its counters.
+
+    Holds ``<root>/_provider/.lock`` (waiting up to ``lock_timeout`` s; busy →
+    ``busy`` counted, nothing done) and each session's lock while landing its
+    bodies. ``max_delta_bytes`` is the cut budget in bytes of a landed file.
+    ``include``/``exclude`` are globs on the session id. ``adapter`` is the
+    header's ``adapter``. ``stamp_ns`` fixes the pass stamp (reproducible
+    builds). Problems go to ``err`` (stderr) as ``error:``/``conflict:`` lines;
+    never raises for a body file or a session. An absent ``source_dir`` is a
+    pass that does nothing.
+    """
+    from fnmatch import fnmatchcase
+
+    from asz_adapters_claude.provider import DIALECT, REQUEST_SUFFIX, RESPONSE_SUFFIX, body_meta
+
+    root = Path(root)
+    src = Path(source_dir)
+    out = err if err is not None else sys.stderr
+    c = ProviderCounters()
+    if not src.is_dir():
+        return c
+    lock = FileLock(root / PROVIDER_DIR / ".lock", lock_timeout)
+    try:
+        lock.acquire()
+    except LockBusy:
+        c.busy += 1
+        return c
+    try:
+        table = read_table(root)
+        names = sorted(n for n in os.listdir(src) if n.endswith((REQUEST_SUFFIX, RESPONSE_SUFFIX)))
+        now = now_ns()
+        bodies: list[_Body] = []
+        for n in names:
+            p = src / n
+            try:
+                st = p.stat()
+                data = p.read_bytes()
+            except OSError as exc:
+                print(f"error: {p}: unreadable: {exc.strerror or exc}", file=out)
+                c.errors += 1
+                continue
+            digest = hashlib.sha256(data).hexdigest()[:16]
+            seen = table.get(n)
+            if seen is not None and seen.state in ("landed", "conflict"):
+                if seen.digest == digest:
+                    if seen.state == "conflict":
+                        seen.state = "landed"  # its bytes are restored
+                    if (session_dir(root, seen.session) / "provider_body").is_dir():
+                        continue
+                else:
+                    if seen.state != "conflict":
+                        print(f"conflict: {p}: a body file changed after it landed in session {seen.session}; "
+                              f"what landed is kept and the file is not landed again", file=out)
+                    seen.state = "conflict"
+                    c.conflicts += 1
+                    continue
+            if seen is not None and seen.state == "excluded" and seen.digest == digest:
+                continue
+            info = body_meta(n, data)
+            if info.meta is None:
+                if now - st.st_mtime_ns >= UNREADABLE_AFTER_NS:
+                    table[n] = SeenEntry(n, "unreadable", st.st_size, st.st_mtime_ns, digest)
+                    c.unreadable += 1
+                continue  # still being written, perhaps
+            bodies.append(_Body(n, p, data, st, info.meta, digest))
+
+        # Sessions: requests name theirs; a response is named by a later request's cc_prev_req,
+        # else it belongs to the single session (with a request within 24 h) whose transcript holds its id.
+        by_prev = {b.meta.previous_request: b.meta.session for b in bodies if b.meta.role == "request" and b.meta.previous_request and b.meta.session}
+        req_times: dict[str, list[int]] = {}
+        for b in bodies:
+            if b.meta.role == "request" and b.meta.session:
+                req_times.setdefault(b.meta.session, []).append(b.st.st_mtime_ns)
+        calls_cache: dict[str, bytes] = {}
+        groups: dict[str, list[_Body]] = {}
+        for b in bodies:
+            m = b.meta
+            if m.role == "request":
+                if not m.session or (include and not any(fnmatchcase(m.session, x) for x in include)) \
+                        or any(fnmatchcase(m.session, x) for x in (exclude or ())):
+                    table[b.name] = SeenEntry(b.name, "excluded", b.st.st_size, b.st.st_mtime_ns, b.digest, m.session)
+                    continue
+            else:
+                sess = by_prev.get(m.request, "")
+                if not sess and m.call:
+                    near = [s for s, ts in req_times.items() if any(abs(t - b.st.st_mtime_ns) <= SESSION_WINDOW_NS for t in ts)]
+                    hits = [s for s in sorted(near) if _holds_call(root, s, m.call, calls_cache)]
+                    if len(hits) == 1:
+                        sess = hits[0]
+                if not sess:
+                    table[b.name] = SeenEntry(b.name, "waiting", b.st.st_size, b.st.st_mtime_ns, b.digest)
+                    c.waiting += 1
+                    continue
+                m.session = sess
+            groups.setdefault(m.session, []).append(b)
+
+        for sess, group in sorted(groups.items()):
+            group.sort(key=lambda b: (b.st.st_mtime_ns, b.name))
+            _land_session(root, sess, group, table, c, max_delta_bytes=max_delta_bytes, lock_timeout=lock_timeout,
+                          fsync=fsync, out=out, adapter=adapter, dialect=DIALECT, stamp_ns=stamp_ns)
+        write_table(root, table, fsync=fsync)
+    finally:
+        lock.release()
+    return c
+
+
+def _land_session(root: Path, sess: str, group: list[_Body], table: dict[str, SeenEntry], c: ProviderCounters, *,
+                  max_delta_bytes: int, lock_timeout: float, fsync: bool, out: TextIO, adapter: str, dialect: str,
+                  stamp_ns: int | None) -> None:
+    """Cut and land one session's new bodies under its lock; table lines follow each landed file."""
+    lock = session_lock(root, sess, lock_timeout)
+    try:
+        lock.acquire()
+    except (LockBusy, OSError) as exc:
+        print(f"busy: {session_dir(root, sess)}: the session lock is held ({exc}); left for the next pass", file=out)
+        c.busy += 1
+        return
+    try:
+        c.sessions += 1
+        sdir = session_dir(root, sess)
+        try:
+            held = Session.open(sdir)
+        except (OSError, ValueError) as exc:
+            print(f"error: {sdir / 'provider_body'}: {exc}; its bodies are left for the next pass", file=out)
+            c.errors += 1
+            return
+        writer: SessionWriter | None = None
+        header = Header(kind="provider_body", session=sess, src="", dialect=dialect, adapter=adapter)
+        pending: list[tuple[bytes, _Body]] = []
+        size = 0
+        overhead = len(encode_header(Header(kind="provider_body", session=sess, src="x" * 60, dialect=dialect, adapter=adapter,
+                                            seq=10**9, at=format_rfc3339(0)))) + 1 + _CLOSING_MAX
+
+        def flush() -> None:
+            nonlocal writer, pending, size
+            if not pending:
+                return
+            if writer is None:
+                writer = SessionWriter.open(root, sess, stamp_ns=stamp_ns, fsync=fsync)
+            w = writer.start(_file_header(header, pending))
+            try:
+                for line, _b in pending:
+                    w.write_encoded(line)
+                lf = writer.finish(w)
+            except BaseException:
+                writer.abort(w)
+                raise
+            c.landed += 1
+            c.landed_bytes += lf.size
+            for line, b in pending:
+                c.records += 1
+                c.bytes += len(b.data)
+                table[b.name] = SeenEntry(b.name, "landed", b.st.st_size, b.st.st_mtime_ns, b.digest, sess)
+            pending = []
+            size = 0
+
+        budget = max(1, max_delta_bytes - overhead)
+        for b in group:
+            if b.meta.record_id in held.records:
+                table[b.name] = SeenEntry(b.name, "landed", b.st.st_size, b.st.st_mtime_ns, b.digest, sess)
+                continue
+            rec = held.cut(b.data, b.meta, max_bytes=budget)
+            line = encode_record(rec)
+            n = len(line) + 1
+            if pending and size + n > budget:
+                flush()
+            pending.append((line, b))
+            size += n
+            if size >= budget:
+                flush()
+        flush()
+        if writer is not None:
+            writer.write_state()
+    finally:
+        lock.release()
+
+
+def _file_header(header: Header, pending: list) -> Header:
+    """The file's header: ``src`` is the directory the bodies came from, named by its first body file."""
+    return attrs.evolve(header, src=pending[0][1].name)
+
+
+def landed_share(root: str | os.PathLike) -> tuple[int, int]:
+    """``(landed provider_body bytes, body bytes they describe)`` over every session of ``root``."""
+    landed = described = 0
+    for sdir in session_dirs(Path(root)):
+        for _seq, p in provider_files(sdir):
+            landed += p.stat().st_size
+            s = Session()
+            s.load_file(p)
+            for rid in s.order:
+                described += max(0, s.manifest(rid).bytes)
+    return landed, described
