@@ -231,6 +231,21 @@ _RECORD_TYPES = dict.fromkeys(
 _PART_TYPES = dict.fromkeys(("k", "text", "id", "of", "name", "server", "server_tool", "media", "encoding", "state", "sha256"), str) | {
     "bytes": int, "failed": bool,
 }
+_USAGE_TYPES = dict.fromkeys(("in", "out", "cache_read", "cache_write"), int)
+_DROPPED_TYPES = {"what": str, "why": str, "bytes": int}
+
+
+def _fits(d: dict, types: dict, lowest: int) -> bool:
+    """Every listed key of ``d`` has its type; integers (not bools) lie in ``lowest``..int64 max."""
+    get = types.get
+    for k, v in d.items():
+        t = get(k)
+        if t is not None:
+            if type(v) is not t:
+                return False
+            if t is int and not lowest <= v <= _INT64_MAX:
+                return False
+    return True
 
 
 def _plain(d: dict) -> bool:
@@ -239,27 +254,21 @@ def _plain(d: dict) -> bool:
     Stricter than the codec (a ``null`` or anything unusual answers False and
     the codec then decides), never looser.
     """
-    get = _RECORD_TYPES.get
-    for k, v in d.items():
-        t = get(k)
-        if t is not None and type(v) is not t:
-            return False
-    if not (0 <= d.get("ord", -1) <= _INT64_MAX and 0 <= d.get("off", -1) <= _INT64_MAX and 0 <= d.get("bytes", 0) <= _INT64_MAX):
-        return False
-    if "usage" in d or "dropped" in d:
+    if not _fits(d, _RECORD_TYPES, 0) or "ord" not in d or "off" not in d:
         return False
     flags = d.get("flags")
-    if flags is not None and not all(type(x) is str for x in flags):
-        return False
-    pget = _PART_TYPES.get
-    for p in d.get("parts", ()):
-        if type(p) is not dict or type(p.get("k")) is not str or not p["k"]:
-            return False
-        for k, v in p.items():
-            t = pget(k)
-            if t is not None and type(v) is not t:
+    if flags is not None:
+        for x in flags:
+            if type(x) is not str:
                 return False
-        if not 0 <= p.get("bytes", 0) <= _INT64_MAX:
+    usage = d.get("usage")
+    if usage is not None and not _fits(usage, _USAGE_TYPES, -_INT64_MAX - 1):
+        return False
+    for p in d.get("parts", ()):
+        if type(p) is not dict or not _fits(p, _PART_TYPES, 0) or not p.get("k"):
+            return False
+    for e in d.get("dropped", ()):
+        if type(e) is not dict or not _fits(e, _DROPPED_TYPES, 0):
             return False
     return True
 

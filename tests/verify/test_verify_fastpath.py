@@ -84,3 +84,28 @@ def test_processes_report_what_one_process_reports(tmp_path: Path) -> None:
     many = verify_root(root, jobs=2)
     assert not one.ok and one.lines() == many.lines() and one.as_dict() == many.as_dict()
     assert {p.problem for p in one.problems} == {"ord gap", "byte gap", "digest mismatch", "writable"}
+
+
+def test_usage_flags_and_dropped_on_the_quick_path() -> None:
+    base = {"ord": 1, "off": 0, "bytes": 3}
+    ok = [
+        dict(base, usage={"in": 2, "out": -1, "cache_read": 2**63 - 1, "other": "x"}),
+        dict(base, flags=["finished", "error"], dropped=[{"what": "signature", "bytes": 588, "why": "a provider verifies it"}]),
+    ]
+    bad = [
+        dict(base, usage={"in": 2**63}),
+        dict(base, usage={"out": 1.0}),
+        dict(base, usage={"in": None}),
+        dict(base, dropped=[{"what": "x", "bytes": -1}]),
+        dict(base, dropped=["x"]),
+        dict(base, flags=["a", 1]),
+        dict(base, parts=[{"k": ""}]),
+        dict(base, parts=[{"k": "text", "failed": 0}]),
+        {"ord": 1, "bytes": 3},
+        dict(base, ord=True),
+    ]
+    for d in ok:
+        assert _plain(d), d
+        check_record_dict(copy.deepcopy(d))
+    for d in bad:
+        assert not _plain(d), d
