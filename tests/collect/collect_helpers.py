@@ -8,8 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import io
+
 import orjson
 
+from asz_core.collect import Collector, CollectOptions, Counters, Report
 from asz_core.sessiondata import SDReader, check_file
 from asz_core.storage.layout import landed_files, session_dirs
 
@@ -130,3 +133,18 @@ def watch(src: Path, root: Path, *more: str):
     while not landed(root, "s1") and time.time() < deadline:
         time.sleep(0.05)
     return proc
+
+
+class Runner:
+    """Runs passes of one Collector in-process; ``err`` accumulates what it told on stderr."""
+
+    def __init__(self, root: Path, src: Path, adapter, **opts):
+        self.buf = io.StringIO()
+        self.collector = Collector(root, adapter, src, options=CollectOptions(**opts), report=Report(self.buf))
+
+    def __call__(self) -> Counters:
+        return self.collector.run_pass()
+
+    @property
+    def err(self) -> str:
+        return self.buf.getvalue()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import mini_adapter
-from asz_core.collect import Collector, CollectOptions, Counters, Report
+from collect_helpers import Runner  # noqa: F401 - fixtures hand it out
 from asz_core.plugins import get_plugin_manager
 
 
@@ -16,21 +16,6 @@ from asz_core.plugins import get_plugin_manager
 def adapter():
     """The mini-jsonl adapter, registered through the plugin manager as a plugin would be."""
     return get_plugin_manager(entrypoints=False, extra=[mini_adapter]).get("mini-jsonl")
-
-
-class Runner:
-    """Runs passes of one Collector in-process; ``err`` accumulates what it told on stderr."""
-
-    def __init__(self, root: Path, src: Path, adapter, **opts):
-        self.buf = io.StringIO()
-        self.collector = Collector(root, adapter, src, options=CollectOptions(**opts), report=Report(self.buf))
-
-    def __call__(self) -> Counters:
-        return self.collector.run_pass()
-
-    @property
-    def err(self) -> str:
-        return self.buf.getvalue()
 
 
 @pytest.fixture

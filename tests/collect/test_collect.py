@@ -324,7 +324,7 @@ def test_an_unreadable_source_is_reported_and_the_rest_lands(dirs, runner):
 
 
 def test_an_adapter_that_raises_still_lands_the_bytes(dirs, adapter):
-    from conftest import Runner
+    from collect_helpers import Runner
 
     class Broken(type(adapter)):
         def convert_line(self, source, line, ord, off):
@@ -374,7 +374,7 @@ def test_landed_files_are_read_only_and_pass_check_file(dirs, runner):
 
 
 def test_a_missing_source_root_marks_nothing_gone(dirs, adapter):
-    from conftest import Runner
+    from collect_helpers import Runner
 
     src, root = dirs
     append(src / "s1" / "main.jsonl", line(0))
@@ -386,7 +386,7 @@ def test_a_missing_source_root_marks_nothing_gone(dirs, adapter):
 
 
 def test_a_source_the_writer_refuses_is_an_error_not_a_crash(dirs, adapter):
-    from conftest import Runner
+    from collect_helpers import Runner
 
     class NoDialect(type(adapter)):
         def discover(self, source_root, *, include=(), exclude=()):
