@@ -2,8 +2,9 @@
 
 A :class:`VerifyReport` is a list of :class:`Section` s. :func:`verify_root`
 makes the ``landed`` section, which holds two checks; :func:`chain_section`
-adds the round chains of Session Flow as a ``chains`` section, and
-:func:`verify` (what the command runs) puts them together.
+adds the round chains of Session Flow as a ``chains`` section,
+:func:`provider_section` the rebuilt provider bodies, and :func:`verify`
+(what the command runs) puts them together.
 
 * **Files** (seed 000, Closing line; origin-digest §3.1). Every landed
   ``.sd`` (and ``.sk`` skeleton) has a valid header, every record line decodes
@@ -21,8 +22,8 @@ adds the round chains of Session Flow as a ``chains`` section, and
   not a problem (origin-digest §2.1). Snapshot kinds (``agent_meta``,
   ``workflow_manifest``, ``workflow_script``) hold one document each, at ord 1
   and off 0; a lost one is found only by the round chain (seed 000, Record).
-  ``provider_body`` files are not contiguity-checked (a body is rebuilt
-  instead, which this module does not do yet).
+  ``provider_body`` files are not contiguity-checked: :func:`provider_section`
+  rebuilds every body instead.
 
 A temporary file a writer left (``.<name>.<pid>.tmp``) never landed and is
 ignored. Problems are named as the original names them (``ord gap``,
@@ -187,7 +188,9 @@ class FileResult:
     """The check of one file: ``header`` (None when bad), ``records`` (record lines), ``positions`` of decodable records, ``errors``.
 
     ``errors`` are the reader's refusals (:class:`SDError`) as plain
-    ``(line, field, message)`` tuples, so a result crosses processes.
+    ``(line, field, message)`` tuples, so a result crosses processes. ``run``
+    is True when the file is whole and its records follow each other, which
+    lets the contiguity walk take the file in one step.
     """
 
     path: Path
@@ -195,6 +198,7 @@ class FileResult:
     records: int
     positions: list[Pos]
     errors: list[tuple[int, str, str]]
+    run: bool = False  # whole, and each record follows the one before it (ord + 1, off + bytes + 1)
 
     @property
     def whole(self) -> bool:
@@ -324,7 +328,16 @@ def _fast(path: Path, data: bytes, pool: ThreadPoolExecutor | None) -> FileResul
         view.release()
     if closing.records != len(positions) or closing.digest != digest:
         return None
-    return FileResult(path, header, len(positions), positions, [])
+    return FileResult(path, header, len(positions), positions, [], _is_run(positions))
+
+
+def _is_run(ps: list[Pos]) -> bool:
+    """True when each record is at the ord and byte right after the one before it."""
+    for i in range(1, len(ps)):
+        a, b = ps[i - 1], ps[i]
+        if b.ord != a.ord + 1 or b.off != a.off + a.bytes + 1:
+            return False
+    return True
 
 
 def _slow(path: Path) -> FileResult:
@@ -420,7 +433,8 @@ class _Walk:
         self.exp_ord = 1
         self.exp_off = 0
         self.resync = False
-        self.seen: dict[int, tuple[int, int, str]] = {}
+        self.seen: dict[int, tuple[int, int, str]] = {}  # records taken one by one: ord -> (off, bytes, sha)
+        self.runs: list[list[Pos]] = []  # whole files taken in one step
         self.duplicates = 0
         self.reached = (0, 0)  # the furthest record: ord, byte after its line
         self.last: tuple[str, int] | None = None  # where the furthest record is: shown file, line
@@ -433,15 +447,24 @@ class _Walk:
                 if p.off != 0:
                     problems.append(Problem(shown, p.row + 1, "off", "byte gap", f"a one-document file starts at byte 0, found {p.off}"))
             return
+        ps = res.positions
+        if res.run and ps and not self.resync and ps[0].ord == self.exp_ord and ps[0].off == self.exp_off:
+            self.runs.append(ps)  # the common case: the file continues the stream exactly
+            last = ps[-1]
+            self.exp_ord, self.exp_off = last.ord + 1, last.off + last.bytes + 1
+            if (last.ord, self.exp_off) > self.reached:
+                self.reached = (last.ord, self.exp_off)
+                self.last = (shown, last.row + 1)
+            return
         prefix = True
         prev_row = 0
-        for p in res.positions:
+        for p in ps:
             line = p.row + 1
             if p.row != prev_row + 1:
                 self.resync = True  # a line that did not decode lies between: already reported
             prev_row = p.row
-            if prefix and not self.resync and p.ord < self.exp_ord and self.seen:
-                was = self.seen.get(p.ord)
+            if prefix and not self.resync and p.ord < self.exp_ord:
+                was = self._seen(p.ord)
                 if was is not None and was[0] == p.off and was[1] == p.bytes and (not was[2] or not p.sha or was[2] == p.sha) and res.whole:
                     self.duplicates += 1
                     continue
@@ -461,6 +484,18 @@ class _Walk:
                 self.last = (shown, line)
         if res.records > (res.positions[-1].row if res.positions else 0):
             self.resync = True  # the file's tail did not decode
+
+    def _seen(self, ord_: int) -> tuple[int, int, str] | None:
+        """``(off, bytes, sha)`` of an earlier record of the stream at ``ord_``, or None."""
+        was = self.seen.get(ord_)
+        if was is not None:
+            return was
+        for run in self.runs:
+            first = run[0].ord
+            if first <= ord_ < first + len(run):
+                p = run[ord_ - first]
+                return (p.off, p.bytes, p.sha)
+        return None
 
     def end(self, cursor: AppendCursor, shown_cursor: str, last_seq: int, problems: list[Problem]) -> None:
         if self.kind in SNAPSHOT_KINDS or self.kind in UNCHECKED_KINDS:
@@ -683,11 +718,12 @@ def chain_section(root: str | os.PathLike, session: str | None = None) -> Sectio
 
 
 def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | None = None) -> VerifyReport:
-    """Everything ``asz verify`` checks in a root: landed data (:func:`verify_root`), then the round chains.
+    """Everything ``asz verify`` checks in a root: landed data (:func:`verify_root`), the round chains, the provider bodies.
 
-    ``session`` limits both to one session. Lines, in order: ``checked N
+    ``session`` limits each to one session. Lines, in order: ``checked N
     session(s), N stream(s), N records``, ``checked N conversation chain(s), N
-    round(s)``, the re-landed count when there is one, then the problems or
+    round(s)``, ``checked N provider bodies: …`` (when the root holds any
+    provider_body file), the re-landed count when there is one, then the problems or
     ``all landed data is contiguous and matches its digests`` (origin-digest
     §8.1). Raises FileNotFoundError when the root or the session does not exist.
     """
