@@ -51,6 +51,7 @@ from typing import Any, Callable
 import orjson
 
 from asz_core import (
+    nesting_depth,
     FLAGS,
     Dropped,
     JSONSpanError,
@@ -233,29 +234,6 @@ def _parse(raw: bytes) -> tuple[Any, str]:
         return None, REASON_TOO_DEEP
     except (ValueError, UnicodeDecodeError):
         return None, REASON_NOT_JSON
-
-
-def nesting_depth(value: Any) -> int:
-    """How many objects and lists are open at once at the deepest point of ``value`` (0 for a scalar).
-
-    ``value`` is a decoded JSON value; the walk is iterative, so any depth is
-    measured without recursion. A line deeper than :data:`MAX_SOURCE_DEPTH`
-    lands as unknown, since its record would pass the 256 a reader may refuse
-    (seed 000, Reading a record). Never raises.
-    """
-    deepest = 0
-    stack = [(value, 1)]
-    while stack:
-        v, d = stack.pop()
-        if isinstance(v, dict):
-            children = v.values()
-        elif isinstance(v, list):
-            children = v
-        else:
-            continue
-        deepest = max(deepest, d)
-        stack.extend((c, d + 1) for c in children if isinstance(c, (dict, list)))
-    return deepest
 
 
 # --------------------------------------------------------------------------- small readers

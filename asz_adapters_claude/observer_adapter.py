@@ -133,19 +133,8 @@ class ClaudeCodeObserver(Adapter):
     source_env = ("CLAUDE_CONFIG_DIR", "HOME")
     description = "asz's Claude Code observers (plugins/data/*/output): MCP execution records and workspace change records"
 
-    def _check(self, dialect: str) -> None:
-        if dialect not in self.dialects:
-            raise KeyError(f"{self.name} does not speak dialect {dialect!r}; it speaks {', '.join(self.dialects)}")
-
-    def glossary(self, dialect: str) -> list[Term]:
-        """Every vocabulary term for ``asz-changes/1`` (origin-digest §6). Raises KeyError for another dialect."""
-        self._check(dialect)
-        return list(GLOSSARY)
-
-    def flag_map(self, dialect: str) -> list[FlagRule]:
-        """The flags ``asz-changes/1`` sets: none (seed 000, Flags). Raises KeyError for another dialect."""
-        self._check(dialect)
-        return list(FLAG_RULES)
+    glossaries = {DIALECT: GLOSSARY}
+    flag_rules = {DIALECT: FLAG_RULES}
 
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
         """``<claude config dir>/plugins/data``: ``$CLAUDE_CONFIG_DIR`` else ``~/.claude`` (origin-digest §5.2). Never raises."""

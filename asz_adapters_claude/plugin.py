@@ -37,19 +37,8 @@ class ClaudeCodeLocal(Adapter):
     source_env = ("CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "HOME")
     description = "Claude Code local files (~/.claude/projects): transcripts, subagents and workflow runs"
 
-    def _check(self, dialect: str) -> None:
-        if dialect not in self.dialects:
-            raise KeyError(f"{self.name} does not speak dialect {dialect!r}; it speaks {', '.join(self.dialects)}")
-
-    def glossary(self, dialect: str) -> list[Term]:
-        """Every vocabulary term for ``claude-code/1`` (origin-digest §6). Raises KeyError for another dialect."""
-        self._check(dialect)
-        return list(GLOSSARY)
-
-    def flag_map(self, dialect: str) -> list[FlagRule]:
-        """Each flag ``claude-code/1`` sets and its rule in words (seed 000, Flags). Raises KeyError for another dialect."""
-        self._check(dialect)
-        return list(FLAG_RULES)
+    glossaries = {DIALECT: GLOSSARY}
+    flag_rules = {DIALECT: FLAG_RULES}
 
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
         """The ``projects`` directory of Claude's configuration directory (origin-digest §5.1).

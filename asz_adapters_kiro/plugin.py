@@ -40,19 +40,8 @@ class KiroAdapter(Adapter):
     source_env = ("KIRO_HOME", "HOME", "USERPROFILE")
     description = "Kiro CLI (3.x, 2.x, 1.x SQLite) and Kiro IDE sessions under the home directory"
 
-    def _check(self, dialect: str) -> None:
-        if dialect not in self.dialects:
-            raise KeyError(f"{self.name} does not speak dialect {dialect!r}; it speaks {', '.join(self.dialects)}")
-
-    def glossary(self, dialect: str) -> list[Term]:
-        """Every vocabulary term for ``kiro/1`` (origin-digest §6). Raises KeyError for another dialect."""
-        self._check(dialect)
-        return list(GLOSSARY)
-
-    def flag_map(self, dialect: str) -> list[FlagRule]:
-        """Each flag ``kiro/1`` sets and its rule in words (seed 000, Flags). Raises KeyError for another dialect."""
-        self._check(dialect)
-        return list(FLAG_RULES)
+    glossaries = {DIALECT: GLOSSARY}
+    flag_rules = {DIALECT: FLAG_RULES}
 
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
         """The home directory, which holds every Kiro store this adapter reads (``.kiro``, the CLI's data

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from asz_core import JSONSpanError, RawJSON, array_elements, compact, json_loads, object_members, value_span
+from asz_core import JSONSpanError, RawJSON, array_elements, compact, json_loads, nesting_depth, object_members, value_span
 
 __all__ = [
     "Node",
     "parse",
     "root_node",
-    "nesting_depth",
+    "nesting_depth",  # re-exported from asz_core
     "MAX_SOURCE_DEPTH",
     "REASON_NOT_JSON",
     "REASON_NOT_OBJECT",
@@ -112,23 +112,6 @@ class Node:
         """``value[key]`` when it is a string, else ''."""
         v = self.get(key)
         return v if isinstance(v, str) else ""
-
-
-def nesting_depth(value: Any) -> int:
-    """How many objects and lists are open at once at the deepest point of ``value`` (0 for a scalar; seed 000, Reading a record). Never raises."""
-    deepest = 0
-    stack = [(value, 1)]
-    while stack:
-        v, d = stack.pop()
-        if isinstance(v, dict):
-            children = v.values()
-        elif isinstance(v, list):
-            children = v
-        else:
-            continue
-        deepest = max(deepest, d)
-        stack.extend((c, d + 1) for c in children if isinstance(c, (dict, list)))
-    return deepest
 
 
 def parse(raw: bytes) -> tuple[Any, str]:

@@ -5,44 +5,47 @@ Adapters (built-in and third-party) import only what is listed in ``__all__``.
 
 from __future__ import annotations
 
-import pluggy
-
-from .plugins.adapter import VOCABULARY, Adapter, Capabilities, Discovery, FlagRule, Source, Term
-from .sessiondata import (
-    DEFAULT_MAX_DELTA_BYTES,
-    FILE_KINDS,
-    FLAGS,
-    PART_KINDS,
-    STATES,
-    WITHHOLDABLE,
-    Closing,
-    Dropped,
-    FieldError,
-    Header,
-    Part,
-    RawJSON,
-    Record,
-    SDError,
-    SDReader,
-    SDWriter,
-    Usage,
-    array_elements,
-    check_file,
-    compact,
-    object_members,
-    parse_instant,
-    read_file,
-    source_sha,
-    unknown_part,
-    value_span,
-)
-from .sessiondata.jsonbytes import JSONSpanError, loads as json_loads
-from .providerbody import BodyError, BodyMeta, MissingReference, TooLarge, Session as ProviderSession  # issue 10
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
 
-#: Marker for hook implementations: ``@hookimpl def asz_register_adapters(): ...``
-hookimpl = pluggy.HookimplMarker("asz")
+# Public names and the module each lives in. They are imported on first use
+# (PEP 562), so ``import asz_core`` stays cheap for the hook fast path.
+_LAZY = {
+    **dict.fromkeys(("VOCABULARY", "Adapter", "Capabilities", "Discovery", "FlagRule", "Source", "Term"), "asz_core.plugins.adapter"),
+    **dict.fromkeys(
+        (
+            "DEFAULT_MAX_DELTA_BYTES", "FILE_KINDS", "FLAGS", "PART_KINDS", "STATES", "WITHHOLDABLE", "Closing", "Dropped",
+            "FieldError", "Header", "Part", "RawJSON", "Record", "SDError", "SDReader", "SDWriter", "Usage", "array_elements",
+            "check_file", "compact", "object_members", "parse_instant", "read_file", "source_sha", "unknown_part", "value_span",
+        ),
+        "asz_core.sessiondata",
+    ),
+    "JSONSpanError": "asz_core.sessiondata.jsonbytes",
+    "json_loads": ("asz_core.sessiondata.jsonbytes", "loads"),
+    "nesting_depth": "asz_core.sessiondata.jsonbytes",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "hookimpl":
+        import pluggy
+
+        value = pluggy.HookimplMarker("asz")
+    elif name in _LAZY:
+        target = _LAZY[name]
+        module, attr = target if isinstance(target, tuple) else (target, name)
+        value = getattr(importlib.import_module(module), attr)
+    else:
+        raise AttributeError(f"module 'asz_core' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "__version__",

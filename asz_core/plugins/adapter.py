@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import ClassVar, Iterable, Mapping
+from typing import ClassVar, Iterable, Mapping, Sequence
 
 import attrs
 
@@ -187,6 +187,10 @@ class Adapter:
     kinds: ClassVar[tuple[str, ...]] = ()
     capabilities: ClassVar[Capabilities] = Capabilities()
     description: ClassVar[str] = ""
+    #: Glossary per dialect; the default :meth:`glossary` serves it.
+    glossaries: ClassVar[Mapping[str, Sequence[Term]]] = {}
+    #: Flag rules per dialect; the default :meth:`flag_map` serves them.
+    flag_rules: ClassVar[Mapping[str, Sequence[FlagRule]]] = {}
 
     @property
     def identity(self) -> str:
@@ -195,13 +199,25 @@ class Adapter:
 
     # -- declarations ---------------------------------------------------------------------
 
+    def _check_dialect(self, dialect: str) -> None:
+        if dialect not in self.dialects:
+            raise KeyError(f"{self.name} does not speak dialect {dialect!r}; it speaks {', '.join(self.dialects)}")
+
     def glossary(self, dialect: str) -> list[Term]:
-        """Every vocabulary term for ``dialect`` (see :data:`VOCABULARY`). Raises KeyError for a dialect it does not speak."""
-        raise NotImplementedError
+        """Every vocabulary term for ``dialect`` (see :data:`VOCABULARY`), from :attr:`glossaries` by default.
+
+        Raises KeyError for a dialect the adapter does not speak.
+        """
+        self._check_dialect(dialect)
+        return list(self.glossaries.get(dialect, ()))
 
     def flag_map(self, dialect: str) -> list[FlagRule]:
-        """Each flag the dialect sets and the rule over source fields that sets it."""
-        raise NotImplementedError
+        """Each flag the dialect sets and the rule over source fields that sets it, from :attr:`flag_rules` by default.
+
+        Raises KeyError for a dialect the adapter does not speak.
+        """
+        self._check_dialect(dialect)
+        return list(self.flag_rules.get(dialect, ()))
 
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
         """The source root used when neither ``--source`` nor configuration names one."""

@@ -19,7 +19,7 @@ import cattrs
 import orjson
 from cattrs.gen import make_dict_structure_fn, override
 
-from .jsonbytes import RawJSON, loads
+from .jsonbytes import RawJSON, loads, nesting_depth
 from .model import (
     ENVELOPE,
     FILE_KINDS,
@@ -199,21 +199,6 @@ converter.register_structure_hook(
 )
 
 
-def _depth_ok(value: Any, limit: int = MAX_DEPTH) -> bool:
-    stack = [(value, 1)]
-    while stack:
-        v, d = stack.pop()
-        if isinstance(v, dict):
-            if d > limit:
-                return False
-            stack.extend((x, d + 1) for x in v.values() if isinstance(x, (dict, list)))
-        elif isinstance(v, list):
-            if d > limit:
-                return False
-            stack.extend((x, d + 1) for x in v if isinstance(x, (dict, list)))
-    return True
-
-
 def parse_line(line: bytes) -> dict:
     """Decode one line to a JSON object, refusing non-objects and nesting deeper than 256.
 
@@ -225,7 +210,7 @@ def parse_line(line: bytes) -> dict:
         raise FieldError("", f"not JSON ({exc})") from None
     if not isinstance(value, dict):
         raise FieldError("", "not a JSON object")
-    if line.count(b"{") + line.count(b"[") > MAX_DEPTH and not _depth_ok(value):
+    if line.count(b"{") + line.count(b"[") > MAX_DEPTH and nesting_depth(value) > MAX_DEPTH:
         raise FieldError("", f"nesting deeper than {MAX_DEPTH}")
     return value
 

@@ -21,6 +21,7 @@ __all__ = [
     "array_elements",
     "JSONSpanError",
     "loads",
+    "nesting_depth",
 ]
 
 _STR = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
@@ -264,3 +265,26 @@ def array_elements(buf: bytes, start: int) -> list[tuple[int, int]]:
         if buf[pos] == 0x5D:
             return out
         raise JSONSpanError(f"',' or ']' expected at byte {pos}")
+
+
+def nesting_depth(value) -> int:
+    """How many objects and lists are open at once at the deepest point of ``value`` (0 for a scalar).
+
+    ``value`` is a decoded JSON value; the walk is iterative, so any depth is
+    measured without recursion. A reader may refuse a record line deeper than
+    256 (seed 000, Reading a record), so an adapter lands a source value
+    deeper than that as unknown. Never raises.
+    """
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict):
+            children = v.values()
+        elif isinstance(v, list):
+            children = v
+        else:
+            continue
+        deepest = max(deepest, d)
+        stack.extend((c, d + 1) for c in children if isinstance(c, (dict, list)))
+    return deepest
