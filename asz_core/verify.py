@@ -71,7 +71,9 @@ __all__ = [
     "SNAPSHOT_KINDS",
     "UNCHECKED_KINDS",
     "OK_LINE",
+    "FILE_OK_LINE",
     "DUPLICATES_LINE",
+    "PARALLEL_MIN_FILES",
 ]
 
 #: Kinds whose source is one document: each file is one record at ord 1, off 0 (seed 000, File kinds).
