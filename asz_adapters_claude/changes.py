@@ -218,6 +218,28 @@ def _text_or(value: Any, default=_MISSING):
 # -- the record --------------------------------------------------------------------------
 
 
+def editing_tool_of(tool_use_result: Any) -> str:
+    """The editing tool a ``toolUseResult`` object answers, told by its keys alone; '' for any other result.
+
+    A result line does not name its tool (the name is on the call's line), so
+    the shape decides, by rule over source fields: ``notebook_path`` with
+    ``new_source`` → NotebookEdit; ``filePath`` with ``oldString`` and
+    ``newString`` → Edit; ``filePath`` with ``content`` and ``type`` create or
+    update → Write.
+    """
+    tur = tool_use_result
+    if not isinstance(tur, dict):
+        return ""
+    if "notebook_path" in tur and "new_source" in tur:
+        return "NotebookEdit"
+    if isinstance(tur.get("filePath"), str):
+        if "oldString" in tur and "newString" in tur:
+            return "Edit"
+        if "content" in tur and tur.get("type") in ("create", "update"):
+            return "Write"
+    return ""
+
+
 def derive_changes(
     tool_name: str,
     tool_use_id: str,

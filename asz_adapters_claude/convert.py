@@ -50,6 +50,7 @@ from typing import Any, Callable
 
 import orjson
 
+from .changes import derive_changes, editing_tool_of
 from asz_core import (
     nesting_depth,
     FLAGS,
@@ -588,7 +589,7 @@ def _attachment_part(parts: _Parts, att: _Obj, size: int) -> None:
     parts.add(Part(k="data", data=whole, bytes=len(whole.raw)))
 
 
-def _transcript(rec: Record, obj: _Obj, raw: bytes) -> None:
+def _transcript(rec: Record, obj: _Obj, raw: bytes, source: Source | None = None) -> None:
     v = obj.value
     t = v.get("type")
     if not isinstance(t, str) or t not in DESCRIBED_TYPES:
@@ -641,6 +642,30 @@ def _transcript(rec: Record, obj: _Obj, raw: bytes) -> None:
         return
     if parts.tur is not None:  # a toolUseResult with no result block to sit beside
         parts.add(Part(k="data", data=parts.tur.whole(), bytes=parts.tur.whole_size()))
+    _derived_changes(rec, v, source)
+
+
+def _derived_changes(rec: Record, v: dict, source: Source | None) -> None:
+    """Edit, Write and NotebookEdit results get a second data part: the derived ``changes/1`` record (§3.6, §5.1).
+
+    It comes after the parts of the source content (seed 000, Addressing a
+    record); the record's ``tool`` names the call it answers.
+    """
+    tur = v.get("toolUseResult")
+    tool_name = editing_tool_of(tur)
+    if not tool_name:
+        return
+    of = next((p.of for p in rec.parts if p.k == "result" and p.of), "")
+    cwd = v.get("cwd") if isinstance(v.get("cwd"), str) else ""
+    session = source.session if source is not None else _s(v, "sessionId")
+    stream = (source.stream if source is not None else "") or "main"
+    record = derive_changes(tool_name, of, None, tur, cwd, session, stream, _s(v, "timestamp"))
+    if record is None:
+        return
+    # A value the adapter built (seed 000, What data holds): the writer encodes it.
+    rec.parts.append(Part(k="data", data=record, bytes=len(orjson.dumps(record))))
+    if not rec.tool:
+        rec.tool = of
 
 
 def _whole_data(rec: Record, obj: _Obj) -> None:
@@ -694,7 +719,7 @@ def _fill(rec: Record, source: Source, raw: bytes) -> None:
         return
     obj = _Obj(value, raw, 0)
     if source.kind == "transcript":
-        _transcript(rec, obj, raw)
+        _transcript(rec, obj, raw, source)
     elif source.kind in _KINDS:
         _KINDS[source.kind](rec, obj, source)
     else:
