@@ -30,6 +30,7 @@ import shutil
 from pathlib import Path
 from typing import ClassVar
 
+import attrs
 import pytest
 
 from ..plugins.adapter import VOCABULARY, Adapter
@@ -71,6 +72,9 @@ class AdapterConformance:
 
     adapter_class: ClassVar[type[Adapter]]
     samples: ClassVar[Path]
+    #: Capabilities the adapter declares that these samples cannot show, each with the reason
+    #: (e.g. ``{"reasoning": "the real sessions we may ship hold none"}``); the check says so instead of failing.
+    unshown_capabilities: ClassVar[dict[str, str]] = {}
 
     # ------------------------------------------------------------------ fixtures
 
@@ -210,6 +214,8 @@ class AdapterConformance:
     def test_capabilities_show_in_the_samples(self, collected: Path, adapter: Adapter) -> None:
         """What the adapter declares it carries appears in the landed samples (tool calls, reasoning, usage, children, media)."""
         caps = adapter.capabilities
+        unknown = set(self.unshown_capabilities) - {"tool_calls", "reasoning", "usage", "children", "media"}
+        assert not unknown, f"unshown_capabilities names no capability: {sorted(unknown)}"
         kinds, usage, streams = set(), False, set()
         calls, results = set(), set()
         for _p, h, _r, rec in landed_records(collected):
@@ -222,6 +228,17 @@ class AdapterConformance:
                     calls.add(p.id)
                 if p.k == "result" and p.of:
                     results.add(p.of)
+        shown = {
+            "tool_calls": "call" in kinds and "result" in kinds and bool(calls & results),
+            "reasoning": "reasoning" in kinds,
+            "usage": usage,
+            "children": len(streams - {"", "main"}) >= 1,
+            "media": "media" in kinds,
+        }
+        for cap, reason in self.unshown_capabilities.items():
+            assert getattr(caps, cap), f"{cap} is listed as unshown but not declared"
+            assert not shown[cap], f"{cap} is listed as unshown ({reason}) but the samples show it: remove it from the list"
+        caps = attrs.evolve(caps, **{cap: False for cap in self.unshown_capabilities})
         if caps.tool_calls:
             assert "call" in kinds and "result" in kinds and calls & results, "tool calls declared but none joined in the samples"
         if caps.reasoning:
