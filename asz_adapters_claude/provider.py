@@ -28,7 +28,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from asz_core import Adapter, Capabilities, Discovery, FlagRule, Record, Source, Term, VOCABULARY, json_loads
+from asz_core import Adapter, Capabilities, Discovery, Record, Source, Term, VOCABULARY, json_loads
 from asz_core.providerbody import BodyMeta, Session
 
 from .hook import claude_config_dir
@@ -43,6 +43,9 @@ __all__ = [
     "GLOSSARY",
     "body_meta",
     "BodyInfo",
+    "enable_capture",
+    "disable_capture",
+    "capture_status",
 ]
 
 NAME = "claude-code-provider"
@@ -165,19 +168,8 @@ class ClaudeCodeProvider(Adapter):
     source_env = (ENV_VAR, "CLAUDE_CONFIG_DIR", "HOME")
     description = "Claude Code raw API bodies (OTEL_LOG_RAW_API_BODIES=file:<dir>): what was sent to the model, kept once"
 
-    def _check(self, dialect: str) -> None:
-        if dialect not in self.dialects:
-            raise KeyError(f"{self.name} does not speak dialect {dialect!r}; it speaks {', '.join(self.dialects)}")
-
-    def glossary(self, dialect: str) -> list[Term]:
-        """Every vocabulary term for ``claude-code-provider/1`` (origin-digest §6). Raises KeyError for another dialect."""
-        self._check(dialect)
-        return list(GLOSSARY)
-
-    def flag_map(self, dialect: str) -> list[FlagRule]:
-        """The flags ``claude-code-provider/1`` sets: none (a body is evidence, never a step). Raises KeyError for another dialect."""
-        self._check(dialect)
-        return []
+    glossaries = {DIALECT: GLOSSARY}
+    flag_rules: dict = {DIALECT: ()}  # a body is evidence joined to its call, never a step: no flags
 
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
         """``<claude config dir>/asz/provider-bodies`` (origin-digest §5.3); ``$CLAUDE_CONFIG_DIR`` else ``~/.claude``. Never raises."""
@@ -243,3 +235,94 @@ class ClaudeCodeProvider(Adapter):
         meta = info.meta or BodyMeta(role="response" if name.endswith(RESPONSE_SUFFIX) else "request", src=name,
                                      record_id=name[: -len(".json")] if name.endswith(".json") else name)
         return Session().cut(data, meta)
+
+
+# --------------------------------------------------------------------------- settings: enable, disable, status
+
+
+def enable_capture(path: Path, directory: Path, *, dry_run: bool = False):
+    """Set ``env.OTEL_LOG_RAW_API_BODIES`` to ``file:<directory>`` in Claude Code's settings file ``path``.
+
+    ``directory`` is made absolute (Claude Code needs an absolute directory).
+    Idempotent; the old file is copied aside first and the new one written
+    atomically (as ``asz hooks install`` does). Returns a
+    :class:`asz_adapters_claude.hooks_settings.Change`. Raises SettingsError
+    for an unreadable file, one that is not a JSON object, or an ``env`` that
+    is not an object.
+    """
+    from .hooks_settings import SettingsError, _apply
+
+    value = f"file:{Path(directory).expanduser().resolve()}"
+
+    def edit(settings: dict) -> list[str]:
+        env = settings.setdefault("env", {})
+        if not isinstance(env, dict):
+            raise SettingsError(f"{path}: env is a JSON {type(env).__name__}, not an object; nothing was changed")
+        if env.get(ENV_VAR) == value:
+            return []
+        old = env.get(ENV_VAR)
+        env[ENV_VAR] = value
+        return [f"set env.{ENV_VAR}={value}" + (f" (was {old})" if old else "")]
+
+    return _apply(Path(path), edit, dry_run)
+
+
+def disable_capture(path: Path, *, dry_run: bool = False):
+    """Remove ``env.OTEL_LOG_RAW_API_BODIES`` from the settings file ``path`` (and ``env`` when left empty).
+
+    A missing file or variable is left untouched. Backup, atomic write and
+    errors as :func:`enable_capture`.
+    """
+    from .hooks_settings import _apply
+
+    def edit(settings: dict) -> list[str]:
+        env = settings.get("env")
+        if not isinstance(env, dict) or ENV_VAR not in env:
+            return []
+        old = env.pop(ENV_VAR)
+        if not env:
+            settings.pop("env")
+        return [f"removed env.{ENV_VAR} (was {old})"]
+
+    return _apply(Path(path), edit, dry_run)
+
+
+def capture_status(path: Path, root: Path | None = None) -> dict:
+    """What the settings file ``path`` captures and what became of it.
+
+    Returns ``{"settings": str, "value": str|None, "directory": str|None,
+    "exists": bool, "requests": N, "responses": N, "bytes": N, "table": {state: N}}``;
+    ``table`` counts the lines of ``<root>/_provider/seen.state`` by state when
+    ``root`` is given. Never raises for a missing file or directory.
+    """
+    from .hooks_settings import SettingsError, _read
+
+    try:
+        _, settings = _read(Path(path))
+    except SettingsError:
+        settings = {}
+    env = settings.get("env") if isinstance(settings.get("env"), dict) else {}
+    value = env.get(ENV_VAR) if isinstance(env.get(ENV_VAR), str) else None
+    directory = value[len("file:"):] if value and value.startswith("file:") else None
+    out: dict[str, Any] = {"settings": str(path), "value": value, "directory": directory, "exists": False,
+                           "requests": 0, "responses": 0, "bytes": 0, "table": {}}
+    if directory:
+        d = Path(directory)
+        try:
+            for e in os.scandir(d):
+                if e.name.endswith(REQUEST_SUFFIX):
+                    out["requests"] += 1
+                elif e.name.endswith(RESPONSE_SUFFIX):
+                    out["responses"] += 1
+                else:
+                    continue
+                out["bytes"] += e.stat().st_size
+            out["exists"] = True
+        except OSError:
+            pass
+    if root is not None:
+        from asz_core.provider_collect import read_table
+
+        for e in read_table(root).values():
+            out["table"][e.state] = out["table"].get(e.state, 0) + 1
+    return out

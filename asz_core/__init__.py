@@ -25,6 +25,9 @@ _LAZY = {
     "JSONSpanError": "asz_core.sessiondata.jsonbytes",
     "json_loads": ("asz_core.sessiondata.jsonbytes", "loads"),
     "nesting_depth": "asz_core.sessiondata.jsonbytes",
+    # issue 10: provider bodies (seed 000, Provider bodies)
+    **dict.fromkeys(("BodyError", "BodyMeta", "MissingReference", "TooLarge"), "asz_core.providerbody"),
+    "ProviderSession": ("asz_core.providerbody", "Session"),
 }
 
 

@@ -11,6 +11,7 @@ import typer
 
 from . import adapters_cmd, collect_cmd, hook_cmd, parse_cmd, scenario_cmd, verify_cmd, view_cmd
 from . import server_cmd
+from . import provider_cmd  # issue 10
 
 app = typer.Typer(
     name="asz",
@@ -44,6 +45,7 @@ scenario_cmd.register(app)
 hook_cmd.register(app)
 view_cmd.register(app)
 server_cmd.register(app)
+provider_cmd.register(app)  # issue 10
 
 
 def main() -> None:

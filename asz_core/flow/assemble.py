@@ -829,7 +829,13 @@ class _Builder:
             return {}
         calls = sorted(self.calls, key=lambda c: (c.stream.name, c.fragments[0].seq, c.fragments[0].row))
         keys = [CallKey(c.call_id, c.stream.name, self.run_for(c.fragments[0]), c.synthetic) for c in calls]
-        return join_bodies(keys, bodies)
+        # A stream whose landed transcript lines skip an ord has a gap: no request joins there.
+        gaps = []
+        for s in self.streams:
+            ords = {e.ord for e in s.entries if e.kind == "transcript" and e.ord}
+            if ords and len(ords) != max(ords):
+                gaps.append(s.name)
+        return join_bodies(keys, bodies, gap_streams=gaps)
 
     def emit_steps(self) -> None:
         """Write the leaves now that containers are known: calls, tools, epoch, delegation, input and control steps, then spawn relations."""

@@ -129,7 +129,7 @@ class IndexEntry:
     record's usage object (or None).
     """
 
-    __slots__ = ("seq", "row", "kind", "stream", "batch", "own_batch", "from_", "ts", "flags", "usage", "parts",
+    __slots__ = ("seq", "row", "kind", "stream", "batch", "own_batch", "from_", "ts", "flags", "usage", "parts", "ord",
                  *_PLAIN_FIELDS)
 
     def __init__(self, seq: int, row: int, kind: str, stream: str, file_batch: str, d: dict):
@@ -144,6 +144,8 @@ class IndexEntry:
         self.from_: str = d.get("from", "")
         ts = d.get("ts")
         self.ts: int | None = ts if isinstance(ts, int) else None
+        o = d.get("o")  # issue 10: the source line, for the provider-body join's gap rule
+        self.ord: int = o if isinstance(o, int) else 0
         self.flags: frozenset[str] = frozenset(d.get("flags") or ())
         self.usage: dict | None = d.get("usage") or None
         self.parts: list[IndexPart] = [IndexPart(i, p) for i, p in enumerate(d.get("parts") or ())]
@@ -287,6 +289,8 @@ def _slim_record(d: dict) -> dict:
     ts = parse_instant(out.get("time", ""))
     if ts is not None:
         out["ts"] = ts
+    if isinstance(d.get("ord"), int):
+        out["o"] = d["ord"]  # issue 10: landed-line gaps withhold request joins (seed 004)
     flags = d.get("flags")
     if flags:
         out["flags"] = list(flags)

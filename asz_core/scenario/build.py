@@ -49,6 +49,7 @@ __all__ = [
     "collect_pass",
     "parse_once",
     "rebuild_root",
+    "provider_stage",
 ]
 
 FORMATS = ("claude-code", "sd")
@@ -97,6 +98,7 @@ class Build:
     snapshots: list[Snapshot] = attrs.Factory(list)
     source_root: Path | None = None
     counters: list = attrs.Factory(list)
+    bodies: list | None = None  # issue 10: provider body files of a provider_bodies scenario
 
 
 def round_paths(root: Path, conversation: str) -> list[Path]:
@@ -299,6 +301,8 @@ def build(sc: Scenario, fmt: str, out: str | os.PathLike, *, at: str = DEFAULT_A
             from .mock import land_stage
 
             landed = land_stage(plan, k, out, positions, stamp_ns)
+        if sc.provider_bodies:  # issue 10: body files as Claude Code writes them, then the provider pass
+            landed += provider_stage(b, sc, k, stamp_ns, mdb)
         written, perr = parse_once(out, plan.session, mrb)
         problem = "; ".join(p for p in (problem, perr) if p)
         try:
@@ -314,6 +318,27 @@ def build(sc: Scenario, fmt: str, out: str | os.PathLike, *, at: str = DEFAULT_A
         if after_stage is not None:
             after_stage(b, k)
     return b
+
+
+def provider_stage(b: Build, sc: Scenario, k: int, stamp_ns: int, max_delta_bytes: int | None) -> int:
+    """Write stage ``k``'s provider body files under ``DIR/_source/provider-bodies`` and run the provider
+    pass (:func:`asz_core.provider_collect.provider_pass`) stamped ``stamp_ns``; returns the files it landed.
+
+    Issue 10. The bodies are derived from the plan (:mod:`asz_core.scenario.bodies`).
+    """
+    import io
+
+    from ..provider_collect import provider_pass
+    from ..sessiondata import DEFAULT_MAX_DELTA_BYTES
+    from .bodies import body_files, write_bodies
+
+    src = b.out / "_source" / "provider-bodies"
+    if b.bodies is None:
+        b.bodies = body_files(b.plan, sc)
+    write_bodies(b.bodies, src, k)
+    c = provider_pass(b.out, src, max_delta_bytes=max_delta_bytes or DEFAULT_MAX_DELTA_BYTES, fsync=False,
+                      err=io.StringIO(), stamp_ns=stamp_ns, now_ns=lambda: stamp_ns)
+    return c.landed
 
 
 def rebuild_root(src: Path, dest: Path) -> None:

@@ -50,8 +50,6 @@ SKIPPED_PROPERTIES = {
     "push_follows_the_wire": "needs push to a receiver, a later issue",
     "removed_after_sent": "needs push and scenario removal, a later issue",
     "view_covers_the_session": "needs the asz.view document, issue 6",
-    "provider_bodies_leave_the_fold": "needs provider bodies, a later issue",
-    "provider_bodies_rebuild": "needs provider bodies, a later issue",
 }
 #: Properties that apply only to runtime formats (claude-code), origin-digest §9.1.
 RUNTIME_PROPERTIES = ("recollect_idempotent", "every_line_a_record", "parts_keep_source_bytes", "discovery_ignores_noise", "pruned_sources_gone")
@@ -194,7 +192,32 @@ def _check_checkpoint(c: _Ctx, b: Build, idx: int, cp: Checkpoint) -> None:
         if want is not None:
             c.ok(n == want, where, f"verify.problems: expected {want}, got {n}" + ("" if n == want else ": " + "; ".join(str(p) for p in rep.problems)))
     if cp.view is not None:
-        c.skip(f"view (needs the asz.view document, issue 6): {', '.join(sorted(cp.view))}")
+        _check_view(c, where, b, cp.view)
+
+
+#: View keys the scenario check holds the asz.view document to (issue 10: the provider-body counts).
+VIEW_CHECKED = ("state", "provider_bodies", "captured_prompts", "provider_files", "withheld")
+
+
+def _check_view(c: _Ctx, where: str, b: Build, want: dict) -> None:
+    """Hold ``summary`` of the asz.view document (read with ``hide``) to the checked view keys; skip the rest."""
+    from ..view.document import build_view
+
+    rest = sorted(k for k in want if k not in VIEW_CHECKED and k != "hide")
+    if rest:
+        c.skip(f"view (needs the asz.view document, issue 6): {', '.join(rest)}")
+    try:
+        doc = build_view(b.out, b.plan.session, hide=want.get("hide") or ())
+    except Exception as exc:
+        c.ok(False, where, f"view: no document ({type(exc).__name__}: {exc})")
+        return
+    s = doc["summary"]
+    got = {"state": s.get("state"), "provider_bodies": s.get("provider_bodies"), "captured_prompts": s.get("captured_prompts"),
+           "provider_files": sum(1 for f in doc.get("files", ()) if f.get("kind") == "provider_body"),
+           "withheld": s.get("withheld")}
+    for k in VIEW_CHECKED:
+        if k in want:
+            c.ok(got[k] == want[k], where, f"view.{k}: expected {want[k]!r}, got {got[k]!r}")
 
 
 def _check_node(c: _Ctx, where: str, fold, nid: str, shown: str, ne: NodeExpect, agents: dict) -> None:
@@ -458,7 +481,8 @@ def _prop_discovery_ignores_noise(c: _Ctx, b: Build) -> None:
     names = [d.name for d in session_dirs(b.out)]
     c.ok(names == [b.plan.session], "property discovery_ignores_noise", f"sessions landed: {names}, expected only {b.plan.session}")
     landed = _landed_by_src(b)
-    noise = [src for src in landed if src not in b.plan.files]
+    bodies = {f.name for f in (b.bodies or ())}  # issue 10: provider body files are sources, not noise
+    noise = [src for src in landed if src not in b.plan.files and src not in bodies]
     c.ok(not noise, "property discovery_ignores_noise", f"landed from noise: {_short(noise)}")
     skipped = b.counters[0].skipped if b.counters else 0
     c.ok(skipped > 0, "property discovery_ignores_noise", "the first pass skipped nothing, though the project holds noise")
@@ -505,6 +529,41 @@ def _prop_changes_leave_the_fold(c: _Ctx, sc: Scenario, b: Build, ex: Expectatio
                 continue
             x, y = _shape(s1.fold), _shape(s2.fold)
             c.ok(x == y, f"property changes_leave_the_fold at {s1.name}", f"with the observers' records {x}, without {y}")
+
+
+def _prop_provider_bodies_leave_the_fold(c: _Ctx, sc: Scenario, b: Build, ex: Expectation, at: str) -> None:
+    """Provider bodies add no node, relation or unresolved entry: the same build without them folds to the same shape (issue 10)."""
+    if not sc.provider_bodies:
+        return
+    with tempfile.TemporaryDirectory(prefix="asz-scn-") as tmp:
+        bare = build(attrs.evolve(sc, provider_bodies=False), b.fmt, Path(tmp) / "bare", at=at, expect=ex)
+        for s1, s2 in zip(b.snapshots, bare.snapshots):
+            if s1.fold is None or s2.fold is None:
+                continue
+            x, y = _shape(s1.fold), _shape(s2.fold)
+            c.ok(x == y, f"property provider_bodies_leave_the_fold at {s1.name}", f"with the provider bodies {x}, without {y}")
+
+
+def _prop_provider_bodies_rebuild(c: _Ctx, b: Build) -> None:
+    """Every body file written lands, and every landed body rebuilds byte for byte to the file (issue 10; seed 000)."""
+    if not b.bodies:
+        return
+    from ..providerbody import BodyError, Session
+    from ..storage.layout import session_dir
+
+    s = Session.open(session_dir(b.out, b.plan.session))
+    bad = []
+    for f in b.bodies:
+        rid = f.name[: -len(".json")]
+        if rid not in s.records:
+            bad.append(f"{f.name}: not landed")
+            continue
+        try:
+            if s.body(rid) != f.data:
+                bad.append(f"{f.name}: rebuilt bytes differ")
+        except BodyError as exc:
+            bad.append(f"{f.name}: {exc}")
+    c.ok(not bad, "property provider_bodies_rebuild", _short(bad))
 
 
 def _records(b: Build) -> list:
@@ -559,8 +618,6 @@ def _prop_cross_format(c: _Ctx, a: Build, b: Build) -> None:
 
 
 def _scenario_skips(c: _Ctx, sc: Scenario, ex: Expectation) -> None:
-    if sc.provider_bodies:
-        c.skip("provider_bodies (needs the claude-code-provider adapter and provider bodies, a later issue): none are written")
     if ex.push_kinds:
         c.skip(f"push.kinds (needs push, a later issue): {', '.join(ex.push_kinds)}")
 
@@ -672,6 +729,8 @@ def _properties(c: _Ctx, sc: Scenario, ex: Expectation, b: Build, at: str) -> No
         ("header_matches_fold", lambda: _prop_header_matches_fold(c, b)),
         ("records_well_formed", lambda: _prop_records_well_formed(c, b)),
         ("changes_leave_the_fold", lambda: _prop_changes_leave_the_fold(c, sc, b, ex, at)),
+        ("provider_bodies_leave_the_fold", lambda: _prop_provider_bodies_leave_the_fold(c, sc, b, ex, at)),  # issue 10
+        ("provider_bodies_rebuild", lambda: _prop_provider_bodies_rebuild(c, b)),  # issue 10
     )
     runtime = (
         ("every_line_a_record", lambda: _prop_every_line_a_record(c, b)),
