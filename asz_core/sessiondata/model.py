@@ -15,6 +15,7 @@ from typing import Any
 import attrs
 
 from .jsonbytes import RawJSON
+from .times import parse_instant
 
 __all__ = [
     "SCHEMA",
@@ -239,8 +240,6 @@ class Record:
 
     def instant(self) -> int | None:
         """The record's time as integer ns since the epoch, or None when it has no valid time."""
-        from .times import parse_instant
-
         return parse_instant(self.time)
 
 

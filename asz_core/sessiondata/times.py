@@ -8,6 +8,7 @@ such a time means the record has no time.
 from __future__ import annotations
 
 import calendar
+import functools
 import re
 from datetime import datetime, timezone
 
@@ -19,6 +20,18 @@ _RFC3339 = re.compile(
 
 
 def parse_instant(value: object) -> int | None:
+    """See :func:`_parse_instant`; results are cached by string (records repeat few times)."""
+    if not isinstance(value, str):
+        return None
+    return _parse_cached(value)
+
+
+@functools.lru_cache(maxsize=65536)
+def _parse_cached(value: str) -> int | None:
+    return _parse_instant(value)
+
+
+def _parse_instant(value: object) -> int | None:
     """Return the instant ``value`` names, in integer nanoseconds since the Unix epoch (UTC).
 
     ``value`` must be an RFC 3339 string: a four-digit year, ``T``, the time to

@@ -98,6 +98,7 @@ class _Session:
         self.dir = root / session
         self.files: dict[int, dict] = {}
         self.records: dict[int, list[Record]] = {}
+        self.times: dict[int, list[int | None]] = {}
         self.headers: dict[int, Any] = {}
         self.problems: list[str] = []
         for ln, path in landed_files(self.dir) if self.dir.is_dir() else []:
@@ -116,7 +117,9 @@ class _Session:
         except SDError as exc:
             self.problems.append(f"landed file {path.relative_to(self.root).as_posix()} does not read: {exc.message} (line {exc.line})")
         h = reader.header
-        times = [t for t in (r.instant() for r in recs) if t is not None]
+        all_times = [r.instant() for r in recs]
+        self.times[seq] = all_times
+        times = [t for t in all_times if t is not None]
         self.records[seq] = recs
         self.headers[seq] = h
         self.files[seq] = {
@@ -133,6 +136,15 @@ class _Session:
             "from_time": _ms(min(times)) if times else None,
             "through_time": _ms(max(times)) if times else None,
         }
+
+    def time(self, ref: Ref | None) -> int | None:
+        """The instant (ns) of the record ``ref`` names, or None (no such record, or no time)."""
+        if ref is None:
+            return None
+        ts = self.times.get(ref.seq)
+        if ts is None or not (1 <= ref.row <= len(ts)):
+            return None
+        return ts[ref.row - 1]
 
     def record(self, ref: Ref | None) -> Record | None:
         if ref is None:
@@ -324,8 +336,7 @@ class _View:
     # ------------------------------------------------------------------ helpers
 
     def _time(self, ref: Ref | None) -> int | None:
-        rec = self.sess.record(ref)
-        return None if rec is None else rec.instant()
+        return self.sess.time(ref)
 
     def _relation_key(self, r: Relation) -> tuple:
         best = None
