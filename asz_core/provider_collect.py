@@ -219,17 +219,22 @@ def provider_pass(
         bodies: list[_Body] = []
         for n in names:
             p = src / n
+            seen = table.get(n)
             try:
                 st = p.stat()
+                if seen is not None and seen.state in ("landed", "excluded") and seen.size == st.st_size \
+                        and seen.mtime_ns == st.st_mtime_ns \
+                        and (seen.state == "excluded" or (session_dir(root, seen.session) / "provider_body").is_dir()):
+                    continue  # unchanged since it was judged: not read again
                 data = p.read_bytes()
             except OSError as exc:
                 print(f"error: {p}: unreadable: {exc.strerror or exc}", file=out)
                 c.errors += 1
                 continue
             digest = hashlib.sha256(data).hexdigest()[:16]
-            seen = table.get(n)
             if seen is not None and seen.state in ("landed", "conflict"):
                 if seen.digest == digest:
+                    seen.size, seen.mtime_ns = st.st_size, st.st_mtime_ns  # touched, same bytes
                     if seen.state == "conflict":
                         seen.state = "landed"  # its bytes are restored
                     if (session_dir(root, seen.session) / "provider_body").is_dir():

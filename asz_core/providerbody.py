@@ -81,6 +81,11 @@ MAX_DEPTH = 32
 #: Largest size (bytes) a manifest may claim; a rebuild stops once it passes the claimed size.
 MAX_BYTES = 256 << 20
 
+#: A new body looks for its copy source among this many recent bodies of its role…
+_COPY_RECENT = 8
+#: …and this many recent bodies of its chain (bounded work per body in a long session).
+_COPY_CHAIN = 4
+
 _STR_RE = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 
 
@@ -670,15 +675,19 @@ class Session:
     def _copy_source(self, body: bytes, meta: BodyMeta, chain: str, pieces: list[tuple[int, int]]) -> tuple[_Body, int] | None:
         """The earlier body of the same role sharing the longest front (≥ MIN_COPY), and that length."""
         best: tuple[_Body, int] | None = None
-        looked = 0
+        looked = same_chain = 0
         for rid in reversed(self.order):
+            if looked >= _COPY_RECENT and (not chain or same_chain >= _COPY_CHAIN):
+                break
             rec = self.records[rid]
             m = rec.manifest
             if m.role != meta.role or m.depth + 1 > MAX_DEPTH or m.value.get("why"):
                 continue
-            looked += 1
-            if looked > 16 and not (chain and m.value.get("chain") == chain):
+            mine = bool(chain) and m.value.get("chain") == chain
+            if looked >= _COPY_RECENT and not (mine and same_chain < _COPY_CHAIN):
                 continue
+            looked += 1
+            same_chain += mine
             sb = self._bodies.get(rid)
             if sb is None:
                 try:

@@ -65,3 +65,29 @@ def test_a_repeated_body_counts_once_and_a_request_naming_its_call_joins_it():
     calls = [CallKey("c1", "main", "p1")]
     bodies = [BodyKey(1, 1, "a:request", "request", call="c1"), BodyKey(2, 1, "a:request", "request", call="c1")]
     assert join_bodies(calls, bodies)["c1"] == [{"role": "request", "ref": {"seq": 1, "row": 1}}]
+
+
+def test_late_bodies_give_the_calls_a_new_revision(tmp_path, shared_dir):
+    """Bodies landed after the transcript's round join in the next round, as a new revision of each call (§4.1)."""
+    import io
+
+    import attrs
+
+    from asz_core.provider_collect import provider_pass
+    from asz_core.scenario.bodies import body_files, write_bodies
+    from asz_core.scenario.build import build, parse_once, read_fold
+
+    sc = load_scenario(shared_dir / "conformance" / "scenarios" / "provider-bodies-errors.yaml")
+    out = tmp_path / "o"
+    b = build(attrs.evolve(sc, provider_bodies=False), "claude-code", out)
+    before = {k: n for k, n in read_fold(out, b.plan.session).nodes.items() if n.kind == "llm.call"}
+    assert all(n.revision == 1 and "provider_bodies" not in n.attrs for n in before.values())
+    write_bodies(body_files(b.plan, sc), out / "_source" / "bodies", 0)
+    c = provider_pass(out, out / "_source" / "bodies", max_delta_bytes=2 << 20, err=io.StringIO(), fsync=False)
+    assert c.records == 4 and c.waiting == 0
+    assert parse_once(out, b.plan.session) == (1, "")
+    after = {k: n for k, n in read_fold(out, b.plan.session).nodes.items() if n.kind == "llm.call"}
+    assert [x["role"] for x in after["call/s2-call"].attrs["provider_bodies"]] == ["request", "response"]
+    assert [x["role"] for x in after["call/s4-call"].attrs["provider_bodies"]] == ["request", "response"]
+    assert after["call/s2-call"].revision == 2 and after["call/s4-call"].revision == 2
+    assert after["call/s3-synthetic-call"].revision == 1 and "provider_bodies" not in after["call/s3-synthetic-call"].attrs
