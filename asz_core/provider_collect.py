@@ -2,8 +2,8 @@
 
 Body files are not streams of lines and have no cursors: one root-wide table,
 ``<root>/_provider/seen.state``, says for each body file what became of it —
-one line ``<file name> <state> <size> <mtime ns> <sha256[:16]> <session|->``
-with state one of:
+one line ``<file name> <state> <size> <mtime ns> <sha256[:16]> <session|-> <join|->``
+(``join``: a request's ``previous_request``, a response's ``call``) with state one of:
 
 * ``landed``: it is in its session's provider_body files (trusted only while
   the session's ``provider_body/`` directory exists; otherwise it lands again);
@@ -69,7 +69,8 @@ _CLOSING_MAX = 100
 
 @attrs.define
 class SeenEntry:
-    """One line of the table: file ``name``, ``state``, ``size`` (bytes), ``mtime_ns``, ``digest`` (16 hex), ``session``."""
+    """One line of the table: file ``name``, ``state``, ``size`` (bytes), ``mtime_ns``, ``digest`` (16 hex), ``session``,
+    ``join`` (the join id: a request's previous request id, a response's message id)."""
 
     name: str
     state: str
@@ -77,10 +78,11 @@ class SeenEntry:
     mtime_ns: int = 0
     digest: str = ""
     session: str = ""
+    join: str = ""
 
     def line(self) -> str:
-        """The table line, fields separated by one space; ``-`` for an empty digest or session."""
-        return f"{self.name} {self.state} {self.size} {self.mtime_ns} {self.digest or '-'} {self.session or '-'}\n"
+        """The table line, fields separated by one space; ``-`` for an empty digest, session or join id."""
+        return f"{self.name} {self.state} {self.size} {self.mtime_ns} {self.digest or '-'} {self.session or '-'} {self.join or '-'}\n"
 
 
 @attrs.define
@@ -123,10 +125,11 @@ def read_table(root: str | os.PathLike) -> dict[str, SeenEntry]:
         return out
     for raw in text.splitlines():
         f = raw.split(" ")
-        if len(f) != 6 or f[1] not in STATES:
+        if len(f) not in (6, 7) or f[1] not in STATES:
             continue
+        dash = lambda v: "" if v == "-" else v  # noqa: E731
         try:
-            out[f[0]] = SeenEntry(f[0], f[1], int(f[2]), int(f[3]), "" if f[4] == "-" else f[4], "" if f[5] == "-" else f[5])
+            out[f[0]] = SeenEntry(f[0], f[1], int(f[2]), int(f[3]), dash(f[4]), dash(f[5]), dash(f[6]) if len(f) == 7 else "")
         except ValueError:
             continue
     return out
@@ -258,10 +261,18 @@ def provider_pass(
 
         # Sessions: requests name theirs; a response is named by a later request's cc_prev_req,
         # else it belongs to the single session (with a request within 24 h) whose transcript holds its id.
-        by_prev = {b.meta.previous_request: b.meta.session for b in bodies if b.meta.role == "request" and b.meta.previous_request and b.meta.session}
+        # Requests landed in earlier passes count too (the table keeps their session and join id).
+        by_prev: dict[str, str] = {}
         req_times: dict[str, list[int]] = {}
+        for e in table.values():
+            if e.state == "landed" and e.session and e.name.endswith(REQUEST_SUFFIX):
+                if e.join:
+                    by_prev.setdefault(e.join, e.session)
+                req_times.setdefault(e.session, []).append(e.mtime_ns)
         for b in bodies:
             if b.meta.role == "request" and b.meta.session:
+                if b.meta.previous_request:
+                    by_prev[b.meta.previous_request] = b.meta.session
                 req_times.setdefault(b.meta.session, []).append(b.st.st_mtime_ns)
         calls_cache: dict[str, bytes] = {}
         groups: dict[str, list[_Body]] = {}
@@ -270,7 +281,7 @@ def provider_pass(
             if m.role == "request":
                 if not m.session or (include and not any(fnmatchcase(m.session, x) for x in include)) \
                         or any(fnmatchcase(m.session, x) for x in (exclude or ())):
-                    table[b.name] = SeenEntry(b.name, "excluded", b.st.st_size, b.st.st_mtime_ns, b.digest, m.session)
+                    table[b.name] = SeenEntry(b.name, "excluded", b.st.st_size, b.st.st_mtime_ns, b.digest, m.session, m.previous_request)
                     continue
             else:
                 sess = by_prev.get(m.request, "")
@@ -280,7 +291,7 @@ def provider_pass(
                     if len(hits) == 1:
                         sess = hits[0]
                 if not sess:
-                    table[b.name] = SeenEntry(b.name, "waiting", b.st.st_size, b.st.st_mtime_ns, b.digest)
+                    table[b.name] = SeenEntry(b.name, "waiting", b.st.st_size, b.st.st_mtime_ns, b.digest, "", m.call)
                     c.waiting += 1
                     continue
                 m.session = sess
@@ -342,14 +353,14 @@ def _land_session(root: Path, sess: str, group: list[_Body], table: dict[str, Se
             for line, b in pending:
                 c.records += 1
                 c.bytes += len(b.data)
-                table[b.name] = SeenEntry(b.name, "landed", b.st.st_size, b.st.st_mtime_ns, b.digest, sess)
+                table[b.name] = SeenEntry(b.name, "landed", b.st.st_size, b.st.st_mtime_ns, b.digest, sess, _join(b.meta))
             pending = []
             size = 0
 
         budget = max(1, max_delta_bytes - overhead)
         for b in group:
             if b.meta.record_id in held.records:
-                table[b.name] = SeenEntry(b.name, "landed", b.st.st_size, b.st.st_mtime_ns, b.digest, sess)
+                table[b.name] = SeenEntry(b.name, "landed", b.st.st_size, b.st.st_mtime_ns, b.digest, sess, _join(b.meta))
                 continue
             rec = held.cut(b.data, b.meta, max_bytes=budget)
             line = encode_record(rec)
@@ -365,6 +376,11 @@ def _land_session(root: Path, sess: str, group: list[_Body], table: dict[str, Se
             writer.write_state()
     finally:
         lock.release()
+
+
+def _join(meta: BodyMeta) -> str:
+    """The join id a table line keeps: a request's previous request id, a response's message id."""
+    return meta.previous_request if meta.role == "request" else meta.call
 
 
 def _file_header(header: Header, pending: list) -> Header:

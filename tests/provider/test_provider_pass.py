@@ -145,3 +145,25 @@ def test_landed_share_of_a_two_chain_capture(tmp_path, capsys):
               f"(original: 25.5% and 21.6%)")
     assert share <= 0.26
     assert verify(tmp_path / "root").ok
+
+
+def test_a_waiting_response_lands_once_its_transcript_line_has_landed(tmp_path):
+    """In a later pass, with its requests landed long before: the session's transcript holding its id decides."""
+    from asz_core.sessiondata import Header, Record
+    from asz_core.storage.root import SessionWriter
+
+    files = write_capture(tmp_path / "src", calls=2)
+    run(tmp_path / "root", tmp_path / "src")
+    waiting = sorted(n for n, e in read_table(tmp_path / "root").items() if e.state == "waiting")
+    assert len(waiting) == 2
+    call = json.loads((tmp_path / "src" / waiting[0]).read_bytes())["id"]
+    w = SessionWriter.open(tmp_path / "root", SESSION, fsync=False)
+    sd = w.start(Header(kind="transcript", session=SESSION, src="p/x.jsonl", dialect="claude-code/1", stream="main"))
+    sd.write(Record(ord=1, off=0, sha="0" * 12, bytes=10, id="u1", call=call, from_="agent"))
+    w.finish(sd)
+    c, _ = run(tmp_path / "root", tmp_path / "src")
+    assert c.records == 1 and c.waiting == 1
+    table = read_table(tmp_path / "root")
+    assert table[waiting[0]].state == "landed" and table[waiting[0]].join == call
+    assert Session.open(tmp_path / "root" / SESSION).body(waiting[0][:-5]) == (tmp_path / "src" / waiting[0]).read_bytes()
+    assert files
