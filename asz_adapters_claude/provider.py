@@ -55,6 +55,7 @@ RESPONSE_SUFFIX = ".response.json"
 #: The variable Claude Code reads; its value is ``file:<absolute dir>``.
 ENV_VAR = "OTEL_LOG_RAW_API_BODIES"
 
+_OLD_UID = re.compile(r"_session_([0-9a-fA-F-]{36})$")
 _KV = re.compile(r"\b(cc_prompt_id|cc_prev_req)=([^;\s]*)")
 
 _NAMED: dict[str, tuple[str, str, str]] = {
@@ -139,6 +140,10 @@ def body_meta(name: str, data: bytes) -> BodyInfo:
                 u = None
             if isinstance(u, dict) and isinstance(u.get("session_id"), str):
                 meta.session = u["session_id"]
+            else:  # older runtimes: user_<hash>_account_<uuid>_session_<uuid>
+                m = _OLD_UID.search(uid)
+                if m:
+                    meta.session = m.group(1)
         for k, v in _KV.findall(_first_system_text(value)):
             if k == "cc_prompt_id":
                 meta.run = v
