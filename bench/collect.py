@@ -217,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(work / "bare", ignore_errors=True)
             bt, brss = min(bt, t1), max(brss, r1)
         env = dict(os.environ, CLAUDE_CONFIG_DIR=str(work / "claude"))
-        args = [sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--adapter", a.adapter,
+        args = [sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--no-parse", "--adapter", a.adapter,
                 "--source", str(projects), "--root", str(work / "data")]
         if a.adapter_file:
             args += ["--adapter-file", str(a.adapter_file)]

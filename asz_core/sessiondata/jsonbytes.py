@@ -9,6 +9,8 @@ without touching anything inside a string.
 from __future__ import annotations
 
 import json
+import json.decoder
+import json.scanner
 import re
 
 import orjson
@@ -134,6 +136,8 @@ def compact(raw: bytes) -> bytes:
 
 
 _DECODER = json.JSONDecoder()
+_SCAN_ONCE = json.scanner.make_scanner(_DECODER)
+_SCANSTRING = json.decoder.scanstring
 _TEXT_CACHE: list = [None, "", False]  # [bytes object, its text, whether it is ASCII]
 
 
@@ -207,6 +211,54 @@ def value_span(buf: bytes, start: int) -> tuple[int, int]:
     return pos, m.end()
 
 
+def _members_fast(buf: bytes, pos: int) -> list[tuple[str, int, int]] | None:
+    """Members of the compact object at ``pos`` with the C scanner; None to take the slow path.
+
+    Compact means no whitespace between tokens (what JSON.stringify writes);
+    anything else, or bytes that are not UTF-8, returns None. Offsets are
+    converted from characters to bytes walking forward once.
+    """
+    got = _text_of(buf)
+    if got is None:
+        return None
+    text, ascii_ = got
+    i = pos if ascii_ else len(buf[:pos].decode("utf-8"))
+    i += 1
+    # char index -> byte offset, walked forward once for a line that is not ASCII
+    last_c, last_b = i, pos + 1
+
+    def to_byte(c: int) -> int:
+        nonlocal last_c, last_b
+        if ascii_:
+            return c
+        last_b += len(text[last_c:c].encode("utf-8"))
+        last_c = c
+        return last_b
+
+    try:
+        if text[i] == "}":
+            return []
+        out = []
+        while True:
+            if text[i] != '"':
+                return None
+            key, i = _SCANSTRING(text, i + 1)
+            if text[i] != ":":
+                return None
+            b = i + 1
+            _, e = _SCAN_ONCE(text, b)
+            out.append((key, to_byte(b), to_byte(e)))
+            c = text[e]
+            if c == ",":
+                i = e + 1
+            elif c == "}":
+                return out
+            else:
+                return None
+    except (IndexError, StopIteration, ValueError, RecursionError):
+        return None
+
+
 def object_members(buf: bytes, start: int) -> list[tuple[str, int, int]]:
     """List ``(key, begin, end)`` for each member of the object at ``start``.
 
@@ -216,6 +268,9 @@ def object_members(buf: bytes, start: int) -> list[tuple[str, int, int]]:
     pos = _skip_ws(buf, start)
     if pos >= len(buf) or buf[pos] != 0x7B:
         raise JSONSpanError(f"no object at byte {start}")
+    fast = _members_fast(buf, pos)
+    if fast is not None:
+        return fast
     pos = _skip_ws(buf, pos + 1)
     out: list[tuple[str, int, int]] = []
     if pos < len(buf) and buf[pos] == 0x7D:
