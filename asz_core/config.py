@@ -10,6 +10,11 @@ Keys read, with their defaults::
         source_root: ""                 # "" = the adapter's default (CLAUDE_CONFIG_DIR/projects, …)
         include: []                     # session filters, passed to the adapter's discovery
         exclude: []
+        listen: ""                      # langsmith-ingest: HOST:PORT of the receiver (127.0.0.1:1985)
+        token: ""                       # langsmith-ingest: required x-api-key when set
+        thread_keys: [thread_id, session_id, conversation_id]   # langsmith-ingest
+        scope: [project, thread]        # langsmith-ingest: what names a conversation
+        provider_bodies: true           # langsmith-ingest
         collector:
           mode: watch                   # watch | once
           interval: 10m                 # Go-style duration: 30s, 10m, 1h30m, 500ms
@@ -91,6 +96,16 @@ class AdapterConfig:
     include: list[str] = attrs.Factory(list)
     exclude: list[str] = attrs.Factory(list)
     collector: CollectorConfig = attrs.Factory(CollectorConfig)
+    #: ``listen`` (``HOST:PORT``) of a receiving adapter (``langsmith-ingest``: 127.0.0.1:1985); '' = its default.
+    listen: str = ""
+    #: ``token``: the ``x-api-key`` a receiver requires; '' = any key (issue 11).
+    token: str = ""
+    #: ``thread_keys``: metadata keys naming a LangSmith thread, first non-empty string wins (issue 11).
+    thread_keys: list[str] = attrs.Factory(lambda: ["thread_id", "session_id", "conversation_id"])
+    #: ``scope``: what names a LangSmith conversation, in order (``project``, ``thread`` or a metadata key; issue 11).
+    scope: list[str] = attrs.Factory(lambda: ["project", "thread"])
+    #: ``provider_bodies``: land run inputs/outputs as provider bodies (issue 11).
+    provider_bodies: bool = True
 
 
 @attrs.define
@@ -224,7 +239,8 @@ def _collector(ctx: _Ctx, value: Any, key: str) -> CollectorConfig:
 
 
 def _adapter(ctx: _Ctx, value: Any, key: str) -> AdapterConfig:
-    d = ctx.mapping(value, key, ("name", "enabled", "source_root", "include", "exclude", "collector"))
+    d = ctx.mapping(value, key, ("name", "enabled", "source_root", "include", "exclude", "collector",
+                                 "listen", "token", "thread_keys", "scope", "provider_bodies"))
     name = ctx.string(d.get("name"), f"{key}.name")
     if not name:
         raise ctx.err(f"{key}.name", "every adapter entry needs a name")
@@ -236,6 +252,21 @@ def _adapter(ctx: _Ctx, value: Any, key: str) -> AdapterConfig:
     a.exclude = ctx.strings(d.get("exclude"), f"{key}.exclude")
     if "collector" in d:
         a.collector = _collector(ctx, d["collector"], f"{key}.collector")
+    # issue 11: the langsmith-ingest receiver's keys (origin-digest §8.2)
+    a.listen = ctx.string(d.get("listen"), f"{key}.listen")
+    if a.listen and not re.fullmatch(r"\[?[^\s\[\]]*\]?:\d{1,5}", a.listen):
+        raise ctx.err(f"{key}.listen", f"expected HOST:PORT, got {a.listen!r}")
+    a.token = ctx.string(d.get("token"), f"{key}.token")
+    if "thread_keys" in d:
+        a.thread_keys = [k for k in ctx.strings(d["thread_keys"], f"{key}.thread_keys") if k]
+        if not a.thread_keys:
+            raise ctx.err(f"{key}.thread_keys", "needs at least one metadata key")
+    if "scope" in d:
+        a.scope = [k for k in ctx.strings(d["scope"], f"{key}.scope") if k]
+        if "thread" not in a.scope:
+            raise ctx.err(f"{key}.scope", "must include thread")
+    if "provider_bodies" in d:
+        a.provider_bodies = ctx.boolean(d["provider_bodies"], f"{key}.provider_bodies")
     return a
 
 

@@ -12,6 +12,7 @@ import typer
 from . import adapters_cmd, collect_cmd, hook_cmd, parse_cmd, scenario_cmd, verify_cmd, view_cmd
 from . import server_cmd
 from . import provider_cmd  # issue 10
+from . import ingest_cmd  # issue 11
 
 app = typer.Typer(
     name="asz",
@@ -46,6 +47,7 @@ hook_cmd.register(app)
 view_cmd.register(app)
 server_cmd.register(app)
 provider_cmd.register(app)  # issue 10
+ingest_cmd.register(app)  # issue 11
 
 
 def main() -> None:

@@ -1,0 +1,358 @@
+"""The ``langsmith/1`` dialect: one materialised arrival line → one Session Data record (origin-digest §5.4, §3).
+
+The line is written by :mod:`.inbox` (``{"asz": {decisions}, "op", "run",
+"received"}``); identity comes from the decisions, content from the run as it
+arrived. Per ``kind``:
+
+``title``
+    a label record with no id, no time and no ``from``: the conversation's title, landed once.
+``root`` (a trace's first run, the graph or a decorated function)
+    the post is the input: ``from: external``, ``trigger: external``, flag
+    ``external_input`` and one text part with the last human message of
+    ``inputs`` (a decorated function: its first string argument, and its
+    arguments as a data part). Later arrivals of the root are trimmed like
+    ``graph``. A failed trace's error is the derived ``error`` record after it.
+``graph`` (the graph's own chain runs)
+    trimmed: one data part with the envelope (id, name, run_type, times,
+    parent, trace, dotted order, tags) and the ``langgraph_``/``ls_``
+    metadata; inputs, outputs, events, extra and serialized are listed in
+    ``dropped`` with their sizes (they repeat the conversation's messages).
+``traceable``
+    the decorated function's values kept whole as one data part.
+``llm``
+    ``from: agent``, ``call`` = the run id. The arrival carrying the end:
+    text and reasoning parts of the model output, one ``call`` part per tool
+    call, flag ``finished`` and ``usage``; an error: flag ``error``.
+    Inputs are not kept in the transcript (they are the provider request).
+    An arrival before the end lands its fields as one data part.
+``tool``
+    ``from: runtime``; the end: one ``result`` part ``of`` the tool call id
+    (``failed`` from ``error`` or a ToolMessage ``status: error``), ``child``
+    naming the stream of runs beneath it and flag ``auxiliary`` when only
+    model calls ran there. A failed tool whose call id is unknown is joined
+    only when the trace has exactly one unanswered call of its name.
+``input`` (derived)
+    a trace whose first run is a model call: the last human message of its
+    inputs as ``message.external`` (``external_input``, trigger external).
+``error`` (derived)
+    a trace that ended with an error: ``from: runtime``, flag ``error``, one
+    text part with the error's first line (the exception, no traceback).
+``reset`` / ``summary``
+    derived from a message marked ``additional_kwargs.lc_source:
+    summarization`` (SummarizationMiddleware): ``context_reset`` and
+    ``reset_summary`` with the summary's text.
+
+Flags (seed 004, Withholding): ``system_prompt`` on a record whose kept
+content holds a system/developer message or a key ``system``,
+``instructions``, ``instruction``, ``system_instruction``,
+``system_instructions``, ``preamble``, ``system_message``, ``system_prompt``
+(case, ``_`` and ``-`` ignored), and on every kept decorated-function value;
+``tool_schemas`` when it holds a list or map under ``tools``, ``functions``,
+``function_declarations``, ``tool_definitions`` or ``available_tools``.
+Never by text or size.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from asz_core import Dropped, Part, Record, Source, Usage, source_sha, unknown_part
+
+from .inbox import _args_text, _error_line, _message_role, _openai_generations, human_text, message_text, rfc3339
+
+__all__ = ["DIALECT", "convert_line", "SYSTEM_KEYS", "TOOL_KEYS", "content_flags"]
+
+DIALECT = "langsmith/1"
+#: Keys whose presence marks a possible system prompt (normalised: lower case, no ``_``/``-``).
+SYSTEM_KEYS = frozenset(k.replace("_", "") for k in (
+    "system", "instructions", "instruction", "system_instruction", "system_instructions", "preamble",
+    "system_message", "system_prompt"))
+#: Keys under which a list or map is a set of advertised tool schemas (normalised).
+TOOL_KEYS = frozenset(k.replace("_", "") for k in ("tools", "functions", "function_declarations", "tool_definitions", "available_tools"))
+_ENVELOPE = ("id", "name", "run_type", "start_time", "end_time", "parent_run_id", "trace_id", "dotted_order", "tags", "session_name", "status")
+#: Derived record kinds → (from, flags, trigger).
+_DERIVED = {
+    "input": ("external", ("external_input",), "external"),
+    "error": ("runtime", ("error",), ""),
+    "reset": ("runtime", ("context_reset",), ""),
+    "summary": ("runtime", ("reset_summary",), ""),
+}
+_BULK = ("inputs", "outputs", "events", "extra", "serialized", "error", "attachments")
+
+
+def _norm(key: str) -> str:
+    return key.lower().replace("_", "").replace("-", "")
+
+
+def content_flags(value: Any) -> list[str]:
+    """``system_prompt`` / ``tool_schemas`` for a kept value, by the key rules in the module docstring."""
+    sp = ts = False
+    stack = [(value, 0)]
+    while stack and not (sp and ts):
+        v, depth = stack.pop()
+        if depth > 64:
+            continue
+        if isinstance(v, dict):
+            role, _, _ = _message_role(v)
+            if role == "system" and ("content" in v or "kwargs" in v):
+                sp = True
+            for k, x in v.items():
+                if isinstance(k, str):
+                    nk = _norm(k)
+                    if nk in SYSTEM_KEYS and x not in (None, "", [], {}):
+                        sp = True
+                    if nk in TOOL_KEYS and isinstance(x, (list, dict)) and x:
+                        ts = True
+                stack.append((x, depth + 1))
+        elif isinstance(v, list):
+            stack.extend((x, depth + 1) for x in v)
+    return [f for f, on in (("system_prompt", sp), ("tool_schemas", ts)) if on]
+
+
+def _size(v: Any) -> int:
+    if isinstance(v, str):
+        return len(v.encode("utf-8", "surrogatepass"))
+    try:
+        return len(orjson.dumps(v))
+    except TypeError:
+        return 0
+
+
+def _data(v: Any) -> Part:
+    return Part(k="data", data=v, bytes=_size(v))
+
+
+def _text(t: str) -> Part:
+    return Part(k="text", text=t, bytes=_size(t))
+
+
+def _envelope(run: dict) -> dict:
+    env = {k: run[k] for k in _ENVELOPE if k in run}
+    extra = run.get("extra")
+    md = extra.get("metadata") if isinstance(extra, dict) else None
+    if isinstance(md, dict):
+        keep = {k: v for k, v in md.items() if isinstance(k, str) and (k.startswith("langgraph_") or k.startswith("ls_"))}
+        if keep:
+            env["metadata"] = keep
+    return env
+
+
+def _dropped(run: dict, what: tuple[str, ...], why: str) -> list[Dropped]:
+    return [Dropped(what=k, bytes=_size(run[k]), why=why) for k in what if k in run and run[k] is not None]
+
+
+def _usage(msg: dict) -> Usage | None:
+    um = msg.get("usage_metadata")
+    if not isinstance(um, dict):
+        return None
+    det = um.get("input_token_details") if isinstance(um.get("input_token_details"), dict) else {}
+    cr = int(det.get("cache_read") or 0)
+    cw = int(det.get("cache_creation") or 0)
+    u = Usage(in_=max(0, int(um.get("input_tokens") or 0) - cr - cw), out=int(um.get("output_tokens") or 0), cache_read=cr, cache_write=cw)
+    return None if u.is_empty() else u
+
+
+def _llm_end(rec: Record, run: dict) -> None:
+    outputs = run.get("outputs")
+    gens = outputs.get("generations") if isinstance(outputs, dict) else None
+    if gens is None and isinstance(outputs, dict):
+        gens = _openai_generations(outputs)
+    parts: list[Part] = []
+    finished = False
+    for g in gens or []:
+        for item in (g if isinstance(g, list) else [g]):
+            if not isinstance(item, dict):
+                continue
+            _, content, msg = _message_role(item.get("message") or {})
+            if not msg:
+                t = item.get("text")
+                if isinstance(t, str) and t:
+                    parts.append(_text(t))
+                continue
+            if isinstance(content, list):
+                for b in content:
+                    if isinstance(b, str) and b:
+                        parts.append(_text(b))
+                    elif isinstance(b, dict):
+                        if b.get("type") == "text" and isinstance(b.get("text"), str) and b["text"]:
+                            parts.append(_text(b["text"]))
+                        elif b.get("type") in ("reasoning", "thinking"):
+                            t = b.get("reasoning") or b.get("thinking") or b.get("text") or ""
+                            t = t if isinstance(t, str) else message_text(b.get("summary"))
+                            parts.append(Part(k="reasoning", text=t, state="available" if t else "unavailable", bytes=_size(t)))
+            elif isinstance(content, str) and content:
+                parts.append(_text(content))
+            for tc in msg.get("tool_calls") or []:
+                if isinstance(tc, dict):
+                    args = tc.get("args")
+                    parts.append(Part(k="call", id=str(tc.get("id") or ""), name=str(tc.get("name") or ""), data=args, bytes=_size(args)))
+            rm = msg.get("response_metadata") if isinstance(msg.get("response_metadata"), dict) else {}
+            gi = item.get("generation_info") if isinstance(item.get("generation_info"), dict) else {}
+            if rm.get("finish_reason") or rm.get("stop_reason") or gi.get("finish_reason"):
+                finished = True
+            u = _usage(msg)
+            if u is not None:
+                rec.usage = u
+    rec.parts = parts
+    if finished:
+        rec.flags.append("finished")
+    rec.dropped = _dropped(run, ("inputs", "extra", "events", "serialized"),
+                           "the request the framework sent: a provider body, not transcript content")
+    if gens is None and "outputs" in run:
+        rec.dropped += _dropped(run, ("outputs",), "not a chat generation this dialect describes")
+
+
+def _tool_end(rec: Record, run: dict, d: dict) -> None:
+    outputs = run.get("outputs")
+    out = outputs.get("output") if isinstance(outputs, dict) and "output" in outputs else outputs
+    text = ""
+    failed = bool(run.get("error"))
+    data = None
+    if isinstance(out, dict):
+        role, content, msg = _message_role(out)
+        if role == "tool":
+            text = message_text(content)
+            if msg.get("status") == "error":
+                failed = True
+            if not isinstance(content, str):
+                data = content
+        else:
+            data = out
+    elif isinstance(out, str):
+        text = out
+    elif out not in (None, {}):
+        data = out
+    if failed and not text:
+        text = _error_line(run.get("error"))
+    tool = d.get("tool", "")
+    if tool:
+        p = Part(k="result", of=tool, failed=failed, bytes=_size(out) if out is not None else _size(text))
+        if text:
+            p.text = text
+        if data is not None:
+            p.data = data
+        rec.parts = [p]
+    else:
+        rec.parts = [_data({"output": out, "error": _error_line(run["error"]) if run.get("error") else None})]
+    rec.dropped = _dropped(run, ("inputs", "extra", "events", "serialized"), "the call's input is on the model call that asked for it")
+
+
+def convert_line(source: Source, line: bytes, ord: int, off: int) -> Record:
+    """One materialised arrival line (no newline) → one record; never raises (what cannot be read is an unknown part)."""
+    rec = Record(ord=ord, off=off, bytes=len(line), sha=source_sha(line))
+    try:
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        rec.parts = [unknown_part(line, "the record is not valid JSON")]
+        return rec
+    if not isinstance(obj, dict) or not isinstance(obj.get("asz"), dict):
+        rec.parts = [unknown_part(line, "the line is not a materialised arrival")]
+        return rec
+    try:
+        _fill(rec, obj)
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        rec.parts = [unknown_part(line, f"the arrival could not be described: {type(exc).__name__}: {exc}")]
+        rec.flags, rec.usage, rec.dropped = [], None, []
+    return rec
+
+
+def _fill(rec: Record, obj: dict) -> None:
+    d = obj["asz"]
+    kind = d.get("kind")
+    if kind == "title":
+        rec.label = str(d.get("label") or "")
+        return
+    rec.id = str(d.get("id") or "")
+    rec.parent = str(d.get("parent") or "")
+    rec.run = str(d.get("run") or "")
+    rec.started_by = str(d.get("started_by") or "")
+    if kind in _DERIVED:
+        # Records the materialiser derived from an arrival: (from, flags, trigger) by kind, text from the decisions.
+        rec.from_, flags, rec.trigger = _DERIVED[kind]
+        rec.flags = list(flags)
+        rec.time = rfc3339(d.get("time"))
+        t = str(d.get("text") or "")
+        rec.parts = [_text(t)] if t else []
+        return
+    run = obj.get("run") if isinstance(obj.get("run"), dict) else {}
+    op = obj.get("op")
+    end = bool(d.get("end"))
+    rec.time = rfc3339(run.get("end_time")) if end and run.get("end_time") else rfc3339(run.get("start_time"))
+    if not rec.time and op == "patch":
+        rec.time = rfc3339(run.get("end_time"))
+    err = run.get("error")
+    if kind == "llm":
+        rec.from_ = "agent"
+        rec.call = str(d.get("call") or "")
+        rec.model = str(d.get("model") or "")
+        if end:
+            _llm_end(rec, run)
+        else:
+            kept = {k: v for k, v in run.items() if k not in ("extra", "serialized")}
+            rec.parts = [_data(kept)]
+            rec.flags = content_flags(kept.get("inputs"))
+            rec.dropped = _dropped(run, ("extra", "serialized"), "the framework's settings for the call, not its content")
+        if err:
+            rec.flags.append("error")
+            rec.parts.append(_data({"error": _error_line(err)}))
+        return
+    if kind == "tool":
+        rec.from_ = "runtime"
+        if end:
+            if d.get("child"):
+                rec.child = str(d["child"])
+                if d.get("auxiliary"):
+                    rec.flags.append("auxiliary")
+            _tool_end(rec, run, d)
+        else:
+            kept = {k: v for k, v in run.items() if k not in ("extra", "serialized")}
+            rec.parts = [_data(kept)]
+            rec.dropped = _dropped(run, ("extra", "serialized"), "the framework's settings for the call, not its content")
+        return
+    if kind == "root" and op == "post":
+        text = human_text(run.get("inputs"))
+        traced = _is_traceable(run)
+        if not text:
+            text = _args_text(run.get("inputs"))
+        if text:
+            rec.from_ = "external"
+            rec.trigger = "external"
+            rec.flags = ["external_input"]
+            rec.parts = [_text(text)]
+        else:
+            rec.from_ = "runtime"
+        if traced and run.get("inputs") not in (None, {}):
+            rec.parts.append(_data(run.get("inputs")))
+            rec.flags.append("system_prompt")  # a decorated function's values: any shape may carry it
+        else:
+            for f in content_flags(run.get("inputs")):
+                if f not in rec.flags:
+                    rec.flags.append(f)
+        rec.parts.append(_data(_envelope(run)))
+        rec.dropped = _dropped(run, ("outputs", "events", "extra", "serialized"),
+                               "the graph's state repeats the conversation's messages")
+        if not traced:
+            rec.dropped = _dropped(run, ("inputs",), "kept as the text above") + rec.dropped
+        if err:
+            rec.dropped.append(Dropped(what="error", bytes=_size(err), why="its first line is the error record after this one"))
+        return
+    if kind == "traceable":
+        rec.from_ = "runtime"
+        kept = {k: v for k, v in run.items() if k not in ("extra", "serialized")}
+        rec.parts = [_data(kept)]
+        if any(run.get(k) not in (None, {}) for k in ("inputs", "outputs")):
+            rec.flags = ["system_prompt"] + [f for f in content_flags(kept) if f != "system_prompt"]
+        rec.dropped = _dropped(run, ("extra", "serialized"), "the client's settings, not the function's values")
+        return
+    # graph chain runs (and a root's later arrivals): trimmed
+    rec.parts = [_data(_envelope(run))]
+    rec.dropped = _dropped(run, _BULK, "the graph's own step: its state repeats the conversation's messages")
+
+
+def _is_traceable(run: dict) -> bool:
+    extra = run.get("extra") if isinstance(run.get("extra"), dict) else {}
+    md = extra.get("metadata") if isinstance(extra.get("metadata"), dict) else {}
+    rt = extra.get("runtime") if isinstance(extra.get("runtime"), dict) else {}
+    return "ls_method" in md or rt.get("library") == "langsmith"

@@ -1,0 +1,619 @@
+"""From staged arrivals to per-session sources: the stateful half of ``langsmith/1`` (origin-digest §5.4).
+
+The generic :class:`~asz_core.collect.Collector` lands append sources line by
+line and hands each line to a stateless ``convert_line``. LangSmith arrivals
+need memory (a patch completes a run posted earlier; a run's session, stream
+and tool join come from its ancestors), so discovery does that work first and
+*materialises* what it decided, one JSON line per arrival, into files the
+Collector then reads like any other append source::
+
+    <ingest>/inbox/<ns>-<pid>-<n>.jsonl      staged by the receiver (one request each)
+    <ingest>/done/…                          inbox files already materialised
+    <ingest>/sessions/<session>/<stream>.jsonl   one append source per session and stream
+    <ingest>/state.json                      what is remembered between passes
+
+``<ingest>`` is ``<storage root>/_ingest/langsmith``. A materialised line is
+``{"asz": {decisions}, "op": "post"|"patch"|"title"|"input"|"error"|"reset"|"summary", "run":
+{the run fields as they arrived}, "received": …}``; the decisions are the
+record's identity (``id``, ``parent``, ``run``, ``call``, ``tool``,
+``child``, ``started_by``, ``model``, ``label``) and how its content is read
+(``kind``: ``root``, ``graph``, ``llm``, ``tool``, ``traceable``; ``end``:
+whether this arrival carries the run's end).
+
+Crash safety: lines are appended and fsynced, then ``state.json`` (which
+holds every stream file's committed length and the inbox files consumed) is
+replaced atomically, then the consumed inbox files move to ``done/``. A
+crash before the state is replaced leaves bytes past a committed length; the
+next pass cuts them off before doing anything else (no collector has read
+them: the collector reads only after discovery returns), and the inbox files
+are read again. Nothing acknowledged is lost, nothing is landed twice.
+
+Waiting ancestry: a post whose parent run is unknown, or a patch of a run
+never posted, waits in the state; it is tried again at the end of the pass
+and on up to :data:`WAIT_PASSES` later passes, then materialised with what is
+known (its own conversation, the ``main`` stream).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import orjson
+
+from .naming import DEFAULT_SCOPE, DEFAULT_THREAD_KEYS, conversation_values, session_name, unsupplied_session
+
+__all__ = [
+    "INGEST",
+    "WAIT_PASSES",
+    "TITLE_MAX",
+    "Settings",
+    "materialise",
+    "run_kind",
+    "has_end",
+    "rfc3339",
+    "human_text",
+    "message_text",
+]
+
+#: The ingest directory, relative to the storage root.
+INGEST = Path("_ingest") / "langsmith"
+#: Passes an arrival waits for its ancestry after the one it arrived in.
+WAIT_PASSES = 3
+#: Longest title kept, in characters (after trimming white space).
+TITLE_MAX = 200
+_STATE_VERSION = 1
+_SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+class Settings:
+    """What naming reads: ``thread_keys`` and ``scope`` (§8.2); defaults from :mod:`.naming`."""
+
+    def __init__(self, thread_keys: Sequence[str] | None = None, scope: Sequence[str] | None = None):
+        self.thread_keys = tuple(thread_keys or DEFAULT_THREAD_KEYS)
+        self.scope = tuple(scope or DEFAULT_SCOPE)
+
+
+# --------------------------------------------------------------------------- small readers
+
+
+def rfc3339(value: Any) -> str:
+    """A run time as RFC 3339 UTC: ISO strings (offset or none, read as UTC) or epoch milliseconds (JS client); '' if unreadable."""
+    if isinstance(value, bool) or value is None:
+        return ""
+    if isinstance(value, (int, float)):
+        try:
+            dt = datetime.fromtimestamp(value / 1000.0, tz=timezone.utc)
+        except (OverflowError, OSError, ValueError):
+            return ""
+        return dt.strftime("%Y-%m-%dT%H:%M:%S.%f") + "Z"
+    if isinstance(value, str) and value:
+        s = value.strip()
+        try:
+            dt = datetime.fromisoformat(s.replace("Z", "+00:00"))
+        except ValueError:
+            return ""
+        if dt.tzinfo is None:
+            dt = dt.replace(tzinfo=timezone.utc)
+        dt = dt.astimezone(timezone.utc)
+        return dt.strftime("%Y-%m-%dT%H:%M:%S.%f") + "Z"
+    return ""
+
+
+def _metadata(run: dict) -> dict:
+    extra = run.get("extra")
+    md = extra.get("metadata") if isinstance(extra, dict) else None
+    return md if isinstance(md, dict) else {}
+
+
+def has_end(run: dict) -> bool:
+    """True when the arrival carries the run's end: an ``end_time`` or an ``error``."""
+    return bool(run.get("end_time")) or bool(run.get("error"))
+
+
+def run_kind(run: dict, root: bool) -> str:
+    """How a run's records are read: ``llm``, ``tool``, ``root`` (a trace's first run), ``traceable``
+    (the client's own decorator: ``ls_method`` in metadata or runtime library ``langsmith``) or ``graph``
+    (every other chain, trimmed)."""
+    rt = run.get("run_type")
+    if rt == "llm":
+        return "llm"
+    if rt == "tool":
+        return "tool"
+    if root:
+        return "root"
+    md = _metadata(run)
+    extra = run.get("extra") if isinstance(run.get("extra"), dict) else {}
+    runtime = extra.get("runtime") if isinstance(extra.get("runtime"), dict) else {}
+    if "ls_method" in md or runtime.get("library") == "langsmith":
+        return "traceable"
+    return "graph"
+
+
+def message_text(content: Any) -> str:
+    """The text of a message ``content``: a string, or the ``text`` of its text blocks joined by a blank line."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        out = []
+        for b in content:
+            if isinstance(b, str):
+                out.append(b)
+            elif isinstance(b, dict) and b.get("type") in ("text", None) and isinstance(b.get("text"), str):
+                out.append(b["text"])
+        return "\n\n".join(out)
+    return ""
+
+
+def _message_role(m: Any) -> tuple[str, Any, dict]:
+    """(role, content, message dict) of a message in any of the client shapes; role '' when not a message."""
+    if not isinstance(m, dict):
+        return "", None, {}
+    if m.get("lc") == 1 and isinstance(m.get("kwargs"), dict):
+        ids = m.get("id") or []
+        cls = ids[-1] if isinstance(ids, list) and ids else ""
+        kw = m["kwargs"]
+        role = {"HumanMessage": "human", "AIMessage": "ai", "SystemMessage": "system", "ToolMessage": "tool"}.get(cls, kw.get("type", ""))
+        return str(role or ""), kw.get("content"), kw
+    role = m.get("type") or m.get("role") or ""
+    if not role and isinstance(m.get("_getType"), str):
+        role = m["_getType"]
+    role = {"user": "human", "assistant": "ai", "developer": "system", "HumanMessage": "human", "AIMessage": "ai",
+            "SystemMessage": "system", "ToolMessage": "tool"}.get(str(role), str(role))
+    return role, m.get("content"), m
+
+
+def _messages(value: Any) -> list:
+    """The messages under a ``messages`` key (flattening the batch list LangChain writes for chat models)."""
+    if isinstance(value, dict):
+        value = value.get("messages")
+    if not isinstance(value, list):
+        return []
+    out = []
+    for m in value:
+        if isinstance(m, list):
+            out.extend(m)
+        else:
+            out.append(m)
+    return out
+
+
+def human_text(inputs: Any) -> str:
+    """The last human message's text in a root run's ``inputs``, else ''."""
+    for m in reversed(_messages(inputs)):
+        role, content, _ = _message_role(m)
+        if role == "human":
+            t = message_text(content)
+            if t:
+                return t
+    return ""
+
+
+def _args_text(inputs: Any) -> str:
+    """The first non-empty string among a traced function's arguments (its question, usually)."""
+    if isinstance(inputs, dict):
+        for v in inputs.values():
+            if isinstance(v, str) and v.strip():
+                return v
+    return ""
+
+
+def _error_line(err: Any) -> str:
+    """The first line of an error as the client wrote it (the exception, without its traceback)."""
+    if isinstance(err, str):
+        head = err.split("Traceback (most recent call last)", 1)[0].strip()
+        return head.splitlines()[0] if head else err[:200]
+    return str(err)[:200]
+
+
+def _title(text: str) -> str:
+    t = " ".join(text.split())
+    return t[:TITLE_MAX]
+
+
+def _summary_messages(outputs: Any) -> list[tuple[str, str]]:
+    """(message id, text) of messages marked ``additional_kwargs.lc_source == "summarization"`` in outputs."""
+    found = []
+
+    def walk(v: Any, depth: int) -> None:
+        if depth > 6:
+            return
+        if isinstance(v, dict):
+            role, content, msg = _message_role(v)
+            ak = msg.get("additional_kwargs") if isinstance(msg, dict) else None
+            if isinstance(ak, dict) and ak.get("lc_source") == "summarization":
+                found.append((str(msg.get("id") or ""), message_text(content)))
+                return
+            for x in v.values():
+                walk(x, depth + 1)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x, depth + 1)
+
+    walk(outputs, 0)
+    return found
+
+
+def _openai_generations(outputs: dict) -> list | None:
+    """An OpenAI chat completion (a wrapped client's output) read as LangChain generations, else None."""
+    choices = outputs.get("choices")
+    if not isinstance(choices, list):
+        return None
+    gens = []
+    for ch in choices:
+        if not isinstance(ch, dict) or not isinstance(ch.get("message"), dict):
+            continue
+        m = ch["message"]
+        calls = []
+        for tc in m.get("tool_calls") or []:
+            fn = tc.get("function") if isinstance(tc, dict) else None
+            if isinstance(fn, dict):
+                args: Any = fn.get("arguments")
+                if isinstance(args, str):
+                    try:
+                        args = orjson.loads(args)
+                    except orjson.JSONDecodeError:
+                        pass
+                calls.append({"id": tc.get("id"), "name": fn.get("name"), "args": args})
+        msg = {"type": "ai", "content": m.get("content") or "", "tool_calls": calls,
+               "response_metadata": {"finish_reason": ch.get("finish_reason")}}
+        if isinstance(outputs.get("usage_metadata"), dict):
+            msg["usage_metadata"] = outputs["usage_metadata"]
+        gens.append([{"message": msg}])
+    return gens
+
+
+def _tool_calls(outputs: Any) -> list[tuple[str, str]]:
+    """(tool call id, name) of the tool calls in an llm run's outputs."""
+    out = []
+    gens = outputs.get("generations") if isinstance(outputs, dict) else None
+    if gens is None and isinstance(outputs, dict):
+        gens = _openai_generations(outputs)
+    for g in gens or []:
+        for item in (g if isinstance(g, list) else [g]):
+            if not isinstance(item, dict):
+                continue
+            _, _, msg = _message_role(item.get("message") or {})
+            for tc in msg.get("tool_calls") or []:
+                if isinstance(tc, dict) and isinstance(tc.get("id"), str):
+                    out.append((tc["id"], str(tc.get("name") or "")))
+    return out
+
+
+def _tool_call_id(run: dict) -> str:
+    """A tool run's tool call id: ``extra.tool_call_id``, else the ToolMessage in its outputs."""
+    extra = run.get("extra")
+    if isinstance(extra, dict) and isinstance(extra.get("tool_call_id"), str) and extra["tool_call_id"]:
+        return extra["tool_call_id"]
+    outputs = run.get("outputs")
+    out = outputs.get("output") if isinstance(outputs, dict) else None
+    if isinstance(out, dict):
+        _, _, msg = _message_role(out)
+        tcid = msg.get("tool_call_id")
+        if isinstance(tcid, str):
+            return tcid
+    return ""
+
+
+# --------------------------------------------------------------------------- state
+
+
+def _load_state(path: Path) -> dict:
+    try:
+        st = orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        st = {}
+    if not isinstance(st, dict) or st.get("v") != _STATE_VERSION:
+        st = {"v": _STATE_VERSION}
+    for k in ("runs", "traces", "sessions", "files"):
+        st.setdefault(k, {})
+    st.setdefault("consumed", [])
+    st.setdefault("waiting", [])
+    return st
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".tmp-{path.name}")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _safe_name(name: str) -> str:
+    return name if _SAFE.match(name) else "x" + re.sub(r"[^A-Za-z0-9._-]", "_", name)[:120]
+
+
+# --------------------------------------------------------------------------- the pass
+
+
+class _Pass:
+    def __init__(self, ingest: Path, state: dict, settings: Settings):
+        self.ingest = ingest
+        self.st = state
+        self.settings = settings
+        self.out: dict[str, list[bytes]] = {}  # relative stream file -> lines to append
+
+    # -- helpers
+
+    def emit(self, session: str, stream: str, line: dict) -> None:
+        rel = f"sessions/{session}/{_safe_name(stream)}.jsonl"
+        self.out.setdefault(rel, []).append(orjson.dumps(line) + b"\n")
+
+    def session_of(self, run: dict, parent: dict | None) -> str:
+        project = run.get("session_name") if isinstance(run.get("session_name"), str) else ""
+        vals = conversation_values(project, _metadata(run), self.settings.thread_keys, self.settings.scope)
+        if vals is not None:
+            return session_name(vals)
+        if parent is not None:
+            return parent["s"]
+        trace = run.get("trace_id") if isinstance(run.get("trace_id"), str) else run["id"]
+        return unsupplied_session(project, trace)
+
+    def title_once(self, session: str, text: str, received: str) -> None:
+        ss = self.st["sessions"].setdefault(session, {})
+        if ss.get("titled"):
+            return
+        ss["titled"] = True
+        self.emit(session, "main", {"asz": {"kind": "title", "label": text}, "op": "title", "received": received})
+
+    # -- posts
+
+    def post(self, a: dict, force: bool) -> bool:
+        """Materialise one post; False when it must wait for its parent."""
+        run = a["run"]
+        rid = a["id"]
+        runs = self.st["runs"]
+        if rid in runs:
+            return self.patch(a, force, repost=True)
+        pid = run.get("parent_run_id") if isinstance(run.get("parent_run_id"), str) else ""
+        parent = runs.get(pid) if pid else None
+        if pid and parent is None and not force:
+            return False
+        root = not pid
+        kind = run_kind(run, root)
+        trace = run.get("trace_id") if isinstance(run.get("trace_id"), str) and run.get("trace_id") else (parent["t"] if parent else rid)
+        session = self.session_of(run, parent)
+        same = parent is not None and parent["s"] == session
+        if not same:
+            stream, started_by = "main", ""
+        elif parent["ty"] == "tool":
+            stream = pid
+            started_by = parent["st"] if parent["st"] != "main" else ""
+        else:
+            stream, started_by = parent["st"], parent.get("sb", "")
+        if stream != "main" and kind in ("graph", "traceable", "root") and stream in runs:
+            runs[stream]["cb"] = True  # the tool that opened this stream has a chain beneath it
+        if stream != "main" and stream in runs:
+            runs[stream]["below"] = True
+        mem = {"s": session, "st": stream, "t": trace, "p": pid if same else "", "ty": run.get("run_type") or "",
+               "k": kind, "n": str(run.get("name") or ""), "end": False, "np": 0}
+        if started_by:
+            mem["sb"] = started_by
+        runs[rid] = mem
+        if root or not same:
+            text = human_text(run.get("inputs")) if root else ""
+            if not text and kind == "root":
+                text = _args_text(run.get("inputs"))
+            self.title_once(session, _title(text) or mem["n"], a.get("received", ""))
+            if root and kind == "llm" and text:
+                # A trace that is one model call: its human message is the talk's input.
+                self.emit(session, stream, {"asz": {"kind": "input", "id": f"{rid}:input", "run": trace, "text": text,
+                                                    "time": run.get("start_time")}, "op": "input", "received": a.get("received", "")})
+        self.record(a, mem, "post", rid)
+        return True
+
+    def patch(self, a: dict, force: bool, repost: bool = False) -> bool:
+        """Materialise one patch (or a post of a run already posted); False when the run is unknown."""
+        rid = a["id"]
+        mem = self.st["runs"].get(rid)
+        if mem is None:
+            if not force:
+                return False
+            # Never posted: land it as its own run with what it says.
+            return self.post({**a, "run": {**a["run"], "id": rid}}, True) if not repost else False
+        mem["np"] = mem.get("np", 0) + 1
+        self.record(a, mem, "patch", f"{rid}:patch:{mem['np']}")
+        return True
+
+    # -- the record decisions
+
+    def record(self, a: dict, mem: dict, op: str, rec_id: str) -> None:
+        run = a["run"]
+        rid = a["id"]
+        end = has_end(run) and not mem.get("end")
+        if end:
+            mem["end"] = True
+        d: dict[str, Any] = {"id": rec_id, "run": mem["t"], "kind": mem["k"], "end": end}
+        if op == "patch":
+            d["parent"] = rid
+        elif mem.get("p"):
+            d["parent"] = mem["p"]
+        if mem.get("sb"):
+            d["started_by"] = mem["sb"]
+        if mem["k"] == "llm":
+            d["call"] = rid
+            md = _metadata(run)
+            model = md.get("ls_model_name") or md.get("model_name") or md.get("model")
+            if isinstance(model, str) and model:
+                mem["m"] = model
+            if mem.get("m"):
+                d["model"] = mem["m"]
+            if end:
+                tr = self.st["traces"].setdefault(mem["t"], {"calls": {}, "answered": []})
+                for tcid, name in _tool_calls(run.get("outputs")):
+                    tr["calls"][tcid] = name
+        elif mem["k"] == "tool":
+            tcid = _tool_call_id(run) or mem.get("tc", "")
+            if tcid:
+                mem["tc"] = tcid
+            if end:
+                tr = self.st["traces"].setdefault(mem["t"], {"calls": {}, "answered": []})
+                join = "exact" if tcid else ""
+                if not tcid:
+                    open_ = [c for c, n in tr["calls"].items() if n == mem["n"] and c not in tr["answered"]]
+                    if len(open_) == 1:
+                        tcid, join = open_[0], "by_name"
+                if tcid:
+                    d["tool"] = tcid
+                    d["join"] = join
+                    if tcid not in tr["answered"]:
+                        tr["answered"].append(tcid)
+                if mem.get("below"):
+                    d["child"] = rid
+                    if not mem.get("cb"):
+                        d["auxiliary"] = True
+        self.emit(mem["s"], mem["st"], {"asz": d, "op": op, "run": run, "received": a.get("received", "")})
+        if end and mem["k"] == "root" and run.get("error"):
+            # The trace failed: its error is a step of its own, after the arrival that carried it.
+            self.emit(mem["s"], mem["st"], {"asz": {"kind": "error", "id": f"{rec_id}:error", "run": mem["t"], "parent": rec_id,
+                                                    "text": _error_line(run["error"]), "time": run.get("end_time")},
+                                            "op": "error", "received": a.get("received", "")})
+        if end:
+            for mid, text in _summary_messages(run.get("outputs")):
+                ss = self.st["sessions"].setdefault(mem["s"], {})
+                seen = ss.setdefault("summaries", [])
+                key = mid or text[:64]
+                if key in seen:
+                    continue
+                seen.append(key)
+                base = mid or f"{rec_id}:summary"
+                self.emit(mem["s"], mem["st"], {"asz": {"kind": "reset", "id": f"{base}:reset", "run": mem["t"], "parent": rec_id},
+                                                "op": "reset", "received": a.get("received", "")})
+                self.emit(mem["s"], mem["st"], {"asz": {"kind": "summary", "id": base, "run": mem["t"], "parent": f"{base}:reset",
+                                                        "text": text}, "op": "summary", "received": a.get("received", "")})
+
+
+def _order_key(a: dict) -> tuple:
+    run = a.get("run") or {}
+    do = run.get("dotted_order")
+    return (0 if a.get("op") == "post" else 1, do if isinstance(do, str) else "", rfc3339(run.get("start_time")), a.get("n", 0))
+
+
+def _read_inbox(path: Path) -> list[dict]:
+    out = []
+    for line in path.read_bytes().splitlines():
+        if not line.strip():
+            continue
+        try:
+            a = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(a, dict) and isinstance(a.get("run"), dict) and isinstance(a.get("id"), str) and a.get("op") in ("post", "patch"):
+            out.append(a)
+    return out
+
+
+def materialise(ingest: str | os.PathLike, settings: Settings | None = None) -> list[tuple[str, str, Path]]:
+    """Turn every staged arrival into lines of per-session sources; return ``[(session, stream, path)]`` for every source.
+
+    ``ingest`` is ``<storage root>/_ingest/langsmith``. Idempotent and crash
+    safe (see the module docstring). Raises OSError when the ingest
+    directory cannot be written; a staged file that cannot be parsed line by
+    line skips the lines it cannot read (the receiver only stages what it
+    parsed).
+    """
+    ingest = Path(ingest)
+    settings = settings or Settings()
+    inbox = ingest / "inbox"
+    done = ingest / "done"
+    state_path = ingest / "state.json"
+    st = _load_state(state_path)
+    # 1. cut what a crashed pass appended past the committed lengths
+    for rel, length in list(st["files"].items()):
+        p = ingest / rel
+        try:
+            if p.stat().st_size > length:
+                with open(p, "r+b") as f:
+                    f.truncate(length)
+                    os.fsync(f.fileno())
+        except FileNotFoundError:
+            pass
+    # 2. inbox files consumed by a pass that crashed before moving them
+    consumed = set(st["consumed"])
+    if consumed and inbox.is_dir():
+        done.mkdir(parents=True, exist_ok=True)
+        for name in sorted(consumed):
+            try:
+                os.replace(inbox / name, done / name)
+            except FileNotFoundError:
+                pass
+        st["consumed"] = []
+        _write_atomic(state_path, orjson.dumps(st))
+    # 3. read what is new
+    names = sorted(e.name for e in os.scandir(inbox) if e.is_file() and not e.name.startswith(".")) if inbox.is_dir() else []
+    arrivals: list[dict] = []
+    n = 0
+    for name in names:
+        for a in _read_inbox(inbox / name):
+            n += 1
+            a["n"] = n
+            a["tries"] = 0
+            arrivals.append(a)
+    waiting = [w for w in st["waiting"] if isinstance(w, dict)]
+    for w in waiting:
+        w["tries"] = int(w.get("tries", 0)) + 1
+    todo = waiting + arrivals
+    if todo:
+        ps = _Pass(ingest, st, settings)
+        todo.sort(key=_order_key)
+        # Posts in dotted order (parents first), then patches; what waits is tried again until nothing moves.
+        while True:
+            left = []
+            moved = False
+            for a in todo:
+                ok = ps.post(a, False) if a["op"] == "post" else ps.patch(a, False)
+                if ok:
+                    moved = True
+                else:
+                    left.append(a)
+            todo = left
+            if not moved or not todo:
+                break
+        still = []
+        for a in todo:
+            if a["tries"] >= WAIT_PASSES:
+                if a["op"] == "post":
+                    ps.post(a, True)
+                else:
+                    ps.patch(a, True)
+            else:
+                still.append(a)
+        st["waiting"] = still
+        # 4. append, fsync, then commit the state
+        for rel, lines in ps.out.items():
+            p = ingest / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            with open(p, "ab") as f:
+                f.write(b"".join(lines))
+                f.flush()
+                os.fsync(f.fileno())
+                st["files"][rel] = f.tell()
+    if names or todo or arrivals:
+        st["consumed"] = names
+        ingest.mkdir(parents=True, exist_ok=True)
+        _write_atomic(state_path, orjson.dumps(st))
+        if names:
+            done.mkdir(parents=True, exist_ok=True)
+            for name in names:
+                os.replace(inbox / name, done / name)
+            st["consumed"] = []
+            _write_atomic(state_path, orjson.dumps(st))
+    out = []
+    sessions = ingest / "sessions"
+    if sessions.is_dir():
+        for sdir in sorted(sessions.iterdir()):
+            if not sdir.is_dir():
+                continue
+            for f in sorted(sdir.glob("*.jsonl")):
+                out.append((sdir.name, f.stem, f))
+    return out

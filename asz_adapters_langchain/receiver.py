@@ -1,0 +1,419 @@
+"""The LangSmith-compatible receiver: what the official clients send, staged durably (origin-digest §5.4).
+
+An app traces here with ``LANGSMITH_TRACING=true``,
+``LANGSMITH_ENDPOINT=http://127.0.0.1:1985``, ``LANGSMITH_API_KEY`` and
+``LANGSMITH_PROJECT``. Routes:
+
+==============================  ==========================================================
+``GET /info``                   server facts; the batch config asks for multipart, 16 threads
+``POST /runs/multipart``        ``post.<id>``/``patch.<id>`` parts and their out-of-band fields → 202
+``POST /runs/batch``            ``{"post": [run…], "patch": [run…]}`` → 202
+``POST /runs``                  one run → 202
+``PATCH /runs/{id}``            the fields that changed → 202
+==============================  ==========================================================
+
+Every accepted request becomes one inbox file
+``<root>/_ingest/langsmith/inbox/<ns>-<pid>-<n>.jsonl`` holding one arrival
+per line (``{"op": "post"|"patch", "id": <run id>, "run": {…}, "received":
+<RFC 3339>}``), written to a temporary name, fsynced, renamed and the
+directory fsynced *before* the 2xx answer, so an acknowledged run survives a
+crash. A request that cannot be read whole is refused with a 4xx and stages
+nothing: 400 (truncated or malformed multipart, JSON that does not parse,
+a run without an id), 401 (wrong ``x-api-key`` when a token is set), 413
+(body or part over the limit), 415 (content type or encoding not spoken),
+422 (a part or key this receiver does not know). Errors are JSON
+``{"error": "<why>"}``.
+
+Compression: ``Content-Encoding: gzip`` is always read; ``zstd`` only when
+the ``zstandard`` module is importable, and ``/info`` advertises zstd only
+then (the client compresses only when told it may).
+"""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import os
+import re
+import threading
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+import orjson
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+__all__ = [
+    "INBOX",
+    "DEFAULT_LISTEN",
+    "MAX_BODY",
+    "MAX_PART",
+    "OOB_FIELDS",
+    "BadRequest",
+    "parse_multipart",
+    "arrivals_from_batch",
+    "stage",
+    "make_app",
+    "inbox_dir",
+    "zstd_available",
+]
+
+#: Where arrivals are staged, relative to the storage root.
+INBOX = Path("_ingest") / "langsmith" / "inbox"
+#: Default listen address (§8.2 ``listen``).
+DEFAULT_LISTEN = "127.0.0.1:1985"
+#: Largest request body accepted after decompression, in bytes (128 MiB).
+MAX_BODY = 128 << 20
+#: Largest single multipart part, in bytes (64 MiB).
+MAX_PART = 64 << 20
+#: Run fields a multipart request may send as parts of their own (``post.<id>.<field>``).
+OOB_FIELDS = ("inputs", "outputs", "events", "extra", "error", "serialized", "tags", "feedback")
+_BATCH_KEYS = ("post", "patch")
+_NAME_RE = re.compile(rb'name="([^"]*)"')
+_counter = itertools.count(1)
+_lock = threading.Lock()
+
+
+class BadRequest(Exception):
+    """A request refused: ``status`` (4xx) and a message saying why."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def zstd_available() -> bool:
+    """True when the ``zstandard`` module can be imported (then zstd bodies are read and advertised)."""
+    try:
+        import zstandard  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def inbox_dir(root: str | os.PathLike) -> Path:
+    """``<root>/_ingest/langsmith/inbox``."""
+    return Path(root) / INBOX
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def _json(data: bytes, what: str) -> Any:
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise BadRequest(400, f"{what}: not valid JSON ({exc})") from None
+
+
+def _boundary(content_type: str) -> bytes:
+    ct = content_type.split(";")
+    if ct[0].strip().lower() != "multipart/form-data":
+        raise BadRequest(415, f"expected multipart/form-data, got {ct[0].strip() or 'no content type'}")
+    for p in ct[1:]:
+        k, _, v = p.strip().partition("=")
+        if k.lower() == "boundary" and v:
+            return v.strip('"').encode("latin-1")
+    raise BadRequest(400, "multipart/form-data without a boundary")
+
+
+def parse_multipart(body: bytes, content_type: str, *, max_part: int = MAX_PART) -> list[dict]:
+    """The arrivals of a ``POST /runs/multipart`` body, in first-seen order.
+
+    ``body`` is the whole (decompressed) body; parts are found by boundary,
+    never by their ``Content-Length`` header (recorded bodies may claim more).
+    Returns ``[{"op", "id", "run"}]`` with out-of-band fields merged into
+    ``run``. Raises :class:`BadRequest`: 400 truncated or malformed, 413 a
+    part over ``max_part`` bytes, 415 not multipart, 422 an unknown part name
+    or field.
+    """
+    b = _boundary(content_type)
+    delim = b"--" + b
+    if not body.startswith(delim):
+        raise BadRequest(400, "multipart body does not start with its boundary")
+    sep = b"\r\n" + delim
+    pos = len(delim)
+    runs: dict[tuple[str, str], dict] = {}
+    order: list[tuple[str, str]] = []
+    oob: list[tuple[str, str, str, Any]] = []
+    while True:
+        if body.startswith(b"--", pos):
+            rest = body[pos + 2:]
+            if rest.strip(b"\r\n"):
+                raise BadRequest(400, "bytes after the closing boundary")
+            break
+        if not body.startswith(b"\r\n", pos):
+            raise BadRequest(400, "malformed boundary line")
+        start = pos + 2
+        end = body.find(sep, start)
+        if end < 0:
+            raise BadRequest(400, "truncated multipart body: a part has no closing boundary")
+        head_end = body.find(b"\r\n\r\n", start, end)
+        if head_end < 0:
+            raise BadRequest(400, "malformed part: no blank line after its headers")
+        head = body[start:head_end]
+        data = body[head_end + 4:end]
+        pos = end + len(sep)
+        if len(data) > max_part:
+            raise BadRequest(413, f"a part holds {len(data)} bytes, more than {max_part}")
+        m = _NAME_RE.search(head)
+        if not m:
+            raise BadRequest(400, "a part has no name")
+        name = m.group(1).decode("utf-8", "replace")
+        kind, _, rest = name.partition(".")
+        if kind == "attachment":
+            continue  # attachments are files beside a run: not kept (their run says what it held)
+        if kind not in ("post", "patch", "feedback"):
+            raise BadRequest(422, f"unknown part {name!r}")
+        rid, _, field = rest.partition(".")
+        if not rid:
+            raise BadRequest(400, f"part {name!r} names no run")
+        if kind == "feedback":
+            continue  # feedback is about a run, not part of it: accepted, not kept
+        value = _json(data, f"part {name!r}")
+        if field:
+            if field not in OOB_FIELDS:
+                raise BadRequest(422, f"unknown field {field!r} in part {name!r}")
+            oob.append((kind, rid, field, value))
+            continue
+        if not isinstance(value, dict):
+            raise BadRequest(400, f"part {name!r} is not a JSON object")
+        key = (kind, rid)
+        if key not in runs:
+            order.append(key)
+        runs[key] = value
+    for kind, rid, field, value in oob:
+        key = (kind, rid)
+        if key not in runs:
+            raise BadRequest(400, f"field {field!r} for {kind} {rid} without the run itself")
+        runs[key][field] = value
+    out = []
+    for kind, rid in order:
+        run = runs[(kind, rid)]
+        run.setdefault("id", rid)
+        if run.get("id") != rid:
+            raise BadRequest(400, f"part {kind}.{rid} holds run {run.get('id')!r}")
+        out.append({"op": kind, "id": rid, "run": run})
+    return out
+
+
+def _id_from_dotted(dotted: Any) -> str:
+    """The run id at the end of a ``dotted_order`` (``…<YYYYMMDDTHHMMSSffffff>Z<id>``), '' if none."""
+    if not isinstance(dotted, str) or not dotted:
+        return ""
+    last = dotted.rsplit(".", 1)[-1]
+    _, sep, rid = last.partition("Z")
+    return rid if sep else ""
+
+
+def _check_run(run: Any, what: str) -> dict:
+    if not isinstance(run, dict):
+        raise BadRequest(400, f"{what}: a run must be a JSON object")
+    if not run.get("id") and _id_from_dotted(run.get("dotted_order")):
+        run["id"] = _id_from_dotted(run["dotted_order"])  # the JS client may leave a patch's id to its dotted order
+    rid = run.get("id")
+    if not isinstance(rid, str) or not rid:
+        raise BadRequest(400, f"{what}: a run needs a string id")
+    return run
+
+
+def arrivals_from_batch(doc: Any) -> list[dict]:
+    """The arrivals of a ``POST /runs/batch`` document ``{"post": [...], "patch": [...]}``.
+
+    Raises :class:`BadRequest` 400 (not an object, a run without an id) or 422 (another key).
+    """
+    if not isinstance(doc, dict):
+        raise BadRequest(400, "a batch must be a JSON object")
+    extra = [k for k in doc if k not in _BATCH_KEYS]
+    if extra:
+        raise BadRequest(422, f"unknown batch key(s): {', '.join(map(str, extra))}")
+    out = []
+    for op in _BATCH_KEYS:
+        items = doc.get(op) or []
+        if not isinstance(items, list):
+            raise BadRequest(400, f"batch {op!r} must be a list")
+        for i, run in enumerate(items):
+            run = _check_run(run, f"{op}[{i}]")
+            out.append({"op": op, "id": run["id"], "run": run})
+    return out
+
+
+# --------------------------------------------------------------------------- staging
+
+
+def _fsync_dir(d: Path) -> None:
+    fd = os.open(d, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def stage(root: str | os.PathLike, arrivals: list[dict]) -> Path:
+    """Write ``arrivals`` as one inbox file, durably: temp file, fsync, rename, fsync of the directory.
+
+    Each arrival gets ``received`` (RFC 3339 UTC, the receiver's clock).
+    Returns the inbox file's path; raises OSError when the root cannot take
+    it (nothing visible is left half-written: the temporary name starts with
+    ``.tmp-`` and is never read).
+    """
+    d = inbox_dir(root)
+    d.mkdir(parents=True, exist_ok=True)
+    now = time.time_ns()
+    received = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now // 10**9)) + f".{now % 10**9:09d}Z"
+    with _lock:
+        n = next(_counter)
+    name = f"{now:020d}-{os.getpid()}-{n:06d}.jsonl"
+    tmp = d / f".tmp-{name}"
+    data = b"".join(orjson.dumps({**a, "received": received}) + b"\n" for a in arrivals)
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    final = d / name
+    os.replace(tmp, final)
+    _fsync_dir(d)
+    return final
+
+
+# --------------------------------------------------------------------------- app
+
+
+async def _read_body(request: Request, max_body: int) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > max_body:
+        raise BadRequest(413, f"body of {declared} bytes is over the limit of {max_body}")
+    chunks = []
+    got = 0
+    async for chunk in request.stream():
+        got += len(chunk)
+        if got > max_body:
+            raise BadRequest(413, f"body is over the limit of {max_body} bytes")
+        chunks.append(chunk)
+    body = b"".join(chunks)
+    enc = (request.headers.get("content-encoding") or "").strip().lower()
+    if enc in ("", "identity"):
+        return body
+    if enc == "gzip":
+        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            out = d.decompress(body, max_body + 1)
+        except zlib.error as exc:
+            raise BadRequest(400, f"gzip body does not decompress: {exc}") from None
+        if len(out) > max_body:
+            raise BadRequest(413, f"decompressed body is over the limit of {max_body} bytes")
+        if not d.eof:
+            raise BadRequest(400, "truncated gzip body")
+        return out
+    if enc == "zstd":
+        try:
+            import zstandard
+        except ImportError:
+            raise BadRequest(415, "zstd bodies are not read here (zstandard is not installed)") from None
+        try:
+            return zstandard.ZstdDecompressor().decompress(body, max_output_size=max_body)
+        except zstandard.ZstdError as exc:
+            raise BadRequest(400, f"zstd body does not decompress: {exc}") from None
+    raise BadRequest(415, f"content encoding {enc!r} is not spoken")
+
+
+def _err(status: int, message: str) -> Response:
+    return Response(orjson.dumps({"error": message}), status_code=status, media_type="application/json")
+
+
+def make_app(root: str | os.PathLike, *, token: str = "", max_body: int = MAX_BODY, max_part: int = MAX_PART) -> Starlette:
+    """The receiver as a Starlette app staging into ``root`` (see the module docstring for routes and statuses).
+
+    ``token`` non-empty: every request must carry it as ``x-api-key`` (or
+    ``Authorization: Bearer``), else 401. ``max_body``/``max_part`` in bytes.
+    """
+    root = Path(root)
+
+    def authorized(request: Request) -> bool:
+        if not token:
+            return True
+        if request.headers.get("x-api-key") == token:
+            return True
+        auth = request.headers.get("authorization") or ""
+        return auth.lower().startswith("bearer ") and auth[7:].strip() == token
+
+    async def accept(request: Request, parse) -> Response:
+        if not authorized(request):
+            return _err(401, "wrong or missing x-api-key")
+        try:
+            body = await _read_body(request, max_body)
+            arrivals = parse(body, request)
+        except BadRequest as exc:
+            return _err(exc.status, exc.message)
+        if arrivals:
+            try:
+                await run_in_threadpool(stage, root, arrivals)
+            except OSError as exc:
+                return _err(503, f"cannot stage: {exc.strerror or exc}")
+        return Response(orjson.dumps({"accepted": len(arrivals)}), status_code=202, media_type="application/json")
+
+    def _json_body(request: Request, body: bytes) -> Any:
+        ct = (request.headers.get("content-type") or "application/json").split(";")[0].strip().lower()
+        if ct != "application/json":
+            raise BadRequest(415, f"expected application/json, got {ct}")
+        return _json(body, "body")
+
+    async def info(request: Request) -> Response:
+        if not authorized(request):
+            return _err(401, "wrong or missing x-api-key")
+        doc = {
+            "version": "asz-langsmith-ingest",
+            "license_expiration_time": None,
+            "batch_ingest_config": {
+                "use_multipart_endpoint": True,
+                "scale_up_qsize_trigger": 1000,
+                "scale_up_nthreads_limit": 16,
+                "scale_down_nempty_trigger": 4,
+                "size_limit": 100,
+                "size_limit_bytes": min(max_body, 20 << 20),
+            },
+            "instance_flags": {"zstd_compression_enabled": zstd_available()},
+        }
+        return Response(orjson.dumps(doc), media_type="application/json")
+
+    async def multipart(request: Request) -> Response:
+        return await accept(request, lambda body, r: parse_multipart(body, r.headers.get("content-type") or "", max_part=max_part))
+
+    async def batch(request: Request) -> Response:
+        return await accept(request, lambda body, r: arrivals_from_batch(_json_body(r, body)))
+
+    async def one(request: Request) -> Response:
+        def parse(body: bytes, r: Request) -> list[dict]:
+            run = _check_run(_json_body(r, body), "run")
+            return [{"op": "post", "id": run["id"], "run": run}]
+
+        return await accept(request, parse)
+
+    async def patch(request: Request) -> Response:
+        rid = request.path_params["run_id"]
+
+        def parse(body: bytes, r: Request) -> list[dict]:
+            run = _json_body(r, body)
+            if not isinstance(run, dict):
+                raise BadRequest(400, "a patch must be a JSON object")
+            if run.get("id", rid) != rid:
+                raise BadRequest(400, f"the body names run {run.get('id')!r}, the path {rid}")
+            run["id"] = rid
+            return [{"op": "patch", "id": rid, "run": run}]
+
+        return await accept(request, parse)
+
+    routes = [
+        Route("/info", info, methods=["GET"]),
+        Route("/runs/multipart", multipart, methods=["POST"]),
+        Route("/runs/batch", batch, methods=["POST"]),
+        Route("/runs", one, methods=["POST"]),
+        Route("/runs/{run_id}", patch, methods=["PATCH"]),
+    ]
+    return Starlette(routes=routes)

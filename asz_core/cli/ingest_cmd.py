@@ -1,0 +1,98 @@
+"""``asz ingest langsmith``: run the LangSmith-compatible receiver (issue 11; origin-digest §5.4, §8.2).
+
+An app built on LangChain / LangGraph traces to it unchanged with
+``LANGSMITH_TRACING=true``, ``LANGSMITH_ENDPOINT=http://HOST:PORT``,
+``LANGSMITH_API_KEY`` and ``LANGSMITH_PROJECT``. Accepted requests are
+staged durably under ``<root>/_ingest/langsmith/inbox`` before the 202
+answer; ``asz collect --adapter langsmith-ingest`` converts them.
+
+Exit codes: 0 stopped, 1 the address cannot be bound or the root is not
+writable, 2 usage or configuration.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..config import ConfigError, load_config
+
+__all__ = ["register", "langsmith", "parse_listen"]
+
+ingest_app = typer.Typer(name="ingest", help="Receive agent traffic and stage it for asz collect.", no_args_is_help=True)
+
+
+def parse_listen(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[v6]:PORT`` for IPv6) → (host, port). Raises ValueError with the reason."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise ValueError(f"expected HOST:PORT, got {text!r}")
+    p = int(port)
+    if not 0 <= p <= 65535:
+        raise ValueError(f"port must be 0..65535, got {p}")
+    return host.strip("[]"), p
+
+
+@ingest_app.command("langsmith")
+def langsmith(
+    listen: str = typer.Option("", "--listen", help="HOST:PORT to bind (default listen of langsmith-ingest in asz.yaml, 127.0.0.1:1985)."),
+    root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default storage.root, ./data)."),
+    token: Optional[str] = typer.Option(None, "--token", help="Require this x-api-key (default token in asz.yaml; empty = any key)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="asz.yaml to read (default ./asz.yaml if present)."),
+) -> None:
+    """Receive what the official LangSmith clients send and stage every run durably (202 only once staged).
+
+    Routes: ``GET /info``, ``POST /runs/multipart``, ``POST /runs/batch``,
+    ``POST /runs``, ``PATCH /runs/{id}``; gzip bodies always, zstd when
+    ``zstandard`` is installed. Bad input gets a 4xx with ``{"error": …}``
+    and stages nothing. Prints ``listening: http://HOST:PORT/`` and runs
+    until interrupted.
+    """
+    from asz_adapters_langchain.receiver import DEFAULT_LISTEN, make_app
+
+    try:
+        cfg = load_config(config)
+    except ConfigError as exc:
+        typer.echo(f"asz ingest langsmith: {exc}", err=True)
+        raise typer.Exit(2)
+    entry = cfg.adapter("langsmith-ingest")
+    try:
+        host, port = parse_listen(listen or entry.listen or DEFAULT_LISTEN)
+    except ValueError as exc:
+        typer.echo(f"asz ingest langsmith: --listen: {exc}", err=True)
+        raise typer.Exit(2)
+    storage = Path(root) if root is not None else Path(cfg.root)
+    try:
+        (storage / "_ingest" / "langsmith" / "inbox").mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        typer.echo(f"asz ingest langsmith: cannot use the storage root {storage}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(1)
+    key = entry.token if token is None else token
+    try:
+        loop = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loop = host == "localhost"
+    if not loop and not key:
+        typer.echo(f"warning: {host} is not a loopback address and no token is set: anyone who reaches it can write runs", err=True)
+    import uvicorn
+
+    app = make_app(storage, token=key)
+    ucfg = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="off", server_header=False)
+    server = uvicorn.Server(ucfg)
+    shown = f"[{host}]" if ":" in host else host
+    typer.echo(f"staging  : {storage / '_ingest' / 'langsmith' / 'inbox'}")
+    typer.echo(f"listening: http://{shown}:{port}/")
+    sys.stdout.flush()
+    server.run()
+    if not server.started:
+        typer.echo(f"asz ingest langsmith: cannot listen on {host}:{port}", err=True)
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``ingest`` group (``asz ingest langsmith``) to ``app``."""
+    app.add_typer(ingest_app, name="ingest")
