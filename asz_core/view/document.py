@@ -162,8 +162,9 @@ class _Session:
 
 
 class _Builder:
-    def __init__(self, root: Path, conversation: str, hide: Iterable[str]):
+    def __init__(self, root: Path, conversation: str, hide: Iterable[str], through_round: int | None = None):
         self.root = root
+        self.through_round = through_round
         self.conversation = conversation
         self.hide = [h for h in WITHHOLDABLE if h in set(hide)]
         unknown = set(hide) - set(WITHHOLDABLE)
@@ -181,7 +182,7 @@ class _Builder:
         files: dict[int, Path] = {}
         for p in rdir.iterdir():
             parsed = parse_round_file_name(p.name)
-            if parsed and p.stat().st_size > 0:
+            if parsed and p.stat().st_size > 0 and (self.through_round is None or parsed[0] <= self.through_round):
                 files.setdefault(parsed[0], p)
         fold = Fold()
         rows: list[dict] = []
@@ -246,15 +247,16 @@ def _pos(ref: Ref | None) -> tuple:
     return (ref.seq, ref.row, -1 if ref.block is None else ref.block)
 
 
-def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = ()) -> dict:
+def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = (), through_round: int | None = None) -> dict:
     """Build the asz.view document of ``conversation`` under storage root ``root``.
 
     Returns a dict in document key order (JSON-ready). ``hide`` names the
-    withholdable flags to withhold. Raises :class:`ViewError` when the chain
-    has no usable round, ValueError for a hide name that is not withholdable.
+    withholdable flags to withhold; ``through_round`` builds the document as
+    of that round (the head by default). Raises :class:`ViewError` when the
+    chain has no usable round, ValueError for a hide name that is not withholdable.
     """
     root = Path(root)
-    b = _Builder(root, conversation, hide)
+    b = _Builder(root, conversation, hide, through_round)
     fold, unread_rows, accepted = b.fold_chain()
     head = fold.head
     assert head is not None
