@@ -20,13 +20,16 @@ record's identity (``id``, ``parent``, ``run``, ``call``, ``tool``,
 (``kind``: ``root``, ``graph``, ``llm``, ``tool``, ``traceable``; ``end``:
 whether this arrival carries the run's end).
 
-Crash safety: lines are appended and fsynced, then ``state.json`` (which
-holds every stream file's committed length and the inbox files consumed) is
-replaced atomically, then the consumed inbox files move to ``done/``. A
-crash before the state is replaced leaves bytes past a committed length; the
-next pass cuts them off before doing anything else (no collector has read
-them: the collector reads only after discovery returns), and the inbox files
-are read again. Nothing acknowledged is lost, nothing is landed twice.
+Crash safety (write-ahead): a pass first commits, in one atomic replace of
+``state.json``, what it decided (the remembered runs) together with a
+*journal*: the bytes it will append to each stream file, the length each
+file had, and the inbox files it consumed. Then it appends (fsync) and moves
+those inbox files to ``done/``, then clears the journal. A crash before the
+commit leaves everything as it was (the inbox is read again); a crash after
+it is finished by the next pass, which applies the journal first: a file
+already at its end length is left alone, one cut mid-append is cut back and
+written again. Nothing acknowledged is lost, nothing is materialised twice,
+and bytes someone else appends to a stream file are never cut.
 
 Waiting ancestry: a post whose parent run is unknown, or a patch of a run
 never posted, waits in the state; it is tried again at the end of the pass
@@ -36,6 +39,7 @@ known (its own conversation, the ``main`` stream).
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 from datetime import datetime, timezone
@@ -308,10 +312,10 @@ def _load_state(path: Path) -> dict:
         st = {}
     if not isinstance(st, dict) or st.get("v") != _STATE_VERSION:
         st = {"v": _STATE_VERSION}
-    for k in ("runs", "traces", "sessions", "files"):
+    for k in ("runs", "traces", "sessions"):
         st.setdefault(k, {})
-    st.setdefault("consumed", [])
     st.setdefault("waiting", [])
+    st.setdefault("journal", None)
     return st
 
 
@@ -342,6 +346,35 @@ class _Pass:
         self.st = state
         self.settings = settings
         self.out: dict[str, list[bytes]] = {}  # relative stream file -> lines to append
+        self.below: set[str] = set()  # tool runs with runs beneath them (this pass's arrivals included)
+        self.chain_below: set[str] = set()  # tool runs with a chain beneath them
+
+    def prescan(self, arrivals: list[dict]) -> None:
+        """Mark, from this pass's posts and the remembered runs, which tool runs have runs (and chains) beneath them.
+
+        A tool's end usually arrives in the same request as the runs beneath it
+        (they ended first), so what a tool opened is known before its end is read.
+        """
+        runs = self.st["runs"]
+        parent: dict[str, tuple[str, str]] = {rid: (m.get("p", ""), m.get("ty", "")) for rid, m in runs.items()}
+        for a in arrivals:
+            if a["op"] == "post":
+                r = a["run"]
+                parent[a["id"]] = (r.get("parent_run_id") if isinstance(r.get("parent_run_id"), str) else "", str(r.get("run_type") or ""))
+        for a in arrivals:
+            if a["op"] != "post":
+                continue
+            cur = parent[a["id"]][0]
+            for _hop in range(64):
+                if not cur or cur not in parent:
+                    break
+                pp, ty = parent[cur]
+                if ty == "tool":
+                    self.below.add(cur)
+                    if a["run"].get("run_type") == "chain":
+                        self.chain_below.add(cur)
+                    break
+                cur = pp
 
     # -- helpers
 
@@ -468,9 +501,9 @@ class _Pass:
                     d["join"] = join
                     if tcid not in tr["answered"]:
                         tr["answered"].append(tcid)
-                if mem.get("below"):
+                if mem.get("below") or rid in self.below:
                     d["child"] = rid
-                    if not mem.get("cb"):
+                    if not (mem.get("cb") or rid in self.chain_below):
                         d["auxiliary"] = True
         self.emit(mem["s"], mem["st"], {"asz": d, "op": op, "run": run, "received": a.get("received", "")})
         if end and mem["k"] == "root" and run.get("error"):
@@ -513,43 +546,62 @@ def _read_inbox(path: Path) -> list[dict]:
     return out
 
 
+def _apply_journal(ingest: Path, journal: dict) -> None:
+    """Bring every stream file of a committed journal to its end: append what is missing (redo), never twice.
+
+    A file at the journal's start length gets the bytes; one already at the
+    end length is left alone; one in between (a crash mid-append) is cut back
+    to the start and written again. Then the consumed inbox files move to ``done/``.
+    """
+    for rel, ent in journal.get("files", {}).items():
+        p = ingest / rel
+        data = base64.b64decode(ent["data"])
+        start = int(ent["from"])
+        p.parent.mkdir(parents=True, exist_ok=True)
+        with open(p, "a+b") as f:
+            size = f.seek(0, os.SEEK_END)
+            if size >= start + len(data):
+                continue
+            if size > start:
+                f.truncate(start)
+            elif size < start:
+                continue  # not the file the journal was written for: leave it, nothing is invented
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    names = journal.get("consumed", [])
+    if names:
+        done = ingest / "done"
+        done.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            try:
+                os.replace(ingest / "inbox" / name, done / name)
+            except FileNotFoundError:
+                pass
+
+
 def materialise(ingest: str | os.PathLike, settings: Settings | None = None) -> list[tuple[str, str, Path]]:
     """Turn every staged arrival into lines of per-session sources; return ``[(session, stream, path)]`` for every source.
 
     ``ingest`` is ``<storage root>/_ingest/langsmith``. Idempotent and crash
-    safe (see the module docstring). Raises OSError when the ingest
-    directory cannot be written; a staged file that cannot be parsed line by
-    line skips the lines it cannot read (the receiver only stages what it
-    parsed).
+    safe: the lines of a pass and the inbox files they consume are first
+    committed to ``state.json`` as a journal (with the remembered runs), then
+    applied (:func:`_apply_journal`), then the journal is cleared; a pass
+    that finds a journal applies it before reading anything new. Raises
+    OSError when the ingest directory cannot be written. A staged line that
+    does not parse is skipped (the receiver stages only what it parsed).
     """
     ingest = Path(ingest)
     settings = settings or Settings()
     inbox = ingest / "inbox"
-    done = ingest / "done"
     state_path = ingest / "state.json"
     st = _load_state(state_path)
-    # 1. cut what a crashed pass appended past the committed lengths
-    for rel, length in list(st["files"].items()):
-        p = ingest / rel
-        try:
-            if p.stat().st_size > length:
-                with open(p, "r+b") as f:
-                    f.truncate(length)
-                    os.fsync(f.fileno())
-        except FileNotFoundError:
-            pass
-    # 2. inbox files consumed by a pass that crashed before moving them
-    consumed = set(st["consumed"])
-    if consumed and inbox.is_dir():
-        done.mkdir(parents=True, exist_ok=True)
-        for name in sorted(consumed):
-            try:
-                os.replace(inbox / name, done / name)
-            except FileNotFoundError:
-                pass
-        st["consumed"] = []
+    # 1. finish a pass that committed and then crashed
+    if st.get("journal"):
+        _apply_journal(ingest, st["journal"])
+        st["journal"] = None
         _write_atomic(state_path, orjson.dumps(st))
-    # 3. read what is new
+    # 2. read what is new
     names = sorted(e.name for e in os.scandir(inbox) if e.is_file() and not e.name.startswith(".")) if inbox.is_dir() else []
     arrivals: list[dict] = []
     n = 0
@@ -563,51 +615,37 @@ def materialise(ingest: str | os.PathLike, settings: Settings | None = None) -> 
     for w in waiting:
         w["tries"] = int(w.get("tries", 0)) + 1
     todo = waiting + arrivals
-    if todo:
+    if todo or names:
         ps = _Pass(ingest, st, settings)
         todo.sort(key=_order_key)
+        ps.prescan(todo)
         # Posts in dotted order (parents first), then patches; what waits is tried again until nothing moves.
-        while True:
-            left = []
-            moved = False
-            for a in todo:
-                ok = ps.post(a, False) if a["op"] == "post" else ps.patch(a, False)
-                if ok:
-                    moved = True
-                else:
-                    left.append(a)
-            todo = left
-            if not moved or not todo:
+        while todo:
+            left = [a for a in todo if not (ps.post(a, False) if a["op"] == "post" else ps.patch(a, False))]
+            if len(left) == len(todo):
                 break
+            todo = left
         still = []
         for a in todo:
             if a["tries"] >= WAIT_PASSES:
-                if a["op"] == "post":
-                    ps.post(a, True)
-                else:
-                    ps.patch(a, True)
+                ps.post(a, True) if a["op"] == "post" else ps.patch(a, True)
             else:
                 still.append(a)
         st["waiting"] = still
-        # 4. append, fsync, then commit the state
+        # 3. commit the journal (the pass's lines, where each file stood, the inbox files consumed), then apply it
+        files = {}
         for rel, lines in ps.out.items():
-            p = ingest / rel
-            p.parent.mkdir(parents=True, exist_ok=True)
-            with open(p, "ab") as f:
-                f.write(b"".join(lines))
-                f.flush()
-                os.fsync(f.fileno())
-                st["files"][rel] = f.tell()
-    if names or todo or arrivals:
-        st["consumed"] = names
+            try:
+                size = (ingest / rel).stat().st_size
+            except FileNotFoundError:
+                size = 0
+            files[rel] = {"from": size, "data": base64.b64encode(b"".join(lines)).decode("ascii")}
+        st["journal"] = {"files": files, "consumed": names}
         ingest.mkdir(parents=True, exist_ok=True)
         _write_atomic(state_path, orjson.dumps(st))
-        if names:
-            done.mkdir(parents=True, exist_ok=True)
-            for name in names:
-                os.replace(inbox / name, done / name)
-            st["consumed"] = []
-            _write_atomic(state_path, orjson.dumps(st))
+        _apply_journal(ingest, st["journal"])
+        st["journal"] = None
+        _write_atomic(state_path, orjson.dumps(st))
     out = []
     sessions = ingest / "sessions"
     if sessions.is_dir():

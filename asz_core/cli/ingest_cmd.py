@@ -43,6 +43,8 @@ def langsmith(
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default storage.root, ./data)."),
     token: Optional[str] = typer.Option(None, "--token", help="Require this x-api-key (default token in asz.yaml; empty = any key)."),
     config: Optional[Path] = typer.Option(None, "--config", help="asz.yaml to read (default ./asz.yaml if present)."),
+    max_body: int = typer.Option(128 << 20, "--max-body", help="Largest request body after decompression, in bytes (413 above)."),
+    max_part: int = typer.Option(64 << 20, "--max-part", help="Largest multipart part, in bytes (413 above)."),
 ) -> None:
     """Receive what the official LangSmith clients send and stage every run durably (202 only once staged).
 
@@ -80,7 +82,10 @@ def langsmith(
         typer.echo(f"warning: {host} is not a loopback address and no token is set: anyone who reaches it can write runs", err=True)
     import uvicorn
 
-    app = make_app(storage, token=key)
+    if max_body < 1 or max_part < 1:
+        typer.echo("asz ingest langsmith: --max-body and --max-part must be positive", err=True)
+        raise typer.Exit(2)
+    app = make_app(storage, token=key, max_body=max_body, max_part=max_part)
     ucfg = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="off", server_header=False)
     server = uvicorn.Server(ucfg)
     shown = f"[{host}]" if ":" in host else host

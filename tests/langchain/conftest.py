@@ -1,0 +1,51 @@
+"""Fixtures for the LangChain / LangGraph adapter (issue 11): a real receiver on a free loopback port, replay, asz runs."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from langchain_helpers import ASZ, Receiver
+
+@pytest.fixture
+def receiver_factory(tmp_path: Path):
+    """Start receivers on free ports (``factory(root, *flags)``); every one is stopped after the test."""
+    started: list[Receiver] = []
+
+    def start(root: Path, *extra: str) -> Receiver:
+        r = Receiver(root, tmp_path, *extra)
+        started.append(r)
+        return r
+
+    yield start
+    for r in started:
+        r.stop()
+
+
+@pytest.fixture
+def run_asz(tmp_path: Path):
+    """Run ``asz ARGS`` in a directory without asz.yaml; returns the CompletedProcess (text)."""
+
+    def run(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+        p = subprocess.run([*ASZ, *args], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        if check and p.returncode != 0:
+            raise AssertionError(f"asz {' '.join(args)} exited {p.returncode}\n{p.stdout}\n{p.stderr}")
+        return p
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def captures(shared_dir: Path) -> list[Path]:
+    """Every recorded request ``conformance/langchain/testdata/<case>/<NNN>-<METHOD>`` in case and request order."""
+    base = shared_dir / "conformance" / "langchain" / "testdata"
+    if not base.is_dir():
+        pytest.skip(f"{base} is absent")
+    found = sorted(p for p in base.glob("*/*-*") if (p / "body.bin").is_file() and (p / "meta.json").is_file())
+    if not found:
+        pytest.skip(f"no recorded requests under {base}")
+    return found
+
+

@@ -1,0 +1,101 @@
+"""Helpers for the LangChain tests: a real receiver subprocess on a free loopback port, replay, an independent multipart reader."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+
+ASZ = [sys.executable, "-c", "import sys; sys.argv[0] = 'asz'; from asz_core.cli.entry import main; main()"]
+#: Headers a replay must not copy from a capture: the transport sets them for the bytes actually sent.
+_HOP = {"content-length", "host", "connection", "transfer-encoding"}
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Receiver:
+    """``asz ingest langsmith`` running in a subprocess; ``url`` is its base address."""
+
+    def __init__(self, root: Path, cwd: Path, *extra: str):
+        self.root = root
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = subprocess.Popen(
+            [*ASZ, "ingest", "langsmith", "--root", str(root), "--listen", f"127.0.0.1:{self.port}", *extra],
+            cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                urllib.request.urlopen(self.url + "/info", timeout=1)
+                break
+            except urllib.error.HTTPError:
+                break  # it answers (e.g. 401 with a token): it is up
+            except OSError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    out, err = self.proc.communicate(timeout=5)
+                    raise RuntimeError(f"receiver did not start: {err.decode()}")
+                time.sleep(0.1)
+
+    def send(self, method: str, path: str, body: bytes, headers: dict) -> tuple[int, dict]:
+        """Send one request; returns (status, decoded JSON answer)."""
+        req = urllib.request.Request(self.url + path, data=body, method=method,
+                                     headers={k: v for k, v in headers.items() if k.lower() not in _HOP})
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                return r.status, json.loads(r.read() or b"{}")
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read() or b"{}")
+
+    def replay(self, request_dir: Path, *, compress: bool = False) -> tuple[int, dict]:
+        """Send a recorded request (``body.bin`` with ``meta.json``'s method, path and headers)."""
+        meta = json.loads((request_dir / "meta.json").read_text())
+        body = (request_dir / "body.bin").read_bytes()
+        headers = dict(meta["headers"])
+        if compress:
+            body = gzip.compress(body)
+            headers["Content-Encoding"] = "gzip"
+        return self.send(meta["method"], meta["path"], body, headers)
+
+    def stop(self) -> None:
+        """Stop the receiver by its own process id (terminate, then kill)."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        for f in (self.proc.stdout, self.proc.stderr):
+            if f:
+                f.close()
+
+
+
+def multipart_runs(body: bytes) -> list[tuple[str, str, dict]]:
+    """(op, run id, run with its out-of-band fields) of a recorded multipart body, read independently of the receiver."""
+    boundary = body.split(b"\r\n", 1)[0]
+    runs: dict[tuple[str, str], dict] = {}
+    for chunk in body.split(boundary)[1:-1]:
+        head, _, data = chunk.partition(b"\r\n\r\n")
+        name = head.split(b'name="', 1)[1].split(b'"', 1)[0].decode()
+        op, _, rest = name.partition(".")
+        rid, _, field = rest.partition(".")
+        value = json.loads(data[:-2])
+        run = runs.setdefault((op, rid), {})
+        if field:
+            run[field] = value
+        else:
+            run.update(value)
+    return [(op, rid, run) for (op, rid), run in runs.items()]

@@ -1,0 +1,117 @@
+"""Real captures end to end: receiver → inbox → asz collect → verify → parse → the asz.view document.
+
+Expected numbers are read from the captures themselves (never hand-copied): per conversation (project + thread key)
+the traces (talks), llm runs (calls), tool runs (tools, the ones with an error failed) and the root's human message
+(the talk's label).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from langchain_helpers import multipart_runs
+
+from asz_adapters_langchain.inbox import human_text
+from asz_adapters_langchain.naming import conversation_values, session_name, unsupplied_session
+
+
+def _expected(posts: list[dict]) -> dict[str, dict]:
+    """Per session id: talks, llm calls, tools, failed tools and labels, from the posted runs."""
+    by_id = {r["id"]: r for r in posts}
+    out: dict[str, dict] = {}
+    for r in posts:
+        root = r
+        while root.get("parent_run_id") in by_id:
+            root = by_id[root["parent_run_id"]]
+        md = (root.get("extra") or {}).get("metadata") or {}
+        values = conversation_values(root.get("session_name", ""), md)
+        sid = session_name(values) if values else unsupplied_session(root.get("session_name", ""), root["trace_id"])
+        e = out.setdefault(sid, {"talks": set(), "llm": 0, "tools": {}, "labels": []})
+        e["talks"].add(r["trace_id"])
+        if r["run_type"] == "llm":
+            e["llm"] += 1
+        if r["run_type"] == "tool":
+            e["tools"][r["name"]] = e["tools"].get(r["name"], []) + [bool(r.get("error"))]
+        if r is root and human_text(r.get("inputs")):
+            e["labels"].append(" ".join(human_text(r["inputs"]).split()))
+    return out
+
+
+def _steps(node: dict):
+    yield node
+    for c in node.get("children", []):
+        yield from _steps(c)
+
+
+def _check_conversation(run_asz, root: Path, sid: str, want: dict) -> None:
+    doc = json.loads(run_asz("conversation", sid, "--json", "--root", str(root)).stdout)
+    s = doc["summary"]
+    assert s["state"] == "verified" and not s["problems"], s
+    main_talks = [t for t in doc["talks"] if t["stream"] == "main"]
+    assert len(main_talks) == len(want["talks"]), sid
+    assert sorted(t.get("label", "") for t in main_talks) == sorted(want["labels"]), sid
+    if want["labels"]:
+        assert s["title"] == want["labels"][0]
+    steps = [n for t in doc["talks"] for n in _steps(t)]
+    assert sum(1 for n in steps if n["kind"] == "llm.call") == want["llm"], sid
+    tools: dict[str, list[bool]] = {}
+    for n in steps:
+        if n["kind"] in ("tool", "agent.call"):
+            tools.setdefault(n["name"], []).append(bool(n.get("failed")))
+            assert n.get("result_state") == "available", n
+    assert {k: sorted(v) for k, v in tools.items()} == {k: sorted(v) for k, v in want["tools"].items()}, sid
+    assert s["unresolved"] == 0, doc["unresolved"]
+
+
+def test_captures_land_verify_parse_and_render(tmp_path, receiver_factory, run_asz, captures):
+    """Every recorded request replayed: each conversation lands, verifies, parses and shows its talks, calls and tools."""
+    root = tmp_path / "root"
+    r = receiver_factory(root)
+    posts = []
+    for req in captures:
+        assert r.replay(req)[0] == 202
+        posts += [run for op, _, run in multipart_runs((req / "body.bin").read_bytes()) if op == "post"]
+    out = run_asz("collect", "--once", "--adapter", "langsmith-ingest", "--root", str(root), "--source", str(root)).stdout
+    assert "errors=0" in out and "conflicts=0" in out, out
+    run_asz("verify", "--root", str(root))
+    parsed = run_asz("parse", "--root", str(root))
+    assert "error" not in parsed.stderr
+    want = _expected(posts)
+    assert want
+    for sid, w in want.items():
+        assert (root / sid).is_dir(), f"{sid} did not land"
+        _check_conversation(run_asz, root, sid, w)
+    plain = [sid for sid in want if "thread-plain" in sid]
+    if plain:
+        assert len(want[plain[0]]["talks"]) == 1 and want[plain[0]]["labels"] == ["Is prod-1 healthy?"]
+    errors = [sid for sid in want if "tool-error" in sid]
+    if errors:
+        assert any(any(v) for v in want[errors[0]]["tools"].values()), "the tool-error capture has a failed tool"
+    # a second pass lands nothing new
+    again = run_asz("collect", "--once", "--adapter", "langsmith-ingest", "--root", str(root), "--source", str(root)).stdout
+    assert "landed=0" in again, again
+
+
+def test_corpus_upload_bodies_land_and_assemble(tmp_path, receiver_factory, run_asz, corpus_dir):
+    """The recorded /runs/batch upload bodies (Python tracer and JS wrapper) land, verify and assemble."""
+    base = corpus_dir / "langchain"
+    files = sorted(base.glob("*runs_batch_POST.json")) + sorted(base.glob("*langsmith_js*.json"))
+    if not files:
+        pytest.skip(f"no upload bodies under {base}")
+    root = tmp_path / "root"
+    r = receiver_factory(root)
+    posts = []
+    for f in files:
+        d = json.loads(f.read_text())
+        doc = d.get("json", d)
+        status, answer = r.send("POST", "/runs/batch", json.dumps(doc).encode(), {"Content-Type": "application/json"})
+        assert status == 202, answer
+        posts += doc.get("post", [])
+    run_asz("collect", "--once", "--adapter", "langsmith-ingest", "--root", str(root), "--source", str(root))
+    run_asz("verify", "--root", str(root))
+    want = _expected(posts)
+    for sid, w in want.items():
+        _check_conversation(run_asz, root, sid, w)

@@ -1,0 +1,109 @@
+"""Materialisation: waiting ancestry, patch completion, the write-ahead journal, flags and trimming."""
+
+from __future__ import annotations
+
+import orjson
+
+from asz_adapters_langchain import inbox
+from asz_adapters_langchain.dialect import content_flags, convert_line
+from asz_adapters_langchain.inbox import materialise, rfc3339
+
+
+def _stage(ingest, name: str, arrivals: list[dict]) -> None:
+    d = ingest / "inbox"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / name).write_bytes(b"".join(orjson.dumps(a) + b"\n" for a in arrivals))
+
+
+def _run(rid: str, parent: str = "", **kw) -> dict:
+    r = {"id": rid, "trace_id": "t1", "session_name": "p", "run_type": "chain", "name": rid,
+         "start_time": "2026-10-01T10:00:00.000001+00:00", "extra": {"metadata": {"thread_id": "th"}}}
+    if parent:
+        r["parent_run_id"] = parent
+    r.update(kw)
+    return r
+
+
+def _lines(ingest) -> list[dict]:
+    out = []
+    for f in sorted((ingest / "sessions").rglob("*.jsonl")):
+        out += [orjson.loads(x) for x in f.read_bytes().splitlines()]
+    return out
+
+
+def test_a_child_waits_for_its_parent_then_lands(tmp_path):
+    """A post whose parent has not arrived waits; when the parent comes on a later pass both land, parent first."""
+    ingest = tmp_path / "_ingest" / "langsmith"
+    _stage(ingest, "001.jsonl", [{"op": "post", "id": "c", "run": _run("c", "r", run_type="llm")}])
+    materialise(ingest)
+    assert _lines(ingest) == []
+    _stage(ingest, "002.jsonl", [{"op": "post", "id": "r", "run": _run("r", inputs={"messages": [{"role": "user", "content": "hi"}]})}])
+    materialise(ingest)
+    ids = [x["asz"].get("id") for x in _lines(ingest)]
+    assert ids == [None, "r", "c"]  # the title, the root, then the child
+
+
+def test_an_orphan_lands_after_the_waiting_passes(tmp_path):
+    """A post whose parent never arrives is landed with what is known after WAIT_PASSES more passes."""
+    ingest = tmp_path / "_ingest" / "langsmith"
+    _stage(ingest, "001.jsonl", [{"op": "post", "id": "c", "run": _run("c", "nobody", run_type="llm")}])
+    for _ in range(inbox.WAIT_PASSES):
+        materialise(ingest)
+        assert _lines(ingest) == []
+    materialise(ingest)
+    assert [x["asz"].get("id") for x in _lines(ingest)][-1] == "c"
+
+
+def test_a_patch_completes_a_remembered_run(tmp_path):
+    """An open post, then its patch: two records; only the patch carries the end; it knows the run's session and model."""
+    ingest = tmp_path / "_ingest" / "langsmith"
+    llm = _run("m", "r", run_type="llm", extra={"metadata": {"thread_id": "th", "ls_model_name": "mod"}})
+    _stage(ingest, "001.jsonl", [{"op": "post", "id": "r", "run": _run("r")}, {"op": "post", "id": "m", "run": llm}])
+    materialise(ingest)
+    _stage(ingest, "002.jsonl", [{"op": "patch", "id": "m", "run": {"id": "m", "end_time": 1728803138285,
+                                                                     "outputs": {"generations": [[{"text": "ok"}]]}}}])
+    materialise(ingest)
+    lines = _lines(ingest)
+    post, patch = [x for x in lines if x["asz"].get("call") == "m"]
+    assert (post["asz"]["end"], patch["asz"]["end"]) == (False, True)
+    assert patch["asz"]["id"] == "m:patch:1" and patch["asz"]["model"] == "mod"
+    rec = convert_line(None, orjson.dumps(patch), 1, 0)
+    assert [p.text for p in rec.parts] == ["ok"] and rec.time == rfc3339(1728803138285)
+
+
+def test_a_committed_journal_is_applied_once(tmp_path, monkeypatch):
+    """A pass that crashed after committing its journal is finished by the next one, and nothing lands twice."""
+    ingest = tmp_path / "_ingest" / "langsmith"
+    _stage(ingest, "001.jsonl", [{"op": "post", "id": "r", "run": _run("r")}])
+    real = inbox._apply_journal
+    calls = []
+
+    def crash(*a, **k):
+        calls.append(1)
+        raise OSError("crash after the commit")
+
+    monkeypatch.setattr(inbox, "_apply_journal", crash)
+    try:
+        materialise(ingest)
+    except OSError:
+        pass
+    assert calls and not (ingest / "sessions").exists()
+    monkeypatch.setattr(inbox, "_apply_journal", real)
+    materialise(ingest)
+    materialise(ingest)
+    assert [x["asz"].get("id") for x in _lines(ingest)] == [None, "r"]
+    assert not list((ingest / "inbox").iterdir()) and (ingest / "done" / "001.jsonl").is_file()
+
+
+def test_graph_runs_are_trimmed_and_flags_follow_the_key_rules():
+    """A graph chain run keeps its envelope and langgraph_/ls_ metadata; content goes to dropped with its size."""
+    run = _run("g", "r", inputs={"messages": ["x" * 100]}, outputs={"messages": []},
+               extra={"metadata": {"thread_id": "th", "langgraph_node": "agent", "ls_x": 1, "other": 2}})
+    line = orjson.dumps({"asz": {"id": "g", "run": "t1", "kind": "graph", "end": False}, "op": "post", "run": run})
+    rec = convert_line(None, line, 1, 0)
+    env = rec.parts[0].data
+    assert env["metadata"] == {"langgraph_node": "agent", "ls_x": 1} and "inputs" not in env
+    assert {d.what for d in rec.dropped} >= {"inputs", "outputs", "extra"} and not rec.flags
+    assert content_flags({"messages": [{"role": "system", "content": "s"}]}) == ["system_prompt"]
+    assert content_flags({"System-Prompt": "s", "available_tools": [{"name": "t"}]}) == ["system_prompt", "tool_schemas"]
+    assert content_flags({"messages": [{"role": "user", "content": "tools"}]}) == []

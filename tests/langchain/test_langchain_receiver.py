@@ -1,0 +1,148 @@
+"""The receiver over real recorded requests: staged before 202, 401 on a wrong token, 4xx on bad input, crash safety."""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+
+import orjson
+
+from langchain_helpers import multipart_runs
+
+from asz_adapters_langchain.receiver import BadRequest, arrivals_from_batch, parse_multipart
+
+
+def _inbox(root: Path) -> list[Path]:
+    d = root / "_ingest" / "langsmith" / "inbox"
+    return sorted(d.iterdir()) if d.is_dir() else []
+
+
+def _staged(root: Path) -> list[dict]:
+    return [orjson.loads(line) for f in _inbox(root) if not f.name.startswith(".") for line in f.read_bytes().splitlines()]
+
+
+def test_every_capture_is_staged_before_202(tmp_path, receiver_factory, captures):
+    """Each recorded request gets 202 and its runs are in the inbox, one arrival per post/patch, fields merged."""
+    root = tmp_path / "root"
+    r = receiver_factory(root)
+    expected = []
+    for req in captures:
+        status, answer = r.replay(req)
+        runs = multipart_runs((req / "body.bin").read_bytes())
+        assert status == 202, (req, answer)
+        assert answer["accepted"] == len(runs)
+        expected += runs
+    staged = _staged(root)
+    assert [(a["op"], a["id"]) for a in staged] == [(op, rid) for op, rid, _ in expected]
+    for a, (_, _, run) in zip(staged, expected):
+        assert a["run"] == run
+    assert not [f for f in _inbox(root) if f.name.startswith(".tmp-")]
+
+
+def test_gzip_body_is_read(tmp_path, receiver_factory, captures):
+    """A gzip body (Content-Encoding: gzip) stages the same runs as the plain one."""
+    root = tmp_path / "root"
+    r = receiver_factory(root)
+    status, answer = r.replay(captures[0], compress=True)
+    assert status == 202
+    assert answer["accepted"] == len(multipart_runs((captures[0] / "body.bin").read_bytes()))
+
+
+def test_info_and_json_routes(tmp_path, receiver_factory):
+    """GET /info asks for multipart; POST /runs, PATCH /runs/{id} and POST /runs/batch stage their arrivals."""
+    root = tmp_path / "root"
+    r = receiver_factory(root)
+    import urllib.request
+
+    info = json.loads(urllib.request.urlopen(r.url + "/info").read())
+    assert info["batch_ingest_config"]["use_multipart_endpoint"] is True
+    assert info["batch_ingest_config"]["scale_up_nthreads_limit"] == 16
+    js = {"Content-Type": "application/json"}
+    assert r.send("POST", "/runs", orjson.dumps({"id": "r1", "name": "x", "run_type": "chain"}), js)[0] == 202
+    assert r.send("PATCH", "/runs/r1", orjson.dumps({"end_time": 1728803138285}), js)[0] == 202
+    batch = {"post": [{"id": "r2", "run_type": "llm"}], "patch": [{"dotted_order": "20241013T070537170001Zr2", "end_time": 1}]}
+    assert r.send("POST", "/runs/batch", orjson.dumps(batch), js)[0] == 202
+    assert [(a["op"], a["id"]) for a in _staged(root)] == [("post", "r1"), ("patch", "r1"), ("post", "r2"), ("patch", "r2")]
+
+
+def test_wrong_token_gets_401(tmp_path, receiver_factory, captures):
+    """With --token, a wrong or missing x-api-key is refused with 401 and nothing is staged; the right one is accepted."""
+    root = tmp_path / "root"
+    r = receiver_factory(root, "--token", "s3cret")
+    status, answer = r.replay(captures[0])  # the capture carries x-api-key: asz-harness
+    assert status == 401 and "x-api-key" in answer["error"]
+    meta = json.loads((captures[0] / "meta.json").read_text())
+    headers = {**meta["headers"], "x-api-key": "s3cret"}
+    status, _ = r.send("POST", meta["path"], (captures[0] / "body.bin").read_bytes(), headers)
+    assert status == 202
+    assert len(_inbox(root)) == 1
+
+
+def test_bad_input_gets_4xx_and_stages_nothing(tmp_path, receiver_factory, captures):
+    """Truncated multipart 400, wrong content type 415, unknown part or field 422, oversized part 413, bad JSON 400."""
+    root = tmp_path / "root"
+    r = receiver_factory(root, "--max-part", "4096")
+    meta = json.loads((captures[0] / "meta.json").read_text())
+    body = (captures[0] / "body.bin").read_bytes()
+    h = meta["headers"]
+    ct = h["Content-Type"]
+    boundary = ct.split("boundary=")[1].encode()
+
+    def part(name: str, data: bytes) -> bytes:
+        return (b"--" + boundary + b'\r\nContent-Disposition: form-data; name="' + name.encode() + b'"\r\n'
+                b"Content-Type: application/json\r\n\r\n" + data + b"\r\n")
+
+    end = b"--" + boundary + b"--\r\n"
+    cases = [
+        (400, body[: len(body) // 2]),
+        (400, part("post.r1", b'{"id": "r1", ')),
+        (422, part("post.r1", b'{"id":"r1"}') + part("post.r1.secrets", b"{}") + end),
+        (422, part("bogus.r1", b"{}") + end),
+        (413, part("post.r1", b'{"id":"r1"}') + part("post.r1.inputs", b'"' + b"x" * 5000 + b'"') + end),
+        (400, part("post.r1.inputs", b"{}") + end),
+    ]
+    for want, data in cases:
+        status, answer = r.send("POST", "/runs/multipart", data, h)
+        assert status == want, (want, answer, data[:80])
+        assert answer["error"]
+    status, _ = r.send("POST", "/runs/multipart", body, {**h, "Content-Type": "application/json"})
+    assert status == 415
+    status, _ = r.send("POST", "/runs/multipart", body, {**h, "Content-Encoding": "br"})
+    assert status == 415
+    assert r.send("POST", "/runs/batch", b'{"post": [], "delete": []}', {"Content-Type": "application/json"})[0] == 422
+    assert r.send("POST", "/runs", b'{"name": "no id"}', {"Content-Type": "application/json"})[0] == 400
+    assert _inbox(root) == []
+    # what was refused cost nothing else: a good request still lands
+    assert r.replay(captures[0])[0] == 202
+    assert len(_inbox(root)) == 1
+
+
+def test_staged_arrival_survives_a_killed_receiver(tmp_path, receiver_factory, captures, run_asz):
+    """A run acknowledged with 202 is in the inbox even when the receiver dies at once (SIGKILL), and collect lands it."""
+    root = tmp_path / "root"
+    r = receiver_factory(root)
+    status, answer = r.replay(captures[0])
+    assert status == 202
+    r.proc.send_signal(signal.SIGKILL)
+    r.proc.wait(timeout=10)
+    staged = _staged(root)
+    assert len(staged) == answer["accepted"]
+    run_asz("collect", "--once", "--adapter", "langsmith-ingest", "--root", str(root), "--source", str(root))
+    assert any((root / d).is_dir() for d in (p.name for p in root.iterdir() if p.name.startswith("ls-")))
+    run_asz("verify", "--root", str(root))
+
+
+def test_parse_multipart_units():
+    """Parts are found by boundary, not by a Content-Length that claims more bytes than the part holds."""
+    b = b"--B\r\nContent-Disposition: form-data; name=\"post.a\"\r\nContent-Length: 999\r\n\r\n{\"id\":\"a\"}\r\n" \
+        b"--B\r\nContent-Disposition: form-data; name=\"post.a.inputs\"\r\n\r\n{\"q\":1}\r\n--B--\r\n"
+    assert parse_multipart(b, "multipart/form-data; boundary=B") == [{"op": "post", "id": "a", "run": {"id": "a", "inputs": {"q": 1}}}]
+    for bad in (b[:-9], b.replace(b"--B--", b"--B")):
+        try:
+            parse_multipart(bad, "multipart/form-data; boundary=B")
+        except BadRequest as exc:
+            assert exc.status == 400
+        else:
+            raise AssertionError("a truncated body was accepted")
+    assert arrivals_from_batch({"patch": [{"dotted_order": "20241013T070537170001Zabc", "end_time": 1}]})[0]["id"] == "abc"
