@@ -58,11 +58,11 @@ from typing import Any
 
 import orjson
 
-from asz_core import Dropped, Part, Record, Source, Usage, source_sha, unknown_part
+from asz_core import BodyMeta, Dropped, Part, ProviderSession, Record, Source, Usage, source_sha, unknown_part
 
 from .inbox import _args_text, _error_line, _message_role, _openai_generations, human_text, message_text, rfc3339
 
-__all__ = ["DIALECT", "convert_line", "SYSTEM_KEYS", "TOOL_KEYS", "content_flags"]
+__all__ = ["DIALECT", "convert_line", "convert_body", "SYSTEM_KEYS", "TOOL_KEYS", "content_flags"]
 
 DIALECT = "langsmith/1"
 #: Keys whose presence marks a possible system prompt (normalised: lower case, no ``_``/``-``).
@@ -356,3 +356,45 @@ def _is_traceable(run: dict) -> bool:
     md = extra.get("metadata") if isinstance(extra.get("metadata"), dict) else {}
     rt = extra.get("runtime") if isinstance(extra.get("runtime"), dict) else {}
     return "ls_method" in md or rt.get("library") == "langsmith"
+
+
+_META: dict[str, list[dict]] = {}
+
+
+def _body_meta(source: Source, ord: int) -> dict | None:
+    """Line ``ord`` of the meta file beside a body source (read again when the cached copy is shorter)."""
+    path = source.path.with_name(source.path.name.replace(".jsonl", ".meta.jsonl"))
+    key = str(path)
+    metas = _META.get(key)
+    if metas is None or len(metas) < ord:
+        try:
+            metas = [orjson.loads(x) for x in path.read_bytes().splitlines() if x.strip()]
+        except (OSError, orjson.JSONDecodeError):
+            return None
+        if len(_META) > 64:
+            _META.clear()
+        _META[key] = metas
+    return metas[ord - 1] if 0 < ord <= len(metas) else None
+
+
+def convert_body(source: Source, line: bytes, ord: int, off: int) -> Record:
+    """One line of a session's body source → one ``provider_body`` record.
+
+    The line *is* the body: an llm run's ``inputs`` (``<run id>:request``) or
+    ``outputs`` (``<run id>:response``) as compact JSON, the framework's
+    view, not the wire; line ``ord`` of the ``.meta.jsonl`` beside it says
+    what it is (``id``, ``role``, ``call``, ``run``, ``model``). Each record
+    is cut on its own (pieces as data parts, the ``provider_body/1`` manifest
+    last, no reference to another record) and names its call (the llm run
+    id), so the join to the ``llm.call`` is exact. Never raises: a body whose
+    meta line is missing lands as an ``unknown`` part.
+    """
+    meta = _body_meta(source, ord)
+    if not isinstance(meta, dict) or not meta.get("id") or meta.get("role") not in ("request", "response"):
+        return Record(ord=ord, off=off, bytes=len(line), sha=source_sha(line),
+                      parts=[unknown_part(line, "no meta line says which run this body belongs to")])
+    bm = BodyMeta(role=meta["role"], src=source.src, record_id=str(meta["id"]), model=str(meta.get("model") or ""),
+                  run=str(meta.get("run") or ""), call=str(meta.get("call") or ""))
+    rec = ProviderSession().cut(line, bm)
+    rec.ord, rec.off = ord, off
+    return rec

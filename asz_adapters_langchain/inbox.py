@@ -10,6 +10,8 @@ Collector then reads like any other append source::
     <ingest>/inbox/<ns>-<pid>-<n>.jsonl      staged by the receiver (one request each)
     <ingest>/done/…                          inbox files already materialised
     <ingest>/sessions/<session>/<stream>.jsonl   one append source per session and stream
+    <ingest>/sessions/<session>/bodies/provider_body.jsonl   the session's provider bodies (llm inputs/outputs),
+    <ingest>/sessions/<session>/bodies/provider_body.meta.jsonl  and line for line what each one is
     <ingest>/state.json                      what is remembered between passes
 
 ``<ingest>`` is ``<storage root>/_ingest/langsmith``. A materialised line is
@@ -74,11 +76,19 @@ _SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
 class Settings:
-    """What naming reads: ``thread_keys`` and ``scope`` (§8.2); defaults from :mod:`.naming`."""
+    """What materialisation reads from §8.2: ``thread_keys`` and ``scope`` (defaults from :mod:`.naming`) and
+    ``provider_bodies`` (True: an llm run's inputs and outputs also go to the session's body source)."""
 
-    def __init__(self, thread_keys: Sequence[str] | None = None, scope: Sequence[str] | None = None):
+    def __init__(self, thread_keys: Sequence[str] | None = None, scope: Sequence[str] | None = None, provider_bodies: bool = True):
         self.thread_keys = tuple(thread_keys or DEFAULT_THREAD_KEYS)
         self.scope = tuple(scope or DEFAULT_SCOPE)
+        self.provider_bodies = provider_bodies
+
+
+#: The body source of a session, relative to its directory under ``sessions/``: one line per body, the body's own bytes.
+BODIES = "bodies/provider_body.jsonl"
+#: Beside it, line for line, what each body is (``id``, ``role``, ``call``, ``run``, ``model``).
+BODIES_META = "bodies/provider_body.meta.jsonl"
 
 
 # --------------------------------------------------------------------------- small readers
@@ -382,6 +392,13 @@ class _Pass:
         rel = f"sessions/{session}/{_safe_name(stream)}.jsonl"
         self.out.setdefault(rel, []).append(orjson.dumps(line) + b"\n")
 
+    def body(self, mem: dict, rid: str, role: str, value: Any) -> None:
+        """Queue one provider body line: an llm run's ``inputs`` (request) or ``outputs`` (response), as the framework saw them."""
+        meta = {"id": f"{rid}:{role}", "role": role, "call": rid, "run": mem["t"], "model": mem.get("m", "")}
+        # The meta file first: a body line is only read once its meta line is there (the journal writes files in order).
+        self.out.setdefault(f"sessions/{mem['s']}/{BODIES_META}", []).append(orjson.dumps(meta) + b"\n")
+        self.out.setdefault(f"sessions/{mem['s']}/{BODIES}", []).append(orjson.dumps(value) + b"\n")
+
     def session_of(self, run: dict, parent: dict | None) -> str:
         project = run.get("session_name") if isinstance(run.get("session_name"), str) else ""
         vals = conversation_values(project, _metadata(run), self.settings.thread_keys, self.settings.scope)
@@ -485,6 +502,12 @@ class _Pass:
                 tr = self.st["traces"].setdefault(mem["t"], {"calls": {}, "answered": []})
                 for tcid, name in _tool_calls(run.get("outputs")):
                     tr["calls"][tcid] = name
+            if self.settings.provider_bodies:
+                if not mem.get("rq") and isinstance(run.get("inputs"), dict) and run["inputs"]:
+                    mem["rq"] = True
+                    self.body(mem, rid, "request", run["inputs"])
+                if end and isinstance(run.get("outputs"), dict) and run["outputs"]:
+                    self.body(mem, rid, "response", run["outputs"])
         elif mem["k"] == "tool":
             tcid = _tool_call_id(run) or mem.get("tc", "")
             if tcid:
@@ -580,8 +603,9 @@ def _apply_journal(ingest: Path, journal: dict) -> None:
                 pass
 
 
-def materialise(ingest: str | os.PathLike, settings: Settings | None = None) -> list[tuple[str, str, Path]]:
-    """Turn every staged arrival into lines of per-session sources; return ``[(session, stream, path)]`` for every source.
+def materialise(ingest: str | os.PathLike, settings: Settings | None = None) -> list[tuple[str, str, str, Path]]:
+    """Turn every staged arrival into lines of per-session sources; return ``[(session, kind, stream, path)]`` for every
+    source: kind ``transcript`` per stream file, ``provider_body`` (stream '') for a session's body source.
 
     ``ingest`` is ``<storage root>/_ingest/langsmith``. Idempotent and crash
     safe: the lines of a pass and the inbox files they consume are first
@@ -653,5 +677,7 @@ def materialise(ingest: str | os.PathLike, settings: Settings | None = None) -> 
             if not sdir.is_dir():
                 continue
             for f in sorted(sdir.glob("*.jsonl")):
-                out.append((sdir.name, f.stem, f))
+                out.append((sdir.name, "transcript", f.stem, f))
+            if (sdir / BODIES).is_file():
+                out.append((sdir.name, "provider_body", "", sdir / BODIES))
     return out

@@ -3,7 +3,8 @@
 Its source root is the *storage root* (the receiver stages into
 ``<root>/_ingest/langsmith/inbox``). Discovery materialises staged arrivals
 into one append source per session and stream
-(``_ingest/langsmith/sessions/<session>/<stream>.jsonl``, see
+(``_ingest/langsmith/sessions/<session>/<stream>.jsonl``, and one
+``provider_body`` source per session for the llm runs' inputs and outputs; see
 :mod:`asz_adapters_langchain.inbox`) and lists those; the generic collector
 lands them through :meth:`LangsmithIngest.convert_line`. So ``asz collect
 --adapter langsmith-ingest --root R`` needs ``--source R`` too, unless
@@ -18,7 +19,7 @@ from typing import Iterable, Mapping
 
 from asz_core import Adapter, Capabilities, Discovery, Record, Source, hookimpl
 
-from .dialect import DIALECT, convert_line
+from .dialect import DIALECT, convert_body, convert_line
 from .glossary import FLAG_RULES, GLOSSARY
 from .inbox import INGEST, Settings, materialise
 
@@ -41,7 +42,7 @@ def _settings() -> Settings:
         from asz_core.config import load_config
 
         entry = load_config().adapter(NAME)
-        return Settings(entry.thread_keys, entry.scope)
+        return Settings(entry.thread_keys, entry.scope, entry.provider_bodies)
     except Exception:
         return Settings()
 
@@ -57,7 +58,7 @@ class LangsmithIngest(Adapter):
     name = NAME
     version = "0.1.0"
     dialects = (DIALECT,)
-    kinds = ("transcript",)
+    kinds = ("transcript", "provider_body")
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=True, children=True)
     source_env = ("ASZ_LANGSMITH_ROOT",)
     description = "LangChain / LangGraph runs received as LangSmith traffic (asz ingest langsmith)"
@@ -95,16 +96,19 @@ class LangsmithIngest(Adapter):
         except OSError as exc:
             out.errors.append((str(ingest), f"cannot materialise staged arrivals: {exc.strerror or exc}"))
             return out
-        for session, stream, path in found:
+        for session, kind, stream, path in found:
             try:
                 src = path.relative_to(base).as_posix()
             except ValueError:
                 src = path.as_posix()
-            out.sources.append(Source(session=session, kind="transcript", path=path, src=src, dialect=DIALECT, stream=stream))
+            out.sources.append(Source(session=session, kind=kind, path=path, src=src, dialect=DIALECT, stream=stream))
         return out
 
     def convert_line(self, source: Source, line: bytes, ord: int, off: int) -> Record:
-        """One materialised arrival line → one record (:func:`asz_adapters_langchain.dialect.convert_line`); never raises."""
+        """One materialised line → one record: an arrival (:func:`~asz_adapters_langchain.dialect.convert_line`) or,
+        from a ``provider_body`` source, a body (:func:`~asz_adapters_langchain.dialect.convert_body`); never raises."""
+        if source.kind == "provider_body":
+            return convert_body(source, line, ord, off)
         return convert_line(source, line, ord, off)
 
     def convert_document(self, source: Source, data: bytes) -> Record:

@@ -56,7 +56,11 @@ def _check_conversation(run_asz, root: Path, sid: str, want: dict) -> None:
     if want["labels"]:
         assert s["title"] == want["labels"][0]
     steps = [n for t in doc["talks"] for n in _steps(t)]
-    assert sum(1 for n in steps if n["kind"] == "llm.call") == want["llm"], sid
+    calls = [n for n in steps if n["kind"] == "llm.call"]
+    assert len(calls) == want["llm"], sid
+    for n in calls:  # inputs and outputs landed as provider bodies, joined exactly to their call
+        assert [b["role"] for b in n.get("provider_bodies", [])] == ["request", "response"], n["id"]
+    assert s["provider_bodies"] == 2 * want["llm"] and s["captured_prompts"] == want["llm"]
     tools: dict[str, list[bool]] = {}
     for n in steps:
         if n["kind"] in ("tool", "agent.call"):
@@ -76,7 +80,8 @@ def test_captures_land_verify_parse_and_render(tmp_path, receiver_factory, run_a
         posts += [run for op, _, run in multipart_runs((req / "body.bin").read_bytes()) if op == "post"]
     out = run_asz("collect", "--once", "--adapter", "langsmith-ingest", "--root", str(root), "--source", str(root)).stdout
     assert "errors=0" in out and "conflicts=0" in out, out
-    run_asz("verify", "--root", str(root))
+    verified = run_asz("verify", "--root", str(root)).stdout
+    assert "rebuilt to their digest" in verified, verified
     parsed = run_asz("parse", "--root", str(root))
     assert "error" not in parsed.stderr
     want = _expected(posts)

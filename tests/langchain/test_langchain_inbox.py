@@ -26,7 +26,7 @@ def _run(rid: str, parent: str = "", **kw) -> dict:
 
 def _lines(ingest) -> list[dict]:
     out = []
-    for f in sorted((ingest / "sessions").rglob("*.jsonl")):
+    for f in sorted((ingest / "sessions").glob("*/*.jsonl")):
         out += [orjson.loads(x) for x in f.read_bytes().splitlines()]
     return out
 
@@ -107,3 +107,21 @@ def test_graph_runs_are_trimmed_and_flags_follow_the_key_rules():
     assert content_flags({"messages": [{"role": "system", "content": "s"}]}) == ["system_prompt"]
     assert content_flags({"System-Prompt": "s", "available_tools": [{"name": "t"}]}) == ["system_prompt", "tool_schemas"]
     assert content_flags({"messages": [{"role": "user", "content": "tools"}]}) == []
+
+
+def test_provider_bodies_follow_the_setting(tmp_path):
+    """An llm run's inputs and outputs go to the body source (meta line for line); provider_bodies: false lands none."""
+    llm = _run("m", "r", run_type="llm", inputs={"messages": [[{"role": "system", "content": "s"}]]}, end_time=1,
+               outputs={"generations": [[{"text": "ok"}]]})
+    for on in (True, False):
+        ingest = tmp_path / str(on) / "_ingest" / "langsmith"
+        _stage(ingest, "001.jsonl", [{"op": "post", "id": "r", "run": _run("r")}, {"op": "post", "id": "m", "run": llm}])
+        found = materialise(ingest, inbox.Settings(provider_bodies=on))
+        bodies = [f for _s, kind, _st, f in found if kind == "provider_body"]
+        if not on:
+            assert not bodies
+            continue
+        (path,) = bodies
+        assert [orjson.loads(x) for x in path.read_bytes().splitlines()] == [llm["inputs"], llm["outputs"]]
+        metas = [orjson.loads(x) for x in path.with_name("provider_body.meta.jsonl").read_bytes().splitlines()]
+        assert [(m["id"], m["role"], m["call"]) for m in metas] == [("m:request", "request", "m"), ("m:response", "response", "m")]
