@@ -69,14 +69,15 @@ GLOSSARY: tuple[Term, ...] = tuple(glossary_terms())
 
 #: One rule per flag ``langsmith/1`` sets.
 FLAG_RULES: tuple[FlagRule, ...] = (
-    FlagRule("external_input", "the post of a trace's first run whose inputs hold a human message (or a decorated function's string argument)"),
+    FlagRule("external_input", "the post of a trace's first run whose inputs hold a human message (or a decorated function's string "
+                               "argument); the input record derived for a trace whose first run is a model call"),
     FlagRule("system_prompt",
              "a kept value (a trace's first input, an llm run's fields before its end) holding a system or developer message, "
              "or a key system, instructions, instruction, system_instruction, system_instructions, preamble, system_message, "
              "system_prompt (case, _ and - ignored); every kept value of a decorated function (ls_method metadata or library langsmith)"),
     FlagRule("tool_schemas", "a kept value holding a non-empty list or map under tools, functions, function_declarations, tool_definitions or available_tools"),
     FlagRule("finished", "the arrival carrying an llm run's end whose generation states a finish_reason or stop_reason"),
-    FlagRule("error", "an arrival of an llm run or of a trace's first run carrying error"),
+    FlagRule("error", "an arrival of an llm run carrying error; the error record derived after a trace's first run that carries error"),
     FlagRule("context_reset", "a message with additional_kwargs.lc_source summarization first seen in a run's outputs"),
     FlagRule("reset_summary", "the same message's content, landed after the reset"),
     FlagRule("auxiliary", "the end of a tool run with runs beneath it, none of them a chain"),
