@@ -42,6 +42,7 @@ known (its own conversation, the ``main`` stream).
 from __future__ import annotations
 
 import base64
+import hashlib
 import os
 import re
 from datetime import datetime, timezone
@@ -538,15 +539,18 @@ class _Pass:
             for mid, text in _summary_messages(run.get("outputs")):
                 ss = self.st["sessions"].setdefault(mem["s"], {})
                 seen = ss.setdefault("summaries", [])
-                key = mid or text[:64]
+                # By its text: the message has no id in the middleware's output and one in every later state.
+                key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
                 if key in seen:
                     continue
                 seen.append(key)
-                base = mid or f"{rec_id}:summary"
-                self.emit(mem["s"], mem["st"], {"asz": {"kind": "reset", "id": f"{base}:reset", "run": mem["t"], "parent": rec_id},
+                base = f"{rec_id}:summary"
+                self.emit(mem["s"], mem["st"], {"asz": {"kind": "reset", "id": f"{base}:reset", "run": mem["t"], "parent": rec_id,
+                                                        "time": run.get("end_time")},
                                                 "op": "reset", "received": a.get("received", "")})
                 self.emit(mem["s"], mem["st"], {"asz": {"kind": "summary", "id": base, "run": mem["t"], "parent": f"{base}:reset",
-                                                        "text": text}, "op": "summary", "received": a.get("received", "")})
+                                                        "text": text, "time": run.get("end_time")},
+                                                "op": "summary", "received": a.get("received", "")})
 
 
 def _order_key(a: dict) -> tuple:

@@ -74,6 +74,20 @@ def research(q: str) -> str:
     return out["messages"][-1].content
 
 
+def summarized() -> None:
+    """A thread whose history SummarizationMiddleware replaces by a summary (LangChain's create_agent)."""
+    try:
+        from langchain.agents import create_agent
+        from langchain.agents.middleware import SummarizationMiddleware
+        from langgraph.checkpoint.memory import InMemorySaver
+    except ImportError:
+        return
+    agent = create_agent(ScriptedModel(), [weather], checkpointer=InMemorySaver(),
+                         middleware=[SummarizationMiddleware(ScriptedModel(role="sub"), trigger=("messages", 4), keep=("messages", 1))])
+    for q in ("Say hello.", "Say hello again.", "Once more, hello."):
+        agent.invoke({"messages": [{"role": "user", "content": q}]}, config={"configurable": {"thread_id": "live-s"}})
+
+
 def main() -> None:
     tools = ToolNode([weather, broken, research], handle_tool_errors=True)
     agent = create_react_agent(ScriptedModel(), tools)
@@ -82,6 +96,7 @@ def main() -> None:
     agent.invoke({"messages": [{"role": "user", "content": "And what do the docs say?"}]},
                  config={"configurable": {"thread_id": "live-a"}})
     agent.invoke({"messages": [{"role": "user", "content": "Say hello."}]}, config={"configurable": {"thread_id": "live-b"}})
+    summarized()
     wait_for_all_tracers()
 
 

@@ -55,3 +55,12 @@ def test_official_clients_land_the_right_conversations(tmp_path, receiver_factor
 
     b = json.loads(run_asz("conversation", session_name(["live", "live-b"]), "--json", "--root", str(root)).stdout)
     assert [t.get("label") for t in b["talks"]] == ["Say hello."] and b["talks"][0]["reply"] == "hello"
+
+    try:
+        import langchain.agents.middleware  # noqa: F401
+    except ImportError:
+        return  # the summarized thread needs LangChain's create_agent
+    s = json.loads(run_asz("conversation", session_name(["live", "live-s"]), "--json", "--root", str(root)).stdout)
+    assert [t.get("label") for t in s["talks"]] == ["Say hello.", "Say hello again.", "Once more, hello."]
+    kinds = s["summary"]["kinds"]
+    assert kinds.get("epoch.boundary") == 1 and kinds.get("epoch.summary") == 1 and kinds.get("epoch") == 2, kinds
