@@ -19,6 +19,21 @@ cursor:
   the SHA-256 of its content changes; trailing newlines are trimmed first, both
   for the digest and for what ``adapter.convert_document`` is given; an empty
   file lands nothing.
+* a document inside a file (``mode == "document"``, e.g. a database row) is
+  a snapshot whose bytes come from ``adapter.read_document`` instead of the
+  file; FileNotFoundError from it means the document is gone (``source_gone``).
+
+Within a session's pass the sources land in a fixed order (:func:`landing_rank`):
+the main transcript, then the observers' ``changes`` and ``execution`` files,
+then everything else, each group in discovery order, as the original lands
+them (its example document has the main transcript at seq 1 and the changes
+file at seq 2). :func:`run_passes` runs several adapters' passes together,
+session by session, so the order holds across adapters too.
+
+A cursor whose source discovery no longer lists becomes ``source_gone`` when
+``adapter.source_exists`` says so; a cursor belongs to the adapter its
+``adapter`` key names (older cursors: the adapter of the newest landed file
+beside it).
 
 A crash at any point repeats records on the next pass (the cursor still points
 before them) and never loses one: nothing already landed is touched again.
@@ -35,11 +50,11 @@ import stat
 import sys
 import time
 from pathlib import Path
-from typing import Callable, Iterable, TextIO
+from typing import Callable, Iterable, Sequence, TextIO
 
 import attrs
 
-from .plugins.adapter import Adapter, Source
+from .plugins.adapter import SOURCE_MODES, Adapter, Source
 from .sessiondata import (
     DEFAULT_MAX_DELTA_BYTES,
     Header,
@@ -63,6 +78,9 @@ __all__ = [
     "Collector",
     "MAX_WINDOWS",
     "SUMMARY_KEYS",
+    "OBSERVER_KINDS",
+    "landing_rank",
+    "run_passes",
 ]
 
 #: Windows read per source per pass before the rest is left pending (origin-digest §2.2 step 8).
@@ -71,6 +89,8 @@ MAX_WINDOWS = 65
 _SCAN_CHUNK = 4 << 20
 #: Kinds stored under ``streams/<stream>``, whose header names the stream (``main`` when empty).
 _STREAM_KINDS = ("transcript", "agent_meta", "changes", "execution")
+#: Kinds the asz observers land beside a runtime's streams (origin-digest §2.1): they land right after the main transcript.
+OBSERVER_KINDS = ("changes", "execution")
 #: Counter names in the order the summary line prints them.
 SUMMARY_KEYS = ("sessions", "sources", "landed", "records", "bytes", "conflicts", "pending", "errors", "gone", "skipped", "busy")
 
@@ -112,12 +132,20 @@ class Counters:
 
 @attrs.define
 class CollectOptions:
-    """Knobs of a pass: the cut budget in bytes, windows per source, session-lock wait in seconds, fsync."""
+    """Knobs of a pass: the cut budget in bytes, windows per source, session-lock wait in seconds, fsync,
+    and the pass stamp.
+
+    ``stamp_ns`` (ns since the epoch, UTC) is the ``<collected-at>`` of every
+    file the pass lands and their headers' ``at`` (origin-digest §2.1); None
+    (the default) takes the clock at the start of each session's pass. A fixed
+    stamp makes a pass reproducible byte for byte (the scenario builder).
+    """
 
     max_delta_bytes: int = DEFAULT_MAX_DELTA_BYTES
     max_windows: int = MAX_WINDOWS
     lock_timeout: float = 30.0
     fsync: bool = True
+    stamp_ns: int | None = None
 
 
 class Report:
@@ -319,92 +347,68 @@ class Collector:
 
         ``on_session(session, done, total)`` is called after each session (for
         a progress bar). The caller should hold the root's collector lock
-        (:func:`asz_core.storage.root.collector_lock`).
+        (:func:`asz_core.storage.root.collector_lock`). The same as
+        ``run_passes([self], on_session)``.
         """
-        c = Counters()
+        return run_passes([self], on_session)
+
+    def _discover(self, c: Counters) -> dict[str, list[Source]] | None:
+        """This adapter's sources by session; None when discovery failed (told and counted in ``c``)."""
         try:
             disc = self.adapter.discover(self.source_root, include=self.include, exclude=self.exclude)
         except Exception as exc:  # an adapter bug or an unreadable source root: the pass reports it
             self.report.error(self.source_root, f"discovery failed: {type(exc).__name__}: {exc}")
             c.errors += 1
-            return c
+            return None
         for path, message in disc.errors:
             self.report.error(path, message)
             c.errors += 1
         c.skipped += len(disc.skipped)
-        sessions = disc.sessions()
-        discovered: set[str] = set()
-        total = len(sessions)
-        for n, (session, sources) in enumerate(sessions.items(), 1):
-            try:
-                discovered.add(session_dir(self.root, session).name)
-            except ValueError as exc:
-                self.report.error(sources[0].path, f"session id {session!r}: {exc}")
-                c.errors += 1
-                continue
-            self._checked_undiscovered.discard(session_dir(self.root, session).name)
-            self._session(session, sources, c)
-            if on_session is not None:
-                on_session(session, n, total)
+        return disc.sessions()
+
+    def _sweep_undiscovered(self, discovered: set[str], c: Counters) -> None:
+        """Check once the session directories this adapter did not discover for sources that are gone."""
         if not self.source_root.is_dir():
-            return c  # a missing source root says nothing about which sources are gone
+            return  # a missing source root says nothing about which sources are gone
         for sdir in session_dirs(self.root):
             if sdir.name in discovered or sdir.name in self._checked_undiscovered:
                 continue
             if self._check_gone(sdir, visited=set(), c=c, timeout=0.0):
                 self._checked_undiscovered.add(sdir.name)
-        return c
-
-    # ------------------------------------------------------------------ session
-
-    def _session(self, session: str, sources: list[Source], c: Counters) -> None:
-        c.sessions += 1
-        c.sources += len(sources)
-        sdir = session_dir(self.root, session)
-        if not sdir.is_dir() and not any(_nonempty(s.path) for s in sources):
-            return  # nothing to land and nothing landed: create no directory
-        lock = session_lock(self.root, session, self.options.lock_timeout)
-        try:
-            lock.acquire()
-        except LockBusy as exc:
-            self.report.busy(sdir, f"another writer holds the session lock ({exc.holder or 'unknown holder'}); "
-                             f"left for the next pass after {self.options.lock_timeout:g}s")
-            c.busy += 1
-            return
-        except OSError as exc:
-            self.report.error(sdir, f"cannot lock the session: {_strerror(exc)}")
-            c.errors += 1
-            return
-        try:
-            pass_ = _SessionPass(self, session, time.time_ns(), c)
-            visited: set[Path] = set()
-            owners: dict[Path, str] = {}
-            for s in sources:
-                try:
-                    d = kind_dir(self.root, session, s.kind, s.stream, s.batch)
-                    cp = cursor_path(d, s.kind)
-                except (ValueError, KeyError) as exc:
-                    self.report.error(s.path, f"cannot be stored: {exc}")
-                    c.errors += 1
-                    continue
-                visited.add(cp)
-                pass_.source(s, d, cp, owners)
-            if pass_.writer is not None:
-                pass_.writer.write_state()
-            self._check_gone(sdir, visited, c, timeout=None)
-        except OSError as exc:
-            self.report.error(sdir, f"session pass stopped: {_strerror(exc)}")
-            c.errors += 1
-        finally:
-            lock.release()
 
     # ------------------------------------------------------------------ pruned sources
 
-    def _check_gone(self, sdir: Path, visited: set[Path], c: Counters, timeout: float | None) -> bool:
-        """Mark ``source_gone`` on this adapter's active cursors whose source file is missing.
+    def _owns(self, cp: Path, cur: AppendCursor | SnapshotCursor, kind: str) -> bool:
+        """Whether the cursor follows one of this adapter's sources: its ``adapter`` key, else (a cursor
+        written before the key existed) the adapter of the newest landed file of its kind beside it."""
+        if cur.adapter:
+            return cur.adapter == self.adapter.name
+        return _owner(cp.parent, kind) == self.adapter.name
 
-        ``timeout`` None means the caller holds the session lock already. Returns
-        False when the lock was busy (check again next pass).
+    def _cursor_source(self, sdir: Path, cp: Path, cur: AppendCursor | SnapshotCursor, kind: str) -> Source:
+        """The :class:`Source` a cursor follows, rebuilt for :meth:`Adapter.source_exists` (``dialect`` '')."""
+        if isinstance(cur, AppendCursor):
+            mode = "append"
+        else:
+            mode = "document" if cur.mode == "document" else "snapshot"
+        rel = cur.source.partition("#")[0] if mode == "document" else cur.source
+        stream = batch = ""
+        where = cp.parent.parent.name
+        if where == "streams":
+            stream = cp.parent.name
+        elif where == "runs":
+            batch = cp.parent.name
+        return Source(session=sdir.name, kind=kind, path=self.source_root / rel, src=cur.source, dialect="",
+                      stream=stream, batch=batch, mode=mode)
+
+    def _check_gone(self, sdir: Path, visited: set[Path], c: Counters, timeout: float | None) -> bool:
+        """Mark ``source_gone`` on this adapter's active cursors whose source no longer exists.
+
+        Cursors in ``visited`` (read this pass) are left alone; ownership is
+        :meth:`_owns`; existence is ``adapter.source_exists`` (an OSError from
+        it means "cannot tell": the cursor stays). ``timeout`` None means the
+        caller holds the session lock already. Returns False when the lock was
+        busy (check again next pass). Origin-digest §2.2, pruned sources.
         """
         lock = None
         if timeout is not None:
@@ -424,17 +428,23 @@ class Collector:
                 if cur is None or cur.state != "active" or not cur.source:
                     continue
                 kind = PREFIX_KIND.get(cp.stem)
-                if kind is None or _owner(cp.parent, kind) != self.adapter.name:
+                if kind is None or not self._owns(cp, cur, kind):
                     continue
-                path = self.source_root / cur.source
                 try:
-                    os.stat(path)
-                    continue
-                except FileNotFoundError:
-                    pass
+                    if self.adapter.source_exists(self._cursor_source(sdir, cp, cur, kind)):
+                        continue
                 except OSError:
                     continue  # unreadable is not gone
+                except Exception as exc:  # an adapter bug: tell it, keep the cursor
+                    key = (str(cp), f"source_exists failed: {type(exc).__name__}")
+                    c.errors += 1
+                    if key not in self._told_errors:
+                        self._told_errors.add(key)
+                        self.report.error(cp, f"adapter {self.adapter.name} could not tell whether {cur.source} exists: "
+                                              f"{type(exc).__name__}: {exc}")
+                    continue
                 cur.state = "source_gone"
+                cur.adapter = self.adapter.name
                 cur.updated_at = format_rfc3339(time.time_ns())
                 write_cursor(cp, cur, fsync=self.options.fsync)
                 c.gone += 1
@@ -442,6 +452,128 @@ class Collector:
             if lock is not None:
                 lock.release()
         return True
+
+
+def landing_rank(source: Source) -> int:
+    """Where a source lands within its session's pass: 0 the main transcript (kind ``transcript``, stream
+    ``main`` or ''), 1 the observers' files (:data:`OBSERVER_KINDS`), 2 everything else.
+
+    Sources of one rank keep their order (collectors in the order given to
+    :func:`run_passes`, each in discovery order). The original lands this way:
+    its example document has the main transcript at seq 1 and the ``changes``
+    file at seq 2, then the child streams (origin-digest §2.1).
+    """
+    if source.kind == "transcript" and (source.stream or "main") == "main":
+        return 0
+    if source.kind in OBSERVER_KINDS:
+        return 1
+    return 2
+
+
+def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, int], None] | None = None) -> Counters:
+    """One pass of several collectors into one storage root, session by session; returns their counters added.
+
+    Every collector discovers first. Then each session any of them found is
+    collected once: under one session lock (the longest ``lock_timeout`` of
+    the collectors that found it), with one pass stamp (the first such
+    collector's ``stamp_ns``, else the clock) and one seq counter, its sources
+    from every collector landing in :func:`landing_rank` order; then each
+    collector marks its own vanished sources ``source_gone``. Last, each
+    collector checks once the sessions it did not discover. ``sessions`` and
+    ``busy`` count each session once; the other counters add up. Each
+    collector lands with its own adapter, options (cut budget, windows,
+    fsync) and report. ``on_session(session, done, total)`` is called after
+    each session. Raises ValueError when the collectors do not share one
+    storage root; never raises for a source, session or discovery problem.
+    """
+    cols = list(collectors)
+    c = Counters()
+    if not cols:
+        return c
+    roots = {os.path.abspath(col.root) for col in cols}
+    if len(roots) > 1:
+        raise ValueError(f"collectors of one pass share one storage root, not {', '.join(sorted(roots))}")
+    root = cols[0].root
+    work: dict[str, list[tuple[Collector, list[Source]]]] = {}
+    discovered: dict[int, set[str] | None] = {}
+    for i, col in enumerate(cols):
+        sessions = col._discover(c)
+        if sessions is None:
+            discovered[i] = None
+            continue
+        seen: set[str] = set()
+        for session, sources in sessions.items():
+            try:
+                name = session_dir(root, session).name
+            except ValueError as exc:
+                col.report.error(sources[0].path, f"session id {session!r}: {exc}")
+                c.errors += 1
+                continue
+            seen.add(name)
+            col._checked_undiscovered.discard(name)
+            work.setdefault(session, []).append((col, sources))
+        discovered[i] = seen
+    total = len(work)
+    for n, (session, parts) in enumerate(work.items(), 1):
+        _collect_session(root, session, parts, c)
+        if on_session is not None:
+            on_session(session, n, total)
+    for i, col in enumerate(cols):
+        seen = discovered[i]
+        if seen is not None:
+            col._sweep_undiscovered(seen, c)
+    return c
+
+
+def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list[Source]]], c: Counters) -> None:
+    """Land one session's sources from one or more collectors under one lock, stamp and seq counter."""
+    lead = parts[0][0]
+    c.sessions += 1
+    c.sources += sum(len(sources) for _, sources in parts)
+    sdir = session_dir(root, session)
+    if not sdir.is_dir() and not any(_nonempty(s.path) for _, sources in parts for s in sources):
+        return  # nothing to land and nothing landed: create no directory
+    timeout = max(col.options.lock_timeout for col, _ in parts)
+    lock = session_lock(root, session, timeout)
+    try:
+        lock.acquire()
+    except LockBusy as exc:
+        lead.report.busy(sdir, f"another writer holds the session lock ({exc.holder or 'unknown holder'}); "
+                         f"left for the next pass after {timeout:g}s")
+        c.busy += 1
+        return
+    except OSError as exc:
+        lead.report.error(sdir, f"cannot lock the session: {_strerror(exc)}")
+        c.errors += 1
+        return
+    try:
+        stamp = lead.options.stamp_ns if lead.options.stamp_ns is not None else time.time_ns()
+        landing = _Landing(root, session, stamp, lead.options.fsync)
+        passes = [_SessionPass(col, session, stamp, c, landing) for col, _ in parts]
+        visited: list[set[Path]] = [set() for _ in parts]
+        owners: dict[Path, str] = {}
+        order = [(i, s) for i, (_, ss) in enumerate(parts) for s in ss]
+        order.sort(key=lambda item: landing_rank(item[1]))  # stable: discovery order within a rank
+        for i, s in order:
+            col = parts[i][0]
+            try:
+                d = kind_dir(root, session, s.kind, s.stream, s.batch)
+                cp = cursor_path(d, s.kind)
+            except (ValueError, KeyError) as exc:
+                col.report.error(s.path, f"cannot be stored: {exc}")
+                c.errors += 1
+                continue
+            visited[i].add(cp)
+            passes[i].source(s, d, cp, owners)
+        if landing.writer is not None:
+            landing.writer.write_state()
+        for i, (col, _) in enumerate(parts):
+            col._check_gone(sdir, visited[i], c, timeout=None)
+    except OSError as exc:
+        lead.report.error(sdir, f"session pass stopped: {_strerror(exc)}")
+        c.errors += 1
+    finally:
+        lock.release()
 
 
 def _nonempty(path: Path) -> bool:
@@ -489,10 +621,35 @@ def _owner(directory: Path, kind: str) -> str:
     return header.adapter.rsplit("/", 1)[0]
 
 
-class _SessionPass:
-    """One session's part of a pass: the sources, under the session lock, landing through one SessionWriter."""
+class _Landing:
+    """The one SessionWriter of a session's pass, opened when the first file lands (shared by the collectors of
+    :func:`run_passes`, so their files share the stamp and one seq counter)."""
 
-    def __init__(self, col: Collector, session: str, stamp_ns: int, c: Counters):
+    def __init__(self, root: Path, session: str, stamp_ns: int, fsync: bool):
+        self.root = root
+        self.session = session
+        self.stamp_ns = stamp_ns
+        self.fsync = fsync
+        self.writer: SessionWriter | None = None
+
+    def get(self) -> SessionWriter:
+        if self.writer is None:
+            self.writer = SessionWriter.open(self.root, self.session, stamp_ns=self.stamp_ns, fsync=self.fsync)
+        return self.writer
+
+
+@attrs.frozen
+class _DocStat:
+    """What a cursor records of a document that is not a file: its size in bytes, mtime 0."""
+
+    st_size: int
+    st_mtime_ns: int = 0
+
+
+class _SessionPass:
+    """One collector's part of a session's pass: its sources, under the session lock, landing through ``landing``."""
+
+    def __init__(self, col: Collector, session: str, stamp_ns: int, c: Counters, landing: _Landing | None = None):
         self.col = col
         self.adapter = col.adapter
         self.report = col.report
@@ -500,12 +657,14 @@ class _SessionPass:
         self.session = session
         self.stamp_ns = stamp_ns
         self.c = c
-        self.writer: SessionWriter | None = None
+        self.landing = landing or _Landing(col.root, session, stamp_ns, col.options.fsync)
+
+    @property
+    def writer(self) -> SessionWriter | None:
+        return self.landing.writer
 
     def _w(self) -> SessionWriter:
-        if self.writer is None:
-            self.writer = SessionWriter.open(self.col.root, self.session, stamp_ns=self.stamp_ns, fsync=self.opts.fsync)
-        return self.writer
+        return self.landing.get()
 
     def _header(self, s: Source) -> Header:
         stream = s.stream or ("main" if s.kind in _STREAM_KINDS else "")
@@ -522,6 +681,7 @@ class _SessionPass:
     def _conflict(self, cp: Path, cur: AppendCursor | SnapshotCursor, path: Path, reason: str) -> None:
         cur.state = "conflict"
         cur.reason = reason
+        cur.adapter = self.adapter.name
         cur.updated_at = format_rfc3339(time.time_ns())
         write_cursor(cp, cur, fsync=self.opts.fsync)
         self.report.conflict(path, f"{reason}; what landed is kept and the source is no longer read (cursor {cp})")
@@ -536,6 +696,9 @@ class _SessionPass:
         a second source into the same stream and kind is refused as a conflict.
         Problems are reported and counted; only a failing storage root raises OSError.
         """
+        if s.mode not in SOURCE_MODES:
+            self._error_once(s.path, f"source {s.src} has mode {s.mode!r}, not one of {', '.join(SOURCE_MODES)}")
+            return
         try:
             cur = read_cursor(cp)
         except (ValueError, OSError) as exc:
@@ -553,6 +716,9 @@ class _SessionPass:
         owners[cp] = s.src
         if cur is not None and cur.state == "conflict":
             self.c.conflicts += 1  # sticky, told when it was set
+            return
+        if s.mode == "document":
+            self._document(s, cp, cur)  # type: ignore[arg-type]
             return
         try:
             fd, st = _open_source(s.path)
@@ -582,6 +748,7 @@ class _SessionPass:
     def _gone(self, cp: Path, cur: AppendCursor | SnapshotCursor | None) -> None:
         if cur is not None and cur.state == "active":
             cur.state = "source_gone"
+            cur.adapter = self.adapter.name
             cur.updated_at = format_rfc3339(time.time_ns())
             write_cursor(cp, cur, fsync=self.opts.fsync)
             self.c.gone += 1
@@ -742,9 +909,10 @@ class _SessionPass:
         self._save(cp, cur, st)
         batch.lines.clear()
 
-    def _save(self, cp: Path, cur: AppendCursor | SnapshotCursor, st: os.stat_result) -> None:
+    def _save(self, cp: Path, cur: AppendCursor | SnapshotCursor, st: os.stat_result | _DocStat) -> None:
         cur.size = max(st.st_size, getattr(cur, "offset", 0))
         cur.mtime = st.st_mtime_ns
+        cur.adapter = self.adapter.name
         cur.updated_at = format_rfc3339(time.time_ns())
         cp.parent.mkdir(parents=True, exist_ok=True)
         write_cursor(cp, cur, fsync=self.opts.fsync)
@@ -752,11 +920,6 @@ class _SessionPass:
     # ------------------------------------------------------------------ snapshot (§2.2)
 
     def _snapshot(self, s: Source, fd: int, st: os.stat_result, cp: Path, cur: SnapshotCursor | None) -> None:
-        dirty = False
-        if cur is None:
-            cur = SnapshotCursor(source=s.src)
-        elif cur.state == "source_gone":
-            cur.state, dirty = "active", True
         chunks = []
         off = 0
         while True:
@@ -765,8 +928,45 @@ class _SessionPass:
                 break
             chunks.append(b)
             off += len(b)
-        data = b"".join(chunks).rstrip(b"\n")  # trailing newlines are not content
+        data = b"".join(chunks)
         del chunks
+        self._one_document(s, data, st, cp, cur)
+
+    def _document(self, s: Source, cp: Path, cur: SnapshotCursor | None) -> None:
+        """A ``mode="document"`` source: its bytes from ``adapter.read_document``, then as a snapshot.
+
+        FileNotFoundError is the document being gone (``source_gone``); any
+        other OSError, ValueError or exception from the adapter is an error
+        told once, and the next pass tries again.
+        """
+        try:
+            data = self.adapter.read_document(s)
+        except FileNotFoundError:
+            self._gone(cp, cur)
+            return
+        except OSError as exc:
+            self._error_once(s.path, f"{s.src}: unreadable: {_strerror(exc)}")
+            return
+        except Exception as exc:
+            self._error_once(s.path, f"{s.src}: adapter {self.adapter.name} could not read the document: {type(exc).__name__}: {exc}")
+            return
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            self._error_once(s.path, f"{s.src}: adapter {self.adapter.name} read_document returned {type(data).__name__}, not bytes")
+            return
+        data = bytes(data)
+        self._one_document(s, data, _DocStat(len(data)), cp, cur)
+
+    def _one_document(self, s: Source, data: bytes, st: os.stat_result | _DocStat, cp: Path, cur: SnapshotCursor | None) -> None:
+        """Snapshot cursor logic (origin-digest §2.2) over a document's bytes ``data`` (untrimmed)."""
+        dirty = False
+        mode = "document" if s.mode == "document" else ""
+        if cur is None:
+            cur = SnapshotCursor(source=s.src, mode=mode)
+        elif cur.state == "source_gone":
+            cur.state, dirty = "active", True
+        if cur.mode != mode:
+            cur.mode, dirty = mode, True
+        data = data.rstrip(b"\n")  # trailing newlines are not content
         if not data:
             if dirty:
                 self._save(cp, cur, st)

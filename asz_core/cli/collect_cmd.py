@@ -20,7 +20,7 @@ import attrs
 import orjson
 import typer
 
-from ..collect import Collector, CollectOptions, Counters, Report
+from ..collect import Collector, CollectOptions, Counters, Report, run_passes
 from ..config import MIN_DELTA_BYTES, Config, ConfigError, format_duration, load_config, parse_duration
 from ..plugins import Adapter, get_plugin_manager
 from ..storage.root import LockBusy, collector_lock
@@ -147,21 +147,20 @@ def _progress():
 
 
 def _one_pass(collectors: list[Collector]) -> Counters:
-    total = Counters()
+    """One pass of every adapter together (:func:`asz_core.collect.run_passes`): session by session, a session's
+    main transcript, then the observers' files, then the rest; a progress bar on a terminal."""
+    if not collectors:
+        return Counters()
     progress = _progress()
     if progress is None:
-        for col in collectors:
-            total.add(col.run_pass())
-        return total
+        return run_passes(collectors)
     with progress:
-        for col in collectors:
-            task = progress.add_task(col.adapter.name, total=None)
+        task = progress.add_task(", ".join(col.adapter.name for col in collectors), total=None)
 
-            def step(session: str, done: int, n: int, task=task) -> None:
-                progress.update(task, completed=done, total=n)
+        def step(session: str, done: int, n: int) -> None:
+            progress.update(task, completed=done, total=n)
 
-            total.add(col.run_pass(on_session=step))
-    return total
+        return run_passes(collectors, on_session=step)
 
 
 def collect(
@@ -185,6 +184,10 @@ def collect(
     (origin-digest §4.3; a session whose chain cannot be extended is an error).
     Problems go to stderr as ``error:``, ``conflict:`` or ``busy:`` lines. One
     collector per root: a second one is refused (exit 1) while the first runs.
+    Several adapters collect together, session by session: within a session's
+    pass the main transcript lands first, then the observers' ``changes`` and
+    ``execution`` files, then the rest (:func:`asz_core.collect.landing_rank`);
+    ``sessions=`` counts each session once.
     """
     cfg = _load("collect", config)
     jobs = resolve_jobs("collect", cfg, adapter=adapter, source=source, interval=interval,

@@ -11,6 +11,11 @@ its glossary (origin-digest §5, §6), and it does two things:
   source line or one whole document into one :class:`~asz_core.Record`
   (seed 000, Producing Session Data).
 
+Two methods have defaults that suit sources which are files:
+:meth:`Adapter.read_document` (the bytes of a ``mode="document"`` source) and
+:meth:`Adapter.source_exists` (whether a source discovery no longer lists is
+gone).
+
 The collector (:mod:`asz_core.collect`) owns cursors, cutting, landing and
 locking, so an adapter never writes the storage root itself.
 """
@@ -32,6 +37,7 @@ __all__ = [
     "Source",
     "Discovery",
     "Adapter",
+    "SOURCE_MODES",
     "VOCABULARY",
     "RELATION_TYPES",
     "QUALITIES",
@@ -100,6 +106,10 @@ def _vocabulary() -> tuple[str, ...]:
 VOCABULARY: tuple[str, ...] = _vocabulary()
 
 
+#: The modes a :class:`Source` can have: a file of lines, a file that is one document, a document inside a file.
+SOURCE_MODES = ("append", "snapshot", "document")
+
+
 @attrs.frozen
 class Term:
     """One glossary entry: the model name, the runtime's word for it, where it appears, a note.
@@ -140,9 +150,19 @@ class Source:
     """One source a pass reads.
 
     ``path`` is absolute; ``src`` is relative to the adapter's source root with
-    forward slashes (it becomes the header's ``src``). ``mode`` is ``append``
-    (a stream of lines, append cursor) or ``snapshot`` (one document, snapshot
-    cursor). ``stream`` is ``main`` or an agent id; ``batch`` a workflow run id.
+    forward slashes (it becomes the header's ``src``). ``mode`` is one of
+    :data:`SOURCE_MODES`:
+
+    * ``append``: a file that is a stream of lines (append cursor);
+    * ``snapshot``: a file that is one document (snapshot cursor);
+    * ``document``: one document that is not a file of its own, such as a row
+      of a database (snapshot cursor). Its bytes come from
+      :meth:`Adapter.read_document`, whether it still exists from
+      :meth:`Adapter.source_exists`. ``path`` is the file that holds it and
+      ``src`` is that file's ``src``, then ``#``, then what names the document
+      inside it (``<file src>#<fragment>``, origin-digest §2.2 for the cursor).
+
+    ``stream`` is ``main`` or an agent id; ``batch`` a workflow run id.
     """
 
     session: str
@@ -238,8 +258,40 @@ class Adapter:
         raise NotImplementedError
 
     def convert_document(self, source: Source, data: bytes) -> Record:
-        """Convert one whole document (snapshot source) into one record with ord 1 and off 0."""
+        """Convert one whole document (snapshot or document source) into one record with ord 1 and off 0."""
         raise NotImplementedError
+
+    def read_document(self, source: Source) -> bytes:
+        """The current bytes of a ``mode="document"`` source (origin-digest §2.2, snapshot cursor).
+
+        The collector calls it where it reads a snapshot file, then trims
+        trailing newlines and compares the SHA-256 with the cursor's
+        ``content_sha256``. Default: the bytes of the file ``source.path``.
+        Raises FileNotFoundError when the document is gone (the cursor becomes
+        ``source_gone``), any other OSError when it cannot be read now (an
+        error; the next pass tries again), ValueError when ``source`` names no
+        document this adapter can read.
+        """
+        return Path(source.path).read_bytes()
+
+    def source_exists(self, source: Source) -> bool:
+        """Whether a source that discovery did not list this pass still exists (origin-digest §2.2, pruned sources).
+
+        The collector asks this before it marks a cursor ``source_gone``. It
+        rebuilds ``source`` from the cursor: ``src`` is the cursor's
+        ``source``; ``path`` is the source root joined with ``src`` (for
+        ``mode="document"``, with the part of ``src`` before ``#``); ``mode``
+        is ``append``, ``snapshot`` or ``document``; ``session``, ``kind``,
+        ``stream`` and ``batch`` come from the storage directory; ``dialect``
+        is ''. Default: whether ``source.path`` exists (a missing file or a
+        missing parent directory is False). Raises OSError when it cannot
+        tell (the cursor is then left as it is).
+        """
+        try:
+            os.stat(source.path)
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+        return True
 
 
 def env_path(env: Mapping[str, str] | None, key: str) -> str:

@@ -18,13 +18,11 @@ landed files and rounds byte for byte.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import shutil
-import types
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import attrs
 
@@ -138,27 +136,8 @@ def tree_digests(root: Path, *, sources: bool = True) -> dict[str, str]:
     return out
 
 
-@contextlib.contextmanager
-def _pass_clock(stamp_ns: int) -> Iterator[None]:
-    """Make the collector stamp its pass ``stamp_ns`` (it reads ``time.time_ns()`` at the pass start)."""
-    from .. import collect as col
-
-    real = col.time
-    shim = types.SimpleNamespace(**{k: getattr(real, k) for k in dir(real) if not k.startswith("__")})
-    shim.time_ns = lambda: stamp_ns
-    col.time = shim  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        col.time = real  # type: ignore[assignment]
-
-
-def _write_sources(plan: Plan, stage: int, base: Path, group: int) -> None:
-    from .mock import landing_group
-
+def _write_sources(plan: Plan, stage: int, base: Path) -> None:
     for ln in plan.kept(stage):
-        if landing_group(ln.file) != group:
-            continue
         path = source_path(base, ln.file)
         path.parent.mkdir(parents=True, exist_ok=True)
         if ln.file.mode == "snapshot":
@@ -189,9 +168,11 @@ def source_path(base: Path, f) -> Path:
 
 def collect_pass(out: Path, base: Path, stamp_ns: int, max_delta_bytes: int | None = None,
                  roots: tuple[str, ...] = ("projects", "plugin")):
-    """One collect pass into ``out``, stamped ``stamp_ns``: the real ``claude-code-local`` adapter over
-    ``base/projects``, then the real ``changes`` adapter over ``base/plugins/data`` when it exists
-    (``roots`` picks which of the two run).
+    """One collect pass into ``out``, stamped ``stamp_ns`` (``CollectOptions.stamp_ns``): the real
+    ``claude-code-local`` adapter over ``base/projects`` and the real ``changes`` adapter over
+    ``base/plugins/data`` when it exists (``roots`` picks which run), together
+    (:func:`asz_core.collect.run_passes`), so each session lands its main
+    transcript, then the observers' files, then the rest.
 
     Returns ``(Counters, report text)``: the counters of both adapters added,
     and what the passes told (errors, conflicts), '' when nothing. Raises
@@ -199,23 +180,20 @@ def collect_pass(out: Path, base: Path, stamp_ns: int, max_delta_bytes: int | No
     """
     import io
 
-    from ..collect import CollectOptions, Collector, Counters, Report
+    from ..collect import CollectOptions, Collector, Report, run_passes
     from ..plugins import get_plugin_manager
 
-    opts = CollectOptions(fsync=False)
+    opts = CollectOptions(fsync=False, stamp_ns=stamp_ns)
     if max_delta_bytes:
         opts.max_delta_bytes = max_delta_bytes
     err = io.StringIO()
-    total = Counters()
     reg = get_plugin_manager()
+    cols = []
     for key in roots:
         root = Path(base) / SOURCE_ROOTS[key]
-        if not root.is_dir():
-            continue
-        col = Collector(out, reg.get(ROOT_ADAPTERS[key]), root, options=opts, report=Report(err))
-        with _pass_clock(stamp_ns):
-            total.add(col.run_pass())
-    return total, err.getvalue()
+        if root.is_dir():
+            cols.append(Collector(out, reg.get(ROOT_ADAPTERS[key]), root, options=opts, report=Report(err)))
+    return run_passes(cols), err.getvalue()
 
 
 def parse_once(out: Path, session: str, max_round_bytes: int | None = None) -> tuple[int, str]:
@@ -282,17 +260,10 @@ def build(sc: Scenario, fmt: str, out: str | os.PathLike, *, at: str = DEFAULT_A
         stamp_ns = at_ms * 1_000_000 + k * 1_000_000_000
         problem = ""
         if fmt == "claude-code":
-            # Written and collected in the original's landing order (see mock.landing_group):
-            # the main transcript, the observers' files, then the other Claude Code files.
-            c, told = None, ""
-            for group, roots in ((0, ("projects",)), (1, ("plugin",)), (2, ("projects",))):
-                _write_sources(plan, k, base, group)
-                cg, tg = collect_pass(out, base, stamp_ns, mdb, roots)
-                told += tg
-                if c is None:
-                    c = cg
-                else:
-                    c.add(cg)
+            # One pass of both adapters lands in the original's order (collect.landing_rank, the
+            # same as mock.landing_group): the main transcript, the observers' files, the rest.
+            _write_sources(plan, k, base)
+            c, told = collect_pass(out, base, stamp_ns, mdb)
             b.counters.append(c)
             landed = c.landed
             if c.errors or c.conflicts or c.pending:

@@ -9,6 +9,13 @@ ino, offset, ord, last_uuid, tail_sha256, size, mtime, last_seq, updated_at,
 state. Snapshot cursor keys: schema, kind (``snapshot``), source,
 content_sha256, size, mtime, last_seq, updated_at, state. States: ``active``,
 ``source_gone``, ``conflict``.
+
+Additive keys, written last and only when set (a reader that does not know
+them skips them, as this one skips any key it does not know): ``reason`` (why
+a cursor is in conflict), ``adapter`` (the name of the adapter whose source
+the cursor follows, so a vanished source is recognised even when no landed
+file is left to name it) and, on a snapshot cursor, ``mode document`` when the
+source is a document inside a file (a database row) rather than a file.
 """
 
 from __future__ import annotations
@@ -31,7 +38,8 @@ class AppendCursor:
 
     ``size`` and ``mtime`` (ns) are what the source had when the cursor moved;
     ``last_seq`` the seq of the last file landed from it; ``updated_at`` RFC 3339.
-    ``reason`` (extra key) says why a cursor is in conflict.
+    ``reason`` (extra key) says why a cursor is in conflict; ``adapter`` (extra
+    key) names the adapter that owns the source ('' in cursors written before it existed).
     """
 
     source: str
@@ -47,13 +55,21 @@ class AppendCursor:
     updated_at: str = ""
     state: str = "active"
     reason: str = ""
+    adapter: str = ""
     schema: int = 1
     kind: str = "append"
 
 
 @attrs.define
 class SnapshotCursor:
-    """Snapshot cursor of a one-document source: the SHA-256 of the last landed content."""
+    """Snapshot cursor of a one-document source: the SHA-256 of the last landed content.
+
+    ``size`` is the bytes the document had when it landed (before trailing
+    newlines were trimmed), ``mtime`` its file's mtime in ns (0 for a
+    document inside a file). Extra keys: ``reason``, ``adapter`` (as on
+    :class:`AppendCursor`) and ``mode``: ``document`` for a ``mode="document"``
+    source, '' for a file.
+    """
 
     source: str
     content_sha256: str = ""
@@ -63,12 +79,15 @@ class SnapshotCursor:
     updated_at: str = ""
     state: str = "active"
     reason: str = ""
+    adapter: str = ""
+    mode: str = ""
     schema: int = 1
     kind: str = "snapshot"
 
 
-_APPEND_KEYS = ("schema", "kind", "source", "dev", "ino", "offset", "ord", "last_uuid", "tail_sha256", "size", "mtime", "last_seq", "updated_at", "state", "reason")
-_SNAP_KEYS = ("schema", "kind", "source", "content_sha256", "size", "mtime", "last_seq", "updated_at", "state", "reason")
+_APPEND_KEYS = ("schema", "kind", "source", "dev", "ino", "offset", "ord", "last_uuid", "tail_sha256", "size", "mtime", "last_seq", "updated_at", "state", "reason", "adapter")
+_SNAP_KEYS = ("schema", "kind", "source", "content_sha256", "size", "mtime", "last_seq", "updated_at", "state", "reason",
+              "adapter", "mode")
 _INT_KEYS = {"schema", "dev", "ino", "offset", "ord", "size", "mtime", "last_seq"}
 
 
@@ -110,7 +129,7 @@ def write_cursor(path: Path, cursor: AppendCursor | SnapshotCursor, *, fsync: bo
     lines = []
     for k in keys:
         v = getattr(cursor, k)
-        if k in ("last_uuid", "tail_sha256", "reason") and not v:
+        if k in ("last_uuid", "tail_sha256", "reason", "adapter", "mode") and not v:
             continue
         lines.append(f"{k:<15} {v}")
     data = ("\n".join(lines) + "\n").encode("utf-8")

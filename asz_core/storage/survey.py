@@ -34,7 +34,10 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
     file cannot be read; ``state`` is ``new`` when no cursor exists. For an
     append source ``landed`` is the cursor offset and ``unread`` is
     ``size - landed``; for a snapshot ``unread`` is the size when the content
-    differs from what landed, else 0. Discovery exceptions become one error.
+    differs from what landed, else 0. A ``mode="document"`` source is read
+    through ``adapter.read_document`` (its ``size`` is the document's bytes,
+    ``state`` ``gone`` when the adapter says it no longer exists) and compared
+    like a snapshot. Discovery exceptions become one error.
     """
     root = Path(root)
     out: dict = {"adapter": adapter.name, "source_root": str(source_root), "skipped": 0, "errors": [], "sessions": []}
@@ -56,12 +59,23 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
                 cur = read_cursor(cp)
             except (ValueError, KeyError, OSError) as exc:
                 row["state"], row["reason"], cur = "unreadable", str(exc), None
+            doc_sha = ""
             try:
-                size = os.stat(s.path).st_size
+                if s.mode == "document":
+                    data = adapter.read_document(s)
+                    size = len(data)
+                    body = data.rstrip(b"\n")
+                    doc_sha = hashlib.sha256(body).hexdigest() if body else ""
+                    del data, body
+                else:
+                    size = os.stat(s.path).st_size
                 row["size"] = size
-            except OSError as exc:
+            except FileNotFoundError as exc:
                 size = None
-                row["state"], row["reason"] = "unreadable", exc.strerror or str(exc)
+                row["state"], row["reason"] = "gone", exc.strerror or str(exc)
+            except Exception as exc:  # OSError, or an adapter's ValueError for a document it cannot read
+                size = None
+                row["state"], row["reason"] = "unreadable", getattr(exc, "strerror", None) or str(exc)
             if cur is not None:
                 row["state"] = cur.state
                 row["reason"] = cur.reason
@@ -71,8 +85,9 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
                 row["landed"], row["ord"] = cur.offset, cur.ord
                 if size is not None:
                     row["unread"] = max(0, size - cur.offset)
-            elif size is not None and s.mode == "snapshot":
-                same = isinstance(cur, SnapshotCursor) and _content_sha(s.path) == cur.content_sha256
+            elif size is not None and s.mode in ("snapshot", "document"):
+                sha = doc_sha if s.mode == "document" else _content_sha(s.path)
+                same = isinstance(cur, SnapshotCursor) and sha == cur.content_sha256
                 row["landed"] = size if same else 0
                 row["unread"] = 0 if same else size
             elif size is not None:
