@@ -22,10 +22,12 @@ forward slashes. Under it (path → kind, mode, stream):
 
 A 3.x child stream is named by its sub-session id without the ``sess_``
 prefix, the form the parent's ``sub_agent_start.subSessionId`` uses. SQLite
-rows are not files: :func:`discover` lists each database under ``skipped``
-(the collector reads only files today) and :func:`discover_documents` lists
-its rows as ``mode="document"`` sources for a collector that can read them
-(see :meth:`asz_adapters_kiro.KiroAdapter.read_document`).
+rows are not files: :func:`discover` lists each row as a ``mode="document"``
+source whose ``path`` is the database and whose ``src`` is
+``<database src>#<table>/<key>/<conversation id>``; the collector reads it
+through :meth:`asz_adapters_kiro.KiroAdapter.read_document` and asks
+:meth:`asz_adapters_kiro.KiroAdapter.source_exists` whether a row no longer
+listed is gone.
 """
 
 from __future__ import annotations
@@ -246,6 +248,26 @@ class _Walk:
             if self.wanted(cid, Path(e.path)):
                 self.add(cid, "agent_meta", Path(e.path), "saved-" + e.name[: -len(".json")], mode="snapshot")
 
+    # -- Kiro CLI 1.x SQLite rows -------------------------------------------------------
+
+    def rows(self, db: Path) -> None:
+        try:
+            refs = list_rows(db)
+        except RowReadError as exc:
+            self.out.errors.append((str(db), str(exc)))
+            return
+        for ref in refs:
+            where = f"{db}#{row_fragment(ref)}"
+            if not ref.conversation_id or not _SESSION_RE.match(ref.conversation_id):
+                self.out.skipped.append((where, "a conversation row without a usable conversation id"))
+                continue
+            if not self.wanted(ref.conversation_id, Path(where)):
+                continue
+            self.out.sources.append(
+                Source(session=ref.conversation_id, kind="agent_meta", path=db, src=f"{_rel(db, self.root)}#{row_fragment(ref)}",
+                       dialect=DIALECT, mode="document")
+            )
+
     # -- Kiro IDE ----------------------------------------------------------------------
 
     def ide(self, a: Path) -> None:
@@ -294,10 +316,11 @@ def discover(source_root: Path, include: Iterable[str] = (), exclude: Iterable[s
 
     ``include`` / ``exclude`` are shell patterns (:func:`fnmatch.fnmatchcase`)
     over session ids. Returns every file source of the table in this
-    module's docstring; each ``data.sqlite3`` goes to ``skipped`` with the
-    reason (its rows are listed by :func:`discover_documents`). Never raises
-    for what is on disk: an unreadable root or directory is an ``errors``
-    entry, noise a ``skipped`` entry with a reason.
+    module's docstring, and each conversation row of each ``data.sqlite3`` as
+    a ``mode="document"`` source (as :func:`discover_documents` lists them,
+    after the files). Never raises for what is on disk: an unreadable root,
+    directory or database is an ``errors`` entry, noise a ``skipped`` entry
+    with a reason.
     """
     root = Path(source_root)
     walk = _Walk(root, include, exclude)
@@ -312,12 +335,13 @@ def discover(source_root: Path, include: Iterable[str] = (), exclude: Iterable[s
     for a in ide_dirs(root):
         walk.ide(a)
     for db in databases(root):
-        walk.out.skipped.append((str(db), "Kiro CLI 1.x conversations are SQLite rows, not files: listed by discover_documents"))
+        walk.rows(db)
     return walk.out
 
 
 def discover_documents(source_root: Path, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> Discovery:
-    """Each conversation row of each ``data.sqlite3`` under ``source_root`` as a ``mode="document"`` source.
+    """Each conversation row of each ``data.sqlite3`` under ``source_root`` as a ``mode="document"`` source
+    (the rows alone; :func:`discover` lists them too).
 
     A source's ``path`` is the database file and its ``src`` is
     ``<database src>#<table>/<key>/<conversation id>`` (see
@@ -329,20 +353,5 @@ def discover_documents(source_root: Path, include: Iterable[str] = (), exclude: 
     root = Path(source_root)
     walk = _Walk(root, include, exclude)
     for db in databases(root):
-        try:
-            refs = list_rows(db)
-        except RowReadError as exc:
-            walk.out.errors.append((str(db), str(exc)))
-            continue
-        for ref in refs:
-            where = f"{db}#{row_fragment(ref)}"
-            if not ref.conversation_id or not _SESSION_RE.match(ref.conversation_id):
-                walk.out.skipped.append((where, "a conversation row without a usable conversation id"))
-                continue
-            if not walk.wanted(ref.conversation_id, Path(where)):
-                continue
-            walk.out.sources.append(
-                Source(session=ref.conversation_id, kind="agent_meta", path=db, src=f"{_rel(db, root)}#{row_fragment(ref)}",
-                       dialect=DIALECT, mode="document")
-            )
+        walk.rows(db)
     return walk.out

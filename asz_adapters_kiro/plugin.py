@@ -17,7 +17,7 @@ from .convert import DIALECT, convert_document, convert_line
 from .discover import discover, discover_documents
 from .flags import FLAG_RULES
 from .glossary import GLOSSARY
-from .sqlite_rows import parse_row_fragment, read_row
+from .sqlite_rows import parse_row_fragment, read_row, row_exists
 
 __all__ = ["KiroAdapter", "asz_register_adapters"]
 
@@ -59,19 +59,19 @@ class KiroAdapter(Adapter):
         return Path.home()
 
     def discover(self, source_root: Path, *, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> Discovery:
-        """File sources under ``source_root`` grouped by session; see :func:`asz_adapters_kiro.discover.discover`.
+        """Sources under ``source_root`` grouped by session; see :func:`asz_adapters_kiro.discover.discover`.
 
-        SQLite databases are listed under ``skipped`` (see :meth:`discover_documents`).
+        Files are ``append`` or ``snapshot`` sources; each Kiro CLI 1.x SQLite
+        conversation row is a ``mode="document"`` source (read by
+        :meth:`read_document`, landed as a snapshot, origin-digest §2.2).
         Never raises for what is on disk.
         """
         return discover(Path(source_root), include=include, exclude=exclude)
 
     def discover_documents(self, source_root: Path, *, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> Discovery:
-        """Sources that are not files (Kiro CLI 1.x SQLite rows), each ``mode="document"``.
-
-        Proposed contract addition (issue 12): a collector lands each as a
-        snapshot, reading its bytes with :meth:`read_document`. See
-        :func:`asz_adapters_kiro.discover.discover_documents`. Never raises for what is on disk.
+        """Only the sources that are not files (Kiro CLI 1.x SQLite rows), each ``mode="document"``;
+        :meth:`discover` lists them too. See :func:`asz_adapters_kiro.discover.discover_documents`.
+        Never raises for what is on disk.
         """
         return discover_documents(Path(source_root), include=include, exclude=exclude)
 
@@ -88,13 +88,27 @@ class KiroAdapter(Adapter):
         """
         if source.mode != "document":
             return Path(source.path).read_bytes()
-        _, sep, fragment = source.src.partition("#")
-        if not sep:
-            raise ValueError(f"a document source's src names no row: {source.src!r}")
-        data = read_row(Path(source.path), parse_row_fragment(fragment))
+        ref = _row_ref(source)
+        if not Path(source.path).exists():
+            raise FileNotFoundError(f"{source.path}: the database is gone")
+        data = read_row(Path(source.path), ref)
         if data is None:
-            raise FileNotFoundError(f"{source.path}#{fragment}: the row is gone")
+            raise FileNotFoundError(f"{source.src}: the row is gone")
         return data
+
+    def source_exists(self, source: Source) -> bool:
+        """Whether a source discovery no longer lists still exists (the collector asks before ``source_gone``).
+
+        For a ``mode="document"`` source: whether its database file holds the
+        row its ``src`` names (``SELECT 1``, same read-only connection rules as
+        :meth:`read_document`). Any other source: whether its file exists.
+        Raises :class:`asz_adapters_kiro.sqlite_rows.RowReadError` (an
+        OSError) when the database cannot be read now, ValueError when the
+        ``src`` names no row.
+        """
+        if source.mode != "document":
+            return super().source_exists(source)
+        return row_exists(Path(source.path), _row_ref(source))
 
     def convert_line(self, source: Source, line: bytes, ord: int, off: int) -> Record:
         """One complete source line (no newline) of a 3.x or 2.x transcript into one record.
@@ -112,6 +126,14 @@ class KiroAdapter(Adapter):
         :func:`asz_adapters_kiro.convert.convert_document`.
         """
         return convert_document(source, data)
+
+
+def _row_ref(source: Source):
+    """The row a document source's ``src`` (``<database src>#<fragment>``) names. Raises ValueError."""
+    _, sep, fragment = source.src.partition("#")
+    if not sep:
+        raise ValueError(f"a document source's src names no row: {source.src!r}")
+    return parse_row_fragment(fragment)
 
 
 @hookimpl

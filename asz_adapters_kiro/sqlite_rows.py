@@ -51,6 +51,7 @@ __all__ = [
     "connect_readonly",
     "list_rows",
     "read_row",
+    "row_exists",
     "iter_row_documents",
     "row_fragment",
     "parse_row_fragment",
@@ -195,6 +196,32 @@ def read_row(db: Path, ref: RowRef) -> bytes | None:
     con = connect_readonly(db)
     try:
         return _read(con, ref)
+    except sqlite3.Error as exc:
+        raise RowReadError(f"cannot read {ref.table} row {ref.key!r} of {db}: {exc}") from exc
+    finally:
+        con.close()
+
+
+def row_exists(db: Path, ref: RowRef) -> bool:
+    """Whether the row ``ref`` is still in ``db`` (False when the database file itself is gone).
+
+    Reads no value (``SELECT 1``). Raises ValueError for a table that is not a
+    conversation table and :class:`RowReadError` when the database cannot be
+    read now (locked past the busy timeout, not SQLite).
+    """
+    if ref.table not in TABLES:
+        raise ValueError(f"not a conversation table: {ref.table!r}")
+    if not Path(db).exists():
+        return False
+    con = connect_readonly(db)
+    try:
+        if ref.table not in _tables(con):
+            return False
+        if "conversation_id" in _columns(con, ref.table):
+            rows = _all(con, f'SELECT 1 FROM "{ref.table}" WHERE key = ? AND conversation_id = ? LIMIT 1', (ref.key, ref.conversation_id))
+        else:
+            rows = _all(con, f'SELECT 1 FROM "{ref.table}" WHERE key = ? LIMIT 1', (ref.key,))
+        return bool(rows)
     except sqlite3.Error as exc:
         raise RowReadError(f"cannot read {ref.table} row {ref.key!r} of {db}: {exc}") from exc
     finally:

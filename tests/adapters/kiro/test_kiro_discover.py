@@ -114,7 +114,16 @@ def test_default_source_root() -> None:
 
 @pytest.mark.parametrize("rel", [".local/share/kiro-cli", "Library/Application Support/kiro-cli", "AppData/Local/kiro-cli", ".local/share/amazon-q"])
 def test_databases_per_platform(tmp_path: Path, rel: str) -> None:
+    import sqlite3
+
     db = tmp_path / rel / "data.sqlite3"
     db.parent.mkdir(parents=True)
-    db.write_bytes(b"")
-    assert [p for p, _ in KiroAdapter().discover(tmp_path).skipped] == [str(db)]
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE conversations (key TEXT PRIMARY KEY, value TEXT)")
+    con.execute("INSERT INTO conversations VALUES ('/w', '{\"conversation_id\":\"c-1\",\"history\":[]}')")
+    con.commit()
+    con.close()
+    disc = KiroAdapter().discover(tmp_path)
+    assert not disc.errors and not disc.skipped
+    assert [(s.session, s.mode, s.path, s.src) for s in disc.sources] == [
+        ("c-1", "document", db, f"{rel}/data.sqlite3#conversations/%2Fw")]

@@ -49,14 +49,14 @@ def _make_db(home: Path, wal: bool = False) -> Path:
     return db
 
 
-def test_rows_are_documents_beside_file_discovery(tmp_path: Path) -> None:
+def test_rows_are_document_sources_of_discovery(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    db = _make_db(home)
+    _make_db(home)
     adapter = KiroAdapter()
     disc = adapter.discover(home)
-    assert disc.sources == [] and disc.skipped == [(str(db), disc.skipped[0][1])] and "SQLite rows" in disc.skipped[0][1]
+    assert not disc.errors and not disc.skipped
     docs = adapter.discover_documents(home)
-    assert not docs.errors
+    assert not docs.errors and docs.sources == disc.sources  # the rows alone: here, every source
     got = {(s.session, s.kind, s.mode, s.src) for s in docs.sources}
     assert got == {
         (CID, "agent_meta", "document", f".local/share/kiro-cli/data.sqlite3#conversations_v2/%2Fwork%2Fapp/{CID}"),
