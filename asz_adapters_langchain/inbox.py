@@ -436,20 +436,23 @@ class _Pass:
         session = self.session_of(run, parent)
         same = parent is not None and parent["s"] == session
         if not same:
-            stream, started_by = "main", ""
+            stream, started_by, opener = "main", "", ""
         elif parent["ty"] == "tool":
-            stream = pid
+            # A run beneath a tool: the stream the tool opened, named by the tool's run id.
+            stream, opener = _safe_name(pid), pid
             started_by = parent["st"] if parent["st"] != "main" else ""
         else:
-            stream, started_by = parent["st"], parent.get("sb", "")
-        if stream != "main" and kind in ("graph", "traceable", "root") and stream in runs:
-            runs[stream]["cb"] = True  # the tool that opened this stream has a chain beneath it
-        if stream != "main" and stream in runs:
-            runs[stream]["below"] = True
+            stream, started_by, opener = parent["st"], parent.get("sb", ""), parent.get("op", "")
+        if opener and opener in runs:
+            runs[opener]["below"] = True
+            if run.get("run_type") == "chain":
+                runs[opener]["cb"] = True  # the tool that opened this stream has a chain beneath it
         mem = {"s": session, "st": stream, "t": trace, "p": pid if same else "", "ty": run.get("run_type") or "",
                "k": kind, "n": str(run.get("name") or ""), "end": False, "np": 0}
         if started_by:
             mem["sb"] = started_by
+        if opener:
+            mem["op"] = opener
         runs[rid] = mem
         if root or not same:
             text = human_text(run.get("inputs")) if root else ""
@@ -526,7 +529,7 @@ class _Pass:
                     if tcid not in tr["answered"]:
                         tr["answered"].append(tcid)
                 if mem.get("below") or rid in self.below:
-                    d["child"] = rid
+                    d["child"] = _safe_name(rid)
                     if not (mem.get("cb") or rid in self.chain_below):
                         d["auxiliary"] = True
         self.emit(mem["s"], mem["st"], {"asz": d, "op": op, "run": run, "received": a.get("received", "")})

@@ -146,3 +146,21 @@ def test_parse_multipart_units():
         else:
             raise AssertionError("a truncated body was accepted")
     assert arrivals_from_batch({"patch": [{"dotted_order": "20241013T070537170001Zabc", "end_time": 1}]})[0]["id"] == "abc"
+
+
+def test_chunked_body_is_read(tmp_path, receiver_factory, captures):
+    """A body sent with Transfer-Encoding: chunked (as the JS client may) is read whole and staged."""
+    import http.client
+
+    root = tmp_path / "root"
+    r = receiver_factory(root)
+    meta = json.loads((captures[0] / "meta.json").read_text())
+    body = (captures[0] / "body.bin").read_bytes()
+    conn = http.client.HTTPConnection("127.0.0.1", r.port, timeout=30)
+    chunks = (body[i:i + 1000] for i in range(0, len(body), 1000))
+    conn.request("POST", meta["path"], body=chunks, encode_chunked=True,
+                 headers={"Content-Type": meta["headers"]["Content-Type"], "Transfer-Encoding": "chunked"})
+    resp = conn.getresponse()
+    assert resp.status == 202, resp.read()
+    assert json.loads(resp.read())["accepted"] == len(multipart_runs(body))
+    conn.close()
