@@ -140,6 +140,7 @@ def render_command(path: tuple[str, ...], command: Any) -> list[str]:
             label = p.metavar or p.name.upper()
             if p.nargs == -1:
                 label += " …"
+            label = label.replace("|", "\\|")  # a pipe inside a table cell, even in code, must be escaped
             lines.append(f"| `{label}` | {_type(p, ctx)} | {'yes' if p.required else 'no'} | {_cell(getattr(p, 'help', '') or '')} |")
         lines.append("")
     if opts:
