@@ -312,6 +312,9 @@ def parse_config(data: Any, file: str = "asz.yaml") -> Config:
 def load_config(path: str | os.PathLike | None = None, *, cwd: str | os.PathLike | None = None) -> Config:
     """Load ``path``, else ``<cwd>/asz.yaml`` when it exists, else the built-in defaults.
 
+    Relative ``storage.root`` and ``adapters[].source_root`` values in a file
+    are taken relative to the file's directory (not the working directory).
+
     Raises ConfigError when ``path`` is given but missing or unreadable, when
     the YAML does not parse, or when a key is unknown or has the wrong type;
     the message names the file and the key.
@@ -331,7 +334,14 @@ def load_config(path: str | os.PathLike | None = None, *, cwd: str | os.PathLike
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise ConfigError(str(path), f"not valid YAML: {exc}") from None
+        raise ConfigError(str(path), f"not valid YAML: {str(exc).replace('<unicode string>', path.name)}") from None
     cfg = parse_config(data, str(path))
     cfg.path = path
+    # Relative paths in a file are relative to the file, whatever the working directory.
+    base = path.resolve().parent
+    if cfg.root and not os.path.isabs(os.path.expanduser(cfg.root)):
+        cfg.root = str(base / cfg.root)
+    for a in cfg.adapters:
+        if a.source_root and not os.path.isabs(os.path.expanduser(a.source_root)):
+            a.source_root = str(base / a.source_root)
     return cfg

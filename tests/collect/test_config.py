@@ -82,3 +82,17 @@ def test_bad_durations(text):
 
 def test_format_duration():
     assert [format_duration(s) for s in (600, 30, 5400, 0.25, 0)] == ["10m", "30s", "1h30m", "250ms", "0s"]
+
+
+def test_relative_paths_in_a_file_are_relative_to_the_file(tmp_path, monkeypatch):
+    from asz_core.config import load_config
+
+    cfgdir = tmp_path / "cfgdir"
+    cfgdir.mkdir()
+    (cfgdir / "asz.yaml").write_text("storage: {root: ./r1}\nadapters:\n  - name: claude-code-local\n    source_root: src\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    cfg = load_config(cfgdir / "asz.yaml")
+    assert cfg.root == str(cfgdir.resolve() / "r1")
+    assert cfg.adapters[0].source_root == str(cfgdir.resolve() / "src")
