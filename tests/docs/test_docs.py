@@ -233,6 +233,7 @@ def loader_keys() -> set[str]:
     required = {"adapters[]": {"name": "probe"}}
 
     def build(path: list[str], leaf: object) -> object:
+        """A configuration whose value at ``path`` is ``leaf`` (``key[]`` makes a one-entry list)."""
         value = leaf
         for i in range(len(path) - 1, -1, -1):
             key = path[i]
@@ -246,6 +247,7 @@ def loader_keys() -> set[str]:
         return value
 
     def known(path: list[str]) -> list[str] | None:
+        """The keys the loader knows in the mapping at ``path``, or None when it is not a mapping."""
         shown = ".".join(path).replace("[]", "[0]")
         try:
             parse_config(build(path, {probe: 1}) if path else {probe: 1})
@@ -259,6 +261,7 @@ def loader_keys() -> set[str]:
     found: set[str] = set()
 
     def explore(path: list[str]) -> None:
+        """Add every key below ``path`` to ``found``."""
         for key in known(path) or []:
             child = path + [key]
             if known(child) is not None:
