@@ -81,8 +81,10 @@ def loads(data: bytes | str):
 
     orjson refuses lone surrogate escapes although they are valid JSON text;
     Claude Code writes them for file content that was not UTF-8 (field report 8).
-    Such strings decode with U+FFFD in place of each lone surrogate, so every
-    writer downstream sees well-formed text. Raises ValueError on bad JSON.
+    Such strings decode with each lone surrogate spelled as its escape text
+    (``\\udcb2``, six characters), so every writer downstream sees well-formed
+    text and two strings that differ only there stay different. Raises
+    ValueError on bad JSON.
     """
     try:
         return orjson.loads(data)
@@ -121,7 +123,9 @@ def _sanitise(value):
 
 
 def _replace_surrogates(s: str) -> str:
-    return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in s)
+    """Each lone surrogate becomes the six characters of its escape (``\\udcb2``): well-formed text that keeps
+    two such strings apart (two tool-use ids differing only there stay two ids)."""
+    return "".join(f"\\u{ord(c):04x}" if 0xD800 <= ord(c) <= 0xDFFF else c for c in s)
 
 
 def compact(raw: bytes) -> bytes:

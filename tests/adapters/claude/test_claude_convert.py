@@ -286,8 +286,11 @@ def test_escaped_lone_surrogates() -> None:  # field report 8
     line = b'{"type":"user","uuid":"u","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"caf\\udcb2"}]},"toolUseResult":{"file":"caf\\udcb2"}}'
     rec = conv(line)
     [p] = rec.parts
-    assert p.text == "caf\ufffd"
+    assert p.text == "caf\\udcb2"  # the escape spelled out: well formed, and nothing merged
     p.text.encode("utf-8")  # well formed
+    # two tool-use ids that differ only in a lone surrogate stay two ids (fresh-user report)
+    a = conv(b'{"type":"assistant","uuid":"a","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"toolu_\\udcb2","name":"X","input":{}},{"type":"tool_use","id":"toolu_\\udcb3","name":"X","input":{}}]}}')
+    assert [q.id for q in a.parts] == ["toolu_\\udcb2", "toolu_\\udcb3"]
     assert p.data.raw == b'{"file":"caf\\udcb2"}'  # data keeps the source bytes
     raw_surrogate = b'{"type":"user","message":{"content":"caf\xed\xb2\x80"}}'
     assert conv(raw_surrogate).parts[0].k == "unknown"
