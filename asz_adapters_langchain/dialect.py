@@ -377,24 +377,59 @@ def _body_meta(source: Source, ord: int) -> dict | None:
     return metas[ord - 1] if 0 < ord <= len(metas) else None
 
 
+_CUTTERS: dict[str, tuple[ProviderSession, int]] = {}
+
+
+def _bm(source: Source, meta: dict) -> BodyMeta:
+    return BodyMeta(role=meta["role"], src=source.src, record_id=str(meta["id"]), model=str(meta.get("model") or ""),
+                    run=str(meta.get("run") or ""), call=str(meta.get("call") or ""))
+
+
+def _ok(meta: Any) -> bool:
+    return isinstance(meta, dict) and bool(meta.get("id")) and meta.get("role") in ("request", "response")
+
+
+def _cutter(source: Source, ord: int) -> ProviderSession:
+    """The provider-body session that has cut lines 1..ord-1 of this source, kept between calls; rebuilt by
+    cutting those lines again when this process has not (the cut is deterministic, so it meets what landed)."""
+    key = str(source.path)
+    ent = _CUTTERS.get(key)
+    if ent is not None and ent[1] == ord - 1:
+        return ent[0]
+    sess = ProviderSession()
+    with open(source.path, "rb") as f:
+        for i, prev in enumerate(f, 1):
+            if i >= ord:
+                break
+            meta = _body_meta(source, i)
+            if _ok(meta):
+                sess.cut(prev.rstrip(b"\n"), _bm(source, meta))
+    if len(_CUTTERS) > 16:
+        _CUTTERS.clear()
+    _CUTTERS[key] = (sess, ord - 1)
+    return sess
+
+
 def convert_body(source: Source, line: bytes, ord: int, off: int) -> Record:
     """One line of a session's body source → one ``provider_body`` record.
 
     The line *is* the body: an llm run's ``inputs`` (``<run id>:request``) or
     ``outputs`` (``<run id>:response``) as compact JSON, the framework's
     view, not the wire; line ``ord`` of the ``.meta.jsonl`` beside it says
-    what it is (``id``, ``role``, ``call``, ``run``, ``model``). Each record
-    is cut on its own (pieces as data parts, the ``provider_body/1`` manifest
-    last, no reference to another record) and names its call (the llm run
-    id), so the join to the ``llm.call`` is exact. Never raises: a body whose
-    meta line is missing lands as an ``unknown`` part.
+    what it is (``id``, ``role``, ``call``, ``run``, ``model``). The body is
+    cut against the bodies before it in the same source (seed 000: pieces
+    the session already holds and a shared front become references to
+    earlier records), with the ``provider_body/1`` manifest last, and names
+    its call (the llm run id), so the join to the ``llm.call`` is exact.
+    Never raises for the body: one whose meta line is missing lands as an
+    ``unknown`` part (raises OSError only when the source cannot be read again).
     """
     meta = _body_meta(source, ord)
-    if not isinstance(meta, dict) or not meta.get("id") or meta.get("role") not in ("request", "response"):
+    if not _ok(meta):
         return Record(ord=ord, off=off, bytes=len(line), sha=source_sha(line),
                       parts=[unknown_part(line, "no meta line says which run this body belongs to")])
-    bm = BodyMeta(role=meta["role"], src=source.src, record_id=str(meta["id"]), model=str(meta.get("model") or ""),
-                  run=str(meta.get("run") or ""), call=str(meta.get("call") or ""))
-    rec = ProviderSession().cut(line, bm)
+    sess = _cutter(source, ord)
+    rec = sess.cut(line, _bm(source, meta))
+    _CUTTERS[str(source.path)] = (sess, ord)
     rec.ord, rec.off = ord, off
     return rec

@@ -125,3 +125,33 @@ def test_provider_bodies_follow_the_setting(tmp_path):
         assert [orjson.loads(x) for x in path.read_bytes().splitlines()] == [llm["inputs"], llm["outputs"]]
         metas = [orjson.loads(x) for x in path.with_name("provider_body.meta.jsonl").read_bytes().splitlines()]
         assert [(m["id"], m["role"], m["call"]) for m in metas] == [("m:request", "request", "m"), ("m:response", "response", "m")]
+
+
+def test_bodies_share_what_the_session_holds_across_passes(tmp_path):
+    """A second request repeating a long history is cut against the first (a copy or pieces), also when a new
+    process resumes (the cutter is rebuilt by cutting the landed lines again), and every body rebuilds."""
+    from asz_core.testing import collect_once
+    from asz_core.verify import verify_root
+    from asz_adapters_langchain import dialect
+    from asz_adapters_langchain.plugin import LangsmithIngest
+    from asz_core import SDReader
+
+    src = tmp_path / "src"
+    ingest = src / "_ingest" / "langsmith"
+    history = [{"role": "system", "content": "rules " * 1500}]
+    root = tmp_path / "root"
+    for n in range(3):
+        history = history + [{"role": "user", "content": f"question {n} " + "x" * 2000}]
+        llm = _run(f"m{n}", "r", run_type="llm", inputs={"messages": [history]}, end_time=2,
+                   outputs={"generations": [[{"text": f"answer {n}"}]]})
+        posts = [{"op": "post", "id": "r", "run": _run("r")}] if n == 0 else []
+        _stage(ingest, f"{n:03d}.jsonl", posts + [{"op": "post", "id": f"m{n}", "run": llm}])
+        dialect._CUTTERS.clear()  # as a new process would
+        collect_once(root, LangsmithIngest(inbox.Settings()), src)
+    report = verify_root(root)
+    assert report.ok, "\n".join(report.lines())
+    segs = []
+    for f in sorted((next(root.glob("ls-*")) / "provider_body").glob("*.sd")):
+        for _row, rec in SDReader(f):
+            segs += [list(seg)[0] for seg in rec.parts[-1].data_value()["segments"]]
+    assert "copy" in segs or "piece" in segs, segs
