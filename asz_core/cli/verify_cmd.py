@@ -52,12 +52,13 @@ def verify(
     """
     from ..verify import verify, verify_file
 
+    cfg_root = _root_from_config(config)  # a bad configuration file is a usage error (exit 2) whatever the target
     if target is not None and (target.endswith((".sd", ".sk")) or Path(target).is_file()):
         if not Path(target).is_file():
             raise _usage(f"{target}: no such file")
         report = verify_file(target)
     else:
-        where = str(root) if root is not None else _root_from_config(config)
+        where = str(root) if root is not None else cfg_root
         if not Path(where).is_dir():
             raise _usage(f"{where}: no storage root here (give --root DIR or set storage.root)")
         try:
