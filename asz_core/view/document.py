@@ -304,6 +304,7 @@ def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str
         ],
         "workspace_changes": v.changes,
         "tool_executions": v.executions,
+        "undescribed": v.undescribed(),
     }
     doc["summary"] = v.summary(head, len(accepted), b.state, b.problems)
     return doc
@@ -692,6 +693,32 @@ class _View:
                 out.append(e)
         return out_c, out_e, step_changes, step_executions
 
+    def undescribed(self) -> list[dict]:
+        """Every ``unknown`` part of the landed files (seed 000: bytes a dialect could not describe).
+
+        One entry each, in seq/row/block order: ``ref``, ``stream``, ``reason``
+        (the part's text), ``bytes``, and ``node`` when a node of the fold cites
+        that record. Listed so a reader sees them even where no step is drawn.
+        Added in 1.x (a 1.x only adds keys).
+        """
+        cited: dict[tuple[int, int], str] = {}
+        for n in self.nodes.values():
+            for r in ([n.ref] if n.ref else []) + list(n.refs):
+                cited.setdefault((r.seq, r.row), n.id)
+        out = []
+        for seq in sorted(self.sess.records):
+            h = self.sess.headers.get(seq)
+            for row, rec in enumerate(self.sess.records[seq], 1):
+                for block, p in enumerate(rec.parts):
+                    if p.k != "unknown":
+                        continue
+                    e = {"ref": {"seq": seq, "row": row, "block": block}, "stream": (h.stream if h else "") or (h.batch if h else ""),
+                         "reason": p.text, "bytes": p.bytes}
+                    if (seq, row) in cited:
+                        e["node"] = cited[(seq, row)]
+                    out.append(e)
+        return out
+
     def summary(self, head, rounds: int, state: str, problems: list[str]) -> dict:
         kinds: dict[str, int] = {}
         for n in self.nodes.values():
@@ -737,5 +764,6 @@ class _View:
             "relation_types": dict(sorted(rtypes.items())),
             "quality": dict(sorted(quality.items())),
             "withheld": withheld,
+            "undescribed": sum(1 for recs in self.sess.records.values() for r in recs for p in r.parts if p.k == "unknown"),
         }
         return d

@@ -46,6 +46,8 @@ def test_golden_fixture_document(fixture_root, shared_dir):
     """Every key and every value that does not depend on exact file bytes equals the original's example."""
     ours = json.loads(to_json(build_view(fixture_root, FIXTURE_SESSION)))
     theirs = yaml.safe_load((shared_dir / "conformance/fixtures/asz-view-example.yaml").read_text())
+    # keys this 1.x document adds (a 1.x only adds keys): undescribed bytes, none in the fixture
+    assert ours.pop("undescribed") == [] and ours["summary"].pop("undescribed") == 0
     # Relations: seed 004 orders them by when things happened; the example lists them by id. Same set.
     assert sorted(ours["relations"], key=lambda r: r["id"]) == theirs["relations"]
     diffs: list[str] = []
@@ -94,6 +96,27 @@ def test_missing_landed_file_is_content_not_an_error(tmp_path, shared_dir):
     assert any("seq 4" in p and "missing" in p for p in doc["summary"]["problems"])
     assert doc["rounds"][0]["verified"] is False
     assert doc["summary"]["talks"] == 3  # the rest is still shown
+
+
+def test_undescribed_records_are_listed(tmp_path):
+    """Lines the dialect cannot describe are in the document even where no step is drawn (fresh-user report)."""
+    import shutil
+
+    src = tmp_path / "projects"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "examples/claude-code/projects", src)
+    main = next(src.glob("*/*.jsonl"))
+    with open(main, "ab") as f:
+        f.write(b"this is not json\n")
+        f.write(b'{"type":"never-seen","sessionId":"x"}\n')
+    root = tmp_path / "root"
+    col = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(src), "--root", str(root)], capture_output=True, text=True)
+    assert col.returncode == 0, col.stderr
+    [conv] = list_conversations(root)
+    doc = build_view(root, conv)
+    reasons = [e["reason"] for e in doc["undescribed"]]
+    assert doc["summary"]["undescribed"] == 2 and len(reasons) == 2
+    assert "not valid JSON" in reasons[0] and "never-seen" in reasons[1]
+    assert all(e["ref"]["seq"] >= 1 and e["bytes"] > 0 for e in doc["undescribed"])
 
 
 def test_no_round_is_an_error(tmp_path):

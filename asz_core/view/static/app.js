@@ -273,6 +273,7 @@
     ['relations', 'Relations', function () { return D.relations.length; }],
     ['loose', 'Loose', function () { return (D.loose || []).length; }],
     ['unresolved', 'Unresolved', function () { return D.unresolved.length; }],
+    ['undescribed', 'Undescribed', function () { return (D.undescribed || []).length; }],
     ['changes', 'Changes', function () { return (D.workspace_changes || []).length + (D.tool_executions || []).length; }],
     ['glossary', 'Glossary', function () { return null; }],
   ];
@@ -294,7 +295,7 @@
     setHash({ tab: name === 'talks' ? null : name });
     clear(panel);
     ({ talks: drawTalks, streams: drawStreams, segments: drawSegments, rounds: drawRounds, files: drawFiles,
-      relations: drawRelations, loose: drawLoose, unresolved: drawUnresolved, changes: drawChanges, glossary: drawGlossary })[name]();
+      relations: drawRelations, loose: drawLoose, unresolved: drawUnresolved, undescribed: drawUndescribed, changes: drawChanges, glossary: drawGlossary })[name]();
   }
 
   // ------------------------------------------------------------------ talks
@@ -684,6 +685,16 @@
     if (!D.unresolved.length) { panel.append(h('p', { class: 'muted' }, 'Nothing unresolved.')); return; }
     panel.append(table(['Id', 'Kind', 'Reason', 'State', 'Ref'], D.unresolved.map(function (u) {
       return [h('span', { class: 'mono' }, u.id), u.kind, u.reason, u.state, u.ref ? JSON.stringify(u.ref) : '—'];
+    })));
+  }
+  function drawUndescribed() {
+    const u = D.undescribed || [];
+    panel.append(h('p', { class: 'muted small' }, 'Bytes the adapter could not describe, kept verbatim in unknown parts. Open the record to see them.'));
+    if (!u.length) { panel.append(h('p', { class: 'muted' }, 'Every landed byte was described.')); return; }
+    panel.append(table(['Ref', 'Stream', 'Reason', 'Bytes', 'Node'], u.map(function (e) {
+      const ref = e.ref.seq + '/' + e.ref.row + ':' + e.ref.block;
+      return [h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); evidence({ id: 'undescribed ' + ref, kind: 'undescribed', ref: { seq: e.ref.seq, row: e.ref.row, block: e.ref.block } }); } }, ref),
+        e.stream || '—', e.reason, num(e.bytes), e.node ? h('span', { class: 'mono' }, e.node) : '—'];
     })));
   }
   function drawChanges() {
