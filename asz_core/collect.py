@@ -92,7 +92,8 @@ _STREAM_KINDS = ("transcript", "agent_meta", "changes", "execution")
 #: Kinds the asz observers land beside a runtime's streams (origin-digest §2.1): they land right after the main transcript.
 OBSERVER_KINDS = ("changes", "execution")
 #: Counter names in the order the summary line prints them.
-SUMMARY_KEYS = ("sessions", "sources", "landed", "records", "bytes", "conflicts", "pending", "errors", "gone", "skipped", "busy")
+SUMMARY_KEYS = ("sessions", "sources", "landed", "records", "bytes", "conflicts", "pending", "errors", "gone", "skipped", "busy",
+                "shrunk", "partial")
 
 
 @attrs.define
@@ -101,7 +102,9 @@ class Counters:
     those records came from (newlines included); ``conflicts`` sources refused (new or sticky);
     ``pending`` sources with complete lines left after ``max_windows`` windows; ``errors`` unreadable
     places and adapter failures; ``gone`` sources found missing this pass; ``skipped`` what discovery
-    passed over; ``busy`` sessions whose lock another writer held."""
+    passed over; ``busy`` sessions whose lock another writer held; ``shrunk`` records too large to land
+    whole, landed alone with payloads taken out (seed 000, Too large to land); ``partial`` sources whose
+    last line has no newline yet (it waits: a write in progress, or a torn tail)."""
 
     sessions: int = 0
     sources: int = 0
@@ -114,6 +117,8 @@ class Counters:
     gone: int = 0
     skipped: int = 0
     busy: int = 0
+    shrunk: int = 0
+    partial: int = 0
 
     def add(self, other: "Counters") -> None:
         """Add ``other`` into this one (several adapters in one pass)."""
@@ -126,7 +131,7 @@ class Counters:
         return bool(self.pending or self.errors or self.conflicts or self.busy)
 
     def summary(self) -> str:
-        """``sessions=N sources=N landed=N records=N bytes=N conflicts=N pending=N errors=N gone=N skipped=N busy=N``."""
+        """``sessions=N sources=N landed=N records=N bytes=N conflicts=N pending=N errors=N gone=N skipped=N busy=N shrunk=N partial=N``."""
         return " ".join(f"{k}={getattr(self, k)}" for k in SUMMARY_KEYS)
 
 
@@ -769,6 +774,7 @@ class _SessionPass:
         if len(enc) + 1 > budget:
             del enc
             enc = encode_record(shrink_record(rec, budget))
+            self.c.shrunk += 1
         return enc
 
     def _overhead(self, s: Source) -> int:
@@ -870,6 +876,7 @@ class _SessionPass:
                     flush(batch)
                     del enc
                     enc = encode_record(shrink_record(rec, room))
+                    self.c.shrunk += 1
                     flush(_Batch([enc], len(enc) + 1, 1, base_off + nl + 1, ord_, nl + 1, nl + 1 - pos, rec.id))
                     batch = _Batch()
                 else:
@@ -891,6 +898,8 @@ class _SessionPass:
             del data, batch
         if windows >= self.opts.max_windows and _has_complete_line(fd, cur.offset):
             self.c.pending += 1
+        elif os.fstat(fd).st_size > cur.offset and not _has_complete_line(fd, cur.offset):
+            self.c.partial += 1
         if dirty:
             self._save(cp, cur, st)
 

@@ -94,6 +94,8 @@ def resolve_jobs(
             seconds = parse_duration(interval)
         except ValueError as exc:
             raise _usage(cmd, f"--interval: {exc}") from None
+        if seconds < 0.1:
+            raise _usage(cmd, f"--interval must be at least 100ms (a shorter one spins), got {interval}")
     if max_delta_bytes is not None and max_delta_bytes < MIN_DELTA_BYTES:
         raise _usage(cmd, f"--max-delta-bytes must be at least {MIN_DELTA_BYTES}, got {max_delta_bytes}")
     jobs = []
@@ -179,9 +181,12 @@ def collect(
 
     Each pass prints one line on stdout, ``[HH:MM:SS] sessions=N sources=N
     landed=N records=N bytes=N conflicts=N pending=N errors=N gone=N skipped=N
-    busy=N rounds=N (1.234s)``: ``landed`` counts files, ``bytes`` source
-    bytes, ``rounds`` the Session Flow rounds the parse after landing wrote
+    busy=N shrunk=N partial=N rounds=N (1.234s)``: ``landed`` counts files,
+    ``bytes`` source bytes, ``shrunk`` records too large to land whole,
+    ``partial`` sources ending in a line with no newline yet (it waits),
+    ``rounds`` the Session Flow rounds the parse after landing wrote
     (origin-digest §4.3; a session whose chain cannot be extended is an error).
+    A pass that finds no session says so on stderr (``note:``).
     Problems go to stderr as ``error:``, ``conflict:`` or ``busy:`` lines. One
     collector per root: a second one is refused (exit 1) while the first runs.
     Several adapters collect together, session by session: within a session's
@@ -189,6 +194,8 @@ def collect(
     ``execution`` files, then the rest (:func:`asz_core.collect.landing_rank`);
     ``sessions=`` counts each session once.
     """
+    if lock_timeout < 0:
+        raise _usage("collect", f"--lock-timeout must not be negative, got {lock_timeout}")
     cfg = _load("collect", config)
     jobs = resolve_jobs("collect", cfg, adapter=adapter, source=source, interval=interval,
                         max_delta_bytes=max_delta_bytes, adapter_files=adapter_file)
@@ -234,6 +241,10 @@ def collect(
                 counters.errors += len(parsed.problems)
                 rounds = f" rounds={parsed.rounds}"
             took = time.monotonic() - started
+            if counters.sessions == 0 and not counters.errors:
+                typer.echo(f"note: no session found under {', '.join(str(j.source_root) for j in jobs)}"
+                           + (f" ({counters.skipped} entr{'y' if counters.skipped == 1 else 'ies'} skipped; asz sources lists them)" if counters.skipped else "")
+                           + "; is --source the runtime's projects directory?", err=True)
             typer.echo(f"[{time.strftime('%H:%M:%S')}] {counters.summary()}{bodies}{rounds} ({took:.3f}s)")
             if not watch:
                 raise typer.Exit(1 if counters.failed else 0)
@@ -319,6 +330,8 @@ def sources(
                 for s in sess["sources"]:
                     typer.echo(f"{sess['session']:<38} {s['kind']:<18} {s['mode']:<8} {_num(s['size']):>12} {_num(s['landed']):>12} "
                                f"{_num(s['unread']):>12} {s['state']:<12} {s['src']}")
+            for e in a.get("skipped_entries", ()):
+                typer.echo(f"skipped: {e['path']}: {e['reason']}")
             for e in a["errors"]:
                 typer.echo(f"error: {e['path']}: {e['message']}", err=True)
     raise typer.Exit(1 if any(a["errors"] for a in out) else 0)

@@ -21,6 +21,7 @@ source is a document inside a file (a database row) rather than a file.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import attrs
@@ -88,11 +89,17 @@ class SnapshotCursor:
 _APPEND_KEYS = ("schema", "kind", "source", "dev", "ino", "offset", "ord", "last_uuid", "tail_sha256", "size", "mtime", "last_seq", "updated_at", "state", "reason", "adapter")
 _SNAP_KEYS = ("schema", "kind", "source", "content_sha256", "size", "mtime", "last_seq", "updated_at", "state", "reason",
               "adapter", "mode")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 _INT_KEYS = {"schema", "dev", "ino", "offset", "ord", "size", "mtime", "last_seq"}
 
 
 def read_cursor(path: Path) -> AppendCursor | SnapshotCursor | None:
-    """Read a cursor file; None when it does not exist. Raises ValueError naming the file and line on a bad line."""
+    """Read a cursor file; None when it does not exist.
+
+    Raises ValueError naming the file, line and key on a bad line: an integer
+    that does not parse or is negative (``mtime`` aside), a ``state`` outside
+    active / source_gone / conflict, a digest that is not 64 hex characters.
+    """
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -110,8 +117,14 @@ def read_cursor(path: Path) -> AppendCursor | SnapshotCursor | None:
                 values[key] = int(value)
             except ValueError:
                 raise ValueError(f"{path}:{n}: {key}: expected an integer, got {value!r}") from None
+            if values[key] < 0 and key != "mtime":  # type: ignore[operator]
+                raise ValueError(f"{path}:{n}: {key}: must not be negative, got {value}")
         else:
             values[key] = value
+            if key == "state" and value not in STATES:
+                raise ValueError(f"{path}:{n}: state: expected one of {', '.join(STATES)}, got {value!r}")
+            if key in ("tail_sha256", "content_sha256") and value and not _HEX64.fullmatch(value):
+                raise ValueError(f"{path}:{n}: {key}: expected 64 hex characters, got {value[:20]!r}")
     kind = values.get("kind")
     if kind == "append":
         keys = set(_APPEND_KEYS)

@@ -47,6 +47,7 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
         out["errors"].append({"path": str(source_root), "message": f"discovery failed: {type(exc).__name__}: {exc}"})
         return out
     out["skipped"] = len(disc.skipped)
+    out["skipped_entries"] = [{"path": str(p), "reason": r} for p, r in disc.skipped]
     out["errors"] = [{"path": str(p), "message": m} for p, m in disc.errors]
     for session, sources in disc.sessions().items():
         rows = []

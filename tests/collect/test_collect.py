@@ -402,3 +402,18 @@ def test_a_source_the_writer_refuses_is_an_error_not_a_crash(dirs, adapter):
     run = Runner(root, src, NoDialect(), fsync=False)
     c = run()
     assert c.errors == 1 and c.records == 1 and "cannot land" in run.err and "dialect" in run.err
+
+
+def test_counters_name_shrunk_records_and_partial_tails(dirs, runner):
+    """A record too large to land whole counts as shrunk; a last line still waiting for its newline counts as partial."""
+    src, root = dirs
+    (src / "s1").mkdir()
+    f = src / "s1" / "main.jsonl"
+    big = b'{"text":"' + b"x" * 40_000 + b'"}'
+    f.write_bytes(b'{"text":"a"}\n' + big + b"\n" + b'{"text":"half')
+    c = runner(max_delta_bytes=16_384)()
+    assert (c.records, c.shrunk, c.partial) == (2, 1, 1)
+    with open(f, "ab") as out:
+        out.write(b' done"}\n')
+    c = runner(max_delta_bytes=16_384)()
+    assert (c.records, c.shrunk, c.partial) == (1, 0, 0)
