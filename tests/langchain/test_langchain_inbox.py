@@ -155,3 +155,36 @@ def test_bodies_share_what_the_session_holds_across_passes(tmp_path):
         for _row, rec in SDReader(f):
             segs += [list(seg)[0] for seg in rec.parts[-1].data_value()["segments"]]
     assert "copy" in segs or "piece" in segs, segs
+
+
+def test_odd_runs_never_break_a_pass(tmp_path):
+    """Runs with fields of the wrong type, missing or odd values: materialisation and conversion never raise."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from asz_core import Source
+
+    scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=8))
+    values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                          st.dictionaries(st.text(max_size=6), inner, max_size=3)), max_leaves=8)
+    keys = st.sampled_from(["parent_run_id", "trace_id", "run_type", "inputs", "outputs", "extra", "error", "end_time",
+                            "start_time", "dotted_order", "session_name", "name", "events"])
+    runs = st.dictionaries(keys, values, max_size=8)
+    counter = iter(range(10**9))
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.lists(st.tuples(st.sampled_from(["post", "patch"]), st.sampled_from(["a", "b", "c"]), runs), min_size=1, max_size=6))
+    def check(arrivals):
+        ingest = tmp_path / f"case{next(counter)}" / "_ingest" / "langsmith"
+        _stage(ingest, "001.jsonl", [{"op": op, "id": rid, "run": {**run, "id": rid}} for op, rid, run in arrivals])
+        for _ in range(inbox.WAIT_PASSES + 1):
+            found = materialise(ingest)
+        for session, kind, stream, path in found:
+            src = Source(session=session, kind=kind, path=path, src="x", dialect="langsmith/1", stream=stream)
+            for n, line in enumerate(path.read_bytes().splitlines(), 1):
+                rec = (convert_line if kind == "transcript" else dialect.convert_body)(src, line, n, 0)
+                assert rec.ord == n
+
+    from asz_adapters_langchain import dialect
+
+    check()

@@ -164,3 +164,26 @@ def test_chunked_body_is_read(tmp_path, receiver_factory, captures):
     assert resp.status == 202, resp.read()
     assert json.loads(resp.read())["accepted"] == len(multipart_runs(body))
     conn.close()
+
+
+def test_parse_multipart_refuses_garbage_with_bad_request_only():
+    """Any byte string gives arrivals or a BadRequest (a 4xx), never another exception."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    good = (b"--B\r\nContent-Disposition: form-data; name=\"post.a\"\r\n\r\n{\"id\":\"a\"}\r\n"
+            b"--B\r\nContent-Disposition: form-data; name=\"post.a.inputs\"\r\n\r\n{\"q\":1}\r\n--B--\r\n")
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.one_of(st.binary(max_size=200),
+                     st.tuples(st.integers(0, len(good)), st.binary(max_size=8)).map(lambda t: good[: t[0]] + t[1] + good[t[0]:]),
+                     st.integers(0, len(good)).map(lambda n: good[:n])))
+    def check(body):
+        try:
+            out = parse_multipart(body, "multipart/form-data; boundary=B")
+        except BadRequest as exc:
+            assert 400 <= exc.status < 500
+        else:
+            assert all(a["op"] in ("post", "patch") and isinstance(a["run"], dict) for a in out)
+
+    check()
