@@ -66,11 +66,28 @@ def _banner_common(state, host: str, port: int) -> None:
     typer.echo(f"listening: http://{shown}:{port}/")
 
 
-def _serve(app, host: str, port: int) -> None:
+def _bind(cmd: str, host: str, port: int):
+    """Bind and listen on ``host:port`` before anything is printed or collected; exit 1 with a clear line when taken."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        typer.echo(f"asz {cmd}: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(1)
+    return sock
+
+
+def _serve(app, host: str, port: int, sock=None) -> None:
     import uvicorn
 
     cfg = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="off", server_header=False)
-    uvicorn.Server(cfg).run()
+    uvicorn.Server(cfg).run(sockets=[sock] if sock is not None else None)
 
 
 def view(
@@ -94,10 +111,11 @@ def view(
         typer.echo(f"asz view: no storage root at {storage}; collect into it first (asz collect --root {storage})", err=True)
         raise typer.Exit(1)
     _loopback_warning(host)
+    sock = _bind("view", host, port)
     state = ViewState(storage, hide=cfg.view_hide, hide_override=cfg.view_hide_override, mode="view")
     typer.echo(f"reading  : {storage}")
     _banner_common(state, host, port)
-    _serve(create_app(state), host, port)
+    _serve(create_app(state), host, port, sock)
 
 
 def server(
@@ -184,6 +202,11 @@ def server(
         while not stop.wait(every):
             one_pass()
 
+    try:
+        sock = _bind("server", host, port)
+    except typer.Exit:
+        lock.release()
+        raise
     typer.echo(f"reading  : {storage}")
     for j in jobs:
         typer.echo(f"source   : {j.adapter.name} from {j.source_root} (every {format_duration(every)})")
@@ -192,7 +215,7 @@ def server(
         _banner_common(state, host, port)
         worker = threading.Thread(target=loop, name="asz-collect", daemon=True)
         worker.start()
-        _serve(create_app(state), host, port)
+        _serve(create_app(state), host, port, sock)
     finally:
         stop.set()
         lock.release()
