@@ -80,11 +80,22 @@ def langsmith(
         loop = host == "localhost"
     if not loop and not key:
         typer.echo(f"warning: {host} is not a loopback address and no token is set: anyone who reaches it can write runs", err=True)
+    import socket
+
     import uvicorn
 
     if max_body < 1 or max_part < 1:
         typer.echo("asz ingest langsmith: --max-body and --max-part must be positive", err=True)
         raise typer.Exit(2)
+    # Bind first, so a busy or bad address is told plainly (exit 1) and "listening" is only said when true.
+    try:
+        sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError as exc:
+        typer.echo(f"asz ingest langsmith: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(1)
+    port = sock.getsockname()[1]
     app = make_app(storage, token=key, max_body=max_body, max_part=max_part)
     ucfg = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="off", server_header=False)
     server = uvicorn.Server(ucfg)
@@ -92,10 +103,7 @@ def langsmith(
     typer.echo(f"staging  : {storage / '_ingest' / 'langsmith' / 'inbox'}")
     typer.echo(f"listening: http://{shown}:{port}/")
     sys.stdout.flush()
-    server.run()
-    if not server.started:
-        typer.echo(f"asz ingest langsmith: cannot listen on {host}:{port}", err=True)
-        raise typer.Exit(1)
+    server.run(sockets=[sock])
 
 
 def register(app: typer.Typer) -> None:

@@ -187,3 +187,16 @@ def test_parse_multipart_refuses_garbage_with_bad_request_only():
             assert all(a["op"] in ("post", "patch") and isinstance(a["run"], dict) for a in out)
 
     check()
+
+
+def test_a_busy_address_exits_1(tmp_path, run_asz):
+    """An address already in use is told on stderr with exit 1, and nothing claims to be listening."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        p = run_asz("ingest", "langsmith", "--root", str(tmp_path / "root"), "--listen", f"127.0.0.1:{port}", check=False)
+    assert p.returncode == 1 and "cannot listen" in p.stderr and "listening" not in p.stdout
+    assert run_asz("ingest", "langsmith", "--listen", "nope", check=False).returncode == 2
