@@ -59,6 +59,8 @@ __all__ = [
     "TITLE_MAX",
     "Settings",
     "materialise",
+    "prune",
+    "PRUNE_AFTER",
     "run_kind",
     "has_end",
     "rfc3339",
@@ -70,6 +72,8 @@ __all__ = [
 INGEST = Path("_ingest") / "langsmith"
 #: Passes an arrival waits for its ancestry after the one it arrived in.
 WAIT_PASSES = 3
+#: A trace whose runs all ended is forgotten this long (seconds) after its last arrival (see :func:`prune`).
+PRUNE_AFTER = 24 * 3600
 #: Longest title kept, in characters (after trimming white space).
 TITLE_MAX = 200
 _STATE_VERSION = 1
@@ -484,6 +488,11 @@ class _Pass:
     def record(self, a: dict, mem: dict, op: str, rec_id: str) -> None:
         run = a["run"]
         rid = a["id"]
+        received = a.get("received", "")
+        if isinstance(received, str) and received:
+            seen = self.st.setdefault("seen", {})
+            if received > seen.get(mem["t"], ""):
+                seen[mem["t"]] = received  # the receiver's clock, RFC 3339 UTC with nanoseconds: compares as text
         end = has_end(run) and not mem.get("end")
         if end:
             mem["end"] = True
@@ -576,6 +585,40 @@ def _read_inbox(path: Path) -> list[dict]:
     return out
 
 
+def prune(st: dict, keep_seconds: int = PRUNE_AFTER) -> int:
+    """Forget the runs of traces that are over: every run ended, and nothing arrived for the trace in the
+    ``keep_seconds`` before the newest arrival the state has seen. Returns how many traces were forgotten.
+
+    A late arrival of a forgotten trace then waits like any run whose ancestry is unknown and lands with
+    what it says itself. Session memory (title, summaries) is kept.
+    """
+    seen = st.get("seen") or {}
+    if not seen:
+        return 0
+    newest = max(seen.values())
+    try:
+        edge = datetime.fromisoformat(newest[:26].replace("Z", "")).replace(tzinfo=timezone.utc).timestamp() - keep_seconds
+    except ValueError:
+        return 0
+    cutoff = datetime.fromtimestamp(edge, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    by_trace: dict[str, list[str]] = {}
+    for rid, m in st["runs"].items():
+        by_trace.setdefault(m.get("t", ""), []).append(rid)
+    gone = 0
+    for trace, last in list(seen.items()):
+        if last[:19] >= cutoff:
+            continue
+        rids = by_trace.get(trace, [])
+        if any(not st["runs"][r].get("end") for r in rids):
+            continue
+        for r in rids:
+            del st["runs"][r]
+        st["traces"].pop(trace, None)
+        del seen[trace]
+        gone += 1
+    return gone
+
+
 def _apply_journal(ingest: Path, journal: dict) -> None:
     """Bring every stream file of a committed journal to its end: append what is missing (redo), never twice.
 
@@ -663,6 +706,7 @@ def materialise(ingest: str | os.PathLike, settings: Settings | None = None) -> 
             else:
                 still.append(a)
         st["waiting"] = still
+        prune(st)
         # 3. commit the journal (the pass's lines, where each file stood, the inbox files consumed), then apply it
         files = {}
         for rel, lines in ps.out.items():

@@ -188,3 +188,20 @@ def test_odd_runs_never_break_a_pass(tmp_path):
     from asz_adapters_langchain import dialect
 
     check()
+
+
+def test_finished_traces_are_forgotten_after_a_day(tmp_path):
+    """A trace whose runs all ended leaves the state a day after its last arrival; an open one stays."""
+    ingest = tmp_path / "_ingest" / "langsmith"
+    old, new = "2026-10-01T10:00:00.000000000Z", "2026-10-02T10:00:01.000000000Z"
+    done_run = _run("d", end_time="2026-10-01T10:00:00+00:00", trace_id="t-done")
+    open_run = _run("o", trace_id="t-open")
+    _stage(ingest, "001.jsonl", [{"op": "post", "id": "d", "run": done_run, "received": old},
+                                 {"op": "post", "id": "o", "run": open_run, "received": old}])
+    materialise(ingest)
+    st = orjson.loads((ingest / "state.json").read_bytes())
+    assert set(st["runs"]) == {"d", "o"}
+    _stage(ingest, "002.jsonl", [{"op": "post", "id": "n", "run": _run("n", trace_id="t-new"), "received": new}])
+    materialise(ingest)
+    st = orjson.loads((ingest / "state.json").read_bytes())
+    assert set(st["runs"]) == {"o", "n"} and "t-done" not in st["seen"]
