@@ -185,6 +185,10 @@ class Report:
         self._told.add(key)
         self._line(f"conflict: {path}: {reason}")
 
+    def note(self, path: str | os.PathLike, message: str) -> None:
+        """Tell something worth knowing that is not a problem (``note: <path>: <message>``)."""
+        self._line(f"note: {path}: {message}")
+
     def busy(self, path: str | os.PathLike, message: str) -> None:
         """Tell that a session was left alone because its lock was held."""
         self._line(f"busy: {path}: {message}")
@@ -694,6 +698,25 @@ class _SessionPass:
 
     # ------------------------------------------------------------------ one source
 
+    def _moved(self, cur: AppendCursor | SnapshotCursor, s: Source) -> bool:
+        """True when ``s`` is the cursor's own source renamed: its old path is gone, and ``s`` has the
+        cursor's dev and inode (append) or exactly the content it landed (snapshot)."""
+        if (self.col.source_root / cur.source).exists():
+            return False
+        if isinstance(cur, SnapshotCursor) and s.mode == "snapshot" and cur.content_sha256:
+            try:
+                data = s.path.read_bytes().rstrip(b"\n")  # as the snapshot pass trims
+            except OSError:
+                return False
+            return hashlib.sha256(data).hexdigest() == cur.content_sha256
+        if not isinstance(cur, AppendCursor) or not cur.ino or s.mode != "append":
+            return False
+        try:
+            st = os.stat(s.path)
+        except OSError:
+            return False
+        return st.st_ino == cur.ino and st.st_dev == cur.dev
+
     def source(self, s: Source, d: Path, cp: Path, owners: dict[Path, str]) -> None:
         """Move one source's cursor (``d`` its directory, ``cp`` its cursor file).
 
@@ -714,6 +737,11 @@ class _SessionPass:
             self._error_once(cp, f"cursor is {cur.kind}, source {s.src} is read as {s.mode}")
             return
         owner = cur.source if cur is not None else owners.get(cp)
+        if owner is not None and owner != s.src and cur is not None and owners.get(cp) is None and self._moved(cur, s):
+            # The same file under a new name (a renamed project directory): the cursor follows it.
+            self.report.note(s.path, f"is {owner} moved (same device and inode, old path gone); its cursor follows it")
+            cur.source = s.src
+            owner = s.src
         if owner is not None and owner != s.src:
             self.report.conflict(s.path, f"lands into {d} like {owner}; the second source is refused")
             self.c.conflicts += 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 import shutil
 
 import orjson
@@ -417,3 +418,30 @@ def test_counters_name_shrunk_records_and_partial_tails(dirs, runner):
         out.write(b' done"}\n')
     c = runner(max_delta_bytes=16_384)()
     assert (c.records, c.shrunk, c.partial) == (1, 0, 0)
+
+
+def test_a_renamed_project_directory_keeps_its_cursors(tmp_path):
+    """A Claude Code project directory renamed (same files: device and inode) is followed, not refused (fresh-user report)."""
+    import shutil
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    src, root = tmp_path / "projects", tmp_path / "root"
+    shutil.copytree(repo / "examples/claude-code/projects", src)
+
+    def collect():
+        return subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--no-parse", "--source", str(src), "--root", str(root)],
+                              capture_output=True, text=True)
+
+    assert collect().returncode == 0
+    [proj] = [p for p in src.iterdir() if p.is_dir()]
+    renamed = proj.with_name(proj.name + "-renamed")
+    proj.rename(renamed)
+    main = next(renamed.glob("*.jsonl"))
+    with open(main, "ab") as out:
+        out.write(main.read_bytes().splitlines(keepends=True)[-1])
+    second = collect()
+    assert second.returncode == 0, second.stderr
+    assert "conflicts=0" in second.stdout and "records=1 " in second.stdout
+    assert "moved" in second.stderr
