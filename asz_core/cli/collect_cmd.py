@@ -220,6 +220,13 @@ def collect(
     ]
     stop = threading.Event()
     if watch:
+        from .ingest_cmd import start_receiver
+
+        try:
+            start_receiver(storage, cfg)  # langsmith-ingest, when enabled in asz.yaml (issue 11)
+        except typer.Exit:
+            lock.release()
+            raise
         # SIGTERM lets the current pass finish and print its line; Ctrl-C stops at once (crash-safe either way).
         signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
         typer.echo(f"collecting {', '.join(f'{j.adapter.name} from {j.source_root}' for j in jobs)} into {storage} "

@@ -106,6 +106,44 @@ def langsmith(
     server.run(sockets=[sock])
 
 
+def start_receiver(storage: Path, cfg) -> tuple[str, object] | None:
+    """Start the LangSmith receiver in a background thread when ``langsmith-ingest`` is enabled in ``cfg``.
+
+    Used by ``asz server`` and watch-mode ``asz collect`` (issue 11): arrivals
+    are staged under ``storage`` and landed by each collect pass. Returns
+    ``(address, uvicorn server)`` or None when the adapter is not enabled.
+    Raises typer.Exit(1) with a clear line when the address cannot be bound.
+    """
+    enabled = [a for a in cfg.enabled() if a.name == "langsmith-ingest"]
+    if not enabled:
+        return None
+    import socket
+    import threading
+
+    import uvicorn
+
+    from asz_adapters_langchain.receiver import DEFAULT_LISTEN, make_app
+
+    entry = enabled[0]
+    host, port = parse_listen(entry.listen or DEFAULT_LISTEN)
+    (storage / "_ingest" / "langsmith" / "inbox").mkdir(parents=True, exist_ok=True)
+    try:
+        sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError as exc:
+        typer.echo(f"asz: langsmith-ingest cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(1)
+    port = sock.getsockname()[1]
+    app = make_app(storage, token=entry.token or "")
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="off", server_header=False))
+    threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="asz-langsmith-ingest", daemon=True).start()
+    shown = f"[{host}]" if ":" in host else host
+    address = f"http://{shown}:{port}/"
+    typer.echo(f"ingest   : langsmith-ingest receiving at {address}", err=True)
+    return address, server
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``ingest`` group (``asz ingest langsmith``) to ``app``."""
     app.add_typer(ingest_app, name="ingest")

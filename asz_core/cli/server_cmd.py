@@ -211,6 +211,9 @@ def server(
     for j in jobs:
         typer.echo(f"source   : {j.adapter.name} from {j.source_root} (every {format_duration(every)})")
     try:
+        from .ingest_cmd import start_receiver
+
+        start_receiver(storage, cfg)  # langsmith-ingest, when enabled in asz.yaml (issue 11)
         one_pass()
         _banner_common(state, host, port)
         worker = threading.Thread(target=loop, name="asz-collect", daemon=True)
