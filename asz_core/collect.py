@@ -363,6 +363,10 @@ class Collector:
 
     def _discover(self, c: Counters) -> dict[str, list[Source]] | None:
         """This adapter's sources by session; None when discovery failed (told and counted in ``c``)."""
+        if not self.source_root.exists():
+            self.report.error(self.source_root, f"no such source root for adapter {self.adapter.name} (give --source DIR or set source_root)")
+            c.errors += 1
+            return None
         try:
             disc = self.adapter.discover(self.source_root, include=self.include, exclude=self.exclude)
         except Exception as exc:  # an adapter bug or an unreadable source root: the pass reports it

@@ -53,6 +53,8 @@ def verify(
     from ..verify import verify, verify_file
 
     cfg_root = _root_from_config(config)  # a bad configuration file is a usage error (exit 2) whatever the target
+    if target is not None and target.endswith(".sf"):
+        raise _usage(f"{target} is a Session Flow round, not Session Data: rounds are checked with the root they belong to (asz verify --root DIR)")
     if target is not None and (target.endswith((".sd", ".sk")) or Path(target).is_file()):
         if not Path(target).is_file():
             raise _usage(f"{target}: no such file")
