@@ -88,13 +88,7 @@ def langsmith(
         typer.echo("asz ingest langsmith: --max-body and --max-part must be positive", err=True)
         raise typer.Exit(2)
     # Bind first, so a busy or bad address is told plainly (exit 1) and "listening" is only said when true.
-    try:
-        sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-    except OSError as exc:
-        typer.echo(f"asz ingest langsmith: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(1)
+    sock = _bind_socket("asz ingest langsmith", host, port)
     port = sock.getsockname()[1]
     app = make_app(storage, token=key, max_body=max_body, max_part=max_part)
     ucfg = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="off", server_header=False)
@@ -104,6 +98,20 @@ def langsmith(
     typer.echo(f"listening: http://{shown}:{port}/")
     sys.stdout.flush()
     server.run(sockets=[sock])
+
+
+def _bind_socket(who: str, host: str, port: int):
+    """A TCP socket bound to ``host:port``; one clear line and exit 1 when the address cannot be bound."""
+    import socket
+
+    try:
+        sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError as exc:
+        typer.echo(f"{who}: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(1)
+    return sock
 
 
 def start_receiver(storage: Path, cfg) -> tuple[str, object] | None:
@@ -127,13 +135,7 @@ def start_receiver(storage: Path, cfg) -> tuple[str, object] | None:
     entry = enabled[0]
     host, port = parse_listen(entry.listen or DEFAULT_LISTEN)
     (storage / "_ingest" / "langsmith" / "inbox").mkdir(parents=True, exist_ok=True)
-    try:
-        sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-    except OSError as exc:
-        typer.echo(f"asz: langsmith-ingest cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(1)
+    sock = _bind_socket("asz: langsmith-ingest", host, port)
     port = sock.getsockname()[1]
     app = make_app(storage, token=entry.token or "")
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="off", server_header=False))
