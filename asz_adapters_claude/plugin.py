@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from asz_core import Adapter, Capabilities, Discovery, FlagRule, Record, Source, Term, hookimpl
+from asz_core import Adapter, Capabilities, Discovery, Record, Source, hookimpl
 
 from .convert import DIALECT, convert_record
 from .discover import discover

@@ -68,7 +68,7 @@ from .sessiondata import (
 from .sessiondata.codec import encode_closing, encode_header, encode_record
 from .sessiondata.model import Closing
 from .storage.cursor import TAIL_WINDOW, AppendCursor, SnapshotCursor, read_cursor, write_cursor
-from .storage.layout import PREFIX_KIND, cursor_path, kind_dir, landed_files, parse_landed_name, session_dir, session_dirs
+from .storage.layout import PREFIX_KIND, cursor_path, kind_dir, parse_landed_name, session_dir, session_dirs
 from .storage.root import LockBusy, SessionWriter, session_lock
 
 __all__ = [

@@ -80,7 +80,6 @@ def langsmith(
         loop = host == "localhost"
     if not loop and not key:
         typer.echo(f"warning: {host} is not a loopback address and no token is set: anyone who reaches it can write runs", err=True)
-    import socket
 
     import uvicorn
 
@@ -125,7 +124,6 @@ def start_receiver(storage: Path, cfg) -> tuple[str, object] | None:
     enabled = [a for a in cfg.enabled() if a.name == "langsmith-ingest"]
     if not enabled:
         return None
-    import socket
     import threading
 
     import uvicorn

@@ -26,7 +26,6 @@ from .model import (
     RESERVED_KINDS,
     SCHEMA,
     Closing,
-    Dropped,
     Header,
     Part,
     Record,

@@ -660,7 +660,6 @@ class _View:
         changes: list[tuple] = []
         executions: list[tuple] = []
         for seq in sorted(self.sess.records):
-            h = self.sess.headers.get(seq)
             for row, rec in enumerate(self.sess.records[seq], 1):
                 for block, p in enumerate(rec.parts):
                     if p.k != "data" or p.data is None:
