@@ -15,6 +15,7 @@ Routes (all ``GET``):
 ``/api/c/{id}/view``                       the asz.view document, built once per fold and withheld-name set
 ``/api/c/{id}/record/{seq}/{row}``         one landed record as stored (withheld per seed 004)
 ``/api/c/{id}/files?session=&seq=``        provider_body files, base64 in a JSON array (≤ 32 seqs)
+``/api/c/{id}/body/{seq}/{row}``           one provider body rebuilt (403 while anything is withheld)
 ``/api/glossary[?dialect=]``               dialect, dialects, terms, fields
 ========================================  ==============================================================
 
@@ -469,6 +470,47 @@ class ViewState:
             return line
         return orjson.dumps(withhold_record(rec))
 
+    def body(self, conversation: str, seq_s: str, row_s: str, hide: Sequence[str]) -> dict:
+        """One provider body rebuilt byte for byte from the session's provider_body files (seed 000, Provider bodies).
+
+        ``seq_s``/``row_s`` name the body's record (as a call's ``provider_bodies``
+        ref does). Returns ``id``, ``role``, ``bytes``, ``sha256`` and ``body``
+        (the rebuilt JSON value). Raises :class:`ApiError`: 400 for a seq or row
+        that is not a number or a file that is not provider_body; 403 while
+        anything is withheld (a body is served whole or not at all); 404 for an
+        unknown conversation, seq or row; 409 when a piece of it was taken out to
+        land (it rebuilds only from another copy) or a reference is missing.
+        """
+        import hashlib
+
+        from ..providerbody import BodyError, Session as BodySession, read_record_line
+
+        if not _NUMBER.fullmatch(seq_s) or not _NUMBER.fullmatch(row_s):
+            raise ApiError(400, "seq and row are decimal numbers")
+        self._check_conversation(conversation)
+        session = self.session_of(conversation)
+        seq, row = int(seq_s), int(row_s)
+        path = self._file(session, seq)
+        if path is None:
+            raise ApiError(404, f"session {session} has no landed file with seq {seq}")
+        if self._kind(path) != "provider_body":
+            raise ApiError(400, f"landed file seq {seq} is not a provider_body file")
+        if hide:
+            raise ApiError(403, "provider bodies are not served while anything is withheld")
+        line = _nth_record(path, row)
+        if line is None:
+            raise ApiError(404, f"landed file seq {seq} has no row {row}")
+        try:
+            rec, _, manifest = read_record_line(line)
+            bs = BodySession.open(self.root / session, seq)
+            raw = bs.body(rec.get("id", ""))
+        except BodyError as exc:
+            raise ApiError(409, f"the body does not rebuild from this root: {exc}") from None
+        except (ValueError, KeyError) as exc:
+            raise ApiError(409, f"the body does not rebuild: {exc}") from None
+        return {"id": rec.get("id", ""), "role": getattr(manifest, "role", ""), "bytes": len(raw),
+                "sha256": hashlib.sha256(raw).hexdigest(), "body": orjson.loads(raw)}
+
     def files(self, conversation: str, pairs: Sequence[tuple[str, str]], hide: Sequence[str]) -> list[dict]:
         """provider_body files of the conversation's session, base64 in a list (seed 004; origin-digest §8.3).
 
@@ -650,6 +692,10 @@ def create_app(state: ViewState) -> Starlette:
     def files(request, pairs, hide):
         return _json(state.files(request.path_params["id"], pairs, hide))
 
+    def body(request, pairs, hide):
+        p = request.path_params
+        return _json(state.body(p["id"], p["seq"], p["row"], hide))
+
     def glossary(request, pairs, hide):
         from ..plugins import get_plugin_manager
 
@@ -697,6 +743,7 @@ def create_app(state: ViewState) -> Starlette:
         Route("/api/c/{id}/view", api(view)),
         Route("/api/c/{id}/record/{seq}/{row}", api(record)),
         Route("/api/c/{id}/files", api(files)),
+        Route("/api/c/{id}/body/{seq}/{row}", api(body)),
         Route("/api/glossary", api(glossary)),
     ]
     app = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found})

@@ -538,7 +538,15 @@
     if (k === 'llm.call' && n.usage) {
       det.append(h('h4', null, 'Usage (tokens)'), kv([['in', num(n.usage.in)], ['out', num(n.usage.out)], ['cache read', num(n.usage.cache_read)], ['cache write', num(n.usage.cache_write)]]));
     }
-    if (n.provider_bodies) det.append(h('h4', null, 'Provider bodies'), kv(n.provider_bodies.map(function (b) { return [b.role, 'seq ' + b.ref.seq + ' row ' + b.ref.row]; })));
+    if (n.provider_bodies) {
+      det.append(h('h4', null, 'Provider bodies'));
+      n.provider_bodies.forEach(function (b) {
+        const out = h('div', { class: 'body-out' });
+        const btn = h('button', { class: 'btn', type: 'button', onclick: function () { showBody(b, out, btn); } },
+          'Show the ' + b.role + ' (seq ' + b.ref.seq + ' row ' + b.ref.row + ')');
+        det.append(h('div', null, btn), out);
+      });
+    }
     const facts = [['id', n.id], ['kind', k]];
     if (n.stream) facts.push(['stream', n.stream === 'main' ? 'main' : streamLabel(n.stream) + ' (' + n.stream + ')']);
     if (n.at !== undefined) facts.push(['at', n.at ? fmtTime(n.at) : 'unobserved']);
@@ -551,6 +559,32 @@
     det.append(h('h4', null, 'Facts'), kv(facts));
     if (n.edges && n.edges.length) det.append(h('h4', null, 'Edges'), edgesLine(n.edges));
     det.append(h('div', { style: null }, h('button', { class: 'btn evidence', type: 'button', onclick: function () { evidence(n); } }, 'Evidence')));
+  }
+
+  // A provider body rebuilt by the server: what the runtime sent or got back, the system prompt and the
+  // tool schemas collapsed (seed 004, Provider bodies).
+  function showBody(b, out, btn) {
+    clear(out);
+    out.append(h('p', { class: 'faint' }, 'Rebuilding…'));
+    api('/api/c/' + enc(CID) + '/body/' + b.ref.seq + '/' + b.ref.row).then(function (res) {
+      clear(out);
+      if (!res.ok) { out.append(h('div', { class: 'box notice small' }, 'Not served (' + res.status + '): ' + res.error)); return; }
+      const d = res.data, body = d.body;
+      out.append(h('div', { class: 'mono faint small' }, d.role + ' · ' + fmtBytes(d.bytes) + ' · sha256 ' + d.sha256.slice(0, 16) + '…'));
+      if (body && typeof body === 'object' && !Array.isArray(body)) {
+        Object.keys(body).forEach(function (key) {
+          const text = JSON.stringify(body[key], null, 1);
+          if (key === 'system' || key === 'tools') {
+            out.append(h('details', null, h('summary', null, key + ' (' + fmtBytes(text.length) + ')'), pre(text)));
+          } else {
+            out.append(h('h5', null, key), pre(text));
+          }
+        });
+      } else {
+        out.append(pre(JSON.stringify(body, null, 1)));
+      }
+      btn.disabled = true;
+    });
   }
 
   function kv(pairs) {
