@@ -279,3 +279,32 @@ def test_corpus_conversation(corpus_root, serve, browser):
             wait(drv, lambda d: d.find_elements(By.CSS_SELECTOR, ".sub section.talk .node"))
     shot(drv, "08-corpus")
     drv.set_window_size(1280, 1000)
+
+
+def test_a_call_shows_its_provider_request_and_response(browser, serve, tmp_path_factory):
+    """Issue 10: the page offers a call's request rebuilt, with the system prompt and tool schemas collapsed."""
+    scenario = REPO.parent / "shared" / "conformance" / "scenarios" / "provider-bodies-errors.yaml"
+    if not scenario.is_file():
+        pytest.skip(f"{scenario} is absent")
+    from asz_core.scenario.build import build
+    from asz_core.scenario.model import load_scenario
+    from asz_core.view import list_conversations
+
+    root = tmp_path_factory.mktemp("bodies-page") / "root"
+    build(load_scenario(scenario), "claude-code", root, at="2026-01-01T00:00:00Z", stepwise=False)
+    [conv] = list_conversations(root)
+    s = serve(root)
+    drv = browser
+    open_at(drv, f"{s.base}/c/{conv}", "section.talk")
+    drv.find_element(By.CSS_SELECTOR, "section.talk .talkhead").click()
+    call = wait(drv, lambda d: [n for n in d.find_elements(By.CSS_SELECTOR, ".node") if (n.get_attribute("data-id") or "").startswith("call/")])[0]
+    call.find_element(By.CSS_SELECTOR, ".row").click()
+    button = wait(drv, lambda d: [b for b in d.find_elements(By.TAG_NAME, "button") if b.text.startswith("Show the request")])[0]
+    button.click()
+    out = button.find_element(By.XPATH, "../following-sibling::div[1]")
+    wait(drv, lambda d: "sha256" in out.text)
+    assert "messages" in out.text and "summarise the file" in out.text
+    summaries = [e.text for e in out.find_elements(By.CSS_SELECTOR, "details > summary")]
+    assert any(t.startswith("system") for t in summaries) and any(t.startswith("tools") for t in summaries)
+    assert not any(e.get_attribute("open") for e in out.find_elements(By.CSS_SELECTOR, "details"))  # collapsed
+    shot(drv, "09-provider-request")
