@@ -8,7 +8,7 @@ it) and says so in ``note``, with no ``where``.
 
 from __future__ import annotations
 
-from asz_core import VOCABULARY, Term
+from asz_core import Term, build_glossary
 
 __all__ = ["GLOSSARY", "glossary_terms"]
 
@@ -86,14 +86,7 @@ def glossary_terms() -> list[Term]:
     Names not listed as named or with a specific derivation note (qualities,
     claim states and most content states) are derived by asz.
     """
-    out: list[Term] = []
-    for name in VOCABULARY:
-        if name in _NAMED:
-            native, where, note = _NAMED[name]
-            out.append(Term(unified=name, native=native, where=where, note=note))
-        else:
-            out.append(Term(unified=name, note=_DERIVED.get(name, "derived by asz; Claude Code has no word for it")))
-    return out
+    return list(build_glossary(_NAMED, _DERIVED, default_note="derived by asz; Claude Code has no word for it"))
 
 
 #: The glossary of ``claude-code/1``, computed once.

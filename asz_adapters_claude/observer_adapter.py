@@ -35,7 +35,7 @@ from asz_core import (
     Record,
     Source,
     Term,
-    VOCABULARY,
+    build_glossary,
     compact,
     json_loads,
     source_sha,
@@ -64,14 +64,7 @@ _NAMED: dict[str, tuple[str, str, str]] = {
 
 
 def _glossary() -> tuple[Term, ...]:
-    out = []
-    for name in VOCABULARY:
-        if name in _NAMED:
-            native, where, note = _NAMED[name]
-            out.append(Term(unified=name, native=native, where=where, note=note))
-        else:
-            out.append(Term(unified=name, note="not recorded by asz-changes/1: its records add no node and name only the call they observed"))
-    return tuple(out)
+    return build_glossary(_NAMED, default_note="not recorded by asz-changes/1: its records add no node and name only the call they observed")
 
 
 #: Every vocabulary term for ``asz-changes/1`` (origin-digest §6).

@@ -28,7 +28,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from asz_core import Adapter, Capabilities, Discovery, Record, Source, Term, VOCABULARY, json_loads
+from asz_core import Adapter, Capabilities, Discovery, Record, Source, Term, build_glossary, json_loads
 from asz_core.providerbody import BodyMeta, Session
 
 from .hook import claude_config_dir
@@ -68,14 +68,7 @@ _NAMED: dict[str, tuple[str, str, str]] = {
 
 
 def _glossary() -> tuple[Term, ...]:
-    out = []
-    for name in VOCABULARY:
-        if name in _NAMED:
-            native, where, note = _NAMED[name]
-            out.append(Term(unified=name, native=native, where=where, note=note))
-        else:
-            out.append(Term(unified=name, note="not recorded by claude-code-provider/1: a body is evidence joined to its call, never a step"))
-    return tuple(out)
+    return build_glossary(_NAMED, default_note="not recorded by claude-code-provider/1: a body is evidence joined to its call, never a step")
 
 
 #: Every vocabulary term for ``claude-code-provider/1`` (origin-digest §6).

@@ -13,7 +13,7 @@ members unless said otherwise); "2.x entry" = a line of
 
 from __future__ import annotations
 
-from asz_core import VOCABULARY, Term
+from asz_core import Term, build_glossary
 
 __all__ = ["GLOSSARY", "glossary_terms"]
 
@@ -100,14 +100,7 @@ def glossary_terms() -> list[Term]:
     Names neither named nor given a specific note (qualities, claim states
     and the other content states) are derived by asz.
     """
-    out: list[Term] = []
-    for name in VOCABULARY:
-        if name in _NAMED:
-            native, where, note = _NAMED[name]
-            out.append(Term(unified=name, native=native, where=where, note=note))
-        else:
-            out.append(Term(unified=name, note=_DERIVED.get(name, "derived by asz; Kiro has no word for it")))
-    return out
+    return list(build_glossary(_NAMED, _DERIVED, default_note="derived by asz; Kiro has no word for it"))
 
 
 #: The glossary of ``kiro/1``, computed once.

@@ -13,7 +13,7 @@ __version__ = "0.1.0"
 # Public names and the module each lives in. They are imported on first use
 # (PEP 562), so ``import asz_core`` stays cheap for the hook fast path.
 _LAZY = {
-    **dict.fromkeys(("VOCABULARY", "Adapter", "Capabilities", "Discovery", "FlagRule", "Source", "Term"), "asz_core.plugins.adapter"),
+    **dict.fromkeys(("VOCABULARY", "Adapter", "Capabilities", "Discovery", "FlagRule", "Source", "Term", "build_glossary"), "asz_core.plugins.adapter"),
     **dict.fromkeys(
         (
             "DEFAULT_MAX_DELTA_BYTES", "FILE_KINDS", "FLAGS", "PART_KINDS", "STATES", "WITHHOLDABLE", "Closing", "Dropped",
@@ -60,6 +60,7 @@ __all__ = [
     "Source",
     "Term",
     "VOCABULARY",
+    "build_glossary",
     "DEFAULT_MAX_DELTA_BYTES",
     "FILE_KINDS",
     "FLAGS",

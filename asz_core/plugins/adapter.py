@@ -39,6 +39,7 @@ __all__ = [
     "Adapter",
     "SOURCE_MODES",
     "VOCABULARY",
+    "build_glossary",
     "RELATION_TYPES",
     "QUALITIES",
     "CLAIM_STATES",
@@ -123,6 +124,24 @@ class Term:
     native: str = ""
     where: str = ""
     note: str = ""
+
+
+def build_glossary(named: Mapping[str, tuple[str, str, str]], derived: Mapping[str, str] | None = None, *, default_note: str) -> tuple[Term, ...]:
+    """A complete glossary in :data:`VOCABULARY` order (origin-digest §6).
+
+    ``named`` maps a model name to ``(native, where, note)``; every other
+    vocabulary name gets an empty native name and the note ``derived[name]``,
+    else ``default_note`` (what the runtime has no word for, and why).
+    """
+    derived = derived or {}
+    out = []
+    for name in VOCABULARY:
+        if name in named:
+            native, where, note = named[name]
+            out.append(Term(unified=name, native=native, where=where, note=note))
+        else:
+            out.append(Term(unified=name, note=derived.get(name, default_note)))
+    return tuple(out)
 
 
 @attrs.frozen
