@@ -9,7 +9,7 @@ sets and the rule over run fields that sets it (applied in
 
 from __future__ import annotations
 
-from asz_core import VOCABULARY, FlagRule, Term
+from asz_core import FlagRule, Term, build_glossary
 
 __all__ = ["GLOSSARY", "FLAG_RULES", "NAMED", "glossary_terms"]
 
@@ -58,10 +58,7 @@ _DERIVED: dict[str, str] = {
 
 def glossary_terms() -> list[Term]:
     """One Term per name of :data:`asz_core.VOCABULARY`, in its order (origin-digest §6)."""
-    return [
-        Term(name, *NAMED[name]) if name in NAMED else Term(name, note=_DERIVED.get(name, "derived by asz; LangSmith has no word for it"))
-        for name in VOCABULARY
-    ]
+    return list(build_glossary(NAMED, _DERIVED, default_note="derived by asz; LangSmith has no word for it"))
 
 
 #: The glossary of ``langsmith/1``, computed once.
