@@ -319,6 +319,7 @@ class _View:
         self.sess = sess
         self.hide = set(b.hide)
         self.nodes = fold.nodes
+        self._talk_cache: dict[str, dict] = {}
         self.children: dict[str, list[Node]] = {}
         for n in self.nodes.values():
             self.children.setdefault(n.parent, []).append(n)
@@ -525,6 +526,13 @@ class _View:
         return out
 
     def _talk_keys(self, n: Node, d: dict) -> None:
+        """Add a talk's label, reply, counts, times, child mark and segment to ``d`` (computed once per talk)."""
+        if n.id not in self._talk_cache:
+            self._talk_cache[n.id] = {}
+            self._compute_talk_keys(n, self._talk_cache[n.id])
+        d.update(self._talk_cache[n.id])
+
+    def _compute_talk_keys(self, n: Node, d: dict) -> None:
         steps = sorted(self._steps_under(n.id), key=lambda s: (_pos(self._first_ref(s)), s.id))
         label = self._label(steps)
         if label:
@@ -630,10 +638,15 @@ class _View:
                 parent = opened[0]["stream"]
             out.append({
                 "id": s.id, "name": name, "role": s.attrs.get("role", ""), "label": s.attrs.get("label", ""), "parent": parent,
-                "records": records.get(name, 0), "steps": sum(len(self._steps_under(t.id)) for t in talks),
+                "records": records.get(name, 0), "steps": sum(self._talk_steps(t) for t in talks),
                 "talk": talks[0].id if talks else "", "named_by": s.attrs.get("named_by", ""), "opened_by": opened,
             })
         return out
+
+    def _talk_steps(self, t: Node) -> int:
+        tmp: dict = {}
+        self._talk_keys(t, tmp)
+        return tmp.get("steps", 0)
 
     def segments(self) -> list[dict]:
         out = []
