@@ -361,10 +361,14 @@ class _Builder:
                            ref=_ref(s.entries[0]), attrs=sa))
 
     def latest_title(self) -> str:
-        """The last title the runtime wrote: a label on a record with no id of its own."""
+        """The last title the runtime wrote: a label on a record with no id of its own, in a transcript, or in
+        the main stream's own metadata document (an ``agent_meta`` record on ``main`` naming no child, such as
+        Kiro's ``session.json``; a child's sidecar names what the child was asked, not the session)."""
         title = ""
         for e in self.canonical:
-            if not e.label or e.id or e.kind in ("agent_meta", "workflow_manifest", "workflow_script", "journal"):
+            if not e.label or e.id or e.kind in ("workflow_manifest", "workflow_script", "journal"):
+                continue
+            if e.kind == "agent_meta" and (e.stream != "main" or e.child):
                 continue
             title = e.label
         return title
