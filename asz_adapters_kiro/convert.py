@@ -39,6 +39,7 @@ from typing import Callable
 from asz_core import FLAGS, Dropped, Part, RawJSON, Record, Source, source_sha, unknown_part
 
 from .spans import REASON_NOT_OBJECT, Node, parse, root_node
+from .turns import CLOSES, OPENS, TRACKER, turn_edge
 
 __all__ = [
     "DIALECT",
@@ -57,6 +58,7 @@ DIALECT = "kiro/1"
 ANNOTATION_WHY = "runtime annotations (display titles, modes, checkpoint links, statuses) this dialect does not carry"
 SIGNATURE_WHY = "a provider verifies it; a reader cannot read it"
 ENV_WHY = "the environment snapshot sent with each prompt (operating system, working directory, variables)"
+EXECUTION_WHY = "the id of one execution inside the turn; the record's run is the id of the prompt that opened the turn"
 
 _FLAG_ORDER = {f: i for i, f in enumerate(FLAGS)}
 _OK = frozenset({"success", "completed", "complete", "ok", "succeeded"})
@@ -371,7 +373,7 @@ _V3: dict[str, Callable[[_Build, Node], set[str]]] = {
 V3_TYPES = frozenset(_V3)
 
 
-def _v3(rec: Record, root: Node) -> None:
+def _v3(rec: Record, root: Node, turn: "_Turn") -> None:
     b = _Build(rec)
     rec.id = root.s("id")
     rec.time = root.s("timestamp")
@@ -384,7 +386,13 @@ def _v3(rec: Record, root: Node) -> None:
         return
     if t not in ("sub_agent_start", "sub_agent_complete"):
         rec.run = p.s("executionId") if p.s("executionId") != p.s("toolCallId") else ""
-    used = handler(b, p) | {"executionId", "parentExecutionId"}
+    used = handler(b, p)
+    if turn.run:
+        rec.run = turn.run
+        ex = p.member("executionId")
+        if "executionId" not in used and ex is not None and ex.value is not None:
+            b.drop("payload executionId", ex.size, EXECUTION_WHY)
+    used |= {"executionId", "parentExecutionId"}
     meta = p.member("_meta")
     kiro = meta.get("kiro") if meta is not None else None
     if isinstance(kiro, dict) and isinstance(kiro.get("userMessageId"), str):
@@ -461,7 +469,7 @@ _V2_FROM = {"Prompt": "external", "AssistantMessage": "agent", "ToolResults": "r
 V2_KINDS = frozenset({"Prompt", "AssistantMessage", "ToolResults", "Compaction", "Clear", "ResetTo", "CancelledPrompt"})
 
 
-def _v2(rec: Record, root: Node) -> None:
+def _v2(rec: Record, root: Node, turn: "_Turn") -> None:
     b = _Build(rec)
     kind = root.get("kind")
     if not isinstance(kind, str) or kind not in V2_KINDS:
@@ -473,11 +481,12 @@ def _v2(rec: Record, root: Node) -> None:
     if d is not None and isinstance(d.value, dict):
         rec.id = d.s("message_id")
         if kind == "AssistantMessage":
-            rec.call = rec.id  # one AssistantMessage is one model response
+            rec.call = rec.id  # one AssistantMessage is one model request (docs/adapters/kiro.md, Calls)
         meta = d.member("meta")
         if meta is not None and isinstance(meta.value, dict):
             rec.time = unix_seconds_rfc3339(meta.get("timestamp"))
             b.leftovers(meta, {"timestamp"}, "meta")
+    rec.run = turn.run
     if kind in ("Prompt", "AssistantMessage", "ToolResults"):
         if d is None or not isinstance(d.value, dict) or not isinstance(d.get("content"), list):
             _unknown_record(rec, root.buf, f'a {kind} entry without a content list is not one this dialect describes')
@@ -505,11 +514,41 @@ def _v2(rec: Record, root: Node) -> None:
     b.finish()
 
 
-def _line(rec: Record, root: Node) -> None:
+class _Turn:
+    """The turn a line sits in (:mod:`asz_adapters_kiro.turns`): ``prompt`` is the id of the prompt whose turn is
+    open before the line ('' for none), ``after`` the one open after it (what the next line sees), ``run`` the
+    run the line takes from the turn ('' when it takes none)."""
+
+    __slots__ = ("prompt", "after", "run")
+
+    def __init__(self, prompt: str):
+        self.prompt = self.after = prompt
+        self.run = ""
+
+    def see(self, edge: tuple[str, str]) -> None:
+        """Advance the turn over a line whose :func:`~asz_adapters_kiro.turns.turn_edge` is ``edge``.
+
+        A prompt line takes its own id as run and opens its turn; any other
+        line inside a turn takes the turn's prompt id (a 3.x ``turn_end`` is
+        the last line of its turn); a line outside any turn takes none and
+        keeps the run it states itself (3.x ``executionId``; 2.x none).
+        """
+        kind, pid = edge
+        if kind == OPENS:
+            self.run = self.after = pid
+        elif self.prompt:
+            self.run = self.prompt
+            self.after = "" if kind == CLOSES else self.prompt
+        else:
+            self.run = self.after = ""
+
+
+def _line(rec: Record, root: Node, turn: _Turn) -> None:
+    turn.see(turn_edge(root.value))  # first, so a line that fails to convert still moves the turn as a scan would
     if isinstance(root.get("payload"), dict):
-        _v3(rec, root)
+        _v3(rec, root, turn)
     elif "kind" in root.value and ("data" in root.value or "version" in root.value):
-        _v2(rec, root)
+        _v2(rec, root, turn)
     else:
         _unknown_record(rec, root.buf, "a line that is neither a Kiro CLI 3.x message nor a 2.x log entry")
 
@@ -520,10 +559,18 @@ def convert_line(source: Source, line: bytes, ord: int, off: int) -> Record:
     ``ord`` counts lines from 1, ``off`` is the line's byte offset; the record's
     ``bytes`` is ``len(line)`` and ``sha`` the first 12 hex of its SHA-256
     (seed 000, Record). The line's shape decides the mapping (3.x: a
-    ``payload`` object; 2.x: ``kind`` + ``data``). Never raises: what cannot be
-    described is one ``unknown`` part holding the line.
+    ``payload`` object; 2.x: ``kind`` + ``data``). The record's ``run`` is the
+    id of the prompt whose turn the line sits in, which the lines before it
+    in ``source.path`` say (:mod:`asz_adapters_kiro.turns`; remembered between
+    calls, read backward from ``off`` otherwise); without that file only a
+    prompt line or a 3.x ``executionId`` gives a run. Never raises: what
+    cannot be described is one ``unknown`` part holding the line.
     """
-    return _guard(line, ord, off, _line)
+    path = getattr(source, "path", None)
+    turn = _Turn(TRACKER.before(path, off))
+    rec = _guard(line, ord, off, lambda r, root: _line(r, root, turn))
+    TRACKER.after(path, off + len(line) + 1, turn.after)
+    return rec
 
 
 # --------------------------------------------------------------------------- conversation state (1.x rows, /chat save)
@@ -664,7 +711,8 @@ def _v3_session(rec: Record, root: Node) -> None:
     if root.s("parentSessionId"):
         sid = root.s("id")
         rec.child = sid[5:] if sid.startswith("sess_") else sid
-        rec.run = root.s("parentExecutionId")
+        # parentExecutionId (kept in the data part) names an execution inside the parent's turn, not a run of
+        # the child's stream, and the parent's records state their turn's prompt as run (turns.py): no run here.
     rec.parts = [Part(k="data", data=root.raw())]
 
 

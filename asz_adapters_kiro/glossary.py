@@ -34,7 +34,14 @@ _NAMED: dict[str, tuple[str, str, str]] = {
         f"{_V3} sub_agent_start.subSessionId and a child's session.json parentSessionId; 2.x <id>.json parent_session_id",
         "a 3.x child stream is named by its sub-session id without the sess_ prefix",
     ),
-    "run": ("executionId", f"{_V3} payload.executionId (parentExecutionId on sub-agent lines)", "2.x and 1.x record no run"),
+    "run": (
+        "id / message_id of the prompt",
+        f"{_V3} id of the user line (source not hook) that opens a turn, stated on every line through the turn_end "
+        "that closes it; 2.x entry data.message_id of a Prompt, stated on every entry until the next Prompt",
+        "derived by line order: Kiro writes the prompt's id on the prompt line only, and no id on the lines joins them "
+        "(a 3.x user line has no executionId; turn_end names another). A 3.x line outside any turn states its "
+        "payload.executionId (parentExecutionId on sub-agent lines); 1.x records no run",
+    ),
     "main": ("messages.jsonl / <id>.jsonl", "the session's own files", "the stream the person talks to"),
     # steps
     "message.external": ('payload.type "user"', f"{_V3}; 2.x entry kind Prompt; {_V1} history[].user.content.Prompt", "a user line with source hook is an injection instead"),
@@ -42,7 +49,14 @@ _NAMED: dict[str, tuple[str, str, str]] = {
     "context.injection": ('source "hook"', f"{_V3} user payload; {_V1} history[].user.additional_context", "hook output and context files placed into the prompt"),
     "thinking": ('operationType "Reasoning"', f"{_V3} assistant payload; 2.x content item kind thinking", "the reasoning signature is dropped"),
     "tool": ("tool_call + tool_result", f"{_V3} joined by toolCallId; 2.x toolUse + toolResult items by toolUseId; {_V1} ToolUse.tool_uses + ToolUseResults", "failed comes from success (3.x) or status (2.x, 1.x)"),
-    "llm.call": ("id / message_id", f"{_V3} id of an assistant line; 2.x AssistantMessage data.message_id", "3.x records no provider call id: each assistant line is one call of one fragment, and its tool_call lines are not grouped with it"),
+    "llm.call": (
+        "id / message_id",
+        f"{_V3} id of an assistant line; 2.x AssistantMessage data.message_id",
+        "2.x: one AssistantMessage is one model request (<id>.json total_request_count counts them). 3.x writes no "
+        "provider call or request id and writes a response's text and each tool call as lines of their own, "
+        "interleaved with approvals and results, so no field says which lines one request produced: each assistant "
+        "line is one call of one fragment, and tool_call lines belong to no call",
+    ),
     "agent.call": ("sub_agent_start", f"{_V3} payload.type", "names the child in subSessionId; its call id is the line id without -sub-agent-start"),
     "epoch.boundary": ("tombstone / Compaction / Clear", f"{_V3} payload.type tombstone (kind summarization or checkpoint_revert); 2.x entry kind Compaction or Clear", "an explicit context reset"),
     "epoch.summary": ('operationType "Summary" / summary / latest_summary', f"{_V3} assistant payload; 2.x Compaction data.summary; {_V1} latest_summary[0]", "the summary carried into the new context"),

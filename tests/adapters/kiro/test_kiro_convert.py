@@ -195,7 +195,7 @@ def test_1x_conversation_state(pretty: bool) -> None:
 def test_metadata_documents_land_whole() -> None:
     raw = b'{\n  "schemaVersion": "1.0.0", "id": "sess_c", "title": "T", "modelId": "m", "parentSessionId": "sess_p",\n  "parentExecutionId": "e"\n}\n'
     rec = convert_document(DOC, raw)
-    assert (rec.label, rec.model, rec.child, rec.run) == ("T", "m", "c", "e")
+    assert (rec.label, rec.model, rec.child, rec.run) == ("T", "m", "c", "")  # parentExecutionId stays in data
     assert rec.parts[0].data == RawJSON(compact(raw.strip()))
     ide = convert_document(DOC, b'{"executionId":"x","title":"ide chat","chat":[]}')
     assert ide.label == "ide chat" and ide.parts[0].k == "data"
@@ -225,3 +225,54 @@ def test_part_bytes_are_the_original_size() -> None:
     raw = b'{\n  "history": [],\n  "transcript": [],\n  "tools": {"x": [1]}\n}'
     rec = convert_document(DOC, raw)
     assert [p.bytes for p in rec.parts] == [len(b"[]"), len(b'{"x":[1]}')]
+
+
+def _convert_file(path, lines: list[bytes]):
+    """Write ``lines`` as a transcript at ``path`` and convert them in order, as the collector does."""
+    path.write_bytes(b"".join(ln + b"\n" for ln in lines))
+    src = Source(session="s", kind="transcript", path=path, src=path.name, dialect="kiro/1")
+    out, off = [], 0
+    for i, ln in enumerate(lines, 1):
+        out.append(convert_line(src, ln, i, off))
+        off += len(ln) + 1
+    return src, out
+
+
+def test_3x_runs_follow_the_turn_from_its_prompt_to_turn_end(tmp_path) -> None:
+    """SYNTHETIC (KAS line shapes): a hook before any prompt, two turns, a tombstone between them."""
+    lines = [
+        v3({"type": "user", "content": "ctx", "source": "hook"}, id="h0"),
+        v3({"type": "user", "content": "first"}, id="u1"),
+        v3({"type": "turn_start", "executionId": "e1"}, id="e1-turn-start"),
+        v3({"type": "assistant", "content": "ok", "operationType": "Say", "executionId": "e1"}, id="a1"),
+        v3({"type": "user", "content": "hook mid-turn", "source": "hook", "executionId": "e1"}, id="h1"),
+        v3({"type": "tool_call", "toolCallId": "t1", "toolName": "x", "args": {}, "executionId": "t1"}, id="t1-call"),
+        v3({"type": "turn_end", "stopReason": "end_turn", "executionId": "e9"}, id="e9-turn-end"),
+        v3({"type": "tombstone", "kind": "summarization", "executionId": "c1"}, id="c1"),
+        v3({"type": "user", "content": "second"}, id="u2"),
+        v3({"type": "assistant", "content": "done", "operationType": "Say", "executionId": "e2"}, id="a2"),
+    ]
+    src, recs = _convert_file(tmp_path / "messages.jsonl", lines)
+    assert [r.run for r in recs] == ["", "u1", "u1", "u1", "u1", "u1", "u1", "c1", "u2", "u2"]
+    assert [d.what for d in recs[3].dropped] == ["payload executionId"]
+    assert recs[6].dropped == [] and recs[7].dropped == []  # whole payloads kept as data
+    # converted out of order (a restart), each line reads its turn back from the file
+    off = sum(len(ln) + 1 for ln in lines[:5])
+    again = convert_line(src, lines[5], 6, off)
+    assert again.run == "u1"
+    # without its file a line states only its own executionId
+    assert convert_line(SRC, lines[3], 4, 99).run == "e1"
+
+
+def test_2x_runs_follow_the_prompt(tmp_path) -> None:
+    """SYNTHETIC (LogEntryV1 shapes): two prompts; no entry after a prompt carries a run of its own."""
+    def entry(kind: str, mid: str) -> bytes:
+        return line({"version": "v1", "kind": kind, "data": {"message_id": mid, "content": [{"kind": "text", "data": mid}]}})
+
+    _, recs = _convert_file(tmp_path / "x.jsonl", [
+        line({"version": "v1", "kind": "ToolResults", "data": {"message_id": "r0", "content": [], "meta": {"timestamp": 1779905703}}}),
+        line({"version": "v1", "kind": "Clear"}), entry("Prompt", "p1"), entry("AssistantMessage", "a1"),
+        entry("ToolResults", "r1"), entry("Prompt", "p2"), entry("AssistantMessage", "a2")])
+    assert [r.run for r in recs] == ["", "", "p1", "p1", "p1", "p2", "p2"]
+    assert [r.call for r in recs] == ["", "", "", "a1", "", "", "a2"]
+    assert recs[0].time == "2026-05-27T18:15:03Z"  # outside any turn, the entry keeps its time

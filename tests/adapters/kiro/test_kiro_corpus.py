@@ -18,6 +18,8 @@ from asz_core import RawJSON, Source, compact, json_loads, read_file
 V3_SESSION = "sess_5e804080-466c-4f65-bde9-f6133b7068f6"
 V2_SESSION = "8e247382-c779-440f-b1db-ed9bad1afaee"
 V3_DIR = f".kiro/sessions/2f1c0d9e8b7a6f5e/{V3_SESSION}"
+V3_PROMPT = "25e43d3d-2b58-4bbf-8e6f-99573edd758f"  # id of the 3.x session's only user line (line 1)
+V2_PROMPT = "8542d19b-c7b1-4b73-8d51-e33d2f53e1b5"  # message_id of the 2.x session's only Prompt entry (line 1)
 
 
 @pytest.fixture(scope="module")
@@ -123,7 +125,8 @@ def test_the_3x_session_maps_calls_results_and_the_failed_sub_agents(home: Path)
             assert part.failed is False, rid
     starts = [r for r in recs if r.child and r.parts[0].k == "call"]
     assert [r.child for r in starts] == ["7553f090-f809-471f-bee2-5b38d148e49c", "ef1faec1-f0f6-472e-a934-57bf28197572"]
-    assert {r.run for r in starts} == {"5a94a0e7-a6e4-4688-a925-4b8c21d174d6"}
+    assert {r.run for r in starts} == {V3_PROMPT}  # the turn's prompt, not parentExecutionId (kept in data)
+    assert starts[0].parts[0].data_value()["parentExecutionId"] == "5a94a0e7-a6e4-4688-a925-4b8c21d174d6"
     assert sum("error" in r.flags for r in recs) == 2  # the two displayError lines
 
     says = [r for r in recs if r.from_ == "agent" and r.parts[0].k == "text"]
@@ -170,3 +173,29 @@ def test_the_collector_lands_and_verifies_the_corpus(home: Path, tmp_path: Path)
     header, recs, _ = read_file(landed[0])
     assert header.dialect == "kiro/1" and header.adapter == "kiro/0.1.0" and header.src == src.src
     assert [(r.ord, r.off, r.sha, r.bytes) for r in recs] == [(r.ord, r.off, r.sha, r.bytes) for *_, r in _records(adapter, src)]
+
+
+def test_every_line_of_a_turn_states_its_prompt_as_run(home: Path) -> None:
+    """3.x: the user line (no executionId) opens the turn, ``turn_end`` (another executionId) closes it; 2.x: the
+    Prompt opens it. Every line between states the prompt's id as run, as does a cold read of the file."""
+    from asz_adapters_kiro.turns import TurnTracker
+
+    adapter = KiroAdapter()
+    srcs = {s.session: s for s in adapter.discover(home).sources if s.kind == "transcript"}
+    for session, prompt, n in ((V3_SESSION, V3_PROMPT, 46), (V2_SESSION, V2_PROMPT, 14)):
+        got = _records(adapter, srcs[session])
+        assert len(got) == n and [r.run for *_, r in got] == [prompt] * n
+        assert got[0][3].id == prompt
+        # a fresh tracker reads each line's turn back from the file: the same answer out of order
+        cold = TurnTracker()
+        assert [cold.before(srcs[session].path, off) for _, off, _, _ in reversed(got)] == [prompt] * (n - 1) + [""]
+        end = sum(len(raw) + 1 for _, _, raw, _ in got)
+        assert cold.before(srcs[session].path, end) == ("" if session == V3_SESSION else prompt)  # after turn_end: none
+
+    v3 = {r.id: r for *_, r in _records(adapter, srcs[V3_SESSION])}
+    assert [p for p in v3[f"{V3_PROMPT}"].parts if p.k == "text"][0].text.startswith("Create a directory test-scripts/")
+    end = v3["0293c248-f0ce-4dca-b2a6-42152715f859-turn-end"]
+    assert end.run == V3_PROMPT and end.parts[0].data_value()["executionId"] == "0293c248-f0ce-4dca-b2a6-42152715f859"
+    say = v3["3b0c912d-a7fe-4e2f-b08b-3b5bf44083f4-say"]
+    assert say.call == say.id and say.run == V3_PROMPT
+    assert [(d.what, d.bytes) for d in say.dropped][0] == ("payload executionId", len(b'"5a94a0e7-a6e4-4688-a925-4b8c21d174d6"'))

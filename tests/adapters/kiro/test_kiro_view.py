@@ -1,0 +1,133 @@
+"""The two real Kiro CLI sessions of ../shared/corpus/kiro read in the view: ``asz collect`` → rounds → ``asz conversation --json``.
+
+Expected values are the corpus's own text (the prompts, the last replies, the
+tool names, the sub-agent's error message, the session titles). Never reads
+the machine's own ~/.kiro: the corpus home is passed with ``--source``. The
+last test adds a SYNTHETIC sub-agent session beside a copy of the real 3.x
+session (its two real sub-agents failed before writing one).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+V3_SESSION = "sess_5e804080-466c-4f65-bde9-f6133b7068f6"
+V2_SESSION = "8e247382-c779-440f-b1db-ed9bad1afaee"
+SUB_FAILED = ("7553f090-f809-471f-bee2-5b38d148e49c", "ef1faec1-f0f6-472e-a934-57bf28197572")
+
+
+@pytest.fixture(scope="module")
+def kiro_home(corpus_dir: Path) -> Path:
+    h = corpus_dir / "kiro" / "home" / ".kiro"
+    if not (h / "sessions").is_dir():
+        pytest.skip(f"{h}/sessions is absent")
+    return h
+
+
+def _asz(*args: str) -> str:
+    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, f"asz {' '.join(args)} exited {p.returncode}\n{p.stdout}\n{p.stderr}"
+    return p.stdout
+
+
+@pytest.fixture(scope="module")
+def views(kiro_home: Path, tmp_path_factory) -> dict[str, dict]:
+    root = tmp_path_factory.mktemp("kiro-view") / "root"
+    out = _asz("collect", "--once", "--adapter", "kiro", "--source", str(kiro_home), "--root", str(root))
+    assert "sessions=2 sources=4 landed=4 records=62 " in out and " errors=0 " in out and " rounds=2 " in out
+    return {s: json.loads(_asz("conversation", s, "--json", "--root", str(root))) for s in (V3_SESSION, V2_SESSION)}
+
+
+def _nodes(n: dict):
+    yield n
+    for c in n.get("children", ()):
+        yield from _nodes(c)
+
+
+def _steps(talk: dict, kind: str) -> list[dict]:
+    return [n for n in _nodes(talk) if n["kind"] == kind]
+
+
+def test_the_3x_session_is_one_talk_for_its_one_prompt(views) -> None:
+    doc = views[V3_SESSION]
+    assert doc["summary"]["title"] == "Nimble Haze"  # session.json title
+    assert doc["summary"]["state"] == "verified" and doc["loose"] == []
+    (talk,) = doc["talks"]
+    assert talk["label"].startswith("Create a directory test-scripts/ here. Inside, write hello.sh")
+    assert talk["reply"].startswith("All done. Here's what was created in `test-scripts/`")
+    (run,) = [c for c in talk["children"] if c["kind"] == "run"]
+    assert run["id"] == "run/talk_main_25e43d3d-2b58-4bbf-8e6f-99573edd758f/25e43d3d-2b58-4bbf-8e6f-99573edd758f"
+    assert [c for c in talk["children"] if c["kind"] != "run"] == []  # every step of the turn sits in its run
+    assert [s["text"] for s in _steps(talk, "message.external")] == [talk["label"]]
+    says = [s["text"] for s in _steps(talk, "message.assistant")]
+    assert says[0] == "File contents confirmed. Now let me run it." and says[-1] == talk["reply"] and len(says) == 5
+    assert len(_steps(talk, "llm.call")) == 5  # one per assistant line: Kiro 3.x writes no provider call id
+    tools = _steps(talk, "tool")
+    assert [t["name"] for t in tools] == ["create", "read_files", "run_command", "general-task-execution",
+                                           "general-task-execution", "create", "create", "create"]
+    subs = [t for t in tools if t["name"] == "general-task-execution"]
+    assert all(t["failed"] is True and t["result"] == "Sub-agent execution failed: Improperly formed request." for t in subs)
+    assert [t["id"] for t in subs] == ["tool/invoke_subagent_tooluse_f8dsXZaJCqpI7YYIDLqF32",
+                                       "tool/invoke_subagent_tooluse_tqMxSVukarvwiwmmb2kpR5"]
+    assert all(t["failed"] is False for t in tools if t not in subs)
+    errors = _steps(talk, "error.api")  # the two displayError lines, one per failed sub-agent call
+    assert len(errors) == 2 and all('"errorType":"GenericValidationError"' in e["text"] for e in errors)
+    assert len(_steps(talk, "turn.duration")) == 1 and len(_steps(talk, "control.notice")) == 1
+    # the sub-agents never wrote a transcript: each stays an open child stream, named by its sub-session id
+    assert sorted(u["ref"] for u in doc["unresolved"] if u["kind"] == "child_stream") == sorted(SUB_FAILED)
+    assert [s["label"] for s in doc["streams"]] == ["Nimble Haze"]
+
+
+def test_the_2x_session_is_one_talk_with_its_calls_in_the_run(views) -> None:
+    doc = views[V2_SESSION]
+    assert doc["summary"]["title"].startswith("Do these six steps in order.")  # <id>.json title
+    (talk,) = doc["talks"]
+    assert talk["label"].startswith("Do these six steps in order. Do NOT use the todo_list or task tool.")
+    assert talk["reply"].startswith("All six steps done:")
+    (run,) = [c for c in talk["children"] if c["kind"] == "run"]
+    assert [c for c in talk["children"] if c["kind"] != "run"] == []
+    calls = [c for c in run["children"] if c["kind"] == "llm.call"]
+    assert len(calls) == 7  # seven AssistantMessage entries; <id>.json says total_request_count 7
+    assert [t["name"] for t in _steps(talk, "tool")] == ["write", "read", "write", "shell", "grep", "glob"]
+    assert all(t["failed"] is False for t in _steps(talk, "tool"))
+
+
+def test_a_sub_agent_session_is_a_titled_child_stream(kiro_home: Path, tmp_path: Path) -> None:
+    """SYNTHETIC child: a 3.x sub-session naming the real session as parentSessionId (the shape discovery reads)."""
+    from asz_adapters_kiro import KiroAdapter
+    from asz_core.collect import CollectOptions, Collector
+    from asz_core.flow.parse import parse_root
+    from asz_core.view.document import build_view
+
+    home = tmp_path / "home"
+    ws = home / ".kiro" / "sessions" / "2f1c0d9e8b7a6f5e"
+    shutil.copytree(kiro_home / "sessions" / "2f1c0d9e8b7a6f5e" / V3_SESSION, ws / V3_SESSION)
+    child = ws / f"sess_{SUB_FAILED[0]}"
+    child.mkdir()
+    (child / "session.json").write_text(json.dumps({
+        "schemaVersion": "1.0.0", "id": f"sess_{SUB_FAILED[0]}", "title": "Hello World files",
+        "parentSessionId": V3_SESSION, "parentExecutionId": "5a94a0e7-a6e4-4688-a925-4b8c21d174d6"}))
+    (child / "messages.jsonl").write_text("".join(json.dumps(x) + "\n" for x in (
+        {"id": "c-u", "timestamp": "2026-05-21T20:36:20.300Z", "payload": {"type": "user", "content": "Create three files"}},
+        {"id": "c-a", "timestamp": "2026-05-21T20:36:20.600Z",
+         "payload": {"type": "assistant", "content": "Created them.", "operationType": "Say", "executionId": "x1"}},
+    )))
+    root = tmp_path / "root"
+    Collector(root, KiroAdapter(), home, options=CollectOptions(fsync=False)).run_pass()
+    assert parse_root(root).ok
+    doc = build_view(root, V3_SESSION)
+    assert doc["summary"]["title"] == "Nimble Haze"  # the child's title names its stream, not the conversation
+    streams = {s["name"]: s for s in doc["streams"]}
+    assert streams[SUB_FAILED[0]]["label"] == "Hello World files" and streams[SUB_FAILED[0]]["role"] == "child"
+    assert [o["step"] for o in streams[SUB_FAILED[0]]["opened_by"]] == ["tool/invoke_subagent_tooluse_f8dsXZaJCqpI7YYIDLqF32"]
+    main_talk, child_talk = sorted(doc["talks"], key=lambda t: t["stream"] != "main")
+    (call,) = _steps(main_talk, "agent.call")
+    assert call["failed"] is True and call["name"] == "general-task-execution"
+    assert child_talk["label"] == "Create three files" and child_talk["reply"] == "Created them."
+    assert [c["kind"] for c in child_talk["children"]] == ["run"]
