@@ -43,6 +43,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+from operator import add, sub
+import re
 import stat
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -55,7 +57,7 @@ from .sessiondata.codec import MAX_DEPTH, check_record_dict, decode_closing, dec
 from .sessiondata.model import KIND_PREFIX, Header
 from .sessiondata.reader import check_file
 from .storage.cursor import AppendCursor, read_cursor
-from .storage.layout import PREFIX_KIND, kind_dir, landed_files, parse_landed_name, session_dirs
+from .storage.layout import PREFIX_KIND, dir_name, kind_dir_parts, landed_files, parse_landed_name, session_dirs
 
 __all__ = [
     "Problem",
@@ -91,6 +93,8 @@ DUPLICATES_LINE = "{n} record(s) landed more than once by an interrupted pass; a
 FAST_PATH_MAX = 64 << 20
 #: A root with fewer landed files than this is checked in one process.
 PARALLEL_MIN_FILES = 32
+#: With at least this many sessions per process, processes take whole sessions rather than files.
+SESSIONS_PER_JOB = 8
 
 
 @attrs.frozen
@@ -201,6 +205,7 @@ class FileResult:
     positions: list[Pos]
     errors: list[tuple[int, str, str]]
     run: bool = False  # whole, and each record follows the one before it (ord + 1, off + bytes + 1)
+    compact: bool = False  # a run whose positions are cut to its first and last record (see _compact)
 
     @property
     def whole(self) -> bool:
@@ -333,6 +338,180 @@ def _fast(path: Path, data: bytes, pool: ThreadPoolExecutor | None) -> FileResul
     return FileResult(path, header, len(positions), positions, [], _is_run(positions))
 
 
+# --------------------------------------------------------------------------- the default scan
+
+#: Bytes read at a time by the scan (8 MiB): memory stays flat whatever the size of a file or a line.
+SCAN_CHUNK = 8 << 20
+#: The scan leaves this many of the last bytes read unhashed until it knows where the closing line starts (bytes).
+_LAG = 4096
+#: A header line longer than this, or a record line the prefix does not describe and longer than this,
+#: sends the file to the reader (bytes).
+_ODD_MAX = 1 << 20
+# The positional prefix the sd/1 writer puts at the start of every record line (seed 000, Record:
+# ord, off, sha, bytes first): top-level keys, since nothing can come before them in the object.
+# At most 18 digits, so always within int64; a larger number sends the line to the full decoding.
+_PREFIX = re.compile(
+    rb'\{"ord":(0|[1-9][0-9]{0,17}),"off":(0|[1-9][0-9]{0,17}),"sha":"([0-9a-f]{12})","bytes":(0|[1-9][0-9]{0,17})[,}]'
+)
+
+
+def _odd_line(line: bytes, row: int) -> Pos | None:
+    """The position of a record line the prefix does not describe, decoded and type-checked in full.
+
+    None when the line reads as a closing line (only the last line may);
+    raises FieldError (a ValueError) when it is not a record, as the reader would.
+    """
+    try:
+        d = check_record_dict(parse_line(line))
+    except ValueError:
+        if line.startswith(b'{"t":'):
+            return None
+        raise
+    return Pos(row, d["ord"], d["off"], d.get("bytes", 0), d.get("sha") or "")
+
+
+class _Bad(Exception):
+    """The scan cannot vouch for the file: the reader reads it again and says what is wrong."""
+
+
+def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
+    """Check a landed ``.sd`` file in one streaming read; None when anything is off (the reader then says what).
+
+    What it checks (seed 000: Header, Record, Closing line): the header line
+    decodes and type-checks; every record line starts with its positions
+    (``ord``, ``off``, ``sha``, ``bytes``, in the order the sd/1 writer puts
+    them) and closes its object on its last byte, and any line that does not
+    is decoded and type-checked in full; the closing line is last, and its
+    count and SHA-256 match. Record lines are not decoded in full: the
+    closing digest binds every byte the writer wrote, and ``asz verify
+    --deep`` decodes them all (:func:`check_landed_file` with ``deep=True``).
+    Memory is one chunk (``SCAN_CHUNK`` bytes) plus one line of at most
+    ``_ODD_MAX`` bytes, whatever the size of the file or of its lines.
+    With ``compact``, a file whose records follow each other keeps only its
+    first and last position (:func:`_compact`).
+    """
+    h = hashlib.sha256()
+    raw: list[tuple] = []  # per record line: the prefix's four groups (bytes), or a Pos for a line decoded in full
+    append = raw.append
+    match = _PREFIX.match
+    row = 0  # the line being read: 0 the header, then record rows; the last line is the closing line
+    head = b""
+    closing_row = -1  # a line that reads as a closing line (only the last one may)
+    decoded = False  # some record line was decoded in full
+    carry: bytearray | None = None  # a line begun in an earlier chunk: its first _ODD_MAX bytes
+    carry_len = 0  # that line's whole length so far
+    carry_last = -1  # and its last byte so far
+    pending = b""  # the last _LAG bytes read, not hashed yet
+
+    def one(line: bytes, whole: bool, last: int, row: int) -> None:
+        """Take one line held apart: a carried line, or one the prefix does not describe.
+
+        ``line`` is the line, or only its first ``_ODD_MAX`` bytes when not
+        ``whole``; ``last`` its last byte (-1 when empty).
+        """
+        nonlocal head, closing_row, decoded
+        if row == 0:
+            if not whole:
+                raise _Bad
+            head = line
+            return
+        m = match(line)
+        if m is not None and last == 0x7D:
+            append(m.groups())
+            return
+        if not whole:
+            raise _Bad  # too long to decode here
+        got = _odd_line(line, row)
+        if got is None:
+            if closing_row >= 0:
+                raise _Bad  # two closing lines
+            closing_row = row
+        else:
+            append(got)
+            decoded = True
+
+    try:
+        with open(path, "rb", buffering=0) as f:
+            while True:
+                chunk = f.read(SCAN_CHUNK)
+                if not chunk:
+                    break
+                n = len(chunk)
+                if n >= _LAG:  # hash all but the last _LAG bytes read
+                    if pending:
+                        h.update(pending)
+                    h.update(memoryview(chunk)[: n - _LAG])
+                    pending = chunk[n - _LAG:]
+                else:
+                    both = pending + chunk
+                    if len(both) > _LAG:
+                        h.update(both[: len(both) - _LAG])
+                    pending = both[-_LAG:]
+                pos = 0
+                if carry is not None or row == 0:  # a carried line, or the header: taken one by one
+                    nl = chunk.find(b"\n")
+                    if carry is None:
+                        carry, carry_len = bytearray(), 0
+                    take = n if nl < 0 else nl
+                    if carry_len < _ODD_MAX:
+                        carry += chunk[: min(take, _ODD_MAX - carry_len)]
+                    carry_len += take
+                    if take:
+                        carry_last = chunk[take - 1]
+                    if nl < 0:
+                        continue
+                    one(bytes(carry), carry_len <= _ODD_MAX, carry_last, row)
+                    carry = None
+                    row += 1
+                    pos = nl + 1
+                find = chunk.find
+                while True:  # the hot loop: one record line each turn
+                    nl = find(b"\n", pos)
+                    if nl < 0:
+                        break
+                    m = match(chunk, pos, nl)
+                    if m is not None and chunk[nl - 1] == 0x7D:
+                        append(m.groups())
+                    else:
+                        if nl - pos > _ODD_MAX:
+                            raise _Bad
+                        one(chunk[pos:nl], True, chunk[nl - 1] if nl > pos else -1, row)
+                    pos = nl + 1
+                    row += 1
+                if pos < n:  # a line that goes on in the next chunk
+                    carry = bytearray(chunk[pos: pos + _ODD_MAX])
+                    carry_len = n - pos
+                    carry_last = chunk[n - 1]
+    except (OSError, ValueError, _Bad):  # FieldError is a ValueError
+        return None
+    if carry is not None or closing_row != row - 1 or not pending.endswith(b"\n"):
+        return None  # no newline at the end, or the last line is not a closing line
+    cut = pending.rfind(b"\n", 0, len(pending) - 1) + 1  # the closing line lies in the unhashed tail
+    if cut == 0:
+        return None
+    h.update(memoryview(pending)[:cut])
+    try:
+        closing = decode_closing(pending[cut:-1])
+        header = decode_header(head)
+    except ValueError:  # FieldError included
+        return None
+    if closing.records != len(raw) or closing.digest != h.hexdigest():
+        return None
+    if decoded or not raw:
+        positions = [p if type(p) is Pos else Pos(r, int(p[0]), int(p[1]), int(p[3]), p[2].decode()) for r, p in enumerate(raw, 1)]
+        return FileResult(path, header, len(raw), positions, [], _is_run(positions))
+    o, off, sha, b = zip(*raw)
+    ords, offs, sizes = list(map(int, o)), list(map(int, off)), list(map(int, b))
+    k = len(raw)
+    run = ords == list(range(ords[0], ords[0] + k)) and list(map(sub, offs[1:], map(add, offs, sizes))) == [1] * (k - 1)
+    if compact and run and k > 2:
+        positions = [Pos(1, ords[0], offs[0], sizes[0], sha[0].decode()), Pos(k, ords[-1], offs[-1], sizes[-1], sha[-1].decode())]
+    else:
+        positions = list(map(Pos, range(1, k + 1), ords, offs, sizes, map(bytes.decode, sha)))
+        compact = False
+    return FileResult(path, header, k, positions, [], run, compact)
+
+
 def _is_run(ps: list[Pos]) -> bool:
     """True when each record is at the ord and byte right after the one before it."""
     for i in range(1, len(ps)):
@@ -348,16 +527,26 @@ def _slow(path: Path) -> FileResult:
     return FileResult(path, fc.header, fc.records, pos, [(e.line, e.field, e.message) for e in fc.problems])
 
 
-def check_landed_file(path: str | os.PathLike, *, pool: ThreadPoolExecutor | None = None, data: bytes | None = None) -> FileResult:
-    """Check one ``.sd`` or ``.sk`` file's contents (seed 000: Header, Reading a record, Closing line).
+def check_landed_file(path: str | os.PathLike, *, pool: ThreadPoolExecutor | None = None, data: bytes | None = None,
+                      deep: bool = False, compact: bool = False) -> FileResult:
+    """Check one ``.sd`` or ``.sk`` file's contents (seed 000: Header, Record, Closing line).
 
-    Every record line is decoded and type-checked, the closing count and
-    SHA-256 compared. ``pool`` (optional) hashes on a worker thread; ``data``
-    is the file's bytes when already read. Never raises for bad content or an
-    unreadable file: ``errors`` holds the reader's refusals as
+    By default a ``.sd`` file is scanned once, in chunks (:func:`_scan`): the
+    header decoded, each record line's ``ord``, ``off``, ``sha`` and ``bytes``
+    read from the front of the line, the closing count and SHA-256 compared.
+    With ``deep`` every record line is also decoded and type-checked in full
+    (the file read whole; ``pool`` hashes on a worker thread; ``data`` is the
+    file's bytes when already read). Anything found wrong, and every ``.sk``
+    skeleton, goes to the reader (:func:`asz_core.sessiondata.reader.check_file`),
+    so every problem is the reader's own wording. ``compact`` cuts a run's
+    positions to its first and last (:func:`_compact`). Never raises for bad content
+    or an unreadable file: ``errors`` holds the refusals as
     ``(line, field, message)``.
     """
     path = Path(path)
+    if not deep:
+        got = _scan(path, compact=compact) if path.suffix == ".sd" else None
+        return got if got is not None else _slow(path)
     if data is None:
         data = _read(path)
     if data is not None:
@@ -367,9 +556,41 @@ def check_landed_file(path: str | os.PathLike, *, pool: ThreadPoolExecutor | Non
     return _slow(path)
 
 
-def _threaded(paths: list[Path]) -> Iterator[FileResult]:
-    """Check files in order in this process, reading the next one and hashing the current one on worker threads."""
+def _compact(res: FileResult) -> FileResult:
+    """A run keeps only its first and last position: all a stream's walk needs, and light to send between processes.
+
+    The rest are read again only when an interrupted pass landed a record
+    again over that run (:meth:`_Walk._seen`).
+    """
+    if res.run and len(res.positions) > 2:
+        res.positions = [res.positions[0], res.positions[-1]]
+        res.compact = True
+    return res
+
+
+def _expand(res: FileResult) -> FileResult:
+    """``res`` with every position again, read from its file when :func:`_compact` cut them."""
+    if res.compact:
+        res.positions = check_landed_file(res.path).positions
+        res.compact = False
+    return res
+
+
+def _check_for_walk(path: Path) -> FileResult:
+    return _compact(check_landed_file(path, compact=True))
+
+
+def _check_deep(path: Path) -> FileResult:
+    return _compact(check_landed_file(path, deep=True))
+
+
+def _threaded(paths: list[Path], deep: bool) -> Iterator[FileResult]:
+    """Check files in order in this process; with ``deep``, reading the next one and hashing the current one on worker threads."""
     if not paths:
+        return
+    if not deep:
+        for path in paths:
+            yield _check_for_walk(path)
         return
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="asz-verify") as pool:
         nxt: Future = pool.submit(_read, paths[0])
@@ -377,11 +598,31 @@ def _threaded(paths: list[Path]) -> Iterator[FileResult]:
             data = nxt.result()
             if i + 1 < len(paths):
                 nxt = pool.submit(_read, paths[i + 1])
-            yield check_landed_file(path, pool=pool, data=data) if data is not None else _slow(path)
+            yield _compact(check_landed_file(path, pool=pool, data=data, deep=True) if data is not None else _slow(path))
             del data
 
 
-def _check_files(paths: list[Path], jobs: int) -> Iterator[FileResult]:
+def _processes(jobs: int):
+    """A pool of ``jobs`` worker processes: forked when this process runs no other thread (forking a threaded process can deadlock), else spawned."""
+    import multiprocessing
+    import threading
+    from concurrent.futures import ProcessPoolExecutor
+
+    method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method))
+
+
+def _session_job(job: tuple[Path, str, Path, bool]) -> tuple[int, int, int, list[Problem]]:
+    """Verify one session in a worker process: ``(root, root as shown, session dir, deep)`` → streams, records, duplicates, problems."""
+    root, root_shown, sdir, deep = job
+    files = landed_files(sdir, skeletons=True)
+    results = {path: (_check_deep(path) if deep else _check_for_walk(path)) for _, path in files}
+    problems: list[Problem] = []
+    counts = _verify_session(root, root_shown, sdir, files, results, problems)
+    return (*counts, problems)
+
+
+def _check_files(paths: list[Path], jobs: int, deep: bool = False) -> Iterator[FileResult]:
     """Check every file, in ``jobs`` processes when there is enough to share; yields results in ``paths`` order.
 
     Results are consumed as they come, so a large root is never held whole.
@@ -389,15 +630,11 @@ def _check_files(paths: list[Path], jobs: int) -> Iterator[FileResult]:
     (forking a threaded process can deadlock); otherwise they are spawned.
     """
     if jobs > 1 and len(paths) >= PARALLEL_MIN_FILES:
-        import multiprocessing
-        import threading
-        from concurrent.futures import ProcessPoolExecutor
-
-        method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method)) as procs:
-            yield from procs.map(check_landed_file, paths, chunksize=max(1, min(16, len(paths) // (jobs * 8))))
+        with _processes(jobs) as procs:
+            yield from procs.map(_check_deep if deep else _check_for_walk, paths,
+                                 chunksize=max(1, min(16, len(paths) // (jobs * 8))))
         return
-    yield from _threaded(paths)
+    yield from _threaded(paths, deep)
 
 
 # --------------------------------------------------------------------------- problems
@@ -436,7 +673,7 @@ class _Walk:
         self.exp_off = 0
         self.resync = False
         self.seen: dict[int, tuple[int, int, str]] = {}  # records taken one by one: ord -> (off, bytes, sha)
-        self.runs: list[list[Pos]] = []  # whole files taken in one step
+        self.runs: list[FileResult] = []  # whole files taken in one step
         self.duplicates = 0
         self.reached = (0, 0)  # the furthest record: ord, byte after its line
         self.last: tuple[str, int] | None = None  # where the furthest record is: shown file, line
@@ -451,7 +688,7 @@ class _Walk:
             return
         ps = res.positions
         if res.run and ps and not self.resync and ps[0].ord == self.exp_ord and ps[0].off == self.exp_off:
-            self.runs.append(ps)  # the common case: the file continues the stream exactly
+            self.runs.append(res)  # the common case: the file continues the stream exactly
             last = ps[-1]
             self.exp_ord, self.exp_off = last.ord + 1, last.off + last.bytes + 1
             if (last.ord, self.exp_off) > self.reached:
@@ -460,7 +697,7 @@ class _Walk:
             return
         prefix = True
         prev_row = 0
-        for p in ps:
+        for p in _expand(res).positions:
             line = p.row + 1
             if p.row != prev_row + 1:
                 self.resync = True  # a line that did not decode lies between: already reported
@@ -492,10 +729,10 @@ class _Walk:
         was = self.seen.get(ord_)
         if was is not None:
             return was
-        for run in self.runs:
-            first = run[0].ord
-            if first <= ord_ < first + len(run):
-                p = run[ord_ - first]
+        for res in self.runs:
+            first = res.positions[0].ord
+            if first <= ord_ < first + res.records:
+                p = _expand(res).positions[ord_ - first]
                 return (p.off, p.bytes, p.sha)
         return None
 
@@ -512,6 +749,10 @@ class _Walk:
 
 
 def _show(root_shown: str, root: Path, path: Path) -> str:
+    """``path`` (a path under ``root``) as the user named the root."""
+    full, base = str(path), str(root)
+    if full.startswith(base) and full[len(base): len(base) + 1] == os.sep:
+        return os.path.join(root_shown, full[len(base) + 1:])
     return str(Path(root_shown) / path.relative_to(root))
 
 
@@ -523,20 +764,22 @@ def _name_problems(shown: str, path: Path, ln, header: Header, root: Path, sessi
     if header.seq != ln.seq:
         out.append(Problem(shown, 1, "seq", "name mismatch", f"the name says seq {ln.seq}, the header says {header.seq}"))
     try:
-        filed_under = kind_dir(root, header.session, "provider_body").parent
+        filed_under = dir_name(header.session)
     except ValueError as exc:
         return out + [Problem(shown, 1, "session", "name mismatch", str(exc))]
-    if filed_under != session_dir:
+    if filed_under != session_dir.name:
         return out + [Problem(shown, 1, "session", "name mismatch", f"filed under session {session_dir.name!r}, the header says {header.session!r}")]
     run_kind = header.kind in ("journal", "workflow_manifest", "workflow_script")
     try:
-        want = kind_dir(root, header.session, header.kind, header.stream, header.batch)
+        want = os.sep.join(kind_dir_parts(header.kind, header.stream, header.batch))
     except ValueError as exc:
         return out + [Problem(shown, 1, "batch" if run_kind else "stream", "name mismatch", str(exc))]
-    if want != path.parent:
+    base, here = str(session_dir), str(path.parent)
+    filed = here[len(base) + 1:] if here.startswith(base + os.sep) else here
+    if filed != want:
         field = "batch" if run_kind or path.parent.parent.name == "runs" else "stream"
         out.append(Problem(shown, 1, field, "name mismatch",
-                           f"filed under {path.parent.relative_to(session_dir).as_posix()}/, the header belongs in {want.relative_to(session_dir).as_posix()}/"))
+                           f"filed under {Path(filed).as_posix()}/, the header belongs in {Path(want).as_posix()}/"))
     return out
 
 
@@ -560,7 +803,7 @@ def _kind_dirs(session_dir: Path) -> Iterator[Path]:
 # --------------------------------------------------------------------------- the checks
 
 
-def verify_file(path: str | os.PathLike) -> VerifyReport:
+def verify_file(path: str | os.PathLike, *, deep: bool = False) -> VerifyReport:
     """Check one landed file on its own, away from its root (seed 000: a file can be checked on its own).
 
     Header, every record line, closing count and digest; records of a
@@ -575,7 +818,7 @@ def verify_file(path: str | os.PathLike) -> VerifyReport:
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
     shown = str(path)
-    res = check_landed_file(path)
+    res = check_landed_file(path, deep=deep)
     problems = [_from_error(e, shown) for e in res.errors]
     if res.header is not None:
         ln = parse_landed_name(path.name)
@@ -596,7 +839,7 @@ def verify_file(path: str | os.PathLike) -> VerifyReport:
     return VerifyReport([section], ok_line=FILE_OK_LINE)
 
 
-def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: int | None = None) -> VerifyReport:
+def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: int | None = None, deep: bool = False) -> VerifyReport:
     """Verify every landed file of a storage root, or of one session (origin-digest §2.1, §2.2, §3.3, §8.1).
 
     ``root`` is the storage root; ``session`` a session id (its directory name).
@@ -619,20 +862,31 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
         sessions = [sd]
     else:
         sessions = session_dirs(root)
-    listed = [(sdir, landed_files(sdir, skeletons=True)) for sdir in sessions]
-    paths = [path for _, files in listed for _, path in files]
-    checked = _check_files(paths, (os.cpu_count() or 1) if jobs is None else jobs)
+    jobs = (os.cpu_count() or 1) if jobs is None else jobs
     problems: list[Problem] = []
     streams = records = duplicates = 0
-    try:
-        for sdir, files in listed:
-            results = {path: next(checked) for _, path in files}
-            s_streams, s_records, s_dups = _verify_session(root, root_shown, sdir, files, results, problems)
-            streams += s_streams
-            records += s_records
-            duplicates += s_dups
-    finally:
-        checked.close()  # shuts the worker processes down now, not when collected
+    if jobs > 1 and len(sessions) >= SESSIONS_PER_JOB * jobs:
+        # many sessions: each process verifies whole sessions, its files and its walk
+        with _processes(jobs) as procs:
+            for s_streams, s_records, s_dups, s_problems in procs.map(
+                    _session_job, [(root, root_shown, sdir, deep) for sdir in sessions], chunksize=1):
+                streams += s_streams
+                records += s_records
+                duplicates += s_dups
+                problems.extend(s_problems)
+    else:
+        listed = [(sdir, landed_files(sdir, skeletons=True)) for sdir in sessions]
+        paths = [path for _, files in listed for _, path in files]
+        checked = _check_files(paths, jobs, deep)
+        try:
+            for sdir, files in listed:
+                results = {path: next(checked) for _, path in files}
+                s_streams, s_records, s_dups = _verify_session(root, root_shown, sdir, files, results, problems)
+                streams += s_streams
+                records += s_records
+                duplicates += s_dups
+        finally:
+            checked.close()  # shuts the worker processes down now, not when collected
     section = Section(
         "landed",
         f"checked {len(sessions)} session(s), {streams} stream(s), {records} records",
@@ -719,7 +973,7 @@ def chain_section(root: str | os.PathLike, session: str | None = None) -> Sectio
     return section
 
 
-def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | None = None) -> VerifyReport:
+def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | None = None, deep: bool = False) -> VerifyReport:
     """Everything ``asz verify`` checks in a root: landed data (:func:`verify_root`), the round chains, the provider bodies.
 
     ``session`` limits each to one session. Lines, in order: ``checked N
@@ -729,7 +983,7 @@ def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | N
     ``all landed data is contiguous and matches its digests`` (origin-digest
     §8.1). Raises FileNotFoundError when the root or the session does not exist.
     """
-    report = verify_root(root, session, jobs=jobs)
+    report = verify_root(root, session, jobs=jobs, deep=deep)
     chains = chain_section(root, session)
     if chains is not None:
         report.sections.append(chains)

@@ -12,8 +12,10 @@ from a warm page cache, it times
 
 * the baseline: read every landed file and ``hashlib.sha256`` its bytes;
 * ``verify_root`` in one process (``jobs=1``) and with one process per CPU
-  (what ``asz verify`` does): every file hashed, every line decoded and
-  type-checked, contiguity and cursors checked.
+  (what ``asz verify`` does): every file hashed, every record line's
+  positions read, contiguity and cursors checked;
+* ``verify_root(deep=True)`` (``asz verify --deep``), one process per CPU:
+  every record line decoded and type-checked in full as well.
 
 and prints MB/s for each and ``ratio`` = verify MB/s / sha256 MB/s (the best
 of ``--repeat`` runs each), and the same ratio in CPU seconds, which a busy
@@ -151,24 +153,25 @@ def main(argv: list[str] | None = None) -> int:
         print(f"root     : {root} ({total / 1e6:.1f} MB, {len(files)} files of {what}; ready in {time.perf_counter() - t0:.1f}s)")
         sha_pass(files)  # warm the page cache for both sides
         cpus = os.cpu_count() or 1
-        sides = [("sha256", None), ("verify, 1 process", 1), (f"verify, {cpus} processes", cpus)]
-        wall = {name: float("inf") for name, _ in sides}
-        cpu = {name: float("inf") for name, _ in sides}
+        sides = [("sha256", None, False), ("verify, 1 process", 1, False), (f"verify, {cpus} processes", cpus, False),
+                 (f"verify --deep, {cpus} proc.", cpus, True)]
+        wall = {name: float("inf") for name, _, _ in sides}
+        cpu = {name: float("inf") for name, _, _ in sides}
         records = 0
         for _ in range(args.repeat):
-            for name, jobs in sides:
+            for name, jobs, deep in sides:
                 c0, t0 = cpu_seconds(), time.perf_counter()
                 if jobs is None:
                     sha_pass(files)
                 else:
-                    report = verify_root(root, jobs=jobs)
+                    report = verify_root(root, jobs=jobs, deep=deep)
                     if not report.ok:
                         print("\n".join(report.lines()[:20]))
                         return 1
                     records = report.as_dict()["records"]
                 wall[name] = min(wall[name], time.perf_counter() - t0)
                 cpu[name] = min(cpu[name], cpu_seconds() - c0)
-        for name, _ in sides:
+        for name, _, _ in sides:
             mbs = total / 1e6 / wall[name]
             extra = "" if name == "sha256" else (
                 f", {records / wall[name]:,.0f} records/s, ratio {wall['sha256'] / wall[name]:.2f}"

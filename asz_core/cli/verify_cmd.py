@@ -39,12 +39,15 @@ def verify(
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default: storage.root from the configuration, else ./data)."),
     config: Optional[Path] = typer.Option(None, "--config", help="Configuration file (default ./asz.yaml when present)."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as one JSON object."),
+    deep: bool = typer.Option(False, "--deep", help="Also decode and type-check every record line in full (slower; the closing digests already bind every byte)."),
 ) -> None:
     """Check landed Session Data: headers, closing digests, ord/byte contiguity and cursors' end.
 
     With PATH to one .sd or .sk file, checks that file alone. Otherwise
     verifies every session of the root, or only SESSION, and its round
-    chains. Prints ``checked N session(s), N stream(s), N records``,
+    chains. Each record line's ord, off, sha and bytes are read from the
+    front of the line; ``--deep`` decodes every record line in full as well.
+    Prints ``checked N session(s), N stream(s), N records``,
     ``checked N conversation chain(s), N round(s)`` and then one line per
     problem (file:line: problem [field]: detail) or
     ``all landed data is contiguous and matches its digests``. Exit 0 clean,
@@ -58,13 +61,13 @@ def verify(
     if target is not None and (target.endswith((".sd", ".sk")) or Path(target).is_file()):
         if not Path(target).is_file():
             raise _usage(f"{target}: no such file")
-        report = verify_file(target)
+        report = verify_file(target, deep=deep)
     else:
         where = str(root) if root is not None else cfg_root
         if not Path(where).is_dir():
             raise _usage(f"{where}: no storage root here (give --root DIR or set storage.root)")
         try:
-            report = verify(where, target)
+            report = verify(where, target, deep=deep)
         except FileNotFoundError as exc:
             hint = f" ({target} is a directory: give it as --root {target})" if target and Path(target).is_dir() else ""
             raise _usage(f"{exc}{hint}") from None

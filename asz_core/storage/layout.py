@@ -33,6 +33,8 @@ __all__ = [
     "parse_landed_name",
     "landed_name",
     "kind_dir",
+    "kind_dir_parts",
+    "dir_name",
     "session_dir",
     "cursor_path",
     "session_dirs",
@@ -72,8 +74,11 @@ def landed_name(kind: str, stamp: str, seq: int) -> str:
     return f"{KIND_PREFIX[kind]}-{stamp}-{seq:06d}.sd"
 
 
-def _safe(part: str) -> str:
-    """A path component from an id: ``/`` and ``\\`` become ``_``; empty and dot names refused."""
+def dir_name(part: str) -> str:
+    """A directory name from an id (a session, stream or batch): ``/`` and ``\\`` become ``_``.
+
+    Raises ValueError for an empty or dot name.
+    """
     part = part.replace("/", "_").replace("\\", "_")
     if part in ("", ".", ".."):
         raise ValueError(f"not usable as a directory name: {part!r}")
@@ -82,24 +87,32 @@ def _safe(part: str) -> str:
 
 def session_dir(root: Path, session: str) -> Path:
     """``<root>/<session>``; ``/`` and ``\\`` in the id become ``_``. Raises ValueError for an empty or dot id."""
-    return Path(root) / _safe(session)
+    return Path(root) / dir_name(session)
 
 
-def kind_dir(root: Path, session: str, kind: str, stream: str = "", batch: str = "") -> Path:
-    """Directory that holds files of ``kind`` for a session's stream or run.
+def kind_dir_parts(kind: str, stream: str = "", batch: str = "") -> tuple[str, ...]:
+    """The directory names, under the session directory, that hold files of ``kind`` for a stream or run.
 
-    transcript, agent_meta, changes, execution: ``streams/<stream>`` (``main``
-    when empty); journal, workflow_manifest, workflow_script: ``runs/<batch>``;
-    provider_body: ``provider_body``. Raises ValueError for a run kind without a batch.
+    transcript, agent_meta, changes, execution: ``("streams", <stream>)``
+    (``main`` when empty); journal, workflow_manifest, workflow_script:
+    ``("runs", <batch>)``; provider_body: ``("provider_body",)``. Raises
+    ValueError for a run kind without a batch, or a name that is not usable.
     """
-    base = session_dir(root, session)
     if kind in ("journal", "workflow_manifest", "workflow_script"):
         if not batch:
             raise ValueError(f"a {kind} file belongs to a workflow run: batch is required")
-        return base / "runs" / _safe(batch)
+        return ("runs", dir_name(batch))
     if kind == "provider_body":
-        return base / "provider_body"
-    return base / "streams" / _safe(stream or "main")
+        return ("provider_body",)
+    return ("streams", dir_name(stream or "main"))
+
+
+def kind_dir(root: Path, session: str, kind: str, stream: str = "", batch: str = "") -> Path:
+    """Directory that holds files of ``kind`` for a session's stream or run: the session directory and :func:`kind_dir_parts`.
+
+    Raises ValueError for a run kind without a batch.
+    """
+    return session_dir(root, session).joinpath(*kind_dir_parts(kind, stream, batch))
 
 
 def cursor_path(directory: Path, kind: str) -> Path:
