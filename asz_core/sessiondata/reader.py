@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import os
 from pathlib import Path
 from typing import Iterator
@@ -22,6 +23,7 @@ import attrs
 from .codec import (
     FieldError,
     check_record_dict,
+    check_record_structures,
     decode_closing,
     decode_header,
     parse_line,
@@ -44,7 +46,10 @@ class SDError(ValueError):
         super().__init__(f"{where}: {field + ': ' if field else ''}{message}")
 
 
-def _open(path: Path):
+def _open(path: Path, data: bytes | None = None):
+    if data is not None:
+        f = io.BytesIO(data)
+        return gzip.GzipFile(fileobj=f, mode="rb") if path.suffix == ".sk" else f
     if path.suffix == ".sk":
         return gzip.open(path, "rb")
     return open(path, "rb")
@@ -85,17 +90,28 @@ class SDReader:
     Iterating yields ``(row, Record)``; the closing line is checked when the
     iteration ends, so a consumer that reads to the end has read a whole file.
     Raises :class:`SDError` on the first refusal.
+
+    ``decode`` says what a record is yielded as: ``True`` a :class:`Record`;
+    ``"dict"`` the type-checked JSON object (nulls removed, keys as written:
+    ``from``, ``usage.in``) with exactly the refusals of ``True``, without
+    building the model (a reader that only looks at a few fields); ``False``
+    the type-checked object without the model's own refusals (a ``dropped``
+    entry without ``what``). ``data`` is the file's bytes when the caller has
+    read them already (one read instead of two); the file is not opened then.
     """
 
-    def __init__(self, path: str | os.PathLike, *, decode: bool = True):
+    def __init__(self, path: str | os.PathLike, *, decode: bool | str = True, data: bytes | None = None):
+        if decode not in (True, False, "dict"):
+            raise ValueError(f"decode is True, False or 'dict', not {decode!r}")
         self.path = Path(path)
         self.decode = decode
+        self.data = data
         self.header: Header | None = None
         self.closing: Closing | None = None
 
     def __iter__(self) -> Iterator[tuple[int, Record]]:
         sha = hashlib.sha256()
-        with _open(self.path) as f:
+        with _open(self.path, self.data) as f:
             first = f.readline()
             if not first:
                 raise SDError(self.path, 0, "", "empty file: no header")
@@ -133,7 +149,11 @@ class SDReader:
     def _record(self, line: bytes, lineno: int) -> Record:
         try:
             d = check_record_dict(parse_line(line[:-1]))
-            return record_from_dict(d) if self.decode else d  # type: ignore[return-value]
+            if self.decode is True:
+                return record_from_dict(d)
+            if self.decode == "dict":
+                check_record_structures(d)
+            return d  # type: ignore[return-value]
         except FieldError as exc:
             raise SDError(self.path, lineno, exc.field, exc.message) from None
 

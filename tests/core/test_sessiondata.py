@@ -156,6 +156,34 @@ def test_reader_refuses_wrong_types_naming_field(tmp_path, line, field):
     assert info.value.line == 3
     assert info.value.field == field
     assert str(path) in str(info.value)
+    # the view's reading (checked objects, bytes already read) refuses the same line and field
+    with pytest.raises(SDError) as same:
+        list(SDReader(path, decode="dict", data=path.read_bytes()))
+    assert (same.value.line, same.value.field, same.value.message) == (3, field, info.value.message)
+
+
+def test_reader_dict_mode_yields_checked_objects_and_refuses_what_the_model_refuses(tmp_path):
+    """decode="dict": the checked JSON object (null gone, keys as written); a dropped entry without what is refused as by decode=True."""
+    head = encode_header(HDR) + b"\n"
+    lines = [
+        b'{"ord":1,"off":0,"bytes":9,"label":null,"from":"agent","usage":{"in":3,"out":null},"parts":[{"k":"text","text":"hi","name":null,"bytes":2}],"extra":1}',
+        b'{"ord":2,"off":10,"bytes":9,"dropped":[{"bytes":4,"why":"noise"}]}',
+    ]
+    body = head + b"".join(x + b"\n" for x in lines)
+    path = tmp_path / "t.sd"
+    path.write_bytes(body + b'{"t":"end","records":2,"digest":"' + hashlib.sha256(body).hexdigest().encode() + b'"}\n')
+    r = SDReader(path, decode="dict", data=path.read_bytes())
+    it = iter(r)
+    assert next(it) == (1, {"ord": 1, "off": 0, "bytes": 9, "from": "agent", "usage": {"in": 3}, "parts": [{"k": "text", "text": "hi", "bytes": 2}], "extra": 1})
+    with pytest.raises(SDError) as info:
+        next(it)
+    with pytest.raises(SDError) as model:
+        read_file(path)
+    assert info.value.line == model.value.line == 3
+    assert info.value.message == model.value.message and "does not structure as a record" in info.value.message
+    assert [d["ord"] for _, d in SDReader(path, decode=False)] == [1, 2]  # the lax mode (index building) reads it
+    with pytest.raises(ValueError, match="decode is True, False or 'dict'"):
+        SDReader(path, decode="yes")
 
 
 def test_reader_refuses_deep_nesting_and_missing_closing(tmp_path):
