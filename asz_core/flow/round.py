@@ -385,6 +385,10 @@ class _Reader:
         return v
 
     def ref(self, v: Any, line: int, through: int, what: str) -> Ref:
+        if type(v) is dict:  # the common, valid case first; anything else takes the checks below
+            seq, row, block = v.get("seq"), v.get("row"), v.get("block")
+            if type(seq) is int and type(row) is int and 1 <= seq <= through and row >= 1 and (block is None or (type(block) is int and block >= 0)):
+                return Ref(seq, row, block)
         if not isinstance(v, dict):
             raise self.fail(line, "ref", f"{what} is not an object: {v!r}")
         seq, row, block = v.get("seq"), v.get("row"), v.get("block")
@@ -403,7 +407,8 @@ class _Reader:
             return []
         if not isinstance(v, list):
             raise self.fail(line, "ref", f"{what} is not a list")
-        return [self.ref(x, line, through, what) for x in v]
+        ref = self.ref
+        return [ref(x, line, through, what) for x in v]
 
     def header(self, d: dict, line: int) -> RoundHeader:
         rule = "header"
@@ -460,15 +465,23 @@ class _Reader:
             a = {}
         if not isinstance(a, dict):
             raise self.fail(line, rule, f"{eid}: attrs is not an object")
+        kind, parent, stream, ref, refs = d.get("kind", ""), d.get("parent", ""), d.get("stream", ""), d.get("ref"), d.get("refs")
+        if type(kind) is not str:
+            kind = self.str_field(d, "kind", line, rule)
+        if type(parent) is not str:
+            parent = self.str_field(d, "parent", line, rule)
+        if type(stream) is not str:
+            stream = self.str_field(d, "stream", line, rule)
+        through = h.through_seq
         node = Node(
             eid,
-            kind=self.str_field(d, "kind", line, rule),
-            parent=self.str_field(d, "parent", line, rule),
-            stream=self.str_field(d, "stream", line, rule),
-            ref=None if d.get("ref") is None else self.ref(d["ref"], line, h.through_seq, f"{eid}: ref"),
-            refs=self.refs(d.get("refs"), line, h.through_seq, f"{eid}: refs"),
-            attrs=a,
-            revision=h.round,
+            kind,
+            parent,
+            stream,
+            None if ref is None else self.ref(ref, line, through, f"{eid}: ref"),
+            [] if refs is None else self.refs(refs, line, through, f"{eid}: refs"),
+            a,
+            h.round,
         )
         if "provider_bodies" in a:
             self.provider_bodies(a["provider_bodies"], line, h.through_seq, eid)
@@ -525,9 +538,6 @@ class _Reader:
         )
 
 
-_ORDER = {"node": 1, "relation": 2, "unresolved": 3}
-
-
 def decode_round(data: bytes, path: str | os.PathLike = "") -> Round:
     """Decode and check a round's bytes (origin-digest §4.2). ``path`` only names the file in errors.
 
@@ -549,44 +559,46 @@ def decode_round(data: bytes, path: str | os.PathLike = "") -> Round:
         lines.pop()
     else:
         raise rd.fail(len(lines), "commit", "the file does not end with a newline (missing commit)")
-    sha = hashlib.sha256()
     header: RoundHeader | None = None
     groups: dict[str, list] = {"node": [], "relation": [], "unresolved": []}
     seen: dict[str, set[str]] = {"node": set(), "relation": set(), "unresolved": set()}
+    decoders = {"node": rd.node, "relation": rd.relation, "unresolved": rd.unresolved}
     commit: dict | None = None
     digest_before_commit = ""
+    offset = 0  # where line i starts in data: the digest covers data[:offset of the commit line]
     for i, raw in enumerate(lines, 1):
         try:
             d = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
             raise rd.fail(i, "json", f"undecodable line: {exc}") from None
-        if not isinstance(d, dict):
+        if type(d) is not dict:
             raise rd.fail(i, "json", "a line is not a JSON object")
         t = d.get("t")
         if commit is not None:
             raise rd.fail(i, "frame order", f"a {t!r} line after the commit")
-        if t == "header":
+        decode = decoders.get(t) if type(t) is str else None
+        if decode is not None and header is not None:
+            entity = decode(d, i, header)
+            ids = seen[t]
+            if entity.id in ids:
+                raise rd.fail(i, "entity id", f"{t} id {entity.id!r} appears twice")
+            ids.add(entity.id)
+            groups[t].append(entity)
+        elif t == "header":
             if header is not None:
                 raise rd.fail(i, "frame order", "a second header")
             header = rd.header(d, i)
-        elif t in _ORDER or t == "commit":
+        elif decode is not None or t == "commit":
             if header is None:
                 raise rd.fail(i, "frame order", f"first line is {t!r}, not the header")
-            if t == "commit":
-                commit = d
-                digest_before_commit = sha.hexdigest()
-                commit_line = i
-                continue
-            entity = getattr(rd, t)(d, i, header)
-            if entity.id in seen[t]:
-                raise rd.fail(i, "entity id", f"{t} id {entity.id!r} appears twice")
-            seen[t].add(entity.id)
-            groups[t].append(entity)
+            commit = d
+            digest_before_commit = hashlib.sha256(data[:offset]).hexdigest()
+            commit_line = i
         else:
             if header is None and i == 1:
                 raise rd.fail(i, "frame order", f"first line is {t!r}, not the header")
             raise rd.fail(i, "json", f"unknown frame type t={t!r}")
-        sha.update(raw + b"\n")
+        offset += len(raw) + 1
     if header is None:
         raise rd.fail(1, "frame order", "no header")
     if commit is None:

@@ -252,6 +252,7 @@ def _raw_cases():
         "undecodable line": ([hdr, b"{not json"] + rest, "json", "undecodable"),
         "not an object": ([hdr, b"[1,2]"] + rest, "json", "not a JSON object"),
         "unknown t": ([hdr, b'{"t":"mystery","id":"x","revision":2}'] + rest, "json", "unknown frame"),
+        "t not a string": ([hdr, b'{"t":["node"],"id":"x","revision":2}'] + rest, "json", "unknown frame"),
         "missing commit": (ok[:-1], "commit", "missing commit"),
         "no header at all": ([commit], "frame order", "not the header"),
     }
