@@ -15,6 +15,8 @@ Withholding: ``hide`` names withholdable flags (``system_prompt``,
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
 import os
 from pathlib import Path
@@ -27,7 +29,7 @@ from ..flow.model import Node, Ref, Relation
 from ..flow.round import Round, RoundError, input_digest, parse_round_file_name, read_round
 from ..sessiondata import SDReader
 from ..sessiondata.jsonbytes import RawJSON
-from ..sessiondata.model import WITHHOLDABLE, Part, Record
+from ..sessiondata.model import WITHHOLDABLE
 from ..sessiondata.reader import SDError
 from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
@@ -44,8 +46,13 @@ STEP_KINDS = (
     "agent.call", "agent.launch_ack", "agent.output", "runtime.notification", "epoch.boundary", "epoch.summary", "error.api",
     "control.interrupt", "control.permission", "control.command", "turn.duration", "control.notice",
 )
-_NO_TEXT = {"llm.call", "talk", "run", "segment", "epoch", "stream", "session", "conversation"}
-_TOOL_KINDS = ("tool", "agent.call")
+_NO_TEXT = frozenset(("llm.call", "talk", "run", "segment", "epoch", "stream", "session", "conversation"))
+_TOOL_KINDS = frozenset(("tool", "agent.call"))
+_STRUCTURAL = frozenset(STRUCTURAL)
+_STEP_KINDS = frozenset(STEP_KINDS)
+#: Structural kinds listed elsewhere in the document, never as a node's children.
+_NOT_CHILDREN = frozenset(("epoch", "stream", "segment", "session"))
+_WITHHOLDABLE = frozenset(WITHHOLDABLE)
 _WS = "".join(chr(c) for c in (0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0x85, 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000)) + "".join(chr(c) for c in range(0x2000, 0x200B))
 
 
@@ -90,14 +97,20 @@ def _data_text(data: Any) -> str:
 
 
 class _Session:
-    """The landed files of one session through a seq: records by (seq, row), headers, file stats."""
+    """The landed files of one session through a seq: records by (seq, row), headers, file stats.
+
+    A record is its type-checked JSON object as :class:`SDReader` yields it
+    with ``decode="dict"`` (keys as written, absent means the model's default:
+    ``""``, ``0``, ``[]``, state ``available``); the view reads a few fields of
+    each and never needs the model objects.
+    """
 
     def __init__(self, root: Path, session: str, through_seq: int):
         self.root = root
         self.session = session
         self.dir = root / session
         self.files: dict[int, dict] = {}
-        self.records: dict[int, list[Record]] = {}
+        self.records: dict[int, list[dict]] = {}
         self.times: dict[int, list[int | None]] = {}
         self.headers: dict[int, Any] = {}
         self.problems: list[str] = []
@@ -109,15 +122,15 @@ class _Session:
     def _load(self, seq: int, path: Path) -> None:
         data = path.read_bytes()
         digest = hashlib.sha256(data).hexdigest()
-        reader = SDReader(path)
-        recs: list[Record] = []
+        reader = SDReader(path, decode="dict", data=data)
+        recs: list[dict] = []
         try:
             for _, rec in reader:
                 recs.append(rec)
         except SDError as exc:
             self.problems.append(f"landed file {path.relative_to(self.root).as_posix()} does not read: {exc.message} (line {exc.line})")
         h = reader.header
-        all_times = [r.instant() for r in recs]
+        all_times = [parse_instant(r.get("time")) for r in recs]
         self.times[seq] = all_times
         times = [t for t in all_times if t is not None]
         self.records[seq] = recs
@@ -146,7 +159,8 @@ class _Session:
             return None
         return ts[ref.row - 1]
 
-    def record(self, ref: Ref | None) -> Record | None:
+    def record(self, ref: Ref | None) -> dict | None:
+        """The record ``ref`` names, or None."""
         if ref is None:
             return None
         recs = self.records.get(ref.seq)
@@ -154,11 +168,13 @@ class _Session:
             return None
         return recs[ref.row - 1]
 
-    def part(self, ref: Ref) -> Part | None:
+    def part(self, ref: Ref) -> dict | None:
+        """The part ``ref`` names (its block), or None."""
         rec = self.record(ref)
-        if rec is None or ref.block is None or not (0 <= ref.block < len(rec.parts)):
+        if rec is None or ref.block is None:
             return None
-        return rec.parts[ref.block]
+        parts = rec.get("parts", ())
+        return parts[ref.block] if 0 <= ref.block < len(parts) else None
 
 
 class _Builder:
@@ -255,7 +271,31 @@ def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str
     of that round (the head by default). Raises :class:`ViewError` when the
     chain has no usable round, ValueError for a hide name that is not withholdable.
     """
-    root = Path(root)
+    with _gc_paused():
+        return _build(Path(root), conversation, hide, through_round)
+
+
+@contextlib.contextmanager
+def _gc_paused():
+    """Pause the cyclic garbage collector while a document is built.
+
+    A build allocates a few hundred thousand dicts and lists that all stay
+    alive until it returns; every collection those allocations trigger walks
+    every live object of the process and finds nothing to free (a third of a
+    large build's time). Reference counting still frees as usual; the
+    collector runs again once the build returns. Only a collector this call
+    disabled is enabled again, so nested or concurrent builds never leave it off.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _build(root: Path, conversation: str, hide: Iterable[str], through_round: int | None) -> dict:
     b = _Builder(root, conversation, hide, through_round)
     fold, unread_rows, accepted = b.fold_chain()
     head = fold.head
@@ -306,7 +346,7 @@ def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str
         "tool_executions": v.executions,
         "undescribed": v.undescribed(),
     }
-    doc["summary"] = v.summary(head, len(accepted), b.state, b.problems)
+    doc["summary"] = v.summary(head, len(accepted), b.state, b.problems, len(doc["undescribed"]))
     return doc
 
 
@@ -320,6 +360,7 @@ class _View:
         self.hide = set(b.hide)
         self.nodes = fold.nodes
         self._talk_cache: dict[str, dict] = {}
+        self._at: dict[str, int] = {}
         self.children: dict[str, list[Node]] = {}
         for n in self.nodes.values():
             self.children.setdefault(n.parent, []).append(n)
@@ -361,20 +402,26 @@ class _View:
             seen += 1
         return ""
 
-    def _withheld(self, rec: Record | None) -> bool:
-        return rec is not None and bool(self.hide.intersection(rec.flags))
+    def _withheld(self, rec: dict | None) -> bool:
+        return rec is not None and bool(self.hide) and not self.hide.isdisjoint(rec.get("flags", ()))
 
     def _first_ref(self, n: Node) -> Ref | None:
         return n.ref or (n.refs[0] if n.refs else None)
 
     def at(self, n: Node) -> int:
-        t = self._time(self._first_ref(n))
-        return 0 if t is None else t // 1_000_000
+        """A node's time: its first record's instant in unix ms (rounded down), 0 when it has none (computed once per node)."""
+        ms = self._at.get(n.id)
+        if ms is None:
+            t = self._time(self._first_ref(n))
+            ms = self._at[n.id] = 0 if t is None else t // 1_000_000
+        return ms
 
     # ------------------------------------------------------------------ nodes
 
     def node(self, n: Node, depth: int = 0) -> dict:
-        d: dict[str, Any] = {"id": n.id, "kind": n.kind}
+        """One node as the document shows it: envelope, attrs, text and kind-specific keys, children to depth 12, edges."""
+        kind = n.kind
+        d: dict[str, Any] = {"id": n.id, "kind": kind}
         if n.parent:
             d["parent"] = n.parent
         if n.stream:
@@ -384,117 +431,126 @@ class _View:
             d["ref"] = n.ref.as_dict()
         if n.refs:
             d["refs"] = [r.as_dict() for r in n.refs]
-        attrs = {k: v for k, v in n.attrs.items() if k != "provider_bodies"}
+        attrs = n.attrs
+        if "provider_bodies" in attrs:
+            attrs = {k: v for k, v in attrs.items() if k != "provider_bodies"}
         if attrs:
-            d["attrs"] = dict(sorted(attrs.items()))
-        if n.kind == "talk":
+            d["attrs"] = dict(sorted(attrs.items())) if len(attrs) > 1 else dict(attrs)
+        if kind == "talk":
             self._talk_keys(n, d)
         ref = self._first_ref(n)
         rec = self.sess.record(ref)
         withheld = self._withheld(rec)
-        if n.kind not in _NO_TEXT and rec is not None:
+        if rec is not None and kind not in _NO_TEXT:
             self._content(n, ref, rec, withheld, d)
-        if n.kind == "llm.call":
+        if kind == "llm.call":
             ua = n.attrs.get("usage_at")
             if isinstance(ua, dict):
                 urec = self.sess.record(Ref.from_dict(ua))
-                if urec is not None and urec.usage is not None:
-                    u = urec.usage
-                    d["usage"] = {"in": u.in_, "out": u.out, "cache_read": u.cache_read, "cache_write": u.cache_write}
-            flags = sorted({f for r in n.refs or ([n.ref] if n.ref else []) for f in (self.sess.record(r).flags if self.sess.record(r) else []) if f in WITHHOLDABLE})
+                u = urec.get("usage") if urec is not None else None
+                if u is not None:
+                    d["usage"] = {"in": u.get("in", 0), "out": u.get("out", 0), "cache_read": u.get("cache_read", 0), "cache_write": u.get("cache_write", 0)}
+            flags = sorted({f for r in n.refs or ([n.ref] if n.ref else []) for f in (self.sess.record(r) or {}).get("flags", ()) if f in WITHHOLDABLE})
             if flags:
                 d["flags"] = flags
-        elif n.kind not in STRUCTURAL and rec is not None:
-            if rec.flags:
-                d["flags"] = list(rec.flags)
-            if rec.dropped:
-                d["dropped"] = [{"what": x.what, "bytes": x.bytes, "why": x.why} for x in rec.dropped]
-        if n.kind in _TOOL_KINDS:
+            if not self.hide:
+                pb = n.attrs.get("provider_bodies")
+                if isinstance(pb, list) and pb:
+                    d["provider_bodies"] = pb
+        elif rec is not None and kind not in _STRUCTURAL:
+            if rec.get("flags"):
+                d["flags"] = list(rec["flags"])
+            if rec.get("dropped"):
+                d["dropped"] = [{"what": x["what"], "bytes": x.get("bytes", 0), "why": x.get("why", "")} for x in rec["dropped"]]
+            if kind in _TOOL_KINDS:
+                self._tool_keys(n, d)
+            elif kind == "turn.duration" and not withheld:
+                for p in rec.get("parts", ()):
+                    v = p.get("data")
+                    if isinstance(v, dict) and isinstance(v.get("durationMs"), int):
+                        d["duration_ms"] = v["durationMs"]
+                        d["duration_measured_by"] = "runtime"
+                        break
+        elif kind in _TOOL_KINDS:
             self._tool_keys(n, d)
-        if n.kind == "llm.call" and not self.hide:
-            pb = n.attrs.get("provider_bodies")
-            if isinstance(pb, list) and pb:
-                d["provider_bodies"] = pb
-        if n.kind == "turn.duration" and rec is not None and not withheld:
-            for p in rec.parts:
-                v = p.data_value() if p.data is not None else None
-                if isinstance(v, dict) and isinstance(v.get("durationMs"), int):
-                    d["duration_ms"] = v["durationMs"]
-                    d["duration_measured_by"] = "runtime"
-                    break
-        kids = self.children.get(n.id, [])
+        kids = self.children.get(n.id)
         if kids and depth < 12:
-            d["children"] = [self.node(c, depth + 1) for c in kids if c.kind not in ("epoch", "stream", "segment", "session")]
-            if not d["children"]:
-                del d["children"]
+            shown = [self.node(c, depth + 1) for c in kids if c.kind not in _NOT_CHILDREN]
+            if shown:
+                d["children"] = shown
         edges = self.edges.get(n.id)
         if edges:
             d["edges"] = edges
         return d
 
-    def _content(self, n: Node, ref: Ref, rec: Record, withheld: bool, d: dict) -> None:
+    def _content(self, n: Node, ref: Ref, rec: dict, withheld: bool, d: dict) -> None:
+        parts = rec.get("parts", ())
         if ref.block is not None:
-            p = rec.parts[ref.block] if 0 <= ref.block < len(rec.parts) else None
-            parts = [p] if p is not None else []
-        else:
-            parts = rec.parts
+            parts = [parts[ref.block]] if 0 <= ref.block < len(parts) else []
         if not parts:
             return
         if len(parts) == 1:
             p = parts[0]
-            text = p.text if (p.text and p.k != "unknown") else (_data_text(p.data) if p.data is not None else "")
+            text = p.get("text", "")
+            if not text or p["k"] == "unknown":
+                data = p.get("data")
+                text = _data_text(data) if data is not None else ""
             if withheld:
                 d["state"] = "omitted"
-                d["bytes"] = p.bytes
+                d["bytes"] = p.get("bytes", 0)
                 return
             if text:
                 d["text"] = clip_text(text)
-            d["state"] = p.state
-            if p.bytes:
-                d["bytes"] = p.bytes
+            d["state"] = p.get("state", "available")
+            if p.get("bytes"):
+                d["bytes"] = p["bytes"]
             return
-        texts = [p.text for p in parts if p.k in ("text", "reasoning", "result") and p.text]
+        texts = [p["text"] for p in parts if p["k"] in ("text", "reasoning", "result") and p.get("text")]
         if withheld:
             d["state"] = "omitted"
-            d["bytes"] = sum(p.bytes for p in parts)
+            d["bytes"] = sum(p.get("bytes", 0) for p in parts)
             return
         if texts:
             d["text"] = clip_text("\n".join(texts))
-        d["state"] = parts[0].state
+        d["state"] = parts[0].get("state", "available")
 
     def _tool_keys(self, n: Node, d: dict) -> None:
         name = n.attrs.get("name")
         req = self.sess.part(n.refs[0]) if n.refs else (self.sess.part(n.ref) if n.ref else None)
         if not name and req is not None:
-            name = req.name
+            name = req.get("name", "")
         if name:
             d["name"] = name
-        failed = req.failed if req is not None else None
+        failed = req.get("failed") if req is not None else None
         result_set = False
         for r in n.refs[1:]:
             rec = self.sess.record(r)
             if rec is None:
                 continue
-            if r.block is not None and 0 <= r.block < len(rec.parts):
-                p = rec.parts[r.block]
+            parts = rec.get("parts", ())
+            if r.block is not None and 0 <= r.block < len(parts):
+                p = parts[r.block]
             else:
-                p = next((q for q in rec.parts if q.k == "result"), None)
+                p = next((q for q in parts if q["k"] == "result"), None)
             if p is None:
                 continue
-            if failed is None and p.failed is not None:
-                failed = p.failed
+            if failed is None and p.get("failed") is not None:
+                failed = p["failed"]
             if result_set:
                 continue
             if self._withheld(rec):
                 d["result_state"] = "omitted"
-                d["result_bytes"] = p.bytes
+                d["result_bytes"] = p.get("bytes", 0)
                 result_set = True
                 continue
-            text = p.text if p.text else (_data_text(p.data) if p.data is not None else "")
+            text = p.get("text", "")
+            if not text:
+                data = p.get("data")
+                text = _data_text(data) if data is not None else ""
             if text:
                 d["result"] = clip_text(text)
-            d["result_state"] = p.state
-            d["result_bytes"] = p.bytes
+            d["result_state"] = p.get("state", "available")
+            d["result_bytes"] = p.get("bytes", 0)
             result_set = bool(text)
         if failed is not None:
             d["failed"] = failed
@@ -520,7 +576,7 @@ class _View:
         stack = list(self.children.get(nid, []))
         while stack:
             c = stack.pop()
-            if c.kind in STEP_KINDS:
+            if c.kind in _STEP_KINDS:
                 out.append(c)
             stack.extend(self.children.get(c.id, []))
         return out
@@ -537,17 +593,15 @@ class _View:
         label = self._label(steps)
         if label:
             d["label"] = label
-        reply = None
-        for s in steps:
+        for s in reversed(steps):  # the reply is the last one with text
             if s.kind in ("message.assistant", "agent.output"):
                 rec = self.sess.record(self._first_ref(s))
                 if rec is None or self._withheld(rec):
                     continue
-                t = self._node_text(s)
-                if t:
-                    reply = t
-        if reply:
-            d["reply"] = reply
+                reply = self._node_text(s)
+                if reply:
+                    d["reply"] = reply
+                    break
         runs = [c for c in self.children.get(n.id, []) if c.kind == "run"]
         d["runs"] = len(runs)
         if steps:
@@ -555,7 +609,7 @@ class _View:
         tools = sum(1 for s in steps if s.kind in _TOOL_KINDS)
         if tools:
             d["tools"] = tools
-        times = [self.at(x) for x in [n, *runs, *steps] if self.at(x)]
+        times = [t for t in map(self.at, [n, *runs, *steps]) if t]
         if times:
             d["from"] = min(times)
             d["to"] = max(times)
@@ -585,7 +639,7 @@ class _View:
         injections = [s for s in steps if s.kind == "context.injection"][:3]
         for s in injections:
             rec = self.sess.record(self._first_ref(s))
-            if rec is None or set(WITHHOLDABLE).intersection(rec.flags):
+            if rec is None or not _WITHHOLDABLE.isdisjoint(rec.get("flags", ())):
                 continue
             t = self._node_text(s)
             if t.strip(_WS) and not t.startswith('{"type":"deferred_tools_delta"'):
@@ -674,10 +728,10 @@ class _View:
         executions: list[tuple] = []
         for seq in sorted(self.sess.records):
             for row, rec in enumerate(self.sess.records[seq], 1):
-                for block, p in enumerate(rec.parts):
-                    if p.k != "data" or p.data is None:
+                for block, p in enumerate(rec.get("parts", ())):
+                    if p["k"] != "data":
                         continue
-                    v = p.data_value()
+                    v = p.get("data")
                     if not isinstance(v, dict):
                         continue
                     schema = v.get("schema")
@@ -713,25 +767,28 @@ class _View:
         that record. Listed so a reader sees them even where no step is drawn.
         Added in 1.x (a 1.x only adds keys).
         """
-        cited: dict[tuple[int, int], str] = {}
-        for n in self.nodes.values():
-            for r in ([n.ref] if n.ref else []) + list(n.refs):
-                cited.setdefault((r.seq, r.row), n.id)
         out = []
         for seq in sorted(self.sess.records):
             h = self.sess.headers.get(seq)
             for row, rec in enumerate(self.sess.records[seq], 1):
-                for block, p in enumerate(rec.parts):
-                    if p.k != "unknown":
+                for block, p in enumerate(rec.get("parts", ())):
+                    if p["k"] != "unknown":
                         continue
-                    e = {"ref": {"seq": seq, "row": row, "block": block}, "stream": (h.stream if h else "") or (h.batch if h else ""),
-                         "reason": p.text, "bytes": p.bytes}
-                    if (seq, row) in cited:
-                        e["node"] = cited[(seq, row)]
-                    out.append(e)
+                    out.append({"ref": {"seq": seq, "row": row, "block": block}, "stream": (h.stream if h else "") or (h.batch if h else ""),
+                                "reason": p.get("text", ""), "bytes": p.get("bytes", 0)})
+        if out:
+            cited: dict[tuple[int, int], str] = {}
+            for n in self.nodes.values():
+                for r in ([n.ref] if n.ref else []) + list(n.refs):
+                    cited.setdefault((r.seq, r.row), n.id)
+            for e in out:
+                node = cited.get((e["ref"]["seq"], e["ref"]["row"]))
+                if node is not None:
+                    e["node"] = node
         return out
 
-    def summary(self, head, rounds: int, state: str, problems: list[str]) -> dict:
+    def summary(self, head, rounds: int, state: str, problems: list[str], undescribed: int) -> dict:
+        """The document's ``summary``; ``undescribed`` is the number of unknown parts (the length of :meth:`undescribed`)."""
         kinds: dict[str, int] = {}
         for n in self.nodes.values():
             kinds[n.kind] = kinds.get(n.kind, 0) + 1
@@ -749,12 +806,12 @@ class _View:
                     captured += 1
         withheld: dict[str, int] = {}
         if self.hide:
-            for name in self.hide:
+            for name in self.b.hide:  # in the flags' documented order (WITHHOLDABLE), not a set's
                 seen: set = set()
                 for seq, recs in self.sess.records.items():
                     for row, rec in enumerate(recs, 1):
-                        if name in rec.flags:
-                            seen.add(rec.id or (seq, row))
+                        if name in rec.get("flags", ()):
+                            seen.add(rec.get("id") or (seq, row))
                 withheld[name] = len(seen)
             withheld["provider_bodies"] = bodies
         d = {
@@ -776,6 +833,6 @@ class _View:
             "relation_types": dict(sorted(rtypes.items())),
             "quality": dict(sorted(quality.items())),
             "withheld": withheld,
-            "undescribed": sum(1 for recs in self.sess.records.values() for r in recs for p in r.parts if p.k == "unknown"),
+            "undescribed": undescribed,
         }
         return d

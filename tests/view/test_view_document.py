@@ -166,6 +166,10 @@ def test_withholding(tmp_path, shared_dir):
     assert open_doc["summary"]["withheld"] == {}
     assert hidden["summary"]["withheld"]["system_prompt"] == 2 and hidden["summary"]["withheld"]["tool_schemas"] == 1
     assert hidden["summary"]["captured_prompts"] == 0
+    # names in the flags' documented order whatever order they were asked in (a document is the same on every run)
+    reverse = build_view(out, conv, hide=["tool_schemas", "system_prompt"])
+    assert list(reverse["summary"]["withheld"]) == ["system_prompt", "tool_schemas", "provider_bodies"]
+    assert reverse == hidden
 
     def steps(doc):
         out = []
