@@ -5,12 +5,22 @@
     "PostToolUse":        [{"matcher": "mcp__.*", "hooks": [{"type": "command", "command": "asz hook", "timeout": 10}]}]
     "PostToolUseFailure": [{"matcher": "mcp__.*", "hooks": [{"type": "command", "command": "asz hook", "timeout": 10}]}]
 
+With ``--direct`` the command is :func:`direct_command` instead: this
+interpreter, by absolute path, run with ``-S`` on the observer's own file,
+``"/path/to/python" -S "/path/to/asz_adapters_claude/hook.py"``. It does
+what ``asz hook`` does without the console script and without the
+interpreter's site initialisation (``.pth`` files, editable-install finders),
+which is most of the start-up time (``bench/hook.py``), and it does not
+depend on the ``PATH`` Claude Code's hooks see; it has to be installed again
+when this interpreter moves.
+
 It is idempotent (an event that already runs the command for that matcher is
-left alone), copies the file aside before it changes it, and writes the new
+left alone; one that runs the other form of the observer's command is switched
+to this one), copies the file aside before it changes it, and writes the new
 file atomically. ``asz hooks uninstall`` removes every hook entry whose
-command is the observer's command, then only the groups, event lists and the
-``hooks`` object that this removal left empty, so everything else in the file
-stays as it was. Standard library only.
+command is one of the observer's commands, then only the groups, event lists
+and the ``hooks`` object that this removal left empty, so everything else in
+the file stays as it was. Standard library only.
 """
 
 from __future__ import annotations
@@ -18,7 +28,10 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
+import shlex
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -28,6 +41,8 @@ from .hook import claude_config_dir
 
 __all__ = [
     "COMMAND",
+    "direct_command",
+    "is_observer_command",
     "MATCHER",
     "EVENTS",
     "TIMEOUT_S",
@@ -41,8 +56,10 @@ __all__ = [
     "uninstall",
 ]
 
-#: The command Claude Code runs; uninstall matches hook entries on exactly this string.
+#: The command Claude Code runs by default; uninstall matches hook entries on exactly this string or a :func:`direct_command`.
 COMMAND = "asz hook"
+# A direct command: an interpreter run with -S on a file asz_adapters_claude/hook.py (quoted or not).
+_DIRECT = re.compile(r"""^(?:"[^"]+"|'[^']+'|\S+) -S (?:"[^"]*[/\\]asz_adapters_claude[/\\]hook\.py"|'[^']*[/\\]asz_adapters_claude[/\\]hook\.py'|\S*[/\\]asz_adapters_claude[/\\]hook\.py)$""")
 MATCHER = "mcp__.*"
 EVENTS = ("PostToolUse", "PostToolUseFailure")
 #: Seconds Claude Code waits for the hook before it gives up on it.
@@ -85,20 +102,44 @@ def settings_path(scope: str, env=None, cwd: Path | None = None) -> Path:
     raise ValueError(f"unknown scope {scope!r}; use one of {', '.join(SCOPES)}")
 
 
-def _entry() -> dict:
-    return {"type": "command", "command": COMMAND, "timeout": TIMEOUT_S}
+def direct_command(python: str | None = None, hook_file: str | None = None) -> str:
+    """The command that runs the observer's file directly: ``"<python>" -S "<…/asz_adapters_claude/hook.py>"``.
+
+    ``python`` defaults to this interpreter (``sys.executable``), ``hook_file``
+    to the installed :mod:`asz_adapters_claude.hook` module's file; both are
+    quoted for the shell Claude Code runs hooks with (POSIX quoting, or
+    double quotes on Windows).
+    """
+    from . import hook
+
+    python = python or sys.executable
+    hook_file = hook_file or os.path.abspath(hook.__file__)
+    if os.name == "nt":
+        return f'"{python}" -S "{hook_file}"'
+    return f"{shlex.quote(python)} -S {shlex.quote(hook_file)}"
+
+
+def is_observer_command(command: Any) -> bool:
+    """True for a command :func:`install` writes: :data:`COMMAND` or a :func:`direct_command` (any interpreter, any path)."""
+    return isinstance(command, str) and (command == COMMAND or _DIRECT.match(command) is not None)
+
+
+def _entry(command: str) -> dict:
+    return {"type": "command", "command": command, "timeout": TIMEOUT_S}
 
 
 def _ours(hook: Any) -> bool:
-    return isinstance(hook, dict) and hook.get("command") == COMMAND
+    return isinstance(hook, dict) and is_observer_command(hook.get("command"))
 
 
-def add_hooks(settings: dict) -> list[str]:
-    """Add the observer's hooks to a decoded settings object in place; returns one action line per event added.
+def add_hooks(settings: dict, command: str = COMMAND) -> list[str]:
+    """Add the observer's hooks, running ``command``, to a decoded settings object in place; returns one action line per event changed.
 
     An event whose list already holds a group with matcher ``mcp__.*`` running
-    :data:`COMMAND` is left alone. Raises SettingsError when ``hooks`` or an
-    event's value has a shape Claude Code would not accept either.
+    ``command`` is left alone; one whose group runs the observer's other
+    command (:func:`is_observer_command`) has that entry switched to
+    ``command``. Raises SettingsError when ``hooks`` or an event's value has a
+    shape Claude Code would not accept either.
     """
     hooks = settings.setdefault("hooks", {})
     if not isinstance(hooks, dict):
@@ -108,18 +149,22 @@ def add_hooks(settings: dict) -> list[str]:
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
             raise SettingsError(f'"hooks.{event}" is a {type(groups).__name__}, not a list')
-        present = any(
-            isinstance(g, dict) and g.get("matcher") == MATCHER and isinstance(g.get("hooks"), list) and any(_ours(h) for h in g["hooks"])
-            for g in groups
-        )
-        if not present:
-            groups.append({"matcher": MATCHER, "hooks": [_entry()]})
-            actions.append(f"added {event} {MATCHER} -> {COMMAND}")
+        mine = [h for g in groups if isinstance(g, dict) and g.get("matcher") == MATCHER and isinstance(g.get("hooks"), list)
+                for h in g["hooks"] if _ours(h)]
+        if any(h["command"] == command for h in mine):
+            continue
+        if mine:
+            for h in mine:
+                actions.append(f"switched {event} {MATCHER} from {h['command']} -> {command}")
+                h["command"] = command
+            continue
+        groups.append({"matcher": MATCHER, "hooks": [_entry(command)]})
+        actions.append(f"added {event} {MATCHER} -> {command}")
     return actions
 
 
 def remove_hooks(settings: dict) -> list[str]:
-    """Remove every hook entry running :data:`COMMAND` from a decoded settings object in place.
+    """Remove every hook entry running one of the observer's commands (:func:`is_observer_command`) from a decoded settings object in place.
 
     Only containers this removal empties go with it (a matcher group, an
     event's list, ``hooks`` itself); anything that was empty before stays.
@@ -140,7 +185,8 @@ def remove_hooks(settings: dict) -> list[str]:
                 kept_groups.append(g)
                 continue
             kept = [h for h in inner if not _ours(h)]
-            actions.append(f"removed {event} {g.get('matcher', '')} -> {COMMAND}" + (f" (x{len(inner) - len(kept)})" if len(inner) - len(kept) > 1 else ""))
+            gone = [h["command"] for h in inner if _ours(h)]
+            actions.append(f"removed {event} {g.get('matcher', '')} -> {gone[0]}" + (f" (x{len(gone)})" if len(gone) > 1 else ""))
             if kept:
                 g["hooks"] = kept
                 kept_groups.append(g)
@@ -240,8 +286,10 @@ def _apply(path: Path, edit, dry_run: bool) -> Change:
     return Change(path, changed, actions, diff, backup)
 
 
-def install(path: Path, *, dry_run: bool = False) -> Change:
+def install(path: Path, *, dry_run: bool = False, direct: bool = False) -> Change:
     """Add the observer's hooks to the settings file ``path`` (created when missing).
+
+    The hooks run :data:`COMMAND`, or with ``direct`` :func:`direct_command`.
 
     Idempotent: a second install changes nothing and makes no backup. Before
     a change the old file is copied to ``<name>.asz-backup-<UTC stamp>``
@@ -250,11 +298,12 @@ def install(path: Path, *, dry_run: bool = False) -> Change:
     writes nothing. Raises SettingsError for an unreadable file, one that is
     not a JSON object, or a ``hooks`` of the wrong shape.
     """
-    return _apply(Path(path), add_hooks, dry_run)
+    command = direct_command() if direct else COMMAND
+    return _apply(Path(path), lambda settings: add_hooks(settings, command), dry_run)
 
 
 def uninstall(path: Path, *, dry_run: bool = False) -> Change:
-    """Remove what :func:`install` added from the settings file ``path`` (matched on :data:`COMMAND`).
+    """Remove what :func:`install` added from the settings file ``path`` (matched by :func:`is_observer_command`).
 
     A missing file, or one without the hooks, is left untouched. Backup,
     atomic write and errors as :func:`install`.

@@ -1,6 +1,6 @@
 """Benchmark: start-up-to-exit time of the MCP observer hook, as Claude Code runs it (issue 8; target p50 <= 40 ms).
 
-Usage: ``python bench/hook.py [-n 200] [--payload FILE] [--variant asz|script|script-S|all]``
+Usage: ``python bench/hook.py [-n 200] [--payload FILE] [--variant asz|direct|script|baseline|all]``
 
 Each invocation is a real subprocess fed one ``PostToolUse`` MCP event on
 stdin (by default the first line of the corpus payloads, else a built-in one)
@@ -11,7 +11,10 @@ fsyncs its file. Variants:
   plugin's hooks.json configure (console script; its fast path skips Typer);
 * ``script``: ``python asz_adapters_claude/hook.py --data DIR`` (the stdlib-only
   module alone, with the interpreter's site initialisation);
-* ``script-S``: the same with ``python -S`` (no site-packages at all);
+* ``direct``: ``python -S asz_adapters_claude/hook.py``, the command
+  ``asz hooks install --direct`` configures (no console script, no site
+  initialisation; the data directory from ``--data`` here, from
+  ``ASZ_HOOK_DATA`` or the default in the installed hook);
 * ``baseline``: ``python -c pass``, the interpreter's own floor.
 
 Prints p50, p95 and max in milliseconds per variant. Timing lives here, never in tests.
@@ -48,7 +51,7 @@ def _commands(variant: str) -> list[str]:
     table = {
         "asz": [asz, "hook"] if asz else None,
         "script": [sys.executable, str(HOOK)],
-        "script-S": [sys.executable, "-S", str(HOOK)],
+        "direct": [sys.executable, "-S", str(HOOK)],
         "baseline": [sys.executable, "-c", "pass"],
     }
     if variant == "all":
@@ -87,7 +90,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-n", type=int, default=200, help="invocations per variant (default 200)")
     ap.add_argument("--payload", type=Path, help="a file whose first line is the hook event")
-    ap.add_argument("--variant", default="all", choices=["asz", "script", "script-S", "baseline", "all"])
+    ap.add_argument("--variant", default="all", choices=["asz", "direct", "script", "baseline", "all"])
     a = ap.parse_args()
     src = a.payload or (CORPUS if CORPUS.is_file() else None)
     payload = src.read_bytes().split(b"\n", 1)[0] if src else FALLBACK

@@ -46,7 +46,7 @@ def _report(verb: str, change, dry_run: bool) -> None:
         typer.echo(f"{change.path}: backup at {change.backup}")
 
 
-def _run(verb: str, scope: str, dry_run: bool) -> None:
+def _run(verb: str, scope: str, dry_run: bool, direct: bool = False) -> None:
     from asz_adapters_claude import hooks_settings as hs
 
     try:
@@ -55,7 +55,10 @@ def _run(verb: str, scope: str, dry_run: bool) -> None:
         typer.echo(f"asz hooks {verb}: {exc}", err=True)
         raise typer.Exit(2)
     try:
-        change = (hs.install if verb == "install" else hs.uninstall)(path, dry_run=dry_run)
+        if verb == "install":
+            change = hs.install(path, dry_run=dry_run, direct=direct)
+        else:
+            change = hs.uninstall(path, dry_run=dry_run)
     except hs.SettingsError as exc:
         typer.echo(f"asz hooks {verb}: {exc}", err=True)
         raise typer.Exit(1)
@@ -66,14 +69,19 @@ def _run(verb: str, scope: str, dry_run: bool) -> None:
 def install(
     scope: str = typer.Option("user", "--scope", help=_SCOPE_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the diff and write nothing."),
+    direct: bool = typer.Option(False, "--direct", help="Run the observer's file with this interpreter and -S (absolute paths) instead of `asz hook`: no console script, no site start-up, no PATH lookup."),
 ) -> None:
     """Add PostToolUse and PostToolUseFailure hooks (matcher mcp__.*, command ``asz hook``) to Claude Code's settings.
 
-    Idempotent; the old file is copied to ``settings.json.asz-backup-<stamp>``
-    first. Exit 0 done (or nothing to do), 1 when the file is not a JSON
-    object or cannot be written, 2 for an unknown scope.
+    With ``--direct`` the command is ``"<python>" -S "<…/asz_adapters_claude/hook.py>"``:
+    the same observer, started in about half the time (``bench/hook.py``);
+    install again after this Python moves. Installing one form over the other
+    switches it. Idempotent; the old file is copied to
+    ``settings.json.asz-backup-<stamp>`` first. Exit 0 done (or nothing to
+    do), 1 when the file is not a JSON object or cannot be written, 2 for an
+    unknown scope.
     """
-    _run("install", scope, dry_run)
+    _run("install", scope, dry_run, direct)
 
 
 @hooks_app.command("uninstall")
@@ -81,7 +89,7 @@ def uninstall(
     scope: str = typer.Option("user", "--scope", help=_SCOPE_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the diff and write nothing."),
 ) -> None:
-    """Remove exactly the hook entries whose command is ``asz hook`` (and containers that leaves empty).
+    """Remove exactly the hook entries whose command is ``asz hook`` or a ``--direct`` command (and containers that leaves empty).
 
     Exit codes as ``install``.
     """

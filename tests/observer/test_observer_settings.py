@@ -132,3 +132,62 @@ def test_the_plugin_folder_declares_the_same_hooks() -> None:
     fresh: dict = {}
     hs.add_hooks(fresh)
     assert hooks == fresh["hooks"]
+
+
+def _commands(settings: dict) -> list[tuple[str, str]]:
+    return [(ev, h.get("command")) for ev, groups in settings.get("hooks", {}).items() for g in groups
+            for h in g.get("hooks", []) if hs.is_observer_command(h.get("command"))]
+
+
+def test_direct_install_runs_the_observer_as_claude_code_would_and_switches_back(tmp_path: Path) -> None:
+    """``--direct`` writes ``"<python>" -S "<…/hook.py>"``; that exact string, run by a shell, lands the record ``asz hook`` lands."""
+    cfg = tmp_path / "claude"
+    cfg.mkdir()
+    settings = cfg / "settings.json"
+    settings.write_text(json.dumps(ORIGINAL, indent=2) + "\n")
+    p = asz("hooks", "install", "--direct", cfg=cfg)
+    assert p.returncode == 0, p.stderr
+    cmds = _commands(json.loads(settings.read_text()))
+    direct = cmds[0][1]
+    python = direct.split(" -S ")[0]
+    assert cmds == [("PostToolUse", direct), ("PostToolUseFailure", direct)]
+    assert direct == hs.direct_command(python=python)  # the asz console script's own interpreter, the installed hook file
+    assert os.path.isabs(python) and os.access(python, os.X_OK)
+
+    payload = json.dumps({
+        "session_id": "86cb6fec-8454-476f-9cf1-4d625d1869b7", "cwd": "/work/echo", "hook_event_name": "PostToolUse",
+        "tool_name": "mcp__probe__echo", "tool_input": {"text": "hello"}, "tool_response": [{"type": "text", "text": "echo: hello"}],
+        "tool_use_id": "toolu_probe_1_0", "duration_ms": 2, "mcp_server": {"name": "probe", "source": "dynamic"},
+    })
+    outs = []
+    for i, command in enumerate((direct, "asz hook")):
+        data = tmp_path / f"data{i}"
+        env = dict(os.environ, ASZ_HOOK_DATA=str(data))
+        run = subprocess.run(["/bin/sh", "-c", command], input=payload, capture_output=True, text=True, env=env, timeout=60)
+        assert run.returncode == 0 and run.stdout == "", run.stderr
+        [out] = (data / "output" / "86cb6fec-8454-476f-9cf1-4d625d1869b7").glob("*.execution.jsonl")
+        rec = json.loads(out.read_text())
+        rec.pop("time")
+        outs.append(rec)
+    assert outs[0] == outs[1] and outs[0]["tool"] == "toolu_probe_1_0" and outs[0]["server"] == {"name": "probe", "source": "dynamic"}
+
+    again = asz("hooks", "install", "--direct", cfg=cfg)
+    assert "nothing to install" in again.stdout
+    back = asz("hooks", "install", cfg=cfg)  # the plain form replaces the direct one, never beside it
+    assert back.returncode == 0 and "switched PostToolUse" in back.stdout
+    assert _commands(json.loads(settings.read_text())) == [("PostToolUse", hs.COMMAND), ("PostToolUseFailure", hs.COMMAND)]
+    asz("hooks", "install", "--direct", cfg=cfg)
+    gone = asz("hooks", "uninstall", cfg=cfg)
+    assert gone.returncode == 0 and gone.stdout.count("removed ") == 2
+    assert json.loads(settings.read_text()) == ORIGINAL
+
+
+def test_what_counts_as_the_observers_command() -> None:
+    assert hs.is_observer_command("asz hook")
+    assert hs.is_observer_command("/usr/bin/python3 -S /opt/venv/lib/python3.11/site-packages/asz_adapters_claude/hook.py")
+    assert hs.is_observer_command('"C:\\Program Files\\Python311\\python.exe" -S "C:\\venv\\Lib\\site-packages\\asz_adapters_claude\\hook.py"')
+    assert hs.is_observer_command("'/a b/python' -S '/c d/asz_adapters_claude/hook.py'")
+    assert not hs.is_observer_command("asz hook --data /x")  # a user's own variation is theirs to keep
+    assert not hs.is_observer_command("python /x/asz_adapters_claude/hook.py")
+    assert not hs.is_observer_command("python -S /x/other/hook.py")
+    assert not hs.is_observer_command(None)
