@@ -11,10 +11,21 @@ one line ``<file name> <state> <size> <mtime ns> <sha256[:16]> <session|-> <join
   request id, and no single session's landed transcript holds its message id);
 * ``excluded``: a request that names no session, or one the filters leave out;
 * ``unreadable``: not one JSON value two minutes after its last write;
-* ``changed``: bytes differ from what landed but its size and time do not tell
-  yet (kept for the next look);
-* ``conflict``: a landed body file whose bytes changed: never landed again,
-  counted as a conflict on every pass until its bytes are restored.
+* ``changed``: a landed body file whose bytes now differ from what landed,
+  last written less than two minutes ago (it may be in the middle of a
+  rewrite): not landed again, looked at again by the next pass, which finds
+  it back to what landed (``landed``) or still different and settled
+  (``conflict``);
+* ``conflict``: a landed body file whose bytes changed and stayed changed two
+  minutes after its last write: never landed again, counted as a conflict on
+  every pass until its bytes are restored.
+
+A landed file is read again when its size or modification time differs from
+the table's, or when its inode changed after its last write (``st_ctime``
+more than ``CTIME_SLACK_NS`` past ``st_mtime``): a rewrite that put the old
+size and modification time back still moves the change time, which no
+program can set. A file whose metadata alone changed (a ``chmod``, a hard
+link) is read again on each pass and found unchanged.
 
 :func:`provider_pass` runs after the transcript adapter in each pass, holding
 ``_provider/.lock`` and each session's lock while it lands. A session's new
@@ -48,6 +59,7 @@ __all__ = [
     "TABLE",
     "STATES",
     "UNREADABLE_AFTER_NS",
+    "CTIME_SLACK_NS",
     "SESSION_WINDOW_NS",
     "SeenEntry",
     "ProviderCounters",
@@ -62,6 +74,8 @@ TABLE = "seen.state"
 STATES = ("landed", "waiting", "excluded", "unreadable", "changed", "conflict")
 #: A body file that is not JSON this long after its last write is unreadable (2 minutes).
 UNREADABLE_AFTER_NS = 120 * 10**9
+#: A landed file whose inode changed more than this after its last write is read again (1 s).
+CTIME_SLACK_NS = 10**9
 #: A response looks for its message id among sessions with a request within this window (24 h).
 SESSION_WINDOW_NS = 24 * 3600 * 10**9
 _CLOSING_MAX = 100
@@ -88,8 +102,9 @@ class SeenEntry:
 @attrs.define
 class ProviderCounters:
     """What a provider pass did: sessions touched, ``landed`` files, ``records`` (bodies), ``bytes`` (body
-    bytes read), ``waiting`` responses, ``unreadable`` files, ``conflicts`` (landed files changed),
-    ``errors``, ``busy`` sessions, ``landed_bytes`` (bytes of the landed files)."""
+    bytes read), ``waiting`` responses, ``unreadable`` files, ``changed`` (landed files changed less
+    than two minutes ago), ``conflicts`` (landed files changed and settled), ``errors``, ``busy``
+    sessions, ``landed_bytes`` (bytes of the landed files)."""
 
     sessions: int = 0
     landed: int = 0
@@ -97,18 +112,21 @@ class ProviderCounters:
     bytes: int = 0
     waiting: int = 0
     unreadable: int = 0
+    changed: int = 0
     conflicts: int = 0
     errors: int = 0
     busy: int = 0
     landed_bytes: int = 0
 
     def extra(self) -> str:
-        """`` bodies_waiting=N bodies_unreadable=N`` with only the non-zero ones (for the summary line)."""
+        """`` bodies_waiting=N bodies_unreadable=N bodies_changed=N`` with only the non-zero ones (for the summary line)."""
         out = ""
         if self.waiting:
             out += f" bodies_waiting={self.waiting}"
         if self.unreadable:
             out += f" bodies_unreadable={self.unreadable}"
+        if self.changed:
+            out += f" bodies_changed={self.changed}"
         return out
 
 
@@ -226,7 +244,7 @@ def provider_pass(
             try:
                 st = p.stat()
                 if seen is not None and seen.state in ("landed", "excluded") and seen.size == st.st_size \
-                        and seen.mtime_ns == st.st_mtime_ns \
+                        and seen.mtime_ns == st.st_mtime_ns and st.st_ctime_ns <= st.st_mtime_ns + CTIME_SLACK_NS \
                         and (seen.state == "excluded" or (session_dir(root, seen.session) / "provider_body").is_dir()):
                     continue  # unchanged since it was judged: not read again
                 data = p.read_bytes()
@@ -235,13 +253,17 @@ def provider_pass(
                 c.errors += 1
                 continue
             digest = hashlib.sha256(data).hexdigest()[:16]
-            if seen is not None and seen.state in ("landed", "conflict"):
+            if seen is not None and seen.state in ("landed", "changed", "conflict"):
                 if seen.digest == digest:
                     seen.size, seen.mtime_ns = st.st_size, st.st_mtime_ns  # touched, same bytes
-                    if seen.state == "conflict":
+                    if seen.state != "landed":
                         seen.state = "landed"  # its bytes are restored
                     if (session_dir(root, seen.session) / "provider_body").is_dir():
                         continue
+                elif seen.state != "conflict" and now - st.st_mtime_ns < UNREADABLE_AFTER_NS:
+                    seen.state = "changed"  # perhaps still being rewritten: looked at again next pass
+                    c.changed += 1
+                    continue
                 else:
                     if seen.state != "conflict":
                         print(f"conflict: {p}: a body file changed after it landed in session {seen.session}; "

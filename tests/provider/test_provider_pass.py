@@ -68,6 +68,7 @@ def test_a_changed_body_file_is_a_conflict_until_restored(tmp_path):
     f = files[0]
     original = f.read_bytes()
     f.write_bytes(original.replace(b"look at", b"LOOK AT"))
+    os.utime(f, ns=(NOW - 300 * 10**9, NOW - 300 * 10**9))  # last written five minutes before the pass: settled
     c, err = run(tmp_path / "root", tmp_path / "src")
     assert c.conflicts == 1 and "conflict:" in err and c.records == 0
     assert read_table(tmp_path / "root")[f.name].state == "conflict"
@@ -77,6 +78,56 @@ def test_a_changed_body_file_is_a_conflict_until_restored(tmp_path):
     c3, _ = run(tmp_path / "root", tmp_path / "src")
     assert c3.conflicts == 0 and read_table(tmp_path / "root")[f.name].state == "landed"
     assert len(provider_files(tmp_path / "root" / SESSION)) == 1  # never landed again
+
+
+def test_a_body_file_rewritten_moments_ago_is_changed_then_settles(tmp_path):
+    """``changed``: different bytes, last written under two minutes ago; back to ``landed`` if restored, ``conflict`` once settled."""
+    files = write_capture(tmp_path / "src", calls=2)
+    run(tmp_path / "root", tmp_path / "src")
+    f = files[0]
+    original = f.read_bytes()
+    f.write_bytes(original.replace(b"look at", b"LOOK AT"))
+    os.utime(f, ns=(NOW - 10**10, NOW - 10**10))  # ten seconds before the pass
+    c, err = run(tmp_path / "root", tmp_path / "src")
+    assert (c.changed, c.conflicts, c.records, err) == (1, 0, 0, "")
+    assert read_table(tmp_path / "root")[f.name].state == "changed" and " bodies_changed=1" in c.extra()
+    f.write_bytes(original)  # the rewrite put the bytes back
+    c2, _ = run(tmp_path / "root", tmp_path / "src")
+    assert (c2.changed, c2.conflicts) == (0, 0) and read_table(tmp_path / "root")[f.name].state == "landed"
+    f.write_bytes(original.replace(b"look at", b"LOOK AT"))
+    os.utime(f, ns=(NOW - 10**10, NOW - 10**10))
+    assert run(tmp_path / "root", tmp_path / "src")[0].changed == 1
+    os.utime(f, ns=(NOW - 300 * 10**9, NOW - 300 * 10**9))  # nothing wrote it for five minutes: settled
+    c3, err3 = run(tmp_path / "root", tmp_path / "src")
+    assert (c3.changed, c3.conflicts) == (0, 1) and "conflict:" in err3
+    assert read_table(tmp_path / "root")[f.name].state == "conflict"
+    os.utime(f, ns=(NOW - 10**10, NOW - 10**10))  # a conflict stays one, however recent the next write
+    assert run(tmp_path / "root", tmp_path / "src")[0].conflicts == 1
+    assert len(provider_files(tmp_path / "root" / SESSION)) == 1  # nothing landed again
+
+
+def test_a_rewrite_that_restores_size_and_mtime_is_still_seen(tmp_path):
+    """The change time moves with any rewrite and no program can set it back; size and mtime can be."""
+    import time
+
+    files = write_capture(tmp_path / "src", calls=2)
+    for g in files:  # written now, as Claude Code writes them (the capture dates them in the past with utime)
+        g.write_bytes(g.read_bytes())
+    run(tmp_path / "root", tmp_path / "src")
+    f = files[0]
+    before = f.stat()
+    assert before.st_ctime_ns - before.st_mtime_ns <= 10**9  # written once: read once
+    quiet, _ = run(tmp_path / "root", tmp_path / "src")
+    assert quiet.changed == quiet.conflicts == quiet.errors == 0
+    time.sleep(1.2)
+    original = f.read_bytes()
+    f.write_bytes(original.replace(b"look at", b"LOOK AT"))  # the same size
+    os.utime(f, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = f.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    c, _ = run(tmp_path / "root", tmp_path / "src")
+    assert c.changed + c.conflicts == 1
+    assert read_table(tmp_path / "root")[f.name].state in ("changed", "conflict")
 
 
 def test_unreadable_only_after_two_minutes(tmp_path):
