@@ -206,6 +206,7 @@ class FileResult:
     errors: list[tuple[int, str, str]]
     run: bool = False  # whole, and each record follows the one before it (ord + 1, off + bytes + 1)
     compact: bool = False  # a run whose positions are cut to its first and last record (see _compact)
+    mode: int = -1  # st_mode as the scan opened the file (-1: not known)
 
     @property
     def whole(self) -> bool:
@@ -355,6 +356,9 @@ _PREFIX = re.compile(
 )
 
 
+_GROUPS = re.Match.groups
+
+
 def _odd_line(line: bytes, row: int) -> Pos | None:
     """The position of a record line the prefix does not describe, decoded and type-checked in full.
 
@@ -392,46 +396,49 @@ def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
     """
     h = hashlib.sha256()
     raw: list[tuple] = []  # per record line: the prefix's four groups (bytes), or a Pos for a line decoded in full
-    append = raw.append
+    ms: list[re.Match] = []  # prefix matches of the current chunk, turned into groups at its end
+    keep = ms.append
     match = _PREFIX.match
-    row = 0  # the line being read: 0 the header, then record rows; the last line is the closing line
-    head = b""
-    closing_row = -1  # a line that reads as a closing line (only the last one may)
+    head: bytes | None = None  # the header line, once read
+    closing_at = -1  # how many records came before a line that reads as a closing line (only the last line may)
     decoded = False  # some record line was decoded in full
     carry: bytearray | None = None  # a line begun in an earlier chunk: its first _ODD_MAX bytes
     carry_len = 0  # that line's whole length so far
     carry_last = -1  # and its last byte so far
     pending = b""  # the last _LAG bytes read, not hashed yet
 
-    def one(line: bytes, whole: bool, last: int, row: int) -> None:
-        """Take one line held apart: a carried line, or one the prefix does not describe.
+    def one(line: bytes, whole: bool, last: int) -> None:
+        """Take one line held apart: the header, a carried line, or one the prefix does not describe.
 
         ``line`` is the line, or only its first ``_ODD_MAX`` bytes when not
         ``whole``; ``last`` its last byte (-1 when empty).
         """
-        nonlocal head, closing_row, decoded
-        if row == 0:
+        nonlocal head, closing_at, decoded
+        if head is None:
             if not whole:
                 raise _Bad
             head = line
             return
+        raw.extend(map(_GROUPS, ms))  # the lines before this one, in order
+        ms.clear()
         m = match(line)
         if m is not None and last == 0x7D:
-            append(m.groups())
+            raw.append(m.groups())
             return
         if not whole:
             raise _Bad  # too long to decode here
-        got = _odd_line(line, row)
+        got = _odd_line(line, len(raw) + 1)
         if got is None:
-            if closing_row >= 0:
+            if closing_at >= 0:
                 raise _Bad  # two closing lines
-            closing_row = row
+            closing_at = len(raw)
         else:
-            append(got)
+            raw.append(got)
             decoded = True
 
     try:
         with open(path, "rb", buffering=0) as f:
+            mode = os.fstat(f.fileno()).st_mode
             while True:
                 chunk = f.read(SCAN_CHUNK)
                 if not chunk:
@@ -448,7 +455,7 @@ def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
                         h.update(both[: len(both) - _LAG])
                     pending = both[-_LAG:]
                 pos = 0
-                if carry is not None or row == 0:  # a carried line, or the header: taken one by one
+                if carry is not None or head is None:  # a carried line, or the header: taken one by one
                     nl = chunk.find(b"\n")
                     if carry is None:
                         carry, carry_len = bytearray(), 0
@@ -460,9 +467,8 @@ def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
                         carry_last = chunk[take - 1]
                     if nl < 0:
                         continue
-                    one(bytes(carry), carry_len <= _ODD_MAX, carry_last, row)
+                    one(bytes(carry), carry_len <= _ODD_MAX, carry_last)
                     carry = None
-                    row += 1
                     pos = nl + 1
                 find = chunk.find
                 while True:  # the hot loop: one record line each turn
@@ -470,21 +476,22 @@ def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
                     if nl < 0:
                         break
                     m = match(chunk, pos, nl)
-                    if m is not None and chunk[nl - 1] == 0x7D:
-                        append(m.groups())
-                    else:
+                    if m is None or chunk[nl - 1] != 0x7D:
                         if nl - pos > _ODD_MAX:
                             raise _Bad
-                        one(chunk[pos:nl], True, chunk[nl - 1] if nl > pos else -1, row)
+                        one(chunk[pos:nl], True, chunk[nl - 1] if nl > pos else -1)
+                    else:
+                        keep(m)
                     pos = nl + 1
-                    row += 1
+                raw.extend(map(_GROUPS, ms))  # no match outlives its chunk
+                ms.clear()
                 if pos < n:  # a line that goes on in the next chunk
                     carry = bytearray(chunk[pos: pos + _ODD_MAX])
                     carry_len = n - pos
                     carry_last = chunk[n - 1]
     except (OSError, ValueError, _Bad):  # FieldError is a ValueError
         return None
-    if carry is not None or closing_row != row - 1 or not pending.endswith(b"\n"):
+    if carry is not None or head is None or closing_at != len(raw) or not pending.endswith(b"\n"):
         return None  # no newline at the end, or the last line is not a closing line
     cut = pending.rfind(b"\n", 0, len(pending) - 1) + 1  # the closing line lies in the unhashed tail
     if cut == 0:
@@ -499,7 +506,7 @@ def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
         return None
     if decoded or not raw:
         positions = [p if type(p) is Pos else Pos(r, int(p[0]), int(p[1]), int(p[3]), p[2].decode()) for r, p in enumerate(raw, 1)]
-        return FileResult(path, header, len(raw), positions, [], _is_run(positions))
+        return FileResult(path, header, len(raw), positions, [], _is_run(positions), mode=mode)
     o, off, sha, b = zip(*raw)
     ords, offs, sizes = list(map(int, o)), list(map(int, off)), list(map(int, b))
     k = len(raw)
@@ -509,7 +516,7 @@ def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
     else:
         positions = list(map(Pos, range(1, k + 1), ords, offs, sizes, map(bytes.decode, sha)))
         compact = False
-    return FileResult(path, header, k, positions, [], run, compact)
+    return FileResult(path, header, k, positions, [], run, compact, mode)
 
 
 def _is_run(ps: list[Pos]) -> bool:
@@ -783,9 +790,12 @@ def _name_problems(shown: str, path: Path, ln, header: Header, root: Path, sessi
     return out
 
 
-def _writable(path: Path) -> bool:
+def _writable(path: Path, mode: int = -1) -> bool:
+    """True when the file has any write bit; ``mode`` is its ``st_mode`` when already known (-1: stat it)."""
     try:
-        return bool(os.stat(path).st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+        if mode < 0:
+            mode = os.stat(path).st_mode
+        return bool(mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
     except OSError:
         return False
 
@@ -793,8 +803,12 @@ def _writable(path: Path) -> bool:
 def _kind_dirs(session_dir: Path) -> Iterator[Path]:
     for sub in ("streams", "runs"):
         d = session_dir / sub
-        if d.is_dir():
-            yield from sorted(c for c in d.iterdir() if c.is_dir())
+        try:
+            names = sorted(e.name for e in os.scandir(d) if e.is_dir())
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        for name in names:
+            yield d / name
     pb = session_dir / "provider_body"
     if pb.is_dir():
         yield pb
@@ -904,14 +918,13 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, files: list, result
     groups: dict[tuple[Path, str], list[tuple[object, Path]]] = {}
     cursors: dict[tuple[Path, str], Path] = {}
     for d in _kind_dirs(sdir):
-        for f in sorted(d.iterdir()):
-            name = f.name
+        for name in sorted(os.listdir(d)):
             if name.startswith("."):
                 continue  # a writer's temporary file, or a lock: never landed
             if name.endswith(".cursor") and name[: -len(".cursor")] in PREFIX_KIND:
-                cursors[(d, PREFIX_KIND[name[: -len(".cursor")]])] = f
+                cursors[(d, PREFIX_KIND[name[: -len(".cursor")]])] = d / name
             elif name.endswith((".sd", ".sk")) and parse_landed_name(name) is None:
-                problems.append(Problem(_show(root_shown, root, f), 0, "", "unexpected file",
+                problems.append(Problem(_show(root_shown, root, d / name), 0, "", "unexpected file",
                                         "a Session Data file whose name is not <kind>-<stamp>-<seq>.sd: nothing reads it"))
     for ln, path in files:
         groups.setdefault((path.parent, ln.kind), []).append((ln, path))
@@ -926,7 +939,7 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, files: list, result
             problems.append(Problem(shown, 0, "seq", "duplicate seq", f"seq {ln.seq} is also {by_seq[ln.seq]}"))
         else:
             by_seq[ln.seq] = shown
-        if _writable(path):
+        if _writable(path, res.mode):
             problems.append(Problem(shown, 0, "mode", "writable", f"mode {stat.filemode(os.stat(path).st_mode)}: a landed file is read-only"))
         if res.header is not None:
             problems.extend(_name_problems(shown, path, ln, res.header, root, sdir))

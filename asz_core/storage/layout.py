@@ -21,6 +21,7 @@ digits. Readers order by seq, never by stamp.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -137,24 +138,28 @@ def landed_files(session_dir: Path, *, skeletons: bool = False) -> list[tuple[La
     session_dir = Path(session_dir)
     for sub in ("streams", "runs"):
         d = session_dir / sub
-        if d.is_dir():
-            for child in sorted(d.iterdir()):
-                if child.is_dir():
-                    _collect(child, out, skeletons)
-    pb = session_dir / "provider_body"
-    if pb.is_dir():
-        _collect(pb, out, skeletons)
+        try:
+            children = sorted(e.name for e in os.scandir(d) if e.is_dir())
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        for name in children:
+            _collect(d / name, out, skeletons)
+    _collect(session_dir / "provider_body", out, skeletons)
     return sorted(out.values(), key=lambda x: (x[0].seq, str(x[1])))
 
 
 def _collect(d: Path, out: dict, skeletons: bool) -> None:
-    for f in d.iterdir():
-        ln = parse_landed_name(f.name)
-        if ln is None or not f.is_file():
+    try:
+        entries = [(e.name, e.is_file()) for e in os.scandir(d)]
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    for name, is_file in entries:
+        ln = parse_landed_name(name)
+        if ln is None or not is_file:
             continue
         if ln.ext == "sk" and not skeletons:
             continue
-        key = (ln.seq, str(f.with_suffix("")))
+        key = (ln.seq, str(d / name[:-3]))
         if key in out and out[key][0].ext == "sd":
             continue
-        out[key] = (ln, f)
+        out[key] = (ln, d / name)
