@@ -72,7 +72,7 @@ def encode_value(value: Any) -> bytes:
     if isinstance(value, RawJSON):
         return value.raw
     out = orjson.dumps(value)
-    if b"\xe2\x80" in out:
+    if b"\xe2" in out and b"\xe2\x80" in out:  # one memchr first: most values have no such lead byte
         out = out.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
     return out
 
@@ -210,7 +210,8 @@ def parse_line(line: bytes) -> dict:
         raise FieldError("", f"not JSON ({exc})") from None
     if not isinstance(value, dict):
         raise FieldError("", "not a JSON object")
-    if line.count(b"{") + line.count(b"[") > MAX_DEPTH and nesting_depth(value) > MAX_DEPTH:
+    # Deeper than MAX_DEPTH takes more than MAX_DEPTH openers and as many closers: a shorter line never is.
+    if len(line) > 2 * MAX_DEPTH and line.count(b"{") + line.count(b"[") > MAX_DEPTH and nesting_depth(value) > MAX_DEPTH:
         raise FieldError("", f"nesting deeper than {MAX_DEPTH}")
     return value
 
@@ -320,7 +321,10 @@ def _check_fields(d: dict, types: dict[str, str], prefix: str = "") -> None:
                 for i, item in enumerate(v):
                     if type(item) is not dict:
                         raise FieldError(f"{prefix}{key}[{i}]", "expected an object")
-                    _check_fields(item, item_types, f"{prefix}{key}[{i}].")
+                    try:
+                        _check_fields(item, item_types)
+                    except FieldError as exc:  # the item's field named from the record: parts[0].bytes
+                        raise FieldError(f"{prefix}{key}[{i}].{exc.field}", exc.message) from None
                     if kind == "parts" and not item.get("k"):
                         raise FieldError(f"{prefix}{key}[{i}].k", "missing")
                 continue

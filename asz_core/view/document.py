@@ -15,7 +15,6 @@ Withholding: ``hide`` names withholdable flags (``system_prompt``,
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import hashlib
 import os
@@ -53,6 +52,7 @@ _STEP_KINDS = frozenset(STEP_KINDS)
 #: Structural kinds listed elsewhere in the document, never as a node's children.
 _NOT_CHILDREN = frozenset(("epoch", "stream", "segment", "session"))
 _WITHHOLDABLE = frozenset(WITHHOLDABLE)
+_NO_RECORD: dict = {}
 _WS = "".join(chr(c) for c in (0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0x85, 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000)) + "".join(chr(c) for c in range(0x2000, 0x200B))
 
 
@@ -82,6 +82,8 @@ def _header_time(value: str) -> int | None:
 
 def clip_text(text: str, limit: int = TEXT_LIMIT) -> str:
     """``text`` cut to at most ``limit`` UTF-8 bytes at a character boundary."""
+    if len(text) * 4 <= limit:  # no character takes more than 4 bytes: short text is never cut
+        return text
     raw = text.encode("utf-8")
     if len(raw) <= limit:
         return text
@@ -114,6 +116,7 @@ class _Session:
         self.times: dict[int, list[int | None]] = {}
         self.headers: dict[int, Any] = {}
         self.problems: list[str] = []
+        self._listed_parts: list[tuple[int, int, int, dict]] | None = None
         for ln, path in landed_files(self.dir) if self.dir.is_dir() else []:
             if ln.seq > through_seq:
                 continue
@@ -158,6 +161,22 @@ class _Session:
         if ts is None or not (1 <= ref.row <= len(ts)):
             return None
         return ts[ref.row - 1]
+
+    def listed_parts(self) -> list[tuple[int, int, int, dict]]:
+        """``(seq, row, block, part)`` of every ``data`` and ``unknown`` part, in seq/row/block order (scanned once).
+
+        The two kinds the document lists beside its nodes: observations (``changes/1``,
+        ``execution/1`` data) and undescribed bytes.
+        """
+        if self._listed_parts is None:
+            out = []
+            for seq in sorted(self.records):
+                for row, rec in enumerate(self.records[seq], 1):
+                    for block, p in enumerate(rec.get("parts", ())):
+                        if p["k"] == "data" or p["k"] == "unknown":
+                            out.append((seq, row, block, p))
+            self._listed_parts = out
+        return self._listed_parts
 
     def record(self, ref: Ref | None) -> dict | None:
         """The record ``ref`` names, or None."""
@@ -270,26 +289,21 @@ def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str
     withholdable flags to withhold; ``through_round`` builds the document as
     of that round (the head by default). Raises :class:`ViewError` when the
     chain has no usable round, ValueError for a hide name that is not withholdable.
-    """
-    with _gc_paused():
-        return _build(Path(root), conversation, hide, through_round)
 
-
-@contextlib.contextmanager
-def _gc_paused():
-    """Pause the cyclic garbage collector while a document is built.
-
-    A build allocates a few hundred thousand dicts and lists that all stay
-    alive until it returns; every collection those allocations trigger walks
-    every live object of the process and finds nothing to free (a third of a
-    large build's time). Reference counting still frees as usual; the
-    collector runs again once the build returns. Only a collector this call
-    disabled is enabled again, so nested or concurrent builds never leave it off.
+    The cyclic garbage collector is paused while the document is built. A
+    build allocates a few hundred thousand dicts and lists that all stay alive
+    until it returns; every collection those allocations trigger walks every
+    live object of the process and finds nothing to free (a third of a large
+    build's time). Reference counting still frees as usual, and the collector
+    runs again once the build returns. Only a collector this call disabled is
+    enabled again, so nested or concurrent builds never leave it off. The
+    pause comes first, before anything is allocated, so a build does not start
+    by collecting what its caller left young.
     """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        yield
+        return _build(Path(root), conversation, hide, through_round)
     finally:
         if was_enabled:
             gc.enable()
@@ -361,14 +375,18 @@ class _View:
         self.nodes = fold.nodes
         self._talk_cache: dict[str, dict] = {}
         self._at: dict[str, int] = {}
+        # Nodes in file order (seq, row, block of their first ref; then id): children lists and a talk's steps follow it.
+        in_order = sorted(self.nodes.values(), key=lambda n: (_pos(n.ref or (n.refs[0] if n.refs else None)), n.id))
+        self.rank: dict[str, int] = {n.id: i for i, n in enumerate(in_order)}
         self.children: dict[str, list[Node]] = {}
-        for n in self.nodes.values():
+        for n in in_order:
             self.children.setdefault(n.parent, []).append(n)
-        for lst in self.children.values():
-            lst.sort(key=lambda n: (_pos(n.ref or (n.refs[0] if n.refs else None)), n.id))
         self.ordered_relations = sorted(fold.relations.values(), key=self._relation_key)
         self.edges: dict[str, list[dict]] = {}
+        #: (type, to) -> relations, in document order (a stream's opener, a segment's talks)
+        self.relations_to: dict[tuple[str, str], list[Relation]] = {}
         for r in self.ordered_relations:
+            self.relations_to.setdefault((r.type, r.to), []).append(r)
             self.edges.setdefault(r.from_, []).append({"type": r.type, "other": r.to, "dir": "out", "quality": r.quality, "via": r.via})
             self.edges.setdefault(r.to, []).append({"type": r.type, "other": r.from_, "dir": "in", "quality": r.quality, "via": r.via})
         self.talk_of: dict[str, str] = {}
@@ -403,7 +421,7 @@ class _View:
         return ""
 
     def _withheld(self, rec: dict | None) -> bool:
-        return rec is not None and bool(self.hide) and not self.hide.isdisjoint(rec.get("flags", ()))
+        return bool(self.hide) and rec is not None and not self.hide.isdisjoint(rec.get("flags", ()))
 
     def _first_ref(self, n: Node) -> Ref | None:
         return n.ref or (n.refs[0] if n.refs else None)
@@ -412,7 +430,7 @@ class _View:
         """A node's time: its first record's instant in unix ms (rounded down), 0 when it has none (computed once per node)."""
         ms = self._at.get(n.id)
         if ms is None:
-            t = self._time(self._first_ref(n))
+            t = self.sess.time(n.ref or (n.refs[0] if n.refs else None))
             ms = self._at[n.id] = 0 if t is None else t // 1_000_000
         return ms
 
@@ -438,9 +456,9 @@ class _View:
             d["attrs"] = dict(sorted(attrs.items())) if len(attrs) > 1 else dict(attrs)
         if kind == "talk":
             self._talk_keys(n, d)
-        ref = self._first_ref(n)
+        ref = n.ref or (n.refs[0] if n.refs else None)
         rec = self.sess.record(ref)
-        withheld = self._withheld(rec)
+        withheld = rec is not None and self._withheld(rec)
         if rec is not None and kind not in _NO_TEXT:
             self._content(n, ref, rec, withheld, d)
         if kind == "llm.call":
@@ -450,7 +468,7 @@ class _View:
                 u = urec.get("usage") if urec is not None else None
                 if u is not None:
                     d["usage"] = {"in": u.get("in", 0), "out": u.get("out", 0), "cache_read": u.get("cache_read", 0), "cache_write": u.get("cache_write", 0)}
-            flags = sorted({f for r in n.refs or ([n.ref] if n.ref else []) for f in (self.sess.record(r) or {}).get("flags", ()) if f in WITHHOLDABLE})
+            flags = sorted({f for r in n.refs or ([n.ref] if n.ref else []) for f in (self.sess.record(r) or _NO_RECORD).get("flags", ()) if f in _WITHHOLDABLE})
             if flags:
                 d["flags"] = flags
             if not self.hide:
@@ -589,7 +607,8 @@ class _View:
         d.update(self._talk_cache[n.id])
 
     def _compute_talk_keys(self, n: Node, d: dict) -> None:
-        steps = sorted(self._steps_under(n.id), key=lambda s: (_pos(self._first_ref(s)), s.id))
+        rank = self.rank
+        steps = sorted(self._steps_under(n.id), key=lambda s: rank[s.id])
         label = self._label(steps)
         if label:
             d["label"] = label
@@ -665,7 +684,7 @@ class _View:
             if parent is not None and parent.kind not in ("epoch", "stream", "session", "segment", "conversation"):
                 continue  # rendered under its parent
             out.append(n)
-        out.sort(key=lambda n: (_pos(self._first_ref(n)), n.id))
+        out.sort(key=lambda n: self.rank[n.id])
         return [self.node(n) for n in out]
 
     def streams(self) -> list[dict]:
@@ -683,10 +702,9 @@ class _View:
             name = s.id.split("/", 1)[1] if "/" in s.id else s.id
             talks = sorted(talks_by_stream.get(name, []), key=lambda t: (self.at(t) or (1 << 62), t.id))
             opened = []
-            for r in self.ordered_relations:
-                if r.type == "starts" and r.to == s.id:
-                    src = self.nodes.get(r.from_)
-                    opened.append({"step": r.from_, "stream": src.stream if src else "", "talk": self.talk_of.get(r.from_, ""), "quality": r.quality})
+            for r in self.relations_to.get(("starts", s.id), ()):
+                src = self.nodes.get(r.from_)
+                opened.append({"step": r.from_, "stream": src.stream if src else "", "talk": self.talk_of.get(r.from_, ""), "quality": r.quality})
             parent = s.attrs.get("parent", "")
             if not parent and opened:
                 parent = opened[0]["stream"]
@@ -705,7 +723,7 @@ class _View:
     def segments(self) -> list[dict]:
         out = []
         for s in sorted((n for n in self.nodes.values() if n.kind == "segment"), key=lambda n: n.id):
-            members = [self.nodes[r.from_] for r in self.ordered_relations if r.type == "in_segment" and r.to == s.id and r.from_ in self.nodes]
+            members = [self.nodes[r.from_] for r in self.relations_to.get(("in_segment", s.id), ()) if r.from_ in self.nodes]
             froms, tos = [], []
             for t in members:
                 tmp: dict = {}
@@ -726,22 +744,20 @@ class _View:
     def _observations(self):
         changes: list[tuple] = []
         executions: list[tuple] = []
-        for seq in sorted(self.sess.records):
-            for row, rec in enumerate(self.sess.records[seq], 1):
-                for block, p in enumerate(rec.get("parts", ())):
-                    if p["k"] != "data":
-                        continue
-                    v = p.get("data")
-                    if not isinstance(v, dict):
-                        continue
-                    schema = v.get("schema")
-                    if schema not in ("changes/1", "execution/1"):
-                        continue
-                    t = parse_instant(v.get("time"))
-                    runtime_first = 0 if v.get("captured_by") == "claude-code" else 1
-                    key = (0 if t is not None else 1, t or 0, runtime_first, seq, row, block)
-                    entry = {"step": "", "ref": {"seq": seq, "row": row, "block": block}, **v}
-                    (changes if schema == "changes/1" else executions).append((key, entry))
+        for seq, row, block, p in self.sess.listed_parts():
+            if p["k"] != "data":
+                continue
+            v = p.get("data")
+            if not isinstance(v, dict):
+                continue
+            schema = v.get("schema")
+            if schema not in ("changes/1", "execution/1"):
+                continue
+            t = parse_instant(v.get("time"))
+            runtime_first = 0 if v.get("captured_by") == "claude-code" else 1
+            key = (0 if t is not None else 1, t or 0, runtime_first, seq, row, block)
+            entry = {"step": "", "ref": {"seq": seq, "row": row, "block": block}, **v}
+            (changes if schema == "changes/1" else executions).append((key, entry))
         changes.sort(key=lambda x: x[0])
         executions.sort(key=lambda x: x[0])
         step_changes: dict[str, list[str]] = {}
@@ -768,14 +784,12 @@ class _View:
         Added in 1.x (a 1.x only adds keys).
         """
         out = []
-        for seq in sorted(self.sess.records):
+        for seq, row, block, p in self.sess.listed_parts():
+            if p["k"] != "unknown":
+                continue
             h = self.sess.headers.get(seq)
-            for row, rec in enumerate(self.sess.records[seq], 1):
-                for block, p in enumerate(rec.get("parts", ())):
-                    if p["k"] != "unknown":
-                        continue
-                    out.append({"ref": {"seq": seq, "row": row, "block": block}, "stream": (h.stream if h else "") or (h.batch if h else ""),
-                                "reason": p.get("text", ""), "bytes": p.get("bytes", 0)})
+            out.append({"ref": {"seq": seq, "row": row, "block": block}, "stream": (h.stream if h else "") or (h.batch if h else ""),
+                        "reason": p.get("text", ""), "bytes": p.get("bytes", 0)})
         if out:
             cited: dict[tuple[int, int], str] = {}
             for n in self.nodes.values():
