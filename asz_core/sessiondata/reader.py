@@ -108,6 +108,8 @@ class SDReader:
         self.data = data
         self.header: Header | None = None
         self.closing: Closing | None = None
+        #: SHA-256 hex of every byte read, set once the file has read whole (of the decompressed bytes for a ``.sk``).
+        self.digest = ""
 
     def __iter__(self) -> Iterator[tuple[int, Record]]:
         sha = hashlib.sha256()
@@ -144,6 +146,8 @@ class SDReader:
                 raise SDError(self.path, lineno, "records", f"closing line says {closing.records} records, file holds {count}")
             if closing.digest != sha.hexdigest():
                 raise SDError(self.path, lineno, "digest", "digest mismatch: the file's bytes are not the ones its closing line binds")
+            sha.update(prev)
+            self.digest = sha.hexdigest()
             self.closing = closing
 
     def _record(self, line: bytes, lineno: int) -> Record:

@@ -124,7 +124,6 @@ class _Session:
 
     def _load(self, seq: int, path: Path) -> None:
         data = path.read_bytes()
-        digest = hashlib.sha256(data).hexdigest()
         reader = SDReader(path, decode="dict", data=data)
         recs: list[dict] = []
         try:
@@ -132,6 +131,8 @@ class _Session:
                 recs.append(rec)
         except SDError as exc:
             self.problems.append(f"landed file {path.relative_to(self.root).as_posix()} does not read: {exc.message} (line {exc.line})")
+        # a whole read hashed every byte of the file already
+        digest = reader.digest if reader.digest and path.suffix == ".sd" else hashlib.sha256(data).hexdigest()
         h = reader.header
         all_times = [parse_instant(r.get("time")) for r in recs]
         self.times[seq] = all_times

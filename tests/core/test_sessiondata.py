@@ -184,6 +184,16 @@ def test_reader_dict_mode_yields_checked_objects_and_refuses_what_the_model_refu
     assert [d["ord"] for _, d in SDReader(path, decode=False)] == [1, 2]  # the lax mode (index building) reads it
     with pytest.raises(ValueError, match="decode is True, False or 'dict'"):
         SDReader(path, decode="yes")
+    assert r.digest == ""  # the read stopped at line 3: no digest of the whole file
+
+
+def test_reader_digest_is_the_whole_files_sha256(tmp_path):
+    lf = land(tmp_path, [Record(ord=1, off=0, bytes=3, parts=[Part(k="text", text="one", bytes=3)]), Record(ord=2, off=4, bytes=3)])
+    raw = lf.path.read_bytes()
+    for r in (SDReader(lf.path), SDReader(lf.path, decode="dict", data=raw)):
+        assert r.digest == ""
+        assert [row for row, _ in r] == [1, 2]
+        assert r.digest == hashlib.sha256(raw).hexdigest()
 
 
 def test_reader_refuses_deep_nesting_and_missing_closing(tmp_path):
