@@ -20,8 +20,8 @@ from typing import Any
 
 import attrs
 
-from .codec import check_header, encode_closing, encode_header, encode_record, encode_value
-from .jsonbytes import RawJSON
+from .codec import check_header, encode_closing, encode_header, encode_part, encode_record, encode_value
+from .jsonbytes import RawJSON, loads
 from .model import ENVELOPE, SCHEMA, Closing, Header, Part, Record
 
 __all__ = ["SDWriter", "LandedFile", "shrink_record", "encoded_size", "DEFAULT_MAX_DELTA_BYTES"]
@@ -73,10 +73,12 @@ class SDWriter:
         self._write_line(encode_header(header))
 
     def _write_line(self, line: bytes) -> None:
-        data = line + b"\n"
-        self._f.write(data)
-        self._sha.update(data)
-        self._size += len(data)
+        # The line and its newline go in separately: a record line can be megabytes, not worth a copy.
+        self._f.write(line)
+        self._f.write(b"\n")
+        self._sha.update(line)
+        self._sha.update(b"\n")
+        self._size += len(line) + 1
 
     @property
     def size(self) -> int:
@@ -167,8 +169,22 @@ def _fsync_dir(path: Path) -> None:
 # --------------------------------------------------------------------------- too large to land
 
 
-def _is_schema(value: Any, schema: str) -> bool:
-    return isinstance(value, dict) and value.get("schema") == schema
+def _data_schema(data: Any) -> str:
+    """``schema`` of a data part's value when it is an object naming one, else ''.
+
+    A RawJSON is decoded for this without keeping the decoded value on it.
+    Raises ValueError on bytes that are not JSON.
+    """
+    if isinstance(data, (str, int, float, bool)):
+        return ""
+    return _schema_of(loads(data.raw) if isinstance(data, RawJSON) else data)
+
+
+def _schema_of(value: Any) -> str:
+    if isinstance(value, dict):
+        v = value.get("schema")
+        return v if isinstance(v, str) else ""
+    return ""
 
 
 def _data_bytes(p: Part) -> bytes:
@@ -205,7 +221,61 @@ def _shrink_changes(p: Part, record: Record, budget: int) -> bool:
     return True
 
 
-def shrink_record(record: Record, budget: int) -> Record:
+class _PartSizes:
+    """Encoded sizes of parts and their payloads, each computed once per payload object.
+
+    A record line is its fields around ``"parts":[`` + the parts joined by
+    commas + ``]`` (:func:`encode_record` writes exactly what piecewise
+    encoding writes), so making one part smaller changes the line by that
+    part's change alone. A part's size is its encoding with each payload
+    (``text``, ``data``) replaced by a one-token placeholder, plus the payloads'
+    own encoded sizes: no payload is encoded twice.
+    """
+
+    _TEXT_MARK = "x"  # encodes as 3 bytes
+    _DATA_MARK = RawJSON(b"0")  # 1 byte
+
+    def __init__(self) -> None:
+        # (id(payload), what) -> (payload, answer); the payload is held, so its id is not reused meanwhile
+        self._memo: dict[tuple[int, str], tuple[Any, Any]] = {}
+
+    def _of(self, payload: Any, kind: str, fn) -> Any:
+        key = id(payload)
+        hit = self._memo.get((key, kind))
+        if hit is not None and hit[0] is payload:
+            return hit[1]
+        answer = fn(payload)
+        self._memo[(key, kind)] = (payload, answer)
+        return answer
+
+    def text(self, p: Part) -> int:
+        """Encoded size of ``p.text`` (bytes)."""
+        return self._of(p.text, "size", lambda t: len(encode_value(t)))
+
+    def data(self, p: Part) -> int:
+        """Encoded size of ``p.data`` (bytes)."""
+        return self._of(p.data, "size", lambda d: len(encode_value(d)))
+
+    def schema(self, p: Part) -> str:
+        """The ``schema`` of ``p.data`` when it is an object naming one, else ''."""
+        return self._of(p.data, "schema", _data_schema)
+
+    def part(self, p: Part) -> int:
+        """Encoded size of the whole part (bytes)."""
+        size = 0
+        stub = p
+        if p.text != "" or p.data is not None:
+            stub = copy.copy(p)
+            if p.text != "":
+                stub.text = self._TEXT_MARK
+                size += self.text(p) - 3
+            if p.data is not None:
+                stub.data = self._DATA_MARK
+                size += self.data(p) - 1
+        return size + len(encode_part(stub))
+
+
+def shrink_record(record: Record, budget: int, *, size: int | None = None) -> Record:
     """Return a copy of ``record`` made to fit ``budget`` bytes once written (seed 000, Too large to land).
 
     The largest payload goes first, the earlier part first on a tie; a part's
@@ -216,34 +286,42 @@ def shrink_record(record: Record, budget: int) -> Record:
     shrinks in its own format; an ``execution/1`` part is never cut. The result
     is deterministic. A record still too large with nothing left to take is
     returned as far as it went.
+
+    ``size`` is ``encoded_size(record)`` when the caller already knows it
+    (bytes, newline included); the record is then not encoded again. Each
+    step re-measures only the part it changed.
     """
     rec = copy.deepcopy(record)
-    while encoded_size(rec) > budget:
+    total = encoded_size(rec) if size is None else size
+    sizes = _PartSizes()
+    while total > budget:
         best_i, best_what, best_size = None, None, -1
         for i, p in enumerate(rec.parts):
             value_schema = None
             if p.data is not None:
-                v = p.data_value() if not isinstance(p.data, (str, int, float, bool)) else p.data
-                if _is_schema(v, "execution/1"):
+                schema = sizes.schema(p)
+                if schema == "execution/1":
                     continue
-                if _is_schema(v, "changes/1"):
+                if schema == "changes/1":
                     value_schema = "changes/1"
-                size = len(_data_bytes(p))
+                psize = sizes.data(p)
                 what = "changes" if value_schema else "data"
             elif p.text and p.k != "unknown":
-                size = len(encode_value(p.text))
+                psize = sizes.text(p)
                 what = "text"
             else:
                 continue
-            if size > best_size:
-                best_i, best_what, best_size = i, what, size
+            if psize > best_size:
+                best_i, best_what, best_size = i, what, psize
         if best_i is None:
             break
         p = rec.parts[best_i]
+        before = sizes.part(p)
         if best_what == "changes":
             if not _shrink_changes(p, rec, budget):
                 # nothing left to take in its own format; stop considering it
                 break
+            total += sizes.part(p) - before
             continue
         if best_what == "data":
             if not p.sha256:
@@ -259,6 +337,7 @@ def shrink_record(record: Record, budget: int) -> Record:
             p.text = ""
         has_left = bool(p.data is not None or (p.text and p.k != "unknown"))
         p.state = "truncated" if has_left else "too_large"
+        total += sizes.part(p) - before
     return rec
 
 
