@@ -141,28 +141,72 @@ _FLAG_ORDER = {f: i for i, f in enumerate(FLAGS)}
 # --------------------------------------------------------------------------- JSON with spans
 
 
+#: Lines up to this size (bytes) are checked for being orjson's own encoding of their value (see _Obj).
+_CANONICAL_MAX = 1 << 16
+
+
+def _canonical(raw: bytes, value: Any, begin: int, end: int) -> bool:
+    """True when ``raw[begin:end]`` is byte for byte what ``orjson.dumps(value)`` writes.
+
+    Claude Code writes compact JSON (JSON.stringify), which orjson writes the
+    same way for almost every line. Such a line is a concatenation of its
+    members' encodings, so member spans follow from encoded lengths (no
+    scan of the bytes), and no part of it has whitespace to compact. Only
+    lines up to ``_CANONICAL_MAX`` bytes are checked: a longer line is mostly
+    long strings, which the byte walk skips faster than re-encoding.
+    """
+    if end - begin > _CANONICAL_MAX:
+        return False
+    try:
+        encoded = orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        return False
+    return len(encoded) == end - begin and raw.startswith(encoded, begin)
+
+
 class _Obj:
-    """A decoded JSON object together with the source bytes its members came from."""
+    """A decoded JSON object together with the source bytes its members came from.
 
-    __slots__ = ("value", "buf", "start", "end", "_spans")
+    ``canonical`` says the object's bytes are ``orjson.dumps`` of its value
+    (:func:`_canonical`, checked once for the line): spans are then computed
+    from encoded lengths and slices need no compacting. Otherwise spans come
+    from :func:`asz_core.object_members` / :func:`asz_core.array_elements`.
+    """
 
-    def __init__(self, value: dict, buf: bytes, start: int, end: int = -1):
+    __slots__ = ("value", "buf", "start", "end", "_spans", "canonical")
+
+    def __init__(self, value: dict, buf: bytes, start: int, end: int = -1, canonical: bool = False):
         self.value = value
         self.buf = buf
         self.start = start
         self.end = end  # -1 until known
         self._spans: dict[str, tuple[int, int]] | None = None
+        self.canonical = canonical
 
     def span(self, key: str) -> tuple[int, int]:
         """``(begin, end)`` of member ``key``'s value in ``buf``. Raises KeyError when absent."""
         if self._spans is None:
-            self._spans = {k: (b, e) for k, b, e in object_members(self.buf, self.start)}
+            if self.canonical:
+                spans = {}
+                pos = self.start + 1  # after "{"
+                dumps = orjson.dumps
+                for k, v in self.value.items():
+                    b = pos + len(dumps(k)) + 1  # after "key":
+                    pos = b + len(dumps(v))
+                    spans[k] = (b, pos)
+                    pos += 1  # the "," or "}"
+                self._spans = spans
+            else:
+                self._spans = {k: (b, e) for k, b, e in object_members(self.buf, self.start)}
         return self._spans[key]
+
+    def _slice(self, b: int, e: int) -> RawJSON:
+        raw = self.buf[b:e]
+        return RawJSON(raw if self.canonical else compact(raw))
 
     def raw(self, key: str) -> RawJSON:
         """Member ``key``'s source bytes, compacted (seed 000, What data holds)."""
-        b, e = self.span(key)
-        return RawJSON(compact(self.buf[b:e]))
+        return self._slice(*self.span(key))
 
     def size(self, key: str) -> int:
         """Size in source bytes of member ``key``'s value."""
@@ -171,13 +215,15 @@ class _Obj:
 
     def whole(self) -> RawJSON:
         """The whole object's source bytes, compacted."""
-        b, e = self.bounds()
-        return RawJSON(compact(self.buf[b:e]))
+        return self._slice(*self.bounds())
 
     def bounds(self) -> tuple[int, int]:
         """``(begin, end)`` of the whole object in ``buf`` (scanned once)."""
         if self.end < 0:
-            self.start, self.end = value_span(self.buf, self.start)
+            if self.canonical:
+                self.end = self.start + len(orjson.dumps(self.value))
+            else:
+                self.start, self.end = value_span(self.buf, self.start)
         return self.start, self.end
 
     def whole_size(self) -> int:
@@ -190,11 +236,19 @@ class _Obj:
         v = self.value.get(key)
         if not isinstance(v, dict):
             return None
-        return _Obj(v, self.buf, *self.span(key))
+        return _Obj(v, self.buf, *self.span(key), canonical=self.canonical)
 
     def items(self, key: str) -> list[tuple[Any, int, int]]:
         """Elements of the array member ``key`` as ``(value, begin, end)``."""
         values = self.value[key]
+        if self.canonical:
+            out = []
+            pos = self.span(key)[0] + 1  # after "["
+            for v in values:
+                e = pos + len(orjson.dumps(v))
+                out.append((v, pos, e))
+                pos = e + 1
+            return out
         spans = array_elements(self.buf, self.span(key)[0])
         if len(spans) != len(values):  # pragma: no cover - the decoder and the span walker disagree
             raise JSONSpanError(f"array {key!r}: {len(spans)} spans for {len(values)} values")
@@ -247,6 +301,14 @@ def _s(d: Any, key: str) -> str:
         if isinstance(v, str):
             return v
     return ""
+
+
+def _utf8_len(text: str) -> int:
+    """Size in bytes of ``text`` as UTF-8, without encoding an ASCII string (a multi-megabyte copy) to learn it.
+
+    Raises UnicodeEncodeError for a lone surrogate, as encoding does.
+    """
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
 def _count(d: dict, key: str) -> int:
@@ -351,10 +413,10 @@ class _Parts:
 
     def text(self, text: str, size: int = 0) -> None:
         """A text part; its ``bytes`` is the text's UTF-8 size (the original is the text itself)."""
-        self.add(Part(k="text", text=text, bytes=len(text.encode("utf-8"))))
+        self.add(Part(k="text", text=text, bytes=_utf8_len(text)))
 
-    def block(self, item: Any, buf: bytes, b: int, e: int) -> None:
-        """One content block into its part(s), or an unknown part."""
+    def block(self, item: Any, buf: bytes, b: int, e: int, canonical: bool = False) -> None:
+        """One content block into its part(s), or an unknown part (``canonical`` as for :class:`_Obj`)."""
         if not isinstance(item, dict):
             self.unknown(buf, b, e, "a content item that is not a JSON object")
             return
@@ -364,7 +426,7 @@ class _Parts:
             what = f'block type "{_shown(kind)}"' if isinstance(kind, str) else "a content block with no type"
             self.unknown(buf, b, e, f"{what} is not one this dialect describes")
             return
-        if not handler(self, _Obj(item, buf, b, e), e - b):
+        if not handler(self, _Obj(item, buf, b, e, canonical), e - b):
             self.unknown(buf, b, e, f'block type "{kind}" does not have the shape this dialect describes')
 
     # Each handler returns False when the block lacks the fields its kind needs.
@@ -394,17 +456,17 @@ class _Parts:
         if text is not None and not isinstance(text, str):
             return False
         text = text or ""
-        self.add(Part(k="reasoning", text=text, state="available" if text else "unavailable", bytes=len(text.encode("utf-8"))))
+        self.add(Part(k="reasoning", text=text, state="available" if text else "unavailable", bytes=_utf8_len(text)))
         sig = v.get("signature")
         if isinstance(sig, str) and sig:
-            self.rec.dropped.append(Dropped(what="reasoning signature", bytes=len(sig.encode("utf-8")), why=SIGNATURE_WHY))
+            self.rec.dropped.append(Dropped(what="reasoning signature", bytes=_utf8_len(sig), why=SIGNATURE_WHY))
         return True
 
     def _redacted(self, blk: _Obj, size: int) -> bool:
         data = blk.value.get("data")
-        self.add(Part(k="reasoning", state="redacted", bytes=len(data.encode("utf-8")) if isinstance(data, str) else 0))
+        self.add(Part(k="reasoning", state="redacted", bytes=_utf8_len(data) if isinstance(data, str) else 0))
         if isinstance(data, str) and data:
-            self.rec.dropped.append(Dropped(what="redacted reasoning", bytes=len(data.encode("utf-8")), why=REDACTED_WHY))
+            self.rec.dropped.append(Dropped(what="redacted reasoning", bytes=_utf8_len(data), why=REDACTED_WHY))
         return True
 
     def _image(self, blk: _Obj, size: int) -> bool:
@@ -412,7 +474,7 @@ class _Parts:
         if not isinstance(src, dict) or src.get("type") != "base64" or not isinstance(src.get("data"), str):
             return False
         data = src["data"]
-        self.add(Part(k="media", media=_s(src, "media_type"), data=data, bytes=len(data.encode("utf-8"))))
+        self.add(Part(k="media", media=_s(src, "media_type"), data=data, bytes=_utf8_len(data)))
         return True
 
     def _result(self, blk: _Obj, size: int) -> bool:
@@ -432,7 +494,7 @@ class _Parts:
                 if kind == "text" and isinstance(item.get("text"), str):
                     texts.append(item["text"])
                 elif kind == "image":
-                    media.append((_Obj(item, blk.buf, b, e), e - b))
+                    media.append((_Obj(item, blk.buf, b, e, blk.canonical), e - b))
                 else:
                     raw_content = True
             part.text = "\n".join(texts)
@@ -444,7 +506,7 @@ class _Parts:
         elif raw_content:
             part.data = blk.raw("content")
         # bytes is the size of the original result: its text, or its data when it has no text
-        part.bytes = len(part.text.encode("utf-8")) if part.text else (len(part.data.raw) if isinstance(part.data, RawJSON) else 0)
+        part.bytes = _utf8_len(part.text) if part.text else (len(part.data.raw) if isinstance(part.data, RawJSON) else 0)
         self.add(part)
         for item, item_size in media:
             if not self._image(item, item_size):
@@ -626,12 +688,11 @@ def _transcript(rec: Record, obj: _Obj, raw: bytes, source: Source | None = None
     parts = _Parts(rec, obj.child("toolUseResult") if tur is not None else None)
     content = message.get("content") if message is not None else None
     if isinstance(content, str):
-        msg = obj.child("message")
-        parts.text(content, msg.size("content"))
+        parts.text(content)  # a text part's bytes is its text's size: no span needed
         _notification_links(rec, content)
     elif isinstance(content, list):
         for item, b, e in obj.child("message").items("content"):
-            parts.block(item, raw, b, e)
+            parts.block(item, raw, b, e, obj.canonical)
     elif content is not None:
         b, e = obj.child("message").span("content")
         parts.unknown(raw, b, e, "message content that is neither text nor a list of blocks")
@@ -703,6 +764,41 @@ def _manifest(rec: Record, obj: _Obj, source: Source) -> None:
 _KINDS = {"journal": _journal, "agent_meta": _sidecar, "workflow_manifest": _manifest}
 
 
+def _may_nest_too_deep(raw: bytes, value: Any) -> bool:
+    """False only when ``value`` (decoded from ``raw``) cannot nest deeper than MAX_SOURCE_DEPTH.
+
+    Nesting deeper than the limit needs more than that many objects and
+    lists, each opened by its own ``{`` or ``[`` in ``raw``. A short line
+    counts those bytes; a long one counts the containers of the decoded
+    value, stopping past the limit, so a line of long strings is not scanned
+    again.
+    """
+    if len(raw) <= 1 << 12:
+        return raw.count(b"{") + raw.count(b"[") > MAX_SOURCE_DEPTH
+    seen = 1  # the value itself, an object
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        children = v.values() if isinstance(v, dict) else v if isinstance(v, list) else ()
+        for c in children:
+            if isinstance(c, (dict, list)):
+                seen += 1
+                if seen > MAX_SOURCE_DEPTH:
+                    return True
+                stack.append(c)
+    return False
+
+
+def _line_bounds(raw: bytes) -> tuple[int, int]:
+    """``(begin, end)`` of the one JSON value a decoded line holds: the line without its outer whitespace."""
+    begin, end = 0, len(raw)
+    while raw[begin] in b" \t\n\r":
+        begin += 1
+    while raw[end - 1] in b" \t\n\r":
+        end -= 1
+    return begin, end
+
+
 def _fill(rec: Record, source: Source, raw: bytes) -> None:
     if source.kind == "workflow_script":
         rec.parts = [unknown_part(raw, REASON_SCRIPT)]
@@ -712,12 +808,13 @@ def _fill(rec: Record, source: Source, raw: bytes) -> None:
     value, reason = _parse(raw)
     if not reason and not isinstance(value, dict):
         reason = REASON_NOT_OBJECT
-    if not reason and raw.count(b"{") + raw.count(b"[") > MAX_SOURCE_DEPTH and nesting_depth(value) > MAX_SOURCE_DEPTH:
+    if not reason and _may_nest_too_deep(raw, value) and nesting_depth(value) > MAX_SOURCE_DEPTH:
         reason = REASON_TOO_DEEP
     if reason:
         _unknown_record(rec, raw, reason)
         return
-    obj = _Obj(value, raw, 0)
+    begin, end = _line_bounds(raw)
+    obj = _Obj(value, raw, begin, end, _canonical(raw, value, begin, end))
     if source.kind == "transcript":
         _transcript(rec, obj, raw, source)
     elif source.kind in _KINDS:
