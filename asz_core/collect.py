@@ -248,7 +248,9 @@ def _read_window(fd: int, off: int, budget: int) -> tuple[bytes, int]:
 
     Returns ``(data, end)`` where ``data[:end]`` is whole lines; ``end == 0``
     when no complete line follows ``off`` (nothing, or a partial line still
-    being written). A single line longer than the budget is read whole.
+    being written). A single line longer than the budget is read whole but
+    without its newline (``len(data) == end - 1``), so it is never copied to
+    cut the newline off.
     """
     data = _pread_exact(fd, budget, off)
     if not data:
@@ -271,8 +273,8 @@ def _read_window(fd: int, off: int, budget: int) -> tuple[bytes, int]:
             break
         pos += len(chunk)
     del chunk
-    data = _pread_exact(fd, end, off)
-    if len(data) < end or not data.endswith(b"\n"):
+    data = _pread_exact(fd, end - 1, off)
+    if len(data) < end - 1 or os.pread(fd, 1, off + end - 1) != b"\n":
         return b"", 0  # the file changed under us; try again next pass
     return data, end
 
@@ -299,6 +301,13 @@ def _next_tail(prev: bytes, data: bytes, upto: int) -> bytes:
         return data[upto - TAIL_WINDOW : upto]
     keep = TAIL_WINDOW - upto
     return prev[max(0, len(prev) - keep) :] + data[:upto]
+
+
+def _line_tail(prev: bytes, line: bytes) -> bytes:
+    """The last ``TAIL_WINDOW`` bytes of ``prev + line + b"\\n"``: the tail after one line read without its newline."""
+    if len(line) + 1 >= TAIL_WINDOW:
+        return line[len(line) + 1 - TAIL_WINDOW :] + b"\n"
+    return prev[max(0, len(prev) - (TAIL_WINDOW - len(line) - 1)) :] + line + b"\n"
 
 
 _CLOSING_MAX = len(encode_closing(Closing(records=2**63 - 1, digest="0" * 64))) + 1
@@ -804,8 +813,9 @@ class _SessionPass:
         """Encode a record; when it cannot fit ``budget`` (bytes, newline included) encode a shrunk copy instead."""
         enc = encode_record(rec)
         if len(enc) + 1 > budget:
+            size = len(enc) + 1
             del enc
-            enc = encode_record(shrink_record(rec, budget))
+            enc = encode_record(shrink_record(rec, budget, size=size))
             self.c.shrunk += 1
         return enc
 
@@ -874,12 +884,17 @@ class _SessionPass:
             windows += 1
             dirty = False
             base_off = cur.offset
-            if data.index(b"\n") == end - 1:
+            one_line = len(data) == end - 1  # one line longer than the budget, read without its newline
+            if one_line or data.index(b"\n") == end - 1:
                 # The window is one line (often one longer than the budget): keep only the line and the tail.
-                tail = _tail_digest(prev, base_off, data, end)
-                prev = _next_tail(prev, data, end)
-                line = data[: end - 1]
+                if one_line:
+                    line = data
+                    prev = _line_tail(prev, line)
+                else:
+                    prev = _next_tail(prev, data, end)
+                    line = data[: end - 1]
                 del data
+                tail = hashlib.sha256(prev).hexdigest()
                 rec = self._convert(s, line, cur.ord + 1, base_off)
                 del line
                 enc = self._encode_fit(rec, room)
@@ -907,7 +922,7 @@ class _SessionPass:
                     # Too large to share a file: land what is waiting, then this record alone, shrunk to fit.
                     flush(batch)
                     del enc
-                    enc = encode_record(shrink_record(rec, room))
+                    enc = encode_record(shrink_record(rec, room, size=size_enc))
                     self.c.shrunk += 1
                     flush(_Batch([enc], len(enc) + 1, 1, base_off + nl + 1, ord_, nl + 1, nl + 1 - pos, rec.id))
                     batch = _Batch()
