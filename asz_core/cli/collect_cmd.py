@@ -212,7 +212,7 @@ def collect(
         typer.echo(f"asz collect: cannot use the storage root {storage}: {exc.strerror or exc}", err=True)
         raise typer.Exit(1)
     report = Report()
-    provider = _provider_job(jobs)  # issue 10: claude-code-provider has its own pass (no cursors)
+    provider = _provider_job(jobs, chosen=bool(adapter) or source is not None)  # issue 10: its own pass (no cursors)
     collectors = [
         Collector(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
                   options=CollectOptions(max_delta_bytes=j.max_delta_bytes, lock_timeout=lock_timeout), report=report)
@@ -265,12 +265,19 @@ def collect(
         lock.release()
 
 
-def _provider_job(jobs: list[Job]) -> Optional[Job]:
+def _provider_job(jobs: list[Job], chosen: bool = False) -> Optional[Job]:
     """The claude-code-provider job: configured, or else its default directory when the adapter is installed
-    and that directory exists (origin-digest §5.3); None otherwise. Issue 10."""
+    and that directory exists (origin-digest §5.3); None otherwise. Issue 10.
+
+    ``chosen``: the command line named an adapter or a source (``--adapter``,
+    ``--source``): then only a job it asked for runs, never a default
+    directory it did not name.
+    """
     for j in jobs:
         if j.adapter.name == "claude-code-provider":
             return j
+    if chosen:
+        return None
     try:
         a = get_plugin_manager().get("claude-code-provider")
     except KeyError:

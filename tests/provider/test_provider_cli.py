@@ -30,6 +30,25 @@ def test_collect_lands_bodies_from_the_default_directory(tmp_path, monkeypatch):
     assert "checked 10 provider bodies: 10 rebuilt to their digest" in r.output
 
 
+def test_a_chosen_adapter_or_source_never_reads_the_default_body_directory(tmp_path, monkeypatch):
+    """Bodies hold whole system prompts: ``--adapter``/``--source`` mean only what they name is read."""
+    claude = tmp_path / "claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+    write_capture(claude / "asz" / "provider-bodies", calls=3)
+    (tmp_path / "elsewhere").mkdir()
+    for i, args in enumerate((["--adapter", "claude-code-local", "--source", str(tmp_path / "elsewhere")],
+                              ["--source", str(tmp_path / "elsewhere")],
+                              ["--adapter", "claude-code-local"])):
+        (claude / "projects").mkdir(parents=True, exist_ok=True)
+        root = tmp_path / f"data{i}"
+        r = runner.invoke(app, ["collect", "--once", "--root", str(root), "--no-parse", *args])
+        assert "bodies_" not in r.output and not (root / "_provider").exists(), (args, r.output)
+        assert not list(root.rglob("provider_body-*.sd"))
+    r = runner.invoke(app, ["collect", "--once", "--root", str(tmp_path / "named"), "--no-parse",
+                            "--adapter", "claude-code-provider", "--source", str(claude / "asz" / "provider-bodies")])
+    assert re.search(r" records=10 ", r.output) and "bodies_waiting=2" in r.output, r.output
+
+
 def test_collect_without_a_body_directory_says_nothing_of_bodies(tmp_path, monkeypatch):
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
     (tmp_path / "claude" / "projects").mkdir(parents=True)
