@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from ..sessiondata import SDReader
+from ..sessiondata import SDError, SDReader
 from ..sessiondata.codec import encode_record
 from ..storage.layout import landed_files
 from ..view import ViewError, build_view, list_conversations, to_json, to_yaml
@@ -81,24 +81,36 @@ def show(
 ) -> None:
     """Print every landed record behind a record id or a tool-use id, each with its file and row.
 
-    Output per record: ``<file>:<row>`` then the record line as stored. Exit 1
-    when nothing matches.
+    Output per record: ``<file>:<row>`` (row 1 is the line after the header)
+    then the record line as stored. A file whose closing digest or count does
+    not match shows nothing and is named on stderr. Exit 1 when nothing
+    matches or a file does not verify.
     """
     r = _root(root, config)
     sdir = r / session
     if not sdir.is_dir():
         typer.echo(f"asz show: no session {session!r} under {r}", err=True)
         raise typer.Exit(1)
-    found = 0
+    found = damaged = 0
     for _, path in landed_files(sdir):
-        for row, rec in SDReader(path):
-            hit = rec.id == ident or any(p.id == ident or p.of == ident for p in rec.parts) or rec.tool == ident
-            if hit:
-                found += 1
-                typer.echo(f"{path.relative_to(r).as_posix()}:{row}")
-                typer.echo(encode_record(rec).decode("utf-8"))
-    if not found:
+        hits = []
+        try:
+            for row, rec in SDReader(path):  # the file's digest is checked at its end, before anything is shown
+                if rec.id == ident or any(p.id == ident or p.of == ident for p in rec.parts) or rec.tool == ident:
+                    hits.append((row, rec))
+        except (SDError, OSError) as exc:
+            damaged += 1
+            why = f"line {exc.line}: {exc.message}" if isinstance(exc, SDError) else f"{exc.strerror or exc}"
+            typer.echo(f"asz show: {path.relative_to(r).as_posix()} does not verify, nothing of it is shown: {why} "
+                       f"(asz verify names the damage)", err=True)
+            continue
+        for row, rec in hits:
+            found += 1
+            typer.echo(f"{path.relative_to(r).as_posix()}:{row}")
+            typer.echo(encode_record(rec).decode("utf-8"))
+    if not found and not damaged:
         typer.echo(f"asz show: no landed record of session {session} has id or tool-use id {ident!r}", err=True)
+    if not found or damaged:
         raise typer.Exit(1)
 
 

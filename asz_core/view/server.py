@@ -260,6 +260,7 @@ class ViewState:
         self._build_locks: dict[tuple, threading.Lock] = {}
         self._heads: dict[str, tuple[tuple, dict | None]] = {}
         self._landed: dict[str, tuple[float, dict[int, Path]]] = {}
+        self._whole: dict[Path, tuple[tuple, str]] = {}  # landed file -> (its stat, '' or why it does not verify)
         self.builds = 0  # documents built since start (tests read it through /api/status)
 
     # ------------------------------------------------------------------ rounds
@@ -424,6 +425,30 @@ class ViewState:
             path = self.landed(session).get(seq)
         return path
 
+    def _verified(self, path: Path, seq: int) -> None:
+        """Refuse a landed file whose bytes its closing line does not bind (seed 000, Closing line).
+
+        The file is scanned once per size, mtime and inode (:func:`asz_core.verify.check_landed_file`).
+        Raises :class:`ApiError` 409 naming what is wrong.
+        """
+        from ..verify import check_landed_file
+
+        try:
+            st = path.stat()
+        except OSError:
+            raise ApiError(404, f"landed file seq {seq} is gone") from None
+        key = (st.st_size, st.st_mtime_ns, st.st_ino)
+        with self._lock:
+            hit = self._whole.get(path)
+        if hit is None or hit[0] != key:
+            res = check_landed_file(path)
+            why = "" if res.whole else "; ".join(f"line {ln}: {msg}" for ln, _, msg in res.errors[:3])
+            hit = (key, why)
+            with self._lock:
+                self._whole[path] = hit
+        if hit[1]:
+            raise ApiError(409, f"landed file seq {seq} does not verify ({hit[1]}); its records are not served (asz verify names the damage)")
+
     @staticmethod
     def _kind(path: Path) -> str:
         try:
@@ -443,7 +468,8 @@ class ViewState:
         or row that is not a number, or a file whose header does not read; 403
         for a record of a provider_body file while anything is withheld (a body
         record carries no flag, so it cannot be withheld part by part); 404 for
-        an unknown conversation, seq or row.
+        an unknown conversation, seq or row; 409 for a file that does not verify
+        (its closing digest or count does not match, or a line does not read).
         """
         if not _NUMBER.fullmatch(seq_s) or not _NUMBER.fullmatch(row_s):
             raise ApiError(400, "seq and row are decimal numbers")
@@ -456,6 +482,7 @@ class ViewState:
         kind = self._kind(path)
         if kind == "provider_body" and hide:
             raise ApiError(403, "a provider_body record is not served while anything is withheld (a request holds pieces of the system prompt and tool schemas)")
+        self._verified(path, seq)
         line = _nth_record(path, row)
         if line is None:
             raise ApiError(404, f"landed file seq {seq} has no row {row}")

@@ -184,6 +184,39 @@ def test_record_as_stored(canary_root, serve):
     assert s.get(f"{V}/record/999/1").status == 404
 
 
+def test_a_record_of_a_damaged_file_is_not_served_and_show_names_the_file(canary_root, serve, tmp_path):
+    """One byte changed in a landed file: the record endpoint says 409 and ``asz show`` prints none of its records."""
+    import os
+    import subprocess
+    import sys
+
+    from asz_core.storage.layout import landed_files
+
+    root = tmp_path / "root"
+    shutil.copytree(canary_root, root)
+    doc = build_view(root, CANARY_SESSION)
+    tool = next(n for n in _nodes(doc) if n["id"] == "tool/toolu_c1")
+    ref = tool["refs"][0]
+    path = dict((ln.seq, p) for ln, p in landed_files(root / CANARY_SESSION))[ref["seq"]]
+    data = bytearray(path.read_bytes())
+    at = data.index(b"toolu_c1")
+    data[at + 6] ^= 0x01  # toolu_c1 -> toolu_b1: still JSON, only the digest tells
+    os.chmod(path, 0o644)
+    path.write_bytes(bytes(data))
+    os.chmod(path, 0o444)
+    s = serve(root)
+    r = s.get(f"{V}/record/{ref['seq']}/{ref['row']}")
+    assert r.status == 409 and "does not verify" in r.json()["error"] and "digest" in r.json()["error"]
+    assert s.get(f"{V}/record/{ref['seq']}/1").status == 409  # every row of that file
+    shown = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "show", CANARY_SESSION, "toolu_b1", "--root", str(root)],
+                           capture_output=True, text=True, timeout=120)
+    assert shown.returncode == 1 and shown.stdout == "" and "Traceback" not in shown.stderr
+    assert f"{path.relative_to(root).as_posix()} does not verify, nothing of it is shown" in shown.stderr
+    intact = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "show", CANARY_SESSION, "toolu_c1", "--root", str(canary_root)],
+                            capture_output=True, text=True, timeout=120)
+    assert intact.returncode == 0 and intact.stdout.count("\n") >= 2
+
+
 @pytest.mark.parametrize("path", [
     f"{V}/record/one/1", f"{V}/record/1/-1", f"{V}/record/1/1.0", f"{V}/record/1/0x1",
     f"{V}/record/99999999999999999999999999999999/1", f"{V}/record/1/" + "9" * 5000, f"{V}/record/%2e%2e/1", f"{V}/record/1/..",
