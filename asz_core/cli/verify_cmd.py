@@ -1,7 +1,7 @@
 """``asz verify [SESSION | PATH]``: digests and contiguity of landed data (origin-digest §8.1; seed 000, Record).
 
 Exit codes: 0 whole and contiguous, 1 problems found, 2 usage (a missing
-path, root or session; a bad configuration file).
+path, root or session; a file that is not ``.sd``/``.sk``; a bad configuration file).
 """
 
 from __future__ import annotations
@@ -27,6 +27,16 @@ def _root_from_config(config: Optional[Path]) -> str:
         return load_config(config).root
     except ValueError as exc:  # ConfigError names the file and key
         raise _usage(f"configuration: {exc}") from None
+
+
+def _is_session(root: Optional[Path], cfg_root: str, name: str) -> bool:
+    """True when ``name`` is a session directory of the root (``--root``, else ``cfg_root``). Never raises."""
+    from ..storage.layout import session_dir
+
+    try:
+        return session_dir(Path(root) if root is not None else Path(cfg_root), name).is_dir()
+    except ValueError:  # not usable as a session id
+        return False
 
 
 def _usage(message: str) -> typer.Exit:
@@ -58,7 +68,10 @@ def verify(
     cfg_root = _root_from_config(config)  # a bad configuration file is a usage error (exit 2) whatever the target
     if target is not None and target.endswith(".sf"):
         raise _usage(f"{target} is a Session Flow round, not Session Data: rounds are checked with the root they belong to (asz verify --root DIR)")
-    if target is not None and (target.endswith((".sd", ".sk")) or Path(target).is_file()):
+    if target is not None and not target.endswith((".sd", ".sk")) and Path(target).is_file() and not _is_session(root, cfg_root, target):
+        raise _usage(f"{target} is not a Session Data file (.sd) or skeleton (.sk): give one landed file, "
+                     "a session id, or the root as --root DIR")
+    if target is not None and target.endswith((".sd", ".sk")):
         if not Path(target).is_file():
             raise _usage(f"{target}: no such file")
         report = verify_file(target, deep=deep)

@@ -143,3 +143,28 @@ def test_a_skeleton_is_read_through_gzip(tmp_path: Path) -> None:
     assert verify_file(sk).ok
     sk.write_bytes(gzip.compress(path.read_bytes()[:-2] + b"0\n"))
     assert not verify_file(sk).ok
+
+
+def test_a_file_that_is_not_session_data_is_a_usage_error(tmp_path: Path) -> None:
+    """A cursor (or any file not .sd/.sk) is refused, naming it (exit 2); a session id and a directory work as before."""
+    from asz_core.storage import cursor_path
+
+    from verify_landing import RootBuilder, jsonl
+
+    root = tmp_path / "root"
+    b = RootBuilder(root)
+    (path,) = b.land_stream("s", jsonl(4))
+    cursor = cursor_path(path.parent, "transcript")
+    assert cursor.is_file()
+    got = run("verify", str(cursor), cwd=tmp_path)
+    assert got.returncode == 2, got.stdout + got.stderr
+    assert got.stdout == ""
+    assert got.stderr.startswith(f"asz verify: {cursor} is not a Session Data file (.sd) or skeleton (.sk)")
+    # the session id, even when a file of that name is in the working directory, is still the session
+    (tmp_path / "s").write_text("not a session\n")
+    got = run("verify", "s", "--root", str(root), cwd=tmp_path)
+    assert got.returncode == 0, got.stdout + got.stderr
+    assert got.stdout.splitlines()[0].startswith("checked 1 session(s), 1 stream(s), 4 records")
+    # a directory is still pointed at --root
+    got = run("verify", str(root), "--root", str(root), cwd=tmp_path)
+    assert got.returncode == 2 and f"give it as --root {root}" in got.stderr, got.stderr
