@@ -55,6 +55,7 @@ __all__ = [
     "DEFAULT_ADAPTER",
     "DEFAULT_CONFIG_NAME",
     "MIN_DELTA_BYTES",
+    "MIN_ROUND_BYTES",
 ]
 
 #: The adapter collected when no configuration names one.
@@ -63,6 +64,8 @@ DEFAULT_ADAPTER = "claude-code-local"
 DEFAULT_CONFIG_NAME = "asz.yaml"
 #: The smallest cut budget accepted, in bytes (a header and a closing line must fit).
 MIN_DELTA_BYTES = 1024
+#: The smallest round budget accepted, in bytes (``parse.max_round_bytes``, ``asz parse --max-round-bytes``).
+MIN_ROUND_BYTES = 1024
 #: Default collector interval in seconds (10m).
 DEFAULT_INTERVAL = 600.0
 DEFAULT_MAX_ROUND_BYTES = 2 * 1024 * 1024
@@ -293,7 +296,7 @@ def parse_config(data: Any, file: str = "asz.yaml") -> Config:
     if "parse" in top:
         p = ctx.mapping(top["parse"], "parse", ("max_round_bytes",))
         if "max_round_bytes" in p:
-            cfg.max_round_bytes = ctx.integer(p["max_round_bytes"], "parse.max_round_bytes", MIN_DELTA_BYTES)
+            cfg.max_round_bytes = ctx.integer(p["max_round_bytes"], "parse.max_round_bytes", MIN_ROUND_BYTES)
     if "view" in top:
         v = ctx.mapping(top["view"], "view", ("hide", "hide_override"))
         names: list[str] = []

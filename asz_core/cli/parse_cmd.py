@@ -81,7 +81,7 @@ def parse(
     session: Optional[str] = typer.Argument(None, metavar="[SESSION]", help="Only this session (default: every session of the root)."),
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default: storage.root from the configuration, else ./data)."),
     config: Optional[Path] = typer.Option(None, "--config", help="Configuration file (default ./asz.yaml when present)."),
-    max_round_bytes: Optional[int] = typer.Option(None, "--max-round-bytes", help="Round budget in bytes (default parse.max_round_bytes, 2097152)."),
+    max_round_bytes: Optional[int] = typer.Option(None, "--max-round-bytes", help="Round budget in bytes, at least 1024 (default parse.max_round_bytes, 2097152)."),
 ) -> None:
     """Assemble sessions and append rounds to their chains; print one table row per session.
 
@@ -95,8 +95,10 @@ def parse(
     if root is not None:
         where = str(root)
     if max_round_bytes is not None:
-        if max_round_bytes < 1:
-            raise _usage("--max-round-bytes must be at least 1")
+        from ..config import MIN_ROUND_BYTES
+
+        if max_round_bytes < MIN_ROUND_BYTES:  # the same floor as parse.max_round_bytes
+            raise _usage(f"--max-round-bytes must be at least {MIN_ROUND_BYTES}, got {max_round_bytes}")
         budget = max_round_bytes
     if not Path(where).is_dir():
         raise _usage(f"{where}: no storage root here (give --root DIR or set storage.root)")

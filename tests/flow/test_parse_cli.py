@@ -41,7 +41,7 @@ def test_table_after_first_and_second_parse(tmp_path, toy):
 
 def test_budget_option_cuts_rounds(tmp_path, toy):
     toy_session(tmp_path, files=4)
-    r = run(SESSION, "--root", str(tmp_path), "--max-round-bytes", "1")
+    r = run(SESSION, "--root", str(tmp_path), "--max-round-bytes", "1024")
     assert r.exit_code == 0, r.output
     assert cells(r.stdout.splitlines()[1])[1:3] == ["1-4", "4"]
     assert len(Chain(tmp_path, SESSION).round_files()) == 4
@@ -71,7 +71,8 @@ def test_problems_exit_one(tmp_path, toy):
     [
         (["--root", "/nonexistent/asz-root"], "no storage root here"),
         (["nosuch", "--root", "{root}"], "nosuch: no such session"),
-        (["--root", "{root}", "--max-round-bytes", "0"], "--max-round-bytes must be at least 1"),
+        (["--root", "{root}", "--max-round-bytes", "0"], "--max-round-bytes must be at least 1024, got 0"),
+        (["--root", "{root}", "--max-round-bytes", "10"], "--max-round-bytes must be at least 1024, got 10"),
         (["--config", "{root}/missing.yaml"], "configuration"),
     ],
 )
@@ -84,3 +85,21 @@ def test_usage_exits_two(tmp_path, toy, args, message):
 def test_empty_root_prints_the_header_only(tmp_path, toy):
     r = run("--root", str(tmp_path))
     assert r.exit_code == 0 and r.stdout.splitlines() == [format_table([COLUMNS])[0]]
+
+
+def test_round_budget_below_1024_is_refused_like_the_configuration_key(tmp_path):
+    """``--max-round-bytes`` has the floor of ``parse.max_round_bytes`` (1024), worded the same; a real process."""
+    import subprocess
+    import sys
+
+    asz = [sys.executable, "-m", "asz_core.cli.main", "parse", "--root", str(tmp_path)]
+    got = subprocess.run([*asz, "--max-round-bytes", "10"], capture_output=True, text=True, timeout=120)
+    assert got.returncode == 2 and got.stdout == ""
+    assert got.stderr == "asz parse: --max-round-bytes must be at least 1024, got 10\n"
+    cfg = tmp_path / "asz.yaml"
+    cfg.write_text("parse: {max_round_bytes: 10}\n")
+    got = subprocess.run([*asz[:-2], "--config", str(cfg)], capture_output=True, text=True, timeout=120)
+    assert got.returncode == 2
+    assert got.stderr == f"asz parse: configuration: {cfg}: parse.max_round_bytes: must be at least 1024, got 10\n"
+    got = subprocess.run([*asz, "--max-round-bytes", "1024"], capture_output=True, text=True, timeout=120)
+    assert got.returncode == 0, got.stderr
