@@ -26,7 +26,8 @@ Keys read, with their defaults::
       hide_override: false              # true: a request's ?hide= replaces view.hide for that request
 
 Every other key is an error that names the key and the file
-(:class:`ConfigError`). With no file given, ``./asz.yaml`` is read when it
+(:class:`ConfigError`), and so is a key given twice in one mapping (it names
+the file, the line and the key). With no file given, ``./asz.yaml`` is read when it
 exists, else the built-in defaults apply.
 """
 
@@ -312,6 +313,34 @@ def parse_config(data: Any, file: str = "asz.yaml") -> Config:
     return cfg
 
 
+class _DuplicateKey(yaml.YAMLError):
+    """A mapping names ``key`` twice: first on ``first`` and again on ``line`` (1-based lines)."""
+
+    def __init__(self, key: Any, line: int, first: int):
+        self.key, self.line, self.first = key, line, first
+        super().__init__(f"line {line}: duplicate key {key!r} (first on line {first})")
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses a mapping naming one key twice (YAML 1.2 §3.2.1.1: keys are unique)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        """The mapping of ``node``; raises :class:`_DuplicateKey` on a repeated key (merge keys ``<<`` aside)."""
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=deep)
+            line = key_node.start_mark.line + 1
+            try:
+                if key in seen:
+                    raise _DuplicateKey(key, line, seen[key])
+            except TypeError:  # an unhashable key: the base constructor reports it
+                continue
+            seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
 def load_config(path: str | os.PathLike | None = None, *, cwd: str | os.PathLike | None = None) -> Config:
     """Load ``path``, else ``<cwd>/asz.yaml`` when it exists, else the built-in defaults.
 
@@ -335,7 +364,9 @@ def load_config(path: str | os.PathLike | None = None, *, cwd: str | os.PathLike
     except UnicodeDecodeError:
         raise ConfigError(str(path), "not UTF-8 text") from None
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_UniqueKeyLoader)
+    except _DuplicateKey as exc:
+        raise ConfigError(f"{path}: line {exc.line}", f"duplicate key {exc.key!r} (first on line {exc.first})") from None
     except yaml.YAMLError as exc:
         raise ConfigError(str(path), f"not valid YAML: {str(exc).replace('<unicode string>', path.name)}") from None
     cfg = parse_config(data, str(path))

@@ -96,3 +96,26 @@ def test_relative_paths_in_a_file_are_relative_to_the_file(tmp_path, monkeypatch
     cfg = load_config(cfgdir / "asz.yaml")
     assert cfg.root == str(cfgdir.resolve() / "r1")
     assert cfg.adapters[0].source_root == str(cfgdir.resolve() / "src")
+
+
+@pytest.mark.parametrize(
+    "text, line, key, first",
+    [
+        ("storage:\n  root: /a\nparse: {max_round_bytes: 4096}\nstorage:\n  root: /b\n", 4, "storage", 1),
+        ("storage:\n  root: /a\n  root: /b\n", 3, "root", 2),
+        ("adapters:\n  - {name: x, enabled: true, enabled: false}\n", 2, "enabled", 2),
+    ],
+)
+def test_a_key_given_twice_is_an_error_naming_file_line_and_key(tmp_path, text, line, key, first):
+    """YAML keys are unique (YAML 1.2 §3.2.1.1); the last one does not silently win."""
+    f = tmp_path / "asz.yaml"
+    f.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_config(f)
+    assert str(info.value) == f"{f}: line {line}: duplicate key {key!r} (first on line {first})"
+
+
+def test_a_key_over_a_merged_one_is_not_a_duplicate(tmp_path):
+    g = tmp_path / "merged.yaml"
+    g.write_text("storage: &s {root: /a}\nview: {hide: []}\nadapters:\n  - <<: {name: x, enabled: true}\n    enabled: false\n")
+    assert [(a.name, a.enabled) for a in load_config(g).adapters] == [("x", False)]
