@@ -31,7 +31,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from asz_core import Discovery, Source, json_loads
+from asz_core import Discovery, Source, json_loads, os_error_text
 
 from .convert import DIALECT
 
@@ -93,8 +93,9 @@ class _Walk:
     def skip(self, path: Path, reason: str) -> None:
         self.out.skipped.append((self.rel(path), reason))
 
-    def error(self, path: Path, exc: BaseException | str) -> None:
-        message = exc if isinstance(exc, str) else f"{type(exc).__name__}: {getattr(exc, 'strerror', None) or exc}"
+    def error(self, path: Path, exc: OSError | str, what: str = "file") -> None:
+        """An ``errors`` entry for ``path``: ``exc`` as a plain message (``no such <what>``, ``not a directory``)."""
+        message = exc if isinstance(exc, str) else os_error_text(exc, what)
         self.out.errors.append((str(path), message))
 
     def entries(self, path: Path) -> Iterator[tuple[str, Path, bool]]:
@@ -103,7 +104,7 @@ class _Walk:
             with os.scandir(path) as it:
                 listed = sorted(it, key=lambda e: e.name)
         except OSError as exc:
-            self.error(path, exc)
+            self.error(path, exc, "directory")
             return
         for e in listed:
             try:

@@ -38,6 +38,7 @@ from asz_core import (
     build_glossary,
     compact,
     json_loads,
+    os_error_text,
     source_sha,
     unknown_part,
 )
@@ -160,7 +161,7 @@ class ClaudeCodeObserver(Adapter):
             except FileNotFoundError:
                 return []
             except OSError as e:
-                out.errors.append((str(p), f"{type(e).__name__}: {e.strerror or e}"))
+                out.errors.append((str(p), os_error_text(e, "directory")))
                 return None
 
         if (root / "output").is_dir():

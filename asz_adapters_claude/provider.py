@@ -28,7 +28,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from asz_core import Adapter, Capabilities, Discovery, Record, Source, Term, build_glossary, json_loads
+from asz_core import Adapter, Capabilities, Discovery, Record, Source, Term, build_glossary, json_loads, os_error_text
 from asz_core.providerbody import BodyMeta, Session
 
 from .hook import claude_config_dir
@@ -189,7 +189,7 @@ class ClaudeCodeProvider(Adapter):
         except FileNotFoundError:
             return out
         except OSError as exc:
-            out.errors.append((str(root), f"{type(exc).__name__}: {exc.strerror or exc}"))
+            out.errors.append((str(root), os_error_text(exc, "directory")))
             return out
         inc, exc_ = list(include), list(exclude)
         for n in names:

@@ -13,7 +13,8 @@ __version__ = "0.1.0"
 # Public names and the module each lives in. They are imported on first use
 # (PEP 562), so ``import asz_core`` stays cheap for the hook fast path.
 _LAZY = {
-    **dict.fromkeys(("VOCABULARY", "Adapter", "Capabilities", "Discovery", "FlagRule", "Source", "Term", "build_glossary"), "asz_core.plugins.adapter"),
+    **dict.fromkeys(("VOCABULARY", "Adapter", "Capabilities", "Discovery", "FlagRule", "Source", "Term", "build_glossary", "os_error_text"),
+                     "asz_core.plugins.adapter"),
     **dict.fromkeys(
         (
             "DEFAULT_MAX_DELTA_BYTES", "FILE_KINDS", "FLAGS", "PART_KINDS", "STATES", "WITHHOLDABLE", "Closing", "Dropped",
@@ -56,6 +57,7 @@ __all__ = [
     "Adapter",
     "Capabilities",
     "Discovery",
+    "os_error_text",
     "FlagRule",
     "Source",
     "Term",

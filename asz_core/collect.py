@@ -54,7 +54,7 @@ from typing import Callable, Iterable, Sequence, TextIO
 
 import attrs
 
-from .plugins.adapter import SOURCE_MODES, Adapter, Source
+from .plugins.adapter import SOURCE_MODES, Adapter, Source, discovery_failure
 from .sessiondata import (
     DEFAULT_MAX_DELTA_BYTES,
     Header,
@@ -379,7 +379,7 @@ class Collector:
         try:
             disc = self.adapter.discover(self.source_root, include=self.include, exclude=self.exclude)
         except Exception as exc:  # an adapter bug or an unreadable source root: the pass reports it
-            self.report.error(self.source_root, f"discovery failed: {type(exc).__name__}: {exc}")
+            self.report.error(self.source_root, discovery_failure(exc))
             c.errors += 1
             return None
         for path, message in disc.errors:

@@ -202,8 +202,15 @@ def collect(
     storage = Path(root) if root is not None else Path(cfg.root)
     watch = not once and any(j.mode == "watch" for j in jobs)
     every = min(j.interval for j in jobs)
+    provider = _provider_job(jobs, chosen=bool(adapter) or source is not None)  # issue 10: its own pass (no cursors)
+    lock = collector_lock(storage, 0.0)
+    # A single pass with no source root to read and no storage root yet can land nothing: it reports
+    # its errors without creating the root (and its _collect/) for them.
+    nothing_to_land = not watch and not storage.exists() and not any(
+        Path(j.source_root).is_dir() for j in (jobs if provider is None or provider in jobs else [*jobs, provider]))
     try:
-        lock = collector_lock(storage, 0.0).acquire()
+        if not nothing_to_land:
+            lock.acquire()
     except LockBusy as exc:
         typer.echo(f"asz collect: another collector is running on {storage} ({exc.holder or 'holder unknown'}; "
                    f"lock {exc.path}); one collector per root", err=True)
@@ -212,7 +219,6 @@ def collect(
         typer.echo(f"asz collect: cannot use the storage root {storage}: {exc.strerror or exc}", err=True)
         raise typer.Exit(1)
     report = Report()
-    provider = _provider_job(jobs, chosen=bool(adapter) or source is not None)  # issue 10: its own pass (no cursors)
     collectors = [
         Collector(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
                   options=CollectOptions(max_delta_bytes=j.max_delta_bytes, lock_timeout=lock_timeout), report=report)
@@ -240,7 +246,7 @@ def collect(
                 typer.echo(f"error: {storage}: {exc.strerror or exc}", err=True)
                 counters = Counters(errors=1)
             bodies = _provider_pass(provider, storage, lock_timeout, counters)  # issue 10, after the transcripts
-            rounds = ""
+            rounds = "" if no_parse else " rounds=0"
             if not no_parse and storage.is_dir():
                 from ..flow.parse import parse_root
 

@@ -36,6 +36,7 @@ __all__ = [
     "Capabilities",
     "Source",
     "Discovery",
+    "os_error_text",
     "Adapter",
     "SOURCE_MODES",
     "VOCABULARY",
@@ -208,6 +209,33 @@ class Discovery:
         for s in self.sources:
             out.setdefault(s.session, []).append(s)
         return out
+
+
+def os_error_text(exc: OSError, what: str = "file") -> str:
+    """``exc`` as a plain message for a ``Discovery.errors`` entry or an ``error:`` line, without its class name.
+
+    ``what`` names the thing that is missing (``file``, ``directory``): a
+    missing one is ``no such <what>``; any other error is its system message
+    with a lower-case first letter (``not a directory``, ``permission
+    denied``). Never raises.
+    """
+    import errno
+
+    if exc.errno == errno.ENOENT:
+        return f"no such {what}"
+    text = exc.strerror or str(exc) or "unreadable"
+    return text[:1].lower() + text[1:]
+
+
+def discovery_failure(exc: Exception) -> str:
+    """The message for an exception an adapter's ``discover`` raised: ``discovery failed: <why>``.
+
+    An OSError is said plainly (:func:`os_error_text`: ``no such file or directory``); any
+    other exception is an adapter bug and keeps its class name, which is what
+    says what went wrong (``KeyError: 'x'``). Never raises.
+    """
+    why = os_error_text(exc, "file or directory") if isinstance(exc, OSError) else f"{type(exc).__name__}: {exc}"
+    return f"discovery failed: {why}"
 
 
 class Adapter:

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Iterable
 
-from ..plugins.adapter import Adapter
+from ..plugins.adapter import Adapter, discovery_failure
 from .cursor import AppendCursor, SnapshotCursor, read_cursor
 from .layout import cursor_path, kind_dir
 
@@ -44,7 +44,7 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
     try:
         disc = adapter.discover(Path(source_root), include=list(include), exclude=list(exclude))
     except Exception as exc:
-        out["errors"].append({"path": str(source_root), "message": f"discovery failed: {type(exc).__name__}: {exc}"})
+        out["errors"].append({"path": str(source_root), "message": discovery_failure(exc)})
         return out
     out["skipped"] = len(disc.skipped)
     out["skipped_entries"] = [{"path": str(p), "reason": r} for p, r in disc.skipped]

@@ -190,3 +190,23 @@ def test_sources_lists_files_sizes_and_cursor_states(tmp_path):
     text = asz("sources", *mini_args(src, root))
     assert text.returncode == 0 and "s1/main.jsonl" in text.stdout and "active" in text.stdout
     assert not list(root.rglob(".lock.*"))
+
+
+def test_a_missing_or_regular_file_source_root_is_said_plainly(tmp_path):
+    """No exception class names in the messages; a failed one-shot collect creates no storage root."""
+    missing, regular, root = tmp_path / "cc" / "projects", tmp_path / "plain.txt", tmp_path / "data"
+    regular.write_text("not a directory\n")
+    p = asz("sources", "--source", str(missing), "--root", str(root), cwd=tmp_path)
+    assert p.returncode == 1
+    assert f"error: {missing}: no such directory" in p.stderr.splitlines()
+    p = asz("collect", "--once", "--source", str(regular), "--root", str(root), cwd=tmp_path)
+    assert p.returncode == 1
+    assert p.stderr.splitlines() == [f"error: {regular}: not a directory"]
+    assert summary(p.stdout)["errors"] == "1" and summary(p.stdout)["rounds"] == "0"
+    # the default adapter with its default source root missing, from a working directory with no ./data
+    p = asz("collect", "--once", cwd=tmp_path, extra_env={"CLAUDE_CONFIG_DIR": str(tmp_path / "cc")})
+    assert p.returncode == 1
+    assert f"error: {missing}: no such source root for adapter claude-code-local" in p.stderr
+    for out in (p.stdout, p.stderr):
+        assert "Error:" not in out
+    assert not root.exists() and not (tmp_path / "data").exists()

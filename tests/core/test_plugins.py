@@ -147,3 +147,21 @@ def test_registering_a_non_adapter_is_listed_failed():
     assert row.status == "failed" and "not an asz_core.Adapter subclass" in row.reason
     with pytest.raises(KeyError, match="failed"):
         reg.get(row.name)
+
+
+def test_os_errors_are_said_plainly(tmp_path):
+    """``os_error_text`` / ``discovery_failure``: no class names for what is on disk; an adapter bug keeps its class."""
+    from asz_core import os_error_text
+    from asz_core.plugins.adapter import discovery_failure
+
+    regular = tmp_path / "plain.txt"
+    regular.write_text("x")
+    for path, what, want in [(tmp_path / "missing", "directory", "no such directory"), (regular, "directory", "not a directory")]:
+        with pytest.raises(OSError) as info:
+            os.scandir(path)
+        assert os_error_text(info.value, what) == want
+    with pytest.raises(OSError) as info:
+        open(tmp_path / "missing.jsonl", "rb")
+    assert os_error_text(info.value) == "no such file"
+    assert discovery_failure(info.value) == "discovery failed: no such file or directory"
+    assert discovery_failure(KeyError("x")) == "discovery failed: KeyError: 'x'"
