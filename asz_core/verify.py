@@ -75,6 +75,7 @@ __all__ = [
     "OK_LINE",
     "FILE_OK_LINE",
     "DUPLICATES_LINE",
+    "UNCURSORED_LINE",
     "PARALLEL_MIN_FILES",
 ]
 
@@ -88,6 +89,10 @@ OK_LINE = "all landed data is contiguous and matches its digests"
 FILE_OK_LINE = "the file is whole: its header, records and closing digest check"
 #: The line counting re-landed records (origin-digest §8.1); ``{n}`` is the count.
 DUPLICATES_LINE = "{n} record(s) landed more than once by an interrupted pass; assembly removes them"
+
+#: The line counting streams whose files have no cursor; ``{n}`` is the count.
+UNCURSORED_LINE = ("{n} stream(s) hold landed files but no cursor: a collect pass lands their sources again from the start "
+                   "(and the records it lands again are counted as landed more than once)")
 
 #: Files larger than this are streamed by the reader instead of read whole (bytes).
 FAST_PATH_MAX = 64 << 20
@@ -619,8 +624,9 @@ def _processes(jobs: int):
     return ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method))
 
 
-def _session_job(job: tuple[Path, str, Path, bool]) -> tuple[int, int, int, list[Problem]]:
-    """Verify one session in a worker process: ``(root, root as shown, session dir, deep)`` → streams, records, duplicates, problems."""
+def _session_job(job: tuple[Path, str, Path, bool]) -> tuple[int, int, int, int, list[Problem]]:
+    """Verify one session in a worker process: ``(root, root as shown, session dir, deep)`` → the counts of
+    :func:`_verify_session`, then its problems."""
     root, root_shown, sdir, deep = job
     files = landed_files(sdir, skeletons=True)
     results = {path: (_check_deep(path) if deep else _check_for_walk(path)) for _, path in files}
@@ -684,8 +690,9 @@ class _Walk:
         self.duplicates = 0
         self.reached = (0, 0)  # the furthest record: ord, byte after its line
         self.last: tuple[str, int] | None = None  # where the furthest record is: shown file, line
+        self.by_seq: list[tuple[int, int, int, str, int]] = []  # per file: seq, furthest ord, byte after it, shown, line
 
-    def feed(self, shown: str, res: FileResult, problems: list[Problem]) -> None:
+    def feed(self, shown: str, res: FileResult, problems: list[Problem], seq: int = 0) -> None:
         if self.kind in SNAPSHOT_KINDS:
             for p in res.positions:
                 if p.ord != 1:
@@ -694,6 +701,9 @@ class _Walk:
                     problems.append(Problem(shown, p.row + 1, "off", "byte gap", f"a one-document file starts at byte 0, found {p.off}"))
             return
         ps = res.positions
+        if ps and res.whole:  # a damaged file says nothing of its cursor
+            far = max(ps, key=lambda p: (p.ord, p.off + p.bytes))
+            self.by_seq.append((seq, far.ord, far.off + far.bytes + 1, shown, far.row + 1))
         if res.run and ps and not self.resync and ps[0].ord == self.exp_ord and ps[0].off == self.exp_off:
             self.runs.append(res)  # the common case: the file continues the stream exactly
             last = ps[-1]
@@ -746,6 +756,13 @@ class _Walk:
     def end(self, cursor: AppendCursor, shown_cursor: str, last_seq: int, problems: list[Problem]) -> None:
         if self.kind in SNAPSHOT_KINDS or self.kind in UNCHECKED_KINDS:
             return
+        for seq, o, end, shown, line in self.by_seq:
+            if seq and seq <= cursor.last_seq and (o > cursor.ord or end > cursor.offset):
+                problems.append(Problem(shown_cursor, 0, "offset" if o <= cursor.ord else "ord", "cursor behind",
+                                        f"the cursor names ord {cursor.ord}, offset {cursor.offset} and last_seq {cursor.last_seq}, "
+                                        f"but seq {seq} ({shown}:{line}) holds ord {o} ending at byte {end}: the cursor was "
+                                        f"moved back or damaged, and the next collect pass would take its source for rewritten"))
+                break
         reached_ord, reached_off = self.reached
         if reached_ord >= cursor.ord and reached_off >= cursor.offset:
             return
@@ -878,15 +895,16 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
         sessions = session_dirs(root)
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
     problems: list[Problem] = []
-    streams = records = duplicates = 0
+    streams = records = duplicates = uncursored = 0
     if jobs > 1 and len(sessions) >= SESSIONS_PER_JOB * jobs:
         # many sessions: each process verifies whole sessions, its files and its walk
         with _processes(jobs) as procs:
-            for s_streams, s_records, s_dups, s_problems in procs.map(
+            for s_streams, s_records, s_dups, s_bare, s_problems in procs.map(
                     _session_job, [(root, root_shown, sdir, deep) for sdir in sessions], chunksize=1):
                 streams += s_streams
                 records += s_records
                 duplicates += s_dups
+                uncursored += s_bare
                 problems.extend(s_problems)
     else:
         listed = [(sdir, landed_files(sdir, skeletons=True)) for sdir in sessions]
@@ -895,10 +913,11 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
         try:
             for sdir, files in listed:
                 results = {path: next(checked) for _, path in files}
-                s_streams, s_records, s_dups = _verify_session(root, root_shown, sdir, files, results, problems)
+                s_streams, s_records, s_dups, s_bare = _verify_session(root, root_shown, sdir, files, results, problems)
                 streams += s_streams
                 records += s_records
                 duplicates += s_dups
+                uncursored += s_bare
         finally:
             checked.close()  # shuts the worker processes down now, not when collected
     section = Section(
@@ -908,13 +927,15 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
     )
     if duplicates:
         section.notes.append(DUPLICATES_LINE.format(n=duplicates))
+    if uncursored:
+        section.notes.append(UNCURSORED_LINE.format(n=uncursored))
     section.problems = sorted(problems, key=lambda p: (p.file, p.line))
     return VerifyReport([section])
 
 
 def _verify_session(root: Path, root_shown: str, sdir: Path, files: list, results: dict[Path, FileResult],
-                    problems: list[Problem]) -> tuple[int, int, int]:
-    """Names, modes, seqs, contiguity and cursors of one session; returns (streams, records, duplicates)."""
+                    problems: list[Problem]) -> tuple[int, int, int, int]:
+    """Names, modes, seqs, contiguity and cursors of one session; returns (streams, records, duplicates, streams without a cursor)."""
     groups: dict[tuple[Path, str], list[tuple[object, Path]]] = {}
     cursors: dict[tuple[Path, str], Path] = {}
     for d in _kind_dirs(sdir):
@@ -929,7 +950,7 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, files: list, result
     for ln, path in files:
         groups.setdefault((path.parent, ln.kind), []).append((ln, path))
     by_seq: dict[int, str] = {}
-    records = duplicates = 0
+    records = duplicates = uncursored = 0
     for ln, path in files:
         shown = _show(root_shown, root, path)
         res = results[path]
@@ -950,11 +971,13 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, files: list, result
         last_seq = 0
         if kind not in UNCHECKED_KINDS:
             for ln, path in groups.get(key, ()):
-                walk.feed(_show(root_shown, root, path), results[path], problems)
+                walk.feed(_show(root_shown, root, path), results[path], problems, ln.seq)
                 last_seq = ln.seq
         duplicates += walk.duplicates
         cpath = cursors.get(key)
         if cpath is None:
+            if kind not in UNCHECKED_KINDS and key in groups:
+                uncursored += 1
             continue
         try:
             cursor = read_cursor(cpath)
@@ -963,7 +986,7 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, files: list, result
             continue
         if isinstance(cursor, AppendCursor):
             walk.end(cursor, _show(root_shown, root, cpath), last_seq, problems)
-    return len(keys), records, duplicates
+    return len(keys), records, duplicates, uncursored
 
 
 def chain_section(root: str | os.PathLike, session: str | None = None) -> Section | None:

@@ -90,6 +90,11 @@ _APPEND_KEYS = ("schema", "kind", "source", "dev", "ino", "offset", "ord", "last
 _SNAP_KEYS = ("schema", "kind", "source", "content_sha256", "size", "mtime", "last_seq", "updated_at", "state", "reason",
               "adapter", "mode")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+# The keys every cursor this module writes holds, whatever its values (the others may be left out when empty).
+_REQUIRED = {
+    "append": ("schema", "kind", "source", "offset", "ord", "size", "last_seq", "state"),
+    "snapshot": ("schema", "kind", "source", "size", "last_seq", "state"),
+}
 _INT_KEYS = {"schema", "dev", "ino", "offset", "ord", "size", "mtime", "last_seq"}
 
 
@@ -98,13 +103,18 @@ def read_cursor(path: Path) -> AppendCursor | SnapshotCursor | None:
 
     Raises ValueError naming the file, line and key on a bad line: an integer
     that does not parse or is negative (``mtime`` aside), a ``state`` outside
-    active / source_gone / conflict, a digest that is not 64 hex characters.
+    active / source_gone / conflict, a digest that is not 64 hex characters;
+    and naming the file for one cut short: no newline after its last line, or
+    a key every cursor holds missing (schema, kind, source, offset and ord of
+    an append cursor, size, last_seq, state).
     """
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
+    if text and not text.endswith("\n"):
+        raise ValueError(f"{path}: cut short: the last line has no newline (a cursor is written whole, then renamed)")
     values: dict[str, object] = {}
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
@@ -126,6 +136,10 @@ def read_cursor(path: Path) -> AppendCursor | SnapshotCursor | None:
             if key in ("tail_sha256", "content_sha256") and value and not _HEX64.fullmatch(value):
                 raise ValueError(f"{path}:{n}: {key}: expected 64 hex characters, got {value[:20]!r}")
     kind = values.get("kind")
+    missing = [k for k in _REQUIRED.get(kind, ()) if k not in values]  # type: ignore[arg-type]
+    if missing:
+        raise ValueError(f"{path}: {missing[0]}: missing (a cursor holds {', '.join(_REQUIRED[kind])}); "  # type: ignore[index]
+                         f"the file is damaged or was cut short")
     if kind == "append":
         keys = set(_APPEND_KEYS)
         return AppendCursor(**{k: v for k, v in values.items() if k in keys})  # type: ignore[arg-type]

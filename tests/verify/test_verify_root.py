@@ -270,11 +270,45 @@ def test_records_beyond_the_cursor_are_fine(root: Path) -> None:
     """A pass that landed a file but died before its cursor moved: the records reach past the cursor."""
     from asz_core.storage import cursor_path, read_cursor, write_cursor
 
+    from asz_core.storage.layout import parse_landed_name
+    from asz_core.verify import check_landed_file
+
     c = cursor_path(files(root)[0].parent, "transcript")
     cur = read_cursor(c)
-    cur.ord, cur.offset = 30, cur.offset // 2
+    saved = read_cursor(c)
+    second = files(root)[1]  # the pass landed the files after this one, then died: its cursor still names this one
+    last = check_landed_file(second).positions[-1]
+    cur.ord, cur.offset, cur.last_seq = last.ord, last.off + last.bytes + 1, parse_landed_name(second.name).seq
     write_cursor(c, cur)
     assert verify_root(root).ok
+
+    # the same cursor moved back while it still names the last file: the files it names hold more than it says
+    saved.ord, saved.offset = last.ord, last.off + last.bytes + 1
+    write_cursor(c, saved)
+    got = verify_root(root)
+    assert [(p.problem, p.field) for p in got.problems] == [("cursor behind", "ord")]
+    assert f"last_seq {saved.last_seq}" in got.problems[0].detail and "moved back or damaged" in got.problems[0].detail
+
+
+def test_a_cursor_cut_short_or_missing(root: Path) -> None:
+    """A cut cursor is a bad cursor (verify) and an unreadable one (collect); a lost one is a note, not a failure."""
+    import os
+
+    from asz_core.storage import cursor_path
+    from asz_core.verify import UNCURSORED_LINE
+
+    c = cursor_path(files(root)[0].parent, "transcript")
+    text = c.read_bytes()
+    c.write_bytes(text[:100])
+    got = verify_root(root)
+    assert [(p.file.endswith("transcript.cursor"), p.problem) for p in got.problems] == [(True, "bad cursor")]
+    assert "cut short" in got.problems[0].detail or "missing" in got.problems[0].detail
+    c.write_bytes(text[: text.index(b"last_seq")])  # whole lines, the later keys gone
+    got = verify_root(root)
+    assert [p.problem for p in got.problems] == ["bad cursor"] and "last_seq: missing" in got.problems[0].detail
+    os.unlink(c)
+    got = verify_root(root)
+    assert got.ok and UNCURSORED_LINE.format(n=1) in got.lines()
 
 
 def test_every_single_byte_change_of_a_landed_file_is_found(tmp_path: Path) -> None:
