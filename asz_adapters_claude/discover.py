@@ -20,7 +20,10 @@ read::
 Sidechain lines inside a 1.0.x main file stay in the main stream. Everything
 else (``memory/``, ``tool-results/``, ``sessions-index.json``, names that are
 not session ids) is noise and goes to ``skipped`` with a reason; what cannot be
-read goes to ``errors`` and discovery carries on.
+read goes to ``errors`` and discovery carries on. A symbolic link (file or
+directory) is followed when it resolves inside the source root, and skipped
+with its target named when it leads outside it (a link is never a way to land
+a file from elsewhere on the machine).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from asz_core import Discovery, Source, json_loads, os_error_text
+from asz_core import Discovery, Source, json_loads, link_outside, os_error_text
 
 from .convert import DIALECT
 
@@ -82,6 +85,7 @@ class _Walk:
 
     def __init__(self, root: Path):
         self.root = root
+        self.real_root = os.path.realpath(root)  # where a symbolic link must lead to be followed
         self.out = Discovery()
         self.sessions: dict[str, list[Source]] = {}
         self.primary: dict[str, str] = {}  # session -> project dir holding its main transcript (else first seen)
@@ -108,6 +112,10 @@ class _Walk:
             return
         for e in listed:
             try:
+                target = link_outside(e, self.real_root)
+                if target:
+                    self.skip(Path(e.path), f"a symbolic link to {target}, outside the source root")
+                    continue
                 is_dir = e.is_dir()
             except OSError as exc:
                 self.error(Path(e.path), exc)

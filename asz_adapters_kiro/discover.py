@@ -28,6 +28,12 @@ source whose ``path`` is the database and whose ``src`` is
 through :meth:`asz_adapters_kiro.KiroAdapter.read_document` and asks
 :meth:`asz_adapters_kiro.KiroAdapter.source_exists` whether a row no longer
 listed is gone.
+
+A symbolic link found while listing (file or directory) is followed when it
+resolves inside the source root or inside the Kiro home or IDE directory it
+was found under (a home's ``.kiro`` may itself be a link, to a dotfiles
+checkout say); one leading anywhere else is skipped with its target named, so
+a link never lands a file from elsewhere on the machine.
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ from typing import Iterable
 
 import orjson
 
-from asz_core import Discovery, Source
+from asz_core import Discovery, Source, link_outside
 
 from .convert import DIALECT
 from .sqlite_rows import RowReadError, list_rows, row_fragment
@@ -136,6 +142,23 @@ class _Walk:
         self.out = Discovery()
         self.include = list(include)
         self.exclude = list(exclude)
+        #: Real paths a symbolic link found while listing may lead into: the root, then each Kiro home and IDE directory.
+        self.real_roots = [os.path.realpath(root)]
+
+    def listdir(self, path: Path, *, report: bool = True) -> list[os.DirEntry]:
+        """The entries of ``path`` by name (:func:`_listdir`), less the symbolic links leading out of
+        :attr:`real_roots`: those go to ``skipped`` naming their target."""
+        kept = []
+        for e in _listdir(path, self.out, report=report):
+            try:
+                target = link_outside(e, self.real_roots)
+            except OSError:
+                target = ""  # not inspectable: the caller's own checks find it unreadable
+            if target:
+                self.out.skipped.append((e.path, f"a symbolic link to {target}, outside the source root"))
+            else:
+                kept.append(e)
+        return kept
 
     def wanted(self, session: str, where: Path) -> bool:
         if self.include and not any(fnmatch.fnmatchcase(session, p) for p in self.include):
@@ -155,7 +178,7 @@ class _Walk:
     # -- Kiro CLI 3.x ------------------------------------------------------------------
 
     def v3_workspace(self, ws: Path) -> None:
-        entries = _listdir(ws, self.out)
+        entries = self.listdir(ws)
         names = {e.name for e in entries}
         for e in entries:
             if not e.is_dir() or not e.name.startswith("sess_"):
@@ -171,14 +194,14 @@ class _Walk:
             self.v3_session(Path(e.path), session, stream)
 
     def v3_session(self, d: Path, session: str, stream: str, depth: int = 0) -> None:
-        for e in _listdir(d, self.out):
+        for e in self.listdir(d):
             p = Path(e.path)
             if e.name == "messages.jsonl" and e.is_file():
                 self.add(session, "transcript", p, stream)
             elif e.name == "session.json" and e.is_file():
                 self.add(session, "agent_meta", p, stream, mode="snapshot")
             elif e.is_dir() and depth == 0 and e.name == "subagents":
-                for sub in _listdir(p, self.out):
+                for sub in self.listdir(p):
                     if sub.is_dir():
                         self.v3_child(Path(sub.path), session)
             elif e.is_dir() and depth == 0 and (p / "messages.jsonl").is_file():
@@ -194,7 +217,7 @@ class _Walk:
 
     def v2_dir(self, cli: Path) -> None:
         groups: dict[str, dict[str, Path]] = {}
-        for e in _listdir(cli, self.out):
+        for e in self.listdir(cli):
             stem, dot, ext = e.name.rpartition(".")
             if not e.is_file() or not dot or not stem:
                 self.out.skipped.append((e.path, "not a Kiro CLI 2.x session file"))
@@ -223,7 +246,7 @@ class _Walk:
                 self.add(session, "agent_meta", files["json"], stream, mode="snapshot")
 
     def sessions_dir(self, sessions: Path) -> None:
-        for e in _listdir(sessions, self.out):
+        for e in self.listdir(sessions):
             if not e.is_dir():
                 self.out.skipped.append((e.path, "not a Kiro sessions directory"))
             elif e.name == "cli":
@@ -234,7 +257,7 @@ class _Walk:
     # -- /chat save exports ------------------------------------------------------------
 
     def exports(self, d: Path) -> None:
-        for e in _listdir(d, self.out, report=False):
+        for e in self.listdir(d, report=False):
             if not e.is_file() or not e.name.endswith(".json"):
                 continue
             head = _head(Path(e.path))
@@ -271,11 +294,11 @@ class _Walk:
     # -- Kiro IDE ----------------------------------------------------------------------
 
     def ide(self, a: Path) -> None:
-        for e in _listdir(a, self.out):
+        for e in self.listdir(a):
             p = Path(e.path)
             if e.name == "workspace-sessions" and e.is_dir():
-                for ws in _listdir(p, self.out):
-                    for f in _listdir(Path(ws.path), self.out) if ws.is_dir() else []:
+                for ws in self.listdir(p):
+                    for f in self.listdir(Path(ws.path)) if ws.is_dir() else []:
                         fp = Path(f.path)
                         if f.name == "sessions.json":
                             self.out.skipped.append((f.path, "index of a workspace's sessions; each session lands from its own file"))
@@ -289,7 +312,7 @@ class _Walk:
                 self.ide_workspace(p)
 
     def ide_workspace(self, ws: Path) -> None:
-        for e in _listdir(ws, self.out):
+        for e in self.listdir(ws):
             p = Path(e.path)
             if e.is_file() and e.name.endswith(".chat"):
                 sid = e.name[: -len(".chat")]
@@ -298,7 +321,7 @@ class _Walk:
             elif e.is_file() and "." not in e.name:
                 self.out.skipped.append((e.path, "Kiro IDE session index; the sessions land from their execution files"))
             elif e.is_dir():
-                for x in _listdir(p, self.out):
+                for x in self.listdir(p):
                     xp = Path(x.path)
                     if not x.is_file() or "." in x.name:
                         self.out.skipped.append((x.path, "not a Kiro IDE execution file"))
@@ -327,12 +350,14 @@ def discover(source_root: Path, include: Iterable[str] = (), exclude: Iterable[s
     if not root.is_dir():
         walk.out.errors.append((str(root), "the source root is not a readable directory"))
         return walk.out
-    for home in kiro_homes(root):
+    homes, ides = kiro_homes(root), ide_dirs(root)
+    walk.real_roots += [os.path.realpath(d) for d in (*homes, *ides)]  # a linked ~/.kiro is the user's own layout
+    for home in homes:
         walk.sessions_dir(home / "sessions")
     if root.name == "sessions" and not (root / "sessions").is_dir():
         walk.sessions_dir(root)
     walk.exports(root)
-    for a in ide_dirs(root):
+    for a in ides:
         walk.ide(a)
     for db in databases(root):
         walk.rows(db)

@@ -37,6 +37,7 @@ __all__ = [
     "Source",
     "Discovery",
     "os_error_text",
+    "link_outside",
     "Adapter",
     "SOURCE_MODES",
     "VOCABULARY",
@@ -225,6 +226,26 @@ def os_error_text(exc: OSError, what: str = "file") -> str:
         return f"no such {what}"
     text = exc.strerror or str(exc) or "unreadable"
     return text[:1].lower() + text[1:]
+
+
+def link_outside(entry: os.DirEntry | str | os.PathLike, real_roots: str | Sequence[str]) -> str:
+    """The resolved target of ``entry`` when it is a symbolic link leading outside every one of ``real_roots``, else ''.
+
+    ``real_roots`` are real paths (``os.path.realpath``) of the directories a
+    link may lead into: the source root, for discovery. A link inside one of
+    them, or an entry that is not a link, gives '' (follow it); a link out of
+    all of them gives its target, for a ``Discovery.skipped`` reason. A
+    ``DirEntry`` is asked without a ``stat``. Raises OSError only when the
+    entry cannot be inspected.
+    """
+    path = entry.path if isinstance(entry, os.DirEntry) else os.fspath(entry)
+    if not (entry.is_symlink() if isinstance(entry, os.DirEntry) else os.path.islink(path)):
+        return ""
+    target = os.path.realpath(path)
+    for root in [real_roots] if isinstance(real_roots, str) else real_roots:
+        if target == root or target.startswith(root.rstrip(os.sep) + os.sep):
+            return ""
+    return target
 
 
 def discovery_failure(exc: Exception) -> str:

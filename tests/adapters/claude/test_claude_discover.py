@@ -115,7 +115,7 @@ def test_errors_are_reported_and_discovery_continues(tmp_path: Path) -> None:
     proj.mkdir(parents=True)
     sid = "11111111-2222-4333-8444-555555555555"
     (proj / f"{sid}.jsonl").write_text('{"type":"user"}\n')
-    os.symlink(tmp_path / "gone.jsonl", proj / "agent-deadbeef.jsonl")  # unreadable 2.0.x child
+    os.symlink(root / "gone.jsonl", proj / "agent-deadbeef.jsonl")  # unreadable 2.0.x child (a dangling link inside the root)
     (proj / "agent-cafe0001.jsonl").write_text('{"type":"user"}\n')  # names no session yet
     (proj / "agent-cafe0002.jsonl").write_text(f'{{"type":"summary"}}\n{{"sessionId":"{sid}"}}\n')
     (proj / sid / "subagents" / "workflows" / "wf_r").mkdir(parents=True)
@@ -133,6 +133,34 @@ def test_errors_are_reported_and_discovery_continues(tmp_path: Path) -> None:
     skipped = dict(d.skipped)
     assert skipped["-p/agent-cafe0001.jsonl"] == "no line names its session yet"
     assert f"-p/{sid}/workflows/notes.txt" in skipped
+
+
+def test_links_out_of_the_source_root_are_skipped_and_links_inside_followed(tmp_path: Path) -> None:
+    """A symbolic link (file or directory) leading outside the source root lands nothing; one inside it is followed."""
+    outside = tmp_path / "outside"
+    (outside / "subagents").mkdir(parents=True)
+    (outside / "secret.jsonl").write_text('{"type":"user","secret":true}\n')
+    (outside / "subagents" / "agent-cafe0003.jsonl").write_text('{"type":"user"}\n')
+    real = tmp_path / "projects"
+    proj = real / "-p"
+    (real / "_store").mkdir(parents=True)
+    proj.mkdir()
+    s7, s8, s9 = (f"7777777{i}-7777-4777-8777-777777777777" for i in (7, 8, 9))
+    (real / "_store" / "kept.jsonl").write_text('{"type":"user"}\n')
+    os.symlink(outside / "secret.jsonl", proj / f"{s7}.jsonl")  # a file out of the root
+    os.symlink(outside, proj / s8)  # a session directory out of the root
+    os.symlink("../_store/kept.jsonl", proj / f"{s9}.jsonl")  # a file inside the root, by a relative link
+    os.symlink(outside, real / "-q")  # a project directory out of the root
+    linked_root = tmp_path / "projects-link"  # the source root given through a link of its own
+    os.symlink(real, linked_root)
+    for root in (real, linked_root):
+        d = A.discover(root)
+        assert [(s.session, s.src) for s in d.sources] == [(s9, f"-p/{s9}.jsonl")]
+        assert d.errors == []
+        skipped = dict(d.skipped)
+        assert skipped["-p/" + f"{s7}.jsonl"] == f"a symbolic link to {outside / 'secret.jsonl'}, outside the source root"
+        assert skipped["-p/" + s8] == f"a symbolic link to {outside}, outside the source root"
+        assert skipped["-q"] == f"a symbolic link to {outside}, outside the source root"
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads directories whatever their mode")

@@ -127,3 +127,37 @@ def test_databases_per_platform(tmp_path: Path, rel: str) -> None:
     assert not disc.errors and not disc.skipped
     assert [(s.session, s.mode, s.path, s.src) for s in disc.sources] == [
         ("c-1", "document", db, f"{rel}/data.sqlite3#conversations/%2Fw")]
+
+
+def test_links_out_of_the_source_root_are_skipped_and_links_inside_followed(tmp_path: Path) -> None:
+    """A symbolic link found while listing that leads out of the root (and out of the Kiro home) lands nothing."""
+    outside = tmp_path / "outside"
+    _w(outside / "secret.jsonl", b'{"secret":true}\n')
+    _w(outside / f"sess_{C}" / "messages.jsonl", b"{}\n")
+    home = tmp_path / "home"
+    cli = home / ".kiro" / "sessions" / "cli"
+    _w(cli / f"{P}.jsonl", b"{}\n")
+    os.symlink(outside / "secret.jsonl", cli / f"{C}.jsonl")  # a 2.x transcript out of the root
+    ws = home / ".kiro" / "sessions" / "abcdef0123456789"
+    ws.mkdir()
+    os.symlink(outside / f"sess_{C}", ws / f"sess_{C}")  # a 3.x session directory out of the root
+    _w(home / "kept" / "messages.jsonl", b"{}\n")
+    _w(ws / f"sess_{P}" / "session.json", {"schemaVersion": "1.0.0", "id": f"sess_{P}"})
+    os.symlink(home / "kept" / "messages.jsonl", ws / f"sess_{P}" / "messages.jsonl")  # inside the root: followed
+    disc = KiroAdapter().discover(home)
+    assert _by(disc) == {
+        (P, "transcript", "", f".kiro/sessions/cli/{P}.jsonl"),
+        (f"sess_{P}", "agent_meta", "", f".kiro/sessions/abcdef0123456789/sess_{P}/session.json"),
+        (f"sess_{P}", "transcript", "", f".kiro/sessions/abcdef0123456789/sess_{P}/messages.jsonl"),
+    }
+    skipped = dict(disc.skipped)
+    assert skipped[str(cli / f"{C}.jsonl")] == f"a symbolic link to {outside / 'secret.jsonl'}, outside the source root"
+    assert skipped[str(ws / f"sess_{C}")] == f"a symbolic link to {outside / f'sess_{C}'}, outside the source root"
+    assert disc.errors == []
+    # a home whose .kiro is itself a link (a dotfiles checkout) is still read, with the links inside it
+    dotfiles = tmp_path / "dotfiles"
+    os.rename(home / ".kiro", dotfiles)
+    os.symlink(dotfiles, home / ".kiro")
+    os.symlink(dotfiles / "sessions" / "cli" / f"{P}.jsonl", dotfiles / "sessions" / "cli" / "33333333.jsonl")
+    assert (P, "transcript", "", f".kiro/sessions/cli/{P}.jsonl") in _by(KiroAdapter().discover(home))
+    assert ("33333333", "transcript", "", ".kiro/sessions/cli/33333333.jsonl") in _by(KiroAdapter().discover(home))
