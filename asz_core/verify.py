@@ -658,6 +658,8 @@ def _problem_name(field: str, m: str) -> str:
         return "digest mismatch"
     if m.startswith("missing closing line"):
         return "missing closing line"
+    if m.startswith("a closing line before the end"):
+        return "closing line not last"
     if field == "records" and m.startswith("closing line says"):
         return "count mismatch"
     if m.startswith("bad header"):

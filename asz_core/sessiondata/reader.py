@@ -212,6 +212,12 @@ def check_file(path: str | os.PathLike) -> FileCheck:
             if closing is None:
                 if prev is not None:
                     lineno += 1
+                    if not prev.endswith(b"\n") and _reads_as_closing(prev):
+                        fc.problems.append(SDError(path, lineno, "", "missing closing line: the last line reads as one "
+                                                   "but has no newline after it (the file was cut short)"))
+                        fc.records = count
+                        fc.digest = sha.hexdigest()
+                        return fc
                     count += 1
                     _check_record_line(fc, prev, lineno, count)
                     sha.update(prev)
@@ -233,11 +239,24 @@ def check_file(path: str | os.PathLike) -> FileCheck:
     return fc
 
 
+def _reads_as_closing(line: bytes) -> bool:
+    """True when ``line`` (with or without its newline) decodes as a closing line."""
+    try:
+        decode_closing(line.rstrip(b"\n"))
+    except FieldError:
+        return False
+    return True
+
+
 def _check_record_line(fc: FileCheck, line: bytes, lineno: int, row: int) -> None:
     body = line[:-1] if line.endswith(b"\n") else line
     try:
         d = check_record_dict(parse_line(body))
     except FieldError as exc:
+        if body.startswith(b'{"t":') and _reads_as_closing(body):
+            fc.problems.append(SDError(fc.path, lineno, "t", "a closing line before the end of the file: "
+                                       "the lines after it were added after the file was closed"))
+            return
         fc.problems.append(SDError(fc.path, lineno, exc.field, exc.message))
         return
     fc.positions.append(RecordPos(row, d["ord"], d["off"], d.get("bytes", 0), d.get("id", "") or ""))

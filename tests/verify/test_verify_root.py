@@ -399,3 +399,17 @@ def test_a_journal_filed_under_another_run(root: Path) -> None:
     shutil.copy2(f, other / f.name.replace("-000010.sd", "-000050.sd"))
     got = problems(root)
     assert ("journal-20260101T000000.000000000Z-000050.sd", 1, "batch", "name mismatch") in got
+
+
+def test_a_closing_line_cut_or_not_last_is_named_as_such(root: Path) -> None:
+    """The final newline cut: the closing line is named, not taken for a record; a line added after it: the closing line is named."""
+    f = files(root)[-1]
+    whole = f.read_bytes()
+    last = whole.count(b"\n")  # the closing line's number
+    overwrite(f, whole[:-1])
+    got = problems(root)
+    assert got == [(f.name, last, "", "missing closing line")], got
+    overwrite(f, whole + b'{"type":"user"}\n')
+    got = problems(root)
+    assert (f.name, last, "t", "closing line not last") in got and (f.name, last + 2, "", "missing closing line") in got
+    assert not any(line == last and p == "bad record" for _, line, _, p in got)
