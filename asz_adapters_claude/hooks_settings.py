@@ -260,7 +260,10 @@ def _write_atomic(path: Path, text: str) -> None:
 
 def _apply(path: Path, edit, dry_run: bool) -> Change:
     old_text, data = _read(path)
-    actions = edit(data)
+    try:
+        actions = edit(data)
+    except SettingsError as exc:  # a shape add_hooks refuses: name the file, like every other refusal
+        raise SettingsError(f"{path}: {exc}; nothing was changed") from None
     new_text = _render(data, _indent_of(old_text))
     changed = bool(actions)
     diff = ""

@@ -111,6 +111,25 @@ def test_dry_run_writes_nothing_and_bad_files_are_refused(tmp_path: Path) -> Non
     assert asz("hooks", "install", "--scope", "galaxy", cfg=cfg).returncode == 2
 
 
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        ('{"hooks": []}\n', '"hooks" is a list, not an object'),
+        ('{"hooks": {"PostToolUse": {}}}\n', '"hooks.PostToolUse" is a dict, not a list'),
+    ],
+)
+def test_a_hooks_value_of_the_wrong_shape_names_the_settings_file(tmp_path: Path, text: str, why: str) -> None:
+    """The refusal names the file like the other settings errors (exit 1) and leaves it as it was."""
+    cfg = tmp_path / "claude"
+    cfg.mkdir()
+    settings = cfg / "settings.json"
+    settings.write_text(text)
+    p = asz("hooks", "install", cfg=cfg)
+    assert p.returncode == 1
+    assert p.stderr == f"asz hooks install: {settings}: {why}; nothing was changed\n"
+    assert settings.read_text() == text and backups(cfg) == []
+
+
 def test_uninstall_removes_only_what_install_added() -> None:
     """A group shared with another command keeps that command; containers empty before stay."""
     s = json.loads(json.dumps(ORIGINAL))
