@@ -4,7 +4,7 @@
 It walks the Typer application :data:`asz_core.cli.main.app` as Click sees it
 (``typer.main.get_command(app)``) and writes, for every command and
 subcommand, its usage line, its whole help text, its arguments, its options
-(names, type, default, help) and its exit codes. Nothing is typed by hand, so
+(names, type, default or ``required``, help) and its exit codes. Nothing is typed by hand, so
 the page follows the code; ``tests/docs/test_docs.py`` fails when the page on
 disk differs from what this script produces now.
 
@@ -152,8 +152,8 @@ def render_command(path: tuple[str, ...], command: Any) -> list[str]:
                 note += " May be given more than once."
             if getattr(p, "hidden", False):
                 note += " (Hidden from `--help`: for development.)"
-            default = _default(p)
-            lines.append(f"| {names} | {_type(p, ctx)} | {('`' + default + '`') if default else ''} | {_cell(note)} |")
+            default = "required" if p.required else (f"`{_default(p)}`" if _default(p) else "")
+            lines.append(f"| {names} | {_type(p, ctx)} | {default} | {_cell(note)} |")
         lines.append("| `--help` |  |  | Show the help and exit 0. |")
         lines.append("")
     subs = getattr(command, "commands", None)

@@ -41,7 +41,7 @@ def list_adapters(
 
 def glossary(
     dialect: str = typer.Argument("", help="Dialect, e.g. claude-code/1. Default: every installed dialect."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON: dialect, dialects, terms, flags."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON: {dialects, glossaries: [{dialect, adapter, terms, flags}, ...]}; with DIALECT, {dialect, dialects, adapter, terms, flags}."),
 ) -> None:
     """Print a dialect's glossary (model name -> native name, where, note) and its flag mapping.
 

@@ -32,7 +32,7 @@ def _formats(value: str) -> tuple[str, ...]:
     return (value,)
 
 
-@app.command("build")
+@app.command("build", options_metavar="--format FORMAT --out DIR [OPTIONS]")
 def scenario_build(
     file: Path = typer.Argument(..., help="The scenario, NAME.yaml."),
     fmt: str = typer.Option(..., "--format", help="claude-code (real Claude Code files through the real adapter) or sd (mock dialect landed directly)."),
