@@ -60,6 +60,7 @@ from .sessiondata import (
     Header,
     Record,
     decode_header,
+    encoded_size,
     format_rfc3339,
     shrink_record,
     source_sha,
@@ -811,13 +812,11 @@ class _SessionPass:
 
     def _encode_fit(self, rec: Record, budget: int) -> bytes:
         """Encode a record; when it cannot fit ``budget`` (bytes, newline included) encode a shrunk copy instead."""
-        enc = encode_record(rec)
-        if len(enc) + 1 > budget:
-            size = len(enc) + 1
-            del enc
-            enc = encode_record(shrink_record(rec, budget, size=size))
-            self.c.shrunk += 1
-        return enc
+        size = encoded_size(rec)  # a long text is measured a piece at a time, never encoded whole
+        if size <= budget:
+            return encode_record(rec)
+        self.c.shrunk += 1
+        return encode_record(shrink_record(rec, budget, size=size))
 
     def _overhead(self, s: Source) -> int:
         hdr = attrs.evolve(self._header(s), seq=10**9, at=format_rfc3339(self.stamp_ns))

@@ -42,8 +42,19 @@ class LandedFile:
 
 
 def encoded_size(record: Record) -> int:
-    """Bytes the record takes once written, newline included."""
-    return len(encode_record(record)) + 1
+    """Bytes the record takes once written, newline included.
+
+    A record holding a text of more than ``_TEXT_CHUNK`` characters is
+    measured part by part (:class:`_PartSizes`), its long texts a piece at a
+    time, so measuring it never holds a second copy of the text; the answer is
+    the same.
+    """
+    if not any(len(p.text) > _TEXT_CHUNK for p in record.parts):
+        return len(encode_record(record)) + 1
+    sizes = _PartSizes()
+    stub = Part(k="x")
+    shell = len(encode_record(attrs.evolve(record, parts=[stub]))) - len(encode_part(stub))
+    return shell + sum(sizes.part(p) for p in record.parts) + len(record.parts) - 1 + 1
 
 
 class SDWriter:
@@ -249,8 +260,8 @@ class _PartSizes:
         return answer
 
     def text(self, p: Part) -> int:
-        """Encoded size of ``p.text`` (bytes)."""
-        return self._of(p.text, "size", lambda t: len(encode_value(t)))
+        """Encoded size of ``p.text`` (bytes); a long text is encoded a piece at a time."""
+        return self._of(p.text, "size", _str_size)
 
     def data(self, p: Part) -> int:
         """Encoded size of ``p.data`` (bytes)."""
@@ -273,6 +284,32 @@ class _PartSizes:
                 stub.data = self._DATA_MARK
                 size += self.data(p) - 1
         return size + len(encode_part(stub))
+
+
+#: Characters of a text encoded at a time when it is hashed (1 Mi code points, at most 4 MiB of UTF-8).
+_TEXT_CHUNK = 1 << 20
+
+
+def _str_size(text: str) -> int:
+    """``len(encode_value(text))`` without encoding a long text whole: JSON escapes each character on its own."""
+    if len(text) <= _TEXT_CHUNK:
+        return len(encode_value(text))
+    return 2 + sum(len(encode_value(text[i: i + _TEXT_CHUNK])) - 2 for i in range(0, len(text), _TEXT_CHUNK))
+
+
+def text_sha256(text: str) -> str:
+    """The SHA-256 (64 hex) of ``text`` as UTF-8, encoded a piece at a time, so a text of any size costs no copy of itself.
+
+    Equal to ``hashlib.sha256(text.encode("utf-8")).hexdigest()``: UTF-8
+    encodes each code point on its own, and slicing a ``str`` never splits one.
+    Raises UnicodeEncodeError where that would (a lone surrogate).
+    """
+    if len(text) <= _TEXT_CHUNK:
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    h = hashlib.sha256()
+    for i in range(0, len(text), _TEXT_CHUNK):
+        h.update(text[i: i + _TEXT_CHUNK].encode("utf-8"))
+    return h.hexdigest()
 
 
 def shrink_record(record: Record, budget: int, *, size: int | None = None) -> Record:
@@ -333,7 +370,7 @@ def shrink_record(record: Record, budget: int, *, size: int | None = None) -> Re
             p.encoding = ""
         else:
             if not p.sha256:
-                p.sha256 = hashlib.sha256(p.text.encode("utf-8")).hexdigest()
+                p.sha256 = text_sha256(p.text)
             p.text = ""
         has_left = bool(p.data is not None or (p.text and p.k != "unknown"))
         p.state = "truncated" if has_left else "too_large"
