@@ -9,18 +9,16 @@ import sys
 
 import typer
 
-from . import adapters_cmd, collect_cmd, hook_cmd, parse_cmd, scenario_cmd, verify_cmd, view_cmd
-from . import server_cmd
-from . import provider_cmd  # issue 10
-from . import ingest_cmd  # issue 11
-
-app = typer.Typer(
-    name="asz",
-    help="Record what AI agent sessions really did, as Session Data (sd/1) a person can read and a machine can check.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+#: The command modules, in the order their commands are listed; each has ``register(app)``.
+MODULES = ("adapters_cmd", "collect_cmd", "verify_cmd", "parse_cmd", "scenario_cmd", "hook_cmd", "view_cmd",
+           "server_cmd", "provider_cmd", "ingest_cmd")
+#: Which module registers each top-level command or group.
+COMMANDS = {
+    "adapters": "adapters_cmd", "glossary": "adapters_cmd", "collect": "collect_cmd", "sources": "collect_cmd",
+    "verify": "verify_cmd", "parse": "parse_cmd", "scenario": "scenario_cmd", "hook": "hook_cmd", "hooks": "hook_cmd",
+    "conversation": "view_cmd", "show": "view_cmd", "view": "server_cmd", "server": "server_cmd",
+    "provider": "provider_cmd", "ingest": "ingest_cmd",
+}
 
 
 def _version_callback(value: bool) -> None:
@@ -31,36 +29,58 @@ def _version_callback(value: bool) -> None:
         raise typer.Exit(0)
 
 
-@app.callback()
 def _root(
     version: bool = typer.Option(False, "--version", callback=_version_callback, is_eager=True, help="Print the version and exit."),
 ) -> None:
     """asz: collect, verify and read agent sessions."""
 
 
-adapters_cmd.register(app)
-collect_cmd.register(app)
-verify_cmd.register(app)
-parse_cmd.register(app)
-scenario_cmd.register(app)
-hook_cmd.register(app)
-view_cmd.register(app)
-server_cmd.register(app)
-provider_cmd.register(app)  # issue 10
-ingest_cmd.register(app)  # issue 11
+def build_app(modules: tuple[str, ...] = MODULES) -> typer.Typer:
+    """The ``asz`` Typer application with the commands of ``modules`` (names from :data:`MODULES`; default all).
+
+    :data:`app` is the whole application; :func:`main` builds one holding
+    only the module of the command it runs, so a command imports and
+    prepares only what it needs.
+    """
+    from importlib import import_module
+
+    built = typer.Typer(
+        name="asz",
+        help="Record what AI agent sessions really did, as Session Data (sd/1) a person can read and a machine can check.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+    )
+    built.callback()(_root)
+    for name in MODULES:
+        if name in modules:
+            import_module(f"{__package__}.{name}").register(built)
+    return built
+
+
+def __getattr__(name: str):
+    """``app``: the whole application, built on first use (PEP 562)."""
+    if name == "app":
+        whole = build_app()
+        globals()["app"] = whole
+        return whole
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> None:
     """Console-script entry point ``asz``: runs the Typer app; usage errors exit 2.
 
     ``asz hook …`` skips Typer and goes straight to the stdlib-only observer
-    (:mod:`asz_adapters_claude.hook`), which always exits 0.
+    (:mod:`asz_adapters_claude.hook`), which always exits 0. Any other
+    command runs in an application holding only its own module's commands;
+    no command, an option or an unknown name gets the whole application.
     """
     if sys.argv[1:2] == ["hook"]:
         from asz_adapters_claude.hook import main as hook_main
 
         sys.exit(hook_main(sys.argv[2:]))
-    app()
+    module = COMMANDS.get(sys.argv[1]) if len(sys.argv) > 1 else None
+    (build_app((module,)) if module else build_app())()
 
 
 if __name__ == "__main__":  # pragma: no cover
