@@ -1,6 +1,6 @@
 """Benchmark: start-up-to-exit time of the MCP observer hook, as Claude Code runs it (issue 8; target p50 <= 40 ms).
 
-Usage: ``python bench/hook.py [-n 200] [--payload FILE] [--variant asz|direct|script|baseline|all]``
+Usage: ``python bench/hook.py [-n 200] [--payload FILE] [--variant asz|installed|direct|script|baseline|all]``
 
 Each invocation is a real subprocess fed one ``PostToolUse`` MCP event on
 stdin (by default the first line of the corpus payloads, else a built-in one)
@@ -11,6 +11,10 @@ fsyncs its file. Variants:
   plugin's hooks.json configure (console script; its fast path skips Typer);
 * ``script``: ``python asz_adapters_claude/hook.py --data DIR`` (the stdlib-only
   module alone, with the interpreter's site initialisation);
+* ``installed``: ``asz hook`` from a fresh virtual environment where asz is
+  installed as a user installs it (``pip install <repo>``: no editable-install
+  finder, bytecode compiled, no ``.pth`` files of this machine's site-packages);
+  skipped when pip cannot reach the registry;
 * ``direct``: ``python -S asz_adapters_claude/hook.py``, the command
   ``asz hooks install --direct`` configures (no console script, no site
   initialisation; the data directory from ``--data`` here, from
@@ -45,14 +49,30 @@ FALLBACK = (
 )
 
 
-def _commands(variant: str) -> list[str]:
+def installed(work: Path) -> Path | None:
+    """A fresh virtual environment in ``work`` with asz installed as a user installs it (``pip install <repo>``, not
+    editable), its bytecode compiled by pip; returns its ``asz`` script, or None when the install fails (no registry)."""
+    venv = work / "venv"
+    made = subprocess.run([sys.executable, "-m", "venv", str(venv)], capture_output=True)
+    if made.returncode:
+        return None
+    got = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", str(REPO)], capture_output=True, text=True)
+    if got.returncode:
+        print(f"installed: skipped, pip install failed: {got.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
+        return None
+    return venv / "bin" / "asz"
+
+
+def _commands(variant: str, work: Path) -> list[str]:
     asz = shutil.which("asz")
     if asz:
         # A pyenv shim re-executes through bash; time the real console script, as an installed venv would run it.
         real = subprocess.run(["pyenv", "which", "asz"], capture_output=True, text=True).stdout.strip() if "shims" in asz else ""
         asz = real or asz
+    venv_asz = installed(work) if variant in ("installed", "all") else None
     table = {
         "asz": [asz, "hook"] if asz else None,
+        "installed": [str(venv_asz), "hook"] if venv_asz else None,
         "script": [sys.executable, str(HOOK)],
         "direct": [sys.executable, "-S", str(HOOK)],
         "baseline": [sys.executable, "-c", "pass"],
@@ -93,16 +113,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-n", type=int, default=200, help="invocations per variant (default 200)")
     ap.add_argument("--payload", type=Path, help="a file whose first line is the hook event")
-    ap.add_argument("--variant", default="all", choices=["asz", "direct", "script", "baseline", "all"])
+    ap.add_argument("--variant", default="all", choices=["asz", "installed", "direct", "script", "baseline", "all"])
     a = ap.parse_args()
     src = a.payload or (CORPUS if CORPUS.is_file() else None)
     payload = src.read_bytes().split(b"\n", 1)[0] if src else FALLBACK
     print(f"{a.n} invocations each; payload {len(payload)} bytes; python {sys.version.split()[0]}")
     compile_packages()  # the bytecode an installed package has, whatever PYTHONDONTWRITEBYTECODE says
-    for name, cmd in _commands(a.variant):
-        run(cmd, payload, 3, name != "baseline")  # warm the page cache
-        xs = run(cmd, payload, a.n, name != "baseline")
-        print(f"{name:9s} p50 {statistics.median(xs):7.1f} ms   p95 {pct(xs, 0.95):7.1f} ms   max {max(xs):7.1f} ms   ({' '.join(cmd[:3])})")
+    with tempfile.TemporaryDirectory(prefix="asz-hook-venv-") as work:
+        for name, cmd in _commands(a.variant, Path(work)):
+            run(cmd, payload, 3, name != "baseline")  # warm the page cache
+            xs = run(cmd, payload, a.n, name != "baseline")
+            print(f"{name:9s} p50 {statistics.median(xs):7.1f} ms   p95 {pct(xs, 0.95):7.1f} ms   max {max(xs):7.1f} ms   ({' '.join(cmd[:3])})")
 
 
 if __name__ == "__main__":
