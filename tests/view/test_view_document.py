@@ -48,6 +48,7 @@ def test_golden_fixture_document(fixture_root, shared_dir):
     theirs = yaml.safe_load((shared_dir / "conformance/fixtures/asz-view-example.yaml").read_text())
     # keys this 1.x document adds (a 1.x only adds keys): undescribed bytes, none in the fixture
     assert ours.pop("undescribed") == [] and ours["summary"].pop("undescribed") == 0
+    assert ours["summary"].pop("cut") == {}  # parts cut to land, none in the fixture
     # Relations: seed 004 orders them by when things happened; the example lists them by id. Same set.
     assert sorted(ours["relations"], key=lambda r: r["id"]) == theirs["relations"]
     diffs: list[str] = []
@@ -117,6 +118,28 @@ def test_undescribed_records_are_listed(tmp_path):
     assert doc["summary"]["undescribed"] == 2 and len(reasons) == 2
     assert "not valid JSON" in reasons[0] and "never-seen" in reasons[1]
     assert all(e["ref"]["seq"] >= 1 and e["bytes"] > 0 for e in doc["undescribed"])
+
+
+def test_parts_cut_to_land_are_counted(tmp_path):
+    """A prompt larger than the landing budget lands too_large; the summary says so (fresh-user report)."""
+    import shutil
+
+    src = tmp_path / "projects"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "examples/claude-code/projects", src)
+    main = next(src.glob("*/*.jsonl"))
+    first = json.loads(main.read_bytes().split(b"\n", 1)[0])
+    big = dict(first, uuid="aaaaaaaa-0000-4000-8000-000000000001", parentUuid=first.get("uuid"), type="user",
+               message={"role": "user", "content": "pasted log " + "0123456789" * 40_000})
+    with open(main, "ab") as f:
+        f.write(json.dumps(big).encode() + b"\n")
+    root = tmp_path / "root"
+    col = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(src), "--root", str(root),
+                          "--max-delta-bytes", "65536"], capture_output=True, text=True)
+    assert col.returncode == 0, col.stderr
+    assert " shrunk=1 " in col.stdout
+    [conv] = list_conversations(root)
+    cut = build_view(root, conv)["summary"]["cut"]
+    assert cut == {"truncated": 0, "too_large": 1, "bytes": len("pasted log " + "0123456789" * 40_000)}
 
 
 def test_no_round_is_an_error(tmp_path):

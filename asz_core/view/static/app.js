@@ -258,6 +258,11 @@
         wh.map(function (k, i) { return [i ? ', ' : '', k + ' (' + num(s.withheld[k]) + (k === 'provider_bodies' ? ' bodies' : ' records') + ')']; }),
         '. Their steps keep their place and size; their text is not shown.'));
     }
+    if (s.cut && (s.cut.truncated || s.cut.too_large)) {
+      add(app, h('div', { class: 'box notice', id: 'cut' }, h('strong', null, 'Cut to land: '),
+        num(s.cut.truncated + s.cut.too_large) + ' part(s) were larger than the landing budget (' + num(s.cut.truncated) + ' truncated, ' +
+        num(s.cut.too_large) + ' taken out whole; ' + fmtBytes(s.cut.bytes) + ' originally). Each keeps its size and the SHA-256 of what was taken out.'));
+    }
     if (s.problems && s.problems.length) {
       add(app, h('div', { class: 'box error', id: 'problems' }, h('strong', null, 'This conversation is ' + s.state + ':'),
         h('ul', null, s.problems.map(function (p) { return h('li', null, p); }))));
