@@ -72,11 +72,15 @@ def resolve_jobs(
     interval: str = "",
     max_delta_bytes: Optional[int] = None,
     adapter_files: list[Path] | None = None,
+    root: Optional[Path] = None,
 ) -> list[Job]:
     """Turn configuration and flags into jobs. Raises typer.Exit(2) with a message for a usage problem.
 
     ``--adapter`` picks one adapter (listed or not); otherwise every enabled
     entry. ``--source`` needs exactly one adapter. A flag beats the file.
+    ``root`` is the ``--root`` given: an adapter whose default source is the
+    storage root itself (``langsmith-ingest`` reads the inbox inside it)
+    reads that root, not the configured one.
     """
     entries = [cfg.adapter(adapter)] if adapter else cfg.enabled()
     if not entries:
@@ -105,15 +109,17 @@ def resolve_jobs(
         except KeyError as exc:
             raise _usage(cmd, f"{exc.args[0]} (see asz adapters list)") from None
         if source is not None:
-            root = Path(source).expanduser()
+            src = Path(source).expanduser()
         elif e.source_root:
-            root = Path(e.source_root).expanduser()
+            src = Path(e.source_root).expanduser()
         else:
-            root = Path(a.default_source_root())
+            src = Path(a.default_source_root())
+            if root is not None and src == Path(cfg.root):
+                src = Path(root)  # the adapter reads the storage root: the one this command was given
         jobs.append(
             Job(
                 a,
-                root,
+                src,
                 list(e.include),
                 list(e.exclude),
                 max_delta_bytes if max_delta_bytes is not None else e.collector.max_delta_bytes,
@@ -197,7 +203,7 @@ def collect(
     if lock_timeout < 0:
         raise _usage("collect", f"--lock-timeout must not be negative, got {lock_timeout}")
     cfg = _load("collect", config)
-    jobs = resolve_jobs("collect", cfg, adapter=adapter, source=source, interval=interval,
+    jobs = resolve_jobs("collect", cfg, adapter=adapter, source=source, interval=interval, root=root,
                         max_delta_bytes=max_delta_bytes, adapter_files=adapter_file)
     storage = Path(root) if root is not None else Path(cfg.root)
     watch = not once and any(j.mode == "watch" for j in jobs)
@@ -336,7 +342,7 @@ def sources(
     from ..storage.survey import survey
 
     cfg = _load("sources", config)
-    jobs = resolve_jobs("sources", cfg, adapter=adapter, source=source, adapter_files=adapter_file)
+    jobs = resolve_jobs("sources", cfg, adapter=adapter, source=source, adapter_files=adapter_file, root=root)
     storage = Path(root) if root is not None else Path(cfg.root)
     out = [survey(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude) for j in jobs]
     if as_json:

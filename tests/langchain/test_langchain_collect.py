@@ -95,9 +95,11 @@ def test_captures_land_verify_parse_and_render(tmp_path, receiver_factory, run_a
     errors = [sid for sid in want if "tool-error" in sid]
     if errors:
         assert any(any(v) for v in want[errors[0]]["tools"].values()), "the tool-error capture has a failed tool"
-    # a second pass lands nothing new
+    # a second pass lands nothing new; the receiver's inbox is in the root, so --root alone names it
     again = run_asz("collect", "--once", "--adapter", "langsmith-ingest", "--root", str(root), "--source", str(root)).stdout
     assert "landed=0" in again, again
+    alone = run_asz("collect", "--once", "--adapter", "langsmith-ingest", "--root", str(root))
+    assert "landed=0" in alone.stdout and "errors=0" in alone.stdout and "no such source root" not in alone.stderr, alone.stderr
 
 
 def test_corpus_upload_bodies_land_and_assemble(tmp_path, receiver_factory, run_asz, corpus_dir):
