@@ -19,7 +19,7 @@ import gc
 import hashlib
 import os
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import orjson
 
@@ -153,6 +153,15 @@ class _Session:
             "from_time": _ms(min(times)) if times else None,
             "through_time": _ms(max(times)) if times else None,
         }
+
+    def record_lines(self, hide: Iterable[str]) -> Iterator[bytes]:
+        """Each record carrying one of the ``hide`` flags, as one JSON line (for :func:`title_withheld`)."""
+        names = set(hide)
+        for recs in self.records.values():
+            for rec in recs:
+                flags = rec.get("flags")
+                if isinstance(flags, list) and not names.isdisjoint(f for f in flags if isinstance(f, str)):
+                    yield orjson.dumps(rec, default=str)
 
     def time(self, ref: Ref | None) -> int | None:
         """The instant (ns) of the record ``ref`` names, or None (no such record, or no time)."""
@@ -308,6 +317,36 @@ def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str
     finally:
         if was_enabled:
             gc.enable()
+
+
+def title_withheld(lines: Iterable[bytes], title: str, hide: Iterable[str]) -> bool:
+    """True when ``title`` could come from a record carrying a withheld flag (seed 004, Withholding).
+
+    ``lines`` are landed record lines. A line counts when it names one of the
+    ``hide`` flags and holds the title, as the writer escapes it or as it
+    stands (a source's own bytes may escape it otherwise). Erring on the side
+    of withholding: a title found in a withheld record is not shown.
+    """
+    hide = [n for n in hide if n]
+    if not title or not hide:
+        return False
+    flags = [f'"{n}"'.encode() for n in hide]
+    needles = {orjson.dumps(title)[1:-1], title.encode("utf-8", "surrogatepass")}
+    for line in lines:
+        if any(f in line for f in flags) and any(n in line for n in needles):
+            return True
+    return False
+
+
+def landed_lines(root: str | os.PathLike, session: str) -> Iterator[bytes]:
+    """Every line of a session's landed ``.sd`` files, as stored (headers and closing lines too); unreadable files are skipped."""
+    sdir = Path(root) / session
+    for _, path in landed_files(sdir) if sdir.is_dir() else []:
+        try:
+            with open(path, "rb") as f:
+                yield from f
+        except OSError:
+            continue
 
 
 def _build(root: Path, conversation: str, hide: Iterable[str], through_round: int | None) -> dict:
@@ -830,7 +869,7 @@ class _View:
                 withheld[name] = len(seen)
             withheld["provider_bodies"] = bodies
         d = {
-            "title": head.title,
+            "title": "" if self.hide and title_withheld(self.sess.record_lines(self.hide), head.title, self.hide) else head.title,
             "state": state,
             "problems": list(problems),
             "talks": kinds.get("talk", 0),

@@ -37,6 +37,7 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
+import os
 import re
 import threading
 import time
@@ -216,9 +217,10 @@ def _header_ms(value: Any) -> int | None:
 class _Doc:
     """One built document: the round it reached, the listing it was built against, its JSON (and gzip) bytes."""
 
-    __slots__ = ("reached", "listed", "body", "gz", "etag", "state", "sessions", "head_round")
+    __slots__ = ("reached", "listed", "body", "gz", "etag", "state", "sessions", "head_round", "fp")
 
-    def __init__(self, reached: str, listed: tuple, body: bytes, state: str, sessions: list[str], head_round: int):
+    def __init__(self, reached: str, listed: tuple, body: bytes, state: str, sessions: list[str], head_round: int, fp: tuple = ()):
+        self.fp = fp  # the rounds and landed files it was built from: names, sizes, mtimes, inodes
         self.reached = reached
         self.listed = listed
         self.body = body
@@ -260,7 +262,8 @@ class ViewState:
         self._build_locks: dict[tuple, threading.Lock] = {}
         self._heads: dict[str, tuple[tuple, dict | None]] = {}
         self._landed: dict[str, tuple[float, dict[int, Path]]] = {}
-        self._whole: dict[Path, tuple[tuple, str]] = {}  # landed file -> (its stat, '' or why it does not verify)
+        self._whole: dict[Path, tuple[tuple, str]] = {}
+        self._titles: dict[tuple, bool] = {}  # (conversation, hide, head listing) -> the title is withheld  # landed file -> (its stat, '' or why it does not verify)
         self.builds = 0  # documents built since start (tests read it through /api/status)
 
     # ------------------------------------------------------------------ rounds
@@ -323,18 +326,40 @@ class ViewState:
             raise ApiError(404, f"conversation {conversation!r} has no readable head round naming its session")
         return session
 
-    def row(self, conversation: str) -> dict:
+    def _title(self, conversation: str, title: str, hide: Sequence[str], listed: tuple | None) -> str:
+        """``title``, or '' when it could come from a record carrying one of ``hide`` (:func:`title_withheld`); cached per head."""
+        if not hide or not title:
+            return title
+        key = (conversation, tuple(hide), listed)
+        with self._lock:
+            hit = self._titles.get(key)
+        if hit is None:
+            from .document import landed_lines, title_withheld
+
+            try:
+                session = self.session_of(conversation)
+            except ApiError:
+                session = ""
+            hit = not session or title_withheld(landed_lines(self.root, session), title, hide)
+            with self._lock:
+                self._titles[key] = hit
+        return "" if hit else title
+
+    def row(self, conversation: str, hide: Sequence[str] = ()) -> dict:
         """One ``/api/conversations`` row (keys :data:`ROW_KEYS`) from the head round header.
 
         Times are unix ms; the later counts are null when the head round
         predates them; ``state`` is the verification state of the last document
-        built for this head, else null (not built yet).
+        built for this head while its files are as they were then, else null
+        (not built yet, or a file changed since). ``title`` is '' when it could
+        come from a record carrying a flag ``hide`` withholds.
         """
         h = self.head_header(conversation) or {}
         newest = self.newest_round(conversation)
         row: dict[str, Any] = {
             "id": conversation,
-            "title": h.get("title", "") if isinstance(h.get("title", ""), str) else "",
+            "title": self._title(conversation, h.get("title", "") if isinstance(h.get("title", ""), str) else "", hide,
+                                 newest[2] if newest else None),
             "talks": h.get("talks"),
             "steps": h.get("steps"),
             "streams": h.get("streams"),
@@ -349,14 +374,37 @@ class ViewState:
             row[k] = v if isinstance(v, int) and not isinstance(v, bool) else None
         state = None
         with self._lock:
-            for (conv, _), d in self._docs.items():
-                if conv == conversation and newest is not None and d.reached == newest[1]:
-                    state = d.state
-                    break
+            built = [d for (conv, _), d in self._docs.items() if conv == conversation and newest is not None and d.reached == newest[1]]
+        if built and built[0].fp == self.fingerprint(conversation):  # never a state the files have since left
+            state = built[0].state
         row["state"] = state
         return row
 
     # ------------------------------------------------------------------ documents
+
+    def fingerprint(self, conversation: str) -> tuple:
+        """Names, sizes, mtimes and inodes of the conversation's round files and its session's landed files.
+
+        A cached document is served only while this is unchanged, so a file
+        changed, added or removed under a running server (a damaged byte, a
+        round deleted) is never reported in the state it had before.
+        """
+        out: list[tuple] = []
+        rdir = self.root / "_conversations" / conversation / "rounds"
+        try:
+            session = self.session_of(conversation)
+        except ApiError:
+            session = ""
+        paths = [Path(e.path) for e in os.scandir(rdir)] if rdir.is_dir() else []
+        if session and (self.root / session).is_dir():
+            paths += [p for _, p in landed_files(self.root / session, skeletons=True)]
+        for p in sorted(paths):
+            try:
+                st = p.stat()
+            except OSError:
+                continue
+            out.append((p.name, st.st_size, st.st_mtime_ns, st.st_ino))
+        return tuple(out)
 
     def document(self, conversation: str, hide: Sequence[str]) -> _Doc:
         """The document for ``conversation`` withholding ``hide``: built once per fold and name set.
@@ -375,9 +423,10 @@ class ViewState:
         with self._lock:
             lock = self._build_locks.setdefault(key, threading.Lock())
         with lock:
+            fp = self.fingerprint(conversation)
             with self._lock:
                 d = self._docs.get(key)
-                if d is not None and (d.reached == newest[1] or d.listed == newest[2]):
+                if d is not None and (d.reached == newest[1] or d.listed == newest[2]) and d.fp == fp:
                     self._docs.move_to_end(key)
                     return d
             try:
@@ -386,7 +435,7 @@ class ViewState:
                 raise ApiError(404, str(exc)) from None
             head = doc["head"]
             reached = round_file_name(head["round"], head["digest"]) if head.get("digest") else ""
-            d = _Doc(reached, newest[2], orjson.dumps(doc), doc["summary"]["state"], list(doc["sessions"]), head["round"])
+            d = _Doc(reached, newest[2], orjson.dumps(doc), doc["summary"]["state"], list(doc["sessions"]), head["round"], fp)
             with self._lock:
                 self.builds += 1
                 self._docs[key] = d
@@ -700,7 +749,7 @@ def create_app(state: ViewState) -> Starlette:
 
     def conversations(request, pairs, hide):
         convs = state.conversations()
-        return _json({"root": str(state.root), "conversations": [state.row(c) for c in convs],
+        return _json({"root": str(state.root), "conversations": [state.row(c, hide) for c in convs],
                       "note": "" if convs else "this storage root holds no conversations yet: collect and parse sessions into it"})
 
     def view(request, pairs, hide):

@@ -469,3 +469,54 @@ def test_asz_server_collects_parses_and_serves(tmp_path):
         assert p.returncode == 1 and "another collector" in p.stderr
     finally:
         s.stop()
+
+
+def test_a_title_found_in_a_withheld_record_is_not_shown(tmp_path, serve):
+    """A title the runtime took from the system prompt stays withheld with it: in the document and in the list (second fresh-user report)."""
+    src = tmp_path / "projects"
+    write_session(src, canary_lines() + [{"type": "ai-title", "aiTitle": f"{MARKER} (system prompt)", "sessionId": CANARY_SESSION}])
+    root = tmp_path / "root"
+    collect_and_parse(src, root)
+    plain = serve(root)
+    assert plain.get(f"{V}/view").json()["summary"]["title"] == f"{MARKER} (system prompt)"
+    hidden = serve(root, hide=["system_prompt"])
+    doc = hidden.get(f"{V}/view")
+    assert doc.json()["summary"]["title"] == "" and f"{MARKER} (system prompt)".encode() not in doc.body
+    [row] = hidden.get("/api/conversations").json()["conversations"]
+    assert row["title"] == "" and MARKER not in hidden.get("/api/conversations").body.decode()
+    assert build_view(root, CANARY_SESSION, hide=["system_prompt"])["summary"]["title"] == ""
+    assert build_view(root, CANARY_SESSION, hide=["tool_schemas"])["summary"]["title"] == ""  # the snapshot carries both flags
+    assert build_view(root, CANARY_SESSION)["summary"]["title"] == f"{MARKER} (system prompt)"
+
+
+def test_the_served_state_follows_the_files_not_the_cache(tmp_path, serve):
+    """A byte changed, then put back; a broken round added, then removed: the server says what the files say now."""
+    import os
+
+    from asz_core.storage.layout import landed_files
+
+    src = tmp_path / "projects"
+    write_session(src, canary_lines())
+    root = tmp_path / "root"
+    collect_and_parse(src, root)
+    s = serve(root)
+    assert s.get(f"{V}/view").json()["summary"]["state"] == "verified"
+    assert s.get("/api/conversations").json()["conversations"][0]["state"] == "verified"
+    path = [p for _, p in landed_files(root / CANARY_SESSION)][0]
+    data = path.read_bytes()
+    at = data.index(b"toolu_c1")
+    os.chmod(path, 0o644)
+    path.write_bytes(data[:at] + b"toolu_b1" + data[at + 8:])
+    doc = s.get(f"{V}/view").json()
+    assert doc["summary"]["state"] == "mismatch" and doc["summary"]["problems"]
+    assert s.get("/api/conversations").json()["conversations"][0]["state"] == "mismatch"
+    path.write_bytes(data)
+    os.chmod(path, 0o444)
+    assert s.get(f"{V}/view").json()["summary"]["state"] == "verified"
+    rounds = root / "_conversations" / CANARY_SESSION / "rounds"
+    junk = rounds / "r000002-aaaaaaaaaaaa.sf"
+    junk.write_bytes(b"not a round\n")
+    assert s.get(f"{V}/view").json()["summary"]["state"] == "mismatch"
+    junk.unlink()
+    doc = s.get(f"{V}/view").json()
+    assert doc["summary"]["state"] == "verified" and not doc["summary"]["problems"]
