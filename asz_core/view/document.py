@@ -208,6 +208,9 @@ class _Session:
 
 class _Builder:
     def __init__(self, root: Path, conversation: str, hide: Iterable[str], through_round: int | None = None):
+        if not conversation or "/" in conversation or "\\" in conversation or conversation in (".", "..") \
+                or conversation.startswith((".", "_")) or "\x00" in conversation:
+            raise ViewError(f"no rounds: {conversation!r} is not a conversation id (a name under _conversations/)")
         self.root = root
         self.through_round = through_round
         self.conversation = conversation

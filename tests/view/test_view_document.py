@@ -142,6 +142,15 @@ def test_parts_cut_to_land_are_counted(tmp_path):
     assert cut == {"truncated": 0, "too_large": 1, "bytes": len("pasted log " + "0123456789" * 40_000)}
 
 
+@pytest.mark.parametrize("bad", ["../x", "..", ".", "a/b", "a\\b", "_conversations", "", ".hidden"])
+def test_a_conversation_id_never_leaves_the_root(tmp_path, bad):
+    """An id is a name under _conversations/, never a path (second fresh-user report)."""
+    outside = tmp_path / "x" / "_conversations" / "c" / "rounds"
+    outside.mkdir(parents=True)
+    with pytest.raises(ViewError, match="not a conversation id"):
+        build_view(tmp_path / "root", bad)
+
+
 def test_no_round_is_an_error(tmp_path):
     with pytest.raises(ViewError, match="no rounds"):
         build_view(tmp_path, "nothing-here")
