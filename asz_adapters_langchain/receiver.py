@@ -316,10 +316,26 @@ async def _read_body(request: Request, max_body: int) -> bytes:
             import zstandard
         except ImportError:
             raise BadRequest(415, "zstd bodies are not read here (zstandard is not installed)") from None
+        # A frame may state its own content size, which decompress() would trust: first read it as a
+        # stream, never past the limit, so a small body cannot unpack into a large one here; then, the
+        # size known to fit, decompress it once more to learn whether the frame is whole.
         try:
-            return zstandard.ZstdDecompressor().decompress(body, max_output_size=max_body)
+            size = 0
+            with zstandard.ZstdDecompressor().stream_reader(body) as r:
+                while True:
+                    chunk = r.read(min(1 << 20, max_body + 1 - size))
+                    if not chunk:
+                        break
+                    size += len(chunk)
+                    if size > max_body:
+                        raise BadRequest(413, f"decompressed body is over the limit of {max_body} bytes")
+            d = zstandard.ZstdDecompressor().decompressobj()
+            out = d.decompress(body)
         except zstandard.ZstdError as exc:
             raise BadRequest(400, f"zstd body does not decompress: {exc}") from None
+        if not d.eof:
+            raise BadRequest(400, "truncated zstd body")
+        return out
     raise BadRequest(415, f"content encoding {enc!r} is not spoken")
 
 

@@ -7,6 +7,7 @@ import signal
 from pathlib import Path
 
 import orjson
+import pytest
 
 from langchain_helpers import multipart_runs
 
@@ -200,3 +201,24 @@ def test_a_busy_address_exits_1(tmp_path, run_asz):
         p = run_asz("ingest", "langsmith", "--root", str(tmp_path / "root"), "--listen", f"127.0.0.1:{port}", check=False)
     assert p.returncode == 1 and "cannot listen" in p.stderr and "listening" not in p.stdout
     assert run_asz("ingest", "langsmith", "--listen", "nope", check=False).returncode == 2
+
+
+def test_zstd_bodies_are_held_to_the_limit_before_they_unpack(tmp_path, receiver_factory, captures):
+    """A zstd body that states a large content size in its frame still gets 413, as gzip does; a cut one 400 (second fresh-user report)."""
+    zstandard = pytest.importorskip("zstandard", reason="zstd bodies are read only when zstandard is installed")
+    root = tmp_path / "root"
+    r = receiver_factory(root, "--max-body", "1000000")
+    meta = json.loads((captures[0] / "meta.json").read_text())
+    headers = {k: v for k, v in meta["headers"].items() if k.lower() not in ("content-length", "content-encoding")}
+    body = (captures[0] / "body.bin").read_bytes()
+    z = {**headers, "Content-Encoding": "zstd"}
+    status, answer = r.send("POST", meta["path"], zstandard.ZstdCompressor().compress(body), z)
+    assert status == 202 and answer["accepted"] == len(multipart_runs(body))
+    bomb = zstandard.ZstdCompressor().compress(b"x" * 50_000_000)  # a frame stating 50 MB in under 2 KB
+    assert len(bomb) < 4096
+    status, answer = r.send("POST", meta["path"], bomb, z)
+    assert status == 413 and "over the limit of 1000000 bytes" in answer["error"]
+    whole = zstandard.ZstdCompressor().compress(body)
+    status, answer = r.send("POST", meta["path"], whole[: len(whole) // 2], z)
+    assert status == 400 and "zstd" in answer["error"]
+    assert len(_inbox(root)) == 1  # only the good body was staged
