@@ -81,22 +81,20 @@ def langsmith(
     if not loop and not key:
         typer.echo(f"warning: {host} is not a loopback address and no token is set: anyone who reaches it can write runs", err=True)
 
-    import uvicorn
-
     if max_body < 1 or max_part < 1:
         typer.echo("asz ingest langsmith: --max-body and --max-part must be positive", err=True)
         raise typer.Exit(2)
     # Bind first, so a busy or bad address is told plainly (exit 1) and "listening" is only said when true.
     sock = _bind_socket("asz ingest langsmith", host, port)
     port = sock.getsockname()[1]
+    from .server_cmd import _serve
+
     app = make_app(storage, token=key, max_body=max_body, max_part=max_part)
-    ucfg = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="off", server_header=False)
-    server = uvicorn.Server(ucfg)
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"staging  : {storage / '_ingest' / 'langsmith' / 'inbox'}")
     typer.echo(f"listening: http://{shown}:{port}/")
     sys.stdout.flush()
-    server.run(sockets=[sock])
+    _serve(app, host, port, sock)
 
 
 def _bind_socket(who: str, host: str, port: int):

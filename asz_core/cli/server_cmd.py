@@ -84,10 +84,25 @@ def _bind(cmd: str, host: str, port: int):
 
 
 def _serve(app, host: str, port: int, sock=None) -> None:
+    """Serve ``app`` with uvicorn until SIGINT (Ctrl-C) or SIGTERM; either stops it gracefully, then ``stopped`` on stderr.
+
+    uvicorn shuts down on the signal and then raises it again for the handler
+    that was there before it started: here one that only notes it, so the
+    command returns and exits 0 (the README's rule for a server that is stopped).
+    """
+    import signal
+
     import uvicorn
 
     cfg = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="off", server_header=False)
-    uvicorn.Server(cfg).run(sockets=[sock] if sock is not None else None)
+    noted: list[int] = []
+    before = {sig: signal.signal(sig, lambda signum, frame: noted.append(signum)) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        uvicorn.Server(cfg).run(sockets=[sock] if sock is not None else None)
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+    typer.echo("stopped", err=True)
 
 
 def view(

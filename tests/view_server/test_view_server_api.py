@@ -520,3 +520,15 @@ def test_the_served_state_follows_the_files_not_the_cache(tmp_path, serve):
     junk.unlink()
     doc = s.get(f"{V}/view").json()
     assert doc["summary"]["state"] == "verified" and not doc["summary"]["problems"]
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_a_stopped_server_exits_0(canary_root, tmp_path, sig):
+    """SIGTERM (a service manager) and SIGINT (Ctrl-C) stop asz view gracefully: exit 0 and ``stopped`` (README's rule)."""
+    import signal
+
+    s = Served(["view", "--root", str(canary_root)], tmp_path)
+    assert s.get("/api/status").status == 200
+    s.proc.send_signal(getattr(signal, sig))
+    assert s.proc.wait(timeout=30) == 0
+    assert "stopped" in s.output()
