@@ -185,16 +185,35 @@ def _message_role(m: Any) -> tuple[str, Any, dict]:
     return role, m.get("content"), m
 
 
+#: Roles of LangChain's ``(role, content)`` message tuples, as a JSON list of two: ``["user", "hi"]``.
+_TUPLE_ROLES = frozenset({"user", "human", "assistant", "ai", "system", "developer", "tool"})
+
+
+def _tuple_message(m: Any) -> dict | None:
+    """``{"role", "content"}`` for a ``(role, content)`` tuple as the client serialises it (a list of two), else None."""
+    if isinstance(m, list) and len(m) == 2 and isinstance(m[0], str) and m[0] in _TUPLE_ROLES and isinstance(m[1], (str, list)):
+        return {"role": m[0], "content": m[1]}
+    return None
+
+
 def _messages(value: Any) -> list:
-    """The messages under a ``messages`` key (flattening the batch list LangChain writes for chat models)."""
+    """The messages under a ``messages`` key (flattening the batch list LangChain writes for chat models).
+
+    A message may be a ``(role, content)`` tuple, which the client writes as
+    a list of two (``{"messages": [["user", "add 1 and 2"]]}``, LangGraph's
+    common input form): it reads as ``{"role": …, "content": …}``.
+    """
     if isinstance(value, dict):
         value = value.get("messages")
     if not isinstance(value, list):
         return []
     out = []
     for m in value:
-        if isinstance(m, list):
-            out.extend(m)
+        t = _tuple_message(m)
+        if t is not None:
+            out.append(t)
+        elif isinstance(m, list):
+            out.extend(_tuple_message(x) or x for x in m)
         else:
             out.append(m)
     return out

@@ -96,6 +96,7 @@ def main() -> None:
     agent.invoke({"messages": [{"role": "user", "content": "And what do the docs say?"}]},
                  config={"configurable": {"thread_id": "live-a"}})
     agent.invoke({"messages": [{"role": "user", "content": "Say hello."}]}, config={"configurable": {"thread_id": "live-b"}})
+    agent.invoke({"messages": [("user", "Say hello.")]}, config={"configurable": {"thread_id": "live-t"}})  # the tuple form
     summarized()
     wait_for_all_tracers()
 

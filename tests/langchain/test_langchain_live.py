@@ -55,6 +55,9 @@ def test_official_clients_land_the_right_conversations(tmp_path, receiver_factor
 
     b = json.loads(run_asz("conversation", session_name(["live", "live-b"]), "--json", "--root", str(root)).stdout)
     assert [t.get("label") for t in b["talks"]] == ["Say hello."] and b["talks"][0]["reply"] == "hello"
+    t = json.loads(run_asz("conversation", session_name(["live", "live-t"]), "--json", "--root", str(root)).stdout)
+    assert t["summary"]["title"] == "Say hello."  # a ("user", text) tuple is a message (second fresh-user report)
+    assert [x.get("label") for x in t["talks"]] == ["Say hello."] and t["talks"][0]["reply"] == "hello"
 
     try:
         import langchain.agents.middleware  # noqa: F401
