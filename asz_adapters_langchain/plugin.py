@@ -68,6 +68,10 @@ class LangsmithIngest(Adapter):
     def __init__(self, settings: Settings | None = None):
         self.settings = settings
 
+    def configure(self, entry) -> None:
+        """``thread_keys``, ``scope`` and ``provider_bodies`` from the configuration the command read (``--config`` included)."""
+        self.settings = Settings(entry.thread_keys, entry.scope, entry.provider_bodies)
+
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
         """``$ASZ_LANGSMITH_ROOT``, else ``storage.root`` of ./asz.yaml (default ``./data``): the storage root."""
         env = os.environ if env is None else env

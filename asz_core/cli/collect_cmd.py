@@ -108,6 +108,7 @@ def resolve_jobs(
             a = reg.get(e.name)
         except KeyError as exc:
             raise _usage(cmd, f"{exc.args[0]} (see asz adapters list)") from None
+        a.configure(e)  # the entry of the file this command read: --config reaches the adapter's own keys
         if source is not None:
             src = Path(source).expanduser()
         elif e.source_root:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import ClassVar, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
 import attrs
 
@@ -310,6 +310,16 @@ class Adapter:
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
         """The source root used when neither ``--source`` nor configuration names one."""
         raise NotImplementedError
+
+    def configure(self, entry: Any) -> None:
+        """Take this adapter's entry of the configuration the command read (``asz.yaml`` or ``--config``).
+
+        ``entry`` is an :class:`asz_core.config.AdapterEntry` (name, source_root,
+        include, exclude, collector, and adapter-specific keys such as
+        ``thread_keys``). Called by ``asz collect``/``sources``/``server`` before
+        discovery. The default does nothing; an adapter with settings of its
+        own reads them here, so ``--config`` reaches it.
+        """
 
     # -- work -----------------------------------------------------------------------------
 

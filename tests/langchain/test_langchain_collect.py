@@ -122,3 +122,19 @@ def test_corpus_upload_bodies_land_and_assemble(tmp_path, receiver_factory, run_
     want = _expected(posts)
     for sid, w in want.items():
         _check_conversation(run_asz, root, sid, w)
+
+
+def test_config_given_with_flag_reaches_the_adapter(tmp_path, receiver_factory, run_asz, captures):
+    """provider_bodies: false in a --config file (not ./asz.yaml) lands no provider body (second fresh-user report)."""
+    counts = {}
+    for setting in ("true", "false"):
+        root = tmp_path / f"root-{setting}"
+        r = receiver_factory(root)
+        for c in captures:
+            assert r.replay(c)[0] == 202
+        r.stop()
+        cfg = tmp_path / f"other-{setting}.yaml"
+        cfg.write_text(f"storage:\n  root: {root}\nadapters:\n  - name: langsmith-ingest\n    provider_bodies: {setting}\n")
+        run_asz("collect", "--once", "--adapter", "langsmith-ingest", "--config", str(cfg), "--root", str(root), "--source", str(root))
+        counts[setting] = len(list(root.rglob("provider_body-*.sd")))
+    assert counts["true"] > 0 and counts["false"] == 0, counts
