@@ -710,6 +710,15 @@ def _nth_record(path: Path, row: int) -> bytes | None:
 # --------------------------------------------------------------------------- app
 
 
+def _etag_matches(header: str | None, etag: str) -> bool:
+    """True when an ``If-None-Match`` value names ``etag`` (RFC 9110 §13.1.2: weak comparison, a list, or ``*``)."""
+    if not header:
+        return False
+    if header.strip() == "*":
+        return True
+    return any(t.strip().removeprefix("W/") == etag for t in header.split(","))
+
+
 def _json(value: Any, status: int = 200, headers: dict | None = None) -> Response:
     h = dict(_SECURITY_HEADERS)
     if headers:
@@ -754,7 +763,7 @@ def create_app(state: ViewState) -> Starlette:
 
     def view(request, pairs, hide):
         d = state.document(request.path_params["id"], hide)
-        if request.headers.get("if-none-match") == d.etag:
+        if _etag_matches(request.headers.get("if-none-match"), d.etag):
             return Response(b"", status_code=304, headers={**_SECURITY_HEADERS, "etag": d.etag})
         headers = {"etag": d.etag, "vary": "accept-encoding"}
         if "gzip" in request.headers.get("accept-encoding", "") and len(d.body) > 4096:
@@ -780,6 +789,8 @@ def create_app(state: ViewState) -> Starlette:
             raise ApiError(400, "give dialect at most once")
         reg = get_plugin_manager()
         dialects = reg.dialects()
+        if dialects_asked and not dialects_asked[0]:
+            raise ApiError(400, f"dialect is empty: name one of {', '.join(dialects)}, or leave the parameter out")
         dialect = dialects_asked[0] if dialects_asked else ("claude-code/1" if "claude-code/1" in dialects else (dialects[0] if dialects else ""))
         if not dialect:
             raise ApiError(404, "no installed adapter has a glossary")

@@ -130,6 +130,10 @@ def test_view_is_the_document_and_is_built_once(example_root, serve):
     assert s.get("/api/status").json()["documents_built"] == built, "a second reader of the same names pays nothing"
     # conditional and compressed reads of the same bytes
     assert s.get(path, {"If-None-Match": r.headers["etag"]}).status == 304
+    tag = r.headers["etag"]
+    for value in (f"W/{tag}", "*", f'"other", {tag}', f'W/"other" , W/{tag}'):  # RFC 9110's weak comparison, lists, *
+        assert s.get(path, {"If-None-Match": value}).status == 304, value
+    assert s.get(path, {"If-None-Match": '"other"'}).status == 200
     gz = s.get(path, {"Accept-Encoding": "gzip"})
     assert gz.headers.get("content-encoding") == "gzip" and gzip.decompress(gz.body) == r.body
 
@@ -532,3 +536,8 @@ def test_a_stopped_server_exits_0(canary_root, tmp_path, sig):
     s.proc.send_signal(getattr(signal, sig))
     assert s.proc.wait(timeout=30) == 0
     assert "stopped" in s.output()
+
+
+def test_an_empty_dialect_is_a_bad_request(example_root, serve):
+    r = serve(example_root).get("/api/glossary?dialect=")
+    assert r.status == 400 and "claude-code/1" in r.json()["error"]
