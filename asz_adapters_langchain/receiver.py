@@ -235,7 +235,9 @@ def arrivals_from_batch(doc: Any) -> list[dict]:
         raise BadRequest(422, f"unknown batch key(s): {', '.join(map(str, extra))}")
     out = []
     for op in _BATCH_KEYS:
-        items = doc.get(op) or []
+        items = doc.get(op)
+        if items is None:
+            items = []
         if not isinstance(items, list):
             raise BadRequest(400, f"batch {op!r} must be a list")
         for i, run in enumerate(items):
@@ -432,4 +434,9 @@ def make_app(root: str | os.PathLike, *, token: str = "", max_body: int = MAX_BO
         Route("/runs", one, methods=["POST"]),
         Route("/runs/{run_id}", patch, methods=["PATCH"]),
     ]
-    return Starlette(routes=routes)
+    async def not_routed(request: Request, exc: Exception) -> Response:
+        status = getattr(exc, "status_code", 404)
+        what = "no such route" if status == 404 else f"method {request.method} is not allowed here"
+        return _err(status, f"{what}: {request.url.path}")
+
+    return Starlette(routes=routes, exception_handlers={404: not_routed, 405: not_routed})

@@ -65,6 +65,12 @@ def test_info_and_json_routes(tmp_path, receiver_factory):
     batch = {"post": [{"id": "r2", "run_type": "llm"}], "patch": [{"dotted_order": "20241013T070537170001Zr2", "end_time": 1}]}
     assert r.send("POST", "/runs/batch", orjson.dumps(batch), js)[0] == 202
     assert [(a["op"], a["id"]) for a in _staged(root)] == [("post", "r1"), ("patch", "r1"), ("post", "r2"), ("patch", "r2")]
+    status, answer = r.send("POST", "/runs/batch", orjson.dumps({"post": {}}), js)  # an object where a list belongs
+    assert status == 400 and "must be a list" in answer["error"]
+    status, answer = r.send("GET", "/no/such/route", b"", {})
+    assert status == 404 and "no such route" in answer["error"]  # JSON, as every other refusal
+    status, answer = r.send("DELETE", "/runs/batch", b"", {})
+    assert status == 405 and "not allowed" in answer["error"]
 
 
 def test_wrong_token_gets_401(tmp_path, receiver_factory, captures):
