@@ -143,10 +143,16 @@ _UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0
 _DUR_RE = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
 
 
+_INT64_MAX = 2**63 - 1
+#: The longest duration accepted, in seconds: Go's time.Duration (int64 nanoseconds), as the original reads it.
+_DURATION_MAX_S = _INT64_MAX / 1e9
+
+
 def parse_duration(text: str) -> float:
     """Parse a Go-style duration (``10m``, ``30s``, ``1h30m``, ``500ms``, ``0``) into seconds.
 
-    Raises ValueError for anything else, a missing unit or a negative value.
+    Raises ValueError for anything else, a missing unit, a negative value or
+    one longer than Go's ``time.Duration`` holds (about 292 years).
     """
     s = str(text).strip()
     if s == "0":
@@ -160,6 +166,8 @@ def parse_duration(text: str) -> float:
             raise ValueError(f"{text!r} is not a duration such as 30s, 10m or 1h30m")
         total += float(m.group(1)) * _UNITS[m.group(2)]
         pos = m.end()
+    if total > _DURATION_MAX_S:
+        raise ValueError(f"{text!r} is longer than a duration can be (about 292 years, Go's limit)")
     return total
 
 
@@ -212,6 +220,8 @@ class _Ctx:
             raise self.err(key, f"expected an integer, got {value!r}")
         if value < minimum:
             raise self.err(key, f"must be at least {minimum}, got {value}")
+        if value > _INT64_MAX:
+            raise self.err(key, f"must fit in 64 bits (at most {_INT64_MAX}), got {value}")
         return value
 
     def strings(self, value: Any, key: str) -> list[str]:
@@ -260,6 +270,8 @@ def _adapter(ctx: _Ctx, value: Any, key: str) -> AdapterConfig:
     a.listen = ctx.string(d.get("listen"), f"{key}.listen")
     if a.listen and not re.fullmatch(r"\[?[^\s\[\]]*\]?:\d{1,5}", a.listen):
         raise ctx.err(f"{key}.listen", f"expected HOST:PORT, got {a.listen!r}")
+    if a.listen and int(a.listen.rsplit(":", 1)[1]) > 65535:
+        raise ctx.err(f"{key}.listen", f"the port must be 0..65535, got {a.listen.rsplit(':', 1)[1]}")
     a.token = ctx.string(d.get("token"), f"{key}.token")
     if "thread_keys" in d:
         a.thread_keys = [k for k in ctx.strings(d["thread_keys"], f"{key}.thread_keys") if k]
