@@ -56,6 +56,7 @@ from .naming import DEFAULT_SCOPE, DEFAULT_THREAD_KEYS, conversation_values, ses
 __all__ = [
     "INGEST",
     "WAIT_PASSES",
+    "waiting_arrivals",
     "TITLE_MAX",
     "Settings",
     "materialise",
@@ -337,6 +338,11 @@ def _tool_call_id(run: dict) -> str:
 
 
 # --------------------------------------------------------------------------- state
+
+
+def waiting_arrivals(ingest: str | os.PathLike) -> list[dict]:
+    """The staged arrivals still waiting (for their parent run) after the last pass: ``{"op", "id", "tries", …}`` each."""
+    return [w for w in _load_state(Path(ingest) / "state.json")["waiting"] if isinstance(w, dict)]
 
 
 def _load_state(path: Path) -> dict:

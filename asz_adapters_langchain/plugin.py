@@ -21,7 +21,7 @@ from asz_core import Adapter, Capabilities, Discovery, Record, Source, hookimpl
 
 from .dialect import DIALECT, convert_body, convert_line
 from .glossary import FLAG_RULES, GLOSSARY
-from .inbox import INGEST, Settings, materialise
+from .inbox import INGEST, WAIT_PASSES, Settings, materialise, waiting_arrivals
 
 __all__ = ["LangsmithIngest", "asz_register_adapters", "ingest_dir"]
 
@@ -106,6 +106,8 @@ class LangsmithIngest(Adapter):
             except ValueError:
                 src = path.as_posix()
             out.sources.append(Source(session=session, kind=kind, path=path, src=src, dialect=DIALECT, stream=stream))
+        out.pending = [(f"run {w.get('id', '?')}", f"a {w.get('op', 'post')} waiting for its parent run (pass {w.get('tries', 0)} of {WAIT_PASSES})")
+                       for w in waiting_arrivals(ingest)]
         return out
 
     def convert_line(self, source: Source, line: bytes, ord: int, off: int) -> Record:

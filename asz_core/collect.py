@@ -387,6 +387,7 @@ class Collector:
             self.report.error(path, message)
             c.errors += 1
         c.skipped += len(disc.skipped)
+        c.pending += len(disc.pending)
         return disc.sessions()
 
     def _sweep_undiscovered(self, discovered: set[str], c: Counters) -> None:

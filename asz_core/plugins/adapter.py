@@ -198,11 +198,17 @@ class Source:
 
 @attrs.define
 class Discovery:
-    """What discovery found: sources, noise skipped (path, reason) and errors (path, message)."""
+    """What discovery found: sources, noise skipped (path, reason) and errors (path, message).
+
+    ``pending`` lists (what, why) the adapter holds but does not hand over yet,
+    such as received runs waiting for their parent; the collector counts them
+    in ``pending=``, so ``asz collect --once`` exits 1 while anything waits.
+    """
 
     sources: list[Source] = attrs.Factory(list)
     skipped: list[tuple[str, str]] = attrs.Factory(list)
     errors: list[tuple[str, str]] = attrs.Factory(list)
+    pending: list[tuple[str, str]] = attrs.Factory(list)
 
     def sessions(self) -> dict[str, list[Source]]:
         """Sources grouped by session id, in discovery order."""

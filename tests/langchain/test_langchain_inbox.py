@@ -205,3 +205,20 @@ def test_finished_traces_are_forgotten_after_a_day(tmp_path):
     materialise(ingest)
     st = orjson.loads((ingest / "state.json").read_bytes())
     assert set(st["runs"]) == {"o", "n"} and "t-done" not in st["seen"]
+
+
+def test_a_waiting_run_is_pending_for_collect(tmp_path):
+    """While a post waits for its parent, asz collect --once counts it pending and exits 1; once it lands, 0 (second fresh-user report)."""
+    import subprocess
+    import sys
+
+    root = tmp_path / "root"
+    ingest = root / "_ingest" / "langsmith"
+    _stage(ingest, "001.jsonl", [{"op": "post", "id": "c", "run": _run("c", "nobody", run_type="llm")}])
+    cmd = [sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--no-parse", "--adapter", "langsmith-ingest",
+           "--root", str(root), "--source", str(root)]
+    for _ in range(inbox.WAIT_PASSES):
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        assert p.returncode == 1 and " pending=1 " in p.stdout, p.stdout + p.stderr
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert p.returncode == 0 and " pending=0 " in p.stdout and " landed=1 " in p.stdout, p.stdout + p.stderr
