@@ -338,7 +338,9 @@ def sources(
     the cursor's offset; snapshot: 0 or the size when its content landed),
     unread (bytes a pass would look at), cursor state (``new`` when there is no
     cursor yet) and src. Discovery errors are listed; exit 1 when there are
-    any. Reads only: takes no lock and writes nothing.
+    any. Reads only: takes no lock and writes nothing (except an adapter
+    whose discovery prepares its sources: langsmith-ingest turns staged
+    arrivals into per-session sources under ``_ingest/langsmith``).
     """
     from ..storage.survey import survey
 

@@ -639,7 +639,8 @@ class ViewState:
     # ------------------------------------------------------------------ status
 
     def status(self) -> dict:
-        """``/api/status``: mode, root, source, interval (s), started / last_refresh / next_refresh (unix ms), last pass counts."""
+        """``/api/status``: mode, root, source, interval (s), started / last_refresh / next_refresh (unix ms), last pass counts,
+        ``root_exists`` (False once the storage root is gone from under the server)."""
         with self._lock:
             return {
                 "mode": self.mode,
@@ -652,6 +653,7 @@ class ViewState:
                 "refreshing": self.refreshing,
                 "last_pass": self.last_pass,
                 "conversations": len(self.conversations()),
+                "root_exists": self.root.is_dir(),
                 "hide": list(self.hide),
                 "hide_override": self.hide_override,
                 "documents_built": self.builds,
@@ -758,8 +760,9 @@ def create_app(state: ViewState) -> Starlette:
 
     def conversations(request, pairs, hide):
         convs = state.conversations()
-        return _json({"root": str(state.root), "conversations": [state.row(c, hide) for c in convs],
-                      "note": "" if convs else "this storage root holds no conversations yet: collect and parse sessions into it"})
+        note = "" if convs else ("this storage root holds no conversations yet: collect and parse sessions into it" if state.root.is_dir()
+                                  else f"the storage root {state.root} is gone: nothing to show until it is back")
+        return _json({"root": str(state.root), "conversations": [state.row(c, hide) for c in convs], "note": note})
 
     def view(request, pairs, hide):
         d = state.document(request.path_params["id"], hide)

@@ -541,3 +541,19 @@ def test_a_stopped_server_exits_0(canary_root, tmp_path, sig):
 def test_an_empty_dialect_is_a_bad_request(example_root, serve):
     r = serve(example_root).get("/api/glossary?dialect=")
     assert r.status == 400 and "claude-code/1" in r.json()["error"]
+
+
+def test_a_root_gone_from_under_the_server_is_said_so(tmp_path):
+    """Not merely empty: status and the list say the root is gone (second fresh-user report)."""
+    import shutil as sh
+
+    root = tmp_path / "root"
+    root.mkdir()
+    s = Served(["view", "--root", str(root)], tmp_path)
+    try:
+        assert s.get("/api/status").json()["root_exists"] is True
+        sh.rmtree(root)
+        assert s.get("/api/status").json()["root_exists"] is False
+        assert "is gone" in s.get("/api/conversations").json()["note"]
+    finally:
+        s.stop()
