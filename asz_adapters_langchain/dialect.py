@@ -11,7 +11,10 @@ arrived. Per ``kind``:
     ``external_input`` and one text part with the last human message of
     ``inputs`` (a decorated function: its first string argument, and its
     arguments as a data part). Later arrivals of the root are trimmed like
-    ``graph``. A failed trace's error is the derived ``error`` record after it.
+    ``graph``, except a decorated function's end: its return value is its
+    answer, ``from: agent``, a text part when it is a string (or has a
+    string ``output``) and the value whole as a data part, flag
+    ``system_prompt`` as every kept decorated-function value. A failed trace's error is the derived ``error`` record after it.
 ``graph`` (the graph's own chain runs)
     trimmed: one data part with the envelope (id, name, run_type, times,
     parent, trace, dotted order, tags) and the ``langgraph_``/``ls_``
@@ -345,6 +348,15 @@ def _fill(rec: Record, obj: dict) -> None:
         if any(run.get(k) not in (None, {}) for k in ("inputs", "outputs")):
             rec.flags = ["system_prompt"] + [f for f in content_flags(kept) if f != "system_prompt"]
         rec.dropped = _dropped(run, ("extra", "serialized"), "the client's settings, not the function's values")
+        return
+    if kind == "root" and op == "patch" and (d.get("traced") or _is_traceable(run)) and run.get("outputs") not in (None, {}):
+        # a decorated function's return value is its answer: nothing else in the trace holds it
+        out = run.get("outputs")
+        text = out if isinstance(out, str) else (out.get("output") if isinstance(out, dict) else None)
+        rec.from_ = "agent"
+        rec.parts = ([_text(text)] if isinstance(text, str) and text else []) + [_data(out), _data(_envelope(run))]
+        rec.flags = ["system_prompt"] + [f for f in content_flags(out) if f != "system_prompt"]  # any shape may carry it
+        rec.dropped = _dropped(run, ("events", "extra", "serialized"), "the client's settings, not the function's values")
         return
     # graph chain runs (and a root's later arrivals): trimmed
     rec.parts = [_data(_envelope(run))]

@@ -478,6 +478,8 @@ class _Pass:
                 runs[opener]["cb"] = True  # the tool that opened this stream has a chain beneath it
         mem = {"s": session, "st": stream, "t": trace, "p": pid if same else "", "ty": run.get("run_type") or "",
                "k": kind, "n": str(run.get("name") or ""), "end": False, "np": 0}
+        if kind == "root" and run_kind(run, False) == "traceable":
+            mem["tr"] = True  # a decorated function: its later arrivals carry its values (its patch may not say so)
         if started_by:
             mem["sb"] = started_by
         if opener:
@@ -522,6 +524,8 @@ class _Pass:
         if end:
             mem["end"] = True
         d: dict[str, Any] = {"id": rec_id, "run": mem["t"], "kind": mem["k"], "end": end}
+        if mem.get("tr"):
+            d["traced"] = True
         if op == "patch":
             d["parent"] = rid
         elif mem.get("p"):

@@ -222,3 +222,23 @@ def test_a_waiting_run_is_pending_for_collect(tmp_path):
         assert p.returncode == 1 and " pending=1 " in p.stdout, p.stdout + p.stderr
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert p.returncode == 0 and " pending=0 " in p.stdout and " landed=1 " in p.stdout, p.stdout + p.stderr
+
+
+def test_a_decorated_functions_return_value_lands_as_its_answer(tmp_path):
+    """@traceable f(q) -> answer: the end of the root lands the answer (from agent, its text, the value whole), never dropped
+    (second fresh-user report), even when the patch does not repeat the decorator's metadata."""
+    ingest = tmp_path / "_ingest" / "langsmith"
+    traced = {"metadata": {"thread_id": "th", "ls_method": "traceable"}, "runtime": {"library": "langsmith"}}
+    _stage(ingest, "001.jsonl", [
+        {"op": "post", "id": "f", "run": _run("f", inputs={"q": "what is unicode"}, extra=traced)},
+        {"op": "patch", "id": "f", "run": {"id": "f", "trace_id": "t1", "end_time": "2026-10-01T10:00:01.000001+00:00",
+                                           "outputs": {"output": "answer to what is unicode"}}},
+    ])
+    materialise(ingest)
+    lines = _lines(ingest)
+    patch = next(x for x in lines if x.get("op") == "patch")
+    rec = convert_line(None, orjson.dumps(patch), 3, 0)
+    assert rec.from_ == "agent" and rec.flags == ["system_prompt"]
+    assert rec.parts[0].k == "text" and rec.parts[0].text == "answer to what is unicode"
+    assert rec.parts[1].data == {"output": "answer to what is unicode"}
+    assert not any(x.what == "outputs" for x in rec.dropped)
