@@ -1004,7 +1004,8 @@ class _Builder:
         return None
 
     def emit_input_steps(self) -> None:
-        """``message.external`` for external input, ``context.injection`` for injected material."""
+        """``message.external`` for external input, ``context.injection`` for injected material, and
+        ``message.assistant`` for the text of an agent record outside any model call (no ``call``)."""
         for e in self.canonical:
             if "context_reset" in e.flags or "reset_summary" in e.flags:
                 continue  # a reset's summary is the runtime's, never something a person said
@@ -1014,6 +1015,14 @@ class _Builder:
             elif "injected" in e.flags:
                 self.node(Node(_ref_id("inject", _ref(e)), kind="context.injection", parent=self.container_of(e),
                                stream=self.stream_name(e), ref=_ref(e)))
+            elif e.from_ == "agent" and not e.call and e.kind == "transcript":
+                # the agent's answer outside any model call (a LangSmith decorated function's return value):
+                # its text is what it said, drawn as a model call's text is
+                for p in e.parts:
+                    if p.k == "text":
+                        r = _bref(e, p.block)
+                        self.node(Node(_ref_id("msg", r), kind="message.assistant", parent=self.container_of(e),
+                                       stream=self.stream_name(e), ref=r))
 
     def emit_control_steps(self) -> None:
         """``error.api``, ``turn.duration``, ``control.command`` and ``control.notice`` steps."""

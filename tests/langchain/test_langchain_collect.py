@@ -138,3 +138,22 @@ def test_config_given_with_flag_reaches_the_adapter(tmp_path, receiver_factory, 
         run_asz("collect", "--once", "--adapter", "langsmith-ingest", "--config", str(cfg), "--root", str(root), "--source", str(root))
         counts[setting] = len(list(root.rglob("provider_body-*.sd")))
     assert counts["true"] > 0 and counts["false"] == 0, counts
+
+
+def test_a_decorated_functions_answer_is_the_talks_reply(tmp_path, run_asz):
+    """@traceable f(q) -> answer, through collect, parse and the document: the talk is labelled with q and replies with the answer."""
+    root = tmp_path / "root"
+    inbox = root / "_ingest" / "langsmith" / "inbox"
+    inbox.mkdir(parents=True)
+    traced = {"metadata": {"thread_id": "th", "ls_method": "traceable"}, "runtime": {"library": "langsmith"}}
+    post = {"id": "f1", "trace_id": "f1", "session_name": "p", "run_type": "chain", "name": "f", "extra": traced,
+            "start_time": "2026-10-01T10:00:00.000001+00:00", "dotted_order": "20261001T100000000001Zf1", "inputs": {"q": "what is unicode"}}
+    patch = {"id": "f1", "trace_id": "f1", "dotted_order": "20261001T100000000001Zf1", "end_time": "2026-10-01T10:00:01.000001+00:00",
+             "outputs": {"output": "answer to what is unicode"}}
+    (inbox / "001.jsonl").write_bytes(json.dumps({"op": "post", "id": "f1", "run": post}).encode() + b"\n"
+                                      + json.dumps({"op": "patch", "id": "f1", "run": patch}).encode() + b"\n")
+    run_asz("collect", "--once", "--adapter", "langsmith-ingest", "--root", str(root), "--source", str(root))
+    [conv] = [p.name for p in (root / "_conversations").iterdir()]
+    doc = json.loads(run_asz("conversation", conv, "--json", "--root", str(root)).stdout)
+    assert [(t.get("label"), t.get("reply")) for t in doc["talks"]] == [("what is unicode", "answer to what is unicode")]
+    assert doc["summary"]["kinds"].get("message.assistant") == 1
