@@ -12,7 +12,8 @@ from verify_landing import RootBuilder, change_byte, edit_records, jsonl
 
 from asz_core.sessiondata.codec import FieldError, check_record_dict
 from asz_core.sessiondata.reader import check_file
-from asz_core.verify import PARALLEL_MIN_FILES, _plain, check_landed_file, verify_root
+from asz_core.landed_check import _plain, check_landed_file
+from asz_core.verify import PARALLEL_MIN_FILES, verify_root
 
 _values = st.one_of(
     st.none(), st.booleans(), st.integers(min_value=-(2**64), max_value=2**64), st.floats(allow_nan=False), st.text(max_size=3),

@@ -19,7 +19,7 @@ import orjson
 import pytest
 from verify_landing import RootBuilder, closing_for, edit_records, jsonl, overwrite
 
-import asz_core.verify as v
+import asz_core.landed_check as v
 from asz_core.sessiondata.reader import check_file
 from asz_core.verify import check_landed_file, verify_file, verify_root
 

@@ -1,0 +1,447 @@
+"""One landed file's check for ``asz verify``: header, record positions, closing count and digest (seed 000).
+
+:func:`check_landed_file` checks one ``.sd`` or ``.sk`` file's contents and
+returns a :class:`FileResult` (header, record count, each record's
+:class:`Pos`, the reader's refusals). By default a ``.sd`` file is scanned
+once in chunks (:func:`_scan`): the chunk is hashed and each record line's
+``ord``, ``off``, ``sha`` and ``bytes`` are read from the front of the line;
+``deep`` reads the file whole and decodes and type-checks every line while a
+worker thread hashes (:func:`_fast`). Anything found wrong, and every ``.sk``
+skeleton, is read again by :func:`asz_core.sessiondata.reader.check_file`,
+so every problem is the reader's own wording. :mod:`asz_core.verify` walks
+the results across a root.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from concurrent.futures import Future, ThreadPoolExecutor
+from operator import add, sub
+from pathlib import Path
+from typing import NamedTuple
+
+import attrs
+import orjson
+
+from .sessiondata.codec import MAX_DEPTH, check_record_dict, decode_closing, decode_header, parse_line
+from .sessiondata.model import Header
+from .sessiondata.reader import check_file
+
+__all__ = ["Pos", "FileResult", "check_landed_file", "SCAN_CHUNK", "FAST_PATH_MAX"]
+
+#: Files larger than this are streamed by the reader instead of read whole by ``--deep`` (bytes).
+FAST_PATH_MAX = 64 << 20
+
+
+class Pos(NamedTuple):
+    """Where a record says it came from: ``row`` (record line, from 1), ``ord``, ``off``, ``bytes``, ``sha`` ('' if unknown)."""
+
+    row: int
+    ord: int
+    off: int
+    bytes: int
+    sha: str
+
+
+@attrs.define
+class FileResult:
+    """The check of one file: ``header`` (None when bad), ``records`` (record lines), ``positions`` of decodable records, ``errors``.
+
+    ``errors`` are the reader's refusals (:class:`SDError`) as plain
+    ``(line, field, message)`` tuples, so a result crosses processes. ``run``
+    is True when the file is whole and its records follow each other, which
+    lets the contiguity walk take the file in one step.
+    """
+
+    path: Path
+    header: Header | None
+    records: int
+    positions: list[Pos]
+    errors: list[tuple[int, str, str]]
+    run: bool = False  # whole, and each record follows the one before it (ord + 1, off + bytes + 1)
+    compact: bool = False  # a run whose positions are cut to its first and last record (see _compact)
+    mode: int = -1  # st_mode as the scan opened the file (-1: not known)
+
+    @property
+    def whole(self) -> bool:
+        """True when the reader found nothing wrong with the file's contents."""
+        return not self.errors
+
+
+# --------------------------------------------------------------------------- one file
+
+
+def _read(path: Path) -> bytes | None:
+    """The file's bytes, or None when it should be streamed by the reader (skeleton, large, unreadable)."""
+    if path.suffix != ".sd":
+        return None
+    try:
+        with open(path, "rb") as f:
+            if os.fstat(f.fileno()).st_size > FAST_PATH_MAX:
+                return None
+            return f.read()
+    except OSError:
+        return None
+
+
+def _sha(view: memoryview) -> str:
+    return hashlib.sha256(view).hexdigest()
+
+
+_INT64_MAX = 2**63 - 1
+_NO = object()
+# The one type of each field a record and a part carry (seed 000, Reading a record); ``None`` never passes.
+_RECORD_TYPES = dict.fromkeys(
+    ("sha", "id", "parent", "call", "run", "continues", "tool", "child", "batch", "label", "started_by", "from", "time", "trigger", "model"), str
+) | {"ord": int, "off": int, "bytes": int, "flags": list, "usage": dict, "parts": list, "dropped": list, "t": _NO}
+_PART_TYPES = dict.fromkeys(("k", "text", "id", "of", "name", "server", "server_tool", "media", "encoding", "state", "sha256"), str) | {
+    "bytes": int, "failed": bool,
+}
+_USAGE_TYPES = dict.fromkeys(("in", "out", "cache_read", "cache_write"), int)
+_DROPPED_TYPES = {"what": str, "why": str, "bytes": int}
+
+
+def _fits(d: dict, types: dict, lowest: int) -> bool:
+    """Every listed key of ``d`` has its type; integers (not bools) lie in ``lowest``..int64 max."""
+    get = types.get
+    for k, v in d.items():
+        t = get(k)
+        if t is not None:
+            if type(v) is not t:
+                return False
+            if t is int and not lowest <= v <= _INT64_MAX:
+                return False
+    return True
+
+
+def _plain(d: dict) -> bool:
+    """True only for a record :func:`check_record_dict` accepts as it is: the common case, checked quickly.
+
+    Stricter than the codec (a ``null`` or anything unusual answers False and
+    the codec then decides), never looser.
+    """
+    if not _fits(d, _RECORD_TYPES, 0) or "ord" not in d or "off" not in d:
+        return False
+    flags = d.get("flags")
+    if flags is not None:
+        for x in flags:
+            if type(x) is not str:
+                return False
+    usage = d.get("usage")
+    if usage is not None and not _fits(usage, _USAGE_TYPES, -_INT64_MAX - 1):
+        return False
+    for p in d.get("parts", ()):
+        if type(p) is not dict or not _fits(p, _PART_TYPES, 0) or not p.get("k"):
+            return False
+    for e in d.get("dropped", ()):
+        if type(e) is not dict or not _fits(e, _DROPPED_TYPES, 0):
+            return False
+    return True
+
+
+def _records(lines: list[bytes]) -> list[Pos]:
+    """Decode and type-check every record line (``lines[0]`` is the header); raises FieldError or ValueError."""
+    positions: list[Pos] = []
+    append = positions.append
+    loads = orjson.loads
+    for row in range(1, len(lines)):
+        line = lines[row]
+        try:
+            d = loads(line)
+        except orjson.JSONDecodeError:
+            d = parse_line(line)  # the reader's own decoding says why (or accepts lone surrogates)
+        else:
+            # parse_line's checks, unrolled: an object, nested no deeper than MAX_DEPTH.
+            if type(d) is not dict or len(line) - len(line.translate(None, b"{[")) > MAX_DEPTH:
+                d = parse_line(line)
+        if not _plain(d):
+            check_record_dict(d)
+        append(Pos(row, d["ord"], d["off"], d.get("bytes", 0), d.get("sha") or ""))
+    return positions
+
+
+def _fast(path: Path, data: bytes, pool: ThreadPoolExecutor | None) -> FileResult | None:
+    """Check a whole file held in memory; None when anything is off (the reader then says what).
+
+    Accepts exactly what :func:`check_file` accepts: the same header and record
+    checks, the closing line last, count and digest equal.
+    """
+    n = len(data)
+    if n == 0 or data[-1] != 0x0A:
+        return None
+    cut = data.rfind(b"\n", 0, n - 1) + 1
+    if cut == 0:
+        return None
+    view = memoryview(data)[:cut]
+    fut: Future | None = pool.submit(_sha, view) if pool is not None else None
+    try:
+        closing = decode_closing(data[cut:-1])
+        lines = data.split(b"\n")
+        del lines[-2:]  # the closing line and the empty tail
+        header = decode_header(lines[0])
+        positions = _records(lines)
+        digest = fut.result() if fut is not None else _sha(view)
+        fut = None
+    except ValueError:  # FieldError included
+        return None
+    finally:
+        if fut is not None:
+            fut.result()  # never leave the worker holding the buffer
+        view.release()
+    if closing.records != len(positions) or closing.digest != digest:
+        return None
+    return FileResult(path, header, len(positions), positions, [], _is_run(positions))
+
+
+# --------------------------------------------------------------------------- the default scan
+
+#: Bytes read at a time by the scan (8 MiB): memory stays flat whatever the size of a file or a line.
+SCAN_CHUNK = 8 << 20
+#: The scan leaves this many of the last bytes read unhashed until it knows where the closing line starts (bytes).
+_LAG = 4096
+#: A header line longer than this, or a record line the prefix does not describe and longer than this,
+#: sends the file to the reader (bytes).
+_ODD_MAX = 1 << 20
+# The positional prefix the sd/1 writer puts at the start of every record line (seed 000, Record:
+# ord, off, sha, bytes first): top-level keys, since nothing can come before them in the object.
+# At most 18 digits, so always within int64; a larger number sends the line to the full decoding.
+_PREFIX = re.compile(
+    rb'\{"ord":(0|[1-9][0-9]{0,17}),"off":(0|[1-9][0-9]{0,17}),"sha":"([0-9a-f]{12})","bytes":(0|[1-9][0-9]{0,17})[,}]'
+)
+
+
+_GROUPS = re.Match.groups
+
+
+def _odd_line(line: bytes, row: int) -> Pos | None:
+    """The position of a record line the prefix does not describe, decoded and type-checked in full.
+
+    None when the line reads as a closing line (only the last line may);
+    raises FieldError (a ValueError) when it is not a record, as the reader would.
+    """
+    try:
+        d = check_record_dict(parse_line(line))
+    except ValueError:
+        if line.startswith(b'{"t":'):
+            return None
+        raise
+    return Pos(row, d["ord"], d["off"], d.get("bytes", 0), d.get("sha") or "")
+
+
+class _Bad(Exception):
+    """The scan cannot vouch for the file: the reader reads it again and says what is wrong."""
+
+
+def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
+    """Check a landed ``.sd`` file in one streaming read; None when anything is off (the reader then says what).
+
+    What it checks (seed 000: Header, Record, Closing line): the header line
+    decodes and type-checks; every record line starts with its positions
+    (``ord``, ``off``, ``sha``, ``bytes``, in the order the sd/1 writer puts
+    them) and closes its object on its last byte, and any line that does not
+    is decoded and type-checked in full; the closing line is last, and its
+    count and SHA-256 match. Record lines are not decoded in full: the
+    closing digest binds every byte the writer wrote, and ``asz verify
+    --deep`` decodes them all (:func:`check_landed_file` with ``deep=True``).
+    Memory is one chunk (``SCAN_CHUNK`` bytes) plus one line of at most
+    ``_ODD_MAX`` bytes, whatever the size of the file or of its lines.
+    With ``compact``, a file whose records follow each other keeps only its
+    first and last position (:func:`_compact`).
+    """
+    h = hashlib.sha256()
+    raw: list[tuple] = []  # per record line: the prefix's four groups (bytes), or a Pos for a line decoded in full
+    ms: list[re.Match] = []  # prefix matches of the current chunk, turned into groups at its end
+    keep = ms.append
+    match = _PREFIX.match
+    head: bytes | None = None  # the header line, once read
+    closing_at = -1  # how many records came before a line that reads as a closing line (only the last line may)
+    decoded = False  # some record line was decoded in full
+    carry: bytearray | None = None  # a line begun in an earlier chunk: its first _ODD_MAX bytes
+    carry_len = 0  # that line's whole length so far
+    carry_last = -1  # and its last byte so far
+    pending = b""  # the last _LAG bytes read, not hashed yet
+
+    def one(line: bytes, whole: bool, last: int) -> None:
+        """Take one line held apart: the header, a carried line, or one the prefix does not describe.
+
+        ``line`` is the line, or only its first ``_ODD_MAX`` bytes when not
+        ``whole``; ``last`` its last byte (-1 when empty).
+        """
+        nonlocal head, closing_at, decoded
+        if head is None:
+            if not whole:
+                raise _Bad
+            head = line
+            return
+        raw.extend(map(_GROUPS, ms))  # the lines before this one, in order
+        ms.clear()
+        m = match(line)
+        if m is not None and last == 0x7D:
+            raw.append(m.groups())
+            return
+        if not whole:
+            raise _Bad  # too long to decode here
+        got = _odd_line(line, len(raw) + 1)
+        if got is None:
+            if closing_at >= 0:
+                raise _Bad  # two closing lines
+            closing_at = len(raw)
+        else:
+            raw.append(got)
+            decoded = True
+
+    try:
+        with open(path, "rb", buffering=0) as f:
+            mode = os.fstat(f.fileno()).st_mode
+            while True:
+                chunk = f.read(SCAN_CHUNK)
+                if not chunk:
+                    break
+                n = len(chunk)
+                if n >= _LAG:  # hash all but the last _LAG bytes read
+                    if pending:
+                        h.update(pending)
+                    h.update(memoryview(chunk)[: n - _LAG])
+                    pending = chunk[n - _LAG:]
+                else:
+                    both = pending + chunk
+                    if len(both) > _LAG:
+                        h.update(both[: len(both) - _LAG])
+                    pending = both[-_LAG:]
+                pos = 0
+                if carry is not None or head is None:  # a carried line, or the header: taken one by one
+                    nl = chunk.find(b"\n")
+                    if carry is None:
+                        carry, carry_len = bytearray(), 0
+                    take = n if nl < 0 else nl
+                    if carry_len < _ODD_MAX:
+                        carry += chunk[: min(take, _ODD_MAX - carry_len)]
+                    carry_len += take
+                    if take:
+                        carry_last = chunk[take - 1]
+                    if nl < 0:
+                        continue
+                    one(bytes(carry), carry_len <= _ODD_MAX, carry_last)
+                    carry = None
+                    pos = nl + 1
+                find = chunk.find
+                while True:  # the hot loop: one record line each turn
+                    nl = find(b"\n", pos)
+                    if nl < 0:
+                        break
+                    m = match(chunk, pos, nl)
+                    if m is None or chunk[nl - 1] != 0x7D:
+                        if nl - pos > _ODD_MAX:
+                            raise _Bad
+                        one(chunk[pos:nl], True, chunk[nl - 1] if nl > pos else -1)
+                    else:
+                        keep(m)
+                    pos = nl + 1
+                raw.extend(map(_GROUPS, ms))  # no match outlives its chunk
+                ms.clear()
+                if pos < n:  # a line that goes on in the next chunk
+                    carry = bytearray(chunk[pos: pos + _ODD_MAX])
+                    carry_len = n - pos
+                    carry_last = chunk[n - 1]
+    except (OSError, ValueError, _Bad):  # FieldError is a ValueError
+        return None
+    if carry is not None or head is None or closing_at != len(raw) or not pending.endswith(b"\n"):
+        return None  # no newline at the end, or the last line is not a closing line
+    cut = pending.rfind(b"\n", 0, len(pending) - 1) + 1  # the closing line lies in the unhashed tail
+    if cut == 0:
+        return None
+    h.update(memoryview(pending)[:cut])
+    try:
+        closing = decode_closing(pending[cut:-1])
+        header = decode_header(head)
+    except ValueError:  # FieldError included
+        return None
+    if closing.records != len(raw) or closing.digest != h.hexdigest():
+        return None
+    if decoded or not raw:
+        positions = [p if type(p) is Pos else Pos(r, int(p[0]), int(p[1]), int(p[3]), p[2].decode()) for r, p in enumerate(raw, 1)]
+        return FileResult(path, header, len(raw), positions, [], _is_run(positions), mode=mode)
+    o, off, sha, b = zip(*raw)
+    ords, offs, sizes = list(map(int, o)), list(map(int, off)), list(map(int, b))
+    k = len(raw)
+    run = ords == list(range(ords[0], ords[0] + k)) and list(map(sub, offs[1:], map(add, offs, sizes))) == [1] * (k - 1)
+    if compact and run and k > 2:
+        positions = [Pos(1, ords[0], offs[0], sizes[0], sha[0].decode()), Pos(k, ords[-1], offs[-1], sizes[-1], sha[-1].decode())]
+    else:
+        positions = list(map(Pos, range(1, k + 1), ords, offs, sizes, map(bytes.decode, sha)))
+        compact = False
+    return FileResult(path, header, k, positions, [], run, compact, mode)
+
+
+def _is_run(ps: list[Pos]) -> bool:
+    """True when each record is at the ord and byte right after the one before it."""
+    for i in range(1, len(ps)):
+        a, b = ps[i - 1], ps[i]
+        if b.ord != a.ord + 1 or b.off != a.off + a.bytes + 1:
+            return False
+    return True
+
+
+def _slow(path: Path) -> FileResult:
+    fc = check_file(path)
+    pos = [Pos(p.row, p.ord, p.off, p.bytes, getattr(p, "sha", "") or "") for p in fc.positions]
+    return FileResult(path, fc.header, fc.records, pos, [(e.line, e.field, e.message) for e in fc.problems])
+
+
+def check_landed_file(path: str | os.PathLike, *, pool: ThreadPoolExecutor | None = None, data: bytes | None = None,
+                      deep: bool = False, compact: bool = False) -> FileResult:
+    """Check one ``.sd`` or ``.sk`` file's contents (seed 000: Header, Record, Closing line).
+
+    By default a ``.sd`` file is scanned once, in chunks (:func:`_scan`): the
+    header decoded, each record line's ``ord``, ``off``, ``sha`` and ``bytes``
+    read from the front of the line, the closing count and SHA-256 compared.
+    With ``deep`` every record line is also decoded and type-checked in full
+    (the file read whole; ``pool`` hashes on a worker thread; ``data`` is the
+    file's bytes when already read). Anything found wrong, and every ``.sk``
+    skeleton, goes to the reader (:func:`asz_core.sessiondata.reader.check_file`),
+    so every problem is the reader's own wording. ``compact`` cuts a run's
+    positions to its first and last (:func:`_compact`). Never raises for bad content
+    or an unreadable file: ``errors`` holds the refusals as
+    ``(line, field, message)``.
+    """
+    path = Path(path)
+    if not deep:
+        got = _scan(path, compact=compact) if path.suffix == ".sd" else None
+        return got if got is not None else _slow(path)
+    if data is None:
+        data = _read(path)
+    if data is not None:
+        got = _fast(path, data, pool)
+        if got is not None:
+            return got
+    return _slow(path)
+
+
+def _compact(res: FileResult) -> FileResult:
+    """A run keeps only its first and last position: all a stream's walk needs, and light to send between processes.
+
+    The rest are read again only when an interrupted pass landed a record
+    again over that run (:meth:`_Walk._seen`).
+    """
+    if res.run and len(res.positions) > 2:
+        res.positions = [res.positions[0], res.positions[-1]]
+        res.compact = True
+    return res
+
+
+def _expand(res: FileResult) -> FileResult:
+    """``res`` with every position again, read from its file when :func:`_compact` cut them."""
+    if res.compact:
+        res.positions = check_landed_file(res.path).positions
+        res.compact = False
+    return res
+
+
+def _check_for_walk(path: Path) -> FileResult:
+    return _compact(check_landed_file(path, compact=True))
+
+
+def _check_deep(path: Path) -> FileResult:
+    return _compact(check_landed_file(path, deep=True))
