@@ -474,6 +474,19 @@ class ViewState:
             path = self.landed(session).get(seq)
         return path
 
+    def _landed_ref(self, conversation: str, seq_s: str, row_s: str) -> tuple[int, int, Path]:
+        """``(seq, row, landed file)`` a record or body request names. Raises :class:`ApiError` 400 for a seq or row
+        that is not a decimal number, 404 for an unknown conversation or a seq its session has no file for."""
+        if not _NUMBER.fullmatch(seq_s) or not _NUMBER.fullmatch(row_s):
+            raise ApiError(400, "seq and row are decimal numbers")
+        self._check_conversation(conversation)
+        session = self.session_of(conversation)
+        seq, row = int(seq_s), int(row_s)
+        path = self._file(session, seq)
+        if path is None:
+            raise ApiError(404, f"session {session} has no landed file with seq {seq}")
+        return seq, row, path
+
     def _verified(self, path: Path, seq: int) -> None:
         """Refuse a landed file whose bytes its closing line does not bind (seed 000, Closing line).
 
@@ -520,14 +533,7 @@ class ViewState:
         an unknown conversation, seq or row; 409 for a file that does not verify
         (its closing digest or count does not match, or a line does not read).
         """
-        if not _NUMBER.fullmatch(seq_s) or not _NUMBER.fullmatch(row_s):
-            raise ApiError(400, "seq and row are decimal numbers")
-        self._check_conversation(conversation)
-        session = self.session_of(conversation)
-        seq, row = int(seq_s), int(row_s)
-        path = self._file(session, seq)
-        if path is None:
-            raise ApiError(404, f"session {session} has no landed file with seq {seq}")
+        seq, row, path = self._landed_ref(conversation, seq_s, row_s)
         kind = self._kind(path)
         if kind == "provider_body" and hide:
             raise ApiError(403, "a provider_body record is not served while anything is withheld (a request holds pieces of the system prompt and tool schemas)")
@@ -561,14 +567,7 @@ class ViewState:
 
         from ..providerbody import BodyError, Session as BodySession, read_record_line
 
-        if not _NUMBER.fullmatch(seq_s) or not _NUMBER.fullmatch(row_s):
-            raise ApiError(400, "seq and row are decimal numbers")
-        self._check_conversation(conversation)
-        session = self.session_of(conversation)
-        seq, row = int(seq_s), int(row_s)
-        path = self._file(session, seq)
-        if path is None:
-            raise ApiError(404, f"session {session} has no landed file with seq {seq}")
+        seq, row, path = self._landed_ref(conversation, seq_s, row_s)
         if self._kind(path) != "provider_body":
             raise ApiError(400, f"landed file seq {seq} is not a provider_body file")
         if hide:
@@ -578,7 +577,7 @@ class ViewState:
             raise ApiError(404, f"landed file seq {seq} has no row {row}")
         try:
             rec, _, manifest = read_record_line(line)
-            bs = BodySession.open(self.root / session, seq)
+            bs = BodySession.open(path.parent.parent, seq)  # <root>/<session>/provider_body/<file>
             raw = bs.body(rec.get("id", ""))
         except BodyError as exc:
             raise ApiError(409, f"the body does not rebuild from this root: {exc}") from None
