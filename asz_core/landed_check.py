@@ -18,6 +18,7 @@ import hashlib
 import os
 import re
 from concurrent.futures import Future, ThreadPoolExecutor
+from itertools import chain
 from operator import add, sub
 from pathlib import Path
 from typing import NamedTuple
@@ -208,7 +209,7 @@ _ODD_MAX = 1 << 20
 # ord, off, sha, bytes first): top-level keys, since nothing can come before them in the object.
 # At most 18 digits, so always within int64; a larger number sends the line to the full decoding.
 _PREFIX = re.compile(
-    rb'\{"ord":(0|[1-9][0-9]{0,17}),"off":(0|[1-9][0-9]{0,17}),"sha":"([0-9a-f]{12})","bytes":(0|[1-9][0-9]{0,17})[,}]'
+    rb'\{"ord":([1-9][0-9]{0,17}|0),"off":([1-9][0-9]{0,17}|0),"sha":"([0-9a-f]{12})","bytes":([1-9][0-9]{0,17}|0)[,}]'
 )
 
 
@@ -218,9 +219,12 @@ _GROUPS = re.Match.groups
 def _odd_line(line: bytes, row: int) -> Pos | None:
     """The position of a record line the prefix does not describe, decoded and type-checked in full.
 
-    None when the line reads as a closing line (only the last line may);
-    raises FieldError (a ValueError) when it is not a record, as the reader would.
+    None when the line reads as a closing line (only the last line may; the
+    caller decodes it as one); raises FieldError (a ValueError) when it is not
+    a record, as the reader would.
     """
+    if line.startswith(b'{"t":"end",'):
+        return None  # the closing line's own start: a record holds no "t"
     try:
         d = check_record_dict(parse_line(line))
     except ValueError:
@@ -251,13 +255,14 @@ def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
     first and last position (:func:`_compact`).
     """
     h = hashlib.sha256()
-    raw: list[tuple] = []  # per record line: the prefix's four groups (bytes), or a Pos for a line decoded in full
+    # per record line, four items: its ord, off, sha and bytes as the line writes them (bytes objects, which the
+    # garbage collector does not track: a file of many records costs no collections)
+    flat: list[bytes] = []
     ms: list[re.Match] = []  # prefix matches of the current chunk, turned into groups at its end
     keep = ms.append
     match = _PREFIX.match
     head: bytes | None = None  # the header line, once read
     closing_at = -1  # how many records came before a line that reads as a closing line (only the last line may)
-    decoded = False  # some record line was decoded in full
     carry: bytearray | None = None  # a line begun in an earlier chunk: its first _ODD_MAX bytes
     carry_len = 0  # that line's whole length so far
     carry_last = -1  # and its last byte so far
@@ -269,34 +274,35 @@ def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
         ``line`` is the line, or only its first ``_ODD_MAX`` bytes when not
         ``whole``; ``last`` its last byte (-1 when empty).
         """
-        nonlocal head, closing_at, decoded
+        nonlocal head, closing_at
         if head is None:
             if not whole:
                 raise _Bad
             head = line
             return
-        raw.extend(map(_GROUPS, ms))  # the lines before this one, in order
+        flat.extend(chain.from_iterable(map(_GROUPS, ms)))  # the lines before this one, in order
         ms.clear()
         m = match(line)
         if m is not None and last == 0x7D:
-            raw.append(m.groups())
+            flat.extend(m.groups())
             return
         if not whole:
             raise _Bad  # too long to decode here
-        got = _odd_line(line, len(raw) + 1)
+        got = _odd_line(line, (len(flat) >> 2) + 1)
         if got is None:
             if closing_at >= 0:
                 raise _Bad  # two closing lines
-            closing_at = len(raw)
+            closing_at = len(flat) >> 2
         else:
-            raw.append(got)
-            decoded = True
+            flat.extend((b"%d" % got.ord, b"%d" % got.off, got.sha.encode(), b"%d" % got.bytes))
 
     try:
         with open(path, "rb", buffering=0) as f:
-            mode = os.fstat(f.fileno()).st_mode
+            st = os.fstat(f.fileno())
+            mode, left = st.st_mode, st.st_size + 1  # one byte more: a file that grew is read to its end
             while True:
-                chunk = f.read(SCAN_CHUNK)
+                chunk = f.read(min(SCAN_CHUNK, max(left, _LAG)))
+                left -= len(chunk)
                 if not chunk:
                     break
                 n = len(chunk)
@@ -339,7 +345,7 @@ def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
                     else:
                         keep(m)
                     pos = nl + 1
-                raw.extend(map(_GROUPS, ms))  # no match outlives its chunk
+                flat.extend(chain.from_iterable(map(_GROUPS, ms)))  # no match outlives its chunk
                 ms.clear()
                 if pos < n:  # a line that goes on in the next chunk
                     carry = bytearray(chunk[pos: pos + _ODD_MAX])
@@ -347,7 +353,8 @@ def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
                     carry_last = chunk[n - 1]
     except (OSError, ValueError, _Bad):  # FieldError is a ValueError
         return None
-    if carry is not None or head is None or closing_at != len(raw) or not pending.endswith(b"\n"):
+    k = len(flat) >> 2  # record lines
+    if carry is not None or head is None or closing_at != k or not pending.endswith(b"\n"):
         return None  # no newline at the end, or the last line is not a closing line
     cut = pending.rfind(b"\n", 0, len(pending) - 1) + 1  # the closing line lies in the unhashed tail
     if cut == 0:
@@ -358,14 +365,12 @@ def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
         header = decode_header(head)
     except ValueError:  # FieldError included
         return None
-    if closing.records != len(raw) or closing.digest != h.hexdigest():
+    if closing.records != k or closing.digest != h.hexdigest():
         return None
-    if decoded or not raw:
-        positions = [p if type(p) is Pos else Pos(r, int(p[0]), int(p[1]), int(p[3]), p[2].decode()) for r, p in enumerate(raw, 1)]
-        return FileResult(path, header, len(raw), positions, [], _is_run(positions), mode=mode)
-    o, off, sha, b = zip(*raw)
-    ords, offs, sizes = list(map(int, o)), list(map(int, off)), list(map(int, b))
-    k = len(raw)
+    if not k:
+        return FileResult(path, header, 0, [], [], True, mode=mode)
+    ords, offs, sizes = list(map(int, flat[0::4])), list(map(int, flat[1::4])), list(map(int, flat[3::4]))
+    sha = flat[2::4]
     run = ords == list(range(ords[0], ords[0] + k)) and list(map(sub, offs[1:], map(add, offs, sizes))) == [1] * (k - 1)
     if compact and run and k > 2:
         positions = [Pos(1, ords[0], offs[0], sizes[0], sha[0].decode()), Pos(k, ords[-1], offs[-1], sizes[-1], sha[-1].decode())]

@@ -50,7 +50,7 @@ import attrs
 from .landed_check import FileResult, _check_deep, _check_for_walk, _compact, _expand, _read, _slow, check_landed_file
 from .sessiondata.model import KIND_PREFIX, Header
 from .storage.cursor import AppendCursor, read_cursor
-from .storage.layout import PREFIX_KIND, dir_name, kind_dir_parts, landed_files, parse_landed_name, session_dirs
+from .storage.layout import SessionListing, dir_name, kind_dir_parts, parse_landed_name, session_dirs, session_listing
 
 __all__ = [
     "Problem",
@@ -203,15 +203,32 @@ def _processes(jobs: int):
     return ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method))
 
 
-def _session_job(job: tuple[Path, str, Path, bool]) -> tuple[int, int, int, int, list[Problem]]:
-    """Verify one session in a worker process: ``(root, root as shown, session dir, deep)`` → the counts of
-    :func:`_verify_session`, then its problems."""
-    root, root_shown, sdir, deep = job
-    files = landed_files(sdir, skeletons=True)
-    results = {path: (_check_deep(path) if deep else _check_for_walk(path)) for _, path in files}
+def _sessions_job(job: tuple[Path, str, list[Path], bool]) -> tuple[int, int, int, int, list[Problem]]:
+    """Verify some sessions in a worker process: ``(root, root as shown, session dirs, deep)`` → the summed counts
+    of :func:`_verify_session` (streams, records, duplicates, streams without a cursor), then their problems."""
+    root, root_shown, sdirs, deep = job
     problems: list[Problem] = []
-    counts = _verify_session(root, root_shown, sdir, files, results, problems)
-    return (*counts, problems)
+    total = [0, 0, 0, 0]
+    for sdir in sdirs:
+        listing = session_listing(sdir, skeletons=True)
+        results = [_check_deep(path) if deep else _check_for_walk(path) for _, path in listing.files]
+        for i, n in enumerate(_verify_session(root, root_shown, sdir, listing, results, problems)):
+            total[i] += n
+    return (*total, problems)
+
+
+def _guided(items: list, jobs: int) -> list[list]:
+    """``items`` cut into runs for ``jobs`` workers, each a share of what is left (guided scheduling).
+
+    The first runs are long, so few results cross between processes; the
+    last ones hold one item each, so no worker waits long for another at the end.
+    """
+    out, i = [], 0
+    while i < len(items):
+        n = max(1, (len(items) - i) // (2 * jobs))
+        out.append(items[i: i + n])
+        i += n
+    return out
 
 
 def _check_files(paths: list[Path], jobs: int, deep: bool = False) -> Iterator[FileResult]:
@@ -398,20 +415,6 @@ def _writable(path: Path, mode: int = -1) -> bool:
         return False
 
 
-def _kind_dirs(session_dir: Path) -> Iterator[Path]:
-    for sub in ("streams", "runs"):
-        d = session_dir / sub
-        try:
-            names = sorted(e.name for e in os.scandir(d) if e.is_dir())
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        for name in names:
-            yield d / name
-    pb = session_dir / "provider_body"
-    if pb.is_dir():
-        yield pb
-
-
 # --------------------------------------------------------------------------- the checks
 
 
@@ -481,20 +484,20 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
         # many sessions: each process verifies whole sessions, its files and its walk
         with _processes(jobs) as procs:
             for s_streams, s_records, s_dups, s_bare, s_problems in procs.map(
-                    _session_job, [(root, root_shown, sdir, deep) for sdir in sessions], chunksize=1):
+                    _sessions_job, [(root, root_shown, run, deep) for run in _guided(sessions, jobs)]):
                 streams += s_streams
                 records += s_records
                 duplicates += s_dups
                 uncursored += s_bare
                 problems.extend(s_problems)
     else:
-        listed = [(sdir, landed_files(sdir, skeletons=True)) for sdir in sessions]
-        paths = [path for _, files in listed for _, path in files]
+        listed = [(sdir, session_listing(sdir, skeletons=True)) for sdir in sessions]
+        paths = [path for _, listing in listed for _, path in listing.files]
         checked = _check_files(paths, jobs, deep)
         try:
-            for sdir, files in listed:
-                results = {path: next(checked) for _, path in files}
-                s_streams, s_records, s_dups, s_bare = _verify_session(root, root_shown, sdir, files, results, problems)
+            for sdir, listing in listed:
+                results = [next(checked) for _ in listing.files]
+                s_streams, s_records, s_dups, s_bare = _verify_session(root, root_shown, sdir, listing, results, problems)
                 streams += s_streams
                 records += s_records
                 duplicates += s_dups
@@ -514,29 +517,24 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
     return VerifyReport([section])
 
 
-def _verify_session(root: Path, root_shown: str, sdir: Path, files: list, results: dict[Path, FileResult],
+def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionListing, results: list[FileResult],
                     problems: list[Problem]) -> tuple[int, int, int, int]:
-    """Names, modes, seqs, contiguity and cursors of one session; returns (streams, records, duplicates, streams without a cursor)."""
-    groups: dict[tuple[Path, str], list[tuple[object, Path]]] = {}
-    cursors: dict[tuple[Path, str], Path] = {}
-    for d in _kind_dirs(sdir):
-        for name in sorted(os.listdir(d)):
-            if name.startswith("."):
-                continue  # a writer's temporary file, or a lock: never landed
-            if name.endswith(".cursor") and name[: -len(".cursor")] in PREFIX_KIND:
-                cursors[(d, PREFIX_KIND[name[: -len(".cursor")]])] = d / name
-            elif name.endswith((".sd", ".sk")) and parse_landed_name(name) is None:
-                problems.append(Problem(_show(root_shown, root, d / name), 0, "", "unexpected file",
-                                        "a Session Data file whose name is not <kind>-<stamp>-<seq>.sd: nothing reads it"))
-    for ln, path in files:
-        groups.setdefault((path.parent, ln.kind), []).append((ln, path))
+    """Names, modes, seqs, contiguity and cursors of one session; returns (streams, records, duplicates, streams without a cursor).
+
+    ``results`` holds the check of each of ``listing.files``, in the same order.
+    """
+    for path in listing.strays:
+        problems.append(Problem(_show(root_shown, root, path), 0, "", "unexpected file",
+                                "a Session Data file whose name is not <kind>-<stamp>-<seq>.sd: nothing reads it"))
+    groups: dict[tuple[Path, str], list[tuple[int, str, FileResult]]] = {}
     by_seq: dict[int, str] = {}
     records = duplicates = uncursored = 0
-    for ln, path in files:
+    for (ln, path), here, res in zip(listing.files, listing.dirs, results):
         shown = _show(root_shown, root, path)
-        res = results[path]
+        groups.setdefault((here, ln.kind), []).append((ln.seq, shown, res))
         records += res.records
-        problems.extend(_from_error(e, shown) for e in res.errors)
+        if res.errors:
+            problems.extend(_from_error(e, shown) for e in res.errors)
         if ln.seq in by_seq:
             problems.append(Problem(shown, 0, "seq", "duplicate seq", f"seq {ln.seq} is also {by_seq[ln.seq]}"))
         else:
@@ -545,15 +543,16 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, files: list, result
             problems.append(Problem(shown, 0, "mode", "writable", f"mode {stat.filemode(os.stat(path).st_mode)}: a landed file is read-only"))
         if res.header is not None:
             problems.extend(_name_problems(shown, path, ln, res.header, root, sdir))
-    keys = sorted(set(groups) | set(cursors), key=lambda k: (str(k[0]), k[1]))
+    cursors = listing.cursors
+    keys = sorted(groups.keys() | cursors.keys(), key=lambda k: (str(k[0]), k[1]))
     for key in keys:
         d, kind = key
         walk = _Walk(kind)
         last_seq = 0
         if kind not in UNCHECKED_KINDS:
-            for ln, path in groups.get(key, ()):
-                walk.feed(_show(root_shown, root, path), results[path], problems, ln.seq)
-                last_seq = ln.seq
+            for seq, shown, res in groups.get(key, ()):
+                walk.feed(shown, res, problems, seq)
+                last_seq = seq
         duplicates += walk.duplicates
         cpath = cursors.get(key)
         if cpath is None:

@@ -108,19 +108,22 @@ def read_cursor(path: Path) -> AppendCursor | SnapshotCursor | None:
     a key every cursor holds missing (schema, kind, source, offset and ord of
     an append cursor, size, last_seq, state).
     """
-    path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, "rb") as f:
+            data = f.read()
     except FileNotFoundError:
         return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 at byte {exc.start}: the file is damaged") from None
     if text and not text.endswith("\n"):
         raise ValueError(f"{path}: cut short: the last line has no newline (a cursor is written whole, then renamed)")
     values: dict[str, object] = {}
     for n, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
+        key, _, value = raw.strip().partition(" ")
+        if not key or key[0] == "#":
             continue
-        key, _, value = line.partition(" ")
         value = value.strip()
         if key in _INT_KEYS:
             try:

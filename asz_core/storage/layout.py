@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 import attrs
 
@@ -40,6 +41,8 @@ __all__ = [
     "cursor_path",
     "session_dirs",
     "landed_files",
+    "session_listing",
+    "SessionListing",
     "DEFAULT_ROOT",
     "PREFIX_KIND",
 ]
@@ -129,37 +132,71 @@ def session_dirs(root: Path) -> list[Path]:
     return sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
 
 
+class SessionListing(NamedTuple):
+    """What one listing of a session directory finds (origin-digest §2.1).
+
+    ``files``: every landed ``.sd`` file (and ``.sk`` when asked) as
+    ``(LandedName, path)``, ordered by seq, a landed file winning over its
+    skeleton; ``dirs`` the directory of each of them, in the same order (one
+    Path object per directory). ``cursors``: ``(directory, kind) -> cursor path`` for every
+    ``<prefix>.cursor``. ``strays``: ``.sd`` / ``.sk`` files whose names are
+    not ``<prefix>-<stamp>-<seq>``, which nothing reads. Names that start
+    with a dot (a writer's temporary file, a lock) are left out.
+    """
+
+    files: list[tuple[LandedName, Path]]
+    dirs: list[Path]
+    cursors: dict[tuple[Path, str], Path]
+    strays: list[Path]
+
+
+def session_listing(session_dir: str | os.PathLike, *, skeletons: bool = False) -> SessionListing:
+    """List a session's stream, run and provider_body directories once (see :class:`SessionListing`).
+
+    A directory that is missing, or is a file, is taken as empty.
+    """
+    base = os.fspath(session_dir)
+    dirs: list[str] = []
+    for sub in ("streams", "runs"):
+        d = os.path.join(base, sub)
+        try:
+            children = sorted(e.name for e in os.scandir(d) if e.is_dir())
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        dirs.extend(os.path.join(d, c) for c in children)
+    dirs.append(os.path.join(base, "provider_body"))
+    out: dict[tuple[int, str], tuple[LandedName, Path, Path]] = {}
+    cursors: dict[tuple[Path, str], Path] = {}
+    strays: list[Path] = []
+    for d in dirs:
+        try:
+            entries = sorted((e.name, e.is_file()) for e in os.scandir(d))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        here = Path(d)
+        for name, is_file in entries:
+            if name[0] == ".":
+                continue
+            ln = parse_landed_name(name)
+            if ln is None:
+                if name.endswith(".cursor") and name[:-7] in PREFIX_KIND:
+                    cursors[(here, PREFIX_KIND[name[:-7]])] = here / name
+                elif name.endswith((".sd", ".sk")):
+                    strays.append(here / name)
+                continue
+            if not is_file or (ln.ext == "sk" and not skeletons):
+                continue
+            key = (ln.seq, os.path.join(d, name[:-3]))
+            if key in out and out[key][0].ext == "sd":
+                continue
+            out[key] = (ln, here / name, here)
+    found = [out[k] for k in sorted(out)]
+    return SessionListing([(ln, path) for ln, path, _ in found], [here for _, _, here in found], cursors, strays)
+
+
 def landed_files(session_dir: Path, *, skeletons: bool = False) -> list[tuple[LandedName, Path]]:
     """Every landed ``.sd`` file of a session (and ``.sk`` when asked), ordered by seq.
 
     Where a landed file and its skeleton are both present, the landed file wins.
     """
-    out: dict[tuple[int, str], tuple[LandedName, Path]] = {}
-    session_dir = Path(session_dir)
-    for sub in ("streams", "runs"):
-        d = session_dir / sub
-        try:
-            children = sorted(e.name for e in os.scandir(d) if e.is_dir())
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        for name in children:
-            _collect(d / name, out, skeletons)
-    _collect(session_dir / "provider_body", out, skeletons)
-    return sorted(out.values(), key=lambda x: (x[0].seq, str(x[1])))
-
-
-def _collect(d: Path, out: dict, skeletons: bool) -> None:
-    try:
-        entries = [(e.name, e.is_file()) for e in os.scandir(d)]
-    except (FileNotFoundError, NotADirectoryError):
-        return
-    for name, is_file in entries:
-        ln = parse_landed_name(name)
-        if ln is None or not is_file:
-            continue
-        if ln.ext == "sk" and not skeletons:
-            continue
-        key = (ln.seq, str(d / name[:-3]))
-        if key in out and out[key][0].ext == "sd":
-            continue
-        out[key] = (ln, d / name)
+    return session_listing(session_dir, skeletons=skeletons).files
