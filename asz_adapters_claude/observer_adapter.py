@@ -129,6 +129,7 @@ class ClaudeCodeObserver(Adapter):
 
     glossaries = {DIALECT: GLOSSARY}
     flag_rules = {DIALECT: FLAG_RULES}
+    sessions_in_parallel = True  # converts from its arguments and the source files alone
 
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
         """``<claude config dir>/plugins/data``: ``$CLAUDE_CONFIG_DIR`` else ``~/.claude`` (origin-digest §5.2). Never raises."""

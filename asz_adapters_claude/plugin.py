@@ -39,6 +39,7 @@ class ClaudeCodeLocal(Adapter):
 
     glossaries = {DIALECT: GLOSSARY}
     flag_rules = {DIALECT: FLAG_RULES}
+    sessions_in_parallel = True  # converts from its arguments and the source files alone
 
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
         """The ``projects`` directory of Claude's configuration directory (origin-digest §5.1).

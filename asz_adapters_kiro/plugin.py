@@ -42,6 +42,7 @@ class KiroAdapter(Adapter):
 
     glossaries = {DIALECT: GLOSSARY}
     flag_rules = {DIALECT: FLAG_RULES}
+    sessions_in_parallel = True  # converts from its arguments and the source files alone
 
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
         """The home directory, which holds every Kiro store this adapter reads (``.kiro``, the CLI's data

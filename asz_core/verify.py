@@ -51,6 +51,7 @@ from .landed_check import FileResult, _check_deep, _check_for_walk, _compact, _e
 from .sessiondata.model import KIND_PREFIX, Header
 from .storage.cursor import AppendCursor, read_cursor
 from .storage.layout import SessionListing, dir_name, kind_dir_parts, parse_landed_name, session_dirs, session_listing
+from .workers import guided, process_pool
 
 __all__ = [
     "Problem",
@@ -193,16 +194,6 @@ def _threaded(paths: list[Path], deep: bool) -> Iterator[FileResult]:
             del data
 
 
-def _processes(jobs: int):
-    """A pool of ``jobs`` worker processes: forked when this process runs no other thread (forking a threaded process can deadlock), else spawned."""
-    import multiprocessing
-    import threading
-    from concurrent.futures import ProcessPoolExecutor
-
-    method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    return ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method))
-
-
 def _sessions_job(job: tuple[Path, str, list[Path], bool]) -> tuple[int, int, int, int, list[Problem]]:
     """Verify some sessions in a worker process: ``(root, root as shown, session dirs, deep)`` → the summed counts
     of :func:`_verify_session` (streams, records, duplicates, streams without a cursor), then their problems."""
@@ -217,20 +208,6 @@ def _sessions_job(job: tuple[Path, str, list[Path], bool]) -> tuple[int, int, in
     return (*total, problems)
 
 
-def _guided(items: list, jobs: int) -> list[list]:
-    """``items`` cut into runs for ``jobs`` workers, each a share of what is left (guided scheduling).
-
-    The first runs are long, so few results cross between processes; the
-    last ones hold one item each, so no worker waits long for another at the end.
-    """
-    out, i = [], 0
-    while i < len(items):
-        n = max(1, (len(items) - i) // (2 * jobs))
-        out.append(items[i: i + n])
-        i += n
-    return out
-
-
 def _check_files(paths: list[Path], jobs: int, deep: bool = False) -> Iterator[FileResult]:
     """Check every file, in ``jobs`` processes when there is enough to share; yields results in ``paths`` order.
 
@@ -239,7 +216,7 @@ def _check_files(paths: list[Path], jobs: int, deep: bool = False) -> Iterator[F
     (forking a threaded process can deadlock); otherwise they are spawned.
     """
     if jobs > 1 and len(paths) >= PARALLEL_MIN_FILES:
-        with _processes(jobs) as procs:
+        with process_pool(jobs) as procs:
             yield from procs.map(_check_deep if deep else _check_for_walk, paths,
                                  chunksize=max(1, min(16, len(paths) // (jobs * 8))))
         return
@@ -482,9 +459,9 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
     streams = records = duplicates = uncursored = 0
     if jobs > 1 and len(sessions) >= SESSIONS_PER_JOB * jobs:
         # many sessions: each process verifies whole sessions, its files and its walk
-        with _processes(jobs) as procs:
+        with process_pool(jobs) as procs:
             for s_streams, s_records, s_dups, s_bare, s_problems in procs.map(
-                    _sessions_job, [(root, root_shown, run, deep) for run in _guided(sessions, jobs)]):
+                    _sessions_job, [(root, root_shown, run, deep) for run in guided(sessions, jobs)]):
                 streams += s_streams
                 records += s_records
                 duplicates += s_dups

@@ -152,6 +152,7 @@ def _progress():
         TimeElapsedColumn(),
         console=Console(stderr=True),
         transient=True,
+        auto_refresh=False,  # no refresh thread: the pass may fork its workers (asz_core.workers.can_fork)
     )
 
 
@@ -167,7 +168,7 @@ def _one_pass(collectors: list[Collector]) -> Counters:
         task = progress.add_task(", ".join(col.adapter.name for col in collectors), total=None)
 
         def step(session: str, done: int, n: int) -> None:
-            progress.update(task, completed=done, total=n)
+            progress.update(task, completed=done, total=n, refresh=True)
 
         return run_passes(collectors, on_session=step)
 
@@ -183,6 +184,7 @@ def collect(
     lock_timeout: float = typer.Option(30.0, "--lock-timeout", help="Seconds to wait for a session another writer holds."),
     adapter_file: list[Path] = typer.Option([], "--adapter-file", help="Load an adapter from a Python file (development).", hidden=True),
     no_parse: bool = typer.Option(False, "--no-parse", help="Land only; do not assemble rounds after the pass."),
+    jobs_n: int = typer.Option(0, "--jobs", help="Processes landing sessions at once (default 0: one per CPU; 1: this process only)."),
 ) -> None:
     """Land what is new in the sources as Session Data, then parse it into rounds, every interval or once (--once).
 
@@ -203,6 +205,12 @@ def collect(
     """
     if lock_timeout < 0:
         raise _usage("collect", f"--lock-timeout must not be negative, got {lock_timeout}")
+    if jobs_n < 0:
+        raise _usage("collect", f"--jobs must not be negative, got {jobs_n}")
+    if jobs_n == 0:
+        from ..workers import default_jobs
+
+        jobs_n = default_jobs()
     cfg = _load("collect", config)
     jobs = resolve_jobs("collect", cfg, adapter=adapter, source=source, interval=interval, root=root,
                         max_delta_bytes=max_delta_bytes, adapter_files=adapter_file)
@@ -228,7 +236,7 @@ def collect(
     report = Report()
     collectors = [
         Collector(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
-                  options=CollectOptions(max_delta_bytes=j.max_delta_bytes, lock_timeout=lock_timeout), report=report)
+                  options=CollectOptions(max_delta_bytes=j.max_delta_bytes, lock_timeout=lock_timeout, jobs=jobs_n), report=report)
         for j in jobs if j is not provider
     ]
     stop = threading.Event()

@@ -285,6 +285,10 @@ class Adapter:
     glossaries: ClassVar[Mapping[str, Sequence[Term]]] = {}
     #: Flag rules per dialect; the default :meth:`flag_map` serves them.
     flag_rules: ClassVar[Mapping[str, Sequence[FlagRule]]] = {}
+    #: True when landing one session needs nothing this object learnt while landing another: ``convert_line``,
+    #: ``convert_document``, ``read_document`` and ``source_exists`` answer from their arguments and the source
+    #: files alone. ``asz collect --jobs N`` then lands sessions in N processes at once; otherwise, one by one.
+    sessions_in_parallel: ClassVar[bool] = False
 
     @property
     def identity(self) -> str:

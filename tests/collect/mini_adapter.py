@@ -30,6 +30,7 @@ class MiniAdapter(Adapter):
     kinds = ("transcript", "agent_meta")
     capabilities = Capabilities()
     description = "test adapter"
+    sessions_in_parallel = True  # converts from its arguments alone: asz collect may land sessions in several processes
 
     def glossary(self, dialect):
         return []

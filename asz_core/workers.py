@@ -1,0 +1,94 @@
+"""Worker processes for the commands that spread their work over the CPUs (``asz verify``, ``asz collect``).
+
+Python runs one thread of bytecode at a time, so a command that checks or
+lands many sessions uses one process per CPU to go faster. What is shared:
+
+* :func:`can_fork`: whether this process may fork (Linux and macOS; no other
+  thread running, since forking a threaded process can deadlock the child);
+* :func:`process_pool`: a pool of worker processes, forked when it may,
+  else spawned (or None when ``fork_only`` and it may not fork);
+* :func:`guided`: a list cut into runs for the workers, long first and short
+  last (guided scheduling), so few results cross between processes and no
+  worker waits long at the end;
+* :func:`die_with_parent`: a worker initializer that, on Linux, has the
+  kernel kill the worker when its parent dies, so a killed command leaves no
+  worker holding a session lock.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import sys
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from typing import Callable, Sequence, TypeVar
+
+__all__ = ["can_fork", "process_pool", "guided", "die_with_parent", "default_jobs"]
+
+T = TypeVar("T")
+
+
+def default_jobs() -> int:
+    """One worker per CPU this process may run on (``os.sched_getaffinity`` where there is one), at least 1."""
+    import os
+
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def can_fork() -> bool:
+    """True when this process may fork its workers: the platform has ``fork`` and no other thread runs."""
+    return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+
+
+def process_pool(jobs: int, *, fork_only: bool = False,
+                 initializer: Callable[[], None] | None = None) -> ProcessPoolExecutor | None:
+    """A pool of ``jobs`` worker processes: forked when :func:`can_fork`, else spawned.
+
+    With ``fork_only`` (the workers need what this process holds in memory,
+    which spawning would not give them), None when it may not fork.
+    ``initializer`` runs in each worker as it starts.
+    """
+    if can_fork():
+        ctx = multiprocessing.get_context("fork")
+    elif fork_only:
+        return None
+    else:
+        ctx = multiprocessing.get_context("spawn")
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=initializer)
+
+
+def guided(items: Sequence[T], jobs: int) -> list[list[T]]:
+    """``items`` cut into consecutive runs for ``jobs`` workers, each run a share of what is left.
+
+    Each run holds ``len(left) // (2 * jobs)`` items, at least one: the first
+    runs are long and the last ones hold one item each. Order is kept.
+    """
+    out: list[list[T]] = []
+    i, n = 0, len(items)
+    while i < n:
+        step = max(1, (n - i) // (2 * max(1, jobs)))
+        out.append(list(items[i: i + step]))
+        i += step
+    return out
+
+
+def die_with_parent() -> None:
+    """In a worker: ask the kernel for SIGKILL when the parent process dies (Linux ``PR_SET_PDEATHSIG``).
+
+    Elsewhere, or when the call is not available, it does nothing: the
+    worker then finishes its current task and exits when it finds its
+    parent gone. Never raises.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
