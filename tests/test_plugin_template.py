@@ -43,7 +43,7 @@ def test_template_is_found_and_collects(installed, tmp_path):
     col = subprocess.run([str(installed), "-m", "asz_core.cli.main", "collect", "--once", "--adapter", "codex", "--source", str(TEMPLATE / "samples"), "--root", str(root)], capture_output=True, text=True, env=_env(installed))
     assert col.returncode == 0, col.stdout + col.stderr
     last = col.stdout.strip().splitlines()[-1]
-    assert "sessions=1" in last and "records=15" in last
+    assert "sessions=2" in last and "records=18" in last  # the two sample sessions: 15 lines and 3
     ver = subprocess.run([str(installed), "-m", "asz_core.cli.main", "verify", "--root", str(root)], capture_output=True, text=True, env=_env(installed))
     assert ver.returncode == 0, ver.stdout + ver.stderr
 

@@ -20,7 +20,9 @@ append source is one record with ord/off/bytes/sha; bytes the dialect cannot
 describe are kept in an ``unknown`` part; flags come only from the closed
 vocabulary and only from the adapter's declared rules; the glossary covers the
 vocabulary; headers, file kinds, file names and seq follow the storage-root
-rules; a second collect lands nothing; appending a line lands one record.
+rules; a second collect lands nothing; appending a line lands one record; an
+adapter declaring ``sessions_in_parallel`` lands the samples in two worker
+processes byte for byte as in one.
 """
 
 from __future__ import annotations
@@ -40,14 +42,21 @@ from ..sessiondata.model import FILE_KINDS
 __all__ = ["AdapterConformance", "collect_once", "landed_records"]
 
 
-def collect_once(root: Path, adapter: Adapter, source_root: Path, *, max_delta_bytes: int | None = None):
-    """Run one real collect pass of ``adapter`` over ``source_root`` into ``root``; returns the pass counters."""
+def collect_once(root: Path, adapter: Adapter, source_root: Path, *, max_delta_bytes: int | None = None, jobs: int = 1,
+                 stamp_ns: int | None = None):
+    """Run one real collect pass of ``adapter`` over ``source_root`` into ``root``; returns the pass counters.
+
+    ``jobs`` processes land sessions at once (``asz collect --jobs``);
+    ``stamp_ns`` fixes the pass stamp (ns, UTC) so two passes can be compared
+    byte for byte. Raises AssertionError when the pass reports an error or a conflict.
+    """
     import io
 
     from ..collect import CollectOptions, Collector, Report
+    from ..sessiondata import DEFAULT_MAX_DELTA_BYTES
     from ..storage.root import collector_lock
 
-    opts = CollectOptions(fsync=False) if max_delta_bytes is None else CollectOptions(fsync=False, max_delta_bytes=max_delta_bytes)
+    opts = CollectOptions(fsync=False, max_delta_bytes=max_delta_bytes or DEFAULT_MAX_DELTA_BYTES, jobs=jobs, stamp_ns=stamp_ns)
     told = io.StringIO()
     with collector_lock(root, timeout=10.0):
         counters = Collector(root, adapter, source_root, options=opts, report=Report(told)).run_pass()
@@ -65,6 +74,18 @@ def landed_records(root: Path):
             r = SDReader(path)
             for row, rec in r:
                 yield path, r.header, row, rec
+
+
+def _landed_tree(root: Path) -> dict[str, bytes]:
+    """Every landed file and cursor of a root by relative path; a cursor without its ``updated_at`` line (the clock)."""
+    out = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and (p.suffix in (".sd", ".sk", ".cursor")) and not p.name.startswith("."):
+            data = p.read_bytes()
+            if p.suffix == ".cursor":
+                data = b"".join(ln for ln in data.splitlines(keepends=True) if not ln.startswith(b"updated_at"))
+            out[str(p.relative_to(root))] = data
+    return out
 
 
 class AdapterConformance:
@@ -210,6 +231,23 @@ class AdapterConformance:
             f.write(last + b"\n")
         c = collect_once(collected, adapter, source_root)
         assert (c.landed, c.records) == (1, 1), c.summary()
+
+    def test_sessions_land_in_parallel_as_in_one_process(self, tmp_path: Path, adapter: Adapter, source_root: Path) -> None:
+        """An adapter declaring ``sessions_in_parallel`` lands the samples in two worker processes byte for byte as in one."""
+        from ..workers import can_fork
+
+        if not adapter.sessions_in_parallel:
+            pytest.skip(f"{adapter.name} does not declare sessions_in_parallel: asz collect lands its sessions one by one")
+        if not can_fork():
+            pytest.skip("this platform cannot fork worker processes")
+        if len(adapter.discover(source_root).sessions()) < 2:
+            pytest.skip("the samples hold one session: landing in parallel needs two")
+        stamp = 1_800_000_000_000_000_000
+        one, two = tmp_path / "one-process", tmp_path / "two-processes"
+        a = collect_once(one, adapter, source_root, stamp_ns=stamp)
+        b = collect_once(two, self.adapter_class(), source_root, stamp_ns=stamp, jobs=2)
+        assert a.summary() == b.summary()
+        assert _landed_tree(one) == _landed_tree(two)
 
     def test_capabilities_show_in_the_samples(self, collected: Path, adapter: Adapter) -> None:
         """What the adapter declares it carries appears in the landed samples (tool calls, reasoning, usage, children, media)."""

@@ -28,6 +28,8 @@ class CodexAdapter(Adapter):
     kinds = ("transcript",)
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=True)
     description = "Codex CLI rollout files (~/.codex/sessions)"
+    #: Each line converts from its own bytes alone, so ``asz collect`` may land sessions in several processes.
+    sessions_in_parallel = True
 
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
         """``$CODEX_HOME/sessions``, else ``~/.codex/sessions``."""

@@ -11,7 +11,7 @@ SAMPLES = Path(__file__).resolve().parents[1] / "samples"
 
 def _records():
     adapter = CodexAdapter()
-    [source] = adapter.discover(SAMPLES).sources
+    [source] = [s for s in adapter.discover(SAMPLES).sources if s.session == "0196a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b"]
     data = source.path.read_bytes()
     off, out = 0, []
     for n, line in enumerate(data.split(b"\n")[:-1], 1):
