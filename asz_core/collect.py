@@ -68,6 +68,7 @@ from .sessiondata import (
 )
 from .sessiondata.codec import encode_closing, encode_header, encode_record
 from .sessiondata.model import Closing
+from .source_windows import SourceError, has_complete_line, line_tail, next_tail, open_source, pread_exact, read_window, strerror, tail_digest
 from .storage.cursor import TAIL_WINDOW, AppendCursor, SnapshotCursor, read_cursor, write_cursor
 from .storage.layout import PREFIX_KIND, cursor_path, kind_dir, parse_landed_name, session_dir, session_dirs
 from .storage.root import LockBusy, SessionWriter, session_lock
@@ -86,8 +87,6 @@ __all__ = [
 
 #: Windows read per source per pass before the rest is left pending (origin-digest §2.2 step 8).
 MAX_WINDOWS = 65
-#: Chunk used to look for the end of a line longer than the budget, in bytes.
-_SCAN_CHUNK = 4 << 20
 #: Kinds stored under ``streams/<stream>``, whose header names the stream (``main`` when empty).
 _STREAM_KINDS = ("transcript", "agent_meta", "changes", "execution")
 #: Kinds the asz observers land beside a runtime's streams (origin-digest §2.1): they land right after the main transcript.
@@ -196,122 +195,6 @@ class Report:
     def busy(self, path: str | os.PathLike, message: str) -> None:
         """Tell that a session was left alone because its lock was held."""
         self._line(f"busy: {path}: {message}")
-
-
-class _SourceError(Exception):
-    """A source could not be read; the message says why (already human-readable)."""
-
-
-def _strerror(exc: OSError) -> str:
-    return exc.strerror or str(exc)
-
-
-def _open_source(path: Path) -> tuple[int, os.stat_result]:
-    """Open a source read-only without blocking (a FIFO must not hang a pass) and check it is a regular file."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-            raise _SourceError(f"unreadable: {kind}")
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd, st
-
-
-def _pread_exact(fd: int, n: int, off: int) -> bytes:
-    """Read ``n`` bytes at ``off``; shorter only at end of file."""
-    data = os.pread(fd, n, off)
-    if len(data) == n or not data:
-        return data
-    parts = [data]
-    got = len(data)
-    while got < n:
-        more = os.pread(fd, n - got, off + got)
-        if not more:
-            break
-        parts.append(more)
-        got += len(more)
-    return b"".join(parts)
-
-
-def _has_complete_line(fd: int, off: int) -> bool:
-    """True when the file holds a ``\\n`` at or after ``off`` (reads in chunks, keeps none)."""
-    while True:
-        chunk = os.pread(fd, _SCAN_CHUNK, off)
-        if not chunk:
-            return False
-        if b"\n" in chunk:
-            return True
-        off += len(chunk)
-
-
-def _read_window(fd: int, off: int, budget: int) -> tuple[bytes, int]:
-    """Read the next window at ``off``: up to ``budget`` bytes cut after the last ``\\n``.
-
-    Returns ``(data, end)`` where ``data[:end]`` is whole lines; ``end == 0``
-    when no complete line follows ``off`` (nothing, or a partial line still
-    being written). A single line longer than the budget is read whole but
-    without its newline (``len(data) == end - 1``), so it is never copied to
-    cut the newline off.
-    """
-    data = _pread_exact(fd, budget, off)
-    if not data:
-        return b"", 0
-    nl = data.rfind(b"\n")
-    if nl >= 0:
-        return data, nl + 1
-    if len(data) < budget:
-        return b"", 0  # a partial last line: wait for its newline
-    # One line longer than the budget: find its end without holding the scan, then read it whole.
-    pos = off + len(data)
-    del data
-    while True:
-        chunk = os.pread(fd, _SCAN_CHUNK, pos)
-        if not chunk:
-            return b"", 0
-        i = chunk.find(b"\n")
-        if i >= 0:
-            end = pos + i + 1 - off
-            break
-        pos += len(chunk)
-    del chunk
-    data = _pread_exact(fd, end - 1, off)
-    if len(data) < end - 1 or os.pread(fd, 1, off + end - 1) != b"\n":
-        return b"", 0  # the file changed under us; try again next pass
-    return data, end
-
-
-def _tail_digest(prev: bytes, prev_end: int, data: bytes, upto: int) -> str:
-    """SHA-256 of the ``TAIL_WINDOW`` bytes before ``prev_end + upto``.
-
-    ``prev`` holds the bytes just before ``data`` (its last byte is at
-    ``prev_end - 1``); ``data[:upto]`` follows it.
-    """
-    h = hashlib.sha256()
-    if upto >= TAIL_WINDOW:
-        h.update(memoryview(data)[upto - TAIL_WINDOW : upto])
-    else:
-        need = TAIL_WINDOW - upto
-        h.update(memoryview(prev)[max(0, len(prev) - need) :])
-        h.update(memoryview(data)[:upto])
-    return h.hexdigest()
-
-
-def _next_tail(prev: bytes, data: bytes, upto: int) -> bytes:
-    """The last ``TAIL_WINDOW`` bytes of ``prev + data[:upto]``."""
-    if upto >= TAIL_WINDOW:
-        return data[upto - TAIL_WINDOW : upto]
-    keep = TAIL_WINDOW - upto
-    return prev[max(0, len(prev) - keep) :] + data[:upto]
-
-
-def _line_tail(prev: bytes, line: bytes) -> bytes:
-    """The last ``TAIL_WINDOW`` bytes of ``prev + line + b"\\n"``: the tail after one line read without its newline."""
-    if len(line) + 1 >= TAIL_WINDOW:
-        return line[len(line) + 1 - TAIL_WINDOW :] + b"\n"
-    return prev[max(0, len(prev) - (TAIL_WINDOW - len(line) - 1)) :] + line + b"\n"
 
 
 _CLOSING_MAX = len(encode_closing(Closing(records=2**63 - 1, digest="0" * 64))) + 1
@@ -542,7 +425,12 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
         discovered[i] = seen
     items = list(work.items())
     jobs = min(max(col.options.jobs for col in cols), len(items))
-    if jobs < 2 or not all(col.adapter.sessions_in_parallel for col in cols) or not _land_in_processes(root, items, cols, jobs, on_session, c):
+    parallel = jobs > 1 and all(col.adapter.sessions_in_parallel for col in cols)
+    if parallel:
+        from .collect_parallel import land_in_processes
+
+        parallel = land_in_processes(root, items, cols, jobs, on_session, c)
+    if not parallel:
         for n, (session, parts) in enumerate(items, 1):
             _collect_session(root, session, parts, c)
             if on_session is not None:
@@ -552,84 +440,6 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
         if seen is not None:
             col._sweep_undiscovered(seen, c)
     return c
-
-
-class _Told:
-    """A worker's stand-in for a :class:`Report`: it keeps each call, which the parent process then makes on the real one."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, str, str]] = []
-
-    def error(self, path: str | os.PathLike, message: str) -> None:
-        self.calls.append(("error", str(path), message))
-
-    def conflict(self, path: str | os.PathLike, reason: str) -> None:
-        self.calls.append(("conflict", str(path), reason))
-
-    def note(self, path: str | os.PathLike, message: str) -> None:
-        self.calls.append(("note", str(path), message))
-
-    def busy(self, path: str | os.PathLike, message: str) -> None:
-        self.calls.append(("busy", str(path), message))
-
-
-# What forked workers land: (root, [(session, parts)], collectors), set by the parent just before it forks them.
-_FORKED: tuple[Path, list, list] | None = None
-
-
-def _land_sessions(indexes: list[int]) -> list[tuple[Counters, list[list[tuple[str, str, str]]], list[set]]]:
-    """In a forked worker: land the sessions at ``indexes`` of ``_FORKED``; per session, its counters, each
-    collector's report calls and each collector's told adapter errors."""
-    assert _FORKED is not None
-    root, items, cols = _FORKED
-    out = []
-    for i in indexes:
-        session, parts = items[i]
-        told = [_Told() for _ in cols]
-        for col, t in zip(cols, told):
-            col.report = t  # type: ignore[assignment]  # this worker's copy: its calls go back to the parent
-        c = Counters()
-        _collect_session(root, session, parts, c)
-        out.append((c, [t.calls for t in told], [set(col._told_errors) for col in cols]))
-    return out
-
-
-def _land_in_processes(root: Path, items: list[tuple[str, list[tuple[Collector, list[Source]]]]], cols: list[Collector],
-                       jobs: int, on_session: Callable[[str, int, int], None] | None, c: Counters) -> bool:
-    """Land ``items`` (session, parts) in ``jobs`` forked worker processes, sessions in runs (:func:`guided`).
-
-    Each session is landed whole by one worker, under its own session lock,
-    exactly as :func:`_collect_session` lands it in this process. Counters are
-    added into ``c``; what a worker tells its report is told here, in session
-    order (a conflict still once per process); ``on_session`` is called here.
-    A worker dies with this process (:func:`die_with_parent`). Returns False,
-    having landed nothing, when this process may not fork (another thread
-    runs): the caller then lands the sessions itself.
-    """
-    global _FORKED
-    from .workers import die_with_parent, guided, process_pool
-
-    _FORKED = (root, items, cols)
-    try:
-        pool = process_pool(jobs, fork_only=True, initializer=die_with_parent)
-        if pool is None:
-            return False
-        n = 0
-        with pool:
-            for results in pool.map(_land_sessions, guided(range(len(items)), jobs)):
-                for sc, calls, told_errors in results:
-                    c.add(sc)
-                    for col, made in zip(cols, calls):
-                        for method, path, message in made:
-                            getattr(col.report, method)(path, message)
-                    for col, t in zip(cols, told_errors):
-                        col._told_errors |= t
-                    n += 1
-                    if on_session is not None:
-                        on_session(items[n - 1][0], n, len(items))
-        return True
-    finally:
-        _FORKED = None
 
 
 def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list[Source]]], c: Counters) -> None:
@@ -650,7 +460,7 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
         c.busy += 1
         return
     except OSError as exc:
-        lead.report.error(sdir, f"cannot lock the session: {_strerror(exc)}")
+        lead.report.error(sdir, f"cannot lock the session: {strerror(exc)}")
         c.errors += 1
         return
     try:
@@ -677,7 +487,7 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
         for i, (col, _) in enumerate(parts):
             col._check_gone(sdir, visited[i], c, timeout=None)
     except OSError as exc:
-        lead.report.error(sdir, f"session pass stopped: {_strerror(exc)}")
+        lead.report.error(sdir, f"session pass stopped: {strerror(exc)}")
         c.errors += 1
     finally:
         lock.release()
@@ -852,15 +662,15 @@ class _SessionPass:
             self._document(s, cp, cur)  # type: ignore[arg-type]
             return
         try:
-            fd, st = _open_source(s.path)
+            fd, st = open_source(s.path)
         except FileNotFoundError:
             self._gone(cp, cur)
             return
-        except _SourceError as exc:
+        except SourceError as exc:
             self._error_once(s.path, str(exc))
             return
         except OSError as exc:
-            self._error_once(s.path, f"unreadable: {_strerror(exc)}")
+            self._error_once(s.path, f"unreadable: {strerror(exc)}")
             return
         try:
             if s.mode == "snapshot":
@@ -870,7 +680,7 @@ class _SessionPass:
         except OSError as exc:
             if exc.errno in (errno.ENOSPC, errno.EROFS, errno.EDQUOT):
                 raise  # the root itself is failing: stop the session
-            self._error_once(s.path, f"read failed: {_strerror(exc)}")
+            self._error_once(s.path, f"read failed: {strerror(exc)}")
         except ValueError as exc:  # e.g. a Source whose header the writer refuses (FieldError)
             self._error_once(s.path, f"cannot land: {exc}")
         finally:
@@ -942,7 +752,7 @@ class _SessionPass:
         prev = b""
         if cur.offset > 0:
             start = max(0, cur.offset - TAIL_WINDOW)
-            prev = _pread_exact(fd, cur.offset - start, start)
+            prev = pread_exact(fd, cur.offset - start, start)
             if len(prev) < cur.offset - start:
                 self._conflict(cp, cur, s.path, f"truncated while read: fewer than {cur.offset} bytes")
                 return
@@ -961,7 +771,7 @@ class _SessionPass:
         room = max(1, budget - overhead)
         windows = 0
         while windows < self.opts.max_windows:
-            data, end = _read_window(fd, cur.offset, budget)
+            data, end = read_window(fd, cur.offset, budget)
             if end == 0:
                 break
             windows += 1
@@ -972,9 +782,9 @@ class _SessionPass:
                 # The window is one line (often one longer than the budget): keep only the line and the tail.
                 if one_line:
                     line = data
-                    prev = _line_tail(prev, line)
+                    prev = line_tail(prev, line)
                 else:
-                    prev = _next_tail(prev, data, end)
+                    prev = next_tail(prev, data, end)
                     line = data[: end - 1]
                 del data
                 tail = hashlib.sha256(prev).hexdigest()
@@ -988,7 +798,7 @@ class _SessionPass:
 
             def flush(b: _Batch) -> None:
                 if b.lines:
-                    self._flush(s, cp, cur, b, _tail_digest(prev, base_off, data, b.end_pos), st)
+                    self._flush(s, cp, cur, b, tail_digest(prev, base_off, data, b.end_pos), st)
 
             batch = _Batch()
             pos = 0
@@ -1024,11 +834,11 @@ class _SessionPass:
                 del rec, enc
                 pos = nl + 1
             flush(batch)
-            prev = _next_tail(prev, data, end)
+            prev = next_tail(prev, data, end)
             del data, batch
-        if windows >= self.opts.max_windows and _has_complete_line(fd, cur.offset):
+        if windows >= self.opts.max_windows and has_complete_line(fd, cur.offset):
             self.c.pending += 1
-        elif os.fstat(fd).st_size > cur.offset and not _has_complete_line(fd, cur.offset):
+        elif os.fstat(fd).st_size > cur.offset and not has_complete_line(fd, cur.offset):
             self.c.partial += 1
         if dirty:
             self._save(cp, cur, st)
@@ -1084,7 +894,7 @@ class _SessionPass:
             self._gone(cp, cur)
             return
         except OSError as exc:
-            self._error_once(s.path, f"{s.src}: unreadable: {_strerror(exc)}")
+            self._error_once(s.path, f"{s.src}: unreadable: {strerror(exc)}")
             return
         except Exception as exc:
             self._error_once(s.path, f"{s.src}: adapter {self.adapter.name} could not read the document: {type(exc).__name__}: {exc}")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from asz_core import collect as collect_mod
+from asz_core import collect_parallel
 from asz_core.collect import Collector, CollectOptions, Report, run_passes
 from asz_core.plugins import get_plugin_manager
 from asz_core.workers import can_fork, guided, process_pool
@@ -55,8 +55,8 @@ def test_the_corpus_landed_by_two_workers_is_byte_identical_to_one_process(corpu
     src = tmp_path / "projects"
     shutil.copytree(projects, src)
     forked = []
-    real = collect_mod._land_in_processes
-    monkeypatch.setattr(collect_mod, "_land_in_processes", lambda *a: forked.append(real(*a)) or forked[-1])
+    real = collect_parallel.land_in_processes
+    monkeypatch.setattr(collect_parallel, "land_in_processes", lambda *a: forked.append(real(*a)) or forked[-1])
     one, err1 = _claude_pass(src, tmp_path / "one", jobs=1)
     two, err2 = _claude_pass(src, tmp_path / "two", jobs=2)
     assert forked == [True]  # the jobs=2 pass forked its workers; the jobs=1 pass never asked

@@ -1,0 +1,99 @@
+"""Sessions landed in forked worker processes: ``asz collect --jobs N`` (:class:`asz_core.collect.CollectOptions` ``jobs``).
+
+:func:`land_in_processes` hands runs of sessions to ``jobs`` forked workers
+(:func:`asz_core.workers.guided`). Each worker lands a session whole with
+:func:`asz_core.collect._collect_session`, under the session's own lock,
+exactly as one process lands it (origin-digest §2.1, §2.2); what it would
+tell its :class:`~asz_core.collect.Report` is sent back and told by the
+parent, in session order. Workers are forked so they hold the collectors,
+adapters and sources already in memory; nothing is pickled but indexes,
+counters and report calls.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable
+
+from .collect import Collector, Counters, _collect_session
+from .plugins.adapter import Source
+from .workers import die_with_parent, guided, process_pool
+
+__all__ = ["land_in_processes"]
+
+
+class _Told:
+    """A worker's stand-in for a :class:`Report`: it keeps each call, which the parent process then makes on the real one."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str, str]] = []
+
+    def error(self, path: str | os.PathLike, message: str) -> None:
+        self.calls.append(("error", str(path), message))
+
+    def conflict(self, path: str | os.PathLike, reason: str) -> None:
+        self.calls.append(("conflict", str(path), reason))
+
+    def note(self, path: str | os.PathLike, message: str) -> None:
+        self.calls.append(("note", str(path), message))
+
+    def busy(self, path: str | os.PathLike, message: str) -> None:
+        self.calls.append(("busy", str(path), message))
+
+
+# What forked workers land: (root, [(session, parts)], collectors), set by the parent just before it forks them.
+_FORKED: tuple[Path, list, list] | None = None
+
+
+def _land_sessions(indexes: list[int]) -> list[tuple[Counters, list[list[tuple[str, str, str]]], list[set]]]:
+    """In a forked worker: land the sessions at ``indexes`` of ``_FORKED``; per session, its counters, each
+    collector's report calls and each collector's told adapter errors."""
+    assert _FORKED is not None
+    root, items, cols = _FORKED
+    out = []
+    for i in indexes:
+        session, parts = items[i]
+        told = [_Told() for _ in cols]
+        for col, t in zip(cols, told):
+            col.report = t  # type: ignore[assignment]  # this worker's copy: its calls go back to the parent
+        c = Counters()
+        _collect_session(root, session, parts, c)
+        out.append((c, [t.calls for t in told], [set(col._told_errors) for col in cols]))
+    return out
+
+
+def land_in_processes(root: Path, items: list[tuple[str, list[tuple[Collector, list[Source]]]]], cols: list[Collector],
+                       jobs: int, on_session: Callable[[str, int, int], None] | None, c: Counters) -> bool:
+    """Land ``items`` (session, parts) in ``jobs`` forked worker processes, sessions in runs (:func:`guided`).
+
+    Each session is landed whole by one worker, under its own session lock,
+    exactly as :func:`_collect_session` lands it in this process. Counters are
+    added into ``c``; what a worker tells its report is told here, in session
+    order (a conflict still once per process); ``on_session`` is called here.
+    A worker dies with this process (:func:`die_with_parent`). Returns False,
+    having landed nothing, when this process may not fork (another thread
+    runs): the caller then lands the sessions itself.
+    """
+    global _FORKED
+    _FORKED = (root, items, cols)
+    try:
+        pool = process_pool(jobs, fork_only=True, initializer=die_with_parent)
+        if pool is None:
+            return False
+        n = 0
+        with pool:
+            for results in pool.map(_land_sessions, guided(range(len(items)), jobs)):
+                for sc, calls, told_errors in results:
+                    c.add(sc)
+                    for col, made in zip(cols, calls):
+                        for method, path, message in made:
+                            getattr(col.report, method)(path, message)
+                    for col, t in zip(cols, told_errors):
+                        col._told_errors |= t
+                    n += 1
+                    if on_session is not None:
+                        on_session(items[n - 1][0], n, len(items))
+        return True
+    finally:
+        _FORKED = None
