@@ -24,7 +24,7 @@ import threading
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Sequence, TypeVar
 
-__all__ = ["can_fork", "process_pool", "guided", "die_with_parent", "default_jobs"]
+__all__ = ["can_fork", "process_pool", "guided", "die_with_parent", "default_jobs", "jobs_from_option"]
 
 T = TypeVar("T")
 
@@ -37,6 +37,13 @@ def default_jobs() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
         return max(1, os.cpu_count() or 1)
+
+
+def jobs_from_option(n: int) -> int:
+    """What a ``--jobs N`` option means: N processes, 0 one per CPU (:func:`default_jobs`). Raises ValueError for N < 0."""
+    if n < 0:
+        raise ValueError(f"--jobs must not be negative, got {n}")
+    return n or default_jobs()
 
 
 def can_fork() -> bool:

@@ -184,7 +184,7 @@ def collect(
     lock_timeout: float = typer.Option(30.0, "--lock-timeout", help="Seconds to wait for a session another writer holds."),
     adapter_file: list[Path] = typer.Option([], "--adapter-file", help="Load an adapter from a Python file (development).", hidden=True),
     no_parse: bool = typer.Option(False, "--no-parse", help="Land only; do not assemble rounds after the pass."),
-    jobs_n: int = typer.Option(0, "--jobs", help="Processes landing sessions at once (default 0: one per CPU; 1: this process only)."),
+    jobs_n: int = typer.Option(0, "--jobs", help="Processes landing and parsing sessions at once (default 0: one per CPU; 1: this process only)."),
 ) -> None:
     """Land what is new in the sources as Session Data, then parse it into rounds, every interval or once (--once).
 
@@ -205,12 +205,12 @@ def collect(
     """
     if lock_timeout < 0:
         raise _usage("collect", f"--lock-timeout must not be negative, got {lock_timeout}")
-    if jobs_n < 0:
-        raise _usage("collect", f"--jobs must not be negative, got {jobs_n}")
-    if jobs_n == 0:
-        from ..workers import default_jobs
+    from ..workers import jobs_from_option
 
-        jobs_n = default_jobs()
+    try:
+        jobs_n = jobs_from_option(jobs_n)
+    except ValueError as exc:
+        raise _usage("collect", str(exc)) from None
     cfg = _load("collect", config)
     jobs = resolve_jobs("collect", cfg, adapter=adapter, source=source, interval=interval, root=root,
                         max_delta_bytes=max_delta_bytes, adapter_files=adapter_file)
@@ -265,7 +265,8 @@ def collect(
             if not no_parse and storage.is_dir():
                 from ..flow.parse import parse_root
 
-                parsed = parse_root(storage, max_round_bytes=cfg.max_round_bytes, lock_timeout=lock_timeout, err=sys.stderr)
+                parsed = parse_root(storage, max_round_bytes=cfg.max_round_bytes, lock_timeout=lock_timeout, err=sys.stderr,
+                                    jobs=jobs_n)
                 counters.errors += len(parsed.problems)
                 rounds = f" rounds={parsed.rounds}"
             took = time.monotonic() - started

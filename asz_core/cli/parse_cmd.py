@@ -82,6 +82,7 @@ def parse(
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default: storage.root from the configuration, else ./data)."),
     config: Optional[Path] = typer.Option(None, "--config", help="Configuration file (default ./asz.yaml when present)."),
     max_round_bytes: Optional[int] = typer.Option(None, "--max-round-bytes", help="Round budget in bytes, at least 1024 (default parse.max_round_bytes, 2097152)."),
+    jobs: int = typer.Option(0, "--jobs", help="Processes parsing sessions at once (default 0: one per CPU; 1: this process only)."),
 ) -> None:
     """Assemble sessions and append rounds to their chains; print one table row per session.
 
@@ -113,7 +114,13 @@ def parse(
         if not sdir.is_dir():
             raise _usage(f"{session}: no such session in {where}")
         sessions = [sdir.name]
-    report = parse_root(where, sessions, max_round_bytes=budget)
+    from ..workers import jobs_from_option
+
+    try:
+        jobs = jobs_from_option(jobs)
+    except ValueError as exc:
+        raise _usage(str(exc)) from None
+    report = parse_root(where, sessions, max_round_bytes=budget, jobs=jobs)
     for line in format_table(table_rows(report)):
         typer.echo(line)
     for p in report.problems:

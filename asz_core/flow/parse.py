@@ -548,6 +548,7 @@ def parse_root(
     engine: FlowEngine | None = None,
     lock_timeout: float = 0.0,
     err: TextIO | None = None,
+    jobs: int = 1,
 ) -> ParseReport:
     """Parse every session of a storage root (or only ``sessions``); the call ``asz collect`` makes after landing.
 
@@ -556,22 +557,51 @@ def parse_root(
     :class:`ParseOutcome` (and, when ``err`` is given, as one
     ``error: <session>: <why>`` line there). Sessions are the root's session
     directories (names starting with ``_`` or ``.`` are not sessions), in name
-    order. Raises FileNotFoundError when ``root`` is not a directory.
+    order. ``jobs`` processes parse sessions at once (forked workers, runs of
+    sessions each, :mod:`asz_core.workers`); each session is parsed whole by
+    one of them, under its own locks, and the outcomes come back in name
+    order. With one job, an ``engine``, or where this process may not fork,
+    this process parses them all. Raises FileNotFoundError when ``root`` is
+    not a directory.
     """
     root = Path(root)
     if not root.is_dir():
         raise FileNotFoundError(f"{root}: no storage root here")
     names = sorted(set(sessions)) if sessions is not None else [p.name for p in session_dirs(root)]
     report = ParseReport()
+    pool = None
+    if jobs > 1 and len(names) > 1 and engine is None:
+        from ..workers import die_with_parent, process_pool
+
+        pool = process_pool(min(jobs, len(names)), fork_only=True, initializer=die_with_parent)
+    if pool is None:
+        outcomes = _parse_sessions((root, names, max_round_bytes, engine, lock_timeout))
+    else:
+        from ..workers import guided
+
+        with pool:
+            runs = guided(names, jobs)
+            outcomes = [o for got in pool.map(_parse_sessions, [(root, run, max_round_bytes, None, lock_timeout) for run in runs])
+                        for o in got]
+    for o in outcomes:
+        report.outcomes.append(o)
+        if o.problem and err is not None:
+            print(f"error: {o.session}: {o.problem}", file=err)
+    return report
+
+
+def _parse_sessions(job: tuple[Path, list[str], int, FlowEngine | None, float]) -> list[ParseOutcome]:
+    """Parse ``(root, session names, max round bytes, engine, lock timeout)``, one outcome per session in order;
+    a session's exception becomes its outcome's problem (one session's failure never stops the others)."""
+    root, names, max_round_bytes, engine, lock_timeout = job
+    out = []
     for name in names:
         try:
             o = parse_outcome(root, name, max_round_bytes=max_round_bytes, engine=engine, lock_timeout=lock_timeout)
         except Exception as exc:  # one session's failure never stops the others (collect keeps going)
             o = ParseOutcome(name, name, problem=f"{type(exc).__name__}: {exc}")
-        report.outcomes.append(o)
-        if o.problem and err is not None:
-            print(f"error: {o.session}: {o.problem}", file=err)
-    return report
+        out.append(o)
+    return out
 
 
 # --------------------------------------------------------------------------- checks and table

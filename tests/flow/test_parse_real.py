@@ -82,6 +82,26 @@ def test_reparse_rebuilds_the_same_chain(landed_root, tmp_path):
     assert {o.session: [(r.path.name, r.data) for r in o.rounds] for o in again.outcomes} == names
 
 
+def test_parse_in_two_worker_processes_writes_the_chains_one_process_writes(landed_root, tmp_path):
+    from asz_core.workers import can_fork
+
+    if not can_fork():
+        pytest.skip("this process cannot fork worker processes")
+    one, two = _copy(landed_root, tmp_path / "one"), _copy(landed_root, tmp_path / "two")
+    a = parse_root(one, max_round_bytes=40000, jobs=1)
+    b = parse_root(two, max_round_bytes=40000, jobs=2)
+    assert a.ok and b.ok and a.rounds == b.rounds > len(a.outcomes)
+    assert [(o.session, o.conversation, o.watermark, [r.data for r in o.rounds]) for o in a.outcomes] == \
+        [(o.session, o.conversation, o.watermark, [r.data for r in o.rounds]) for o in b.outcomes]
+
+    def tree(root):
+        return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file() and not p.name.startswith(".")}
+
+    ta, tb = tree(one), tree(two)
+    assert sorted(ta) == sorted(tb) and [k for k in ta if ta[k] != tb[k]] == []
+    assert verify_chains(two).ok
+
+
 def test_parse_is_incremental_over_a_growing_session(landed_root, tmp_path):
     """The watermark held back, then released in stages: the fold equals one full assembly at every stage."""
 
