@@ -53,7 +53,9 @@ class FileResult:
     ``errors`` are the reader's refusals (:class:`SDError`) as plain
     ``(line, field, message)`` tuples, so a result crosses processes. ``run``
     is True when the file is whole and its records follow each other, which
-    lets the contiguity walk take the file in one step.
+    lets the contiguity walk take the file in one step. ``digest`` is the
+    SHA-256 of the whole file (what a round's input digest binds, §4.1),
+    found on the way when the file is whole ('' otherwise).
     """
 
     path: Path
@@ -64,6 +66,7 @@ class FileResult:
     run: bool = False  # whole, and each record follows the one before it (ord + 1, off + bytes + 1)
     compact: bool = False  # a run whose positions are cut to its first and last record (see _compact)
     mode: int = -1  # st_mode as the scan opened the file (-1: not known)
+    digest: str = ""  # SHA-256 hex of the whole file, closing line included ('' when not computed)
 
     @property
     def whole(self) -> bool:
@@ -87,8 +90,8 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-def _sha(view: memoryview) -> str:
-    return hashlib.sha256(view).hexdigest()
+def _sha(view: memoryview) -> "hashlib._Hash":
+    return hashlib.sha256(view)
 
 
 _INT64_MAX = 2**63 - 1
@@ -183,7 +186,7 @@ def _fast(path: Path, data: bytes, pool: ThreadPoolExecutor | None) -> FileResul
         del lines[-2:]  # the closing line and the empty tail
         header = decode_header(lines[0])
         positions = _records(lines)
-        digest = fut.result() if fut is not None else _sha(view)
+        h = fut.result() if fut is not None else _sha(view)
         fut = None
     except ValueError:  # FieldError included
         return None
@@ -191,9 +194,10 @@ def _fast(path: Path, data: bytes, pool: ThreadPoolExecutor | None) -> FileResul
         if fut is not None:
             fut.result()  # never leave the worker holding the buffer
         view.release()
-    if closing.records != len(positions) or closing.digest != digest:
+    if closing.records != len(positions) or closing.digest != h.hexdigest():
         return None
-    return FileResult(path, header, len(positions), positions, [], _is_run(positions))
+    h.update(memoryview(data)[cut:])
+    return FileResult(path, header, len(positions), positions, [], _is_run(positions), digest=h.hexdigest())
 
 
 # --------------------------------------------------------------------------- the default scan
@@ -367,8 +371,10 @@ def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
         return None
     if closing.records != k or closing.digest != h.hexdigest():
         return None
+    h.update(memoryview(pending)[cut:])  # the closing line: now the SHA-256 of the whole file
+    digest = h.hexdigest()
     if not k:
-        return FileResult(path, header, 0, [], [], True, mode=mode)
+        return FileResult(path, header, 0, [], [], True, mode=mode, digest=digest)
     ords, offs, sizes = list(map(int, flat[0::4])), list(map(int, flat[1::4])), list(map(int, flat[3::4]))
     sha = flat[2::4]
     run = ords == list(range(ords[0], ords[0] + k)) and list(map(sub, offs[1:], map(add, offs, sizes))) == [1] * (k - 1)
@@ -377,7 +383,7 @@ def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
     else:
         positions = list(map(Pos, range(1, k + 1), ords, offs, sizes, map(bytes.decode, sha)))
         compact = False
-    return FileResult(path, header, k, positions, [], run, compact, mode)
+    return FileResult(path, header, k, positions, [], run, compact, mode, digest)
 
 
 def _is_run(ps: list[Pos]) -> bool:

@@ -194,18 +194,21 @@ def _threaded(paths: list[Path], deep: bool) -> Iterator[FileResult]:
             del data
 
 
-def _sessions_job(job: tuple[Path, str, list[Path], bool]) -> tuple[int, int, int, int, list[Problem]]:
+def _sessions_job(job: tuple[Path, str, list[Path], bool, bool]) -> tuple[int, int, int, int, list[Problem], list[tuple[str, str]]]:
     """Verify some sessions in a worker process: ``(root, root as shown, session dirs, deep)`` → the summed counts
     of :func:`_verify_session` (streams, records, duplicates, streams without a cursor), then their problems."""
-    root, root_shown, sdirs, deep = job
+    root, root_shown, sdirs, deep, want_digests = job
     problems: list[Problem] = []
+    digests: list[tuple[str, str]] = []
     total = [0, 0, 0, 0]
     for sdir in sdirs:
         listing = session_listing(sdir, skeletons=True)
         results = [_check_deep(path) if deep else _check_for_walk(path) for _, path in listing.files]
         for i, n in enumerate(_verify_session(root, root_shown, sdir, listing, results, problems)):
             total[i] += n
-    return (*total, problems)
+        if want_digests:
+            digests.extend((str(path), res.digest) for (_, path), res in zip(listing.files, results) if res.digest)
+    return (*total, problems, digests)
 
 
 def _check_files(paths: list[Path], jobs: int, deep: bool = False) -> Iterator[FileResult]:
@@ -431,7 +434,8 @@ def verify_file(path: str | os.PathLike, *, deep: bool = False) -> VerifyReport:
     return VerifyReport([section], ok_line=FILE_OK_LINE)
 
 
-def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: int | None = None, deep: bool = False) -> VerifyReport:
+def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: int | None = None, deep: bool = False,
+                digests: dict[str, str] | None = None) -> VerifyReport:
     """Verify every landed file of a storage root, or of one session (origin-digest §2.1, §2.2, §3.3, §8.1).
 
     ``root`` is the storage root; ``session`` a session id (its directory name).
@@ -440,8 +444,10 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
     ``records`` (record lines read) and ``duplicates`` (records re-landed by an
     interrupted pass). ``jobs`` is how many processes check files (default:
     one per CPU; a root of fewer than ``PARALLEL_MIN_FILES`` files is checked in
-    this process). Raises FileNotFoundError when the root, or the session in
-    it, does not exist.
+    this process). ``digests``, when given, receives the SHA-256 hex of every
+    whole landed file by path (str), found on the way: the round chains'
+    inputs (:func:`chain_section`). Raises FileNotFoundError when the root, or
+    the session in it, does not exist.
     """
     root_shown = str(root)
     root = Path(root)
@@ -460,13 +466,15 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
     if jobs > 1 and len(sessions) >= SESSIONS_PER_JOB * jobs:
         # many sessions: each process verifies whole sessions, its files and its walk
         with process_pool(jobs) as procs:
-            for s_streams, s_records, s_dups, s_bare, s_problems in procs.map(
-                    _sessions_job, [(root, root_shown, run, deep) for run in guided(sessions, jobs)]):
+            for s_streams, s_records, s_dups, s_bare, s_problems, s_digests in procs.map(
+                    _sessions_job, [(root, root_shown, run, deep, digests is not None) for run in guided(sessions, jobs)]):
                 streams += s_streams
                 records += s_records
                 duplicates += s_dups
                 uncursored += s_bare
                 problems.extend(s_problems)
+                if digests is not None:
+                    digests.update(s_digests)
     else:
         listed = [(sdir, session_listing(sdir, skeletons=True)) for sdir in sessions]
         paths = [path for _, listing in listed for _, path in listing.files]
@@ -475,6 +483,8 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
             for sdir, listing in listed:
                 results = [next(checked) for _ in listing.files]
                 s_streams, s_records, s_dups, s_bare = _verify_session(root, root_shown, sdir, listing, results, problems)
+                if digests is not None:
+                    digests.update((str(path), res.digest) for (_, path), res in zip(listing.files, results) if res.digest)
                 streams += s_streams
                 records += s_records
                 duplicates += s_dups
@@ -546,10 +556,12 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
     return len(keys), records, duplicates, uncursored
 
 
-def chain_section(root: str | os.PathLike, session: str | None = None) -> Section | None:
+def chain_section(root: str | os.PathLike, session: str | None = None, *, digests: dict[str, str] | None = None) -> Section | None:
     """The round chains' section (origin-digest §2.6, §4.2), or None when this build has no Session Flow.
 
-    Runs :func:`asz_core.flow.verify_chain.verify_chains` and carries its
+    Runs :func:`asz_core.flow.verify_chain.verify_chains` (``digests``: the
+    whole-file SHA-256 of landed files already read, by path, which it then
+    does not read again) and carries its
     findings as problems named ``chain``: file = the round (or chain) file,
     field = ``round N``, detail = ``seq N: …``. Counts ``chains`` and ``rounds``.
     Raises FileNotFoundError when ``root`` is not a directory.
@@ -558,7 +570,7 @@ def chain_section(root: str | os.PathLike, session: str | None = None) -> Sectio
         from .flow.verify_chain import verify_chains
     except ImportError:  # pragma: no cover - a build without Session Flow
         return None
-    found = verify_chains(root, session)
+    found = verify_chains(root, session, digests=digests)
     section = Section("chains", found.summary(), {"chains": found.chains, "rounds": found.rounds})
     for p in found.problems:
         detail = (f"seq {p.seq}: " if p.seq else "") + p.message
@@ -576,8 +588,9 @@ def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | N
     ``all landed data is contiguous and matches its digests`` (origin-digest
     §8.1). Raises FileNotFoundError when the root or the session does not exist.
     """
-    report = verify_root(root, session, jobs=jobs, deep=deep)
-    chains = chain_section(root, session)
+    digests: dict[str, str] = {}  # each whole landed file's SHA-256, found by the landed check: the chains' inputs
+    report = verify_root(root, session, jobs=jobs, deep=deep, digests=digests)
+    chains = chain_section(root, session, digests=digests)
     if chains is not None:
         report.sections.append(chains)
     bodies = provider_section(root, session)  # issue 10: every landed provider body rebuilt

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Mapping
 import attrs
 import orjson
 
@@ -92,11 +93,14 @@ def _first_header(path: Path) -> dict:
         return {}
 
 
-def verify_chains(root: str | os.PathLike, session: str | None = None) -> ChainReport:
+def verify_chains(root: str | os.PathLike, session: str | None = None, *, digests: Mapping[str, str] | None = None) -> ChainReport:
     """Run the six chain checks on every chain of ``root`` (or only the chain(s) of ``session``).
 
     ``session`` selects the chain whose directory is named by it or whose round 1
-    names it. Returns a :class:`ChainReport`; never raises for what it finds
+    names it. ``digests`` maps a landed file's path (str) to the SHA-256 hex of
+    its whole bytes when already known (``asz verify`` hashes every landed file
+    once, in its landed check); any other file is read and hashed here.
+    Returns a :class:`ChainReport`; never raises for what it finds
     (unreadable files are problems). Raises FileNotFoundError when ``root`` is
     not a directory.
     """
@@ -110,12 +114,16 @@ def verify_chains(root: str | os.PathLike, session: str | None = None) -> ChainR
             files = chain.round_files()
             if not files or _first_header(files[0].path).get("session") != session:
                 continue
-        verify_chain(chain, report)
+        verify_chain(chain, report, digests=digests)
     return report
 
 
-def verify_chain(chain: Chain, report: ChainReport | None = None) -> ChainReport:
-    """Run the six checks on one chain, adding to ``report`` (a new one when None); returns the report."""
+def verify_chain(chain: Chain, report: ChainReport | None = None, *, digests: Mapping[str, str] | None = None) -> ChainReport:
+    """Run the six checks on one chain, adding to ``report`` (a new one when None); returns the report.
+
+    ``digests``: whole-file SHA-256 hex of landed files already hashed, by path (see :func:`verify_chains`).
+    """
+    listed: dict[Path, list] = {}  # a session's landed files, listed once for all its rounds
     report = report if report is not None else ChainReport()
     report.chains += 1
     conv = chain.conversation
@@ -169,7 +177,7 @@ def verify_chain(chain: Chain, report: ChainReport | None = None) -> ChainReport
                 seq=h.from_seq,
             )
         if rf.number == 1 or adjacent:
-            _check_inputs(chain, r, prev.header.input_digest if adjacent else "", problem)
+            _check_inputs(chain, r, prev.header.input_digest if adjacent else "", problem, digests or {}, listed)
         prev, prev_number, expected = r, rf.number, rf.number + 1
     # conversation.state is a cache, but a head it names past the last round listed means rounds were
     # removed from the end of the chain, which no digest inside the chain can show (check 1).
@@ -182,8 +190,13 @@ def verify_chain(chain: Chain, report: ChainReport | None = None) -> ChainReport
     return report
 
 
-def _check_inputs(chain: Chain, r: Round, previous_input: str, problem) -> None:
-    """Checks 5 and 6: recompute the input digest from the files on disk, name missing seqs when it differs."""
+def _check_inputs(chain: Chain, r: Round, previous_input: str, problem, known: Mapping[str, str],
+                  listed: dict[Path, list]) -> None:
+    """Checks 5 and 6: recompute the input digest from the files on disk, name missing seqs when it differs.
+
+    ``known`` holds whole-file digests already found, by path; ``listed`` each
+    session's landed files, filled on first use.
+    """
     h = r.header
     path = r.path or chain.rounds_dir
     if h.through_seq < h.from_seq:
@@ -193,14 +206,16 @@ def _check_inputs(chain: Chain, r: Round, previous_input: str, problem) -> None:
         return
     sdir = session_dir(chain.root, h.session)
     present: dict[int, Path] = {}
-    for ln, p in landed_files(sdir, skeletons=True):
+    if sdir not in listed:
+        listed[sdir] = landed_files(sdir, skeletons=True)
+    for ln, p in listed[sdir]:
         if h.from_seq <= ln.seq <= h.through_seq:
             present[ln.seq] = p
     digests = []
     unreadable = []
     for seq, p in sorted(present.items()):
         try:
-            digests.append(landed_file_digest(p))
+            digests.append(known.get(str(p)) or landed_file_digest(p))
         except (OSError, ValueError) as exc:
             unreadable.append((seq, str(exc)))
     if input_digest(previous_input, digests) == h.input_digest and not unreadable:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import copy
 import os
 from pathlib import Path
@@ -85,6 +87,26 @@ def test_processes_report_what_one_process_reports(tmp_path: Path) -> None:
     many = verify_root(root, jobs=2)
     assert not one.ok and one.lines() == many.lines() and one.as_dict() == many.as_dict()
     assert {p.problem for p in one.problems} == {"ord gap", "byte gap", "digest mismatch", "writable"}
+
+
+def test_sessions_shared_among_processes_report_and_hash_as_one_process(tmp_path: Path) -> None:
+    from asz_core.verify import SESSIONS_PER_JOB
+
+    b = RootBuilder(tmp_path / "root")
+    for i in range(SESSIONS_PER_JOB * 2 + 3):  # enough sessions for two processes to take whole sessions
+        b.land_stream(f"s{i:02d}", jsonl(7), per_file=3)
+    root = tmp_path / "root"
+    want = {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in root.rglob("*.sd")}
+    d1: dict[str, str] = {}
+    d2: dict[str, str] = {}
+    one, many = verify_root(root, jobs=1, digests=d1), verify_root(root, jobs=2, digests=d2)
+    assert one.ok and one.as_dict() == many.as_dict() and one.as_dict()["sessions"] == SESSIONS_PER_JOB * 2 + 3
+    assert d1 == d2 == want and len(want) == 3 * (SESSIONS_PER_JOB * 2 + 3)
+    victim = sorted((root / "s07" / "streams" / "main").glob("*.sd"))[1]
+    change_byte(victim, 40, victim.read_bytes()[40] ^ 1)
+    d2.clear()
+    many = verify_root(root, jobs=2, digests=d2)
+    assert [p.problem for p in many.problems] == ["digest mismatch"] and str(victim) not in d2  # a damaged file has no digest
 
 
 def test_usage_flags_and_dropped_on_the_quick_path() -> None:

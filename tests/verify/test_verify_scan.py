@@ -56,7 +56,14 @@ def test_every_file_the_collector_lands_from_the_corpus_scans_as_it_decodes(tmp_
         scanned += fast.records
         small = v._scan(path, compact=True)
         assert small.records == deep.records and small.positions[0] == deep.positions[0] and small.positions[-1] == deep.positions[-1]
+        whole = hashlib.sha256(path.read_bytes()).hexdigest()  # what a round's input digest binds (§4.1)
+        assert fast.digest == deep.digest == small.digest == whole, path
     assert scanned >= 3000  # the corpus's 3,146 records
+    want = {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
+    for jobs in (1, 2):  # in this process, and by file in two worker processes
+        found: dict[str, str] = {}
+        assert verify_root(tmp_path / "root", jobs=jobs, digests=found).ok
+        assert found == want, jobs
 
 
 @pytest.mark.parametrize("chunk", [1, 7, 64, 4095, 4096, 4097, 65536])
