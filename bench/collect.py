@@ -13,8 +13,9 @@ each in its own process so each has its own peak RSS:
 The packages' bytecode is compiled first (:func:`compile_packages`), as an
 installed package has it. Prints MB/s of both (source megabytes, 10^6 bytes), the ratio collect MB/s /
 bare MB/s (target >= 0.5), the peak RSS of the largest process (the target:
-2 x largest line + 100 MB) and of collect's processes together (sampled from
-/proc), and the largest line. Usage::
+2 x largest line + 100 MB) and the memory of collect's processes together (the
+sum of their proportional set sizes, sampled from /proc: pages the forked
+workers share with the command count once), and the largest line. Usage::
 
     python bench/collect.py --size-mb 300 [--dir DIR] [--keep] [--max-delta-bytes N] [--jobs N]
                             [--adapter NAME] [--adapter-file FILE] [--repeat N]
@@ -179,8 +180,9 @@ def bare(projects: Path, out: Path) -> None:
                 w.write(line)
 
 
-def _tree_rss(pid: int) -> int:
-    """Resident bytes of ``pid`` and its child processes now, from /proc (0 where there is no /proc)."""
+def _tree_pss(pid: int) -> int:
+    """Memory of ``pid`` and its child processes now, from /proc: the sum of their proportional set sizes
+    (``Pss``: a page that forked processes share counts once in all), in bytes; 0 where there is no /proc."""
     total = 0
     pids = [pid]
     try:
@@ -189,9 +191,10 @@ def _tree_rss(pid: int) -> int:
         return 0
     for p in pids:
         try:
-            for ln in Path(f"/proc/{p}/status").read_text().splitlines():
-                if ln.startswith("VmRSS:"):
+            for ln in Path(f"/proc/{p}/smaps_rollup").read_text().splitlines():
+                if ln.startswith("Pss:"):
                     total += int(ln.split()[1]) * 1024
+                    break
         except OSError:
             pass
     return total
@@ -199,7 +202,7 @@ def _tree_rss(pid: int) -> int:
 
 def _run(args: list[str], env: dict | None = None) -> tuple[float, int, subprocess.CompletedProcess, int]:
     """Run a child; returns (wall seconds, peak RSS bytes of its largest process, completed process,
-    peak RSS bytes of it and its worker processes together, sampled every 20 ms; 0 without /proc)."""
+    peak memory in bytes of it and its worker processes together (:func:`_tree_pss`), sampled every 20 ms)."""
     import threading
 
     t = time.perf_counter()
@@ -209,7 +212,7 @@ def _run(args: list[str], env: dict | None = None) -> tuple[float, int, subproce
 
     def sample() -> None:
         while not done.wait(0.02):
-            peak[0] = max(peak[0], _tree_rss(p.pid))
+            peak[0] = max(peak[0], _tree_pss(p.pid))
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -276,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
         target = 2 * g["largest_line"] + 100 * 1024 * 1024
         print(f"bare     : {bt:.2f}s  {mb / bt:.1f} MB/s  peak RSS {brss / 2**20:.0f} MiB")
         print(f"collect  : {ct:.2f}s  {cmb / ct:.1f} MB/s ({cmb:.1f} MB)  peak RSS {crss / 2**20:.0f} MiB per process "
-              f"(target < {target / 2**20:.0f} MiB), {call / 2**20:.0f} MiB for all its processes together")
+              f"(target < {target / 2**20:.0f} MiB), {call / 2**20:.0f} MiB for all its processes together (PSS)")
         print(f"ratio    : {(cmb / ct) / (mb / bt):.2f} (collect MB/s / bare MB/s; target >= 0.5)")
         print(f"summary  : {summary}")
         if cp.returncode:
