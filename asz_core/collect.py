@@ -83,6 +83,7 @@ __all__ = [
     "OBSERVER_KINDS",
     "landing_rank",
     "run_passes",
+    "land_session",
 ]
 
 #: Windows read per source per pass before the rest is left pending (origin-digest §2.2 step 8).
@@ -432,7 +433,7 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
         parallel = land_in_processes(root, items, cols, jobs, on_session, c)
     if not parallel:
         for n, (session, parts) in enumerate(items, 1):
-            _collect_session(root, session, parts, c)
+            land_session(root, session, parts, c)
             if on_session is not None:
                 on_session(session, n, len(items))
     for i, col in enumerate(cols):
@@ -440,6 +441,22 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
         if seen is not None:
             col._sweep_undiscovered(seen, c)
     return c
+
+
+def land_session(root: Path, session: str, parts: list[tuple[Collector, list[Source]]], c: Counters) -> None:
+    """Land one session (:func:`_collect_session`); any failure it did not expect (a MemoryError on a huge line,
+    an adapter bug) is told as ``error: <session dir>: session pass failed: …`` and counted in ``errors``, and
+    the pass goes on with the next session. What landed before the failure stays; the next pass goes on from
+    the cursors. KeyboardInterrupt and SystemExit are not caught."""
+    try:
+        _collect_session(root, session, parts, c)
+    except Exception as exc:
+        try:
+            where: object = session_dir(root, session)
+        except ValueError:
+            where = session
+        parts[0][0].report.error(where, f"session pass failed: {type(exc).__name__}: {exc}; the next pass tries again")
+        c.errors += 1
 
 
 def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list[Source]]], c: Counters) -> None:

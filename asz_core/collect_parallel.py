@@ -2,7 +2,7 @@
 
 :func:`land_in_processes` hands runs of sessions to ``jobs`` forked workers
 (:func:`asz_core.workers.guided`). Each worker lands a session whole with
-:func:`asz_core.collect._collect_session`, under the session's own lock,
+:func:`asz_core.collect.land_session`, under the session's own lock,
 exactly as one process lands it (origin-digest §2.1, §2.2); what it would
 tell its :class:`~asz_core.collect.Report` is sent back and told by the
 parent, in session order. Workers are forked so they hold the collectors,
@@ -16,9 +16,9 @@ import os
 from pathlib import Path
 from typing import Callable
 
-from .collect import Collector, Counters, _collect_session
+from .collect import Collector, Counters, land_session
 from .plugins.adapter import Source
-from .workers import die_with_parent, guided, process_pool
+from .workers import guided, process_pool, worker_start
 
 __all__ = ["land_in_processes"]
 
@@ -58,33 +58,45 @@ def _land_sessions(indexes: list[int]) -> list[tuple[Counters, list[list[tuple[s
         for col, t in zip(cols, told):
             col.report = t  # type: ignore[assignment]  # this worker's copy: its calls go back to the parent
         c = Counters()
-        _collect_session(root, session, parts, c)
+        land_session(root, session, parts, c)
         out.append((c, [t.calls for t in told], [set(col._told_errors) for col in cols]))
     return out
 
 
 def land_in_processes(root: Path, items: list[tuple[str, list[tuple[Collector, list[Source]]]]], cols: list[Collector],
-                       jobs: int, on_session: Callable[[str, int, int], None] | None, c: Counters) -> bool:
+                      jobs: int, on_session: Callable[[str, int, int], None] | None, c: Counters) -> bool:
     """Land ``items`` (session, parts) in ``jobs`` forked worker processes, sessions in runs (:func:`guided`).
 
     Each session is landed whole by one worker, under its own session lock,
-    exactly as :func:`_collect_session` lands it in this process. Counters are
+    exactly as :func:`land_session` lands it in this process. Counters are
     added into ``c``; what a worker tells its report is told here, in session
     order (a conflict still once per process); ``on_session`` is called here.
-    A worker dies with this process (:func:`die_with_parent`). Returns False,
-    having landed nothing, when this process may not fork (another thread
-    runs): the caller then lands the sessions itself.
+    A worker dies with this process and lets go of this process's locks
+    (:func:`asz_core.workers.worker_start`). When a worker dies (killed, out
+    of memory), the sessions whose results did not come back are landed
+    afterwards in this process, one by one: what the dead worker landed stays,
+    and the cursors say where to go on. Returns False, having landed nothing,
+    when this process may not fork (another thread runs): the caller then
+    lands the sessions itself.
     """
     global _FORKED
     _FORKED = (root, items, cols)
     try:
-        pool = process_pool(jobs, fork_only=True, initializer=die_with_parent)
+        pool = process_pool(jobs, fork_only=True, initializer=worker_start)
         if pool is None:
             return False
         n = 0
+        left: list[int] = []  # sessions of runs whose worker did not send results back
         with pool:
-            for results in pool.map(_land_sessions, guided(range(len(items)), jobs)):
-                for sc, calls, told_errors in results:
+            runs = guided(range(len(items)), jobs)
+            futures = [pool.submit(_land_sessions, run) for run in runs]
+            for run, fut in zip(runs, futures):
+                try:
+                    results = fut.result()
+                except Exception:  # BrokenProcessPool: a worker died; anything else a worker could not send
+                    left.extend(run)
+                    continue
+                for i, (sc, calls, told_errors) in zip(run, results):
                     c.add(sc)
                     for col, made in zip(cols, calls):
                         for method, path, message in made:
@@ -93,7 +105,13 @@ def land_in_processes(root: Path, items: list[tuple[str, list[tuple[Collector, l
                         col._told_errors |= t
                     n += 1
                     if on_session is not None:
-                        on_session(items[n - 1][0], n, len(items))
+                        on_session(items[i][0], n, len(items))
+        for i in left:
+            session, parts = items[i]
+            land_session(root, session, parts, c)
+            n += 1
+            if on_session is not None:
+                on_session(session, n, len(items))
         return True
     finally:
         _FORKED = None

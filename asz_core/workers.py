@@ -10,9 +10,12 @@ lands many sessions uses one process per CPU to go faster. What is shared:
 * :func:`guided`: a list cut into runs for the workers, long first and short
   last (guided scheduling), so few results cross between processes and no
   worker waits long at the end;
-* :func:`die_with_parent`: a worker initializer that, on Linux, has the
-  kernel kill the worker when its parent dies, so a killed command leaves no
-  worker holding a session lock.
+* :func:`die_with_parent`: on Linux, has the kernel kill the worker when its
+  parent dies, so a killed command leaves no worker holding a session lock;
+* :func:`worker_start`: the initializer of a worker that lands or parses:
+  :func:`die_with_parent`, and it lets go of the parent's locks
+  (:func:`asz_core.storage.root.forget_held_locks`), so the root's collector
+  lock ends with the command, not with its last worker.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import threading
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Sequence, TypeVar
 
-__all__ = ["can_fork", "process_pool", "guided", "die_with_parent", "default_jobs", "jobs_from_option"]
+__all__ = ["can_fork", "process_pool", "guided", "die_with_parent", "worker_start", "default_jobs", "jobs_from_option"]
 
 T = TypeVar("T")
 
@@ -99,3 +102,12 @@ def die_with_parent() -> None:
         libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
+
+
+def worker_start() -> None:
+    """Initializer of a forked worker that lands or parses: :func:`die_with_parent`, then close the copies of the
+    parent's lock files (:func:`asz_core.storage.root.forget_held_locks`). Never raises."""
+    die_with_parent()
+    from .storage.root import forget_held_locks
+
+    forget_held_locks()

@@ -560,7 +560,7 @@ def parse_root(
     order. ``jobs`` processes parse sessions at once (forked workers, runs of
     sessions each, :mod:`asz_core.workers`); each session is parsed whole by
     one of them, under its own locks, and the outcomes come back in name
-    order. With one job, an ``engine``, or where this process may not fork,
+    order; the sessions of a worker that died are parsed in this process. With one job, an ``engine``, or where this process may not fork,
     this process parses them all. Raises FileNotFoundError when ``root`` is
     not a directory.
     """
@@ -571,18 +571,23 @@ def parse_root(
     report = ParseReport()
     pool = None
     if jobs > 1 and len(names) > 1 and engine is None:
-        from ..workers import die_with_parent, process_pool
+        from ..workers import process_pool, worker_start
 
-        pool = process_pool(min(jobs, len(names)), fork_only=True, initializer=die_with_parent)
+        pool = process_pool(min(jobs, len(names)), fork_only=True, initializer=worker_start)
     if pool is None:
         outcomes = _parse_sessions((root, names, max_round_bytes, engine, lock_timeout))
     else:
         from ..workers import guided
 
+        outcomes = []
         with pool:
             runs = guided(names, jobs)
-            outcomes = [o for got in pool.map(_parse_sessions, [(root, run, max_round_bytes, None, lock_timeout) for run in runs])
-                        for o in got]
+            futures = [pool.submit(_parse_sessions, (root, run, max_round_bytes, None, lock_timeout)) for run in runs]
+            for run, fut in zip(runs, futures):
+                try:
+                    outcomes.extend(fut.result())
+                except Exception:  # the worker died (killed, out of memory): parse its sessions here
+                    outcomes.extend(_parse_sessions((root, run, max_round_bytes, None, lock_timeout)))
     for o in outcomes:
         report.outcomes.append(o)
         if o.problem and err is not None:

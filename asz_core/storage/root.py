@@ -23,6 +23,7 @@ import errno
 import fcntl
 import os
 import time
+import weakref
 from pathlib import Path
 from typing import Iterable
 
@@ -39,6 +40,7 @@ __all__ = [
     "SESSION_STATE",
     "collector_lock",
     "session_lock",
+    "forget_held_locks",
     "SessionWriter",
     "read_state",
     "write_state",
@@ -72,8 +74,12 @@ class FileLock:
     :meth:`acquire` tries every 50 ms for up to ``timeout`` seconds (0: one try)
     and raises :class:`LockBusy` naming the file and its holder when it stays
     held. The holder writes ``pid <n> since <RFC 3339 UTC>`` into the file so a
-    refused process can say who holds it. Use as a context manager.
+    refused process can say who holds it. Use as a context manager. A forked
+    worker calls :func:`forget_held_locks` so it never keeps a lock alive
+    after the process that took it has died.
     """
+
+    _held: "weakref.WeakSet[FileLock]" = weakref.WeakSet()  # the locks this process holds
 
     def __init__(self, path: str | os.PathLike, timeout: float = 0.0):
         self.path = Path(path)
@@ -112,11 +118,13 @@ class FileLock:
         except OSError:
             pass  # the note is a courtesy; the flock is what excludes
         self._fd = fd
+        FileLock._held.add(self)
         return self
 
     def release(self) -> None:
         """Give the lock up (the file stays, so the next holder locks the same inode)."""
         if self._fd is not None:
+            FileLock._held.discard(self)
             fd, self._fd = self._fd, None
             try:
                 fcntl.flock(fd, fcntl.LOCK_UN)
@@ -128,6 +136,24 @@ class FileLock:
 
     def __exit__(self, *exc) -> None:
         self.release()
+
+
+def forget_held_locks() -> None:
+    """In a forked child: close this process's copies of the lock files its parent held, without unlocking them.
+
+    A forked child shares each ``flock`` with its parent (one open file
+    description); closing the child's copy leaves the parent's lock as it is,
+    and means the lock ends when the parent ends, even if the child lives a
+    moment longer. Never raises.
+    """
+    for lock in list(FileLock._held):
+        fd, lock._fd = lock._fd, None
+        FileLock._held.discard(lock)
+        if fd is not None:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
 
 def _holder(fd: int) -> str:

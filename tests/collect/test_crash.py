@@ -70,7 +70,7 @@ def test_sigkill_at_random_moments_loses_nothing(tmp_path, jobs, kills):
         (src / session).mkdir(parents=True, exist_ok=True)
         (src / session / f"{stream}.jsonl").write_bytes(b"")
     counter = [0]
-    args = [*ASZ, "collect", *mini_args(src, root, "--interval", "0", "--max-delta-bytes", "8192", "--jobs", jobs)]
+    args = [*ASZ, "collect", *mini_args(src, root, "--interval", "100ms", "--max-delta-bytes", "8192", "--jobs", jobs)]
     started = time.monotonic()
     repeats = 0
     for kill in range(kills):
@@ -78,6 +78,7 @@ def test_sigkill_at_random_moments_loses_nothing(tmp_path, jobs, kills):
         writer.start()
         proc = subprocess.Popen(args, env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         time.sleep(rng.uniform(0.3, 1.3))
+        assert proc.poll() is None, (kill, proc.stderr.read())  # killed while it runs, never after it stopped on its own
         proc.kill()
         proc.wait(timeout=30)
         writer.stop.set()
