@@ -331,6 +331,13 @@ class _Walk:
                 return (p.off, p.bytes, p.sha)
         return None
 
+    def short_of(self, cursor: AppendCursor) -> bool:
+        """True when the records walked do not reach the line and byte the append cursor names."""
+        if self.kind in SNAPSHOT_KINDS or self.kind in UNCHECKED_KINDS:
+            return False
+        reached_ord, reached_off = self.reached
+        return not (reached_ord >= cursor.ord and reached_off >= cursor.offset)
+
     def end(self, cursor: AppendCursor, shown_cursor: str, last_seq: int, problems: list[Problem]) -> None:
         if self.kind in SNAPSHOT_KINDS or self.kind in UNCHECKED_KINDS:
             return
@@ -552,8 +559,37 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
             problems.append(Problem(_show(root_shown, root, cpath), 0, "", "bad cursor", str(exc)))
             continue
         if isinstance(cursor, AppendCursor):
+            if walk.short_of(cursor):
+                # The cursor was read after the directory was listed: a collector still running may have landed
+                # files since (a file lands before its cursor moves), so look once more before calling it a gap.
+                last_seq, more = _landed_since(root, root_shown, d, kind, last_seq, walk, problems)
+                records += more
             walk.end(cursor, _show(root_shown, root, cpath), last_seq, problems)
     return len(keys), records, duplicates, uncursored
+
+
+def _landed_since(root: Path, root_shown: str, d: Path, kind: str, last_seq: int, walk: "_Walk",
+                  problems: list[Problem]) -> tuple[int, int]:
+    """Check and walk the files of ``kind`` in directory ``d`` with a seq above ``last_seq`` (landed since the
+    session was listed); returns the new last seq and the records they hold."""
+    found = []
+    try:
+        names = os.listdir(d)
+    except OSError:
+        return last_seq, 0
+    for name in names:
+        ln = parse_landed_name(name)
+        if ln is not None and ln.kind == kind and ln.ext == "sd" and ln.seq > last_seq:
+            found.append((ln.seq, d / name))
+    records = 0
+    for seq, path in sorted(found):
+        res = _check_for_walk(path)
+        shown = _show(root_shown, root, path)
+        problems.extend(_from_error(e, shown) for e in res.errors)
+        walk.feed(shown, res, problems, seq)
+        records += res.records
+        last_seq = seq
+    return last_seq, records
 
 
 def chain_section(root: str | os.PathLike, session: str | None = None, *, digests: dict[str, str] | None = None) -> Section | None:

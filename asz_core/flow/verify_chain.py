@@ -127,6 +127,14 @@ def verify_chain(chain: Chain, report: ChainReport | None = None, *, digests: Ma
     report = report if report is not None else ChainReport()
     report.chains += 1
     conv = chain.conversation
+    # conversation.state is a cache, but a head it names past the last round listed means rounds were
+    # removed from the end of the chain, which no digest inside the chain can show (check 1). It is read
+    # before the rounds are listed: a parser writes a round's file before the state that names it, so a
+    # chain that grows while it is checked never looks cut short.
+    try:
+        named = int(chain.read_state().get("head", "0") or 0)
+    except (ValueError, OSError):
+        named = 0
     files = chain.round_files()
 
     def problem(check: int, rnd: int, path: Path | str, message: str, seq: int = 0) -> None:
@@ -179,12 +187,6 @@ def verify_chain(chain: Chain, report: ChainReport | None = None, *, digests: Ma
         if rf.number == 1 or adjacent:
             _check_inputs(chain, r, prev.header.input_digest if adjacent else "", problem, digests or {}, listed)
         prev, prev_number, expected = r, rf.number, rf.number + 1
-    # conversation.state is a cache, but a head it names past the last round listed means rounds were
-    # removed from the end of the chain, which no digest inside the chain can show (check 1).
-    try:
-        named = int(chain.read_state().get("head", "0") or 0)
-    except (ValueError, OSError):
-        named = 0
     for missing in range(prev_number + 1, named + 1):
         problem(1, missing, chain.rounds_dir, f"round {missing} is missing: conversation.state names round {named} as the head")
     return report
