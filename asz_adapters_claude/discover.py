@@ -46,6 +46,8 @@ SESSION_ID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-
 #: corpus holds 8-hex ids (2.0.x), ``a7be2f0`` and ``acompact-f46190`` (2.1.39).
 STREAM_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 _AGENT_FILE = re.compile(r"agent-(?P<id>.+?)(?P<ext>\.jsonl|\.meta\.json)")
+#: What an agent file whose id is the main stream's name is skipped for (``agent-main.jsonl``).
+_MAIN_ID = "its agent id is the name of the session's main stream, which the session file holds"
 _NOISE = {
     "memory": "agent memory, not a session",
     "tool-results": "persisted tool output, not a source this dialect reads",
@@ -165,6 +167,9 @@ class _Walk:
         if not STREAM_ID.fullmatch(agent):
             self.skip(path, "agent file name does not carry an agent id")
             return
+        if agent.lower() == "main":
+            self.skip(path, _MAIN_ID)
+            return
         try:
             session = _first_session_id(path)
         except OSError as exc:
@@ -192,7 +197,9 @@ class _Walk:
         """``subagents/`` (batch '') or ``subagents/workflows/<run>/`` (batch = run)."""
         for name, path, is_dir in self.entries(cdir):
             m = _AGENT_FILE.fullmatch(name)
-            if m and STREAM_ID.fullmatch(m.group("id")) and not is_dir:
+            if m and m.group("id").lower() == "main":
+                self.skip(path, _MAIN_ID)
+            elif m and STREAM_ID.fullmatch(m.group("id")) and not is_dir:
                 if m.group("ext") == ".jsonl":
                     self.add(session, slug, "transcript", path, stream=m.group("id"), batch=batch)
                 else:

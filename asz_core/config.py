@@ -57,6 +57,7 @@ __all__ = [
     "DEFAULT_CONFIG_NAME",
     "MIN_DELTA_BYTES",
     "MIN_ROUND_BYTES",
+    "MIN_INTERVAL",
 ]
 
 #: The adapter collected when no configuration names one.
@@ -67,6 +68,8 @@ DEFAULT_CONFIG_NAME = "asz.yaml"
 MIN_DELTA_BYTES = 1024
 #: The smallest round budget accepted, in bytes (``parse.max_round_bytes``, ``asz parse --max-round-bytes``).
 MIN_ROUND_BYTES = 1024
+#: The shortest collector interval in seconds (100 ms): a shorter one spins.
+MIN_INTERVAL = 0.1
 #: Default collector interval in seconds (10m).
 DEFAULT_INTERVAL = 600.0
 DEFAULT_MAX_ROUND_BYTES = 2 * 1024 * 1024
@@ -247,6 +250,8 @@ def _collector(ctx: _Ctx, value: Any, key: str) -> CollectorConfig:
             c.interval = parse_duration(str(raw))
         except ValueError as exc:
             raise ctx.err(f"{key}.interval", str(exc)) from None
+        if c.interval < MIN_INTERVAL:
+            raise ctx.err(f"{key}.interval", f"must be at least 100ms (a shorter one spins), got {raw}")
     if "max_delta_bytes" in d:
         c.max_delta_bytes = ctx.integer(d["max_delta_bytes"], f"{key}.max_delta_bytes", MIN_DELTA_BYTES)
     return c

@@ -21,7 +21,7 @@ import orjson
 import typer
 
 from ..collect import Collector, CollectOptions, Counters, Report, run_passes
-from ..config import MIN_DELTA_BYTES, Config, ConfigError, format_duration, load_config, parse_duration
+from ..config import MIN_DELTA_BYTES, MIN_INTERVAL, Config, ConfigError, format_duration, load_config, parse_duration
 from ..plugins import Adapter, get_plugin_manager
 from ..storage.root import LockBusy, collector_lock
 
@@ -98,7 +98,7 @@ def resolve_jobs(
             seconds = parse_duration(interval)
         except ValueError as exc:
             raise _usage(cmd, f"--interval: {exc}") from None
-        if seconds < 0.1:
+        if seconds < MIN_INTERVAL:
             raise _usage(cmd, f"--interval must be at least 100ms (a shorter one spins), got {interval}")
     if max_delta_bytes is not None and max_delta_bytes < MIN_DELTA_BYTES:
         raise _usage(cmd, f"--max-delta-bytes must be at least {MIN_DELTA_BYTES}, got {max_delta_bytes}")

@@ -83,6 +83,7 @@ def parse(
     config: Optional[Path] = typer.Option(None, "--config", help="Configuration file (default ./asz.yaml when present)."),
     max_round_bytes: Optional[int] = typer.Option(None, "--max-round-bytes", help="Round budget in bytes, at least 1024 (default parse.max_round_bytes, 2097152)."),
     jobs: int = typer.Option(0, "--jobs", help="Processes parsing sessions at once (default 0: one per CPU; 1: this process only)."),
+    lock_timeout: float = typer.Option(30.0, "--lock-timeout", help="Seconds to wait for a chain another parser (a running asz collect) holds."),
 ) -> None:
     """Assemble sessions and append rounds to their chains; print one table row per session.
 
@@ -120,7 +121,9 @@ def parse(
         jobs = jobs_from_option(jobs)
     except ValueError as exc:
         raise _usage(str(exc)) from None
-    report = parse_root(where, sessions, max_round_bytes=budget, jobs=jobs)
+    if lock_timeout < 0:
+        raise _usage(f"--lock-timeout must not be negative, got {lock_timeout}")
+    report = parse_root(where, sessions, max_round_bytes=budget, jobs=jobs, lock_timeout=lock_timeout)
     for line in format_table(table_rows(report)):
         typer.echo(line)
     for p in report.problems:

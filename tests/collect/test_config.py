@@ -48,6 +48,8 @@ def test_every_key(tmp_path):
         ("parse: {max_round_bytes: -1}", "parse.max_round_bytes"),
         ("parse: {max_round_bytes: 99999999999999999999999}", "parse.max_round_bytes"),
         ("adapters: [{name: a, collector: {interval: 99999999999h}}]", "adapters[0].collector.interval"),
+        ("adapters: [{name: a, collector: {interval: 0}}]", "adapters[0].collector.interval"),  # spins: below 100ms
+        ("adapters: [{name: a, collector: {interval: 50ms}}]", "adapters[0].collector.interval"),
         ("adapters: [{name: a, listen: '127.0.0.1:99999'}]", "adapters[0].listen"),
         ("[1, 2]", ""),
     ],

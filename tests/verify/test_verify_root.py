@@ -413,3 +413,18 @@ def test_a_closing_line_cut_or_not_last_is_named_as_such(root: Path) -> None:
     got = problems(root)
     assert (f.name, last, "t", "closing line not last") in got and (f.name, last + 2, "", "missing closing line") in got
     assert not any(line == last and p == "bad record" for _, line, _, p in got)
+
+
+def test_a_directory_that_is_no_storage_root_is_refused(root: Path, tmp_path: Path) -> None:
+    """A session directory, or a directory of other directories, verified as a root would pass with nothing in it."""
+    with pytest.raises(FileNotFoundError, match="not a storage root but a session directory in one: asz verify s1 --root"):
+        verify_root(root / "s1")
+    projects = tmp_path / "projects"
+    (projects / "-Users-me-app").mkdir(parents=True)
+    (projects / "-Users-me-app" / "0196a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b.jsonl").write_text("{}\n")
+    with pytest.raises(FileNotFoundError, match=r"not a storage root: none of its 1 directory \(-Users-me-app\) holds streams/"):
+        verify_root(projects)
+    assert verify_root(root).ok and verify_root(root, "s2").ok
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert verify_root(empty).as_dict()["sessions"] == 0  # an empty root is a root with nothing landed yet

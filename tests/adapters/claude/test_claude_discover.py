@@ -175,3 +175,22 @@ def test_unreadable_project_directory_is_an_error(tmp_path: Path) -> None:
     finally:
         os.chmod(root / "-locked", 0o755)
     assert len(d.sources) == 1 and [p for p, _ in d.errors] == [str(root / "-locked")]
+
+
+def test_an_agent_file_named_main_never_takes_the_main_stream(tmp_path: Path) -> None:
+    """``agent-main.jsonl`` (in subagents/ or beside the session file) would land as stream ``main`` and refuse the
+    real transcript on every pass; it is skipped with the reason, and the session file keeps its stream."""
+    root = tmp_path / "projects"
+    sdir = root / "-p" / S1
+    (sdir / "subagents").mkdir(parents=True)
+    (root / "-p" / f"{S1}.jsonl").write_text('{"type":"user","sessionId":"%s"}\n' % S1)
+    (sdir / "subagents" / "agent-main.jsonl").write_text('{"type":"user"}\n')
+    (sdir / "subagents" / "agent-Main.meta.json").write_text("{}")
+    (sdir / "subagents" / "agent-a1.jsonl").write_text('{"type":"user"}\n')
+    (root / "-p" / "agent-main.jsonl").write_text('{"type":"user","sessionId":"%s"}\n' % S1)
+    d = A.discover(root)
+    assert [(s.stream, s.src) for s in d.sources] == [("main", f"-p/{S1}.jsonl"), ("a1", f"-p/{S1}/subagents/agent-a1.jsonl")]
+    skipped = {Path(p).name: why for p, why in d.skipped}
+    assert skipped["agent-main.jsonl"] == skipped["agent-Main.meta.json"] == (
+        "its agent id is the name of the session's main stream, which the session file holds")
+    assert sum(1 for p, _ in d.skipped if Path(p).name == "agent-main.jsonl") == 2
