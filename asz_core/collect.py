@@ -47,13 +47,13 @@ import errno
 import hashlib
 import os
 import stat
-import sys
 import time
 from pathlib import Path
-from typing import Callable, Iterable, Sequence, TextIO
+from typing import Callable, Iterable, Sequence
 
 import attrs
 
+from .pass_report import SUMMARY_KEYS, Counters, Report
 from .plugins.adapter import SOURCE_MODES, Adapter, Source, discovery_failure
 from .sessiondata import (
     DEFAULT_MAX_DELTA_BYTES,
@@ -93,49 +93,6 @@ _STREAM_KINDS = ("transcript", "agent_meta", "changes", "execution")
 #: Kinds the asz observers land beside a runtime's streams (origin-digest §2.1): they land right after the main transcript.
 OBSERVER_KINDS = ("changes", "execution")
 #: Counter names in the order the summary line prints them.
-SUMMARY_KEYS = ("sessions", "sources", "landed", "records", "bytes", "conflicts", "pending", "errors", "gone", "skipped", "busy",
-                "shrunk", "partial")
-
-
-@attrs.define
-class Counters:
-    """What a pass did. ``landed`` counts files; ``records`` records in them; ``bytes`` the source bytes
-    those records came from (newlines included); ``conflicts`` sources refused (new or sticky);
-    ``pending`` sources with complete lines left after ``max_windows`` windows; ``errors`` unreadable
-    places and adapter failures; ``gone`` sources found missing this pass; ``skipped`` what discovery
-    passed over; ``busy`` sessions whose lock another writer held; ``shrunk`` records too large to land
-    whole, landed alone with payloads taken out (seed 000, Too large to land); ``partial`` sources whose
-    last line has no newline yet (it waits: a write in progress, or a torn tail)."""
-
-    sessions: int = 0
-    sources: int = 0
-    landed: int = 0
-    records: int = 0
-    bytes: int = 0
-    conflicts: int = 0
-    pending: int = 0
-    errors: int = 0
-    gone: int = 0
-    skipped: int = 0
-    busy: int = 0
-    shrunk: int = 0
-    partial: int = 0
-
-    def add(self, other: "Counters") -> None:
-        """Add ``other`` into this one (several adapters in one pass)."""
-        for k in SUMMARY_KEYS:
-            setattr(self, k, getattr(self, k) + getattr(other, k))
-
-    @property
-    def failed(self) -> bool:
-        """True when anything is pending, refused or failed: a one-shot collect then exits 1."""
-        return bool(self.pending or self.errors or self.conflicts or self.busy)
-
-    def summary(self) -> str:
-        """``sessions=N sources=N landed=N records=N bytes=N conflicts=N pending=N errors=N gone=N skipped=N busy=N shrunk=N partial=N``."""
-        return " ".join(f"{k}={getattr(self, k)}" for k in SUMMARY_KEYS)
-
-
 @attrs.define
 class CollectOptions:
     """Knobs of a pass: the cut budget in bytes, windows per source, session-lock wait in seconds, fsync,
@@ -155,47 +112,6 @@ class CollectOptions:
     fsync: bool = True
     stamp_ns: int | None = None
     jobs: int = 1
-
-
-class Report:
-    """Where problems are told: one line each on ``stream`` (stderr by default).
-
-    ``error: <path>: <message>``, ``conflict: <path>: <reason>`` and
-    ``busy: <path>: <message>``. A conflict is told once per process for one
-    source and reason; the counters still count it on every pass.
-    """
-
-    def __init__(self, stream: TextIO | None = None):
-        self.stream = stream
-        self._told: set[tuple[str, str]] = set()
-
-    def _out(self) -> TextIO:
-        return self.stream if self.stream is not None else sys.stderr
-
-    def _line(self, text: str) -> None:
-        out = self._out()
-        out.write(text + "\n")
-        out.flush()
-
-    def error(self, path: str | os.PathLike, message: str) -> None:
-        """Tell an error about ``path``."""
-        self._line(f"error: {path}: {message}")
-
-    def conflict(self, path: str | os.PathLike, reason: str) -> None:
-        """Tell a conflict once per (path, reason) in this process."""
-        key = (str(path), reason)
-        if key in self._told:
-            return
-        self._told.add(key)
-        self._line(f"conflict: {path}: {reason}")
-
-    def note(self, path: str | os.PathLike, message: str) -> None:
-        """Tell something worth knowing that is not a problem (``note: <path>: <message>``)."""
-        self._line(f"note: {path}: {message}")
-
-    def busy(self, path: str | os.PathLike, message: str) -> None:
-        """Tell that a session was left alone because its lock was held."""
-        self._line(f"busy: {path}: {message}")
 
 
 _CLOSING_MAX = len(encode_closing(Closing(records=2**63 - 1, digest="0" * 64))) + 1
