@@ -51,7 +51,7 @@ from .landed_check import FileResult, _check_deep, _check_for_walk, _compact, _e
 from .sessiondata.model import KIND_PREFIX, Header
 from .storage.cursor import AppendCursor, read_cursor
 from .storage.layout import SessionListing, dir_name, kind_dir_parts, parse_landed_name, session_dirs, session_listing
-from .workers import guided, process_pool
+from .workers import default_jobs, guided, process_pool
 
 __all__ = [
     "Problem",
@@ -195,8 +195,9 @@ def _threaded(paths: list[Path], deep: bool) -> Iterator[FileResult]:
 
 
 def _sessions_job(job: tuple[Path, str, list[Path], bool, bool]) -> tuple[int, int, int, int, list[Problem], list[tuple[str, str]]]:
-    """Verify some sessions in a worker process: ``(root, root as shown, session dirs, deep)`` → the summed counts
-    of :func:`_verify_session` (streams, records, duplicates, streams without a cursor), then their problems."""
+    """Verify some sessions in a worker process: ``(root, root as shown, session dirs, deep, want digests)`` → the
+    summed counts of :func:`_verify_session` (streams, records, duplicates, streams without a cursor), their
+    problems, and (when wanted) the whole-file digests of their landed files (:func:`_file_digests`)."""
     root, root_shown, sdirs, deep, want_digests = job
     problems: list[Problem] = []
     digests: list[tuple[str, str]] = []
@@ -207,8 +208,13 @@ def _sessions_job(job: tuple[Path, str, list[Path], bool, bool]) -> tuple[int, i
         for i, n in enumerate(_verify_session(root, root_shown, sdir, listing, results, problems)):
             total[i] += n
         if want_digests:
-            digests.extend((str(path), res.digest) for (_, path), res in zip(listing.files, results) if res.digest)
+            digests.extend(_file_digests(listing, results))
     return (*total, problems, digests)
+
+
+def _file_digests(listing: SessionListing, results: list[FileResult]) -> Iterator[tuple[str, str]]:
+    """``(path, whole-file SHA-256 hex)`` of each listed file whose check found its digest (a whole file)."""
+    return ((str(path), res.digest) for (_, path), res in zip(listing.files, results) if res.digest)
 
 
 def _check_files(paths: list[Path], jobs: int, deep: bool = False) -> Iterator[FileResult]:
@@ -348,9 +354,9 @@ class _Walk:
                                         f"but seq {seq} ({shown}:{line}) holds ord {o} ending at byte {end}: the cursor was "
                                         f"moved back or damaged, and the next collect pass would take its source for rewritten"))
                 break
-        reached_ord, reached_off = self.reached
-        if reached_ord >= cursor.ord and reached_off >= cursor.offset:
+        if not self.short_of(cursor):
             return
+        reached_ord, reached_off = self.reached
         where = f"the last landed record is ord {reached_ord} ending at byte {reached_off}, in {self.last[0]}:{self.last[1]}" if self.last else "no record landed"
         lost = f"; the cursor's last file was seq {cursor.last_seq}, the last found is seq {last_seq}" if cursor.last_seq > last_seq else ""
         field = "ord" if reached_ord < cursor.ord else "offset"
@@ -470,7 +476,7 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
     else:
         sessions = session_dirs(root)
         _refuse_what_is_no_root(root, sessions)
-    jobs = (os.cpu_count() or 1) if jobs is None else jobs
+    jobs = default_jobs() if jobs is None else jobs
     problems: list[Problem] = []
     streams = records = duplicates = uncursored = 0
     if jobs > 1 and len(sessions) >= SESSIONS_PER_JOB * jobs:
@@ -494,7 +500,7 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
                 results = [next(checked) for _ in listing.files]
                 s_streams, s_records, s_dups, s_bare = _verify_session(root, root_shown, sdir, listing, results, problems)
                 if digests is not None:
-                    digests.update((str(path), res.digest) for (_, path), res in zip(listing.files, results) if res.digest)
+                    digests.update(_file_digests(listing, results))
                 streams += s_streams
                 records += s_records
                 duplicates += s_dups
