@@ -737,10 +737,20 @@ class _View:
         for t in self.nodes.values():
             if t.kind == "talk":
                 talks_by_stream.setdefault(t.stream, []).append(t)
+        # A stream's records: its transcript's records once each (a record an interrupted pass landed again, at
+        # the same ord, counts once, as assembly takes it once), and every version of its sidecar.
         records: dict[str, int] = {}
+        ords: dict[str, set] = {}
         for seq, h in self.sess.headers.items():
-            if h is not None and h.kind in ("transcript", "agent_meta"):
-                records[h.stream or "main"] = records.get(h.stream or "main", 0) + len(self.sess.records.get(seq, []))
+            if h is None:
+                continue
+            name = h.stream or "main"
+            if h.kind == "transcript":
+                ords.setdefault(name, set()).update(r.get("ord") for r in self.sess.records.get(seq, []))
+            elif h.kind == "agent_meta":
+                records[name] = records.get(name, 0) + len(self.sess.records.get(seq, []))
+        for name, seen in ords.items():
+            records[name] = records.get(name, 0) + len(seen)
         for s in sorted(streams, key=lambda s: (s.attrs.get("role") != "main", self.at(s) or (1 << 62), s.id)):
             name = s.id.split("/", 1)[1] if "/" in s.id else s.id
             talks = sorted(talks_by_stream.get(name, []), key=lambda t: (self.at(t) or (1 << 62), t.id))

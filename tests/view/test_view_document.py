@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -239,3 +240,33 @@ def test_every_corpus_conversation_verifies_and_yaml_reads_back(corpus_root):
         assert doc["summary"]["state"] == "verified", (conv, doc["summary"]["problems"])
         assert doc["summary"]["talks"] >= 1 and doc["talks"]
         assert yaml.safe_load(to_yaml(doc)) == json.loads(to_json(doc)), conv
+
+
+def test_records_landed_again_by_an_interrupted_pass_count_once(tmp_path, corpus_dir):
+    """A pass killed after a file landed and before its cursor moved lands the records again; a stream's
+    ``records`` counts each source line once, as before the crash."""
+    src = tmp_path / "projects"
+    name = "-experiments-worktrees"
+    if not (corpus_dir / "claude-code/projects" / name).is_dir():
+        pytest.skip(f"{name} is absent from the corpus")
+    shutil.copytree(corpus_dir / "claude-code/projects" / name, src / name)
+    root = tmp_path / "root"
+
+    def asz(*args):
+        p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True)
+        assert p.returncode == 0, p.stdout + p.stderr
+        return p.stdout
+
+    asz("collect", "--once", "--source", str(src), "--root", str(root))
+    [conv] = list_conversations(root)
+    before = {s["name"]: s["records"] for s in build_view(root, conv)["streams"]}
+    main_file = next(src.rglob(f"{conv}.jsonl"))
+    lines = main_file.read_bytes().count(b"\n")
+    assert before["main"] == lines
+    (root / conv / "streams" / "main" / "transcript.cursor").unlink()  # as if the cursor never moved: all lands again
+    out = asz("collect", "--once", "--source", str(src), "--root", str(root))
+    assert "landed=0 " not in out
+    assert f"{lines} record(s) landed more than once" in asz("verify", "--root", str(root))
+    after = build_view(root, conv)
+    assert {s["name"]: s["records"] for s in after["streams"]} == before
+    assert after["summary"]["state"] == "verified"
