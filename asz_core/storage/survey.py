@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ..plugins.adapter import Adapter, discovery_failure
+from ..source_windows import SourceError, open_source
 from .cursor import AppendCursor, SnapshotCursor, read_cursor
 from .layout import cursor_path, kind_dir
 
@@ -69,11 +70,16 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
                     doc_sha = hashlib.sha256(body).hexdigest() if body else ""
                     del data, body
                 else:
-                    size = os.stat(s.path).st_size
+                    fd, st = open_source(s.path)  # what collect opens: a FIFO, a device or a directory is unreadable
+                    os.close(fd)
+                    size = st.st_size
                 row["size"] = size
             except FileNotFoundError as exc:
                 size = None
                 row["state"], row["reason"] = "gone", exc.strerror or str(exc)
+            except SourceError as exc:
+                size = None
+                row["state"], row["reason"] = "unreadable", str(exc).removeprefix("unreadable: ")
             except Exception as exc:  # OSError, or an adapter's ValueError for a document it cannot read
                 size = None
                 row["state"], row["reason"] = "unreadable", getattr(exc, "strerror", None) or str(exc)

@@ -192,6 +192,18 @@ def test_sources_lists_files_sizes_and_cursor_states(tmp_path):
     assert not list(root.rglob(".lock.*"))
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this platform")
+def test_sources_calls_a_fifo_unreadable_as_collect_does(tmp_path):
+    src, root = tmp_path / "src", tmp_path / "data"
+    (src / "s1").mkdir(parents=True)
+    os.mkfifo(src / "s1" / "main.jsonl")
+    doc = orjson.loads(asz("sources", *mini_args(src, root), "--json").stdout)
+    [row] = doc["adapters"][0]["sessions"][0]["sources"]
+    assert (row["state"], row["reason"], row["size"]) == ("unreadable", "not a regular file", None)
+    p = collect_once(src, root)
+    assert p.returncode == 1 and "unreadable: not a regular file" in p.stderr
+
+
 def test_a_missing_or_regular_file_source_root_is_said_plainly(tmp_path):
     """No exception class names in the messages; a failed one-shot collect creates no storage root."""
     missing, regular, root = tmp_path / "cc" / "projects", tmp_path / "plain.txt", tmp_path / "data"
