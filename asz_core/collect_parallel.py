@@ -18,7 +18,7 @@ from typing import Callable
 
 from .collect import Collector, Counters, land_session
 from .plugins.adapter import Source
-from .workers import guided, process_pool, worker_start
+from .workers import LOST, each_result, guided, process_pool, worker_start
 
 __all__ = ["land_in_processes"]
 
@@ -88,12 +88,8 @@ def land_in_processes(root: Path, items: list[tuple[str, list[tuple[Collector, l
         n = 0
         left: list[int] = []  # sessions of runs whose worker did not send results back
         with pool:
-            runs = guided(range(len(items)), jobs)
-            futures = [pool.submit(_land_sessions, run) for run in runs]
-            for run, fut in zip(runs, futures):
-                try:
-                    results = fut.result()
-                except Exception:  # BrokenProcessPool: a worker died; anything else a worker could not send
+            for run, results in each_result(pool, _land_sessions, guided(range(len(items)), jobs)):
+                if results is LOST:
                     left.extend(run)
                     continue
                 for i, (sc, calls, told_errors) in zip(run, results):

@@ -51,7 +51,7 @@ from .landed_check import FileResult, _check_deep, _check_for_walk, _compact, _e
 from .sessiondata.model import KIND_PREFIX, Header
 from .storage.cursor import AppendCursor, read_cursor
 from .storage.layout import SessionListing, dir_name, kind_dir_parts, parse_landed_name, session_dirs, session_listing
-from .workers import default_jobs, guided, process_pool
+from .workers import LOST, default_jobs, each_result, guided, process_pool
 
 __all__ = [
     "Problem",
@@ -482,8 +482,9 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
     if jobs > 1 and len(sessions) >= SESSIONS_PER_JOB * jobs:
         # many sessions: each process verifies whole sessions, its files and its walk
         with process_pool(jobs) as procs:
-            for s_streams, s_records, s_dups, s_bare, s_problems, s_digests in procs.map(
-                    _sessions_job, [(root, root_shown, run, deep, digests is not None) for run in guided(sessions, jobs)]):
+            runs = [(root, root_shown, run, deep, digests is not None) for run in guided(sessions, jobs)]
+            for job, got in each_result(procs, _sessions_job, runs):
+                s_streams, s_records, s_dups, s_bare, s_problems, s_digests = got if got is not LOST else _sessions_job(job)
                 streams += s_streams
                 records += s_records
                 duplicates += s_dups

@@ -25,9 +25,9 @@ import signal
 import sys
 import threading
 from concurrent.futures import ProcessPoolExecutor
-from typing import Callable, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Sequence, TypeVar
 
-__all__ = ["can_fork", "process_pool", "guided", "die_with_parent", "worker_start", "default_jobs", "jobs_from_option"]
+__all__ = ["can_fork", "process_pool", "guided", "each_result", "LOST", "die_with_parent", "worker_start", "default_jobs", "jobs_from_option"]
 
 T = TypeVar("T")
 
@@ -84,6 +84,26 @@ def guided(items: Sequence[T], jobs: int) -> list[list[T]]:
         out.append(list(items[i: i + step]))
         i += step
     return out
+
+
+#: What :func:`each_result` yields for a job whose worker sent no result back (it died, or its result could not cross).
+LOST = object()
+
+
+def each_result(pool: ProcessPoolExecutor, fn: Callable[[Any], Any], jobs: Sequence[Any]) -> Iterator[tuple[Any, Any]]:
+    """Submit ``fn(job)`` to ``pool`` for every job; yield ``(job, result)`` in the order of ``jobs``.
+
+    The result is :data:`LOST` when the job's worker died (killed, out of
+    memory: ``BrokenProcessPool``) or its result could not be sent back; the
+    caller then does that job itself. Results of the jobs that finished are
+    kept, whatever happened to the others.
+    """
+    futures = [pool.submit(fn, job) for job in jobs]
+    for job, fut in zip(jobs, futures):
+        try:
+            yield job, fut.result()
+        except Exception:
+            yield job, LOST
 
 
 def die_with_parent() -> None:

@@ -560,8 +560,9 @@ def parse_root(
     order. ``jobs`` processes parse sessions at once (forked workers, runs of
     sessions each, :mod:`asz_core.workers`); each session is parsed whole by
     one of them, under its own locks, and the outcomes come back in name
-    order; the sessions of a worker that died are parsed in this process. With one job, an ``engine``, or where this process may not fork,
-    this process parses them all. Raises FileNotFoundError when ``root`` is
+    order; the sessions of a worker that died are parsed in this process.
+    With one job, an ``engine``, or where this process may not fork, this
+    process parses them all. Raises FileNotFoundError when ``root`` is
     not a directory.
     """
     root = Path(root)
@@ -577,17 +578,13 @@ def parse_root(
     if pool is None:
         outcomes = _parse_sessions((root, names, max_round_bytes, engine, lock_timeout))
     else:
-        from ..workers import guided
+        from ..workers import LOST, each_result, guided
 
         outcomes = []
         with pool:
-            runs = guided(names, jobs)
-            futures = [pool.submit(_parse_sessions, (root, run, max_round_bytes, None, lock_timeout)) for run in runs]
-            for run, fut in zip(runs, futures):
-                try:
-                    outcomes.extend(fut.result())
-                except Exception:  # the worker died (killed, out of memory): parse its sessions here
-                    outcomes.extend(_parse_sessions((root, run, max_round_bytes, None, lock_timeout)))
+            runs = [(root, run, max_round_bytes, None, lock_timeout) for run in guided(names, jobs)]
+            for job, got in each_result(pool, _parse_sessions, runs):
+                outcomes.extend(got if got is not LOST else _parse_sessions(job))  # a dead worker's sessions: here
     for o in outcomes:
         report.outcomes.append(o)
         if o.problem and err is not None:
