@@ -32,6 +32,7 @@ from ..sessiondata.model import WITHHOLDABLE
 from ..sessiondata.reader import SDError
 from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
+from .usage import CallUsage, read_call, usage_totals
 
 __all__ = ["ViewError", "build_view", "FORMAT", "VERSION", "TEXT_LIMIT", "STEP_KINDS", "list_conversations"]
 
@@ -438,11 +439,19 @@ class _View:
             if t:
                 self.talk_of[n.id] = t
         self.changes, self.executions, self.step_changes, self.step_executions = self._observations()
+        self.call_usage: dict[str, CallUsage] = {n.id: self._read_call(n) for n in self.nodes.values() if n.kind == "llm.call"}
 
     # ------------------------------------------------------------------ helpers
 
     def _time(self, ref: Ref | None) -> int | None:
         return self.sess.time(ref)
+
+    def _read_call(self, n: Node) -> CallUsage:
+        """A call's usage from its fragments (every ref, in landed order); its lane from its stream's role."""
+        stream = self.nodes.get(f"stream/{n.stream}")
+        lane = "main" if stream is None or stream.attrs.get("role", "main") == "main" else "subagent"
+        refs = sorted(n.refs or ([n.ref] if n.ref else []), key=_pos)
+        return read_call((self.sess.record(r) for r in refs), n.attrs.get("usage") == "observed_replayable", lane)
 
     def _relation_key(self, r: Relation) -> tuple:
         best = None
@@ -505,12 +514,12 @@ class _View:
         if rec is not None and kind not in _NO_TEXT:
             self._content(n, ref, rec, withheld, d)
         if kind == "llm.call":
-            ua = n.attrs.get("usage_at")
-            if isinstance(ua, dict):
-                urec = self.sess.record(Ref.from_dict(ua))
-                u = urec.get("usage") if urec is not None else None
-                if u is not None:
-                    d["usage"] = {"in": u.get("in", 0), "out": u.get("out", 0), "cache_read": u.get("cache_read", 0), "cache_write": u.get("cache_write", 0)}
+            cu = self.call_usage[n.id]
+            if cu.model:
+                d["model"] = cu.model
+            if cu.usage is not None:
+                d["usage"] = dict(cu.usage)
+                d["usage_state"] = cu.state
             flags = sorted({f for r in n.refs or ([n.ref] if n.ref else []) for f in (self.sess.record(r) or _NO_RECORD).get("flags", ()) if f in _WITHHOLDABLE})
             if flags:
                 d["flags"] = flags
@@ -903,6 +912,7 @@ class _View:
             "undescribed": undescribed,
             "cut": self.cut(),
         }
+        d.update(usage_totals(self.call_usage.values()))
         return d
 
     def cut(self) -> dict:

@@ -1,0 +1,119 @@
+"""Token usage of model calls, read from the landed records an ``llm.call`` node cites (issue 17).
+
+One usage per provider call: the usage of the call's **last** fragment that
+carries one, in landed order (seq, row), never a sum of fragments and never
+the first. A runtime that streams writes a growing snapshot on every line
+(output 10, 10, 10, 211) and often no stop reason at all; the last snapshot
+written is the best figure it left.
+
+``usage_state`` says how the figure was read: ``final`` when the call finished
+by its dialect's rule (assembly's ``usage: observed_replayable``, set from the
+``finished`` flag), ``last_seen`` when no end was recorded. A call none of
+whose fragments carries usage has neither key.
+
+Usage objects use Session Data's names (seed 000, Record):
+``{"in", "out", "cache_read", "cache_write"}``, integers, all four always
+present in what this module returns.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import attrs
+
+__all__ = ["TOKEN_KINDS", "LANES", "CallUsage", "zero_usage", "add_usage", "read_call", "usage_totals"]
+
+#: The four token counts of a usage object, in document order.
+TOKEN_KINDS = ("in", "out", "cache_read", "cache_write")
+#: ``usage_by_lane`` keys: calls on the main stream, and calls on any other stream (sub-agents, side chains).
+LANES = ("main", "subagent")
+#: The key ``usage_by_model`` uses for calls whose records name no model.
+NO_MODEL = "(no model)"
+
+
+@attrs.frozen
+class CallUsage:
+    """What one ``llm.call`` node cost: ``usage`` (four counts) or None, ``state`` (final | last_seen | ''), ``model``, ``lane``."""
+
+    usage: dict | None
+    state: str
+    model: str
+    lane: str
+    synthetic: bool = False
+
+
+def zero_usage() -> dict:
+    """``{"in": 0, "out": 0, "cache_read": 0, "cache_write": 0}``."""
+    return dict.fromkeys(TOKEN_KINDS, 0)
+
+
+def add_usage(total: dict, u: dict) -> dict:
+    """Add the four counts of ``u`` into ``total`` in place; returns ``total``."""
+    for k in TOKEN_KINDS:
+        total[k] += u.get(k, 0)
+    return total
+
+
+def _count(u: dict, k: str) -> int:
+    v = u.get(k, 0)
+    return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+
+def read_call(records: Iterable[dict | None], finished: bool, lane: str) -> CallUsage:
+    """The usage of one call from its fragments' records, in landed order.
+
+    ``records`` are the records the node's refs name (None for one that did
+    not read); ``finished`` is the dialect's end rule as assembly recorded
+    it. The model is the one named by the fragment the usage came from, else
+    the last fragment naming one. A call any of whose fragments is flagged
+    ``synthetic`` (a message the runtime wrote itself) is marked so: it is no
+    model's work.
+    """
+    usage = None
+    usage_model = ""
+    model = ""
+    synthetic = False
+    for rec in records:
+        if rec is None:
+            continue
+        m = rec.get("model")
+        if isinstance(m, str) and m:
+            model = m
+        if "synthetic" in rec.get("flags", ()):
+            synthetic = True
+        u = rec.get("usage")
+        if isinstance(u, dict):
+            usage = {k: _count(u, k) for k in TOKEN_KINDS}
+            usage_model = m if isinstance(m, str) else ""
+    if usage is None:
+        return CallUsage(None, "", model, lane, synthetic)
+    return CallUsage(usage, "final" if finished else "last_seen", usage_model or model, lane, synthetic)
+
+
+def usage_totals(calls: Iterable[CallUsage]) -> dict:
+    """``models``, ``usage``, ``usage_by_model`` and ``usage_by_lane`` over ``calls``.
+
+    ``models`` lists, sorted, the model of every call that is not synthetic;
+    ``usage_by_model`` is keyed by model (``(no model)`` for a call with usage
+    whose records name none) and sorted by key; ``usage_by_lane`` always has
+    both lanes.
+    """
+    total = zero_usage()
+    by_model: dict[str, dict] = {}
+    by_lane = {lane: zero_usage() for lane in LANES}
+    models: set[str] = set()
+    for c in calls:
+        if c.model and not c.synthetic:
+            models.add(c.model)
+        if c.usage is None:
+            continue
+        add_usage(total, c.usage)
+        add_usage(by_model.setdefault(c.model or NO_MODEL, zero_usage()), c.usage)
+        add_usage(by_lane[c.lane if c.lane in by_lane else "subagent"], c.usage)
+    return {
+        "models": sorted(models),
+        "usage": total,
+        "usage_by_model": dict(sorted(by_model.items())),
+        "usage_by_lane": by_lane,
+    }

@@ -1,0 +1,178 @@
+"""Usage of every model call and the totals of a conversation (issue 17), against counts made from the transcripts.
+
+The truth is counted here straight from the Claude Code files, without the adapter, the landed files or the
+document: one usage per assistant ``message.id`` (+ ``requestId`` where present), taken from the **last** line
+of it in file order; sub-agent files included; a message id seen again in another file of the same session
+(a side question replaying the parent's responses) counted once (../shared/spec/reader-anchors.md).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from asz_core.view import build_view, list_conversations
+
+#: The corpus figures of ../shared/spec/reader-anchors.md (Token counts: what is right).
+ANCHOR = {"in": 14_923, "out": 163_933, "cache_write": 1_364_531, "cache_read": 33_443_427}
+ANCHOR_CALLS = 543
+SESSION = "5b2a7c1e-0d4f-4a8b-9c3e-6f1a2b3c4d5e"
+
+
+def _lines(path: Path):
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            yield obj
+
+
+def transcript_truth(files: list[Path]) -> tuple[dict, int]:
+    """(the four totals, the number of calls) of one session's transcript ``files``, main file first."""
+    owner: dict[str, Path] = {}
+    calls: dict[tuple[str, str], dict] = {}
+    for f in files:
+        last: dict[tuple[str, str], dict] = {}
+        for obj in _lines(f):
+            m = obj.get("message")
+            if obj.get("type") != "assistant" or not isinstance(m, dict) or not m.get("id") or not isinstance(m.get("usage"), dict):
+                continue
+            last[(m["id"], obj.get("requestId") or "")] = m["usage"]  # a later line of the same call replaces it
+        for (mid, req), u in last.items():
+            if owner.setdefault(mid, f) != f:
+                continue  # this message id was counted from another file of the session
+            calls[(mid, req)] = u
+    total = {"in": 0, "out": 0, "cache_read": 0, "cache_write": 0}
+    for u in calls.values():
+        total["in"] += u.get("input_tokens") or 0
+        total["out"] += u.get("output_tokens") or 0
+        total["cache_read"] += u.get("cache_read_input_tokens") or 0
+        total["cache_write"] += u.get("cache_creation_input_tokens") or 0
+    return total, len(calls)
+
+
+def sessions_of(projects: Path) -> dict[str, list[Path]]:
+    """Every ``*.jsonl`` under ``projects`` grouped by the ``sessionId`` its lines carry, the session's own file first."""
+    out: dict[str, list[Path]] = {}
+    for f in sorted(projects.rglob("*.jsonl")):
+        sid = next((o["sessionId"] for o in _lines(f) if isinstance(o.get("sessionId"), str)), None)
+        if sid:
+            out.setdefault(sid, []).append(f)
+    for sid, files in out.items():
+        files.sort(key=lambda f: (f.name != f"{sid}.jsonl", str(f)))
+    return out
+
+
+def _asz(*args: str) -> str:
+    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    return p.stdout
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory, corpus_dir):
+    projects = corpus_dir / "claude-code/projects"
+    root = tmp_path_factory.mktemp("usage") / "root"
+    _asz("collect", "--once", "--source", str(projects), "--root", str(root))
+    return projects, root
+
+
+def _calls(doc: dict) -> list[dict]:
+    out: list[dict] = []
+
+    def walk(n):
+        if isinstance(n, dict):
+            if n.get("kind") == "llm.call":
+                out.append(n)
+            for c in n.get("children", ()):
+                walk(c)
+
+    for n in doc["talks"] + doc["loose"]:
+        walk(n)
+    return out
+
+
+def test_summary_totals_equal_the_transcripts_in_every_conversation(corpus):
+    projects, root = corpus
+    truth = sessions_of(projects)
+    convs = list_conversations(root)
+    assert sorted(convs) == sorted(truth) and len(convs) == 11
+    matched, grand, calls = 0, dict.fromkeys(ANCHOR, 0), 0
+    for conv in convs:
+        expected, n = transcript_truth(truth[conv])
+        s = build_view(root, conv)["summary"]
+        assert s["usage"] == expected, conv
+        lanes = s["usage_by_lane"]
+        assert {k: lanes["main"][k] + lanes["subagent"][k] for k in ANCHOR} == expected, conv
+        assert {k: sum(u[k] for u in s["usage_by_model"].values()) for k in ANCHOR} == expected, conv
+        matched += 1
+        calls += n
+        for k in ANCHOR:
+            grand[k] += expected[k]
+    assert matched == 11
+    assert grand == ANCHOR and calls == ANCHOR_CALLS
+
+
+def test_every_call_with_usage_is_one_call_of_the_transcripts(corpus):
+    """543 calls carry usage in the documents, 339 of them read from a last snapshot with no stop reason."""
+    _, root = corpus
+    calls = [c for conv in list_conversations(root) for c in _calls(build_view(root, conv)) if "usage" in c]
+    assert len(calls) == ANCHOR_CALLS
+    assert sum(1 for c in calls if c["usage_state"] == "last_seen") == 339
+    assert all(c["model"] for c in calls)
+
+
+def test_sub_agent_calls_count_in_their_lane(corpus):
+    """The six sub-agent files of ef958aa1 count in lane ``subagent``: what the transcripts under subagents/ hold."""
+    projects, root = corpus
+    conv = "ef958aa1-0e93-49f0-bb71-150f63befcd1"
+    files = sessions_of(projects)[conv]
+    main, _ = transcript_truth(files[:1])
+    s = build_view(root, conv)["summary"]
+    assert s["usage_by_lane"]["main"] == main
+    assert s["usage_by_lane"]["subagent"]["out"] == s["usage"]["out"] - main["out"] > 0
+
+
+def _snapshot_lines(outputs: list[int], stop_on_last: bool) -> list[dict]:
+    """A typed prompt and one streamed model call written as one line per content block, as Claude Code 2.x writes it."""
+    base = {"isSidechain": False, "userType": "external", "cwd": "/home/dev/proj", "sessionId": SESSION,
+            "version": "2.1.114", "gitBranch": "main"}
+    lines = [{**base, "parentUuid": None, "type": "user", "uuid": "u-1", "timestamp": "2026-04-18T13:18:42.368Z",
+              "promptId": "p-1", "message": {"role": "user", "content": "How big is the repository?"}}]
+    parent = "u-1"
+    for i, out in enumerate(outputs):
+        last = i == len(outputs) - 1
+        lines.append({**base, "parentUuid": parent, "type": "assistant", "uuid": f"a-{i}", "requestId": "req_011",
+                      "timestamp": f"2026-04-18T13:19:1{i}.000Z", "message": {
+                          "id": "msg_01Snap", "type": "message", "role": "assistant", "model": "claude-opus-4-7",
+                          "content": [{"type": "text", "text": f"part {i}"}],
+                          "stop_reason": "end_turn" if stop_on_last and last else None, "stop_sequence": None,
+                          "usage": {"input_tokens": 6, "cache_creation_input_tokens": 27860, "cache_read_input_tokens": 11515,
+                                    "output_tokens": out, "service_tier": "standard"}}})
+        parent = f"a-{i}"
+    return lines
+
+
+@pytest.mark.parametrize("stop_on_last,state", [(False, "last_seen"), (True, "final")])
+def test_a_multi_snapshot_call_shows_its_last_usage(tmp_path, stop_on_last, state):
+    src = tmp_path / "projects" / "-home-dev-proj"
+    src.mkdir(parents=True)
+    with open(src / f"{SESSION}.jsonl", "w") as f:
+        for d in _snapshot_lines([10, 10, 10, 211], stop_on_last):
+            f.write(json.dumps(d) + "\n")
+    root = tmp_path / "root"
+    _asz("collect", "--once", "--source", str(tmp_path / "projects"), "--root", str(root))
+    doc = build_view(root, SESSION)
+    [call] = _calls(doc)
+    assert call["usage"] == {"in": 6, "out": 211, "cache_read": 11515, "cache_write": 27860}
+    assert call["usage_state"] == state
+    assert call["model"] == "claude-opus-4-7"
+    assert doc["summary"]["usage"] == call["usage"]
+    assert doc["summary"]["usage_by_model"] == {"claude-opus-4-7": call["usage"]}
+    assert doc["summary"]["models"] == ["claude-opus-4-7"]
