@@ -63,7 +63,8 @@ from asz_core import (
     Usage,
     array_elements,
     compact,
-    json_loads,
+    loads_source,
+    settle_surrogates,
     object_members,
     source_sha,
     unknown_part,
@@ -255,24 +256,14 @@ class _Obj:
         return [(v, b, e) for v, (b, e) in zip(values, spans)]
 
 
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if value in (float("inf"), float("-inf")):
-        raise ValueError(f"number {text[:40]} is out of range")
-    return value
-
-
 def _parse(raw: bytes) -> tuple[Any, str]:
     """Decode one line strictly: ``(value, "")`` or ``(None, reason)``.
 
     orjson first; a line orjson refuses only for an escaped lone surrogate is
-    checked strictly by the standard library (no NaN, no infinite numbers)
-    and then decoded by :func:`asz_core.json_loads`, which puts U+FFFD in
-    place of each lone surrogate so text stays well formed (field report 8).
+    decoded by :func:`asz_core.loads_source` (no NaN, no infinite numbers),
+    which keeps each lone surrogate as a code point; :func:`convert_record`
+    then applies the surrogate rule (:func:`asz_core.settle_surrogates`: U+FFFD
+    in text, counted in ``replaced``; field report 8).
     """
     try:
         return orjson.loads(raw), ""
@@ -283,8 +274,7 @@ def _parse(raw: bytes) -> tuple[Any, str]:
         if "surrogate" not in message:
             return None, REASON_NOT_JSON
     try:
-        json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant, parse_float=_finite_float)
-        return json_loads(raw), ""
+        return loads_source(raw), ""
     except RecursionError:
         return None, REASON_TOO_DEEP
     except (ValueError, UnicodeDecodeError):
@@ -306,9 +296,9 @@ def _s(d: Any, key: str) -> str:
 def _utf8_len(text: str) -> int:
     """Size in bytes of ``text`` as UTF-8, without encoding an ASCII string (a multi-megabyte copy) to learn it.
 
-    Raises UnicodeEncodeError for a lone surrogate, as encoding does.
+    A lone surrogate counts 3 bytes, the size of the U+FFFD that replaces it (asz_core.settle_surrogates).
     """
-    return len(text) if text.isascii() else len(text.encode("utf-8"))
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 def _count(d: dict, key: str) -> int:
@@ -835,6 +825,7 @@ def convert_record(source: Source, raw: bytes, ord: int, off: int) -> Record:
     rec = Record(ord=ord, off=off, sha=source_sha(raw), bytes=len(raw))
     try:
         _fill(rec, source, raw)
+        settle_surrogates(rec)
     except Exception as exc:  # never let one record stop a pass
         rec = Record(ord=ord, off=off, sha=rec.sha, bytes=len(raw))
         _unknown_record(rec, raw, f"the dialect could not convert this record ({type(exc).__name__}: {_shown(str(exc))})")

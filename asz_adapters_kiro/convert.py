@@ -36,7 +36,7 @@ import datetime as _dt
 import json
 from typing import Callable
 
-from asz_core import FLAGS, Dropped, Part, RawJSON, Record, Source, source_sha, unknown_part
+from asz_core import FLAGS, Dropped, Part, RawJSON, Record, Source, settle_surrogates, source_sha, unknown_part
 
 from .spans import REASON_NOT_OBJECT, Node, parse, root_node
 from .turns import CLOSES, OPENS, TRACKER, turn_edge
@@ -209,10 +209,11 @@ def _guard(raw: bytes, ord_: int, off: int, body: Callable[[Record, Node], None]
         return _unknown_record(rec, raw, REASON_NOT_OBJECT)
     try:
         body(rec, root_node(value, raw))
+        for part in rec.parts:
+            part.bytes = _original_size(part)
+        settle_surrogates(rec)  # the one surrogate rule (docs/session-data.md): U+FFFD in text, counted
     except Exception as exc:  # never raise for input (Adapter.convert_line contract)
         return _unknown_record(_new(raw, ord_, off), raw, f"the kiro adapter failed on this record: {type(exc).__name__}")
-    for part in rec.parts:
-        part.bytes = _original_size(part)
     return rec
 
 
@@ -221,7 +222,7 @@ def _original_size(part: Part) -> int:
     if part.k in ("unknown", "media"):
         return part.bytes
     if part.text and part.k in ("text", "reasoning", "result"):
-        return len(part.text.encode("utf-8"))
+        return len(part.text.encode("utf-8", "surrogatepass"))  # a lone surrogate: 3 bytes, as its U+FFFD
     if isinstance(part.data, RawJSON):
         return len(part.data.raw)
     return 0
@@ -255,7 +256,7 @@ def _v3_user(b: _Build, p: Node) -> set[str]:
             v = item.value
             mime = item.s("mime_type") or item.s("mimeType") or item.s("media_type")
             if isinstance(v, dict) and isinstance(v.get("data"), str) and mime:
-                b.add(Part(k="media", media=mime, data=v["data"], bytes=len(v["data"].encode("utf-8"))))
+                b.add(Part(k="media", media=mime, data=v["data"], bytes=len(v["data"].encode("utf-8", "surrogatepass"))))
             else:
                 b.data(item)
     return {"type", "content", "images", "documents", "source"}
@@ -275,7 +276,7 @@ def _v3_assistant(b: _Build, p: Node) -> set[str]:
         b.add(Part(k="reasoning", text=text, state="available" if text else "unavailable"))
         sig = p.member("reasoningSignature")
         if sig is not None and isinstance(sig.value, str) and sig.value:
-            b.drop("reasoning signature", len(sig.value.encode("utf-8")), SIGNATURE_WHY)
+            b.drop("reasoning signature", len(sig.value.encode("utf-8", "surrogatepass")), SIGNATURE_WHY)
         r.model = p.s("reasoningModelId")
     else:
         b.text(content.value)
@@ -456,7 +457,7 @@ def _v2_blocks(b: _Build, content: Node) -> None:
             b.add(Part(k="reasoning", text=text, state="available" if text else "unavailable"))
             sig = data.get("signature")
             if isinstance(sig, str) and sig:
-                b.drop("reasoning signature", len(sig.encode("utf-8")), SIGNATURE_WHY)
+                b.drop("reasoning signature", len(sig.encode("utf-8", "surrogatepass")), SIGNATURE_WHY)
             if data.s("model_id"):
                 b.rec.model = data.s("model_id")
         else:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from asz_core import JSONSpanError, RawJSON, array_elements, compact, json_loads, nesting_depth, object_members, value_span
+from asz_core import JSONSpanError, RawJSON, array_elements, compact, loads_source, nesting_depth, object_members, value_span
 
 __all__ = [
     "Node",
@@ -117,13 +117,13 @@ class Node:
 def parse(raw: bytes) -> tuple[Any, str]:
     """Decode one source record strictly: ``(value, "")``, or ``(None, reason)`` when it cannot land parsed.
 
-    Decoding is :func:`asz_core.json_loads` (orjson; escaped lone surrogates
-    become U+FFFD; NaN, infinities and numbers beyond a double are refused).
+    Decoding is :func:`asz_core.loads_source` (orjson; escaped lone surrogates
+    stay code points until the record is settled by the surrogate rule; NaN, infinities and numbers beyond a double are refused).
     A value nesting deeper than :data:`MAX_SOURCE_DEPTH` is refused with
     :data:`REASON_TOO_DEEP` (seed 000, Reading a record). Never raises.
     """
     try:
-        value = json_loads(raw)
+        value = loads_source(raw)
     except RecursionError:
         return None, REASON_TOO_DEEP
     except (ValueError, UnicodeDecodeError) as exc:

@@ -61,7 +61,7 @@ from typing import Any
 
 import orjson
 
-from asz_core import BodyMeta, Dropped, Part, ProviderSession, Record, Source, Usage, source_sha, unknown_part
+from asz_core import BodyMeta, Dropped, Part, ProviderSession, Record, Source, Usage, loads_source, settle_surrogates, source_sha, unknown_part
 
 from .inbox import _args_text, _error_line, _message_role, _openai_generations, human_text, message_text, rfc3339
 
@@ -246,8 +246,8 @@ def convert_line(source: Source, line: bytes, ord: int, off: int) -> Record:
     """One materialised arrival line (no newline) → one record; never raises (what cannot be read is an unknown part)."""
     rec = Record(ord=ord, off=off, bytes=len(line), sha=source_sha(line))
     try:
-        obj = orjson.loads(line)
-    except orjson.JSONDecodeError:
+        obj = loads_source(line)  # a lone surrogate escape stays a code point until settle_surrogates
+    except (ValueError, UnicodeDecodeError, RecursionError):
         rec.parts = [unknown_part(line, "the record is not valid JSON")]
         return rec
     if not isinstance(obj, dict) or not isinstance(obj.get("asz"), dict):
@@ -255,9 +255,10 @@ def convert_line(source: Source, line: bytes, ord: int, off: int) -> Record:
         return rec
     try:
         _fill(rec, obj)
+        settle_surrogates(rec)  # the one surrogate rule (docs/session-data.md)
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
         rec.parts = [unknown_part(line, f"the arrival could not be described: {type(exc).__name__}: {exc}")]
-        rec.flags, rec.usage, rec.dropped = [], None, []
+        rec.flags, rec.usage, rec.dropped, rec.replaced = [], None, [], 0
     return rec
 
 

@@ -27,6 +27,7 @@ _LAZY = {
     "JSONSpanError": "asz_core.sessiondata.jsonbytes",
     "json_loads": ("asz_core.sessiondata.jsonbytes", "loads"),
     "nesting_depth": "asz_core.sessiondata.jsonbytes",
+    **dict.fromkeys(("loads_source", "settle_surrogates"), "asz_core.sessiondata.surrogates"),
     # issue 10: provider bodies (seed 000, Provider bodies)
     **dict.fromkeys(("BodyError", "BodyMeta", "MissingReference", "TooLarge"), "asz_core.providerbody"),
     "ProviderSession": ("asz_core.providerbody", "Session"),
@@ -93,6 +94,8 @@ __all__ = [
     "value_span",
     "JSONSpanError",
     "json_loads",
+    "loads_source",
+    "settle_surrogates",
     "BodyError",
     "BodyMeta",
     "MissingReference",

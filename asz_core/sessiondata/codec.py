@@ -142,6 +142,8 @@ def _record_dict(r: Record) -> dict:
         d["parts"] = [_part_dict(p) for p in r.parts]
     if r.dropped:
         d["dropped"] = [{"what": x.what, "bytes": x.bytes, **({"why": x.why} if x.why else {})} for x in r.dropped]
+    if r.replaced:
+        d["replaced"] = r.replaced
     return d
 
 
@@ -292,7 +294,7 @@ _PART_TYPES = dict.fromkeys(_PART_STR, "str") | {"bytes": "int0", "failed": "boo
 _DROPPED_TYPES = {"what": "str", "why": "str", "bytes": "int0"}
 _USAGE_TYPES = dict.fromkeys(("in", "out", "cache_read", "cache_write"), "int")
 _REC_TYPES = dict.fromkeys(_RECORD_STR, "str") | {
-    "ord": "int0", "off": "int0", "bytes": "int0", "flags": "flags", "usage": "usage", "parts": "parts", "dropped": "dropped", "t": "t",
+    "ord": "int0", "off": "int0", "bytes": "int0", "replaced": "int0", "flags": "flags", "usage": "usage", "parts": "parts", "dropped": "dropped", "t": "t",
 }
 
 

@@ -98,7 +98,9 @@ def loads(data: bytes | str):
     Such strings decode with each lone surrogate spelled as its escape text
     (``\\udcb2``, six characters), so every writer downstream sees well-formed
     text and two strings that differ only there stay different. Raises
-    ValueError on bad JSON.
+    ValueError on bad JSON. This is for reading asz's own files and metadata;
+    a dialect converting a source record uses
+    :func:`asz_core.sessiondata.surrogates.loads_source` and the surrogate rule.
     """
     try:
         return orjson.loads(data)

@@ -237,6 +237,8 @@ class Record:
     model: str = ""
     parts: list[Part] = attrs.Factory(list)
     dropped: list[Dropped] = attrs.Factory(list)
+    #: Lone UTF-16 surrogates the adapter replaced by U+FFFD in this record's strings (docs/session-data.md, Byte fidelity).
+    replaced: int = 0
 
     def instant(self) -> int | None:
         """The record's time as integer ns since the epoch, or None when it has no valid time."""

@@ -20,7 +20,9 @@ from asz_core import (
     Usage,
     compact,
     json_loads,
+    loads_source,
     object_members,
+    settle_surrogates,
     source_sha,
     unknown_part,
 )
@@ -68,8 +70,8 @@ def convert_line(source: Source, line: bytes, ord: int, off: int) -> Record:
     """
     rec = Record(ord=ord, off=off, bytes=len(line), sha=source_sha(line))
     try:
-        obj = json_loads(line)
-    except ValueError:
+        obj = loads_source(line)  # a lone surrogate escape stays a code point until settle_surrogates
+    except (ValueError, UnicodeDecodeError, RecursionError):
         rec.parts = [unknown_part(line, "the record is not valid JSON")]
         return rec
     if not isinstance(obj, dict):
@@ -77,9 +79,10 @@ def convert_line(source: Source, line: bytes, ord: int, off: int) -> Record:
         return rec
     try:
         _fill(rec, obj, line)
+        settle_surrogates(rec)  # the one surrogate rule asz documents (docs/session-data.md)
     except (JSONSpanError, ValueError, TypeError, KeyError, AttributeError) as exc:
         rec.parts = [unknown_part(line, f"the record could not be described: {exc}")]
-        rec.flags, rec.usage, rec.dropped = [], None, []
+        rec.flags, rec.usage, rec.dropped, rec.replaced = [], None, [], 0
     return rec
 
 
@@ -108,7 +111,7 @@ def _fill(rec: Record, obj: dict, line: bytes) -> None:
         rec.flags = ["context_reset", "reset_summary"]
         msg = payload.get("message")
         if isinstance(msg, str):
-            rec.parts = [Part(k="text", text=msg, bytes=len(msg.encode()))]
+            rec.parts = [Part(k="text", text=msg, bytes=len(msg.encode("utf-8", "surrogatepass")))]
         else:
             rec.parts = [Part(k="data", data=_raw(line, pspan), bytes=pspan[1] - pspan[0])]
         return
@@ -132,7 +135,7 @@ def _response_item(rec: Record, p: dict, line: bytes, pm: dict, pspan: tuple[int
     if t == "message":
         role = p.get("role")
         texts = _texts(p.get("content"))
-        rec.parts = [Part(k="text", text=x, bytes=len(x.encode())) for x in texts]
+        rec.parts = [Part(k="text", text=x, bytes=len(x.encode("utf-8", "surrogatepass"))) for x in texts]
         if role == "assistant":
             rec.from_ = "agent"
         elif role in ("developer", "system"):
@@ -148,7 +151,7 @@ def _response_item(rec: Record, p: dict, line: bytes, pm: dict, pspan: tuple[int
     if t == "reasoning":
         rec.from_ = "agent"
         summary = "\n\n".join(_texts(p.get("summary")))
-        rec.parts = [Part(k="reasoning", text=summary, state="available" if summary else "unavailable", bytes=len(summary.encode()))]
+        rec.parts = [Part(k="reasoning", text=summary, state="available" if summary else "unavailable", bytes=len(summary.encode("utf-8", "surrogatepass")))]
         enc = p.get("encrypted_content")
         if isinstance(enc, str) and enc:
             rec.dropped = [Dropped(what="encrypted reasoning", bytes=len(enc), why="only the provider can decrypt it; a reader cannot read it")]

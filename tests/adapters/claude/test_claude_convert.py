@@ -286,8 +286,13 @@ def test_escaped_lone_surrogates() -> None:  # field report 8
     line = b'{"type":"user","uuid":"u","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"caf\\udcb2"}]},"toolUseResult":{"file":"caf\\udcb2"}}'
     rec = conv(line)
     [p] = rec.parts
-    assert p.text == "caf\\udcb2"  # the escape spelled out: well formed, and nothing merged
+    assert p.text == "caf\ufffd"  # the one surrogate rule: U+FFFD in text (docs/session-data.md)
+    assert p.bytes == len("caf\ufffd".encode())  # the text's size
+    assert rec.replaced == 1  # one lone surrogate in text; the data part keeps it as source bytes
     p.text.encode("utf-8")  # well formed
+    assert b'"replaced":1' in encode_record(rec)
+    assert decode_record(encode_record(rec)).replaced == 1
+    assert conv(b'{"type":"user","uuid":"u","message":{"role":"user","content":"plain"}}').replaced == 0
     # two tool-use ids that differ only in a lone surrogate stay two ids (fresh-user report)
     a = conv(b'{"type":"assistant","uuid":"a","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"toolu_\\udcb2","name":"X","input":{}},{"type":"tool_use","id":"toolu_\\udcb3","name":"X","input":{}}]}}')
     assert [q.id for q in a.parts] == ["toolu_\\udcb2", "toolu_\\udcb3"]
