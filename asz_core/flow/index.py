@@ -16,8 +16,8 @@ A line of ``entries.jsonl`` describes one landed file::
 and each ``<record>`` keeps only the role fields (seed 000 Record; origin-digest
 §3.3): ``id parent call run continues tool child batch label started_by from
 time trigger flags model usage sha`` (empty ones left out), ``ts`` the record
-time as integer ns since the epoch (absent when the time is missing or
-invalid) and ``parts``, each part with ``k id of name server server_tool
+time as integer ns since the epoch (its decimal text when outside the signed 64-bit
+range, before 1677-09-21 or after 2262-04-11; absent when the time is missing or invalid) and ``parts``, each part with ``k id of name server server_tool
 failed state bytes`` and, for a ``changes/1`` data part, ``ch: [captured_by|id, additions, deletions]``. No
 text, no data, no media is ever copied; ``label`` is kept because it is the
 runtime's own name for a thing (a title, a child's description, a workflow).
@@ -143,7 +143,7 @@ class IndexEntry:
         self.batch: str = self.own_batch or file_batch
         self.from_: str = d.get("from", "")
         ts = d.get("ts")
-        self.ts: int | None = ts if isinstance(ts, int) else None
+        self.ts: int | None = ts if isinstance(ts, int) else _wide_ts(ts)
         o = d.get("o")  # issue 10: the source line, for the provider-body join's gap rule
         self.ord: int = o if isinstance(o, int) else 0
         self.flags: frozenset[str] = frozenset(d.get("flags") or ())
@@ -279,6 +279,19 @@ def _provider_identity(data: Any) -> list | None:
     return [str(data.get(k) or "") for k in ("role", "request", "previous_request", "call")]
 
 
+_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _wide_ts(ts: object) -> int | None:
+    """An index ``ts`` written as decimal text (an instant outside the signed 64-bit nanosecond range), or None."""
+    if isinstance(ts, str):
+        try:
+            return int(ts)
+        except ValueError:
+            return None
+    return None
+
+
 def _slim_record(d: dict) -> dict:
     """The role fields of one decoded record dict; no text, data or media."""
     out: dict[str, Any] = {}
@@ -288,7 +301,9 @@ def _slim_record(d: dict) -> dict:
             out[key] = v
     ts = parse_instant(out.get("time", ""))
     if ts is not None:
-        out["ts"] = ts
+        # A time before 1677-09-21 or after 2262-04-11 is more nanoseconds than a signed 64-bit
+        # integer holds (what the JSON line may carry): it is written as its decimal text instead.
+        out["ts"] = ts if _I64_MIN <= ts <= _I64_MAX else str(ts)
     if isinstance(d.get("ord"), int):
         out["o"] = d["ord"]  # issue 10: landed-line gaps withhold request joins (seed 004)
     flags = d.get("flags")

@@ -201,13 +201,16 @@ converter.register_structure_hook(
 )
 
 
-def parse_line(line: bytes) -> dict:
+def parse_line(line: bytes, *, exact: bool = False) -> dict:
     """Decode one line to a JSON object, refusing non-objects and nesting deeper than 256.
+
+    ``exact``: numbers no int64/uint64 or double holds come back as their
+    source text (:class:`~asz_core.sessiondata.jsonbytes.NumberText`), not rounded.
 
     Raises FieldError('' …) when the line is not JSON, not an object or too deep.
     """
     try:
-        value = loads(line)
+        value = loads(line, exact=exact)
     except (ValueError, UnicodeDecodeError) as exc:
         raise FieldError("", f"not JSON ({exc})") from None
     if not isinstance(value, dict):

@@ -23,6 +23,8 @@ __all__ = [
     "array_elements",
     "JSONSpanError",
     "loads",
+    "NumberText",
+    "number_texts",
     "nesting_depth",
 ]
 
@@ -90,42 +92,99 @@ class RawJSON:
         return len(self.raw)
 
 
-def loads(data: bytes | str):
+class NumberText(str):
+    """A JSON number no reader type holds exactly, kept as its source text (a ``str``).
+
+    :func:`loads` with ``exact=True`` yields one for an integer outside
+    [-2**63, 2**64) and for a number that overflows a double (``1e400``):
+    orjson would round the first to a float and refuses the second. Being a
+    ``str``, it encodes anywhere as a JSON string holding the source digits;
+    :func:`number_texts` finds them so a reader can say so.
+    """
+
+    __slots__ = ()
+
+
+# Could hold an integer of 19 digits or more, or an exponent of 3 digits (all a double cannot hold start so).
+_WIDE_NUMBER = re.compile(rb"\d{19}|[eE][+-]?\d{3}")
+_INT_LO, _INT_HI = -(1 << 63), 1 << 64
+
+
+def loads(data: bytes | str, *, exact: bool = False):
     """Decode JSON like orjson, but accept escaped lone surrogates (``"\\udcb2"``).
 
     orjson refuses lone surrogate escapes although they are valid JSON text;
     Claude Code writes them for file content that was not UTF-8 (field report 8).
     Such strings decode with each lone surrogate spelled as its escape text
     (``\\udcb2``, six characters), so every writer downstream sees well-formed
-    text and two strings that differ only there stay different. Raises
-    ValueError on bad JSON. This is for reading asz's own files and metadata;
-    a dialect converting a source record uses
-    :func:`asz_core.sessiondata.surrogates.loads_source` and the surrogate rule.
+    text and two strings that differ only there stay different. This is for
+    reading asz's own files and metadata; a dialect converting a source record
+    uses :func:`asz_core.sessiondata.surrogates.loads_source` and the surrogate rule.
+
+    ``exact``: a number outside what an int64/uint64 or a double holds
+    becomes a :class:`NumberText` of its source text, never a rounded float
+    or an error (what a reader showing a record wants). Raises ValueError on
+    bad JSON.
     """
+    if exact:
+        probe = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
+        if _WIDE_NUMBER.search(probe):
+            return _slow_loads(data, exact=True)
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         if "surrogate" not in str(exc):
             raise
+    return _slow_loads(data, exact=exact)
+
+
+def _slow_loads(data: bytes | str, *, exact: bool):
+    """The standard library's decoder: lone surrogates spelled as escapes; with ``exact`` wide numbers as text."""
     import json
     import math
 
     def _no_constant(name: str):
         raise ValueError(f"{name} is not JSON")
 
-    def _finite(text: str) -> float:
+    def _finite(text: str):
         value = float(text)
         if not math.isfinite(value):
+            if exact:
+                return NumberText(text)
             raise ValueError(f"number {text[:20]} does not fit a double")
         return value
 
+    def _int(text: str):
+        try:
+            value = int(text)
+        except ValueError:  # more digits than int() converts (sys.get_int_max_str_digits)
+            if exact:
+                return NumberText(text)
+            raise
+        return value if not exact or _INT_LO <= value < _INT_HI else NumberText(text)
+
     text = data.decode("utf-8") if isinstance(data, bytes) else data
-    value = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    value = json.loads(text, parse_constant=_no_constant, parse_float=_finite, parse_int=_int)
     return _sanitise(value)
 
 
+def number_texts(value, limit: int = 8) -> list[str]:
+    """The :class:`NumberText` values inside a decoded JSON value, in document order, at most ``limit``."""
+    out: list[str] = []
+    stack = [value]
+    while stack and len(out) < limit:
+        v = stack.pop()
+        if isinstance(v, NumberText):
+            out.append(str(v))
+        elif isinstance(v, dict):
+            stack.extend(reversed(list(v.values())))
+        elif isinstance(v, list):
+            stack.extend(reversed(v))
+    return out
+
+
 def _sanitise(value):
-    if isinstance(value, str):
+    if isinstance(value, str) and not isinstance(value, NumberText):
         try:
             value.encode("utf-8")
             return value

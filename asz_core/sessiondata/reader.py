@@ -94,7 +94,9 @@ class SDReader:
     ``decode`` says what a record is yielded as: ``True`` a :class:`Record`;
     ``"dict"`` the type-checked JSON object (nulls removed, keys as written:
     ``from``, ``usage.in``) with exactly the refusals of ``True``, without
-    building the model (a reader that only looks at a few fields); ``False``
+    building the model (a reader that only looks at a few fields), numbers
+    no int64/uint64 or double holds kept as their source text
+    (:class:`~asz_core.sessiondata.jsonbytes.NumberText`); ``False``
     the type-checked object without the model's own refusals (a ``dropped``
     entry without ``what``). ``data`` is the file's bytes when the caller has
     read them already (one read instead of two); the file is not opened then.
@@ -152,7 +154,7 @@ class SDReader:
 
     def _record(self, line: bytes, lineno: int) -> Record:
         try:
-            d = check_record_dict(parse_line(line[:-1]))
+            d = check_record_dict(parse_line(line[:-1], exact=self.decode == "dict"))
             if self.decode is True:
                 return record_from_dict(d)
             if self.decode == "dict":

@@ -54,7 +54,7 @@ def _parse_instant(value: object) -> int | None:
         offset = (oh * 60 + om) * 60 * (1 if m.group(9) == "+" else -1)
     else:
         offset = 0
-    secs = calendar.timegm((y, mo, d, hh, mi, ss, 0, 0, 0)) - offset
+    secs = _days_from_civil(y, mo, d) * 86_400 + hh * 3600 + mi * 60 + ss - offset
     nanos = int(frac.ljust(9, "0")) if frac else 0
     return secs * 1_000_000_000 + nanos
 
@@ -73,10 +73,45 @@ def format_stamp(ns: int) -> str:
 
 
 def format_rfc3339(ns: int) -> str:
-    """An RFC 3339 UTC time with nanoseconds, trailing zeros trimmed: ``2026-09-01T12:56:03.1818Z``."""
+    """An RFC 3339 UTC time with nanoseconds, trailing zeros trimmed: ``2026-09-01T12:56:03.1818Z``.
+
+    Any integer works: an instant whose UTC year is outside 0000-9999 (the
+    years a four-digit field holds, reached by an offset such as
+    ``0000-01-01T00:00:00+01:00``) is written with a sign and its year,
+    ``-0001-12-31T23:00:00Z`` or ``+10000-01-01T00:59:59Z`` (ISO 8601's
+    expanded form), since no four-digit form names it.
+    """
     secs, frac = divmod(ns, 1_000_000_000)
-    dt = datetime.fromtimestamp(secs, tz=timezone.utc)
-    base = dt.strftime("%Y-%m-%dT%H:%M:%S")
+    days, rem = divmod(secs, 86_400)
+    y, mo, d = _civil_from_days(days)
+    hh, rem = divmod(rem, 3600)
+    mi, ss = divmod(rem, 60)
+    year = f"{y:04d}" if 0 <= y <= 9999 else f"{y:+05d}"
+    base = f"{year}-{mo:02d}-{d:02d}T{hh:02d}:{mi:02d}:{ss:02d}"
     if frac:
         base += "." + f"{frac:09d}".rstrip("0")
     return base + "Z"
+
+
+def _days_from_civil(y: int, m: int, d: int) -> int:
+    """Days from 1970-01-01 to the proleptic Gregorian date y-m-d, for any year (0000 included)."""
+    y -= m <= 2
+    era, yoe = divmod(y, 400)
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146_097 + doe - 719_468
+
+
+def _civil_from_days(z: int) -> tuple[int, int, int]:
+    """(year, month, day) of the proleptic Gregorian date ``z`` days after 1970-01-01, for any integer ``z``.
+
+    H. Hinnant's ``civil_from_days`` (public domain algorithm): 400-year eras of 146097 days.
+    """
+    z += 719_468
+    era, doe = divmod(z, 146_097)
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    d = doy - (153 * mp + 2) // 5 + 1
+    m = mp + 3 if mp < 10 else mp - 9
+    return yoe + era * 400 + (m <= 2), m, d

@@ -27,7 +27,7 @@ from ..flow.fold import Fold, FoldError
 from ..flow.model import Node, Ref, Relation
 from ..flow.round import Round, RoundError, input_digest, parse_round_file_name, read_round
 from ..sessiondata import SDReader
-from ..sessiondata.jsonbytes import RawJSON
+from ..sessiondata.jsonbytes import NumberText, RawJSON, number_texts
 from ..sessiondata.model import WITHHOLDABLE
 from ..sessiondata.reader import SDError
 from ..sessiondata.times import parse_instant
@@ -96,7 +96,16 @@ def _data_text(data: Any) -> str:
         return data.raw.decode("utf-8", "replace")
     if isinstance(data, str):
         return data
-    return orjson.dumps(data).decode("utf-8")
+    # A NumberText (a number no reader type holds) is written back as the number its source wrote.
+    return orjson.dumps(data, default=_number_fragment, option=orjson.OPT_PASSTHROUGH_SUBCLASS).decode("utf-8")
+
+
+def _number_fragment(value: Any) -> Any:
+    if isinstance(value, NumberText):
+        return orjson.Fragment(str(value).encode("utf-8"))
+    if isinstance(value, str):
+        return str(value)
+    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 class _Session:
@@ -565,6 +574,9 @@ class _View:
             if not text or p["k"] == "unknown":
                 data = p.get("data")
                 text = _data_text(data) if data is not None else ""
+                wide = number_texts(data) if data is not None and not withheld else []
+                if wide:
+                    d["notes"] = [f"number {w[:40]} does not fit 64 bits or a double: kept as its source text" for w in wide]
             if withheld:
                 d["state"] = "omitted"
                 d["bytes"] = p.get("bytes", 0)

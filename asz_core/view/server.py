@@ -544,7 +544,7 @@ class ViewState:
         if not hide:
             return line
         try:
-            rec = parse_line(line)
+            rec = parse_line(line, exact=True)  # a number no 64 bits hold stays its text, so it encodes
         except FieldError:
             raise ApiError(400, f"row {row} of landed file seq {seq} does not read") from None
         flags = rec.get("flags")
