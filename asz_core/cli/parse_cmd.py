@@ -78,7 +78,7 @@ def format_table(rows: list[tuple[str, ...]]) -> list[str]:
 
 
 def parse(
-    session: Optional[str] = typer.Argument(None, metavar="[SESSION]", help="Only this session (default: every session of the root)."),
+    session: Optional[str] = typer.Argument(None, metavar="[SESSION]", help="Only this session, or the one a unique prefix names (default: every session of the root)."),
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default: storage.root from the configuration, else ./data)."),
     config: Optional[Path] = typer.Option(None, "--config", help="Configuration file (default ./asz.yaml when present)."),
     max_round_bytes: Optional[int] = typer.Option(None, "--max-round-bytes", help="Round budget in bytes, at least 1024 (default parse.max_round_bytes, 2097152)."),
@@ -113,7 +113,12 @@ def parse(
         except ValueError as exc:
             raise _usage(str(exc)) from None
         if not sdir.is_dir():
-            raise _usage(f"{session}: no such session in {where}")
+            from ..reading.ids import IdError, session_id
+
+            try:
+                sdir = session_dir(Path(where), session_id(where, session))  # a unique prefix of a session id
+            except IdError as exc:
+                raise _usage(f"{exc} in {where}") from None
         sessions = [sdir.name]
     from ..workers import jobs_from_option
 

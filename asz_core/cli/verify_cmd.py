@@ -45,7 +45,7 @@ def _usage(message: str) -> typer.Exit:
 
 
 def verify(
-    target: Optional[str] = typer.Argument(None, metavar="[SESSION | PATH]", help="A session id in the root, or the path of one .sd/.sk file to check on its own."),
+    target: Optional[str] = typer.Argument(None, metavar="[SESSION | PATH]", help="A session id in the root (or a unique prefix of one), or the path of one .sd/.sk file to check on its own."),
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default: storage.root from the configuration, else ./data)."),
     config: Optional[Path] = typer.Option(None, "--config", help="Configuration file (default ./asz.yaml when present)."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as one JSON object."),
@@ -79,6 +79,15 @@ def verify(
         where = str(root) if root is not None else cfg_root
         if not Path(where).is_dir():
             raise _usage(f"{where}: no storage root here (give --root DIR or set storage.root)")
+        if target is not None and not _is_session(root, cfg_root, target) and not Path(target).exists():
+            from ..reading.ids import AmbiguousId, UnknownId, session_id
+
+            try:
+                target = session_id(where, target)  # a unique prefix of a session id
+            except AmbiguousId as exc:
+                raise _usage(str(exc)) from None
+            except UnknownId:
+                pass  # verify names the missing session
         try:
             report = verify(where, target, deep=deep)
         except FileNotFoundError as exc:

@@ -8,9 +8,7 @@ from typing import Optional
 
 import typer
 
-from ..sessiondata import SDError, SDReader
 from ..sessiondata.codec import encode_record
-from ..storage.layout import landed_files
 from ..view import ViewError, build_view, list_conversations, to_json, to_yaml
 
 
@@ -27,7 +25,7 @@ def _root(root: Optional[Path], config: Optional[Path]) -> Path:
 
 
 def conversation(
-    conversation_id: str = typer.Argument(..., metavar="ID", help="Conversation id (the session id for Claude Code)."),
+    conversation_id: str = typer.Argument(..., metavar="ID", help="Conversation id (the session id for Claude Code), or a unique prefix of one."),
     as_json: bool = typer.Option(False, "--json", "-json", help="Print the whole document as JSON."),
     as_yaml: bool = typer.Option(False, "--yaml", "-yaml", help="Print the whole document as YAML."),
     hide: str = typer.Option("", "--hide", help="Comma list of withholdable flags to withhold (system_prompt, tool_schemas)."),
@@ -44,6 +42,15 @@ def conversation(
         raise typer.Exit(2)
     names = [n.strip() for n in hide.split(",") if n.strip()]
     r = _root(root, config)
+    from ..reading.ids import AmbiguousId, conversation_id as resolve_conversation
+
+    try:
+        conversation_id = resolve_conversation(r, conversation_id)
+    except AmbiguousId as exc:
+        typer.echo(f"asz conversation: {exc}", err=True)
+        raise typer.Exit(2)
+    except LookupError:
+        pass  # the document build names what is missing
     try:
         doc = build_view(r, conversation_id, hide=names)
     except ValueError as exc:
@@ -74,43 +81,48 @@ def conversation(
 
 
 def show(
-    session: str = typer.Argument(..., help="Session id."),
-    ident: str = typer.Argument(..., metavar="ID", help="A record id, or a tool-use id of a call or result part."),
+    session: str = typer.Argument(..., help="Session id, or a unique prefix of one."),
+    ident: str = typer.Argument(..., metavar="ID", help="Any id the document prints: a node id (talk/…, call/…, tool/…, run/…), a record id, a tool-use id or a provider call id."),
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default: storage.root, else ./data)."),
-    config: Optional[Path] = typer.Option(None, "--config", help="asz.yaml to read."),
+    config: Optional[Path] = typer.Option(None, "--config", help="asz.yaml to read (its view.hide is withheld)."),
 ) -> None:
-    """Print every landed record behind a record id or a tool-use id, each with its file and row.
+    """Print every landed record behind an id, each with its file and row.
 
-    Output per record: ``<file>:<row>`` (row 1 is the line after the header)
-    then the record line as stored. A file whose closing digest or count does
-    not match shows nothing and is named on stderr. Exit 1 when nothing
-    matches or a file does not verify.
+    A node id prints the records the node cites (a talk or run citing none:
+    those of every node under it); any other id prints the records whose id,
+    tool-use id or provider call id it is. Output per record:
+    ``<file>:<row>`` (row 1 is the line after the header) then the record
+    line as stored; a record carrying a flag view.hide names keeps its
+    envelope and flags, its parts lose their text (seed 004). A file whose
+    closing digest or count does not match shows nothing and is named on
+    stderr. Exit 1 when nothing matches or a file does not verify; 2 for a
+    session prefix that names several sessions.
     """
-    r = _root(root, config)
-    sdir = r / session
-    if not sdir.is_dir():
-        typer.echo(f"asz show: no session {session!r} under {r}", err=True)
-        raise typer.Exit(1)
-    found = damaged = 0
-    for _, path in landed_files(sdir):
-        hits = []
-        try:
-            for row, rec in SDReader(path):  # the file's digest is checked at its end, before anything is shown
-                if rec.id == ident or any(p.id == ident or p.of == ident for p in rec.parts) or rec.tool == ident:
-                    hits.append((row, rec))
-        except (SDError, OSError) as exc:
-            damaged += 1
-            why = f"line {exc.line}: {exc.message}" if isinstance(exc, SDError) else f"{exc.strerror or exc}"
-            typer.echo(f"asz show: {path.relative_to(r).as_posix()} does not verify, nothing of it is shown: {why} "
-                       f"(asz verify names the damage)", err=True)
-            continue
-        for row, rec in hits:
-            found += 1
-            typer.echo(f"{path.relative_to(r).as_posix()}:{row}")
-            typer.echo(encode_record(rec).decode("utf-8"))
-    if not found and not damaged:
-        typer.echo(f"asz show: no landed record of session {session} has id or tool-use id {ident!r}", err=True)
-    if not found or damaged:
+    import orjson
+
+    from ..reading.ids import IdError, session_id
+    from ..reading.show import find_records
+    from ..view.server import withhold_record
+    from .reading_common import fail_id, settings
+
+    r, hide = settings("show", root, config)
+    try:
+        session = session_id(r, session)
+    except IdError as exc:
+        raise fail_id("show", exc)
+    found = find_records(r, session, ident)
+    for path, why in found.damaged:
+        typer.echo(f"asz show: {path.relative_to(r).as_posix()} does not verify, nothing of it is shown: {why} "
+                   f"(asz verify names the damage)", err=True)
+    for path, row, rec in found.hits:
+        typer.echo(f"{path.relative_to(r).as_posix()}:{row}")
+        line = encode_record(rec)
+        if hide and set(hide).intersection(rec.flags):
+            line = orjson.dumps(withhold_record(orjson.loads(line)))
+        typer.echo(line.decode("utf-8"))
+    if not found.hits and not found.damaged:
+        typer.echo(f"asz show: no landed record of session {session} has id, tool-use id, call id or node id {ident!r}", err=True)
+    if not found.hits or found.damaged:
         raise typer.Exit(1)
 
 

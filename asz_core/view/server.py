@@ -52,13 +52,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..flow.round import parse_round_file_name, round_file_name
+from ..flow.round import round_file_name
 from ..sessiondata.codec import FieldError, decode_header, parse_line
 from ..sessiondata.model import WITHHOLDABLE
-from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
 from .document import ViewError, build_view, list_conversations
 from .page import APP_CSS, APP_JS, PAGE_HTML
+from .rows import ROW_KEYS, header_row, newest_round, read_head
 
 __all__ = [
     "QueryError",
@@ -78,12 +78,6 @@ MAX_FILES_PER_REQUEST = 32
 DOCUMENT_CACHE_ENTRIES = 16
 #: Landed-file listings of a session are rescanned at most this often, in seconds (origin-digest §8.3).
 RESCAN_SECONDS = 1.0
-#: Keys of a ``/api/conversations`` row, in order (origin-digest §8.3; ``state`` added when known).
-ROW_KEYS = (
-    "id", "title", "talks", "steps", "streams", "segments", "rounds", "from", "to", "unresolved",
-    "changes", "lines_added", "lines_removed", "llm_calls", "subagents", "bash_runs", "state",
-)
-_LATER_COUNTS = ("changes", "lines_added", "lines_removed", "llm_calls", "subagents", "bash_runs")
 #: One-line descriptions of Session Data's own record fields (origin-digest §3.3), served by ``/api/glossary``.
 FIELDS = {
     "ord": "the line this record came from in its source file, counting from one",
@@ -206,14 +200,6 @@ def hide_from_query(pairs: Sequence[tuple[str, str]], *, configured: Iterable[st
 # --------------------------------------------------------------------------- state
 
 
-def _header_ms(value: Any) -> int | None:
-    """A header time in unix ms: None when absent, 0 when not a time (seed 004)."""
-    if not value:
-        return None
-    ns = parse_instant(value)
-    return 0 if ns is None else ns // 1_000_000
-
-
 class _Doc:
     """One built document: the round it reached, the listing it was built against, its JSON (and gzip) bytes."""
 
@@ -278,23 +264,7 @@ class ViewState:
 
     def newest_round(self, conversation: str) -> tuple[int, str, tuple] | None:
         """The newest round file listed for ``conversation``: (number, file name, (name, size, mtime_ns)); None if none."""
-        rdir = self.root / "_conversations" / conversation / "rounds"
-        best: tuple[int, Path] | None = None
-        try:
-            entries = list(rdir.iterdir())
-        except OSError:
-            return None
-        for p in entries:
-            parsed = parse_round_file_name(p.name)
-            if parsed and (best is None or parsed[0] > best[0]):
-                best = (parsed[0], p)
-        if best is None:
-            return None
-        try:
-            st = best[1].stat()
-        except OSError:
-            return None
-        return best[0], best[1].name, (best[1].name, st.st_size, st.st_mtime_ns)
+        return newest_round(self.root, conversation)
 
     def head_header(self, conversation: str) -> dict | None:
         """The header line of the newest round listed, decoded (cached per file); None when there is none or it does not read."""
@@ -305,18 +275,12 @@ class ViewState:
             hit = self._heads.get(conversation)
             if hit is not None and hit[0] == newest[2]:
                 return hit[1]
-        header: dict | None = None
-        try:
-            with open(self.root / "_conversations" / conversation / "rounds" / newest[1], "rb") as f:
-                line = f.readline(1 << 20)
-            d = orjson.loads(line)
-            if isinstance(d, dict) and d.get("t") == "header":
-                header = d
-        except (OSError, ValueError):
-            header = None
+        head = read_head(self.root, conversation)
+        if head is None:
+            return None
         with self._lock:
-            self._heads[conversation] = (newest[2], header)
-        return header
+            self._heads[conversation] = (head.stat, head.header)
+        return head.header
 
     def session_of(self, conversation: str) -> str:
         """The session a conversation's head round names (404 when it has no readable head)."""
@@ -346,7 +310,7 @@ class ViewState:
         return "" if hit else title
 
     def row(self, conversation: str, hide: Sequence[str] = ()) -> dict:
-        """One ``/api/conversations`` row (keys :data:`ROW_KEYS`) from the head round header.
+        """One ``/api/conversations`` row (:func:`asz_core.view.rows.header_row`) from the head round header.
 
         Times are unix ms; the later counts are null when the head round
         predates them; ``state`` is the verification state of the last document
@@ -356,29 +320,14 @@ class ViewState:
         """
         h = self.head_header(conversation) or {}
         newest = self.newest_round(conversation)
-        row: dict[str, Any] = {
-            "id": conversation,
-            "title": self._title(conversation, h.get("title", "") if isinstance(h.get("title", ""), str) else "", hide,
-                                 newest[2] if newest else None),
-            "talks": h.get("talks"),
-            "steps": h.get("steps"),
-            "streams": h.get("streams"),
-            "segments": h.get("segments"),
-            "rounds": newest[0] if newest else 0,
-            "from": _header_ms(h.get("session_from_time")),
-            "to": _header_ms(h.get("session_through_time")),
-            "unresolved": h.get("unresolved"),
-        }
-        for k in _LATER_COUNTS:
-            v = h.get(k)
-            row[k] = v if isinstance(v, int) and not isinstance(v, bool) else None
+        title = self._title(conversation, h.get("title", "") if isinstance(h.get("title", ""), str) else "", hide,
+                            newest[2] if newest else None)
         state = None
         with self._lock:
             built = [d for (conv, _), d in self._docs.items() if conv == conversation and newest is not None and d.reached == newest[1]]
         if built and built[0].fp == self.fingerprint(conversation):  # never a state the files have since left
             state = built[0].state
-        row["state"] = state
-        return row
+        return header_row(conversation, h, newest[0] if newest else 0, title=title, state=state)
 
     # ------------------------------------------------------------------ documents
 

@@ -12,6 +12,7 @@ import orjson
 import pytest
 
 from asz_core.view import build_view
+from asz_core.view.rows import SUMMARY_KEYS
 from asz_core.view.server import FIELDS, ROW_KEYS
 from view_server_helpers import (
     CANARY_SESSION,
@@ -75,7 +76,7 @@ def test_conversations_rows_come_from_the_head_round(example_root, serve):
     rows = r.json()["conversations"]
     assert [x["id"] for x in rows] == [EXAMPLE_SESSION]
     row = rows[0]
-    assert tuple(row) == ROW_KEYS
+    assert tuple(row) == ROW_KEYS + SUMMARY_KEYS
     assert row["title"] == "Check hello() greetings"
     assert (row["talks"], row["steps"], row["streams"], row["segments"], row["rounds"], row["unresolved"]) == (2, 14, 2, 1, 1, 0)
     assert (row["llm_calls"], row["subagents"], row["bash_runs"], row["changes"]) == (5, 1, 1, 0)

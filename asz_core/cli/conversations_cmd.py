@@ -1,0 +1,109 @@
+"""``asz conversations`` (alias ``asz ls``): the conversations of a root, newest first (issue 20)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+import orjson
+import typer
+
+from ..reading.listing import conversation_rows, cost_value, newest_first, total_tokens
+from ..reading.progress import Bar
+from .reading_common import CONFIG_HELP, ROOT_HELP, make_filters, settings
+
+#: Columns of the table: header, width (0: the rest), alignment.
+COLUMNS = (("ID", 8, "<"), ("TITLE", 34, "<"), ("PROJECT", 20, "<"), ("LAST ACTIVITY", 16, "<"), ("DURATION", 8, ">"),
+           ("TALKS", 5, ">"), ("CALLS", 5, ">"), ("TOKENS", 11, ">"), ("COST", 8, ">"), ("STATE", 0, "<"))
+
+
+def _when(ms: int | None) -> str:
+    if not ms:
+        return "-"
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ms / 1000))
+
+
+def _duration(a: int | None, b: int | None) -> str:
+    if not a or not b or b < a:
+        return "-"
+    s = (b - a) // 1000
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    if s < 86400:
+        return f"{s // 3600}h{(s % 3600) // 60:02d}m"
+    return f"{s // 86400}d{(s % 86400) // 3600:02d}h"
+
+
+def _cut(text: str, width: int) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def table_line(row: dict) -> str:
+    """One row of the table (columns :data:`COLUMNS`); unknown values show as ``-``."""
+    tokens = total_tokens(row.get("usage"))
+    cost = cost_value(row.get("cost"))
+    cells = (row["id"][:8], row.get("title") or "(untitled)", row.get("project") or "-", _when(row.get("to")),
+             _duration(row.get("from"), row.get("to")), "-" if row.get("talks") is None else row["talks"],
+             "-" if row.get("llm_calls") is None else row["llm_calls"], "-" if tokens is None else f"{tokens:,}",
+             "-" if cost is None else f"${cost:,.2f}", row.get("state") or "-")
+    out = []
+    for (_, width, align), cell in zip(COLUMNS, cells):
+        cell = str(cell)
+        out.append(cell if not width else f"{_cut(cell, width):{align}{width}}")
+    return "  ".join(out)
+
+
+def conversations(
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows (id, title, project, from, to, talks, llm_calls, usage, cost, state, …)."),
+    project: str = typer.Option("", "--project", help="Only conversations whose project contains this (case-insensitive)."),
+    since: str = typer.Option("", "--since", help="Only conversations active since: YYYY-MM-DD (local), an RFC 3339 instant, or 30m/12h/7d/2w back."),
+    until: str = typer.Option("", "--until", help="Only conversations active until (same forms; a date counts to its end)."),
+    model: str = typer.Option("", "--model", help="Only conversations with a model whose name contains this."),
+    dialect: str = typer.Option("", "--dialect", help="Only conversations of this dialect (claude-code/1, or its name claude-code)."),
+    root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
+    config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
+) -> None:
+    """List the conversations of a storage root, newest first: title, project, last activity, duration, talks,
+    model calls, tokens, cost and verification state.
+
+    Each conversation's document is built (withholding view.hide) to know its
+    state. Exit 0 when listed (also when none), 1 when the root is missing, 2 on usage errors.
+    """
+    r, hide = settings("conversations", root, config)
+    if not r.is_dir():
+        typer.echo(f"asz conversations: no storage root at {r}", err=True)
+        raise typer.Exit(1)
+    filters = make_filters("conversations", project, since, until, model, dialect)
+    from ..view.document import list_conversations
+
+    ids = list_conversations(r)
+    rows: list[dict] = []
+    with Bar("conversations", len(ids)) as bar:
+        try:
+            for row in conversation_rows(r, hide, filters, ids=ids, step=bar.advance):
+                rows.append(row)
+        except KeyboardInterrupt:
+            typer.echo(f"asz conversations: interrupted after {bar.done} of {len(ids)} conversations", err=True)
+            raise typer.Exit(130)
+    rows = newest_first(rows)
+    if as_json:
+        sys.stdout.buffer.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2) + b"\n")
+        return
+    if not rows:
+        typer.echo(f"no conversations in {r}" + (" match the filters" if ids else " (collect and parse sessions into it)"))
+        return
+    typer.echo("  ".join(f"{h:{a}{w}}" if w else h for h, w, a in COLUMNS))
+    for row in rows:
+        typer.echo(table_line(row))
+    typer.echo(f"{len(rows)} of {len(ids)} conversations")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``conversations`` and its alias ``ls`` to ``app``."""
+    app.command("conversations")(conversations)
+    app.command("ls", help="Alias of asz conversations.")(conversations)

@@ -1,0 +1,45 @@
+"""What the reading commands (conversations, search, export) share: root and withheld names from the
+configuration, the filter options, id prefixes and their exit codes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..reading.ids import IdError
+from ..reading.listing import Filters, TimeError, parse_time
+
+__all__ = ["settings", "make_filters", "fail_id", "ROOT_HELP", "CONFIG_HELP"]
+
+ROOT_HELP = "Storage root (default: storage.root, else ./data)."
+CONFIG_HELP = "asz.yaml to read (its view.hide is withheld)."
+
+
+def settings(cmd: str, root: Optional[Path], config: Optional[Path]) -> tuple[Path, list[str]]:
+    """``(storage root, view.hide)`` for a command: ``--root`` wins over the configuration's root; exit 2 on a bad configuration."""
+    from ..config import ConfigError, load_config
+
+    try:
+        cfg = load_config(config)
+    except ConfigError as exc:
+        typer.echo(f"asz {cmd}: {exc}", err=True)
+        raise typer.Exit(2)
+    return (root if root is not None else Path(cfg.root)), list(cfg.view_hide)
+
+
+def make_filters(cmd: str, project: str, since: str, until: str, model: str, dialect: str) -> Filters:
+    """A :class:`Filters` from the options; exit 2 naming the option for a time that does not read."""
+    try:
+        return Filters(project=project, model=model, dialect=dialect,
+                       since=parse_time(since) if since else None, until=parse_time(until, end=True) if until else None)
+    except TimeError as exc:
+        typer.echo(f"asz {cmd}: --since/--until: {exc}", err=True)
+        raise typer.Exit(2)
+
+
+def fail_id(cmd: str, exc: IdError) -> typer.Exit:
+    """Print an id error (an ambiguous prefix's message lists its matches) and give its exit (1 none, 2 ambiguous)."""
+    typer.echo(f"asz {cmd}: {exc}", err=True)
+    return typer.Exit(exc.exit_code)

@@ -1,0 +1,186 @@
+"""``asz conversations``: one row per conversation, filtered and newest first (issue 20).
+
+A row is :func:`asz_core.view.rows.document_row` of the conversation's
+asz.view document built with the withheld names (so ``title`` and ``state``
+are the page's), plus ``dialect`` (the dialect of the session's first landed
+file). :class:`Filters` holds what a person may narrow the list by; the same
+filters narrow ``asz search``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+import attrs
+import orjson
+
+from ..sessiondata.times import parse_instant
+from ..storage.layout import landed_files
+from ..view.document import ViewError, build_view, list_conversations
+from ..view.rows import document_row, header_row, read_head
+
+__all__ = ["Filters", "TimeError", "parse_time", "conversation_rows", "dialect_of", "model_names", "total_tokens", "cost_value"]
+
+_RELATIVE = re.compile(r"([0-9]{1,6})\s*([mhdw])")
+_UNIT_S = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+class TimeError(ValueError):
+    """A ``--since`` / ``--until`` value that is not a date, an instant or a relative time."""
+
+
+def parse_time(text: str, *, end: bool = False, now_ms: int | None = None) -> int:
+    """A ``--since`` / ``--until`` value as unix ms.
+
+    Accepted: ``YYYY-MM-DD`` (a day in the reader's local time zone: its start,
+    or with ``end`` its last millisecond), an RFC 3339 instant
+    (``2026-11-21T10:00:00Z``), a local ``YYYY-MM-DDTHH:MM[:SS]`` and a time
+    back from now: ``30m``, ``12h``, ``7d``, ``2w``. Raises :class:`TimeError`.
+    """
+    s = text.strip()
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    m = _RELATIVE.fullmatch(s)
+    if m:
+        return now - int(m.group(1)) * _UNIT_S[m.group(2)] * 1000
+    if re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", s):
+        try:
+            day = _dt.datetime.strptime(s, "%Y-%m-%d").astimezone()  # local midnight
+        except ValueError:
+            raise TimeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
+        if end:
+            day = (day + _dt.timedelta(days=1)).astimezone()
+            return int(day.timestamp() * 1000) - 1
+        return int(day.timestamp() * 1000)
+    ns = parse_instant(s)
+    if ns is not None:
+        return ns // 1_000_000
+    try:
+        local = _dt.datetime.fromisoformat(s)
+    except ValueError:
+        raise TimeError(f"{text!r} is not a date (YYYY-MM-DD), an instant (RFC 3339) or a time back from now (30m, 12h, 7d, 2w)") from None
+    if local.tzinfo is None:
+        local = local.astimezone()
+    return int(local.timestamp() * 1000)
+
+
+def model_names(value: Any) -> list[str]:
+    """Model names in a row's ``models`` (a list of names or of objects with ``model``/``name``, or a mapping keyed by name)."""
+    if isinstance(value, dict):
+        return [str(k) for k in value]
+    out = []
+    for v in value or ():
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, dict) and isinstance(v.get("model") or v.get("name"), str):
+            out.append(v.get("model") or v.get("name"))
+    return out
+
+
+def total_tokens(usage: Any) -> int | None:
+    """All tokens of a row's ``usage`` (the sum of its integer counts: in, out, cache read, cache write); None when unknown."""
+    if not isinstance(usage, dict):
+        return None
+    total = 0
+    for k, v in usage.items():
+        if isinstance(v, int) and not isinstance(v, bool) and k in ("in", "out", "cache_read", "cache_write", "input", "output"):
+            total += v
+    return total
+
+
+def cost_value(cost: Any) -> float | None:
+    """A row's ``cost`` in US dollars (a number, or a mapping with ``usd`` / ``total``); None when unknown."""
+    if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+        return float(cost)
+    if isinstance(cost, dict):
+        for k in ("usd", "total", "total_usd"):
+            v = cost.get(k)
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                return float(v)
+    return None
+
+
+@attrs.define
+class Filters:
+    """What a list or a search is narrowed by; empty fields narrow nothing.
+
+    ``project``: a substring of the row's project (case-insensitive);
+    ``since`` / ``until``: unix ms (a conversation is kept when it was active
+    in the window: ``to >= since`` and ``from <= until``); ``model``: a
+    substring of one of its models; ``dialect``: the dialect exactly, or its
+    name before ``/`` (``claude-code``).
+    """
+
+    project: str = ""
+    since: int | None = None
+    until: int | None = None
+    model: str = ""
+    dialect: str = ""
+
+    def keeps(self, row: dict) -> bool:
+        """True when ``row`` (a conversation row with ``dialect``) passes every filter."""
+        if self.project and self.project.lower() not in str(row.get("project") or "").lower():
+            return False
+        if self.model and not any(self.model.lower() in m.lower() for m in model_names(row.get("models"))):
+            return False
+        if self.dialect:
+            d = str(row.get("dialect") or "")
+            if self.dialect not in (d, d.split("/", 1)[0]):
+                return False
+        return self.active_in(row.get("from"), row.get("to"))
+
+    def active_in(self, start: int | None, stop: int | None) -> bool:
+        """True when a span from ``start`` to ``stop`` (unix ms, either may be None) meets the ``since``/``until`` window."""
+        if self.since is not None and (stop or start or 0) < self.since:
+            return False
+        if self.until is not None and (start or stop or 0) > self.until:
+            return False
+        return True
+
+
+def dialect_of(root: str | os.PathLike, session: str) -> str:
+    """The dialect of a session's first landed file ('' when it has none or its header does not read)."""
+    sdir = Path(root) / session
+    for _, path in landed_files(sdir) if sdir.is_dir() else []:
+        try:
+            with open(path, "rb") as f:
+                d = orjson.loads(f.readline(1 << 20))
+            return str(d.get("dialect") or "") if isinstance(d, dict) else ""
+        except (OSError, ValueError):
+            return ""
+    return ""
+
+
+def conversation_rows(root: str | os.PathLike, hide: Sequence[str] = (), filters: Filters | None = None,
+                      *, ids: Iterable[str] | None = None, step: Callable[[str], None] | None = None) -> Iterator[dict]:
+    """The rows of the conversations under ``root`` (``ids`` when given) that pass ``filters``, in id order.
+
+    Each conversation's document is built withholding ``hide`` (its state is
+    the page's); one with no usable round gives a row with state
+    ``unreadable`` and null counts. ``step(conversation)`` is called after each.
+    """
+    f = filters or Filters()
+    for cid in list_conversations(root) if ids is None else ids:
+        head = read_head(root, cid)
+        header = head.header if head else None
+        try:
+            doc = build_view(root, cid, hide=hide)
+            row = document_row(doc, header)
+            session = doc["sessions"][0] if doc.get("sessions") else cid
+        except ViewError:
+            row = header_row(cid, None, head.round if head else 0, title="", state="unreadable")
+            session = (header or {}).get("session") or cid
+        row["dialect"] = dialect_of(root, session) if isinstance(session, str) and "/" not in session else ""
+        if step is not None:
+            step(cid)
+        if f.keeps(row):
+            yield row
+
+
+def newest_first(rows: Iterable[dict]) -> list[dict]:
+    """``rows`` sorted by last activity (``to``), newest first; rows with no time last, then by id."""
+    return sorted(rows, key=lambda r: (-(r.get("to") or 0), r.get("id") or ""))

@@ -1,0 +1,146 @@
+"""One row per conversation: what ``/api/conversations`` and ``asz conversations`` list (seed 004; issue 20).
+
+Both read a conversation's newest round file's header line, never the whole
+chain: the counts and times a row shows are the ones parse wrote there. The
+server adds the verification state of a document it built; ``asz
+conversations`` builds the document itself (:func:`document_row`).
+
+Row keys, in order (:data:`ROW_KEYS`): ``id``, ``title``, ``talks``,
+``steps``, ``streams``, ``segments``, ``rounds``, ``from``, ``to`` (unix ms,
+null when the header has no time, 0 when it is not a time), ``unresolved``,
+``changes``, ``lines_added``, ``lines_removed``, ``llm_calls``, ``subagents``,
+``bash_runs`` (null when the head round predates them), ``state``. The
+summary keys of :data:`SUMMARY_KEYS` (``project``, ``models``, ``usage``,
+``cost``, ``git_branch``, ``runtime``) follow when the header or the
+document carries them, else they are null.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import orjson
+
+from ..flow.round import parse_round_file_name
+from ..sessiondata.times import parse_instant
+
+__all__ = ["ROW_KEYS", "SUMMARY_KEYS", "Head", "header_ms", "newest_round", "read_head", "header_row", "document_row"]
+
+#: Keys of a ``/api/conversations`` row, in order (origin-digest §8.3; ``state`` added when known).
+ROW_KEYS = (
+    "id", "title", "talks", "steps", "streams", "segments", "rounds", "from", "to", "unresolved",
+    "changes", "lines_added", "lines_removed", "llm_calls", "subagents", "bash_runs", "state",
+)
+#: Summary keys a row carries after :data:`ROW_KEYS` (issue 17), null when neither header nor document has them.
+SUMMARY_KEYS = ("project", "models", "usage", "cost", "git_branch", "runtime")
+_LATER_COUNTS = ("changes", "lines_added", "lines_removed", "llm_calls", "subagents", "bash_runs")
+
+
+class Head(NamedTuple):
+    """The newest round file of a conversation: its number, file name, ``(name, size, mtime_ns)`` and header (None when it does not read)."""
+
+    round: int
+    name: str
+    stat: tuple
+    header: dict | None
+
+
+def header_ms(value: Any) -> int | None:
+    """A header time in unix ms: None when absent, 0 when not a time (seed 004)."""
+    if not value:
+        return None
+    ns = parse_instant(value)
+    return 0 if ns is None else ns // 1_000_000
+
+
+def newest_round(root: str | os.PathLike, conversation: str) -> tuple[int, str, tuple] | None:
+    """The newest round file listed for ``conversation``: (number, file name, (name, size, mtime_ns)); None if none."""
+    rdir = Path(root) / "_conversations" / conversation / "rounds"
+    best: tuple[int, Path] | None = None
+    try:
+        entries = list(rdir.iterdir())
+    except OSError:
+        return None
+    for p in entries:
+        parsed = parse_round_file_name(p.name)
+        if parsed and (best is None or parsed[0] > best[0]):
+            best = (parsed[0], p)
+    if best is None:
+        return None
+    try:
+        st = best[1].stat()
+    except OSError:
+        return None
+    return best[0], best[1].name, (best[1].name, st.st_size, st.st_mtime_ns)
+
+
+def read_head(root: str | os.PathLike, conversation: str) -> Head | None:
+    """The newest round of ``conversation`` with its header line decoded; None when it has no round file."""
+    newest = newest_round(root, conversation)
+    if newest is None:
+        return None
+    header: dict | None = None
+    try:
+        with open(Path(root) / "_conversations" / conversation / "rounds" / newest[1], "rb") as f:
+            line = f.readline(1 << 20)
+        d = orjson.loads(line)
+        if isinstance(d, dict) and d.get("t") == "header":
+            header = d
+    except (OSError, ValueError):
+        header = None
+    return Head(newest[0], newest[1], newest[2], header)
+
+
+def _count(v: Any) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def header_row(conversation: str, header: dict | None, rounds: int, *, title: str, state: str | None) -> dict:
+    """A row (keys :data:`ROW_KEYS` then :data:`SUMMARY_KEYS`) from a head round's header.
+
+    ``title`` is the title to show (the caller withholds it, see
+    :func:`asz_core.view.document.title_withheld`); ``rounds`` is the newest
+    round's number; ``state`` is a verification state or None when not known.
+    """
+    h = header or {}
+    row: dict[str, Any] = {
+        "id": conversation,
+        "title": title,
+        "talks": h.get("talks"),
+        "steps": h.get("steps"),
+        "streams": h.get("streams"),
+        "segments": h.get("segments"),
+        "rounds": rounds,
+        "from": header_ms(h.get("session_from_time")),
+        "to": header_ms(h.get("session_through_time")),
+        "unresolved": h.get("unresolved"),
+    }
+    for k in _LATER_COUNTS:
+        row[k] = _count(h.get(k))
+    row["state"] = state
+    for k in SUMMARY_KEYS:
+        row[k] = h.get(k)
+    return row
+
+
+def document_row(doc: dict, header: dict | None = None) -> dict:
+    """A row from a built asz.view document (its summary, withheld as it was built), completed from ``header``.
+
+    The document's summary gives title, state and the counts it has; the head
+    round's header gives the counts the summary lacks. Keys as :func:`header_row`.
+    """
+    s = doc.get("summary") or {}
+    h = dict(header or {})
+    for k in ("talks", "steps", "streams", "segments", "unresolved", *SUMMARY_KEYS):
+        if s.get(k) is not None:
+            h[k] = s[k]
+    row = header_row(doc.get("conversation", ""), h, (doc.get("head") or {}).get("round") or 0,
+                     title=s.get("title") or "", state=s.get("state"))
+    for k in ("from", "to"):
+        if s.get(k) is not None:
+            row[k] = s[k]
+    if row["llm_calls"] is None and isinstance(s.get("kinds"), dict):
+        row["llm_calls"] = s["kinds"].get("llm.call", 0)
+    return row

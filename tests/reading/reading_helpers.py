@@ -1,0 +1,56 @@
+"""Helpers for the reading tests: run asz, read the corpus's source transcripts directly."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def asz_process(*args: str, check: bool = True, timeout: float = 300, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Run ``asz ARGS`` in a subprocess (this interpreter); raise on a non-zero exit when ``check``."""
+    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True, timeout=timeout, cwd=cwd or REPO)
+    if check and p.returncode != 0:
+        raise AssertionError(f"asz {' '.join(args)} exited {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
+    return p
+
+
+def asz(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    """Run ``asz ARGS`` in this process (the whole Typer application, Click's runner); the same result shape as a subprocess."""
+    from typer.testing import CliRunner
+
+    from asz_core.cli.main import build_app
+
+    res = CliRunner().invoke(build_app(), list(args), catch_exceptions=False)
+    p = subprocess.CompletedProcess(["asz", *args], res.exit_code, res.stdout, res.stderr)
+    if check and p.returncode != 0:
+        raise AssertionError(f"asz {' '.join(args)} exited {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
+    return p
+
+
+def asz_json(*args: str) -> Any:
+    """``asz ARGS`` (which must print JSON) decoded."""
+    return json.loads(asz(*args).stdout)
+
+
+def source_lines(path: Path) -> list[dict]:
+    """The JSON objects of a source transcript, in file order (lines that do not parse are skipped)."""
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            try:
+                d = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(d, dict):
+                out.append(d)
+    return out
+
+
+def main_transcripts(source: Path) -> dict[str, Path]:
+    """Session id -> the session's main transcript (``<project>/<session>.jsonl``) under a Claude Code projects folder."""
+    return {p.stem: p for p in sorted(source.glob("*/*.jsonl")) if not p.name.startswith("agent-")}
