@@ -17,7 +17,7 @@ asz expects ``<claude config dir>/asz/provider-bodies``):
 The record id of a body is its file name without ``.json``. A directory that
 is absent makes the adapter inert. Landing needs the root-wide table of seen
 files (``_provider/seen.state``), not cursors, so the collector's
-line-by-line pass does not run this adapter; :mod:`asz_core.provider_collect`
+line-by-line pass does not run this adapter; :mod:`asz_core.collect.provider_bodies`
 does, after the transcript adapter in each pass.
 """
 
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from asz_core import Adapter, Capabilities, Discovery, Record, Source, Term, build_glossary, json_loads, os_error_text
-from asz_core.providerbody import BodyMeta, Session
+from asz_core.sessiondata.providerbody import BodyMeta, Session
 
 from .hook import claude_config_dir
 
@@ -154,7 +154,7 @@ class ClaudeCodeProvider(Adapter):
 
     Stateless. :meth:`discover` lists the body files whose session the file
     itself names (requests); responses get their session from the provider
-    pass (:func:`asz_core.provider_collect.provider_pass`), which is what
+    pass (:func:`asz_core.collect.provider_bodies.provider_pass`), which is what
     ``asz collect`` runs for this adapter.
     """
 
@@ -319,7 +319,7 @@ def capture_status(path: Path, root: Path | None = None) -> dict:
         except OSError:
             pass
     if root is not None:
-        from asz_core.provider_collect import read_table
+        from asz_core.collect.provider_bodies import read_table
 
         for e in read_table(root).values():
             out["table"][e.state] = out["table"].get(e.state, 0) + 1

@@ -29,8 +29,8 @@ _LAZY = {
     "nesting_depth": "asz_core.sessiondata.jsonbytes",
     **dict.fromkeys(("loads_source", "settle_surrogates"), "asz_core.sessiondata.surrogates"),
     # issue 10: provider bodies (seed 000, Provider bodies)
-    **dict.fromkeys(("BodyError", "BodyMeta", "MissingReference", "TooLarge"), "asz_core.providerbody"),
-    "ProviderSession": ("asz_core.providerbody", "Session"),
+    **dict.fromkeys(("BodyError", "BodyMeta", "MissingReference", "TooLarge"), "asz_core.sessiondata.providerbody"),
+    "ProviderSession": ("asz_core.sessiondata.providerbody", "Session"),
 }
 
 

@@ -44,7 +44,7 @@ from verify_landing import RootBuilder, jsonl  # noqa: E402
 
 from asz_core.sessiondata import SDWriter, decode_header  # noqa: E402
 from asz_core.storage import landed_files, session_dirs  # noqa: E402
-from asz_core.verify import verify_root  # noqa: E402
+from asz_core.verify.walk import verify_root  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus" / "claude-code" / "projects"
 BUDGET = 2 * 1024 * 1024

@@ -20,7 +20,7 @@ import attrs
 import orjson
 import typer
 
-from ..collect import Collector, CollectOptions, Counters, Report, run_passes
+from ..collect.collector import Collector, CollectOptions, Counters, Report, run_passes
 from ..config import MIN_DELTA_BYTES, MIN_INTERVAL, Config, ConfigError, format_duration, load_config, parse_duration
 from ..plugins import Adapter, get_plugin_manager
 from ..storage.root import LockBusy, collector_lock
@@ -152,7 +152,7 @@ def _progress():
         TimeElapsedColumn(),
         console=Console(stderr=True),
         transient=True,
-        auto_refresh=False,  # no refresh thread: the pass may fork its workers (asz_core.workers.can_fork)
+        auto_refresh=False,  # no refresh thread: the pass may fork its workers (asz_core.collect.workers.can_fork)
     )
 
 
@@ -205,7 +205,7 @@ def collect(
     """
     if lock_timeout < 0:
         raise _usage("collect", f"--lock-timeout must not be negative, got {lock_timeout}")
-    from ..workers import jobs_from_option
+    from ..collect.workers import jobs_from_option
 
     try:
         jobs_n = jobs_from_option(jobs_n)
@@ -311,11 +311,11 @@ def _provider_job(jobs: list[Job], chosen: bool = False) -> Optional[Job]:
 
 
 def _provider_pass(job: Optional[Job], storage: Path, lock_timeout: float, counters: Counters) -> str:
-    """Run the provider pass (:func:`asz_core.provider_collect.provider_pass`) into ``counters``; returns the
+    """Run the provider pass (:func:`asz_core.collect.provider_bodies.provider_pass`) into ``counters``; returns the
     summary's extra ``bodies_waiting=N bodies_unreadable=N`` (only the non-zero ones). Issue 10."""
     if job is None or not job.source_root.is_dir():
         return ""
-    from ..provider_collect import provider_pass
+    from ..collect.provider_bodies import provider_pass
 
     try:
         pc = provider_pass(storage, job.source_root, max_delta_bytes=job.max_delta_bytes, lock_timeout=lock_timeout,

@@ -120,7 +120,7 @@ def parse(
             except IdError as exc:
                 raise _usage(f"{exc} in {where}") from None
         sessions = [sdir.name]
-    from ..workers import jobs_from_option
+    from ..collect.workers import jobs_from_option
 
     try:
         jobs = jobs_from_option(jobs)

@@ -23,7 +23,7 @@ def _usage(message: str) -> typer.Exit:
 
 
 def _formats(value: str) -> tuple[str, ...]:
-    from ..scenario.build import FORMATS
+    from ..testing.scenario.build import FORMATS
 
     if value == "all":
         return FORMATS
@@ -49,8 +49,8 @@ def scenario_build(
     files, rounds. Spec: origin-digest §9.1. Exit 0 done, 1 the build
     failed, 2 usage.
     """
-    from ..scenario.build import DEFAULT_AT, build, parse_at
-    from ..scenario.model import ScenarioError, load_expectation, load_scenario, scenario_name
+    from ..testing.scenario.build import DEFAULT_AT, build, parse_at
+    from ..testing.scenario.model import ScenarioError, load_expectation, load_scenario, scenario_name
 
     (f,) = _formats(fmt)
     try:
@@ -89,9 +89,9 @@ def scenario_check(
     issue (with the reason), ``FAIL …`` for every difference, and a summary line
     per scenario. Exit 0 only when everything checked holds, 1 otherwise, 2 usage.
     """
-    from ..scenario.build import DEFAULT_AT, parse_at
-    from ..scenario.check import check_files, check_scenario
-    from ..scenario.model import ScenarioError, load_expectation, load_scenario, scenario_name
+    from ..testing.scenario.build import DEFAULT_AT, parse_at
+    from ..testing.scenario.check import check_files, check_scenario
+    from ..testing.scenario.model import ScenarioError, load_expectation, load_scenario, scenario_name
 
     formats = _formats(fmt)
     try:
@@ -115,7 +115,7 @@ def scenario_check(
             if no_properties:
                 sc = load_scenario(p.parent / f"{name}.yaml")
                 exp = p.parent / f"{name}.expect.yaml"
-                from ..scenario.model import Expectation
+                from ..testing.scenario.model import Expectation
 
                 ex = load_expectation(exp) if exp.exists() else Expectation(name)
                 res = check_scenario(sc, ex, formats=formats, at=at or DEFAULT_AT, out=target, properties=False)

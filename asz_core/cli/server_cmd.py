@@ -149,7 +149,7 @@ def server(
     landed=N records=N rounds=N (1.234s)``; problems go to stderr as
     ``error:`` lines. One collector per root: exit 1 when another holds it.
     """
-    from ..collect import Collector, CollectOptions, Counters, Report
+    from ..collect.collector import Collector, CollectOptions, Counters, Report
     from ..storage.root import LockBusy, collector_lock
     from ..view.server import ViewState, create_app
     from .collect_cmd import resolve_jobs

@@ -63,7 +63,7 @@ def verify(
     ``all landed data is contiguous and matches its digests``. Exit 0 clean,
     1 problems, 2 usage.
     """
-    from ..verify import verify, verify_file
+    from ..verify.walk import verify, verify_file
 
     cfg_root = _root_from_config(config)  # a bad configuration file is a usage error (exit 2) whatever the target
     if target is not None and target.endswith(".sf"):

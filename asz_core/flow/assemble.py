@@ -818,7 +818,7 @@ class _Builder:
         Issue 10 (provider bodies): keys come from the index (``pb`` of each
         manifest part); a call's prompt is the run its first fragment falls in.
         """
-        from ..providerbody import BodyKey, CallKey, join_bodies
+        from ..sessiondata.providerbody import BodyKey, CallKey, join_bodies
 
         bodies = []
         for e in self.aside:

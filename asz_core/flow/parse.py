@@ -558,7 +558,7 @@ def parse_root(
     ``error: <session>: <why>`` line there). Sessions are the root's session
     directories (names starting with ``_`` or ``.`` are not sessions), in name
     order. ``jobs`` processes parse sessions at once (forked workers, runs of
-    sessions each, :mod:`asz_core.workers`); each session is parsed whole by
+    sessions each, :mod:`asz_core.collect.workers`); each session is parsed whole by
     one of them, under its own locks, and the outcomes come back in name
     order; the sessions of a worker that died are parsed in this process.
     With one job, an ``engine``, or where this process may not fork, this
@@ -572,13 +572,13 @@ def parse_root(
     report = ParseReport()
     pool = None
     if jobs > 1 and len(names) > 1 and engine is None:
-        from ..workers import process_pool, worker_start
+        from ..collect.workers import process_pool, worker_start
 
         pool = process_pool(min(jobs, len(names)), fork_only=True, initializer=worker_start)
     if pool is None:
         outcomes = _parse_sessions((root, names, max_round_bytes, engine, lock_timeout))
     else:
-        from ..workers import LOST, each_result, guided
+        from ..collect.workers import LOST, each_result, guided
 
         outcomes = []
         with pool:

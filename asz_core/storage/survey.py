@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ..plugins.adapter import Adapter, discovery_failure
-from ..source_windows import SourceError, open_source
+from ..collect.windows import SourceError, open_source
 from .cursor import AppendCursor, SnapshotCursor, read_cursor
 from .layout import cursor_path, kind_dir
 

@@ -52,7 +52,7 @@ def collect_once(root: Path, adapter: Adapter, source_root: Path, *, max_delta_b
     """
     import io
 
-    from ..collect import CollectOptions, Collector, Report
+    from ..collect.collector import CollectOptions, Collector, Report
     from ..sessiondata import DEFAULT_MAX_DELTA_BYTES
     from ..storage.root import collector_lock
 
@@ -148,7 +148,7 @@ class AdapterConformance:
 
     def test_every_file_verifies(self, collected: Path) -> None:
         """The collected root verifies clean (digests, contiguity, names, cursors)."""
-        from ..verify import verify_root
+        from ..verify.walk import verify_root
 
         report = verify_root(collected)
         assert report.ok, "\n".join(report.lines())
@@ -234,7 +234,7 @@ class AdapterConformance:
 
     def test_sessions_land_in_parallel_as_in_one_process(self, tmp_path: Path, adapter: Adapter, source_root: Path) -> None:
         """An adapter declaring ``sessions_in_parallel`` lands the samples in two worker processes byte for byte as in one."""
-        from ..workers import can_fork
+        from ..collect.workers import can_fork
 
         if not adapter.sessions_in_parallel:
             pytest.skip(f"{adapter.name} does not declare sessions_in_parallel: asz collect lands its sessions one by one")

@@ -442,7 +442,7 @@ class ViewState:
         The file is scanned once per size, mtime and inode (:func:`asz_core.verify.check_landed_file`).
         Raises :class:`ApiError` 409 naming what is wrong.
         """
-        from ..verify import check_landed_file
+        from ..verify.walk import check_landed_file
 
         try:
             st = path.stat()
@@ -514,7 +514,7 @@ class ViewState:
         """
         import hashlib
 
-        from ..providerbody import BodyError, Session as BodySession, read_record_line
+        from ..sessiondata.providerbody import BodyError, Session as BodySession, read_record_line
 
         seq, row, path = self._landed_ref(conversation, seq_s, row_s)
         if self._kind(path) != "provider_body":

@@ -12,7 +12,7 @@ import io
 
 import orjson
 
-from asz_core.collect import Collector, CollectOptions, Counters, Report
+from asz_core.collect.collector import Collector, CollectOptions, Counters, Report
 from asz_core.sessiondata import SDReader, check_file
 from asz_core.storage.layout import landed_files, session_dirs
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from asz_core.collect import CollectOptions, Collector, Report, landing_rank, run_passes
+from asz_core.collect.collector import CollectOptions, Collector, Report, landing_rank, run_passes
 from asz_core.plugins.adapter import Discovery, Source
 from asz_core.sessiondata import read_file
 from asz_core.storage.cursor import read_cursor, write_cursor

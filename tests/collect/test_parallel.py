@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from asz_core import collect_parallel
-from asz_core.collect import Collector, CollectOptions, Report, run_passes
+from asz_core.collect import parallel as collect_parallel
+from asz_core.collect.collector import Collector, CollectOptions, Report, run_passes
 from asz_core.plugins import get_plugin_manager
-from asz_core.workers import can_fork, guided, process_pool
+from asz_core.collect.workers import can_fork, guided, process_pool
 
 from collect_helpers import ASZ, all_files_ok, append, asz, env, landed, line, mini_args, source_lines, summary
 

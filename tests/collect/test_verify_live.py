@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from asz_core.collect import Collector, CollectOptions, Report
-from asz_core.landed_check import _check_for_walk
+from asz_core.collect.collector import Collector, CollectOptions, Report
+from asz_core.verify.landed import _check_for_walk
 from asz_core.storage.layout import session_listing
-from asz_core.verify import _verify_session, verify
+from asz_core.verify.walk import _verify_session, verify
 
 from collect_helpers import ASZ, append, env, line, mini_args, source_lines
 

@@ -114,7 +114,7 @@ def test_storage_root_layout_names_what_a_real_root_holds(tmp_path: Path) -> Non
     missing = sorted(n for n in names if n not in layout)
     assert missing == []
     from asz_adapters_langchain.inbox import INGEST
-    from asz_core.provider_collect import PROVIDER_DIR, TABLE
+    from asz_core.collect.provider_bodies import PROVIDER_DIR, TABLE
 
     for name in (f"{PROVIDER_DIR}/", TABLE, f"{INGEST.as_posix()}/"):
         assert name in layout, name

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from asz_core.flow._asm_build import (
+from asz_core.testing.asm_build import (
     Conversation,
     SessionBuilder,
     assistant,

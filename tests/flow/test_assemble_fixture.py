@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from asz_core.flow import Ref
-from asz_core.flow._asm_build import (
+from asz_core.testing.asm_build import (
     SessionBuilder,
     assistant,
     boundary,

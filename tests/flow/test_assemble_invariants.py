@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from asz_core.flow._asm_build import SessionBuilder, part, rec
+from asz_core.testing.asm_build import SessionBuilder, part, rec
 from asz_core.flow.assemble import assemble
 from asz_core.flow.index import update_index
 

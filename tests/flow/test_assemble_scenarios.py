@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from asz_core.flow._asm_build import Conversation, SessionBuilder
+from asz_core.testing.asm_build import Conversation, SessionBuilder
 from asz_core.flow.assemble import assemble
 from asz_core.flow.index import update_index
 
@@ -365,7 +365,7 @@ def test_segments_split_by_idle_gap(tmp_path):
 def test_a_runtime_without_run_ids_gets_one_run_per_input(tmp_path):
     """No record names a run: each external input opens a run keyed by its own record id, and the
     records below it (by their parents) belong to it; a notification continues the talk."""
-    from asz_core.flow._asm_build import assistant, notification, text, tool_call, tool_result, user_input
+    from asz_core.testing.asm_build import assistant, notification, text, tool_call, tool_result, user_input
 
     t0 = 1767225600000
     records = [
@@ -404,7 +404,7 @@ def test_lost_launch_with_a_sidecar_naming_the_call(tmp_path):
 def test_auxiliary_stream_last_call_is_result_of_its_tool(tmp_path):
     """A model call made inside a tool (LangChain: flag ``auxiliary`` on the record naming the stream)
     is no child agent: the call stays a tool, the stream is auxiliary, its last call is the result."""
-    from asz_core.flow._asm_build import assistant, prompt, text, tool_call, tool_result, user_input
+    from asz_core.testing.asm_build import assistant, prompt, text, tool_call, tool_result, user_input
 
     t0 = 1767225600000
     b = SessionBuilder(tmp_path, "sess-1")
@@ -422,7 +422,7 @@ def test_auxiliary_stream_last_call_is_result_of_its_tool(tmp_path):
 def test_workflow_child_landed_before_its_launch(tmp_path):
     """A workflow child's transcript filed under the run (header batch) lands before the main
     transcript: its own tool results do not stand in for the launch call."""
-    from asz_core.flow._asm_build import assistant, journal, prompt, tool_call, tool_result, user_input
+    from asz_core.testing.asm_build import assistant, journal, prompt, tool_call, tool_result, user_input
 
     t0 = 1767225600000
     b = SessionBuilder(tmp_path, "sess-1")

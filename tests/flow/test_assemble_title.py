@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from asz_core.flow._asm_build import SessionBuilder, part, prompt, rec, sidecar, title
+from asz_core.testing.asm_build import SessionBuilder, part, prompt, rec, sidecar, title
 from asz_core.flow.assemble import assemble
 from asz_core.flow.index import update_index
 

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from asz_core.flow._asm_build import Conversation, SessionBuilder
+from asz_core.testing.asm_build import Conversation, SessionBuilder
 from asz_core.flow.assemble import assemble
 from asz_core.flow.index import INDEX_SCHEMA, IndexBuildError, index_dir, load_index, update_index
 from asz_core.storage.root import read_state, write_state

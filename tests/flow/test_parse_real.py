@@ -83,7 +83,7 @@ def test_reparse_rebuilds_the_same_chain(landed_root, tmp_path):
 
 
 def test_parse_in_two_worker_processes_writes_the_chains_one_process_writes(landed_root, tmp_path):
-    from asz_core.workers import can_fork
+    from asz_core.collect.workers import can_fork
 
     if not can_fork():
         pytest.skip("this process cannot fork worker processes")

@@ -15,13 +15,13 @@ import re
 import pytest
 import yaml
 
-pytest.importorskip("asz_core.scenario.build")
+pytest.importorskip("asz_core.testing.scenario.build")
 pytest.importorskip("asz_core.flow.assemble")
 
 from asz_core.flow.chain import Chain  # noqa: E402
 from asz_core.flow.round import decode_round, input_digest  # noqa: E402
-from asz_core.scenario.build import build  # noqa: E402
-from asz_core.scenario.model import load_scenario  # noqa: E402
+from asz_core.testing.scenario.build import build  # noqa: E402
+from asz_core.testing.scenario.model import load_scenario  # noqa: E402
 
 
 def test_fixture_round_is_the_originals(shared_dir, tmp_path):

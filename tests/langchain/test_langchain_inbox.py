@@ -131,7 +131,7 @@ def test_bodies_share_what_the_session_holds_across_passes(tmp_path):
     """A second request repeating a long history is cut against the first (a copy or pieces), also when a new
     process resumes (the cutter is rebuilt by cutting the landed lines again), and every body rebuilds."""
     from asz_core.testing import collect_once
-    from asz_core.verify import verify_root
+    from asz_core.verify.walk import verify_root
     from asz_adapters_langchain import dialect
     from asz_adapters_langchain.plugin import LangsmithIngest
     from asz_core import SDReader

@@ -9,9 +9,9 @@ import os
 import re
 from pathlib import Path
 
-from asz_core.provider_collect import landed_share, provider_pass, read_table
-from asz_core.providerbody import Session, provider_files
-from asz_core.verify import verify
+from asz_core.collect.provider_bodies import landed_share, provider_pass, read_table
+from asz_core.sessiondata.providerbody import Session, provider_files
+from asz_core.verify.walk import verify
 
 from pb_capture import write_capture
 

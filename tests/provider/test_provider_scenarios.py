@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from asz_core.providerbody import BodyKey, CallKey, join_bodies
-from asz_core.scenario.check import check_scenario
-from asz_core.scenario.model import load_expectation, load_scenario
+from asz_core.sessiondata.providerbody import BodyKey, CallKey, join_bodies
+from asz_core.testing.scenario.check import check_scenario
+from asz_core.testing.scenario.model import load_expectation, load_scenario
 
 HERE = Path(__file__).resolve().parent
 
@@ -73,9 +73,9 @@ def test_late_bodies_give_the_calls_a_new_revision(tmp_path, shared_dir):
 
     import attrs
 
-    from asz_core.provider_collect import provider_pass
-    from asz_core.scenario.bodies import body_files, write_bodies
-    from asz_core.scenario.build import build, parse_once, read_fold
+    from asz_core.collect.provider_bodies import provider_pass
+    from asz_core.testing.scenario.bodies import body_files, write_bodies
+    from asz_core.testing.scenario.build import build, parse_once, read_fold
 
     sc = load_scenario(shared_dir / "conformance" / "scenarios" / "provider-bodies-errors.yaml")
     out = tmp_path / "o"

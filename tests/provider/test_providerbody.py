@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from asz_core.providerbody import (
+from asz_core.sessiondata.providerbody import (
     MIN_COPY,
     MIN_PIECE,
     BadBody,
@@ -230,8 +230,8 @@ def test_landed_through_the_provider_pass_in_several_files(tmp_path_factory, bod
     import io
     import os
 
-    from asz_core.provider_collect import provider_pass
-    from asz_core.providerbody import provider_files
+    from asz_core.collect.provider_bodies import provider_pass
+    from asz_core.sessiondata.providerbody import provider_files
 
     base = tmp_path_factory.mktemp("pass")
     src = base / "src"

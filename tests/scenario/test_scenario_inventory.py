@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from asz_core.scenario.check import check_scenario
-from asz_core.scenario.model import expectation_from_dict, scenario_from_dict
+from asz_core.testing.scenario.check import check_scenario
+from asz_core.testing.scenario.model import expectation_from_dict, scenario_from_dict
 
 CASES = {
     'attachment-input': (

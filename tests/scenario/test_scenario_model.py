@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from asz_core.scenario.model import (
+from asz_core.testing.scenario.model import (
     ScenarioError,
     expectation_from_dict,
     load_expectation,

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from asz_core.scenario.check import check_files
-from asz_core.scenario.model import scenario_name
+from asz_core.testing.scenario.check import check_files
+from asz_core.testing.scenario.model import scenario_name
 
 REPO = Path(__file__).resolve().parents[2]
 SCENARIOS = (REPO.parent / "shared" / "conformance" / "scenarios").resolve()
@@ -114,8 +114,8 @@ def test_mcp_calls_definition_meets_the_original_expectation(tmp_path: Path, sha
     """A definition written for mcp-calls (not public) meets its published expectation in both formats, with
     every property: the MCP name split on tool nodes (none for a name with a second ``__``), a child's MCP
     call, and the observers' execution/1 files landed beside the transcripts without adding a node."""
-    from asz_core.scenario.check import check_scenario
-    from asz_core.scenario.model import load_expectation, load_scenario
+    from asz_core.testing.scenario.check import check_scenario
+    from asz_core.testing.scenario.model import load_expectation, load_scenario
 
     (tmp_path / "mcp-calls.yaml").write_text(MCP_CALLS)
     res = check_scenario(load_scenario(tmp_path / "mcp-calls.yaml"),
@@ -129,8 +129,8 @@ def test_lose_and_verify_hold_the_original_lost_file_expectation(tmp_path: Path,
     """A definition written for lost-file (not public) meets its published expectation: `lose` deletes the
     helper's landed transcript after round 1, the structure stays in the chain, and `asz verify` finds the
     missing file and the end gap in both formats (the mock writes cursors as the collector does)."""
-    from asz_core.scenario.check import check_scenario
-    from asz_core.scenario.model import load_expectation, load_scenario
+    from asz_core.testing.scenario.check import check_scenario
+    from asz_core.testing.scenario.model import load_expectation, load_scenario
 
     (tmp_path / "lost-file.yaml").write_text(LOST_FILE)
     sc = load_scenario(tmp_path / "lost-file.yaml")

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from asz_core import Source
-from asz_core.scenario.build import build, parse_at
-from asz_core.scenario.mock import ADAPTER, DIALECT, landing_order, line_record
-from asz_core.scenario.model import load_scenario, scenario_from_dict
-from asz_core.scenario.plan import agent_id, format_ms, make_plan
+from asz_core.testing.scenario.build import build, parse_at
+from asz_core.testing.scenario.mock import ADAPTER, DIALECT, landing_order, line_record
+from asz_core.testing.scenario.model import load_scenario, scenario_from_dict
+from asz_core.testing.scenario.plan import agent_id, format_ms, make_plan
 
 AT = parse_at("2026-01-01T00:00:00Z")
 
@@ -152,7 +152,7 @@ def test_mock_records_match_the_adapter(fixture_plan) -> None:
 
 def test_landing_order() -> None:
     """Main transcript, then the observers' files, then the other Claude Code sources (the original's example: changes at seq 2)."""
-    from asz_core.scenario.plan import SourceFile
+    from asz_core.testing.scenario.plan import SourceFile
 
     files = [SourceFile("workflow_script", "", "wf_x", "p/s/workflows/scripts/x-wf_x.js", "snapshot"),
              SourceFile("agent_meta", "a1", "", "p/s/subagents/agent-a1.meta.json", "snapshot"),
@@ -167,7 +167,7 @@ def test_fixture_matches_the_original_example(tmp_path, shared_dir) -> None:
     """`asz scenario build` of the fixture gives the nodes, refs, attrs and relations of the original's example document."""
     import yaml
 
-    from asz_core.scenario.build import read_fold
+    from asz_core.testing.scenario.build import read_fold
 
     doc = yaml.safe_load((shared_dir / "conformance" / "fixtures" / "asz-view-example.yaml").read_text())
     sc = load_scenario(shared_dir / "conformance" / "scenarios" / "fixture.yaml")
@@ -207,7 +207,7 @@ def test_fixture_matches_the_original_example(tmp_path, shared_dir) -> None:
 
 
 def _record_at(b, seq: int, row: int):
-    from asz_core.scenario.build import landed_paths
+    from asz_core.testing.scenario.build import landed_paths
     from asz_core.sessiondata import read_file
 
     for p in landed_paths(b.out, b.plan.session):

@@ -18,7 +18,7 @@ import pytest
 from verify_landing import change_byte, overwrite
 
 from asz_core.storage import landed_files, session_dirs
-from asz_core.verify import DUPLICATES_LINE, OK_LINE, verify_root
+from asz_core.verify.walk import DUPLICATES_LINE, OK_LINE, verify_root
 
 ASZ = [sys.executable, "-m", "asz_core.cli.main"]
 
@@ -29,7 +29,7 @@ def projects() -> Path:
     if not d.is_dir():
         pytest.skip(f"the Claude Code corpus is absent ({d})")
     try:
-        import asz_core.collect  # noqa: F401
+        import asz_core.collect.collector  # noqa: F401
         import asz_adapters_claude  # noqa: F401
     except ImportError as exc:
         pytest.skip(f"the collector or the Claude Code adapter is not here yet ({exc})")

@@ -14,8 +14,8 @@ from verify_landing import RootBuilder, change_byte, edit_records, jsonl
 
 from asz_core.sessiondata.codec import FieldError, check_record_dict
 from asz_core.sessiondata.reader import check_file
-from asz_core.landed_check import _plain, check_landed_file
-from asz_core.verify import PARALLEL_MIN_FILES, verify_root
+from asz_core.verify.landed import _plain, check_landed_file
+from asz_core.verify.walk import PARALLEL_MIN_FILES, verify_root
 
 _values = st.one_of(
     st.none(), st.booleans(), st.integers(min_value=-(2**64), max_value=2**64), st.floats(allow_nan=False), st.text(max_size=3),
@@ -90,7 +90,7 @@ def test_processes_report_what_one_process_reports(tmp_path: Path) -> None:
 
 
 def test_sessions_shared_among_processes_report_and_hash_as_one_process(tmp_path: Path) -> None:
-    from asz_core.verify import SESSIONS_PER_JOB
+    from asz_core.verify.walk import SESSIONS_PER_JOB
 
     b = RootBuilder(tmp_path / "root")
     for i in range(SESSIONS_PER_JOB * 2 + 3):  # enough sessions for two processes to take whole sessions

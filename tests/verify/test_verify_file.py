@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from asz_core.verify import FILE_OK_LINE, verify_file
+from asz_core.verify.walk import FILE_OK_LINE, verify_file
 
 ASZ = [sys.executable, "-m", "asz_core.cli.main"]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from verify_landing import RootBuilder, change_byte, closing_for, edit_records, jsonl, overwrite
 
-from asz_core.verify import DUPLICATES_LINE, OK_LINE, verify_root
+from asz_core.verify.walk import DUPLICATES_LINE, OK_LINE, verify_root
 
 
 @pytest.fixture
@@ -271,7 +271,7 @@ def test_records_beyond_the_cursor_are_fine(root: Path) -> None:
     from asz_core.storage import cursor_path, read_cursor, write_cursor
 
     from asz_core.storage.layout import parse_landed_name
-    from asz_core.verify import check_landed_file
+    from asz_core.verify.walk import check_landed_file
 
     c = cursor_path(files(root)[0].parent, "transcript")
     cur = read_cursor(c)
@@ -295,7 +295,7 @@ def test_a_cursor_cut_short_or_missing(root: Path) -> None:
     import os
 
     from asz_core.storage import cursor_path
-    from asz_core.verify import UNCURSORED_LINE
+    from asz_core.verify.walk import UNCURSORED_LINE
 
     c = cursor_path(files(root)[0].parent, "transcript")
     text = c.read_bytes()

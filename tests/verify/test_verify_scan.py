@@ -19,9 +19,9 @@ import orjson
 import pytest
 from verify_landing import RootBuilder, closing_for, edit_records, jsonl, overwrite
 
-import asz_core.landed_check as v
+import asz_core.verify.landed as v
 from asz_core.sessiondata.reader import check_file
-from asz_core.verify import check_landed_file, verify_file, verify_root
+from asz_core.verify.walk import check_landed_file, verify_file, verify_root
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "claude-code" / "projects"
 

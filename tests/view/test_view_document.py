@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from asz_core.scenario.build import build
-from asz_core.scenario.model import load_scenario
+from asz_core.testing.scenario.build import build
+from asz_core.testing.scenario.model import load_scenario
 from asz_core.view import build_view, list_conversations, to_json, to_yaml
 from asz_core.view.document import TEXT_LIMIT, ViewError, clip_text
 

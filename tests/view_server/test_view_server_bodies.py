@@ -16,8 +16,8 @@ def bodies_scenario_root(tmp_path_factory) -> Path:
     scenario = REPO.parent / "shared" / "conformance" / "scenarios" / "provider-bodies-errors.yaml"
     if not scenario.is_file():
         pytest.skip(f"{scenario} is absent")
-    from asz_core.scenario.build import build
-    from asz_core.scenario.model import load_scenario
+    from asz_core.testing.scenario.build import build
+    from asz_core.testing.scenario.model import load_scenario
 
     root = tmp_path_factory.mktemp("bodies-scenario") / "root"
     build(load_scenario(scenario), "claude-code", root, at="2026-01-01T00:00:00Z", stepwise=False)

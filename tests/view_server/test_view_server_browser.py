@@ -286,8 +286,8 @@ def test_a_call_shows_its_provider_request_and_response(browser, serve, tmp_path
     scenario = REPO.parent / "shared" / "conformance" / "scenarios" / "provider-bodies-errors.yaml"
     if not scenario.is_file():
         pytest.skip(f"{scenario} is absent")
-    from asz_core.scenario.build import build
-    from asz_core.scenario.model import load_scenario
+    from asz_core.testing.scenario.build import build
+    from asz_core.testing.scenario.model import load_scenario
     from asz_core.view import list_conversations
 
     root = tmp_path_factory.mktemp("bodies-page") / "root"

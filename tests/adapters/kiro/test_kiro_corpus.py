@@ -156,8 +156,8 @@ def test_the_2x_session_and_its_credits(home: Path) -> None:
 
 
 def test_the_collector_lands_and_verifies_the_corpus(home: Path, tmp_path: Path) -> None:
-    from asz_core.collect import CollectOptions, Collector
-    from asz_core.verify import verify_root
+    from asz_core.collect.collector import CollectOptions, Collector
+    from asz_core.verify.walk import verify_root
 
     root = tmp_path / "root"
     col = Collector(root, KiroAdapter(), home, options=CollectOptions(fsync=False))

@@ -101,7 +101,7 @@ def test_the_2x_session_is_one_talk_with_its_calls_in_the_run(views) -> None:
 def test_a_sub_agent_session_is_a_titled_child_stream(kiro_home: Path, tmp_path: Path) -> None:
     """SYNTHETIC child: a 3.x sub-session naming the real session as parentSessionId (the shape discovery reads)."""
     from asz_adapters_kiro import KiroAdapter
-    from asz_core.collect import CollectOptions, Collector
+    from asz_core.collect.collector import CollectOptions, Collector
     from asz_core.flow.parse import parse_root
     from asz_core.view.document import build_view
 

@@ -7,7 +7,7 @@ tagged with the build stage (checkpoint segment) it belongs to and whether
 it is ``lost`` (removed from the source as the language says). Both builders
 read the same plan: the ``claude-code`` one writes the lines to disk and lets
 the real adapter read them; the ``sd`` one converts each line's object with
-the mock dialect (:mod:`asz_core.scenario.mock`). So the two formats describe
+the mock dialect (:mod:`asz_core.testing.scenario.mock`). So the two formats describe
 the same session by construction, and any difference between their folds is
 a difference between the adapter and the mock, or inside assembly.
 

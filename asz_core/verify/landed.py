@@ -26,9 +26,9 @@ from typing import NamedTuple
 import attrs
 import orjson
 
-from .sessiondata.codec import MAX_DEPTH, check_record_dict, decode_closing, decode_header, parse_line
-from .sessiondata.model import Header
-from .sessiondata.reader import check_file
+from ..sessiondata.codec import MAX_DEPTH, check_record_dict, decode_closing, decode_header, parse_line
+from ..sessiondata.model import Header
+from ..sessiondata.reader import check_file
 
 __all__ = ["Pos", "FileResult", "check_landed_file", "SCAN_CHUNK", "FAST_PATH_MAX"]
 

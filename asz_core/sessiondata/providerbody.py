@@ -43,9 +43,9 @@ from typing import Any, Iterable
 import attrs
 import orjson
 
-from .sessiondata.codec import decode_header, encode_record, encode_value
-from .sessiondata.jsonbytes import JSONSpanError, RawJSON, array_elements, compact, loads, object_members
-from .sessiondata.model import Part, Record, source_sha, unknown_part
+from .codec import decode_header, encode_record, encode_value
+from .jsonbytes import JSONSpanError, RawJSON, array_elements, compact, loads, object_members
+from .model import Part, Record, source_sha, unknown_part
 
 __all__ = [
     "SCHEMA",
@@ -323,7 +323,7 @@ def read_record_line(line: bytes) -> tuple[dict, list[_PartRaw], Manifest]:
 
 def provider_files(session_dir: str | Path, upto_seq: int | None = None) -> list[tuple[int, Path]]:
     """The session's landed provider_body ``.sd`` files as ``(seq, path)`` in seq order, up to ``upto_seq``."""
-    from .storage.layout import parse_landed_name
+    from ..storage.layout import parse_landed_name
 
     d = Path(session_dir) / "provider_body"
     out = []

@@ -17,7 +17,7 @@ import os
 import stat
 from pathlib import Path
 
-from .storage.cursor import TAIL_WINDOW
+from ..storage.cursor import TAIL_WINDOW
 
 __all__ = ["SourceError", "strerror", "open_source", "pread_exact", "has_complete_line", "read_window", "tail_digest",
            "next_tail", "line_tail", "SCAN_CHUNK"]

@@ -6,7 +6,7 @@
 - :mod:`.build`: stage by stage, write and collect (claude-code) or land (sd), then parse;
 - :mod:`.check`: expectations per checkpoint, the §9.1 properties, and both formats compared.
 
-The builder is ``asz_core.scenario.build.build`` (not re-exported here, so the
+The builder is ``asz_core.testing.scenario.build.build`` (not re-exported here, so the
 name ``build`` stays the module).
 """
 

@@ -7,7 +7,7 @@ Two formats:
   directory holds), then one collect pass of the real ``claude-code-local``
   adapter through the real collector lands them into ``DIR``;
 * ``sd``: the plan's lines land directly as mock Session Data
-  (:mod:`asz_core.scenario.mock`).
+  (:mod:`asz_core.testing.scenario.mock`).
 
 Either way each checkpoint is its own stage: the stage's lines are written
 (appended to the sources, or landed), then the session is parsed, and a
@@ -26,7 +26,7 @@ from typing import Any
 
 import attrs
 
-from ..sessiondata.times import parse_instant
+from ...sessiondata.times import parse_instant
 from .model import Expectation, Scenario
 from .plan import Plan, make_plan
 
@@ -109,15 +109,15 @@ def round_paths(root: Path, conversation: str) -> list[Path]:
 
 def read_fold(root: Path, conversation: str):
     """Fold the chain of ``conversation`` under ``root``. Raises RoundError/FoldError for a bad chain."""
-    from ..flow.fold import fold_rounds
-    from ..flow.round import read_round
+    from ...flow.fold import fold_rounds
+    from ...flow.round import read_round
 
     return fold_rounds(read_round(p) for p in round_paths(root, conversation))
 
 
 def landed_paths(root: Path, session: str) -> list[Path]:
     """Every landed ``.sd`` file of a session, by seq."""
-    from ..storage.layout import landed_files, session_dir
+    from ...storage.layout import landed_files, session_dir
 
     return [p for _, p in landed_files(session_dir(Path(root), session))]
 
@@ -180,8 +180,8 @@ def collect_pass(out: Path, base: Path, stamp_ns: int, max_delta_bytes: int | No
     """
     import io
 
-    from ..collect import CollectOptions, Collector, Report, run_passes
-    from ..plugins import get_plugin_manager
+    from ...collect.collector import CollectOptions, Collector, Report, run_passes
+    from ...plugins import get_plugin_manager
 
     opts = CollectOptions(fsync=False, stamp_ns=stamp_ns)
     if max_delta_bytes:
@@ -203,7 +203,7 @@ def parse_once(out: Path, session: str, max_round_bytes: int | None = None) -> t
     Returns ``(rounds written, problem)``, problem '' on success; never raises
     (an exception inside the parser becomes the problem text).
     """
-    from ..flow.parse import DEFAULT_MAX_ROUND_BYTES, parse_outcome
+    from ...flow.parse import DEFAULT_MAX_ROUND_BYTES, parse_outcome
 
     try:
         o = parse_outcome(out, session, max_round_bytes=max_round_bytes or DEFAULT_MAX_ROUND_BYTES, fsync=False)
@@ -293,14 +293,14 @@ def build(sc: Scenario, fmt: str, out: str | os.PathLike, *, at: str = DEFAULT_A
 
 def provider_stage(b: Build, sc: Scenario, k: int, stamp_ns: int, max_delta_bytes: int | None) -> int:
     """Write stage ``k``'s provider body files under ``DIR/_source/provider-bodies`` and run the provider
-    pass (:func:`asz_core.provider_collect.provider_pass`) stamped ``stamp_ns``; returns the files it landed.
+    pass (:func:`asz_core.collect.provider_bodies.provider_pass`) stamped ``stamp_ns``; returns the files it landed.
 
-    Issue 10. The bodies are derived from the plan (:mod:`asz_core.scenario.bodies`).
+    Issue 10. The bodies are derived from the plan (:mod:`asz_core.testing.scenario.bodies`).
     """
     import io
 
-    from ..provider_collect import provider_pass
-    from ..sessiondata import DEFAULT_MAX_DELTA_BYTES
+    from ...collect.provider_bodies import provider_pass
+    from ...sessiondata import DEFAULT_MAX_DELTA_BYTES
     from .bodies import body_files, write_bodies
 
     src = b.out / "_source" / "provider-bodies"

@@ -29,7 +29,7 @@ link) is read again on each pass and found unchanged.
 
 :func:`provider_pass` runs after the transcript adapter in each pass, holding
 ``_provider/.lock`` and each session's lock while it lands. A session's new
-bodies are cut against what the session holds (:class:`asz_core.providerbody.Session`),
+bodies are cut against what the session holds (:class:`asz_core.sessiondata.providerbody.Session`),
 in the order they were written (mtime, then name), into provider_body files cut
 at ``max_delta_bytes``; a body whose record is larger than the budget lands
 alone with its largest pieces taken out. The file lands before its table lines.
@@ -48,11 +48,11 @@ from typing import Callable, TextIO
 
 import attrs
 
-from .providerbody import BodyMeta, Session, provider_files
-from .sessiondata import Header, format_rfc3339
-from .sessiondata.codec import encode_header, encode_record
-from .storage.layout import landed_files, session_dir, session_dirs
-from .storage.root import FileLock, LockBusy, SessionWriter, session_lock
+from ..sessiondata.providerbody import BodyMeta, Session, provider_files
+from ..sessiondata import Header, format_rfc3339
+from ..sessiondata.codec import encode_header, encode_record
+from ..storage.layout import landed_files, session_dir, session_dirs
+from ..storage.root import FileLock, LockBusy, SessionWriter, session_lock
 
 __all__ = [
     "PROVIDER_DIR",

@@ -1,7 +1,7 @@
 """Sessions landed in forked worker processes: ``asz collect --jobs N`` (:class:`asz_core.collect.CollectOptions` ``jobs``).
 
 :func:`land_in_processes` hands runs of sessions to ``jobs`` forked workers
-(:func:`asz_core.workers.guided`). Each worker lands a session whole with
+(:func:`asz_core.collect.workers.guided`). Each worker lands a session whole with
 :func:`asz_core.collect.land_session`, under the session's own lock,
 exactly as one process lands it (origin-digest §2.1, §2.2); what it would
 tell its :class:`~asz_core.collect.Report` is sent back and told by the
@@ -16,8 +16,8 @@ import os
 from pathlib import Path
 from typing import Callable
 
-from .collect import Collector, Counters, land_session
-from .plugins.adapter import Source
+from .collector import Collector, Counters, land_session
+from ..plugins.adapter import Source
 from .workers import LOST, each_result, guided, process_pool, worker_start
 
 __all__ = ["land_in_processes"]
@@ -72,7 +72,7 @@ def land_in_processes(root: Path, items: list[tuple[str, list[tuple[Collector, l
     added into ``c``; what a worker tells its report is told here, in session
     order (a conflict still once per process); ``on_session`` is called here.
     A worker dies with this process and lets go of this process's locks
-    (:func:`asz_core.workers.worker_start`). When a worker dies (killed, out
+    (:func:`asz_core.collect.workers.worker_start`). When a worker dies (killed, out
     of memory), the sessions whose results did not come back are landed
     afterwards in this process, one by one: what the dead worker landed stays,
     and the cursors say where to go on. Returns False, having landed nothing,

@@ -19,7 +19,7 @@ from typing import Any
 
 import attrs
 
-from ..sessiondata.times import parse_instant
+from ...sessiondata.times import parse_instant
 from .plan import Plan
 
 __all__ = ["BodyFile", "body_files", "write_bodies", "DEFAULT_SYSTEM_PROMPT", "CHILD_SYSTEM_PROMPT", "DEFAULT_TOOLS"]

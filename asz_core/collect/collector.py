@@ -53,9 +53,9 @@ from typing import Callable, Iterable, Sequence
 
 import attrs
 
-from .pass_report import SUMMARY_KEYS, Counters, Report
-from .plugins.adapter import SOURCE_MODES, Adapter, Source, discovery_failure
-from .sessiondata import (
+from .report import SUMMARY_KEYS, Counters, Report
+from ..plugins.adapter import SOURCE_MODES, Adapter, Source, discovery_failure
+from ..sessiondata import (
     DEFAULT_MAX_DELTA_BYTES,
     Header,
     Record,
@@ -66,12 +66,12 @@ from .sessiondata import (
     source_sha,
     unknown_part,
 )
-from .sessiondata.codec import encode_closing, encode_header, encode_record
-from .sessiondata.model import Closing
-from .source_windows import SourceError, has_complete_line, line_tail, next_tail, open_source, pread_exact, read_window, strerror, tail_digest
-from .storage.cursor import TAIL_WINDOW, AppendCursor, SnapshotCursor, read_cursor, write_cursor
-from .storage.layout import PREFIX_KIND, cursor_path, kind_dir, parse_landed_name, session_dir, session_dirs
-from .storage.root import LockBusy, SessionWriter, session_lock
+from ..sessiondata.codec import encode_closing, encode_header, encode_record
+from ..sessiondata.model import Closing
+from .windows import SourceError, has_complete_line, line_tail, next_tail, open_source, pread_exact, read_window, strerror, tail_digest
+from ..storage.cursor import TAIL_WINDOW, AppendCursor, SnapshotCursor, read_cursor, write_cursor
+from ..storage.layout import PREFIX_KIND, cursor_path, kind_dir, parse_landed_name, session_dir, session_dirs
+from ..storage.root import LockBusy, SessionWriter, session_lock
 
 __all__ = [
     "Counters",
@@ -344,7 +344,7 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
     jobs = min(max(col.options.jobs for col in cols), len(items))
     parallel = jobs > 1 and all(col.adapter.sessions_in_parallel for col in cols)
     if parallel:
-        from .collect_parallel import land_in_processes
+        from .parallel import land_in_processes
 
         parallel = land_in_processes(root, items, cols, jobs, on_session, c)
     if not parallel:

@@ -128,6 +128,6 @@ def worker_start() -> None:
     """Initializer of a forked worker that lands or parses: :func:`die_with_parent`, then close the copies of the
     parent's lock files (:func:`asz_core.storage.root.forget_held_locks`). Never raises."""
     die_with_parent()
-    from .storage.root import forget_held_locks
+    from ..storage.root import forget_held_locks
 
     forget_held_locks()

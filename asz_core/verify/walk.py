@@ -30,7 +30,7 @@ ignored. Problems are named as the original names them (``ord gap``,
 ``byte gap``, ``end gap``, ``digest mismatch``, ``missing closing line``) and
 each names a file, a line (1-based, 0 for the file as a whole) and a field.
 
-Each file is checked by :func:`asz_core.landed_check.check_landed_file` (one
+Each file is checked by :func:`asz_core.verify.landed.check_landed_file` (one
 streaming scan reading each record's positions from the front of its line;
 ``deep`` decodes every line). A root with ``SESSIONS_PER_JOB`` sessions per
 CPU or more is shared among one process per CPU by session; one with fewer
@@ -47,11 +47,11 @@ from typing import Iterator
 
 import attrs
 
-from .landed_check import FileResult, _check_deep, _check_for_walk, _compact, _expand, _read, _slow, check_landed_file
-from .sessiondata.model import KIND_PREFIX, Header
-from .storage.cursor import AppendCursor, read_cursor
-from .storage.layout import SessionListing, dir_name, kind_dir_parts, parse_landed_name, session_dirs, session_listing
-from .workers import LOST, default_jobs, each_result, guided, process_pool
+from .landed import FileResult, _check_deep, _check_for_walk, _compact, _expand, _read, _slow, check_landed_file
+from ..sessiondata.model import KIND_PREFIX, Header
+from ..storage.cursor import AppendCursor, read_cursor
+from ..storage.layout import SessionListing, dir_name, kind_dir_parts, parse_landed_name, session_dirs, session_listing
+from ..collect.workers import LOST, default_jobs, each_result, guided, process_pool
 
 __all__ = [
     "Problem",
@@ -639,7 +639,7 @@ def chain_section(root: str | os.PathLike, session: str | None = None, *, digest
     Raises FileNotFoundError when ``root`` is not a directory.
     """
     try:
-        from .flow.verify_chain import verify_chains
+        from ..flow.verify_chain import verify_chains
     except ImportError:  # pragma: no cover - a build without Session Flow
         return None
     found = verify_chains(root, session, digests=digests)
@@ -686,7 +686,7 @@ def provider_section(root: str | os.PathLike, session: str | None = None) -> Sec
     (``bodies_too_large``), never as damage. None when the root holds no
     provider_body file. Counts ``bodies``, ``bodies_rebuilt``, ``bodies_too_large``.
     """
-    from .providerbody import BodyError, MissingReference, Session, TooLarge, provider_files
+    from ..sessiondata.providerbody import BodyError, MissingReference, Session, TooLarge, provider_files
 
     root = Path(root)
     sdirs = [root / session] if session else session_dirs(root)

@@ -22,8 +22,8 @@ from typing import Callable
 
 import attrs
 
-from ..sessiondata import FLAGS, PART_KINDS, STATES, object_members, array_elements
-from ..sessiondata.model import FROM_VALUES
+from ...sessiondata import FLAGS, PART_KINDS, STATES, object_members, array_elements
+from ...sessiondata.model import FROM_VALUES
 from .build import (
     DEFAULT_AT,
     FORMATS,
@@ -141,7 +141,7 @@ def _check_checkpoint(c: _Ctx, b: Build, idx: int, cp: Checkpoint) -> None:
     if cp.written is not None:
         c.ok((snap.written > 0) == cp.written, where, f"written: expected {cp.written}, this stage wrote {snap.written} round(s)")
     if cp.delta is not None and snap.round_files:
-        from ..flow.round import read_round
+        from ...flow.round import read_round
 
         last = read_round(snap.round_files[-1])
         in_round = len(last.nodes) + len(last.relations) + len(last.unresolved)
@@ -183,7 +183,7 @@ def _check_checkpoint(c: _Ctx, b: Build, idx: int, cp: Checkpoint) -> None:
     if cp.session is not None:
         _check_session(c, where, b, fold, cp.session)
     if cp.verify is not None:
-        from ..verify import verify
+        from ...verify.walk import verify
 
         rep = verify(b.out, jobs=1)
         n = len(rep.problems)
@@ -251,7 +251,7 @@ def _check_view(c: _Ctx, where: str, b: Build, want: dict, through_round: int | 
     Maps (``first_talk``, ``flags``, ``captured_by``, ``outcomes``, ``withheld``)
     compare only the keys the expectation names.
     """
-    from ..view.document import build_view
+    from ...view.document import build_view
 
     rest = sorted(k for k in want if k not in VIEW_CHECKED and k != "hide")
     if rest:
@@ -296,7 +296,7 @@ def _check_node(c: _Ctx, where: str, fold, nid: str, shown: str, ne: NodeExpect,
 
 
 def _offset(text: str, at_ms: int) -> int | None:
-    from ..sessiondata.times import parse_instant
+    from ...sessiondata.times import parse_instant
 
     ns = parse_instant(text or "")
     return None if ns is None else ns // 1_000_000 - at_ms
@@ -318,7 +318,7 @@ def _check_session(c: _Ctx, where: str, b: Build, fold, want: dict) -> None:
 
 
 def _bodies(group: dict) -> dict:
-    from ..flow.round import entity_body
+    from ...flow.round import entity_body
 
     return {i: entity_body(e) for i, e in group.items()}
 
@@ -368,8 +368,8 @@ def fold_equals_parse_now(b: Build, k: int, *, fresh: bool = True) -> list[str]:
     fold = b.snapshots[k].fold
     if fold is None or fold.head is None:
         return []
-    from ..flow.parse import IndexEngine, fold_matches_assembly
-    from ..storage.layout import session_dir
+    from ...flow.parse import IndexEngine, fold_matches_assembly
+    from ...storage.layout import session_dir
 
     try:
         engine = IndexEngine(update=False)
@@ -421,7 +421,7 @@ def _prop_header_matches_fold(c: _Ctx, b: Build) -> None:
 
 def _prop_view_covers_the_session(c: _Ctx, b: Build) -> None:
     """The document built from the head holds every round, every landed file, and every talk, run and step of the fold (seed 004)."""
-    from ..view.document import STEP_KINDS as VIEW_STEPS, build_view
+    from ...view.document import STEP_KINDS as VIEW_STEPS, build_view
 
     for s in b.snapshots[-1:]:
         f = s.fold
@@ -451,7 +451,7 @@ def _prop_view_covers_the_session(c: _Ctx, b: Build) -> None:
 
 
 def _prop_records_well_formed(c: _Ctx, b: Build) -> None:
-    from ..sessiondata import check_file, read_file
+    from ...sessiondata import check_file, read_file
 
     bad = []
     for p in landed_paths(b.out, b.plan.session):
@@ -483,7 +483,7 @@ def _prop_recollect_idempotent(c: _Ctx, b: Build, ex: Expectation) -> None:
 
 
 def _landed_by_src(b: Build) -> dict:
-    from ..sessiondata import read_file
+    from ...sessiondata import read_file
 
     out: dict = {}
     for p in landed_paths(b.out, b.plan.session):
@@ -493,7 +493,7 @@ def _landed_by_src(b: Build) -> dict:
 
 
 def _prop_every_line_a_record(c: _Ctx, b: Build) -> None:
-    from ..sessiondata import source_sha
+    from ...sessiondata import source_sha
 
     landed = _landed_by_src(b)
     bad = []
@@ -536,7 +536,7 @@ def _part_data_slices(line: bytes) -> list[tuple[int, str, bytes]]:
 
 
 def _prop_parts_keep_source_bytes(c: _Ctx, b: Build) -> None:
-    from ..storage.layout import landed_files, session_dir
+    from ...storage.layout import landed_files, session_dir
 
     srcs = {rel: source_path(b.source_root, f).read_bytes() for rel, f in b.plan.files.items() if source_path(b.source_root, f).exists()}
     bad = []
@@ -558,7 +558,7 @@ def _prop_parts_keep_source_bytes(c: _Ctx, b: Build) -> None:
 
 
 def _prop_discovery_ignores_noise(c: _Ctx, b: Build) -> None:
-    from ..storage.layout import session_dirs
+    from ...storage.layout import session_dirs
 
     names = [d.name for d in session_dirs(b.out)]
     c.ok(names == [b.plan.session], "property discovery_ignores_noise", f"sessions landed: {names}, expected only {b.plan.session}")
@@ -571,7 +571,7 @@ def _prop_discovery_ignores_noise(c: _Ctx, b: Build) -> None:
 
 
 def _prop_pruned_sources_gone(c: _Ctx, b: Build, ex: Expectation) -> None:
-    from ..storage.cursor import read_cursor
+    from ...storage.cursor import read_cursor
 
     with tempfile.TemporaryDirectory(prefix="asz-scn-") as tmp:
         dest = Path(tmp) / "pruned"
@@ -630,8 +630,8 @@ def _prop_provider_bodies_rebuild(c: _Ctx, b: Build) -> None:
     """Every body file written lands, and every landed body rebuilds byte for byte to the file (issue 10; seed 000)."""
     if not b.bodies:
         return
-    from ..providerbody import BodyError, Session
-    from ..storage.layout import session_dir
+    from ...sessiondata.providerbody import BodyError, Session
+    from ...storage.layout import session_dir
 
     s = Session.open(session_dir(b.out, b.plan.session))
     bad = []
@@ -649,7 +649,7 @@ def _prop_provider_bodies_rebuild(c: _Ctx, b: Build) -> None:
 
 
 def _records(b: Build) -> list:
-    from ..sessiondata import read_file
+    from ...sessiondata import read_file
 
     out = []
     for p in landed_paths(b.out, b.plan.session):
@@ -782,7 +782,7 @@ def _lose_after(b: Build, k: int, checkpoints: dict) -> None:
 
 def _lose(b: Build, cp: Checkpoint) -> None:
     """Delete the landed files a checkpoint's ``lose`` names (the ``nth`` file of a stream's kind, from 1)."""
-    from ..sessiondata import read_file
+    from ...sessiondata import read_file
 
     for item in cp.lose:
         stream = b.plan.agents.get(item["stream"], item["stream"])
@@ -833,7 +833,7 @@ def check_files(path: str | Path, *, formats: tuple[str, ...] = FORMATS, at: str
 
     A scenario whose definition is not public (only ``NAME.expect.yaml``
     exists) is skipped with that reason. Raises
-    :class:`~asz_core.scenario.model.ScenarioError` when a file
+    :class:`~asz_core.testing.scenario.model.ScenarioError` when a file
     cannot be read or holds an unknown key, FileNotFoundError when neither exists.
     """
     p = Path(path)

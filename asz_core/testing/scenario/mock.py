@@ -1,7 +1,7 @@
 """The mock dialect (``adapter: mock/0.2.0``, ``dialect: mock/1``): scenario lines landed directly as Session Data.
 
 The ``sd`` scenario format needs no runtime and no collector: each planned
-line (:mod:`asz_core.scenario.plan`) becomes one :class:`~asz_core.Record`
+line (:mod:`asz_core.testing.scenario.plan`) becomes one :class:`~asz_core.Record`
 with the role fields the Claude Code adapter gives the same line
 (origin-digest §5.1 "Record fields landed", "Index flags computed per
 record", "Session Data mapping of content blocks"), and the records of one
@@ -21,8 +21,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..sessiondata import FLAGS, Dropped, Header, Part, Record, Usage, source_sha, unknown_part
-from ..storage.root import SessionWriter, session_lock
+from ...sessiondata import FLAGS, Dropped, Header, Part, Record, Usage, source_sha, unknown_part
+from ...storage.root import SessionWriter, session_lock
 from .plan import Line, Plan, SourceFile, dumps
 
 __all__ = ["ADAPTER", "DIALECT", "line_record", "land_stage", "landing_order", "landing_group"]
@@ -270,9 +270,9 @@ def _cursor(plan: Plan, f: SourceFile, lines: list[Line], positions: dict, seq: 
     formats alike. ``dev``/``ino``/``mtime`` are 0 (there is no source file);
     the tail digest covers the source's bytes up to the offset.
     """
-    from ..sessiondata.times import format_rfc3339
-    from ..storage.cursor import TAIL_WINDOW, AppendCursor, SnapshotCursor, write_cursor
-    from ..storage.layout import cursor_path, kind_dir
+    from ...sessiondata.times import format_rfc3339
+    from ...storage.cursor import TAIL_WINDOW, AppendCursor, SnapshotCursor, write_cursor
+    from ...storage.layout import cursor_path, kind_dir
 
     d = kind_dir(root, plan.session, f.kind, f.stream or ("main" if f.kind in ("transcript", "agent_meta", "changes", "execution") else ""), f.batch)
     at = format_rfc3339(stamp_ns)
