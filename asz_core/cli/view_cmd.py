@@ -74,6 +74,10 @@ def conversation(
     typer.echo(f"landed through seq {through}")
     typer.echo(f"entities {sum(s['kinds'].values())} nodes, {sum(s['relation_types'].values())} relations, {len(doc['unresolved'])} unresolved ({open_unres} still open)")
     typer.echo(f"state {s['state']}: {s['talks']} talks, {s['steps']} steps, {s['streams']} streams")
+    cov = s.get("coverage") or {}
+    if cov:
+        typer.echo(f"coverage {cov['cited']}/{cov['records']} records with content drawn or listed"
+                   f" ({cov.get('listed', 0)} listed in not_drawn)")
     for p in s["problems"]:
         typer.echo(f"problem: {p}")
     if s["state"] != "verified":

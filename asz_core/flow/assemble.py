@@ -78,6 +78,24 @@ def _at(r: Ref) -> str:
     return f"at_{r.seq}_{r.row}"
 
 
+#: Flags whose records other rules draw (or that say the record is no one's input).
+_DRAWN_FLAGS = frozenset(("external_input", "injected", "context_reset", "reset_summary", "error", "turn_duration",
+                          "command", "notice", "launch_ack", "child_result", "synthetic", "finished"))
+
+
+def _unflagged_input(e: IndexEntry) -> bool:
+    """A transcript record on the input side (not the agent's) with text, no call, and no flag or trigger
+    another rule draws it by: what a sub-agent was asked, a teammate's message, a command's output."""
+    return (e.kind == "transcript" and e.from_ != "agent" and not e.call and not e.trigger
+            and _DRAWN_FLAGS.isdisjoint(e.flags) and any(p.k == "text" for p in e.parts))
+
+
+def _opens_thread(e: IndexEntry) -> bool:
+    """An unflagged input record with no parent and no run: the root of a thread of its own (an older
+    transcript's inline sidechain prompt), never part of the turn around it."""
+    return not e.parent and not e.run and _unflagged_input(e)
+
+
 class _Stream:
     __slots__ = ("name", "role", "node_id", "entries", "first", "last", "epochs", "talks")
 
@@ -602,11 +620,11 @@ class _Builder:
     @staticmethod
     def cycle_key(e: IndexEntry) -> str:
         """The run a record opens or states: its ``run``; else, for a stream record that is external
-        input or states a trigger (a runtime that writes no run ids), a run keyed by the record itself
-        (its id, or ``at_<seq>_<row>``); else ''."""
+        input, states a trigger or opens a thread of its own (see :func:`_opens_thread`) — a runtime
+        that writes no run ids — a run keyed by the record itself (its id, or ``at_<seq>_<row>``); else ''."""
         if e.run:
             return e.run
-        if e.stream and e.kind == "transcript" and ("external_input" in e.flags or e.trigger):
+        if e.stream and e.kind == "transcript" and ("external_input" in e.flags or e.trigger or _opens_thread(e)):
             return e.id or _at(_ref(e))
         return ""
 
@@ -1015,6 +1033,10 @@ class _Builder:
             elif "injected" in e.flags:
                 self.node(Node(_ref_id("inject", _ref(e)), kind="context.injection", parent=self.container_of(e),
                                stream=self.stream_name(e), ref=_ref(e)))
+            elif _unflagged_input(e) and not self.opens_child(e):
+                # input no flag names (issue 18): drawn, so nothing with text is left out of the document
+                self.node(Node(_ref_id("inject", _ref(e)), kind="context.injection", parent=self.container_of(e),
+                               stream=self.stream_name(e), ref=_ref(e), attrs={"flagged": "none"}))
             elif e.from_ == "agent" and not e.call and e.kind == "transcript":
                 # the agent's answer outside any model call (a LangSmith decorated function's return value):
                 # its text is what it said, drawn as a model call's text is
@@ -1023,6 +1045,11 @@ class _Builder:
                         r = _bref(e, p.block)
                         self.node(Node(_ref_id("msg", r), kind="message.assistant", parent=self.container_of(e),
                                        stream=self.stream_name(e), ref=r))
+
+    def opens_child(self, e: IndexEntry) -> bool:
+        """The first record of a child stream: what the child was asked, cited by the child's talk (its ``ref``)."""
+        s = self.by_stream.get(e.stream)
+        return s is not None and s.role == "child" and bool(s.entries) and s.entries[0] is e
 
     def emit_control_steps(self) -> None:
         """``error.api``, ``turn.duration``, ``control.command`` and ``control.notice`` steps."""

@@ -33,6 +33,8 @@ from ..sessiondata.reader import SDError
 from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
 from .usage import CallUsage, read_call, usage_totals
+from .coverage import carries_text, cited_by
+from .coverage import measure as measure_coverage
 
 __all__ = ["ViewError", "build_view", "FORMAT", "VERSION", "TEXT_LIMIT", "STEP_KINDS", "list_conversations"]
 
@@ -412,8 +414,10 @@ def _build(root: Path, conversation: str, hide: Iterable[str], through_round: in
         "workspace_changes": v.changes,
         "tool_executions": v.executions,
         "undescribed": v.undescribed(),
+        "not_drawn": v.coverage.not_drawn,
     }
-    doc["summary"] = v.summary(head, len(accepted), b.state, b.problems, len(doc["undescribed"]))
+    doc["summary"] = v.summary(head, len(accepted), b.state, b.problems + v.coverage.problems, len(doc["undescribed"]))
+    doc["summary"]["coverage"] = v.coverage.summary
     return doc
 
 
@@ -449,6 +453,17 @@ class _View:
                 self.talk_of[n.id] = t
         self.changes, self.executions, self.step_changes, self.step_executions = self._observations()
         self.call_usage: dict[str, CallUsage] = {n.id: self._read_call(n) for n in self.nodes.values() if n.kind == "llm.call"}
+        #: issue 18: every record with content drawn by a node or listed in ``not_drawn``
+        step_cited = cited_by(self.nodes.values())
+        #: talk id -> the record its ``prompt`` shows: a talk's first record no step draws (a child's prompt)
+        self.prompts: dict[str, Ref] = {}
+        for n in self.nodes.values():
+            if n.kind == "talk" and n.ref is not None and (n.ref.seq, n.ref.row) not in step_cited \
+                    and carries_text(self.sess.record(n.ref)):
+                self.prompts[n.id] = n.ref
+        self.coverage = measure_coverage(self.sess.records, self.nodes.values(),
+                                         ((seq, row) for seq, row, _, p in sess.listed_parts() if p["k"] == "unknown"),
+                                         {(r.seq, r.row): t for t, r in self.prompts.items()}, fold.unresolved)
 
     # ------------------------------------------------------------------ helpers
 
@@ -557,10 +572,23 @@ class _View:
             shown = [self.node(c, depth + 1) for c in kids if c.kind not in _NOT_CHILDREN]
             if shown:
                 d["children"] = shown
+        for key, refs in (("copies", self.coverage.copies.get(n.id)), ("conflicts", self.coverage.conflicts.get(n.id))):
+            if refs:
+                d[key] = [self._copy(r, key == "conflicts") for r in refs]
         edges = self.edges.get(n.id)
         if edges:
             d["edges"] = edges
         return d
+
+    def _copy(self, ref: dict, with_text: bool) -> dict:
+        """A later copy of a node's record (issue 18): its ref, and for a conflict its own text."""
+        out = dict(ref)
+        rec = self.sess.record(Ref(ref["seq"], ref["row"]))
+        if with_text and rec is not None and not self._withheld(rec):
+            texts = [p["text"] for p in rec.get("parts", ()) if p["k"] in ("text", "reasoning", "result") and p.get("text")]
+            if texts:
+                out["text"] = clip_text("\n".join(texts))
+        return out
 
     def _content(self, n: Node, ref: Ref, rec: dict, withheld: bool, d: dict) -> None:
         parts = rec.get("parts", ())
@@ -676,6 +704,11 @@ class _View:
         label = self._label(steps)
         if label:
             d["label"] = label
+        pref = self.prompts.get(n.id)
+        prec = self.sess.record(pref)
+        if prec is not None:  # issue 18: what a child was asked, drawn on its talk
+            d["prompt"] = "" if self._withheld(prec) else clip_text("\n".join(
+                p["text"] for p in prec.get("parts", ()) if p["k"] == "text" and p.get("text")))
         for s in reversed(steps):  # the reply is the last one with text
             if s.kind in ("message.assistant", "agent.output"):
                 rec = self.sess.record(self._first_ref(s))

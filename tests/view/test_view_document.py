@@ -52,6 +52,11 @@ def test_golden_fixture_document(fixture_root, shared_dir):
     # keys this 1.x document adds (a 1.x only adds keys): undescribed bytes, none in the fixture
     assert ours.pop("undescribed") == [] and ours["summary"].pop("undescribed") == 0
     assert ours["summary"].pop("cut") == {}  # parts cut to land, none in the fixture
+    # issue 18: the 16 records with content are all drawn: 15 by a step, the child's prompt on its talk
+    assert ours.pop("not_drawn") == []
+    assert ours["summary"].pop("coverage") == {"cited": 16, "records": 16, "by_node": 16, "listed": 0}
+    child = next(t for t in ours["talks"] if t["id"] == "talk/a0a10ef0666c4dc7e")
+    assert child.pop("prompt") == "check the tests"
     # Relations: seed 004 orders them by when things happened; the example lists them by id. Same set.
     assert sorted(ours["relations"], key=lambda r: r["id"]) == theirs["relations"]
     diffs: list[str] = []

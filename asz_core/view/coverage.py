@@ -1,0 +1,155 @@
+"""Coverage of the asz.view document: every landed record a reader should see is drawn or said (issue 18).
+
+A record *carries content* when one of its parts is ``text``, ``reasoning``,
+``call``, ``result`` or ``media``. Each such record of the document's landed
+files is either cited by a step node of the fold (or shown as a talk's
+``prompt``: a child's opening prompt, which the child's talk cites by its ``ref``) (its ``ref`` or one of its
+``refs`` names the record's seq and row) or listed in the document's
+``not_drawn`` list with the reason it has no node of its own:
+
+- ``duplicate``: the same record id landed earlier with the same payload
+  (``of`` names the first copy; the node citing the first copy lists it under
+  ``copies``);
+- ``conflict``: the same record id landed earlier with a different payload
+  (both are shown: the node of the first copy lists it under ``conflicts``,
+  and ``summary.problems`` has a line naming the id);
+- ``undescribed``: the record holds an ``unknown`` part (listed under
+  ``undescribed`` too);
+- ``unresolved``: a result whose request never landed (``unresolved`` names
+  the open entry ``unres/tool_use/<id>``; ``text`` shows the result).
+
+``summary.coverage`` is ``{"cited": N, "records": M, "by_node": A, "listed": B}``:
+``M`` records carry content, ``A`` of them are cited by a node, ``B`` more are
+listed in ``not_drawn``, and ``N = A + B``. A record counted in neither is
+named in a ``summary.problems`` line (``not drawn: …``) so a gap is never silent.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from ..flow.model import Node
+
+__all__ = ["CONTENT_KINDS", "Coverage", "measure", "cited_by", "carries_text"]
+
+#: Part kinds that make a record something a reader should see.
+CONTENT_KINDS = frozenset(("text", "reasoning", "call", "result", "media"))
+#: Node kinds that only contain other nodes: their ``ref`` points at a record, it does not draw it.
+_CONTAINERS = frozenset(("conversation", "segment", "session", "stream", "epoch", "talk", "run"))
+#: How many uncited positions a problems line names before it says "…".
+_NAMED = 10
+
+
+class Coverage:
+    """The result of :func:`measure`: ``summary`` (the ``summary.coverage`` dict), ``not_drawn``
+    (the document's list), ``copies`` and ``conflicts`` (node id → refs of the later copies),
+    ``problems`` (lines for ``summary.problems``)."""
+
+    def __init__(self) -> None:
+        self.summary: dict[str, int] = {}
+        self.not_drawn: list[dict] = []
+        self.copies: dict[str, list[dict]] = {}
+        self.conflicts: dict[str, list[dict]] = {}
+        self.problems: list[str] = []
+
+
+def _carries_content(rec: dict) -> bool:
+    return any(p.get("k") in CONTENT_KINDS for p in rec.get("parts", ()))
+
+
+def carries_text(rec: dict | None) -> bool:
+    """True when the record has a ``text`` part with text."""
+    return rec is not None and any(p.get("k") == "text" and p.get("text") for p in rec.get("parts", ()))
+
+
+def cited_by(nodes: Iterable[Node]) -> dict[tuple[int, int], str]:
+    """(seq, row) → the first step node (by id) citing that record."""
+    cited: dict[tuple[int, int], str] = {}
+    for n in sorted(nodes, key=lambda n: n.id):
+        if n.kind in _CONTAINERS:
+            continue
+        for r in ([n.ref] if n.ref is not None else []) + list(n.refs):
+            cited.setdefault((r.seq, r.row), n.id)
+    return cited
+
+
+def measure(records: dict[int, list[dict]], nodes: Iterable[Node], unknown: Iterable[tuple[int, int]],
+            shown: dict[tuple[int, int], str] | None = None, unresolved: Iterable[str] = ()) -> Coverage:
+    """Coverage of ``records`` (seq → landed records in row order) by ``nodes`` (the fold's nodes).
+
+    ``unknown`` are the (seq, row) of records holding an ``unknown`` part
+    (the document's ``undescribed`` list). ``shown`` maps more drawn records to
+    the node showing them: a talk's ``prompt`` (the first record of a child
+    stream, which the talk cites by its ``ref``). ``unresolved`` are the
+    ids of the fold's unresolved entries. Duplicates are found by record id across the session in landed
+    order: the first copy is the record assembly keeps; a later copy with the
+    same parts (its payload) is a duplicate, one with other parts a conflict.
+    """
+    cov = Coverage()
+    cited = cited_by(nodes)
+    for pos, node in (shown or {}).items():
+        cited.setdefault(pos, node)
+    unknown = set(unknown)
+    open_ids = set(unresolved)
+    first: dict[str, tuple[int, int, dict]] = {}
+    total = by_node = listed = 0
+    missing: list[str] = []
+    for seq in sorted(records):
+        for row, rec in enumerate(records[seq], 1):
+            rid = rec.get("id") or ""
+            earlier = first.get(rid) if rid else None
+            if rid and earlier is None:
+                first[rid] = (seq, row, rec)
+            if not _carries_content(rec):
+                continue
+            total += 1
+            if (seq, row) in cited:
+                by_node += 1
+                continue
+            entry = _listed(seq, row, rid, rec, earlier, unknown, cited, cov) or _orphan_result(seq, row, rid, rec, open_ids)
+            if entry is None:
+                missing.append(f"{seq}/{row}" + (f" ({rid})" if rid else ""))
+                continue
+            listed += 1
+            cov.not_drawn.append(entry)
+    cov.summary = {"cited": by_node + listed, "records": total, "by_node": by_node, "listed": listed}
+    if missing:
+        named = ", ".join(missing[:_NAMED]) + (", …" if len(missing) > _NAMED else "")
+        cov.problems.append(f"not drawn: {len(missing)} landed records with content are in no node and no list: {named}")
+    return cov
+
+
+def _listed(seq: int, row: int, rid: str, rec: dict, earlier: tuple[int, int, dict] | None,
+            unknown: set[tuple[int, int]], cited: dict[tuple[int, int], str], cov: Coverage) -> dict | None:
+    """The ``not_drawn`` entry of a record no node cites, or None when no rule says why."""
+    here = {"seq": seq, "row": row}
+    if earlier is not None:
+        eseq, erow, erec = earlier
+        of = {"seq": eseq, "row": erow}
+        node = cited.get((eseq, erow), "")
+        same = erec.get("parts") == rec.get("parts")
+        entry = {"ref": here, "id": rid, "why": "duplicate" if same else "conflict", "of": of}
+        if node:
+            entry["node"] = node
+            (cov.copies if same else cov.conflicts).setdefault(node, []).append(here)
+        if not same:
+            cov.problems.append(f"conflict: record id {rid} landed at {eseq}/{erow} and again at {seq}/{row} "
+                                f"with a different payload; both are shown")
+        return entry
+    if (seq, row) in unknown:
+        return {"ref": here, "id": rid, "why": "undescribed"}
+    return None
+
+
+def _orphan_result(seq: int, row: int, rid: str, rec: dict, open_ids: set[str]) -> dict | None:
+    """The ``not_drawn`` entry of a result whose request never landed (an open ``tool_use`` entry), else None."""
+    for p in rec.get("parts", ()):
+        if p.get("k") == "result" and p.get("of") and f"unres/tool_use/{p['of'].replace('/', '_')}" in open_ids:
+            entry = {"ref": {"seq": seq, "row": row}, "id": rid, "why": "unresolved",
+                     "unresolved": f"unres/tool_use/{p['of'].replace('/', '_')}"}
+            if p.get("text"):
+                from .document import clip_text  # the document imports this module
+
+                entry["text"] = clip_text(p["text"])
+            return entry
+    return None
