@@ -21,6 +21,10 @@ Keys read, with their defaults::
           max_delta_bytes: 2097152      # the cut budget in bytes (2 MiB)
     parse:
       max_round_bytes: 2097152
+    storage:
+      retention: {after: "", require_accepted: true}   # issue 21: asz prune (see asz_core.export.settings)
+    export:
+      otlp: {protocol: grpc, endpoint: "", …}          # issue 21: asz push (see asz_core.export.settings)
     view:                               # asz view / asz server (seed 004, Withholding)
       hide: []                          # withholdable flags to withhold: system_prompt, tool_schemas
       hide_override: false              # true: a request's ?hide= replaces view.hide for that request
@@ -41,6 +45,7 @@ from typing import Any
 import attrs
 import yaml
 
+from .export.settings import ExportConfig, RetentionConfig, parse_export, parse_retention
 from .sessiondata import DEFAULT_MAX_DELTA_BYTES
 from .sessiondata.model import WITHHOLDABLE
 from .storage.layout import DEFAULT_ROOT
@@ -126,6 +131,10 @@ class Config:
     view_hide: list[str] = attrs.Factory(list)
     #: ``view.hide_override``: when true a request's ``hide`` parameter replaces ``view_hide`` for that request.
     view_hide_override: bool = False
+    #: ``export.otlp`` (issue 21): where and how ``asz push`` sends.
+    export: ExportConfig = attrs.Factory(ExportConfig)
+    #: ``storage.retention`` (issue 21): when ``asz prune`` removes a session's landed files.
+    retention: RetentionConfig = attrs.Factory(RetentionConfig)
     path: Path | None = None
 
     def enabled(self) -> list[AdapterConfig]:
@@ -294,12 +303,16 @@ def _adapter(ctx: _Ctx, value: Any, key: str) -> AdapterConfig:
 def parse_config(data: Any, file: str = "asz.yaml") -> Config:
     """Build a :class:`Config` from decoded YAML ``data``; ``file`` names it in errors. Raises ConfigError."""
     ctx = _Ctx(file)
-    top = ctx.mapping(data, "", ("storage", "adapters", "parse", "view"))
+    top = ctx.mapping(data, "", ("storage", "adapters", "parse", "view", "export"))
     cfg = Config()
     if "storage" in top:
-        st = ctx.mapping(top["storage"], "storage", ("root",))
+        st = ctx.mapping(top["storage"], "storage", ("root", "retention"))
         if "root" in st:
             cfg.root = ctx.string(st["root"], "storage.root") or DEFAULT_ROOT
+        if "retention" in st:
+            cfg.retention = parse_retention(ctx, st["retention"], parse_duration)
+    if "export" in top:
+        cfg.export = parse_export(ctx, top["export"])
     if "adapters" in top:
         raw = top["adapters"]
         if raw is None:

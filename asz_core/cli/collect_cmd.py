@@ -275,8 +275,13 @@ def collect(
                            + (f" ({counters.skipped} entr{'y' if counters.skipped == 1 else 'ies'} skipped; asz sources lists them)" if counters.skipped else "")
                            + "; is --source the runtime's projects directory?", err=True)
             typer.echo(f"[{time.strftime('%H:%M:%S')}] {counters.summary()}{bodies}{rounds} ({took:.3f}s)")
+            pushed = 0
+            if cfg.export.endpoint and storage.is_dir():  # issue 21: push after each pass when an endpoint is configured
+                from .push_cmd import run_push
+
+                pushed = run_push(storage, cfg)
             if not watch:
-                raise typer.Exit(1 if counters.failed else 0)
+                raise typer.Exit(1 if counters.failed or pushed else 0)
             if stop.wait(max(0.0, every - took)):
                 typer.echo("stopped", err=True)
                 raise typer.Exit(0)

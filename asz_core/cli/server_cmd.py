@@ -212,6 +212,10 @@ def server(
                    + (f" pending={total.pending}" if total.pending else "")
                    + (f" busy={total.busy}" if total.busy else "")
                    + (f" errors={total.errors}" if total.errors else "") + f" ({took:.3f}s)")
+        if cfg.export.endpoint:  # issue 21: push after each pass when an endpoint is configured
+            from .push_cmd import run_push
+
+            run_push(storage, cfg)
 
     def loop() -> None:
         while not stop.wait(every):

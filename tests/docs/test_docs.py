@@ -32,7 +32,7 @@ DOC_FILES = sorted([REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))])
 #: How long one documented command may take.
 COMMAND_TIMEOUT = 60
 #: Commands that serve or watch until they are stopped: exactly these carry ``# not run: <reason>``.
-LONG_RUNNING = re.compile(r"^asz (view|server|ingest langsmith)\b|^asz collect\b(?!.*--once)")
+LONG_RUNNING = re.compile(r"^asz (view|server|receive|ingest langsmith)\b|^asz collect\b(?!.*--once)")
 
 
 # ---------------------------------------------------------------------------------------------- helpers

@@ -1,0 +1,126 @@
+"""``asz push`` and ``asz receive``: landed files over OTLP to a receiver, and the receiver (issue 21; origin-digest §8.1, §8.4).
+
+``asz push`` exit codes: 0 everything due was sent, 1 anything failed or was
+rejected (or another pusher holds the root), 2 usage or configuration.
+``asz receive`` runs until stopped (exit 0); 1 when it cannot listen.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..config import Config, ConfigError, load_config
+
+
+def _usage(cmd: str, message: str) -> typer.Exit:
+    typer.echo(f"asz {cmd}: {message}", err=True)
+    return typer.Exit(2)
+
+
+def load(cmd: str, config: Optional[Path]) -> Config:
+    """The configuration (``--config`` or ``./asz.yaml``); a bad one is a usage error (exit 2)."""
+    try:
+        return load_config(config)
+    except ConfigError as exc:
+        raise _usage(cmd, f"configuration: {exc}") from None
+
+
+def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None) -> int:
+    """One push pass; prints the summary line. Returns the exit code (0/1).
+
+    Used by ``asz push`` and after each ``asz collect`` / ``asz server`` pass.
+    """
+    from ..export.push import push
+    from ..storage.root import LockBusy
+
+    try:
+        rep = push(root, cfg.export, endpoint=endpoint, err=sys.stderr)
+    except LockBusy as exc:
+        typer.echo(f"asz push: another pusher holds the root (lock {exc.path}); one pusher per root", err=True)
+        return 1
+    except ValueError as exc:
+        typer.echo(f"asz push: {exc}", err=True)
+        return 1
+    typer.echo(rep.summary())
+    return 0 if rep.ok else 1
+
+
+def push_command(
+    root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default storage.root, ./data)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Configuration file (default ./asz.yaml when present)."),
+    endpoint: Optional[str] = typer.Option(None, "--endpoint", metavar="grpc://HOST:PORT | http://HOST:PORT",
+                                           help="Receiver to send to (default export.otlp.endpoint)."),
+) -> None:
+    """Send every landed file and round not yet sent to an OTLP receiver, one pass.
+
+    One OTLP log record per file (body = the file's bytes), session by
+    session, files then rounds; push.state in the root records what the
+    receiver took. Prints ``[HH:MM:SS] files=N metrics=N bytes=… wire=…
+    requests=N paused=…s rejected=N errors=N (…s)``. Exit 0 when
+    everything due was sent, 1 when anything failed or was rejected.
+    """
+    cfg = load("push", config)
+    if not (endpoint or cfg.export.endpoint):
+        raise _usage("push", "no endpoint: give --endpoint grpc://HOST:PORT or set export.otlp.endpoint in asz.yaml")
+    from ..export.settings import split_endpoint
+
+    try:
+        split_endpoint(endpoint or cfg.export.endpoint, cfg.export.protocol)
+    except ValueError as exc:
+        raise _usage("push", f"--endpoint: {exc}") from None
+    where = Path(root) if root is not None else Path(cfg.root)
+    if not where.is_dir():
+        raise _usage("push", f"{where}: no storage root here (give --root DIR or set storage.root)")
+    raise typer.Exit(run_push(where, cfg, endpoint))
+
+
+def receive_command(
+    listen: str = typer.Option("127.0.0.1:4317", "--listen", metavar="HOST:PORT", help="Address to listen on (gRPC and HTTP on one port)."),
+    root: Optional[Path] = typer.Option(None, "--root", help="Storage root to land into (default storage.root, ./data)."),
+    token: str = typer.Option("", "--token", help="Require 'Authorization: Bearer TOKEN' on every request."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Configuration file (default ./asz.yaml when present)."),
+) -> None:
+    """Receive what ``asz push`` sends (OTLP logs over gRPC or HTTP/protobuf) and land it in a storage root.
+
+    Each file lands at the path its asz.file attribute names once its bytes
+    match asz.file.digest; a mismatch, a path outside the root or a different
+    file at a taken path is rejected in the answer's partial success and never
+    written. Files are write-once: the same file again is a no-op. Runs until
+    stopped (exit 0).
+    """
+    from ..export.receive import Receiver
+
+    cfg = load("receive", config)
+    if ":" not in listen or not listen.rsplit(":", 1)[1].isdigit():
+        raise _usage("receive", f"--listen: expected HOST:PORT, got {listen!r}")
+    where = Path(root) if root is not None else Path(cfg.root)
+    rcv = Receiver(where, listen, token)
+    try:
+        rcv.start()
+    except OSError as exc:
+        typer.echo(f"asz receive: cannot listen on {listen}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(f"receiving: gRPC and HTTP (POST /v1/logs) on {rcv.address} into {where}", err=True)
+
+    def _stop(signum, frame):  # noqa: ARG001 - signal handler signature
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        rcv.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        rcv.stop()
+    raise typer.Exit(0)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``push`` and ``receive`` to ``app``."""
+    app.command("push")(push_command)
+    app.command("receive")(receive_command)

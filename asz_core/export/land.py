@@ -1,0 +1,121 @@
+"""Landing a received file into a storage root, write-once (issue 21; origin-digest §2.1, §8.4).
+
+:func:`land` is the receiver's one write: the path an OTLP record's
+``asz.file`` names, checked before anything is written:
+
+- the path is relative, ``/``-separated, with no ``.``/``..``/empty segment,
+  no name starting with a dot, and has the shape of a landed file
+  (``<session>/streams/<stream>/<prefix>-<stamp>-<seq>.sd``, ``…/runs/<run>/…``,
+  ``<session>/provider_body/…``) or of a round
+  (``_conversations/<id>/rounds/r<NNNNNN>-<12 hex>.sf``), and stays inside the root;
+- the bytes' SHA-256 is ``asz.file.digest``.
+
+Files arrive write-once: the same bytes again are a no-op, different bytes
+at a path that holds a file are refused. A file is written under a temporary
+name, fsynced, made read-only (0444) and hard-linked into place (never
+replacing), so a crash leaves either nothing or the whole file. A session
+that gains a landed file loses its derived ``index/`` (it is rebuilt).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import re
+import shutil
+import threading
+from pathlib import Path
+
+__all__ = ["land", "check_path", "Refused"]
+
+_LANDED = re.compile(r"^[a-z_]+-\d{8}T\d{6}\.\d{9}Z-\d{6,}\.sd$")
+_ROUND = re.compile(r"^r\d{6,}-[0-9a-f]{12}\.sf$")
+_counter = itertools.count()
+_lock = threading.Lock()
+
+
+class Refused(ValueError):
+    """A file the receiver will not write; the message says why."""
+
+
+def check_path(rel: str) -> tuple[str, ...]:
+    """The segments of a path the receiver may write; raises :class:`Refused` saying why not."""
+    if not rel or "\\" in rel or "\x00" in rel or rel.startswith("/") or re.match(r"^[A-Za-z]:", rel):
+        raise Refused(f"{rel!r} is not a relative path inside the root")
+    parts = tuple(rel.split("/"))
+    if any(p in ("", ".", "..") or p.startswith(".") for p in parts):
+        raise Refused(f"{rel!r} leaves the root or names a hidden file")
+    if parts[0] == "_conversations":
+        if len(parts) == 4 and parts[2] == "rounds" and _ROUND.match(parts[3]):
+            return parts
+        raise Refused(f"{rel!r} is not a round's path (_conversations/<id>/rounds/r<NNNNNN>-<digest>.sf)")
+    if parts[0].startswith("_"):
+        raise Refused(f"{rel!r} is not a session's path")
+    ok = (len(parts) == 4 and parts[1] in ("streams", "runs") and _LANDED.match(parts[3])) or (
+        len(parts) == 3 and parts[1] == "provider_body" and _LANDED.match(parts[2]))
+    if not ok:
+        raise Refused(f"{rel!r} is not a landed file's path (<session>/streams|runs/<name>/<kind>-<stamp>-<seq>.sd)")
+    return parts
+
+
+def _fsync_dir(d: Path) -> None:
+    try:
+        fd = os.open(d, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def land(root: str | os.PathLike, rel: str, digest: str, data: bytes) -> bool:
+    """Write ``data`` at ``root/rel`` once. True when written, False when the same bytes were already there.
+
+    Raises :class:`Refused` for a path outside the rules, a digest that does
+    not match the bytes, or another file already at the path; OSError when
+    the root cannot be written.
+    """
+    parts = check_path(rel)
+    got = hashlib.sha256(data).hexdigest()
+    if got != (digest or "").lower():
+        raise Refused(f"{rel}: asz.file.digest {digest or '(none)'} does not match the bytes (sha256 {got})")
+    root = Path(root)
+    target = root.joinpath(*parts)
+    real_root = os.path.realpath(root)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if os.path.commonpath([real_root, os.path.realpath(target.parent)]) != real_root:
+        raise Refused(f"{rel!r} leaves the root through a link")
+    if target.exists():
+        return _same(target, rel, data)
+    with _lock:
+        n = next(_counter)
+    tmp = target.parent / f".{target.name}.recv.{os.getpid()}.{n}.tmp"
+    try:
+        with open(tmp, "xb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o444)
+        try:
+            os.link(tmp, target)
+        except FileExistsError:
+            return _same(target, rel, data)
+    finally:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+    _fsync_dir(target.parent)
+    if parts[0] != "_conversations":
+        shutil.rmtree(root / parts[0] / "index", ignore_errors=True)  # derived; rebuilt with the new file
+    return True
+
+
+def _same(target: Path, rel: str, data: bytes) -> bool:
+    if target.read_bytes() == data:
+        return False
+    raise Refused(f"{rel}: a different file is already there (files are write-once)")

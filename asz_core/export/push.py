@@ -1,0 +1,226 @@
+"""One push pass: every landed file and round not yet sent goes to the receiver (origin-digest §8.1, §8.4; issue 21).
+
+:func:`push` holds ``<root>/_export/.lock`` (one pusher per root), reads
+``push.state``, and sends what is due in push order (:func:`.wire.outbox`),
+in requests of at most ``batch_bytes`` file bytes (a larger file goes alone),
+no faster than ``max_bytes_per_minute``. After each answer ``push.state`` is
+replaced: a file lands in it only once the receiver took it, so a crash
+repeats the request in flight and never loses one (the receiver takes the
+same file again as a no-op). A busy receiver (HTTP 429/503, gRPC
+RESOURCE_EXHAUSTED) pauses the pass with backoff; any other failure stops
+it, leaving the rest due for the next pass.
+
+The summary line (§8.1): ``[HH:MM:SS] files=N metrics=N bytes=47.9MB
+wire=48.0MB requests=N paused=0s rejected=N errors=N (1.1s)``: ``files`` sent,
+``metrics`` data points sent, ``bytes`` their file bytes, ``wire`` the encoded
+requests, ``paused`` time spent waiting on a busy receiver or the rate limit,
+``rejected`` records the receiver's partial-success answers rejected.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Callable, TextIO
+
+import attrs
+
+from ..config import format_duration
+from ..storage.root import FileLock
+from .settings import ExportConfig, default_instance_id, split_endpoint
+from .state import PushState
+from .transport import Answer, Sender, sender
+from .wire import Described, OutFile, log_record, logs_request, outbox, resource, runtime_of
+
+__all__ = ["PushReport", "push", "export_lock", "endpoint_name", "human_bytes"]
+
+
+def human_bytes(n: int) -> str:
+    """``512B``, ``1.5KB``, ``47.9MB``, ``1.0GB`` (powers of 1000, one decimal)."""
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= size:
+            return f"{n / size:.1f}{unit}"
+    return f"{n}B"
+
+
+@attrs.define
+class PushReport:
+    """What a pass sent (see the module doc); ``problems`` are the ``error:`` lines told."""
+
+    files: int = 0
+    metrics: int = 0
+    bytes: int = 0
+    wire: int = 0
+    requests: int = 0
+    paused: float = 0.0
+    rejected: int = 0
+    errors: int = 0
+    seconds: float = 0.0
+    problems: list[str] = attrs.Factory(list)
+
+    @property
+    def ok(self) -> bool:
+        """True when everything due was sent and nothing was rejected (``asz push`` exits 0)."""
+        return not (self.errors or self.rejected)
+
+    def summary(self, clock: float | None = None) -> str:
+        """The §8.1 summary line."""
+        stamp = time.strftime("%H:%M:%S", time.localtime(clock if clock is not None else time.time()))
+        return (f"[{stamp}] files={self.files} metrics={self.metrics} bytes={human_bytes(self.bytes)} wire={human_bytes(self.wire)} "
+                f"requests={self.requests} paused={format_duration(self.paused)} rejected={self.rejected} errors={self.errors} "
+                f"({self.seconds:.1f}s)")
+
+
+def export_lock(root: str | os.PathLike, timeout: float = 0.0) -> FileLock:
+    """``<root>/_export/.lock``: one pusher (and one pruner) per root."""
+    return FileLock(Path(root) / "_export" / ".lock", timeout)
+
+
+def endpoint_name(cfg: ExportConfig, endpoint: str | None = None) -> str:
+    """The endpoint as ``push.state`` records it: with its scheme (``grpc://127.0.0.1:4317``). Raises ValueError."""
+    e = endpoint or cfg.endpoint
+    proto, hostport, secure, base = split_endpoint(e, cfg.protocol, cfg.tls)
+    return e if "://" in e else f"{proto}://{hostport}{base}"
+
+
+class _Pass:
+    def __init__(self, root: Path, cfg: ExportConfig, snd: Sender, state: PushState, err: TextIO,
+                 backoff: float, attempts: int, sleep: Callable[[float], None]):
+        self.root, self.cfg, self.snd, self.state, self.err = root, cfg, snd, state, err
+        self.backoff, self.attempts, self.sleep = backoff, attempts, sleep
+        self.rep = PushReport()
+        self.window: list[tuple[float, int]] = []  # (monotonic time, wire bytes) of the last minute
+        self.instance = cfg.instance_id or default_instance_id()
+        self.services: dict[str, str] = {}
+
+    def problem(self, message: str) -> None:
+        self.rep.errors += 1
+        self.rep.problems.append(message)
+        print(f"error: {message}", file=self.err, flush=True)
+
+    def service(self, session: str, dialect: str) -> str:
+        if self.cfg.service_name:
+            return self.cfg.service_name
+        if session not in self.services and dialect:
+            self.services[session] = runtime_of(dialect)
+        return self.services.get(session, "unknown")
+
+    def _throttle(self, wire: int) -> None:
+        limit = self.cfg.max_bytes_per_minute
+        if not limit:
+            return
+        while True:
+            now = time.monotonic()
+            self.window = [(t, b) for t, b in self.window if now - t < 60.0]
+            used = sum(b for _, b in self.window)
+            if not self.window or used + wire <= limit:
+                self.window.append((now, wire))
+                return
+            wait = 60.0 - (now - self.window[0][0]) + 0.01
+            self.rep.paused += wait
+            self.sleep(wait)
+
+    def request(self, kind: str, req) -> Answer:
+        """Send ``req`` (after the rate limit), pausing and repeating while the receiver is busy."""
+        wire = req.ByteSize()
+        self._throttle(wire)
+        for attempt in range(self.attempts):
+            ans = self.snd.send(kind, req)
+            self.rep.requests += 1
+            self.rep.wire += wire
+            if ans.pause is None and not ans.ok and not ans.error:
+                ans.pause = self.backoff * (2 ** attempt)
+            if ans.ok or ans.error:
+                return ans
+            pause = ans.pause if ans.pause is not None else self.backoff * (2 ** attempt)
+            self.rep.paused += pause
+            self.sleep(pause)
+        return Answer(error=f"the receiver stayed busy after {self.attempts} attempts")
+
+    def flush(self, batch: list[tuple[OutFile, Described, str]]) -> bool:
+        """Send one batch of log records; marks them in push.state. False when the pass must stop."""
+        if not batch:
+            return True
+        groups: list[tuple[str, list]] = []
+        for f, d, service in batch:
+            if not groups or groups[-1][0] != f"{f.session}\x00{service}":
+                groups.append((f"{f.session}\x00{service}", []))
+            groups[-1][1].append(d.record)
+        req = logs_request([(resource(key.split("\x00", 1)[1], self.instance, self.cfg.layer), recs) for key, recs in groups])
+        ans = self.request("logs", req)
+        if not ans.ok:
+            self.problem(f"push to {self.state.endpoint}: {ans.error} ({len(batch)} file(s) left for the next pass)")
+            return False
+        named = {f.rel for f, _, _ in batch if f.rel in ans.message} if ans.rejected else set()
+        for f, d, _ in batch:
+            rejected = bool(ans.rejected) and (not named or f.rel in named)
+            self.state.mark(f.rel, d.digest, rejected)
+            self.rep.files += 1
+            self.rep.bytes += d.size
+        self.rep.rejected += ans.rejected
+        if ans.rejected:
+            print(f"rejected: {ans.rejected} record(s): {ans.message or 'no reason given'}", file=self.err, flush=True)
+        self.state.save()
+        return True
+
+    def logs(self) -> bool:
+        batch: list[tuple[OutFile, Described, str]] = []
+        size = 0
+        latest: dict[str, int] = {}
+        for f in outbox(self.root):
+            try:
+                data = f.path.read_bytes()
+            except OSError as exc:
+                self.problem(f"{f.rel}: cannot read: {exc.strerror or exc}")
+                continue
+            digest = hashlib.sha256(data).hexdigest()
+            if not self.state.due(f.rel, digest):
+                continue
+            try:
+                d = log_record(f, data, digest=digest, session_time_ns=latest.get(f.session, 0))
+            except ValueError as exc:
+                self.problem(f"{f.rel}: line 1: header: not JSON ({exc})")
+                continue
+            latest[f.session] = max(latest.get(f.session, 0), d.time_ns)
+            if batch and size + d.size > self.cfg.batch_bytes:
+                if not self.flush(batch):
+                    return False
+                batch, size = [], 0
+            batch.append((f, d, self.service(f.session, d.dialect)))
+            size += d.size
+        return self.flush(batch)
+
+
+def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = None, err: TextIO | None = None,
+         backoff: float = 1.0, attempts: int = 6, lock_timeout: float = 0.0,
+         sleep: Callable[[float], None] = time.sleep) -> PushReport:
+    """One pass over ``root`` to ``endpoint`` (default ``cfg.endpoint``); returns the :class:`PushReport`.
+
+    Raises ValueError when no endpoint is configured or it is unusable,
+    :class:`~asz_core.storage.root.LockBusy` when another pusher holds the
+    root, and ValueError naming ``push.state`` and the line when that file is
+    damaged. ``backoff`` is the first pause in seconds when the receiver is
+    busy and says no Retry-After (doubling, ``attempts`` tries per request).
+    """
+    root = Path(root)
+    name = endpoint_name(cfg, endpoint) if (endpoint or cfg.endpoint) else ""
+    if not name:
+        raise ValueError("no endpoint: set export.otlp.endpoint in asz.yaml or give --endpoint")
+    err = err if err is not None else sys.stderr
+    start = time.monotonic()
+    with export_lock(root, lock_timeout):
+        for stale in root.glob(".push.state.*.tmp"):  # a pass killed while replacing push.state
+            stale.unlink(missing_ok=True)
+        state = PushState.load(root).for_endpoint(name)
+        snd = sender(cfg, name)
+        try:
+            p = _Pass(root, cfg, snd, state, err, backoff, attempts, sleep)
+            if cfg.logs:
+                p.logs()
+        finally:
+            snd.close()
+    p.rep.seconds = time.monotonic() - start
+    return p.rep

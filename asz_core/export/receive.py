@@ -1,0 +1,249 @@
+"""``asz receive``: an OTLP logs receiver that lands what ``asz push`` sends into a storage root (issue 21; §8.4).
+
+gRPC and HTTP/protobuf share one port. A front listener reads the first
+bytes of each connection without consuming them: a connection that opens
+with the HTTP/2 client preface (``PRI * HTTP/2.0``, what a gRPC client sends
+on a plain-text channel) is relayed byte for byte to a grpcio server bound to
+an ephemeral loopback port inside the same process; any other connection is
+HTTP/1.1, served right there (``POST /v1/logs``, ``POST /v1/metrics``, body
+``application/x-protobuf``). One process, one port, and grpcio speaks the
+gRPC protocol (the official ``opentelemetry-proto`` service definitions).
+
+Each log record lands at the path its ``asz.file`` attribute names after
+its body's SHA-256 is checked against ``asz.file.digest``
+(:func:`.land.land`). A record that is refused (a mismatch, a path outside
+the root or not shaped like a landed file or round, another file already
+at the path) is counted in the answer's partial success, whose
+``error_message`` names each refused path and why; nothing of it is written.
+Metrics requests are answered (accepted) and not kept: a receiving root
+derives its own from the files. With a token, every request must carry
+``Authorization: Bearer <token>`` (gRPC: ``authorization`` metadata); without
+it HTTP answers 401 and gRPC UNAUTHENTICATED.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import socketserver
+import sys
+import threading
+import time
+from concurrent import futures
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import TextIO
+
+import grpc
+from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.logs.v1 import logs_service_pb2_grpc
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest, ExportLogsServiceResponse
+from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2_grpc
+from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest, ExportMetricsServiceResponse
+
+from .land import Refused, land
+
+__all__ = ["Receiver", "answer_logs", "DEFAULT_LISTEN"]
+
+#: Where ``asz receive`` listens when not told: loopback, the OTLP gRPC port.
+DEFAULT_LISTEN = "127.0.0.1:4317"
+_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+_MAX_MESSAGE = 1 << 30
+
+
+def _attrs(rec) -> dict:
+    out = {}
+    for kv in rec.attributes:
+        which = kv.value.WhichOneof("value")
+        out[kv.key] = getattr(kv.value, which) if which else None
+    return out
+
+
+def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = None) -> ExportLogsServiceResponse:
+    """Land every record of ``req`` in ``root``; the answer counts and names what was refused."""
+    refused: list[str] = []
+    landed = 0
+    for rl in req.resource_logs:
+        for sl in rl.scope_logs:
+            for rec in sl.log_records:
+                a = _attrs(rec)
+                rel = a.get("asz.file")
+                which = rec.body.WhichOneof("value")
+                data = rec.body.bytes_value if which == "bytes_value" else rec.body.string_value.encode("utf-8") if which == "string_value" else None
+                try:
+                    if not isinstance(rel, str) or data is None:
+                        raise Refused(f"{rel or '(no asz.file)'}: a record without asz.file or a body is not a file")
+                    landed += land(root, rel, str(a.get("asz.file.digest") or ""), data)
+                except Refused as exc:
+                    refused.append(f"rejected {exc}")
+                except OSError as exc:
+                    refused.append(f"rejected {rel}: cannot write: {exc.strerror or exc}")
+    resp = ExportLogsServiceResponse()
+    if refused:
+        resp.partial_success.rejected_log_records = len(refused)
+        resp.partial_success.error_message = "; ".join(refused)
+        if err is not None:
+            for line in refused:
+                print(line, file=err, flush=True)
+    return resp
+
+
+class _Auth:
+    def __init__(self, token: str):
+        self.expected = f"Bearer {token}" if token else ""
+
+    def ok(self, value: str | None) -> bool:
+        return not self.expected or value == self.expected
+
+
+class _LogsServicer(logs_service_pb2_grpc.LogsServiceServicer):
+    def __init__(self, rcv: "Receiver"):
+        self.rcv = rcv
+
+    def Export(self, request, context):  # noqa: N802 - the generated service's name
+        if not self.rcv.auth.ok(dict(context.invocation_metadata()).get("authorization")):
+            context.abort(grpc.StatusCode.UNAUTHENTICATED, "a bearer token is required")
+        return answer_logs(self.rcv.root, request, self.rcv.err)
+
+
+class _MetricsServicer(metrics_service_pb2_grpc.MetricsServiceServicer):
+    def __init__(self, rcv: "Receiver"):
+        self.rcv = rcv
+
+    def Export(self, request, context):  # noqa: N802
+        if not self.rcv.auth.ok(dict(context.invocation_metadata()).get("authorization")):
+            context.abort(grpc.StatusCode.UNAUTHENTICATED, "a bearer token is required")
+        return ExportMetricsServiceResponse()
+
+
+class _Http(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "asz-receive"
+
+    def log_message(self, format, *args):  # noqa: A002 - the base class's name
+        pass
+
+    def _reply(self, status: int, body: bytes = b"", ctype: str = "application/x-protobuf") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self):  # noqa: N802 - http.server's name
+        rcv: Receiver = self.server.receiver  # type: ignore[attr-defined]
+        length = int(self.headers.get("Content-Length") or 0)
+        data = self.rfile.read(length) if length else b""
+        if self.path not in ("/v1/logs", "/v1/metrics"):
+            return self._reply(404, b"not found: POST /v1/logs or /v1/metrics\n", "text/plain")
+        if not rcv.auth.ok(self.headers.get("Authorization")):
+            return self._reply(401, b"a bearer token is required\n", "text/plain")
+        if (self.headers.get("Content-Type") or "").split(";")[0].strip() != "application/x-protobuf":
+            return self._reply(415, b"the body must be application/x-protobuf\n", "text/plain")
+        req = ExportLogsServiceRequest() if self.path == "/v1/logs" else ExportMetricsServiceRequest()
+        try:
+            req.ParseFromString(data)
+        except DecodeError as exc:
+            return self._reply(400, f"not an OTLP request: {exc}\n".encode(), "text/plain")
+        resp = answer_logs(rcv.root, req, rcv.err) if self.path == "/v1/logs" else ExportMetricsServiceResponse()
+        self._reply(200, resp.SerializeToString())
+
+
+def _pipe(src: socket.socket, dst: socket.socket) -> None:
+    try:
+        while chunk := src.recv(1 << 16):
+            dst.sendall(chunk)
+    except OSError:
+        pass
+    finally:
+        try:
+            dst.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+
+class _Front(socketserver.BaseRequestHandler):
+    def handle(self) -> None:
+        sock: socket.socket = self.request
+        sock.settimeout(30)
+        try:
+            while True:
+                head = sock.recv(len(_PREFACE), socket.MSG_PEEK)
+                if not head:
+                    return
+                if len(head) >= len(_PREFACE) or not _PREFACE.startswith(head):
+                    break
+                time.sleep(0.005)  # the first bytes are still on their way
+        except OSError:
+            return
+        sock.settimeout(None)
+        rcv: Receiver = self.server.receiver  # type: ignore[attr-defined]
+        if head.startswith(_PREFACE):
+            with socket.create_connection(("127.0.0.1", rcv.grpc_port)) as up:
+                t = threading.Thread(target=_pipe, args=(up, sock), daemon=True)
+                t.start()
+                _pipe(sock, up)
+                t.join()
+        else:
+            _Http(sock, self.client_address, self.server)
+
+
+class _Server(socketserver.ThreadingTCPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+class Receiver:
+    """The receiver of one root on ``listen`` (``HOST:PORT``; port 0 picks one). :meth:`start`, then
+    :attr:`address`; :meth:`serve_forever` blocks; :meth:`stop` ends it. ``token`` '' = no token needed."""
+
+    def __init__(self, root: str | os.PathLike, listen: str = DEFAULT_LISTEN, token: str = "", err: TextIO | None = None):
+        self.root = Path(root)
+        self.listen = listen
+        self.auth = _Auth(token)
+        self.err = err if err is not None else sys.stderr
+        self.grpc_server: grpc.Server | None = None
+        self.grpc_port = 0
+        self.front: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def address(self) -> str:
+        """``HOST:PORT`` actually bound."""
+        host, port = self.front.server_address[:2]  # type: ignore[union-attr]
+        return f"{host}:{port}"
+
+    def start(self) -> "Receiver":
+        """Bind the front port and the inner gRPC server. Raises OSError when the port cannot be bound."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        host, _, port = self.listen.rpartition(":")
+        host = host.strip("[]") or "127.0.0.1"
+        self.front = _Server((host, int(port)), _Front, bind_and_activate=True)
+        self.front.receiver = self  # type: ignore[attr-defined]
+        opts = [("grpc.max_receive_message_length", _MAX_MESSAGE), ("grpc.max_send_message_length", _MAX_MESSAGE)]
+        self.grpc_server = grpc.server(futures.ThreadPoolExecutor(max_workers=8), options=opts)
+        logs_service_pb2_grpc.add_LogsServiceServicer_to_server(_LogsServicer(self), self.grpc_server)
+        metrics_service_pb2_grpc.add_MetricsServiceServicer_to_server(_MetricsServicer(self), self.grpc_server)
+        self.grpc_port = self.grpc_server.add_insecure_port("127.0.0.1:0")
+        self.grpc_server.start()
+        return self
+
+    def serve_forever(self) -> None:
+        """Serve until :meth:`stop` (or KeyboardInterrupt)."""
+        self.front.serve_forever(poll_interval=0.2)  # type: ignore[union-attr]
+
+    def serve_in_thread(self) -> "Receiver":
+        """Serve on a daemon thread (tests, ``asz server``)."""
+        self._thread = threading.Thread(target=self.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close both ports."""
+        if self.front is not None:
+            self.front.shutdown() if self._thread is not None else None
+            self.front.server_close()
+        if self.grpc_server is not None:
+            self.grpc_server.stop(grace=1).wait()
+        if self._thread is not None:
+            self._thread.join(timeout=5)

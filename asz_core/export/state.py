@@ -1,0 +1,118 @@
+"""``push.state``: what a root has sent, and to which receiver (origin-digest §8.4; issue 21).
+
+::
+
+    schema 1
+    updated_at 2026-09-11T10:00:00Z
+    endpoint grpc://127.0.0.1:11800
+    pushed <session-id>/streams/main/transcript-20260911T095959.000000000Z-000001.sd 9f2c…
+    rejected <path>
+
+One ``pushed <path> <digest>`` line per file the receiver took (the digest of
+the bytes sent); ``rejected <path>`` when its answer rejected some of that
+file's records (the file still counts as sent). A file whose digest is not
+the one recorded is due again. The state belongs to one endpoint: pushing
+to another starts from nothing. The file is replaced atomically after each
+answer, so a crash repeats at most the request in flight.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+import attrs
+
+from ..sessiondata.times import format_rfc3339
+
+__all__ = ["PushState", "STATE_NAME", "owner_of", "receiver_answer"]
+
+#: The file's name in the root.
+STATE_NAME = "push.state"
+
+
+def owner_of(endpoint: str, instance_id: str) -> str:
+    """The owner a session is sent under: the endpoint path-escaped, ``||``, the instance id
+    (``grpc:%2F%2Foap:11800||me@laptop``; seed 000, Skeletons)."""
+    return f"{quote(endpoint, safe='$&+,:;=@')}||{instance_id}"
+
+
+@attrs.define
+class PushState:
+    """``endpoint`` ('' when nothing was sent), ``pushed`` path → digest, ``rejected`` paths, ``path`` of the file."""
+
+    path: Path
+    endpoint: str = ""
+    pushed: dict[str, str] = attrs.Factory(dict)
+    rejected: set[str] = attrs.Factory(set)
+
+    @classmethod
+    def load(cls, root: str | os.PathLike) -> "PushState":
+        """Read ``<root>/push.state``; an empty state when it is missing. Raises ValueError naming the file and line
+        for a line it does not know."""
+        path = Path(root) / STATE_NAME
+        st = cls(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return st
+        for n, raw in enumerate(text.splitlines(), 1):
+            key, _, rest = raw.strip().partition(" ")
+            if not key or key.startswith("#") or key in ("schema", "updated_at"):
+                continue
+            if key == "endpoint":
+                st.endpoint = rest.strip()
+            elif key == "pushed" and len(rest.split()) == 2:
+                p, d = rest.split()
+                st.pushed[p] = d
+            elif key == "rejected" and rest.strip():
+                st.rejected.add(rest.strip())
+            else:
+                raise ValueError(f"{path}: line {n}: {raw!r} is not a push.state line (schema, updated_at, endpoint, pushed, rejected)")
+        return st
+
+    def for_endpoint(self, endpoint: str) -> "PushState":
+        """This state when it belongs to ``endpoint``, else an empty one for it (another receiver has nothing yet)."""
+        if self.endpoint == endpoint:
+            return self
+        return PushState(self.path, endpoint)
+
+    def due(self, rel: str, digest: str) -> bool:
+        """True when ``rel`` was never sent with this digest."""
+        return self.pushed.get(rel) != digest
+
+    def mark(self, rel: str, digest: str, rejected: bool) -> None:
+        """Record ``rel`` as sent with ``digest`` (``rejected``: the answer rejected some of its records)."""
+        self.pushed[rel] = digest
+        if rejected:
+            self.rejected.add(rel)
+        else:
+            self.rejected.discard(rel)
+
+    def forget(self, prefixes: tuple[str, ...]) -> None:
+        """Drop every line whose path starts with one of ``prefixes`` (a removed session's files)."""
+        for p in [p for p in self.pushed if p.startswith(prefixes)]:
+            del self.pushed[p]
+        self.rejected = {p for p in self.rejected if not p.startswith(prefixes)}
+
+    def save(self, *, fsync: bool = True) -> None:
+        """Replace the file atomically (temporary name, fsync, rename)."""
+        lines = ["schema 1", f"updated_at {format_rfc3339(time.time_ns())}", f"endpoint {self.endpoint}"]
+        lines += [f"pushed {p} {d}" for p, d in self.pushed.items()]
+        lines += [f"rejected {p}" for p in sorted(self.rejected)]
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as f:
+            f.write(("\n".join(lines) + "\n").encode("utf-8"))
+            if fsync:
+                f.flush()
+                os.fsync(f.fileno())
+        os.replace(tmp, self.path)
+
+
+def receiver_answer(state: PushState, rel: str, digest: str) -> str:
+    """What the receiver confirmed of a file (seed 000, Skeletons): ``accepted``, ``rejected`` or ``unconfirmed``."""
+    if state.pushed.get(rel) != digest:
+        return "unconfirmed"
+    return "rejected" if rel in state.rejected else "accepted"

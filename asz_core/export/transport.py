@@ -1,0 +1,167 @@
+"""Sending one OTLP request over gRPC or HTTP/protobuf, and what the answer means (origin-digest §8.4; issue 21).
+
+:func:`sender` makes the sender of an endpoint; ``send(kind, request)``
+(kind ``logs`` or ``metrics``) returns an :class:`Answer`:
+
+- taken: ``ok`` True, with ``rejected`` (the partial-success count) and its ``message``;
+- busy: ``pause`` seconds to wait before the same request again (HTTP 429 or
+  503, gRPC RESOURCE_EXHAUSTED; a ``Retry-After`` of seconds is honoured);
+- anything else: ``error`` (a redirect, a 2xx whose body is not protobuf, a
+  status, a refused connection).
+
+HTTP posts ``application/x-protobuf`` to ``<base>/v1/logs`` (or
+``/v1/metrics``) and never follows a redirect. Headers from
+``export.otlp.headers`` go with every request (as gRPC metadata, keys lowercased).
+"""
+
+from __future__ import annotations
+
+import http.client
+import ssl
+from typing import Protocol
+
+import attrs
+import grpc
+from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.logs.v1 import logs_service_pb2_grpc
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
+from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2_grpc
+from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceResponse
+
+from .settings import ExportConfig, split_endpoint
+
+__all__ = ["Answer", "Sender", "sender", "TIMEOUT"]
+
+#: Seconds one request may take before it counts as failed.
+TIMEOUT = 120.0
+_RESPONSES = {"logs": ExportLogsServiceResponse, "metrics": ExportMetricsServiceResponse}
+_MAX_PAUSE = 60.0
+
+
+@attrs.define
+class Answer:
+    """What one request got: ``ok`` (taken), ``rejected`` records and ``message``, ``pause`` seconds, ``error``."""
+
+    ok: bool = False
+    rejected: int = 0
+    message: str = ""
+    pause: float | None = None
+    error: str = ""
+
+
+class Sender(Protocol):
+    """Sends one request; ``close()`` frees its connection."""
+
+    def send(self, kind: str, request) -> Answer: ...  # pragma: no cover - protocol
+
+    def close(self) -> None: ...  # pragma: no cover - protocol
+
+
+def _partial(resp) -> Answer:
+    ps = resp.partial_success
+    rejected = getattr(ps, "rejected_log_records", 0) or getattr(ps, "rejected_data_points", 0)
+    return Answer(ok=True, rejected=int(rejected), message=ps.error_message)
+
+
+class _Grpc:
+    def __init__(self, target: str, secure: bool, ca_file: str, headers: dict[str, str]):
+        opts = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)]
+        if secure:
+            roots = open(ca_file, "rb").read() if ca_file else None
+            self.channel = grpc.secure_channel(target, grpc.ssl_channel_credentials(roots), options=opts)
+        else:
+            self.channel = grpc.insecure_channel(target, options=opts)
+        self.metadata = [(k.lower(), v) for k, v in headers.items()]
+        self.stubs = {"logs": logs_service_pb2_grpc.LogsServiceStub(self.channel),
+                      "metrics": metrics_service_pb2_grpc.MetricsServiceStub(self.channel)}
+
+    def send(self, kind: str, request) -> Answer:
+        try:
+            resp = self.stubs[kind].Export(request, metadata=self.metadata, timeout=TIMEOUT)
+        except grpc.RpcError as exc:
+            code = exc.code() if hasattr(exc, "code") else None
+            details = exc.details() if hasattr(exc, "details") else str(exc)
+            if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+                return Answer(pause=_retry_after_grpc(exc))
+            name = code.name if code is not None else "error"
+            return Answer(error=f"gRPC {name}: {details}")
+        return _partial(resp)
+
+    def close(self) -> None:
+        self.channel.close()
+
+
+def _retry_after_grpc(exc) -> float | None:
+    try:
+        for k, v in exc.trailing_metadata() or ():
+            if k.lower() == "retry-after":
+                return min(float(v), _MAX_PAUSE)
+    except (TypeError, ValueError):
+        pass
+    return None
+
+
+class _Http:
+    def __init__(self, hostport: str, secure: bool, ca_file: str, base: str, headers: dict[str, str]):
+        host, _, port = hostport.rpartition(":")
+        self.host, self.port, self.base = host.strip("[]"), int(port), base
+        self.context = ssl.create_default_context(cafile=ca_file or None) if secure else None
+        self.headers = {**headers, "Content-Type": "application/x-protobuf"}
+        self.conn: http.client.HTTPConnection | None = None
+
+    def _connect(self) -> http.client.HTTPConnection:
+        if self.conn is None:
+            if self.context is not None:
+                self.conn = http.client.HTTPSConnection(self.host, self.port, timeout=TIMEOUT, context=self.context)
+            else:
+                self.conn = http.client.HTTPConnection(self.host, self.port, timeout=TIMEOUT)
+        return self.conn
+
+    def send(self, kind: str, request) -> Answer:
+        path = f"{self.base}/v1/{kind}"
+        body = request.SerializeToString()
+        try:
+            conn = self._connect()
+            conn.request("POST", path, body=body, headers=self.headers)
+            resp = conn.getresponse()
+            data = resp.read()
+        except (OSError, http.client.HTTPException) as exc:
+            self.close()
+            return Answer(error=f"POST {path}: {exc}")
+        return self._answer(kind, path, resp, data)
+
+    def _answer(self, kind: str, path: str, resp: http.client.HTTPResponse, data: bytes) -> Answer:
+        status = resp.status
+        if 300 <= status < 400:
+            self.close()
+            return Answer(error=f"POST {path}: HTTP {status} redirect to {resp.getheader('Location', '?')} (redirects are not followed)")
+        if status in (429, 503):
+            ra = resp.getheader("Retry-After", "")
+            try:
+                return Answer(pause=min(float(ra), _MAX_PAUSE))
+            except ValueError:
+                return Answer(pause=None)
+        if not 200 <= status < 300:
+            return Answer(error=f"POST {path}: HTTP {status} {resp.reason}: {data[:200].decode('utf-8', 'replace')}")
+        ctype = (resp.getheader("Content-Type") or "").split(";")[0].strip().lower()
+        if data and ctype != "application/x-protobuf":
+            return Answer(error=f"POST {path}: HTTP {status} with a {ctype or 'untyped'} body, not protobuf")
+        msg = _RESPONSES[kind]()
+        try:
+            msg.ParseFromString(data)
+        except DecodeError as exc:
+            return Answer(error=f"POST {path}: HTTP {status} body is not an OTLP response: {exc}")
+        return _partial(msg)
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+
+
+def sender(cfg: ExportConfig, endpoint: str | None = None) -> Sender:
+    """The sender for ``endpoint`` (default ``cfg.endpoint``). Raises ValueError for an endpoint it cannot use."""
+    proto, hostport, secure, base = split_endpoint(endpoint or cfg.endpoint, cfg.protocol, cfg.tls)
+    if proto == "grpc":
+        return _Grpc(hostport, secure, cfg.ca_file, cfg.headers)
+    return _Http(hostport, secure, cfg.ca_file, base, cfg.headers)

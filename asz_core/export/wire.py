@@ -1,0 +1,215 @@
+"""What is sent: one OTLP log record per landed file and round (origin-digest §8.4; issue 21).
+
+:func:`outbox` lists what a root holds to send, in push order (session by
+session, its landed files by seq, then its rounds); :func:`log_record` makes
+the record of one file and :func:`logs_request` the request of a batch.
+
+Resource attributes (strings): ``service.name`` (``export.otlp.service_name``,
+else the runtime of the session, e.g. ``Claude Code``), ``service.instance.id``
+(``instance_id``, else ``user@host``), ``service.layer`` (``layer``,
+``AI_AGENT``), ``telemetry.sdk.name`` ``asz``, ``telemetry.sdk.version`` (asz's
+version), ``telemetry.sdk.language`` ``python`` (the original wrote ``go``:
+the language of the program that sent it). Scope:
+``github.com/apache/skywalking-ai-sessionizer`` with asz's version.
+
+Record attributes: ``asz.format`` (``sd``/``sf``), ``asz.format.version``
+(``1``), ``asz.file`` (path relative to the root, ``/``-separated),
+``asz.file.kind`` (the header's kind; ``round`` for a round),
+``asz.file.digest`` (SHA-256 hex of the whole file), ``asz.lines`` (int:
+every line, header and closing included), ``asz.session``,
+``asz.from_time``/``asz.through_time`` (RFC 3339 strings; absent when the
+file has no time); sd only ``asz.seq`` (int), ``asz.stream``, ``asz.run``
+(present when the header names them); sf only ``asz.conversation``,
+``asz.round`` (int), ``asz.session.from_time``, ``asz.session.through_time``,
+``asz.conversation.title`` and the counts ``asz.conversation.talks|steps|
+streams|segments|unresolved`` (ints; ``changes``, ``lines_added``,
+``lines_removed``, ``llm_calls``, ``subagents``, ``bash_runs`` when the round
+header has them). Body: the file's bytes (``bytes_value``). Time: the last
+record time of the file, else the session's latest known time; a round's is
+the session's last activity.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from pathlib import Path
+from typing import Iterator
+
+import attrs
+import orjson
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, InstrumentationScope, KeyValue
+from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord, ResourceLogs, ScopeLogs
+from opentelemetry.proto.resource.v1.resource_pb2 import Resource
+
+from .. import __version__
+from ..flow.chain import Chain, conversation_dirs
+from ..sessiondata.times import format_rfc3339, parse_instant
+from ..storage.layout import landed_files, session_dirs
+
+__all__ = ["SCOPE", "OutFile", "outbox", "log_record", "logs_request", "resource", "runtime_of", "attr_value", "file_digest"]
+
+#: The instrumentation scope name every record is sent under (§8.4).
+SCOPE = "github.com/apache/skywalking-ai-sessionizer"
+#: The runtime a dialect's sessions come from (``service.name`` when none is configured).
+_RUNTIMES = {"claude-code": "Claude Code", "claude-code-provider": "Claude Code", "kiro": "Kiro", "langsmith": "LangChain",
+             "mock": "asz scenario"}
+_ROUND_COUNTS = ("talks", "steps", "streams", "segments", "unresolved", "changes", "lines_added", "lines_removed", "llm_calls",
+                 "subagents", "bash_runs")
+
+
+@attrs.define
+class OutFile:
+    """One file to send: ``rel`` (root-relative, ``/``-separated), ``path``, ``session`` (directory name), ``fmt`` (sd|sf)."""
+
+    rel: str
+    path: Path
+    session: str
+    fmt: str
+
+
+def outbox(root: str | os.PathLike) -> Iterator[OutFile]:
+    """Every landed ``.sd`` file and round of ``root``, in push order (§8.4): session by session
+    (sorted by name), its files by seq, then the rounds of its conversations; rounds of a
+    conversation whose session has no directory come last. Skeletons are never sent."""
+    root = Path(root)
+    chains: dict[str, list[Path]] = {}
+    for cdir in conversation_dirs(root):
+        files = Chain.at(cdir).round_files()
+        if not files:
+            continue
+        chains.setdefault(_round_session(files[0].path) or cdir.name, []).extend(rf.path for rf in files)
+    for sdir in session_dirs(root):
+        for ln, p in landed_files(sdir):
+            yield OutFile(p.relative_to(root).as_posix(), p, sdir.name, "sd")
+        for p in chains.pop(sdir.name, []):
+            yield OutFile(p.relative_to(root).as_posix(), p, sdir.name, "sf")
+    for session, paths in sorted(chains.items()):
+        for p in paths:
+            yield OutFile(p.relative_to(root).as_posix(), p, session, "sf")
+
+
+def _round_session(path: Path) -> str:
+    try:
+        with open(path, "rb") as f:
+            return str(orjson.loads(f.readline()).get("session") or "")
+    except (OSError, orjson.JSONDecodeError, AttributeError):
+        return ""
+
+
+def file_digest(path: str | os.PathLike) -> str:
+    """SHA-256 hex of a file's whole bytes (``asz.file.digest``). Raises OSError."""
+    sha = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            sha.update(chunk)
+    return sha.hexdigest()
+
+
+def attr_value(v: object) -> AnyValue:
+    """An OTLP AnyValue: bool, int (int_value), float (double_value), bytes (bytes_value) or str."""
+    if isinstance(v, bool):
+        return AnyValue(bool_value=v)
+    if isinstance(v, int):
+        return AnyValue(int_value=v)
+    if isinstance(v, float):
+        return AnyValue(double_value=v)
+    if isinstance(v, bytes):
+        return AnyValue(bytes_value=v)
+    return AnyValue(string_value=str(v))
+
+
+def _kvs(pairs: list[tuple[str, object]]) -> list[KeyValue]:
+    return [KeyValue(key=k, value=attr_value(v)) for k, v in pairs if v is not None and v != ""]
+
+
+def runtime_of(dialect: str) -> str:
+    """The runtime a dialect belongs to (``claude-code/1`` → ``Claude Code``); the dialect's name when unknown."""
+    name = dialect.split("/", 1)[0]
+    return _RUNTIMES.get(name, name or "unknown")
+
+
+def resource(service_name: str, instance_id: str, layer: str) -> Resource:
+    """The resource of §8.4 (all strings)."""
+    return Resource(attributes=_kvs([
+        ("service.name", service_name), ("service.instance.id", instance_id), ("service.layer", layer),
+        ("telemetry.sdk.name", "asz"), ("telemetry.sdk.version", __version__), ("telemetry.sdk.language", "python"),
+    ]))
+
+
+@attrs.define
+class Described:
+    """A file read for sending: its ``record``, ``digest``, ``size`` in bytes, ``dialect`` (sd) and last ``time_ns``."""
+
+    record: LogRecord
+    digest: str
+    size: int
+    dialect: str
+    time_ns: int
+
+
+def _sd_attrs(data: bytes) -> tuple[list[tuple[str, object]], str, int, int]:
+    """Attributes of a landed file from its bytes, its dialect, first and last record time (ns, 0 = none)."""
+    lines = data.split(b"\n")
+    head = orjson.loads(lines[0])
+    first = last = 0
+    for line in lines[1:]:
+        if not line:
+            continue
+        try:
+            t = parse_instant(orjson.loads(line).get("time"))
+        except (orjson.JSONDecodeError, AttributeError):
+            t = None
+        if t:
+            first = t if not first or t < first else first
+            last = t if t > last else last
+    pairs: list[tuple[str, object]] = [
+        ("asz.format", "sd"), ("asz.format.version", str(head.get("schema", "sd/1")).split("/")[-1]),
+        ("asz.file.kind", head.get("kind", "")), ("asz.session", head.get("session", "")),
+        ("asz.from_time", format_rfc3339(first) if first else ""), ("asz.through_time", format_rfc3339(last) if last else ""),
+        ("asz.seq", int(head.get("seq", 0))), ("asz.stream", head.get("stream", "")), ("asz.run", head.get("batch", "")),
+    ]
+    return pairs, str(head.get("dialect", "")), first, last
+
+
+def _sf_attrs(data: bytes) -> tuple[list[tuple[str, object]], int]:
+    head = orjson.loads(data.split(b"\n", 1)[0])
+    pairs: list[tuple[str, object]] = [
+        ("asz.format", "sf"), ("asz.format.version", str(head.get("schema", "sf/1")).split("/")[-1]), ("asz.file.kind", "round"),
+        ("asz.session", head.get("session", "")), ("asz.from_time", head.get("from_time", "")),
+        ("asz.through_time", head.get("through_time", "")), ("asz.conversation", head.get("conversation", "")),
+        ("asz.round", int(head.get("round", 0))), ("asz.session.from_time", head.get("session_from_time", "")),
+        ("asz.session.through_time", head.get("session_through_time", "")), ("asz.conversation.title", head.get("title", "")),
+    ]
+    pairs += [(f"asz.conversation.{k}", int(head[k])) for k in _ROUND_COUNTS if isinstance(head.get(k), int)]
+    return pairs, parse_instant(head.get("session_through_time")) or 0
+
+
+def log_record(f: OutFile, data: bytes, *, digest: str = "", session_time_ns: int = 0) -> Described:
+    """The log record of one file from its bytes ``data`` (``digest``: their SHA-256 hex, computed when '').
+    ``session_time_ns`` is the session's latest known time, used for a file with no record time.
+    Raises ValueError (orjson) for a file whose header is not JSON."""
+    digest = digest or hashlib.sha256(data).hexdigest()
+    dialect, t = "", 0
+    if f.fmt == "sd":
+        pairs, dialect, _, t = _sd_attrs(data)
+    else:
+        pairs, t = _sf_attrs(data)
+    lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+    pairs[1:1] = [("asz.file", f.rel), ("asz.file.digest", digest), ("asz.lines", lines)]
+    t = t or session_time_ns
+    rec = LogRecord(time_unix_nano=t, observed_time_unix_nano=time.time_ns(), body=AnyValue(bytes_value=data),
+                    attributes=_kvs(pairs))
+    return Described(rec, digest, len(data), dialect, t)
+
+
+def logs_request(groups: list[tuple[Resource, list[LogRecord]]], scope_version: str = __version__) -> ExportLogsServiceRequest:
+    """One ExportLogsServiceRequest: one ResourceLogs per (resource, records) group, all under :data:`SCOPE`."""
+    req = ExportLogsServiceRequest()
+    for res, records in groups:
+        rl = ResourceLogs(resource=res)
+        rl.scope_logs.append(ScopeLogs(scope=InstrumentationScope(name=SCOPE, version=scope_version), log_records=records))
+        req.resource_logs.append(rl)
+    return req

@@ -1,0 +1,182 @@
+"""asz push → asz receive over gRPC and HTTP with the collected Claude Code corpus (issue 21; origin-digest §8.4)."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import pytest
+
+from asz_core.export.push import push
+from asz_core.export.receive import Receiver
+from asz_core.export.settings import ExportConfig
+from asz_core.export.state import PushState
+from asz_core.view import build_view
+
+from export_helpers import asz, collect_corpus, conversations, sent_files, summary
+
+
+@pytest.fixture(scope="module")
+def corpus_root(corpus_dir, tmp_path_factory) -> Path:
+    """The shared Claude Code corpus collected (and parsed) once into a root."""
+    projects = corpus_dir / "claude-code" / "projects"
+    if not projects.is_dir():
+        pytest.skip(f"{projects} is absent")
+    tmp = tmp_path_factory.mktemp("corpus")
+    root = tmp / "data"
+    collect_corpus(projects, root, tmp)
+    return root
+
+
+@pytest.fixture
+def pushed_root(corpus_root, tmp_path) -> Path:
+    """A private copy of the corpus root (push.state and the lock are written into it)."""
+    root = tmp_path / "data"
+    shutil.copytree(corpus_root, root, symlinks=True)
+    return root
+
+
+@pytest.fixture
+def receiver(tmp_path):
+    r = Receiver(tmp_path / "received", "127.0.0.1:0").start().serve_in_thread()
+    yield r
+    r.stop()
+
+
+@pytest.mark.parametrize("proto", ["grpc", "http"])
+def test_the_corpus_arrives_byte_identical(proto, pushed_root, receiver, tmp_path):
+    p = asz("push", "--root", str(pushed_root), "--endpoint", f"{proto}://{receiver.address}", cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    want = sent_files(pushed_root)
+    got = sent_files(receiver.root)
+    assert want and got == want  # same paths, same digests
+    s = summary(p.stdout.strip().splitlines()[-1])
+    assert int(s["files"]) == len(want)
+    assert s["bytes"].endswith(("KB", "MB")) and s["errors"] == "0" and s["rejected"] == "0"
+    assert int(s["requests"]) >= 1
+    # nothing else was written: no temporaries, no stray files
+    assert sorted(p.relative_to(receiver.root).as_posix() for p in receiver.root.rglob("*") if p.is_file()) == sorted(want)
+    assert all(p.stat().st_mode & 0o777 == 0o444 for p in receiver.root.rglob("*") if p.is_file())
+    # the receiving root is an ordinary root
+    v = asz("verify", "--root", str(receiver.root), cwd=tmp_path)
+    assert v.returncode == 0, v.stdout + v.stderr
+    ids = conversations(pushed_root)
+    assert ids and conversations(receiver.root) == ids
+    for cid in ids:
+        assert build_view(pushed_root, cid) == build_view(receiver.root, cid), cid
+    # a second push sends nothing
+    again = asz("push", "--root", str(pushed_root), "--endpoint", f"{proto}://{receiver.address}", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    s2 = summary(again.stdout.strip().splitlines()[-1])
+    assert (s2["files"], s2["requests"], s2["bytes"]) == ("0", "0", "0B")
+
+
+def test_push_state_is_the_wire_format(pushed_root, receiver):
+    endpoint = f"grpc://{receiver.address}"
+    rep = push(pushed_root, ExportConfig(), endpoint=endpoint)
+    assert rep.ok
+    lines = (pushed_root / "push.state").read_text().splitlines()
+    assert lines[0] == "schema 1" and lines[1].startswith("updated_at ") and lines[2] == f"endpoint {endpoint}"
+    want = sent_files(pushed_root)
+    pushed = [ln.split(" ") for ln in lines[3:]]
+    assert all(len(x) == 3 and x[0] == "pushed" for x in pushed)
+    assert {x[1]: x[2] for x in pushed} == want
+    # push order: session by session, its files by seq, then its rounds
+    order = [x[1] for x in pushed]
+    sessions = [o.split("/")[0] for o in order if not o.startswith("_conversations/")]
+    assert sessions == sorted(sessions)
+
+
+def test_batches_rate_and_a_changed_file(pushed_root, receiver):
+    """batch_bytes cuts requests; a file whose digest changed since it was sent goes again."""
+    want = sent_files(pushed_root)
+    cfg = ExportConfig(batch_bytes=64 * 1024)
+    rep = push(pushed_root, cfg, endpoint=f"http://{receiver.address}")
+    assert rep.ok and rep.files == len(want)
+    biggest = max((pushed_root / r).stat().st_size for r in want)
+    assert rep.requests >= sum((pushed_root / r).stat().st_size for r in want) // (64 * 1024 + biggest)
+    st = PushState.load(pushed_root)
+    one = next(iter(st.pushed))
+    st.pushed[one] = "0" * 64  # as if the file had other bytes when it was sent
+    st.save()
+    rep2 = push(pushed_root, cfg, endpoint=f"http://{receiver.address}")
+    assert (rep2.files, rep2.requests) == (1, 1) and rep2.ok  # the receiver takes the same bytes again as a no-op
+
+
+def test_another_endpoint_starts_from_nothing(pushed_root, receiver, tmp_path):
+    rep = push(pushed_root, ExportConfig(), endpoint=f"grpc://{receiver.address}")
+    other = Receiver(tmp_path / "other", "127.0.0.1:0").start().serve_in_thread()
+    try:
+        rep2 = push(pushed_root, ExportConfig(), endpoint=f"grpc://{other.address}")
+    finally:
+        other.stop()
+    assert rep.files == rep2.files == len(sent_files(pushed_root))
+    assert sent_files(tmp_path / "other") == sent_files(pushed_root)
+
+
+def test_one_pusher_per_root(pushed_root, receiver, tmp_path):
+    from asz_core.export.push import export_lock
+
+    with export_lock(pushed_root):
+        p = asz("push", "--root", str(pushed_root), "--endpoint", f"grpc://{receiver.address}", cwd=tmp_path)
+    assert p.returncode == 1 and "_export/.lock" in p.stderr
+    assert not (pushed_root / "push.state").exists()
+
+
+def test_a_rejected_file_is_marked_sent_and_rejected(pushed_root, receiver, tmp_path):
+    """Partial success: the receiver refuses a file (another file already at its path); the pusher marks it
+    sent, writes its rejected line and exits 1; the rest arrives."""
+    want = sent_files(pushed_root)
+    victim = sorted(r for r in want if r.endswith(".sd"))[0]
+    squatter = receiver.root / victim
+    squatter.parent.mkdir(parents=True)
+    squatter.write_bytes(b"not the landed file\n")
+    p = asz("push", "--root", str(pushed_root), "--endpoint", f"grpc://{receiver.address}", cwd=tmp_path)
+    assert p.returncode == 1
+    s = summary(p.stdout.strip().splitlines()[-1])
+    assert s["rejected"] == "1" and s["errors"] == "0" and int(s["files"]) == len(want)
+    assert victim in p.stderr
+    st = PushState.load(pushed_root)
+    assert st.rejected == {victim} and st.pushed[victim] == want[victim]
+    assert f"rejected {victim}" in (pushed_root / "push.state").read_text().splitlines()
+    assert squatter.read_bytes() == b"not the landed file\n"
+    again = asz("push", "--root", str(pushed_root), "--endpoint", f"grpc://{receiver.address}", cwd=tmp_path)
+    assert again.returncode == 0 and summary(again.stdout.split("\n")[-2])["files"] == "0"
+
+
+def test_a_token_is_required_when_set(pushed_root, tmp_path):
+    r = Receiver(tmp_path / "received", "127.0.0.1:0", token="s3cret").start().serve_in_thread()
+    try:
+        for proto in ("grpc", "http"):
+            rep = push(pushed_root, ExportConfig(), endpoint=f"{proto}://{r.address}")
+            assert rep.errors == 1 and rep.files == 0
+            assert ("UNAUTHENTICATED" if proto == "grpc" else "401") in rep.problems[0]
+        rep = push(pushed_root, ExportConfig(headers={"Authorization": "Bearer s3cret"}), endpoint=f"grpc://{r.address}")
+        assert rep.ok and rep.files == len(sent_files(pushed_root))
+    finally:
+        r.stop()
+    assert sent_files(tmp_path / "received") == sent_files(pushed_root)
+
+
+def test_no_endpoint_is_a_usage_error(pushed_root, tmp_path):
+    p = asz("push", "--root", str(pushed_root), cwd=tmp_path)
+    assert p.returncode == 2 and "export.otlp.endpoint" in p.stderr
+    p = asz("push", "--root", str(pushed_root), "--endpoint", "ftp://x:1", cwd=tmp_path)
+    assert p.returncode == 2 and "scheme" in p.stderr
+
+
+def test_collect_pushes_after_its_pass(corpus_dir, tmp_path, receiver):
+    projects = corpus_dir / "claude-code" / "projects"
+    one = sorted(projects.iterdir())[0]
+    src = tmp_path / "claude" / "projects"
+    shutil.copytree(one, src / one.name)
+    cfg = tmp_path / "asz.yaml"
+    cfg.write_text(f"storage: {{root: ./data}}\nexport:\n  otlp: {{endpoint: 'http://{receiver.address}'}}\n")
+    p = asz("collect", "--once", "--source", str(src), "--config", str(cfg), cwd=tmp_path, env={"CLAUDE_CONFIG_DIR": str(tmp_path / "claude")})
+    assert p.returncode == 0, p.stdout + p.stderr
+    last = summary(p.stdout.strip().splitlines()[-1])
+    want = sent_files(tmp_path / "data")
+    assert want and int(last["files"]) == len(want)
+    assert sent_files(receiver.root) == want
+    assert hashlib.sha256((receiver.root / next(iter(want))).read_bytes()).hexdigest() == want[next(iter(want))]
