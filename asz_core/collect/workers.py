@@ -10,10 +10,14 @@ lands many sessions uses one process per CPU to go faster. What is shared:
 * :func:`guided`: a list cut into runs for the workers, long first and short
   last (guided scheduling), so few results cross between processes and no
   worker waits long at the end;
-* :func:`die_with_parent`: on Linux, has the kernel kill the worker when its
-  parent dies, so a killed command leaves no worker holding a session lock;
-* :func:`worker_start`: the initializer of a worker that lands or parses:
-  :func:`die_with_parent`, and it lets go of the parent's locks
+* :func:`worker_init`: what every worker does first: SIGTERM kills it, its
+  stdin/stdout/stderr are ``/dev/null`` (:func:`close_inherited_streams`),
+  and it dies with its parent (:func:`die_with_parent`: the kernel's
+  parent-death signal, checked after it is set, and a watchdog thread on the
+  parent's pid), so a killed command leaves no worker holding a session lock
+  or its pipes;
+* :func:`worker_start`: the extra initializer of a worker that lands or
+  parses: it lets go of the parent's locks
   (:func:`asz_core.storage.root.forget_held_locks`), so the root's collector
   lock ends with the command, not with its last worker.
 """
@@ -21,13 +25,15 @@ lands many sessions uses one process per CPU to go faster. What is shared:
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
 import sys
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
-__all__ = ["can_fork", "process_pool", "guided", "each_result", "LOST", "die_with_parent", "worker_start", "default_jobs", "jobs_from_option"]
+__all__ = ["can_fork", "process_pool", "guided", "each_result", "LOST", "die_with_parent", "worker_init", "worker_start", "close_inherited_streams", "default_jobs", "jobs_from_option"]
 
 T = TypeVar("T")
 
@@ -59,8 +65,10 @@ def process_pool(jobs: int, *, fork_only: bool = False,
     """A pool of ``jobs`` worker processes: forked when :func:`can_fork`, else spawned.
 
     With ``fork_only`` (the workers need what this process holds in memory,
-    which spawning would not give them), None when it may not fork.
-    ``initializer`` runs in each worker as it starts.
+    which spawning would not give them), None when it may not fork. Every
+    worker starts with :func:`worker_init` (it dies with this process, closes
+    the inherited stdin/stdout/stderr, takes SIGTERM's default action), then
+    runs ``initializer``.
     """
     if can_fork():
         ctx = multiprocessing.get_context("fork")
@@ -68,7 +76,8 @@ def process_pool(jobs: int, *, fork_only: bool = False,
         return None
     else:
         ctx = multiprocessing.get_context("spawn")
-    return ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=initializer)
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=worker_init,
+                               initargs=(os.getpid(), initializer))
 
 
 def guided(items: Sequence[T], jobs: int) -> list[list[T]]:
@@ -106,28 +115,80 @@ def each_result(pool: ProcessPoolExecutor, fn: Callable[[Any], Any], jobs: Seque
             yield job, LOST
 
 
-def die_with_parent() -> None:
-    """In a worker: ask the kernel for SIGKILL when the parent process dies (Linux ``PR_SET_PDEATHSIG``).
+#: Seconds between two looks of a worker's watchdog at its parent's pid.
+WATCH_INTERVAL = 0.25
 
-    Elsewhere, or when the call is not available, it does nothing: the
-    worker then finishes its current task and exits when it finds its
-    parent gone. Never raises.
+
+def die_with_parent(parent: int | None = None) -> None:
+    """In a worker: die when the parent process ``parent`` (a pid) dies, whatever the moment.
+
+    On Linux the kernel is asked for SIGKILL at the parent's death
+    (``PR_SET_PDEATHSIG``); since the parent may have died before that call
+    (then the request never fires), the parent's pid is compared after it: a
+    worker already reparented exits at once. A daemon thread then looks at the
+    parent's pid every :data:`WATCH_INTERVAL` seconds and kills the worker
+    when it changed (macOS and other systems without the signal; a parent
+    thread other than the one that forked). ``parent`` None: the current
+    parent. Never raises.
     """
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
+    if parent is None:
+        parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # the parent died before the request: nobody would ever ask for our result
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent,), name="asz-parent-watchdog", daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    while True:
+        time.sleep(WATCH_INTERVAL)
+        if os.getppid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+def close_inherited_streams() -> None:
+    """Point file descriptors 0, 1 and 2 at ``/dev/null``, so a worker never holds its command's pipes.
+
+    A worker reports through its result, never by printing; a command piped
+    into ``tee`` so sees end of file when the command ends, whatever became of
+    a worker. Never raises.
+    """
+    try:
+        null = os.open(os.devnull, os.O_RDWR)
+    except OSError:
+        return
+    for fd in (0, 1, 2):
+        try:
+            os.dup2(null, fd)
+        except OSError:
+            pass
+    if null > 2:
+        os.close(null)
+
+
+def worker_init(parent: int, then: Callable[[], None] | None = None) -> None:
+    """Initializer of every worker of :func:`process_pool`: SIGTERM takes its default action (a forked worker
+    would inherit the command's handler, which only asks the command to stop: the worker then ignored SIGTERM),
+    the inherited streams are closed (:func:`close_inherited_streams`), the worker dies with ``parent``
+    (:func:`die_with_parent`), then ``then`` runs."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    close_inherited_streams()
+    die_with_parent(parent)
+    if then is not None:
+        then()
 
 
 def worker_start() -> None:
-    """Initializer of a forked worker that lands or parses: :func:`die_with_parent`, then close the copies of the
-    parent's lock files (:func:`asz_core.storage.root.forget_held_locks`). Never raises."""
-    die_with_parent()
+    """Extra initializer of a forked worker that lands or parses: close the copies of the parent's lock files
+    (:func:`asz_core.storage.root.forget_held_locks`), so the root's collector lock ends with the command,
+    not with its last worker. Never raises."""
     from ..storage.root import forget_held_locks
 
     forget_held_locks()

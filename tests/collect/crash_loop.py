@@ -5,12 +5,18 @@ Used by ``tests/collect/test_crash.py`` (48 kills) and ``bench/crash.py``
 source line landed at least once, repeats only of whole records (a crash
 between landing a file and moving the cursor repeats records, never loses
 one), no gap in ord, and every landed file passing check_file
-(origin-digest §2.1: file lands, then cursor).
+(origin-digest §2.1: file lands, then cursor). No worker of a killed command
+outlives it (issue 23): the command runs in its own process group, and after
+the kill no live process of that group may remain after 3 s, and its stdout
+and stderr pipes must reach end of file.
 """
 
 from __future__ import annotations
 
+import os
 import random
+import select
+import signal
 import subprocess
 import threading
 import time
@@ -60,10 +66,53 @@ def check(src, root) -> int:
     return total
 
 
+def group_members(pgid: int) -> list[int]:
+    """Pids of the live (not zombie) processes of process group ``pgid``, read from ``/proc``."""
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if len(fields) > 2 and fields[0] != b"Z" and int(fields[2]) == pgid:
+            out.append(int(d))
+    return out
+
+
+def survivors(pgid: int, seconds: float = 3.0) -> list[int]:
+    """The processes of a killed command's group still alive after ``seconds`` (its workers must die with it)."""
+    end = time.monotonic() + seconds
+    while True:
+        left = group_members(pgid)
+        if not left or time.monotonic() >= end:
+            return left
+        time.sleep(0.05)
+
+
+def reaches_end(stream, seconds: float) -> bool:
+    """Read ``stream`` (a pipe) until end of file, for at most ``seconds``; True when it ended. Closes it."""
+    end = time.monotonic() + seconds
+    fd = stream.fileno()
+    try:
+        while True:
+            ready, _, _ = select.select([fd], [], [], max(0.0, end - time.monotonic()))
+            if not ready:
+                return False
+            if not os.read(fd, 65536):
+                return True
+    finally:
+        stream.close()
+
+
 def kill_loop(src: Path, root: Path, kills: int, jobs: str, rng: random.Random) -> tuple[int, int]:
     """Start ``asz collect`` (watch mode, ``--jobs jobs``) ``kills`` times while a writer grows the sources, kill
-    it with SIGKILL after 0.3-1.3 s, then check the root after a clean pass. Returns (lines written, records
-    landed twice). Raises AssertionError on the first loss, gap, refusal or damaged file, naming the kill."""
+    it with SIGKILL after 0.3-1.3 s, then check that none of its workers outlives it by 3 s and that its stdout
+    and stderr pipes close (no worker holds them), and check the root after a clean pass. Returns (lines
+    written, records landed twice). Raises AssertionError on the first survivor, loss, gap, refusal or
+    damaged file, naming the kill."""
     for session, stream in STREAMS:
         (src / session).mkdir(parents=True, exist_ok=True)
         (src / session / f"{stream}.jsonl").write_bytes(b"")
@@ -73,11 +122,18 @@ def kill_loop(src: Path, root: Path, kills: int, jobs: str, rng: random.Random) 
     for kill in range(kills):
         writer = Writer(src, random.Random(rng.random()), counter)
         writer.start()
-        proc = subprocess.Popen(args, env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # Its own process group: the workers it forks are found by group after it is gone.
+        proc = subprocess.Popen(args, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         time.sleep(rng.uniform(0.3, 1.3))
         assert proc.poll() is None, (kill, proc.stderr.read())  # killed while it runs, never after it stopped on its own
         proc.kill()
         proc.wait(timeout=30)
+        left = survivors(proc.pid)
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+        assert left == [], f"kill {kill}: workers {left} outlived their command"
+        for stream in (proc.stdout, proc.stderr):
+            assert reaches_end(stream, 3.0), f"kill {kill}: a pipe of the dead command is still held open"
         writer.stop.set()
         writer.join(timeout=30)
         for _ in range(5):
