@@ -61,6 +61,8 @@ def _banner_common(state, host: str, port: int) -> None:
         typer.echo(f"withhold : {names} (hide parameter {'taken' if state.hide_override else 'refused'})")
     n = len(state.conversations())
     note = "" if n else " (this root holds no conversations yet: collect and parse sessions into it)"
+    if state.mode == "server":
+        note += " (the first collect pass runs in the background; the page says when it is done)"
     typer.echo(f"serving  : {n} conversation(s){note}")
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"listening: http://{shown}:{port}/")
@@ -94,7 +96,9 @@ def _serve(app, host: str, port: int, sock=None) -> None:
 
     import uvicorn
 
-    cfg = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="off", server_header=False)
+    from ..view.guard import uvicorn_config
+
+    cfg = uvicorn_config(app, host, port)
     noted: list[int] = []
     before = {sig: signal.signal(sig, lambda signum, frame: noted.append(signum)) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -114,11 +118,11 @@ def view(
     """Serve the page and the HTTP API over an existing storage root, read-only (origin-digest §8.3).
 
     Withholds what ``view.hide`` says; ``view.hide_override`` lets a request's
-    ``hide`` parameter replace it (seed 004, Withholding). Runs until
-    interrupted. Exit 1 when the root is not a directory, 2 on usage errors.
+    ``hide`` parameter replace it (seed 004, Withholding). Listens at once; the
+    verification state of each conversation is found in the background (issue
+    22). Runs until interrupted. Exit 1 when the root is not a directory, 2 on
+    usage errors.
     """
-    from ..view.server import ViewState, create_app
-
     cfg = _config("view", config)
     _check_port("view", port)
     storage = Path(root) if root is not None else Path(cfg.root)
@@ -126,11 +130,18 @@ def view(
         typer.echo(f"asz view: no storage root at {storage}; collect into it first (asz collect --root {storage})", err=True)
         raise typer.Exit(1)
     _loopback_warning(host)
-    sock = _bind("view", host, port)
+    sock = _bind("view", host, port)  # listening before the server's modules load: the first request waits in the backlog
+    from ..view.server import ViewState, create_app
+
     state = ViewState(storage, hide=cfg.view_hide, hide_override=cfg.view_hide_override, mode="view")
     typer.echo(f"reading  : {storage}")
     _banner_common(state, host, port)
-    _serve(create_app(state), host, port, sock)
+    stop = threading.Event()
+    state.start_checker(stop)
+    try:
+        _serve(create_app(state, listen_host=host), host, port, sock)
+    finally:
+        stop.set()
 
 
 def server(
@@ -144,8 +155,8 @@ def server(
 ) -> None:
     """Collect (land, then parse) every interval in the background and serve the page and API together.
 
-    The first pass runs before the server starts listening, so the banner's
-    count is current. Each pass prints ``[HH:MM:SS] refreshed: sessions=N
+    The server listens at once; the first pass runs in the background and the
+    page says so while it runs (issue 22). Each pass prints ``[HH:MM:SS] refreshed: sessions=N
     landed=N records=N rounds=N (1.234s)``; problems go to stderr as
     ``error:`` lines. One collector per root: exit 1 when another holds it.
     """
@@ -218,6 +229,10 @@ def server(
             run_push(storage, cfg)
 
     def loop() -> None:
+        state.reading = "collecting: the first pass is landing and parsing the sources"
+        one_pass()
+        state.reading = ""
+        state.start_checker(stop)
         while not stop.wait(every):
             one_pass()
 
@@ -233,11 +248,10 @@ def server(
         from .ingest_cmd import start_receiver
 
         start_receiver(storage, cfg)  # langsmith-ingest, when enabled in asz.yaml (issue 11)
-        one_pass()
         _banner_common(state, host, port)
         worker = threading.Thread(target=loop, name="asz-collect", daemon=True)
         worker.start()
-        _serve(create_app(state), host, port, sock)
+        _serve(create_app(state, listen_host=host), host, port, sock)
     finally:
         stop.set()
         lock.release()

@@ -70,7 +70,7 @@ def newest_round(root: str | os.PathLike, conversation: str) -> tuple[int, str, 
     if best is None:
         return None
     try:
-        st = best[1].stat()
+        st = os.lstat(best[1])  # a link is not followed (issue 23); its own size and time
     except OSError:
         return None
     return best[0], best[1].name, (best[1].name, st.st_size, st.st_mtime_ns)
@@ -83,7 +83,9 @@ def read_head(root: str | os.PathLike, conversation: str) -> Head | None:
         return None
     header: dict | None = None
     try:
-        with open(Path(root) / "_conversations" / conversation / "rounds" / newest[1], "rb") as f:
+        path = Path(root) / "_conversations" / conversation / "rounds" / newest[1]
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))  # a link is not followed
+        with os.fdopen(fd, "rb") as f:
             line = f.readline(1 << 20)
         d = orjson.loads(line)
         if isinstance(d, dict) and d.get("t") == "header":

@@ -191,9 +191,9 @@ def check_root(src: Path, root: Path, expected: dict[int, int]) -> Outcome:
     if res.exit_code != 0 or res.exception is not None:
         tail = "".join(traceback.format_exception(res.exception)) if res.exception else res.output[-2000:]
         out.failures.append(f"collect exited {res.exit_code}: {tail}")
-    plain = TestClient(create_app(ViewState(root)))
+    plain = TestClient(create_app(ViewState(root)), base_url="http://127.0.0.1")  # the server answers loopback hosts only
     # Odd sessions are read withholding what a reader may withhold (a line that does not read is named for both).
-    hiding = TestClient(create_app(ViewState(root, hide=("system_prompt", "tool_schemas"))))
+    hiding = TestClient(create_app(ViewState(root, hide=("system_prompt", "tool_schemas"))), base_url="http://127.0.0.1")
     client = plain
     r = client.get("/api/conversations")
     out.requests += 1

@@ -83,16 +83,18 @@ class Served:
     printed on stdout and stderr.
     """
 
-    def __init__(self, args: list[str], workdir: Path, *, timeout: float = 30.0):
+    def __init__(self, args: list[str], workdir: Path, *, timeout: float = 30.0, env: dict | None = None, preexec_fn=None):
         self.port = free_port()
         self.host = "127.0.0.1"
         self.log = workdir / f"server-{self.port}.log"
         self.err = workdir / f"server-{self.port}.err"
-        env = dict(os.environ)
-        env.pop("ASZ_DISABLE_ADAPTERS", None)
+        full_env = dict(os.environ)
+        full_env.pop("ASZ_DISABLE_ADAPTERS", None)
+        full_env.update(env or {})
+        self.started = time.monotonic()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "asz_core.cli.main", *args, "--port", str(self.port)],
-            stdout=open(self.log, "wb"), stderr=open(self.err, "wb"), cwd=workdir, env=env,
+            stdout=open(self.log, "wb"), stderr=open(self.err, "wb"), cwd=workdir, env=full_env, preexec_fn=preexec_fn,
         )
         deadline = time.monotonic() + timeout
         while True:
@@ -100,6 +102,7 @@ class Served:
                 raise AssertionError(f"asz {' '.join(args)} exited {self.proc.returncode} before serving:\n{self.output()}")
             try:
                 if self.get("/api/status").status == 200:
+                    self.answered = time.monotonic() - self.started  # seconds from start to the first answer
                     break
             except OSError:
                 pass

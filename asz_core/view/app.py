@@ -1,0 +1,234 @@
+"""The Starlette application of ``asz view`` / ``asz server``: routes, security headers, the Host check.
+
+Spec: seed 004, origin-digest §8.3; issue 23 (DNS rebinding). Routes (all
+``GET``) are listed in :mod:`asz_core.view.server`. Every answer carries a
+Content-Security-Policy allowing only this server's own script and style.
+A request whose ``Host`` is not a loopback name or address, nor the address
+the server listens on, is answered 421 and nothing else (:class:`HostGuard`).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import orjson
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from .guard import HostGuard, log_once
+from .page import ASSETS, PAGE_HTML
+from .query import ApiError, QueryError, hide_from_query, parse_query
+from .state import ViewState
+
+__all__ = ["create_app", "api", "API_ROUTES", "FIELDS"]
+
+log = logging.getLogger("asz.view")
+
+#: One-line descriptions of Session Data's own record fields (origin-digest §3.3), served by ``/api/glossary``.
+FIELDS = {
+    "ord": "the line this record came from in its source file, counting from one",
+    "off": "the byte offset where that line starts in its source file",
+    "sha": "the first 12 hex characters of the SHA-256 of the source line",
+    "bytes": "the size of the source record in bytes",
+    "id": "the record's identity, as the runtime wrote it",
+    "parent": "the record this one is contained in",
+    "call": "the provider call this record is a fragment of",
+    "run": "the agent loop (prompt cycle) this record belongs to",
+    "continues": "on a reset boundary only: the record the new context resumes from",
+    "tool": "the tool-use id the record is about, when stated outside its content",
+    "child": "the child stream the record names",
+    "batch": "the group of children (workflow run) the record belongs to",
+    "label": "a name the runtime gave: a title, a child's description, a workflow name",
+    "started_by": "the stream that started this one (nested children)",
+    "from": "who produced the record: agent, external or runtime",
+    "time": "the RFC 3339 time the runtime wrote",
+    "trigger": "what started the run: external, notification or unknown",
+    "flags": "what the record is, from a closed list (system_prompt and tool_schemas may be withheld)",
+    "usage": "provider-reported tokens: in, out, cache_read, cache_write",
+    "model": "the provider model name as the runtime wrote it",
+    "parts": "the record's content, one typed part per piece (k: text, reasoning, call, result, media, data, unknown)",
+    "dropped": "what the dialect understood and chose not to keep: what, bytes, why",
+}
+
+_SECURITY_HEADERS = {
+    "content-security-policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
+        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "cache-control": "no-store",
+}
+
+
+
+
+def _etag_matches(header: str | None, etag: str) -> bool:
+    """True when an ``If-None-Match`` value names ``etag`` (RFC 9110 §13.1.2: weak comparison, a list, or ``*``)."""
+    if not header:
+        return False
+    if header.strip() == "*":
+        return True
+    return any(t.strip().removeprefix("W/") == etag for t in header.split(","))
+
+
+def _json(value: Any, status: int = 200, headers: dict | None = None) -> Response:
+    h = dict(_SECURITY_HEADERS)
+    if headers:
+        h.update(headers)
+    body = value if isinstance(value, bytes) else orjson.dumps(value)
+    return Response(body, status_code=status, media_type="application/json", headers=h)
+
+
+def _error(status: int, message: str) -> Response:
+    return _json({"error": message}, status)
+
+
+def _state(request: Request) -> ViewState:
+    return request.app.state.view
+
+
+# --------------------------------------------------------------------------- API handlers: (request, pairs, hide) -> Response
+
+
+def _status(request, pairs, hide):
+    return _json(_state(request).status())
+
+
+def _conversations(request, pairs, hide):
+    state = _state(request)
+    convs = state.conversations()
+    note = "" if convs else ("this storage root holds no conversations yet: collect and parse sessions into it" if state.root.is_dir()
+                              else f"the storage root {state.root} is gone: nothing to show until it is back")
+    if state.links_skipped:
+        note = (note + " " if note else "") + f"{state.links_skipped} entr{'y' if state.links_skipped == 1 else 'ies'} of _conversations " \
+            "are symbolic links and are not served"
+    return _json({"root": str(state.root), "conversations": [state.row(c, hide) for c in convs], "note": note})
+
+
+def _view(request, pairs, hide):
+    state = _state(request)
+    d = state.document(request.path_params["id"], hide)
+    if _etag_matches(request.headers.get("if-none-match"), d.etag):
+        return Response(b"", status_code=304, headers={**_SECURITY_HEADERS, "etag": d.etag})
+    headers = {"etag": d.etag, "vary": "accept-encoding"}
+    if "gzip" in request.headers.get("accept-encoding", "") and len(d.body) > 4096:
+        return _json(state.gzipped(d), headers={**headers, "content-encoding": "gzip"})
+    return _json(d.body, headers=headers)
+
+
+def _record(request, pairs, hide):
+    p = request.path_params
+    return _json(_state(request).record(p["id"], p["seq"], p["row"], hide))
+
+
+def _files(request, pairs, hide):
+    return _json(_state(request).provider_files(request.path_params["id"], pairs, hide))
+
+
+def _body(request, pairs, hide):
+    p = request.path_params
+    return _json(_state(request).body(p["id"], p["seq"], p["row"], hide))
+
+
+def _glossary(request, pairs, hide):
+    from ..plugins import get_plugin_manager
+
+    dialects_asked = [v for k, v in pairs if k == "dialect"]
+    if len(dialects_asked) > 1:
+        raise ApiError(400, "give dialect at most once")
+    reg = get_plugin_manager()
+    dialects = reg.dialects()
+    if dialects_asked and not dialects_asked[0]:
+        raise ApiError(400, f"dialect is empty: name one of {', '.join(dialects)}, or leave the parameter out")
+    dialect = dialects_asked[0] if dialects_asked else ("claude-code/1" if "claude-code/1" in dialects else (dialects[0] if dialects else ""))
+    if not dialect:
+        raise ApiError(404, "no installed adapter has a glossary")
+    try:
+        adapter = reg.by_dialect(dialect)
+    except KeyError:
+        raise ApiError(404, f"no installed adapter speaks dialect {dialect!r} (installed: {', '.join(dialects)})") from None
+    terms = {t.unified: {"native": t.native, "where": t.where, "note": t.note} for t in adapter.glossary(dialect)}
+    return _json({"dialect": dialect, "dialects": dialects, "terms": terms, "fields": FIELDS})
+
+
+def api(handler):
+    """Wrap an API handler: parse the query strictly, find the withheld names, turn refusals into JSON errors.
+
+    Anything unexpected is a 500 JSON answer naming only the exception's type;
+    its traceback is logged once per place it came from (:func:`log_once`)."""
+    def endpoint(request: Request) -> Response:
+        state = _state(request)
+        try:
+            pairs = parse_query(request.scope.get("query_string", b""))
+            hide = hide_from_query(pairs, configured=state.hide, override=state.hide_override)
+            return handler(request, pairs, hide)
+        except QueryError as exc:
+            return _error(400, str(exc))
+        except ApiError as exc:
+            return _error(exc.status, exc.message)
+        except Exception as exc:  # never shown with paths
+            tb = exc.__traceback__
+            while tb is not None and tb.tb_next is not None:
+                tb = tb.tb_next
+            where = f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}" if tb is not None else ""
+            log_once(log, f"{type(exc).__name__}:{where}", "request %s failed: %s: %s", request.url.path, type(exc).__name__, exc,
+                     exc_info=True)
+            return _error(500, f"internal error ({type(exc).__name__})")
+
+    return endpoint
+
+
+# --------------------------------------------------------------------------- page and assets
+
+
+def _page(request: Request) -> Response:
+    status_code = 200
+    cid = request.path_params.get("id")
+    if cid is not None and cid not in set(_state(request).conversations()):
+        status_code = 404
+    return Response(PAGE_HTML, status_code=status_code, media_type="text/html; charset=utf-8", headers=_SECURITY_HEADERS)
+
+
+def _static(request: Request) -> Response:
+    name = request.path_params["name"]
+    asset = ASSETS.get(name)
+    if asset is None:
+        return _not_found(request, None)
+    return Response(asset[1], media_type=asset[0], headers=_SECURITY_HEADERS)
+
+
+def _not_found(request: Request, exc) -> Response:
+    code = getattr(exc, "status_code", 404)
+    if request.url.path.startswith("/api/"):
+        return _error(code, "no such route" if code == 404 else "method not allowed" if code == 405 else "refused")
+    return Response("Not found\n" if code == 404 else "Refused\n", status_code=code, media_type="text/plain; charset=utf-8", headers=_SECURITY_HEADERS)
+
+
+#: API routes other modules may add to (path, handler taking (request, pairs, hide)); wrapped by :func:`api`.
+API_ROUTES: list[tuple[str, Any]] = [
+    ("/api/status", _status),
+    ("/api/conversations", _conversations),
+    ("/api/c/{id}/view", _view),
+    ("/api/c/{id}/record/{seq}/{row}", _record),
+    ("/api/c/{id}/files", _files),
+    ("/api/c/{id}/body/{seq}/{row}", _body),
+    ("/api/glossary", _glossary),
+]
+
+
+def create_app(state: ViewState, *, listen_host: str = "127.0.0.1") -> HostGuard:
+    """The application serving ``state`` (routes in :mod:`asz_core.view.server`), behind :class:`HostGuard`.
+
+    ``listen_host`` is the address the server binds; a ``Host`` naming it is
+    answered besides the loopback names. Never raises per request: refusals are
+    400/403/404/409 JSON, anything unexpected 500 JSON without details of the root.
+    """
+    routes = [Route("/", _page), Route("/c/{id}", _page), Route("/static/{name:path}", _static)]
+    routes += [Route(path, api(handler)) for path, handler in API_ROUTES]
+    app = Starlette(routes=routes, exception_handlers={404: _not_found, 405: _not_found})
+    app.state.view = state
+    return HostGuard(app, listen_host)

@@ -1,0 +1,282 @@
+"""The page server on a laptop (issue 23): Host check, header and idle timeouts, a connection cap, quiet errors.
+
+- :class:`HostGuard` answers a request only when its ``Host`` names a loopback
+  name or address (``localhost``, ``127.0.0.0/8``, ``::1``) or the address the
+  server listens on; any other is answered 421 with a one-line reason and
+  nothing else, so a web page that rebinds its own name to 127.0.0.1 (DNS
+  rebinding) reads nothing.
+- :class:`GuardedH11` is uvicorn's h11 protocol with a header timeout (a
+  connection must finish a request's headers within :data:`HEADER_TIMEOUT`
+  seconds of connecting or of sending its first byte after a keep-alive) and a
+  connection cap: past :func:`connection_cap` open connections, the ones that
+  have been idle longest (no request in progress) are closed to make room, so
+  the server keeps answering however many idle connections are held open.
+  Idle keep-alive connections close after :data:`IDLE_TIMEOUT` seconds.
+- :func:`raise_open_files` lifts the soft open-files limit to the hard one,
+  and :func:`log_once` / :class:`OnceFilter` log a repeated error once (then a
+  count at most once a minute), never once per request.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import os
+import re
+import threading
+import time
+from typing import Any
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+__all__ = ["HostGuard", "host_allowed", "GuardedH11", "connection_cap", "raise_open_files", "log_once", "OnceFilter",
+           "HEADER_TIMEOUT", "IDLE_TIMEOUT", "uvicorn_config"]
+
+
+def _seconds(name: str, default: float) -> float:
+    try:
+        v = float(os.environ.get(name, ""))
+    except ValueError:
+        return default
+    return v if 0 < v <= 3600 else default
+
+
+#: Seconds a connection has to send a request's complete headers (environment ``ASZ_VIEW_HEADER_TIMEOUT`` overrides).
+HEADER_TIMEOUT = _seconds("ASZ_VIEW_HEADER_TIMEOUT", 10.0)
+#: Seconds an idle keep-alive connection stays open (environment ``ASZ_VIEW_IDLE_TIMEOUT`` overrides).
+IDLE_TIMEOUT = _seconds("ASZ_VIEW_IDLE_TIMEOUT", 20.0)
+_LOOPBACK_NAMES = frozenset(("localhost", "localhost.", "ip6-localhost", "ip6-loopback"))
+_421 = b"421 Misdirected Request: this server answers only to loopback names and the address it listens on\n"
+
+
+def _split_host(value: str) -> str:
+    """The host part of a ``Host`` value (``name``, ``name:port``, ``[v6]:port``), lower-cased; '' when malformed."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        end = value.find("]")
+        return value[1:end] if end > 0 and (end + 1 == len(value) or value[end + 1] == ":") else ""
+    if value.count(":") > 1:
+        return value  # a bare IPv6 address without brackets is not a valid Host, but compare it as one
+    return value.split(":", 1)[0]
+
+
+def host_allowed(value: str | None, listen_host: str, local_addr: str | None = None) -> bool:
+    """True when a ``Host`` header value may be answered.
+
+    Allowed: ``localhost``, any loopback IP literal, ``listen_host`` itself,
+    and, when the server listens on every address (``0.0.0.0``, ``::``), the
+    IP literal of the local address the connection arrived at. A missing or
+    malformed value is refused.
+    """
+    if not value:
+        return False
+    host = _split_host(value)
+    if not host:
+        return False
+    if host in _LOOPBACK_NAMES or host == listen_host.strip("[]").lower():
+        return True
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    if ip.is_loopback:
+        return True
+    try:
+        unspecified = ipaddress.ip_address(listen_host.strip("[]")).is_unspecified
+    except ValueError:
+        unspecified = False
+    return unspecified and local_addr is not None and host == local_addr.lower()
+
+
+class HostGuard:
+    """ASGI middleware: refuse with 421 every HTTP request whose ``Host`` :func:`host_allowed` refuses.
+
+    ``app`` is the wrapped application (its ``state`` is exposed as this one's)."""
+
+    def __init__(self, app: Any, listen_host: str = "127.0.0.1"):
+        self.app = app
+        self.state = getattr(app, "state", None)
+        self.listen_host = listen_host
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http":
+            host = None
+            for k, v in scope.get("headers") or ():
+                if k == b"host":
+                    host = v.decode("latin-1")
+                    break
+            server = scope.get("server")
+            if not host_allowed(host, self.listen_host, server[0] if server else None):
+                await send({"type": "http.response.start", "status": 421,
+                            "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(_421)).encode()),
+                                        (b"cache-control", b"no-store"), (b"connection", b"close")]})
+                await send({"type": "http.response.body", "body": _421})
+                return
+        await self.app(scope, receive, send)
+
+
+# --------------------------------------------------------------------------- logging once
+
+_seen_lock = threading.Lock()
+_seen: dict[str, list] = {}  # key -> [count, last time a summary was logged]
+
+
+def log_once(logger: logging.Logger, key: str, msg: str, *args: Any, exc_info: bool = False) -> None:
+    """Log ``msg`` at error level the first time ``key`` is met; later ones only as a count, at most once a minute."""
+    now = time.monotonic()
+    with _seen_lock:
+        hit = _seen.get(key)
+        if hit is None:
+            _seen[key] = [0, now]
+        else:
+            hit[0] += 1
+            if now - hit[1] < 60:
+                return
+            n, hit[0], hit[1] = hit[0], 0, now
+    if hit is None:
+        logger.error(msg, *args, exc_info=exc_info)
+    else:
+        logger.error("the same error again %d more time(s) in the last minute: " + msg, n, *args)
+
+
+class OnceFilter(logging.Filter):
+    """A logging filter that lets each distinct message through once, then a count at most once a minute."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        first = str(record.msg).split("\n", 1)[0]
+        key = f"{record.name}:{record.levelno}:{re.sub(r'[0-9]+', '#', first)[:100]}"
+        now = time.monotonic()
+        with _seen_lock:
+            hit = _seen.get(key)
+            if hit is None:
+                _seen[key] = [0, now]
+                return True
+            hit[0] += 1
+            if now - hit[1] < 60:
+                return False
+            n, hit[0], hit[1] = hit[0], 0, now
+        record.msg = f"(repeated {n} time(s) in the last minute) {record.msg}"
+        record.exc_info = None
+        record.exc_text = None
+        return True
+
+
+# --------------------------------------------------------------------------- connections
+
+
+def raise_open_files() -> int:
+    """Lift the soft limit on open files to the hard one (at most 65,536); return the soft limit in force."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on POSIX
+        return 1024
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+            soft = want
+        except (ValueError, OSError):
+            pass
+    return 65536 if soft == resource.RLIM_INFINITY else soft
+
+
+def accept_batch(open_files: int) -> int:
+    """How many connections the event loop accepts in one go (the listen backlog): 8 to 128, a sixteenth of the limit."""
+    return max(8, min(128, open_files // 16))
+
+
+def connection_cap(open_files: int) -> int:
+    """The most connections kept open at once, 16 to 4,096.
+
+    Half the open-files limit (the rest is for reading files), less three
+    accept batches: the loop accepts a whole batch before the first of them is
+    counted, and evicted connections close one loop turn later, so the limit
+    is never reached and ``accept()`` never fails for want of a descriptor.
+    """
+    return max(16, min(4096, open_files // 2 - 3 * accept_batch(open_files)))
+
+
+class GuardedH11(H11Protocol):
+    """uvicorn's h11 protocol with a header timeout and a cap on open connections (idle ones closed first).
+
+    :attr:`cap` is set by :func:`uvicorn_config`. A connection counts as idle
+    while no request is in progress on it; past the cap, the longest-idle
+    connections other than the newest are closed.
+    """
+
+    cap = 4096
+    header_timeout = HEADER_TIMEOUT
+
+    def connection_made(self, transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._active = self.loop.time()
+        self._hdr: Any = None
+        self._hdr_cycle = self.cycle
+        self._arm_header_timer()
+        if len(self.connections) > self.cap:
+            self._evict()
+
+    def _arm_header_timer(self) -> None:
+        if self._hdr is not None:
+            self._hdr.cancel()
+        self._hdr_cycle = self.cycle
+        self._hdr = self.loop.call_later(self.header_timeout, self._header_timed_out)
+
+    def _header_timed_out(self) -> None:
+        self._hdr = None
+        if self.cycle is self._hdr_cycle:  # no request's headers arrived in time
+            self._close()
+
+    def _close(self) -> None:
+        if self.transport.is_closing():
+            return
+        try:
+            self.conn.send(h11.ConnectionClosed())
+        except h11.LocalProtocolError:
+            pass
+        self.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        self._active = self.loop.time()
+        super().data_received(data)
+        if self.cycle is not self._hdr_cycle:
+            if self._hdr is not None:
+                self._hdr.cancel()
+                self._hdr = None
+            self._hdr_cycle = self.cycle
+        elif self._hdr is None and not self.transport.is_closing():
+            self._arm_header_timer()  # the first bytes of a next request on a kept-alive connection
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if getattr(self, "_hdr", None) is not None:
+            self._hdr.cancel()
+            self._hdr = None
+        super().connection_lost(exc)
+
+    def idle(self) -> bool:
+        """True while no request is in progress on this connection."""
+        return self.cycle is None or self.cycle.response_complete
+
+    def _evict(self) -> None:
+        over = len(self.connections) - self.cap
+        idle = [c for c in self.connections if c is not self and isinstance(c, GuardedH11) and c.idle()
+                and not c.transport.is_closing()]
+        idle.sort(key=lambda c: c._active)
+        for c in idle[: max(over, 0) + max(1, self.cap // 16)]:  # room for a few more before the next eviction
+            c._close()
+
+
+def uvicorn_config(app: Any, host: str, port: int, **kw: Any):
+    """A ``uvicorn.Config`` for ``app`` with the guards above: :class:`GuardedH11`, idle timeout, quiet repeated errors."""
+    import uvicorn
+
+    open_files = raise_open_files()
+    proto = type("GuardedH11Capped", (GuardedH11,), {"cap": connection_cap(open_files)})
+    for name in ("asyncio", "uvicorn.error"):
+        lg = logging.getLogger(name)
+        if not any(isinstance(f, OnceFilter) for f in lg.filters):
+            lg.addFilter(OnceFilter())
+    return uvicorn.Config(app, host=host, port=port, http=proto, timeout_keep_alive=IDLE_TIMEOUT, backlog=accept_batch(open_files),
+                          log_level="warning", access_log=False, lifespan="off", server_header=False, **kw)

@@ -1,0 +1,276 @@
+"""The landed files ``asz view`` serves: one record, one rebuilt provider body, provider_body files.
+
+Spec: seed 004 (Withholding, Provider bodies), seed 000 (Closing line),
+origin-digest §8.3. No request names a path: a seq is looked up in the
+session's landed files, and every file is reached without following a
+symbolic link (:func:`refuse_links`), so a link placed in a root can never
+serve another session's record, or a file outside the root, as this one's.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import stat
+import threading
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+import orjson
+
+from ..sessiondata.codec import FieldError, decode_header, parse_line
+from ..storage.layout import landed_files
+from .query import NUMBER, ApiError
+
+__all__ = ["LandedFiles", "refuse_links", "first_link", "withhold_record", "nth_record", "MAX_FILES_PER_REQUEST", "RESCAN_SECONDS"]
+
+#: At most this many ``seq`` parameters in one files request (origin-digest §8.3).
+MAX_FILES_PER_REQUEST = 32
+#: Landed-file listings of a session are rescanned at most this often, in seconds (origin-digest §8.3).
+RESCAN_SECONDS = 1.0
+
+
+def first_link(root: Path, path: Path) -> Path | None:
+    """The first component of ``path`` below ``root`` that is a symbolic link (or is gone), else None.
+
+    ``root`` itself may be a link (the user named it); nothing under it may be.
+    ``path`` must lie under ``root`` as written (no ``..``); one that does not
+    is answered with ``path`` itself.
+    """
+    try:
+        rel = path.relative_to(root)
+    except ValueError:
+        return path
+    cur = root
+    for part in rel.parts:
+        if part in ("..", "."):
+            return path
+        cur = cur / part
+        try:
+            if stat.S_ISLNK(os.lstat(cur).st_mode):
+                return cur
+        except OSError:
+            return cur
+    return None
+
+
+def refuse_links(root: Path, path: Path) -> None:
+    """Raise :class:`ApiError` 403 when a component of ``path`` below ``root`` is a symbolic link (404 when it is gone)."""
+    bad = first_link(root, path)
+    if bad is None:
+        return
+    if os.path.lexists(bad):
+        raise ApiError(403, f"{os.path.relpath(bad, root)} is a symbolic link; this server follows no link inside a storage root")
+    raise ApiError(404, f"{bad.name} is gone")
+
+
+def open_nofollow(path: Path):
+    """``open(path, 'rb')`` that refuses a symbolic link as the last component (O_NOFOLLOW)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    return os.fdopen(fd, "rb")
+
+
+def withhold_record(rec: dict) -> dict:
+    """A withheld record (seed 004): envelope and flags kept; each part keeps kind and bytes, loses text, data and encoding, state omitted."""
+    out: dict[str, Any] = {}
+    for k, v in rec.items():
+        if k != "parts" or not isinstance(v, list):
+            out[k] = v
+            continue
+        parts = []
+        for p in v:
+            if not isinstance(p, dict):
+                continue
+            q: dict[str, Any] = {}
+            for pk, pv in p.items():
+                if pk in ("text", "data", "encoding"):
+                    continue
+                if pk == "bytes" and "state" not in p:
+                    q["state"] = "omitted"
+                q[pk] = "omitted" if pk == "state" else pv
+            q.setdefault("state", "omitted")
+            parts.append(q)
+        out[k] = parts
+    return out
+
+
+def nth_record(path: Path, row: int) -> bytes | None:
+    """Record line ``row`` (1 = the line after the header) of a landed file, without its newline; None past the last record."""
+    if row < 1:
+        return None
+    prev: bytes | None = None
+    n = -1  # the header is line 0
+    with open_nofollow(path) as f:
+        for line in f:
+            if prev is not None and n == row:
+                return prev.rstrip(b"\n")  # ``prev`` is followed by another line, so it is not the closing line
+            prev = line
+            n += 1
+            if n > row:
+                break
+    return None
+
+
+def _kind(path: Path) -> str:
+    """The kind a landed file's header names. Raises :class:`ApiError` 400 when the header does not read."""
+    try:
+        with open_nofollow(path) as f:
+            first = f.readline(1 << 20)
+        return decode_header(first.rstrip(b"\n")).kind
+    except (OSError, FieldError):
+        raise ApiError(400, f"landed file {path.name} has a header that does not read; its kind is not known") from None
+
+
+class LandedFiles:
+    """The landed files of a root's sessions as the server reads them: listings (rescanned at most once a second)
+    and whole-file checks (once per size, mtime and inode). Thread-safe."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self._lock = threading.Lock()
+        self._listed: dict[str, tuple[float, dict[int, Path]]] = {}
+        self._whole: dict[Path, tuple[tuple, str]] = {}
+
+    def listing(self, session: str) -> dict[int, Path]:
+        """seq -> landed ``.sd`` file of ``session``, rescanned at most once per :data:`RESCAN_SECONDS`."""
+        now = time.monotonic()
+        with self._lock:
+            hit = self._listed.get(session)
+            if hit is not None and now - hit[0] < RESCAN_SECONDS:
+                return hit[1]
+        sdir = self.root / session
+        files = {ln.seq: p for ln, p in landed_files(sdir)} if sdir.is_dir() else {}
+        with self._lock:
+            self._listed[session] = (now, files)
+        return files
+
+    def file(self, session: str, seq: int) -> Path | None:
+        """The landed file ``seq`` of ``session``; a file landed within the last second is looked for once more."""
+        path = self.listing(session).get(seq)
+        if path is None:
+            with self._lock:
+                self._listed.pop(session, None)
+            path = self.listing(session).get(seq)
+        return path
+
+    def ref(self, session: str, seq_s: str, row_s: str) -> tuple[int, int, Path]:
+        """``(seq, row, landed file)`` a record or body request names. Raises :class:`ApiError` 400 for a seq or row
+        that is not a decimal number, 404 for a seq the session has no file for, 403 for a file reached through a link."""
+        if not NUMBER.fullmatch(seq_s) or not NUMBER.fullmatch(row_s):
+            raise ApiError(400, "seq and row are decimal numbers")
+        seq, row = int(seq_s), int(row_s)
+        path = self.file(session, seq)
+        if path is None:
+            raise ApiError(404, f"session {session} has no landed file with seq {seq}")
+        refuse_links(self.root, path)
+        return seq, row, path
+
+    def verified(self, path: Path, seq: int) -> None:
+        """Refuse a landed file whose bytes its closing line does not bind (seed 000, Closing line): 409 naming what is wrong."""
+        from ..verify.walk import check_landed_file
+
+        try:
+            st = os.lstat(path)
+        except OSError:
+            raise ApiError(404, f"landed file seq {seq} is gone") from None
+        key = (st.st_size, st.st_mtime_ns, st.st_ino)
+        with self._lock:
+            hit = self._whole.get(path)
+        if hit is None or hit[0] != key:
+            res = check_landed_file(path)
+            why = "" if res.whole else "; ".join(f"line {ln}: {msg}" for ln, _, msg in res.errors[:3])
+            hit = (key, why)
+            with self._lock:
+                self._whole[path] = hit
+        if hit[1]:
+            raise ApiError(409, f"landed file seq {seq} does not verify ({hit[1]}); its records are not served (asz verify names the damage)")
+
+    def record(self, session: str, seq_s: str, row_s: str, hide: Sequence[str]) -> bytes:
+        """One landed record of ``session`` as stored (one JSON object, bytes); see :meth:`ViewState.record`."""
+        seq, row, path = self.ref(session, seq_s, row_s)
+        if _kind(path) == "provider_body" and hide:
+            raise ApiError(403, "a provider_body record is not served while anything is withheld (a request holds pieces of the system prompt and tool schemas)")
+        self.verified(path, seq)
+        line = nth_record(path, row)
+        if line is None:
+            raise ApiError(404, f"landed file seq {seq} has no row {row}")
+        if not hide:
+            return line
+        try:
+            rec = parse_line(line, exact=True)  # a number no 64 bits hold stays its text, so it encodes
+        except FieldError:
+            raise ApiError(400, f"row {row} of landed file seq {seq} does not read") from None
+        flags = rec.get("flags")
+        if not isinstance(flags, list) or not set(hide).intersection(f for f in flags if isinstance(f, str)):
+            return line
+        return orjson.dumps(withhold_record(rec))
+
+    def body(self, session: str, seq_s: str, row_s: str, hide: Sequence[str]) -> dict:
+        """One provider body rebuilt byte for byte; see :meth:`ViewState.body`."""
+        from ..sessiondata.providerbody import BodyError, Session as BodySession, read_record_line
+
+        seq, row, path = self.ref(session, seq_s, row_s)
+        if _kind(path) != "provider_body":
+            raise ApiError(400, f"landed file seq {seq} is not a provider_body file")
+        if hide:
+            raise ApiError(403, "provider bodies are not served while anything is withheld")
+        line = nth_record(path, row)
+        if line is None:
+            raise ApiError(404, f"landed file seq {seq} has no row {row}")
+        refuse_links(self.root, path.parent.parent)
+        try:
+            rec, _, manifest = read_record_line(line)
+            bs = BodySession.open(path.parent.parent, seq)  # <root>/<session>/provider_body/<file>
+            raw = bs.body(rec.get("id", ""))
+        except BodyError as exc:
+            raise ApiError(409, f"the body does not rebuild from this root: {exc}") from None
+        except (ValueError, KeyError) as exc:
+            raise ApiError(409, f"the body does not rebuild: {exc}") from None
+        return {"id": rec.get("id", ""), "role": getattr(manifest, "role", ""), "bytes": len(raw),
+                "sha256": hashlib.sha256(raw).hexdigest(), "body": orjson.loads(raw)}
+
+    def files(self, own: str, pairs: Sequence[tuple[str, str]], hide: Sequence[str]) -> list[dict]:
+        """provider_body files of session ``own``, base64 in a list; see :meth:`ViewState.files`."""
+        sessions = [v for k, v in pairs if k == "session"]
+        if len(sessions) > 1:
+            raise ApiError(400, "give session at most once")
+        if sessions and sessions[0] != own:
+            raise ApiError(404, f"this conversation has no session {sessions[0]!r}")
+        seqs = _seqs([v for k, v in pairs if k == "seq"])
+        found: list[tuple[int, Path]] = []
+        listing = self.listing(own)
+        for seq in seqs:
+            path = listing.get(seq)
+            if path is None:
+                continue
+            refuse_links(self.root, path)
+            kind = _kind(path)
+            if kind != "provider_body":
+                raise ApiError(400, f"landed file seq {seq} is a {kind} file; this endpoint serves provider_body files only")
+            found.append((seq, path))
+        if hide:
+            raise ApiError(403, "provider bodies are not served while anything is withheld")
+        out = []
+        for seq, path in found:
+            with open_nofollow(path) as f:
+                data = f.read()
+            out.append({"session": own, "seq": seq, "file": path.relative_to(self.root).as_posix(), "bytes": len(data),
+                        "data": base64.b64encode(data).decode("ascii")})
+        return out
+
+
+def _seqs(seqs_s: list[str]) -> list[int]:
+    """The distinct seqs of a files request, in order. Raises :class:`ApiError` 400 for none, too many or a non-number."""
+    if not seqs_s:
+        raise ApiError(400, "name the provider_body files with seq=N (repeatable)")
+    if len(seqs_s) > MAX_FILES_PER_REQUEST:
+        raise ApiError(400, f"at most {MAX_FILES_PER_REQUEST} seq parameters in one request")
+    if not all(NUMBER.fullmatch(s) for s in seqs_s):
+        raise ApiError(400, "seq is a decimal number")
+    seqs: list[int] = []
+    for s in seqs_s:
+        if int(s) not in seqs:
+            seqs.append(int(s))
+    return seqs

@@ -1,0 +1,100 @@
+"""Requests to ``asz view``: the strict query parser, the withheld names of one request, and API refusals.
+
+Spec: seed 004 (Withholding). ``view.hide`` names what is withheld. Unless
+``view.hide_override`` is on, any request carrying a ``hide`` parameter is
+refused with 400; with it on, ``hide`` replaces ``view.hide`` for that
+request. A name that is not a withholdable flag, any other key whose letters
+alone spell ``hide`` (``Hide``, ``hide[]``, ``hide[0]``) and a query that does
+not parse are refused with 400 on every ``/api/`` route.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Sequence
+from urllib.parse import parse_qsl
+
+from ..sessiondata.model import WITHHOLDABLE
+
+__all__ = ["QueryError", "ApiError", "parse_query", "hide_from_query", "NUMBER"]
+
+#: A seq or row as a request may give it: a decimal number of at most 18 digits.
+NUMBER = re.compile(r"[0-9]{1,18}")
+_BAD_PERCENT = re.compile(rb"%(?![0-9A-Fa-f]{2})")
+_LETTERS = re.compile(r"[^A-Za-z]")
+_SPACE = " \t\r\n\f\v\u00a0"
+
+
+class QueryError(ValueError):
+    """A refused query string (status 400); the message says why."""
+
+
+class ApiError(Exception):
+    """An API refusal: ``status`` (400, 403 or 404) and ``message`` (the JSON body's ``error``)."""
+
+    def __init__(self, status: int, message: str):
+        self.status = status
+        self.message = message
+        super().__init__(f"{status}: {message}")
+
+
+def parse_query(raw: bytes) -> list[tuple[str, str]]:
+    """Decode a raw query string into (key, value) pairs, strictly.
+
+    ``raw`` is the bytes after ``?`` (ASGI ``query_string``). Every field must
+    be ``key=value`` with a non-empty key (``=`` may have nothing after it), percent escapes must be
+    two hex digits and the decoded text UTF-8. Raises :class:`QueryError`
+    otherwise, so nothing that does not parse reads as "no parameter"
+    (seed 004, Withholding).
+    """
+    if not raw:
+        return []
+    if _BAD_PERCENT.search(raw):
+        raise QueryError("the query does not parse: a % that is not followed by two hex digits")
+    try:
+        text = raw.decode("ascii")
+    except UnicodeDecodeError:
+        raise QueryError("the query does not parse: it holds bytes that are not ASCII") from None
+    try:
+        pairs = parse_qsl(text, keep_blank_values=True, strict_parsing=True, encoding="utf-8", errors="strict")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise QueryError(f"the query does not parse: {exc}") from None
+    if any(not k for k, _ in pairs):
+        raise QueryError("the query does not parse: a field with no key")
+    return pairs
+
+
+def hide_from_query(pairs: Sequence[tuple[str, str]], *, configured: Iterable[str], override: bool) -> tuple[str, ...]:
+    """The withheld names for one request (seed 004, Withholding), in WITHHOLDABLE order.
+
+    ``pairs`` come from :func:`parse_query`; ``configured`` is ``view.hide``;
+    ``override`` is ``view.hide_override``. With no ``hide`` key the answer is
+    ``configured``. Raises :class:`QueryError` (status 400) for: any other key
+    whose letters alone spell ``hide`` in any case (``Hide``, ``hide[]``,
+    ``hide[0]``); a ``hide`` key while the override is off; a name that is not
+    a withholdable flag. Values are comma lists, the key may repeat, spaces
+    around names and empty entries are ignored, a repeated name counts once,
+    and ``hide=`` withholds nothing.
+    """
+    asked: list[str] = []
+    seen_key = False
+    for key, value in pairs:
+        if key != "hide":
+            if _LETTERS.sub("", key).lower() == "hide":
+                raise QueryError(f"the key {key!r} is not 'hide'; spell the parameter exactly hide")
+            continue
+        seen_key = True
+        for name in value.split(","):
+            name = name.strip(_SPACE)
+            if not name:
+                continue
+            if name not in WITHHOLDABLE:
+                raise QueryError(f"{name!r} is not a flag a reader may withhold (known: {', '.join(WITHHOLDABLE)})")
+            asked.append(name)
+    if not seen_key:
+        names = set(configured)
+    elif not override:
+        raise QueryError("this instance does not take a hide parameter (view.hide_override is off); it withholds what view.hide says")
+    else:
+        names = set(asked)
+    return tuple(n for n in WITHHOLDABLE if n in names)

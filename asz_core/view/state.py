@@ -1,0 +1,443 @@
+"""What one ``asz view`` / ``asz server`` process knows: the root, withholding, the document cache, status.
+
+Spec: seed 004 (Reading it, Withholding), origin-digest §8.3. Nothing is
+written to disk. Conversation rows come from the header of each newest round
+file; documents are built by :func:`build_view` once per fold and withheld
+names; the verification state of every conversation is found by a background
+checker (:meth:`ViewState.check_all`), so the list never waits for it and never
+says "not checked" for long. No symbolic link inside the root is followed.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import stat
+import threading
+import time
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import orjson
+
+from ..flow.round import round_file_name
+from ..sessiondata.model import WITHHOLDABLE
+from .document import ViewError, build_view
+from .landed import LandedFiles, first_link
+from .query import ApiError
+from .rows import ROW_KEYS, SUMMARY_KEYS, header_ms, header_row, newest_round, read_head
+
+__all__ = ["ViewState", "ROW_KEYS", "SUMMARY_KEYS", "DOCUMENT_CACHE_ENTRIES"]
+
+#: Document cache size: (conversation, withheld-name set) entries kept in memory.
+DOCUMENT_CACHE_ENTRIES = 16
+
+
+class Doc:
+    """One built document: the round it reached, the listing it was built against, its JSON (and gzip) bytes."""
+
+    __slots__ = ("reached", "listed", "body", "gz", "etag", "state", "sessions", "head_round", "fp")
+
+    def __init__(self, reached: str, listed: tuple, body: bytes, state: str, sessions: list[str], head_round: int, fp: tuple = ()):
+        self.fp = fp  # the rounds and landed files it was built from: names, sizes, mtimes, inodes
+        self.reached = reached
+        self.listed = listed
+        self.body = body
+        self.gz: bytes | None = None
+        self.etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+        self.state = state
+        self.sessions = sessions
+        self.head_round = head_round
+
+
+def _tree(top: Path) -> tuple[list[tuple[str, os.stat_result]], list[str]]:
+    """Every file under ``top`` with its lstat, and every symbolic link met (paths), without following any."""
+    files: list[tuple[str, os.stat_result]] = []
+    links: list[str] = []
+    stack = [str(top)]
+    while stack:
+        d = stack.pop()
+        try:
+            entries = list(os.scandir(d))
+        except OSError:
+            continue
+        for e in entries:
+            if e.is_symlink():
+                links.append(e.path)
+            elif e.is_dir(follow_symlinks=False):
+                stack.append(e.path)
+            else:
+                try:
+                    files.append((e.path, e.stat(follow_symlinks=False)))
+                except OSError:
+                    continue
+    return files, links
+
+
+class ViewState:
+    """What one ``asz view`` / ``asz server`` process knows: the root, withholding settings, caches, status.
+
+    ``root`` is the storage root (read only). ``hide`` is ``view.hide`` (names
+    from WITHHOLDABLE), ``hide_override`` is ``view.hide_override``. ``mode``
+    is ``view`` or ``server``; ``source`` and ``interval`` (seconds) describe
+    the collect loop of ``asz server``. Thread-safe: request handlers run in a
+    thread pool, the collect loop and the checker update it from their threads.
+    """
+
+    def __init__(self, root: str | Path, *, hide: Iterable[str] = (), hide_override: bool = False, mode: str = "view",
+                 source: str = "", interval: float | None = None):
+        self.root = Path(root)
+        unknown = set(hide) - set(WITHHOLDABLE)
+        if unknown:
+            raise ValueError(f"not a withholdable flag: {', '.join(sorted(unknown))}")
+        self.hide = tuple(n for n in WITHHOLDABLE if n in set(hide))
+        self.hide_override = bool(hide_override)
+        self.mode = mode
+        self.source = source
+        self.interval = interval
+        self.started = int(time.time() * 1000)
+        self.last_refresh: int | None = None
+        self.next_refresh: int | None = None
+        self.last_pass: dict[str, Any] | None = None
+        self.refreshing = False
+        self.reading = ""  # what the process is still reading, in words ('' when nothing)
+        self.files = LandedFiles(self.root)
+        self._lock = threading.Lock()
+        self._docs: OrderedDict[tuple, Doc] = OrderedDict()
+        self._build_locks: dict[tuple, threading.Lock] = {}
+        self._heads: dict[str, tuple[tuple, dict | None]] = {}
+        self._titles: dict[tuple, bool] = {}  # (conversation, hide, head listing) -> the title is withheld
+        self._states: dict[str, tuple[tuple, str]] = {}  # conversation -> (fingerprint, verification state)
+        self.links_skipped = 0  # entries of _conversations that are symbolic links (never served)
+        self.builds = 0  # documents built since start (tests read it through /api/status)
+        self.checked = 0  # conversations whose state the checker found since start
+
+    # ------------------------------------------------------------------ rounds
+
+    def conversations(self) -> list[str]:
+        """Conversation ids under ``<root>/_conversations`` with a rounds directory, sorted; symbolic links are skipped."""
+        d = self.root / "_conversations"
+        out: list[str] = []
+        links = 0
+        try:
+            entries = list(os.scandir(d)) if not d.is_symlink() else []
+        except OSError:
+            entries = []
+        for e in entries:
+            if e.is_symlink():
+                links += 1
+                continue
+            rounds = Path(e.path) / "rounds"
+            try:
+                if e.is_dir(follow_symlinks=False) and stat.S_ISDIR(os.lstat(rounds).st_mode):
+                    out.append(e.name)
+            except OSError:
+                continue
+        self.links_skipped = links
+        return sorted(out)
+
+    def check_conversation(self, conversation: str) -> None:
+        """Raise :class:`ApiError` 404 unless ``conversation`` is listed (:meth:`conversations`)."""
+        if conversation not in set(self.conversations()):
+            raise ApiError(404, f"no conversation {conversation!r} in this storage root")
+
+    def newest_round(self, conversation: str) -> tuple[int, str, tuple] | None:
+        """The newest round file listed for ``conversation``: (number, file name, (name, size, mtime_ns)); None if none."""
+        return newest_round(self.root, conversation)
+
+    def head_header(self, conversation: str) -> dict | None:
+        """The header line of the newest round listed, decoded (cached per file); None when there is none or it does not read."""
+        newest = self.newest_round(conversation)
+        if newest is None:
+            return None
+        with self._lock:
+            hit = self._heads.get(conversation)
+            if hit is not None and hit[0] == newest[2]:
+                return hit[1]
+        head = read_head(self.root, conversation)
+        if head is None:
+            return None
+        with self._lock:
+            self._heads[conversation] = (head.stat, head.header)
+        return head.header
+
+    def session_of(self, conversation: str) -> str:
+        """The session a conversation's head round names (404 when it has no readable head)."""
+        h = self.head_header(conversation)
+        session = h.get("session") if h else None
+        if not isinstance(session, str) or not session or "/" in session or "\\" in session or session in (".", "..") or session.startswith(("_", ".")):
+            raise ApiError(404, f"conversation {conversation!r} has no readable head round naming its session")
+        return session
+
+    # ------------------------------------------------------------------ rows
+
+    def _title(self, conversation: str, title: str, hide: Sequence[str], listed: tuple | None) -> str:
+        """``title``, or '' when it could come from a record carrying one of ``hide`` (:func:`title_withheld`); cached per head."""
+        if not hide or not title:
+            return title
+        key = (conversation, tuple(hide), listed)
+        with self._lock:
+            hit = self._titles.get(key)
+        if hit is None:
+            from .document import landed_lines, title_withheld
+
+            try:
+                session = self.session_of(conversation)
+            except ApiError:
+                session = ""
+            hit = not session or title_withheld(landed_lines(self.root, session), title, hide)
+            with self._lock:
+                self._titles[key] = hit
+        return "" if hit else title
+
+    def row(self, conversation: str, hide: Sequence[str] = ()) -> dict:
+        """One ``/api/conversations`` row (:func:`asz_core.view.rows.header_row`) from the head round header.
+
+        Times are unix ms; the later counts are null when the head round
+        predates them (so are :data:`SUMMARY_KEYS`, issue 17); ``state`` is the verification state found for this
+        conversation while its files are as they were then, else null (not
+        checked yet, or a file changed since). ``title`` is '' when it could
+        come from a record carrying a flag ``hide`` withholds.
+        """
+        h = self.head_header(conversation) or {}
+        newest = self.newest_round(conversation)
+        title = h.get("title", "")
+        title = self._title(conversation, title if isinstance(title, str) else "", hide, newest[2] if newest else None)
+        return header_row(conversation, h, newest[0] if newest else 0, title=title, state=self.known_state(conversation))
+
+    def known_state(self, conversation: str) -> str | None:
+        """The verification state found for ``conversation`` while its files are unchanged since, else None."""
+        with self._lock:
+            hit = self._states.get(conversation)
+        if hit is None:
+            return None
+        try:
+            fp = self.fingerprint(conversation)
+        except ApiError:
+            return None
+        return hit[1] if hit[0] == fp else None
+
+    # ------------------------------------------------------------------ documents
+
+    def fingerprint(self, conversation: str) -> tuple:
+        """Names, sizes, mtimes and inodes of the conversation's round files and its session's files.
+
+        A cached document is served only while this is unchanged, so a file
+        changed, added or removed under a running server (a damaged byte, a
+        round deleted) is never reported in the state it had before. Raises
+        :class:`ApiError` 403 when the conversation's directory, its rounds or
+        anything in its session's directory is a symbolic link.
+        """
+        conv = self.root / "_conversations" / conversation
+        files, links = _tree(conv)
+        try:
+            session = self.session_of(conversation)
+        except ApiError:
+            session = ""
+        if session:
+            sdir = self.root / session
+            bad = first_link(self.root, sdir)
+            if bad is not None and os.path.lexists(bad):
+                links.append(str(bad))
+            elif bad is None:
+                more, more_links = _tree(sdir)
+                files += more
+                links += more_links
+        if links or first_link(self.root, conv) is not None:
+            where = os.path.relpath(links[0], self.root) if links else f"_conversations/{conversation}"
+            raise ApiError(403, f"{where} is a symbolic link; this server follows no link inside a storage root")
+        return tuple(sorted((os.path.basename(p), st.st_size, st.st_mtime_ns, st.st_ino) for p, st in files))
+
+    def document(self, conversation: str, hide: Sequence[str]) -> Doc:
+        """The document for ``conversation`` withholding ``hide``: built once per fold and name set.
+
+        On every call the newest round listed on disk is compared with the round
+        the cached fold reached (seed 004, Reading it); when they differ the
+        chain is folded again. A round that could not be read when listed is
+        retried once its file changes. Raises :class:`ApiError` 404 for an
+        unknown conversation or one with no usable round, 403 when a link is in the way.
+        """
+        self.check_conversation(conversation)
+        key = (conversation, tuple(hide))
+        newest = self.newest_round(conversation)
+        if newest is None:
+            raise ApiError(404, f"conversation {conversation!r} has no round yet")
+        with self._lock:
+            lock = self._build_locks.setdefault(key, threading.Lock())
+        with lock:
+            fp = self.fingerprint(conversation)
+            with self._lock:
+                d = self._docs.get(key)
+                if d is not None and (d.reached == newest[1] or d.listed == newest[2]) and d.fp == fp:
+                    self._docs.move_to_end(key)
+                    return d
+            d = self._build(conversation, hide, newest, fp)
+            with self._lock:
+                self._docs[key] = d
+                self._docs.move_to_end(key)
+                while len(self._docs) > DOCUMENT_CACHE_ENTRIES:
+                    self._docs.popitem(last=False)
+            return d
+
+    def _build(self, conversation: str, hide: Sequence[str], newest: tuple, fp: tuple, *, count: bool = True) -> Doc:
+        """Build one document (and note its verification state for the list); ``count`` adds it to :attr:`builds`."""
+        try:
+            doc = build_view(self.root, conversation, hide=list(hide))
+        except ViewError as exc:
+            raise ApiError(404, str(exc)) from None
+        head = doc["head"]
+        reached = round_file_name(head["round"], head["digest"]) if head.get("digest") else ""
+        d = Doc(reached, newest[2], orjson.dumps(doc), doc["summary"]["state"], list(doc["sessions"]), head["round"], fp)
+        with self._lock:
+            self.builds += count
+            self._states[conversation] = (fp, d.state)
+        return d
+
+    def gzipped(self, d: Doc) -> bytes:
+        """The document's JSON compressed with gzip, made once per built document."""
+        if d.gz is None:
+            d.gz = gzip.compress(d.body, compresslevel=5, mtime=0)
+        return d.gz
+
+    # ------------------------------------------------------------------ background checks
+
+    def check_all(self, stop: threading.Event, pause: float = 0.05) -> int:
+        """Find the verification state of every conversation that has none for its current files, newest first.
+
+        Runs in the checker thread (:meth:`start_checker`); each check builds
+        the document (verification reads every landed file) without keeping it.
+        Returns how many were checked. Sets :attr:`reading` while it works.
+        """
+        convs = self.conversations()
+        todo = [c for c in convs if self.known_state(c) is None]
+        todo.sort(key=lambda c: -((self.row_time(c)) or 0))
+        done = 0
+        for i, c in enumerate(todo):
+            if stop.is_set():
+                break
+            self.reading = f"checking conversations: {i} of {len(todo)} done"
+            newest = self.newest_round(c)
+            if newest is None:
+                continue
+            try:
+                self._build(c, self.hide, newest, self.fingerprint(c), count=False)
+            except ApiError:
+                continue
+            except Exception:  # a conversation that does not build is shown as such when opened
+                continue
+            done += 1
+            with self._lock:
+                self.checked += 1
+            stop.wait(pause)
+        self.reading = ""
+        return done
+
+    def row_time(self, conversation: str) -> int | None:
+        """The last activity (unix ms) the head round names, or None."""
+        h = self.head_header(conversation) or {}
+        return header_ms(h.get("session_through_time"))
+
+    def start_checker(self, stop: threading.Event, every: float = 2.0) -> threading.Thread:
+        """Start the daemon thread that keeps every conversation's state known (:meth:`check_all`), looking again every ``every`` s."""
+        def loop() -> None:
+            while not stop.is_set():
+                self.check_all(stop)
+                stop.wait(every)
+
+        t = threading.Thread(target=loop, name="asz-view-check", daemon=True)
+        t.start()
+        return t
+
+    # ------------------------------------------------------------------ landed files
+
+    def record(self, conversation: str, seq_s: str, row_s: str, hide: Sequence[str]) -> bytes:
+        """One landed record of the conversation's session as stored (one JSON object, bytes).
+
+        ``seq_s`` and ``row_s`` are decimal strings (row counts from 1 after the
+        header). A record carrying a withheld flag keeps its envelope and flags;
+        each part keeps kind and bytes (and its other keys), loses text, data and
+        encoding and says state omitted. Raises :class:`ApiError`: 400 for a seq
+        or row that is not a number, or a file whose header does not read; 403
+        for a record of a provider_body file while anything is withheld (a body
+        record carries no flag, so it cannot be withheld part by part) and for a
+        file reached through a symbolic link; 404 for an unknown conversation,
+        seq or row; 409 for a file that does not verify (its closing digest or
+        count does not match, or a line does not read).
+        """
+        if not _is_number(seq_s) or not _is_number(row_s):
+            raise ApiError(400, "seq and row are decimal numbers")
+        self.check_conversation(conversation)
+        return self.files.record(self.session_of(conversation), seq_s, row_s, hide)
+
+    def body(self, conversation: str, seq_s: str, row_s: str, hide: Sequence[str]) -> dict:
+        """One provider body rebuilt byte for byte from the session's provider_body files (seed 000, Provider bodies).
+
+        ``seq_s``/``row_s`` name the body's record (as a call's ``provider_bodies``
+        ref does). Returns ``id``, ``role``, ``bytes``, ``sha256`` and ``body``
+        (the rebuilt JSON value). Raises :class:`ApiError`: 400 for a seq or row
+        that is not a number or a file that is not provider_body; 403 while
+        anything is withheld (a body is served whole or not at all); 404 for an
+        unknown conversation, seq or row; 409 when a piece of it was taken out to
+        land (it rebuilds only from another copy) or a reference is missing.
+        """
+        if not _is_number(seq_s) or not _is_number(row_s):
+            raise ApiError(400, "seq and row are decimal numbers")
+        self.check_conversation(conversation)
+        return self.files.body(self.session_of(conversation), seq_s, row_s, hide)
+
+    def provider_files(self, conversation: str, pairs: Sequence[tuple[str, str]], hide: Sequence[str]) -> list[dict]:
+        """provider_body files of the conversation's session, base64 in a list (seed 004; origin-digest §8.3).
+
+        Query keys: ``session`` (optional, at most once; must be the
+        conversation's session) and ``seq`` (1 to 32 decimal numbers,
+        repeatable). Unknown seqs are skipped. Each item: ``session``, ``seq``,
+        ``file`` (path relative to the root), ``bytes`` (size), ``data``
+        (standard base64 of the whole file). Raises :class:`ApiError`: 400 for
+        a missing or bad seq, too many, a file that is not provider_body or
+        whose header does not read; 403 when anything is withheld; 404 for an
+        unknown conversation or session.
+        """
+        self.check_conversation(conversation)
+        return self.files.files(self.session_of(conversation), pairs, hide)
+
+    # ------------------------------------------------------------------ status
+
+    def status(self) -> dict:
+        """``/api/status``: mode, root, source, interval (s), started / last_refresh / next_refresh (unix ms), last pass counts,
+        ``root_exists`` (False once the storage root is gone), ``reading`` (what is still being read, '' when nothing)."""
+        convs = len(self.conversations())
+        with self._lock:
+            return {
+                "mode": self.mode,
+                "root": str(self.root),
+                "source": self.source or None,
+                "interval": self.interval,
+                "started": self.started,
+                "last_refresh": self.last_refresh,
+                "next_refresh": self.next_refresh,
+                "refreshing": self.refreshing,
+                "last_pass": self.last_pass,
+                "conversations": convs,
+                "root_exists": self.root.is_dir(),
+                "hide": list(self.hide),
+                "hide_override": self.hide_override,
+                "documents_built": self.builds,
+                "checked": self.checked,
+                "reading": self.reading,
+            }
+
+    def set_pass(self, counts: dict[str, Any], finished_ms: int, next_ms: int | None) -> None:
+        """Record a collect(+parse) pass of ``asz server``: its counts and when the next one starts (unix ms)."""
+        with self._lock:
+            self.last_pass = counts
+            self.last_refresh = finished_ms
+            self.next_refresh = next_ms
+            self.refreshing = False
+
+
+def _is_number(s: str) -> bool:
+    from .query import NUMBER
+
+    return NUMBER.fullmatch(s) is not None
