@@ -67,6 +67,7 @@ from ..sessiondata import (
     unknown_part,
 )
 from ..sessiondata.codec import encode_closing, encode_header, encode_record
+from ..sessiondata import durable
 from ..sessiondata.model import Closing
 from .windows import SourceError, has_complete_line, line_tail, next_tail, open_source, pread_exact, read_window, strerror, tail_digest
 from ..storage.cursor import TAIL_WINDOW, AppendCursor, SnapshotCursor, read_cursor, write_cursor
@@ -365,7 +366,11 @@ def land_session(root: Path, session: str, parts: list[tuple[Collector, list[Sou
     the pass goes on with the next session. What landed before the failure stays; the next pass goes on from
     the cursors. KeyboardInterrupt and SystemExit are not caught."""
     try:
-        _collect_session(root, session, parts, c)
+        if parts[0][0].options.fsync:
+            with durable.batch(root):  # two syncs for the session's files and cursors (sessiondata/durable.py)
+                _collect_session(root, session, parts, c)
+        else:
+            _collect_session(root, session, parts, c)
     except Exception as exc:
         try:
             where: object = session_dir(root, session)

@@ -25,7 +25,8 @@ from typing import Iterator
 
 import orjson
 
-from ..sessiondata.writer import _fsync_dir
+from ..sessiondata import durable
+from ..sessiondata.durable import fsync_dir as _fsync_dir
 from ..storage.root import FileLock, LockBusy, read_state, write_state
 from .fold import Fold, FoldError
 from .round import Round, RoundError, parse_round_file_name, read_round
@@ -264,10 +265,11 @@ class Chain:
         self.rounds_dir.mkdir(parents=True, exist_ok=True)
         final = self.rounds_dir / r.file_name
         tmp = self.rounds_dir / f".{r.file_name}.{os.getpid()}.tmp"
+        batched = fsync and durable.current() is not None  # one sync for the batch (sessiondata/durable.py)
         with open(tmp, "wb") as f:
             f.write(r.data)
             f.flush()
-            if fsync:
+            if fsync and not batched:
                 os.fsync(f.fileno())
         os.chmod(tmp, 0o444)
         try:
@@ -282,7 +284,9 @@ class Chain:
             os.rename(tmp, final)
         else:
             os.unlink(tmp)
-        if fsync:
+        if batched:
+            durable.data(final, len(r.data))
+        elif fsync:
             _fsync_dir(self.rounds_dir)
         r.path = final
         return final

@@ -40,7 +40,7 @@ from typing import Any, Iterable, Iterator
 
 import orjson
 
-from ..sessiondata import SDError, SDReader, format_rfc3339, parse_instant
+from ..sessiondata import SDError, SDReader, durable, format_rfc3339, parse_instant
 from ..storage.layout import landed_files
 from ..storage.root import read_state as _read_state
 from ..storage.root import write_state as _write_state
@@ -455,8 +455,9 @@ def _append_locked(sdir: Path, ix: Index, st: dict[str, str], fresh: bool) -> In
             for b in new_lines:
                 f.write(b)
             f.flush()
-            os.fsync(f.fileno())
             total = f.tell()
+            if not durable.data(entries, total):  # in a batch, synced at its next barrier (sessiondata/durable.py)
+                os.fsync(f.fileno())
         _write_state(
             d / _STATE,
             (

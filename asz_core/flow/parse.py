@@ -31,6 +31,7 @@ from typing import Any, Callable, Iterable, Protocol, TextIO
 import attrs
 import orjson
 
+from ..sessiondata import durable
 from ..sessiondata.times import format_rfc3339, parse_instant
 from ..storage.layout import landed_files, session_dir, session_dirs
 from .chain import Chain, ChainBusy, ChainError
@@ -498,6 +499,15 @@ def parse_session(
 
 
 def _parse(root: Path, session: str, out: ParseOutcome, budget: int, engine: FlowEngine, lock_timeout: float, fsync: bool) -> None:
+    if fsync:
+        with durable.batch(root):  # index bytes, rounds and states: three syncs, not five (sessiondata/durable.py)
+            _parse_session(root, session, out, budget, engine, lock_timeout, fsync)
+    else:
+        _parse_session(root, session, out, budget, engine, lock_timeout, fsync)
+
+
+def _parse_session(root: Path, session: str, out: ParseOutcome, budget: int, engine: FlowEngine, lock_timeout: float,
+                   fsync: bool) -> None:
     sdir = session_dir(root, session)
     chain = Chain(root, out.conversation)
     if not chain.exists() and not landed_files(sdir, skeletons=True):

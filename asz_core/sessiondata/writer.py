@@ -20,6 +20,7 @@ from typing import Any
 
 import attrs
 
+from . import durable
 from .codec import check_header, encode_closing, encode_header, encode_part, encode_record, encode_value
 from .jsonbytes import RawJSON, loads
 from .model import ENVELOPE, SCHEMA, Closing, Header, Part, Record
@@ -124,7 +125,8 @@ class SDWriter:
         closing = encode_closing(Closing(records=self._records, digest=digest)) + b"\n"
         self._f.write(closing)
         self._f.flush()
-        if self._fsync:
+        batched = self._fsync and durable.current() is not None  # one sync for the batch (storage/durable.py)
+        if self._fsync and not batched:
             os.fsync(self._f.fileno())
         self._f.close()
         self._closed = True
@@ -142,8 +144,10 @@ class SDWriter:
             os.rename(self._tmp, self.path)
         else:
             os.unlink(self._tmp)
-        if self._fsync:
-            _fsync_dir(self.path.parent)
+        if batched:
+            durable.data(self.path, self._size + len(closing))
+        elif self._fsync:
+            durable.fsync_dir(self.path.parent)
         return LandedFile(self.path, self._records, digest, self._size + len(closing), self.header)
 
     def abort(self) -> None:
@@ -162,19 +166,6 @@ class SDWriter:
     def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is not None:
             self.abort()
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 # --------------------------------------------------------------------------- too large to land

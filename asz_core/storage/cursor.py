@@ -26,6 +26,8 @@ from pathlib import Path
 
 import attrs
 
+from ..sessiondata import durable
+
 __all__ = ["AppendCursor", "SnapshotCursor", "read_cursor", "write_cursor", "STATES", "TAIL_WINDOW"]
 
 STATES = ("active", "source_gone", "conflict")
@@ -163,6 +165,12 @@ def write_cursor(path: Path, cursor: AppendCursor | SnapshotCursor, *, fsync: bo
             continue
         lines.append(f"{k:<15} {v}")
     data = ("\n".join(lines) + "\n").encode("utf-8")
+    if fsync and durable.progress(path, lambda: _replace(path, data)):
+        return  # written at the batch's next barrier, after the files it names are durable (sessiondata/durable.py)
+    _replace(path, data, fsync)
+
+
+def _replace(path: Path, data: bytes, fsync: bool = False) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with open(tmp, "wb") as f:
         f.write(data)

@@ -29,7 +29,7 @@ from typing import Iterable
 
 import attrs
 
-from ..sessiondata import Header, LandedFile, SDWriter, format_rfc3339, format_stamp
+from ..sessiondata import Header, LandedFile, SDWriter, durable, format_rfc3339, format_stamp
 from .layout import kind_dir, landed_files, landed_name, session_dir
 
 __all__ = [
@@ -194,6 +194,8 @@ def read_state(path: str | os.PathLike) -> dict[str, str]:
 def write_state(path: str | os.PathLike, values: Iterable[tuple[str, object]], *, fsync: bool = True) -> None:
     """Replace a state file atomically (temporary name, fsync, rename); keys padded to a column."""
     path = Path(path)
+    if fsync and durable.before_progress():
+        fsync = False  # the batch synced what this state depends on; its last barrier syncs this file
     data = "".join(f"{k:<15} {v}\n" for k, v in values).encode("utf-8")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with open(tmp, "wb") as f:

@@ -1,0 +1,210 @@
+"""Durability in batches: one file-system sync where there was one ``fsync`` per file.
+
+The promise this keeps is the one every writer in the root makes (origin-digest
+§2.5, docs/storage-root.md "Crash safety"): *a result is durable before the
+progress that depends on it*. A landed ``.sd`` file is on disk before the cursor
+that says it landed; a round before ``conversation.state``; index bytes before
+``index.state``. A crash (of the process or of the machine) therefore repeats
+work and never loses it.
+
+Outside a batch every writer syncs as before: the file, then its directory, one
+``fsync`` each. Inside :func:`batch` (one session's landing, one session's
+parse) writers call this module instead:
+
+* :func:`data` for a result (a landed file, a round, index bytes): it is written
+  and linked but not synced; the path is remembered;
+* :func:`progress` for a progress file (a cursor, a state file) that need not be
+  read back before the batch ends: the write is *deferred* and runs at the next
+  barrier, after the results are synced;
+* :func:`before_progress` before a progress file written at once (one that is
+  read back in the same batch): it syncs the pending results and runs the
+  deferred writes first.
+
+A barrier is one ``syncfs(2)`` of the file system holding the root (Linux; it
+writes every dirty page and the journal of that file system), or, where there
+is no ``syncfs``, an ``fsync`` of each remembered file and directory. The end of
+a batch is: barrier (results durable), run the deferred progress writes,
+barrier (progress durable). So a session's landing costs two syncs however many
+files and cursors it writes, where it cost two per file and one per cursor.
+
+What a crash inside a batch can cost: the deferred cursor writes of that batch
+(they live in memory), so the next pass lands that session's new lines again;
+the records land twice, and assembly keeps the first copy by id (seed 000,
+"Duplicates"). Nothing is lost: a cursor never moves past bytes that are not
+durable, because deferred writes run only after a barrier. To bound the repeat,
+a batch holding more than :data:`MAX_PENDING_BYTES` of results runs a barrier
+and its deferred writes at the next :func:`data`.
+
+A batch belongs to one process (a forked worker inherits none: it starts its
+own per session).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable, Iterator
+
+#: Results held unsynced before a batch runs a barrier on its own (bytes).
+MAX_PENDING_BYTES = 256 * 1024 * 1024
+
+_libc = None
+_syncfs: Callable[[int], int] | None = None
+try:  # pragma: no branch
+    _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    _syncfs = _libc.syncfs
+    _syncfs.argtypes = [ctypes.c_int]
+    _syncfs.restype = ctypes.c_int
+except (OSError, AttributeError):
+    _syncfs = None
+
+
+def fsync_dir(path: str | os.PathLike) -> None:
+    """``fsync`` a directory (its entries: a new link or rename in it); silent where directories cannot be synced."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def fsync_path(path: str | os.PathLike) -> None:
+    """``fsync`` a file by path (opened read-only: a 0444 landed file can be synced too)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class Batch:
+    """The results and deferred progress writes of one batch (see the module docstring)."""
+
+    def __init__(self, root: Path, pid: int):
+        self.root = root
+        self.pid = pid
+        self.paths: list[Path] = []  # results written since the last barrier (files; their directories follow)
+        self.pending_bytes = 0
+        self.deferred: dict[Path, Callable[[], None]] = {}  # progress writes by path (a later one replaces)
+        self.syncs = 0
+
+    def barrier(self) -> None:
+        """Make every result written so far durable: one ``syncfs`` (or an ``fsync`` per file and directory)."""
+        if not self.paths and not self._progress_written:
+            return
+        self.syncs += 1
+        if _syncfs is not None:
+            fd = os.open(self.root, os.O_RDONLY)
+            try:
+                if _syncfs(fd) != 0:
+                    err = ctypes.get_errno()
+                    raise OSError(err, f"syncfs: {os.strerror(err)}", str(self.root))
+            finally:
+                os.close(fd)
+        else:
+            for d in dict.fromkeys([*self.paths, *(p.parent for p in self.paths)]):
+                if d.is_dir():
+                    fsync_dir(d)
+                else:
+                    fsync_path(d)
+        self.paths.clear()
+        self.pending_bytes = 0
+        self._progress_written = False
+
+    _progress_written = False
+
+    def run_deferred(self) -> None:
+        """Barrier, then the deferred progress writes in the order they were made."""
+        self.barrier()
+        writes, self.deferred = list(self.deferred.values()), {}
+        for write in writes:
+            write()
+        if writes:
+            self._progress_written = True
+
+    def finish(self) -> None:
+        """End of the batch: results durable, deferred progress written, progress durable."""
+        self.run_deferred()
+        self.barrier()
+
+
+_current: Batch | None = None
+
+
+def current() -> Batch | None:
+    """The batch open in this process, or None (a forked child never sees its parent's)."""
+    b = _current
+    return b if b is not None and b.pid == os.getpid() else None
+
+
+@contextmanager
+def batch(root: str | os.PathLike) -> Iterator[Batch]:
+    """Open a batch over the file system holding ``root`` for the ``with`` block; nested calls join the open one.
+
+    On a normal exit the batch finishes (two barriers, deferred writes between).
+    On an exception the results are synced and the deferred progress writes are
+    dropped: the next pass repeats that work, as after a crash.
+    """
+    global _current
+    if current() is not None:
+        yield _current  # type: ignore[misc]
+        return
+    b = Batch(Path(root), os.getpid())
+    _current = b
+    try:
+        yield b
+    except BaseException:
+        b.deferred.clear()
+        try:
+            b.barrier()
+        except OSError:
+            pass
+        raise
+    else:
+        b.finish()
+    finally:
+        _current = None
+
+
+def data(path: str | os.PathLike, size: int = 0) -> bool:
+    """A result was written at ``path`` (``size`` bytes). Returns True when a batch took it (the caller skips its own fsync)."""
+    b = current()
+    if b is None:
+        return False
+    b.paths.append(Path(path))
+    b.pending_bytes += size
+    if b.pending_bytes > MAX_PENDING_BYTES:
+        b.run_deferred()
+    return True
+
+
+def progress(path: str | os.PathLike, write: Callable[[], None]) -> bool:
+    """Defer the progress write ``write`` of ``path`` to the batch's next barrier; False (nothing done) outside a batch."""
+    b = current()
+    if b is None:
+        return False
+    b.deferred[Path(path)] = write
+    return True
+
+
+def before_progress() -> bool:
+    """Before a progress file written now (one read back in the same batch): sync the pending results and run the
+    deferred progress writes. True when a batch is open (the caller then skips its own fsync: the batch's last
+    barrier makes that write durable)."""
+    b = current()
+    if b is None:
+        return False
+    b.run_deferred()
+    b._progress_written = True
+    return True

@@ -1,0 +1,117 @@
+"""A real-shaped corpus: copies of a real Claude Code projects folder under new ids, to a given size.
+
+Every copy keeps each file's lines byte for byte in shape and size: only the
+identifiers change, each to a new one of the same length and alphabet, the same
+way everywhere in one copy (file and directory names included), so sessions,
+messages, requests, tool uses and agents stay distinct between copies and join
+exactly as they do in the original within one. Identifiers replaced:
+
+* UUIDs (``8-4-4-4-12`` hex): session ids, record uuids, prompt ids;
+* ``msg_…``, ``req_…``, ``toolu_…`` (Anthropic message, request and tool-use ids);
+* ``agent-<hex>`` (sub-agent file names and ``agentId`` values).
+
+The default source is ``../shared/corpus/claude-code/projects`` (11 sessions,
+8.0 MB, 2.6 KB a line on average). Used by ``bench/collect.py``, ``bench/parse.py``
+and ``bench/view.py`` (``--corpus real``, the default). Usage::
+
+    python bench/realcorpus.py OUT --size-mb 1000 [--source DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import re
+import shutil
+from pathlib import Path
+
+MB = 1_000_000
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_SOURCE = REPO.parent / "shared" / "corpus" / "claude-code" / "projects"
+
+_ID = re.compile(
+    rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+    rb"|(?:msg|req|toolu)_[0-9A-Za-z]{8,40}"
+    rb"|agent-[0-9a-f]{6,32}"
+)
+_HEX = b"0123456789abcdef"
+_B62 = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def _fresh(old: bytes, copy: int) -> bytes:
+    """The new identifier for ``old`` in copy ``copy``: same length, prefix and alphabet; deterministic."""
+    if copy == 0:
+        return old
+    digest = hashlib.sha512(b"%d:" % copy + old).digest()
+    if old[:4] in (b"msg_", b"req_") or old.startswith(b"toolu_"):
+        head, _, tail = old.partition(b"_")
+        alphabet = _B62
+        body = bytes(alphabet[digest[i % 64] % len(alphabet)] for i in range(len(tail)))
+        return head + b"_" + body
+    if old.startswith(b"agent-"):
+        tail = old[6:]
+        return b"agent-" + bytes(_HEX[digest[i % 64] % 16] for i in range(len(tail)))
+    out = bytearray(old)
+    k = 0
+    for i, ch in enumerate(old):
+        if ch != 0x2D:  # '-'
+            out[i] = _HEX[digest[k % 64] % 16]
+            k += 1
+    out[14] = 0x34  # keep it a version-4 UUID as the originals are
+    return bytes(out)
+
+
+def _rename(data: bytes, copy: int, cache: dict[bytes, bytes]) -> bytes:
+    def sub(m: re.Match) -> bytes:
+        old = m.group(0)
+        new = cache.get(old)
+        if new is None:
+            new = cache[old] = _fresh(old, copy)
+        return new
+
+    return _ID.sub(sub, data)
+
+
+def generate(out: Path, size_mb: float, source: Path = DEFAULT_SOURCE) -> dict:
+    """Write copies of ``source`` under ``out`` until about ``size_mb`` MB; returns counts.
+
+    ``out`` is emptied first. Returns ``{"bytes", "files", "lines", "copies", "largest_line"}``.
+    """
+    if not source.is_dir():
+        raise SystemExit(f"no corpus at {source} (pass --source DIR)")
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    files = sorted(p for p in source.rglob("*") if p.is_file())
+    target = int(size_mb * MB)
+    written = nfiles = lines = copy = largest = 0
+    while written < target:
+        cache: dict[bytes, bytes] = {}
+        for f in files:
+            rel = f.relative_to(source)
+            new_rel = Path(_rename(str(rel).encode(), copy, cache).decode())
+            data = _rename(f.read_bytes(), copy, cache)
+            dest = out / new_rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(data)
+            written += len(data)
+            nfiles += 1
+            if f.suffix == ".jsonl":
+                lines += data.count(b"\n")
+                largest = max(largest, max((len(x) for x in data.split(b"\n")), default=0))
+            if written >= target:
+                break
+        copy += 1
+    return {"bytes": written, "files": nfiles, "lines": lines, "copies": copy, "largest_line": largest}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--size-mb", type=float, default=200)
+    ap.add_argument("--source", type=Path, default=DEFAULT_SOURCE)
+    a = ap.parse_args()
+    print(generate(a.out, a.size_mb, a.source))
+
+
+if __name__ == "__main__":
+    main()
