@@ -35,6 +35,7 @@ from ..storage.layout import landed_files
 from .usage import CallUsage, read_call, usage_totals
 from .coverage import carries_text, cited_by
 from .coverage import measure as measure_coverage
+from .links import Links, find_links
 
 __all__ = ["ViewError", "build_view", "FORMAT", "VERSION", "TEXT_LIMIT", "STEP_KINDS", "list_conversations"]
 
@@ -374,7 +375,8 @@ def _build(root: Path, conversation: str, hide: Iterable[str], through_round: in
     for p in sess.problems:
         b._problem("mismatch", p)
     verified = b.check_inputs(accepted, sess)
-    v = _View(b, fold, sess)
+    links = find_links(root, session, [(r.get("id", ""), r.get("parent", "")) for rs in sess.records.values() for r in rs])
+    v = _View(b, fold, sess, links)
     rounds = []
     for r, ok in zip(accepted, verified):
         h = r.header
@@ -406,11 +408,11 @@ def _build(root: Path, conversation: str, hide: Iterable[str], through_round: in
         "segments": v.segments(),
         "talks": v.talks(),
         "loose": v.loose(),
-        "relations": [v.relation_dict(r) for r in v.ordered_relations],
+        "relations": [v.relation_dict(r) for r in v.ordered_relations] + links.relations,
         "unresolved": [
             {"id": u.id, "kind": u.kind, "ref": u.ref, "reason": u.reason, "state": u.state}
             for u in sorted(fold.unresolved.values(), key=lambda u: u.id)
-        ],
+        ] + links.unresolved,
         "workspace_changes": v.changes,
         "tool_executions": v.executions,
         "undescribed": v.undescribed(),
@@ -418,13 +420,18 @@ def _build(root: Path, conversation: str, hide: Iterable[str], through_round: in
     }
     doc["summary"] = v.summary(head, len(accepted), b.state, b.problems + v.coverage.problems, len(doc["undescribed"]))
     doc["summary"]["coverage"] = v.coverage.summary
+    if links.unresolved:  # issue 18: dangling parents and shared ids are said as open entries
+        doc["summary"]["unresolved"] += len(links.unresolved)
+    if links.earlier:  # issue 18: a resumed session counts what it repeats from the earlier one once, there
+        doc["summary"]["continues"] = links.earlier
+        doc["summary"]["repeated"] = len(links.repeated)
     return doc
 
 
 class _View:
     """Renders the folded entities with the text of the records they reference."""
 
-    def __init__(self, b: _Builder, fold: Fold, sess: _Session):
+    def __init__(self, b: _Builder, fold: Fold, sess: _Session, links: Links | None = None):
         self.b = b
         self.fold = fold
         self.sess = sess
@@ -453,6 +460,10 @@ class _View:
                 self.talk_of[n.id] = t
         self.changes, self.executions, self.step_changes, self.step_executions = self._observations()
         self.call_usage: dict[str, CallUsage] = {n.id: self._read_call(n) for n in self.nodes.values() if n.kind == "llm.call"}
+        self.links = links or Links()
+        #: llm.call nodes every record of which repeats an earlier session's (issue 18): their usage is counted there
+        self.repeated_calls = {n.id for n in self.nodes.values() if n.kind == "llm.call" and self.links.repeated
+                               and all((r.seq, r.row) in self.links.repeated for r in (n.refs or [n.ref]) if r is not None)}
         #: issue 18: every record with content drawn by a node or listed in ``not_drawn``
         step_cited = cited_by(self.nodes.values())
         #: talk id -> the record its ``prompt`` shows: a talk's first record no step draws (a child's prompt)
@@ -572,6 +583,8 @@ class _View:
             shown = [self.node(c, depth + 1) for c in kids if c.kind not in _NOT_CHILDREN]
             if shown:
                 d["children"] = shown
+        if ref is not None and kind not in _STRUCTURAL and (ref.seq, ref.row) in self.links.repeated:
+            d["repeated_from"] = f"conversation/{self.links.earlier}"
         for key, refs in (("copies", self.coverage.copies.get(n.id)), ("conflicts", self.coverage.conflicts.get(n.id))):
             if refs:
                 d[key] = [self._copy(r, key == "conflicts") for r in refs]
@@ -957,7 +970,7 @@ class _View:
             "undescribed": undescribed,
             "cut": self.cut(),
         }
-        d.update(usage_totals(self.call_usage.values()))
+        d.update(usage_totals(cu for nid, cu in self.call_usage.items() if nid not in self.repeated_calls))
         return d
 
     def cut(self) -> dict:
