@@ -14,11 +14,13 @@ read::
     <slug>/<session>/subagents/workflows/<run>/journal.jsonl       run journal, batch <run> (append)
     <slug>/<session>/workflows/wf_<run>.json                       manifest, batch wf_<run> (snapshot)
     <slug>/<session>/workflows/scripts/<label>-wf_<run>.js         script, batch wf_<run> (snapshot)
+    <slug>/<session>/tool-results/<name>                           a result's full output (companion file; snapshot),
+                                                                   stream ``tool-results_<name>``, kind ``tool_output``
     <slug>/agent-<id>.jsonl                                        2.0.x child beside the session file;
                                                                    its session is the first sessionId in it
 
 Sidechain lines inside a 1.0.x main file stay in the main stream. Everything
-else (``memory/``, ``tool-results/``, ``sessions-index.json``, names that are
+else (``memory/``, a project-level ``tool-results/``, ``sessions-index.json``, names that are
 not session ids) is noise and goes to ``skipped`` with a reason; what cannot be
 read goes to ``errors`` and discovery carries on. A symbolic link (file or
 directory) is followed when it resolves inside the source root, and skipped
@@ -38,7 +40,7 @@ from asz_core import Discovery, Source, json_loads, link_outside, os_error_text
 
 from .convert import DIALECT
 
-__all__ = ["discover", "slug_of", "session_matches", "SESSION_ID", "STREAM_ID"]
+__all__ = ["discover", "slug_of", "session_matches", "companion_stream", "SESSION_ID", "STREAM_ID", "TOOL_RESULTS"]
 
 #: A session id: UUID shaped, any case.
 SESSION_ID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -54,7 +56,9 @@ _NOISE = {
     "sessions-index.json": "Claude Code's session index, not a session",
 }
 # Order of kinds inside one session: main first, then children, journals, manifests, scripts.
-_RANK = {"transcript": 0, "agent_meta": 1, "journal": 2, "workflow_manifest": 3, "workflow_script": 4}
+_RANK = {"transcript": 0, "agent_meta": 1, "journal": 2, "workflow_manifest": 3, "workflow_script": 4, "tool_output": 5}
+#: Where Claude Code keeps a result's full output when the transcript holds only a preview (``<persisted-output>``).
+TOOL_RESULTS = "tool-results"
 
 
 def slug_of(path: str) -> str:
@@ -190,6 +194,8 @@ class _Walk:
                 self.children(session, slug, path, batch="")
             elif name == "workflows" and is_dir:
                 self.workflows(session, slug, path)
+            elif name == TOOL_RESULTS and is_dir:
+                self.companions(session, slug, path)
             else:
                 self.skip(path, _NOISE.get(name, "not a source this dialect reads"))
 
@@ -215,6 +221,14 @@ class _Walk:
             else:
                 self.skip(path, "not a source this dialect reads")
 
+    def companions(self, session: str, slug: str, tdir: Path) -> None:
+        """``tool-results/<name>``: each file one ``tool_output`` document in its own stream ``tool-results_<name>``."""
+        for name, path, is_dir in self.entries(tdir):
+            if not is_dir and STREAM_ID.fullmatch(name.replace(".", "_")):
+                self.add(session, slug, "tool_output", path, stream=companion_stream(name), mode="snapshot")
+            else:
+                self.skip(path, "not a companion file of a tool result")
+
     def workflows(self, session: str, slug: str, wdir: Path) -> None:
         """``workflows/wf_<run>.json`` manifests and ``workflows/scripts/<label>-wf_<run>.js``."""
         for name, path, is_dir in self.entries(wdir):
@@ -229,6 +243,11 @@ class _Walk:
                         self.skip(script_path, "not a workflow script name (<label>-wf_<run>.js)")
             else:
                 self.skip(path, "not a source this dialect reads")
+
+
+def companion_stream(name: str) -> str:
+    """The stream a companion file ``tool-results/<name>`` lands in: ``tool-results_<name>`` (one snapshot cursor each)."""
+    return f"{TOOL_RESULTS}_{name}"
 
 
 def _script_run(name: str) -> str:

@@ -351,8 +351,10 @@ def sources(
     Per source: session, kind, mode (append|snapshot), size, landed (append:
     the cursor's offset; snapshot: 0 or the size when its content landed),
     unread (bytes a pass would look at), cursor state (``new`` when there is no
-    cursor yet) and src. Discovery errors are listed; exit 1 when there are
-    any. Reads only: takes no lock and writes nothing (except an adapter
+    cursor yet) and src. A source whose last line has no newline and which has
+    not changed for the idle window (10 minutes) is listed as ``torn tail:
+    <src>: …`` (not an error). Discovery errors are listed; exit 1 when there
+    are any. Reads only: takes no lock and writes nothing (except an adapter
     whose discovery prepares its sources: langsmith-ingest turns staged
     arrivals into per-session sources under ``_ingest/langsmith``).
     """
@@ -375,6 +377,8 @@ def sources(
                                f"{_num(s['unread']):>12} {s['state']:<12} {s['src']}")
             for e in a.get("skipped_entries", ()):
                 typer.echo(f"skipped: {e['path']}: {e['reason']}")
+            for line in a.get("torn_tails", ()):
+                typer.echo(line)
             for e in a["errors"]:
                 typer.echo(f"error: {e['path']}: {e['message']}", err=True)
     raise typer.Exit(1 if any(a["errors"] for a in out) else 0)

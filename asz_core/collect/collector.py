@@ -73,6 +73,7 @@ from .windows import SourceError, has_complete_line, line_tail, next_tail, open_
 from ..storage.cursor import TAIL_WINDOW, AppendCursor, SnapshotCursor, read_cursor, write_cursor
 from ..storage.layout import PREFIX_KIND, cursor_path, kind_dir, parse_landed_name, session_dir, session_dirs
 from ..storage.root import LockBusy, SessionWriter, session_lock
+from ..storage.torn import TORN_AFTER_NS
 
 __all__ = [
     "Counters",
@@ -90,7 +91,7 @@ __all__ = [
 #: Windows read per source per pass before the rest is left pending (origin-digest §2.2 step 8).
 MAX_WINDOWS = 65
 #: Kinds stored under ``streams/<stream>``, whose header names the stream (``main`` when empty).
-_STREAM_KINDS = ("transcript", "agent_meta", "changes", "execution")
+_STREAM_KINDS = ("transcript", "agent_meta", "changes", "execution", "tool_output")
 #: Kinds the asz observers land beside a runtime's streams (origin-digest §2.1): they land right after the main transcript.
 OBSERVER_KINDS = ("changes", "execution")
 #: Counter names in the order the summary line prints them.
@@ -104,7 +105,9 @@ class CollectOptions:
     (the default) takes the clock at the start of each session's pass. A fixed
     stamp makes a pass reproducible byte for byte (the scenario builder).
     ``jobs`` is how many processes land sessions at once (:func:`run_passes`;
-    1, the default, lands them all in this process).
+    1, the default, lands them all in this process). ``torn_after_ns``: how
+    long a source must be unchanged before its unterminated last line is
+    recorded as a torn tail (:mod:`asz_core.storage.torn`).
     """
 
     max_delta_bytes: int = DEFAULT_MAX_DELTA_BYTES
@@ -113,6 +116,7 @@ class CollectOptions:
     fsync: bool = True
     stamp_ns: int | None = None
     jobs: int = 1
+    torn_after_ns: int = TORN_AFTER_NS
 
 
 _CLOSING_MAX = len(encode_closing(Closing(records=2**63 - 1, digest="0" * 64))) + 1
@@ -774,10 +778,17 @@ class _SessionPass:
             flush(batch)
             prev = next_tail(prev, data, end)
             del data, batch
+        torn = 0
         if windows >= self.opts.max_windows and has_complete_line(fd, cur.offset):
             self.c.pending += 1
-        elif os.fstat(fd).st_size > cur.offset and not has_complete_line(fd, cur.offset):
-            self.c.partial += 1
+        else:
+            now = os.fstat(fd)
+            if now.st_size > cur.offset and not has_complete_line(fd, cur.offset):
+                self.c.partial += 1
+                if time.time_ns() - now.st_mtime_ns >= self.opts.torn_after_ns:
+                    torn = now.st_size - cur.offset  # unchanged for the idle window: a torn tail, not a write in progress
+        if torn != cur.torn:
+            cur.torn, dirty = torn, True
         if dirty:
             self._save(cp, cur, st)
 
@@ -788,6 +799,7 @@ class _SessionPass:
         seq = self._land(s, batch.lines)
         self.c.bytes += batch.src_bytes
         cur.offset = batch.end_off
+        cur.torn = 0  # the offset moved: whatever tail was torn before is behind it or still to be judged
         cur.ord = batch.end_ord
         if batch.last_id:
             cur.last_uuid = batch.last_id

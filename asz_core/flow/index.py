@@ -233,7 +233,7 @@ class Index:
 
 
 #: File kinds whose records are evidence beside a stream and never steps (origin-digest §4.4).
-SET_ASIDE_KINDS = frozenset({"changes", "execution", "provider_body"})
+SET_ASIDE_KINDS = frozenset({"changes", "execution", "provider_body", "tool_output"})
 
 
 def record_time_range(entries: Iterable[IndexEntry]) -> tuple[str, str] | None:

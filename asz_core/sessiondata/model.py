@@ -76,7 +76,11 @@ FILE_KINDS = (
     "changes",
     "execution",
     "provider_body",
+    "tool_output",
 )
+#: ``dropped[].what`` prefix of a result whose full output the runtime kept in a companion file
+#: (``full output in <path>``; the file lands as kind ``tool_output``, labelled with its name).
+COMPANION_WHAT = "full output in "
 #: Reserved for a push transport; valid in a header, never written by asz.
 RESERVED_KINDS = ("otlp_log", "otlp_span")
 FROM_VALUES = ("agent", "external", "runtime")
@@ -91,6 +95,7 @@ KIND_PREFIX = {
     "changes": "changes",
     "execution": "execution",
     "provider_body": "provider_body",
+    "tool_output": "tool_output",
     "otlp_log": "otlp_log",
     "otlp_span": "otlp_span",
 }

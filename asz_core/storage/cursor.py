@@ -14,7 +14,8 @@ Additive keys, written last and only when set (a reader that does not know
 them skips them, as this one skips any key it does not know): ``reason`` (why
 a cursor is in conflict), ``adapter`` (the name of the adapter whose source
 the cursor follows, so a vanished source is recognised even when no landed
-file is left to name it) and, on a snapshot cursor, ``mode document`` when the
+file is left to name it), on an append cursor ``torn`` (the bytes of a torn
+tail, :mod:`asz_core.storage.torn`) and, on a snapshot cursor, ``mode document`` when the
 source is a document inside a file (a database row) rather than a file.
 """
 
@@ -43,6 +44,9 @@ class AppendCursor:
     ``last_seq`` the seq of the last file landed from it; ``updated_at`` RFC 3339.
     ``reason`` (extra key) says why a cursor is in conflict; ``adapter`` (extra
     key) names the adapter that owns the source ('' in cursors written before it existed).
+    ``torn`` (extra key, bytes) is the size of an unterminated last line the
+    source has held unchanged for the idle window (:mod:`asz_core.storage.torn`); 0, and
+    not written, otherwise.
     """
 
     source: str
@@ -59,6 +63,7 @@ class AppendCursor:
     state: str = "active"
     reason: str = ""
     adapter: str = ""
+    torn: int = 0
     schema: int = 1
     kind: str = "append"
 
@@ -88,7 +93,8 @@ class SnapshotCursor:
     kind: str = "snapshot"
 
 
-_APPEND_KEYS = ("schema", "kind", "source", "dev", "ino", "offset", "ord", "last_uuid", "tail_sha256", "size", "mtime", "last_seq", "updated_at", "state", "reason", "adapter")
+_APPEND_KEYS = ("schema", "kind", "source", "dev", "ino", "offset", "ord", "last_uuid", "tail_sha256", "size", "mtime", "last_seq", "updated_at", "state", "reason", "adapter",
+                "torn")
 _SNAP_KEYS = ("schema", "kind", "source", "content_sha256", "size", "mtime", "last_seq", "updated_at", "state", "reason",
               "adapter", "mode")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -97,7 +103,7 @@ _REQUIRED = {
     "append": ("schema", "kind", "source", "offset", "ord", "size", "last_seq", "state"),
     "snapshot": ("schema", "kind", "source", "size", "last_seq", "state"),
 }
-_INT_KEYS = {"schema", "dev", "ino", "offset", "ord", "size", "mtime", "last_seq"}
+_INT_KEYS = {"schema", "dev", "ino", "offset", "ord", "size", "mtime", "last_seq", "torn"}
 
 
 def read_cursor(path: Path) -> AppendCursor | SnapshotCursor | None:
@@ -161,7 +167,7 @@ def write_cursor(path: Path, cursor: AppendCursor | SnapshotCursor, *, fsync: bo
     lines = []
     for k in keys:
         v = getattr(cursor, k)
-        if k in ("last_uuid", "tail_sha256", "reason", "adapter", "mode") and not v:
+        if k in ("last_uuid", "tail_sha256", "reason", "adapter", "mode", "torn") and not v:
             continue
         lines.append(f"{k:<15} {v}")
     data = ("\n".join(lines) + "\n").encode("utf-8")

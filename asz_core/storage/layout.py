@@ -97,7 +97,7 @@ def session_dir(root: Path, session: str) -> Path:
 def kind_dir_parts(kind: str, stream: str = "", batch: str = "") -> tuple[str, ...]:
     """The directory names, under the session directory, that hold files of ``kind`` for a stream or run.
 
-    transcript, agent_meta, changes, execution: ``("streams", <stream>)``
+    transcript, agent_meta, changes, execution, tool_output: ``("streams", <stream>)``
     (``main`` when empty); journal, workflow_manifest, workflow_script:
     ``("runs", <batch>)``; provider_body: ``("provider_body",)``. Raises
     ValueError for a run kind without a batch, or a name that is not usable.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from pathlib import Path
 from typing import Iterable
 
@@ -16,6 +17,7 @@ from ..plugins.adapter import Adapter, discovery_failure
 from ..collect.windows import SourceError, open_source
 from .cursor import AppendCursor, SnapshotCursor, read_cursor
 from .layout import cursor_path, kind_dir
+from .torn import torn_bytes, torn_line
 
 __all__ = ["survey"]
 
@@ -29,7 +31,8 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
         {"adapter": name, "source_root": str, "skipped": N,
          "errors": [{"path", "message"}],
          "sessions": [{"session", "sources": [{"src", "path", "kind", "mode", "stream", "batch",
-                       "size", "landed", "unread", "ord", "state", "reason", "cursor"}]}]}
+                       "size", "landed", "unread", "ord", "state", "reason", "cursor", "torn_tail"}]}],
+         "torn_tails": ["torn tail: <src>: …"]}
 
     Sizes are bytes. ``size`` is None and ``state`` ``unreadable`` when the
     file cannot be read; ``state`` is ``new`` when no cursor exists. For an
@@ -38,10 +41,14 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
     differs from what landed, else 0. A ``mode="document"`` source is read
     through ``adapter.read_document`` (its ``size`` is the document's bytes,
     ``state`` ``gone`` when the adapter says it no longer exists) and compared
-    like a snapshot. Discovery exceptions become one error.
+    like a snapshot. Discovery exceptions become one error. ``torn_tail`` is
+    the size in bytes of an append source's unterminated last line when the
+    file has not changed for the idle window (:mod:`asz_core.storage.torn`),
+    else 0; each such source is also a ``torn_tails`` line.
     """
     root = Path(root)
-    out: dict = {"adapter": adapter.name, "source_root": str(source_root), "skipped": 0, "errors": [], "sessions": []}
+    out: dict = {"adapter": adapter.name, "source_root": str(source_root), "skipped": 0, "errors": [], "sessions": [], "torn_tails": []}
+    now = time.time_ns()
     try:
         disc = adapter.discover(Path(source_root), include=list(include), exclude=list(exclude))
     except Exception as exc:
@@ -54,7 +61,7 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
         rows = []
         for s in sources:
             row = {"src": s.src, "path": str(s.path), "kind": s.kind, "mode": s.mode, "stream": s.stream, "batch": s.batch,
-                   "size": None, "landed": 0, "unread": None, "ord": 0, "state": "new", "reason": "", "cursor": ""}
+                   "size": None, "landed": 0, "unread": None, "ord": 0, "state": "new", "reason": "", "cursor": "", "torn_tail": 0}
             try:
                 cp = cursor_path(kind_dir(root, session, s.kind, s.stream, s.batch), s.kind)
                 row["cursor"] = str(cp)
@@ -73,6 +80,10 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
                     fd, st = open_source(s.path)  # what collect opens: a FIFO, a device or a directory is unreadable
                     os.close(fd)
                     size = st.st_size
+                    if s.mode == "append":
+                        row["torn_tail"] = torn_bytes(s.path, st, now)
+                        if row["torn_tail"]:
+                            out["torn_tails"].append(torn_line(s.src, row["torn_tail"]))
                 row["size"] = size
             except FileNotFoundError as exc:
                 size = None

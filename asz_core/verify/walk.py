@@ -52,6 +52,7 @@ from ..sessiondata.model import KIND_PREFIX, Header
 from ..storage.cursor import AppendCursor, read_cursor
 from ..storage.layout import SessionListing, dir_name, kind_dir_parts, parse_landed_name, session_dirs, session_listing
 from ..collect.workers import LOST, default_jobs, each_result, guided, process_pool
+from ..storage.torn import torn_detail
 
 __all__ = [
     "Problem",
@@ -74,7 +75,7 @@ __all__ = [
 ]
 
 #: Kinds whose source is one document: each file is one record at ord 1, off 0 (seed 000, File kinds).
-SNAPSHOT_KINDS = ("agent_meta", "workflow_manifest", "workflow_script")
+SNAPSHOT_KINDS = ("agent_meta", "workflow_manifest", "workflow_script", "tool_output")
 #: Kinds not contiguity-checked: a provider body is rebuilt instead (seed 000, Provider bodies).
 UNCHECKED_KINDS = ("provider_body",)
 #: The last line of a clean root (origin-digest §8.1).
@@ -87,6 +88,9 @@ DUPLICATES_LINE = "{n} record(s) landed more than once by an interrupted pass; a
 #: The line counting streams whose files have no cursor; ``{n}`` is the count.
 UNCURSORED_LINE = ("{n} stream(s) hold landed files but no cursor: a collect pass lands their sources again from the start "
                    "(and the records it lands again are counted as landed more than once)")
+
+#: The problem name of a torn tail: reported as a warning, never a failure (:mod:`asz_core.storage.torn`).
+TORN = "torn tail"
 
 #: A root with fewer landed files than this is checked in one process.
 PARALLEL_MIN_FILES = 32
@@ -128,7 +132,8 @@ class Section:
 
     ``counts`` keys become top-level ``--json`` keys (e.g. ``sessions``,
     ``streams``, ``records``, ``duplicates``); ``summary`` is the
-    ``checked …`` line; ``notes`` are lines that do not fail the run.
+    ``checked …`` line; ``notes`` are lines that do not fail the run;
+    ``warnings`` are findings that do not fail it either (a ``torn tail``).
     """
 
     name: str
@@ -136,6 +141,7 @@ class Section:
     counts: dict[str, int] = attrs.Factory(dict)
     notes: list[str] = attrs.Factory(list)
     problems: list[Problem] = attrs.Factory(list)
+    warnings: list[Problem] = attrs.Factory(list)
 
 
 @attrs.define
@@ -162,6 +168,7 @@ class VerifyReport:
         """The text report: every summary line, every note, then the problems or ``ok_line``."""
         out = [s.summary for s in self.sections]
         out += [n for s in self.sections for n in s.notes]
+        out += [f"warning: {w}" for s in self.sections for w in s.warnings]
         problems = self.problems
         out += [str(p) for p in problems] if problems else [self.ok_line]
         return out
@@ -172,6 +179,7 @@ class VerifyReport:
         for s in self.sections:
             d.update(s.counts)
         d["problems"] = [p.as_dict() for p in self.problems]
+        d["warnings"] = [w.as_dict() for s in self.sections for w in s.warnings]
         d["ok"] = self.ok
         return d
 
@@ -517,7 +525,8 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
         section.notes.append(DUPLICATES_LINE.format(n=duplicates))
     if uncursored:
         section.notes.append(UNCURSORED_LINE.format(n=uncursored))
-    section.problems = sorted(problems, key=lambda p: (p.file, p.line))
+    section.warnings = sorted((p for p in problems if p.problem == TORN), key=lambda p: (p.file, p.line))
+    section.problems = sorted((p for p in problems if p.problem != TORN), key=lambda p: (p.file, p.line))
     return VerifyReport([section])
 
 
@@ -569,6 +578,8 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
             problems.append(Problem(_show(root_shown, root, cpath), 0, "", "bad cursor", str(exc)))
             continue
         if isinstance(cursor, AppendCursor):
+            if cursor.torn:  # a warning, not a failure (split off in verify_landed)
+                problems.append(Problem(cursor.source, 0, "", TORN, torn_detail(cursor.torn)))
             if walk.short_of(cursor):
                 # The cursor was read after the directory was listed: a collector still running may have landed
                 # files since (a file lands before its cursor moves), so look once more before calling it a gap.

@@ -31,7 +31,9 @@ from ..sessiondata.jsonbytes import NumberText, RawJSON, number_texts
 from ..sessiondata.model import WITHHOLDABLE
 from ..sessiondata.reader import SDError
 from ..sessiondata.times import parse_instant
-from ..storage.layout import landed_files
+from ..sessiondata.model import COMPANION_WHAT
+from ..storage.layout import landed_files, session_dir
+from ..storage.torn import session_torn_tails, torn_line
 from .usage import CallUsage, read_call, usage_totals
 from .coverage import carries_text, cited_by
 from .coverage import measure as measure_coverage
@@ -374,6 +376,8 @@ def _build(root: Path, conversation: str, hide: Iterable[str], through_round: in
     sess = _Session(root, session, head.through_seq)
     for p in sess.problems:
         b._problem("mismatch", p)
+    # A torn tail is said, not a mismatch: the landed records are whole, one source line waits for its newline.
+    b.problems.extend(torn_line(src, size) for src, size in session_torn_tails(session_dir(root, session)))
     verified = b.check_inputs(accepted, sess)
     links = find_links(root, session, [(r.get("id", ""), r.get("parent", "")) for rs in sess.records.values() for r in rs])
     v = _View(b, fold, sess, links)
@@ -675,6 +679,7 @@ class _View:
             d["result_state"] = p.get("state", "available")
             d["result_bytes"] = p.get("bytes", 0)
             result_set = bool(text)
+            self._companion_keys(rec, d)
         if failed is not None:
             d["failed"] = failed
             # keep the documented key order: failed comes right after name
@@ -693,6 +698,45 @@ class _View:
             d["changes"] = self.step_changes[tool_id]
         if self.step_executions.get(tool_id):
             d["executions"] = self.step_executions[tool_id]
+
+    def _companion_keys(self, rec: dict, d: dict) -> None:
+        """A result that is a preview of a companion file: ``full_output`` links the landed file, or a ``missing`` problem.
+
+        The adapter lists the companion in the result record's ``dropped`` as
+        ``what: "full output in <path>"`` (docs/session-data.md, Dropped);
+        the companion lands as a ``tool_output`` record whose ``label`` is the
+        file name (its latest version wins).
+        """
+        for x in rec.get("dropped", ()):
+            what = x.get("what", "")
+            if not what.startswith(COMPANION_WHAT):
+                continue
+            path = what[len(COMPANION_WHAT):]
+            name = path.rsplit("/", 1)[-1]
+            found = self._companions().get(name)
+            if found is None:
+                line = f"missing companion file {path}: the result holds only a preview; the full output did not land"
+                if line not in self.b.problems:
+                    self.b.problems.append(line)
+                d["full_output"] = {"file": path, "state": "missing"}
+            else:
+                seq, row, nbytes = found
+                d["full_output"] = {"file": path, "state": "available", "ref": {"seq": seq, "row": row, "block": 0}, "bytes": nbytes}
+
+    def _companions(self) -> dict[str, tuple[int, int, int]]:
+        """File name → ``(seq, row, bytes)`` of the latest landed ``tool_output`` record with that label."""
+        cached = getattr(self, "_companion_map", None)
+        if cached is None:
+            cached = {}
+            for seq in sorted(self.sess.headers):
+                h = self.sess.headers[seq]
+                if h is None or h.kind != "tool_output":
+                    continue
+                for row, r in enumerate(self.sess.records.get(seq, ()), 1):
+                    if r.get("label"):
+                        cached[r["label"]] = (seq, row, r.get("bytes", 0))
+            self._companion_map = cached
+        return cached
 
     def _steps_under(self, nid: str) -> list[Node]:
         out: list[Node] = []

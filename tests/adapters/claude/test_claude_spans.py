@@ -16,7 +16,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from asz_adapters_claude import convert
+from asz_adapters_claude import convert, jsonspans
 from asz_core import Source, compact
 from asz_core.sessiondata import encode_record
 from asz_core.sessiondata.codec import encode_part
@@ -48,10 +48,10 @@ def test_canonical_lines_land_as_the_span_walk_lands_them(monkeypatch):
             value = orjson.loads(line)
         except orjson.JSONDecodeError:
             continue
-        canonical += convert._canonical(line, value, 0, len(line))
+        canonical += jsonspans.canonical(line, value, 0, len(line))
     assert (len(lines), canonical) == (3140, 3136)  # Claude Code writes what orjson writes, nearly always
     fast = _encoded(lines)
-    monkeypatch.setattr(convert, "_CANONICAL_MAX", -1)  # every line through object_members / array_elements
+    monkeypatch.setattr(jsonspans, "CANONICAL_MAX", -1)  # every line through object_members / array_elements
     assert _encoded(lines) == fast
 
 

@@ -1,0 +1,269 @@
+"""Content blocks of a Claude Code message into Session Data parts (origin-digest §5.1, Session Data mapping of content blocks).
+
+Part sizes: ``bytes`` on a part is the size in bytes of the source JSON the
+part was made from (a content block, a string value), except a media part
+(the length of its base64 text) and an unknown part (the bytes it keeps). A
+result part that also takes the record's ``toolUseResult`` counts both.
+See :mod:`asz_adapters_claude.convert` for the decisions where the mapping leaves room.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+from asz_core import FLAGS, Dropped, Part, RawJSON, Record, Usage, unknown_part
+
+from .companions import note_companion
+from .jsonspans import Obj
+
+__all__ = [
+    "BLOCKS",
+    "FLAG_ORDER",
+    "REDACTED_WHY",
+    "SIGNATURE_WHY",
+    "Parts",
+    "attachment_flags",
+    "count_of",
+    "mcp_split",
+    "ordered_flags",
+    "shown",
+    "str_of",
+    "usage_of",
+    "utf8_len",
+    "withheld_flags_of_undecodable",
+]
+
+SIGNATURE_WHY = "a provider verifies it; a reader cannot read it"
+REDACTED_WHY = "the provider encrypted it; a reader cannot read it"
+FLAG_ORDER = {f: i for i, f in enumerate(FLAGS)}
+
+
+def str_of(d: Any, key: str) -> str:
+    """``d[key]`` when ``d`` is a dict and the value a string, else ''."""
+    if isinstance(d, dict):
+        v = d.get(key)
+        if isinstance(v, str):
+            return v
+    return ""
+
+
+def utf8_len(text: str) -> int:
+    """Size in bytes of ``text`` as UTF-8, without encoding an ASCII string (a multi-megabyte copy) to learn it.
+
+    A lone surrogate counts 3 bytes, the size of the U+FFFD that replaces it (asz_core.settle_surrogates).
+    """
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def count_of(d: dict, key: str) -> int:
+    v = d.get(key)
+    if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**63:
+        return v
+    return 0
+
+
+def usage_of(message: dict) -> Usage | None:
+    u = message.get("usage")
+    if not isinstance(u, dict):
+        return None
+    usage = Usage(
+        in_=count_of(u, "input_tokens"),
+        out=count_of(u, "output_tokens"),
+        cache_read=count_of(u, "cache_read_input_tokens"),
+        cache_write=count_of(u, "cache_creation_input_tokens"),
+    )
+    return None if usage.is_empty() else usage
+
+
+def ordered_flags(flags: set[str]) -> list[str]:
+    return sorted(flags, key=FLAG_ORDER.__getitem__)
+
+
+def shown(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value)
+    return text if len(text) <= 80 else text[:80] + "…"
+
+
+def mcp_split(name: str) -> tuple[str, str] | None:
+    """Split ``mcp__<server>__<tool>`` into ``(server, tool)``; None when it does not split exactly.
+
+    The split is made only when exactly one ``__`` follows ``mcp__``, counting
+    ones that overlap, and both sides are non-empty: ``mcp__a__b__c`` and
+    ``mcp__foo___bar`` stay whole (seed 000, Parts; origin-digest §5.1).
+    The server is Claude Code's mangled name, as written. Never raises.
+    """
+    if not name.startswith("mcp__"):
+        return None
+    rest = name[5:]
+    if sum(1 for i in range(len(rest) - 1) if rest[i] == "_" and rest[i + 1] == "_") != 1:
+        return None
+    server, tool = rest.split("__")
+    if not server or not tool:
+        return None
+    return server, tool
+
+
+def withheld_flags_of_undecodable(raw: bytes) -> set[str]:
+    """Withholdable flags for a line whose fields cannot be read (origin-digest §5.1 ``sentFlags``).
+
+    A line containing ``prompt_snapshot`` may carry the system prompt and the
+    tool schemas; one containing ``deferred_tools_record`` may carry tool
+    schemas. Naming it is safer than showing it (seed 000, Flags). ``raw`` is
+    the line's bytes; returns a set of flag names. Never raises.
+    """
+    flags: set[str] = set()
+    if b"prompt_snapshot" in raw:
+        flags.update(("system_prompt", "tool_schemas"))
+    if b"deferred_tools_record" in raw:
+        flags.add("tool_schemas")
+    return flags
+
+
+def _nonempty(v: Any, *, strings: bool) -> bool:
+    if isinstance(v, (list, dict)):
+        return bool(v)
+    return strings and isinstance(v, str) and bool(v)
+
+
+def attachment_flags(att: dict) -> set[str]:
+    """``sentFlags`` of an attachment (origin-digest §5.1)."""
+    kind = att.get("type")
+    if kind == "prompt_snapshot":
+        flags = {"system_prompt"}
+        if any("tool" in k.lower() and _nonempty(v, strings=True) for k, v in att.items()):
+            flags.add("tool_schemas")
+        return flags
+    if kind == "deferred_tools_record":
+        if any(k not in ("type", "toolInputCopies") and _nonempty(v, strings=False) for k, v in att.items()):
+            return {"tool_schemas"}
+    return set()
+
+
+class Parts:
+    """Parts and dropped entries of one record, built in source order."""
+
+    def __init__(self, rec: Record, tool_use_result: "Obj | None"):
+        self.rec = rec
+        self.tur = tool_use_result  # taken by the first result part
+
+    def add(self, part: Part) -> None:
+        self.rec.parts.append(part)
+
+    def unknown(self, buf: bytes, b: int, e: int, reason: str) -> None:
+        self.add(unknown_part(buf[b:e], reason))
+
+    def text(self, text: str, size: int = 0) -> None:
+        """A text part; its ``bytes`` is the text's UTF-8 size (the original is the text itself)."""
+        self.add(Part(k="text", text=text, bytes=utf8_len(text)))
+
+    def block(self, item: Any, buf: bytes, b: int, e: int, canonical: bool = False) -> None:
+        """One content block into its part(s), or an unknown part (``canonical`` as for :class:`Obj`)."""
+        if not isinstance(item, dict):
+            self.unknown(buf, b, e, "a content item that is not a JSON object")
+            return
+        kind = item.get("type")
+        handler = BLOCKS.get(kind) if isinstance(kind, str) else None
+        if handler is None:
+            what = f'block type "{shown(kind)}"' if isinstance(kind, str) else "a content block with no type"
+            self.unknown(buf, b, e, f"{what} is not one this dialect describes")
+            return
+        if not handler(self, Obj(item, buf, b, e, canonical), e - b):
+            self.unknown(buf, b, e, f'block type "{kind}" does not have the shape this dialect describes')
+
+    # Each handler returns False when the block lacks the fields its kind needs.
+
+    def _text(self, blk: Obj, size: int) -> bool:
+        text = blk.value.get("text")
+        if not isinstance(text, str):
+            return False
+        self.text(text, size)
+        return True
+
+    def _call(self, blk: Obj, size: int) -> bool:
+        v = blk.value
+        part = Part(k="call", id=str_of(v, "id"), name=str_of(v, "name"))
+        if "input" in v:
+            part.data = blk.raw("input")
+            part.bytes = len(part.data.raw)
+        split = mcp_split(part.name)
+        if split:
+            part.server, part.server_tool = split
+        self.add(part)
+        return True
+
+    def _thinking(self, blk: Obj, size: int) -> bool:
+        v = blk.value
+        text = v.get("thinking")
+        if text is not None and not isinstance(text, str):
+            return False
+        text = text or ""
+        self.add(Part(k="reasoning", text=text, state="available" if text else "unavailable", bytes=utf8_len(text)))
+        sig = v.get("signature")
+        if isinstance(sig, str) and sig:
+            self.rec.dropped.append(Dropped(what="reasoning signature", bytes=utf8_len(sig), why=SIGNATURE_WHY))
+        return True
+
+    def _redacted(self, blk: Obj, size: int) -> bool:
+        data = blk.value.get("data")
+        self.add(Part(k="reasoning", state="redacted", bytes=utf8_len(data) if isinstance(data, str) else 0))
+        if isinstance(data, str) and data:
+            self.rec.dropped.append(Dropped(what="redacted reasoning", bytes=utf8_len(data), why=REDACTED_WHY))
+        return True
+
+    def _image(self, blk: Obj, size: int) -> bool:
+        src = blk.value.get("source")
+        if not isinstance(src, dict) or src.get("type") != "base64" or not isinstance(src.get("data"), str):
+            return False
+        data = src["data"]
+        self.add(Part(k="media", media=str_of(src, "media_type"), data=data, bytes=utf8_len(data)))
+        return True
+
+    def _result(self, blk: Obj, size: int) -> bool:
+        v = blk.value
+        part = Part(k="result", of=str_of(v, "tool_use_id"), bytes=size)
+        if isinstance(v.get("is_error"), bool):
+            part.failed = v["is_error"]
+        media: list[tuple[Obj, int]] = []
+        content = v.get("content")
+        raw_content = False
+        if isinstance(content, str):
+            part.text = content
+        elif isinstance(content, list):
+            texts = []
+            for item, b, e in blk.items("content"):
+                kind = item.get("type") if isinstance(item, dict) else None
+                if kind == "text" and isinstance(item.get("text"), str):
+                    texts.append(item["text"])
+                elif kind == "image":
+                    media.append((Obj(item, blk.buf, b, e, blk.canonical), e - b))
+                else:
+                    raw_content = True
+            part.text = "\n".join(texts)
+        elif content is not None:
+            raw_content = True
+        if self.tur is not None:
+            part.data = self.tur.whole()
+            self.tur = None
+        elif raw_content:
+            part.data = blk.raw("content")
+        # bytes is the size of the original result: its text, or its data when it has no text
+        part.bytes = utf8_len(part.text) if part.text else (len(part.data.raw) if isinstance(part.data, RawJSON) else 0)
+        self.add(part)
+        note_companion(self.rec, part.text)  # a preview: its whole output is in a companion file
+        for item, item_size in media:
+            if not self._image(item, item_size):
+                b, e = item.bounds()
+                self.unknown(item.buf, b, e, 'an image inside a tool result without base64 data')
+        return True
+
+
+BLOCKS: dict[str, Callable[[Parts, Obj, int], bool]] = {
+    "text": Parts._text,
+    "tool_use": Parts._call,
+    "server_tool_use": Parts._call,
+    "thinking": Parts._thinking,
+    "redacted_thinking": Parts._redacted,
+    "image": Parts._image,
+    "tool_result": Parts._result,
+}

@@ -1,0 +1,212 @@
+"""Decoding a Claude Code line with the source bytes of every member (seed 000, What data holds).
+
+Every ``data`` part holding source JSON is ``RawJSON(compact(slice))`` of the
+exact source bytes of that value: :class:`Obj` keeps a decoded object with
+the buffer it came from and finds member spans; :func:`parse_line` decodes a
+line strictly, keeping lone surrogates for the surrogate rule
+(:func:`asz_core.settle_surrogates`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from asz_core import JSONSpanError, RawJSON, array_elements, compact, loads_source, object_members, value_span
+
+__all__ = [
+    "CANONICAL_MAX",
+    "MAX_SOURCE_DEPTH",
+    "REASON_NOT_JSON",
+    "REASON_NOT_OBJECT",
+    "REASON_TOO_DEEP",
+    "Obj",
+    "canonical",
+    "line_bounds",
+    "may_nest_too_deep",
+    "parse_line",
+]
+
+#: may refuse a line nesting deeper than 256 (seed 000, Reading a record).
+MAX_SOURCE_DEPTH = 253
+
+REASON_NOT_JSON = "the record is not valid JSON"
+REASON_NOT_OBJECT = "the record is JSON but not an object"
+REASON_TOO_DEEP = f"the record nests objects and lists deeper than {MAX_SOURCE_DEPTH}"
+REASON_SCRIPT = "a workflow script is a program, not data"
+
+
+
+#: Lines up to this size (bytes) are checked for being orjson's own encoding of their value (see Obj).
+CANONICAL_MAX = 1 << 16
+
+
+def canonical(raw: bytes, value: Any, begin: int, end: int) -> bool:
+    """True when ``raw[begin:end]`` is byte for byte what ``orjson.dumps(value)`` writes.
+
+    Claude Code writes compact JSON (JSON.stringify), which orjson writes the
+    same way for almost every line. Such a line is a concatenation of its
+    members' encodings, so member spans follow from encoded lengths (no
+    scan of the bytes), and no part of it has whitespace to compact. Only
+    lines up to ``CANONICAL_MAX`` bytes are checked: a longer line is mostly
+    long strings, which the byte walk skips faster than re-encoding.
+    """
+    if end - begin > CANONICAL_MAX:
+        return False
+    try:
+        encoded = orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        return False
+    return len(encoded) == end - begin and raw.startswith(encoded, begin)
+
+
+class Obj:
+    """A decoded JSON object together with the source bytes its members came from.
+
+    ``canonical`` says the object's bytes are ``orjson.dumps`` of its value
+    (:func:`canonical`, checked once for the line): spans are then computed
+    from encoded lengths and slices need no compacting. Otherwise spans come
+    from :func:`asz_core.object_members` / :func:`asz_core.array_elements`.
+    """
+
+    __slots__ = ("value", "buf", "start", "end", "_spans", "canonical")
+
+    def __init__(self, value: dict, buf: bytes, start: int, end: int = -1, canonical: bool = False):
+        self.value = value
+        self.buf = buf
+        self.start = start
+        self.end = end  # -1 until known
+        self._spans: dict[str, tuple[int, int]] | None = None
+        self.canonical = canonical
+
+    def span(self, key: str) -> tuple[int, int]:
+        """``(begin, end)`` of member ``key``'s value in ``buf``. Raises KeyError when absent."""
+        if self._spans is None:
+            if self.canonical:
+                spans = {}
+                pos = self.start + 1  # after "{"
+                dumps = orjson.dumps
+                for k, v in self.value.items():
+                    b = pos + len(dumps(k)) + 1  # after "key":
+                    pos = b + len(dumps(v))
+                    spans[k] = (b, pos)
+                    pos += 1  # the "," or "}"
+                self._spans = spans
+            else:
+                self._spans = {k: (b, e) for k, b, e in object_members(self.buf, self.start)}
+        return self._spans[key]
+
+    def _slice(self, b: int, e: int) -> RawJSON:
+        raw = self.buf[b:e]
+        return RawJSON(raw if self.canonical else compact(raw))
+
+    def raw(self, key: str) -> RawJSON:
+        """Member ``key``'s source bytes, compacted (seed 000, What data holds)."""
+        return self._slice(*self.span(key))
+
+    def size(self, key: str) -> int:
+        """Size in source bytes of member ``key``'s value."""
+        b, e = self.span(key)
+        return e - b
+
+    def whole(self) -> RawJSON:
+        """The whole object's source bytes, compacted."""
+        return self._slice(*self.bounds())
+
+    def bounds(self) -> tuple[int, int]:
+        """``(begin, end)`` of the whole object in ``buf`` (scanned once)."""
+        if self.end < 0:
+            if self.canonical:
+                self.end = self.start + len(orjson.dumps(self.value))
+            else:
+                self.start, self.end = value_span(self.buf, self.start)
+        return self.start, self.end
+
+    def whole_size(self) -> int:
+        """Size in source bytes of the whole object."""
+        b, e = self.bounds()
+        return e - b
+
+    def child(self, key: str) -> "Obj | None":
+        """Member ``key`` as an :class:`Obj` when it is an object, else None."""
+        v = self.value.get(key)
+        if not isinstance(v, dict):
+            return None
+        return Obj(v, self.buf, *self.span(key), canonical=self.canonical)
+
+    def items(self, key: str) -> list[tuple[Any, int, int]]:
+        """Elements of the array member ``key`` as ``(value, begin, end)``."""
+        values = self.value[key]
+        if self.canonical:
+            out = []
+            pos = self.span(key)[0] + 1  # after "["
+            for v in values:
+                e = pos + len(orjson.dumps(v))
+                out.append((v, pos, e))
+                pos = e + 1
+            return out
+        spans = array_elements(self.buf, self.span(key)[0])
+        if len(spans) != len(values):  # pragma: no cover - the decoder and the span walker disagree
+            raise JSONSpanError(f"array {key!r}: {len(spans)} spans for {len(values)} values")
+        return [(v, b, e) for v, (b, e) in zip(values, spans)]
+
+
+def parse_line(raw: bytes) -> tuple[Any, str]:
+    """Decode one line strictly: ``(value, "")`` or ``(None, reason)``.
+
+    orjson first; a line orjson refuses only for an escaped lone surrogate is
+    decoded by :func:`asz_core.loads_source` (no NaN, no infinite numbers),
+    which keeps each lone surrogate as a code point; :func:`convert_record`
+    then applies the surrogate rule (:func:`asz_core.settle_surrogates`: U+FFFD
+    in text, counted in ``replaced``; field report 8).
+    """
+    try:
+        return orjson.loads(raw), ""
+    except orjson.JSONDecodeError as exc:
+        message = str(exc)
+        if "depth" in message or "recursion" in message:
+            return None, REASON_TOO_DEEP
+        if "surrogate" not in message:
+            return None, REASON_NOT_JSON
+    try:
+        return loads_source(raw), ""
+    except RecursionError:
+        return None, REASON_TOO_DEEP
+    except (ValueError, UnicodeDecodeError):
+        return None, REASON_NOT_JSON
+
+
+def may_nest_too_deep(raw: bytes, value: Any) -> bool:
+    """False only when ``value`` (decoded from ``raw``) cannot nest deeper than MAX_SOURCE_DEPTH.
+
+    Nesting deeper than the limit needs more than that many objects and
+    lists, each opened by its own ``{`` or ``[`` in ``raw``. A short line
+    counts those bytes; a long one counts the containers of the decoded
+    value, stopping past the limit, so a line of long strings is not scanned
+    again.
+    """
+    if len(raw) <= 1 << 12:
+        return raw.count(b"{") + raw.count(b"[") > MAX_SOURCE_DEPTH
+    seen = 1  # the value itself, an object
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        children = v.values() if isinstance(v, dict) else v if isinstance(v, list) else ()
+        for c in children:
+            if isinstance(c, (dict, list)):
+                seen += 1
+                if seen > MAX_SOURCE_DEPTH:
+                    return True
+                stack.append(c)
+    return False
+
+
+def line_bounds(raw: bytes) -> tuple[int, int]:
+    """``(begin, end)`` of the one JSON value a decoded line holds: the line without its outer whitespace."""
+    begin, end = 0, len(raw)
+    while raw[begin] in b" \t\n\r":
+        begin += 1
+    while raw[end - 1] in b" \t\n\r":
+        end -= 1
+    return begin, end

@@ -1,0 +1,259 @@
+"""Claude Code transcript lines into records: identifiers, flags, trigger and parts (origin-digest §5.1).
+
+Seed 000 ("Record", "Parts") and origin-digest §5.1 ("Record fields landed",
+"Index flags computed per record", Trigger) are the rules; seed 003 for
+transcripts written before ``origin`` existed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import orjson
+
+from asz_core import Part, Record, Source, unknown_part
+
+from .blocks import Parts, attachment_flags, ordered_flags, shown, str_of, usage_of, withheld_flags_of_undecodable
+from .changes import derive_changes, editing_tool_of
+from .jsonspans import Obj
+
+__all__ = ["DESCRIBED_TYPES", "transcript_record", "unknown_record"]
+
+#: other value lands as one unknown part (field report 26).
+DESCRIBED_TYPES = frozenset(
+    {
+        # conversation records
+        "user",
+        "assistant",
+        "attachment",
+        "system",
+        # runtime bookkeeping: land whole as one data part
+        "progress",
+        "summary",
+        "custom-title",
+        "agent-name",
+        "ai-title",
+        "last-prompt",
+        "queue-operation",
+        "file-history-snapshot",
+        "pr-link",
+        "permission-mode",
+        "bridge-session",
+    }
+)
+
+#: Deepest nesting of a source line that still lands parsed: a record puts the
+#: value three levels down (record, parts, part), and a Session Data reader
+
+_FROM_BY_TYPE = {"assistant": "agent", "user": "external", "system": "runtime", "attachment": "runtime"}
+_SYSTEM_FLAGS = {
+    "compact_boundary": "context_reset",
+    "api_error": "error",
+    "turn_duration": "turn_duration",
+    "local_command": "command",
+}
+_TRIGGERS = {"human": "external", "task-notification": "notification"}
+_TOOL_USE_ID = re.compile(r"<tool-use-id>\s*([^<\s]+)\s*</tool-use-id>")
+_TASK_ID = re.compile(r"<task-id>\s*([^<\s]+)\s*</task-id>")
+_AGENT_ID = re.compile(r"a[0-9a-f]{16}")
+
+
+def unknown_record(rec: Record, raw: bytes, reason: str) -> None:
+    rec.parts = [unknown_part(raw, reason)]
+    rec.flags = ordered_flags(withheld_flags_of_undecodable(raw))
+
+
+#: String contents the runtime itself writes into a ``user`` record of a transcript without ``origin``.
+_RUNTIME_USER_PREFIXES = ("<task-notification>", "<local-command-stdout>", "<local-command-stderr>")
+
+
+def _typed_prompt(v: dict) -> str:
+    """A ``user`` record of a runtime that writes no ``origin`` (Claude Code before ``origin`` existed; seed 003).
+
+    Returns ``external`` for a person's prompt: not ``isMeta``, not a compact
+    summary, not ``isSidechain`` (a child's opening prompt is its parent's
+    words), no ``toolUseResult``, and content that is a string or a list of
+    only text/image blocks (no ``tool_result``). Returns ``notification`` for
+    a string content that opens with ``<task-notification>``; '' otherwise
+    (including content the runtime writes for local commands).
+    """
+    if v.get("type") != "user" or "origin" in v or v.get("isMeta") is True or v.get("isCompactSummary") is True:
+        return ""
+    if v.get("isSidechain") is True:
+        return ""
+    if "toolUseResult" in v:
+        return ""
+    message = v.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        head = content.lstrip()
+        if head.startswith("<task-notification>"):
+            return "notification"
+        if head.startswith(_RUNTIME_USER_PREFIXES):
+            return ""
+        return "external"
+    if isinstance(content, list) and content and all(isinstance(b, dict) and b.get("type") in ("text", "image") for b in content):
+        return "external"
+    return ""
+
+
+def _trigger(v: dict, attachment: dict | None) -> str:
+    """Trigger by rule (origin-digest §5.1, Trigger; seed 003 for transcripts without ``origin``)."""
+    origin = v.get("origin")
+    if not isinstance(origin, dict) and attachment is not None:
+        origin = attachment.get("origin")
+    if isinstance(origin, dict):
+        return _TRIGGERS.get(origin.get("kind"), "unknown") if isinstance(origin.get("kind"), str) else "unknown"
+    if v.get("type") == "user" and v.get("isMeta") is not True and v.get("promptSource") == "sdk":
+        return "external"
+    return _typed_prompt(v)
+
+
+def _transcript_flags(v: dict, t: str, message: dict | None, attachment: dict | None, tur: dict | None) -> set[str]:
+    """``flagsOf`` and ``sentFlags`` of a transcript record (origin-digest §5.1)."""
+    flags: set[str] = set()
+    meta = v.get("isMeta") is True
+    if t == "assistant" and message is not None:
+        if message.get("model") == "<synthetic>":
+            flags.add("synthetic")
+        if isinstance(message.get("stop_reason"), str) and message["stop_reason"]:
+            flags.add("finished")
+    elif t == "system":
+        flags.add(_SYSTEM_FLAGS.get(v.get("subtype"), "notice"))  # type: ignore[arg-type]
+    elif t == "attachment" and attachment is not None:
+        if attachment.get("type") == "queued_command" and attachment.get("commandMode") == "prompt":
+            flags.add("external_input")
+        else:
+            flags.add("injected")
+        flags |= attachment_flags(attachment)
+    elif t == "user" and not meta and v.get("isCompactSummary") is not True:
+        origin = v.get("origin")
+        if (isinstance(origin, dict) and origin.get("kind") == "human") or (origin is None and v.get("promptSource") == "sdk"):
+            flags.add("external_input")
+        elif _typed_prompt(v) == "external":
+            flags.add("external_input")
+    if v.get("isCompactSummary") is True:
+        flags.add("reset_summary")
+    if meta:
+        flags.add("injected")
+        flags.discard("external_input")
+    if tur is not None:
+        status = tur.get("status")
+        if status == "async_launched":
+            flags.add("launch_ack")
+        elif status == "completed":
+            flags.add("child_result")
+    return flags
+
+
+def _notification_links(rec: Record, content: str) -> None:
+    """``<tool-use-id>`` and the first ``<task-id>`` shaped like an agent id of a task notification."""
+    if not content.lstrip().startswith("<task-notification>"):
+        return
+    if not rec.tool:
+        m = _TOOL_USE_ID.search(content)
+        if m:
+            rec.tool = m.group(1)
+    if not rec.child:
+        for m in _TASK_ID.finditer(content):
+            if _AGENT_ID.fullmatch(m.group(1)):
+                rec.child = m.group(1)
+                break
+
+
+def _attachment_part(parts: Parts, att: Obj, size: int) -> None:
+    """Attachment → text when it holds prose, else the whole attachment as data (origin-digest §5.1)."""
+    a = att.value
+    if a.get("type") == "queued_command" and a.get("commandMode") == "prompt":
+        prompt = a.get("prompt")
+        if isinstance(prompt, str):
+            parts.text(prompt, size)
+            return
+        if isinstance(prompt, list) and prompt and all(isinstance(x, dict) and isinstance(x.get("text"), str) for x in prompt):
+            parts.text("\n".join(x["text"] for x in prompt), size)
+            return
+    for key in ("text", "content"):
+        if isinstance(a.get(key), str) and a[key]:
+            parts.text(a[key], size)
+            return
+    whole = att.whole()
+    parts.add(Part(k="data", data=whole, bytes=len(whole.raw)))
+
+
+def transcript_record(rec: Record, obj: Obj, raw: bytes, source: Source | None = None) -> None:
+    v = obj.value
+    t = v.get("type")
+    if not isinstance(t, str) or t not in DESCRIBED_TYPES:
+        reason = (
+            f"record type {json.dumps(shown(t), ensure_ascii=False)} is not one this dialect describes"
+            if "type" in v
+            else "a record with no type is not one this dialect describes"
+        )
+        unknown_record(rec, raw, reason)
+        return
+    message = v.get("message") if t in ("user", "assistant") and isinstance(v.get("message"), dict) else None
+    attachment = v.get("attachment") if t == "attachment" and isinstance(v.get("attachment"), dict) else None
+    tur = v.get("toolUseResult") if isinstance(v.get("toolUseResult"), dict) else None
+
+    rec.id = str_of(v, "uuid")
+    rec.parent = str_of(v, "parentUuid")
+    rec.run = str_of(v, "promptId")
+    rec.continues = str_of(v, "logicalParentUuid")
+    rec.time = str_of(v, "timestamp")
+    rec.from_ = _FROM_BY_TYPE.get(t, "")
+    if t == "ai-title":
+        rec.label = str_of(v, "aiTitle")
+    if tur is not None:
+        rec.tool = str_of(tur, "toolUseId")
+        rec.child = str_of(tur, "agentId")
+        rec.batch = str_of(tur, "runId")
+    if message is not None:
+        rec.call = str_of(message, "id")
+        rec.model = str_of(message, "model")
+        rec.usage = usage_of(message)
+    rec.trigger = _trigger(v, attachment)
+    rec.flags = ordered_flags(_transcript_flags(v, t, message, attachment, tur))
+
+    parts = Parts(rec, obj.child("toolUseResult") if tur is not None else None)
+    content = message.get("content") if message is not None else None
+    if isinstance(content, str):
+        parts.text(content)  # a text part's bytes is its text's size: no span needed
+        _notification_links(rec, content)
+    elif isinstance(content, list):
+        for item, b, e in obj.child("message").items("content"):
+            parts.block(item, raw, b, e, obj.canonical)
+    elif content is not None:
+        b, e = obj.child("message").span("content")
+        parts.unknown(raw, b, e, "message content that is neither text nor a list of blocks")
+    elif attachment is not None:
+        _attachment_part(parts, obj.child("attachment"), obj.size("attachment"))
+    else:
+        parts.add(Part(k="data", data=obj.whole(), bytes=obj.whole_size()))
+        return
+    if parts.tur is not None:  # a toolUseResult with no result block to sit beside
+        parts.add(Part(k="data", data=parts.tur.whole(), bytes=parts.tur.whole_size()))
+    _derived_changes(rec, v, source)
+
+
+def _derived_changes(rec: Record, v: dict, source: Source | None) -> None:
+    """Edit, Write and NotebookEdit results get a second data part: the derived ``changes/1`` record (§3.6, §5.1).
+
+    It comes after the parts of the source content (seed 000, Addressing a
+    record); the record's ``tool`` names the call it answers.
+    """
+    tur = v.get("toolUseResult")
+    tool_name = editing_tool_of(tur)
+    if not tool_name:
+        return
+    of = next((p.of for p in rec.parts if p.k == "result" and p.of), "")
+    cwd = v.get("cwd") if isinstance(v.get("cwd"), str) else ""
+    session = source.session if source is not None else str_of(v, "sessionId")
+    stream = (source.stream if source is not None else "") or "main"
+    record = derive_changes(tool_name, of, None, tur, cwd, session, stream, str_of(v, "timestamp"))
+    if record is None:
+        return
+    # A value the adapter built (seed 000, What data holds): the writer encodes it.
+    rec.parts.append(Part(k="data", data=record, bytes=len(orjson.dumps(record))))
+    if not rec.tool:
+        rec.tool = of

@@ -1,0 +1,95 @@
+"""Torn tails: a source whose last line has no newline and has not grown for the idle window (issue 18).
+
+While a session may still grow, an unterminated last line is a write in
+progress: it is not converted, not counted, and waits for its newline
+(field report 6). When the file has not changed for :data:`TORN_AFTER_NS`
+(the idle window, the same 10 minutes the assembly uses to cut segments,
+``asz_core.flow.model.IDLE_GAP_NS``), the line is reported as a **torn tail**,
+distinct from damage inside the file. It still never lands cut: it lands as
+soon as it is completed, and every report stops saying ``torn tail`` then.
+
+Three places say it, with the words of :func:`torn_line`:
+
+* ``asz sources`` from the source file itself (:func:`torn_bytes`);
+* ``asz collect`` writes the tail's size in the append cursor's additive key
+  ``torn`` (0 and left out otherwise); ``asz verify`` warns from it (exit 0);
+* the asz.view document's ``summary.problems`` from the same cursor key
+  (:func:`session_torn_tails`).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..flow.model import IDLE_GAP_NS
+from .cursor import AppendCursor, read_cursor
+from .layout import session_listing
+
+__all__ = ["TORN_AFTER_NS", "torn_bytes", "torn_detail", "torn_line", "session_torn_tails", "window_text"]
+
+#: How long (ns) a source must be unchanged before its unterminated last line is a torn tail.
+TORN_AFTER_NS = IDLE_GAP_NS
+
+
+def window_text(ns: int = TORN_AFTER_NS) -> str:
+    """``10m0s``: the window as the policy string writes it."""
+    s = ns // 1_000_000_000
+    return f"{s // 60}m{s % 60}s"
+
+
+def torn_detail(size: int, window_ns: int = TORN_AFTER_NS) -> str:
+    """What a torn tail is, after ``torn tail: <src>: ``."""
+    return (f"the last line has no newline ({size} bytes) and the file has not changed "
+            f"for {window_text(window_ns)}; it lands when the line is completed")
+
+
+def torn_line(src: str, size: int, window_ns: int = TORN_AFTER_NS) -> str:
+    """The one sentence every report uses: ``torn tail: <src>: …``."""
+    return f"torn tail: {src}: {torn_detail(size, window_ns)}"
+
+
+def torn_bytes(path: str | os.PathLike, st: os.stat_result, now_ns: int, window_ns: int = TORN_AFTER_NS) -> int:
+    """Bytes after the last newline of the file at ``path`` when it is a torn tail, else 0.
+
+    A torn tail: the file is not empty, its last byte is not ``\\n``, and its
+    mtime (``st``) is at least ``window_ns`` before ``now_ns``. Reads backward
+    from the end in 64 KiB blocks until a newline. An unreadable file gives 0
+    (the caller reports it as unreadable already).
+    """
+    size = st.st_size
+    if size == 0 or now_ns - st.st_mtime_ns < window_ns:
+        return 0
+    try:
+        with open(path, "rb") as f:
+            pos = size
+            block = 1 << 16
+            while pos > 0:
+                start = max(0, pos - block)
+                f.seek(start)
+                data = f.read(pos - start)
+                if pos == size and data.endswith(b"\n"):
+                    return 0
+                nl = data.rfind(b"\n")
+                if nl >= 0:
+                    return size - (start + nl + 1)
+                pos = start
+            return size
+    except OSError:
+        return 0
+
+
+def session_torn_tails(session_dir: str | os.PathLike) -> list[tuple[str, int]]:
+    """``(src, bytes)`` of each append cursor of the session that records a torn tail, sorted by src.
+
+    A cursor that does not read is left out (``asz verify`` names it).
+    """
+    out: list[tuple[str, int]] = []
+    for cpath in session_listing(Path(session_dir)).cursors.values():
+        try:
+            cur = read_cursor(cpath)
+        except (ValueError, OSError):
+            continue
+        if isinstance(cur, AppendCursor) and cur.torn:
+            out.append((cur.source, cur.torn))
+    return sorted(out)
