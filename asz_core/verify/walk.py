@@ -179,7 +179,9 @@ class VerifyReport:
         for s in self.sections:
             d.update(s.counts)
         d["problems"] = [p.as_dict() for p in self.problems]
-        d["warnings"] = [w.as_dict() for s in self.sections for w in s.warnings]
+        warnings = [w.as_dict() for s in self.sections for w in s.warnings]
+        if warnings:  # only when there are any: the clean report keeps its shape
+            d["warnings"] = warnings
         d["ok"] = self.ok
         return d
 
