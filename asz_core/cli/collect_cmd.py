@@ -269,6 +269,9 @@ def collect(
                                     jobs=jobs_n)
                 counters.errors += len(parsed.problems)
                 rounds = f" rounds={parsed.rounds}"
+                from ..reading.search import refresh
+
+                refresh(storage, sys.stderr)  # the search index (derived data) follows each pass
             took = time.monotonic() - started
             if counters.sessions == 0 and not counters.errors:
                 typer.echo(f"note: no session found under {', '.join(str(j.source_root) for j in jobs)}"

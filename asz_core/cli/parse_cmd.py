@@ -129,6 +129,11 @@ def parse(
     if lock_timeout < 0:
         raise _usage(f"--lock-timeout must not be negative, got {lock_timeout}")
     report = parse_root(where, sessions, max_round_bytes=budget, jobs=jobs, lock_timeout=lock_timeout)
+    import sys
+
+    from ..reading.search import refresh
+
+    refresh(where, sys.stderr)  # the search index (derived data) follows each pass
     for line in format_table(table_rows(report)):
         typer.echo(line)
     for p in report.problems:

@@ -210,6 +210,9 @@ def server(
 
             rep = parse_root(storage, max_round_bytes=cfg.max_round_bytes, err=sys.stderr)
             rounds = rep.rounds
+            from ..reading.search import refresh
+
+            refresh(storage, sys.stderr)  # the search index (derived data) follows each pass
         except Exception as exc:  # a parse failure never stops the view
             typer.echo(f"error: parse: {type(exc).__name__}: {exc}", err=True)
         took = time.monotonic() - started

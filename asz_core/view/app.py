@@ -208,6 +208,12 @@ def _not_found(request: Request, exc) -> Response:
     return Response("Not found\n" if code == 404 else "Refused\n", status_code=code, media_type="text/plain; charset=utf-8", headers=_SECURITY_HEADERS)
 
 
+def _search(request, pairs, hide):
+    from ..reading.search_api import answer
+
+    return _json(answer(_state(request).root, pairs, hide, ApiError))
+
+
 #: API routes other modules may add to (path, handler taking (request, pairs, hide)); wrapped by :func:`api`.
 API_ROUTES: list[tuple[str, Any]] = [
     ("/api/status", _status),
@@ -217,6 +223,7 @@ API_ROUTES: list[tuple[str, Any]] = [
     ("/api/c/{id}/files", _files),
     ("/api/c/{id}/body/{seq}/{row}", _body),
     ("/api/glossary", _glossary),
+    ("/api/search", _search),
 ]
 
 

@@ -24,9 +24,11 @@ Routes (all ``GET``):
 ``/api/c/{id}/files?session=&seq=``        provider_body files, base64 in a JSON array (≤ 32 seqs)
 ``/api/c/{id}/body/{seq}/{row}``           one provider body rebuilt (403 while anything is withheld)
 ``/api/glossary[?dialect=]``               dialect, dialects, terms, fields
+``/api/search?q=…``                        full-text hits, as ``asz search --json`` (:mod:`asz_core.reading.search_api`)
 ========================================  ==============================================================
 
-Nothing is written to disk. No request names a path: a conversation id must be
+Nothing is written to disk but the search index (``<root>/_index/``, derived
+data), which ``/api/search`` brings up to date. No request names a path: a conversation id must be
 one listed under ``_conversations``, a session must be the conversation's own,
 and seq and row are decimal numbers looked up in the session's landed files;
 no symbolic link inside the root is followed (403). Errors are JSON

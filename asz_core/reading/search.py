@@ -1,0 +1,394 @@
+"""Full-text search over every conversation of a root: an SQLite FTS5 index kept as derived data (issue 20).
+
+The index is ``<root>/_index/search.sqlite`` (:data:`INDEX_PATH`). It is
+derived: deleting it loses nothing, :func:`update_index` rebuilds it from the
+landed files and rounds, and ``asz verify`` never reads it. It holds one row
+per searchable part of every landed record a conversation's head round
+covers:
+
+============  =====================================================================
+kind          what is indexed
+============  =====================================================================
+prompt        a ``text`` part of a record from ``external`` (what a person typed)
+reply         a ``text`` part of a record from ``agent``
+text          a ``text`` part of any other record (runtime notices, injected context)
+context       a ``data`` part of a record a ``context.injection`` step cites (a prompt snapshot, an attachment), as JSON
+thinking      a ``reasoning`` part
+tool_input    a ``call`` part: the tool's name and its input as JSON
+tool_result   a ``result`` part: its text, else its data as JSON
+============  =====================================================================
+
+Each row keeps the record's ``flags``; a query withholding names (``view.hide``)
+never matches, counts or snippets a row carrying one of them, and a title that
+could come from such a record is not returned (``title_withheld``). Each row
+also keeps the step (the fold's node citing the part), its talk, the record's
+time (unix ms), the landed file (relative to the root) and row.
+
+A conversation is indexed again whole when its head round changes
+(:func:`update_index`); one whose chain is gone is removed.
+
+Queries (:func:`search`): words are all required (AND); ``"a phrase"`` matches
+words in that order; ``word*`` matches words starting with ``word``. Any other
+character is taken literally (no FTS5 operator syntax reaches SQLite).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
+
+import orjson
+
+from ..flow.chain import Chain, ChainError
+from ..flow.fold import FoldError, fold_rounds
+from ..flow.round import RoundError
+from ..sessiondata import SDError, SDReader
+from ..sessiondata.model import WITHHOLDABLE
+from ..sessiondata.times import parse_instant
+from ..storage.layout import landed_files
+from ..view.document import landed_lines, list_conversations, title_withheld
+from ..view.rows import read_head
+from .listing import Filters, dialect_of, model_names
+
+__all__ = ["INDEX_PATH", "KINDS", "SearchError", "QueryError", "IndexReport", "index_path", "update_index", "search",
+           "fts_query", "MARK_START", "MARK_END"]
+
+#: The index file, relative to the storage root.
+INDEX_PATH = Path("_index") / "search.sqlite"
+#: Kinds a hit can have (``--kind``), in the order the module docstring lists them.
+KINDS = ("prompt", "reply", "text", "context", "thinking", "tool_input", "tool_result")
+#: How a snippet marks a match (the JSON ``snippet`` carries these two characters around each matched word).
+MARK_START, MARK_END = "\u00ab", "\u00bb"
+#: Bumped when what the index holds changes; an index of another version is rebuilt.
+SCHEMA_VERSION = "2"
+_SNIP_START, _SNIP_END = "\x02", "\x03"
+_STEP_FIRST = ("message.external", "message.assistant", "thinking", "tool", "agent.call", "context.injection")
+_WORD = re.compile(r'"([^"]*)"|(\S+)')
+_TOKEN = re.compile(r"\w+\*?", re.UNICODE)
+
+
+class SearchError(RuntimeError):
+    """The index cannot be read or written (the message says why and where)."""
+
+
+class QueryError(ValueError):
+    """A query with nothing to search for."""
+
+
+class IndexReport(NamedTuple):
+    """What :func:`update_index` did: conversations indexed again, removed, left as they were; rows written; seconds."""
+
+    indexed: int
+    removed: int
+    unchanged: int
+    rows: int
+    seconds: float
+
+
+def index_path(root: str | os.PathLike) -> Path:
+    """``<root>/_index/search.sqlite``."""
+    return Path(root) / INDEX_PATH
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS conv (
+  id TEXT PRIMARY KEY, head TEXT, title TEXT, title_from TEXT, project TEXT, models TEXT, dialect TEXT,
+  from_ms INTEGER, to_ms INTEGER);
+CREATE TABLE IF NOT EXISTS hit (
+  rowid INTEGER PRIMARY KEY, conversation TEXT, step TEXT, talk TEXT, kind TEXT, at INTEGER, file TEXT, row INTEGER,
+  flags TEXT);
+CREATE INDEX IF NOT EXISTS hit_conversation ON hit(conversation);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
+"""
+
+
+def _connect(path: Path, *, write: bool) -> sqlite3.Connection:
+    if write:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        con = sqlite3.connect(path, timeout=30)
+        con.execute("PRAGMA journal_mode=WAL")
+        con.execute("PRAGMA synchronous=NORMAL")
+        con.executescript(_SCHEMA)
+        v = con.execute("SELECT value FROM meta WHERE key='version'").fetchone()
+        if v is None or v[0] != SCHEMA_VERSION:
+            con.executescript("DELETE FROM conv; DELETE FROM hit; DELETE FROM fts;")
+            con.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (SCHEMA_VERSION,))
+            con.commit()
+        return con
+    return sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+
+
+# --------------------------------------------------------------------------- indexing
+
+
+def _step_map(nodes: dict) -> tuple[dict[tuple, str], dict[str, str]]:
+    """``(seq, row, block)`` / ``(seq, row, None)`` -> the step citing it; node id -> its talk (and ``"kind:" + id`` -> its kind)."""
+    cites: dict[tuple, str] = {}
+    rank = {k: i for i, k in enumerate(_STEP_FIRST)}
+    ordered = sorted(nodes.values(), key=lambda n: (rank.get(n.kind, len(rank) + (n.kind == "llm.call")), n.id))
+    for n in ordered:
+        if n.kind in ("conversation", "segment", "session", "stream", "epoch"):
+            continue
+        for r in ([n.ref] if n.ref else []) + list(n.refs):
+            cites.setdefault((r.seq, r.row, r.block), n.id)
+            cites.setdefault((r.seq, r.row, None), n.id)
+    talk_of: dict[str, str] = {}
+    for n in nodes.values():
+        talk_of["kind:" + n.id] = n.kind
+        cur, seen = n, 0
+        while cur is not None and seen < 64:
+            if cur.kind == "talk":
+                talk_of[n.id] = cur.id
+                break
+            cur = nodes.get(cur.parent)
+            seen += 1
+    return cites, talk_of
+
+
+def _part_text(rec: dict, p: dict, step_kind: str) -> tuple[str, str] | None:
+    """``(kind, text)`` to index for one part, or None (media, unknown, empty parts and data no injection cites are not indexed)."""
+    k = p.get("k")
+    if k == "data" and step_kind == "context.injection" and p.get("data") is not None:
+        kind, text = "context", orjson.dumps(p["data"], default=str).decode("utf-8")
+    elif k == "text":
+        who = rec.get("from", "")
+        kind = "prompt" if who == "external" else "reply" if who == "agent" else "text"
+        text = p.get("text", "")
+    elif k == "reasoning":
+        kind, text = "thinking", p.get("text", "")
+    elif k == "call":
+        data = p.get("data")
+        body = p.get("text", "") or ("" if data is None else orjson.dumps(data, default=str).decode("utf-8"))
+        kind, text = "tool_input", f"{p.get('name', '')} {body}".strip()
+    elif k == "result":
+        data = p.get("data")
+        kind = "tool_result"
+        text = p.get("text", "") or ("" if data is None else orjson.dumps(data, default=str).decode("utf-8"))
+    else:
+        return None
+    text = text.replace(_SNIP_START, " ").replace(_SNIP_END, " ")
+    return (kind, text) if text.strip() else None
+
+
+def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple]] | None:
+    """The fold's head and the index rows of one conversation (None when its chain does not fold)."""
+    try:
+        fold = fold_rounds(Chain(root, conversation).iter_rounds())
+    except (ChainError, FoldError, RoundError, OSError):
+        return None
+    head = fold.head
+    if head is None:
+        return None
+    cites, talk_of = _step_map(fold.nodes)
+    out: list[tuple] = []
+    for ln, path in landed_files(root / head.session) if (root / head.session).is_dir() else []:
+        if ln.seq > head.through_seq:
+            continue
+        rel = path.relative_to(root).as_posix()
+        try:
+            for row, rec in SDReader(path, decode="dict"):
+                flags = " ".join(f for f in rec.get("flags", ()) if isinstance(f, str))
+                ns = parse_instant(rec.get("time"))
+                at = 0 if ns is None else ns // 1_000_000
+                for block, p in enumerate(rec.get("parts", ())):
+                    step = cites.get((ln.seq, row, block)) or cites.get((ln.seq, row, None)) or ""
+                    got = _part_text(rec, p, talk_of.get("kind:" + step, ""))
+                    if got is None:
+                        continue
+                    out.append((got[1], conversation, step, talk_of.get(step, ""), got[0], at, rel, row, flags))
+        except (SDError, OSError):
+            continue  # a file that does not read is not searched; asz verify names it
+    return head, out
+
+
+def _summary(root: Path, conversation: str, head: Any) -> tuple:
+    """``(title, title_from, project, models, dialect, from_ms, to_ms)`` of a conversation for the ``conv`` table."""
+    h = (read_head(root, conversation) or (None, None, None, None))[3] or {}
+    title = h.get("title") or getattr(head, "title", "") or ""
+    title_from = " ".join(n for n in WITHHOLDABLE if title and title_withheld(landed_lines(root, head.session), title, [n]))
+    project = h.get("project") or ""
+    models = " ".join(model_names(h.get("models")))
+    ms = [parse_instant(h.get(k)) for k in ("session_from_time", "session_through_time")]
+    return (title, title_from, project if isinstance(project, str) else "", models, dialect_of(root, head.session),
+            None if ms[0] is None else ms[0] // 1_000_000, None if ms[1] is None else ms[1] // 1_000_000)
+
+
+def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None = None,
+                 step: Callable[[str], None] | None = None) -> IndexReport:
+    """Bring ``<root>/_index/search.sqlite`` up to date with the conversations' head rounds.
+
+    A conversation whose newest round file name differs from the one indexed
+    is indexed again whole; one no longer in the root is removed (only when
+    ``conversations`` is None: every conversation is looked at). Each
+    conversation commits on its own, so an interrupted update keeps what it
+    finished. ``step(conversation)`` is called after each. Raises
+    :class:`SearchError` when the index cannot be written.
+    """
+    t0 = time.monotonic()
+    root = Path(root)
+    try:
+        con = _connect(index_path(root), write=True)
+    except (sqlite3.Error, OSError) as exc:
+        raise SearchError(f"cannot write the search index {index_path(root)}: {exc}") from None
+    indexed = removed = unchanged = rows = 0
+    try:
+        known = dict(con.execute("SELECT id, head FROM conv").fetchall())
+        wanted = list_conversations(root) if conversations is None else list(conversations)
+        if conversations is None:
+            for gone in set(known) - set(wanted):
+                _drop(con, gone)
+                con.execute("DELETE FROM conv WHERE id=?", (gone,))
+                con.commit()
+                removed += 1
+        for cid in wanted:
+            head = read_head(root, cid)
+            if head is None or known.get(cid) == head.name:
+                unchanged += 1
+            else:
+                rows += _index_one(con, root, cid, head.name)
+                indexed += 1
+            if step is not None:
+                step(cid)
+    except sqlite3.Error as exc:
+        raise SearchError(f"the search index {index_path(root)} cannot be updated: {exc} (delete it and run asz search --reindex)") from None
+    finally:
+        con.close()
+    return IndexReport(indexed, removed, unchanged, rows, time.monotonic() - t0)
+
+
+def _drop(con: sqlite3.Connection, conversation: str) -> None:
+    con.execute("DELETE FROM fts WHERE rowid IN (SELECT rowid FROM hit WHERE conversation=?)", (conversation,))
+    con.execute("DELETE FROM hit WHERE conversation=?", (conversation,))
+
+
+def _index_one(con: sqlite3.Connection, root: Path, cid: str, head_name: str) -> int:
+    built = _conversation_rows(root, cid)
+    _drop(con, cid)
+    if built is None:
+        con.execute("DELETE FROM conv WHERE id=?", (cid,))
+        con.commit()
+        return 0
+    head, out = built
+    con.execute("INSERT OR REPLACE INTO conv VALUES (?,?,?,?,?,?,?,?,?)", (cid, head_name, *_summary(root, cid, head)))
+    start = (con.execute("SELECT max(rowid) FROM hit").fetchone()[0] or 0) + 1
+    con.executemany("INSERT INTO hit VALUES (?,?,?,?,?,?,?,?,?)", [(start + i, *r[1:]) for i, r in enumerate(out)])
+    con.executemany("INSERT INTO fts(rowid, text) VALUES (?,?)", [(start + i, r[0]) for i, r in enumerate(out)])
+    con.commit()
+    return len(out)
+
+
+# --------------------------------------------------------------------------- querying
+
+
+def fts_query(text: str) -> str:
+    """The FTS5 MATCH expression for a person's query (module docstring). Raises :class:`QueryError` when it holds no word."""
+    terms: list[str] = []
+    for m in _WORD.finditer(text):
+        if m.group(1) is not None:
+            words = _TOKEN.findall(m.group(1))
+            if words:
+                terms.append('"' + " ".join(w.rstrip("*") for w in words) + '"')
+            continue
+        for w in _TOKEN.findall(m.group(2)):
+            terms.append(f'"{w.rstrip("*")}"' + ("*" if w.endswith("*") else ""))
+    if not terms:
+        raise QueryError(f"nothing to search for in {text!r}: give a word, a \"phrase\" or a prefix*")
+    return " ".join(terms)
+
+
+def _mark(snippet: str) -> str:
+    return snippet.replace(_SNIP_START, MARK_START).replace(_SNIP_END, MARK_END)
+
+
+def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), filters: Filters | None = None,
+           kinds: Sequence[str] = (), limit: int = 20) -> list[dict]:
+    """Hits for ``query`` in the index of ``root``, best first (FTS5 bm25), at most ``limit``.
+
+    Each hit: ``conversation``, ``title``, ``talk``, ``step`` (node id),
+    ``kind``, ``at`` (unix ms), ``snippet`` (matched words between
+    :data:`MARK_START` and :data:`MARK_END`), ``file`` (relative to the root)
+    and ``row``. Rows of records carrying a flag in ``hide`` are never
+    matched; ``filters`` narrow by the conversation's project, models and
+    dialect and by the hit's own time. Raises :class:`QueryError` (nothing to
+    search for) and :class:`SearchError` (no index: run an update first).
+    """
+    path = index_path(root)
+    if not path.is_file():
+        raise SearchError(f"{root} has no search index yet ({INDEX_PATH}): run asz search --reindex, asz parse or asz collect")
+    match = fts_query(query)
+    f = filters or Filters()
+    where = ["fts MATCH ?"]
+    args: list[Any] = [match]
+    for name in hide:
+        where.append("instr(' ' || hit.flags || ' ', ?) = 0")
+        args.append(f" {name} ")
+    if kinds:
+        where.append(f"hit.kind IN ({','.join('?' * len(kinds))})")
+        args.extend(kinds)
+    if f.since is not None:
+        where.append("hit.at >= ?")
+        args.append(f.since)
+    if f.until is not None:
+        where.append("hit.at <= ?")
+        args.append(f.until)
+    if f.project:
+        where.append("instr(lower(conv.project), ?) > 0")
+        args.append(f.project.lower())
+    if f.model:
+        where.append("instr(lower(conv.models), ?) > 0")
+        args.append(f.model.lower())
+    if f.dialect:
+        where.append("(conv.dialect = ? OR conv.dialect LIKE ? || '/%')")
+        args.extend([f.dialect, f.dialect])
+    sql = (f"SELECT hit.conversation, conv.title, conv.title_from, hit.talk, hit.step, hit.kind, hit.at, "
+           f"snippet(fts, 0, '{_SNIP_START}', '{_SNIP_END}', '…', 24), hit.file, hit.row "
+           f"FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
+           f"WHERE {' AND '.join(where)} ORDER BY rank LIMIT ?")
+    args.append(max(0, int(limit)))
+    try:
+        con = _connect(path, write=False)
+        try:
+            rows = con.execute(sql, args).fetchall()
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        raise SearchError(f"the search index {path} cannot be read: {exc} (delete it and run asz search --reindex)") from None
+    hidden = set(hide)
+    out = []
+    for cid, title, title_from, talk, step, kind, at, snip, file, row in rows:
+        if hidden.intersection((title_from or "").split()):
+            title = ""
+        out.append({"conversation": cid, "title": title or "", "talk": talk, "step": step, "kind": kind, "at": at,
+                    "snippet": _mark(snip), "file": file, "row": row})
+    return out
+
+
+def iter_kinds(text: str) -> Iterator[str]:
+    """The kinds a ``--kind`` value names (a comma list of :data:`KINDS`). Raises ValueError for another name."""
+    for k in (x.strip() for x in text.split(",")):
+        if not k:
+            continue
+        if k not in KINDS:
+            raise ValueError(f"{k!r} is not a kind (known: {', '.join(KINDS)})")
+        yield k
+
+
+def refresh(root: str | os.PathLike, err: Any = None) -> IndexReport | None:
+    """:func:`update_index` after a collect or parse pass: a failure is one line on ``err`` (a file), never an exception.
+
+    The index is derived data; a pass that landed and parsed is done whatever
+    happens to it. Returns the report, or None when it could not be updated.
+    """
+    if not (Path(root) / "_conversations").is_dir():
+        return None
+    try:
+        return update_index(root)
+    except (SearchError, sqlite3.Error, OSError) as exc:
+        if err is not None:
+            print(f"asz: the search index was not updated: {exc}", file=err)
+        return None

@@ -1,0 +1,147 @@
+"""``asz search`` and ``GET /api/search`` on the real corpus and the canary session (issue 20)."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from pathlib import Path
+
+import pytest
+from reading_helpers import asz, asz_json, main_transcripts, source_lines
+
+from asz_core.reading.search import INDEX_PATH, MARK_END, MARK_START, fts_query
+
+
+
+def first_prompt_phrase(path: Path) -> str:
+    """The first six words of the session's first person prompt, as the source transcript holds it.
+
+    The first ``user`` line whose content is text a person typed (a string, or
+    text blocks when no block is a tool result), skipping the runtime's
+    ``Caveat:`` notices and ``<local-command-…>`` output; of a slash command
+    only what the person typed after it (``<command-args>``) counts, and an
+    ``<ide_…>`` selection is not part of the prompt.
+    """
+    for d in source_lines(path):
+        if d.get("type") != "user" or d.get("isMeta"):
+            continue
+        c = d["message"]["content"]
+        texts = [c] if isinstance(c, str) else [b.get("text", "") for b in c if b.get("type") == "text"] \
+            if not any(b.get("type") == "tool_result" for b in c) else []
+        for t in texts:
+            if t.startswith(("Caveat:", "<local-command")):
+                continue
+            if t.startswith("<command-"):
+                m = re.search(r"<command-args>(.*?)</command-args>", t, flags=re.S)
+                t = m.group(1) if m else ""
+            t = re.sub(r"<ide_[a-z_]+>.*?</ide_[a-z_]+>", " ", t, flags=re.S)
+            words = t.split()
+            if words:
+                return " ".join(words[:6])
+    raise AssertionError(f"{path}: no person prompt")
+
+
+def test_every_corpus_conversation_is_found_by_a_phrase_from_its_first_prompt(corpus_root, corpus_source):
+    found = 0
+    sessions = main_transcripts(corpus_source)
+    for sid, path in sessions.items():
+        phrase = first_prompt_phrase(path)
+        hits = asz_json("search", '"' + phrase.replace('"', " ") + '"', "--json", "--limit", "100", "--root", str(corpus_root))
+        mine = [h for h in hits if h["conversation"] == sid]
+        assert mine, (sid, phrase, hits[:3])
+        h = next((x for x in mine if x["kind"] == "prompt"), mine[0])
+        assert MARK_START in h["snippet"] and MARK_END in h["snippet"]
+        marked = " ".join(re.findall(f"{MARK_START}(.*?){MARK_END}", h["snippet"]))
+        assert marked and set(re.findall(r"\w+", marked.lower())) <= set(re.findall(r"\w+", phrase.lower())), (h["snippet"], phrase)
+        assert set(h) >= {"conversation", "title", "step", "at", "snippet", "file", "row"}
+        assert h["step"], (sid, phrase, h)
+        assert h["at"] > 0 and (corpus_root / h["file"]).is_file() and h["row"] >= 1
+        found += 1
+    assert found == len(sessions) == 11
+
+
+def test_a_hit_names_the_landed_record_that_holds_it(corpus_root):
+    hits = asz_json("search", '"Write a shell script called hello"', "--json", "--root", str(corpus_root))
+    assert [h["conversation"][:8] for h in hits] == ["de3b8b19"]
+    h = hits[0]
+    shown = asz("show", h["conversation"], h["step"], "--root", str(corpus_root)).stdout.splitlines()
+    assert shown[0] == f"{h['file']}:{h['row']}"
+    assert "Write a shell script called hello.sh" in shown[1]
+    assert h["kind"] == "prompt" and h["step"].startswith("input/") and h["talk"].startswith("talk/")
+
+
+def test_prefix_kind_and_time_filters(corpus_root):
+    r = str(corpus_root)
+    pre = asz_json("search", "hel*", "--json", "--limit", "200", "--root", r, "--kind", "prompt")
+    assert any("hello" in h["snippet"].lower() for h in pre)
+    assert {h["kind"] for h in pre} == {"prompt"}
+    # de3b8b19 ran on 2026-01-21 only
+    none = asz_json("search", '"called hello"', "--json", "--root", r, "--until", "2026-01-20T00:00:00Z")
+    assert none == []
+    assert len(asz_json("search", '"called hello"', "--json", "--root", r, "--since", "2026-01-21T00:00:00Z")) == 1
+    assert asz("search", "hello", "--kind", "tools", "--root", r, check=False).returncode == 2
+    assert asz("search", '" "', "--root", r, check=False).returncode == 2
+
+
+def test_the_query_language_never_reaches_sqlite_raw():
+    assert fts_query('hello.sh AND "two words" pre*') == '"hello" "sh" "AND" "two words" "pre"*'
+    assert fts_query('NEAR(a b) -x ^y "') == '"NEAR" "a" "b" "x" "y"'
+
+
+def test_the_index_is_derived_data_verify_ignores_it(corpus_root, tmp_path):
+    import shutil
+
+    root = tmp_path / "root"
+    shutil.copytree(corpus_root, root)
+    asz("search", "hello", "--root", str(root))
+    db = root / INDEX_PATH
+    assert db.is_file()
+    con = sqlite3.connect(db)
+    n = con.execute("SELECT count(*) FROM hit").fetchone()[0]
+    con.close()
+    ok = asz("verify", "--root", str(root))
+    assert "all landed data is contiguous" in ok.stdout
+    db.write_bytes(b"not a database")  # damage to derived data is not damage to the evidence
+    assert asz("verify", "--root", str(root)).returncode == 0
+    assert asz("search", "hello", "--reindex", "--root", str(root)).returncode == 0
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT count(*) FROM hit").fetchone()[0] == n  # rebuilt from the landed files, the same rows
+    con.close()
+
+
+def test_parse_updates_the_index(tmp_path, corpus_source):
+    import shutil
+
+    src = tmp_path / "projects"
+    shutil.copytree(corpus_source / "-home-user-claude-reliability", src / "-home-user-claude-reliability")
+    root = tmp_path / "root"
+    asz("collect", "--once", "--source", str(src), "--root", str(root))
+    con = sqlite3.connect(root / INDEX_PATH)
+    assert con.execute("SELECT id FROM conv").fetchall() == [("de3b8b19-5bc0-4a2a-934a-1b6806567e25",)]
+    con.close()
+
+
+@pytest.mark.parametrize("via", ["cli", "api"])
+def test_withheld_text_is_never_matched_counted_or_snippeted(canary_root, tmp_path, via):
+    from view_server_helpers import MARKER, Served, write_config
+
+    cfg = write_config(tmp_path / "asz.yaml", hide=["system_prompt", "tool_schemas"])
+    open_hits = asz_json("search", MARKER, "--json", "--root", str(canary_root))
+    assert open_hits, "the canary is searchable when nothing is withheld"
+    if via == "cli":
+        out = asz("search", MARKER, "--json", "--root", str(canary_root), "--config", str(cfg)).stdout
+        assert out.strip() == "[]" and MARKER not in out
+        table = asz("search", MARKER, "--root", str(canary_root), "--config", str(cfg)).stdout
+        assert MARKER not in table and "0 hit(s)" in table
+        return
+    s = Served(["view", "--root", str(canary_root), "--config", str(cfg)], tmp_path)
+    try:
+        r = s.get(f"/api/search?q={MARKER}")
+        assert r.status == 200 and r.json() == [] and MARKER.encode() not in r.body
+        ok = s.get("/api/search?q=deploy")
+        assert ok.status == 200 and ok.json() and all(MARKER not in h["snippet"] for h in ok.json())
+        assert s.get("/api/search?q=deploy&limit=0").status == 400
+        assert s.get("/api/search").status == 400
+        assert s.get("/api/search?q=x&bogus=1").status == 400
+    finally:
+        s.stop()
