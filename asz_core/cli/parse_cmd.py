@@ -113,11 +113,13 @@ def parse(
         except ValueError as exc:
             raise _usage(str(exc)) from None
         if not sdir.is_dir():
-            from ..reading.ids import IdError, session_id
+            from ..reading.ids import AmbiguousId, UnknownId, session_id
 
             try:
                 sdir = session_dir(Path(where), session_id(where, session))  # a unique prefix of a session id
-            except IdError as exc:
+            except UnknownId:
+                raise _usage(f"{session}: no such session in {where}") from None
+            except AmbiguousId as exc:
                 raise _usage(f"{exc} in {where}") from None
         sessions = [sdir.name]
     from ..collect.workers import jobs_from_option
