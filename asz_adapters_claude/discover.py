@@ -109,12 +109,23 @@ class _Walk:
         self.out.errors.append((str(path), message))
 
     def entries(self, path: Path) -> Iterator[tuple[str, Path, bool]]:
-        """``(name, path, is_dir)`` of each entry of directory ``path`` by name; failures become errors."""
+        """``(name, path, is_dir)`` of each entry of directory ``path`` by name.
+
+        The source root that cannot be listed is an error; a directory inside
+        it that cannot be listed is skipped, with why. A symbolic link that
+        leads nowhere (its target is missing, or links loop) is skipped with
+        its target named, except a main session transcript (``<session>.jsonl``
+        in a project directory), which is an error: that is the session's own
+        file. Any other entry that cannot be inspected is skipped.
+        """
         try:
             with os.scandir(path) as it:
                 listed = sorted(it, key=lambda e: e.name)
         except OSError as exc:
-            self.error(path, exc, "directory")
+            if path == self.root:
+                self.error(path, exc, "directory")
+            else:
+                self.skip(path, f"cannot be listed: {os_error_text(exc, 'directory')}")
             return
         for e in listed:
             try:
@@ -122,11 +133,25 @@ class _Walk:
                 if target:
                     self.skip(Path(e.path), f"a symbolic link to {target}, outside the source root")
                     continue
+                if e.is_symlink() and not os.path.exists(e.path):
+                    self.dangling(path, e)
+                    continue
                 is_dir = e.is_dir()
             except OSError as exc:
-                self.error(Path(e.path), exc)
+                self.skip(Path(e.path), f"cannot be inspected: {os_error_text(exc, 'file')}")
                 continue
             yield e.name, Path(e.path), is_dir
+
+    def dangling(self, parent: Path, e: os.DirEntry) -> None:
+        """A symbolic link whose target is missing (or a loop): skipped, or an error when it is a session's own file."""
+        try:
+            target = os.readlink(e.path)
+        except OSError:
+            target = "?"
+        if parent.parent == self.root and e.name.endswith(".jsonl") and SESSION_ID.fullmatch(e.name[: -len(".jsonl")]):
+            self.error(Path(e.path), f"the session file is a symbolic link to {target}, which leads nowhere")
+        else:
+            self.skip(Path(e.path), f"a symbolic link to {target}, which leads nowhere")
 
     def add(self, session: str, slug: str, kind: str, path: Path, *, stream: str = "", batch: str = "", mode: str = "append") -> None:
         src = self.rel(path)

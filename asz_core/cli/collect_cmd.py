@@ -347,9 +347,18 @@ def sources(
     adapter: str = typer.Option("", "--adapter", help="Only this adapter (default: every enabled one)."),
     config: Optional[Path] = typer.Option(None, "--config", help="asz.yaml to read (default ./asz.yaml if present)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+    reset_conflict: str = typer.Option("", "--reset-conflict", metavar="SESSION",
+                                       help="Check SESSION's conflicted sources again, once you have put their bytes back: each "
+                                            "that holds what landed becomes active (what landed is kept); the others stay in conflict (exit 1)."),
+    lock_timeout: float = typer.Option(30.0, "--lock-timeout", help="With --reset-conflict: seconds to wait for a collector holding the session."),
     adapter_file: list[Path] = typer.Option([], "--adapter-file", help="Load an adapter from a Python file (development).", hidden=True),
 ) -> None:
     """List the sessions and files a collect pass would read, with sizes (bytes) and cursor states.
+
+    With ``--reset-conflict SESSION``: check that session's conflicted
+    sources again (:mod:`asz_core.collect.reset`) and print one line per
+    conflicted cursor, ``reset: <src>: <why>`` or ``conflict: <src>: <why>``;
+    exit 1 when one stays in conflict or the session has none.
 
     Per source: session, kind, mode (append|snapshot), size, landed (append:
     the cursor's offset; snapshot: 0 or the size when its content landed),
@@ -366,6 +375,8 @@ def sources(
     cfg = _load("sources", config)
     jobs = resolve_jobs("sources", cfg, adapter=adapter, source=source, adapter_files=adapter_file, root=root)
     storage = Path(root) if root is not None else Path(cfg.root)
+    if reset_conflict:
+        raise typer.Exit(_reset(storage, jobs, reset_conflict, lock_timeout, as_json))
     out = [survey(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude) for j in jobs]
     if as_json:
         typer.echo(orjson.dumps({"root": str(storage), "adapters": out}, option=orjson.OPT_INDENT_2).decode())
@@ -385,6 +396,32 @@ def sources(
             for e in a["errors"]:
                 typer.echo(f"error: {e['path']}: {e['message']}", err=True)
     raise typer.Exit(1 if any(a["errors"] for a in out) else 0)
+
+
+def _reset(storage: Path, jobs: list[Job], session: str, lock_timeout: float, as_json: bool) -> int:
+    """``asz sources --reset-conflict SESSION``: the rows of every adapter's conflicted cursors; the exit code."""
+    from ..collect.reset import reset_conflicts
+    from ..storage.root import LockBusy
+
+    rows = []
+    try:
+        for j in jobs:
+            rows += reset_conflicts(storage, j.adapter, j.source_root, session, lock_timeout=lock_timeout)
+    except FileNotFoundError as exc:
+        typer.echo(f"asz sources: {exc}", err=True)
+        return 1
+    except LockBusy as exc:
+        typer.echo(f"busy: {exc}", err=True)
+        return 1
+    if as_json:
+        typer.echo(orjson.dumps({"root": str(storage), "session": session, "cursors": [
+            {"src": r.src, "cursor": r.cursor, "reset": r.reset, "why": r.why} for r in rows]}, option=orjson.OPT_INDENT_2).decode())
+    else:
+        for r in rows:
+            typer.echo(f"{'reset' if r.reset else 'conflict'}: {r.src}: {r.why}")
+        if not rows:
+            typer.echo(f"session {session} has no source in conflict", err=True)
+    return 0 if rows and all(r.reset for r in rows) else 1
 
 
 def _num(v) -> str:

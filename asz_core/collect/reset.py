@@ -1,0 +1,106 @@
+"""``asz sources --reset-conflict SESSION``: check a conflicted source again, because its user says so.
+
+A conflict is sticky (origin-digest §2.2): a pass that finds a source shorter
+than what landed, or whose bytes before the cursor's offset changed, stops
+reading it and nothing in a pass clears that, since only a person can tell a
+mistake (a restore from an older backup, an editor that rewrote the file)
+from a real rewrite. Once the person has put the bytes back, this command
+does what used to be a hand edit of the cursor, with the check the edit
+relied on:
+
+* an append source is read again at the cursor's offset: when it holds at
+  least ``offset`` bytes and the ``TAIL_WINDOW`` bytes before it hash to the
+  cursor's ``tail_sha256`` (or the cursor has no tail digest, the conflict
+  was a new inode, and the person vouches for it), the cursor becomes
+  ``active`` with the source's current inode and the next pass goes on from
+  there; otherwise the cursor is left as it is and the reason is returned;
+* a snapshot or document cursor in conflict becomes ``active``: its next
+  pass lands the content again when it differs from what landed.
+
+What landed is never touched: no landed file is removed or rewritten. The
+session's lock is held while cursors are written, so a running collector
+never sees half a reset.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import attrs
+
+from ..plugins.adapter import Adapter
+from ..storage.cursor import TAIL_WINDOW, AppendCursor, read_cursor, write_cursor
+from ..storage.layout import cursor_path, kind_dir
+from ..storage.root import session_lock
+
+__all__ = ["ResetRow", "reset_conflicts"]
+
+
+@attrs.define
+class ResetRow:
+    """One conflicted cursor of the session: its source ``src``, ``cursor`` path, whether it was ``reset``, and ``why``
+    (what was found: the reason a cursor stays in conflict, or what the reset checked)."""
+
+    src: str
+    cursor: str
+    reset: bool
+    why: str
+
+
+def reset_conflicts(root: str | os.PathLike, adapter: Adapter, source_root: str | os.PathLike, session: str, *,
+                    lock_timeout: float = 0.0) -> list[ResetRow]:
+    """Check every conflicted cursor of ``session`` against its source (found by ``adapter``'s discovery under
+    ``source_root``) and make it active when the source holds what landed. Returns one row per conflicted cursor.
+
+    Raises :class:`~asz_core.storage.root.LockBusy` when a collector holds the session past ``lock_timeout``
+    seconds, and FileNotFoundError when ``root`` has no directory for ``session``.
+    """
+    root = Path(root)
+    if not (root / session).is_dir():
+        raise FileNotFoundError(f"{root / session}: no such session in the storage root")
+    disc = adapter.discover(Path(source_root))
+    rows: list[ResetRow] = []
+    with session_lock(root, session, timeout=lock_timeout):
+        for s in disc.sessions().get(session, []):
+            cp = cursor_path(kind_dir(root, session, s.kind, s.stream, s.batch), s.kind)
+            try:
+                cur = read_cursor(cp)
+            except (ValueError, KeyError, OSError):
+                continue
+            if cur is None or cur.state != "conflict":
+                continue
+            ok, why = _check(s, cur, adapter) if isinstance(cur, AppendCursor) else (True, "a snapshot: its content is compared again")
+            if ok:
+                cur.state, cur.reason = "active", ""
+                write_cursor(cp, cur)
+            rows.append(ResetRow(s.src, str(cp), ok, why))
+    return rows
+
+
+def _check(s, cur: AppendCursor, adapter: Adapter) -> tuple[bool, str]:
+    """Whether the append source ``s`` holds what landed before ``cur.offset``; adopts its inode when it does."""
+    if s.mode == "document":
+        return True, "a document: its content is compared again"
+    try:
+        fd = os.open(s.path, os.O_RDONLY)
+    except OSError as exc:
+        return False, f"the source cannot be read ({exc.strerror or exc})"
+    try:
+        st = os.fstat(fd)
+        if st.st_size < cur.offset:
+            return False, f"still truncated: the source has {st.st_size} bytes, {cur.offset} landed"
+        start = max(0, cur.offset - TAIL_WINDOW)
+        prev = os.pread(fd, cur.offset - start, start)
+    finally:
+        os.close(fd)
+    if cur.tail_sha256:
+        if hashlib.sha256(prev).hexdigest() != cur.tail_sha256:
+            return False, (f"still rewritten: the {len(prev)} bytes before offset {cur.offset} are not the ones that landed; "
+                           "put the source's bytes back, or collect it into a second root")
+        why = f"the {len(prev)} bytes before offset {cur.offset} are the ones that landed"
+    else:
+        why = "no tail digest to check: the source is taken as the one that landed, on your word"
+    cur.dev, cur.ino, cur.size, cur.mtime = st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+    return True, why

@@ -1,0 +1,108 @@
+"""Recoverable states have commands (issue 23): ``asz sources --reset-conflict`` and links that lead nowhere.
+
+Real ``asz`` processes over a copy of the bundled Claude Code example
+(examples/claude-code/projects): a conflict is made by rewriting the
+transcript, cleared by the command only once the bytes are back, and what
+landed stays; broken links in a source folder are skipped, not errors, unless
+one is a session's own file.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import orjson
+import pytest
+
+from collect_helpers import REPO, asz, summary
+
+EXAMPLE = REPO / "examples" / "claude-code" / "projects"
+SESSION = "7d2f1c3e-5b8a-4e61-9f0d-2a4c6e8b1d35"
+
+
+@pytest.fixture()
+def src(tmp_path):
+    if not EXAMPLE.is_dir():
+        pytest.skip(f"{EXAMPLE} is absent")
+    return shutil.copytree(EXAMPLE, tmp_path / "src")
+
+
+def _collect(src, root):
+    return asz("collect", "--once", "--source", str(src), "--root", str(root))
+
+
+def _landed_files(root):
+    return sorted(p.relative_to(root).as_posix() for p in (root / SESSION).rglob("*.sd"))
+
+
+def test_reset_conflict_reads_on_once_the_bytes_are_back_and_keeps_what_landed(src, tmp_path):
+    root = tmp_path / "data"
+    main = src / "-home-dev-hello-app" / f"{SESSION}.jsonl"
+    assert _collect(src, root).returncode == 0
+    before = _landed_files(root)
+    original = main.read_bytes()
+    extra = b'{"type":"user","uuid":"after-reset","sessionId":"' + SESSION.encode() + b'"}\n'
+    main.write_bytes(original.replace(b"Run the tests", b"Run THE tests", 1) + extra)  # an editor rewrote the transcript
+    p = _collect(src, root)
+    assert p.returncode == 1 and summary(p.stdout)["conflicts"] == "1"
+    p = asz("sources", "--source", str(src), "--root", str(root), "--reset-conflict", SESSION)
+    assert p.returncode == 1  # the bytes are not back yet: the conflict stays, and says why
+    assert p.stdout.startswith(f"conflict: -home-dev-hello-app/{SESSION}.jsonl: still rewritten: the 5645 bytes before offset 5645")
+    main.write_bytes(original + extra)  # the bytes are back, and the runtime wrote one more line
+    p = asz("sources", "--source", str(src), "--root", str(root), "--reset-conflict", SESSION, "--json")
+    assert p.returncode == 0, p.stderr
+    rows = orjson.loads(p.stdout)["cursors"]
+    assert [(r["src"], r["reset"]) for r in rows] == [(f"-home-dev-hello-app/{SESSION}.jsonl", True)]
+    p = _collect(src, root)
+    assert p.returncode == 0, p.stderr
+    assert summary(p.stdout)["records"] == "1" and summary(p.stdout)["conflicts"] == "0"  # only the new line
+    after = _landed_files(root)
+    assert set(before) < set(after) and len(after) == len(before) + 1  # every file that landed is still there
+    assert asz("verify", "--root", str(root)).returncode == 0
+    p = asz("sources", "--source", str(src), "--root", str(root), "--reset-conflict", SESSION)
+    assert p.returncode == 1 and "has no source in conflict" in p.stderr
+
+
+def test_a_truncated_source_stays_in_conflict(src, tmp_path):
+    root = tmp_path / "data"
+    main = src / "-home-dev-hello-app" / f"{SESSION}.jsonl"
+    assert _collect(src, root).returncode == 0
+    main.write_bytes(main.read_bytes()[:100])
+    assert _collect(src, root).returncode == 1
+    p = asz("sources", "--source", str(src), "--root", str(root), "--reset-conflict", SESSION)
+    assert p.returncode == 1
+    assert "still truncated: the source has 100 bytes, 5645 landed" in p.stdout
+
+
+def test_links_that_lead_nowhere_are_skipped_not_errors(src, tmp_path):
+    root = tmp_path / "data"
+    proj = src / "-home-dev-hello-app"
+    os.symlink("missing.jsonl", proj / "notes.jsonl")
+    os.symlink("loop", proj / "loop")  # a link to itself
+    os.symlink("../nothere.jsonl", proj / SESSION / "subagents" / "agent-a0000000000000000.jsonl")
+    os.symlink("gone", src / "-home-dev-other")  # a project folder that is a broken link
+    for _ in range(2):  # every pass, not only the first
+        p = _collect(src, root)
+        assert p.returncode == 0, p.stderr
+        assert summary(p.stdout)["errors"] == "0" and summary(p.stdout)["skipped"] == "4"
+    p = asz("sources", "--source", str(src), "--root", str(root))
+    assert p.returncode == 0
+    skipped = sorted(line for line in p.stdout.splitlines() if line.startswith("skipped:"))
+    assert skipped == [
+        "skipped: -home-dev-hello-app/7d2f1c3e-5b8a-4e61-9f0d-2a4c6e8b1d35/subagents/agent-a0000000000000000.jsonl: "
+        "a symbolic link to ../nothere.jsonl, which leads nowhere",
+        "skipped: -home-dev-hello-app/loop: a symbolic link to loop, which leads nowhere",
+        "skipped: -home-dev-hello-app/notes.jsonl: a symbolic link to missing.jsonl, which leads nowhere",
+        "skipped: -home-dev-other: a symbolic link to gone, which leads nowhere",
+    ]
+
+
+def test_a_session_file_that_leads_nowhere_is_an_error(src, tmp_path):
+    root = tmp_path / "data"
+    other = "11111111-2222-4333-8444-555555555555"
+    os.symlink("missing.jsonl", src / "-home-dev-hello-app" / f"{other}.jsonl")
+    p = _collect(src, root)
+    assert p.returncode == 1
+    assert f"{other}.jsonl: the session file is a symbolic link to missing.jsonl, which leads nowhere" in p.stderr
+    assert summary(p.stdout)["records"] == "14"  # the other session still landed whole
