@@ -116,7 +116,7 @@ def test_errors_are_reported_and_discovery_continues(tmp_path: Path) -> None:
     proj.mkdir(parents=True)
     sid = "11111111-2222-4333-8444-555555555555"
     (proj / f"{sid}.jsonl").write_text('{"type":"user"}\n')
-    os.symlink(root / "gone.jsonl", proj / "agent-deadbeef.jsonl")  # unreadable 2.0.x child (a dangling link inside the root)
+    os.symlink(root / "gone.jsonl", proj / "agent-deadbeef.jsonl")  # a 2.0.x child that is a dangling link inside the root
     (proj / "agent-cafe0001.jsonl").write_text('{"type":"user"}\n')  # names no session yet
     (proj / "agent-cafe0002.jsonl").write_text(f'{{"type":"summary"}}\n{{"sessionId":"{sid}"}}\n')
     (proj / sid / "subagents" / "workflows" / "wf_r").mkdir(parents=True)
@@ -129,9 +129,10 @@ def test_errors_are_reported_and_discovery_continues(tmp_path: Path) -> None:
         ("cafe0002", f"-p/{sid}/subagents/agent-cafe0002.jsonl"),
     ]
     errors = dict(d.errors)
-    assert str(proj / "agent-deadbeef.jsonl") in errors
+    assert str(proj / "agent-deadbeef.jsonl") not in errors  # issue 23: a link that leads nowhere is skipped, not an error
     assert errors[str(proj / "agent-cafe0002.jsonl")].startswith("conflict:")
     skipped = dict(d.skipped)
+    assert skipped["-p/agent-deadbeef.jsonl"] == f"a symbolic link to {root / 'gone.jsonl'}, which leads nowhere"
     assert skipped["-p/agent-cafe0001.jsonl"] == "no line names its session yet"
     assert f"-p/{sid}/workflows/notes.txt" in skipped
 
@@ -165,7 +166,8 @@ def test_links_out_of_the_source_root_are_skipped_and_links_inside_followed(tmp_
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads directories whatever their mode")
-def test_unreadable_project_directory_is_an_error(tmp_path: Path) -> None:
+def test_unreadable_project_directory_is_skipped(tmp_path: Path) -> None:
+    """Issue 23: a folder of the source root that cannot be listed is skipped with why, not an error of every pass."""
     root = tmp_path / "projects"
     (root / "-locked").mkdir(parents=True)
     (root / "-open").mkdir()
@@ -175,7 +177,8 @@ def test_unreadable_project_directory_is_an_error(tmp_path: Path) -> None:
         d = A.discover(root)
     finally:
         os.chmod(root / "-locked", 0o755)
-    assert len(d.sources) == 1 and [p for p, _ in d.errors] == [str(root / "-locked")]
+    assert len(d.sources) == 1 and d.errors == []
+    assert dict(d.skipped)["-locked"] == "cannot be listed: permission denied"
 
 
 def test_an_agent_file_named_main_never_takes_the_main_stream(tmp_path: Path) -> None:
