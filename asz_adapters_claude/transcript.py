@@ -204,6 +204,8 @@ def transcript_record(rec: Record, obj: Obj, raw: bytes, source: Source | None =
     rec.from_ = _FROM_BY_TYPE.get(t, "")
     if t == "ai-title":
         rec.label = str_of(v, "aiTitle")
+    elif t == "summary":
+        rec.label = str_of(v, "summary")  # the title older Claude Code wrote (a record with no uuid of its own)
     if tur is not None:
         rec.tool = str_of(tur, "toolUseId")
         rec.child = str_of(tur, "agentId")
@@ -212,6 +214,9 @@ def transcript_record(rec: Record, obj: Obj, raw: bytes, source: Source | None =
         rec.call = str_of(message, "id")
         rec.model = str_of(message, "model")
         rec.usage = usage_of(message)
+    rec.cwd = str_of(v, "cwd")  # where the runtime was working, as it recorded it (issue 17)
+    rec.git_branch = str_of(v, "gitBranch")
+    rec.runtime_version = str_of(v, "version")
     rec.trigger = _trigger(v, attachment)
     rec.flags = ordered_flags(_transcript_flags(v, t, message, attachment, tur))
 

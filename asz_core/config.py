@@ -28,6 +28,8 @@ Keys read, with their defaults::
     view:                               # asz view / asz server (seed 004, Withholding)
       hide: []                          # withholdable flags to withhold: system_prompt, tool_schemas
       hide_override: false              # true: a request's ?hide= replaces view.hide for that request
+    prices:                             # USD per million tokens, replacing or adding entries of the shipped table
+      claude-opus-4-7: {input: 5, output: 25, cache_write: 6.25, cache_read: 0.5}
 
 Every other key is an error that names the key and the file
 (:class:`ConfigError`), and so is a key given twice in one mapping (it names
@@ -135,6 +137,8 @@ class Config:
     export: ExportConfig = attrs.Factory(ExportConfig)
     #: ``storage.retention`` (issue 21): when ``asz prune`` removes a session's landed files.
     retention: RetentionConfig = attrs.Factory(RetentionConfig)
+    #: ``prices``: model → ``{input, output, cache_write, cache_read}`` in USD per million tokens (issue 17).
+    prices: dict[str, dict[str, Any]] = attrs.Factory(dict)
     path: Path | None = None
 
     def enabled(self) -> list[AdapterConfig]:
@@ -303,7 +307,7 @@ def _adapter(ctx: _Ctx, value: Any, key: str) -> AdapterConfig:
 def parse_config(data: Any, file: str = "asz.yaml") -> Config:
     """Build a :class:`Config` from decoded YAML ``data``; ``file`` names it in errors. Raises ConfigError."""
     ctx = _Ctx(file)
-    top = ctx.mapping(data, "", ("storage", "adapters", "parse", "view", "export"))
+    top = ctx.mapping(data, "", ("storage", "adapters", "parse", "view", "export", "prices"))
     cfg = Config()
     if "storage" in top:
         st = ctx.mapping(top["storage"], "storage", ("root", "retention"))
@@ -340,7 +344,29 @@ def parse_config(data: Any, file: str = "asz.yaml") -> Config:
         cfg.view_hide = names
         if "hide_override" in v:
             cfg.view_hide_override = ctx.boolean(v["hide_override"], "view.hide_override")
+    if "prices" in top:
+        cfg.prices = _prices(ctx, top["prices"])
     return cfg
+
+
+def _prices(ctx: _Ctx, value: Any) -> dict[str, dict[str, Any]]:
+    """``prices``: each model's four prices, checked as the price table reads them (issue 17)."""
+    from .view.prices import parse_price
+
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ctx.err("prices", f"expected a mapping of model to prices, got {type(value).__name__}")
+    out: dict[str, dict[str, Any]] = {}
+    for model, entry in value.items():
+        if not isinstance(model, str) or not model:
+            raise ctx.err("prices", f"a model name must be a non-empty string, got {model!r}")
+        try:
+            parse_price(entry)
+        except ValueError as exc:
+            raise ctx.err(f"prices.{model}", str(exc)) from None
+        out[model] = dict(entry)
+    return out
 
 
 class _DuplicateKey(yaml.YAMLError):

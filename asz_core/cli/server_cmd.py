@@ -28,6 +28,7 @@ from typing import Optional
 import typer
 
 from ..config import Config, ConfigError, format_duration, load_config
+from ..view.prices import price_table
 
 __all__ = ["register", "view", "server"]
 
@@ -133,7 +134,7 @@ def view(
     sock = _bind("view", host, port)  # listening before the server's modules load: the first request waits in the backlog
     from ..view.server import ViewState, create_app
 
-    state = ViewState(storage, hide=cfg.view_hide, hide_override=cfg.view_hide_override, mode="view")
+    state = ViewState(storage, hide=cfg.view_hide, hide_override=cfg.view_hide_override, prices=price_table(cfg.prices), mode="view")
     typer.echo(f"reading  : {storage}")
     _banner_common(state, host, port)
     stop = threading.Event()
@@ -188,7 +189,7 @@ def server(
                   options=CollectOptions(max_delta_bytes=j.max_delta_bytes), report=report)
         for j in jobs
     ]
-    state = ViewState(storage, hide=cfg.view_hide, hide_override=cfg.view_hide_override, mode="server",
+    state = ViewState(storage, hide=cfg.view_hide, hide_override=cfg.view_hide_override, prices=price_table(cfg.prices), mode="server",
                       source=", ".join(str(j.source_root) for j in jobs), interval=every)
     stop = threading.Event()
 

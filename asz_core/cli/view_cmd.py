@@ -24,6 +24,38 @@ def _root(root: Optional[Path], config: Optional[Path]) -> Path:
         raise typer.Exit(2)
 
 
+def config_prices(config: Optional[Path], cmd: str):
+    """The price table with ``asz.yaml``'s ``prices`` applied (the file ``--config`` names, else ./asz.yaml); exit 2 on a bad file."""
+    from ..config import ConfigError, load_config
+    from ..view.prices import price_table
+
+    try:
+        return price_table(load_config(config).prices)
+    except ConfigError as exc:
+        typer.echo(f"{cmd}: {exc}", err=True)
+        raise typer.Exit(2)
+
+
+def usage_lines(s: dict) -> list[str]:
+    """The short summary's lines about where, with what and at what cost (issue 17), from a document's summary."""
+    rt = s.get("runtime") or {}
+    where = s.get("project") or "(no working directory recorded)"
+    if s.get("git_branch"):
+        where += f" on branch {s['git_branch']}"
+    runtime = " ".join(x for x in (rt.get("name"), rt.get("version")) if x)
+    lines = [f"project {where}" + (f", {runtime}" if runtime else "")]
+    lines.append(f"models {', '.join(s.get('models') or []) or '(none recorded)'}")
+    u, lanes = s["usage"], s["usage_by_lane"]
+    lines.append(f"tokens {_tokens(u)}" + (f" (subagents: {_tokens(lanes['subagent'])})" if any(lanes["subagent"].values()) else ""))
+    cost = s["cost"]
+    lines.append(f"cost ${cost['usd']:.6f}" + (f" (unpriced: {', '.join(cost['unpriced'])})" if cost["unpriced"] else ""))
+    return lines
+
+
+def _tokens(u: dict) -> str:
+    return f"in {u['in']:,}, out {u['out']:,}, cache read {u['cache_read']:,}, cache write {u['cache_write']:,}"
+
+
 def conversation(
     conversation_id: str = typer.Argument(..., metavar="ID", help="Conversation id (the session id for Claude Code), or a unique prefix of one."),
     as_json: bool = typer.Option(False, "--json", "-json", help="Print the whole document as JSON."),
@@ -52,7 +84,7 @@ def conversation(
     except LookupError:
         pass  # the document build names what is missing
     try:
-        doc = build_view(r, conversation_id, hide=names)
+        doc = build_view(r, conversation_id, hide=names, prices=config_prices(config, "asz conversation"))
     except ValueError as exc:
         typer.echo(f"asz conversation: {exc}", err=True)
         raise typer.Exit(2)
@@ -69,7 +101,9 @@ def conversation(
     s = doc["summary"]
     through = max((f["through_seq"] or 0 for f in doc["rounds"]), default=0)
     open_unres = s["unresolved"]
-    typer.echo(f"conversation {doc['conversation']}: {s['title'] or '(untitled)'}")
+    typer.echo(f"conversation {doc['conversation']}: {s['title'] or '(title withheld)'}")
+    for line in usage_lines(s):
+        typer.echo(line)
     typer.echo(f"rounds {s['rounds']}, head {doc['head']['digest'][:12]}…")
     typer.echo(f"landed through seq {through}")
     typer.echo(f"entities {sum(s['kinds'].values())} nodes, {sum(s['relation_types'].values())} relations, {len(doc['unresolved'])} unresolved ({open_unres} still open)")

@@ -240,6 +240,11 @@ class Record:
     flags: list[str] = attrs.Factory(list)
     usage: Usage | None = None
     model: str = ""
+    #: Where the runtime was working when it wrote the record, as it recorded it (issue 17; a 1.x adds fields):
+    #: the working directory, the git branch checked out there and the runtime's own version. '' = not recorded.
+    cwd: str = ""
+    git_branch: str = ""
+    runtime_version: str = ""
     parts: list[Part] = attrs.Factory(list)
     dropped: list[Dropped] = attrs.Factory(list)
     #: Lone UTF-16 surrogates the adapter replaced by U+FFFD in this record's strings (docs/session-data.md, Byte fidelity).

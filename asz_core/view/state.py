@@ -27,6 +27,7 @@ from ..sessiondata.model import WITHHOLDABLE
 from .document import ViewError, build_view
 from .landed import LandedFiles, first_link
 from .query import ApiError
+from .prices import PriceTable
 from .rows import ROW_KEYS, SUMMARY_KEYS, header_ms, header_row, newest_round, read_head
 
 __all__ = ["ViewState", "ROW_KEYS", "SUMMARY_KEYS", "DOCUMENT_CACHE_ENTRIES"]
@@ -87,8 +88,10 @@ class ViewState:
     """
 
     def __init__(self, root: str | Path, *, hide: Iterable[str] = (), hide_override: bool = False, mode: str = "view",
-                 source: str = "", interval: float | None = None):
+                 source: str = "", interval: float | None = None, prices: PriceTable | None = None):
         self.root = Path(root)
+        self.prices = prices  # issue 17: the price table documents are built with (None: the shipped one)
+        self._summaries: dict[str, tuple[tuple, tuple, dict]] = {}  # conversation -> (fingerprint, hide, row's summary keys)
         unknown = set(hide) - set(WITHHOLDABLE)
         if unknown:
             raise ValueError(f"not a withholdable flag: {', '.join(sorted(unknown))}")
@@ -205,7 +208,32 @@ class ViewState:
         newest = self.newest_round(conversation)
         title = h.get("title", "")
         title = self._title(conversation, title if isinstance(title, str) else "", hide, newest[2] if newest else None)
-        return header_row(conversation, h, newest[0] if newest else 0, title=title, state=self.known_state(conversation))
+        row = header_row(conversation, h, newest[0] if newest else 0, title=title, state=self.known_state(conversation))
+        row.update(self.known_summary(conversation, hide))
+        return row
+
+    def known_summary(self, conversation: str, hide: Sequence[str]) -> dict:
+        """Issue 17's row keys from the summary of the last document built for ``conversation``, {} when none.
+
+        :data:`SUMMARY_KEYS` come from a document built while the files are as
+        they are now (the checker builds one for every conversation); its
+        ``title`` (the runtime's, else the first talk's label) only from one
+        built withholding the same names.
+        """
+        with self._lock:
+            hit = self._summaries.get(conversation)
+        if hit is None:
+            return {}
+        try:
+            if hit[0] != self.fingerprint(conversation):
+                return {}
+        except ApiError:
+            return {}
+        keys = dict(hit[2])
+        title = keys.pop("title")
+        if hit[1] == tuple(hide) and title:
+            keys["title"] = title
+        return keys
 
     def known_state(self, conversation: str) -> str | None:
         """The verification state found for ``conversation`` while its files are unchanged since, else None."""
@@ -284,7 +312,7 @@ class ViewState:
     def _build(self, conversation: str, hide: Sequence[str], newest: tuple, fp: tuple, *, count: bool = True) -> Doc:
         """Build one document (and note its verification state for the list); ``count`` adds it to :attr:`builds`."""
         try:
-            doc = build_view(self.root, conversation, hide=list(hide))
+            doc = build_view(self.root, conversation, hide=list(hide), prices=self.prices)
         except ViewError as exc:
             raise ApiError(404, str(exc)) from None
         head = doc["head"]
@@ -293,6 +321,7 @@ class ViewState:
         with self._lock:
             self.builds += count
             self._states[conversation] = (fp, d.state)
+            self._summaries[conversation] = (fp, tuple(hide), {k: doc["summary"].get(k) for k in ("title", *SUMMARY_KEYS)})
         return d
 
     def gzipped(self, d: Doc) -> bytes:

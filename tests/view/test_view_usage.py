@@ -75,14 +75,6 @@ def _asz(*args: str) -> str:
     return p.stdout
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory, corpus_dir):
-    projects = corpus_dir / "claude-code/projects"
-    root = tmp_path_factory.mktemp("usage") / "root"
-    _asz("collect", "--once", "--source", str(projects), "--root", str(root))
-    return projects, root
-
-
 def _calls(doc: dict) -> list[dict]:
     out: list[dict] = []
 
@@ -176,3 +168,19 @@ def test_a_multi_snapshot_call_shows_its_last_usage(tmp_path, stop_on_last, stat
     assert doc["summary"]["usage"] == call["usage"]
     assert doc["summary"]["usage_by_model"] == {"claude-opus-4-7": call["usage"]}
     assert doc["summary"]["models"] == ["claude-opus-4-7"]
+
+
+def test_one_conversations_cost_is_the_hand_computed_figure(corpus):
+    """55604662: one call of claude-opus-4-6 (in 3, out 13, cache read 11,515, cache write 13,835) at the published
+    $5 / $25 / $0.50 / $6.25 per million: 15 + 325 + 5,757.5 + 86,468.75 = 92,566.25 micro-dollars."""
+    _, root = corpus
+    s = build_view(root, "55604662-cf2a-4331-851a-ec234028f8ca")["summary"]
+    assert s["usage_by_model"] == {"claude-opus-4-6": {"in": 3, "out": 13, "cache_read": 11515, "cache_write": 13835}}
+    assert s["cost"] == {"usd": 0.092566, "unpriced": []}
+
+
+def test_every_corpus_model_is_priced(corpus):
+    _, root = corpus
+    for conv in list_conversations(root):
+        s = build_view(root, conv)["summary"]
+        assert s["cost"]["unpriced"] == [] and s["cost"]["usd"] > 0, conv

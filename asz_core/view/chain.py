@@ -1,0 +1,102 @@
+"""Folding a conversation's chain for the view, and checking each round's inputs against the landed files (seed 004)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from ..flow.fold import Fold, FoldError
+from ..flow.round import Round, RoundError, input_digest, parse_round_file_name, read_round
+from ..sessiondata.model import WITHHOLDABLE
+from .session_records import LandedSession
+
+__all__ = ["ViewError", "ChainReader"]
+
+
+class ViewError(RuntimeError):
+    """No document can be built: the conversation has no usable round (or does not exist)."""
+
+
+class ChainReader:
+    """The rounds of one conversation folded in chain order, the problems met and the verification state."""
+
+    def __init__(self, root: Path, conversation: str, hide: Iterable[str], through_round: int | None = None):
+        if not conversation or "/" in conversation or "\\" in conversation or conversation in (".", "..") \
+                or conversation.startswith((".", "_")) or "\x00" in conversation:
+            raise ViewError(f"no rounds: {conversation!r} is not a conversation id (a name under _conversations/)")
+        self.root = root
+        self.through_round = through_round
+        self.conversation = conversation
+        self.hide = [h for h in WITHHOLDABLE if h in set(hide)]
+        unknown = set(hide) - set(WITHHOLDABLE)
+        if unknown:
+            raise ValueError(f"not a withholdable flag: {', '.join(sorted(unknown))}")
+        self.problems: list[str] = []
+        self.state = "verified"
+
+    # ------------------------------------------------------------------ chain
+
+    def fold_chain(self) -> tuple[Fold, list[dict], list[Round]]:
+        rdir = self.root / "_conversations" / self.conversation / "rounds"
+        if not rdir.is_dir():
+            raise ViewError(f"no rounds: conversation {self.conversation!r} has no chain under {rdir}")
+        files: dict[int, Path] = {}
+        for p in rdir.iterdir():
+            parsed = parse_round_file_name(p.name)
+            if parsed and p.stat().st_size > 0 and (self.through_round is None or parsed[0] <= self.through_round):
+                files.setdefault(parsed[0], p)
+        fold = Fold()
+        rows: list[dict] = []
+        accepted: list[Round] = []
+        stopped = False
+        for n in range(1, (max(files) if files else 0) + 1):
+            path = files.get(n)
+            if stopped or path is None:
+                if path is None and not stopped:
+                    self.problem("incomplete", f"round {n} is missing; the fold stops at round {n - 1}")
+                    stopped = True
+                if path is not None:
+                    rows.append(self._round_row_unread(n, path))
+                continue
+            try:
+                r = read_round(path)
+                fold.accept(r)
+            except (RoundError, FoldError, OSError) as exc:
+                self.problem("mismatch", f"round {n} does not verify: {exc}")
+                stopped = True
+                rows.append(self._round_row_unread(n, path))
+                continue
+            accepted.append(r)
+        if fold.rounds == 0:
+            raise ViewError(f"no usable round in conversation {self.conversation!r}: " + "; ".join(self.problems or ["no rounds"]))
+        return fold, rows, accepted
+
+    def _round_row_unread(self, n: int, path: Path) -> dict:
+        return {"round": n, "digest": None, "previous": None, "from_seq": None, "through_seq": None, "input_digest": None, "from_time": None, "through_time": None, "verified": False}
+
+    def problem(self, state: str, line: str) -> None:
+        self.problems.append(line)
+        rank = {"verified": 0, "incomplete": 1, "mismatch": 2}
+        if rank[state] > rank[self.state]:
+            self.state = state
+
+    def check_inputs(self, accepted: list[Round], sess: LandedSession) -> list[bool]:
+        ok: list[bool] = []
+        prev = ""
+        for r in accepted:
+            h = r.header
+            digests = []
+            good = True
+            for seq in range(h.from_seq, h.through_seq + 1):
+                f = sess.files.get(seq)
+                if f is None:
+                    self.problem("incomplete", f"round {h.round}: landed file seq {seq} of session {h.session} is missing")
+                    good = False
+                    continue
+                digests.append(f["digest"])
+            if good and input_digest(prev, digests) != h.input_digest:
+                self.problem("mismatch", f"round {h.round}: the landed files seq {h.from_seq}..{h.through_seq} do not match its input digest")
+                good = False
+            prev = h.input_digest
+            ok.append(good)
+        return ok

@@ -1,0 +1,70 @@
+"""Constants and small helpers the asz.view modules share (seed 004): node kinds, text clipping, positions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ..flow.model import Ref
+from ..sessiondata.jsonbytes import NumberText, RawJSON
+from ..sessiondata.model import WITHHOLDABLE
+
+__all__ = [
+    "FORMAT", "VERSION", "TEXT_LIMIT", "STRUCTURAL", "STEP_KINDS", "NO_TEXT", "TOOL_KINDS", "STRUCTURAL_SET", "STEP_KIND_SET",
+    "NOT_CHILDREN", "WITHHOLDABLE_SET", "NO_RECORD", "WHITESPACE", "clip_text", "data_text", "position",
+]
+
+FORMAT = "asz.view"
+VERSION = "1.0"
+#: A node's text is clipped to this many bytes at a character boundary.
+TEXT_LIMIT = 2000
+STRUCTURAL = ("conversation", "segment", "session", "stream", "epoch", "talk", "run")
+STEP_KINDS = (
+    "message.external", "message.assistant", "message.synthetic", "context.injection", "llm.call", "thinking", "tool",
+    "agent.call", "agent.launch_ack", "agent.output", "runtime.notification", "epoch.boundary", "epoch.summary", "error.api",
+    "control.interrupt", "control.permission", "control.command", "turn.duration", "control.notice",
+)
+NO_TEXT = frozenset(("llm.call", "talk", "run", "segment", "epoch", "stream", "session", "conversation"))
+TOOL_KINDS = frozenset(("tool", "agent.call"))
+STRUCTURAL_SET = frozenset(STRUCTURAL)
+STEP_KIND_SET = frozenset(STEP_KINDS)
+#: Structural kinds listed elsewhere in the document, never as a node's children.
+NOT_CHILDREN = frozenset(("epoch", "stream", "segment", "session"))
+WITHHOLDABLE_SET = frozenset(WITHHOLDABLE)
+NO_RECORD: dict = {}
+WHITESPACE = "".join(chr(c) for c in (0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0x85, 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000)) + "".join(chr(c) for c in range(0x2000, 0x200B))
+
+
+def clip_text(text: str, limit: int = TEXT_LIMIT) -> str:
+    """``text`` cut to at most ``limit`` UTF-8 bytes at a character boundary."""
+    if len(text) * 4 <= limit:  # no character takes more than 4 bytes: short text is never cut
+        return text
+    raw = text.encode("utf-8")
+    if len(raw) <= limit:
+        return text
+    return raw[:limit].decode("utf-8", "ignore")
+
+
+def data_text(data: Any) -> str:
+    if isinstance(data, RawJSON):
+        return data.raw.decode("utf-8", "replace")
+    if isinstance(data, str):
+        return data
+    # A NumberText (a number no reader type holds) is written back as the number its source wrote.
+    return orjson.dumps(data, default=_number_fragment, option=orjson.OPT_PASSTHROUGH_SUBCLASS).decode("utf-8")
+
+
+def _number_fragment(value: Any) -> Any:
+    if isinstance(value, NumberText):
+        return orjson.Fragment(str(value).encode("utf-8"))
+    if isinstance(value, str):
+        return str(value)
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def position(ref: Ref | None) -> tuple:
+    """A sort key for a ref: (seq, row, block), block -1 for a whole record; no ref sorts last."""
+    if ref is None:
+        return (1 << 62, 0, 0)
+    return (ref.seq, ref.row, -1 if ref.block is None else ref.block)

@@ -1,0 +1,123 @@
+"""The document's lists beside its talks: loose nodes, streams, segments, relations and undescribed bytes (seed 004)."""
+
+from __future__ import annotations
+
+from ..flow.model import Node, Relation
+from .kinds import STRUCTURAL
+from .nodes import NodeView
+
+__all__ = ["ListView"]
+
+
+class ListView(NodeView):
+    """The talks and the lists of the document."""
+
+    def talks(self) -> list[dict]:
+        talks = [n for n in self.nodes.values() if n.kind == "talk"]
+        talks.sort(key=lambda n: (self.at(n) or (1 << 62), n.id))
+        self._talk_dicts = {t.id: self.node(t) for t in talks}
+        return list(self._talk_dicts.values())
+
+    def loose(self) -> list[dict]:
+        out = []
+        for n in self.nodes.values():
+            if n.kind in STRUCTURAL and n.kind != "run":
+                continue
+            if n.id in self.talk_of:
+                continue
+            parent = self.nodes.get(n.parent)
+            if parent is not None and parent.kind not in ("epoch", "stream", "session", "segment", "conversation"):
+                continue  # rendered under its parent
+            out.append(n)
+        out.sort(key=lambda n: self.rank[n.id])
+        return [self.node(n) for n in out]
+
+    def streams(self) -> list[dict]:
+        out = []
+        streams = [n for n in self.nodes.values() if n.kind == "stream"]
+        talks_by_stream: dict[str, list[Node]] = {}
+        for t in self.nodes.values():
+            if t.kind == "talk":
+                talks_by_stream.setdefault(t.stream, []).append(t)
+        # A stream's records: its transcript's records once each (a record an interrupted pass landed again, at
+        # the same ord, counts once, as assembly takes it once), and every version of its sidecar.
+        records: dict[str, int] = {}
+        ords: dict[str, set] = {}
+        for seq, h in self.sess.headers.items():
+            if h is None:
+                continue
+            name = h.stream or "main"
+            if h.kind == "transcript":
+                ords.setdefault(name, set()).update(r.get("ord") for r in self.sess.records.get(seq, []))
+            elif h.kind == "agent_meta":
+                records[name] = records.get(name, 0) + len(self.sess.records.get(seq, []))
+        for name, seen in ords.items():
+            records[name] = records.get(name, 0) + len(seen)
+        for s in sorted(streams, key=lambda s: (s.attrs.get("role") != "main", self.at(s) or (1 << 62), s.id)):
+            name = s.id.split("/", 1)[1] if "/" in s.id else s.id
+            talks = sorted(talks_by_stream.get(name, []), key=lambda t: (self.at(t) or (1 << 62), t.id))
+            opened = []
+            for r in self.relations_to.get(("starts", s.id), ()):
+                src = self.nodes.get(r.from_)
+                opened.append({"step": r.from_, "stream": src.stream if src else "", "talk": self.talk_of.get(r.from_, ""), "quality": r.quality})
+            parent = s.attrs.get("parent", "")
+            if not parent and opened:
+                parent = opened[0]["stream"]
+            out.append({
+                "id": s.id, "name": name, "role": s.attrs.get("role", ""), "label": s.attrs.get("label", ""), "parent": parent,
+                "records": records.get(name, 0), "steps": sum(self._talk_steps(t) for t in talks),
+                "talk": talks[0].id if talks else "", "named_by": s.attrs.get("named_by", ""), "opened_by": opened,
+            })
+        return out
+
+    def _talk_steps(self, t: Node) -> int:
+        tmp: dict = {}
+        self._talk_keys(t, tmp)
+        return tmp.get("steps", 0)
+
+    def segments(self) -> list[dict]:
+        out = []
+        for s in sorted((n for n in self.nodes.values() if n.kind == "segment"), key=lambda n: n.id):
+            members = [self.nodes[r.from_] for r in self.relations_to.get(("in_segment", s.id), ()) if r.from_ in self.nodes]
+            froms, tos = [], []
+            for t in members:
+                tmp: dict = {}
+                self._talk_keys(t, tmp)
+                if "from" in tmp:
+                    froms.append(tmp["from"])
+                    tos.append(tmp["to"])
+            d = {"id": s.id, "state": s.attrs.get("state", ""), "committable": bool(s.attrs.get("committable", False)), "talks": len(members)}
+            if froms:
+                d["from"] = min(froms)
+                d["to"] = max(tos)
+            out.append(d)
+        return out
+
+    def relation_dict(self, r: Relation) -> dict:
+        return {"id": r.id, "type": r.type, "from": r.from_, "to": r.to, "quality": r.quality, "via": r.via, "evidence": [e.as_dict() for e in r.evidence]}
+
+    def undescribed(self) -> list[dict]:
+        """Every ``unknown`` part of the landed files (seed 000: bytes a dialect could not describe).
+
+        One entry each, in seq/row/block order: ``ref``, ``stream``, ``reason``
+        (the part's text), ``bytes``, and ``node`` when a node of the fold cites
+        that record. Listed so a reader sees them even where no step is drawn.
+        Added in 1.x (a 1.x only adds keys).
+        """
+        out = []
+        for seq, row, block, p in self.sess.listed_parts():
+            if p["k"] != "unknown":
+                continue
+            h = self.sess.headers.get(seq)
+            out.append({"ref": {"seq": seq, "row": row, "block": block}, "stream": (h.stream if h else "") or (h.batch if h else ""),
+                        "reason": p.get("text", ""), "bytes": p.get("bytes", 0)})
+        if out:
+            cited: dict[tuple[int, int], str] = {}
+            for n in self.nodes.values():
+                for r in ([n.ref] if n.ref else []) + list(n.refs):
+                    cited.setdefault((r.seq, r.row), n.id)
+            for e in out:
+                node = cited.get((e["ref"]["seq"], e["ref"]["row"]))
+                if node is not None:
+                    e["node"] = node
+        return out

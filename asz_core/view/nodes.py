@@ -1,0 +1,271 @@
+"""One node of the document as seed 004 shows it: envelope, attrs, text, call usage, tool keys and talk keys."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..flow.model import Node, Ref
+from ..sessiondata.jsonbytes import number_texts
+from .kinds import NO_RECORD, NO_TEXT, NOT_CHILDREN, STEP_KIND_SET, STRUCTURAL_SET, TOOL_KINDS, WHITESPACE, WITHHOLDABLE_SET, clip_text, data_text
+from .view_base import ViewBase
+
+__all__ = ["NodeView"]
+
+
+class NodeView(ViewBase):
+    """Renders nodes with the text of the records they reference."""
+
+    def node(self, n: Node, depth: int = 0) -> dict:
+        """One node as the document shows it: envelope, attrs, text and kind-specific keys, children to depth 12, edges."""
+        kind = n.kind
+        d: dict[str, Any] = {"id": n.id, "kind": kind}
+        if n.parent:
+            d["parent"] = n.parent
+        if n.stream:
+            d["stream"] = n.stream
+        d["at"] = self.at(n)
+        if n.ref is not None:
+            d["ref"] = n.ref.as_dict()
+        if n.refs:
+            d["refs"] = [r.as_dict() for r in n.refs]
+        attrs = n.attrs
+        if "provider_bodies" in attrs:
+            attrs = {k: v for k, v in attrs.items() if k != "provider_bodies"}
+        if attrs:
+            d["attrs"] = dict(sorted(attrs.items())) if len(attrs) > 1 else dict(attrs)
+        if kind == "talk":
+            self._talk_keys(n, d)
+        ref = n.ref or (n.refs[0] if n.refs else None)
+        rec = self.sess.record(ref)
+        withheld = rec is not None and self._withheld(rec)
+        if rec is not None and kind not in NO_TEXT:
+            self._content(n, ref, rec, withheld, d)
+        if kind == "llm.call":
+            cu = self.call_usage[n.id]
+            if cu.model:
+                d["model"] = cu.model
+            if cu.usage is not None:
+                d["usage"] = dict(cu.usage)
+                d["usage_state"] = cu.state
+            flags = sorted({f for r in n.refs or ([n.ref] if n.ref else []) for f in (self.sess.record(r) or NO_RECORD).get("flags", ()) if f in WITHHOLDABLE_SET})
+            if flags:
+                d["flags"] = flags
+            if not self.hide:
+                pb = n.attrs.get("provider_bodies")
+                if isinstance(pb, list) and pb:
+                    d["provider_bodies"] = pb
+        elif rec is not None and kind not in STRUCTURAL_SET:
+            if rec.get("flags"):
+                d["flags"] = list(rec["flags"])
+            if rec.get("dropped"):
+                d["dropped"] = [{"what": x["what"], "bytes": x.get("bytes", 0), "why": x.get("why", "")} for x in rec["dropped"]]
+            if kind in TOOL_KINDS:
+                self._tool_keys(n, d)
+            elif kind == "turn.duration" and not withheld:
+                for p in rec.get("parts", ()):
+                    v = p.get("data")
+                    if isinstance(v, dict) and isinstance(v.get("durationMs"), int):
+                        d["duration_ms"] = v["durationMs"]
+                        d["duration_measured_by"] = "runtime"
+                        break
+        elif kind in TOOL_KINDS:
+            self._tool_keys(n, d)
+        kids = self.children.get(n.id)
+        if kids and depth < 12:
+            shown = [self.node(c, depth + 1) for c in kids if c.kind not in NOT_CHILDREN]
+            if shown:
+                d["children"] = shown
+        if ref is not None and kind not in STRUCTURAL_SET and (ref.seq, ref.row) in self.links.repeated:
+            d["repeated_from"] = f"conversation/{self.links.earlier}"
+        for key, refs in (("copies", self.coverage.copies.get(n.id)), ("conflicts", self.coverage.conflicts.get(n.id))):
+            if refs:
+                d[key] = [self._copy(r, key == "conflicts") for r in refs]
+        edges = self.edges.get(n.id)
+        if edges:
+            d["edges"] = edges
+        return d
+
+    def _copy(self, ref: dict, with_text: bool) -> dict:
+        """A later copy of a node's record (issue 18): its ref, and for a conflict its own text."""
+        out = dict(ref)
+        rec = self.sess.record(Ref(ref["seq"], ref["row"]))
+        if with_text and rec is not None and not self._withheld(rec):
+            texts = [p["text"] for p in rec.get("parts", ()) if p["k"] in ("text", "reasoning", "result") and p.get("text")]
+            if texts:
+                out["text"] = clip_text("\n".join(texts))
+        return out
+
+    def _content(self, n: Node, ref: Ref, rec: dict, withheld: bool, d: dict) -> None:
+        parts = rec.get("parts", ())
+        if ref.block is not None:
+            parts = [parts[ref.block]] if 0 <= ref.block < len(parts) else []
+        if not parts:
+            return
+        if len(parts) == 1:
+            p = parts[0]
+            text = p.get("text", "")
+            if not text or p["k"] == "unknown":
+                data = p.get("data")
+                text = data_text(data) if data is not None else ""
+                wide = number_texts(data) if data is not None and not withheld else []
+                if wide:
+                    d["notes"] = [f"number {w[:40]} does not fit 64 bits or a double: kept as its source text" for w in wide]
+            if withheld:
+                d["state"] = "omitted"
+                d["bytes"] = p.get("bytes", 0)
+                return
+            if text:
+                d["text"] = clip_text(text)
+            d["state"] = p.get("state", "available")
+            if p.get("bytes"):
+                d["bytes"] = p["bytes"]
+            return
+        texts = [p["text"] for p in parts if p["k"] in ("text", "reasoning", "result") and p.get("text")]
+        if withheld:
+            d["state"] = "omitted"
+            d["bytes"] = sum(p.get("bytes", 0) for p in parts)
+            return
+        if texts:
+            d["text"] = clip_text("\n".join(texts))
+        d["state"] = parts[0].get("state", "available")
+
+    def _tool_keys(self, n: Node, d: dict) -> None:
+        name = n.attrs.get("name")
+        req = self.sess.part(n.refs[0]) if n.refs else (self.sess.part(n.ref) if n.ref else None)
+        if not name and req is not None:
+            name = req.get("name", "")
+        if name:
+            d["name"] = name
+        failed = req.get("failed") if req is not None else None
+        result_set = False
+        for r in n.refs[1:]:
+            rec = self.sess.record(r)
+            if rec is None:
+                continue
+            parts = rec.get("parts", ())
+            if r.block is not None and 0 <= r.block < len(parts):
+                p = parts[r.block]
+            else:
+                p = next((q for q in parts if q["k"] == "result"), None)
+            if p is None:
+                continue
+            if failed is None and p.get("failed") is not None:
+                failed = p["failed"]
+            if result_set:
+                continue
+            if self._withheld(rec):
+                d["result_state"] = "omitted"
+                d["result_bytes"] = p.get("bytes", 0)
+                result_set = True
+                continue
+            text = p.get("text", "")
+            if not text:
+                data = p.get("data")
+                text = data_text(data) if data is not None else ""
+            if text:
+                d["result"] = clip_text(text)
+            d["result_state"] = p.get("state", "available")
+            d["result_bytes"] = p.get("bytes", 0)
+            result_set = bool(text)
+            self._companion_keys(rec, d)
+        if failed is not None:
+            d["failed"] = failed
+            # keep the documented key order: failed comes right after name
+            for k in ("result", "result_state", "result_bytes"):
+                if k in d:
+                    d[k] = d.pop(k)
+        if n.attrs.get("result_join") == "exact_unique" and len(n.refs) >= 2:
+            t0, t1 = self._time(n.refs[0]), self._time(n.refs[1])
+            if t0 is not None and t1 is not None and t1 >= t0:
+                ms = (t1 - t0) // 1_000_000
+                if ms:
+                    d["request_to_result_ms"] = ms
+                d["request_to_result_join"] = "exact_unique"
+        tool_id = n.id.split("/", 1)[1] if "/" in n.id else ""
+        if self.step_changes.get(tool_id):
+            d["changes"] = self.step_changes[tool_id]
+        if self.step_executions.get(tool_id):
+            d["executions"] = self.step_executions[tool_id]
+
+    def _steps_under(self, nid: str) -> list[Node]:
+        out: list[Node] = []
+        stack = list(self.children.get(nid, []))
+        while stack:
+            c = stack.pop()
+            if c.kind in STEP_KIND_SET:
+                out.append(c)
+            stack.extend(self.children.get(c.id, []))
+        return out
+
+    def _talk_keys(self, n: Node, d: dict) -> None:
+        """Add a talk's label, reply, counts, times, child mark and segment to ``d`` (computed once per talk)."""
+        if n.id not in self._talk_cache:
+            self._talk_cache[n.id] = {}
+            self._compute_talk_keys(n, self._talk_cache[n.id])
+        d.update(self._talk_cache[n.id])
+
+    def _compute_talk_keys(self, n: Node, d: dict) -> None:
+        rank = self.rank
+        steps = sorted(self._steps_under(n.id), key=lambda s: rank[s.id])
+        label = self._label(steps)
+        if label:
+            d["label"] = label
+        pref = self.prompts.get(n.id)
+        prec = self.sess.record(pref)
+        if prec is not None:  # issue 18: what a child was asked, drawn on its talk
+            d["prompt"] = "" if self._withheld(prec) else clip_text("\n".join(
+                p["text"] for p in prec.get("parts", ()) if p["k"] == "text" and p.get("text")))
+        for s in reversed(steps):  # the reply is the last one with text
+            if s.kind in ("message.assistant", "agent.output"):
+                rec = self.sess.record(self._first_ref(s))
+                if rec is None or self._withheld(rec):
+                    continue
+                reply = self._node_text(s)
+                if reply:
+                    d["reply"] = reply
+                    break
+        runs = [c for c in self.children.get(n.id, []) if c.kind == "run"]
+        d["runs"] = len(runs)
+        if steps:
+            d["steps"] = len(steps)
+        tools = sum(1 for s in steps if s.kind in TOOL_KINDS)
+        if tools:
+            d["tools"] = tools
+        times = [t for t in map(self.at, [n, *runs, *steps]) if t]
+        if times:
+            d["from"] = min(times)
+            d["to"] = max(times)
+        stream = self.nodes.get(f"stream/{n.stream}")
+        if stream is not None and stream.attrs.get("role") in ("child", "auxiliary"):
+            d["child"] = True
+        seg = next((e["other"] for e in self.edges.get(n.id, []) if e["type"] == "in_segment" and e["dir"] == "out"), None)
+        if seg:
+            d["segment"] = seg
+
+    def _node_text(self, s: Node) -> str:
+        ref = self._first_ref(s)
+        rec = self.sess.record(ref)
+        if rec is None:
+            return ""
+        tmp: dict = {}
+        self._content(s, ref, rec, False, tmp)
+        return tmp.get("text", "")
+
+    def _label(self, steps: list[Node]) -> str:
+        for s in steps:
+            if s.kind == "message.external":
+                rec = self.sess.record(self._first_ref(s))
+                if rec is None or self._withheld(rec):
+                    return ""
+                return self._node_text(s)
+        injections = [s for s in steps if s.kind == "context.injection"][:3]
+        for s in injections:
+            rec = self.sess.record(self._first_ref(s))
+            if rec is None or not WITHHOLDABLE_SET.isdisjoint(rec.get("flags", ())):
+                continue
+            t = self._node_text(s)
+            if t.strip(WHITESPACE) and not t.startswith('{"type":"deferred_tools_delta"'):
+                return t
+        return ""
+
+    # ------------------------------------------------------------------ lists

@@ -1,0 +1,192 @@
+"""The landed files of one session as the view reads them: records by (seq, row), headers, file stats (seed 004).
+
+Also the two record-line helpers the title rule of seed 004 (Withholding) needs:
+:func:`landed_lines` and :func:`title_withheld`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import orjson
+
+from ..flow.model import Ref
+from ..sessiondata import SDReader
+from ..sessiondata.reader import SDError
+from ..sessiondata.times import parse_instant
+from ..storage.layout import landed_files
+
+__all__ = ["LandedSession", "landed_lines", "title_withheld", "header_time", "ms_of"]
+
+
+def ms_of(ns: int | None) -> int | None:
+    """Nanoseconds to unix ms (rounded down); None stays None."""
+    return None if ns is None else ns // 1_000_000
+
+
+def header_time(value: str) -> int | None:
+    """A round header's time: null when absent, 0 when not a time (seed 004)."""
+    if not value:
+        return None
+    ns = parse_instant(value)
+    return 0 if ns is None else ns // 1_000_000
+
+
+class LandedSession:
+    """The landed files of one session through a seq: records by (seq, row), headers, file stats.
+
+    A record is its type-checked JSON object as :class:`SDReader` yields it
+    with ``decode="dict"`` (keys as written, absent means the model's default:
+    ``""``, ``0``, ``[]``, state ``available``); the view reads a few fields of
+    each and never needs the model objects.
+    """
+
+    def __init__(self, root: Path, session: str, through_seq: int):
+        self.root = root
+        self.session = session
+        self.dir = root / session
+        self.files: dict[int, dict] = {}
+        self.records: dict[int, list[dict]] = {}
+        self.times: dict[int, list[int | None]] = {}
+        self.headers: dict[int, Any] = {}
+        self.problems: list[str] = []
+        self._listed_parts: list[tuple[int, int, int, dict]] | None = None
+        for ln, path in landed_files(self.dir) if self.dir.is_dir() else []:
+            if ln.seq > through_seq:
+                continue
+            self._load(ln.seq, path)
+
+    def _load(self, seq: int, path: Path) -> None:
+        data = path.read_bytes()
+        reader = SDReader(path, decode="dict", data=data)
+        recs: list[dict] = []
+        try:
+            for _, rec in reader:
+                recs.append(rec)
+        except SDError as exc:
+            self.problems.append(f"landed file {path.relative_to(self.root).as_posix()} does not read: {exc.message} (line {exc.line})")
+        # a whole read hashed every byte of the file already
+        digest = reader.digest if reader.digest and path.suffix == ".sd" else hashlib.sha256(data).hexdigest()
+        h = reader.header
+        all_times = [parse_instant(r.get("time")) for r in recs]
+        self.times[seq] = all_times
+        times = [t for t in all_times if t is not None]
+        self.records[seq] = recs
+        self.headers[seq] = h
+        self.files[seq] = {
+            "file": path.relative_to(self.root).as_posix(),
+            "format": "sd",
+            "kind": h.kind if h else "",
+            "seq": seq,
+            "round": None,
+            "stream": (h.stream or None) if h else None,
+            "run": (h.batch or None) if h else None,
+            "lines": data.count(b"\n"),
+            "bytes": len(data),
+            "digest": digest,
+            "from_time": ms_of(min(times)) if times else None,
+            "through_time": ms_of(max(times)) if times else None,
+        }
+
+    def record_lines(self, hide: Iterable[str]) -> Iterator[bytes]:
+        """Each record carrying one of the ``hide`` flags, as one JSON line (for :func:`title_withheld`)."""
+        names = set(hide)
+        for recs in self.records.values():
+            for rec in recs:
+                flags = rec.get("flags")
+                if isinstance(flags, list) and not names.isdisjoint(f for f in flags if isinstance(f, str)):
+                    yield orjson.dumps(rec, default=str)
+
+    def _transcripts(self) -> list[int]:
+        """Seqs of the transcript files, the main stream's first, each group in seq order."""
+        seqs = [seq for seq in sorted(self.headers) if self.headers[seq] is not None and self.headers[seq].kind == "transcript"]
+        return sorted(seqs, key=lambda seq: (self.headers[seq].stream not in ("", "main"), seq))
+
+    def first_field(self, name: str) -> str:
+        """The first non-empty string record field ``name`` in the transcripts (main stream first, file order), or ''."""
+        for seq in self._transcripts():
+            for rec in self.records.get(seq, ()):
+                v = rec.get(name)
+                if isinstance(v, str) and v:
+                    return v
+        return ""
+
+    def runtime_name(self) -> str:
+        """The dialect name (before ``/``) of the first transcript file, main stream first; '' when none landed."""
+        seqs = self._transcripts()
+        return self.headers[seqs[0]].dialect.split("/", 1)[0] if seqs else ""
+
+    def time(self, ref: Ref | None) -> int | None:
+        """The instant (ns) of the record ``ref`` names, or None (no such record, or no time)."""
+        if ref is None:
+            return None
+        ts = self.times.get(ref.seq)
+        if ts is None or not (1 <= ref.row <= len(ts)):
+            return None
+        return ts[ref.row - 1]
+
+    def listed_parts(self) -> list[tuple[int, int, int, dict]]:
+        """``(seq, row, block, part)`` of every ``data`` and ``unknown`` part, in seq/row/block order (scanned once).
+
+        The two kinds the document lists beside its nodes: observations (``changes/1``,
+        ``execution/1`` data) and undescribed bytes.
+        """
+        if self._listed_parts is None:
+            out = []
+            for seq in sorted(self.records):
+                for row, rec in enumerate(self.records[seq], 1):
+                    for block, p in enumerate(rec.get("parts", ())):
+                        if p["k"] == "data" or p["k"] == "unknown":
+                            out.append((seq, row, block, p))
+            self._listed_parts = out
+        return self._listed_parts
+
+    def record(self, ref: Ref | None) -> dict | None:
+        """The record ``ref`` names, or None."""
+        if ref is None:
+            return None
+        recs = self.records.get(ref.seq)
+        if recs is None or not (1 <= ref.row <= len(recs)):
+            return None
+        return recs[ref.row - 1]
+
+    def part(self, ref: Ref) -> dict | None:
+        """The part ``ref`` names (its block), or None."""
+        rec = self.record(ref)
+        if rec is None or ref.block is None:
+            return None
+        parts = rec.get("parts", ())
+        return parts[ref.block] if 0 <= ref.block < len(parts) else None
+
+
+def title_withheld(lines: Iterable[bytes], title: str, hide: Iterable[str]) -> bool:
+    """True when ``title`` could come from a record carrying a withheld flag (seed 004, Withholding).
+
+    ``lines`` are landed record lines. A line counts when it names one of the
+    ``hide`` flags and holds the title, as the writer escapes it or as it
+    stands (a source's own bytes may escape it otherwise). Erring on the side
+    of withholding: a title found in a withheld record is not shown.
+    """
+    hide = [n for n in hide if n]
+    if not title or not hide:
+        return False
+    flags = [f'"{n}"'.encode() for n in hide]
+    needles = {orjson.dumps(title)[1:-1], title.encode("utf-8", "surrogatepass")}
+    for line in lines:
+        if any(f in line for f in flags) and any(n in line for n in needles):
+            return True
+    return False
+
+
+def landed_lines(root: str | os.PathLike, session: str) -> Iterator[bytes]:
+    """Every line of a session's landed ``.sd`` files, as stored (headers and closing lines too); unreadable files are skipped."""
+    sdir = Path(root) / session
+    for _, path in landed_files(sdir) if sdir.is_dir() else []:
+        try:
+            with open(path, "rb") as f:
+                yield from f
+        except OSError:
+            continue

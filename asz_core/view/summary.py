@@ -1,0 +1,150 @@
+"""The document's ``summary`` (seed 004; issue 17 adds title rules, places, models, usage and cost)."""
+
+from __future__ import annotations
+
+from .kinds import STEP_KINDS, WHITESPACE
+from .session_records import header_time, title_withheld
+from .lists import ListView
+from .prices import PriceTable, cost_of
+from .usage import usage_totals
+
+__all__ = ["DocumentView", "NO_PROMPT", "TITLE_LIMIT", "short_title"]
+
+#: The title of a conversation with no title of its runtime's and no talk with a label.
+NO_PROMPT = "(no prompt)"
+#: A title taken from a talk's label is cut to this many characters (whitespace runs count as one space).
+TITLE_LIMIT = 100
+
+
+def short_title(label: str) -> str:
+    """``label`` as a title: whitespace runs made one space, cut to :data:`TITLE_LIMIT` characters with an ellipsis."""
+    words = label.split()
+    text = " ".join(w.strip(WHITESPACE) for w in words if w.strip(WHITESPACE))
+    return text if len(text) <= TITLE_LIMIT else text[: TITLE_LIMIT - 1].rstrip() + "…"
+
+
+class DocumentView(ListView):
+    """The whole document's view of a fold: nodes, lists and the summary."""
+
+    def summary(self, head, rounds: int, state: str, problems: list[str], undescribed: int, prices: PriceTable | None = None) -> dict:
+        """The document's ``summary``; ``undescribed`` is the number of unknown parts (the length of :meth:`undescribed`).
+
+        Issue 17's keys come last: ``project``, ``git_branch``, ``runtime``
+        (:meth:`places`), then ``models``, ``usage``, ``usage_by_model``,
+        ``usage_by_lane`` (:func:`~asz_core.view.usage.usage_totals`) and
+        ``cost`` (:func:`~asz_core.view.prices.cost_of` with ``prices``, the
+        shipped table by default); ``title`` follows :meth:`title`.
+        """
+        kinds: dict[str, int] = {}
+        for n in self.nodes.values():
+            kinds[n.kind] = kinds.get(n.kind, 0) + 1
+        rtypes: dict[str, int] = {}
+        quality: dict[str, int] = {}
+        for r in self.fold.relations.values():
+            rtypes[r.type] = rtypes.get(r.type, 0) + 1
+            quality[r.quality] = quality.get(r.quality, 0) + 1
+        bodies = sum(len(recs) for seq, recs in self.sess.records.items() if self.sess.headers.get(seq) is not None and self.sess.headers[seq].kind == "provider_body")
+        captured = 0
+        if not self.hide:
+            for n in self.nodes.values():
+                pb = n.attrs.get("provider_bodies") if n.kind == "llm.call" else None
+                if isinstance(pb, list) and any(isinstance(x, dict) and x.get("role") == "request" for x in pb):
+                    captured += 1
+        withheld: dict[str, int] = {}
+        if self.hide:
+            for name in self.b.hide:  # in the flags' documented order (WITHHOLDABLE), not a set's
+                seen: set = set()
+                for seq, recs in self.sess.records.items():
+                    for row, rec in enumerate(recs, 1):
+                        if name in rec.get("flags", ()):
+                            seen.add(rec.get("id") or (seq, row))
+                withheld[name] = len(seen)
+            withheld["provider_bodies"] = bodies
+        d = {
+            "title": self.title(head.title),
+            "state": state,
+            "problems": list(problems),
+            "talks": kinds.get("talk", 0),
+            "steps": sum(c for k, c in kinds.items() if k in STEP_KINDS),
+            "streams": kinds.get("stream", 0),
+            "segments": kinds.get("segment", 0),
+            "rounds": rounds,
+            "unresolved": sum(1 for u in self.fold.unresolved.values() if u.state == "open"),
+            "changes": len(self.changes),
+            "provider_bodies": bodies,
+            "captured_prompts": captured,
+            "from": header_time(head.session_from_time),
+            "to": header_time(head.session_through_time),
+            "kinds": dict(sorted(kinds.items())),
+            "relation_types": dict(sorted(rtypes.items())),
+            "quality": dict(sorted(quality.items())),
+            "withheld": withheld,
+            "undescribed": undescribed,
+            "cut": self.cut(),
+        }
+        d.update(self.places())
+        d.update(usage_totals(cu for nid, cu in self.call_usage.items() if nid not in self.repeated_calls))
+        d["cost"] = cost_of(d["usage_by_model"], prices)
+        return d
+
+    def title(self, runtime_title: str) -> str:
+        """The conversation's title (issue 17): the runtime's own, else its first talk's label, else ``(no prompt)``.
+
+        The runtime's title is what the round header carries (the last label
+        on a record with no id of its own: Claude Code's ``ai-title`` and older
+        ``summary`` records, Kiro's session title, a LangSmith run's first
+        question). The first talk is the main stream's earliest talk with a
+        label (a typed prompt, else a meaningful injection), else any
+        stream's, shortened by :func:`short_title`. While something is
+        withheld, a runtime title found in a withheld record is left empty
+        (seed 004, Withholding: no other name stands in for it), and so is a
+        conversation with no label to fall back on.
+        """
+        if runtime_title:
+            withheld = self.hide and title_withheld(self.sess.record_lines(self.hide), runtime_title, self.hide)
+            return "" if withheld else runtime_title
+        talks = [n for n in self.nodes.values() if n.kind == "talk"]
+        main = {s.id.split("/", 1)[-1] for s in self.nodes.values() if s.kind == "stream" and s.attrs.get("role") == "main"}
+        talks.sort(key=lambda t: (t.stream not in main, self.at(t) or (1 << 62), t.id))
+        for t in talks:
+            keys: dict = {}
+            self._talk_keys(t, keys)
+            label = short_title(keys.get("label", ""))
+            if label:
+                return label
+        return "" if self.hide else NO_PROMPT
+
+    def places(self) -> dict:
+        """``project``, ``git_branch`` and ``runtime`` ``{"name", "version"}`` as the landed records recorded them.
+
+        Each is the first value recorded on the main stream's transcript (the
+        record fields ``cwd``, ``git_branch``, ``runtime_version``), else on any
+        stream's, else ''. The runtime's name is the dialect of the main
+        transcript's files (``claude-code`` for ``claude-code/1``).
+        """
+        sess = self.sess
+        return {
+            "project": sess.first_field("cwd"),
+            "git_branch": sess.first_field("git_branch"),
+            "runtime": {"name": sess.runtime_name(), "version": sess.first_field("runtime_version")},
+        }
+
+    def cut(self) -> dict:
+        """Parts made smaller to land (seed 000, Too large to land): ``{"truncated": N, "too_large": N, "bytes": N}``.
+
+        ``truncated`` parts kept some text, ``too_large`` ones nothing; ``bytes``
+        is the original size of all of them. ``{}`` when no part was cut. Each
+        keeps the SHA-256 of what was taken out. Added in 1.x (a 1.x only adds keys).
+        """
+        counts = {"truncated": 0, "too_large": 0}
+        size = 0
+        for recs in self.sess.records.values():
+            for rec in recs:
+                for p in rec.get("parts", ()):
+                    state = p.get("state")
+                    if state in counts:
+                        counts[state] += 1
+                        size += p.get("bytes", 0) if isinstance(p.get("bytes"), int) else 0
+        if not counts["truncated"] and not counts["too_large"]:
+            return {}
+        return {**counts, "bytes": size}

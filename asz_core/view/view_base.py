@@ -1,0 +1,186 @@
+"""The folded entities of a conversation indexed for the document: what every part of the view reads (seed 004)."""
+
+from __future__ import annotations
+
+from ..flow.fold import Fold
+from ..flow.model import Node, Ref, Relation
+from ..sessiondata.times import parse_instant
+from .chain import ChainReader
+from ..sessiondata.model import COMPANION_WHAT
+from .coverage import carries_text, cited_by
+from .coverage import measure as measure_coverage
+from .kinds import position
+from .links import Links
+from .session_records import LandedSession
+from .usage import CallUsage, read_call
+
+__all__ = ["ViewBase"]
+
+
+class ViewBase:
+    """The folded entities indexed for rendering: file order, children, edges, talks, observations and call usage."""
+
+    def __init__(self, b: ChainReader, fold: Fold, sess: LandedSession, links: Links | None = None):
+        self.b = b
+        self.fold = fold
+        self.sess = sess
+        self.hide = set(b.hide)
+        self.nodes = fold.nodes
+        self._talk_cache: dict[str, dict] = {}
+        self._at: dict[str, int] = {}
+        # Nodes in file order (seq, row, block of their first ref; then id): children lists and a talk's steps follow it.
+        in_order = sorted(self.nodes.values(), key=lambda n: (position(n.ref or (n.refs[0] if n.refs else None)), n.id))
+        self.rank: dict[str, int] = {n.id: i for i, n in enumerate(in_order)}
+        self.children: dict[str, list[Node]] = {}
+        for n in in_order:
+            self.children.setdefault(n.parent, []).append(n)
+        self.ordered_relations = sorted(fold.relations.values(), key=self._relation_key)
+        self.edges: dict[str, list[dict]] = {}
+        #: (type, to) -> relations, in document order (a stream's opener, a segment's talks)
+        self.relations_to: dict[tuple[str, str], list[Relation]] = {}
+        for r in self.ordered_relations:
+            self.relations_to.setdefault((r.type, r.to), []).append(r)
+            self.edges.setdefault(r.from_, []).append({"type": r.type, "other": r.to, "dir": "out", "quality": r.quality, "via": r.via})
+            self.edges.setdefault(r.to, []).append({"type": r.type, "other": r.from_, "dir": "in", "quality": r.quality, "via": r.via})
+        self.talk_of: dict[str, str] = {}
+        for n in self.nodes.values():
+            t = self._talk(n)
+            if t:
+                self.talk_of[n.id] = t
+        self.changes, self.executions, self.step_changes, self.step_executions = self._observations()
+        self.call_usage: dict[str, CallUsage] = {n.id: self._read_call(n) for n in self.nodes.values() if n.kind == "llm.call"}
+        self.links = links or Links()
+        #: llm.call nodes every record of which repeats an earlier session's (issue 18): their usage is counted there
+        self.repeated_calls = {n.id for n in self.nodes.values() if n.kind == "llm.call" and self.links.repeated
+                               and all((r.seq, r.row) in self.links.repeated for r in (n.refs or [n.ref]) if r is not None)}
+        #: issue 18: every record with content drawn by a node or listed in ``not_drawn``
+        step_cited = cited_by(self.nodes.values())
+        #: talk id -> the record its ``prompt`` shows: a talk's first record no step draws (a child's prompt)
+        self.prompts: dict[str, Ref] = {}
+        for n in self.nodes.values():
+            if n.kind == "talk" and n.ref is not None and (n.ref.seq, n.ref.row) not in step_cited \
+                    and carries_text(self.sess.record(n.ref)):
+                self.prompts[n.id] = n.ref
+        self.coverage = measure_coverage(self.sess.records, self.nodes.values(),
+                                         ((seq, row) for seq, row, _, p in sess.listed_parts() if p["k"] == "unknown"),
+                                         {(r.seq, r.row): t for t, r in self.prompts.items()}, fold.unresolved)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _time(self, ref: Ref | None) -> int | None:
+        return self.sess.time(ref)
+
+    def _read_call(self, n: Node) -> CallUsage:
+        """A call's usage from its fragments (every ref, in landed order); its lane from its stream's role."""
+        stream = self.nodes.get(f"stream/{n.stream}")
+        lane = "main" if stream is None or stream.attrs.get("role", "main") == "main" else "subagent"
+        refs = sorted(n.refs or ([n.ref] if n.ref else []), key=position)
+        return read_call((self.sess.record(r) for r in refs), n.attrs.get("usage") == "observed_replayable", lane)
+
+    def _relation_key(self, r: Relation) -> tuple:
+        best = None
+        for e in r.evidence:
+            t = self._time(e)
+            key = (0 if t is not None else 1, t or 0, position(e))
+            if best is None or key < best:
+                best = key
+        return (best or (2, 0, (0, 0, 0)), r.id)
+
+    def _talk(self, n: Node) -> str:
+        seen = 0
+        cur: Node | None = n
+        while cur is not None and seen < 64:
+            if cur.kind == "talk":
+                return cur.id
+            cur = self.nodes.get(cur.parent)
+            seen += 1
+        return ""
+
+    def _withheld(self, rec: dict | None) -> bool:
+        return bool(self.hide) and rec is not None and not self.hide.isdisjoint(rec.get("flags", ()))
+
+    def _first_ref(self, n: Node) -> Ref | None:
+        return n.ref or (n.refs[0] if n.refs else None)
+
+    def at(self, n: Node) -> int:
+        """A node's time: its first record's instant in unix ms (rounded down), 0 when it has none (computed once per node)."""
+        ms = self._at.get(n.id)
+        if ms is None:
+            t = self.sess.time(n.ref or (n.refs[0] if n.refs else None))
+            ms = self._at[n.id] = 0 if t is None else t // 1_000_000
+        return ms
+
+    # ------------------------------------------------------------------ nodes
+
+    def _observations(self):
+        changes: list[tuple] = []
+        executions: list[tuple] = []
+        for seq, row, block, p in self.sess.listed_parts():
+            if p["k"] != "data":
+                continue
+            v = p.get("data")
+            if not isinstance(v, dict):
+                continue
+            schema = v.get("schema")
+            if schema not in ("changes/1", "execution/1"):
+                continue
+            t = parse_instant(v.get("time"))
+            runtime_first = 0 if v.get("captured_by") == "claude-code" else 1
+            key = (0 if t is not None else 1, t or 0, runtime_first, seq, row, block)
+            entry = {"step": "", "ref": {"seq": seq, "row": row, "block": block}, **v}
+            (changes if schema == "changes/1" else executions).append((key, entry))
+        changes.sort(key=lambda x: x[0])
+        executions.sort(key=lambda x: x[0])
+        step_changes: dict[str, list[str]] = {}
+        step_executions: dict[str, list[str]] = {}
+        out_c, out_e = [], []
+        for lst, out, by_step in ((changes, out_c, step_changes), (executions, out_e, step_executions)):
+            for _, e in lst:
+                tool = e.get("tool") or ""
+                node = self.nodes.get(f"tool/{tool}") if tool else None
+                if node is not None:
+                    e["step"] = node.id
+                    by_step.setdefault(tool, []).append(e.get("id", ""))
+                else:
+                    e.pop("step")
+                out.append(e)
+        return out_c, out_e, step_changes, step_executions
+
+    def _companion_keys(self, rec: dict, d: dict) -> None:
+        """A result that is a preview of a companion file: ``full_output`` links the landed file, or a ``missing`` problem.
+
+        The adapter lists the companion in the result record's ``dropped`` as
+        ``what: "full output in <path>"`` (docs/session-data.md, Dropped);
+        the companion lands as a ``tool_output`` record whose ``label`` is the
+        file name (its latest version wins).
+        """
+        for x in rec.get("dropped", ()):
+            what = x.get("what", "")
+            if not what.startswith(COMPANION_WHAT):
+                continue
+            path = what[len(COMPANION_WHAT):]
+            name = path.rsplit("/", 1)[-1]
+            found = self._companions().get(name)
+            if found is None:
+                line = f"missing companion file {path}: the result holds only a preview; the full output did not land"
+                if line not in self.b.problems:
+                    self.b.problems.append(line)
+                d["full_output"] = {"file": path, "state": "missing"}
+            else:
+                seq, row, nbytes = found
+                d["full_output"] = {"file": path, "state": "available", "ref": {"seq": seq, "row": row, "block": 0}, "bytes": nbytes}
+
+    def _companions(self) -> dict[str, tuple[int, int, int]]:
+        """File name → ``(seq, row, bytes)`` of the latest landed ``tool_output`` record with that label."""
+        cached = getattr(self, "_companion_map", None)
+        if cached is None:
+            cached = {}
+            for seq in sorted(self.sess.headers):
+                h = self.sess.headers[seq]
+                if h is None or h.kind != "tool_output":
+                    continue
+                for row, r in enumerate(self.sess.records.get(seq, ()), 1):
+                    if r.get("label"):
+                        cached[r["label"]] = (seq, row, r.get("bytes", 0))
+            self._companion_map = cached
+        return cached

@@ -1,0 +1,69 @@
+"""The price table (issue 17): the shipped figures are the published ones on its date; asz.yaml's prices replace
+and extend it; a model with no price is unpriced, never costed at 0."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from asz_core.config import ConfigError, parse_config
+from asz_core.view.prices import cost_of, default_table, price_table
+
+#: https://platform.claude.com/docs/en/about-claude/pricing as read on 2026-12-01: base input, 5m cache writes,
+#: cache hits and refreshes, output, USD per million tokens.
+PUBLISHED = {
+    "claude-opus-4-7": ("5", "6.25", "0.50", "25"),
+    "claude-opus-4-6": ("5", "6.25", "0.50", "25"),
+    "claude-opus-4-5": ("5", "6.25", "0.50", "25"),
+    "claude-opus-4-1": ("15", "18.75", "1.50", "75"),
+    "claude-opus-4": ("15", "18.75", "1.50", "75"),
+    "claude-sonnet-4-5": ("3", "3.75", "0.30", "15"),
+    "claude-sonnet-4": ("3", "3.75", "0.30", "15"),
+    "claude-haiku-4-5": ("1", "1.25", "0.10", "5"),
+    "claude-3-haiku": ("0.25", "0.30", "0.03", "1.25"),
+}
+
+
+def test_the_shipped_table_holds_the_published_prices_with_date_and_source():
+    t = default_table()
+    assert t.date == "2026-12-01" and t.source == "https://platform.claude.com/docs/en/about-claude/pricing"
+    for model, (inp, cw, cr, out) in PUBLISHED.items():
+        p = t.price(model)
+        assert (p.input, p.cache_write, p.cache_read, p.output) == tuple(Decimal(x) for x in (inp, cw, cr, out)), model
+
+
+def test_a_dated_snapshot_is_priced_as_its_model_and_nothing_else_is_guessed():
+    t = default_table()
+    assert t.price("claude-opus-4-1-20250805") == t.price("claude-opus-4-1")
+    assert t.price("claude-opus-4-5-20251101").input == Decimal(5)
+    assert t.price("claude-opus-4-9") is None  # not a snapshot of claude-opus-4: unknown, not guessed
+    assert t.price("gpt-4o") is None
+
+
+def test_an_unpriced_model_is_listed_never_costed_at_zero():
+    usage = {"claude-haiku-4-5-20251001": {"in": 1_000_000, "out": 0, "cache_read": 0, "cache_write": 0},
+             "my-local-model": {"in": 5, "out": 7, "cache_read": 0, "cache_write": 0}}
+    assert cost_of(usage) == {"usd": 1.0, "unpriced": ["my-local-model"]}
+
+
+def test_asz_yaml_prices_replace_and_extend_the_table(tmp_path):
+    cfg = parse_config({"prices": {"my-local-model": {"input": 1, "output": 2, "cache_write": 0, "cache_read": 0},
+                                   "claude-opus-4-7": {"input": 4, "output": 20, "cache_write": 5, "cache_read": 0.4}}})
+    t = price_table(cfg.prices)
+    assert t.price("my-local-model").output == Decimal(2)
+    assert t.price("claude-opus-4-7").input == Decimal(4)
+    assert t.price("claude-sonnet-4").input == Decimal(3)  # the rest stays
+    assert cost_of({"my-local-model": {"in": 1_000_000, "out": 500_000, "cache_read": 0, "cache_write": 0}}, t) == {"usd": 2.0, "unpriced": []}
+
+
+@pytest.mark.parametrize("bad,where", [
+    ({"prices": {"m": {"input": 1, "output": 2}}}, "prices.m"),
+    ({"prices": {"m": {"input": -1, "output": 2, "cache_write": 0, "cache_read": 0}}}, "prices.m"),
+    ({"prices": {"m": {"input": "1", "output": 2, "cache_write": 0, "cache_read": 0}}}, "prices.m"),
+    ({"prices": ["m"]}, "prices"),
+])
+def test_a_bad_price_names_the_file_and_the_key(bad, where):
+    with pytest.raises(ConfigError) as e:
+        parse_config(bad, "asz.yaml")
+    assert e.value.where.startswith(f"asz.yaml: {where}")

@@ -1,0 +1,39 @@
+"""/api/conversations rows carry the summary's title, project, models, usage and cost (issue 17), on the real corpus."""
+
+from __future__ import annotations
+
+import json
+
+from view_server_helpers import REPO
+
+from asz_core.view import build_view
+
+
+def _first_cwd(conv: str) -> str:
+    projects = REPO.parent / "shared" / "corpus" / "claude-code" / "projects"
+    [main] = list(projects.rglob(f"{conv}.jsonl"))
+    for line in main.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(obj, dict) and isinstance(obj.get("cwd"), str) and obj["cwd"]:
+            return obj["cwd"]
+    return ""
+
+
+def test_rows_carry_title_project_models_usage_and_cost(corpus_root, serve):
+    s = serve(corpus_root)
+    rows = s.get("/api/conversations").json()["conversations"]
+    assert len(rows) == 11
+    titled = placed = 0
+    for row in rows:
+        summary = build_view(corpus_root, row["id"])["summary"]
+        assert row["title"] and row["title"] == summary["title"], row["id"]
+        titled += 1
+        assert row["project"] == _first_cwd(row["id"]) == summary["project"], row["id"]
+        placed += 1
+        for k in ("models", "usage", "cost", "git_branch", "runtime"):
+            assert row[k] == summary[k], (row["id"], k)
+    assert (titled, placed) == (11, 11)
+    assert sum(r["usage"]["out"] for r in rows) == 163_933
