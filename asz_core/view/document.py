@@ -25,7 +25,7 @@ from .chain import ChainReader, ViewError
 from ..storage.layout import session_dir
 from ..storage.torn import session_torn_tails, torn_line
 from .kinds import FORMAT, STEP_KINDS, TEXT_LIMIT, VERSION, clip_text
-from .landed import LandedSession, header_time, landed_lines, title_withheld
+from .session_records import LandedSession, header_time, landed_lines, title_withheld
 from .links import find_links
 from .prices import PriceTable
 from .summary import DocumentView

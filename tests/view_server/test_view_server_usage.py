@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 from view_server_helpers import REPO
 
@@ -24,7 +25,12 @@ def _first_cwd(conv: str) -> str:
 
 def test_rows_carry_title_project_models_usage_and_cost(corpus_root, serve):
     s = serve(corpus_root)
-    rows = s.get("/api/conversations").json()["conversations"]
+    deadline = time.monotonic() + 60
+    while True:  # the list never waits: the keys come with the background checker's documents
+        rows = s.get("/api/conversations").json()["conversations"]
+        if all(r["state"] is not None for r in rows) or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
     assert len(rows) == 11
     titled = placed = 0
     for row in rows:
