@@ -1,0 +1,141 @@
+"""``asz export``: one conversation, a project or a date range as Markdown, HTML, asz.view JSON or prose (issue 20)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import orjson
+import typer
+
+from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, settings
+
+FORMATS = ("md", "html", "json", "prose")
+#: File extension per format (folder exports).
+EXT = {"md": "md", "html": "html", "json": "json", "prose": "jsonl"}
+
+
+def _usage(message: str) -> typer.Exit:
+    typer.echo(f"asz export: {message}", err=True)
+    return typer.Exit(2)
+
+
+def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, raw: list[int], turns_out: list[dict]) -> bytes:
+    """One conversation in ``fmt`` as bytes; prose turns are also added to ``turns_out`` and source bytes to ``raw``."""
+    if fmt == "prose":
+        from ..reading.prose import prose_turns
+
+        turns = prose_turns(root, cid, hide=hide, thinking=thinking, raw=raw)
+        turns_out.extend(turns)
+        return b"".join(orjson.dumps(t) + b"\n" for t in turns)
+    from ..reading.export import build, to_html, to_markdown
+    from ..view import to_json
+
+    doc = build(root, cid, hide)
+    if fmt == "json":
+        return to_json(doc) + b"\n"
+    return (to_html(root, doc, thinking=thinking) if fmt == "html" else to_markdown(root, doc, thinking=thinking)).encode("utf-8")
+
+
+def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, out: Optional[Path], raw: list[int], turns: list[dict]) -> int:
+    from ..reading.export import index_html, index_markdown
+    from ..reading.progress import Bar
+
+    files = {row["id"]: f"{row['id']}.{EXT[fmt]}" for row in rows}
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+    with Bar("export", len(rows)) as bar:
+        try:
+            for row in rows:
+                data = render(r, row["id"], fmt, hide, thinking, raw, turns)
+                if out is None:
+                    sys.stdout.buffer.write(data + (b"\n---\n\n" if fmt == "md" else b""))
+                else:
+                    (out / files[row["id"]]).write_bytes(data)
+                bar.advance(row["id"][:8])
+        except KeyboardInterrupt:
+            typer.echo(f"asz export: interrupted after {bar.done} of {len(rows)} conversations"
+                       + (f" (written to {out}; no index page)" if out is not None else ""), err=True)
+            raise typer.Exit(130)
+    if out is not None:
+        if fmt == "html":
+            (out / "index.html").write_text(index_html(rows, files), encoding="utf-8")
+        elif fmt == "json":
+            (out / "index.json").write_bytes(orjson.dumps([{**row, "file": files[row["id"]]} for row in rows], option=orjson.OPT_INDENT_2))
+        else:
+            (out / "index.md").write_text(index_markdown(rows, files), encoding="utf-8")
+    return len(rows)
+
+
+def export(
+    conversation_id: Optional[str] = typer.Argument(None, metavar="[ID]", help="A conversation id, or a unique prefix of one."),
+    project: str = typer.Option("", "--project", help="Every conversation whose project contains this (case-insensitive)."),
+    since: str = typer.Option("", "--since", help="Every conversation active since: YYYY-MM-DD (local), an RFC 3339 instant, or 30m/12h/7d/2w back."),
+    until: str = typer.Option("", "--until", help="… and active until (same forms; a date counts to its end)."),
+    fmt: str = typer.Option("md", "--format", help="md (Markdown), html (one self-contained page), json (the asz.view document) or prose (JSONL per turn)."),
+    thinking: bool = typer.Option(False, "--thinking", help="Add the model's reasoning (md, html, prose)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write here: a file for one conversation, a folder (with an index page) for several."),
+    root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
+    config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
+) -> None:
+    """Export one conversation (ID), or every conversation of a project or date range, withholding view.hide as the page does.
+
+    Without --out one conversation (and several as md or prose) goes to
+    stdout; html and json of several need --out DIR, which gets one file per
+    conversation and an index page linking them (index.html, index.md, or
+    index.json for json). prose prints one JSON object per turn (person
+    prompts as typed and model text, no tool blocks; seed 003) and on stderr a
+    token estimate of prose against the raw records. Exit 0 written, 1 an
+    unknown id or a conversation with no usable round, 2 usage (an ambiguous
+    prefix, no ID and no filter, a bad format).
+    """
+    from ..reading.ids import IdError, conversation_id as resolve
+    from ..view.document import ViewError
+
+    if fmt not in FORMATS:
+        raise _usage(f"--format is one of {', '.join(FORMATS)}, not {fmt!r}")
+    many = bool(project or since or until)
+    if conversation_id is not None and many:
+        raise _usage("give an ID or --project/--since/--until, not both")
+    if conversation_id is None and not many:
+        raise _usage("give a conversation ID, or --project P / --since D to export several")
+    r, hide = settings("export", root, config)
+    if not r.is_dir():
+        typer.echo(f"asz export: no storage root at {r}", err=True)
+        raise typer.Exit(1)
+    raw: list[int] = []
+    turns: list[dict] = []
+    if conversation_id is not None:
+        try:
+            cid = resolve(r, conversation_id)
+            data = render(r, cid, fmt, hide, thinking, raw, turns)
+        except IdError as exc:
+            raise fail_id("export", exc)
+        except (ViewError, LookupError) as exc:
+            typer.echo(f"asz export: {exc}", err=True)
+            raise typer.Exit(1)
+        if out is None:
+            sys.stdout.buffer.write(data)
+        else:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(data)
+            typer.echo(f"wrote {out} ({len(data):,} bytes)", err=True)
+    else:
+        from ..reading.listing import conversation_rows, newest_first
+
+        if fmt in ("html", "json") and out is None:
+            raise _usage(f"several conversations as {fmt} need --out DIR")
+        filters = make_filters("export", project, since, until, "", "")
+        rows = newest_first(conversation_rows(r, hide, filters))
+        n = _many(r, rows, fmt, hide, thinking, out, raw, turns)
+        typer.echo(f"exported {n} conversation(s)" + (f" to {out}" if out is not None else ""), err=True)
+    if fmt == "prose":
+        from ..reading.prose import estimate
+
+        typer.echo(estimate(turns, sum(raw)).line(), err=True)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``export`` to ``app``."""
+    app.command("export")(export)

@@ -1,0 +1,259 @@
+"""``asz export``: a conversation as Markdown, one self-contained HTML file, asz.view JSON or prose (issue 20).
+
+Markdown and HTML are rendered from the asz.view document built with the
+withheld names, so they withhold exactly what the page withholds: a step whose
+record carries a withheld flag shows as ``(withheld: N bytes)`` and no text.
+Texts are taken whole from the landed records the steps cite (the document
+clips them at 2,000 bytes). Talks come in order; in each, the person's prompt,
+the replies, tool calls with their input and result, injected context and
+runtime notices, in the document's order; thinking only with ``thinking``.
+
+HTML: one file, its style inline, no script, no external reference, and a
+Content-Security-Policy that allows none; every transcript text is rendered
+through markdown-it-py with raw HTML disabled (CommonMark plus tables), whose
+output escapes ``<`` and refuses ``javascript:`` links, or shown escaped in
+``<pre>`` (tool input and results).
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import time
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import orjson
+
+from ..flow.model import Ref
+from ..sessiondata import SDError, SDReader
+from ..storage.layout import landed_files
+from ..view.document import build_view
+
+__all__ = ["Step", "steps", "to_markdown", "to_html", "index_markdown", "index_html", "CSS"]
+
+_SHOWN = ("message.external", "message.assistant", "thinking", "tool", "agent.call", "context.injection", "agent.output",
+          "runtime.notification", "error.api", "control.interrupt", "control.permission", "control.command", "control.notice",
+          "epoch.boundary", "epoch.summary", "message.synthetic")
+_WHO = {"message.external": "Person", "message.assistant": "Assistant", "agent.output": "Agent output",
+        "message.synthetic": "Runtime", "thinking": "Thinking", "context.injection": "Context"}
+
+
+class Step(dict):
+    """One step to render: ``id``, ``kind``, ``at`` (unix ms), ``who``, ``text`` (whole), ``withheld`` (bytes or 0), and for a
+    tool ``name``, ``input``, ``result``, ``result_withheld``, ``failed``."""
+
+
+def _records(root: Path, session: str) -> dict[tuple[int, int], dict]:
+    out: dict[tuple[int, int], dict] = {}
+    for ln, path in landed_files(root / session) if (root / session).is_dir() else []:
+        try:
+            for row, rec in SDReader(path, decode="dict"):
+                out[(ln.seq, row)] = rec
+        except (SDError, OSError):
+            continue  # the document says the file does not verify
+    return out
+
+
+def _part_text(p: dict) -> str:
+    text = p.get("text", "")
+    if not text and p.get("data") is not None:
+        text = orjson.dumps(p["data"], default=str, option=orjson.OPT_INDENT_2).decode("utf-8")
+    return text
+
+
+def _ref_text(recs: dict, ref: dict | None, kinds: tuple[str, ...] = ("text", "reasoning", "result", "call", "data")) -> str:
+    if not ref:
+        return ""
+    r = Ref.from_dict(ref)
+    rec = recs.get((r.seq, r.row))
+    if rec is None:
+        return ""
+    parts = rec.get("parts", ())
+    if r.block is not None:
+        parts = [parts[r.block]] if 0 <= r.block < len(parts) else []
+    return "\n".join(t for t in (_part_text(p) for p in parts if p.get("k") in kinds) if t)
+
+
+def _walk(nodes: Sequence[dict]) -> Iterator[dict]:
+    for n in nodes:
+        yield n
+        yield from _walk(n.get("children", ()))
+
+
+def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> list[dict]:
+    """The talks of ``doc`` as ``[{"talk": talk node, "steps": [Step…]}]`` with whole texts from the landed records."""
+    root = Path(root)
+    recs = _records(root, doc["sessions"][0]) if doc.get("sessions") else {}
+    out = []
+    for talk in doc.get("talks", ()):
+        shown = []
+        for n in _walk(talk.get("children", ())):
+            kind = n["kind"]
+            if kind not in _SHOWN or (kind == "thinking" and not thinking):
+                continue
+            s = Step(id=n["id"], kind=kind, at=n.get("at") or 0, who=_WHO.get(kind, kind), text="", withheld=0)
+            if kind in ("tool", "agent.call"):
+                s["name"] = n.get("name", "")
+                s["failed"] = bool(n.get("failed"))
+                refs = n.get("refs") or ([n["ref"]] if n.get("ref") else [])
+                s["withheld"] = n.get("bytes", 0) if n.get("state") == "omitted" else 0
+                s["input"] = "" if s["withheld"] else _ref_text(recs, refs[0] if refs else None, ("call", "text"))
+                s["result_withheld"] = n.get("result_bytes", 0) if n.get("result_state") == "omitted" else 0
+                s["result"] = "" if s["result_withheld"] or len(refs) < 2 else _ref_text(recs, refs[1], ("result", "text"))
+                if not s["result"] and not s["result_withheld"]:
+                    s["result"] = n.get("result", "")
+            elif n.get("state") == "omitted":
+                s["withheld"] = n.get("bytes", 0) or 1
+            else:
+                s["text"] = _ref_text(recs, n.get("ref") or ((n.get("refs") or [None])[0])) or n.get("text", "")
+                if not s["text"].strip():
+                    continue  # an empty fragment is not drawn
+            shown.append(s)
+        out.append({"talk": talk, "steps": shown})
+    return out
+
+
+def _when(ms: int | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ms / 1000)) if ms else ""
+
+
+def _fence(text: str, lang: str = "") -> str:
+    """``text`` in a fenced code block whose fence is longer than any run of backticks inside it."""
+    ticks = "`" * max(3, _max_backticks(text) + 1)
+    return f"{ticks}{lang}\n{text}\n{ticks}"
+
+
+def _max_backticks(text: str) -> int:
+    best = cur = 0
+    for ch in text:
+        cur = cur + 1 if ch == "`" else 0
+        best = max(best, cur)
+    return best
+
+
+def _title(doc: dict) -> str:
+    return (doc.get("summary") or {}).get("title") or "(untitled)"
+
+
+def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> str:
+    """The conversation as Markdown: a header with its summary, then each talk's steps (module docstring)."""
+    s = doc.get("summary") or {}
+    lines = [f"# {_title(doc)}", "", f"- conversation: `{doc['conversation']}`",
+             f"- from {_when(s.get('from'))} to {_when(s.get('to'))}, {s.get('talks', 0)} talks, state {s.get('state', '')}"]
+    if s.get("models"):
+        lines.append(f"- models: {', '.join(s['models'])}")
+    if isinstance(s.get("usage"), dict):
+        lines.append("- tokens: " + ", ".join(f"{k} {v:,}" for k, v in s["usage"].items() if isinstance(v, int)))
+    for i, t in enumerate(steps(root, doc, thinking=thinking), 1):
+        talk = t["talk"]
+        lines += ["", f"## Talk {i}: {' '.join((talk.get('label') or '').split())[:80] or talk['id']}", "",
+                  f"*{_when(talk.get('from'))}* · `{talk['id']}`"]
+        for st in t["steps"]:
+            lines.append("")
+            if st["kind"] in ("tool", "agent.call"):
+                mark = " (failed)" if st.get("failed") else ""
+                lines.append(f"**Tool {st.get('name') or '?'}**{mark} · `{st['id']}`")
+                lines += ["", _fence(st["input"], "json")] if st["input"] else ["", f"*(input withheld: {st['withheld']} bytes)*"] if st["withheld"] else []
+                if st["result"]:
+                    lines += ["", _fence(st["result"])]
+                elif st["result_withheld"]:
+                    lines += ["", f"*(result withheld: {st['result_withheld']} bytes)*"]
+                continue
+            lines.append(f"**{st['who']}** · {_when(st['at'])} · `{st['id']}`")
+            lines.append("")
+            if st["withheld"]:
+                lines.append(f"*(withheld: {st['withheld']} bytes)*")
+            elif st["kind"] in ("message.external", "message.assistant", "agent.output"):
+                lines.append(st["text"])
+            else:
+                lines.append(_fence(st["text"]))
+    return "\n".join(lines) + "\n"
+
+
+CSS = """
+body{font:15px/1.5 system-ui,sans-serif;max-width:980px;margin:2em auto;padding:0 1em;color:#1d1d1f;background:#fff}
+h1{font-size:1.5em}h2{font-size:1.15em;margin-top:2em;border-bottom:1px solid #ddd}
+.meta,.when,.id{color:#666;font-size:.85em}.id{font-family:ui-monospace,monospace}
+.step{margin:.8em 0;padding:.5em .8em;border-left:3px solid #ccc}
+.step.person{border-color:#2a7ae2;background:#f4f8fe}.step.assistant{border-color:#2f9e44}
+.step.thinking{border-color:#aaa;color:#555;font-style:italic}.step.withheld{color:#888}
+pre{white-space:pre-wrap;word-break:break-word;background:#f6f6f6;padding:.5em;max-height:30em;overflow:auto}
+code{font-family:ui-monospace,monospace;font-size:.92em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em}
+details>summary{cursor:pointer}.failed{color:#c92a2a}
+@media (prefers-color-scheme:dark){body{background:#111;color:#ddd}.step.person{background:#16202e}pre{background:#1b1b1b}}
+"""
+_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+
+
+def _md():
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+
+
+def page(title: str, body: str) -> str:
+    """A whole HTML page: ``title`` escaped here, ``body`` already safe HTML; style inline, no script, a CSP allowing none."""
+    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{_CSP}\">"
+            "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+            f"<title>{html.escape(title)}</title><style>{CSS}</style></head>\n<body>\n{body}\n</body></html>\n")
+
+
+def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> str:
+    """The conversation as one self-contained HTML page (module docstring)."""
+    md = _md()
+    e = html.escape
+    s = doc.get("summary") or {}
+    out = [f"<h1>{e(_title(doc))}</h1>",
+           f"<p class=\"meta\">conversation <span class=\"id\">{e(doc['conversation'])}</span> · {e(_when(s.get('from')))} – "
+           f"{e(_when(s.get('to')))} · {s.get('talks', 0)} talks · state {e(str(s.get('state', '')))}</p>"]
+    for i, t in enumerate(steps(root, doc, thinking=thinking), 1):
+        talk = t["talk"]
+        label = " ".join((talk.get("label") or "").split())[:80] or talk["id"]
+        out.append(f"<h2 id=\"{e(talk['id'])}\">Talk {i}: {e(label)}</h2><p class=\"when\">{e(_when(talk.get('from')))}</p>")
+        for st in t["steps"]:
+            sid = e(st["id"])
+            if st["kind"] in ("tool", "agent.call"):
+                failed = " <span class=\"failed\">failed</span>" if st.get("failed") else ""
+                inner = (f"<pre>{e(st['input'])}</pre>" if st["input"] else
+                         f"<p class=\"withheld\">(input withheld: {st['withheld']} bytes)</p>" if st["withheld"] else "")
+                if st["result"]:
+                    inner += f"<pre>{e(st['result'])}</pre>"
+                elif st["result_withheld"]:
+                    inner += f"<p class=\"withheld\">(result withheld: {st['result_withheld']} bytes)</p>"
+                out.append(f"<details class=\"step tool\" id=\"{sid}\"><summary>Tool <b>{e(st.get('name') or '?')}</b>{failed} "
+                           f"<span class=\"id\">{sid}</span></summary>{inner}</details>")
+                continue
+            cls = {"message.external": "person", "message.assistant": "assistant", "thinking": "thinking"}.get(st["kind"], "other")
+            head = f"<div class=\"meta\"><b>{e(st['who'])}</b> · {e(_when(st['at']))} · <span class=\"id\">{sid}</span></div>"
+            if st["withheld"]:
+                out.append(f"<div class=\"step withheld\" id=\"{sid}\">{head}<p>(withheld: {st['withheld']} bytes)</p></div>")
+            elif cls in ("person", "assistant", "thinking") or st["kind"] == "agent.output":
+                out.append(f"<div class=\"step {cls}\" id=\"{sid}\">{head}{md.render(st['text'])}</div>")
+            else:
+                out.append(f"<details class=\"step other\" id=\"{sid}\"><summary>{head}</summary><pre>{e(st['text'])}</pre></details>")
+    return page(_title(doc), "\n".join(out))
+
+
+def index_markdown(rows: Sequence[dict], files: dict[str, str]) -> str:
+    """A Markdown index linking each row's exported file (``files``: conversation id -> file name)."""
+    lines = ["# Conversations", "", "| last activity | title | talks | file |", "| --- | --- | --- | --- |"]
+    for r in rows:
+        title = (r.get("title") or "(untitled)").replace("|", "\\|").replace("\n", " ")
+        lines.append(f"| {_when(r.get('to'))} | {title} | {r.get('talks') or 0} | [{files[r['id']]}]({files[r['id']]}) |")
+    return "\n".join(lines) + "\n"
+
+
+def index_html(rows: Sequence[dict], files: dict[str, str]) -> str:
+    """An HTML index page linking each row's exported file."""
+    e = html.escape
+    trs = "".join(f"<tr><td>{e(_when(r.get('to')))}</td><td><a href=\"{e(files[r['id']])}\">{e(r.get('title') or '(untitled)')}</a></td>"
+                  f"<td>{e(str(r.get('project') or ''))}</td><td>{r.get('talks') or 0}</td><td class=\"id\">{e(r['id'])}</td></tr>" for r in rows)
+    return page("Conversations", "<h1>Conversations</h1><table><tr><th>last activity</th><th>title</th><th>project</th>"
+                f"<th>talks</th><th>id</th></tr>{trs}</table>")
+
+
+def build(root: str | os.PathLike, conversation: str, hide: Sequence[str]) -> dict:
+    """The asz.view document the export renders (withholding ``hide``); raises ``ViewError`` as :func:`build_view`."""
+    return build_view(root, conversation, hide=list(hide))
