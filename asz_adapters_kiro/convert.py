@@ -39,7 +39,7 @@ from typing import Callable
 from asz_core import FLAGS, Dropped, Part, RawJSON, Record, Source, settle_surrogates, source_sha, unknown_part
 
 from .spans import REASON_NOT_OBJECT, Node, parse, root_node
-from .turns import CLOSES, OPENS, TRACKER, turn_edge
+from .turns import CLOSES, HANDBACK, MODEL, OPENS, TRACKER, request_edge, turn_edge
 
 __all__ = [
     "DIALECT",
@@ -265,7 +265,6 @@ def _v3_user(b: _Build, p: Node) -> set[str]:
 def _v3_assistant(b: _Build, p: Node) -> set[str]:
     r = b.rec
     r.from_ = "agent"
-    r.call = r.id  # Kiro 3.x gives each assistant action its own id and no provider call id
     op = p.get("operationType")
     content = p.member("content")
     if op not in (None, "Say", "Reasoning", "Print", "Summary") or content is None or not isinstance(content.value, str):
@@ -322,6 +321,7 @@ def _sub_agent(b: _Build, p: Node, from_: str, suffix: str) -> str:
 
 def _v3_sub_agent_start(b: _Build, p: Node) -> set[str]:
     call_id = _sub_agent(b, p, "agent", "-sub-agent-start")
+    b.rec.label = p.s("explanation") or p.s("subAgentName")  # what the child was asked to do: its stream's title
     b.add(Part(k="call", id=call_id, name=p.s("subAgentName"), data=p.raw()))
     return {k for k, _ in p.members()}
 
@@ -388,6 +388,7 @@ def _v3(rec: Record, root: Node, turn: "_Turn") -> None:
     if t not in ("sub_agent_start", "sub_agent_complete"):
         rec.run = p.s("executionId") if p.s("executionId") != p.s("toolCallId") else ""
     used = handler(b, p)
+    rec.call = turn.call  # the model request the line belongs to (turns.py); '' for the runtime's lines
     if turn.run:
         rec.run = turn.run
         ex = p.member("executionId")
@@ -520,11 +521,22 @@ class _Turn:
     open before the line ('' for none), ``after`` the one open after it (what the next line sees), ``run`` the
     run the line takes from the turn ('' when it takes none)."""
 
-    __slots__ = ("prompt", "after", "run")
+    __slots__ = ("prompt", "after", "run", "request", "call")
 
-    def __init__(self, prompt: str):
-        self.prompt = self.after = prompt
-        self.run = ""
+    def __init__(self, state: tuple[str, str]):
+        self.prompt = self.after = state[0]
+        self.request = state[1]  # the model request open before the line, then after it
+        self.run = self.call = ""
+
+    def see_request(self, edge: tuple[str, str]) -> None:
+        """Advance the open model request over a line whose :func:`~asz_adapters_kiro.turns.request_edge` is ``edge``:
+        a model line joins the open request (or opens one, named by its own id) and takes it as ``call``."""
+        kind, lid = edge
+        if kind == MODEL:
+            self.request = self.request or lid
+            self.call = self.request
+        elif kind == HANDBACK:
+            self.request = ""
 
     def see(self, edge: tuple[str, str]) -> None:
         """Advance the turn over a line whose :func:`~asz_adapters_kiro.turns.turn_edge` is ``edge``.
@@ -546,6 +558,7 @@ class _Turn:
 
 def _line(rec: Record, root: Node, turn: _Turn) -> None:
     turn.see(turn_edge(root.value))  # first, so a line that fails to convert still moves the turn as a scan would
+    turn.see_request(request_edge(root.value))
     if isinstance(root.get("payload"), dict):
         _v3(rec, root, turn)
     elif "kind" in root.value and ("data" in root.value or "version" in root.value):
@@ -570,7 +583,7 @@ def convert_line(source: Source, line: bytes, ord: int, off: int) -> Record:
     path = getattr(source, "path", None)
     turn = _Turn(TRACKER.before(path, off))
     rec = _guard(line, ord, off, lambda r, root: _line(r, root, turn))
-    TRACKER.after(path, off + len(line) + 1, turn.after)
+    TRACKER.after(path, off + len(line) + 1, (turn.after, turn.request))
     return rec
 
 

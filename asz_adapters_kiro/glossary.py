@@ -51,11 +51,14 @@ _NAMED: dict[str, tuple[str, str, str]] = {
     "tool": ("tool_call + tool_result", f"{_V3} joined by toolCallId; 2.x toolUse + toolResult items by toolUseId; {_V1} ToolUse.tool_uses + ToolUseResults", "failed comes from success (3.x) or status (2.x, 1.x)"),
     "llm.call": (
         "id / message_id",
-        f"{_V3} id of an assistant line; 2.x AssistantMessage data.message_id",
+        f"{_V3} id of the first model line of a request; 2.x AssistantMessage data.message_id",
         "2.x: one AssistantMessage is one model request (<id>.json total_request_count counts them). 3.x writes no "
-        "provider call or request id and writes a response's text and each tool call as lines of their own, "
-        "interleaved with approvals and results, so no field says which lines one request produced: each assistant "
-        "line is one call of one fragment, and tool_call lines belong to no call",
+        "provider call or request id; a request is answered by the runtime running its tool calls and handing the "
+        "results back, so by line order one request is a stretch of assistant, tool_call and sub_agent_start lines "
+        "with no tool_result, sub_agent_complete, user, turn_start, turn_end or tombstone line between them "
+        "(approvals and session_metadata lines neither open nor close one); its call is the id of its first line. "
+        "Calls a response made in parallel but Kiro ran one by one, each result before the next call, count as "
+        "separate requests: the lines cannot tell them apart",
     ),
     "agent.call": ("sub_agent_start", f"{_V3} payload.type", "names the child in subSessionId; its call id is the line id without -sub-agent-start"),
     "epoch.boundary": ("tombstone / Compaction / Clear", f"{_V3} payload.type tombstone (kind summarization or checkpoint_revert); 2.x entry kind Compaction or Clear", "an explicit context reset"),
@@ -66,7 +69,7 @@ _NAMED: dict[str, tuple[str, str, str]] = {
     "turn.duration": ("elapsedTime / turn_duration", f"{_V3} usage_summary.elapsedTime (milliseconds); 2.x <id>.json user_turn_metadatas[].turn_duration", "measured by the runtime"),
     # roles
     "id": ("id / message_id", f"{_V3} top-level id; 2.x data.message_id", "a 3.x tool line id is the tool call id with a -call, -result or -pending suffix"),
-    "call": ("id / message_id", f"{_V3} id of an assistant line; 2.x AssistantMessage data.message_id", "the model response a record belongs to"),
+    "call": ("id / message_id", f"{_V3} id of the first model line of the request (see llm.call); 2.x AssistantMessage data.message_id", "the model request a record belongs to"),
     "parent": ("_meta.kiro.userMessageId", f"{_V3} payload _meta of assistant, tool_call and user lines", "the user prompt that triggered the line, when Kiro writes it"),
     "child": ("subSessionId", f"{_V3} sub_agent_start and sub_agent_complete", "the child stream named"),
     "time": ("timestamp / meta.timestamp", f"{_V3} top-level timestamp (RFC 3339); 2.x data.meta.timestamp (seconds since the epoch, written as RFC 3339)", "2.x assistant and tool entries carry no time; metadata documents land with none"),

@@ -392,14 +392,20 @@ class _Builder:
         return title
 
     def label_for(self, s: _Stream) -> str:
-        """What a child was asked to do: the label of the first sidecar naming its stream."""
+        """What a child was asked to do: the label of the first sidecar naming its stream, else the label of the
+        first transcript record that starts it (a call record naming the child, such as Kiro's ``sub_agent_start``)."""
         if self._labels is None:
             self._labels = {}
+            starters: dict[str, tuple[int, int, str]] = {}
             for e in self.canonical:
                 if e.kind == "agent_meta" and e.label:
                     for name in (e.stream, e.child):
                         if name:
                             self._labels.setdefault(name, (e.seq, e.row, e.label))
+                elif e.kind == "transcript" and e.child and e.label and e.id:
+                    starters.setdefault(e.child, (e.seq, e.row, e.label))
+            for name, hit in starters.items():
+                self._labels.setdefault(name, hit)
         hit = self._labels.get(s.name)
         return hit[2] if hit else ""
 

@@ -7,6 +7,8 @@ the corpus home is passed explicitly.
 
 from __future__ import annotations
 
+import json
+
 import hashlib
 from pathlib import Path
 
@@ -188,14 +190,53 @@ def test_every_line_of_a_turn_states_its_prompt_as_run(home: Path) -> None:
         assert got[0][3].id == prompt
         # a fresh tracker reads each line's turn back from the file: the same answer out of order
         cold = TurnTracker()
-        assert [cold.before(srcs[session].path, off) for _, off, _, _ in reversed(got)] == [prompt] * (n - 1) + [""]
+        assert [cold.before(srcs[session].path, off)[0] for _, off, _, _ in reversed(got)] == [prompt] * (n - 1) + [""]
         end = sum(len(raw) + 1 for _, _, raw, _ in got)
-        assert cold.before(srcs[session].path, end) == ("" if session == V3_SESSION else prompt)  # after turn_end: none
+        assert cold.before(srcs[session].path, end)[0] == ("" if session == V3_SESSION else prompt)  # after turn_end: none
 
     v3 = {r.id: r for *_, r in _records(adapter, srcs[V3_SESSION])}
     assert [p for p in v3[f"{V3_PROMPT}"].parts if p.k == "text"][0].text.startswith("Create a directory test-scripts/")
     end = v3["0293c248-f0ce-4dca-b2a6-42152715f859-turn-end"]
     assert end.run == V3_PROMPT and end.parts[0].data_value()["executionId"] == "0293c248-f0ce-4dca-b2a6-42152715f859"
     say = v3["3b0c912d-a7fe-4e2f-b08b-3b5bf44083f4-say"]
-    assert say.call == say.id and say.run == V3_PROMPT
+    assert say.call == say.id and say.run == V3_PROMPT  # the last request: its text after the last result
     assert [(d.what, d.bytes) for d in say.dropped][0] == ("payload executionId", len(b'"5a94a0e7-a6e4-4688-a925-4b8c21d174d6"'))
+
+
+def _requests_counted(path: Path) -> list[list[str]]:
+    """The model requests of a 3.x file counted straight from its lines by the glossary's rule: a stretch of
+    assistant / tool_call / sub_agent_start lines with no tool_result, sub_agent_complete, user, turn_start,
+    turn_end or tombstone between them."""
+    groups: list[list[str]] = []
+    open_ = False
+    for line in path.read_bytes().split(b"\n"):
+        if not line:
+            continue
+        d = json.loads(line)
+        t = d["payload"]["type"]
+        if t in ("assistant", "tool_call", "sub_agent_start"):
+            if not open_:
+                groups.append([])
+                open_ = True
+            groups[-1].append(d["id"])
+        elif t in ("tool_result", "sub_agent_complete", "user", "turn_start", "turn_end", "tombstone"):
+            open_ = False
+    return groups
+
+
+def test_one_call_per_model_request_by_the_glossary_rule(home: Path) -> None:
+    """3.x: every model line of one request states the request's first line id as call, read in order or cold."""
+    from asz_adapters_kiro.turns import TurnTracker
+
+    adapter = KiroAdapter()
+    src = next(s for s in adapter.discover(home).sources if s.session == V3_SESSION and s.kind == "transcript")
+    groups = _requests_counted(src.path)
+    assert len(groups) == 9 and sum(map(len, groups)) == 13  # 5 assistant + 6 tool_call + 2 sub_agent_start lines
+    want = {lid: g[0] for g in groups for lid in g}
+    got = _records(adapter, src)
+    assert {r.id: r.call for *_, r in got if r.call} == want
+    assert not any(r.call for *_, r in got if r.from_ != "agent")
+    cold = TurnTracker()
+    for _, off, _, r in got:
+        if r.id in want and r.id != want[r.id]:
+            assert cold.before(src.path, off)[1] == want[r.id]  # the request open before a later line of it

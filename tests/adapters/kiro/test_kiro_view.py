@@ -67,7 +67,10 @@ def test_the_3x_session_is_one_talk_for_its_one_prompt(views) -> None:
     assert [s["text"] for s in _steps(talk, "message.external")] == [talk["label"]]
     says = [s["text"] for s in _steps(talk, "message.assistant")]
     assert says[0] == "File contents confirmed. Now let me run it." and says[-1] == talk["reply"] and len(says) == 5
-    assert len(_steps(talk, "llm.call")) == 5  # one per assistant line: Kiro 3.x writes no provider call id
+    # one per model request (glossary llm.call): model lines with no result handed back between them
+    calls = _steps(talk, "llm.call")
+    assert len(calls) == 9
+    assert calls[0]["id"] == "call/tooluse_ExByNgY10RwsTBNQRKPBqd-call"
     tools = _steps(talk, "tool")
     assert [t["name"] for t in tools] == ["create", "read_files", "run_command", "general-task-execution",
                                            "general-task-execution", "create", "create", "create"]
@@ -131,3 +134,31 @@ def test_a_sub_agent_session_is_a_titled_child_stream(kiro_home: Path, tmp_path:
     assert call["failed"] is True and call["name"] == "general-task-execution"
     assert child_talk["label"] == "Create three files" and child_talk["reply"] == "Created them."
     assert [c["kind"] for c in child_talk["children"]] == ["run"]
+
+
+def test_an_untitled_sub_agent_session_takes_the_explanation_it_was_started_with(kiro_home: Path, tmp_path: Path) -> None:
+    """SYNTHETIC child with no ``title`` in its session.json: its stream is titled by the real ``sub_agent_start``
+    line that started it (``explanation``, as the real session writes it)."""
+    from asz_adapters_kiro import KiroAdapter
+    from asz_core.collect.collector import CollectOptions, Collector
+    from asz_core.flow.parse import parse_root
+    from asz_core.view.document import build_view
+
+    home = tmp_path / "home"
+    ws = home / ".kiro" / "sessions" / "2f1c0d9e8b7a6f5e"
+    shutil.copytree(kiro_home / "sessions" / "2f1c0d9e8b7a6f5e" / V3_SESSION, ws / V3_SESSION)
+    start = next(json.loads(x) for x in (ws / V3_SESSION / "messages.jsonl").read_text().splitlines()
+                 if json.loads(x)["payload"].get("subSessionId") == SUB_FAILED[0])
+    child = ws / f"sess_{SUB_FAILED[0]}"
+    child.mkdir()
+    (child / "session.json").write_text(json.dumps({
+        "schemaVersion": "1.0.0", "id": f"sess_{SUB_FAILED[0]}", "parentSessionId": V3_SESSION}))
+    (child / "messages.jsonl").write_text(json.dumps(
+        {"id": "c-u", "timestamp": "2026-05-21T20:36:20.300Z", "payload": {"type": "user", "content": "Create three files"}}) + "\n")
+    root = tmp_path / "root"
+    Collector(root, KiroAdapter(), home, options=CollectOptions(fsync=False)).run_pass()
+    assert parse_root(root).ok
+    doc = build_view(root, V3_SESSION)
+    streams = {s["name"]: s for s in doc["streams"]}
+    assert streams[SUB_FAILED[0]]["label"] == start["payload"]["explanation"]
+    assert doc["summary"]["title"] == "Nimble Haze"
