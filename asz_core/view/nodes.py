@@ -77,6 +77,9 @@ class NodeView(ViewBase):
                 d["children"] = shown
         if ref is not None and kind not in STRUCTURAL_SET and (ref.seq, ref.row) in self.links.repeated:
             d["repeated_from"] = f"conversation/{self.links.earlier}"
+        if n.id in self.media:
+            d["media"] = [m if not (m["kept"] and self._withheld(self.sess.record(Ref(m["ref"]["seq"], m["ref"]["row"]))))
+                          else {**m, "state": "omitted", "kept": False} for m in self.media[n.id]]
         for key, refs in (("copies", self.coverage.copies.get(n.id)), ("conflicts", self.coverage.conflicts.get(n.id))):
             if refs:
                 d[key] = [self._copy(r, key == "conflicts") for r in refs]

@@ -11,6 +11,7 @@ from .coverage import carries_text, cited_by
 from .coverage import measure as measure_coverage
 from .kinds import position
 from .links import Links
+from .media import media_of
 from .session_records import LandedSession
 from .usage import CallUsage, read_call
 
@@ -50,6 +51,7 @@ class ViewBase:
         self.changes, self.executions, self.step_changes, self.step_executions = self._observations()
         self.call_usage: dict[str, CallUsage] = {n.id: self._read_call(n) for n in self.nodes.values() if n.kind == "llm.call"}
         self.links = links or Links()
+        self.media = media_of(self.sess.records, self.nodes.values())  # issue 18: images said on their steps
         #: llm.call nodes every record of which repeats an earlier session's (issue 18): their usage is counted there
         self.repeated_calls = {n.id for n in self.nodes.values() if n.kind == "llm.call" and self.links.repeated
                                and all((r.seq, r.row) in self.links.repeated for r in (n.refs or [n.ref]) if r is not None)}

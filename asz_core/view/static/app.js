@@ -441,6 +441,7 @@
       else if (n.state === 'omitted') el.append(h('div', { class: 'msg faint' }, 'withheld (' + fmtBytes(n.bytes) + ')'));
       if (n.text && clipped(n.text, n.bytes) && n.state !== 'omitted') el.append(clipNote(n, 'text', el.lastChild));
     }
+    (n.media || []).forEach(function (m) { el.append(mediaEl(m)); });
     el.append(det);
     const kids = n.children || [];
     if (kids.length) {
@@ -454,6 +455,22 @@
       });
     }
     return el;
+  }
+
+  // A media part (issue 18): a thumbnail from its landed record when its bytes are kept, else a labelled placeholder.
+  function mediaEl(m) {
+    const label = (m.mime || 'media') + ' · ' + fmtBytes(m.bytes) + (m.kept ? '' : ' · ' + (m.state === 'too_large' ? 'too large to land' : m.state));
+    const box = h('figure', { class: 'media' + (m.kept ? '' : ' placeholder'), 'data-digest': m.digest, title: 'sha256 ' + m.digest });
+    if (m.kept && /^image\//.test(m.mime || '')) {
+      const img = h('img', { class: 'thumb', alt: label });
+      box.append(img);
+      api(recordPath(m.ref)).then(function (res) {
+        const p = res.ok && res.data && res.data.parts ? res.data.parts[m.ref.block] : null;
+        if (p && typeof p.data === 'string') img.src = 'data:' + m.mime + ';base64,' + p.data;
+      });
+    }
+    box.append(h('figcaption', { class: 'small' }, label));
+    return box;
   }
 
   // A subagent stream, opened from the step that started it: its talk drawn in place, on demand.

@@ -1,0 +1,69 @@
+"""Media parts in the asz.view document (issue 18; seed 000, Media is kept inline).
+
+Every ``media`` part of a landed record is said on the step that draws its
+record, as an entry of that node's ``media`` list::
+
+    {"ref": {"seq": S, "row": R, "block": B}, "mime": "image/png", "bytes": 96,
+     "state": "available", "digest": "<sha256 hex>", "kept": true}
+
+``mime`` is the part's ``media`` (its media type, '' when the runtime named
+none); ``bytes`` the length of the base64 text the runtime wrote; ``state``
+the part's (``too_large`` when it was too large to land); ``digest`` the
+SHA-256 of the part's data as the writer lands it (the JSON string), which is
+the ``sha256`` a part taken out to land keeps, so a kept image and a cut one
+compare; ``kept`` says the data is in the landed record (the page then shows
+it from ``/api/c/<id>/record/<seq>/<row>``). The owner is the step citing the
+exact part, else the first step (by id, ``llm.call`` last) citing the record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Iterable
+
+from ..flow.model import Node
+from ..sessiondata import encode_value
+from ..sessiondata.jsonbytes import RawJSON
+
+__all__ = ["media_of"]
+
+_CONTAINERS = frozenset(("conversation", "segment", "session", "stream", "epoch", "talk", "run"))
+
+
+def _digest(p: dict) -> str:
+    if p.get("sha256"):
+        return p["sha256"]
+    data = p.get("data")
+    if data is None:
+        return ""
+    raw = data.raw if isinstance(data, RawJSON) else encode_value(data)
+    return hashlib.sha256(raw).hexdigest()
+
+
+def media_of(records: dict[int, list[dict]], nodes: Iterable[Node]) -> dict[str, list[dict]]:
+    """Node id → its media entries (see the module docstring), for every media part of ``records``."""
+    exact: dict[tuple[int, int, int], str] = {}
+    whole: dict[tuple[int, int], str] = {}
+    for n in sorted(nodes, key=lambda n: (n.kind == "llm.call", n.id)):
+        if n.kind in _CONTAINERS:
+            continue
+        for r in ([n.ref] if n.ref is not None else []) + list(n.refs):
+            if r.block is not None:
+                exact.setdefault((r.seq, r.row, r.block), n.id)
+            whole.setdefault((r.seq, r.row), n.id)
+    out: dict[str, list[dict]] = {}
+    for seq in sorted(records):
+        for row, rec in enumerate(records[seq], 1):
+            for block, p in enumerate(rec.get("parts", ())):
+                if p.get("k") != "media":
+                    continue
+                owner = exact.get((seq, row, block)) or whole.get((seq, row))
+                if owner is None:
+                    continue  # coverage names a record no node draws
+                state = p.get("state", "available")
+                out.setdefault(owner, []).append({
+                    "ref": {"seq": seq, "row": row, "block": block}, "mime": p.get("media", ""),
+                    "bytes": p.get("bytes", 0), "state": state, "digest": _digest(p),
+                    "kept": state == "available" and p.get("data") is not None,
+                })
+    return out
