@@ -7,12 +7,10 @@ collector and parse) and reads the asz.view document.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
 from asz_core.view import build_view
+
+from claude_lines import collect_claude as collect
+from claude_lines import walk_nodes as _nodes
 
 A = "0a000000-0000-4000-8000-00000000000a"
 B = "0b000000-0000-4000-8000-00000000000b"
@@ -31,26 +29,6 @@ def reply(uuid: str, parent: str, msg: str, text: str, sec: int, usage: tuple[in
                         "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
                         "usage": {"input_tokens": usage[0], "output_tokens": usage[1]}},
             "uuid": uuid, "sessionId": session, "timestamp": f"2026-03-01T10:00:{sec:02d}.000Z"}
-
-
-def collect(tmp_path: Path, sessions: dict[str, list[dict]]) -> Path:
-    projects = tmp_path / "projects" / "-home-dev-app"
-    projects.mkdir(parents=True)
-    for sid, lines in sessions.items():
-        (projects / f"{sid}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
-    root = tmp_path / "root"
-    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--adapter", "claude-code-local",
-                        "--source", str(tmp_path / "projects"), "--root", str(root)], capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0 and " errors=0 " in p.stdout, p.stdout + p.stderr
-    return root
-
-
-def _nodes(doc: dict):
-    stack = list(doc["talks"]) + list(doc["loose"])
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.get("children", ()))
 
 
 def test_24_a_resumed_session_continues_the_earlier_one_and_counts_usage_once(tmp_path):

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import orjson
 
 from asz_core.view import build_view
+
+from claude_lines import collect_claude
+from claude_lines import walk_nodes as _nodes
 
 S = "0d000000-0000-4000-8000-00000000000d"
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP4z8DwHwAFAAIBpdW1WwAAAABJRU5ErkJggg=="
@@ -42,23 +42,7 @@ def media_lines() -> list[dict]:
 
 
 def collect_media(base: Path) -> Path:
-    src = base / "projects" / "-home-dev-app"
-    src.mkdir(parents=True)
-    (src / f"{S}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in media_lines()))
-    root = base / "root"
-    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--adapter", "claude-code-local",
-                        "--max-delta-bytes", "2048", "--source", str(base / "projects"), "--root", str(root)],
-                       capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0 and " errors=0 " in p.stdout, p.stdout + p.stderr
-    return root
-
-
-def _nodes(doc: dict):
-    stack = list(doc["talks"]) + list(doc["loose"])
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.get("children", ()))
+    return collect_claude(base, {S: media_lines()}, "--max-delta-bytes", "2048")
 
 
 def test_30_a_pasted_image_and_a_tool_results_image_are_said_on_their_steps(tmp_path):
