@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterable, Protocol, TextIO
 import attrs
 import orjson
 
-from ..sessiondata import durable
+from ..sessiondata import durable, gc_pause
 from ..sessiondata.times import format_rfc3339, parse_instant
 from ..storage.layout import landed_files, session_dir, session_dirs
 from .chain import Chain, ChainBusy, ChainError
@@ -138,9 +138,12 @@ class IndexEngine:
 # --------------------------------------------------------------------------- diff and header
 
 
-def diff_assembly(fold: Fold, asm: Assembly) -> tuple[list[Node], list[Relation], list[Unresolved]]:
+def diff_assembly(fold: Fold, asm: Assembly, have_body: Callable[[Any], bytes] = entity_body,
+                  want_body: Callable[[Any], bytes] = entity_body) -> tuple[list[Node], list[Relation], list[Unresolved]]:
     """The entities a round must carry to take ``fold`` to ``asm`` (origin-digest §4.3).
 
+    ``have_body`` and ``want_body`` give an entity's :func:`entity_body` for the
+    fold's and the assembly's entities (caches; the result is the same).
     Returns (nodes, relations, unresolved), unsorted, revisions not yet set:
     new or changed entities (comparison ignores revision), tombstones for
     vanished nodes and relations, and vanished unresolved entries not yet
@@ -148,12 +151,13 @@ def diff_assembly(fold: Fold, asm: Assembly) -> tuple[list[Node], list[Relation]
     """
     out: list[list] = []
     for have, want, cls in ((fold.nodes, asm.nodes, Node), (fold.relations, asm.relations, Relation)):
-        group = [e for e in want.values() if e.id not in have or entity_body(have[e.id]) != entity_body(e)]
+        group = [e for e in want.values() if e.id not in have or have_body(have[e.id]) != want_body(e)]
         wanted = {e.id for e in want.values()}
         group += [cls(i, tombstone=True) for i in have if i not in wanted]
         out.append(group)
     wanted = {u.id for u in asm.unresolved.values()}
-    unres = [u for u in asm.unresolved.values() if u.id not in fold.unresolved or entity_body(fold.unresolved[u.id]) != entity_body(u)]
+    unres = [u for u in asm.unresolved.values()
+             if u.id not in fold.unresolved or have_body(fold.unresolved[u.id]) != want_body(u)]
     unres += [attrs.evolve(u, state="resolved") for i, u in fold.unresolved.items() if i not in wanted and u.state != "resolved"]
     return out[0], out[1], unres
 
@@ -315,8 +319,9 @@ class _Window:
             session_through_time=s_through,
             **counts,
         )
-        nodes, rels, unres = diff_assembly(fold, asm)
-        return build_round(header, nodes, rels, unres)
+        want_body = ctx.bodies_of(through)
+        nodes, rels, unres = diff_assembly(fold, asm, ctx.fold_body, want_body)
+        return build_round(header, nodes, rels, unres, bodies=want_body)
 
 
 class _Parse:
@@ -337,6 +342,8 @@ class _Parse:
         self.files: list[tuple[int, Path]] = []
         self.hint: int | None = None  # the window width (files - 1) the previous round took
         self._asm: OrderedDict[int, Assembly] = OrderedDict()
+        self._asm_bodies: dict[int, dict[tuple[type, str], bytes]] = {}  # entity bodies of each cached assembly
+        self._fold_bodies: dict[tuple[type, str, int], bytes] = {}  # the chain's entities' bodies, by revision
         self._digests: dict[Path, str] = {}
         self._times: dict[Path, tuple[int, int] | None] = {}
 
@@ -356,8 +363,30 @@ class _Parse:
         asm = self.engine.assemble(self.handle, through, self.conversation)
         self._asm[through] = asm
         while len(self._asm) > _ASSEMBLY_CACHE:
-            self._asm.popitem(last=False)
+            gone, _ = self._asm.popitem(last=False)
+            self._asm_bodies.pop(gone, None)
         return asm
+
+    def bodies_of(self, through: int) -> Callable[[Any], bytes]:
+        """:func:`entity_body` of the assembly through ``through``'s entities, each encoded once while it is cached."""
+        cache = self._asm_bodies.setdefault(through, {})
+
+        def body(e: Any) -> bytes:
+            key = (type(e), e.id)
+            b = cache.get(key)
+            if b is None:
+                b = cache[key] = entity_body(e)
+            return b
+
+        return body
+
+    def fold_body(self, e: Any) -> bytes:
+        """:func:`entity_body` of a chain entity (one id has one body per revision), encoded once a parse."""
+        key = (type(e), e.id, e.revision)
+        b = self._fold_bodies.get(key)
+        if b is None:
+            b = self._fold_bodies[key] = entity_body(e)
+        return b
 
     def digests(self, from_seq: int, through: int) -> list[str]:
         """Whole-file SHA-256 hex of every landed file in the window."""
@@ -499,11 +528,12 @@ def parse_session(
 
 
 def _parse(root: Path, session: str, out: ParseOutcome, budget: int, engine: FlowEngine, lock_timeout: float, fsync: bool) -> None:
-    if fsync:
-        with durable.batch(root):  # index bytes, rounds and states: three syncs, not five (sessiondata/durable.py)
+    with gc_pause.paused():  # a session's assemblies are many long-lived objects (sessiondata/gc_pause.py)
+        if fsync:
+            with durable.batch(root):  # index bytes, rounds and states: three syncs, not five (sessiondata/durable.py)
+                _parse_session(root, session, out, budget, engine, lock_timeout, fsync)
+        else:
             _parse_session(root, session, out, budget, engine, lock_timeout, fsync)
-    else:
-        _parse_session(root, session, out, budget, engine, lock_timeout, fsync)
 
 
 def _parse_session(root: Path, session: str, out: ParseOutcome, budget: int, engine: FlowEngine, lock_timeout: float,

@@ -25,7 +25,7 @@ import hashlib
 import os
 import re
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import attrs
 import orjson
@@ -107,39 +107,58 @@ def _obj(t: str, buf: list[bytes]) -> bytes:
     return b'{"t":' + _dumps(t) + b"".join(buf) + b"}"
 
 
-def _node_fields(n: Node, buf: list[bytes]) -> None:
-    _kv(buf, "kind", n.kind)
+def _esc(out: bytes) -> bytes:
+    """U+2028 and U+2029 escaped in already encoded JSON (the only bytes orjson leaves that a round escapes)."""
+    if b"\xe2\x80" in out:
+        out = out.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
+    return out
+
+
+def _members(d: dict) -> bytes:
+    """``,"k":v,…`` for a dict whose keys are plain ASCII names, in its insertion order (one orjson call)."""
+    return b"," + orjson.dumps(d, default=_default)[1:-1]
+
+
+def _node_fields(n: Node) -> bytes:
+    d: dict[str, Any] = {"kind": n.kind}
     if n.parent:
-        _kv(buf, "parent", n.parent)
+        d["parent"] = n.parent
     if n.stream:
-        _kv(buf, "stream", n.stream)
+        d["stream"] = n.stream
     if n.ref is not None:
-        _kv(buf, "ref", n.ref.as_dict())
+        d["ref"] = n.ref.as_dict()
     if n.refs:
-        _kv(buf, "refs", [r.as_dict() for r in n.refs])
+        d["refs"] = [r.as_dict() for r in n.refs]
+    out = _members(d)
     if n.attrs:
-        _kv(buf, "attrs", n.attrs, sort=True)
+        out += b',"attrs":' + orjson.dumps(n.attrs, default=_default, option=orjson.OPT_SORT_KEYS)
+    return out
 
 
-def _relation_fields(r: Relation, buf: list[bytes]) -> None:
-    _kv(buf, "type", r.type)
-    _kv(buf, "from", r.from_)
-    _kv(buf, "to", r.to)
-    _kv(buf, "quality", r.quality)
+def _relation_fields(r: Relation) -> bytes:
+    d: dict[str, Any] = {"type": r.type, "from": r.from_, "to": r.to, "quality": r.quality}
     if r.via:
-        _kv(buf, "via", r.via)
+        d["via"] = r.via
     if r.evidence:
-        _kv(buf, "evidence", [e.as_dict() for e in r.evidence])
+        d["evidence"] = [e.as_dict() for e in r.evidence]
+    return _members(d)
 
 
-def _unresolved_fields(u: Unresolved, buf: list[bytes]) -> None:
-    _kv(buf, "kind", u.kind)
-    _kv(buf, "ref", u.ref)
-    _kv(buf, "reason", u.reason)
-    _kv(buf, "state", u.state)
+def _unresolved_fields(u: Unresolved) -> bytes:
+    return _members({"kind": u.kind, "ref": u.ref, "reason": u.reason, "state": u.state})
 
 
-_FRAMES = {Node: ("node", _node_fields), Relation: ("relation", _relation_fields), Unresolved: ("unresolved", _unresolved_fields)}
+_FRAMES = {Node: (b'{"t":"node","id":', _node_fields), Relation: (b'{"t":"relation","id":', _relation_fields),
+           Unresolved: (b'{"t":"unresolved","id":', _unresolved_fields)}
+
+
+def _frame(entity: Node | Relation | Unresolved, body: bytes | None) -> bytes:
+    """The frame of ``entity`` from its :func:`entity_body` (None for a tombstone: only its envelope)."""
+    head, _ = _FRAMES[type(entity)]
+    if body is None:
+        return head + _esc(orjson.dumps(entity.id)) + b',"revision":' + orjson.dumps(entity.revision) + b',"tombstone":true}'
+    ident = 6 + len(_esc(orjson.dumps(entity.id)))  # body = ,"id":<id><fields>
+    return head + body[6:ident] + b',"revision":' + orjson.dumps(entity.revision) + body[ident:] + b"}"
 
 
 def encode_entity(entity: Node | Relation | Unresolved) -> bytes:
@@ -148,30 +167,19 @@ def encode_entity(entity: Node | Relation | Unresolved) -> bytes:
     A tombstone carries only its envelope. Raises TypeError for an object that
     is not a Node, Relation or Unresolved, or attrs holding a value JSON cannot carry.
     """
-    t, fields = _FRAMES[type(entity)]
-    buf: list[bytes] = []
-    _kv(buf, "id", entity.id)
-    _kv(buf, "revision", entity.revision)
-    if entity.tombstone:
-        _kv(buf, "tombstone", True)
-    else:
-        fields(entity, buf)
-    return _obj(t, buf)
+    return _frame(entity, None if entity.tombstone else entity_body(entity))
 
 
 def entity_body(entity: Node | Relation | Unresolved) -> bytes:
     """The entity's content as canonical bytes, revision and frame type left out (§4.3: the diff's comparison).
 
     Two entities with equal bodies are the same entity whatever round wrote them;
-    a tombstone's body is ``b"tombstone"``.
+    a tombstone's body is ``b"tombstone"``. Otherwise it is ``,"id":<id>`` and the
+    frame's fields, which :func:`build_round` reuses (``bodies``) to write the frame.
     """
     if entity.tombstone:
         return b"tombstone"
-    t, fields = _FRAMES[type(entity)]
-    buf: list[bytes] = []
-    _kv(buf, "id", entity.id)
-    fields(entity, buf)
-    return b"".join(buf)
+    return b',"id":' + _esc(orjson.dumps(entity.id)) + _esc(_FRAMES[type(entity)][1](entity))
 
 
 # --------------------------------------------------------------------------- header and round
@@ -290,22 +298,38 @@ class Round:
         return len(self.data)
 
 
+def _with_revision(e: Node | Relation | Unresolved, n: int) -> Node | Relation | Unresolved:
+    """A copy of ``e`` with revision ``n`` (a shallow copy, as ``attrs.evolve`` makes, without its cost)."""
+    if type(e) is Node:
+        return Node(e.id, e.kind, e.parent, e.stream, e.ref, e.refs, e.attrs, n, e.tombstone)
+    if type(e) is Relation:
+        return Relation(e.id, e.type, e.from_, e.to, e.quality, e.via, e.evidence, n, e.tombstone)
+    return attrs.evolve(e, revision=n)
+
+
 def build_round(
     header: RoundHeader,
     nodes: Iterable[Node] = (),
     relations: Iterable[Relation] = (),
     unresolved: Iterable[Unresolved] = (),
+    bodies: Callable[[Node | Relation | Unresolved], bytes] | None = None,
 ) -> Round:
     """Write a round in memory (origin-digest §4.1): every entity gets ``revision = header.round``; groups sorted by id.
 
-    The entities passed in are copied, never changed. Returns the :class:`Round`
+    The entities passed in are copied, never changed. ``bodies``, when given,
+    returns an entity's :func:`entity_body` (a cache the caller already filled
+    while diffing); the bytes are the same either way. Returns the :class:`Round`
     with its bytes and commit digest. Raises ValueError for a duplicated id in a
     group or an empty id (the reader would refuse the file).
     """
     n = header.round
+    body_of = bodies or entity_body
     groups: list[list] = []
+    frames: list[list[bytes]] = []
     for items in (nodes, relations, unresolved):
-        out = sorted((attrs.evolve(e, revision=n) for e in items), key=lambda e: e.id)
+        pairs = sorted(((e.id, e) for e in items), key=lambda p: p[0])
+        out = [_with_revision(e, n) for _, e in pairs]
+        frames.append([_frame(c, None if c.tombstone else body_of(e)) for c, (_, e) in zip(out, pairs)])
         for a, b in zip(out, out[1:]):
             if a.id == b.id:
                 raise ValueError(f"round {n}: id {a.id!r} appears twice")
@@ -321,9 +345,9 @@ def build_round(
         chunks.append(b)
 
     line(header.encode())
-    for group in groups:
-        for e in group:
-            line(encode_entity(e))
+    for group in frames:
+        for f in group:
+            line(f)
     digest = sha.hexdigest()
     counts = {"nodes": len(groups[0]), "relations": len(groups[1]), "unresolved": len(groups[2])}
     chunks.append(b'{"t":"commit","digest":' + _dumps(digest) + b',"counts":' + _dumps(counts) + b"}\n")
