@@ -1,4 +1,4 @@
-"""The cyclic garbage collector paused while one bulk step builds many long-lived objects.
+"""The cyclic garbage collector paused while one bulk step builds many long-lived objects (parse, the asz.view build).
 
 Parsing a session (index, assemblies, rounds) and building its asz.view document
 allocate hundreds of thousands of small objects that stay alive to the end of

@@ -15,13 +15,13 @@ Withholding: ``hide`` names withholdable flags (``system_prompt``,
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import os
 from pathlib import Path
 from typing import Iterable
 
 from .chain import ChainReader, ViewError
+from ..sessiondata import gc_pause
 from ..storage.layout import session_dir
 from ..storage.torn import session_torn_tails, torn_line
 from .kinds import FORMAT, STEP_KINDS, TEXT_LIMIT, VERSION, clip_text
@@ -64,13 +64,8 @@ def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str
     pause comes first, before anything is allocated, so a build does not start
     by collecting what its caller left young.
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_pause.paused():
         return _build(Path(root), conversation, hide, through_round, prices)
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: int | None) -> tuple:
