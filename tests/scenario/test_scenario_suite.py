@@ -138,3 +138,43 @@ def test_lose_and_verify_hold_the_original_lost_file_expectation(tmp_path: Path,
     res = check_scenario(sc, ex, properties=False)
     assert res.ok, "\n".join(res.failures)
     assert res.passed >= 30
+
+
+EARLY_THEN_LOST = """\
+title: a checkpoint before a loss
+steps:
+  - input: ask the helper
+  - call:
+      agent: {name: helper, prompt: look, steps: [{call: {text: looked}}], notify: true}
+  - call: {text: The helper looked.}
+    checkpoint: early
+  - input: and now
+  - call: {text: Done.}
+    checkpoint: later
+"""
+
+EARLY_THEN_LOST_EXPECT = """\
+checkpoints:
+  early:
+    rounds: 1
+    view: {state: verified, problems: 0, talks: 2, files: 4, rounds: 1}
+    verify: {problems: 0}
+  later:
+    rounds: 2
+    lose: [{stream: helper, kind: transcript}]
+    view: {state: incomplete, problems: 1, rounds: 2}
+    verify: {problems: 2}
+"""
+
+
+def test_each_checkpoint_is_judged_on_the_root_as_it_stood_then(tmp_path: Path) -> None:
+    """A later checkpoint that deletes a landed file (``lose``) leaves what an earlier checkpoint reports alone:
+    ``early`` sees a verified document and a clean verify, ``later`` the missing file (issue 18)."""
+    from asz_core.testing.scenario.check import check_scenario
+    from asz_core.testing.scenario.model import load_expectation, load_scenario
+
+    (tmp_path / "early.yaml").write_text(EARLY_THEN_LOST)
+    (tmp_path / "early.expect.yaml").write_text(EARLY_THEN_LOST_EXPECT)
+    res = check_scenario(load_scenario(tmp_path / "early.yaml"), load_expectation(tmp_path / "early.expect.yaml"), properties=False)
+    assert res.ok, "\n".join(res.failures)
+    assert res.formats == {"claude-code": "pass", "sd": "pass"}

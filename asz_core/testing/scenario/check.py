@@ -730,12 +730,17 @@ def check_scenario(sc: Scenario, ex: Expectation, *, formats: tuple[str, ...] = 
 
             fep: list = []
 
-            def after(b: Build, k: int, _cps=ex.checkpoints, _fep=fep) -> None:
+            def after(b: Build, k: int, _cps=ex.checkpoints, _fep=fep, _c=c) -> None:
                 if properties and ex.properties.get("fold_equals_parse", True):
                     lost_before = any(_cps.get(n) is not None and _cps[n].lose for n in b.plan.stage_names[:k])
                     _fep.append((b.plan.stage_names[k], b.snapshots[k].fold.rounds if b.snapshots[k].fold else 0,
                                  fold_equals_parse_now(b, k, fresh=not lost_before)))
                 _lose_after(b, k, _cps)
+                # Judged now, on the root as it stands at this checkpoint (after its own ``lose``): a later
+                # stage that removes a landed file must not change what an earlier checkpoint reports.
+                cp = _cps.get(b.plan.stage_names[k])
+                if cp is not None:
+                    _check_checkpoint(_c, b, k, cp)
 
             try:
                 b = build(sc, fmt, base / fmt, at=at, expect=ex, after_stage=after)
@@ -744,10 +749,6 @@ def check_scenario(sc: Scenario, ex: Expectation, *, formats: tuple[str, ...] = 
                 res.formats[fmt] = "fail"
                 continue
             builds[fmt] = b
-            for i, name in enumerate(b.plan.stage_names):
-                cp = ex.checkpoints.get(name)
-                if cp is not None:
-                    _check_checkpoint(c, b, i, cp)
             for name, rounds, diff in fep:
                 c.ok(not diff, f"property fold_equals_parse at {name}", f"the fold of {rounds} round(s) differs from one full parse: {_short(diff)}")
             if properties:
