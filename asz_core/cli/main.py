@@ -11,14 +11,15 @@ import typer
 
 #: The command modules, in the order their commands are listed; each has ``register(app)``.
 MODULES = ("adapters_cmd", "collect_cmd", "verify_cmd", "parse_cmd", "scenario_cmd", "hook_cmd", "view_cmd",
-           "server_cmd", "provider_cmd", "ingest_cmd", "conversations_cmd", "push_cmd", "search_cmd", "export_cmd")
+           "server_cmd", "provider_cmd", "ingest_cmd", "conversations_cmd", "push_cmd", "search_cmd", "export_cmd",
+           "usage_cmd")
 #: Which module registers each top-level command or group.
 COMMANDS = {
     "adapters": "adapters_cmd", "glossary": "adapters_cmd", "collect": "collect_cmd", "sources": "collect_cmd",
     "verify": "verify_cmd", "parse": "parse_cmd", "scenario": "scenario_cmd", "hook": "hook_cmd", "hooks": "hook_cmd",
     "conversation": "view_cmd", "show": "view_cmd", "view": "server_cmd", "server": "server_cmd",
     "provider": "provider_cmd", "ingest": "ingest_cmd", "conversations": "conversations_cmd", "ls": "conversations_cmd",
-    "push": "push_cmd", "receive": "push_cmd", "search": "search_cmd", "export": "export_cmd",
+    "push": "push_cmd", "receive": "push_cmd", "search": "search_cmd", "export": "export_cmd", "usage": "usage_cmd",
 }
 
 

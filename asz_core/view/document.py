@@ -32,7 +32,7 @@ from .summary import DocumentView
 
 __all__ = [
     "ViewError", "build_view", "FORMAT", "VERSION", "TEXT_LIMIT", "STEP_KINDS", "list_conversations", "clip_text",
-    "landed_lines", "title_withheld",
+    "landed_lines", "title_withheld", "conversation_calls",
 ]
 
 
@@ -66,6 +66,26 @@ def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str
     """
     with gc_pause.paused():
         return _build(Path(root), conversation, hide, through_round, prices)
+
+
+def conversation_calls(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = ()) -> tuple[dict, list]:
+    """``(places, calls)`` of a conversation, for readers that count usage (``asz usage``) without the document.
+
+    ``places`` holds ``title``, ``project``, ``git_branch`` and ``runtime`` as
+    the summary gives them; ``calls`` is the
+    :class:`~asz_core.view.usage.CallUsage` of every call the summary's
+    totals count (a call repeated from an earlier session is counted there),
+    so the calls' usage sums to ``summary.usage``. Raises as :func:`build_view`.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        _, fold, _, _, _, _, v = _prepare(Path(root), conversation, hide, None)
+        places = {"title": v.title(fold.head.title), **v.places()}
+        return places, [cu for nid, cu in sorted(v.call_usage.items()) if nid not in v.repeated_calls]
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: int | None) -> tuple:

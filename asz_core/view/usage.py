@@ -22,6 +22,8 @@ from typing import Iterable
 
 import attrs
 
+from ..sessiondata.times import parse_instant
+
 __all__ = ["TOKEN_KINDS", "LANES", "CallUsage", "zero_usage", "add_usage", "read_call", "usage_totals"]
 
 #: The four token counts of a usage object, in document order.
@@ -41,6 +43,8 @@ class CallUsage:
     model: str
     lane: str
     synthetic: bool = False
+    #: When the call happened: the instant (ns) of the record its usage came from, else of its first fragment; None when no time.
+    time: int | None = None
 
 
 def zero_usage() -> dict:
@@ -74,9 +78,13 @@ def read_call(records: Iterable[dict | None], finished: bool, lane: str) -> Call
     usage_model = ""
     model = ""
     synthetic = False
+    first_time = usage_time = None
     for rec in records:
         if rec is None:
             continue
+        t = parse_instant(rec.get("time"))
+        if first_time is None:
+            first_time = t
         m = rec.get("model")
         if isinstance(m, str) and m:
             model = m
@@ -86,9 +94,11 @@ def read_call(records: Iterable[dict | None], finished: bool, lane: str) -> Call
         if isinstance(u, dict):
             usage = {k: _count(u, k) for k in TOKEN_KINDS}
             usage_model = m if isinstance(m, str) else ""
+            usage_time = t
     if usage is None:
-        return CallUsage(None, "", model, lane, synthetic)
-    return CallUsage(usage, "final" if finished else "last_seen", usage_model or model, lane, synthetic)
+        return CallUsage(None, "", model, lane, synthetic, first_time)
+    return CallUsage(usage, "final" if finished else "last_seen", usage_model or model, lane, synthetic,
+                     usage_time if usage_time is not None else first_time)
 
 
 def usage_totals(calls: Iterable[CallUsage]) -> dict:

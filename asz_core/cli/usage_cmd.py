@@ -1,0 +1,101 @@
+"""``asz usage``: tokens and cost per day, month, conversation or project over a storage root (issue 17)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import orjson
+import typer
+
+from .reading_common import CONFIG_HELP, ROOT_HELP
+
+#: Columns of the text table after the key: header and width.
+COLUMNS = (("MODELS", 28), ("INPUT", 10), ("OUTPUT", 10), ("CACHE WRITE", 12), ("CACHE READ", 13), ("TOTAL", 13), ("COST", 11))
+
+
+def _cell(text: str, width: int, left: bool = False) -> str:
+    text = " ".join(str(text).split())
+    if len(text) > width:
+        text = text[: width - 1] + "…"
+    return f"{text:<{width}}" if left else f"{text:>{width}}"
+
+
+def _line(key: str, key_width: int, models: list[str], u: dict, cost: dict) -> str:
+    usd = f"${cost['usd']:,.2f}" + ("*" if cost["unpriced"] else "")
+    cells = [_cell(key, key_width, True), _cell(", ".join(models) or "-", 28, True), _cell(f"{u['in']:,}", 10),
+             _cell(f"{u['out']:,}", 10), _cell(f"{u['cache_write']:,}", 12), _cell(f"{u['cache_read']:,}", 13),
+             _cell(f"{sum(u.values()):,}", 13), _cell(usd, 11)]
+    return "  ".join(cells)
+
+
+def usage(
+    view: str = typer.Argument("daily", metavar="[daily|monthly|session|project]",
+                               help="Rows per day, per month, per conversation or per project (default daily)."),
+    since: str = typer.Option("", "--since", help="Count calls from this day on (YYYY-MM-DD, in --tz)."),
+    until: str = typer.Option("", "--until", help="Count calls up to and including this day (YYYY-MM-DD, in --tz)."),
+    tz: str = typer.Option("", "--tz", help="Time zone the days are in, e.g. UTC or Europe/Paris (default: this machine's)."),
+    root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
+    config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP + " Its prices replace or extend the price table."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows: the key (date, month, conversation or project), usage, cost, models, …"),
+) -> None:
+    """Token usage and cost of the model calls in a storage root, per day, month, conversation or project.
+
+    One usage per model call, read from its last fragment that carries usage
+    (the asz.view document's rule); a call counts on the day of the record its
+    usage came from. Cost comes from the price table (asz.yaml prices
+    override it); a cost marked * leaves out unpriced models (--json lists
+    them under cost.unpriced). Exit 1 when a conversation does not read (the
+    others are still counted), 2 for a bad view, date, zone or configuration.
+    """
+    from ..config import ConfigError, load_config
+    from ..view.prices import price_table
+    from ..view.usage_report import KEYS, VIEWS, DayError, parse_day, read_root, report, totals, zone_of
+
+    if view not in VIEWS:
+        typer.echo(f"asz usage: {view!r} is not a view (one of {', '.join(VIEWS)})", err=True)
+        raise typer.Exit(2)
+    try:
+        cfg = load_config(config)
+        table = price_table(cfg.prices)
+    except ConfigError as exc:
+        typer.echo(f"asz usage: {exc}", err=True)
+        raise typer.Exit(2)
+    try:
+        first = parse_day(since) if since else None
+        last = parse_day(until) if until else None
+    except DayError as exc:
+        typer.echo(f"asz usage: --since/--until: {exc}", err=True)
+        raise typer.Exit(2)
+    try:
+        zone = zone_of(tz)
+    except ValueError as exc:
+        typer.echo(f"asz usage: --tz: {exc}", err=True)
+        raise typer.Exit(2)
+    storage = root if root is not None else Path(cfg.root)
+    counted, problems = read_root(storage, zone, cfg.view_hide)
+    rows = report(counted, view, table, first, last)
+    for p in problems:
+        typer.echo(f"asz usage: {p}", err=True)
+    if as_json:
+        sys.stdout.buffer.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        key = KEYS[view]
+        width = max([len(key)] + [min(len(str(r[key])), 44) for r in rows])
+        typer.echo("  ".join([_cell(key.upper(), width, True)] + [_cell(h, w, i == 0) for i, (h, w) in enumerate(COLUMNS)]))
+        for r in rows:
+            label = str(r[key]) if view != "session" else f"{r[key][:8]} {r['title']}"
+            typer.echo(_line(label, width, r["models"], r["usage"], r["cost"]))
+        t = totals(rows, table)
+        typer.echo(_line("total", width, [], t["usage"], t["cost"]))
+        unpriced = t["cost"]["unpriced"]
+        if unpriced:
+            typer.echo(f"* unpriced, left out of the cost: {', '.join(unpriced)} (add them under prices in asz.yaml)")
+    if problems:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``asz usage`` to ``app``."""
+    app.command("usage")(usage)

@@ -1,0 +1,148 @@
+"""Usage reports over a storage root (issue 17): tokens and cost per day, month, conversation or project.
+
+Every conversation of the root is read as its asz.view summary counts it
+(:func:`~asz_core.view.document.conversation_calls`): one usage per model
+call, from its last fragment carrying usage, a call repeated from an earlier
+session counted there. A call falls on the day (in the zone asked for) of the
+record its usage was read from. Cost is the price table's
+(:func:`~asz_core.view.prices.cost_of`), per row.
+
+A row: its key (``date`` ``YYYY-MM-DD``, ``month`` ``YYYY-MM``,
+``conversation`` or ``project``), then ``usage`` (four counts), ``cost``
+(``{"usd", "unpriced"}``), ``models`` (sorted), ``usage_by_model``, ``calls``
+and ``conversations`` (how many); a ``conversation`` row adds ``title``,
+``project``, ``from`` and ``to`` (unix ms of its first and last counted call).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from typing import Iterable
+from zoneinfo import ZoneInfo
+
+import attrs
+
+from .document import ViewError, conversation_calls, list_conversations
+from .prices import PriceTable, cost_of
+from .usage import add_usage, zero_usage
+
+__all__ = ["VIEWS", "KEYS", "Counted", "read_root", "report", "totals", "zone_of", "parse_day", "DayError"]
+
+#: The report views and the key each row carries.
+VIEWS = ("daily", "monthly", "session", "project")
+KEYS = {"daily": "date", "monthly": "month", "session": "conversation", "project": "project"}
+
+
+class DayError(ValueError):
+    """A date that does not read as ``YYYY-MM-DD`` (or ``YYYYMMDD``)."""
+
+
+def parse_day(text: str) -> dt.date:
+    """``YYYY-MM-DD`` or ``YYYYMMDD`` as a date. Raises :class:`DayError` naming what was given."""
+    s = text.strip()
+    for fmt in ("%Y-%m-%d", "%Y%m%d"):
+        try:
+            return dt.datetime.strptime(s, fmt).date()
+        except ValueError:
+            continue
+    raise DayError(f"{text!r} is not a date such as 2026-04-18")
+
+
+@attrs.frozen
+class Counted:
+    """One counted call: its conversation, the conversation's places, its day in the zone, its usage and model."""
+
+    conversation: str
+    places: dict
+    day: dt.date | None
+    ms: int | None
+    usage: dict
+    model: str
+
+
+def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()) -> tuple[list[Counted], list[str]]:
+    """Every counted call with usage in the root, and one problem line per conversation that did not read."""
+    out: list[Counted] = []
+    problems: list[str] = []
+    for conv in list_conversations(root):
+        try:
+            places, calls = conversation_calls(root, conv, hide=hide)
+        except (ViewError, OSError) as exc:
+            problems.append(f"conversation {conv}: {exc}")
+            continue
+        for c in calls:
+            if c.usage is None:
+                continue
+            day = None if c.time is None else dt.datetime.fromtimestamp(c.time / 1e9, tz=zone).date()
+            out.append(Counted(conv, places, day, None if c.time is None else c.time // 1_000_000, c.usage, c.model))
+    return out, problems
+
+
+def _key(view: str, c: Counted) -> str:
+    if view == "daily":
+        return c.day.isoformat() if c.day else "(no time)"
+    if view == "monthly":
+        return c.day.strftime("%Y-%m") if c.day else "(no time)"
+    if view == "project":
+        return c.places.get("project") or "(no project)"
+    return c.conversation
+
+
+def report(counted: Iterable[Counted], view: str, table: PriceTable | None = None,
+           since: dt.date | None = None, until: dt.date | None = None) -> list[dict]:
+    """Rows of ``view`` (:data:`VIEWS`) over the calls dated ``since``..``until`` (inclusive; a call with no time only
+    when neither is given), sorted by key (daily, monthly, project) or by first call (session)."""
+    groups: dict[str, list[Counted]] = {}
+    for c in counted:
+        if (since or until) and (c.day is None or (since and c.day < since) or (until and c.day > until)):
+            continue
+        groups.setdefault(_key(view, c), []).append(c)
+    rows = [_row(view, key, calls, table) for key, calls in groups.items()]
+    if view == "session":
+        rows.sort(key=lambda r: (r["from"] is None, r["from"] or 0, r["conversation"]))
+    else:
+        rows.sort(key=lambda r: r[KEYS[view]])
+    return rows
+
+
+def _row(view: str, key: str, calls: list[Counted], table: PriceTable | None) -> dict:
+    total = zero_usage()
+    by_model: dict[str, dict] = {}
+    for c in calls:
+        add_usage(total, c.usage)
+        add_usage(by_model.setdefault(c.model or "(no model)", zero_usage()), c.usage)
+    row: dict = {KEYS[view]: key}
+    if view == "session":
+        places = calls[0].places
+        times = [c.ms for c in calls if c.ms is not None]
+        row.update(title=places.get("title", ""), project=places.get("project", ""),
+                   **{"from": min(times) if times else None, "to": max(times) if times else None})
+    row.update(usage=total, cost=cost_of(by_model, table), models=sorted(m for m in by_model if m != "(no model)"),
+               usage_by_model=dict(sorted(by_model.items())), calls=len(calls),
+               conversations=len({c.conversation for c in calls}))
+    return row
+
+
+def totals(rows: Iterable[dict], table: PriceTable | None = None) -> dict:
+    """The sum of ``rows``: ``usage``, ``cost`` (from the summed usage by model), ``calls``."""
+    total = zero_usage()
+    by_model: dict[str, dict] = {}
+    calls = 0
+    for r in rows:
+        add_usage(total, r["usage"])
+        calls += r["calls"]
+        for m, u in r["usage_by_model"].items():
+            add_usage(by_model.setdefault(m, zero_usage()), u)
+    return {"usage": total, "cost": cost_of(by_model, table), "calls": calls}
+
+
+def zone_of(name: str) -> dt.tzinfo:
+    """The zone ``name`` (an IANA name such as ``Europe/Paris``, or ``UTC``); '' is the machine's own. Raises ValueError."""
+    if not name:
+        return dt.datetime.now().astimezone().tzinfo or dt.timezone.utc
+    try:
+        return ZoneInfo(name)
+    except (KeyError, ValueError, OSError):
+        raise ValueError(f"{name!r} is not a time zone name such as UTC or Europe/Paris") from None
+

@@ -1,0 +1,89 @@
+"""``asz usage`` (issue 17) over the Claude Code corpus: the rows add up to the transcripts' own counts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from asz_core.view import build_view, list_conversations
+
+from test_view_usage import ANCHOR, ANCHOR_CALLS, sessions_of, transcript_truth
+
+KINDS = ("in", "out", "cache_read", "cache_write")
+
+
+def _usage(root, *args, code=0):
+    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "usage", *args, "--root", str(root)], capture_output=True, text=True)
+    assert p.returncode == code, p.stdout + p.stderr
+    return p
+
+
+def _rows(root, *args):
+    return json.loads(_usage(root, *args, "--json").stdout)
+
+
+def _sum(rows):
+    return {k: sum(r["usage"][k] for r in rows) for k in KINDS}
+
+
+def test_daily_monthly_and_project_rows_add_up_to_the_corpus(corpus):
+    _, root = corpus
+    for view, key in (("daily", "date"), ("monthly", "month"), ("project", "project")):
+        rows = _rows(root, view, "--tz", "UTC")
+        assert _sum(rows) == ANCHOR, view
+        assert sum(r["calls"] for r in rows) == ANCHOR_CALLS, view
+        assert [r[key] for r in rows] == sorted(r[key] for r in rows)
+        for r in rows:
+            assert set(r) >= {key, "usage", "cost", "models"} and r["cost"]["unpriced"] == []
+
+
+def test_session_rows_are_each_conversations_summary(corpus):
+    projects, root = corpus
+    truth = sessions_of(projects)
+    rows = _rows(root, "session")
+    assert sorted(r["conversation"] for r in rows) == sorted(list_conversations(root))
+    for r in rows:
+        s = build_view(root, r["conversation"])["summary"]
+        assert r["usage"] == s["usage"] == transcript_truth(truth[r["conversation"]])[0]
+        assert r["cost"] == s["cost"] and r["models"] == s["models"] and r["title"] == s["title"] and r["project"] == s["project"]
+
+
+def test_days_are_read_in_the_zone_asked_for(corpus):
+    """The same calls fall on other days 14 hours east of UTC, and every token is still counted once."""
+    _, root = corpus
+    utc = _rows(root, "daily", "--tz", "UTC")
+    east = _rows(root, "daily", "--tz", "Pacific/Kiritimati")
+    assert _sum(utc) == _sum(east) == ANCHOR
+    assert {r["date"]: r["usage"] for r in utc} != {r["date"]: r["usage"] for r in east}
+
+
+def test_since_and_until_take_the_calls_of_those_days(corpus):
+    _, root = corpus
+    every = {r["date"]: r for r in _rows(root, "daily", "--tz", "UTC")}
+    days = sorted(every)
+    some = _rows(root, "daily", "--tz", "UTC", "--since", days[1], "--until", days[-2])
+    assert [r["date"] for r in some] == days[1:-1]
+    assert _rows(root, "session", "--tz", "UTC", "--since", "20260101") == [
+        r for r in _rows(root, "session", "--tz", "UTC") if r["from"] is not None and r["from"] >= 1767225600000]
+
+
+def test_the_table_ends_with_the_total(corpus):
+    _, root = corpus
+    out = _usage(root, "monthly", "--tz", "UTC").stdout.splitlines()
+    assert out[0].split()[0] == "MONTH"
+    total = out[-1].split()
+    assert total[0] == "total" and f"{ANCHOR['out']:,}" in total and f"{ANCHOR['cache_read']:,}" in total
+
+
+@pytest.mark.parametrize("args,says", [
+    (("weekly",), "is not a view"),
+    (("--since", "yesterday"), "--since/--until"),
+    (("--tz", "Mars/Olympus"), "--tz"),
+])
+def test_bad_arguments_exit_2(corpus, args, says):
+    _, root = corpus
+    p = _usage(root, *args, code=2)
+    assert says in p.stderr
