@@ -1,0 +1,246 @@
+"""The ``kiro/1`` record builder and the small rules every Kiro shape shares (docs/adapters/kiro.md).
+
+:class:`Build` collects a record's parts, flags and dropped entries in source
+order; :func:`guard` decodes a record, runs a shape's filler on it and falls
+back to one ``unknown`` part on any failure, then applies the surrogate rule.
+Part sizes (seed 000, Parts): see :mod:`asz_adapters_kiro.convert`.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from typing import Callable
+
+from asz_core import FLAGS, Dropped, Part, RawJSON, Record, settle_surrogates, source_sha, unknown_part
+
+from .spans import REASON_NOT_OBJECT, Node, parse, root_node
+
+__all__ = [
+    "ANNOTATION_WHY",
+    "DIALECT",
+    "ENV_WHY",
+    "EXECUTION_WHY",
+    "FLAG_ORDER",
+    "SIGNATURE_WHY",
+    "Build",
+    "call_part",
+    "failed_from_status",
+    "guard",
+    "mcp_split",
+    "new_record",
+    "original_size",
+    "result_content",
+    "shown",
+    "unix_seconds_rfc3339",
+    "unknown_record",
+    "v1_text",
+    "v2_text",
+]
+
+#: The dialect this module reads.
+DIALECT = "kiro/1"
+
+ANNOTATION_WHY = "runtime annotations (display titles, modes, checkpoint links, statuses) this dialect does not carry"
+SIGNATURE_WHY = "a provider verifies it; a reader cannot read it"
+ENV_WHY = "the environment snapshot sent with each prompt (operating system, working directory, variables)"
+EXECUTION_WHY = "the id of one execution inside the turn; the record's run is the id of the prompt that opened the turn"
+
+FLAG_ORDER = {f: i for i, f in enumerate(FLAGS)}
+_OK = frozenset({"success", "completed", "complete", "ok", "succeeded"})
+_FAILED = frozenset({"error", "failed", "failure", "cancelled", "canceled", "denied", "rejected", "timeout", "timed_out"})
+
+
+# --------------------------------------------------------------------------- small rules
+
+
+def failed_from_status(status: object) -> bool | None:
+    """``failed`` of a result from the runtime's status word (case-insensitive).
+
+    ``success``/``completed``/``ok`` → False; ``error``/``failed``/``cancelled``/
+    ``denied``/``rejected``/``timeout`` → True; a bool ``success`` field is
+    read by the caller. Anything else → None (the runtime said nothing this
+    dialect can read, so ``failed`` stays absent; seed 000, Parts).
+    """
+    if not isinstance(status, str):
+        return None
+    s = status.strip().lower()
+    if s in _OK:
+        return False
+    if s in _FAILED:
+        return True
+    return None
+
+
+def mcp_split(name: str) -> tuple[str, str] | None:
+    """Split an MCP tool name into ``(server, tool)`` only when it splits one way.
+
+    Two forms exist in the Kiro / Amazon Q CLI family: the name the model
+    sees, ``<server>___<tool>`` (three underscores, the CLI's namespace
+    delimiter), and the display form ``@<server>/<tool>``. The split is made
+    when exactly one ``___`` occurs counting overlapping runs (so ``a____b``
+    and ``a___b___c`` stay whole), or when the name starts with ``@`` and
+    holds exactly one ``/``; both sides must be non-empty. Returns None
+    otherwise (seed 000, Parts: MCP names split only where they split exactly).
+    """
+    if name.startswith("@"):
+        rest = name[1:]
+        if rest.count("/") == 1:
+            server, tool = rest.split("/")
+            if server and tool:
+                return server, tool
+        return None
+    hits = [i for i in range(len(name) - 2) if name[i:i + 3] == "___"]
+    if len(hits) != 1:
+        return None
+    i = hits[0]
+    server, tool = name[:i], name[i + 3:]
+    if not server or not tool:
+        return None
+    return server, tool
+
+
+def unix_seconds_rfc3339(value: object) -> str:
+    """An integer count of seconds since the epoch as RFC 3339 UTC (``2026-05-27T18:15:03Z``; seed 000, Reading a record).
+
+    Returns '' for anything that is not an int in the platform's range (a bool is not one). Never raises.
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        return ""
+    try:
+        return _dt.datetime.fromtimestamp(value, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except (OverflowError, OSError, ValueError):
+        return ""
+
+
+def shown(value: object) -> str:
+    text = value if isinstance(value, str) else json.dumps(value)
+    return text if len(text) <= 80 else text[:80] + "…"
+
+
+def call_part(call_id: str, name: str, inp: Node | None) -> Part:
+    """A ``call`` part: its id, name, input as source JSON, and MCP server and tool when the name splits exactly."""
+    part = Part(k="call", id=call_id, name=name)
+    if inp is not None:
+        part.data = inp.raw()
+    split = mcp_split(name)
+    if split:
+        part.server, part.server_tool = split
+    return part
+
+
+# --------------------------------------------------------------------------- record builder
+
+
+class Build:
+    """One record under construction: parts in source order, flags, and stated drops."""
+
+    def __init__(self, rec: Record):
+        self.rec = rec
+        self.flags: set[str] = set()
+        self._drops: dict[str, list] = {}
+
+    def add(self, part: Part) -> None:
+        self.rec.parts.append(part)
+
+    def text(self, text: str) -> None:
+        self.add(Part(k="text", text=text))
+
+    def data(self, node: Node) -> None:
+        self.add(Part(k="data", data=node.raw()))
+
+    def unknown(self, node: Node, reason: str) -> None:
+        self.add(unknown_part(node.source(), reason))
+
+    def drop(self, what: str, size: int, why: str) -> None:
+        entry = self._drops.setdefault(what, [0, why])
+        entry[0] += size
+
+    def leftovers(self, node: Node | None, used: set[str], where: str) -> None:
+        """State the members of ``node`` not in ``used`` as one dropped entry (seed 000, Dropped)."""
+        if node is None or not isinstance(node.value, dict):
+            return
+        names, size = [], 0
+        for key, child in node.members():
+            if key in used or child.value is None:
+                continue
+            names.append(key)
+            size += child.size
+        if names:
+            self.drop(f"{where} members {', '.join(names)}", size, ANNOTATION_WHY)
+
+    def finish(self) -> None:
+        self.rec.flags = sorted(self.flags, key=FLAG_ORDER.__getitem__)
+        for what, (size, why) in self._drops.items():
+            self.rec.dropped.append(Dropped(what=what, bytes=size, why=why))
+
+
+def new_record(raw: bytes, ord_: int, off: int) -> Record:
+    return Record(ord=ord_, off=off, sha=source_sha(raw), bytes=len(raw))
+
+
+def unknown_record(rec: Record, raw: bytes, reason: str) -> Record:
+    rec.parts = [unknown_part(raw, reason)]
+    rec.flags, rec.dropped, rec.usage = [], [], None
+    return rec
+
+
+def guard(raw: bytes, ord_: int, off: int, body: Callable[[Record, Node], None]) -> Record:
+    """Parse ``raw``, run ``body`` on it, and fall back to one unknown part on any failure."""
+    rec = new_record(raw, ord_, off)
+    value, reason = parse(raw)
+    if reason:
+        return unknown_record(rec, raw, reason)
+    if not isinstance(value, dict):
+        return unknown_record(rec, raw, REASON_NOT_OBJECT)
+    try:
+        body(rec, root_node(value, raw))
+        for part in rec.parts:
+            part.bytes = original_size(part)
+        settle_surrogates(rec)  # the one surrogate rule (docs/session-data.md): U+FFFD in text, counted
+    except Exception as exc:  # never raise for input (Adapter.convert_line contract)
+        return unknown_record(new_record(raw, ord_, off), raw, f"the kiro adapter failed on this record: {type(exc).__name__}")
+    return rec
+
+
+def original_size(part: Part) -> int:
+    """A part's ``bytes``: the size of what it holds when whole (module docstring, Part sizes)."""
+    if part.k in ("unknown", "media"):
+        return part.bytes
+    if part.text and part.k in ("text", "reasoning", "result"):
+        return len(part.text.encode("utf-8", "surrogatepass"))  # a lone surrogate: 3 bytes, as its U+FFFD
+    if isinstance(part.data, RawJSON):
+        return len(part.data.raw)
+    return 0
+
+
+
+def v2_text(blk: object) -> str | None:
+    """The text of a 2.x result item ``{"kind": "text", "data": str}``, else None."""
+    if isinstance(blk, dict) and blk.get("kind") == "text" and isinstance(blk.get("data"), str):
+        return blk["data"]
+    return None
+
+
+def v1_text(blk: object) -> str | None:
+    """The text of a 1.x result block ``{"Text": str}``, else None."""
+    if isinstance(blk, dict) and set(blk) == {"Text"} and isinstance(blk["Text"], str):
+        return blk["Text"]
+    return None
+
+
+def result_content(part: Part, content: Node | None, text_of: Callable[[object], str | None]) -> None:
+    """Fill a result part from its content: a string is the text; a list's text items are joined with
+    newlines and, when any item is not text, the whole list is kept as ``data`` beside them."""
+    if content is None or content.value is None:
+        return
+    if isinstance(content.value, str):
+        part.text = content.value
+        return
+    if not isinstance(content.value, list):
+        part.data = content.raw()
+        return
+    texts = [text_of(blk) for blk in content.value]
+    part.text = "\n".join(t for t in texts if t is not None)
+    if any(t is None for t in texts):
+        part.data = content.raw()

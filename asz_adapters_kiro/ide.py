@@ -1,0 +1,153 @@
+"""Kiro IDE documents into records: the session JSON and the execution logs it points at (docs/adapters/kiro.md, Kiro IDE).
+
+Shapes (from public descriptions of the IDE's files; no real file was found, see the doc):
+
+* session JSON ``workspace-sessions/<b64 path>/<sessionId>.json``:
+  ``{"sessionId", "title", "history": [{"message": {"role", "content", "id"}, "executionId"?}, …]}``,
+  ``content`` a string or a list of ``{"type": "text", "text"}`` items. An
+  assistant entry that names an ``executionId`` holds only the IDE's
+  acknowledgement (a placeholder such as "On it."); the answer is in the
+  execution log of that id.
+* execution log ``<workspace hash>/<dir>/<executionId>``:
+  ``{"executionId", "chatSessionId"?, "workflowType", "status", "startTime", "endTime"
+  (epoch milliseconds), "context": {"messages": [{"role": "human"|"bot"|"tool", "entries": [...]}]}, …}``;
+  a bot entry is ``{"type": "text", "text"}`` or ``{"type": "toolUse", "id"?, "name", "args"}``, a
+  tool entry ``{"type": "toolUseResponse", "id"?, "success", "message"}``.
+
+Each document is one record (seed 000, File kinds). Session JSON: ``label`` ←
+``title``, one part per history entry in order: a user or assistant message
+→ ``text``; a placeholder reply → a ``text`` part with state ``unavailable``
+and no text (never shown as the answer), its source content kept as the
+part's ``data``; anything else → ``data``. Execution log: ``run`` and
+``call`` ← ``executionId``, ``time`` ← ``startTime`` (epoch ms as RFC 3339 UTC),
+``from`` agent, then per context message: bot text → ``text``, toolUse →
+``call`` (``id`` ← ``id`` or ``toolUseId``, ``name``, ``data`` ← ``args``), tool
+toolUseResponse → ``result`` (``of`` ← ``id`` or ``toolUseId``, ``text`` ←
+``message``, ``failed`` ← not ``success``), human entries and anything else →
+``data``; every other member of the log → ``data``. Nothing is joined by order or guessed.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+
+from asz_core import Part, Record
+
+from .build import Build, call_part
+from .spans import Node
+
+__all__ = ["ide_document", "is_ide_session", "is_execution_log", "epoch_ms_rfc3339"]
+
+
+def is_ide_session(v: dict) -> bool:
+    """A Kiro IDE session JSON: a ``history`` list whose entries hold a ``message`` object."""
+    h = v.get("history")
+    return isinstance(h, list) and bool(h) and all(isinstance(e, dict) and isinstance(e.get("message"), dict) for e in h)
+
+
+def is_execution_log(v: dict) -> bool:
+    """A Kiro IDE execution log: an ``executionId`` and a ``context.messages`` list."""
+    ctx = v.get("context")
+    return isinstance(v.get("executionId"), str) and isinstance(ctx, dict) and isinstance(ctx.get("messages"), list)
+
+
+def epoch_ms_rfc3339(value: object) -> str:
+    """Epoch milliseconds (an integer) as RFC 3339 UTC with milliseconds; '' for anything else or out of range."""
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 253402300800000:
+        return ""
+    t = _dt.datetime.fromtimestamp(value / 1000, _dt.timezone.utc)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value % 1000:03d}Z"
+
+
+def _content_text(content: Node) -> str | None:
+    """A message ``content``: the string, or its text items joined with newlines; None for any other shape."""
+    v = content.value
+    if isinstance(v, str):
+        return v
+    if isinstance(v, list) and all(isinstance(x, dict) and x.get("type") == "text" and isinstance(x.get("text"), str) for x in v):
+        return "\n".join(x["text"] for x in v)
+    return None
+
+
+def _history_entry(b: Build, entry: Node) -> None:
+    msg = entry.member("message")
+    content = msg.member("content") if msg is not None else None
+    role = msg.get("role") if msg is not None else None
+    text = _content_text(content) if content is not None else None
+    if role == "assistant" and entry.s("executionId") and content is not None:
+        b.add(Part(k="text", state="unavailable", data=content.raw()))  # the placeholder: the answer is in the log
+    elif role in ("user", "assistant") and text is not None:
+        b.text(text)
+    else:
+        b.data(entry)
+
+
+def _session(rec: Record, root: Node) -> None:
+    b = Build(rec)
+    rec.from_ = "runtime"
+    rec.label = root.s("title")
+    for key, child in root.members():
+        if key == "history":
+            for entry in child.elements():
+                _history_entry(b, entry)
+        elif child.value is not None:
+            b.data(child)
+    b.finish()
+
+
+def _entry(b: Build, role: str, e: Node) -> None:
+    t = e.get("type")
+    ident = e.s("id") or e.s("toolUseId")
+    if role == "bot" and t == "text" and isinstance(e.get("text"), str):
+        b.text(e.get("text"))
+    elif role == "bot" and t == "toolUse" and e.s("name"):
+        b.add(call_part(ident, e.s("name"), e.member("args")))
+    elif role == "tool" and t == "toolUseResponse":
+        part = Part(k="result", of=ident)
+        if isinstance(e.get("success"), bool):
+            part.failed = not e.get("success")
+        msg = e.member("message")
+        if msg is not None and isinstance(msg.value, str):
+            part.text = msg.value
+        elif msg is not None and msg.value is not None:
+            part.data = msg.raw()
+        b.add(part)
+    else:
+        b.data(e)
+
+
+def _execution(rec: Record, root: Node) -> None:
+    b = Build(rec)
+    rec.from_ = "agent"
+    rec.run = rec.call = root.s("executionId")
+    rec.time = epoch_ms_rfc3339(root.get("startTime"))
+    for key, child in root.members():
+        if key == "context":
+            for ckey, c in child.members():
+                if ckey != "messages":
+                    if c.value is not None:
+                        b.data(c)
+                    continue
+                for m in c.elements():
+                    entries = m.member("entries")
+                    role = m.get("role")
+                    if not isinstance(role, str) or entries is None or not isinstance(entries.value, list):
+                        b.data(m)
+                        continue
+                    for e in entries.elements():
+                        _entry(b, role, e)
+        elif child.value is not None:
+            b.data(child)
+    b.finish()
+
+
+def ide_document(rec: Record, root: Node) -> bool:
+    """Fill ``rec`` when ``root`` is a Kiro IDE session JSON or execution log; False (``rec`` untouched) otherwise."""
+    v = root.value
+    if is_execution_log(v):
+        _execution(rec, root)
+        return True
+    if is_ide_session(v):
+        _session(rec, root)
+        return True
+    return False
