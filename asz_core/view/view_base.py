@@ -63,9 +63,11 @@ class ViewBase:
             if n.kind == "talk" and n.ref is not None and (n.ref.seq, n.ref.row) not in step_cited \
                     and carries_text(self.sess.record(n.ref)):
                 self.prompts[n.id] = n.ref
+        shown = {(r.seq, r.row): t for t, r in self.prompts.items()}
+        shown.update(self._companions_shown(step_cited))  # a companion file is shown by the step it completes
         self.coverage = measure_coverage(self.sess.records, self.nodes.values(),
                                          ((seq, row) for seq, row, _, p in sess.listed_parts() if p["k"] == "unknown"),
-                                         {(r.seq, r.row): t for t, r in self.prompts.items()}, fold.unresolved)
+                                         shown, fold.unresolved)
 
     # ------------------------------------------------------------------ helpers
 
@@ -147,6 +149,22 @@ class ViewBase:
                     e.pop("step")
                 out.append(e)
         return out_c, out_e, step_changes, step_executions
+
+    def _companions_shown(self, step_cited: dict[tuple[int, int], str]) -> dict[tuple[int, int], str]:
+        """(seq, row) of each landed companion record → the step whose result names it (its ``full_output``)."""
+        out: dict[tuple[int, int], str] = {}
+        companions = self._companions()
+        if not companions:
+            return out
+        for seq, recs in self.sess.records.items():
+            for row, rec in enumerate(recs, 1):
+                node = step_cited.get((seq, row))
+                for x in rec.get("dropped", ()) if node else ():
+                    what = x.get("what", "")
+                    hit = companions.get(what.rsplit("/", 1)[-1]) if what.startswith(COMPANION_WHAT) else None
+                    if hit is not None:
+                        out.setdefault((hit[0], hit[1]), node)
+        return out
 
     def _companion_keys(self, rec: dict, d: dict) -> None:
         """A result that is a preview of a companion file: ``full_output`` links the landed file, or a ``missing`` problem.

@@ -98,7 +98,8 @@ def test_companion_lands_and_the_step_links_the_full_output(tmp_path: Path) -> N
     fo = step["full_output"]
     # a snapshot document lands without its trailing newlines (docs/storage-root.md, snapshot cursors)
     assert (fo["state"], fo["file"], fo["bytes"]) == ("available", f"tool-results/{TOOL}.txt", len(FULL.rstrip("\n").encode()))
-    assert not any("missing" in p for p in doc["summary"]["problems"])
+    assert doc["summary"]["problems"] == []  # nothing missing, and the companion is drawn by its step (coverage)
+    assert doc["summary"]["coverage"]["cited"] == doc["summary"]["coverage"]["records"]
     shown = asz("show", SID, TOOL, "--root", str(tmp_path / "data"))
     assert shown.returncode == 0
 
