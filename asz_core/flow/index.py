@@ -11,7 +11,12 @@ A line of ``entries.jsonl`` describes one landed file::
 
     {"seq": 3, "path": "streams/main/transcript-…-000003.sd", "kind": "transcript",
      "stream": "main", "batch": "", "digest": "<sha256 hex of the whole file>",
-     "size": 1019, "records": [<record>, …]}
+     "size": 1019, "head": "<16 hex>", "rows": ["<16 hex>", …], "records": [<record>, …]}
+
+``head`` and ``rows`` are the first 16 hex digits of the SHA-256 of the
+header line and of each record line (without its newline), as they were when
+the file was indexed: when a file's closing digest later fails, ``asz verify``
+names the first line that differs from them (:mod:`asz_core.verify.damage`).
 
 and each ``<record>`` keeps only the role fields (seed 000 Record; origin-digest
 §3.3): ``id parent call run continues tool child batch label started_by from
@@ -62,7 +67,7 @@ __all__ = [
 
 #: On-disk schema of the index. Bump when an entry's shape or meaning changes;
 #: an index written under another schema is discarded and rebuilt.
-INDEX_SCHEMA = 3  # 3: provider_body/1 manifests carry ``pb`` (issue 10)
+INDEX_SCHEMA = 4  # 3: provider_body/1 manifests carry ``pb`` (issue 10); 4: ``head`` and ``rows`` (issue 23)
 #: Directory of the index inside a session directory.
 INDEX_DIR = "index"
 _STATE = "index.state"
@@ -364,9 +369,16 @@ def _index_file(session_dir: Path, seq: int, path: Path) -> dict:
         "session": hdr.session,
         "digest": hashlib.sha256(raw).hexdigest(),
         "size": len(raw),
+        "head": _short_sha(raw[: raw.find(b"\n")]),
+        "rows": [_short_sha(x) for x in raw.split(b"\n")[1: 1 + len(records)]],
         "records": records,
     }
     return line
+
+
+def _short_sha(line: bytes) -> str:
+    """The first 16 hex digits of the SHA-256 of one line (what ``head`` and ``rows`` hold)."""
+    return hashlib.sha256(line).hexdigest()[:16]
 
 
 # ---------------------------------------------------------------------------- state and locking

@@ -106,7 +106,9 @@ class Problem:
     ``digest mismatch``, ``count mismatch``, ``missing closing line``,
     ``bad header``, ``bad record``, ``empty file``, ``unreadable``,
     ``writable``, ``name mismatch``, ``duplicate seq``, ``unexpected file``,
-    ``bad cursor``, and ``chain`` for the round chains' findings.
+    ``bad cursor``, ``damaged record`` / ``damaged line`` (the first line of a file whose digest or count
+    failed that differs from what the session index kept of it: :mod:`asz_core.verify.damage`), and
+    ``chain`` for the round chains' findings.
     """
 
     file: str
@@ -261,6 +263,20 @@ def _problem_name(field: str, m: str) -> str:
     if m.startswith("unreadable"):
         return "unreadable"
     return "bad record"
+
+
+def _damage(res: FileResult, path: Path, sdir: Path, seq: int, shown: str) -> list[Problem]:
+    """A ``damaged record`` problem naming the first line of ``res``'s file that differs from what the index kept of
+    it (:func:`asz_core.verify.damage.first_damaged_line`), for a file that is not whole (a failed closing digest
+    or count, a line that does not read, a missing closing line)."""
+    if not res.errors:
+        return []
+    from .damage import first_damaged_line
+
+    dmg = first_damaged_line(path, sdir, seq)
+    if dmg is None:
+        return []
+    return [Problem(shown, dmg.line, "", "damaged record" if dmg.row else "damaged line", dmg.detail)]
 
 
 def _from_error(err: tuple[int, str, str], shown: str) -> Problem:
@@ -438,6 +454,11 @@ def verify_file(path: str | os.PathLike, *, deep: bool = False) -> VerifyReport:
     shown = str(path)
     res = check_landed_file(path, deep=deep)
     problems = [_from_error(e, shown) for e in res.errors]
+    named = parse_landed_name(path.name)
+    if named is not None:
+        sdir = next((p for p in list(path.parents)[:4] if (p / "index" / "index.state").is_file()), None)
+        if sdir is not None:
+            problems.extend(_damage(res, path, sdir, named.seq, shown))
     if res.header is not None:
         ln = parse_landed_name(path.name)
         if ln is not None:
@@ -550,6 +571,7 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
         records += res.records
         if res.errors:
             problems.extend(_from_error(e, shown) for e in res.errors)
+            problems.extend(_damage(res, path, sdir, ln.seq, shown))
         if ln.seq in by_seq:
             problems.append(Problem(shown, 0, "seq", "duplicate seq", f"seq {ln.seq} is also {by_seq[ln.seq]}"))
         else:
