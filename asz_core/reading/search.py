@@ -52,7 +52,7 @@ from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
 from ..view.document import landed_lines, list_conversations, title_withheld
 from ..view.rows import read_head
-from .listing import Filters, dialect_of, model_names
+from .listing import Filters, dialect_of
 
 __all__ = ["INDEX_PATH", "KINDS", "SearchError", "QueryError", "IndexReport", "index_path", "update_index", "search",
            "fts_query", "MARK_START", "MARK_END"]
@@ -63,8 +63,11 @@ INDEX_PATH = Path("_index") / "search.sqlite"
 KINDS = ("prompt", "reply", "text", "context", "thinking", "tool_input", "tool_result")
 #: How a snippet marks a match (the JSON ``snippet`` carries these two characters around each matched word).
 MARK_START, MARK_END = "\u00ab", "\u00bb"
+#: A query matching at least this many texts is not ranked (ranking them all would take longer than a reader waits):
+#: its hits come last indexed first.
+RANK_LIMIT = 20_000
 #: Bumped when what the index holds changes; an index of another version is rebuilt.
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 _SNIP_START, _SNIP_END = "\x02", "\x03"
 _STEP_FIRST = ("message.external", "message.assistant", "thinking", "tool", "agent.call", "context.injection")
 _WORD = re.compile(r'"([^"]*)"|(\S+)')
@@ -175,8 +178,28 @@ def _part_text(rec: dict, p: dict, step_kind: str) -> tuple[str, str] | None:
     return (kind, text) if text.strip() else None
 
 
-def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple]] | None:
-    """The fold's head and the index rows of one conversation (None when its chain does not fold)."""
+class _Meta:
+    """What the ``conv`` table keeps of a conversation, gathered while its records are read (as the document's summary
+    finds them: the first ``cwd`` and first typed prompt of the main stream, else of any stream; every model named)."""
+
+    def __init__(self) -> None:
+        self.cwd = {True: "", False: ""}
+        self.prompt = {True: "", False: ""}
+        self.models: list[str] = []
+
+    def see(self, rec: dict, main: bool, prompt: str) -> None:
+        cwd = rec.get("cwd")
+        if isinstance(cwd, str) and cwd and not self.cwd[main]:
+            self.cwd[main] = cwd
+        if prompt and not self.prompt[main]:
+            self.prompt[main] = prompt
+        model = rec.get("model")
+        if isinstance(model, str) and model and model not in self.models:
+            self.models.append(model)
+
+
+def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple], _Meta] | None:
+    """The fold's head, the index rows and the :class:`_Meta` of one conversation (None when its chain does not fold)."""
     try:
         fold = fold_rounds(Chain(root, conversation).iter_rounds())
     except (ChainError, FoldError, RoundError, OSError):
@@ -186,35 +209,48 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple]]
         return None
     cites, talk_of = _step_map(fold.nodes)
     out: list[tuple] = []
+    meta = _Meta()
     for ln, path in landed_files(root / head.session) if (root / head.session).is_dir() else []:
         if ln.seq > head.through_seq:
             continue
         rel = path.relative_to(root).as_posix()
+        reader = SDReader(path, decode="dict")
         try:
-            for row, rec in SDReader(path, decode="dict"):
+            for row, rec in reader:
+                main = ln.kind == "transcript" and (reader.header.stream if reader.header else "") in ("", "main")
                 flags = " ".join(f for f in rec.get("flags", ()) if isinstance(f, str))
                 ns = parse_instant(rec.get("time"))
                 at = 0 if ns is None else ns // 1_000_000
+                prompt = ""
                 for block, p in enumerate(rec.get("parts", ())):
                     step = cites.get((ln.seq, row, block)) or cites.get((ln.seq, row, None)) or ""
-                    got = _part_text(rec, p, talk_of.get("kind:" + step, ""))
+                    kind = talk_of.get("kind:" + step, "")
+                    got = _part_text(rec, p, kind)
                     if got is None:
                         continue
+                    if kind == "message.external" and got[0] == "prompt" and not prompt:
+                        prompt = got[1]
                     out.append((got[1], conversation, step, talk_of.get(step, ""), got[0], at, rel, row, flags))
+                meta.see(rec, main, prompt)
         except (SDError, OSError):
             continue  # a file that does not read is not searched; asz verify names it
-    return head, out
+    return head, out, meta
 
 
-def _summary(root: Path, conversation: str, head: Any) -> tuple:
-    """``(title, title_from, project, models, dialect, from_ms, to_ms)`` of a conversation for the ``conv`` table."""
+def _summary(root: Path, conversation: str, head: Any, meta: _Meta) -> tuple:
+    """``(title, title_from, project, models, dialect, from_ms, to_ms)`` of a conversation for the ``conv`` table.
+
+    The title is the runtime's own (the head round's), else the first typed
+    prompt shortened as the document's summary shortens it; ``title_from``
+    names the withholdable flags of records the title could come from.
+    """
+    from ..view.summary import short_title
+
     h = (read_head(root, conversation) or (None, None, None, None))[3] or {}
-    title = h.get("title") or getattr(head, "title", "") or ""
+    title = h.get("title") or getattr(head, "title", "") or short_title(meta.prompt[True] or meta.prompt[False])
     title_from = " ".join(n for n in WITHHOLDABLE if title and title_withheld(landed_lines(root, head.session), title, [n]))
-    project = h.get("project") or ""
-    models = " ".join(model_names(h.get("models")))
     ms = [parse_instant(h.get(k)) for k in ("session_from_time", "session_through_time")]
-    return (title, title_from, project if isinstance(project, str) else "", models, dialect_of(root, head.session),
+    return (title, title_from, meta.cwd[True] or meta.cwd[False], " ".join(meta.models), dialect_of(root, head.session),
             None if ms[0] is None else ms[0] // 1_000_000, None if ms[1] is None else ms[1] // 1_000_000)
 
 
@@ -273,8 +309,8 @@ def _index_one(con: sqlite3.Connection, root: Path, cid: str, head_name: str) ->
         con.execute("DELETE FROM conv WHERE id=?", (cid,))
         con.commit()
         return 0
-    head, out = built
-    con.execute("INSERT OR REPLACE INTO conv VALUES (?,?,?,?,?,?,?,?,?)", (cid, head_name, *_summary(root, cid, head)))
+    head, out, meta = built
+    con.execute("INSERT OR REPLACE INTO conv VALUES (?,?,?,?,?,?,?,?,?)", (cid, head_name, *_summary(root, cid, head, meta)))
     start = (con.execute("SELECT max(rowid) FROM hit").fetchone()[0] or 0) + 1
     con.executemany("INSERT INTO hit VALUES (?,?,?,?,?,?,?,?,?)", [(start + i, *r[1:]) for i, r in enumerate(out)])
     con.executemany("INSERT INTO fts(rowid, text) VALUES (?,?)", [(start + i, r[0]) for i, r in enumerate(out)])
@@ -308,6 +344,9 @@ def _mark(snippet: str) -> str:
 def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), filters: Filters | None = None,
            kinds: Sequence[str] = (), limit: int = 20) -> list[dict]:
     """Hits for ``query`` in the index of ``root``, best first (FTS5 bm25), at most ``limit``.
+
+    A query matching :data:`RANK_LIMIT` texts or more (a word in nearly
+    every record) is not ranked: its hits come last indexed first.
 
     Each hit: ``conversation``, ``title``, ``talk``, ``step`` (node id),
     ``kind``, ``at`` (unix ms), ``snippet`` (matched words between
@@ -345,14 +384,16 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
     if f.dialect:
         where.append("(conv.dialect = ? OR conv.dialect LIKE ? || '/%')")
         args.extend([f.dialect, f.dialect])
-    sql = (f"SELECT hit.conversation, conv.title, conv.title_from, hit.talk, hit.step, hit.kind, hit.at, "
-           f"snippet(fts, 0, '{_SNIP_START}', '{_SNIP_END}', '…', 24), hit.file, hit.row "
-           f"FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
-           f"WHERE {' AND '.join(where)} ORDER BY rank LIMIT ?")
     args.append(max(0, int(limit)))
     try:
         con = _connect(path, write=False)
         try:
+            many = con.execute("SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)", (match, RANK_LIMIT)).fetchone()[0]
+            order = "rank" if many < RANK_LIMIT else "fts.rowid DESC"
+            sql = (f"SELECT hit.conversation, conv.title, conv.title_from, hit.talk, hit.step, hit.kind, hit.at, "
+                   f"snippet(fts, 0, '{_SNIP_START}', '{_SNIP_END}', '…', 24), hit.file, hit.row "
+                   f"FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
+                   f"WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?")
             rows = con.execute(sql, args).fetchall()
         finally:
             con.close()

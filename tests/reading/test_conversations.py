@@ -106,3 +106,20 @@ def test_show_takes_every_id_the_document_prints(corpus_root, corpus_source):
     first_user = next(d["uuid"] for d in lines if d.get("type") == "user")
     out = asz("show", sid, first_user, "--root", r).stdout.splitlines()
     assert len(out) == 2 and json.loads(out[1])["id"] == first_user
+
+
+def _first_cwd(path: Path) -> str:
+    return next(d["cwd"] for d in source_lines(path) if d.get("cwd"))
+
+
+def test_project_and_model_filters_narrow_by_what_the_transcripts_recorded(corpus_root, corpus_source):
+    r = str(corpus_root)
+    rows = asz_json("conversations", "--json", "--root", r, "--project", "SPOTTER")
+    expected = sorted(s for s, p in main_transcripts(corpus_source).items() if "spotter" in _first_cwd(p).lower())
+    assert sorted(x["id"] for x in rows) == expected and len(expected) == 2
+    for x in rows:
+        assert x["project"] == _first_cwd(main_transcripts(corpus_source)[x["id"]])
+    models = {s: {d["message"]["model"] for d in source_lines(p) if d.get("type") == "assistant" and d["message"].get("model")}
+              for s, p in main_transcripts(corpus_source).items()}
+    rows = asz_json("conversations", "--json", "--root", r, "--model", "opus-4-6")
+    assert sorted(x["id"] for x in rows) == sorted(s for s, m in models.items() if any("opus-4-6" in x for x in m))

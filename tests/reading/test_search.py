@@ -145,3 +145,16 @@ def test_withheld_text_is_never_matched_counted_or_snippeted(canary_root, tmp_pa
         assert s.get("/api/search?q=x&bogus=1").status == 400
     finally:
         s.stop()
+
+
+def test_hits_carry_the_lists_titles_and_the_filters_narrow_by_conversation(corpus_root):
+    r = str(corpus_root)
+    titles = {x["id"]: x["title"] for x in asz_json("conversations", "--json", "--root", r)}
+    hits = asz_json("search", "the", "--json", "--limit", "200", "--root", r)
+    assert len({h["conversation"] for h in hits}) >= 5
+    for h in hits:
+        assert h["title"] == titles[h["conversation"]]
+    spotter = {x["id"] for x in asz_json("conversations", "--json", "--root", r, "--project", "spotter")}
+    narrowed = asz_json("search", "the", "--json", "--limit", "200", "--root", r, "--project", "spotter")
+    assert narrowed and {h["conversation"] for h in narrowed} <= spotter
+    assert asz_json("search", "the", "--json", "--root", r, "--dialect", "kiro") == []
