@@ -8,12 +8,20 @@ import sys
 from pathlib import Path
 
 
-def collect_claude(base: Path, sessions: dict[str, list[dict]], *flags: str) -> Path:
-    """Write each session's lines to ``<base>/projects/-home-dev-app/<id>.jsonl``, collect them into ``<base>/root`` and return the root."""
+def _jsonl(lines: list) -> bytes:
+    return b"".join((x if isinstance(x, bytes) else json.dumps(x).encode()) + b"\n" for x in lines)
+
+
+def collect_claude(base: Path, sessions: dict[str, list], *flags: str, files: dict[str, list] | None = None) -> Path:
+    """Write each session's lines to ``<base>/projects/-home-dev-app/<id>.jsonl`` (a ``bytes`` line as it is, a dict as
+    JSON), and ``files`` (path under the project directory → lines), collect them into ``<base>/root`` and return the root."""
     projects = base / "projects" / "-home-dev-app"
     projects.mkdir(parents=True)
     for sid, lines in sessions.items():
-        (projects / f"{sid}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+        (projects / f"{sid}.jsonl").write_bytes(_jsonl(lines))
+    for rel, lines in (files or {}).items():
+        (projects / rel).parent.mkdir(parents=True, exist_ok=True)
+        (projects / rel).write_bytes(_jsonl(lines))
     root = base / "root"
     p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--adapter", "claude-code-local", *flags,
                         "--source", str(base / "projects"), "--root", str(root)], capture_output=True, text=True, timeout=120)
