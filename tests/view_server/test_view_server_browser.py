@@ -308,3 +308,14 @@ def test_a_call_shows_its_provider_request_and_response(browser, serve, tmp_path
     assert any(t.startswith("system") for t in summaries) and any(t.startswith("tools") for t in summaries)
     assert not any(e.get_attribute("open") for e in out.find_elements(By.CSS_SELECTOR, "details"))  # collapsed
     shot(drv, "09-provider-request")
+
+
+def test_the_header_says_project_models_tokens_and_cost(browser, corpus_root, serve):
+    """Issue 17 on the page: the conversation header carries the summary's place, models, tokens and cost; the list its project."""
+    s = serve(corpus_root)
+    conv = "55604662-cf2a-4331-851a-ec234028f8ca"
+    chips = open_at(browser, f"{s.base}/c/{conv}", "#usage")
+    text = chips.text
+    assert "/home/kim/projects/spotter (master)" in text and "claude-code 2.1.38" in text
+    assert "claude-opus-4-6" in text and "out 13" in text and "$0.09" in text
+    shot(browser, "usage-header")

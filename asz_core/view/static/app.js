@@ -152,7 +152,8 @@
         const dur = (r.from && r.to) ? fmtDur(r.to - r.from) : '';
         tb.append(h('tr', { 'data-id': r.id },
           h('td', null, h('a', { class: 'convtitle', href: withHide('/c/' + enc(r.id)) }, r.title || '(untitled)'),
-            h('div', { class: 'mono faint' }, r.id)),
+            h('div', { class: 'mono faint' }, r.id),
+            (r.project || r.cost) ? h('div', { class: 'faint small' }, [r.project, costText(r.cost)].filter(Boolean).join(' · ')) : null),
           h('td', null, fmtTime(r.to), h('div', { class: 'faint small' }, dur ? 'lasted ' + dur : '')),
           h('td', { class: 'num' }, num(r.talks)), h('td', { class: 'num' }, num(r.steps)),
           h('td', { class: 'num hide-narrow' }, num(r.streams)), h('td', { class: 'num hide-narrow' }, num(r.llm_calls)),
@@ -168,6 +169,11 @@
           h('th', { class: 'num hide-narrow' }, 'Unresolved'), h('th', null, 'State'))), tb)));
       add(app, h('p', { class: 'faint small' }, 'State is shown once a conversation has been opened (verification reads every landed file).'));
     });
+  }
+
+  function costText(c) {
+    if (!c) return '';
+    return '$' + c.usd.toFixed(2) + (c.unpriced && c.unpriced.length ? ' + unpriced ' + c.unpriced.join(', ') : '');
   }
 
   function statusLine(s) {
@@ -248,6 +254,16 @@
       h('span', { class: 'chip mono' }, D.conversation),
       h('span', { class: 'chip' }, fmtTime(s.from), ' → ', fmtTime(s.to), (s.from && s.to) ? ' (' + fmtDur(s.to - s.from) + ')' : ''));
     add(app, meta);
+    if (s.usage) {  // issue 17: where, with what, and at what cost
+      const rt = s.runtime || {};
+      add(app, h('div', { class: 'chips', id: 'usage' },
+        chip('project', (s.project || '—') + (s.git_branch ? ' (' + s.git_branch + ')' : '')),
+        chip('runtime', [rt.name, rt.version].filter(Boolean).join(' ') || '—'),
+        chip('models', (s.models || []).join(', ') || '—'),
+        chip('tokens', 'in ' + num(s.usage.in) + ' · out ' + num(s.usage.out) + ' · cache read ' + num(s.usage.cache_read) +
+          ' · cache write ' + num(s.usage.cache_write)),
+        chip('cost', costText(s.cost))));
+    }
     add(app, h('div', { class: 'chips' }, chip('talks', num(s.talks)), chip('steps', num(s.steps)), chip('streams', num(s.streams)),
       chip('segments', num(s.segments)), chip('rounds', num(s.rounds)), chip('unresolved', num(s.unresolved)),
       chip('changes', num(s.changes)), chip('provider bodies', num(s.provider_bodies)),
