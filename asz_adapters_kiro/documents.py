@@ -136,6 +136,7 @@ def _v2_session(rec: Record, root: Node) -> None:
     """2.x ``<id>.json``: the whole document as data; title, model and parent lifted."""
     rec.from_ = "runtime"
     rec.label = root.s("title")
+    rec.cwd = root.s("cwd")  # the working directory the runtime recorded (issue 17)
     state = root.get("session_state")
     rts = state.get("rts_model_state") if isinstance(state, dict) else None
     info = rts.get("model_info") if isinstance(rts, dict) else None
@@ -151,6 +152,9 @@ def _v3_session(rec: Record, root: Node) -> None:
     rec.from_ = "runtime"
     rec.label = root.s("title")
     rec.model = root.s("modelId")
+    paths = root.get("workspacePaths")
+    if isinstance(paths, list) and paths and isinstance(paths[0], str):
+        rec.cwd = paths[0]  # the workspace the session was opened on (issue 17)
     if root.s("parentSessionId"):
         sid = root.s("id")
         rec.child = sid[5:] if sid.startswith("sess_") else sid

@@ -101,12 +101,14 @@ class LandedSession:
                     yield orjson.dumps(rec, default=str)
 
     def _transcripts(self) -> list[int]:
-        """Seqs of the transcript files, the main stream's first, each group in seq order."""
-        seqs = [seq for seq in sorted(self.headers) if self.headers[seq] is not None and self.headers[seq].kind == "transcript"]
-        return sorted(seqs, key=lambda seq: (self.headers[seq].stream not in ("", "main"), seq))
+        """Seqs of the transcript and metadata (``agent_meta``) files: the main stream's first, transcripts before
+        metadata, each group in seq order."""
+        kinds = {"transcript": 0, "agent_meta": 1}
+        seqs = [seq for seq in sorted(self.headers) if self.headers[seq] is not None and self.headers[seq].kind in kinds]
+        return sorted(seqs, key=lambda seq: (self.headers[seq].stream not in ("", "main"), kinds[self.headers[seq].kind], seq))
 
     def first_field(self, name: str) -> str:
-        """The first non-empty string record field ``name`` in the transcripts (main stream first, file order), or ''."""
+        """The first non-empty string record field ``name`` in those files (main stream first, file order), or ''."""
         for seq in self._transcripts():
             for rec in self.records.get(seq, ()):
                 v = rec.get(name)
@@ -115,7 +117,7 @@ class LandedSession:
         return ""
 
     def runtime_name(self) -> str:
-        """The dialect name (before ``/``) of the first transcript file, main stream first; '' when none landed."""
+        """The dialect name (before ``/``) of the first of those files, main stream first; '' when none landed."""
         seqs = self._transcripts()
         return self.headers[seqs[0]].dialect.split("/", 1)[0] if seqs else ""
 

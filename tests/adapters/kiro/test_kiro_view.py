@@ -126,6 +126,9 @@ def test_a_sub_agent_session_is_a_titled_child_stream(kiro_home: Path, tmp_path:
     assert parse_root(root).ok
     doc = build_view(root, V3_SESSION)
     assert doc["summary"]["title"] == "Nimble Haze"  # the child's title names its stream, not the conversation
+    # issue 17: the workspace session.json records, and no token usage (Kiro records credits, not tokens)
+    assert doc["summary"]["project"] == "/private/tmp/kiro-fixture-workspace2" and doc["summary"]["runtime"]["name"] == "kiro"
+    assert doc["summary"]["usage"] == {"in": 0, "out": 0, "cache_read": 0, "cache_write": 0}
     streams = {s["name"]: s for s in doc["streams"]}
     assert streams[SUB_FAILED[0]]["label"] == "Hello World files" and streams[SUB_FAILED[0]]["role"] == "child"
     assert [o["step"] for o in streams[SUB_FAILED[0]]["opened_by"]] == ["tool/invoke_subagent_tooluse_f8dsXZaJCqpI7YYIDLqF32"]
