@@ -1,14 +1,19 @@
-"""Benchmark one ``asz collect --once`` pass against a bare read-parse-hash-write loop.
+"""Benchmark one ``asz collect --once`` pass (land + parse) against a bare read-parse-hash-write loop.
 
-Generates a Claude-Code-shaped corpus (many sessions, main streams and
-subagents, lines from about 100 B to 20 MB) in a temporary directory, then runs,
-each in its own process so each has its own peak RSS:
+The corpus (issue 22) is by default *real-shaped*: copies of the shared Claude
+Code corpus under new session, message, request and tool ids, to the size asked
+(``bench/realcorpus.py``; 2.6 KB a line on average). ``--corpus huge`` generates
+a Claude-Code-shaped corpus of lines from about 100 B to 20 MB instead (one 20 MB
+line must cost no more than its bytes). Then it runs, each in its own process so
+each has its own peak RSS:
 
 * the bare loop: read the same files line by line, ``orjson.loads`` each line,
   SHA-256 it and write it out;
+  (the same number of processes as collect, the files shared between them);
 * one collect pass of the ``claude-code-local`` adapter into a fresh root,
-  landing sessions in one worker process per CPU as ``asz collect`` does
-  (``--jobs 1``: in its own process only).
+  landing and parsing sessions in one worker process per CPU as ``asz collect``
+  does (``--jobs 1``: in its own process only; ``--no-parse``: landing only);
+* the same pass again over that root, with nothing new (target: < 2% of the full pass).
 
 The packages' bytecode is compiled first (:func:`compile_packages`), as an
 installed package has it. Prints MB/s of both (source megabytes, 10^6 bytes), the ratio collect MB/s /
@@ -17,8 +22,8 @@ bare MB/s (target >= 0.5), the peak RSS of the largest process (the target:
 sum of their proportional set sizes, sampled from /proc: pages the forked
 workers share with the command count once), and the largest line. Usage::
 
-    python bench/collect.py --size-mb 300 [--dir DIR] [--keep] [--max-delta-bytes N] [--jobs N]
-                            [--adapter NAME] [--adapter-file FILE] [--repeat N]
+    python bench/collect.py --size-mb 1000 [--corpus real|huge] [--source DIR] [--no-parse] [--dir DIR] [--keep]
+                            [--max-delta-bytes N] [--jobs N] [--adapter NAME] [--adapter-file FILE] [--repeat N]
 """
 
 from __future__ import annotations
@@ -164,13 +169,31 @@ def generate(out: Path, size_mb: float, seed: int = 7) -> dict:
     return {"bytes": written, "lines": lines, "sessions": sessions, "largest_line": largest}
 
 
-def bare(projects: Path, out: Path) -> None:
-    """The bare loop: every .jsonl line read, parsed with orjson, hashed with SHA-256 and written out."""
+def bare(projects: Path, out: Path, procs: int = 1) -> None:
+    """The bare loop: every .jsonl line read, parsed with orjson, hashed with SHA-256 and written out.
+
+    ``procs`` processes share the files (file i goes to process i mod procs),
+    so the loop may use as many processes as collect does.
+    """
     out.mkdir(parents=True, exist_ok=True)
+    paths = sorted(projects.rglob("*.jsonl"))
+    children = []
+    for k in range(1, procs):
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - child
+            _bare_files(paths[k::procs], out, k)
+            os._exit(0)
+        children.append(pid)
+    _bare_files(paths[0::procs], out, 0)
+    for pid in children:
+        os.waitpid(pid, 0)
+
+
+def _bare_files(paths: list[Path], out: Path, k: int) -> None:
     n = 0
-    for path in sorted(projects.rglob("*.jsonl")):
+    for path in paths:
         n += 1
-        with open(path, "rb") as f, open(out / f"{n:06d}.out", "wb") as w:
+        with open(path, "rb") as f, open(out / f"{k:02d}-{n:06d}.out", "wb") as w:
             for line in f:
                 if not line.endswith(b"\n"):
                     break
@@ -237,32 +260,47 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--adapter-file", type=Path, default=None, help="load the adapter from a Python file (e.g. tests/collect/mini_adapter.py)")
     ap.add_argument("--jobs", type=int, default=0, help="asz collect --jobs (default 0: one process per CPU; 1: one process)")
     ap.add_argument("--repeat", type=int, default=1, help="run each loop N times and keep the fastest (a busy machine is noisy)")
-    ap.add_argument("--_bare", nargs=2, type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--corpus", choices=("real", "huge"), default="real",
+                    help="real (default): copies of ../shared/corpus/claude-code/projects under new ids (bench/realcorpus.py); "
+                         "huge: generated lines of 100 B to 20 MB")
+    ap.add_argument("--source", type=Path, default=None, help="the real folder to copy (default ../shared/corpus/claude-code/projects)")
+    ap.add_argument("--no-parse", action="store_true", help="time landing only (asz collect --no-parse)")
+    ap.add_argument("--_bare", nargs=3, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a._bare:
-        bare(a._bare[0], a._bare[1])
+        bare(Path(a._bare[0]), Path(a._bare[1]), int(a._bare[2]))
         return 0
     work = a.dir or Path(tempfile.mkdtemp(prefix="asz-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     try:
         t = time.perf_counter()
-        g = generate(work / "claude", a.size_mb)
-        print(f"corpus   : {g['bytes'] / MB:.1f} MB, {g['lines']} lines, {g['sessions']} sessions, "
-              f"largest line {g['largest_line'] / MB:.2f} MB (generated in {time.perf_counter() - t:.1f}s)")
         projects = work / "claude" / "projects"
+        if a.corpus == "real":
+            from realcorpus import DEFAULT_SOURCE, generate as copy_real  # bench/realcorpus.py
+
+            g = copy_real(projects, a.size_mb, a.source or DEFAULT_SOURCE)
+            what = f"{g['files']} files, {g['copies']} copies of the real corpus"
+        else:
+            g = generate(work / "claude", a.size_mb)
+            what = f"{g['sessions']} sessions"
+        print(f"corpus   : {g['bytes'] / MB:.1f} MB ({a.corpus}), {g['lines']} lines, {what}, "
+              f"largest line {g['largest_line'] / MB:.2f} MB (made in {time.perf_counter() - t:.1f}s)")
         subprocess.run(["sync"], check=False)
         compile_packages()  # as an installed package has its bytecode (pip compiles it), whatever PYTHONDONTWRITEBYTECODE says
+        procs = a.jobs or (os.cpu_count() or 1)  # the bare loop may use as many processes as collect
         bt, brss = float("inf"), 0
         for _ in range(a.repeat):
-            t1, r1, bp, _ = _run([sys.executable, __file__, "--_bare", str(projects), str(work / "bare")])
+            t1, r1, bp, _ = _run([sys.executable, __file__, "--_bare", str(projects), str(work / "bare"), str(procs)])
             if bp.returncode:
                 print(bp.stderr, file=sys.stderr)
                 return 1
             shutil.rmtree(work / "bare", ignore_errors=True)
             bt, brss = min(bt, t1), max(brss, r1)
         env = dict(os.environ, CLAUDE_CONFIG_DIR=str(work / "claude"))
-        args = [sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--no-parse", "--adapter", a.adapter,
+        args = [sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--adapter", a.adapter,
                 "--source", str(projects), "--root", str(work / "data"), "--jobs", str(a.jobs)]
+        if a.no_parse:
+            args.insert(4, "--no-parse")
         if a.adapter_file:
             args += ["--adapter-file", str(a.adapter_file)]
         if a.max_delta_bytes:
@@ -277,10 +315,14 @@ def main(argv: list[str] | None = None) -> int:
         mb = g["bytes"] / MB
         cmb = int(fields.get("bytes", g["bytes"])) / MB  # what the adapter read (all of it for claude-code-local)
         target = 2 * g["largest_line"] + 100 * 1024 * 1024
-        print(f"bare     : {bt:.2f}s  {mb / bt:.1f} MB/s  peak RSS {brss / 2**20:.0f} MiB")
+        print(f"bare     : {bt:.2f}s  {mb / bt:.1f} MB/s in {procs} process(es)  peak RSS {brss / 2**20:.0f} MiB")
         print(f"collect  : {ct:.2f}s  {cmb / ct:.1f} MB/s ({cmb:.1f} MB)  peak RSS {crss / 2**20:.0f} MiB per process "
               f"(target < {target / 2**20:.0f} MiB), {call / 2**20:.0f} MiB for all its processes together (PSS)")
-        print(f"ratio    : {(cmb / ct) / (mb / bt):.2f} (collect MB/s / bare MB/s; target >= 0.5)")
+        print(f"ratio    : {(cmb / ct) / (mb / bt):.2f} (collect{'' if a.no_parse else ' + parse'} MB/s / bare MB/s; target >= 0.5)")
+        print(f"memory   : {call / 2**20:.0f} MiB all processes (target <= 150 MiB at 1 GB, flat in corpus size)")
+        # A pass with nothing new over the same root (target: under 2% of the full pass).
+        t2, _, np_, _ = _run(args, env)
+        print(f"nothing  : {t2:.2f}s for a pass with nothing new = {t2 / ct:.3f} of the full pass (target < 0.02)")
         print(f"summary  : {summary}")
         if cp.returncode:
             print(cp.stderr[-2000:], file=sys.stderr)

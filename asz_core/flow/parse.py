@@ -34,6 +34,7 @@ import orjson
 from ..sessiondata import durable, gc_pause
 from ..sessiondata.times import format_rfc3339, parse_instant
 from ..storage.layout import landed_files, session_dir, session_dirs
+from ..storage.root import highest_seq, read_state
 from .chain import Chain, ChainBusy, ChainError
 from .fold import Fold, FoldError
 from .model import PARSER, POLICY, Assembly, Node, Relation, Unresolved
@@ -50,6 +51,7 @@ __all__ = [
     "parse_session",
     "parse_outcome",
     "parse_root",
+    "chain_is_current",
     "diff_assembly",
     "header_counts",
     "fold_matches_assembly",
@@ -589,6 +591,7 @@ def parse_root(
     lock_timeout: float = 0.0,
     err: TextIO | None = None,
     jobs: int = 1,
+    changed_only: bool = False,
 ) -> ParseReport:
     """Parse every session of a storage root (or only ``sessions``); the call ``asz collect`` makes after landing.
 
@@ -602,8 +605,12 @@ def parse_root(
     one of them, under its own locks, and the outcomes come back in name
     order; the sessions of a worker that died are parsed in this process.
     With one job, an ``engine``, or where this process may not fork, this
-    process parses them all. Raises FileNotFoundError when ``root`` is
-    not a directory.
+    process parses them all. ``changed_only`` (what ``asz collect`` and
+    ``asz server`` pass after each pass) skips, before taking any lock, a
+    session whose ``conversation.state`` says its chain, written by this
+    parser and policy, already covers the highest seq landed
+    (:func:`chain_is_current`): a pass with nothing new reads no index and no
+    round. Raises FileNotFoundError when ``root`` is not a directory.
     """
     root = Path(root)
     if not root.is_dir():
@@ -615,6 +622,8 @@ def parse_root(
         from ..collect.workers import process_pool, worker_start
 
         pool = process_pool(min(jobs, len(names)), fork_only=True, initializer=worker_start)
+    if changed_only:
+        names = [n for n in names if not chain_is_current(root, n)]
     if pool is None:
         outcomes = _parse_sessions((root, names, max_round_bytes, engine, lock_timeout))
     else:
@@ -630,6 +639,24 @@ def parse_root(
         if o.problem and err is not None:
             print(f"error: {o.session}: {o.problem}", file=err)
     return report
+
+
+def chain_is_current(root: Path, session: str) -> bool:
+    """True when the session's ``conversation.state`` names this parser and policy and a ``through_seq`` equal to the
+    highest seq landed in the session (``.sd`` or ``.sk``): a parse would write nothing.
+
+    The state is written after the rounds it names (and synced after them), so it
+    is never ahead of the chain; a state that is missing, behind, or written by
+    another parser or policy answers False, and the session is parsed.
+    """
+    st = read_state(Chain(root, session).state_path)
+    if st.get("parser") != PARSER or st.get("policy") != POLICY:
+        return False
+    try:
+        through = int(st.get("through_seq", ""))
+    except ValueError:
+        return False
+    return through > 0 and through == highest_seq(session_dir(root, session))
 
 
 def _parse_sessions(job: tuple[Path, list[str], int, FlowEngine | None, float]) -> list[ParseOutcome]:

@@ -242,3 +242,34 @@ def test_each_round_is_the_widest_window_that_fits(tmp_path, budget):
         wider = next(s for s in seqs if s > r.header.through_seq)
         assert _Window(ctx, fold).round_through(wider).size > budget
         fold.accept(read_round(r.path))
+
+
+def test_changed_only_skips_a_session_whose_chain_covers_every_landed_file(tmp_path):
+    from asz_core.flow.parse import chain_is_current
+
+    toy_session(tmp_path, files=2)
+    other = "22222222-2222-4333-8444-555555555555"
+    land(tmp_path, [{"id": "x"}], session=other)
+    assert not chain_is_current(tmp_path, SESSION)  # no chain yet
+    rep = parse_root(tmp_path, engine=ToyEngine(), changed_only=True)
+    assert rep.rounds == 2
+    assert chain_is_current(tmp_path, SESSION) and chain_is_current(tmp_path, other)
+    rep = parse_root(tmp_path, engine=ToyEngine(), changed_only=True)
+    assert rep.outcomes == []  # nothing new: no lock taken, no index or round read
+    land(tmp_path, [{"id": "y"}])  # seq 3 lands in SESSION: its chain is behind, the other's is not
+    assert not chain_is_current(tmp_path, SESSION) and chain_is_current(tmp_path, other)
+    rep = parse_root(tmp_path, engine=ToyEngine(), changed_only=True)
+    assert [o.session for o in rep.outcomes] == [SESSION] and rep.rounds == 1
+
+
+def test_changed_only_parses_a_chain_of_another_parser_to_report_it(tmp_path):
+    from asz_core.flow.parse import chain_is_current
+
+    toy_session(tmp_path, files=1)
+    chain = Chain(tmp_path, SESSION)
+    with chain.lock():
+        chain.install(build_round(RoundHeader(SESSION, SESSION, 1, 1, 1, "00" * 32, parser="v0")))
+    (chain.dir / "conversation.state").write_text("head 1\nthrough_seq 1\nparser v0\npolicy v1+idle=10m0s\n")
+    assert not chain_is_current(tmp_path, SESSION)
+    rep = parse_root(tmp_path, engine=ToyEngine(), changed_only=True)
+    assert "parser 'v0'" in rep.outcomes[0].problem
