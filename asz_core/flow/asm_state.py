@@ -1,0 +1,261 @@
+"""Assembly's shared state: the entities one assembly builds and the helpers every stage emits with (origin-digest §4.4, §4.1).
+
+:class:`State` holds what the stages of :func:`~asz_core.flow.assemble.assemble`
+build, in order (canonical records, streams, calls, tools, spawn edges,
+epochs, talks, runs, containers, segments) and the :class:`~asz_core.flow.model.Assembly`
+they write into; its methods add nodes, relations and unresolved entries.
+The entity classes (:class:`Stream`, :class:`Call`, :class:`Tool`,
+:class:`Edge`, :class:`Epoch`, :class:`Talk`, :class:`Segment`) are the
+stages' working records, never written as they are.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from ..plugins.adapter import STEP_KINDS as _STEP_KINDS
+from .index import Index, IndexEntry
+from .model import Assembly, Node, Ref, Relation, Unresolved, make_id
+
+#: Step node kinds (origin-digest §4.5); a round header's ``steps`` counts nodes of these kinds.
+STEP_KINDS = frozenset(_STEP_KINDS)
+#: How far a record's parents are walked back to find its run (origin-digest §4.4).
+ANCESTOR_HOPS = 64
+#: Where a call's usage comes from (llm.call attr ``usage_from``).
+USAGE_RULE = "last_fragment_in_line_order"
+#: Segment gates in the order ``gates_unmet`` lists them (origin-digest §4.4).
+GATES = ("activity_boundary", "no_crossing_open_operation", "lateness_watermark", "conversation_identity")
+
+QUALITY_RANK = {"exact_unique": 5, "exact_ambiguous": 4, "strong_inference": 3, "weak_inference": 2}
+
+
+def ref_of(e: IndexEntry) -> Ref:
+    return Ref(e.seq, e.row)
+
+
+def bref(e: IndexEntry, block: int) -> Ref:
+    return Ref(e.seq, e.row, block)
+
+
+def ref_id(prefix: str, r: Ref) -> str:
+    """``prefix/seq/row`` or ``prefix/seq/row:block`` (§4.1 step ids)."""
+    if r.block is None:
+        return f"{prefix}/{r.seq}/{r.row}"
+    return f"{prefix}/{r.seq}/{r.row}:{r.block}"
+
+
+def at_id(r: Ref) -> str:
+    """``at_<seq>_<row>``: an id part naming a landed position."""
+    return f"at_{r.seq}_{r.row}"
+
+
+#: Flags whose records other rules draw (or that say the record is no one's input).
+DRAWN_FLAGS = frozenset(("external_input", "injected", "context_reset", "reset_summary", "error", "turn_duration",
+                          "command", "notice", "launch_ack", "child_result", "synthetic", "finished"))
+
+
+def unflagged_input(e: IndexEntry) -> bool:
+    """A transcript record on the input side (not the agent's) with text, no call, and no flag or trigger
+    another rule draws it by: what a sub-agent was asked, a teammate's message, a command's output."""
+    return (e.kind == "transcript" and e.from_ != "agent" and not e.call and not e.trigger
+            and DRAWN_FLAGS.isdisjoint(e.flags) and any(p.k == "text" for p in e.parts))
+
+
+def opens_thread(e: IndexEntry) -> bool:
+    """An unflagged input record with no parent and no run: the root of a thread of its own (an older
+    transcript's inline sidechain prompt), never part of the turn around it."""
+    return not e.parent and not e.run and unflagged_input(e)
+
+
+class Stream:
+    __slots__ = ("name", "role", "node_id", "entries", "first", "last", "epochs", "talks")
+
+    def __init__(self, name: str, role: str):
+        self.name = name
+        self.role = role
+        self.node_id = make_id("stream", name)
+        self.entries: list[IndexEntry] = []
+        self.first: int | None = None
+        self.last: int | None = None
+        self.epochs: list[Epoch] = []
+        self.talks: list[Talk] = []
+
+
+class Call:
+    __slots__ = ("call_id", "stream", "fragments", "finished", "synthetic", "node_id")
+
+    def __init__(self, call_id: str, stream: Stream):
+        self.call_id = call_id
+        self.stream = stream
+        self.fragments: list[IndexEntry] = []
+        self.finished = False
+        self.synthetic = False
+        self.node_id = make_id("call", call_id)
+
+
+class Tool:
+    __slots__ = ("tool_id", "name", "server", "server_tool", "use", "use_part", "result", "result_part",
+                 "stream", "node_id", "ambiguous", "starts_agent")
+
+    def __init__(self, tool_id: str, stream: Stream):
+        self.tool_id = tool_id
+        self.name = ""
+        self.server = ""
+        self.server_tool = ""
+        self.use: IndexEntry | None = None
+        self.use_part = 0
+        self.result: IndexEntry | None = None
+        self.result_part = 0
+        self.stream = stream
+        self.node_id = make_id("tool", tool_id)
+        self.ambiguous = False
+        self.starts_agent = False
+
+
+class Edge:
+    __slots__ = ("tool", "batch", "parent", "stream", "via", "quality", "ref", "evidence")
+
+    def __init__(self, tool: str, batch: str, parent: str, stream: str, via: str, quality: str, ref: Ref, evidence: IndexEntry):
+        self.tool = tool
+        self.batch = batch
+        self.parent = parent
+        self.stream = stream
+        self.via = via
+        self.quality = quality
+        self.ref = ref
+        self.evidence = evidence
+
+
+class Epoch:
+    __slots__ = ("node_id", "stream", "boundary", "start", "end")
+
+    def __init__(self, node_id: str, stream: Stream, boundary: IndexEntry | None, start: int, end: int):
+        self.node_id = node_id
+        self.stream = stream
+        self.boundary = boundary
+        self.start = start
+        self.end = end
+
+
+class Talk:
+    __slots__ = ("node_id", "stream", "epoch", "runs", "emitted", "first", "last", "at")
+
+    def __init__(self, node_id: str, stream: Stream, epoch: Epoch | None):
+        self.node_id = node_id
+        self.stream = stream
+        self.epoch = epoch
+        self.runs: list[str] = []
+        self.emitted: list[str] = []
+        self.first: int | None = None
+        self.last: int | None = None
+        self.at: Ref | None = None
+
+    def mark(self, r: Ref) -> None:
+        """Keep the earliest landed position seen for the talk (its ``ref``)."""
+        if self.at is None or (r.seq, r.row) < (self.at.seq, self.at.row):
+            self.at = r
+
+
+class Segment:
+    __slots__ = ("node_id", "index", "talks", "from_", "to")
+
+    def __init__(self, index: int):
+        self.node_id = ""
+        self.index = index
+        self.talks: list[Talk] = []
+        self.from_: int | None = None
+        self.to: int | None = None
+
+
+class State:
+    """State shared by the stages of one assembly."""
+
+    def __init__(self, ix: Index, through_seq: int, conversation: str, idle_gap_ns: int):
+        self.ix = ix
+        self.through_seq = through_seq
+        self.session = ix.session
+        self.conversation = conversation or ix.session
+        self.gap = idle_gap_ns
+        self.session_node = make_id("session", self.session)
+        self.out = Assembly()
+        self.stats: dict[str, Any] = {}
+        self.canonical: list[IndexEntry] = []
+        self.aside: list[IndexEntry] = []
+        self.by_record: dict[str, IndexEntry] = {}
+        self.streams: list[Stream] = []
+        self.by_stream: dict[str, Stream] = {}
+        self.calls: list[Call] = []
+        self.tools: list[Tool] = []
+        self.tool_by_id: dict[str, Tool] = {}
+        self.spawn_edges: list[Edge] = []
+        self.talks: list[Talk] = []
+        self.talk_by_id: dict[str, Talk] = {}
+        self.talk_of_run: dict[tuple[str, str], str] = {}
+        self.run_node: dict[tuple[str, str], str] = {}
+        self.run_at: dict[tuple[str, str], Ref] = {}
+        self.container: dict[tuple[int, int], str] = {}
+        self.epoch_at: dict[tuple[int, int], str] = {}
+        self.segments: list[Segment] = []
+        self.reported: set[str] = set()
+        self.run_cache: dict[tuple[int, int], str] = {}
+        self.triggers: dict[str, dict[str, set[str]]] = {}
+        self.labels: dict[str, tuple[int, int, str]] | None = None
+        self.manifests: dict[str, IndexEntry] | None = None
+        #: the session's title (stage 2) and the provider bodies joined to each call (steps)
+        self.title = ""
+        self.bodies_of: dict[str, list[dict]] = {}
+
+    def node(self, n: Node) -> Node:
+        """Add or replace a node by id."""
+        self.out.nodes[n.id] = n
+        return n
+
+    def relate(self, type_: str, from_: str, to: str, quality: str, via: str, evidence: Iterable[Ref]) -> None:
+        """Record a typed edge ``rel/<type>/<from>/<to>`` (slashes in the ends become ``_``)."""
+        ev = [r for r in evidence if r is not None and r.seq]
+        # The example document writes relation ids with the endpoints' slashes as "_" (§4.1).
+        rid = make_id("rel", type_, from_, to)
+        prev = self.out.relations.get(rid)
+        if prev is not None:
+            # One edge observed twice is one relation: evidence merged, stronger quality kept,
+            # conflict sticky (§4.1).
+            if prev.quality == "conflict" or quality == "conflict":
+                if prev.via != via and via:
+                    prev.via = f"{prev.via}; {via}"
+                prev.quality = "conflict"
+            elif QUALITY_RANK.get(quality, 0) > QUALITY_RANK.get(prev.quality, 0):
+                prev.quality, prev.via = quality, via
+            for r in ev:
+                if r not in prev.evidence:
+                    prev.evidence.append(r)
+            return
+        self.out.relations[rid] = Relation(rid, type_, from_, to, quality, via, ev)
+
+    def open(self, kind: str, ref: str, reason: str) -> None:
+        """Record an open unresolved entry ``unres/<kind>/<ref>`` (first reason kept)."""
+        uid = make_id("unres", kind, ref)
+        if uid not in self.out.unresolved:
+            self.out.unresolved[uid] = Unresolved(uid, kind, ref, reason, "open")
+
+    def stream_name(self, e: IndexEntry) -> str:
+        """The name of the stream a record is in ('' for run files)."""
+        s = self.by_stream.get(e.stream)
+        return s.name if s else ""
+
+    def container_of(self, e: IndexEntry) -> str:
+        """The innermost node holding a record: run, talk, epoch, stream, else the session."""
+        c = self.container.get((e.seq, e.row))
+        if c:
+            return c
+        s = self.by_stream.get(e.stream)
+        if s:
+            return s.node_id
+        return self.session_node
+
+    def epoch_of(self, e: IndexEntry) -> str:
+        """The epoch node a record falls in (its stream's node when none)."""
+        ep = self.epoch_at.get((e.seq, e.row))
+        if ep:
+            return ep
+        s = self.by_stream.get(e.stream)
+        return s.node_id if s else self.session_node

@@ -1,0 +1,214 @@
+"""Assembly stages 1-4 (origin-digest §4.4): canonical records, streams, provider calls, tool joins.
+
+1. dedupe by record id across the session — the first landed copy wins; a
+   record without an id is never a duplicate;
+2. partition streams by the landed file's header stream (and the session and
+   stream nodes, with the title the runtime wrote);
+3. group provider calls by the record ``call`` in line order;
+4. join tool requests (``call`` parts) and results (``result`` parts' ``of``)
+   by exact id across all streams.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .index import SET_ASIDE_KINDS, record_time_range
+from .model import Node
+from .asm_state import State, Stream, Call, Tool, ref_of
+
+__all__ = ["stage1_canonical", "stage2_streams", "latest_title", "label_for", "time_range", "stage3_calls", "stage4_tools"]
+
+
+def stage1_canonical(st: State) -> None:
+    """Records through the watermark, replayed copies removed (first landed copy wins)."""
+    dups = conflicts = 0
+    for e in st.ix.entries:
+        if e.seq > st.through_seq:
+            break
+        if e.kind in SET_ASIDE_KINDS:
+            # Evidence beside a stream (changes, executions, provider bodies): never a step,
+            # never a duplicate of a stream record (their ids are another id space).
+            st.aside.append(e)
+            continue
+        if e.id:
+            first = st.by_record.get(e.id)
+            if first is not None:
+                dups += 1
+                if e.sha and first.sha and e.sha != first.sha:
+                    conflicts += 1
+                continue
+            st.by_record[e.id] = e
+        st.canonical.append(e)
+    dangling = []
+    for e in st.canonical:
+        if e.parent and e.parent not in st.by_record:
+            dangling.append({"seq": e.seq, "row": e.row, "parent": e.parent})
+    st.stats.update(
+        entries=len(st.canonical),
+        duplicates=dups,
+        duplicate_conflicts=conflicts,
+        dangling_parents=dangling,
+        beyond=sum(1 for e in st.ix.entries if e.seq > st.through_seq),
+    )
+
+
+def stage2_streams(st: State) -> None:
+    """One stream per landed-file header stream; the session node and stream nodes."""
+    auxiliary: set[str] = set()
+    program: set[str] = set()
+    for e in st.canonical:
+        if e.child:
+            (auxiliary if "auxiliary" in e.flags else program).add(e.child)
+    for e in st.canonical:
+        if not e.stream:
+            continue  # journals, manifests and scripts belong to a run, not a stream
+        s = st.by_stream.get(e.stream)
+        if s is None:
+            role = "child"
+            if e.stream == "main":
+                role = "main"
+            elif e.stream in auxiliary and e.stream not in program:
+                role = "auxiliary"
+            s = Stream(e.stream, role)
+            st.by_stream[e.stream] = s
+            st.streams.append(s)
+        s.entries.append(e)
+        if e.ts is not None:
+            if s.first is None or e.ts < s.first:
+                s.first = e.ts
+            if s.last is None or e.ts > s.last:
+                s.last = e.ts
+    st.streams.sort(key=lambda s: s.name)
+
+    a: dict[str, Any] = {"conversation": st.conversation}
+    title = latest_title(st)
+    if title:
+        a["title"] = title
+        a["title_from"] = "observed_replayable"
+    rng = time_range(st)
+    if rng:
+        a["from_time"], a["through_time"] = rng
+    bodies = len({(e.id or f"{e.seq}/{e.row}") for e in st.aside if e.kind == "provider_body"})
+    st.stats["provider_bodies"] = bodies
+    if bodies:
+        a["provider_bodies_landed"] = bodies
+    st.node(Node(st.session_node, kind="session", attrs=a))
+    st.title = title
+
+    for s in st.streams:
+        sa: dict[str, Any] = {"role": s.role, "records": len(s.entries)}
+        label = label_for(st, s)
+        if label:
+            sa["label"] = label
+        starter = next((e.started_by for e in s.entries if e.started_by), "")
+        if starter:
+            sa["started_by"] = starter
+        st.node(Node(s.node_id, kind="stream", parent=st.session_node, stream=s.name,
+                       ref=ref_of(s.entries[0]), attrs=sa))
+
+
+def latest_title(st: State) -> str:
+    """The last title the runtime wrote: a label on a record with no id of its own, in a transcript, or in
+    the main stream's own metadata document (an ``agent_meta`` record on ``main`` naming no child, such as
+    Kiro's ``session.json``; a child's sidecar names what the child was asked, not the session)."""
+    title = ""
+    for e in st.canonical:
+        if not e.label or e.id or e.kind in ("workflow_manifest", "workflow_script", "journal"):
+            continue
+        if e.kind == "agent_meta" and (e.stream != "main" or e.child):
+            continue
+        title = e.label
+    return title
+
+
+def label_for(st: State, s: Stream) -> str:
+    """What a child was asked to do: the label of the first sidecar naming its stream, else the label of the
+    first transcript record that starts it (a call record naming the child, such as Kiro's ``sub_agent_start``)."""
+    if st.labels is None:
+        st.labels = {}
+        starters: dict[str, tuple[int, int, str]] = {}
+        for e in st.canonical:
+            if e.kind == "agent_meta" and e.label:
+                for name in (e.stream, e.child):
+                    if name:
+                        st.labels.setdefault(name, (e.seq, e.row, e.label))
+            elif e.kind == "transcript" and e.child and e.label and e.id:
+                starters.setdefault(e.child, (e.seq, e.row, e.label))
+        for name, hit in starters.items():
+            st.labels.setdefault(name, hit)
+    hit = st.labels.get(s.name)
+    return hit[2] if hit else ""
+
+
+def time_range(st: State) -> tuple[str, str] | None:
+    """RFC 3339 UTC (earliest, latest) record time of the session's stream records."""
+    return record_time_range(st.canonical)
+
+
+def stage3_calls(st: State) -> None:
+    """Provider calls grouped by the record ``call`` (message id), fragments in line order."""
+    by_call: dict[str, Call] = {}
+    for s in st.streams:
+        for e in s.entries:
+            if e.kind != "transcript" or e.from_ != "agent" or not e.call:
+                continue
+            c = by_call.get(e.call)
+            if c is None:
+                c = by_call[e.call] = Call(e.call, s)
+                st.calls.append(c)
+            c.fragments.append(e)
+            if "synthetic" in e.flags:
+                c.synthetic = True
+            if "finished" in e.flags:
+                c.finished = True
+    st.calls.sort(key=lambda c: c.node_id)
+    for c in st.calls:
+        c.fragments.sort(key=lambda e: (e.seq, e.row))
+        # A call copied into another stream (a side question replaying the parent's responses)
+        # belongs to the stream of its first landed fragment.
+        c.stream = st.by_stream.get(c.fragments[0].stream, c.stream)
+    st.stats["provider_calls"] = len(st.calls)
+    st.stats["calls_without_end"] = sum(1 for c in st.calls if not c.finished)
+
+
+def stage4_tools(st: State) -> None:
+    """Tool requests and results joined by exact tool-use id across every stream."""
+    for s in st.streams:
+        for e in s.entries:
+            for p in e.parts:
+                if p.k == "call" and p.id:
+                    tid = p.id
+                elif p.k == "result" and p.of:
+                    tid = p.of
+                else:
+                    continue
+                t = st.tool_by_id.get(tid)
+                if t is None:
+                    t = st.tool_by_id[tid] = Tool(tid, s)
+                    st.tools.append(t)
+                if p.k == "call":
+                    if t.use is None:
+                        t.use, t.use_part, t.name = e, p.block, p.name
+                        t.server, t.server_tool = p.server, p.server_tool
+                        t.stream = s
+                else:
+                    if t.result is not None:
+                        t.ambiguous = True
+                        continue
+                    t.result, t.result_part = e, p.block
+    st.tools.sort(key=lambda t: t.node_id)
+    resolved = unmatched = 0
+    for t in st.tools:
+        if t.use is None:
+            st.open("tool_use", t.tool_id, "a result arrived for a request that was never landed")
+            continue
+        if t.ambiguous:
+            unmatched += 1
+            st.open("tool_result", t.tool_id, "several results carry this tool-use id")
+        elif t.result is not None:
+            resolved += 1
+        else:
+            unmatched += 1
+            st.open("tool_result", t.tool_id, "no result landed for this tool use")
+    st.stats.update(tool_uses=resolved + unmatched, tools_resolved=resolved, tools_unmatched=unmatched)

@@ -1,0 +1,233 @@
+"""Assembly stages 7-8 (origin-digest §4.4): talks and runs, then segments.
+
+7. a talk starts on external input or on a cycle that states no trigger;
+   membership by walking parents backward (≤ 64 hops); a child stream is
+   exactly one talk; every stream record is placed in its innermost container;
+8. segments on the main stream by the idle policy, with their gates.
+"""
+
+from __future__ import annotations
+
+from .index import IndexEntry
+from .model import Node, make_id
+from .asm_state import State, Stream, Epoch, Talk, Segment, ref_of, at_id, opens_thread, ANCESTOR_HOPS, GATES
+
+__all__ = ["cycle_key", "run_for", "starts_talk", "new_talk", "new_run", "place", "stage7_talks", "emit_talks", "stage8_segments", "no_open_operation"]
+
+
+def cycle_key(e: IndexEntry) -> str:
+    """The run a record opens or states: its ``run``; else, for a stream record that is external
+    input, states a trigger or opens a thread of its own (see :func:`_opens_thread`) — a runtime
+    that writes no run ids — a run keyed by the record itself (its id, or ``at_<seq>_<row>``); else ''."""
+    if e.run:
+        return e.run
+    if e.stream and e.kind == "transcript" and ("external_input" in e.flags or e.trigger or opens_thread(e)):
+        return e.id or at_id(ref_of(e))
+    return ""
+
+
+def run_for(st: State, e: IndexEntry) -> str:
+    """The run a record belongs to: its own (see :meth:`cycle_key`), else the nearest ancestor's,
+    walking containment parents backward at most 64 hops (§4.4)."""
+    own = cycle_key(e)
+    if own:
+        return own
+    key = (e.seq, e.row)
+    if key in st.run_cache:
+        return st.run_cache[key]
+    cur = e
+    found = ""
+    for _hop in range(ANCESTOR_HOPS):
+        if not cur.parent:
+            break
+        nxt = st.by_record.get(cur.parent)
+        if nxt is None or nxt is cur:
+            break
+        cur = nxt
+        found = cycle_key(cur)
+        if found:
+            break
+    st.run_cache[key] = found
+    return found
+
+
+def starts_talk(st: State, run: str, s: Stream) -> bool:
+    """A run opens a talk when a record of it says external, or when none states a trigger."""
+    if s.role == "child":
+        return False
+    triggers = st.triggers.get(s.name)
+    if triggers is None:
+        triggers = st.triggers[s.name] = {}
+        for e in s.entries:
+            if e.trigger:
+                triggers.setdefault(cycle_key(e), set()).add(e.trigger)
+    stated = triggers.get(run)
+    return not stated or "external" in stated
+
+
+def new_talk(st: State, s: Stream, ep: Epoch | None, node_id: str) -> Talk:
+    """The talk with this id, created in stream ``s`` and epoch ``ep`` when new."""
+    t = st.talk_by_id.get(node_id)
+    if t is not None:
+        return t
+    t = Talk(node_id, s, ep)
+    st.talk_by_id[node_id] = t
+    s.talks.append(t)
+    st.talks.append(t)
+    return t
+
+
+def new_run(st: State, t: Talk, s: Stream, run: str) -> None:
+    """Give run ``run`` of stream ``s`` its node id under talk ``t`` (once)."""
+    key = (s.name, run)
+    if key in st.run_node:
+        return
+    st.run_node[key] = make_id("run", t.node_id, run)
+    t.emitted.append(run)
+
+
+def place(st: State, e: IndexEntry, t: Talk | None, ep: Epoch | None, s: Stream) -> None:
+    """Record the innermost container of a record: its run, else the talk, the epoch or the stream."""
+    key = (e.seq, e.row)
+    if t is not None:
+        run = run_for(st, e)
+        if run:
+            rn = st.run_node.get((s.name, run))
+            if rn:
+                st.container[key] = rn
+                return
+        st.container[key] = t.node_id
+    elif ep is not None:
+        st.container[key] = ep.node_id
+    else:
+        st.container[key] = s.node_id
+
+
+def stage7_talks(st: State) -> None:
+    """Talks and runs; every stream record placed in its innermost container."""
+    for s in st.streams:
+        entries = s.entries
+        if not entries:
+            continue
+        cur: Talk | None = None
+        if s.role == "child":
+            cur = new_talk(st, s, s.epochs[0] if s.epochs else None, make_id("talk", s.name))
+            cur.mark(ref_of(entries[0]))
+        for ep in s.epochs:
+            for i in range(ep.start, ep.end):
+                e = entries[i]
+                run = run_for(st, e)
+                if not run:
+                    place(st, e, cur, ep, s)
+                    if cur is not None:
+                        cur.mark(ref_of(e))
+                    continue
+                key = (s.name, run)
+                if key not in st.talk_of_run:
+                    if cur is None or starts_talk(st, run, s):
+                        cur = new_talk(st, s, ep, make_id("talk", s.name, run))
+                        cur.runs.append(run)
+                        st.talk_of_run[key] = cur.node_id
+                    else:
+                        cur.runs.append(run)
+                        st.talk_of_run[key] = cur.node_id
+                    new_run(st, cur, s, run)
+                t = st.talk_by_id.get(st.talk_of_run[key])
+                place(st, e, t, ep, s)
+                if t is not None:
+                    t.mark(ref_of(e))
+                    if e.ts is not None:
+                        if t.first is None or e.ts < t.first:
+                            t.first = e.ts
+                        if t.last is None or e.ts > t.last:
+                            t.last = e.ts
+                ra = st.run_at.get(key)
+                if ra is None or (e.seq, e.row) < (ra.seq, ra.row):
+                    st.run_at[key] = ref_of(e)
+    emit_talks(st)
+
+
+def emit_talks(st: State) -> None:
+    """Talk nodes (loops, runs, trigger) and their run nodes (trigger of each run)."""
+    for t in st.talks:
+        parent = t.epoch.node_id if t.epoch is not None else t.stream.node_id
+        trigger = "unknown" if t.stream.role == "child" else "external"
+        st.node(Node(t.node_id, kind="talk", parent=parent, stream=t.stream.name, ref=t.at,
+                       attrs={"loops": len(t.runs), "runs": len(t.emitted), "trigger": trigger}))
+        for run in t.emitted:
+            rid = st.run_node.get((t.stream.name, run))
+            if not rid:
+                continue
+            rtrig = "external" if t.runs and run == t.runs[0] else "notification"
+            st.node(Node(rid, kind="run", parent=t.node_id, stream=t.stream.name,
+                           ref=st.run_at.get((t.stream.name, run)), attrs={"trigger": rtrig}))
+
+
+def stage8_segments(st: State) -> None:
+    """Activity windows on the main stream, cut where talks are more than the idle gap apart."""
+    main = next((s for s in st.streams if s.role == "main"), None)
+    if main is None or not main.talks:
+        return
+    # Stable by first record time; a talk with no timed record counts as time zero.
+    talks = sorted(main.talks, key=lambda t: t.first or 0)
+    cur = Segment(1)
+
+    def flush() -> None:
+        if not cur.talks:
+            return
+        first_at = cur.talks[0].at
+        cur.node_id = make_id("segment", at_id(first_at) if first_at else "")
+        st.segments.append(cur)
+
+    for i, t in enumerate(talks):
+        prev = talks[i - 1] if i > 0 else None
+        if prev is not None and t.first and prev.last and t.first - prev.last > st.gap:
+            flush()
+            cur = Segment(cur.index + 1)
+        if cur.from_ is None or cur.from_ == 0 or (t.first and t.first < cur.from_):
+            cur.from_ = t.first
+        if t.last is not None and (cur.to is None or t.last > cur.to):
+            cur.to = t.last
+        cur.talks.append(t)
+    flush()
+
+    session_end = main.last or 0
+    for sg in st.segments:
+        last = sg.index == len(st.segments)
+        gates = {
+            "activity_boundary": not last,
+            "conversation_identity": bool(st.conversation),
+            "lateness_watermark": (not last) and (session_end - (sg.to or 0) > st.gap),
+            "no_crossing_open_operation": no_open_operation(st, sg),
+        }
+        unmet = [g for g in GATES if not gates[g]]
+        first_at = sg.talks[0].at
+        st.node(Node(sg.node_id, kind="segment", parent=st.session_node, ref=first_at,
+                       attrs={"state": "open" if last else "candidate", "talks": len(sg.talks),
+                              "gates_unmet": unmet, "committable": not unmet}))
+        for t in sg.talks:
+            st.relate("in_segment", t.node_id, sg.node_id, "exact_unique", "activity window", [t.at])
+        lo, hi = sg.from_ or 0, sg.to or 0
+        for t in st.talks:
+            if t.stream.role == "main" or not t.first:
+                continue
+            if lo <= t.first <= hi:
+                st.relate("in_segment", t.node_id, sg.node_id, "strong_inference",
+                            "inside the window of the talk that delegated it", [t.at])
+    st.stats["segments_open"] = sum(1 for sg in st.segments if sg.index == len(st.segments))
+    st.stats["segments_candidate"] = len(st.segments) - st.stats["segments_open"]
+
+
+def no_open_operation(st: State, sg: Segment) -> bool:
+    """Gate ``no_crossing_open_operation``: every tool started in the window got its one result inside it, and no child is announced but missing."""
+    lo, hi = sg.from_ or 0, sg.to or 0
+
+    def inside(ts: int | None) -> bool:
+        return ts is not None and lo <= ts <= hi
+
+    for t in st.tools:
+        if t.use is None or not inside(t.use.ts):
+            continue
+        if t.result is None or t.ambiguous or not inside(t.result.ts):
+            return False
+    return not any(u.kind in ("child_stream", "notified_child") for u in st.out.unresolved.values())
