@@ -138,7 +138,7 @@ class Epoch:
 
 
 class Talk:
-    __slots__ = ("node_id", "stream", "epoch", "runs", "emitted", "first", "last", "at")
+    __slots__ = ("node_id", "stream", "epoch", "runs", "emitted", "first", "last", "at", "thread")
 
     def __init__(self, node_id: str, stream: Stream, epoch: Epoch | None):
         self.node_id = node_id
@@ -149,6 +149,8 @@ class Talk:
         self.first: int | None = None
         self.last: int | None = None
         self.at: Ref | None = None
+        #: opened by a parentless unflagged input record (an inline sidechain thread): no one external started it
+        self.thread = False
 
     def mark(self, r: Ref) -> None:
         """Keep the earliest landed position seen for the talk (its ``ref``)."""

@@ -17,7 +17,7 @@ __all__ = ["cycle_key", "run_for", "starts_talk", "new_talk", "new_run", "place"
 
 def cycle_key(e: IndexEntry) -> str:
     """The run a record opens or states: its ``run``; else, for a stream record that is external
-    input, states a trigger or opens a thread of its own (see :func:`_opens_thread`) — a runtime
+    input, states a trigger or opens a thread of its own (see :func:`~asz_core.flow.asm_state.opens_thread`) — a runtime
     that writes no run ids — a run keyed by the record itself (its id, or ``at_<seq>_<row>``); else ''."""
     if e.run:
         return e.run
@@ -126,6 +126,7 @@ def stage7_talks(st: State) -> None:
                 if key not in st.talk_of_run:
                     if cur is None or starts_talk(st, run, s):
                         cur = new_talk(st, s, ep, make_id("talk", s.name, run))
+                        cur.thread = not cur.runs and not e.run and opens_thread(e)
                         cur.runs.append(run)
                         st.talk_of_run[key] = cur.node_id
                     else:
@@ -151,14 +152,14 @@ def emit_talks(st: State) -> None:
     """Talk nodes (loops, runs, trigger) and their run nodes (trigger of each run)."""
     for t in st.talks:
         parent = t.epoch.node_id if t.epoch is not None else t.stream.node_id
-        trigger = "unknown" if t.stream.role == "child" else "external"
+        trigger = "unknown" if t.stream.role == "child" or t.thread else "external"
         st.node(Node(t.node_id, kind="talk", parent=parent, stream=t.stream.name, ref=t.at,
                        attrs={"loops": len(t.runs), "runs": len(t.emitted), "trigger": trigger}))
         for run in t.emitted:
             rid = st.run_node.get((t.stream.name, run))
             if not rid:
                 continue
-            rtrig = "external" if t.runs and run == t.runs[0] else "notification"
+            rtrig = ("unknown" if t.thread else "external") if t.runs and run == t.runs[0] else "notification"
             st.node(Node(rid, kind="run", parent=t.node_id, stream=t.stream.name,
                            ref=st.run_at.get((t.stream.name, run)), attrs={"trigger": rtrig}))
 

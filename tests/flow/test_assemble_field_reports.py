@@ -190,3 +190,41 @@ def test_34_orphan_sidechain_records_are_shown(tmp_path):
             f"output/{orphan}"} <= set(asm.nodes)
     assert asm.unresolved[f"unres/spawn_of_child/{orphan}"].state == "open"
     assert asm.nodes["call/msg_o1"].parent == f"talk/{orphan}"
+
+
+def test_34_an_inline_sidechain_thread_is_not_folded_into_the_main_turn(tmp_path):
+    # An older transcript writes a Task sub-agent's lines into the main file: its prompt has no parent, no run
+    # and no flag; its responses chain to that prompt. They form a talk of their own, started by no one outside.
+    records = [
+        user_input("u1", "r1", "update the docs", T0),
+        assistant("a1", "msg_1", "u1", T0 + 100, tool_call("toolu_task", "Task")),
+        prompt("s1", "", "Examine the package files", T0 + 200),
+        assistant("s2", "msg_s", "s1", T0 + 300, text("Found two packages.")),
+        tool_result("t1", "toolu_task", "a1", T0 + 400, "Found two packages."),
+        assistant("a2", "msg_2", "t1", T0 + 500, text("Docs updated.")),
+    ]
+    asm = land(tmp_path, ("transcript", "main", records))
+    thread = asm.nodes["talk/main/s1"]
+    assert thread.attrs["trigger"] == "unknown"
+    assert asm.nodes["run/talk_main_s1/s1"].attrs["trigger"] == "unknown"
+    assert asm.nodes["call/msg_s"].parent == "run/talk_main_s1/s1"
+    assert asm.nodes["inject/1/3"].attrs == {"flagged": "none"} and asm.nodes["inject/1/3"].parent == "run/talk_main_s1/s1"
+    for main_step in ("call/msg_1", "call/msg_2", "input/1/1"):
+        assert asm.nodes[main_step].parent == "run/talk_main_r1/r1", main_step
+    assert asm.nodes["talk/main/r1"].attrs["trigger"] == "external"
+
+
+def test_a_message_inside_a_sub_agent_is_drawn(tmp_path):
+    # Text on the user side of a sub-agent after its prompt (a teammate's message, a follow-up): a node, never lost.
+    child = "a0000000000000099"
+    main = [user_input("u1", "r1", "ask the team", T0),
+            assistant("a1", "msg_1", "u1", T0 + 10, tool_call("toolu_team", "Agent")),
+            tool_result("t1", "toolu_team", "a1", T0 + 20, "done", child=child)]
+    sub = [prompt("c1", "", "review the plan", T0 + 30),
+           assistant("c2", "msg_c1", "c1", T0 + 40, text("Reviewing.")),
+           prompt("c3", "", "teammate: also check the tests", T0 + 50, parent="c2"),
+           assistant("c4", "msg_c2", "c3", T0 + 60, text("Tests checked."))]
+    asm = land(tmp_path, ("transcript", "main", main), ("transcript", child, sub))
+    assert "inject/2/1" not in asm.nodes  # the prompt: cited by the child's talk, shown as its prompt
+    assert asm.nodes[f"talk/{child}"].ref.row == 1
+    assert asm.nodes["inject/2/3"].kind == "context.injection" and asm.nodes["inject/2/3"].stream == child
