@@ -26,6 +26,7 @@ from ..storage.layout import session_dir
 from ..storage.torn import session_torn_tails, torn_line
 from .kinds import FORMAT, STEP_KINDS, TEXT_LIMIT, VERSION, clip_text
 from .session_records import LandedSession, header_time, landed_lines, title_withheld
+from ..flow.index import SET_ASIDE_KINDS
 from .links import find_links
 from .prices import PriceTable
 from .summary import DocumentView
@@ -99,7 +100,9 @@ def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: 
     # A torn tail is said, not a mismatch: the landed records are whole, one source line waits for its newline.
     b.problems.extend(torn_line(src, size) for src, size in session_torn_tails(session_dir(root, fold.head.session)))
     verified = b.check_inputs(accepted, sess)
-    links = find_links(root, fold.head.session, [(r.get("id", ""), r.get("parent", "")) for rs in sess.records.values() for r in rs])
+    stream_records = {seq: recs for seq, recs in sess.records.items()  # changes, executions, bodies: another id space
+                      if sess.headers.get(seq) is None or sess.headers[seq].kind not in SET_ASIDE_KINDS}
+    links = find_links(root, fold.head.session, stream_records)
     return b, fold, unread_rows, accepted, verified, sess, DocumentView(b, fold, sess, links)
 
 

@@ -19,8 +19,10 @@ payload) when a document is built; rounds stay a pure function of one session.
 - **parent**: a record whose ``parent`` names an id no landed record of the
   session (or of a session it continues) carries: ``unres/parent/<id>``.
 
-Other sessions' indexes are read with :func:`~asz_core.flow.index.load_index`
-(``rebuild=False``: nothing is written) and kept per process while their
+The session's own ids are read from the records the document holds; other
+sessions' from their indexes, read with :func:`~asz_core.flow.index.load_index`
+(``rebuild=False``: nothing is written; an index of an older schema reads as
+empty until the next parse rebuilds it) and kept per process while their
 ``index.state`` is unchanged.
 """
 
@@ -29,10 +31,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..flow.index import INDEX_DIR, IndexEntry, SET_ASIDE_KINDS, load_index
+from ..flow.index import INDEX_DIR, SET_ASIDE_KINDS, load_index
 from ..flow.model import Ref, make_id
+from ..sessiondata.times import parse_instant
 
-__all__ = ["Links", "find_links"]
+__all__ = ["Links", "find_links", "own_ids"]
 
 _CACHE: dict[str, tuple[tuple[int, int], dict[str, tuple[int, int, int | None]]]] = {}
 
@@ -82,15 +85,28 @@ def _first_own(ids: dict[str, tuple[int, int, int | None]], shared: set[str]) ->
     return min(times) if times else 0
 
 
-def find_links(root: str | os.PathLike, session: str, parents: list[tuple[str, str]] = ()) -> Links:
+def own_ids(records: dict[int, list[dict]]) -> dict[str, tuple[int, int, int | None]]:
+    """Record id → (seq, row, time ns) of the first landed copy, from a document's records (seq → rows)."""
+    out: dict[str, tuple[int, int, int | None]] = {}
+    for seq in sorted(records):
+        for row, rec in enumerate(records[seq], 1):
+            rid = rec.get("id")
+            if rid and rid not in out:
+                out[rid] = (seq, row, parse_instant(rec.get("time")))
+    return out
+
+
+def find_links(root: str | os.PathLike, session: str, records: dict[int, list[dict]]) -> Links:
     """The links of ``session`` under storage ``root`` (see the module docstring).
 
-    ``parents`` are the (record id, parent id) pairs of the session's landed
-    records, for the dangling-parent check.
+    ``records`` are the session's landed records the document reads (seq →
+    rows): its own ids and parents come from them, never from an index that
+    may be stale; the other sessions' ids come from their indexes.
     """
     root = Path(root)
     links = Links()
-    mine = _ids(root / session)
+    mine = own_ids(records)
+    parents = [(r.get("id", ""), r.get("parent", "")) for seq in sorted(records) for r in records[seq]]
     known = set(mine)
     others = sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")) and p.name != session) if mine else []
     for other in others:

@@ -96,3 +96,15 @@ def test_every_scenario_draws_every_record(fmt: str, tmp_path: Path, shared_dir:
         for conv, c in _coverage(root).items():
             assert c["gaps"] == [], f"{name} [{fmt}] {conv}: {c['gaps']}"
             assert c["coverage"]["cited"] == c["coverage"]["records"], f"{name} [{fmt}] {conv}: {c['coverage']}"
+
+
+def test_asz_conversation_prints_the_coverage(tmp_path: Path) -> None:
+    """The short summary says how many landed records with content the document draws, as its summary.coverage does."""
+    root = tmp_path / "root"
+    _asz("collect", "--once", "--source", str(REPO / "examples" / "claude-code" / "projects"), "--root", str(root))
+    conv = list_conversations(root)[0]
+    cov = build_view(root, conv)["summary"]["coverage"]
+    assert cov["cited"] == cov["records"] > 0
+    out = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "conversation", conv, "--root", str(root)],
+                         capture_output=True, text=True, timeout=120).stdout
+    assert f"coverage {cov['cited']}/{cov['records']} records with content drawn or listed (0 listed in not_drawn)" in out

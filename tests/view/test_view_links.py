@@ -98,3 +98,13 @@ def test_an_id_shared_by_two_sessions_that_do_not_continue_each_other_is_unresol
         doc = build_view(root, sid)
         assert [u["ref"] for u in doc["unresolved"] if u["kind"] == "shared_id"] == ["a1"]
         assert not [r for r in doc["relations"] if r["type"] == "continues"]
+
+
+def test_a_whole_chain_has_no_dangling_parent_even_with_an_index_of_another_schema(tmp_path):
+    lines = [user("u1", None, "first", 1), reply("a1", "u1", "msg_1", "ok", 2, (1, 1)), user("u2", "a1", "next", 3, prompt="p2")]
+    root = collect(tmp_path, {A: lines})
+    state = root / A / "index" / "index.state"
+    state.write_text(state.read_text().replace("schema", "schema 0 was", 1))  # an index no reader takes: links read the records
+    doc = build_view(root, A)
+    assert [u for u in doc["unresolved"] if u["kind"] == "parent"] == []
+    assert doc["summary"]["unresolved"] == 0
