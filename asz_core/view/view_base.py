@@ -75,11 +75,28 @@ class ViewBase:
         return self.sess.time(ref)
 
     def _read_call(self, n: Node) -> CallUsage:
-        """A call's usage from its fragments (every ref, in landed order); its lane from its stream's role."""
+        """A call's usage from its fragments in landed order; its lane from its stream's role.
+
+        The fragments on the call's own stream (the stream of its first landed
+        fragment) are read first: a copy of the call in another stream (a side
+        question replaying its parent's responses, field report 13) may hold an
+        earlier snapshot and never replaces the call's own last one. Only a
+        call with no usage on its own stream takes it from its copies.
+        """
         stream = self.nodes.get(f"stream/{n.stream}")
         lane = "main" if stream is None or stream.attrs.get("role", "main") == "main" else "subagent"
         refs = sorted(n.refs or ([n.ref] if n.ref else []), key=position)
-        return read_call((self.sess.record(r) for r in refs), n.attrs.get("usage") == "observed_replayable", lane)
+        finished = n.attrs.get("usage") == "observed_replayable"
+        own = [r for r in refs if self._stream_of(r.seq) == n.stream]
+        got = read_call((self.sess.record(r) for r in own), finished, lane)
+        if got.usage is None and len(own) < len(refs):
+            got = read_call((self.sess.record(r) for r in refs), finished, lane)
+        return got
+
+    def _stream_of(self, seq: int) -> str:
+        """The stream of landed file ``seq`` (``main`` when its header names none)."""
+        h = self.sess.headers.get(seq)
+        return (h.stream if h is not None else "") or "main"
 
     def _relation_key(self, r: Relation) -> tuple:
         best = None

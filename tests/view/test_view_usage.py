@@ -184,3 +184,33 @@ def test_every_corpus_model_is_priced(corpus):
     for conv in list_conversations(root):
         s = build_view(root, conv)["summary"]
         assert s["cost"]["unpriced"] == [] and s["cost"]["usd"] > 0, conv
+
+
+def test_13_a_replayed_copy_never_replaces_the_calls_own_last_usage(tmp_path):
+    """Field report 13: a side stream replays the parent's response (same message id, an earlier snapshot, out 2);
+    the call counts once, with its own stream's last usage (out 159), and the side stream's new call counts too."""
+    from asz_core.flow.parse import parse_root
+    from asz_core.testing.asm_build import SessionBuilder, assistant, prompt, text, tool_call, tool_result, user_input
+
+    t0 = 1767225600000
+    b = SessionBuilder(tmp_path / "root", "sess-13")
+    b.land("transcript", [
+        user_input("u1", "r1", "read it", t0),
+        assistant("a1", "msg_1", "u1", t0 + 1000, text("Let me"), finished=False, usage={"in": 5, "out": 2}),
+        assistant("a2", "msg_1", "a1", t0 + 1100, text("look."), finished=False, usage={"in": 5, "out": 9}),
+        assistant("a3", "msg_1", "a2", t0 + 1200, tool_call("toolu_1", "Read"), usage={"in": 5, "out": 159}),
+        tool_result("t1", "toolu_1", "a3", t0 + 1300, "contents"),
+    ], stream="main")
+    b.land("transcript", [
+        prompt("b0", "side-cycle", "btw, what is it?", t0 + 2000),
+        assistant("b1", "msg_1", "b0", t0 + 2100, text("Let me"), finished=False, usage={"in": 5, "out": 2}),
+        assistant("b2", "msg_2", "b1", t0 + 2200, text("It is a config file."), usage={"in": 5, "out": 12}),
+    ], stream="a1b2c3d4e5f6a7b8c")
+    assert parse_root(tmp_path / "root").ok
+    doc = build_view(tmp_path / "root", "sess-13")
+    calls = {c["id"]: c for c in _calls(doc)}
+    assert calls["call/msg_1"]["usage"]["out"] == 159 and calls["call/msg_1"]["usage_state"] == "final"
+    assert calls["call/msg_2"]["usage"]["out"] == 12
+    s = doc["summary"]
+    assert s["usage"] == {"in": 10, "out": 171, "cache_read": 0, "cache_write": 0}
+    assert s["usage_by_lane"]["main"]["out"] == 159 and s["usage_by_lane"]["subagent"]["out"] == 12
