@@ -80,12 +80,15 @@ def conversations(
         raise typer.Exit(1)
     filters = make_filters("conversations", project, since, until, model, dialect)
     from ..view.document import list_conversations
+    from .view_cmd import config_prices
+
+    prices = config_prices(config, "asz conversations")  # asz.yaml's prices replace or extend the table (issue 17)
 
     ids = list_conversations(r)
     rows: list[dict] = []
     with Bar("conversations", len(ids)) as bar:
         try:
-            for row in conversation_rows(r, hide, filters, ids=ids, step=bar.advance):
+            for row in conversation_rows(r, hide, filters, ids=ids, step=bar.advance, prices=prices):
                 rows.append(row)
         except KeyboardInterrupt:
             typer.echo(f"asz conversations: interrupted after {bar.done} of {len(ids)} conversations", err=True)

@@ -156,19 +156,21 @@ def dialect_of(root: str | os.PathLike, session: str) -> str:
 
 
 def conversation_rows(root: str | os.PathLike, hide: Sequence[str] = (), filters: Filters | None = None,
-                      *, ids: Iterable[str] | None = None, step: Callable[[str], None] | None = None) -> Iterator[dict]:
+                      *, ids: Iterable[str] | None = None, step: Callable[[str], None] | None = None,
+                      prices: Any = None) -> Iterator[dict]:
     """The rows of the conversations under ``root`` (``ids`` when given) that pass ``filters``, in id order.
 
     Each conversation's document is built withholding ``hide`` (its state is
     the page's); one with no usable round gives a row with state
     ``unreadable`` and null counts. ``step(conversation)`` is called after each.
+    ``prices`` is the price table the cost is read with (the shipped one by default).
     """
     f = filters or Filters()
     for cid in list_conversations(root) if ids is None else ids:
         head = read_head(root, cid)
         header = head.header if head else None
         try:
-            doc = build_view(root, cid, hide=hide)
+            doc = build_view(root, cid, hide=hide, prices=prices)
             row = document_row(doc, header)
             session = doc["sessions"][0] if doc.get("sessions") else cid
         except ViewError:

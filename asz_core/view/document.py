@@ -78,15 +78,10 @@ def conversation_calls(root: str | os.PathLike, conversation: str, *, hide: Iter
     totals count (a call repeated from an earlier session is counted there),
     so the calls' usage sums to ``summary.usage``. Raises as :func:`build_view`.
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_pause.paused():
         _, fold, _, _, _, _, v = _prepare(Path(root), conversation, hide, None)
         places = {"title": v.title(fold.head.title), **v.places()}
         return places, [cu for nid, cu in sorted(v.call_usage.items()) if nid not in v.repeated_calls]
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: int | None) -> tuple:

@@ -87,3 +87,16 @@ def test_bad_arguments_exit_2(corpus, args, says):
     _, root = corpus
     p = _usage(root, *args, code=2)
     assert says in p.stderr
+
+
+def test_asz_yaml_prices_reach_the_report(corpus, tmp_path):
+    """A price in asz.yaml replaces the shipped one: 55604662's one call (in 3, out 13, cache read 11,515, cache
+    write 13,835) at $1 / $2 / $0 / $0 per million is 3 + 26 = 29 micro-dollars."""
+    _, root = corpus
+    cfg = tmp_path / "asz.yaml"
+    cfg.write_text("prices:\n  claude-opus-4-6: {input: 1, output: 2, cache_write: 0, cache_read: 0}\n")
+    rows = {r["conversation"]: r for r in _rows(root, "session", "--config", str(cfg))}
+    assert rows["55604662-cf2a-4331-851a-ec234028f8ca"]["cost"] == {"usd": 0.000029, "unpriced": []}
+    cfg.write_text("prices:\n  claude-opus-4-6: {input: 1}\n")
+    p = _usage(root, "--config", str(cfg), code=2)
+    assert "prices.claude-opus-4-6" in p.stderr
