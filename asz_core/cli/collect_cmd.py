@@ -266,7 +266,7 @@ def collect(
                 from ..flow.parse import parse_root
 
                 parsed = parse_root(storage, max_round_bytes=cfg.max_round_bytes, lock_timeout=lock_timeout, err=sys.stderr,
-                                    jobs=jobs_n, changed_only=True)
+                                    jobs=jobs_n, changed_only=True, keep_rounds=False)
                 counters.errors += len(parsed.problems)
                 rounds = f" rounds={parsed.rounds}"
                 from ..reading.search import refresh

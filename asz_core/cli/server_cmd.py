@@ -209,7 +209,7 @@ def server(
 
             from ..flow.parse import parse_root
 
-            rep = parse_root(storage, max_round_bytes=cfg.max_round_bytes, err=sys.stderr, changed_only=True)
+            rep = parse_root(storage, max_round_bytes=cfg.max_round_bytes, err=sys.stderr, changed_only=True, keep_rounds=False)
             rounds = rep.rounds
             from ..reading.search import refresh
 

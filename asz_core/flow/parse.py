@@ -592,6 +592,7 @@ def parse_root(
     err: TextIO | None = None,
     jobs: int = 1,
     changed_only: bool = False,
+    keep_rounds: bool = True,
 ) -> ParseReport:
     """Parse every session of a storage root (or only ``sessions``); the call ``asz collect`` makes after landing.
 
@@ -610,7 +611,10 @@ def parse_root(
     session whose ``conversation.state`` says its chain, written by this
     parser and policy, already covers the highest seq landed
     (:func:`chain_is_current`): a pass with nothing new reads no index and no
-    round. Raises FileNotFoundError when ``root`` is not a directory.
+    round. ``keep_rounds`` False keeps of each outcome only its problem and
+    the rounds' headers (no entities, no bytes, no fold), so memory does not
+    grow with the number of sessions and workers send back little.
+    Raises FileNotFoundError when ``root`` is not a directory.
     """
     root = Path(root)
     if not root.is_dir():
@@ -625,13 +629,13 @@ def parse_root(
     if changed_only:
         names = [n for n in names if not chain_is_current(root, n)]
     if pool is None:
-        outcomes = _parse_sessions((root, names, max_round_bytes, engine, lock_timeout))
+        outcomes = _parse_sessions((root, names, max_round_bytes, engine, lock_timeout, keep_rounds))
     else:
         from ..collect.workers import LOST, each_result, guided
 
         outcomes = []
         with pool:
-            runs = [(root, run, max_round_bytes, None, lock_timeout) for run in guided(names, jobs)]
+            runs = [(root, run, max_round_bytes, None, lock_timeout, keep_rounds) for run in guided(names, jobs)]
             for job, got in each_result(pool, _parse_sessions, runs):
                 outcomes.extend(got if got is not LOST else _parse_sessions(job))  # a dead worker's sessions: here
     for o in outcomes:
@@ -659,16 +663,19 @@ def chain_is_current(root: Path, session: str) -> bool:
     return through > 0 and through == highest_seq(session_dir(root, session))
 
 
-def _parse_sessions(job: tuple[Path, list[str], int, FlowEngine | None, float]) -> list[ParseOutcome]:
-    """Parse ``(root, session names, max round bytes, engine, lock timeout)``, one outcome per session in order;
-    a session's exception becomes its outcome's problem (one session's failure never stops the others)."""
-    root, names, max_round_bytes, engine, lock_timeout = job
+def _parse_sessions(job: tuple[Path, list[str], int, FlowEngine | None, float, bool]) -> list[ParseOutcome]:
+    """Parse ``(root, session names, max round bytes, engine, lock timeout, keep rounds)``, one outcome per session in
+    order; a session's exception becomes its outcome's problem (one session's failure never stops the others)."""
+    root, names, max_round_bytes, engine, lock_timeout, keep_rounds = job
     out = []
     for name in names:
         try:
             o = parse_outcome(root, name, max_round_bytes=max_round_bytes, engine=engine, lock_timeout=lock_timeout)
         except Exception as exc:  # one session's failure never stops the others (collect keeps going)
             o = ParseOutcome(name, name, problem=f"{type(exc).__name__}: {exc}")
+        if not keep_rounds:
+            o.fold = None
+            o.rounds = [attrs.evolve(r, nodes=[], relations=[], unresolved=[], data=b"") for r in o.rounds]
         out.append(o)
     return out
 

@@ -273,3 +273,11 @@ def test_changed_only_parses_a_chain_of_another_parser_to_report_it(tmp_path):
     assert not chain_is_current(tmp_path, SESSION)
     rep = parse_root(tmp_path, engine=ToyEngine(), changed_only=True)
     assert "parser 'v0'" in rep.outcomes[0].problem
+
+
+def test_keep_rounds_false_keeps_only_headers_and_problems(tmp_path):
+    toy_session(tmp_path, files=2)
+    rep = parse_root(tmp_path, engine=ToyEngine(), keep_rounds=False)
+    (o,) = rep.outcomes
+    assert rep.rounds == 1 and o.fold is None and o.rounds[0].header.through_seq == 2
+    assert o.rounds[0].nodes == [] and o.rounds[0].data == b""
