@@ -162,6 +162,7 @@ def api(handler):
     its traceback is logged once per place it came from (:func:`log_once`)."""
     def endpoint(request: Request) -> Response:
         state = _state(request)
+        state.requests_active += 1  # not exact under races; only tells the checker to wait
         try:
             pairs = parse_query(request.scope.get("query_string", b""))
             hide = hide_from_query(pairs, configured=state.hide, override=state.hide_override)
@@ -178,6 +179,8 @@ def api(handler):
             log_once(log, f"{type(exc).__name__}:{where}", "request %s failed: %s: %s", request.url.path, type(exc).__name__, exc,
                      exc_info=True)
             return _error(500, f"internal error ({type(exc).__name__})")
+        finally:
+            state.requests_active -= 1
 
     return endpoint
 

@@ -116,6 +116,7 @@ class ViewState:
         self.links_skipped = 0  # entries of _conversations that are symbolic links (never served)
         self.builds = 0  # documents built since start (tests read it through /api/status)
         self.checked = 0  # conversations whose state the checker found since start
+        self.requests_active = 0  # API requests being answered now; the checker waits while any is
 
     # ------------------------------------------------------------------ rounds
 
@@ -344,6 +345,8 @@ class ViewState:
         todo.sort(key=lambda c: -((self.row_time(c)) or 0))
         done = 0
         for i, c in enumerate(todo):
+            while self.requests_active > 0 and not stop.is_set():  # a reader's request comes first
+                stop.wait(0.05)
             if stop.is_set():
                 break
             self.reading = f"checking conversations: {i} of {len(todo)} done"
@@ -368,9 +371,12 @@ class ViewState:
         h = self.head_header(conversation) or {}
         return header_ms(h.get("session_through_time"))
 
-    def start_checker(self, stop: threading.Event, every: float = 2.0) -> threading.Thread:
-        """Start the daemon thread that keeps every conversation's state known (:meth:`check_all`), looking again every ``every`` s."""
+    def start_checker(self, stop: threading.Event, every: float = 2.0, delay: float = 1.0) -> threading.Thread:
+        """Start the daemon thread that keeps every conversation's state known (:meth:`check_all`), looking again every ``every`` s.
+
+        It starts after ``delay`` seconds, so the first page a reader opens is not slowed by it."""
         def loop() -> None:
+            stop.wait(delay)
             while not stop.is_set():
                 self.check_all(stop)
                 stop.wait(every)

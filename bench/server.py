@@ -1,0 +1,122 @@
+"""Benchmark: how soon ``asz view`` and ``asz server`` answer, and how long the largest conversation takes to open cold (issue 22).
+
+Usage: ``python bench/server.py [--source DIR] [--runs 3]``
+
+Collects and parses ``--source`` (default ``../shared/corpus/claude-code/projects``)
+into a temporary root, then, ``--runs`` times each:
+
+- starts ``asz view --root ROOT`` and measures the seconds from the process
+  start to the first answered ``/api/status`` (target ≤ 1 s), then the first,
+  cold ``/api/c/{largest}/view`` in ms (target ≤ 150 ms), where largest is the
+  conversation with the most steps; a second request shows the warm figure;
+- starts ``asz server --root NEW --source DIR`` on an empty root and measures
+  its first answer (target ≤ 1 s, while its first collect pass runs behind).
+
+Prints one line per figure with its target, and the medians. Timing lives
+here, never in tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+LISTEN_TARGET_S = 1.0
+OPEN_TARGET_MS = 150.0
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get(port: int, path: str) -> tuple[int, bytes, float]:
+    t = time.perf_counter()
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    c.request("GET", path)
+    r = c.getresponse()
+    body = r.read()
+    c.close()
+    return r.status, body, (time.perf_counter() - t) * 1000
+
+
+def _start(args: list[str], workdir: Path) -> tuple[subprocess.Popen, int, float]:
+    """Start ``asz ARGS --port P``; return the process, the port and the seconds until ``/api/status`` answered 200."""
+    port = _port()
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", *args, "--port", str(port)], cwd=workdir,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while True:
+        try:
+            if _get(port, "/api/status")[0] == 200:
+                return proc, port, time.perf_counter() - t0
+        except OSError:
+            pass
+        if proc.poll() is not None or time.perf_counter() - t0 > 120:
+            raise SystemExit(f"asz {' '.join(args)} did not answer")
+        time.sleep(0.005)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--source", default=str(REPO.parent / "shared/corpus/claude-code/projects"))
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args(argv)
+    src = Path(args.source)
+    if not src.is_dir():
+        print(f"no source at {src}")
+        return 2
+    with tempfile.TemporaryDirectory(prefix="asz-bench-server-") as tmp:
+        work = Path(tmp)
+        root = work / "root"
+        subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(src), "--root", str(root)],
+                       check=False, capture_output=True, cwd=work)
+        listen, cold, warm, server_listen = [], [], [], []
+        largest = ""
+        for i in range(args.runs):
+            proc, port, took = _start(["view", "--root", str(root)], work)
+            try:
+                listen.append(took)
+                rows = json.loads(_get(port, "/api/conversations")[1])["conversations"]
+                big = max(rows, key=lambda r: r.get("steps") or 0)
+                largest = f"{big['id']} ({big.get('steps')} steps, {big.get('talks')} talks)"
+                status, body, ms = _get(port, f"/api/c/{big['id']}/view")
+                assert status == 200, body[:200]
+                cold.append(ms)
+                warm.append(_get(port, f"/api/c/{big['id']}/view")[2])
+            finally:
+                _stop(proc)
+            proc, port, took = _start(["server", "--root", str(work / f"fresh-{i}"), "--source", str(src)], work)
+            server_listen.append(took)
+            _stop(proc)
+        print(f"corpus      : {src} ({len(rows)} conversations); largest {largest}")
+        print(f"view listen : median {statistics.median(listen):.3f} s  (runs {', '.join(f'{x:.3f}' for x in listen)})  target ≤ {LISTEN_TARGET_S} s"
+              f"  {'ok' if statistics.median(listen) <= LISTEN_TARGET_S else 'OVER'}")
+        print(f"server listen: median {statistics.median(server_listen):.3f} s  (runs {', '.join(f'{x:.3f}' for x in server_listen)})"
+              f"  target ≤ {LISTEN_TARGET_S} s  {'ok' if statistics.median(server_listen) <= LISTEN_TARGET_S else 'OVER'}")
+        print(f"open cold   : median {statistics.median(cold):.0f} ms  (runs {', '.join(f'{x:.0f}' for x in cold)})  target ≤ {OPEN_TARGET_MS:.0f} ms"
+              f"  {'ok' if statistics.median(cold) <= OPEN_TARGET_MS else 'OVER'}")
+        print(f"open warm   : median {statistics.median(warm):.0f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
