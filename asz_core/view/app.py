@@ -134,6 +134,10 @@ def _body(request, pairs, hide):
     return _json(_state(request).body(p["id"], p["seq"], p["row"], hide))
 
 
+def _usage(request, pairs, hide):
+    return _json(_state(request).usage())
+
+
 def _glossary(request, pairs, hide):
     from ..plugins import get_plugin_manager
 
@@ -227,6 +231,7 @@ API_ROUTES: list[tuple[str, Any]] = [
     ("/api/c/{id}/body/{seq}/{row}", _body),
     ("/api/glossary", _glossary),
     ("/api/search", _search),
+    ("/api/usage", _usage),
 ]
 
 

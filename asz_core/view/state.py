@@ -113,6 +113,7 @@ class ViewState:
         self._heads: dict[str, tuple[tuple, dict | None]] = {}
         self._titles: dict[tuple, bool] = {}  # (conversation, hide, head listing) -> the title is withheld
         self._states: dict[str, tuple[tuple, str]] = {}  # conversation -> (fingerprint, verification state)
+        self._usage: dict[str, dict[tuple[int, str], list[int]]] = {}  # conversation -> (hour ms, model) -> [in, out, cr, cw, calls]
         self.links_skipped = 0  # entries of _conversations that are symbolic links (never served)
         self.builds = 0  # documents built since start (tests read it through /api/status)
         self.checked = 0  # conversations whose state the checker found since start
@@ -319,11 +320,33 @@ class ViewState:
         head = doc["head"]
         reached = round_file_name(head["round"], head["digest"]) if head.get("digest") else ""
         d = Doc(reached, newest[2], orjson.dumps(doc), doc["summary"]["state"], list(doc["sessions"]), head["round"], fp)
+        hours = usage_hours(doc)
         with self._lock:
             self.builds += count
             self._states[conversation] = (fp, d.state)
             self._summaries[conversation] = (fp, tuple(hide), {k: doc["summary"].get(k) for k in ("title", *SUMMARY_KEYS)})
+            self._usage[conversation] = hours
         return d
+
+    def usage(self) -> dict:
+        """``/api/usage``: tokens (and cost, where the price table knows the model) of every model call, per hour.
+
+        ``hours`` is a list of ``{"hour": unix ms (UTC hour start), "in", "out",
+        "cache_read", "cache_write", "calls", "cost": USD or null}`` summed over
+        the conversations built so far (by a request or the background checker);
+        ``counted`` says how many of ``conversations`` that is; ``unpriced``
+        lists models with tokens and no price (their cost is in no sum).
+        """
+        convs = set(self.conversations())
+        with self._lock:
+            parts = [v for c, v in self._usage.items() if c in convs]
+        total: dict[tuple[int, str], list[int]] = {}
+        for hours in parts:
+            for key, v in hours.items():
+                t = total.setdefault(key, [0, 0, 0, 0, 0])
+                for i in range(5):
+                    t[i] += v[i]
+        return hours_answer(total, counted=len(parts), conversations=len(convs))
 
     def gzipped(self, d: Doc) -> bytes:
         """The document's JSON compressed with gzip, made once per built document."""
@@ -476,3 +499,49 @@ def _is_number(s: str) -> bool:
     from .query import NUMBER
 
     return NUMBER.fullmatch(s) is not None
+
+
+_TOKENS = ("in", "out", "cache_read", "cache_write")
+
+
+def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
+    """(UTC hour start in unix ms, model) -> [in, out, cache_read, cache_write, calls] over the document's ``llm.call`` nodes.
+
+    A call with no usage or no time counts in no hour (its tokens are in the summary's totals only)."""
+    out: dict[tuple[int, str], list[int]] = {}
+    stack = list(doc.get("talks") or []) + list(doc.get("loose") or [])
+    while stack:
+        n = stack.pop()
+        stack.extend(n.get("children") or ())
+        u = n.get("usage")
+        if n.get("kind") != "llm.call" or not isinstance(u, dict) or not n.get("at"):
+            continue
+        key = (n["at"] // 3_600_000 * 3_600_000, n.get("model") if isinstance(n.get("model"), str) else "")
+        t = out.setdefault(key, [0, 0, 0, 0, 0])
+        for i, k in enumerate(_TOKENS):
+            v = u.get(k)
+            t[i] += v if isinstance(v, int) and not isinstance(v, bool) else 0
+        t[4] += 1
+    return out
+
+
+def hours_answer(total: dict[tuple[int, str], list[int]], *, counted: int, conversations: int) -> dict:
+    """The ``/api/usage`` answer from per-(hour, model) sums; the cost comes from the price table when it is installed."""
+    try:
+        from .prices import cost_of  # issue 17's price table
+    except ImportError:
+        cost_of = None
+    by_hour: dict[int, dict] = {}
+    unpriced: set[str] = set()
+    for (hour, model), v in sorted(total.items()):
+        row = by_hour.setdefault(hour, {"hour": hour, "in": 0, "out": 0, "cache_read": 0, "cache_write": 0, "calls": 0,
+                                        "cost": 0.0 if cost_of else None})
+        for i, k in enumerate(_TOKENS):
+            row[k] += v[i]
+        row["calls"] += v[4]
+        if cost_of is not None:
+            c = cost_of({model or "(no model)": dict(zip(_TOKENS, v[:4]))})
+            row["cost"] = round(row["cost"] + c["usd"], 6)
+            unpriced.update(c["unpriced"])
+    return {"hours": list(by_hour.values()), "counted": counted, "conversations": conversations, "unpriced": sorted(unpriced),
+            "priced": cost_of is not None}

@@ -77,9 +77,11 @@ def shot(drv, name: str) -> Path:
 
 
 def node(drv, node_id: str, within=None):
-    """The ``.node`` element of a step id (first match, or inside ``within``)."""
+    """The ``.node`` element of a step id (first match, or inside ``within``), with the folds around it opened as a reader would."""
     base = within or drv
-    return base.find_element(By.CSS_SELECTOR, f'.node[data-id="{node_id}"]')
+    el = base.find_element(By.CSS_SELECTOR, f'.node[data-id="{node_id}"]')
+    drv.execute_script("for (let p = arguments[0].parentElement; p; p = p.parentElement) if (p.tagName === 'DETAILS') p.open = true;", el)
+    return el
 
 
 def test_list_conversation_tool_subagent_and_evidence(example_root, serve, browser):

@@ -30,7 +30,7 @@
         let body = null;
         try { body = t ? JSON.parse(t) : null; } catch (e) { body = null; }
         if (!r.ok) return { ok: false, status: r.status, error: (body && body.error) || t || r.statusText };
-        return { ok: true, status: r.status, data: body };
+        return { ok: true, status: r.status, data: body, etag: r.headers.get('etag') };
       });
     }, function (err) { return { ok: false, status: 0, error: String(err) }; });
   }
@@ -59,20 +59,50 @@
   }
   function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); return e; }
 
+  // ------------------------------------------------------------------ Markdown
+
+  // Prompts and replies are Markdown: parsed by the vendored marked, with every raw HTML token turned back into
+  // escaped text (no raw HTML passes), then sanitised by the vendored DOMPurify (no script, handler, style, frame,
+  // form or image). Without the two libraries the text is shown as it is.
+  const MD_OK = !!(window.marked && window.DOMPurify && window.marked.Marked);
+  const MD = MD_OK ? new window.marked.Marked({ gfm: true, breaks: false, async: false }) : null;
+  function escapeHtml(t) { return String(t).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'); }
+  if (MD) MD.use({ renderer: { html: function (tok) { return escapeHtml(tok.text !== undefined ? tok.text : tok.raw); } } });
+  const PURIFY = { ALLOWED_URI_REGEXP: /^(?:https?:|mailto:|#)/i, FORBID_TAGS: ['style', 'img', 'form', 'input', 'button', 'textarea', 'select', 'iframe', 'object', 'embed', 'svg', 'math'],
+    FORBID_ATTR: ['style', 'srcset'], ALLOW_DATA_ATTR: false };
+  function mdInto(el, text) {
+    clear(el);
+    if (!MD) { el.textContent = text; el.classList.add('plain'); return el; }
+    try {
+      el.innerHTML = window.DOMPurify.sanitize(MD.parse(String(text)), PURIFY);
+    } catch (e) { el.textContent = text; el.classList.add('plain'); return el; }
+    el.querySelectorAll('a[href]').forEach(function (a) { a.setAttribute('rel', 'noopener noreferrer nofollow'); a.setAttribute('target', '_blank'); });
+    el.querySelectorAll('table').forEach(function (t) { const w = h('div', { class: 'tablewrap md-table' }); t.replaceWith(w); w.append(t); });
+    return el;
+  }
+  function md(text, cls) { return mdInto(h('div', { class: 'md ' + (cls || '') }), text); }
+
   // ------------------------------------------------------------------ formatting
 
   function pad(n, w) { return String(n).padStart(w || 2, '0'); }
+  // Times are shown in the reader's own time zone, with its short name (UTC on a machine set to UTC).
+  function tzShort(d) {
+    try {
+      const p = new Intl.DateTimeFormat('en-US', { timeZoneName: 'short' }).formatToParts(d).filter(function (x) { return x.type === 'timeZoneName'; })[0];
+      return p ? p.value : '';
+    } catch (e) { return ''; }
+  }
   function fmtTime(ms) {
     if (ms === null || ms === undefined) return '—';
     if (ms === 0) return 'no time';
     const d = new Date(ms);
-    return d.getUTCFullYear() + '-' + pad(d.getUTCMonth() + 1) + '-' + pad(d.getUTCDate()) + ' ' +
-      pad(d.getUTCHours()) + ':' + pad(d.getUTCMinutes()) + ':' + pad(d.getUTCSeconds()) + ' UTC';
+    return d.getFullYear() + '-' + pad(d.getMonth() + 1) + '-' + pad(d.getDate()) + ' ' +
+      pad(d.getHours()) + ':' + pad(d.getMinutes()) + ':' + pad(d.getSeconds()) + ' ' + tzShort(d);
   }
   function fmtClock(ms) {
     if (!ms) return '';
     const d = new Date(ms);
-    return pad(d.getUTCHours()) + ':' + pad(d.getUTCMinutes()) + ':' + pad(d.getUTCSeconds()) + '.' + pad(d.getUTCMilliseconds(), 3);
+    return pad(d.getHours()) + ':' + pad(d.getMinutes()) + ':' + pad(d.getSeconds()) + '.' + pad(d.getMilliseconds(), 3);
   }
   function fmtDur(ms) {
     if (ms === null || ms === undefined || ms < 0) return '';
@@ -128,51 +158,182 @@
 
   // ------------------------------------------------------------------ list page
 
+  // Filters and the search live in the address's # part, so a filtered list can be linked and reloaded.
+  const FILTERS = ['project', 'model', 'dialect', 'since', 'until', 'q', 'view'];
+  let LIST = null;       // the last /api/conversations answer
+  let LISTKEY = '';      // its JSON, to redraw only when it changed
+  let listTimer = null;
+
   function listPage() {
     document.title = 'Conversations · asz view';
     add(clear(app), h('p', { class: 'muted' }, 'Loading conversations…'));
     Promise.all([api('/api/conversations'), api('/api/status')]).then(function (rs) {
       const res = rs[0], st = rs[1];
       clear(app);
-      add(app, h('h1', null, 'Conversations'));
-      if (!res.ok) { add(app, errorBox('The server refused the list.', res)); return; }
+      if (!res.ok) { add(app, [h('h1', null, 'Conversations'), errorBox('The server refused the list.', res)]); return; }
       where.textContent = res.data.root;
-      if (st.ok) add(app, statusLine(st.data));
-      const rows = res.data.conversations.slice();
-      if (!rows.length) {
-        add(app, h('div', { class: 'box notice', id: 'empty' }, h('strong', null, 'No conversations yet. '),
-          'This storage root holds no conversation: collect sessions and parse them into rounds ',
-          h('code', null, 'asz collect --once --root DIR'), ' then ', h('code', null, 'asz parse --root DIR'),
-          ', or run ', h('code', null, 'asz server'), ', which does both.'));
-        return;
-      }
-      rows.sort(function (a, b) { return (b.to || 0) - (a.to || 0) || (a.id < b.id ? -1 : 1); });
-      const tb = h('tbody');
-      rows.forEach(function (r) {
-        const dur = (r.from && r.to) ? fmtDur(r.to - r.from) : '';
-        tb.append(h('tr', { 'data-id': r.id },
-          h('td', null, h('a', { class: 'convtitle', href: withHide('/c/' + enc(r.id)) }, r.title || '(untitled)'),
-            h('div', { class: 'mono faint' }, r.id),
-            (r.project || r.cost) ? h('div', { class: 'faint small' }, [r.project, costText(r.cost)].filter(Boolean).join(' · ')) : null),
-          h('td', null, fmtTime(r.to), h('div', { class: 'faint small' }, dur ? 'lasted ' + dur : '')),
-          h('td', { class: 'num' }, num(r.talks)), h('td', { class: 'num' }, num(r.steps)),
-          h('td', { class: 'num hide-narrow' }, num(r.streams)), h('td', { class: 'num hide-narrow' }, num(r.llm_calls)),
-          h('td', { class: 'num hide-narrow' }, num(r.subagents)), h('td', { class: 'num hide-narrow' }, num(r.bash_runs)),
-          h('td', { class: 'num hide-narrow' }, num(r.rounds)), h('td', { class: 'num hide-narrow' }, num(r.unresolved)),
-          h('td', null, stateBadge(r.state))));
-      });
-      add(app, h('div', { class: 'tablewrap' }, h('table', { class: 'conv' },
-        h('thead', null, h('tr', null, h('th', null, 'Conversation'), h('th', null, 'Last activity'),
-          h('th', { class: 'num' }, 'Talks'), h('th', { class: 'num' }, 'Steps'), h('th', { class: 'num hide-narrow' }, 'Streams'),
-          h('th', { class: 'num hide-narrow' }, 'Model calls'), h('th', { class: 'num hide-narrow' }, 'Subagents'),
-          h('th', { class: 'num hide-narrow' }, 'Bash runs'), h('th', { class: 'num hide-narrow' }, 'Rounds'),
-          h('th', { class: 'num hide-narrow' }, 'Unresolved'), h('th', null, 'State'))), tb)));
-      add(app, h('p', { class: 'faint small' }, 'State is shown once a conversation has been opened (verification reads every landed file).'));
+      LIST = res.data; LISTKEY = JSON.stringify(res.data.conversations);
+      drawListShell(st.ok ? st.data : null);
+      if (!listTimer) listTimer = setInterval(refreshList, 5000);
     });
   }
 
+  // Polls the list and the status; redraws the rows only when something changed (new rounds, a state found).
+  function refreshList() {
+    if (document.hidden) return;
+    Promise.all([api('/api/conversations'), api('/api/status')]).then(function (rs) {
+      if (rs[1].ok) { const sl = document.getElementById('status'); if (sl) sl.replaceWith(statusLine(rs[1].data)); }
+      if (!rs[0].ok) return;
+      const key = JSON.stringify(rs[0].data.conversations);
+      if (key === LISTKEY) return;
+      LIST = rs[0].data; LISTKEY = key;
+      fillFilterOptions(); drawRows();
+    });
+  }
+
+  function listFilters() {
+    const hp = hashParams(), f = {};
+    FILTERS.forEach(function (k) { f[k] = hp[k] || ''; });
+    return f;
+  }
+
+  function drawListShell(status) {
+    const f = listFilters();
+    add(app, h('h1', null, 'Conversations'));
+    add(app, status ? statusLine(status) : null);
+    if (!LIST.conversations.length) {
+      add(app, h('div', { class: 'box notice', id: 'empty' }, h('strong', null, 'No conversations yet. '),
+        'This storage root holds no conversation: collect sessions and parse them into rounds ',
+        h('code', null, 'asz collect --once --root DIR'), ' then ', h('code', null, 'asz parse --root DIR'),
+        ', or run ', h('code', null, 'asz server'), ', which does both.', LIST.note ? h('div', { class: 'small' }, LIST.note) : null));
+      return;
+    }
+    const q = h('input', { type: 'search', id: 'q', placeholder: 'Search prompts, replies, thinking, tool inputs and results', value: f.q, 'aria-label': 'Search' });
+    const form = h('form', { class: 'searchbar', role: 'search' }, q, h('button', { class: 'btn primary', type: 'submit' }, 'Search'));
+    form.addEventListener('submit', function (ev) { ev.preventDefault(); setHash({ q: q.value.trim() || null, view: null }); runSearch(); });
+    add(app, form);
+    const bar = h('div', { class: 'filters', id: 'filters' },
+      filterSelect('project', 'Project'), filterSelect('model', 'Model'), filterSelect('dialect', 'Runtime'),
+      h('label', null, 'From ', dateInput('since', f.since)), h('label', null, 'to ', dateInput('until', f.until)),
+      h('button', { class: 'btn', type: 'button', id: 'clearf', onclick: function () {
+        setHash({ project: null, model: null, dialect: null, since: null, until: null }); syncFilterInputs(); drawRows(); } }, 'Clear filters'));
+    add(app, bar);
+    const tabs = h('div', { class: 'tabs', role: 'tablist' },
+      h('button', { role: 'tab', 'data-view': 'list', onclick: function () { showListView('list'); } }, 'Conversations'),
+      h('button', { role: 'tab', 'data-view': 'usage', onclick: function () { showListView('usage'); } }, 'Usage per day'));
+    add(app, [tabs, h('div', { id: 'hits' }), h('div', { id: 'listpanel' })]);
+    if (LIST.note) add(app, h('p', { class: 'faint small' }, LIST.note));
+    fillFilterOptions();
+    showListView(f.view === 'usage' ? 'usage' : 'list');
+    if (f.q) runSearch();
+  }
+
+  function showListView(name) {
+    setHash({ view: name === 'usage' ? 'usage' : null });
+    document.querySelectorAll('[data-view]').forEach(function (b) { b.setAttribute('aria-selected', b.getAttribute('data-view') === name ? 'true' : 'false'); });
+    const panel = clear(document.getElementById('listpanel'));
+    if (name === 'usage') { drawUsage(panel); return; }
+    panel.append(h('div', { class: 'tablewrap' }, h('table', { class: 'conv' },
+      h('thead', null, h('tr', null, h('th', null, 'Conversation'), h('th', null, 'Last activity'),
+        h('th', { class: 'hide-narrow' }, 'Model'), h('th', { class: 'num' }, 'Tokens'), h('th', { class: 'num' }, 'Cost'),
+        h('th', { class: 'num hide-narrow' }, 'Talks'), h('th', { class: 'num hide-narrow' }, 'Model calls'),
+        h('th', { class: 'num hide-narrow' }, 'Steps'), h('th', null, 'State'))), h('tbody', { id: 'rows' }))),
+      h('p', { class: 'faint small', id: 'shown' }));
+    drawRows();
+  }
+
+  function filterSelect(key, label) {
+    const sel = h('select', { id: 'f-' + key, 'data-filter': key, 'aria-label': label });
+    sel.addEventListener('change', function () { const o = {}; o[key] = sel.value || null; setHash(o); drawRows(); });
+    return h('label', null, label + ' ', sel);
+  }
+  function dateInput(key, value) {
+    const inp = h('input', { type: 'date', id: 'f-' + key, 'data-filter': key, value: value || null });
+    inp.addEventListener('change', function () { const o = {}; o[key] = inp.value || null; setHash(o); drawRows(); });
+    return inp;
+  }
+  function syncFilterInputs() {
+    const f = listFilters();
+    document.querySelectorAll('[data-filter]').forEach(function (e) { e.value = f[e.getAttribute('data-filter')] || ''; });
+  }
+  function rowModels(r) { return Array.isArray(r.models) ? r.models.filter(function (m) { return typeof m === 'string'; }) : []; }
+  function rowRuntime(r) { return typeof r.runtime === 'string' ? r.runtime : (r.runtime && typeof r.runtime.name === 'string' ? r.runtime.name : ''); }
+  function fillFilterOptions() {
+    const f = listFilters();
+    const sets = { project: new Set(), model: new Set(), dialect: new Set() };
+    LIST.conversations.forEach(function (r) {
+      if (r.project) sets.project.add(r.project);
+      rowModels(r).forEach(function (m) { sets.model.add(m); });
+      if (rowRuntime(r)) sets.dialect.add(rowRuntime(r));
+    });
+    Object.keys(sets).forEach(function (k) {
+      const sel = document.getElementById('f-' + k);
+      if (!sel) return;
+      clear(sel).append(h('option', { value: '' }, k === 'project' ? 'all projects' : k === 'model' ? 'all models' : 'all runtimes'));
+      Array.from(sets[k]).sort().forEach(function (v) { sel.append(h('option', { value: v }, k === 'project' ? shortProject(v) : v)); });
+      if (f[k] && !sets[k].has(f[k])) sel.append(h('option', { value: f[k] }, f[k] + ' (none now)'));
+      sel.value = f[k];
+      sel.parentElement.hidden = sets[k].size === 0 && !f[k];
+    });
+  }
+  function shortProject(p) { const parts = String(p).split('/').filter(Boolean); return parts.length > 2 ? '…/' + parts.slice(-2).join('/') : p; }
+  function dayStart(s) { const d = new Date(s + 'T00:00:00'); return isNaN(d) ? null : d.getTime(); }
+
+  function filteredRows() {
+    const f = listFilters();
+    const since = f.since ? dayStart(f.since) : null, until = f.until ? dayStart(f.until) : null;
+    return LIST.conversations.filter(function (r) {
+      if (f.project && r.project !== f.project) return false;
+      if (f.model && rowModels(r).indexOf(f.model) < 0) return false;
+      if (f.dialect && rowRuntime(r) !== f.dialect) return false;
+      if (since !== null && (r.to || 0) < since) return false;
+      if (until !== null && (r.from || 0) >= until + 86400000) return false;
+      return true;
+    }).sort(function (a, b) { return (b.to || 0) - (a.to || 0) || (a.id < b.id ? -1 : 1); });
+  }
+
+  function tokens(u) {
+    if (!u || typeof u !== 'object') return null;
+    let t = 0, any = false;
+    ['in', 'out', 'cache_read', 'cache_write'].forEach(function (k) { if (typeof u[k] === 'number') { t += u[k]; any = true; } });
+    return any ? t : null;
+  }
+  function usd(c) {
+    const v = (c && typeof c === 'object') ? c.usd : c;
+    return typeof v === 'number' ? '$' + v.toFixed(v < 1 ? 4 : 2) : '—';
+  }
+  function tokenTitle(u) {
+    return u ? 'in ' + num(u.in) + ' · out ' + num(u.out) + ' · cache read ' + num(u.cache_read) + ' · cache write ' + num(u.cache_write) : null;
+  }
+
+  function drawRows() {
+    const tb = document.getElementById('rows');
+    if (!tb) return;
+    clear(tb);
+    const rows = filteredRows();
+    rows.forEach(function (r) {
+      const dur = (r.from && r.to) ? fmtDur(r.to - r.from) : '';
+      const models = rowModels(r);
+      const cost = r.cost && typeof r.cost === 'object' && r.cost.unpriced && r.cost.unpriced.length ? ' + unpriced' : '';
+      tb.append(h('tr', { 'data-id': r.id },
+        h('td', null, h('a', { class: 'convtitle', href: withHide('/c/' + enc(r.id)) }, r.title || '(untitled)'),
+          r.project ? h('div', { class: 'small muted project', title: r.project }, shortProject(r.project)) : null,
+          h('div', { class: 'mono faint' }, r.id)),
+        h('td', null, fmtTime(r.to), h('div', { class: 'faint small' }, dur ? 'lasted ' + dur : '')),
+        h('td', { class: 'hide-narrow small' }, models.length ? models.join(', ') : '—'),
+        h('td', { class: 'num', title: tokenTitle(r.usage) }, num(tokens(r.usage))),
+        h('td', { class: 'num' }, usd(r.cost) + cost),
+        h('td', { class: 'num hide-narrow' }, num(r.talks)), h('td', { class: 'num hide-narrow' }, num(r.llm_calls)),
+        h('td', { class: 'num hide-narrow' }, num(r.steps)),
+        h('td', null, stateBadge(r.state))));
+    });
+    const shown = document.getElementById('shown');
+    if (shown) shown.textContent = rows.length === LIST.conversations.length ? num(rows.length) + ' conversation(s), most recent first.' :
+      num(rows.length) + ' of ' + num(LIST.conversations.length) + ' conversation(s) match the filters.';
+  }
+
   function costText(c) {
-    if (!c) return '';
+    if (!c || typeof c.usd !== 'number') return '';
     return '$' + c.usd.toFixed(2) + (c.unpriced && c.unpriced.length ? ' + unpriced ' + c.unpriced.join(', ') : '');
   }
 
@@ -182,7 +343,111 @@
     if (s.last_refresh) bits.push('last refresh ' + fmtTime(s.last_refresh));
     if (s.next_refresh) bits.push('next ' + fmtTime(s.next_refresh));
     if (s.hide && s.hide.length) bits.push('withholds ' + s.hide.join(', '));
-    return h('p', { class: 'muted small' }, bits.join(' · '));
+    return h('div', { id: 'status' }, h('p', { class: 'muted small' }, bits.join(' · ')),
+      s.reading ? h('p', { class: 'box notice small', id: 'reading' }, 'Still reading: ' + s.reading + '. The list fills in as it goes.') : null);
+  }
+
+  // ------------------------------------------------------------------ search
+
+  function runSearch() {
+    const f = listFilters(), out = clear(document.getElementById('hits'));
+    if (!f.q) return;
+    out.append(h('p', { class: 'faint' }, 'Searching…'));
+    const extra = ['q=' + enc(f.q), 'limit=50'];
+    ['project', 'model', 'dialect', 'since', 'until'].forEach(function (k) { if (f[k]) extra.push(k + '=' + enc(f[k])); });
+    api('/api/search', extra.join('&')).then(function (res) {
+      clear(out);
+      if (!res.ok) { out.append(errorBox('The search was refused.', res)); return; }
+      const hits = Array.isArray(res.data) ? res.data : (res.data && res.data.hits) || [];
+      out.append(h('h2', null, num(hits.length) + ' hit' + (hits.length === 1 ? '' : 's') + ' for ', h('q', null, f.q),
+        h('button', { class: 'btn', type: 'button', onclick: function () { setHash({ q: null }); document.getElementById('q').value = ''; clear(out); } }, 'Clear')));
+      const ul = h('ol', { class: 'hits' });
+      hits.forEach(function (x) {
+        const href = withHide('/c/' + enc(x.conversation)) + '#step=' + enc(x.step);
+        ul.append(h('li', { class: 'hit', 'data-conversation': x.conversation, 'data-step': x.step },
+          h('a', { class: 'hitlink', href: href }, x.title || '(untitled)'), ' ',
+          h('span', { class: 'faint small' }, fmtTime(x.at) + ' · ' + x.step + (x.file ? ' · ' + x.file + ' row ' + x.row : '')),
+          h('div', { class: 'snippet' }, marked_snippet(x.snippet))));
+      });
+      out.append(ul);
+    });
+  }
+  // A snippet's match is between « and »: drawn as <mark> elements around text nodes, never as markup.
+  function marked_snippet(s) {
+    const out = [];
+    String(s || '').split('\u00ab').forEach(function (piece, i) {
+      if (i === 0) { out.push(piece); return; }
+      const j = piece.indexOf('\u00bb');
+      if (j < 0) { out.push(piece); return; }
+      out.push(h('mark', null, piece.slice(0, j)), piece.slice(j + 1));
+    });
+    return out;
+  }
+
+  // ------------------------------------------------------------------ usage per day
+
+  const TOKEN_KINDS = [['in', 'input', '#2b5fd9'], ['out', 'output', '#1f7a3d'], ['cache_write', 'cache write', '#9a5b00'], ['cache_read', 'cache read', '#9db4ea']];
+  function localDay(ms) { const d = new Date(ms); return d.getFullYear() + '-' + pad(d.getMonth() + 1) + '-' + pad(d.getDate()); }
+
+  function drawUsage(panel) {
+    panel.append(h('p', { class: 'faint' }, 'Loading usage…'));
+    api('/api/usage').then(function (res) {
+      clear(panel);
+      if (!res.ok) { panel.append(errorBox('No usage.', res)); return; }
+      const u = res.data, days = new Map();
+      (u.hours || []).forEach(function (x) {
+        const k = localDay(x.hour);
+        const d = days.get(k) || { in: 0, out: 0, cache_read: 0, cache_write: 0, cost: 0, priced: true, calls: 0 };
+        TOKEN_KINDS.forEach(function (t) { d[t[0]] += x[t[0]] || 0; });
+        if (typeof x.cost === 'number') d.cost += x.cost; else d.priced = false;
+        d.calls += x.calls || 0;
+        days.set(k, d);
+      });
+      const keys = Array.from(days.keys()).sort();
+      panel.append(h('p', { class: 'muted small', id: 'usage-note' }, 'Tokens and cost of every model call, by the day it was made (your time zone, ' + tzName() + '). ' +
+        'Read from ' + num(u.counted) + ' of ' + num(u.conversations) + ' conversation(s)' + (u.counted < u.conversations ? ' (the rest are still being read)' : '') + '.' +
+        (u.unpriced && u.unpriced.length ? ' Models without a price (their tokens count, their cost does not): ' + u.unpriced.join(', ') + '.' : '')));
+      if (!keys.length) { panel.append(h('p', { class: 'muted' }, 'No model call with usage yet.')); return; }
+      panel.append(h('h2', null, 'Tokens per day'), barChart(keys, days, TOKEN_KINDS, function (d) { return d.in + d.out + d.cache_read + d.cache_write; }, num));
+      panel.append(h('div', { class: 'legend small' }, TOKEN_KINDS.map(function (t) { return h('span', null, h('i', { class: 'sw', 'data-color': t[2] }), t[1]); })));
+      if (u.priced) panel.append(h('h2', null, 'Cost per day (USD)'), barChart(keys, days, [['cost', 'cost', '#b3261e']], function (d) { return d.cost; }, function (v) { return '$' + v.toFixed(2); }));
+      else panel.append(h('p', { class: 'muted small' }, 'No price table is installed, so no cost is shown.'));
+      panel.append(table(['Day', 'Model calls', 'Input', 'Output', 'Cache write', 'Cache read', 'Cost'], keys.map(function (k) {
+        const d = days.get(k);
+        return [k, num(d.calls), num(d.in), num(d.out), num(d.cache_write), num(d.cache_read), u.priced ? '$' + d.cost.toFixed(4) + (u.unpriced && u.unpriced.length ? ' + unpriced' : '') : '—'];
+      }), [0, 1, 1, 1, 1, 1, 1]));
+      panel.querySelectorAll('i.sw').forEach(function (e) { e.style.background = e.getAttribute('data-color'); });
+    });
+  }
+  function compact(v, fmt) {
+    try { return (fmt === num ? '' : '$') + new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 }).format(v); } catch (e) { return fmt(v); }
+  }
+  function tzName() { try { return Intl.DateTimeFormat().resolvedOptions().timeZone || 'local'; } catch (e) { return 'local'; } }
+
+  // A bar chart in plain SVG: one bar per day, stacked by ``series`` ([key, label, colour]); the tallest bar fills the height.
+  function barChart(keys, days, series, total, fmt) {
+    const NS = 'http://www.w3.org/2000/svg', W = 900, H = 220, L = 64, B = 40, T = 10;
+    const max = Math.max.apply(null, keys.map(function (k) { return total(days.get(k)); }).concat([0])) || 1;
+    const svg = document.createElementNS(NS, 'svg');
+    svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H); svg.setAttribute('class', 'chart'); svg.setAttribute('role', 'img');
+    function el(tag, attrs, text) { const e = document.createElementNS(NS, tag); Object.keys(attrs).forEach(function (a) { e.setAttribute(a, attrs[a]); }); if (text !== undefined) e.textContent = text; svg.append(e); return e; }
+    const bw = (W - L - 10) / keys.length;
+    [0, 0.5, 1].forEach(function (f) {
+      const y = T + (H - T - B) * (1 - f);
+      el('line', { x1: L, x2: W - 10, y1: y, y2: y, class: 'grid' });
+      el('text', { x: L - 6, y: y + 4, 'text-anchor': 'end', class: 'axis' }, compact(max * f, fmt));
+    });
+    keys.forEach(function (k, i) {
+      const d = days.get(k);
+      let y = H - B;
+      series.forEach(function (s) {
+        const v = d[s[0]] || 0, hgt = (H - T - B) * v / max;
+        if (hgt > 0) { const r = el('rect', { x: L + i * bw + 1, y: y - hgt, width: Math.max(1, bw - 2), height: hgt, fill: s[2] }); r.append(document.createElementNS(NS, 'title')); r.lastChild.textContent = k + ' · ' + s[1] + ': ' + fmt(v); }
+        y -= hgt;
+      });
+      if (keys.length <= 31 || i % Math.ceil(keys.length / 31) === 0) el('text', { x: L + i * bw + bw / 2, y: H - B + 14, 'text-anchor': 'middle', class: 'axis' }, k.slice(5));
+    });
+    return h('div', { class: 'chartwrap' }, svg);
   }
 
   // ------------------------------------------------------------------ conversation page
@@ -219,14 +484,47 @@
         add(app, errorBox(res.status === 404 ? 'No such conversation here.' : 'The server refused the document.', res));
         return;
       }
-      D = res.data;
-      IDX = index(D);
-      drawHeader();
-      drawTabs();
+      drawDocument(res.data);
       const hp = hashParams();
-      showTab(hp.tab || 'talks');
       if (hp.step || hp.talk) reveal(hp.step || hp.talk);
+      ETAG = res.etag || '';
+      if (!docTimer) docTimer = setInterval(pollDocument, 5000);
     });
+  }
+
+  function drawDocument(doc) {
+    D = doc;
+    IDX = index(D);
+    const back = app.firstChild;
+    clear(app);
+    add(app, back);
+    drawHeader();
+    drawTabs();
+    showTab(hashParams().tab || 'talks');
+  }
+
+  // An open conversation follows new rounds: the document is asked for again every 5 s with its ETag (304 when
+  // nothing changed); a new one is drawn again keeping the open talks, the tab and the scroll position.
+  let ETAG = '', docTimer = null;
+  function pollDocument() {
+    if (document.hidden || !D) return;
+    fetch(withHide('/api/c/' + enc(CID) + '/view'), { headers: { accept: 'application/json', 'if-none-match': ETAG } }).then(function (r) {
+      if (r.status !== 200) return null;
+      const etag = r.headers.get('etag') || '';
+      return r.json().then(function (doc) { return { etag: etag, doc: doc }; });
+    }).then(function (got) {
+      if (!got || got.etag === ETAG) return;
+      ETAG = got.etag;
+      const open = [];
+      talkEls.forEach(function (el, id) { if (el.classList.contains('open')) open.push(id); });
+      const y = window.scrollY;
+      drawDocument(got.doc);
+      open.forEach(function (id) { const el = talkEls.get(id); if (el) el._open(true); });
+      window.scrollTo(0, y);
+      const note = h('div', { class: 'box notice small', id: 'updated' }, 'Updated to round ' + got.doc.head.round + ' at ' + fmtTime(Date.now()) + '.');
+      const old = document.getElementById('updated'); if (old) old.remove();
+      app.insertBefore(note, app.children[1] || null);
+    }, function () { /* the server is away for a moment; try again next time */ });
   }
 
   function index(doc) {
@@ -325,7 +623,21 @@
   function drawTalks() {
     talkEls.clear();
     if (!D.talks.length) { add(panel, h('p', { class: 'muted' }, 'No talks.')); return; }
+    panel.append(h('div', { class: 'talktools small' },
+      h('button', { class: 'btn', type: 'button', id: 'expand-all', onclick: expandAll }, 'Expand all'), ' ',
+      h('button', { class: 'btn', type: 'button', id: 'collapse-all', onclick: collapseAll }, 'Collapse all'),
+      h('span', { class: 'faint' }, ' Talks open one by one; "Expand all" draws every step, tool input and result, so the browser\'s find sees them.')));
     D.talks.forEach(function (t) { panel.append(talkBlock(t, false)); });
+  }
+  function expandAll() {
+    talkEls.forEach(function (el) { el._open(true); });
+    panel.querySelectorAll('details.fold').forEach(function (d) { d.open = true; });
+    panel.querySelectorAll('.node').forEach(function (n) { if (n._toggle) n._toggle(true); });
+  }
+  function collapseAll() {
+    panel.querySelectorAll('.node').forEach(function (n) { if (n._toggle) n._toggle(false); });
+    panel.querySelectorAll('details.fold').forEach(function (d) { d.open = false; });
+    talkEls.forEach(function (el) { el._open(false); });
   }
 
   function streamLabel(streamName) {
@@ -366,7 +678,7 @@
   function drawTalkBody(t, body) {
     const kids = t.children || [];
     if (!kids.length) body.append(h('p', { class: 'faint' }, 'No steps in this talk.'));
-    kids.forEach(function (c) { body.append(nodeEl(c)); });
+    appendSteps(body, kids);
     const foot = h('div', { class: 'small talkfoot' }, h('button', { class: 'btn', type: 'button', onclick: function () { evidence(t); } }, 'Evidence of the talk'));
     if (t.edges && t.edges.length) foot.append(edgesLine(t.edges));
     body.append(foot);
@@ -430,6 +742,39 @@
     return out;
   }
 
+  // An assistant fragment with no text (a runtime writes "\n\n" before its tool calls) and nothing under it is not drawn.
+  function emptyFragment(n) {
+    return n.kind === 'message.assistant' && !(n.children && n.children.length) && n.state !== 'omitted' && !String(n.text || '').trim();
+  }
+  const FOLDED = { 'tool': 1, 'thinking': 1 };
+  // Appends the steps ``nodes`` to ``parent``: runs of tool calls (and the thinking between them) are folded into one
+  // <details> saying how many calls of which tools it holds; the browser's find opens a fold it finds text in.
+  function appendSteps(parent, nodes) {
+    let run = [];
+    function flush() {
+      if (!run.length) return;
+      const tools = run.filter(function (x) { return x.kind === 'tool'; });
+      if (!tools.length) { run.forEach(function (x) { parent.append(nodeEl(x)); }); run = []; return; }
+      const names = {};
+      tools.forEach(function (x) { names[x.name || 'tool'] = (names[x.name || 'tool'] || 0) + 1; });
+      const failed = tools.filter(function (x) { return x.failed; }).length;
+      const label = num(tools.length) + ' tool call' + (tools.length === 1 ? '' : 's') + ': ' +
+        Object.keys(names).map(function (nm) { return names[nm] > 1 ? nm + ' ×' + names[nm] : nm; }).join(', ') +
+        (run.length > tools.length ? ' · thinking' : '') + (failed ? ' · ' + failed + ' failed' : '');
+      const fold = h('details', { class: 'fold' }, h('summary', null, label));
+      run.forEach(function (x) { fold.append(nodeEl(x)); });
+      parent.append(fold);
+      run = [];
+    }
+    nodes.forEach(function (c) {
+      if (emptyFragment(c)) return;
+      if (FOLDED[c.kind] && !(c.edges || []).some(function (e) { return e.type === 'starts' && e.dir === 'out'; })) { run.push(c); return; }
+      flush();
+      parent.append(nodeEl(c));
+    });
+    flush();
+  }
+
   function nodeEl(n) {
     const k = n.kind;
     const el = h('div', { class: 'node k-' + k.replace(/\./g, '-'), 'data-id': n.id });
@@ -453,7 +798,7 @@
     row.addEventListener('keydown', function (ev) { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); toggle(); } });
     el.append(row);
     if (INLINE_TEXT[k]) {
-      if (n.text) el.append(h('div', { class: 'msg ' + INLINE_TEXT[k] }, n.text));
+      if (n.text) el.append(md(n.text, 'msg ' + INLINE_TEXT[k]));
       else if (n.state === 'omitted') el.append(h('div', { class: 'msg faint' }, 'withheld (' + fmtBytes(n.bytes) + ')'));
       if (n.text && clipped(n.text, n.bytes) && n.state !== 'omitted') el.append(clipNote(n, 'text', el.lastChild));
     }
@@ -462,7 +807,7 @@
     const kids = n.children || [];
     if (kids.length) {
       const kd = h('div', { class: 'kids' });
-      kids.forEach(function (c) { kd.append(nodeEl(c)); });
+      appendSteps(kd, kids);
       el.append(kd);
     }
     if (k === 'agent.call' || k === 'tool') {
@@ -522,7 +867,7 @@
           if (!res.ok) { note.textContent = 'The rest is not available: ' + res.error + ' (HTTP ' + res.status + ')'; return; }
           const t = fullText(res.data, ref, which);
           if (t === null) { note.textContent = 'The record holds no text for this part.'; return; }
-          target.textContent = t;
+          if (target.classList.contains('md')) mdInto(target, t); else target.textContent = t;
           note.textContent = 'Showing all ' + num(utf8len(t)) + ' bytes.';
         });
       } }, 'Show all'));
@@ -651,7 +996,10 @@
     let target = tel;
     if (id !== talkId) {
       const nel = tel.querySelector('.node[data-id="' + cssEscape(id) + '"]');
-      if (nel) { nel._toggle(true); target = nel; markTarget(nel); }
+      if (nel) {
+        for (let p = nel.parentElement; p && p !== tel; p = p.parentElement) if (p.tagName === 'DETAILS') p.open = true;
+        nel._toggle(true); target = nel; markTarget(nel);
+      }
     }
     target.scrollIntoView({ block: 'start' });
   }
@@ -751,7 +1099,7 @@
     const loose = D.loose || [];
     if (!loose.length) { panel.append(h('p', { class: 'muted' }, 'Every step belongs to a talk.')); return; }
     panel.append(h('p', { class: 'muted small' }, 'Runs and steps outside any talk.'));
-    loose.forEach(function (n) { panel.append(nodeEl(n)); });
+    appendSteps(panel, loose);
   }
   function drawUnresolved() {
     if (!D.unresolved.length) { panel.append(h('p', { class: 'muted' }, 'Nothing unresolved.')); return; }
