@@ -768,7 +768,8 @@
     }
     nodes.forEach(function (c) {
       if (emptyFragment(c)) return;
-      if (FOLDED[c.kind] && !(c.edges || []).some(function (e) { return e.type === 'starts' && e.dir === 'out'; })) { run.push(c); return; }
+      const starts = (c.edges || []).some(function (e) { return e.type === 'starts' && e.dir === 'out'; });
+      if (FOLDED[c.kind] && !starts && !(c.media && c.media.length)) { run.push(c); return; }  // a step with an image stays in view
       flush();
       parent.append(nodeEl(c));
     });
