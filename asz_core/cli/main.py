@@ -12,7 +12,7 @@ import typer
 #: The command modules, in the order their commands are listed; each has ``register(app)``.
 MODULES = ("adapters_cmd", "collect_cmd", "verify_cmd", "parse_cmd", "scenario_cmd", "hook_cmd", "view_cmd",
            "server_cmd", "provider_cmd", "ingest_cmd", "conversations_cmd", "push_cmd", "search_cmd", "export_cmd",
-           "usage_cmd")
+           "usage_cmd", "retention_cmd")
 #: Which module registers each top-level command or group.
 COMMANDS = {
     "adapters": "adapters_cmd", "glossary": "adapters_cmd", "collect": "collect_cmd", "sources": "collect_cmd",
@@ -20,6 +20,7 @@ COMMANDS = {
     "conversation": "view_cmd", "show": "view_cmd", "view": "server_cmd", "server": "server_cmd",
     "provider": "provider_cmd", "ingest": "ingest_cmd", "conversations": "conversations_cmd", "ls": "conversations_cmd",
     "push": "push_cmd", "receive": "push_cmd", "search": "search_cmd", "export": "export_cmd", "usage": "usage_cmd",
+    "prune": "retention_cmd", "repack": "retention_cmd",
 }
 
 

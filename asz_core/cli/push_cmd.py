@@ -31,7 +31,8 @@ def load(cmd: str, config: Optional[Path]) -> Config:
 
 
 def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None) -> int:
-    """One push pass; prints the summary line. Returns the exit code (0/1).
+    """One push pass, then retention when ``storage.retention.after`` is set; prints the summary line(s).
+    Returns the exit code (0/1).
 
     Used by ``asz push`` and after each ``asz collect`` / ``asz server`` pass.
     """
@@ -47,7 +48,12 @@ def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None) -> int:
         typer.echo(f"asz push: {exc}", err=True)
         return 1
     typer.echo(rep.summary())
-    return 0 if rep.ok else 1
+    code = 0 if rep.ok else 1
+    if cfg.retention.after is not None:  # retention runs after each push pass
+        from .retention_cmd import run_prune
+
+        code = max(code, run_prune(root, cfg))
+    return code
 
 
 def push_command(
@@ -61,7 +67,8 @@ def push_command(
     One OTLP log record per file (body = the file's bytes), session by
     session, files then rounds; push.state in the root records what the
     receiver took. Prints ``[HH:MM:SS] files=N metrics=N bytes=… wire=…
-    requests=N paused=…s rejected=N errors=N (…s)``. Exit 0 when
+    requests=N paused=…s rejected=N errors=N (…s)``; then applies
+    storage.retention when it is set (as ``asz prune``). Exit 0 when
     everything due was sent, 1 when anything failed or was rejected.
     """
     cfg = load("push", config)

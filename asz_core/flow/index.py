@@ -67,7 +67,7 @@ __all__ = [
 
 #: On-disk schema of the index. Bump when an entry's shape or meaning changes;
 #: an index written under another schema is discarded and rebuilt.
-INDEX_SCHEMA = 4  # 3: provider_body/1 manifests carry ``pb`` (issue 10); 4: ``head`` and ``rows`` (issue 23)
+INDEX_SCHEMA = 5  # 3: provider_body/1 manifests carry ``pb`` (issue 10); 4: ``head`` and ``rows`` (issue 23); 5: no part state (issue 21)
 #: Directory of the index inside a session directory.
 INDEX_DIR = "index"
 _STATE = "index.state"
@@ -80,7 +80,9 @@ _ROLE_FIELDS = ("id", "parent", "call", "run", "continues", "tool", "child", "ba
 #: Role fields an IndexEntry keeps as plain strings under their own names.
 _PLAIN_FIELDS = tuple(f for f in _ROLE_FIELDS if f not in ("batch", "from"))
 #: Part fields copied into the index (origin-digest §3.5); never text, data or media.
-_PART_FIELDS = ("k", "id", "of", "name", "server", "server_tool", "failed", "state", "bytes")
+#: A part's ``state`` is not copied: a skeleton says ``removed`` where the landed file said what it held,
+#: and the index built from either must be the same (seed 000, Skeletons).
+_PART_FIELDS = ("k", "id", "of", "name", "server", "server_tool", "failed", "bytes")
 
 
 class IndexBuildError(RuntimeError):
@@ -297,12 +299,13 @@ def _wide_ts(ts: object) -> int | None:
     return None
 
 
-def _slim_record(d: dict) -> dict:
-    """The role fields of one decoded record dict; no text, data or media."""
+def _slim_record(d: dict, keep_sha: bool = True) -> dict:
+    """The role fields of one decoded record dict; no text, data or media. ``keep_sha`` False leaves out
+    ``sha`` (a skeleton keeps it for a provider body only, seed 000)."""
     out: dict[str, Any] = {}
     for key in _ROLE_FIELDS:
         v = d.get(key)
-        if v:
+        if v and (keep_sha or key != "sha"):
             out[key] = v
     ts = parse_instant(out.get("time", ""))
     if ts is not None:
@@ -338,13 +341,17 @@ def _index_file(session_dir: Path, seq: int, path: Path) -> dict:
     """Read one landed file into an ``entries.jsonl`` line. Raises IndexBuildError."""
     try:
         raw = path.read_bytes()
-    except OSError as exc:
-        raise IndexBuildError(path, f"unreadable: {exc.strerror or exc}") from None
+        if path.suffix == ".sk":  # a skeleton's lines are inside its gzip (seed 000, Skeletons)
+            import gzip
+
+            raw = gzip.decompress(raw)
+    except (OSError, EOFError) as exc:
+        raise IndexBuildError(path, f"unreadable: {getattr(exc, 'strerror', None) or exc}") from None
     reader = SDReader(path, decode=False)
     records = []
     try:
         for _row, d in reader:
-            records.append(_slim_record(d))  # type: ignore[arg-type]
+            records.append(_slim_record(d, reader.header is not None and reader.header.kind == "provider_body"))  # type: ignore[arg-type]
     except SDError as exc:
         raise IndexBuildError(path, f"not a whole landed file ({exc})") from None
     hdr = reader.header
@@ -373,12 +380,28 @@ def _index_file(session_dir: Path, seq: int, path: Path) -> dict:
         "rows": [_short_sha(x) for x in raw.split(b"\n")[1: 1 + len(records)]],
         "records": records,
     }
+    removed = _removed_of(path)
+    if removed is not None:  # a skeleton: the landed file it stands for (seed 000, Skeletons)
+        line["digest"], line["size"] = removed["digest"], removed["size"]
     return line
 
 
 def _short_sha(line: bytes) -> str:
     """The first 16 hex digits of the SHA-256 of one line (what ``head`` and ``rows`` hold)."""
     return hashlib.sha256(line).hexdigest()[:16]
+
+
+def _removed_of(path: Path) -> dict | None:
+    """A skeleton's ``removed`` mapping (digest and size of the landed file), or None for a landed file."""
+    if path.suffix != ".sk":
+        return None
+    import gzip
+
+    from .round import landed_file_digest
+
+    with gzip.open(path, "rb") as f:
+        head = orjson.loads(f.readline())
+    return {"digest": landed_file_digest(path), "size": int(head["removed"]["size"])}
 
 
 # ---------------------------------------------------------------------------- state and locking
@@ -442,7 +465,7 @@ def _append_locked(sdir: Path, ix: Index, st: dict[str, str], fresh: bool) -> In
     valid = 0 if fresh else int(st.get("entries_bytes", "0") or 0)
     new_lines: list[bytes] = []
     error: IndexBuildError | None = None
-    for ln, path in landed_files(sdir):
+    for ln, path in landed_files(sdir, skeletons=True):
         if ln.seq <= ix.indexed_seq:
             continue
         try:
@@ -489,7 +512,7 @@ def _append_locked(sdir: Path, ix: Index, st: dict[str, str], fresh: bool) -> In
 
 def _session_of(sdir: Path) -> str:
     """The session id named by the first landed file's header; the directory name when none."""
-    for _ln, path in landed_files(sdir):
+    for _ln, path in landed_files(sdir, skeletons=True):
         try:
             r = SDReader(path, decode=False)
             it = iter(r)

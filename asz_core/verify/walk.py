@@ -580,6 +580,10 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
             problems.append(Problem(shown, 0, "mode", "writable", f"mode {stat.filemode(os.stat(path).st_mode)}: a landed file is read-only"))
         if res.header is not None:
             problems.extend(_name_problems(shown, path, ln, res.header, root, sdir))
+        if ln.ext == "sk":  # issue 21: a skeleton's removed header (seed 000, Skeletons)
+            from ..retention.skeleton import check_removed
+
+            problems.extend(Problem(shown, 1, "removed", "bad header", m) for m in check_removed(path))
     cursors = listing.cursors
     keys = sorted(groups.keys() | cursors.keys(), key=lambda k: (str(k[0]), k[1]))
     for key in keys:

@@ -58,8 +58,9 @@ def _carries_content(rec: dict) -> bool:
 
 
 def carries_text(rec: dict | None) -> bool:
-    """True when the record has a ``text`` part with text."""
-    return rec is not None and any(p.get("k") == "text" and p.get("text") for p in rec.get("parts", ()))
+    """True when the record has a ``text`` part with text (or whose text a skeleton removed, seed 000)."""
+    return rec is not None and any(p.get("k") == "text" and (p.get("text") or p.get("state") == "removed")
+                                   for p in rec.get("parts", ()))
 
 
 def cited_by(nodes: Iterable[Node]) -> dict[tuple[int, int], str]:

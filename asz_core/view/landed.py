@@ -141,7 +141,7 @@ class LandedFiles:
             if hit is not None and now - hit[0] < RESCAN_SECONDS:
                 return hit[1]
         sdir = self.root / session
-        files = {ln.seq: p for ln, p in landed_files(sdir)} if sdir.is_dir() else {}
+        files = {ln.seq: p for ln, p in landed_files(sdir, skeletons=True)} if sdir.is_dir() else {}
         with self._lock:
             self._listed[session] = (now, files)
         return files

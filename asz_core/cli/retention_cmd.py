@@ -1,0 +1,104 @@
+"""``asz prune`` and ``asz repack``: retention with skeletons, and re-cutting a root (issue 21; seed 000 Skeletons; origin-digest §2.6).
+
+Exit codes: 0 done, 1 problems (a session that could not be removed, a
+repack that failed), 2 usage or configuration.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..config import Config
+from .push_cmd import load
+
+
+def run_prune(root: Path, cfg: Config, *, dry_run: bool = False) -> int:
+    """Apply ``storage.retention`` to ``root`` once and print what it removed; returns the exit code (0/1)."""
+    from ..retention.prune import prune
+    from ..storage.root import LockBusy
+
+    try:
+        rep = prune(root, cfg.retention, dry_run=dry_run, instance_id=cfg.export.instance_id)
+    except LockBusy as exc:
+        typer.echo(f"asz prune: another pusher or pruner holds the root (lock {exc.path})", err=True)
+        return 1
+    verb = "would remove" if dry_run else "removed"
+    for s in rep.removed:
+        typer.echo(f"{verb} {s}")
+    if dry_run:
+        for k in rep.kept:
+            typer.echo(f"kept {k.session}: {k.reason}")
+    for line in rep.problems:
+        typer.echo(f"error: {line}", err=True)
+    typer.echo(f"prune: sessions={len(rep.removed)} files={rep.files} kept={len(rep.kept)} errors={len(rep.problems)}"
+               + (" (dry run)" if dry_run else ""))
+    return 1 if rep.problems else 0
+
+
+def prune_command(
+    root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default storage.root, ./data)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Configuration file (default ./asz.yaml when present)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Say what would go (and why the rest stays); change nothing."),
+) -> None:
+    """Apply storage.retention now: remove whole sessions' landed files, leaving a skeleton (.sk) for each.
+
+    A session goes when its last activity is older than
+    storage.retention.after, its rounds reach its last landed file and (with
+    storage.retention.require_accepted, the default) push.state shows the
+    receiver accepted every one of its files and rounds. Prints
+    ``removed SESSION`` per session and ``prune: sessions=N files=N kept=N
+    errors=N``. Also runs after each push pass when storage.retention.after is set.
+    """
+    cfg = load("prune", config)
+    where = Path(root) if root is not None else Path(cfg.root)
+    if not where.is_dir():
+        typer.echo(f"asz prune: {where}: no storage root here (give --root DIR or set storage.root)", err=True)
+        raise typer.Exit(2)
+    raise typer.Exit(run_prune(where, cfg, dry_run=dry_run))
+
+
+def repack_command(
+    dest: Path = typer.Argument(..., metavar="DEST", help="A new or empty directory: the repacked root."),
+    session: Optional[str] = typer.Argument(None, metavar="[SESSION]", help="Repack only this session."),
+    root: Optional[Path] = typer.Option(None, "--root", help="Storage root to read (default storage.root, ./data)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Configuration file (default ./asz.yaml when present)."),
+    max_delta_bytes: Optional[int] = typer.Option(None, "--max-delta-bytes", min=1024,
+                                                  help="Cut budget in bytes (default: the collector's max_delta_bytes)."),
+) -> None:
+    """Re-cut every landed file of the root (or SESSION) under the budget into DEST, then rebuild index and chains there.
+
+    Record lines and their order are kept byte for byte; files of one stream
+    are joined or split to fit the budget; cursors are copied (last_seq
+    follows the records). Prints ``SESSION FILES IN FILES OUT RECORDS BYTES``.
+    Exit 0 done, 1 when a session could not be repacked, 2 usage.
+    """
+    from ..config import DEFAULT_ADAPTER
+    from ..retention.repack import repack
+
+    cfg = load("repack", config)
+    where = Path(root) if root is not None else Path(cfg.root)
+    if not where.is_dir():
+        typer.echo(f"asz repack: {where}: no storage root here (give --root DIR or set storage.root)", err=True)
+        raise typer.Exit(2)
+    budget = max_delta_bytes or cfg.adapter(DEFAULT_ADAPTER).collector.max_delta_bytes
+    try:
+        rows = repack(where, dest, session, budget=budget, max_round_bytes=cfg.max_round_bytes)
+    except ValueError as exc:
+        typer.echo(f"asz repack: {exc}", err=True)
+        raise typer.Exit(2) from None
+    width = max([len("SESSION")] + [len(r.session) for r in rows])
+    typer.echo(f"{'SESSION':<{width}}  FILES IN  FILES OUT  RECORDS  BYTES")
+    for r in rows:
+        typer.echo(f"{r.session:<{width}}  {r.files_in:>8}  {r.files_out:>9}  {r.records:>7}  {r.bytes}")
+        if r.problem:
+            typer.echo(f"error: {r.session}: {r.problem}", err=True)
+    raise typer.Exit(1 if any(r.problem for r in rows) else 0)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``prune`` and ``repack`` to ``app``."""
+    app.command("prune")(prune_command)
+    app.command("repack")(repack_command)

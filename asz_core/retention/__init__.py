@@ -1,0 +1,1 @@
+"""Retention, skeletons and repack (seed 000 Skeletons; origin-digest §2.6; issue 21)."""

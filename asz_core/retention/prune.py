@@ -1,0 +1,186 @@
+"""Retention: removing whole sessions' landed files, leaving skeletons (seed 000, Skeletons; origin-digest §2.6; issue 21).
+
+``storage.retention.after`` says when a session qualifies: its last activity
+(the ``session_through_time`` of its conversations' head rounds) is older
+than that. It must also be whole in its chain: every conversation's head
+round reaches the last landed file. With ``require_accepted`` (the default)
+every landed file and round of the session must be in ``push.state`` with its
+current digest and no ``rejected`` line (one receiver: the state's
+endpoint); a session with any file the receiver did not accept is kept whole.
+
+A session goes whole, in a crash-safe order, under its collector lock and
+``_export/.lock``: ``<session>/removal.state`` records the generation and
+time first; then, file by file, the skeleton is written (fsynced, read-only)
+before the landed file is deleted, so a crash leaves the landed file, both
+(a reader reads the landed file), or the skeleton; the next run resumes
+with the same generation. Then ``index/`` is deleted (rebuilt from the
+skeletons, the same entries) and ``removal.state`` last. Rounds stay: the
+structure rebuilds from the skeletons identically.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import shutil
+import time
+from pathlib import Path
+
+import attrs
+import orjson
+
+from ..export.settings import RetentionConfig, default_instance_id
+from ..export.state import PushState, owner_of, receiver_answer
+from ..flow.chain import Chain, conversation_dirs
+from ..sessiondata.times import format_rfc3339, parse_instant
+from ..storage.layout import landed_files, session_dirs
+from ..storage.root import read_state, session_lock, write_state
+from .skeleton import skeleton_path, write_skeleton
+
+__all__ = ["PruneReport", "SessionPlan", "plan_sessions", "prune", "REMOVAL_STATE"]
+
+#: The per-session file that marks a removal in progress (``generation``, ``at``).
+REMOVAL_STATE = "removal.state"
+
+
+@attrs.define
+class SessionPlan:
+    """What retention decided for one session: ``remove`` or the ``reason`` it is kept, its ``files`` (root-relative)."""
+
+    session: str
+    remove: bool
+    reason: str = ""
+    files: list[str] = attrs.Factory(list)
+    last_activity: str = ""
+
+
+@attrs.define
+class PruneReport:
+    """Sessions removed (``removed``), files that became skeletons (``files``), sessions kept with a reason."""
+
+    removed: list[str] = attrs.Factory(list)
+    files: int = 0
+    kept: list[SessionPlan] = attrs.Factory(list)
+    problems: list[str] = attrs.Factory(list)
+
+
+def _heads(root: Path) -> dict[str, list[dict]]:
+    """Per session, the head round header of each of its conversations (and its round files, root-relative)."""
+    out: dict[str, list[dict]] = {}
+    for cdir in conversation_dirs(root):
+        files = Chain.at(cdir).round_files()
+        if not files:
+            continue
+        with open(files[-1].path, "rb") as f:
+            head = orjson.loads(f.readline())
+        head["_rounds"] = [rf.path.relative_to(root).as_posix() for rf in files]
+        out.setdefault(str(head.get("session") or cdir.name), []).append(head)
+    return out
+
+
+def _digest(path: Path) -> str:
+    sha = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            sha.update(chunk)
+    return sha.hexdigest()
+
+
+def plan_sessions(root: str | os.PathLike, cfg: RetentionConfig, *, now_ns: int | None = None) -> list[SessionPlan]:
+    """Decide, for every session with landed files, whether retention removes it now (see the module doc)."""
+    root = Path(root)
+    now_ns = now_ns if now_ns is not None else time.time_ns()
+    heads = _heads(root)
+    state = PushState.load(root)
+    plans = []
+    for sdir in session_dirs(root):
+        files = landed_files(sdir)
+        if not files and not (sdir / REMOVAL_STATE).exists():
+            continue
+        rels = [p.relative_to(root).as_posix() for _, p in files]
+        plan = SessionPlan(sdir.name, False, files=rels)
+        plans.append(plan)
+        hs = heads.get(sdir.name, [])
+        if cfg.after is None:
+            plan.reason = "storage.retention.after is not set"
+            continue
+        if not hs:
+            plan.reason = "no rounds: parse it first"
+            continue
+        last_seq = files[-1][0].seq if files else 0
+        if any(int(h.get("through_seq", 0)) < last_seq for h in hs):
+            plan.reason = f"its head round does not reach the last landed file (seq {last_seq}): parse it first"
+            continue
+        last = max((parse_instant(h.get("session_through_time")) or 0) for h in hs)
+        plan.last_activity = format_rfc3339(last) if last else ""
+        if not last or now_ns - last < cfg.after * 1e9:
+            plan.reason = f"last activity {plan.last_activity or 'unknown'} is within storage.retention.after"
+            continue
+        if cfg.require_accepted:
+            rounds = [r for h in hs for r in h["_rounds"]]
+            bad = [r for r in rels + rounds if receiver_answer(state, r, _digest(root / r)) != "accepted"]
+            if bad:
+                plan.reason = f"{len(bad)} file(s) the receiver has not accepted (first: {bad[0]})"
+                continue
+        plan.remove = True
+    return plans
+
+
+def _remove_session(root: Path, plan: SessionPlan, state: PushState, owner: str) -> int:
+    sdir = root / plan.session
+    marker = sdir / REMOVAL_STATE
+    st = read_state(marker)
+    if "generation" not in st:
+        gens = [0]
+        for ln, p in landed_files(sdir, skeletons=True):
+            if p.suffix == ".sk":
+                with gzip.open(p, "rb") as f:
+                    gens.append(int(orjson.loads(f.readline())["removed"].get("generation", 0)))
+        st = {"generation": str(max(gens) + 1), "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        write_state(marker, [("generation", st["generation"]), ("at", st["at"])])
+    n = 0
+    for _, p in landed_files(sdir):
+        rel = p.relative_to(root).as_posix()
+        digest = _digest(p)
+        write_skeleton(p, at=st["at"], generation=int(st["generation"]), receiver=receiver_answer(state, rel, digest), owner=owner)
+        os.chmod(p, 0o644)
+        p.unlink()
+        n += 1
+    shutil.rmtree(sdir / "index", ignore_errors=True)
+    marker.unlink(missing_ok=True)
+    return n
+
+
+def prune(root: str | os.PathLike, cfg: RetentionConfig, *, dry_run: bool = False, instance_id: str = "",
+          now_ns: int | None = None) -> PruneReport:
+    """Apply retention to ``root`` once; returns the :class:`PruneReport`.
+
+    ``dry_run`` decides without changing anything. Raises LockBusy when
+    another pusher or pruner holds ``_export/.lock``.
+    """
+    from ..export.push import export_lock
+    from ..storage.root import LockBusy
+
+    root = Path(root)
+    rep = PruneReport()
+    with export_lock(root):
+        state = PushState.load(root)
+        owner = owner_of(state.endpoint, instance_id or default_instance_id())
+        for plan in plan_sessions(root, cfg, now_ns=now_ns):
+            if not plan.remove:
+                rep.kept.append(plan)
+                continue
+            if dry_run:
+                rep.removed.append(plan.session)
+                rep.files += len(plan.files)
+                continue
+            try:
+                with session_lock(root, plan.session):
+                    rep.files += _remove_session(root, plan, state, owner)
+                rep.removed.append(plan.session)
+            except LockBusy as exc:
+                rep.problems.append(f"{plan.session}: a collector holds it ({exc.path}); kept for the next run")
+            except (OSError, ValueError) as exc:
+                rep.problems.append(f"{plan.session}: {exc}")
+    return rep

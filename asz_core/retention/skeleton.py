@@ -1,0 +1,235 @@
+"""Skeletons: what a removed landed file leaves behind (seed 000, Skeletons; issue 21).
+
+A skeleton is the landed file's name with ``.sk``, in its directory:
+Session Data compressed with gzip (mtime 0, so the same file always gives
+the same bytes), written once and read-only. It keeps what the structure is
+built from and none of the content:
+
+- the header whole, with one more key, ``removed``: ``digest`` (SHA-256 of
+  the landed file's whole bytes), ``size``, ``records``, ``at`` (when it was
+  removed), ``generation`` (which removal of the session, from 1),
+  ``receiver`` (``accepted`` | ``rejected`` | ``unconfirmed``) and ``owner``;
+- every record in order with ``ord off bytes id parent call run continues
+  tool child batch label started_by from time trigger flags usage model
+  dropped`` (and ``sha`` for a provider body);
+- every part in its place with ``k bytes failed sha256``, state ``removed``
+  (``too_large`` stays), a call's ``id name server server_tool``, a result's
+  ``of``; text, data, media and encoding go, except (when the data decodes) a
+  ``changes/1`` record's identity and per-file counts, an ``execution/1``
+  record's ``schema id tool time outcome``, and a provider body manifest
+  without its literal segments. Every other data part keeps the SHA-256 of
+  its data in ``sha256`` (a provider body piece: the piece's identity);
+- its own closing line.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import os
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..sessiondata import array_elements, object_members
+
+__all__ = ["skeleton_bytes", "skeleton_path", "write_skeleton", "Removed", "check_removed", "RECEIVER_ANSWERS"]
+
+#: What ``removed.receiver`` may say.
+RECEIVER_ANSWERS = ("accepted", "rejected", "unconfirmed")
+
+_RECORD_KEYS = ("ord", "off", "bytes", "id", "parent", "call", "run", "continues", "tool", "child", "batch", "label", "started_by",
+                "from", "time", "trigger", "flags", "usage", "model", "dropped", "parts")
+_CHANGES_KEEP = ("schema", "id", "captured_by", "tool", "tool_name", "time", "basis", "root", "coverage", "changed_files", "changes")
+_CHANGE_FILE_KEEP = ("path", "operation", "before", "after", "diff", "attribution", "additions", "deletions")
+_EXECUTION_KEEP = ("schema", "id", "tool", "time", "outcome")
+
+
+def skeleton_path(landed: str | os.PathLike) -> Path:
+    """``…/<name>.sk`` beside ``…/<name>.sd``."""
+    p = Path(landed)
+    return p.with_suffix(".sk")
+
+
+def _dumps(value: Any) -> bytes:
+    # The writer's rules for strings it encodes itself: <, > and & literal, U+2028/U+2029 escaped.
+    return orjson.dumps(value).replace("\u2028".encode(), b"\\u2028").replace("\u2029".encode(), b"\\u2029")
+
+
+def _changes(data: dict) -> dict:
+    out = {k: data[k] for k in _CHANGES_KEEP if k in data}
+    files = []
+    for ch in data.get("changes") or ():
+        if not isinstance(ch, dict):
+            continue
+        f = {k: ch[k] for k in _CHANGE_FILE_KEEP if k in ch}
+        if f.get("diff") == "available":
+            f["diff"] = "unavailable"  # its lines are not kept
+        files.append(f)
+    if "changes" in out:
+        out["changes"] = files
+    return out
+
+
+def _manifest(data: dict) -> dict:
+    out = dict(data)
+    segs = []
+    for seg in data.get("segments") or ():
+        if isinstance(seg, dict):
+            kept = {k: v for k, v in seg.items() if k != "lit"}
+            if kept:
+                segs.append(kept)
+    if "segments" in data:
+        out["segments"] = segs
+    return out
+
+
+def _kept_data(value: Any) -> Any:
+    """The data a skeleton keeps of a data part whose value decoded, or None."""
+    if isinstance(value, dict):
+        schema = value.get("schema")
+        if schema == "changes/1":
+            return _changes(value)
+        if schema == "execution/1":
+            return {k: value[k] for k in _EXECUTION_KEEP if k in value}
+        if schema == "provider_body/1":
+            return _manifest(value)
+    return None
+
+
+def _part(line: bytes, start: int) -> dict:
+    members = object_members(line, start)
+    keys = {k: (b, e) for k, b, e in members}
+    val = lambda k: orjson.loads(line[keys[k][0]:keys[k][1]])  # noqa: E731
+    kind = val("k") if "k" in keys else ""
+    out: dict[str, Any] = {}
+    kept = None
+    sha = val("sha256") if "sha256" in keys else ""
+    if "data" in keys:
+        raw = line[keys["data"][0]:keys["data"][1]]
+        try:
+            decoded = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            decoded = None
+        kept = _kept_data(decoded) if kind == "data" else None
+        if kept is None and not sha and kind == "data":
+            sha = hashlib.sha256(raw).hexdigest()  # the data as the writer landed it (a body piece's identity)
+    state = val("state") if "state" in keys else "available"
+    for k, _, _ in members:
+        if k == "k" or k == "bytes" or k == "failed":
+            out[k] = val(k)
+        elif k in ("id", "name", "server", "server_tool") and kind == "call":
+            out[k] = val(k)
+        elif k == "of" and kind == "result":
+            out[k] = val(k)
+        elif k == "data" and kept is not None:
+            out["data"] = kept
+        elif k == "state":
+            out["state"] = "too_large" if state == "too_large" else "removed"
+    out.setdefault("state", "too_large" if state == "too_large" else "removed")
+    if sha:
+        out["sha256"] = sha
+    return out
+
+
+def _record(line: bytes, body: bool) -> bytes:
+    out: dict[str, Any] = {}
+    for key, b, e in object_members(line, 0):
+        if key == "parts":
+            out["parts"] = [_part(line, pb) for pb, _ in array_elements(line, b)]
+        elif key in _RECORD_KEYS or (key == "sha" and body):
+            out[key] = orjson.loads(line[b:e])
+    return _dumps(out)
+
+
+class Removed(dict):
+    """The header's ``removed`` mapping, in its order: digest, size, records, at, generation, receiver, owner."""
+
+    def __init__(self, digest: str, size: int, records: int, at: str, generation: int, receiver: str, owner: str):
+        super().__init__(digest=digest, size=size, records=records, at=at, generation=generation, receiver=receiver, owner=owner)
+
+
+def skeleton_bytes(data: bytes, *, at: str, generation: int, receiver: str, owner: str) -> bytes:
+    """The uncompressed skeleton of a landed file's bytes ``data``. Raises ValueError for bytes that are not a whole landed file."""
+    lines = data.split(b"\n")
+    if len(lines) < 3 or lines[-1] != b"":
+        raise ValueError("not a whole landed file (no closing line)")
+    header = orjson.loads(lines[0])
+    records = lines[1:-2]
+    closing = orjson.loads(lines[-2])
+    if not isinstance(header, dict) or not isinstance(closing, dict) or closing.get("t") != "end" or closing.get("records") != len(records):
+        raise ValueError("not a whole landed file (bad header or closing line)")
+    header["removed"] = Removed(hashlib.sha256(data).hexdigest(), len(data), len(records), at, generation, receiver, owner)
+    body = header.get("kind") == "provider_body"
+    out = io.BytesIO()
+    sha = hashlib.sha256()
+    for line in [_dumps(header)] + [_record(r, body) for r in records]:
+        out.write(line + b"\n")
+        sha.update(line + b"\n")
+    out.write(_dumps({"t": "end", "records": len(records), "digest": sha.hexdigest()}) + b"\n")
+    return out.getvalue()
+
+
+def write_skeleton(landed: str | os.PathLike, *, at: str, generation: int, receiver: str, owner: str) -> Path:
+    """Write the skeleton of the landed file at ``landed`` beside it, once (gzip, 0444); returns its path.
+
+    An existing skeleton is kept as it is (a removal interrupted after writing it).
+    Raises OSError, ValueError for a file that is not whole.
+    """
+    landed = Path(landed)
+    target = skeleton_path(landed)
+    if target.exists():
+        return target
+    raw = skeleton_bytes(landed.read_bytes(), at=at, generation=generation, receiver=receiver, owner=owner)
+    buf = io.BytesIO()
+    with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0, filename="") as gz:
+        gz.write(raw)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(buf.getvalue())
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o444)
+        try:
+            os.link(tmp, target)
+        except FileExistsError:
+            pass
+    finally:
+        tmp.unlink(missing_ok=True)
+    return target
+
+
+def check_removed(path: str | os.PathLike) -> list[str]:
+    """Problems with a skeleton's ``removed`` header (one message each; [] when it is whole).
+
+    Checks the keys and types seed 000 lists, that ``records`` is the
+    skeleton's own record count, and that the receiver answer is known.
+    """
+    try:
+        with gzip.open(path, "rb") as f:
+            lines = f.read().split(b"\n")
+        head = orjson.loads(lines[0])
+    except (OSError, EOFError, orjson.JSONDecodeError) as exc:
+        return [f"the header does not read: {exc}"]
+    r = head.get("removed") if isinstance(head, dict) else None
+    if not isinstance(r, dict):
+        return ["a skeleton's header needs removed {digest, size, records, at, generation, receiver, owner}"]
+    out = []
+    import re
+
+    if not isinstance(r.get("digest"), str) or not re.fullmatch(r"[0-9a-f]{64}", r["digest"]):
+        out.append(f"removed.digest {r.get('digest')!r} is not a SHA-256 in hex")
+    for k, lo in (("size", 0), ("records", 0), ("generation", 1)):
+        if not isinstance(r.get(k), int) or isinstance(r.get(k), bool) or r[k] < lo:
+            out.append(f"removed.{k} {r.get(k)!r} is not an integer ≥ {lo}")
+    if isinstance(r.get("records"), int) and r["records"] != max(0, len(lines) - 3):
+        out.append(f"removed.records {r['records']} but the skeleton holds {max(0, len(lines) - 3)} records")
+    if r.get("receiver") not in RECEIVER_ANSWERS:
+        out.append(f"removed.receiver {r.get('receiver')!r} is not one of {', '.join(RECEIVER_ANSWERS)}")
+    for k in ("at", "owner"):
+        if not isinstance(r.get(k), str):
+            out.append(f"removed.{k} {r.get(k)!r} is not a string")
+    return out

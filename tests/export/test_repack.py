@@ -1,0 +1,90 @@
+"""asz repack of the corpus root (issue 21; origin-digest §2.6): verify clean, documents equal but for file names and rows."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from asz_core.sessiondata import read_file
+from asz_core.storage.layout import landed_files, session_dirs
+from asz_core.view import build_view
+
+from export_helpers import asz, collect_corpus, conversations
+
+#: Keys that name files, rows, seqs or the digests that bind them: all a repack changes.
+_PLACES = {"files", "ref", "refs", "seq", "row", "digest", "head", "rounds", "from_seq", "through_seq", "input_digest", "usage_at",
+           "file", "previous", "problems_at", "rows"}
+
+
+#: Positional ids name a record by seq and row (``input/1/1``, ``segment/at_15_1``): rows a repack renumbers.
+_POSITION = re.compile(r"at_\d+_\d+|(?<=/)\d+/\d+(?=$|[/:_])|(?<=[a-z]_)\d+_\d+(?=$|/)")
+
+
+def _structure(x):
+    if isinstance(x, dict):
+        return {_POSITION.sub("#", k): _structure(v) for k, v in x.items() if k not in _PLACES}
+    if isinstance(x, list):
+        return sorted((_structure(v) for v in x), key=repr)
+    if isinstance(x, str):
+        return _POSITION.sub("#", x)
+    return x
+
+
+@pytest.fixture(scope="module")
+def corpus_root(corpus_dir, tmp_path_factory) -> Path:
+    projects = corpus_dir / "claude-code" / "projects"
+    if not projects.is_dir():
+        pytest.skip(f"{projects} is absent")
+    tmp = tmp_path_factory.mktemp("repack")
+    collect_corpus(projects, tmp / "data", tmp)
+    return tmp / "data"
+
+
+def _records(root: Path) -> dict[tuple, list[bytes]]:
+    """(session, directory, kind) → every record line in seq order."""
+    out: dict[tuple, list[bytes]] = {}
+    for sdir in session_dirs(root):
+        for ln, p in landed_files(sdir):
+            key = (sdir.name, p.parent.relative_to(sdir).as_posix(), ln.kind)
+            out.setdefault(key, []).extend(p.read_bytes().split(b"\n")[1:-2])
+    return out
+
+
+@pytest.mark.parametrize("budget", [4096, 1 << 21])
+def test_repack_of_the_corpus_keeps_records_and_structure(corpus_root, tmp_path, budget):
+    dest = tmp_path / "repacked"
+    p = asz("repack", str(dest), "--root", str(corpus_root), "--max-delta-bytes", str(budget), cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = p.stdout.strip().splitlines()
+    assert lines[0].split() == ["SESSION", "FILES", "IN", "FILES", "OUT", "RECORDS", "BYTES"]
+    assert len(lines) == 1 + len(session_dirs(corpus_root))
+    assert _records(dest) == _records(corpus_root)  # every record line, byte for byte, in order
+    for sdir in session_dirs(dest):
+        for ln, f in landed_files(sdir):
+            h, recs, _ = read_file(f)
+            assert h.seq == ln.seq
+            body = sum(len(x) + 1 for x in f.read_bytes().split(b"\n")[1:-2])
+            assert body <= budget or len(recs) == 1
+    v = asz("verify", "--root", str(dest), cwd=tmp_path)
+    assert v.returncode == 0, v.stdout + v.stderr
+    # the same documents, apart from file names, rows and the digests that bind them
+    a = tmp_path / "reparsed"
+    shutil.copytree(corpus_root, a, symlinks=True)
+    shutil.rmtree(a / "_conversations")
+    assert asz("parse", "--root", str(a), cwd=tmp_path).returncode == 0
+    assert conversations(dest) == conversations(a)
+    for c in conversations(a):
+        assert _structure(build_view(dest, c)) == _structure(build_view(a, c)), c
+
+
+def test_repack_refuses_a_dest_that_holds_anything(corpus_root, tmp_path):
+    (tmp_path / "dest").mkdir()
+    (tmp_path / "dest" / "x").write_text("x")
+    p = asz("repack", str(tmp_path / "dest"), "--root", str(corpus_root), cwd=tmp_path)
+    assert p.returncode == 2 and "new or empty" in p.stderr
+    one = session_dirs(corpus_root)[0].name
+    p = asz("repack", str(tmp_path / "one"), one, "--root", str(corpus_root), cwd=tmp_path)
+    assert p.returncode == 0 and [s.name for s in session_dirs(tmp_path / "one")] == [one]
