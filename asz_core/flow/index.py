@@ -299,13 +299,12 @@ def _wide_ts(ts: object) -> int | None:
     return None
 
 
-def _slim_record(d: dict, keep_sha: bool = True) -> dict:
-    """The role fields of one decoded record dict; no text, data or media. ``keep_sha`` False leaves out
-    ``sha`` (a skeleton keeps it for a provider body only, seed 000)."""
+def _slim_record(d: dict) -> dict:
+    """The role fields of one decoded record dict; no text, data or media."""
     out: dict[str, Any] = {}
     for key in _ROLE_FIELDS:
         v = d.get(key)
-        if v and (keep_sha or key != "sha"):
+        if v:
             out[key] = v
     ts = parse_instant(out.get("time", ""))
     if ts is not None:
@@ -351,7 +350,7 @@ def _index_file(session_dir: Path, seq: int, path: Path) -> dict:
     records = []
     try:
         for _row, d in reader:
-            records.append(_slim_record(d, reader.header is not None and reader.header.kind == "provider_body"))  # type: ignore[arg-type]
+            records.append(_slim_record(d))  # type: ignore[arg-type]
     except SDError as exc:
         raise IndexBuildError(path, f"not a whole landed file ({exc})") from None
     hdr = reader.header

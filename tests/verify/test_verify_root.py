@@ -380,9 +380,11 @@ def test_a_skeleton_in_place_of_a_landed_file(root: Path) -> None:
     """Retention left a gzip ``.sk`` where a landed file was: it is read, and its records still count."""
     import gzip
 
+    from asz_core.retention.skeleton import skeleton_bytes
+
     f = files(root)[2]
     sk = f.with_suffix(".sk")
-    sk.write_bytes(gzip.compress(f.read_bytes()))
+    sk.write_bytes(gzip.compress(skeleton_bytes(f.read_bytes(), at="2026-10-13T10:00:00Z", generation=1, receiver="accepted", owner="o")))
     os.chmod(sk, 0o444)
     assert verify_root(root).ok  # both there (a removal in progress): the landed file is read
     _unlink(f)
@@ -390,6 +392,11 @@ def test_a_skeleton_in_place_of_a_landed_file(root: Path) -> None:
     assert report.ok and report.as_dict()["records"] == 68
     os.chmod(sk, 0o644)
     assert problems(root) == [(sk.name, 0, "mode", "writable")]
+    os.chmod(sk, 0o444)
+    sk.chmod(0o644)
+    sk.write_bytes(gzip.compress(gzip.decompress(sk.read_bytes()).replace(b'"receiver":"accepted"', b'"receiver":"maybe"')))
+    sk.chmod(0o444)
+    assert [p[2:] for p in problems(root)][:1] == [("removed", "bad header")]
 
 
 def test_a_journal_filed_under_another_run(root: Path) -> None:
