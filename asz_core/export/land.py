@@ -13,8 +13,9 @@
 Files arrive write-once: the same bytes again are a no-op, different bytes
 at a path that holds a file are refused. A file is written under a temporary
 name, fsynced, made read-only (0444) and hard-linked into place (never
-replacing), so a crash leaves either nothing or the whole file. A session
-that gains a landed file loses its derived ``index/`` (it is rebuilt).
+replacing), so a crash leaves either nothing or the whole file. The
+receiver keeps each session's derived index up to date as collect does
+(:func:`index_sessions`), dropping it first when a file arrives below what it indexed.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import shutil
 import threading
 from pathlib import Path
 
-__all__ = ["land", "check_path", "Refused"]
+__all__ = ["land", "check_path", "index_sessions", "Refused"]
 
 _LANDED = re.compile(r"^[a-z_]+-\d{8}T\d{6}\.\d{9}Z-\d{6,}\.sd$")
 _ROUND = re.compile(r"^r\d{6,}-[0-9a-f]{12}\.sf$")
@@ -111,8 +112,32 @@ def land(root: str | os.PathLike, rel: str, digest: str, data: bytes) -> bool:
             pass
     _fsync_dir(target.parent)
     if parts[0] != "_conversations":
-        shutil.rmtree(root / parts[0] / "index", ignore_errors=True)  # derived; rebuilt with the new file
+        _index_below(root / parts[0], int(parts[-1].rsplit("-", 1)[1].split(".")[0]))
     return True
+
+
+def _index_below(sdir: Path, seq: int) -> None:
+    """Drop a session's derived index when a file arrives at or below the seq it indexed (it only grows upward)."""
+    from ..storage.root import read_state
+
+    st = read_state(sdir / "index" / "index.state")
+    try:
+        stale = int(st.get("indexed_seq", "0")) >= seq
+    except ValueError:
+        stale = True
+    if stale:
+        shutil.rmtree(sdir / "index", ignore_errors=True)
+
+
+def index_sessions(root: str | os.PathLike, rels: list[str]) -> None:
+    """Bring the index of every session named in ``rels`` up to date (as collect does after landing). Never raises."""
+    from ..flow.index import update_index
+
+    for session in sorted({r.split("/", 1)[0] for r in rels if not r.startswith("_")}):
+        try:
+            update_index(Path(root) / session)
+        except Exception:  # noqa: BLE001 - the index is derived; a reader rebuilds it
+            pass
 
 
 def _same(target: Path, rel: str, data: bytes) -> bool:

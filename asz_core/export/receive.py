@@ -41,7 +41,7 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsSer
 from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2_grpc
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest, ExportMetricsServiceResponse
 
-from .land import Refused, land
+from .land import Refused, index_sessions, land
 
 __all__ = ["Receiver", "answer_logs", "DEFAULT_LISTEN"]
 
@@ -63,6 +63,7 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
     """Land every record of ``req`` in ``root``; the answer counts and names what was refused."""
     refused: list[str] = []
     landed = 0
+    written: list[str] = []
     for rl in req.resource_logs:
         for sl in rl.scope_logs:
             for rec in sl.log_records:
@@ -73,11 +74,15 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
                 try:
                     if not isinstance(rel, str) or data is None:
                         raise Refused(f"{rel or '(no asz.file)'}: a record without asz.file or a body is not a file")
-                    landed += land(root, rel, str(a.get("asz.file.digest") or ""), data)
+                    if land(root, rel, str(a.get("asz.file.digest") or ""), data):
+                        landed += 1
+                        written.append(rel)
                 except Refused as exc:
                     refused.append(f"rejected {exc}")
                 except OSError as exc:
                     refused.append(f"rejected {rel}: cannot write: {exc.strerror or exc}")
+    if written:
+        index_sessions(root, written)
     resp = ExportLogsServiceResponse()
     if refused:
         resp.partial_success.rejected_log_records = len(refused)

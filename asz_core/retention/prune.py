@@ -14,7 +14,7 @@ time first; then, file by file, the skeleton is written (fsynced, read-only)
 before the landed file is deleted, so a crash leaves the landed file, both
 (a reader reads the landed file), or the skeleton; the next run resumes
 with the same generation. Then ``index/`` is deleted (rebuilt from the
-skeletons, the same entries) and ``removal.state`` last. Rounds stay: the
+skeletons: the same entries) and ``removal.state`` last. Rounds stay: the
 structure rebuilds from the skeletons identically.
 """
 
@@ -33,6 +33,7 @@ import orjson
 from ..export.settings import RetentionConfig, default_instance_id
 from ..export.state import PushState, owner_of, receiver_answer
 from ..flow.chain import Chain, conversation_dirs
+from ..flow.index import IndexBuildError, update_index
 from ..sessiondata.times import format_rfc3339, parse_instant
 from ..storage.layout import landed_files, session_dirs
 from ..storage.root import read_state, session_lock, write_state
@@ -148,6 +149,10 @@ def _remove_session(root: Path, plan: SessionPlan, state: PushState, owner: str)
         p.unlink()
         n += 1
     shutil.rmtree(sdir / "index", ignore_errors=True)
+    try:
+        update_index(sdir)  # the same entries, now read from the skeletons
+    except IndexBuildError:
+        pass  # derived: the next parse says what does not read
     marker.unlink(missing_ok=True)
     return n
 
