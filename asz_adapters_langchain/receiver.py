@@ -19,10 +19,12 @@ per line (``{"op": "post"|"patch", "id": <run id>, "run": {…}, "received":
 directory fsynced *before* the 2xx answer, so an acknowledged run survives a
 crash. A request that cannot be read whole is refused with a 4xx and stages
 nothing: 400 (truncated or malformed multipart, JSON that does not parse,
-a run without an id), 401 (wrong ``x-api-key`` when a token is set), 413
-(body or part over the limit), 415 (content type or encoding not spoken),
-422 (a part or key this receiver does not know). Errors are JSON
-``{"error": "<why>"}``.
+a run without an id or with a field of the wrong type, a part or key this
+receiver does not know, a part sent twice, bytes after a compressed stream,
+a body with no part at all), 401 (wrong ``x-api-key`` when a token is set),
+413 (body or part over the limit), 415 (content type or encoding not
+spoken). Errors are JSON ``{"error": "<why>"}``: every malformed post is
+refused with its reason, and nothing of it is staged.
 
 Compression: ``Content-Encoding: gzip`` is always read; ``zstd`` only when
 the ``zstandard`` module is importable, and ``/info`` advertises zstd only
@@ -58,6 +60,8 @@ __all__ = [
     "parse_multipart",
     "arrivals_from_batch",
     "stage",
+    "check_run",
+    "RUN_FIELD_TYPES",
     "make_app",
     "inbox_dir",
     "zstd_available",
@@ -130,8 +134,9 @@ def parse_multipart(body: bytes, content_type: str, *, max_part: int = MAX_PART)
     never by their ``Content-Length`` header (recorded bodies may claim more).
     Returns ``[{"op", "id", "run"}]`` with out-of-band fields merged into
     ``run``. Raises :class:`BadRequest`: 400 truncated or malformed, 413 a
-    part over ``max_part`` bytes, 415 not multipart, 422 an unknown part name
-    or field.
+    part over ``max_part`` bytes, 415 not multipart; 400 also for an unknown
+    part name or field, a part or field sent twice, a run field of the wrong
+    type (:func:`check_run`) and a body with no part at all.
     """
     b = _boundary(content_type)
     delim = b"--" + b
@@ -142,11 +147,14 @@ def parse_multipart(body: bytes, content_type: str, *, max_part: int = MAX_PART)
     runs: dict[tuple[str, str], dict] = {}
     order: list[tuple[str, str]] = []
     oob: list[tuple[str, str, str, Any]] = []
+    names: set[str] = set()
     while True:
         if body.startswith(b"--", pos):
             rest = body[pos + 2:]
             if rest.strip(b"\r\n"):
                 raise BadRequest(400, "bytes after the closing boundary")
+            if not names:
+                raise BadRequest(400, "a multipart body with no part")
             break
         if not body.startswith(b"\r\n", pos):
             raise BadRequest(400, "malformed boundary line")
@@ -166,11 +174,14 @@ def parse_multipart(body: bytes, content_type: str, *, max_part: int = MAX_PART)
         if not m:
             raise BadRequest(400, "a part has no name")
         name = m.group(1).decode("utf-8", "replace")
+        if name in names and not name.startswith(("attachment.", "feedback.")):
+            raise BadRequest(400, f"part {name!r} sent twice")
+        names.add(name)
         kind, _, rest = name.partition(".")
         if kind == "attachment":
             continue  # attachments are files beside a run: not kept (their run says what it held)
         if kind not in ("post", "patch", "feedback"):
-            raise BadRequest(422, f"unknown part {name!r}")
+            raise BadRequest(400, f"unknown part {name!r}")
         rid, _, field = rest.partition(".")
         if not rid:
             raise BadRequest(400, f"part {name!r} names no run")
@@ -179,7 +190,7 @@ def parse_multipart(body: bytes, content_type: str, *, max_part: int = MAX_PART)
         value = _json(data, f"part {name!r}")
         if field:
             if field not in OOB_FIELDS:
-                raise BadRequest(422, f"unknown field {field!r} in part {name!r}")
+                raise BadRequest(400, f"unknown field {field!r} in part {name!r}")
             oob.append((kind, rid, field, value))
             continue
         if not isinstance(value, dict):
@@ -199,6 +210,7 @@ def parse_multipart(body: bytes, content_type: str, *, max_part: int = MAX_PART)
         run.setdefault("id", rid)
         if run.get("id") != rid:
             raise BadRequest(400, f"part {kind}.{rid} holds run {run.get('id')!r}")
+        check_run(run, f"part {kind}.{rid}")
         out.append({"op": kind, "id": rid, "run": run})
     return out
 
@@ -212,27 +224,63 @@ def _id_from_dotted(dotted: Any) -> str:
     return rid if sep else ""
 
 
-def _check_run(run: Any, what: str) -> dict:
+#: Run fields and the JSON types a LangSmith client sends them as (the ``RunCreate``/``RunUpdate`` shapes); null is
+#: always allowed. A time is an RFC 3339 string or a number of milliseconds (the JS client).
+RUN_FIELD_TYPES: dict[str, tuple[type, ...]] = {
+    "id": (str,), "trace_id": (str,), "parent_run_id": (str,), "dotted_order": (str,), "name": (str,),
+    "run_type": (str,), "session_name": (str,), "session_id": (str,), "reference_example_id": (str,),
+    "error": (str,), "start_time": (str, int, float), "end_time": (str, int, float),
+    "inputs": (dict,), "outputs": (dict,), "extra": (dict,), "serialized": (dict,), "events": (list,), "tags": (list,),
+}
+_TYPE_NAMES = {str: "a string", int: "a number", float: "a number", dict: "an object", list: "a list"}
+
+
+def _kind(value: Any) -> str:
+    return {bool: "a boolean", str: "a string", int: "a number", float: "a number", dict: "an object",
+            list: "a list"}.get(type(value), type(value).__name__)
+
+
+def check_run(run: Any, what: str) -> dict:
+    """``run`` when it is a run a LangSmith client could have sent: a JSON object with a non-empty string ``id``,
+    each field of :data:`RUN_FIELD_TYPES` null or of its type (``tags`` strings only), and a ``dotted_order``
+    ending in the run's own id. Raises :class:`BadRequest` 400 naming ``what``, the field and what it held."""
     if not isinstance(run, dict):
         raise BadRequest(400, f"{what}: a run must be a JSON object")
-    if not run.get("id") and _id_from_dotted(run.get("dotted_order")):
-        run["id"] = _id_from_dotted(run["dotted_order"])  # the JS client may leave a patch's id to its dotted order
     rid = run.get("id")
     if not isinstance(rid, str) or not rid:
         raise BadRequest(400, f"{what}: a run needs a string id")
+    for field, types in RUN_FIELD_TYPES.items():
+        v = run.get(field)
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, types):
+            want = " or ".join(dict.fromkeys(_TYPE_NAMES[t] for t in types))
+            raise BadRequest(400, f"{what}: field {field!r} must be {want}, got {_kind(v)}")
+    tags = run.get("tags")
+    if isinstance(tags, list) and not all(isinstance(t, str) for t in tags):
+        raise BadRequest(400, f"{what}: field 'tags' must hold strings only")
+    dotted = run.get("dotted_order")
+    if isinstance(dotted, str) and dotted and _id_from_dotted(dotted) != rid:
+        raise BadRequest(400, f"{what}: dotted_order {dotted[-60:]!r} does not end with the run's id {rid!r}")
     return run
+
+
+def _check_run(run: Any, what: str) -> dict:
+    if isinstance(run, dict) and not run.get("id") and _id_from_dotted(run.get("dotted_order")):
+        run["id"] = _id_from_dotted(run["dotted_order"])  # the JS client may leave a patch's id to its dotted order
+    return check_run(run, what)
 
 
 def arrivals_from_batch(doc: Any) -> list[dict]:
     """The arrivals of a ``POST /runs/batch`` document ``{"post": [...], "patch": [...]}``.
 
-    Raises :class:`BadRequest` 400 (not an object, a run without an id) or 422 (another key).
+    Raises :class:`BadRequest` 400: not an object, another key, a run that :func:`check_run` refuses.
     """
     if not isinstance(doc, dict):
         raise BadRequest(400, "a batch must be a JSON object")
     extra = [k for k in doc if k not in _BATCH_KEYS]
     if extra:
-        raise BadRequest(422, f"unknown batch key(s): {', '.join(map(str, extra))}")
+        raise BadRequest(400, f"unknown batch key(s): {', '.join(map(str, extra))}")
     out = []
     for op in _BATCH_KEYS:
         items = doc.get(op)
@@ -240,8 +288,12 @@ def arrivals_from_batch(doc: Any) -> list[dict]:
             items = []
         if not isinstance(items, list):
             raise BadRequest(400, f"batch {op!r} must be a list")
+        seen: set[str] = set()
         for i, run in enumerate(items):
             run = _check_run(run, f"{op}[{i}]")
+            if run["id"] in seen:
+                raise BadRequest(400, f"{op}[{i}]: run {run['id']!r} is sent twice in one batch")
+            seen.add(run["id"])
             out.append({"op": op, "id": run["id"], "run": run})
     return out
 
@@ -312,6 +364,8 @@ async def _read_body(request: Request, max_body: int) -> bytes:
             raise BadRequest(413, f"decompressed body is over the limit of {max_body} bytes")
         if not d.eof:
             raise BadRequest(400, "truncated gzip body")
+        if d.unused_data:
+            raise BadRequest(400, f"{len(d.unused_data)} bytes after the gzip stream")
         return out
     if enc == "zstd":
         try:
@@ -337,6 +391,8 @@ async def _read_body(request: Request, max_body: int) -> bytes:
             raise BadRequest(400, f"zstd body does not decompress: {exc}") from None
         if not d.eof:
             raise BadRequest(400, "truncated zstd body")
+        if d.unused_data:
+            raise BadRequest(400, f"{len(d.unused_data)} bytes after the zstd frame")
         return out
     raise BadRequest(415, f"content encoding {enc!r} is not spoken")
 
@@ -423,7 +479,7 @@ def make_app(root: str | os.PathLike, *, token: str = "", max_body: int = MAX_BO
             if run.get("id", rid) != rid:
                 raise BadRequest(400, f"the body names run {run.get('id')!r}, the path {rid}")
             run["id"] = rid
-            return [{"op": "patch", "id": rid, "run": run}]
+            return [{"op": "patch", "id": rid, "run": check_run(run, f"patch of run {rid}")}]
 
         return await accept(request, parse)
 

@@ -87,7 +87,7 @@ def test_wrong_token_gets_401(tmp_path, receiver_factory, captures):
 
 
 def test_bad_input_gets_4xx_and_stages_nothing(tmp_path, receiver_factory, captures):
-    """Truncated multipart 400, wrong content type 415, unknown part or field 422, oversized part 413, bad JSON 400."""
+    """Truncated multipart 400, wrong content type 415, unknown part or field 400, oversized part 413, bad JSON 400."""
     root = tmp_path / "root"
     r = receiver_factory(root, "--max-part", "4096")
     meta = json.loads((captures[0] / "meta.json").read_text())
@@ -104,8 +104,8 @@ def test_bad_input_gets_4xx_and_stages_nothing(tmp_path, receiver_factory, captu
     cases = [
         (400, body[: len(body) // 2]),
         (400, part("post.r1", b'{"id": "r1", ')),
-        (422, part("post.r1", b'{"id":"r1"}') + part("post.r1.secrets", b"{}") + end),
-        (422, part("bogus.r1", b"{}") + end),
+        (400, part("post.r1", b'{"id":"r1"}') + part("post.r1.secrets", b"{}") + end),
+        (400, part("bogus.r1", b"{}") + end),
         (413, part("post.r1", b'{"id":"r1"}') + part("post.r1.inputs", b'"' + b"x" * 5000 + b'"') + end),
         (400, part("post.r1.inputs", b"{}") + end),
     ]
@@ -117,7 +117,7 @@ def test_bad_input_gets_4xx_and_stages_nothing(tmp_path, receiver_factory, captu
     assert status == 415
     status, _ = r.send("POST", "/runs/multipart", body, {**h, "Content-Encoding": "br"})
     assert status == 415
-    assert r.send("POST", "/runs/batch", b'{"post": [], "delete": []}', {"Content-Type": "application/json"})[0] == 422
+    assert r.send("POST", "/runs/batch", b'{"post": [], "delete": []}', {"Content-Type": "application/json"})[0] == 400
     assert r.send("POST", "/runs", b'{"name": "no id"}', {"Content-Type": "application/json"})[0] == 400
     assert _inbox(root) == []
     # what was refused cost nothing else: a good request still lands
