@@ -62,14 +62,18 @@ def main(argv: list[str] | None = None) -> int:
     tmp = None if a.dir else tempfile.TemporaryDirectory(prefix="asz-bench-fuzz-")
     work = a.dir or Path(tmp.name)
     t = time.perf_counter()
-    batches = draw_lines(a.lines, a.per_session, a.seed)
-    drawn = time.perf_counter() - t
     total = Outcome()
     fuzzed = 0
-    for start in range(0, len(batches), a.chunk):
-        part = work / f"chunk-{start // a.chunk:04d}"
+    drawn = 0.0
+    sessions = -(-a.lines // a.per_session)
+    for k, start in enumerate(range(0, sessions, a.chunk)):
+        # Drawn chunk by chunk (each with its own seed), so a long run reports as it goes.
+        d0 = time.perf_counter()
+        batches = draw_lines(min(a.chunk, sessions - start) * a.per_session, a.per_session, a.seed * 1000 + k)
+        drawn += time.perf_counter() - d0
+        part = work / f"chunk-{k:04d}"
         expected = {}
-        for n, batch in enumerate(batches[start:start + a.chunk], start + 1):
+        for n, batch in enumerate(batches, start + 1):
             expected[n] = write_session(part / "src", n, batch)
             fuzzed += len(batch)
         out = check_root(part / "src", part / "data", expected)
@@ -77,8 +81,14 @@ def main(argv: list[str] | None = None) -> int:
         total.lines += out.lines
         total.requests += out.requests
         total.failures += out.failures
-        print(f"chunk {start // a.chunk + 1}: {out.sessions} sessions, {out.lines} lines, {out.requests} requests, "
-              f"{len(out.failures)} failures ({time.perf_counter() - t:.0f}s)", flush=True)
+        print(f"chunk {k + 1}: {out.sessions} sessions, {out.lines} lines, {out.requests} requests, "
+              f"{len(out.failures)} failures; so far {fuzzed} fuzzed lines ({time.perf_counter() - t:.0f}s)", flush=True)
+        for f in out.failures[:3]:
+            print("FAILED:", f[:2000], flush=True)
+        if tmp is not None:
+            import shutil
+
+            shutil.rmtree(part, ignore_errors=True)
     secs = time.perf_counter() - t
     print(f"fuzzed lines {fuzzed}, source lines {total.lines}, sessions {total.sessions}, requests {total.requests}, "
           f"failures {len(total.failures)} ({drawn:.0f}s drawing, {secs:.0f}s in all)")
