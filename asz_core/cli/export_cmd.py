@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Optional
@@ -52,10 +53,17 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
                 if out is None:
                     sys.stdout.buffer.write(data + (b"\n---\n\n" if fmt == "md" else b""))
                 else:
-                    (out / files[row["id"]]).write_bytes(data)
+                    part = out / (files[row["id"]] + ".part")
+                    part.write_bytes(data)
+                    os.replace(part, out / files[row["id"]])  # a file is whole or absent
                 bar.advance(row["id"][:8])
         except KeyboardInterrupt:
-            typer.echo(f"asz export: interrupted after {bar.done} of {len(rows)} conversations"
+            done = bar.done
+            if out is not None:
+                for f in out.glob("*.part"):
+                    f.unlink(missing_ok=True)
+                done = sum((out / f).exists() for f in files.values())
+            typer.echo(f"asz export: interrupted after {done} of {len(rows)} conversations"
                        + (f" (written to {out}; no index page)" if out is not None else ""), err=True)
             raise typer.Exit(130)
     if out is not None:
