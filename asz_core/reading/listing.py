@@ -157,30 +157,53 @@ def dialect_of(root: str | os.PathLike, session: str) -> str:
 
 def conversation_rows(root: str | os.PathLike, hide: Sequence[str] = (), filters: Filters | None = None,
                       *, ids: Iterable[str] | None = None, step: Callable[[str], None] | None = None,
-                      prices: Any = None) -> Iterator[dict]:
+                      prices: Any = None, cache: bool = True) -> Iterator[dict]:
     """The rows of the conversations under ``root`` (``ids`` when given) that pass ``filters``, in id order.
 
     Each conversation's document is built withholding ``hide`` (its state is
-    the page's); one with no usable round gives a row with state
-    ``unreadable`` and null counts. ``step(conversation)`` is called after each.
-    ``prices`` is the price table the cost is read with (the shipped one by default).
+    the page's), unless ``cache`` and a row stored for the same files, withheld
+    names and prices can be reused (:mod:`asz_core.reading.row_cache`); one
+    with no usable round gives a row with state ``unreadable`` and null
+    counts. ``step(conversation)`` is called after each. ``prices`` is the
+    price table the cost is read with (the shipped one by default).
     """
+    from .row_cache import RowCache, fingerprint
+
     f = filters or Filters()
-    for cid in list_conversations(root) if ids is None else ids:
-        head = read_head(root, cid)
-        header = head.header if head else None
-        try:
-            doc = build_view(root, cid, hide=hide, prices=prices)
-            row = document_row(doc, header)
-            session = doc["sessions"][0] if doc.get("sessions") else cid
-        except ViewError:
-            row = header_row(cid, None, head.round if head else 0, title="", state="unreadable")
-            session = (header or {}).get("session") or cid
-        row["dialect"] = dialect_of(root, session) if isinstance(session, str) and "/" not in session else ""
-        if step is not None:
-            step(cid)
-        if f.keeps(row):
-            yield row
+    rc = RowCache(Path(root)) if cache else None
+    try:
+        for cid in list_conversations(root) if ids is None else ids:
+            row = _row(Path(root), cid, hide, rc, fingerprint, prices)
+            if step is not None:
+                step(cid)
+            if f.keeps(row):
+                yield row
+    finally:
+        if rc is not None:
+            rc.close()
+
+
+def _row(root: Path, cid: str, hide: Sequence[str], rc, fingerprint, prices: Any) -> dict:
+    import hashlib
+
+    head = read_head(root, cid)
+    header = head.header if head else None
+    session = (header or {}).get("session") or cid
+    fp = fingerprint(root, cid, session if isinstance(session, str) else "") if rc is not None else ""
+    key = [*hide, "prices=" + hashlib.sha256(repr(prices).encode()).hexdigest()[:16]] if prices is not None else list(hide)
+    cached = rc.get(cid, key, fp) if rc is not None else None
+    if cached is not None:
+        return cached
+    try:
+        doc = build_view(root, cid, hide=hide, prices=prices)
+        row = document_row(doc, header)
+        session = doc["sessions"][0] if doc.get("sessions") else cid
+    except ViewError:
+        row = header_row(cid, None, head.round if head else 0, title="", state="unreadable")
+    row["dialect"] = dialect_of(root, session) if isinstance(session, str) and "/" not in session else ""
+    if rc is not None:
+        rc.put(cid, key, fp, row)
+    return row
 
 
 def newest_first(rows: Iterable[dict]) -> list[dict]:

@@ -51,7 +51,7 @@ from ..sessiondata.model import WITHHOLDABLE
 from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
 from ..view.document import landed_lines, list_conversations, title_withheld
-from ..view.rows import read_head
+from ..view.rows import newest_round, read_head
 from .listing import Filters, dialect_of
 
 __all__ = ["INDEX_PATH", "KINDS", "SearchError", "QueryError", "IndexReport", "index_path", "update_index", "search",
@@ -65,7 +65,7 @@ KINDS = ("prompt", "reply", "text", "context", "thinking", "tool_input", "tool_r
 MARK_START, MARK_END = "\u00ab", "\u00bb"
 #: A query matching at least this many texts is not ranked (ranking them all would take longer than a reader waits):
 #: its hits come last indexed first.
-RANK_LIMIT = 20_000
+RANK_LIMIT = 5_000
 #: Bumped when what the index holds changes; an index of another version is rebuilt.
 SCHEMA_VERSION = "3"
 _SNIP_START, _SNIP_END = "\x02", "\x03"
@@ -282,11 +282,11 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
                 con.commit()
                 removed += 1
         for cid in wanted:
-            head = read_head(root, cid)
-            if head is None or known.get(cid) == head.name:
+            newest = newest_round(root, cid)  # a listing: no round file is opened when nothing changed
+            if newest is None or known.get(cid) == newest[1]:
                 unchanged += 1
             else:
-                rows += _index_one(con, root, cid, head.name)
+                rows += _index_one(con, root, cid, newest[1])
                 indexed += 1
             if step is not None:
                 step(cid)

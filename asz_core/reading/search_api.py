@@ -3,8 +3,8 @@
 Parameters (each at most once): ``q`` (required), ``limit`` (1..500, default
 50), ``kind`` (comma list of :data:`asz_core.reading.search.KINDS`),
 ``project``, ``since``, ``until`` (the forms ``asz search`` takes), ``model``,
-``dialect``. The index is brought up to date at most once a second before a
-query. Withholding is the server's: ``hide`` is what the request withholds.
+``dialect``. The index is brought up to date before a query, at most once
+every :data:`FRESH_SECONDS` (``asz server`` also updates it after each pass). Withholding is the server's: ``hide`` is what the request withholds.
 """
 
 from __future__ import annotations
@@ -21,15 +21,17 @@ __all__ = ["answer", "PARAMS", "MAX_LIMIT"]
 
 PARAMS = ("q", "limit", "kind", "project", "since", "until", "model", "dialect", "hide")
 MAX_LIMIT = 500
+#: ``/api/search`` looks for new rounds to index at most this often, in seconds.
+FRESH_SECONDS = 5.0
 _lock = threading.Lock()
 _updated: dict[str, float] = {}
 
 
 def _fresh(root: Path) -> None:
-    """Update the index of ``root`` unless it was updated within the last second (one update at a time)."""
+    """Update the index of ``root`` unless it was updated within :data:`FRESH_SECONDS` (one update at a time)."""
     key = str(root)
     with _lock:
-        if time.monotonic() - _updated.get(key, -10.0) < 1.0:
+        if time.monotonic() - _updated.get(key, -1e9) < FRESH_SECONDS:
             return
         try:
             update_index(root)

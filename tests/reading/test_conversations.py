@@ -123,3 +123,23 @@ def test_project_and_model_filters_narrow_by_what_the_transcripts_recorded(corpu
               for s, p in main_transcripts(corpus_source).items()}
     rows = asz_json("conversations", "--json", "--root", r, "--model", "opus-4-6")
     assert sorted(x["id"] for x in rows) == sorted(s for s, m in models.items() if any("opus-4-6" in x for x in m))
+
+
+def test_a_row_kept_from_an_earlier_list_is_never_shown_once_a_file_changed(corpus_root, tmp_path):
+    import os
+    import shutil
+
+    root = tmp_path / "root"
+    shutil.copytree(corpus_root, root)
+    first = {r["id"]: r for r in asz_json("conversations", "--json", "--root", str(root))}
+    assert asz_json("conversations", "--json", "--root", str(root)) == sorted(first.values(), key=lambda r: -r["to"])
+    sid = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
+    landed = sorted((root / sid / "streams" / "main").glob("*.sd"))[0]
+    os.chmod(landed, 0o644)
+    data = bytearray(landed.read_bytes())
+    i = data.index(b"hello.sh")
+    data[i] = ord("j")  # one byte of a prompt, the file's size unchanged
+    landed.write_bytes(bytes(data))
+    after = {r["id"]: r for r in asz_json("conversations", "--json", "--root", str(root))}
+    assert first[sid]["state"] == "verified" and after[sid]["state"] == "mismatch"
+    assert all(after[c]["state"] == "verified" for c in after if c != sid)
