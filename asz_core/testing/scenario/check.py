@@ -43,13 +43,9 @@ from .model import PROPERTIES, Checkpoint, Expectation, NodeExpect, Scenario, lo
 
 __all__ = ["CheckResult", "check_scenario", "check_files", "fold_equals_parse_now", "SKIPPED_PROPERTIES", "RUNTIME_PROPERTIES", "STEP_KINDS"]
 
-#: Properties that need a later issue, with the reason printed when skipped.
-SKIPPED_PROPERTIES = {
-    "bundle": "needs asz bundle, a later issue",
-    "repack_keeps_structure": "needs asz repack, a later issue",
-    "push_follows_the_wire": "needs push to a receiver, a later issue",
-    "removed_after_sent": "needs push and scenario removal, a later issue",
-}
+#: Properties that need a later issue, with the reason printed when skipped (none since issue 21:
+#: push, removal, repack and bundle run in :mod:`.wire`).
+SKIPPED_PROPERTIES: dict[str, str] = {}
 #: Properties that apply only to runtime formats (claude-code), origin-digest §9.1.
 RUNTIME_PROPERTIES = ("recollect_idempotent", "every_line_a_record", "parts_keep_source_bytes", "discovery_ignores_noise", "pruned_sources_gone")
 #: Step kinds a round header's ``steps`` counts (origin-digest §4.5).
@@ -699,11 +695,6 @@ def _prop_cross_format(c: _Ctx, a: Build, b: Build) -> None:
 # --------------------------------------------------------------------------- driver
 
 
-def _scenario_skips(c: _Ctx, sc: Scenario, ex: Expectation) -> None:
-    if ex.push_kinds:
-        c.skip(f"push.kinds (needs push, a later issue): {', '.join(ex.push_kinds)}")
-
-
 def check_scenario(sc: Scenario, ex: Expectation, *, formats: tuple[str, ...] = FORMATS, at: str = DEFAULT_AT,
                    out: str | Path | None = None, properties: bool = True) -> CheckResult:
     """Build ``sc`` in each of ``formats`` and hold it to ``ex``; returns a :class:`CheckResult`.
@@ -723,8 +714,6 @@ def check_scenario(sc: Scenario, ex: Expectation, *, formats: tuple[str, ...] = 
         for k in ex.checkpoints:
             if k not in sc.checkpoints():
                 res.failures.append(f"{sc.name}: expectation names checkpoint {k!r}, which the scenario does not have ({', '.join(sc.checkpoints())})")
-        g = _Ctx(res, "")
-        _scenario_skips(g, sc, ex)
         for fmt in formats:
             c = _Ctx(res, fmt)
 
@@ -827,6 +816,22 @@ def _properties(c: _Ctx, sc: Scenario, ex: Expectation, b: Build, at: str) -> No
     for name, run in general + (runtime if b.fmt == "claude-code" else ()):
         if on(name):
             run()
+    _wire(c, ex, b, on)
+
+
+def _wire(c: _Ctx, ex: Expectation, b: Build, on: Callable[[str], bool]) -> None:
+    """Push, removal, repack and bundle (issue 21), on copies of the build, and ``push.kinds``."""
+    from .wire import WIRE_PROPERTIES, wire_findings
+
+    if not ex.push_kinds and not any(on(n) for n in WIRE_PROPERTIES):
+        return
+    try:
+        findings = wire_findings(b.out, b.plan.session, on=on, push_kinds=ex.push_kinds, max_delta_bytes=ex.max_delta_bytes,
+                                 fold_diff=_fold_diff, shape=_shape)
+    except Exception as exc:  # a check that cannot run is a failure, not a crash
+        findings = [("push_follows_the_wire", False, f"the wire checks could not run: {type(exc).__name__}: {exc}")]
+    for name, ok, message in findings:
+        c.ok(ok, name if name == "push.kinds" else f"property {name}", message)
 
 
 def check_files(path: str | Path, *, formats: tuple[str, ...] = FORMATS, at: str = DEFAULT_AT, out: str | Path | None = None) -> CheckResult:
