@@ -218,8 +218,11 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
         snd = sender(cfg, name)
         try:
             p = _Pass(root, cfg, snd, state, err, backoff, attempts, sleep)
-            if cfg.logs:
-                p.logs()
+            going = p.logs() if cfg.logs else True
+            if going and cfg.metrics:
+                from .metrics import send_metrics
+
+                send_metrics(p)
         finally:
             snd.close()
     p.rep.seconds = time.monotonic() - start

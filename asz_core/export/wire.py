@@ -49,7 +49,7 @@ from ..flow.chain import Chain, conversation_dirs
 from ..sessiondata.times import format_rfc3339, parse_instant
 from ..storage.layout import landed_files, session_dirs
 
-__all__ = ["SCOPE", "OutFile", "outbox", "log_record", "logs_request", "resource", "runtime_of", "attr_value", "file_digest"]
+__all__ = ["kvs", "SCOPE", "OutFile", "outbox", "log_record", "logs_request", "resource", "runtime_of", "attr_value", "file_digest"]
 
 #: The instrumentation scope name every record is sent under (§8.4).
 SCOPE = "github.com/apache/skywalking-ai-sessionizer"
@@ -121,7 +121,8 @@ def attr_value(v: object) -> AnyValue:
     return AnyValue(string_value=str(v))
 
 
-def _kvs(pairs: list[tuple[str, object]]) -> list[KeyValue]:
+def kvs(pairs: list[tuple[str, object]]) -> list[KeyValue]:
+    """OTLP attributes of ``(key, value)`` pairs; None and '' values are left out."""
     return [KeyValue(key=k, value=attr_value(v)) for k, v in pairs if v is not None and v != ""]
 
 
@@ -133,7 +134,7 @@ def runtime_of(dialect: str) -> str:
 
 def resource(service_name: str, instance_id: str, layer: str) -> Resource:
     """The resource of §8.4 (all strings)."""
-    return Resource(attributes=_kvs([
+    return Resource(attributes=kvs([
         ("service.name", service_name), ("service.instance.id", instance_id), ("service.layer", layer),
         ("telemetry.sdk.name", "asz"), ("telemetry.sdk.version", __version__), ("telemetry.sdk.language", "python"),
     ]))
@@ -201,7 +202,7 @@ def log_record(f: OutFile, data: bytes, *, digest: str = "", session_time_ns: in
     pairs[1:1] = [("asz.file", f.rel), ("asz.file.digest", digest), ("asz.lines", lines)]
     t = t or session_time_ns
     rec = LogRecord(time_unix_nano=t, observed_time_unix_nano=time.time_ns(), body=AnyValue(bytes_value=data),
-                    attributes=_kvs(pairs))
+                    attributes=kvs(pairs))
     return Described(rec, digest, len(data), dialect, t)
 
 

@@ -12,8 +12,10 @@ from pathlib import Path
 import grpc
 import pytest
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service_pb2_grpc
+from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2, metrics_service_pb2_grpc
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord, ResourceLogs, ScopeLogs
+from opentelemetry.proto.metrics.v1.metrics_pb2 import AGGREGATION_TEMPORALITY_DELTA
 
 from asz_core import __version__
 from asz_core.export.push import push
@@ -51,14 +53,24 @@ class _Collector(logs_service_pb2_grpc.LogsServiceServicer):
         return logs_service_pb2.ExportLogsServiceResponse()
 
 
+class _Metrics(metrics_service_pb2_grpc.MetricsServiceServicer):
+    def __init__(self):
+        self.requests = []
+
+    def Export(self, request, context):  # noqa: N802
+        self.requests.append(request)
+        return metrics_service_pb2.ExportMetricsServiceResponse()
+
+
 def _kv(attrs) -> dict:
     return {kv.key: (kv.value.WhichOneof("value"), getattr(kv.value, kv.value.WhichOneof("value"))) for kv in attrs}
 
 
 def test_an_official_receiver_sees_the_resource_scope_and_attributes(root):
-    col = _Collector()
+    col, met = _Collector(), _Metrics()
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
     logs_service_pb2_grpc.add_LogsServiceServicer_to_server(col, server)
+    metrics_service_pb2_grpc.add_MetricsServiceServicer_to_server(met, server)
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
     try:
@@ -159,7 +171,7 @@ def test_a_busy_receiver_pauses_the_pass(root):
     srv = _http_server(_handler([(429, {"Retry-After": "1"}, b""), (503, {}, b""), ok]))
     slept = []
     try:
-        rep = push(root, ExportConfig(), endpoint=f"http://127.0.0.1:{srv.server_address[1]}", backoff=0.25, sleep=slept.append)
+        rep = push(root, ExportConfig(metrics=False), endpoint=f"http://127.0.0.1:{srv.server_address[1]}", backoff=0.25, sleep=slept.append)
     finally:
         srv.shutdown()
     assert rep.ok and rep.files == len(sent_files(root)) and rep.requests == 3
@@ -171,7 +183,7 @@ def test_the_rate_limit_spreads_requests(root):
     srv = _http_server(_handler([ok]))
     slept = []
     try:
-        rep = push(root, ExportConfig(batch_bytes=1, max_bytes_per_minute=1), endpoint=f"http://127.0.0.1:{srv.server_address[1]}",
+        rep = push(root, ExportConfig(batch_bytes=1, max_bytes_per_minute=1, metrics=False), endpoint=f"http://127.0.0.1:{srv.server_address[1]}",
                    sleep=lambda s: (slept.append(s), _advance(s)))
     finally:
         srv.shutdown()
@@ -237,3 +249,86 @@ def test_the_receiver_is_write_once(tmp_path):
     assert first.partial_success.rejected_log_records == same.partial_success.rejected_log_records == 0
     assert other.partial_success.rejected_log_records == 1 and "write-once" in other.partial_success.error_message
     assert (tmp_path / "recv" / rel).read_bytes() == one
+
+
+def test_token_metrics_are_the_finished_calls_usage(root):
+    """agent.token.usage: monotonic delta sums per minute (doubles) whose totals are the finished calls' usage."""
+    from asz_core.view.document import conversation_calls
+
+    met = _Metrics()
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    logs_service_pb2_grpc.add_LogsServiceServicer_to_server(_Collector(), server)
+    metrics_service_pb2_grpc.add_MetricsServiceServicer_to_server(met, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        rep = push(root, ExportConfig(), endpoint=f"grpc://127.0.0.1:{port}")
+        again = push(root, ExportConfig(), endpoint=f"grpc://127.0.0.1:{port}")
+    finally:
+        server.stop(0)
+    assert rep.ok and rep.metrics > 0 and len(met.requests) == 1 and again.metrics == 0
+    conv = next((root / "_conversations").iterdir()).name
+    want: dict = {}
+    names = {"in": "input", "out": "output", "cache_read": "cacheRead", "cache_write": "cacheCreation"}
+    for cu in conversation_calls(root, conv)[1]:
+        if cu.state == "final" and cu.usage:
+            for k, v in cu.usage.items():
+                if v:
+                    key = (cu.model, "main" if cu.lane == "main" else "subagent", names[k])
+                    want[key] = want.get(key, 0) + v
+    got: dict = {}
+    rm = met.requests[0].resource_metrics[0]
+    assert rm.scope_metrics[0].scope.name == "github.com/apache/skywalking-ai-sessionizer"
+    for m in rm.scope_metrics[0].metrics:
+        assert m.name == "agent.token.usage" and m.unit == "tokens"
+        assert m.sum.is_monotonic and m.sum.aggregation_temporality == AGGREGATION_TEMPORALITY_DELTA
+        for dp in m.sum.data_points:
+            a = _kv(dp.attributes)
+            assert set(a) == {"session.id", "model", "query_source", "type"} and all(t == "string_value" for t, _ in a.values())
+            assert dp.WhichOneof("value") == "as_double" and dp.time_unix_nano - dp.start_time_unix_nano == 60_000_000_000
+            assert dp.start_time_unix_nano % 60_000_000_000 == 0
+            key = (a["model"][1], a["query_source"][1], a["type"][1])
+            got[key] = got.get(key, 0) + dp.as_double
+    assert want and got == want
+
+
+def test_mcp_metrics_count_the_execution_records(shared_dir, tmp_path):
+    """agent.mcp.calls and agent.mcp.duration from the all-kinds scenario's execution/1 record."""
+    import orjson as _oj
+
+    out = tmp_path / "built"
+    p = asz("scenario", "build", str(shared_dir / "conformance" / "scenarios" / "all-kinds.yaml"), "--format", "sd", "--out", str(out),
+            "--at", "2026-01-01T00:00:00Z", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    execs = []
+    for f in out.rglob("execution-*.sd"):
+        for line in f.read_bytes().split(b"\n")[1:-2]:
+            for part in _oj.loads(line)["parts"]:
+                if isinstance(part.get("data"), dict) and part["data"].get("schema") == "execution/1":
+                    execs.append(part["data"])
+    assert execs
+    met = _Metrics()
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    logs_service_pb2_grpc.add_LogsServiceServicer_to_server(_Collector(), server)
+    metrics_service_pb2_grpc.add_MetricsServiceServicer_to_server(met, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        rep = push(out, ExportConfig(), endpoint=f"grpc://127.0.0.1:{port}")
+    finally:
+        server.stop(0)
+    assert rep.ok, rep.problems
+    calls = duration = 0.0
+    for req in met.requests:
+        for m in req.resource_metrics[0].scope_metrics[0].metrics:
+            for dp in m.sum.data_points:
+                a = {k: v[1] for k, v in _kv(dp.attributes).items()}
+                if m.name == "agent.mcp.calls":
+                    assert m.unit == "{call}" and set(a) >= {"session.id", "mcp_server.name", "mcp_tool.name", "outcome", "query_source"}
+                    assert a["mcp_server.name"] == execs[0]["server"]["name"] and a["outcome"] == execs[0]["outcome"]
+                    calls += dp.as_double
+                elif m.name == "agent.mcp.duration":
+                    assert m.unit == "ms"
+                    duration += dp.as_double
+    assert calls == len(execs)
+    assert duration == sum(e.get("duration_ms", 0) for e in execs)

@@ -1,0 +1,178 @@
+"""Derived metrics sent with a push when ``export.otlp.metrics`` is on (origin-digest §8.4; issue 21).
+
+Three monotonic delta sums per minute, values doubles:
+
+- ``agent.token.usage`` (unit ``tokens``): every finished model call's usage
+  as the conversation's document counts it (``asz usage`` counts the same
+  calls), one point per (minute of the call, ``session.id``, ``model``,
+  ``query_source`` main|subagent, ``type`` input|output|cacheRead|cacheCreation);
+- ``agent.mcp.calls`` (unit ``{call}``) and ``agent.mcp.duration`` (unit
+  ``ms``): every ``execution/1`` record (a call to an MCP server, observed
+  after it ended), per (minute, ``session.id``, ``mcp_server.name``,
+  ``mcp_server.source``, ``mcp_tool.name``, ``outcome``, ``query_source``).
+
+What was sent is kept per session in ``<session>/metrics/sent.json`` (the
+call and execution ids counted, and the head round they were read at), so
+each is counted once; the file is written after the receiver answered, so a
+crash between the two sends those points again (a metric can be counted
+twice then, never lost).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterator
+
+import orjson
+from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import InstrumentationScope
+from opentelemetry.proto.metrics.v1.metrics_pb2 import (
+    AGGREGATION_TEMPORALITY_DELTA,
+    Metric,
+    NumberDataPoint,
+    ResourceMetrics,
+    ScopeMetrics,
+    Sum,
+)
+
+from .. import __version__
+from ..flow.chain import Chain, conversation_dirs
+from ..sessiondata import SDReader, parse_instant
+from ..storage.layout import landed_files, session_dir
+from .wire import SCOPE, kvs, resource
+
+__all__ = ["derive", "metrics_request", "send_metrics", "SENT"]
+
+#: Per-session file of what was sent.
+SENT = Path("metrics") / "sent.json"
+_TYPES = (("in", "input"), ("out", "output"), ("cache_read", "cacheRead"), ("cache_write", "cacheCreation"))
+_MINUTE = 60_000_000_000
+
+
+def _minute(ns: int | None) -> int:
+    return (ns or 0) // _MINUTE * _MINUTE
+
+
+def _mcp_tool(name: str) -> str:
+    rest = name[5:] if name.startswith("mcp__") else ""
+    return rest.split("__")[1] if rest.count("__") == 1 and "___" not in rest else name
+
+
+def _executions(sdir: Path) -> Iterator[tuple[str, dict, str]]:
+    """(execution id, execution/1 object, stream) of every landed execution record of a session."""
+    for ln, p in landed_files(sdir):
+        if ln.kind != "execution":
+            continue
+        reader = SDReader(p, decode="dict")
+        for _, rec in reader:
+            for part in rec.get("parts", ()):
+                d = part.get("data")
+                if isinstance(d, dict) and d.get("schema") == "execution/1" and d.get("id"):
+                    yield str(d["id"]), d, (reader.header.stream if reader.header else "") or "main"
+
+
+def derive(root: Path, session: str, conversation: str, sent: dict) -> tuple[dict, dict]:
+    """New points ``{(metric, minute, attrs tuple): value}`` of a session not in ``sent``, and ``sent`` updated."""
+    from ..view.document import conversation_calls
+
+    points: dict[tuple, float] = {}
+    calls = set(sent.get("calls", ()))
+    execs = set(sent.get("executions", ()))
+    _, usage = conversation_calls(root, conversation)
+    seen: dict[str, int] = {}
+    for cu in usage:
+        base = f"{cu.time}|{cu.model}|{cu.lane}|{orjson.dumps(cu.usage).decode() if cu.usage else ''}"
+        seen[base] = seen.get(base, 0) + 1
+        key = f"{base}#{seen[base]}"  # two calls alike in every way are two calls
+        if cu.state != "final" or not cu.usage or key in calls:
+            continue
+        calls.add(key)
+        source = "main" if cu.lane == "main" else "subagent"
+        for k, t in _TYPES:
+            if cu.usage.get(k):
+                a = (("session.id", session), ("model", cu.model), ("query_source", source), ("type", t))
+                points[("agent.token.usage", _minute(cu.time), a)] = points.get(("agent.token.usage", _minute(cu.time), a), 0.0) + cu.usage[k]
+    for eid, d, stream in _executions(session_dir(root, session)):
+        if eid in execs:
+            continue
+        execs.add(eid)
+        server = d.get("server") if isinstance(d.get("server"), dict) else {}
+        a = (("session.id", session), ("mcp_server.name", str(server.get("name", ""))), ("mcp_server.source", str(server.get("source", ""))),
+             ("mcp_tool.name", _mcp_tool(str(d.get("tool_name", "")))), ("outcome", str(d.get("outcome", ""))),
+             ("query_source", "main" if stream == "main" else "subagent"))
+        m = _minute(parse_instant(d.get("time")))
+        points[("agent.mcp.calls", m, a)] = points.get(("agent.mcp.calls", m, a), 0.0) + 1.0
+        if isinstance(d.get("duration_ms"), (int, float)):
+            points[("agent.mcp.duration", m, a)] = points.get(("agent.mcp.duration", m, a), 0.0) + float(d["duration_ms"])
+    return points, {"calls": sorted(calls), "executions": sorted(execs)}
+
+
+_UNITS = {"agent.token.usage": "tokens", "agent.mcp.calls": "{call}", "agent.mcp.duration": "ms"}
+
+
+def metrics_request(points: dict, res) -> ExportMetricsServiceRequest:
+    """One request holding ``points`` as monotonic delta sums under :data:`SCOPE` and ``res``."""
+    metrics: dict[str, Metric] = {}
+    for (name, minute, a), value in sorted(points.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
+        m = metrics.get(name)
+        if m is None:
+            m = metrics[name] = Metric(name=name, unit=_UNITS[name],
+                                       sum=Sum(aggregation_temporality=AGGREGATION_TEMPORALITY_DELTA, is_monotonic=True))
+        m.sum.data_points.append(NumberDataPoint(start_time_unix_nano=minute, time_unix_nano=minute + _MINUTE, as_double=value,
+                                                 attributes=kvs(list(a))))
+    sm = ScopeMetrics(scope=InstrumentationScope(name=SCOPE, version=__version__), metrics=list(metrics.values()))
+    return ExportMetricsServiceRequest(resource_metrics=[ResourceMetrics(resource=res, scope_metrics=[sm])])
+
+
+def _write(path: Path, value: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(orjson.dumps(value))
+    os.replace(tmp, path)
+
+
+def send_metrics(p) -> None:
+    """Send each session's new points (one request per session); ``p`` is the push pass (its request, report, problem)."""
+    for cdir in conversation_dirs(p.root):
+        head = Chain.at(cdir).head_file()
+        if head is None:
+            continue
+        try:
+            session = str(orjson.loads(head.path.open("rb").readline()).get("session") or cdir.name)
+            sdir = session_dir(p.root, session)
+            if not sdir.is_dir():
+                continue
+            sent_path = sdir / SENT
+            sent = orjson.loads(sent_path.read_bytes()) if sent_path.is_file() else {}
+            if sent.get("head") == head.path.name and sent.get("executions_seq") == _top_seq(sdir):
+                continue
+            points, now_sent = derive(p.root, session, cdir.name, sent)
+        except Exception as exc:  # noqa: BLE001 - a conversation that does not read sends no metrics, and says so
+            p.problem(f"metrics of {cdir.name}: {type(exc).__name__}: {exc}")
+            continue
+        now_sent.update(head=head.path.name, executions_seq=_top_seq(sdir))
+        if points:
+            res = resource(p.service(session, _dialect(sdir)), p.instance, p.cfg.layer)
+            ans = p.request("metrics", metrics_request(points, res))
+            if not ans.ok:
+                p.problem(f"metrics of {session}: {ans.error}")
+                return
+            p.rep.metrics += len(points)
+        _write(sent_path, now_sent)
+
+
+def _top_seq(sdir: Path) -> int:
+    files = landed_files(sdir)
+    return files[-1][0].seq if files else 0
+
+
+def _dialect(sdir: Path) -> str:
+    """The dialect of a session's first landed file ('' when none reads)."""
+    for _, pth in landed_files(sdir):
+        try:
+            with open(pth, "rb") as f:
+                return str(orjson.loads(f.readline()).get("dialect", ""))
+        except (OSError, orjson.JSONDecodeError, AttributeError):
+            return ""
+    return ""
