@@ -17,7 +17,7 @@ from .discover import discover
 from .flags import FLAG_RULES
 from .glossary import GLOSSARY
 
-__all__ = ["ClaudeCodeLocal", "asz_register_adapters"]
+__all__ = ["ClaudeCodeLocal", "asz_register_adapters", "asz_register_commands"]
 
 
 class ClaudeCodeLocal(Adapter):
@@ -90,3 +90,11 @@ class ClaudeCodeLocal(Adapter):
 def asz_register_adapters() -> list[type[Adapter]]:
     """The adapters this plugin provides: ``[ClaudeCodeLocal]``."""
     return [ClaudeCodeLocal]
+
+
+@hookimpl
+def asz_register_commands(cli) -> None:
+    """``asz hook`` (the MCP observer; also the ``asz.fast`` command) and ``asz hooks install|uninstall``."""
+    from .hook_cmd import register
+
+    register(cli)

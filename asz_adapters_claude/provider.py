@@ -28,8 +28,8 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from asz_core import Adapter, Capabilities, Discovery, Record, Source, Term, build_glossary, json_loads, os_error_text
-from asz_core.sessiondata.providerbody import BodyMeta, Session
+from asz_core import (Adapter, BodyInfo, BodyMeta, Capabilities, Discovery, ProviderSession, Record, Source, Term, build_glossary,
+                      json_loads, os_error_text)
 
 from .hook import claude_config_dir
 
@@ -73,20 +73,6 @@ def _glossary() -> tuple[Term, ...]:
 
 #: Every vocabulary term for ``claude-code-provider/1`` (origin-digest §6).
 GLOSSARY: tuple[Term, ...] = _glossary()
-
-
-class BodyInfo:
-    """What a body file says of itself: ``meta`` (a :class:`BodyMeta`), or ``problem`` when it does not parse.
-
-    ``value`` is the decoded JSON (None when it is not JSON).
-    """
-
-    __slots__ = ("meta", "problem", "value")
-
-    def __init__(self, meta: BodyMeta | None, problem: str = "", value: Any = None):
-        self.meta = meta
-        self.problem = problem
-        self.value = value
 
 
 def _first_system_text(value: dict) -> str:
@@ -168,6 +154,15 @@ class ClaudeCodeProvider(Adapter):
 
     glossaries = {DIALECT: GLOSSARY}
     flag_rules: dict = {DIALECT: ()}  # a body is evidence joined to its call, never a step: no flags
+    #: Collected by the provider pass: ``<uuid>.request.json`` and ``<request id>.response.json`` of a flat directory.
+    body_suffixes = (REQUEST_SUFFIX, RESPONSE_SUFFIX)
+    #: Capture is switched on in Claude Code's settings (``asz provider enable``), not in asz.yaml: collect the
+    #: default directory whenever it exists.
+    collect_when_present = True
+
+    def body_meta(self, name: str, data: bytes) -> BodyInfo:
+        """:func:`body_meta`: the identifiers one body file names (§5.3 renames). Never raises."""
+        return body_meta(name, data)
 
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
         """``<claude config dir>/asz/provider-bodies`` (origin-digest §5.3); ``$CLAUDE_CONFIG_DIR`` else ``~/.claude``. Never raises."""
@@ -232,7 +227,7 @@ class ClaudeCodeProvider(Adapter):
         info = body_meta(name, data)
         meta = info.meta or BodyMeta(role="response" if name.endswith(RESPONSE_SUFFIX) else "request", src=name,
                                      record_id=name[: -len(".json")] if name.endswith(".json") else name)
-        return Session().cut(data, meta)
+        return ProviderSession().cut(data, meta)
 
 
 # --------------------------------------------------------------------------- settings: enable, disable, status

@@ -22,6 +22,7 @@ from asz_core import Adapter, Capabilities, Discovery, Record, Source, hookimpl
 from .dialect import DIALECT, convert_body, convert_line
 from .glossary import FLAG_RULES, GLOSSARY
 from .inbox import INGEST, WAIT_PASSES, Settings, materialise, waiting_arrivals
+from .settings import SETTINGS, option
 
 __all__ = ["LangsmithIngest", "asz_register_adapters", "ingest_dir"]
 
@@ -41,10 +42,13 @@ def _settings() -> Settings:
     try:
         from asz_core.config import load_config
 
-        entry = load_config().adapter(NAME)
-        return Settings(entry.thread_keys, entry.scope, entry.provider_bodies)
+        return _from_options(load_config(settings={NAME: SETTINGS}).adapter(NAME).options)
     except Exception:
         return Settings()
+
+
+def _from_options(options) -> Settings:
+    return Settings(option(options, "thread_keys"), option(options, "scope"), option(options, "provider_bodies"))
 
 
 class LangsmithIngest(Adapter):
@@ -70,7 +74,18 @@ class LangsmithIngest(Adapter):
 
     def configure(self, entry) -> None:
         """``thread_keys``, ``scope`` and ``provider_bodies`` from the configuration the command read (``--config`` included)."""
-        self.settings = Settings(entry.thread_keys, entry.scope, entry.provider_bodies)
+        self.settings = _from_options(entry.options)
+
+    def start_receiver(self, storage: Path, entry) -> str | None:
+        """Start the LangSmith receiver in a daemon thread (``listen``, ``token`` of ``entry``); returns its address.
+
+        Used by ``asz server`` and watch-mode ``asz collect`` when
+        ``langsmith-ingest`` is enabled: arrivals are staged under ``storage``
+        and landed by each collect pass. Raises OSError when the address cannot be bound.
+        """
+        from .ingest_cmd import start_receiver
+
+        return start_receiver(storage, entry)
 
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
         """``$ASZ_LANGSMITH_ROOT``, else ``storage.root`` of ./asz.yaml (default ``./data``): the storage root."""
@@ -126,3 +141,17 @@ class LangsmithIngest(Adapter):
 def asz_register_adapters() -> list[type[Adapter]]:
     """The adapters this plugin provides: ``[LangsmithIngest]``."""
     return [LangsmithIngest]
+
+
+@hookimpl
+def asz_register_settings() -> dict:
+    """The keys of the ``langsmith-ingest`` entry of asz.yaml (:mod:`asz_adapters_langchain.settings`)."""
+    return {NAME: SETTINGS}
+
+
+@hookimpl
+def asz_register_commands(cli) -> None:
+    """``asz ingest langsmith`` (:mod:`asz_adapters_langchain.ingest_cmd`)."""
+    from .ingest_cmd import register
+
+    register(cli)

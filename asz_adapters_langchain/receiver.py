@@ -50,6 +50,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from .settings import DEFAULT_LISTEN  # the receiver's default address, defined once with the asz.yaml keys
+
 __all__ = [
     "INBOX",
     "DEFAULT_LISTEN",
@@ -69,8 +71,6 @@ __all__ = [
 
 #: Where arrivals are staged, relative to the storage root.
 INBOX = Path("_ingest") / "langsmith" / "inbox"
-#: Default listen address (§8.2 ``listen``).
-DEFAULT_LISTEN = "127.0.0.1:1985"
 #: Largest request body accepted after decompression, in bytes (128 MiB).
 MAX_BODY = 128 << 20
 #: Largest single multipart part, in bytes (64 MiB).

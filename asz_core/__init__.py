@@ -13,8 +13,8 @@ __version__ = "0.1.0"
 # Public names and the module each lives in. They are imported on first use
 # (PEP 562), so ``import asz_core`` stays cheap for the hook fast path.
 _LAZY = {
-    **dict.fromkeys(("VOCABULARY", "Adapter", "Capabilities", "Discovery", "FlagRule", "Source", "Term", "build_glossary", "link_outside",
-                      "os_error_text"),
+    **dict.fromkeys(("VOCABULARY", "Adapter", "BodyInfo", "Capabilities", "Discovery", "FlagRule", "Setting", "Source", "Term",
+                      "build_glossary", "link_outside", "os_error_text"),
                      "asz_core.plugins.adapter"),
     **dict.fromkeys(
         (
@@ -57,6 +57,8 @@ __all__ = [
     "__version__",
     "hookimpl",
     "Adapter",
+    "BodyInfo",
+    "Setting",
     "Capabilities",
     "Discovery",
     "os_error_text",

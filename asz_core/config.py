@@ -10,11 +10,6 @@ Keys read, with their defaults::
         source_root: ""                 # "" = the adapter's default (CLAUDE_CONFIG_DIR/projects, …)
         include: []                     # session filters, passed to the adapter's discovery
         exclude: []
-        listen: ""                      # langsmith-ingest: HOST:PORT of the receiver (127.0.0.1:1985)
-        token: ""                       # langsmith-ingest: required x-api-key when set
-        thread_keys: [thread_id, session_id, conversation_id]   # langsmith-ingest
-        scope: [project, thread]        # langsmith-ingest: what names a conversation
-        provider_bodies: true           # langsmith-ingest
         collector:
           mode: watch                   # watch | once
           interval: 10m                 # Go-style duration: 30s, 10m, 1h30m, 500ms
@@ -31,7 +26,11 @@ Keys read, with their defaults::
     prices:                             # USD per million tokens, replacing or adding entries of the shipped table
       claude-opus-4-7: {input: 5, output: 25, cache_write: 6.25, cache_read: 0.5}
 
-Every other key is an error that names the key and the file
+An adapter entry may also hold the keys its adapter's plugin declares through
+the ``asz_register_settings`` hook (``listen``, ``token``, ``thread_keys``,
+``scope``, ``provider_bodies`` of ``langsmith-ingest``): each is checked by the
+plugin's :class:`asz_core.Setting` and reaches :meth:`Adapter.configure` in
+``entry.options``. Every other key is an error that names the key and the file
 (:class:`ConfigError`), and so is a key given twice in one mapping (it names
 the file, the line and the key). With no file given, ``./asz.yaml`` is read when it
 exists, else the built-in defaults apply.
@@ -110,16 +109,9 @@ class AdapterConfig:
     include: list[str] = attrs.Factory(list)
     exclude: list[str] = attrs.Factory(list)
     collector: CollectorConfig = attrs.Factory(CollectorConfig)
-    #: ``listen`` (``HOST:PORT``) of a receiving adapter (``langsmith-ingest``: 127.0.0.1:1985); '' = its default.
-    listen: str = ""
-    #: ``token``: the ``x-api-key`` a receiver requires; '' = any key (issue 11).
-    token: str = ""
-    #: ``thread_keys``: metadata keys naming a LangSmith thread, first non-empty string wins (issue 11).
-    thread_keys: list[str] = attrs.Factory(lambda: ["thread_id", "session_id", "conversation_id"])
-    #: ``scope``: what names a LangSmith conversation, in order (``project``, ``thread`` or a metadata key; issue 11).
-    scope: list[str] = attrs.Factory(lambda: ["project", "thread"])
-    #: ``provider_bodies``: land run inputs/outputs as provider bodies (issue 11).
-    provider_bodies: bool = True
+    #: The adapter's own keys (declared by its plugin through ``asz_register_settings``), each checked; a key the
+    #: file does not give is absent (the adapter uses the :class:`asz_core.Setting`'s default).
+    options: dict[str, Any] = attrs.Factory(dict)
 
 
 @attrs.define
@@ -270,9 +262,14 @@ def _collector(ctx: _Ctx, value: Any, key: str) -> CollectorConfig:
     return c
 
 
-def _adapter(ctx: _Ctx, value: Any, key: str) -> AdapterConfig:
-    d = ctx.mapping(value, key, ("name", "enabled", "source_root", "include", "exclude", "collector",
-                                 "listen", "token", "thread_keys", "scope", "provider_bodies"))
+#: The keys of an adapter entry the core reads; any other key belongs to the adapter (``asz_register_settings``).
+CORE_ADAPTER_KEYS = ("name", "enabled", "source_root", "include", "exclude", "collector")
+
+
+def _adapter(ctx: _Ctx, value: Any, key: str, settings: Any) -> AdapterConfig:
+    if value is not None and not isinstance(value, dict):
+        raise ctx.err(key, f"expected a mapping, got {type(value).__name__}")
+    d = value or {}
     name = ctx.string(d.get("name"), f"{key}.name")
     if not name:
         raise ctx.err(f"{key}.name", "every adapter entry needs a name")
@@ -284,29 +281,44 @@ def _adapter(ctx: _Ctx, value: Any, key: str) -> AdapterConfig:
     a.exclude = ctx.strings(d.get("exclude"), f"{key}.exclude")
     if "collector" in d:
         a.collector = _collector(ctx, d["collector"], f"{key}.collector")
-    # issue 11: the langsmith-ingest receiver's keys (origin-digest §8.2)
-    a.listen = ctx.string(d.get("listen"), f"{key}.listen")
-    if a.listen and not re.fullmatch(r"\[?[^\s\[\]]*\]?:\d{1,5}", a.listen):
-        raise ctx.err(f"{key}.listen", f"expected HOST:PORT, got {a.listen!r}")
-    if a.listen and int(a.listen.rsplit(":", 1)[1]) > 65535:
-        raise ctx.err(f"{key}.listen", f"the port must be 0..65535, got {a.listen.rsplit(':', 1)[1]}")
-    a.token = ctx.string(d.get("token"), f"{key}.token")
-    if "thread_keys" in d:
-        a.thread_keys = [k for k in ctx.strings(d["thread_keys"], f"{key}.thread_keys") if k]
-        if not a.thread_keys:
-            raise ctx.err(f"{key}.thread_keys", "needs at least one metadata key")
-    if "scope" in d:
-        a.scope = [k for k in ctx.strings(d["scope"], f"{key}.scope") if k]
-        if "thread" not in a.scope:
-            raise ctx.err(f"{key}.scope", "must include thread")
-    if "provider_bodies" in d:
-        a.provider_bodies = ctx.boolean(d["provider_bodies"], f"{key}.provider_bodies")
+    extra = [k for k in d if k not in CORE_ADAPTER_KEYS]
+    if extra:
+        declared = {s.key: s for s in settings().get(name, ())}
+        for k in extra:
+            if k not in declared:
+                known = ", ".join([*CORE_ADAPTER_KEYS, *declared])
+                raise ctx.err(f"{key}.{k}", f"unknown key (known here: {known})")
+            try:
+                a.options[str(k)] = declared[k].check(d[k])
+            except (ValueError, TypeError) as exc:
+                raise ctx.err(f"{key}.{k}", str(exc)) from None
     return a
 
 
-def parse_config(data: Any, file: str = "asz.yaml") -> Config:
-    """Build a :class:`Config` from decoded YAML ``data``; ``file`` names it in errors. Raises ConfigError."""
+def installed_settings() -> dict:
+    """Per adapter name, the ``asz.yaml`` keys the installed plugins declare (loads the plugins: call only when needed)."""
+    from .plugins.manager import get_plugin_manager
+
+    return get_plugin_manager().settings
+
+
+def parse_config(data: Any, file: str = "asz.yaml", *, settings: Any = None) -> Config:
+    """Build a :class:`Config` from decoded YAML ``data``; ``file`` names it in errors. Raises ConfigError.
+
+    ``settings`` maps an adapter name to the :class:`asz_core.Setting` keys it
+    reads from its entry; by default the installed plugins are asked, and only
+    when an entry holds a key the core does not read.
+    """
     ctx = _Ctx(file)
+    cache: list[dict] = []
+
+    def declared() -> dict:
+        if settings is not None:
+            return settings
+        if not cache:
+            cache.append(installed_settings())
+        return cache[0]
+
     top = ctx.mapping(data, "", ("storage", "adapters", "parse", "view", "export", "prices"))
     cfg = Config()
     if "storage" in top:
@@ -323,7 +335,7 @@ def parse_config(data: Any, file: str = "asz.yaml") -> Config:
             raw = []
         if not isinstance(raw, list):
             raise ctx.err("adapters", f"expected a list, got {type(raw).__name__}")
-        cfg.adapters = [_adapter(ctx, v, f"adapters[{i}]") for i, v in enumerate(raw)]
+        cfg.adapters = [_adapter(ctx, v, f"adapters[{i}]", declared) for i, v in enumerate(raw)]
         names = [a.name for a in cfg.adapters]
         for n in names:
             if names.count(n) > 1:
@@ -397,7 +409,7 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-def load_config(path: str | os.PathLike | None = None, *, cwd: str | os.PathLike | None = None) -> Config:
+def load_config(path: str | os.PathLike | None = None, *, cwd: str | os.PathLike | None = None, settings: Any = None) -> Config:
     """Load ``path``, else ``<cwd>/asz.yaml`` when it exists, else the built-in defaults.
 
     Relative ``storage.root`` and ``adapters[].source_root`` values in a file
@@ -405,7 +417,7 @@ def load_config(path: str | os.PathLike | None = None, *, cwd: str | os.PathLike
 
     Raises ConfigError when ``path`` is given but missing or unreadable, when
     the YAML does not parse, or when a key is unknown or has the wrong type;
-    the message names the file and the key.
+    the message names the file and the key. ``settings`` as in :func:`parse_config`.
     """
     if path is None:
         candidate = Path(cwd or os.getcwd()) / DEFAULT_CONFIG_NAME
@@ -425,7 +437,7 @@ def load_config(path: str | os.PathLike | None = None, *, cwd: str | os.PathLike
         raise ConfigError(f"{path}: line {exc.line}", f"duplicate key {exc.key!r} (first on line {exc.first})") from None
     except yaml.YAMLError as exc:
         raise ConfigError(str(path), f"not valid YAML: {str(exc).replace('<unicode string>', path.name)}") from None
-    cfg = parse_config(data, str(path))
+    cfg = parse_config(data, str(path), settings=settings)
     cfg.path = path
     # Relative paths in a file are relative to the file, whatever the working directory.
     base = path.resolve().parent

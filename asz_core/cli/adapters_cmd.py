@@ -20,10 +20,12 @@ def list_adapters(
     """List every adapter found through the ``asz`` entry-point group.
 
     Columns: name, distribution, version, dialects, kinds, status (ok, blocked,
-    failed: reason). A plugin that fails to load is listed as failed and the
-    command still exits 0.
+    failed: reason). A plugin that fails to load (it raises on import, a hook
+    name is misspelled, its adapter's name is taken, its command hook raises)
+    is listed as failed and the command still exits 0.
     """
     reg = get_plugin_manager()
+    reg.register_commands(typer.Typer())  # into a scratch application: only to list a command hook that fails
     rows = [e.as_dict() for e in reg.entries]
     if as_json:
         typer.echo(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode())

@@ -241,10 +241,8 @@ def collect(
     ]
     stop = threading.Event()
     if watch:
-        from .ingest_cmd import start_receiver
-
         try:
-            start_receiver(storage, cfg)  # langsmith-ingest, when enabled in asz.yaml (issue 11)
+            start_receivers(storage, cfg)  # e.g. langsmith-ingest's receiver, when enabled in asz.yaml (issue 11)
         except typer.Exit:
             lock.release()
             raise
@@ -295,27 +293,52 @@ def collect(
         lock.release()
 
 
+def start_receivers(storage: Path, cfg: Config) -> list[str]:
+    """Start the receiver of every enabled adapter that has one (:meth:`Adapter.start_receiver`); returns their addresses.
+
+    ``asz server`` and watch-mode ``asz collect`` call it (issue 11:
+    ``langsmith-ingest``). An adapter that is not installed is skipped here
+    (the collect jobs report it). Raises typer.Exit(1) with one clear line
+    when a receiver cannot listen.
+    """
+    reg = get_plugin_manager()
+    out = []
+    for entry in cfg.enabled():
+        try:
+            a = reg.get(entry.name)
+        except KeyError:
+            continue
+        a.configure(entry)
+        try:
+            address = a.start_receiver(storage, entry)
+        except OSError as exc:
+            typer.echo(f"asz: {entry.name}: {exc.strerror or exc}", err=True)
+            raise typer.Exit(1)
+        if address:
+            out.append(address)
+    return out
+
+
 def _provider_job(jobs: list[Job], chosen: bool = False) -> Optional[Job]:
-    """The claude-code-provider job: configured, or else its default directory when the adapter is installed
-    and that directory exists (origin-digest §5.3); None otherwise. Issue 10.
+    """The provider-body job (an adapter declaring ``body_suffixes``): configured, or else the default directory of an
+    installed one that declares ``collect_when_present`` when that directory exists (origin-digest §5.3); None
+    otherwise. Issue 10.
 
     ``chosen``: the command line named an adapter or a source (``--adapter``,
     ``--source``): then only a job it asked for runs, never a default
     directory it did not name.
     """
     for j in jobs:
-        if j.adapter.name == "claude-code-provider":
+        if j.adapter.body_suffixes:
             return j
-    if chosen:
+    if chosen or not jobs:
         return None
-    try:
-        a = get_plugin_manager().get("claude-code-provider")
-    except KeyError:
-        return None
-    d = Path(a.default_source_root())
-    if not d.is_dir() or not jobs:
-        return None
-    return Job(a, d, [], [], jobs[0].max_delta_bytes, jobs[0].mode, jobs[0].interval)
+    for a in get_plugin_manager().adapters().values():
+        if a.body_suffixes and a.collect_when_present:
+            d = Path(a.default_source_root())
+            if d.is_dir():
+                return Job(a, d, [], [], jobs[0].max_delta_bytes, jobs[0].mode, jobs[0].interval)
+    return None
 
 
 def _provider_pass(job: Optional[Job], storage: Path, lock_timeout: float, counters: Counters) -> str:
@@ -327,7 +350,7 @@ def _provider_pass(job: Optional[Job], storage: Path, lock_timeout: float, count
 
     try:
         pc = provider_pass(storage, job.source_root, max_delta_bytes=job.max_delta_bytes, lock_timeout=lock_timeout,
-                           include=job.include, exclude=job.exclude, adapter=job.adapter.identity)
+                           include=job.include, exclude=job.exclude, adapter=job.adapter)
     except OSError as exc:
         typer.echo(f"error: {storage}: provider pass: {exc.strerror or exc}", err=True)
         counters.errors += 1

@@ -1,21 +1,75 @@
 """The ``asz`` console script: a tiny entry that keeps ``asz hook`` fast.
 
-Claude Code runs ``asz hook`` after every MCP call, so that path imports only
-the standard-library observer (:mod:`asz_adapters_claude.hook`); every other
-command loads the Typer app in :mod:`asz_core.cli.main`.
+Claude Code runs ``asz hook`` after every MCP call, so a command declared in
+the entry-point group ``asz.fast`` (``hook = "asz_adapters_claude.hook:main"``
+in asz's ``pyproject.toml``) is dispatched before anything else loads: no
+Typer, no plugin manager, not even :mod:`importlib.metadata` (whose import alone
+costs about 30 ms). The group is read straight from the ``entry_points.txt``
+files of the distributions on ``sys.path``. The function is called with the
+arguments after the command name and its return value is the exit status; it
+must import only what it needs (the observer imports the standard library
+only). Every other command loads the Typer app in :mod:`asz_core.cli.main`.
 """
 
 from __future__ import annotations
 
+import os
 import sys
+
+#: The entry-point group of commands dispatched before the plugins load.
+FAST_GROUP = "asz.fast"
+
+
+def _section(text: str, group: str) -> dict[str, str]:
+    """``name = value`` lines of the ``[group]`` section of an ``entry_points.txt`` text."""
+    out: dict[str, str] = {}
+    inside = False
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("["):
+            inside = line == f"[{group}]"
+        elif inside and "=" in line and not line.startswith(("#", ";")):
+            name, _, value = line.partition("=")
+            out.setdefault(name.strip(), value.strip())
+    return out
+
+
+def fast_command(name: str, paths: list[str] | None = None) -> str:
+    """The ``module:function`` the ``asz.fast`` group declares for ``name``, or '' when none does.
+
+    Scans each directory of ``paths`` (default ``sys.path``) in order for
+    ``*.dist-info/entry_points.txt`` and ``*.egg-info/entry_points.txt``, as
+    :mod:`importlib.metadata` would; the first declaration wins. Never raises.
+    """
+    for base in sys.path if paths is None else paths:
+        try:
+            names = os.listdir(base or ".")
+        except OSError:
+            continue
+        for d in names:
+            if not d.endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(base or ".", d, "entry_points.txt"), encoding="utf-8") as f:
+                    text = f.read()
+            except OSError:
+                continue
+            if FAST_GROUP in text:
+                target = _section(text, FAST_GROUP).get(name, "")
+                if target:
+                    return target
+    return ""
 
 
 def main() -> None:
-    """Run ``asz``: ``hook`` goes straight to the observer (always exit 0); anything else to the full CLI."""
-    if sys.argv[1:2] == ["hook"]:
-        from asz_adapters_claude.hook import main as hook_main
+    """Run ``asz``: an ``asz.fast`` command goes straight to its function; anything else to the full CLI."""
+    name = sys.argv[1] if len(sys.argv) > 1 else ""
+    target = fast_command(name) if name and not name.startswith("-") else ""
+    if target:
+        from importlib import import_module
 
-        sys.exit(hook_main(sys.argv[2:]))
+        module, _, func = target.partition(":")
+        sys.exit(getattr(import_module(module.strip()), func.strip() or "main")(sys.argv[2:]))
     from .main import main as full_main
 
     full_main()

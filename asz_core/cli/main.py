@@ -1,5 +1,11 @@
 """The ``asz`` command: assembles the command groups and maps outcomes to exit codes.
 
+The core's own commands live in the modules of :data:`MODULES`; a plugin adds
+its commands through the ``asz_register_commands(cli)`` hook (the Claude Code
+package adds ``hook``, ``hooks`` and ``provider``; the LangChain package
+``ingest``). A command of the core builds an application holding only its
+module; any other name (and ``asz --help``) loads the plugins too.
+
 Exit codes for every command: 0 done, 1 problems found, 2 usage.
 """
 
@@ -10,15 +16,15 @@ import sys
 import typer
 
 #: The command modules, in the order their commands are listed; each has ``register(app)``.
-MODULES = ("adapters_cmd", "collect_cmd", "verify_cmd", "parse_cmd", "scenario_cmd", "hook_cmd", "view_cmd",
-           "server_cmd", "provider_cmd", "ingest_cmd", "conversations_cmd", "push_cmd", "search_cmd", "export_cmd",
+MODULES = ("adapters_cmd", "collect_cmd", "verify_cmd", "parse_cmd", "scenario_cmd", "view_cmd",
+           "server_cmd", "conversations_cmd", "push_cmd", "search_cmd", "export_cmd",
            "usage_cmd", "retention_cmd")
 #: Which module registers each top-level command or group.
 COMMANDS = {
     "adapters": "adapters_cmd", "glossary": "adapters_cmd", "collect": "collect_cmd", "sources": "collect_cmd",
-    "verify": "verify_cmd", "parse": "parse_cmd", "scenario": "scenario_cmd", "hook": "hook_cmd", "hooks": "hook_cmd",
+    "verify": "verify_cmd", "parse": "parse_cmd", "scenario": "scenario_cmd",
     "conversation": "view_cmd", "show": "view_cmd", "view": "server_cmd", "server": "server_cmd",
-    "provider": "provider_cmd", "ingest": "ingest_cmd", "conversations": "conversations_cmd", "ls": "conversations_cmd",
+    "provider": "ingest": "conversations": "conversations_cmd", "ls": "conversations_cmd",
     "push": "push_cmd", "receive": "push_cmd", "search": "search_cmd", "export": "export_cmd", "usage": "usage_cmd",
     "prune": "retention_cmd", "repack": "retention_cmd",
 }
@@ -38,12 +44,15 @@ def _root(
     """asz: collect, verify and read agent sessions."""
 
 
-def build_app(modules: tuple[str, ...] = MODULES) -> typer.Typer:
+def build_app(modules: tuple[str, ...] = MODULES, *, plugins: bool | None = None) -> typer.Typer:
     """The ``asz`` Typer application with the commands of ``modules`` (names from :data:`MODULES`; default all).
 
-    :data:`app` is the whole application; :func:`main` builds one holding
-    only the module of the command it runs, so a command imports and
-    prepares only what it needs.
+    ``plugins`` adds the commands of the installed plugins
+    (``asz_register_commands``); by default it does so when ``modules`` is all
+    of them. :data:`app` is the whole application; :func:`main` builds one
+    holding only the module of the command it runs, so a command imports and
+    prepares only what it needs. A plugin whose hook raises adds nothing and is
+    a ``failed`` row of ``asz adapters list``.
     """
     from importlib import import_module
 
@@ -58,6 +67,10 @@ def build_app(modules: tuple[str, ...] = MODULES) -> typer.Typer:
     for name in MODULES:
         if name in modules:
             import_module(f"{__package__}.{name}").register(built)
+    if plugins or (plugins is None and tuple(modules) == MODULES):
+        from ..plugins.manager import get_plugin_manager
+
+        get_plugin_manager().register_commands(built)
     return built
 
 
@@ -73,15 +86,11 @@ def __getattr__(name: str):
 def main() -> None:
     """Console-script entry point ``asz``: runs the Typer app; usage errors exit 2.
 
-    ``asz hook …`` skips Typer and goes straight to the stdlib-only observer
-    (:mod:`asz_adapters_claude.hook`), which always exits 0. Any other
-    command runs in an application holding only its own module's commands;
-    no command, an option or an unknown name gets the whole application.
+    A command of the core runs in an application holding only its own
+    module's commands; no command, an option or any other name (a plugin's
+    command) gets the whole application with the plugins' commands.
+    (:mod:`asz_core.cli.entry` dispatches the ``asz.fast`` commands before this.)
     """
-    if sys.argv[1:2] == ["hook"]:
-        from asz_adapters_claude.hook import main as hook_main
-
-        sys.exit(hook_main(sys.argv[2:]))
     module = COMMANDS.get(sys.argv[1]) if len(sys.argv) > 1 else None
     (build_app((module,)) if module else build_app())()
 

@@ -86,7 +86,7 @@ def _bind(cmd: str, host: str, port: int):
     return sock
 
 
-def _serve(app, host: str, port: int, sock=None) -> None:
+def serve_app(app, host: str, port: int, sock=None) -> None:
     """Serve ``app`` with uvicorn until SIGINT (Ctrl-C) or SIGTERM; either stops it gracefully, then ``stopped`` on stderr.
 
     uvicorn shuts down on the signal and then raises it again for the handler
@@ -140,7 +140,7 @@ def view(
     stop = threading.Event()
     state.start_checker(stop)
     try:
-        _serve(create_app(state, listen_host=host), host, port, sock)
+        serve_app(create_app(state, listen_host=host), host, port, sock)
     finally:
         stop.set()
 
@@ -249,13 +249,13 @@ def server(
     for j in jobs:
         typer.echo(f"source   : {j.adapter.name} from {j.source_root} (every {format_duration(every)})")
     try:
-        from .ingest_cmd import start_receiver
+        from .collect_cmd import start_receivers
 
-        start_receiver(storage, cfg)  # langsmith-ingest, when enabled in asz.yaml (issue 11)
+        start_receivers(storage, cfg)  # e.g. langsmith-ingest's receiver, when enabled in asz.yaml (issue 11)
         _banner_common(state, host, port)
         worker = threading.Thread(target=loop, name="asz-collect", daemon=True)
         worker.start()
-        _serve(create_app(state, listen_host=host), host, port, sock)
+        serve_app(create_app(state, listen_host=host), host, port, sock)
     finally:
         stop.set()
         lock.release()

@@ -44,7 +44,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import TYPE_CHECKING, Callable, TextIO
 
 import attrs
 
@@ -53,6 +53,9 @@ from ..sessiondata import Header, format_rfc3339
 from ..sessiondata.codec import encode_header, encode_record
 from ..storage.layout import landed_files, session_dir, session_dirs
 from ..storage.root import FileLock, LockBusy, SessionWriter, session_lock
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .plugins.adapter import Adapter
 
 __all__ = [
     "PROVIDER_DIR",
@@ -66,6 +69,7 @@ __all__ = [
     "read_table",
     "write_table",
     "provider_pass",
+    "body_adapter",
     "landed_share",
 ]
 
@@ -192,6 +196,19 @@ def _holds_call(root: Path, session: str, call: str, cache: dict[str, bytes]) ->
     return f'"call":"{call}"'.encode() in blob
 
 
+def body_adapter() -> "Adapter":
+    """The installed adapter of provider bodies (the first loaded one declaring ``body_suffixes``).
+
+    Raises LookupError when none is installed.
+    """
+    from .plugins.manager import get_plugin_manager
+
+    for a in get_plugin_manager().adapters().values():
+        if a.body_suffixes:
+            return a
+    raise LookupError("no installed adapter declares provider bodies (body_suffixes); see asz adapters list")
+
+
 def provider_pass(
     root: str | os.PathLike,
     source_dir: str | os.PathLike,
@@ -202,7 +219,7 @@ def provider_pass(
     include: list[str] | None = None,
     exclude: list[str] | None = None,
     err: TextIO | None = None,
-    adapter: str = "claude-code-provider/0.1.0",
+    adapter: "Adapter | None" = None,
     now_ns: Callable[[], int] = time.time_ns,
     stamp_ns: int | None = None,
 ) -> ProviderCounters:
@@ -212,14 +229,20 @@ def provider_pass(
     ``busy`` counted, nothing done) and each session's lock while landing its
     bodies. ``max_delta_bytes`` is the cut budget in bytes of a landed file.
     ``include``/``exclude`` are globs on the session id. ``adapter`` is the
-    header's ``adapter``. ``stamp_ns`` fixes the pass stamp (reproducible
+    provider-body adapter (one declaring ``body_suffixes``): it names the body
+    files and reads their identifiers (:meth:`Adapter.body_meta`), and its
+    identity and first dialect go into the headers; None takes the installed
+    one (:func:`body_adapter`). ``stamp_ns`` fixes the pass stamp (reproducible
     builds). Problems go to ``err`` (stderr) as ``error:``/``conflict:`` lines;
     never raises for a body file or a session. An absent ``source_dir`` is a
     pass that does nothing.
     """
     from fnmatch import fnmatchcase
 
-    from asz_adapters_claude.provider import DIALECT, REQUEST_SUFFIX, RESPONSE_SUFFIX, body_meta
+    if adapter is None:
+        adapter = body_adapter()
+    request_suffix, response_suffix = adapter.body_suffixes or ("", "")
+    body_meta, body_dialect, identity = adapter.body_meta, adapter.dialects[0], adapter.identity
 
     root = Path(root)
     src = Path(source_dir)
@@ -235,7 +258,7 @@ def provider_pass(
         return c
     try:
         table = read_table(root)
-        names = sorted(n for n in os.listdir(src) if n.endswith((REQUEST_SUFFIX, RESPONSE_SUFFIX)))
+        names = sorted(n for n in os.listdir(src) if n.endswith((request_suffix, response_suffix)))
         now = now_ns()
         bodies: list[_Body] = []
         for n in names:
@@ -287,7 +310,7 @@ def provider_pass(
         by_prev: dict[str, str] = {}
         req_times: dict[str, list[int]] = {}
         for e in table.values():
-            if e.state == "landed" and e.session and e.name.endswith(REQUEST_SUFFIX):
+            if e.state == "landed" and e.session and e.name.endswith(request_suffix):
                 if e.join:
                     by_prev.setdefault(e.join, e.session)
                 req_times.setdefault(e.session, []).append(e.mtime_ns)
@@ -322,7 +345,7 @@ def provider_pass(
         for sess, group in sorted(groups.items()):
             group.sort(key=lambda b: (b.st.st_mtime_ns, b.name))
             _land_session(root, sess, group, table, c, max_delta_bytes=max_delta_bytes, lock_timeout=lock_timeout,
-                          fsync=fsync, out=out, adapter=adapter, dialect=DIALECT, stamp_ns=stamp_ns)
+                          fsync=fsync, out=out, adapter=identity, dialect=body_dialect, stamp_ns=stamp_ns)
         write_table(root, table, fsync=fsync)
     finally:
         lock.release()

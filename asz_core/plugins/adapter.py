@@ -11,7 +11,11 @@ its glossary (origin-digest §5, §6), and it does two things:
   source line or one whole document into one :class:`~asz_core.Record`
   (seed 000, Producing Session Data).
 
-Two methods have defaults that suit sources which are files:
+:class:`Adapter` is an abstract base class: :meth:`Adapter.default_source_root`,
+:meth:`Adapter.discover`, :meth:`Adapter.convert_line` and
+:meth:`Adapter.convert_document` are required (``abc.abstractmethod``), so a
+class missing one cannot be instantiated and ``asz adapters list`` shows it
+as a ``failed`` row naming the methods. Two methods have defaults that suit sources which are files:
 :meth:`Adapter.read_document` (the bytes of a ``mode="document"`` source) and
 :meth:`Adapter.source_exists` (whether a source discovery no longer lists is
 gone).
@@ -22,9 +26,10 @@ locking, so an adapter never writes the storage root itself.
 
 from __future__ import annotations
 
+import abc
 import os
 from pathlib import Path
-from typing import Any, ClassVar, Iterable, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
 
 import attrs
 
@@ -50,6 +55,8 @@ __all__ = [
     "ROLES",
     "STRUCTURAL_KINDS",
     "STEP_KINDS",
+    "Setting",
+    "BodyInfo",
 ]
 
 #: Structural kinds (origin-digest §4.5).
@@ -265,8 +272,40 @@ def discovery_failure(exc: Exception) -> str:
     return f"discovery failed: {why}"
 
 
-class Adapter:
-    """Base class of every adapter. Subclasses set the class attributes and implement the methods.
+@attrs.frozen
+class Setting:
+    """One key an adapter reads from its own entry of ``asz.yaml`` (declared through ``asz_register_settings``).
+
+    ``key`` is the name under ``adapters[]``; ``default`` the value when the
+    entry does not give it; ``check`` takes the decoded YAML value and returns
+    the value :meth:`Adapter.configure` sees in ``entry.options[key]``, or
+    raises ValueError whose message says what is wrong (the configuration
+    error then names the file and ``adapters[i].<key>``); ``help`` is one line
+    for the documentation.
+    """
+
+    key: str
+    default: Any
+    check: Callable[[Any], Any]
+    help: str = ""
+
+
+@attrs.frozen
+class BodyInfo:
+    """What :meth:`Adapter.body_meta` reads from one provider-body file.
+
+    ``meta`` is the :class:`asz_core.BodyMeta` (None when the file is not a
+    whole body yet or not one at all), ``problem`` why not, ``value`` the decoded
+    JSON when it decoded.
+    """
+
+    meta: Any
+    problem: str = ""
+    value: Any = None
+
+
+class Adapter(abc.ABC):
+    """Abstract base class of every adapter. Subclasses set the class attributes and implement the required methods.
 
     Class attributes: ``name`` (configuration and entry-point name, e.g.
     ``claude-code-local``), ``version`` (contract version; the header's
@@ -289,6 +328,13 @@ class Adapter:
     #: ``convert_document``, ``read_document`` and ``source_exists`` answer from their arguments and the source
     #: files alone. ``asz collect --jobs N`` then lands sessions in N processes at once; otherwise, one by one.
     sessions_in_parallel: ClassVar[bool] = False
+    #: Provider bodies (seed 000, Provider bodies): ``(request suffix, response suffix)`` of the body files of a flat
+    #: directory. An adapter that declares them is collected by the provider pass
+    #: (:func:`asz_core.provider_collect.provider_pass`) instead of the cursor collector, and implements :meth:`body_meta`.
+    body_suffixes: ClassVar[tuple[str, str] | None] = None
+    #: True when ``asz collect`` collects this adapter whenever its default source root exists, even though the
+    #: configuration does not list it (Claude Code's provider bodies: capture is switched on outside asz).
+    collect_when_present: ClassVar[bool] = False
 
     @property
     def identity(self) -> str:
@@ -317,37 +363,62 @@ class Adapter:
         self._check_dialect(dialect)
         return list(self.flag_rules.get(dialect, ()))
 
+    @abc.abstractmethod
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
-        """The source root used when neither ``--source`` nor configuration names one."""
-        raise NotImplementedError
+        """The source root used when neither ``--source`` nor configuration names one (required)."""
 
     def configure(self, entry: Any) -> None:
         """Take this adapter's entry of the configuration the command read (``asz.yaml`` or ``--config``).
 
-        ``entry`` is an :class:`asz_core.config.AdapterEntry` (name, source_root,
-        include, exclude, collector, and adapter-specific keys such as
-        ``thread_keys``). Called by ``asz collect``/``sources``/``server`` before
+        ``entry`` is an :class:`asz_core.config.AdapterConfig` (name, source_root,
+        include, exclude, collector) whose ``options`` maps each key the
+        adapter's plugin declares through ``asz_register_settings`` to its
+        checked value (absent keys are absent: use the :class:`Setting`'s
+        default). Called by ``asz collect``/``sources``/``server`` before
         discovery. The default does nothing; an adapter with settings of its
         own reads them here, so ``--config`` reaches it.
         """
 
+    def start_receiver(self, storage: Path, entry: Any) -> str | None:
+        """Start what receives this adapter's traffic while ``asz collect`` (watch) or ``asz server`` runs.
+
+        ``storage`` is the storage root; ``entry`` the adapter's configuration
+        entry (enabled). Starts a daemon thread and returns the address it
+        listens on, or None when the adapter receives nothing (the default).
+        Raises OSError with a plain message when it cannot listen.
+        """
+        return None
+
+    def body_meta(self, name: str, data: bytes) -> BodyInfo:
+        """The identifiers one provider-body file names (``name`` its file name, ``data`` its bytes).
+
+        Required when :attr:`body_suffixes` is set; never raises (a body that
+        does not decode gives a :class:`BodyInfo` with ``meta=None`` and the
+        problem).
+        """
+        raise NotImplementedError(f"{self.name} declares no provider bodies")
+
     # -- work -----------------------------------------------------------------------------
 
+    @abc.abstractmethod
     def discover(self, source_root: Path, *, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> Discovery:
-        """List the sources under ``source_root``; unreadable places go to ``errors``, noise to ``skipped``."""
-        raise NotImplementedError
+        """List the sources under ``source_root``; unreadable places go to ``errors``, noise to ``skipped`` (required)."""
 
+    @abc.abstractmethod
     def convert_line(self, source: Source, line: bytes, ord: int, off: int) -> Record:
-        """Convert one complete source line (without its newline) into one record.
+        """Convert one complete source line (without its newline) into one record (required).
 
         Must never raise for bad input: what cannot be described becomes an
         ``unknown`` part. Sets ``ord``, ``off``, ``bytes`` and ``sha`` from the line.
         """
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def convert_document(self, source: Source, data: bytes) -> Record:
-        """Convert one whole document (snapshot or document source) into one record with ord 1 and off 0."""
-        raise NotImplementedError
+        """Convert one whole document (snapshot or document source) into one record with ord 1 and off 0 (required).
+
+        An adapter whose sources are all ``append`` files may return
+        ``self.convert_line(source, data, 1, 0)``.
+        """
 
     def read_document(self, source: Source) -> bytes:
         """The current bytes of a ``mode="document"`` source (origin-digest §2.2, snapshot cursor).

@@ -1,11 +1,16 @@
-"""Adapter discovery through pluggy and the ``asz`` entry-point group.
+"""Plugin discovery through pluggy and the ``asz`` entry-point group.
 
-pluggy project ``asz``, hooks prefixed ``asz_``. Built-in adapters are declared
-in asz's own ``pyproject.toml`` exactly like a third party's. Each entry point
-is loaded in isolation: one that fails to import is listed with its error and
-never breaks another command. ``ASZ_DISABLE_ADAPTERS=a,b`` blocks by name. Two
-adapters with one name is an error naming both distributions.
-``check_pending()`` runs after loading so a misspelled hook fails loudly.
+pluggy project ``asz``, hooks prefixed ``asz_`` (:mod:`.hookspecs`): a plugin
+adds adapters, commands and the ``asz.yaml`` keys of its adapters. Built-in
+plugins are declared in asz's own ``pyproject.toml`` exactly like a third
+party's. Each entry point is loaded in isolation, and each of these is a
+``failed`` row of ``asz adapters list`` that never stops another plugin or
+command: a plugin that raises on import; one with a ``@hookimpl`` whose name is
+no hook (a misspelling); one whose hook raises or returns something that is
+not an ``Adapter`` subclass; an adapter class that cannot be instantiated (an
+abstract method left out); a second adapter with a name already registered
+(the first keeps it; the row names both). ``ASZ_DISABLE_ADAPTERS=a,b`` blocks
+by entry-point or adapter name.
 
 Nothing is loaded at import time: :func:`get_plugin_manager` builds a fresh
 manager each call.
@@ -14,7 +19,7 @@ manager each call.
 from __future__ import annotations
 
 import os
-from typing import Iterable
+from typing import Any, Iterable, Mapping, Sequence
 
 import attrs
 import pluggy
@@ -25,7 +30,7 @@ except ImportError:  # pragma: no cover
     from importlib import metadata  # type: ignore[no-redef]
 
 from . import hookspecs
-from .adapter import Adapter
+from .adapter import Adapter, Setting
 
 __all__ = ["ENTRY_POINT_GROUP", "AdapterEntry", "Registry", "get_plugin_manager", "DuplicateAdapterError"]
 
@@ -34,7 +39,7 @@ PROJECT = "asz"
 
 
 class DuplicateAdapterError(RuntimeError):
-    """Two plugins register adapters with one name; the message names both distributions."""
+    """Kept for code that caught it: duplicates are ``failed`` rows now and nothing raises it."""
 
 
 @attrs.define
@@ -85,6 +90,29 @@ class Registry:
 
     pm: pluggy.PluginManager
     entries: list[AdapterEntry] = attrs.Factory(list)
+    #: The plugins loaded without failure, each with the row fields of where it came from.
+    plugins: list[tuple[object, AdapterEntry]] = attrs.Factory(list)
+    #: Per adapter name, the ``asz.yaml`` keys its plugin declares (``asz_register_settings``).
+    settings: dict[str, tuple[Setting, ...]] = attrs.Factory(dict)
+
+    def register_commands(self, cli: Any) -> list[str]:
+        """Call every loaded plugin's ``asz_register_commands(cli)``; returns the names of the plugins that added some.
+
+        A hook that raises becomes a ``failed`` row (the commands it added
+        before raising stay); the other plugins still add theirs. Never raises.
+        """
+        added = []
+        for plugin, where in self.plugins:
+            impl = getattr(plugin, "asz_register_commands", None)
+            if impl is None:
+                continue
+            try:
+                impl(cli=cli)
+            except Exception as exc:  # a bad plugin is listed, never fatal
+                self.entries.append(attrs.evolve(where, status="failed", reason=f"asz_register_commands: {type(exc).__name__}: {exc}"))
+                continue
+            added.append(where.name)
+        return added
 
     def adapters(self) -> dict[str, Adapter]:
         """Adapters whose status is ok, by name."""
@@ -111,22 +139,44 @@ class Registry:
         return sorted({d for a in self.adapters().values() for d in a.dialects})
 
 
-class _Hooks:
-    """Typed facade over ``pm.hook`` (pluggy's hook relay is untyped): the only way core calls hooks."""
+def _impl_names(plugin: object) -> list[str]:
+    """The names of ``plugin``'s hook implementations: attributes marked ``@asz_core.hookimpl``, and functions
+    whose name starts with ``asz_`` (a plain ``def asz_register_adapters()`` is taken as its hook, as it always was)."""
+    import inspect
 
-    def __init__(self, pm: pluggy.PluginManager):
-        self._pm = pm
+    marker = f"{PROJECT}_impl"
+    out = []
+    for name in dir(plugin):
+        try:
+            value = getattr(plugin, name)
+        except Exception:  # a property that raises is no hook
+            continue
+        if hasattr(value, marker) or (name.startswith(f"{PROJECT}_") and inspect.isfunction(value)):
+            out.append(name)
+    return out
 
-    def register_adapters_from(self, plugin: object) -> list[type[Adapter]]:
-        impl = getattr(plugin, "asz_register_adapters", None)
-        if impl is None:
-            return []
-        out = impl()
-        if out is None:
-            return []
-        if isinstance(out, type):
-            return [out]
-        return list(out)
+
+def _as_classes(out: object) -> list:
+    if out is None:
+        return []
+    if isinstance(out, type):
+        return [out]
+    return list(out)  # type: ignore[call-overload]
+
+
+def _as_settings(out: object) -> dict[str, tuple[Setting, ...]]:
+    if out is None:
+        return {}
+    if not isinstance(out, Mapping):
+        raise TypeError(f"asz_register_settings must return a mapping of adapter name to settings, got {type(out).__name__}")
+    got: dict[str, tuple[Setting, ...]] = {}
+    for name, keys in out.items():
+        keys = tuple(keys)
+        bad = [k for k in keys if not isinstance(k, Setting)]
+        if bad:
+            raise TypeError(f"asz_register_settings: {name!r}: {bad[0]!r} is not an asz_core.Setting")
+        got[str(name)] = keys
+    return got
 
 
 def _blocked_names(block: Iterable[str] | None) -> set[str]:
@@ -136,72 +186,93 @@ def _blocked_names(block: Iterable[str] | None) -> set[str]:
     return names
 
 
+class _Loader:
+    """Loads plugins one by one into a :class:`Registry`; every problem becomes a row, nothing raises."""
+
+    def __init__(self, reg: Registry, blocked: set[str]):
+        self.reg = reg
+        self.blocked = blocked
+        self.owners: dict[str, AdapterEntry] = {}
+
+    def row(self, where: AdapterEntry, status: str, reason: str, name: str = "") -> None:
+        self.reg.entries.append(attrs.evolve(where, name=name or where.name, status=status, reason=reason))
+
+    def add(self, plugin: object, where: AdapterEntry) -> None:
+        """Register ``plugin`` (whose entry point ``where`` describes) and the adapters and settings it provides."""
+        if where.name in self.blocked:
+            return self.row(where, "blocked", "ASZ_DISABLE_ADAPTERS")
+        impls = _impl_names(plugin)
+        unknown = [n for n in impls if n not in hookspecs.HOOK_NAMES]
+        if unknown:
+            return self.row(where, "failed", f"{', '.join(unknown)} is no asz hook (hooks: {', '.join(hookspecs.HOOK_NAMES)})")
+        if not impls:
+            return self.row(where, "failed", f"implements no asz hook (hooks: {', '.join(hookspecs.HOOK_NAMES)})")
+        try:
+            self.reg.pm.register(plugin, name=f"{where.distribution}:{where.name}" if where.distribution else where.name)
+            classes = _as_classes(plugin.asz_register_adapters()) if "asz_register_adapters" in impls else []
+            settings = _as_settings(plugin.asz_register_settings()) if "asz_register_settings" in impls else {}
+        except Exception as exc:  # a bad plugin is listed, never fatal
+            return self.row(where, "failed", f"{type(exc).__name__}: {exc}")
+        if "asz_register_adapters" in impls and not classes:
+            return self.row(where, "failed", "registers no adapter")
+        self.reg.plugins.append((plugin, where))
+        for name, keys in settings.items():
+            self.reg.settings.setdefault(name, keys)
+        for cls in classes:
+            self.adapter(cls, where)
+
+    def adapter(self, cls: object, where: AdapterEntry) -> None:
+        name = getattr(cls, "name", "") or where.name
+        if name in self.blocked:
+            return self.row(where, "blocked", "ASZ_DISABLE_ADAPTERS", name)
+        if name in self.owners:
+            first = self.owners[name]
+            return self.row(where, "failed", f"adapter name {name!r} is registered twice: by {first.distribution or first.module} "
+                                             f"(kept) and by {where.distribution or where.module}", name)
+        try:
+            if not (isinstance(cls, type) and issubclass(cls, Adapter)):
+                raise TypeError(f"{cls!r} is not an asz_core.Adapter subclass")
+            entry = attrs.evolve(where, name=name, status="ok", reason="", adapter=cls())
+        except Exception as exc:
+            entry = attrs.evolve(where, name=name, status="failed", reason=f"{type(exc).__name__}: {exc}")
+        self.owners[name] = entry
+        self.reg.entries.append(entry)
+
+
 def get_plugin_manager(*, entrypoints: bool = True, block: Iterable[str] | None = None, extra: Iterable[object] = ()) -> Registry:
     """Build a fresh plugin manager and registry.
 
     ``entrypoints`` loads the ``asz`` entry-point group; ``block`` adds names to
     ``ASZ_DISABLE_ADAPTERS``; ``extra`` registers plugin objects directly
-    (tests, development). Import failures, bad registrations and blocked names
-    become rows with status failed / blocked. Raises DuplicateAdapterError
-    when two plugins register one adapter name, naming both distributions.
-    Raises pluggy.PluginValidationError (via ``check_pending``) for a hook
-    implementation whose name matches no hook.
+    (tests, development, ``--adapter-file``). Every problem of a plugin (import
+    error, misspelled hook, bad registration, duplicate adapter name, an
+    adapter that cannot be instantiated) becomes a row with status
+    ``failed`` and its reason; blocked names become ``blocked`` rows. Never
+    raises for a plugin.
     """
     pm = pluggy.PluginManager(PROJECT)
     pm.add_hookspecs(hookspecs)
     reg = Registry(pm)
-    blocked = _blocked_names(block)
-    facade = _Hooks(pm)
-    owners: dict[str, AdapterEntry] = {}
-
-    def add_plugin(plugin: object, *, ep_name: str, dist: str, version: str, module: str, source: str) -> None:
-        if ep_name in blocked:
-            reg.entries.append(AdapterEntry(ep_name, dist, version, module, source, "blocked", "ASZ_DISABLE_ADAPTERS"))
-            return
-        try:
-            pm.register(plugin, name=f"{dist}:{ep_name}" if dist else ep_name)
-            classes = facade.register_adapters_from(plugin)
-        except Exception as exc:  # a bad plugin is listed, never fatal
-            reg.entries.append(AdapterEntry(ep_name, dist, version, module, source, "failed", f"{type(exc).__name__}: {exc}"))
-            return
-        if not classes:
-            reg.entries.append(AdapterEntry(ep_name, dist, version, module, source, "failed", "registers no adapter"))
-            return
-        for cls in classes:
-            name = getattr(cls, "name", "") or ep_name
-            if name in blocked:
-                reg.entries.append(AdapterEntry(name, dist, version, module, source, "blocked", "ASZ_DISABLE_ADAPTERS"))
-                continue
-            if name in owners:
-                first = owners[name]
-                raise DuplicateAdapterError(
-                    f"adapter name {name!r} is registered twice: by {first.distribution or first.module} and by {dist or module}"
-                )
-            try:
-                if not (isinstance(cls, type) and issubclass(cls, Adapter)):
-                    raise TypeError(f"{cls!r} is not an asz_core.Adapter subclass")
-                adapter = cls()
-                entry = AdapterEntry(name, dist, version, module, source, "ok", "", adapter)
-            except Exception as exc:
-                entry = AdapterEntry(name, dist, version, module, source, "failed", f"{type(exc).__name__}: {exc}")
-            owners[name] = entry
-            reg.entries.append(entry)
-
+    loader = _Loader(reg, _blocked_names(block))
     if entrypoints:
-        for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        # In a fixed order (distribution, then entry-point name), so which of two same-named adapters keeps the name
+        # does not depend on the order of sys.path's directory listings.
+        for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: (ep.dist.name if ep.dist else "", ep.name)):
             dist = ep.dist.name if ep.dist is not None else ""
             version = ep.dist.version if ep.dist is not None else ""
-            if ep.name in blocked:
-                reg.entries.append(AdapterEntry(ep.name, dist, version, ep.value, "entry-point", "blocked", "ASZ_DISABLE_ADAPTERS"))
+            where = AdapterEntry(ep.name, dist, version, ep.value, "entry-point")
+            if ep.name in loader.blocked:
+                loader.row(where, "blocked", "ASZ_DISABLE_ADAPTERS")
                 continue
             try:
                 plugin = ep.load()
-            except Exception as exc:
-                reg.entries.append(AdapterEntry(ep.name, dist, version, ep.value, "entry-point", "failed", f"{type(exc).__name__}: {exc}"))
+            except BaseException as exc:  # SystemExit or KeyboardInterrupt from a plugin's import is its failure too
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                loader.row(where, "failed", f"{type(exc).__name__}: {exc}")
                 continue
-            add_plugin(plugin, ep_name=ep.name, dist=dist, version=version, module=ep.value, source="entry-point")
+            loader.add(plugin, where)
     for plugin in extra:
         mod = getattr(plugin, "__name__", type(plugin).__name__)
-        add_plugin(plugin, ep_name=mod, dist="", version="", module=mod, source="extra")
-    pm.check_pending()
+        loader.add(plugin, AdapterEntry(mod, "", "", mod, "extra"))
     return reg

@@ -10,14 +10,24 @@ import types
 from pathlib import Path
 
 import orjson
-import pluggy
 import pytest
 
 from asz_core import Adapter, hookimpl
-from asz_core.plugins import DuplicateAdapterError, get_plugin_manager
+from asz_core.plugins import get_plugin_manager
 
 GOOD = '''
-from asz_core import Adapter, hookimpl
+from pathlib import Path
+
+import typer
+
+from asz_core import Adapter, Discovery, Setting, hookimpl
+
+
+def _greeting(value):
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"expected a non-empty string, got {value!r}")
+    return value
+
 
 class EchoAdapter(Adapter):
     """A throwaway adapter used by asz's own plugin tests."""
@@ -25,14 +35,85 @@ class EchoAdapter(Adapter):
     version = "9.9.9"
     dialects = ("echo/1",)
     kinds = ("transcript",)
+    greeting = "hello"
+
+    def configure(self, entry):
+        self.greeting = entry.options.get("greeting", "hello")
+
+    def default_source_root(self, env=None):
+        return Path("echo")
+
+    def discover(self, source_root, *, include=(), exclude=()):
+        return Discovery()
+
+    def convert_line(self, source, line, ord, off):
+        raise NotImplementedError
+
+    def convert_document(self, source, data):
+        raise NotImplementedError
+
 
 @hookimpl
 def asz_register_adapters():
     return [EchoAdapter]
+
+
+@hookimpl
+def asz_register_settings():
+    return {"echo-test": [Setting("greeting", "hello", _greeting, "what echo-greet prints")]}
+
+
+@hookimpl
+def asz_register_commands(cli):
+    @cli.command("echo-greet")
+    def echo_greet(config: str = typer.Option(None, "--config")):
+        """Print the greeting of the echo-test entry of asz.yaml."""
+        from asz_core.config import load_config
+        from asz_core.plugins import get_plugin_manager
+
+        cfg = load_config(config)
+        adapter = get_plugin_manager().get("echo-test")
+        adapter.configure(cfg.adapter("echo-test"))
+        typer.echo(adapter.greeting)
 '''
 
 BROKEN = '''
 raise ImportError("this plugin is broken on purpose")
+'''
+
+#: A hook implementation whose name is no hook (``regster``).
+MISSPELLED = '''
+from asz_core import hookimpl
+
+@hookimpl
+def asz_regster_adapters():
+    return []
+'''
+
+#: A second adapter named ``echo-test`` from another distribution.
+DUPLICATE = GOOD.replace("version = \"9.9.9\"", "version = \"0.0.1\"").replace("@hookimpl\ndef asz_register_commands", "def _no_commands")
+
+#: An adapter class that leaves out the required methods (Adapter is an abstract base class).
+ABSTRACT = '''
+from asz_core import Adapter, hookimpl
+
+class HalfAdapter(Adapter):
+    name = "half-test"
+    dialects = ("half/1",)
+    kinds = ("transcript",)
+
+@hookimpl
+def asz_register_adapters():
+    return [HalfAdapter]
+'''
+
+#: A command hook that raises: its plugin is a failed row, every other command stays.
+BAD_COMMANDS = '''
+from asz_core import hookimpl
+
+@hookimpl
+def asz_register_commands(cli):
+    raise RuntimeError("no commands today")
 '''
 
 
@@ -59,41 +140,97 @@ def _make_dist(base: Path, name: str, module: str, source: str, ep_name: str) ->
     return pkg
 
 
+DISTS = [
+    ("asz-adapter-echo-test", "asz_adapter_echo_test", GOOD, "echo-test"),
+    ("asz-adapter-broken-test", "asz_adapter_broken_test", BROKEN, "broken-test"),
+    ("asz-adapter-typo-test", "asz_adapter_typo_test", MISSPELLED, "typo-test"),
+    ("asz-adapter-echo-again", "asz_adapter_echo_again", DUPLICATE, "echo-again"),
+    ("asz-adapter-half-test", "asz_adapter_half_test", ABSTRACT, "half-test"),
+    ("asz-adapter-badcmd-test", "asz_adapter_badcmd_test", BAD_COMMANDS, "badcmd-test"),
+]
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
-    """Install two throwaway distributions (one working, one broken) with pip into a private target dir."""
+    """Install the throwaway distributions (one working, the others broken in one way each) with pip into a private target dir."""
     base = tmp_path_factory.mktemp("dists")
     target = base / "site"
-    good = _make_dist(base, "asz-adapter-echo-test", "asz_adapter_echo_test", GOOD, "echo-test")
-    broken = _make_dist(base, "asz-adapter-broken-test", "asz_adapter_broken_test", BROKEN, "broken-test")
-    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index", "--target", str(target), str(good), str(broken)]
+    paths = [str(_make_dist(base, *d)) for d in DISTS]
+    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index", "--target", str(target), *paths]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         pytest.fail(f"pip install of the throwaway distributions failed: {proc.stderr}")
     return target
 
 
-def _asz(site: Path, *args: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
+def _asz(site: Path, *args: str, env_extra: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(site) + os.pathsep + env.get("PYTHONPATH", "")
     env.update(env_extra or {})
-    return subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True, env=env)
+    return subprocess.run([sys.executable, "-m", "asz_core.cli.entry", *args], capture_output=True, text=True, env=env, cwd=cwd)
 
 
 def test_adapters_list_shows_installed_and_failed(site):
     proc = _asz(site, "adapters", "list", "--json")
     assert proc.returncode == 0, proc.stderr
-    rows = {r["name"]: r for r in orjson.loads(proc.stdout)}
-    echo = rows["echo-test"]
-    assert echo["distribution"] == "asz-adapter-echo-test" and echo["version"] == "1.2.3"
+    rows = {}
+    for r in orjson.loads(proc.stdout):
+        rows.setdefault(r["name"], []).append(r)
+    # entry points load in distribution-name order: asz-adapter-echo-again keeps the name, echo-test's is a failed row
+    [echo, again] = rows["echo-test"]
+    assert echo["distribution"] == "asz-adapter-echo-again" and echo["version"] == "1.2.3"
     assert echo["dialects"] == ["echo/1"] and echo["kinds"] == ["transcript"] and echo["status"] == "ok"
-    broken = rows["broken-test"]
+    assert again["distribution"] == "asz-adapter-echo-test" and again["dialects"] == []
+    assert again["status"] == ("failed: adapter name 'echo-test' is registered twice: by asz-adapter-echo-again (kept) "
+                               "and by asz-adapter-echo-test")
+    [broken] = rows["broken-test"]
     assert broken["status"].startswith("failed: ImportError: this plugin is broken on purpose")
-    # the built-in adapter is found through the same group, from asz's own distribution
-    assert rows["claude-code-local"]["distribution"] == "asz"
+    [typo] = rows["typo-test"]
+    assert typo["status"].startswith("failed: asz_regster_adapters is no asz hook (hooks: asz_register_adapters, ")
+    [half] = rows["half-test"]
+    assert half["status"].startswith("failed: TypeError: Can't instantiate abstract class HalfAdapter")
+    assert "convert_line" in half["status"] and "discover" in half["status"]
+    # the built-in adapters are found through the same group, from asz's own distribution, and still work
+    assert [r["status"] for r in rows["claude-code-local"]] == ["ok"]
+    assert rows["claude-code-local"][0]["distribution"] == "asz"
     # the table form works too
     table = _asz(site, "adapters", "list")
     assert table.returncode == 0 and "echo-test" in table.stdout and "failed" in table.stdout
+
+
+def test_a_failing_command_hook_is_a_row_and_other_commands_stay(site):
+    proc = _asz(site, "--help")
+    assert proc.returncode == 0, proc.stderr
+    for name in ("echo-greet", "hook", "hooks", "provider", "ingest", "collect"):
+        assert name in proc.stdout, name
+    # adapters list builds the whole application, so the failing command hook shows as a row
+    rows = [r for r in orjson.loads(_asz(site, "adapters", "list", "--json").stdout) if r["name"] == "badcmd-test"]
+    assert [r["status"] for r in rows] == ["failed: asz_register_commands: RuntimeError: no commands today"]
+
+
+def test_broken_plugins_never_break_another_command(site):
+    proc = _asz(site, "glossary", "no-such/1")
+    assert proc.returncode == 2
+    assert "no installed adapter speaks dialect 'no-such/1'" in proc.stderr
+    proc = _asz(site, "glossary", "claude-code/1")
+    assert proc.returncode == 0 and "claude-code/1" in proc.stdout
+
+
+def test_a_plugin_adds_a_command_and_its_own_config_keys(site, tmp_path):
+    proc = _asz(site, "echo-greet")
+    assert (proc.returncode, proc.stdout) == (0, "hello\n"), proc.stderr
+    cfg = tmp_path / "asz.yaml"
+    cfg.write_text("adapters:\n  - name: echo-test\n    greeting: good morning\n")
+    proc = _asz(site, "echo-greet", "--config", str(cfg))
+    assert (proc.returncode, proc.stdout) == (0, "good morning\n"), proc.stderr
+    cfg.write_text("adapters:\n  - name: echo-test\n    greeting: ''\n")
+    proc = _asz(site, "sources", "--config", str(cfg), "--root", str(tmp_path / "root"))
+    assert proc.returncode == 2
+    assert f"{cfg}: adapters[0].greeting: expected a non-empty string, got ''" in proc.stderr
+    cfg.write_text("adapters:\n  - name: echo-test\n    greting: hi\n")
+    proc = _asz(site, "sources", "--config", str(cfg), "--root", str(tmp_path / "root"))
+    assert proc.returncode == 2
+    assert f"{cfg}: adapters[0].greting: unknown key (known here: name, enabled, source_root, include, exclude, collector, greeting)" in proc.stderr
 
 
 def test_disable_adapters_blocks_by_name(site):
@@ -102,15 +239,21 @@ def test_disable_adapters_blocks_by_name(site):
     assert rows["echo-test"]["status"] == "blocked: ASZ_DISABLE_ADAPTERS"
 
 
-def test_broken_plugin_never_breaks_another_command(site):
-    proc = _asz(site, "glossary", "no-such/1")
-    assert proc.returncode == 2
-    assert "no installed adapter speaks dialect 'no-such/1'" in proc.stderr
-
-
 class _A(Adapter):
     name = "dup"
     dialects = ("dup/1",)
+
+    def default_source_root(self, env=None):
+        return Path("dup")
+
+    def discover(self, source_root, *, include=(), exclude=()):
+        raise NotImplementedError
+
+    def convert_line(self, source, line, ord, off):
+        raise NotImplementedError
+
+    def convert_document(self, source, data):
+        raise NotImplementedError
 
 
 def _plugin(modname: str, cls):
@@ -124,12 +267,14 @@ def _plugin(modname: str, cls):
     return mod
 
 
-def test_duplicate_name_is_an_error_naming_both():
-    with pytest.raises(DuplicateAdapterError, match="first_mod.*second_mod"):
-        get_plugin_manager(entrypoints=False, extra=[_plugin("first_mod", _A), _plugin("second_mod", _A)])
+def test_duplicate_name_is_a_failed_row_naming_both():
+    reg = get_plugin_manager(entrypoints=False, extra=[_plugin("first_mod", _A), _plugin("second_mod", _A)])
+    first, second = reg.entries
+    assert first.status == "ok" and reg.get("dup") is first.adapter
+    assert second.status == "failed" and second.reason == "adapter name 'dup' is registered twice: by first_mod (kept) and by second_mod"
 
 
-def test_misspelled_hook_fails_loudly():
+def test_misspelled_hook_is_a_failed_row():
     mod = types.ModuleType("typo_mod")
 
     @hookimpl
@@ -137,8 +282,10 @@ def test_misspelled_hook_fails_loudly():
         return []
 
     mod.asz_regster_adapters = asz_regster_adapters
-    with pytest.raises(pluggy.PluginValidationError, match="asz_regster_adapters"):
-        get_plugin_manager(entrypoints=False, extra=[mod])
+    reg = get_plugin_manager(entrypoints=False, extra=[mod, _plugin("fine_mod", _A)])
+    typo, fine = reg.entries
+    assert typo.status == "failed" and typo.reason.startswith("asz_regster_adapters is no asz hook")
+    assert fine.status == "ok"
 
 
 def test_registering_a_non_adapter_is_listed_failed():

@@ -293,6 +293,17 @@ def test_configuration_keys_match_the_loader() -> None:
     assert not accepted - documented, f"accepted by the loader but not in docs/configuration.md: {sorted(accepted - documented)}"
 
 
+def test_adapter_keys_match_the_installed_plugins() -> None:
+    """The table of an adapter's own keys lists exactly what the installed plugins declare (asz_register_settings)."""
+    from asz_core.plugins import get_plugin_manager
+
+    text = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
+    section = text.split("## An adapter's own keys", 1)[1].split("\n## ", 1)[0]
+    documented = set(re.findall(r"^\| `([^`]+)` \| `([^`]+)` \|", section, re.MULTILINE))
+    declared = {(name, s.key) for name, keys in get_plugin_manager().settings.items() for s in keys}
+    assert documented == declared
+
+
 def test_configuration_example_is_the_defaults() -> None:
     """The page's full YAML example loads and equals the built-in defaults."""
     from asz_core.config import Config, parse_config

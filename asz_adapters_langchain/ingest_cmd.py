@@ -1,5 +1,8 @@
 """``asz ingest langsmith``: run the LangSmith-compatible receiver (issue 11; origin-digest §5.4, §8.2).
 
+Added to the ``asz`` command by this package's plugin (``asz_register_commands``
+in :mod:`asz_adapters_langchain.plugin`).
+
 An app built on LangChain / LangGraph traces to it unchanged with
 ``LANGSMITH_TRACING=true``, ``LANGSMITH_ENDPOINT=http://HOST:PORT``,
 ``LANGSMITH_API_KEY`` and ``LANGSMITH_PROJECT``. Accepted requests are
@@ -19,7 +22,12 @@ from typing import Optional
 
 import typer
 
-from ..config import ConfigError, load_config
+from asz_core.cli.server_cmd import serve_app
+from asz_core.config import ConfigError, load_config
+
+from .settings import DEFAULT_LISTEN, SETTINGS, option
+
+NAME = "langsmith-ingest"
 
 __all__ = ["register", "langsmith", "parse_listen"]
 
@@ -54,16 +62,16 @@ def langsmith(
     and stages nothing. Prints ``listening: http://HOST:PORT/`` and runs
     until interrupted.
     """
-    from asz_adapters_langchain.receiver import DEFAULT_LISTEN, make_app
+    from .receiver import make_app
 
     try:
-        cfg = load_config(config)
+        cfg = load_config(config, settings={NAME: SETTINGS})
     except ConfigError as exc:
         typer.echo(f"asz ingest langsmith: {exc}", err=True)
         raise typer.Exit(2)
     entry = cfg.adapter("langsmith-ingest")
     try:
-        host, port = parse_listen(listen or entry.listen or DEFAULT_LISTEN)
+        host, port = parse_listen(listen or option(entry.options, "listen") or DEFAULT_LISTEN)
     except ValueError as exc:
         typer.echo(f"asz ingest langsmith: --listen: {exc}", err=True)
         raise typer.Exit(2)
@@ -73,7 +81,7 @@ def langsmith(
     except OSError as exc:
         typer.echo(f"asz ingest langsmith: cannot use the storage root {storage}: {exc.strerror or exc}", err=True)
         raise typer.Exit(1)
-    key = entry.token if token is None else token
+    key = option(entry.options, "token") if token is None else token
     try:
         loop = ipaddress.ip_address(host).is_loopback
     except ValueError:
@@ -85,19 +93,17 @@ def langsmith(
         typer.echo("asz ingest langsmith: --max-body and --max-part must be positive", err=True)
         raise typer.Exit(2)
     # Bind first, so a busy or bad address is told plainly (exit 1) and "listening" is only said when true.
-    sock = _bind_socket("asz ingest langsmith", host, port)
+    sock = bind_socket("asz ingest langsmith", host, port)
     port = sock.getsockname()[1]
-    from .server_cmd import _serve
-
     app = make_app(storage, token=key, max_body=max_body, max_part=max_part)
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"staging  : {storage / '_ingest' / 'langsmith' / 'inbox'}")
     typer.echo(f"listening: http://{shown}:{port}/")
     sys.stdout.flush()
-    _serve(app, host, port, sock)
+    serve_app(app, host, port, sock)
 
 
-def _bind_socket(who: str, host: str, port: int):
+def bind_socket(who: str, host: str, port: int):
     """A TCP socket bound to ``host:port``; one clear line and exit 1 when the address cannot be bound."""
     import socket
 
@@ -111,35 +117,31 @@ def _bind_socket(who: str, host: str, port: int):
     return sock
 
 
-def start_receiver(storage: Path, cfg) -> tuple[str, object] | None:
-    """Start the LangSmith receiver in a background thread when ``langsmith-ingest`` is enabled in ``cfg``.
+def start_receiver(storage: Path, entry) -> str:
+    """Start the LangSmith receiver in a background thread with the ``listen`` and ``token`` of ``entry``.
 
-    Used by ``asz server`` and watch-mode ``asz collect`` (issue 11): arrivals
-    are staged under ``storage`` and landed by each collect pass. Returns
-    ``(address, uvicorn server)`` or None when the adapter is not enabled.
-    Raises typer.Exit(1) with a clear line when the address cannot be bound.
+    Used through :meth:`LangsmithIngest.start_receiver` by ``asz server`` and
+    watch-mode ``asz collect`` (issue 11): arrivals are staged under
+    ``storage`` and landed by each collect pass. Returns the address. Raises
+    typer.Exit(1) with a clear line when the address cannot be bound.
     """
-    enabled = [a for a in cfg.enabled() if a.name == "langsmith-ingest"]
-    if not enabled:
-        return None
     import threading
 
     import uvicorn
 
-    from asz_adapters_langchain.receiver import DEFAULT_LISTEN, make_app
+    from .receiver import make_app
 
-    entry = enabled[0]
-    host, port = parse_listen(entry.listen or DEFAULT_LISTEN)
+    host, port = parse_listen(option(entry.options, "listen") or DEFAULT_LISTEN)
     (storage / "_ingest" / "langsmith" / "inbox").mkdir(parents=True, exist_ok=True)
-    sock = _bind_socket("asz: langsmith-ingest", host, port)
+    sock = bind_socket("asz: langsmith-ingest", host, port)
     port = sock.getsockname()[1]
-    app = make_app(storage, token=entry.token or "")
+    app = make_app(storage, token=option(entry.options, "token") or "")
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="off", server_header=False))
     threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="asz-langsmith-ingest", daemon=True).start()
     shown = f"[{host}]" if ":" in host else host
     address = f"http://{shown}:{port}/"
     typer.echo(f"ingest   : langsmith-ingest receiving at {address}", err=True)
-    return address, server
+    return address
 
 
 def register(app: typer.Typer) -> None:

@@ -1,6 +1,7 @@
 """``asz provider enable|disable|status``: turn Claude Code's raw API body capture on and off (origin-digest §5.3; issue 10).
 
-``enable`` sets ``OTEL_LOG_RAW_API_BODIES=file:<dir>`` under ``env`` in
+Added to the ``asz`` command by the ``claude-code-provider`` plugin
+(:mod:`asz_adapters_claude.provider_plugin`). ``enable`` sets ``OTEL_LOG_RAW_API_BODIES=file:<dir>`` under ``env`` in
 Claude Code's settings (user scope by default), ``disable`` removes it; both
 copy the file aside first and write atomically. ``status`` says what the
 settings capture, how many body files the directory holds and, with a storage
@@ -16,7 +17,7 @@ from typing import Optional
 import orjson
 import typer
 
-from .hook_cmd import _report  # the same report as asz hooks install|uninstall
+from .hook_cmd import report_change  # the same report as asz hooks install|uninstall
 
 __all__ = ["provider_app", "register"]
 
@@ -27,7 +28,7 @@ _SCOPE = "user: $CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json; pro
 
 
 def _path(verb: str, scope: str) -> Path:
-    from asz_adapters_claude import hooks_settings as hs
+    from . import hooks_settings as hs
 
     try:
         return hs.settings_path(scope)
@@ -48,8 +49,8 @@ def enable(
     prompt, the tool schemas and every message. Raises Exit(1) when the
     settings cannot be read or written.
     """
-    from asz_adapters_claude.hooks_settings import SettingsError
-    from asz_adapters_claude.provider import ClaudeCodeProvider, enable_capture
+    from .hooks_settings import SettingsError
+    from .provider import ClaudeCodeProvider, enable_capture
 
     d = Path(directory) if directory else ClaudeCodeProvider().default_source_root()
     try:
@@ -59,7 +60,7 @@ def enable(
         raise typer.Exit(1)
     if not dry_run:
         d.expanduser().mkdir(parents=True, exist_ok=True)
-    _report("enable", change, dry_run)
+    report_change("enable", change, dry_run)
 
 
 @provider_app.command("disable")
@@ -68,15 +69,15 @@ def disable(
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the change as a diff; write nothing."),
 ) -> None:
     """Remove ``OTEL_LOG_RAW_API_BODIES`` from Claude Code's settings; files already written stay."""
-    from asz_adapters_claude.hooks_settings import SettingsError
-    from asz_adapters_claude.provider import disable_capture
+    from .hooks_settings import SettingsError
+    from .provider import disable_capture
 
     try:
         change = disable_capture(_path("disable", scope), dry_run=dry_run)
     except SettingsError as exc:
         typer.echo(f"asz provider disable: {exc}", err=True)
         raise typer.Exit(1)
-    _report("disable", change, dry_run)
+    report_change("disable", change, dry_run)
 
 
 @provider_app.command("status")
@@ -86,7 +87,7 @@ def status(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """What the settings capture: the variable, its directory, body files (requests, responses, bytes), table states."""
-    from asz_adapters_claude.provider import capture_status
+    from .provider import capture_status
 
     st = capture_status(_path("status", scope), root)
     if as_json:

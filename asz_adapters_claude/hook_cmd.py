@@ -1,9 +1,11 @@
 """``asz hook`` (the MCP observer Claude Code runs) and ``asz hooks install|uninstall`` (origin-digest §3.8, §5.2).
 
-``asz hook`` normally never reaches Typer: :func:`asz_core.cli.main.main`
-hands ``sys.argv[2:]`` straight to :func:`asz_adapters_claude.hook.main`. The
-Typer command below is the same thing for help listings and for invocations
-that do not start with ``hook``.
+Added to the ``asz`` command by this package's plugin (``asz_register_commands``
+in :mod:`asz_adapters_claude.plugin`). ``asz hook`` normally never reaches
+Typer: it is declared in the ``asz.fast`` entry-point group, so
+:mod:`asz_core.cli.entry` hands ``sys.argv[2:]`` straight to
+:func:`asz_adapters_claude.hook.main`. The Typer command below is the same
+thing for help listings and for invocations that do not start with ``hook``.
 """
 
 from __future__ import annotations
@@ -27,12 +29,13 @@ def hook(
     any other event writes nothing. Always exits 0; problems go to
     ``<data>/log/plugin.log``.
     """
-    from asz_adapters_claude.hook import main as hook_main
+    from .hook import main as hook_main
 
     raise typer.Exit(hook_main(["--data", data] if data else []))
 
 
-def _report(verb: str, change, dry_run: bool) -> None:
+def report_change(verb: str, change, dry_run: bool) -> None:
+    """Print what a settings change did (``asz hooks``, ``asz provider``): each action, the backup, or the dry-run diff."""
     if not change.changed:
         typer.echo(f"{change.path}: nothing to {verb}; unchanged")
         return
@@ -47,7 +50,7 @@ def _report(verb: str, change, dry_run: bool) -> None:
 
 
 def _run(verb: str, scope: str, dry_run: bool, direct: bool = False) -> None:
-    from asz_adapters_claude import hooks_settings as hs
+    from . import hooks_settings as hs
 
     try:
         path = hs.settings_path(scope)
@@ -62,7 +65,7 @@ def _run(verb: str, scope: str, dry_run: bool, direct: bool = False) -> None:
     except hs.SettingsError as exc:
         typer.echo(f"asz hooks {verb}: {exc}", err=True)
         raise typer.Exit(1)
-    _report(verb, change, dry_run)
+    report_change(verb, change, dry_run)
 
 
 @hooks_app.command("install")

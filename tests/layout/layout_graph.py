@@ -1,0 +1,123 @@
+"""The import graph of the product packages, read from the source with :mod:`ast` (nothing is imported).
+
+Shared by the layout tests and by ``docs/architecture.md``'s table of import directions.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+CORE = "asz_core"
+
+
+def modules(package: str = CORE) -> dict[str, Path]:
+    """Every module of ``package`` by dotted name (a package by its own name, from ``__init__.py``)."""
+    base = REPO / package
+    out = {}
+    for path in sorted(base.rglob("*.py")):
+        parts = list(path.relative_to(REPO).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def _type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def imports(name: str, path: Path) -> list[tuple[str, int]]:
+    """``(imported module, line)`` for every import in the module ``name`` at ``path``, relative ones resolved.
+
+    Imports under ``if TYPE_CHECKING:`` are left out: they never run. Imports
+    inside functions count (they run when the function does).
+    """
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _type_checking(node):
+            for sub in node.body:
+                for inner in ast.walk(sub):
+                    skip.add(id(inner))
+    out = []
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            out.extend((a.name, node.lineno) for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            out.append((target, node.lineno))
+            # ``from . import x`` / ``from .pkg import mod``: the names may be modules themselves
+            out.extend((f"{target}.{a.name}", node.lineno) for a in node.names)
+    return out
+
+
+def unit(module: str) -> str:
+    """The room of the core a module belongs to: its first level below ``asz_core`` (``asz_core.flow.parse`` → ``flow``)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def unit_graph() -> dict[str, dict[str, list[str]]]:
+    """Edges between the rooms of ``asz_core``: ``graph[a][b]`` lists the ``file:line`` of each import of b by a."""
+    mods = modules()
+    graph: dict[str, dict[str, list[str]]] = {}
+    for name, path in mods.items():
+        src = unit(name)
+        if src == "__init__":
+            continue  # the public API re-exports lazily (PEP 562): it names every room and is imported by none
+        for target, line in imports(name, path):
+            if target not in mods or not target.startswith(CORE + "."):
+                continue
+            dst = unit(target)
+            if dst not in (src, "__init__"):
+                graph.setdefault(src, {}).setdefault(dst, []).append(f"{path.relative_to(REPO)}:{line}")
+    return graph
+
+
+def cycles(graph: dict[str, dict[str, list[str]]]) -> list[list[str]]:
+    """The strongly connected groups of more than one room (Tarjan), each sorted; empty when the graph has no cycle."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+    counter = [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, {}):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(set(graph) | {w for e in graph.values() for w in e}):
+        if v not in index:
+            visit(v)
+    return out
