@@ -393,7 +393,7 @@ def sources(
     whose discovery prepares its sources: langsmith-ingest turns staged
     arrivals into per-session sources under ``_ingest/langsmith``).
     """
-    from ..storage.survey import survey
+    from ..collect.survey import survey
 
     cfg = _load("sources", config)
     jobs = resolve_jobs("sources", cfg, adapter=adapter, source=source, adapter_files=adapter_file, root=root)

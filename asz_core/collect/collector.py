@@ -69,6 +69,7 @@ from ..sessiondata import (
 from ..sessiondata.codec import encode_closing, encode_header, encode_record
 from ..sessiondata import durable
 from ..sessiondata.model import Closing
+from ..sessiondata.writer import VocabularyError, check_vocabulary
 from .windows import SourceError, has_complete_line, line_tail, next_tail, open_source, pread_exact, read_window, strerror, tail_digest
 from ..storage.cursor import TAIL_WINDOW, AppendCursor, SnapshotCursor, read_cursor, write_cursor
 from ..storage.layout import PREFIX_KIND, cursor_path, kind_dir, parse_landed_name, session_dir, session_dirs
@@ -644,7 +645,18 @@ class _SessionPass:
         except Exception as exc:  # the contract says never raise; keep the bytes anyway
             self._error_once(s.path, f"adapter {self.adapter.name} failed on line {ord_}: {type(exc).__name__}: {exc}")
             rec = Record(parts=[unknown_part(line, f"the adapter failed on this line: {type(exc).__name__}")])
-        return _fix(rec, ord_, off, line)
+        return self._refuse_outside_vocabulary(s, _fix(rec, ord_, off, line), line, f"line {ord_}")
+
+    def _refuse_outside_vocabulary(self, s: Source, rec: Record, data: bytes, where: str) -> Record:
+        """``rec`` when its values are all in Session Data's vocabularies; else an ``error:`` line naming the record
+        and the field, and the bytes kept whole in an unknown part instead (the writer refuses such a record)."""
+        try:
+            check_vocabulary(rec)
+        except VocabularyError as exc:
+            self._error_once(s.path, f"adapter {self.adapter.name} wrote {where} outside the vocabulary: {exc}")
+            kept = Record(parts=[unknown_part(data, f"the adapter wrote {exc.field} outside Session Data's vocabulary")])
+            return _fix(kept, rec.ord, rec.off, data)
+        return rec
 
     def _encode_fit(self, rec: Record, budget: int) -> bytes:
         """Encode a record; when it cannot fit ``budget`` (bytes, newline included) encode a shrunk copy instead."""
@@ -880,7 +892,7 @@ class _SessionPass:
         except Exception as exc:
             self._error_once(s.path, f"adapter {self.adapter.name} failed on the document: {type(exc).__name__}: {exc}")
             rec = Record(parts=[unknown_part(data, f"the adapter failed on this document: {type(exc).__name__}")])
-        rec = _fix(rec, 1, 0, data)
+        rec = self._refuse_outside_vocabulary(s, _fix(rec, 1, 0, data), data, "the document")
         room = max(1, self.opts.max_delta_bytes - self._overhead(s))
         enc = self._encode_fit(rec, room)
         del rec

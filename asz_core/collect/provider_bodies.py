@@ -48,14 +48,14 @@ from typing import TYPE_CHECKING, Callable, TextIO
 
 import attrs
 
-from ..sessiondata.providerbody import BodyMeta, Session, provider_files
+from ..sessiondata.providerbody import BodyMeta, Session
 from ..sessiondata import Header, format_rfc3339
 from ..sessiondata.codec import encode_header, encode_record
-from ..storage.layout import landed_files, session_dir, session_dirs
+from ..storage.layout import landed_files, provider_files, session_dir, session_dirs
 from ..storage.root import FileLock, LockBusy, SessionWriter, session_lock
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .plugins.adapter import Adapter
+    from ..plugins.adapter import Adapter
 
 __all__ = [
     "PROVIDER_DIR",
@@ -201,7 +201,7 @@ def body_adapter() -> "Adapter":
 
     Raises LookupError when none is installed.
     """
-    from .plugins.manager import get_plugin_manager
+    from ..plugins.manager import get_plugin_manager
 
     for a in get_plugin_manager().adapters().values():
         if a.body_suffixes:
@@ -367,7 +367,7 @@ def _land_session(root: Path, sess: str, group: list[_Body], table: dict[str, Se
         c.sessions += 1
         sdir = session_dir(root, sess)
         try:
-            held = Session.open(sdir)
+            held = Session.open(provider_files(sdir))
         except (OSError, ValueError) as exc:
             print(f"error: {sdir / 'provider_body'}: {exc}; its bodies are left for the next pass", file=out)
             c.errors += 1

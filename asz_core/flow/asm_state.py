@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ..plugins.adapter import STEP_KINDS as _STEP_KINDS
+from ..sessiondata.vocabulary import STEP_KINDS as _STEP_KINDS
 from .index import Index, IndexEntry
 from .model import Assembly, Node, Ref, Relation, Unresolved, make_id
 

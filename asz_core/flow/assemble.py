@@ -34,7 +34,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..plugins.adapter import STRUCTURAL_KINDS
+from ..sessiondata.vocabulary import STRUCTURAL_KINDS
 from .asm_joins import stage5_spawns, stage6_epochs
 from .asm_state import ANCESTOR_HOPS, GATES, STEP_KINDS, USAGE_RULE, State
 from .asm_steps import emit_steps, fill_counts, result

@@ -33,6 +33,7 @@ import orjson
 
 from ..sessiondata import durable, gc_pause
 from ..sessiondata.times import format_rfc3339, parse_instant
+from ..sessiondata.vocabulary import STEP_KINDS as _STEP_KINDS
 from ..storage.layout import landed_files, session_dir, session_dirs
 from ..storage.root import highest_seq, read_state
 from .chain import Chain, ChainBusy, ChainError
@@ -61,14 +62,7 @@ __all__ = [
 #: Default ``parse.max_round_bytes``: 2 MiB.
 DEFAULT_MAX_ROUND_BYTES = 2 * 1024 * 1024
 #: Node kinds that count as steps in a header's ``steps`` (origin-digest §4.5).
-STEP_KINDS = frozenset(
-    (
-        "message.external", "message.assistant", "message.synthetic", "context.injection", "llm.call", "thinking",
-        "tool", "agent.call", "agent.launch_ack", "agent.output", "runtime.notification", "epoch.boundary",
-        "epoch.summary", "error.api", "control.interrupt", "control.permission", "control.command",
-        "turn.duration", "control.notice",
-    )
-)
+STEP_KINDS = frozenset(_STEP_KINDS)
 #: Assemblies kept per parse call, by through_seq (narrowing retries and the next window reuse them).
 _ASSEMBLY_CACHE = 4
 

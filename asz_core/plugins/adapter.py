@@ -34,6 +34,8 @@ from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
 import attrs
 
 from ..sessiondata.model import Record
+from ..sessiondata.vocabulary import (CLAIM_STATES, CONTENT_STATES, GLOSSARY_NAMES, QUALITIES, RELATION_TYPES, ROLES, STEP_KINDS,
+                                      STREAM_ROLES, STRUCTURAL_KINDS)
 
 __all__ = [
     "Term",
@@ -59,61 +61,8 @@ __all__ = [
     "BodyInfo",
 ]
 
-#: Structural kinds (origin-digest §4.5).
-STRUCTURAL_KINDS = ("conversation", "segment", "session", "stream", "epoch", "talk", "run")
-#: Step kinds (origin-digest §4.5); ``control.notice`` is a kind but not in the glossary vocabulary.
-STEP_KINDS = (
-    "message.external",
-    "message.assistant",
-    "message.synthetic",
-    "context.injection",
-    "llm.call",
-    "thinking",
-    "tool",
-    "agent.call",
-    "agent.launch_ack",
-    "agent.output",
-    "runtime.notification",
-    "epoch.boundary",
-    "epoch.summary",
-    "error.api",
-    "control.interrupt",
-    "control.permission",
-    "control.command",
-    "turn.duration",
-    "control.notice",
-)
-#: Roles on records (origin-digest §4.5).
-ROLES = ("id", "parent", "call", "run", "batch", "stream", "continues", "tool", "child", "time", "trigger", "model")
-#: Relation types: written ones and vocabulary-only ones (origin-digest §4.4).
-RELATION_TYPES = ("starts", "reports", "ends_with", "follows", "summarizes", "in_segment", "result_of", "retries", "cancels", "input_of")
-QUALITIES = ("exact_unique", "exact_ambiguous", "strong_inference", "weak_inference", "unresolved", "conflict")
-CLAIM_STATES = ("observed_replayable", "observed_report_only", "proposed", "unavailable")
-CONTENT_STATES = ("available", "redacted", "omitted", "hash_only", "size_only", "truncated", "unavailable")
-STREAM_ROLES = ("main", "child", "auxiliary", "judge")
-TRIGGER_VALUES = ("external", "notification", "unknown")
-
-
-def _vocabulary() -> tuple[str, ...]:
-    seen: dict[str, None] = {}
-    for group in (
-        STRUCTURAL_KINDS,
-        tuple(k for k in STEP_KINDS if k != "control.notice"),
-        ROLES,
-        RELATION_TYPES,
-        QUALITIES,
-        CLAIM_STATES,
-        CONTENT_STATES,
-        STREAM_ROLES,
-        TRIGGER_VALUES,
-    ):
-        for name in group:
-            seen.setdefault(name, None)
-    return tuple(seen)
-
-
-#: Every model name a glossary must cover (origin-digest §4.5 and §6).
-VOCABULARY: tuple[str, ...] = _vocabulary()
+#: Every model name a glossary must cover (origin-digest §4.5 and §6); defined in :mod:`asz_core.sessiondata.vocabulary`.
+VOCABULARY: tuple[str, ...] = GLOSSARY_NAMES
 
 
 #: The modes a :class:`Source` can have: a file of lines, a file that is one document, a document inside a file.

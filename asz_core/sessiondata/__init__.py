@@ -20,6 +20,7 @@ from .model import (
 )
 from .reader import FileCheck, SDError, SDReader, check_file, read_file
 from .times import format_rfc3339, format_stamp, instant_ms, parse_instant
-from .writer import DEFAULT_MAX_DELTA_BYTES, LandedFile, SDWriter, encoded_size, shrink_record
+from .vocabulary import FROM_VALUES, TRIGGERS
+from .writer import DEFAULT_MAX_DELTA_BYTES, LandedFile, SDWriter, VocabularyError, check_vocabulary, encoded_size, shrink_record
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -16,6 +16,7 @@ import attrs
 
 from .jsonbytes import RawJSON
 from .times import parse_instant
+from .vocabulary import FILE_KINDS, FLAGS, FROM_VALUES, PART_KINDS, STATES, TRIGGERS, WITHHOLDABLE
 
 __all__ = [
     "SCHEMA",
@@ -42,49 +43,11 @@ __all__ = [
 SCHEMA = "sd/1"
 ENVELOPE = 1
 
-#: Part kinds (seed 000, Parts).
-PART_KINDS = ("text", "reasoning", "call", "result", "media", "data", "unknown")
-#: Part states; ``removed`` only appears in a skeleton (seed 000, Skeletons).
-STATES = ("available", "truncated", "redacted", "omitted", "unavailable", "too_large", "removed")
-#: The closed flag vocabulary (origin-digest §3.4), in its documented order.
-FLAGS = (
-    "external_input",
-    "injected",
-    "system_prompt",
-    "tool_schemas",
-    "finished",
-    "synthetic",
-    "context_reset",
-    "reset_summary",
-    "child_result",
-    "error",
-    "launch_ack",
-    "turn_duration",
-    "command",
-    "notice",
-    "auxiliary",
-)
-#: Flags a server may withhold by name, in this order (seed 000, Flags).
-WITHHOLDABLE = ("system_prompt", "tool_schemas")
-#: File kinds written by adapters (origin-digest §3.1).
-FILE_KINDS = (
-    "transcript",
-    "agent_meta",
-    "journal",
-    "workflow_manifest",
-    "workflow_script",
-    "changes",
-    "execution",
-    "provider_body",
-    "tool_output",
-)
 #: ``dropped[].what`` prefix of a result whose full output the runtime kept in a companion file
 #: (``full output in <path>``; the file lands as kind ``tool_output``, labelled with its name).
 COMPANION_WHAT = "full output in "
 #: Reserved for a push transport; valid in a header, never written by asz.
 RESERVED_KINDS = ("otlp_log", "otlp_span")
-FROM_VALUES = ("agent", "external", "runtime")
-TRIGGERS = ("external", "notification", "unknown")
 #: File-name prefix per kind (origin-digest §2.1).
 KIND_PREFIX = {
     "transcript": "transcript",

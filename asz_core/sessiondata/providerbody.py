@@ -63,7 +63,6 @@ __all__ = [
     "find_pieces",
     "chain_hint",
     "read_record_line",
-    "provider_files",
     "iter_bodies",
     "CallKey",
     "BodyKey",
@@ -321,21 +320,6 @@ def read_record_line(line: bytes) -> tuple[dict, list[_PartRaw], Manifest]:
     return top, parts[:-1], Manifest(mv)
 
 
-def provider_files(session_dir: str | Path, upto_seq: int | None = None) -> list[tuple[int, Path]]:
-    """The session's landed provider_body ``.sd`` files as ``(seq, path)`` in seq order, up to ``upto_seq``."""
-    from ..storage.layout import parse_landed_name
-
-    d = Path(session_dir) / "provider_body"
-    out = []
-    if d.is_dir():
-        for f in d.iterdir():
-            ln = parse_landed_name(f.name)
-            if ln is not None and ln.kind == "provider_body" and ln.ext == "sd" and (upto_seq is None or ln.seq <= upto_seq):
-                out.append((ln.seq, f))
-    out.sort()
-    return out
-
-
 # --------------------------------------------------------------------------- the session
 
 
@@ -364,19 +348,23 @@ class Session:
     # ------------------------------------------------------------------ loading
 
     @classmethod
-    def open(cls, session_dir: str | Path, upto_seq: int | None = None) -> "Session":
-        """A Session with every provider_body file of ``session_dir`` with seq ≤ ``upto_seq`` loaded.
+    def open(cls, files: Iterable[tuple[int, Path]]) -> "Session":
+        """A Session with ``files`` loaded: ``(seq, path)`` of landed provider_body files in seq order, as
+        :func:`asz_core.storage.layout.provider_files` lists a session's.
 
         Raises ValueError (from :meth:`load_file`) when a file is not whole.
         """
         s = cls()
-        s.load_upto(session_dir, upto_seq)
+        s.load_upto(files)
         return s
 
-    def load_upto(self, session_dir: str | Path, upto_seq: int | None = None) -> int:
-        """Load the files of ``session_dir`` with ``loaded_seq`` < seq ≤ ``upto_seq`` (all when None); returns how many."""
+    def load_upto(self, files: Iterable[tuple[int, Path]], upto_seq: int | None = None) -> int:
+        """Load those of ``files`` (``(seq, path)`` in seq order) with ``loaded_seq`` < seq ≤ ``upto_seq`` (all when None);
+        returns how many."""
         n = 0
-        for seq, path in provider_files(session_dir, upto_seq):
+        for seq, path in files:
+            if upto_seq is not None and seq > upto_seq:
+                break
             if seq > self.loaded_seq:
                 self.load_file(path, seq)
                 n += 1

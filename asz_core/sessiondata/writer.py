@@ -21,11 +21,13 @@ from typing import Any
 import attrs
 
 from . import durable
-from .codec import check_header, encode_closing, encode_header, encode_part, encode_record, encode_value
+from .codec import FieldError, check_header, encode_closing, encode_header, encode_part, encode_record, encode_value
 from .jsonbytes import RawJSON, loads
 from .model import ENVELOPE, SCHEMA, Closing, Header, Part, Record
+from .vocabulary import FLAGS, FROM_VALUES, PART_KINDS, STATES, TRIGGERS
 
-__all__ = ["SDWriter", "LandedFile", "shrink_record", "encoded_size", "DEFAULT_MAX_DELTA_BYTES"]
+__all__ = ["SDWriter", "LandedFile", "shrink_record", "encoded_size", "DEFAULT_MAX_DELTA_BYTES", "VocabularyError",
+           "check_vocabulary"]
 
 #: The collector's default cut budget, 2 MiB (origin-digest §2.1).
 DEFAULT_MAX_DELTA_BYTES = 2 * 1024 * 1024
@@ -40,6 +42,40 @@ class LandedFile:
     digest: str
     size: int
     header: Header
+
+
+class VocabularyError(FieldError):
+    """A record holds a value outside Session Data's vocabularies (seed 000); ``field`` names it (``from``,
+    ``trigger``, ``flags[1]``, ``parts[2].k``, ``parts[2].state``) and the message names the record and the values
+    allowed."""
+
+
+def _record_name(record: Record) -> str:
+    return f"record ord {record.ord}" + (f" (id {record.id!r})" if record.id else "")
+
+
+def check_vocabulary(record: Record) -> None:
+    """Refuse a record whose ``from``, ``trigger``, a flag, a part kind or a part state is outside Session Data's
+    vocabularies (:mod:`asz_core.sessiondata.vocabulary`); an empty ``from`` or ``trigger`` is allowed (none given).
+
+    Raises :class:`VocabularyError`, e.g. ``from: record ord 3 (id 'u1'): 'assistant' is not a Session Data
+    value (one of agent, external, runtime)``. The first offending field is named.
+    """
+    def refuse(field: str, value: object, allowed: tuple[str, ...]) -> VocabularyError:
+        return VocabularyError(field, f"{_record_name(record)}: {value!r} is not a Session Data value (one of {', '.join(allowed)})")
+
+    if record.from_ and record.from_ not in FROM_VALUES:
+        raise refuse("from", record.from_, FROM_VALUES)
+    if record.trigger and record.trigger not in TRIGGERS:
+        raise refuse("trigger", record.trigger, TRIGGERS)
+    for i, flag in enumerate(record.flags or ()):
+        if flag not in FLAGS:
+            raise refuse(f"flags[{i}]", flag, FLAGS)
+    for i, part in enumerate(record.parts or ()):
+        if part.k not in PART_KINDS:
+            raise refuse(f"parts[{i}].k", part.k, PART_KINDS)
+        if part.state and part.state not in STATES:
+            raise refuse(f"parts[{i}].state", part.state, STATES)
 
 
 def encoded_size(record: Record) -> int:
@@ -103,7 +139,11 @@ class SDWriter:
         return self._records
 
     def write(self, record: Record) -> int:
-        """Append one record line; returns the bytes it took, newline included."""
+        """Append one record line; returns the bytes it took, newline included.
+
+        Raises :class:`VocabularyError` (nothing written) for a value outside Session Data's vocabularies.
+        """
+        check_vocabulary(record)
         line = encode_record(record)
         self._write_line(line)
         self._records += 1

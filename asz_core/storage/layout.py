@@ -45,6 +45,7 @@ __all__ = [
     "SessionListing",
     "DEFAULT_ROOT",
     "PREFIX_KIND",
+    "provider_files",
 ]
 
 #: Default storage root, relative to the working directory (``storage.root``).
@@ -200,3 +201,16 @@ def landed_files(session_dir: Path, *, skeletons: bool = False) -> list[tuple[La
     Where a landed file and its skeleton are both present, the landed file wins.
     """
     return session_listing(session_dir, skeletons=skeletons).files
+
+
+def provider_files(session_dir: str | Path, upto_seq: int | None = None) -> list[tuple[int, Path]]:
+    """The session's landed provider_body ``.sd`` files as ``(seq, path)`` in seq order, up to ``upto_seq``."""
+    d = Path(session_dir) / "provider_body"
+    out = []
+    if d.is_dir():
+        for f in d.iterdir():
+            ln = parse_landed_name(f.name)
+            if ln is not None and ln.kind == "provider_body" and ln.ext == "sd" and (upto_seq is None or ln.seq <= upto_seq):
+                out.append((ln.seq, f))
+    out.sort()
+    return out

@@ -15,13 +15,20 @@ its own. Each check runs the adapter through a real collect
 checks apply is decided by the adapter's declared
 :class:`~asz_core.Capabilities`, never by its name.
 
-Checks (issue 9): every landed file verifies; every complete source line of an
-append source is one record with ord/off/bytes/sha; bytes the dialect cannot
-describe are kept in an ``unknown`` part; flags come only from the closed
-vocabulary and only from the adapter's declared rules; the glossary covers the
-vocabulary; headers, file kinds, file names and seq follow the storage-root
-rules; a second collect lands nothing; appending a line lands one record; an
-adapter declaring ``sessions_in_parallel`` lands the samples in two worker
+Checks (issues 9 and 19): the adapter class implements every required method
+(``Adapter`` is an abstract base class); every landed file verifies; every
+complete source line of an append source, and every document, is one record
+with ord/off/bytes/sha; no record leaves its line's bytes unaccounted for (it
+carries parts, dropped entries or identifiers); bytes the dialect cannot
+describe are kept in an ``unknown`` part; ``from``, ``trigger``, flags, part
+kinds and part states are all Session Data values (a message names the source
+line and the field, e.g. ``from: record ord 1: 'assistant' is not a Session
+Data value``); flags come only from the adapter's declared rules; the glossary
+covers the vocabulary; headers, file kinds, file names and seq follow the
+storage-root rules; the samples parse into conversations whose asz.view
+document cites every record with text (``summary.coverage``: cited ==
+records); a second collect lands nothing; appending a line lands one record;
+an adapter declaring ``sessions_in_parallel`` lands the samples in two worker
 processes byte for byte as in one.
 """
 
@@ -36,7 +43,7 @@ import attrs
 import pytest
 
 from ..plugins.adapter import VOCABULARY, Adapter
-from ..sessiondata import FLAGS, SDReader
+from ..sessiondata import FLAGS, SDReader, VocabularyError, check_vocabulary
 from ..sessiondata.model import FILE_KINDS
 
 __all__ = ["AdapterConformance", "collect_once", "landed_records"]
@@ -121,6 +128,11 @@ class AdapterConformance:
 
     # ------------------------------------------------------------------ checks
 
+    def test_implements_the_required_methods(self) -> None:
+        """``Adapter`` is an abstract base class: the class under test leaves no required method out."""
+        missing = sorted(getattr(self.adapter_class, "__abstractmethods__", ()))
+        assert not missing, f"{self.adapter_class.__name__} does not implement {', '.join(missing)}"
+
     def test_declares_itself(self, adapter: Adapter) -> None:
         """Name, version, dialects and kinds are declared; kinds are Session Data file kinds."""
         assert adapter.name and adapter.version and adapter.dialects
@@ -145,6 +157,56 @@ class AdapterConformance:
             for rule in adapter.flag_map(dialect):
                 assert rule.flag in FLAGS, f"{dialect}: {rule.flag!r} is not a Session Data flag"
                 assert rule.rule.strip(), f"{dialect}: flag {rule.flag!r} has no rule"
+
+    def test_values_are_session_data_values(self, adapter: Adapter, source_root: Path) -> None:
+        """Every record the samples convert to holds only Session Data values in ``from``, ``trigger``, flags, part
+        kinds and part states (the writer refuses any other); the message names the source line and the field."""
+        bad = []
+        for s in adapter.discover(source_root).sources:
+            if s.mode == "append":
+                data = s.path.read_bytes()
+                lines = data[: data.rfind(b"\n") + 1].split(b"\n")[:-1]
+                off = 0
+                recs = []
+                for n, line in enumerate(lines, 1):
+                    recs.append((f"{s.src}:{n}", adapter.convert_line(s, line, n, off)))
+                    off += len(line) + 1
+            else:
+                recs = [(s.src, adapter.convert_document(s, adapter.read_document(s).rstrip(b"\n")))]
+            for where, rec in recs:
+                try:
+                    check_vocabulary(rec)
+                except VocabularyError as exc:
+                    bad.append(f"{where}: {exc}")
+        assert not bad, f"{adapter.name} writes values outside Session Data's vocabularies:\n" + "\n".join(bad[:20])
+
+    def test_no_line_left_unaccounted(self, collected: Path) -> None:
+        """Every landed record accounts for its line's bytes: it holds parts (an ``unknown`` one for what the dialect
+        cannot describe), ``dropped`` entries for what it chose to leave out, or the identifiers and roles it read."""
+        said = ("id", "parent", "call", "run", "continues", "tool", "child", "batch", "label", "started_by", "from_", "time",
+                "trigger", "flags", "usage", "model")
+        bad = [f"{h.src}:{rec.ord} ({rec.bytes} bytes)" for _p, h, _r, rec in landed_records(collected)
+               if not rec.parts and not rec.dropped and not any(getattr(rec, f, None) for f in said)]
+        assert not bad, "records that say nothing of their line (no parts, no dropped entry, no identifier):\n" + "\n".join(bad[:20])
+
+    def test_documents_cite_every_record_with_text(self, collected: Path) -> None:
+        """The samples parse into conversations, and each asz.view document cites every record with text
+        (``summary.coverage``: cited == records; a gap is named in ``summary.problems`` as ``not drawn: …``)."""
+        import io
+
+        from ..flow.parse import parse_root
+        from ..view import build_view, list_conversations
+
+        told = io.StringIO()
+        report = parse_root(collected, err=told)
+        assert not report.problems, f"parse of the samples reported: {report.problems}\n{told.getvalue()}"
+        conversations = list_conversations(collected)
+        assert conversations, "the samples parse into no conversation"
+        for conv in conversations:
+            summary = build_view(collected, conv)["summary"]
+            cov = summary["coverage"]
+            gaps = [p for p in summary.get("problems", ()) if p.startswith("not drawn")]
+            assert cov["cited"] == cov["records"], f"{conv}: the document cites {cov['cited']} of {cov['records']} records with text: {gaps}"
 
     def test_every_file_verifies(self, collected: Path) -> None:
         """The collected root verifies clean (digests, contiguity, names, cursors)."""
@@ -178,6 +240,12 @@ class AdapterConformance:
             landed.setdefault((header.session, header.src), []).append(rec)
         for s in disc.sources:
             if s.mode != "append":
+                data = adapter.read_document(s).rstrip(b"\n")
+                recs = landed.get((s.session, s.src), [])
+                assert recs, f"{s.src}: the document landed no record"
+                rec = recs[-1]
+                assert (rec.ord, rec.off, rec.bytes) == (1, 0, len(data)), f"{s.src}: a document is one record at ord 1, off 0"
+                assert rec.sha == hashlib.sha256(data).hexdigest()[:12], f"{s.src}: sha"
                 continue
             data = s.path.read_bytes()
             body = data[: data.rfind(b"\n") + 1]

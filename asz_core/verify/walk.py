@@ -725,7 +725,8 @@ def provider_section(root: str | os.PathLike, session: str | None = None) -> Sec
     (``bodies_too_large``), never as damage. None when the root holds no
     provider_body file. Counts ``bodies``, ``bodies_rebuilt``, ``bodies_too_large``.
     """
-    from ..sessiondata.providerbody import BodyError, MissingReference, Session, TooLarge, provider_files
+    from ..sessiondata.providerbody import BodyError, MissingReference, Session, TooLarge
+    from ..storage.layout import provider_files
 
     root = Path(root)
     sdirs = [root / session] if session else session_dirs(root)

@@ -9,6 +9,7 @@ import orjson
 from ..flow.model import Ref
 from ..sessiondata.jsonbytes import NumberText, RawJSON
 from ..sessiondata.model import WITHHOLDABLE
+from ..sessiondata.vocabulary import STEP_KINDS, STRUCTURAL_KINDS
 
 __all__ = [
     "FORMAT", "VERSION", "TEXT_LIMIT", "STRUCTURAL", "STEP_KINDS", "NO_TEXT", "TOOL_KINDS", "STRUCTURAL_SET", "STEP_KIND_SET",
@@ -19,12 +20,7 @@ FORMAT = "asz.view"
 VERSION = "1.0"
 #: A node's text is clipped to this many bytes at a character boundary.
 TEXT_LIMIT = 2000
-STRUCTURAL = ("conversation", "segment", "session", "stream", "epoch", "talk", "run")
-STEP_KINDS = (
-    "message.external", "message.assistant", "message.synthetic", "context.injection", "llm.call", "thinking", "tool",
-    "agent.call", "agent.launch_ack", "agent.output", "runtime.notification", "epoch.boundary", "epoch.summary", "error.api",
-    "control.interrupt", "control.permission", "control.command", "turn.duration", "control.notice",
-)
+STRUCTURAL = STRUCTURAL_KINDS  # the vocabularies are defined once, in asz_core.sessiondata.vocabulary
 NO_TEXT = frozenset(("llm.call", "talk", "run", "segment", "epoch", "stream", "session", "conversation"))
 TOOL_KINDS = frozenset(("tool", "agent.call"))
 STRUCTURAL_SET = frozenset(STRUCTURAL)

@@ -21,7 +21,7 @@ from typing import Any, Sequence
 import orjson
 
 from ..sessiondata.codec import FieldError, decode_header, parse_line
-from ..storage.layout import landed_files
+from ..storage.layout import landed_files, provider_files
 from .query import NUMBER, ApiError
 
 __all__ = ["LandedFiles", "refuse_links", "first_link", "withhold_record", "nth_record", "MAX_FILES_PER_REQUEST", "RESCAN_SECONDS"]
@@ -222,7 +222,7 @@ class LandedFiles:
         refuse_links(self.root, path.parent.parent)
         try:
             rec, _, manifest = read_record_line(line)
-            bs = BodySession.open(path.parent.parent, seq)  # <root>/<session>/provider_body/<file>
+            bs = BodySession.open(provider_files(path.parent.parent, seq))  # <root>/<session>/provider_body/<file>
             raw = bs.body(rec.get("id", ""))
         except BodyError as exc:
             raise ApiError(409, f"the body does not rebuild from this root: {exc}") from None

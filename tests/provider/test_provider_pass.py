@@ -10,7 +10,8 @@ import re
 from pathlib import Path
 
 from asz_core.collect.provider_bodies import landed_share, provider_pass, read_table
-from asz_core.sessiondata.providerbody import Session, provider_files
+from asz_core.sessiondata.providerbody import Session
+from asz_core.storage.layout import provider_files
 from asz_core.verify.walk import verify
 
 from pb_capture import write_capture
@@ -38,7 +39,7 @@ def test_bodies_land_once_and_rebuild(tmp_path):
     assert c.records == 14 and c.waiting == 2 and c.landed == 1
     table = read_table(tmp_path / "root")
     assert sorted({e.state for e in table.values()}) == ["landed", "waiting"]
-    s = Session.open(tmp_path / "root" / SESSION)
+    s = Session.open(provider_files(tmp_path / "root" / SESSION))
     for f in files:
         rid = f.name[: -len(".json")]
         if rid in s.records:
@@ -149,7 +150,7 @@ def test_files_are_cut_at_the_budget_and_rebuild_across_them(tmp_path):
     assert c.landed > 1
     sizes = [p.stat().st_size for _, p in provider_files(tmp_path / "root" / SESSION)]
     # a body larger than the budget lands alone (and shrunk); otherwise files stay within it
-    s = Session.open(tmp_path / "root" / SESSION)
+    s = Session.open(provider_files(tmp_path / "root" / SESSION))
     for _, p in provider_files(tmp_path / "root" / SESSION):
         one = Session()
         n = one.load_file(p)
@@ -216,5 +217,5 @@ def test_a_waiting_response_lands_once_its_transcript_line_has_landed(tmp_path):
     assert c.records == 1 and c.waiting == 1
     table = read_table(tmp_path / "root")
     assert table[waiting[0]].state == "landed" and table[waiting[0]].join == call
-    assert Session.open(tmp_path / "root" / SESSION).body(waiting[0][:-5]) == (tmp_path / "src" / waiting[0]).read_bytes()
+    assert Session.open(provider_files(tmp_path / "root" / SESSION)).body(waiting[0][:-5]) == (tmp_path / "src" / waiting[0]).read_bytes()
     assert files

@@ -231,7 +231,7 @@ def test_landed_through_the_provider_pass_in_several_files(tmp_path_factory, bod
     import os
 
     from asz_core.collect.provider_bodies import provider_pass
-    from asz_core.sessiondata.providerbody import provider_files
+    from asz_core.storage.layout import provider_files
 
     base = tmp_path_factory.mktemp("pass")
     src = base / "src"
@@ -247,7 +247,7 @@ def test_landed_through_the_provider_pass_in_several_files(tmp_path_factory, bod
         written[name[:-5]] = data
     c = provider_pass(base / "root", src, max_delta_bytes=budget, err=io.StringIO(), fsync=False)
     assert c.records == len(bodies)
-    s = Session.open(base / "root" / "S1")
+    s = Session.open(provider_files(base / "root" / "S1"))
     assert len(provider_files(base / "root" / "S1")) == c.landed
     for rid, data in written.items():
         try:

@@ -23,7 +23,8 @@ from typing import Callable
 import attrs
 
 from ...sessiondata import FLAGS, PART_KINDS, STATES, object_members, array_elements
-from ...sessiondata.model import FROM_VALUES
+from ...sessiondata import vocabulary
+from ...sessiondata.vocabulary import FROM_VALUES
 from .build import (
     DEFAULT_AT,
     FORMATS,
@@ -49,9 +50,7 @@ SKIPPED_PROPERTIES: dict[str, str] = {}
 #: Properties that apply only to runtime formats (claude-code), origin-digest §9.1.
 RUNTIME_PROPERTIES = ("recollect_idempotent", "every_line_a_record", "parts_keep_source_bytes", "discovery_ignores_noise", "pruned_sources_gone")
 #: Step kinds a round header's ``steps`` counts (origin-digest §4.5).
-STEP_KINDS = ("message.external", "message.assistant", "message.synthetic", "context.injection", "llm.call", "thinking", "tool",
-              "agent.call", "agent.launch_ack", "agent.output", "runtime.notification", "epoch.boundary", "epoch.summary",
-              "error.api", "control.interrupt", "control.permission", "control.command", "turn.duration", "control.notice")
+STEP_KINDS = vocabulary.STEP_KINDS
 _ROLE_FIELDS = ("id", "parent", "call", "run", "continues", "tool", "child", "batch", "label", "started_by", "from_", "time", "trigger",
                 "flags", "usage", "model")
 
@@ -365,7 +364,7 @@ def fold_equals_parse_now(b: Build, k: int, *, fresh: bool = True) -> list[str]:
     if fold is None or fold.head is None:
         return []
     from ...flow.parse import IndexEngine, fold_matches_assembly
-    from ...storage.layout import session_dir
+    from ...storage.layout import provider_files, session_dir
 
     try:
         engine = IndexEngine(update=False)
@@ -627,9 +626,9 @@ def _prop_provider_bodies_rebuild(c: _Ctx, b: Build) -> None:
     if not b.bodies:
         return
     from ...sessiondata.providerbody import BodyError, Session
-    from ...storage.layout import session_dir
+    from ...storage.layout import provider_files, session_dir
 
-    s = Session.open(session_dir(b.out, b.plan.session))
+    s = Session.open(provider_files(session_dir(b.out, b.plan.session)))
     bad = []
     for f in b.bodies:
         rid = f.name[: -len(".json")]

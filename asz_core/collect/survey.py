@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Iterable
 
 from ..plugins.adapter import Adapter, discovery_failure
-from ..collect.windows import SourceError, open_source
-from .cursor import AppendCursor, SnapshotCursor, read_cursor
-from .layout import cursor_path, kind_dir
-from .torn import torn_bytes, torn_line
+from ..storage.cursor import AppendCursor, SnapshotCursor, read_cursor
+from ..storage.layout import cursor_path, kind_dir
+from ..storage.torn import torn_bytes, torn_line
+from .windows import SourceError, open_source
 
 __all__ = ["survey"]
 
