@@ -39,7 +39,6 @@ exists, else the built-in defaults apply.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +48,7 @@ import yaml
 from .export.settings import ExportConfig, RetentionConfig, parse_export, parse_retention
 from .sessiondata import DEFAULT_MAX_DELTA_BYTES
 from .sessiondata.model import WITHHOLDABLE
+from .sessiondata.times import format_duration, parse_duration
 from .storage.layout import DEFAULT_ROOT
 
 __all__ = [
@@ -145,49 +145,9 @@ class Config:
         return AdapterConfig(name)
 
 
-# --------------------------------------------------------------------------- durations
-
-_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-_DUR_RE = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
-
-
+# Durations (``10m``, ``1h30m``) are parsed and printed by :mod:`asz_core.sessiondata.times`, which the export
+# settings share without importing this module; ``parse_duration`` and ``format_duration`` stay importable from here.
 _INT64_MAX = 2**63 - 1
-#: The longest duration accepted, in seconds: Go's time.Duration (int64 nanoseconds), as the original reads it.
-_DURATION_MAX_S = _INT64_MAX / 1e9
-
-
-def parse_duration(text: str) -> float:
-    """Parse a Go-style duration (``10m``, ``30s``, ``1h30m``, ``500ms``, ``0``) into seconds.
-
-    Raises ValueError for anything else, a missing unit, a negative value or
-    one longer than Go's ``time.Duration`` holds (about 292 years).
-    """
-    s = str(text).strip()
-    if s == "0":
-        return 0.0
-    if not s:
-        raise ValueError("empty duration")
-    pos, total = 0, 0.0
-    while pos < len(s):
-        m = _DUR_RE.match(s, pos)
-        if not m:
-            raise ValueError(f"{text!r} is not a duration such as 30s, 10m or 1h30m")
-        total += float(m.group(1)) * _UNITS[m.group(2)]
-        pos = m.end()
-    if total > _DURATION_MAX_S:
-        raise ValueError(f"{text!r} is longer than a duration can be (about 292 years, Go's limit)")
-    return total
-
-
-def format_duration(seconds: float) -> str:
-    """Seconds as a short Go-style duration: ``10m``, ``30s``, ``1h30m``, ``250ms``."""
-    if seconds < 1 and seconds > 0:
-        return f"{round(seconds * 1000)}ms"
-    s = int(round(seconds))
-    h, rem = divmod(s, 3600)
-    m, sec = divmod(rem, 60)
-    out = (f"{h}h" if h else "") + (f"{m}m" if m else "") + (f"{sec}s" if sec else "")
-    return out or "0s"
 
 
 # --------------------------------------------------------------------------- loading

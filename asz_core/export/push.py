@@ -28,7 +28,7 @@ from typing import Callable, TextIO
 
 import attrs
 
-from ..config import format_duration
+from ..sessiondata.times import format_duration
 from ..storage.root import FileLock
 from .settings import ExportConfig, default_instance_id, split_endpoint
 from .state import PushState

@@ -19,7 +19,7 @@ manager each call.
 from __future__ import annotations
 
 import os
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping
 
 import attrs
 import pluggy

@@ -3,6 +3,9 @@
 Times compare as the instants they name, never as text: ``…:00.11Z`` is after
 ``…:00.1Z`` and ``20:00:00+08:00`` is before ``12:00:01Z``. A value that is not
 such a time means the record has no time.
+
+Durations as Go writes them (``30s``, ``10m``, ``1h30m``, ``500ms``), the
+unit of every interval in ``asz.yaml``: :func:`parse_duration`, :func:`format_duration`.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import functools
 import re
 from datetime import datetime, timezone
 
-__all__ = ["parse_instant", "instant_ms", "format_stamp", "format_rfc3339"]
+__all__ = ["parse_instant", "instant_ms", "format_stamp", "format_rfc3339", "parse_duration", "format_duration"]
 
 _RFC3339 = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$"
@@ -115,3 +118,48 @@ def _civil_from_days(z: int) -> tuple[int, int, int]:
     d = doy - (153 * mp + 2) // 5 + 1
     m = mp + 3 if mp < 10 else mp - 9
     return yoe + era * 400 + (m <= 2), m, d
+
+
+# --------------------------------------------------------------------------- durations (Go style)
+
+_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+_DUR_RE = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+
+
+_INT64_MAX = 2**63 - 1
+#: The longest duration accepted, in seconds: Go's time.Duration (int64 nanoseconds), as the original reads it.
+_DURATION_MAX_S = _INT64_MAX / 1e9
+
+
+def parse_duration(text: str) -> float:
+    """Parse a Go-style duration (``10m``, ``30s``, ``1h30m``, ``500ms``, ``0``) into seconds.
+
+    Raises ValueError for anything else, a missing unit, a negative value or
+    one longer than Go's ``time.Duration`` holds (about 292 years).
+    """
+    s = str(text).strip()
+    if s == "0":
+        return 0.0
+    if not s:
+        raise ValueError("empty duration")
+    pos, total = 0, 0.0
+    while pos < len(s):
+        m = _DUR_RE.match(s, pos)
+        if not m:
+            raise ValueError(f"{text!r} is not a duration such as 30s, 10m or 1h30m")
+        total += float(m.group(1)) * _UNITS[m.group(2)]
+        pos = m.end()
+    if total > _DURATION_MAX_S:
+        raise ValueError(f"{text!r} is longer than a duration can be (about 292 years, Go's limit)")
+    return total
+
+
+def format_duration(seconds: float) -> str:
+    """Seconds as a short Go-style duration: ``10m``, ``30s``, ``1h30m``, ``250ms``."""
+    if seconds < 1 and seconds > 0:
+        return f"{round(seconds * 1000)}ms"
+    s = int(round(seconds))
+    h, rem = divmod(s, 3600)
+    m, sec = divmod(rem, 60)
+    out = (f"{h}h" if h else "") + (f"{m}m" if m else "") + (f"{sec}s" if sec else "")
+    return out or "0s"
