@@ -18,6 +18,8 @@ from typing import Any
 
 import attrs
 
+from ..sessiondata.times import IDLE_GAP_NS  # defined with the other time constants; storage reads it too
+
 __all__ = [
     "Ref",
     "Node",
@@ -36,7 +38,6 @@ __all__ = [
 PARSER = "v1"
 #: Assembly policy: the fixed 10-minute idle gap that proposes segments.
 POLICY = "v1+idle=10m0s"
-IDLE_GAP_NS = 10 * 60 * 1_000_000_000
 
 
 @attrs.frozen(order=True)

@@ -15,7 +15,11 @@ import functools
 import re
 from datetime import datetime, timezone
 
-__all__ = ["parse_instant", "instant_ms", "format_stamp", "format_rfc3339", "parse_duration", "format_duration"]
+__all__ = ["IDLE_GAP_NS", "parse_instant", "instant_ms", "format_stamp", "format_rfc3339", "parse_duration", "format_duration"]
+
+#: The idle gap that proposes a segment (assembly policy v1+idle=10m0s) and after which an unfinished last line is a
+#: torn tail, in nanoseconds (10 minutes).
+IDLE_GAP_NS = 10 * 60 * 1_000_000_000
 
 _RFC3339 = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$"

@@ -4,7 +4,7 @@ While a session may still grow, an unterminated last line is a write in
 progress: it is not converted, not counted, and waits for its newline
 (field report 6). When the file has not changed for :data:`TORN_AFTER_NS`
 (the idle window, the same 10 minutes the assembly uses to cut segments,
-``asz_core.flow.model.IDLE_GAP_NS``), the line is reported as a **torn tail**,
+``asz_core.sessiondata.times.IDLE_GAP_NS``), the line is reported as a **torn tail**,
 distinct from damage inside the file. It still never lands cut: it lands as
 soon as it is completed, and every report stops saying ``torn tail`` then.
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..flow.model import IDLE_GAP_NS
+from ..sessiondata.times import IDLE_GAP_NS
 from .cursor import AppendCursor, read_cursor
 from .layout import session_listing
 
