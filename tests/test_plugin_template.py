@@ -19,6 +19,16 @@ def installed(tmp_path_factory) -> Path:
     """A fresh virtual environment beside asz (it sees asz's own install) with a copy of the template installed into it."""
     venv = tmp_path_factory.mktemp("venv") / "env"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, capture_output=True)
+    # When this interpreter is itself a virtual environment, --system-site-packages reaches the base interpreter's
+    # packages, not this one's: a .pth file makes asz (and the build tools beside it) visible to the new one too.
+    import site
+    import sysconfig
+
+    inner = subprocess.run([str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                           check=True, capture_output=True, text=True).stdout.strip()
+    outer = [p for p in site.getsitepackages() + [sysconfig.get_paths()["purelib"]] if Path(p).is_dir()]
+    # ``import site; site.addsitedir(...)`` rather than a bare path, so the .pth files there (an editable install's) run too.
+    (Path(inner) / "_asz_outer_site.pth").write_text("".join(f"import site; site.addsitedir({p!r})\n" for p in dict.fromkeys(outer)))
     copy = tmp_path_factory.mktemp("src") / "plugin-template"
     shutil.copytree(TEMPLATE, copy, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     py = venv / "bin" / "python"
@@ -38,14 +48,24 @@ def _env(py: Path) -> dict:
 
 def test_template_is_found_and_collects(installed, tmp_path):
     rows = {r["name"]: r for r in orjson.loads(subprocess.run([str(installed), "-m", "asz_core.cli.main", "adapters", "list", "--json"], capture_output=True, text=True, env=_env(installed), check=True).stdout)}
-    assert rows["codex"]["distribution"] == "asz-adapter-codex" and rows["codex"]["status"] == "ok" and rows["codex"]["dialects"] == ["codex/1"]
+    row = rows["example-codex"]
+    assert row["distribution"] == "asz-adapter-example" and row["status"] == "ok" and row["dialects"] == ["example-codex/1"]
     root = tmp_path / "root"
-    col = subprocess.run([str(installed), "-m", "asz_core.cli.main", "collect", "--once", "--adapter", "codex", "--source", str(TEMPLATE / "samples"), "--root", str(root)], capture_output=True, text=True, env=_env(installed))
+    col = subprocess.run([str(installed), "-m", "asz_core.cli.main", "collect", "--once", "--adapter", "example-codex", "--source", str(TEMPLATE / "samples"), "--root", str(root)], capture_output=True, text=True, env=_env(installed))
     assert col.returncode == 0, col.stdout + col.stderr
     last = col.stdout.strip().splitlines()[-1]
-    assert "sessions=2" in last and "records=18" in last  # the two sample sessions: 15 lines and 3
+    assert "sessions=2" in last and "records=20" in last  # the two sample sessions: 15 lines and 5
     ver = subprocess.run([str(installed), "-m", "asz_core.cli.main", "verify", "--root", str(root)], capture_output=True, text=True, env=_env(installed))
     assert ver.returncode == 0, ver.stdout + ver.stderr
+
+
+def test_template_names_cannot_collide_with_a_real_adapter():
+    """Published unchanged, the template takes no real adapter's names: every name it declares says "example"."""
+    text = (TEMPLATE / "pyproject.toml").read_text()
+    assert 'name = "asz-adapter-example"' in text and 'example-codex = "asz_adapter_example.plugin"' in text
+    plugin = (TEMPLATE / "asz_adapter_example" / "plugin.py").read_text()
+    convert = (TEMPLATE / "asz_adapter_example" / "convert.py").read_text()
+    assert 'name = "example-codex"' in plugin and 'DIALECT = "example-codex/1"' in convert
 
 
 def test_template_own_tests_pass(installed):

@@ -236,12 +236,14 @@ def emit_input_steps(st: State) -> None:
             st.node(Node(ref_id("inject", ref_of(e)), kind="context.injection", parent=st.container_of(e),
                            stream=st.stream_name(e), ref=ref_of(e), attrs={"flagged": "none"}))
         elif e.from_ == "agent" and not e.call and e.kind == "transcript":
-            # the agent's answer outside any model call (a LangSmith decorated function's return value):
-            # its text is what it said, drawn as a model call's text is
+            # the agent's answer outside any model call (a LangSmith decorated function's return value, a
+            # runtime that writes no call id): its text is what it said and its reasoning what it thought, drawn
+            # as a model call's are
             for p in e.parts:
-                if p.k == "text":
+                if p.k in ("text", "reasoning"):
                     r = bref(e, p.block)
-                    st.node(Node(ref_id("msg", r), kind="message.assistant", parent=st.container_of(e),
+                    kind, prefix = ("message.assistant", "msg") if p.k == "text" else ("thinking", "think")
+                    st.node(Node(ref_id(prefix, r), kind=kind, parent=st.container_of(e),
                                    stream=st.stream_name(e), ref=r))
 
 

@@ -4,9 +4,9 @@ from pathlib import Path
 
 from asz_core.testing import AdapterConformance
 
-from asz_adapter_codex.plugin import CodexAdapter
+from asz_adapter_example.plugin import ExampleCodexAdapter
 
 
-class TestCodexConformance(AdapterConformance):
-    adapter_class = CodexAdapter
+class TestExampleCodexConformance(AdapterConformance):
+    adapter_class = ExampleCodexAdapter
     samples = Path(__file__).resolve().parents[1] / "samples"

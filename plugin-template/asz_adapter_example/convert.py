@@ -1,9 +1,11 @@
-"""The ``codex/1`` dialect: Codex CLI rollout files as Session Data.
+"""The ``example-codex/1`` dialect: Codex CLI rollout files as Session Data.
 
 A rollout file (``sessions/YYYY/MM/DD/rollout-<stamp>-<session id>.jsonl``) holds
 one JSON object per line: ``{"timestamp", "type", "payload"}``. Each line
-becomes exactly one record (seed 000, One record per line). See README.md for
-the mapping table, the flag rules and the known gaps.
+becomes exactly one record (seed 000, One record per line); a message's
+content items become one part each, in source order (text, media for an
+image, unknown for an item this dialect does not know). See README.md for the
+line-to-record table, the flag rules and the known gaps.
 
 Only the public API of ``asz_core`` is imported.
 """
@@ -18,6 +20,7 @@ from asz_core import (
     Record,
     Source,
     Usage,
+    array_elements,
     compact,
     json_loads,
     loads_source,
@@ -27,9 +30,10 @@ from asz_core import (
     unknown_part,
 )
 
-__all__ = ["convert_line", "DIALECT", "RESPONSE_TYPES"]
+__all__ = ["convert_line", "DIALECT", "RESPONSE_TYPES", "RUNTIME_ITEMS"]
 
-DIALECT = "codex/1"
+#: The dialect: ``example-`` so that publishing the template unchanged cannot collide with a real Codex adapter.
+DIALECT = "example-codex/1"
 #: response_item payload types this dialect describes; any other lands as unknown.
 RESPONSE_TYPES = (
     "message",
@@ -39,7 +43,13 @@ RESPONSE_TYPES = (
     "custom_tool_call",
     "custom_tool_call_output",
     "local_shell_call",
+    "web_search_call",
+    "ghost_snapshot",
 )
+#: response_item types that are the runtime's own bookkeeping: ``from: runtime``, the payload as a data part.
+RUNTIME_ITEMS = ("ghost_snapshot",)
+#: Content item types of a message that hold text.
+_TEXT_ITEMS = ("input_text", "output_text", "text")
 _LINE_TYPES = ("session_meta", "turn_context", "response_item", "event_msg", "compacted")
 
 
@@ -58,6 +68,32 @@ def _texts(content) -> list[str]:
     for item in content or []:
         if isinstance(item, dict) and isinstance(item.get("text"), str):
             out.append(item["text"])
+    return out
+
+
+def _utf8(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _content_parts(line: bytes, content, span: tuple[int, int] | None) -> list[Part]:
+    """One part per content item, in source order: text items as text, an ``input_image`` whose ``image_url`` is a
+    ``data:<type>;base64,`` URL as media (its base64 text kept), anything else as unknown with the item's bytes."""
+    if isinstance(content, str):
+        return [Part(k="text", text=content, bytes=_utf8(content))]
+    if not isinstance(content, list) or span is None:
+        return []
+    out = []
+    for item, (b, e) in zip(content, array_elements(line, span[0])):
+        if isinstance(item, dict) and item.get("type") in _TEXT_ITEMS and isinstance(item.get("text"), str):
+            out.append(Part(k="text", text=item["text"], bytes=_utf8(item["text"])))
+            continue
+        url = item.get("image_url") if isinstance(item, dict) and item.get("type") == "input_image" else None
+        if isinstance(url, str) and url.startswith("data:") and ";base64," in url:
+            head, _, b64 = url.partition(",")
+            out.append(Part(k="media", media=head[len("data:"):].split(";")[0], data=b64, bytes=len(b64)))
+            continue
+        out.append(unknown_part(line[b:e], f"content item {item.get('type') if isinstance(item, dict) else type(item).__name__!r} "
+                                           "is not one this dialect describes"))
     return out
 
 
@@ -99,6 +135,10 @@ def _fill(rec: Record, obj: dict, line: bytes) -> None:
     pm = _members(line, pspan[0])
     if kind == "session_meta":
         rec.from_ = "runtime"
+        if isinstance(payload.get("base_instructions"), str) and payload["base_instructions"]:
+            rec.flags = ["injected", "system_prompt"]  # the system prompt Codex sends the model
+        elif isinstance(payload.get("instructions"), str) and payload["instructions"]:
+            rec.flags = ["injected"]  # the user's instructions (AGENTS.md) Codex adds to the context
         rec.parts = [Part(k="data", data=_raw(line, pspan), bytes=pspan[1] - pspan[0])]
         return
     if kind == "turn_context":
@@ -111,7 +151,7 @@ def _fill(rec: Record, obj: dict, line: bytes) -> None:
         rec.flags = ["context_reset", "reset_summary"]
         msg = payload.get("message")
         if isinstance(msg, str):
-            rec.parts = [Part(k="text", text=msg, bytes=len(msg.encode("utf-8", "surrogatepass")))]
+            rec.parts = [Part(k="text", text=msg, bytes=_utf8(msg))]
         else:
             rec.parts = [Part(k="data", data=_raw(line, pspan), bytes=pspan[1] - pspan[0])]
         return
@@ -132,10 +172,20 @@ def _response_item(rec: Record, p: dict, line: bytes, pm: dict, pspan: tuple[int
     if t not in RESPONSE_TYPES:
         rec.parts = [unknown_part(line, f"response item type {t!r} is not one this dialect describes")]
         return
+    if t in RUNTIME_ITEMS:
+        rec.from_ = "runtime"
+        rec.parts = [Part(k="data", data=_raw(line, pspan), bytes=pspan[1] - pspan[0])]
+        return
+    if t == "web_search_call":
+        rec.from_ = "agent"
+        action = pm.get("action")
+        rec.parts = [Part(k="call", id=str(p.get("id") or ""), name="web_search", data=_raw(line, action) if action else None,
+                          bytes=(action[1] - action[0]) if action else 0)]
+        return
     if t == "message":
         role = p.get("role")
         texts = _texts(p.get("content"))
-        rec.parts = [Part(k="text", text=x, bytes=len(x.encode("utf-8", "surrogatepass"))) for x in texts]
+        rec.parts = _content_parts(line, p.get("content"), pm.get("content"))
         if role == "assistant":
             rec.from_ = "agent"
         elif role in ("developer", "system"):
@@ -151,7 +201,7 @@ def _response_item(rec: Record, p: dict, line: bytes, pm: dict, pspan: tuple[int
     if t == "reasoning":
         rec.from_ = "agent"
         summary = "\n\n".join(_texts(p.get("summary")))
-        rec.parts = [Part(k="reasoning", text=summary, state="available" if summary else "unavailable", bytes=len(summary.encode("utf-8", "surrogatepass")))]
+        rec.parts = [Part(k="reasoning", text=summary, state="available" if summary else "unavailable", bytes=_utf8(summary))]
         enc = p.get("encrypted_content")
         if isinstance(enc, str) and enc:
             rec.dropped = [Dropped(what="encrypted reasoning", bytes=len(enc), why="only the provider can decrypt it; a reader cannot read it")]

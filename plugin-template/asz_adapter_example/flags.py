@@ -1,0 +1,26 @@
+"""The ``example-codex/1`` flag mapping: each flag this dialect sets and the rule over rollout fields that sets it.
+
+Rules read fields only, never text or size (seed 000, Flags).
+:mod:`asz_adapter_example.convert` applies them. ``finished``, ``synthetic``,
+``child_result``, ``error``, ``launch_ack``, ``turn_duration``, ``command``,
+``notice``, ``auxiliary`` and ``tool_schemas`` are never set: a rollout file
+writes no stop reason, no client-made message, no child agent, no error record,
+no command record and no tool schemas.
+"""
+
+from __future__ import annotations
+
+from asz_core import FlagRule
+
+__all__ = ["FLAG_RULES"]
+
+FLAG_RULES = (
+    FlagRule("external_input", "response_item message with role user whose texts are not all wrapped in <environment_context> or <user_instructions>"),
+    FlagRule("injected", "response_item message with role developer or system; a user message whose every text is wrapped in "
+                         "<environment_context> or <user_instructions>; session_meta whose payload.instructions or "
+                         "payload.base_instructions is a non-empty string"),
+    FlagRule("system_prompt", "response_item message with role developer or system; session_meta whose payload.base_instructions "
+                              "is a non-empty string (the system prompt Codex sends the model)"),
+    FlagRule("context_reset", "line type compacted"),
+    FlagRule("reset_summary", "line type compacted"),
+)
