@@ -70,3 +70,20 @@ def test_the_cycle_finder_finds_a_cycle():
     assert cycles({"a": {"b": []}, "b": {"a": []}}) == [["a", "b"]]
     assert cycles({"a": {"b": []}, "b": {"c": []}, "c": {"a": []}, "d": {"a": []}}) == [["a", "b", "c"]]
     assert cycles({"a": {"b": []}, "b": {"c": []}}) == []
+
+
+def test_architecture_lists_every_import_direction():
+    """docs/architecture.md's table of rooms lists every room each room imports (``every room`` for the CLI)."""
+    import re
+
+    text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text.split("## Layout: one package per stage", 1)[1].split("\n## ", 1)[0]
+    documented: dict[str, set[str]] = {}
+    for room, cell in re.findall(r"^\| `([a-z_]+)` \| (.*?) \|$", section, re.MULTILINE):
+        documented[room] = {"*"} if cell.strip() == "every room" else set(re.findall(r"`([a-z_]+)`", cell))
+    graph = unit_graph()
+    missing = [f"{a} -> {b} ({graph[a][b][0]})" for a in sorted(graph) for b in sorted(graph[a])
+               if "*" not in documented.get(a, set()) and b not in documented.get(a, set())]
+    assert not missing, "imports docs/architecture.md does not list:\n" + "\n".join(missing)
+    stale = [f"{a} -> {b}" for a, bs in documented.items() for b in sorted(bs) if b != "*" and b not in graph.get(a, {})]
+    assert not stale, "docs/architecture.md lists imports there are not:\n" + "\n".join(stale)
