@@ -24,7 +24,7 @@ COMMANDS = {
     "adapters": "adapters_cmd", "glossary": "adapters_cmd", "collect": "collect_cmd", "sources": "collect_cmd",
     "verify": "verify_cmd", "parse": "parse_cmd", "scenario": "scenario_cmd",
     "conversation": "view_cmd", "show": "view_cmd", "view": "server_cmd", "server": "server_cmd",
-    "provider": "ingest": "conversations": "conversations_cmd", "ls": "conversations_cmd",
+    "conversations": "conversations_cmd", "ls": "conversations_cmd",
     "push": "push_cmd", "receive": "push_cmd", "search": "search_cmd", "export": "export_cmd", "usage": "usage_cmd",
     "prune": "retention_cmd", "repack": "retention_cmd",
 }
