@@ -30,7 +30,7 @@ import typer
 from ..config import Config, ConfigError, format_duration, load_config
 from ..view.prices import price_table
 
-__all__ = ["register", "view", "server"]
+__all__ = ["register", "view", "server", "CollectLoop"]
 
 
 def _config(cmd: str, config: Optional[Path]) -> Config:
@@ -145,6 +145,74 @@ def view(
         stop.set()
 
 
+class CollectLoop:
+    """The collect loop of ``asz server``: a pass at once, then the background checker, then a pass every ``every`` seconds.
+
+    A pass lands what is new with every collector, parses the sessions whose
+    chains are behind, refreshes the search index, records its counts on
+    ``state`` and prints one ``refreshed:`` line; a failure is an ``error:``
+    line on stderr and never stops the page.
+    """
+
+    def __init__(self, state, storage: Path, collectors: list, cfg: Config, every: float):
+        self.state, self.storage, self.collectors, self.cfg, self.every = state, storage, collectors, cfg, every
+
+    def run(self, stop: threading.Event) -> None:
+        """The first pass (the page says so while it runs), the checker, then one pass per interval until ``stop``."""
+        self.state.reading = "collecting: the first pass is landing and parsing the sources"
+        self.one_pass()
+        self.state.reading = ""
+        self.state.start_checker(stop)
+        while not stop.wait(self.every):
+            self.one_pass()
+
+    def _parse(self) -> int:
+        """Parse what landed and refresh the search index; the rounds written (0 after a failure, said on stderr)."""
+        import sys
+
+        try:
+            from ..flow.parse import parse_root
+
+            rep = parse_root(self.storage, max_round_bytes=self.cfg.max_round_bytes, err=sys.stderr, changed_only=True, keep_rounds=False)
+            from ..reading.search import refresh
+
+            refresh(self.storage, sys.stderr)  # the search index (derived data) follows each pass
+            return rep.rounds
+        except Exception as exc:  # a parse failure never stops the view
+            typer.echo(f"error: parse: {type(exc).__name__}: {exc}", err=True)
+            return 0
+
+    def one_pass(self) -> None:
+        """One collect(+parse) pass; its counts go to ``state`` and one line to stdout."""
+        from ..collect.collector import Counters
+
+        started = time.monotonic()
+        self.state.refreshing = True
+        total = Counters()
+        for col in self.collectors:
+            try:
+                total.add(col.run_pass())
+            except OSError as exc:
+                typer.echo(f"error: {self.storage}: {exc.strerror or exc}", err=True)
+                total.errors += 1
+        rounds = self._parse()
+        took = time.monotonic() - started
+        counts = {"sessions": total.sessions, "landed": total.landed, "records": total.records, "rounds": rounds,
+                  "pending": total.pending, "errors": total.errors, "conflicts": total.conflicts, "busy": total.busy,
+                  "seconds": round(took, 3)}
+        now = int(time.time() * 1000)
+        self.state.set_pass(counts, now, now + int(self.every * 1000))
+        typer.echo(f"[{time.strftime('%H:%M:%S')}] refreshed: sessions={total.sessions} landed={total.landed} "
+                   f"records={total.records} rounds={rounds}"
+                   + (f" pending={total.pending}" if total.pending else "")
+                   + (f" busy={total.busy}" if total.busy else "")
+                   + (f" errors={total.errors}" if total.errors else "") + f" ({took:.3f}s)")
+        if self.cfg.export.endpoint:  # issue 21: push after each pass when an endpoint is configured
+            from .push_cmd import run_push
+
+            run_push(self.storage, self.cfg)
+
+
 def server(
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default storage.root, ./data)."),
     source: Optional[Path] = typer.Option(None, "--source", help="Source root of the adapter (e.g. a Claude Code projects dir)."),
@@ -161,7 +229,7 @@ def server(
     landed=N records=N rounds=N (1.234s)``; problems go to stderr as
     ``error:`` lines. One collector per root: exit 1 when another holds it.
     """
-    from ..collect.collector import Collector, CollectOptions, Counters, Report
+    from ..collect.collector import Collector, CollectOptions, Report
     from ..storage.root import LockBusy, collector_lock
     from ..view.server import ViewState, create_app
     from .collect_cmd import resolve_jobs
@@ -192,53 +260,7 @@ def server(
     state = ViewState(storage, hide=cfg.view_hide, hide_override=cfg.view_hide_override, prices=price_table(cfg.prices), mode="server",
                       source=", ".join(str(j.source_root) for j in jobs), interval=every)
     stop = threading.Event()
-
-    def one_pass() -> None:
-        started = time.monotonic()
-        state.refreshing = True
-        total = Counters()
-        for col in collectors:
-            try:
-                total.add(col.run_pass())
-            except OSError as exc:
-                typer.echo(f"error: {storage}: {exc.strerror or exc}", err=True)
-                total.errors += 1
-        rounds = 0
-        try:
-            import sys
-
-            from ..flow.parse import parse_root
-
-            rep = parse_root(storage, max_round_bytes=cfg.max_round_bytes, err=sys.stderr, changed_only=True, keep_rounds=False)
-            rounds = rep.rounds
-            from ..reading.search import refresh
-
-            refresh(storage, sys.stderr)  # the search index (derived data) follows each pass
-        except Exception as exc:  # a parse failure never stops the view
-            typer.echo(f"error: parse: {type(exc).__name__}: {exc}", err=True)
-        took = time.monotonic() - started
-        counts = {"sessions": total.sessions, "landed": total.landed, "records": total.records, "rounds": rounds,
-                  "pending": total.pending, "errors": total.errors, "conflicts": total.conflicts, "busy": total.busy,
-                  "seconds": round(took, 3)}
-        now = int(time.time() * 1000)
-        state.set_pass(counts, now, now + int(every * 1000))
-        typer.echo(f"[{time.strftime('%H:%M:%S')}] refreshed: sessions={total.sessions} landed={total.landed} "
-                   f"records={total.records} rounds={rounds}"
-                   + (f" pending={total.pending}" if total.pending else "")
-                   + (f" busy={total.busy}" if total.busy else "")
-                   + (f" errors={total.errors}" if total.errors else "") + f" ({took:.3f}s)")
-        if cfg.export.endpoint:  # issue 21: push after each pass when an endpoint is configured
-            from .push_cmd import run_push
-
-            run_push(storage, cfg)
-
-    def loop() -> None:
-        state.reading = "collecting: the first pass is landing and parsing the sources"
-        one_pass()
-        state.reading = ""
-        state.start_checker(stop)
-        while not stop.wait(every):
-            one_pass()
+    passes = CollectLoop(state, storage, collectors, cfg, every)
 
     try:
         sock = _bind("server", host, port)
@@ -253,7 +275,7 @@ def server(
 
         start_receivers(storage, cfg)  # e.g. langsmith-ingest's receiver, when enabled in asz.yaml (issue 11)
         _banner_common(state, host, port)
-        worker = threading.Thread(target=loop, name="asz-collect", daemon=True)
+        worker = threading.Thread(target=passes.run, args=(stop,), name="asz-collect", daemon=True)
         worker.start()
         serve_app(create_app(state, listen_host=host), host, port, sock)
     finally:

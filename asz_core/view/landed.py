@@ -24,7 +24,7 @@ from ..sessiondata.codec import FieldError, decode_header, parse_line
 from ..storage.layout import landed_files, provider_files
 from .query import NUMBER, ApiError
 
-__all__ = ["LandedFiles", "refuse_links", "first_link", "withhold_record", "nth_record", "MAX_FILES_PER_REQUEST", "RESCAN_SECONDS"]
+__all__ = ["LandedFiles", "LandedRequests", "refuse_links", "first_link", "withhold_record", "nth_record", "MAX_FILES_PER_REQUEST", "RESCAN_SECONDS"]
 
 #: At most this many ``seq`` parameters in one files request (origin-digest §8.3).
 MAX_FILES_PER_REQUEST = 32
@@ -274,3 +274,62 @@ def _seqs(seqs_s: list[str]) -> list[int]:
         if int(s) not in seqs:
             seqs.append(int(s))
     return seqs
+
+
+class LandedRequests:
+    """The record, body and files requests of :class:`asz_core.view.state.ViewState` (a mixin over its ``files``)."""
+
+    def record(self, conversation: str, seq_s: str, row_s: str, hide: Sequence[str]) -> bytes:
+        """One landed record of the conversation's session as stored (one JSON object, bytes).
+
+        ``seq_s`` and ``row_s`` are decimal strings (row counts from 1 after the
+        header). A record carrying a withheld flag keeps its envelope and flags;
+        each part keeps kind and bytes (and its other keys), loses text, data and
+        encoding and says state omitted. Raises :class:`ApiError`: 400 for a seq
+        or row that is not a number, or a file whose header does not read; 403
+        for a record of a provider_body file while anything is withheld (a body
+        record carries no flag, so it cannot be withheld part by part) and for a
+        file reached through a symbolic link; 404 for an unknown conversation,
+        seq or row; 409 for a file that does not verify (its closing digest or
+        count does not match, or a line does not read).
+        """
+        if not _is_number(seq_s) or not _is_number(row_s):
+            raise ApiError(400, "seq and row are decimal numbers")
+        self.check_conversation(conversation)
+        return self.files.record(self.session_of(conversation), seq_s, row_s, hide)
+
+    def body(self, conversation: str, seq_s: str, row_s: str, hide: Sequence[str]) -> dict:
+        """One provider body rebuilt byte for byte from the session's provider_body files (seed 000, Provider bodies).
+
+        ``seq_s``/``row_s`` name the body's record (as a call's ``provider_bodies``
+        ref does). Returns ``id``, ``role``, ``bytes``, ``sha256`` and ``body``
+        (the rebuilt JSON value). Raises :class:`ApiError`: 400 for a seq or row
+        that is not a number or a file that is not provider_body; 403 while
+        anything is withheld (a body is served whole or not at all); 404 for an
+        unknown conversation, seq or row; 409 when a piece of it was taken out to
+        land (it rebuilds only from another copy) or a reference is missing.
+        """
+        if not _is_number(seq_s) or not _is_number(row_s):
+            raise ApiError(400, "seq and row are decimal numbers")
+        self.check_conversation(conversation)
+        return self.files.body(self.session_of(conversation), seq_s, row_s, hide)
+
+    def provider_files(self, conversation: str, pairs: Sequence[tuple[str, str]], hide: Sequence[str]) -> list[dict]:
+        """provider_body files of the conversation's session, base64 in a list (seed 004; origin-digest §8.3).
+
+        Query keys: ``session`` (optional, at most once; must be the
+        conversation's session) and ``seq`` (1 to 32 decimal numbers,
+        repeatable). Unknown seqs are skipped. Each item: ``session``, ``seq``,
+        ``file`` (path relative to the root), ``bytes`` (size), ``data``
+        (standard base64 of the whole file). Raises :class:`ApiError`: 400 for
+        a missing or bad seq, too many, a file that is not provider_body or
+        whose header does not read; 403 when anything is withheld; 404 for an
+        unknown conversation or session.
+        """
+        self.check_conversation(conversation)
+        return self.files.files(self.session_of(conversation), pairs, hide)
+
+
+
+def _is_number(s: str) -> bool:
+    return NUMBER.fullmatch(s) is not None

@@ -25,10 +25,11 @@ import orjson
 from ..flow.round import round_file_name
 from ..sessiondata.model import WITHHOLDABLE
 from .document import ViewError, build_view
-from .landed import LandedFiles, first_link
+from .background import BackgroundChecks, usage_hours
+from .landed import LandedFiles, LandedRequests, first_link
 from .query import ApiError
 from .prices import PriceTable
-from .rows import ROW_KEYS, SUMMARY_KEYS, header_ms, header_row, newest_round, read_head
+from .rows import ROW_KEYS, SUMMARY_KEYS, header_row, newest_round, read_head
 
 __all__ = ["ViewState", "ROW_KEYS", "SUMMARY_KEYS", "DOCUMENT_CACHE_ENTRIES"]
 
@@ -77,7 +78,7 @@ def _tree(top: Path) -> tuple[list[tuple[str, os.stat_result]], list[str]]:
     return files, links
 
 
-class ViewState:
+class ViewState(BackgroundChecks, LandedRequests):
     """What one ``asz view`` / ``asz server`` process knows: the root, withholding settings, caches, status.
 
     ``root`` is the storage root (read only). ``hide`` is ``view.hide`` (names
@@ -328,137 +329,11 @@ class ViewState:
             self._usage[conversation] = hours
         return d
 
-    def usage(self) -> dict:
-        """``/api/usage``: tokens (and cost, where the price table knows the model) of every model call, per hour.
-
-        ``hours`` is a list of ``{"hour": unix ms (UTC hour start), "in", "out",
-        "cache_read", "cache_write", "calls", "cost": USD or null}`` summed over
-        the conversations built so far (by a request or the background checker);
-        ``counted`` says how many of ``conversations`` that is; ``unpriced``
-        lists models with tokens and no price (their cost is in no sum).
-        """
-        convs = set(self.conversations())
-        with self._lock:
-            parts = [v for c, v in self._usage.items() if c in convs]
-        total: dict[tuple[int, str], list[int]] = {}
-        for hours in parts:
-            for key, v in hours.items():
-                t = total.setdefault(key, [0, 0, 0, 0, 0])
-                for i in range(5):
-                    t[i] += v[i]
-        return hours_answer(total, counted=len(parts), conversations=len(convs))
-
     def gzipped(self, d: Doc) -> bytes:
         """The document's JSON compressed with gzip, made once per built document."""
         if d.gz is None:
             d.gz = gzip.compress(d.body, compresslevel=5, mtime=0)
         return d.gz
-
-    # ------------------------------------------------------------------ background checks
-
-    def check_all(self, stop: threading.Event, pause: float = 0.05) -> int:
-        """Find the verification state of every conversation that has none for its current files, newest first.
-
-        Runs in the checker thread (:meth:`start_checker`); each check builds
-        the document (verification reads every landed file) without keeping it.
-        Returns how many were checked. Sets :attr:`reading` while it works.
-        """
-        convs = self.conversations()
-        todo = [c for c in convs if self.known_state(c) is None]
-        todo.sort(key=lambda c: -((self.row_time(c)) or 0))
-        done = 0
-        for i, c in enumerate(todo):
-            while self.requests_active > 0 and not stop.is_set():  # a reader's request comes first
-                stop.wait(0.05)
-            if stop.is_set():
-                break
-            self.reading = f"checking conversations: {i} of {len(todo)} done"
-            newest = self.newest_round(c)
-            if newest is None:
-                continue
-            try:
-                self._build(c, self.hide, newest, self.fingerprint(c), count=False)
-            except ApiError:
-                continue
-            except Exception:  # a conversation that does not build is shown as such when opened
-                continue
-            done += 1
-            with self._lock:
-                self.checked += 1
-            stop.wait(pause)
-        self.reading = ""
-        return done
-
-    def row_time(self, conversation: str) -> int | None:
-        """The last activity (unix ms) the head round names, or None."""
-        h = self.head_header(conversation) or {}
-        return header_ms(h.get("session_through_time"))
-
-    def start_checker(self, stop: threading.Event, every: float = 2.0, delay: float = 1.0) -> threading.Thread:
-        """Start the daemon thread that keeps every conversation's state known (:meth:`check_all`), looking again every ``every`` s.
-
-        It starts after ``delay`` seconds, so the first page a reader opens is not slowed by it."""
-        def loop() -> None:
-            stop.wait(delay)
-            while not stop.is_set():
-                self.check_all(stop)
-                stop.wait(every)
-
-        t = threading.Thread(target=loop, name="asz-view-check", daemon=True)
-        t.start()
-        return t
-
-    # ------------------------------------------------------------------ landed files
-
-    def record(self, conversation: str, seq_s: str, row_s: str, hide: Sequence[str]) -> bytes:
-        """One landed record of the conversation's session as stored (one JSON object, bytes).
-
-        ``seq_s`` and ``row_s`` are decimal strings (row counts from 1 after the
-        header). A record carrying a withheld flag keeps its envelope and flags;
-        each part keeps kind and bytes (and its other keys), loses text, data and
-        encoding and says state omitted. Raises :class:`ApiError`: 400 for a seq
-        or row that is not a number, or a file whose header does not read; 403
-        for a record of a provider_body file while anything is withheld (a body
-        record carries no flag, so it cannot be withheld part by part) and for a
-        file reached through a symbolic link; 404 for an unknown conversation,
-        seq or row; 409 for a file that does not verify (its closing digest or
-        count does not match, or a line does not read).
-        """
-        if not _is_number(seq_s) or not _is_number(row_s):
-            raise ApiError(400, "seq and row are decimal numbers")
-        self.check_conversation(conversation)
-        return self.files.record(self.session_of(conversation), seq_s, row_s, hide)
-
-    def body(self, conversation: str, seq_s: str, row_s: str, hide: Sequence[str]) -> dict:
-        """One provider body rebuilt byte for byte from the session's provider_body files (seed 000, Provider bodies).
-
-        ``seq_s``/``row_s`` name the body's record (as a call's ``provider_bodies``
-        ref does). Returns ``id``, ``role``, ``bytes``, ``sha256`` and ``body``
-        (the rebuilt JSON value). Raises :class:`ApiError`: 400 for a seq or row
-        that is not a number or a file that is not provider_body; 403 while
-        anything is withheld (a body is served whole or not at all); 404 for an
-        unknown conversation, seq or row; 409 when a piece of it was taken out to
-        land (it rebuilds only from another copy) or a reference is missing.
-        """
-        if not _is_number(seq_s) or not _is_number(row_s):
-            raise ApiError(400, "seq and row are decimal numbers")
-        self.check_conversation(conversation)
-        return self.files.body(self.session_of(conversation), seq_s, row_s, hide)
-
-    def provider_files(self, conversation: str, pairs: Sequence[tuple[str, str]], hide: Sequence[str]) -> list[dict]:
-        """provider_body files of the conversation's session, base64 in a list (seed 004; origin-digest §8.3).
-
-        Query keys: ``session`` (optional, at most once; must be the
-        conversation's session) and ``seq`` (1 to 32 decimal numbers,
-        repeatable). Unknown seqs are skipped. Each item: ``session``, ``seq``,
-        ``file`` (path relative to the root), ``bytes`` (size), ``data``
-        (standard base64 of the whole file). Raises :class:`ApiError`: 400 for
-        a missing or bad seq, too many, a file that is not provider_body or
-        whose header does not read; 403 when anything is withheld; 404 for an
-        unknown conversation or session.
-        """
-        self.check_conversation(conversation)
-        return self.files.files(self.session_of(conversation), pairs, hide)
 
     # ------------------------------------------------------------------ status
 
@@ -493,55 +368,3 @@ class ViewState:
             self.last_refresh = finished_ms
             self.next_refresh = next_ms
             self.refreshing = False
-
-
-def _is_number(s: str) -> bool:
-    from .query import NUMBER
-
-    return NUMBER.fullmatch(s) is not None
-
-
-_TOKENS = ("in", "out", "cache_read", "cache_write")
-
-
-def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
-    """(UTC hour start in unix ms, model) -> [in, out, cache_read, cache_write, calls] over the document's ``llm.call`` nodes.
-
-    A call with no usage or no time counts in no hour (its tokens are in the summary's totals only)."""
-    out: dict[tuple[int, str], list[int]] = {}
-    stack = list(doc.get("talks") or []) + list(doc.get("loose") or [])
-    while stack:
-        n = stack.pop()
-        stack.extend(n.get("children") or ())
-        u = n.get("usage")
-        if n.get("kind") != "llm.call" or not isinstance(u, dict) or not n.get("at"):
-            continue
-        key = (n["at"] // 3_600_000 * 3_600_000, n.get("model") if isinstance(n.get("model"), str) else "")
-        t = out.setdefault(key, [0, 0, 0, 0, 0])
-        for i, k in enumerate(_TOKENS):
-            v = u.get(k)
-            t[i] += v if isinstance(v, int) and not isinstance(v, bool) else 0
-        t[4] += 1
-    return out
-
-
-def hours_answer(total: dict[tuple[int, str], list[int]], *, counted: int, conversations: int) -> dict:
-    """The ``/api/usage`` answer from per-(hour, model) sums; the cost comes from the price table when it is installed."""
-    try:
-        from .prices import cost_of  # issue 17's price table
-    except ImportError:
-        cost_of = None
-    by_hour: dict[int, dict] = {}
-    unpriced: set[str] = set()
-    for (hour, model), v in sorted(total.items()):
-        row = by_hour.setdefault(hour, {"hour": hour, "in": 0, "out": 0, "cache_read": 0, "cache_write": 0, "calls": 0,
-                                        "cost": 0.0 if cost_of else None})
-        for i, k in enumerate(_TOKENS):
-            row[k] += v[i]
-        row["calls"] += v[4]
-        if cost_of is not None:
-            c = cost_of({model or "(no model)": dict(zip(_TOKENS, v[:4]))})
-            row["cost"] = round(row["cost"] + c["usd"], 6)
-            unpriced.update(c["unpriced"])
-    return {"hours": list(by_hour.values()), "counted": counted, "conversations": conversations, "unpriced": sorted(unpriced),
-            "priced": cost_of is not None}

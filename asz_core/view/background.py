@@ -1,0 +1,139 @@
+"""What ``asz view`` reads in the background (issue 22), and the usage per hour it gathers on the way (issue 20).
+
+The checker builds every conversation's document once its files change (newest
+first, waiting while a reader's request is answered), so the list's ``state``
+and summary keys are known without anyone opening a conversation. Each build
+also gives the usage of its model calls per UTC hour, which ``/api/usage``
+sums (:meth:`BackgroundChecks.usage`).
+"""
+
+from __future__ import annotations
+
+import threading
+
+from .query import ApiError
+from .rows import header_ms
+
+__all__ = ["BackgroundChecks", "usage_hours", "hours_answer"]
+
+
+class BackgroundChecks:
+    """The checker and the usage sums of :class:`asz_core.view.state.ViewState` (a mixin over its caches)."""
+
+    def usage(self) -> dict:
+        """``/api/usage``: tokens (and cost, where the price table knows the model) of every model call, per hour.
+
+        ``hours`` is a list of ``{"hour": unix ms (UTC hour start), "in", "out",
+        "cache_read", "cache_write", "calls", "cost": USD or null}`` summed over
+        the conversations built so far (by a request or the background checker);
+        ``counted`` says how many of ``conversations`` that is; ``unpriced``
+        lists models with tokens and no price (their cost is in no sum).
+        """
+        convs = set(self.conversations())
+        with self._lock:
+            parts = [v for c, v in self._usage.items() if c in convs]
+        total: dict[tuple[int, str], list[int]] = {}
+        for hours in parts:
+            for key, v in hours.items():
+                t = total.setdefault(key, [0, 0, 0, 0, 0])
+                for i in range(5):
+                    t[i] += v[i]
+        return hours_answer(total, counted=len(parts), conversations=len(convs))
+
+    def check_all(self, stop: threading.Event, pause: float = 0.05) -> int:
+        """Find the verification state of every conversation that has none for its current files, newest first.
+
+        Runs in the checker thread (:meth:`start_checker`); each check builds
+        the document (verification reads every landed file) without keeping it.
+        Returns how many were checked. Sets :attr:`reading` while it works.
+        """
+        convs = self.conversations()
+        todo = [c for c in convs if self.known_state(c) is None]
+        todo.sort(key=lambda c: -((self.row_time(c)) or 0))
+        done = 0
+        for i, c in enumerate(todo):
+            while self.requests_active > 0 and not stop.is_set():  # a reader's request comes first
+                stop.wait(0.05)
+            if stop.is_set():
+                break
+            self.reading = f"checking conversations: {i} of {len(todo)} done"
+            newest = self.newest_round(c)
+            if newest is None:
+                continue
+            try:
+                self._build(c, self.hide, newest, self.fingerprint(c), count=False)
+            except ApiError:
+                continue
+            except Exception:  # a conversation that does not build is shown as such when opened
+                continue
+            done += 1
+            with self._lock:
+                self.checked += 1
+            stop.wait(pause)
+        self.reading = ""
+        return done
+
+    def row_time(self, conversation: str) -> int | None:
+        """The last activity (unix ms) the head round names, or None."""
+        h = self.head_header(conversation) or {}
+        return header_ms(h.get("session_through_time"))
+
+    def start_checker(self, stop: threading.Event, every: float = 2.0, delay: float = 1.0) -> threading.Thread:
+        """Start the daemon thread that keeps every conversation's state known (:meth:`check_all`), looking again every ``every`` s.
+
+        It starts after ``delay`` seconds, so the first page a reader opens is not slowed by it."""
+        def loop() -> None:
+            stop.wait(delay)
+            while not stop.is_set():
+                self.check_all(stop)
+                stop.wait(every)
+
+        t = threading.Thread(target=loop, name="asz-view-check", daemon=True)
+        t.start()
+        return t
+
+
+_TOKENS = ("in", "out", "cache_read", "cache_write")
+
+
+def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
+    """(UTC hour start in unix ms, model) -> [in, out, cache_read, cache_write, calls] over the document's ``llm.call`` nodes.
+
+    A call with no usage or no time counts in no hour (its tokens are in the summary's totals only)."""
+    out: dict[tuple[int, str], list[int]] = {}
+    stack = list(doc.get("talks") or []) + list(doc.get("loose") or [])
+    while stack:
+        n = stack.pop()
+        stack.extend(n.get("children") or ())
+        u = n.get("usage")
+        if n.get("kind") != "llm.call" or not isinstance(u, dict) or not n.get("at"):
+            continue
+        key = (n["at"] // 3_600_000 * 3_600_000, n.get("model") if isinstance(n.get("model"), str) else "")
+        t = out.setdefault(key, [0, 0, 0, 0, 0])
+        for i, k in enumerate(_TOKENS):
+            v = u.get(k)
+            t[i] += v if isinstance(v, int) and not isinstance(v, bool) else 0
+        t[4] += 1
+    return out
+
+
+def hours_answer(total: dict[tuple[int, str], list[int]], *, counted: int, conversations: int) -> dict:
+    """The ``/api/usage`` answer from per-(hour, model) sums; the cost comes from the price table when it is installed."""
+    try:
+        from .prices import cost_of  # issue 17's price table
+    except ImportError:
+        cost_of = None
+    by_hour: dict[int, dict] = {}
+    unpriced: set[str] = set()
+    for (hour, model), v in sorted(total.items()):
+        row = by_hour.setdefault(hour, {"hour": hour, "in": 0, "out": 0, "cache_read": 0, "cache_write": 0, "calls": 0,
+                                        "cost": 0.0 if cost_of else None})
+        for i, k in enumerate(_TOKENS):
+            row[k] += v[i]
+        row["calls"] += v[4]
+        if cost_of is not None:
+            c = cost_of({model or "(no model)": dict(zip(_TOKENS, v[:4]))})
+            row["cost"] = round(row["cost"] + c["usd"], 6)
+            unpriced.update(c["unpriced"])
+    return {"hours": list(by_hour.values()), "counted": counted, "conversations": conversations, "unpriced": sorted(unpriced),
+            "priced": cost_of is not None}
