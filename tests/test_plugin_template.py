@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import site
 import subprocess
 import sys
 from pathlib import Path
@@ -16,25 +17,26 @@ TEMPLATE = Path(__file__).resolve().parents[1] / "plugin-template"
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> Path:
-    """A fresh virtual environment beside asz (it sees asz's own install) with a copy of the template installed into it."""
-    venv = tmp_path_factory.mktemp("venv") / "env"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, capture_output=True)
-    # When this interpreter is itself a virtual environment, --system-site-packages reaches the base interpreter's
-    # packages, not this one's: a .pth file makes asz (and the build tools beside it) visible to the new one too.
-    import site
-    import sysconfig
+    """A fresh virtual environment that sees the environment running these tests (asz, pytest, setuptools, wheel,
+    pip), with a copy of the template installed into it.
 
-    inner = subprocess.run([str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                           check=True, capture_output=True, text=True).stdout.strip()
-    outer = [p for p in site.getsitepackages() + [sysconfig.get_paths()["purelib"]] if Path(p).is_dir()]
-    # ``import site; site.addsitedir(...)`` rather than a bare path, so the .pth files there (an editable install's) run too.
-    (Path(inner) / "_asz_outer_site.pth").write_text("".join(f"import site; site.addsitedir({p!r})\n" for p in dict.fromkeys(outer)))
+    ``--system-site-packages`` would show it the *base* interpreter's packages instead (a venv's base is the
+    interpreter it was made from), which on a fresh machine hold neither asz nor ``wheel``: the build then fails
+    with ``invalid command 'bdist_wheel'``. So the new environment gets no packages of its own and one ``.pth``
+    file adding this environment's site directories (their own ``.pth`` files, editable installs included, run).
+    """
+    venv = tmp_path_factory.mktemp("venv") / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, capture_output=True)
+    py = venv / "bin" / "python"
+    purelib = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             check=True, capture_output=True, text=True).stdout.strip()
+    outer = [p for p in dict.fromkeys([*site.getsitepackages(), site.getusersitepackages()]) if os.path.isdir(p)]
+    Path(purelib, "_asz_outer_env.pth").write_text("import site; " + "; ".join(f"site.addsitedir({p!r})" for p in outer) + "\n")
     copy = tmp_path_factory.mktemp("src") / "plugin-template"
     shutil.copytree(TEMPLATE, copy, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
-    py = venv / "bin" / "python"
     proc = subprocess.run(
         [str(py), "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index", str(copy)],
-        capture_output=True, text=True,
+        capture_output=True, text=True, env=_env(py),
     )
     assert proc.returncode == 0, proc.stderr
     return py
