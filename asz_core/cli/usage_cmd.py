@@ -79,7 +79,9 @@ def usage(
     for p in problems:
         typer.echo(f"asz usage: {p}", err=True)
     if as_json:
-        sys.stdout.buffer.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2) + b"\n")
+        from ..sessiondata.jsonbytes import dumps_wide
+
+        sys.stdout.buffer.write(dumps_wide(rows, option=orjson.OPT_INDENT_2) + b"\n")  # a total past 64 bits stays exact
     else:
         key = KEYS[view]
         width = max([len(key)] + [min(len(str(r[key])), 44) for r in rows])

@@ -156,7 +156,9 @@ def show(
         typer.echo(f"{path.relative_to(r).as_posix()}:{row}")
         line = encode_record(rec)
         if hide and set(hide).intersection(rec.flags):
-            line = orjson.dumps(withhold_record(orjson.loads(line)))
+            from ..sessiondata.jsonbytes import loads
+
+            line = orjson.dumps(withhold_record(loads(line, exact=True)))  # lone surrogate escapes and wide numbers read
         typer.echo(line.decode("utf-8"))
     if not found.hits and not found.damaged:
         typer.echo(f"asz show: no landed record of session {session} has id, tool-use id, call id or node id {ident!r}", err=True)

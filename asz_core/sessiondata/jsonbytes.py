@@ -25,6 +25,7 @@ __all__ = [
     "loads",
     "NumberText",
     "number_texts",
+    "dumps_wide",
     "nesting_depth",
 ]
 
@@ -166,6 +167,33 @@ def _slow_loads(data: bytes | str, *, exact: bool):
     text = data.decode("utf-8") if isinstance(data, bytes) else data
     value = json.loads(text, parse_constant=_no_constant, parse_float=_finite, parse_int=_int)
     return _sanitise(value)
+
+
+def dumps_wide(value, option: int = 0) -> bytes:
+    """``orjson.dumps(value, option=option)``, except that an integer no 64 bits hold (a sum of large usage counts,
+    a value decoded by the standard library) is written as its exact decimal digits instead of refused.
+
+    orjson raises TypeError ``Integer exceeds 64-bit range`` for an int outside [-2**63, 2**64); this writes
+    such ints as ``orjson.Fragment`` of their digits, which is still one JSON number. Other errors are raised.
+    """
+    try:
+        return orjson.dumps(value, option=option)
+    except TypeError as exc:
+        if "64-bit" not in str(exc):
+            raise
+    return orjson.dumps(_wide_fragments(value), option=option)
+
+
+def _wide_fragments(v):
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, int):
+        return v if _INT_LO <= v < _INT_HI else orjson.Fragment(str(v).encode())
+    if isinstance(v, dict):
+        return {k: _wide_fragments(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_wide_fragments(x) for x in v]
+    return v
 
 
 def number_texts(value, limit: int = 8) -> list[str]:

@@ -12,12 +12,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import orjson
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ..sessiondata.jsonbytes import dumps_wide
 from .guard import HostGuard, log_once
 from .page import ASSETS, PAGE_HTML
 from .query import ApiError, QueryError, hide_from_query, parse_query
@@ -79,7 +79,7 @@ def _json(value: Any, status: int = 200, headers: dict | None = None) -> Respons
     h = dict(_SECURITY_HEADERS)
     if headers:
         h.update(headers)
-    body = value if isinstance(value, bytes) else orjson.dumps(value)
+    body = value if isinstance(value, bytes) else dumps_wide(value)
     return Response(body, status_code=status, media_type="application/json", headers=h)
 
 

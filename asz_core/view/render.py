@@ -12,12 +12,14 @@ from typing import Any
 import orjson
 import yaml
 
+from ..sessiondata.jsonbytes import dumps_wide
+
 __all__ = ["to_json", "to_yaml"]
 
 
 def to_json(doc: dict, *, indent: bool = False) -> bytes:
     """The document as JSON bytes (keys in document order; ``indent`` for two-space indentation)."""
-    return orjson.dumps(doc, option=orjson.OPT_INDENT_2 if indent else 0)
+    return dumps_wide(doc, option=orjson.OPT_INDENT_2 if indent else 0)  # a sum past 64 bits stays exact
 
 
 class _Dumper(yaml.SafeDumper):

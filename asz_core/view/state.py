@@ -23,6 +23,7 @@ from typing import Any, Iterable, Sequence
 import orjson
 
 from ..flow.round import round_file_name
+from ..sessiondata.jsonbytes import dumps_wide
 from ..sessiondata.model import WITHHOLDABLE
 from .document import ViewError, build_view
 from .background import BackgroundChecks, usage_hours
@@ -320,7 +321,7 @@ class ViewState(BackgroundChecks, LandedRequests):
             raise ApiError(404, str(exc)) from None
         head = doc["head"]
         reached = round_file_name(head["round"], head["digest"]) if head.get("digest") else ""
-        d = Doc(reached, newest[2], orjson.dumps(doc), doc["summary"]["state"], list(doc["sessions"]), head["round"], fp)
+        d = Doc(reached, newest[2], dumps_wide(doc), doc["summary"]["state"], list(doc["sessions"]), head["round"], fp)
         hours = usage_hours(doc)
         with self._lock:
             self.builds += count

@@ -216,7 +216,10 @@ def _check_session(root, sid, n, count, client, out, build_view, landed_files, S
     if not rounds.is_dir() or not any(rounds.iterdir()):
         out.failures.append(f"session {n}: no rounds")
         return
+    from asz_core.view.render import to_json
+
     doc = build_view(root, sid, hide=("system_prompt", "tool_schemas") if n % 2 else ())
+    to_json(doc, indent=True)  # what asz conversation --json writes
     text = json.dumps(doc)
     for want in (PROMPT.format(n=n), ANSWER.format(n=n)):
         if want not in text:

@@ -53,6 +53,31 @@ def test_a_lone_surrogate_and_an_integer_beyond_64_bits_in_one_input(tmp_path):
     assert '\\\\udcb2 x' in doc  # the lone surrogate as its six-character escape
 
 
+def _answer(n: int, k: int, tokens: int) -> bytes:
+    rec = {"type": "assistant", "sessionId": session_id(n), "uuid": f"big-{n}-{k}", "parentUuid": None, "timestamp": "2026-11-20T09:00:05Z",
+           "requestId": f"req_big{k}", "message": {"id": f"msg_big{k}", "role": "assistant", "model": "claude-opus-5",
+                                                   "content": [{"type": "text", "text": "big"}],
+                                                   "usage": {"input_tokens": tokens, "output_tokens": tokens}}}
+    return encode(rec).encode()
+
+
+def test_usage_summed_past_64_bits_is_written_exactly(tmp_path):
+    """Each count fits 64 bits, their sum does not: the document, ``asz conversation --json`` and the API say the exact sum."""
+    from typer.testing import CliRunner
+
+    from asz_core.cli.main import build_app
+
+    src, root = tmp_path / "src", tmp_path / "data"
+    big = 2**63 - 1
+    expected = {1: write_session(src, 1, [_answer(1, 1, big), _answer(1, 2, big), _answer(1, 3, big)])}
+    out = check_root(src, root, expected)
+    assert out.failures == []
+    res = CliRunner().invoke(build_app(), ["conversation", session_id(1), "--root", str(root), "--json"])
+    assert res.exit_code == 0, res.output
+    usage = json.loads(res.output)["summary"]["usage"]  # the three answers, and the two neighbours' 12 in and 7 out
+    assert (usage["in"], usage["out"]) == (3 * big + 24, 3 * big + 14)
+
+
 def test_exact_loads_keeps_wide_numbers_as_their_text():
     v = loads(b'[18446744073709551616, 18446744073709551615, -9223372036854775809, -9223372036854775808, 1e400, 2.5]', exact=True)
     assert v == ["18446744073709551616", 18446744073709551615, "-9223372036854775809", -9223372036854775808, "1e400", 2.5]
