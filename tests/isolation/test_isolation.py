@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -101,12 +102,25 @@ def batches(draw):
     return [draw(fuzzed_record(session_id(1), i + 1)) for i in range(lines)]
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
-                                                                  HealthCheck.data_too_large])
-@given(batch=batches())
-def test_fuzzed_lines_cost_nothing_through_the_whole_pipeline(tmp_path_factory, batch):
-    """Each batch of fuzzed lines, between well-formed neighbours: 0 failures (collect, rounds, document, 200s)."""
-    base = tmp_path_factory.mktemp("fz")
+def _pipeline(base, batch) -> None:
     expected = {1: write_session(base / "src", 1, batch)}
     out = check_root(base / "src", base / "data", expected)
     assert out.failures == []
+
+
+_HEALTH = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large]
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=_HEALTH)
+@given(batch=batches())
+def test_fuzzed_lines_cost_nothing_through_the_whole_pipeline(tmp_path_factory, batch):
+    """Each batch of fuzzed lines, between well-formed neighbours: 0 failures (collect, rounds, document, 200s)."""
+    _pipeline(tmp_path_factory.mktemp("fz"), batch)
+
+
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None, suppress_health_check=_HEALTH)
+@given(batch=batches())
+def test_fuzzed_lines_cost_nothing_many_examples(tmp_path_factory, batch):
+    """The same with 150 batches (about 1,000 fuzzed lines); bench/fuzz_pipeline.py runs 100,000."""
+    _pipeline(tmp_path_factory.mktemp("fz"), batch)

@@ -18,6 +18,7 @@ import gzip
 from pathlib import Path
 
 import orjson
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
@@ -157,12 +158,25 @@ def _inbox(root: Path) -> list[Path]:
     return sorted(d.iterdir()) if d.is_dir() else []
 
 
-SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+_HEALTH = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+QUICK = settings(max_examples=40, deadline=None, suppress_health_check=_HEALTH)
+SLOW = settings(max_examples=400, deadline=None, suppress_health_check=_HEALTH)
 
 
-@SETTINGS
+@QUICK
 @given(post=posts())
 def test_every_malformed_post_is_400_with_a_reason_and_stages_nothing(tmp_path_factory, post):
+    _labelled(tmp_path_factory, post)
+
+
+@pytest.mark.slow
+@SLOW
+@given(post=posts())
+def test_every_malformed_post_is_400_many_examples(tmp_path_factory, post):
+    _labelled(tmp_path_factory, post)
+
+
+def _labelled(tmp_path_factory, post) -> None:
     label, path, body, headers, want, staged = post
     root = tmp_path_factory.mktemp("recv")
     client = TestClient(make_app(root))
@@ -177,12 +191,26 @@ def test_every_malformed_post_is_400_with_a_reason_and_stages_nothing(tmp_path_f
         assert len(lines) == staged and all(well_formed(a["run"]) for a in lines)
 
 
-@SETTINGS
-@given(path=st.sampled_from(["/runs", "/runs/batch", "/runs/multipart", "/runs/abc"]),
-       body=st.one_of(st.binary(max_size=200), json_any.map(orjson.dumps),
-                      st.lists(json_any, max_size=3).map(lambda v: orjson.dumps({"post": v}))),
-       ctype=st.sampled_from(["application/json", f"multipart/form-data; boundary={BOUNDARY}", "text/plain", ""]))
+ARBITRARY = dict(path=st.sampled_from(["/runs", "/runs/batch", "/runs/multipart", "/runs/abc"]),
+                 body=st.one_of(st.binary(max_size=200), json_any.map(orjson.dumps),
+                                st.lists(json_any, max_size=3).map(lambda v: orjson.dumps({"post": v}))),
+                 ctype=st.sampled_from(["application/json", f"multipart/form-data; boundary={BOUNDARY}", "text/plain", ""]))
+
+
+@QUICK
+@given(**ARBITRARY)
 def test_arbitrary_bodies_are_refused_with_a_reason_or_hold_only_well_formed_runs(tmp_path_factory, path, body, ctype):
+    _arbitrary(tmp_path_factory, path, body, ctype)
+
+
+@pytest.mark.slow
+@SLOW
+@given(**ARBITRARY)
+def test_arbitrary_bodies_many_examples(tmp_path_factory, path, body, ctype):
+    _arbitrary(tmp_path_factory, path, body, ctype)
+
+
+def _arbitrary(tmp_path_factory, path, body, ctype) -> None:
     root = tmp_path_factory.mktemp("recv")
     client = TestClient(make_app(root))
     method = client.patch if path == "/runs/abc" else client.post

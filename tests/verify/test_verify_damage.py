@@ -70,6 +70,7 @@ def _cases(data: bytes, rng: random.Random, flips: int) -> list[tuple[str, bytes
     return out
 
 
+@pytest.mark.slow
 def test_every_tampering_is_caught_and_the_first_damaged_line_named(root):
     rng = random.Random(20261201)
     caught = named = total = 0
