@@ -1,0 +1,287 @@
+"""Reading a Session Flow round file (``.sf``): :func:`read_round` and :func:`decode_round` apply every rejection of
+origin-digest §4.2 and raise :class:`~asz_core.flow.round.RoundError` naming the file, the line and the rule broken.
+
+Split from :mod:`asz_core.flow.round` (the writer, the header and the input digest), which re-exports both functions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .model import Node, Ref, Relation, Unresolved
+from .round import COUNT_KEYS, HEADER_KEYS, LATER_COUNT_KEYS, SCHEMA, TIME_KEYS, UNRESOLVED_STATES, Round, RoundError, RoundHeader
+
+__all__ = ["read_round", "decode_round"]
+
+
+
+def read_round(path: str | os.PathLike) -> Round:
+    """Read and check one round file against every reader rule of origin-digest §4.2 (see :func:`decode_round`).
+
+    Returns the :class:`Round` with ``path`` set. Raises :class:`RoundError`
+    (file, line, rule) or OSError when the file cannot be read.
+    """
+    path = Path(path)
+    data = path.read_bytes()
+    r = decode_round(data, path)
+    r.path = path
+    return r
+
+
+class _Reader:
+    def __init__(self, path: str | os.PathLike):
+        self.path = path
+
+    def fail(self, line: int, rule: str, message: str) -> RoundError:
+        return RoundError(self.path, line, rule, message)
+
+    def int_field(self, d: dict, key: str, line: int, rule: str, *, required: bool = True) -> int | None:
+        v = d.get(key)
+        if v is None:
+            if required:
+                raise self.fail(line, rule, f"missing {key}")
+            return None
+        if type(v) is not int:
+            raise self.fail(line, rule, f"{key} is not an integer: {v!r}")
+        return v
+
+    def str_field(self, d: dict, key: str, line: int, rule: str, *, required: bool = False) -> str:
+        v = d.get(key)
+        if v is None or v == "":
+            if required:
+                raise self.fail(line, rule, f"missing {key}")
+            return ""
+        if not isinstance(v, str):
+            raise self.fail(line, rule, f"{key} is not a string: {v!r}")
+        return v
+
+    def ref(self, v: Any, line: int, through: int, what: str) -> Ref:
+        if type(v) is dict:  # the common, valid case first; anything else takes the checks below
+            seq, row, block = v.get("seq"), v.get("row"), v.get("block")
+            if type(seq) is int and type(row) is int and 1 <= seq <= through and row >= 1 and (block is None or (type(block) is int and block >= 0)):
+                return Ref(seq, row, block)
+        if not isinstance(v, dict):
+            raise self.fail(line, "ref", f"{what} is not an object: {v!r}")
+        seq, row, block = v.get("seq"), v.get("row"), v.get("block")
+        if type(seq) is not int or type(row) is not int or (block is not None and type(block) is not int):
+            raise self.fail(line, "ref", f"{what} is not {{seq,row[,block]}} of integers: {v!r}")
+        if seq < 1 or row < 1:
+            raise self.fail(line, "ref", f"{what} has seq {seq} row {row}; both count from 1")
+        if seq > through:
+            raise self.fail(line, "ref", f"{what} points at seq {seq}, beyond the round's through_seq {through}")
+        if block is not None and block < 0:
+            raise self.fail(line, "ref", f"{what} has a negative block {block}")
+        return Ref(seq, row, block)
+
+    def refs(self, v: Any, line: int, through: int, what: str) -> list[Ref]:
+        if v is None:
+            return []
+        if not isinstance(v, list):
+            raise self.fail(line, "ref", f"{what} is not a list")
+        ref = self.ref
+        return [ref(x, line, through, what) for x in v]
+
+    def header(self, d: dict, line: int) -> RoundHeader:
+        rule = "header"
+        if d.get("schema") != SCHEMA:
+            raise self.fail(line, rule, f"schema is {d.get('schema')!r}, not {SCHEMA!r}")
+        conv = self.str_field(d, "conversation", line, rule, required=True)
+        session = self.str_field(d, "session", line, rule, required=True)
+        parser = self.str_field(d, "parser", line, rule, required=True)
+        policy = self.str_field(d, "policy", line, rule, required=True)
+        idig = self.str_field(d, "input_digest", line, rule, required=True)
+        n = self.int_field(d, "round", line, rule)
+        if n < 1:
+            raise self.fail(line, rule, f"round is {n}; rounds count from 1")
+        prev = self.str_field(d, "previous", line, rule)
+        if n == 1 and "previous" in d:
+            raise self.fail(line, rule, "previous is present on round 1")
+        if n > 1 and not prev:
+            raise self.fail(line, rule, f"previous is missing on round {n}")
+        from_seq = self.int_field(d, "from_seq", line, rule)
+        through = self.int_field(d, "through_seq", line, rule)
+        if from_seq < 1:
+            raise self.fail(line, rule, f"from_seq is {from_seq}; seqs count from 1")
+        if through < from_seq - 1:
+            raise self.fail(line, rule, f"through_seq {through} is before from_seq {from_seq} - 1")
+        h = RoundHeader(conv, session, n, from_seq, through, idig, previous=prev, parser=parser, policy=policy)
+        for key in TIME_KEYS + ("title",):
+            setattr(h, key, self.str_field(d, key, line, rule))
+        for key in COUNT_KEYS:
+            setattr(h, key, self.int_field(d, key, line, rule, required=False) or 0)
+        for key in LATER_COUNT_KEYS:
+            setattr(h, key, self.int_field(d, key, line, rule, required=False))
+        h.extra = {k: v for k, v in d.items() if k not in HEADER_KEYS}
+        return h
+
+    def envelope(self, d: dict, line: int, n: int) -> tuple[str, bool]:
+        eid = d.get("id")
+        if not isinstance(eid, str) or not eid:
+            raise self.fail(line, "entity id", f"{d.get('t')} without an id")
+        rev = d.get("revision")
+        if type(rev) is not int or rev != n:
+            raise self.fail(line, "revision", f"{eid}: revision {rev!r} is not the header's round {n}")
+        tomb = d.get("tombstone", False)
+        if tomb not in (True, False):
+            raise self.fail(line, "json", f"{eid}: tombstone is not a boolean: {tomb!r}")
+        return eid, tomb
+
+    def node(self, d: dict, line: int, h: RoundHeader) -> Node:
+        eid, tomb = self.envelope(d, line, h.round)
+        if tomb:
+            return Node(eid, revision=h.round, tombstone=True)
+        rule = "json"
+        a = d.get("attrs")
+        if a is None:
+            a = {}
+        if not isinstance(a, dict):
+            raise self.fail(line, rule, f"{eid}: attrs is not an object")
+        kind, parent, stream, ref, refs = d.get("kind", ""), d.get("parent", ""), d.get("stream", ""), d.get("ref"), d.get("refs")
+        if type(kind) is not str:
+            kind = self.str_field(d, "kind", line, rule)
+        if type(parent) is not str:
+            parent = self.str_field(d, "parent", line, rule)
+        if type(stream) is not str:
+            stream = self.str_field(d, "stream", line, rule)
+        through = h.through_seq
+        node = Node(
+            eid,
+            kind,
+            parent,
+            stream,
+            None if ref is None else self.ref(ref, line, through, f"{eid}: ref"),
+            [] if refs is None else self.refs(refs, line, through, f"{eid}: refs"),
+            a,
+            h.round,
+        )
+        if "provider_bodies" in a:
+            self.provider_bodies(a["provider_bodies"], line, h.through_seq, eid)
+        return node
+
+    def provider_bodies(self, v: Any, line: int, through: int, eid: str) -> None:
+        rule = "provider_bodies"
+        if not isinstance(v, list):
+            raise self.fail(line, rule, f"{eid}: provider_bodies is not a list")
+        for i, pb in enumerate(v):
+            if not isinstance(pb, dict):
+                raise self.fail(line, rule, f"{eid}: provider_bodies[{i}] is not an object")
+            if pb.get("role") not in ("request", "response"):
+                raise self.fail(line, rule, f"{eid}: provider_bodies[{i}].role is {pb.get('role')!r}, not request or response")
+            ref = pb.get("ref")
+            if not isinstance(ref, dict) or type(ref.get("seq")) is not int or type(ref.get("row")) is not int:
+                raise self.fail(line, rule, f"{eid}: provider_bodies[{i}].ref is not {{seq,row}} of integers")
+            if ref["seq"] < 1 or ref["row"] < 1:
+                raise self.fail(line, rule, f"{eid}: provider_bodies[{i}].ref has seq {ref['seq']} row {ref['row']}; both count from 1")
+            if ref["seq"] > through:
+                raise self.fail(line, rule, f"{eid}: provider_bodies[{i}].ref points at seq {ref['seq']}, beyond through_seq {through}")
+
+    def relation(self, d: dict, line: int, h: RoundHeader) -> Relation:
+        eid, tomb = self.envelope(d, line, h.round)
+        if tomb:
+            return Relation(eid, revision=h.round, tombstone=True)
+        rule = "relation"
+        return Relation(
+            eid,
+            type=self.str_field(d, "type", line, rule, required=True),
+            from_=self.str_field(d, "from", line, rule, required=True),
+            to=self.str_field(d, "to", line, rule, required=True),
+            quality=self.str_field(d, "quality", line, rule),
+            via=self.str_field(d, "via", line, rule),
+            evidence=self.refs(d.get("evidence"), line, h.through_seq, f"{eid}: evidence"),
+            revision=h.round,
+        )
+
+    def unresolved(self, d: dict, line: int, h: RoundHeader) -> Unresolved:
+        eid, tomb = self.envelope(d, line, h.round)
+        if tomb:
+            return Unresolved(eid, revision=h.round, tombstone=True)
+        state = d.get("state")
+        if state not in UNRESOLVED_STATES:
+            raise self.fail(line, "unresolved state", f"{eid}: state {state!r} is not one of {', '.join(UNRESOLVED_STATES)}")
+        rule = "json"
+        return Unresolved(
+            eid,
+            kind=self.str_field(d, "kind", line, rule),
+            ref=self.str_field(d, "ref", line, rule),
+            reason=self.str_field(d, "reason", line, rule),
+            state=state,
+            revision=h.round,
+        )
+
+
+def decode_round(data: bytes, path: str | os.PathLike = "") -> Round:
+    """Decode and check a round's bytes (origin-digest §4.2). ``path`` only names the file in errors.
+
+    Refuses: a first line that is not the header, a second header, a line
+    after the commit; an undecodable line or an unknown ``t``; a header rule
+    broken (schema, required fields, round 0, previous on round 1 or missing
+    after it, from_seq 0, through_seq < from_seq - 1); an entity without id or
+    with an id seen before in its group; revision ≠ the header's round; a ref
+    with seq or row 0 or seq beyond through_seq; a relation without type, from
+    or to; an unresolved entry with a bad state; a malformed ``provider_bodies``
+    attr; a missing commit, or a commit whose digest or counts do not match.
+    Raises :class:`RoundError`.
+    """
+    rd = _Reader(path)
+    if not data:
+        raise rd.fail(0, "frame order", "empty file: no header")
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    else:
+        raise rd.fail(len(lines), "commit", "the file does not end with a newline (missing commit)")
+    header: RoundHeader | None = None
+    groups: dict[str, list] = {"node": [], "relation": [], "unresolved": []}
+    seen: dict[str, set[str]] = {"node": set(), "relation": set(), "unresolved": set()}
+    decoders = {"node": rd.node, "relation": rd.relation, "unresolved": rd.unresolved}
+    commit: dict | None = None
+    digest_before_commit = ""
+    offset = 0  # where line i starts in data: the digest covers data[:offset of the commit line]
+    for i, raw in enumerate(lines, 1):
+        try:
+            d = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise rd.fail(i, "json", f"undecodable line: {exc}") from None
+        if type(d) is not dict:
+            raise rd.fail(i, "json", "a line is not a JSON object")
+        t = d.get("t")
+        if commit is not None:
+            raise rd.fail(i, "frame order", f"a {t!r} line after the commit")
+        decode = decoders.get(t) if type(t) is str else None
+        if decode is not None and header is not None:
+            entity = decode(d, i, header)
+            ids = seen[t]
+            if entity.id in ids:
+                raise rd.fail(i, "entity id", f"{t} id {entity.id!r} appears twice")
+            ids.add(entity.id)
+            groups[t].append(entity)
+        elif t == "header":
+            if header is not None:
+                raise rd.fail(i, "frame order", "a second header")
+            header = rd.header(d, i)
+        elif decode is not None or t == "commit":
+            if header is None:
+                raise rd.fail(i, "frame order", f"first line is {t!r}, not the header")
+            commit = d
+            digest_before_commit = hashlib.sha256(data[:offset]).hexdigest()
+            commit_line = i
+        else:
+            if header is None and i == 1:
+                raise rd.fail(i, "frame order", f"first line is {t!r}, not the header")
+            raise rd.fail(i, "json", f"unknown frame type t={t!r}")
+        offset += len(raw) + 1
+    if header is None:
+        raise rd.fail(1, "frame order", "no header")
+    if commit is None:
+        raise rd.fail(len(lines) + 1, "commit", "missing commit line")
+    if commit.get("digest") != digest_before_commit:
+        raise rd.fail(commit_line, "commit", f"digest {commit.get('digest')!r} does not match the bytes before it ({digest_before_commit})")
+    counts = {k: len(v) for k, v in (("nodes", groups["node"]), ("relations", groups["relation"]), ("unresolved", groups["unresolved"]))}
+    if commit.get("counts") != counts:
+        raise rd.fail(commit_line, "commit", f"counts {commit.get('counts')!r} do not match the frames {counts}")
+    return Round(header, groups["node"], groups["relation"], groups["unresolved"], digest_before_commit, data, Path(path) if path else None)
