@@ -45,7 +45,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Iterator
 
-import attrs
 
 from .landed import FileResult, _check_deep, _check_for_walk, _compact, _expand, _read, _slow, check_landed_file
 from ..sessiondata.model import KIND_PREFIX, Header
@@ -53,6 +52,9 @@ from ..storage.cursor import AppendCursor, read_cursor
 from ..storage.layout import SessionListing, dir_name, kind_dir_parts, parse_landed_name, session_dirs, session_listing
 from ..collect.workers import LOST, default_jobs, each_result, guided, process_pool
 from ..storage.torn import torn_detail
+from .bodies import provider_section
+from .report import (DUPLICATES_LINE, FILE_OK_LINE, OK_LINE, PARALLEL_MIN_FILES, SESSIONS_PER_JOB, SNAPSHOT_KINDS, TORN,
+                     UNCHECKED_KINDS, UNCURSORED_LINE, Problem, Section, VerifyReport)
 
 __all__ = [
     "Problem",
@@ -73,120 +75,6 @@ __all__ = [
     "UNCURSORED_LINE",
     "PARALLEL_MIN_FILES",
 ]
-
-#: Kinds whose source is one document: each file is one record at ord 1, off 0 (seed 000, File kinds).
-SNAPSHOT_KINDS = ("agent_meta", "workflow_manifest", "workflow_script", "tool_output")
-#: Kinds not contiguity-checked: a provider body is rebuilt instead (seed 000, Provider bodies).
-UNCHECKED_KINDS = ("provider_body",)
-#: The last line of a clean root (origin-digest §8.1).
-OK_LINE = "all landed data is contiguous and matches its digests"
-#: The last line of a clean single file.
-FILE_OK_LINE = "the file is whole: its header, records and closing digest check"
-#: The line counting re-landed records (origin-digest §8.1); ``{n}`` is the count.
-DUPLICATES_LINE = "{n} record(s) landed more than once by an interrupted pass; assembly removes them"
-
-#: The line counting streams whose files have no cursor; ``{n}`` is the count.
-UNCURSORED_LINE = ("{n} stream(s) hold landed files but no cursor: a collect pass lands their sources again from the start "
-                   "(and the records it lands again are counted as landed more than once)")
-
-#: The problem name of a torn tail: reported as a warning, never a failure (:mod:`asz_core.storage.torn`).
-TORN = "torn tail"
-
-#: A root with fewer landed files than this is checked in one process.
-PARALLEL_MIN_FILES = 32
-#: With at least this many sessions per process, processes take whole sessions rather than files.
-SESSIONS_PER_JOB = 8
-
-
-@attrs.frozen
-class Problem:
-    """One thing wrong: ``file`` (as found), ``line`` (1-based; 0 = the file as a whole), ``field``, ``problem`` name, ``detail``.
-
-    ``problem`` is a short fixed name: ``ord gap``, ``byte gap``, ``end gap``,
-    ``digest mismatch``, ``count mismatch``, ``missing closing line``,
-    ``bad header``, ``bad record``, ``empty file``, ``unreadable``,
-    ``writable``, ``name mismatch``, ``duplicate seq``, ``unexpected file``,
-    ``bad cursor``, ``damaged record`` / ``damaged line`` (the first line of a file whose digest or count
-    failed that differs from what the session index kept of it: :mod:`asz_core.verify.damage`), and
-    ``chain`` for the round chains' findings.
-    """
-
-    file: str
-    line: int
-    field: str
-    problem: str
-    detail: str = ""
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line else self.file
-        field = f" [{self.field}]" if self.field else ""
-        detail = f": {self.detail}" if self.detail else ""
-        return f"{where}: {self.problem}{field}{detail}"
-
-    def as_dict(self) -> dict:
-        """``{file, line, field, problem, detail}`` for ``--json``."""
-        return {"file": self.file, "line": self.line, "field": self.field, "problem": self.problem, "detail": self.detail}
-
-
-@attrs.define
-class Section:
-    """One check of a report: its counts, its summary line, non-failing notes and its problems.
-
-    ``counts`` keys become top-level ``--json`` keys (e.g. ``sessions``,
-    ``streams``, ``records``, ``duplicates``); ``summary`` is the
-    ``checked …`` line; ``notes`` are lines that do not fail the run;
-    ``warnings`` are findings that do not fail it either (a ``torn tail``).
-    """
-
-    name: str
-    summary: str
-    counts: dict[str, int] = attrs.Factory(dict)
-    notes: list[str] = attrs.Factory(list)
-    problems: list[Problem] = attrs.Factory(list)
-    warnings: list[Problem] = attrs.Factory(list)
-
-
-@attrs.define
-class VerifyReport:
-    """What ``asz verify`` found: a list of sections; ``ok`` when none has a problem.
-
-    ``ok_line`` is printed when there is no problem.
-    """
-
-    sections: list[Section] = attrs.Factory(list)
-    ok_line: str = OK_LINE
-
-    @property
-    def problems(self) -> list[Problem]:
-        """Every section's problems, in section order."""
-        return [p for s in self.sections for p in s.problems]
-
-    @property
-    def ok(self) -> bool:
-        """True when no section found a problem."""
-        return not self.problems
-
-    def lines(self) -> list[str]:
-        """The text report: every summary line, every note, then the problems or ``ok_line``."""
-        out = [s.summary for s in self.sections]
-        out += [n for s in self.sections for n in s.notes]
-        out += [f"warning: {w}" for s in self.sections for w in s.warnings]
-        problems = self.problems
-        out += [str(p) for p in problems] if problems else [self.ok_line]
-        return out
-
-    def as_dict(self) -> dict:
-        """The report as data: every section's counts at the top level, ``problems`` (list of dicts), ``ok``."""
-        d: dict = {}
-        for s in self.sections:
-            d.update(s.counts)
-        d["problems"] = [p.as_dict() for p in self.problems]
-        warnings = [w.as_dict() for s in self.sections for w in s.warnings]
-        if warnings:  # only when there are any: the clean report keeps its shape
-            d["warnings"] = warnings
-        d["ok"] = self.ok
-        return d
-
 
 def _threaded(paths: list[Path], deep: bool) -> Iterator[FileResult]:
     """Check files in order in this process; with ``deep``, reading the next one and hashing the current one on worker threads."""
@@ -708,70 +596,3 @@ def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | N
     if bodies is not None:
         report.sections.append(bodies)
     return report
-
-
-# --------------------------------------------------------------------------- provider bodies (issue 10)
-
-
-def provider_section(root: str | os.PathLike, session: str | None = None) -> Section | None:
-    """Every landed provider body rebuilt and held to its manifest (seed 000, Provider bodies; origin-digest §3.7).
-
-    Per session, the provider_body files are read in seq order and each body
-    is rebuilt and compared with its ``sha256`` and ``bytes``; the record's
-    ``bytes`` and ``sha`` must agree with its manifest. Problems: ``provider
-    reference`` (a piece or body the session does not hold before it),
-    ``provider body`` (does not rebuild to its digest, or a malformed
-    record). A body with a piece taken out to land is counted apart
-    (``bodies_too_large``), never as damage. None when the root holds no
-    provider_body file. Counts ``bodies``, ``bodies_rebuilt``, ``bodies_too_large``.
-    """
-    from ..sessiondata.providerbody import BodyError, MissingReference, Session, TooLarge
-    from ..storage.layout import provider_files
-
-    root = Path(root)
-    sdirs = [root / session] if session else session_dirs(root)
-    bodies = rebuilt = too_large = 0
-    problems: list[Problem] = []
-    any_file = False
-    for sdir in sdirs:
-        files = provider_files(sdir)
-        if not files:
-            continue
-        any_file = True
-        s = Session(keep_bytes=16 << 20)
-        where: dict[str, str] = {}
-        for seq, path in files:
-            before = len(s.order)
-            try:
-                s.load_file(path, seq)
-            except (OSError, ValueError) as exc:
-                problems.append(Problem(str(path), 0, "", "provider body", f"not read: {exc}"))
-                continue
-            for rid in s.order[before:]:
-                where[rid] = str(path)
-        for p in s.problems:
-            problems.append(Problem(p.split(":", 1)[0], 0, "", "provider body", p))
-        for rid in s.order:
-            bodies += 1
-            rec = s.records[rid]
-            m = rec.manifest
-            line = rec.row + 1
-            if rec.top.get("bytes") != m.bytes or rec.top.get("sha") != m.sha256[:12]:
-                problems.append(Problem(where[rid], line, "sha", "provider body",
-                                        f"{rid}: the record's bytes/sha do not agree with its manifest"))
-            try:
-                s.body(rid)
-                rebuilt += 1
-            except TooLarge:
-                too_large += 1
-            except MissingReference as exc:
-                problems.append(Problem(where[rid], line, "segments", "provider reference", exc.message))
-            except BodyError as exc:
-                problems.append(Problem(where[rid], line, "segments", "provider body", exc.message))
-    if not any_file:
-        return None
-    summary = f"checked {bodies} provider bod{'y' if bodies == 1 else 'ies'}: {rebuilt} rebuilt to their digest"
-    if too_large:
-        summary += f", {too_large} with a piece taken out to land (not damage)"
-    return Section("provider_bodies", summary,
-                   {"bodies": bodies, "bodies_rebuilt": rebuilt, "bodies_too_large": too_large}, problems=problems)

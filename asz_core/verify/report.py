@@ -1,0 +1,125 @@
+"""What ``asz verify`` reports (origin-digest §6): a :class:`Problem` per finding, a :class:`Section` per part of the
+root (landed files, round chains, provider bodies) and the :class:`VerifyReport`, with the fixed lines it prints.
+
+Split from :mod:`asz_core.verify.walk` (the walk itself), which re-exports every name here.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+__all__ = ["Problem", "Section", "VerifyReport", "SNAPSHOT_KINDS", "UNCHECKED_KINDS", "OK_LINE", "FILE_OK_LINE", "DUPLICATES_LINE",
+           "UNCURSORED_LINE", "TORN", "PARALLEL_MIN_FILES", "SESSIONS_PER_JOB"]
+
+#: Kinds whose source is one document: each file is one record at ord 1, off 0 (seed 000, File kinds).
+SNAPSHOT_KINDS = ("agent_meta", "workflow_manifest", "workflow_script", "tool_output")
+#: Kinds not contiguity-checked: a provider body is rebuilt instead (seed 000, Provider bodies).
+UNCHECKED_KINDS = ("provider_body",)
+#: The last line of a clean root (origin-digest §8.1).
+OK_LINE = "all landed data is contiguous and matches its digests"
+#: The last line of a clean single file.
+FILE_OK_LINE = "the file is whole: its header, records and closing digest check"
+#: The line counting re-landed records (origin-digest §8.1); ``{n}`` is the count.
+DUPLICATES_LINE = "{n} record(s) landed more than once by an interrupted pass; assembly removes them"
+
+#: The line counting streams whose files have no cursor; ``{n}`` is the count.
+UNCURSORED_LINE = ("{n} stream(s) hold landed files but no cursor: a collect pass lands their sources again from the start "
+                   "(and the records it lands again are counted as landed more than once)")
+
+#: The problem name of a torn tail: reported as a warning, never a failure (:mod:`asz_core.storage.torn`).
+TORN = "torn tail"
+
+#: A root with fewer landed files than this is checked in one process.
+PARALLEL_MIN_FILES = 32
+#: With at least this many sessions per process, processes take whole sessions rather than files.
+SESSIONS_PER_JOB = 8
+
+
+@attrs.frozen
+class Problem:
+    """One thing wrong: ``file`` (as found), ``line`` (1-based; 0 = the file as a whole), ``field``, ``problem`` name, ``detail``.
+
+    ``problem`` is a short fixed name: ``ord gap``, ``byte gap``, ``end gap``,
+    ``digest mismatch``, ``count mismatch``, ``missing closing line``,
+    ``bad header``, ``bad record``, ``empty file``, ``unreadable``,
+    ``writable``, ``name mismatch``, ``duplicate seq``, ``unexpected file``,
+    ``bad cursor``, ``damaged record`` / ``damaged line`` (the first line of a file whose digest or count
+    failed that differs from what the session index kept of it: :mod:`asz_core.verify.damage`), and
+    ``chain`` for the round chains' findings.
+    """
+
+    file: str
+    line: int
+    field: str
+    problem: str
+    detail: str = ""
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        field = f" [{self.field}]" if self.field else ""
+        detail = f": {self.detail}" if self.detail else ""
+        return f"{where}: {self.problem}{field}{detail}"
+
+    def as_dict(self) -> dict:
+        """``{file, line, field, problem, detail}`` for ``--json``."""
+        return {"file": self.file, "line": self.line, "field": self.field, "problem": self.problem, "detail": self.detail}
+
+
+@attrs.define
+class Section:
+    """One check of a report: its counts, its summary line, non-failing notes and its problems.
+
+    ``counts`` keys become top-level ``--json`` keys (e.g. ``sessions``,
+    ``streams``, ``records``, ``duplicates``); ``summary`` is the
+    ``checked …`` line; ``notes`` are lines that do not fail the run;
+    ``warnings`` are findings that do not fail it either (a ``torn tail``).
+    """
+
+    name: str
+    summary: str
+    counts: dict[str, int] = attrs.Factory(dict)
+    notes: list[str] = attrs.Factory(list)
+    problems: list[Problem] = attrs.Factory(list)
+    warnings: list[Problem] = attrs.Factory(list)
+
+
+@attrs.define
+class VerifyReport:
+    """What ``asz verify`` found: a list of sections; ``ok`` when none has a problem.
+
+    ``ok_line`` is printed when there is no problem.
+    """
+
+    sections: list[Section] = attrs.Factory(list)
+    ok_line: str = OK_LINE
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Every section's problems, in section order."""
+        return [p for s in self.sections for p in s.problems]
+
+    @property
+    def ok(self) -> bool:
+        """True when no section found a problem."""
+        return not self.problems
+
+    def lines(self) -> list[str]:
+        """The text report: every summary line, every note, then the problems or ``ok_line``."""
+        out = [s.summary for s in self.sections]
+        out += [n for s in self.sections for n in s.notes]
+        out += [f"warning: {w}" for s in self.sections for w in s.warnings]
+        problems = self.problems
+        out += [str(p) for p in problems] if problems else [self.ok_line]
+        return out
+
+    def as_dict(self) -> dict:
+        """The report as data: every section's counts at the top level, ``problems`` (list of dicts), ``ok``."""
+        d: dict = {}
+        for s in self.sections:
+            d.update(s.counts)
+        d["problems"] = [p.as_dict() for p in self.problems]
+        warnings = [w.as_dict() for s in self.sections for w in s.warnings]
+        if warnings:  # only when there are any: the clean report keeps its shape
+            d["warnings"] = warnings
+        d["ok"] = self.ok
+        return d
