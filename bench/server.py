@@ -12,8 +12,10 @@ into a temporary root, then, ``--runs`` times each:
 - starts ``asz server --root NEW --source DIR`` on an empty root and measures
   its first answer (target ≤ 1 s, while its first collect pass runs behind).
 
-Prints one line per figure with its target, and the medians. Timing lives
-here, never in tests.
+Prints one line per figure with its target, and the medians, then the
+baseline measured in the same run: a bare interpreter importing uvicorn,
+starlette and typer (what any such server pays before it can answer), and the
+listen times as multiples of it. Timing lives here, never in tests.
 """
 
 from __future__ import annotations
@@ -67,6 +69,13 @@ def _start(args: list[str], workdir: Path) -> tuple[subprocess.Popen, int, float
         time.sleep(0.005)
 
 
+def _baseline() -> float:
+    """Seconds a bare interpreter takes to import the web stack and the CLI library (uvicorn, starlette, typer) and exit."""
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import uvicorn, starlette.applications, typer"], check=True)
+    return time.perf_counter() - t0
+
+
 def _stop(proc: subprocess.Popen) -> None:
     proc.terminate()
     try:
@@ -89,9 +98,10 @@ def main(argv=None) -> int:
         root = work / "root"
         subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(src), "--root", str(root)],
                        check=False, capture_output=True, cwd=work)
-        listen, cold, warm, server_listen = [], [], [], []
+        listen, cold, warm, server_listen, base = [], [], [], [], []
         largest = ""
         for i in range(args.runs):
+            base.append(_baseline())
             proc, port, took = _start(["view", "--root", str(root)], work)
             try:
                 listen.append(took)
@@ -115,6 +125,9 @@ def main(argv=None) -> int:
         print(f"open cold   : median {statistics.median(cold):.0f} ms  (runs {', '.join(f'{x:.0f}' for x in cold)})  target ≤ {OPEN_TARGET_MS:.0f} ms"
               f"  {'ok' if statistics.median(cold) <= OPEN_TARGET_MS else 'OVER'}")
         print(f"open warm   : median {statistics.median(warm):.0f} ms")
+        b = statistics.median(base)
+        print(f"baseline    : median {b:.3f} s to import uvicorn, starlette and typer in a bare interpreter (same run); "
+              f"view listen = {statistics.median(listen) / b:.2f}x, server listen = {statistics.median(server_listen) / b:.2f}x of it")
     return 0
 
 
