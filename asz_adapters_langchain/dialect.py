@@ -63,7 +63,7 @@ import orjson
 
 from asz_core import BodyMeta, Dropped, Part, ProviderSession, Record, Source, Usage, loads_source, settle_surrogates, source_sha, unknown_part
 
-from .inbox import _args_text, _error_line, _message_role, _openai_generations, human_text, message_text, rfc3339
+from .runs import args_text, error_line, human_text, message_role, message_text, openai_generations, rfc3339
 
 __all__ = ["DIALECT", "convert_line", "convert_body", "SYSTEM_KEYS", "TOOL_KEYS", "content_flags"]
 
@@ -98,7 +98,7 @@ def content_flags(value: Any) -> list[str]:
         if depth > 64:
             continue
         if isinstance(v, dict):
-            role, _, _ = _message_role(v)
+            role, _, _ = message_role(v)
             if role == "system" and ("content" in v or "kwargs" in v):
                 sp = True
             for k, x in v.items():
@@ -161,14 +161,14 @@ def _llm_end(rec: Record, run: dict) -> None:
     outputs = run.get("outputs")
     gens = outputs.get("generations") if isinstance(outputs, dict) else None
     if gens is None and isinstance(outputs, dict):
-        gens = _openai_generations(outputs)
+        gens = openai_generations(outputs)
     parts: list[Part] = []
     finished = False
     for g in gens or []:
         for item in (g if isinstance(g, list) else [g]):
             if not isinstance(item, dict):
                 continue
-            _, content, msg = _message_role(item.get("message") or {})
+            _, content, msg = message_role(item.get("message") or {})
             if not msg:
                 t = item.get("text")
                 if isinstance(t, str) and t:
@@ -214,7 +214,7 @@ def _tool_end(rec: Record, run: dict, d: dict) -> None:
     failed = bool(run.get("error"))
     data = None
     if isinstance(out, dict):
-        role, content, msg = _message_role(out)
+        role, content, msg = message_role(out)
         if role == "tool":
             text = message_text(content)
             if msg.get("status") == "error":
@@ -228,7 +228,7 @@ def _tool_end(rec: Record, run: dict, d: dict) -> None:
     elif out not in (None, {}):
         data = out
     if failed and not text:
-        text = _error_line(run.get("error"))
+        text = error_line(run.get("error"))
     tool = d.get("tool", "")
     if tool:
         p = Part(k="result", of=tool, failed=failed, bytes=_size(out) if out is not None else _size(text))
@@ -238,7 +238,7 @@ def _tool_end(rec: Record, run: dict, d: dict) -> None:
             p.data = data
         rec.parts = [p]
     else:
-        rec.parts = [_data({"output": out, "error": _error_line(run["error"]) if run.get("error") else None})]
+        rec.parts = [_data({"output": out, "error": error_line(run["error"]) if run.get("error") else None})]
     rec.dropped = _dropped(run, ("inputs", "extra", "events", "serialized"), "the call's input is on the model call that asked for it")
 
 
@@ -300,7 +300,7 @@ def _fill(rec: Record, obj: dict) -> None:
             rec.dropped = _dropped(run, ("extra", "serialized"), "the framework's settings for the call, not its content")
         if err:
             rec.flags.append("error")
-            rec.parts.append(_data({"error": _error_line(err)}))
+            rec.parts.append(_data({"error": error_line(err)}))
         return
     if kind == "tool":
         rec.from_ = "runtime"
@@ -319,7 +319,7 @@ def _fill(rec: Record, obj: dict) -> None:
         text = human_text(run.get("inputs"))
         traced = _is_traceable(run)
         if not text:
-            text = _args_text(run.get("inputs"))
+            text = args_text(run.get("inputs"))
         if text:
             rec.from_ = "external"
             rec.trigger = "external"

@@ -1,0 +1,256 @@
+"""Readers of one LangSmith run (a dict as the clients send it): times, kinds, texts, messages, tool calls, titles.
+
+Shared by materialisation (:mod:`asz_adapters_langchain.inbox`) and conversion
+(:mod:`asz_adapters_langchain.dialect`); split from the inbox, which re-exports
+``rfc3339``, ``has_end``, ``run_kind``, ``message_text`` and ``human_text``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+import orjson
+
+__all__ = ["TITLE_MAX", "rfc3339", "metadata", "has_end", "run_kind", "message_text", "message_role", "human_text", "args_text",
+           "error_line", "title_of", "summary_messages", "openai_generations", "tool_calls", "tool_call_id"]
+
+#: Longest title kept, in characters (after trimming white space).
+TITLE_MAX = 200
+
+
+def rfc3339(value: Any) -> str:
+    """A run time as RFC 3339 UTC: ISO strings (offset or none, read as UTC) or epoch milliseconds (JS client); '' if unreadable."""
+    if isinstance(value, bool) or value is None:
+        return ""
+    if isinstance(value, (int, float)):
+        try:
+            dt = datetime.fromtimestamp(value / 1000.0, tz=timezone.utc)
+        except (OverflowError, OSError, ValueError):
+            return ""
+        return dt.strftime("%Y-%m-%dT%H:%M:%S.%f") + "Z"
+    if isinstance(value, str) and value:
+        s = value.strip()
+        try:
+            dt = datetime.fromisoformat(s.replace("Z", "+00:00"))
+        except ValueError:
+            return ""
+        if dt.tzinfo is None:
+            dt = dt.replace(tzinfo=timezone.utc)
+        dt = dt.astimezone(timezone.utc)
+        return dt.strftime("%Y-%m-%dT%H:%M:%S.%f") + "Z"
+    return ""
+
+
+def metadata(run: dict) -> dict:
+    extra = run.get("extra")
+    md = extra.get("metadata") if isinstance(extra, dict) else None
+    return md if isinstance(md, dict) else {}
+
+
+def has_end(run: dict) -> bool:
+    """True when the arrival carries the run's end: an ``end_time`` or an ``error``."""
+    return bool(run.get("end_time")) or bool(run.get("error"))
+
+
+def run_kind(run: dict, root: bool) -> str:
+    """How a run's records are read: ``llm``, ``tool``, ``root`` (a trace's first run), ``traceable``
+    (the client's own decorator: ``ls_method`` in metadata or runtime library ``langsmith``) or ``graph``
+    (every other chain, trimmed)."""
+    rt = run.get("run_type")
+    if rt == "llm":
+        return "llm"
+    if rt == "tool":
+        return "tool"
+    if root:
+        return "root"
+    md = metadata(run)
+    extra = run.get("extra") if isinstance(run.get("extra"), dict) else {}
+    runtime = extra.get("runtime") if isinstance(extra.get("runtime"), dict) else {}
+    if "ls_method" in md or runtime.get("library") == "langsmith":
+        return "traceable"
+    return "graph"
+
+
+def message_text(content: Any) -> str:
+    """The text of a message ``content``: a string, or the ``text`` of its text blocks joined by a blank line."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        out = []
+        for b in content:
+            if isinstance(b, str):
+                out.append(b)
+            elif isinstance(b, dict) and b.get("type") in ("text", None) and isinstance(b.get("text"), str):
+                out.append(b["text"])
+        return "\n\n".join(out)
+    return ""
+
+
+def message_role(m: Any) -> tuple[str, Any, dict]:
+    """(role, content, message dict) of a message in any of the client shapes; role '' when not a message."""
+    if not isinstance(m, dict):
+        return "", None, {}
+    if m.get("lc") == 1 and isinstance(m.get("kwargs"), dict):
+        ids = m.get("id") or []
+        cls = ids[-1] if isinstance(ids, list) and ids else ""
+        kw = m["kwargs"]
+        role = {"HumanMessage": "human", "AIMessage": "ai", "SystemMessage": "system", "ToolMessage": "tool"}.get(cls, kw.get("type", ""))
+        return str(role or ""), kw.get("content"), kw
+    role = m.get("type") or m.get("role") or ""
+    if not role and isinstance(m.get("_getType"), str):
+        role = m["_getType"]
+    role = {"user": "human", "assistant": "ai", "developer": "system", "HumanMessage": "human", "AIMessage": "ai",
+            "SystemMessage": "system", "ToolMessage": "tool"}.get(str(role), str(role))
+    return role, m.get("content"), m
+
+
+#: Roles of LangChain's ``(role, content)`` message tuples, as a JSON list of two: ``["user", "hi"]``.
+_TUPLE_ROLES = frozenset({"user", "human", "assistant", "ai", "system", "developer", "tool"})
+
+
+def _tuple_message(m: Any) -> dict | None:
+    """``{"role", "content"}`` for a ``(role, content)`` tuple as the client serialises it (a list of two), else None."""
+    if isinstance(m, list) and len(m) == 2 and isinstance(m[0], str) and m[0] in _TUPLE_ROLES and isinstance(m[1], (str, list)):
+        return {"role": m[0], "content": m[1]}
+    return None
+
+
+def _messages(value: Any) -> list:
+    """The messages under a ``messages`` key (flattening the batch list LangChain writes for chat models).
+
+    A message may be a ``(role, content)`` tuple, which the client writes as
+    a list of two (``{"messages": [["user", "add 1 and 2"]]}``, LangGraph's
+    common input form): it reads as ``{"role": …, "content": …}``.
+    """
+    if isinstance(value, dict):
+        value = value.get("messages")
+    if not isinstance(value, list):
+        return []
+    out = []
+    for m in value:
+        t = _tuple_message(m)
+        if t is not None:
+            out.append(t)
+        elif isinstance(m, list):
+            out.extend(_tuple_message(x) or x for x in m)
+        else:
+            out.append(m)
+    return out
+
+
+def human_text(inputs: Any) -> str:
+    """The last human message's text in a root run's ``inputs``, else ''."""
+    for m in reversed(_messages(inputs)):
+        role, content, _ = message_role(m)
+        if role == "human":
+            t = message_text(content)
+            if t:
+                return t
+    return ""
+
+
+def args_text(inputs: Any) -> str:
+    """The first non-empty string among a traced function's arguments (its question, usually)."""
+    if isinstance(inputs, dict):
+        for v in inputs.values():
+            if isinstance(v, str) and v.strip():
+                return v
+    return ""
+
+
+def error_line(err: Any) -> str:
+    """The first line of an error as the client wrote it (the exception, without its traceback)."""
+    if isinstance(err, str):
+        head = err.split("Traceback (most recent call last)", 1)[0].strip()
+        return head.splitlines()[0] if head else err[:200]
+    return str(err)[:200]
+
+
+def title_of(text: str) -> str:
+    t = " ".join(text.split())
+    return t[:TITLE_MAX]
+
+
+def summary_messages(outputs: Any) -> list[tuple[str, str]]:
+    """(message id, text) of messages marked ``additional_kwargs.lc_source == "summarization"`` in outputs."""
+    found = []
+
+    def walk(v: Any, depth: int) -> None:
+        if depth > 6:
+            return
+        if isinstance(v, dict):
+            role, content, msg = message_role(v)
+            ak = msg.get("additional_kwargs") if isinstance(msg, dict) else None
+            if isinstance(ak, dict) and ak.get("lc_source") == "summarization":
+                found.append((str(msg.get("id") or ""), message_text(content)))
+                return
+            for x in v.values():
+                walk(x, depth + 1)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x, depth + 1)
+
+    walk(outputs, 0)
+    return found
+
+
+def openai_generations(outputs: dict) -> list | None:
+    """An OpenAI chat completion (a wrapped client's output) read as LangChain generations, else None."""
+    choices = outputs.get("choices")
+    if not isinstance(choices, list):
+        return None
+    gens = []
+    for ch in choices:
+        if not isinstance(ch, dict) or not isinstance(ch.get("message"), dict):
+            continue
+        m = ch["message"]
+        calls = []
+        for tc in m.get("tool_calls") or []:
+            fn = tc.get("function") if isinstance(tc, dict) else None
+            if isinstance(fn, dict):
+                args: Any = fn.get("arguments")
+                if isinstance(args, str):
+                    try:
+                        args = orjson.loads(args)
+                    except orjson.JSONDecodeError:
+                        pass
+                calls.append({"id": tc.get("id"), "name": fn.get("name"), "args": args})
+        msg = {"type": "ai", "content": m.get("content") or "", "tool_calls": calls,
+               "response_metadata": {"finish_reason": ch.get("finish_reason")}}
+        if isinstance(outputs.get("usage_metadata"), dict):
+            msg["usage_metadata"] = outputs["usage_metadata"]
+        gens.append([{"message": msg}])
+    return gens
+
+
+def tool_calls(outputs: Any) -> list[tuple[str, str]]:
+    """(tool call id, name) of the tool calls in an llm run's outputs."""
+    out = []
+    gens = outputs.get("generations") if isinstance(outputs, dict) else None
+    if gens is None and isinstance(outputs, dict):
+        gens = openai_generations(outputs)
+    for g in gens or []:
+        for item in (g if isinstance(g, list) else [g]):
+            if not isinstance(item, dict):
+                continue
+            _, _, msg = message_role(item.get("message") or {})
+            for tc in msg.get("tool_calls") or []:
+                if isinstance(tc, dict) and isinstance(tc.get("id"), str):
+                    out.append((tc["id"], str(tc.get("name") or "")))
+    return out
+
+
+def tool_call_id(run: dict) -> str:
+    """A tool run's tool call id: ``extra.tool_call_id``, else the ToolMessage in its outputs."""
+    extra = run.get("extra")
+    if isinstance(extra, dict) and isinstance(extra.get("tool_call_id"), str) and extra["tool_call_id"]:
+        return extra["tool_call_id"]
+    outputs = run.get("outputs")
+    out = outputs.get("output") if isinstance(outputs, dict) else None
+    if isinstance(out, dict):
+        _, _, msg = message_role(out)
+        tcid = msg.get("tool_call_id")
+        if isinstance(tcid, str):
+            return tcid
+    return ""
