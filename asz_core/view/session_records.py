@@ -69,10 +69,12 @@ class LandedSession:
         except SDError as exc:
             self.problems.append(f"landed file {path.relative_to(self.root).as_posix()} does not read: {exc.message} (line {exc.line})")
         # a whole read hashed every byte of the file already
+        lines, size = data.count(b"\n"), len(data)
         if path.suffix == ".sk":  # a skeleton stands for the landed file its header's removed.digest names (issue 21)
             from ..flow.round import landed_file_digest
 
             digest = landed_file_digest(path)
+            lines, size = len(recs) + 2, _removed_size(path, size)
         else:
             digest = reader.digest if reader.digest else hashlib.sha256(data).hexdigest()
         h = reader.header
@@ -89,8 +91,8 @@ class LandedSession:
             "round": None,
             "stream": (h.stream or None) if h else None,
             "run": (h.batch or None) if h else None,
-            "lines": data.count(b"\n"),
-            "bytes": len(data),
+            "lines": lines,
+            "bytes": size,
             "digest": digest,
             "from_time": ms_of(min(times)) if times else None,
             "through_time": ms_of(max(times)) if times else None,
@@ -197,3 +199,15 @@ def landed_lines(root: str | os.PathLike, session: str) -> Iterator[bytes]:
                 yield from f
         except OSError:
             continue
+
+
+def _removed_size(path: Path, default: int) -> int:
+    """The size of the landed file a skeleton stands for (its header's ``removed.size``), else ``default``."""
+    import gzip
+
+    try:
+        with gzip.open(path, "rb") as f:
+            size = orjson.loads(f.readline())["removed"]["size"]
+    except (OSError, EOFError, ValueError, KeyError, TypeError):
+        return default
+    return size if isinstance(size, int) else default

@@ -97,6 +97,11 @@ def test_retention_leaves_skeletons_and_the_same_structure(root, pushed, tmp_pat
         assert after["summary"]["kinds"] == doc["summary"]["kinds"] and after["summary"]["talks"] == doc["summary"]["talks"]
         removed_steps += orjson.dumps(after).count(b'"state":"removed"')
         assert b'"state":"removed"' in orjson.dumps(after)
+        was = {f["file"]: f for f in doc["files"]}
+        for f in after["files"]:
+            if f["file"].endswith(".sk"):  # a skeleton is listed as the landed file it stands for
+                w = was[f["file"][:-3] + ".sd"]
+                assert {k: v for k, v in f.items() if k != "file"} == {k: v for k, v in w.items() if k != "file"}
     assert removed_steps > 0
     again = prune(root, HOUR)
     assert again.removed == [] and again.files == 0
