@@ -258,3 +258,20 @@ def test_what_a_skeleton_keeps_and_drops():
     assert rec2["sha"] == "abc"
     assert rec2["parts"][0]["sha256"] == hashlib.sha256(b'"piece-bytes"').hexdigest()
     assert rec2["parts"][1]["data"]["segments"] == [{"part": 0}, {"piece": "d" * 64}]
+
+
+def test_push_applies_retention_after_its_pass(pushed, tmp_path):
+    root = tmp_path / "data"
+    shutil.copytree(pushed[0], root, symlinks=True)
+    rcv = Receiver(tmp_path / "received", "127.0.0.1:0").start().serve_in_thread()
+    cfg = tmp_path / "asz.yaml"
+    cfg.write_text(f"storage:\n  retention: {{after: 1h}}\nexport:\n  otlp: {{endpoint: 'grpc://{rcv.address}', metrics: false}}\n")
+    try:
+        p = asz("push", "--root", str(root), "--config", str(cfg), cwd=tmp_path)
+    finally:
+        rcv.stop()
+    assert p.returncode == 0, p.stdout + p.stderr
+    out = p.stdout.strip().splitlines()
+    assert out[0].startswith("[") and "files=" in out[0]
+    assert out[-1].startswith("prune: sessions=") and sum(1 for ln in out if ln.startswith("removed ")) == len(session_dirs(root))
+    assert not list(root.rglob("*.sd")) and list(root.rglob("*.sk"))

@@ -332,3 +332,26 @@ def test_mcp_metrics_count_the_execution_records(shared_dir, tmp_path):
                     duration += dp.as_double
     assert calls == len(execs)
     assert duration == sum(e.get("duration_ms", 0) for e in execs)
+
+
+def test_grpc_resource_exhausted_pauses_then_sends(root):
+    class Busy(logs_service_pb2_grpc.LogsServiceServicer):
+        calls = 0
+
+        def Export(self, request, context):  # noqa: N802
+            Busy.calls += 1
+            if Busy.calls == 1:
+                context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "slow down")
+            return logs_service_pb2.ExportLogsServiceResponse()
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    logs_service_pb2_grpc.add_LogsServiceServicer_to_server(Busy(), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    slept = []
+    try:
+        rep = push(root, ExportConfig(metrics=False), endpoint=f"grpc://127.0.0.1:{port}", backoff=0.5, sleep=slept.append)
+    finally:
+        server.stop(0)
+    assert rep.ok and rep.requests == 2 and slept == [0.5] and rep.paused == 0.5
+    assert rep.files == len(sent_files(root))
