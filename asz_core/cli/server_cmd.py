@@ -86,6 +86,14 @@ def _bind(cmd: str, host: str, port: int):
     return sock
 
 
+def _reading_routes() -> list:
+    """The API routes of the reading room, which the view does not import (``/api/search``)."""
+    from ..reading.search_api import answer
+    from ..view.app import json_answer
+
+    return [("/api/search", json_answer(answer))]
+
+
 def serve_app(app, host: str, port: int, sock=None) -> None:
     """Serve ``app`` with uvicorn until SIGINT (Ctrl-C) or SIGTERM; either stops it gracefully, then ``stopped`` on stderr.
 
@@ -140,7 +148,7 @@ def view(
     stop = threading.Event()
     state.start_checker(stop)
     try:
-        serve_app(create_app(state, listen_host=host), host, port, sock)
+        serve_app(create_app(state, listen_host=host, extra=_reading_routes()), host, port, sock)
     finally:
         stop.set()
 
@@ -277,7 +285,7 @@ def server(
         _banner_common(state, host, port)
         worker = threading.Thread(target=passes.run, args=(stop,), name="asz-collect", daemon=True)
         worker.start()
-        serve_app(create_app(state, listen_host=host), host, port, sock)
+        serve_app(create_app(state, listen_host=host, extra=_reading_routes()), host, port, sock)
     finally:
         stop.set()
         lock.release()

@@ -37,7 +37,7 @@ from ..flow.index import IndexBuildError, update_index
 from ..sessiondata.times import format_rfc3339, parse_instant
 from ..storage.layout import landed_files, session_dirs
 from ..storage.root import read_state, session_lock, write_state
-from .skeleton import skeleton_path, write_skeleton
+from ..sessiondata.skeleton import skeleton_path, write_skeleton
 
 __all__ = ["PruneReport", "SessionPlan", "plan_sessions", "prune", "REMOVAL_STATE"]
 

@@ -469,7 +469,7 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
         if res.header is not None:
             problems.extend(_name_problems(shown, path, ln, res.header, root, sdir))
         if ln.ext == "sk":  # issue 21: a skeleton's removed header (seed 000, Skeletons)
-            from ..retention.skeleton import check_removed
+            from ..sessiondata.skeleton import check_removed
 
             problems.extend(Problem(shown, 1, "removed", "bad header", m) for m in check_removed(path))
     cursors = listing.cursors

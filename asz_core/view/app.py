@@ -10,7 +10,8 @@ the server listens on, is answered 421 and nothing else (:class:`HostGuard`).
 from __future__ import annotations
 
 import logging
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable, Sequence
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -23,7 +24,7 @@ from .page import ASSETS, PAGE_HTML
 from .query import ApiError, QueryError, hide_from_query, parse_query
 from .state import ViewState
 
-__all__ = ["create_app", "api", "API_ROUTES", "FIELDS"]
+__all__ = ["create_app", "api", "json_answer", "API_ROUTES", "FIELDS"]
 
 log = logging.getLogger("asz.view")
 
@@ -215,12 +216,6 @@ def _not_found(request: Request, exc) -> Response:
     return Response("Not found\n" if code == 404 else "Refused\n", status_code=code, media_type="text/plain; charset=utf-8", headers=_SECURITY_HEADERS)
 
 
-def _search(request, pairs, hide):
-    from ..reading.search_api import answer
-
-    return _json(answer(_state(request).root, pairs, hide, ApiError))
-
-
 #: API routes other modules may add to (path, handler taking (request, pairs, hide)); wrapped by :func:`api`.
 API_ROUTES: list[tuple[str, Any]] = [
     ("/api/status", _status),
@@ -230,20 +225,32 @@ API_ROUTES: list[tuple[str, Any]] = [
     ("/api/c/{id}/files", _files),
     ("/api/c/{id}/body/{seq}/{row}", _body),
     ("/api/glossary", _glossary),
-    ("/api/search", _search),
     ("/api/usage", _usage),
 ]
 
 
-def create_app(state: ViewState, *, listen_host: str = "127.0.0.1") -> HostGuard:
+def json_answer(answer: Callable[[Path, Sequence[tuple[str, str]], Sequence[str], type], Any]) -> Callable:
+    """An API handler from ``answer(root, query pairs, hide, error class)`` (what a room above the view, such as
+    :mod:`asz_core.reading.search_api`, offers): its result answered as JSON, its ``error(status, message)`` refusals
+    as JSON errors. The command that starts the server passes such handlers to :func:`create_app` (``extra``)."""
+
+    def handler(request, pairs, hide):
+        return _json(answer(_state(request).root, pairs, hide, ApiError))
+
+    return handler
+
+
+def create_app(state: ViewState, *, listen_host: str = "127.0.0.1", extra: Sequence[tuple[str, Any]] = ()) -> HostGuard:
     """The application serving ``state`` (routes in :mod:`asz_core.view.server`), behind :class:`HostGuard`.
 
     ``listen_host`` is the address the server binds; a ``Host`` naming it is
-    answered besides the loopback names. Never raises per request: refusals are
+    answered besides the loopback names. ``extra`` adds API routes (path,
+    handler taking (request, pairs, hide)) from rooms the view does not import
+    (``/api/search``: see ``asz_core/cli/server_cmd.py``). Never raises per request: refusals are
     400/403/404/409 JSON, anything unexpected 500 JSON without details of the root.
     """
     routes = [Route("/", _page), Route("/c/{id}", _page), Route("/static/{name:path}", _static)]
-    routes += [Route(path, api(handler)) for path, handler in API_ROUTES]
+    routes += [Route(path, api(handler)) for path, handler in [*API_ROUTES, *extra]]
     app = Starlette(routes=routes, exception_handlers={404: _not_found, 405: _not_found})
     app.state.view = state
     return HostGuard(app, listen_host)

@@ -16,7 +16,7 @@ from asz_core.export.settings import ExportConfig, RetentionConfig
 from asz_core.export.state import PushState, owner_of
 from asz_core.flow.index import update_index
 from asz_core.retention.prune import REMOVAL_STATE, prune
-from asz_core.retention.skeleton import skeleton_bytes, write_skeleton
+from asz_core.sessiondata.skeleton import skeleton_bytes, write_skeleton
 from asz_core.storage.layout import landed_files, session_dirs
 from asz_core.view import build_view
 

@@ -380,7 +380,7 @@ def test_a_skeleton_in_place_of_a_landed_file(root: Path) -> None:
     """Retention left a gzip ``.sk`` where a landed file was: it is read, and its records still count."""
     import gzip
 
-    from asz_core.retention.skeleton import skeleton_bytes
+    from asz_core.sessiondata.skeleton import skeleton_bytes
 
     f = files(root)[2]
     sk = f.with_suffix(".sk")

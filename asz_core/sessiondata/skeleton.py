@@ -33,7 +33,7 @@ from typing import Any
 
 import orjson
 
-from ..sessiondata import array_elements, object_members
+from . import array_elements, object_members
 
 __all__ = ["skeleton_bytes", "skeleton_path", "write_skeleton", "Removed", "check_removed", "RECEIVER_ANSWERS"]
 
