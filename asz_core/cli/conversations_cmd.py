@@ -75,9 +75,6 @@ def conversations(
     state. Exit 0 when listed (also when none), 1 when the root is missing, 2 on usage errors.
     """
     r, hide = settings("conversations", root, config)
-    if not r.is_dir():
-        typer.echo(f"asz conversations: no storage root at {r}", err=True)
-        raise typer.Exit(1)
     filters = make_filters("conversations", project, since, until, model, dialect)
     from ..view.document import list_conversations
     from .view_cmd import config_prices

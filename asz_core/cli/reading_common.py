@@ -11,7 +11,7 @@ import typer
 from ..reading.ids import IdError
 from ..reading.listing import Filters, TimeError, parse_time
 
-__all__ = ["settings", "make_filters", "fail_id", "ROOT_HELP", "CONFIG_HELP"]
+__all__ = ["settings", "require_root", "make_filters", "fail_id", "ROOT_HELP", "CONFIG_HELP"]
 
 ROOT_HELP = "Storage root (default: storage.root, else ./data)."
 CONFIG_HELP = "asz.yaml to read (its view.hide is withheld)."
@@ -26,7 +26,21 @@ def settings(cmd: str, root: Optional[Path], config: Optional[Path]) -> tuple[Pa
     except ConfigError as exc:
         typer.echo(f"asz {cmd}: {exc}", err=True)
         raise typer.Exit(2)
-    return (root if root is not None else Path(cfg.root)), list(cfg.view_hide)
+    where = root if root is not None else Path(cfg.root)
+    require_root(cmd, where)
+    return where, list(cfg.view_hide)
+
+
+def require_root(cmd: str, root: Path) -> None:
+    """Exit 1 when ``root`` does not exist, 2 when it is no storage root (a session directory, a projects folder):
+    a mistaken ``--root`` is said, never read as an empty root and never written into."""
+    from ..storage.layout import require_storage_root
+
+    try:
+        require_storage_root(root)
+    except FileNotFoundError as exc:
+        typer.echo(f"asz {cmd}: {exc}", err=True)
+        raise typer.Exit(1 if not root.is_dir() else 2)
 
 
 def make_filters(cmd: str, project: str, since: str, until: str, model: str, dialect: str) -> Filters:

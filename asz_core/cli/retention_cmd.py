@@ -84,6 +84,14 @@ def repack_command(
         typer.echo(f"asz repack: {where}: no storage root here (give --root DIR or set storage.root)", err=True)
         raise typer.Exit(2)
     budget = max_delta_bytes or cfg.adapter(DEFAULT_ADAPTER).collector.max_delta_bytes
+    if session is not None:
+        from ..reading.ids import IdError, session_id
+
+        try:
+            session = session_id(where, session)  # a unique prefix works, as in every command that takes an id
+        except IdError as exc:
+            typer.echo(f"asz repack: {exc}", err=True)
+            raise typer.Exit(exc.exit_code) from None
     try:
         rows = repack(where, dest, session, budget=budget, max_round_bytes=cfg.max_round_bytes)
     except ValueError as exc:

@@ -50,9 +50,6 @@ def search(
     from ..reading.search import search as run_search
 
     r, hide = settings("search", root, config)
-    if not r.is_dir():
-        typer.echo(f"asz search: no storage root at {r}", err=True)
-        raise typer.Exit(1)
     filters = make_filters("search", project, since, until, model, dialect)
     try:
         kinds = list(iter_kinds(kind))

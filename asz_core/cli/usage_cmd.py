@@ -74,6 +74,9 @@ def usage(
         typer.echo(f"asz usage: --tz: {exc}", err=True)
         raise typer.Exit(2)
     storage = root if root is not None else Path(cfg.root)
+    from .reading_common import require_root
+
+    require_root("usage", storage)  # a mistyped --root is said, never reported as $0.00
     counted, problems = read_root(storage, zone, cfg.view_hide)
     rows = report(counted, view, table, first, last)
     for p in problems:

@@ -52,6 +52,8 @@ class RowCache:
 
     def __init__(self, root: Path):
         self.con: sqlite3.Connection | None = None
+        if not (root / "_conversations").is_dir():
+            return  # nothing parsed here: derived data is never written into a folder that holds no conversation
         try:
             path = root / "_index" / "search.sqlite"
             path.parent.mkdir(parents=True, exist_ok=True)

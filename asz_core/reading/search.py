@@ -67,7 +67,7 @@ MARK_START, MARK_END = "\u00ab", "\u00bb"
 #: its hits come last indexed first.
 RANK_LIMIT = 5_000
 #: Bumped when what the index holds changes; an index of another version is rebuilt.
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 _SNIP_START, _SNIP_END = "\x02", "\x03"
 _STEP_FIRST = ("message.external", "message.assistant", "thinking", "tool", "agent.call", "context.injection")
 _WORD = re.compile(r'"([^"]*)"|(\S+)')
@@ -210,6 +210,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
     cites, talk_of = _step_map(fold.nodes)
     out: list[tuple] = []
     meta = _Meta()
+    seen: set[tuple] = set()  # a record an interrupted pass landed twice (same stream, ord, off and sha) is searched once
     for ln, path in landed_files(root / head.session) if (root / head.session).is_dir() else []:
         if ln.seq > head.through_seq:
             continue
@@ -217,6 +218,11 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
         reader = SDReader(path, decode="dict")
         try:
             for row, rec in reader:
+                if rec.get("ord") is not None:
+                    key = (path.parent, ln.kind, rec.get("ord"), rec.get("off"), rec.get("sha"))
+                    if key in seen:
+                        continue
+                    seen.add(key)
                 main = ln.kind == "transcript" and (reader.header.stream if reader.header else "") in ("", "main")
                 flags = " ".join(f for f in rec.get("flags", ()) if isinstance(f, str))
                 ns = parse_instant(rec.get("time"))
@@ -267,6 +273,8 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
     """
     t0 = time.monotonic()
     root = Path(root)
+    if not (root / "_conversations").is_dir():
+        return IndexReport(0, 0, 0, 0, time.monotonic() - t0)  # nothing parsed: no index is written into this folder
     try:
         con = _connect(index_path(root), write=True)
     except (sqlite3.Error, OSError) as exc:

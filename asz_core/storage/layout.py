@@ -214,3 +214,39 @@ def provider_files(session_dir: str | Path, upto_seq: int | None = None) -> list
                 out.append((ln.seq, f))
     out.sort()
     return out
+
+
+#: What a session directory holds once anything has landed in it (origin-digest §2.1).
+_SESSION_MARKS = ("streams", "runs", "provider_body", "session.state")
+
+
+def refuse_what_is_no_root(root: Path, sessions: list[Path]) -> None:
+    """Raise FileNotFoundError when ``root`` holds directories but none is a session and nothing marks it a root.
+
+    A session directory holds ``streams/``, ``runs/``, ``provider_body/`` or
+    ``session.state``; a root that ``asz collect`` or ``asz parse`` used holds
+    ``_collect/`` or ``_conversations/``. A session directory, or a Claude
+    Code projects directory, given as the root would otherwise verify as
+    sessions with nothing in them.
+    """
+    if not sessions or (root / "_collect").is_dir() or (root / "_conversations").is_dir():
+        return
+    if any((s / mark).exists() for s in sessions for mark in _SESSION_MARKS):
+        return
+    if any((root / mark).exists() for mark in _SESSION_MARKS):
+        raise FileNotFoundError(f"{root}: not a storage root but a session directory in one: "
+                                f"give --root {root.parent}")
+    names = ", ".join(s.name for s in sessions[:3]) + (", …" if len(sessions) > 3 else "")
+    raise FileNotFoundError(f"{root}: not a storage root: none of its {len(sessions)} director{'y' if len(sessions) == 1 else 'ies'} "
+                            f"({names}) holds streams/, runs/, provider_body/ or session.state; give the directory that "
+                            f"holds the session directories")
+
+
+def require_storage_root(root: Path) -> None:
+    """Raise FileNotFoundError unless ``root`` is a storage root a reader may use: a directory that is not
+    a session directory and not a folder of other things (a Claude Code projects folder given as ``--root``).
+    An empty directory is an empty root. Commands that write derived data under a root (the search index)
+    call this first, so a mistaken ``--root`` never gains files."""
+    if not root.is_dir():
+        raise FileNotFoundError(f"no storage root at {root}")
+    refuse_what_is_no_root(root, session_dirs(root))

@@ -49,7 +49,7 @@ from typing import Iterator
 from .landed import FileResult, _check_deep, _check_for_walk, _compact, _expand, _read, _slow, check_landed_file
 from ..sessiondata.model import KIND_PREFIX, Header
 from ..storage.cursor import AppendCursor, read_cursor
-from ..storage.layout import SessionListing, dir_name, kind_dir_parts, parse_landed_name, session_dirs, session_listing
+from ..storage.layout import SessionListing, dir_name, kind_dir_parts, parse_landed_name, refuse_what_is_no_root, session_dirs, session_listing
 from ..collect.workers import LOST, default_jobs, each_result, guided, process_pool
 from ..storage.torn import torn_detail
 from .bodies import provider_section
@@ -394,7 +394,7 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
         sessions = [sd]
     else:
         sessions = session_dirs(root)
-        _refuse_what_is_no_root(root, sessions)
+        refuse_what_is_no_root(root, sessions)
     jobs = default_jobs() if jobs is None else jobs
     problems: list[Problem] = []
     streams = records = duplicates = uncursored = 0
@@ -503,32 +503,6 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
                 records += more
             walk.end(cursor, _show(root_shown, root, cpath), last_seq, problems)
     return len(keys), records, duplicates, uncursored
-
-
-#: What a session directory holds once anything has landed in it (origin-digest §2.1).
-_SESSION_MARKS = ("streams", "runs", "provider_body", "session.state")
-
-
-def _refuse_what_is_no_root(root: Path, sessions: list[Path]) -> None:
-    """Raise FileNotFoundError when ``root`` holds directories but none is a session and nothing marks it a root.
-
-    A session directory holds ``streams/``, ``runs/``, ``provider_body/`` or
-    ``session.state``; a root that ``asz collect`` or ``asz parse`` used holds
-    ``_collect/`` or ``_conversations/``. A session directory, or a Claude
-    Code projects directory, given as the root would otherwise verify as
-    sessions with nothing in them.
-    """
-    if not sessions or (root / "_collect").is_dir() or (root / "_conversations").is_dir():
-        return
-    if any((s / mark).exists() for s in sessions for mark in _SESSION_MARKS):
-        return
-    if any((root / mark).exists() for mark in _SESSION_MARKS):
-        raise FileNotFoundError(f"{root}: not a storage root but a session directory in one: "
-                                f"asz verify {root.name} --root {root.parent}")
-    names = ", ".join(s.name for s in sessions[:3]) + (", …" if len(sessions) > 3 else "")
-    raise FileNotFoundError(f"{root}: not a storage root: none of its {len(sessions)} director{'y' if len(sessions) == 1 else 'ies'} "
-                            f"({names}) holds streams/, runs/, provider_body/ or session.state; give the directory that "
-                            f"holds the session directories")
 
 
 def _landed_since(root: Path, root_shown: str, d: Path, kind: str, last_seq: int, walk: "_Walk",

@@ -196,8 +196,11 @@ def api(handler):
 def _page(request: Request) -> Response:
     status_code = 200
     cid = request.path_params.get("id")
-    if cid is not None and cid not in set(_state(request).conversations()):
-        status_code = 404
+    if cid is not None:
+        try:
+            _state(request).check_conversation(cid)  # a unique prefix opens the conversation too
+        except ApiError as exc:
+            status_code = exc.status
     return Response(PAGE_HTML, status_code=status_code, media_type="text/html; charset=utf-8", headers=_SECURITY_HEADERS)
 
 

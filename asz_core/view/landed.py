@@ -295,7 +295,7 @@ class LandedRequests:
         """
         if not _is_number(seq_s) or not _is_number(row_s):
             raise ApiError(400, "seq and row are decimal numbers")
-        self.check_conversation(conversation)
+        conversation = self.check_conversation(conversation)
         return self.files.record(self.session_of(conversation), seq_s, row_s, hide)
 
     def body(self, conversation: str, seq_s: str, row_s: str, hide: Sequence[str]) -> dict:
@@ -311,7 +311,7 @@ class LandedRequests:
         """
         if not _is_number(seq_s) or not _is_number(row_s):
             raise ApiError(400, "seq and row are decimal numbers")
-        self.check_conversation(conversation)
+        conversation = self.check_conversation(conversation)
         return self.files.body(self.session_of(conversation), seq_s, row_s, hide)
 
     def provider_files(self, conversation: str, pairs: Sequence[tuple[str, str]], hide: Sequence[str]) -> list[dict]:
@@ -326,7 +326,7 @@ class LandedRequests:
         whose header does not read; 403 when anything is withheld; 404 for an
         unknown conversation or session.
         """
-        self.check_conversation(conversation)
+        conversation = self.check_conversation(conversation)
         return self.files.files(self.session_of(conversation), pairs, hide)
 
 

@@ -22,6 +22,7 @@ from typing import Any, Iterable, Sequence
 
 import orjson
 
+from ..storage.ids import AmbiguousId, IdError, resolve
 from ..flow.round import round_file_name
 from ..sessiondata.jsonbytes import dumps_wide
 from ..sessiondata.model import WITHHOLDABLE
@@ -145,10 +146,15 @@ class ViewState(BackgroundChecks, LandedRequests):
         self.links_skipped = links
         return sorted(out)
 
-    def check_conversation(self, conversation: str) -> None:
-        """Raise :class:`ApiError` 404 unless ``conversation`` is listed (:meth:`conversations`)."""
-        if conversation not in set(self.conversations()):
-            raise ApiError(404, f"no conversation {conversation!r} in this storage root")
+    def check_conversation(self, conversation: str) -> str:
+        """The listed conversation (:meth:`conversations`) that ``conversation`` names, whole or by a unique prefix
+        (:func:`asz_core.storage.ids.resolve`). Raises :class:`ApiError` 404 when none is, 400 when several start so."""
+        try:
+            return resolve(self.conversations(), conversation, "conversation")
+        except AmbiguousId as exc:
+            raise ApiError(400, str(exc)) from None
+        except IdError:
+            raise ApiError(404, f"no conversation {conversation!r} in this storage root") from None
 
     def newest_round(self, conversation: str) -> tuple[int, str, tuple] | None:
         """The newest round file listed for ``conversation``: (number, file name, (name, size, mtime_ns)); None if none."""
@@ -291,7 +297,7 @@ class ViewState(BackgroundChecks, LandedRequests):
         retried once its file changes. Raises :class:`ApiError` 404 for an
         unknown conversation or one with no usable round, 403 when a link is in the way.
         """
-        self.check_conversation(conversation)
+        conversation = self.check_conversation(conversation)
         key = (conversation, tuple(hide))
         newest = self.newest_round(conversation)
         if newest is None:

@@ -158,3 +158,40 @@ def test_hits_carry_the_lists_titles_and_the_filters_narrow_by_conversation(corp
     narrowed = asz_json("search", "the", "--json", "--limit", "200", "--root", r, "--project", "spotter")
     assert narrowed and {h["conversation"] for h in narrowed} <= spotter
     assert asz_json("search", "the", "--json", "--root", r, "--dialect", "kiro") == []
+
+
+def test_a_record_landed_twice_by_an_interrupted_pass_is_one_hit(tmp_path):
+    """An interrupted pass can land records again (same stream, ord, off, sha); search, like assembly, takes them once."""
+    from view_server_helpers import collect_and_parse, write_session
+
+    lines = [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s-twice", "timestamp": "2026-11-01T10:00:00Z",
+         "cwd": "/w", "message": {"role": "user", "content": "please translate the quarterly zebrafish report"}},
+    ]
+    src = tmp_path / "projects"
+    path = write_session(src, lines)
+    root = tmp_path / "root"
+    collect_and_parse(src, root)
+    for cursor in (root).rglob("*.cursor"):
+        cursor.unlink()  # as if the pass died after landing, before its cursor: the next pass lands the line again
+    collect_and_parse(src, root)
+    landed_twice = asz("verify", "--root", str(root)).stdout
+    assert "landed more than once" in landed_twice, landed_twice
+    hits = asz_json("search", '"quarterly zebrafish"', "--root", str(root), "--reindex", "--json")
+    assert len(hits) == 1 and hits[0]["step"], hits
+    assert path.exists()
+
+
+def test_reading_commands_refuse_a_folder_that_is_no_root_and_write_nothing_into_it(tmp_path):
+    (tmp_path / "proj-a").mkdir()
+    (tmp_path / "proj-a" / "s.jsonl").write_text("{}\n")
+    for args in (["ls"], ["search", "hello"], ["usage"]):
+        r = asz(*args, "--root", str(tmp_path), check=False)
+        assert r.returncode == 2 and "not a storage root" in r.stderr, (args, r.stderr)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["proj-a"]
+    r = asz("usage", "--root", str(tmp_path / "typo"), check=False)
+    assert r.returncode == 1 and "no storage root" in r.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert asz("ls", "--root", str(empty)).returncode == 0
+    assert list(empty.iterdir()) == []

@@ -1,0 +1,57 @@
+"""Ids typed by a person: a whole id or a unique prefix of one (issue 20).
+
+A given id that is one of the candidates is taken as it is; otherwise it must
+be the prefix of exactly one candidate. None matching and several matching
+are different errors so a command can exit 1 (nothing there) or 2 (usage:
+the prefix needs more characters) and list the matches. The commands
+(:mod:`asz_core.reading.ids`) and the page server (:mod:`asz_core.view.state`)
+resolve ids with this one rule.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+__all__ = ["IdError", "AmbiguousId", "UnknownId", "resolve", "MATCHES_SHOWN"]
+
+#: An ambiguous prefix's error lists at most this many matches.
+MATCHES_SHOWN = 20
+
+
+class IdError(LookupError):
+    """An id that names no single candidate; ``matches`` are the candidates it could mean (empty when none)."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, matches: list[str]):
+        self.matches = matches
+        super().__init__(message)
+
+
+class UnknownId(IdError):
+    """No candidate is or starts with the id (exit 1: nothing found)."""
+
+
+class AmbiguousId(IdError):
+    """The id is the prefix of several candidates (exit 2: usage, type more of it)."""
+
+    exit_code = 2
+
+
+def resolve(candidates: Iterable[str], given: str, what: str) -> str:
+    """The candidate ``given`` names: itself when listed, else the one it is a prefix of.
+
+    ``what`` names the kind of id in messages ("conversation", "session").
+    Raises :class:`UnknownId` (none) or :class:`AmbiguousId` (several; the
+    message lists up to :data:`MATCHES_SHOWN` of them, all are in ``matches``).
+    """
+    listed = list(candidates)
+    if given in listed:
+        return given
+    matches = sorted(c for c in listed if given and c.startswith(given))
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise UnknownId(f"no {what} is or starts with {given!r}", [])
+    shown = ", ".join(matches[:MATCHES_SHOWN]) + (f" and {len(matches) - MATCHES_SHOWN} more" if len(matches) > MATCHES_SHOWN else "")
+    raise AmbiguousId(f"{given!r} is the start of {len(matches)} {what}s: {shown}; type more of it", matches)
