@@ -199,6 +199,11 @@ def parse_multipart(body: bytes, content_type: str, *, max_part: int = MAX_PART)
         if key not in runs:
             order.append(key)
         runs[key] = value
+    return _merged(runs, order, oob)
+
+
+def _merged(runs: dict[tuple[str, str], dict], order: list[tuple[str, str]], oob: list[tuple[str, str, str, Any]]) -> list[dict]:
+    """The arrivals of a multipart body: each run with its out-of-band fields, checked (:func:`check_run`)."""
     for kind, rid, field, value in oob:
         key = (kind, rid)
         if key not in runs:
