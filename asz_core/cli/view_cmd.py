@@ -90,7 +90,8 @@ def conversation(
         raise typer.Exit(2)
     except ViewError as exc:
         known = list_conversations(r)
-        typer.echo(f"asz conversation: {exc}" + (f"; conversations in {r}: {', '.join(known)}" if known else f"; {r} holds no conversations"), err=True)
+        shown = ", ".join(known[:5]) + (f" and {len(known) - 5} more (asz ls lists them)" if len(known) > 5 else "")
+        typer.echo(f"asz conversation: {exc}" + (f"; conversations in {r}: {shown}" if known else f"; {r} holds no conversations"), err=True)
         raise typer.Exit(1)
     if as_json:
         sys.stdout.buffer.write(to_json(doc) + b"\n")
