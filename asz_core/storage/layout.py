@@ -220,7 +220,7 @@ def provider_files(session_dir: str | Path, upto_seq: int | None = None) -> list
 _SESSION_MARKS = ("streams", "runs", "provider_body", "session.state")
 
 
-def refuse_what_is_no_root(root: Path, sessions: list[Path]) -> None:
+def refuse_what_is_no_root(root: Path, sessions: list[Path], session_command: str = "") -> None:
     """Raise FileNotFoundError when ``root`` holds directories but none is a session and nothing marks it a root.
 
     A session directory holds ``streams/``, ``runs/``, ``provider_body/`` or
@@ -235,7 +235,7 @@ def refuse_what_is_no_root(root: Path, sessions: list[Path]) -> None:
         return
     if any((root / mark).exists() for mark in _SESSION_MARKS):
         raise FileNotFoundError(f"{root}: not a storage root but a session directory in one: "
-                                f"give --root {root.parent}")
+                                + (f"{session_command} {root.name} --root {root.parent}" if session_command else f"give --root {root.parent}"))
     names = ", ".join(s.name for s in sessions[:3]) + (", …" if len(sessions) > 3 else "")
     raise FileNotFoundError(f"{root}: not a storage root: none of its {len(sessions)} director{'y' if len(sessions) == 1 else 'ies'} "
                             f"({names}) holds streams/, runs/, provider_body/ or session.state; give the directory that "

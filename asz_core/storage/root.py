@@ -226,7 +226,9 @@ def remove_stale_temporaries(directory: str | os.PathLike) -> list[Path]:
     for e in entries:
         if e.name.startswith(".") and e.name.endswith(".tmp") and e.is_file(follow_symlinks=False):
             try:
-                os.chmod(e.path, 0o644)
+                # Never chmod it first: a writer killed between linking a file to its final name and unlinking the
+                # temporary leaves the temporary as a second link to the landed file's inode, whose mode is the
+                # landed file's (0444). Unlinking needs no permission on the file itself.
                 os.unlink(e.path)
                 removed.append(Path(e.path))
             except OSError:

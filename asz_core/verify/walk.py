@@ -394,7 +394,7 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
         sessions = [sd]
     else:
         sessions = session_dirs(root)
-        refuse_what_is_no_root(root, sessions)
+        refuse_what_is_no_root(root, sessions, "asz verify")
     jobs = default_jobs() if jobs is None else jobs
     problems: list[Problem] = []
     streams = records = duplicates = uncursored = 0

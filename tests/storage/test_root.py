@@ -125,3 +125,20 @@ def test_names_parse_back(tmp_path):
     ln = parse_landed_name(lf.path.name)
     assert (ln.kind, ln.seq, ln.ext) == ("transcript", 1, "sd")
     assert os.path.basename(lf.path).startswith("transcript-") and ":" not in lf.path.name
+
+
+def test_a_temporary_left_linked_to_a_landed_file_goes_and_the_landed_file_stays_read_only(tmp_path):
+    """A writer killed between ``link(tmp, final)`` and ``unlink(tmp)`` leaves the temporary as a second name of the
+    landed file: removing it must not change the landed file's mode (the inode is shared)."""
+    from asz_core.storage.root import remove_stale_temporaries
+
+    d = tmp_path / "s1" / "streams" / "main"
+    d.mkdir(parents=True)
+    final = d / "transcript-x-000001.sd"
+    tmp = d / ".transcript-x-000001.sd.123.tmp"
+    tmp.write_bytes(b"landed\n")
+    os.chmod(tmp, 0o444)
+    os.link(tmp, final)
+    assert remove_stale_temporaries(d) == [tmp]
+    assert not tmp.exists() and final.read_bytes() == b"landed\n"
+    assert final.stat().st_mode & 0o777 == 0o444
