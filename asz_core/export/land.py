@@ -28,6 +28,8 @@ import shutil
 import threading
 from pathlib import Path
 
+from ..sessiondata.durable import fsync_dir
+
 __all__ = ["land", "check_path", "index_sessions", "Refused"]
 
 _LANDED = re.compile(r"^[a-z_]+-\d{8}T\d{6}\.\d{9}Z-\d{6,}\.sd$")
@@ -58,19 +60,6 @@ def check_path(rel: str) -> tuple[str, ...]:
     if not ok:
         raise Refused(f"{rel!r} is not a landed file's path (<session>/streams|runs/<name>/<kind>-<stamp>-<seq>.sd)")
     return parts
-
-
-def _fsync_dir(d: Path) -> None:
-    try:
-        fd = os.open(d, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def land(root: str | os.PathLike, rel: str, digest: str, data: bytes) -> bool:
@@ -110,7 +99,7 @@ def land(root: str | os.PathLike, rel: str, digest: str, data: bytes) -> bool:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
-    _fsync_dir(target.parent)
+    fsync_dir(target.parent)
     if parts[0] != "_conversations":
         _index_below(root / parts[0], int(parts[-1].rsplit("-", 1)[1].split(".")[0]))
     return True
