@@ -21,9 +21,7 @@ listen times as multiples of it. Timing lives here, never in tests.
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
-import socket
 import statistics
 import subprocess
 import sys
@@ -31,36 +29,24 @@ import tempfile
 import time
 from pathlib import Path
 
+from _common import free_port, http_get  # bench/_common.py
+
 REPO = Path(__file__).resolve().parents[1]
 LISTEN_TARGET_S = 1.0
 OPEN_TARGET_MS = 150.0
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _get(port: int, path: str) -> tuple[int, bytes, float]:
-    t = time.perf_counter()
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-    c.request("GET", path)
-    r = c.getresponse()
-    body = r.read()
-    c.close()
-    return r.status, body, (time.perf_counter() - t) * 1000
 
 
 def _start(args: list[str], workdir: Path) -> tuple[subprocess.Popen, int, float]:
     """Start ``asz ARGS --port P``; return the process, the port and the seconds until ``/api/status`` answered 200."""
-    port = _port()
+    port = free_port()
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", *args, "--port", str(port)], cwd=workdir,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     while True:
         try:
-            if _get(port, "/api/status")[0] == 200:
+            if http_get(port, "/api/status")[0] == 200:
                 return proc, port, time.perf_counter() - t0
         except OSError:
             pass
@@ -105,13 +91,13 @@ def main(argv=None) -> int:
             proc, port, took = _start(["view", "--root", str(root)], work)
             try:
                 listen.append(took)
-                rows = json.loads(_get(port, "/api/conversations")[1])["conversations"]
+                rows = json.loads(http_get(port, "/api/conversations")[1])["conversations"]
                 big = max(rows, key=lambda r: r.get("steps") or 0)
                 largest = f"{big['id']} ({big.get('steps')} steps, {big.get('talks')} talks)"
-                status, body, ms = _get(port, f"/api/c/{big['id']}/view")
+                status, body, ms = http_get(port, f"/api/c/{big['id']}/view")
                 assert status == 200, body[:200]
                 cold.append(ms)
-                warm.append(_get(port, f"/api/c/{big['id']}/view")[2])
+                warm.append(http_get(port, f"/api/c/{big['id']}/view")[2])
             finally:
                 _stop(proc)
             proc, port, took = _start(["server", "--root", str(work / f"fresh-{i}"), "--source", str(src)], work)

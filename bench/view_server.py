@@ -14,10 +14,8 @@ only when one talk's read exceeds 200 ms at p99. Timing lives here, never in tes
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -26,24 +24,12 @@ import threading
 import time
 from pathlib import Path
 
+from _common import free_port, http_get  # bench/_common.py
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _get(port: int, path: str) -> tuple[int, bytes, float]:
-    t = time.perf_counter()
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    c.request("GET", path)
-    r = c.getresponse()
-    body = r.read()
-    c.close()
-    return r.status, body, (time.perf_counter() - t) * 1000
 
 
 def main(argv=None) -> int:
@@ -72,18 +58,18 @@ def main(argv=None) -> int:
         convs = list_conversations(root)
         sizes = {c: sum(p.stat().st_size for p in (root / c).rglob("*.sd")) for c in convs}
         conv = max(convs, key=lambda c: sizes[c])
-        port = _port()
+        port = free_port()
         env = dict(os.environ)
         proc = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "view", "--root", str(root), "--port", str(port)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         try:
             for _ in range(200):
                 try:
-                    if _get(port, "/api/status")[0] == 200:
+                    if http_get(port, "/api/status")[0] == 200:
                         break
                 except OSError:
                     time.sleep(0.1)
-            status, body, first = _get(port, f"/api/c/{conv}/view")
+            status, body, first = http_get(port, f"/api/c/{conv}/view")
             doc = json.loads(body)
             refs = []
             for t in doc["talks"]:
@@ -104,7 +90,7 @@ def main(argv=None) -> int:
                     else:
                         seq, row = refs[i % len(refs)]
                         kind, path = "record", f"/api/c/{conv}/record/{seq}/{row}"
-                    st, _, ms = _get(port, path)
+                    st, _, ms = http_get(port, path)
                     assert st == 200, (path, st)
                     with lock:
                         times[kind].append(ms)
