@@ -197,6 +197,13 @@ class _Server(socketserver.ThreadingTCPServer):
     daemon_threads = True
     allow_reuse_address = True
 
+    def handle_error(self, request, client_address) -> None:
+        """A sender that went away mid-request (killed, timed out) is routine: one line, no traceback."""
+        err = sys.exc_info()[1]
+        if isinstance(err, (ConnectionError, TimeoutError)):
+            return
+        print(f"asz receive: {client_address[0]}: {type(err).__name__}: {err}", file=self.receiver.err)  # type: ignore[attr-defined]
+
 
 class Receiver:
     """The receiver of one root on ``listen`` (``HOST:PORT``; port 0 picks one). :meth:`start`, then

@@ -8,6 +8,7 @@ import shutil
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +19,16 @@ from export_helpers import ASZ, asz, collect_corpus, sent_files
 
 KILLS = 30
 PER_RECEIVER = 5
+
+
+def _wait_for_progress(proc: subprocess.Popen, received: Path, total: int, rng: random.Random) -> None:
+    """Wait until the receiver holds a random number of further files, from none (a kill at start-up)
+    to all but one, so the kill lands mid-pass however fast this machine is."""
+    have = len(sent_files(received))
+    target = have + rng.randint(0, max(0, total - have - 1))
+    while proc.poll() is None and len(sent_files(received)) < target:
+        time.sleep(0.01)
+    time.sleep(rng.uniform(0.0, 0.05))
 
 
 @pytest.mark.slow
@@ -32,15 +43,18 @@ def test_kill_9_mid_push_loses_and_duplicates_nothing(corpus_dir, tmp_path):
     cfg.write_text("export:\n  otlp: {batch_bytes: 16384}\n")
     rng = random.Random(21)
     killed_mid = 0
-    for r in range(KILLS // PER_RECEIVER):
+    r = 0
+    while killed_mid < KILLS:
+        assert r < 3 * KILLS // PER_RECEIVER, f"only {killed_mid} of {KILLS} kills found a push in flight"
         rcv = Receiver(tmp_path / f"received-{r}", "127.0.0.1:0").start().serve_in_thread()
         try:
             endpoint = f"{'grpc' if r % 2 == 0 else 'http'}://{rcv.address}"
             for _ in range(PER_RECEIVER):
                 proc = subprocess.Popen([*ASZ, "push", "--root", str(root), "--config", str(cfg), "--endpoint", endpoint],
                                         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-                time.sleep(rng.uniform(0.3, 3.0))
-                if proc.poll() is None:
+                _wait_for_progress(proc, rcv.root, len(want), rng)
+                finished = proc.poll() is not None
+                if not finished:
                     os.kill(proc.pid, signal.SIGKILL)
                     killed_mid += 1
                 proc.communicate(timeout=60)
@@ -48,6 +62,8 @@ def test_kill_9_mid_push_loses_and_duplicates_nothing(corpus_dir, tmp_path):
                 st = PushState.load(root)
                 if st.endpoint == endpoint:
                     assert all(want[p] == d and sent_files(rcv.root).get(p) == d for p, d in st.pushed.items())
+                if finished or killed_mid >= KILLS:
+                    break  # this receiver has everything: the next kills need a fresh one
             done = asz("push", "--root", str(root), "--config", str(cfg), "--endpoint", endpoint, cwd=tmp_path)
             assert done.returncode == 0, done.stdout + done.stderr
         finally:
@@ -58,4 +74,4 @@ def test_kill_9_mid_push_loses_and_duplicates_nothing(corpus_dir, tmp_path):
         assert len(files) == len(want)  # nothing twice, no temporaries left behind
         assert PushState.load(root).pushed == want
         shutil.rmtree(rcv.root)
-    assert killed_mid >= KILLS // 2  # most kills hit a pass in flight
+        r += 1
