@@ -22,13 +22,48 @@ def _usage(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
-def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, raw: list[int], turns_out: list[dict]) -> bytes:
-    """One conversation in ``fmt`` as bytes; prose turns are also added to ``turns_out`` and source bytes to ``raw``."""
+class Prose:
+    """What a prose export gathers across conversations: source bytes (``raw``), the turns, the source line reader and its stats."""
+
+    def __init__(self, source: Optional[Path], config: Optional[Path]):
+        from ..reading.prose import ProseStats, SourceLines
+
+        self.raw: list[int] = []
+        self.turns: list[dict] = []
+        self.stats = ProseStats()
+        self.lines = SourceLines(_source_roots(source, config))
+
+
+def _source_roots(source: Optional[Path], config: Optional[Path]):
+    """``adapter name -> source root`` for prose: ``--source`` for every adapter, else the configured or default root of each."""
+    if source is not None:
+        return lambda name: source.expanduser()
+
+    def of(name: str) -> Optional[Path]:
+        from ..config import load_config
+        from ..plugins import get_plugin_manager
+
+        try:
+            entry = load_config(config).adapter(name)
+            adapter = get_plugin_manager().get(name)
+            adapter.configure(entry)
+            return Path(entry.source_root or adapter.default_source_root()).expanduser()
+        except Exception:  # an adapter this install lacks, or a configuration that does not load: no source line
+            return None
+
+    return of
+
+
+def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> bytes:
+    """One conversation in ``fmt`` as bytes; for prose, turns and source bytes are also added to ``prose``."""
     if fmt == "prose":
         from ..reading.prose import prose_turns
 
-        turns = prose_turns(root, cid, hide=hide, thinking=thinking, raw=raw)
-        turns_out.extend(turns)
+        try:
+            turns = prose_turns(root, cid, hide=hide, thinking=thinking, raw=prose.raw, lines=prose.lines, stats=prose.stats)
+        finally:
+            prose.lines.close()  # a conversation's source files are its own
+        prose.turns.extend(turns)
         return b"".join(orjson.dumps(t) + b"\n" for t in turns)
     from ..reading.export import build, to_html, to_markdown
     from ..view import to_json
@@ -39,7 +74,7 @@ def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, raw:
     return (to_html(root, doc, thinking=thinking) if fmt == "html" else to_markdown(root, doc, thinking=thinking)).encode("utf-8")
 
 
-def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, out: Optional[Path], raw: list[int], turns: list[dict]) -> int:
+def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, out: Optional[Path], prose: Prose) -> int:
     from ..reading.export import index_html, index_markdown
     from ..reading.progress import Bar
 
@@ -49,7 +84,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
     with Bar("export", len(rows)) as bar:
         try:
             for row in rows:
-                data = render(r, row["id"], fmt, hide, thinking, raw, turns)
+                data = render(r, row["id"], fmt, hide, thinking, prose)
                 if out is None:
                     sys.stdout.buffer.write(data + (b"\n---\n\n" if fmt == "md" else b""))
                 else:
@@ -84,6 +119,7 @@ def export(
     fmt: str = typer.Option("md", "--format", help="md (Markdown), html (one self-contained page), json (the asz.view document) or prose (JSONL per turn)."),
     thinking: bool = typer.Option(False, "--thinking", help="Add the model's reasoning (md, html, prose)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write here: a file for one conversation, a folder (with an index page) for several."),
+    source: Optional[Path] = typer.Option(None, "--source", help="prose: the source root the conversations were collected from (default: each adapter's configured or default root), read where a landed record cannot tell a string from a list (seed 003)."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
@@ -93,8 +129,12 @@ def export(
     stdout; html and json of several need --out DIR, which gets one file per
     conversation and an index page linking them (index.html, index.md, or
     index.json for json). prose prints one JSON object per turn (person
-    prompts as typed and model text, no tool blocks; seed 003) and on stderr a
-    token estimate of prose against the raw records. Exit 0 written, 1 an
+    prompts as typed and model text, no tool blocks; seed 003's rule: a user
+    line counts only when its content is a string) and on stderr a token
+    estimate of prose against the raw records. A landed record of one text
+    part may have been a string or a one-block list: prose reads that line
+    from the source (--source, else the adapter's source root) and says on
+    stderr how many it had to keep without it. Exit 0 written, 1 an
     unknown id or a conversation with no usable round, 2 usage (an ambiguous
     prefix, no ID and no filter, a bad format).
     """
@@ -112,12 +152,11 @@ def export(
     if not r.is_dir():
         typer.echo(f"asz export: no storage root at {r}", err=True)
         raise typer.Exit(1)
-    raw: list[int] = []
-    turns: list[dict] = []
+    prose = Prose(source, config)
     if conversation_id is not None:
         try:
             cid = resolve(r, conversation_id)
-            data = render(r, cid, fmt, hide, thinking, raw, turns)
+            data = render(r, cid, fmt, hide, thinking, prose)
         except IdError as exc:
             raise fail_id("export", exc)
         except (ViewError, LookupError) as exc:
@@ -136,12 +175,14 @@ def export(
             raise _usage(f"several conversations as {fmt} need --out DIR")
         filters = make_filters("export", project, since, until, "", "")
         rows = newest_first(conversation_rows(r, hide, filters))
-        n = _many(r, rows, fmt, hide, thinking, out, raw, turns)
+        n = _many(r, rows, fmt, hide, thinking, out, prose)
         typer.echo(f"exported {n} conversation(s)" + (f" to {out}" if out is not None else ""), err=True)
     if fmt == "prose":
         from ..reading.prose import estimate
 
-        typer.echo(estimate(turns, sum(raw)).line(), err=True)
+        typer.echo(estimate(prose.turns, sum(prose.raw)).line(), err=True)
+        if prose.stats.line():
+            typer.echo(prose.stats.line(), err=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -2,20 +2,40 @@
 
 One JSON object per transcript record that carries prose, in file order,
 stream by stream (the main stream first, then the others by their first
-record's time):
+record's time). Seed 003's rule (§4, "Structured") is stated on Claude Code
+source lines, and applied as written:
 
-- ``role: "user"``: a record from ``external`` whose parts are all ``text``
-  (or media): the person's prompt as typed, and what the runtime put in the
-  person's turn (its notices, command output), as seed 003's rule keeps
-  every user line whose content is text;
-- ``role: "assistant"``: the ``text`` parts of a record from ``agent``, and
-  with ``thinking`` its ``reasoning`` parts too, in block order;
+- ``role: "user"``: a ``user`` line whose ``message.content`` is a string
+  (seed 003 §5: "string = human"), text as written, whatever the runtime put
+  there (its notices, command output, ``isMeta`` text); a ``user`` line whose
+  content is a list is dropped even when it holds only text or image blocks
+  (an interrupt notice, an IDE selection, a pasted image: seed 003's filter
+  drops them and we follow it);
+- ``role: "assistant"``: an ``assistant`` line whose content is a list, its
+  ``text`` blocks joined with a newline (with ``thinking``, its ``thinking``
+  blocks too, in block order);
+- a turn whose text is empty is left out; never a tool call or result.
 
-never a tool call or result. Keys: ``conversation``, ``stream``, ``role``,
-``ts`` (the record's time as written), ``text`` (the parts joined with a
-newline), ``file`` and ``row`` (the landed record). A record landed twice
-(an interrupted pass) counts once, by its ``ord``; a record carrying a flag
-``hide`` names is left out.
+A landed record cannot always tell which shape its line had: a string lands
+as one ``text`` part, and so does a list of one text block (origin-digest
+§5.1). For such a record the shape is read from the source line itself
+(``src`` of the file's header under the adapter's source root, at the
+record's ``off``, ``bytes`` long, accepted only when its SHA-256 matches the
+record's ``sha``). When that line cannot be read (the source is gone or
+changed) the landed form decides: one text part counts as a string (a
+``user`` record is kept, an ``assistant`` one too), and :class:`ProseStats`
+counts it as ``undecided``. Any other part mix is decided by the landed
+record alone (several parts or media: a list).
+
+Other dialects (Kiro, LangChain) have no string/list distinction: a record
+from ``external`` whose parts are all ``text`` or ``media`` is the person's
+prompt, and the ``text`` parts of a record from ``agent`` are the model's
+(seed 003's intent: person prompts as typed, model text, no tool blocks).
+
+Keys: ``conversation``, ``stream``, ``role``, ``ts`` (the record's time as
+written), ``text`` (the parts joined with a newline), ``file`` and ``row``
+(the landed record). A record landed twice (an interrupted pass) counts once,
+by its ``ord``; a record carrying a flag ``hide`` names is left out.
 
 :func:`estimate` gives the token estimate of seed 003 (words x 1.3) for the
 prose and a like-for-like byte estimate (bytes / 4) of prose against the
@@ -25,18 +45,22 @@ the source line).
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
-from typing import Iterator, NamedTuple, Sequence
+from typing import Any, BinaryIO, Callable, Iterator, NamedTuple, Optional, Sequence
+
+import orjson
 
 from ..flow.chain import Chain, ChainError
 from ..flow.fold import FoldError, fold_rounds
 from ..flow.round import RoundError
 from ..sessiondata import SDError, SDReader
+from ..sessiondata.model import Header
 from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
 
-__all__ = ["Estimate", "prose_turns", "estimate", "session_of"]
+__all__ = ["Estimate", "ProseStats", "SourceLines", "prose_turns", "estimate", "session_of"]
 
 _PROSE_USER_PARTS = frozenset(("text", "media"))
 
@@ -82,26 +106,117 @@ def session_of(root: str | os.PathLike, conversation: str) -> tuple[str, int]:
     return head.session, head.through_seq
 
 
-def _turn(rec: dict, thinking: bool) -> tuple[str, str] | None:
+class ProseStats:
+    """What deciding the content shape took: ``from_source`` records whose line was read, ``undecided`` ones judged by their landed form."""
+
+    def __init__(self) -> None:
+        self.from_source = 0
+        self.undecided = 0
+
+    def line(self) -> str:
+        """One line for stderr, or '' when no shape needed its source line."""
+        if not self.undecided:
+            return f"content shape of {self.from_source:,} one-text-part records read from their source lines" if self.from_source else ""
+        return (f"{self.undecided:,} one-text-part records kept without their source line to tell a string from a list "
+                f"(seed 003 drops a user list): give --source DIR to decide them")
+
+
+class SourceLines:
+    """The source line of a landed record, read at ``off`` for ``bytes`` and accepted when its SHA-256 starts with ``sha``.
+
+    ``source_of(adapter)`` gives the source root of an adapter name (the
+    header's ``adapter`` before ``/``) or None. Files are opened once each.
+    """
+
+    def __init__(self, source_of: Callable[[str], Optional[Path]]):
+        self._source_of = source_of
+        self._roots: dict[str, Optional[Path]] = {}
+        self._files: dict[Path, Optional[BinaryIO]] = {}
+
+    def _file(self, header: Header) -> Optional[BinaryIO]:
+        name = header.adapter.split("/", 1)[0]
+        if name not in self._roots:
+            self._roots[name] = self._source_of(name)
+        base = self._roots[name]
+        if base is None or not header.src:
+            return None
+        path = base / header.src
+        if path not in self._files:
+            try:
+                self._files[path] = open(path, "rb")
+            except OSError:
+                self._files[path] = None
+        return self._files[path]
+
+    def content(self, header: Header, rec: dict) -> tuple[bool, Any]:
+        """``(True, message.content)`` of the record's source line, or ``(False, None)`` when it cannot be read or does not match."""
+        f = self._file(header)
+        sha, off, size = rec.get("sha"), rec.get("off"), rec.get("bytes")
+        if f is None or not isinstance(sha, str) or not sha or not isinstance(off, int) or not isinstance(size, int):
+            return False, None
+        try:
+            f.seek(off)
+            line = f.read(size)
+        except OSError:
+            return False, None
+        if len(line) != size or not hashlib.sha256(line).hexdigest().startswith(sha):
+            return False, None
+        try:
+            v = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            return False, None
+        msg = v.get("message") if isinstance(v, dict) else None
+        return True, (msg.get("content") if isinstance(msg, dict) else None)
+
+    def close(self) -> None:
+        """Close every file opened."""
+        for f in self._files.values():
+            if f is not None:
+                f.close()
+        self._files.clear()
+
+
+def _is_claude(header: Header) -> bool:
+    return header.dialect.split("/", 1)[0] == "claude-code"
+
+
+def _one_text(parts: Sequence[dict]) -> bool:
+    return len(parts) == 1 and parts[0].get("k") == "text"
+
+
+def _shape_keeps(rec: dict, header: Header, who: str, lines: Optional[SourceLines], stats: ProseStats) -> bool:
+    """Seed 003's shape test for a Claude Code record: a ``user`` line's content must be a string, an ``assistant`` line's a list."""
+    parts = rec.get("parts", ())
+    if not _one_text(parts):  # a string lands as exactly one text part: anything else was a list
+        return who == "agent"
+    ok, content = lines.content(header, rec) if lines is not None else (False, None)
+    if not ok:
+        stats.undecided += 1
+        return True
+    stats.from_source += 1
+    return isinstance(content, str) if who == "external" else isinstance(content, list)
+
+
+def _turn(rec: dict, header: Header, thinking: bool, lines: Optional[SourceLines], stats: ProseStats) -> tuple[str, str] | None:
     parts = rec.get("parts", ())
     who = rec.get("from", "")
     if who == "external":
         if not parts or any(p.get("k") not in _PROSE_USER_PARTS for p in parts):
             return None
-        texts = [p.get("text", "") for p in parts if p.get("k") == "text"]
         role = "user"
     elif who == "agent":
-        keep = ("text", "reasoning") if thinking else ("text",)
-        texts = [p.get("text", "") for p in parts if p.get("k") in keep]
         role = "assistant"
     else:
         return None
-    text = "\n".join(texts)  # as seed 003's filter joins a line's text blocks, empty ones too
+    if _is_claude(header) and not _shape_keeps(rec, header, who, lines, stats):
+        return None
+    keep = ("text", "reasoning") if (thinking and who == "agent") else ("text",)
+    text = "\n".join(p.get("text", "") for p in parts if p.get("k") in keep)  # as seed 003 joins a line's blocks, empty ones too
     return (role, text) if text else None
 
 
-def _records(root: Path, session: str, through: int) -> Iterator[tuple[str, str, int, dict]]:
-    """``(stream, file, row, record)`` of the session's transcript files through seq ``through``, in seq/row order."""
+def _records(root: Path, session: str, through: int) -> Iterator[tuple[Header, str, int, dict]]:
+    """``(header, file, row, record)`` of the session's transcript files through seq ``through``, in seq/row order."""
     for ln, path in landed_files(root / session) if (root / session).is_dir() else []:
         if ln.seq > through or ln.kind != "transcript":
             continue
@@ -109,22 +224,30 @@ def _records(root: Path, session: str, through: int) -> Iterator[tuple[str, str,
         rel = path.relative_to(root).as_posix()
         try:
             for row, rec in reader:
-                yield (reader.header.stream if reader.header else "") or "main", rel, row, rec
+                yield reader.header or Header("transcript", session, "", ""), rel, row, rec
         except (SDError, OSError):
             continue  # a file that does not read gives nothing more; asz verify names it
 
 
 def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[str] = (), thinking: bool = False,
-                raw: list[int] | None = None) -> list[dict]:
-    """The prose turns of ``conversation`` (module docstring). ``raw``, when given, gets ``[source bytes of every transcript record]`` added."""
+                raw: list[int] | None = None, lines: Optional[SourceLines] = None,
+                stats: Optional[ProseStats] = None) -> list[dict]:
+    """The prose turns of ``conversation`` (module docstring).
+
+    ``raw``, when given, gets ``[source bytes of every transcript record]``
+    added; ``lines`` reads source lines where a landed record leaves the
+    content shape open; ``stats`` counts how those were decided.
+    """
     root = Path(root)
+    stats = stats if stats is not None else ProseStats()
     session, through = session_of(root, conversation)
     hidden = set(hide)
     seen: set[tuple[str, int]] = set()
     by_stream: dict[str, list[dict]] = {}
     first: dict[str, int] = {}
     raw_bytes = 0
-    for stream, rel, row, rec in _records(root, session, through):
+    for header, rel, row, rec in _records(root, session, through):
+        stream = header.stream or "main"
         key = (stream, rec.get("ord", 0))
         if key in seen:
             continue
@@ -135,7 +258,7 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
             first[stream] = ns
         if hidden.intersection(rec.get("flags", ())):
             continue
-        t = _turn(rec, thinking)
+        t = _turn(rec, header, thinking, lines, stats)
         if t is None:
             continue
         by_stream.setdefault(stream, []).append({"conversation": conversation, "stream": stream, "role": t[0],
