@@ -54,6 +54,8 @@ __all__ = [
     "remove_hooks",
     "install",
     "uninstall",
+    "read_settings",
+    "edit_settings",
 ]
 
 #: The command Claude Code runs by default; uninstall matches hook entries on exactly this string or a :func:`direct_command`.
@@ -202,7 +204,12 @@ def remove_hooks(settings: dict) -> list[str]:
     return actions
 
 
-def _read(path: Path) -> tuple[str | None, dict]:
+def read_settings(path: Path) -> tuple[str | None, dict]:
+    """A settings file's text and its JSON object: ``(None, {})`` when there is no file, ``(text, {})`` when it is blank.
+
+    Raises SettingsError naming the file when it cannot be read, is not JSON
+    or holds anything but an object.
+    """
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -258,8 +265,15 @@ def _write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def _apply(path: Path, edit, dry_run: bool) -> Change:
-    old_text, data = _read(path)
+def edit_settings(path: Path, edit, dry_run: bool) -> Change:
+    """Apply ``edit`` (a function changing the settings dict in place, returning its actions as strings) to the file.
+
+    Keeps the file's indentation, backs the old file up beside it
+    (``NAME.asz-backup-STAMP``) and writes atomically; with ``dry_run`` only
+    the :class:`Change` (with its unified diff) is returned. Raises
+    SettingsError naming the file when it cannot be read, edited or written.
+    """
+    old_text, data = read_settings(path)
     try:
         actions = edit(data)
     except SettingsError as exc:  # a shape add_hooks refuses: name the file, like every other refusal
@@ -302,7 +316,7 @@ def install(path: Path, *, dry_run: bool = False, direct: bool = False) -> Chang
     not a JSON object, or a ``hooks`` of the wrong shape.
     """
     command = direct_command() if direct else COMMAND
-    return _apply(Path(path), lambda settings: add_hooks(settings, command), dry_run)
+    return edit_settings(Path(path), lambda settings: add_hooks(settings, command), dry_run)
 
 
 def uninstall(path: Path, *, dry_run: bool = False) -> Change:
@@ -311,4 +325,4 @@ def uninstall(path: Path, *, dry_run: bool = False) -> Change:
     A missing file, or one without the hooks, is left untouched. Backup,
     atomic write and errors as :func:`install`.
     """
-    return _apply(Path(path), remove_hooks, dry_run)
+    return edit_settings(Path(path), remove_hooks, dry_run)

@@ -243,7 +243,7 @@ def enable_capture(path: Path, directory: Path, *, dry_run: bool = False):
     for an unreadable file, one that is not a JSON object, or an ``env`` that
     is not an object.
     """
-    from .hooks_settings import SettingsError, _apply
+    from .hooks_settings import SettingsError, edit_settings
 
     value = f"file:{Path(directory).expanduser().resolve()}"
 
@@ -257,7 +257,7 @@ def enable_capture(path: Path, directory: Path, *, dry_run: bool = False):
         env[ENV_VAR] = value
         return [f"set env.{ENV_VAR}={value}" + (f" (was {old})" if old else "")]
 
-    return _apply(Path(path), edit, dry_run)
+    return edit_settings(Path(path), edit, dry_run)
 
 
 def disable_capture(path: Path, *, dry_run: bool = False):
@@ -266,7 +266,7 @@ def disable_capture(path: Path, *, dry_run: bool = False):
     A missing file or variable is left untouched. Backup, atomic write and
     errors as :func:`enable_capture`.
     """
-    from .hooks_settings import _apply
+    from .hooks_settings import edit_settings
 
     def edit(settings: dict) -> list[str]:
         env = settings.get("env")
@@ -277,7 +277,7 @@ def disable_capture(path: Path, *, dry_run: bool = False):
             settings.pop("env")
         return [f"removed env.{ENV_VAR} (was {old})"]
 
-    return _apply(Path(path), edit, dry_run)
+    return edit_settings(Path(path), edit, dry_run)
 
 
 def capture_status(path: Path, root: Path | None = None) -> dict:
@@ -288,10 +288,10 @@ def capture_status(path: Path, root: Path | None = None) -> dict:
     ``table`` counts the lines of ``<root>/_provider/seen.state`` by state when
     ``root`` is given. Never raises for a missing file or directory.
     """
-    from .hooks_settings import SettingsError, _read
+    from .hooks_settings import SettingsError, read_settings
 
     try:
-        _, settings = _read(Path(path))
+        _, settings = read_settings(Path(path))
     except SettingsError:
         settings = {}
     env = settings.get("env") if isinstance(settings.get("env"), dict) else {}

@@ -30,7 +30,8 @@ from ..sessiondata.codec import MAX_DEPTH, check_record_dict, decode_closing, de
 from ..sessiondata.model import Header
 from ..sessiondata.reader import check_file
 
-__all__ = ["Pos", "FileResult", "check_landed_file", "SCAN_CHUNK", "FAST_PATH_MAX"]
+__all__ = ["Pos", "FileResult", "check_landed_file", "check_for_walk", "check_deep", "check_by_reader", "read_whole",
+           "compact_run", "expand_run", "SCAN_CHUNK", "FAST_PATH_MAX"]
 
 #: Files larger than this are streamed by the reader instead of read whole by ``--deep`` (bytes).
 FAST_PATH_MAX = 64 << 20
@@ -64,7 +65,7 @@ class FileResult:
     positions: list[Pos]
     errors: list[tuple[int, str, str]]
     run: bool = False  # whole, and each record follows the one before it (ord + 1, off + bytes + 1)
-    compact: bool = False  # a run whose positions are cut to its first and last record (see _compact)
+    compact: bool = False  # a run whose positions are cut to its first and last record (see compact_run)
     mode: int = -1  # st_mode as the scan opened the file (-1: not known)
     digest: str = ""  # SHA-256 hex of the whole file, closing line included ('' when not computed)
 
@@ -77,7 +78,7 @@ class FileResult:
 # --------------------------------------------------------------------------- one file
 
 
-def _read(path: Path) -> bytes | None:
+def read_whole(path: Path) -> bytes | None:
     """The file's bytes, or None when it should be streamed by the reader (skeleton, large, unreadable)."""
     if path.suffix != ".sd":
         return None
@@ -242,6 +243,112 @@ class _Bad(Exception):
     """The scan cannot vouch for the file: the reader reads it again and says what is wrong."""
 
 
+class _ScanState:
+    """What the scan of one file keeps from chunk to chunk.
+
+    ``flat`` holds four items per record line: its ord, off, sha and bytes as
+    the line writes them (bytes objects, which the garbage collector does not
+    track: a file of many records costs no collections); ``ms`` the prefix
+    matches of the current chunk, turned into groups at its end (:meth:`flush`).
+    ``head`` is the header line once read; ``closing_at`` how many records came
+    before a line that reads as a closing line (-1: none yet; only the last
+    line may). ``carry`` is a line begun in an earlier chunk (its first
+    ``_ODD_MAX`` bytes), ``carry_len`` its whole length so far and
+    ``carry_last`` its last byte so far. ``pending`` is the last ``_LAG``
+    bytes read, not hashed yet into ``h``, so the closing line can be left out.
+    """
+
+    __slots__ = ("flat", "ms", "head", "closing_at", "carry", "carry_len", "carry_last", "pending", "h")
+
+    def __init__(self) -> None:
+        self.flat: list[bytes] = []
+        self.ms: list[re.Match] = []
+        self.head: bytes | None = None
+        self.closing_at = -1
+        self.carry: bytearray | None = None
+        self.carry_len = 0
+        self.carry_last = -1
+        self.pending = b""
+        self.h = hashlib.sha256()
+
+    def hash_chunk(self, chunk: bytes) -> None:
+        """Hash all but the last ``_LAG`` bytes read so far (those wait in ``pending``)."""
+        n = len(chunk)
+        if n >= _LAG:
+            if self.pending:
+                self.h.update(self.pending)
+            self.h.update(memoryview(chunk)[: n - _LAG])
+            self.pending = chunk[n - _LAG:]
+        else:
+            both = self.pending + chunk
+            if len(both) > _LAG:
+                self.h.update(both[: len(both) - _LAG])
+            self.pending = both[-_LAG:]
+
+    def flush(self) -> None:
+        """Move the prefix matches of the current chunk into ``flat``, in order (no match outlives its chunk)."""
+        self.flat.extend(chain.from_iterable(map(_GROUPS, self.ms)))
+        self.ms.clear()
+
+    def take(self, line: bytes, whole: bool, last: int) -> None:
+        """Take one line held apart: the header, a carried line, or one the prefix does not describe.
+
+        ``line`` is the line, or only its first ``_ODD_MAX`` bytes when not
+        ``whole``; ``last`` its last byte (-1 when empty). Raises :class:`_Bad`
+        (or FieldError, a ValueError) when the scan cannot vouch for the line.
+        """
+        if self.head is None:
+            if not whole:
+                raise _Bad
+            self.head = line
+            return
+        self.flush()  # the lines before this one, in order
+        flat = self.flat
+        m = _PREFIX.match(line)
+        if m is not None and last == 0x7D:
+            flat.extend(m.groups())
+            return
+        if not whole:
+            raise _Bad  # too long to decode here
+        got = _odd_line(line, (len(flat) >> 2) + 1)
+        if got is None:
+            if self.closing_at >= 0:
+                raise _Bad  # two closing lines
+            self.closing_at = len(flat) >> 2
+        else:
+            flat.extend((b"%d" % got.ord, b"%d" % got.off, got.sha.encode(), b"%d" % got.bytes))
+
+    def carry_in(self, chunk: bytes) -> int:
+        """Go on with a carried line (or the header) at the start of ``chunk``.
+
+        Returns where the chunk's next line starts, or -1 when the whole chunk
+        belongs to the carried line.
+        """
+        if self.carry is None and self.head is not None:
+            return 0
+        nl = chunk.find(b"\n")
+        if self.carry is None:
+            self.carry, self.carry_len = bytearray(), 0
+        take = len(chunk) if nl < 0 else nl
+        if self.carry_len < _ODD_MAX:
+            self.carry += chunk[: min(take, _ODD_MAX - self.carry_len)]
+        self.carry_len += take
+        if take:
+            self.carry_last = chunk[take - 1]
+        if nl < 0:
+            return -1
+        self.take(bytes(self.carry), self.carry_len <= _ODD_MAX, self.carry_last)
+        self.carry = None
+        return nl + 1
+
+    def carry_out(self, chunk: bytes, pos: int) -> None:
+        """Keep the line that starts at ``pos`` and goes on in the next chunk."""
+        n = len(chunk)
+        self.carry = bytearray(chunk[pos: pos + _ODD_MAX])
+        self.carry_len = n - pos
+        self.carry_last = chunk[n - 1]
+
+
 def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
     """Check a landed ``.sd`` file in one streaming read; None when anything is off (the reader then says what).
 
@@ -256,86 +363,25 @@ def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
     Memory is one chunk (``SCAN_CHUNK`` bytes) plus one line of at most
     ``_ODD_MAX`` bytes, whatever the size of the file or of its lines.
     With ``compact``, a file whose records follow each other keeps only its
-    first and last position (:func:`_compact`).
+    first and last position (:func:`compact_run`).
     """
-    h = hashlib.sha256()
-    # per record line, four items: its ord, off, sha and bytes as the line writes them (bytes objects, which the
-    # garbage collector does not track: a file of many records costs no collections)
-    flat: list[bytes] = []
-    ms: list[re.Match] = []  # prefix matches of the current chunk, turned into groups at its end
-    keep = ms.append
+    st = _ScanState()
+    keep = st.ms.append
     match = _PREFIX.match
-    head: bytes | None = None  # the header line, once read
-    closing_at = -1  # how many records came before a line that reads as a closing line (only the last line may)
-    carry: bytearray | None = None  # a line begun in an earlier chunk: its first _ODD_MAX bytes
-    carry_len = 0  # that line's whole length so far
-    carry_last = -1  # and its last byte so far
-    pending = b""  # the last _LAG bytes read, not hashed yet
-
-    def one(line: bytes, whole: bool, last: int) -> None:
-        """Take one line held apart: the header, a carried line, or one the prefix does not describe.
-
-        ``line`` is the line, or only its first ``_ODD_MAX`` bytes when not
-        ``whole``; ``last`` its last byte (-1 when empty).
-        """
-        nonlocal head, closing_at
-        if head is None:
-            if not whole:
-                raise _Bad
-            head = line
-            return
-        flat.extend(chain.from_iterable(map(_GROUPS, ms)))  # the lines before this one, in order
-        ms.clear()
-        m = match(line)
-        if m is not None and last == 0x7D:
-            flat.extend(m.groups())
-            return
-        if not whole:
-            raise _Bad  # too long to decode here
-        got = _odd_line(line, (len(flat) >> 2) + 1)
-        if got is None:
-            if closing_at >= 0:
-                raise _Bad  # two closing lines
-            closing_at = len(flat) >> 2
-        else:
-            flat.extend((b"%d" % got.ord, b"%d" % got.off, got.sha.encode(), b"%d" % got.bytes))
-
+    take = st.take
     try:
         with open(path, "rb", buffering=0) as f:
-            st = os.fstat(f.fileno())
-            mode, left = st.st_mode, st.st_size + 1  # one byte more: a file that grew is read to its end
+            fs = os.fstat(f.fileno())
+            mode, left = fs.st_mode, fs.st_size + 1  # one byte more: a file that grew is read to its end
             while True:
                 chunk = f.read(min(SCAN_CHUNK, max(left, _LAG)))
                 left -= len(chunk)
                 if not chunk:
                     break
-                n = len(chunk)
-                if n >= _LAG:  # hash all but the last _LAG bytes read
-                    if pending:
-                        h.update(pending)
-                    h.update(memoryview(chunk)[: n - _LAG])
-                    pending = chunk[n - _LAG:]
-                else:
-                    both = pending + chunk
-                    if len(both) > _LAG:
-                        h.update(both[: len(both) - _LAG])
-                    pending = both[-_LAG:]
-                pos = 0
-                if carry is not None or head is None:  # a carried line, or the header: taken one by one
-                    nl = chunk.find(b"\n")
-                    if carry is None:
-                        carry, carry_len = bytearray(), 0
-                    take = n if nl < 0 else nl
-                    if carry_len < _ODD_MAX:
-                        carry += chunk[: min(take, _ODD_MAX - carry_len)]
-                    carry_len += take
-                    if take:
-                        carry_last = chunk[take - 1]
-                    if nl < 0:
-                        continue
-                    one(bytes(carry), carry_len <= _ODD_MAX, carry_last)
-                    carry = None
-                    pos = nl + 1
+                st.hash_chunk(chunk)
+                pos = st.carry_in(chunk)
+                if pos < 0:
+                    continue
                 find = chunk.find
                 while True:  # the hot loop: one record line each turn
                     nl = find(b"\n", pos)
@@ -345,20 +391,23 @@ def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
                     if m is None or chunk[nl - 1] != 0x7D:
                         if nl - pos > _ODD_MAX:
                             raise _Bad
-                        one(chunk[pos:nl], True, chunk[nl - 1] if nl > pos else -1)
+                        take(chunk[pos:nl], True, chunk[nl - 1] if nl > pos else -1)
                     else:
                         keep(m)
                     pos = nl + 1
-                flat.extend(chain.from_iterable(map(_GROUPS, ms)))  # no match outlives its chunk
-                ms.clear()
-                if pos < n:  # a line that goes on in the next chunk
-                    carry = bytearray(chunk[pos: pos + _ODD_MAX])
-                    carry_len = n - pos
-                    carry_last = chunk[n - 1]
+                st.flush()
+                if pos < len(chunk):
+                    st.carry_out(chunk, pos)
     except (OSError, ValueError, _Bad):  # FieldError is a ValueError
         return None
+    return _scanned(path, st, mode, compact)
+
+
+def _scanned(path: Path, st: _ScanState, mode: int, compact: bool) -> FileResult | None:
+    """The result of a scan read to its end: the closing line checked against the count and digest, None when off."""
+    flat, pending, h = st.flat, st.pending, st.h
     k = len(flat) >> 2  # record lines
-    if carry is not None or head is None or closing_at != k or not pending.endswith(b"\n"):
+    if st.carry is not None or st.head is None or st.closing_at != k or not pending.endswith(b"\n"):
         return None  # no newline at the end, or the last line is not a closing line
     cut = pending.rfind(b"\n", 0, len(pending) - 1) + 1  # the closing line lies in the unhashed tail
     if cut == 0:
@@ -366,7 +415,7 @@ def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
     h.update(memoryview(pending)[:cut])
     try:
         closing = decode_closing(pending[cut:-1])
-        header = decode_header(head)
+        header = decode_header(st.head)
     except ValueError:  # FieldError included
         return None
     if closing.records != k or closing.digest != h.hexdigest():
@@ -395,7 +444,8 @@ def _is_run(ps: list[Pos]) -> bool:
     return True
 
 
-def _slow(path: Path) -> FileResult:
+def check_by_reader(path: Path) -> FileResult:
+    """The reader's own check of any landed file (:func:`asz_core.sessiondata.reader.check_file`), as a :class:`FileResult`."""
     fc = check_file(path)
     pos = [Pos(p.row, p.ord, p.off, p.bytes, getattr(p, "sha", "") or "") for p in fc.positions]
     return FileResult(path, fc.header, fc.records, pos, [(e.line, e.field, e.message) for e in fc.problems])
@@ -413,24 +463,24 @@ def check_landed_file(path: str | os.PathLike, *, pool: ThreadPoolExecutor | Non
     file's bytes when already read). Anything found wrong, and every ``.sk``
     skeleton, goes to the reader (:func:`asz_core.sessiondata.reader.check_file`),
     so every problem is the reader's own wording. ``compact`` cuts a run's
-    positions to its first and last (:func:`_compact`). Never raises for bad content
+    positions to its first and last (:func:`compact_run`). Never raises for bad content
     or an unreadable file: ``errors`` holds the refusals as
     ``(line, field, message)``.
     """
     path = Path(path)
     if not deep:
         got = _scan(path, compact=compact) if path.suffix == ".sd" else None
-        return got if got is not None else _slow(path)
+        return got if got is not None else check_by_reader(path)
     if data is None:
-        data = _read(path)
+        data = read_whole(path)
     if data is not None:
         got = _fast(path, data, pool)
         if got is not None:
             return got
-    return _slow(path)
+    return check_by_reader(path)
 
 
-def _compact(res: FileResult) -> FileResult:
+def compact_run(res: FileResult) -> FileResult:
     """A run keeps only its first and last position: all a stream's walk needs, and light to send between processes.
 
     The rest are read again only when an interrupted pass landed a record
@@ -442,17 +492,19 @@ def _compact(res: FileResult) -> FileResult:
     return res
 
 
-def _expand(res: FileResult) -> FileResult:
-    """``res`` with every position again, read from its file when :func:`_compact` cut them."""
+def expand_run(res: FileResult) -> FileResult:
+    """``res`` with every position again, read from its file when :func:`compact_run` cut them."""
     if res.compact:
         res.positions = check_landed_file(res.path).positions
         res.compact = False
     return res
 
 
-def _check_for_walk(path: Path) -> FileResult:
-    return _compact(check_landed_file(path, compact=True))
+def check_for_walk(path: Path) -> FileResult:
+    """:func:`check_landed_file` by the scan, a run cut to its ends (:func:`compact_run`): what the walk across a root sends between processes."""
+    return compact_run(check_landed_file(path, compact=True))
 
 
-def _check_deep(path: Path) -> FileResult:
-    return _compact(check_landed_file(path, deep=True))
+def check_deep(path: Path) -> FileResult:
+    """:func:`check_landed_file` with ``deep`` (every record decoded), a run cut to its ends (:func:`compact_run`)."""
+    return compact_run(check_landed_file(path, deep=True))

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Iterator
 
 
-from .landed import FileResult, _check_deep, _check_for_walk, _compact, _expand, _read, _slow, check_landed_file
+from .landed import FileResult, check_by_reader, check_deep, check_for_walk, check_landed_file, compact_run, expand_run, read_whole
 from ..sessiondata.model import KIND_PREFIX, Header
 from ..storage.cursor import AppendCursor, read_cursor
 from ..storage.layout import SessionListing, dir_name, kind_dir_parts, parse_landed_name, refuse_what_is_no_root, session_dirs, session_listing
@@ -82,15 +82,15 @@ def _threaded(paths: list[Path], deep: bool) -> Iterator[FileResult]:
         return
     if not deep:
         for path in paths:
-            yield _check_for_walk(path)
+            yield check_for_walk(path)
         return
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="asz-verify") as pool:
-        nxt: Future = pool.submit(_read, paths[0])
+        nxt: Future = pool.submit(read_whole, paths[0])
         for i, path in enumerate(paths):
             data = nxt.result()
             if i + 1 < len(paths):
-                nxt = pool.submit(_read, paths[i + 1])
-            yield _compact(check_landed_file(path, pool=pool, data=data, deep=True) if data is not None else _slow(path))
+                nxt = pool.submit(read_whole, paths[i + 1])
+            yield compact_run(check_landed_file(path, pool=pool, data=data, deep=True) if data is not None else check_by_reader(path))
             del data
 
 
@@ -104,7 +104,7 @@ def _sessions_job(job: tuple[Path, str, list[Path], bool, bool]) -> tuple[int, i
     total = [0, 0, 0, 0]
     for sdir in sdirs:
         listing = session_listing(sdir, skeletons=True)
-        results = [_check_deep(path) if deep else _check_for_walk(path) for _, path in listing.files]
+        results = [check_deep(path) if deep else check_for_walk(path) for _, path in listing.files]
         for i, n in enumerate(_verify_session(root, root_shown, sdir, listing, results, problems)):
             total[i] += n
         if want_digests:
@@ -126,7 +126,7 @@ def _check_files(paths: list[Path], jobs: int, deep: bool = False) -> Iterator[F
     """
     if jobs > 1 and len(paths) >= PARALLEL_MIN_FILES:
         with process_pool(jobs) as procs:
-            yield from procs.map(_check_deep if deep else _check_for_walk, paths,
+            yield from procs.map(check_deep if deep else check_for_walk, paths,
                                  chunksize=max(1, min(16, len(paths) // (jobs * 8))))
         return
     yield from _threaded(paths, deep)
@@ -212,7 +212,7 @@ class _Walk:
             return
         prefix = True
         prev_row = 0
-        for p in _expand(res).positions:
+        for p in expand_run(res).positions:
             line = p.row + 1
             if p.row != prev_row + 1:
                 self.resync = True  # a line that did not decode lies between: already reported
@@ -247,7 +247,7 @@ class _Walk:
         for res in self.runs:
             first = res.positions[0].ord
             if first <= ord_ < first + res.records:
-                p = _expand(res).positions[ord_ - first]
+                p = expand_run(res).positions[ord_ - first]
                 return (p.off, p.bytes, p.sha)
         return None
 
@@ -520,7 +520,7 @@ def _landed_since(root: Path, root_shown: str, d: Path, kind: str, last_seq: int
             found.append((ln.seq, d / name))
     records = 0
     for seq, path in sorted(found):
-        res = _check_for_walk(path)
+        res = check_for_walk(path)
         shown = _show(root_shown, root, path)
         problems.extend(_from_error(e, shown) for e in res.errors)
         walk.feed(shown, res, problems, seq)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from asz_core.collect.collector import Collector, CollectOptions, Report
-from asz_core.verify.landed import _check_for_walk
+from asz_core.verify.landed import check_for_walk
 from asz_core.storage.layout import session_listing
 from asz_core.verify.walk import _verify_session, verify
 
@@ -33,7 +33,7 @@ def test_files_landed_after_the_listing_are_walked_not_called_a_gap(dirs, adapte
     listing = session_listing(sdir, skeletons=True)  # what verify listed ...
     append(src / "s1" / "main.jsonl", *(line(i) for i in range(5, 9)))
     assert col.run_pass().landed == 1  # ... before a collector landed seq 2 and moved the cursor past it
-    results = [_check_for_walk(p) for _, p in listing.files]
+    results = [check_for_walk(p) for _, p in listing.files]
     problems: list = []
     streams, records, dups, bare = _verify_session(root, str(root), sdir, listing, results, problems)
     assert problems == [] and (streams, records, dups, bare) == (1, 9, 0, 0)

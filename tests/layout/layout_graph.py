@@ -30,6 +30,15 @@ def _type_checking(node: ast.If) -> bool:
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
+def from_target(package: str, node: ast.ImportFrom) -> str:
+    """The dotted module a ``from … import`` statement in ``package`` reads from, a relative one resolved."""
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")
+    base = base[: len(base) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
 def imports(name: str, path: Path) -> list[tuple[str, int]]:
     """``(imported module, line)`` for every import in the module ``name`` at ``path``, relative ones resolved.
 
@@ -51,12 +60,7 @@ def imports(name: str, path: Path) -> list[tuple[str, int]]:
         if isinstance(node, ast.Import):
             out.extend((a.name, node.lineno) for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - node.level + 1]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
+            target = from_target(package, node)
             out.append((target, node.lineno))
             # ``from . import x`` / ``from .pkg import mod``: the names may be modules themselves
             out.extend((f"{target}.{a.name}", node.lineno) for a in node.names)

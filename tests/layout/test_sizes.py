@@ -61,7 +61,6 @@ KNOWN = {
     ("asz_core/testing/scenario/model.py", "module"): 795,
     ("asz_core/testing/scenario/plan.py", "class _Builder"): 337,
     ("asz_core/testing/scenario/plan.py", "function step"): 86,
-    ("asz_core/verify/landed.py", "function _scan"): 142,
     ("asz_adapters_langchain/dialect.py", "function _fill"): 100,
     ("asz_adapters_langchain/receiver.py", "function make_app"): 95,
 }
