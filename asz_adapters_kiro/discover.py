@@ -49,6 +49,7 @@ import orjson
 from asz_core import Discovery, Source, link_outside
 
 from .convert import DIALECT
+from .ide import EXECUTION_STREAM
 from .sqlite_rows import RowReadError, list_rows, row_fragment
 
 __all__ = [
@@ -329,7 +330,7 @@ class _Walk:
                     m = _EXEC_SESSION.search(_head(xp))
                     sid = m.group(1).decode("utf-8", "replace") if m else x.name
                     if self.wanted(sid, xp):
-                        self.add(sid, "agent_meta", xp, f"execution-{x.name}", mode="snapshot")
+                        self.add(sid, "agent_meta", xp, EXECUTION_STREAM + x.name, mode="snapshot")
             else:
                 self.out.skipped.append((e.path, "not a Kiro IDE file this dialect reads"))
 

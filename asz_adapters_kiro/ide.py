@@ -36,7 +36,12 @@ from asz_core import Part, Record
 from .build import Build, call_part
 from .spans import Node
 
-__all__ = ["ide_document", "is_ide_session", "is_execution_log", "epoch_ms_rfc3339"]
+__all__ = ["ide_document", "is_ide_session", "is_execution_log", "epoch_ms_rfc3339", "EXECUTION_CALL", "EXECUTION_STREAM"]
+
+#: The name of the call a session JSON's placeholder makes to the execution that answers it.
+EXECUTION_CALL = "execution"
+#: The stream an execution log lands in is this prefix and its execution id (discover.py).
+EXECUTION_STREAM = "execution-"
 
 
 def is_ide_session(v: dict) -> bool:
@@ -74,18 +79,25 @@ def _history_entry(b: Build, entry: Node) -> None:
     content = msg.member("content") if msg is not None else None
     role = msg.get("role") if msg is not None else None
     text = _content_text(content) if content is not None else None
-    if role == "assistant" and entry.s("executionId") and content is not None:
-        b.add(Part(k="text", state="unavailable", data=content.raw()))  # the placeholder: the answer is in the log
-    elif role in ("user", "assistant") and text is not None:
+    execution = entry.s("executionId")
+    if role == "assistant" and execution:
+        # The IDE's acknowledgement of the execution it started: the answer is in that execution's log.
+        # A call to the execution (the log names this id as its ``tool``), holding the placeholder as data.
+        part = Part(k="call", id=execution, name=EXECUTION_CALL, state="unavailable")
+        if content is not None and content.value is not None:
+            part.data = content.raw()
+        b.add(part)
+    elif role == "user" and text is not None:
         b.text(text)
     else:
-        b.data(entry)
+        b.data(entry)  # an assistant entry that names no execution, and anything else: kept whole
 
 
 def _session(rec: Record, root: Node) -> None:
     b = Build(rec)
-    rec.from_ = "runtime"
+    rec.from_ = "external"
     rec.label = root.s("title")
+    b.flags.add("external_input")
     for key, child in root.members():
         if key == "history":
             for entry in child.elements():
@@ -119,7 +131,9 @@ def _entry(b: Build, role: str, e: Node) -> None:
 def _execution(rec: Record, root: Node) -> None:
     b = Build(rec)
     rec.from_ = "agent"
-    rec.run = rec.call = root.s("executionId")
+    ident = root.s("executionId")
+    rec.run = rec.call = rec.tool = ident
+    rec.child = EXECUTION_STREAM + ident  # the stream discovery files this log under
     rec.time = epoch_ms_rfc3339(root.get("startTime"))
     for key, child in root.members():
         if key == "context":
@@ -136,6 +150,8 @@ def _execution(rec: Record, root: Node) -> None:
                         continue
                     for e in entries.elements():
                         _entry(b, role, e)
+        elif key == "status" and isinstance(child.value, str) and ident:
+            b.add(Part(k="result", of=ident, text=child.value))  # the execution's outcome, as the log states it
         elif child.value is not None:
             b.data(child)
     b.finish()

@@ -54,6 +54,18 @@ DRAWN_FLAGS = frozenset(("external_input", "injected", "context_reset", "reset_s
                           "command", "notice", "launch_ack", "child_result", "synthetic", "finished"))
 
 
+#: File kinds whose records from the agent that name a ``call`` are fragments of a model call: transcript lines, and
+#: a whole document the agent wrote for one call (a Kiro IDE execution log).
+CALL_KINDS = frozenset(("transcript", "agent_meta"))
+#: Part kinds that make a record content a reader should see (the view's coverage counts the same kinds).
+CONTENT_PART_KINDS = frozenset(("text", "reasoning", "call", "result", "media"))
+
+
+def carries_content(e: IndexEntry) -> bool:
+    """True when a record holds a message, thought, call, result or media part."""
+    return any(p.k in CONTENT_PART_KINDS for p in e.parts)
+
+
 def unflagged_input(e: IndexEntry) -> bool:
     """A transcript record on the input side (not the agent's) with text, no call, and no flag or trigger
     another rule draws it by: what a sub-agent was asked, a teammate's message, a command's output."""
@@ -183,6 +195,8 @@ class State:
         self.stats: dict[str, Any] = {}
         self.canonical: list[IndexEntry] = []
         self.aside: list[IndexEntry] = []
+        #: earlier versions of a document holding content, replaced by a later landed version (stage 1)
+        self.superseded: list[IndexEntry] = []
         self.by_record: dict[str, IndexEntry] = {}
         self.streams: list[Stream] = []
         self.by_stream: dict[str, Stream] = {}

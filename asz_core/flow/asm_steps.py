@@ -225,7 +225,14 @@ def emit_input_steps(st: State) -> None:
     for e in st.canonical:
         if "context_reset" in e.flags or "reset_summary" in e.flags:
             continue  # a reset's summary is the runtime's, never something a person said
-        if "external_input" in e.flags:
+        if "external_input" in e.flags and e.kind != "transcript":
+            # a document holding a person's messages (a Kiro IDE session): one message per text part
+            for p in e.parts:
+                if p.k == "text":
+                    r = bref(e, p.block)
+                    st.node(Node(ref_id("input", r), kind="message.external", parent=st.container_of(e),
+                                 stream=st.stream_name(e), ref=r))
+        elif "external_input" in e.flags:
             st.node(Node(ref_id("input", ref_of(e)), kind="message.external", parent=st.container_of(e),
                            stream=st.stream_name(e), ref=ref_of(e)))
         elif "injected" in e.flags:

@@ -15,17 +15,21 @@ from typing import Any
 
 from .index import SET_ASIDE_KINDS, record_time_range
 from .model import Node
-from .asm_state import State, Stream, Call, Tool, ref_of
+from .asm_state import CALL_KINDS, State, Stream, Call, Tool, carries_content, ref_of
 
-__all__ = ["stage1_canonical", "stage2_streams", "latest_title", "label_for", "time_range", "stage3_calls", "stage4_tools"]
+__all__ = ["stage1_canonical", "latest_documents", "stage2_streams", "latest_title", "label_for", "time_range", "stage3_calls", "stage4_tools"]
 
 
 def stage1_canonical(st: State) -> None:
     """Records through the watermark, replayed copies removed (first landed copy wins)."""
     dups = conflicts = 0
+    latest = latest_documents(st)
     for e in st.ix.entries:
         if e.seq > st.through_seq:
             break
+        if e.kind == "agent_meta" and e.stream in latest and latest[e.stream] != (e.seq, e.row) and carries_content(e):
+            st.superseded.append(e)  # an earlier version of a document a later landed version replaces whole
+            continue
         if e.kind in SET_ASIDE_KINDS:
             # Evidence beside a stream (changes, executions, provider bodies): never a step,
             # never a duplicate of a stream record (their ids are another id space).
@@ -46,11 +50,28 @@ def stage1_canonical(st: State) -> None:
             dangling.append({"seq": e.seq, "row": e.row, "parent": e.parent})
     st.stats.update(
         entries=len(st.canonical),
+        superseded=len(st.superseded),
         duplicates=dups,
         duplicate_conflicts=conflicts,
         dangling_parents=dangling,
         beyond=sum(1 for e in st.ix.entries if e.seq > st.through_seq),
     )
+
+
+def latest_documents(st: State) -> dict[str, tuple[int, int]]:
+    """Stream → (seq, row) of the last landed ``agent_meta`` record carrying content on it (through the watermark).
+
+    A one-document source lands a new file for each new version of the document (seed 000, File
+    kinds); a document holding messages, calls or results (a conversation kept as one document)
+    is drawn from its last version only, and the versions before it are superseded (the view lists
+    them in ``not_drawn`` as ``superseded``)."""
+    latest: dict[str, tuple[int, int]] = {}
+    for e in st.ix.entries:
+        if e.seq > st.through_seq:
+            break
+        if e.kind == "agent_meta" and e.stream and carries_content(e):
+            latest[e.stream] = (e.seq, e.row)
+    return latest
 
 
 def stage2_streams(st: State) -> None:
@@ -151,7 +172,7 @@ def stage3_calls(st: State) -> None:
     by_call: dict[str, Call] = {}
     for s in st.streams:
         for e in s.entries:
-            if e.kind != "transcript" or e.from_ != "agent" or not e.call:
+            if e.kind not in CALL_KINDS or e.from_ != "agent" or not e.call:
                 continue
             c = by_call.get(e.call)
             if c is None:

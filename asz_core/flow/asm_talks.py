@@ -17,11 +17,12 @@ __all__ = ["cycle_key", "run_for", "starts_talk", "new_talk", "new_run", "place"
 
 def cycle_key(e: IndexEntry) -> str:
     """The run a record opens or states: its ``run``; else, for a stream record that is external
-    input, states a trigger or opens a thread of its own (see :func:`~asz_core.flow.asm_state.opens_thread`) — a runtime
+    input (a transcript line, or a document holding a person's messages), or a transcript line that
+    states a trigger or opens a thread of its own (see :func:`~asz_core.flow.asm_state.opens_thread`) — a runtime
     that writes no run ids — a run keyed by the record itself (its id, or ``at_<seq>_<row>``); else ''."""
     if e.run:
         return e.run
-    if e.stream and e.kind == "transcript" and ("external_input" in e.flags or e.trigger or opens_thread(e)):
+    if e.stream and ("external_input" in e.flags or (e.kind == "transcript" and (e.trigger or opens_thread(e)))):
         return e.id or at_id(ref_of(e))
     return ""
 

@@ -16,7 +16,11 @@ files is either cited by a step node of the fold (or shown as a talk's
 - ``undescribed``: the record holds an ``unknown`` part (listed under
   ``undescribed`` too);
 - ``unresolved``: a result whose request never landed (``unresolved`` names
-  the open entry ``unres/tool_use/<id>``; ``text`` shows the result).
+  the open entry ``unres/tool_use/<id>``; ``text`` shows the result);
+- ``superseded``: an earlier version of a one-document source holding
+  content (``agent_meta``, such as a Kiro IDE session JSON or execution log),
+  which a later landed version of the same stream replaces whole (``of``
+  names that version; assembly draws the last version only).
 
 ``summary.coverage`` is ``{"cited": N, "records": M, "by_node": A, "listed": B}``:
 ``M`` records carry content, ``A`` of them are cited by a node, ``B`` more are
@@ -30,7 +34,7 @@ from typing import Iterable
 
 from ..flow.model import Node
 
-__all__ = ["CONTENT_KINDS", "Coverage", "measure", "cited_by", "carries_text"]
+__all__ = ["CONTENT_KINDS", "Coverage", "measure", "cited_by", "carries_text", "superseded_documents"]
 
 #: Part kinds that make a record something a reader should see.
 CONTENT_KINDS = frozenset(("text", "reasoning", "call", "result", "media"))
@@ -63,6 +67,27 @@ def carries_text(rec: dict | None) -> bool:
                                    for p in rec.get("parts", ()))
 
 
+def superseded_documents(records: dict[int, list[dict]], streams: dict[int, tuple[str, str]]) -> dict[tuple[int, int], tuple[int, int]]:
+    """(seq, row) of each earlier version of a document holding content → (seq, row) of the last version.
+
+    ``streams`` maps a landed file's seq to its header (kind, stream). Only ``agent_meta`` files
+    count, as in assembly's stage 1 (:func:`asz_core.flow.asm_streams.latest_documents`).
+    """
+    versions: dict[str, list[tuple[int, int]]] = {}
+    for seq in sorted(records):
+        kind, stream = streams.get(seq, ("", ""))
+        if kind != "agent_meta" or not stream:
+            continue
+        for row, rec in enumerate(records[seq], 1):
+            if _carries_content(rec):
+                versions.setdefault(stream, []).append((seq, row))
+    out: dict[tuple[int, int], tuple[int, int]] = {}
+    for found in versions.values():
+        for pos in found[:-1]:
+            out[pos] = found[-1]
+    return out
+
+
 def cited_by(nodes: Iterable[Node]) -> dict[tuple[int, int], str]:
     """(seq, row) → the first step node (by id) citing that record."""
     cited: dict[tuple[int, int], str] = {}
@@ -75,14 +100,16 @@ def cited_by(nodes: Iterable[Node]) -> dict[tuple[int, int], str]:
 
 
 def measure(records: dict[int, list[dict]], nodes: Iterable[Node], unknown: Iterable[tuple[int, int]],
-            shown: dict[tuple[int, int], str] | None = None, unresolved: Iterable[str] = ()) -> Coverage:
+            shown: dict[tuple[int, int], str] | None = None, unresolved: Iterable[str] = (),
+            superseded: dict[tuple[int, int], tuple[int, int]] | None = None) -> Coverage:
     """Coverage of ``records`` (seq → landed records in row order) by ``nodes`` (the fold's nodes).
 
     ``unknown`` are the (seq, row) of records holding an ``unknown`` part
     (the document's ``undescribed`` list). ``shown`` maps more drawn records to
     the node showing them: a talk's ``prompt`` (the first record of a child
     stream, which the talk cites by its ``ref``). ``unresolved`` are the
-    ids of the fold's unresolved entries. Duplicates are found by record id across the session in landed
+    ids of the fold's unresolved entries. ``superseded`` maps an earlier version of a document to
+    its last version (:func:`superseded_documents`). Duplicates are found by record id across the session in landed
     order: the first copy is the record assembly keeps; a later copy with the
     same parts (its payload) is a duplicate, one with other parts a conflict.
     """
@@ -107,7 +134,10 @@ def measure(records: dict[int, list[dict]], nodes: Iterable[Node], unknown: Iter
             if (seq, row) in cited:
                 by_node += 1
                 continue
-            entry = _listed(seq, row, rid, rec, earlier, unknown, cited, cov) or _orphan_result(seq, row, rid, rec, open_ids)
+            later = (superseded or {}).get((seq, row))
+            entry = ({"ref": {"seq": seq, "row": row}, "id": rid, "why": "superseded", "of": {"seq": later[0], "row": later[1]}}
+                     if later is not None else None) \
+                or _listed(seq, row, rid, rec, earlier, unknown, cited, cov) or _orphan_result(seq, row, rid, rec, open_ids)
             if entry is None:
                 missing.append(f"{seq}/{row}" + (f" ({rid})" if rid else ""))
                 continue

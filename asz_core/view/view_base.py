@@ -7,7 +7,7 @@ from ..flow.model import Node, Ref, Relation
 from ..sessiondata.times import parse_instant
 from .chain import ChainReader
 from ..sessiondata.model import COMPANION_WHAT
-from .coverage import carries_text, cited_by
+from .coverage import carries_text, cited_by, superseded_documents
 from .coverage import measure as measure_coverage
 from .kinds import position
 from .links import Links
@@ -67,7 +67,8 @@ class ViewBase:
         shown.update(self._companions_shown(step_cited))  # a companion file is shown by the step it completes
         self.coverage = measure_coverage(self.sess.records, self.nodes.values(),
                                          ((seq, row) for seq, row, _, p in sess.listed_parts() if p["k"] == "unknown"),
-                                         shown, fold.unresolved)
+                                         shown, fold.unresolved, superseded_documents(sess.records, {
+                                             seq: (h.kind, h.stream or "main") for seq, h in sess.headers.items() if h is not None}))
 
     # ------------------------------------------------------------------ helpers
 

@@ -55,27 +55,29 @@ def test_epoch_ms() -> None:
     assert epoch_ms_rfc3339("1776422830137") == "" and epoch_ms_rfc3339(True) == ""
 
 
-def test_session_json_messages_and_a_placeholder_never_shown_as_the_answer() -> None:
+def test_session_json_prompts_and_a_placeholder_never_shown_as_the_answer() -> None:
     raw = orjson.dumps(SESSION)
     rec = convert_document(DOC, raw)
     assert (rec.ord, rec.off, rec.bytes, rec.sha) == (1, 0, len(raw), hashlib.sha256(raw).hexdigest()[:12])
-    assert rec.label == "Add a health check" and rec.from_ == "runtime"
-    texts = [(p.k, p.text, p.state) for p in rec.parts if p.k == "text"]
-    assert texts == [("text", "Add a /health route", "available"), ("text", "", "unavailable"),
-                     ("text", "Thanks", "available"), ("text", "You're welcome.", "available")]
-    placeholder = [p for p in rec.parts if p.state == "unavailable"][0]
-    assert placeholder.data == RawJSON(b'"On it."')  # kept as evidence, never as the reply
+    assert (rec.label, rec.from_, rec.flags) == ("Add a health check", "external", ["external_input"])
+    assert [p.text for p in rec.parts if p.k == "text"] == ["Add a /health route", "Thanks"]  # the person's messages
+    # the placeholder: a call to the execution that answers, the "On it." kept as its data, state unavailable
+    placeholder = [p for p in rec.parts if p.k == "call"]
+    assert [(p.id, p.name, p.state, p.data) for p in placeholder] == [("exec-1", "execution", "unavailable", RawJSON(b'"On it."'))]
     assert "On it." not in [p.text for p in rec.parts]
+    # an assistant entry naming no execution is kept whole as data
+    assert RawJSON(orjson.dumps(SESSION["history"][3])) in [p.data for p in rec.parts if p.k == "data"]
 
 
 def test_execution_log_messages_calls_and_results() -> None:
     raw = orjson.dumps(EXECUTION, option=orjson.OPT_INDENT_2)
     rec = convert_document(DOC, raw)
-    assert (rec.run, rec.call, rec.from_, rec.time) == ("exec-1", "exec-1", "agent", "2026-04-17T10:47:10.137Z")
+    assert (rec.run, rec.call, rec.tool, rec.child, rec.from_, rec.time) == (
+        "exec-1", "exec-1", "exec-1", "execution-exec-1", "agent", "2026-04-17T10:47:10.137Z")
     got = [(p.k, p.id or p.of or p.text, p.failed) for p in rec.parts if p.k != "data"]
-    assert got == [("text", "I'll add the route.", None), ("call", "tu-1", None), ("result", "tu-1", False),
-                   ("text", "Done: GET /health returns ok.", None)]
-    assert [p.text for p in rec.parts if p.k == "result"] == ["Wrote app/health.py"]
+    assert got == [("result", "exec-1", None), ("text", "I'll add the route.", None), ("call", "tu-1", None),
+                   ("result", "tu-1", False), ("text", "Done: GET /health returns ok.", None)]
+    assert [p.text for p in rec.parts if p.k == "result"] == ["succeed", "Wrote app/health.py"]
     call = next(p for p in rec.parts if p.k == "call")
     assert call.name == "fsWrite" and call.data == RawJSON(b'{"path":"app/health.py","text":"ok"}')
     assert [p.data for p in rec.parts if p.k == "data"][-1] == RawJSON(b'[{"unit":"credit","usage":0.12}]')
@@ -97,3 +99,84 @@ def test_the_ide_layout_lands_both_documents(tmp_path: Path) -> None:
     recs = [read_file(f)[1][0] for f in files]
     assert sorted(r.call for r in recs) == ["", "exec-1"]
     assert all(p.k != "unknown" for r in recs for p in r.parts)
+
+
+def _nodes(n: dict):
+    yield n
+    for c in n.get("children", ()):
+        yield from _nodes(c)
+
+
+def _ide_home(tmp_path: Path, session: dict, *executions: tuple[str, dict]) -> Path:
+    """A home holding one Kiro IDE session JSON and its execution logs, in the layout discovery reads."""
+    a = tmp_path / "home" / ".config" / "Kiro" / "User" / "globalStorage" / "kiro.kiroagent"
+    (a / "workspace-sessions" / "L3dvcmsvYXBw").mkdir(parents=True, exist_ok=True)
+    (a / "workspace-sessions" / "L3dvcmsvYXBw" / f"{session['sessionId']}.json").write_bytes(orjson.dumps(session))
+    (a / "0123456789abcdef0123456789abcdef" / "ffff0000").mkdir(parents=True, exist_ok=True)
+    for name, log in executions:
+        (a / "0123456789abcdef0123456789abcdef" / "ffff0000" / name).write_bytes(orjson.dumps(log, option=orjson.OPT_INDENT_2))
+    return tmp_path / "home"
+
+
+def _conversation(home: Path, root: Path, session: str) -> dict:
+    import json
+    import subprocess
+    import sys
+
+    def asz(*args: str) -> str:
+        p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, f"asz {' '.join(args)} exited {p.returncode}\n{p.stdout}\n{p.stderr}"
+        return p.stdout
+
+    asz("collect", "--once", "--adapter", "kiro", "--source", str(home), "--root", str(root))
+    return json.loads(asz("conversation", session, "--json", "--root", str(root)))
+
+
+def test_an_ide_session_is_drawn_as_prompts_calls_messages_and_tool_steps(tmp_path: Path) -> None:
+    """The smallest real-shaped IDE session (session JSON + one execution log), through collect and the view."""
+    doc = _conversation(_ide_home(tmp_path, SESSION, ("exec-1", EXECUTION)), tmp_path / "root", "ide-sess-1")
+    s = doc["summary"]
+    assert s["title"] == SESSION["title"]
+    assert s["coverage"]["cited"] == s["coverage"]["records"] == 2 and s["problems"] == []
+    assert (s["from"], s["to"]) == (EXECUTION["startTime"], EXECUTION["startTime"])  # the log's startTime, epoch ms
+    main = [t for t in doc["talks"] if not t.get("child")]
+    child = [t for t in doc["talks"] if t.get("child")]
+    assert len(main) == 1 and len(child) == 1
+    # the person's prompts, in order, and the hand-off to the execution: never a reply
+    nodes = list(_nodes(main[0]))
+    assert main[0]["label"] == "Add a /health route" and "reply" not in main[0]
+    assert [n["text"] for n in nodes if n["kind"] == "message.external"] == ["Add a /health route", "Thanks"]
+    (handoff,) = [n for n in nodes if n["kind"] == "agent.call"]
+    assert (handoff["name"], handoff["state"], handoff["result"]) == ("execution", "unavailable", EXECUTION["status"])
+    assert not any(n.get("text") == "On it." and n["kind"] == "message.assistant" for n in _nodes_all(doc))
+    # the execution: one model call, its two messages, its tool joined by the id the log writes
+    cn = list(_nodes(child[0]))
+    (call,) = [n for n in cn if n["kind"] == "llm.call"]
+    assert [n["text"] for n in cn if n["kind"] == "message.assistant"] == ["I'll add the route.", "Done: GET /health returns ok."]
+    (tool,) = [n for n in cn if n["kind"] == "tool"]
+    assert (tool["name"], tool["failed"], tool["result"]) == ("fsWrite", False, "Wrote app/health.py")
+    assert child[0]["reply"] == "Done: GET /health returns ok."
+    assert child[0]["from"] == EXECUTION["startTime"]
+    rels = {(r["type"], r["from"], r["to"]) for r in doc["relations"]}
+    assert ("starts", "tool/exec-1", "stream/execution-exec-1") in rels
+    assert [u for u in doc["unresolved"] if u.get("state") == "open"] == []
+
+
+def test_a_later_version_of_the_session_supersedes_the_earlier(tmp_path: Path) -> None:
+    """The IDE rewrites its session JSON as the chat goes on: the last version is drawn, the earlier listed."""
+    home = _ide_home(tmp_path, {**SESSION, "history": SESSION["history"][:2]}, ("exec-1", EXECUTION))
+    root = tmp_path / "root"
+    first = _conversation(home, root, "ide-sess-1")
+    assert [n["text"] for n in _nodes_all(first) if n["kind"] == "message.external"] == ["Add a /health route"]
+    _ide_home(tmp_path, SESSION)
+    doc = _conversation(home, root, "ide-sess-1")
+    assert [n["text"] for n in _nodes_all(doc) if n["kind"] == "message.external"] == ["Add a /health route", "Thanks"]
+    cov = doc["summary"]["coverage"]
+    assert cov["cited"] == cov["records"] == 3 and cov["listed"] == 1
+    (entry,) = [e for e in doc["not_drawn"] if e["why"] == "superseded"]
+    assert entry["ref"]["seq"] < entry["of"]["seq"]
+
+
+def _nodes_all(doc: dict):
+    for t in doc["talks"]:
+        yield from _nodes(t)
