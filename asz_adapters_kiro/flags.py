@@ -16,7 +16,8 @@ __all__ = ["FLAG_RULES"]
 
 #: One rule per flag the dialect sets, in the flag vocabulary's order.
 FLAG_RULES: tuple[FlagRule, ...] = (
-    FlagRule("external_input", '3.x line with payload.type "user" and a source other than "hook" (or none); 2.x entry with kind "Prompt"'),
+    FlagRule("external_input", '3.x line with payload.type "user" and a source other than "hook" (or none); 2.x entry with kind "Prompt"; '
+             "a Kiro IDE session JSON (a history of message objects)"),
     FlagRule("injected", '3.x line with payload.type "user" and source "hook"'),
     FlagRule("tool_schemas", "a 1.x conversation state (SQLite row value or /chat save export) whose tools member is a non-empty object or list"),
     FlagRule("context_reset", '3.x line with payload.type "tombstone"; 2.x entry with kind "Compaction" or "Clear"'),

@@ -44,11 +44,11 @@ _NAMED: dict[str, tuple[str, str, str]] = {
     ),
     "main": ("messages.jsonl / <id>.jsonl", "the session's own files", "the stream the person talks to"),
     # steps
-    "message.external": ('payload.type "user"', f"{_V3}; 2.x entry kind Prompt; {_V1} history[].user.content.Prompt", "a user line with source hook is an injection instead"),
-    "message.assistant": ('payload.type "assistant"', f"{_V3} with operationType Say or Print; 2.x AssistantMessage text item; {_V1} assistant.Response", "the model's visible prose"),
+    "message.external": ('payload.type "user"', f"{_V3}; 2.x entry kind Prompt; {_V1} history[].user.content.Prompt; IDE session JSON history[].message with role user (one step per message)", "a user line with source hook is an injection instead"),
+    "message.assistant": ('payload.type "assistant"', f"{_V3} with operationType Say or Print; 2.x AssistantMessage text item; {_V1} assistant.Response; IDE execution log bot text entry", "the model's visible prose; the IDE session JSON's placeholder (\"On it.\") is never one"),
     "context.injection": ('source "hook"', f"{_V3} user payload; {_V1} history[].user.additional_context", "hook output and context files placed into the prompt"),
     "thinking": ('operationType "Reasoning"', f"{_V3} assistant payload; 2.x content item kind thinking", "the reasoning signature is dropped"),
-    "tool": ("tool_call + tool_result", f"{_V3} joined by toolCallId; 2.x toolUse + toolResult items by toolUseId; {_V1} ToolUse.tool_uses + ToolUseResults", "failed comes from success (3.x) or status (2.x, 1.x)"),
+    "tool": ("tool_call + tool_result", f"{_V3} joined by toolCallId; 2.x toolUse + toolResult items by toolUseId; {_V1} ToolUse.tool_uses + ToolUseResults; IDE execution log toolUse + toolUseResponse entries by the id or toolUseId they write", "failed comes from success (3.x, IDE) or status (2.x, 1.x)"),
     "llm.call": (
         "id / message_id",
         f"{_V3} id of the first model line of a request; 2.x AssistantMessage data.message_id",
@@ -58,9 +58,9 @@ _NAMED: dict[str, tuple[str, str, str]] = {
         "with no tool_result, sub_agent_complete, user, turn_start, turn_end or tombstone line between them "
         "(approvals and session_metadata lines neither open nor close one); its call is the id of its first line. "
         "Calls a response made in parallel but Kiro ran one by one, each result before the next call, count as "
-        "separate requests: the lines cannot tell them apart",
+        "separate requests: the lines cannot tell them apart. IDE: one execution log is one call (executionId)",
     ),
-    "agent.call": ("sub_agent_start", f"{_V3} payload.type", "names the child in subSessionId; its call id is the line id without -sub-agent-start"),
+    "agent.call": ("sub_agent_start / executionId", f"{_V3} payload.type; IDE session JSON assistant entry naming an executionId (call name execution)", "names the child in subSessionId; its call id is the line id without -sub-agent-start. IDE: the placeholder starts the execution, whose log is the stream execution-<id>; its result is the log's status"),
     "epoch.boundary": ("tombstone / Compaction / Clear", f"{_V3} payload.type tombstone (kind summarization or checkpoint_revert); 2.x entry kind Compaction or Clear", "an explicit context reset"),
     "epoch.summary": ('operationType "Summary" / summary / latest_summary', f"{_V3} assistant payload; 2.x Compaction data.summary; {_V1} latest_summary[0]", "the summary carried into the new context"),
     "error.api": ("displayError", f"{_V3} session_metadata with key displayError", "value.errorType and value.message say what failed"),

@@ -7,24 +7,33 @@ Shapes (from public descriptions of the IDE's files; no real file was found, see
   ``content`` a string or a list of ``{"type": "text", "text"}`` items. An
   assistant entry that names an ``executionId`` holds only the IDE's
   acknowledgement (a placeholder such as "On it."); the answer is in the
-  execution log of that id.
+  execution log of that id. A write-up of real files shows the assistant's
+  ``content`` as ``[{"type": "executionLog", "text": <executionId>}]`` instead.
 * execution log ``<workspace hash>/<dir>/<executionId>``:
   ``{"executionId", "chatSessionId"?, "workflowType", "status", "startTime", "endTime"
   (epoch milliseconds), "context": {"messages": [{"role": "human"|"bot"|"tool", "entries": [...]}]}, …}``;
   a bot entry is ``{"type": "text", "text"}`` or ``{"type": "toolUse", "id"?, "name", "args"}``, a
   tool entry ``{"type": "toolUseResponse", "id"?, "success", "message"}``.
 
-Each document is one record (seed 000, File kinds). Session JSON: ``label`` ←
-``title``, one part per history entry in order: a user or assistant message
-→ ``text``; a placeholder reply → a ``text`` part with state ``unavailable``
-and no text (never shown as the answer), its source content kept as the
-part's ``data``; anything else → ``data``. Execution log: ``run`` and
-``call`` ← ``executionId``, ``time`` ← ``startTime`` (epoch ms as RFC 3339 UTC),
-``from`` agent, then per context message: bot text → ``text``, toolUse →
-``call`` (``id`` ← ``id`` or ``toolUseId``, ``name``, ``data`` ← ``args``), tool
-toolUseResponse → ``result`` (``of`` ← ``id`` or ``toolUseId``, ``text`` ←
-``message``, ``failed`` ← not ``success``), human entries and anything else →
-``data``; every other member of the log → ``data``. Nothing is joined by order or guessed.
+Each document is one record (seed 000, File kinds). Session JSON: ``from``
+external, flag ``external_input``, ``label`` ← ``title``, one part per history
+entry in order: a user message → ``text`` (one ``message.external`` step each);
+an assistant entry naming an ``executionId`` (the placeholder) → a ``call`` part
+``id`` ← ``executionId``, ``name`` ``execution``, state ``unavailable``, the
+placeholder content as its ``data`` (so it is a hand-off to the execution, never
+the answer); an assistant content item ``{"type": "executionLog", "text": <id>}``
+→ such a call (``id`` ← ``text``, the item as ``data``), the entry's other items
+→ ``data``; anything else (an assistant entry naming no execution included) →
+``data``. Execution log: ``run``, ``call`` and ``tool`` ← ``executionId``,
+``child`` ← ``execution-<executionId>`` (the stream discovery files it under,
+so assembly joins it to the placeholder's call), ``time`` ← ``startTime`` (epoch
+ms as RFC 3339 UTC), ``from`` agent, then per context message: bot text →
+``text``, toolUse → ``call`` (``id`` ← ``id`` or ``toolUseId``, ``name``,
+``data`` ← ``args``), tool toolUseResponse → ``result`` (``of`` ← ``id`` or
+``toolUseId``, ``text`` ← ``message``, ``failed`` ← not ``success``), human
+entries and anything else → ``data``; a string ``status`` → ``result`` of the
+execution (its outcome); every other member of the log → ``data``. Nothing is
+joined by order or guessed.
 """
 
 from __future__ import annotations
@@ -87,10 +96,28 @@ def _history_entry(b: Build, entry: Node) -> None:
         if content is not None and content.value is not None:
             part.data = content.raw()
         b.add(part)
+    elif role == "assistant" and content is not None and _log_refs(content):
+        # content items {"type": "executionLog", "text": <executionId>}: each a call to that execution
+        for item in content.elements():
+            if _log_ref(item.value):
+                part = call_part(item.get("text"), EXECUTION_CALL, None)
+                part.data = item.raw()
+                b.add(part)
+            else:
+                b.data(item)
     elif role == "user" and text is not None:
         b.text(text)
     else:
         b.data(entry)  # an assistant entry that names no execution, and anything else: kept whole
+
+
+def _log_ref(v: object) -> bool:
+    return isinstance(v, dict) and v.get("type") == "executionLog" and isinstance(v.get("text"), str) and bool(v["text"])
+
+
+def _log_refs(content: Node) -> bool:
+    """A message content list holding at least one ``executionLog`` reference item."""
+    return isinstance(content.value, list) and any(_log_ref(x) for x in content.value)
 
 
 def _session(rec: Record, root: Node) -> None:

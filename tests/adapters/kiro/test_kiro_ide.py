@@ -12,6 +12,7 @@ import hashlib
 from pathlib import Path
 
 import orjson
+import pytest
 
 from asz_adapters_kiro import KiroAdapter
 from asz_adapters_kiro.convert import convert_document
@@ -31,6 +32,13 @@ SESSION = {
         {"message": {"role": "assistant", "content": "You're welcome.", "id": "m-4"}},
     ],
 }
+
+#: The assistant entry as a write-up of real files shows it: the execution named inside the content.
+SESSION_LOGREF = {**SESSION, "history": [
+    SESSION["history"][0],
+    {"message": {"role": "assistant", "content": [{"type": "executionLog", "text": "exec-1"}], "id": "m-2"}},
+    *SESSION["history"][2:],
+]}
 
 EXECUTION = {
     "executionId": "exec-1",
@@ -67,6 +75,13 @@ def test_session_json_prompts_and_a_placeholder_never_shown_as_the_answer() -> N
     assert "On it." not in [p.text for p in rec.parts]
     # an assistant entry naming no execution is kept whole as data
     assert RawJSON(orjson.dumps(SESSION["history"][3])) in [p.data for p in rec.parts if p.k == "data"]
+
+
+def test_an_execution_log_reference_in_the_content_is_a_call_to_that_execution() -> None:
+    rec = convert_document(DOC, orjson.dumps(SESSION_LOGREF))
+    calls = [(p.id, p.name, p.state, p.data) for p in rec.parts if p.k == "call"]
+    assert calls == [("exec-1", "execution", "available", RawJSON(b'{"type":"executionLog","text":"exec-1"}'))]
+    assert [p.text for p in rec.parts if p.k == "text"] == ["Add a /health route", "Thanks"]
 
 
 def test_execution_log_messages_calls_and_results() -> None:
@@ -132,9 +147,10 @@ def _conversation(home: Path, root: Path, session: str) -> dict:
     return json.loads(asz("conversation", session, "--json", "--root", str(root)))
 
 
-def test_an_ide_session_is_drawn_as_prompts_calls_messages_and_tool_steps(tmp_path: Path) -> None:
+@pytest.mark.parametrize("session", [SESSION, SESSION_LOGREF], ids=["placeholder", "executionLog-item"])
+def test_an_ide_session_is_drawn_as_prompts_calls_messages_and_tool_steps(tmp_path: Path, session: dict) -> None:
     """The smallest real-shaped IDE session (session JSON + one execution log), through collect and the view."""
-    doc = _conversation(_ide_home(tmp_path, SESSION, ("exec-1", EXECUTION)), tmp_path / "root", "ide-sess-1")
+    doc = _conversation(_ide_home(tmp_path, session, ("exec-1", EXECUTION)), tmp_path / "root", "ide-sess-1")
     s = doc["summary"]
     assert s["title"] == SESSION["title"]
     assert s["coverage"]["cited"] == s["coverage"]["records"] == 2 and s["problems"] == []
@@ -147,7 +163,8 @@ def test_an_ide_session_is_drawn_as_prompts_calls_messages_and_tool_steps(tmp_pa
     assert main[0]["label"] == "Add a /health route" and "reply" not in main[0]
     assert [n["text"] for n in nodes if n["kind"] == "message.external"] == ["Add a /health route", "Thanks"]
     (handoff,) = [n for n in nodes if n["kind"] == "agent.call"]
-    assert (handoff["name"], handoff["state"], handoff["result"]) == ("execution", "unavailable", EXECUTION["status"])
+    placeholder = "unavailable" if session is SESSION else "available"  # "On it." stands for a reply that is elsewhere
+    assert (handoff["name"], handoff["state"], handoff["result"]) == ("execution", placeholder, EXECUTION["status"])
     assert not any(n.get("text") == "On it." and n["kind"] == "message.assistant" for n in _nodes_all(doc))
     # the execution: one model call, its two messages, its tool joined by the id the log writes
     cn = list(_nodes(child[0]))
