@@ -50,7 +50,9 @@ def scenario_build(
     failed, 2 usage.
     """
     from ..testing.scenario.build import DEFAULT_AT, build, parse_at
-    from ..testing.scenario.model import ScenarioError, load_expectation, load_scenario, scenario_name
+    from ..testing.scenario.expect import load_expectation
+    from ..testing.scenario.fields import ScenarioError, scenario_name
+    from ..testing.scenario.model import load_scenario
 
     (f,) = _formats(fmt)
     try:
@@ -91,7 +93,9 @@ def scenario_check(
     """
     from ..testing.scenario.build import DEFAULT_AT, parse_at
     from ..testing.scenario.check import check_files, check_scenario
-    from ..testing.scenario.model import ScenarioError, load_expectation, load_scenario, scenario_name
+    from ..testing.scenario.expect import load_expectation
+    from ..testing.scenario.fields import ScenarioError, scenario_name
+    from ..testing.scenario.model import load_scenario
 
     formats = _formats(fmt)
     try:
@@ -115,7 +119,7 @@ def scenario_check(
             if no_properties:
                 sc = load_scenario(p.parent / f"{name}.yaml")
                 exp = p.parent / f"{name}.expect.yaml"
-                from ..testing.scenario.model import Expectation
+                from ..testing.scenario.expect import Expectation
 
                 ex = load_expectation(exp) if exp.exists() else Expectation(name)
                 res = check_scenario(sc, ex, formats=formats, at=at or DEFAULT_AT, out=target, properties=False)

@@ -11,7 +11,8 @@ import pytest
 import yaml
 
 from asz_core.testing.scenario.check import check_scenario
-from asz_core.testing.scenario.model import expectation_from_dict, scenario_from_dict
+from asz_core.testing.scenario.expect import expectation_from_dict
+from asz_core.testing.scenario.model import scenario_from_dict
 
 CASES = {
     'attachment-input': (

@@ -6,14 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from asz_core.testing.scenario.model import (
-    ScenarioError,
-    expectation_from_dict,
-    load_expectation,
-    load_scenario,
-    parse_duration_ms,
-    scenario_from_dict,
-)
+from asz_core.testing.scenario.expect import expectation_from_dict, load_expectation
+from asz_core.testing.scenario.fields import ScenarioError, parse_duration_ms
+from asz_core.testing.scenario.model import load_scenario, scenario_from_dict
 
 
 def test_every_suite_file_reads(shared_dir: Path) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from asz_core.testing.scenario.check import check_files
-from asz_core.testing.scenario.model import scenario_name
+from asz_core.testing.scenario.fields import scenario_name
 
 REPO = Path(__file__).resolve().parents[2]
 SCENARIOS = (REPO.parent / "shared" / "conformance" / "scenarios").resolve()
@@ -117,7 +117,8 @@ def test_mcp_calls_definition_meets_the_original_expectation(tmp_path: Path, sha
     every property: the MCP name split on tool nodes (none for a name with a second ``__``), a child's MCP
     call, and the observers' execution/1 files landed beside the transcripts without adding a node."""
     from asz_core.testing.scenario.check import check_scenario
-    from asz_core.testing.scenario.model import load_expectation, load_scenario
+    from asz_core.testing.scenario.expect import load_expectation
+    from asz_core.testing.scenario.model import load_scenario
 
     (tmp_path / "mcp-calls.yaml").write_text(MCP_CALLS)
     res = check_scenario(load_scenario(tmp_path / "mcp-calls.yaml"),
@@ -132,7 +133,8 @@ def test_lose_and_verify_hold_the_original_lost_file_expectation(tmp_path: Path,
     helper's landed transcript after round 1, the structure stays in the chain, and `asz verify` finds the
     missing file and the end gap in both formats (the mock writes cursors as the collector does)."""
     from asz_core.testing.scenario.check import check_scenario
-    from asz_core.testing.scenario.model import load_expectation, load_scenario
+    from asz_core.testing.scenario.expect import load_expectation
+    from asz_core.testing.scenario.model import load_scenario
 
     (tmp_path / "lost-file.yaml").write_text(LOST_FILE)
     sc = load_scenario(tmp_path / "lost-file.yaml")
@@ -173,7 +175,8 @@ def test_each_checkpoint_is_judged_on_the_root_as_it_stood_then(tmp_path: Path) 
     """A later checkpoint that deletes a landed file (``lose``) leaves what an earlier checkpoint reports alone:
     ``early`` sees a verified document and a clean verify, ``later`` the missing file (issue 18)."""
     from asz_core.testing.scenario.check import check_scenario
-    from asz_core.testing.scenario.model import load_expectation, load_scenario
+    from asz_core.testing.scenario.expect import load_expectation
+    from asz_core.testing.scenario.model import load_scenario
 
     (tmp_path / "early.yaml").write_text(EARLY_THEN_LOST)
     (tmp_path / "early.expect.yaml").write_text(EARLY_THEN_LOST_EXPECT)

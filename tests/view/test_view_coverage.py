@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from asz_core.testing.scenario.build import build
-from asz_core.testing.scenario.model import load_scenario, scenario_name
+from asz_core.testing.scenario.fields import scenario_name
+from asz_core.testing.scenario.model import load_scenario
 from asz_core.view import build_view, list_conversations
 
 REPO = Path(__file__).resolve().parents[2]

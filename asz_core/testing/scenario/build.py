@@ -27,7 +27,8 @@ from typing import Any
 import attrs
 
 from ...sessiondata.times import parse_instant
-from .model import Expectation, Scenario
+from .expect import Expectation
+from .model import Scenario
 from .plan import Plan, make_plan
 
 __all__ = [
