@@ -95,6 +95,8 @@ class _Pass:
         self.window: list[tuple[float, int]] = []  # (monotonic time, wire bytes) of the last minute
         self.instance = cfg.instance_id or default_instance_id()
         self.services: dict[str, str] = {}
+        self.failure = ""  # why the last request failed
+        self.failed_batch = 0  # due files taken from the outbox and not sent when a request failed
 
     def problem(self, message: str) -> None:
         self.rep.errors += 1
@@ -152,7 +154,7 @@ class _Pass:
         req = logs_request([(resource(key.split("\x00", 1)[1], self.instance, self.cfg.layer), recs) for key, recs in groups])
         ans = self.request("logs", req)
         if not ans.ok:
-            self.problem(f"push to {self.state.endpoint}: {ans.error} ({len(batch)} file(s) left for the next pass)")
+            self.failure = ans.error
             return False
         named = {f.rel for f, _, _ in batch if f.rel in ans.message} if ans.rejected else set()
         for f, d, _ in batch:
@@ -167,10 +169,28 @@ class _Pass:
         return True
 
     def logs(self) -> bool:
+        """Send every due landed file and round, in batches; False when a request failed (the pass stops there,
+        and the problem counts every file still due: the failed batch's and all after it)."""
+        files = outbox(self.root)
+        if self._send_logs(files):
+            return True
+        left = self.failed_batch + sum(1 for f in files if self._due_digest(f) is not None)
+        self.problem(f"push to {self.state.endpoint}: {self.failure} ({left} file(s) left for the next pass)")
+        return False
+
+    def _due_digest(self, f: OutFile) -> str | None:
+        """The SHA-256 of ``f`` when it is due (never sent with these bytes); None when it was sent or cannot be read."""
+        try:
+            digest = hashlib.sha256(f.path.read_bytes()).hexdigest()
+        except OSError:
+            return None
+        return digest if self.state.due(f.rel, digest) else None
+
+    def _send_logs(self, files) -> bool:
         batch: list[tuple[OutFile, Described, str]] = []
         size = 0
         latest: dict[str, int] = {}
-        for f in outbox(self.root):
+        for f in files:
             try:
                 data = f.path.read_bytes()
             except OSError as exc:
@@ -187,10 +207,12 @@ class _Pass:
             latest[f.session] = max(latest.get(f.session, 0), d.time_ns)
             if batch and size + d.size > self.cfg.batch_bytes:
                 if not self.flush(batch):
+                    self.failed_batch = len(batch) + 1  # the batch, and f that would have opened the next one
                     return False
                 batch, size = [], 0
             batch.append((f, d, self.service(f.session, d.dialect)))
             size += d.size
+        self.failed_batch = len(batch)
         return self.flush(batch)
 
 

@@ -229,7 +229,10 @@ def refuse_what_is_no_root(root: Path, sessions: list[Path], session_command: st
     Code projects directory, given as the root would otherwise verify as
     sessions with nothing in them.
     """
-    if not sessions or (root / "_collect").is_dir() or (root / "_conversations").is_dir():
+    if not sessions:
+        _refuse_files_only(root)
+        return
+    if (root / "_collect").is_dir() or (root / "_conversations").is_dir():
         return
     if any((s / mark).exists() for s in sessions for mark in _SESSION_MARKS):
         return
@@ -240,6 +243,28 @@ def refuse_what_is_no_root(root: Path, sessions: list[Path], session_command: st
     raise FileNotFoundError(f"{root}: not a storage root: none of its {len(sessions)} director{'y' if len(sessions) == 1 else 'ies'} "
                             f"({names}) holds streams/, runs/, provider_body/ or session.state; give the directory that "
                             f"holds the session directories")
+
+
+#: Files a storage root holds beside its session directories (origin-digest §2.1: ``push.state``).
+_ROOT_FILES = ("push.state",)
+
+
+def _refuse_files_only(root: Path) -> None:
+    """Raise FileNotFoundError when ``root`` holds no directory at all, only files none of which a root holds.
+
+    An empty directory is an empty root; one that holds only other files (a
+    transcript, notes) is a mistaken ``--root``, never a root with nothing landed.
+    """
+    try:
+        entries = [e for e in os.scandir(root) if not e.name.startswith(".")]
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    if not entries or any(e.name.startswith("_") or e.name in _ROOT_FILES or e.is_dir() for e in entries):
+        return
+    names = sorted(e.name for e in entries)
+    shown = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
+    raise FileNotFoundError(f"{root}: not a storage root: it holds {len(names)} file(s) ({shown}) and no session directory; "
+                            f"give the directory that holds the session directories")
 
 
 def require_storage_root(root: Path) -> None:

@@ -181,3 +181,24 @@ def test_collect_pushes_after_its_pass(corpus_dir, tmp_path, receiver):
     assert want and int(last["files"]) == len(want)
     assert sent_files(receiver.root) == want
     assert hashlib.sha256((receiver.root / next(iter(want))).read_bytes()).hexdigest() == want[next(iter(want))]
+
+
+def test_a_dead_endpoint_names_every_file_still_due(pushed_root, tmp_path):
+    """A push to an endpoint where nothing listens stops at its first request and says how many files are
+    still due: all of them, not the first request's batch; files already sent are not counted."""
+    import socket
+
+    want = sorted(sent_files(pushed_root).items())
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{s.getsockname()[1]}"  # bound, never listening: the connection is refused
+        cfg = ExportConfig(batch_bytes=64 * 1024)
+        rep = push(pushed_root, cfg, endpoint=dead, backoff=0.0, sleep=lambda _s: None)
+        assert rep.files == 0 and rep.errors == 1 and len(rep.problems) == 1
+        assert rep.problems[0].endswith(f"({len(want)} file(s) left for the next pass)"), rep.problems[0]
+        st = PushState.load(pushed_root).for_endpoint(dead)
+        for rel, digest in want[:5]:  # as if a pass had sent these five before the receiver died
+            st.mark(rel, digest, False)
+        st.save()
+        rep = push(pushed_root, cfg, endpoint=dead, backoff=0.0, sleep=lambda _s: None)
+        assert rep.problems[0].endswith(f"({len(want) - 5} file(s) left for the next pass)"), rep.problems[0]

@@ -435,3 +435,22 @@ def test_a_directory_that_is_no_storage_root_is_refused(root: Path, tmp_path: Pa
     empty = tmp_path / "empty"
     empty.mkdir()
     assert verify_root(empty).as_dict()["sessions"] == 0  # an empty root is a root with nothing landed yet
+
+
+def test_a_directory_holding_only_files_is_refused_with_exit_2(tmp_path: Path) -> None:
+    """A folder holding only a file (a transcript, notes) is no root: verify and the reading commands say so, exit 2."""
+    from typer.testing import CliRunner
+
+    from asz_core.cli.main import app
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "0196a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b.jsonl").write_text("{}\n")
+    with pytest.raises(FileNotFoundError, match=r"not a storage root: it holds 1 file\(s\) \(0196a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b.jsonl\)"):
+        verify_root(folder)
+    for cmd in (["verify"], ["ls"], ["usage"]):
+        r = CliRunner().invoke(app, [*cmd, "--root", str(folder)])
+        assert r.exit_code == 2 and "not a storage root: it holds 1 file(s)" in r.output, (cmd, r.output)
+    (folder / "push.state").write_text("")  # a file a root holds beside its sessions
+    (folder / "0196a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b.jsonl").unlink()
+    assert verify_root(folder).as_dict()["sessions"] == 0
