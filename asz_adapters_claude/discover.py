@@ -36,7 +36,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from asz_core import Discovery, Source, json_loads, link_outside, os_error_text
+from asz_core import Discovery, Source, json_loads, os_error_text, source_entries
 
 from .convert import DIALECT
 
@@ -59,6 +59,11 @@ _NOISE = {
 _RANK = {"transcript": 0, "agent_meta": 1, "journal": 2, "workflow_manifest": 3, "workflow_script": 4, "tool_output": 5}
 #: Where Claude Code keeps a result's full output when the transcript holds only a preview (``<persisted-output>``).
 TOOL_RESULTS = "tool-results"
+
+
+def _session_file(name: str) -> bool:
+    """True for a main session transcript's name, ``<session id>.jsonl`` (its own file: a link of it leading nowhere is an error)."""
+    return name.endswith(".jsonl") and bool(SESSION_ID.fullmatch(name[: -len(".jsonl")]))
 
 
 def slug_of(path: str) -> str:
@@ -109,7 +114,7 @@ class _Walk:
         self.out.errors.append((str(path), message))
 
     def entries(self, path: Path) -> Iterator[tuple[str, Path, bool]]:
-        """``(name, path, is_dir)`` of each entry of directory ``path`` by name.
+        """``(name, path, is_dir)`` of each entry of directory ``path`` by name (:func:`asz_core.source_entries`).
 
         The source root that cannot be listed is an error; a directory inside
         it that cannot be listed is skipped, with why. A symbolic link that
@@ -118,40 +123,10 @@ class _Walk:
         in a project directory), which is an error: that is the session's own
         file. Any other entry that cannot be inspected is skipped.
         """
-        try:
-            with os.scandir(path) as it:
-                listed = sorted(it, key=lambda e: e.name)
-        except OSError as exc:
-            if path == self.root:
-                self.error(path, exc, "directory")
-            else:
-                self.skip(path, f"cannot be listed: {os_error_text(exc, 'directory')}")
-            return
-        for e in listed:
-            try:
-                target = link_outside(e, self.real_root)
-                if target:
-                    self.skip(Path(e.path), f"a symbolic link to {target}, outside the source root")
-                    continue
-                if e.is_symlink() and not os.path.exists(e.path):
-                    self.dangling(path, e)
-                    continue
-                is_dir = e.is_dir()
-            except OSError as exc:
-                self.skip(Path(e.path), f"cannot be inspected: {os_error_text(exc, 'file')}")
-                continue
-            yield e.name, Path(e.path), is_dir
-
-    def dangling(self, parent: Path, e: os.DirEntry) -> None:
-        """A symbolic link whose target is missing (or a loop): skipped, or an error when it is a session's own file."""
-        try:
-            target = os.readlink(e.path)
-        except OSError:
-            target = "?"
-        if parent.parent == self.root and e.name.endswith(".jsonl") and SESSION_ID.fullmatch(e.name[: -len(".jsonl")]):
-            self.error(Path(e.path), f"the session file is a symbolic link to {target}, which leads nowhere")
-        else:
-            self.skip(Path(e.path), f"a symbolic link to {target}, which leads nowhere")
+        in_project = path.parent == self.root
+        for e in source_entries(path, self.out, self.real_root, top=path == self.root, own_file=_session_file if in_project else None,
+                                shown=lambda p: self.rel(Path(p))):
+            yield e.name, Path(e.path), e.is_dir
 
     def add(self, session: str, slug: str, kind: str, path: Path, *, stream: str = "", batch: str = "", mode: str = "append") -> None:
         src = self.rel(path)

@@ -33,7 +33,11 @@ A symbolic link found while listing (file or directory) is followed when it
 resolves inside the source root or inside the Kiro home or IDE directory it
 was found under (a home's ``.kiro`` may itself be a link, to a dotfiles
 checkout say); one leading anywhere else is skipped with its target named, so
-a link never lands a file from elsewhere on the machine.
+a link never lands a file from elsewhere on the machine. A link that leads
+nowhere (or loops), a folder that cannot be listed and an entry that cannot
+be inspected are skipped once with why (:func:`asz_core.source_entries`),
+except a session's own transcript (``messages.jsonl``, ``cli/<id>.jsonl``),
+which is an error.
 """
 
 from __future__ import annotations
@@ -42,11 +46,11 @@ import fnmatch
 import os
 import re
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 import orjson
 
-from asz_core import Discovery, Source, link_outside
+from asz_core import Discovery, Source, SourceEntry, source_entries
 
 from .convert import DIALECT
 from .ide import EXECUTION_STREAM
@@ -103,18 +107,6 @@ def _head(path: Path) -> bytes:
         return b""
 
 
-def _listdir(path: Path, out: Discovery, *, report: bool = True) -> list[os.DirEntry]:
-    try:
-        with os.scandir(path) as it:
-            return sorted(it, key=lambda e: e.name)
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        if report:
-            out.errors.append((str(path), f"unreadable: {exc.strerror or exc}"))
-        return []
-
-
 def kiro_homes(root: Path) -> list[Path]:
     """Kiro homes under ``root``: ``root`` itself when it holds ``sessions``, and ``root/.kiro`` (issue 12, Sources). Never raises."""
     found = []
@@ -137,6 +129,11 @@ def ide_dirs(root: Path) -> list[Path]:
     return found + [root / rel for rel in IDE_DIRS if (root / rel).is_dir()]
 
 
+def _v2_transcript(name: str) -> bool:
+    """True for a Kiro CLI 2.x session's own transcript name, ``<session id>.jsonl``."""
+    return name.endswith(".jsonl") and bool(_SESSION_RE.match(name[: -len(".jsonl")]))
+
+
 class _Walk:
     def __init__(self, root: Path, include: Iterable[str], exclude: Iterable[str]):
         self.root = root
@@ -146,20 +143,17 @@ class _Walk:
         #: Real paths a symbolic link found while listing may lead into: the root, then each Kiro home and IDE directory.
         self.real_roots = [os.path.realpath(root)]
 
-    def listdir(self, path: Path, *, report: bool = True) -> list[os.DirEntry]:
-        """The entries of ``path`` by name (:func:`_listdir`), less the symbolic links leading out of
-        :attr:`real_roots`: those go to ``skipped`` naming their target."""
-        kept = []
-        for e in _listdir(path, self.out, report=report):
+    def listdir(self, path: Path, *, report: bool = True, own_file: Callable[[str], bool] | None = None) -> list[SourceEntry]:
+        """The readable entries of ``path`` by name (:func:`asz_core.source_entries`): a symbolic link leading out of
+        :attr:`real_roots`, one leading nowhere, a folder that cannot be listed and an entry that cannot be
+        inspected go to ``skipped`` with why, except a link named as a session's own file (``own_file``),
+        which leading nowhere is an error. ``report=False``: a folder that cannot be listed is passed over silently."""
+        if not report:
             try:
-                target = link_outside(e, self.real_roots)
+                os.scandir(path).close()
             except OSError:
-                target = ""  # not inspectable: the caller's own checks find it unreadable
-            if target:
-                self.out.skipped.append((e.path, f"a symbolic link to {target}, outside the source root"))
-            else:
-                kept.append(e)
-        return kept
+                return []
+        return source_entries(path, self.out, self.real_roots, own_file=own_file)
 
     def wanted(self, session: str, where: Path) -> bool:
         if self.include and not any(fnmatch.fnmatchcase(session, p) for p in self.include):
@@ -182,7 +176,7 @@ class _Walk:
         entries = self.listdir(ws)
         names = {e.name for e in entries}
         for e in entries:
-            if not e.is_dir() or not e.name.startswith("sess_"):
+            if not e.is_dir or not e.name.startswith("sess_"):
                 self.out.skipped.append((e.path, "not a Kiro CLI 3.x session directory (sess_<id>)"))
                 continue
             meta = _read_json(Path(e.path) / "session.json") or {}
@@ -195,17 +189,17 @@ class _Walk:
             self.v3_session(Path(e.path), session, stream)
 
     def v3_session(self, d: Path, session: str, stream: str, depth: int = 0) -> None:
-        for e in self.listdir(d):
+        for e in self.listdir(d, own_file=lambda name: name == "messages.jsonl"):
             p = Path(e.path)
-            if e.name == "messages.jsonl" and e.is_file():
+            if e.name == "messages.jsonl" and e.is_file:
                 self.add(session, "transcript", p, stream)
-            elif e.name == "session.json" and e.is_file():
+            elif e.name == "session.json" and e.is_file:
                 self.add(session, "agent_meta", p, stream, mode="snapshot")
-            elif e.is_dir() and depth == 0 and e.name == "subagents":
+            elif e.is_dir and depth == 0 and e.name == "subagents":
                 for sub in self.listdir(p):
-                    if sub.is_dir():
+                    if sub.is_dir:
                         self.v3_child(Path(sub.path), session)
-            elif e.is_dir() and depth == 0 and (p / "messages.jsonl").is_file():
+            elif e.is_dir and depth == 0 and (p / "messages.jsonl").is_file():
                 self.v3_child(p, session)
             else:
                 self.out.skipped.append((e.path, "not a Kiro CLI 3.x session file (messages.jsonl, session.json)"))
@@ -218,9 +212,9 @@ class _Walk:
 
     def v2_dir(self, cli: Path) -> None:
         groups: dict[str, dict[str, Path]] = {}
-        for e in self.listdir(cli):
+        for e in self.listdir(cli, own_file=_v2_transcript):
             stem, dot, ext = e.name.rpartition(".")
-            if not e.is_file() or not dot or not stem:
+            if not e.is_file or not dot or not stem:
                 self.out.skipped.append((e.path, "not a Kiro CLI 2.x session file"))
                 continue
             if ext in ("jsonl", "json"):
@@ -248,7 +242,7 @@ class _Walk:
 
     def sessions_dir(self, sessions: Path) -> None:
         for e in self.listdir(sessions):
-            if not e.is_dir():
+            if not e.is_dir:
                 self.out.skipped.append((e.path, "not a Kiro sessions directory"))
             elif e.name == "cli":
                 self.v2_dir(Path(e.path))
@@ -259,7 +253,7 @@ class _Walk:
 
     def exports(self, d: Path) -> None:
         for e in self.listdir(d, report=False):
-            if not e.is_file() or not e.name.endswith(".json"):
+            if not e.is_file or not e.name.endswith(".json"):
                 continue
             head = _head(Path(e.path))
             if b'"conversation_id"' not in head or b'"history"' not in head:
@@ -297,34 +291,34 @@ class _Walk:
     def ide(self, a: Path) -> None:
         for e in self.listdir(a):
             p = Path(e.path)
-            if e.name == "workspace-sessions" and e.is_dir():
+            if e.name == "workspace-sessions" and e.is_dir:
                 for ws in self.listdir(p):
-                    for f in self.listdir(Path(ws.path)) if ws.is_dir() else []:
+                    for f in self.listdir(Path(ws.path)) if ws.is_dir else []:
                         fp = Path(f.path)
                         if f.name == "sessions.json":
                             self.out.skipped.append((f.path, "index of a workspace's sessions; each session lands from its own file"))
-                        elif f.is_file() and f.name.endswith(".json"):
+                        elif f.is_file and f.name.endswith(".json"):
                             sid = f.name[: -len(".json")]
                             if self.wanted(sid, fp):
                                 self.add(sid, "agent_meta", fp, mode="snapshot")
                         else:
                             self.out.skipped.append((f.path, "not a Kiro IDE session file"))
-            elif e.is_dir() and re.fullmatch(r"[0-9a-f]{16,64}", e.name):
+            elif e.is_dir and re.fullmatch(r"[0-9a-f]{16,64}", e.name):
                 self.ide_workspace(p)
 
     def ide_workspace(self, ws: Path) -> None:
         for e in self.listdir(ws):
             p = Path(e.path)
-            if e.is_file() and e.name.endswith(".chat"):
+            if e.is_file and e.name.endswith(".chat"):
                 sid = e.name[: -len(".chat")]
                 if self.wanted(sid, p):
                     self.add(sid, "agent_meta", p, mode="snapshot")
-            elif e.is_file() and "." not in e.name:
+            elif e.is_file and "." not in e.name:
                 self.out.skipped.append((e.path, "Kiro IDE session index; the sessions land from their execution files"))
-            elif e.is_dir():
+            elif e.is_dir:
                 for x in self.listdir(p):
                     xp = Path(x.path)
-                    if not x.is_file() or "." in x.name:
+                    if not x.is_file or "." in x.name:
                         self.out.skipped.append((x.path, "not a Kiro IDE execution file"))
                         continue
                     m = _EXEC_SESSION.search(_head(xp))

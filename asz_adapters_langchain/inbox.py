@@ -51,6 +51,8 @@ from typing import Any, Sequence
 
 import orjson
 
+from asz_core import Discovery, source_entries
+
 from .naming import DEFAULT_SCOPE, DEFAULT_THREAD_KEYS, conversation_values, session_name, unsupplied_session
 from .runs import (TITLE_MAX, args_text, error_line, has_end, human_text, message_text, metadata, rfc3339, run_kind, summary_messages,
                    title_of, tool_call_id, tool_calls)
@@ -442,7 +444,7 @@ def _apply_journal(ingest: Path, journal: dict) -> None:
                 pass
 
 
-def materialise(ingest: str | os.PathLike, settings: Settings | None = None) -> list[tuple[str, str, str, Path]]:
+def materialise(ingest: str | os.PathLike, settings: Settings | None = None, out: Discovery | None = None) -> list[tuple[str, str, str, Path]]:
     """Turn every staged arrival into lines of per-session sources; return ``[(session, kind, stream, path)]`` for every
     source: kind ``transcript`` per stream file, ``provider_body`` (stream '') for a session's body source.
 
@@ -453,6 +455,10 @@ def materialise(ingest: str | os.PathLike, settings: Settings | None = None) -> 
     that finds a journal applies it before reading anything new. Raises
     OSError when the ingest directory cannot be written. A staged line that
     does not parse is skipped (the receiver stages only what it parsed).
+    An entry of the inbox or of ``sessions/`` that cannot be read (a symbolic
+    link that leads nowhere or out of ``ingest``, a folder that cannot be
+    listed) goes to ``out.skipped`` once with why (:func:`asz_core.source_entries`),
+    or is passed over when ``out`` is None.
     """
     ingest = Path(ingest)
     settings = settings or Settings()
@@ -465,7 +471,9 @@ def materialise(ingest: str | os.PathLike, settings: Settings | None = None) -> 
         st["journal"] = None
         _write_atomic(state_path, orjson.dumps(st))
     # 2. read what is new
-    names = sorted(e.name for e in os.scandir(inbox) if e.is_file() and not e.name.startswith(".")) if inbox.is_dir() else []
+    out = out if out is not None else Discovery()
+    real = os.path.realpath(ingest)
+    names = [e.name for e in source_entries(inbox, out, real) if e.is_file and not e.name.startswith(".")] if inbox.is_dir() else []
     arrivals: list[dict] = []
     n = 0
     for name in names:
@@ -510,14 +518,18 @@ def materialise(ingest: str | os.PathLike, settings: Settings | None = None) -> 
         _apply_journal(ingest, st["journal"])
         st["journal"] = None
         _write_atomic(state_path, orjson.dumps(st))
-    out = []
+    found = []
     sessions = ingest / "sessions"
     if sessions.is_dir():
-        for sdir in sorted(sessions.iterdir()):
-            if not sdir.is_dir():
+        for sdir in source_entries(sessions, out, real):
+            if not sdir.is_dir:
                 continue
-            for f in sorted(sdir.glob("*.jsonl")):
-                out.append((sdir.name, "transcript", f.stem, f))
-            if (sdir / BODIES).is_file():
-                out.append((sdir.name, "provider_body", "", sdir / BODIES))
-    return out
+            for f in source_entries(sdir.path, out, real, own_file=lambda name: name.endswith(".jsonl")):
+                if f.is_file and f.name.endswith(".jsonl"):
+                    found.append((sdir.name, "transcript", f.name[: -len(".jsonl")], Path(f.path)))
+            bodies_dir, bodies_name = BODIES.split("/")
+            if os.path.lexists(os.path.join(sdir.path, bodies_dir)):
+                for f in source_entries(os.path.join(sdir.path, bodies_dir), out, real, own_file=lambda name: name == bodies_name):
+                    if f.is_file and f.name == bodies_name:
+                        found.append((sdir.name, "provider_body", "", Path(f.path)))
+    return found

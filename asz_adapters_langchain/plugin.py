@@ -111,7 +111,7 @@ class LangsmithIngest(Adapter):
         ingest = ingest_dir(source_root)
         base = ingest.parent.parent
         try:
-            found = materialise(ingest, self.settings or _settings())
+            found = materialise(ingest, self.settings or _settings(), out)
         except OSError as exc:
             out.errors.append((str(ingest), f"cannot materialise staged arrivals: {exc.strerror or exc}"))
             return out

@@ -16,6 +16,7 @@ _LAZY = {
     **dict.fromkeys(("VOCABULARY", "Adapter", "BodyInfo", "Capabilities", "Discovery", "FlagRule", "Setting", "Source", "Term",
                       "build_glossary", "link_outside", "os_error_text"),
                      "asz_core.plugins.adapter"),
+    **dict.fromkeys(("SourceEntry", "source_entries"), "asz_core.plugins.sourcedir"),
     **dict.fromkeys(
         (
             "DEFAULT_MAX_DELTA_BYTES", "FILE_KINDS", "FLAGS", "PART_KINDS", "STATES", "WITHHOLDABLE", "Closing", "Dropped",
@@ -64,6 +65,8 @@ __all__ = [
     "Discovery",
     "os_error_text",
     "link_outside",
+    "SourceEntry",
+    "source_entries",
     "FlagRule",
     "Source",
     "Term",

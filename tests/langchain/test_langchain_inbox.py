@@ -242,3 +242,33 @@ def test_a_decorated_functions_return_value_lands_as_its_answer(tmp_path):
     assert rec.parts[0].k == "text" and rec.parts[0].text == "answer to what is unicode"
     assert rec.parts[1].data == {"output": "answer to what is unicode"}
     assert not any(x.what == "outputs" for x in rec.dropped)
+
+
+def test_links_that_lead_nowhere_are_skipped_once_not_errors(tmp_path):
+    """A broken link or a loop in the inbox or among the staged sessions is skipped with why, not an error;
+    a session's own stream file that is such a link is an error (issue 23); the real session is found whole."""
+    import os
+
+    from asz_adapters_langchain.plugin import LangsmithIngest
+
+    ingest = tmp_path / "_ingest" / "langsmith"
+    _stage(ingest, "001.jsonl", [{"op": "post", "id": "r", "run": _run("r", inputs={"messages": [{"role": "user", "content": "hi"}]})}])
+    os.symlink("missing.jsonl", ingest / "inbox" / "002.jsonl")
+    os.symlink("loop", ingest / "inbox" / "loop")
+    materialise(ingest)
+    sessions = ingest / "sessions"
+    (real,) = [p.name for p in sessions.iterdir()]
+    os.symlink("gone", sessions / "ls-gone-000000000000")
+    os.symlink("nothere.jsonl", sessions / real / "helper.jsonl")  # a stream file of the session
+    os.symlink("nothere", sessions / real / "notes")
+    d = LangsmithIngest().discover(tmp_path)
+    assert [(s.session, s.kind, s.stream) for s in d.sources] == [(real, "transcript", "main")]
+    shown = sorted((os.path.relpath(p, ingest), r) for p, r in d.skipped)
+    assert shown == [
+        ("inbox/002.jsonl", "a symbolic link to missing.jsonl, which leads nowhere"),
+        ("inbox/loop", "a symbolic link to loop, which leads nowhere"),
+        ("sessions/ls-gone-000000000000", "a symbolic link to gone, which leads nowhere"),
+        (f"sessions/{real}/notes", "a symbolic link to nothere, which leads nowhere"),
+    ]
+    assert [(os.path.relpath(p, ingest), m) for p, m in d.errors] == [
+        (f"sessions/{real}/helper.jsonl", "the session file is a symbolic link to nothere.jsonl, which leads nowhere")]

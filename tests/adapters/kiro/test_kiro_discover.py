@@ -99,7 +99,8 @@ def test_unreadable_or_missing_roots(tmp_path: Path) -> None:
         cli.mkdir(parents=True)
         cli.chmod(0)
         try:
-            assert KiroAdapter().discover(tmp_path).errors
+            d = KiroAdapter().discover(tmp_path)  # a folder inside the root that cannot be listed is skipped, not an error
+            assert not d.errors and any(r.startswith("cannot be listed: permission denied") for _, r in d.skipped), d
         finally:
             cli.chmod(0o755)
 
@@ -161,3 +162,34 @@ def test_links_out_of_the_source_root_are_skipped_and_links_inside_followed(tmp_
     os.symlink(dotfiles / "sessions" / "cli" / f"{P}.jsonl", dotfiles / "sessions" / "cli" / "33333333.jsonl")
     assert (P, "transcript", "", f".kiro/sessions/cli/{P}.jsonl") in _by(KiroAdapter().discover(home))
     assert ("33333333", "transcript", "", ".kiro/sessions/cli/33333333.jsonl") in _by(KiroAdapter().discover(home))
+
+
+def test_links_that_lead_nowhere_are_skipped_once_not_errors(tmp_path: Path) -> None:
+    """A broken link or a loop in a Kiro folder is skipped with why; a session's own transcript that is such a
+    link is an error (issue 23); the other sessions are found whole."""
+    cli = tmp_path / ".kiro" / "sessions" / "cli"
+    _w(cli / f"{P}.json", {"session_id": P, "created_at": "x", "parent_session_id": None})
+    _w(cli / f"{P}.jsonl", b"{}\n")
+    ws = tmp_path / ".kiro" / "sessions" / "ws1"
+    _w(ws / "sess_abc" / "messages.jsonl", b"{}\n")
+    os.symlink("missing.json", cli / "notes.json")
+    os.symlink("loop", cli / "loop")
+    os.symlink("gone", tmp_path / ".kiro" / "sessions" / "ws2")
+    os.symlink("nothere.jsonl", cli / f"{C}.jsonl")  # a session's own transcript
+    os.symlink("nothere.jsonl", ws / "sess_def")
+    (ws / "sess_ghi").mkdir()
+    os.symlink("../nothere.jsonl", ws / "sess_ghi" / "messages.jsonl")  # a 3.x session's own transcript
+    d = KiroAdapter().discover(tmp_path)
+    assert {(s.session, s.kind) for s in d.sources} == {(P, "transcript"), (P, "agent_meta"), ("sess_abc", "transcript")}
+    skipped = sorted((Path(p).relative_to(tmp_path).as_posix(), r) for p, r in d.skipped)
+    assert skipped == [
+        (".kiro/sessions/cli/loop", "a symbolic link to loop, which leads nowhere"),
+        (".kiro/sessions/cli/notes.json", "a symbolic link to missing.json, which leads nowhere"),
+        (".kiro/sessions/ws1/sess_def", "a symbolic link to nothere.jsonl, which leads nowhere"),
+        (".kiro/sessions/ws2", "a symbolic link to gone, which leads nowhere"),
+    ]
+    errors = sorted((Path(p).relative_to(tmp_path).as_posix(), m) for p, m in d.errors)
+    assert errors == [
+        (f".kiro/sessions/cli/{C}.jsonl", "the session file is a symbolic link to nothere.jsonl, which leads nowhere"),
+        (".kiro/sessions/ws1/sess_ghi/messages.jsonl", "the session file is a symbolic link to ../nothere.jsonl, which leads nowhere"),
+    ]
