@@ -518,6 +518,11 @@ def materialise(ingest: str | os.PathLike, settings: Settings | None = None, out
         _apply_journal(ingest, st["journal"])
         st["journal"] = None
         _write_atomic(state_path, orjson.dumps(st))
+    return _staged_sources(ingest, out, real)
+
+
+def _staged_sources(ingest: Path, out: Discovery, real: str) -> list[tuple[str, str, str, Path]]:
+    """``[(session, kind, stream, path)]`` of every staged source under ``ingest/sessions`` (see :func:`materialise`)."""
     found = []
     sessions = ingest / "sessions"
     if sessions.is_dir():
