@@ -89,10 +89,11 @@ def parse(
 
     Columns: SESSION ROUND SEQ NODES RELS UNRES TALKS RUNS STEPS TOOLS CHILDREN
     (ROUND ``-`` when no round was written; TOOLS and CHILDREN joined/total).
-    Exit 0 done, 1 problems (printed as ``error:`` lines), 2 usage.
+    On a terminal a progress bar runs on stderr while it works; then stderr
+    gets one line ``parsed N session(s): N round(s) written, N problem(s) (S s)``.
+    Ctrl-C stops within a second and says how many sessions were done
+    (exit 130). Exit 0 done, 1 problems (printed as ``error:`` lines), 2 usage.
     """
-    from ..flow.parse import parse_root
-
     where, budget = _settings(config) if root is None or max_round_bytes is None else (str(root), max_round_bytes)
     if root is not None:
         where = str(root)
@@ -130,7 +131,7 @@ def parse(
         raise _usage(str(exc)) from None
     if lock_timeout < 0:
         raise _usage(f"--lock-timeout must not be negative, got {lock_timeout}")
-    report = parse_root(where, sessions, max_round_bytes=budget, jobs=jobs, lock_timeout=lock_timeout)
+    report, took = _parse_with_bar(where, sessions, budget, jobs, lock_timeout)
     import sys
 
     from ..reading.search import refresh
@@ -140,7 +141,31 @@ def parse(
         typer.echo(line)
     for p in report.problems:
         typer.echo(f"error: {p}", err=True)
+    written = sum(len(o.rounds) for o in report.outcomes)
+    typer.echo(f"parsed {len(report.outcomes)} session(s): {written} round(s) written, {len(report.problems)} problem(s) ({took:.1f}s)", err=True)
     raise typer.Exit(0 if report.ok else 1)
+
+
+def _parse_with_bar(where: str, sessions: Optional[list[str]], budget: int, jobs: int, lock_timeout: float):
+    """``(report, seconds)`` of :func:`parse_root` under a progress bar (a terminal only); Ctrl-C says how far it got, exit 130.
+
+    A session's rounds are written whole or not at all, so an interrupted parse
+    leaves every chain as it was or one round further; the next parse goes on.
+    """
+    from ..flow.parse import parse_root
+    from ..reading.progress import Bar
+    from ..storage.layout import session_dirs
+
+    total = len(sessions) if sessions is not None else len(session_dirs(Path(where)))
+    with Bar("parse", total) as bar:
+        try:
+            report = parse_root(where, sessions, max_round_bytes=budget, jobs=jobs, lock_timeout=lock_timeout,
+                                step=lambda name, n: bar.advance(name[:8], n))
+        except KeyboardInterrupt:
+            typer.echo(f"asz parse: interrupted after {bar.done} of {total} sessions (a round lands whole or not at all; "
+                       "the next asz parse goes on from there)", err=True)
+            raise typer.Exit(130)
+        return report, bar.elapsed()
 
 
 def register(app: typer.Typer) -> None:

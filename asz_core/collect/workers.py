@@ -33,7 +33,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
-__all__ = ["can_fork", "process_pool", "guided", "each_result", "LOST", "die_with_parent", "worker_init", "worker_start", "close_inherited_streams", "default_jobs", "jobs_from_option"]
+__all__ = ["can_fork", "process_pool", "StoppablePool", "guided", "each_result", "LOST", "die_with_parent", "worker_init", "worker_start", "close_inherited_streams", "default_jobs", "jobs_from_option"]
 
 T = TypeVar("T")
 
@@ -60,6 +60,28 @@ def can_fork() -> bool:
     return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
 
 
+class StoppablePool(ProcessPoolExecutor):
+    """A process pool whose ``with`` block, left by Ctrl-C (``KeyboardInterrupt``) or by a closed generator
+    (``GeneratorExit``), drops the work not started and kills the workers at once instead of waiting for the
+    jobs they run: a command stops within a second of Ctrl-C. A worker killed mid-job is as one whose command
+    was killed (it dies with its parent, :func:`die_with_parent`): what it lands or writes is whole or absent."""
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is not None and issubclass(exc_type, (KeyboardInterrupt, GeneratorExit)):
+            self.stop_now()
+        return super().__exit__(exc_type, exc, tb)
+
+    def stop_now(self) -> None:
+        """Cancel the jobs not started and SIGKILL every worker; the pool is broken afterwards. Never raises."""
+        procs = list((getattr(self, "_processes", None) or {}).values())  # the executor's own workers
+        self.shutdown(wait=False, cancel_futures=True)
+        for p in procs:
+            try:
+                p.kill()
+            except (OSError, ValueError, AttributeError):
+                pass
+
+
 def process_pool(jobs: int, *, fork_only: bool = False,
                  initializer: Callable[[], None] | None = None) -> ProcessPoolExecutor | None:
     """A pool of ``jobs`` worker processes: forked when :func:`can_fork`, else spawned.
@@ -68,7 +90,8 @@ def process_pool(jobs: int, *, fork_only: bool = False,
     which spawning would not give them), None when it may not fork. Every
     worker starts with :func:`worker_init` (it dies with this process, closes
     the inherited stdin/stdout/stderr, takes SIGTERM's default action), then
-    runs ``initializer``.
+    runs ``initializer``. Leaving its ``with`` block by Ctrl-C kills the
+    workers at once (:class:`StoppablePool`).
     """
     if can_fork():
         ctx = multiprocessing.get_context("fork")
@@ -76,7 +99,7 @@ def process_pool(jobs: int, *, fork_only: bool = False,
         return None
     else:
         ctx = multiprocessing.get_context("spawn")
-    return ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=worker_init,
+    return StoppablePool(max_workers=jobs, mp_context=ctx, initializer=worker_init,
                                initargs=(os.getpid(), initializer))
 
 

@@ -484,6 +484,7 @@ def parse_root(
     jobs: int = 1,
     changed_only: bool = False,
     keep_rounds: bool = True,
+    step: Callable[[str, int], None] | None = None,
 ) -> ParseReport:
     """Parse every session of a storage root (or only ``sessions``); the call ``asz collect`` makes after landing.
 
@@ -505,7 +506,9 @@ def parse_root(
     round. ``keep_rounds`` False keeps of each outcome only its problem and
     the rounds' headers (no entities, no bytes, no fold), so memory does not
     grow with the number of sessions and workers send back little.
-    Raises FileNotFoundError when ``root`` is not a directory.
+    ``step(session, n)``, when given, is called as ``n`` more sessions are
+    done (``session`` the last of them; a progress bar). Raises
+    FileNotFoundError when ``root`` is not a directory.
     """
     root = Path(root)
     if not root.is_dir():
@@ -520,7 +523,11 @@ def parse_root(
     if changed_only:
         names = [n for n in names if not chain_is_current(root, n)]
     if pool is None:
-        outcomes = _parse_sessions((root, names, max_round_bytes, engine, lock_timeout, keep_rounds))
+        outcomes = []
+        for name in names:
+            outcomes.extend(_parse_sessions((root, [name], max_round_bytes, engine, lock_timeout, keep_rounds)))
+            if step is not None:
+                step(name, 1)
     else:
         from ..collect.workers import LOST, each_result, guided
 
@@ -529,6 +536,8 @@ def parse_root(
             runs = [(root, run, max_round_bytes, None, lock_timeout, keep_rounds) for run in guided(names, jobs)]
             for job, got in each_result(pool, _parse_sessions, runs):
                 outcomes.extend(got if got is not LOST else _parse_sessions(job))  # a dead worker's sessions: here
+                if step is not None:
+                    step(job[1][-1], len(job[1]))
     for o in outcomes:
         report.outcomes.append(o)
         if o.problem and err is not None:

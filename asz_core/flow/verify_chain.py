@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Mapping
+from typing import Callable, Mapping
 import attrs
 import orjson
 
@@ -93,13 +93,15 @@ def _first_header(path: Path) -> dict:
         return {}
 
 
-def verify_chains(root: str | os.PathLike, session: str | None = None, *, digests: Mapping[str, str] | None = None) -> ChainReport:
+def verify_chains(root: str | os.PathLike, session: str | None = None, *, digests: Mapping[str, str] | None = None,
+                  step: Callable[[str, int], None] | None = None) -> ChainReport:
     """Run the six chain checks on every chain of ``root`` (or only the chain(s) of ``session``).
 
     ``session`` selects the chain whose directory is named by it or whose round 1
     names it. ``digests`` maps a landed file's path (str) to the SHA-256 hex of
     its whole bytes when already known (``asz verify`` hashes every landed file
     once, in its landed check); any other file is read and hashed here.
+    ``step(chain, 1)``, when given, is called after each chain checked.
     Returns a :class:`ChainReport`; never raises for what it finds
     (unreadable files are problems). Raises FileNotFoundError when ``root`` is
     not a directory.
@@ -115,6 +117,8 @@ def verify_chains(root: str | os.PathLike, session: str | None = None, *, digest
             if not files or _first_header(files[0].path).get("session") != session:
                 continue
         verify_chain(chain, report, digests=digests)
+        if step is not None:
+            step(d.name, 1)
     return report
 
 

@@ -43,7 +43,7 @@ import os
 import stat
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 
 from .landed import FileResult, check_by_reader, check_deep, check_for_walk, check_landed_file, compact_run, expand_run, read_whole
@@ -367,7 +367,7 @@ def verify_file(path: str | os.PathLike, *, deep: bool = False) -> VerifyReport:
 
 
 def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: int | None = None, deep: bool = False,
-                digests: dict[str, str] | None = None) -> VerifyReport:
+                digests: dict[str, str] | None = None, step: Callable[[str, int], None] | None = None) -> VerifyReport:
     """Verify every landed file of a storage root, or of one session (origin-digest §2.1, §2.2, §3.3, §8.1).
 
     ``root`` is the storage root; ``session`` a session id (its directory name).
@@ -378,7 +378,8 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
     one per CPU; a root of fewer than ``PARALLEL_MIN_FILES`` files is checked in
     this process). ``digests``, when given, receives the SHA-256 hex of every
     whole landed file by path (str), found on the way: the round chains'
-    inputs (:func:`chain_section`). Raises FileNotFoundError when the root, or
+    inputs (:func:`chain_section`). ``step(session, n)``, when given, is
+    called as ``n`` more sessions are checked (a progress bar). Raises FileNotFoundError when the root, or
     the session in it, does not exist, or when the root is no storage root
     (directories, none of them a session: a session directory or a Claude
     Code projects directory given as the root).
@@ -411,6 +412,8 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
                 problems.extend(s_problems)
                 if digests is not None:
                     digests.update(s_digests)
+                if step is not None:
+                    step(job[2][-1].name, len(job[2]))
     else:
         listed = [(sdir, session_listing(sdir, skeletons=True)) for sdir in sessions]
         paths = [path for _, listing in listed for _, path in listing.files]
@@ -425,6 +428,8 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
                 records += s_records
                 duplicates += s_dups
                 uncursored += s_bare
+                if step is not None:
+                    step(sdir.name, 1)
         finally:
             checked.close()  # shuts the worker processes down now, not when collected
     section = Section(
@@ -529,12 +534,13 @@ def _landed_since(root: Path, root_shown: str, d: Path, kind: str, last_seq: int
     return last_seq, records
 
 
-def chain_section(root: str | os.PathLike, session: str | None = None, *, digests: dict[str, str] | None = None) -> Section | None:
+def chain_section(root: str | os.PathLike, session: str | None = None, *, digests: dict[str, str] | None = None,
+                  step: Callable[[str, int], None] | None = None) -> Section | None:
     """The round chains' section (origin-digest §2.6, §4.2), or None when this build has no Session Flow.
 
     Runs :func:`asz_core.flow.verify_chain.verify_chains` (``digests``: the
     whole-file SHA-256 of landed files already read, by path, which it then
-    does not read again) and carries its
+    does not read again; ``step(chain, 1)`` after each chain) and carries its
     findings as problems named ``chain``: file = the round (or chain) file,
     field = ``round N``, detail = ``seq N: …``. Counts ``chains`` and ``rounds``.
     Raises FileNotFoundError when ``root`` is not a directory.
@@ -543,7 +549,7 @@ def chain_section(root: str | os.PathLike, session: str | None = None, *, digest
         from ..flow.verify_chain import verify_chains
     except ImportError:  # pragma: no cover - a build without Session Flow
         return None
-    found = verify_chains(root, session, digests=digests)
+    found = verify_chains(root, session, digests=digests, step=step)
     section = Section("chains", found.summary(), {"chains": found.chains, "rounds": found.rounds})
     for p in found.problems:
         detail = (f"seq {p.seq}: " if p.seq else "") + p.message
@@ -551,7 +557,8 @@ def chain_section(root: str | os.PathLike, session: str | None = None, *, digest
     return section
 
 
-def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | None = None, deep: bool = False) -> VerifyReport:
+def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | None = None, deep: bool = False,
+           step: Callable[[str, int], None] | None = None) -> VerifyReport:
     """Everything ``asz verify`` checks in a root: landed data (:func:`verify_root`), the round chains, the provider bodies.
 
     ``session`` limits each to one session. Lines, in order: ``checked N
@@ -559,11 +566,12 @@ def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | N
     round(s)``, ``checked N provider bodies: …`` (when the root holds any
     provider_body file), the re-landed count when there is one, then the problems or
     ``all landed data is contiguous and matches its digests`` (origin-digest
-    §8.1). Raises FileNotFoundError when the root or the session does not exist.
+    §8.1). ``step(name, n)``: progress, ``n`` more sessions checked, then one
+    call per chain (a progress bar counts both). Raises FileNotFoundError when the root or the session does not exist.
     """
     digests: dict[str, str] = {}  # each whole landed file's SHA-256, found by the landed check: the chains' inputs
-    report = verify_root(root, session, jobs=jobs, deep=deep, digests=digests)
-    chains = chain_section(root, session, digests=digests)
+    report = verify_root(root, session, jobs=jobs, deep=deep, digests=digests, step=step)
+    chains = chain_section(root, session, digests=digests, step=step)
     if chains is not None:
         report.sections.append(chains)
     bodies = provider_section(root, session)  # issue 10: every landed provider body rebuilt
