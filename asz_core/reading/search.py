@@ -34,6 +34,7 @@ character is taken literally (no FTS5 operator syntax reaches SQLite).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import sqlite3
@@ -46,11 +47,13 @@ import orjson
 from ..flow.chain import Chain, ChainError
 from ..flow.fold import FoldError, fold_rounds
 from ..flow.round import RoundError
-from ..sessiondata import SDError, SDReader
-from ..sessiondata.model import WITHHOLDABLE
+from ..sessiondata import SDError
+from ..sessiondata.codec import FieldError, decode_closing, decode_header
+from ..sessiondata.jsonbytes import loads
+from ..sessiondata.model import WITHHOLDABLE, Header
 from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
-from ..view.document import landed_lines, list_conversations, title_withheld
+from ..view.document import list_conversations, title_withheld
 from ..view.rows import newest_round, read_head
 from .listing import Filters, dialect_of
 
@@ -72,6 +75,7 @@ _SNIP_START, _SNIP_END = "\x02", "\x03"
 _STEP_FIRST = ("message.external", "message.assistant", "thinking", "tool", "agent.call", "context.injection")
 _WORD = re.compile(r'"([^"]*)"|(\S+)')
 _TOKEN = re.compile(r"\w+\*?", re.UNICODE)
+_WITHHOLD_FLAGS = tuple(f'"{n}"'.encode() for n in WITHHOLDABLE if n)
 
 
 class SearchError(RuntimeError):
@@ -115,7 +119,10 @@ def _connect(path: Path, *, write: bool) -> sqlite3.Connection:
         path.parent.mkdir(parents=True, exist_ok=True)
         con = sqlite3.connect(path, timeout=30)
         con.execute("PRAGMA journal_mode=WAL")
-        con.execute("PRAGMA synchronous=NORMAL")
+        # Derived data (rebuilt from the landed files at will): no sync at commit. In WAL mode a killed process
+        # still leaves every committed transaction whole; only an OS crash can lose the newest ones, which the
+        # next update indexes again (their conversations' heads were not recorded either).
+        con.execute("PRAGMA synchronous=OFF")
         con.executescript(_SCHEMA)
         v = con.execute("SELECT value FROM meta WHERE key='version'").fetchone()
         if v is None or v[0] != SCHEMA_VERSION:
@@ -186,6 +193,8 @@ class _Meta:
         self.cwd = {True: "", False: ""}
         self.prompt = {True: "", False: ""}
         self.models: list[str] = []
+        #: Landed files naming a withholdable flag (the only ones the title is looked for in, :func:`_withheld_by`).
+        self.flagged: list[Path] = []
 
     def see(self, rec: dict, main: bool, prompt: str) -> None:
         cwd = rec.get("cwd")
@@ -215,32 +224,63 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
         if ln.seq > head.through_seq:
             continue
         rel = path.relative_to(root).as_posix()
-        reader = SDReader(path, decode="dict")
         try:
-            for row, rec in reader:
-                if rec.get("ord") is not None:
-                    key = (path.parent, ln.kind, rec.get("ord"), rec.get("off"), rec.get("sha"))
-                    if key in seen:
-                        continue
-                    seen.add(key)
-                main = ln.kind == "transcript" and (reader.header.stream if reader.header else "") in ("", "main")
-                flags = " ".join(f for f in rec.get("flags", ()) if isinstance(f, str))
-                ns = parse_instant(rec.get("time"))
-                at = 0 if ns is None else ns // 1_000_000
-                prompt = ""
-                for block, p in enumerate(rec.get("parts", ())):
-                    step = cites.get((ln.seq, row, block)) or cites.get((ln.seq, row, None)) or ""
-                    kind = talk_of.get("kind:" + step, "")
-                    got = _part_text(rec, p, kind)
-                    if got is None:
-                        continue
-                    if kind == "message.external" and got[0] == "prompt" and not prompt:
-                        prompt = got[1]
-                    out.append((got[1], conversation, step, talk_of.get(step, ""), got[0], at, rel, row, flags))
-                meta.see(rec, main, prompt)
+            header, lines = _landed_records(path)
         except (SDError, OSError):
             continue  # a file that does not read is not searched; asz verify names it
+        if any(f in lines for f in _WITHHOLD_FLAGS):
+            meta.flagged.append(path)
+        main = ln.kind == "transcript" and header.stream in ("", "main")
+        for row, line in enumerate(lines.split(b"\n") if lines else (), 1):
+            try:
+                rec = loads(line, exact=True)
+            except ValueError:
+                break  # the digest matched: bytes asz did not write this way; the rest of the file is not searched
+            if not isinstance(rec, dict):
+                break
+            if rec.get("ord") is not None:
+                key = (path.parent, ln.kind, rec.get("ord"), rec.get("off"), rec.get("sha"))
+                if key in seen:
+                    continue
+                seen.add(key)
+            flags = " ".join(f for f in rec.get("flags", ()) if isinstance(f, str))
+            ns = parse_instant(rec.get("time"))
+            at = 0 if ns is None else ns // 1_000_000
+            prompt = ""
+            for block, p in enumerate(rec.get("parts", ())):
+                if not isinstance(p, dict):
+                    continue
+                step = cites.get((ln.seq, row, block)) or cites.get((ln.seq, row, None)) or ""
+                kind = talk_of.get("kind:" + step, "")
+                got = _part_text(rec, p, kind)
+                if got is None:
+                    continue
+                if kind == "message.external" and got[0] == "prompt" and not prompt:
+                    prompt = got[1]
+                out.append((got[1], conversation, step, talk_of.get(step, ""), got[0], at, rel, row, flags))
+            meta.see(rec, main, prompt)
     return head, out, meta
+
+
+def _landed_records(path: Path) -> tuple[Header, bytes]:
+    """A landed ``.sd`` file's header and its record lines (joined by newlines, no final one), once its closing
+    line's count and digest bind the bytes read (origin-digest §2.1). The records are not type-checked again:
+    asz wrote them checked, and the digest says these are those bytes. Raises SDError or OSError."""
+    data = path.read_bytes()
+    first = data.find(b"\n")
+    last = data.rfind(b"\n", 0, len(data) - 1)
+    if first < 0 or last < first or not data.endswith(b"\n"):
+        raise SDError(path, 1, "", "missing header or closing line")
+    try:
+        header = decode_header(data[:first])
+        closing = decode_closing(data[last + 1 : -1])
+    except FieldError as exc:
+        raise SDError(path, 1, exc.field, exc.message) from None
+    body = data[first + 1 : last]
+    count = body.count(b"\n") + 1 if body else 0
+    if closing.records != count or closing.digest != hashlib.sha256(memoryview(data)[: last + 1]).hexdigest():
+        raise SDError(path, count + 2, "digest", "the closing line does not bind the file's bytes")
+    return header, body
 
 
 def _summary(root: Path, conversation: str, head: Any, meta: _Meta) -> tuple:
@@ -254,10 +294,35 @@ def _summary(root: Path, conversation: str, head: Any, meta: _Meta) -> tuple:
 
     h = (read_head(root, conversation) or (None, None, None, None))[3] or {}
     title = h.get("title") or getattr(head, "title", "") or short_title(meta.prompt[True] or meta.prompt[False])
-    title_from = " ".join(n for n in WITHHOLDABLE if title and title_withheld(landed_lines(root, head.session), title, [n]))
+    title_from = " ".join(_withheld_by(meta.flagged, title))
     ms = [parse_instant(h.get(k)) for k in ("session_from_time", "session_through_time")]
     return (title, title_from, meta.cwd[True] or meta.cwd[False], " ".join(meta.models), dialect_of(root, head.session),
             None if ms[0] is None else ms[0] // 1_000_000, None if ms[1] is None else ms[1] // 1_000_000)
+
+
+def _withheld_by(flagged: list[Path], title: str) -> list[str]:
+    """The withholdable flags (:data:`WITHHOLDABLE` order) of records the title could come from (``title_withheld``
+    over the lines of ``flagged``, the landed files that name such a flag at all), each file read once."""
+    if not title or not flagged:
+        return []
+    names = [n for n in WITHHOLDABLE if n]
+    needles = (orjson.dumps(title)[1:-1], title.encode("utf-8", "surrogatepass"))
+    found: set[str] = set()
+    for path in flagged:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if not any(n in data for n in needles):
+            continue
+        lines = data.split(b"\n")
+        found.update(n for n in names if n not in found and title_withheld(lines, title, [n]))
+    return [n for n in names if n in found]
+
+
+#: Rows written between two commits of an update (one transaction per conversation made the first build of a large
+#: root commit thousands of times; FTS5 merges its segments at each commit).
+COMMIT_ROWS = 50_000
 
 
 def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None = None,
@@ -266,9 +331,11 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
 
     A conversation whose newest round file name differs from the one indexed
     is indexed again whole; one no longer in the root is removed (only when
-    ``conversations`` is None: every conversation is looked at). Each
-    conversation commits on its own, so an interrupted update keeps what it
-    finished. ``step(conversation)`` is called after each. Raises
+    ``conversations`` is None: every conversation is looked at). The update
+    commits every :data:`COMMIT_ROWS` rows and at its end, so an interrupted
+    update keeps the conversations of its commits (the others are indexed
+    again next time: their heads were not recorded). ``step(conversation)``
+    is called after each. Raises
     :class:`SearchError` when the index cannot be written.
     """
     t0 = time.monotonic()
@@ -287,17 +354,21 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
             for gone in set(known) - set(wanted):
                 _drop(con, gone)
                 con.execute("DELETE FROM conv WHERE id=?", (gone,))
-                con.commit()
                 removed += 1
+        pending = 0
         for cid in wanted:
             newest = newest_round(root, cid)  # a listing: no round file is opened when nothing changed
             if newest is None or known.get(cid) == newest[1]:
                 unchanged += 1
             else:
-                rows += _index_one(con, root, cid, newest[1])
-                indexed += 1
+                n = _index_one(con, root, cid, newest[1])
+                rows, pending, indexed = rows + n, pending + n, indexed + 1
+                if pending >= COMMIT_ROWS:
+                    con.commit()
+                    pending = 0
             if step is not None:
                 step(cid)
+        con.commit()
     except sqlite3.Error as exc:
         raise SearchError(f"the search index {index_path(root)} cannot be updated: {exc} (delete it and run asz search --reindex)") from None
     finally:
@@ -315,14 +386,12 @@ def _index_one(con: sqlite3.Connection, root: Path, cid: str, head_name: str) ->
     _drop(con, cid)
     if built is None:
         con.execute("DELETE FROM conv WHERE id=?", (cid,))
-        con.commit()
         return 0
     head, out, meta = built
     con.execute("INSERT OR REPLACE INTO conv VALUES (?,?,?,?,?,?,?,?,?)", (cid, head_name, *_summary(root, cid, head, meta)))
     start = (con.execute("SELECT max(rowid) FROM hit").fetchone()[0] or 0) + 1
     con.executemany("INSERT INTO hit VALUES (?,?,?,?,?,?,?,?,?)", [(start + i, *r[1:]) for i, r in enumerate(out)])
     con.executemany("INSERT INTO fts(rowid, text) VALUES (?,?)", [(start + i, r[0]) for i, r in enumerate(out)])
-    con.commit()
     return len(out)
 
 

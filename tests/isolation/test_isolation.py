@@ -85,6 +85,15 @@ def test_exact_loads_keeps_wide_numbers_as_their_text():
     assert [type(x) for x in v] == [NumberText, int, NumberText, int, NumberText, float]
 
 
+def test_exact_loads_finds_wide_numbers_anywhere_a_number_can_stand():
+    # Top level, after whitespace and newlines, in objects and arrays; hex digests and digit runs inside strings
+    # are text and come back as they are.
+    assert loads(b" 1e400", exact=True) == "1e400" and type(loads(b"18446744073709551616", exact=True)) is NumberText
+    v = loads(b'{"a":\n -12345678901234567890123, "b": [1,\t1.5E+400], "sha": "ae123", "s": "12345678901234567890"}', exact=True)
+    assert v == {"a": "-12345678901234567890123", "b": [1, "1.5E+400"], "sha": "ae123", "s": "12345678901234567890"}
+    assert type(v["a"]) is NumberText and type(v["b"][1]) is NumberText and type(v["s"]) is str
+
+
 def test_times_of_every_four_digit_year():
     """RFC 3339 allows years 0000-9999; an offset can reach -0001 and +10000, written in ISO 8601's expanded form."""
     assert parse_instant("1970-01-01T00:00:00Z") == 0
