@@ -43,8 +43,6 @@ and to the :class:`Counters`.
 
 from __future__ import annotations
 
-import errno
-import hashlib
 import os
 import stat
 import time
@@ -54,26 +52,14 @@ from typing import Callable, Iterable, Sequence
 import attrs
 
 from .report import SUMMARY_KEYS, Counters, Report
-from ..plugins.adapter import SOURCE_MODES, Adapter, Source, discovery_failure
-from ..sessiondata import (
-    DEFAULT_MAX_DELTA_BYTES,
-    Header,
-    Record,
-    decode_header,
-    encoded_size,
-    format_rfc3339,
-    shrink_record,
-    source_sha,
-    unknown_part,
-)
-from ..sessiondata.codec import encode_closing, encode_header, encode_record
+from .session_pass import Landing, SessionPass
+from .windows import strerror
+from ..plugins.adapter import Adapter, Source, discovery_failure
+from ..sessiondata import DEFAULT_MAX_DELTA_BYTES, decode_header, format_rfc3339
 from ..sessiondata import durable
-from ..sessiondata.model import Closing
-from ..sessiondata.writer import VocabularyError, check_vocabulary
-from .windows import SourceError, has_complete_line, line_tail, next_tail, open_source, pread_exact, read_window, strerror, tail_digest
-from ..storage.cursor import TAIL_WINDOW, AppendCursor, SnapshotCursor, read_cursor, write_cursor
+from ..storage.cursor import AppendCursor, SnapshotCursor, read_cursor, write_cursor
 from ..storage.layout import PREFIX_KIND, cursor_path, kind_dir, parse_landed_name, session_dir, session_dirs
-from ..storage.root import LockBusy, SessionWriter, session_lock
+from ..storage.root import LockBusy, session_lock
 from ..storage.torn import TORN_AFTER_NS
 
 __all__ = [
@@ -91,11 +77,10 @@ __all__ = [
 
 #: Windows read per source per pass before the rest is left pending (origin-digest §2.2 step 8).
 MAX_WINDOWS = 65
-#: Kinds stored under ``streams/<stream>``, whose header names the stream (``main`` when empty).
-_STREAM_KINDS = ("transcript", "agent_meta", "changes", "execution", "tool_output")
 #: Kinds the asz observers land beside a runtime's streams (origin-digest §2.1): they land right after the main transcript.
 OBSERVER_KINDS = ("changes", "execution")
-#: Counter names in the order the summary line prints them.
+
+
 @attrs.define
 class CollectOptions:
     """Knobs of a pass: the cut budget in bytes, windows per source, session-lock wait in seconds, fsync,
@@ -119,22 +104,6 @@ class CollectOptions:
     jobs: int = 1
     torn_after_ns: int = TORN_AFTER_NS
 
-
-_CLOSING_MAX = len(encode_closing(Closing(records=2**63 - 1, digest="0" * 64))) + 1
-
-
-@attrs.define
-class _Batch:
-    """Encoded record lines waiting to land in one file, and where they end in the source."""
-
-    lines: list[bytes] = attrs.Factory(list)
-    size: int = 0
-    records: int = 0
-    end_off: int = 0
-    end_ord: int = 0
-    end_pos: int = 0  # position in the window's data where the last line ends
-    src_bytes: int = 0
-    last_id: str = ""
 
 
 class Collector:
@@ -208,6 +177,15 @@ class Collector:
                 continue
             if self._check_gone(sdir, visited=set(), c=c, timeout=0.0):
                 self._checked_undiscovered.add(sdir.name)
+
+    def error_once(self, path: str | os.PathLike, message: str, c: Counters) -> None:
+        """Count an error in ``c``; tell it on the report unless this collector told the same one (path and message)
+        before: a source that stays unreadable is told once, not on every pass of a watch loop."""
+        key = (str(path), message)
+        c.errors += 1
+        if key not in self._told_errors:
+            self._told_errors.add(key)
+            self.report.error(path, message)
 
     # ------------------------------------------------------------------ pruned sources
 
@@ -408,8 +386,8 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
         return
     try:
         stamp = lead.options.stamp_ns if lead.options.stamp_ns is not None else time.time_ns()
-        landing = _Landing(root, session, stamp, lead.options.fsync)
-        passes = [_SessionPass(col, session, stamp, c, landing) for col, _ in parts]
+        landing = Landing(root, session, stamp, lead.options.fsync)
+        passes = [SessionPass(col, session, stamp, c, landing) for col, _ in parts]
         visited: list[set[Path]] = [set() for _ in parts]
         owners: dict[Path, str] = {}
         order = [(i, s) for i, (_, ss) in enumerate(parts) for s in ss]
@@ -481,435 +459,3 @@ def _owner(directory: Path, kind: str) -> str:
     return header.adapter.rsplit("/", 1)[0]
 
 
-class _Landing:
-    """The one SessionWriter of a session's pass, opened when the first file lands (shared by the collectors of
-    :func:`run_passes`, so their files share the stamp and one seq counter)."""
-
-    def __init__(self, root: Path, session: str, stamp_ns: int, fsync: bool):
-        self.root = root
-        self.session = session
-        self.stamp_ns = stamp_ns
-        self.fsync = fsync
-        self.writer: SessionWriter | None = None
-
-    def get(self) -> SessionWriter:
-        if self.writer is None:
-            self.writer = SessionWriter.open(self.root, self.session, stamp_ns=self.stamp_ns, fsync=self.fsync)
-        return self.writer
-
-
-@attrs.frozen
-class _DocStat:
-    """What a cursor records of a document that is not a file: its size in bytes, mtime 0."""
-
-    st_size: int
-    st_mtime_ns: int = 0
-
-
-class _SessionPass:
-    """One collector's part of a session's pass: its sources, under the session lock, landing through ``landing``."""
-
-    def __init__(self, col: Collector, session: str, stamp_ns: int, c: Counters, landing: _Landing | None = None):
-        self.col = col
-        self.adapter = col.adapter
-        self.report = col.report
-        self.opts = col.options
-        self.session = session
-        self.stamp_ns = stamp_ns
-        self.c = c
-        self.landing = landing or _Landing(col.root, session, stamp_ns, col.options.fsync)
-
-    @property
-    def writer(self) -> SessionWriter | None:
-        return self.landing.writer
-
-    def _w(self) -> SessionWriter:
-        return self.landing.get()
-
-    def _header(self, s: Source) -> Header:
-        stream = s.stream or ("main" if s.kind in _STREAM_KINDS else "")
-        return Header(kind=s.kind, session=s.session, src=s.src, dialect=s.dialect, adapter=self.adapter.identity,
-                      stream=stream, batch=s.batch)
-
-    def _error_once(self, path: Path, message: str) -> None:
-        key = (str(path), message)
-        self.c.errors += 1
-        if key not in self.col._told_errors:
-            self.col._told_errors.add(key)
-            self.report.error(path, message)
-
-    def _conflict(self, cp: Path, cur: AppendCursor | SnapshotCursor, path: Path, reason: str) -> None:
-        cur.state = "conflict"
-        cur.reason = reason
-        cur.adapter = self.adapter.name
-        cur.updated_at = format_rfc3339(time.time_ns())
-        write_cursor(cp, cur, fsync=self.opts.fsync)
-        self.report.conflict(path, f"{reason}; what landed is kept and the source is no longer read (cursor {cp})")
-        self.c.conflicts += 1
-
-    # ------------------------------------------------------------------ one source
-
-    def _moved(self, cur: AppendCursor | SnapshotCursor, s: Source) -> bool:
-        """True when ``s`` is the cursor's own source renamed: its old path is gone, and ``s`` has the
-        cursor's dev and inode (append) or exactly the content it landed (snapshot)."""
-        if (self.col.source_root / cur.source).exists():
-            return False
-        if isinstance(cur, SnapshotCursor) and s.mode == "snapshot" and cur.content_sha256:
-            try:
-                data = s.path.read_bytes().rstrip(b"\n")  # as the snapshot pass trims
-            except OSError:
-                return False
-            return hashlib.sha256(data).hexdigest() == cur.content_sha256
-        if not isinstance(cur, AppendCursor) or not cur.ino or s.mode != "append":
-            return False
-        try:
-            st = os.stat(s.path)
-        except OSError:
-            return False
-        return st.st_ino == cur.ino and st.st_dev == cur.dev
-
-    def source(self, s: Source, d: Path, cp: Path, owners: dict[Path, str]) -> None:
-        """Move one source's cursor (``d`` its directory, ``cp`` its cursor file).
-
-        ``owners`` maps cursor files to the ``src`` that took them this pass, so
-        a second source into the same stream and kind is refused as a conflict.
-        Problems are reported and counted; only a failing storage root raises OSError.
-        """
-        if s.mode not in SOURCE_MODES:
-            self._error_once(s.path, f"source {s.src} has mode {s.mode!r}, not one of {', '.join(SOURCE_MODES)}")
-            return
-        try:
-            cur = read_cursor(cp)
-        except (ValueError, OSError) as exc:
-            self._error_once(cp, f"unreadable cursor: {exc}")
-            return
-        want = AppendCursor if s.mode == "append" else SnapshotCursor
-        if cur is not None and not isinstance(cur, want):
-            self._error_once(cp, f"cursor is {cur.kind}, source {s.src} is read as {s.mode}")
-            return
-        owner = cur.source if cur is not None else owners.get(cp)
-        if owner is not None and owner != s.src and cur is not None and owners.get(cp) is None and self._moved(cur, s):
-            # The same file under a new name (a renamed project directory): the cursor follows it.
-            self.report.note(s.path, f"is {owner} moved (same device and inode, old path gone); its cursor follows it")
-            cur.source = s.src
-            owner = s.src
-        if owner is not None and owner != s.src:
-            self.report.conflict(s.path, f"lands into {d} like {owner}; the second source is refused")
-            self.c.conflicts += 1
-            return
-        owners[cp] = s.src
-        if cur is not None and cur.state == "conflict":
-            self.c.conflicts += 1  # sticky, told when it was set
-            return
-        if s.mode == "document":
-            self._document(s, cp, cur)  # type: ignore[arg-type]
-            return
-        try:
-            fd, st = open_source(s.path)
-        except FileNotFoundError:
-            self._gone(cp, cur)
-            return
-        except SourceError as exc:
-            self._error_once(s.path, str(exc))
-            return
-        except OSError as exc:
-            self._error_once(s.path, f"unreadable: {strerror(exc)}")
-            return
-        try:
-            if s.mode == "snapshot":
-                self._snapshot(s, fd, st, cp, cur)  # type: ignore[arg-type]
-            else:
-                self._append(s, fd, st, cp, cur)  # type: ignore[arg-type]
-        except OSError as exc:
-            if exc.errno in (errno.ENOSPC, errno.EROFS, errno.EDQUOT):
-                raise  # the root itself is failing: stop the session
-            self._error_once(s.path, f"read failed: {strerror(exc)}")
-        except ValueError as exc:  # e.g. a Source whose header the writer refuses (FieldError)
-            self._error_once(s.path, f"cannot land: {exc}")
-        finally:
-            os.close(fd)
-
-    def _gone(self, cp: Path, cur: AppendCursor | SnapshotCursor | None) -> None:
-        if cur is not None and cur.state == "active":
-            cur.state = "source_gone"
-            cur.adapter = self.adapter.name
-            cur.updated_at = format_rfc3339(time.time_ns())
-            write_cursor(cp, cur, fsync=self.opts.fsync)
-            self.c.gone += 1
-
-    # ------------------------------------------------------------------ records
-
-    def _convert(self, s: Source, line: bytes, ord_: int, off: int) -> Record:
-        try:
-            rec = self.adapter.convert_line(s, line, ord_, off)
-        except Exception as exc:  # the contract says never raise; keep the bytes anyway
-            self._error_once(s.path, f"adapter {self.adapter.name} failed on line {ord_}: {type(exc).__name__}: {exc}")
-            rec = Record(parts=[unknown_part(line, f"the adapter failed on this line: {type(exc).__name__}")])
-        return self._refuse_outside_vocabulary(s, _fix(rec, ord_, off, line), line, f"line {ord_}")
-
-    def _refuse_outside_vocabulary(self, s: Source, rec: Record, data: bytes, where: str) -> Record:
-        """``rec`` when its values are all in Session Data's vocabularies; else an ``error:`` line naming the record
-        and the field, and the bytes kept whole in an unknown part instead (the writer refuses such a record)."""
-        try:
-            check_vocabulary(rec)
-        except VocabularyError as exc:
-            self._error_once(s.path, f"adapter {self.adapter.name} wrote {where} outside the vocabulary: {exc}")
-            kept = Record(parts=[unknown_part(data, f"the adapter wrote {exc.field} outside Session Data's vocabulary")])
-            return _fix(kept, rec.ord, rec.off, data)
-        return rec
-
-    def _encode_fit(self, rec: Record, budget: int) -> bytes:
-        """Encode a record; when it cannot fit ``budget`` (bytes, newline included) encode a shrunk copy instead."""
-        size = encoded_size(rec)  # a long text is measured a piece at a time, never encoded whole
-        if size <= budget:
-            return encode_record(rec)
-        self.c.shrunk += 1
-        return encode_record(shrink_record(rec, budget, size=size))
-
-    def _overhead(self, s: Source) -> int:
-        hdr = attrs.evolve(self._header(s), seq=10**9, at=format_rfc3339(self.stamp_ns))
-        return len(encode_header(hdr)) + 1 + _CLOSING_MAX
-
-    def _land(self, s: Source, lines: list[bytes]) -> int:
-        w = self._w()
-        writer = w.start(self._header(s))
-        try:
-            for enc in lines:
-                writer.write_encoded(enc)
-            lf = w.finish(writer)
-        except BaseException:
-            w.abort(writer)
-            raise
-        self.c.landed += 1
-        self.c.records += len(lines)
-        return lf.header.seq
-
-    # ------------------------------------------------------------------ append (§2.2)
-
-    def _append(self, s: Source, fd: int, st: os.stat_result, cp: Path, cur: AppendCursor | None) -> None:
-        dirty = False
-        if cur is None:
-            cur = AppendCursor(source=s.src, dev=st.st_dev, ino=st.st_ino)
-        elif cur.state == "source_gone":
-            cur.state, dirty = "active", True  # the file is back: normal checks follow
-        size = st.st_size
-        # 2. shorter than what landed
-        if size < cur.offset:
-            self._conflict(cp, cur, s.path, f"truncated: the source has {size} bytes, {cur.offset} already landed")
-            return
-        # 3. nothing new (mtime never consulted)
-        if size == cur.offset and st.st_ino == cur.ino:
-            if dirty:
-                self._save(cp, cur, st)
-            return
-        # 4. the bytes before the offset must be the ones that landed
-        prev = b""
-        if cur.offset > 0:
-            start = max(0, cur.offset - TAIL_WINDOW)
-            prev = pread_exact(fd, cur.offset - start, start)
-            if len(prev) < cur.offset - start:
-                self._conflict(cp, cur, s.path, f"truncated while read: fewer than {cur.offset} bytes")
-                return
-            if cur.tail_sha256:
-                if hashlib.sha256(prev).hexdigest() != cur.tail_sha256:
-                    self._conflict(cp, cur, s.path, f"rewritten: the {len(prev)} bytes before offset {cur.offset} changed")
-                    return
-            elif st.st_ino != cur.ino:
-                self._conflict(cp, cur, s.path, "a new file (inode) and no tail digest to check it against")
-                return
-        if st.st_ino != cur.ino or st.st_dev != cur.dev:
-            cur.dev, cur.ino, dirty = st.st_dev, st.st_ino, True  # adopt: same bytes, new inode
-        # 5-8. windows of complete lines
-        budget = self.opts.max_delta_bytes
-        overhead = self._overhead(s)
-        room = max(1, budget - overhead)
-        windows = 0
-        while windows < self.opts.max_windows:
-            data, end = read_window(fd, cur.offset, budget)
-            if end == 0:
-                break
-            windows += 1
-            dirty = False
-            base_off = cur.offset
-            one_line = len(data) == end - 1  # one line longer than the budget, read without its newline
-            if one_line or data.index(b"\n") == end - 1:
-                # The window is one line (often one longer than the budget): keep only the line and the tail.
-                if one_line:
-                    line = data
-                    prev = line_tail(prev, line)
-                else:
-                    prev = next_tail(prev, data, end)
-                    line = data[: end - 1]
-                del data
-                tail = hashlib.sha256(prev).hexdigest()
-                rec = self._convert(s, line, cur.ord + 1, base_off)
-                del line
-                enc = self._encode_fit(rec, room)
-                batch = _Batch([enc], len(enc) + 1, 1, base_off + end, cur.ord + 1, end, end, rec.id)
-                del rec, enc
-                self._flush(s, cp, cur, batch, tail, st)
-                continue
-
-            def flush(b: _Batch) -> None:
-                if b.lines:
-                    self._flush(s, cp, cur, b, tail_digest(prev, base_off, data, b.end_pos), st)
-
-            batch = _Batch()
-            pos = 0
-            ord_ = cur.ord
-            while pos < end:
-                nl = data.index(b"\n", pos)
-                line = data[pos:nl]
-                ord_ += 1
-                rec = self._convert(s, line, ord_, base_off + pos)
-                del line
-                enc = encode_record(rec)
-                size_enc = len(enc) + 1
-                if size_enc > room:
-                    # Too large to share a file: land what is waiting, then this record alone, shrunk to fit.
-                    flush(batch)
-                    del enc
-                    enc = encode_record(shrink_record(rec, room, size=size_enc))
-                    self.c.shrunk += 1
-                    flush(_Batch([enc], len(enc) + 1, 1, base_off + nl + 1, ord_, nl + 1, nl + 1 - pos, rec.id))
-                    batch = _Batch()
-                else:
-                    if batch.size + size_enc > room:
-                        flush(batch)
-                        batch = _Batch()
-                    batch.lines.append(enc)
-                    batch.size += size_enc
-                    batch.records += 1
-                    batch.end_off = base_off + nl + 1
-                    batch.end_ord = ord_
-                    batch.end_pos = nl + 1
-                    batch.src_bytes += nl + 1 - pos
-                    batch.last_id = rec.id
-                del rec, enc
-                pos = nl + 1
-            flush(batch)
-            prev = next_tail(prev, data, end)
-            del data, batch
-        torn = 0
-        if windows >= self.opts.max_windows and has_complete_line(fd, cur.offset):
-            self.c.pending += 1
-        else:
-            now = os.fstat(fd)
-            if now.st_size > cur.offset and not has_complete_line(fd, cur.offset):
-                self.c.partial += 1
-                if time.time_ns() - now.st_mtime_ns >= self.opts.torn_after_ns:
-                    torn = now.st_size - cur.offset  # unchanged for the idle window: a torn tail, not a write in progress
-        if torn != cur.torn:
-            cur.torn, dirty = torn, True
-        if dirty:
-            self._save(cp, cur, st)
-
-    def _flush(self, s: Source, cp: Path, cur: AppendCursor, batch: _Batch, tail_sha256: str, st: os.stat_result) -> None:
-        """Land a batch as one file, THEN move the cursor past it (a crash between repeats, never loses)."""
-        if not batch.lines:
-            return
-        seq = self._land(s, batch.lines)
-        self.c.bytes += batch.src_bytes
-        cur.offset = batch.end_off
-        cur.torn = 0  # the offset moved: whatever tail was torn before is behind it or still to be judged
-        cur.ord = batch.end_ord
-        if batch.last_id:
-            cur.last_uuid = batch.last_id
-        cur.tail_sha256 = tail_sha256
-        cur.last_seq = seq
-        self._save(cp, cur, st)
-        batch.lines.clear()
-
-    def _save(self, cp: Path, cur: AppendCursor | SnapshotCursor, st: os.stat_result | _DocStat) -> None:
-        cur.size = max(st.st_size, getattr(cur, "offset", 0))
-        cur.mtime = st.st_mtime_ns
-        cur.adapter = self.adapter.name
-        cur.updated_at = format_rfc3339(time.time_ns())
-        cp.parent.mkdir(parents=True, exist_ok=True)
-        write_cursor(cp, cur, fsync=self.opts.fsync)
-
-    # ------------------------------------------------------------------ snapshot (§2.2)
-
-    def _snapshot(self, s: Source, fd: int, st: os.stat_result, cp: Path, cur: SnapshotCursor | None) -> None:
-        chunks = []
-        off = 0
-        while True:
-            b = os.pread(fd, 1 << 20, off)
-            if not b:
-                break
-            chunks.append(b)
-            off += len(b)
-        data = b"".join(chunks)
-        del chunks
-        self._one_document(s, data, st, cp, cur)
-
-    def _document(self, s: Source, cp: Path, cur: SnapshotCursor | None) -> None:
-        """A ``mode="document"`` source: its bytes from ``adapter.read_document``, then as a snapshot.
-
-        FileNotFoundError is the document being gone (``source_gone``); any
-        other OSError, ValueError or exception from the adapter is an error
-        told once, and the next pass tries again.
-        """
-        try:
-            data = self.adapter.read_document(s)
-        except FileNotFoundError:
-            self._gone(cp, cur)
-            return
-        except OSError as exc:
-            self._error_once(s.path, f"{s.src}: unreadable: {strerror(exc)}")
-            return
-        except Exception as exc:
-            self._error_once(s.path, f"{s.src}: adapter {self.adapter.name} could not read the document: {type(exc).__name__}: {exc}")
-            return
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            self._error_once(s.path, f"{s.src}: adapter {self.adapter.name} read_document returned {type(data).__name__}, not bytes")
-            return
-        data = bytes(data)
-        self._one_document(s, data, _DocStat(len(data)), cp, cur)
-
-    def _one_document(self, s: Source, data: bytes, st: os.stat_result | _DocStat, cp: Path, cur: SnapshotCursor | None) -> None:
-        """Snapshot cursor logic (origin-digest §2.2) over a document's bytes ``data`` (untrimmed)."""
-        dirty = False
-        mode = "document" if s.mode == "document" else ""
-        if cur is None:
-            cur = SnapshotCursor(source=s.src, mode=mode)
-        elif cur.state == "source_gone":
-            cur.state, dirty = "active", True
-        if cur.mode != mode:
-            cur.mode, dirty = mode, True
-        data = data.rstrip(b"\n")  # trailing newlines are not content
-        if not data:
-            if dirty:
-                self._save(cp, cur, st)
-            return  # an empty document lands nothing
-        digest = hashlib.sha256(data).hexdigest()
-        if digest == cur.content_sha256:
-            if dirty:
-                self._save(cp, cur, st)
-            return
-        try:
-            rec = self.adapter.convert_document(s, data)
-        except Exception as exc:
-            self._error_once(s.path, f"adapter {self.adapter.name} failed on the document: {type(exc).__name__}: {exc}")
-            rec = Record(parts=[unknown_part(data, f"the adapter failed on this document: {type(exc).__name__}")])
-        rec = self._refuse_outside_vocabulary(s, _fix(rec, 1, 0, data), data, "the document")
-        room = max(1, self.opts.max_delta_bytes - self._overhead(s))
-        enc = self._encode_fit(rec, room)
-        del rec
-        seq = self._land(s, [enc])
-        self.c.bytes += len(data)
-        cur.content_sha256 = digest
-        cur.last_seq = seq
-        cur.state = "active"
-        self._save(cp, cur, st)
-
-
-def _fix(rec: Record, ord_: int, off: int, line: bytes) -> Record:
-    """Make a record say where it came from: ord, off, and bytes/sha when the adapter left them out."""
-    rec.ord = ord_
-    rec.off = off
-    if not rec.bytes:
-        rec.bytes = len(line)
-    if not rec.sha:
-        rec.sha = source_sha(line)
-    return rec

@@ -1,0 +1,207 @@
+"""A stream of lines (``mode == "append"``): the eight steps of origin-digest §2.2 for one source.
+
+:func:`append_source` checks the cursor against the file (a vanished file is
+handled by the caller; shorter than the offset, or a 1 MiB tail before the
+offset that no longer hashes to ``tail_sha256``, is a sticky ``conflict``; a
+new inode whose tail still matches is adopted), then reads complete lines
+from the offset in windows of up to ``max_delta_bytes``, converts each, cuts
+them into files by encoded size, and lands each file before the cursor moves
+past it (:func:`flush_batch`). A crash between the two repeats records on the
+next pass and never loses one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import attrs
+
+from .windows import has_complete_line, line_tail, next_tail, pread_exact, read_window, tail_digest
+from ..plugins.adapter import Source
+from ..sessiondata import shrink_record
+from ..sessiondata.codec import encode_record
+from ..storage.cursor import TAIL_WINDOW, AppendCursor
+
+if TYPE_CHECKING:
+    from .session_pass import SessionPass
+
+__all__ = ["Batch", "append_source", "flush_batch"]
+
+
+@attrs.define
+class Batch:
+    """Encoded record lines waiting to land in one file, and where they end in the source."""
+
+    lines: list[bytes] = attrs.Factory(list)
+    size: int = 0
+    records: int = 0
+    end_off: int = 0
+    end_ord: int = 0
+    end_pos: int = 0  # position in the window's data where the last line ends
+    src_bytes: int = 0
+    last_id: str = ""
+
+
+def append_source(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: Path, cur: AppendCursor | None) -> None:
+    """Move an append cursor over source ``s`` (open as ``fd``, stat ``st``; ``cp`` the cursor file), steps 2-8."""
+    dirty = False
+    if cur is None:
+        cur = AppendCursor(source=s.src, dev=st.st_dev, ino=st.st_ino)
+    elif cur.state == "source_gone":
+        cur.state, dirty = "active", True  # the file is back: normal checks follow
+    size = st.st_size
+    # 2. shorter than what landed
+    if size < cur.offset:
+        sp.conflict(cp, cur, s.path, f"truncated: the source has {size} bytes, {cur.offset} already landed")
+        return
+    # 3. nothing new (mtime never consulted)
+    if size == cur.offset and st.st_ino == cur.ino:
+        if dirty:
+            sp.save(cp, cur, st)
+        return
+    # 4. the bytes before the offset must be the ones that landed
+    prev = _landed_tail(sp, s, fd, st, cp, cur)
+    if prev is None:
+        return
+    if st.st_ino != cur.ino or st.st_dev != cur.dev:
+        cur.dev, cur.ino, dirty = st.st_dev, st.st_ino, True  # adopt: same bytes, new inode
+    # 5-8. windows of complete lines
+    windows, dirty = _windows(sp, s, fd, st, cp, cur, prev, dirty)
+    torn = 0
+    if windows >= sp.opts.max_windows and has_complete_line(fd, cur.offset):
+        sp.c.pending += 1
+    else:
+        now = os.fstat(fd)
+        if now.st_size > cur.offset and not has_complete_line(fd, cur.offset):
+            sp.c.partial += 1
+            if time.time_ns() - now.st_mtime_ns >= sp.opts.torn_after_ns:
+                torn = now.st_size - cur.offset  # unchanged for the idle window: a torn tail, not a write in progress
+    if torn != cur.torn:
+        cur.torn, dirty = torn, True
+    if dirty:
+        sp.save(cp, cur, st)
+
+
+def _landed_tail(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: Path, cur: AppendCursor) -> bytes | None:
+    """Step 4: the up to :data:`TAIL_WINDOW` bytes before the offset, once they hash to the cursor's ``tail_sha256``
+    (b'' at offset 0); None after marking a sticky conflict (truncated while read, rewritten, an unverifiable new inode)."""
+    if cur.offset == 0:
+        return b""
+    start = max(0, cur.offset - TAIL_WINDOW)
+    prev = pread_exact(fd, cur.offset - start, start)
+    if len(prev) < cur.offset - start:
+        sp.conflict(cp, cur, s.path, f"truncated while read: fewer than {cur.offset} bytes")
+        return None
+    if cur.tail_sha256:
+        if hashlib.sha256(prev).hexdigest() != cur.tail_sha256:
+            sp.conflict(cp, cur, s.path, f"rewritten: the {len(prev)} bytes before offset {cur.offset} changed")
+            return None
+    elif st.st_ino != cur.ino:
+        sp.conflict(cp, cur, s.path, "a new file (inode) and no tail digest to check it against")
+        return None
+    return prev
+
+
+def _windows(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: Path, cur: AppendCursor, prev: bytes,
+             dirty: bool) -> tuple[int, bool]:
+    """Steps 5-8: land up to ``max_windows`` windows of complete lines; returns (windows read, cursor still dirty)."""
+    budget = sp.opts.max_delta_bytes
+    room = max(1, budget - sp.overhead(s))
+    windows = 0
+    while windows < sp.opts.max_windows:
+        data, end = read_window(fd, cur.offset, budget)
+        if end == 0:
+            break
+        windows += 1
+        dirty = False
+        base_off = cur.offset
+        one_line = len(data) == end - 1  # one line longer than the budget, read without its newline
+        if one_line or data.index(b"\n") == end - 1:
+            # The window is one line (often one longer than the budget): keep only the line and the tail.
+            if one_line:
+                line = data
+                prev = line_tail(prev, line)
+            else:
+                prev = next_tail(prev, data, end)
+                line = data[: end - 1]
+            del data
+            tail = hashlib.sha256(prev).hexdigest()
+            rec = sp.convert(s, line, cur.ord + 1, base_off)
+            del line
+            enc = sp.encode_fit(rec, room)
+            batch = Batch([enc], len(enc) + 1, 1, base_off + end, cur.ord + 1, end, end, rec.id)
+            del rec, enc
+            flush_batch(sp, s, cp, cur, batch, tail, st)
+            continue
+        _lines(sp, s, cp, cur, st, prev, data, end, room)
+        prev = next_tail(prev, data, end)
+        del data
+    return windows, dirty
+
+
+def _lines(sp: SessionPass, s: Source, cp: Path, cur: AppendCursor, st: os.stat_result, prev: bytes, data: bytes,
+           end: int, room: int) -> None:
+    """Land a window of several complete lines (``data[:end]``, read at ``cur.offset``) in files of at most ``room``
+    encoded bytes; a record too large to share a file lands alone, shrunk to fit."""
+    base_off = cur.offset
+
+    def flush(b: Batch) -> None:
+        if b.lines:
+            flush_batch(sp, s, cp, cur, b, tail_digest(prev, base_off, data, b.end_pos), st)
+
+    batch = Batch()
+    pos = 0
+    ord_ = cur.ord
+    while pos < end:
+        nl = data.index(b"\n", pos)
+        line = data[pos:nl]
+        ord_ += 1
+        rec = sp.convert(s, line, ord_, base_off + pos)
+        del line
+        enc = encode_record(rec)
+        size_enc = len(enc) + 1
+        if size_enc > room:
+            # Too large to share a file: land what is waiting, then this record alone, shrunk to fit.
+            flush(batch)
+            del enc
+            enc = encode_record(shrink_record(rec, room, size=size_enc))
+            sp.c.shrunk += 1
+            flush(Batch([enc], len(enc) + 1, 1, base_off + nl + 1, ord_, nl + 1, nl + 1 - pos, rec.id))
+            batch = Batch()
+        else:
+            if batch.size + size_enc > room:
+                flush(batch)
+                batch = Batch()
+            batch.lines.append(enc)
+            batch.size += size_enc
+            batch.records += 1
+            batch.end_off = base_off + nl + 1
+            batch.end_ord = ord_
+            batch.end_pos = nl + 1
+            batch.src_bytes += nl + 1 - pos
+            batch.last_id = rec.id
+        del rec, enc
+        pos = nl + 1
+    flush(batch)
+
+
+def flush_batch(sp: SessionPass, s: Source, cp: Path, cur: AppendCursor, batch: Batch, tail_sha256: str,
+                st: os.stat_result) -> None:
+    """Land a batch as one file, THEN move the cursor past it (a crash between repeats, never loses)."""
+    if not batch.lines:
+        return
+    seq = sp.land(s, batch.lines)
+    sp.c.bytes += batch.src_bytes
+    cur.offset = batch.end_off
+    cur.torn = 0  # the offset moved: whatever tail was torn before is behind it or still to be judged
+    cur.ord = batch.end_ord
+    if batch.last_id:
+        cur.last_uuid = batch.last_id
+    cur.tail_sha256 = tail_sha256
+    cur.last_seq = seq
+    sp.save(cp, cur, st)
+    batch.lines.clear()

@@ -1,0 +1,340 @@
+"""One collector's part of a session's pass: its sources, under the session lock (origin-digest §2.2).
+
+:class:`SessionPass` moves each source's cursor: it reads the cursor, refuses
+a second source into the same stream and kind, follows a renamed file, and
+hands a stream of lines to :func:`asz_core.collect.append.append_source` and a
+snapshot or document to :meth:`SessionPass.one_document`. Records are
+converted by the adapter (:meth:`SessionPass.convert`), checked against
+Session Data's vocabularies, encoded to fit the cut budget and landed through
+the session's one :class:`Landing` (one :class:`SessionWriter`, one stamp, one
+seq counter for every collector of the pass). :mod:`asz_core.collect.collector`
+runs the passes; the module docstring there says what each mode does.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import attrs
+
+from .append import append_source
+from .report import Counters
+from .windows import SourceError, open_source, strerror
+from ..plugins.adapter import SOURCE_MODES, Source
+from ..sessiondata import Header, Record, encoded_size, format_rfc3339, shrink_record, source_sha, unknown_part
+from ..sessiondata.codec import encode_closing, encode_header, encode_record
+from ..sessiondata.model import Closing
+from ..sessiondata.writer import VocabularyError, check_vocabulary
+from ..storage.cursor import AppendCursor, SnapshotCursor, read_cursor, write_cursor
+from ..storage.root import SessionWriter
+
+if TYPE_CHECKING:
+    from .collector import Collector
+
+__all__ = ["Landing", "DocStat", "SessionPass", "fix_record", "STREAM_KINDS"]
+
+#: Kinds stored under ``streams/<stream>``, whose header names the stream (``main`` when empty).
+STREAM_KINDS = ("transcript", "agent_meta", "changes", "execution", "tool_output")
+_CLOSING_MAX = len(encode_closing(Closing(records=2**63 - 1, digest="0" * 64))) + 1
+
+
+class Landing:
+    """The one SessionWriter of a session's pass, opened when the first file lands (shared by the collectors of
+    :func:`run_passes`, so their files share the stamp and one seq counter)."""
+
+    def __init__(self, root: Path, session: str, stamp_ns: int, fsync: bool):
+        self.root = root
+        self.session = session
+        self.stamp_ns = stamp_ns
+        self.fsync = fsync
+        self.writer: SessionWriter | None = None
+
+    def get(self) -> SessionWriter:
+        if self.writer is None:
+            self.writer = SessionWriter.open(self.root, self.session, stamp_ns=self.stamp_ns, fsync=self.fsync)
+        return self.writer
+
+
+@attrs.frozen
+class DocStat:
+    """What a cursor records of a document that is not a file: its size in bytes, mtime 0."""
+
+    st_size: int
+    st_mtime_ns: int = 0
+
+
+class SessionPass:
+    """One collector's part of a session's pass: its sources, under the session lock, landing through ``landing``."""
+
+    def __init__(self, col: Collector, session: str, stamp_ns: int, c: Counters, landing: Landing | None = None):
+        self.col = col
+        self.adapter = col.adapter
+        self.report = col.report
+        self.opts = col.options
+        self.session = session
+        self.stamp_ns = stamp_ns
+        self.c = c
+        self.landing = landing or Landing(col.root, session, stamp_ns, col.options.fsync)
+
+    @property
+    def writer(self) -> SessionWriter | None:
+        return self.landing.writer
+
+    def _w(self) -> SessionWriter:
+        return self.landing.get()
+
+    def _header(self, s: Source) -> Header:
+        stream = s.stream or ("main" if s.kind in STREAM_KINDS else "")
+        return Header(kind=s.kind, session=s.session, src=s.src, dialect=s.dialect, adapter=self.adapter.identity,
+                      stream=stream, batch=s.batch)
+
+    def error_once(self, path: Path, message: str) -> None:
+        """Count an error; tell it unless this collector told the same one already (:meth:`Collector.error_once`)."""
+        self.col.error_once(path, message, self.c)
+
+    def conflict(self, cp: Path, cur: AppendCursor | SnapshotCursor, path: Path, reason: str) -> None:
+        cur.state = "conflict"
+        cur.reason = reason
+        cur.adapter = self.adapter.name
+        cur.updated_at = format_rfc3339(time.time_ns())
+        write_cursor(cp, cur, fsync=self.opts.fsync)
+        self.report.conflict(path, f"{reason}; what landed is kept and the source is no longer read (cursor {cp})")
+        self.c.conflicts += 1
+
+    # ------------------------------------------------------------------ one source
+
+    def _moved(self, cur: AppendCursor | SnapshotCursor, s: Source) -> bool:
+        """True when ``s`` is the cursor's own source renamed: its old path is gone, and ``s`` has the
+        cursor's dev and inode (append) or exactly the content it landed (snapshot)."""
+        if (self.col.source_root / cur.source).exists():
+            return False
+        if isinstance(cur, SnapshotCursor) and s.mode == "snapshot" and cur.content_sha256:
+            try:
+                data = s.path.read_bytes().rstrip(b"\n")  # as the snapshot pass trims
+            except OSError:
+                return False
+            return hashlib.sha256(data).hexdigest() == cur.content_sha256
+        if not isinstance(cur, AppendCursor) or not cur.ino or s.mode != "append":
+            return False
+        try:
+            st = os.stat(s.path)
+        except OSError:
+            return False
+        return st.st_ino == cur.ino and st.st_dev == cur.dev
+
+    def source(self, s: Source, d: Path, cp: Path, owners: dict[Path, str]) -> None:
+        """Move one source's cursor (``d`` its directory, ``cp`` its cursor file).
+
+        ``owners`` maps cursor files to the ``src`` that took them this pass, so
+        a second source into the same stream and kind is refused as a conflict.
+        Problems are reported and counted; only a failing storage root raises OSError.
+        """
+        if s.mode not in SOURCE_MODES:
+            self.error_once(s.path, f"source {s.src} has mode {s.mode!r}, not one of {', '.join(SOURCE_MODES)}")
+            return
+        try:
+            cur = read_cursor(cp)
+        except (ValueError, OSError) as exc:
+            self.error_once(cp, f"unreadable cursor: {exc}")
+            return
+        want = AppendCursor if s.mode == "append" else SnapshotCursor
+        if cur is not None and not isinstance(cur, want):
+            self.error_once(cp, f"cursor is {cur.kind}, source {s.src} is read as {s.mode}")
+            return
+        owner = cur.source if cur is not None else owners.get(cp)
+        if owner is not None and owner != s.src and cur is not None and owners.get(cp) is None and self._moved(cur, s):
+            # The same file under a new name (a renamed project directory): the cursor follows it.
+            self.report.note(s.path, f"is {owner} moved (same device and inode, old path gone); its cursor follows it")
+            cur.source = s.src
+            owner = s.src
+        if owner is not None and owner != s.src:
+            self.report.conflict(s.path, f"lands into {d} like {owner}; the second source is refused")
+            self.c.conflicts += 1
+            return
+        owners[cp] = s.src
+        if cur is not None and cur.state == "conflict":
+            self.c.conflicts += 1  # sticky, told when it was set
+            return
+        if s.mode == "document":
+            self._document(s, cp, cur)  # type: ignore[arg-type]
+            return
+        try:
+            fd, st = open_source(s.path)
+        except FileNotFoundError:
+            self._gone(cp, cur)
+            return
+        except SourceError as exc:
+            self.error_once(s.path, str(exc))
+            return
+        except OSError as exc:
+            self.error_once(s.path, f"unreadable: {strerror(exc)}")
+            return
+        try:
+            if s.mode == "snapshot":
+                self._snapshot(s, fd, st, cp, cur)  # type: ignore[arg-type]
+            else:
+                append_source(self, s, fd, st, cp, cur)  # type: ignore[arg-type]
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EROFS, errno.EDQUOT):
+                raise  # the root itself is failing: stop the session
+            self.error_once(s.path, f"read failed: {strerror(exc)}")
+        except ValueError as exc:  # e.g. a Source whose header the writer refuses (FieldError)
+            self.error_once(s.path, f"cannot land: {exc}")
+        finally:
+            os.close(fd)
+
+    def _gone(self, cp: Path, cur: AppendCursor | SnapshotCursor | None) -> None:
+        if cur is not None and cur.state == "active":
+            cur.state = "source_gone"
+            cur.adapter = self.adapter.name
+            cur.updated_at = format_rfc3339(time.time_ns())
+            write_cursor(cp, cur, fsync=self.opts.fsync)
+            self.c.gone += 1
+
+    # ------------------------------------------------------------------ records
+
+    def convert(self, s: Source, line: bytes, ord_: int, off: int) -> Record:
+        try:
+            rec = self.adapter.convert_line(s, line, ord_, off)
+        except Exception as exc:  # the contract says never raise; keep the bytes anyway
+            self.error_once(s.path, f"adapter {self.adapter.name} failed on line {ord_}: {type(exc).__name__}: {exc}")
+            rec = Record(parts=[unknown_part(line, f"the adapter failed on this line: {type(exc).__name__}")])
+        return self._refuse_outside_vocabulary(s, fix_record(rec, ord_, off, line), line, f"line {ord_}")
+
+    def _refuse_outside_vocabulary(self, s: Source, rec: Record, data: bytes, where: str) -> Record:
+        """``rec`` when its values are all in Session Data's vocabularies; else an ``error:`` line naming the record
+        and the field, and the bytes kept whole in an unknown part instead (the writer refuses such a record)."""
+        try:
+            check_vocabulary(rec)
+        except VocabularyError as exc:
+            self.error_once(s.path, f"adapter {self.adapter.name} wrote {where} outside the vocabulary: {exc}")
+            kept = Record(parts=[unknown_part(data, f"the adapter wrote {exc.field} outside Session Data's vocabulary")])
+            return fix_record(kept, rec.ord, rec.off, data)
+        return rec
+
+    def encode_fit(self, rec: Record, budget: int) -> bytes:
+        """Encode a record; when it cannot fit ``budget`` (bytes, newline included) encode a shrunk copy instead."""
+        size = encoded_size(rec)  # a long text is measured a piece at a time, never encoded whole
+        if size <= budget:
+            return encode_record(rec)
+        self.c.shrunk += 1
+        return encode_record(shrink_record(rec, budget, size=size))
+
+    def overhead(self, s: Source) -> int:
+        hdr = attrs.evolve(self._header(s), seq=10**9, at=format_rfc3339(self.stamp_ns))
+        return len(encode_header(hdr)) + 1 + _CLOSING_MAX
+
+    def land(self, s: Source, lines: list[bytes]) -> int:
+        w = self._w()
+        writer = w.start(self._header(s))
+        try:
+            for enc in lines:
+                writer.write_encoded(enc)
+            lf = w.finish(writer)
+        except BaseException:
+            w.abort(writer)
+            raise
+        self.c.landed += 1
+        self.c.records += len(lines)
+        return lf.header.seq
+
+    # ------------------------------------------------------------------ append (§2.2)
+
+    def save(self, cp: Path, cur: AppendCursor | SnapshotCursor, st: os.stat_result | DocStat) -> None:
+        cur.size = max(st.st_size, getattr(cur, "offset", 0))
+        cur.mtime = st.st_mtime_ns
+        cur.adapter = self.adapter.name
+        cur.updated_at = format_rfc3339(time.time_ns())
+        cp.parent.mkdir(parents=True, exist_ok=True)
+        write_cursor(cp, cur, fsync=self.opts.fsync)
+
+    # ------------------------------------------------------------------ snapshot (§2.2)
+
+    def _snapshot(self, s: Source, fd: int, st: os.stat_result, cp: Path, cur: SnapshotCursor | None) -> None:
+        chunks = []
+        off = 0
+        while True:
+            b = os.pread(fd, 1 << 20, off)
+            if not b:
+                break
+            chunks.append(b)
+            off += len(b)
+        data = b"".join(chunks)
+        del chunks
+        self.one_document(s, data, st, cp, cur)
+
+    def _document(self, s: Source, cp: Path, cur: SnapshotCursor | None) -> None:
+        """A ``mode="document"`` source: its bytes from ``adapter.read_document``, then as a snapshot.
+
+        FileNotFoundError is the document being gone (``source_gone``); any
+        other OSError, ValueError or exception from the adapter is an error
+        told once, and the next pass tries again.
+        """
+        try:
+            data = self.adapter.read_document(s)
+        except FileNotFoundError:
+            self._gone(cp, cur)
+            return
+        except OSError as exc:
+            self.error_once(s.path, f"{s.src}: unreadable: {strerror(exc)}")
+            return
+        except Exception as exc:
+            self.error_once(s.path, f"{s.src}: adapter {self.adapter.name} could not read the document: {type(exc).__name__}: {exc}")
+            return
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            self.error_once(s.path, f"{s.src}: adapter {self.adapter.name} read_document returned {type(data).__name__}, not bytes")
+            return
+        data = bytes(data)
+        self.one_document(s, data, DocStat(len(data)), cp, cur)
+
+    def one_document(self, s: Source, data: bytes, st: os.stat_result | DocStat, cp: Path, cur: SnapshotCursor | None) -> None:
+        """Snapshot cursor logic (origin-digest §2.2) over a document's bytes ``data`` (untrimmed)."""
+        dirty = False
+        mode = "document" if s.mode == "document" else ""
+        if cur is None:
+            cur = SnapshotCursor(source=s.src, mode=mode)
+        elif cur.state == "source_gone":
+            cur.state, dirty = "active", True
+        if cur.mode != mode:
+            cur.mode, dirty = mode, True
+        data = data.rstrip(b"\n")  # trailing newlines are not content
+        if not data:
+            if dirty:
+                self.save(cp, cur, st)
+            return  # an empty document lands nothing
+        digest = hashlib.sha256(data).hexdigest()
+        if digest == cur.content_sha256:
+            if dirty:
+                self.save(cp, cur, st)
+            return
+        try:
+            rec = self.adapter.convert_document(s, data)
+        except Exception as exc:
+            self.error_once(s.path, f"adapter {self.adapter.name} failed on the document: {type(exc).__name__}: {exc}")
+            rec = Record(parts=[unknown_part(data, f"the adapter failed on this document: {type(exc).__name__}")])
+        rec = self._refuse_outside_vocabulary(s, fix_record(rec, 1, 0, data), data, "the document")
+        room = max(1, self.opts.max_delta_bytes - self.overhead(s))
+        enc = self.encode_fit(rec, room)
+        del rec
+        seq = self.land(s, [enc])
+        self.c.bytes += len(data)
+        cur.content_sha256 = digest
+        cur.last_seq = seq
+        cur.state = "active"
+        self.save(cp, cur, st)
+
+
+def fix_record(rec: Record, ord_: int, off: int, line: bytes) -> Record:
+    """Make a record say where it came from: ord, off, and bytes/sha when the adapter left them out."""
+    rec.ord = ord_
+    rec.off = off
+    if not rec.bytes:
+        rec.bytes = len(line)
+    if not rec.sha:
+        rec.sha = source_sha(line)
+    return rec
