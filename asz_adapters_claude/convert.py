@@ -143,6 +143,28 @@ def _fill(rec: Record, source: Source, raw: bytes) -> None:
         unknown_record(rec, raw, f"file kind {source.kind!r} is not one this dialect lands")
 
 
+def _may_hold_surrogates(source: Source, raw: bytes) -> bool:
+    """False when no string of the record can hold a lone surrogate: ``raw`` is valid UTF-8 with no ``\\ud…``
+    escape and the source's names are well-formed text (a file name that is not UTF-8 decodes with lone
+    surrogates). The surrogate rule then changes nothing, and :func:`settle_surrogates`, a walk over every
+    string, is skipped."""
+    names = f"{source.session}{source.src}{source.stream}{source.batch}"
+    if not names.isascii():
+        try:
+            names.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+    if b"\\ud" in raw or b"\\uD" in raw:
+        return True
+    if raw.isascii():
+        return False
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
 def convert_record(source: Source, raw: bytes, ord: int, off: int) -> Record:
     """Convert one source record (a line without its newline, or a whole document) into one Record.
 
@@ -155,7 +177,8 @@ def convert_record(source: Source, raw: bytes, ord: int, off: int) -> Record:
     rec = Record(ord=ord, off=off, sha=source_sha(raw), bytes=len(raw))
     try:
         _fill(rec, source, raw)
-        settle_surrogates(rec)
+        if _may_hold_surrogates(source, raw):
+            settle_surrogates(rec)
     except Exception as exc:  # never let one record stop a pass
         rec = Record(ord=ord, off=off, sha=rec.sha, bytes=len(raw))
         unknown_record(rec, raw, f"the dialect could not convert this record ({type(exc).__name__}: {shown(str(exc))})")

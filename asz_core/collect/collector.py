@@ -43,6 +43,7 @@ and to the :class:`Counters`.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import time
@@ -371,6 +372,8 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
     sdir = session_dir(root, session)
     if not sdir.is_dir() and not any(_nonempty(s.path) for _, sources in parts for s in sources):
         return  # nothing to land and nothing landed: create no directory
+    if _nothing_new(root, session, parts, sdir):
+        return  # a pass under the lock would change nothing: no lock taken, no file opened
     timeout = max(col.options.lock_timeout for col, _ in parts)
     lock = session_lock(root, session, timeout)
     try:
@@ -412,6 +415,54 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
         c.errors += 1
     finally:
         lock.release()
+
+
+def _nothing_new(root: Path, session: str, parts: list[tuple[Collector, list[Source]]], sdir: Path) -> bool:
+    """True when a session's pass would change nothing, told by stat calls, cursor reads and small reads alone (no lock).
+
+    That is when every source is :func:`_unchanged` and has a cursor of its
+    own, and every other cursor of the session is not ``active`` (none can
+    have become ``source_gone``). Anything else (a document, a new, moved,
+    gone, grown or refused source, a cursor that does not read) is False: the
+    pass takes the lock and looks. Reading without the lock is safe: a cursor
+    is replaced atomically, and a skip does nothing a pass that finds nothing
+    new would not do.
+    """
+    if not sdir.is_dir():
+        return False
+    seen: set[Path] = set()
+    try:
+        for _, sources in parts:
+            for s in sources:
+                cp = cursor_path(kind_dir(root, session, s.kind, s.stream, s.batch), s.kind)
+                if cp in seen or not _unchanged(s, read_cursor(cp)):
+                    return False
+                seen.add(cp)
+        for cp in _cursor_files(sdir):
+            if cp not in seen:
+                cur = read_cursor(cp)
+                if cur is None or cur.state == "active":
+                    return False
+    except (OSError, ValueError, KeyError):
+        return False
+    return True
+
+
+def _unchanged(s: Source, cur: AppendCursor | SnapshotCursor | None) -> bool:
+    """Whether the pass would leave source ``s`` and its cursor as they are (origin-digest §2.2): an ``active`` cursor
+    naming ``s`` that is, for a stream of lines, at the file's size and inode (step 3, mtime never consulted), for a
+    snapshot, the SHA-256 of its content trimmed of trailing newlines (or the content is empty). Raises OSError."""
+    if cur is None or cur.state != "active" or cur.source != s.src:
+        return False
+    if s.mode == "append" and isinstance(cur, AppendCursor):
+        st = os.stat(s.path)
+        return stat.S_ISREG(st.st_mode) and st.st_size == cur.offset and st.st_ino == cur.ino
+    if s.mode == "snapshot" and isinstance(cur, SnapshotCursor) and not cur.mode:
+        if not stat.S_ISREG(os.stat(s.path).st_mode):
+            return False
+        data = s.path.read_bytes().rstrip(b"\n")
+        return not data or hashlib.sha256(data).hexdigest() == cur.content_sha256
+    return False
 
 
 def _nonempty(path: Path) -> bool:

@@ -224,6 +224,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
         if ln.seq > head.through_seq:
             continue
         rel = path.relative_to(root).as_posix()
+        parent = rel.rpartition("/")[0]
         try:
             header, lines = _landed_records(path)
         except (SDError, OSError):
@@ -239,7 +240,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
             if not isinstance(rec, dict):
                 break
             if rec.get("ord") is not None:
-                key = (path.parent, ln.kind, rec.get("ord"), rec.get("off"), rec.get("sha"))
+                key = (parent, ln.kind, rec.get("ord"), rec.get("off"), rec.get("sha"))
                 if key in seen:
                     continue
                 seen.add(key)
@@ -361,7 +362,7 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
             if newest is None or known.get(cid) == newest[1]:
                 unchanged += 1
             else:
-                n = _index_one(con, root, cid, newest[1])
+                n = _index_one(con, root, cid, newest[1], cid in known)
                 rows, pending, indexed = rows + n, pending + n, indexed + 1
                 if pending >= COMMIT_ROWS:
                     con.commit()
@@ -381,9 +382,10 @@ def _drop(con: sqlite3.Connection, conversation: str) -> None:
     con.execute("DELETE FROM hit WHERE conversation=?", (conversation,))
 
 
-def _index_one(con: sqlite3.Connection, root: Path, cid: str, head_name: str) -> int:
+def _index_one(con: sqlite3.Connection, root: Path, cid: str, head_name: str, known: bool) -> int:
     built = _conversation_rows(root, cid)
-    _drop(con, cid)
+    if known:
+        _drop(con, cid)
     if built is None:
         con.execute("DELETE FROM conv WHERE id=?", (cid,))
         return 0

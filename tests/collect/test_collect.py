@@ -31,6 +31,34 @@ def test_rerun_lands_nothing(dirs, runner):
     assert runner()().landed == 0
 
 
+def test_a_session_with_nothing_new_is_passed_over_without_its_lock(dirs, runner):
+    # Another writer holds the session's lock. A pass with nothing new reads only stats, cursors and the
+    # snapshot's bytes, so it neither waits nor reports busy; once a line or a new snapshot content arrives,
+    # the pass needs the lock and says the session is busy.
+    from asz_core.storage.root import session_lock
+
+    src, root = dirs
+    main = src / "s1" / "main.jsonl"
+    meta = src / "s1" / "a1.meta.json"
+    append(main, *(line(i) for i in range(5)))
+    meta.write_text('{"agentType":"x"}\n')
+    run = runner(lock_timeout=0.0)
+    first = run()
+    assert (first.landed, first.records, first.busy) == (2, 6, 0)
+    with session_lock(root, "s1"):
+        again = run()
+        assert (again.sessions, again.sources, again.landed, again.busy, again.errors) == (1, 2, 0, 0, 0)
+        meta.write_text('{"agentType":"y"}\n')
+        assert run().busy == 1
+        meta.write_text('{"agentType":"x"}\n\n')  # the landed content again (trailing newlines are not content)
+        assert run().busy == 0
+        append(main, line(5))
+        assert run().busy == 1
+    c = run()
+    assert (c.landed, c.records, c.busy) == (1, 1, 0)
+    assert landed(root, "s1") == source_lines(main)
+
+
 def test_appending_one_line_lands_exactly_one_record(dirs, runner):
     src, root = dirs
     path = src / "s1" / "main.jsonl"
