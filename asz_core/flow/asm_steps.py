@@ -25,7 +25,7 @@ def provider_joins(st: State) -> dict[str, list[dict]]:
     Issue 10 (provider bodies): keys come from the index (``pb`` of each
     manifest part); a call's prompt is the run its first fragment falls in.
     """
-    from ..sessiondata.providerbody import BodyKey, CallKey, join_bodies
+    from ..sessiondata.providerbody_join import BodyKey, CallKey, join_bodies
 
     bodies = []
     for e in st.aside:

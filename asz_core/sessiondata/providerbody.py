@@ -27,30 +27,32 @@ Main names:
   keeping pieces and bodies; :meth:`Session.body` rebuilds one,
   :meth:`Session.body_from` rebuilds one with a piece taken out from another
   copy; :meth:`Session.cut` makes the record of a new body (and checks it).
-* :func:`find_pieces`, :func:`chain_hint` — the cutting rules on their own.
+* :func:`read_record_line` — one landed record line as its role fields,
+  parts (:class:`PartBytes`, exact bytes) and :class:`Manifest`.
 * :class:`BodyError` and its kinds :class:`TooLarge` (a piece was taken out to
   land) and :class:`MissingReference` (a reference to something the session
   does not hold), :class:`BadBody` (a manifest that does not rebuild).
+
+The cutting rules (:func:`~.providerbody_cut.find_pieces`,
+:func:`~.providerbody_cut.chain_hint`, :func:`~.providerbody_cut.cut_body`)
+are in :mod:`.providerbody_cut`; the join of bodies to calls
+(:func:`~.providerbody_join.join_bodies`) in :mod:`.providerbody_join`.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
 from pathlib import Path
 from typing import Any, Iterable
 
 import attrs
-import orjson
 
-from .codec import decode_header, encode_record, encode_value
-from .jsonbytes import JSONSpanError, RawJSON, array_elements, compact, loads, object_members
-from .model import Part, Record, source_sha, unknown_part
+from .codec import decode_header
+from .jsonbytes import JSONSpanError, RawJSON, array_elements, loads, object_members
+from .model import Part, Record
 
 __all__ = [
     "SCHEMA",
-    "MIN_PIECE",
-    "MIN_COPY",
     "MAX_DEPTH",
     "MAX_BYTES",
     "BodyError",
@@ -60,32 +62,18 @@ __all__ = [
     "BodyMeta",
     "Manifest",
     "Session",
-    "find_pieces",
-    "chain_hint",
+    "PartBytes",
+    "LandedBody",
     "read_record_line",
     "iter_bodies",
-    "CallKey",
-    "BodyKey",
-    "join_bodies",
 ]
 
 #: Manifest schema name (origin-digest §3.7).
 SCHEMA = "provider_body/1"
-#: Shortest JSON string (bytes, quotes included) kept as a piece; every tool definition is one too.
-MIN_PIECE = 1024
-#: Shortest shared front (bytes) worth a ``copy`` segment.
-MIN_COPY = 4096
 #: Longest chain of copies: a body whose source is this deep lands with all its pieces.
 MAX_DEPTH = 32
 #: Largest size (bytes) a manifest may claim; a rebuild stops once it passes the claimed size.
 MAX_BYTES = 256 << 20
-
-#: A new body looks for its copy source among this many recent bodies of its role…
-_COPY_RECENT = 8
-#: …and this many recent bodies of its chain (bounded work per body in a long session).
-_COPY_CHAIN = 4
-
-_STR_RE = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 
 
 class BodyError(Exception):
@@ -110,82 +98,6 @@ class MissingReference(BodyError):
 
 class BadBody(BodyError):
     """A manifest that is malformed, or whose rebuilt bytes do not match its ``sha256`` or ``bytes``."""
-
-
-# --------------------------------------------------------------------------- cutting rules
-
-
-def find_pieces(body: bytes) -> list[tuple[int, int]]:
-    """Byte spans ``(begin, end)`` of the pieces of ``body`` (one JSON object), in body order.
-
-    A piece is each element of the top-level ``tools`` array that is an object
-    written compactly (no whitespace between its tokens, so it lands byte for
-    byte), and each JSON string of :data:`MIN_PIECE` bytes or more (quotes
-    included) outside those. Spans never overlap. Raises JSONSpanError when
-    ``body`` is not one JSON object.
-    """
-    tools: list[tuple[int, int]] = []
-    for key, b, e in object_members(body, 0):
-        if key == "tools" and body[b:b + 1] == b"[":
-            for tb, te in array_elements(body, b):
-                el = body[tb:te]
-                if el[:1] == b"{" and te - tb >= 2 and compact(el) == el:
-                    tools.append((tb, te))
-    out: list[tuple[int, int]] = []
-    ti = 0
-    pos = 0
-    n = len(body)
-    while pos < n:
-        if ti < len(tools) and pos >= tools[ti][0]:
-            out.append(tools[ti])
-            pos = tools[ti][1]
-            ti += 1
-            continue
-        m = _STR_RE.search(body, pos)
-        if m is None:
-            break
-        limit = tools[ti][0] if ti < len(tools) else n
-        if m.start() >= limit:
-            pos = limit
-            continue
-        if m.end() - m.start() >= MIN_PIECE:
-            out.append((m.start(), m.end()))
-        pos = m.end()
-    return out
-
-
-def chain_hint(body: Any) -> str:
-    """``chain`` of a request: first 16 hex of the SHA-256 of its first message, cache marker removed.
-
-    ``body`` is the decoded request. A storage hint only, never a join key
-    (origin-digest §3.7). '' when the request has no first message.
-    """
-    msgs = body.get("messages") if isinstance(body, dict) else None
-    if not isinstance(msgs, list) or not msgs:
-        return ""
-
-    def strip(v: Any) -> Any:
-        if isinstance(v, dict):
-            return {k: strip(x) for k, x in v.items() if k != "cache_control"}
-        if isinstance(v, list):
-            return [strip(x) for x in v]
-        return v
-
-    return hashlib.sha256(orjson.dumps(strip(msgs[0]))).hexdigest()[:16]
-
-
-def _common_prefix(a: bytes, b: bytes) -> int:
-    """Length of the longest common prefix of ``a`` and ``b`` (binary search over memcmp)."""
-    lo, hi = 0, min(len(a), len(b))
-    if a[:hi] == b[:hi]:
-        return hi
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
 
 
 # --------------------------------------------------------------------------- model
@@ -249,7 +161,7 @@ class Manifest:
 
 
 @attrs.define
-class _PartRaw:
+class PartBytes:
     """One part of a landed provider_body record as bytes: kind, state, digest, size, raw data span."""
 
     k: str
@@ -269,7 +181,7 @@ class _PartRaw:
 
 
 @attrs.define
-class _Body:
+class LandedBody:
     """A provider_body record the session holds: its id, position (ordinal), manifest and parts."""
 
     record_id: str
@@ -277,11 +189,11 @@ class _Body:
     seq: int
     row: int
     manifest: Manifest
-    parts: list[_PartRaw]
+    parts: list[PartBytes]
     top: dict = attrs.Factory(dict)
 
 
-def read_record_line(line: bytes) -> tuple[dict, list[_PartRaw], Manifest]:
+def read_record_line(line: bytes) -> tuple[dict, list[PartBytes], Manifest]:
     """Split one landed provider_body record line into (role fields, parts as bytes, manifest).
 
     Part data is taken as its exact bytes in the line (the writer inserts
@@ -292,7 +204,7 @@ def read_record_line(line: bytes) -> tuple[dict, list[_PartRaw], Manifest]:
     try:
         members = object_members(line, 0)
         top: dict = {}
-        parts: list[_PartRaw] = []
+        parts: list[PartBytes] = []
         for key, b, e in members:
             if key == "parts":
                 for pb, pe in array_elements(line, b):
@@ -303,7 +215,7 @@ def read_record_line(line: bytes) -> tuple[dict, list[_PartRaw], Manifest]:
                             raw = line[vb:ve]
                         elif pk in ("k", "state", "sha256", "bytes", "encoding"):
                             pd[pk] = loads(line[vb:ve])
-                    parts.append(_PartRaw(str(pd.get("k", "")), str(pd.get("state", "available")), str(pd.get("sha256", "")),
+                    parts.append(PartBytes(str(pd.get("k", "")), str(pd.get("state", "available")), str(pd.get("sha256", "")),
                                           int(pd.get("bytes", 0) or 0), raw, str(pd.get("encoding", ""))))
             elif key in ("id", "run", "call", "model", "sha", "bytes"):
                 top[key] = loads(line[b:e])
@@ -335,7 +247,7 @@ class Session:
     """
 
     def __init__(self, *, keep_bytes: int = 64 << 20):
-        self.records: dict[str, _Body] = {}
+        self.records: dict[str, LandedBody] = {}
         self.order: list[str] = []
         #: digest → (ordinal of the record that first held it, bytes or None when taken out)
         self.pieces: dict[str, tuple[int, bytes | None]] = {}
@@ -412,7 +324,7 @@ class Session:
         if rid in self.records:
             return rid
         ordinal = len(self.order)
-        self.records[rid] = _Body(rid, ordinal, seq, row, manifest, parts, top)
+        self.records[rid] = LandedBody(rid, ordinal, seq, row, manifest, parts, top)
         self.order.append(rid)
         for p in parts:
             pl = p.payload()
@@ -444,8 +356,8 @@ class Session:
         if kept is not None:
             return kept
         rec = self.records[record_id]
-        out = self._rebuild(rec, {}, 0)
-        self._keep(record_id, out)
+        out = self.rebuild(rec, {}, 0)
+        self.keep(record_id, out)
         return out
 
     def body_from(self, record_id: str, other: bytes) -> bytes:
@@ -460,10 +372,10 @@ class Session:
         if hashlib.sha256(other).hexdigest() != rec.manifest.sha256:
             raise BadBody(record_id, "the other copy does not hash to the manifest's sha256")
         self._learn_from(rec, other)
-        self._keep(record_id, other)
+        self.keep(record_id, other)
         return other
 
-    def _learn_from(self, rec: _Body, other: bytes) -> None:
+    def _learn_from(self, rec: LandedBody, other: bytes) -> None:
         pos = 0
         for seg in rec.manifest.segments:
             if not isinstance(seg, dict):
@@ -494,6 +406,17 @@ class Session:
                     return  # its length is not known here; the rest stays as it was
         return
 
+    def cut(self, body: bytes, meta: BodyMeta, *, max_bytes: int | None = None) -> Record:
+        """The provider_body record of a new body, checked, and registered as landed after all held.
+
+        See :func:`asz_core.sessiondata.providerbody_cut.cut_body` (the cutting
+        rules, the byte budget ``max_bytes`` and the whole-body fallback).
+        Never raises for the body.
+        """
+        from .providerbody_cut import cut_body  # the cutting module builds on this one
+
+        return cut_body(self, body, meta, max_bytes=max_bytes)
+
     def complete(self, record_id: str) -> bool:
         """True when ``record_id`` rebuilds from the session (no piece taken out, nothing missing)."""
         try:
@@ -502,12 +425,30 @@ class Session:
         except BodyError:
             return False
 
-    def _keep(self, rid: str, body: bytes) -> None:
+    def keep(self, rid: str, body: bytes) -> None:
+        """Keep ``body`` as the rebuilt body of ``rid`` while the kept bodies stay within ``keep_bytes`` in total."""
         if self._kept + len(body) <= self._keep_bytes:
             self._bodies[rid] = body
             self._kept += len(body)
 
-    def _rebuild(self, rec: _Body, extra: dict[str, bytes], depth: int) -> bytes:
+    def kept(self, rid: str) -> bytes | None:
+        """The body of ``rid`` as kept by :meth:`keep`, None when not kept."""
+        return self._bodies.get(rid)
+
+    def trial(self) -> "Session":
+        """A copy to try a new record on: the same records, pieces and kept bodies, in containers of its own."""
+        t = Session()
+        t.records, t.pieces, t._bodies, t.order = dict(self.records), dict(self.pieces), dict(self._bodies), list(self.order)
+        return t
+
+    def rebuild(self, rec: LandedBody, extra: dict[str, bytes], depth: int) -> bytes:
+        """The body of ``rec`` rebuilt from its segments and checked against its manifest's ``bytes`` and ``sha256``.
+
+        ``extra`` holds pieces taken out to land, by digest (used when the
+        session holds them only as absent); ``depth`` is how many copies deep
+        this rebuild is (at most :data:`MAX_DEPTH`). Raises :class:`TooLarge`,
+        :class:`MissingReference` or :class:`BadBody`.
+        """
         m = rec.manifest
         rid = rec.record_id
         claimed = m.bytes
@@ -553,24 +494,7 @@ class Session:
                 else:
                     out += held[1]
             elif "copy" in seg:
-                c = seg["copy"]
-                if not isinstance(c, dict):
-                    raise BadBody(rid, f"segment {i}: copy is not an object")
-                src, n, sha = c.get("from"), c.get("len"), c.get("sha256")
-                if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-                    raise BadBody(rid, f"segment {i}: copy len {n!r}")
-                srec = self.records.get(src) if isinstance(src, str) else None
-                if srec is None or srec.ordinal >= rec.ordinal:
-                    raise MissingReference(rid, f"segment {i}: copies {src!r}, which the session does not hold before it")
-                if sha != srec.manifest.sha256:
-                    raise BadBody(rid, f"segment {i}: copy names sha256 {str(sha)[:12]}…, {src} is {srec.manifest.sha256[:12]}…")
-                sb = self._bodies.get(srec.record_id)
-                if sb is None:
-                    sb = self._rebuild(srec, extra, depth + 1)
-                    self._keep(srec.record_id, sb)
-                if n > len(sb):
-                    raise BadBody(rid, f"segment {i}: copies {n} bytes of a {len(sb)}-byte body")
-                out += sb[:n]
+                out += self._copied(rec, i, seg["copy"], extra, depth)
             else:
                 raise BadBody(rid, f"segment {i}: unknown segment {sorted(seg)}")
             if len(out) > claimed:
@@ -582,187 +506,26 @@ class Session:
             raise BadBody(rid, "rebuilt body does not match the manifest's sha256")
         return body
 
-    # ------------------------------------------------------------------ cutting
-
-    def cut(self, body: bytes, meta: BodyMeta, *, max_bytes: int | None = None) -> Record:
-        """The provider_body record of a new body, checked, and registered as landed after all held.
-
-        The record holds the body's pieces this session does not hold yet as
-        data parts and the manifest last; a long shared front with an earlier
-        body becomes a ``copy``. When the record is larger than ``max_bytes``
-        once written (newline included), its largest pieces are taken out
-        (earlier first on a tie; never the manifest); when it is still too
-        large, the body lands whole in one unknown part, taken out too. The
-        record is encoded, read back and rebuilt (with the pieces it took
-        out) and compared with the body's SHA-256 before it is returned; a
-        body that is not one JSON object in valid UTF-8, or fails that check,
-        lands whole in one unknown part saying why. Never raises for the body.
-        """
-        why = ""
-        value: Any = None
-        try:
-            body.decode("utf-8")
-            value = loads(body)
-            if not isinstance(value, dict):
-                why = "not one JSON object"
-        except (UnicodeDecodeError, ValueError) as exc:
-            why = "not valid UTF-8" if isinstance(exc, UnicodeDecodeError) else "not one JSON value"
-        digest = hashlib.sha256(body).hexdigest()
-        if not why:
-            try:
-                rec, taken = self._cut(body, digest, meta, value, max_bytes)
-                line = encode_record(rec)
-                trial = Session()
-                trial.records, trial.pieces, trial._bodies, trial.order = dict(self.records), dict(self.pieces), dict(self._bodies), list(self.order)
-                rid = trial.add_line(line)
-                got = trial._rebuild(trial.records[rid], taken, 0)
-                if hashlib.sha256(got).hexdigest() == digest:
-                    self.add_line(line)
-                    if not taken:
-                        self._keep(meta.record_id, body)
-                    return rec
-                why = "did not rebuild to its digest"
-            except _StillTooLarge:
-                why = "too large to land with every piece taken out"
-            except (BodyError, JSONSpanError, ValueError) as exc:
-                why = f"did not rebuild ({exc})"
-        rec = self._whole(body, digest, meta, f"landed whole: the body is {why}", max_bytes)
-        self.add_line(encode_record(rec))
-        return rec
-
-    def _manifest(self, meta: BodyMeta, digest: str, size: int, depth: int, chain: str, why: str, segments: list) -> dict:
-        m: dict[str, Any] = {"schema": SCHEMA, "role": meta.role, "src": meta.src, "sha256": digest, "bytes": size, "depth": depth}
-        if chain:
-            m["chain"] = chain
-        if why:
-            m["why"] = why
-        for key in ("model", "session", "run", "call", "request", "previous_request"):
-            v = getattr(meta, key)
-            if v:
-                m[key] = v
-        m["segments"] = segments
-        return m
-
-    def _record(self, meta: BodyMeta, body: bytes, parts: list[Part], manifest: dict) -> Record:
-        mp = Part(k="data", data=manifest, state="available")
-        mp.bytes = len(encode_value(manifest))
-        return Record(ord=1, off=0, sha=source_sha(body), bytes=len(body), id=meta.record_id,
-                      run=meta.run if meta.role == "request" else "", call=meta.call if meta.role == "response" else "",
-                      model=meta.model, parts=parts + [mp])
-
-    def _whole(self, body: bytes, digest: str, meta: BodyMeta, why: str, max_bytes: int | None) -> Record:
-        up = unknown_part(body, why)
-        rec = self._record(meta, body, [up], self._manifest(meta, digest, len(body), 0, "", why, [{"part": 0}]))
-        if max_bytes is not None and len(encode_record(rec)) + 1 > max_bytes:
-            up.sha256 = digest
-            up.data = None
-            up.encoding = ""
-            up.state = "too_large"
-        return rec
-
-    def _copy_source(self, body: bytes, meta: BodyMeta, chain: str, pieces: list[tuple[int, int]]) -> tuple[_Body, int] | None:
-        """The earlier body of the same role sharing the longest front (≥ MIN_COPY), and that length."""
-        best: tuple[_Body, int] | None = None
-        looked = same_chain = 0
-        for rid in reversed(self.order):
-            if looked >= _COPY_RECENT and (not chain or same_chain >= _COPY_CHAIN):
-                break
-            rec = self.records[rid]
-            m = rec.manifest
-            if m.role != meta.role or m.depth + 1 > MAX_DEPTH or m.value.get("why"):
-                continue
-            mine = bool(chain) and m.value.get("chain") == chain
-            if looked >= _COPY_RECENT and not (mine and same_chain < _COPY_CHAIN):
-                continue
-            looked += 1
-            same_chain += mine
-            sb = self._bodies.get(rid)
-            if sb is None:
-                try:
-                    sb = self.body(rid)
-                except BodyError:
-                    continue  # no body copies the front of a body that cannot be rebuilt
-            n = _common_prefix(body, sb)
-            if best is None or n > best[1]:
-                best = (rec, n)
-        if best is None:
-            return None
-        rec, n = best
-        for b, e in pieces:  # never end a copy inside a piece
-            if b < n < e:
-                n = b
-                break
-        while n > 0 and n < len(body) and 0x80 <= body[n] < 0xC0:  # the literal after it starts on a character
-            n -= 1
-        return (rec, n) if n >= MIN_COPY else None
-
-    def _cut(self, body: bytes, digest: str, meta: BodyMeta, value: Any, max_bytes: int | None) -> tuple[Record, dict[str, bytes]]:
-        pieces = find_pieces(body)
-        chain = chain_hint(value) if meta.role == "request" else ""
-        segments: list[dict] = []
-        parts: list[Part] = []
-        new: dict[str, int] = {}
-        known: dict[str, bytes] = {}
-        pos = 0
-        depth = 0
-        src = self._copy_source(body, meta, chain, pieces)
-        if src is not None:
-            rec, n = src
-            segments.append({"copy": {"from": rec.record_id, "sha256": rec.manifest.sha256, "len": n}})
-            pos = n
-            depth = rec.manifest.depth + 1
-
-        def lit(b: int, e: int) -> None:
-            if e > b:
-                text = body[b:e].decode("utf-8")
-                if segments and "lit" in segments[-1]:
-                    segments[-1]["lit"] += text
-                else:
-                    segments.append({"lit": text})
-
-        for b, e in pieces:
-            if b < pos:
-                continue
-            lit(pos, b)
-            piece = body[b:e]
-            d = hashlib.sha256(piece).hexdigest()
-            if d in self.pieces:
-                segments.append({"piece": d})
-                if self.pieces[d][1] is None:
-                    known[d] = piece  # taken out earlier: the check before landing rebuilds with it
-            else:
-                i = new.get(d)
-                if i is None:
-                    i = new[d] = len(parts)
-                    parts.append(Part(k="data", data=RawJSON(piece), state="available", bytes=len(piece)))
-                segments.append({"part": i})
-            pos = e
-        lit(pos, len(body))
-        rec = self._record(meta, body, parts, self._manifest(meta, digest, len(body), depth, chain, "", segments))
-        taken: dict[str, bytes] = dict(known)
-        if max_bytes is not None and len(encode_record(rec)) + 1 > max_bytes:
-            order = sorted(range(len(parts)), key=lambda i: (-parts[i].bytes, i))
-            size = len(encode_record(rec)) + 1
-            for i in order:
-                if size <= max_bytes:
-                    break
-                p = parts[i]
-                raw = p.data.raw
-                p.sha256 = hashlib.sha256(raw).hexdigest()
-                taken[p.sha256] = raw
-                p.data = None
-                p.state = "too_large"
-                size = len(encode_record(rec)) + 1
-            if size > max_bytes:
-                raise _StillTooLarge()
-        return rec, taken
-
-
-class _StillTooLarge(ValueError):
-    """Every piece is out and the record is still over budget: the body lands whole, taken out."""
-
-    def __init__(self) -> None:
-        super().__init__("still too large with every piece taken out")
+    def _copied(self, rec: LandedBody, i: int, c: Any, extra: dict[str, bytes], depth: int) -> bytes:
+        """The bytes segment ``i`` of ``rec`` copies (``{"from", "sha256", "len"}``): the front of an earlier body."""
+        rid = rec.record_id
+        if not isinstance(c, dict):
+            raise BadBody(rid, f"segment {i}: copy is not an object")
+        src, n, sha = c.get("from"), c.get("len"), c.get("sha256")
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise BadBody(rid, f"segment {i}: copy len {n!r}")
+        srec = self.records.get(src) if isinstance(src, str) else None
+        if srec is None or srec.ordinal >= rec.ordinal:
+            raise MissingReference(rid, f"segment {i}: copies {src!r}, which the session does not hold before it")
+        if sha != srec.manifest.sha256:
+            raise BadBody(rid, f"segment {i}: copy names sha256 {str(sha)[:12]}…, {src} is {srec.manifest.sha256[:12]}…")
+        sb = self._bodies.get(srec.record_id)
+        if sb is None:
+            sb = self.rebuild(srec, extra, depth + 1)
+            self.keep(srec.record_id, sb)
+        if n > len(sb):
+            raise BadBody(rid, f"segment {i}: copies {n} bytes of a {len(sb)}-byte body")
+        return sb[:n]
 
 
 def iter_bodies(session: Session) -> Iterable[tuple[str, bytes | BodyError]]:
@@ -774,99 +537,3 @@ def iter_bodies(session: Session) -> Iterable[tuple[str, bytes | BodyError]]:
             yield rid, exc
 
 
-# --------------------------------------------------------------------------- the join in rounds
-
-
-@attrs.frozen
-class CallKey:
-    """A provider call as the join sees it: ``call`` (message id), ``stream``, ``run`` (its prompt),
-    ``synthetic`` (written without calling the provider); give them in stream order."""
-
-    call: str
-    stream: str
-    run: str = ""
-    synthetic: bool = False
-
-
-@attrs.frozen
-class BodyKey:
-    """A landed body as the join sees it: where it landed (``seq``, ``row``), its record ``id``, and the
-    manifest's ``role``, ``call``, ``request``, ``previous_request`` and the record's ``run``."""
-
-    seq: int
-    row: int
-    id: str
-    role: str
-    call: str = ""
-    request: str = ""
-    previous_request: str = ""
-    run: str = ""
-
-
-def join_bodies(calls: Iterable[CallKey], bodies: Iterable[BodyKey], *, gap_streams: Iterable[str] = ()) -> dict[str, list[dict]]:
-    """The exact joins of bodies to calls: call id → ``[{"role", "ref": {"seq", "row"}}]``, request first.
-
-    Seed 004 (Provider bodies) and origin-digest §4.1. A response joins the
-    call whose message id it carries (when exactly one response carries it).
-    A request that names its call joins it when exactly one request names it.
-    A request naming only its prompt and the previous request id joins the
-    call of a stream whose previous (non-synthetic) call's response carries
-    that request id and whose prompt is the one named; the first call of a
-    stream matches a request naming no previous request; only when exactly
-    one request and one call carry the two ids, and never in ``gap_streams``
-    (streams whose landed lines have a gap). Synthetic calls never join.
-    Nothing is joined by position or time. Repeated record ids count once.
-    """
-    calls = list(calls)
-    real = {c.call: c for c in calls if not c.synthetic}
-    seen: set[str] = set()
-    uniq: list[BodyKey] = []
-    for b in bodies:
-        key = b.id or f"at_{b.seq}_{b.row}"
-        if key in seen:
-            continue
-        seen.add(key)
-        uniq.append(b)
-    by_call_resp: dict[str, list[BodyKey]] = {}
-    by_call_req: dict[str, list[BodyKey]] = {}
-    by_prev: dict[tuple[str, str], list[BodyKey]] = {}
-    for b in uniq:
-        if b.role == "response" and b.call:
-            by_call_resp.setdefault(b.call, []).append(b)
-        elif b.role == "request" and b.call:
-            by_call_req.setdefault(b.call, []).append(b)
-        elif b.role == "request":
-            by_prev.setdefault((b.previous_request, b.run), []).append(b)
-    out: dict[str, dict[str, BodyKey]] = {}
-    for cid, bs in by_call_resp.items():
-        if cid in real and len(bs) == 1:
-            out.setdefault(cid, {})["response"] = bs[0]
-    for cid, bs in by_call_req.items():
-        if cid in real and len(bs) == 1:
-            out.setdefault(cid, {})["request"] = bs[0]
-    gaps = set(gap_streams)
-    keyed: dict[tuple[str, str], list[str]] = {}
-    last_in_stream: dict[str, str | None] = {}
-    for c in calls:
-        if c.synthetic:
-            continue
-        prev = last_in_stream.get(c.stream, "")  # "" = no call before it in its stream
-        last_in_stream[c.stream] = c.call
-        if c.stream in gaps:
-            continue
-        if prev == "":
-            prev_req = ""
-        else:
-            resp = out.get(prev, {}).get("response")
-            if resp is None or not resp.request:
-                continue  # the previous call's request id is not known: no key
-            prev_req = resp.request
-        keyed.setdefault((prev_req, c.run), []).append(c.call)
-    for key, cids in keyed.items():
-        reqs = by_prev.get(key, [])
-        if len(cids) == 1 and len(reqs) == 1 and "request" not in out.get(cids[0], {}):
-            out.setdefault(cids[0], {})["request"] = reqs[0]
-    result: dict[str, list[dict]] = {}
-    for cid, roles in out.items():
-        result[cid] = [{"role": r, "ref": {"seq": roles[r].seq, "row": roles[r].row}} for r in ("request", "response") if r in roles]
-    return result

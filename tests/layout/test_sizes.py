@@ -50,8 +50,6 @@ KNOWN = {
     ("asz_core/cli/collect_cmd.py", "function collect"): 118,
     ("asz_core/collect/provider_bodies.py", "function provider_pass"): 141,
     ("asz_core/collect/survey.py", "function survey"): 91,
-    ("asz_core/sessiondata/providerbody.py", "module"): 872,
-    ("asz_core/sessiondata/providerbody.py", "class Session"): 433,
     ("asz_core/testing/scenario/bodies.py", "function body_files"): 91,
     ("asz_core/testing/scenario/mock.py", "function _transcript"): 87,
     ("asz_core/testing/scenario/plan.py", "class _Builder"): 337,

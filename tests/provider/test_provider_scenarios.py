@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from asz_core.sessiondata.providerbody import BodyKey, CallKey, join_bodies
+from asz_core.sessiondata.providerbody_join import BodyKey, CallKey, join_bodies
 from asz_core.testing.scenario.check import check_scenario
 from asz_core.testing.scenario.expect import load_expectation
 from asz_core.testing.scenario.model import load_scenario

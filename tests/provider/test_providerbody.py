@@ -10,17 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from asz_core.sessiondata.providerbody import (
-    MIN_COPY,
-    MIN_PIECE,
-    BadBody,
-    BodyMeta,
-    MissingReference,
-    Session,
-    TooLarge,
-    find_pieces,
-    read_record_line,
-)
+from asz_core.sessiondata.providerbody import BadBody, BodyMeta, MissingReference, Session, TooLarge, read_record_line
+from asz_core.sessiondata.providerbody_cut import MIN_COPY, MIN_PIECE, find_pieces
 from asz_core.sessiondata.codec import encode_record
 
 from pb_capture import Chain, dumps, tools
