@@ -73,6 +73,12 @@ def unflagged_input(e: IndexEntry) -> bool:
             and DRAWN_FLAGS.isdisjoint(e.flags) and any(p.k == "text" for p in e.parts))
 
 
+def turn_document(e: IndexEntry) -> bool:
+    """A conversation kept as one document: a stream record that is not a transcript line, flagged
+    ``external_input``, holding ``text`` parts (the person's messages), each of which opens a turn."""
+    return e.kind != "transcript" and "external_input" in e.flags and any(p.k == "text" for p in e.parts)
+
+
 def opens_thread(e: IndexEntry) -> bool:
     """An unflagged input record with no parent and no run: the root of a thread of its own (an older
     transcript's inline sidechain prompt), never part of the turn around it."""
@@ -210,6 +216,8 @@ class State:
         self.run_node: dict[tuple[str, str], str] = {}
         self.run_at: dict[tuple[str, str], Ref] = {}
         self.container: dict[tuple[int, int], str] = {}
+        #: (seq, row, block) → the run a part of a document cut into turns belongs to (stage 7)
+        self.part_container: dict[tuple[int, int, int], str] = {}
         self.epoch_at: dict[tuple[int, int], str] = {}
         self.segments: list[Segment] = []
         self.reported: set[str] = set()
@@ -267,6 +275,10 @@ class State:
         if s:
             return s.node_id
         return self.session_node
+
+    def container_of_part(self, e: IndexEntry, block: int) -> str:
+        """The run holding one part of a document cut into turns, else the record's container."""
+        return self.part_container.get((e.seq, e.row, block)) or self.container_of(e)
 
     def epoch_of(self, e: IndexEntry) -> str:
         """The epoch node a record falls in (its stream's node when none)."""

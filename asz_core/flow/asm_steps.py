@@ -59,7 +59,7 @@ def emit_steps(st: State) -> None:
             continue
         parent = make_id("call", t.use.call) if t.use.call else ""
         if not parent or parent not in st.out.nodes:
-            parent = st.container_of(t.use)
+            parent = st.container_of_part(t.use, t.use_part)
         emit_tool(st, t, parent)
     emit_epoch_steps(st)
     emit_delegation_steps(st)
@@ -230,7 +230,7 @@ def emit_input_steps(st: State) -> None:
             for p in e.parts:
                 if p.k == "text":
                     r = bref(e, p.block)
-                    st.node(Node(ref_id("input", r), kind="message.external", parent=st.container_of(e),
+                    st.node(Node(ref_id("input", r), kind="message.external", parent=st.container_of_part(e, p.block),
                                  stream=st.stream_name(e), ref=r))
         elif "external_input" in e.flags:
             st.node(Node(ref_id("input", ref_of(e)), kind="message.external", parent=st.container_of(e),

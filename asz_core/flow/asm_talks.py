@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from .index import IndexEntry
 from .model import Node, make_id
-from .asm_state import State, Stream, Epoch, Talk, Segment, ref_of, at_id, opens_thread, ANCESTOR_HOPS, GATES
+from .asm_state import State, Stream, Epoch, Talk, Segment, ref_of, bref, at_id, opens_thread, turn_document, ANCESTOR_HOPS, GATES
 
-__all__ = ["cycle_key", "run_for", "starts_talk", "new_talk", "new_run", "place", "stage7_talks", "emit_talks", "stage8_segments", "no_open_operation"]
+__all__ = ["cycle_key", "run_for", "starts_talk", "new_talk", "new_run", "place", "document_turns", "stage7_talks", "emit_talks", "stage8_segments", "no_open_operation"]
 
 
 def cycle_key(e: IndexEntry) -> str:
@@ -104,6 +104,42 @@ def place(st: State, e: IndexEntry, t: Talk | None, ep: Epoch | None, s: Stream)
         st.container[key] = s.node_id
 
 
+def document_turns(st: State, e: IndexEntry, s: Stream, ep: Epoch) -> Talk:
+    """Cut a conversation kept as one document (:func:`~asz_core.flow.asm_state.turn_document`) into turns.
+
+    Each ``text`` part opens a run and a talk of its own, keyed ``at_<seq>_<row>_<block>``; the
+    parts after it, up to the next ``text`` part, belong to that run (and parts before the first
+    to the first), in the document's own order, as a transcript's lines belong to the prompt before
+    them. The record itself is placed in its first run. Returns the last talk.
+    """
+    base = at_id(ref_of(e))
+    first_text = next(p.block for p in e.parts if p.k == "text")
+    talks: list[Talk] = []
+
+    def turn(block: int) -> str:
+        run = f"{base}_{block}"
+        key = (s.name, run)
+        t = new_talk(st, s, ep, make_id("talk", s.name, run))
+        if key not in st.talk_of_run:
+            t.runs.append(run)
+            st.talk_of_run[key] = t.node_id
+            new_run(st, t, s, run)
+            t.mark(bref(e, block))
+            st.run_at[key] = bref(e, block)
+            talks.append(t)
+        return st.run_node[key]
+
+    holder = ""
+    for p in e.parts:
+        if p.k == "text":
+            holder = turn(p.block)
+        elif not holder:
+            holder = turn(first_text)  # parts before the first message belong to the first turn
+        st.part_container[(e.seq, e.row, p.block)] = holder
+    st.container[(e.seq, e.row)] = st.part_container[(e.seq, e.row, first_text)]
+    return talks[-1]
+
+
 def stage7_talks(st: State) -> None:
     """Talks and runs; every stream record placed in its innermost container."""
     for s in st.streams:
@@ -117,6 +153,9 @@ def stage7_talks(st: State) -> None:
         for ep in s.epochs:
             for i in range(ep.start, ep.end):
                 e = entries[i]
+                if s.role != "child" and turn_document(e):
+                    cur = document_turns(st, e, s, ep)
+                    continue
                 run = run_for(st, e)
                 if not run:
                     place(st, e, cur, ep, s)

@@ -157,12 +157,12 @@ def test_an_ide_session_is_drawn_as_prompts_calls_messages_and_tool_steps(tmp_pa
     assert (s["from"], s["to"]) == (EXECUTION["startTime"], EXECUTION["startTime"])  # the log's startTime, epoch ms
     main = [t for t in doc["talks"] if not t.get("child")]
     child = [t for t in doc["talks"] if t.get("child")]
-    assert len(main) == 1 and len(child) == 1
-    # the person's prompts, in order, and the hand-off to the execution: never a reply
-    nodes = list(_nodes(main[0]))
-    assert main[0]["label"] == "Add a /health route" and "reply" not in main[0]
-    assert [n["text"] for n in nodes if n["kind"] == "message.external"] == ["Add a /health route", "Thanks"]
-    (handoff,) = [n for n in nodes if n["kind"] == "agent.call"]
+    assert len(child) == 1
+    # one talk per prompt, in the document's order; the hand-off to the execution is in the first: never a reply
+    assert [t["label"] for t in main] == ["Add a /health route", "Thanks"] and not any("reply" in t for t in main)
+    assert [[n["text"] for n in _nodes(t) if n["kind"] == "message.external"] for t in main] == [["Add a /health route"], ["Thanks"]]
+    assert [t["steps"] for t in main] == [2, 1]
+    (handoff,) = [n for n in _nodes(main[0]) if n["kind"] == "agent.call"]
     placeholder = "unavailable" if session is SESSION else "available"  # "On it." stands for a reply that is elsewhere
     assert (handoff["name"], handoff["state"], handoff["result"]) == ("execution", placeholder, EXECUTION["status"])
     assert not any(n.get("text") == "On it." and n["kind"] == "message.assistant" for n in _nodes_all(doc))
