@@ -50,10 +50,6 @@ KNOWN = {
     ("asz_core/cli/collect_cmd.py", "function collect"): 118,
     ("asz_core/collect/provider_bodies.py", "function provider_pass"): 141,
     ("asz_core/collect/survey.py", "function survey"): 91,
-    ("asz_core/testing/scenario/bodies.py", "function body_files"): 91,
-    ("asz_core/testing/scenario/mock.py", "function _transcript"): 87,
-    ("asz_core/testing/scenario/plan.py", "class _Builder"): 337,
-    ("asz_core/testing/scenario/plan.py", "function step"): 86,
     ("asz_adapters_langchain/dialect.py", "function _fill"): 100,
     ("asz_adapters_langchain/receiver.py", "function make_app"): 95,
 }

@@ -65,6 +65,35 @@ def _tools(sc_tools: Any) -> list[dict]:
             for n, d in defs]
 
 
+def _prompt_of(obj: dict, by_uuid: dict[str, dict]) -> str:
+    """The ``promptId`` of ``obj`` or of its nearest parent carrying one (at most 64 up), '' when none."""
+    cur = obj
+    for _ in range(64):
+        if isinstance(cur.get("promptId"), str):
+            return cur["promptId"]
+        nxt = by_uuid.get(cur.get("parentUuid") or "")
+        if nxt is None:
+            return ""
+        cur = nxt
+    return ""
+
+
+def _request(model: str, messages: list, prompt: str, prev: str, system: str, tools: list, session: str) -> dict:
+    """The request body Claude Code sends for one call: the stream's ``messages`` so far (the last block marked
+    for caching), the billing header naming ``prompt`` and the previous request id ``prev``, ``system``, ``tools``."""
+    msgs = json.loads(json.dumps(messages))
+    if msgs and isinstance(msgs[-1]["content"], list) and msgs[-1]["content"] and isinstance(msgs[-1]["content"][-1], dict):
+        msgs[-1]["content"][-1]["cache_control"] = {"type": "ephemeral"}
+    head = f"x-anthropic-billing-header: cc_version=2.1.260; cc_entrypoint=cli; cc_prompt_id={prompt};"
+    if prev:
+        head += f" cc_prev_req={prev};"
+    return {"model": model, "messages": msgs,
+            "system": [{"type": "text", "text": head}, {"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
+            "tools": tools,
+            "metadata": {"user_id": json.dumps({"device_id": "0" * 64, "account_uuid": "", "session_id": session}, separators=(",", ":"))},
+            "max_tokens": 32000}
+
+
 def body_files(plan: Plan, sc: Any) -> list[BodyFile]:
     """The body files of every real call in ``plan`` (lost lines included: the runtime sent them), in write order.
 
@@ -81,17 +110,6 @@ def body_files(plan: Plan, sc: Any) -> list[BodyFile]:
     for ln in plan.lines:
         if isinstance(ln.obj, dict) and isinstance(ln.obj.get("uuid"), str):
             by_uuid.setdefault(ln.obj["uuid"], ln.obj)
-
-    def prompt_of(obj: dict) -> str:
-        cur = obj
-        for _ in range(64):
-            if isinstance(cur.get("promptId"), str):
-                return cur["promptId"]
-            nxt = by_uuid.get(cur.get("parentUuid") or "")
-            if nxt is None:
-                return ""
-            cur = nxt
-        return ""
 
     out: list[BodyFile] = []
     streams: dict[str, dict] = {}
@@ -130,19 +148,8 @@ def body_files(plan: Plan, sc: Any) -> list[BodyFile]:
             if msg.get("model") == "<synthetic>" or not obj.get("requestId"):
                 continue  # written without calling the provider: no body
             request_id = obj["requestId"]
-            msgs = json.loads(json.dumps(st["messages"]))
-            if msgs and isinstance(msgs[-1]["content"], list) and msgs[-1]["content"] and isinstance(msgs[-1]["content"][-1], dict):
-                msgs[-1]["content"][-1]["cache_control"] = {"type": "ephemeral"}
-            head = f"x-anthropic-billing-header: cc_version=2.1.260; cc_entrypoint=cli; cc_prompt_id={prompt_of(obj)};"
-            if st["prev"]:
-                head += f" cc_prev_req={st['prev']};"
-            req = {"model": msg.get("model", ""), "messages": msgs,
-                   "system": [{"type": "text", "text": head},
-                              {"type": "text", "text": child_system.get(key, system), "cache_control": {"type": "ephemeral"}}],
-                   "tools": tool_defs,
-                   "metadata": {"user_id": json.dumps({"device_id": "0" * 64, "account_uuid": "", "session_id": plan.session},
-                                                      separators=(",", ":"))},
-                   "max_tokens": 32000}
+            req = _request(msg.get("model", ""), st["messages"], _prompt_of(obj, by_uuid), st["prev"], child_system.get(key, system),
+                           tool_defs, plan.session)
             name = f"{uuid.uuid5(uuid.NAMESPACE_URL, plan.session + '/' + mid)}.request.json"
             out.append(BodyFile(ln.stage, name, _dumps(req), max(0, t_ns - 500_000_000)))
             open_call[key] = {"id": mid, "request_id": request_id, "model": msg.get("model", ""), "content": list(msg.get("content") or []),

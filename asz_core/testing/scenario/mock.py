@@ -109,31 +109,8 @@ def _block(rec: Record, b: dict, tur: Any, used: list) -> None:
         rec.parts.append(unknown_part(dumps(b), f'block type "{t}" is not one this dialect describes'))
 
 
-def _transcript(rec: Record, v: dict) -> None:
-    t = v.get("type")
-    msg = v.get("message") if t in ("user", "assistant") and isinstance(v.get("message"), dict) else None
-    att = v.get("attachment") if t == "attachment" and isinstance(v.get("attachment"), dict) else None
-    tur = v.get("toolUseResult")
-    rec.id, rec.parent, rec.run = _s(v, "uuid"), _s(v, "parentUuid"), _s(v, "promptId")
-    rec.continues, rec.time = _s(v, "logicalParentUuid"), _s(v, "timestamp")
-    rec.from_ = _FROM.get(t, "")
-    if t == "ai-title":
-        rec.label = _s(v, "aiTitle")
-    if isinstance(tur, dict):
-        rec.tool, rec.child, rec.batch = _s(tur, "toolUseId"), _s(tur, "agentId"), _s(tur, "runId")
-    if msg is not None:
-        rec.call, rec.model = _s(msg, "id"), _s(msg, "model")
-        u = msg.get("usage") or {}
-        usage = Usage(in_=u.get("input_tokens", 0), out=u.get("output_tokens", 0),
-                      cache_read=u.get("cache_read_input_tokens", 0), cache_write=u.get("cache_creation_input_tokens", 0))
-        rec.usage = None if usage.is_empty() else usage
-    origin = v.get("origin")
-    if not isinstance(origin, dict) and att is not None:
-        origin = att.get("origin")
-    if isinstance(origin, dict):
-        rec.trigger = _TRIGGERS.get(origin.get("kind"), "unknown")
-    elif t == "user" and v.get("isMeta") is not True and v.get("promptSource") == "sdk":
-        rec.trigger = "external"
+def _flags(v: dict, t: Any, msg: dict | None, att: dict | None, origin: Any, tur: Any) -> list[str]:
+    """The Session Data flags of transcript line ``v`` (of ``type`` ``t``), in the vocabulary's order."""
     flags: set[str] = set()
     meta = v.get("isMeta") is True
     if t == "assistant" and msg is not None:
@@ -165,7 +142,11 @@ def _transcript(rec: Record, v: dict) -> None:
             flags.add("launch_ack")
         elif tur.get("status") == "completed":
             flags.add("child_result")
-    rec.flags = sorted(flags, key=_ORDER.__getitem__)
+    return sorted(flags, key=_ORDER.__getitem__)
+
+
+def _parts(rec: Record, v: dict, msg: dict | None, att: dict | None, tur: Any) -> None:
+    """Append the parts of transcript line ``v`` to ``rec``: its message content, attachment, or its own fields."""
     content = msg.get("content") if msg is not None else None
     if isinstance(content, str):
         rec.parts.append(Part(k="text", text=content, bytes=_size(content)))
@@ -196,6 +177,35 @@ def _transcript(rec: Record, v: dict) -> None:
     else:  # no content: the record's own fields, without the envelope the roles already carry
         data = _sorted({k: v[k] for k in v if k not in _ENVELOPE})
         rec.parts.append(Part(k="data", data=data, bytes=_size(data)))
+
+
+def _transcript(rec: Record, v: dict) -> None:
+    t = v.get("type")
+    msg = v.get("message") if t in ("user", "assistant") and isinstance(v.get("message"), dict) else None
+    att = v.get("attachment") if t == "attachment" and isinstance(v.get("attachment"), dict) else None
+    tur = v.get("toolUseResult")
+    rec.id, rec.parent, rec.run = _s(v, "uuid"), _s(v, "parentUuid"), _s(v, "promptId")
+    rec.continues, rec.time = _s(v, "logicalParentUuid"), _s(v, "timestamp")
+    rec.from_ = _FROM.get(t, "")
+    if t == "ai-title":
+        rec.label = _s(v, "aiTitle")
+    if isinstance(tur, dict):
+        rec.tool, rec.child, rec.batch = _s(tur, "toolUseId"), _s(tur, "agentId"), _s(tur, "runId")
+    if msg is not None:
+        rec.call, rec.model = _s(msg, "id"), _s(msg, "model")
+        u = msg.get("usage") or {}
+        usage = Usage(in_=u.get("input_tokens", 0), out=u.get("output_tokens", 0),
+                      cache_read=u.get("cache_read_input_tokens", 0), cache_write=u.get("cache_creation_input_tokens", 0))
+        rec.usage = None if usage.is_empty() else usage
+    origin = v.get("origin")
+    if not isinstance(origin, dict) and att is not None:
+        origin = att.get("origin")
+    if isinstance(origin, dict):
+        rec.trigger = _TRIGGERS.get(origin.get("kind"), "unknown")
+    elif t == "user" and v.get("isMeta") is not True and v.get("promptSource") == "sdk":
+        rec.trigger = "external"
+    rec.flags = _flags(v, t, msg, att, origin, tur)
+    _parts(rec, v, msg, att, tur)
 
 
 def line_record(f: SourceFile, obj: Any, raw: bytes, ord_: int, off: int) -> Record:

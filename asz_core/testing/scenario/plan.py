@@ -42,8 +42,7 @@ import attrs
 
 from .model import Agent, Call, Scenario, Step, ToolSchema, Usage
 
-__all__ = ["SourceFile", "Line", "Plan", "make_plan", "agent_id", "format_ms", "session_id_for", "cwd_for", "dumps",
-           "changes_record", "execution_record", "PLUGIN_DIR"]
+__all__ = ["SourceFile", "Line", "Plan", "make_plan", "agent_id", "format_ms", "session_id_for", "cwd_for", "dumps"]
 
 VERSION = "2.1.245"
 MODEL = "claude-opus-5"
@@ -230,91 +229,13 @@ class _Builder:
         return st.cursor + (self.interval if step.after_ms is None else step.after_ms)
 
     def step(self, st: _Stream, step: Step, n: int, *, lost: bool) -> None:
+        """Write step ``n`` of stream ``st``: its records in order, from the stream's next time (ms)."""
         sid = f"{st.prefix}s{n}"
         t = self.next_time(st, step)
-        k = step.kind
-        if k == "input":
-            st.prompt = f"{sid}-cycle"
-            d = self.envelope(st, "user", f"{sid}-input", t)
-            d["promptId"] = st.prompt
-            if self.sc.entrypoint == "sdk-cli":
-                d["promptSource"] = "sdk"
-            else:
-                d["origin"] = {"kind": "human"}
-            d["message"] = {"role": "user", "content": step.input}
-            self.line(st, d, lost=lost)
-            st.cursor = t
-        elif k == "queued":
-            q = step.queued
-            d = self.envelope(st, "attachment", f"{sid}-queued", t)
-            if q.mode == "prompt":
-                st.prompt = f"{sid}-cycle"
-                d["promptId"] = st.prompt
-            d["attachment"] = {"type": "queued_command", "prompt": [{"type": "text", "text": q.text}], "commandMode": q.mode}
-            self.line(st, d, lost=lost)
-            st.cursor = t
-        elif k == "inject":
-            inj = step.inject
-            d = self.envelope(st, "attachment", f"{sid}-inject", t)
-            att: dict[str, Any] = {"type": inj.type}
-            if inj.type == "prompt_snapshot":
-                att["systemPrompt"] = inj.system_prompt or self.sc.system_prompt or ""
-                if inj.tools:
-                    att["tools"] = [_schema(s) for s in inj.tools]
-            if inj.text is not None:
-                att["content"] = inj.text
-            d["attachment"] = att
-            self.line(st, d, lost=lost)
-            st.cursor = t
-        elif k == "call":
+        if step.kind == "call":
             self.call(st, step.call, sid, t, lost=lost)
-        elif k == "result":
-            r = step.result
-            t = st.cursor + (r.after_ms if r.after_ms is not None else (self.interval if step.after_ms is None else step.after_ms))
-            d = self.result_record(st, f"{sid}-result", t, r.of, r.text, failed=r.failed, string=r.string)
-            self.line(st, d, lost=lost or r.lost)
-            st.cursor = t
-        elif k == "error":
-            d = self.envelope(st, "assistant", f"{sid}-synthetic", t)
-            d["message"] = {
-                "id": f"{sid}-synthetic-call",
-                "type": "message",
-                "role": "assistant",
-                "model": "<synthetic>",
-                "stop_reason": None,
-                "content": [{"type": "text", "text": step.error}],
-                "usage": {"input_tokens": 0, "output_tokens": 0},
-            }
-            d["isApiErrorMessage"] = True
-            self.line(st, d, lost=lost)
-            st.cursor = t
-        elif k == "reset":
-            prev = st.prev
-            b = self.envelope(st, "system", f"{sid}-boundary", t, parent=None)
-            b["subtype"] = "compact_boundary"
-            b["logicalParentUuid"] = prev
-            b["compactMetadata"] = {"trigger": "auto", "preservedMessages": {"allUuids": [prev] if prev else []}}
-            self.line(st, b, lost=lost)
-            st.prompt = f"{sid}-cycle-compact"
-            s = self.envelope(st, "user", f"{sid}-summary", t - _SUMMARY_BEFORE_MS, parent=f"{sid}-boundary")
-            s["promptId"] = st.prompt
-            s["isCompactSummary"] = True
-            s["isVisibleInTranscriptOnly"] = True
-            s["message"] = {"role": "user", "content": step.reset.summary}
-            self.line(st, s, lost=lost)
-            st.cursor = t
-        elif k == "replay":
-            for obj in st.written[-step.replay:]:
-                self.emit(st.file, obj, lost=lost)
-            st.started = True
-        elif k == "system":
-            d = self.envelope(st, "system", f"{sid}-system", t)
-            d["subtype"] = step.system.subtype
-            for key, value in step.system.fields.items():
-                d[str(key)] = value
-            d.setdefault("level", "info")
-            self.line(st, d, lost=lost)
-            st.cursor = t
+        else:
+            _STEP_WRITERS[step.kind](self, st, step, sid, t, lost)
 
     def result_record(self, st: _Stream, uuid: str, t: int, of: str, text: str, *, failed: bool | None = None,
                       string: bool = False, tur: Any = None, content: Any = None) -> dict:
@@ -405,15 +326,21 @@ class _Builder:
 
     def observations(self, st: _Stream, tool, tool_id: str, t: int, used: int, done: int) -> None:
         """A ``changes/1`` record for a tool with ``changes``, an ``execution/1`` one for an MCP ``execution``."""
+        from .plan_observers import (  # they build on this module's format_ms
+            PLUGIN_DIR,
+            changes_record,
+            execution_record,
+        )
+
         base = f"{PLUGIN_DIR}/output/{self.session}"
         r = tool.result
         failed = bool(r is not None and r.failed)
         if tool.changes:
             f = self.file("changes", f"{base}/{st.stream}.jsonl", stream=st.stream, root="plugin")
-            self.emit(f, changes_record(self, st.stream, tool, tool_id, t, done, failed))
+            self.emit(f, changes_record(self.session, self.cwd, st.stream, tool, tool_id, t, done, failed))
         if tool.execution is not None:
             f = self.file("execution", f"{base}/{st.stream}.execution.jsonl", stream=st.stream, root="plugin")
-            self.emit(f, execution_record(self, st.stream, tool, tool_id, done, failed))
+            self.emit(f, execution_record(self.session, self.cwd, st.stream, tool, tool_id, done, failed))
 
     # -- children -------------------------------------------------------------------------
 
@@ -497,78 +424,117 @@ class _Builder:
         self.emit(sf, None, raw=script.encode("utf-8"))
 
 
-#: The asz observers' data directory under the plugin source root (``plugins/data/<this>/output/…``).
-PLUGIN_DIR = "asz-changes"
+# --------------------------------------------------------------------------- the steps that are not calls
+# Each writes step ``sid`` of stream ``st`` at time ``t`` (ms since the epoch) and moves the stream's cursor.
 
 
-def _side(content: str | None) -> dict:
-    if content is None:
-        return {"present": False, "bytes": None}
-    data = content.encode("utf-8")
-    return {"present": True, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
-            **({"no_newline_at_end": True} if data and not data.endswith(b"\n") else {})}
+def _input(b: _Builder, st: _Stream, step: Step, sid: str, t: int, lost: bool) -> None:
+    """A person's input: a user record opening a new prompt (``<sid>-cycle``)."""
+    st.prompt = f"{sid}-cycle"
+    d = b.envelope(st, "user", f"{sid}-input", t)
+    d["promptId"] = st.prompt
+    if b.sc.entrypoint == "sdk-cli":
+        d["promptSource"] = "sdk"
+    else:
+        d["origin"] = {"kind": "human"}
+    d["message"] = {"role": "user", "content": step.input}
+    b.line(st, d, lost=lost)
+    st.cursor = t
 
 
-def _hunks(before: str | None, after: str | None) -> tuple[list, int, int]:
-    import difflib
-
-    a = (before or "").splitlines()
-    b = (after or "").splitlines()
-    hunks, adds, dels = [], 0, 0
-    for group in difflib.SequenceMatcher(None, a, b).get_grouped_opcodes(3):
-        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
-        lines = []
-        for tag, a1, a2, b1, b2 in group:
-            if tag == "equal":
-                lines += [" " + x for x in a[a1:a2]]
-                continue
-            lines += ["-" + x for x in a[a1:a2]]
-            lines += ["+" + x for x in b[b1:b2]]
-            dels += a2 - a1
-            adds += b2 - b1
-        hunks.append({"old_start": i1 + 1 if i2 > i1 else i1, "old_lines": i2 - i1, "new_start": j1 + 1 if j2 > j1 else j1,
-                      "new_lines": j2 - j1, "lines": lines})
-    return hunks, adds, dels
+def _queued(b: _Builder, st: _Stream, step: Step, sid: str, t: int, lost: bool) -> None:
+    """A queued command attachment; one in ``prompt`` mode opens a new prompt."""
+    q = step.queued
+    d = b.envelope(st, "attachment", f"{sid}-queued", t)
+    if q.mode == "prompt":
+        st.prompt = f"{sid}-cycle"
+        d["promptId"] = st.prompt
+    d["attachment"] = {"type": "queued_command", "prompt": [{"type": "text", "text": q.text}], "commandMode": q.mode}
+    b.line(st, d, lost=lost)
+    st.cursor = t
 
 
-def changes_record(b: "_Builder", stream: str, tool, tool_id: str, t: int, done: int, failed: bool) -> dict:
-    """The ``changes/1`` record the asz plugin writes for one tool window (origin-digest §3.6)."""
-    changes = []
-    for ch in tool.changes:
-        hunks, adds, dels = _hunks(ch.before, ch.after)
-        op = "create" if ch.before is None else ("delete" if ch.after is None else "modify")
-        changes.append({"path": ch.path, "operation": op, "before": _side(ch.before), "after": _side(ch.after), "diff": "available",
-                        "attribution": "only_this_window", "windows": [tool_id], "additions": adds, "deletions": dels, "hunks": hunks})
-    return {
-        "schema": "changes/1", "id": tool_id, "captured_by": "asz-plugin", "session": b.session, "stream": stream, "tool": tool_id,
-        "tool_name": tool.name, "time": format_ms(done), "basis": "tool_window", "root": {"path": b.cwd},
-        "policy": {"exclusions": "standard-v1", "read_only": "readonly-v1"},
-        "window": {"before": {"from": format_ms(t), "to": format_ms(t)}, "after": {"from": format_ms(done), "to": format_ms(done)}},
-        "outcome": {"state": "failed" if failed else "returned", "exit_code": 1 if failed else 0},
-        "coverage": "complete", "changed_files": len(changes), "changes": changes,
+def _inject(b: _Builder, st: _Stream, step: Step, sid: str, t: int, lost: bool) -> None:
+    """An attachment the runtime injects (a prompt snapshot carries the system prompt and tool schemas)."""
+    inj = step.inject
+    d = b.envelope(st, "attachment", f"{sid}-inject", t)
+    att: dict[str, Any] = {"type": inj.type}
+    if inj.type == "prompt_snapshot":
+        att["systemPrompt"] = inj.system_prompt or b.sc.system_prompt or ""
+        if inj.tools:
+            att["tools"] = [_schema(s) for s in inj.tools]
+    if inj.text is not None:
+        att["content"] = inj.text
+    d["attachment"] = att
+    b.line(st, d, lost=lost)
+    st.cursor = t
+
+
+def _result(b: _Builder, st: _Stream, step: Step, sid: str, t: int, lost: bool) -> None:
+    """A tool result on its own, ``after`` (default: the interval) after the stream's cursor."""
+    r = step.result
+    t = st.cursor + (r.after_ms if r.after_ms is not None else (b.interval if step.after_ms is None else step.after_ms))
+    d = b.result_record(st, f"{sid}-result", t, r.of, r.text, failed=r.failed, string=r.string)
+    b.line(st, d, lost=lost or r.lost)
+    st.cursor = t
+
+
+def _error(b: _Builder, st: _Stream, step: Step, sid: str, t: int, lost: bool) -> None:
+    """A client-made API error: a synthetic assistant message (model ``<synthetic>``, no usage)."""
+    d = b.envelope(st, "assistant", f"{sid}-synthetic", t)
+    d["message"] = {
+        "id": f"{sid}-synthetic-call",
+        "type": "message",
+        "role": "assistant",
+        "model": "<synthetic>",
+        "stop_reason": None,
+        "content": [{"type": "text", "text": step.error}],
+        "usage": {"input_tokens": 0, "output_tokens": 0},
     }
+    d["isApiErrorMessage"] = True
+    b.line(st, d, lost=lost)
+    st.cursor = t
 
 
-def _size_only(value: Any) -> dict:
-    data = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
-    return {"state": "size_only", "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+def _reset(b: _Builder, st: _Stream, step: Step, sid: str, t: int, lost: bool) -> None:
+    """A compaction: the boundary record, then the summary 400 ms before it opening a new prompt."""
+    prev = st.prev
+    bd = b.envelope(st, "system", f"{sid}-boundary", t, parent=None)
+    bd["subtype"] = "compact_boundary"
+    bd["logicalParentUuid"] = prev
+    bd["compactMetadata"] = {"trigger": "auto", "preservedMessages": {"allUuids": [prev] if prev else []}}
+    b.line(st, bd, lost=lost)
+    st.prompt = f"{sid}-cycle-compact"
+    s = b.envelope(st, "user", f"{sid}-summary", t - _SUMMARY_BEFORE_MS, parent=f"{sid}-boundary")
+    s["promptId"] = st.prompt
+    s["isCompactSummary"] = True
+    s["isVisibleInTranscriptOnly"] = True
+    s["message"] = {"role": "user", "content": step.reset.summary}
+    b.line(st, s, lost=lost)
+    st.cursor = t
 
 
-def execution_record(b: "_Builder", stream: str, tool, tool_id: str, done: int, failed: bool) -> dict:
-    """The ``execution/1`` record the asz plugin's MCP hook writes for one call (origin-digest §3.8)."""
-    ex = tool.execution
-    d: dict[str, Any] = {
-        "schema": "execution/1", "id": f"{tool_id}-exec", "observed_by": "asz-plugin", "boundary": "client_hook",
-        "session": b.session, "stream": stream, "tool": tool_id, "tool_name": tool.name, "cwd": b.cwd, "protocol": "mcp",
-        "server": {"name": ex.server, "source": ex.source or "user"}, "time": format_ms(done),
-    }
-    if ex.duration_ms is not None:
-        d["duration_ms"] = ex.duration_ms
-    d["outcome"] = "failed" if failed else "returned"
-    d["arguments"] = _size_only(tool.input)
-    if not failed and tool.result is not None:
-        d["result"] = _size_only(tool.result.text)
-    return d
+def _replay(b: _Builder, st: _Stream, step: Step, sid: str, t: int, lost: bool) -> None:
+    """The stream's last ``replay`` kept lines written again, unchanged (a resumed transcript)."""
+    for obj in st.written[-step.replay:]:
+        b.emit(st.file, obj, lost=lost)
+    st.started = True
+
+
+def _system(b: _Builder, st: _Stream, step: Step, sid: str, t: int, lost: bool) -> None:
+    """A system record of the step's ``subtype`` with its fields (``level`` ``info`` unless given)."""
+    d = b.envelope(st, "system", f"{sid}-system", t)
+    d["subtype"] = step.system.subtype
+    for key, value in step.system.fields.items():
+        d[str(key)] = value
+    d.setdefault("level", "info")
+    b.line(st, d, lost=lost)
+    st.cursor = t
+
+
+#: The writer of each step kind but ``call`` (:meth:`_Builder.call`).
+_STEP_WRITERS = {"input": _input, "queued": _queued, "inject": _inject, "result": _result, "error": _error, "reset": _reset,
+                 "replay": _replay, "system": _system}
 
 
 def _last_text(ch: _Stream) -> str:
