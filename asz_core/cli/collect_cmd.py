@@ -218,21 +218,7 @@ def collect(
     watch = not once and any(j.mode == "watch" for j in jobs)
     every = min(j.interval for j in jobs)
     provider = _provider_job(jobs, chosen=bool(adapter) or source is not None)  # issue 10: its own pass (no cursors)
-    lock = collector_lock(storage, 0.0)
-    # A single pass with no source root to read and no storage root yet can land nothing: it reports
-    # its errors without creating the root (and its _collect/) for them.
-    nothing_to_land = not watch and not storage.exists() and not any(
-        Path(j.source_root).is_dir() for j in (jobs if provider is None or provider in jobs else [*jobs, provider]))
-    try:
-        if not nothing_to_land:
-            lock.acquire()
-    except LockBusy as exc:
-        typer.echo(f"asz collect: another collector is running on {storage} ({exc.holder or 'holder unknown'}; "
-                   f"lock {exc.path}); one collector per root", err=True)
-        raise typer.Exit(1)
-    except OSError as exc:
-        typer.echo(f"asz collect: cannot use the storage root {storage}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(1)
+    lock = _lock_root(storage, jobs, provider, watch)
     report = Report()
     collectors = [
         Collector(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
@@ -241,41 +227,11 @@ def collect(
     ]
     stop = threading.Event()
     if watch:
-        try:
-            start_receivers(storage, cfg)  # e.g. langsmith-ingest's receiver, when enabled in asz.yaml (issue 11)
-        except typer.Exit:
-            lock.release()
-            raise
-        # SIGTERM lets the current pass finish and print its line; Ctrl-C stops at once (crash-safe either way).
-        signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
-        typer.echo(f"collecting {', '.join(f'{j.adapter.name} from {j.source_root}' for j in jobs)} into {storage} "
-                   f"(every {format_duration(every)})", err=True)
+        _start_watch(storage, cfg, jobs, every, lock, stop)
     try:
         while True:
-            started = time.monotonic()
-            try:
-                counters = _one_pass(collectors)
-            except OSError as exc:
-                typer.echo(f"error: {storage}: {exc.strerror or exc}", err=True)
-                counters = Counters(errors=1)
-            bodies = _provider_pass(provider, storage, lock_timeout, counters)  # issue 10, after the transcripts
-            rounds = "" if no_parse else " rounds=0"
-            if not no_parse and storage.is_dir():
-                from ..flow.parse import parse_root
-
-                parsed = parse_root(storage, max_round_bytes=cfg.max_round_bytes, lock_timeout=lock_timeout, err=sys.stderr,
-                                    jobs=jobs_n, changed_only=True, keep_rounds=False)
-                counters.errors += len(parsed.problems)
-                rounds = f" rounds={parsed.rounds}"
-                from ..reading.search import refresh
-
-                refresh(storage, sys.stderr)  # the search index (derived data) follows each pass
-            took = time.monotonic() - started
-            if counters.sessions == 0 and not counters.errors:
-                typer.echo(f"note: no session found under {', '.join(str(j.source_root) for j in jobs)}"
-                           + (f" ({counters.skipped} entr{'y' if counters.skipped == 1 else 'ies'} skipped; asz sources lists them)" if counters.skipped else "")
-                           + "; is --source the runtime's projects directory?", err=True)
-            typer.echo(f"[{time.strftime('%H:%M:%S')}] {counters.summary()}{bodies}{rounds} ({took:.3f}s)")
+            counters, took = _pass(collectors, provider, storage, cfg, jobs, lock_timeout=lock_timeout, jobs_n=jobs_n,
+                                   parse=not no_parse)
             pushed = 0
             if cfg.export.endpoint and storage.is_dir():  # issue 21: push after each pass when an endpoint is configured
                 from .push_cmd import run_push
@@ -291,6 +247,77 @@ def collect(
         raise typer.Exit(0 if watch else 130)
     finally:
         lock.release()
+
+
+def _start_watch(storage: Path, cfg: Config, jobs: list, every: float, lock, stop: threading.Event) -> None:
+    """Before the first watched pass: start the enabled receivers (releasing ``lock`` when one cannot start),
+    let SIGTERM set ``stop`` (the current pass finishes and prints its line), say what is collected every ``every`` s."""
+    try:
+        start_receivers(storage, cfg)  # e.g. langsmith-ingest's receiver, when enabled in asz.yaml (issue 11)
+    except typer.Exit:
+        lock.release()
+        raise
+    # SIGTERM lets the current pass finish and print its line; Ctrl-C stops at once (crash-safe either way).
+    signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+    typer.echo(f"collecting {', '.join(f'{j.adapter.name} from {j.source_root}' for j in jobs)} into {storage} "
+               f"(every {format_duration(every)})", err=True)
+
+
+def _lock_root(storage: Path, jobs: list, provider, watch: bool):
+    """The storage root's collector lock, held (one collector per root); exits 1, saying why, when it cannot be.
+
+    A single pass with no source root to read and no storage root yet can
+    land nothing: it reports its errors without creating the root (and its
+    ``_collect/``) for them, so the lock is returned without being taken.
+    """
+    lock = collector_lock(storage, 0.0)
+    nothing_to_land = not watch and not storage.exists() and not any(
+        Path(j.source_root).is_dir() for j in (jobs if provider is None or provider in jobs else [*jobs, provider]))
+    try:
+        if not nothing_to_land:
+            lock.acquire()
+    except LockBusy as exc:
+        typer.echo(f"asz collect: another collector is running on {storage} ({exc.holder or 'holder unknown'}; "
+                   f"lock {exc.path}); one collector per root", err=True)
+        raise typer.Exit(1)
+    except OSError as exc:
+        typer.echo(f"asz collect: cannot use the storage root {storage}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(1)
+    return lock
+
+
+def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, jobs: list, *, lock_timeout: float, jobs_n: int,
+          parse: bool) -> tuple[Counters, float]:
+    """One pass of ``asz collect``: land, then the provider bodies, then (``parse``) the rounds and the search index.
+
+    Prints the pass line on stdout (and a ``note:`` on stderr when no session
+    was found); returns the pass's counters and the seconds it took.
+    """
+    started = time.monotonic()
+    try:
+        counters = _one_pass(collectors)
+    except OSError as exc:
+        typer.echo(f"error: {storage}: {exc.strerror or exc}", err=True)
+        counters = Counters(errors=1)
+    bodies = _provider_pass(provider, storage, lock_timeout, counters)  # issue 10, after the transcripts
+    rounds = " rounds=0" if parse else ""
+    if parse and storage.is_dir():
+        from ..flow.parse import parse_root
+
+        parsed = parse_root(storage, max_round_bytes=cfg.max_round_bytes, lock_timeout=lock_timeout, err=sys.stderr,
+                            jobs=jobs_n, changed_only=True, keep_rounds=False)
+        counters.errors += len(parsed.problems)
+        rounds = f" rounds={parsed.rounds}"
+        from ..reading.search import refresh
+
+        refresh(storage, sys.stderr)  # the search index (derived data) follows each pass
+    took = time.monotonic() - started
+    if counters.sessions == 0 and not counters.errors:
+        typer.echo(f"note: no session found under {', '.join(str(j.source_root) for j in jobs)}"
+                   + (f" ({counters.skipped} entr{'y' if counters.skipped == 1 else 'ies'} skipped; asz sources lists them)" if counters.skipped else "")
+                   + "; is --source the runtime's projects directory?", err=True)
+    typer.echo(f"[{time.strftime('%H:%M:%S')}] {counters.summary()}{bodies}{rounds} ({took:.3f}s)")
+    return counters, took
 
 
 def start_receivers(storage: Path, cfg: Config) -> list[str]:

@@ -237,8 +237,6 @@ def provider_pass(
     never raises for a body file or a session. An absent ``source_dir`` is a
     pass that does nothing.
     """
-    from fnmatch import fnmatchcase
-
     if adapter is None:
         adapter = body_adapter()
     request_suffix, response_suffix = adapter.body_suffixes or ("", "")
@@ -260,88 +258,8 @@ def provider_pass(
         table = read_table(root)
         names = sorted(n for n in os.listdir(src) if n.endswith((request_suffix, response_suffix)))
         now = now_ns()
-        bodies: list[_Body] = []
-        for n in names:
-            p = src / n
-            seen = table.get(n)
-            try:
-                st = p.stat()
-                if seen is not None and seen.state in ("landed", "excluded") and seen.size == st.st_size \
-                        and seen.mtime_ns == st.st_mtime_ns and st.st_ctime_ns <= st.st_mtime_ns + CTIME_SLACK_NS \
-                        and (seen.state == "excluded" or (session_dir(root, seen.session) / "provider_body").is_dir()):
-                    continue  # unchanged since it was judged: not read again
-                data = p.read_bytes()
-            except OSError as exc:
-                print(f"error: {p}: unreadable: {exc.strerror or exc}", file=out)
-                c.errors += 1
-                continue
-            digest = hashlib.sha256(data).hexdigest()[:16]
-            if seen is not None and seen.state in ("landed", "changed", "conflict"):
-                if seen.digest == digest:
-                    seen.size, seen.mtime_ns = st.st_size, st.st_mtime_ns  # touched, same bytes
-                    if seen.state != "landed":
-                        seen.state = "landed"  # its bytes are restored
-                    if (session_dir(root, seen.session) / "provider_body").is_dir():
-                        continue
-                elif seen.state != "conflict" and now - st.st_mtime_ns < UNREADABLE_AFTER_NS:
-                    seen.state = "changed"  # perhaps still being rewritten: looked at again next pass
-                    c.changed += 1
-                    continue
-                else:
-                    if seen.state != "conflict":
-                        print(f"conflict: {p}: a body file changed after it landed in session {seen.session}; "
-                              f"what landed is kept and the file is not landed again", file=out)
-                    seen.state = "conflict"
-                    c.conflicts += 1
-                    continue
-            if seen is not None and seen.state == "excluded" and seen.digest == digest:
-                continue
-            info = body_meta(n, data)
-            if info.meta is None:
-                if now - st.st_mtime_ns >= UNREADABLE_AFTER_NS:
-                    table[n] = SeenEntry(n, "unreadable", st.st_size, st.st_mtime_ns, digest)
-                    c.unreadable += 1
-                continue  # still being written, perhaps
-            bodies.append(_Body(n, p, data, st, info.meta, digest))
-
-        # Sessions: requests name theirs; a response is named by a later request's cc_prev_req,
-        # else it belongs to the single session (with a request within 24 h) whose transcript holds its id.
-        # Requests landed in earlier passes count too (the table keeps their session and join id).
-        by_prev: dict[str, str] = {}
-        req_times: dict[str, list[int]] = {}
-        for e in table.values():
-            if e.state == "landed" and e.session and e.name.endswith(request_suffix):
-                if e.join:
-                    by_prev.setdefault(e.join, e.session)
-                req_times.setdefault(e.session, []).append(e.mtime_ns)
-        for b in bodies:
-            if b.meta.role == "request" and b.meta.session:
-                if b.meta.previous_request:
-                    by_prev[b.meta.previous_request] = b.meta.session
-                req_times.setdefault(b.meta.session, []).append(b.st.st_mtime_ns)
-        calls_cache: dict[str, bytes] = {}
-        groups: dict[str, list[_Body]] = {}
-        for b in bodies:
-            m = b.meta
-            if m.role == "request":
-                if not m.session or (include and not any(fnmatchcase(m.session, x) for x in include)) \
-                        or any(fnmatchcase(m.session, x) for x in (exclude or ())):
-                    table[b.name] = SeenEntry(b.name, "excluded", b.st.st_size, b.st.st_mtime_ns, b.digest, m.session, m.previous_request)
-                    continue
-            else:
-                sess = by_prev.get(m.request, "")
-                if not sess and m.call:
-                    near = [s for s, ts in req_times.items() if any(abs(t - b.st.st_mtime_ns) <= SESSION_WINDOW_NS for t in ts)]
-                    hits = [s for s in sorted(near) if _holds_call(root, s, m.call, calls_cache)]
-                    if len(hits) == 1:
-                        sess = hits[0]
-                if not sess:
-                    table[b.name] = SeenEntry(b.name, "waiting", b.st.st_size, b.st.st_mtime_ns, b.digest, "", m.call)
-                    c.waiting += 1
-                    continue
-                m.session = sess
-            groups.setdefault(m.session, []).append(b)
-
+        bodies = _read_new(root, src, names, table, c, out, now, body_meta)
+        groups = _sessions_of(root, bodies, table, c, request_suffix, include, exclude)
         for sess, group in sorted(groups.items()):
             group.sort(key=lambda b: (b.st.st_mtime_ns, b.name))
             _land_session(root, sess, group, table, c, max_delta_bytes=max_delta_bytes, lock_timeout=lock_timeout,
@@ -350,6 +268,111 @@ def provider_pass(
     finally:
         lock.release()
     return c
+
+
+def _read_new(root: Path, src: Path, names: list[str], table: dict[str, SeenEntry], c: ProviderCounters, out: TextIO,
+              now: int, body_meta: Callable) -> list[_Body]:
+    """The body files of ``names`` (in ``src``) that are new or changed since the table judged them, read whole.
+
+    A file unchanged since it landed or was excluded is not read again; one
+    whose bytes changed after landing is ``changed`` while it may still be
+    being written (``UNREADABLE_AFTER_NS``), then a ``conflict`` said on
+    ``out`` (what landed is kept); one the adapter cannot read is
+    ``unreadable`` once it is that old. Updates ``table`` and the counters
+    ``c`` in place; an unreadable file is an ``error:`` line and counted.
+    """
+    bodies: list[_Body] = []
+    for n in names:
+        p = src / n
+        seen = table.get(n)
+        try:
+            st = p.stat()
+            if seen is not None and seen.state in ("landed", "excluded") and seen.size == st.st_size \
+                    and seen.mtime_ns == st.st_mtime_ns and st.st_ctime_ns <= st.st_mtime_ns + CTIME_SLACK_NS \
+                    and (seen.state == "excluded" or (session_dir(root, seen.session) / "provider_body").is_dir()):
+                continue  # unchanged since it was judged: not read again
+            data = p.read_bytes()
+        except OSError as exc:
+            print(f"error: {p}: unreadable: {exc.strerror or exc}", file=out)
+            c.errors += 1
+            continue
+        digest = hashlib.sha256(data).hexdigest()[:16]
+        if seen is not None and seen.state in ("landed", "changed", "conflict"):
+            if seen.digest == digest:
+                seen.size, seen.mtime_ns = st.st_size, st.st_mtime_ns  # touched, same bytes
+                if seen.state != "landed":
+                    seen.state = "landed"  # its bytes are restored
+                if (session_dir(root, seen.session) / "provider_body").is_dir():
+                    continue
+            elif seen.state != "conflict" and now - st.st_mtime_ns < UNREADABLE_AFTER_NS:
+                seen.state = "changed"  # perhaps still being rewritten: looked at again next pass
+                c.changed += 1
+                continue
+            else:
+                if seen.state != "conflict":
+                    print(f"conflict: {p}: a body file changed after it landed in session {seen.session}; "
+                          f"what landed is kept and the file is not landed again", file=out)
+                seen.state = "conflict"
+                c.conflicts += 1
+                continue
+        if seen is not None and seen.state == "excluded" and seen.digest == digest:
+            continue
+        info = body_meta(n, data)
+        if info.meta is None:
+            if now - st.st_mtime_ns >= UNREADABLE_AFTER_NS:
+                table[n] = SeenEntry(n, "unreadable", st.st_size, st.st_mtime_ns, digest)
+                c.unreadable += 1
+            continue  # still being written, perhaps
+        bodies.append(_Body(n, p, data, st, info.meta, digest))
+
+    return bodies
+
+
+def _sessions_of(root: Path, bodies: list[_Body], table: dict[str, SeenEntry], c: ProviderCounters, request_suffix: str,
+                 include: list[str] | None, exclude: list[str] | None) -> dict[str, list[_Body]]:
+    """The bodies to land, by session id; those excluded by ``include``/``exclude`` (globs on the session id) or
+    still waiting for their session go into ``table`` instead (``waiting`` counted in ``c``)."""
+    from fnmatch import fnmatchcase
+
+    # Sessions: requests name theirs; a response is named by a later request's cc_prev_req,
+    # else it belongs to the single session (with a request within 24 h) whose transcript holds its id.
+    # Requests landed in earlier passes count too (the table keeps their session and join id).
+    by_prev: dict[str, str] = {}
+    req_times: dict[str, list[int]] = {}
+    for e in table.values():
+        if e.state == "landed" and e.session and e.name.endswith(request_suffix):
+            if e.join:
+                by_prev.setdefault(e.join, e.session)
+            req_times.setdefault(e.session, []).append(e.mtime_ns)
+    for b in bodies:
+        if b.meta.role == "request" and b.meta.session:
+            if b.meta.previous_request:
+                by_prev[b.meta.previous_request] = b.meta.session
+            req_times.setdefault(b.meta.session, []).append(b.st.st_mtime_ns)
+    calls_cache: dict[str, bytes] = {}
+    groups: dict[str, list[_Body]] = {}
+    for b in bodies:
+        m = b.meta
+        if m.role == "request":
+            if not m.session or (include and not any(fnmatchcase(m.session, x) for x in include)) \
+                    or any(fnmatchcase(m.session, x) for x in (exclude or ())):
+                table[b.name] = SeenEntry(b.name, "excluded", b.st.st_size, b.st.st_mtime_ns, b.digest, m.session, m.previous_request)
+                continue
+        else:
+            sess = by_prev.get(m.request, "")
+            if not sess and m.call:
+                near = [s for s, ts in req_times.items() if any(abs(t - b.st.st_mtime_ns) <= SESSION_WINDOW_NS for t in ts)]
+                hits = [s for s in sorted(near) if _holds_call(root, s, m.call, calls_cache)]
+                if len(hits) == 1:
+                    sess = hits[0]
+            if not sess:
+                table[b.name] = SeenEntry(b.name, "waiting", b.st.st_size, b.st.st_mtime_ns, b.digest, "", m.call)
+                c.waiting += 1
+                continue
+            m.session = sess
+        groups.setdefault(m.session, []).append(b)
+
+    return groups
 
 
 def _land_session(root: Path, sess: str, group: list[_Body], table: dict[str, SeenEntry], c: ProviderCounters, *,

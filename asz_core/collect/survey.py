@@ -58,61 +58,70 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
     out["skipped_entries"] = [{"path": str(p), "reason": r} for p, r in disc.skipped]
     out["errors"] = [{"path": str(p), "message": m} for p, m in disc.errors]
     for session, sources in disc.sessions().items():
-        rows = []
-        for s in sources:
-            row = {"src": s.src, "path": str(s.path), "kind": s.kind, "mode": s.mode, "stream": s.stream, "batch": s.batch,
-                   "size": None, "landed": 0, "unread": None, "ord": 0, "state": "new", "reason": "", "cursor": "", "torn_tail": 0}
-            try:
-                cp = cursor_path(kind_dir(root, session, s.kind, s.stream, s.batch), s.kind)
-                row["cursor"] = str(cp)
-                cur = read_cursor(cp)
-            except (ValueError, KeyError, OSError) as exc:
-                row["state"], row["reason"], cur = "unreadable", str(exc), None
-            doc_sha = ""
-            try:
-                if s.mode == "document":
-                    data = adapter.read_document(s)
-                    size = len(data)
-                    body = data.rstrip(b"\n")
-                    doc_sha = hashlib.sha256(body).hexdigest() if body else ""
-                    del data, body
-                else:
-                    fd, st = open_source(s.path)  # what collect opens: a FIFO, a device or a directory is unreadable
-                    os.close(fd)
-                    size = st.st_size
-                    if s.mode == "append":
-                        row["torn_tail"] = torn_bytes(s.path, st, now)
-                        if row["torn_tail"]:
-                            out["torn_tails"].append(torn_line(s.src, row["torn_tail"]))
-                row["size"] = size
-            except FileNotFoundError as exc:
-                size = None
-                row["state"], row["reason"] = "gone", exc.strerror or str(exc)
-            except SourceError as exc:
-                size = None
-                row["state"], row["reason"] = "unreadable", str(exc).removeprefix("unreadable: ")
-            except Exception as exc:  # OSError, or an adapter's ValueError for a document it cannot read
-                size = None
-                row["state"], row["reason"] = "unreadable", getattr(exc, "strerror", None) or str(exc)
-            if cur is not None:
-                row["state"] = cur.state
-                row["reason"] = cur.reason
-                if cur.source != s.src:
-                    row["state"], row["reason"] = "conflict", f"the cursor belongs to {cur.source}"
-            if isinstance(cur, AppendCursor):
-                row["landed"], row["ord"] = cur.offset, cur.ord
-                if size is not None:
-                    row["unread"] = max(0, size - cur.offset)
-            elif size is not None and s.mode in ("snapshot", "document"):
-                sha = doc_sha if s.mode == "document" else _content_sha(s.path)
-                same = isinstance(cur, SnapshotCursor) and sha == cur.content_sha256
-                row["landed"] = size if same else 0
-                row["unread"] = 0 if same else size
-            elif size is not None:
-                row["unread"] = size
-            rows.append(row)
+        rows = [_row(root, adapter, session, s, now, out["torn_tails"]) for s in sources]
         out["sessions"].append({"session": session, "sources": rows})
     return out
+
+
+def _row(root: Path, adapter: Adapter, session: str, s, now: int, torn_tails: list[str]) -> dict:
+    """One source's row of :func:`survey` (see its shape): its size, what landed and what is unread, in bytes.
+
+    ``s`` is a discovered source of ``session``; ``now`` (ns since the epoch)
+    judges a torn tail, whose line is appended to ``torn_tails``. Never
+    raises for the source: what cannot be read is ``state`` ``unreadable`` or
+    ``gone`` with its ``reason``.
+    """
+    row = {"src": s.src, "path": str(s.path), "kind": s.kind, "mode": s.mode, "stream": s.stream, "batch": s.batch,
+           "size": None, "landed": 0, "unread": None, "ord": 0, "state": "new", "reason": "", "cursor": "", "torn_tail": 0}
+    try:
+        cp = cursor_path(kind_dir(root, session, s.kind, s.stream, s.batch), s.kind)
+        row["cursor"] = str(cp)
+        cur = read_cursor(cp)
+    except (ValueError, KeyError, OSError) as exc:
+        row["state"], row["reason"], cur = "unreadable", str(exc), None
+    doc_sha = ""
+    try:
+        if s.mode == "document":
+            data = adapter.read_document(s)
+            size = len(data)
+            body = data.rstrip(b"\n")
+            doc_sha = hashlib.sha256(body).hexdigest() if body else ""
+            del data, body
+        else:
+            fd, st = open_source(s.path)  # what collect opens: a FIFO, a device or a directory is unreadable
+            os.close(fd)
+            size = st.st_size
+            if s.mode == "append":
+                row["torn_tail"] = torn_bytes(s.path, st, now)
+                if row["torn_tail"]:
+                    torn_tails.append(torn_line(s.src, row["torn_tail"]))
+        row["size"] = size
+    except FileNotFoundError as exc:
+        size = None
+        row["state"], row["reason"] = "gone", exc.strerror or str(exc)
+    except SourceError as exc:
+        size = None
+        row["state"], row["reason"] = "unreadable", str(exc).removeprefix("unreadable: ")
+    except Exception as exc:  # OSError, or an adapter's ValueError for a document it cannot read
+        size = None
+        row["state"], row["reason"] = "unreadable", getattr(exc, "strerror", None) or str(exc)
+    if cur is not None:
+        row["state"] = cur.state
+        row["reason"] = cur.reason
+        if cur.source != s.src:
+            row["state"], row["reason"] = "conflict", f"the cursor belongs to {cur.source}"
+    if isinstance(cur, AppendCursor):
+        row["landed"], row["ord"] = cur.offset, cur.ord
+        if size is not None:
+            row["unread"] = max(0, size - cur.offset)
+    elif size is not None and s.mode in ("snapshot", "document"):
+        sha = doc_sha if s.mode == "document" else _content_sha(s.path)
+        same = isinstance(cur, SnapshotCursor) and sha == cur.content_sha256
+        row["landed"] = size if same else 0
+        row["unread"] = 0 if same else size
+    elif size is not None:
+        row["unread"] = size
+    return row
 
 
 def _content_sha(path: Path) -> str:
