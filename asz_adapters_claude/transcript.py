@@ -217,6 +217,7 @@ def transcript_record(rec: Record, obj: Obj, raw: bytes, source: Source | None =
     rec.cwd = str_of(v, "cwd")  # where the runtime was working, as it recorded it (issue 17)
     rec.git_branch = str_of(v, "gitBranch")
     rec.runtime_version = str_of(v, "version")
+    rec.request = str_of(v, "requestId")  # with call, the provider call's key where present (issue 17)
     rec.trigger = _trigger(v, attachment)
     rec.flags = ordered_flags(_transcript_flags(v, t, message, attachment, tur))
 

@@ -138,7 +138,7 @@ def _record_dict(r: Record) -> dict:
         d["usage"] = {k: v for k, v in (("in", u.in_), ("out", u.out), ("cache_read", u.cache_read), ("cache_write", u.cache_write)) if v}
     if r.model:
         d["model"] = r.model
-    for key in ("cwd", "git_branch", "runtime_version"):
+    for key in ("cwd", "git_branch", "runtime_version", "request"):
         v = getattr(r, key)
         if v:
             d[key] = v
@@ -295,7 +295,7 @@ def decode_header(line: bytes) -> Header:
     return h
 
 
-_RECORD_STR = ("sha", "id", "parent", "call", "run", "continues", "tool", "child", "batch", "label", "started_by", "from", "time", "trigger", "model", "cwd", "git_branch", "runtime_version")
+_RECORD_STR = ("sha", "id", "parent", "call", "run", "continues", "tool", "child", "batch", "label", "started_by", "from", "time", "trigger", "model", "cwd", "git_branch", "runtime_version", "request")
 _PART_STR = ("k", "text", "id", "of", "name", "server", "server_tool", "media", "encoding", "state", "sha256")
 _PART_TYPES = dict.fromkeys(_PART_STR, "str") | {"bytes": "int0", "failed": "bool"}
 _DROPPED_TYPES = {"what": "str", "why": "str", "bytes": "int0"}

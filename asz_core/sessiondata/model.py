@@ -208,6 +208,9 @@ class Record:
     cwd: str = ""
     git_branch: str = ""
     runtime_version: str = ""
+    #: The provider's id of the request that produced this record (Claude Code's ``requestId``; issue 17): with
+    #: ``call`` (the message id) it keys one provider call where present. '' = not recorded.
+    request: str = ""
     parts: list[Part] = attrs.Factory(list)
     dropped: list[Dropped] = attrs.Factory(list)
     #: Lone UTF-16 surrogates the adapter replaced by U+FFFD in this record's strings (docs/session-data.md, Byte fidelity).

@@ -40,7 +40,7 @@ _LONE = re.compile("[\ud800-\udfff]")
 
 #: Record fields that are identifiers: a lone surrogate in them is spelled as its escape.
 _ID_FIELDS = ("id", "parent", "call", "run", "continues", "tool", "child", "batch", "started_by")
-_TEXT_FIELDS = ("label", "from_", "time", "trigger", "model", "cwd", "git_branch", "runtime_version")
+_TEXT_FIELDS = ("label", "from_", "time", "trigger", "model", "cwd", "git_branch", "runtime_version", "request")
 _PART_IDS = ("id", "of")
 _PART_TEXTS = ("text", "name", "server", "server_tool", "media", "state")
 

@@ -30,6 +30,7 @@ from ..flow.index import SET_ASIDE_KINDS
 from .links import find_links
 from .prices import PriceTable
 from .summary import DocumentView
+from .usage import provider_calls
 
 __all__ = [
     "ViewError", "build_view", "FORMAT", "VERSION", "TEXT_LIMIT", "STEP_KINDS", "list_conversations", "clip_text",
@@ -74,14 +75,14 @@ def conversation_calls(root: str | os.PathLike, conversation: str, *, hide: Iter
 
     ``places`` holds ``title``, ``project``, ``git_branch`` and ``runtime`` as
     the summary gives them; ``calls`` is the
-    :class:`~asz_core.view.usage.CallUsage` of every call the summary's
-    totals count (a call repeated from an earlier session is counted there),
+    :class:`~asz_core.view.usage.CallUsage` of every provider call the summary's
+    totals count (:func:`~asz_core.view.usage.provider_calls`) (a call repeated from an earlier session is counted there),
     so the calls' usage sums to ``summary.usage``. Raises as :func:`build_view`.
     """
     with gc_pause.paused():
         _, fold, _, _, _, _, v = _prepare(Path(root), conversation, hide, None)
         places = {"title": v.title(fold.head.title), **v.places()}
-        return places, [cu for nid, cu in sorted(v.call_usage.items()) if nid not in v.repeated_calls]
+        return places, list(provider_calls(cu for nid, cu in sorted(v.call_usage.items()) if nid not in v.repeated_calls))
 
 
 def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: int | None) -> tuple:

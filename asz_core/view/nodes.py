@@ -47,6 +47,8 @@ class NodeView(ViewBase):
             if cu.usage is not None:
                 d["usage"] = dict(cu.usage)
                 d["usage_state"] = cu.state
+            if cu.requests:  # two provider calls answered under one message id (issue 17): each with its own usage
+                d["requests"] = [{"request": r.request, "usage": dict(r.usage), "usage_state": r.state, "model": r.model} for r in cu.requests]
             flags = sorted({f for r in n.refs or ([n.ref] if n.ref else []) for f in (self.sess.record(r) or NO_RECORD).get("flags", ()) if f in WITHHOLDABLE_SET})
             if flags:
                 d["flags"] = flags

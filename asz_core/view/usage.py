@@ -2,7 +2,11 @@
 
 One usage per provider call: the usage of the call's **last** fragment that
 carries one, in landed order (seq, row), never a sum of fragments and never
-the first. A runtime that streams writes a growing snapshot on every line
+the first. A provider call is keyed by the message id (the node groups its
+fragments by it, origin-digest §4.4) and, where the records carry one, the
+provider's request id (record field ``request``): a node whose fragments name
+two request ids holds two provider calls, each read on its own
+(``CallUsage.requests``), and the node's usage is their sum. A runtime that streams writes a growing snapshot on every line
 (output 10, 10, 10, 211) and often no stop reason at all; the last snapshot
 written is the best figure it left.
 
@@ -18,13 +22,13 @@ present in what this module returns.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Iterator
 
 import attrs
 
 from ..sessiondata.times import parse_instant
 
-__all__ = ["TOKEN_KINDS", "LANES", "CallUsage", "zero_usage", "add_usage", "read_call", "usage_totals"]
+__all__ = ["TOKEN_KINDS", "LANES", "CallUsage", "zero_usage", "add_usage", "read_call", "provider_calls", "usage_totals"]
 
 #: The four token counts of a usage object, in document order.
 TOKEN_KINDS = ("in", "out", "cache_read", "cache_write")
@@ -45,6 +49,11 @@ class CallUsage:
     synthetic: bool = False
     #: When the call happened: the instant (ns) of the record its usage came from, else of its first fragment; None when no time.
     time: int | None = None
+    #: The provider request id the usage was read under ('' when the records name none).
+    request: str = ""
+    #: When the node's fragments name more than one request id: one CallUsage per provider call that carries
+    #: usage, in landed order of its first fragment (the node's ``usage`` is their sum); () otherwise.
+    requests: tuple = ()
 
 
 def zero_usage() -> dict:
@@ -65,14 +74,40 @@ def _count(u: dict, k: str) -> int:
 
 
 def read_call(records: Iterable[dict | None], finished: bool, lane: str) -> CallUsage:
-    """The usage of one call from its fragments' records, in landed order.
+    """The usage of one call node from its fragments' records, in landed order.
 
     ``records`` are the records the node's refs name (None for one that did
     not read); ``finished`` is the dialect's end rule as assembly recorded
-    it. The model is the one named by the fragment the usage came from, else
-    the last fragment naming one. A call any of whose fragments is flagged
-    ``synthetic`` (a message the runtime wrote itself) is marked so: it is no
-    model's work.
+    it. Fragments are grouped by their ``request`` field ('' for none): each
+    group is one provider call, read by :func:`_read_one`. With one group
+    the node is that call; with more its usage is their sum, its model and
+    time the first such call's, and ``requests`` lists them.
+    """
+    groups: dict[str, list[dict]] = {}
+    for rec in records:
+        if rec is not None:
+            req = rec.get("request")
+            groups.setdefault(req if isinstance(req, str) else "", []).append(rec)
+    if len(groups) <= 1:
+        req, recs = next(iter(groups.items()), ("", []))
+        return _read_one(recs, finished, lane, req)
+    parts = [_read_one(recs, finished, lane, req) for req, recs in groups.items()]
+    counted = tuple(p for p in parts if p.usage is not None)
+    if not counted:
+        return parts[-1]
+    total = zero_usage()
+    for p in counted:
+        add_usage(total, p.usage)
+    first = counted[0]
+    return CallUsage(total, first.state, first.model or parts[-1].model, lane, any(p.synthetic for p in parts), first.time,
+                     "", counted if len(counted) > 1 else ())
+
+
+def _read_one(records: list[dict], finished: bool, lane: str, request: str) -> CallUsage:
+    """One provider call's usage: its last fragment carrying usage; the model named there, else the last one named.
+
+    A call any of whose fragments is flagged ``synthetic`` (a message the
+    runtime wrote itself) is marked so: it is no model's work.
     """
     usage = None
     usage_model = ""
@@ -80,8 +115,6 @@ def read_call(records: Iterable[dict | None], finished: bool, lane: str) -> Call
     synthetic = False
     first_time = usage_time = None
     for rec in records:
-        if rec is None:
-            continue
         t = parse_instant(rec.get("time"))
         if first_time is None:
             first_time = t
@@ -96,9 +129,18 @@ def read_call(records: Iterable[dict | None], finished: bool, lane: str) -> Call
             usage_model = m if isinstance(m, str) else ""
             usage_time = t
     if usage is None:
-        return CallUsage(None, "", model, lane, synthetic, first_time)
+        return CallUsage(None, "", model, lane, synthetic, first_time, request)
     return CallUsage(usage, "final" if finished else "last_seen", usage_model or model, lane, synthetic,
-                     usage_time if usage_time is not None else first_time)
+                     usage_time if usage_time is not None else first_time, request)
+
+
+def provider_calls(calls: Iterable[CallUsage]) -> Iterator[CallUsage]:
+    """Each provider call of ``calls`` (call nodes): a node's ``requests`` when it holds several, else the node."""
+    for c in calls:
+        if c.requests:
+            yield from c.requests
+        else:
+            yield c
 
 
 def usage_totals(calls: Iterable[CallUsage]) -> dict:
@@ -113,7 +155,7 @@ def usage_totals(calls: Iterable[CallUsage]) -> dict:
     by_model: dict[str, dict] = {}
     by_lane = {lane: zero_usage() for lane in LANES}
     models: set[str] = set()
-    for c in calls:
+    for c in provider_calls(calls):
         if c.model and not c.synthetic:
             models.add(c.model)
         if c.usage is None:

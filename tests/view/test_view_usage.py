@@ -214,3 +214,51 @@ def test_13_a_replayed_copy_never_replaces_the_calls_own_last_usage(tmp_path):
     s = doc["summary"]
     assert s["usage"] == {"in": 10, "out": 171, "cache_read": 0, "cache_write": 0}
     assert s["usage_by_lane"]["main"]["out"] == 159 and s["usage_by_lane"]["subagent"]["out"] == 12
+
+
+def _request_lines(requests: list[str | None], outputs: list[int]) -> list[dict]:
+    """A typed prompt and assistant lines all under one ``message.id``, the i-th line carrying ``requestId``
+    ``requests[i]`` (none when None) and output ``outputs[i]``; the lines otherwise as Claude Code 2.x writes them."""
+    base = {"isSidechain": False, "userType": "external", "cwd": "/home/dev/proj", "sessionId": SESSION,
+            "version": "2.1.114", "gitBranch": "main"}
+    lines = [{**base, "parentUuid": None, "type": "user", "uuid": "u-1", "timestamp": "2026-04-18T13:18:42.368Z",
+              "promptId": "p-1", "message": {"role": "user", "content": "How big is the repository?"}}]
+    for i, (req, out) in enumerate(zip(requests, outputs)):
+        line = {**base, "parentUuid": lines[-1]["uuid"], "type": "assistant", "uuid": f"a-{i}",
+                "timestamp": f"2026-04-18T13:19:1{i}.000Z", "message": {
+                    "id": "msg_01Twice", "type": "message", "role": "assistant", "model": "claude-opus-4-7",
+                    "content": [{"type": "text", "text": f"part {i}"}], "stop_reason": None, "stop_sequence": None,
+                    "usage": {"input_tokens": 6 + i, "cache_creation_input_tokens": 100 * (i + 1), "cache_read_input_tokens": 11515,
+                              "output_tokens": out, "service_tier": "standard"}}}
+        if req is not None:
+            line["requestId"] = req
+        lines.append(line)
+    return lines
+
+
+@pytest.mark.parametrize("requests,calls", [
+    (["req_01A", "req_01B"], 2),  # one message id answered by two requests: two provider calls, each its own usage
+    (["req_01A", "req_01A"], 1),  # the same request: one call, its last snapshot
+    ([None, None], 1),            # no request id (older Claude Code): the message id alone keys the call
+])
+def test_the_request_id_distinguishes_calls_sharing_a_message_id(tmp_path, requests, calls):
+    src = tmp_path / "projects" / "-home-dev-proj"
+    src.mkdir(parents=True)
+    path = src / f"{SESSION}.jsonl"
+    with open(path, "w") as f:
+        for d in _request_lines(requests, [40, 211]):
+            f.write(json.dumps(d) + "\n")
+    expected, n = transcript_truth([path])
+    assert n == calls
+    root = tmp_path / "root"
+    _asz("collect", "--once", "--source", str(tmp_path / "projects"), "--root", str(root))
+    doc = build_view(root, SESSION)
+    [node] = _calls(doc)
+    assert doc["summary"]["usage"] == expected == node["usage"]
+    if calls == 2:
+        assert expected == {"in": 6 + 7, "out": 40 + 211, "cache_read": 2 * 11515, "cache_write": 100 + 200}
+        assert [(r["request"], r["usage"]["out"]) for r in node["requests"]] == [("req_01A", 40), ("req_01B", 211)]
+    else:
+        assert expected["out"] == 211 and "requests" not in node
+    [row] = json.loads(_asz("usage", "session", "--json", "--root", str(root)))
+    assert row["calls"] == calls and row["usage"] == expected
