@@ -6,11 +6,14 @@ package adds ``hook``, ``hooks`` and ``provider``; the LangChain package
 ``ingest``). A command of the core builds an application holding only its
 module; any other name (and ``asz --help``) loads the plugins too.
 
-Exit codes for every command: 0 done, 1 problems found, 2 usage.
+Exit codes for every command: 0 done, 1 problems found, 2 usage. A command
+whose standard output is a pipe its reader closed (``asz ls | head -1``) stops
+writing and exits 0 with nothing on stderr, as ``git log | head`` does.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
@@ -92,7 +95,42 @@ def main() -> None:
     (:mod:`asz_core.cli.entry` dispatches the ``asz.fast`` commands before this.)
     """
     module = COMMANDS.get(sys.argv[1]) if len(sys.argv) > 1 else None
-    (build_app((module,)) if module else build_app())()
+    out = sys.stdout
+    was_devnull = _fd1_is_devnull()
+    try:
+        try:
+            (build_app((module,)) if module else build_app())()
+        finally:
+            if sys.stdout is out and out is not None:
+                out.flush()  # what is still buffered meets a closed pipe here, not in the interpreter's exit
+    except SystemExit as exc:
+        if exc.code == 1 and sys.stdout is not out and type(sys.stdout).__name__.endswith("PacifyFlushWrapper"):
+            _closed_pipe()  # Click met EPIPE, wrapped the streams and exits 1
+        if exc.code == 1 and not was_devnull and _fd1_is_devnull():
+            _closed_pipe()  # rich met EPIPE (Console.on_broken_pipe): it pointed stdout at /dev/null and exits 1
+        raise
+    except BrokenPipeError:
+        _closed_pipe()
+
+
+def _fd1_is_devnull() -> bool:
+    """True when file descriptor 1 is /dev/null."""
+    try:
+        st, dn = os.fstat(1), os.stat(os.devnull)
+    except OSError:
+        return False
+    return (st.st_dev, st.st_ino) == (dn.st_dev, dn.st_ino)
+
+
+def _closed_pipe() -> None:
+    """Exit 0 quietly after the reader of standard output went away: later writes and the final flush go to /dev/null."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:
+        pass
+    sys.exit(0)
 
 
 if __name__ == "__main__":  # pragma: no cover

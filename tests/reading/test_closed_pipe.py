@@ -1,0 +1,49 @@
+"""A command whose standard output is a pipe its reader closed exits 0 with nothing on stderr (``git log | head``).
+
+Real pipes, no mocks: the reader's end is closed before the command writes, so every write meets EPIPE
+however fast the machine is; and a shell pipeline ``asz ls | head -1`` under ``pipefail``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ASZ = [sys.executable, "-m", "asz_core.cli.main"]
+
+
+def _run_into_closed_pipe(args: list[str]) -> subprocess.CompletedProcess:
+    r, w = os.pipe()
+    os.close(r)  # nobody will read: the command's first write to stdout fails with EPIPE
+    try:
+        return subprocess.run([*ASZ, *args], stdout=w, stderr=subprocess.PIPE, timeout=300)
+    finally:
+        os.close(w)
+
+
+@pytest.mark.parametrize("args", [
+    ["ls"], ["ls", "--json"], ["usage", "daily"], ["usage", "session", "--json"], ["search", "the"],
+    ["export", "--format", "md", "--since", "2000-01-01"], ["--help"],
+])
+def test_a_closed_pipe_ends_the_command_quietly_with_exit_0(corpus_root, args):
+    p = _run_into_closed_pipe([*args, "--root", str(corpus_root)] if args != ["--help"] else args)
+    assert p.returncode == 0 and p.stderr == b"", (p.returncode, p.stderr.decode(errors="replace")[-2000:])
+
+
+def test_ls_piped_to_head_exits_0(corpus_root):
+    if shutil.which("bash") is None or shutil.which("head") is None:
+        pytest.skip("bash and head are needed for a shell pipeline")
+    cmd = " ".join(ASZ) + f" ls --root '{corpus_root}' | head -1"
+    p = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    assert len(p.stdout.splitlines()) == 1
+
+
+def test_a_real_error_keeps_its_exit_code_with_a_closed_pipe(tmp_path):
+    """Not every failure becomes 0: a root that does not exist is still exit 1 with its message."""
+    p = _run_into_closed_pipe(["ls", "--root", str(tmp_path / "nowhere")])
+    assert p.returncode == 1 and b"nowhere" in p.stderr
