@@ -21,8 +21,9 @@ import orjson
 
 from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
-from ..view.document import ViewError, build_view, list_conversations
+from ..view.document import ViewError, build_summary, list_conversations
 from ..view.rows import document_row, header_row, read_head
+from ..view.summary_cache import store_summary
 
 __all__ = ["Filters", "TimeError", "parse_time", "conversation_rows", "dialect_of", "model_names", "total_tokens", "cost_value"]
 
@@ -195,9 +196,11 @@ def _row(root: Path, cid: str, hide: Sequence[str], rc, fingerprint, prices: Any
     if cached is not None:
         return cached
     try:
-        doc = build_view(root, cid, hide=hide, prices=prices)
+        doc, places, calls = build_summary(root, cid, hide=hide, prices=prices)
         row = document_row(doc, header)
         session = doc["sessions"][0] if doc.get("sessions") else cid
+        if rc is not None:  # the same fold's counts, for asz usage and the server's rows
+            store_summary(rc.store, cid, hide, fp, places, calls)
     except ViewError:
         row = header_row(cid, None, head.round if head else 0, title="", state="unreadable")
     row["dialect"] = dialect_of(root, session) if isinstance(session, str) and "/" not in session else ""

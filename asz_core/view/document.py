@@ -34,7 +34,7 @@ from .usage import provider_calls
 
 __all__ = [
     "ViewError", "build_view", "FORMAT", "VERSION", "TEXT_LIMIT", "STEP_KINDS", "list_conversations", "clip_text",
-    "landed_lines", "title_withheld", "conversation_calls",
+    "landed_lines", "title_withheld", "conversation_calls", "build_summary",
 ]
 
 
@@ -70,6 +70,33 @@ def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str
         return _build(Path(root), conversation, hide, through_round, prices)
 
 
+def build_summary(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = (),
+                  prices: PriceTable | None = None) -> tuple[dict, dict, list]:
+    """``(head, places, calls)`` without drawing the conversation: what a list row needs, for about half a build.
+
+    ``head`` holds the document's ``conversation``, ``sessions``, ``head`` and
+    ``summary`` as :func:`build_view` gives them (the summary reads the fold,
+    the landed records and the checks, not the drawn talks), except that
+    ``summary.problems`` lacks the lines drawing adds (a tool result's missing
+    companion file), which change no state;
+    ``places`` and ``calls`` are :func:`conversation_calls`' pair from the
+    same fold. Raises as :func:`build_view`.
+    """
+    with gc_pause.paused():
+        b, fold, _, accepted, _, _, v = _prepare(Path(root), conversation, hide, None)
+        summary = _summary(v, b, fold, len(accepted), len(v.undescribed()), prices)
+        head = {"conversation": conversation, "sessions": [fold.head.session],
+                "head": {"round": fold.head.round, "digest": fold.head_digest}, "summary": summary}
+        places, calls = _counted(v, summary["title"])
+        return head, places, calls
+
+
+def _counted(v: DocumentView, title: str) -> tuple[dict, list]:
+    """(places, provider calls) the summary counts, from a built view."""
+    places = {"title": title, **v.places()}
+    return places, list(provider_calls(cu for nid, cu in sorted(v.call_usage.items()) if nid not in v.repeated_calls))
+
+
 def conversation_calls(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = ()) -> tuple[dict, list]:
     """``(places, calls)`` of a conversation, for readers that count usage (``asz usage``) without the document.
 
@@ -81,8 +108,7 @@ def conversation_calls(root: str | os.PathLike, conversation: str, *, hide: Iter
     """
     with gc_pause.paused():
         _, fold, _, _, _, _, v = _prepare(Path(root), conversation, hide, None)
-        places = {"title": v.title(fold.head.title), **v.places()}
-        return places, list(provider_calls(cu for nid, cu in sorted(v.call_usage.items()) if nid not in v.repeated_calls))
+        return _counted(v, v.title(fold.head.title))
 
 
 def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: int | None) -> tuple:

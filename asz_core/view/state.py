@@ -32,6 +32,7 @@ from .landed import LandedFiles, LandedRequests, first_link
 from .query import ApiError
 from .prices import PriceTable
 from .rows import ROW_KEYS, SUMMARY_KEYS, header_row, newest_round, read_head
+from .summary_cache import RowSummaries
 
 __all__ = ["ViewState", "ROW_KEYS", "SUMMARY_KEYS", "DOCUMENT_CACHE_ENTRIES"]
 
@@ -94,7 +95,7 @@ class ViewState(BackgroundChecks, LandedRequests):
                  source: str = "", interval: float | None = None, prices: PriceTable | None = None):
         self.root = Path(root)
         self.prices = prices  # issue 17: the price table documents are built with (None: the shipped one)
-        self._summaries: dict[str, tuple[tuple, tuple, dict]] = {}  # conversation -> (fingerprint, hide, row's summary keys)
+        self._summaries = RowSummaries(self.root)  # issue 17's row keys: from built documents, else derived data
         unknown = set(hide) - set(WITHHOLDABLE)
         if unknown:
             raise ValueError(f"not a withholdable flag: {', '.join(sorted(unknown))}")
@@ -223,27 +224,14 @@ class ViewState(BackgroundChecks, LandedRequests):
         return row
 
     def known_summary(self, conversation: str, hide: Sequence[str]) -> dict:
-        """Issue 17's row keys from the summary of the last document built for ``conversation``, {} when none.
-
-        :data:`SUMMARY_KEYS` come from a document built while the files are as
-        they are now (the checker builds one for every conversation); its
-        ``title`` (the runtime's, else the first talk's label) only from one
-        built withholding the same names.
-        """
-        with self._lock:
-            hit = self._summaries.get(conversation)
-        if hit is None:
-            return {}
+        """Issue 17's row keys (:data:`SUMMARY_KEYS`, and ``title`` when not empty) as the document's summary gives them,
+        from the first answer on (:class:`~asz_core.view.summary_cache.RowSummaries`); {} when it does not read."""
         try:
-            if hit[0] != self.fingerprint(conversation):
-                return {}
+            fp = self.fingerprint(conversation)  # also refuses a symbolic link in the way
+            session = self.session_of(conversation)
         except ApiError:
             return {}
-        keys = dict(hit[2])
-        title = keys.pop("title")
-        if hit[1] == tuple(hide) and title:
-            keys["title"] = title
-        return keys
+        return self._summaries.row_keys(conversation, session, fp, hide, self.prices)
 
     def known_state(self, conversation: str) -> str | None:
         """The verification state found for ``conversation`` while its files are unchanged since, else None."""
@@ -329,10 +317,10 @@ class ViewState(BackgroundChecks, LandedRequests):
         reached = round_file_name(head["round"], head["digest"]) if head.get("digest") else ""
         d = Doc(reached, newest[2], dumps_wide(doc), doc["summary"]["state"], list(doc["sessions"]), head["round"], fp)
         hours = usage_hours(doc)
+        self._summaries.note(conversation, fp, hide, doc["summary"])
         with self._lock:
             self.builds += count
             self._states[conversation] = (fp, d.state)
-            self._summaries[conversation] = (fp, tuple(hide), {k: doc["summary"].get(k) for k in ("title", *SUMMARY_KEYS)})
             self._usage[conversation] = hours
         return d
 

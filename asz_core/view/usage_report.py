@@ -1,7 +1,8 @@
 """Usage reports over a storage root (issue 17): tokens and cost per day, month, conversation or project.
 
 Every conversation of the root is read as its asz.view summary counts it
-(:func:`~asz_core.view.document.conversation_calls`): one usage per model
+(:func:`~asz_core.view.document.conversation_calls`, kept as derived data by
+:mod:`~asz_core.view.summary_cache`): one usage per model
 call, from its last fragment carrying usage, a call repeated from an earlier
 session counted there. A call falls on the day (in the zone asked for) of the
 record its usage was read from. Cost is the price table's
@@ -23,7 +24,9 @@ from zoneinfo import ZoneInfo
 
 import attrs
 
-from .document import ViewError, conversation_calls, list_conversations
+from .document import ViewError, list_conversations
+from .rows import read_head
+from .summary_cache import SummaryStore, conversation_summary
 from .prices import PriceTable, cost_of
 from .usage import add_usage, zero_usage
 
@@ -61,22 +64,39 @@ class Counted:
     model: str
 
 
-def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()) -> tuple[list[Counted], list[str]]:
-    """Every counted call with usage in the root, and one problem line per conversation that did not read."""
+def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = (), *, cache: bool = True) -> tuple[list[Counted], list[str]]:
+    """Every counted call with usage in the root, and one problem line per conversation that did not read.
+
+    With ``cache`` each conversation's calls come from the root's derived
+    summaries (:mod:`asz_core.view.summary_cache`) while its files are
+    unchanged, and are counted and stored otherwise.
+    """
     out: list[Counted] = []
     problems: list[str] = []
-    for conv in list_conversations(root):
-        try:
-            places, calls = conversation_calls(root, conv, hide=hide)
-        except (ViewError, OSError) as exc:
-            problems.append(f"conversation {conv}: {exc}")
-            continue
-        for c in calls:
-            if c.usage is None:
+    hide = list(hide)
+    store = SummaryStore(root) if cache else None
+    try:
+        for conv in list_conversations(root):
+            try:
+                head = read_head(root, conv)
+                session = (head.header or {}).get("session") if head else None  # as asz conversations keys its rows
+                got = conversation_summary(root, conv, session if isinstance(session, str) and session else conv, hide, store)
+            except (ViewError, OSError) as exc:
+                problems.append(f"conversation {conv}: {exc}")
                 continue
-            day = None if c.time is None else dt.datetime.fromtimestamp(c.time / 1e9, tz=zone).date()
-            out.append(Counted(conv, places, day, None if c.time is None else c.time // 1_000_000, c.usage, c.model))
+            _count_calls(out, conv, got.places, got.calls, zone)
+    finally:
+        if store is not None:
+            store.close()
     return out, problems
+
+
+def _count_calls(out: list[Counted], conv: str, places: dict, calls: Iterable, zone: dt.tzinfo) -> None:
+    for c in calls:
+        if c.usage is None:
+            continue
+        day = None if c.time is None else dt.datetime.fromtimestamp(c.time / 1e9, tz=zone).date()
+        out.append(Counted(conv, places, day, None if c.time is None else c.time // 1_000_000, c.usage, c.model))
 
 
 def _key(view: str, c: Counted) -> str:

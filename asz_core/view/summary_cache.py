@@ -1,0 +1,228 @@
+"""Each conversation's summary figures kept as derived data, so lists and usage reports never rebuild what did not change.
+
+Issue 17 (``/api/conversations`` rows carry ``title``, ``project``, ``models``,
+``usage`` and ``cost`` from the first answer) and issue 20 (``asz usage`` and
+``asz conversations`` fast on a big root). A :class:`ConversationSummary` is
+what the document's summary counts (:func:`~asz_core.view.document.conversation_calls`):
+the places (``title``, ``project``, ``git_branch``, ``runtime``) and every
+provider call the totals count, with its time, model, lane and usage. From
+it :meth:`ConversationSummary.keys` gives the summary's ``models``, ``usage``,
+``usage_by_model``, ``usage_by_lane`` and ``cost`` (priced when read, so a
+changed price table needs no rebuild) exactly as the document does.
+
+Where: ``<root>/_index/summaries.sqlite`` (table ``summaries``; the reading
+commands keep their list rows beside it in table ``rows``). Each entry is
+keyed by the conversation, the withheld names and a :func:`fingerprint` of
+the files it was read from: the names, sizes, mtimes and inodes of the
+conversation's round files and of its session's landed files. An entry is
+used only while the fingerprint is the same, so a file added, removed or
+changed is never reported as it was. Derived data: never part of what
+``asz verify`` proves, deleted or rebuilt at any time with nothing lost; a
+root that cannot be written is read without it. Known limit: a resumed
+session counts the calls it repeats from an earlier session there (issue 18,
+links); an entry made before that earlier session landed is not redone until
+one of its own files changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import attrs
+import orjson
+
+from ..storage.layout import landed_files
+from .prices import PriceTable, cost_of
+from .usage import TOKEN_KINDS, CallUsage, usage_totals
+
+__all__ = ["DB_NAME", "ConversationSummary", "SummaryStore", "RowSummaries", "fingerprint", "conversation_summary", "store_summary"]
+
+#: The file under ``<root>/_index/`` that holds the entries.
+DB_NAME = "summaries.sqlite"
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS summaries (id TEXT, hide TEXT, fp TEXT, entry TEXT, PRIMARY KEY (id, hide))",
+    "CREATE TABLE IF NOT EXISTS rows (id TEXT, hide TEXT, fp TEXT, row TEXT, PRIMARY KEY (id, hide))",
+)
+
+
+def fingerprint(root: str | os.PathLike, conversation: str, session: str) -> str:
+    """SHA-256 over asz's version and the (name, size, mtime_ns, inode) of the conversation's round files and the session's landed files."""
+    from .. import __version__
+
+    root = Path(root)
+    h = hashlib.sha256(f"asz {__version__}\n".encode())  # another asz may count another way
+    paths: list[Path] = []
+    rdir = root / "_conversations" / conversation / "rounds"
+    if rdir.is_dir():
+        paths += [Path(e.path) for e in os.scandir(rdir)]
+    if session and "/" not in session and (root / session).is_dir():
+        paths += [p for _, p in landed_files(root / session, skeletons=True)]
+    for p in sorted(paths):
+        try:
+            st = p.stat()
+        except OSError:
+            continue
+        h.update(f"{p.name}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\n".encode())
+    return h.hexdigest()
+
+
+@attrs.frozen
+class ConversationSummary:
+    """``places`` (``title``, ``project``, ``git_branch``, ``runtime``) and ``calls``: every provider call the summary counts."""
+
+    places: dict
+    calls: tuple[CallUsage, ...]
+
+    def keys(self, prices: PriceTable | None = None) -> dict:
+        """The summary's ``title``, ``project``, ``git_branch``, ``runtime``, ``models``, ``usage``, ``usage_by_model``,
+        ``usage_by_lane`` and ``cost`` (with ``prices``, the shipped table by default), as the document gives them."""
+        d = dict(self.places)
+        d.update(usage_totals(self.calls))
+        d["cost"] = cost_of(d["usage_by_model"], prices)
+        return d
+
+    def to_json(self) -> bytes:
+        calls = [[c.time, c.model, c.lane, int(c.synthetic), c.request, *(c.usage[k] for k in TOKEN_KINDS)] if c.usage is not None
+                 else [c.time, c.model, c.lane, int(c.synthetic), c.request] for c in self.calls]
+        return orjson.dumps({"places": self.places, "calls": calls})
+
+    @classmethod
+    def from_json(cls, data: bytes | str) -> ConversationSummary:
+        d = orjson.loads(data)
+        calls = []
+        for c in d["calls"]:
+            usage = dict(zip(TOKEN_KINDS, c[5:9])) if len(c) >= 9 else None
+            calls.append(CallUsage(usage, "", c[1], c[2], bool(c[3]), c[0], c[4]))
+        return cls(d["places"], tuple(calls))
+
+
+class SummaryStore:
+    """``<root>/_index/summaries.sqlite``; every method is a no-op (a miss) when it cannot be opened. Thread-safe."""
+
+    def __init__(self, root: str | os.PathLike):
+        self.con: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+        root = Path(root)
+        if not (root / "_conversations").is_dir():
+            return  # nothing parsed here: derived data is never written into a folder that holds no conversation
+        try:
+            path = root / "_index" / DB_NAME
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.con = sqlite3.connect(path, timeout=5, check_same_thread=False)
+            for stmt in _SCHEMA:
+                self.con.execute(stmt)
+            self.con.commit()
+        except (sqlite3.Error, OSError):
+            self.con = None
+
+    def get(self, table: str, conversation: str, hide: Sequence[str], fp: str) -> bytes | None:
+        """The JSON stored in ``table`` (``summaries`` or ``rows``) for this conversation, withheld names and fingerprint, or None."""
+        if self.con is None:
+            return None
+        column = "entry" if table == "summaries" else "row"
+        try:
+            with self._lock:
+                hit = self.con.execute(f"SELECT {column} FROM {table} WHERE id=? AND hide=? AND fp=?",
+                                       (conversation, ",".join(hide), fp)).fetchone()
+        except sqlite3.Error:
+            return None
+        return hit[0] if hit else None
+
+    def put(self, table: str, conversation: str, hide: Sequence[str], fp: str, value: bytes) -> None:
+        """Store ``value`` (committed at once, so an interrupted reader keeps what it finished)."""
+        if self.con is None:
+            return
+        try:
+            with self._lock:
+                self.con.execute(f"INSERT OR REPLACE INTO {table} VALUES (?,?,?,?)", (conversation, ",".join(hide), fp, value))
+                self.con.commit()
+        except sqlite3.Error:
+            pass
+
+    def close(self) -> None:
+        with self._lock:
+            if self.con is not None:
+                self.con.close()
+                self.con = None
+
+
+def conversation_summary(root: str | os.PathLike, conversation: str, session: str, hide: Iterable[str] = (),
+                         store: SummaryStore | None = None, fp: str | None = None) -> ConversationSummary:
+    """The summary figures of ``conversation`` (whose head round names ``session``) withholding ``hide``.
+
+    Read from ``store`` while its entry's fingerprint matches the files now,
+    else counted from the landed files (:func:`~asz_core.view.document.conversation_calls`)
+    and stored. Raises :class:`~asz_core.view.document.ViewError` for a
+    conversation with no usable round.
+    """
+    from .document import conversation_calls
+
+    hide = list(hide)
+    if store is not None:
+        fp = fp if fp is not None else fingerprint(root, conversation, session)
+        hit = store.get("summaries", conversation, hide, fp)
+        if hit is not None:
+            return ConversationSummary.from_json(hit)
+    places, calls = conversation_calls(root, conversation, hide=hide)
+    got = ConversationSummary(places, tuple(calls))
+    if store is not None and fp is not None:
+        store.put("summaries", conversation, hide, fp, got.to_json())
+    return got
+
+
+def store_summary(store: SummaryStore | None, conversation: str, hide: Iterable[str], fp: str, places: dict, calls: Iterable[CallUsage]) -> None:
+    """Store what a document build counted (:func:`~asz_core.view.document.build_with_calls`) under ``fp``."""
+    if store is not None:
+        store.put("summaries", conversation, list(hide), fp, ConversationSummary(places, tuple(calls)).to_json())
+
+
+class RowSummaries:
+    """A server's issue 17 row keys per conversation (``title`` and :data:`~asz_core.view.rows.SUMMARY_KEYS`). Thread-safe.
+
+    Kept in memory per fingerprint and withheld names: from a document the
+    server built (:meth:`note`), else from :func:`conversation_summary` over
+    the root's store, so the first ``/api/conversations`` answer carries them.
+    """
+
+    def __init__(self, root: str | os.PathLike):
+        self.root = Path(root)
+        self._lock = threading.Lock()
+        self._store: SummaryStore | None = None
+        self._memo: dict[str, tuple[object, tuple, dict]] = {}  # conversation -> (fingerprint, hide, keys)
+
+    def note(self, conversation: str, fp: object, hide: Sequence[str], summary: dict) -> None:
+        """Keep the keys of a document's ``summary`` built while the conversation's files had fingerprint ``fp``."""
+        from .rows import SUMMARY_KEYS
+
+        with self._lock:
+            self._memo[conversation] = (fp, tuple(hide), {k: summary.get(k) for k in ("title", *SUMMARY_KEYS)})
+
+    def row_keys(self, conversation: str, session: str, fp: object, hide: Sequence[str], prices: PriceTable | None) -> dict:
+        """``title`` (left out when empty) and :data:`~asz_core.view.rows.SUMMARY_KEYS` while the files have fingerprint ``fp``;
+        {} for a conversation that does not read."""
+        from .chain import ViewError
+
+        with self._lock:
+            hit = self._memo.get(conversation)
+            if self._store is None or self._store.con is None:
+                self._store = SummaryStore(self.root)  # opened once there is a conversation to keep one for
+            store = self._store
+        if hit is None or hit[0] != fp or hit[1] != tuple(hide):
+            try:
+                got = conversation_summary(self.root, conversation, session, hide, store)
+            except (ViewError, OSError):
+                return {}
+            self.note(conversation, fp, hide, got.keys(prices))
+            with self._lock:
+                hit = self._memo[conversation]
+        keys = dict(hit[2])
+        title = keys.pop("title")
+        if title:
+            keys["title"] = title
+        return keys
