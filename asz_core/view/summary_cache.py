@@ -115,6 +115,9 @@ class SummaryStore:
             path = root / "_index" / DB_NAME
             path.parent.mkdir(parents=True, exist_ok=True)
             self.con = sqlite3.connect(path, timeout=5, check_same_thread=False)
+            # derived data: a commit need not reach the disk (a lost entry is counted again), only never be half-written
+            self.con.execute("PRAGMA journal_mode=WAL")
+            self.con.execute("PRAGMA synchronous=NORMAL")
             for stmt in _SCHEMA:
                 self.con.execute(stmt)
             self.con.commit()
