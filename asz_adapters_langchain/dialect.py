@@ -288,59 +288,13 @@ def _fill(rec: Record, obj: dict) -> None:
         rec.time = rfc3339(run.get("end_time"))
     err = run.get("error")
     if kind == "llm":
-        rec.from_ = "agent"
-        rec.call = str(d.get("call") or "")
-        rec.model = str(d.get("model") or "")
-        if end:
-            _llm_end(rec, run)
-        else:
-            kept = {k: v for k, v in run.items() if k not in ("extra", "serialized")}
-            rec.parts = [_data(kept)]
-            rec.flags = content_flags(kept.get("inputs"))
-            rec.dropped = _dropped(run, ("extra", "serialized"), "the framework's settings for the call, not its content")
-        if err:
-            rec.flags.append("error")
-            rec.parts.append(_data({"error": error_line(err)}))
+        _fill_llm(rec, run, d, end, err)
         return
     if kind == "tool":
-        rec.from_ = "runtime"
-        if end:
-            if d.get("child"):
-                rec.child = str(d["child"])
-                if d.get("auxiliary"):
-                    rec.flags.append("auxiliary")
-            _tool_end(rec, run, d)
-        else:
-            kept = {k: v for k, v in run.items() if k not in ("extra", "serialized")}
-            rec.parts = [_data(kept)]
-            rec.dropped = _dropped(run, ("extra", "serialized"), "the framework's settings for the call, not its content")
+        _fill_tool(rec, run, d, end)
         return
     if kind == "root" and op == "post":
-        text = human_text(run.get("inputs"))
-        traced = _is_traceable(run)
-        if not text:
-            text = args_text(run.get("inputs"))
-        if text:
-            rec.from_ = "external"
-            rec.trigger = "external"
-            rec.flags = ["external_input"]
-            rec.parts = [_text(text)]
-        else:
-            rec.from_ = "runtime"
-        if traced and run.get("inputs") not in (None, {}):
-            rec.parts.append(_data(run.get("inputs")))
-            rec.flags.append("system_prompt")  # a decorated function's values: any shape may carry it
-        else:
-            for f in content_flags(run.get("inputs")):
-                if f not in rec.flags:
-                    rec.flags.append(f)
-        rec.parts.append(_data(_envelope(run)))
-        rec.dropped = _dropped(run, ("outputs", "events", "extra", "serialized"),
-                               "the graph's state repeats the conversation's messages")
-        if not traced:
-            rec.dropped = _dropped(run, ("inputs",), "kept as the text above") + rec.dropped
-        if err:
-            rec.dropped.append(Dropped(what="error", bytes=_size(err), why="its first line is the error record after this one"))
+        _fill_root_post(rec, run, err)
         return
     if kind == "traceable":
         rec.from_ = "runtime"
@@ -362,6 +316,70 @@ def _fill(rec: Record, obj: dict) -> None:
     # graph chain runs (and a root's later arrivals): trimmed
     rec.parts = [_data(_envelope(run))]
     rec.dropped = _dropped(run, _BULK, "the graph's own step: its state repeats the conversation's messages")
+
+
+def _fill_llm(rec: Record, run: dict, d: dict, end: bool, err) -> None:
+    """A model call's arrival: its start keeps the run but for the framework's settings; its end is :func:`_llm_end`.
+    An ``error`` adds the flag and a data part holding its first line."""
+    rec.from_ = "agent"
+    rec.call = str(d.get("call") or "")
+    rec.model = str(d.get("model") or "")
+    if end:
+        _llm_end(rec, run)
+    else:
+        kept = {k: v for k, v in run.items() if k not in ("extra", "serialized")}
+        rec.parts = [_data(kept)]
+        rec.flags = content_flags(kept.get("inputs"))
+        rec.dropped = _dropped(run, ("extra", "serialized"), "the framework's settings for the call, not its content")
+    if err:
+        rec.flags.append("error")
+        rec.parts.append(_data({"error": error_line(err)}))
+
+
+def _fill_tool(rec: Record, run: dict, d: dict, end: bool) -> None:
+    """A tool call's arrival: its start keeps the run but for the framework's settings; its end is :func:`_tool_end`
+    (with the child run it started, ``auxiliary`` when the materialiser says so)."""
+    rec.from_ = "runtime"
+    if end:
+        if d.get("child"):
+            rec.child = str(d["child"])
+            if d.get("auxiliary"):
+                rec.flags.append("auxiliary")
+        _tool_end(rec, run, d)
+    else:
+        kept = {k: v for k, v in run.items() if k not in ("extra", "serialized")}
+        rec.parts = [_data(kept)]
+        rec.dropped = _dropped(run, ("extra", "serialized"), "the framework's settings for the call, not its content")
+
+
+def _fill_root_post(rec: Record, run: dict, err) -> None:
+    """A root run's first arrival: the person's (or caller's) text as external input, a decorated function's
+    values as data, the envelope; the graph's state is dropped (it repeats the conversation's messages)."""
+    text = human_text(run.get("inputs"))
+    traced = _is_traceable(run)
+    if not text:
+        text = args_text(run.get("inputs"))
+    if text:
+        rec.from_ = "external"
+        rec.trigger = "external"
+        rec.flags = ["external_input"]
+        rec.parts = [_text(text)]
+    else:
+        rec.from_ = "runtime"
+    if traced and run.get("inputs") not in (None, {}):
+        rec.parts.append(_data(run.get("inputs")))
+        rec.flags.append("system_prompt")  # a decorated function's values: any shape may carry it
+    else:
+        for f in content_flags(run.get("inputs")):
+            if f not in rec.flags:
+                rec.flags.append(f)
+    rec.parts.append(_data(_envelope(run)))
+    rec.dropped = _dropped(run, ("outputs", "events", "extra", "serialized"),
+                           "the graph's state repeats the conversation's messages")
+    if not traced:
+        rec.dropped = _dropped(run, ("inputs",), "kept as the text above") + rec.dropped
+    if err:
+        rec.dropped.append(Dropped(what="error", bytes=_size(err), why="its first line is the error record after this one"))
 
 
 def _is_traceable(run: dict) -> bool:

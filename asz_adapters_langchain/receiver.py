@@ -406,6 +406,69 @@ def _err(status: int, message: str) -> Response:
     return Response(orjson.dumps({"error": message}), status_code=status, media_type="application/json")
 
 
+def _authorized(request: Request, token: str) -> bool:
+    """True when ``token`` is empty or the request carries it as ``x-api-key`` or ``Authorization: Bearer``."""
+    if not token:
+        return True
+    if request.headers.get("x-api-key") == token:
+        return True
+    auth = request.headers.get("authorization") or ""
+    return auth.lower().startswith("bearer ") and auth[7:].strip() == token
+
+
+def _json_body(request: Request, body: bytes) -> Any:
+    """The JSON value of a request body declared ``application/json`` (415 for another type, 400 when not JSON)."""
+    ct = (request.headers.get("content-type") or "application/json").split(";")[0].strip().lower()
+    if ct != "application/json":
+        raise BadRequest(415, f"expected application/json, got {ct}")
+    return _json(body, "body")
+
+
+def _info_doc(max_body: int) -> dict:
+    """What ``GET /info`` answers: the LangSmith server settings a client reads (multipart on, sizes in bytes)."""
+    return {
+        "version": "asz-langsmith-ingest",
+        "license_expiration_time": None,
+        "batch_ingest_config": {
+            "use_multipart_endpoint": True,
+            "scale_up_qsize_trigger": 1000,
+            "scale_up_nthreads_limit": 16,
+            "scale_down_nempty_trigger": 4,
+            "size_limit": 100,
+            "size_limit_bytes": min(max_body, 20 << 20),
+        },
+        "instance_flags": {"zstd_compression_enabled": zstd_available()},
+    }
+
+
+def _one_run(body: bytes, r: Request) -> list[dict]:
+    """``POST /runs``: one run started (its arrival, checked)."""
+    run = _check_run(_json_body(r, body), "run")
+    return [{"op": "post", "id": run["id"], "run": run}]
+
+
+def _patch_of(rid: str):
+    """``PATCH /runs/{rid}``'s parser: the body is the run's later fields; an ``id`` in it must be ``rid``."""
+
+    def parse(body: bytes, r: Request) -> list[dict]:
+        run = _json_body(r, body)
+        if not isinstance(run, dict):
+            raise BadRequest(400, "a patch must be a JSON object")
+        if run.get("id", rid) != rid:
+            raise BadRequest(400, f"the body names run {run.get('id')!r}, the path {rid}")
+        run["id"] = rid
+        return [{"op": "patch", "id": rid, "run": check_run(run, f"patch of run {rid}")}]
+
+    return parse
+
+
+async def _not_routed(request: Request, exc: Exception) -> Response:
+    """A 404 or 405 as the receiver's JSON error, naming the path."""
+    status = getattr(exc, "status_code", 404)
+    what = "no such route" if status == 404 else f"method {request.method} is not allowed here"
+    return _err(status, f"{what}: {request.url.path}")
+
+
 def make_app(root: str | os.PathLike, *, token: str = "", max_body: int = MAX_BODY, max_part: int = MAX_PART) -> Starlette:
     """The receiver as a Starlette app staging into ``root`` (see the module docstring for routes and statuses).
 
@@ -414,16 +477,8 @@ def make_app(root: str | os.PathLike, *, token: str = "", max_body: int = MAX_BO
     """
     root = Path(root)
 
-    def authorized(request: Request) -> bool:
-        if not token:
-            return True
-        if request.headers.get("x-api-key") == token:
-            return True
-        auth = request.headers.get("authorization") or ""
-        return auth.lower().startswith("bearer ") and auth[7:].strip() == token
-
     async def accept(request: Request, parse) -> Response:
-        if not authorized(request):
+        if not _authorized(request, token):
             return _err(401, "wrong or missing x-api-key")
         try:
             body = await _read_body(request, max_body)
@@ -437,29 +492,10 @@ def make_app(root: str | os.PathLike, *, token: str = "", max_body: int = MAX_BO
                 return _err(503, f"cannot stage: {exc.strerror or exc}")
         return Response(orjson.dumps({"accepted": len(arrivals)}), status_code=202, media_type="application/json")
 
-    def _json_body(request: Request, body: bytes) -> Any:
-        ct = (request.headers.get("content-type") or "application/json").split(";")[0].strip().lower()
-        if ct != "application/json":
-            raise BadRequest(415, f"expected application/json, got {ct}")
-        return _json(body, "body")
-
     async def info(request: Request) -> Response:
-        if not authorized(request):
+        if not _authorized(request, token):
             return _err(401, "wrong or missing x-api-key")
-        doc = {
-            "version": "asz-langsmith-ingest",
-            "license_expiration_time": None,
-            "batch_ingest_config": {
-                "use_multipart_endpoint": True,
-                "scale_up_qsize_trigger": 1000,
-                "scale_up_nthreads_limit": 16,
-                "scale_down_nempty_trigger": 4,
-                "size_limit": 100,
-                "size_limit_bytes": min(max_body, 20 << 20),
-            },
-            "instance_flags": {"zstd_compression_enabled": zstd_available()},
-        }
-        return Response(orjson.dumps(doc), media_type="application/json")
+        return Response(orjson.dumps(_info_doc(max_body)), media_type="application/json")
 
     async def multipart(request: Request) -> Response:
         return await accept(request, lambda body, r: parse_multipart(body, r.headers.get("content-type") or "", max_part=max_part))
@@ -468,25 +504,10 @@ def make_app(root: str | os.PathLike, *, token: str = "", max_body: int = MAX_BO
         return await accept(request, lambda body, r: arrivals_from_batch(_json_body(r, body)))
 
     async def one(request: Request) -> Response:
-        def parse(body: bytes, r: Request) -> list[dict]:
-            run = _check_run(_json_body(r, body), "run")
-            return [{"op": "post", "id": run["id"], "run": run}]
-
-        return await accept(request, parse)
+        return await accept(request, _one_run)
 
     async def patch(request: Request) -> Response:
-        rid = request.path_params["run_id"]
-
-        def parse(body: bytes, r: Request) -> list[dict]:
-            run = _json_body(r, body)
-            if not isinstance(run, dict):
-                raise BadRequest(400, "a patch must be a JSON object")
-            if run.get("id", rid) != rid:
-                raise BadRequest(400, f"the body names run {run.get('id')!r}, the path {rid}")
-            run["id"] = rid
-            return [{"op": "patch", "id": rid, "run": check_run(run, f"patch of run {rid}")}]
-
-        return await accept(request, parse)
+        return await accept(request, _patch_of(request.path_params["run_id"]))
 
     routes = [
         Route("/info", info, methods=["GET"]),
@@ -495,9 +516,4 @@ def make_app(root: str | os.PathLike, *, token: str = "", max_body: int = MAX_BO
         Route("/runs", one, methods=["POST"]),
         Route("/runs/{run_id}", patch, methods=["PATCH"]),
     ]
-    async def not_routed(request: Request, exc: Exception) -> Response:
-        status = getattr(exc, "status_code", 404)
-        what = "no such route" if status == 404 else f"method {request.method} is not allowed here"
-        return _err(status, f"{what}: {request.url.path}")
-
-    return Starlette(routes=routes, exception_handlers={404: not_routed, 405: not_routed})
+    return Starlette(routes=routes, exception_handlers={404: _not_routed, 405: _not_routed})

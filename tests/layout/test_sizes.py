@@ -47,8 +47,6 @@ def offenders() -> list[str]:
 #: Rooms still over a limit when this test was written (2026-12-01), each with the size it may not grow past.
 #: Issue 19 stays open until this is empty; a room that shrinks under its limit must leave the list.
 KNOWN = {
-    ("asz_adapters_langchain/dialect.py", "function _fill"): 100,
-    ("asz_adapters_langchain/receiver.py", "function make_app"): 95,
 }
 
 
