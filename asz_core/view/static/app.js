@@ -305,6 +305,10 @@
   function tokenTitle(u) {
     return u ? 'in ' + num(u.in) + ' · out ' + num(u.out) + ' · cache read ' + num(u.cache_read) + ' · cache write ' + num(u.cache_write) : null;
   }
+  // Model calls were made but the runtime wrote no token count for any of them (Kiro, a LangSmith trace without
+  // usage): the page says so instead of drawing 0 tokens and $0 as if they had been counted.
+  function unrecorded(u, calls) { return (calls || 0) > 0 && tokens(u) === 0; }
+  const UNRECORDED = 'the runtime recorded no token counts for these model calls';
 
   function drawRows() {
     const tb = document.getElementById('rows');
@@ -321,8 +325,9 @@
           h('div', { class: 'mono faint' }, r.id)),
         h('td', null, fmtTime(r.to), h('div', { class: 'faint small' }, dur ? 'lasted ' + dur : '')),
         h('td', { class: 'hide-narrow small' }, models.length ? models.join(', ') : '—'),
-        h('td', { class: 'num', title: tokenTitle(r.usage) }, num(tokens(r.usage))),
-        h('td', { class: 'num' }, usd(r.cost) + cost),
+        unrecorded(r.usage, r.llm_calls) ? h('td', { class: 'num faint', title: UNRECORDED }, 'not recorded') :
+          h('td', { class: 'num', title: tokenTitle(r.usage) }, num(tokens(r.usage))),
+        unrecorded(r.usage, r.llm_calls) ? h('td', { class: 'num faint', title: UNRECORDED }, '—') : h('td', { class: 'num' }, usd(r.cost) + cost),
         h('td', { class: 'num hide-narrow' }, num(r.talks)), h('td', { class: 'num hide-narrow' }, num(r.llm_calls)),
         h('td', { class: 'num hide-narrow' }, num(r.steps)),
         h('td', null, stateBadge(r.state))));
@@ -558,9 +563,10 @@
         chip('project', (s.project || '—') + (s.git_branch ? ' (' + s.git_branch + ')' : '')),
         chip('runtime', [rt.name, rt.version].filter(Boolean).join(' ') || '—'),
         chip('models', (s.models || []).join(', ') || '—'),
-        chip('tokens', 'in ' + num(s.usage.in) + ' · out ' + num(s.usage.out) + ' · cache read ' + num(s.usage.cache_read) +
-          ' · cache write ' + num(s.usage.cache_write)),
-        chip('cost', costText(s.cost))));
+        unrecorded(s.usage, (s.kinds || {})['llm.call']) ? chip('tokens', 'not recorded by the runtime') :
+          chip('tokens', 'in ' + num(s.usage.in) + ' · out ' + num(s.usage.out) + ' · cache read ' + num(s.usage.cache_read) +
+            ' · cache write ' + num(s.usage.cache_write)),
+        chip('cost', unrecorded(s.usage, (s.kinds || {})['llm.call']) ? '—' : costText(s.cost))));
     }
     add(app, h('div', { class: 'chips' }, chip('talks', num(s.talks)), chip('steps', num(s.steps)), chip('streams', num(s.streams)),
       chip('segments', num(s.segments)), chip('rounds', num(s.rounds)), chip('unresolved', num(s.unresolved)),
@@ -626,13 +632,13 @@
     panel.append(h('div', { class: 'talktools small' },
       h('button', { class: 'btn', type: 'button', id: 'expand-all', onclick: expandAll }, 'Expand all'), ' ',
       h('button', { class: 'btn', type: 'button', id: 'collapse-all', onclick: collapseAll }, 'Collapse all'),
-      h('span', { class: 'faint' }, ' Talks open one by one; "Expand all" draws every step, tool input and result, so the browser\'s find sees them.')));
+      h('span', { class: 'faint' }, ' Talks open one by one; "Expand all" draws every step, tool input and result, so the browser\'s find sees them (a step\'s facts open on a click).')));
     D.talks.forEach(function (t) { panel.append(talkBlock(t, false)); });
   }
   function expandAll() {
     talkEls.forEach(function (el) { el._open(true); });
     panel.querySelectorAll('details.fold').forEach(function (d) { d.open = true; });
-    panel.querySelectorAll('.node').forEach(function (n) { if (n._toggle) n._toggle(true); });
+    panel.querySelectorAll('.node').forEach(function (n) { if (n._toggle && n._content) n._toggle(true); });
   }
   function collapseAll() {
     panel.querySelectorAll('.node').forEach(function (n) { if (n._toggle) n._toggle(false); });
@@ -701,12 +707,30 @@
     try {
       const v = JSON.parse(n.text);
       if (v && typeof v === 'object') {
-        for (const k of ['command', 'description', 'file_path', 'path', 'pattern', 'url', 'query', 'prompt']) {
+        for (const k of ['command', 'description', 'file_path', 'path', 'file', 'pattern', 'url', 'query', 'prompt']) {
           if (typeof v[k] === 'string') return v[k];
         }
       }
     } catch (e) { /* clipped or not JSON */ }
     return n.text;
+  }
+
+  // A notice or error the runtime wrote as a JSON object: its message (or its type, category and status) for the row;
+  // the step's details keep the whole text.
+  function messageOf(v, depth) {
+    if (!v || typeof v !== 'object' || depth > 3) return '';
+    for (const k of ['message', 'error', 'text', 'reason', 'content']) if (typeof v[k] === 'string' && v[k].trim()) return v[k];
+    for (const k of ['value', 'error', 'data', 'context', 'detail']) { const m = messageOf(v[k], depth + 1); if (m) return m; }
+    return '';
+  }
+  function readable(text) {
+    const t = String(text || '').trim();
+    if (t[0] !== '{') return text;
+    let v;
+    try { v = JSON.parse(t); } catch (e) { return text; }  // clipped or not JSON: as written
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return text;
+    const ctx = v.context && typeof v.context === 'object' ? v.context : {};
+    return messageOf(v, 0) || [v.type, v.category || v.subtype || v.key, v.status || ctx.status].filter(function (x) { return typeof x === 'string' && x; }).join(' · ') || text;
   }
 
   function rowTitle(n) {
@@ -724,7 +748,7 @@
     } else if (INLINE_TEXT[k]) {
       // text is drawn under the row
     } else if (n.text) {
-      bits.push(h('span', { class: 'pv' }, oneLine(n.text, 200)));
+      bits.push(h('span', { class: 'pv' }, oneLine(readable(n.text), 200)));
     } else if (n.state && n.state !== 'available' && n.state !== 'omitted') {
       bits.push(h('span', { class: 'pv faint' }, '(' + n.state + ')'));
     }
@@ -791,6 +815,9 @@
       row.setAttribute('aria-expanded', on ? 'true' : 'false');
     }
     el._toggle = toggle;
+    // Text its row does not show whole (a tool's input and result, thinking, a notice): what "Expand all" opens, so the
+    // browser's find sees it; the facts of every other step stay one click away.
+    el._content = k === 'tool' || k === 'agent.call' || (!INLINE_TEXT[k] && !CONTAINERS[k] && !!n.text);
     row.addEventListener('click', function (ev) {
       if (ev.target.closest('button,a')) return;
       toggle();
@@ -940,8 +967,12 @@
     if (n.duration_ms !== undefined) facts.push(['duration', num(n.duration_ms) + ' ms (' + (n.duration_measured_by || '') + ')']);
     if (n.dropped) facts.push(['dropped', n.dropped.map(function (x) { return x.what + ' (' + fmtBytes(x.bytes) + (x.why ? ': ' + x.why : '') + ')'; }).join('; ')]);
     if (n.attrs) Object.keys(n.attrs).forEach(function (a) { const v = n.attrs[a]; facts.push([a, typeof v === 'object' ? JSON.stringify(v) : String(v)]); });
-    det.append(h('h4', null, 'Facts'), kv(facts));
-    if (n.edges && n.edges.length) det.append(h('h4', null, 'Edges'), edgesLine(n.edges));
+    const edges = n.edges && n.edges.length ? [h('h4', null, 'Edges'), edgesLine(n.edges)] : [];
+    if (k === 'tool' || k === 'agent.call' || (!INLINE_TEXT[k] && !CONTAINERS[k] && n.text)) {  // the text first; the facts fold under it
+      det.append(h('details', { class: 'facts' }, h('summary', null, 'Facts (' + num(facts.length) + ')' + (edges.length ? ' and edges' : '')), kv(facts), edges));
+    } else {
+      det.append(h('h4', null, 'Facts'), kv(facts), edges);
+    }
     det.append(h('div', { style: null }, h('button', { class: 'btn evidence', type: 'button', onclick: function () { evidence(n); } }, 'Evidence')));
   }
 

@@ -1,0 +1,85 @@
+"""A Kiro IDE conversation of the corpus on the page, as a demanding reader meets it (issue 20), in headless Chromium.
+
+Kiro records no token counts: the list and the header say so instead of
+drawing 0 tokens and $0. A notice or error Kiro wrote as a JSON object shows
+its message on its row. "Expand all" opens every tool's input and result, not
+the facts of every step; a tool's facts fold under its result.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from view_server_helpers import asz
+
+from test_view_server_browser import browser, open_at, shot, wait  # noqa: F401  (the browser fixture)
+
+from selenium.webdriver.common.by import By  # noqa: E402
+
+CORPUS_KIRO = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "kiro" / "home" / ".kiro"
+IDE_SESSION = "sess_5e804080-466c-4f65-bde9-f6133b7068f6"
+
+
+@pytest.fixture(scope="module")
+def kiro_root(tmp_path_factory) -> Path:
+    if not CORPUS_KIRO.is_dir():
+        pytest.skip(f"the Kiro corpus is absent ({CORPUS_KIRO})")
+    root = tmp_path_factory.mktemp("kiro-page") / "root"
+    asz("collect", "--once", "--adapter", "kiro", "--source", str(CORPUS_KIRO), "--root", str(root))
+    return root
+
+
+def _error_messages() -> list[str]:
+    """``payload.value.message`` of the IDE session's ``displayError`` records, read from the source file."""
+    path = next(CORPUS_KIRO.glob(f"sessions/*/{IDE_SESSION}/messages.jsonl"))
+    lines = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+    return [d["payload"]["value"]["message"] for d in lines if d.get("payload", {}).get("key") == "displayError"]
+
+
+def test_a_kiro_conversation_reads_well(kiro_root, serve, browser):
+    s = serve(kiro_root)
+    drv = browser
+    rows: list = []
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # rows are filled in the background after the server starts
+        rows = s.get("/api/conversations").json()["conversations"]
+        if rows and all(r.get("usage") is not None and r.get("runtime") for r in rows):
+            break
+        time.sleep(0.2)
+    assert rows and all(r["runtime"]["name"] == "kiro" for r in rows), rows
+    assert all(sum(r["usage"].values()) == 0 and r["llm_calls"] > 0 for r in rows)  # calls made, no token counted
+    open_at(drv, s.base + "/", f'tr[data-id="{IDE_SESSION}"]')
+    for r in rows:
+        cells = [td.text for td in drv.find_elements(By.CSS_SELECTOR, f'tr[data-id="{r["id"]}"] td')]
+        assert cells[3] == "not recorded" and cells[4] == "—", cells
+    shot(drv, "20-kiro-list")
+
+    open_at(drv, f"{s.base}/c/{IDE_SESSION}", "section.talk .talkhead")
+    assert "tokens not recorded by the runtime" in drv.find_element(By.ID, "usage").text
+    drv.find_element(By.ID, "expand-all").click()
+    doc = s.get(f"/api/c/{IDE_SESSION}/view").json()
+    tools, errors, stack = [], [], list(doc["talks"])
+    while stack:
+        n = stack.pop()
+        if n.get("kind") == "tool" and "result" in n:
+            tools.append(n["id"])
+        if n.get("kind") == "error.api":
+            errors.append(n["id"])
+        stack.extend(n.get("children", []))
+    assert tools and errors
+    wait(drv, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".k-tool > .details:not([hidden]) pre.result")) == len(tools))
+    # the facts of the run, the person's prompt and the model calls stay folded; a tool's facts fold under its result
+    for kind in ("run", "message-external", "llm-call"):
+        assert not [d for d in drv.find_elements(By.CSS_SELECTOR, f".k-{kind} > .details") if d.is_displayed()], kind
+    assert all(f.get_attribute("open") is None for f in drv.find_elements(By.CSS_SELECTOR, ".k-tool details.facts"))
+    # an error written as JSON shows its message on its row
+    messages = _error_messages()
+    assert len(messages) == len(errors)
+    titles = [drv.find_element(By.CSS_SELECTOR, f'.node[data-id="{e}"] > .row .title').text for e in errors]
+    for title, message in zip(sorted(titles), sorted(messages)):
+        assert title == message and not title.startswith("{")
+    shot(drv, "21-kiro-conversation")
