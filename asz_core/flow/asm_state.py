@@ -203,6 +203,9 @@ class State:
         self.aside: list[IndexEntry] = []
         #: earlier versions of a document holding content, replaced by a later landed version (stage 1)
         self.superseded: list[IndexEntry] = []
+        #: issue 18 (asm_links): what other sessions say (SessionLinks or None), records repeated from an earlier one
+        self.links: Any = None
+        self.repeated: list[IndexEntry] = []
         self.by_record: dict[str, IndexEntry] = {}
         self.streams: list[Stream] = []
         self.by_stream: dict[str, Stream] = {}

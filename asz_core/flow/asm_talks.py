@@ -3,6 +3,9 @@
 7. a talk starts on external input or on a cycle that states no trigger;
    membership by walking parents backward (≤ 64 hops); a child stream is
    exactly one talk; every stream record is placed in its innermost container;
+   a resumed session whose first records belong to a turn of the earlier
+   session (its input repeated, so not drawn here) opens a talk of their own
+   (trigger ``unknown``, issue 18);
 8. segments on the main stream by the idle policy, with their gates.
 """
 
@@ -142,6 +145,7 @@ def document_turns(st: State, e: IndexEntry, s: Stream, ep: Epoch) -> Talk:
 
 def stage7_talks(st: State) -> None:
     """Talks and runs; every stream record placed in its innermost container."""
+    repeated = {e.id for e in st.repeated if e.id}  # issue 18: records drawn in the session this one continues
     for s in st.streams:
         entries = s.entries
         if not entries:
@@ -157,6 +161,10 @@ def stage7_talks(st: State) -> None:
                     cur = document_turns(st, e, s, ep)
                     continue
                 run = run_for(st, e)
+                if not run and cur is None and e.parent and e.parent in repeated:
+                    # issue 18: a resumed session that goes on inside a turn the earlier session opened
+                    cur = new_talk(st, s, ep, make_id("talk", s.name, e.id or at_id(ref_of(e))))
+                    cur.thread = True  # its opening input is drawn in the earlier session: trigger unknown here
                 if not run:
                     place(st, e, cur, ep, s)
                     if cur is not None:

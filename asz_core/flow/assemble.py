@@ -6,7 +6,9 @@ and the same index always gives the same entities. Eight stages, each using
 the one before:
 
 1. dedupe by record id across the session — the first landed copy wins; a
-   record without an id is never a duplicate;
+   record without an id is never a duplicate; then (issue 18) set aside the
+   records repeated from a session this one continues and say dangling
+   parents and ids shared with other sessions;
 2. partition streams by the landed file's header stream;
 3. group provider calls by the record ``call`` in line order (usage from the
    last fragment, never summed; ``finished`` says the usage is real);
@@ -36,12 +38,14 @@ from pathlib import Path
 
 from ..sessiondata.vocabulary import STRUCTURAL_KINDS
 from .asm_joins import stage5_spawns, stage6_epochs
+from .asm_links import stage1_links
 from .asm_state import ANCESTOR_HOPS, GATES, STEP_KINDS, USAGE_RULE, State
 from .asm_steps import emit_steps, fill_counts, result
 from .asm_streams import stage1_canonical, stage2_streams, stage3_calls, stage4_tools
 from .asm_talks import stage7_talks, stage8_segments
 from .index import Index, load_index
 from .model import IDLE_GAP_NS, Assembly
+from .shared_ids import SessionLinks
 
 __all__ = [
     "assemble",
@@ -60,6 +64,7 @@ def assemble(
     *,
     conversation: str | None = None,
     idle_gap_ns: int = IDLE_GAP_NS,
+    links: SessionLinks | None = None,
 ) -> Assembly:
     """Assemble one session's landed records with ``seq <= through_seq`` into Session Flow (§4.4).
 
@@ -67,7 +72,11 @@ def assemble(
     or a session directory (its index is loaded, rebuilt when missing).
     ``conversation`` defaults to the session id (Claude Code's mapping).
     ``idle_gap_ns`` is the segment idle gap in nanoseconds (policy ``v1``:
-    10 minutes; changing it changes the policy).
+    10 minutes; changing it changes the policy). ``links`` are what the
+    root's other sessions say about this one (:func:`~asz_core.flow.shared_ids.session_links`,
+    issue 18: records repeated from a session it continues are drawn there;
+    ``continues`` relations; dangling parents and shared ids as unresolved
+    entries, :mod:`~asz_core.flow.asm_links`); None assembles the session alone.
 
     Returns an :class:`~asz_core.flow.model.Assembly`: ``nodes``,
     ``relations`` and ``unresolved`` keyed and sorted by id, every entity at
@@ -85,7 +94,8 @@ def assemble(
     else:
         ix = load_index(Path(index_or_session_dir))
     st = State(ix, int(through_seq), conversation or "", idle_gap_ns)
-    for stage in (stage1_canonical, stage2_streams, stage3_calls, stage4_tools, stage5_spawns, stage6_epochs,
+    st.links = links
+    for stage in (stage1_canonical, stage1_links, stage2_streams, stage3_calls, stage4_tools, stage5_spawns, stage6_epochs,
                   stage7_talks, stage8_segments, emit_steps, fill_counts):
         stage(st)
     return result(st)

@@ -38,6 +38,7 @@ from .diff import STEP_KINDS, diff_assembly, file_time_range, fold_matches_assem
 from .fold import Fold, FoldError
 from .model import PARSER, POLICY, Assembly
 from .round import Round, RoundHeader, build_round, entity_body, input_digest, landed_file_digest
+from .shared_ids import engine_links, needs_relink, prepare
 
 __all__ = [
     "DEFAULT_MAX_ROUND_BYTES",
@@ -118,13 +119,15 @@ class IndexEngine:
         except ix.IndexBuildError as exc:
             self.problem = f"index stops before a landed file it cannot read: {exc}"
             idx = ix.load_index(session_dir, rebuild=False)
+        self.links = engine_links(session_dir, idx, self)  # issue 18: what the root's other sessions say
         return idx, int(idx.indexed_seq)
 
     def assemble(self, handle: Any, through_seq: int, conversation: str) -> Assembly:
-        """``assemble(index, through_seq, conversation=conversation)``."""
+        """``assemble(index, through_seq, conversation=conversation, links=<what watermark read>)``."""
         from .assemble import assemble
 
-        return assemble(handle, through_seq, conversation=conversation)
+        return assemble(handle, through_seq, conversation=conversation, links=getattr(self, "links", None))
+
 
 
 # --------------------------------------------------------------------------- outcome and report
@@ -466,6 +469,14 @@ def _parse_session(root: Path, session: str, out: ParseOutcome, budget: int, eng
                 fold.accept(r)
                 out.rounds.append(r)
             chain.write_state(fold, fsync=fsync)
+        elif fold.rounds and needs_relink(engine, fold):  # issue 18: another session's ids changed what this one says
+            ctx.start(sdir, watermark)
+            r = _Window(ctx, fold).round_through(watermark)
+            if r.nodes or r.relations or r.unresolved:
+                chain.install(r, fsync=fsync)
+                fold.accept(r)
+                out.rounds.append(r)
+                chain.write_state(fold, fsync=fsync)
     finally:
         chain.unlock()
     note = getattr(engine, "problem", "")
@@ -522,6 +533,8 @@ def parse_root(
         pool = process_pool(min(jobs, len(names)), fork_only=True, initializer=worker_start)
     if changed_only:
         names = [n for n in names if not chain_is_current(root, n)]
+    if engine is None and names:  # issue 18: every session's ids in the root's table before any is assembled
+        names = sorted(set(names) | set(prepare(root, names, [p.name for p in session_dirs(root)], pool, jobs)))
     if pool is None:
         outcomes = []
         for name in names:

@@ -20,7 +20,10 @@ files is either cited by a step node of the fold (or shown as a talk's
 - ``superseded``: an earlier version of a one-document source holding
   content (``agent_meta``, such as a Kiro IDE session JSON or execution log),
   which a later landed version of the same stream replaces whole (``of``
-  names that version; assembly draws the last version only).
+  names that version; assembly draws the last version only);
+- ``duplicate`` with ``of`` ``{"conversation": <earlier session>, "id": <record id>}``: a record a
+  resumed session repeats from the session it continues (the evidence of the ``continues``
+  relation), drawn and counted in that conversation only.
 
 ``summary.coverage`` is ``{"cited": N, "records": M, "by_node": A, "listed": B}``:
 ``M`` records carry content, ``A`` of them are cited by a node, ``B`` more are
@@ -101,7 +104,8 @@ def cited_by(nodes: Iterable[Node]) -> dict[tuple[int, int], str]:
 
 def measure(records: dict[int, list[dict]], nodes: Iterable[Node], unknown: Iterable[tuple[int, int]],
             shown: dict[tuple[int, int], str] | None = None, unresolved: Iterable[str] = (),
-            superseded: dict[tuple[int, int], tuple[int, int]] | None = None) -> Coverage:
+            superseded: dict[tuple[int, int], tuple[int, int]] | None = None,
+            repeated: dict[tuple[int, int], str] | None = None) -> Coverage:
     """Coverage of ``records`` (seq → landed records in row order) by ``nodes`` (the fold's nodes).
 
     ``unknown`` are the (seq, row) of records holding an ``unknown`` part
@@ -109,7 +113,8 @@ def measure(records: dict[int, list[dict]], nodes: Iterable[Node], unknown: Iter
     the node showing them: a talk's ``prompt`` (the first record of a child
     stream, which the talk cites by its ``ref``). ``unresolved`` are the
     ids of the fold's unresolved entries. ``superseded`` maps an earlier version of a document to
-    its last version (:func:`superseded_documents`). Duplicates are found by record id across the session in landed
+    its last version (:func:`superseded_documents`). ``repeated`` maps the records a ``continues`` relation
+    cites to the earlier session (:class:`~asz_core.view.links.Links` ``evidence``). Duplicates are found by record id across the session in landed
     order: the first copy is the record assembly keeps; a later copy with the
     same parts (its payload) is a duplicate, one with other parts a conflict.
     """
@@ -137,7 +142,8 @@ def measure(records: dict[int, list[dict]], nodes: Iterable[Node], unknown: Iter
             later = (superseded or {}).get((seq, row))
             entry = ({"ref": {"seq": seq, "row": row}, "id": rid, "why": "superseded", "of": {"seq": later[0], "row": later[1]}}
                      if later is not None else None) \
-                or _listed(seq, row, rid, rec, earlier, unknown, cited, cov) or _orphan_result(seq, row, rid, rec, open_ids)
+                or _listed(seq, row, rid, rec, earlier, unknown, cited, cov) or _orphan_result(seq, row, rid, rec, open_ids) \
+                or _repeated(seq, row, rid, repeated)
             if entry is None:
                 missing.append(f"{seq}/{row}" + (f" ({rid})" if rid else ""))
                 continue
@@ -170,6 +176,14 @@ def _listed(seq: int, row: int, rid: str, rec: dict, earlier: tuple[int, int, di
     if (seq, row) in unknown:
         return {"ref": here, "id": rid, "why": "undescribed"}
     return None
+
+
+def _repeated(seq: int, row: int, rid: str, repeated: dict[tuple[int, int], str] | None) -> dict | None:
+    """The ``not_drawn`` entry of a record repeated from an earlier session (drawn there), else None."""
+    other = (repeated or {}).get((seq, row))
+    if other is None or not rid:
+        return None
+    return {"ref": {"seq": seq, "row": row}, "id": rid, "why": "duplicate", "of": {"conversation": other, "id": rid}}
 
 
 def _orphan_result(seq: int, row: int, rid: str, rec: dict, open_ids: set[str]) -> dict | None:

@@ -27,7 +27,7 @@ from ..storage.torn import session_torn_tails, torn_line
 from .kinds import FORMAT, STEP_KINDS, TEXT_LIMIT, VERSION, clip_text
 from .session_records import LandedSession, header_time, landed_lines, title_withheld
 from ..flow.index import SET_ASIDE_KINDS
-from .links import find_links
+from .links import dangling_parents, links_of
 from .prices import PriceTable
 from .summary import DocumentView
 from .usage import provider_calls
@@ -94,7 +94,7 @@ def build_summary(root: str | os.PathLike, conversation: str, *, hide: Iterable[
 def _counted(v: DocumentView, title: str) -> tuple[dict, list]:
     """(places, provider calls) the summary counts, from a built view."""
     places = {"title": title, **v.places()}
-    return places, list(provider_calls(cu for nid, cu in sorted(v.call_usage.items()) if nid not in v.repeated_calls))
+    return places, list(provider_calls(cu for _, cu in sorted(v.call_usage.items())))
 
 
 def conversation_calls(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = ()) -> tuple[dict, list]:
@@ -103,7 +103,7 @@ def conversation_calls(root: str | os.PathLike, conversation: str, *, hide: Iter
     ``places`` holds ``title``, ``project``, ``git_branch`` and ``runtime`` as
     the summary gives them; ``calls`` is the
     :class:`~asz_core.view.usage.CallUsage` of every provider call the summary's
-    totals count (:func:`~asz_core.view.usage.provider_calls`) (a call repeated from an earlier session is counted there),
+    totals count (:func:`~asz_core.view.usage.provider_calls`) (a call a resumed session repeats is drawn and counted in the earlier one only),
     so the calls' usage sums to ``summary.usage``. Raises as :func:`build_view`.
     """
     with gc_pause.paused():
@@ -122,10 +122,11 @@ def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: 
     # A torn tail is said, not a mismatch: the landed records are whole, one source line waits for its newline.
     b.problems.extend(torn_line(src, size) for src, size in session_torn_tails(session_dir(root, fold.head.session)))
     verified = b.check_inputs(accepted, sess)
+    v = DocumentView(b, fold, sess, links_of(fold))
     stream_records = {seq: recs for seq, recs in sess.records.items()  # changes, executions, bodies: another id space
                       if sess.headers.get(seq) is None or sess.headers[seq].kind not in SET_ASIDE_KINDS}
-    links = find_links(root, fold.head.session, stream_records)
-    return b, fold, unread_rows, accepted, verified, sess, DocumentView(b, fold, sess, links)
+    v.dangling = dangling_parents(stream_records, v.links)  # issue 18: said by the document, not the chain
+    return b, fold, unread_rows, accepted, verified, sess, v
 
 
 def _build(root: Path, conversation: str, hide: Iterable[str], through_round: int | None, prices: PriceTable | None) -> dict:
@@ -163,11 +164,11 @@ def _build(root: Path, conversation: str, hide: Iterable[str], through_round: in
         "segments": v.segments(),
         "talks": v.talks(),
         "loose": v.loose(),
-        "relations": [v.relation_dict(r) for r in v.ordered_relations] + v.links.relations,
+        "relations": [v.relation_dict(r) for r in v.ordered_relations],
         "unresolved": [
             {"id": u.id, "kind": u.kind, "ref": u.ref, "reason": u.reason, "state": u.state}
             for u in sorted(fold.unresolved.values(), key=lambda u: u.id)
-        ] + v.links.unresolved,
+        ] + v.dangling,
         "workspace_changes": v.changes,
         "tool_executions": v.executions,
         "undescribed": v.undescribed(),
@@ -178,13 +179,18 @@ def _build(root: Path, conversation: str, hide: Iterable[str], through_round: in
 
 
 def _summary(v: DocumentView, b: ChainReader, fold, rounds: int, undescribed: int, prices: PriceTable | None) -> dict:
-    """The summary with issue 18's coverage problems, ``coverage``, and the links to an earlier session."""
+    """The summary with issue 18's coverage problems, ``coverage``, and the links to other sessions:
+    ``continues`` (the session this one continues; ``continues_all`` when more than one), ``repeated`` (records
+    repeated from it, drawn there and listed in ``not_drawn``), ``continued_in`` (sessions continuing this one)."""
     s = v.summary(fold.head, rounds, b.state, b.problems + v.coverage.problems, undescribed, prices)
     s["coverage"] = v.coverage.summary
+    s["unresolved"] += len(v.dangling)  # issue 18: dangling parents are open entries of the document
     links = v.links
-    if links.unresolved:  # issue 18: dangling parents and shared ids are said as open entries
-        s["unresolved"] += len(links.unresolved)
-    if links.earlier:  # issue 18: a resumed session counts what it repeats from the earlier one once, there
-        s["continues"] = links.earlier
-        s["repeated"] = len(links.repeated)
+    if links.earlier:
+        s["continues"] = links.earlier[0]
+        if len(links.earlier) > 1:
+            s["continues_all"] = links.earlier
+        s["repeated"] = sum(1 for d in v.coverage.not_drawn if isinstance(d.get("of"), dict) and "conversation" in d["of"])
+    if links.later:
+        s["continued_in"] = links.later
     return s

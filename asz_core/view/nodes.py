@@ -77,8 +77,6 @@ class NodeView(ViewBase):
             shown = [self.node(c, depth + 1) for c in kids if c.kind not in NOT_CHILDREN]
             if shown:
                 d["children"] = shown
-        if ref is not None and kind not in STRUCTURAL_SET and (ref.seq, ref.row) in self.links.repeated:
-            d["repeated_from"] = f"conversation/{self.links.earlier}"
         if n.id in self.media:
             d["media"] = [m if not (m["kept"] and self._withheld(self.sess.record(Ref(m["ref"]["seq"], m["ref"]["row"]))))
                           else {**m, "state": "omitted", "kept": False} for m in self.media[n.id]]

@@ -83,7 +83,7 @@ class DocumentView(ListView):
             "cut": self.cut(),
         }
         d.update(self.places())
-        d.update(usage_totals(cu for nid, cu in self.call_usage.items() if nid not in self.repeated_calls))
+        d.update(usage_totals(self.call_usage.values()))
         d["cost"] = cost_of(d["usage_by_model"], prices)
         return d
 

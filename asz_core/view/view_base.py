@@ -51,10 +51,9 @@ class ViewBase:
         self.changes, self.executions, self.step_changes, self.step_executions = self._observations()
         self.call_usage: dict[str, CallUsage] = {n.id: self._read_call(n) for n in self.nodes.values() if n.kind == "llm.call"}
         self.links = links or Links()
+        #: issue 18: ``unres/parent/<id>`` entries of the document (set by the document builder)
+        self.dangling: list[dict] = []
         self.media = media_of(self.sess.records, self.nodes.values())  # issue 18: images said on their steps
-        #: llm.call nodes every record of which repeats an earlier session's (issue 18): their usage is counted there
-        self.repeated_calls = {n.id for n in self.nodes.values() if n.kind == "llm.call" and self.links.repeated
-                               and all((r.seq, r.row) in self.links.repeated for r in (n.refs or [n.ref]) if r is not None)}
         #: issue 18: every record with content drawn by a node or listed in ``not_drawn``
         step_cited = cited_by(self.nodes.values())
         #: talk id -> the record its ``prompt`` shows: a talk's first record no step draws (a child's prompt)
@@ -68,7 +67,8 @@ class ViewBase:
         self.coverage = measure_coverage(self.sess.records, self.nodes.values(),
                                          ((seq, row) for seq, row, _, p in sess.listed_parts() if p["k"] == "unknown"),
                                          shown, fold.unresolved, superseded_documents(sess.records, {
-                                             seq: (h.kind, h.stream or "main") for seq, h in sess.headers.items() if h is not None}))
+                                             seq: (h.kind, h.stream or "main") for seq, h in sess.headers.items() if h is not None}),
+                                         self.links.evidence)
 
     # ------------------------------------------------------------------ helpers
 

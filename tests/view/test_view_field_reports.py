@@ -23,6 +23,9 @@ SESSIONS = {name: f"{i:08x}-0000-4000-8000-0000000000{i:02x}" for i, name in enu
 
 
 def env(session: str, uuid: str, parent: str | None, sec: int, **kw) -> dict:
+    # uuids are unique per session, as a runtime writes them: sessions of one root that shared a record id
+    # would be a resumed session or a shared id (issue 18), not the row each session stands for
+    uuid, parent = f"{session[:8]}-{uuid}", parent and f"{session[:8]}-{parent}"
     return {"parentUuid": parent, "isSidechain": False, "sessionId": session, "uuid": uuid,
             "timestamp": kw.pop("ts", f"2026-03-01T10:00:{sec:02d}.000Z"), **kw}
 
@@ -74,7 +77,7 @@ def sessions() -> dict[str, list]:
                model(la, "a2", "t1", 4, "m2", [text("It runs in the background.")])]
     ty = s["types"]
     out[ty] = [human(ty, "u1", None, 1, "hello"), {"type": "atis-latch", "atis": "", "sessionId": ty},
-               {"type": "progress", "data": {"n": 1}, "sessionId": ty, "uuid": "pr1", "parentUuid": "u1"},
+               {"type": "progress", "data": {"n": 1}, "sessionId": ty, "uuid": f"{ty[:8]}-pr1", "parentUuid": f"{ty[:8]}-u1"},
                model(ty, "a1", "u1", 2, "m1", [text("hi")])]
     co = s["content"]
     out[co] = [human(co, "u1", None, 1, [text("list form prompt")]), model(co, "a1", "u1", 2, "m1", [use("toolu_r", "Read")], "tool_use"),

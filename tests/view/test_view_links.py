@@ -48,9 +48,15 @@ def test_24_a_resumed_session_continues_the_earlier_one_and_counts_usage_once(tm
     # each usage once: the earlier session's call counts in A only
     assert a["summary"]["usage"] == {"in": 10, "out": 5, "cache_read": 0, "cache_write": 0}
     assert b["summary"]["usage"] == {"in": 20, "out": 7, "cache_read": 0, "cache_write": 0}
-    repeated = {n["id"] for n in _nodes(b) if n.get("repeated_from") == f"conversation/{A}"}
-    assert repeated == {"input/1/1", "call/msg_1", "msg/1/2:0"}
+    # the repeated records are drawn in A only; B lists them as duplicates of A's records
+    assert not {n["id"] for n in _nodes(b)} & {"input/1/1", "call/msg_1", "msg/1/2:0"}
+    assert [(d["ref"], d["why"], d["of"]) for d in b["not_drawn"]] == [
+        ({"seq": 1, "row": 1}, "duplicate", {"conversation": A, "id": "u1"}),
+        ({"seq": 1, "row": 2}, "duplicate", {"conversation": A, "id": "a1"})]
     assert b["summary"]["coverage"]["cited"] == b["summary"]["coverage"]["records"] == 4
+    assert (a["summary"]["talks"], b["summary"]["talks"]) == (1, 1)
+    assert a["summary"]["kinds"]["llm.call"] == b["summary"]["kinds"]["llm.call"] == 1
+    assert a["summary"]["continued_in"] == [B]
 
 
 def test_20_21_an_identical_repeat_is_one_node_listing_its_copy(tmp_path):

@@ -1,0 +1,73 @@
+"""Assembly stage 1b (issue 18): links to the root's other sessions.
+
+Runs after stage 1 (canonical records) with the :class:`~asz_core.flow.shared_ids.SessionLinks`
+parse found for the session (none: the session alone, as origin-digest §4.4 assembles it):
+
+- a record **repeated** from a session this one continues is drawn there, not here: it leaves
+  ``canonical`` (so no step, talk, call or usage of this session counts it) and stays in
+  ``by_record`` (a record after it still finds its parent). The relation
+  ``rel/continues/conversation_<this>/conversation_<earlier>`` (``exact_unique``) lists every
+  repeated record as evidence, in landed order: the document lists them as duplicates of the
+  earlier conversation's records;
+- the earlier session's chain gets the same relation, its evidence the records the later one repeats;
+- a parent no landed record of the session carries but another session's does: a ``continues``
+  relation to that session (evidence: the records naming it; a record whose own id is shared is
+  said by its ``shared_id`` entry only). A parent found nowhere is no entry of the chain: the
+  original's chains hold no such kind (conformance scenario ``lost-records``: five open entries,
+  "each an open reference and nothing else"); the document says it
+  (:func:`asz_core.view.links.dangling_parents`);
+- an id shared with a session neither continues: ``unres/shared_id/<id>``.
+
+Only records through the watermark count, so the fold of a chain equals one assembly through its
+last round with the same links (origin-digest §4.3).
+"""
+
+from __future__ import annotations
+
+from .asm_state import State, ref_of
+
+__all__ = ["stage1_links", "conversation_ref"]
+
+
+def conversation_ref(session: str) -> str:
+    """The node id a relation names another session's conversation by (its session id, Claude Code's mapping)."""
+    return f"conversation/{session}"
+
+
+def stage1_links(st: State) -> None:
+    """Repeated records set aside, ``continues`` relations, dangling parents and shared ids (module docstring)."""
+    links = getattr(st, "links", None)
+    here = conversation_ref(st.conversation)
+    repeated_of = links.repeated if links else {}
+    st.repeated = []
+    if repeated_of:
+        kept = []
+        for e in st.canonical:
+            (st.repeated if e.id and e.id in repeated_of else kept).append(e)
+        st.canonical = kept
+        for earlier in links.earlier:
+            ev = [ref_of(e) for e in st.repeated if repeated_of[e.id] == earlier]
+            if ev:
+                st.relate("continues", here, conversation_ref(earlier), "exact_unique",
+                          f"{len(ev)} records repeat records of session {earlier} with their ids", ev)
+    if links:
+        for later, ids in sorted(links.later.items()):
+            ev = [ref_of(e) for e in st.canonical if e.id in ids]
+            if ev:
+                st.relate("continues", conversation_ref(later), here, "exact_unique",
+                          f"session {later} repeats {len(ev)} records of this one with their ids", ev)
+        for rid, others in sorted(links.shared.items()):
+            if rid in st.by_record:
+                st.open("shared_id", rid, f"record id also landed in session {', '.join(others)}")
+    elsewhere = links.parents_elsewhere if links else {}
+    shared = links.shared if links else {}
+    by_parent: dict[str, list] = {}
+    for e in st.canonical:
+        if e.parent and e.parent not in st.by_record and e.id not in shared:  # a shared record is said as such
+            by_parent.setdefault(e.parent, []).append(e)
+    for parent, kids in by_parent.items():
+        other = elsewhere.get(parent)
+        if other:
+            st.relate("continues", here, conversation_ref(other), "exact_unique",
+                      f"a record's parent is a record of session {other}", [ref_of(k) for k in kids])
+    st.stats["repeated"] = len(st.repeated)

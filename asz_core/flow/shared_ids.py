@@ -1,0 +1,288 @@
+"""Record ids shared between the sessions of a root (issue 18): what parse reads continuations from.
+
+A resumed session (Claude Code ``--resume``) is a new session whose file
+repeats an earlier session's records with their ids, then goes on. Parse
+finds that from the ids alone, before it assembles a session, with one table
+for the whole root: ``_index/ids.sqlite`` (SQLite, derived data: deleted, the
+next parse rebuilds it from the sessions' indexes; ``asz verify`` ignores it).
+
+- ``ids(h, session)``: ``h`` is the first 8 bytes of the BLAKE2b digest of a
+  record id (a signed 64-bit integer), one row per (id, session) for every
+  indexed record with an id that is not set aside (changes, executions,
+  provider bodies and companion files are another id space);
+- ``sessions(no, name, entries)``: each session's number and how many index
+  entries were added (:func:`add_session` adds only the entries after them).
+
+A hash match is a candidate only: :func:`session_links` confirms every shared
+id against the other session's own index. The rules (a pure function of the
+two sessions' indexes, whichever is parsed first):
+
+- two sessions share record ids. Only the same record counts (same parent,
+  time, call and kind under the id; a differing one is a shared id, below).
+  The one whose own records (ids the other does not hold) start later
+  *continues* the other; a session with no record
+  of its own is the earlier one; equal times are ordered by session name.
+  It continues only if it **opens by repeating**: its first record with an id
+  (landed order) is one the earlier holds. The later session's records with
+  those ids are *repeated*: assembly draws them in the earlier session only
+  (:mod:`asz_core.flow.asm_links`);
+- ids shared by two sessions neither of which opens by repeating the other,
+  and ids naming different records in each, are *shared ids*: open
+  ``unresolved`` entries in both;
+- a parent no record of the session carries but another session's does is
+  not dangling (``parents_elsewhere``).
+
+Errors: a table that cannot be opened or written raises ``sqlite3.Error``;
+parse reports it for the session and assembles it without links.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from pathlib import Path
+
+from .index import SET_ASIDE_KINDS, Index, IndexEntry, load_index
+
+__all__ = ["TABLE", "SessionLinks", "add_session", "sharing", "session_links", "id_hash", "engine_links", "known_sessions",
+           "add_ids", "prepare", "needs_relink"]
+
+#: The table's path under the storage root.
+TABLE = Path("_index") / "ids.sqlite"
+_BUSY_MS = 120_000
+
+
+def id_hash(rid: str) -> int:
+    """The first 8 bytes of BLAKE2b(id) as a signed 64-bit integer (SQLite's INTEGER)."""
+    return int.from_bytes(hashlib.blake2b(rid.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big", signed=True)
+
+
+class SessionLinks:
+    """What the root's other sessions say about one session (see the module docstring).
+
+    ``earlier``: session names this one continues (sorted); ``repeated``: this session's record ids
+    repeated from them (id → the earlier session); ``later``: sessions that continue this one, each
+    with the ids of this session they repeat; ``shared``: id → other sessions holding it when neither
+    continues the other; ``parents_elsewhere``: parent ids no record of this session carries, each
+    with the session that does.
+    """
+
+    def __init__(self) -> None:
+        self.earlier: list[str] = []
+        self.repeated: dict[str, str] = {}
+        self.later: dict[str, set[str]] = {}
+        self.shared: dict[str, list[str]] = {}
+        self.parents_elsewhere: dict[str, str] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.earlier or self.later or self.shared or self.parents_elsewhere)
+
+
+def _connect(root: Path) -> sqlite3.Connection:
+    path = Path(root) / TABLE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path, timeout=_BUSY_MS / 1000, isolation_level=None)
+    db.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")  # derived data: a crash loses at most what the next parse adds again
+    db.execute("CREATE TABLE IF NOT EXISTS sessions(no INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, entries INTEGER NOT NULL)")
+    db.execute("CREATE TABLE IF NOT EXISTS ids(h INTEGER NOT NULL, session INTEGER NOT NULL, PRIMARY KEY(h, session)) WITHOUT ROWID")
+    return db
+
+
+def _keyed(e: IndexEntry) -> bool:
+    return bool(e.id) and e.kind not in SET_ASIDE_KINDS
+
+
+def add_session(root: str | Path, session: str, index: Index) -> list[str] | None:
+    """Add the ids of ``index``'s entries not added yet for ``session``. Returns None when no entry was
+    new, else the other sessions holding any of the new ids (by hash: candidates), sorted.
+
+    An index shorter than what was added (rebuilt from fewer files) replaces the session's rows.
+    """
+    db = _connect(Path(root))
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        row = db.execute("SELECT no, entries FROM sessions WHERE name=?", (session,)).fetchone()
+        entries = index.entries
+        if row is None:
+            no = db.execute("INSERT INTO sessions(name, entries) VALUES (?, 0)", (session,)).lastrowid
+            done = 0
+        else:
+            no, done = row
+            if done > len(entries):
+                db.execute("DELETE FROM ids WHERE session=?", (no,))
+                done = 0
+        new = entries[done:]
+        hashes = {id_hash(e.id) for e in new if _keyed(e)}
+        db.executemany("INSERT OR IGNORE INTO ids(h, session) VALUES (?, ?)", ((h, no) for h in hashes))
+        db.execute("UPDATE sessions SET entries=? WHERE no=?", (len(entries), no))
+        db.execute("CREATE TEMP TABLE IF NOT EXISTS grew(h INTEGER PRIMARY KEY)")
+        db.execute("DELETE FROM grew")
+        db.executemany("INSERT INTO grew(h) VALUES (?)", ((h,) for h in hashes))
+        others = sorted({n for (n,) in db.execute(
+            "SELECT DISTINCT s.name FROM grew g JOIN ids i ON i.h = g.h JOIN sessions s ON s.no = i.session "
+            "WHERE i.session != ?", (no,))})
+        db.execute("COMMIT")
+        return others if new else None
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    finally:
+        db.close()
+
+
+def sharing(root: str | Path, session: str, ids: list[str]) -> dict[str, set[int]]:
+    """Other sessions holding any of ``ids`` by hash: session name → the matching hashes (candidates only)."""
+    db = _connect(Path(root))
+    try:
+        db.execute("CREATE TEMP TABLE want(h INTEGER PRIMARY KEY)")
+        db.executemany("INSERT OR IGNORE INTO want(h) VALUES (?)", ((id_hash(i),) for i in ids))
+        out: dict[str, set[int]] = {}
+        for name, h in db.execute("SELECT s.name, i.h FROM want w JOIN ids i ON i.h = w.h JOIN sessions s ON s.no = i.session "
+                                  "WHERE s.name != ?", (session,)):
+            out.setdefault(name, set()).add(h)
+        return out
+    finally:
+        db.close()
+
+
+def _first_own(ids: dict[str, IndexEntry], shared: set[str]) -> int:
+    """The earliest time of a record whose id the other session does not hold: -1 when there is none (the
+    earlier session), 0 when none of them carries a time."""
+    own = [e.ts for i, e in ids.items() if i not in shared]
+    if not own:
+        return -1
+    times = [t for t in own if t is not None]
+    return min(times) if times else 0
+
+
+def _same(a: IndexEntry, b: IndexEntry) -> bool:
+    """Two sessions' records with one id are the same record (a repeat) when their parent, time, call and
+    kind agree too; a runtime that numbers records per session gives different records equal ids."""
+    return (a.parent, a.ts, a.call, a.kind) == (b.parent, b.ts, b.call, b.kind)
+
+
+def _first_ids(index: Index) -> dict[str, IndexEntry]:
+    """Record id → its first landed entry (landed order), stream and run records only."""
+    out: dict[str, IndexEntry] = {}
+    for e in index.entries:
+        if _keyed(e) and e.id not in out:
+            out[e.id] = e
+    return out
+
+
+def session_links(root: str | Path, session: str, index: Index) -> SessionLinks:
+    """Add ``session``'s ids to the root's table, then what the other sessions sharing ids say (module docstring).
+
+    Reads the table and, for each candidate session, its index (``load_index(rebuild=False)``: nothing is
+    written there). Raises ``sqlite3.Error`` when the table cannot be used.
+    """
+    root = Path(root)
+    add_session(root, session, index)
+    mine = _first_ids(index)
+    parents = {e.parent for e in index.entries if e.parent and e.kind not in SET_ASIDE_KINDS and e.parent not in mine}
+    links = SessionLinks()
+    if not mine and not parents:
+        return links
+    candidates = sharing(root, session, sorted(set(mine) | parents))
+    for other in sorted(candidates):
+        try:
+            theirs = _first_ids(load_index(root / other, rebuild=False))
+        except (OSError, ValueError, RuntimeError):
+            continue
+        for p in sorted(parents):
+            if p in theirs:
+                links.parents_elsewhere.setdefault(p, other)
+        shared = {i for i in mine if i in theirs}
+        if not shared:
+            continue
+        same = {i for i in shared if _same(mine[i], theirs[i])}
+        for i in sorted(shared - same):  # one id, two different records: said, never taken for a repeat
+            links.shared.setdefault(i, []).append(other)
+        shared = same
+        if not shared:
+            continue
+        mine_key, their_key = (_first_own(mine, shared), session), (_first_own(theirs, shared), other)
+        later_ids = mine if mine_key > their_key else theirs
+        first = min(later_ids.values(), key=lambda e: (e.seq, e.row))
+        if first.id not in shared:
+            for i in sorted(shared):
+                links.shared.setdefault(i, []).append(other)
+        elif later_ids is mine:
+            links.earlier.append(other)
+            for i in sorted(shared):
+                links.repeated.setdefault(i, other)
+        else:
+            links.later[other] = shared
+    return links
+
+
+def engine_links(session_dir: Path, index: Index, engine: object) -> SessionLinks | None:
+    """:func:`session_links` for parse's engine; None, with ``engine.problem`` saying why, when the root's
+    table cannot be used (the session is then assembled alone and parse reports the problem)."""
+    try:
+        return session_links(session_dir.parent, session_dir.name, index)
+    except (sqlite3.Error, OSError) as exc:
+        prev = getattr(engine, "problem", "")
+        setattr(engine, "problem", (prev + "; " if prev else "") + f"the root's id table ({TABLE}): {exc}")
+        return None
+
+
+def known_sessions(root: str | Path) -> set[str]:
+    """Sessions the table holds."""
+    db = _connect(Path(root))
+    try:
+        return {n for (n,) in db.execute("SELECT name FROM sessions")}
+    finally:
+        db.close()
+
+
+def add_ids(job: tuple[Path, list[str]]) -> list[tuple[str, list[str]]]:
+    """Bring each session's index up to date and its ids into the table (a worker's job: ``(root, names)``):
+    for each session whose index gained entries, the sessions sharing ids with it. A session whose index or
+    table cannot be read is skipped (its parse says why)."""
+    from .index import IndexBuildError, update_index
+
+    root, names = job
+    out = []
+    for name in names:
+        try:
+            others = add_session(root, name, update_index(root / name))
+            if others is not None:
+                out.append((name, others))
+        except (IndexBuildError, OSError, ValueError, RuntimeError, sqlite3.Error):
+            continue
+    return out
+
+
+def prepare(root: Path, names: list[str], all_names: list[str], pool: object = None, jobs: int = 1) -> list[str]:
+    """Before a parse of ``names``: their ids (and those of any session the table lacks) in the table, in
+    ``pool``'s workers when given (parse's). Returns the sessions not in ``names`` that share ids with a
+    session whose index grew: their links may have changed, so parse looks at them again (:func:`needs_relink`)."""
+    try:
+        missing = sorted(set(all_names) - known_sessions(root))
+    except (sqlite3.Error, OSError):
+        return []
+    todo = sorted(set(names) | set(missing))
+    if pool is None:
+        grew = add_ids((root, todo))
+    else:
+        from ..collect.workers import LOST, each_result, guided
+
+        grew = []
+        for job, got in each_result(pool, add_ids, [(root, run) for run in guided(todo, jobs)]):
+            grew.extend(got if got is not LOST else add_ids(job))  # a dead worker's sessions: here
+    again = {p for _, ps in grew for p in ps} - set(names)
+    return sorted(again & set(all_names))
+
+
+def needs_relink(engine: object, fold: object) -> bool:
+    """True when a session with nothing new landed may still need a round: the root's other sessions say
+    something about it, or its chain holds a ``continues`` relation or a ``parent``/``shared_id`` entry."""
+    if getattr(engine, "links", None):
+        return True
+    if any(r.type == "continues" for r in getattr(fold, "relations", {}).values()):
+        return True
+    return any(u.kind in ("parent", "shared_id") and u.state == "open" for u in getattr(fold, "unresolved", {}).values())

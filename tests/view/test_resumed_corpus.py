@@ -1,0 +1,174 @@
+"""A resumed session built from a real corpus transcript (issue 18; field reports 23 and 24).
+
+The corpus holds no resumed session, so the test makes one as Claude Code
+``--resume`` does: a copy of the corpus project, plus a second session file
+that repeats the first ``N`` lines of the first session with their uuids
+(and message ids), each carrying the new ``sessionId``, then goes on with a
+new prompt and real lines of its own (the first session's later lines under
+new uuids, message, request and tool ids, a day later). Both are collected
+with ``asz collect`` in one pass; the new session's id sorts before the
+earlier one, so it is parsed first.
+
+Every count is computed straight from the source files (distinct message
+ids and the usage of each one's last line, the lines repeated with an id of
+the earlier session) and compared with what the documents, the ``asz ls``
+rows and ``asz usage`` show; the talks and steps with a session that never
+resumed (the same lines in one file).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+PROJECT = "-home-user-spotter"
+A = "8463c716-a2ea-4c14-9efa-87158ebd9f20"  # 1,593 lines, two sub-agents
+B = "5e5e5e5e-0000-4000-8000-00000000000b"  # the resumed session (sorts first)
+U = "fefefefe-0000-4000-8000-0000000000ff"  # the same conversation never resumed: one file
+N, K = 1000, 400  # lines repeated, lines of A's later work reused (under new ids) for the continuation
+
+
+def _asz(*args: str) -> str:
+    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    return p.stdout
+
+
+def _later(ts: str) -> str:
+    t = dt.datetime.fromisoformat(ts.replace("Z", "+00:00")) + dt.timedelta(days=1)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def _continuation(lines: list[bytes], parent: str, prompt_like: dict) -> list[dict]:
+    """A new prompt whose parent is the resume point, then ``lines`` under new ids, a day later."""
+    fresh = {}
+
+    def new(x: str) -> str:
+        return fresh.setdefault(x, str(uuid.uuid5(uuid.NAMESPACE_URL, "resume:" + x)))
+
+    tools = set(re.findall(rb"toolu_[A-Za-z0-9]+", b"\n".join(lines)))
+    recs = [json.loads(ln) for ln in lines]
+    own = {r["uuid"] for r in recs if r.get("uuid")}
+    prompt = dict(prompt_like, uuid=new("prompt"), parentUuid=parent, sessionId=B, timestamp=_later(recs[0]["timestamp"]),
+                  message={"role": "user", "content": "Go on where you left off."})
+    out = [prompt]
+    first = True
+    for ln in lines:
+        for t in tools:
+            ln = ln.replace(t, t + b"r")
+        r = json.loads(ln)
+        if r.get("uuid"):
+            r["parentUuid"] = new(r["parentUuid"]) if r.get("parentUuid") in own else (prompt["uuid"] if first else r.get("parentUuid"))
+            r["uuid"] = new(r["uuid"])
+            first = False
+        m = r.get("message")
+        if isinstance(m, dict) and m.get("id"):
+            m["id"] += "_r"
+        if r.get("requestId"):
+            r["requestId"] += "_r"
+        if r.get("timestamp"):
+            r["timestamp"] = _later(r["timestamp"])
+        r["sessionId"] = B
+        out.append(r)
+    return out
+
+
+def _calls(files: list[Path]) -> dict[str, dict]:
+    """Message id → the usage of its last assistant line (line order), over ``files``."""
+    usage: dict[str, dict] = {}
+    for f in files:
+        for ln in f.read_bytes().splitlines():
+            r = json.loads(ln)
+            m = r.get("message")
+            if r.get("type") == "assistant" and isinstance(m, dict) and m.get("id"):
+                usage[m["id"]] = m.get("usage") or {}
+    return usage
+
+
+def _tokens(usage: dict[str, dict]) -> dict:
+    keys = {"in": "input_tokens", "out": "output_tokens", "cache_read": "cache_read_input_tokens",
+            "cache_write": "cache_creation_input_tokens"}
+    return {k: sum(int(u.get(v) or 0) for u in usage.values()) for k, v in keys.items()}
+
+
+def _nodes(doc: dict):
+    stack = list(doc["talks"]) + list(doc["loose"])
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.get("children", ()))
+
+
+@pytest.mark.slow
+def test_a_resumed_corpus_session_counts_each_message_and_usage_once(corpus_dir, tmp_path):
+    src = corpus_dir / "claude-code" / "projects" / PROJECT
+    if not (src / f"{A}.jsonl").is_file():
+        pytest.skip(f"corpus transcript {A} is absent")
+    proj = tmp_path / "projects" / PROJECT
+    shutil.copytree(src / A, proj / A)  # the earlier session's sub-agents
+    lines = (src / f"{A}.jsonl").read_bytes().splitlines()
+    (proj / f"{A}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    recs = [json.loads(ln) for ln in lines]
+    resume_at = next(r["uuid"] for r in reversed(recs[:N]) if r.get("uuid"))
+    opening = next(r for r in recs if r.get("type") == "user" and isinstance(r["message"].get("content"), str))
+    repeated = [dict(r, sessionId=B) if "sessionId" in r else r for r in recs[:N]]
+    cont = _continuation(lines[N:N + K], resume_at, opening)
+    (proj / f"{B}.jsonl").write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in repeated + cont))
+    root = tmp_path / "root"
+    _asz("collect", "--once", "--adapter", "claude-code-local", "--source", str(tmp_path / "projects"), "--root", str(root))
+    # the same conversation never resumed: the earlier session's lines, then the continuation, in one file
+    one = tmp_path / "one" / "projects" / PROJECT
+    shutil.copytree(src / A, one / U)
+    (one / f"{U}.jsonl").write_bytes(b"".join(json.dumps(dict(r, sessionId=U) if "sessionId" in r else r).encode() + b"\n"
+                                              for r in recs + cont))
+    _asz("collect", "--once", "--adapter", "claude-code-local", "--source", str(tmp_path / "one" / "projects"),
+         "--root", str(tmp_path / "one" / "root"))
+
+    doc = {c: json.loads(_asz("conversation", c, "--root", str(root), "--json")) for c in (A, B)}
+    u_doc = json.loads(_asz("conversation", U, "--root", str(tmp_path / "one" / "root"), "--json"))
+    rows = {r["id"]: r for r in json.loads(_asz("ls", "--root", str(root), "--json"))}
+    used = {r["conversation"]: r for r in json.loads(_asz("usage", "session", "--root", str(root), "--json", "--tz", "UTC"))}
+
+    # counted straight from the source files: each message id once, its last line's usage
+    a_files = [proj / f"{A}.jsonl", *sorted((proj / A).rglob("*.jsonl"))]
+    calls_a, calls_all = _calls(a_files), _calls(a_files + [proj / f"{B}.jsonl"])
+    calls_b = {k: v for k, v in calls_all.items() if k not in calls_a}
+    assert len(calls_b) == len({r["message"]["id"] for r in cont if r.get("type") == "assistant"})
+    for c, want in ((A, calls_a), (B, calls_b)):
+        s = doc[c]["summary"]
+        assert s["kinds"]["llm.call"] == rows[c]["llm_calls"] == len(want)
+        assert s["usage"] == rows[c]["usage"] == used[c]["usage"] == _tokens(want)
+        assert s["coverage"]["cited"] == s["coverage"]["records"]
+        assert (rows[c]["talks"], rows[c]["steps"]) == (s["talks"], s["steps"])
+    assert sum(rows[c]["llm_calls"] for c in (A, B)) == len(calls_all)
+
+    # the talks and steps of the two equal those of the session that never resumed
+    assert doc[B]["summary"]["talks"] == 1  # the one new prompt
+    for key in ("talks", "steps"):
+        assert doc[A]["summary"][key] + doc[B]["summary"][key] == u_doc["summary"][key], key
+    assert doc[A]["summary"]["usage"] == _tokens(calls_a)
+
+    # linked, in both documents, by the relation the contract names; the repeated lines cited, not drawn
+    rel_id = f"rel/continues/conversation_{B}/conversation_{A}"
+    for c in (A, B):
+        [rel] = [r for r in doc[c]["relations"] if r["type"] == "continues"]
+        assert (rel["id"], rel["from"], rel["to"]) == (rel_id, f"conversation/{B}", f"conversation/{A}")
+    repeated_ids = {r["uuid"] for r in recs[:N] if r.get("uuid")}
+    [rel_b] = [r for r in doc[B]["relations"] if r["type"] == "continues"]
+    assert len(rel_b["evidence"]) == len(repeated_ids)  # every repeated line with a uuid, once
+    listed = [d for d in doc[B]["not_drawn"] if d["of"].get("conversation") == A]
+    assert {d["id"] for d in listed} <= repeated_ids and len(listed) == doc[B]["summary"]["repeated"] > 0
+    assert doc[B]["summary"]["continues"] == A and doc[A]["summary"]["continued_in"] == [B]
+    evidence = {(r["seq"], r["row"]) for r in rel_b["evidence"]}
+    cites = {(r["seq"], r["row"]) for n in _nodes(doc[B]) if n["kind"] not in ("talk", "run")
+             for r in ([n["ref"]] if n.get("ref") else []) + n.get("refs", [])}
+    assert cites and not cites & evidence  # no step of B draws a repeated line
+    assert not [u for u in doc[B]["unresolved"] if u["kind"] in ("parent", "shared_id")]
