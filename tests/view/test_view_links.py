@@ -114,3 +114,63 @@ def test_a_whole_chain_has_no_dangling_parent_even_with_an_index_of_another_sche
     doc = build_view(root, A)
     assert [u for u in doc["unresolved"] if u["kind"] == "parent"] == []
     assert doc["summary"]["unresolved"] == 0
+
+
+def _collect_again(base, sessions: dict[str, list]):
+    """Write more session files into the project ``collect_claude`` made and collect once more (one more pass)."""
+    import json
+    import subprocess
+    import sys
+
+    projects = base / "projects"
+    for sid, lines in sessions.items():
+        (projects / "-home-dev-app" / f"{sid}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--adapter", "claude-code-local",
+                        "--source", str(projects), "--root", str(base / "root")], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and " errors=0 " in p.stdout, p.stdout + p.stderr
+    v = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "verify", "--root", str(base / "root")],
+                       capture_output=True, text=True, timeout=120)
+    assert v.returncode == 0, v.stdout + v.stderr
+
+
+def test_24_the_resumed_session_parsed_before_its_earlier_one_landed_is_linked_by_a_later_round(tmp_path):
+    first = [user("u1", None, "start the work", 1), reply("a1", "u1", "msg_1", "started", 2, (10, 5))]
+    resumed = [dict(x, sessionId=B) for x in first] + [user("u2", "a1", "go on", 30, session=B, prompt="p2"),
+                                                       reply("a2", "u2", "msg_2", "went on", 31, (20, 7), session=B)]
+    root = collect(tmp_path, {B: resumed})  # alone, B is a conversation of its own: two talks, two calls
+    alone = build_view(root, B)
+    assert (alone["summary"]["talks"], alone["summary"]["kinds"]["llm.call"]) == (2, 2)
+    _collect_again(tmp_path, {A: first})  # A lands later: B has nothing new, and still gets a round saying so
+    b = build_view(root, B)
+    assert len(b["rounds"]) == 2 and b["rounds"][1]["from_seq"] == b["rounds"][1]["through_seq"] + 1
+    assert b["summary"]["continues"] == A and b["summary"]["repeated"] == 2
+    assert (b["summary"]["talks"], b["summary"]["kinds"]["llm.call"]) == (1, 1)
+    assert b["summary"]["usage"] == {"in": 20, "out": 7, "cache_read": 0, "cache_write": 0}
+    assert b["summary"]["state"] == "verified"
+
+
+def test_one_id_on_two_different_records_of_two_sessions_is_a_shared_id_never_a_repeat(tmp_path):
+    # a runtime numbering records per session: the same ids, other records (other times, other text)
+    a = [user("1", None, "first session", 1), reply("2", "1", "msg_a", "answer a", 2, (1, 1))]
+    c = [user("1", None, "second session", 40, session=C), reply("2", "1", "msg_c", "answer c", 41, (2, 2), session=C)]
+    root = collect(tmp_path, {A: a, C: c})
+    for sid, texts in ((A, {"first session", "answer a"}), (C, {"second session", "answer c"})):
+        doc = build_view(root, sid)
+        assert sorted(u["ref"] for u in doc["unresolved"] if u["kind"] == "shared_id") == ["1", "2"]
+        assert not [r for r in doc["relations"] if r["type"] == "continues"]
+        assert texts <= {n.get("text") for n in _nodes(doc)}  # nothing set aside
+        assert doc["summary"]["coverage"]["by_node"] == doc["summary"]["coverage"]["records"]
+
+
+def test_a_session_resumed_inside_a_turn_goes_on_in_a_talk_of_its_own(tmp_path):
+    first = [user("u1", None, "do two things", 1), reply("a1", "u1", "msg_1", "the first", 2, (10, 5))]
+    # no new prompt: the resumed file goes on with the same turn (a record whose parent is repeated)
+    resumed = [dict(x, sessionId=B) for x in first] + [
+        {**reply("a2", "a1", "msg_2", "and the second", 31, (20, 7), session=B)}]
+    root = collect(tmp_path, {A: first, B: resumed})
+    b = build_view(root, B)
+    assert b["summary"]["talks"] == 1 and not b["loose"]
+    [talk] = b["talks"]
+    assert talk["id"] == "talk/main/p1"  # the turn A opened (its prompt p1), drawn here from B's own records
+    assert {n.get("text") for n in _nodes(b)} >= {"and the second"}
+    assert b["summary"]["usage"]["in"] == 20
