@@ -10,8 +10,10 @@ next parse rebuilds it from the sessions' indexes; ``asz verify`` ignores it).
   record id (a signed 64-bit integer), one row per (id, session) for every
   indexed record with an id that is not set aside (changes, executions,
   provider bodies and companion files are another id space);
-- ``sessions(no, name, entries)``: each session's number and how many index
-  entries were added (:func:`add_session` adds only the entries after them).
+- ``sessions(no, name, entries, stale)``: each session's number, how many index
+  entries were added (:func:`add_session` adds only the entries after them),
+  and ``stale`` 1 when a session sharing ids with it grew since its links were
+  last read (its next parse assembles it again even with nothing new landed).
 
 A hash match is a candidate only: :func:`session_links` confirms every shared
 id against the other session's own index. The rules (a pure function of the
@@ -41,8 +43,10 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from .index import SET_ASIDE_KINDS, Index, IndexEntry, load_index
+from .model import make_id
 
 __all__ = ["TABLE", "SessionLinks", "add_session", "sharing", "session_links", "id_hash", "engine_links", "known_sessions",
            "add_ids", "prepare", "needs_relink"]
@@ -64,7 +68,8 @@ class SessionLinks:
     repeated from them (id → the earlier session); ``later``: sessions that continue this one, each
     with the ids of this session they repeat; ``shared``: id → other sessions holding it when neither
     continues the other; ``parents_elsewhere``: parent ids no record of this session carries, each
-    with the session that does.
+    with the session that does; ``stale``: a session sharing ids with this one grew since its links
+    were last read.
     """
 
     def __init__(self) -> None:
@@ -73,6 +78,8 @@ class SessionLinks:
         self.later: dict[str, set[str]] = {}
         self.shared: dict[str, list[str]] = {}
         self.parents_elsewhere: dict[str, str] = {}
+        #: a session sharing ids with this one grew since its links were last read
+        self.stale = False
 
     def __bool__(self) -> bool:
         return bool(self.earlier or self.later or self.shared or self.parents_elsewhere)
@@ -85,7 +92,8 @@ def _connect(root: Path) -> sqlite3.Connection:
     db.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")  # derived data: a crash loses at most what the next parse adds again
-    db.execute("CREATE TABLE IF NOT EXISTS sessions(no INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, entries INTEGER NOT NULL)")
+    db.execute("CREATE TABLE IF NOT EXISTS sessions(no INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, entries INTEGER NOT NULL, "
+               "stale INTEGER NOT NULL DEFAULT 0)")
     db.execute("CREATE TABLE IF NOT EXISTS ids(h INTEGER NOT NULL, session INTEGER NOT NULL, PRIMARY KEY(h, session)) WITHOUT ROWID")
     return db
 
@@ -123,6 +131,7 @@ def add_session(root: str | Path, session: str, index: Index) -> list[str] | Non
         others = sorted({n for (n,) in db.execute(
             "SELECT DISTINCT s.name FROM grew g JOIN ids i ON i.h = g.h JOIN sessions s ON s.no = i.session "
             "WHERE i.session != ?", (no,))})
+        db.executemany("UPDATE sessions SET stale=1 WHERE name=?", ((n,) for n in others))
         db.execute("COMMIT")
         return others if new else None
     except BaseException:
@@ -158,6 +167,20 @@ def _first_own(ids: dict[str, IndexEntry], shared: set[str]) -> int:
     return min(times) if times else 0
 
 
+def _take_stale(root: Path, session: str) -> bool:
+    """The session's ``stale`` mark, cleared."""
+    db = _connect(root)
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        row = db.execute("SELECT stale FROM sessions WHERE name=?", (session,)).fetchone()
+        if row and row[0]:
+            db.execute("UPDATE sessions SET stale=0 WHERE name=?", (session,))
+        db.execute("COMMIT")
+        return bool(row and row[0])
+    finally:
+        db.close()
+
+
 def _same(a: IndexEntry, b: IndexEntry) -> bool:
     """Two sessions' records with one id are the same record (a repeat) when their parent, time, call and
     kind agree too; a runtime that numbers records per session gives different records equal ids."""
@@ -181,9 +204,10 @@ def session_links(root: str | Path, session: str, index: Index) -> SessionLinks:
     """
     root = Path(root)
     add_session(root, session, index)
+    links = SessionLinks()
+    links.stale = _take_stale(root, session)
     mine = _first_ids(index)
     parents = {e.parent for e in index.entries if e.parent and e.kind not in SET_ASIDE_KINDS and e.parent not in mine}
-    links = SessionLinks()
     if not mine and not parents:
         return links
     candidates = sharing(root, session, sorted(set(mine) | parents))
@@ -278,11 +302,20 @@ def prepare(root: Path, names: list[str], all_names: list[str], pool: object = N
     return sorted(again & set(all_names))
 
 
-def needs_relink(engine: object, fold: object) -> bool:
-    """True when a session with nothing new landed may still need a round: the root's other sessions say
-    something about it, or its chain holds a ``continues`` relation or a ``parent``/``shared_id`` entry."""
-    if getattr(engine, "links", None):
+def needs_relink(engine: object, fold: Any) -> bool:
+    """True when a session with nothing new landed needs its links drawn again: a session sharing ids with it
+    grew (``stale``), or the ``continues`` relations and ``shared_id`` entries its links call for are not the
+    ones its chain holds. Without links (no table) nothing is redrawn."""
+    links = getattr(engine, "links", None)
+    if links is None or fold.head is None:
+        return False
+    if links.stale:
         return True
-    if any(r.type == "continues" for r in getattr(fold, "relations", {}).values()):
-        return True
-    return any(u.kind in ("parent", "shared_id") and u.state == "open" for u in getattr(fold, "unresolved", {}).values())
+    here = "conversation/" + fold.head.conversation
+    want = {make_id("rel", "continues", here, "conversation/" + e) for e in links.earlier}
+    want |= {make_id("rel", "continues", "conversation/" + later, here) for later in links.later}
+    want |= {make_id("rel", "continues", here, "conversation/" + o) for o in set(links.parents_elsewhere.values())}
+    have = {r.id for r in fold.relations.values() if r.type == "continues"}
+    shared = {make_id("unres", "shared_id", i) for i in links.shared}
+    open_shared = {u.id for u in fold.unresolved.values() if u.kind == "shared_id" and u.state == "open"}
+    return want != have or shared != open_shared

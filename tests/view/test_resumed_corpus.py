@@ -29,6 +29,8 @@ from pathlib import Path
 
 import pytest
 
+from claude_lines import walk_nodes as _nodes
+
 PROJECT = "-home-user-spotter"
 A = "8463c716-a2ea-4c14-9efa-87158ebd9f20"  # 1,593 lines, two sub-agents
 B = "5e5e5e5e-0000-4000-8000-00000000000b"  # the resumed session (sorts first)
@@ -97,14 +99,6 @@ def _tokens(usage: dict[str, dict]) -> dict:
     keys = {"in": "input_tokens", "out": "output_tokens", "cache_read": "cache_read_input_tokens",
             "cache_write": "cache_creation_input_tokens"}
     return {k: sum(int(u.get(v) or 0) for u in usage.values()) for k, v in keys.items()}
-
-
-def _nodes(doc: dict):
-    stack = list(doc["talks"]) + list(doc["loose"])
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.get("children", ()))
 
 
 @pytest.mark.slow

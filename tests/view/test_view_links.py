@@ -147,6 +147,14 @@ def test_24_the_resumed_session_parsed_before_its_earlier_one_landed_is_linked_b
     assert (b["summary"]["talks"], b["summary"]["kinds"]["llm.call"]) == (1, 1)
     assert b["summary"]["usage"] == {"in": 20, "out": 7, "cache_read": 0, "cache_write": 0}
     assert b["summary"]["state"] == "verified"
+    import subprocess
+    import sys
+
+    for _ in range(2):  # parsed again with nothing new anywhere: no round is written, links stay
+        p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "parse", "--root", str(root)], capture_output=True,
+                           text=True, timeout=120)
+        assert p.returncode == 0, p.stdout + p.stderr
+    assert [len(build_view(root, c)["rounds"]) for c in (A, B)] == [1, 2]  # A landed whole in one pass
 
 
 def test_one_id_on_two_different_records_of_two_sessions_is_a_shared_id_never_a_repeat(tmp_path):
