@@ -70,7 +70,7 @@ MARK_START, MARK_END = "\u00ab", "\u00bb"
 #: its hits come last indexed first.
 RANK_LIMIT = 5_000
 #: Bumped when what the index holds changes; an index of another version is rebuilt.
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"  # 5: titles from prompts drop IDE context and command markup (view.summary.title_text)
 _SNIP_START, _SNIP_END = "\x02", "\x03"
 _STEP_FIRST = ("message.external", "message.assistant", "thinking", "tool", "agent.call", "context.injection")
 _WORD = re.compile(r'"([^"]*)"|(\S+)')
@@ -256,8 +256,8 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
                 got = _part_text(rec, p, kind)
                 if got is None:
                     continue
-                if kind == "message.external" and got[0] == "prompt" and not prompt:
-                    prompt = got[1]
+                if kind == "message.external" and got[0] == "prompt":
+                    prompt = f"{prompt}\n{got[1]}" if prompt else got[1]  # every text part, as the talk's label has them
                 out.append((got[1], conversation, step, talk_of.get(step, ""), got[0], at, rel, row, flags))
             meta.see(rec, main, prompt)
     return head, out, meta

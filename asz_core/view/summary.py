@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 from .kinds import STEP_KINDS, WHITESPACE
 from .session_records import header_time, title_withheld
 from .lists import ListView
 from .prices import PriceTable, cost_of
 from .usage import usage_totals
 
-__all__ = ["DocumentView", "NO_PROMPT", "TITLE_LIMIT", "short_title"]
+__all__ = ["DocumentView", "NO_PROMPT", "TITLE_LIMIT", "short_title", "title_text"]
 
 #: The title of a conversation with no title of its runtime's and no talk with a label.
 NO_PROMPT = "(no prompt)"
@@ -16,9 +18,29 @@ NO_PROMPT = "(no prompt)"
 TITLE_LIMIT = 100
 
 
+#: Context an IDE or the runtime wraps around what a person typed (Claude Code's IDE extension, its reminders): no title.
+_CONTEXT = re.compile(r"<(ide_selection|ide_opened_file|system-reminder)>.*?</\1>", re.S)
+_COMMAND_NAME = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
+_COMMAND_ARGS = re.compile(r"<command-args>\s*(.*?)\s*</command-args>", re.S)
+
+
+def title_text(label: str) -> str:
+    """What of a prompt names a conversation: a slash command as ``/name args`` (its ``<command-message>`` markup
+    dropped), else the prompt without the IDE context blocks (``<ide_selection>``, ``<ide_opened_file>``) and
+    ``<system-reminder>`` blocks wrapped around it; the prompt as written when nothing else is left."""
+    head = label.lstrip()
+    name = _COMMAND_NAME.search(label) if head.startswith(("<command-message>", "<command-name>")) else None
+    if name and name.group(1):
+        args = _COMMAND_ARGS.search(label)
+        return f"{name.group(1)} {args.group(1) if args else ''}".strip()
+    rest = _CONTEXT.sub(" ", label)
+    return rest if rest.strip() else label
+
+
 def short_title(label: str) -> str:
-    """``label`` as a title: whitespace runs made one space, cut to :data:`TITLE_LIMIT` characters with an ellipsis."""
-    words = label.split()
+    """``label`` as a title (:func:`title_text`): whitespace runs made one space, cut to :data:`TITLE_LIMIT`
+    characters with an ellipsis."""
+    words = title_text(label).split()
     text = " ".join(w.strip(WHITESPACE) for w in words if w.strip(WHITESPACE))
     return text if len(text) <= TITLE_LIMIT else text[: TITLE_LIMIT - 1].rstrip() + "…"
 
