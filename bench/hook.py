@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -84,22 +85,29 @@ def _commands(variant: str, work: Path) -> list[str]:
     return [(variant, table[variant])]
 
 
-def run(cmd: list[str], payload: bytes, n: int, with_data: bool) -> list[float]:
-    """Run ``cmd`` ``n`` times with ``payload`` on stdin; returns wall times in ms."""
-    times = []
+def run(cmd: list[str], payload: bytes, n: int, with_data: bool) -> tuple[list[float], list[float]]:
+    """Run ``cmd`` ``n`` times with ``payload`` on stdin; returns wall times and CPU times (user + system) in ms.
+
+    The CPU time is the child's own (``RUSAGE_CHILDREN`` before and after it):
+    what the start-up costs, whatever else the machine is doing.
+    """
+    times, cpus = [], []
     with tempfile.TemporaryDirectory(prefix="asz-hook-bench-") as tmp:
         for i in range(n):
             args = cmd + (["--data", os.path.join(tmp, str(i))] if with_data else [])
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
             proc = subprocess.run(args, input=payload, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             times.append((time.perf_counter() - t0) * 1000)
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus.append((r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1000)
             if proc.returncode != 0:
                 raise SystemExit(f"{' '.join(args)} exited {proc.returncode}: {proc.stderr.decode(errors='replace')}")
         if with_data:
             written = sum(1 for i in range(n) if any(Path(tmp, str(i), "output").rglob("*.execution.jsonl")))
             if written != n:
                 raise SystemExit(f"{' '.join(cmd)}: only {written} of {n} runs wrote a record")
-    return times
+    return times, cpus
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -109,7 +117,11 @@ def pct(xs: list[float], q: float) -> float:
 
 
 def main() -> None:
-    """Parse the arguments, run each variant ``-n`` times after a warm-up of 3, print p50/p95/max in ms."""
+    """Parse the arguments, run each variant ``-n`` times after a warm-up of 3, print p50/p95/max in ms.
+
+    Each line also gives the p50 CPU time (user + system, ms), and with the
+    baseline measured, both p50s as a ratio to the baseline's (``× pass``).
+    """
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-n", type=int, default=200, help="invocations per variant (default 200)")
     ap.add_argument("--payload", type=Path, help="a file whose first line is the hook event")
@@ -120,10 +132,17 @@ def main() -> None:
     print(f"{a.n} invocations each; payload {len(payload)} bytes; python {sys.version.split()[0]}")
     compile_packages()  # the bytecode an installed package has, whatever PYTHONDONTWRITEBYTECODE says
     with tempfile.TemporaryDirectory(prefix="asz-hook-venv-") as work:
+        got = {}
         for name, cmd in _commands(a.variant, Path(work)):
             run(cmd, payload, 3, name != "baseline")  # warm the page cache
-            xs = run(cmd, payload, a.n, name != "baseline")
-            print(f"{name:9s} p50 {statistics.median(xs):7.1f} ms   p95 {pct(xs, 0.95):7.1f} ms   max {max(xs):7.1f} ms   ({' '.join(cmd[:3])})")
+            xs, cs = got[name] = run(cmd, payload, a.n, name != "baseline")
+            print(f"{name:9s} p50 {statistics.median(xs):7.1f} ms   p95 {pct(xs, 0.95):7.1f} ms   max {max(xs):7.1f} ms   "
+                  f"cpu p50 {statistics.median(cs):6.1f} ms   ({' '.join(cmd[:3])})", flush=True)
+    if "baseline" in got and len(got) > 1:
+        bw, bc = (statistics.median(v) for v in got["baseline"])
+        for name, (xs, cs) in got.items():
+            if name != "baseline":
+                print(f"{name:9s} wall p50 {statistics.median(xs) / bw:.2f}× pass   cpu p50 {statistics.median(cs) / bc:.2f}× pass")
 
 
 if __name__ == "__main__":

@@ -246,9 +246,6 @@ def _check_session(c: Judge, where: str, b: Build, fold, want: dict) -> None:
             c.ok(got[k] == want[k], where, f"session.{k}: expected {_fmt_off(want[k])}, got {_fmt_off(got[k])}")
 
 
-# --------------------------------------------------------------------------- properties
-
-
 # --------------------------------------------------------------------------- driver
 
 

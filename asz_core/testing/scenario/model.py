@@ -44,9 +44,6 @@ __all__ = [
 ]
 
 
-# --------------------------------------------------------------------------- reading helpers
-
-
 # --------------------------------------------------------------------------- scenario model
 
 
@@ -488,8 +485,3 @@ def load_scenario(path: str | Path) -> Scenario:
     """Read ``NAME.yaml`` (licence header comments are ignored by YAML). Raises ScenarioError."""
     p = Path(path)
     return scenario_from_dict(load_yaml(p), scenario_name(p), str(p))
-
-
-# --------------------------------------------------------------------------- expectations
-
-
