@@ -23,21 +23,20 @@ Invariant: fold(rounds 1..N) equals one full assembly through round N's
 from __future__ import annotations
 
 import os
-from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Callable, Iterable, Protocol, TextIO
+from typing import Any, Iterable, Protocol, TextIO
 
 import attrs
 
 from ..sessiondata import durable, gc_pause
-from ..sessiondata.times import format_rfc3339
 from ..storage.layout import landed_files, session_dir, session_dirs
 from ..storage.root import highest_seq, read_state
 from .chain import Chain, ChainBusy, ChainError
-from .diff import STEP_KINDS, diff_assembly, file_time_range, fold_matches_assembly, header_counts, session_stats, time_str
+from .diff import STEP_KINDS, diff_assembly, fold_matches_assembly, header_counts, session_stats
 from .fold import Fold, FoldError
 from .model import PARSER, POLICY, Assembly
-from .round import Round, RoundHeader, build_round, entity_body, input_digest, landed_file_digest
+from .round import Round
+from .windows import SessionParse, Window
 from .shared_ids import engine_links, needs_relink, prepare
 
 __all__ = [
@@ -60,8 +59,6 @@ __all__ = [
 
 #: Default ``parse.max_round_bytes``: 2 MiB.
 DEFAULT_MAX_ROUND_BYTES = 2 * 1024 * 1024
-#: Assemblies kept per parse call, by through_seq (narrowing retries and the next window reuse them).
-_ASSEMBLY_CACHE = 4
 
 
 class ParseError(RuntimeError):
@@ -179,190 +176,6 @@ class ParseReport:
 # --------------------------------------------------------------------------- parse
 
 
-class _Window:
-    """Builds candidate rounds for one window [fold.through_seq + 1, through] over one fold."""
-
-    def __init__(self, ctx: "_Parse", fold: Fold):
-        self.ctx = ctx
-        self.fold = fold
-
-    def round_through(self, through: int) -> Round:
-        ctx, fold = self.ctx, self.fold
-        asm = ctx.assembly(through)
-        from_seq = fold.through_seq + 1
-        digests = ctx.digests(from_seq, through)
-        lo, hi = ctx.time_range(from_seq, through)
-        counts = header_counts(asm)
-        s_from, _ = time_str(asm.counts.get("session_from_time"))
-        s_through, _ = time_str(asm.counts.get("session_through_time"))
-        if not s_from or not s_through:
-            s_lo, s_hi = ctx.time_range(1, through)
-            s_from = s_from or s_lo
-            s_through = s_through or s_hi
-        header = RoundHeader(
-            conversation=ctx.conversation,
-            session=ctx.session,
-            round=fold.rounds + 1,
-            from_seq=from_seq,
-            through_seq=through,
-            input_digest=input_digest(fold.input_digest, digests),
-            previous=fold.head_digest,
-            parser=PARSER,
-            policy=POLICY,
-            from_time=lo,
-            through_time=hi,
-            session_from_time=s_from,
-            session_through_time=s_through,
-            **counts,
-        )
-        want_body = ctx.bodies_of(through)
-        nodes, rels, unres = diff_assembly(fold, asm, ctx.fold_body, want_body)
-        return build_round(header, nodes, rels, unres, bodies=want_body)
-
-
-class _Parse:
-    """One session's parse: the engine's handle, cached assemblies, and the landed files up to the watermark.
-
-    When the handle is an index offering ``files``/``file_digests``/``time_range``
-    (asz_core.flow.index.Index), the window's files, digests and record-time
-    range come from it; otherwise from the landed files on disk.
-    """
-
-    def __init__(self, root: Path, session: str, conversation: str, engine: FlowEngine, budget: int):
-        self.root = root
-        self.session = session
-        self.conversation = conversation
-        self.engine = engine
-        self.budget = budget
-        self.handle: Any = None
-        self.files: list[tuple[int, Path]] = []
-        self.hint: int | None = None  # the window width (files - 1) the previous round took
-        self._asm: OrderedDict[int, Assembly] = OrderedDict()
-        self._asm_bodies: dict[int, dict[tuple[type, str], bytes]] = {}  # entity bodies of each cached assembly
-        self._fold_bodies: dict[tuple[type, str, int], bytes] = {}  # the chain's entities' bodies, by revision
-        self._digests: dict[Path, str] = {}
-        self._times: dict[Path, tuple[int, int] | None] = {}
-
-    def start(self, sdir: Path, watermark: int) -> None:
-        """Fix the file list at the watermark (from the index when it lists files)."""
-        idx_files = getattr(self.handle, "files", None)
-        if idx_files is not None and hasattr(self.handle, "file_digests"):
-            self.files = [(f.seq, sdir / f.path) for f in idx_files if f.seq <= watermark]
-        else:
-            self.files = [(ln.seq, p) for ln, p in landed_files(sdir, skeletons=True) if ln.seq <= watermark]
-
-    def assembly(self, through: int) -> Assembly:
-        """The engine's assembly through ``through`` (kept for retries and the next window)."""
-        if through in self._asm:
-            self._asm.move_to_end(through)
-            return self._asm[through]
-        asm = self.engine.assemble(self.handle, through, self.conversation)
-        self._asm[through] = asm
-        while len(self._asm) > _ASSEMBLY_CACHE:
-            gone, _ = self._asm.popitem(last=False)
-            self._asm_bodies.pop(gone, None)
-        return asm
-
-    def bodies_of(self, through: int) -> Callable[[Any], bytes]:
-        """:func:`entity_body` of the assembly through ``through``'s entities, each encoded once while it is cached."""
-        cache = self._asm_bodies.setdefault(through, {})
-
-        def body(e: Any) -> bytes:
-            key = (type(e), e.id)
-            b = cache.get(key)
-            if b is None:
-                b = cache[key] = entity_body(e)
-            return b
-
-        return body
-
-    def fold_body(self, e: Any) -> bytes:
-        """:func:`entity_body` of a chain entity (one id has one body per revision), encoded once a parse."""
-        key = (type(e), e.id, e.revision)
-        b = self._fold_bodies.get(key)
-        if b is None:
-            b = self._fold_bodies[key] = entity_body(e)
-        return b
-
-    def digests(self, from_seq: int, through: int) -> list[str]:
-        """Whole-file SHA-256 hex of every landed file in the window."""
-        if hasattr(self.handle, "file_digests"):
-            return list(self.handle.file_digests(from_seq, through))
-        out = []
-        for s, p in self.files:
-            if from_seq <= s <= through:
-                if p not in self._digests:
-                    self._digests[p] = landed_file_digest(p)
-                out.append(self._digests[p])
-        return out
-
-    def time_range(self, from_seq: int, through: int) -> tuple[str, str]:
-        """(earliest, latest) record time of the window's files as RFC 3339 UTC; ('', '') when none."""
-        if hasattr(self.handle, "time_range"):
-            tr = self.handle.time_range(from_seq, through)
-            return (tr[0], tr[1]) if tr else ("", "")
-        lo = hi = None
-        for s, p in self.files:
-            if not from_seq <= s <= through:
-                continue
-            if p not in self._times:
-                self._times[p] = file_time_range(p)
-            tr = self._times[p]
-            if tr is not None:
-                lo = tr[0] if lo is None or tr[0] < lo else lo
-                hi = tr[1] if hi is None or tr[1] > hi else hi
-        return (format_rfc3339(lo), format_rfc3339(hi)) if lo is not None else ("", "")
-
-    def next_round(self, fold: Fold, watermark: int) -> Round:
-        """The next round: the widest window up to the watermark that fits the budget (one landed file at least).
-
-        Candidate ends are the landed files' seqs in the window, the last one
-        replaced by the watermark. The search starts from the width the
-        previous round took (the whole window for a parse's first round),
-        gallops wider or narrower, then bisects; the narrowest window is taken
-        whatever its size. Assumes a wider window never makes a smaller round.
-        """
-        from_seq = fold.through_seq + 1
-        seqs = [s for s, _ in self.files if from_seq <= s <= watermark]
-        cands = seqs[:-1] + [watermark] if seqs else [watermark]
-        w = _Window(self, fold)
-        built: dict[int, Round] = {}
-
-        def fits(i: int) -> bool:
-            if i not in built:
-                built[i] = w.round_through(cands[i])
-            return i == 0 or built[i].size <= self.budget
-
-        last = len(cands) - 1
-        guess = last if self.hint is None else min(self.hint, last)
-        step = 1
-        if fits(guess):
-            lo, hi = guess, last  # lo fits; the answer is in [lo, hi]
-            while lo < hi:
-                probe = min(hi, lo + step)
-                if not fits(probe):
-                    hi = probe - 1
-                    break
-                lo, step = probe, step * 2
-        else:
-            hi = guess - 1  # the answer is in [0, hi]; find a width that fits
-            while True:
-                probe = max(0, guess - step)
-                if fits(probe):
-                    lo = probe
-                    break
-                hi, step = probe - 1, step * 2
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if fits(mid):
-                lo = mid
-            else:
-                hi = mid - 1
-        fits(lo)
-        self.hint = lo
-        return built[lo]
-
-
 def parse_outcome(
     root: str | os.PathLike,
     session: str,
@@ -452,7 +265,7 @@ def _parse_session(root: Path, session: str, out: ParseOutcome, budget: int, eng
                         f"the chain {chain.dir} was written with {key} {have!r}, this parser uses {want!r}; "
                         f"delete {chain.dir} and parse again",
                     )
-        ctx = _Parse(root, session, out.conversation, engine, budget)
+        ctx = SessionParse(root, session, out.conversation, engine, budget)
         ctx.handle, watermark = engine.watermark(sdir)
         out.watermark = watermark
         if fold.through_seq > watermark:
@@ -471,7 +284,7 @@ def _parse_session(root: Path, session: str, out: ParseOutcome, budget: int, eng
             chain.write_state(fold, fsync=fsync)
         elif fold.rounds and needs_relink(engine, fold):  # issue 18: another session's ids changed what this one says
             ctx.start(sdir, watermark)
-            r = _Window(ctx, fold).round_through(watermark)
+            r = Window(ctx, fold).candidate(watermark).build()
             if r.nodes or r.relations or r.unresolved:
                 chain.install(r, fsync=fsync)
                 fold.accept(r)

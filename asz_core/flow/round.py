@@ -39,6 +39,7 @@ __all__ = [
     "RoundHeader",
     "Round",
     "build_round",
+    "round_size",
     "encode_entity",
     "entity_body",
     "read_round",
@@ -114,42 +115,43 @@ def _esc(out: bytes) -> bytes:
     return out
 
 
-def _members(d: dict) -> bytes:
-    """``,"k":v,…`` for a dict whose keys are plain ASCII names, in its insertion order (one orjson call)."""
-    return b"," + orjson.dumps(d, default=_default)[1:-1]
+def _ref(r: Ref) -> dict:
+    """``Ref.as_dict`` without the method call (one per reference of every entity a parse encodes)."""
+    return {"seq": r.seq, "row": r.row} if r.block is None else {"seq": r.seq, "row": r.row, "block": r.block}
 
 
-def _node_fields(n: Node) -> bytes:
-    d: dict[str, Any] = {"kind": n.kind}
+def _node_body(n: Node) -> bytes:
+    d: dict[str, Any] = {"id": n.id, "kind": n.kind}
     if n.parent:
         d["parent"] = n.parent
     if n.stream:
         d["stream"] = n.stream
     if n.ref is not None:
-        d["ref"] = n.ref.as_dict()
+        d["ref"] = _ref(n.ref)
     if n.refs:
-        d["refs"] = [r.as_dict() for r in n.refs]
-    out = _members(d)
+        d["refs"] = [_ref(r) for r in n.refs]
     if n.attrs:
-        out += b',"attrs":' + orjson.dumps(n.attrs, default=_default, option=orjson.OPT_SORT_KEYS)
-    return out
+        d["attrs"] = orjson.Fragment(orjson.dumps(n.attrs, default=_default, option=orjson.OPT_SORT_KEYS))
+    return orjson.dumps(d, default=_default)
 
 
-def _relation_fields(r: Relation) -> bytes:
-    d: dict[str, Any] = {"type": r.type, "from": r.from_, "to": r.to, "quality": r.quality}
+def _relation_body(r: Relation) -> bytes:
+    d: dict[str, Any] = {"id": r.id, "type": r.type, "from": r.from_, "to": r.to, "quality": r.quality}
     if r.via:
         d["via"] = r.via
     if r.evidence:
-        d["evidence"] = [e.as_dict() for e in r.evidence]
-    return _members(d)
+        d["evidence"] = [_ref(e) for e in r.evidence]
+    return orjson.dumps(d, default=_default)
 
 
-def _unresolved_fields(u: Unresolved) -> bytes:
-    return _members({"kind": u.kind, "ref": u.ref, "reason": u.reason, "state": u.state})
+def _unresolved_body(u: Unresolved) -> bytes:
+    return orjson.dumps({"id": u.id, "kind": u.kind, "ref": u.ref, "reason": u.reason, "state": u.state}, default=_default)
 
 
-_FRAMES = {Node: (b'{"t":"node","id":', _node_fields), Relation: (b'{"t":"relation","id":', _relation_fields),
-           Unresolved: (b'{"t":"unresolved","id":', _unresolved_fields)}
+# Each entity type's frame opening and its body: ``{"id":<id>,<fields in frame order>}`` in one orjson call (nested
+# attrs keys sorted, encoded apart as a fragment).
+_FRAMES = {Node: (b'{"t":"node","id":', _node_body), Relation: (b'{"t":"relation","id":', _relation_body),
+           Unresolved: (b'{"t":"unresolved","id":', _unresolved_body)}
 
 
 def _frame(entity: Node | Relation | Unresolved, body: bytes | None) -> bytes:
@@ -179,7 +181,7 @@ def entity_body(entity: Node | Relation | Unresolved) -> bytes:
     """
     if entity.tombstone:
         return b"tombstone"
-    return b',"id":' + _esc(orjson.dumps(entity.id)) + _esc(_FRAMES[type(entity)][1](entity))
+    return _esc(b"," + _FRAMES[type(entity)][1](entity)[1:-1])
 
 
 # --------------------------------------------------------------------------- header and round
@@ -354,6 +356,37 @@ def build_round(
     counts = {"nodes": len(groups[0]), "relations": len(groups[1]), "unresolved": len(groups[2])}
     chunks.append(b'{"t":"commit","digest":' + _dumps(digest) + b',"counts":' + _dumps(counts) + b"}\n")
     return Round(header, groups[0], groups[1], groups[2], digest, b"".join(chunks))
+
+
+def round_size(
+    header: RoundHeader,
+    nodes: Iterable[Node] = (),
+    relations: Iterable[Relation] = (),
+    unresolved: Iterable[Unresolved] = (),
+    bodies: Callable[[Node | Relation | Unresolved], bytes] | None = None,
+) -> int:
+    """The size in bytes of ``build_round(header, nodes, relations, unresolved, bodies)``'s file, without writing it.
+
+    Parse weighs candidate windows against its round budget with this and
+    builds only the window it takes. An entity frame is its
+    :func:`entity_body` with the frame type and ``,"revision":N`` added, so its
+    length follows from the body's; a tombstone's frame is written out.
+    """
+    n = header.round
+    body_of = bodies or entity_body
+    fixed = len(b',"revision":') + len(str(n)) + len(b"}\n") - len(b',"id":')  # a frame = head + body + these
+    total = len(header.encode()) + 1
+    counts = {}
+    for key, items in (("nodes", nodes), ("relations", relations), ("unresolved", unresolved)):
+        k = 0
+        for e in items:
+            k += 1
+            if e.tombstone:
+                total += len(_frame(_with_revision(e, n), None)) + 1
+            else:
+                total += len(_FRAMES[type(e)][0]) + len(body_of(e)) + fixed
+        counts[key] = k
+    return total + len(b'{"t":"commit","digest":') + 66 + len(b',"counts":') + len(_dumps(counts)) + len(b"}\n")
 
 
 def round_file_name(number: int, digest: str) -> str:

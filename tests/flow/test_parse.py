@@ -228,19 +228,20 @@ def test_diff_against_fold_ignores_revision():
 @pytest.mark.parametrize("budget", [2300, 2700, 3500, 5000, 8000, 12000])
 def test_each_round_is_the_widest_window_that_fits(tmp_path, budget):
     """No round could have taken one more landed file and stayed within the budget."""
-    from asz_core.flow.parse import _Parse, _Window
+    from asz_core.flow.windows import SessionParse, Window
 
     toy_session(tmp_path, files=10, per_file=2)
     rs = parse_session(tmp_path, SESSION, budget, engine=ToyEngine(), fsync=False)
     sdir = session_dir(tmp_path, SESSION)
     seqs = [ln.seq for ln, _ in landed_files(sdir)]
-    ctx = _Parse(tmp_path, SESSION, SESSION, ToyEngine(), budget)
+    ctx = SessionParse(tmp_path, SESSION, SESSION, ToyEngine(), budget)
     ctx.handle, watermark = ctx.engine.watermark(sdir)
     ctx.start(sdir, watermark)
     fold = Fold()
     for r in rs[:-1]:
         wider = next(s for s in seqs if s > r.header.through_seq)
-        assert _Window(ctx, fold).round_through(wider).size > budget
+        c = Window(ctx, fold).candidate(wider)
+        assert c.size > budget and c.build().size == c.size  # weighed without writing, to the byte
         fold.accept(read_round(r.path))
 
 
