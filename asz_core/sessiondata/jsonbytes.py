@@ -112,7 +112,15 @@ class NumberText(str):
 # Hex digests (``…e123…``) and digit runs inside strings no longer send a line to the slow decoder: on landed records,
 # whose ``sha`` is hex, the older probe (any ``\d{19}`` or ``e\d{3}`` anywhere) sent 6 lines in 10 there (issue 22).
 # A string that happens to hold such a token still only costs the slow path, never a wrong value.
-_WIDE_NUMBER = re.compile(rb"[\[:,][ \t\r\n]*-?(?:\d{19}|\d[\d.]*[eE][+-]?\d{3})")
+# :func:`_may_hold_wide_number` looks for it in a translation of the bytes: digits become ``0``, the openers ``S``,
+# ``e``/``E`` ``e``, ``.`` stays, JSON whitespace and signs are dropped, anything else becomes ``x``.
+_PROBE_TABLE = bytes(
+    ord("0") if 48 <= c <= 57 else ord("S") if c in b"[:," else ord("e") if c in b"eE" else c if c == ord(".") else ord("x")
+    for c in range(256)
+)
+_PROBE_DROP = b" \t\r\n+-"
+_WIDE_INT = b"S" + b"0" * 19
+_WIDE_EXP = re.compile(rb"S0[0.]*e000")
 _INT_LO, _INT_HI = -(1 << 63), 1 << 64
 _BARE_NUMBER = re.compile(rb"[ \t\r\n]*[-0-9]")
 
@@ -135,7 +143,7 @@ def loads(data: bytes | str, *, exact: bool = False):
     """
     if exact:
         probe = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
-        if _WIDE_NUMBER.search(probe) or _BARE_NUMBER.match(probe):
+        if _BARE_NUMBER.match(probe) or _may_hold_wide_number(probe):
             return _slow_loads(data, exact=True)
     try:
         return orjson.loads(data)
@@ -143,6 +151,17 @@ def loads(data: bytes | str, *, exact: bool = False):
         if "surrogate" not in str(exc):
             raise
     return _slow_loads(data, exact=exact)
+
+
+def _may_hold_wide_number(probe: bytes) -> bool:
+    """True when ``probe`` (JSON text) may hold a number token of 19 digits or more, or with an exponent of 3 digits.
+
+    The byte translation and two substring searches (a regular expression only where ``0e000`` or ``.e000`` appears) take
+    a third of the time a regular expression over every opener took: on the corpus's largest conversation that
+    search cost twice the decoding it guarded.
+    """
+    t = probe.translate(_PROBE_TABLE, _PROBE_DROP)
+    return _WIDE_INT in t or ((b"0e000" in t or b".e000" in t) and _WIDE_EXP.search(t) is not None)
 
 
 def _slow_loads(data: bytes | str, *, exact: bool):

@@ -105,7 +105,8 @@ def cited_by(nodes: Iterable[Node]) -> dict[tuple[int, int], str]:
 def measure(records: dict[int, list[dict]], nodes: Iterable[Node], unknown: Iterable[tuple[int, int]],
             shown: dict[tuple[int, int], str] | None = None, unresolved: Iterable[str] = (),
             superseded: dict[tuple[int, int], tuple[int, int]] | None = None,
-            repeated: dict[tuple[int, int], str] | None = None) -> Coverage:
+            repeated: dict[tuple[int, int], str] | None = None,
+            cited: dict[tuple[int, int], str] | None = None) -> Coverage:
     """Coverage of ``records`` (seq → landed records in row order) by ``nodes`` (the fold's nodes).
 
     ``unknown`` are the (seq, row) of records holding an ``unknown`` part
@@ -117,9 +118,10 @@ def measure(records: dict[int, list[dict]], nodes: Iterable[Node], unknown: Iter
     cites to the earlier session (:class:`~asz_core.view.links.Links` ``evidence``). Duplicates are found by record id across the session in landed
     order: the first copy is the record assembly keeps; a later copy with the
     same parts (its payload) is a duplicate, one with other parts a conflict.
+    ``cited`` is :func:`cited_by` of ``nodes`` when the caller has it already (it is not changed).
     """
     cov = Coverage()
-    cited = cited_by(nodes)
+    cited = dict(cited) if cited is not None else cited_by(nodes)
     for pos, node in (shown or {}).items():
         cited.setdefault(pos, node)
     unknown = set(unknown)
