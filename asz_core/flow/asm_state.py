@@ -30,11 +30,19 @@ QUALITY_RANK = {"exact_unique": 5, "exact_ambiguous": 4, "strong_inference": 3, 
 
 
 def ref_of(e: IndexEntry) -> Ref:
-    return Ref(e.seq, e.row)
+    """The record's :class:`Ref`, made once per loaded index (a frozen value: every assembly may share it)."""
+    r = e.refs.get(None)
+    if r is None:
+        r = e.refs[None] = Ref(e.seq, e.row)
+    return r
 
 
 def bref(e: IndexEntry, block: int) -> Ref:
-    return Ref(e.seq, e.row, block)
+    """The :class:`Ref` of the record's part ``block``, made once per loaded index."""
+    r = e.refs.get(block)
+    if r is None:
+        r = e.refs[block] = Ref(e.seq, e.row, block)
+    return r
 
 
 def ref_id(prefix: str, r: Ref) -> str:

@@ -136,7 +136,7 @@ class IndexEntry:
     record's usage object (or None).
     """
 
-    __slots__ = ("seq", "row", "kind", "stream", "batch", "own_batch", "from_", "ts", "flags", "usage", "parts", "ord",
+    __slots__ = ("seq", "row", "kind", "stream", "batch", "own_batch", "from_", "ts", "flags", "usage", "parts", "ord", "refs",
                  *_PLAIN_FIELDS)
 
     def __init__(self, seq: int, row: int, kind: str, stream: str, file_batch: str, d: dict):
@@ -156,6 +156,9 @@ class IndexEntry:
         self.flags: frozenset[str] = frozenset(d.get("flags") or ())
         self.usage: dict | None = d.get("usage") or None
         self.parts: list[IndexPart] = [IndexPart(i, p) for i, p in enumerate(d.get("parts") or ())]
+        #: The assembly's references to this record and its parts, by block (None: the record), made once
+        #: per loaded index however many assemblies read it (asz_core.flow.asm_state.ref_of).
+        self.refs: dict[int | None, Any] = {}
 
     def __repr__(self) -> str:
         return f"IndexEntry({self.seq}/{self.row} {self.kind} {self.stream!r} id={self.id!r})"
