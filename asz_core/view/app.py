@@ -10,6 +10,7 @@ the server listens on, is answered 421 and nothing else (:class:`HostGuard`).
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -186,6 +187,10 @@ def api(handler):
             return _error(500, f"internal error ({type(exc).__name__})")
         finally:
             state.requests_active -= 1
+            if not state.first_request:
+                state.first_request = time.monotonic()
+            if request.url.path.startswith("/api/c/"):  # a reader is reading a conversation: the checker waits
+                state.last_read = time.monotonic()
 
     return endpoint
 

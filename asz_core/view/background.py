@@ -1,7 +1,8 @@
 """What ``asz view`` reads in the background (issue 22), and the usage per hour it gathers on the way (issue 20).
 
 The checker builds every conversation's document once its files change (newest
-first, waiting while a reader's request is answered), so the list's ``state``
+first, waiting while a reader's request is answered and until ``READ_QUIET``
+seconds after the last conversation a reader opened), so the list's ``state``
 and summary keys are known without anyone opening a conversation. Each build
 also gives the usage of its model calls per UTC hour, which ``/api/usage``
 sums (:meth:`BackgroundChecks.usage`).
@@ -10,11 +11,21 @@ sums (:meth:`BackgroundChecks.usage`).
 from __future__ import annotations
 
 import threading
+import time
 
 from .query import ApiError
 from .rows import header_ms
 
-__all__ = ["BackgroundChecks", "usage_hours", "hours_answer"]
+__all__ = ["BackgroundChecks", "usage_hours", "hours_answer", "READ_QUIET", "CHECK_DELAY", "UNREAD_START"]
+
+#: Seconds the checker waits after a reader's last ``/api/c/…`` request before its next build: a reader opening one
+#: conversation after another (the view, then its records and bodies) never shares the interpreter with a build.
+READ_QUIET = 1.0
+#: Seconds after the server's first answered API request before the checker's first build: the first conversation a
+#: reader opens, right after the page lists them, is not slowed by it.
+CHECK_DELAY = 2.0
+#: Seconds more the checker waits for a first request before it starts without one (a server no page reads yet).
+UNREAD_START = 10.0
 
 
 class BackgroundChecks:
@@ -52,8 +63,8 @@ class BackgroundChecks:
         todo.sort(key=lambda c: -((self.row_time(c)) or 0))
         done = 0
         for i, c in enumerate(todo):
-            while self.requests_active > 0 and not stop.is_set():  # a reader's request comes first
-                stop.wait(0.05)
+            while (self.requests_active > 0 or time.monotonic() - self.last_read < READ_QUIET) and not stop.is_set():
+                stop.wait(0.05)  # a reader's request comes first
             if stop.is_set():
                 break
             self.reading = f"checking conversations: {i} of {len(todo)} done"
@@ -78,12 +89,19 @@ class BackgroundChecks:
         h = self.head_header(conversation) or {}
         return header_ms(h.get("session_through_time"))
 
-    def start_checker(self, stop: threading.Event, every: float = 2.0, delay: float = 1.0) -> threading.Thread:
+    def start_checker(self, stop: threading.Event, every: float = 2.0, delay: float = CHECK_DELAY) -> threading.Thread:
         """Start the daemon thread that keeps every conversation's state known (:meth:`check_all`), looking again every ``every`` s.
 
-        It starts after ``delay`` seconds, so the first page a reader opens is not slowed by it."""
+        Its first build waits ``delay`` seconds after the server answered its first API request (the page
+        asking for the list), or ``delay`` + ``UNREAD_START`` seconds after it started when no one asks, so the
+        first conversation a reader opens is not slowed by it, however long the server took to listen."""
         def loop() -> None:
-            stop.wait(delay)
+            start = time.monotonic()
+            while not stop.is_set():
+                now, first = time.monotonic(), self.first_request
+                if (first and now - first >= delay) or now - start >= delay + UNREAD_START:
+                    break
+                stop.wait(0.05)
             while not stop.is_set():
                 self.check_all(stop)
                 stop.wait(every)

@@ -122,6 +122,8 @@ class ViewState(BackgroundChecks, LandedRequests):
         self.builds = 0  # documents built since start (tests read it through /api/status)
         self.checked = 0  # conversations whose state the checker found since start
         self.requests_active = 0  # API requests being answered now; the checker waits while any is
+        self.first_request = 0.0  # time.monotonic() when the first API request ended (the checker starts CHECK_DELAY after)
+        self.last_read = 0.0  # time.monotonic() when the last /api/c/… request ended (the checker waits READ_QUIET after it)
 
     # ------------------------------------------------------------------ rounds
 
