@@ -8,8 +8,8 @@ steps a talk: 357 talks × 15 calls = 16,422 steps, past the 16,121 steps and
 357 talks of the largest conversation the original reports, built in 0.7 s in
 Go). It collects and parses the session with the real adapter (timed apart),
 then times :func:`asz_core.view.build_view` and, in the same run, ``orjson.dumps``
-of the finished document, and prints both and their ratio. Target: build
-<= 0.5 s on one core. Timing lives here, never in tests.
+of the finished document, and prints both and their ratio. Target (issue 22):
+build <= 0.3 s on one core; the CPU time is printed too (a busy machine stretches the wall time). Timing lives here, never in tests.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from asz_core.view import build_view  # noqa: E402
 
+TARGET_S = 0.3
 SESSION = "0e5c1a9d-2b3f-4c8e-9a7d-1f2e3d4c5b6a"
 
 
@@ -85,11 +86,12 @@ def main(argv=None) -> int:
         t1 = time.perf_counter()
         parse_root(root)
         t2 = time.perf_counter()
-        best, doc = None, None
+        best, doc, cpu = None, None, float("inf")
         for _ in range(args.repeat):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             doc = build_view(root, SESSION)
             took = time.perf_counter() - t
+            cpu = min(cpu, time.process_time() - c)
             best = took if best is None or took < best else best
         t = time.perf_counter()
         data = orjson.dumps(doc)
@@ -97,7 +99,8 @@ def main(argv=None) -> int:
     s = doc["summary"]
     print(f"session  : {n} lines; collect {t1 - t0:.2f}s, parse {t2 - t1:.2f}s")
     print(f"document : {s['talks']} talks, {s['steps']} steps, {len(data) / 1e6:.1f} MB, state {s['state']}")
-    print(f"build    : {best:.3f}s (fastest of {args.repeat}; target <= 0.5 s; the original: 0.7 s in Go for 357 talks / 16,121 steps)")
+    print(f"build    : {best:.3f}s wall, {cpu:.3f}s CPU (fastest of {args.repeat}; target <= {TARGET_S} s; "
+          "the original: 0.7 s in Go for 357 talks / 16,121 steps)")
     print(f"dumps    : {dumps:.3f}s (orjson.dumps of the finished document)")
     print(f"ratio    : {best / dumps:.1f} (build / dumps)")
     return 0
