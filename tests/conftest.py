@@ -1,4 +1,5 @@
-"""Shared test fixtures: where ../shared is, and a guard that tests never read the real ~/.claude."""
+"""Shared test fixtures: where ../shared is, one headless browser for the whole run, and a guard that tests never
+read the real ~/.claude."""
 
 from __future__ import annotations
 
@@ -32,3 +33,32 @@ def _no_real_claude_home(monkeypatch, tmp_path_factory):
     """Point CLAUDE_CONFIG_DIR and HOME-derived roots away from the machine's own ~/.claude and ~/.kiro."""
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path_factory.mktemp("claude-home")))
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+#: Chromium's flags for the browser tests: headless, no network of its own, no sandbox (containers).
+BROWSER_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+
+
+@pytest.fixture(scope="session")
+def browser(tmp_path_factory):
+    """One headless Chromium (fresh profile) under Selenium for every browser test of the run (starting one costs
+    seconds); each test loads its own page. Skipped when the browser, its driver or Selenium is missing."""
+    if not CHROMIUM.exists() or not CHROMEDRIVER.exists():
+        pytest.skip(f"Debian's chromium and chromium-driver are not installed ({CHROMIUM}, {CHROMEDRIVER}); .ci/run installs them")
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install -e '.[test]')")
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    opts = Options()
+    opts.binary_location = str(CHROMIUM)
+    for f in BROWSER_FLAGS:
+        opts.add_argument(f)
+    opts.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
+    opts.add_argument("--window-size=1280,1000")
+    drv = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
+    drv.set_page_load_timeout(60)
+    yield drv
+    drv.quit()

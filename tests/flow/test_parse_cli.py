@@ -60,7 +60,7 @@ def test_config_supplies_root_and_budget(tmp_path, toy):
 def test_problems_exit_one(tmp_path, toy):
     toy_session(tmp_path, files=2)
     with Chain(tmp_path, SESSION).lock():
-        r = run("--root", str(tmp_path))
+        r = run("--root", str(tmp_path), "--lock-timeout", "0")  # the lock is held throughout: waiting would only cost time
     assert r.exit_code == 1
     assert f"error: {SESSION}: conversation {SESSION}: another parser holds the chain lock" in r.stderr
     assert cells(r.stdout.splitlines()[1])[1] == "-"

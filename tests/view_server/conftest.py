@@ -99,5 +99,8 @@ def serve(tmp_path_factory):
         return s
 
     yield start
+    for s in started.values():  # all are told at once, so their shutdowns overlap
+        if s.proc.poll() is None:
+            s.proc.terminate()
     for s in started.values():
         s.stop()

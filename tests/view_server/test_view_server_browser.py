@@ -14,37 +14,11 @@ import pytest
 
 from view_server_helpers import CANARY_SESSION, EXAMPLE_SESSION, MARKER, REPO, XSS_PROMPT
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
 ARTIFACTS = Path(os.environ.get("ASZ_TEST_ARTIFACTS", REPO / "build" / "test-artifacts")) / "view_server"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
-
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install -e '.[test]')")
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    """A headless Chromium (fresh profile) under Selenium; skipped when the browser or its driver is missing."""
-    if not CHROMIUM.exists() or not CHROMEDRIVER.exists():
-        pytest.skip(f"Debian's chromium and chromium-driver are not installed ({CHROMIUM}, {CHROMEDRIVER}); .ci/run installs them")
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    opts = Options()
-    opts.binary_location = str(CHROMIUM)
-    for f in FLAGS:
-        opts.add_argument(f)
-    opts.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
-    opts.add_argument("--window-size=1280,1000")
-    drv = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
-    drv.set_page_load_timeout(60)
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    yield drv
-    drv.quit()
 
 
 def go(drv, url: str) -> None:
@@ -67,6 +41,7 @@ def wait(drv, cond, timeout: float = 20):
 
 def shot(drv, name: str) -> Path:
     """Save a full-height screenshot as a test artefact and return its path."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     height = drv.execute_script("return Math.min(document.documentElement.scrollHeight, 6000)")
     width = drv.get_window_size()["width"]

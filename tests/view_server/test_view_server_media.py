@@ -10,7 +10,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "view"))
 
 from test_view_media import PNG, S, collect_media  # noqa: E402
-from test_view_server_browser import browser, go, shot, wait  # noqa: E402,F401  (the browser fixture)
+from test_view_server_browser import go, shot, wait  # noqa: E402,F401  (the browser fixture is in tests/conftest.py)
 
 By = pytest.importorskip("selenium.webdriver.common.by", reason="selenium is not installed").By
 

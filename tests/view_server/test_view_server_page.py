@@ -14,7 +14,7 @@ import pytest
 
 from view_server_helpers import CANARY_SESSION, Served, _assistant, _env, collect_and_parse, write_session
 
-from test_view_server_browser import browser, go, node, open_at, shot, wait  # noqa: F401  (the browser fixture)
+from test_view_server_browser import go, node, open_at, shot, wait  # noqa: F401  (the browser fixture is in tests/conftest.py)
 
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
