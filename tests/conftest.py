@@ -3,6 +3,10 @@ read the real ~/.claude."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -26,6 +30,36 @@ def corpus_dir(shared_dir: Path) -> Path:
     if not d.is_dir():
         pytest.skip(f"{d} is absent")
     return d
+
+
+@pytest.fixture(scope="session")
+def corpus_collected(corpus_dir: Path, tmp_path_factory) -> Path:
+    """The Claude Code corpus (../shared/corpus/claude-code/projects) collected and parsed ONCE per test run by
+    the real ``asz collect --once`` into a storage root. Nobody writes into it: a test or a module takes its
+    own copy with :func:`corpus_copy` (a copy costs a fraction of a collect); skips when the corpus is absent."""
+    projects = corpus_dir / "claude-code" / "projects"
+    if not projects.is_dir():
+        pytest.skip(f"{projects} is absent")
+    base = tmp_path_factory.mktemp("corpus-collected")
+    root = base / "root"
+    env = {**os.environ, "CLAUDE_CONFIG_DIR": str(base / "claude-home")}
+    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(projects), "--root", str(root)],
+                       capture_output=True, text=True, cwd=base, env=env, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    return root
+
+
+@pytest.fixture(scope="session")
+def corpus_copy(corpus_collected: Path, tmp_path_factory):
+    """A factory: ``corpus_copy(dest=None)`` copies the once-collected corpus root (:func:`corpus_collected`) to
+    ``dest`` (default: a new temporary directory's ``root``) and returns it; the copy is the caller's to change."""
+
+    def copy(dest: Path | None = None) -> Path:
+        dest = Path(dest) if dest is not None else tmp_path_factory.mktemp("corpus-copy") / "root"
+        shutil.copytree(corpus_collected, dest, symlinks=True)
+        return dest
+
+    return copy
 
 
 @pytest.fixture(autouse=True)

@@ -14,19 +14,13 @@ from asz_core.export.settings import ExportConfig
 from asz_core.export.state import PushState
 from asz_core.view import build_view
 
-from export_helpers import asz, collect_corpus, conversations, sent_files, summary
+from export_helpers import asz, conversations, sent_files, summary
 
 
 @pytest.fixture(scope="module")
-def corpus_root(corpus_dir, tmp_path_factory) -> Path:
-    """The shared Claude Code corpus collected (and parsed) once into a root."""
-    projects = corpus_dir / "claude-code" / "projects"
-    if not projects.is_dir():
-        pytest.skip(f"{projects} is absent")
-    tmp = tmp_path_factory.mktemp("corpus")
-    root = tmp / "data"
-    collect_corpus(projects, root, tmp)
-    return root
+def corpus_root(corpus_copy) -> Path:
+    """The shared Claude Code corpus collected (and parsed) once into a root (a copy of the run's, tests/conftest.py)."""
+    return corpus_copy()
 
 
 @pytest.fixture

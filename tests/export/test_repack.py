@@ -12,7 +12,7 @@ from asz_core.sessiondata import read_file
 from asz_core.storage.layout import landed_files, session_dirs
 from asz_core.view import build_view
 
-from export_helpers import asz, collect_corpus, conversations
+from export_helpers import asz, conversations
 
 #: Keys that name files, rows, seqs or the digests that bind them: all a repack changes.
 _PLACES = {"files", "ref", "refs", "seq", "row", "digest", "head", "rounds", "from_seq", "through_seq", "input_digest", "usage_at",
@@ -34,13 +34,9 @@ def _structure(x):
 
 
 @pytest.fixture(scope="module")
-def corpus_root(corpus_dir, tmp_path_factory) -> Path:
-    projects = corpus_dir / "claude-code" / "projects"
-    if not projects.is_dir():
-        pytest.skip(f"{projects} is absent")
-    tmp = tmp_path_factory.mktemp("repack")
-    collect_corpus(projects, tmp / "data", tmp)
-    return tmp / "data"
+def corpus_root(corpus_copy) -> Path:
+    """The corpus collected (a copy of the run's once-collected root, tests/conftest.py)."""
+    return corpus_copy()
 
 
 def _records(root: Path) -> dict[tuple, list[bytes]]:

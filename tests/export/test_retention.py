@@ -20,20 +20,17 @@ from asz_core.sessiondata.skeleton import skeleton_bytes, write_skeleton
 from asz_core.storage.layout import landed_files, session_dirs
 from asz_core.view import build_view
 
-from export_helpers import asz, collect_corpus, conversations, sent_files
+from export_helpers import asz, conversations, sent_files
 
 HOUR = RetentionConfig(after=3600.0)
 
 
 @pytest.fixture(scope="module")
-def pushed(corpus_dir, tmp_path_factory):
-    """The corpus collected and pushed (over gRPC) to a receiver: (root, endpoint)."""
-    projects = corpus_dir / "claude-code" / "projects"
-    if not projects.is_dir():
-        pytest.skip(f"{projects} is absent")
+def pushed(corpus_copy, tmp_path_factory):
+    """The corpus collected (a copy of the run's once-collected root, tests/conftest.py) and pushed (over gRPC) to a
+    receiver: (root, endpoint)."""
     tmp = tmp_path_factory.mktemp("retention")
-    root = tmp / "data"
-    collect_corpus(projects, root, tmp)
+    root = corpus_copy(tmp / "data")
     rcv = Receiver(tmp / "received", "127.0.0.1:0").start().serve_in_thread()
     try:
         endpoint = f"grpc://{rcv.address}"

@@ -24,11 +24,9 @@ def corpus_source() -> Path:
 
 
 @pytest.fixture(scope="session")
-def corpus_root(corpus_source: Path, tmp_path_factory) -> Path:
-    """The Claude Code corpus collected and parsed into a new root."""
-    root = tmp_path_factory.mktemp("reading-corpus") / "root"
-    collect_and_parse(corpus_source, root)
-    return root
+def corpus_root(corpus_source: Path, corpus_copy) -> Path:
+    """The Claude Code corpus collected and parsed into a new root (a copy of the run's once-collected root, tests/conftest.py)."""
+    return corpus_copy()
 
 
 @pytest.fixture(scope="session")

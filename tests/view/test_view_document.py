@@ -229,14 +229,9 @@ def test_withholding(tmp_path, shared_dir):
 
 
 @pytest.fixture(scope="module")
-def corpus_root(tmp_path_factory, corpus_dir):
-    root = tmp_path_factory.mktemp("corpus") / "root"
-    src = corpus_dir / "claude-code/projects"
-    col = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(src), "--root", str(root)], capture_output=True, text=True)
-    assert col.returncode == 0, col.stdout + col.stderr
-    par = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "parse", "--root", str(root)], capture_output=True, text=True)
-    assert par.returncode == 0, par.stdout + par.stderr
-    return root
+def corpus_root(corpus_copy):
+    """The corpus collected and parsed (a copy of the run's once-collected root, tests/conftest.py)."""
+    return corpus_copy()
 
 
 def test_every_corpus_conversation_verifies_and_yaml_reads_back(corpus_root):
@@ -246,7 +241,7 @@ def test_every_corpus_conversation_verifies_and_yaml_reads_back(corpus_root):
         doc = build_view(corpus_root, conv)
         assert doc["summary"]["state"] == "verified", (conv, doc["summary"]["problems"])
         assert doc["summary"]["talks"] >= 1 and doc["talks"]
-        assert yaml.safe_load(to_yaml(doc)) == json.loads(to_json(doc)), conv
+        assert yaml.load(to_yaml(doc), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) == json.loads(to_json(doc)), conv  # libyaml reads the same YAML, faster
 
 
 def test_records_landed_again_by_an_interrupted_pass_count_once(tmp_path, corpus_dir):

@@ -64,17 +64,11 @@ def bodies_root(canary_root: Path, tmp_path_factory) -> dict:
 
 
 @pytest.fixture(scope="session")
-def corpus_root(tmp_path_factory) -> Path:
-    """../shared/corpus/claude-code/projects collected and parsed (skips when the corpus is absent)."""
+def corpus_root(corpus_copy) -> Path:
+    """../shared/corpus/claude-code/projects collected and parsed (skips when the corpus is absent): a copy of the
+    run's once-collected root (tests/conftest.py)."""
     _needs_parse()
-    from view_server_helpers import REPO
-
-    src = REPO.parent / "shared" / "corpus" / "claude-code" / "projects"
-    if not src.is_dir():
-        pytest.skip(f"the corpus is absent ({src})")
-    root = tmp_path_factory.mktemp("corpus") / "root"
-    collect_and_parse(src, root)
-    return root
+    return corpus_copy()
 
 
 @pytest.fixture(scope="session")
