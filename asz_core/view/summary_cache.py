@@ -26,6 +26,8 @@ one of its own files changes.
 
 from __future__ import annotations
 
+import json
+
 import hashlib
 import os
 import sqlite3
@@ -90,11 +92,17 @@ class ConversationSummary:
     def to_json(self) -> bytes:
         calls = [[c.time, c.model, c.lane, int(c.synthetic), c.request, *(c.usage[k] for k in TOKEN_KINDS)] if c.usage is not None
                  else [c.time, c.model, c.lane, int(c.synthetic), c.request] for c in self.calls]
-        return orjson.dumps({"places": self.places, "calls": calls})
+        try:
+            return orjson.dumps({"places": self.places, "calls": calls})
+        except TypeError:  # a time outside 64 bits (a runtime wrote year 9999+): the standard library writes any int
+            return json.dumps({"places": self.places, "calls": calls}, ensure_ascii=False).encode("utf-8")
 
     @classmethod
     def from_json(cls, data: bytes | str) -> ConversationSummary:
-        d = orjson.loads(data)
+        try:
+            d = orjson.loads(data)
+        except orjson.JSONDecodeError:  # an entry holding an int outside 64 bits (see to_json)
+            d = json.loads(data)
         calls = []
         for c in d["calls"]:
             usage = dict(zip(TOKEN_KINDS, c[5:9])) if len(c) >= 9 else None
