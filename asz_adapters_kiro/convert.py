@@ -37,6 +37,7 @@ from asz_core import Record, Source
 
 from .build import DIALECT, failed_from_status, guard, mcp_split, unix_seconds_rfc3339
 from .documents import document_record
+from .ide import workspace_of
 from .lines import V2_KINDS, V3_TYPES, Turn, line_record
 from .turns import TRACKER
 
@@ -80,4 +81,7 @@ def convert_document(source: Source, data: bytes) -> Record:
     broken into parts per history entry; 2.x and 3.x session metadata and
     other documents land whole as one data part. Never raises.
     """
-    return guard(data, 1, 0, document_record)
+    rec = guard(data, 1, 0, document_record)
+    if "external_input" in rec.flags and not rec.cwd:  # a Kiro IDE session JSON: its directory names the workspace
+        rec.cwd = workspace_of(getattr(source, "src", "") or "")
+    return rec

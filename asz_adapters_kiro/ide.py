@@ -38,6 +38,7 @@ joined by order or guessed.
 
 from __future__ import annotations
 
+import base64
 import datetime as _dt
 
 from asz_core import Part, Record
@@ -45,7 +46,7 @@ from asz_core import Part, Record
 from .build import Build, call_part
 from .spans import Node
 
-__all__ = ["ide_document", "is_ide_session", "is_execution_log", "epoch_ms_rfc3339", "EXECUTION_CALL", "EXECUTION_STREAM"]
+__all__ = ["ide_document", "is_ide_session", "is_execution_log", "epoch_ms_rfc3339", "workspace_of", "EXECUTION_CALL", "EXECUTION_STREAM"]
 
 #: The name of the call a session JSON's placeholder makes to the execution that answers it.
 EXECUTION_CALL = "execution"
@@ -71,6 +72,21 @@ def epoch_ms_rfc3339(value: object) -> str:
         return ""
     t = _dt.datetime.fromtimestamp(value / 1000, _dt.timezone.utc)
     return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value % 1000:03d}Z"
+
+
+def workspace_of(src: str) -> str:
+    """The workspace path a session JSON's ``src`` names: ``…/workspace-sessions/<dir>/<file>`` where ``<dir>`` is
+    the path in URL-safe base64 (padding optional); '' when ``src`` is not so placed or ``<dir>`` does not decode
+    to UTF-8 text."""
+    parts = src.split("/")
+    if len(parts) < 3 or parts[-3] != "workspace-sessions":
+        return ""
+    name = parts[-2]
+    try:
+        raw = base64.b64decode(name + "=" * (-len(name) % 4), altchars=b"-_", validate=True)
+        return raw.decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return ""
 
 
 def _content_text(content: Node) -> str | None:
@@ -124,6 +140,7 @@ def _session(rec: Record, root: Node) -> None:
     b = Build(rec)
     rec.from_ = "external"
     rec.label = root.s("title")
+    rec.cwd = root.s("workspaceDirectory")  # else the workspace-sessions directory's name says it (convert_document)
     b.flags.add("external_input")
     for key, child in root.members():
         if key == "history":

@@ -84,6 +84,19 @@ def test_an_execution_log_reference_in_the_content_is_a_call_to_that_execution()
     assert [p.text for p in rec.parts if p.k == "text"] == ["Add a /health route", "Thanks"]
 
 
+def test_the_workspace_is_the_session_directory_name_in_url_safe_base64() -> None:
+    """The two names a write-up of real IDE files decodes (macOS and Windows paths)."""
+    from asz_adapters_kiro.ide import workspace_of
+
+    base = ".config/Kiro/User/globalStorage/kiro.kiroagent/workspace-sessions"
+    assert workspace_of(f"{base}/L1VzZXJzL2ZxY2hlbi9jb2RlL2F3cy9haS1jb2RlLWNvbW1pdC10cmFja2Vy/s.json") == "/Users/fqchen/code/aws/ai-code-commit-tracker"
+    assert workspace_of(f"{base}/ZDpcY29kZVxkdW1teS1wcm9qZWN0/s.json") == "d:\\code\\dummy-project"
+    assert workspace_of(f"{base}/not*base64/s.json") == "" and workspace_of("sessions/x/s.json") == ""
+    bare = {k: v for k, v in SESSION.items() if k != "workspaceDirectory"}
+    src = Source(session="s", kind="agent_meta", path=None, src=f"{base}/L3dvcmsvYXBw/s.json", dialect="kiro/1", mode="snapshot")  # type: ignore[arg-type]
+    assert convert_document(src, orjson.dumps(bare)).cwd == "/work/app"
+
+
 def test_execution_log_messages_calls_and_results() -> None:
     raw = orjson.dumps(EXECUTION, option=orjson.OPT_INDENT_2)
     rec = convert_document(DOC, raw)
@@ -152,7 +165,7 @@ def test_an_ide_session_is_drawn_as_prompts_calls_messages_and_tool_steps(tmp_pa
     """The smallest real-shaped IDE session (session JSON + one execution log), through collect and the view."""
     doc = _conversation(_ide_home(tmp_path, session, ("exec-1", EXECUTION)), tmp_path / "root", "ide-sess-1")
     s = doc["summary"]
-    assert s["title"] == SESSION["title"]
+    assert s["title"] == SESSION["title"] and s["project"] == SESSION["workspaceDirectory"]
     assert s["coverage"]["cited"] == s["coverage"]["records"] == 2 and s["problems"] == []
     assert (s["from"], s["to"]) == (EXECUTION["startTime"], EXECUTION["startTime"])  # the log's startTime, epoch ms
     main = [t for t in doc["talks"] if not t.get("child")]
