@@ -400,6 +400,8 @@ def sources(
     reset_conflict: str = typer.Option("", "--reset-conflict", metavar="SESSION",
                                        help="Check SESSION's conflicted sources again, once you have put their bytes back: each "
                                             "that holds what landed becomes active (what landed is kept); the others stay in conflict (exit 1)."),
+    reread: bool = typer.Option(False, "--reread", help="With --reset-conflict: a source that was really rewritten (or cut shorter) is read "
+                                                         "again from its start, after what landed, which stays as evidence of the first version."),
     lock_timeout: float = typer.Option(30.0, "--lock-timeout", help="With --reset-conflict: seconds to wait for a collector holding the session."),
     adapter_file: list[Path] = typer.Option([], "--adapter-file", help="Load an adapter from a Python file (development).", hidden=True),
 ) -> None:
@@ -408,7 +410,10 @@ def sources(
     With ``--reset-conflict SESSION``: check that session's conflicted
     sources again (:mod:`asz_core.collect.reset`) and print one line per
     conflicted cursor, ``reset: <src>: <why>`` or ``conflict: <src>: <why>``;
-    exit 1 when one stays in conflict or the session has none.
+    exit 1 when one stays in conflict or the session has none. With
+    ``--reread`` as well, a source that no longer holds what landed is read
+    again from its start in the next pass, after the files that landed, which
+    stay (docs/storage-root.md).
 
     Per source: session, kind, mode (append|snapshot), size, landed (append:
     the cursor's offset; snapshot: 0 or the size when its content landed),
@@ -426,7 +431,7 @@ def sources(
     jobs = resolve_jobs("sources", cfg, adapter=adapter, source=source, adapter_files=adapter_file, root=root)
     storage = Path(root) if root is not None else Path(cfg.root)
     if reset_conflict:
-        raise typer.Exit(_reset(storage, jobs, reset_conflict, lock_timeout, as_json))
+        raise typer.Exit(_reset(storage, jobs, reset_conflict, lock_timeout, as_json, reread))
     out = [survey(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude) for j in jobs]
     if as_json:
         typer.echo(orjson.dumps({"root": str(storage), "adapters": out}, option=orjson.OPT_INDENT_2).decode())
@@ -448,7 +453,7 @@ def sources(
     raise typer.Exit(1 if any(a["errors"] for a in out) else 0)
 
 
-def _reset(storage: Path, jobs: list[Job], session: str, lock_timeout: float, as_json: bool) -> int:
+def _reset(storage: Path, jobs: list[Job], session: str, lock_timeout: float, as_json: bool, reread: bool = False) -> int:
     """``asz sources --reset-conflict SESSION``: the rows of every adapter's conflicted cursors; the exit code."""
     from ..collect.reset import reset_conflicts
     from ..storage.root import LockBusy
@@ -456,7 +461,7 @@ def _reset(storage: Path, jobs: list[Job], session: str, lock_timeout: float, as
     rows = []
     try:
         for j in jobs:
-            rows += reset_conflicts(storage, j.adapter, j.source_root, session, lock_timeout=lock_timeout)
+            rows += reset_conflicts(storage, j.adapter, j.source_root, session, lock_timeout=lock_timeout, reread=reread)
     except FileNotFoundError as exc:
         typer.echo(f"asz sources: {exc}", err=True)
         return 1

@@ -15,7 +15,17 @@ relied on:
   ``active`` with the source's current inode and the next pass goes on from
   there; otherwise the cursor is left as it is and the reason is returned;
 * a snapshot or document cursor in conflict becomes ``active``: its next
-  pass lands the content again when it differs from what landed.
+  pass lands the content again when it differs from what landed;
+* with ``reread`` (the person says the source was really rewritten, and the
+  new version is to be read too), an append source that is rewritten or
+  shorter is read again from its start: its cursor becomes ``active`` at
+  offset 0, ord 0, with the source's current inode and ``reread_seq`` set to
+  one above the highest seq the session holds. The next pass lands the whole
+  source again, ord from 1 and off from 0, in new files after what landed; verify
+  walks the files from ``reread_seq`` on as that new reading, and the ones
+  before it as the earlier reading, which stays as it is (evidence of the
+  first version). Records of the two readings that share an id are both kept
+  by assembly, the differing ones flagged as a conflict.
 
 What landed is never touched: no landed file is removed or rewritten. The
 session's lock is held while cursors are written, so a running collector
@@ -32,7 +42,7 @@ import attrs
 
 from ..plugins.adapter import Adapter
 from ..storage.cursor import TAIL_WINDOW, AppendCursor, read_cursor, write_cursor
-from ..storage.layout import cursor_path, kind_dir
+from ..storage.layout import cursor_path, kind_dir, landed_files
 from ..storage.root import session_lock
 
 __all__ = ["ResetRow", "reset_conflicts"]
@@ -50,12 +60,13 @@ class ResetRow:
 
 
 def reset_conflicts(root: str | os.PathLike, adapter: Adapter, source_root: str | os.PathLike, session: str, *,
-                    lock_timeout: float = 0.0) -> list[ResetRow]:
+                    lock_timeout: float = 0.0, reread: bool = False) -> list[ResetRow]:
     """Check every conflicted cursor of ``session`` against its source (found by ``adapter``'s discovery under
     ``source_root``) and make it active when the source holds what landed. Returns one row per conflicted cursor.
 
     Raises :class:`~asz_core.storage.root.LockBusy` when a collector holds the session past ``lock_timeout``
-    seconds, and FileNotFoundError when ``root`` has no directory for ``session``.
+    seconds, and FileNotFoundError when ``root`` has no directory for ``session``. ``reread``: an append
+    source that no longer holds what landed is read again from its start (see the module's docstring).
     """
     root = Path(root)
     if not (root / session).is_dir():
@@ -72,6 +83,8 @@ def reset_conflicts(root: str | os.PathLike, adapter: Adapter, source_root: str 
             if cur is None or cur.state != "conflict":
                 continue
             ok, why = _check(s, cur, adapter) if isinstance(cur, AppendCursor) else (True, "a snapshot: its content is compared again")
+            if not ok and reread and isinstance(cur, AppendCursor) and s.mode != "document":
+                ok, why = _reread(s, cur, root / session, why)
             if ok:
                 cur.state, cur.reason = "active", ""
                 write_cursor(cp, cur)
@@ -98,9 +111,25 @@ def _check(s, cur: AppendCursor, adapter: Adapter) -> tuple[bool, str]:
     if cur.tail_sha256:
         if hashlib.sha256(prev).hexdigest() != cur.tail_sha256:
             return False, (f"still rewritten: the {len(prev)} bytes before offset {cur.offset} are not the ones that landed; "
-                           "put the source's bytes back, or collect it into a second root")
+                           "put the source's bytes back, or add --reread to read the new version from its start")
         why = f"the {len(prev)} bytes before offset {cur.offset} are the ones that landed"
     else:
         why = "no tail digest to check: the source is taken as the one that landed, on your word"
     cur.dev, cur.ino, cur.size, cur.mtime = st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
     return True, why
+
+
+def _reread(s, cur: AppendCursor, sdir: Path, found: str) -> tuple[bool, str]:
+    """Set ``cur`` to read the rewritten source ``s`` again from its start, after the session's landed files
+    (``sdir``); ``found`` is why it no longer holds what landed. Returns (True, what was done), or (False, why not)."""
+    try:
+        st = os.stat(s.path)
+    except OSError as exc:
+        return False, f"the source cannot be read ({exc.strerror or exc})"
+    top = max((ln.seq for ln, _ in landed_files(sdir, skeletons=True)), default=0)
+    landed = cur.offset
+    cur.dev, cur.ino, cur.size, cur.mtime = st.st_dev, st.st_ino, 0, 0
+    cur.offset, cur.ord, cur.last_uuid, cur.tail_sha256, cur.torn = 0, 0, "", "", 0
+    cur.reread_seq = top + 1
+    return True, (f"read again from its start ({found.split(':')[0].removeprefix('still ')}): its {st.st_size} bytes land from "
+                  f"seq {top + 1} on; the {landed} bytes that landed before stay as they are")

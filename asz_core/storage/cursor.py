@@ -46,7 +46,10 @@ class AppendCursor:
     key) names the adapter that owns the source ('' in cursors written before it existed).
     ``torn`` (extra key, bytes) is the size of an unterminated last line the
     source has held unchanged for the idle window (:mod:`asz_core.storage.torn`); 0, and
-    not written, otherwise.
+    not written, otherwise. ``reread_seq`` (extra key) is set when a person had a rewritten
+    source read again from its start (``asz sources --reset-conflict SESSION --reread``): the
+    files of this stream and kind with a seq from it on hold that new reading (ord from 1, off
+    from 0), the ones before it the earlier reading, kept as evidence; 0, and not written, otherwise.
     """
 
     source: str
@@ -64,6 +67,7 @@ class AppendCursor:
     reason: str = ""
     adapter: str = ""
     torn: int = 0
+    reread_seq: int = 0
     schema: int = 1
     kind: str = "append"
 
@@ -94,7 +98,7 @@ class SnapshotCursor:
 
 
 _APPEND_KEYS = ("schema", "kind", "source", "dev", "ino", "offset", "ord", "last_uuid", "tail_sha256", "size", "mtime", "last_seq", "updated_at", "state", "reason", "adapter",
-                "torn")
+                "torn", "reread_seq")
 _SNAP_KEYS = ("schema", "kind", "source", "content_sha256", "size", "mtime", "last_seq", "updated_at", "state", "reason",
               "adapter", "mode")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -103,7 +107,7 @@ _REQUIRED = {
     "append": ("schema", "kind", "source", "offset", "ord", "size", "last_seq", "state"),
     "snapshot": ("schema", "kind", "source", "size", "last_seq", "state"),
 }
-_INT_KEYS = {"schema", "dev", "ino", "offset", "ord", "size", "mtime", "last_seq", "torn"}
+_INT_KEYS = {"schema", "dev", "ino", "offset", "ord", "size", "mtime", "last_seq", "torn", "reread_seq"}
 
 
 def read_cursor(path: Path) -> AppendCursor | SnapshotCursor | None:
@@ -167,7 +171,7 @@ def write_cursor(path: Path, cursor: AppendCursor | SnapshotCursor, *, fsync: bo
     lines = []
     for k in keys:
         v = getattr(cursor, k)
-        if k in ("last_uuid", "tail_sha256", "reason", "adapter", "mode", "torn") and not v:
+        if k in ("last_uuid", "tail_sha256", "reason", "adapter", "mode", "torn", "reread_seq") and not v:
             continue
         lines.append(f"{k:<15} {v}")
     data = ("\n".join(lines) + "\n").encode("utf-8")

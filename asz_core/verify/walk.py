@@ -481,22 +481,29 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
     keys = sorted(groups.keys() | cursors.keys(), key=lambda k: (str(k[0]), k[1]))
     for key in keys:
         d, kind = key
+        cpath = cursors.get(key)
+        try:
+            cursor = read_cursor(cpath) if cpath is not None else None
+        except ValueError as exc:
+            problems.append(Problem(_show(root_shown, root, cpath), 0, "", "bad cursor", str(exc)))
+            cursor = None
+            cpath = None  # reported: nothing more to check against it
+        # A source read again from its start (asz sources --reset-conflict --reread): the files from reread_seq on
+        # are that new reading, walked on their own; the earlier reading before them is walked as it landed.
+        reread = cursor.reread_seq if isinstance(cursor, AppendCursor) else 0
         walk = _Walk(kind)
         last_seq = 0
         if kind not in UNCHECKED_KINDS:
             for seq, shown, res in groups.get(key, ()):
+                if reread and seq >= reread and last_seq < reread:
+                    duplicates += walk.duplicates
+                    walk = _Walk(kind)
                 walk.feed(shown, res, problems, seq)
                 last_seq = seq
         duplicates += walk.duplicates
-        cpath = cursors.get(key)
-        if cpath is None:
-            if kind not in UNCHECKED_KINDS and key in groups:
+        if cursor is None:
+            if cpath is None and key not in cursors and kind not in UNCHECKED_KINDS and key in groups:
                 uncursored += 1
-            continue
-        try:
-            cursor = read_cursor(cpath)
-        except ValueError as exc:
-            problems.append(Problem(_show(root_shown, root, cpath), 0, "", "bad cursor", str(exc)))
             continue
         if isinstance(cursor, AppendCursor):
             if cursor.torn:  # a warning, not a failure (split off in verify_landed)

@@ -106,3 +106,45 @@ def test_a_session_file_that_leads_nowhere_is_an_error(src, tmp_path):
     assert p.returncode == 1
     assert f"{other}.jsonl: the session file is a symbolic link to missing.jsonl, which leads nowhere" in p.stderr
     assert summary(p.stdout)["records"] == "14"  # the other session still landed whole
+
+
+def test_reread_reads_a_really_rewritten_source_again_and_keeps_what_landed(src, tmp_path):
+    """The runtime really rewrote its transcript (a prompt's words changed, a line added): --reset-conflict alone
+    leaves it in conflict; with --reread the next pass lands the whole new version after what landed, every file
+    that landed stays byte for byte, verify walks the two readings and says clean, and the conversation shows
+    both versions of the changed record."""
+    root = tmp_path / "data"
+    main = src / "-home-dev-hello-app" / f"{SESSION}.jsonl"
+    assert _collect(src, root).returncode == 0
+    before = {f: (root / f).read_bytes() for f in _landed_files(root)}
+    original = main.read_bytes()
+    n_lines = original.count(b"\n")
+    extra = b'{"type":"user","uuid":"after-rewrite","sessionId":"' + SESSION.encode() + b'"}\n'
+    rewritten = original.replace(b"Run the tests", b"Run THE tests", 1) + extra
+    assert rewritten != original + extra
+    main.write_bytes(rewritten)
+    assert _collect(src, root).returncode == 1
+    p = asz("sources", "--source", str(src), "--root", str(root), "--reset-conflict", SESSION)
+    assert p.returncode == 1 and "add --reread to read the new version from its start" in p.stdout
+    p = asz("sources", "--source", str(src), "--root", str(root), "--reset-conflict", SESSION, "--reread")
+    assert p.returncode == 0, p.stdout + p.stderr
+    top = max(int(f.rsplit("-", 1)[1][:-3]) for f in before)
+    assert p.stdout == (f"reset: -home-dev-hello-app/{SESSION}.jsonl: read again from its start (rewritten): its {len(rewritten)} "
+                        f"bytes land from seq {top + 1} on; the {len(original)} bytes that landed before stay as they are\n")
+    p = _collect(src, root)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert summary(p.stdout)["records"] == str(n_lines + 1) and summary(p.stdout)["conflicts"] == "0"
+    after = _landed_files(root)
+    assert all((root / f).read_bytes() == data for f, data in before.items())  # what landed is evidence, and stays
+    new = [f for f in after if f not in before]
+    assert new and all(int(f.rsplit("-", 1)[1][:-3]) > top for f in new)
+    lines = [ln for f in new if "/streams/main/" in f for ln in (root / f).read_bytes().split(b"\n")[1:-2]]
+    assert [orjson.loads(ln)["ord"] for ln in lines] == list(range(1, n_lines + 2))  # the new reading, whole, from ord 1
+    assert orjson.loads(lines[0])["off"] == 0
+    v = asz("verify", "--root", str(root))
+    assert v.returncode == 0, v.stdout + v.stderr
+    assert _collect(src, root).returncode == 0 and summary(_collect(src, root).stdout)["records"] == "0"  # read on as usual
+    doc = asz("conversation", SESSION, "--root", str(root), "--json")
+    assert doc.returncode == 0, doc.stderr
+    text = doc.stdout
+    assert "Run the tests" in text and "Run THE tests" in text  # both versions of the rewritten prompt are shown
