@@ -10,6 +10,8 @@ next parse rebuilds it from the sessions' indexes; ``asz verify`` ignores it).
   record id (a signed 64-bit integer), one row per (id, session) for every
   indexed record with an id that is not set aside (changes, executions,
   provider bodies and companion files are another id space);
+- ``partners(a, b)``: both ways, sessions found to hold an id of each other
+  (by hash) when either's ids were added: where :func:`session_links` looks;
 - ``sessions(no, name, entries, stale)``: each session's number, how many index
   entries were added (:func:`add_session` adds only the entries after them),
   and ``stale`` 1 when a session sharing ids with it grew since its links were
@@ -95,6 +97,7 @@ def _connect(root: Path) -> sqlite3.Connection:
     db.execute("CREATE TABLE IF NOT EXISTS sessions(no INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, entries INTEGER NOT NULL, "
                "stale INTEGER NOT NULL DEFAULT 0)")
     db.execute("CREATE TABLE IF NOT EXISTS ids(h INTEGER NOT NULL, session INTEGER NOT NULL, PRIMARY KEY(h, session)) WITHOUT ROWID")
+    db.execute("CREATE TABLE IF NOT EXISTS partners(a INTEGER NOT NULL, b INTEGER NOT NULL, PRIMARY KEY(a, b)) WITHOUT ROWID")
     return db
 
 
@@ -128,10 +131,12 @@ def add_session(root: str | Path, session: str, index: Index) -> list[str] | Non
         db.execute("CREATE TEMP TABLE IF NOT EXISTS grew(h INTEGER PRIMARY KEY)")
         db.execute("DELETE FROM grew")
         db.executemany("INSERT INTO grew(h) VALUES (?)", ((h,) for h in hashes))
-        others = sorted({n for (n,) in db.execute(
-            "SELECT DISTINCT s.name FROM grew g JOIN ids i ON i.h = g.h JOIN sessions s ON s.no = i.session "
-            "WHERE i.session != ?", (no,))})
-        db.executemany("UPDATE sessions SET stale=1 WHERE name=?", ((n,) for n in others))
+        found = sorted(set(db.execute(
+            "SELECT DISTINCT s.no, s.name FROM grew g JOIN ids i ON i.h = g.h JOIN sessions s ON s.no = i.session "
+            "WHERE i.session != ?", (no,))), key=lambda x: x[1])
+        others = [n for _, n in found]
+        db.executemany("UPDATE sessions SET stale=1 WHERE no=?", ((o,) for o, _ in found))
+        db.executemany("INSERT OR IGNORE INTO partners(a, b) VALUES (?, ?)", [(no, o) for o, _ in found] + [(o, no) for o, _ in found])
         db.execute("COMMIT")
         return others if new else None
     except BaseException:
@@ -167,16 +172,20 @@ def _first_own(ids: dict[str, IndexEntry], shared: set[str]) -> int:
     return min(times) if times else 0
 
 
-def _take_stale(root: Path, session: str) -> bool:
-    """The session's ``stale`` mark, cleared."""
+def _take_marks(root: Path, session: str) -> tuple[bool, list[str]]:
+    """The session's ``stale`` mark (cleared) and its partners' names, sorted."""
     db = _connect(root)
     try:
         db.execute("BEGIN IMMEDIATE")
-        row = db.execute("SELECT stale FROM sessions WHERE name=?", (session,)).fetchone()
-        if row and row[0]:
-            db.execute("UPDATE sessions SET stale=0 WHERE name=?", (session,))
+        row = db.execute("SELECT no, stale FROM sessions WHERE name=?", (session,)).fetchone()
+        if row is None:
+            db.execute("COMMIT")
+            return False, []
+        if row[1]:
+            db.execute("UPDATE sessions SET stale=0 WHERE no=?", (row[0],))
+        names = sorted(n for (n,) in db.execute("SELECT s.name FROM partners p JOIN sessions s ON s.no = p.b WHERE p.a=?", (row[0],)))
         db.execute("COMMIT")
-        return bool(row and row[0])
+        return bool(row[1]), names
     finally:
         db.close()
 
@@ -199,19 +208,21 @@ def _first_ids(index: Index) -> dict[str, IndexEntry]:
 def session_links(root: str | Path, session: str, index: Index) -> SessionLinks:
     """Add ``session``'s ids to the root's table, then what the other sessions sharing ids say (module docstring).
 
-    Reads the table and, for each candidate session, its index (``load_index(rebuild=False)``: nothing is
+    Reads the table (the session's partners; the sessions holding a parent it lacks, by hash) and, for
+    each candidate session, its index (``load_index(rebuild=False)``: nothing is
     written there). Raises ``sqlite3.Error`` when the table cannot be used.
     """
     root = Path(root)
     add_session(root, session, index)
     links = SessionLinks()
-    links.stale = _take_stale(root, session)
+    links.stale, candidates = _take_marks(root, session)
     mine = _first_ids(index)
     parents = {e.parent for e in index.entries if e.parent and e.kind not in SET_ASIDE_KINDS and e.parent not in mine}
     if not mine and not parents:
         return links
-    candidates = sharing(root, session, sorted(set(mine) | parents))
-    for other in sorted(candidates):
+    if parents:  # few: a parent found elsewhere may be in a session holding no id of this one
+        candidates = sorted(set(candidates) | set(sharing(root, session, sorted(parents))))
+    for other in candidates:
         try:
             theirs = _first_ids(load_index(root / other, rebuild=False))
         except (OSError, ValueError, RuntimeError):
