@@ -280,13 +280,18 @@ def add_ids(job: tuple[Path, list[str]]) -> list[tuple[str, list[str]]]:
     table cannot be read is skipped (its parse says why)."""
     from .index import IndexBuildError, update_index
 
+    from ..storage.layout import session_dir
+
     root, names = job
     out = []
     for name in names:
+        sdir = session_dir(root, name)
+        if not sdir.is_dir():
+            continue  # nothing landed: nothing to index (parse says so for the session)
         try:
-            others = add_session(root, name, update_index(root / name))
+            others = add_session(root, sdir.name, update_index(sdir))
             if others is not None:
-                out.append((name, others))
+                out.append((sdir.name, others))
         except (IndexBuildError, OSError, ValueError, RuntimeError, sqlite3.Error):
             continue
     return out

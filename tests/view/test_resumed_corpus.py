@@ -12,7 +12,7 @@ earlier one, so it is parsed first.
 Every count is computed straight from the source files (distinct message
 ids and the usage of each one's last line, the lines repeated with an id of
 the earlier session) and compared with what the documents, the ``asz ls``
-rows and ``asz usage`` show; the talks and steps with a session that never
+rows, ``asz usage`` and the page API (a real ``asz view`` on a loopback port) show; the talks and steps with a session that never
 resumed (the same lines in one file).
 """
 
@@ -42,6 +42,37 @@ def _asz(*args: str) -> str:
     p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stdout + p.stderr
     return p.stdout
+
+
+def _api(root: Path, paths: list[str]) -> list:
+    """GET each path from a real ``asz view`` over ``root`` on a loopback port (JSON answers, in order)."""
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "view", "--root", str(root), "--port", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 180  # a loaded machine: wait on the answer, never on a fixed time
+        while True:
+            assert proc.poll() is None, "asz view exited before serving"
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=30):
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "asz view did not answer"
+                time.sleep(0.2)
+        out = []
+        for path in paths:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=300) as r:
+                out.append(json.loads(r.read()))
+        return out
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
 
 
 def _later(ts: str) -> str:
@@ -130,6 +161,11 @@ def test_a_resumed_corpus_session_counts_each_message_and_usage_once(corpus_dir,
     u_doc = json.loads(_asz("conversation", U, "--root", str(tmp_path / "one" / "root"), "--json"))
     rows = {r["id"]: r for r in json.loads(_asz("ls", "--root", str(root), "--json"))}
     used = {r["conversation"]: r for r in json.loads(_asz("usage", "session", "--root", str(root), "--json", "--tz", "UTC"))}
+    listed, api_b = _api(root, ["/api/conversations", f"/api/c/{B}/view"])
+    api_rows = {r["id"]: r for r in (listed["conversations"] if isinstance(listed, dict) else listed)}
+    for c in (A, B):
+        assert {k: api_rows[c][k] for k in ("talks", "steps", "llm_calls")} == {k: rows[c][k] for k in ("talks", "steps", "llm_calls")}
+    assert api_b["summary"]["usage"] == doc[B]["summary"]["usage"] and api_b["relations"] == doc[B]["relations"]
 
     # counted straight from the source files: each message id once, its last line's usage
     a_files = [proj / f"{A}.jsonl", *sorted((proj / A).rglob("*.jsonl"))]
