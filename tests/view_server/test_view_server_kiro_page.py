@@ -16,7 +16,7 @@ import pytest
 
 from view_server_helpers import asz
 
-from test_view_server_browser import browser, open_at, shot, wait  # noqa: F401  (the browser fixture)
+from test_view_server_browser import open_at, shot, wait  # the browser fixture is in tests/conftest.py
 
 from selenium.webdriver.common.by import By  # noqa: E402
 
