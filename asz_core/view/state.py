@@ -221,28 +221,34 @@ class ViewState(BackgroundChecks, LandedRequests):
         newest = self.newest_round(conversation)
         title = h.get("title", "")
         title = self._title(conversation, title if isinstance(title, str) else "", hide, newest[2] if newest else None)
-        row = header_row(conversation, h, newest[0] if newest else 0, title=title, state=self.known_state(conversation))
-        row.update(self.known_summary(conversation, hide))
+        try:
+            fp: tuple | None = self.fingerprint(conversation)  # also refuses a symbolic link in the way
+        except ApiError:
+            fp = None
+        row = header_row(conversation, h, newest[0] if newest else 0, title=title, state=self.known_state(conversation, fp))
+        if fp is not None:
+            row.update(self.known_summary(conversation, hide, fp))
         return row
 
-    def known_summary(self, conversation: str, hide: Sequence[str]) -> dict:
-        """Issue 17's row keys (:data:`SUMMARY_KEYS`, and ``title`` when not empty) as the document's summary gives them,
-        from the first answer on (:class:`~asz_core.view.summary_cache.RowSummaries`); {} when it does not read."""
+    def known_summary(self, conversation: str, hide: Sequence[str], fp: tuple) -> dict:
+        """Issue 17's row keys (:data:`SUMMARY_KEYS`, and ``title`` when not empty) as the document's summary gives them
+        while the files have fingerprint ``fp``, from the first answer on
+        (:class:`~asz_core.view.summary_cache.RowSummaries`); {} when it does not read."""
         try:
-            fp = self.fingerprint(conversation)  # also refuses a symbolic link in the way
             session = self.session_of(conversation)
         except ApiError:
             return {}
         return self._summaries.row_keys(conversation, session, fp, hide, self.prices)
 
-    def known_state(self, conversation: str) -> str | None:
-        """The verification state found for ``conversation`` while its files are unchanged since, else None."""
+    def known_state(self, conversation: str, fp: tuple | None = None) -> str | None:
+        """The verification state found for ``conversation`` while its files are unchanged since (fingerprint ``fp``,
+        found when not given), else None."""
         with self._lock:
             hit = self._states.get(conversation)
         if hit is None:
             return None
         try:
-            fp = self.fingerprint(conversation)
+            fp = fp if fp is not None else self.fingerprint(conversation)
         except ApiError:
             return None
         return hit[1] if hit[0] == fp else None
