@@ -131,7 +131,7 @@ def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
         for i, k in enumerate(_TOKENS):
             v = u.get(k)
             t[i] += v if isinstance(v, int) and not isinstance(v, bool) else 0
-        t[4] += 1
+        t[4] += len(n.get("requests") or ()) or 1  # a node holding two provider calls (issue 17) counts two
     return out
 
 
