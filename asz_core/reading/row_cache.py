@@ -38,7 +38,11 @@ class RowCache:
 
     def put(self, conversation: str, hide: Sequence[str], fp: str, row: dict) -> None:
         """Store ``row`` (committed at once, so an interrupted list keeps what it finished)."""
-        self.store.put("rows", conversation, hide, fp, orjson.dumps(row))
+        try:
+            value = orjson.dumps(row)
+        except TypeError:
+            return  # a total past 64 bits: listed, not kept
+        self.store.put("rows", conversation, hide, fp, value)
 
     def close(self) -> None:
         self.store.close()

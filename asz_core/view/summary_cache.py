@@ -106,7 +106,7 @@ class ConversationSummary:
         calls = []
         for c in d["calls"]:
             usage = dict(zip(TOKEN_KINDS, c[5:9])) if len(c) >= 9 else None
-            calls.append(CallUsage(usage, "", c[1], c[2], bool(c[3]), c[0], c[4]))
+            calls.append(CallUsage(usage, "", c[1], c[2], bool(c[3]), None if c[0] is None else int(c[0]), c[4]))
         return cls(d["places"], tuple(calls))
 
 
@@ -183,14 +183,20 @@ def conversation_summary(root: str | os.PathLike, conversation: str, session: st
     places, calls = conversation_calls(root, conversation, hide=hide)
     got = ConversationSummary(places, tuple(calls))
     if store is not None and fp is not None:
-        store.put("summaries", conversation, hide, fp, got.to_json())
+        try:
+            store.put("summaries", conversation, hide, fp, got.to_json())
+        except (TypeError, ValueError):
+            pass  # a figure JSON cannot hold is counted again next time, never refused
     return got
 
 
 def store_summary(store: SummaryStore | None, conversation: str, hide: Iterable[str], fp: str, places: dict, calls: Iterable[CallUsage]) -> None:
     """Store what a document build counted (:func:`~asz_core.view.document.build_with_calls`) under ``fp``."""
     if store is not None:
-        store.put("summaries", conversation, list(hide), fp, ConversationSummary(places, tuple(calls)).to_json())
+        try:
+            store.put("summaries", conversation, list(hide), fp, ConversationSummary(places, tuple(calls)).to_json())
+        except (TypeError, ValueError):
+            pass  # a figure JSON cannot hold is counted again next time, never refused
 
 
 class RowSummaries:
