@@ -116,15 +116,17 @@ def _manifest(rec: Record, obj: Obj, source: Source) -> None:
 _KINDS = {"journal": _journal, "agent_meta": _sidecar, "workflow_manifest": _manifest}
 
 
-def _fill(rec: Record, source: Source, raw: bytes) -> None:
+def _fill(rec: Record, source: Source, raw: bytes) -> bool:
+    """Fill ``rec`` from ``raw``; True when every string in it comes from ``raw`` decoded as JSON (then valid
+    UTF-8: both decoders refuse anything else), False when raw bytes were kept as text or data."""
     if source.kind == "workflow_script":
         rec.parts = [unknown_part(raw, REASON_SCRIPT)]
         rec.from_ = "runtime"
         rec.batch = source.batch
-        return
+        return False
     if source.kind == "tool_output":  # a companion file: text, not JSON
         companion_record(rec, source, raw)
-        return
+        return False
     value, reason = parse_line(raw)
     if not reason and not isinstance(value, dict):
         reason = REASON_NOT_OBJECT
@@ -132,7 +134,7 @@ def _fill(rec: Record, source: Source, raw: bytes) -> None:
         reason = REASON_TOO_DEEP
     if reason:
         unknown_record(rec, raw, reason)
-        return
+        return False
     begin, end = line_bounds(raw)
     obj = Obj(value, raw, begin, end, canonical(raw, value, begin, end))
     if source.kind == "transcript":
@@ -141,26 +143,23 @@ def _fill(rec: Record, source: Source, raw: bytes) -> None:
         _KINDS[source.kind](rec, obj, source)
     else:
         unknown_record(rec, raw, f"file kind {source.kind!r} is not one this dialect lands")
+        return False
+    return True
 
 
-def _may_hold_surrogates(source: Source, raw: bytes) -> bool:
-    """False when no string of the record can hold a lone surrogate: ``raw`` is valid UTF-8 with no ``\\ud…``
-    escape and the source's names are well-formed text (a file name that is not UTF-8 decodes with lone
-    surrogates). The surrogate rule then changes nothing, and :func:`settle_surrogates`, a walk over every
-    string, is skipped."""
-    names = f"{source.session}{source.src}{source.stream}{source.batch}"
-    if not names.isascii():
-        try:
-            names.encode("utf-8")
-        except UnicodeEncodeError:
-            return True
-    if b"\\ud" in raw or b"\\uD" in raw:
+def _may_hold_surrogates(source: Source, raw: bytes, decoded: bool) -> bool:
+    """False when no string of the record can hold a lone surrogate: its strings come from ``raw`` decoded as JSON
+    (``decoded``: valid UTF-8) holding no ``\\ud…`` escape, and the source's names are well-formed text (a file
+    name that is not UTF-8 decodes with lone surrogates). The surrogate rule then changes nothing, and
+    :func:`settle_surrogates`, a walk over every string, is skipped."""
+    if not decoded or b"\\ud" in raw or b"\\uD" in raw:
         return True
-    if raw.isascii():
+    names = f"{source.session}{source.src}{source.stream}{source.batch}"
+    if names.isascii():
         return False
     try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError:
+        names.encode("utf-8")
+    except UnicodeEncodeError:
         return True
     return False
 
@@ -176,8 +175,8 @@ def convert_record(source: Source, raw: bytes, ord: int, off: int) -> Record:
     raw = bytes(raw)
     rec = Record(ord=ord, off=off, sha=source_sha(raw), bytes=len(raw))
     try:
-        _fill(rec, source, raw)
-        if _may_hold_surrogates(source, raw):
+        decoded = _fill(rec, source, raw)
+        if _may_hold_surrogates(source, raw, decoded):
             settle_surrogates(rec)
     except Exception as exc:  # never let one record stop a pass
         rec = Record(ord=ord, off=off, sha=rec.sha, bytes=len(raw))

@@ -310,7 +310,7 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
         rounds = f" rounds={parsed.rounds}"
         from ..reading.search import refresh
 
-        refresh(storage, sys.stderr)  # the search index (derived data) follows each pass
+        refresh(storage, sys.stderr, jobs=jobs_n)  # the search index (derived data) follows each pass
     took = time.monotonic() - started
     if counters.sessions == 0 and not counters.errors:
         typer.echo(f"note: no session found under {', '.join(str(j.source_root) for j in jobs)}"

@@ -136,7 +136,7 @@ def parse(
 
     from ..reading.search import refresh
 
-    refresh(where, sys.stderr)  # the search index (derived data) follows each pass
+    refresh(where, sys.stderr, jobs=jobs)  # the search index (derived data) follows each pass
     for line in format_table(table_rows(report)):
         typer.echo(line)
     for p in report.problems:

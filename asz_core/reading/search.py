@@ -327,7 +327,7 @@ COMMIT_ROWS = 50_000
 
 
 def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None = None,
-                 step: Callable[[str], None] | None = None) -> IndexReport:
+                 step: Callable[[str], None] | None = None, jobs: int = 1) -> IndexReport:
     """Bring ``<root>/_index/search.sqlite`` up to date with the conversations' head rounds.
 
     A conversation whose newest round file name differs from the one indexed
@@ -335,9 +335,11 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
     ``conversations`` is None: every conversation is looked at). The update
     commits every :data:`COMMIT_ROWS` rows and at its end, so an interrupted
     update keeps the conversations of its commits (the others are indexed
-    again next time: their heads were not recorded). ``step(conversation)``
-    is called after each. Raises
-    :class:`SearchError` when the index cannot be written.
+    again next time: their heads were not recorded). ``jobs`` > 1: the rows
+    of several conversations are read in that many forked worker processes
+    while this one writes (:func:`_built_rows`). ``step(conversation)`` is
+    called after each. Raises :class:`SearchError` when the index cannot be
+    written.
     """
     t0 = time.monotonic()
     root = Path(root)
@@ -356,17 +358,22 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
                 _drop(con, gone)
                 con.execute("DELETE FROM conv WHERE id=?", (gone,))
                 removed += 1
-        pending = 0
+        todo: list[tuple[str, str]] = []
         for cid in wanted:
             newest = newest_round(root, cid)  # a listing: no round file is opened when nothing changed
             if newest is None or known.get(cid) == newest[1]:
                 unchanged += 1
+                if step is not None:
+                    step(cid)
             else:
-                n = _index_one(con, root, cid, newest[1], cid in known)
-                rows, pending, indexed = rows + n, pending + n, indexed + 1
-                if pending >= COMMIT_ROWS:
-                    con.commit()
-                    pending = 0
+                todo.append((cid, newest[1]))
+        pending = 0
+        for (cid, head_name), built in zip(todo, _built_rows(root, [cid for cid, _ in todo], jobs)):
+            n = _write_one(con, cid, head_name, cid in known, built)
+            rows, pending, indexed = rows + n, pending + n, indexed + 1
+            if pending >= COMMIT_ROWS:
+                con.commit()
+                pending = 0
             if step is not None:
                 step(cid)
         con.commit()
@@ -377,20 +384,75 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
     return IndexReport(indexed, removed, unchanged, rows, time.monotonic() - t0)
 
 
+def _built(root: Path, cid: str) -> tuple[tuple, list[tuple]] | None:
+    """One conversation's ``conv`` values (:func:`_summary`) and index rows; None when its chain does not fold."""
+    built = _conversation_rows(root, cid)
+    if built is None:
+        return None
+    head, out, meta = built
+    return _summary(root, cid, head, meta), out
+
+
+# What forked workers read: the root, set by the parent just before it forks them.
+_FORKED_ROOT: Path | None = None
+
+
+def _built_in_worker(cid: str) -> tuple[tuple, list[tuple]] | None:
+    assert _FORKED_ROOT is not None
+    return _built(_FORKED_ROOT, cid)
+
+
+def _built_rows(root: Path, cids: list[str], jobs: int) -> Iterator[tuple[tuple, list[tuple]] | None]:
+    """:func:`_built` of each conversation, in order. With ``jobs`` > 1 and more than one conversation, read in
+    forked workers, at most two per worker ahead of the writer (the rows waiting stay few); where this process
+    may not fork, or a worker dies, the rest is read here."""
+    from collections import deque
+
+    from ..collect.workers import process_pool
+
+    global _FORKED_ROOT
+    pool = process_pool(jobs, fork_only=True) if jobs > 1 and len(cids) > 1 else None
+    if pool is None:
+        for cid in cids:
+            yield _built(root, cid)
+        return
+    _FORKED_ROOT = root  # the workers are forked when the first jobs are submitted, and read it then
+    try:
+        with pool:
+            ahead: deque = deque()
+            todo = iter(cids)
+            for cid in todo:
+                ahead.append((cid, pool.submit(_built_in_worker, cid)))
+                if len(ahead) >= 2 * jobs:
+                    break
+            while ahead:
+                cid, fut = ahead.popleft()
+                try:
+                    got = fut.result()
+                except Exception:  # a worker died or its result could not cross: read it here
+                    got = _built(root, cid)
+                nxt = next(todo, None)
+                if nxt is not None:
+                    ahead.append((nxt, pool.submit(_built_in_worker, nxt)))
+                yield got
+    finally:
+        _FORKED_ROOT = None
+
+
 def _drop(con: sqlite3.Connection, conversation: str) -> None:
     con.execute("DELETE FROM fts WHERE rowid IN (SELECT rowid FROM hit WHERE conversation=?)", (conversation,))
     con.execute("DELETE FROM hit WHERE conversation=?", (conversation,))
 
 
-def _index_one(con: sqlite3.Connection, root: Path, cid: str, head_name: str, known: bool) -> int:
-    built = _conversation_rows(root, cid)
+def _write_one(con: sqlite3.Connection, cid: str, head_name: str, known: bool, built: tuple[tuple, list[tuple]] | None) -> int:
+    """Replace one conversation's ``conv`` row and index rows with ``built`` (:func:`_built`); returns the rows written."""
     if known:
         _drop(con, cid)
     if built is None:
         con.execute("DELETE FROM conv WHERE id=?", (cid,))
         return 0
-    head, out, meta = built
-    con.execute("INSERT OR REPLACE INTO conv VALUES (?,?,?,?,?,?,?,?,?)", (cid, head_name, *_summary(root, cid, head, meta)))
+    summary, out = built
+    con.execute("INSERT OR REPLACE INTO conv VALUES (?,?,?,?,?,?,?,?,?)", (cid, head_name, *summary))
     start = (con.execute("SELECT max(rowid) FROM hit").fetchone()[0] or 0) + 1
     con.executemany("INSERT INTO hit VALUES (?,?,?,?,?,?,?,?,?)", [(start + i, *r[1:]) for i, r in enumerate(out)])
     con.executemany("INSERT INTO fts(rowid, text) VALUES (?,?)", [(start + i, r[0]) for i, r in enumerate(out)])
@@ -498,8 +560,9 @@ def iter_kinds(text: str) -> Iterator[str]:
         yield k
 
 
-def refresh(root: str | os.PathLike, err: Any = None) -> IndexReport | None:
-    """:func:`update_index` after a collect or parse pass: a failure is one line on ``err`` (a file), never an exception.
+def refresh(root: str | os.PathLike, err: Any = None, jobs: int = 1) -> IndexReport | None:
+    """:func:`update_index` after a collect or parse pass (``jobs`` as there): a failure is one line on ``err`` (a file),
+    never an exception.
 
     The index is derived data; a pass that landed and parsed is done whatever
     happens to it. Returns the report, or None when it could not be updated.
@@ -507,7 +570,7 @@ def refresh(root: str | os.PathLike, err: Any = None) -> IndexReport | None:
     if not (Path(root) / "_conversations").is_dir():
         return None
     try:
-        return update_index(root)
+        return update_index(root, jobs=jobs)
     except (SearchError, sqlite3.Error, OSError) as exc:
         if err is not None:
             print(f"asz: the search index was not updated: {exc}", file=err)

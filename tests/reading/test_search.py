@@ -195,3 +195,27 @@ def test_reading_commands_refuse_a_folder_that_is_no_root_and_write_nothing_into
     empty.mkdir()
     assert asz("ls", "--root", str(empty)).returncode == 0
     assert list(empty.iterdir()) == []
+
+
+def test_rows_read_in_worker_processes_are_the_rows_read_in_one(corpus_root, tmp_path):
+    # The 11 corpus conversations indexed by two forked workers and by this process alone: the same conversations,
+    # titles and hits, each hit on the same landed record with the same text.
+    import shutil
+
+    from asz_core.reading.search import update_index
+
+    tables = []
+    for jobs in (1, 2):
+        root = tmp_path / f"jobs{jobs}"
+        shutil.copytree(corpus_root, root)
+        for f in (root / INDEX_PATH).parent.glob(INDEX_PATH.name + "*"):
+            f.unlink()
+        rep = update_index(root, jobs=jobs)
+        assert (rep.indexed, rep.removed, rep.unchanged) == (11, 0, 0)
+        con = sqlite3.connect(root / INDEX_PATH)
+        tables.append((con.execute("SELECT * FROM conv ORDER BY id").fetchall(),
+                       con.execute("SELECT h.conversation, h.step, h.talk, h.kind, h.at, h.file, h.row, h.flags, f.text "
+                                   "FROM hit h JOIN fts f ON f.rowid = h.rowid ORDER BY h.rowid").fetchall()))
+        con.close()
+    assert len(tables[0][0]) == 11 and len(tables[0][1]) > 1000
+    assert tables[0] == tables[1]
