@@ -247,7 +247,9 @@ def _run(args: list[str], env: dict | None = None) -> tuple[float, int, subproce
     out, err = p.stdout.read(), p.stderr.read()
     p.returncode = os.waitstatus_to_exitcode(status)
     rss = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)  # the largest of the process and its reaped workers
-    return took, rss, subprocess.CompletedProcess(args, p.returncode, out.decode(), err.decode()), peak[0]
+    done_ = subprocess.CompletedProcess(args, p.returncode, out.decode(), err.decode())
+    done_.cpu = usage.ru_utime + usage.ru_stime  # type: ignore[attr-defined]  # its CPU seconds and its reaped workers'
+    return took, rss, done_, peak[0]
 
 
 def _pass_seconds(stdout: str) -> float:
@@ -297,14 +299,14 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run(["sync"], check=False)
         compile_packages()  # as an installed package has its bytecode (pip compiles it), whatever PYTHONDONTWRITEBYTECODE says
         procs = a.jobs or (os.cpu_count() or 1)  # the bare loop may use as many processes as collect
-        bt, brss = float("inf"), 0
+        bt, brss, bcpu = float("inf"), 0, float("inf")
         for _ in range(a.repeat):
             t1, r1, bp, _ = _run([sys.executable, __file__, "--_bare", str(projects), str(work / "bare"), str(procs)])
             if bp.returncode:
                 print(bp.stderr, file=sys.stderr)
                 return 1
             shutil.rmtree(work / "bare", ignore_errors=True)
-            bt, brss = min(bt, t1), max(brss, r1)
+            bt, brss, bcpu = min(bt, t1), max(brss, r1), min(bcpu, bp.cpu)
         env = dict(os.environ, CLAUDE_CONFIG_DIR=str(work / "claude"))
         args = [sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--adapter", a.adapter,
                 "--source", str(projects), "--root", str(work / "data"), "--jobs", str(a.jobs)]
@@ -314,11 +316,11 @@ def main(argv: list[str] | None = None) -> int:
             args += ["--adapter-file", str(a.adapter_file)]
         if a.max_delta_bytes:
             args += ["--max-delta-bytes", str(a.max_delta_bytes)]
-        ct, crss, call = float("inf"), 0, 0
+        ct, crss, call, ccpu = float("inf"), 0, 0, float("inf")
         for _ in range(a.repeat):
             shutil.rmtree(work / "data", ignore_errors=True)
             t1, r1, cp, r_all = _run(args, env)
-            ct, crss, call = min(ct, t1), max(crss, r1), max(call, r_all)
+            ct, crss, call, ccpu = min(ct, t1), max(crss, r1), max(call, r_all), min(ccpu, cp.cpu)
         summary = cp.stdout.strip().splitlines()[-1] if cp.stdout.strip() else ""
         fields = dict(f.split("=", 1) for f in summary.split() if "=" in f)
         mb = g["bytes"] / MB
@@ -328,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"collect  : {ct:.2f}s  {cmb / ct:.1f} MB/s ({cmb:.1f} MB)  peak RSS {crss / 2**20:.0f} MiB per process "
               f"(target < {target / 2**20:.0f} MiB), {call / 2**20:.0f} MiB for all its processes together (PSS)")
         print(f"ratio    : {(cmb / ct) / (mb / bt):.2f} (collect{'' if a.no_parse else ' + parse'} MB/s / bare MB/s; target >= 0.5)")
+        print(f"cpu      : bare {bcpu:.2f}s, collect {ccpu:.2f}s (all processes): ratio {bcpu / ccpu:.2f} "
+              f"(bare CPU / collect CPU over the same bytes; unlike wall time, not stretched by other work on the machine)")
         print(f"memory   : {call / 2**20:.0f} MiB all processes (target <= 150 MiB at 1 GB, flat in corpus size)")
         # A pass with nothing new over the same root (target: under 2% of the full pass), as a whole command (Python's
         # start-up and imports included) and as the pass itself (the seconds the command's summary line prints).
