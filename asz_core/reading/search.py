@@ -123,6 +123,7 @@ def _connect(path: Path, *, write: bool) -> sqlite3.Connection:
         # still leaves every committed transaction whole; only an OS crash can lose the newest ones, which the
         # next update indexes again (their conversations' heads were not recorded either).
         con.execute("PRAGMA synchronous=OFF")
+        con.execute("PRAGMA journal_size_limit=33554432")  # a first build's large transactions leave no large -wal behind
         con.executescript(_SCHEMA)
         v = con.execute("SELECT value FROM meta WHERE key='version'").fetchone()
         if v is None or v[0] != SCHEMA_VERSION:
