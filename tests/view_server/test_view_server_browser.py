@@ -21,6 +21,13 @@ from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 
+@pytest.fixture(scope="session")
+def browser(browser):  # noqa: F811 - the conftest fixture of the same name
+    """The run's one headless browser (tests/conftest.py), also under this module's name for the modules that
+    import ``browser`` from here (the name they used before it moved)."""
+    return browser
+
+
 def go(drv, url: str) -> None:
     """Load ``url`` as a new document (via about:blank, so a same-address load with another ``#`` part reloads)."""
     drv.get("about:blank")
