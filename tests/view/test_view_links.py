@@ -182,3 +182,29 @@ def test_a_session_resumed_inside_a_turn_goes_on_in_a_talk_of_its_own(tmp_path):
     assert talk["id"] == "talk/main/p1"  # the turn A opened (its prompt p1), drawn here from B's own records
     assert {n.get("text") for n in _nodes(b)} >= {"and the second"}
     assert b["summary"]["usage"]["in"] == 20
+
+
+def test_24_a_list_row_kept_before_the_earlier_session_landed_is_counted_again_once_it_links(tmp_path):
+    """The derived summary (``_index/summaries.sqlite``) kept for B alone is not reused once A lands:
+    the linking round changes B's fingerprint, so the row counts A's repeated call once, in A."""
+    import json
+    import subprocess
+    import sys
+
+    def rows(root):
+        p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "ls", "--json", "--root", str(root)],
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stdout + p.stderr
+        return {r["id"]: r for r in json.loads(p.stdout)}
+
+    first = [user("u1", None, "start the work", 1), reply("a1", "u1", "msg_1", "started", 2, (10, 5))]
+    resumed = [dict(x, sessionId=B) for x in first] + [user("u2", "a1", "go on", 30, session=B, prompt="p2"),
+                                                       reply("a2", "u2", "msg_2", "went on", 31, (20, 7), session=B)]
+    root = collect(tmp_path, {B: resumed})
+    alone = rows(root)[B]
+    assert (alone["llm_calls"], alone["usage"]["in"], alone["usage"]["out"]) == (2, 30, 12)  # B alone: both calls
+    assert (root / "_index" / "summaries.sqlite").is_file()
+    _collect_again(tmp_path, {A: first})
+    after = rows(root)
+    assert (after[B]["llm_calls"], after[B]["usage"]["in"], after[B]["usage"]["out"]) == (1, 20, 7)
+    assert (after[A]["llm_calls"], after[A]["usage"]["in"], after[A]["usage"]["out"]) == (1, 10, 5)
