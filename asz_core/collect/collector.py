@@ -136,7 +136,7 @@ class Collector:
         self.options = options or CollectOptions()
         self.report = report or Report()
         self._checked_undiscovered: set[str] = set()
-        self._told_errors: set[tuple[str, str]] = set()
+        self.told_errors: set[tuple[str, str]] = set()  # (path, message) already on the report; workers' copies merge back
 
     # ------------------------------------------------------------------ pass
 
@@ -184,8 +184,8 @@ class Collector:
         before: a source that stays unreadable is told once, not on every pass of a watch loop."""
         key = (str(path), message)
         c.errors += 1
-        if key not in self._told_errors:
-            self._told_errors.add(key)
+        if key not in self.told_errors:
+            self.told_errors.add(key)
             self.report.error(path, message)
 
     # ------------------------------------------------------------------ pruned sources
@@ -250,8 +250,8 @@ class Collector:
                 except Exception as exc:  # an adapter bug: tell it, keep the cursor
                     key = (str(cp), f"source_exists failed: {type(exc).__name__}")
                     c.errors += 1
-                    if key not in self._told_errors:
-                        self._told_errors.add(key)
+                    if key not in self.told_errors:
+                        self.told_errors.add(key)
                         self.report.error(cp, f"adapter {self.adapter.name} could not tell whether {cur.source} exists: "
                                               f"{type(exc).__name__}: {exc}")
                     continue

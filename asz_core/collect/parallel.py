@@ -59,7 +59,7 @@ def _land_sessions(indexes: list[int]) -> list[tuple[Counters, list[list[tuple[s
             col.report = t  # type: ignore[assignment]  # this worker's copy: its calls go back to the parent
         c = Counters()
         land_session(root, session, parts, c)
-        out.append((c, [t.calls for t in told], [set(col._told_errors) for col in cols]))
+        out.append((c, [t.calls for t in told], [set(col.told_errors) for col in cols]))
     return out
 
 
@@ -98,7 +98,7 @@ def land_in_processes(root: Path, items: list[tuple[str, list[tuple[Collector, l
                         for method, path, message in made:
                             getattr(col.report, method)(path, message)
                     for col, t in zip(cols, told_errors):
-                        col._told_errors |= t
+                        col.told_errors |= t
                     n += 1
                     if on_session is not None:
                         on_session(items[i][0], n, len(items))
