@@ -28,7 +28,7 @@ import shutil
 import threading
 from pathlib import Path
 
-from ..sessiondata.durable import fsync_dir
+from ..sessiondata.durable import fsync_dir, write_once
 
 __all__ = ["land", "check_path", "index_sessions", "Refused"]
 
@@ -84,21 +84,8 @@ def land(root: str | os.PathLike, rel: str, digest: str, data: bytes) -> bool:
     with _lock:
         n = next(_counter)
     tmp = target.parent / f".{target.name}.recv.{os.getpid()}.{n}.tmp"
-    try:
-        with open(tmp, "xb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o444)
-        try:
-            os.link(tmp, target)
-        except FileExistsError:
-            return _same(target, rel, data)
-    finally:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+    if not write_once(target, data, tmp):
+        return _same(target, rel, data)
     fsync_dir(target.parent)
     if parts[0] != "_conversations":
         _index_below(root / parts[0], int(parts[-1].rsplit("-", 1)[1].split(".")[0]))

@@ -76,6 +76,32 @@ def fsync_dir(path: str | os.PathLike) -> None:
         os.close(fd)
 
 
+def write_once(target: str | os.PathLike, data: bytes, tmp: str | os.PathLike) -> bool:
+    """Land ``data`` at ``target`` write-once: written to ``tmp`` (a name of the caller's, unique to it), synced,
+    made read-only (0444) and linked to ``target``, which is never replaced; ``tmp`` is removed whatever happens.
+
+    Returns True when this call made ``target``, False when a file was there already (the caller decides whether
+    it holds the same bytes). Raises OSError from the writes and the link. For a file whose sync is batched,
+    see :func:`data`; the directory entry is the caller's to sync (:func:`fsync_dir`).
+    """
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o444)
+        try:
+            os.link(tmp, target)
+        except FileExistsError:
+            return False
+        return True
+    finally:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+
+
 def fsync_path(path: str | os.PathLike) -> None:
     """``fsync`` a file by path (opened read-only: a 0444 landed file can be synced too)."""
     try:

@@ -34,6 +34,7 @@ from typing import Any
 import orjson
 
 from . import array_elements, object_members
+from .durable import write_once
 
 __all__ = ["skeleton_bytes", "skeleton_path", "write_skeleton", "Removed", "check_removed", "RECEIVER_ANSWERS"]
 
@@ -186,19 +187,7 @@ def write_skeleton(landed: str | os.PathLike, *, at: str, generation: int, recei
     buf = io.BytesIO()
     with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0, filename="") as gz:
         gz.write(raw)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(buf.getvalue())
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o444)
-        try:
-            os.link(tmp, target)
-        except FileExistsError:
-            pass
-    finally:
-        tmp.unlink(missing_ok=True)
+    write_once(target, buf.getvalue(), target.with_name(f".{target.name}.{os.getpid()}.tmp"))
     return target
 
 

@@ -38,6 +38,7 @@ from typing import Iterable, Sequence
 import attrs
 import orjson
 
+from ..sessiondata.jsonbytes import dumps_wide
 from ..storage.layout import landed_files
 from .prices import PriceTable, cost_of
 from .usage import TOKEN_KINDS, CallUsage, usage_totals
@@ -92,10 +93,7 @@ class ConversationSummary:
     def to_json(self) -> bytes:
         calls = [[c.time, c.model, c.lane, int(c.synthetic), c.request, *(c.usage[k] for k in TOKEN_KINDS)] if c.usage is not None
                  else [c.time, c.model, c.lane, int(c.synthetic), c.request] for c in self.calls]
-        try:
-            return orjson.dumps({"places": self.places, "calls": calls})
-        except TypeError:  # a time outside 64 bits (a runtime wrote year 9999+): the standard library writes any int
-            return json.dumps({"places": self.places, "calls": calls}, ensure_ascii=False).encode("utf-8")
+        return dumps_wide({"places": self.places, "calls": calls})  # a time outside 64 bits (year 9999+) stays exact
 
     @classmethod
     def from_json(cls, data: bytes | str) -> ConversationSummary:
