@@ -43,11 +43,10 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import yaml
 
 from .export.settings import ExportConfig, RetentionConfig, parse_export, parse_retention
-from .sessiondata import DEFAULT_MAX_DELTA_BYTES
-from .sessiondata.model import WITHHOLDABLE
+from .sessiondata.model import DEFAULT_MAX_DELTA_BYTES
+from .sessiondata.vocabulary import WITHHOLDABLE
 from .sessiondata.times import format_duration, parse_duration
 from .storage.layout import DEFAULT_ROOT
 
@@ -341,32 +340,36 @@ def _prices(ctx: _Ctx, value: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
-class _DuplicateKey(yaml.YAMLError):
-    """A mapping names ``key`` twice: first on ``first`` and again on ``line`` (1-based lines)."""
+def _unique_key_loader() -> tuple[type, type]:
+    """``(loader, duplicate-key error)``: a ``yaml.SafeLoader`` that refuses a mapping naming one key twice (YAML 1.2
+    §3.2.1.1: keys are unique). Made on first use, so a command run without ``asz.yaml`` never imports PyYAML."""
+    import yaml
 
-    def __init__(self, key: Any, line: int, first: int):
-        self.key, self.line, self.first = key, line, first
-        super().__init__(f"line {line}: duplicate key {key!r} (first on line {first})")
+    class DuplicateKey(yaml.YAMLError):
+        """A mapping names ``key`` twice: first on ``first`` and again on ``line`` (1-based lines)."""
 
+        def __init__(self, key: Any, line: int, first: int):
+            self.key, self.line, self.first = key, line, first
+            super().__init__(f"line {line}: duplicate key {key!r} (first on line {first})")
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that refuses a mapping naming one key twice (YAML 1.2 §3.2.1.1: keys are unique)."""
+    class UniqueKeyLoader(yaml.SafeLoader):
+        def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+            """The mapping of ``node``; raises ``DuplicateKey`` on a repeated key (merge keys ``<<`` aside)."""
+            seen: dict[Any, int] = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=deep)
+                line = key_node.start_mark.line + 1
+                try:
+                    if key in seen:
+                        raise DuplicateKey(key, line, seen[key])
+                except TypeError:  # an unhashable key: the base constructor reports it
+                    continue
+                seen[key] = line
+            return super().construct_mapping(node, deep=deep)
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
-        """The mapping of ``node``; raises :class:`_DuplicateKey` on a repeated key (merge keys ``<<`` aside)."""
-        seen: dict[Any, int] = {}
-        for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                continue
-            key = self.construct_object(key_node, deep=deep)
-            line = key_node.start_mark.line + 1
-            try:
-                if key in seen:
-                    raise _DuplicateKey(key, line, seen[key])
-            except TypeError:  # an unhashable key: the base constructor reports it
-                continue
-            seen[key] = line
-        return super().construct_mapping(node, deep=deep)
+    return UniqueKeyLoader, DuplicateKey
 
 
 def load_config(path: str | os.PathLike | None = None, *, cwd: str | os.PathLike | None = None, settings: Any = None) -> Config:
@@ -391,9 +394,12 @@ def load_config(path: str | os.PathLike | None = None, *, cwd: str | os.PathLike
         raise ConfigError(str(path), f"cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise ConfigError(str(path), "not UTF-8 text") from None
+    import yaml
+
+    loader, duplicate_key = _unique_key_loader()
     try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)
-    except _DuplicateKey as exc:
+        data = yaml.load(text, Loader=loader)
+    except duplicate_key as exc:
         raise ConfigError(f"{path}: line {exc.line}", f"duplicate key {exc.key!r} (first on line {exc.first})") from None
     except yaml.YAMLError as exc:
         raise ConfigError(str(path), f"not valid YAML: {str(exc).replace('<unicode string>', path.name)}") from None

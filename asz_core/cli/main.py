@@ -31,6 +31,9 @@ COMMANDS = {
     "push": "push_cmd", "receive": "push_cmd", "search": "search_cmd", "export": "export_cmd", "usage": "usage_cmd",
     "prune": "retention_cmd", "repack": "retention_cmd",
 }
+#: Commands that start servers: run without building the Typer application when their arguments are all plain
+#: options (:mod:`asz_core.cli.quick`), so they listen sooner (issue 22). Command name -> (module, function).
+QUICK = {"view": ("server_cmd", "view"), "server": ("server_cmd", "server")}
 
 
 def _version_callback(value: bool) -> None:
@@ -99,6 +102,8 @@ def main() -> None:
     was_devnull = _fd1_is_devnull()
     try:
         try:
+            if sys.argv[1:2] and sys.argv[1] in QUICK:
+                _run_quick(*QUICK[sys.argv[1]])
             (build_app((module,)) if module else build_app())()
         finally:
             if sys.stdout is out and out is not None:
@@ -111,6 +116,16 @@ def main() -> None:
         raise
     except BrokenPipeError:
         _closed_pipe()
+
+
+def _run_quick(module: str, func: str) -> None:
+    """Run a :data:`QUICK` command straight from its function when :func:`~asz_core.cli.quick.run_quick` can (it exits);
+    return, having run nothing, when Typer must parse the arguments."""
+    from importlib import import_module
+
+    from .quick import run_quick
+
+    run_quick(getattr(import_module(f"{__package__}.{module}"), func), sys.argv[2:])
 
 
 def _fd1_is_devnull() -> bool:

@@ -28,7 +28,6 @@ from typing import Optional
 import typer
 
 from ..config import Config, ConfigError, format_duration, load_config
-from ..view.prices import price_table
 
 __all__ = ["register", "view", "server", "CollectLoop"]
 
@@ -39,6 +38,15 @@ def _config(cmd: str, config: Optional[Path]) -> Config:
     except ConfigError as exc:
         typer.echo(f"asz {cmd}: {exc}", err=True)
         raise typer.Exit(2)
+
+
+def _prices(cfg: Config):
+    """The price table ``asz.yaml`` asks for, or None for the shipped one (read when a first figure is priced, not before listening)."""
+    if not cfg.prices:
+        return None
+    from ..view.prices import price_table
+
+    return price_table(cfg.prices)
 
 
 def _check_port(cmd: str, port: int) -> None:
@@ -86,20 +94,29 @@ def _bind(cmd: str, host: str, port: int):
     return sock
 
 
+def _search(*args):
+    """``/api/search``'s answer (:func:`asz_core.reading.search_api.answer`), imported on the first search, not before listening."""
+    from ..reading.search_api import answer
+
+    return answer(*args)
+
+
 def _reading_routes() -> list:
     """The API routes of the reading room, which the view does not import (``/api/search``)."""
-    from ..reading.search_api import answer
     from ..view.app import json_answer
 
-    return [("/api/search", json_answer(answer))]
+    return [("/api/search", json_answer(_search))]
 
 
-def serve_app(app, host: str, port: int, sock=None) -> None:
+def serve_app(app, host: str, port: int, sock=None, on_started=None) -> None:
     """Serve ``app`` with uvicorn until SIGINT (Ctrl-C) or SIGTERM; either stops it gracefully, then ``stopped`` on stderr.
 
-    uvicorn shuts down on the signal and then raises it again for the handler
-    that was there before it started: here one that only notes it, so the
-    command returns and exits 0 (the README's rule for a server that is stopped).
+    ``on_started()`` is called once uvicorn answers requests (``asz server``
+    starts its first collect pass there, so the pass does not share the
+    interpreter with the start-up). uvicorn shuts down on the signal and then
+    raises it again for the handler that was there before it started: here one
+    that only notes it, so the command returns and exits 0 (the README's rule
+    for a server that is stopped).
     """
     import signal
 
@@ -107,11 +124,17 @@ def serve_app(app, host: str, port: int, sock=None) -> None:
 
     from ..view.guard import uvicorn_config
 
+    class Server(uvicorn.Server):
+        async def startup(self, sockets=None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started and on_started is not None:
+                on_started()
+
     cfg = uvicorn_config(app, host, port)
     noted: list[int] = []
     before = {sig: signal.signal(sig, lambda signum, frame: noted.append(signum)) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        uvicorn.Server(cfg).run(sockets=[sock] if sock is not None else None)
+        Server(cfg).run(sockets=[sock] if sock is not None else None)
     finally:
         for sig, handler in before.items():
             signal.signal(sig, handler)
@@ -142,7 +165,7 @@ def view(
     sock = _bind("view", host, port)  # listening before the server's modules load: the first request waits in the backlog
     from ..view.server import ViewState, create_app
 
-    state = ViewState(storage, hide=cfg.view_hide, hide_override=cfg.view_hide_override, prices=price_table(cfg.prices), mode="view")
+    state = ViewState(storage, hide=cfg.view_hide, hide_override=cfg.view_hide_override, prices=_prices(cfg), mode="view")
     typer.echo(f"reading  : {storage}")
     _banner_common(state, host, port)
     stop = threading.Event()
@@ -151,6 +174,10 @@ def view(
         serve_app(create_app(state, listen_host=host, extra=_reading_routes()), host, port, sock)
     finally:
         stop.set()
+
+
+#: What ``/api/status`` ``reading`` says while ``asz server``'s first pass runs.
+_FIRST_PASS = "collecting: the first pass is landing and parsing the sources"
 
 
 class CollectLoop:
@@ -164,10 +191,11 @@ class CollectLoop:
 
     def __init__(self, state, storage: Path, collectors: list, cfg: Config, every: float):
         self.state, self.storage, self.collectors, self.cfg, self.every = state, storage, collectors, cfg, every
+        state.reading = _FIRST_PASS  # said from the first answer on, before the loop's thread runs
 
     def run(self, stop: threading.Event) -> None:
         """The first pass (the page says so while it runs), the checker, then one pass per interval until ``stop``."""
-        self.state.reading = "collecting: the first pass is landing and parsing the sources"
+        self.state.reading = _FIRST_PASS
         self.one_pass()
         self.state.reading = ""
         self.state.start_checker(stop)
@@ -258,6 +286,11 @@ def server(
     except OSError as exc:
         typer.echo(f"asz server: cannot use the storage root {storage}: {exc.strerror or exc}", err=True)
         raise typer.Exit(1)
+    try:
+        sock = _bind("server", host, port)  # listening before the collectors are made: the first request waits in the backlog
+    except typer.Exit:
+        lock.release()
+        raise
     _loopback_warning(host)
     report = Report()
     collectors = [
@@ -265,16 +298,10 @@ def server(
                   options=CollectOptions(max_delta_bytes=j.max_delta_bytes), report=report)
         for j in jobs
     ]
-    state = ViewState(storage, hide=cfg.view_hide, hide_override=cfg.view_hide_override, prices=price_table(cfg.prices), mode="server",
+    state = ViewState(storage, hide=cfg.view_hide, hide_override=cfg.view_hide_override, prices=_prices(cfg), mode="server",
                       source=", ".join(str(j.source_root) for j in jobs), interval=every)
     stop = threading.Event()
     passes = CollectLoop(state, storage, collectors, cfg, every)
-
-    try:
-        sock = _bind("server", host, port)
-    except typer.Exit:
-        lock.release()
-        raise
     typer.echo(f"reading  : {storage}")
     for j in jobs:
         typer.echo(f"source   : {j.adapter.name} from {j.source_root} (every {format_duration(every)})")
@@ -284,8 +311,7 @@ def server(
         start_receivers(storage, cfg)  # e.g. langsmith-ingest's receiver, when enabled in asz.yaml (issue 11)
         _banner_common(state, host, port)
         worker = threading.Thread(target=passes.run, args=(stop,), name="asz-collect", daemon=True)
-        worker.start()
-        serve_app(create_app(state, listen_host=host, extra=_reading_routes()), host, port, sock)
+        serve_app(create_app(state, listen_host=host, extra=_reading_routes()), host, port, sock, on_started=worker.start)
     finally:
         stop.set()
         lock.release()

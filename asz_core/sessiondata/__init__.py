@@ -1,26 +1,27 @@
-"""Session Data, schema sd/1: model, codec, writer, reader and validator (seed 000)."""
+"""Session Data, schema sd/1: model, codec, writer, reader and validator (seed 000).
 
-from .codec import FieldError, decode_header, decode_record, encode_header, encode_record, encode_value
-from .jsonbytes import RawJSON, array_elements, compact, object_members, value_span
-from .model import (
-    FILE_KINDS,
-    FLAGS,
-    KIND_PREFIX,
-    PART_KINDS,
-    STATES,
-    WITHHOLDABLE,
-    Closing,
-    Dropped,
-    Header,
-    Part,
-    Record,
-    Usage,
-    source_sha,
-    unknown_part,
-)
-from .reader import FileCheck, SDError, SDReader, check_file, read_file
-from .times import format_rfc3339, format_stamp, instant_ms, parse_instant
-from .vocabulary import FROM_VALUES, TRIGGERS
-from .writer import DEFAULT_MAX_DELTA_BYTES, LandedFile, SDWriter, VocabularyError, check_vocabulary, encoded_size, shrink_record
+The public names below are imported on first use (PEP 562), so importing one
+submodule (``asz_core.sessiondata.times``) does not load the codec, the writer
+and the reader with it: ``asz view`` answers before any of them is needed.
+"""
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+from __future__ import annotations
+
+from ..lazyload import lazy_getattr
+
+_LAZY = {
+    **dict.fromkeys(("FieldError", "decode_header", "decode_record", "encode_header", "encode_record", "encode_value"), "codec"),
+    **dict.fromkeys(("RawJSON", "array_elements", "compact", "object_members", "value_span"), "jsonbytes"),
+    **dict.fromkeys(("FILE_KINDS", "FLAGS", "KIND_PREFIX", "PART_KINDS", "STATES", "WITHHOLDABLE", "Closing", "Dropped", "Header",
+                     "Part", "Record", "Usage", "source_sha", "unknown_part"), "model"),
+    **dict.fromkeys(("FileCheck", "SDError", "SDReader", "check_file", "read_file"), "reader"),
+    **dict.fromkeys(("format_rfc3339", "format_stamp", "instant_ms", "parse_instant"), "times"),
+    **dict.fromkeys(("FROM_VALUES", "TRIGGERS"), "vocabulary"),
+    **dict.fromkeys(("DEFAULT_MAX_DELTA_BYTES", "LandedFile", "SDWriter", "VocabularyError", "check_vocabulary", "encoded_size",
+                     "shrink_record"), "writer"),
+}
+
+__all__ = sorted(_LAZY)
+
+
+__getattr__ = lazy_getattr(__name__, _LAZY)

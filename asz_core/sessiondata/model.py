@@ -42,6 +42,8 @@ __all__ = [
 
 SCHEMA = "sd/1"
 ENVELOPE = 1
+#: The collector's default cut budget, 2 MiB (origin-digest §2.1); the writer and ``asz.yaml`` take it from here.
+DEFAULT_MAX_DELTA_BYTES = 2 * 1024 * 1024
 
 #: ``dropped[].what`` prefix of a result whose full output the runtime kept in a companion file
 #: (``full output in <path>``; the file lands as kind ``tool_output``, labelled with its name).

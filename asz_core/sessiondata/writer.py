@@ -23,14 +23,11 @@ import attrs
 from . import durable
 from .codec import FieldError, check_header, encode_closing, encode_header, encode_part, encode_record, encode_value
 from .jsonbytes import RawJSON, loads
-from .model import ENVELOPE, SCHEMA, Closing, Header, Part, Record
+from .model import DEFAULT_MAX_DELTA_BYTES, ENVELOPE, SCHEMA, Closing, Header, Part, Record
 from .vocabulary import FLAGS, FROM_VALUES, PART_KINDS, STATES, TRIGGERS
 
 __all__ = ["SDWriter", "LandedFile", "shrink_record", "encoded_size", "DEFAULT_MAX_DELTA_BYTES", "VocabularyError",
            "check_vocabulary"]
-
-#: The collector's default cut budget, 2 MiB (origin-digest §2.1).
-DEFAULT_MAX_DELTA_BYTES = 2 * 1024 * 1024
 
 
 @attrs.define

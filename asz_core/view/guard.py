@@ -279,4 +279,4 @@ def uvicorn_config(app: Any, host: str, port: int, **kw: Any):
         if not any(isinstance(f, OnceFilter) for f in lg.filters):
             lg.addFilter(OnceFilter())
     return uvicorn.Config(app, host=host, port=port, http=proto, timeout_keep_alive=IDLE_TIMEOUT, backlog=accept_batch(open_files),
-                          log_level="warning", access_log=False, lifespan="off", server_header=False, **kw)
+                          log_level="warning", access_log=False, lifespan="off", server_header=False, ws="none", **kw)

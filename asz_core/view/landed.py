@@ -20,7 +20,6 @@ from typing import Any, Sequence
 
 import orjson
 
-from ..sessiondata.codec import FieldError, decode_header, parse_line
 from ..storage.layout import landed_files, provider_files
 from .query import NUMBER, ApiError
 
@@ -115,6 +114,8 @@ def nth_record(path: Path, row: int) -> bytes | None:
 
 def _kind(path: Path) -> str:
     """The kind a landed file's header names. Raises :class:`ApiError` 400 when the header does not read."""
+    from ..sessiondata.codec import FieldError, decode_header  # the codec loads on the first record asked, not at start-up
+
     try:
         with open_nofollow(path) as f:
             first = f.readline(1 << 20)
@@ -198,6 +199,8 @@ class LandedFiles:
             raise ApiError(404, f"landed file seq {seq} has no row {row}")
         if not hide:
             return line
+        from ..sessiondata.codec import FieldError, parse_line
+
         try:
             rec = parse_line(line, exact=True)  # a number no 64 bits hold stays its text, so it encodes
         except FieldError:

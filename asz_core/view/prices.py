@@ -18,7 +18,6 @@ from importlib import resources
 from typing import Any, Mapping
 
 import attrs
-import yaml
 
 __all__ = ["PRICE_KEYS", "Price", "PriceTable", "default_table", "price_table", "cost_of"]
 
@@ -86,6 +85,8 @@ def default_table() -> PriceTable:
     """The table shipped with asz (``prices.yaml``), read once."""
     global _DEFAULT
     if _DEFAULT is None:
+        import yaml
+
         data = yaml.safe_load(resources.files(__package__).joinpath("prices.yaml").read_text(encoding="utf-8"))
         _DEFAULT = PriceTable({m: parse_price(p) for m, p in data["models"].items()}, str(data["date"]), str(data["source"]))
     return _DEFAULT

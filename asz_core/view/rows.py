@@ -23,7 +23,6 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from ..flow.round import parse_round_file_name
 from ..sessiondata.times import parse_instant
 
 __all__ = ["ROW_KEYS", "SUMMARY_KEYS", "Head", "header_ms", "newest_round", "read_head", "header_row", "document_row"]
@@ -57,6 +56,8 @@ def header_ms(value: Any) -> int | None:
 
 def newest_round(root: str | os.PathLike, conversation: str) -> tuple[int, str, tuple] | None:
     """The newest round file listed for ``conversation``: (number, file name, (name, size, mtime_ns)); None if none."""
+    from ..flow.round import parse_round_file_name  # loaded with the first list, not before the server listens
+
     rdir = Path(root) / "_conversations" / conversation / "rounds"
     best: tuple[int, Path] | None = None
     try:

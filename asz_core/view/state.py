@@ -23,10 +23,8 @@ from typing import Any, Iterable, Sequence
 import orjson
 
 from ..storage.ids import AmbiguousId, IdError, resolve
-from ..flow.round import round_file_name
 from ..sessiondata.jsonbytes import dumps_wide
 from ..sessiondata.model import WITHHOLDABLE
-from .document import ViewError, build_view
 from .background import BackgroundChecks, usage_hours
 from .landed import LandedFiles, LandedRequests, first_link
 from .query import ApiError
@@ -317,6 +315,9 @@ class ViewState(BackgroundChecks, LandedRequests):
 
     def _build(self, conversation: str, hide: Sequence[str], newest: tuple, fp: tuple, *, count: bool = True) -> Doc:
         """Build one document (and note its verification state for the list); ``count`` adds it to :attr:`builds`."""
+        from ..flow.round import round_file_name
+        from .document import ViewError, build_view
+
         try:
             doc = build_view(self.root, conversation, hide=list(hide), prices=self.prices)
         except ViewError as exc:

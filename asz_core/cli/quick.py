@@ -1,0 +1,109 @@
+"""Run a command whose arguments are all plain options without building the Typer application (issue 22: start-up).
+
+Typer coerces every option through a pydantic ``TypeAdapter`` built at run
+time, and importing pydantic (with its plugin loader, which imports
+:mod:`importlib.metadata`) costs about a fifth of a second before a command
+runs: most of what ``asz view`` spent before it could listen. For the
+commands of :data:`asz_core.cli.main.QUICK`, :func:`quick_kwargs` reads the
+arguments straight from the command function's own ``typer.Option``
+declarations when every argument is ``--name VALUE`` or ``--name=VALUE`` of an
+option typed ``str``, ``int`` or ``Path`` (optionally ``Optional``) and
+declared with nothing Typer would check or call (no callback, environment
+variable, prompt, range, parser or path check). Anything else (``--help``, an
+unknown or repeated-flag form, a value that is not a plain decimal for an
+``int``, a value starting with ``-``) gives ``None`` and the command runs
+through Typer as before, which answers with its own usage errors and help.
+Same values, same exit codes: the function is called with exactly what Typer
+would pass it.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import typing
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+__all__ = ["quick_kwargs", "run_quick"]
+
+_INT = re.compile(r"[+-]?[0-9]+")
+#: Option attributes that must keep their default for an option to be read here (Typer would act on any other value).
+_PLAIN = {"callback": None, "envvar": None, "parser": None, "click_type": None, "min": None, "max": None, "exists": False,
+          "resolve_path": False, "prompt": False, "is_flag": None, "flag_value": None, "count": False, "default_factory": None,
+          "is_eager": False, "expose_value": True}
+_CONVERT: dict[Any, Callable[[str], Any]] = {str: str, Path: Path, int: int, Optional[str]: str, Optional[Path]: Path, Optional[int]: int}
+
+
+def _options(func: Callable) -> dict[str, tuple[str, Callable[[str], Any]]] | None:
+    """``{"--name": (parameter, converter)}`` for every parameter of ``func``, or None when one is not a plain option."""
+    import inspect
+
+    from typer.models import OptionInfo
+
+    try:
+        hints = typing.get_type_hints(func)
+    except Exception:
+        return None
+    out: dict[str, tuple[str, Callable[[str], Any]]] = {}
+    for name, p in inspect.signature(func).parameters.items():
+        info = p.default
+        convert = _CONVERT.get(hints.get(name))
+        if not isinstance(info, OptionInfo) or convert is None:
+            return None
+        if any(getattr(info, attr, value) != value for attr, value in _PLAIN.items()):
+            return None
+        decls = [d for d in (info.param_decls or ()) if d.startswith("--")]
+        if not decls or len(decls) != len(info.param_decls or ()):
+            return None
+        for d in decls:
+            out[d] = (name, convert)
+    return out
+
+
+def quick_kwargs(func: Callable, args: list[str]) -> dict[str, Any] | None:
+    """The keyword arguments Typer would call ``func`` with for the command-line ``args``, or None to leave it to Typer."""
+    options = _options(func)
+    if options is None:
+        return None
+    import inspect
+
+    given: dict[str, Any] = {}
+    i = 0
+    while i < len(args):
+        token = args[i]
+        if "=" in token and token.startswith("--"):
+            flag, value = token.split("=", 1)
+            i += 1
+        elif i + 1 < len(args):
+            flag, value = token, args[i + 1]
+            i += 2
+        else:
+            return None
+        if flag not in options or (value.startswith("-") and value != "-"):
+            return None
+        name, convert = options[flag]
+        if convert is int and not _INT.fullmatch(value):
+            return None
+        given[name] = convert(value)  # a repeated option: the last wins, as in Click
+    out = {name: p.default.default for name, p in inspect.signature(func).parameters.items()}
+    out.update(given)
+    return out
+
+
+def run_quick(func: Callable, args: list[str]) -> bool:
+    """Run ``func`` with the options in ``args`` and exit as Typer would (``typer.Exit``'s code; ``Aborted!`` and 1 on
+    Ctrl-C); False, having run nothing, when the arguments are not all plain options (:func:`quick_kwargs`)."""
+    import typer
+
+    kwargs = quick_kwargs(func, args)
+    if kwargs is None:
+        return False
+    try:
+        func(**kwargs)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except (typer.Abort, KeyboardInterrupt, EOFError):
+        typer.echo("Aborted!", err=True)
+        sys.exit(1)
+    sys.exit(0)
