@@ -126,8 +126,8 @@ def _civil_from_days(z: int) -> tuple[int, int, int]:
 
 # --------------------------------------------------------------------------- durations (Go style)
 
-_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-_DUR_RE = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+_DUR_RE = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h|d)")
 
 
 _INT64_MAX = 2**63 - 1
@@ -137,6 +137,9 @@ _DURATION_MAX_S = _INT64_MAX / 1e9
 
 def parse_duration(text: str) -> float:
     """Parse a Go-style duration (``10m``, ``30s``, ``1h30m``, ``500ms``, ``0``) into seconds.
+
+    Beyond Go's units, ``d`` is a day of 24 hours (``30d``, ``1d12h``): retention
+    is naturally written in days, and ``720h`` stays accepted as the original writes it.
 
     Raises ValueError for anything else, a missing unit, a negative value or
     one longer than Go's ``time.Duration`` holds (about 292 years).
@@ -150,7 +153,7 @@ def parse_duration(text: str) -> float:
     while pos < len(s):
         m = _DUR_RE.match(s, pos)
         if not m:
-            raise ValueError(f"{text!r} is not a duration such as 30s, 10m or 1h30m")
+            raise ValueError(f"{text!r} is not a duration such as 30s, 10m, 1h30m or 30d")
         total += float(m.group(1)) * _UNITS[m.group(2)]
         pos = m.end()
     if total > _DURATION_MAX_S:

@@ -74,12 +74,12 @@ def test_an_empty_file_is_the_defaults():
     assert parse_config(None).adapters == Config().adapters
 
 
-@pytest.mark.parametrize("text, seconds", [("0", 0), ("30s", 30), ("10m", 600), ("1h30m", 5400), ("500ms", 0.5), ("1.5h", 5400)])
+@pytest.mark.parametrize("text, seconds", [("0", 0), ("30s", 30), ("10m", 600), ("1h30m", 5400), ("500ms", 0.5), ("1.5h", 5400), ("30d", 2592000), ("1d12h", 129600)])
 def test_durations(text, seconds):
     assert parse_duration(text) == pytest.approx(seconds)
 
 
-@pytest.mark.parametrize("text", ["", "10", "-5s", "ten", "5 s", "5d"])
+@pytest.mark.parametrize("text", ["", "10", "-5s", "ten", "5 s", "5y", "5D"])
 def test_bad_durations(text):
     with pytest.raises(ValueError):
         parse_duration(text)
