@@ -232,6 +232,10 @@ def collect(
         while True:
             counters, took = _pass(collectors, provider, storage, cfg, jobs, lock_timeout=lock_timeout, jobs_n=jobs_n,
                                    parse=not no_parse)
+            if watch and not no_parse:
+                from ..reading.search import refresh
+
+                refresh(storage, sys.stderr, jobs=jobs_n)  # between passes, after the pass line (docs/reading.md)
             pushed = 0
             if cfg.export.endpoint and storage.is_dir():  # issue 21: push after each pass when an endpoint is configured
                 from .push_cmd import run_push
@@ -288,7 +292,11 @@ def _lock_root(storage: Path, jobs: list, provider, watch: bool):
 
 def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, jobs: list, *, lock_timeout: float, jobs_n: int,
           parse: bool) -> tuple[Counters, float]:
-    """One pass of ``asz collect``: land, then the provider bodies, then (``parse``) the rounds and the search index.
+    """One pass of ``asz collect``: land, then the provider bodies, then (``parse``) the rounds.
+
+    The search index is not part of the pass: ``asz search`` and ``/api/search``
+    bring it up to date before they answer, and a watching collector updates it
+    after each pass line (docs/reading.md).
 
     Prints the pass line on stdout (and a ``note:`` on stderr when no session
     was found); returns the pass's counters and the seconds it took.
@@ -308,9 +316,6 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
                             jobs=jobs_n, changed_only=True, keep_rounds=False)
         counters.errors += len(parsed.problems)
         rounds = f" rounds={parsed.rounds}"
-        from ..reading.search import refresh
-
-        refresh(storage, sys.stderr, jobs=jobs_n)  # the search index (derived data) follows each pass
     took = time.monotonic() - started
     if counters.sessions == 0 and not counters.errors:
         typer.echo(f"note: no session found under {', '.join(str(j.source_root) for j in jobs)}"

@@ -105,13 +105,38 @@ def _keyed(e: IndexEntry) -> bool:
     return bool(e.id) and e.kind not in SET_ASIDE_KINDS
 
 
-def add_session(root: str | Path, session: str, index: Index) -> list[str] | None:
+class _Table:
+    """The root's table for a ``with`` block: ``db`` when given (the caller's, left open), else a connection
+    opened on ``root`` and closed at the end. One connection for many sessions saves an open and a close (a
+    WAL checkpoint) per session."""
+
+    def __init__(self, root: str | Path, db: sqlite3.Connection | None):
+        self.root, self.db, self.own = Path(root), db, db is None
+
+    def __enter__(self) -> sqlite3.Connection:
+        if self.db is None:
+            self.db = _connect(self.root)
+        return self.db
+
+    def __exit__(self, *exc: object) -> None:
+        if self.own and self.db is not None:
+            self.db.close()
+            self.db = None
+
+
+def add_session(root: str | Path, session: str, index: Index, db: sqlite3.Connection | None = None) -> list[str] | None:
     """Add the ids of ``index``'s entries not added yet for ``session``. Returns None when no entry was
-    new, else the other sessions holding any of the new ids (by hash: candidates), sorted.
+    new, else the other sessions holding any of the new ids (by hash: candidates), sorted. ``db``: a
+    connection to the root's table to use (left open), else one is opened and closed.
 
     An index shorter than what was added (rebuilt from fewer files) replaces the session's rows.
     """
-    db = _connect(Path(root))
+    with _Table(root, db) as db:
+        return _add(db, session, index)
+
+
+def _add(db: sqlite3.Connection, session: str, index: Index) -> list[str] | None:
+    """:func:`add_session` on an open connection."""
     try:
         db.execute("BEGIN IMMEDIATE")
         row = db.execute("SELECT no, entries FROM sessions WHERE name=?", (session,)).fetchone()
@@ -143,23 +168,20 @@ def add_session(root: str | Path, session: str, index: Index) -> list[str] | Non
         if db.in_transaction:
             db.execute("ROLLBACK")
         raise
-    finally:
-        db.close()
 
 
-def sharing(root: str | Path, session: str, ids: list[str]) -> dict[str, set[int]]:
-    """Other sessions holding any of ``ids`` by hash: session name → the matching hashes (candidates only)."""
-    db = _connect(Path(root))
-    try:
-        db.execute("CREATE TEMP TABLE want(h INTEGER PRIMARY KEY)")
+def sharing(root: str | Path, session: str, ids: list[str], db: sqlite3.Connection | None = None) -> dict[str, set[int]]:
+    """Other sessions holding any of ``ids`` by hash: session name → the matching hashes (candidates only).
+    ``db`` as in :func:`add_session`."""
+    with _Table(root, db) as db:
+        db.execute("CREATE TEMP TABLE IF NOT EXISTS want(h INTEGER PRIMARY KEY)")
+        db.execute("DELETE FROM want")
         db.executemany("INSERT OR IGNORE INTO want(h) VALUES (?)", ((id_hash(i),) for i in ids))
         out: dict[str, set[int]] = {}
         for name, h in db.execute("SELECT s.name, i.h FROM want w JOIN ids i ON i.h = w.h JOIN sessions s ON s.no = i.session "
                                   "WHERE s.name != ?", (session,)):
             out.setdefault(name, set()).add(h)
         return out
-    finally:
-        db.close()
 
 
 def _first_own(ids: dict[str, IndexEntry], shared: set[str]) -> int:
@@ -172,9 +194,8 @@ def _first_own(ids: dict[str, IndexEntry], shared: set[str]) -> int:
     return min(times) if times else 0
 
 
-def _take_marks(root: Path, session: str) -> tuple[bool, list[str]]:
+def _take_marks(db: sqlite3.Connection, session: str) -> tuple[bool, list[str]]:
     """The session's ``stale`` mark (cleared) and its partners' names, sorted."""
-    db = _connect(root)
     try:
         db.execute("BEGIN IMMEDIATE")
         row = db.execute("SELECT no, stale FROM sessions WHERE name=?", (session,)).fetchone()
@@ -186,8 +207,10 @@ def _take_marks(root: Path, session: str) -> tuple[bool, list[str]]:
         names = sorted(n for (n,) in db.execute("SELECT s.name FROM partners p JOIN sessions s ON s.no = p.b WHERE p.a=?", (row[0],)))
         db.execute("COMMIT")
         return bool(row[1]), names
-    finally:
-        db.close()
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
 
 
 def _same(a: IndexEntry, b: IndexEntry) -> bool:
@@ -213,15 +236,16 @@ def session_links(root: str | Path, session: str, index: Index) -> SessionLinks:
     written there). Raises ``sqlite3.Error`` when the table cannot be used.
     """
     root = Path(root)
-    add_session(root, session, index)
     links = SessionLinks()
-    links.stale, candidates = _take_marks(root, session)
-    mine = _first_ids(index)
-    parents = {e.parent for e in index.entries if e.parent and e.kind not in SET_ASIDE_KINDS and e.parent not in mine}
-    if not mine and not parents:
-        return links
-    if parents:  # few: a parent found elsewhere may be in a session holding no id of this one
-        candidates = sorted(set(candidates) | set(sharing(root, session, sorted(parents))))
+    with _Table(root, None) as db:
+        add_session(root, session, index, db)
+        links.stale, candidates = _take_marks(db, session)
+        mine = _first_ids(index)
+        parents = {e.parent for e in index.entries if e.parent and e.kind not in SET_ASIDE_KINDS and e.parent not in mine}
+        if not mine and not parents:
+            return links
+        if parents:  # few: a parent found elsewhere may be in a session holding no id of this one
+            candidates = sorted(set(candidates) | set(sharing(root, session, sorted(parents), db)))
     for other in candidates:
         try:
             theirs = _first_ids(load_index(root / other, rebuild=False))
@@ -284,16 +308,21 @@ def add_ids(job: tuple[Path, list[str]]) -> list[tuple[str, list[str]]]:
 
     root, names = job
     out = []
-    for name in names:
-        sdir = session_dir(root, name)
-        if not sdir.is_dir():
-            continue  # nothing landed: nothing to index (parse says so for the session)
-        try:
-            others = add_session(root, sdir.name, update_index(sdir))
-            if others is not None:
-                out.append((sdir.name, others))
-        except (IndexBuildError, OSError, ValueError, RuntimeError, sqlite3.Error):
-            continue
+    table = _Table(root, None)  # one connection for the job's sessions, opened at the first
+    try:
+        for name in names:
+            sdir = session_dir(root, name)
+            if not sdir.is_dir():
+                continue  # nothing landed: nothing to index (parse says so for the session)
+            try:
+                index = update_index(sdir)
+                others = add_session(root, sdir.name, index, table.__enter__())
+                if others is not None:
+                    out.append((sdir.name, others))
+            except (IndexBuildError, OSError, ValueError, RuntimeError, sqlite3.Error):
+                continue
+    finally:
+        table.__exit__()
     return out
 
 

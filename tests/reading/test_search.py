@@ -109,16 +109,25 @@ def test_the_index_is_derived_data_verify_ignores_it(corpus_root, tmp_path):
     con.close()
 
 
-def test_parse_updates_the_index(tmp_path, corpus_source):
+def test_parse_updates_the_index_and_a_search_after_collect_once_builds_it(tmp_path, corpus_source):
     import shutil
 
     src = tmp_path / "projects"
     shutil.copytree(corpus_source / "-home-user-claude-reliability", src / "-home-user-claude-reliability")
     root = tmp_path / "root"
     asz("collect", "--once", "--source", str(src), "--root", str(root))
+    assert not (root / INDEX_PATH).exists()  # collect --once leaves the index to the next search (docs/reading.md)
+    hits = asz_json("search", "hello", "--json", "--root", str(root))  # brought up to date before it answers
+    assert hits and all(h["conversation"] == "de3b8b19-5bc0-4a2a-934a-1b6806567e25" for h in hits)
     con = sqlite3.connect(root / INDEX_PATH)
     assert con.execute("SELECT id FROM conv").fetchall() == [("de3b8b19-5bc0-4a2a-934a-1b6806567e25",)]
     con.close()
+    (root / INDEX_PATH).unlink()
+    assert asz("parse", "--root", str(root)).returncode == 0
+    con = sqlite3.connect(root / INDEX_PATH)
+    assert con.execute("SELECT id FROM conv").fetchall() == [("de3b8b19-5bc0-4a2a-934a-1b6806567e25",)]
+    con.close()
+    assert asz_json("search", "hello", "--json", "--root", str(root)) == hits
 
 
 @pytest.mark.parametrize("via", ["cli", "api"])
