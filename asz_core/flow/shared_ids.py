@@ -156,8 +156,10 @@ def _add(db: sqlite3.Connection, session: str, index: Index) -> list[str] | None
         db.execute("CREATE TEMP TABLE IF NOT EXISTS grew(h INTEGER PRIMARY KEY)")
         db.execute("DELETE FROM grew")
         db.executemany("INSERT INTO grew(h) VALUES (?)", ((h,) for h in hashes))
+        # CROSS JOIN keeps the new hashes the outer loop (a search of ids by h each): with a plain JOIN SQLite
+        # scanned the whole ids table once per session, which made a root's parse quadratic in its records.
         found = sorted(set(db.execute(
-            "SELECT DISTINCT s.no, s.name FROM grew g JOIN ids i ON i.h = g.h JOIN sessions s ON s.no = i.session "
+            "SELECT DISTINCT s.no, s.name FROM grew g CROSS JOIN ids i ON i.h = g.h JOIN sessions s ON s.no = i.session "
             "WHERE i.session != ?", (no,))), key=lambda x: x[1])
         others = [n for _, n in found]
         db.executemany("UPDATE sessions SET stale=1 WHERE no=?", ((o,) for o, _ in found))
@@ -178,7 +180,7 @@ def sharing(root: str | Path, session: str, ids: list[str], db: sqlite3.Connecti
         db.execute("DELETE FROM want")
         db.executemany("INSERT OR IGNORE INTO want(h) VALUES (?)", ((id_hash(i),) for i in ids))
         out: dict[str, set[int]] = {}
-        for name, h in db.execute("SELECT s.name, i.h FROM want w JOIN ids i ON i.h = w.h JOIN sessions s ON s.no = i.session "
+        for name, h in db.execute("SELECT s.name, i.h FROM want w CROSS JOIN ids i ON i.h = w.h JOIN sessions s ON s.no = i.session "
                                   "WHERE s.name != ?", (session,)):
             out.setdefault(name, set()).add(h)
         return out
