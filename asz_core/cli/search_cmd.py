@@ -45,6 +45,7 @@ def search(
     a snippet with the matches marked. Exit 0 (also with no hit), 1 when the
     root is missing or the index cannot be used, 2 on usage errors.
     """
+    from ..collect.workers import default_jobs
     from ..reading.progress import Bar
     from ..reading.search import QueryError, SearchError, index_path, iter_kinds, update_index
     from ..reading.search import search as run_search
@@ -63,7 +64,8 @@ def search(
     ids = list_conversations(r)
     with Bar("index", len(ids)) as bar:
         try:
-            rep = update_index(r, step=bar.advance)
+            # Rows read in one forked worker per CPU, as collect and parse do (asz collect --once leaves the index here).
+            rep = update_index(r, step=bar.advance, jobs=default_jobs())
         except KeyboardInterrupt:
             typer.echo(f"asz search: interrupted while indexing, after {bar.done} of {len(ids)} conversations "
                        f"(what was indexed is kept)", err=True)
