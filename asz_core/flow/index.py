@@ -37,6 +37,7 @@ is the highest seq indexed; parse never reads past it.
 
 from __future__ import annotations
 
+import copy
 import fcntl
 import hashlib
 import os
@@ -79,6 +80,8 @@ _ROLE_FIELDS = ("id", "parent", "call", "run", "continues", "tool", "child", "ba
                 "time", "trigger", "model", "sha")
 #: Role fields an IndexEntry keeps as plain strings under their own names.
 _PLAIN_FIELDS = tuple(f for f in _ROLE_FIELDS if f not in ("batch", "from"))
+assert _PLAIN_FIELDS == ("id", "parent", "call", "run", "continues", "tool", "child", "label", "started_by", "time",
+                         "trigger", "model", "sha")  # IndexEntry.__init__ spells them out
 #: Part fields copied into the index (origin-digest §3.5); never text, data or media.
 #: A part's ``state`` is not copied: a skeleton says ``removed`` where the landed file said what it held,
 #: and the index built from either must be the same (seed 000, Skeletons).
@@ -144,8 +147,11 @@ class IndexEntry:
         self.row = row
         self.kind = kind
         self.stream = stream
-        for name in _PLAIN_FIELDS:
-            setattr(self, name, d.get(name, ""))
+        g = d.get  # the _PLAIN_FIELDS, spelled out (one attribute store each instead of a setattr call)
+        self.id, self.parent, self.call, self.run, self.continues, self.tool, self.child = (
+            g("id", ""), g("parent", ""), g("call", ""), g("run", ""), g("continues", ""), g("tool", ""), g("child", ""))
+        self.label, self.started_by, self.time, self.trigger, self.model, self.sha = (
+            g("label", ""), g("started_by", ""), g("time", ""), g("trigger", ""), g("model", ""), g("sha", ""))
         self.own_batch: str = d.get("batch", "")
         self.batch: str = self.own_batch or file_batch
         self.from_: str = d.get("from", "")
@@ -304,11 +310,8 @@ def _wide_ts(ts: object) -> int | None:
 
 def _slim_record(d: dict) -> dict:
     """The role fields of one decoded record dict; no text, data or media."""
-    out: dict[str, Any] = {}
-    for key in _ROLE_FIELDS:
-        v = d.get(key)
-        if v:
-            out[key] = v
+    g = d.get
+    out: dict[str, Any] = {key: v for key in _ROLE_FIELDS if (v := g(key))}
     ts = parse_instant(out.get("time", ""))
     if ts is not None:
         # A time before 1677-09-21 or after 2262-04-11 is more nanoseconds than a signed 64-bit
@@ -326,8 +329,9 @@ def _slim_record(d: dict) -> dict:
     if parts:
         slim = []
         for p in parts:
-            sp = {k: p[k] for k in _PART_FIELDS if p.get(k) not in (None, "")}
-            if p.get("k") == "data":
+            pg = p.get
+            sp = {k: v for k in _PART_FIELDS if (v := pg(k)) is not None and v != ""}
+            if pg("k") == "data":
                 ch = _changes_identity(p.get("data"))
                 if ch:
                     sp["ch"] = ch
@@ -342,14 +346,14 @@ def _slim_record(d: dict) -> dict:
 def _index_file(session_dir: Path, seq: int, path: Path) -> dict:
     """Read one landed file into an ``entries.jsonl`` line. Raises IndexBuildError."""
     try:
-        raw = path.read_bytes()
+        raw = blob = path.read_bytes()
         if path.suffix == ".sk":  # a skeleton's lines are inside its gzip (seed 000, Skeletons)
             import gzip
 
-            raw = gzip.decompress(raw)
+            raw = gzip.decompress(blob)
     except (OSError, EOFError) as exc:
         raise IndexBuildError(path, f"unreadable: {getattr(exc, 'strerror', None) or exc}") from None
-    reader = SDReader(path, decode=False)
+    reader = SDReader(path, decode=False, data=blob)  # the bytes just read: the file is read once
     records = []
     try:
         for _row, d in reader:
@@ -540,12 +544,49 @@ def update_index(session_dir: str | os.PathLike) -> Index:
     d = index_dir(sdir)
     with _Lock(d, exclusive=True):
         st = _read_state(d / _STATE)
-        ix = _load_locked(sdir, st) if _state_ok(st) else None
+        ix = (_recall(sdir, st) or _load_locked(sdir, st)) if _state_ok(st) else None
         fresh = ix is None
         if ix is None:
             st = {}
             ix = Index("", sdir)
-        return _append_locked(sdir, ix, st, fresh)
+        ix = _append_locked(sdir, ix, st, fresh)
+        _remember(sdir, ix)
+        return ix
+
+
+#: The index :func:`update_index` last returned, with the state and entries file it matches: parse brings each
+#: session's index up to date twice (the root's id table first, then its own watermark), and the second call
+#: takes this one instead of decoding ``entries.jsonl`` again. One entry, so memory does not grow with sessions.
+_LAST: dict[str, tuple[tuple, Index]] = {}
+
+
+def _mark(sdir: Path, st: dict[str, str]) -> tuple:
+    """What must be unchanged for a remembered index to be the one on disk: its state and its entries file."""
+    try:
+        s = os.stat(index_dir(sdir) / _ENTRIES)
+    except OSError:
+        return ()
+    return (tuple(sorted(st.items())), s.st_ino, s.st_size, s.st_mtime_ns)
+
+
+def _remember(sdir: Path, ix: Index) -> None:
+    _LAST.clear()
+    mark = _mark(sdir, _read_state(index_dir(sdir) / _STATE))
+    if mark:
+        _LAST[str(sdir)] = (mark, ix)
+
+
+def _recall(sdir: Path, st: dict[str, str]) -> Index | None:
+    """The remembered index of ``sdir`` when its state and entries file are still the ones it was written with."""
+    got = _LAST.get(str(sdir))
+    if got is None:
+        return None
+    mark = _mark(sdir, st)
+    if not mark or got[0] != mark:
+        return None
+    ix = copy.copy(got[1])  # its own lists: appending to it leaves the index a caller holds as it was
+    ix.files, ix.entries = list(ix.files), list(ix.entries)
+    return ix
 
 
 def load_index(session_dir: str | os.PathLike, rebuild: bool = True) -> Index:

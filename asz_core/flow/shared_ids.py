@@ -47,6 +47,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from ..sessiondata import gc_pause
 from .index import SET_ASIDE_KINDS, Index, IndexEntry, load_index
 from .model import make_id
 
@@ -317,8 +318,9 @@ def add_ids(job: tuple[Path, list[str]]) -> list[tuple[str, list[str]]]:
             if not sdir.is_dir():
                 continue  # nothing landed: nothing to index (parse says so for the session)
             try:
-                index = update_index(sdir)
-                others = add_session(root, sdir.name, index, table.__enter__())
+                with gc_pause.paused():  # a session's index is many long-lived objects (sessiondata/gc_pause.py)
+                    index = update_index(sdir)
+                    others = add_session(root, sdir.name, index, table.__enter__())
                 if others is not None:
                     out.append((sdir.name, others))
             except (IndexBuildError, OSError, ValueError, RuntimeError, sqlite3.Error):

@@ -50,20 +50,30 @@ def _parse_instant(value: object) -> int | None:
     m = _RFC3339.match(value)
     if not m:
         return None
-    y, mo, d, hh, mi, ss = (int(m.group(i)) for i in range(1, 7))
-    frac = m.group(7) or ""
-    if not (1 <= mo <= 12 and 1 <= d <= calendar.monthrange(y, mo)[1] and hh <= 23 and mi <= 59 and ss <= 60):
+    ys, mos, ds, hhs, mis, sss, frac, _z, sign, ohs, oms = m.groups()
+    days = _civil_days(ys, mos, ds)
+    hh, mi, ss = int(hhs), int(mis), int(sss)
+    if days is None or not (hh <= 23 and mi <= 59 and ss <= 60):
         return None
-    if m.group(9):
-        oh, om = int(m.group(10)), int(m.group(11))
+    if sign:
+        oh, om = int(ohs), int(oms)
         if oh > 23 or om > 59:
             return None
-        offset = (oh * 60 + om) * 60 * (1 if m.group(9) == "+" else -1)
+        offset = (oh * 60 + om) * 60 * (1 if sign == "+" else -1)
     else:
         offset = 0
-    secs = _days_from_civil(y, mo, d) * 86_400 + hh * 3600 + mi * 60 + ss - offset
+    secs = days * 86_400 + hh * 3600 + mi * 60 + ss - offset
     nanos = int(frac.ljust(9, "0")) if frac else 0
     return secs * 1_000_000_000 + nanos
+
+
+@functools.lru_cache(maxsize=4096)
+def _civil_days(ys: str, mos: str, ds: str) -> int | None:
+    """Days since 1970-01-01 of a date's digit strings; None for an impossible date (a session has few dates)."""
+    y, mo, d = int(ys), int(mos), int(ds)
+    if not (1 <= mo <= 12 and 1 <= d <= calendar.monthrange(y, mo)[1]):
+        return None
+    return _days_from_civil(y, mo, d)
 
 
 def instant_ms(value: object) -> int | None:
