@@ -71,6 +71,22 @@ def emit_steps(st: State) -> None:
 
 def emit_call(st: State, c: Call, parent: str) -> None:
     """An ``llm.call`` node (fragments, usage rule) and the message/thinking steps of its parts."""
+    joined = st.bodies_of.get(c.call_id)  # issue 10: bodies joined exactly
+    memo = st.memo
+    if memo is not None and not joined:  # the same inputs as an earlier assembly's: its nodes (State.memo)
+        key = ("llm.call", c.node_id, parent, c.stream.name, c.finished, c.synthetic, *c.fragments)
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = _call_nodes(st, c, parent, joined)
+        for n in got:
+            st.node(n)
+        return
+    for n in _call_nodes(st, c, parent, joined):
+        st.node(n)
+
+
+def _call_nodes(st: State, c: Call, parent: str, joined: list[dict] | None) -> list[Node]:
+    """:func:`emit_call`'s nodes, in the order it adds them."""
     refs = [ref_of(f) for f in c.fragments]
     a: dict[str, Any] = {"fragments": len(c.fragments), "usage_from": USAGE_RULE}
     last = c.fragments[-1]
@@ -81,20 +97,19 @@ def emit_call(st: State, c: Call, parent: str) -> None:
         # An unfinished call still carries a usage block, but it is a streaming stub.
         a["usage"] = "unavailable"
         a["stop_reason"] = "unavailable"
-    joined = st.bodies_of.get(c.call_id)  # issue 10: bodies joined exactly
     if joined:
         a["provider_bodies"] = joined
-    st.node(Node(c.node_id, kind="llm.call", parent=parent, stream=c.stream.name,
-                   ref=refs[0], refs=refs, attrs=a))
+    out = [Node(c.node_id, kind="llm.call", parent=parent, stream=c.stream.name, ref=refs[0], refs=refs, attrs=a)]
     kind = "message.synthetic" if c.synthetic else "message.assistant"
     for f in c.fragments:
         for p in f.parts:
             if p.k == "text":
                 r = bref(f, p.block)
-                st.node(Node(ref_id("msg", r), kind=kind, parent=c.node_id, stream=c.stream.name, ref=r))
+                out.append(Node(ref_id("msg", r), kind=kind, parent=c.node_id, stream=c.stream.name, ref=r))
             elif p.k == "reasoning":
                 r = bref(f, p.block)
-                st.node(Node(ref_id("think", r), kind="thinking", parent=c.node_id, stream=c.stream.name, ref=r))
+                out.append(Node(ref_id("think", r), kind="thinking", parent=c.node_id, stream=c.stream.name, ref=r))
+    return out
 
 
 def manifest_for(st: State, t: Tool) -> IndexEntry | None:
@@ -112,6 +127,21 @@ def manifest_for(st: State, t: Tool) -> IndexEntry | None:
 def emit_tool(st: State, t: Tool, parent: str) -> None:
     """One ``tool``/``agent.call`` step: refs [request, result(, manifest)], ``result``, ``result_join``, ``timing``."""
     assert t.use is not None
+    m = manifest_for(st, t)
+    if st.memo is None:
+        st.node(_tool_node(t, parent, m))
+        return
+    key = ("tool", t.node_id, parent, t.stream.name, t.name, t.server, t.server_tool, t.use, t.use_part, t.ambiguous,
+           t.result, t.result_part, m, t.starts_agent)  # all the node is made of (State.memo)
+    n = st.memo.get(key)
+    if n is None:
+        n = st.memo[key] = _tool_node(t, parent, m)
+    st.node(n)
+
+
+def _tool_node(t: Tool, parent: str, m: IndexEntry | None) -> Node:
+    """:func:`emit_tool`'s node; ``m`` the run manifest (:func:`manifest_for`)."""
+    assert t.use is not None
     a: dict[str, Any] = {"name": t.name, "timing": "unavailable"}
     if t.server:
         a["mcp_server"], a["mcp_tool"] = t.server, t.server_tool
@@ -127,13 +157,12 @@ def emit_tool(st: State, t: Tool, parent: str) -> None:
         a["result"] = "unavailable"
         quality = "unresolved"
     a["result_join"] = quality
-    m = manifest_for(st, t)
     if m is not None:
         refs.append(ref_of(m))
         if m.label:
             a["launched"] = m.label
     kind = "agent.call" if t.starts_agent else "tool"
-    st.node(Node(t.node_id, kind=kind, parent=parent, stream=t.stream.name, ref=refs[0], refs=refs, attrs=a))
+    return Node(t.node_id, kind=kind, parent=parent, stream=t.stream.name, ref=refs[0], refs=refs, attrs=a)
 
 
 def emit_epoch_steps(st: State) -> None:

@@ -65,6 +65,7 @@ def assemble(
     conversation: str | None = None,
     idle_gap_ns: int = IDLE_GAP_NS,
     links: SessionLinks | None = None,
+    memo: dict | None = None,
 ) -> Assembly:
     """Assemble one session's landed records with ``seq <= through_seq`` into Session Flow (§4.4).
 
@@ -77,6 +78,11 @@ def assemble(
     issue 18: records repeated from a session it continues are drawn there;
     ``continues`` relations; dangling parents and shared ids as unresolved
     entries, :mod:`~asz_core.flow.asm_links`); None assembles the session alone.
+    ``memo``, a dict the caller keeps between assemblies of the same index
+    (parse's candidate windows), lets a step node made of the same inputs be
+    the same object as in an earlier assembly (never changed after it is made),
+    so what is derived from it (its encoded body) is reused; the entities are
+    the same either way.
 
     Returns an :class:`~asz_core.flow.model.Assembly`: ``nodes``,
     ``relations`` and ``unresolved`` keyed and sorted by id, every entity at
@@ -95,6 +101,7 @@ def assemble(
         ix = load_index(Path(index_or_session_dir))
     st = State(ix, int(through_seq), conversation or "", idle_gap_ns)
     st.links = links
+    st.memo = memo
     for stage in (stage1_canonical, stage1_links, stage2_streams, stage3_calls, stage4_tools, stage5_spawns, stage6_epochs,
                   stage7_talks, stage8_segments, emit_steps, fill_counts):
         stage(st)

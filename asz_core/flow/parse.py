@@ -111,6 +111,7 @@ class IndexEngine:
         from . import index as ix
 
         self.problem = ""
+        self.memo: dict = {}  # the step nodes of this session's assemblies, shared between them (assemble's memo)
         try:
             idx = ix.update_index(session_dir) if self.update else ix.load_index(session_dir)
         except ix.IndexBuildError as exc:
@@ -120,10 +121,12 @@ class IndexEngine:
         return idx, int(idx.indexed_seq)
 
     def assemble(self, handle: Any, through_seq: int, conversation: str) -> Assembly:
-        """``assemble(index, through_seq, conversation=conversation, links=<what watermark read>)``."""
+        """``assemble(index, through_seq, conversation=conversation, links=<what watermark read>, memo=...)``: the
+        assemblies of one watermark share their step nodes (assemble's ``memo``)."""
         from .assemble import assemble
 
-        return assemble(handle, through_seq, conversation=conversation, links=getattr(self, "links", None))
+        return assemble(handle, through_seq, conversation=conversation, links=getattr(self, "links", None),
+                        memo=getattr(self, "memo", None))
 
 
 

@@ -66,7 +66,7 @@ class Window:
             session_through_time=s_through,
             **counts,
         )
-        want_body = ctx.bodies_of(through)
+        want_body = ctx.body
         nodes, rels, unres = diff_assembly(fold, asm, ctx.fold_body, want_body)
         return Candidate(round_size(header, nodes, rels, unres, bodies=want_body), (header, nodes, rels, unres, want_body))
 
@@ -101,7 +101,8 @@ class SessionParse:
         self.files: list[tuple[int, Path]] = []
         self.hint: int | None = None  # the window width (files - 1) the previous round took
         self._asm: OrderedDict[int, Assembly] = OrderedDict()
-        self._asm_bodies: dict[int, dict[tuple[type, str], bytes]] = {}  # entity bodies of each cached assembly
+        #: entity bodies by the entity object's identity (the object kept with it): assemblies share step nodes
+        self._bodies: dict[int, tuple[Any, bytes]] = {}
         self._fold_bodies: dict[tuple[type, str, int], bytes] = {}  # the chain's entities' bodies, by revision
         self._digests: dict[Path, str] = {}
         self._times: dict[Path, tuple[int, int] | None] = {}
@@ -123,28 +124,32 @@ class SessionParse:
         asm = self.engine.assemble(self.handle, through, self.conversation)
         self._asm[through] = asm
         while len(self._asm) > ASSEMBLY_CACHE:
-            gone, _ = self._asm.popitem(last=False)
-            self._asm_bodies.pop(gone, None)
+            self._asm.popitem(last=False)
         return asm
 
     def forget_through(self, seq: int) -> None:
         """Drop the cached assemblies through ``seq`` or less (the chain covers them: no window ends there again)."""
         for through in [t for t in self._asm if t <= seq]:
             del self._asm[through]
-            self._asm_bodies.pop(through, None)
 
-    def bodies_of(self, through: int) -> Callable[[Any], bytes]:
-        """:func:`entity_body` of the assembly through ``through``'s entities, each encoded once while it is cached."""
-        cache = self._asm_bodies.setdefault(through, {})
+    def body(self, e: Any) -> bytes:
+        """:func:`entity_body` of an assembly's entity, encoded once per object (assemblies of one parse share the
+        step nodes made of the same inputs, which are never changed once made: ``assemble``'s ``memo``)."""
+        got = self._bodies.get(id(e))
+        if got is not None and got[0] is e:
+            return got[1]
+        b = entity_body(e)
+        self._bodies[id(e)] = (e, b)
+        return b
 
-        def body(e: Any) -> bytes:
-            key = (type(e), e.id)
-            b = cache.get(key)
-            if b is None:
-                b = cache[key] = entity_body(e)
-            return b
-
-        return body
+    def taken(self, cand: "Candidate", r: Round) -> None:
+        """Keep the bodies of the round just written as the chain's (:meth:`fold_body`): the fold holds copies of its
+        entities at its revision, whose bodies are the same bytes (a body leaves the revision out)."""
+        _header, nodes, rels, unres, body = cand.parts
+        for group in (nodes, rels, unres):
+            for e in group:
+                if not e.tombstone:
+                    self._fold_bodies[(type(e), e.id, r.header.round)] = body(e)
 
     def fold_body(self, e: Any) -> bytes:
         """:func:`entity_body` of a chain entity (one id has one body per revision), encoded once a parse."""
@@ -229,7 +234,9 @@ class SessionParse:
             else:
                 hi = mid - 1
         self.hint = lo
-        return built[lo].build()
+        r = built[lo].build()
+        self.taken(built[lo], r)
+        return r
 
     def _narrower(self, seqs: list[int], failed: int, size: int, hi: int) -> int:
         """The widest candidate in [0, hi] whose landed bytes, at the bytes per landed byte of candidate ``failed``
