@@ -80,8 +80,7 @@ _ROLE_FIELDS = ("id", "parent", "call", "run", "continues", "tool", "child", "ba
                 "time", "trigger", "model", "sha")
 #: Role fields an IndexEntry keeps as plain strings under their own names.
 _PLAIN_FIELDS = tuple(f for f in _ROLE_FIELDS if f not in ("batch", "from"))
-assert _PLAIN_FIELDS == ("id", "parent", "call", "run", "continues", "tool", "child", "label", "started_by", "time",
-                         "trigger", "model", "sha")  # IndexEntry.__init__ spells them out
+assert " ".join(_PLAIN_FIELDS) == "id parent call run continues tool child label started_by time trigger model sha"  # spelt out below
 #: Part fields copied into the index (origin-digest §3.5); never text, data or media.
 #: A part's ``state`` is not copied: a skeleton says ``removed`` where the landed file said what it held,
 #: and the index built from either must be the same (seed 000, Skeletons).
@@ -550,13 +549,14 @@ def update_index(session_dir: str | os.PathLike) -> Index:
             st = {}
             ix = Index("", sdir)
         ix = _append_locked(sdir, ix, st, fresh)
-        _remember(sdir, ix)
+        mark = _mark(sdir, _read_state(d / _STATE))
+        _LAST.clear()
+        _LAST.update({str(sdir): (mark, ix)} if mark else {})
         return ix
 
 
-#: The index :func:`update_index` last returned, with the state and entries file it matches: parse brings each
-#: session's index up to date twice (the root's id table first, then its own watermark), and the second call
-#: takes this one instead of decoding ``entries.jsonl`` again. One entry, so memory does not grow with sessions.
+#: The index :func:`update_index` last returned and the :func:`_mark` it matches: parse brings a session's index up to
+#: date twice (the root's id table, then its watermark); the second takes a copy of this one (memory: one index).
 _LAST: dict[str, tuple[tuple, Index]] = {}
 
 
@@ -569,20 +569,10 @@ def _mark(sdir: Path, st: dict[str, str]) -> tuple:
     return (tuple(sorted(st.items())), s.st_ino, s.st_size, s.st_mtime_ns)
 
 
-def _remember(sdir: Path, ix: Index) -> None:
-    _LAST.clear()
-    mark = _mark(sdir, _read_state(index_dir(sdir) / _STATE))
-    if mark:
-        _LAST[str(sdir)] = (mark, ix)
-
-
 def _recall(sdir: Path, st: dict[str, str]) -> Index | None:
     """The remembered index of ``sdir`` when its state and entries file are still the ones it was written with."""
     got = _LAST.get(str(sdir))
-    if got is None:
-        return None
-    mark = _mark(sdir, st)
-    if not mark or got[0] != mark:
+    if got is None or got[0] != _mark(sdir, st):
         return None
     ix = copy.copy(got[1])  # its own lists: appending to it leaves the index a caller holds as it was
     ix.files, ix.entries = list(ix.files), list(ix.entries)
