@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any
 
 from .index import SET_ASIDE_KINDS, record_time_range
@@ -18,6 +19,9 @@ from .model import Node
 from .asm_state import CALL_KINDS, State, Stream, Call, Tool, carries_content, ref_of
 
 __all__ = ["stage1_canonical", "latest_documents", "stage2_streams", "latest_title", "label_for", "time_range", "stage3_calls", "stage4_tools"]
+
+_NODE_ID = attrgetter("node_id")  # sort keys (C, not a lambda per item)
+_SEQ_ROW = attrgetter("seq", "row")
 
 
 def stage1_canonical(st: State) -> None:
@@ -183,9 +187,9 @@ def stage3_calls(st: State) -> None:
                 c.synthetic = True
             if "finished" in e.flags:
                 c.finished = True
-    st.calls.sort(key=lambda c: c.node_id)
+    st.calls.sort(key=_NODE_ID)
     for c in st.calls:
-        c.fragments.sort(key=lambda e: (e.seq, e.row))
+        c.fragments.sort(key=_SEQ_ROW)
         # A call copied into another stream (a side question replaying the parent's responses)
         # belongs to the stream of its first landed fragment.
         c.stream = st.by_stream.get(c.fragments[0].stream, c.stream)
@@ -218,7 +222,7 @@ def stage4_tools(st: State) -> None:
                         t.ambiguous = True
                         continue
                     t.result, t.result_part = e, p.block
-    st.tools.sort(key=lambda t: t.node_id)
+    st.tools.sort(key=_NODE_ID)
     resolved = unmatched = 0
     for t in st.tools:
         if t.use is None:

@@ -22,7 +22,15 @@ def cycle_key(e: IndexEntry) -> str:
     """The run a record opens or states: its ``run``; else, for a stream record that is external
     input (a transcript line, or a document holding a person's messages), or a transcript line that
     states a trigger or opens a thread of its own (see :func:`~asz_core.flow.asm_state.opens_thread`) — a runtime
-    that writes no run ids — a run keyed by the record itself (its id, or ``at_<seq>_<row>``); else ''."""
+    that writes no run ids — a run keyed by the record itself (its id, or ``at_<seq>_<row>``); else ''.
+    A function of the record's own fields: kept on it once made, however many assemblies ask."""
+    c = e.cycle
+    if c is None:
+        c = e.cycle = _cycle_key(e)
+    return c
+
+
+def _cycle_key(e: IndexEntry) -> str:
     if e.run:
         return e.run
     if e.stream and ("external_input" in e.flags or (e.kind == "transcript" and (e.trigger or opens_thread(e)))):

@@ -138,7 +138,7 @@ class IndexEntry:
     record's usage object (or None).
     """
 
-    __slots__ = ("seq", "row", "kind", "stream", "batch", "own_batch", "from_", "ts", "flags", "usage", "parts", "ord", "refs",
+    __slots__ = ("seq", "row", "kind", "stream", "batch", "own_batch", "from_", "ts", "flags", "usage", "parts", "ord", "refs", "cycle",
                  *_PLAIN_FIELDS)
 
     def __init__(self, seq: int, row: int, kind: str, stream: str, file_batch: str, d: dict):
@@ -164,6 +164,8 @@ class IndexEntry:
         #: The assembly's references to this record and its parts, by block (None: the record), made once
         #: per loaded index however many assemblies read it (asz_core.flow.asm_state.ref_of).
         self.refs: dict[int | None, Any] = {}
+        #: The run the record opens or states (asz_core.flow.asm_talks.cycle_key: its own fields only), once made.
+        self.cycle: str | None = None
 
     def __repr__(self) -> str:
         return f"IndexEntry({self.seq}/{self.row} {self.kind} {self.stream!r} id={self.id!r})"
@@ -379,7 +381,7 @@ def _index_file(session_dir: Path, seq: int, path: Path) -> dict:
         "stream": stream,
         "batch": batch,
         "session": hdr.session,
-        "digest": hashlib.sha256(raw).hexdigest(),
+        "digest": reader.digest,  # the SHA-256 of the whole file (of its lines, for a skeleton), as read
         "size": len(raw),
         "head": _short_sha(raw[: raw.find(b"\n")]),
         "rows": [_short_sha(x) for x in raw.split(b"\n")[1: 1 + len(records)]],

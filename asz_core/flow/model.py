@@ -124,7 +124,7 @@ class Assembly:
 
 def make_id(*parts: str) -> str:
     """Join id parts with ``/``: empty parts dropped, ``/`` inside a part becomes ``_``."""
-    return "/".join(str(p).replace("/", "_") for p in parts if p not in ("", None))
+    return "/".join([(p if type(p) is str else str(p)).replace("/", "_") for p in parts if p not in ("", None)])
 
 
 def relation_id(type_: str, from_: str, to: str) -> str:
