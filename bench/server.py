@@ -39,8 +39,9 @@ OPEN_TARGET_MS = 150.0
 
 
 
-def _start(args: list[str], workdir: Path) -> tuple[subprocess.Popen, int, float]:
-    """Start ``asz ARGS --port P``; return the process, the port and the seconds until ``/api/status`` answered 200."""
+def _start(args: list[str], workdir: Path) -> tuple[subprocess.Popen, int, float, float]:
+    """Start ``asz ARGS --port P``; return the process, the port, the seconds until ``/api/status`` answered 200 and the
+    CPU seconds the process had used by then."""
     port = free_port()
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", *args, "--port", str(port)], cwd=workdir,
@@ -48,7 +49,7 @@ def _start(args: list[str], workdir: Path) -> tuple[subprocess.Popen, int, float
     while True:
         try:
             if http_get(port, "/api/status")[0] == 200:
-                return proc, port, time.perf_counter() - t0
+                return proc, port, time.perf_counter() - t0, _cpu_s(proc.pid)
         except OSError:
             pass
         if proc.poll() is not None or time.perf_counter() - t0 > 120:
@@ -94,13 +95,14 @@ def main(argv=None) -> int:
         root = work / "root"
         subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(src), "--root", str(root)],
                        check=False, capture_output=True, cwd=work)
-        listen, cold, warm, server_listen, base, cold_cpu = [], [], [], [], [], []
+        listen, cold, warm, server_listen, base, cold_cpu, listen_cpu, server_cpu = [], [], [], [], [], [], [], []
         largest = ""
         for i in range(args.runs):
             base.append(_baseline())
-            proc, port, took = _start(["view", "--root", str(root)], work)
+            proc, port, took, cpu = _start(["view", "--root", str(root)], work)
             try:
                 listen.append(took)
+                listen_cpu.append(cpu)
                 rows = json.loads(http_get(port, "/api/conversations")[1])["conversations"]
                 big = max(rows, key=lambda r: r.get("steps") or 0)
                 largest = f"{big['id']} ({big.get('steps')} steps, {big.get('talks')} talks)"
@@ -112,14 +114,17 @@ def main(argv=None) -> int:
                 warm.append(http_get(port, f"/api/c/{big['id']}/view")[2])
             finally:
                 _stop(proc)
-            proc, port, took = _start(["server", "--root", str(work / f"fresh-{i}"), "--source", str(src)], work)
+            proc, port, took, cpu = _start(["server", "--root", str(work / f"fresh-{i}"), "--source", str(src)], work)
             server_listen.append(took)
+            server_cpu.append(cpu)
             _stop(proc)
         print(f"corpus      : {src} ({len(rows)} conversations); largest {largest}")
         print(f"view listen : median {statistics.median(listen):.3f} s  (runs {', '.join(f'{x:.3f}' for x in listen)})  target ≤ {LISTEN_TARGET_S} s"
               f"  {'ok' if statistics.median(listen) <= LISTEN_TARGET_S else 'OVER'}")
         print(f"server listen: median {statistics.median(server_listen):.3f} s  (runs {', '.join(f'{x:.3f}' for x in server_listen)})"
               f"  target ≤ {LISTEN_TARGET_S} s  {'ok' if statistics.median(server_listen) <= LISTEN_TARGET_S else 'OVER'}")
+        print(f"listen CPU  : view median {statistics.median(listen_cpu):.2f} s, server median {statistics.median(server_cpu):.2f} s "
+              f"of the process's CPU by its first answer (10 ms ticks; load {os.getloadavg()[0]:.1f})")
         print(f"open cold   : median {statistics.median(cold):.0f} ms  (runs {', '.join(f'{x:.0f}' for x in cold)})  target ≤ {OPEN_TARGET_MS:.0f} ms"
               f"  {'ok' if statistics.median(cold) <= OPEN_TARGET_MS else 'OVER'}")
         print(f"open cold CPU: median {statistics.median(cold_cpu):.0f} ms of the server's CPU during that request "

@@ -171,7 +171,7 @@ def view(
     stop = threading.Event()
     state.start_checker(stop)
     try:
-        serve_app(create_app(state, listen_host=host, extra=_reading_routes()), host, port, sock)
+        serve_app(create_app(state, listen_host=host, extra=_reading_routes()), host, port, sock, on_started=state.warm_up)
     finally:
         stop.set()
 
@@ -311,7 +311,8 @@ def server(
         start_receivers(storage, cfg)  # e.g. langsmith-ingest's receiver, when enabled in asz.yaml (issue 11)
         _banner_common(state, host, port)
         worker = threading.Thread(target=passes.run, args=(stop,), name="asz-collect", daemon=True)
-        serve_app(create_app(state, listen_host=host, extra=_reading_routes()), host, port, sock, on_started=worker.start)
+        serve_app(create_app(state, listen_host=host, extra=_reading_routes()), host, port, sock,
+                  on_started=lambda: (state.warm_up(), worker.start()))
     finally:
         stop.set()
         lock.release()

@@ -108,7 +108,11 @@ def _conversations(request, pairs, hide):
     if state.links_skipped:
         note = (note + " " if note else "") + f"{state.links_skipped} entr{'y' if state.links_skipped == 1 else 'ies'} of _conversations " \
             "are symbolic links and are not served"
-    return _json({"root": str(state.root), "conversations": [state.row(c, hide) for c in convs], "note": note})
+    rows = [state.row(c, hide, wait=False) for c in convs]  # at once: what is not counted yet is marked and counted behind
+    behind = [r["id"] for r in sorted(rows, key=lambda r: -(r["to"] or 0)) if r.get("counting")]
+    if behind:
+        state.count_behind(behind, hide)
+    return _json({"root": str(state.root), "conversations": rows, "note": note})
 
 
 def _view(request, pairs, hide):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any, Sequence
 
 from .query import ApiError
 from .rows import header_ms
@@ -29,7 +30,20 @@ UNREAD_START = 10.0
 
 
 class BackgroundChecks:
-    """The checker and the usage sums of :class:`asz_core.view.state.ViewState` (a mixin over its caches)."""
+    """The checker, the counter, the status and the usage sums of :class:`asz_core.view.state.ViewState` (a mixin over
+    its caches)."""
+
+    def warm_up(self) -> threading.Thread:
+        """Import what a first document needs (the document builder, the fold, the Session Data codec) in a daemon
+        thread: called once the server answers (issue 22), so neither the first answer nor the first conversation a
+        reader opens waits for those imports."""
+
+        def load() -> None:
+            from . import document  # noqa: F401
+
+        t = threading.Thread(target=load, name="asz-view-warm", daemon=True)
+        t.start()
+        return t
 
     def usage(self) -> dict:
         """``/api/usage``: tokens (and cost, where the price table knows the model) of every model call, per hour.
@@ -51,6 +65,84 @@ class BackgroundChecks:
                     t[i] += v[i]
         return hours_answer(total, counted=len(parts), conversations=len(convs))
 
+    def status(self) -> dict:
+        """``/api/status``: mode, root, source, interval (s), started / last_refresh / next_refresh (unix ms), last pass counts,
+        ``root_exists`` (False once the storage root is gone), ``reading`` (what is still being read, '' when nothing),
+        ``counting`` (how many list rows wait for their summary to be counted, issue 22)."""
+        convs = len(self.conversations())
+        counting = self.counts_pending()
+        with self._lock:
+            return {
+                "mode": self.mode,
+                "root": str(self.root),
+                "source": self.source or None,
+                "interval": self.interval,
+                "started": self.started,
+                "last_refresh": self.last_refresh,
+                "next_refresh": self.next_refresh,
+                "refreshing": self.refreshing,
+                "last_pass": self.last_pass,
+                "conversations": convs,
+                "root_exists": self.root.is_dir(),
+                "hide": list(self.hide),
+                "hide_override": self.hide_override,
+                "documents_built": self.builds,
+                "checked": self.checked,
+                "reading": "; ".join(x for x in (self.reading, self.counting) if x),
+                "counting": counting,
+            }
+
+    def set_pass(self, counts: dict[str, Any], finished_ms: int, next_ms: int | None) -> None:
+        """Record a collect(+parse) pass of ``asz server``: its counts and when the next one starts (unix ms)."""
+        with self._lock:
+            self.last_pass = counts
+            self.last_refresh = finished_ms
+            self.next_refresh = next_ms
+            self.refreshing = False
+
+    def count_behind(self, conversations: Sequence[str], hide: Sequence[str]) -> None:
+        """Count the summaries of ``conversations`` (withholding ``hide``) in the counter thread, in the order given
+        (the list's: newest first), so a later ``/api/conversations`` gives their rows whole (issue 22).
+
+        A conversation already waiting keeps its place. The thread starts when
+        there is something to count and ends when nothing is left; it waits
+        while a reader's request is answered, as the checker does."""
+        with self._lock:
+            pending = self._count_pending
+            for c in conversations:
+                pending.setdefault(c, tuple(hide))
+            if not pending or self._counter_alive:
+                return
+            self._counter_alive = True
+        threading.Thread(target=self._count_loop, name="asz-view-count", daemon=True).start()
+
+    def counts_pending(self) -> int:
+        """How many conversations the counter still has to count (:meth:`count_behind`)."""
+        with self._lock:
+            return len(self._count_pending)
+
+    def _count_loop(self) -> None:
+        """The counter thread: count each waiting conversation's summary (:meth:`known_summary`) until none waits."""
+        done = 0
+        while True:
+            while self.requests_active > 0 or time.monotonic() - self.last_read < READ_QUIET:
+                time.sleep(0.05)  # a reader's request comes first
+            with self._lock:
+                if not self._count_pending:
+                    self._counter_alive = False
+                    self.counting = ""
+                    return
+                conversation, hide = next(iter(self._count_pending.items()))
+                self.counting = f"counting conversations: {done} of {done + len(self._count_pending)} done"
+            try:
+                self.known_summary(conversation, hide, self.fingerprint(conversation))
+            except Exception:  # a conversation that does not read is shown as such when opened
+                pass
+            with self._lock:
+                if self._count_pending.get(conversation) == hide:
+                    del self._count_pending[conversation]
+            done += 1
+
     def check_all(self, stop: threading.Event, pause: float = 0.05) -> int:
         """Find the verification state of every conversation that has none for its current files, newest first.
 
@@ -63,8 +155,9 @@ class BackgroundChecks:
         todo.sort(key=lambda c: -((self.row_time(c)) or 0))
         done = 0
         for i, c in enumerate(todo):
-            while (self.requests_active > 0 or time.monotonic() - self.last_read < READ_QUIET) and not stop.is_set():
-                stop.wait(0.05)  # a reader's request comes first
+            while (self.requests_active > 0 or time.monotonic() - self.last_read < READ_QUIET or self.counts_pending()) \
+                    and not stop.is_set():
+                stop.wait(0.05)  # a reader's request comes first, and the list's figures before the states
             if stop.is_set():
                 break
             self.reading = f"checking conversations: {i} of {len(todo)} done"

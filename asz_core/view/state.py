@@ -108,6 +108,9 @@ class ViewState(BackgroundChecks, LandedRequests):
         self.last_pass: dict[str, Any] | None = None
         self.refreshing = False
         self.reading = ""  # what the process is still reading, in words ('' when nothing)
+        self.counting = ""  # what the counter is counting, in words (BackgroundChecks.count_behind; '' when nothing)
+        self._count_pending: dict[str, tuple] = {}  # conversation -> withheld names, to count in the counter thread
+        self._counter_alive = False
         self.files = LandedFiles(self.root)
         self._lock = threading.Lock()
         self._docs: OrderedDict[tuple, Doc] = OrderedDict()
@@ -206,37 +209,49 @@ class ViewState(BackgroundChecks, LandedRequests):
                 self._titles[key] = hit
         return "" if hit else title
 
-    def row(self, conversation: str, hide: Sequence[str] = ()) -> dict:
+    def row(self, conversation: str, hide: Sequence[str] = (), *, wait: bool = True) -> dict:
         """One ``/api/conversations`` row (:func:`asz_core.view.rows.header_row`) from the head round header.
 
         Times are unix ms; the later counts are null when the head round
         predates them (so are :data:`SUMMARY_KEYS`, issue 17); ``state`` is the verification state found for this
         conversation while its files are as they were then, else null (not
         checked yet, or a file changed since). ``title`` is '' when it could
-        come from a record carrying a flag ``hide`` withholds.
+        come from a record carrying a flag ``hide`` withholds. With ``wait``
+        False the summary keys are given only when kept (in memory or in
+        ``_index/summaries.sqlite``); a row whose summary is still to be counted
+        has them null, its header's title (none while anything is withheld) and
+        ``"counting": true`` as its last key (issue 22).
         """
         h = self.head_header(conversation) or {}
         newest = self.newest_round(conversation)
-        title = h.get("title", "")
-        title = self._title(conversation, title if isinstance(title, str) else "", hide, newest[2] if newest else None)
         try:
             fp: tuple | None = self.fingerprint(conversation)  # also refuses a symbolic link in the way
         except ApiError:
             fp = None
+        keys = self.known_summary(conversation, hide, fp, wait=wait) if fp is not None else {}
+        title = h.get("title", "")
+        title = title if isinstance(title, str) else ""
+        if keys is None:
+            title = "" if hide else title  # whether it is withheld is known once the landed records are read
+        elif "title" not in keys:
+            title = self._title(conversation, title, hide, newest[2] if newest else None)
         row = header_row(conversation, h, newest[0] if newest else 0, title=title, state=self.known_state(conversation, fp))
-        if fp is not None:
-            row.update(self.known_summary(conversation, hide, fp))
+        if keys is None:
+            row["counting"] = True
+        else:
+            row.update(keys)
         return row
 
-    def known_summary(self, conversation: str, hide: Sequence[str], fp: tuple) -> dict:
+    def known_summary(self, conversation: str, hide: Sequence[str], fp: tuple, *, wait: bool = True) -> dict | None:
         """Issue 17's row keys (:data:`SUMMARY_KEYS`, and ``title`` when not empty) as the document's summary gives them
         while the files have fingerprint ``fp``, from the first answer on
-        (:class:`~asz_core.view.summary_cache.RowSummaries`); {} when it does not read."""
+        (:class:`~asz_core.view.summary_cache.RowSummaries`); {} when it does not read. With ``wait`` False, None
+        when they are still to be counted."""
         try:
             session = self.session_of(conversation)
         except ApiError:
             return {}
-        return self._summaries.row_keys(conversation, session, fp, hide, self.prices)
+        return self._summaries.row_keys(conversation, session, fp, hide, self.prices, count=wait)
 
     def known_state(self, conversation: str, fp: tuple | None = None) -> str | None:
         """The verification state found for ``conversation`` while its files are unchanged since (fingerprint ``fp``,
@@ -338,37 +353,3 @@ class ViewState(BackgroundChecks, LandedRequests):
         if d.gz is None:
             d.gz = gzip.compress(d.body, compresslevel=5, mtime=0)
         return d.gz
-
-    # ------------------------------------------------------------------ status
-
-    def status(self) -> dict:
-        """``/api/status``: mode, root, source, interval (s), started / last_refresh / next_refresh (unix ms), last pass counts,
-        ``root_exists`` (False once the storage root is gone), ``reading`` (what is still being read, '' when nothing)."""
-        convs = len(self.conversations())
-        with self._lock:
-            return {
-                "mode": self.mode,
-                "root": str(self.root),
-                "source": self.source or None,
-                "interval": self.interval,
-                "started": self.started,
-                "last_refresh": self.last_refresh,
-                "next_refresh": self.next_refresh,
-                "refreshing": self.refreshing,
-                "last_pass": self.last_pass,
-                "conversations": convs,
-                "root_exists": self.root.is_dir(),
-                "hide": list(self.hide),
-                "hide_override": self.hide_override,
-                "documents_built": self.builds,
-                "checked": self.checked,
-                "reading": self.reading,
-            }
-
-    def set_pass(self, counts: dict[str, Any], finished_ms: int, next_ms: int | None) -> None:
-        """Record a collect(+parse) pass of ``asz server``: its counts and when the next one starts (unix ms)."""
-        with self._lock:
-            self.last_pass = counts
-            self.last_refresh = finished_ms
-            self.next_refresh = next_ms
-            self.refreshing = False

@@ -43,7 +43,8 @@ from ..storage.layout import landed_files
 from .prices import PriceTable, cost_of
 from .usage import TOKEN_KINDS, CallUsage, usage_totals
 
-__all__ = ["DB_NAME", "ConversationSummary", "SummaryStore", "RowSummaries", "fingerprint", "conversation_summary", "store_summary"]
+__all__ = ["DB_NAME", "ConversationSummary", "SummaryStore", "RowSummaries", "fingerprint", "conversation_summary", "stored_summary",
+           "store_summary"]
 
 #: The file under ``<root>/_index/`` that holds the entries.
 DB_NAME = "summaries.sqlite"
@@ -175,9 +176,9 @@ def conversation_summary(root: str | os.PathLike, conversation: str, session: st
     hide = list(hide)
     if store is not None:
         fp = fp if fp is not None else fingerprint(root, conversation, session)
-        hit = store.get("summaries", conversation, hide, fp)
-        if hit is not None:
-            return ConversationSummary.from_json(hit)
+        got = stored_summary(store, conversation, hide, fp)
+        if got is not None:
+            return got
     places, calls = conversation_calls(root, conversation, hide=hide)
     got = ConversationSummary(places, tuple(calls))
     if store is not None and fp is not None:
@@ -186,6 +187,13 @@ def conversation_summary(root: str | os.PathLike, conversation: str, session: st
         except (TypeError, ValueError):
             pass  # a figure JSON cannot hold is counted again next time, never refused
     return got
+
+
+def stored_summary(store: SummaryStore, conversation: str, hide: Sequence[str], fp: str) -> ConversationSummary | None:
+    """The entry ``store`` holds for ``conversation`` withholding ``hide`` while its files have fingerprint ``fp``
+    (:func:`fingerprint`), or None: nothing is counted."""
+    hit = store.get("summaries", conversation, list(hide), fp)
+    return ConversationSummary.from_json(hit) if hit is not None else None
 
 
 def store_summary(store: SummaryStore | None, conversation: str, hide: Iterable[str], fp: str, places: dict, calls: Iterable[CallUsage]) -> None:
@@ -218,9 +226,11 @@ class RowSummaries:
         with self._lock:
             self._memo[conversation] = (fp, tuple(hide), {k: summary.get(k) for k in ("title", *SUMMARY_KEYS)})
 
-    def row_keys(self, conversation: str, session: str, fp: object, hide: Sequence[str], prices: PriceTable | None) -> dict:
+    def row_keys(self, conversation: str, session: str, fp: object, hide: Sequence[str], prices: PriceTable | None,
+                 *, count: bool = True) -> dict | None:
         """``title`` (left out when empty) and :data:`~asz_core.view.rows.SUMMARY_KEYS` while the files have fingerprint ``fp``;
-        {} for a conversation that does not read."""
+        {} for a conversation that does not read. With ``count`` False only what is kept (in memory or in the
+        store) is given, and None when the conversation would have to be counted (the server's list does not wait)."""
         from .chain import ViewError
 
         with self._lock:
@@ -230,7 +240,12 @@ class RowSummaries:
             store = self._store
         if hit is None or hit[0] != fp or hit[1] != tuple(hide):
             try:
-                got = conversation_summary(self.root, conversation, session, hide, store)
+                if count:
+                    got = conversation_summary(self.root, conversation, session, hide, store)
+                else:
+                    got = stored_summary(store, conversation, hide, fingerprint(self.root, conversation, session))
+                    if got is None:
+                        return None
             except (ViewError, OSError):
                 return {}
             self.note(conversation, fp, hide, got.keys(prices))

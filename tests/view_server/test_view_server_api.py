@@ -24,6 +24,7 @@ from view_server_helpers import (
     asz,
     canary_lines,
     collect_and_parse,
+    counted_rows,
     parse,
     second_talk_lines,
     write_config,
@@ -73,7 +74,7 @@ def test_conversations_rows_come_from_the_head_round(example_root, serve):
     s = serve(example_root)
     r = s.get("/api/conversations")
     assert r.status == 200
-    rows = r.json()["conversations"]
+    rows = counted_rows(s)  # the first answer may still be counting the summary keys (issue 22)
     assert [x["id"] for x in rows] == [EXAMPLE_SESSION]
     row = rows[0]
     assert tuple(row) == ROW_KEYS + SUMMARY_KEYS

@@ -83,7 +83,8 @@ class Served:
     printed on stdout and stderr.
     """
 
-    def __init__(self, args: list[str], workdir: Path, *, timeout: float = 30.0, env: dict | None = None, preexec_fn=None):
+    def __init__(self, args: list[str], workdir: Path, *, timeout: float = 30.0, env: dict | None = None, preexec_fn=None,
+                 probe: str = "/api/status"):
         self.port = free_port()
         self.host = "127.0.0.1"
         self.log = workdir / f"server-{self.port}.log"
@@ -101,7 +102,8 @@ class Served:
             if self.proc.poll() is not None:
                 raise AssertionError(f"asz {' '.join(args)} exited {self.proc.returncode} before serving:\n{self.output()}")
             try:
-                if self.get("/api/status").status == 200:
+                self.first = self.get(probe)  # the first request the server answers (``probe``, by default /api/status)
+                if self.first.status == 200:
                     self.answered = time.monotonic() - self.started  # seconds from start to the first answer
                     break
             except OSError:
@@ -144,6 +146,18 @@ class Served:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(10)
+
+
+def counted_rows(served: "Served", query: str = "", timeout: float = 180.0) -> list[dict]:
+    """The ``/api/conversations`` rows once none is still being counted (issue 22: the list answers at once and its
+    rows fill in behind); polls until then, failing after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        rows = served.get("/api/conversations" + query).json()["conversations"]
+        if not any(r.get("counting") for r in rows):
+            return rows
+        assert time.monotonic() < deadline, f"rows still counted after {timeout}s: {[r['id'] for r in rows if r.get('counting')]}"
+        time.sleep(0.1)
 
 
 def write_config(path: Path, *, hide: list[str] | None = None, override: bool | None = None) -> Path:

@@ -174,21 +174,32 @@
       where.textContent = res.data.root;
       LIST = res.data; LISTKEY = JSON.stringify(res.data.conversations);
       drawListShell(st.ok ? st.data : null);
-      if (!listTimer) listTimer = setInterval(refreshList, 5000);
+      if (!listTimer) nextRefresh();
     });
+  }
+
+  // Rows whose summary the server is still counting (issue 22): their models, tokens and cost say so, never 0.
+  function countingRows() { return LIST ? LIST.conversations.filter(function (r) { return r.counting; }).length : 0; }
+  // The list is asked for again every 5 s, every second while the server still counts rows.
+  function nextRefresh() {
+    listTimer = setTimeout(refreshList, countingRows() > 0 ? 1000 : 5000);
   }
 
   // Polls the list and the status; redraws the rows only when something changed (new rounds, a state found).
   function refreshList() {
-    if (document.hidden) return;
+    if (document.hidden) { nextRefresh(); return; }
     Promise.all([api('/api/conversations'), api('/api/status')]).then(function (rs) {
-      if (rs[1].ok) { const sl = document.getElementById('status'); if (sl) sl.replaceWith(statusLine(rs[1].data)); }
-      if (!rs[0].ok) return;
-      const key = JSON.stringify(rs[0].data.conversations);
-      if (key === LISTKEY) return;
-      LIST = rs[0].data; LISTKEY = key;
-      fillFilterOptions(); drawRows();
-    });
+      const st = rs[1].ok ? rs[1].data : null;
+      if (st) { const sl = document.getElementById('status'); if (sl) sl.replaceWith(statusLine(st)); }
+      if (rs[0].ok) {
+        const key = JSON.stringify(rs[0].data.conversations);
+        if (key !== LISTKEY) {
+          LIST = rs[0].data; LISTKEY = key;
+          fillFilterOptions(); drawRows();
+        }
+      }
+      nextRefresh();
+    }, function () { nextRefresh(); });
   }
 
   function listFilters() {
@@ -269,6 +280,9 @@
     Object.keys(sets).forEach(function (k) {
       const sel = document.getElementById('f-' + k);
       if (!sel) return;
+      const key = JSON.stringify([Array.from(sets[k]).sort(), f[k]]);
+      if (sel.getAttribute('data-options') === key) return;  // unchanged: the open select is left as it is
+      sel.setAttribute('data-options', key);
       clear(sel).append(h('option', { value: '' }, k === 'project' ? 'all projects' : k === 'model' ? 'all models' : 'all runtimes'));
       Array.from(sets[k]).sort().forEach(function (v) { sel.append(h('option', { value: v }, k === 'project' ? shortProject(v) : v)); });
       if (f[k] && !sets[k].has(f[k])) sel.append(h('option', { value: f[k] }, f[k] + ' (none now)'));
@@ -309,6 +323,7 @@
   // usage): the page says so instead of drawing 0 tokens and $0 as if they had been counted.
   function unrecorded(u, calls) { return (calls || 0) > 0 && tokens(u) === 0; }
   const UNRECORDED = 'the runtime recorded no token counts for these model calls';
+  const COUNTING = 'the server is still reading this conversation\'s model calls; the figure follows';
 
   function drawRows() {
     const tb = document.getElementById('rows');
@@ -319,22 +334,25 @@
       const dur = (r.from && r.to) ? fmtDur(r.to - r.from) : '';
       const models = rowModels(r);
       const cost = r.cost && typeof r.cost === 'object' && r.cost.unpriced && r.cost.unpriced.length ? ' + unpriced' : '';
+      const counting = function (cls) { return h('td', { class: cls + ' faint counting', title: COUNTING }, 'counting…'); };
       tb.append(h('tr', { 'data-id': r.id },
-        h('td', null, h('a', { class: 'convtitle', href: withHide('/c/' + enc(r.id)) }, r.title || '(untitled)'),
+        h('td', null, h('a', { class: 'convtitle', href: withHide('/c/' + enc(r.id)) }, r.title || (r.counting ? 'counting…' : '(untitled)')),
           r.project ? h('div', { class: 'small muted project', title: r.project }, shortProject(r.project)) : null,
           h('div', { class: 'mono faint' }, r.id)),
         h('td', null, fmtTime(r.to), h('div', { class: 'faint small' }, dur ? 'lasted ' + dur : '')),
-        h('td', { class: 'hide-narrow small' }, models.length ? models.join(', ') : '—'),
-        unrecorded(r.usage, r.llm_calls) ? h('td', { class: 'num faint', title: UNRECORDED }, 'not recorded') :
+        r.counting ? counting('hide-narrow small') : h('td', { class: 'hide-narrow small' }, models.length ? models.join(', ') : '—'),
+        r.counting ? counting('num') : unrecorded(r.usage, r.llm_calls) ? h('td', { class: 'num faint', title: UNRECORDED }, 'not recorded') :
           h('td', { class: 'num', title: tokenTitle(r.usage) }, num(tokens(r.usage))),
-        unrecorded(r.usage, r.llm_calls) ? h('td', { class: 'num faint', title: UNRECORDED }, '—') : h('td', { class: 'num' }, usd(r.cost) + cost),
+        r.counting ? counting('num') :
+          unrecorded(r.usage, r.llm_calls) ? h('td', { class: 'num faint', title: UNRECORDED }, '—') : h('td', { class: 'num' }, usd(r.cost) + cost),
         h('td', { class: 'num hide-narrow' }, num(r.talks)), h('td', { class: 'num hide-narrow' }, num(r.llm_calls)),
         h('td', { class: 'num hide-narrow' }, num(r.steps)),
         h('td', null, stateBadge(r.state))));
     });
-    const shown = document.getElementById('shown');
-    if (shown) shown.textContent = rows.length === LIST.conversations.length ? num(rows.length) + ' conversation(s), most recent first.' :
-      num(rows.length) + ' of ' + num(LIST.conversations.length) + ' conversation(s) match the filters.';
+    const shown = document.getElementById('shown'), still = countingRows();
+    if (shown) shown.textContent = (rows.length === LIST.conversations.length ? num(rows.length) + ' conversation(s), most recent first.' :
+      num(rows.length) + ' of ' + num(LIST.conversations.length) + ' conversation(s) match the filters.') +
+      (still ? ' ' + num(still) + ' still being counted: their models, tokens and cost follow (a filter by project or model leaves them out until then).' : '');
   }
 
   function costText(c) {
