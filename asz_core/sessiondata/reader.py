@@ -29,6 +29,7 @@ from .codec import (
     parse_line,
     record_from_dict,
 )
+from .jsonbytes import exact_as_plain
 from .model import Closing, Header, Record
 
 __all__ = ["SDError", "SDReader", "read_file", "check_file", "FileCheck", "RecordPos"]
@@ -112,9 +113,12 @@ class SDReader:
         self.closing: Closing | None = None
         #: SHA-256 hex of every byte read, set once the file has read whole (of the decompressed bytes for a ``.sk``).
         self.digest = ""
+        self._exact = decode == "dict"
 
     def __iter__(self) -> Iterator[tuple[int, Record]]:
         sha = hashlib.sha256()
+        if self._exact and self.data is not None and self.path.suffix != ".sk" and exact_as_plain(self.data):
+            self._exact = False  # one probe of the whole file instead of one a line: no line needs the exact decoder
         with _open(self.path, self.data) as f:
             first = f.readline()
             if not first:
@@ -154,7 +158,7 @@ class SDReader:
 
     def _record(self, line: bytes, lineno: int) -> Record:
         try:
-            d = check_record_dict(parse_line(line[:-1], exact=self.decode == "dict"))
+            d = check_record_dict(parse_line(line[:-1], exact=self._exact))
             if self.decode is True:
                 return record_from_dict(d)
             if self.decode == "dict":

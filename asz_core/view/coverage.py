@@ -36,11 +36,10 @@ from __future__ import annotations
 from typing import Iterable
 
 from ..flow.model import Node
+from .kinds import CONTENT_KINDS
 
 __all__ = ["CONTENT_KINDS", "Coverage", "measure", "cited_by", "carries_text", "superseded_documents"]
 
-#: Part kinds that make a record something a reader should see.
-CONTENT_KINDS = frozenset(("text", "reasoning", "call", "result", "media"))
 #: Node kinds that only contain other nodes: their ``ref`` points at a record, it does not draw it.
 _CONTAINERS = frozenset(("conversation", "segment", "session", "stream", "epoch", "talk", "run"))
 #: How many uncited positions a problems line names before it says "…".
@@ -106,7 +105,7 @@ def measure(records: dict[int, list[dict]], nodes: Iterable[Node], unknown: Iter
             shown: dict[tuple[int, int], str] | None = None, unresolved: Iterable[str] = (),
             superseded: dict[tuple[int, int], tuple[int, int]] | None = None,
             repeated: dict[tuple[int, int], str] | None = None,
-            cited: dict[tuple[int, int], str] | None = None) -> Coverage:
+            cited: dict[tuple[int, int], str] | None = None, content: set[tuple[int, int]] | None = None) -> Coverage:
     """Coverage of ``records`` (seq → landed records in row order) by ``nodes`` (the fold's nodes).
 
     ``unknown`` are the (seq, row) of records holding an ``unknown`` part
@@ -118,7 +117,8 @@ def measure(records: dict[int, list[dict]], nodes: Iterable[Node], unknown: Iter
     cites to the earlier session (:class:`~asz_core.view.links.Links` ``evidence``). Duplicates are found by record id across the session in landed
     order: the first copy is the record assembly keeps; a later copy with the
     same parts (its payload) is a duplicate, one with other parts a conflict.
-    ``cited`` is :func:`cited_by` of ``nodes`` when the caller has it already (it is not changed).
+    ``cited`` is :func:`cited_by` of ``nodes`` when the caller has it already (it is not changed);
+    ``content`` the (seq, row) of the records carrying content when the caller has them already.
     """
     cov = Coverage()
     cited = dict(cited) if cited is not None else cited_by(nodes)
@@ -129,16 +129,19 @@ def measure(records: dict[int, list[dict]], nodes: Iterable[Node], unknown: Iter
     first: dict[str, tuple[int, int, dict]] = {}
     total = by_node = listed = 0
     missing: list[str] = []
+    if content is None:
+        content = {(seq, row) for seq, recs in records.items() for row, rec in enumerate(recs, 1) if _carries_content(rec)}
     for seq in sorted(records):
         for row, rec in enumerate(records[seq], 1):
             rid = rec.get("id") or ""
             earlier = first.get(rid) if rid else None
             if rid and earlier is None:
                 first[rid] = (seq, row, rec)
-            if not _carries_content(rec):
+            pos = (seq, row)
+            if pos not in content:
                 continue
             total += 1
-            if (seq, row) in cited:
+            if pos in cited:
                 by_node += 1
                 continue
             later = (superseded or {}).get((seq, row))

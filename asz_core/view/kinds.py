@@ -13,7 +13,7 @@ from ..sessiondata.vocabulary import STEP_KINDS, STRUCTURAL_KINDS
 
 __all__ = [
     "FORMAT", "VERSION", "TEXT_LIMIT", "STRUCTURAL", "STEP_KINDS", "NO_TEXT", "TOOL_KINDS", "STRUCTURAL_SET", "STEP_KIND_SET",
-    "NOT_CHILDREN", "WITHHOLDABLE_SET", "NO_RECORD", "WHITESPACE", "clip_text", "data_text", "position",
+    "NOT_CHILDREN", "WITHHOLDABLE_SET", "CONTENT_KINDS", "NO_RECORD", "WHITESPACE", "clip_text", "data_text", "position",
 ]
 
 FORMAT = "asz.view"
@@ -29,6 +29,8 @@ STEP_KIND_SET = frozenset(STEP_KINDS)
 NOT_CHILDREN = frozenset(("epoch", "stream", "segment", "session"))
 WITHHOLDABLE_SET = frozenset(WITHHOLDABLE)
 NO_RECORD: dict = {}
+#: Part kinds that make a record something a reader should see (coverage, issue 18).
+CONTENT_KINDS = frozenset(("text", "reasoning", "call", "result", "media"))
 WHITESPACE = "".join(chr(c) for c in (0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0x85, 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000)) + "".join(chr(c) for c in range(0x2000, 0x200B))
 
 

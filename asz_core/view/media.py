@@ -40,8 +40,15 @@ def _digest(p: dict) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
-def media_of(records: dict[int, list[dict]], nodes: Iterable[Node]) -> dict[str, list[dict]]:
-    """Node id → its media entries (see the module docstring), for every media part of ``records``."""
+def media_of(media: list[tuple[int, int, int, dict]], nodes: Iterable[Node]) -> dict[str, list[dict]]:
+    """Node id → its media entries (see the module docstring), for every media part ``media`` lists.
+
+    ``media`` is ``(seq, row, block, part)`` of every media part of the landed records, in seq/row/block order
+    (:meth:`~asz_core.view.session_records.LandedSession.media_parts`); the owners are looked up only when there is one.
+    """
+    out: dict[str, list[dict]] = {}
+    if not media:
+        return out
     exact: dict[tuple[int, int, int], str] = {}
     whole: dict[tuple[int, int], str] = {}
     for n in sorted(nodes, key=lambda n: (n.kind == "llm.call", n.id)):
@@ -51,19 +58,14 @@ def media_of(records: dict[int, list[dict]], nodes: Iterable[Node]) -> dict[str,
             if r.block is not None:
                 exact.setdefault((r.seq, r.row, r.block), n.id)
             whole.setdefault((r.seq, r.row), n.id)
-    out: dict[str, list[dict]] = {}
-    for seq in sorted(records):
-        for row, rec in enumerate(records[seq], 1):
-            for block, p in enumerate(rec.get("parts", ())):
-                if p.get("k") != "media":
-                    continue
-                owner = exact.get((seq, row, block)) or whole.get((seq, row))
-                if owner is None:
-                    continue  # coverage names a record no node draws
-                state = p.get("state", "available")
-                out.setdefault(owner, []).append({
-                    "ref": {"seq": seq, "row": row, "block": block}, "mime": p.get("media", ""),
-                    "bytes": p.get("bytes", 0), "state": state, "digest": _digest(p),
-                    "kept": state == "available" and p.get("data") is not None,
-                })
+    for seq, row, block, p in media:
+        owner = exact.get((seq, row, block)) or whole.get((seq, row))
+        if owner is None:
+            continue  # coverage names a record no node draws
+        state = p.get("state", "available")
+        out.setdefault(owner, []).append({
+            "ref": {"seq": seq, "row": row, "block": block}, "mime": p.get("media", ""),
+            "bytes": p.get("bytes", 0), "state": state, "digest": _digest(p),
+            "kept": state == "available" and p.get("data") is not None,
+        })
     return out

@@ -18,6 +18,7 @@ from ..sessiondata import SDReader
 from ..sessiondata.reader import SDError
 from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
+from .kinds import CONTENT_KINDS
 
 __all__ = ["LandedSession", "landed_lines", "title_withheld", "header_time", "ms_of"]
 
@@ -54,6 +55,8 @@ class LandedSession:
         self.headers: dict[int, Any] = {}
         self.problems: list[str] = []
         self._listed_parts: list[tuple[int, int, int, dict]] | None = None
+        self._media_parts: list[tuple[int, int, int, dict]] | None = None
+        self._content: set[tuple[int, int]] | None = None
         for ln, path in landed_files(self.dir, skeletons=True) if self.dir.is_dir() else []:
             if ln.seq > through_seq:
                 continue
@@ -144,14 +147,40 @@ class LandedSession:
         ``execution/1`` data) and undescribed bytes.
         """
         if self._listed_parts is None:
-            out = []
-            for seq in sorted(self.records):
-                for row, rec in enumerate(self.records[seq], 1):
-                    for block, p in enumerate(rec.get("parts", ())):
-                        if p["k"] == "data" or p["k"] == "unknown":
-                            out.append((seq, row, block, p))
-            self._listed_parts = out
-        return self._listed_parts
+            self._scan_parts()
+        return self._listed_parts  # type: ignore[return-value]
+
+    def media_parts(self) -> list[tuple[int, int, int, dict]]:
+        """``(seq, row, block, part)`` of every ``media`` part, in seq/row/block order (the same single scan)."""
+        if self._media_parts is None:
+            self._scan_parts()
+        return self._media_parts  # type: ignore[return-value]
+
+    def content(self) -> set[tuple[int, int]]:
+        """(seq, row) of every record carrying content (a part of :data:`~asz_core.view.kinds.CONTENT_KINDS`)."""
+        if self._content is None:
+            self._scan_parts()
+        return self._content  # type: ignore[return-value]
+
+    def _scan_parts(self) -> None:
+        """One pass over every part of every record: listed (data, unknown) and media parts, content records."""
+        listed: list[tuple[int, int, int, dict]] = []
+        media: list[tuple[int, int, int, dict]] = []
+        content: set[tuple[int, int]] = set()
+        for seq in sorted(self.records):
+            for row, rec in enumerate(self.records[seq], 1):
+                parts = rec.get("parts")
+                if not parts:
+                    continue
+                for block, p in enumerate(parts):
+                    k = p["k"]
+                    if k in CONTENT_KINDS:
+                        content.add((seq, row))
+                        if k == "media":
+                            media.append((seq, row, block, p))
+                    elif k == "data" or k == "unknown":
+                        listed.append((seq, row, block, p))
+        self._listed_parts, self._media_parts, self._content = listed, media, content
 
     def record(self, ref: Ref | None) -> dict | None:
         """The record ``ref`` names, or None."""
@@ -161,6 +190,13 @@ class LandedSession:
         if recs is None or not (1 <= ref.row <= len(recs)):
             return None
         return recs[ref.row - 1]
+
+    def record_and_time(self, ref: Ref) -> tuple[dict | None, int | None]:
+        """``(record, instant in ns)`` of the record ``ref`` names; ``(None, None)`` when there is none."""
+        recs = self.records.get(ref.seq)
+        if recs is None or not (1 <= ref.row <= len(recs)):
+            return None, None
+        return recs[ref.row - 1], self.times[ref.seq][ref.row - 1]
 
     def part(self, ref: Ref) -> dict | None:
         """The part ``ref`` names (its block), or None."""

@@ -26,8 +26,6 @@ from typing import Iterable, Iterator
 
 import attrs
 
-from ..sessiondata.times import parse_instant
-
 __all__ = ["TOKEN_KINDS", "LANES", "CallUsage", "zero_usage", "add_usage", "read_call", "provider_calls", "usage_totals"]
 
 #: The four token counts of a usage object, in document order.
@@ -73,21 +71,21 @@ def _count(u: dict, k: str) -> int:
     return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
 
-def read_call(records: Iterable[dict | None], finished: bool, lane: str) -> CallUsage:
+def read_call(records: Iterable[tuple[dict | None, int | None]], finished: bool, lane: str) -> CallUsage:
     """The usage of one call node from its fragments' records, in landed order.
 
-    ``records`` are the records the node's refs name (None for one that did
-    not read); ``finished`` is the dialect's end rule as assembly recorded
+    ``records`` are ``(record, instant)`` of the records the node's refs name (record None for one that did
+    not read; the instant in ns of its ``time``, None when it has none); ``finished`` is the dialect's end rule as assembly recorded
     it. Fragments are grouped by their ``request`` field ('' for none): each
     group is one provider call, read by :func:`_read_one`. With one group
     the node is that call; with more its usage is their sum, its model and
     time the first such call's, and ``requests`` lists them.
     """
-    groups: dict[str, list[dict]] = {}
-    for rec in records:
+    groups: dict[str, list[tuple[dict, int | None]]] = {}
+    for rec, t in records:
         if rec is not None:
             req = rec.get("request")
-            groups.setdefault(req if isinstance(req, str) else "", []).append(rec)
+            groups.setdefault(req if isinstance(req, str) else "", []).append((rec, t))
     if len(groups) <= 1:
         req, recs = next(iter(groups.items()), ("", []))
         return _read_one(recs, finished, lane, req)
@@ -103,7 +101,7 @@ def read_call(records: Iterable[dict | None], finished: bool, lane: str) -> Call
                      "", counted if len(counted) > 1 else ())
 
 
-def _read_one(records: list[dict], finished: bool, lane: str, request: str) -> CallUsage:
+def _read_one(records: list[tuple[dict, int | None]], finished: bool, lane: str, request: str) -> CallUsage:
     """One provider call's usage: its last fragment carrying usage; the model named there, else the last one named.
 
     A call any of whose fragments is flagged ``synthetic`` (a message the
@@ -114,8 +112,7 @@ def _read_one(records: list[dict], finished: bool, lane: str, request: str) -> C
     model = ""
     synthetic = False
     first_time = usage_time = None
-    for rec in records:
-        t = parse_instant(rec.get("time"))
+    for rec, t in records:
         if first_time is None:
             first_time = t
         m = rec.get("model")

@@ -29,6 +29,8 @@ class ViewBase:
         self.nodes = fold.nodes
         self._talk_cache: dict[str, dict] = {}
         self._at: dict[str, int] = {}
+        self._lanes: dict[str, str] = {}  # stream name -> a call's lane
+        self._streams: dict[int, str] = {}  # seq -> its stream name
         # Nodes in file order (seq, row, block of their first ref; then id): children lists and a talk's steps follow it.
         in_order = sorted(self.nodes.values(), key=lambda n: (position(n.ref or (n.refs[0] if n.refs else None)), n.id))
         self.rank: dict[str, int] = {n.id: i for i, n in enumerate(in_order)}
@@ -53,7 +55,7 @@ class ViewBase:
         self.links = links or Links()
         #: issue 18: ``unres/parent/<id>`` entries of the document (set by the document builder)
         self.dangling: list[dict] = []
-        self.media = media_of(self.sess.records, self.nodes.values())  # issue 18: images said on their steps
+        self.media = media_of(self.sess.media_parts(), self.nodes.values())  # issue 18: images said on their steps
         #: issue 18: every record with content drawn by a node or listed in ``not_drawn``
         step_cited = cited_by(self.nodes.values())
         #: talk id -> the record its ``prompt`` shows: a talk's first record no step draws (a child's prompt)
@@ -68,7 +70,7 @@ class ViewBase:
                                          ((seq, row) for seq, row, _, p in sess.listed_parts() if p["k"] == "unknown"),
                                          shown, fold.unresolved, superseded_documents(sess.records, {
                                              seq: (h.kind, h.stream or "main") for seq, h in sess.headers.items() if h is not None}),
-                                         self.links.evidence, step_cited)
+                                         self.links.evidence, step_cited, sess.content())
 
     # ------------------------------------------------------------------ helpers
 
@@ -84,20 +86,29 @@ class ViewBase:
         earlier snapshot and never replaces the call's own last one. Only a
         call with no usage on its own stream takes it from its copies.
         """
-        stream = self.nodes.get(f"stream/{n.stream}")
-        lane = "main" if stream is None or stream.attrs.get("role", "main") == "main" else "subagent"
-        refs = sorted(n.refs or ([n.ref] if n.ref else []), key=position)
+        lane = self._lanes.get(n.stream)
+        if lane is None:
+            stream = self.nodes.get(f"stream/{n.stream}")
+            lane = self._lanes[n.stream] = "main" if stream is None or stream.attrs.get("role", "main") == "main" else "subagent"
+        refs = n.refs or ([n.ref] if n.ref else [])
+        if len(refs) > 1:
+            refs = sorted(refs, key=position)
         finished = n.attrs.get("usage") == "observed_replayable"
-        own = [r for r in refs if self._stream_of(r.seq) == n.stream]
-        got = read_call((self.sess.record(r) for r in own), finished, lane)
+        stream_of = self._stream_of
+        own = [r for r in refs if stream_of(r.seq) == n.stream]
+        at = self.sess.record_and_time
+        got = read_call([at(r) for r in own], finished, lane)
         if got.usage is None and len(own) < len(refs):
-            got = read_call((self.sess.record(r) for r in refs), finished, lane)
+            got = read_call([at(r) for r in refs], finished, lane)
         return got
 
     def _stream_of(self, seq: int) -> str:
         """The stream of landed file ``seq`` (``main`` when its header names none)."""
-        h = self.sess.headers.get(seq)
-        return (h.stream if h is not None else "") or "main"
+        name = self._streams.get(seq)
+        if name is None:
+            h = self.sess.headers.get(seq)
+            name = self._streams[seq] = (h.stream if h is not None else "") or "main"
+        return name
 
     def _relation_key(self, r: Relation) -> tuple:
         best = None

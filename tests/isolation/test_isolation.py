@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from fuzz_pipeline import Raw, check_root, encode, fuzzed_record, session_id, write_session
 
-from asz_core.sessiondata.jsonbytes import NumberText, loads
+from asz_core.sessiondata.jsonbytes import NumberText, exact_as_plain, loads
 from asz_core.sessiondata.times import format_rfc3339, parse_instant
 
 
@@ -92,6 +92,18 @@ def test_exact_loads_finds_wide_numbers_anywhere_a_number_can_stand():
     v = loads(b'{"a":\n -12345678901234567890123, "b": [1,\t1.5E+400], "sha": "ae123", "s": "12345678901234567890"}', exact=True)
     assert v == {"a": "-12345678901234567890123", "b": [1, "1.5E+400"], "sha": "ae123", "s": "12345678901234567890"}
     assert type(v["a"]) is NumberText and type(v["b"][1]) is NumberText and type(v["s"]) is str
+
+
+def test_a_whole_file_probe_says_exactly_when_lines_need_the_exact_decoder():
+    head = b'{"h":1}\n'
+    clean = [b'{"sha":"ae123","n":12345678901234567,"f":1.5e+30,"s":"12345678901234567890123"}', b'{"x":[-1,2.5,"1e400"]}']
+    assert exact_as_plain(head + b"\n".join(clean) + b"\n")
+    for line in clean:
+        assert loads(line, exact=True) == loads(line) and [type(v) for v in loads(line, exact=True).values()] == [
+            type(v) for v in loads(line).values()]
+    # a wide integer, an exponent of three digits, a bare number at a line's start: each in any line says False
+    for bad in (b'{"n":18446744073709551616}', b'{"b":[1,\t1.5E+400]}', b' 7', b'{"a":\n -12345678901234567890123}'):
+        assert not exact_as_plain(head + clean[0] + b"\n" + bad + b"\n" + clean[1] + b"\n")
 
 
 def test_times_of_every_four_digit_year():
