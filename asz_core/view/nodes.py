@@ -6,7 +6,7 @@ from typing import Any
 
 from ..flow.model import Node, Ref
 from ..sessiondata.jsonbytes import number_texts
-from .kinds import NO_RECORD, NO_TEXT, NOT_CHILDREN, STEP_KIND_SET, STRUCTURAL_SET, TOOL_KINDS, WHITESPACE, WITHHOLDABLE_SET, clip_text, data_text
+from .kinds import NO_TEXT, NOT_CHILDREN, STEP_KIND_SET, STRUCTURAL_SET, TOOL_KINDS, WHITESPACE, WITHHOLDABLE_SET, clip_text, data_text
 from .view_base import ViewBase
 
 __all__ = ["NodeView"]
@@ -16,77 +16,106 @@ class NodeView(ViewBase):
     """Renders nodes with the text of the records they reference."""
 
     def node(self, n: Node, depth: int = 0) -> dict:
-        """One node as the document shows it: envelope, attrs, text and kind-specific keys, children to depth 12, edges."""
+        """One node as the document shows it: envelope, attrs, text and kind-specific keys, children to depth 12, edges.
+
+        Written for speed (every node of the conversation passes here): the record and the refs are looked up inline.
+        """
         kind = n.kind
-        d: dict[str, Any] = {"id": n.id, "kind": kind}
+        nid = n.id
+        d: dict[str, Any] = {"id": nid, "kind": kind}
         if n.parent:
             d["parent"] = n.parent
         if n.stream:
             d["stream"] = n.stream
-        d["at"] = self.at(n)
-        if n.ref is not None:
-            d["ref"] = n.ref.as_dict()
-        if n.refs:
-            d["refs"] = [r.as_dict() for r in n.refs]
+        ms = self._at.get(nid)
+        d["at"] = ms if ms is not None else self.at(n)
+        ref, refs = n.ref, n.refs
+        if ref is not None:
+            d["ref"] = {"seq": ref.seq, "row": ref.row} if ref.block is None else {"seq": ref.seq, "row": ref.row, "block": ref.block}
+        if refs:
+            d["refs"] = [{"seq": r.seq, "row": r.row} if r.block is None else {"seq": r.seq, "row": r.row, "block": r.block} for r in refs]
         attrs = n.attrs
-        if "provider_bodies" in attrs:
-            attrs = {k: v for k, v in attrs.items() if k != "provider_bodies"}
         if attrs:
-            d["attrs"] = dict(sorted(attrs.items())) if len(attrs) > 1 else dict(attrs)
+            if "provider_bodies" in attrs:
+                attrs = {k: v for k, v in attrs.items() if k != "provider_bodies"}
+            if attrs:
+                d["attrs"] = dict(sorted(attrs.items())) if len(attrs) > 1 else dict(attrs)
         if kind == "talk":
             self._talk_keys(n, d)
-        ref = n.ref or (n.refs[0] if n.refs else None)
-        rec = self.sess.record(ref)
-        withheld = rec is not None and self._withheld(rec)
+        first = ref if ref is not None else (refs[0] if refs else None)
+        rec = None
+        if first is not None:
+            recs = self.sess.records.get(first.seq)
+            if recs is not None and 0 < first.row <= len(recs):
+                rec = recs[first.row - 1]
+        hide = self.hide
+        withheld = bool(hide) and rec is not None and not hide.isdisjoint(rec.get("flags", ()))
         if rec is not None and kind not in NO_TEXT:
-            self._content(n, ref, rec, withheld, d)
+            self._content(n, first, rec, withheld, d)
         if kind == "llm.call":
-            cu = self.call_usage[n.id]
-            if cu.model:
-                d["model"] = cu.model
-            if cu.usage is not None:
-                d["usage"] = dict(cu.usage)
-                d["usage_state"] = cu.state
-            if cu.requests:  # two provider calls answered under one message id (issue 17): each with its own usage
-                d["requests"] = [{"request": r.request, "usage": dict(r.usage), "usage_state": r.state, "model": r.model} for r in cu.requests]
-            flags = sorted({f for r in n.refs or ([n.ref] if n.ref else []) for f in (self.sess.record(r) or NO_RECORD).get("flags", ()) if f in WITHHOLDABLE_SET})
-            if flags:
-                d["flags"] = flags
-            if not self.hide:
-                pb = n.attrs.get("provider_bodies")
-                if isinstance(pb, list) and pb:
-                    d["provider_bodies"] = pb
+            self._call_keys(n, d)
         elif rec is not None and kind not in STRUCTURAL_SET:
-            if rec.get("flags"):
-                d["flags"] = list(rec["flags"])
-            if rec.get("dropped"):
-                d["dropped"] = [{"what": x["what"], "bytes": x.get("bytes", 0), "why": x.get("why", "")} for x in rec["dropped"]]
-            if kind in TOOL_KINDS:
-                self._tool_keys(n, d)
-            elif kind == "turn.duration" and not withheld:
-                for p in rec.get("parts", ()):
-                    v = p.get("data")
-                    if isinstance(v, dict) and isinstance(v.get("durationMs"), int):
-                        d["duration_ms"] = v["durationMs"]
-                        d["duration_measured_by"] = "runtime"
-                        break
+            self._record_keys(n, kind, rec, withheld, d)
         elif kind in TOOL_KINDS:
             self._tool_keys(n, d)
-        kids = self.children.get(n.id)
+        kids = self.children.get(nid)
         if kids and depth < 12:
             shown = [self.node(c, depth + 1) for c in kids if c.kind not in NOT_CHILDREN]
             if shown:
                 d["children"] = shown
-        if n.id in self.media:
+        media = self.media
+        if media and nid in media:
             d["media"] = [m if not (m["kept"] and self._withheld(self.sess.record(Ref(m["ref"]["seq"], m["ref"]["row"]))))
-                          else {**m, "state": "omitted", "kept": False} for m in self.media[n.id]]
-        for key, refs in (("copies", self.coverage.copies.get(n.id)), ("conflicts", self.coverage.conflicts.get(n.id))):
-            if refs:
-                d[key] = [self._copy(r, key == "conflicts") for r in refs]
-        edges = self.edges.get(n.id)
+                          else {**m, "state": "omitted", "kept": False} for m in media[nid]]
+        cov = self.coverage
+        if cov.copies or cov.conflicts:
+            for key, crefs in (("copies", cov.copies.get(nid)), ("conflicts", cov.conflicts.get(nid))):
+                if crefs:
+                    d[key] = [self._copy(r, key == "conflicts") for r in crefs]
+        edges = self.edges.get(nid)
         if edges:
             d["edges"] = edges
         return d
+
+    def _call_keys(self, n: Node, d: dict) -> None:
+        """An ``llm.call``'s model, usage (per provider request when two answered), withholdable flags, provider bodies."""
+        cu = self.call_usage[n.id]
+        if cu.model:
+            d["model"] = cu.model
+        if cu.usage is not None:
+            d["usage"] = dict(cu.usage)
+            d["usage_state"] = cu.state
+        if cu.requests:  # two provider calls answered under one message id (issue 17): each with its own usage
+            d["requests"] = [{"request": r.request, "usage": dict(r.usage), "usage_state": r.state, "model": r.model} for r in cu.requests]
+        flags: set[str] = set()
+        record = self.sess.record
+        for r in n.refs or ([n.ref] if n.ref else []):
+            rec = record(r)
+            got = rec.get("flags") if rec is not None else None
+            if got:
+                flags.update(f for f in got if f in WITHHOLDABLE_SET)
+        if flags:
+            d["flags"] = sorted(flags)
+        if not self.hide:
+            pb = n.attrs.get("provider_bodies")
+            if isinstance(pb, list) and pb:
+                d["provider_bodies"] = pb
+
+    def _record_keys(self, n: Node, kind: str, rec: dict, withheld: bool, d: dict) -> None:
+        """A step's record flags and dropped bytes, then its tool keys or its measured duration."""
+        if rec.get("flags"):
+            d["flags"] = list(rec["flags"])
+        if rec.get("dropped"):
+            d["dropped"] = [{"what": x["what"], "bytes": x.get("bytes", 0), "why": x.get("why", "")} for x in rec["dropped"]]
+        if kind in TOOL_KINDS:
+            self._tool_keys(n, d)
+        elif kind == "turn.duration" and not withheld:
+            for p in rec.get("parts", ()):
+                v = p.get("data")
+                if isinstance(v, dict) and isinstance(v.get("durationMs"), int):
+                    d["duration_ms"] = v["durationMs"]
+                    d["duration_measured_by"] = "runtime"
+                    break
 
     def _copy(self, ref: dict, with_text: bool) -> dict:
         """A later copy of a node's record (issue 18): its ref, and for a conflict its own text."""
@@ -156,7 +185,7 @@ class NodeView(ViewBase):
                 failed = p["failed"]
             if result_set:
                 continue
-            if self._withheld(rec):
+            if self.hide and self._withheld(rec):
                 d["result_state"] = "omitted"
                 d["result_bytes"] = p.get("bytes", 0)
                 result_set = True
@@ -170,7 +199,8 @@ class NodeView(ViewBase):
             d["result_state"] = p.get("state", "available")
             d["result_bytes"] = p.get("bytes", 0)
             result_set = bool(text)
-            self._companion_keys(rec, d)
+            if rec.get("dropped"):
+                self._companion_keys(rec, d)
         if failed is not None:
             d["failed"] = failed
             # keep the documented key order: failed comes right after name
@@ -184,11 +214,12 @@ class NodeView(ViewBase):
                 if ms:
                     d["request_to_result_ms"] = ms
                 d["request_to_result_join"] = "exact_unique"
-        tool_id = n.id.split("/", 1)[1] if "/" in n.id else ""
-        if self.step_changes.get(tool_id):
-            d["changes"] = self.step_changes[tool_id]
-        if self.step_executions.get(tool_id):
-            d["executions"] = self.step_executions[tool_id]
+        if self.step_changes or self.step_executions:
+            tool_id = n.id.split("/", 1)[1] if "/" in n.id else ""
+            if self.step_changes.get(tool_id):
+                d["changes"] = self.step_changes[tool_id]
+            if self.step_executions.get(tool_id):
+                d["executions"] = self.step_executions[tool_id]
 
     def _steps_under(self, nid: str) -> list[Node]:
         out: list[Node] = []
@@ -234,7 +265,8 @@ class NodeView(ViewBase):
         tools = sum(1 for s in steps if s.kind in TOOL_KINDS)
         if tools:
             d["tools"] = tools
-        times = [t for t in map(self.at, [n, *runs, *steps]) if t]
+        at = self.at
+        times = [t for t in map(at, [n, *runs, *steps]) if t]
         if times:
             d["from"] = min(times)
             d["to"] = max(times)

@@ -66,9 +66,11 @@ def add_usage(total: dict, u: dict) -> dict:
     return total
 
 
-def _count(u: dict, k: str) -> int:
-    v = u.get(k, 0)
-    return v if isinstance(v, int) and not isinstance(v, bool) else 0
+def _counts(u: dict) -> dict:
+    """The four counts of a record's usage object; a count that is not an integer counts 0 (JSON gives int, never a subclass)."""
+    a, b, c, d = u.get("in", 0), u.get("out", 0), u.get("cache_read", 0), u.get("cache_write", 0)
+    return {"in": a if type(a) is int else 0, "out": b if type(b) is int else 0,
+            "cache_read": c if type(c) is int else 0, "cache_write": d if type(d) is int else 0}
 
 
 def read_call(records: Iterable[tuple[dict | None, int | None]], finished: bool, lane: str) -> CallUsage:
@@ -107,7 +109,7 @@ def _read_one(records: list[tuple[dict, int | None]], finished: bool, lane: str,
     A call any of whose fragments is flagged ``synthetic`` (a message the
     runtime wrote itself) is marked so: it is no model's work.
     """
-    usage = None
+    last = None  # the last usage object: only its counts are read
     usage_model = ""
     model = ""
     synthetic = False
@@ -118,13 +120,15 @@ def _read_one(records: list[tuple[dict, int | None]], finished: bool, lane: str,
         m = rec.get("model")
         if isinstance(m, str) and m:
             model = m
-        if "synthetic" in rec.get("flags", ()):
+        flags = rec.get("flags")
+        if flags and "synthetic" in flags:
             synthetic = True
         u = rec.get("usage")
         if isinstance(u, dict):
-            usage = {k: _count(u, k) for k in TOKEN_KINDS}
+            last = u
             usage_model = m if isinstance(m, str) else ""
             usage_time = t
+    usage = None if last is None else _counts(last)
     if usage is None:
         return CallUsage(None, "", model, lane, synthetic, first_time, request)
     return CallUsage(usage, "final" if finished else "last_seen", usage_model or model, lane, synthetic,

@@ -32,7 +32,21 @@ class ViewBase:
         self._lanes: dict[str, str] = {}  # stream name -> a call's lane
         self._streams: dict[int, str] = {}  # seq -> its stream name
         # Nodes in file order (seq, row, block of their first ref; then id): children lists and a talk's steps follow it.
-        in_order = sorted(self.nodes.values(), key=lambda n: (position(n.ref or (n.refs[0] if n.refs else None)), n.id))
+        # Each node's time (:meth:`at`) is found in the same walk: every node is drawn, so every one is asked for.
+        keyed = []
+        times = sess.times
+        for n in self.nodes.values():
+            r = n.ref or (n.refs[0] if n.refs else None)
+            if r is None:
+                keyed.append(((1 << 62, 0, 0), n.id, n))
+                self._at[n.id] = 0
+                continue
+            keyed.append(((r.seq, r.row, -1 if r.block is None else r.block), n.id, n))
+            ts = times.get(r.seq)
+            t = ts[r.row - 1] if ts is not None and 1 <= r.row <= len(ts) else None
+            self._at[n.id] = 0 if t is None else t // 1_000_000
+        keyed.sort()  # ids are unique: the node itself is never compared
+        in_order = [k[2] for k in keyed]
         self.rank: dict[str, int] = {n.id: i for i, n in enumerate(in_order)}
         self.children: dict[str, list[Node]] = {}
         for n in in_order:
