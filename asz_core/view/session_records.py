@@ -57,6 +57,7 @@ class LandedSession:
         self._listed_parts: list[tuple[int, int, int, dict]] | None = None
         self._media_parts: list[tuple[int, int, int, dict]] | None = None
         self._content: set[tuple[int, int]] | None = None
+        self._cut: dict | None = None
         for ln, path in landed_files(self.dir, skeletons=True) if self.dir.is_dir() else []:
             if ln.seq > through_seq:
                 continue
@@ -167,6 +168,8 @@ class LandedSession:
         listed: list[tuple[int, int, int, dict]] = []
         media: list[tuple[int, int, int, dict]] = []
         content: set[tuple[int, int]] = set()
+        cut = {"truncated": 0, "too_large": 0}
+        size = 0
         for seq in sorted(self.records):
             for row, rec in enumerate(self.records[seq], 1):
                 parts = rec.get("parts")
@@ -180,7 +183,23 @@ class LandedSession:
                             media.append((seq, row, block, p))
                     elif k == "data" or k == "unknown":
                         listed.append((seq, row, block, p))
+                    if "state" in p:
+                        state = p["state"]
+                        if state in cut:
+                            cut[state] += 1
+                            size += p.get("bytes", 0) if isinstance(p.get("bytes"), int) else 0
         self._listed_parts, self._media_parts, self._content = listed, media, content
+        self._cut = {} if not cut["truncated"] and not cut["too_large"] else {**cut, "bytes": size}
+
+    def cut(self) -> dict:
+        """Parts made smaller to land (seed 000, Too large to land): ``{"truncated": N, "too_large": N, "bytes": N}``, ``{}`` when none.
+
+        ``truncated`` parts kept some text, ``too_large`` ones nothing; ``bytes`` the original size of them all
+        (found in the same single scan of the parts).
+        """
+        if self._cut is None:
+            self._scan_parts()
+        return dict(self._cut)  # type: ignore[arg-type]
 
     def record(self, ref: Ref | None) -> dict | None:
         """The record ``ref`` names, or None."""

@@ -158,15 +158,4 @@ class DocumentView(ListView):
         is the original size of all of them. ``{}`` when no part was cut. Each
         keeps the SHA-256 of what was taken out. Added in 1.x (a 1.x only adds keys).
         """
-        counts = {"truncated": 0, "too_large": 0}
-        size = 0
-        for recs in self.sess.records.values():
-            for rec in recs:
-                for p in rec.get("parts", ()):
-                    state = p.get("state")
-                    if state in counts:
-                        counts[state] += 1
-                        size += p.get("bytes", 0) if isinstance(p.get("bytes"), int) else 0
-        if not counts["truncated"] and not counts["too_large"]:
-            return {}
-        return {**counts, "bytes": size}
+        return self.sess.cut()
