@@ -328,7 +328,7 @@ COMMIT_ROWS = 50_000
 
 
 def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None = None,
-                 step: Callable[[str], None] | None = None, jobs: int = 1) -> IndexReport:
+                 step: Callable[[str], None] | None = None, jobs: int = 1, purge: bool = False) -> IndexReport:
     """Bring ``<root>/_index/search.sqlite`` up to date with the conversations' head rounds.
 
     A conversation whose newest round file name differs from the one indexed
@@ -341,7 +341,15 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
     while this one writes (:func:`_built_rows`). ``step(conversation)`` is
     called after each. Raises :class:`SearchError` when the index cannot be
     written.
+
+    Text retention removed goes too (:mod:`asz_core.reading.purge`): ``purge``
+    indexes ``conversations`` again even when their heads did not change,
+    and a conversation of a session whose removal is unfinished is indexed
+    again when its rows name a landed file that is gone; either way the
+    deleted text is then wiped from the file.
     """
+    from .purge import compact_securely, pending_sessions, stale_conversations
+
     t0 = time.monotonic()
     root = Path(root)
     if not (root / "_conversations").is_dir():
@@ -354,6 +362,9 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
     try:
         known = dict(con.execute("SELECT id, head FROM conv").fetchall())
         wanted = list_conversations(root) if conversations is None else list(conversations)
+        stale = set(wanted) if purge else stale_conversations(con, root, pending_sessions(root))
+        if stale:
+            con.execute("PRAGMA secure_delete=ON")
         if conversations is None:
             for gone in set(known) - set(wanted):
                 _drop(con, gone)
@@ -362,7 +373,7 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
         todo: list[tuple[str, str]] = []
         for cid in wanted:
             newest = newest_round(root, cid)  # a listing: no round file is opened when nothing changed
-            if newest is None or known.get(cid) == newest[1]:
+            if newest is None or (known.get(cid) == newest[1] and cid not in stale):
                 unchanged += 1
                 if step is not None:
                     step(cid)
@@ -378,6 +389,8 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
             if step is not None:
                 step(cid)
         con.commit()
+        if stale:
+            compact_securely(con, fts=True)
     except sqlite3.Error as exc:
         raise SearchError(f"the search index {index_path(root)} cannot be updated: {exc} (delete it and run asz search --reindex)") from None
     finally:

@@ -14,8 +14,12 @@ time first; then, file by file, the skeleton is written (fsynced, read-only)
 before the landed file is deleted, so a crash leaves the landed file, both
 (a reader reads the landed file), or the skeleton; the next run resumes
 with the same generation. Then ``index/`` is deleted (rebuilt from the
-skeletons: the same entries) and ``removal.state`` last. Rounds stay: the
-structure rebuilds from the skeletons identically.
+skeletons: the same entries), then the removed text is taken out of the
+derived files under ``_index/`` (:mod:`asz_core.reading.purge`: the search
+index's rows and the stored summaries, wiped from the files), and
+``removal.state`` last. A session holding a ``removal.state`` is finished
+by the next run whatever the configuration says now (it was decided).
+Rounds stay: the structure rebuilds from the skeletons identically.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ from ..sessiondata.skeleton import skeleton_path, write_skeleton
 __all__ = ["PruneReport", "SessionPlan", "plan_sessions", "prune", "REMOVAL_STATE"]
 
 #: The per-session file that marks a removal in progress (``generation``, ``at``).
-REMOVAL_STATE = "removal.state"
+from ..reading.purge import REMOVAL_STATE  # noqa: E402 - defined with the readers that finish an interrupted removal
 
 
 @attrs.define
@@ -54,6 +58,7 @@ class SessionPlan:
     reason: str = ""
     files: list[str] = attrs.Factory(list)
     last_activity: str = ""
+    conversations: list[str] = attrs.Factory(list)
 
 
 @attrs.define
@@ -76,6 +81,7 @@ def _heads(root: Path) -> dict[str, list[dict]]:
         with open(files[-1].path, "rb") as f:
             head = orjson.loads(f.readline())
         head["_rounds"] = [rf.path.relative_to(root).as_posix() for rf in files]
+        head["_conversation"] = cdir.name
         out.setdefault(str(head.get("session") or cdir.name), []).append(head)
     return out
 
@@ -103,6 +109,10 @@ def plan_sessions(root: str | os.PathLike, cfg: RetentionConfig, *, now_ns: int 
         plan = SessionPlan(sdir.name, False, files=rels)
         plans.append(plan)
         hs = heads.get(sdir.name, [])
+        plan.conversations = [h["_conversation"] for h in hs]
+        if (sdir / REMOVAL_STATE).exists():
+            plan.remove = True  # a removal begun: finished whatever the configuration says now
+            continue
         if cfg.after is None:
             plan.reason = "storage.retention.after is not set"
             continue
@@ -126,6 +136,24 @@ def plan_sessions(root: str | os.PathLike, cfg: RetentionConfig, *, now_ns: int 
                 continue
         plan.remove = True
     return plans
+
+
+def _forget_text(root: Path, cids: list[str]) -> None:
+    """Take the removed sessions' text out of ``_index/`` (:mod:`asz_core.reading.purge`). Raises OSError when a
+    derived file exists and cannot be written (``removal.state`` then stays, and the next run tries again)."""
+    import sqlite3
+
+    from ..reading.purge import forget_summaries
+    from ..reading.search import SearchError, index_path, update_index as update_search
+
+    if not cids:
+        return
+    try:
+        if index_path(root).is_file():
+            update_search(root, conversations=cids, purge=True)
+        forget_summaries(root, cids)
+    except (SearchError, sqlite3.Error) as exc:
+        raise OSError(f"the derived files under _index/ still hold its text: {exc}") from None
 
 
 def _remove_session(root: Path, plan: SessionPlan, state: PushState, owner: str) -> int:
@@ -153,8 +181,7 @@ def _remove_session(root: Path, plan: SessionPlan, state: PushState, owner: str)
         update_index(sdir)  # the same entries, now read from the skeletons
     except IndexBuildError:
         pass  # derived: the next parse says what does not read
-    marker.unlink(missing_ok=True)
-    return n
+    return n  # removal.state goes once the text is out of _index/ too (prune)
 
 
 def prune(root: str | os.PathLike, cfg: RetentionConfig, *, dry_run: bool = False, instance_id: str = "",
@@ -172,6 +199,7 @@ def prune(root: str | os.PathLike, cfg: RetentionConfig, *, dry_run: bool = Fals
     with export_lock(root):
         state = PushState.load(root)
         owner = owner_of(state.endpoint, instance_id or default_instance_id())
+        done: list[SessionPlan] = []
         for plan in plan_sessions(root, cfg, now_ns=now_ns):
             if not plan.remove:
                 rep.kept.append(plan)
@@ -184,8 +212,16 @@ def prune(root: str | os.PathLike, cfg: RetentionConfig, *, dry_run: bool = Fals
                 with session_lock(root, plan.session):
                     rep.files += _remove_session(root, plan, state, owner)
                 rep.removed.append(plan.session)
+                done.append(plan)
             except LockBusy as exc:
                 rep.problems.append(f"{plan.session}: a collector holds it ({exc.path}); kept for the next run")
             except (OSError, ValueError) as exc:
                 rep.problems.append(f"{plan.session}: {exc}")
+        try:
+            _forget_text(root, [c for p in done for c in (p.conversations or [p.session])])
+        except OSError as exc:
+            rep.problems.append(f"{', '.join(p.session for p in done)}: {exc}; finished by the next run")
+            return rep
+        for p in done:
+            (root / p.session / REMOVAL_STATE).unlink(missing_ok=True)
     return rep
