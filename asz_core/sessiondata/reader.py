@@ -113,12 +113,14 @@ class SDReader:
         self.closing: Closing | None = None
         #: SHA-256 hex of every byte read, set once the file has read whole (of the decompressed bytes for a ``.sk``).
         self.digest = ""
-        self._exact = decode == "dict"
+        #: True while record lines are decoded with exact numbers (``decode="dict"``); False when ``decode`` is not
+        #: ``"dict"`` or once a probe of the whole ``data`` showed no line holds a number kept as text (then no record does).
+        self.exact = decode == "dict"
 
     def __iter__(self) -> Iterator[tuple[int, Record]]:
         sha = hashlib.sha256()
-        if self._exact and self.data is not None and self.path.suffix != ".sk" and exact_as_plain(self.data):
-            self._exact = False  # one probe of the whole file instead of one a line: no line needs the exact decoder
+        if self.exact and self.data is not None and self.path.suffix != ".sk" and exact_as_plain(self.data):
+            self.exact = False  # one probe of the whole file instead of one a line: no line needs the exact decoder
         with _open(self.path, self.data) as f:
             first = f.readline()
             if not first:
@@ -158,7 +160,7 @@ class SDReader:
 
     def _record(self, line: bytes, lineno: int) -> Record:
         try:
-            d = check_record_dict(parse_line(line[:-1], exact=self._exact))
+            d = check_record_dict(parse_line(line[:-1], exact=self.exact))
             if self.decode is True:
                 return record_from_dict(d)
             if self.decode == "dict":

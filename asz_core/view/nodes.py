@@ -139,7 +139,7 @@ class NodeView(ViewBase):
             if not text or p["k"] == "unknown":
                 data = p.get("data")
                 text = data_text(data) if data is not None else ""
-                wide = number_texts(data) if data is not None and not withheld else []
+                wide = number_texts(data) if data is not None and not withheld and self.sess.wide_numbers else []
                 if wide:
                     d["notes"] = [f"number {w[:40]} does not fit 64 bits or a double: kept as its source text" for w in wide]
             if withheld:

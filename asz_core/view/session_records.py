@@ -54,6 +54,9 @@ class LandedSession:
         self.times: dict[int, list[int | None]] = {}
         self.headers: dict[int, Any] = {}
         self.problems: list[str] = []
+        #: False when no landed record can hold a number kept as its text (``NumberText``): every file's bytes were
+        #: probed whole and none holds one (:func:`~asz_core.sessiondata.jsonbytes.exact_as_plain`).
+        self.wide_numbers = False
         self._listed_parts: list[tuple[int, int, int, dict]] | None = None
         self._media_parts: list[tuple[int, int, int, dict]] | None = None
         self._content: set[tuple[int, int]] | None = None
@@ -81,6 +84,7 @@ class LandedSession:
             lines, size = len(recs) + 2, _removed_size(path, size)
         else:
             digest = reader.digest if reader.digest else hashlib.sha256(data).hexdigest()
+        self.wide_numbers = self.wide_numbers or reader.exact
         h = reader.header
         all_times = [parse_instant(r.get("time")) for r in recs]
         self.times[seq] = all_times
