@@ -76,7 +76,15 @@ def carries_content(e: IndexEntry) -> bool:
 
 def unflagged_input(e: IndexEntry) -> bool:
     """A transcript record on the input side (not the agent's) with text, no call, and no flag or trigger
-    another rule draws it by: what a sub-agent was asked, a teammate's message, a command's output."""
+    another rule draws it by: what a sub-agent was asked, a teammate's message, a command's output.
+    A function of the record's own fields: kept on it once made."""
+    u = e.unflagged
+    if u is None:
+        u = e.unflagged = _unflagged_input(e)
+    return u
+
+
+def _unflagged_input(e: IndexEntry) -> bool:
     return (e.kind == "transcript" and e.from_ != "agent" and not e.call and not e.trigger
             and DRAWN_FLAGS.isdisjoint(e.flags) and any(p.k == "text" for p in e.parts))
 

@@ -124,7 +124,7 @@ class IndexEntry:
     record's usage object (or None).
     """
 
-    __slots__ = ("seq", "row", "kind", "stream", "batch", "own_batch", "from_", "ts", "flags", "usage", "parts", "ord", "refs", "cycle",
+    __slots__ = ("seq", "row", "kind", "stream", "batch", "own_batch", "from_", "ts", "flags", "usage", "parts", "ord", "refs", "cycle", "unflagged",
                  *_PLAIN_FIELDS)
 
     def __init__(self, seq: int, row: int, kind: str, stream: str, file_batch: str, d: dict):
@@ -152,6 +152,7 @@ class IndexEntry:
         self.refs: dict[int | None, Any] = {}
         #: The run the record opens or states (asz_core.flow.asm_talks.cycle_key: its own fields only), once made.
         self.cycle: str | None = None
+        self.unflagged: bool | None = None  # asz_core.flow.asm_state.unflagged_input, once made
 
     def __repr__(self) -> str:
         return f"IndexEntry({self.seq}/{self.row} {self.kind} {self.stream!r} id={self.id!r})"

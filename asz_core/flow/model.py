@@ -14,6 +14,7 @@ tombstone.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import attrs
@@ -123,8 +124,22 @@ class Assembly:
 
 
 def make_id(*parts: str) -> str:
-    """Join id parts with ``/``: empty parts dropped, ``/`` inside a part becomes ``_``."""
+    """Join id parts with ``/``: empty parts dropped, ``/`` inside a part becomes ``_``.
+
+    Results are cached by the parts and their types (every assembly of a session makes the same ids again)."""
+    try:
+        return _joined(*parts)
+    except TypeError:  # a part that is not hashable: joined as it is
+        return _join(parts)
+
+
+def _join(parts: tuple) -> str:
     return "/".join([(p if type(p) is str else str(p)).replace("/", "_") for p in parts if p not in ("", None)])
+
+
+@functools.lru_cache(maxsize=1 << 16, typed=True)
+def _joined(*parts: Any) -> str:
+    return _join(parts)
 
 
 def relation_id(type_: str, from_: str, to: str) -> str:
