@@ -39,6 +39,7 @@ __all__ = [
     "RoundHeader",
     "Round",
     "build_round",
+    "frame_head",
     "round_size",
     "encode_entity",
     "entity_body",
@@ -152,6 +153,11 @@ def _unresolved_body(u: Unresolved) -> bytes:
 # attrs keys sorted, encoded apart as a fragment).
 _FRAMES = {Node: (b'{"t":"node","id":', _node_body), Relation: (b'{"t":"relation","id":', _relation_body),
            Unresolved: (b'{"t":"unresolved","id":', _unresolved_body)}
+
+
+def frame_head(entity: Node | Relation | Unresolved) -> bytes:
+    """The opening of an entity's frame before its body's id (``{"t":"node","id":``)."""
+    return _FRAMES[type(entity)][0]
 
 
 def _frame(entity: Node | Relation | Unresolved, body: bytes | None) -> bytes:
@@ -364,16 +370,19 @@ def round_size(
     relations: Iterable[Relation] = (),
     unresolved: Iterable[Unresolved] = (),
     bodies: Callable[[Node | Relation | Unresolved], bytes] | None = None,
+    weights: Callable[[Node | Relation | Unresolved], int] | None = None,
 ) -> int:
     """The size in bytes of ``build_round(header, nodes, relations, unresolved, bodies)``'s file, without writing it.
 
     Parse weighs candidate windows against its round budget with this and
     builds only the window it takes. An entity frame is its
     :func:`entity_body` with the frame type and ``,"revision":N`` added, so its
-    length follows from the body's; a tombstone's frame is written out.
+    length follows from the body's; a tombstone's frame is written out. ``weights``, when given, returns an
+    entity's frame opening and body length together (a cache the caller keeps; the size is the same).
     """
     n = header.round
     body_of = bodies or entity_body
+    weight = weights or (lambda e: len(_FRAMES[type(e)][0]) + len(body_of(e)))
     fixed = len(b',"revision":') + len(str(n)) + len(b"}\n") - len(b',"id":')  # a frame = head + body + these
     total = len(header.encode()) + 1
     counts = {}
@@ -384,7 +393,7 @@ def round_size(
             if e.tombstone:
                 total += len(_frame(_with_revision(e, n), None)) + 1
             else:
-                total += len(_FRAMES[type(e)][0]) + len(body_of(e)) + fixed
+                total += weight(e) + fixed
         counts[key] = k
     return total + len(b'{"t":"commit","digest":') + 66 + len(b',"counts":') + len(_dumps(counts)) + len(b"}\n")
 

@@ -21,7 +21,7 @@ from ..storage.layout import landed_files
 from .diff import diff_assembly, file_time_range, header_counts, time_str
 from .fold import Fold
 from .model import PARSER, POLICY, Assembly
-from .round import Round, RoundHeader, build_round, entity_body, input_digest, landed_file_digest, round_size
+from .round import Round, RoundHeader, build_round, entity_body, frame_head, input_digest, landed_file_digest, round_size
 
 __all__ = ["SessionParse", "Window", "Candidate", "ASSEMBLY_CACHE"]
 
@@ -68,7 +68,8 @@ class Window:
         )
         want_body = ctx.body
         nodes, rels, unres = diff_assembly(fold, asm, ctx.fold_body, want_body)
-        return Candidate(round_size(header, nodes, rels, unres, bodies=want_body), (header, nodes, rels, unres, want_body))
+        size = round_size(header, nodes, rels, unres, bodies=want_body, weights=ctx.weight)
+        return Candidate(size, (header, nodes, rels, unres, want_body))
 
 
 @attrs.define
@@ -101,8 +102,9 @@ class SessionParse:
         self.files: list[tuple[int, Path]] = []
         self.hint: int | None = None  # the window width (files - 1) the previous round took
         self._asm: OrderedDict[int, Assembly] = OrderedDict()
-        #: entity bodies by the entity object's identity (the object kept with it): assemblies share step nodes
-        self._bodies: dict[int, tuple[Any, bytes]] = {}
+        #: entity bodies and frame weights by the entity object's identity (the object kept with them): assemblies
+        #: share step nodes
+        self._bodies: dict[int, tuple[Any, bytes, int]] = {}
         self._fold_bodies: dict[tuple[type, str, int], bytes] = {}  # the chain's entities' bodies, by revision
         self._digests: dict[Path, str] = {}
         self._times: dict[Path, tuple[int, int] | None] = {}
@@ -139,8 +141,16 @@ class SessionParse:
         if got is not None and got[0] is e:
             return got[1]
         b = entity_body(e)
-        self._bodies[id(e)] = (e, b)
+        self._bodies[id(e)] = (e, b, len(frame_head(e)) + len(b))
         return b
+
+    def weight(self, e: Any) -> int:
+        """The length of ``e``'s frame opening and body (:func:`~asz_core.flow.round.round_size`'s ``weights``)."""
+        got = self._bodies.get(id(e))
+        if got is None or got[0] is not e:
+            self.body(e)
+            got = self._bodies[id(e)]
+        return got[2]
 
     def taken(self, cand: "Candidate", r: Round) -> None:
         """Keep the bodies of the round just written as the chain's (:meth:`fold_body`): the fold holds copies of its
