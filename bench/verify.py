@@ -15,7 +15,11 @@ from a warm page cache, it times
   (what ``asz verify`` does): every file hashed, every record line's
   positions read, contiguity and cursors checked;
 * ``verify_root(deep=True)`` (``asz verify --deep``), one process per CPU:
-  every record line decoded and type-checked in full as well.
+  every record line decoded and type-checked in full as well;
+* ``sha256 + positions``: the baseline plus the scan's per-line work alone
+  (:func:`asz_core.verify.landed.line_positions`: each record line's
+  positions read, nothing else checked). No Python scan in one thread can
+  beat it, so its ratio is the ceiling of ``verify, 1 process``.
 
 and prints MB/s for each and ``ratio`` = verify MB/s / sha256 MB/s (the best
 of ``--repeat`` runs each), and the same ratio in CPU seconds, which a busy
@@ -44,6 +48,7 @@ from verify_landing import RootBuilder, jsonl  # noqa: E402
 
 from asz_core.sessiondata import SDWriter, decode_header  # noqa: E402
 from asz_core.storage import landed_files, session_dirs  # noqa: E402
+from asz_core.verify.landed import line_positions  # noqa: E402
 from asz_core.verify.walk import verify_root  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus" / "claude-code" / "projects"
@@ -134,6 +139,18 @@ def sha_pass(files: list[Path]) -> int:
     return total
 
 
+def sha_and_positions_pass(files: list[Path]) -> int:
+    """The baseline and the scan's per-line work over the same bytes, in one thread: the least one thread can do."""
+    total = 0
+    for p in files:
+        with open(p, "rb") as f:
+            data = f.read()
+        hashlib.sha256(data).hexdigest()
+        line_positions(data)
+        total += len(data)
+    return total
+
+
 def main(argv: list[str] | None = None) -> int:
     """Build or reuse the root, time both sides, print MB/s and the ratio; 1 when the root does not verify."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -154,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         sha_pass(files)  # warm the page cache for both sides
         cpus = os.cpu_count() or 1
         sides = [("sha256", None, False), ("verify, 1 process", 1, False), (f"verify, {cpus} processes", cpus, False),
-                 (f"verify --deep, {cpus} proc.", cpus, True)]
+                 (f"verify --deep, {cpus} proc.", cpus, True), ("sha256 + positions", 0, False)]
         wall = {name: float("inf") for name, _, _ in sides}
         cpu = {name: float("inf") for name, _, _ in sides}
         records = 0
@@ -163,6 +180,8 @@ def main(argv: list[str] | None = None) -> int:
                 c0, t0 = cpu_seconds(), time.perf_counter()
                 if jobs is None:
                     sha_pass(files)
+                elif jobs == 0:
+                    sha_and_positions_pass(files)
                 else:
                     report = verify_root(root, jobs=jobs, deep=deep)
                     if not report.ok:
@@ -179,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name:<22}: {mbs:8.1f} MB/s ({wall[name]:.2f}s wall, {cpu[name]:.2f}s CPU{extra})")
         print(f"target   : ratio >= 0.8 (verify / sha256 over the same files); {records} records, {cpus} CPU(s), "
               f"load average {os.getloadavg()[0]:.1f}")
+        print(f"ceiling  : one thread reading every record line's positions reaches at most CPU ratio "
+              f"{cpu['sha256'] / cpu['sha256 + positions']:.2f} (sha256 + positions)")
         return 0
     finally:
         tmp.cleanup()

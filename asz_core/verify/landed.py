@@ -31,7 +31,7 @@ from ..sessiondata.model import Header
 from ..sessiondata.reader import check_file
 
 __all__ = ["Pos", "FileResult", "check_landed_file", "check_for_walk", "check_deep", "check_by_reader", "read_whole",
-           "compact_run", "expand_run", "SCAN_CHUNK", "FAST_PATH_MAX"]
+           "compact_run", "expand_run", "line_positions", "SCAN_CHUNK", "FAST_PATH_MAX"]
 
 #: Files larger than this are streamed by the reader instead of read whole by ``--deep`` (bytes).
 FAST_PATH_MAX = 64 << 20
@@ -366,9 +366,6 @@ def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
     first and last position (:func:`compact_run`).
     """
     st = _ScanState()
-    keep = st.ms.append
-    match = _PREFIX.match
-    take = st.take
     try:
         with open(path, "rb", buffering=0) as f:
             fs = os.fstat(f.fileno())
@@ -379,28 +376,55 @@ def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
                 if not chunk:
                     break
                 st.hash_chunk(chunk)
-                pos = st.carry_in(chunk)
-                if pos < 0:
-                    continue
-                find = chunk.find
-                while True:  # the hot loop: one record line each turn
-                    nl = find(b"\n", pos)
-                    if nl < 0:
-                        break
-                    m = match(chunk, pos, nl)
-                    if m is None or chunk[nl - 1] != 0x7D:
-                        if nl - pos > _ODD_MAX:
-                            raise _Bad
-                        take(chunk[pos:nl], True, chunk[nl - 1] if nl > pos else -1)
-                    else:
-                        keep(m)
-                    pos = nl + 1
-                st.flush()
-                if pos < len(chunk):
-                    st.carry_out(chunk, pos)
+                _lines(st, chunk)
     except (OSError, ValueError, _Bad):  # FieldError is a ValueError
         return None
     return _scanned(path, st, mode, compact)
+
+
+def _lines(st: _ScanState, chunk: bytes) -> None:
+    """Read the positions of every line of ``chunk`` into ``st``: the scan's per-line work, and its hot loop.
+
+    A line that goes on past the chunk is carried into the next one. Raises
+    :class:`_Bad` or FieldError (a ValueError) when the scan cannot vouch for a line.
+    """
+    pos = st.carry_in(chunk)
+    if pos < 0:
+        return
+    keep = st.ms.append
+    match = _PREFIX.match
+    take = st.take
+    find = chunk.find
+    while True:  # one record line each turn
+        nl = find(b"\n", pos)
+        if nl < 0:
+            break
+        m = match(chunk, pos, nl)
+        if m is None or chunk[nl - 1] != 0x7D:
+            if nl - pos > _ODD_MAX:
+                raise _Bad
+            take(chunk[pos:nl], True, chunk[nl - 1] if nl > pos else -1)
+        else:
+            keep(m)
+        pos = nl + 1
+    st.flush()
+    if pos < len(chunk):
+        st.carry_out(chunk, pos)
+
+
+def line_positions(data: bytes) -> int:
+    """The scan's per-line work alone over the bytes of a whole file: each line's positions read, nothing hashed.
+
+    Returns how many lines read as records. ``bench/verify.py`` times it to
+    show what reading the positions costs beside hashing; raises ValueError
+    when a line is not one the scan can vouch for.
+    """
+    st = _ScanState()
+    try:
+        _lines(st, data)
+    except _Bad:
+        raise ValueError("a line the scan cannot vouch for") from None
+    return len(st.flat) >> 2
 
 
 def _scanned(path: Path, st: _ScanState, mode: int, compact: bool) -> FileResult | None:

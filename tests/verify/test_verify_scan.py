@@ -58,6 +58,7 @@ def test_every_file_the_collector_lands_from_the_corpus_scans_as_it_decodes(tmp_
         assert small.records == deep.records and small.positions[0] == deep.positions[0] and small.positions[-1] == deep.positions[-1]
         whole = hashlib.sha256(path.read_bytes()).hexdigest()  # what a round's input digest binds (§4.1)
         assert fast.digest == deep.digest == small.digest == whole, path
+        assert v.line_positions(path.read_bytes()) == deep.records  # the per-line work bench/verify.py times alone
     assert scanned >= 3000  # the corpus's 3,146 records
     want = {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
     for jobs in (1, 2):  # in this process, and by file in two worker processes
@@ -95,6 +96,8 @@ def test_a_record_line_in_another_key_order_is_decoded_in_full(tmp_path: Path, m
     assert [p.ord for p in got.positions] == [1, 2, 3, 4, 5]
     monkeypatch.setattr(v, "_ODD_MAX", 50)  # too long to decode here: the reader takes the file
     assert v._scan(path) is None
+    with pytest.raises(ValueError):
+        v.line_positions(path.read_bytes())
     _same_as_reader(path)
     assert verify_root(tmp_path / "root", jobs=1).ok
 
