@@ -45,9 +45,14 @@ def _cut(text: str, width: int) -> str:
 
 def table_line(row: dict) -> str:
     """One row of the table (columns :data:`COLUMNS`); unknown values show as ``-``."""
+    from ..view.summary import NO_PROMPT, REMOVED
+
     tokens = total_tokens(row.get("usage"))
     cost = cost_value(row.get("cost"))
-    cells = (row["id"][:8], row.get("title") or "(untitled)", row.get("project") or "-", _when(row.get("to")),
+    title, project = row.get("title") or "", row.get("project") or ""
+    if row.get("removed_files"):  # retention took the text the title and project came from (seed 000, Skeletons)
+        title, project = (REMOVED if title in ("", NO_PROMPT) else title), project or "(removed)"
+    cells = (row["id"][:8], title or "(untitled)", project or "-", _when(row.get("to")),
              _duration(row.get("from"), row.get("to")), "-" if row.get("talks") is None else row["talks"],
              "-" if row.get("llm_calls") is None else row["llm_calls"], "-" if tokens is None else f"{tokens:,}",
              "-" if cost is None else f"${cost:,.2f}", row.get("state") or "-")

@@ -3,7 +3,9 @@
 A row is :func:`asz_core.view.rows.document_row` of the conversation's
 asz.view document built with the withheld names (so ``title`` and ``state``
 are the page's), plus ``dialect`` (the dialect of the session's first landed
-file). :class:`Filters` holds what a person may narrow the list by; the same
+file) and ``removed_files`` (how many of the session's landed files retention
+replaced by skeletons: a title or project the removed text gave is gone, and
+the table says ``(removed by retention)`` there). :class:`Filters` holds what a person may narrow the list by; the same
 filters narrow ``asz search``.
 """
 
@@ -20,7 +22,7 @@ import attrs
 import orjson
 
 from ..sessiondata.times import parse_instant
-from ..storage.layout import landed_files
+from ..storage.layout import landed_files, removed_count
 from ..view.document import ViewError, build_summary, list_conversations
 from ..view.rows import document_row, header_row, read_head
 from ..view.summary_cache import store_summary
@@ -194,6 +196,7 @@ def _row(root: Path, cid: str, hide: Sequence[str], rc, fingerprint, prices: Any
     key = [*hide, "prices=" + hashlib.sha256(repr(prices).encode()).hexdigest()[:16]] if prices is not None else list(hide)
     cached = rc.get(cid, key, fp) if rc is not None else None
     if cached is not None:
+        cached.setdefault("removed_files", removed_count(root / session) if isinstance(session, str) and "/" not in session else 0)
         return cached
     try:
         doc, places, calls = build_summary(root, cid, hide=hide, prices=prices)
@@ -204,6 +207,7 @@ def _row(root: Path, cid: str, hide: Sequence[str], rc, fingerprint, prices: Any
     except ViewError:
         row = header_row(cid, None, head.round if head else 0, title="", state="unreadable")
     row["dialect"] = dialect_of(root, session) if isinstance(session, str) and "/" not in session else ""
+    row["removed_files"] = removed_count(root / session) if isinstance(session, str) and "/" not in session else 0
     if rc is not None:
         rc.put(cid, key, fp, row)
     return row

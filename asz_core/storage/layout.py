@@ -203,6 +203,13 @@ def landed_files(session_dir: Path, *, skeletons: bool = False) -> list[tuple[La
     return session_listing(session_dir, skeletons=skeletons).files
 
 
+def removed_count(session_dir: str | Path) -> int:
+    """How many of a session's landed files retention replaced by their skeletons (``.sk`` with no ``.sd`` beside
+    them; seed 000, Skeletons); 0 for a session that is not a directory."""
+    d = Path(session_dir)
+    return sum(1 for ln, _ in landed_files(d, skeletons=True) if ln.ext == "sk") if d.is_dir() else 0
+
+
 def provider_files(session_dir: str | Path, upto_seq: int | None = None) -> list[tuple[int, Path]]:
     """The session's landed provider_body ``.sd`` files as ``(seq, path)`` in seq order, up to ``upto_seq``."""
     d = Path(session_dir) / "provider_body"

@@ -10,10 +10,13 @@ from .lists import ListView
 from .prices import PriceTable, cost_of
 from .usage import usage_totals
 
-__all__ = ["DocumentView", "NO_PROMPT", "TITLE_LIMIT", "short_title", "title_text"]
+__all__ = ["DocumentView", "NO_PROMPT", "REMOVED", "TITLE_LIMIT", "short_title", "title_text"]
 
 #: The title of a conversation with no title of its runtime's and no talk with a label.
 NO_PROMPT = "(no prompt)"
+#: What a list shows for a title or project retention took away: the text (the prompt, the record's ``cwd``) that
+#: named it is not in the skeletons (seed 000, Skeletons), and no derived file may keep it (issue 21).
+REMOVED = "(removed by retention)"
 #: A title taken from a talk's label is cut to this many characters (whitespace runs count as one space).
 TITLE_LIMIT = 100
 

@@ -13,19 +13,25 @@ A row: its key (``date`` ``YYYY-MM-DD``, ``month`` ``YYYY-MM``,
 (``{"usd", "unpriced"}``), ``models`` (sorted), ``usage_by_model``, ``calls``
 and ``conversations`` (how many); a ``conversation`` row adds ``title``,
 ``project``, ``from`` and ``to`` (unix ms of its first and last counted call).
+A conversation whose session retention removed (its landed files are
+skeletons) and that no remaining record names a project of counts under
+``(removed by retention)``: the ``cwd`` that named it went with the text.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import os
+from pathlib import Path
 from typing import Iterable
 from zoneinfo import ZoneInfo
 
 import attrs
 
+from ..storage.layout import removed_count
 from .document import ViewError, list_conversations
 from .rows import read_head
+from .summary import REMOVED
 from .summary_cache import SummaryStore, conversation_summary
 from .prices import PriceTable, cost_of
 from .usage import add_usage, zero_usage
@@ -84,7 +90,10 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
             except (ViewError, OSError) as exc:
                 problems.append(f"conversation {conv}: {exc}")
                 continue
-            _count_calls(out, conv, got.places, got.calls, zone)
+            places = got.places
+            if not places.get("project") and removed_count(Path(root) / str(session or conv)):
+                places = {**places, "project": REMOVED}  # its cwd went with the text (seed 000, Skeletons)
+            _count_calls(out, conv, places, got.calls, zone)
     finally:
         if store is not None:
             store.close()

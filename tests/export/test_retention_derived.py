@@ -74,6 +74,10 @@ def test_prune_leaves_no_removed_text_in_the_search_index_or_the_summaries(corpu
     title = next(r["title"] for r in orjson.loads(p.stdout) if r["id"] == cid)
     assert title and title.lower().encode() in _index_bytes(root, "summaries.sqlite")
     assert search(root, word)
+    rows_before = {r["id"]: r for r in orjson.loads(p.stdout)}
+    p = asz("usage", "project", "--json", "--root", str(root), cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    usage_before = {r["project"]: r for r in orjson.loads(p.stdout)}
 
     cfg = tmp_path / "asz.yaml"
     cfg.write_text('storage: {retention: {after: "0", require_accepted: false}}\n')
@@ -89,6 +93,29 @@ def test_prune_leaves_no_removed_text_in_the_search_index_or_the_summaries(corpu
         assert title.lower().encode() not in _index_bytes(root, "summaries.sqlite")
         p = asz("ls", "--root", str(root), "--json", cwd=tmp_path)
         assert p.returncode == 0 and title.lower().encode() not in _index_bytes(root, "summaries.sqlite")
+    _lists_say_removed(root, tmp_path, rows_before, usage_before)
+
+
+def _lists_say_removed(root: Path, tmp: Path, rows_before: dict, usage_before: dict) -> None:
+    """After the whole root was pruned: asz ls says where retention took a title or project, asz usage project
+    counts those conversations under ``(removed by retention)``, and the usage itself is unchanged."""
+    p = asz("ls", "--root", str(root), "--json", cwd=tmp)
+    rows = {r["id"]: r for r in orjson.loads(p.stdout)}
+    assert rows.keys() == rows_before.keys() and all(r["removed_files"] > 0 for r in rows.values())
+    lost = [c for c, r in rows.items() if rows_before[c]["project"] and not r["project"]]
+    assert lost  # the cwd that named a project is not in the skeletons (seed 000, Skeletons)
+    table = asz("ls", "--root", str(root), cwd=tmp).stdout.splitlines()
+    for c in lost:
+        line = next(x for x in table if x.startswith(c[:8]))
+        assert "(removed)" in line and "(no prompt)" not in line
+        if rows[c]["title"] in ("", "(no prompt)"):
+            assert "(removed by retention)" in line
+    p = asz("usage", "project", "--json", "--root", str(root), cwd=tmp)
+    after = {r["project"]: r for r in orjson.loads(p.stdout)}
+    gone = {k: v for k, v in usage_before.items() if k not in after}
+    assert after["(removed by retention)"]["conversations"] == sum(v["conversations"] for v in gone.values())
+    assert after.get("(no project)", {}).get("conversations") == usage_before.get("(no project)", {}).get("conversations")
+    assert sum(r["calls"] for r in after.values()) == sum(r["calls"] for r in usage_before.values())
 
 
 @pytest.mark.slow
