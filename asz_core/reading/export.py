@@ -4,7 +4,9 @@ Markdown and HTML are rendered from the asz.view document built with the
 withheld names, so they withhold exactly what the page withholds: a step whose
 record carries a withheld flag shows as ``(withheld: N bytes)`` and no text.
 Texts are taken whole from the landed records the steps cite (the document
-clips them at 2,000 bytes). Talks come in order; in each, the person's prompt,
+clips them at 2,000 bytes); a part whose content is not in the root says so
+in its place (:func:`part_marker`): ``[too large to land: 30,000,005 bytes]``,
+``[removed by retention: 1,234 bytes]``. Talks come in order; in each, the person's prompt,
 the replies, tool calls with their input and result, injected context and
 runtime notices, in the document's order; thinking only with ``thinking``.
 
@@ -30,7 +32,7 @@ from ..sessiondata import SDError, SDReader
 from ..storage.layout import landed_files
 from ..view.document import build_view
 
-__all__ = ["Step", "steps", "to_markdown", "to_html", "index_markdown", "index_html", "CSS"]
+__all__ = ["Step", "steps", "part_marker", "to_markdown", "to_html", "index_markdown", "index_html", "CSS"]
 
 _SHOWN = ("message.external", "message.assistant", "thinking", "tool", "agent.call", "context.injection", "agent.output",
           "runtime.notification", "error.api", "control.interrupt", "control.permission", "control.command", "control.notice",
@@ -46,8 +48,8 @@ class Step(dict):
 
 def _records(root: Path, session: str) -> dict[tuple[int, int], dict]:
     out: dict[tuple[int, int], dict] = {}
-    for ln, path in landed_files(root / session) if (root / session).is_dir() else []:
-        try:
+    for ln, path in landed_files(root / session, skeletons=True) if (root / session).is_dir() else []:
+        try:  # a skeleton's parts say removed (part_marker)
             for row, rec in SDReader(path, decode="dict"):
                 out[(ln.seq, row)] = rec
         except (SDError, OSError):
@@ -55,11 +57,26 @@ def _records(root: Path, session: str) -> dict[tuple[int, int], dict]:
     return out
 
 
+#: What stands in place of a part whose content is not in the root, by its ``state`` (the page's words; seed 000:
+#: a part too large to land holds nothing, a skeleton's part was removed by retention).
+LOST = {"too_large": "too large to land", "removed": "removed by retention"}
+
+
+def part_marker(p: dict) -> str:
+    """``[too large to land: 30,000,005 bytes]`` / ``[removed by retention: N bytes]`` for a part whose content is not
+    in the root (``state`` too_large or removed, :data:`LOST`; ``bytes`` is the original's size), else ''."""
+    why = LOST.get(p.get("state", ""))
+    if why is None:
+        return ""
+    n = p.get("bytes")
+    return f"[{why}: {n:,} bytes]" if isinstance(n, int) and not isinstance(n, bool) else f"[{why}]"
+
+
 def _part_text(p: dict) -> str:
     text = p.get("text", "")
     if not text and p.get("data") is not None:
         text = orjson.dumps(p["data"], default=str, option=orjson.OPT_INDENT_2).decode("utf-8")
-    return text
+    return text or part_marker(p)
 
 
 def _ref_text(recs: dict, ref: dict | None, kinds: tuple[str, ...] = ("text", "reasoning", "result", "call", "data")) -> str:

@@ -16,6 +16,15 @@ source lines, and applied as written:
   blocks too, in block order);
 - a turn whose text is empty is left out; never a tool call or result.
 
+A text block whose content is not in the root, because it was too large to
+land (seed 000) or retention removed it (a skeleton's ``state: removed``),
+stays in its place in ``text`` as ``[too large to land: 30,000,005 bytes]``
+or ``[removed by retention: 1,234 bytes]`` (the page's words, with the
+original's size): the turn keeps its role and time as seed 003's filter
+gives them, and the audit model reads that something was said and how
+much, never an empty or missing turn. The shape test reads the landed form
+as for a record whose source line is gone (a skeleton keeps no ``sha``).
+
 A landed record cannot always tell which shape its line had: a string lands
 as one ``text`` part, and so does a list of one text block (origin-digest
 §5.1). For such a record the shape is read from the source line itself
@@ -59,6 +68,7 @@ from ..sessiondata import SDError, SDReader
 from ..sessiondata.model import Header
 from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
+from .export import LOST, part_marker
 
 __all__ = ["Estimate", "ProseStats", "SourceLines", "prose_turns", "estimate", "session_of"]
 
@@ -112,13 +122,20 @@ class ProseStats:
     def __init__(self) -> None:
         self.from_source = 0
         self.undecided = 0
+        #: turns whose text is not in the root, by the part's state (``too_large``, ``removed``): each says so in its text
+        self.lost: dict[str, int] = {}
 
     def line(self) -> str:
-        """One line for stderr, or '' when no shape needed its source line."""
+        """One line for stderr, or '' when no shape needed its source line and no turn's text is missing."""
         if not self.undecided:
-            return f"content shape of {self.from_source:,} one-text-part records read from their source lines" if self.from_source else ""
-        return (f"{self.undecided:,} one-text-part records kept without their source line to tell a string from a list "
-                f"(seed 003 drops a user list): give --source DIR to decide them")
+            out = f"content shape of {self.from_source:,} one-text-part records read from their source lines" if self.from_source else ""
+        else:
+            out = (f"{self.undecided:,} one-text-part records kept without their source line to tell a string from a list "
+                   f"(seed 003 drops a user list): give --source DIR to decide them")
+        lost = ", ".join(f"{n:,} {LOST[k]}" for k, n in sorted(self.lost.items()))
+        if lost:
+            out += ("; " if out else "") + f"turns whose text is not in the root (marked in their text): {lost}"
+        return out
 
 
 class SourceLines:
@@ -211,13 +228,19 @@ def _turn(rec: dict, header: Header, thinking: bool, lines: Optional[SourceLines
     if _is_claude(header) and not _shape_keeps(rec, header, who, lines, stats):
         return None
     keep = ("text", "reasoning") if (thinking and who == "agent") else ("text",)
-    text = "\n".join(p.get("text", "") for p in parts if p.get("k") in keep)  # as seed 003 joins a line's blocks, empty ones too
-    return (role, text) if text else None
+    # as seed 003 joins a line's blocks, empty ones too; a block whose text is not in the root says so (part_marker)
+    text = "\n".join(p.get("text", "") or part_marker(p) for p in parts if p.get("k") in keep)
+    if not text:
+        return None
+    lost = [p for p in parts if p.get("k") in keep and not p.get("text") and part_marker(p)]
+    if lost:
+        stats.lost[lost[0]["state"]] = stats.lost.get(lost[0]["state"], 0) + 1
+    return role, text
 
 
 def _records(root: Path, session: str, through: int) -> Iterator[tuple[Header, str, int, dict]]:
     """``(header, file, row, record)`` of the session's transcript files through seq ``through``, in seq/row order."""
-    for ln, path in landed_files(root / session) if (root / session).is_dir() else []:
+    for ln, path in landed_files(root / session, skeletons=True) if (root / session).is_dir() else []:
         if ln.seq > through or ln.kind != "transcript":
             continue
         reader = SDReader(path, decode="dict")

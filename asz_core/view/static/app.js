@@ -768,7 +768,7 @@
     } else if (n.text) {
       bits.push(h('span', { class: 'pv' }, oneLine(readable(n.text), 200)));
     } else if (n.state && n.state !== 'available' && n.state !== 'omitted') {
-      bits.push(h('span', { class: 'pv faint' }, '(' + n.state + ')'));
+      bits.push(h('span', { class: 'pv faint' }, LOST[n.state] ? lostText(n.state, n.bytes) : '(' + n.state + ')'));
     }
     return bits;
   }
@@ -846,6 +846,7 @@
     if (INLINE_TEXT[k]) {
       if (n.text) el.append(md(n.text, 'msg ' + INLINE_TEXT[k]));
       else if (n.state === 'omitted') el.append(h('div', { class: 'msg faint' }, 'withheld (' + fmtBytes(n.bytes) + ')'));
+      else if (LOST[n.state]) el.append(h('div', { class: 'msg faint' }, lostText(n.state, n.bytes)));
       if (n.text && clipped(n.text, n.bytes) && n.state !== 'omitted') el.append(clipNote(n, 'text', el.lastChild));
     }
     (n.media || []).forEach(function (m) { el.append(mediaEl(m)); });
@@ -863,6 +864,11 @@
     }
     return el;
   }
+
+  // Content not in the root (seed 000): a part too large to land holds nothing; a skeleton's part was removed by retention.
+  // The same words as asz export's markers (asz_core/reading/export.py, part_marker).
+  const LOST = { too_large: 'too large to land', removed: 'removed by retention' };
+  function lostText(state, bytes) { return '[' + LOST[state] + (bytes === undefined || bytes === null ? '' : ': ' + num(bytes) + ' bytes') + ']'; }
 
   // A media part (issue 18): a thumbnail from its landed record when its bytes are kept, else a labelled placeholder.
   function mediaEl(m) {
@@ -940,14 +946,14 @@
     if (k === 'tool' || k === 'agent.call') {
       det.append(h('h4', null, 'Input'));
       if (n.text) { const p = pre(n.text, 'input'); det.append(p); if (clipped(n.text, n.bytes)) det.append(clipNote(n, 'text', p)); }
-      else det.append(h('div', { class: 'faint' }, n.state === 'omitted' ? 'withheld' : '(' + (n.state || 'none') + ')'));
+      else det.append(h('div', { class: 'faint' }, n.state === 'omitted' ? 'withheld' : LOST[n.state] ? lostText(n.state, n.bytes) : '(' + (n.state || 'none') + ')'));
       det.append(h('h4', null, 'Result', n.failed ? h('span', { class: 'bad' }, ' · failed') : ''));
       if (n.result !== undefined) {
         const p = pre(n.result, 'result');
         det.append(p);
         if (clipped(n.result, n.result_bytes)) det.append(clipNote(n, 'result', p));
       } else {
-        det.append(h('div', { class: 'faint' }, n.result_state === 'omitted' ? 'withheld' : n.result_state ? '(' + n.result_state + ')' : '(no result recorded)'));
+        det.append(h('div', { class: 'faint' }, n.result_state === 'omitted' ? 'withheld' : LOST[n.result_state] ? lostText(n.result_state, n.result_bytes) : n.result_state ? '(' + n.result_state + ')' : '(no result recorded)'));
       }
       const facts = [];
       if (n.result_state) facts.push(['result state', n.result_state + (n.result_bytes !== undefined ? ' · ' + fmtBytes(n.result_bytes) : '')]);
