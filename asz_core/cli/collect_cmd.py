@@ -461,8 +461,16 @@ def sources(
 def _reset(storage: Path, jobs: list[Job], session: str, lock_timeout: float, as_json: bool, reread: bool = False) -> int:
     """``asz sources --reset-conflict SESSION``: the rows of every adapter's conflicted cursors; the exit code."""
     from ..collect.reset import reset_conflicts
+    from ..reading.ids import AmbiguousId, UnknownId, session_id
     from ..storage.root import LockBusy
 
+    try:
+        session = session_id(storage, session)  # a whole id or a unique prefix of one, as everywhere a session is taken
+    except AmbiguousId as exc:
+        typer.echo(f"asz sources: {exc}", err=True)
+        return 2
+    except UnknownId:
+        pass  # reset_conflicts names the missing session
     rows = []
     try:
         for j in jobs:

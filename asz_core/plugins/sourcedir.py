@@ -44,13 +44,13 @@ def source_entries(directory: str | os.PathLike, out: Discovery, real_roots: str
 
     * ``directory`` cannot be listed: an ``errors`` entry when ``top`` (it is
       the source root), else ``skipped`` (``cannot be listed: <why>``);
-    * a symbolic link leading out of every one of ``real_roots`` (real paths,
-      as :func:`~asz_core.plugins.adapter.link_outside` takes them):
-      ``skipped`` (``a symbolic link to <target>, outside the source root``);
-    * a symbolic link that leads nowhere: ``skipped`` (``a symbolic link to
-      <link text>, which leads nowhere``), or an ``errors`` entry (``the
-      session file is a symbolic link to …``) when ``own_file(name)`` says the
-      name is a session's own file;
+    * a symbolic link that leads nowhere (inside the source root or out of
+      it): ``skipped`` (``a symbolic link to <link text>, which leads
+      nowhere``), or an ``errors`` entry (``the session file is a symbolic
+      link to …``) when ``own_file(name)`` says the name is a session's own file;
+    * a symbolic link leading to something out of every one of ``real_roots``
+      (real paths, as :func:`~asz_core.plugins.adapter.link_outside` takes
+      them): ``skipped`` (``a symbolic link to <target>, outside the source root``);
     * any other entry that cannot be inspected: ``skipped`` (``cannot be
       inspected: <why>``).
 
@@ -72,12 +72,12 @@ def source_entries(directory: str | os.PathLike, out: Discovery, real_roots: str
     kept: list[SourceEntry] = []
     for e in listed:
         try:
+            if e.is_symlink() and not os.path.exists(e.path):  # wherever it points: a session's own file is an error
+                _dangling(e, out, own_file, show)
+                continue
             target = link_outside(e, real_roots)
             if target:
                 out.skipped.append((show(e.path), f"a symbolic link to {target}, outside the source root"))
-                continue
-            if e.is_symlink() and not os.path.exists(e.path):
-                _dangling(e, out, own_file, show)
                 continue
             kept.append(SourceEntry(e.name, e.path, e.is_dir(), e.is_file()))
         except OSError as exc:

@@ -50,8 +50,9 @@ def test_reset_conflict_reads_on_once_the_bytes_are_back_and_keeps_what_landed(s
     assert p.returncode == 1  # the bytes are not back yet: the conflict stays, and says why
     assert p.stdout.startswith(f"conflict: -home-dev-hello-app/{SESSION}.jsonl: still rewritten: the 5645 bytes before offset 5645")
     main.write_bytes(original + extra)  # the bytes are back, and the runtime wrote one more line
-    p = asz("sources", "--source", str(src), "--root", str(root), "--reset-conflict", SESSION, "--json")
+    p = asz("sources", "--source", str(src), "--root", str(root), "--reset-conflict", SESSION[:4], "--json")  # a unique prefix
     assert p.returncode == 0, p.stderr
+    assert orjson.loads(p.stdout)["session"] == SESSION
     rows = orjson.loads(p.stdout)["cursors"]
     assert [(r["src"], r["reset"]) for r in rows] == [(f"-home-dev-hello-app/{SESSION}.jsonl", True)]
     p = _collect(src, root)
@@ -62,6 +63,8 @@ def test_reset_conflict_reads_on_once_the_bytes_are_back_and_keeps_what_landed(s
     assert asz("verify", "--root", str(root)).returncode == 0
     p = asz("sources", "--source", str(src), "--root", str(root), "--reset-conflict", SESSION)
     assert p.returncode == 1 and "has no source in conflict" in p.stderr
+    p = asz("sources", "--source", str(src), "--root", str(root), "--reset-conflict", "0000")  # a prefix of nothing
+    assert p.returncode == 1 and "no such session" in p.stderr
 
 
 def test_a_truncated_source_stays_in_conflict(src, tmp_path):
@@ -102,9 +105,13 @@ def test_a_session_file_that_leads_nowhere_is_an_error(src, tmp_path):
     root = tmp_path / "data"
     other = "11111111-2222-4333-8444-555555555555"
     os.symlink("missing.jsonl", src / "-home-dev-hello-app" / f"{other}.jsonl")
+    third = "33333333-2222-4333-8444-555555555555"
+    outside = tmp_path / "elsewhere" / "gone.jsonl"  # out of the source root, and not there either
+    os.symlink(outside, src / "-home-dev-hello-app" / f"{third}.jsonl")
     p = _collect(src, root)
     assert p.returncode == 1
     assert f"{other}.jsonl: the session file is a symbolic link to missing.jsonl, which leads nowhere" in p.stderr
+    assert f"{third}.jsonl: the session file is a symbolic link to {outside}, which leads nowhere" in p.stderr
     assert summary(p.stdout)["records"] == "14"  # the other session still landed whole
 
 
