@@ -25,6 +25,10 @@ def _when(ms: int | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(ms / 1000))
 
 
+#: A year of 365.25 days, in seconds (what a duration in years counts).
+_YEAR = 31_557_600
+
+
 def _duration(a: int | None, b: int | None) -> str:
     if not a or not b or b < a:
         return "-"
@@ -35,12 +39,22 @@ def _duration(a: int | None, b: int | None) -> str:
         return f"{s // 60}m{s % 60:02d}s"
     if s < 86400:
         return f"{s // 3600}h{(s % 3600) // 60:02d}m"
-    return f"{s // 86400}d{(s % 86400) // 3600:02d}h"
+    if s < _YEAR:
+        return f"{s // 86400}d{(s % 86400) // 3600:02d}h"
+    years, days = s // _YEAR, (s % _YEAR) // 86400
+    return f"{years:,}y" if years >= 100 else f"{years}y{days}d"  # a span to year 9999 stays readable in the column
 
 
 def _cut(text: str, width: int) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def unpriced(row: dict) -> list[str]:
+    """The models of a row's ``cost`` the price table has no price for (their tokens count, their cost does not)."""
+    cost = row.get("cost")
+    names = cost.get("unpriced") if isinstance(cost, dict) else None
+    return [str(n) for n in names] if isinstance(names, list) else []
 
 
 def table_line(row: dict) -> str:
@@ -55,7 +69,7 @@ def table_line(row: dict) -> str:
     cells = (row["id"][:8], title or "(untitled)", project or "-", _when(row.get("to")),
              _duration(row.get("from"), row.get("to")), "-" if row.get("talks") is None else row["talks"],
              "-" if row.get("llm_calls") is None else row["llm_calls"], "-" if tokens is None else f"{tokens:,}",
-             "-" if cost is None else f"${cost:,.2f}", row.get("state") or "-")
+             "-" if cost is None else f"${cost:,.2f}" + ("*" if unpriced(row) else ""), row.get("state") or "-")
     out = []
     for (_, width, align), cell in zip(COLUMNS, cells):
         cell = str(cell)
@@ -106,6 +120,9 @@ def conversations(
     for row in rows:
         typer.echo(table_line(row))
     typer.echo(f"{len(rows)} of {len(ids)} conversations")
+    missing = sorted({m for row in rows for m in unpriced(row)})
+    if missing:  # as asz usage says it
+        typer.echo(f"* unpriced, left out of the cost: {', '.join(missing)} (add them under prices in asz.yaml)")
 
 
 def register(app: typer.Typer) -> None:

@@ -25,7 +25,7 @@ def _snippet(text: str) -> str:
 def search(
     query: str = typer.Argument(..., metavar="QUERY", help='Words (all must match), "a phrase", or a prefix* .'),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of hits (conversation, title, talk, step, kind, at, snippet, file, row)."),
-    limit: int = typer.Option(20, "--limit", min=0, help="At most this many hits."),
+    limit: int = typer.Option(20, "--limit", min=1, help="At most this many hits (1 or more)."),
     kind: str = typer.Option("", "--kind", help="Only these kinds (comma list): prompt, reply, text, context, thinking, tool_input, tool_result."),
     project: str = typer.Option("", "--project", help="Only conversations whose project contains this (case-insensitive)."),
     since: str = typer.Option("", "--since", help="Only hits at or after: YYYY-MM-DD (local), an RFC 3339 instant, or 30m/12h/7d/2w back."),

@@ -1,0 +1,62 @@
+"""What a new user met at the edges of ``asz ls`` and ``asz search`` (issue 20 follow-ups).
+
+Real input: one corpus project collected by the real ``asz collect``, its transcript edited the way the user's
+was: its model renamed to one the price table does not know (the cost leaves it out, and says so), and its last
+line dated in the year 9999 (a span of millennia).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+
+from asz_core.view.prices import price_table
+
+from reading_helpers import asz, asz_process
+
+PROJECT = "-home-user-sample-project"
+MODEL = "claude-sonnet-4-20250514"
+UNKNOWN = "claude-unpriced-test-model"
+LAST = "9999-12-31T23:59:59.000Z"
+
+
+@pytest.fixture(scope="module")
+def edited_root(corpus_source: Path, tmp_path_factory) -> Path:
+    base = tmp_path_factory.mktemp("list-edges")
+    proj = shutil.copytree(corpus_source / PROJECT, base / "projects" / PROJECT)
+    for f in proj.glob("*.jsonl"):
+        lines = f.read_bytes().replace(MODEL.encode(), UNKNOWN.encode()).split(b"\n")
+        last = max(i for i, x in enumerate(lines) if b'"timestamp":"' in x)
+        old = orjson.loads(lines[last])["timestamp"]
+        lines[last] = lines[last].replace(f'"timestamp":"{old}"'.encode(), f'"timestamp":"{LAST}"'.encode())
+        f.write_bytes(b"\n".join(lines))
+    asz_process("collect", "--once", "--source", str(base / "projects"), "--root", str(base / "root"))
+    return base / "root"
+
+
+def test_ls_marks_a_cost_that_leaves_out_an_unpriced_model_as_usage_does(edited_root):
+    assert price_table().price(UNKNOWN) is None  # the shipped table has no price for it
+    rows = orjson.loads(asz("ls", "--json", "--root", str(edited_root)).stdout)
+    assert [r["cost"]["unpriced"] for r in rows] == [[UNKNOWN]]
+    usage = asz("usage", "daily", "--root", str(edited_root)).stdout
+    note = f"* unpriced, left out of the cost: {UNKNOWN} (add them under prices in asz.yaml)"
+    assert note in usage.splitlines()
+    table = asz("ls", "--root", str(edited_root)).stdout.splitlines()
+    assert f"${rows[0]['cost']['usd']:,.2f}*" in table[1].split() and table[-1] == note
+
+
+def test_ls_shows_a_span_of_millennia_in_years(edited_root):
+    rows = orjson.loads(asz("ls", "--json", "--root", str(edited_root)).stdout)
+    years = (rows[0]["to"] - rows[0]["from"]) // 1000 // 31_557_600
+    assert years > 7000  # 2025 to 9999
+    line = asz("ls", "--root", str(edited_root)).stdout.splitlines()[1]
+    assert f"{years:,}y" in line.split() and "…" not in line.split()[4:6]
+
+
+@pytest.mark.parametrize("limit", ["0", "-1"])
+def test_search_refuses_a_limit_below_1(edited_root, limit):
+    p = asz("search", "the", "--limit", limit, "--root", str(edited_root), check=False)
+    assert p.returncode == 2 and "--limit" in p.stderr and "hit(s)" not in p.stdout
