@@ -66,7 +66,7 @@ def _first_list(root: Path) -> tuple[float, int, int, float, float]:
         answered = time.perf_counter() - t
         later = first
         while any(r.get("counting") for r in later):
-            time.sleep(0.2)
+            time.sleep(1.0)  # as the page asks while rows are counted
             later = rows()
         whole = sum(1 for r in first if not r.get("counting") and r.get("usage") is not None)
         return answered, whole, sum(1 for r in first if r.get("counting")), time.perf_counter() - t, _cpu(proc.pid)
@@ -84,12 +84,13 @@ def _cpu(pid: int) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("root", type=Path)
+    ap.add_argument("--server-only", action="store_true", help="measure the server's first list only (cold, then warm)")
     a = ap.parse_args()
     compile_packages()
     root = a.root
     n = len(os.listdir(root / "_conversations"))
     print(f"root {root}: {n} conversations")
-    for name, args in (("asz usage", ["usage", "--root", str(root)]), ("asz ls", ["ls", "--root", str(root)])):
+    for name, args in (() if a.server_only else (("asz usage", ["usage", "--root", str(root)]), ("asz ls", ["ls", "--root", str(root)]))):
         shutil.rmtree(root / "_index", ignore_errors=True)
         cold = _timed(args)
         warm = _timed(args)
@@ -99,6 +100,8 @@ def main() -> None:
         print(f"server first /api/conversations, {name}: answered {got[0]:.2f} s after start ({got[1]}/{n} rows whole, "
               f"{got[2]} counting); every row counted {got[3]:.2f} s after start, server CPU {got[4]:.2f} s by then "
               f"(load {os.getloadavg()[0]:.1f})")
+    if a.server_only:
+        return
     shutil.rmtree(root / "_index", ignore_errors=True)
     cold = _timed(["ls", "--root", str(root)])
     after = _timed(["usage", "--root", str(root)])

@@ -116,6 +116,11 @@ class BackgroundChecks:
             self._counter_alive = True
         threading.Thread(target=self._count_loop, name="asz-view-count", daemon=True).start()
 
+    def count_waiting(self, conversation: str, hide: Sequence[str]) -> bool:
+        """True while ``conversation`` waits in the counter for the withheld names ``hide``."""
+        with self._lock:
+            return self._count_pending.get(conversation) == tuple(hide)
+
     def counts_pending(self) -> int:
         """How many conversations the counter still has to count (:meth:`count_behind`)."""
         with self._lock:

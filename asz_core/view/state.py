@@ -224,11 +224,15 @@ class ViewState(BackgroundChecks, LandedRequests):
         """
         h = self.head_header(conversation) or {}
         newest = self.newest_round(conversation)
-        try:
-            fp: tuple | None = self.fingerprint(conversation)  # also refuses a symbolic link in the way
-        except ApiError:
-            fp = None
-        keys = self.known_summary(conversation, hide, fp, wait=wait) if fp is not None else {}
+        fp: tuple | None = None
+        if not wait and self.count_waiting(conversation, hide):
+            keys = None  # the counter has it: neither its files nor the store are looked at again on every poll
+        else:
+            try:
+                fp = self.fingerprint(conversation)  # also refuses a symbolic link in the way
+            except ApiError:
+                fp = None
+            keys = self.known_summary(conversation, hide, fp, wait=wait) if fp is not None else {}
         title = h.get("title", "")
         title = title if isinstance(title, str) else ""
         if keys is None:

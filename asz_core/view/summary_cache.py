@@ -217,7 +217,7 @@ class RowSummaries:
         self.root = Path(root)
         self._lock = threading.Lock()
         self._store: SummaryStore | None = None
-        self._memo: dict[str, tuple[object, tuple, dict]] = {}  # conversation -> (fingerprint, hide, keys)
+        self._memo: dict[str, tuple[object, tuple, dict | None]] = {}  # conversation -> (fingerprint, hide, keys; None: does not read)
 
     def note(self, conversation: str, fp: object, hide: Sequence[str], summary: dict) -> None:
         """Keep the keys of a document's ``summary`` built while the conversation's files had fingerprint ``fp``."""
@@ -231,26 +231,33 @@ class RowSummaries:
         """``title`` (left out when empty) and :data:`~asz_core.view.rows.SUMMARY_KEYS` while the files have fingerprint ``fp``;
         {} for a conversation that does not read. With ``count`` False only what is kept (in memory or in the
         store) is given, and None when the conversation would have to be counted (the server's list does not wait)."""
-        from .chain import ViewError
-
         with self._lock:
             hit = self._memo.get(conversation)
             if self._store is None or self._store.con is None:
                 self._store = SummaryStore(self.root)  # opened once there is a conversation to keep one for
             store = self._store
         if hit is None or hit[0] != fp or hit[1] != tuple(hide):
-            try:
-                if count:
-                    got = conversation_summary(self.root, conversation, session, hide, store)
-                else:
+            if not count:
+                try:
                     got = stored_summary(store, conversation, hide, fingerprint(self.root, conversation, session))
-                    if got is None:
-                        return None
-            except (ViewError, OSError):
-                return {}
+                except OSError:
+                    got = None
+                if got is None:
+                    return None
+            else:
+                from .chain import ViewError
+
+                try:
+                    got = conversation_summary(self.root, conversation, session, hide, store)
+                except (ViewError, OSError):
+                    with self._lock:  # it does not read: not counted again while its files stay as they are
+                        self._memo[conversation] = (fp, tuple(hide), None)
+                    return {}
             self.note(conversation, fp, hide, got.keys(prices))
             with self._lock:
                 hit = self._memo[conversation]
+        if hit[2] is None:
+            return {}
         keys = dict(hit[2])
         title = keys.pop("title")
         if title:

@@ -127,3 +127,31 @@ def test_rows_withheld_otherwise_are_counted_behind_for_that_request(corpus_root
             _exact(r, summary)
     finally:
         s.stop()
+
+
+def test_a_conversation_that_does_not_read_is_counted_once(tmp_path):
+    """A conversation whose chain does not fold (round 1 removed) is counted behind the first answer like any other,
+    and then its row is final: summary keys null, no ``counting`` (its page says why), never counted again while
+    its files stay as they are."""
+    import os
+
+    from view_server_helpers import CANARY_SESSION, canary_lines, collect_and_parse, second_talk_lines, write_session
+
+    src, root = tmp_path / "projects", tmp_path / "root"
+    write_session(src, canary_lines())
+    collect_and_parse(src, root)
+    write_session(src, second_talk_lines(), append=True)
+    collect_and_parse(src, root)
+    first_round = sorted((root / "_conversations" / CANARY_SESSION / "rounds").iterdir())[0]
+    os.chmod(first_round, 0o644)
+    first_round.unlink()
+    s, first = _first_list(root, tmp_path)
+    try:
+        assert first["conversations"][0]["counting"] is True
+        [row] = counted_rows(s)
+        assert row["usage"] is None and row["project"] is None and "counting" not in row
+        assert s.get("/api/status").json()["counting"] == 0
+        assert s.get("/api/conversations").json()["conversations"] == [row]
+        assert s.get(f"/api/c/{CANARY_SESSION}/view").status == 404
+    finally:
+        s.stop()
