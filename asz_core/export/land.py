@@ -8,7 +8,10 @@
   (``<session>/streams/<stream>/<prefix>-<stamp>-<seq>.sd``, ``…/runs/<run>/…``,
   ``<session>/provider_body/…``) or of a round
   (``_conversations/<id>/rounds/r<NNNNNN>-<12 hex>.sf``), and stays inside the root;
-- the bytes' SHA-256 is ``asz.file.digest``.
+- the bytes' SHA-256 is ``asz.file.digest``;
+- the bytes are a whole file of the kind the path names and fit what the
+  root holds (:mod:`.admit`: one file per seq, one round per number, a stream
+  continued, a chain followed).
 
 Files arrive write-once: the same bytes again are a no-op, different bytes
 at a path that holds a file are refused. A file is written under a temporary
@@ -29,6 +32,7 @@ import threading
 from pathlib import Path
 
 from ..sessiondata.durable import fsync_dir, write_once
+from .admit import Refused, admit
 
 __all__ = ["land", "check_path", "index_sessions", "Refused"]
 
@@ -36,10 +40,6 @@ _LANDED = re.compile(r"^[a-z_]+-\d{8}T\d{6}\.\d{9}Z-\d{6,}\.sd$")
 _ROUND = re.compile(r"^r\d{6,}-[0-9a-f]{12}\.sf$")
 _counter = itertools.count()
 _lock = threading.Lock()
-
-
-class Refused(ValueError):
-    """A file the receiver will not write; the message says why."""
 
 
 def check_path(rel: str) -> tuple[str, ...]:
@@ -66,8 +66,12 @@ def land(root: str | os.PathLike, rel: str, digest: str, data: bytes) -> bool:
     """Write ``data`` at ``root/rel`` once. True when written, False when the same bytes were already there.
 
     Raises :class:`Refused` for a path outside the rules, a digest that does
-    not match the bytes, or another file already at the path; OSError when
-    the root cannot be written.
+    not match the bytes, bytes that are not a whole file of the kind the path
+    names or that do not fit what the root holds (:func:`.admit.admit`: the
+    seq or round already taken by another file, a stream it does not continue,
+    a round that does not follow its chain), or another file already at the
+    path; OSError when the root cannot be written. Checks and write hold one
+    lock, so two requests never land two files in one slot.
     """
     parts = check_path(rel)
     got = hashlib.sha256(data).hexdigest()
@@ -76,17 +80,16 @@ def land(root: str | os.PathLike, rel: str, digest: str, data: bytes) -> bool:
     root = Path(root)
     target = root.joinpath(*parts)
     real_root = os.path.realpath(root)
-    target.parent.mkdir(parents=True, exist_ok=True)
     if os.path.commonpath([real_root, os.path.realpath(target.parent)]) != real_root:
         raise Refused(f"{rel!r} leaves the root through a link")
-    if target.exists():
-        return _same(target, rel, data)
     with _lock:
-        n = next(_counter)
-    tmp = target.parent / f".{target.name}.recv.{os.getpid()}.{n}.tmp"
-    if not write_once(target, data, tmp):
-        return _same(target, rel, data)
-    fsync_dir(target.parent)
+        if admit(root, parts, got, data):
+            return False
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.parent / f".{target.name}.recv.{os.getpid()}.{next(_counter)}.tmp"
+        if not write_once(target, data, tmp):
+            return _same(target, rel, data)
+        fsync_dir(target.parent)
     if parts[0] != "_conversations":
         _index_below(root / parts[0], int(parts[-1].rsplit("-", 1)[1].split(".")[0]))
     return True

@@ -51,7 +51,8 @@ _MINUTE = 60_000_000_000
 
 
 def _minute(ns: int | None) -> int:
-    return (ns or 0) // _MINUTE * _MINUTE
+    """The minute ``ns`` falls in; 0 (OTLP's unknown) for a time past what fixed64 ns hold with its minute (year 2554)."""
+    return (ns or 0) // _MINUTE * _MINUTE if (ns or 0) < (1 << 64) - _MINUTE else 0
 
 
 def _mcp_tool(name: str) -> str:

@@ -27,15 +27,18 @@ from pathlib import Path
 from typing import Callable, TextIO
 
 import attrs
+import orjson
 
 from ..sessiondata.times import format_duration
+from ..storage.layout import session_dirs, session_listing
 from ..storage.root import FileLock
+from .admit import removed_digest
 from .settings import ExportConfig, default_instance_id, split_endpoint
 from .state import PushState
 from .transport import Answer, Sender, sender
 from .wire import Described, OutFile, log_record, logs_request, outbox, resource, runtime_of
 
-__all__ = ["PushReport", "push", "export_lock", "endpoint_name", "human_bytes"]
+__all__ = ["PushReport", "push", "held_back", "export_lock", "endpoint_name", "human_bytes"]
 
 
 def human_bytes(n: int) -> str:
@@ -171,7 +174,11 @@ class _Pass:
     def logs(self) -> bool:
         """Send every due landed file and round, in batches; False when a request failed (the pass stops there,
         and the problem counts every file still due: the failed batch's and all after it)."""
-        files = outbox(self.root)
+        held = held_back(self.root, self.state)
+        for session, rels in held.items():
+            self.problem(f"{session}: its landed files were removed by retention before {self.state.endpoint} received them "
+                         f"({len(rels)} file(s), first {rels[0]}); none of its files or rounds is sent (skeletons stay local)")
+        files = (f for f in outbox(self.root) if f.session not in held)
         if self._send_logs(files):
             return True
         left = self.failed_batch + sum(1 for f in files if self._due_digest(f) is not None)
@@ -201,8 +208,11 @@ class _Pass:
                 continue
             try:
                 d = log_record(f, data, digest=digest, session_time_ns=latest.get(f.session, 0))
-            except ValueError as exc:
+            except orjson.JSONDecodeError as exc:
                 self.problem(f"{f.rel}: line 1: header: not JSON ({exc})")
+                continue
+            except (ValueError, AttributeError, TypeError) as exc:
+                self.problem(f"{f.rel}: line 1: header: cannot be described for sending ({exc})")
                 continue
             latest[f.session] = max(latest.get(f.session, 0), d.time_ns)
             if batch and size + d.size > self.cfg.batch_bytes:
@@ -214,6 +224,26 @@ class _Pass:
             size += d.size
         self.failed_batch = len(batch)
         return self.flush(batch)
+
+
+def held_back(root: Path, state: PushState) -> dict[str, list[str]]:
+    """Sessions retention removed landed files of before ``state``'s endpoint received them: session → those paths.
+
+    A skeleton is local, never sent (seed 000, Skeletons), so such a session
+    cannot arrive whole: its rounds would name files the receiver never gets
+    and its root would not verify. A removed file counts as received when
+    ``push.state`` of this endpoint holds it with the digest its skeleton keeps
+    and no ``rejected`` line.
+    """
+    out: dict[str, list[str]] = {}
+    for sdir in session_dirs(root):
+        for ln, p in session_listing(sdir, skeletons=True).files:
+            if ln.ext != "sk":
+                continue
+            rel = p.with_suffix(".sd").relative_to(root).as_posix()
+            if state.pushed.get(rel) != removed_digest(p) or rel in state.rejected:
+                out.setdefault(sdir.name, []).append(rel)
+    return out
 
 
 def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = None, err: TextIO | None = None,

@@ -46,6 +46,7 @@ from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 
 from .. import __version__
 from ..flow.chain import Chain, conversation_dirs
+from ..sessiondata import jsonbytes
 from ..sessiondata.times import format_rfc3339, parse_instant
 from ..storage.layout import landed_files, session_dirs
 
@@ -154,7 +155,7 @@ class Described:
 def _sd_attrs(data: bytes) -> tuple[list[tuple[str, object]], str, int, int]:
     """Attributes of a landed file from its bytes, its dialect, first and last record time (ns, 0 = none)."""
     lines = data.split(b"\n")
-    head = orjson.loads(lines[0])
+    head = jsonbytes.loads(lines[0])
     first = last = 0
     for line in lines[1:]:
         if not line:
@@ -176,7 +177,7 @@ def _sd_attrs(data: bytes) -> tuple[list[tuple[str, object]], str, int, int]:
 
 
 def _sf_attrs(data: bytes) -> tuple[list[tuple[str, object]], int]:
-    head = orjson.loads(data.split(b"\n", 1)[0])
+    head = jsonbytes.loads(data.split(b"\n", 1)[0])
     pairs: list[tuple[str, object]] = [
         ("asz.format", "sf"), ("asz.format.version", str(head.get("schema", "sf/1")).split("/")[-1]), ("asz.file.kind", "round"),
         ("asz.session", head.get("session", "")), ("asz.from_time", head.get("from_time", "")),
@@ -191,7 +192,9 @@ def _sf_attrs(data: bytes) -> tuple[list[tuple[str, object]], int]:
 def log_record(f: OutFile, data: bytes, *, digest: str = "", session_time_ns: int = 0) -> Described:
     """The log record of one file from its bytes ``data`` (``digest``: their SHA-256 hex, computed when '').
     ``session_time_ns`` is the session's latest known time, used for a file with no record time.
-    Raises ValueError (orjson) for a file whose header is not JSON."""
+    A time past what OTLP's ``time_unix_nano`` holds (unsigned 64-bit ns: after 2554-07-21, e.g. a
+    record dated 9999-12-31) is sent as 0, OTLP's "unknown"; the ``asz.*_time`` attributes keep it whole.
+    Raises ValueError (orjson.JSONDecodeError) for a file whose header is not JSON."""
     digest = digest or hashlib.sha256(data).hexdigest()
     dialect, t = "", 0
     if f.fmt == "sd":
@@ -200,10 +203,15 @@ def log_record(f: OutFile, data: bytes, *, digest: str = "", session_time_ns: in
         pairs, t = _sf_attrs(data)
     lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
     pairs[1:1] = [("asz.file", f.rel), ("asz.file.digest", digest), ("asz.lines", lines)]
-    t = t or session_time_ns
+    t = _otlp_time(t) or _otlp_time(session_time_ns)
     rec = LogRecord(time_unix_nano=t, observed_time_unix_nano=time.time_ns(), body=AnyValue(bytes_value=data),
                     attributes=kvs(pairs))
     return Described(rec, digest, len(data), dialect, t)
+
+
+def _otlp_time(ns: int) -> int:
+    """``ns`` when OTLP's fixed64 ``time_unix_nano`` holds it, else 0 (unknown)."""
+    return ns if 0 < ns < 1 << 64 else 0
 
 
 def logs_request(groups: list[tuple[Resource, list[LogRecord]]], scope_version: str = __version__) -> ExportLogsServiceRequest:

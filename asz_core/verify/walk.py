@@ -65,6 +65,7 @@ __all__ = [
     "verify",
     "verify_file",
     "verify_root",
+    "name_problems",
     "chain_section",
     "provider_section",
     "SNAPSHOT_KINDS",
@@ -285,7 +286,7 @@ def _show(root_shown: str, root: Path, path: Path) -> str:
     return str(Path(root_shown) / path.relative_to(root))
 
 
-def _name_problems(shown: str, path: Path, ln, header: Header, root: Path, session_dir: Path) -> list[Problem]:
+def name_problems(shown: str, path: Path, ln, header: Header, root: Path, session_dir: Path) -> list[Problem]:
     """Where the name or directory of a landed file disagrees with its header (origin-digest §2.1)."""
     out: list[Problem] = []
     if header.kind != ln.kind:
@@ -472,7 +473,7 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
         if _writable(path, res.mode):
             problems.append(Problem(shown, 0, "mode", "writable", f"mode {stat.filemode(os.stat(path).st_mode)}: a landed file is read-only"))
         if res.header is not None:
-            problems.extend(_name_problems(shown, path, ln, res.header, root, sdir))
+            problems.extend(name_problems(shown, path, ln, res.header, root, sdir))
         if ln.ext == "sk":  # issue 21: a skeleton's removed header (seed 000, Skeletons)
             from ..sessiondata.skeleton import check_removed
 

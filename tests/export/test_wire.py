@@ -234,9 +234,17 @@ def test_the_receiver_refuses_without_writing(tmp_path, rel, good_digest, why):
     assert [p for p in (tmp_path).rglob("*") if p.is_file()] == []
 
 
-def test_the_receiver_is_write_once(tmp_path):
-    rel = "s1/streams/main/transcript-20260101T000000.000000000Z-000001.sd"
-    one, two = b"one\n", b"two\n"
+def test_the_receiver_is_write_once(example_root, tmp_path):
+    """The same file again is a no-op; another whole file of the same session, stream and seq at that path is refused."""
+    from asz_core.sessiondata.codec import encode_closing
+    from asz_core.sessiondata.model import Closing
+
+    src = next(p for p in sorted(example_root.rglob("*.sd")) if p.read_bytes().count(b"\n") > 3)
+    rel = src.relative_to(example_root).as_posix()
+    one = src.read_bytes()
+    lines = one.split(b"\n")[:-3]  # header and records, the last record and the closing line gone
+    kept = b"".join(ln + b"\n" for ln in lines)
+    two = kept + encode_closing(Closing(len(lines) - 1, hashlib.sha256(kept).hexdigest())) + b"\n"
     r = Receiver(tmp_path / "recv", "127.0.0.1:0").start().serve_in_thread()
     try:
         with grpc.insecure_channel(r.address) as ch:
@@ -246,7 +254,7 @@ def test_the_receiver_is_write_once(tmp_path):
             other = stub.Export(_request(rel, hashlib.sha256(two).hexdigest(), two), timeout=10)
     finally:
         r.stop()
-    assert first.partial_success.rejected_log_records == same.partial_success.rejected_log_records == 0
+    assert first.partial_success.rejected_log_records == same.partial_success.rejected_log_records == 0, first.partial_success.error_message
     assert other.partial_success.rejected_log_records == 1 and "write-once" in other.partial_success.error_message
     assert (tmp_path / "recv" / rel).read_bytes() == one
 

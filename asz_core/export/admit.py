@@ -1,0 +1,202 @@
+"""What a receiver admits into its root: a file that is what its path says and fits what is there (issue 21).
+
+:func:`admit` runs before :func:`.land.land` writes a received file, so a
+receiving root stays an ordinary, consistent root (``asz verify`` clean):
+
+- a landed file (``.sd``) must read whole as Session Data (the reader's own
+  check, :class:`~asz_core.sessiondata.reader.SDReader`: header, every record
+  line, the closing line's count and digest; seed 000, Closing line), and its
+  header must agree with its path: kind prefix, seq, session directory, stream
+  or run directory (:func:`asz_core.verify.walk.name_problems`; origin-digest
+  §2.1);
+- one seq of a session holds one file (§2.1): a file whose seq is already
+  landed under another name (another collection of the same transcript) is
+  refused, naming the file there;
+- in its stream or run directory, for its kind, its records continue the file
+  landed before it (``ord`` + 1, ``off`` after the previous record; seed 000,
+  Record). Records landed again by an interrupted pass repeat the earlier
+  ones exactly, from the first record of the file landed before (a pass
+  lands again from where its file started; origin-digest §2.1, §2.2); the
+  stream's first file starts at ord 1, off 0. Snapshot kinds
+  hold ord 1 at off 0; provider bodies are not contiguity-checked (as verify);
+- a round (``.sf``) must decode as a round (:func:`~asz_core.flow.round_read.decode_round`),
+  of the conversation its directory names, its number and digest the ones its
+  name carries (§4.1); one round per number, and round N follows round N-1
+  already there (its ``previous`` is that round's digest; §2.5). The landed
+  files a round reads may still be on their way: they are not asked for.
+
+A correct pusher sends session by session, files by seq, then rounds in chain
+order (§8.4), which always fits. The same bytes again are a no-op (True); a
+skeleton (``.sk``) the receiver's own retention left counts as its landed
+file, by the digest its ``removed`` header keeps.
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+from ..flow.chain import Chain, conversation_dir
+from ..flow.round import RoundError, parse_round_file_name
+from ..flow.round_read import decode_round
+from ..sessiondata import jsonbytes
+from ..sessiondata.reader import SDError, SDReader
+from ..storage.layout import parse_landed_name, session_listing
+from ..verify.landed import Pos, check_landed_file
+from ..verify.report import SNAPSHOT_KINDS, UNCHECKED_KINDS
+from ..verify.walk import name_problems
+
+__all__ = ["Refused", "admit", "removed_digest"]
+
+
+class Refused(ValueError):
+    """A file the receiver will not write; the message says why."""
+
+
+def admit(root: Path, parts: tuple[str, ...], digest: str, data: bytes) -> bool:
+    """Check a received file (``parts``: its checked path; ``digest``: the SHA-256 of ``data``) against ``root``.
+
+    True when the same file is already there (nothing to write), False when it
+    may be written. Raises :class:`Refused` saying why not (see the module doc).
+    """
+    if parts[0] == "_conversations":
+        return _admit_round(root, parts, data)
+    return _admit_landed(root, parts, digest, data)
+
+
+def _rel(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def _read_landed(rel: str, path: Path, data: bytes) -> tuple[object, list[Pos]]:
+    """The header and record positions of a landed file's bytes, by the reader; Refused saying where it is not whole."""
+    reader = SDReader(path, decode=False, data=data)
+    positions: list[Pos] = []
+    try:
+        for row, d in reader:
+            positions.append(Pos(row, d["ord"], d["off"], d.get("bytes", 0), d.get("sha") or ""))
+    except SDError as exc:
+        where = f"line {exc.line}: " if exc.line else ""
+        raise Refused(f"{rel}: not a whole landed file: {where}{exc.field + ': ' if exc.field else ''}{exc.message}") from None
+    return reader.header, positions
+
+
+def _admit_landed(root: Path, parts: tuple[str, ...], digest: str, data: bytes) -> bool:
+    rel = "/".join(parts)
+    path = root.joinpath(*parts)
+    sdir = root / parts[0]
+    ln = parse_landed_name(parts[-1])
+    if ln is None or ln.ext != "sd":
+        raise Refused(f"{rel}: not a landed file's name (<kind>-<stamp>-<seq>.sd)")
+    header, positions = _read_landed(rel, path, data)
+    probs = name_problems(rel, path, ln, header, root, sdir)
+    if probs:
+        raise Refused("; ".join(f"{rel}: line {p.line}: {p.field}: {p.problem}: {p.detail}" for p in probs))
+    files = session_listing(sdir, skeletons=True).files if sdir.is_dir() else []
+    for other_ln, other in files:
+        if other_ln.seq != ln.seq:
+            continue
+        if other.parent == path.parent and other.name[:-3] == path.name[:-3]:
+            return _same_file(root, rel, other, digest, data)
+        raise Refused(f"{rel}: seq {ln.seq} of session {header.session} is already landed as {_rel(root, other)} "
+                      "(a different file: one seq holds one file; was the same transcript collected into another root?)")
+    if header.kind in UNCHECKED_KINDS:
+        return False
+    if header.kind in SNAPSHOT_KINDS:
+        for p in positions:
+            if (p.ord, p.off) != (1, 0):
+                raise Refused(f"{rel}: line {p.row + 1}: ord: a one-document file holds ord 1 at off 0, found ord {p.ord} at off {p.off}")
+        return False
+    before = [p for o_ln, p in files if o_ln.seq < ln.seq and o_ln.kind == ln.kind and p.parent == path.parent]
+    _follows(root, rel, positions, before[-1] if before else None)
+    return False
+
+
+def _follows(root: Path, rel: str, positions: list[Pos], prev: Path | None) -> None:
+    """Refused unless the records continue ``prev`` (the file landed before in the stream, None: the first)."""
+    exp_ord, exp_off, seen, after = 1, 0, {}, "the stream's first file starts at ord 1, off 0"
+    if prev is not None:
+        res = check_landed_file(prev)
+        if res.errors or not res.positions:
+            return  # a damaged or empty file there says nothing of where the stream stands (verify names it)
+        last = res.positions[-1]
+        exp_ord, exp_off, seen = last.ord + 1, last.off + last.bytes + 1, {p.ord: p for p in res.positions}
+        after = f"{_rel(root, prev)}, landed before it in the stream, ends at ord {last.ord}: next is ord {exp_ord} at off {exp_off}"
+    if prev is not None and positions and positions[0].ord < exp_ord and positions[0].ord != res.positions[0].ord:
+        first = positions[0]
+        raise Refused(f"{rel}: line 2: ord: record ord {first.ord} repeats a record from inside {_rel(root, prev)}, which starts at "
+                      f"ord {res.positions[0].ord}: a pass lands records again from where its file started, so this file "
+                      "comes from another collection of the stream")
+    leading = True
+    for p in positions:
+        if leading and p.ord < exp_ord:
+            was = seen.get(p.ord)
+            if was is not None and (was.off, was.bytes) == (p.off, p.bytes) and (not was.sha or not p.sha or was.sha == p.sha):
+                continue  # landed again by an interrupted pass (origin-digest §2.1)
+        leading = False
+        if (p.ord, p.off) != (exp_ord, exp_off):
+            raise Refused(f"{rel}: line {p.row + 1}: ord: record ord {p.ord} at off {p.off} does not continue its stream ({after})")
+        exp_ord, exp_off = p.ord + 1, p.off + p.bytes + 1
+        after = f"the record before it ends at off {exp_off - 1}: next is ord {exp_ord} at off {exp_off}"
+
+
+def removed_digest(skeleton: Path) -> str:
+    """The ``removed.digest`` a skeleton's header keeps (the SHA-256 of the landed file it replaced); '' when unreadable."""
+    try:
+        with gzip.open(skeleton, "rb") as f:
+            head = jsonbytes.loads(f.readline())
+        return str(head["removed"]["digest"])
+    except (OSError, EOFError, ValueError, KeyError, TypeError):
+        return ""
+
+
+def _same_file(root: Path, rel: str, there: Path, digest: str, data: bytes) -> bool:
+    """True when ``there`` (the file at the path, or its skeleton) is the received file; Refused when it is another."""
+    if there.suffix == ".sk":
+        if removed_digest(there) == digest:
+            return True
+        raise Refused(f"{rel}: a different file was landed there and removed by retention (its skeleton {_rel(root, there)} "
+                      "keeps another digest)")
+    if there.read_bytes() == data:
+        return True
+    raise Refused(f"{rel}: a different file is already there (files are write-once)")
+
+
+def _admit_round(root: Path, parts: tuple[str, ...], data: bytes) -> bool:
+    rel = "/".join(parts)
+    try:
+        r = decode_round(data, rel)
+    except RoundError as exc:
+        raise Refused(f"not a whole round: {exc}") from None
+    h = r.header
+    try:
+        cdir_name = conversation_dir(root, h.conversation).name
+    except ValueError as exc:
+        raise Refused(f"{rel}: {exc}") from None
+    if cdir_name != parts[1]:
+        raise Refused(f"{rel}: the round belongs to conversation {h.conversation!r}, the path names {parts[1]!r}")
+    number, prefix = parse_round_file_name(parts[3]) or (0, "")
+    if (h.round, r.digest[:12]) != (number, prefix):
+        raise Refused(f"{rel}: the name says round {number}, digest {prefix}; the round is round {h.round}, digest {r.digest[:12]}")
+    rounds = Chain.at(root / parts[0] / parts[1]).round_files()
+    for rf in rounds:
+        if rf.number == number:
+            if rf.path.name == parts[3]:
+                if rf.path.read_bytes() == data:
+                    return True
+                raise Refused(f"{rel}: a different file is already there (files are write-once)")
+            raise Refused(f"{rel}: round {number} of conversation {h.conversation} is already there as {_rel(root, rf.path)} "
+                          "(a different round: one round per number)")
+    if number > 1:
+        prev = [rf for rf in rounds if rf.number == number - 1]
+        if not prev:
+            raise Refused(f"{rel}: round {number - 1} of conversation {h.conversation} is not here: a round follows the one before it")
+        try:
+            prev_digest = decode_round(prev[0].path.read_bytes(), prev[0].path).digest
+        except (OSError, RoundError):
+            prev_digest = ""
+        if prev_digest != h.previous:
+            raise Refused(f"{rel}: its previous round is {h.previous[:12]}…, round {number - 1} here is "
+                          f"{_rel(root, prev[0].path)}: it does not follow the chain there")
+    return False
+

@@ -1,0 +1,227 @@
+"""What a receiver refuses and what push does not claim (issue 21 follow-ups from a user trial).
+
+Real input only: copies of a Claude Code project of ../shared/corpus collected with ``asz collect``,
+receivers on loopback, requests over HTTP and gRPC. Each test is one defect the user found:
+another collection of a session already received, bytes that are not the file their path names,
+a record dated 9999-12-31, and a pruned root pushed to a new endpoint.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import urllib.request
+from pathlib import Path
+
+import orjson
+import pytest
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest, ExportLogsServiceResponse
+
+from asz_core.export.push import push
+from asz_core.export.receive import Receiver
+from asz_core.export.settings import ExportConfig, RetentionConfig
+from asz_core.export.wire import OutFile, log_record
+from asz_core.retention.prune import prune
+from asz_core.view import build_view
+
+from export_helpers import asz, conversations, sent_files, summary
+
+PROJECT = "-Users-alex-workspace-personal-site-next"  # one session, 46 records, one conversation
+SESSION = "b25638d7-b104-4f06-a797-70ac33d069ed"
+WIDE = "9999-12-31T23:59:59.999Z"
+
+
+def _collect(src: Path, root: Path, tmp: Path, *extra: str) -> Path:
+    p = asz("collect", "--once", "--source", str(src), "--root", str(root), *extra, cwd=tmp, env={"CLAUDE_CONFIG_DIR": str(tmp / "home")})
+    assert p.returncode == 0, p.stdout + p.stderr
+    return root
+
+
+@pytest.fixture(scope="module")
+def projects(corpus_dir, tmp_path_factory) -> Path:
+    src = corpus_dir / "claude-code" / "projects" / PROJECT
+    if not src.is_dir():
+        pytest.skip(f"{src} is absent")
+    dest = tmp_path_factory.mktemp("src") / "projects"
+    shutil.copytree(src, dest / PROJECT)
+    return dest
+
+
+@pytest.fixture(scope="module")
+def two_collections(projects, tmp_path_factory) -> tuple[Path, Path, Path]:
+    """The same transcript collected three times: default budget, a 20 kB budget (5 files), and the default again
+    (the same cut, other landing times in the names)."""
+    tmp = tmp_path_factory.mktemp("twice")
+    return (_collect(projects, tmp / "a", tmp), _collect(projects, tmp / "b", tmp, "--max-delta-bytes", "20000"),
+            _collect(projects, tmp / "c", tmp))
+
+
+@pytest.fixture
+def receiver(tmp_path):
+    r = Receiver(tmp_path / "received", "127.0.0.1:0").start().serve_in_thread()
+    yield r
+    r.stop()
+
+
+def _copy(root: Path, dest: Path) -> Path:
+    shutil.copytree(root, dest, symlinks=True)
+    return dest
+
+
+def test_another_collection_of_a_received_session_is_refused(two_collections, receiver, tmp_path):
+    a, b, c = (_copy(r, tmp_path / r.name) for r in two_collections)
+    want = sent_files(a)
+    assert len([r for r in sent_files(b) if r.endswith(".sd")]) == 5 and len([r for r in want if r.endswith(".sd")]) == 1
+    first = asz("push", "--root", str(a), "--endpoint", f"grpc://{receiver.address}", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    for other, proto in ((b, "http"), (c, "grpc")):
+        p = asz("push", "--root", str(other), "--endpoint", f"{proto}://{receiver.address}", cwd=tmp_path)
+        assert p.returncode == 1, p.stdout + p.stderr  # the contract: 1 when anything was rejected
+        s = summary(p.stdout.strip().splitlines()[-1])
+        theirs = sent_files(other)
+        assert s["rejected"] == str(len(theirs)) and s["errors"] == "0"
+        for rel in theirs:
+            assert f"rejected {rel}: " in p.stderr
+        landed_as = next(r for r in want if r.endswith(".sd"))
+        assert f"seq 1 of session {SESSION} is already landed as {landed_as}" in p.stderr
+        assert "round 1 of conversation" in p.stderr and "a different round" in p.stderr
+    # the receiving root holds the first collection only, verifies clean and shows the same document
+    assert sent_files(receiver.root) == want
+    v = asz("verify", "--root", str(receiver.root), cwd=tmp_path)
+    assert v.returncode == 0 and "duplicate seq" not in v.stdout and "more than once by an interrupted pass" not in v.stdout, v.stdout + v.stderr
+    assert conversations(receiver.root) == [SESSION]
+    assert build_view(receiver.root, SESSION) == build_view(a, SESSION)
+    # the same bytes again stay a no-op
+    (a / "push.state").unlink()
+    again = asz("push", "--root", str(a), "--endpoint", f"http://{receiver.address}", cwd=tmp_path)
+    assert again.returncode == 0 and summary(again.stdout.strip().splitlines()[-1])["rejected"] == "0", again.stderr
+
+
+def _post(address: str, records: list[tuple[str, bytes, str]]) -> ExportLogsServiceResponse:
+    """One OTLP logs request over HTTP, a record per ``(asz.file, body, digest)`` (as a hand-made client sends it)."""
+    req = ExportLogsServiceRequest()
+    sl = req.resource_logs.add().scope_logs.add()
+    for rel, body, digest in records:
+        rec = sl.log_records.add()
+        rec.body.bytes_value = body
+        for k, v in (("asz.format", "sf" if rel.endswith(".sf") else "sd"), ("asz.file", rel), ("asz.file.digest", digest)):
+            a = rec.attributes.add()
+            a.key, a.value.string_value = k, v
+    q = urllib.request.Request(f"http://{address}/v1/logs", data=req.SerializeToString(), headers={"Content-Type": "application/x-protobuf"})
+    with urllib.request.urlopen(q, timeout=60) as resp:
+        out = ExportLogsServiceResponse()
+        out.ParseFromString(resp.read())
+    return out
+
+
+def _sha(b: bytes) -> str:
+    return hashlib.sha256(b).hexdigest()
+
+
+def test_bytes_that_are_not_the_file_their_path_names_are_refused(two_collections, receiver):
+    a = two_collections[0]
+    files = sent_files(a)
+    sd = next(r for r in files if r.endswith(".sd"))
+    sf = next(r for r in files if r.endswith(".sf"))
+    body, round_body = (a / sd).read_bytes(), (a / sf).read_bytes()
+    other_session = "11111111-1111-4111-8111-111111111111"
+    cut = body[: body.rindex(b"\n", 0, len(body) - 1) + 1]  # the closing line gone
+    cases = [
+        (sd, b"garbage\n", "line 1: bad header"),
+        (sd, cut, "missing closing line"),
+        (sd.replace("-000001.sd", "-000009.sd"), body, "the name says seq 9, the header says 1"),
+        (sd.replace(SESSION, other_session), body, f"filed under session {other_session!r}"),
+        (sd.replace("/main/", "/agent-x/"), body, "stream: name mismatch"),
+        (sd.replace("transcript-", "changes-"), body, "kind: name mismatch"),
+        (sf.replace(sf.rsplit("/", 1)[1], "r000001-aaaaaaaaaaaa.sf"), body, "not a whole round"),
+        (sf.replace(sf.rsplit("/", 1)[1], "r000001-aaaaaaaaaaaa.sf"), round_body, "the name says round 1, digest aaaaaaaaaaaa"),
+        (sf.replace(SESSION, other_session), round_body, f"the path names {other_session!r}"),
+        (sf.replace("/r000001-", "/r000002-"), round_body, "the name says round 2"),
+    ]
+    for rel, data, why in cases:
+        ans = _post(receiver.address, [(rel, data, _sha(data))])
+        assert ans.partial_success.rejected_log_records == 1, (rel, why)
+        msg = ans.partial_success.error_message
+        assert msg.startswith("rejected ") and rel in msg and why in msg, (rel, why, msg)
+        assert not (receiver.root / rel).exists()
+    assert not any(p.is_file() for p in receiver.root.rglob("*"))  # nothing of any of them was written
+    # the genuine file was never blocked: it lands, and again is a no-op
+    for _ in range(2):
+        ans = _post(receiver.address, [(sd, body, _sha(body)), (sf, round_body, _sha(round_body))])
+        assert ans.partial_success.rejected_log_records == 0, ans.partial_success.error_message
+    assert sent_files(receiver.root) == files
+
+
+def test_a_round_that_does_not_follow_its_chain_is_refused(two_collections, receiver):
+    """Round 2 is admitted only on round 1 whose digest its ``previous`` names (origin-digest §2.5)."""
+    a, b = two_collections[0], two_collections[1]
+    ours = sorted(r for r in sent_files(a) if r.endswith(".sf"))
+    assert len(ours) == 1
+    data = (a / ours[0]).read_bytes()
+    head = orjson.loads(data.split(b"\n", 1)[0])
+    assert head["round"] == 1 and "previous" not in head
+    # a round 1 from the other collection is there: the same slot is refused
+    theirs = next(r for r in sent_files(b) if r.endswith(".sf"))
+    tb = (b / theirs).read_bytes()
+    assert _post(receiver.address, [(theirs, tb, _sha(tb))]).partial_success.rejected_log_records == 0
+    ans = _post(receiver.address, [(ours[0], data, _sha(data))])
+    assert ans.partial_success.rejected_log_records == 1 and f"already there as {theirs}" in ans.partial_success.error_message
+
+
+def _wide_projects(projects: Path, tmp: Path) -> Path:
+    """The project with its first line and its last line with usage dated 9999-12-31T23:59:59.999Z."""
+    src = next((projects / PROJECT).glob("*.jsonl"))
+    lines = src.read_bytes().splitlines()
+    last_usage = max(i for i, ln in enumerate(lines) if b'"usage"' in ln)
+    for i in (0, last_usage):
+        d = orjson.loads(lines[i])
+        assert "timestamp" in d
+        d["timestamp"] = WIDE
+        lines[i] = orjson.dumps(d)
+    dest = tmp / "wide" / "projects" / PROJECT
+    dest.mkdir(parents=True)
+    (dest / src.name).write_bytes(b"\n".join(lines) + b"\n")
+    return dest.parent
+
+
+@pytest.mark.parametrize("proto", ["grpc", "http"])
+def test_a_record_dated_9999_is_pushed_and_landed(projects, receiver, tmp_path, proto):
+    root = _collect(_wide_projects(projects, tmp_path), tmp_path / "data", tmp_path)
+    want = sent_files(root)
+    sd = next(r for r in want if r.endswith(".sd"))
+    assert f'"time":"{WIDE}"'.encode() in (root / sd).read_bytes()
+    p = asz("push", "--root", str(root), "--endpoint", f"{proto}://{receiver.address}", cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "not JSON" not in p.stderr and summary(p.stdout.strip().splitlines()[-1])["files"] == str(len(want))
+    assert sent_files(receiver.root) == want
+    v = asz("verify", "--root", str(receiver.root), cwd=tmp_path)
+    assert v.returncode == 0, v.stdout + v.stderr
+    # the record's time is past OTLP's fixed64 nanoseconds: sent as 0 (unknown), the attribute keeps it whole
+    d = log_record(OutFile(sd, root / sd, SESSION, "sd"), (root / sd).read_bytes())
+    attrs = {kv.key: kv.value.string_value for kv in d.record.attributes}
+    assert attrs["asz.through_time"] == WIDE and d.record.time_unix_nano == 0
+
+
+def test_a_pruned_root_is_not_sent_to_a_new_endpoint(two_collections, receiver, tmp_path):
+    root = _copy(two_collections[1], tmp_path / "data")
+    want = sent_files(root)
+    first = f"grpc://{receiver.address}"
+    assert push(root, ExportConfig(), endpoint=first).ok
+    rep = prune(root, RetentionConfig(after=3600.0), instance_id="me@laptop")
+    assert not rep.problems and rep.files == 5
+    assert not [r for r in want if r.endswith(".sd") and (root / r).exists()]
+    # the endpoint that received them: nothing due, nothing wrong
+    again = asz("push", "--root", str(root), "--endpoint", first, cwd=tmp_path)
+    assert again.returncode == 0 and summary(again.stdout.strip().splitlines()[-1])["files"] == "0", again.stderr
+    # a new endpoint: the session is refused with its reason, nothing of it is sent, exit 1
+    other = Receiver(tmp_path / "other", "127.0.0.1:0").start().serve_in_thread()
+    try:
+        endpoint = f"http://{other.address}"
+        p = asz("push", "--root", str(root), "--endpoint", endpoint, cwd=tmp_path)
+    finally:
+        other.stop()
+    assert p.returncode == 1, p.stdout + p.stderr
+    s = summary(p.stdout.strip().splitlines()[-1])
+    assert (s["files"], s["errors"], s["rejected"]) == ("0", "1", "0")
+    assert f"error: {SESSION}: its landed files were removed by retention before {endpoint} received them (5 file(s)" in p.stderr
+    assert not sent_files(tmp_path / "other")
