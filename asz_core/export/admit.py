@@ -41,12 +41,12 @@ from ..flow.round import RoundError, parse_round_file_name
 from ..flow.round_read import decode_round
 from ..sessiondata import jsonbytes
 from ..sessiondata.reader import SDError, SDReader
-from ..storage.layout import parse_landed_name, session_listing
+from ..storage.layout import dir_name, parse_landed_name, session_listing
 from ..verify.landed import Pos, check_landed_file
 from ..verify.report import SNAPSHOT_KINDS, UNCHECKED_KINDS
 from ..verify.walk import name_problems
 
-__all__ = ["Refused", "admit", "removed_digest"]
+__all__ = ["Refused", "admit", "removed_digest", "round_reads", "landed_seq"]
 
 
 class Refused(ValueError):
@@ -62,6 +62,23 @@ def admit(root: Path, parts: tuple[str, ...], digest: str, data: bytes) -> bool:
     if parts[0] == "_conversations":
         return _admit_round(root, parts, data)
     return _admit_landed(root, parts, digest, data)
+
+
+def landed_seq(rel: str) -> tuple[str, int] | None:
+    """``(session directory, seq)`` of a landed file's path; None for a round or another name."""
+    parts = rel.split("/")
+    ln = parse_landed_name(parts[-1]) if len(parts) >= 3 and not parts[0].startswith("_") else None
+    return (parts[0], ln.seq) if ln is not None else None
+
+
+def round_reads(data: bytes) -> tuple[str, int, int] | None:
+    """``(session directory, from_seq, through_seq)`` a round's header names: the landed files it reads; None when
+    its first line does not say (the round's own check then refuses it)."""
+    try:
+        h = jsonbytes.loads(data.split(b"\n", 1)[0])
+        return dir_name(str(h["session"])), int(h["from_seq"]), int(h["through_seq"])
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def _rel(root: Path, path: Path) -> str:

@@ -32,7 +32,7 @@ import orjson
 from ..sessiondata.times import format_duration
 from ..storage.layout import session_dirs, session_listing
 from ..storage.root import FileLock
-from .admit import removed_digest
+from .admit import landed_seq, removed_digest, round_reads
 from .settings import ExportConfig, default_instance_id, split_endpoint
 from .state import PushState
 from .transport import Answer, Sender, sender
@@ -100,6 +100,10 @@ class _Pass:
         self.services: dict[str, str] = {}
         self.failure = ""  # why the last request failed
         self.failed_batch = 0  # due files taken from the outbox and not sent when a request failed
+        self.refused: dict[str, tuple[int, str]] = {}  # session -> lowest seq (and path) of a landed file the receiver rejected
+        for rel in sorted(state.rejected):
+            self._refused(rel)
+        self.held_rounds: dict[str, int] = {}  # session -> rounds not sent: they read a rejected file
 
     def problem(self, message: str) -> None:
         self.rep.errors += 1
@@ -163,6 +167,8 @@ class _Pass:
         for f, d, _ in batch:
             rejected = bool(ans.rejected) and (not named or f.rel in named)
             self.state.mark(f.rel, d.digest, rejected)
+            if rejected:
+                self._refused(f.rel)
             self.rep.files += 1
             self.rep.bytes += d.size
         self.rep.rejected += ans.rejected
@@ -179,7 +185,11 @@ class _Pass:
             self.problem(f"{session}: its landed files were removed by retention before {self.state.endpoint} received them "
                          f"({len(rels)} file(s), first {rels[0]}); none of its files or rounds is sent (skeletons stay local)")
         files = (f for f in outbox(self.root) if f.session not in held)
-        if self._send_logs(files):
+        going = self._send_logs(files)
+        for session, n in self.held_rounds.items():
+            seq, rel = self.refused[session]
+            self.problem(f"{session}: {n} round(s) not sent: they read seq {seq}, {rel}, which {self.state.endpoint} rejected")
+        if going:
             return True
         left = self.failed_batch + sum(1 for f in files if self._due_digest(f) is not None)
         self.problem(f"push to {self.state.endpoint}: {self.failure} ({left} file(s) left for the next pass)")
@@ -193,6 +203,22 @@ class _Pass:
             return None
         return digest if self.state.due(f.rel, digest) else None
 
+    def _refused(self, rel: str) -> None:
+        at = landed_seq(rel)
+        if at is not None and (at[0] not in self.refused or at[1] < self.refused[at[0]][0]):
+            self.refused[at[0]] = (at[1], rel)
+
+    def _reads_refused(self, f: OutFile, data: bytes) -> bool:
+        """True when ``f`` is a round reading (or after) a landed file of its session the receiver rejected: the
+        receiver's root would name a file it never got (origin-digest §2.6), so the round is held back."""
+        if f.fmt != "sf" or f.session not in self.refused:
+            return False
+        reads = round_reads(data)
+        if reads is None or reads[2] < self.refused[f.session][0]:
+            return False
+        self.held_rounds[f.session] = self.held_rounds.get(f.session, 0) + 1
+        return True
+
     def _send_logs(self, files) -> bool:
         batch: list[tuple[OutFile, Described, str]] = []
         size = 0
@@ -204,7 +230,7 @@ class _Pass:
                 self.problem(f"{f.rel}: cannot read: {exc.strerror or exc}")
                 continue
             digest = hashlib.sha256(data).hexdigest()
-            if not self.state.due(f.rel, digest):
+            if not self.state.due(f.rel, digest) or self._reads_refused(f, data):
                 continue
             try:
                 d = log_record(f, data, digest=digest, session_time_ns=latest.get(f.session, 0))

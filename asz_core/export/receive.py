@@ -41,6 +41,7 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsSer
 from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2_grpc
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest, ExportMetricsServiceResponse
 
+from .admit import landed_seq, round_reads
 from .land import Refused, index_sessions, land
 
 __all__ = ["Receiver", "answer_logs", "DEFAULT_LISTEN"]
@@ -62,6 +63,7 @@ def _attrs(rec) -> dict:
 def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = None) -> ExportLogsServiceResponse:
     """Land every record of ``req`` in ``root``; the answer counts and names what was refused."""
     refused: list[str] = []
+    refused_seqs: dict[str, dict[int, str]] = {}  # session directory -> seq -> path of a landed file refused here
     landed = 0
     written: list[str] = []
     for rl in req.resource_logs:
@@ -74,11 +76,15 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
                 try:
                     if not isinstance(rel, str) or data is None:
                         raise Refused(f"{rel or '(no asz.file)'}: a record without asz.file or a body is not a file")
+                    _reads_no_refused(rel, data, refused_seqs)
                     if land(root, rel, str(a.get("asz.file.digest") or ""), data):
                         landed += 1
                         written.append(rel)
                 except Refused as exc:
                     refused.append(f"rejected {exc}")
+                    at = landed_seq(rel) if isinstance(rel, str) else None
+                    if at is not None:
+                        refused_seqs.setdefault(at[0], {})[at[1]] = rel
                 except OSError as exc:
                     refused.append(f"rejected {rel}: cannot write: {exc.strerror or exc}")
     if written:
@@ -91,6 +97,20 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
             for line in refused:
                 print(line, file=err, flush=True)
     return resp
+
+
+def _reads_no_refused(rel: str, data: bytes, refused_seqs: dict[str, dict[int, str]]) -> None:
+    """Refused for a round that reads a landed file refused earlier in the same request (it would name a file the
+    root never gets; origin-digest §2.6). Across requests the pusher holds such rounds back."""
+    if not rel.endswith(".sf") or not refused_seqs:
+        return
+    reads = round_reads(data)
+    if reads is None:
+        return
+    session, lo, hi = reads
+    hit = sorted(seq for seq in refused_seqs.get(session, {}) if lo <= seq <= hi)
+    if hit:
+        raise Refused(f"{rel}: it reads seq {hit[0]} of its session, {refused_seqs[session][hit[0]]}, which was refused")
 
 
 class _Auth:

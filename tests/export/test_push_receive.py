@@ -120,8 +120,8 @@ def test_one_pusher_per_root(pushed_root, receiver, tmp_path):
 
 
 def test_a_rejected_file_is_marked_sent_and_rejected(pushed_root, receiver, tmp_path):
-    """Partial success: the receiver refuses a file (another file already at its path); the pusher marks it
-    sent, writes its rejected line and exits 1; the rest arrives."""
+    """Partial success: the receiver refuses a file (another file already at its path) and the rounds reading it;
+    the pusher marks them sent, writes their rejected lines and exits 1; the rest arrives."""
     want = sent_files(pushed_root)
     victim = sorted(r for r in want if r.endswith(".sd"))[0]
     squatter = receiver.root / victim
@@ -130,10 +130,12 @@ def test_a_rejected_file_is_marked_sent_and_rejected(pushed_root, receiver, tmp_
     p = asz("push", "--root", str(pushed_root), "--endpoint", f"grpc://{receiver.address}", cwd=tmp_path)
     assert p.returncode == 1
     s = summary(p.stdout.strip().splitlines()[-1])
-    assert s["rejected"] == "1" and s["errors"] == "0" and int(s["files"]) == len(want)
-    assert victim in p.stderr
+    # the rounds that read it are refused with it (the receiving root would name a file it never got)
+    rounds = {r for r in want if f"rejected {r}: it reads seq 1 of its session, {victim}, which was refused" in p.stderr}
+    assert rounds and s["rejected"] == str(1 + len(rounds)) and s["errors"] == "0" and int(s["files"]) == len(want)
+    assert f"rejected {victim}: a different file is already there" in p.stderr
     st = PushState.load(pushed_root)
-    assert st.rejected == {victim} and st.pushed[victim] == want[victim]
+    assert st.rejected == {victim} | rounds and st.pushed[victim] == want[victim]
     assert f"rejected {victim}" in (pushed_root / "push.state").read_text().splitlines()
     assert squatter.read_bytes() == b"not the landed file\n"
     again = asz("push", "--root", str(pushed_root), "--endpoint", f"grpc://{receiver.address}", cwd=tmp_path)

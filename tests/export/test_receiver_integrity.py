@@ -84,7 +84,8 @@ def test_another_collection_of_a_received_session_is_refused(two_collections, re
             assert f"rejected {rel}: " in p.stderr
         landed_as = next(r for r in want if r.endswith(".sd"))
         assert f"seq 1 of session {SESSION} is already landed as {landed_as}" in p.stderr
-        assert "round 1 of conversation" in p.stderr and "a different round" in p.stderr
+        # the round reads a refused file (same request), or its slot holds the first collection's round 1
+        assert ": it reads seq 1 of its session" in p.stderr or "a different round" in p.stderr
     # the receiving root holds the first collection only, verifies clean and shows the same document
     assert sent_files(receiver.root) == want
     v = asz("verify", "--root", str(receiver.root), cwd=tmp_path)
@@ -225,3 +226,38 @@ def test_a_pruned_root_is_not_sent_to_a_new_endpoint(two_collections, receiver, 
     assert (s["files"], s["errors"], s["rejected"]) == ("0", "1", "0")
     assert f"error: {SESSION}: its landed files were removed by retention before {endpoint} received them (5 file(s)" in p.stderr
     assert not sent_files(tmp_path / "other")
+
+
+def test_a_source_read_again_from_its_start_is_refused_not_landed(projects, receiver, tmp_path):
+    """``asz sources --reset-conflict S --reread`` lands the rewritten source from ord 1 again; the reread marker is in
+    the cursor, which is not sent, so the receiver refuses those files (they do not continue the stream it holds)
+    and the rounds that read them are not sent: push exits 1 naming them, the receiving root stays clean."""
+    src = tmp_path / "claude" / "projects"
+    shutil.copytree(projects, src)
+    transcript = next((src / PROJECT).glob("*.jsonl"))
+    root = _collect(src, tmp_path / "data", tmp_path)
+    transcript.chmod(0o644)
+    transcript.write_bytes(b"\n".join(transcript.read_bytes().splitlines()[-20:]) + b"\n")  # rewritten, shorter
+    p = asz("collect", "--once", "--source", str(src), "--root", str(root), cwd=tmp_path, env={"CLAUDE_CONFIG_DIR": str(tmp_path / "home")})
+    assert "conflict" in p.stdout + p.stderr
+    r = asz("sources", "--reset-conflict", SESSION, "--reread", "--source", str(src), "--root", str(root), cwd=tmp_path,
+            env={"CLAUDE_CONFIG_DIR": str(tmp_path / "home")})
+    assert r.returncode == 0, r.stdout + r.stderr
+    _collect(src, root, tmp_path)
+    assert asz("verify", "--root", str(root), cwd=tmp_path).returncode == 0
+    reread = sorted(r for r in sent_files(root) if r.endswith("-000002.sd"))
+    assert len(reread) == 1
+    import io
+
+    err = io.StringIO()
+    rep = push(root, ExportConfig(batch_bytes=1), endpoint=f"http://{receiver.address}", err=err)  # one file per request
+    assert not rep.ok and rep.rejected == 1, err.getvalue()
+    assert f"rejected {reread[0]}: line 2: ord: record ord 1 at off 0 does not continue its stream" in err.getvalue()
+    # the round that reads it is held back by the pusher (a later request), and the pass says so
+    assert rep.problems == [f"{SESSION}: 1 round(s) not sent: they read seq 2, {reread[0]}, which http://{receiver.address} rejected"]
+    got = sent_files(receiver.root)
+    assert reread[0] not in got and sorted(got) == sorted(r for r in sent_files(root) if r != reread[0] and "/r000002-" not in r)
+    v = asz("verify", "--root", str(receiver.root), cwd=tmp_path)
+    assert v.returncode == 0, v.stdout + v.stderr
+    again = asz("push", "--root", str(root), "--endpoint", f"http://{receiver.address}", cwd=tmp_path)
+    assert again.returncode == 1 and "1 round(s) not sent" in again.stderr
