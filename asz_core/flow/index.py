@@ -61,6 +61,7 @@ __all__ = [
     "IndexBuildError",
     "update_index",
     "load_index",
+    "forget_remembered",
     "index_dir",
     "record_time_range",
     "SET_ASIDE_KINDS",
@@ -417,6 +418,11 @@ def update_index(session_dir: str | os.PathLike) -> Index:
 #: The index :func:`update_index` last returned and the :func:`_mark` it matches: parse brings a session's index up to
 #: date twice (the root's id table, then its watermark); the second takes a copy of this one (memory: one index).
 _LAST: dict[str, tuple[tuple, Index]] = {}
+
+
+def forget_remembered() -> None:
+    """Let go of the index :func:`update_index` remembers (parse calls it when a session is done: memory)."""
+    _LAST.clear()
 
 
 def _mark(sdir: Path, st: dict[str, str]) -> tuple:

@@ -137,7 +137,7 @@ def _join(parts: tuple) -> str:
     return "/".join([(p if type(p) is str else str(p)).replace("/", "_") for p in parts if p not in ("", None)])
 
 
-@functools.lru_cache(maxsize=1 << 16, typed=True)
+@functools.lru_cache(maxsize=1 << 14, typed=True)  # a session's call, tool, talk and run ids; a few MB at most
 def _joined(*parts: Any) -> str:
     return _join(parts)
 

@@ -240,12 +240,17 @@ def parse_session(
 
 
 def _parse(root: Path, session: str, out: ParseOutcome, budget: int, engine: FlowEngine, lock_timeout: float, fsync: bool) -> None:
+    from .index import forget_remembered
+
     with gc_pause.paused():  # a session's assemblies are many long-lived objects (sessiondata/gc_pause.py)
-        if fsync:
-            with durable.batch(root):  # index bytes, rounds and states: three syncs, not five (sessiondata/durable.py)
+        try:
+            if fsync:
+                with durable.batch(root):  # index bytes, rounds and states: three syncs, not five (sessiondata/durable.py)
+                    _parse_session(root, session, out, budget, engine, lock_timeout, fsync)
+            else:
                 _parse_session(root, session, out, budget, engine, lock_timeout, fsync)
-        else:
-            _parse_session(root, session, out, budget, engine, lock_timeout, fsync)
+        finally:
+            forget_remembered()  # the session's index: not kept while the next session parses
 
 
 def _parse_session(root: Path, session: str, out: ParseOutcome, budget: int, engine: FlowEngine, lock_timeout: float,
