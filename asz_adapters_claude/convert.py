@@ -152,7 +152,7 @@ def _may_hold_surrogates(source: Source, raw: bytes, decoded: bool) -> bool:
     (``decoded``: valid UTF-8) holding no ``\\ud…`` escape, and the source's names are well-formed text (a file
     name that is not UTF-8 decodes with lone surrogates). The surrogate rule then changes nothing, and
     :func:`settle_surrogates`, a walk over every string, is skipped."""
-    if not decoded or b"\\ud" in raw or b"\\uD" in raw:
+    if not decoded or (b"\\u" in raw and (b"\\ud" in raw or b"\\uD" in raw)):  # one scan for most lines (few have a backslash-u)
         return True
     names = f"{source.session}{source.src}{source.stream}{source.batch}"
     if names.isascii():

@@ -104,33 +104,80 @@ def encode_header(h: Header) -> bytes:
 
 
 def _part_dict(p: Part) -> dict:
+    # Spelled out field by field (one attribute read each, no getattr loop): this runs for every part landed.
+    # A field is left out when None or "" (``data`` is kept when "").
     d: dict[str, Any] = {"k": p.k}
-    for attr in ("text", "data", "id", "of", "name", "server", "server_tool", "failed", "media", "encoding", "state"):
-        v = getattr(p, attr)
-        if v is not None and (v != "" or attr == "data"):
-            d[attr] = v
+    v = p.text
+    if v is not None and v != "":
+        d["text"] = v
+    if p.data is not None:
+        d["data"] = p.data
+    v = p.id
+    if v is not None and v != "":
+        d["id"] = v
+    v = p.of
+    if v is not None and v != "":
+        d["of"] = v
+    v = p.name
+    if v is not None and v != "":
+        d["name"] = v
+    v = p.server
+    if v is not None and v != "":
+        d["server"] = v
+    v = p.server_tool
+    if v is not None and v != "":
+        d["server_tool"] = v
+    v = p.failed
+    if v is not None and v != "":
+        d["failed"] = v
+    v = p.media
+    if v is not None and v != "":
+        d["media"] = v
+    v = p.encoding
+    if v is not None and v != "":
+        d["encoding"] = v
+    v = p.state
+    if v is not None and v != "":
+        d["state"] = v
     d["bytes"] = p.bytes
     if p.sha256:
         d["sha256"] = p.sha256
     return d
 
 
-_REC_KEYS = (
-    ("id", "id"), ("parent", "parent"), ("call", "call"), ("run", "run"), ("continues", "continues"), ("tool", "tool"),
-    ("child", "child"), ("batch", "batch"), ("label", "label"), ("started_by", "started_by"), ("from_", "from"),
-    ("time", "time"), ("trigger", "trigger"),
-)
-
-
 def _record_dict(r: Record) -> dict:
+    # Spelled out field by field in origin-digest §3.3 key order (one attribute read each): this runs for every
+    # record landed. Empty fields are left out.
     d: dict[str, Any] = {"ord": r.ord, "off": r.off}
     if r.sha:
         d["sha"] = r.sha
     d["bytes"] = r.bytes
-    for attr, key in _REC_KEYS:
-        v = getattr(r, attr)
-        if v:
-            d[key] = v
+    if r.id:
+        d["id"] = r.id
+    if r.parent:
+        d["parent"] = r.parent
+    if r.call:
+        d["call"] = r.call
+    if r.run:
+        d["run"] = r.run
+    if r.continues:
+        d["continues"] = r.continues
+    if r.tool:
+        d["tool"] = r.tool
+    if r.child:
+        d["child"] = r.child
+    if r.batch:
+        d["batch"] = r.batch
+    if r.label:
+        d["label"] = r.label
+    if r.started_by:
+        d["started_by"] = r.started_by
+    if r.from_:
+        d["from"] = r.from_
+    if r.time:
+        d["time"] = r.time
+    if r.trigger:
+        d["trigger"] = r.trigger
     if r.flags:
         d["flags"] = list(r.flags)
     u = r.usage
@@ -138,10 +185,14 @@ def _record_dict(r: Record) -> dict:
         d["usage"] = {k: v for k, v in (("in", u.in_), ("out", u.out), ("cache_read", u.cache_read), ("cache_write", u.cache_write)) if v}
     if r.model:
         d["model"] = r.model
-    for key in ("cwd", "git_branch", "runtime_version", "request"):
-        v = getattr(r, key)
-        if v:
-            d[key] = v
+    if r.cwd:
+        d["cwd"] = r.cwd
+    if r.git_branch:
+        d["git_branch"] = r.git_branch
+    if r.runtime_version:
+        d["runtime_version"] = r.runtime_version
+    if r.request:
+        d["request"] = r.request
     if r.parts:
         d["parts"] = [_part_dict(p) for p in r.parts]
     if r.dropped:
