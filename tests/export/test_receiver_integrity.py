@@ -68,6 +68,7 @@ def _copy(root: Path, dest: Path) -> Path:
     return dest
 
 
+@pytest.mark.slow  # three pushes, a verify and a document build: over 10 s on a loaded machine
 def test_another_collection_of_a_received_session_is_refused(two_collections, receiver, tmp_path):
     a, b, c = (_copy(r, tmp_path / r.name) for r in two_collections)
     want = sent_files(a)
@@ -228,6 +229,7 @@ def test_a_pruned_root_is_not_sent_to_a_new_endpoint(two_collections, receiver, 
     assert not sent_files(tmp_path / "other")
 
 
+@pytest.mark.slow  # three collects, three pushes and two verifies: over 10 s
 def test_a_source_read_again_from_its_start_is_refused_not_landed(projects, receiver, tmp_path):
     """``asz sources --reset-conflict S --reread`` lands the rewritten source from ord 1 again; the reread marker is in
     the cursor, which is not sent, so the receiver refuses those files (they do not continue the stream it holds)
