@@ -786,7 +786,7 @@
 
   // An assistant fragment with no text (a runtime writes "\n\n" before its tool calls) and nothing under it is not drawn.
   function emptyFragment(n) {
-    return n.kind === 'message.assistant' && !(n.children && n.children.length) && n.state !== 'omitted' && !String(n.text || '').trim();
+    return n.kind === 'message.assistant' && !(n.children && n.children.length) && n.state !== 'omitted' && !LOST[n.state] && !String(n.text || '').trim();
   }
   const FOLDED = { 'tool': 1, 'thinking': 1 };
   // Appends the steps ``nodes`` to ``parent``: runs of tool calls (and the thinking between them) are folded into one
