@@ -11,6 +11,7 @@ from pathlib import Path
 import io
 
 import orjson
+from cli_helpers import asz_in_process
 
 from asz_core.collect.collector import Collector, CollectOptions, Counters, Report
 from asz_core.sessiondata import SDReader, check_file
@@ -33,8 +34,13 @@ def env(extra: dict | None = None) -> dict:
     return e
 
 
-def asz(*args: str, cwd: Path | None = None, timeout: float = 120, extra_env: dict | None = None) -> subprocess.CompletedProcess:
-    """Run ``python -m asz_core.cli.main ARGS`` and capture stdout/stderr as text."""
+def asz(*args: str, cwd: Path | None = None, timeout: float = 120, extra_env: dict | None = None,
+        child: bool = False) -> subprocess.CompletedProcess:
+    """``asz ARGS`` with stdout/stderr captured as text: in this process (:func:`cli_helpers.asz_in_process`), or with
+    ``child`` as a real ``python -m asz_core.cli.main`` process (``timeout`` s) where the process is what is tested."""
+    if not child:
+        extra = {"CLAUDE_CONFIG_DIR": os.environ.get("CLAUDE_CONFIG_DIR", "/nonexistent-claude-home"), "XDG_CONFIG_HOME": None}
+        return asz_in_process(*args, cwd=cwd, env={**extra, **(extra_env or {})})
     return subprocess.run([*ASZ, *args], cwd=cwd, env=env(extra_env), capture_output=True, text=True, timeout=timeout)
 
 

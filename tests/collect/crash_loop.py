@@ -137,7 +137,7 @@ def kill_loop(src: Path, root: Path, kills: int, jobs: str, rng: random.Random) 
         writer.stop.set()
         writer.join(timeout=30)
         for _ in range(5):
-            p = collect_once(src, root)
+            p = collect_once(src, root, child=True)
             if summary(p.stdout).get("pending") == "0":
                 break
         assert p.returncode == 0, (kill, p.stdout, p.stderr)

@@ -1,4 +1,8 @@
-"""``asz collect`` and ``asz sources`` as real processes: summary line, exit codes, locks, config."""
+"""``asz collect`` and ``asz sources``: summary line, exit codes, locks, config.
+
+In process (tests/cli_helpers.py) where only the output and the exit status count; the watcher, the lock
+holders and the two collectors racing on one root are real processes.
+"""
 
 from __future__ import annotations
 
@@ -34,7 +38,7 @@ REQUIRED = ("sessions", "landed", "records", "bytes", "conflicts", "pending", "e
 def test_once_prints_one_summary_line_last_and_exits_0(tmp_path):
     src, root = tmp_path / "src", tmp_path / "data"
     append(src / "s1" / "main.jsonl", *(line(i) for i in range(7)))
-    p = collect_once(src, root)
+    p = collect_once(src, root, child=True)  # a real process: its stdout and its exit status as a shell sees them
     assert p.returncode == 0, p.stderr
     last = p.stdout.strip().splitlines()[-1]
     assert last.startswith("[") and last[9:11] == "] "

@@ -31,7 +31,7 @@ def claude_home(corpus_dir, tmp_path):
 def test_the_corpus_lands_every_line_exactly_once(claude_home, tmp_path):
     root = tmp_path / "data"
     env = {"CLAUDE_CONFIG_DIR": str(claude_home)}
-    p = asz("collect", "--once", "--root", str(root), cwd=tmp_path, extra_env=env)  # default adapter, default source
+    p = asz("collect", "--once", "--root", str(root), cwd=tmp_path, extra_env=env, child=True)  # default adapter, default source
     assert p.returncode == 0, p.stderr
     s = summary(p.stdout)
     assert s["errors"] == s["conflicts"] == s["pending"] == "0"
@@ -51,7 +51,7 @@ def test_the_corpus_lands_every_line_exactly_once(claude_home, tmp_path):
             assert [g[:2] for g in got] == ([(1, 0)] if src.path.read_bytes().strip(b"\n") else []), src.src
     assert lines > 1000
     assert all_files_ok(root) == []
-    again = asz("collect", "--once", "--root", str(root), cwd=tmp_path, extra_env=env)
+    again = asz("collect", "--once", "--root", str(root), cwd=tmp_path, extra_env=env, child=True)
     assert again.returncode == 0 and summary(again.stdout)["landed"] == "0"
     v = asz("verify", "--root", str(root), cwd=tmp_path, extra_env=env)
     assert v.returncode == 0, v.stdout + v.stderr

@@ -1,6 +1,6 @@
 """Recoverable states have commands (issue 23): ``asz sources --reset-conflict`` and links that lead nowhere.
 
-Real ``asz`` processes over a copy of the bundled Claude Code example
+The ``asz`` command line (run in process, tests/cli_helpers.py) over a copy of the bundled Claude Code example
 (examples/claude-code/projects): a conflict is made by rewriting the
 transcript, cleared by the command only once the bytes are back, and what
 landed stays; broken links in a source folder are skipped, not errors, unless

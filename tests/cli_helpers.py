@@ -1,0 +1,56 @@
+"""Run the ``asz`` command line in the test's own process, as the console script would run it in a child.
+
+A child ``python -m asz_core.cli.main`` costs about half a second of CPU before
+it does anything (interpreter start-up and imports); most tests only need what
+the command prints and its exit code, and get them here for a few
+milliseconds. A test where the process itself is what is tested (exit codes a
+shell sees, signals, kills, servers, pipes, installed entry points, plugins
+found on a child's ``sys.path``) keeps running a real child.
+
+:func:`asz_in_process` dispatches as :func:`asz_core.cli.main.main` does (a
+core command gets an application holding only its module, anything else the
+whole application with the plugins' commands), in ``cwd`` with ``env`` set for
+the call; an exception the command does not handle becomes exit status 1 with
+its traceback on stderr, as in a child. The SIGINT/SIGTERM handlers a command
+installs are put back afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import traceback
+from pathlib import Path
+
+__all__ = ["asz_in_process"]
+
+
+def asz_in_process(*args: str, cwd: Path | str | None = None, env: dict[str, str | None] | None = None,
+                   input: str | None = None) -> subprocess.CompletedProcess:
+    """``asz ARGS`` run in this process; a :class:`subprocess.CompletedProcess` with text stdout and stderr.
+
+    ``env`` holds the variables to set (None: unset) for the call only; ``cwd``
+    is the working directory during the call (default: unchanged).
+    """
+    from typer.testing import CliRunner
+
+    from asz_core.cli.main import COMMANDS, build_app
+
+    module = COMMANDS.get(args[0]) if args else None
+    app = build_app((module,)) if module else build_app()
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    here = os.getcwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        res = CliRunner().invoke(app, [str(a) for a in args], input=input, env=env, catch_exceptions=True)
+    finally:
+        os.chdir(here)
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+    code, stderr = res.exit_code, res.stderr
+    if res.exception is not None and not isinstance(res.exception, SystemExit):
+        stderr += "".join(traceback.format_exception(*res.exc_info))  # what an uncaught exception prints in a child
+        code = 1
+    return subprocess.CompletedProcess(["asz", *map(str, args)], code, res.stdout, stderr)
