@@ -170,7 +170,8 @@ def test_collect_pushes_after_its_pass(corpus_dir, tmp_path, receiver):
     shutil.copytree(one, src / one.name)
     cfg = tmp_path / "asz.yaml"
     cfg.write_text(f"storage: {{root: ./data}}\nexport:\n  otlp: {{endpoint: 'http://{receiver.address}'}}\n")
-    p = asz("collect", "--once", "--source", str(src), "--config", str(cfg), cwd=tmp_path, env={"CLAUDE_CONFIG_DIR": str(tmp_path / "claude")})
+    p = asz("collect", "--once", "--source", str(src), "--config", str(cfg), cwd=tmp_path, env={"CLAUDE_CONFIG_DIR": str(tmp_path / "claude")},
+            child=True)  # it pushes after its pass, as push does: a child (CHILD_COMMANDS)
     assert p.returncode == 0, p.stdout + p.stderr
     last = summary(p.stdout.strip().splitlines()[-1])
     want = sent_files(tmp_path / "data")
