@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from cli_helpers import asz_in_process
 
 from asz_adapters_claude import hooks_settings as hs
 
@@ -28,8 +29,11 @@ ORIGINAL = {
 }
 
 
-def asz(*args: str, cfg: Path, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """The real ``asz`` with CLAUDE_CONFIG_DIR pointed at ``cfg`` (never the machine's ~/.claude)."""
+def asz(*args: str, cfg: Path, cwd: Path | None = None, child: bool = False) -> subprocess.CompletedProcess:
+    """``asz ARGS`` with CLAUDE_CONFIG_DIR pointed at ``cfg`` (never the machine's ~/.claude): in this process
+    (tests/cli_helpers.py), or with ``child`` the installed console script, whose own interpreter ``--direct`` names."""
+    if not child:
+        return asz_in_process(*args, cwd=cwd, env={"CLAUDE_CONFIG_DIR": str(cfg)})
     exe = shutil.which("asz")
     if exe is None:
         pytest.skip("asz is not on PATH (pip install -e .)")
@@ -164,7 +168,7 @@ def test_direct_install_runs_the_observer_as_claude_code_would_and_switches_back
     cfg.mkdir()
     settings = cfg / "settings.json"
     settings.write_text(json.dumps(ORIGINAL, indent=2) + "\n")
-    p = asz("hooks", "install", "--direct", cfg=cfg)
+    p = asz("hooks", "install", "--direct", cfg=cfg, child=True)
     assert p.returncode == 0, p.stderr
     cmds = _commands(json.loads(settings.read_text()))
     direct = cmds[0][1]
@@ -190,13 +194,13 @@ def test_direct_install_runs_the_observer_as_claude_code_would_and_switches_back
         outs.append(rec)
     assert outs[0] == outs[1] and outs[0]["tool"] == "toolu_probe_1_0" and outs[0]["server"] == {"name": "probe", "source": "dynamic"}
 
-    again = asz("hooks", "install", "--direct", cfg=cfg)
+    again = asz("hooks", "install", "--direct", cfg=cfg, child=True)
     assert "nothing to install" in again.stdout
-    back = asz("hooks", "install", cfg=cfg)  # the plain form replaces the direct one, never beside it
+    back = asz("hooks", "install", cfg=cfg, child=True)  # the plain form replaces the direct one, never beside it
     assert back.returncode == 0 and "switched PostToolUse" in back.stdout
     assert _commands(json.loads(settings.read_text())) == [("PostToolUse", hs.COMMAND), ("PostToolUseFailure", hs.COMMAND)]
-    asz("hooks", "install", "--direct", cfg=cfg)
-    gone = asz("hooks", "uninstall", cfg=cfg)
+    asz("hooks", "install", "--direct", cfg=cfg, child=True)
+    gone = asz("hooks", "uninstall", cfg=cfg, child=True)
     assert gone.returncode == 0 and gone.stdout.count("removed ") == 2
     assert json.loads(settings.read_text()) == ORIGINAL
 
