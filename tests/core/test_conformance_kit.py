@@ -1,7 +1,10 @@
 """The conformance kit fails an adapter that breaks the contract, with a message naming what (issue 19).
 
-Each case is a real adapter (the plugin template's, changed in one way) run
-through the real kit in its own pytest process, as a third party runs it.
+Each case is a real adapter (the plugin template's, changed in one way), written
+as a third party writes its conformance test file, and run through the real kit by
+a real pytest process; the five files run in ONE such process (a pytest start-up
+costs seconds), each with its own selection of checks, and each test reads its
+own file's outcome from the run's JUnit XML report.
 """
 
 from __future__ import annotations
@@ -10,8 +13,10 @@ import os
 import subprocess
 import sys
 import textwrap
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import attrs
 import pytest
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "plugin-template"
@@ -31,84 +36,124 @@ class TestCase(AdapterConformance):
 '''
 
 
-def _run_kit(tmp_path: Path, body: str, *select: str) -> subprocess.CompletedProcess:
+#: case name -> (the class body changing the template's adapter, the -k selection of the kit's checks or None for all).
+CASES: dict[str, tuple[str, str | None]] = {}
+
+
+def case(name: str, select: str | None, body: str) -> str:
+    """Register a changed adapter for the one kit run; returns ``name``."""
+    CASES[name] = (textwrap.dedent(body), select)
+    return name
+
+
+@attrs.frozen
+class Outcome:
+    """What the kit said about one case's file: counts of failed, erroring and passing checks, and every message."""
+
+    failed: int
+    errors: int
+    passed: int
+    text: str
+
+
+@pytest.fixture(scope="module")
+def kit(tmp_path_factory) -> dict[str, Outcome]:
+    """Every case of :data:`CASES` as its own test file, run through the kit by one real ``python -m pytest``."""
     if not (TEMPLATE / "asz_adapter_example").is_dir():
         pytest.skip("plugin-template is not beside the tests")
-    test = tmp_path / "test_changed_adapter.py"
-    test.write_text(CASE.format(body=textwrap.dedent(body), samples=str(TEMPLATE / "samples")))
+    work = tmp_path_factory.mktemp("kit")
+    chosen = []
+    for name, (body, select) in CASES.items():
+        (work / f"test_{name}.py").write_text(CASE.format(body=body, samples=str(TEMPLATE / "samples")))
+        chosen.append(f"(test_{name}.py and ({select}))" if select else f"test_{name}.py")
     env = dict(os.environ, PYTHONPATH=str(TEMPLATE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rN", str(test)]
-    for name in select:
-        args += ["-k", name]
-    return subprocess.run(args, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+    report = work / "report.xml"
+    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rN", f"--junitxml={report}", "-k", " or ".join(chosen),
+            *(f"test_{name}.py" for name in CASES)]
+    proc = subprocess.run(args, capture_output=True, text=True, env=env, cwd=work, timeout=600)
+    assert proc.returncode in (0, 1) and report.is_file(), proc.stdout + proc.stderr
+    found = {name: [0, 0, 0, []] for name in CASES}
+    for tc in ET.parse(report).getroot().iter("testcase"):
+        name = tc.get("classname", "").split(".")[0].removeprefix("test_")
+        o = found[name]
+        bad = [el for el in tc if el.tag in ("failure", "error")]
+        o[0] += any(el.tag == "failure" for el in bad)
+        o[1] += any(el.tag == "error" for el in bad)
+        o[2] += not bad and not any(el.tag == "skipped" for el in tc)
+        o[3] += [f"{el.get('message', '')}\n{el.text or ''}" for el in bad]
+    return {name: Outcome(f, e, ok, "\n".join(t)) for name, (f, e, ok, t) in found.items()}
 
 
-def test_a_plugin_that_lands_from_assistant_fails_naming_the_field(tmp_path):
-    proc = _run_kit(tmp_path, '''
-        class Changed(ExampleCodexAdapter):
-            def convert_line(self, source, line, ord, off):
-                rec = super().convert_line(source, line, ord, off)
-                if rec.from_ == "agent":
-                    rec.from_ = "assistant"
-                return rec
-    ''', "session_data_values or every_file_verifies")
-    assert proc.returncode == 1, proc.stdout
-    out = proc.stdout
+FROM_ASSISTANT = case("from_assistant", "session_data_values or every_file_verifies", '''
+    class Changed(ExampleCodexAdapter):
+        def convert_line(self, source, line, ord, off):
+            rec = super().convert_line(source, line, ord, off)
+            if rec.from_ == "agent":
+                rec.from_ = "assistant"
+            return rec
+''')
+UNKNOWN_KIND = case("unknown_kind", "session_data_values", '''
+    class Changed(ExampleCodexAdapter):
+        def convert_line(self, source, line, ord, off):
+            rec = super().convert_line(source, line, ord, off)
+            for p in rec.parts:
+                if p.k == "media":
+                    p.k = "image"
+            return rec
+''')
+SAYS_NOTHING = case("says_nothing", "unaccounted", '''
+    from asz_core import Record, source_sha
+
+    class Changed(ExampleCodexAdapter):
+        def convert_line(self, source, line, ord, off):
+            rec = super().convert_line(source, line, ord, off)
+            if b'"event_msg"' in line:  # drops the line's content and says nothing about it
+                return Record(ord=ord, off=off, bytes=len(line), sha=source_sha(line))
+            return rec
+''')
+UNDRAWN = case("undrawn", "cite_every_record", '''
+    class Changed(ExampleCodexAdapter):
+        def convert_line(self, source, line, ord, off):
+            rec = super().convert_line(source, line, ord, off)
+            if any(p.k == "reasoning" for p in rec.parts):
+                rec.from_ = "runtime"  # reasoning said to come from the runtime: no rule draws it
+            return rec
+''')
+UNCHANGED = case("unchanged", None, '''
+    class Changed(ExampleCodexAdapter):
+        pass
+''')
+
+
+def test_a_plugin_that_lands_from_assistant_fails_naming_the_field(kit):
+    o = kit[FROM_ASSISTANT]
     # the kit's own check names the source line and the field
     assert "rollout-2026-11-20T10-00-00-0196a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b.jsonl:5: from: record ord 5: " \
-           "'assistant' is not a Session Data value (one of agent, external, runtime)" in out
+           "'assistant' is not a Session Data value (one of agent, external, runtime)" in o.text
     # and a real collect refuses to land it: the pass reports the line and the field
-    assert "wrote line 5 outside the vocabulary: from: record ord 5: 'assistant' is not a Session Data value" in out
-    assert "1 failed" in out and "1 error" in out  # the check, and the collected root the other checks need
+    assert "wrote line 5 outside the vocabulary: from: record ord 5: 'assistant' is not a Session Data value" in o.text
+    assert (o.failed, o.errors) == (1, 1), o  # the check, and the collected root the other checks need
 
 
-def test_a_plugin_with_an_unknown_part_kind_fails_naming_the_part(tmp_path):
-    proc = _run_kit(tmp_path, '''
-        class Changed(ExampleCodexAdapter):
-            def convert_line(self, source, line, ord, off):
-                rec = super().convert_line(source, line, ord, off)
-                for p in rec.parts:
-                    if p.k == "media":
-                        p.k = "image"
-                return rec
-    ''', "session_data_values")
-    assert proc.returncode == 1, proc.stdout
-    assert ":4: parts[1].k: record ord 4: 'image' is not a Session Data value (one of text, reasoning, call, result, media, data, unknown)" in proc.stdout
+def test_a_plugin_with_an_unknown_part_kind_fails_naming_the_part(kit):
+    o = kit[UNKNOWN_KIND]
+    assert o.failed >= 1, o
+    assert ":4: parts[1].k: record ord 4: 'image' is not a Session Data value (one of text, reasoning, call, result, media, data, unknown)" in o.text
 
 
-def test_a_plugin_whose_records_say_nothing_fails(tmp_path):
-    proc = _run_kit(tmp_path, '''
-        from asz_core import Record, source_sha
-
-        class Changed(ExampleCodexAdapter):
-            def convert_line(self, source, line, ord, off):
-                rec = super().convert_line(source, line, ord, off)
-                if b'"event_msg"' in line:  # drops the line's content and says nothing about it
-                    return Record(ord=ord, off=off, bytes=len(line), sha=source_sha(line))
-                return rec
-    ''', "unaccounted")
-    assert proc.returncode == 1, proc.stdout
-    assert "records that say nothing of their line" in proc.stdout
-    assert "sessions/2026/11/20/rollout-2026-11-20T10-00-00-0196a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b.jsonl:8 (" in proc.stdout
+def test_a_plugin_whose_records_say_nothing_fails(kit):
+    o = kit[SAYS_NOTHING]
+    assert o.failed + o.errors >= 1, o
+    assert "records that say nothing of their line" in o.text
+    assert "sessions/2026/11/20/rollout-2026-11-20T10-00-00-0196a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b.jsonl:8 (" in o.text
 
 
-def test_a_plugin_whose_document_leaves_text_undrawn_fails(tmp_path):
-    proc = _run_kit(tmp_path, '''
-        class Changed(ExampleCodexAdapter):
-            def convert_line(self, source, line, ord, off):
-                rec = super().convert_line(source, line, ord, off)
-                if any(p.k == "reasoning" for p in rec.parts):
-                    rec.from_ = "runtime"  # reasoning said to come from the runtime: no rule draws it
-                return rec
-    ''', "cite_every_record")
-    assert proc.returncode == 1, proc.stdout
-    assert ("0196a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b: the document cites 9 of 10 records with text: ['not drawn: "
-            in proc.stdout), proc.stdout[-2000:]
+def test_a_plugin_whose_document_leaves_text_undrawn_fails(kit):
+    o = kit[UNDRAWN]
+    assert o.failed + o.errors >= 1, o
+    assert "0196a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b: the document cites 9 of 10 records with text: ['not drawn: " in o.text, o.text[-2000:]
 
 
-def test_the_template_itself_passes_the_kit(tmp_path):
-    proc = _run_kit(tmp_path, '''
-        class Changed(ExampleCodexAdapter):
-            pass
-    ''')
-    assert proc.returncode == 0, proc.stdout[-3000:]
+def test_the_template_itself_passes_the_kit(kit):
+    o = kit[UNCHANGED]
+    assert (o.failed, o.errors) == (0, 0) and o.passed >= 10, o.text[-3000:]
