@@ -3,8 +3,9 @@
 * ``docs/cli.md`` is exactly what ``scripts/gen_cli_docs.py`` writes from the
   CLI now (regenerate with ``python scripts/gen_cli_docs.py``).
 * Every ``asz …`` command in a fenced ``sh`` block of README.md and docs/ is
-  run, in page order, from a temporary copy of the repository's ``examples/``
-  with ``CLAUDE_CONFIG_DIR`` pointing at a temporary copy of the example
+  run, in page order (a plain line in this process through the console
+  script's dispatch, a line that needs the shell with bash), from a
+  temporary copy of the repository's ``examples/`` with ``CLAUDE_CONFIG_DIR`` pointing at a temporary copy of the example
   projects and ``./data`` already collected from them. It must exit 0, or the
   code a trailing ``# exit N`` / ``# exits N`` comment states. A line whose
   trailing comment starts with ``not run:`` is skipped; only commands that
@@ -19,6 +20,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -26,6 +28,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cli_helpers import asz_in_process
 
 REPO = Path(__file__).resolve().parents[2]
 DOC_FILES = sorted([REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))])
@@ -123,10 +126,26 @@ def documented_commands(path: Path) -> list[dict]:
     return found
 
 
+#: What only a shell gives a command line: redirects, pipes, globs, variables, command lists.
+SHELL_SYNTAX = re.compile(r"[<>|*?$;&`(){}\[\]~\\]")
+#: Commands that run in a child even when the line is plain (gRPC must not start in the test process).
+CHILD_COMMANDS = ("push", "receive")
+
+
 def run(command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
-    """Run one documented command with bash in ``cwd``."""
-    return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          timeout=COMMAND_TIMEOUT)
+    """Run one documented command in ``cwd`` with exactly the environment ``env``.
+
+    A plain ``asz …`` line (no shell syntax but quotes) runs in this process,
+    through the console script's own dispatch (tests/cli_helpers.py); a line
+    that needs the shell, and a push, runs with bash and the ``asz`` on
+    ``env``'s PATH."""
+    words = shlex.split(command) if not SHELL_SYNTAX.search(command) else []
+    if words[:1] != ["asz"] or words[1:2] == [] or words[1] in CHILD_COMMANDS:
+        return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=COMMAND_TIMEOUT)
+    changes: dict[str, str | None] = {k: None for k in os.environ if k not in env}
+    changes.update({k: v for k, v in env.items() if os.environ.get(k) != v})
+    return asz_in_process(*words[1:], cwd=cwd, env=changes)
 
 
 # ---------------------------------------------------------------------------------------------- (a) cli.md
