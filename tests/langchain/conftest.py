@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_helpers import asz_in_process
 from langchain_helpers import ASZ, Receiver
 
 @pytest.fixture
@@ -26,10 +27,14 @@ def receiver_factory(tmp_path: Path):
 
 @pytest.fixture
 def run_asz(tmp_path: Path):
-    """Run ``asz ARGS`` in a directory without asz.yaml; returns the CompletedProcess (text)."""
+    """Run ``asz ARGS`` in a directory without asz.yaml; returns the CompletedProcess (text). In this process
+    (tests/cli_helpers.py), but ``asz ingest`` (a receiver, which serves until stopped) in a real child."""
 
     def run(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-        p = subprocess.run([*ASZ, *args], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        if args[:1] == ("ingest",):
+            p = subprocess.run([*ASZ, *args], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        else:
+            p = asz_in_process(*args, cwd=tmp_path)
         if check and p.returncode != 0:
             raise AssertionError(f"asz {' '.join(args)} exited {p.returncode}\n{p.stdout}\n{p.stderr}")
         return p

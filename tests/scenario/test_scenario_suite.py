@@ -15,6 +15,7 @@ import pytest
 
 from asz_core.testing.scenario.check import check_files
 from asz_core.testing.scenario.fields import scenario_name
+from cli_helpers import asz_in_process
 
 REPO = Path(__file__).resolve().parents[2]
 SCENARIOS = (REPO.parent / "shared" / "conformance" / "scenarios").resolve()
@@ -36,7 +37,7 @@ def test_scenario(name: str, shared_dir: Path) -> None:
 
 
 def _asz(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True)
+    return asz_in_process(*args)
 
 
 def test_cli_build_and_check(tmp_path: Path, shared_dir: Path) -> None:

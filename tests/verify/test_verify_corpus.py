@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import asz_in_process
 from verify_landing import change_byte, overwrite
 
 from asz_core.storage import landed_files, session_dirs
@@ -37,9 +38,8 @@ def projects() -> Path:
 
 
 def asz(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, CLAUDE_CONFIG_DIR=str(home))
-    env.pop("XDG_CONFIG_HOME", None)
-    return subprocess.run([*ASZ, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    """``asz ARGS`` in this process (tests/cli_helpers.py), in ``cwd`` with CLAUDE_CONFIG_DIR at ``home``."""
+    return asz_in_process(*args, cwd=cwd, env={"CLAUDE_CONFIG_DIR": str(home), "XDG_CONFIG_HOME": None})
 
 
 def collect(source: Path, root: Path, tmp: Path) -> dict[str, int]:

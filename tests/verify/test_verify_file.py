@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import asz_in_process
 
 from asz_core.verify.walk import FILE_OK_LINE, verify_file
 
@@ -15,8 +16,8 @@ ASZ = [sys.executable, "-m", "asz_core.cli.main"]
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    """Run the real ``asz`` command in a fresh process."""
-    return subprocess.run([*ASZ, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    """Run the ``asz`` command line in this process (tests/cli_helpers.py), in ``cwd``."""
+    return asz_in_process(*args, cwd=cwd)
 
 
 @pytest.fixture(scope="module")

@@ -22,6 +22,7 @@ from verify_landing import RootBuilder, closing_for, edit_records, jsonl, overwr
 import asz_core.verify.landed as v
 from asz_core.sessiondata.reader import check_file
 from asz_core.verify.walk import check_landed_file, verify_file, verify_root
+from cli_helpers import asz_in_process
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "claude-code" / "projects"
 
@@ -144,8 +145,7 @@ def test_what_only_deep_finds(tmp_path: Path) -> None:
     deep = verify_root(tmp_path / "root", jobs=1, deep=True)
     assert [(p.line, p.field, p.problem) for p in deep.problems] == [(3, "parts[0].k", "bad record")]
     assert [(p.line, p.problem) for p in verify_file(path, deep=True).problems] == [(3, "bad record")]
-    cli = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "verify", "--deep", "--root", str(tmp_path / "root")],
-                         capture_output=True, text=True, timeout=120)
+    cli = asz_in_process("verify", "--deep", "--root", str(tmp_path / "root"))
     assert cli.returncode == 1 and "bad record" in cli.stdout
 
 

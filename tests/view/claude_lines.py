@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from cli_helpers import asz_in_process
 
 
 def _jsonl(lines: list) -> bytes:
@@ -23,8 +24,7 @@ def collect_claude(base: Path, sessions: dict[str, list], *flags: str, files: di
         (projects / rel).parent.mkdir(parents=True, exist_ok=True)
         (projects / rel).write_bytes(_jsonl(lines))
     root = base / "root"
-    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--adapter", "claude-code-local", *flags,
-                        "--source", str(base / "projects"), "--root", str(root)], capture_output=True, text=True, timeout=120)
+    p = asz_in_process("collect", "--once", "--adapter", "claude-code-local", *flags, "--source", str(base / "projects"), "--root", str(root))
     assert p.returncode == 0 and " errors=0 " in p.stdout, p.stdout + p.stderr
     return root
 

@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from claude_lines import walk_nodes as _nodes
+from cli_helpers import asz_in_process
 
 PROJECT = "-home-user-spotter"
 A = "8463c716-a2ea-4c14-9efa-87158ebd9f20"  # 1,593 lines, two sub-agents
@@ -39,7 +40,7 @@ N, K = 1000, 400  # lines repeated, lines of A's later work reused (under new id
 
 
 def _asz(*args: str) -> str:
-    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True, timeout=600)
+    p = asz_in_process(*args)
     assert p.returncode == 0, p.stdout + p.stderr
     return p.stdout
 

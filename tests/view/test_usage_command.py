@@ -11,12 +11,13 @@ import pytest
 from asz_core.view import build_view, list_conversations
 
 from test_view_usage import ANCHOR, ANCHOR_CALLS, sessions_of, transcript_truth
+from cli_helpers import asz_in_process
 
 KINDS = ("in", "out", "cache_read", "cache_write")
 
 
 def _usage(root, *args, code=0):
-    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "usage", *args, "--root", str(root)], capture_output=True, text=True)
+    p = asz_in_process("usage", *args, "--root", str(root))
     assert p.returncode == code, p.stdout + p.stderr
     return p
 

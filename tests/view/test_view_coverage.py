@@ -19,6 +19,7 @@ from asz_core.testing.scenario.build import build
 from asz_core.testing.scenario.fields import scenario_name
 from asz_core.testing.scenario.model import load_scenario
 from asz_core.view import build_view, list_conversations
+from cli_helpers import asz_in_process
 
 REPO = Path(__file__).resolve().parents[2]
 SCENARIOS = (REPO.parent / "shared" / "conformance" / "scenarios").resolve()
@@ -26,7 +27,7 @@ NAMES = sorted({scenario_name(p) for p in SCENARIOS.glob("*.yaml")}) if SCENARIO
 
 
 def _asz(*args: str) -> str:
-    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True, timeout=600)
+    p = asz_in_process(*args)
     assert " errors=0 " in p.stdout, p.stdout + p.stderr
     return p.stdout
 
@@ -106,6 +107,5 @@ def test_asz_conversation_prints_the_coverage(tmp_path: Path) -> None:
     conv = list_conversations(root)[0]
     cov = build_view(root, conv)["summary"]["coverage"]
     assert cov["cited"] == cov["records"] > 0
-    out = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "conversation", conv, "--root", str(root)],
-                         capture_output=True, text=True, timeout=120).stdout
+    out = asz_in_process("conversation", conv, "--root", str(root)).stdout
     assert f"coverage {cov['cited']}/{cov['records']} records with content drawn or listed (0 listed in not_drawn)" in out

@@ -17,6 +17,7 @@ from asz_core.view import build_view, list_conversations, to_json, to_yaml
 from asz_core.view.document import TEXT_LIMIT, ViewError, clip_text
 
 from view_added_keys import strip_added
+from cli_helpers import asz_in_process
 
 FIXTURE_SESSION = "00000001-0000-4000-8000-000000000001"
 
@@ -118,7 +119,7 @@ def test_undescribed_records_are_listed(tmp_path):
         f.write(b"this is not json\n")
         f.write(b'{"type":"never-seen","sessionId":"x"}\n')
     root = tmp_path / "root"
-    col = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(src), "--root", str(root)], capture_output=True, text=True)
+    col = asz_in_process("collect", "--once", "--source", str(src), "--root", str(root))
     assert col.returncode == 0, col.stderr
     [conv] = list_conversations(root)
     doc = build_view(root, conv)
@@ -141,8 +142,7 @@ def test_parts_cut_to_land_are_counted(tmp_path):
     with open(main, "ab") as f:
         f.write(json.dumps(big).encode() + b"\n")
     root = tmp_path / "root"
-    col = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(src), "--root", str(root),
-                          "--max-delta-bytes", "65536"], capture_output=True, text=True)
+    col = asz_in_process("collect", "--once", "--source", str(src), "--root", str(root), "--max-delta-bytes", "65536")
     assert col.returncode == 0, col.stderr
     assert " shrunk=1 " in col.stdout
     [conv] = list_conversations(root)
@@ -255,7 +255,7 @@ def test_records_landed_again_by_an_interrupted_pass_count_once(tmp_path, corpus
     root = tmp_path / "root"
 
     def asz(*args):
-        p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True)
+        p = asz_in_process(*args)
         assert p.returncode == 0, p.stdout + p.stderr
         return p.stdout
 

@@ -11,6 +11,7 @@ from asz_core.view import build_view
 
 from claude_lines import collect_claude as collect
 from claude_lines import walk_nodes as _nodes
+from cli_helpers import asz_in_process
 
 A = "0a000000-0000-4000-8000-00000000000a"
 B = "0b000000-0000-4000-8000-00000000000b"
@@ -125,11 +126,9 @@ def _collect_again(base, sessions: dict[str, list]):
     projects = base / "projects"
     for sid, lines in sessions.items():
         (projects / "-home-dev-app" / f"{sid}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
-    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--adapter", "claude-code-local",
-                        "--source", str(projects), "--root", str(base / "root")], capture_output=True, text=True, timeout=120)
+    p = asz_in_process("collect", "--once", "--adapter", "claude-code-local", "--source", str(projects), "--root", str(base / "root"))
     assert p.returncode == 0 and " errors=0 " in p.stdout, p.stdout + p.stderr
-    v = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "verify", "--root", str(base / "root")],
-                       capture_output=True, text=True, timeout=120)
+    v = asz_in_process("verify", "--root", str(base / "root"))
     assert v.returncode == 0, v.stdout + v.stderr
 
 
@@ -151,8 +150,7 @@ def test_24_the_resumed_session_parsed_before_its_earlier_one_landed_is_linked_b
     import sys
 
     for _ in range(2):  # parsed again with nothing new anywhere: no round is written, links stay
-        p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "parse", "--root", str(root)], capture_output=True,
-                           text=True, timeout=120)
+        p = asz_in_process("parse", "--root", str(root))
         assert p.returncode == 0, p.stdout + p.stderr
     assert [len(build_view(root, c)["rounds"]) for c in (A, B)] == [1, 2]  # A landed whole in one pass
 
@@ -192,8 +190,7 @@ def test_24_a_list_row_kept_before_the_earlier_session_landed_is_counted_again_o
     import sys
 
     def rows(root):
-        p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "ls", "--json", "--root", str(root)],
-                           capture_output=True, text=True, timeout=120)
+        p = asz_in_process("ls", "--json", "--root", str(root))
         assert p.returncode == 0, p.stdout + p.stderr
         return {r["id"]: r for r in json.loads(p.stdout)}
 

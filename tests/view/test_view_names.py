@@ -10,6 +10,7 @@ from asz_core.view import build_view, list_conversations
 from asz_core.view.summary import NO_PROMPT
 
 from test_view_usage import sessions_of
+from cli_helpers import asz_in_process
 
 
 def _first(path, key):
@@ -56,8 +57,7 @@ def test_a_conversation_without_any_prompt_says_so(tmp_path):
             "gitBranch": "", "isSidechain": False, "userType": "external", "level": "info"}
     (src / f"{sid}.jsonl").write_text(json.dumps(line) + "\n")
     root = tmp_path / "root"
-    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(tmp_path / "projects"),
-                        "--root", str(root)], capture_output=True, text=True)
+    p = asz_in_process("collect", "--once", "--source", str(tmp_path / "projects"), "--root", str(root))
     assert p.returncode == 0, p.stdout + p.stderr
     s = build_view(root, sid)["summary"]
     assert s["title"] == NO_PROMPT

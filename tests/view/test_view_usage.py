@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from asz_core.view import build_view, list_conversations
+from cli_helpers import asz_in_process
 
 #: The corpus figures of ../shared/spec/reader-anchors.md (Token counts: what is right).
 ANCHOR = {"in": 14_923, "out": 163_933, "cache_write": 1_364_531, "cache_read": 33_443_427}
@@ -70,7 +71,7 @@ def sessions_of(projects: Path) -> dict[str, list[Path]]:
 
 
 def _asz(*args: str) -> str:
-    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True)
+    p = asz_in_process(*args)
     assert p.returncode == 0, p.stdout + p.stderr
     return p.stdout
 

@@ -30,6 +30,7 @@ from view_server_helpers import (
     write_config,
     write_session,
 )
+from cli_helpers import asz_in_process
 
 V = f"/api/c/{CANARY_SESSION}"
 
@@ -214,12 +215,10 @@ def test_a_record_of_a_damaged_file_is_not_served_and_show_names_the_file(canary
     r = s.get(f"{V}/record/{ref['seq']}/{ref['row']}")
     assert r.status == 409 and "does not verify" in r.json()["error"] and "digest" in r.json()["error"]
     assert s.get(f"{V}/record/{ref['seq']}/1").status == 409  # every row of that file
-    shown = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "show", CANARY_SESSION, "toolu_b1", "--root", str(root)],
-                           capture_output=True, text=True, timeout=120)
+    shown = asz_in_process("show", CANARY_SESSION, "toolu_b1", "--root", str(root))
     assert shown.returncode == 1 and shown.stdout == "" and "Traceback" not in shown.stderr
     assert f"{path.relative_to(root).as_posix()} does not verify, nothing of it is shown" in shown.stderr
-    intact = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "show", CANARY_SESSION, "toolu_c1", "--root", str(canary_root)],
-                            capture_output=True, text=True, timeout=120)
+    intact = asz_in_process("show", CANARY_SESSION, "toolu_c1", "--root", str(canary_root))
     assert intact.returncode == 0 and intact.stdout.count("\n") >= 2
 
 

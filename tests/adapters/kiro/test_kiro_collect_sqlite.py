@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import orjson
+from cli_helpers import asz_in_process
 
 from asz_core import read_file
 from asz_core.storage.cursor import read_cursor
@@ -58,11 +59,9 @@ def _sql(db: Path, statement: str, *args) -> None:
 
 
 def _asz(*args: str, home: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("KIRO_HOME", "XDG_CONFIG_HOME")}
-    env.update(HOME=str(home), CLAUDE_CONFIG_DIR=str(home / "no-claude"),
-               PYTHONPATH=str(REPO) + os.pathsep + env.get("PYTHONPATH", ""))
-    return subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], cwd=home.parent, env=env,
-                          capture_output=True, text=True, timeout=120)
+    """``asz ARGS`` in this process (tests/cli_helpers.py) with HOME at ``home`` and no Kiro or XDG override."""
+    env = {"KIRO_HOME": None, "XDG_CONFIG_HOME": None, "HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / "no-claude")}
+    return asz_in_process(*args, cwd=home.parent, env=env)
 
 
 def _summary(out: str) -> dict[str, str]:

@@ -18,6 +18,7 @@ from asz_adapters_kiro import KiroAdapter
 from asz_adapters_kiro.convert import convert_document
 from asz_adapters_kiro.ide import epoch_ms_rfc3339
 from asz_core import RawJSON, Source
+from cli_helpers import asz_in_process
 
 DOC = Source(session="s", kind="agent_meta", path=None, src="x.json", dialect="kiro/1", mode="snapshot")  # type: ignore[arg-type]
 
@@ -152,7 +153,7 @@ def _conversation(home: Path, root: Path, session: str) -> dict:
     import sys
 
     def asz(*args: str) -> str:
-        p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True, timeout=120)
+        p = asz_in_process(*args)
         assert p.returncode == 0, f"asz {' '.join(args)} exited {p.returncode}\n{p.stdout}\n{p.stderr}"
         return p.stdout
 

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import asz_in_process
 
 V3_SESSION = "sess_5e804080-466c-4f65-bde9-f6133b7068f6"
 V2_SESSION = "8e247382-c779-440f-b1db-ed9bad1afaee"
@@ -31,7 +32,7 @@ def kiro_home(corpus_dir: Path) -> Path:
 
 
 def _asz(*args: str) -> str:
-    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True, timeout=120)
+    p = asz_in_process(*args)
     assert p.returncode == 0, f"asz {' '.join(args)} exited {p.returncode}\n{p.stdout}\n{p.stderr}"
     return p.stdout
 
