@@ -56,6 +56,7 @@ from ..storage.layout import landed_files
 from ..view.document import list_conversations, title_withheld
 from ..view.rows import newest_round, read_head
 from .listing import Filters, dialect_of
+from .purge import compact_securely
 
 __all__ = ["INDEX_PATH", "KINDS", "SearchError", "QueryError", "IndexReport", "index_path", "update_index", "search",
            "fts_query", "MARK_START", "MARK_END"]
@@ -70,7 +71,7 @@ MARK_START, MARK_END = "\u00ab", "\u00bb"
 #: its hits come last indexed first.
 RANK_LIMIT = 5_000
 #: Bumped when what the index holds changes; an index of another version is rebuilt.
-SCHEMA_VERSION = "5"  # 5: titles from prompts drop IDE context and command markup (view.summary.title_text)
+SCHEMA_VERSION = "6"  # 6: rebuilt once, wiped, so a root pruned before prune cleaned the index keeps no removed text
 _SNIP_START, _SNIP_END = "\x02", "\x03"
 _STEP_FIRST = ("message.external", "message.assistant", "thinking", "tool", "agent.call", "context.injection")
 _WORD = re.compile(r'"([^"]*)"|(\S+)')
@@ -127,9 +128,10 @@ def _connect(path: Path, *, write: bool) -> sqlite3.Connection:
         con.executescript(_SCHEMA)
         v = con.execute("SELECT value FROM meta WHERE key='version'").fetchone()
         if v is None or v[0] != SCHEMA_VERSION:
+            con.execute("PRAGMA secure_delete=ON")  # what the old rows held is wiped, not left in free pages
             con.executescript("DELETE FROM conv; DELETE FROM hit; DELETE FROM fts;")
             con.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (SCHEMA_VERSION,))
-            con.commit()
+            compact_securely(con, fts=True)
         return con
     return sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
 

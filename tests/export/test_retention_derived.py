@@ -140,3 +140,27 @@ def test_a_removal_stopped_before_the_index_step_is_finished_by_the_next_search_
     rep = prune(root, RetentionConfig(after=None))
     assert session.name in rep.removed and not (session / REMOVAL_STATE).exists()
     assert all(p.suffix == ".sk" for _, p in landed_files(session, skeletons=True))
+
+
+@pytest.mark.slow
+def test_an_index_from_before_prune_cleaned_it_is_rebuilt_without_the_removed_text(corpus_copy, tmp_path):
+    """A root pruned by an asz whose prune left the search index as it was: the index's version changed, so the next
+    update rebuilds it, wiped, from what is left."""
+    import sqlite3
+
+    root = corpus_copy(tmp_path / "data")
+    word, cid = _removed_word(root)
+    session = next(s for s in session_dirs(root) if s.name == cid)
+    for _, p in landed_files(session):  # what that prune did: skeletons, and removal.state gone
+        write_skeleton(p, at="2026-10-13T10:00:00Z", generation=1, receiver="unconfirmed", owner="x")
+        p.chmod(0o644)
+        p.unlink()
+    con = sqlite3.connect(root / "_index" / "search.sqlite")
+    con.execute("UPDATE meta SET value='5' WHERE key='version'")
+    con.commit()
+    con.close()
+    assert word.lower().encode() in _index_bytes(root, "search.sqlite")
+    update_index(root)
+    assert all(h["conversation"] != cid for h in search(root, word))
+    if not search(root, word):
+        assert word.lower().encode() not in _index_bytes(root, "search.sqlite")
