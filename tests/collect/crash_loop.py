@@ -138,6 +138,7 @@ def kill_loop(src: Path, root: Path, kills: int, jobs: str, rng: random.Random) 
         writer.join(timeout=30)
         for _ in range(5):
             p = collect_once(src, root, child=True)
+            assert p.stdout.strip(), (f"kill {kill}: the clean pass printed no pass line", p.returncode, p.stderr)
             if summary(p.stdout).get("pending") == "0":
                 break
         assert p.returncode == 0, (kill, p.stdout, p.stderr)
