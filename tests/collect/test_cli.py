@@ -112,6 +112,8 @@ def test_watch_mode_polls_and_stops_on_sigterm(tmp_path):
     proc = watch(src, root, "--interval", "200ms")
     try:
         deadline = time.time() + 30
+        while len(landed(root, "s1")) < 1 and time.time() < deadline:  # the first pass landed line 0 on its own
+            time.sleep(0.05)
         append(path, line(1))
         while len(landed(root, "s1")) < 2 and time.time() < deadline:
             time.sleep(0.05)
