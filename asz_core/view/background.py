@@ -143,10 +143,12 @@ class BackgroundChecks:
                 self.known_summary(conversation, hide, self.fingerprint(conversation))
             except Exception:  # a conversation that does not read is shown as such when opened
                 pass
+            done += 1
             with self._lock:
                 if self._count_pending.get(conversation) == hide:
                     del self._count_pending[conversation]
-            done += 1
+                if not self._count_pending:  # said with the count: /api/status never shows 0 left and "counting"
+                    self.counting = ""
 
     def check_all(self, stop: threading.Event, pause: float = 0.05) -> int:
         """Find the verification state of every conversation that has none for its current files, newest first.
