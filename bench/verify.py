@@ -128,25 +128,18 @@ def cpu_seconds() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def sha_pass(files: list[Path]) -> int:
-    """The baseline: read each file and hash its bytes with ``hashlib.sha256``; returns the bytes read."""
+def sha_pass(files: list[Path], positions: bool = False) -> int:
+    """The baseline: read each file and hash its bytes with ``hashlib.sha256``; returns the bytes read.
+
+    With ``positions``, also the scan's per-line work over the same bytes, in one thread (``line_positions``):
+    the least one thread can do to verify."""
     total = 0
     for p in files:
         with open(p, "rb") as f:
             data = f.read()
         hashlib.sha256(data).hexdigest()
-        total += len(data)
-    return total
-
-
-def sha_and_positions_pass(files: list[Path]) -> int:
-    """The baseline and the scan's per-line work over the same bytes, in one thread: the least one thread can do."""
-    total = 0
-    for p in files:
-        with open(p, "rb") as f:
-            data = f.read()
-        hashlib.sha256(data).hexdigest()
-        line_positions(data)
+        if positions:
+            line_positions(data)
         total += len(data)
     return total
 
@@ -181,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
                 if jobs is None:
                     sha_pass(files)
                 elif jobs == 0:
-                    sha_and_positions_pass(files)
+                    sha_pass(files, positions=True)
                 else:
                     report = verify_root(root, jobs=jobs, deep=deep)
                     if not report.ok:
