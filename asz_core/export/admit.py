@@ -33,11 +33,10 @@ file, by the digest its ``removed`` header keeps.
 
 from __future__ import annotations
 
-import gzip
 from pathlib import Path
 
 from ..flow.chain import Chain, conversation_dir
-from ..flow.round import RoundError, parse_round_file_name
+from ..flow.round import RoundError, landed_file_digest, parse_round_file_name
 from ..flow.round_read import decode_round
 from ..sessiondata import jsonbytes
 from ..sessiondata.reader import SDError, SDReader
@@ -158,12 +157,11 @@ def _follows(root: Path, rel: str, positions: list[Pos], prev: Path | None) -> N
 
 
 def removed_digest(skeleton: Path) -> str:
-    """The ``removed.digest`` a skeleton's header keeps (the SHA-256 of the landed file it replaced); '' when unreadable."""
+    """The ``removed.digest`` a skeleton's header keeps (the SHA-256 of the landed file it replaced, as
+    :func:`~asz_core.flow.round.landed_file_digest` reads it); '' when unreadable."""
     try:
-        with gzip.open(skeleton, "rb") as f:
-            head = jsonbytes.loads(f.readline())
-        return str(head["removed"]["digest"])
-    except (OSError, EOFError, ValueError, KeyError, TypeError):
+        return landed_file_digest(skeleton)
+    except (OSError, EOFError, ValueError):
         return ""
 
 

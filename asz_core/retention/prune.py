@@ -38,6 +38,7 @@ from ..export.settings import RetentionConfig, default_instance_id
 from ..export.state import PushState, owner_of, receiver_answer
 from ..flow.chain import Chain, conversation_dirs
 from ..flow.index import IndexBuildError, update_index
+from ..reading.purge import REMOVAL_STATE  # the per-session file marking a removal in progress (generation, at)
 from ..sessiondata.times import format_rfc3339, parse_instant
 from ..storage.layout import landed_files, session_dirs
 from ..storage.root import read_state, session_lock, write_state
@@ -45,8 +46,6 @@ from ..sessiondata.skeleton import skeleton_path, write_skeleton
 
 __all__ = ["PruneReport", "SessionPlan", "plan_sessions", "prune", "REMOVAL_STATE"]
 
-#: The per-session file that marks a removal in progress (``generation``, ``at``).
-from ..reading.purge import REMOVAL_STATE  # noqa: E402 - defined with the readers that finish an interrupted removal
 
 
 @attrs.define
