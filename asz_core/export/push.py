@@ -267,7 +267,8 @@ def held_back(root: Path, state: PushState) -> dict[str, list[str]]:
             if ln.ext != "sk":
                 continue
             rel = p.with_suffix(".sd").relative_to(root).as_posix()
-            if state.pushed.get(rel) != removed_digest(p) or rel in state.rejected:
+            sent = state.pushed.get(rel)  # the skeleton is read only for a file this endpoint was sent
+            if sent is None or rel in state.rejected or sent != removed_digest(p):
                 out.setdefault(sdir.name, []).append(rel)
     return out
 
