@@ -164,8 +164,10 @@ def view(
     _loopback_warning(host)
     sock = _bind("view", host, port)  # listening before the server's modules load: the first request waits in the backlog
     from ..view.server import ViewState, create_app
+    from ..view.worker import Worker
 
-    state = ViewState(storage, hide=cfg.view_hide, hide_override=cfg.view_hide_override, prices=_prices(cfg), mode="view")
+    state = ViewState(storage, hide=cfg.view_hide, hide_override=cfg.view_hide_override, prices=_prices(cfg), mode="view",
+                      worker=Worker())
     typer.echo(f"reading  : {storage}")
     _banner_common(state, host, port)
     stop = threading.Event()
@@ -174,6 +176,7 @@ def view(
         serve_app(create_app(state, listen_host=host, extra=_reading_routes()), host, port, sock, on_started=state.warm_up)
     finally:
         stop.set()
+        state.worker.close()
 
 
 #: What ``/api/status`` ``reading`` says while ``asz server``'s first pass runs.
@@ -298,8 +301,10 @@ def server(
                   options=CollectOptions(max_delta_bytes=j.max_delta_bytes), report=report)
         for j in jobs
     ]
+    from ..view.worker import Worker
+
     state = ViewState(storage, hide=cfg.view_hide, hide_override=cfg.view_hide_override, prices=_prices(cfg), mode="server",
-                      source=", ".join(str(j.source_root) for j in jobs), interval=every)
+                      source=", ".join(str(j.source_root) for j in jobs), interval=every, worker=Worker())
     stop = threading.Event()
     passes = CollectLoop(state, storage, collectors, cfg, every)
     typer.echo(f"reading  : {storage}")
@@ -315,6 +320,7 @@ def server(
                   on_started=lambda: (state.warm_up(), worker.start()))
     finally:
         stop.set()
+        state.worker.close()
         lock.release()
 
 

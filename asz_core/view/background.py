@@ -16,8 +16,9 @@ from typing import Any, Sequence
 
 from .query import ApiError
 from .rows import header_ms
+from .worker import WorkerGone
 
-__all__ = ["BackgroundChecks", "usage_hours", "hours_answer", "READ_QUIET", "CHECK_DELAY", "UNREAD_START"]
+__all__ = ["BackgroundChecks", "usage_hours", "hours_answer", "READ_QUIET", "CHECK_DELAY", "UNREAD_START", "CHECK_SOON"]
 
 #: Seconds the checker waits after a reader's last ``/api/c/…`` request before its next build: a reader opening one
 #: conversation after another (the view, then its records and bodies) never shares the interpreter with a build.
@@ -25,6 +26,8 @@ READ_QUIET = 1.0
 #: Seconds after the server's first answered API request before the checker's first build: the first conversation a
 #: reader opens, right after the page lists them, is not slowed by it.
 CHECK_DELAY = 2.0
+#: What ``/api/status`` ``reading`` says between the checker's start and its first check.
+CHECK_SOON = "checking conversations: starting soon"
 #: Seconds more the checker waits for a first request before it starts without one (a server no page reads yet).
 UNREAD_START = 10.0
 
@@ -70,8 +73,8 @@ class BackgroundChecks:
         ``root_exists`` (False once the storage root is gone), ``reading`` (what is still being read, '' when nothing),
         ``counting`` (how many list rows wait for their summary to be counted, issue 22)."""
         convs = len(self.conversations())
-        counting = self.counts_pending()
-        with self._lock:
+        with self._lock:  # the count and the words about it read together: never 0 left and "counting", nor the reverse
+            counting = len(self._count_pending)
             return {
                 "mode": self.mode,
                 "root": str(self.root),
@@ -114,6 +117,7 @@ class BackgroundChecks:
             if not pending or self._counter_alive:
                 return
             self._counter_alive = True
+            self.counting = f"counting conversations: 0 of {len(pending)} done"  # said from this answer on, not once the thread runs
         threading.Thread(target=self._count_loop, name="asz-view-count", daemon=True).start()
 
     def count_waiting(self, conversation: str, hide: Sequence[str]) -> bool:
@@ -140,7 +144,7 @@ class BackgroundChecks:
                 conversation, hide = next(iter(self._count_pending.items()))
                 self.counting = f"counting conversations: {done} of {done + len(self._count_pending)} done"
             try:
-                self.known_summary(conversation, hide, self.fingerprint(conversation))
+                self.known_summary(conversation, hide, self.fingerprint(conversation), behind=True)
             except Exception:  # a conversation that does not read is shown as such when opened
                 pass
             done += 1
@@ -172,7 +176,7 @@ class BackgroundChecks:
             if newest is None:
                 continue
             try:
-                self._build(c, self.hide, newest, self.fingerprint(c), count=False)
+                self.check_one(c, newest)
             except ApiError:
                 continue
             except Exception:  # a conversation that does not build is shown as such when opened
@@ -183,6 +187,33 @@ class BackgroundChecks:
             stop.wait(pause)
         self.reading = ""
         return done
+
+    def check_one(self, conversation: str, newest: tuple) -> None:
+        """Build ``conversation``'s document withholding :attr:`hide` without keeping it, for its state, row keys and
+        usage: in :attr:`worker` when there is one (only what was found comes back), else in this thread."""
+        fp = self.fingerprint(conversation)
+        if self.worker is not None:
+            try:
+                summary, hours = self.worker.call("check", str(self.root), conversation, list(self.hide), self.prices)
+            except WorkerGone:
+                if self.worker.closed:
+                    raise  # the server is stopping: nothing more is checked
+            else:
+                self.keep_found(conversation, fp, self.hide, summary, hours)
+                return
+        self._build(conversation, self.hide, newest, fp, count=False)
+
+    def count_in_worker(self, root, conversation: str, session: str, hide: Sequence[str], store):
+        """:func:`~asz_core.view.summary_cache.conversation_summary` counted in :attr:`worker` (which keeps it in the
+        root's store too); in this thread when the worker is gone."""
+        from .summary_cache import ConversationSummary, conversation_summary
+
+        try:
+            return ConversationSummary.from_json(self.worker.call("summary", str(root), conversation, session, list(hide)))
+        except WorkerGone:
+            if self.worker.closed:
+                raise  # the server is stopping: nothing more is counted
+            return conversation_summary(root, conversation, session, hide, store)
 
     def row_time(self, conversation: str) -> int | None:
         """The last activity (unix ms) the head round names, or None."""
@@ -195,6 +226,9 @@ class BackgroundChecks:
         Its first build waits ``delay`` seconds after the server answered its first API request (the page
         asking for the list), or ``delay`` + ``UNREAD_START`` seconds after it started when no one asks, so the
         first conversation a reader opens is not slowed by it, however long the server took to listen."""
+        if not self.reading:
+            self.reading = CHECK_SOON  # said until the first check starts, so the page says what is still to be read
+
         def loop() -> None:
             start = time.monotonic()
             while not stop.is_set():

@@ -58,28 +58,29 @@ def newest_round(root: str | os.PathLike, conversation: str) -> tuple[int, str, 
     """The newest round file listed for ``conversation``: (number, file name, (name, size, mtime_ns)); None if none."""
     from ..flow.round import parse_round_file_name  # loaded with the first list, not before the server listens
 
-    rdir = Path(root) / "_conversations" / conversation / "rounds"
-    best: tuple[int, Path] | None = None
+    rdir = os.path.join(root, "_conversations", conversation, "rounds")
+    best: tuple[int, str] | None = None
     try:
-        entries = list(rdir.iterdir())
+        names = os.listdir(rdir)
     except OSError:
         return None
-    for p in entries:
-        parsed = parse_round_file_name(p.name)
+    for name in names:
+        parsed = parse_round_file_name(name)
         if parsed and (best is None or parsed[0] > best[0]):
-            best = (parsed[0], p)
+            best = (parsed[0], name)
     if best is None:
         return None
     try:
-        st = os.lstat(best[1])  # a link is not followed (issue 23); its own size and time
+        st = os.lstat(os.path.join(rdir, best[1]))  # a link is not followed (issue 23); its own size and time
     except OSError:
         return None
-    return best[0], best[1].name, (best[1].name, st.st_size, st.st_mtime_ns)
+    return best[0], best[1], (best[1], st.st_size, st.st_mtime_ns)
 
 
-def read_head(root: str | os.PathLike, conversation: str) -> Head | None:
-    """The newest round of ``conversation`` with its header line decoded; None when it has no round file."""
-    newest = newest_round(root, conversation)
+def read_head(root: str | os.PathLike, conversation: str, newest: tuple | None = None) -> Head | None:
+    """The newest round of ``conversation`` (``newest``, as :func:`newest_round` gives it, when the caller just
+    listed it) with its header line decoded; None when it has no round file."""
+    newest = newest or newest_round(root, conversation)
     if newest is None:
         return None
     header: dict | None = None

@@ -31,6 +31,7 @@ from .query import ApiError
 from .prices import PriceTable
 from .rows import ROW_KEYS, SUMMARY_KEYS, header_row, newest_round, read_head
 from .summary_cache import RowSummaries
+from .worker import Worker
 
 __all__ = ["ViewState", "ROW_KEYS", "SUMMARY_KEYS", "DOCUMENT_CACHE_ENTRIES"]
 
@@ -79,19 +80,53 @@ def _tree(top: Path) -> tuple[list[tuple[str, os.stat_result]], list[str]]:
     return files, links
 
 
+def listed_as_is(root: Path, conversation: str) -> bool:
+    """True when ``conversation`` is itself a conversation :meth:`ViewState.conversations` lists: a directory (not a
+    link) under a ``<root>/_conversations`` that is not a link, holding a ``rounds`` directory (not a link)."""
+    if not conversation or conversation in (".", "..") or "/" in conversation or "\0" in conversation:
+        return False
+    d = root / "_conversations"
+    try:
+        return all(stat.S_ISDIR(os.lstat(p).st_mode) for p in (d, d / conversation, d / conversation / "rounds"))
+    except (OSError, ValueError):
+        return False
+
+
+def files_fingerprint(root: Path, conversation: str, session: str) -> tuple:
+    """:meth:`ViewState.fingerprint` of ``conversation`` whose head round names ``session`` ('' for none)."""
+    conv = root / "_conversations" / conversation
+    files, links = _tree(conv)
+    if session:
+        sdir = root / session
+        bad = first_link(root, sdir)
+        if bad is not None and os.path.lexists(bad):
+            links.append(str(bad))
+        elif bad is None:
+            more, more_links = _tree(sdir)
+            files += more
+            links += more_links
+    if links or first_link(root, conv) is not None:
+        where = os.path.relpath(links[0], root) if links else f"_conversations/{conversation}"
+        raise ApiError(403, f"{where} is a symbolic link; this server follows no link inside a storage root")
+    return tuple(sorted((os.path.basename(p), st.st_size, st.st_mtime_ns, st.st_ino) for p, st in files))
+
+
 class ViewState(BackgroundChecks, LandedRequests):
     """What one ``asz view`` / ``asz server`` process knows: the root, withholding settings, caches, status.
 
     ``root`` is the storage root (read only). ``hide`` is ``view.hide`` (names
     from WITHHOLDABLE), ``hide_override`` is ``view.hide_override``. ``mode``
     is ``view`` or ``server``; ``source`` and ``interval`` (seconds) describe
-    the collect loop of ``asz server``. Thread-safe: request handlers run in a
+    the collect loop of ``asz server``; ``worker`` is the process the counter
+    and the checker read in (:class:`~asz_core.view.worker.Worker`; None: in
+    their own threads). Thread-safe: request handlers run in a
     thread pool, the collect loop and the checker update it from their threads.
     """
 
     def __init__(self, root: str | Path, *, hide: Iterable[str] = (), hide_override: bool = False, mode: str = "view",
-                 source: str = "", interval: float | None = None, prices: PriceTable | None = None):
+                 source: str = "", interval: float | None = None, prices: PriceTable | None = None, worker: Worker | None = None):
         self.root = Path(root)
+        self.worker = worker  # the process the counter and the checker read in (None: their own threads)
         self.prices = prices  # issue 17: the price table documents are built with (None: the shipped one)
         self._summaries = RowSummaries(self.root)  # issue 17's row keys: from built documents, else derived data
         unknown = set(hide) - set(WITHHOLDABLE)
@@ -152,7 +187,12 @@ class ViewState(BackgroundChecks, LandedRequests):
 
     def check_conversation(self, conversation: str) -> str:
         """The listed conversation (:meth:`conversations`) that ``conversation`` names, whole or by a unique prefix
-        (:func:`asz_core.storage.ids.resolve`). Raises :class:`ApiError` 404 when none is, 400 when several start so."""
+        (:func:`asz_core.storage.ids.resolve`). Raises :class:`ApiError` 404 when none is, 400 when several start so.
+
+        A whole id is found by looking at its own directory, not by listing the root's (issue 22: on a 1 GB root
+        the listing cost 48 ms on every ``/api/c/…`` request)."""
+        if listed_as_is(self.root, conversation):
+            return conversation
         try:
             return resolve(self.conversations(), conversation, "conversation")
         except AmbiguousId as exc:
@@ -164,25 +204,26 @@ class ViewState(BackgroundChecks, LandedRequests):
         """The newest round file listed for ``conversation``: (number, file name, (name, size, mtime_ns)); None if none."""
         return newest_round(self.root, conversation)
 
-    def head_header(self, conversation: str) -> dict | None:
-        """The header line of the newest round listed, decoded (cached per file); None when there is none or it does not read."""
-        newest = self.newest_round(conversation)
+    def head_header(self, conversation: str, newest: tuple | None = None) -> dict | None:
+        """The header line of the newest round listed (``newest``, when the caller just listed it), decoded (cached
+        per file); None when there is none or it does not read."""
+        newest = newest or self.newest_round(conversation)
         if newest is None:
             return None
         with self._lock:
             hit = self._heads.get(conversation)
             if hit is not None and hit[0] == newest[2]:
                 return hit[1]
-        head = read_head(self.root, conversation)
+        head = read_head(self.root, conversation, newest)
         if head is None:
             return None
         with self._lock:
             self._heads[conversation] = (head.stat, head.header)
         return head.header
 
-    def session_of(self, conversation: str) -> str:
-        """The session a conversation's head round names (404 when it has no readable head)."""
-        h = self.head_header(conversation)
+    def session_of(self, conversation: str, newest: tuple | None = None) -> str:
+        """The session a conversation's head round (``newest``, when just listed) names (404 when it has no readable head)."""
+        h = self.head_header(conversation, newest)
         session = h.get("session") if h else None
         if not isinstance(session, str) or not session or "/" in session or "\\" in session or session in (".", "..") or session.startswith(("_", ".")):
             raise ApiError(404, f"conversation {conversation!r} has no readable head round naming its session")
@@ -222,17 +263,17 @@ class ViewState(BackgroundChecks, LandedRequests):
         has them null, its header's title (none while anything is withheld) and
         ``"counting": true`` as its last key (issue 22).
         """
-        h = self.head_header(conversation) or {}
-        newest = self.newest_round(conversation)
+        newest = self.newest_round(conversation)  # listed once for the whole row
+        h = self.head_header(conversation, newest) or {}
         fp: tuple | None = None
         if not wait and self.count_waiting(conversation, hide):
             keys = None  # the counter has it: neither its files nor the store are looked at again on every poll
         else:
             try:
-                fp = self.fingerprint(conversation)  # also refuses a symbolic link in the way
+                fp = self.fingerprint(conversation, newest)  # also refuses a symbolic link in the way
             except ApiError:
                 fp = None
-            keys = self.known_summary(conversation, hide, fp, wait=wait) if fp is not None else {}
+            keys = self.known_summary(conversation, hide, fp, wait=wait, newest=newest) if fp is not None else {}
         title = h.get("title", "")
         title = title if isinstance(title, str) else ""
         if keys is None:
@@ -246,16 +287,19 @@ class ViewState(BackgroundChecks, LandedRequests):
             row.update(keys)
         return row
 
-    def known_summary(self, conversation: str, hide: Sequence[str], fp: tuple, *, wait: bool = True) -> dict | None:
+    def known_summary(self, conversation: str, hide: Sequence[str], fp: tuple, *, wait: bool = True,
+                      behind: bool = False, newest: tuple | None = None) -> dict | None:
         """Issue 17's row keys (:data:`SUMMARY_KEYS`, and ``title`` when not empty) as the document's summary gives them
         while the files have fingerprint ``fp``, from the first answer on
         (:class:`~asz_core.view.summary_cache.RowSummaries`); {} when it does not read. With ``wait`` False, None
-        when they are still to be counted."""
+        when they are still to be counted. ``behind`` (the counter) counts them in :attr:`worker` when there is one;
+        ``newest`` is the head round when the caller just listed it."""
         try:
-            session = self.session_of(conversation)
+            session = self.session_of(conversation, newest)
         except ApiError:
             return {}
-        return self._summaries.row_keys(conversation, session, fp, hide, self.prices, count=wait)
+        count_with = self.count_in_worker if behind and self.worker is not None else None
+        return self._summaries.row_keys(conversation, session, fp, hide, self.prices, count=wait, count_with=count_with)
 
     def known_state(self, conversation: str, fp: tuple | None = None) -> str | None:
         """The verification state found for ``conversation`` while its files are unchanged since (fingerprint ``fp``,
@@ -272,8 +316,9 @@ class ViewState(BackgroundChecks, LandedRequests):
 
     # ------------------------------------------------------------------ documents
 
-    def fingerprint(self, conversation: str) -> tuple:
-        """Names, sizes, mtimes and inodes of the conversation's round files and its session's files.
+    def fingerprint(self, conversation: str, newest: tuple | None = None) -> tuple:
+        """Names, sizes, mtimes and inodes of the conversation's round files and its session's files (its head round:
+        ``newest`` when just listed).
 
         A cached document is served only while this is unchanged, so a file
         changed, added or removed under a running server (a damaged byte, a
@@ -281,25 +326,11 @@ class ViewState(BackgroundChecks, LandedRequests):
         :class:`ApiError` 403 when the conversation's directory, its rounds or
         anything in its session's directory is a symbolic link.
         """
-        conv = self.root / "_conversations" / conversation
-        files, links = _tree(conv)
         try:
-            session = self.session_of(conversation)
+            session = self.session_of(conversation, newest)
         except ApiError:
             session = ""
-        if session:
-            sdir = self.root / session
-            bad = first_link(self.root, sdir)
-            if bad is not None and os.path.lexists(bad):
-                links.append(str(bad))
-            elif bad is None:
-                more, more_links = _tree(sdir)
-                files += more
-                links += more_links
-        if links or first_link(self.root, conv) is not None:
-            where = os.path.relpath(links[0], self.root) if links else f"_conversations/{conversation}"
-            raise ApiError(403, f"{where} is a symbolic link; this server follows no link inside a storage root")
-        return tuple(sorted((os.path.basename(p), st.st_size, st.st_mtime_ns, st.st_ino) for p, st in files))
+        return files_fingerprint(self.root, conversation, session)
 
     def document(self, conversation: str, hide: Sequence[str]) -> Doc:
         """The document for ``conversation`` withholding ``hide``: built once per fold and name set.
@@ -344,13 +375,18 @@ class ViewState(BackgroundChecks, LandedRequests):
         head = doc["head"]
         reached = round_file_name(head["round"], head["digest"]) if head.get("digest") else ""
         d = Doc(reached, newest[2], dumps_wide(doc), doc["summary"]["state"], list(doc["sessions"]), head["round"], fp)
-        hours = usage_hours(doc)
-        self._summaries.note(conversation, fp, hide, doc["summary"])
+        self.keep_found(conversation, fp, hide, doc["summary"], usage_hours(doc))
         with self._lock:
             self.builds += count
-            self._states[conversation] = (fp, d.state)
-            self._usage[conversation] = hours
         return d
+
+    def keep_found(self, conversation: str, fp: tuple, hide: Sequence[str], summary: dict, hours: dict) -> None:
+        """Keep what a build found while the files had fingerprint ``fp``: the state and row keys of its ``summary``
+        and its usage per hour (:func:`~asz_core.view.background.usage_hours`)."""
+        self._summaries.note(conversation, fp, hide, summary)
+        with self._lock:
+            self._states[conversation] = (fp, summary["state"])
+            self._usage[conversation] = hours
 
     def gzipped(self, d: Doc) -> bytes:
         """The document's JSON compressed with gzip, made once per built document."""

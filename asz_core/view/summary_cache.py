@@ -227,10 +227,12 @@ class RowSummaries:
             self._memo[conversation] = (fp, tuple(hide), {k: summary.get(k) for k in ("title", *SUMMARY_KEYS)})
 
     def row_keys(self, conversation: str, session: str, fp: object, hide: Sequence[str], prices: PriceTable | None,
-                 *, count: bool = True) -> dict | None:
+                 *, count: bool = True, count_with=None) -> dict | None:
         """``title`` (left out when empty) and :data:`~asz_core.view.rows.SUMMARY_KEYS` while the files have fingerprint ``fp``;
         {} for a conversation that does not read. With ``count`` False only what is kept (in memory or in the
-        store) is given, and None when the conversation would have to be counted (the server's list does not wait)."""
+        store) is given, and None when the conversation would have to be counted (the server's list does not wait).
+        ``count_with`` counts instead of :func:`conversation_summary` (same arguments and result: the server's
+        background process)."""
         with self._lock:
             hit = self._memo.get(conversation)
             if self._store is None or self._store.con is None:
@@ -248,7 +250,7 @@ class RowSummaries:
                 from .chain import ViewError
 
                 try:
-                    got = conversation_summary(self.root, conversation, session, hide, store)
+                    got = (count_with or conversation_summary)(self.root, conversation, session, hide, store)
                 except (ViewError, OSError):
                     with self._lock:  # it does not read: not counted again while its files stay as they are
                         self._memo[conversation] = (fp, tuple(hide), None)

@@ -1,0 +1,158 @@
+"""The background reader's own process (issue 22): what ``asz view`` reads behind its answers runs outside the server.
+
+The counter (each list row's summary) and the checker (each conversation's
+document, for its verification state and usage per hour) read every landed
+file of a root: minutes of CPU on a 1 GB root. Run in the server's own
+interpreter they share its lock with the requests, so a conversation opened
+while they work took up to twice as long. :class:`Worker` runs them in one
+child process (``python -m asz_core.view.worker``) instead: the server's
+thread sends a job and waits on a pipe, holding nothing a request needs.
+
+Jobs (:data:`JOBS`), their arguments and results travel pickled over the
+child's stdin and stdout, one at a time:
+
+- ``summary`` (root, conversation, session, hide): the conversation's
+  :class:`~asz_core.view.summary_cache.ConversationSummary` as JSON bytes,
+  counted (and kept in ``_index/summaries.sqlite``) as
+  :func:`~asz_core.view.summary_cache.conversation_summary` does;
+- ``check`` (root, conversation, hide, prices): the document's ``summary``
+  and its usage per hour (:func:`~asz_core.view.background.usage_hours`),
+  from :func:`~asz_core.view.document.build_view`.
+
+A job's exception (a conversation that does not read) is raised again in the
+caller. :class:`WorkerGone` says the process could not start or died; the
+caller then does the job in its own thread, as before this module. The
+child ends when its stdin closes (the server stopped or died) or when
+:meth:`Worker.close` kills it.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+import threading
+from typing import Any
+
+__all__ = ["Worker", "WorkerGone", "JOBS", "serve"]
+
+
+class WorkerGone(Exception):
+    """The worker process could not start, died, or was closed: do the job another way."""
+
+
+class Worker:
+    """One child process running :data:`JOBS`, started on the first :meth:`call`. Thread-safe (jobs run one at a time)."""
+
+    def __init__(self) -> None:
+        self._proc: subprocess.Popen | None = None
+        self._lock = threading.Lock()
+        self.closed = False
+        self.broken = False
+        self.jobs = 0  # jobs the process has answered (tests read it)
+
+    @property
+    def pid(self) -> int | None:
+        """The child's process id, None before it started."""
+        return self._proc.pid if self._proc is not None else None
+
+    def call(self, job: str, *args: Any) -> Any:
+        """The result of ``JOBS[job](*args)`` run in the child; the job's own exception is raised here.
+
+        Raises :class:`WorkerGone` when the child cannot start, died, or the worker is closed."""
+        with self._lock:
+            if self.closed or self.broken:
+                raise WorkerGone("the background process is not running")
+            try:
+                if self._proc is None:
+                    self._proc = subprocess.Popen([sys.executable, "-m", "asz_core.view.worker"], stdin=subprocess.PIPE,
+                                                  stdout=subprocess.PIPE, close_fds=True)
+                pickle.dump((job, args), self._proc.stdin)
+                self._proc.stdin.flush()
+                ok, value = pickle.load(self._proc.stdout)
+            except (OSError, EOFError, pickle.PickleError, ValueError) as exc:
+                self.broken = True
+                self._kill()
+                raise WorkerGone(f"the background process stopped: {type(exc).__name__}") from None
+            self.jobs += 1
+        if ok:
+            return value
+        raise value
+
+    def close(self) -> None:
+        """Stop the child (a job it is running is abandoned); later calls raise :class:`WorkerGone`."""
+        self.closed = True
+        self._kill()
+
+    def _kill(self) -> None:
+        p = self._proc
+        if p is None:
+            return
+        try:
+            p.kill()
+            p.wait(10)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        for f in (p.stdin, p.stdout):
+            try:
+                f.close()
+            except (OSError, ValueError):
+                pass
+
+
+_STORES: dict[str, Any] = {}
+
+
+def _summary(root: str, conversation: str, session: str, hide: list[str]) -> bytes:
+    from .summary_cache import SummaryStore, conversation_summary
+
+    store = _STORES.get(root)
+    if store is None or store.con is None:
+        store = _STORES[root] = SummaryStore(root)
+    return conversation_summary(root, conversation, session, hide, store).to_json()
+
+
+def _check(root: str, conversation: str, hide: list[str], prices: Any) -> tuple[dict, dict]:
+    from .background import usage_hours
+    from .document import build_view
+
+    doc = build_view(root, conversation, hide=hide, prices=prices)
+    return doc["summary"], usage_hours(doc)
+
+
+#: Job name -> function run in the child.
+JOBS = {"summary": _summary, "check": _check}
+
+
+def _answer(job: str, args: tuple) -> bytes:
+    """The pickled ``(ok, result or exception)`` of one job; an exception that does not pickle is sent as a RuntimeError."""
+    try:
+        res: tuple = (True, JOBS[job](*args))
+    except Exception as exc:
+        res = (False, exc)
+    try:
+        return pickle.dumps(res)
+    except Exception as exc:
+        return pickle.dumps((False, RuntimeError(f"{type(res[1]).__name__}: {res[1]}" if not res[0] else repr(exc))))
+
+
+def serve() -> None:
+    """The child's loop: read a job from stdin, write its answer to stdout, until stdin closes."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C reaches the whole process group: the server stops this child
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # anything a job prints goes to stderr, never into the answers
+    inp = sys.stdin.buffer
+    while True:
+        try:
+            job, args = pickle.load(inp)
+        except (EOFError, OSError, pickle.PickleError):
+            return
+        out.write(_answer(job, args))
+        out.flush()
+
+
+if __name__ == "__main__":
+    serve()
