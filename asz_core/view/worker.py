@@ -22,8 +22,8 @@ child's stdin and stdout, one at a time:
 A job's exception (a conversation that does not read) is raised again in the
 caller. :class:`WorkerGone` says the process could not start or died; the
 caller then does the job in its own thread, as before this module. The
-child ends when its stdin closes (the server stopped or died) or when
-:meth:`Worker.close` kills it.
+child ends when its stdin closes, when :meth:`Worker.close` kills it, or when
+the server dies (:func:`asz_core.collect.workers.die_with_parent`).
 """
 
 from __future__ import annotations
@@ -141,7 +141,10 @@ def serve() -> None:
     """The child's loop: read a job from stdin, write its answer to stdout, until stdin closes."""
     import signal
 
+    from ..collect.workers import die_with_parent
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C reaches the whole process group: the server stops this child
+    die_with_parent()  # a server killed mid-job leaves no child reading on
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # anything a job prints goes to stderr, never into the answers
     inp = sys.stdin.buffer
