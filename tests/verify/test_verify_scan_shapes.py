@@ -97,16 +97,16 @@ def test_each_line_shape_is_named_alike_by_the_scan_and_by_deep(corpus_root: Pat
             # a file that is not whole names its first line that differs from what the session index kept
             want = sorted(read + walk_problems + ([(first_diff, "", "damaged record")] if read else []))
             overwrite(path, data)
-            for chunk in (landed.SCAN_CHUNK, 4097):  # whole files, and every line cut across reads
+            # the scan over whole files and with every line cut across reads; --deep reads each file whole
+            for chunk, deep in ((landed.SCAN_CHUNK, False), (4097, False), (landed.SCAN_CHUNK, True)):
                 monkeypatch.setattr(landed, "SCAN_CHUNK", chunk)
-                for deep in (False, True):
-                    how = f"{case}, closing {'kept' if keep_closing else 'recomputed'}, chunk {chunk}, deep {deep}"
-                    in_root = verify_root(corpus_root, session, jobs=1, deep=deep).problems
-                    assert sorted((p.line, p.field, p.problem) for p in in_root if p.file.endswith(path.name)) == want, how
-                    assert all(p.file.endswith(path.name) for p in in_root), how  # nothing else of the session
-                    alone = verify_file(path, deep=deep).problems
-                    assert sorted((p.line, p.field, p.problem) for p in alone) == want, how
-                    assert landed.check_landed_file(path, deep=deep).whole == (not read), how
+                how = f"{case}, closing {'kept' if keep_closing else 'recomputed'}, chunk {chunk}, deep {deep}"
+                in_root = verify_root(corpus_root, session, jobs=1, deep=deep).problems
+                assert sorted((p.line, p.field, p.problem) for p in in_root if p.file.endswith(path.name)) == want, how
+                assert all(p.file.endswith(path.name) for p in in_root), how  # nothing else of the session
+                alone = verify_file(path, deep=deep).problems
+                assert sorted((p.line, p.field, p.problem) for p in alone) == want, how
+                assert landed.check_landed_file(path, deep=deep).whole == (not read), how
                 monkeypatch.undo()
     finally:
         overwrite(path, original)
