@@ -24,6 +24,7 @@ from .codec import (
     FieldError,
     check_record_dict,
     check_record_structures,
+    record_line_clear,
     decode_closing,
     decode_header,
     parse_line,
@@ -160,11 +161,14 @@ class SDReader:
 
     def _record(self, line: bytes, lineno: int) -> Record:
         try:
-            d = check_record_dict(parse_line(line[:-1], exact=self.exact))
+            body = line[:-1]
+            d = parse_line(body, exact=self.exact)
             if self.decode is True:
-                return record_from_dict(d)
-            if self.decode == "dict":
-                check_record_structures(d)
+                return record_from_dict(check_record_dict(d))
+            if not record_line_clear(body):  # the one-pass check clears nearly every line; the rest take the full check
+                check_record_dict(d)
+                if self.decode == "dict":
+                    check_record_structures(d)
             return d  # type: ignore[return-value]
         except FieldError as exc:
             raise SDError(self.path, lineno, exc.field, exc.message) from None
