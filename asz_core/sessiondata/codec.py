@@ -16,8 +16,12 @@ from __future__ import annotations
 from typing import Annotated, Any, NoReturn
 
 import cattrs
-import msgspec
 import orjson
+
+try:  # a dependency (pyproject); a checkout whose environment predates it still reads, with the full check only
+    import msgspec
+except ImportError:  # pragma: no cover
+    msgspec = None  # type: ignore[assignment]
 from cattrs.gen import make_dict_structure_fn, override
 
 from .jsonbytes import RawJSON, loads, nesting_depth
@@ -466,7 +470,8 @@ def _schema(name: str, types: dict[str, str], required: tuple[str, ...] = ()) ->
 
 
 #: One C pass over a record line checking what :func:`check_record_dict` and :func:`check_record_structures` check.
-_RECORD_CHECK = msgspec.json.Decoder(_schema("RecordCheck", {"ord": "int0", "off": "int0", **_REC_TYPES}, ("ord", "off")))
+_RECORD_CHECK = msgspec.json.Decoder(_schema("RecordCheck", {"ord": "int0", "off": "int0", **_REC_TYPES}, ("ord", "off"))) \
+    if msgspec is not None else None
 
 
 def record_line_clear(line: bytes) -> bool:
@@ -480,6 +485,8 @@ def record_line_clear(line: bytes) -> bool:
     which removes the nulls or raises the FieldError naming the field. It never clears a line the full check
     refuses or changes (tests/core/test_record_line_clear.py compares the two on every field and check kind).
     """
+    if _RECORD_CHECK is None:
+        return False
     try:
         _RECORD_CHECK.decode(line)
     except (msgspec.ValidationError, msgspec.DecodeError):
