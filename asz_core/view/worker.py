@@ -23,7 +23,10 @@ A job's exception (a conversation that does not read) is raised again in the
 caller. :class:`WorkerGone` says the process could not start or died; the
 caller then does the job in its own thread, as before this module. The
 child ends when its stdin closes, when :meth:`Worker.close` kills it, or when
-the server dies (:func:`asz_core.collect.workers.die_with_parent`).
+the server dies (:func:`asz_core.collect.workers.die_with_parent`). It runs
+at a lower priority (:data:`NICE`): on a busy machine the server's own
+answers get the CPU first, as they did when the background read in the
+server's threads and waited while a request was answered.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ import sys
 import threading
 from typing import Any
 
-__all__ = ["Worker", "WorkerGone", "JOBS", "serve"]
+__all__ = ["Worker", "WorkerGone", "JOBS", "NICE", "serve"]
 
 
 class WorkerGone(Exception):
@@ -101,6 +104,9 @@ class Worker:
                 pass
 
 
+#: How much lower the child's scheduling priority is than the server's (``nice``).
+NICE = 10
+
 _STORES: dict[str, Any] = {}
 
 
@@ -145,6 +151,10 @@ def serve() -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C reaches the whole process group: the server stops this child
     die_with_parent()  # a server killed mid-job leaves no child reading on
+    try:
+        os.nice(NICE)  # when the CPUs are busy the server's answers come first, as they did when this ran in its threads
+    except OSError:
+        pass
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # anything a job prints goes to stderr, never into the answers
     inp = sys.stdin.buffer
