@@ -247,6 +247,8 @@ class State:
         #: the session's title (stage 2) and the provider bodies joined to each call (steps)
         self.title = ""
         self.bodies_of: dict[str, list[dict]] = {}
+        #: the canonical records the epoch, delegation, input and control steps may draw (asm_steps.draws_step)
+        self.drawn: list[IndexEntry] = []
         #: nodes an earlier assembly of the same index made, by everything they are made of (``assemble(memo=)``):
         #: the same inputs give the same node object, so its encoded body is reused; None makes every node anew
         self.memo: dict[tuple, Any] | None = None

@@ -16,7 +16,7 @@ from .asm_state import State, Stream, Call, Tool, ref_of, bref, ref_id, unflagge
 from .asm_streams import time_range
 from .asm_talks import run_for
 
-__all__ = ["provider_joins", "emit_steps", "emit_call", "manifest_for", "emit_tool", "emit_epoch_steps", "emit_delegation_steps", "report_on", "last_assistant", "emit_input_steps", "opens_child", "emit_control_steps", "emit_spawn_relations", "emit_result_of", "fill_counts", "result"]
+__all__ = ["provider_joins", "draws_step", "emit_steps", "emit_call", "manifest_for", "emit_tool", "emit_epoch_steps", "emit_delegation_steps", "report_on", "last_assistant", "emit_input_steps", "opens_child", "emit_control_steps", "emit_spawn_relations", "emit_result_of", "fill_counts", "result"]
 
 
 def provider_joins(st: State) -> dict[str, list[dict]]:
@@ -52,21 +52,60 @@ def provider_joins(st: State) -> dict[str, list[dict]]:
 def emit_steps(st: State) -> None:
     """Write the leaves now that containers are known: calls, tools, epoch, delegation, input and control steps, then spawn relations."""
     st.bodies_of = provider_joins(st)  # issue 10: provider_bodies on llm.call nodes
+    nodes, container, memo, bodies_of = st.out.nodes, st.container, st.memo, st.bodies_of
     for c in st.calls:
-        emit_call(st, c, st.container_of(c.fragments[0]))
-    for t in st.tools:
-        if t.use is None:
+        f0 = c.fragments[0]
+        parent = container.get((f0.seq, f0.row)) or st.container_of(f0)
+        joined = bodies_of.get(c.call_id)
+        if memo is None or joined:
+            emit_call(st, c, parent)
             continue
-        parent = make_id("call", t.use.call) if t.use.call else ""
-        if not parent or parent not in st.out.nodes:
-            parent = st.container_of_part(t.use, t.use_part)
-        emit_tool(st, t, parent)
+        key = ("llm.call", c.node_id, parent, c.stream.name, c.finished, c.synthetic, *c.fragments)  # as emit_call
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = _call_nodes(st, c, parent, joined)
+        for n in got:
+            nodes[n.id] = n
+    for t in st.tools:
+        u = t.use
+        if u is None:
+            continue
+        parent = make_id("call", u.call) if u.call else ""
+        if not parent or parent not in nodes:
+            parent = st.container_of_part(u, t.use_part)
+        if memo is None:
+            emit_tool(st, t, parent)
+            continue
+        m = manifest_for(st, t) if t.result is not None and t.result.batch else None
+        key = ("tool", t.node_id, parent, t.stream.name, t.name, t.server, t.server_tool, u, t.use_part, t.ambiguous,
+               t.result, t.result_part, m, t.starts_agent)  # as emit_tool
+        n = memo.get(key)
+        if n is None:
+            n = memo[key] = _tool_node(t, parent, m)
+        nodes[n.id] = n
+    st.drawn = [e for e in st.canonical if draws_step(e)]
     emit_epoch_steps(st)
     emit_delegation_steps(st)
     emit_input_steps(st)
     emit_control_steps(st)
     emit_spawn_relations(st)
     emit_result_of(st)
+
+
+#: Flags by which a record is drawn as a step of its own (epoch, delegation, input and control steps).
+_STEP_FLAGS = frozenset(("context_reset", "reset_summary", "launch_ack", "child_result", "external_input", "injected",
+                         "error", "turn_duration", "command", "notice"))
+
+
+def draws_step(e: IndexEntry) -> bool:
+    """True when the epoch, delegation, input or control steps may draw the record (a flag of theirs, a
+    notification, input no flag names, an agent record outside any model call); the others pass over it.
+    A function of the record's own fields: kept on it once made (``IndexEntry.steps``)."""
+    d = e.steps
+    if d is None:
+        d = e.steps = (not _STEP_FLAGS.isdisjoint(e.flags) or e.trigger == "notification" or unflagged_input(e)
+                       or (e.from_ == "agent" and not e.call and e.kind == "transcript"))
+    return d
 
 
 def emit_call(st: State, c: Call, parent: str) -> None:
@@ -167,7 +206,7 @@ def _tool_node(t: Tool, parent: str, m: IndexEntry | None) -> Node:
 
 def emit_epoch_steps(st: State) -> None:
     """``epoch.boundary`` and ``epoch.summary`` steps and ``summarizes`` (summary → its parent boundary)."""
-    for e in st.canonical:
+    for e in st.drawn:
         if "context_reset" in e.flags:
             st.node(Node(ref_id("boundary", ref_of(e)), kind="epoch.boundary", parent=st.epoch_of(e),
                            stream=st.stream_name(e), ref=ref_of(e)))
@@ -184,7 +223,7 @@ def emit_epoch_steps(st: State) -> None:
 
 def emit_delegation_steps(st: State) -> None:
     """Launch acknowledgements, notifications (with ``reports``), each child's ``agent.output`` and ``ends_with``."""
-    for e in st.canonical:
+    for e in st.drawn:
         if "launch_ack" in e.flags:
             st.node(Node(ref_id("ack", ref_of(e)), kind="agent.launch_ack", parent=st.container_of(e),
                            stream=st.stream_name(e), ref=ref_of(e)))
@@ -195,7 +234,7 @@ def emit_delegation_steps(st: State) -> None:
             report_on(st, e, nid)
 
     returned: dict[str, IndexEntry] = {}
-    for e in st.canonical:
+    for e in st.drawn:
         if e.kind == "journal" and "child_result" in e.flags and e.child:
             returned.setdefault(e.child, e)
     for s in st.streams:
@@ -251,7 +290,7 @@ def last_assistant(st: State, s: Stream) -> IndexEntry | None:
 def emit_input_steps(st: State) -> None:
     """``message.external`` for external input, ``context.injection`` for injected material, and
     ``message.assistant`` for the text of an agent record outside any model call (no ``call``)."""
-    for e in st.canonical:
+    for e in st.drawn:
         if "context_reset" in e.flags or "reset_summary" in e.flags:
             continue  # a reset's summary is the runtime's, never something a person said
         if "external_input" in e.flags and e.kind != "transcript":
@@ -291,7 +330,7 @@ def opens_child(st: State, e: IndexEntry) -> bool:
 
 def emit_control_steps(st: State) -> None:
     """``error.api``, ``turn.duration``, ``control.command`` and ``control.notice`` steps."""
-    for e in st.canonical:
+    for e in st.drawn:
         a: dict[str, Any] = {}
         if "error" in e.flags:
             kind, prefix = "error.api", "error"

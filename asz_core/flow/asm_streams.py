@@ -14,11 +14,11 @@ from __future__ import annotations
 from operator import attrgetter
 from typing import Any
 
-from .index import SET_ASIDE_KINDS, record_time_range
+from .index import SET_ASIDE_KINDS, IndexEntry, record_time_range
 from .model import Node
 from .asm_state import CALL_KINDS, State, Stream, Call, Tool, carries_content, ref_of
 
-__all__ = ["stage1_canonical", "latest_documents", "stage2_streams", "latest_title", "label_for", "time_range", "stage3_calls", "stage4_tools"]
+__all__ = ["stage1_canonical", "latest_documents", "stage2_streams", "latest_title", "label_for", "time_range", "stage3_calls", "tool_parts", "stage4_tools"]
 
 _NODE_ID = attrgetter("node_id")  # sort keys (C, not a lambda per item)
 _SEQ_ROW = attrgetter("seq", "row")
@@ -174,40 +174,53 @@ def time_range(st: State) -> tuple[str, str] | None:
 def stage3_calls(st: State) -> None:
     """Provider calls grouped by the record ``call`` (message id), fragments in line order."""
     by_call: dict[str, Call] = {}
+    mixed: list[Call] = []  # calls with fragments in more than one stream
     for s in st.streams:
         for e in s.entries:
-            if e.kind not in CALL_KINDS or e.from_ != "agent" or not e.call:
+            if not e.call or e.from_ != "agent" or e.kind not in CALL_KINDS:
                 continue
             c = by_call.get(e.call)
             if c is None:
                 c = by_call[e.call] = Call(e.call, s)
                 st.calls.append(c)
+            elif c.stream is not s and (not mixed or mixed[-1] is not c):
+                mixed.append(c)
             c.fragments.append(e)
-            if "synthetic" in e.flags:
-                c.synthetic = True
-            if "finished" in e.flags:
-                c.finished = True
+            if e.flags:
+                if "synthetic" in e.flags:
+                    c.synthetic = True
+                if "finished" in e.flags:
+                    c.finished = True
     st.calls.sort(key=_NODE_ID)
-    for c in st.calls:
+    # A stream's records are in landed order, so only a call with fragments in several streams needs sorting; a
+    # call copied into another stream (a side question replaying the parent's responses) belongs to the stream
+    # of its first landed fragment.
+    for c in mixed:
         c.fragments.sort(key=_SEQ_ROW)
-        # A call copied into another stream (a side question replaying the parent's responses)
-        # belongs to the stream of its first landed fragment.
         c.stream = st.by_stream.get(c.fragments[0].stream, c.stream)
     st.stats["provider_calls"] = len(st.calls)
     st.stats["calls_without_end"] = sum(1 for c in st.calls if not c.finished)
+
+
+def tool_parts(e: IndexEntry) -> tuple:
+    """``(tool-use id, part)`` of each part of the record that requests a tool (``call`` with an id) or answers one
+    (``result`` naming what it answers ``of``), in part order. A function of the record's own fields: kept on it
+    once made (``IndexEntry.joins``)."""
+    j = e.joins
+    if j is None:
+        j = e.joins = tuple((p.id if p.k == "call" else p.of, p) for p in e.parts
+                            if (p.k == "call" and p.id) or (p.k == "result" and p.of))
+    return j
 
 
 def stage4_tools(st: State) -> None:
     """Tool requests and results joined by exact tool-use id across every stream."""
     for s in st.streams:
         for e in s.entries:
-            for p in e.parts:
-                if p.k == "call" and p.id:
-                    tid = p.id
-                elif p.k == "result" and p.of:
-                    tid = p.of
-                else:
-                    continue
+            joins = e.joins
+            if joins is None:
+                joins = tool_parts(e)
+            for tid, p in joins:
                 t = st.tool_by_id.get(tid)
                 if t is None:
                     t = st.tool_by_id[tid] = Tool(tid, s)

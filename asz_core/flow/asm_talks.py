@@ -154,21 +154,27 @@ def document_turns(st: State, e: IndexEntry, s: Stream, ep: Epoch) -> Talk:
 def stage7_talks(st: State) -> None:
     """Talks and runs; every stream record placed in its innermost container."""
     repeated = {e.id for e in st.repeated if e.id}  # issue 18: records drawn in the session this one continues
+    talk_of_run, talk_by_id, run_node, run_at, container = st.talk_of_run, st.talk_by_id, st.run_node, st.run_at, st.container
     for s in st.streams:
         entries = s.entries
         if not entries:
             continue
         cur: Talk | None = None
-        if s.role == "child":
+        child = s.role == "child"
+        if child:
             cur = new_talk(st, s, s.epochs[0] if s.epochs else None, make_id("talk", s.name))
             cur.mark(ref_of(entries[0]))
         for ep in s.epochs:
             for i in range(ep.start, ep.end):
                 e = entries[i]
-                if s.role != "child" and turn_document(e):
+                if not child and e.kind != "transcript" and turn_document(e):
                     cur = document_turns(st, e, s, ep)
                     continue
-                run = run_for(st, e)
+                run = e.cycle
+                if run is None:
+                    run = cycle_key(e)
+                if not run:
+                    run = run_for(st, e)
                 if not run and cur is None and e.parent and e.parent in repeated:
                     # issue 18: a resumed session that goes on inside a turn the earlier session opened
                     cur = new_talk(st, s, ep, make_id("talk", s.name, e.id or at_id(ref_of(e))))
@@ -179,28 +185,33 @@ def stage7_talks(st: State) -> None:
                         cur.mark(ref_of(e))
                     continue
                 key = (s.name, run)
-                if key not in st.talk_of_run:
+                if key not in talk_of_run:
                     if cur is None or starts_talk(st, run, s):
                         cur = new_talk(st, s, ep, make_id("talk", s.name, run))
                         cur.thread = not cur.runs and not e.run and opens_thread(e)
                         cur.runs.append(run)
-                        st.talk_of_run[key] = cur.node_id
+                        talk_of_run[key] = cur.node_id
                     else:
                         cur.runs.append(run)
-                        st.talk_of_run[key] = cur.node_id
+                        talk_of_run[key] = cur.node_id
                     new_run(st, cur, s, run)
-                t = st.talk_by_id.get(st.talk_of_run[key])
-                place(st, e, t, ep, s)
-                if t is not None:
-                    t.mark(ref_of(e))
-                    if e.ts is not None:
-                        if t.first is None or e.ts < t.first:
-                            t.first = e.ts
-                        if t.last is None or e.ts > t.last:
-                            t.last = e.ts
-                ra = st.run_at.get(key)
+                t = talk_by_id.get(talk_of_run[key])
+                if t is None:
+                    place(st, e, t, ep, s)
+                else:  # place(), inline: the run's node, else the talk
+                    container[(e.seq, e.row)] = run_node.get(key) or t.node_id
+                    at = t.at  # t.mark(), inline
+                    if at is None or (e.seq, e.row) < (at.seq, at.row):
+                        t.at = ref_of(e)
+                    ts = e.ts
+                    if ts is not None:
+                        if t.first is None or ts < t.first:
+                            t.first = ts
+                        if t.last is None or ts > t.last:
+                            t.last = ts
+                ra = run_at.get(key)
                 if ra is None or (e.seq, e.row) < (ra.seq, ra.row):
-                    st.run_at[key] = ref_of(e)
+                    run_at[key] = ref_of(e)
     emit_talks(st)
 
 

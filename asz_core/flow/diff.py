@@ -28,11 +28,14 @@ STEP_KINDS = frozenset(_STEP_KINDS)
 
 
 def diff_assembly(fold: Fold, asm: Assembly, have_body: Callable[[Any], bytes] = entity_body,
-                  want_body: Callable[[Any], bytes] = entity_body) -> tuple[list[Node], list[Relation], list[Unresolved]]:
+                  want_body: Callable[[Any], bytes] = entity_body,
+                  same: Callable[[Any], bool] | None = None) -> tuple[list[Node], list[Relation], list[Unresolved]]:
     """The entities a round must carry to take ``fold`` to ``asm`` (origin-digest §4.3).
 
     ``have_body`` and ``want_body`` give an entity's :func:`entity_body` for the
-    fold's and the assembly's entities (caches; the result is the same).
+    fold's and the assembly's entities (caches; the result is the same);
+    ``same(e)``, when given, is True only for an assembly entity whose body is
+    known to equal the fold's entity of its id (then the bodies are not compared).
     Returns (nodes, relations, unresolved), unsorted, revisions not yet set:
     new or changed entities (comparison ignores revision), tombstones for
     vanished nodes and relations, and vanished unresolved entries not yet
@@ -40,7 +43,11 @@ def diff_assembly(fold: Fold, asm: Assembly, have_body: Callable[[Any], bytes] =
     """
     out: list[list] = []
     for have, want, cls in ((fold.nodes, asm.nodes, Node), (fold.relations, asm.relations, Relation)):
-        group = [e for e in want.values() if e.id not in have or have_body(have[e.id]) != want_body(e)]
+        if same is None:
+            group = [e for e in want.values() if e.id not in have or have_body(have[e.id]) != want_body(e)]
+        else:
+            group = [e for e in want.values()
+                     if e.id not in have or (not same(e) and have_body(have[e.id]) != want_body(e))]
         wanted = {e.id for e in want.values()}
         group += [cls(i, tombstone=True) for i in have if i not in wanted]
         out.append(group)

@@ -125,7 +125,7 @@ class IndexEntry:
     record's usage object (or None).
     """
 
-    __slots__ = ("seq", "row", "kind", "stream", "batch", "own_batch", "from_", "ts", "flags", "usage", "parts", "ord", "refs", "cycle", "unflagged",
+    __slots__ = ("seq", "row", "kind", "stream", "batch", "own_batch", "from_", "ts", "flags", "usage", "parts", "ord", "refs", "cycle", "unflagged", "steps", "joins",
                  *_PLAIN_FIELDS)
 
     def __init__(self, seq: int, row: int, kind: str, stream: str, file_batch: str, d: dict):
@@ -154,6 +154,8 @@ class IndexEntry:
         #: The run the record opens or states (asz_core.flow.asm_talks.cycle_key: its own fields only), once made.
         self.cycle: str | None = None
         self.unflagged: bool | None = None  # asz_core.flow.asm_state.unflagged_input, once made
+        self.steps: bool | None = None  # asz_core.flow.asm_steps.draws_step, once made
+        self.joins: tuple | None = None  # asz_core.flow.asm_streams.tool_parts, once made
 
     def __repr__(self) -> str:
         return f"IndexEntry({self.seq}/{self.row} {self.kind} {self.stream!r} id={self.id!r})"
@@ -219,8 +221,33 @@ class Index:
         Counts the records a stream holds (changes, execution and provider-body
         records are evidence beside a stream and are left out, as in assembly).
         """
-        window = (e for e in self.entries if from_seq <= e.seq <= through_seq and e.kind not in SET_ASIDE_KINDS)
-        return record_time_range(window)
+        lo = hi = None
+        for seq, (a, b) in self._seq_times().items():
+            if from_seq <= seq <= through_seq:
+                lo = a if lo is None or a < lo else lo
+                hi = b if hi is None or b > hi else hi
+        if lo is None or hi is None:
+            return None
+        return format_rfc3339(lo), format_rfc3339(hi)
+
+    def _seq_times(self) -> dict[int, tuple[int, int]]:
+        """seq -> (earliest, latest) ``ts`` of its records a stream holds (those carrying one), made once per
+        entries list: parse asks :meth:`time_range` of every candidate window."""
+        got = self.__dict__.get("_times")
+        if got is not None and got[0] is self.entries and got[1] == len(self.entries):
+            return got[2]
+        per: dict[int, tuple[int, int]] = {}
+        for e in self.entries:
+            ts = e.ts
+            if ts is None or e.kind in SET_ASIDE_KINDS:
+                continue
+            have = per.get(e.seq)
+            if have is None:
+                per[e.seq] = (ts, ts)
+            elif ts < have[0] or ts > have[1]:
+                per[e.seq] = (min(ts, have[0]), max(ts, have[1]))
+        self._times = (self.entries, len(self.entries), per)
+        return per
 
     # ------------------------------------------------------------------ building
 

@@ -24,6 +24,7 @@ import gzip
 import hashlib
 import os
 import re
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -364,6 +365,9 @@ def build_round(
     return Round(header, groups[0], groups[1], groups[2], digest, b"".join(chunks))
 
 
+_TOMBSTONE = attrgetter("tombstone")
+
+
 def round_size(
     header: RoundHeader,
     nodes: Iterable[Node] = (),
@@ -371,6 +375,7 @@ def round_size(
     unresolved: Iterable[Unresolved] = (),
     bodies: Callable[[Node | Relation | Unresolved], bytes] | None = None,
     weights: Callable[[Node | Relation | Unresolved], int] | None = None,
+    weights_by_id: dict[int, int] | None = None,
 ) -> int:
     """The size in bytes of ``build_round(header, nodes, relations, unresolved, bodies)``'s file, without writing it.
 
@@ -378,7 +383,8 @@ def round_size(
     builds only the window it takes. An entity frame is its
     :func:`entity_body` with the frame type and ``,"revision":N`` added, so its
     length follows from the body's; a tombstone's frame is written out. ``weights``, when given, returns an
-    entity's frame opening and body length together (a cache the caller keeps; the size is the same).
+    entity's frame opening and body length together (a cache the caller keeps; the size is the same);
+    ``weights_by_id`` holds the same lengths by ``id()`` of every entity passed (objects the caller keeps alive).
     """
     n = header.round
     body_of = bodies or entity_body
@@ -387,14 +393,20 @@ def round_size(
     total = len(header.encode()) + 1
     counts = {}
     for key, items in (("nodes", nodes), ("relations", relations), ("unresolved", unresolved)):
-        k = 0
-        for e in items:
-            k += 1
-            if e.tombstone:
-                total += len(_frame(_with_revision(e, n), None)) + 1
-            else:
-                total += weight(e) + fixed
-        counts[key] = k
+        items = list(items)
+        counts[key] = len(items)
+        if any(map(_TOMBSTONE, items)):
+            live = []
+            for e in items:
+                if e.tombstone:
+                    total += len(_frame(_with_revision(e, n), None)) + 1
+                else:
+                    live.append(e)
+            items = live
+        if weights_by_id is not None:
+            total += sum(map(weights_by_id.__getitem__, map(id, items))) + fixed * len(items)
+        else:
+            total += sum(map(weight, items)) + fixed * len(items)
     return total + len(b'{"t":"commit","digest":') + 66 + len(b',"counts":') + len(_dumps(counts)) + len(b"}\n")
 
 

@@ -67,8 +67,10 @@ class Window:
             **counts,
         )
         want_body = ctx.body
-        nodes, rels, unres = diff_assembly(fold, asm, ctx.fold_body, want_body)
-        size = round_size(header, nodes, rels, unres, bodies=want_body, weights=ctx.weight)
+        nodes, rels, unres = diff_assembly(fold, asm, ctx.fold_body, want_body, same=ctx.same_as_written)
+        for group in (nodes, rels, unres):
+            ctx.weigh(group)
+        size = round_size(header, nodes, rels, unres, bodies=want_body, weights_by_id=ctx.weights)
         return Candidate(size, (header, nodes, rels, unres, want_body))
 
 
@@ -102,9 +104,13 @@ class SessionParse:
         self.files: list[tuple[int, Path]] = []
         self.hint: int | None = None  # the window width (files - 1) the previous round took
         self._asm: OrderedDict[int, Assembly] = OrderedDict()
-        #: entity bodies and frame weights by the entity object's identity (the object kept with them): assemblies
-        #: share step nodes
-        self._bodies: dict[int, tuple[Any, bytes, int]] = {}
+        #: entity bodies by the entity object's ``id()`` (the object kept with its body, alive as long as this parse, so
+        #: no other object takes its id): assemblies share step nodes
+        self._bodies: dict[int, tuple[Any, bytes]] = {}
+        #: the length of each encoded entity's frame opening and body, by ``id()`` of the object kept in ``_bodies``
+        self.weights: dict[int, int] = {}
+        #: (type, id) -> the assembly's object a round of this parse wrote for that id last (its body is the fold's)
+        self._written: dict[tuple[type, str], Any] = {}
         self._fold_bodies: dict[tuple[type, str, int], bytes] = {}  # the chain's entities' bodies, by revision
         self._digests: dict[Path, str] = {}
         self._times: dict[Path, tuple[int, int] | None] = {}
@@ -138,19 +144,27 @@ class SessionParse:
         """:func:`entity_body` of an assembly's entity, encoded once per object (assemblies of one parse share the
         step nodes made of the same inputs, which are never changed once made: ``assemble``'s ``memo``)."""
         got = self._bodies.get(id(e))
-        if got is not None and got[0] is e:
+        if got is not None:  # the object is kept alive beside its body: its id names no other object meanwhile
             return got[1]
         b = entity_body(e)
-        self._bodies[id(e)] = (e, b, len(frame_head(e)) + len(b))
+        self._bodies[id(e)] = (e, b)
+        self.weights[id(e)] = len(frame_head(e)) + len(b)
         return b
 
-    def weight(self, e: Any) -> int:
-        """The length of ``e``'s frame opening and body (:func:`~asz_core.flow.round.round_size`'s ``weights``)."""
-        got = self._bodies.get(id(e))
-        if got is None or got[0] is not e:
-            self.body(e)
-            got = self._bodies[id(e)]
-        return got[2]
+    def weigh(self, entities: list) -> None:
+        """Encode every entity of ``entities`` not yet encoded (tombstones left out), so :attr:`weights` holds the
+        length of each one's frame opening and body (:func:`~asz_core.flow.round.round_size`'s ``weights_by_id``)."""
+        new = set(map(id, entities)).difference(self.weights)
+        if new:
+            body = self.body
+            for e in entities:
+                if id(e) in new and not e.tombstone:
+                    body(e)
+
+    def same_as_written(self, e: Any) -> bool:
+        """True when ``e`` is the very object whose body the chain's head holds for its id (a step node an earlier
+        assembly made and a round wrote: its body is the fold's, unchanged; ``diff_assembly``'s ``same``)."""
+        return self._written.get((type(e), e.id)) is e
 
     def taken(self, cand: "Candidate", r: Round) -> None:
         """Keep the bodies of the round just written as the chain's (:meth:`fold_body`): the fold holds copies of its
@@ -158,8 +172,12 @@ class SessionParse:
         _header, nodes, rels, unres, body = cand.parts
         for group in (nodes, rels, unres):
             for e in group:
-                if not e.tombstone:
+                key = (type(e), e.id)
+                if e.tombstone:
+                    self._written.pop(key, None)
+                else:
                     self._fold_bodies[(type(e), e.id, r.header.round)] = body(e)
+                    self._written[key] = e
 
     def fold_body(self, e: Any) -> bytes:
         """:func:`entity_body` of a chain entity (one id has one body per revision), encoded once a parse."""
