@@ -8,12 +8,15 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any
 
 from .model import Node, Ref, make_id
 from .asm_state import State, Edge, Epoch, ref_of, at_id
 
 __all__ = ["spawn_edges_named", "stage5_spawns", "stage6_epochs"]
+
+_SEQ_ROW = attrgetter("seq", "row")
 
 
 def spawn_edges_named(st: State) -> list[Edge]:
@@ -117,7 +120,7 @@ def stage6_epochs(st: State) -> None:
     """Epochs cut only at explicit resets; ``follows`` from each epoch to the one before it."""
     for s in st.streams:
         entries = s.entries
-        cuts = [i for i, e in enumerate(entries) if "context_reset" in e.flags]
+        cuts = [i for i, e in enumerate(entries) if e.flags and "context_reset" in e.flags]
         cutset = set(cuts)
         start = 0
         prev = ""
@@ -130,8 +133,7 @@ def stage6_epochs(st: State) -> None:
                 key = boundary.id or at_id(ref_of(boundary))
             ep = Epoch(make_id("epoch", s.name, key), s, boundary, start, end)
             s.epochs.append(ep)
-            for i in range(start, end):
-                st.epoch_at[(entries[i].seq, entries[i].row)] = ep.node_id
+            st.epoch_at.update(dict.fromkeys(map(_SEQ_ROW, entries[start:end]), ep.node_id))
             a: dict[str, Any] = {"records": end - start}
             refs: list[Ref] = []
             if boundary is not None:

@@ -62,8 +62,10 @@ def stage1_links(st: State) -> None:
     elsewhere = links.parents_elsewhere if links else {}
     shared = links.shared if links else {}
     by_parent: dict[str, list] = {}
-    for e in st.canonical:
-        if e.parent and e.parent not in st.by_record and e.id not in shared:  # a shared record is said as such
+    # stage 1's orphans, unless records just left canonical (by_record is unchanged here)
+    orphans = st.orphans if not st.repeated else [e for e in st.canonical if e.parent and e.parent not in st.by_record]
+    for e in orphans:
+        if e.id not in shared:  # a shared record is said as such
             by_parent.setdefault(e.parent, []).append(e)
     for parent, kids in by_parent.items():
         other = elsewhere.get(parent)

@@ -223,6 +223,8 @@ class State:
         self.links: Any = None
         self.repeated: list[IndexEntry] = []
         self.by_record: dict[str, IndexEntry] = {}
+        #: canonical records whose parent no landed record of the session carries, in landed order (stage 1)
+        self.orphans: list[IndexEntry] = []
         self.streams: list[Stream] = []
         self.by_stream: dict[str, Stream] = {}
         self.calls: list[Call] = []

@@ -8,6 +8,8 @@ header's summary counts.
 
 from __future__ import annotations
 
+from collections import Counter
+from operator import attrgetter
 from typing import Any
 
 from .index import IndexEntry
@@ -83,7 +85,7 @@ def emit_steps(st: State) -> None:
         if n is None:
             n = memo[key] = _tool_node(t, parent, m)
         nodes[n.id] = n
-    st.drawn = [e for e in st.canonical if draws_step(e)]
+    st.drawn = [e for e in st.canonical if e.steps or (e.steps is None and draws_step(e))]
     emit_epoch_steps(st)
     emit_delegation_steps(st)
     emit_input_steps(st)
@@ -394,14 +396,15 @@ def emit_result_of(st: State) -> None:
                     "the last model call inside the tool, and what the tool returned", [bref(t.result, t.result_part)])
 
 
+_KIND = attrgetter("kind")
+
+
 def fill_counts(st: State) -> None:
     """The round header's summary fields and node counts per kind (``Assembly.counts``)."""
     nodes = st.out.nodes.values()
-    kinds: dict[str, int] = {}
-    for n in nodes:
-        kinds[n.kind] = kinds.get(n.kind, 0) + 1
+    kinds: dict[str, int] = dict(Counter(map(_KIND, nodes)))
     changes: dict[str, tuple[int, int]] = {}
-    for e in list(st.canonical) + list(st.aside):
+    for e in [e for e in st.canonical if e.changes] + [e for e in st.aside if e.changes]:
         for p in e.parts:
             if p.changes is not None and p.changes[0] not in changes:
                 changes[p.changes[0]] = (p.changes[1], p.changes[2])
@@ -419,7 +422,8 @@ def fill_counts(st: State) -> None:
         lines_removed=sum(d for _, d in changes.values()),
         llm_calls=kinds.get("llm.call", 0),
         subagents=sum(1 for s in st.streams if s.role == "child"),
-        bash_runs=sum(1 for n in nodes if n.kind in ("tool", "agent.call") and n.attrs.get("name") == "Bash"),
+        bash_runs=sum(1 for n in nodes if n.kind in ("tool", "agent.call") and n.attrs.get("name") == "Bash")
+        if "tool" in kinds or "agent.call" in kinds else 0,
     )
     rng = time_range(st)
     if rng:

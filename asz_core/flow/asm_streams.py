@@ -22,16 +22,21 @@ __all__ = ["stage1_canonical", "latest_documents", "stage2_streams", "latest_tit
 
 _NODE_ID = attrgetter("node_id")  # sort keys (C, not a lambda per item)
 _SEQ_ROW = attrgetter("seq", "row")
+_SEQ = attrgetter("seq")
+_TS = attrgetter("ts")
 
 
 def stage1_canonical(st: State) -> None:
     """Records through the watermark, replayed copies removed (first landed copy wins)."""
     dups = conflicts = 0
     latest = latest_documents(st)
-    for e in st.ix.entries:
-        if e.seq > st.through_seq:
+    through, by_record, canonical, entries = st.through_seq, st.by_record, st.canonical, st.ix.entries
+    n = 0
+    for e in entries:
+        if e.seq > through:
             break
-        if e.kind == "agent_meta" and e.stream in latest and latest[e.stream] != (e.seq, e.row) and carries_content(e):
+        n += 1
+        if latest and e.kind == "agent_meta" and e.stream in latest and latest[e.stream] != (e.seq, e.row) and carries_content(e):
             st.superseded.append(e)  # an earlier version of a document a later landed version replaces whole
             continue
         if e.kind in SET_ASIDE_KINDS:
@@ -40,25 +45,22 @@ def stage1_canonical(st: State) -> None:
             st.aside.append(e)
             continue
         if e.id:
-            first = st.by_record.get(e.id)
+            first = by_record.get(e.id)
             if first is not None:
                 dups += 1
                 if e.sha and first.sha and e.sha != first.sha:
                     conflicts += 1
                 continue
-            st.by_record[e.id] = e
-        st.canonical.append(e)
-    dangling = []
-    for e in st.canonical:
-        if e.parent and e.parent not in st.by_record:
-            dangling.append({"seq": e.seq, "row": e.row, "parent": e.parent})
+            by_record[e.id] = e
+        canonical.append(e)
+    st.orphans = [e for e in canonical if e.parent and e.parent not in by_record]
     st.stats.update(
-        entries=len(st.canonical),
+        entries=len(canonical),
         superseded=len(st.superseded),
         duplicates=dups,
         duplicate_conflicts=conflicts,
-        dangling_parents=dangling,
-        beyond=sum(1 for e in st.ix.entries if e.seq > st.through_seq),
+        dangling_parents=[{"seq": e.seq, "row": e.row, "parent": e.parent} for e in st.orphans],
+        beyond=sum(map(through.__lt__, map(_SEQ, entries[n:]))),  # the entries not read above with a seq past it
     )
 
 
@@ -70,10 +72,10 @@ def latest_documents(st: State) -> dict[str, tuple[int, int]]:
     is drawn from its last version only, and the versions before it are superseded (the view lists
     them in ``not_drawn`` as ``superseded``)."""
     latest: dict[str, tuple[int, int]] = {}
-    for e in st.ix.entries:
+    for e in st.ix.of_kind("agent_meta"):
         if e.seq > st.through_seq:
             break
-        if e.kind == "agent_meta" and e.stream and carries_content(e):
+        if e.stream and carries_content(e):
             latest[e.stream] = (e.seq, e.row)
     return latest
 
@@ -82,28 +84,28 @@ def stage2_streams(st: State) -> None:
     """One stream per landed-file header stream; the session node and stream nodes."""
     auxiliary: set[str] = set()
     program: set[str] = set()
-    for e in st.canonical:
-        if e.child:
-            (auxiliary if "auxiliary" in e.flags else program).add(e.child)
+    for e in [e for e in st.canonical if e.child]:
+        (auxiliary if "auxiliary" in e.flags else program).add(e.child)
+    s: Stream | None = None
     for e in st.canonical:
         if not e.stream:
             continue  # journals, manifests and scripts belong to a run, not a stream
-        s = st.by_stream.get(e.stream)
-        if s is None:
-            role = "child"
-            if e.stream == "main":
-                role = "main"
-            elif e.stream in auxiliary and e.stream not in program:
-                role = "auxiliary"
-            s = Stream(e.stream, role)
-            st.by_stream[e.stream] = s
-            st.streams.append(s)
+        if s is None or s.name != e.stream:
+            s = st.by_stream.get(e.stream)
+            if s is None:
+                role = "child"
+                if e.stream == "main":
+                    role = "main"
+                elif e.stream in auxiliary and e.stream not in program:
+                    role = "auxiliary"
+                s = Stream(e.stream, role)
+                st.by_stream[e.stream] = s
+                st.streams.append(s)
         s.entries.append(e)
-        if e.ts is not None:
-            if s.first is None or e.ts < s.first:
-                s.first = e.ts
-            if s.last is None or e.ts > s.last:
-                s.last = e.ts
+    for s in st.streams:
+        times = [ts for ts in map(_TS, s.entries) if ts is not None]
+        if times:
+            s.first, s.last = min(times), max(times)
     st.streams.sort(key=lambda s: s.name)
 
     a: dict[str, Any] = {"conversation": st.conversation}
@@ -138,8 +140,8 @@ def latest_title(st: State) -> str:
     the main stream's own metadata document (an ``agent_meta`` record on ``main`` naming no child, such as
     Kiro's ``session.json``; a child's sidecar names what the child was asked, not the session)."""
     title = ""
-    for e in st.canonical:
-        if not e.label or e.id or e.kind in ("workflow_manifest", "workflow_script", "journal"):
+    for e in [e for e in st.canonical if e.label]:
+        if e.id or e.kind in ("workflow_manifest", "workflow_script", "journal"):
             continue
         if e.kind == "agent_meta" and (e.stream != "main" or e.child):
             continue
@@ -153,8 +155,8 @@ def label_for(st: State, s: Stream) -> str:
     if st.labels is None:
         st.labels = {}
         starters: dict[str, tuple[int, int, str]] = {}
-        for e in st.canonical:
-            if e.kind == "agent_meta" and e.label:
+        for e in [e for e in st.canonical if e.label]:
+            if e.kind == "agent_meta":
                 for name in (e.stream, e.child):
                     if name:
                         st.labels.setdefault(name, (e.seq, e.row, e.label))

@@ -105,7 +105,10 @@ def assemble(
     for stage in (stage1_canonical, stage1_links, stage2_streams, stage3_calls, stage4_tools, stage5_spawns, stage6_epochs,
                   stage7_talks, stage8_segments, emit_steps, fill_counts):
         stage(st)
-    return result(st)
+    out = result(st)
+    for s in st.streams:  # a stream and its talks and epochs name each other: let go of the state without the collector
+        s.talks, s.epochs = [], []
+    return out
 
 
 def time_window(index: Index, from_seq: int, through_seq: int) -> tuple[str, str] | None:

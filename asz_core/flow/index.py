@@ -125,7 +125,7 @@ class IndexEntry:
     record's usage object (or None).
     """
 
-    __slots__ = ("seq", "row", "kind", "stream", "batch", "own_batch", "from_", "ts", "flags", "usage", "parts", "ord", "refs", "cycle", "unflagged", "steps", "joins",
+    __slots__ = ("seq", "row", "kind", "stream", "batch", "own_batch", "from_", "ts", "flags", "usage", "parts", "ord", "refs", "cycle", "unflagged", "steps", "joins", "changes",
                  *_PLAIN_FIELDS)
 
     def __init__(self, seq: int, row: int, kind: str, stream: str, file_batch: str, d: dict):
@@ -148,6 +148,8 @@ class IndexEntry:
         self.flags: frozenset[str] = frozenset(d.get("flags") or ())
         self.usage: dict | None = d.get("usage") or None
         self.parts: list[IndexPart] = [IndexPart(i, p) for i, p in enumerate(d.get("parts") or ())]
+        #: a part carries a changes/1 identity (``IndexPart.changes``): what a round header's change counts read
+        self.changes = any(p.changes is not None for p in self.parts) if self.parts else False
         #: The assembly's references to this record and its parts, by block (None: the record), made once
         #: per loaded index however many assemblies read it (asz_core.flow.asm_state.ref_of).
         self.refs: dict[int | None, Any] = {}
@@ -229,6 +231,16 @@ class Index:
         if lo is None or hi is None:
             return None
         return format_rfc3339(lo), format_rfc3339(hi)
+
+    def of_kind(self, kind: str) -> list[IndexEntry]:
+        """The entries of landed files of ``kind``, in landed order (made once per entries list)."""
+        got = self.__dict__.get("_kinds")
+        if got is None or got[0] is not self.entries or got[1] != len(self.entries):
+            by: dict[str, list[IndexEntry]] = {}
+            for e in self.entries:
+                by.setdefault(e.kind, []).append(e)
+            got = self._kinds = (self.entries, len(self.entries), by)
+        return got[2].get(kind, [])
 
     def _seq_times(self) -> dict[int, tuple[int, int]]:
         """seq -> (earliest, latest) ``ts`` of its records a stream holds (those carrying one), made once per

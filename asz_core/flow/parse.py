@@ -242,7 +242,7 @@ def parse_session(
 def _parse(root: Path, session: str, out: ParseOutcome, budget: int, engine: FlowEngine, lock_timeout: float, fsync: bool) -> None:
     from .index import forget_remembered
 
-    with gc_pause.paused():  # a session's assemblies are many long-lived objects (sessiondata/gc_pause.py)
+    with gc_pause.paused(keep=True):  # a session's assemblies are many long-lived objects (sessiondata/gc_pause.py)
         try:
             if fsync:
                 with durable.batch(root):  # index bytes, rounds and states: three syncs, not five (sessiondata/durable.py)
@@ -251,6 +251,8 @@ def _parse(root: Path, session: str, out: ParseOutcome, budget: int, engine: Flo
                 _parse_session(root, session, out, budget, engine, lock_timeout, fsync)
         finally:
             forget_remembered()  # the session's index: not kept while the next session parses
+            if hasattr(engine, "memo"):
+                engine.memo = {}  # the step nodes its assemblies shared, freed before the collector runs again
 
 
 def _parse_session(root: Path, session: str, out: ParseOutcome, budget: int, engine: FlowEngine, lock_timeout: float,

@@ -151,7 +151,7 @@ def _add(db: sqlite3.Connection, session: str, index: Index) -> list[str] | None
                 db.execute("DELETE FROM ids WHERE session=?", (no,))
                 done = 0
         new = entries[done:]
-        hashes = {id_hash(e.id) for e in new if _keyed(e)}
+        hashes = {id_hash(e.id) for e in new if e.id and e.kind not in SET_ASIDE_KINDS}  # _keyed, inline
         db.executemany("INSERT OR IGNORE INTO ids(h, session) VALUES (?, ?)", ((h, no) for h in hashes))
         db.execute("UPDATE sessions SET entries=? WHERE no=?", (len(entries), no))
         db.execute("CREATE TEMP TABLE IF NOT EXISTS grew(h INTEGER PRIMARY KEY)")
@@ -318,7 +318,7 @@ def add_ids(job: tuple[Path, list[str]]) -> list[tuple[str, list[str]]]:
             if not sdir.is_dir():
                 continue  # nothing landed: nothing to index (parse says so for the session)
             try:
-                with gc_pause.paused():  # a session's index is many long-lived objects (sessiondata/gc_pause.py)
+                with gc_pause.paused(keep=True):  # a session's index is many long-lived objects (sessiondata/gc_pause.py)
                     index = update_index(sdir)
                     others = add_session(root, sdir.name, index, table.__enter__())
                 if others is not None:
