@@ -170,7 +170,10 @@ def label_for(st: State, s: Stream) -> str:
 
 def time_range(st: State) -> tuple[str, str] | None:
     """RFC 3339 UTC (earliest, latest) record time of the session's stream records."""
-    return record_time_range(st.canonical)
+    got = st.__dict__.get("_canonical_range")
+    if got is None or got[0] != len(st.canonical):  # stage 2 and the counts ask; canonical is fixed after stage 1
+        got = st._canonical_range = (len(st.canonical), record_time_range(st.canonical))
+    return got[1]
 
 
 def stage3_calls(st: State) -> None:

@@ -289,13 +289,11 @@ def stage8_segments(st: State) -> None:
 def no_open_operation(st: State, sg: Segment) -> bool:
     """Gate ``no_crossing_open_operation``: every tool started in the window got its one result inside it, and no child is announced but missing."""
     lo, hi = sg.from_ or 0, sg.to or 0
-
-    def inside(ts: int | None) -> bool:
-        return ts is not None and lo <= ts <= hi
-
     for t in st.tools:
-        if t.use is None or not inside(t.use.ts):
-            continue
-        if t.result is None or t.ambiguous or not inside(t.result.ts):
+        u = t.use
+        if u is None or u.ts is None or not lo <= u.ts <= hi:
+            continue  # started outside the window
+        r = t.result
+        if r is None or t.ambiguous or r.ts is None or not lo <= r.ts <= hi:
             return False
     return not any(u.kind in ("child_stream", "notified_child") for u in st.out.unresolved.values())

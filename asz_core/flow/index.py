@@ -40,6 +40,7 @@ from __future__ import annotations
 import copy
 import fcntl
 import os
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -276,21 +277,17 @@ class Index:
             self.indexed_seq = f.seq
 
 
+_TS = attrgetter("ts")
 #: File kinds whose records are evidence beside a stream and never steps (origin-digest §4.4).
 SET_ASIDE_KINDS = frozenset({"changes", "execution", "provider_body", "tool_output"})
 
 
 def record_time_range(entries: Iterable[IndexEntry]) -> tuple[str, str] | None:
     """RFC 3339 UTC (earliest, latest) time among ``entries`` that carry one; None when none does."""
-    lo = hi = None
-    for e in entries:
-        if e.ts is None:
-            continue
-        lo = e.ts if lo is None or e.ts < lo else lo
-        hi = e.ts if hi is None or e.ts > hi else hi
-    if lo is None or hi is None:
+    times = [ts for ts in map(_TS, entries) if ts is not None]
+    if not times:
         return None
-    return format_rfc3339(lo), format_rfc3339(hi)
+    return format_rfc3339(min(times)), format_rfc3339(max(times))
 
 
 def index_dir(session_dir: str | os.PathLike) -> Path:

@@ -336,33 +336,31 @@ def build_round(
     n = header.round
     body_of = bodies or entity_body
     groups: list[list] = []
-    frames: list[list[bytes]] = []
+    lines: list[bytes] = [header.encode()]
+    rev = b',"revision":' + orjson.dumps(n)
     for items in (nodes, relations, unresolved):
         pairs = sorted(((e.id, e) for e in items), key=lambda p: p[0])
         out = [_with_revision(e, n) for _, e in pairs]
-        frames.append([_frame(c, None if c.tombstone else body_of(e)) for c, (_, e) in zip(out, pairs)])
+        for c, (ident, e) in zip(out, pairs):
+            if c.tombstone:
+                lines.append(_frame(c, None))
+                continue
+            body = body_of(e)  # _frame(c, body), inline: the frame opening, the body's id, the revision, the rest
+            j = orjson.dumps(ident)
+            end = 6 + len(_esc(j) if b"\xe2\x80" in j else j)
+            lines.append(_FRAMES[type(c)][0] + body[6:end] + rev + body[end:] + b"}")
         for a, b in zip(out, out[1:]):
             if a.id == b.id:
                 raise ValueError(f"round {n}: id {a.id!r} appears twice")
         if out and not out[0].id:
             raise ValueError(f"round {n}: an entity has no id")
         groups.append(out)
-    sha = hashlib.sha256()
-    chunks: list[bytes] = []
-
-    def line(b: bytes) -> None:
-        b += b"\n"
-        sha.update(b)
-        chunks.append(b)
-
-    line(header.encode())
-    for group in frames:
-        for f in group:
-            line(f)
-    digest = sha.hexdigest()
+    lines.append(b"")
+    data = b"\n".join(lines)
+    digest = hashlib.sha256(data).hexdigest()
     counts = {"nodes": len(groups[0]), "relations": len(groups[1]), "unresolved": len(groups[2])}
-    chunks.append(b'{"t":"commit","digest":' + _dumps(digest) + b',"counts":' + _dumps(counts) + b"}\n")
-    return Round(header, groups[0], groups[1], groups[2], digest, b"".join(chunks))
+    data += b'{"t":"commit","digest":' + _dumps(digest) + b',"counts":' + _dumps(counts) + b"}\n"
+    return Round(header, groups[0], groups[1], groups[2], digest, data)
 
 
 _TOMBSTONE = attrgetter("tombstone")
