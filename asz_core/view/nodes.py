@@ -88,10 +88,10 @@ class NodeView(ViewBase):
         if cu.requests:  # two provider calls answered under one message id (issue 17): each with its own usage
             d["requests"] = [{"request": r.request, "usage": dict(r.usage), "usage_state": r.state, "model": r.model} for r in cu.requests]
         flags: set[str] = set()
-        record = self.sess.record
+        records = self.sess.records
         for r in n.refs or ([n.ref] if n.ref else []):
-            rec = record(r)
-            got = rec.get("flags") if rec is not None else None
+            recs = records.get(r.seq)
+            got = recs[r.row - 1].get("flags") if recs is not None and 0 < r.row <= len(recs) else None
             if got:
                 flags.update(f for f in got if f in WITHHOLDABLE_SET)
         if flags:
@@ -163,17 +163,20 @@ class NodeView(ViewBase):
 
     def _tool_keys(self, n: Node, d: dict) -> None:
         name = n.attrs.get("name")
-        req = self.sess.part(n.refs[0]) if n.refs else (self.sess.part(n.ref) if n.ref else None)
+        refs = n.refs
+        req = self.sess.part(refs[0]) if refs else (self.sess.part(n.ref) if n.ref else None)
         if not name and req is not None:
             name = req.get("name", "")
         if name:
             d["name"] = name
         failed = req.get("failed") if req is not None else None
         result_set = False
-        for r in n.refs[1:]:
-            rec = self.sess.record(r)
-            if rec is None:
+        records = self.sess.records
+        for r in refs[1:]:
+            recs = records.get(r.seq)
+            if recs is None or not 0 < r.row <= len(recs):
                 continue
+            rec = recs[r.row - 1]
             parts = rec.get("parts", ())
             if r.block is not None and 0 <= r.block < len(parts):
                 p = parts[r.block]
@@ -207,8 +210,8 @@ class NodeView(ViewBase):
             for k in ("result", "result_state", "result_bytes"):
                 if k in d:
                     d[k] = d.pop(k)
-        if n.attrs.get("result_join") == "exact_unique" and len(n.refs) >= 2:
-            t0, t1 = self._time(n.refs[0]), self._time(n.refs[1])
+        if n.attrs.get("result_join") == "exact_unique" and len(refs) >= 2:
+            t0, t1 = self._time(refs[0]), self._time(refs[1])
             if t0 is not None and t1 is not None and t1 >= t0:
                 ms = (t1 - t0) // 1_000_000
                 if ms:
