@@ -37,12 +37,15 @@ class BackgroundChecks:
     its caches)."""
 
     def warm_up(self) -> threading.Thread:
-        """Import what a first document needs (the document builder, the fold, the Session Data codec) in a daemon
-        thread: called once the server answers (issue 22), so neither the first answer nor the first conversation a
-        reader opens waits for those imports."""
+        """Import what a first document needs (the document builder, the fold, the Session Data codec) and read the
+        shipped price table (PyYAML with it, 25–35 ms) in a daemon thread: called once the server answers (issue
+        22), so neither the first answer nor the first conversation a reader opens waits for them."""
 
         def load() -> None:
             from . import document  # noqa: F401
+            from .prices import default_table
+
+            default_table()
 
         t = threading.Thread(target=load, name="asz-view-warm", daemon=True)
         t.start()

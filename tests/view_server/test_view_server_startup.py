@@ -89,3 +89,21 @@ print("HEAVY:" + " ".join(m for m in heavy if m in sys.modules))
     assert p.returncode == 0, p.stderr
     heavy = [line for line in p.stdout.splitlines() if line.startswith("HEAVY:")]
     assert heavy == ["HEAVY:"], f"imported before the first answer: {p.stdout}"
+
+
+def test_the_first_conversation_opened_finds_everything_loaded(example_root):
+    """What ``asz view`` loads once it answers (:meth:`ViewState.warm_up`: the document builder and the shipped price
+    table, issue 22) is all a first document needs: building one then imports no module."""
+    script = f"""
+import sys
+from asz_core.view.server import ViewState
+state = ViewState({str(example_root)!r})
+state.warm_up().join(120)
+[conversation] = state.conversations()
+before = set(sys.modules)
+assert state.document(conversation, ()).state == "verified"
+print("NEW:" + " ".join(sorted(set(sys.modules) - before)))
+"""
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=example_root, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert [line for line in p.stdout.splitlines() if line.startswith("NEW:")] == ["NEW:"], p.stdout
