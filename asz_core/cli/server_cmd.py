@@ -29,7 +29,7 @@ import typer
 
 from ..config import Config, ConfigError, format_duration, load_config
 
-__all__ = ["register", "view", "server", "CollectLoop"]
+__all__ = ["register", "view", "server", "CollectLoop", "parse_pass"]
 
 
 def _config(cmd: str, config: Optional[Path]) -> Config:
@@ -179,6 +179,19 @@ def view(
         state.worker.close()
 
 
+def parse_pass(storage: str, max_round_bytes: int) -> int:
+    """What ``asz server`` does after landing: parse the sessions whose chains are behind, then bring the search
+    index (derived data) up to date; messages go to stderr. Returns the rounds written."""
+    import sys
+
+    from ..flow.parse import parse_root
+    from ..reading.search import refresh
+
+    rep = parse_root(Path(storage), max_round_bytes=max_round_bytes, err=sys.stderr, changed_only=True, keep_rounds=False)
+    refresh(Path(storage), sys.stderr)  # the search index (derived data) follows each pass
+    return rep.rounds
+
+
 #: What ``/api/status`` ``reading`` says while ``asz server``'s first pass runs.
 _FIRST_PASS = "collecting: the first pass is landing and parsing the sources"
 
@@ -192,8 +205,9 @@ class CollectLoop:
     line on stderr and never stops the page.
     """
 
-    def __init__(self, state, storage: Path, collectors: list, cfg: Config, every: float):
+    def __init__(self, state, storage: Path, collectors: list, cfg: Config, every: float, worker=None):
         self.state, self.storage, self.collectors, self.cfg, self.every = state, storage, collectors, cfg, every
+        self.worker = worker  # the process each pass parses and indexes in (asz_core.view.worker.Worker; None: this thread)
         state.reading = _FIRST_PASS  # said from the first answer on, before the loop's thread runs
 
     def run(self, stop: threading.Event) -> None:
@@ -206,17 +220,20 @@ class CollectLoop:
             self.one_pass()
 
     def _parse(self) -> int:
-        """Parse what landed and refresh the search index; the rounds written (0 after a failure, said on stderr)."""
-        import sys
+        """Parse what landed and refresh the search index (:func:`parse_pass`) in :attr:`worker`, so the page's
+        answers never share the interpreter with them (issue 22; in this thread when there is no worker or it died);
+        the rounds written (0 after a failure, said on stderr)."""
+        from ..view.worker import WorkerGone
 
+        args = (str(self.storage), self.cfg.max_round_bytes)
         try:
-            from ..flow.parse import parse_root
-
-            rep = parse_root(self.storage, max_round_bytes=self.cfg.max_round_bytes, err=sys.stderr, changed_only=True, keep_rounds=False)
-            from ..reading.search import refresh
-
-            refresh(self.storage, sys.stderr)  # the search index (derived data) follows each pass
-            return rep.rounds
+            if self.worker is not None:
+                try:
+                    return self.worker.call("call", __name__, "parse_pass", args)
+                except WorkerGone:
+                    if self.worker.closed:
+                        return 0  # the server is stopping
+            return parse_pass(*args)
         except Exception as exc:  # a parse failure never stops the view
             typer.echo(f"error: parse: {type(exc).__name__}: {exc}", err=True)
             return 0
@@ -306,7 +323,7 @@ def server(
     state = ViewState(storage, hide=cfg.view_hide, hide_override=cfg.view_hide_override, prices=_prices(cfg), mode="server",
                       source=", ".join(str(j.source_root) for j in jobs), interval=every, worker=Worker())
     stop = threading.Event()
-    passes = CollectLoop(state, storage, collectors, cfg, every)
+    passes = CollectLoop(state, storage, collectors, cfg, every, worker=Worker())
     typer.echo(f"reading  : {storage}")
     for j in jobs:
         typer.echo(f"source   : {j.adapter.name} from {j.source_root} (every {format_duration(every)})")
@@ -321,6 +338,7 @@ def server(
     finally:
         stop.set()
         state.worker.close()
+        passes.worker.close()
         lock.release()
 
 

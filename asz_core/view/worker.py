@@ -17,7 +17,10 @@ child's stdin and stdout, one at a time:
   :func:`~asz_core.view.summary_cache.conversation_summary` does;
 - ``check`` (root, conversation, hide, prices): the document's ``summary``
   and its usage per hour (:func:`~asz_core.view.background.usage_hours`),
-  from :func:`~asz_core.view.document.build_view`.
+  from :func:`~asz_core.view.document.build_view`;
+- ``call`` (module, function, args): ``module.function(*args)``, for the
+  rooms above the view (``asz server`` parses and indexes after each collect
+  pass in a worker of its own).
 
 A job's exception (a conversation that does not read) is raised again in the
 caller. :class:`WorkerGone` says the process could not start or died; the
@@ -127,8 +130,16 @@ def _check(root: str, conversation: str, hide: list[str], prices: Any) -> tuple[
     return doc["summary"], usage_hours(doc)
 
 
+def _call(module: str, function: str, args: tuple) -> Any:
+    """``module.function(*args)``: work a room above the view hands to its own worker (``asz server``'s parse and
+    search index), named so the view imports nothing of that room."""
+    from importlib import import_module
+
+    return getattr(import_module(module), function)(*args)
+
+
 #: Job name -> function run in the child.
-JOBS = {"summary": _summary, "check": _check}
+JOBS = {"summary": _summary, "check": _check, "call": _call}
 
 
 def _answer(job: str, args: tuple) -> bytes:

@@ -106,3 +106,37 @@ def test_status_says_what_is_still_read_while_rows_are_counted(corpus_root, tmp_
     finally:
         s.stop()
     assert s.proc.returncode == 0
+
+
+def _one_server_pass(src, root, worker):
+    """One ``asz server`` collect pass over ``src`` into ``root``, parsing in ``worker`` (None: in this thread),
+    made as the command makes it; returns the view state it reports to."""
+    from asz_core.cli.collect_cmd import resolve_jobs
+    from asz_core.cli.server_cmd import CollectLoop
+    from asz_core.collect.collector import CollectOptions, Collector
+    from asz_core.config import load_config
+
+    cfg = load_config(None)
+    [job] = resolve_jobs("server", cfg, source=src)
+    root.mkdir()
+    collectors = [Collector(root, job.adapter, job.source_root, options=CollectOptions(max_delta_bytes=job.max_delta_bytes))]
+    state = ViewState(root, mode="server")
+    CollectLoop(state, root, collectors, cfg, 60.0, worker=worker).one_pass()
+    return state
+
+
+def test_a_server_pass_parses_and_indexes_in_its_worker(tmp_path, monkeypatch, worker):
+    """``asz server`` lands in its own process, then parses and brings the search index up to date in its worker;
+    what it writes is what the same pass writes parsing in its own thread."""
+    from view_server_helpers import CANARY_SESSION, canary_lines, write_session
+
+    monkeypatch.chdir(tmp_path)  # no asz.yaml: the defaults
+    src = tmp_path / "projects"
+    write_session(src, canary_lines())
+    there = _one_server_pass(src, tmp_path / "root", worker)
+    here = _one_server_pass(src, tmp_path / "here", None)
+    assert worker.jobs == 1  # one parse-and-index job for the pass
+    assert there.conversations() == here.conversations() == [CANARY_SESSION]
+    assert there.last_pass["rounds"] == here.last_pass["rounds"] == 1 and there.last_pass["landed"] == here.last_pass["landed"]
+    assert (tmp_path / "root" / "_index" / "search.sqlite").is_file()
+    assert there.row(CANARY_SESSION) == here.row(CANARY_SESSION)  # the same head round's counts, title and summary
