@@ -59,11 +59,20 @@ def test_a_foreign_host_is_answered_421_and_nothing_else(canary_root, serve):
 # --------------------------------------------------------------------------- connections
 
 
-def _open_idle(port: int, n: int) -> list[socket.socket]:
+def _open_idle(s: Served, n: int, burst: int = 8) -> list[socket.socket]:
+    """``n`` idle connections to ``s``, opened ``burst`` at a time, each burst followed by one whole request.
+
+    A server under a low open-files limit listens with a small backlog (16 for 256 files,
+    ``asz_core.view.guard.accept_batch``): connecting faster than it accepts fills the backlog, and the
+    kernel then drops the next SYN, which the client sends again only after a second. The accept queue is
+    first in, first out, so the answer to the request after a burst means every connection of the burst
+    was accepted: the connections are all held open, never waiting in the backlog.
+    """
     socks = []
-    for _ in range(n):
-        c = socket.create_connection(("127.0.0.1", port), timeout=10)
-        socks.append(c)
+    for i in range(n):
+        socks.append(socket.create_connection(("127.0.0.1", s.port), timeout=10))
+        if (i + 1) % burst == 0:
+            assert s.get("/api/status").status == 200
     return socks
 
 
@@ -77,13 +86,12 @@ def _need_files(n: int) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (n, hard))
 
 
-@pytest.mark.parametrize("n, open_files", [pytest.param(2000, None, marks=pytest.mark.slow), pytest.param(2000, 256, marks=pytest.mark.slow),
-                                           pytest.param(400, 256, id="400-256")])
+@pytest.mark.parametrize("n, open_files", [(2000, None), (2000, 256)])
 def test_the_server_keeps_answering_with_2000_idle_connections_open(canary_root, tmp_path, n, open_files):
     """2,000 idle connections (half of them with half a request), then normal requests succeed; nothing floods stderr.
 
-    With ``open_files`` the server runs under that open-files limit (hard and soft), far below 2,000. The
-    quick subset holds 400 connections against 256 open files: the cap closes the longest idle the same way."""
+    With ``open_files`` the server runs under that open-files limit (hard and soft), far below 2,000: its
+    connection cap closes the longest idle."""
     _need_files(n + 600)
 
     def limit():
@@ -94,7 +102,7 @@ def test_the_server_keeps_answering_with_2000_idle_connections_open(canary_root,
     s = Served(["view", "--root", str(canary_root)], tmp_path, preexec_fn=limit if open_files else None)
     idle: list[socket.socket] = []
     try:
-        idle = _open_idle(s.port, n)
+        idle = _open_idle(s, n)
         for i, c in enumerate(idle[::2]):
             try:
                 c.sendall(b"GET /api/conversations HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # headers never finished
@@ -126,12 +134,13 @@ def test_a_connection_that_never_finishes_its_headers_is_closed(canary_root, tmp
         kept = http.client.HTTPConnection("127.0.0.1", s.port, timeout=10)
         kept.request("GET", "/api/status")
         assert kept.getresponse().read()
-        time.sleep(2.5)
-        for c in (silent, slow):
-            c.settimeout(5)
+        for c in (silent, slow):  # recv waits (up to 30 s) for the server to close them once their 1 s is up
+            c.settimeout(30)
             assert c.recv(100) == b"", "the server closed it"  # EOF
             c.close()
-        assert kept.sock is None or kept.sock.recv(10) == b""  # the idle keep-alive closed too
+        if kept.sock is not None:
+            kept.sock.settimeout(30)
+            assert kept.sock.recv(10) == b""  # the idle keep-alive closed too
         assert s.get("/api/status").status == 200
     finally:
         s.stop()
