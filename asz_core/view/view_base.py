@@ -59,7 +59,11 @@ class ViewBase:
             self.relations_to.setdefault((r.type, r.to), []).append(r)
             self.edges.setdefault(r.from_, []).append({"type": r.type, "other": r.to, "dir": "out", "quality": r.quality, "via": r.via})
             self.edges.setdefault(r.to, []).append({"type": r.type, "other": r.from_, "dir": "in", "quality": r.quality, "via": r.via})
-        self.talk_of: dict[str, str] = self._talks_of()
+        self.talk_of: dict[str, str] = {}
+        for n in self.nodes.values():
+            t = self._talk(n)
+            if t:
+                self.talk_of[n.id] = t
         self.changes, self.executions, self.step_changes, self.step_executions = self._observations()
         self.call_usage: dict[str, CallUsage] = {n.id: self._read_call(n) for n in self.nodes.values() if n.kind == "llm.call"}
         self.links = links or Links()
@@ -137,43 +141,15 @@ class ViewBase:
                 best = key
         return (best or (2, 0, (0, 0, 0)), r.id)
 
-    def _talks_of(self) -> dict[str, str]:
-        """Node id → the talk of every node in a talk, in node order: the node itself or the nearest of its first 63
-        ancestors that is a talk (parents followed by id; a node more than 63 steps below its talk is in none).
-
-        Each walk stops at a node already walked: ``known`` holds every walked node's true distance to its nearest
-        talk (``("", -1)``: no talk up to the top of its chain), and the 64-step limit is applied to the whole
-        distance. A walk that meets neither a talk, a known node nor the top in 64 steps (a cycle, a deeper
-        chain) answers '' and keeps nothing.
-        """
-        nodes = self.nodes
-        known: dict[str, tuple[str, int]] = {}
-        out: dict[str, str] = {}
-        for n in nodes.values():
-            path: list[str] = []
-            cur: Node | None = n
-            found: tuple[str, int] | None = None
-            while len(path) < 64:
-                if cur is None:
-                    found = ("", -1)
-                    break
-                found = known.get(cur.id)
-                if found is not None:
-                    break
-                if cur.kind == "talk":
-                    found = known[cur.id] = (cur.id, 0)
-                    break
-                path.append(cur.id)
-                cur = nodes.get(cur.parent)
-            if found is None:
-                continue
-            talk, dist = found
-            steps = len(path)
-            for i, nid in enumerate(path):
-                known[nid] = (talk, steps - i + dist) if dist >= 0 else found
-            if talk and steps + dist < 64:
-                out[n.id] = talk
-        return out
+    def _talk(self, n: Node) -> str:
+        seen = 0
+        cur: Node | None = n
+        while cur is not None and seen < 64:
+            if cur.kind == "talk":
+                return cur.id
+            cur = self.nodes.get(cur.parent)
+            seen += 1
+        return ""
 
     def _withheld(self, rec: dict | None) -> bool:
         return bool(self.hide) and rec is not None and not self.hide.isdisjoint(rec.get("flags", ()))
