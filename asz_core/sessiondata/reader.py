@@ -119,19 +119,19 @@ class SDReader:
         self.exact = decode == "dict"
 
     def __iter__(self) -> Iterator[tuple[int, Record]]:
+        sha = hashlib.sha256()
         if self.exact and self.data is not None and self.path.suffix != ".sk" and exact_as_plain(self.data):
             self.exact = False  # one probe of the whole file instead of one a line: no line needs the exact decoder
-        if self.data is not None and self.path.suffix != ".sk":
-            yield from self._iter_bytes(self.data)
-            return
-        sha = hashlib.sha256()
         with _open(self.path, self.data) as f:
             first = f.readline()
             if not first:
                 raise SDError(self.path, 0, "", "empty file: no header")
             if not first.endswith(b"\n"):
                 raise SDError(self.path, 1, "", "missing closing line (file ends inside the header)")
-            self._header(first[:-1])
+            try:
+                self.header = decode_header(first[:-1])
+            except FieldError as exc:
+                raise SDError(self.path, 1, exc.field, f"bad header: {exc.message}") from None
             sha.update(first)
             prev: bytes | None = None
             lineno = 1
@@ -140,64 +140,28 @@ class SDReader:
                 if prev is not None:
                     lineno += 1
                     count += 1
-                    yield count, self._record(prev[:-1], lineno)
+                    yield count, self._record(prev, lineno)
                     sha.update(prev)
                 prev = line
             if prev is None or not prev.endswith(b"\n"):
                 raise SDError(self.path, lineno + 1, "", "missing closing line")
-            self._close(prev[:-1], lineno + 1, count, sha)
+            try:
+                closing = decode_closing(prev[:-1])
+            except FieldError:
+                # The last line is not a closing line: either a record (file cut) or garbage.
+                raise SDError(self.path, lineno + 1, "t", "missing closing line") from None
+            lineno += 1
+            if closing.records != count:
+                raise SDError(self.path, lineno, "records", f"closing line says {closing.records} records, file holds {count}")
+            if closing.digest != sha.hexdigest():
+                raise SDError(self.path, lineno, "digest", "digest mismatch: the file's bytes are not the ones its closing line binds")
             sha.update(prev)
             self.digest = sha.hexdigest()
+            self.closing = closing
 
-    def _iter_bytes(self, data: bytes) -> Iterator[tuple[int, Record]]:
-        """:meth:`__iter__` over the bytes already read: the same records, refusals and digests, the lines split
-        at once and the bytes hashed in one call (not a line at a time: issue 22)."""
-        if not data:
-            raise SDError(self.path, 0, "", "empty file: no header")
-        nl = data.find(b"\n")
-        if nl < 0:
-            raise SDError(self.path, 1, "", "missing closing line (file ends inside the header)")
-        self._header(data[:nl])
-        lines = data[nl + 1:].split(b"\n")
-        # the piece after the last newline: b"" when the file ends with one (the last whole line is then the
-        # closing line), else a last line cut of its newline (every whole line is then a record, and it is missing)
-        last = None if lines.pop() or not lines else lines.pop()
-        record = self._record
-        for count, body in enumerate(lines, 1):
-            yield count, record(body, count + 1)
-        count = len(lines)
-        if last is None:
-            raise SDError(self.path, count + 2, "", "missing closing line")
-        end = len(data) - len(last) - 1
-        sha = hashlib.sha256(memoryview(data)[:end])
-        self._close(last, count + 2, count, sha)
-        sha.update(memoryview(data)[end:])
-        self.digest = sha.hexdigest()
-
-    def _header(self, line: bytes) -> None:
-        """Decode the header line (no newline) into :attr:`header`; raises SDError naming line 1."""
+    def _record(self, line: bytes, lineno: int) -> Record:
         try:
-            self.header = decode_header(line)
-        except FieldError as exc:
-            raise SDError(self.path, 1, exc.field, f"bad header: {exc.message}") from None
-
-    def _close(self, line: bytes, lineno: int, count: int, sha) -> None:
-        """Check the closing line ``line`` (no newline; line ``lineno``) against the ``count`` records read and
-        ``sha`` (the hash of every byte before it); sets :attr:`closing`. Raises SDError."""
-        try:
-            closing = decode_closing(line)
-        except FieldError:
-            # The last line is not a closing line: either a record (file cut) or garbage.
-            raise SDError(self.path, lineno, "t", "missing closing line") from None
-        if closing.records != count:
-            raise SDError(self.path, lineno, "records", f"closing line says {closing.records} records, file holds {count}")
-        if closing.digest != sha.hexdigest():
-            raise SDError(self.path, lineno, "digest", "digest mismatch: the file's bytes are not the ones its closing line binds")
-        self.closing = closing
-
-    def _record(self, body: bytes, lineno: int) -> Record:
-        """The record line ``body`` (no newline) at line ``lineno``, decoded as :attr:`decode` says; raises SDError."""
-        try:
+            body = line[:-1]
             d = parse_line(body, exact=self.exact)
             if self.decode is True:
                 return record_from_dict(check_record_dict(d))
