@@ -1,7 +1,7 @@
 """SDReader over bytes already read (``data=``) reads exactly as over the open file (issue 22).
 
-The bytes path splits the lines at once and hashes the file in one call; the
-file path reads a line at a time. For a good landed file and for every cut
+The view, parse and export give the reader the bytes they have read (one
+read instead of two); ``asz show`` gives it the path. For a good landed file and for every cut
 and every damaged line of it (seed 000, Reading a file: a missing closing
 line, a bad count, a digest mismatch, a bad record, a bad header), both give
 the same records, the same refusal (line, field, message), the same closing
