@@ -16,6 +16,7 @@ from view_server_helpers import CANARY_SESSION, Served, _assistant, _env, collec
 
 from test_view_server_browser import go, node, open_at, shot, wait  # noqa: F401  (the browser fixture is in tests/conftest.py)
 
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
 
@@ -110,12 +111,18 @@ def test_corpus_list_titles_filters_usage_and_search(corpus_root, serve, browser
     def titles(d):
         return [a.text for a in d.find_elements(By.CSS_SELECTOR, "#rows tr a.convtitle")]
 
+    def counted(d):
+        try:
+            got = titles(d)
+        except StaleElementReferenceException:  # the list redrew while it was read: read it again
+            return False
+        return got if len(got) == 11 and all(t and t not in ("(untitled)", "counting…") for t in got) else False
+
     # titles come from each conversation's summary, read in the background; the list redraws as they come
     try:
-        wait(drv, lambda d: len(titles(d)) == 11 and all(t and t not in ("(untitled)", "counting…") for t in titles(d)), timeout=120)
-    except Exception:
-        pass
-    got = titles(drv)
+        got = wait(drv, counted, timeout=120)
+    except TimeoutException:
+        got = titles(drv)
     if all(t == "(untitled)" for t in got):
         pytest.skip("the rows carry no titles yet (issue 17's summary titles are not in this build)")
     assert len(got) == 11 and all(t and t not in ("(untitled)", "counting…") for t in got), got
