@@ -238,6 +238,7 @@ class Receiver:
         self.grpc_port = 0
         self.front: _Server | None = None
         self._thread: threading.Thread | None = None
+        self._pool: futures.ThreadPoolExecutor | None = None
 
     @property
     def address(self) -> str:
@@ -253,7 +254,8 @@ class Receiver:
         self.front = _Server((host, int(port)), _Front, bind_and_activate=True)
         self.front.receiver = self  # type: ignore[attr-defined]
         opts = [("grpc.max_receive_message_length", _MAX_MESSAGE), ("grpc.max_send_message_length", _MAX_MESSAGE)]
-        self.grpc_server = grpc.server(futures.ThreadPoolExecutor(max_workers=8), options=opts)
+        self._pool = futures.ThreadPoolExecutor(max_workers=8)
+        self.grpc_server = grpc.server(self._pool, options=opts)
         logs_service_pb2_grpc.add_LogsServiceServicer_to_server(_LogsServicer(self), self.grpc_server)
         metrics_service_pb2_grpc.add_MetricsServiceServicer_to_server(_MetricsServicer(self), self.grpc_server)
         self.grpc_port = self.grpc_server.add_insecure_port("127.0.0.1:0")
@@ -277,5 +279,7 @@ class Receiver:
             self.front.server_close()
         if self.grpc_server is not None:
             self.grpc_server.stop(grace=1).wait()
+        if self._pool is not None:  # gRPC's stop leaves the handlers' threads alive: a process that forks later must have none
+            self._pool.shutdown(wait=True)
         if self._thread is not None:
             self._thread.join(timeout=5)
