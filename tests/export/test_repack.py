@@ -49,8 +49,21 @@ def _records(root: Path) -> dict[tuple, list[bytes]]:
     return out
 
 
+@pytest.fixture(scope="module")
+def reparsed(corpus_root, tmp_path_factory) -> tuple[list[str], dict[str, object]]:
+    """The corpus root parsed again from its landed files by ``asz parse`` (its rounds removed first), once for
+    the module: its conversation ids, and each one's asz.view document with positions left out (:func:`_structure`).
+    Read only; what a repack must give back whatever its budget."""
+    a = tmp_path_factory.mktemp("reparsed") / "root"
+    shutil.copytree(corpus_root, a, symlinks=True)
+    shutil.rmtree(a / "_conversations")
+    assert asz("parse", "--root", str(a), cwd=a.parent).returncode == 0
+    convs = conversations(a)
+    return convs, {c: _structure(build_view(a, c)) for c in convs}
+
+
 @pytest.mark.parametrize("budget", [4096, 1 << 21])
-def test_repack_of_the_corpus_keeps_records_and_structure(corpus_root, tmp_path, budget):
+def test_repack_of_the_corpus_keeps_records_and_structure(corpus_root, reparsed, tmp_path, budget):
     dest = tmp_path / "repacked"
     p = asz("repack", str(dest), "--root", str(corpus_root), "--max-delta-bytes", str(budget), cwd=tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr
@@ -67,13 +80,10 @@ def test_repack_of_the_corpus_keeps_records_and_structure(corpus_root, tmp_path,
     v = asz("verify", "--root", str(dest), cwd=tmp_path)
     assert v.returncode == 0, v.stdout + v.stderr
     # the same documents, apart from file names, rows and the digests that bind them
-    a = tmp_path / "reparsed"
-    shutil.copytree(corpus_root, a, symlinks=True)
-    shutil.rmtree(a / "_conversations")
-    assert asz("parse", "--root", str(a), cwd=tmp_path).returncode == 0
-    assert conversations(dest) == conversations(a)
-    for c in conversations(a):
-        assert _structure(build_view(dest, c)) == _structure(build_view(a, c)), c
+    convs, structures = reparsed
+    assert conversations(dest) == convs
+    for c in convs:
+        assert _structure(build_view(dest, c)) == structures[c], c
 
 
 def test_repack_refuses_a_dest_that_holds_anything(corpus_root, tmp_path):
