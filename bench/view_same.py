@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import subprocess
 import sys
@@ -41,6 +40,7 @@ def make_roots(base: Path) -> list[Path]:
     sys.path.insert(0, str(REPO / "tests"))
     from asz_core.testing.scenario.build import build
     from asz_core.testing.scenario.model import load_scenario
+    from cli_helpers import stage_upload_bodies
 
     roots: list[Path] = []
     corpus = SHARED / "corpus"
@@ -58,18 +58,8 @@ def make_roots(base: Path) -> list[Path]:
     if (corpus / "kiro" / "home" / ".kiro").is_dir():
         roots.append(base / "kiro")
         collect("--adapter", "kiro", "--source", str(corpus / "kiro" / "home" / ".kiro"), "--root", str(roots[-1]))
-    bodies = sorted((corpus / "langchain").glob("*runs_batch_POST.json")) + sorted((corpus / "langchain").glob("*langsmith_js*.json"))
-    if bodies:
+    if stage_upload_bodies(corpus, base / "lc"):
         root = base / "lc"
-        inbox = root / "_ingest" / "langsmith" / "inbox"
-        inbox.mkdir(parents=True)
-        lines = []
-        for f in bodies:  # what the receiver stages for a /runs/batch body: one line per run
-            d = json.loads(f.read_text())
-            doc = d.get("json", d)
-            for op in ("post", "patch"):
-                lines += [json.dumps({"op": op, "id": run.get("id", ""), "run": run}) for run in doc.get(op, [])]
-        (inbox / "001.jsonl").write_text("\n".join(lines) + "\n")
         collect("--adapter", "langsmith-ingest", "--source", str(root), "--root", str(root))
         roots.append(root)
     scenarios = SHARED / "conformance" / "scenarios"

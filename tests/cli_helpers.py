@@ -54,3 +54,30 @@ def asz_in_process(*args: str, cwd: Path | str | None = None, env: dict[str, str
         stderr += "".join(traceback.format_exception(*res.exc_info))  # what an uncaught exception prints in a child
         code = 1
     return subprocess.CompletedProcess(["asz", *map(str, args)], code, res.stdout, stderr)
+
+
+def stage_upload_bodies(corpus_dir: Path, root: Path) -> bool:
+    """Stage the corpus's recorded LangSmith ``/runs/batch`` upload bodies as the receiver would.
+
+    Writes ``root/_ingest/langsmith/inbox/001.jsonl``: one line ``{"op", "id", "run"}`` per run
+    of every body's ``post`` then ``patch`` list (the Python tracer's ``*runs_batch_POST.json``
+    and the JS wrapper's ``*langsmith_js*.json`` under ``corpus_dir/langchain``), so that
+    ``asz collect --adapter langsmith-ingest`` lands them without a receiver running.
+    Returns False, writing nothing, when the corpus holds no such body.
+    """
+    import json
+
+    folder = corpus_dir / "langchain"
+    bodies = sorted(folder.glob("*runs_batch_POST.json")) + sorted(folder.glob("*langsmith_js*.json"))
+    if not bodies:
+        return False
+    inbox = root / "_ingest" / "langsmith" / "inbox"
+    inbox.mkdir(parents=True)
+    lines = []
+    for f in bodies:
+        d = json.loads(f.read_text())
+        doc = d.get("json", d)
+        for op in ("post", "patch"):
+            lines += [json.dumps({"op": op, "id": run.get("id", ""), "run": run}) for run in doc.get(op, [])]
+    (inbox / "001.jsonl").write_text("\n".join(lines) + "\n")
+    return True

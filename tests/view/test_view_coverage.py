@@ -8,9 +8,6 @@ says cited == records, and no ``not drawn`` problem is reported.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,7 +16,7 @@ from asz_core.testing.scenario.build import build
 from asz_core.testing.scenario.fields import scenario_name
 from asz_core.testing.scenario.model import load_scenario
 from asz_core.view import build_view, list_conversations
-from cli_helpers import asz_in_process
+from cli_helpers import asz_in_process, stage_upload_bodies
 
 REPO = Path(__file__).resolve().parents[2]
 SCENARIOS = (REPO.parent / "shared" / "conformance" / "scenarios").resolve()
@@ -52,18 +49,8 @@ def corpus_roots(corpus_dir: Path, tmp_path_factory) -> dict[str, Path]:
     if kiro.is_dir():
         roots["kiro"] = base / "kiro"
         _asz("collect", "--once", "--adapter", "kiro", "--source", str(kiro), "--root", str(roots["kiro"]))
-    bodies = sorted((corpus_dir / "langchain").glob("*runs_batch_POST.json")) + sorted((corpus_dir / "langchain").glob("*langsmith_js*.json"))
-    if bodies:
+    if stage_upload_bodies(corpus_dir, base / "lc"):
         root = roots["langchain"] = base / "lc"
-        inbox = root / "_ingest" / "langsmith" / "inbox"
-        inbox.mkdir(parents=True)
-        lines = []
-        for f in bodies:  # what the receiver stages for a /runs/batch body: one line per run
-            d = json.loads(f.read_text())
-            doc = d.get("json", d)
-            for op in ("post", "patch"):
-                lines += [json.dumps({"op": op, "id": run.get("id", ""), "run": run}) for run in doc.get(op, [])]
-        (inbox / "001.jsonl").write_text("\n".join(lines) + "\n")
         _asz("collect", "--once", "--adapter", "langsmith-ingest", "--source", str(root), "--root", str(root))
     return roots
 
