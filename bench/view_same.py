@@ -113,7 +113,10 @@ def dump(roots: list[Path], out: Path) -> None:
                 n += 1
     import asz_core
 
-    print(f"{n} documents built by {Path(asz_core.__file__).parent}", file=sys.stderr)
+    used = Path(asz_core.__file__).resolve().parent
+    if not used.is_relative_to(Path.cwd().resolve()):  # the parent runs each dump in the tree it compares
+        raise SystemExit(f"asz_core was imported from {used}, not from the tree {Path.cwd()}: the comparison would prove nothing")
+    print(f"{n} documents built by {used}", file=sys.stderr)
 
 
 def main(argv=None) -> int:
