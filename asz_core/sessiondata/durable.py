@@ -42,7 +42,6 @@ own per session).
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 from contextlib import contextmanager
 from pathlib import Path
@@ -54,7 +53,9 @@ MAX_PENDING_BYTES = 256 * 1024 * 1024
 _libc = None
 _syncfs: Callable[[int], int] | None = None
 try:  # pragma: no branch
-    _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    # The process's own symbols hold the C library's; ``ctypes.util.find_library`` would run
+    # ``ldconfig -p`` in a child process on every start of every command (about 20 ms).
+    _libc = ctypes.CDLL(None, use_errno=True)
     _syncfs = _libc.syncfs
     _syncfs.argtypes = [ctypes.c_int]
     _syncfs.restype = ctypes.c_int
