@@ -12,7 +12,10 @@ hashes every file parse wrote (every ``.sf`` round, ``conversation.state``,
 ``index.state``, ``entries.jsonl``) and the problems it reported. The two
 lists are compared key by key; exit 1 on any difference::
 
-    python bench/parse_same.py --before /tmp/main-export [--work DIR] [--no-bench]
+    python bench/parse_same.py --before /tmp/main-export [--work DIR] [--no-bench] [--extra SRC ...]
+
+``--extra SRC`` adds a Claude Code projects folder (e.g. a real-shaped corpus of
+``bench/realcorpus.py``), landed as ``extra-<name>`` and parsed under 2 MiB and 64 KiB.
 
 Takes a minute or more (the bench session is parsed twice per tree), so it is
 a bench check, not a test.
@@ -37,6 +40,7 @@ MIB = 1024 * 1024
 #: round budgets per landed root (the default budget for every root; smaller ones where sessions are big enough)
 BUDGETS = {"corpus": [2 * MIB, 65536, 8192], "bench": [2 * MIB, 300_000]}
 OTHER_BUDGETS = [2 * MIB, 4096]
+EXTRA_BUDGETS = [2 * MIB, 65536]
 
 
 def sources() -> dict[str, tuple[str, Path, int | None]]:
@@ -54,7 +58,7 @@ def sources() -> dict[str, tuple[str, Path, int | None]]:
     return {k: v for k, v in out.items() if v[1].is_dir()}
 
 
-def land(work: Path, with_bench: bool) -> list[str]:
+def land(work: Path, with_bench: bool, extra: list[Path] = ()) -> list[str]:
     """Land every source under ``work/landed-NAME`` (kept when already there); returns the names landed."""
     sys.path.insert(0, str(REPO))
     from asz_adapters_claude.plugin import ClaudeCodeLocal
@@ -71,6 +75,8 @@ def land(work: Path, with_bench: bool) -> list[str]:
         if not bench_src.exists():
             generate(bench_src, 357, 15)
         srcs["bench"] = ("claude", bench_src, None)
+    for src in extra:
+        srcs["extra-" + src.resolve().name] = ("claude", src.resolve(), None)
     names = []
     for name, (adapter, src, cut) in srcs.items():
         landed = work / f"landed-{name}"
@@ -92,7 +98,7 @@ def hashes(work: Path, names: list[str]) -> dict[str, object]:
     out: dict[str, object] = {}
     scratch = work / f"parse-{os.getpid()}"
     for name in names:
-        for budget in BUDGETS.get(name, OTHER_BUDGETS):
+        for budget in BUDGETS.get(name, EXTRA_BUDGETS if name.startswith("extra-") else OTHER_BUDGETS):
             shutil.rmtree(scratch, ignore_errors=True)
             shutil.copytree(work / f"landed-{name}", scratch)
             rep = parse_root(scratch, max_round_bytes=budget)
@@ -127,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--before", required=True, help="a copy of the code to compare with (a folder holding asz_core)")
     ap.add_argument("--work", default=None, help="keep landed roots here between runs (default: a temporary folder)")
     ap.add_argument("--no-bench", action="store_true", help="leave out the 16,422-line session")
+    ap.add_argument("--extra", action="append", default=[], type=Path,
+                    help="another Claude Code projects folder to land and compare (repeatable)")
     a = ap.parse_args(argv)
     before = Path(a.before).resolve()
     if not (before / "asz_core").is_dir():
@@ -134,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(a.work) if a.work else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        names = land(work, not a.no_bench)
+        names = land(work, not a.no_bench, a.extra)
         old = child(before, work, names)
         new = child(REPO, work, names)
     files = [k for k in old if not k.endswith(":problems")]

@@ -242,7 +242,9 @@ class State:
         self.epoch_at: dict[tuple[int, int], str] = {}
         self.segments: list[Segment] = []
         self.reported: set[str] = set()
-        self.run_cache: dict[tuple[int, int], str] = {}
+        #: id() of a record with no run of its own → (the cycle key of its nearest ancestor that has one, hops to it);
+        #: ('', 0) when its parent chain ends first (asm_talks.run_for)
+        self.ancestor: dict[int, tuple[str, int]] = {}
         self.triggers: dict[str, dict[str, set[str]]] = {}
         self.labels: dict[str, tuple[int, int, str]] | None = None
         self.manifests: dict[str, IndexEntry] | None = None

@@ -40,27 +40,52 @@ def _cycle_key(e: IndexEntry) -> str:
 
 def run_for(st: State, e: IndexEntry) -> str:
     """The run a record belongs to: its own (see :meth:`cycle_key`), else the nearest ancestor's,
-    walking containment parents backward at most 64 hops (§4.4)."""
-    own = cycle_key(e)
+    walking containment parents backward at most 64 hops (§4.4).
+
+    Linear over a window: what a walk learns about each record it passes (its nearest ancestor with a
+    run, and how many hops away; or that its chain ends with none) is kept in ``st.ancestor``, so a
+    later walk stops at the first record already known and adds the hops. Only the hop count decides
+    whether that ancestor is within 64 of ``e``, so the answer is the bounded walk's, also on a cycle
+    of parents (a walk that meets no run and no end within 64 hops keeps nothing)."""
+    own = e.cycle
+    if own is None:
+        own = cycle_key(e)
     if own:
         return own
-    key = (e.seq, e.row)
-    if key in st.run_cache:
-        return st.run_cache[key]
+    known = st.ancestor
+    by_record = st.by_record
+    path: list[int] = []
     cur = e
-    found = ""
-    for _hop in range(ANCESTOR_HOPS):
-        if not cur.parent:
+    hops = 0
+    while True:
+        got = known.get(id(cur))
+        if got is not None:
+            found, dist = got
             break
-        nxt = st.by_record.get(cur.parent)
+        path.append(id(cur))
+        parent = cur.parent
+        nxt = by_record.get(parent) if parent else None
         if nxt is None or nxt is cur:
+            found, dist = "", 0  # the chain ends here with no run
             break
+        if hops == ANCESTOR_HOPS:
+            return ""  # 64 hops and neither a run nor an end: nothing learned for certain
+        hops += 1
         cur = nxt
-        found = cycle_key(cur)
+        found = cur.cycle
+        if found is None:
+            found = cycle_key(cur)
         if found:
+            dist = 0
             break
-    st.run_cache[key] = found
-    return found
+    # cur is `hops` hops above e; its nearest run is `dist` hops above it ('' : none)
+    if found:
+        for i, rid in enumerate(path):
+            known[rid] = (found, hops - i + dist)
+        return found if hops + dist <= ANCESTOR_HOPS else ""
+    for rid in path:
+        known[rid] = ("", 0)
+    return ""
 
 
 def starts_talk(st: State, run: str, s: Stream) -> bool:
@@ -179,10 +204,14 @@ def stage7_talks(st: State) -> None:
                     # issue 18: a resumed session that goes on inside a turn the earlier session opened
                     cur = new_talk(st, s, ep, make_id("talk", s.name, e.id or at_id(ref_of(e))))
                     cur.thread = True  # its opening input is drawn in the earlier session: trigger unknown here
-                if not run:
-                    place(st, e, cur, ep, s)
+                if not run:  # place() and mark(), inline: no run, so the talk, else the epoch
                     if cur is not None:
-                        cur.mark(ref_of(e))
+                        container[(e.seq, e.row)] = cur.node_id
+                        at = cur.at
+                        if at is None or (e.seq, e.row) < (at.seq, at.row):
+                            cur.at = ref_of(e)
+                    else:
+                        container[(e.seq, e.row)] = ep.node_id
                     continue
                 key = (s.name, run)
                 if key not in talk_of_run:
