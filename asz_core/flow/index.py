@@ -44,13 +44,14 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+import msgspec
 import orjson
 
 from ..sessiondata import SDError, SDReader, durable, format_rfc3339
 from ..storage.layout import landed_files
 from ..storage.root import read_state as _read_state
 from ..storage.root import write_state as _write_state
-from .index_read import ROLE_FIELDS, IndexBuildError, index_file
+from .index_read import IndexBuildError, index_file
 
 __all__ = [
     "INDEX_SCHEMA",
@@ -77,44 +78,34 @@ _STATE = "index.state"
 _ENTRIES = "entries.jsonl"
 _LOCK = ".lock"
 
-#: Role fields an IndexEntry keeps as plain strings under their own names.
-_PLAIN_FIELDS = tuple(f for f in ROLE_FIELDS if f not in ("batch", "from"))
-assert " ".join(_PLAIN_FIELDS) == "id parent call run continues tool child label started_by time trigger model sha"  # spelt out below
-
-
-
-class IndexPart:
+class IndexPart(msgspec.Struct, eq=False):
     """One part of an indexed record: ``k`` and its identifiers (origin-digest §3.5).
 
     ``block`` is the part's position in the record (from 0). ``changes`` is
     ``(identity, additions, deletions)`` for a ``changes/1`` data part, where
-    identity is ``captured_by|id``; else None.
+    identity is ``captured_by|id``; else None. Decoded by msgspec straight from
+    an ``entries.jsonl`` line (:meth:`Index.add_file_json`); compared by identity.
     """
 
-    __slots__ = ("block", "k", "id", "of", "name", "server", "server_tool", "failed", "state", "bytes", "changes", "provider")
-
-    def __init__(self, block: int, d: dict):
-        self.block = block
-        self.k: str = d.get("k", "")
-        self.id: str = d.get("id", "")
-        self.of: str = d.get("of", "")
-        self.name: str = d.get("name", "")
-        self.server: str = d.get("server", "")
-        self.server_tool: str = d.get("server_tool", "")
-        self.failed: bool | None = d.get("failed")
-        self.state: str = d.get("state", "")
-        self.bytes: int = d.get("bytes", 0)
-        ch = d.get("ch")
-        self.changes: tuple[str, int, int] | None = tuple(ch) if ch else None  # type: ignore[assignment]
-        # provider_body/1 manifest (issue 10): (role, request, previous_request, call) for the join in rounds.
-        pb = d.get("pb")
-        self.provider: tuple[str, str, str, str] | None = tuple(pb) if pb else None  # type: ignore[assignment]
+    k: str = ""
+    id: str = ""
+    of: str = ""
+    name: str = ""
+    server: str = ""
+    server_tool: str = ""
+    failed: bool | None = None
+    bytes: int = 0
+    changes: tuple[str, int, int] | None = msgspec.field(default=None, name="ch")
+    # provider_body/1 manifest (issue 10): (role, request, previous_request, call) for the join in rounds.
+    provider: tuple[str, str, str, str] | None = msgspec.field(default=None, name="pb")
+    state: str = ""
+    block: int = msgspec.field(default=0, name=" block")  # set from the part's position, never read from a line
 
     def __repr__(self) -> str:
         return f"IndexPart({self.block}, {self.k!r}, id={self.id!r}, of={self.of!r})"
 
 
-class IndexEntry:
+class IndexEntry(msgspec.Struct, eq=False):
     """One indexed record: where it landed, what file kind it came from, and its role fields.
 
     ``seq``/``row`` locate it (row counts from 1 after the header). ``kind`` is
@@ -123,42 +114,47 @@ class IndexEntry:
     when it names none, its file's (``own_batch``: the record's alone). ``ts``
     is the record time in integer ns since the epoch (None when absent or not
     an RFC 3339 time). ``flags`` is a frozenset of flag names; ``usage`` the
-    record's usage object (or None).
+    record's usage object (or None). Decoded by msgspec straight from an
+    ``entries.jsonl`` line (:meth:`Index.add_file_json`), which then sets the
+    fields a record line does not hold (names starting with a space in JSON:
+    never read from a line); compared by identity.
     """
 
-    __slots__ = ("seq", "row", "kind", "stream", "batch", "own_batch", "from_", "ts", "flags", "usage", "parts", "ord", "refs", "cycle", "unflagged", "steps", "joins", "changes",
-                 *_PLAIN_FIELDS)
-
-    def __init__(self, seq: int, row: int, kind: str, stream: str, file_batch: str, d: dict):
-        self.seq = seq
-        self.row = row
-        self.kind = kind
-        self.stream = stream
-        g = d.get  # the _PLAIN_FIELDS, spelled out (one attribute store each instead of a setattr call)
-        self.id, self.parent, self.call, self.run, self.continues, self.tool, self.child = (
-            g("id", ""), g("parent", ""), g("call", ""), g("run", ""), g("continues", ""), g("tool", ""), g("child", ""))
-        self.label, self.started_by, self.time, self.trigger, self.model, self.sha = (
-            g("label", ""), g("started_by", ""), g("time", ""), g("trigger", ""), g("model", ""), g("sha", ""))
-        self.own_batch: str = d.get("batch", "")
-        self.batch: str = self.own_batch or file_batch
-        self.from_: str = d.get("from", "")
-        ts = d.get("ts")
-        self.ts: int | None = ts if isinstance(ts, int) else _wide_ts(ts)
-        o = d.get("o")  # issue 10: the source line, for the provider-body join's gap rule
-        self.ord: int = o if isinstance(o, int) else 0
-        self.flags: frozenset[str] = frozenset(d.get("flags") or ())
-        self.usage: dict | None = d.get("usage") or None
-        self.parts: list[IndexPart] = [IndexPart(i, p) for i, p in enumerate(d.get("parts") or ())]
-        #: a part carries a changes/1 identity (``IndexPart.changes``): what a round header's change counts read
-        self.changes = any(p.changes is not None for p in self.parts) if self.parts else False
-        #: The assembly's references to this record and its parts, by block (None: the record), made once
-        #: per loaded index however many assemblies read it (asz_core.flow.asm_state.ref_of).
-        self.refs: dict[int | None, Any] = {}
-        #: The run the record opens or states (asz_core.flow.asm_talks.cycle_key: its own fields only), once made.
-        self.cycle: str | None = None
-        self.unflagged: bool | None = None  # asz_core.flow.asm_state.unflagged_input, once made
-        self.steps: bool | None = None  # asz_core.flow.asm_steps.draws_step, once made
-        self.joins: tuple | None = None  # asz_core.flow.asm_streams.tool_parts, once made
+    id: str = ""
+    parent: str = ""
+    call: str = ""
+    run: str = ""
+    continues: str = ""
+    tool: str = ""
+    child: str = ""
+    own_batch: str = msgspec.field(default="", name="batch")
+    label: str = ""
+    started_by: str = ""
+    from_: str = msgspec.field(default="", name="from")
+    time: str = ""
+    trigger: str = ""
+    model: str = ""
+    sha: str = ""
+    ts: int | str | None = None
+    ord: int = msgspec.field(default=0, name="o")  # issue 10: the source line, for the provider-body join's gap rule
+    flags: frozenset[str] = frozenset()
+    usage: dict | None = None
+    parts: list[IndexPart] = []
+    seq: int = msgspec.field(default=0, name=" seq")
+    row: int = msgspec.field(default=0, name=" row")
+    kind: str = msgspec.field(default="", name=" kind")
+    stream: str = msgspec.field(default="", name=" stream")
+    batch: str = msgspec.field(default="", name=" batch")
+    #: a part carries a changes/1 identity (``IndexPart.changes``): what a round header's change counts read
+    changes: bool = msgspec.field(default=False, name=" changes")
+    #: The assembly's references to this record and its parts, by block (None: the record), made once
+    #: per loaded index however many assemblies read it (asz_core.flow.asm_state.ref_of).
+    refs: dict = msgspec.field(default_factory=dict, name=" refs")
+    #: The run the record opens or states (asz_core.flow.asm_talks.cycle_key: its own fields only), once made.
+    cycle: str | None = msgspec.field(default=None, name=" cycle")
+    unflagged: bool | None = msgspec.field(default=None, name=" unflagged")  # asz_core.flow.asm_state.unflagged_input
+    steps: bool | None = msgspec.field(default=None, name=" steps")  # asz_core.flow.asm_steps.draws_step, once made
+    joins: tuple | None = msgspec.field(default=None, name=" joins")  # asz_core.flow.asm_streams.tool_parts, once made
 
     def __repr__(self) -> str:
         return f"IndexEntry({self.seq}/{self.row} {self.kind} {self.stream!r} id={self.id!r})"
@@ -264,17 +260,51 @@ class Index:
 
     # ------------------------------------------------------------------ building
 
-    def add_file_line(self, line: dict) -> None:
-        """Append one ``entries.jsonl`` line (a landed file and its records) to this index."""
-        f = IndexFile(
-            line["seq"], line["path"], line["kind"], line.get("stream", ""), line.get("batch", ""),
-            line.get("digest", ""), line.get("size", 0), len(line.get("records", ())),
-        )
+    def add_file_json(self, raw: bytes) -> None:
+        """Append one ``entries.jsonl`` line (its bytes, without the newline: a landed file and its records) to
+        this index. Raises msgspec.ValidationError or msgspec.DecodeError for a line not of that shape."""
+        line = _FILE_LINE.decode(raw)
+        records = line.records
+        f = IndexFile(line.seq, line.path, line.kind, line.stream, line.batch, line.digest, line.size, len(records))
         self.files.append(f)
-        for row, d in enumerate(line.get("records", ()), start=1):
-            self.entries.append(IndexEntry(f.seq, row, f.kind, f.stream, f.batch, d))
+        seq, kind, stream, fb = f.seq, f.kind, f.stream, f.batch
+        for row, e in enumerate(records, start=1):
+            e.seq = seq
+            e.row = row
+            e.kind = kind
+            e.stream = stream
+            e.batch = e.own_batch or fb
+        if b'"ts":"' in raw:  # an instant outside the signed 64-bit ns range, as its decimal text
+            for e in records:
+                if type(e.ts) is not int:
+                    e.ts = _wide_ts(e.ts)
+        if b'},{"k"' in raw:  # a record of several parts: each knows its position
+            for e in records:
+                parts = e.parts
+                for i in range(1, len(parts)):
+                    parts[i].block = i
+        if b'"ch":' in raw:
+            for e in records:
+                e.changes = any(p.changes is not None for p in e.parts)
+        self.entries.extend(records)
         if f.seq > self.indexed_seq:
             self.indexed_seq = f.seq
+
+
+class _FileLine(msgspec.Struct):
+    """An ``entries.jsonl`` line as :meth:`Index.add_file_json` reads it (``head`` and ``rows`` are not read)."""
+
+    seq: int
+    path: str
+    kind: str
+    stream: str = ""
+    batch: str = ""
+    digest: str = ""
+    size: int = 0
+    records: list[IndexEntry] = []
+
+
+_FILE_LINE = msgspec.json.Decoder(_FileLine)
 
 
 _TS = attrgetter("ts")
@@ -352,8 +382,8 @@ def _load_locked(sdir: Path, st: dict[str, str]) -> Index | None:
     try:
         for raw in data.splitlines():
             if raw:
-                ix.add_file_line(orjson.loads(raw))
-    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+                ix.add_file_json(raw)
+    except (msgspec.DecodeError, KeyError, TypeError, ValueError):  # msgspec.ValidationError is a DecodeError
         return None
     ix.indexed_seq = max(ix.indexed_seq, indexed_seq)
     return ix
@@ -376,8 +406,9 @@ def _append_locked(sdir: Path, ix: Index, st: dict[str, str], fresh: bool) -> In
             break
         if not ix.session and line.get("session"):
             ix.session = line["session"]
-        ix.add_file_line(line)
-        new_lines.append(orjson.dumps(line) + b"\n")
+        raw = orjson.dumps(line)
+        ix.add_file_json(raw)
+        new_lines.append(raw + b"\n")
     if not ix.session:
         ix.session = sdir.name
     if fresh or new_lines or not st:

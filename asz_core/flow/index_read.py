@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import os
+from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+import msgspec
 import orjson
 
 from ..sessiondata import SDError, SDReader, parse_instant
+from ..sessiondata.codec import FieldError, check_record_dict, decode_closing, decode_header, parse_line, record_line_clear
+from ..sessiondata.jsonbytes import loads
 
 __all__ = ["ROLE_FIELDS", "PART_FIELDS", "IndexBuildError", "index_file"]
 
@@ -106,15 +110,11 @@ def index_file(session_dir: Path, seq: int, path: Path) -> dict:
             raw = gzip.decompress(blob)
     except (OSError, EOFError) as exc:
         raise IndexBuildError(path, f"unreadable: {getattr(exc, 'strerror', None) or exc}") from None
-    reader = SDReader(path, decode=False, data=blob)  # the bytes just read: the file is read once
-    records = []
-    try:
-        for _row, d in reader:
-            records.append(_slim_record(d))  # type: ignore[arg-type]
-    except SDError as exc:
-        raise IndexBuildError(path, f"not a whole landed file ({exc})") from None
-    hdr = reader.header
-    assert hdr is not None
+    lines = raw.split(b"\n")
+    got = _fast_read(raw, lines) if path.suffix == ".sd" else None
+    if got is None:  # anything the one-pass read does not vouch for: the reader, with its checks and its refusals
+        got = _reader_read(path, blob)
+    hdr, digest, records = got
     stream = hdr.stream
     batch = hdr.batch
     rel = path.relative_to(session_dir).as_posix()
@@ -133,16 +133,192 @@ def index_file(session_dir: Path, seq: int, path: Path) -> dict:
         "stream": stream,
         "batch": batch,
         "session": hdr.session,
-        "digest": reader.digest,  # the SHA-256 of the whole file (of its lines, for a skeleton), as read
+        "digest": digest,  # the SHA-256 of the whole file (of its lines, for a skeleton), as read
         "size": len(raw),
-        "head": _short_sha(raw[: raw.find(b"\n")]),
-        "rows": [_short_sha(x) for x in raw.split(b"\n")[1: 1 + len(records)]],
+        "head": _short_sha(lines[0]),
+        "rows": [_short_sha(x) for x in lines[1: 1 + len(records)]],
         "records": records,
     }
     removed = _removed_of(path)
     if removed is not None:  # a skeleton: the landed file it stands for (seed 000, Skeletons)
         line["digest"], line["size"] = removed["digest"], removed["size"]
     return line
+
+
+def _reader_read(path: Path, blob: bytes) -> tuple[Any, str, list[dict]]:
+    """(header, whole-file digest, slim records) of a landed file read by :class:`SDReader`, which refuses what is
+    not a whole file with the line and field. Raises :class:`IndexBuildError`."""
+    reader = SDReader(path, decode=False, data=blob)  # the bytes just read: the file is read once
+    records = []
+    try:
+        for _row, d in reader:
+            records.append(_slim_record(d))  # type: ignore[arg-type]
+    except SDError as exc:
+        raise IndexBuildError(path, f"not a whole landed file ({exc})") from None
+    assert reader.header is not None
+    return reader.header, reader.digest, records
+
+
+# ---------------------------------------------------------------------------- the one-pass read
+#
+# A landed file's record lines decoded by msgspec straight into the fields the index keeps, with the types the
+# reader checks (codec.record_line_clear: the same field types, ``ord``/``off`` required, a part's ``k`` not
+# empty, no null) and no other key (an unknown key or a ``t`` sends the file to the reader). Text is checked, never
+# kept; a data part's value is decoded only when it may be a changes/1 or provider_body/1 manifest.
+
+_I64 = Annotated[int, msgspec.Meta(ge=-(1 << 63), le=(1 << 63) - 1)]
+_U64 = Annotated[int, msgspec.Meta(ge=0, le=(1 << 63) - 1)]
+_NO_RAW = msgspec.Raw()
+
+
+class _Part(msgspec.Struct, forbid_unknown_fields=True):
+    k: Annotated[str, msgspec.Meta(min_length=1)]
+    text: str = ""
+    data: msgspec.Raw = _NO_RAW
+    id: str = ""
+    of: str = ""
+    name: str = ""
+    server: str = ""
+    server_tool: str = ""
+    failed: bool | msgspec.UnsetType = msgspec.UNSET
+    media: str = ""
+    encoding: str = ""
+    state: str = ""
+    bytes: _U64 | msgspec.UnsetType = msgspec.UNSET
+    sha256: str = ""
+
+
+class _Dropped(msgspec.Struct, forbid_unknown_fields=True):
+    what: str
+    why: str = ""
+    bytes: _U64 = 0
+
+
+class _Usage(msgspec.Struct):  # unknown keys kept as they are (the reader checks only these)
+    in_: _I64 = msgspec.field(default=0, name="in")
+    out: _I64 = 0
+    cache_read: _I64 = 0
+    cache_write: _I64 = 0
+
+
+class _Record(msgspec.Struct, forbid_unknown_fields=True):
+    ord: _U64
+    off: _U64
+    sha: str = ""
+    bytes: _U64 = 0
+    id: str = ""
+    parent: str = ""
+    call: str = ""
+    run: str = ""
+    continues: str = ""
+    tool: str = ""
+    child: str = ""
+    batch: str = ""
+    label: str = ""
+    started_by: str = ""
+    from_: str = msgspec.field(default="", name="from")
+    time: str = ""
+    trigger: str = ""
+    flags: list[str] = []
+    usage: msgspec.Raw = _NO_RAW
+    model: str = ""
+    cwd: str = ""
+    git_branch: str = ""
+    runtime_version: str = ""
+    request: str = ""
+    parts: list[_Part] = []
+    dropped: list[_Dropped] = []
+    replaced: _U64 = 0
+
+
+_RECORD = msgspec.json.Decoder(_Record)
+_USAGE = msgspec.json.Decoder(_Usage)
+_ROLES_OF = attrgetter(*(("from_" if f == "from" else f) for f in ROLE_FIELDS))
+_PART_OF = attrgetter(*PART_FIELDS)
+
+
+def _fast_read(raw: bytes, lines: list[bytes]) -> tuple[Any, str, list[dict]] | None:
+    """(header, whole-file digest, slim records) of a landed ``.sd`` file in one pass over its bytes, what
+    :func:`_reader_read` gives; None when the header or closing line does not read, the count or digest does not
+    match or a record line is refused (then the reader reads the file and says why).
+
+    What is not checked again here is inside a data part's value, which is skipped (its JSON syntax checked, its
+    text not decoded) unless it may be a manifest: bytes that are not UTF-8, nesting deeper than 256, a number a
+    double cannot hold (``1e400``). The closing digest binds the bytes their writer wrote, and asz's writers write
+    only lines the reader takes (landing's every record decodes with ``decode_record``:
+    tests/adapters/claude/test_claude_fuzz.py feeds it such values), so a file refused only for one of those was
+    written by hand.
+    """
+    if len(lines) < 3 or lines[-1] != b"":
+        return None
+    closing_line = lines[-2]
+    try:
+        hdr = decode_header(lines[0])
+        closing = decode_closing(closing_line)
+    except FieldError:
+        return None
+    bodies = lines[1:-2]
+    if closing.records != len(bodies):
+        return None
+    view = memoryview(raw)
+    cut = len(raw) - len(closing_line) - 1
+    sha = hashlib.sha256(view[:cut])
+    if sha.hexdigest() != closing.digest:
+        return None
+    sha.update(view[cut:])
+    try:
+        records = [_slim_line(body) for body in bodies]
+    except FieldError:
+        return None
+    return hdr, sha.hexdigest(), records
+
+
+def _slim_line(body: bytes) -> dict:
+    """:func:`_slim_record` of one record line (no newline). A line msgspec does not clear here (a null, an unknown
+    key, a bad type, a lone surrogate, a manifest or usage orjson refuses) is read as the reader reads it; raises
+    FieldError when the reader refuses it."""
+    try:
+        return _slim_struct(_RECORD.decode(body))
+    except (msgspec.ValidationError, msgspec.DecodeError, ValueError):  # UnicodeDecodeError and orjson's are ValueErrors
+        pass
+    d = parse_line(body)
+    if not record_line_clear(body):  # what SDReader(decode=False) does with a record line
+        check_record_dict(d)
+    return _slim_record(d)
+
+
+def _slim_struct(r: _Record) -> dict:
+    """:func:`_slim_record` of a record decoded into :class:`_Record`."""
+    out: dict[str, Any] = {k: v for k, v in zip(ROLE_FIELDS, _ROLES_OF(r)) if v}
+    if r.time:
+        ts = parse_instant(r.time)
+        if ts is not None:
+            out["ts"] = ts if _I64_MIN <= ts <= _I64_MAX else str(ts)
+    out["o"] = r.ord
+    if r.flags:
+        out["flags"] = r.flags
+    if r.usage:
+        _USAGE.decode(r.usage)
+        usage = loads(bytes(r.usage))
+        if usage:
+            out["usage"] = usage
+    if r.parts:
+        slim = []
+        for p in r.parts:
+            sp = {k: v for k, v in zip(PART_FIELDS, _PART_OF(p)) if v != "" and v is not msgspec.UNSET}
+            if p.k == "data" and p.data:
+                data = bytes(p.data)
+                if data[:1] == b"{" and (b'"schema"' in data or b"\\u" in data):  # else no manifest: not decoded
+                    value = loads(data)
+                    ch = _changes_identity(value)
+                    if ch:
+                        sp["ch"] = ch
+                    pb = _provider_identity(value)  # issue 10: provider-body join keys
+                    if pb:
+                        sp["pb"] = pb
+            slim.append(sp)
+        out["parts"] = slim
+    return out
 
 
 def _short_sha(line: bytes) -> str:
