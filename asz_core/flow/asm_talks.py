@@ -11,11 +11,14 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+from typing import Callable
+
 from .index import IndexEntry
 from .model import Node, make_id
 from .asm_state import State, Stream, Epoch, Talk, Segment, ref_of, bref, at_id, opens_thread, turn_document, ANCESTOR_HOPS, GATES
 
-__all__ = ["cycle_key", "run_for", "starts_talk", "new_talk", "new_run", "place", "document_turns", "stage7_talks", "emit_talks", "stage8_segments", "no_open_operation"]
+__all__ = ["cycle_key", "run_for", "starts_talk", "new_talk", "new_run", "place", "document_turns", "stage7_talks", "emit_talks", "stage8_segments", "no_open_operation", "open_operations"]
 
 
 def cycle_key(e: IndexEntry) -> str:
@@ -289,13 +292,17 @@ def stage8_segments(st: State) -> None:
     flush()
 
     session_end = main.last or 0
+    gate = open_operations(st)
+    # child talks by their first record time, so each window finds its own by bisection (linear in windows + talks)
+    inner = sorted((t.first, i) for i, t in enumerate(st.talks) if t.stream.role != "main" and t.first)
+    inner_first = [f for f, _ in inner]
     for sg in st.segments:
         last = sg.index == len(st.segments)
         gates = {
             "activity_boundary": not last,
             "conversation_identity": bool(st.conversation),
             "lateness_watermark": (not last) and (session_end - (sg.to or 0) > st.gap),
-            "no_crossing_open_operation": no_open_operation(st, sg),
+            "no_crossing_open_operation": gate(sg),
         }
         unmet = [g for g in GATES if not gates[g]]
         first_at = sg.talks[0].at
@@ -305,24 +312,35 @@ def stage8_segments(st: State) -> None:
         for t in sg.talks:
             st.relate("in_segment", t.node_id, sg.node_id, "exact_unique", "activity window", [t.at])
         lo, hi = sg.from_ or 0, sg.to or 0
-        for t in st.talks:
-            if t.stream.role == "main" or not t.first:
-                continue
-            if lo <= t.first <= hi:
-                st.relate("in_segment", t.node_id, sg.node_id, "strong_inference",
-                            "inside the window of the talk that delegated it", [t.at])
+        within = inner[bisect_left(inner_first, lo):bisect_right(inner_first, hi)]
+        for i in sorted(i for _, i in within):  # in talk order, as a walk over every talk would relate them
+            t = st.talks[i]
+            st.relate("in_segment", t.node_id, sg.node_id, "strong_inference",
+                      "inside the window of the talk that delegated it", [t.at])
     st.stats["segments_open"] = sum(1 for sg in st.segments if sg.index == len(st.segments))
     st.stats["segments_candidate"] = len(st.segments) - st.stats["segments_open"]
 
 
 def no_open_operation(st: State, sg: Segment) -> bool:
     """Gate ``no_crossing_open_operation``: every tool started in the window got its one result inside it, and no child is announced but missing."""
-    lo, hi = sg.from_ or 0, sg.to or 0
-    for t in st.tools:
-        u = t.use
-        if u is None or u.ts is None or not lo <= u.ts <= hi:
-            continue  # started outside the window
-        r = t.result
-        if r is None or t.ambiguous or r.ts is None or not lo <= r.ts <= hi:
-            return False
-    return not any(u.kind in ("child_stream", "notified_child") for u in st.out.unresolved.values())
+    return open_operations(st)(sg)
+
+
+def open_operations(st: State) -> Callable[[Segment], bool]:
+    """:func:`no_open_operation` for many windows of one assembly: the tools are sorted by their start once, and each
+    window reads only the tools started inside it (bisection), so a session's windows cost its tools once, not once each."""
+    started = sorted((t.use.ts, i) for i, t in enumerate(st.tools) if t.use is not None and t.use.ts is not None)
+    starts = [ts for ts, _ in started]
+    tools = st.tools
+    child_missing = any(u.kind in ("child_stream", "notified_child") for u in st.out.unresolved.values())
+
+    def gate(sg: Segment) -> bool:
+        lo, hi = sg.from_ or 0, sg.to or 0
+        for _, i in started[bisect_left(starts, lo):bisect_right(starts, hi)]:
+            t = tools[i]
+            r = t.result
+            if r is None or t.ambiguous or r.ts is None or not lo <= r.ts <= hi:
+                return False
+        return not child_missing
+
+    return gate
