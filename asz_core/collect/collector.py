@@ -59,7 +59,7 @@ from ..plugins.adapter import Adapter, Source, discovery_failure
 from ..sessiondata import DEFAULT_MAX_DELTA_BYTES, decode_header, format_rfc3339
 from ..sessiondata import durable
 from ..storage.cursor import AppendCursor, SnapshotCursor, read_cursor, write_cursor
-from ..storage.layout import PREFIX_KIND, cursor_path, kind_dir, parse_landed_name, session_dir, session_dirs
+from ..storage.layout import PREFIX_KIND, cursor_files, cursor_path, kind_dir, parse_landed_name, session_dir, session_dirs
 from ..storage.root import LockBusy, session_lock
 from ..storage.torn import TORN_AFTER_NS
 
@@ -230,7 +230,7 @@ class Collector:
             except (LockBusy, OSError):
                 return False
         try:
-            for cp in _cursor_files(sdir):
+            for cp in cursor_files(sdir):
                 if cp in visited:
                     continue
                 try:
@@ -438,7 +438,7 @@ def _nothing_new(root: Path, session: str, parts: list[tuple[Collector, list[Sou
                 if cp in seen or not _unchanged(s, read_cursor(cp)):
                     return False
                 seen.add(cp)
-        for cp in _cursor_files(sdir):
+        for cp in cursor_files(sdir):
             if cp not in seen:
                 cur = read_cursor(cp)
                 if cur is None or cur.state == "active":
@@ -474,20 +474,6 @@ def _nonempty(path: Path) -> bool:
     except OSError:
         return True
     return st.st_size > 0 or not stat.S_ISREG(st.st_mode)
-
-
-def _cursor_files(sdir: Path) -> list[Path]:
-    out = []
-    for sub in ("streams", "runs"):
-        d = sdir / sub
-        if d.is_dir():
-            for child in sorted(d.iterdir()):
-                if child.is_dir():
-                    out.extend(sorted(child.glob("*.cursor")))
-    pb = sdir / "provider_body"
-    if pb.is_dir():
-        out.extend(sorted(pb.glob("*.cursor")))
-    return out
 
 
 def _owner(directory: Path, kind: str) -> str:

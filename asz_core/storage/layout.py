@@ -41,6 +41,8 @@ __all__ = [
     "cursor_path",
     "session_dirs",
     "landed_files",
+    "highest_landed_seq",
+    "cursor_files",
     "session_listing",
     "SessionListing",
     "DEFAULT_ROOT",
@@ -156,16 +158,7 @@ def session_listing(session_dir: str | os.PathLike, *, skeletons: bool = False) 
 
     A directory that is missing, or is a file, is taken as empty.
     """
-    base = os.fspath(session_dir)
-    dirs: list[str] = []
-    for sub in ("streams", "runs"):
-        d = os.path.join(base, sub)
-        try:
-            children = sorted(e.name for e in os.scandir(d) if e.is_dir())
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        dirs.extend(os.path.join(d, c) for c in children)
-    dirs.append(os.path.join(base, "provider_body"))
+    dirs = _holding_dirs(session_dir)
     out: dict[tuple[int, str], tuple[LandedName, Path, Path]] = {}
     cursors: dict[tuple[Path, str], Path] = {}
     strays: list[Path] = []
@@ -193,6 +186,58 @@ def session_listing(session_dir: str | os.PathLike, *, skeletons: bool = False) 
             out[key] = (ln, here / name, here)
     found = [out[k] for k in sorted(out)]
     return SessionListing([(ln, path) for ln, path, _ in found], [here for _, _, here in found], cursors, strays)
+
+
+def _holding_dirs(session_dir: str | os.PathLike) -> list[str]:
+    """The directories of a session that can hold landed files and cursors, as strings: ``streams/<stream>`` and
+    ``runs/<run>`` (each sorted by name) and ``provider_body`` (listed even when missing)."""
+    base = os.fspath(session_dir)
+    dirs: list[str] = []
+    for sub in ("streams", "runs"):
+        d = os.path.join(base, sub)
+        try:
+            children = sorted(e.name for e in os.scandir(d) if e.is_dir())
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        dirs.extend(os.path.join(d, c) for c in children)
+    dirs.append(os.path.join(base, "provider_body"))
+    return dirs
+
+
+def highest_landed_seq(session_dir: str | os.PathLike) -> int:
+    """The highest seq of any landed file (``.sd`` or skeleton ``.sk``) of a session; 0 when none.
+
+    The same files :func:`session_listing` with ``skeletons=True`` lists (regular files whose names are
+    ``<prefix>-<stamp>-<seq>``), without building its listing: a pass with nothing new asks this of every session.
+    """
+    best = 0
+    for d in _holding_dirs(session_dir):
+        try:
+            entries = os.scandir(d)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        with entries:
+            for e in entries:
+                m = _NAME_RE.match(e.name)
+                if m is not None and m.group("prefix") in PREFIX_KIND and e.is_file():
+                    seq = int(m.group("seq"))
+                    if seq > best:
+                        best = seq
+    return best
+
+
+def cursor_files(session_dir: str | os.PathLike) -> list[Path]:
+    """Every ``*.cursor`` entry of a session's stream, run and provider_body directories (a dot name too, as
+    ``Path.glob`` finds it): directory by directory, each sorted by name."""
+    out: list[Path] = []
+    for d in _holding_dirs(session_dir):
+        try:
+            names = sorted(n for n in os.listdir(d) if n.endswith(".cursor"))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        here = Path(d)
+        out.extend(here / n for n in names)
+    return out
 
 
 def landed_files(session_dir: Path, *, skeletons: bool = False) -> list[tuple[LandedName, Path]]:

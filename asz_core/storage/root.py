@@ -30,7 +30,7 @@ from typing import Iterable
 import attrs
 
 from ..sessiondata import Header, LandedFile, SDWriter, durable, format_rfc3339, format_stamp
-from .layout import kind_dir, landed_files, landed_name, session_dir
+from .layout import highest_landed_seq, kind_dir, landed_name, session_dir
 
 __all__ = [
     "LockBusy",
@@ -214,8 +214,7 @@ def write_state(path: str | os.PathLike, values: Iterable[tuple[str, object]], *
 
 def highest_seq(session_dir: str | os.PathLike) -> int:
     """The highest seq of any landed file (``.sd`` or skeleton ``.sk``) in a session; 0 when none."""
-    files = landed_files(Path(session_dir), skeletons=True)
-    return files[-1][0].seq if files else 0
+    return highest_landed_seq(session_dir)
 
 
 def remove_stale_temporaries(directory: str | os.PathLike) -> list[Path]:
