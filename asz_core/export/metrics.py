@@ -134,7 +134,11 @@ def _write(path: Path, value: dict) -> None:
 
 
 def send_metrics(p) -> None:
-    """Send each session's new points (one request per session); ``p`` is the push pass (its request, report, problem)."""
+    """Send each session's new points (one request per session); ``p`` is the push pass (its request, report, problem).
+
+    A session with a landed file the receiver rejected sends none (``p.refused``; counted in ``p.held_metrics``) and
+    keeps its ``sent.json`` as it is, so they go once no file of it is refused.
+    """
     for cdir in conversation_dirs(p.root):
         head = Chain.at(cdir).head_file()
         if head is None:
@@ -143,6 +147,11 @@ def send_metrics(p) -> None:
             session = str(orjson.loads(head.path.open("rb").readline()).get("session") or cdir.name)
             sdir = session_dir(p.root, session)
             if not sdir.is_dir():
+                continue
+            if session in p.refused:
+                # The receiver refused evidence of this session (e.g. it holds the session from another root): its
+                # points would count calls whose records it never took from us, twice where it has them already.
+                p.held_metrics += 1
                 continue
             sent_path = sdir / SENT
             sent = orjson.loads(sent_path.read_bytes()) if sent_path.is_file() else {}

@@ -104,6 +104,7 @@ class _Pass:
         for rel in sorted(state.rejected):
             self._refused(rel)
         self.held_rounds: dict[str, int] = {}  # session -> rounds not sent: they read a rejected file
+        self.held_metrics = 0  # sessions whose metrics were not sent: the receiver rejected a landed file of theirs
 
     def problem(self, message: str) -> None:
         self.rep.errors += 1
@@ -302,6 +303,9 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
                 from .metrics import send_metrics
 
                 send_metrics(p)
+                if p.held_metrics:
+                    print(f"note: the metrics of {p.held_metrics} session(s) not sent: {name} rejected landed files of "
+                          "theirs (it may hold those sessions from another root)", file=err, flush=True)
         finally:
             snd.close()
     p.rep.seconds = time.monotonic() - start

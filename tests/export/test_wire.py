@@ -363,3 +363,27 @@ def test_grpc_resource_exhausted_pauses_then_sends(root):
         server.stop(0)
     assert rep.ok and rep.requests == 2 and slept == [0.5] and rep.paused == 0.5
     assert rep.files == len(sent_files(root))
+
+
+def test_a_session_the_receiver_refused_sends_no_metrics(example_root, tmp_path):
+    """A receiver that holds the sessions pushed from another root refuses this root's files of them; their token
+    points are not sent (they would count the same calls twice there), and the pass says so."""
+    import io
+
+    again = tmp_path / "again"
+    p = asz("collect", "--once", "--source", str(EXAMPLE), "--root", str(again), cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    first = tmp_path / "first"
+    shutil.copytree(example_root, first, symlinks=True)
+    r = Receiver(tmp_path / "recv", "127.0.0.1:0").start().serve_in_thread()
+    try:
+        sent = push(first, ExportConfig(), endpoint=f"grpc://{r.address}")
+        err = io.StringIO()
+        other = push(again, ExportConfig(), endpoint=f"grpc://{r.address}", err=err)
+    finally:
+        r.stop()
+    assert sent.ok and sent.metrics > 0, sent.problems
+    sessions = {d.name for d in again.iterdir() if d.is_dir() and not d.name.startswith(("_", "."))}
+    assert other.rejected > 0 and other.metrics == 0
+    assert f"note: the metrics of {len(sessions)} session(s) not sent" in err.getvalue()
+    assert not any((again / s / "metrics" / "sent.json").exists() for s in sessions)
