@@ -1,0 +1,297 @@
+"""The adapter conformance kit's pytest mixin; the contract is described in :mod:`asz_core.testing`.
+
+Imported only by pytest runs (it needs pytest): ``from asz_core.testing import AdapterConformance``
+loads it on first use, so the rest of :mod:`asz_core.testing` (the scenario commands) runs in an
+install without the ``[test]`` extra.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+from typing import ClassVar
+
+import attrs
+import pytest
+
+from ..plugins.adapter import VOCABULARY, Adapter
+from ..sessiondata import FLAGS, SDReader, VocabularyError, check_vocabulary
+from ..sessiondata.model import FILE_KINDS
+from .landing import collect_once, landed_records
+
+__all__ = ["AdapterConformance"]
+
+
+def _landed_tree(root: Path) -> dict[str, bytes]:
+    """Every landed file and cursor of a root by relative path; a cursor without its ``updated_at`` line (the clock)."""
+    out = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and (p.suffix in (".sd", ".sk", ".cursor")) and not p.name.startswith("."):
+            data = p.read_bytes()
+            if p.suffix == ".cursor":
+                data = b"".join(ln for ln in data.splitlines(keepends=True) if not ln.startswith(b"updated_at"))
+            out[str(p.relative_to(root))] = data
+    return out
+
+
+class AdapterConformance:
+    """Mixin of conformance tests. Set ``adapter_class`` and ``samples`` (a source root) in a subclass."""
+
+    adapter_class: ClassVar[type[Adapter]]
+    samples: ClassVar[Path]
+    #: Capabilities the adapter declares that these samples cannot show, each with the reason
+    #: (e.g. ``{"reasoning": "the real sessions we may ship hold none"}``); the check says so instead of failing.
+    unshown_capabilities: ClassVar[dict[str, str]] = {}
+
+    # ------------------------------------------------------------------ fixtures
+
+    @pytest.fixture
+    def adapter(self) -> Adapter:
+        """A fresh instance of the adapter under test."""
+        return self.adapter_class()
+
+    @pytest.fixture
+    def source_root(self, tmp_path: Path) -> Path:
+        """A private copy of the samples, so tests may append to them."""
+        dst = tmp_path / "source"
+        shutil.copytree(Path(self.samples), dst)
+        return dst
+
+    @pytest.fixture
+    def collected(self, tmp_path: Path, adapter: Adapter, source_root: Path) -> Path:
+        """A storage root holding one collect pass over the samples."""
+        root = tmp_path / "root"
+        c = collect_once(root, adapter, source_root)
+        assert c.landed > 0, "the samples landed nothing"
+        return root
+
+    # ------------------------------------------------------------------ checks
+
+    def test_implements_the_required_methods(self) -> None:
+        """``Adapter`` is an abstract base class: the class under test leaves no required method out."""
+        missing = sorted(getattr(self.adapter_class, "__abstractmethods__", ()))
+        assert not missing, f"{self.adapter_class.__name__} does not implement {', '.join(missing)}"
+
+    def test_declares_itself(self, adapter: Adapter) -> None:
+        """Name, version, dialects and kinds are declared; kinds are Session Data file kinds."""
+        assert adapter.name and adapter.version and adapter.dialects
+        assert adapter.kinds and set(adapter.kinds) <= set(FILE_KINDS)
+        assert adapter.identity == f"{adapter.name}/{adapter.version}"
+
+    def test_glossary_covers_the_vocabulary(self, adapter: Adapter) -> None:
+        """Every vocabulary name has a term; a native name says where; an empty one carries a note and no where."""
+        for dialect in adapter.dialects:
+            terms = {t.unified: t for t in adapter.glossary(dialect)}
+            missing = [n for n in VOCABULARY if n not in terms]
+            assert not missing, f"{dialect}: glossary misses {missing}"
+            for t in terms.values():
+                if t.native:
+                    assert t.where, f"{dialect}: {t.unified!r} names {t.native!r} but not where it appears"
+                else:
+                    assert t.note and not t.where, f"{dialect}: derived term {t.unified!r} needs a note and no location"
+
+    def test_flag_rules_are_in_the_vocabulary(self, adapter: Adapter) -> None:
+        """Each declared flag rule names a flag of the closed vocabulary and says its rule."""
+        for dialect in adapter.dialects:
+            for rule in adapter.flag_map(dialect):
+                assert rule.flag in FLAGS, f"{dialect}: {rule.flag!r} is not a Session Data flag"
+                assert rule.rule.strip(), f"{dialect}: flag {rule.flag!r} has no rule"
+
+    def test_values_are_session_data_values(self, adapter: Adapter, source_root: Path) -> None:
+        """Every record the samples convert to holds only Session Data values in ``from``, ``trigger``, flags, part
+        kinds and part states (the writer refuses any other); the message names the source line and the field."""
+        bad = []
+        for s in adapter.discover(source_root).sources:
+            if s.mode == "append":
+                data = s.path.read_bytes()
+                lines = data[: data.rfind(b"\n") + 1].split(b"\n")[:-1]
+                off = 0
+                recs = []
+                for n, line in enumerate(lines, 1):
+                    recs.append((f"{s.src}:{n}", adapter.convert_line(s, line, n, off)))
+                    off += len(line) + 1
+            else:
+                recs = [(s.src, adapter.convert_document(s, adapter.read_document(s).rstrip(b"\n")))]
+            for where, rec in recs:
+                try:
+                    check_vocabulary(rec)
+                except VocabularyError as exc:
+                    bad.append(f"{where}: {exc}")
+        assert not bad, f"{adapter.name} writes values outside Session Data's vocabularies:\n" + "\n".join(bad[:20])
+
+    def test_no_line_left_unaccounted(self, collected: Path) -> None:
+        """Every landed record accounts for its line's bytes: it holds parts (an ``unknown`` one for what the dialect
+        cannot describe), ``dropped`` entries for what it chose to leave out, or the identifiers and roles it read."""
+        said = ("id", "parent", "call", "run", "continues", "tool", "child", "batch", "label", "started_by", "from_", "time",
+                "trigger", "flags", "usage", "model")
+        bad = [f"{h.src}:{rec.ord} ({rec.bytes} bytes)" for _p, h, _r, rec in landed_records(collected)
+               if not rec.parts and not rec.dropped and not any(getattr(rec, f, None) for f in said)]
+        assert not bad, "records that say nothing of their line (no parts, no dropped entry, no identifier):\n" + "\n".join(bad[:20])
+
+    def test_documents_cite_every_record_with_text(self, collected: Path) -> None:
+        """The samples parse into conversations, and each asz.view document cites every record with text
+        (``summary.coverage``: cited == records; a gap is named in ``summary.problems`` as ``not drawn: …``)."""
+        import io
+
+        from ..flow.parse import parse_root
+        from ..view import build_view, list_conversations
+
+        told = io.StringIO()
+        report = parse_root(collected, err=told)
+        assert not report.problems, f"parse of the samples reported: {report.problems}\n{told.getvalue()}"
+        conversations = list_conversations(collected)
+        assert conversations, "the samples parse into no conversation"
+        for conv in conversations:
+            summary = build_view(collected, conv)["summary"]
+            cov = summary["coverage"]
+            gaps = [p for p in summary.get("problems", ()) if p.startswith("not drawn")]
+            assert cov["cited"] == cov["records"], f"{conv}: the document cites {cov['cited']} of {cov['records']} records with text: {gaps}"
+
+    def test_every_file_verifies(self, collected: Path) -> None:
+        """The collected root verifies clean (digests, contiguity, names, cursors)."""
+        from ..verify.walk import verify_root
+
+        report = verify_root(collected)
+        assert report.ok, "\n".join(report.lines())
+
+    def test_headers_names_and_seq(self, collected: Path, adapter: Adapter) -> None:
+        """Headers name this adapter and its dialects; kinds are declared; names match headers; seq is unique per session."""
+        from ..storage.layout import landed_files, session_dirs
+
+        for sdir in session_dirs(collected):
+            seqs = []
+            for ln, path in landed_files(sdir):
+                r = SDReader(path, decode=False)
+                for _ in r:
+                    pass
+                h = r.header
+                assert h.adapter == adapter.identity and h.dialect in adapter.dialects, path
+                assert h.kind in adapter.kinds and h.kind == ln.kind, path
+                assert h.seq == ln.seq and h.session == sdir.name, path
+                seqs.append(h.seq)
+            assert len(seqs) == len(set(seqs)), f"{sdir}: duplicate seq"
+
+    def test_every_source_line_is_a_record(self, collected: Path, adapter: Adapter, source_root: Path) -> None:
+        """Each complete line of every append source is exactly one record with its ord, off, bytes and sha."""
+        disc = adapter.discover(source_root)
+        landed: dict[str, list] = {}
+        for _path, header, _row, rec in landed_records(collected):
+            landed.setdefault((header.session, header.src), []).append(rec)
+        for s in disc.sources:
+            if s.mode != "append":
+                data = adapter.read_document(s).rstrip(b"\n")
+                recs = landed.get((s.session, s.src), [])
+                assert recs, f"{s.src}: the document landed no record"
+                rec = recs[-1]
+                assert (rec.ord, rec.off, rec.bytes) == (1, 0, len(data)), f"{s.src}: a document is one record at ord 1, off 0"
+                assert rec.sha == hashlib.sha256(data).hexdigest()[:12], f"{s.src}: sha"
+                continue
+            data = s.path.read_bytes()
+            body = data[: data.rfind(b"\n") + 1]
+            recs = landed.get((s.session, s.src), [])
+            off = 0
+            lines = body.split(b"\n")[:-1]
+            assert len(recs) == len(lines), f"{s.src}: {len(lines)} lines, {len(recs)} records"
+            for n, (line, rec) in enumerate(zip(lines, recs), 1):
+                assert (rec.ord, rec.off, rec.bytes) == (n, off, len(line)), f"{s.src}:{n}"
+                assert rec.sha == hashlib.sha256(line).hexdigest()[:12], f"{s.src}:{n}"
+                off += len(line) + 1
+
+    def test_flags_only_from_declared_rules(self, collected: Path, adapter: Adapter) -> None:
+        """Every flag on a landed record is in the vocabulary and among the adapter's declared rules."""
+        declared = {d: {r.flag for r in adapter.flag_map(d)} for d in adapter.dialects}
+        for path, header, row, rec in landed_records(collected):
+            for f in rec.flags:
+                assert f in FLAGS, f"{path}:{row}: {f!r} is not a flag"
+                assert f in declared[header.dialect], f"{path}:{row}: flag {f!r} has no declared rule"
+
+    def test_undescribable_bytes_kept_as_unknown(self, tmp_path: Path, adapter: Adapter, source_root: Path) -> None:
+        """A line that is not JSON and one with invalid UTF-8 land as unknown parts whose raw bytes are the line."""
+        disc = adapter.discover(source_root)
+        target = next((s for s in disc.sources if s.mode == "append"), None)
+        if target is None:
+            pytest.skip("the adapter has no append sources")
+        junk = [b"this line {is not json", b"\xff\xfe not utf-8 \xc3"]
+        with open(target.path, "ab") as f:
+            for j in junk:
+                f.write(j + b"\n")
+        root = tmp_path / "root-unknown"
+        collect_once(root, adapter, source_root)
+        found = [rec for _p, h, _r, rec in landed_records(root) if h.src == target.src and rec.bytes in (len(junk[0]), len(junk[1]))]
+        raws = {p.raw() for rec in found for p in rec.parts if p.k == "unknown"}
+        assert set(junk) <= raws
+
+    def test_second_collect_lands_nothing(self, collected: Path, adapter: Adapter, source_root: Path) -> None:
+        """A second pass over unchanged sources lands no file and no record."""
+        c = collect_once(collected, adapter, source_root)
+        assert (c.landed, c.records) == (0, 0), c.summary()
+
+    def test_appending_a_line_lands_one_record(self, collected: Path, adapter: Adapter, source_root: Path) -> None:
+        """Appending one complete line to an append source lands exactly one record."""
+        disc = adapter.discover(source_root)
+        target = next((s for s in disc.sources if s.mode == "append"), None)
+        if target is None:
+            pytest.skip("the adapter has no append sources")
+        data = target.path.read_bytes()
+        last = data.rstrip(b"\n").rsplit(b"\n", 1)[-1]
+        with open(target.path, "ab") as f:
+            f.write(last + b"\n")
+        c = collect_once(collected, adapter, source_root)
+        assert (c.landed, c.records) == (1, 1), c.summary()
+
+    def test_sessions_land_in_parallel_as_in_one_process(self, tmp_path: Path, adapter: Adapter, source_root: Path) -> None:
+        """An adapter declaring ``sessions_in_parallel`` lands the samples in two worker processes byte for byte as in one."""
+        from ..collect.workers import can_fork
+
+        if not adapter.sessions_in_parallel:
+            pytest.skip(f"{adapter.name} does not declare sessions_in_parallel: asz collect lands its sessions one by one")
+        if not can_fork():
+            pytest.skip("this platform cannot fork worker processes")
+        if len(adapter.discover(source_root).sessions()) < 2:
+            pytest.skip("the samples hold one session: landing in parallel needs two")
+        stamp = 1_800_000_000_000_000_000
+        one, two = tmp_path / "one-process", tmp_path / "two-processes"
+        a = collect_once(one, adapter, source_root, stamp_ns=stamp)
+        b = collect_once(two, self.adapter_class(), source_root, stamp_ns=stamp, jobs=2)
+        assert a.summary() == b.summary()
+        assert _landed_tree(one) == _landed_tree(two)
+
+    def test_capabilities_show_in_the_samples(self, collected: Path, adapter: Adapter) -> None:
+        """What the adapter declares it carries appears in the landed samples (tool calls, reasoning, usage, children, media)."""
+        caps = adapter.capabilities
+        unknown = set(self.unshown_capabilities) - {"tool_calls", "reasoning", "usage", "children", "media"}
+        assert not unknown, f"unshown_capabilities names no capability: {sorted(unknown)}"
+        kinds, usage, streams = set(), False, set()
+        calls, results = set(), set()
+        for _p, h, _r, rec in landed_records(collected):
+            streams.add(h.stream)
+            usage = usage or rec.usage is not None
+            for p in rec.parts:
+                kinds.add(p.k)
+                if p.k == "call":
+                    assert p.id, "a call part needs its id"
+                    calls.add(p.id)
+                if p.k == "result" and p.of:
+                    results.add(p.of)
+        shown = {
+            "tool_calls": "call" in kinds and "result" in kinds and bool(calls & results),
+            "reasoning": "reasoning" in kinds,
+            "usage": usage,
+            "children": len(streams - {"", "main"}) >= 1,
+            "media": "media" in kinds,
+        }
+        for cap, reason in self.unshown_capabilities.items():
+            assert getattr(caps, cap), f"{cap} is listed as unshown but not declared"
+            assert not shown[cap], f"{cap} is listed as unshown ({reason}) but the samples show it: remove it from the list"
+        caps = attrs.evolve(caps, **{cap: False for cap in self.unshown_capabilities})
+        if caps.tool_calls:
+            assert "call" in kinds and "result" in kinds and calls & results, "tool calls declared but none joined in the samples"
+        if caps.reasoning:
+            assert "reasoning" in kinds, "reasoning declared but absent from the samples"
+        if caps.usage:
+            assert usage, "usage declared but no record carries it"
+        if caps.children:
+            assert len(streams - {"", "main"}) >= 1, "children declared but the samples have no child stream"
+        if caps.media:
+            assert "media" in kinds, "media declared but absent from the samples"
