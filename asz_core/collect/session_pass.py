@@ -151,6 +151,8 @@ class SessionPass:
             # The same file under a new name (a renamed project directory): the cursor follows it.
             self.report.note(s.path, f"is {owner} moved (same device and inode, old path gone); its cursor follows it")
             cur.source = s.src
+            cur.updated_at = format_rfc3339(time.time_ns())
+            write_cursor(cp, cur, fsync=self.opts.fsync)  # now, not only when new bytes land: asz sources reads it
             owner = s.src
         if owner is not None and owner != s.src:
             self.report.conflict(s.path, f"lands into {d} like {owner}; the second source is refused")

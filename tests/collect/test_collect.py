@@ -473,3 +473,35 @@ def test_a_renamed_project_directory_keeps_its_cursors(tmp_path):
     assert second.returncode == 0, second.stderr
     assert "conflicts=0" in second.stdout and "records=1 " in second.stdout
     assert "moved" in second.stderr
+
+
+def test_a_moved_source_s_cursor_is_written_with_its_new_path_at_once(tmp_path):
+    """Trial finding 6: after a rename with no new bytes, the cursors name the new path and ``asz sources`` says active."""
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    src, root = tmp_path / "projects", tmp_path / "root"
+    shutil.copytree(repo / "examples/claude-code/projects", src)
+
+    def asz(*args):
+        return subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args, "--source", str(src), "--root", str(root)],
+                              capture_output=True, text=True)
+
+    assert asz("collect", "--once", "--no-parse").returncode == 0
+    [proj] = [p for p in src.iterdir() if p.is_dir()]
+    renamed = proj.rename(src / "-home-ü ser-项目 dir")
+    moved = asz("collect", "--once", "--no-parse")
+    assert moved.returncode == 0, moved.stderr
+    assert "conflicts=0" in moved.stdout and "records=0 " in moved.stdout
+    srcs = sorted(str(p.relative_to(src)) for p in renamed.rglob("*") if p.is_file())
+    assert moved.stderr.count("its cursor follows it") == len(srcs) == 3
+    cursors = [read_cursor(cp) for cp in sorted(root.rglob("*.cursor"))]
+    assert sorted(c.source for c in cursors) == srcs
+    listed = asz("sources", "--json")
+    assert listed.returncode == 0, listed.stderr
+    rows = [r for a in orjson.loads(listed.stdout)["adapters"] for s in a["sessions"] for r in s["sources"]]
+    assert sorted(r["src"] for r in rows) == srcs
+    assert {(r["state"], r["reason"]) for r in rows} == {("active", "")}
+    again = asz("collect", "--once", "--no-parse")
+    assert again.returncode == 0 and "moved" not in again.stderr and "conflicts=0" in again.stdout
