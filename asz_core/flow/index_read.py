@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from itertools import compress
 from operator import attrgetter
 from pathlib import Path
 from typing import Annotated, Any
@@ -99,9 +100,12 @@ def _slim_record(d: dict) -> dict:
     return out
 
 
-def index_file(session_dir: Path, seq: int, path: Path) -> dict:
+def index_file(session_dir: Path, seq: int, path: Path, one_pass: bool = True) -> dict:
     """Read one landed file (``seq`` its seq, ``path`` under ``session_dir``) into an ``entries.jsonl`` line (the
-    shape in :mod:`asz_core.flow.index`). Raises :class:`IndexBuildError` when it does not read whole."""
+    shape in :mod:`asz_core.flow.index`). Raises :class:`IndexBuildError` when it does not read whole.
+
+    ``one_pass`` (default): a ``.sd`` file is read by :func:`_fast_read`, which gives the same line; False reads it
+    with :class:`SDReader` only (what a test or a bench compares with)."""
     try:
         raw = blob = path.read_bytes()
         if path.suffix == ".sk":  # a skeleton's lines are inside its gzip (seed 000, Skeletons)
@@ -111,7 +115,7 @@ def index_file(session_dir: Path, seq: int, path: Path) -> dict:
     except (OSError, EOFError) as exc:
         raise IndexBuildError(path, f"unreadable: {getattr(exc, 'strerror', None) or exc}") from None
     lines = raw.split(b"\n")
-    got = _fast_read(raw, lines) if path.suffix == ".sd" else None
+    got = _fast_read(raw, lines) if one_pass and path.suffix == ".sd" else None
     if got is None:  # anything the one-pass read does not vouch for: the reader, with its checks and its refusals
         got = _reader_read(path, blob)
     hdr, digest, records = got
@@ -234,7 +238,9 @@ class _Record(msgspec.Struct, forbid_unknown_fields=True):
 _RECORD = msgspec.json.Decoder(_Record)
 _USAGE = msgspec.json.Decoder(_Usage)
 _ROLES_OF = attrgetter(*(("from_" if f == "from" else f) for f in ROLE_FIELDS))
-_PART_OF = attrgetter(*PART_FIELDS)
+_PART_NAMES = PART_FIELDS[:6]  # the string fields, then failed and bytes
+assert PART_FIELDS[6:] == ("failed", "bytes")
+_PART_OF = attrgetter(*_PART_NAMES)
 
 
 def _fast_read(raw: bytes, lines: list[bytes]) -> tuple[Any, str, list[dict]] | None:
@@ -278,7 +284,7 @@ def _slim_line(body: bytes) -> dict:
     key, a bad type, a lone surrogate, a manifest or usage orjson refuses) is read as the reader reads it; raises
     FieldError when the reader refuses it."""
     try:
-        return _slim_struct(_RECORD.decode(body))
+        return _slim_struct(_RECORD.decode(body), b'"schema"' in body or b"\\u" in body)
     except (msgspec.ValidationError, msgspec.DecodeError, ValueError):  # UnicodeDecodeError and orjson's are ValueErrors
         pass
     d = parse_line(body)
@@ -287,9 +293,11 @@ def _slim_line(body: bytes) -> dict:
     return _slim_record(d)
 
 
-def _slim_struct(r: _Record) -> dict:
-    """:func:`_slim_record` of a record decoded into :class:`_Record`."""
-    out: dict[str, Any] = {k: v for k, v in zip(ROLE_FIELDS, _ROLES_OF(r)) if v}
+def _slim_struct(r: _Record, manifests: bool) -> dict:
+    """:func:`_slim_record` of a record decoded into :class:`_Record`. ``manifests``: its line may hold a changes/1 or
+    provider_body/1 value (a ``"schema"`` key, or a ``\\u`` escape that may spell one); else no data value is read."""
+    roles = _ROLES_OF(r)
+    out: dict[str, Any] = dict(compress(zip(ROLE_FIELDS, roles), roles))
     if r.time:
         ts = parse_instant(r.time)
         if ts is not None:
@@ -305,8 +313,13 @@ def _slim_struct(r: _Record) -> dict:
     if r.parts:
         slim = []
         for p in r.parts:
-            sp = {k: v for k, v in zip(PART_FIELDS, _PART_OF(p)) if v != "" and v is not msgspec.UNSET}
-            if p.k == "data" and p.data:
+            names = _PART_OF(p)
+            sp = dict(compress(zip(_PART_NAMES, names), names))
+            if p.failed is not msgspec.UNSET:
+                sp["failed"] = p.failed
+            if p.bytes is not msgspec.UNSET:
+                sp["bytes"] = p.bytes
+            if manifests and p.k == "data" and p.data:
                 data = bytes(p.data)
                 if data[:1] == b"{" and (b'"schema"' in data or b"\\u" in data):  # else no manifest: not decoded
                     value = loads(data)
