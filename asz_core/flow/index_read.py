@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from hashlib import sha256
 from itertools import compress
 from operator import attrgetter
 from pathlib import Path
@@ -140,7 +141,7 @@ def index_file(session_dir: Path, seq: int, path: Path, one_pass: bool = True) -
         "digest": digest,  # the SHA-256 of the whole file (of its lines, for a skeleton), as read
         "size": len(raw),
         "head": _short_sha(lines[0]),
-        "rows": [_short_sha(x) for x in lines[1: 1 + len(records)]],
+        "rows": [sha256(x).hexdigest()[:16] for x in lines[1: 1 + len(records)]],  # _short_sha, inline
         "records": records,
     }
     removed = _removed_of(path)
@@ -284,7 +285,7 @@ def _slim_line(body: bytes) -> dict:
     key, a bad type, a lone surrogate, a manifest or usage orjson refuses) is read as the reader reads it; raises
     FieldError when the reader refuses it."""
     try:
-        return _slim_struct(_RECORD.decode(body), b'"schema"' in body or b"\\u" in body)
+        return _slim_struct(_RECORD.decode(body), body)
     except (msgspec.ValidationError, msgspec.DecodeError, ValueError):  # UnicodeDecodeError and orjson's are ValueErrors
         pass
     d = parse_line(body)
@@ -293,9 +294,10 @@ def _slim_line(body: bytes) -> dict:
     return _slim_record(d)
 
 
-def _slim_struct(r: _Record, manifests: bool) -> dict:
-    """:func:`_slim_record` of a record decoded into :class:`_Record`. ``manifests``: its line may hold a changes/1 or
-    provider_body/1 value (a ``"schema"`` key, or a ``\\u`` escape that may spell one); else no data value is read."""
+def _slim_struct(r: _Record, body: bytes) -> dict:
+    """:func:`_slim_record` of a record decoded into :class:`_Record` from the line ``body``. A data part's value is
+    decoded only when the line may hold a changes/1 or provider_body/1 value: a ``"schema"`` key, or a ``\\u``
+    escape that may spell one."""
     roles = _ROLES_OF(r)
     out: dict[str, Any] = dict(compress(zip(ROLE_FIELDS, roles), roles))
     if r.time:
@@ -312,6 +314,7 @@ def _slim_struct(r: _Record, manifests: bool) -> dict:
             out["usage"] = usage
     if r.parts:
         slim = []
+        manifests = None
         for p in r.parts:
             names = _PART_OF(p)
             sp = dict(compress(zip(_PART_NAMES, names), names))
@@ -319,8 +322,10 @@ def _slim_struct(r: _Record, manifests: bool) -> dict:
                 sp["failed"] = p.failed
             if p.bytes is not msgspec.UNSET:
                 sp["bytes"] = p.bytes
-            if manifests and p.k == "data" and p.data:
-                data = bytes(p.data)
+            if p.k == "data" and p.data:
+                if manifests is None:
+                    manifests = _may_hold_manifest(body)
+                data = bytes(p.data) if manifests else b""
                 if data[:1] == b"{" and (b'"schema"' in data or b"\\u" in data):  # else no manifest: not decoded
                     value = loads(data)
                     ch = _changes_identity(value)
@@ -332,6 +337,11 @@ def _slim_struct(r: _Record, manifests: bool) -> dict:
             slim.append(sp)
         out["parts"] = slim
     return out
+
+
+def _may_hold_manifest(body: bytes) -> bool:
+    """True when the record line ``body`` may hold a data value with a ``schema`` key (one line search, no copy)."""
+    return b'"schema"' in body or b"\\u" in body
 
 
 def _short_sha(line: bytes) -> str:
