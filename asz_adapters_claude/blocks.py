@@ -15,7 +15,7 @@ from typing import Any, Callable
 from asz_core import FLAGS, Dropped, Part, RawJSON, Record, Usage, unknown_part
 
 from .companions import note_companion
-from .jsonspans import Obj
+from .jsonspans import Obj, element_bytes
 
 __all__ = [
     "BLOCKS",
@@ -150,37 +150,39 @@ class Parts:
     def add(self, part: Part) -> None:
         self.rec.parts.append(part)
 
-    def unknown(self, buf: bytes, b: int, e: int, reason: str) -> None:
-        self.add(unknown_part(buf[b:e], reason))
+    def unknown(self, data: bytes, reason: str) -> None:
+        """An unknown part keeping ``data``, a value's source bytes as they stand."""
+        self.add(unknown_part(data, reason))
 
-    def text(self, text: str, size: int = 0) -> None:
+    def text(self, text: str) -> None:
         """A text part; its ``bytes`` is the text's UTF-8 size (the original is the text itself)."""
         self.add(Part(k="text", text=text, bytes=utf8_len(text)))
 
     def block(self, item: Any, buf: bytes, b: int, e: int, canonical: bool = False) -> None:
-        """One content block into its part(s), or an unknown part (``canonical`` as for :class:`Obj`)."""
+        """One content block (an element ``(item, b, e)`` of :meth:`Obj.items` over ``buf``) into its part(s), or an
+        unknown part (``canonical`` as for :class:`Obj`)."""
         if not isinstance(item, dict):
-            self.unknown(buf, b, e, "a content item that is not a JSON object")
+            self.unknown(element_bytes(buf, item, b, e), "a content item that is not a JSON object")
             return
         kind = item.get("type")
         handler = BLOCKS.get(kind) if isinstance(kind, str) else None
         if handler is None:
             what = f'block type "{shown(kind)}"' if isinstance(kind, str) else "a content block with no type"
-            self.unknown(buf, b, e, f"{what} is not one this dialect describes")
+            self.unknown(element_bytes(buf, item, b, e), f"{what} is not one this dialect describes")
             return
-        if not handler(self, Obj(item, buf, b, e, canonical), e - b):
-            self.unknown(buf, b, e, f'block type "{kind}" does not have the shape this dialect describes')
+        if not handler(self, Obj(item, buf, b, e, canonical)):
+            self.unknown(element_bytes(buf, item, b, e), f'block type "{kind}" does not have the shape this dialect describes')
 
     # Each handler returns False when the block lacks the fields its kind needs.
 
-    def _text(self, blk: Obj, size: int) -> bool:
+    def _text(self, blk: Obj) -> bool:
         text = blk.value.get("text")
         if not isinstance(text, str):
             return False
-        self.text(text, size)
+        self.text(text)
         return True
 
-    def _call(self, blk: Obj, size: int) -> bool:
+    def _call(self, blk: Obj) -> bool:
         v = blk.value
         part = Part(k="call", id=str_of(v, "id"), name=str_of(v, "name"))
         if "input" in v:
@@ -192,7 +194,7 @@ class Parts:
         self.add(part)
         return True
 
-    def _thinking(self, blk: Obj, size: int) -> bool:
+    def _thinking(self, blk: Obj) -> bool:
         v = blk.value
         text = v.get("thinking")
         if text is not None and not isinstance(text, str):
@@ -204,14 +206,14 @@ class Parts:
             self.rec.dropped.append(Dropped(what="reasoning signature", bytes=utf8_len(sig), why=SIGNATURE_WHY))
         return True
 
-    def _redacted(self, blk: Obj, size: int) -> bool:
+    def _redacted(self, blk: Obj) -> bool:
         data = blk.value.get("data")
         self.add(Part(k="reasoning", state="redacted", bytes=utf8_len(data) if isinstance(data, str) else 0))
         if isinstance(data, str) and data:
             self.rec.dropped.append(Dropped(what="redacted reasoning", bytes=utf8_len(data), why=REDACTED_WHY))
         return True
 
-    def _image(self, blk: Obj, size: int) -> bool:
+    def _image(self, blk: Obj) -> bool:
         src = blk.value.get("source")
         if not isinstance(src, dict) or src.get("type") != "base64" or not isinstance(src.get("data"), str):
             return False
@@ -219,12 +221,12 @@ class Parts:
         self.add(Part(k="media", media=str_of(src, "media_type"), data=data, bytes=utf8_len(data)))
         return True
 
-    def _result(self, blk: Obj, size: int) -> bool:
+    def _result(self, blk: Obj) -> bool:
         v = blk.value
-        part = Part(k="result", of=str_of(v, "tool_use_id"), bytes=size)
+        part = Part(k="result", of=str_of(v, "tool_use_id"))
         if isinstance(v.get("is_error"), bool):
             part.failed = v["is_error"]
-        media: list[tuple[Obj, int]] = []
+        media: list[Obj] = []
         content = v.get("content")
         raw_content = False
         if isinstance(content, str):
@@ -236,7 +238,7 @@ class Parts:
                 if kind == "text" and isinstance(item.get("text"), str):
                     texts.append(item["text"])
                 elif kind == "image":
-                    media.append((Obj(item, blk.buf, b, e, blk.canonical), e - b))
+                    media.append(Obj(item, blk.buf, b, e, blk.canonical))
                 else:
                     raw_content = True
             part.text = "\n".join(texts)
@@ -251,14 +253,13 @@ class Parts:
         part.bytes = utf8_len(part.text) if part.text else (len(part.data.raw) if isinstance(part.data, RawJSON) else 0)
         self.add(part)
         note_companion(self.rec, part.text)  # a preview: its whole output is in a companion file
-        for item, item_size in media:
-            if not self._image(item, item_size):
-                b, e = item.bounds()
-                self.unknown(item.buf, b, e, 'an image inside a tool result without base64 data')
+        for item in media:
+            if not self._image(item):
+                self.unknown(item.source(), 'an image inside a tool result without base64 data')
         return True
 
 
-BLOCKS: dict[str, Callable[[Parts, Obj, int], bool]] = {
+BLOCKS: dict[str, Callable[[Parts, Obj], bool]] = {
     "text": Parts._text,
     "tool_use": Parts._call,
     "server_tool_use": Parts._call,

@@ -56,8 +56,8 @@ from .jsonspans import (
     Obj,
     canonical,
     line_bounds,
+    decode_line,
     may_nest_too_deep,
-    parse_line,
 )
 from .transcript import DESCRIBED_TYPES, transcript_record, unknown_record
 
@@ -117,8 +117,9 @@ _KINDS = {"journal": _journal, "agent_meta": _sidecar, "workflow_manifest": _man
 
 
 def _fill(rec: Record, source: Source, raw: bytes) -> bool:
-    """Fill ``rec`` from ``raw``; True when every string in it comes from ``raw`` decoded as JSON (then valid
-    UTF-8: both decoders refuse anything else), False when raw bytes were kept as text or data."""
+    """Fill ``rec`` from ``raw``; True when every string in it comes from ``raw`` decoded by orjson (then no lone
+    surrogate: orjson refuses an escaped one, and bytes that are not UTF-8) or from the source's names, False when
+    raw bytes were kept as text or data, or the line holds an escaped lone surrogate."""
     if source.kind == "workflow_script":
         rec.parts = [unknown_part(raw, REASON_SCRIPT)]
         rec.from_ = "runtime"
@@ -127,7 +128,7 @@ def _fill(rec: Record, source: Source, raw: bytes) -> bool:
     if source.kind == "tool_output":  # a companion file: text, not JSON
         companion_record(rec, source, raw)
         return False
-    value, reason = parse_line(raw)
+    value, reason, lone = decode_line(raw)
     if not reason and not isinstance(value, dict):
         reason = REASON_NOT_OBJECT
     if not reason and may_nest_too_deep(raw, value) and nesting_depth(value) > MAX_SOURCE_DEPTH:
@@ -144,15 +145,15 @@ def _fill(rec: Record, source: Source, raw: bytes) -> bool:
     else:
         unknown_record(rec, raw, f"file kind {source.kind!r} is not one this dialect lands")
         return False
-    return True
+    return not lone
 
 
-def _may_hold_surrogates(source: Source, raw: bytes, decoded: bool) -> bool:
-    """False when no string of the record can hold a lone surrogate: its strings come from ``raw`` decoded as JSON
-    (``decoded``: valid UTF-8) holding no ``\\ud…`` escape, and the source's names are well-formed text (a file
-    name that is not UTF-8 decodes with lone surrogates). The surrogate rule then changes nothing, and
-    :func:`settle_surrogates`, a walk over every string, is skipped."""
-    if not decoded or (b"\\u" in raw and (b"\\ud" in raw or b"\\uD" in raw)):  # one scan for most lines (few have a backslash-u)
+def _may_hold_surrogates(source: Source, decoded: bool) -> bool:
+    """False when no string of the record can hold a lone surrogate: its strings come from the line decoded by
+    orjson (``decoded``, see :func:`_fill`), and the source's names are well-formed text (a file name that is not
+    UTF-8 decodes with lone surrogates). The surrogate rule then changes nothing, and :func:`settle_surrogates`, a
+    walk over every string, is skipped."""
+    if not decoded:
         return True
     names = f"{source.session}{source.src}{source.stream}{source.batch}"
     if names.isascii():
@@ -176,7 +177,7 @@ def convert_record(source: Source, raw: bytes, ord: int, off: int) -> Record:
     rec = Record(ord=ord, off=off, sha=source_sha(raw), bytes=len(raw))
     try:
         decoded = _fill(rec, source, raw)
-        if _may_hold_surrogates(source, raw, decoded):
+        if _may_hold_surrogates(source, decoded):
             settle_surrogates(rec)
     except Exception as exc:  # never let one record stop a pass
         rec = Record(ord=ord, off=off, sha=rec.sha, bytes=len(raw))

@@ -23,6 +23,8 @@ __all__ = [
     "REASON_TOO_DEEP",
     "Obj",
     "canonical",
+    "decode_line",
+    "element_bytes",
     "line_bounds",
     "may_nest_too_deep",
     "parse_line",
@@ -47,8 +49,9 @@ def canonical(raw: bytes, value: Any, begin: int, end: int) -> bool:
 
     Claude Code writes compact JSON (JSON.stringify), which orjson writes the
     same way for almost every line. Such a line is a concatenation of its
-    members' encodings, so member spans follow from encoded lengths (no
-    scan of the bytes), and no part of it has whitespace to compact. Only
+    members' encodings: the bytes of any value in it are ``orjson.dumps`` of
+    that value (no scan of the line), and no part of it has whitespace to
+    compact. Only
     lines up to ``CANONICAL_MAX`` bytes are checked: a longer line is mostly
     long strings, which the byte walk skips faster than re-encoding.
     """
@@ -64,10 +67,15 @@ def canonical(raw: bytes, value: Any, begin: int, end: int) -> bool:
 class Obj:
     """A decoded JSON object together with the source bytes its members came from.
 
-    ``canonical`` says the object's bytes are ``orjson.dumps`` of its value
-    (:func:`canonical`, checked once for the line): spans are then computed
-    from encoded lengths and slices need no compacting. Otherwise spans come
-    from :func:`asz_core.object_members` / :func:`asz_core.array_elements`.
+    ``canonical`` says the line's bytes are ``orjson.dumps`` of its value
+    (:func:`canonical`, checked once for the line). orjson writes a value the
+    same way wherever it stands, so every member and element of such a line is
+    then byte for byte ``orjson.dumps`` of its own value: its bytes are encoded
+    from the value when asked for, and no position is looked for (an object
+    below the line has ``start`` and ``end`` -1, an element from :meth:`items`
+    begin and end -1). Otherwise spans come from
+    :func:`asz_core.object_members` / :func:`asz_core.array_elements`, and
+    slices are compacted.
     """
 
     __slots__ = ("value", "buf", "start", "end", "_spans", "canonical")
@@ -76,55 +84,54 @@ class Obj:
         self.value = value
         self.buf = buf
         self.start = start
-        self.end = end  # -1 until known
+        self.end = end  # -1 until known (or, canonical, not needed)
         self._spans: dict[str, tuple[int, int]] | None = None
         self.canonical = canonical
 
     def span(self, key: str) -> tuple[int, int]:
-        """``(begin, end)`` of member ``key``'s value in ``buf``. Raises KeyError when absent."""
+        """``(begin, end)`` of member ``key``'s value in ``buf`` (a line that is not canonical). Raises KeyError when absent."""
         if self._spans is None:
-            if self.canonical:
-                spans = {}
-                pos = self.start + 1  # after "{"
-                dumps = orjson.dumps
-                for k, v in self.value.items():
-                    b = pos + len(dumps(k)) + 1  # after "key":
-                    pos = b + len(dumps(v))
-                    spans[k] = (b, pos)
-                    pos += 1  # the "," or "}"
-                self._spans = spans
-            else:
-                self._spans = {k: (b, e) for k, b, e in object_members(self.buf, self.start)}
+            self._spans = {k: (b, e) for k, b, e in object_members(self.buf, self.start)}
         return self._spans[key]
-
-    def _slice(self, b: int, e: int) -> RawJSON:
-        raw = self.buf[b:e]
-        return RawJSON(raw if self.canonical else compact(raw))
 
     def raw(self, key: str) -> RawJSON:
         """Member ``key``'s source bytes, compacted (seed 000, What data holds)."""
-        return self._slice(*self.span(key))
-
-    def size(self, key: str) -> int:
-        """Size in source bytes of member ``key``'s value."""
+        if self.canonical:
+            return RawJSON(orjson.dumps(self.value[key]))
         b, e = self.span(key)
-        return e - b
+        return RawJSON(compact(self.buf[b:e]))
+
+    def member_bytes(self, key: str) -> bytes:
+        """Member ``key``'s source bytes as they stand (not compacted)."""
+        if self.canonical:
+            return orjson.dumps(self.value[key])
+        b, e = self.span(key)
+        return self.buf[b:e]
 
     def whole(self) -> RawJSON:
         """The whole object's source bytes, compacted."""
-        return self._slice(*self.bounds())
+        if self.canonical:
+            return RawJSON(self.source())
+        b, e = self.bounds()
+        return RawJSON(compact(self.buf[b:e]))
+
+    def source(self) -> bytes:
+        """The whole object's source bytes as they stand (not compacted)."""
+        if self.canonical and (self.start < 0 or self.end < 0):
+            return orjson.dumps(self.value)
+        b, e = self.bounds()
+        return self.buf[b:e]
 
     def bounds(self) -> tuple[int, int]:
-        """``(begin, end)`` of the whole object in ``buf`` (scanned once)."""
+        """``(begin, end)`` of the whole object in ``buf`` (scanned once; a line that is not canonical, or the line itself)."""
         if self.end < 0:
-            if self.canonical:
-                self.end = self.start + len(orjson.dumps(self.value))
-            else:
-                self.start, self.end = value_span(self.buf, self.start)
+            self.start, self.end = value_span(self.buf, self.start)
         return self.start, self.end
 
     def whole_size(self) -> int:
         """Size in source bytes of the whole object."""
+        if self.canonical and (self.start < 0 or self.end < 0):
+            return len(orjson.dumps(self.value))
         b, e = self.bounds()
         return e - b
 
@@ -133,48 +140,59 @@ class Obj:
         v = self.value.get(key)
         if not isinstance(v, dict):
             return None
-        return Obj(v, self.buf, *self.span(key), canonical=self.canonical)
+        if self.canonical:
+            return Obj(v, self.buf, -1, -1, True)
+        return Obj(v, self.buf, *self.span(key))
 
     def items(self, key: str) -> list[tuple[Any, int, int]]:
-        """Elements of the array member ``key`` as ``(value, begin, end)``."""
+        """Elements of the array member ``key`` as ``(value, begin, end)`` (-1, -1 on a canonical line: see :func:`element_bytes`)."""
         values = self.value[key]
         if self.canonical:
-            out = []
-            pos = self.span(key)[0] + 1  # after "["
-            for v in values:
-                e = pos + len(orjson.dumps(v))
-                out.append((v, pos, e))
-                pos = e + 1
-            return out
+            return [(v, -1, -1) for v in values]
         spans = array_elements(self.buf, self.span(key)[0])
         if len(spans) != len(values):  # pragma: no cover - the decoder and the span walker disagree
             raise JSONSpanError(f"array {key!r}: {len(spans)} spans for {len(values)} values")
         return [(v, b, e) for v, (b, e) in zip(values, spans)]
 
 
+def element_bytes(buf: bytes, value: Any, begin: int, end: int) -> bytes:
+    """The source bytes of an element :meth:`Obj.items` gave, as they stand: ``buf[begin:end]``, or on a canonical
+    line (begin -1) ``orjson.dumps(value)``, the same bytes."""
+    return buf[begin:end] if begin >= 0 else orjson.dumps(value)
+
+
 def parse_line(raw: bytes) -> tuple[Any, str]:
-    """Decode one line strictly: ``(value, "")`` or ``(None, reason)``.
+    """Decode one line strictly: ``(value, "")`` or ``(None, reason)`` (see :func:`decode_line`)."""
+    value, reason, _ = decode_line(raw)
+    return value, reason
+
+
+def decode_line(raw: bytes) -> tuple[Any, str, bool]:
+    """Decode one line strictly: ``(value, "", lone)`` or ``(None, reason, False)``.
 
     orjson first; a line orjson refuses only for an escaped lone surrogate is
     decoded by :func:`asz_core.loads_source` (no NaN, no infinite numbers),
     which keeps each lone surrogate as a code point; :func:`convert_record`
     then applies the surrogate rule (:func:`asz_core.settle_surrogates`: U+FFFD
-    in text, counted in ``replaced``; field report 8).
+    in text, counted in ``replaced``; field report 8). ``lone`` is True when
+    that second decoder took the line: a value orjson decoded holds no lone
+    surrogate (orjson refuses the line otherwise, and refuses bytes that are
+    not UTF-8).
     """
     try:
-        return orjson.loads(raw), ""
+        return orjson.loads(raw), "", False
     except orjson.JSONDecodeError as exc:
         message = str(exc)
         if "depth" in message or "recursion" in message:
-            return None, REASON_TOO_DEEP
+            return None, REASON_TOO_DEEP, False
         if "surrogate" not in message:
-            return None, REASON_NOT_JSON
+            return None, REASON_NOT_JSON, False
     try:
-        return loads_source(raw), ""
+        return loads_source(raw), "", True
     except RecursionError:
-        return None, REASON_TOO_DEEP
+        return None, REASON_TOO_DEEP, False
     except (ValueError, UnicodeDecodeError):
-        return None, REASON_NOT_JSON
+        return None, REASON_NOT_JSON, False
 
 
 def may_nest_too_deep(raw: bytes, value: Any) -> bool:

@@ -46,6 +46,10 @@ DESCRIBED_TYPES = frozenset(
 #: Deepest nesting of a source line that still lands parsed: a record puts the
 #: value three levels down (record, parts, part), and a Session Data reader
 
+#: The line's string fields a record takes as they are, in the order :func:`transcript_record` assigns them:
+#: id, parent, run, continues, time, cwd (where the runtime was working, as it recorded it; issue 17),
+#: git_branch, runtime_version, request (with call, the provider call's key where present; issue 17).
+_LINE_STRINGS = ("uuid", "parentUuid", "promptId", "logicalParentUuid", "timestamp", "cwd", "gitBranch", "version", "requestId")
 _FROM_BY_TYPE = {"assistant": "agent", "user": "external", "system": "runtime", "attachment": "runtime"}
 _SYSTEM_FLAGS = {
     "compact_boundary": "context_reset",
@@ -162,20 +166,20 @@ def _notification_links(rec: Record, content: str) -> None:
                 break
 
 
-def _attachment_part(parts: Parts, att: Obj, size: int) -> None:
+def _attachment_part(parts: Parts, att: Obj) -> None:
     """Attachment → text when it holds prose, else the whole attachment as data (origin-digest §5.1)."""
     a = att.value
     if a.get("type") == "queued_command" and a.get("commandMode") == "prompt":
         prompt = a.get("prompt")
         if isinstance(prompt, str):
-            parts.text(prompt, size)
+            parts.text(prompt)
             return
         if isinstance(prompt, list) and prompt and all(isinstance(x, dict) and isinstance(x.get("text"), str) for x in prompt):
-            parts.text("\n".join(x["text"] for x in prompt), size)
+            parts.text("\n".join(x["text"] for x in prompt))
             return
     for key in ("text", "content"):
         if isinstance(a.get(key), str) and a[key]:
-            parts.text(a[key], size)
+            parts.text(a[key])
             return
     whole = att.whole()
     parts.add(Part(k="data", data=whole, bytes=len(whole.raw)))
@@ -196,11 +200,9 @@ def transcript_record(rec: Record, obj: Obj, raw: bytes, source: Source | None =
     attachment = v.get("attachment") if t == "attachment" and isinstance(v.get("attachment"), dict) else None
     tur = v.get("toolUseResult") if isinstance(v.get("toolUseResult"), dict) else None
 
-    rec.id = str_of(v, "uuid")
-    rec.parent = str_of(v, "parentUuid")
-    rec.run = str_of(v, "promptId")
-    rec.continues = str_of(v, "logicalParentUuid")
-    rec.time = str_of(v, "timestamp")
+    # str_of over the line's string fields in one pass (this runs for every transcript line)
+    (rec.id, rec.parent, rec.run, rec.continues, rec.time, rec.cwd, rec.git_branch, rec.runtime_version,
+     rec.request) = [x if isinstance(x, str) else "" for x in map(v.get, _LINE_STRINGS)]
     rec.from_ = _FROM_BY_TYPE.get(t, "")
     if t == "ai-title":
         rec.label = str_of(v, "aiTitle")
@@ -214,10 +216,6 @@ def transcript_record(rec: Record, obj: Obj, raw: bytes, source: Source | None =
         rec.call = str_of(message, "id")
         rec.model = str_of(message, "model")
         rec.usage = usage_of(message)
-    rec.cwd = str_of(v, "cwd")  # where the runtime was working, as it recorded it (issue 17)
-    rec.git_branch = str_of(v, "gitBranch")
-    rec.runtime_version = str_of(v, "version")
-    rec.request = str_of(v, "requestId")  # with call, the provider call's key where present (issue 17)
     rec.trigger = _trigger(v, attachment)
     rec.flags = ordered_flags(_transcript_flags(v, t, message, attachment, tur))
 
@@ -230,10 +228,9 @@ def transcript_record(rec: Record, obj: Obj, raw: bytes, source: Source | None =
         for item, b, e in obj.child("message").items("content"):
             parts.block(item, raw, b, e, obj.canonical)
     elif content is not None:
-        b, e = obj.child("message").span("content")
-        parts.unknown(raw, b, e, "message content that is neither text nor a list of blocks")
+        parts.unknown(obj.child("message").member_bytes("content"), "message content that is neither text nor a list of blocks")
     elif attachment is not None:
-        _attachment_part(parts, obj.child("attachment"), obj.size("attachment"))
+        _attachment_part(parts, obj.child("attachment"))
     else:
         parts.add(Part(k="data", data=obj.whole(), bytes=obj.whole_size()))
         return
