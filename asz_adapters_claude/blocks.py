@@ -63,17 +63,18 @@ def count_of(d: dict, key: str) -> int:
     return 0
 
 
+#: The counts of a message's ``usage`` in the order of :class:`Usage`'s fields (in, out, cache read, cache write).
+_USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+
+
 def usage_of(message: dict) -> Usage | None:
+    """The message's ``usage`` counts (each as :func:`count_of` reads it), or None when there is none or all are 0."""
     u = message.get("usage")
     if not isinstance(u, dict):
         return None
-    usage = Usage(
-        in_=count_of(u, "input_tokens"),
-        out=count_of(u, "output_tokens"),
-        cache_read=count_of(u, "cache_read_input_tokens"),
-        cache_write=count_of(u, "cache_creation_input_tokens"),
-    )
-    return None if usage.is_empty() else usage
+    # count_of over the four keys in one pass (a decoded int is exactly int: bool is not taken)
+    counts = [v if type(v) is int and 0 <= v < 2**63 else 0 for v in map(u.get, _USAGE_KEYS)]
+    return Usage(*counts) if any(counts) else None
 
 
 def ordered_flags(flags: set[str]) -> list[str]:
