@@ -333,10 +333,11 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
 
         parallel = land_in_processes(root, items, cols, jobs, on_session, c)
     if not parallel:
-        for n, (session, parts) in enumerate(items, 1):
-            land_session(root, session, parts, c)
-            if on_session is not None:
-                on_session(session, n, len(items))
+        with durable.chain(root):  # one sync per session, one at the end (sessiondata/durable.py)
+            for n, (session, parts) in enumerate(items, 1):
+                land_session(root, session, parts, c)
+                if on_session is not None:
+                    on_session(session, n, len(items))
     for i, col in enumerate(cols):
         seen = discovered[i]
         if seen is not None:

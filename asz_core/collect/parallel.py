@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 from typing import Callable
 
+from ..sessiondata import durable
 from .collector import Collector, Counters, land_session
 from ..plugins.adapter import Source
 from .workers import LOST, each_result, guided, process_pool, worker_start
@@ -52,14 +53,15 @@ def _land_sessions(indexes: list[int]) -> list[tuple[Counters, list[list[tuple[s
     assert _FORKED is not None
     root, items, cols = _FORKED
     out = []
-    for i in indexes:
-        session, parts = items[i]
-        told = [_Told() for _ in cols]
-        for col, t in zip(cols, told):
-            col.report = t  # type: ignore[assignment]  # this worker's copy: its calls go back to the parent
-        c = Counters()
-        land_session(root, session, parts, c)
-        out.append((c, [t.calls for t in told], [set(col.told_errors) for col in cols]))
+    with durable.chain(root):  # one sync per session, one at the end of the run, before its results go back
+        for i in indexes:
+            session, parts = items[i]
+            told = [_Told() for _ in cols]
+            for col, t in zip(cols, told):
+                col.report = t  # type: ignore[assignment]  # this worker's copy: its calls go back to the parent
+            c = Counters()
+            land_session(root, session, parts, c)
+            out.append((c, [t.calls for t in told], [set(col.told_errors) for col in cols]))
     return out
 
 
@@ -102,12 +104,13 @@ def land_in_processes(root: Path, items: list[tuple[str, list[tuple[Collector, l
                     n += 1
                     if on_session is not None:
                         on_session(items[i][0], n, len(items))
-        for i in left:
-            session, parts = items[i]
-            land_session(root, session, parts, c)
-            n += 1
-            if on_session is not None:
-                on_session(session, n, len(items))
+        with durable.chain(root):
+            for i in left:
+                session, parts = items[i]
+                land_session(root, session, parts, c)
+                n += 1
+                if on_session is not None:
+                    on_session(session, n, len(items))
         return True
     finally:
         _FORKED = None

@@ -37,6 +37,17 @@ and its deferred writes at the next :func:`data`.
 
 A batch belongs to one process (a forked worker inherits none: it starts its
 own per session).
+
+Batches in a :func:`chain` (the sessions of one landing pass, in one process)
+share their last barrier: a batch in a chain ends with its deferred progress
+written but not yet synced, and the next barrier of the chain (the first one
+the next batch runs, or the one the chain runs when it ends) makes it durable,
+since one ``syncfs`` syncs every dirty page of the file system. The rule above
+still holds (progress is written only after the results it names are
+durable); what a crash of the machine can cost is the progress of the batch
+before, not yet synced: that session's lines land again, as above. A chain
+ends with every result and progress write of its batches durable, so a pass
+reports nothing that is not on disk.
 """
 
 from __future__ import annotations
@@ -148,6 +159,9 @@ class Batch:
         self.paths.clear()
         self.pending_bytes = 0
         self._progress_written = False
+        c = _chain_here()
+        if c is not None:
+            c.owed = False  # this sync made the progress an earlier batch of the chain left durable too
 
     _progress_written = False
 
@@ -161,12 +175,66 @@ class Batch:
             self._progress_written = True
 
     def finish(self) -> None:
-        """End of the batch: results durable, deferred progress written, progress durable."""
-        self.run_deferred()
-        self.barrier()
+        """End of the batch: results durable, deferred progress written, progress durable (in a :func:`chain`: by
+        the chain's next barrier)."""
+        c = _chain_here()
+        if c is None:
+            self.run_deferred()
+            self.barrier()
+            return
+        if self.paths:
+            self.barrier()  # results unsynced: durable before any progress write
+        writes, self.deferred = list(self.deferred.values()), {}
+        for write in writes:
+            write()
+        if writes or self._progress_written:
+            c.owed = True  # the next batch's first barrier, or the chain's end, syncs this progress
+            self._progress_written = False
 
 
 _current: Batch | None = None
+
+
+class Chain:
+    """Batches sharing their last barrier (see the module docstring); ``owed`` says a batch's progress awaits one."""
+
+    def __init__(self, root: Path, pid: int):
+        self.root = root
+        self.pid = pid
+        self.owed = False
+        self.syncs = 0  # barriers the chain ran itself (at its end)
+
+
+_chain: Chain | None = None
+
+
+def _chain_here() -> Chain | None:
+    c = _chain
+    return c if c is not None and c.pid == os.getpid() else None
+
+
+@contextmanager
+def chain(root: str | os.PathLike) -> Iterator[Chain]:
+    """Let the batches opened inside the ``with`` block, one after another in this process, share their last barrier;
+    a nested call joins the open chain. On leaving (normally or not), a barrier runs when a batch's progress still
+    awaits one: every result and progress write of the chain is then durable."""
+    global _chain
+    here = _chain_here()
+    if here is not None:
+        yield here
+        return
+    c = Chain(Path(root), os.getpid())
+    _chain = c
+    try:
+        yield c
+    finally:
+        _chain = None
+        if c.owed:
+            end = Batch(c.root, c.pid)
+            end._progress_written = True
+            end.barrier()
+            c.syncs += 1
+            c.owed = False
 
 
 def current() -> Batch | None:

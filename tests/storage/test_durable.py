@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import attrs
 import pytest
 
 from asz_core.sessiondata import Header, Record, check_file, durable, format_rfc3339
@@ -87,3 +88,29 @@ def test_a_forked_child_does_not_join_its_parents_batch(tmp_path):
         got = os.read(r, 16)
         os.waitpid(pid, 0)
     assert got == b"none"
+
+
+def test_batches_in_a_chain_share_their_last_barrier_and_the_chain_ends_durable(tmp_path):
+    """One sync per batch, one at the chain's end; each cursor is still written only after its files are synced."""
+    cps = [tmp_path / s / "streams" / "main" / "transcript.cursor" for s in ("s1", "s2")]
+    with durable.chain(tmp_path) as c:
+        for cp in cps:
+            with durable.batch(tmp_path) as b:
+                w = SessionWriter.open(tmp_path, cp.parts[-4], stamp_ns=NS, fsync=True)
+                sd = w.start(attrs.evolve(_header(), session=cp.parts[-4]))
+                sd.write(Record(ord=1, off=0, bytes=2))
+                w.finish(sd)
+                write_cursor(cp, _cursor(3))
+                assert not cp.exists()  # deferred while its file is not synced
+            assert b.syncs == 1 and read_cursor(cp).offset == 3  # files synced, then the cursor written
+            assert c.owed  # the cursor awaits the next barrier
+        assert c.syncs == 0
+    assert c.syncs == 1 and not c.owed  # the chain's end made the last cursor durable
+    assert durable.current() is None
+
+
+def test_a_chain_with_nothing_written_syncs_nothing(tmp_path):
+    with durable.chain(tmp_path) as c:
+        with durable.batch(tmp_path) as b:
+            pass
+    assert (b.syncs, c.syncs) == (0, 0)
