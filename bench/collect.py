@@ -27,6 +27,12 @@ workers share with the command count once), and the largest line. Usage::
 
     python bench/collect.py --size-mb 1000 [--corpus real|huge] [--source DIR] [--no-parse] [--dir DIR] [--keep]
                             [--max-delta-bytes N] [--jobs N] [--adapter NAME] [--adapter-file FILE] [--repeat N]
+                            [--before DIR]
+
+``--before DIR`` also runs the collect pass with an older checkout's code (DIR holds its packages, e.g.
+``git archive COMMIT | tar -x -C DIR``; run with ``PYTHONPATH=DIR``), alternating with this code in the same minutes
+(``--repeat`` times each, fastest kept), into a root of its own, and prints its wall and CPU seconds and the ratios
+after / before.
 """
 
 from __future__ import annotations
@@ -262,6 +268,20 @@ def _pass_seconds(stdout: str) -> float:
     return float(found[-1]) if found else 0.0
 
 
+def _before_pass(args: list[str], env: dict, work: Path, before_dir: Path, best: list[float]) -> None:
+    """One collect pass of the older checkout at ``before_dir`` into ``work/data-before``; keeps the fastest wall and
+    CPU seconds in ``best``. Exits when that pass fails."""
+    root = work / "data-before"
+    shutil.rmtree(root, ignore_errors=True)
+    bargs = [str(root) if x == str(work / "data") else x for x in args]
+    t1, _, bp, _ = _run(bargs, dict(env, PYTHONPATH=str(before_dir)))
+    if bp.returncode:
+        print(bp.stderr[-2000:], file=sys.stderr)
+        raise SystemExit(1)
+    best[0], best[1] = min(best[0], t1), min(best[1], bp.cpu)
+    shutil.rmtree(root, ignore_errors=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Generate, run both loops, print the figures. Exit 1 when the collect pass fails."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -278,6 +298,8 @@ def main(argv: list[str] | None = None) -> int:
                          "huge: generated lines of 100 B to 20 MB")
     ap.add_argument("--source", type=Path, default=None, help="the real folder to copy (default ../shared/corpus/claude-code/projects)")
     ap.add_argument("--no-parse", action="store_true", help="time landing only (asz collect --no-parse)")
+    ap.add_argument("--before", type=Path, default=None,
+                    help="an older checkout's packages (git archive COMMIT | tar -x -C DIR): its collect runs too, alternating")
     ap.add_argument("--_bare", nargs=3, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a._bare:
@@ -319,7 +341,12 @@ def main(argv: list[str] | None = None) -> int:
         if a.max_delta_bytes:
             args += ["--max-delta-bytes", str(a.max_delta_bytes)]
         ct, crss, call, ccpu = float("inf"), 0, 0, float("inf")
+        before = [float("inf"), float("inf")]  # wall, CPU of the older checkout's pass, fastest
+        if a.before:
+            subprocess.run([sys.executable, "-m", "compileall", "-q", str(a.before)], check=False, capture_output=True)
         for _ in range(a.repeat):
+            if a.before:
+                _before_pass(args, env, work, a.before, before)
             shutil.rmtree(work / "data", ignore_errors=True)
             t1, r1, cp, r_all = _run(args, env)
             ct, crss, call, ccpu = min(ct, t1), max(crss, r1), max(call, r_all), min(ccpu, cp.cpu)
@@ -334,6 +361,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ratio    : {(cmb / ct) / (mb / bt):.2f} (collect{'' if a.no_parse else ' + parse'} MB/s / bare MB/s; target >= 0.5)")
         print(f"cpu      : bare {bcpu:.2f}s, collect {ccpu:.2f}s (all processes): ratio {bcpu / ccpu:.2f} "
               f"(bare CPU / collect CPU over the same bytes; unlike wall time, not stretched by other work on the machine)")
+        if a.before:
+            print(f"before   : {before[0]:.2f}s wall, {before[1]:.2f}s CPU ({a.before}, same corpus, alternating): "
+                  f"after / before {ct / before[0]:.2f} wall, {ccpu / before[1]:.2f} CPU")
         print(f"memory   : {call / 2**20:.0f} MiB all processes (target <= 150 MiB at 1 GB, flat in corpus size)")
         # A pass with nothing new over the same root (target: under 2% of the full pass), as a whole command (Python's
         # start-up and imports included) and as the pass itself (the seconds the command's summary line prints).
