@@ -152,7 +152,7 @@ def _parse_with_bar(where: str, sessions: Optional[list[str]], budget: int, jobs
     A session's rounds are written whole or not at all, so an interrupted parse
     leaves every chain as it was or one round further; the next parse goes on.
     """
-    from ..flow.parse import parse_root
+    from ..flow.parse import ParseInterrupted, parse_root
     from ..reading.progress import Bar
     from ..storage.layout import session_dirs
 
@@ -161,8 +161,8 @@ def _parse_with_bar(where: str, sessions: Optional[list[str]], budget: int, jobs
         try:
             report = parse_root(where, sessions, max_round_bytes=budget, jobs=jobs, lock_timeout=lock_timeout,
                                 step=lambda name, n: bar.advance(name[:8], n))
-        except KeyboardInterrupt:
-            typer.echo(f"asz parse: interrupted after {bar.done} of {total} sessions (a round lands whole or not at all; "
+        except ParseInterrupted as exc:  # the sessions parsed whole, not only those whose results came back
+            typer.echo(f"asz parse: interrupted after {exc.finished} of {total} sessions (a round lands whole or not at all; "
                        "the next asz parse goes on from there)", err=True)
             raise typer.Exit(130)
         return report, bar.elapsed()

@@ -22,9 +22,10 @@ Invariant: fold(rounds 1..N) equals one full assembly through round N's
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
-from typing import Any, Iterable, Protocol, TextIO
+from typing import Any, Callable, Iterable, Protocol, TextIO
 
 import attrs
 
@@ -50,6 +51,7 @@ __all__ = [
     "parse_session",
     "parse_outcome",
     "parse_root",
+    "ParseInterrupted",
     "chain_is_current",
     "diff_assembly",
     "header_counts",
@@ -348,37 +350,101 @@ def parse_root(
     if not root.is_dir():
         raise FileNotFoundError(f"{root}: no storage root here")
     names = sorted(set(sessions)) if sessions is not None else [p.name for p in session_dirs(root)]
-    report = ParseReport()
-    pool = None
+    pool = tally = None
     if jobs > 1 and len(names) > 1 and engine is None:
-        from ..collect.workers import process_pool, worker_start
+        import functools
 
-        pool = process_pool(min(jobs, len(names)), fork_only=True, initializer=worker_start)
-    if changed_only:
-        names = [n for n in names if not chain_is_current(root, n)]
-    if engine is None and names:  # issue 18: every session's ids in the root's table before any is assembled
-        names = sorted(set(names) | set(prepare(root, names, [p.name for p in session_dirs(root)], pool, jobs)))
-    if pool is None:
-        outcomes = []
-        for name in names:
-            outcomes.extend(_parse_sessions((root, [name], max_round_bytes, engine, lock_timeout, keep_rounds)))
-            if step is not None:
-                step(name, 1)
-    else:
-        from ..collect.workers import LOST, each_result, guided
+        from ..collect.workers import can_fork, guided, process_pool
 
-        outcomes = []
-        with pool:
-            runs = [(root, run, max_round_bytes, None, lock_timeout, keep_rounds) for run in guided(names, jobs)]
-            for job, got in each_result(pool, _parse_sessions, runs):
-                outcomes.extend(got if got is not LOST else _parse_sessions(job))  # a dead worker's sessions: here
-                if step is not None:
-                    step(job[1][-1], len(job[1]))
+        tally = _Tally() if can_fork() else None  # the workers are forked or there are none
+        pool = tally and process_pool(min(jobs, len(names)), fork_only=True, initializer=functools.partial(_parse_worker_start, tally))
+        tally = tally if pool is not None else None
+    outcomes: list[ParseOutcome] = []
+    try:
+        with pool if pool is not None else contextlib.nullcontext():  # Ctrl-C: the pool's workers are killed at once
+            if changed_only:
+                names = [n for n in names if not chain_is_current(root, n)]
+            if engine is None and names:  # issue 18: every session's ids in the root's table before any is assembled
+                names = sorted(set(names) | set(prepare(root, names, [p.name for p in session_dirs(root)], pool, jobs)))
+            if pool is None:
+                for name in names:
+                    outcomes.extend(_parse_sessions((root, [name], max_round_bytes, engine, lock_timeout, keep_rounds)))
+                    if step is not None:
+                        step(name, 1)
+            else:
+                _parse_in_pool(pool, [(root, run, max_round_bytes, None, lock_timeout, keep_rounds) for run in guided(names, jobs)],
+                               outcomes, step, tally)
+    except KeyboardInterrupt:
+        # Sessions finished: in workers, counted as each ends (a worker's run comes back whole, at its end).
+        finished = len(outcomes) if tally is None else tally.value
+        raise ParseInterrupted(finished, len(names)) from None
+    report = ParseReport()
     for o in outcomes:
         report.outcomes.append(o)
         if o.problem and err is not None:
             print(f"error: {o.session}: {o.problem}", file=err)
     return report
+
+
+class ParseInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped :func:`parse_root`: ``finished`` of ``total`` sessions were parsed whole (their rounds and state
+    written, or nothing to write); the others are as they were, or one round further."""
+
+    def __init__(self, finished: int, total: int):
+        super().__init__(f"interrupted after {finished} of {total} sessions")
+        self.finished = finished
+        self.total = total
+
+
+def _parse_in_pool(pool: Any, runs: list[tuple], outcomes: list[ParseOutcome], step: Callable[[str, int], None] | None,
+                   tally: _Tally) -> None:
+    """Parse the runs of sessions in ``pool``'s workers (each counts in ``tally`` the sessions it finishes), appending
+    the outcomes in order; a dead worker's run is parsed here and counted in ``tally`` too."""
+    from ..collect.workers import LOST, each_result
+
+    for job, got in each_result(pool, _parse_sessions, runs):
+        if got is LOST:
+            got = _parse_sessions(job)
+            tally.add(len(got))
+        outcomes.extend(got)
+        if step is not None:
+            step(job[1][-1], len(job[1]))
+
+
+class _Tally:
+    """A count of sessions that forked workers add to and the parent reads at any moment (shared memory)."""
+
+    def __init__(self) -> None:
+        import multiprocessing
+
+        self._value = multiprocessing.get_context("fork").Value("q", 0)
+
+    def add(self, n: int) -> None:
+        """Add ``n`` (in a worker). Gives up after a second when the lock's holder died while holding it."""
+        lock = self._value.get_lock()
+        if lock.acquire(timeout=1.0):
+            try:
+                self._value.get_obj().value += n
+            finally:
+                lock.release()
+
+    @property
+    def value(self) -> int:
+        """The count, read without the lock (a worker killed holding it never blocks the reader)."""
+        return self._value.get_obj().value
+
+
+#: In a parse worker: the parent's count of sessions finished (set when the worker starts); None elsewhere.
+_finished: _Tally | None = None
+
+
+def _parse_worker_start(tally: _Tally) -> None:
+    """Initializer of a parse worker: :func:`asz_core.collect.workers.worker_start`, then keep ``tally`` to count in."""
+    global _finished
+    from ..collect.workers import worker_start
+
+    worker_start()
+    _finished = tally
 
 
 def chain_is_current(root: Path, session: str) -> bool:
@@ -413,6 +479,8 @@ def _parse_sessions(job: tuple[Path, list[str], int, FlowEngine | None, float, b
             o.fold = None
             o.rounds = [attrs.evolve(r, nodes=[], relations=[], unresolved=[], data=b"") for r in o.rounds]
         out.append(o)
+        if _finished is not None:
+            _finished.add(1)
     return out
 
 

@@ -7,6 +7,9 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+import pytest
 
 from reading_helpers import REPO
 
@@ -30,3 +33,66 @@ def test_ctrl_c_stops_an_export_of_many_at_once_and_says_how_far_it_got(corpus_r
     done = int(err.split("interrupted after ")[1].split()[0])
     assert len([f for f in out.iterdir() if f.name != "index.html"]) == done
     assert not (out / "index.html").exists()
+
+
+def _landed_only(source: Path, root: Path) -> int:
+    """Collect ``source`` into ``root`` without parsing; the number of sessions landed (session directories)."""
+    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--no-parse", "--source", str(source),
+                        "--root", str(root)], cwd=REPO, capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stdout + p.stderr
+    return sum(1 for d in root.iterdir() if d.is_dir() and not d.name.startswith(("_", ".")))
+
+
+def _sessions_with_rounds(root: Path) -> int:
+    chains = root / "_conversations"
+    return sum(1 for d in chains.iterdir() if any((d / "rounds").glob("*.sf"))) if chains.is_dir() else 0
+
+
+def _interrupt_parse(root: Path, sessions: int, after_rounds: int, jobs: int) -> None:
+    """``asz parse --jobs JOBS`` in its own process group, Ctrl-C'd (SIGINT to the group, as a terminal sends it) once
+    ``after_rounds`` sessions have rounds; it must exit 130 with every worker gone and say how many sessions it
+    finished: each finished session has its rounds, and at most one per worker has rounds but was cut short."""
+    p = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "parse", "--jobs", str(jobs), "--root", str(root)],
+                         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 600
+    while _sessions_with_rounds(root) < after_rounds and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert p.poll() is None, "the parse ended before it could be interrupted"
+    os.killpg(p.pid, signal.SIGINT)
+    sent = time.monotonic()
+    _, err = p.communicate(timeout=120)
+    print(f"parse: exit {p.returncode} {time.monotonic() - sent:.2f}s after SIGINT")  # shown, never asserted
+    assert p.returncode == 130, err
+    gone = time.monotonic() + 60
+    while time.monotonic() < gone:  # the workers are killed, not left to finish their runs
+        try:
+            os.killpg(p.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("a worker of the interrupted parse still runs")
+    assert f"of {sessions} sessions" in err, err
+    done = int(err.split("interrupted after ")[1].split()[0])
+    with_rounds = _sessions_with_rounds(root)
+    assert with_rounds - jobs <= done <= with_rounds, (done, with_rounds, err)
+    assert done >= after_rounds - jobs, (done, err)
+
+
+def test_ctrl_c_stops_a_parse_and_counts_the_sessions_its_workers_finished(corpus_source, tmp_path):
+    root = tmp_path / "root"
+    sessions = _landed_only(corpus_source, root)
+    assert sessions == 11  # the corpus's main transcripts
+    _interrupt_parse(root, sessions, after_rounds=3, jobs=2)
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_parse_of_a_real_shaped_root_and_counts_what_it_finished(corpus_source, tmp_path):
+    """55 sessions: a worker's first run holds 13 of them, so results come back long after sessions are done."""
+    source = tmp_path / "source"
+    subprocess.run([sys.executable, str(REPO / "bench" / "realcorpus.py"), str(source), "--size-mb", "40",
+                    "--source", str(corpus_source)], check=True, capture_output=True, timeout=600)
+    root = tmp_path / "root"
+    sessions = _landed_only(source, root)
+    assert sessions == 55  # 5 copies of the 11 sessions
+    _interrupt_parse(root, sessions, after_rounds=12, jobs=2)
