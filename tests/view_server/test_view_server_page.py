@@ -199,6 +199,28 @@ def test_search_hit_opens_the_step(corpus_root, serve, browser):
     shot(drv, "15-search-hit-opened")
 
 
+def test_search_says_a_full_page_is_the_first_hits_and_shows_more(corpus_root, serve, browser):
+    """Trial finding 5: the page said 50 hits (its first limit) for a phrase with 360, and showed the quotes twice."""
+    s = serve(corpus_root)
+    if s.get("/api/search?q=test").status == 404:
+        pytest.skip("this build has no /api/search (issue 20's search index is another change)")
+    counts = {w: len(s.get(f"/api/search?q=%22{w}%22&limit=500").json()) for w in ("test", "file", "error", "the", "run")}
+    word, total = next(((w, n) for w, n in counts.items() if 50 < n < 500), (None, 0))
+    if word is None:
+        pytest.skip(f"no word of the corpus has between 51 and 499 hits: {counts}")
+    drv = browser
+    open_at(drv, s.base + f"/#q=%22{word}%22", "li.hit")
+    heading = " ".join(drv.find_element(By.ID, "hitcount").text.split())  # the h2 lays its parts out as a row
+    assert heading.startswith(f'The first 50 hits for "{word}"'), heading  # the query as typed: its quotes once
+    assert len(drv.find_elements(By.CSS_SELECTOR, "li.hit")) == 50
+    drv.find_element(By.CSS_SELECTOR, "#morehits button").click()
+    wait(drv, lambda d: len(d.find_elements(By.CSS_SELECTOR, "li.hit")) == total, timeout=60)
+    heading = " ".join(drv.find_element(By.ID, "hitcount").text.split())  # the h2 lays its parts out as a row
+    assert heading.startswith(f'{total} hits for "{word}"'), heading
+    assert not drv.find_elements(By.ID, "morehits")
+    shot(drv, "16-search-all-hits")
+
+
 def test_search_results_keep_payloads_inert(markdown_root, serve, browser):
     s = serve(markdown_root)
     if s.get("/api/search?q=pwned").status == 404:

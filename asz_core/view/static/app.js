@@ -372,18 +372,31 @@
 
   // ------------------------------------------------------------------ search
 
-  function runSearch() {
+  // The page asks for SEARCH_FIRST hits, then (a button) up to SEARCH_MAX, /api/search's largest limit.
+  const SEARCH_FIRST = 50, SEARCH_MAX = 500;
+  function runSearch(limit) {
+    limit = limit || SEARCH_FIRST;
     const f = listFilters(), out = clear(document.getElementById('hits'));
     if (!f.q) return;
     out.append(h('p', { class: 'faint' }, 'Searching…'));
-    const extra = ['q=' + enc(f.q), 'limit=50'];
+    const extra = ['q=' + enc(f.q), 'limit=' + limit];
     ['project', 'model', 'dialect', 'since', 'until'].forEach(function (k) { if (f[k]) extra.push(k + '=' + enc(f[k])); });
     api('/api/search', extra.join('&')).then(function (res) {
       clear(out);
       if (!res.ok) { out.append(errorBox('The search was refused.', res)); return; }
       const hits = Array.isArray(res.data) ? res.data : (res.data && res.data.hits) || [];
-      out.append(h('h2', null, num(hits.length) + ' hit' + (hits.length === 1 ? '' : 's') + ' for ', h('q', null, f.q),
+      // The query is shown as typed (a quoted phrase keeps its own quotes, once); a full page says it is the first ones.
+      const more = hits.length >= limit;
+      out.append(h('h2', { id: 'hitcount' }, (more ? 'The first ' : '') + num(hits.length) + ' hit' + (hits.length === 1 ? '' : 's') + ' for ',
+        h('code', { class: 'query' }, f.q),
         h('button', { class: 'btn', type: 'button', onclick: function () { setHash({ q: null }); document.getElementById('q').value = ''; clear(out); } }, 'Clear')));
+      if (more && limit < SEARCH_MAX) {
+        out.append(h('p', { class: 'small', id: 'morehits' }, 'There may be more. ',
+          h('button', { class: 'btn', type: 'button', onclick: function () { runSearch(SEARCH_MAX); } }, 'Show up to ' + num(SEARCH_MAX))));
+      } else if (more) {
+        out.append(h('p', { class: 'small muted', id: 'morehits' }, 'There may be more: narrow the search with the filters, or run ',
+          h('code', null, 'asz search --limit N'), '.'));
+      }
       const ul = h('ol', { class: 'hits' });
       hits.forEach(function (x) {
         const href = withHide('/c/' + enc(x.conversation)) + '#step=' + enc(x.step);
