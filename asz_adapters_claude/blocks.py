@@ -68,12 +68,23 @@ _USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cach
 
 
 def usage_of(message: dict) -> Usage | None:
-    """The message's ``usage`` counts (each as :func:`count_of` reads it), or None when there is none or all are 0."""
+    """``message.usage`` as Session Data usage (each count as :func:`count_of` reads it); None when there is none or
+    all are 0.
+
+    ``cache_write`` is ``cache_creation_input_tokens`` (every cache write, as
+    the original lands it); ``cache_write_1h`` the 1-hour part of it,
+    ``cache_creation.ephemeral_1h_input_tokens``, when the source gives one
+    (the rest are 5-minute writes). What usage leaves out is listed in
+    docs/adapters/claude-code.md, Known gaps.
+    """
     u = message.get("usage")
     if not isinstance(u, dict):
         return None
     # count_of over the four keys in one pass (a decoded int is exactly int: bool is not taken)
     counts = [v if type(v) is int and 0 <= v < 2**63 else 0 for v in map(u.get, _USAGE_KEYS)]
+    split = u.get("cache_creation")
+    if type(split) is dict:
+        counts.append(count_of(split, "ephemeral_1h_input_tokens"))
     return Usage(*counts) if any(counts) else None
 
 

@@ -9,6 +9,7 @@ from typing import Optional
 import orjson
 import typer
 
+from ..view.usage import TOKEN_KINDS
 from .reading_common import CONFIG_HELP, ROOT_HELP
 
 #: Columns of the text table after the key: header and width.
@@ -26,15 +27,15 @@ def _line(key: str, key_width: int, models: list[str], u: dict, cost: dict) -> s
     usd = f"${cost['usd']:,.2f}" + ("*" if cost["unpriced"] else "")
     cells = [_cell(key, key_width, True), _cell(", ".join(models) or "-", 28, True), _cell(f"{u['in']:,}", 10),
              _cell(f"{u['out']:,}", 10), _cell(f"{u['cache_write']:,}", 12), _cell(f"{u['cache_read']:,}", 13),
-             _cell(f"{sum(u.values()):,}", 13), _cell(usd, 11)]
+             _cell(f"{sum(u[k] for k in TOKEN_KINDS):,}", 13), _cell(usd, 11)]
     return "  ".join(cells)
 
 
 def usage(
     view: str = typer.Argument("daily", metavar="[daily|monthly|session|project]",
                                help="Rows per day, per month, per conversation or per project (default daily)."),
-    since: str = typer.Option("", "--since", help="Count calls from this day on (YYYY-MM-DD, in --tz)."),
-    until: str = typer.Option("", "--until", help="Count calls up to and including this day (YYYY-MM-DD, in --tz)."),
+    since: str = typer.Option("", "--since", help="Count calls from: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
+    until: str = typer.Option("", "--until", help="Count calls up to: YYYY-MM-DD (the whole day, in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
     tz: str = typer.Option("", "--tz", help="Time zone the days are in, e.g. UTC or Europe/Paris (default: this machine's)."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP + " Its prices replace or extend the price table."),
@@ -51,7 +52,8 @@ def usage(
     """
     from ..config import ConfigError, load_config
     from ..view.prices import price_table
-    from ..view.usage_report import KEYS, VIEWS, DayError, parse_day, read_root, report, totals, zone_of
+    from ..reading.listing import TimeError, parse_time
+    from ..view.usage_report import KEYS, VIEWS, read_root, report, totals, zone_of
 
     if view not in VIEWS:
         typer.echo(f"asz usage: {view!r} is not a view (one of {', '.join(VIEWS)})", err=True)
@@ -63,15 +65,15 @@ def usage(
         typer.echo(f"asz usage: {exc}", err=True)
         raise typer.Exit(2)
     try:
-        first = parse_day(since) if since else None
-        last = parse_day(until) if until else None
-    except DayError as exc:
-        typer.echo(f"asz usage: --since/--until: {exc}", err=True)
-        raise typer.Exit(2)
-    try:
         zone = zone_of(tz)
     except ValueError as exc:
         typer.echo(f"asz usage: --tz: {exc}", err=True)
+        raise typer.Exit(2)
+    try:  # the parser asz conversations and asz search use; a day is one of --tz, as the rows are
+        first = parse_time(since, zone=zone) if since else None
+        last = parse_time(until, end=True, zone=zone) if until else None
+    except TimeError as exc:
+        typer.echo(f"asz usage: --since/--until: {exc}", err=True)
         raise typer.Exit(2)
     storage = root if root is not None else Path(cfg.root)
     from .reading_common import require_root

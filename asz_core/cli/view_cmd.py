@@ -53,7 +53,9 @@ def usage_lines(s: dict) -> list[str]:
 
 
 def _tokens(u: dict) -> str:
-    return f"in {u['in']:,}, out {u['out']:,}, cache read {u['cache_read']:,}, cache write {u['cache_write']:,}"
+    hour = u.get("cache_write_1h")  # the 1-hour part of the cache writes, when the records name one
+    return (f"in {u['in']:,}, out {u['out']:,}, cache read {u['cache_read']:,}, cache write {u['cache_write']:,}"
+            + (f" (1-hour {hour:,})" if hour else ""))
 
 
 def conversation(

@@ -204,6 +204,7 @@ class _Usage(msgspec.Struct):  # unknown keys kept as they are (the reader check
     out: _I64 = 0
     cache_read: _I64 = 0
     cache_write: _I64 = 0
+    cache_write_1h: _I64 = 0  # asz's addition (sessiondata.model.Usage), checked as the codec checks it
 
 
 class _Record(msgspec.Struct, forbid_unknown_fields=True):

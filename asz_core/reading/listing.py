@@ -37,26 +37,28 @@ class TimeError(ValueError):
     """A ``--since`` / ``--until`` value that is not a date, an instant or a relative time."""
 
 
-def parse_time(text: str, *, end: bool = False, now_ms: int | None = None) -> int:
-    """A ``--since`` / ``--until`` value as unix ms.
+def parse_time(text: str, *, end: bool = False, now_ms: int | None = None, zone: _dt.tzinfo | None = None) -> int:
+    """A ``--since`` / ``--until`` value as unix ms: the one parser of ``asz conversations``, ``search``, ``export``
+    and ``usage``.
 
-    Accepted: ``YYYY-MM-DD`` (a day in the reader's local time zone: its start,
-    or with ``end`` its last millisecond), an RFC 3339 instant
-    (``2026-11-21T10:00:00Z``), a local ``YYYY-MM-DDTHH:MM[:SS]`` and a time
-    back from now: ``30m``, ``12h``, ``7d``, ``2w``. Raises :class:`TimeError`.
+    Accepted: ``YYYY-MM-DD`` or ``YYYYMMDD`` (a day in ``zone``, by default the
+    reader's local time zone: its start, or with ``end`` its last
+    millisecond), an RFC 3339 instant (``2026-11-21T10:00:00Z``), a
+    ``YYYY-MM-DDTHH:MM[:SS]`` in ``zone`` and a time back from now: ``30m``,
+    ``12h``, ``7d``, ``2w``. Raises :class:`TimeError`.
     """
     s = text.strip()
     now = int(time.time() * 1000) if now_ms is None else now_ms
     m = _RELATIVE.fullmatch(s)
     if m:
         return now - int(m.group(1)) * _UNIT_S[m.group(2)] * 1000
-    if re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", s):
+    if re.fullmatch(r"[0-9]{4}-?[0-9]{2}-?[0-9]{2}", s) and (len(s) == 8 or s.count("-") == 2):
         try:
-            day = _dt.datetime.strptime(s, "%Y-%m-%d").astimezone()  # local midnight
+            day = _in_zone(_dt.datetime.strptime(s, "%Y-%m-%d" if "-" in s else "%Y%m%d"), zone)  # midnight
         except ValueError:
             raise TimeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
         if end:
-            day = (day + _dt.timedelta(days=1)).astimezone()
+            day = _in_zone((day + _dt.timedelta(days=1)).replace(tzinfo=None), zone)
             return int(day.timestamp() * 1000) - 1
         return int(day.timestamp() * 1000)
     ns = parse_instant(s)
@@ -67,8 +69,13 @@ def parse_time(text: str, *, end: bool = False, now_ms: int | None = None) -> in
     except ValueError:
         raise TimeError(f"{text!r} is not a date (YYYY-MM-DD), an instant (RFC 3339) or a time back from now (30m, 12h, 7d, 2w)") from None
     if local.tzinfo is None:
-        local = local.astimezone()
+        local = _in_zone(local, zone)
     return int(local.timestamp() * 1000)
+
+
+def _in_zone(naive: _dt.datetime, zone: _dt.tzinfo | None) -> _dt.datetime:
+    """A wall-clock time in ``zone`` (None: this machine's local zone)."""
+    return naive.astimezone() if zone is None else naive.replace(tzinfo=zone)
 
 
 def model_names(value: Any) -> list[str]:

@@ -188,7 +188,8 @@ def _record_dict(r: Record) -> dict:
         d["flags"] = list(r.flags)
     u = r.usage
     if u is not None and not u.is_empty():
-        d["usage"] = {k: v for k, v in (("in", u.in_), ("out", u.out), ("cache_read", u.cache_read), ("cache_write", u.cache_write)) if v}
+        d["usage"] = {k: v for k, v in (("in", u.in_), ("out", u.out), ("cache_read", u.cache_read), ("cache_write", u.cache_write),
+                                        ("cache_write_1h", u.cache_write_1h)) if v}
     if r.model:
         d["model"] = r.model
     if r.cwd:
@@ -356,7 +357,7 @@ _RECORD_STR = ("sha", "id", "parent", "call", "run", "continues", "tool", "child
 _PART_STR = ("k", "text", "id", "of", "name", "server", "server_tool", "media", "encoding", "state", "sha256")
 _PART_TYPES = dict.fromkeys(_PART_STR, "str") | {"bytes": "int0", "failed": "bool"}
 _DROPPED_TYPES = {"what": "str", "why": "str", "bytes": "int0"}
-_USAGE_TYPES = dict.fromkeys(("in", "out", "cache_read", "cache_write"), "int")
+_USAGE_TYPES = dict.fromkeys(("in", "out", "cache_read", "cache_write", "cache_write_1h"), "int")  # cache_write_1h: asz's addition
 _REC_TYPES = dict.fromkeys(_RECORD_STR, "str") | {
     "ord": "int0", "off": "int0", "bytes": "int0", "replaced": "int0", "flags": "flags", "usage": "usage", "parts": "parts", "dropped": "dropped", "t": "t",
 }

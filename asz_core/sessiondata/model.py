@@ -89,16 +89,24 @@ class Header:
 
 @attrs.define
 class Usage:
-    """Provider-reported tokens: input, output, cache read, cache write. Zero fields are omitted."""
+    """Provider-reported tokens: input, output, cache read, cache write. Zero fields are omitted.
+
+    ``cache_write`` is every cache write; ``cache_write_1h`` the part of it
+    written to the 1-hour cache, when the source says (Claude Code's
+    ``cache_creation.ephemeral_1h_input_tokens``): a usage field seed 000 does
+    not list, which its readers ignore (seed 000, Reading a record), kept
+    so the cost can price those writes at their own rate.
+    """
 
     in_: int = 0
     out: int = 0
     cache_read: int = 0
     cache_write: int = 0
+    cache_write_1h: int = 0
 
     def is_empty(self) -> bool:
         """True when every count is zero (the usage object is then left out)."""
-        return not (self.in_ or self.out or self.cache_read or self.cache_write)
+        return not (self.in_ or self.out or self.cache_read or self.cache_write or self.cache_write_1h)
 
 
 @attrs.define

@@ -104,7 +104,7 @@ _RECORD_TYPES = dict.fromkeys(
 _PART_TYPES = dict.fromkeys(("k", "text", "id", "of", "name", "server", "server_tool", "media", "encoding", "state", "sha256"), str) | {
     "bytes": int, "failed": bool,
 }
-_USAGE_TYPES = dict.fromkeys(("in", "out", "cache_read", "cache_write"), int)
+_USAGE_TYPES = dict.fromkeys(("in", "out", "cache_read", "cache_write", "cache_write_1h"), int)  # cache_write_1h: asz's addition
 _DROPPED_TYPES = {"what": str, "why": str, "bytes": int}
 
 

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 from .query import ApiError
 from .rows import header_ms
+from .usage import SPLIT_KIND
 from .worker import WorkerGone
 
 __all__ = ["BackgroundChecks", "usage_hours", "hours_answer", "READ_QUIET", "CHECK_DELAY", "UNREAD_START", "CHECK_SOON"]
@@ -55,7 +56,8 @@ class BackgroundChecks:
         """``/api/usage``: tokens (and cost, where the price table knows the model) of every model call, per hour.
 
         ``hours`` is a list of ``{"hour": unix ms (UTC hour start), "in", "out",
-        "cache_read", "cache_write", "calls", "cost": USD or null}`` summed over
+        "cache_read", "cache_write", "calls", "cost": USD or null}`` (and ``cache_write_1h``, the 1-hour part of
+        ``cache_write``, in an hour that has some) summed over
         the conversations built so far (by a request or the background checker);
         ``counted`` says how many of ``conversations`` that is; ``unpriced``
         lists models with tokens and no price (their cost is in no sum).
@@ -66,9 +68,9 @@ class BackgroundChecks:
         total: dict[tuple[int, str], list[int]] = {}
         for hours in parts:
             for key, v in hours.items():
-                t = total.setdefault(key, [0, 0, 0, 0, 0])
-                for i in range(5):
-                    t[i] += v[i]
+                t = total.setdefault(key, [0, 0, 0, 0, 0, 0])
+                for i, n in enumerate(v):
+                    t[i] += n
         return hours_answer(total, counted=len(parts), conversations=len(convs))
 
     def status(self) -> dict:
@@ -252,7 +254,8 @@ _TOKENS = ("in", "out", "cache_read", "cache_write")
 
 
 def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
-    """(UTC hour start in unix ms, model) -> [in, out, cache_read, cache_write, calls] over the document's ``llm.call`` nodes.
+    """(UTC hour start in unix ms, model) -> [in, out, cache_read, cache_write, calls, cache_write_1h] over the document's
+    ``llm.call`` nodes (``cache_write_1h``: the 1-hour part of ``cache_write``, which costs more).
 
     A call with no usage or no time counts in no hour (its tokens are in the summary's totals only)."""
     out: dict[tuple[int, str], list[int]] = {}
@@ -264,11 +267,13 @@ def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
         if n.get("kind") != "llm.call" or not isinstance(u, dict) or not n.get("at"):
             continue
         key = (n["at"] // 3_600_000 * 3_600_000, n.get("model") if isinstance(n.get("model"), str) else "")
-        t = out.setdefault(key, [0, 0, 0, 0, 0])
+        t = out.setdefault(key, [0, 0, 0, 0, 0, 0])
         for i, k in enumerate(_TOKENS):
             v = u.get(k)
             t[i] += v if isinstance(v, int) and not isinstance(v, bool) else 0
         t[4] += len(n.get("requests") or ()) or 1  # a node holding two provider calls (issue 17) counts two
+        h = u.get(SPLIT_KIND)
+        t[5] += h if isinstance(h, int) and not isinstance(h, bool) else 0
     return out
 
 
@@ -286,8 +291,10 @@ def hours_answer(total: dict[tuple[int, str], list[int]], *, counted: int, conve
         for i, k in enumerate(_TOKENS):
             row[k] += v[i]
         row["calls"] += v[4]
+        if len(v) > 5 and v[5]:  # 1-hour writes: a key only where there are some, as in a usage object
+            row[SPLIT_KIND] = row.get(SPLIT_KIND, 0) + v[5]
         if cost_of is not None:
-            c = cost_of({model or "(no model)": dict(zip(_TOKENS, v[:4]))})
+            c = cost_of({model or "(no model)": dict(zip(_TOKENS, v[:4])) | ({SPLIT_KIND: v[5]} if len(v) > 5 else {})})
             row["cost"] = round(row["cost"] + c["usd"], 6)
             unpriced.update(c["unpriced"])
     return {"hours": list(by_hour.values()), "counted": counted, "conversations": conversations, "unpriced": sorted(unpriced),

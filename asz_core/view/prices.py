@@ -7,6 +7,15 @@ is the entry's key or the key followed by a dated snapshot suffix
 (``-YYYYMMDD``). A model with no price is listed as unpriced, never costed
 at 0. Sums are exact (decimal arithmetic) and rounded to the micro-dollar
 (6 decimals) once, at the end.
+
+Cache writes have two prices: ``cache_write`` (5-minute writes, 1.25x the
+input price) and ``cache_write_1h`` (1-hour writes, 2x the input price; an
+entry that gives none gets 2x its ``input``). A usage's ``cache_write``
+counts every write; its ``cache_write_1h``, when it has one, is the 1-hour
+part, priced at ``cache_write_1h`` while the rest is priced at
+``cache_write``. Usage with no ``cache_write_1h`` (files landed before asz
+kept the split, or a source that does not give it) is priced all at
+``cache_write``.
 """
 
 from __future__ import annotations
@@ -19,10 +28,14 @@ from typing import Any, Mapping
 
 import attrs
 
-__all__ = ["PRICE_KEYS", "Price", "PriceTable", "default_table", "price_table", "cost_of"]
+__all__ = ["PRICE_KEYS", "HOUR_KEY", "Price", "PriceTable", "default_table", "price_table", "cost_of"]
 
-#: The four prices of a model, per million tokens, and the usage count each applies to.
+#: The four prices every entry gives, per million tokens, and the usage count each applies to.
 PRICE_KEYS = {"input": "in", "output": "out", "cache_write": "cache_write", "cache_read": "cache_read"}
+#: The optional fifth price (1-hour cache writes) and the usage count it applies to: the part of ``cache_write`` it names.
+HOUR_KEY = "cache_write_1h"
+#: The 1-hour cache write price of an entry that gives none, as a multiple of its input price (Anthropic's pricing page).
+HOUR_FACTOR = Decimal(2)
 _SNAPSHOT = re.compile(r"-\d{8}$")
 _MILLION = Decimal(1_000_000)
 _MICRO = Decimal("0.000001")
@@ -30,16 +43,27 @@ _MICRO = Decimal("0.000001")
 
 @attrs.frozen
 class Price:
-    """USD per million tokens: ``input``, ``output``, ``cache_write`` (5-minute writes), ``cache_read``."""
+    """USD per million tokens: ``input``, ``output``, ``cache_write`` (5-minute writes), ``cache_read``,
+    ``cache_write_1h`` (1-hour writes)."""
 
     input: Decimal
     output: Decimal
     cache_write: Decimal
     cache_read: Decimal
+    cache_write_1h: Decimal
 
     def of(self, usage: Mapping[str, int]) -> Decimal:
-        """The exact cost in USD of ``usage`` (``in``, ``out``, ``cache_read``, ``cache_write`` counts)."""
-        return sum((getattr(self, k) * usage.get(u, 0) for k, u in PRICE_KEYS.items()), Decimal(0)) / _MILLION
+        """The exact cost in USD of ``usage`` (``in``, ``out``, ``cache_read``, ``cache_write`` counts, and
+        ``cache_write_1h``, the 1-hour part of ``cache_write``, when given).
+
+        The 1-hour part is priced at ``cache_write_1h`` and the rest of
+        ``cache_write`` at ``cache_write``; a 1-hour count larger than
+        ``cache_write`` (a source that contradicts itself) is taken as all of it.
+        """
+        writes = usage.get("cache_write", 0)
+        hour = min(usage.get(HOUR_KEY, 0), writes)
+        return (self.input * usage.get("in", 0) + self.output * usage.get("out", 0) + self.cache_read * usage.get("cache_read", 0)
+                + self.cache_write * (writes - hour) + self.cache_write_1h * hour) / _MILLION
 
 
 @attrs.frozen
@@ -58,7 +82,7 @@ class PriceTable:
         return p
 
     def with_entries(self, entries: Mapping[str, Mapping[str, Any]]) -> "PriceTable":
-        """This table with ``entries`` (model → the four prices) replacing or adding models."""
+        """This table with ``entries`` (model → its prices, as :func:`parse_price` reads them) replacing or adding models."""
         merged = dict(self.models)
         for model, d in entries.items():
             merged[model] = parse_price(d)
@@ -66,15 +90,19 @@ class PriceTable:
 
 
 def parse_price(d: Mapping[str, Any]) -> Price:
-    """A :class:`Price` from a mapping holding exactly the four keys as non-negative numbers. Raises ValueError."""
-    if not isinstance(d, Mapping) or set(d) != set(PRICE_KEYS):
-        raise ValueError(f"a price needs exactly the keys {', '.join(PRICE_KEYS)}")
+    """A :class:`Price` from a mapping holding the four keys of :data:`PRICE_KEYS`, and optionally ``cache_write_1h``
+    (2x ``input`` when left out), as non-negative numbers. Raises ValueError."""
+    if not isinstance(d, Mapping) or not set(PRICE_KEYS) <= set(d) <= {*PRICE_KEYS, HOUR_KEY}:
+        raise ValueError(f"a price needs exactly the keys {', '.join(PRICE_KEYS)} (and may give {HOUR_KEY})")
     values = {}
-    for k in PRICE_KEYS:
+    for k in (*PRICE_KEYS, HOUR_KEY):
+        if k not in d:
+            continue
         v = d[k]
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
             raise ValueError(f"{k}: expected a non-negative number of USD per million tokens, got {v!r}")
         values[k] = Decimal(str(v))
+    values.setdefault(HOUR_KEY, values["input"] * HOUR_FACTOR)
     return Price(**values)
 
 
@@ -111,7 +139,7 @@ def cost_of(usage_by_model: Mapping[str, Mapping[str, int]], table: PriceTable |
     for model, usage in usage_by_model.items():
         p = table.price(model)
         if p is None:
-            if any(usage.get(k, 0) for k in PRICE_KEYS.values()):
+            if any(usage.get(k, 0) for k in (*PRICE_KEYS.values(), HOUR_KEY)):
                 unpriced.append(model)
             continue
         total += p.of(usage)

@@ -41,13 +41,16 @@ import orjson
 from ..sessiondata.jsonbytes import dumps_wide
 from ..storage.layout import landed_files
 from .prices import PriceTable, cost_of
-from .usage import TOKEN_KINDS, CallUsage, usage_totals
+from .usage import SPLIT_KIND, TOKEN_KINDS, CallUsage, usage_totals
 
 __all__ = ["DB_NAME", "ConversationSummary", "SummaryStore", "RowSummaries", "fingerprint", "conversation_summary", "stored_summary",
            "store_summary"]
 
 #: The file under ``<root>/_index/`` that holds the entries.
 DB_NAME = "summaries.sqlite"
+#: Named in every fingerprint: changed when the way calls are counted changes within one version (1h: usage keeps
+#: ``cache_write_1h``), so no entry counted the old way is used.
+_COUNTING = "1h"
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS summaries (id TEXT, hide TEXT, fp TEXT, entry TEXT, PRIMARY KEY (id, hide))",
@@ -60,7 +63,7 @@ def fingerprint(root: str | os.PathLike, conversation: str, session: str) -> str
     from .. import __version__
 
     root = Path(root)
-    h = hashlib.sha256(f"asz {__version__}\n".encode())  # another asz may count another way
+    h = hashlib.sha256(f"asz {__version__} {_COUNTING}\n".encode())  # another asz may count another way
     paths: list[Path] = []
     rdir = root / "_conversations" / conversation / "rounds"
     if rdir.is_dir():
@@ -92,7 +95,8 @@ class ConversationSummary:
         return d
 
     def to_json(self) -> bytes:
-        calls = [[c.time, c.model, c.lane, int(c.synthetic), c.request, *(c.usage[k] for k in TOKEN_KINDS)] if c.usage is not None
+        calls = [[c.time, c.model, c.lane, int(c.synthetic), c.request, *(c.usage[k] for k in TOKEN_KINDS),
+                  *((c.usage[SPLIT_KIND],) if SPLIT_KIND in c.usage else ())] if c.usage is not None
                  else [c.time, c.model, c.lane, int(c.synthetic), c.request] for c in self.calls]
         return dumps_wide({"places": self.places, "calls": calls})  # a time outside 64 bits (year 9999+) stays exact
 
@@ -105,6 +109,8 @@ class ConversationSummary:
         calls = []
         for c in d["calls"]:
             usage = dict(zip(TOKEN_KINDS, c[5:9])) if len(c) >= 9 else None
+            if len(c) >= 10:
+                usage[SPLIT_KIND] = c[9]
             calls.append(CallUsage(usage, "", c[1], c[2], bool(c[3]), None if c[0] is None else int(c[0]), c[4]))
         return cls(d["places"], tuple(calls))
 

@@ -17,7 +17,10 @@ whose fragments carries usage has neither key.
 
 Usage objects use Session Data's names (seed 000, Record):
 ``{"in", "out", "cache_read", "cache_write"}``, integers, all four always
-present in what this module returns.
+present in what this module returns; plus ``cache_write_1h`` (the part of
+``cache_write`` written to the 1-hour cache, which costs more) only when a
+record gives a non-zero one (:data:`SPLIT_KIND`), so usage that never had
+the split reads as it always did.
 """
 
 from __future__ import annotations
@@ -26,10 +29,13 @@ from typing import Iterable, Iterator
 
 import attrs
 
-__all__ = ["TOKEN_KINDS", "LANES", "CallUsage", "zero_usage", "add_usage", "read_call", "provider_calls", "usage_totals"]
+__all__ = ["TOKEN_KINDS", "SPLIT_KIND", "LANES", "CallUsage", "zero_usage", "add_usage", "read_call", "provider_calls", "usage_totals"]
 
 #: The four token counts of a usage object, in document order.
 TOKEN_KINDS = ("in", "out", "cache_read", "cache_write")
+#: The part of ``cache_write`` that went to the 1-hour cache: a count inside ``cache_write`` (never added to a total
+#: of tokens), present in a usage object only when not zero.
+SPLIT_KIND = "cache_write_1h"
 #: ``usage_by_lane`` keys: calls on the main stream, and calls on any other stream (sub-agents, side chains).
 LANES = ("main", "subagent")
 #: The key ``usage_by_model`` uses for calls whose records name no model.
@@ -60,17 +66,25 @@ def zero_usage() -> dict:
 
 
 def add_usage(total: dict, u: dict) -> dict:
-    """Add the four counts of ``u`` into ``total`` in place; returns ``total``."""
+    """Add the four counts of ``u`` (and its ``cache_write_1h``, when it has one) into ``total`` in place; returns ``total``."""
     for k in TOKEN_KINDS:
         total[k] += u.get(k, 0)
+    h = u.get(SPLIT_KIND)
+    if h:
+        total[SPLIT_KIND] = total.get(SPLIT_KIND, 0) + h
     return total
 
 
 def _counts(u: dict) -> dict:
-    """The four counts of a record's usage object; a count that is not an integer counts 0 (JSON gives int, never a subclass)."""
+    """The four counts of a record's usage object, and its ``cache_write_1h`` when it is a positive integer; a count
+    that is not an integer counts 0 (JSON gives int, never a subclass)."""
     a, b, c, d = u.get("in", 0), u.get("out", 0), u.get("cache_read", 0), u.get("cache_write", 0)
-    return {"in": a if type(a) is int else 0, "out": b if type(b) is int else 0,
-            "cache_read": c if type(c) is int else 0, "cache_write": d if type(d) is int else 0}
+    out = {"in": a if type(a) is int else 0, "out": b if type(b) is int else 0,
+           "cache_read": c if type(c) is int else 0, "cache_write": d if type(d) is int else 0}
+    h = u.get(SPLIT_KIND)
+    if type(h) is int and h > 0:
+        out[SPLIT_KIND] = h
+    return out
 
 
 def read_call(records: Iterable[tuple[dict | None, int | None]], finished: bool, lane: str) -> CallUsage:

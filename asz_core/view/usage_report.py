@@ -36,26 +36,11 @@ from .summary_cache import SummaryStore, conversation_summary
 from .prices import PriceTable, cost_of
 from .usage import add_usage, zero_usage
 
-__all__ = ["VIEWS", "KEYS", "Counted", "read_root", "report", "totals", "zone_of", "parse_day", "DayError"]
+__all__ = ["VIEWS", "KEYS", "Counted", "read_root", "report", "totals", "zone_of"]
 
 #: The report views and the key each row carries.
 VIEWS = ("daily", "monthly", "session", "project")
 KEYS = {"daily": "date", "monthly": "month", "session": "conversation", "project": "project"}
-
-
-class DayError(ValueError):
-    """A date that does not read as ``YYYY-MM-DD`` (or ``YYYYMMDD``)."""
-
-
-def parse_day(text: str) -> dt.date:
-    """``YYYY-MM-DD`` or ``YYYYMMDD`` as a date. Raises :class:`DayError` naming what was given."""
-    s = text.strip()
-    for fmt in ("%Y-%m-%d", "%Y%m%d"):
-        try:
-            return dt.datetime.strptime(s, fmt).date()
-        except ValueError:
-            continue
-    raise DayError(f"{text!r} is not a date such as 2026-04-18")
 
 
 @attrs.frozen
@@ -119,12 +104,14 @@ def _key(view: str, c: Counted) -> str:
 
 
 def report(counted: Iterable[Counted], view: str, table: PriceTable | None = None,
-           since: dt.date | None = None, until: dt.date | None = None) -> list[dict]:
-    """Rows of ``view`` (:data:`VIEWS`) over the calls dated ``since``..``until`` (inclusive; a call with no time only
-    when neither is given), sorted by key (daily, monthly, project) or by first call (session)."""
+           since: int | None = None, until: int | None = None) -> list[dict]:
+    """Rows of ``view`` (:data:`VIEWS`) over the calls made from ``since`` to ``until`` (unix ms, inclusive, as
+    :func:`~asz_core.reading.listing.parse_time` reads ``--since``/``--until``; a call with no time only when neither
+    is given), sorted by key (daily, monthly, project) or by first call (session)."""
     groups: dict[str, list[Counted]] = {}
     for c in counted:
-        if (since or until) and (c.day is None or (since and c.day < since) or (until and c.day > until)):
+        if (since is not None or until is not None) and (
+                c.ms is None or (since is not None and c.ms < since) or (until is not None and c.ms > until)):
             continue
         groups.setdefault(_key(view, c), []).append(c)
     rows = [_row(view, key, calls, table) for key, calls in groups.items()]

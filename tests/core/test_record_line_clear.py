@@ -24,7 +24,7 @@ FULL = {
     "ord": 3, "off": 120, "sha": "ab", "id": "r1", "parent": "r0", "call": "c", "run": "u", "continues": "x", "tool": "t", "child": "k",
     "batch": "b", "label": "l", "started_by": "s", "from": "f", "time": "2026-01-01T00:00:00Z", "trigger": "g", "model": "m", "cwd": "/w",
     "git_branch": "main", "runtime_version": "2.1", "request": "req", "bytes": 10, "replaced": 0, "flags": ["finished"],
-    "usage": {"in": 1, "out": 2, "cache_read": 3, "cache_write": 4},
+    "usage": {"in": 1, "out": 2, "cache_read": 3, "cache_write": 4, "cache_write_1h": 4},
     "parts": [{"k": "text", "text": "hi", "id": "p", "of": "o", "name": "n", "server": "s", "server_tool": "st", "media": "image/png",
                "encoding": "base64", "state": "available", "sha256": "00", "bytes": 2, "failed": False, "data": {"any": [1, "x"]}}],
     "dropped": [{"what": "full output in /tmp/x", "why": "too_large", "bytes": 9}],

@@ -136,6 +136,7 @@ def test_unknown_part_raw_roundtrip(tmp_path):
         (b'{"ord":1.0,"off":0,"bytes":1}', "ord"),
         (b'{"ord":1e2,"off":0,"bytes":1}', "ord"),
         (b'{"ord":1,"off":0,"bytes":1,"usage":{"in":"3"}}', "usage.in"),
+        (b'{"ord":1,"off":0,"bytes":1,"usage":{"cache_write":3,"cache_write_1h":1.5}}', "usage.cache_write_1h"),
         (b'{"ord":1,"off":0,"bytes":1,"flags":"finished"}', "flags"),
         (b'{"ord":1,"off":0,"bytes":1,"parts":[{"k":"result","failed":"no"}]}', "parts[0].failed"),
         (b'{"ord":1,"off":0,"bytes":1,"parts":[{"k":"text","bytes":1.5}]}', "parts[0].bytes"),

@@ -60,3 +60,25 @@ def test_ls_shows_a_span_of_millennia_in_years(edited_root):
 def test_search_refuses_a_limit_below_1(edited_root, limit):
     p = asz("search", "the", "--limit", limit, "--root", str(edited_root), check=False)
     assert p.returncode == 2 and "--limit" in p.stderr and "hit(s)" not in p.stdout
+
+
+def test_the_since_until_parser_reads_days_instants_and_times_back():
+    """One parser for ``asz conversations``, ``search``, ``export`` and ``usage`` (trial finding 12): a day in the
+    zone asked for (start, or its last ms with ``end``), ``YYYYMMDD`` too, an instant, a time back from now."""
+    import datetime as dt
+    from zoneinfo import ZoneInfo
+
+    from asz_core.reading.listing import TimeError, parse_time
+
+    utc, paris = dt.timezone.utc, ZoneInfo("Europe/Paris")
+    midnight = 1_776_470_400_000  # 2026-04-18T00:00:00Z
+    assert parse_time("2026-04-18", zone=utc) == parse_time("20260418", zone=utc) == midnight
+    assert parse_time("2026-04-18", end=True, zone=utc) == midnight + 86_400_000 - 1
+    assert parse_time("2026-04-18", zone=paris) == midnight - 2 * 3_600_000  # CEST, UTC+2
+    assert parse_time("2026-04-18T10:00:00Z") == parse_time("2026-04-18T12:00", zone=paris) == midnight + 10 * 3_600_000
+    now = midnight + 123
+    assert parse_time("7d", now_ms=now) == now - 7 * 86_400_000
+    assert parse_time("30m", now_ms=now) == now - 30 * 60_000
+    for bad in ("yesterday", "2026-04-31", "2026-0418", "7y"):
+        with pytest.raises(TimeError):
+            parse_time(bad, zone=utc)

@@ -113,11 +113,13 @@ def test_usage_flags_and_dropped_on_the_quick_path() -> None:
     base = {"ord": 1, "off": 0, "bytes": 3}
     ok = [
         dict(base, usage={"in": 2, "out": -1, "cache_read": 2**63 - 1, "other": "x"}),
+        dict(base, usage={"cache_write": 9, "cache_write_1h": 8}),
         dict(base, flags=["finished", "error"], dropped=[{"what": "signature", "bytes": 588, "why": "a provider verifies it"}]),
     ]
     bad = [
         dict(base, usage={"in": 2**63}),
         dict(base, usage={"out": 1.0}),
+        dict(base, usage={"cache_write": 9, "cache_write_1h": "8"}),
         dict(base, usage={"in": None}),
         dict(base, dropped=[{"what": "x", "bytes": -1}]),
         dict(base, dropped=["x"]),

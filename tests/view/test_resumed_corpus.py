@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from claude_lines import walk_nodes as _nodes
+from test_view_usage import add_to, source_usage
 from cli_helpers import asz_in_process
 
 PROJECT = "-home-user-spotter"
@@ -128,9 +129,11 @@ def _calls(files: list[Path]) -> dict[str, dict]:
 
 
 def _tokens(usage: dict[str, dict]) -> dict:
-    keys = {"in": "input_tokens", "out": "output_tokens", "cache_read": "cache_read_input_tokens",
-            "cache_write": "cache_creation_input_tokens"}
-    return {k: sum(int(u.get(v) or 0) for u in usage.values()) for k, v in keys.items()}
+    """The four totals, and ``cache_write_1h`` (the 1-hour cache writes) when not zero, of source usages."""
+    total = {"in": 0, "out": 0, "cache_read": 0, "cache_write": 0}
+    for u in usage.values():
+        add_to(total, source_usage(u))
+    return total
 
 
 @pytest.mark.slow

@@ -71,6 +71,21 @@ def test_since_and_until_take_the_calls_of_those_days(corpus):
         r for r in _rows(root, "session", "--tz", "UTC") if r["from"] is not None and r["from"] >= 1767225600000]
 
 
+def test_since_and_until_take_what_asz_conversations_takes(corpus):
+    """Relative times and instants, as ``asz conversations`` and ``asz search`` read them (trial finding 12:
+    ``--since 7d`` was "not a date"): a day in --tz is the instants of that day, and the corpus (months old)
+    has calls within 100,000 weeks and none in the last minute."""
+    _, root = corpus
+    every = _rows(root, "daily", "--tz", "UTC")
+    days = sorted(r["date"] for r in every if r["date"] != "(no time)")
+    assert _rows(root, "daily", "--tz", "UTC", "--since", "100000w") == [r for r in every if r["date"] != "(no time)"]
+    assert _rows(root, "daily", "--since", "7d", "--until", "1m") == _rows(root, "daily", "--since", "1m") == []
+    assert _rows(root, "daily", "--tz", "UTC", "--since", f"{days[1]}T00:00:00Z", "--until", f"{days[-2]}T23:59:59.999Z") == \
+        _rows(root, "daily", "--tz", "UTC", "--since", days[1], "--until", days[-2])
+    assert _rows(root, "daily", "--tz", "Europe/Paris", "--since", days[1].replace("-", "")) == \
+        _rows(root, "daily", "--tz", "Europe/Paris", "--since", days[1])
+
+
 def test_the_table_ends_with_the_total(corpus):
     _, root = corpus
     out = _usage(root, "monthly", "--tz", "UTC").stdout.splitlines()
@@ -92,12 +107,17 @@ def test_bad_arguments_exit_2(corpus, args, says):
 
 def test_asz_yaml_prices_reach_the_report(corpus, tmp_path):
     """A price in asz.yaml replaces the shipped one: 55604662's one call (in 3, out 13, cache read 11,515, cache
-    write 13,835) at $1 / $2 / $0 / $0 per million is 3 + 26 = 29 micro-dollars."""
+    write 13,835, all 1-hour writes) at $1 / $2 / $0 / $0 per million, the 1-hour write price left out (2x input:
+    $2), is 3 + 26 + 27,670 = 27,699 micro-dollars; with ``cache_write_1h: 0`` it is 3 + 26 = 29."""
     _, root = corpus
     cfg = tmp_path / "asz.yaml"
+    conv = "55604662-cf2a-4331-851a-ec234028f8ca"
     cfg.write_text("prices:\n  claude-opus-4-6: {input: 1, output: 2, cache_write: 0, cache_read: 0}\n")
     rows = {r["conversation"]: r for r in _rows(root, "session", "--config", str(cfg))}
-    assert rows["55604662-cf2a-4331-851a-ec234028f8ca"]["cost"] == {"usd": 0.000029, "unpriced": []}
+    assert rows[conv]["cost"] == {"usd": 0.027699, "unpriced": []}
+    cfg.write_text("prices:\n  claude-opus-4-6: {input: 1, output: 2, cache_write: 0, cache_read: 0, cache_write_1h: 0}\n")
+    rows = {r["conversation"]: r for r in _rows(root, "session", "--config", str(cfg))}
+    assert rows[conv]["cost"] == {"usd": 0.000029, "unpriced": []}
     cfg.write_text("prices:\n  claude-opus-4-6: {input: 1}\n")
     p = _usage(root, "--config", str(cfg), code=2)
     assert "prices.claude-opus-4-6" in p.stderr

@@ -11,26 +11,48 @@ from asz_core.config import ConfigError, parse_config
 from asz_core.view.prices import cost_of, default_table, price_table
 
 #: https://platform.claude.com/docs/en/about-claude/pricing as read on 2026-12-01: base input, 5m cache writes,
-#: cache hits and refreshes, output, USD per million tokens.
+#: 1h cache writes, cache hits and refreshes, output, USD per million tokens.
 PUBLISHED = {
-    "claude-opus-4-7": ("5", "6.25", "0.50", "25"),
-    "claude-opus-4-6": ("5", "6.25", "0.50", "25"),
-    "claude-opus-4-5": ("5", "6.25", "0.50", "25"),
-    "claude-opus-4-1": ("15", "18.75", "1.50", "75"),
-    "claude-opus-4": ("15", "18.75", "1.50", "75"),
-    "claude-sonnet-4-5": ("3", "3.75", "0.30", "15"),
-    "claude-sonnet-4": ("3", "3.75", "0.30", "15"),
-    "claude-haiku-4-5": ("1", "1.25", "0.10", "5"),
-    "claude-3-haiku": ("0.25", "0.30", "0.03", "1.25"),
+    "claude-opus-4-7": ("5", "6.25", "10", "0.50", "25"),
+    "claude-opus-4-6": ("5", "6.25", "10", "0.50", "25"),
+    "claude-opus-4-5": ("5", "6.25", "10", "0.50", "25"),
+    "claude-opus-4-1": ("15", "18.75", "30", "1.50", "75"),
+    "claude-opus-4": ("15", "18.75", "30", "1.50", "75"),
+    "claude-sonnet-4-5": ("3", "3.75", "6", "0.30", "15"),
+    "claude-sonnet-4": ("3", "3.75", "6", "0.30", "15"),
+    "claude-haiku-4-5": ("1", "1.25", "2", "0.10", "5"),
+    "claude-3-5-haiku": ("0.80", "1", "1.6", "0.08", "4"),
+    "claude-3-haiku": ("0.25", "0.30", "0.50", "0.03", "1.25"),
 }
 
 
 def test_the_shipped_table_holds_the_published_prices_with_date_and_source():
     t = default_table()
     assert t.date == "2026-12-01" and t.source == "https://platform.claude.com/docs/en/about-claude/pricing"
-    for model, (inp, cw, cr, out) in PUBLISHED.items():
+    for model, (inp, cw, cw1h, cr, out) in PUBLISHED.items():
         p = t.price(model)
-        assert (p.input, p.cache_write, p.cache_read, p.output) == tuple(Decimal(x) for x in (inp, cw, cr, out)), model
+        assert (p.input, p.cache_write, p.cache_write_1h, p.cache_read, p.output) == tuple(
+            Decimal(x) for x in (inp, cw, cw1h, cr, out)), model
+    for model, p in t.models.items():  # Anthropic: 1-hour writes cost 2x the base input price, for every model
+        assert p.cache_write_1h == 2 * p.input, model
+
+
+def test_the_1_hour_part_of_the_cache_writes_is_priced_at_its_own_rate():
+    """claude-opus-4-7, 1,000,000 writes of which 400,000 are 1-hour: 600,000 x $6.25 + 400,000 x $10 = $7.75;
+    without the split all at $6.25; a 1-hour count above the writes (a contradicting source) counts as all of them."""
+    writes = {"in": 0, "out": 0, "cache_read": 0, "cache_write": 1_000_000}
+    assert cost_of({"claude-opus-4-7": {**writes, "cache_write_1h": 400_000}}) == {"usd": 7.75, "unpriced": []}
+    assert cost_of({"claude-opus-4-7": writes}) == {"usd": 6.25, "unpriced": []}
+    assert cost_of({"claude-opus-4-7": {**writes, "cache_write_1h": 1_000_000}}) == {"usd": 10.0, "unpriced": []}
+    assert cost_of({"claude-opus-4-7": {**writes, "cache_write_1h": 5_000_000}}) == {"usd": 10.0, "unpriced": []}
+
+
+def test_an_asz_yaml_price_without_the_1_hour_price_gets_twice_its_input():
+    cfg = parse_config({"prices": {"my-model": {"input": 1.5, "output": 2, "cache_write": 1.875, "cache_read": 0.15},
+                                   "other": {"input": 1, "output": 2, "cache_write": 1.25, "cache_read": 0.1, "cache_write_1h": 7}}})
+    t = price_table(cfg.prices)
+    assert t.price("my-model").cache_write_1h == Decimal(3)
+    assert t.price("other").cache_write_1h == Decimal(7)
 
 
 def test_a_dated_snapshot_is_priced_as_its_model_and_nothing_else_is_guessed():
@@ -61,9 +83,26 @@ def test_asz_yaml_prices_replace_and_extend_the_table(tmp_path):
     ({"prices": {"m": {"input": 1, "output": 2}}}, "prices.m"),
     ({"prices": {"m": {"input": -1, "output": 2, "cache_write": 0, "cache_read": 0}}}, "prices.m"),
     ({"prices": {"m": {"input": "1", "output": 2, "cache_write": 0, "cache_read": 0}}}, "prices.m"),
+    ({"prices": {"m": {"input": 1, "output": 2, "cache_write": 0, "cache_read": 0, "cache_write_1h": -2}}}, "prices.m"),
+    ({"prices": {"m": {"input": 1, "output": 2, "cache_write": 0, "cache_read": 0, "cache_write_5m": 1}}}, "prices.m"),
     ({"prices": ["m"]}, "prices"),
 ])
 def test_a_bad_price_names_the_file_and_the_key(bad, where):
     with pytest.raises(ConfigError) as e:
         parse_config(bad, "asz.yaml")
     assert e.value.where.startswith(f"asz.yaml: {where}")
+
+
+def test_the_usage_per_hour_prices_the_1_hour_writes_too():
+    """/api/usage's hours: 1,000,000 writes of claude-opus-4-7, 400,000 of them 1-hour, cost $7.75 (as above) and
+    the hour says how many were 1-hour writes; an hour without any has no such key."""
+    from asz_core.view.background import hours_answer, usage_hours
+
+    def call(at, usage):
+        return {"kind": "llm.call", "at": at, "model": "claude-opus-4-7", "usage": usage}
+
+    writes = {"in": 0, "out": 0, "cache_read": 0, "cache_write": 1_000_000}
+    doc = {"talks": [call(5 * 3_600_000 + 10, {**writes, "cache_write_1h": 400_000}), call(6 * 3_600_000, writes)], "loose": []}
+    got = hours_answer(usage_hours(doc), counted=1, conversations=1)["hours"]
+    assert got == [{"hour": 5 * 3_600_000, **writes, "calls": 1, "cost": 7.75, "cache_write_1h": 400_000},
+                   {"hour": 6 * 3_600_000, **writes, "calls": 1, "cost": 6.25}]

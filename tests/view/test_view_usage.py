@@ -9,14 +9,17 @@ of it in file order; sub-agent files included; a message id seen again in anothe
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
 from asz_core.view import build_view, list_conversations
 from cli_helpers import asz_in_process
+from test_view_prices import PUBLISHED  # the published prices, 1-hour cache writes included
 
 #: The corpus figures of ../shared/spec/reader-anchors.md (Token counts: what is right).
 ANCHOR = {"in": 14_923, "out": 163_933, "cache_write": 1_364_531, "cache_read": 33_443_427}
@@ -34,8 +37,8 @@ def _lines(path: Path):
             yield obj
 
 
-def transcript_truth(files: list[Path]) -> tuple[dict, int]:
-    """(the four totals, the number of calls) of one session's transcript ``files``, main file first."""
+def transcript_calls(files: list[Path]) -> dict[tuple[str, str], dict]:
+    """``(message id, request id) -> the assistant line`` counted for each call of one session's transcript ``files``."""
     owner: dict[str, Path] = {}
     calls: dict[tuple[str, str], dict] = {}
     for f in files:
@@ -44,17 +47,38 @@ def transcript_truth(files: list[Path]) -> tuple[dict, int]:
             m = obj.get("message")
             if obj.get("type") != "assistant" or not isinstance(m, dict) or not m.get("id") or not isinstance(m.get("usage"), dict):
                 continue
-            last[(m["id"], obj.get("requestId") or "")] = m["usage"]  # a later line of the same call replaces it
-        for (mid, req), u in last.items():
+            last[(m["id"], obj.get("requestId") or "")] = m  # a later line of the same call replaces it
+        for (mid, req), m in last.items():
             if owner.setdefault(mid, f) != f:
                 continue  # this message id was counted from another file of the session
-            calls[(mid, req)] = u
+            calls[(mid, req)] = m
+    return calls
+
+
+def source_usage(u: dict) -> dict:
+    """One source ``message.usage`` in Session Data's names; ``cache_write_1h`` (the 1-hour cache writes,
+    ``cache_creation.ephemeral_1h_input_tokens``) only when not zero."""
+    out = {"in": u.get("input_tokens") or 0, "out": u.get("output_tokens") or 0,
+           "cache_read": u.get("cache_read_input_tokens") or 0, "cache_write": u.get("cache_creation_input_tokens") or 0}
+    hour = (u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens") or 0
+    if hour:
+        out["cache_write_1h"] = hour
+    return out
+
+
+def add_to(total: dict, u: dict) -> dict:
+    for k, v in u.items():
+        total[k] = total.get(k, 0) + v
+    return total
+
+
+def transcript_truth(files: list[Path]) -> tuple[dict, int]:
+    """(the four totals, and ``cache_write_1h`` when not zero; the number of calls) of one session's transcript
+    ``files``, main file first."""
+    calls = transcript_calls(files)
     total = {"in": 0, "out": 0, "cache_read": 0, "cache_write": 0}
-    for u in calls.values():
-        total["in"] += u.get("input_tokens") or 0
-        total["out"] += u.get("output_tokens") or 0
-        total["cache_read"] += u.get("cache_read_input_tokens") or 0
-        total["cache_write"] += u.get("cache_creation_input_tokens") or 0
+    for m in calls.values():
+        add_to(total, source_usage(m["usage"]))
     return total, len(calls)
 
 
@@ -100,10 +124,13 @@ def test_summary_totals_equal_the_transcripts_in_every_conversation(corpus):
     for conv in convs:
         expected, n = transcript_truth(truth[conv])
         s = build_view(root, conv)["summary"]
-        assert s["usage"] == expected, conv
+        assert s["usage"] == expected, conv  # cache_write_1h included: the source's 1-hour writes, exactly
         lanes = s["usage_by_lane"]
-        assert {k: lanes["main"][k] + lanes["subagent"][k] for k in ANCHOR} == expected, conv
-        assert {k: sum(u[k] for u in s["usage_by_model"].values()) for k in ANCHOR} == expected, conv
+        assert add_to(dict(lanes["main"]), lanes["subagent"]) == expected, conv
+        by_model: dict = {}
+        for u in s["usage_by_model"].values():
+            add_to(by_model, u)
+        assert by_model == expected, conv
         matched += 1
         calls += n
         for k in ANCHOR:
@@ -172,12 +199,47 @@ def test_a_multi_snapshot_call_shows_its_last_usage(tmp_path, stop_on_last, stat
 
 
 def test_one_conversations_cost_is_the_hand_computed_figure(corpus):
-    """55604662: one call of claude-opus-4-6 (in 3, out 13, cache read 11,515, cache write 13,835) at the published
-    $5 / $25 / $0.50 / $6.25 per million: 15 + 325 + 5,757.5 + 86,468.75 = 92,566.25 micro-dollars."""
+    """55604662: one call of claude-opus-4-6 (in 3, out 13, cache read 11,515, cache write 13,835, all of it 1-hour
+    writes: ``cache_creation.ephemeral_1h_input_tokens`` 13,835) at the published $5 / $25 / $0.50 / $10 (1-hour
+    writes, 2x input) per million: 15 + 325 + 5,757.5 + 138,350 = 144,447.5 micro-dollars (priced as 5-minute
+    writes, $6.25, it was 92,566.25)."""
     _, root = corpus
     s = build_view(root, "55604662-cf2a-4331-851a-ec234028f8ca")["summary"]
-    assert s["usage_by_model"] == {"claude-opus-4-6": {"in": 3, "out": 13, "cache_read": 11515, "cache_write": 13835}}
-    assert s["cost"] == {"usd": 0.092566, "unpriced": []}
+    assert s["usage_by_model"] == {"claude-opus-4-6": {"in": 3, "out": 13, "cache_read": 11515, "cache_write": 13835, "cache_write_1h": 13835}}
+    assert s["cost"] == {"usd": 0.144448, "unpriced": []}
+
+
+def source_cost(calls: dict) -> Decimal:
+    """The exact cost in USD of transcript calls (:func:`transcript_calls`), from the source's own counts: a
+    call's ``cache_creation_input_tokens`` priced at the 5-minute price except its
+    ``cache_creation.ephemeral_1h_input_tokens``, priced at the 1-hour price; the model named by its line."""
+    total = Decimal(0)
+    for m in calls.values():
+        model = re.sub(r"-\d{8}$", "", m.get("model") or "")
+        u = m["usage"]
+        if model == "<synthetic>" and not any(source_usage(u).values()):
+            continue
+        inp, w5, w1, read, out = (Decimal(x) for x in PUBLISHED[model])
+        hour = (u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens") or 0
+        total += (inp * (u.get("input_tokens") or 0) + out * (u.get("output_tokens") or 0)
+                  + read * (u.get("cache_read_input_tokens") or 0)
+                  + w5 * ((u.get("cache_creation_input_tokens") or 0) - hour) + w1 * hour) / 1_000_000
+    return total
+
+
+def test_every_conversations_cost_is_priced_from_the_source_counts(corpus):
+    """Each corpus conversation's cost equals its calls priced here from the transcripts' own token counts and the
+    published prices, 1-hour cache writes at 2x input (three of the 11 conversations have some)."""
+    projects, root = corpus
+    truth = sessions_of(projects)
+    with_hour = 0
+    for conv in list_conversations(root):
+        calls = transcript_calls(truth[conv])
+        want = source_cost(calls).quantize(Decimal("0.000001"))
+        s = build_view(root, conv)["summary"]
+        assert s["cost"] == {"usd": float(want), "unpriced": []}, conv
+        with_hour += "cache_write_1h" in s["usage"]
+    assert with_hour == 3
 
 
 def test_every_corpus_model_is_priced(corpus):

@@ -185,6 +185,20 @@ def test_usage_model_and_synthetic() -> None:
     assert syn.flags == ["synthetic"] and syn.usage is None
 
 
+def test_usage_keeps_the_1_hour_part_of_the_cache_writes() -> None:
+    """``cache_write`` stays every write (as the original lands it); ``cache_write_1h`` is the 1-hour part, a usage field
+    seed 000's readers ignore; a zero one, or none in the source, is left out."""
+    split = {"input_tokens": 3, "output_tokens": 211, "cache_read_input_tokens": 17842, "cache_creation_input_tokens": 8100,
+             "cache_creation": {"ephemeral_5m_input_tokens": 48, "ephemeral_1h_input_tokens": 8052}, "service_tier": "standard"}
+    rec = conv(assistant([{"type": "text", "text": "x"}], stop_reason="end_turn", usage=split))
+    assert (rec.usage.cache_write, rec.usage.cache_write_1h) == (8100, 8052)
+    assert b'"usage":{"in":3,"out":211,"cache_read":17842,"cache_write":8100,"cache_write_1h":8052}' in encode_record(rec)
+    for cc in ({"ephemeral_5m_input_tokens": 8100, "ephemeral_1h_input_tokens": 0}, None, "junk", {"ephemeral_1h_input_tokens": -1}):
+        u = {**split, "cache_creation": cc}
+        rec = conv(assistant([{"type": "text", "text": "x"}], stop_reason="end_turn", usage=u))
+        assert rec.usage.cache_write_1h == 0 and b"cache_write_1h" not in encode_record(rec), cc
+
+
 # --------------------------------------------------------------------------- triggers and flags
 
 

@@ -132,3 +132,37 @@ def test_whole_record_data_is_the_line_itself() -> None:
                 assert rec.parts[0].bytes == len(line)
                 seen += 1
     assert seen > 1000
+
+
+def test_usage_keeps_the_1_hour_cache_writes_as_the_source_counts_them() -> None:
+    """Every corpus line's landed usage: ``cache_write`` is ``cache_creation_input_tokens`` (all writes) and
+    ``cache_write_1h`` is ``cache_creation.ephemeral_1h_input_tokens`` (left out when 0); per file the landed sums
+    equal the source's. Counted here from the raw lines, never from the adapter."""
+    adapter = ClaudeCodeLocal()
+    files_with_hour = 0
+    hour_total = 0
+    for path in _files(CORPUS):
+        src = _source(path, CORPUS)
+        if src.mode == "snapshot":
+            continue
+        want = {"cache_write": 0, "cache_write_1h": 0}
+        got = dict.fromkeys(want, 0)
+        off = 0
+        for i, line in enumerate(path.read_bytes().split(b"\n")[:-1], start=1):
+            rec = decode_record(encode_record(adapter.convert_line(src, line, i, off)))
+            off += len(line) + 1
+            try:
+                u = orjson.loads(line)["message"]["usage"]
+            except (orjson.JSONDecodeError, KeyError, TypeError):
+                continue
+            want["cache_write"] += u.get("cache_creation_input_tokens") or 0
+            want["cache_write_1h"] += (u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens") or 0
+            if rec.usage is not None:
+                got["cache_write"] += rec.usage.cache_write
+                got["cache_write_1h"] += rec.usage.cache_write_1h
+                hour = (u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens") or 0
+                assert (b'"cache_write_1h":' in encode_record(rec)) == (hour > 0), f"{path}:{i}"
+        assert got == want, path
+        files_with_hour += want["cache_write_1h"] > 0
+        hour_total += want["cache_write_1h"]
+    assert files_with_hour == 5 and hour_total > 0
