@@ -44,7 +44,17 @@ def require_root(cmd: str, root: Path) -> None:
 
 
 def make_filters(cmd: str, project: str, since: str, until: str, model: str, dialect: str) -> Filters:
-    """A :class:`Filters` from the options; exit 2 naming the option for a time that does not read."""
+    """A :class:`Filters` from the options; exit 2 naming the option for a time that does not read, or for a
+    ``--dialect`` no installed adapter speaks (neither a dialect such as ``claude-code/1`` nor its name), with the
+    installed dialects (as ``asz glossary`` says)."""
+    if dialect:
+        from ..plugins.manager import get_plugin_manager
+
+        dialects = get_plugin_manager().dialects()
+        if dialect not in dialects and dialect not in {d.split("/", 1)[0] for d in dialects}:
+            typer.echo(f"asz {cmd}: --dialect: no installed adapter speaks dialect {dialect!r}; installed: "
+                       f"{', '.join(dialects) or 'none'}", err=True)
+            raise typer.Exit(2)
     try:
         return Filters(project=project, model=model, dialect=dialect,
                        since=parse_time(since) if since else None, until=parse_time(until, end=True) if until else None)

@@ -57,6 +57,13 @@ def test_time_filters_narrow_the_list(corpus_root, corpus_source):
     assert len(asz_json("conversations", "--json", "--root", str(corpus_root), "--dialect", "claude-code")) == 11
     bad = asz("ls", "--root", str(corpus_root), "--since", "last tuesday", check=False)
     assert bad.returncode == 2 and "--since" in bad.stderr
+    # a dialect no installed adapter speaks is a usage error naming the installed ones, as asz glossary's (trial finding 12)
+    assert len(asz_json("conversations", "--json", "--root", str(corpus_root), "--dialect", "claude-code/1")) == 11
+    for cmd in (("ls",), ("search", "the")):
+        bad = asz(*cmd, "--root", str(corpus_root), "--dialect", "bogus", check=False)
+        assert bad.returncode == 2 and bad.stdout == "", bad.stdout
+        assert "--dialect" in bad.stderr and "'bogus'" in bad.stderr
+        assert "claude-code/1" in bad.stderr and "kiro/1" in bad.stderr
 
 
 def test_a_unique_prefix_names_a_conversation_and_an_ambiguous_one_lists_its_matches(corpus_root):
