@@ -89,7 +89,7 @@ def usage(
         sys.stdout.buffer.write(dumps_wide(rows, option=orjson.OPT_INDENT_2) + b"\n")  # a total past 64 bits stays exact
     else:
         key = KEYS[view]
-        width = max([len(key)] + [min(len(str(r[key])), 44) for r in rows])
+        width = max([len(key), len("total")] + [min(len(str(r[key])), 44) for r in rows])  # the total row fits whole
         typer.echo("  ".join([_cell(key.upper(), width, True)] + [_cell(h, w, i == 0) for i, (h, w) in enumerate(COLUMNS)]))
         for r in rows:
             label = str(r[key]) if view != "session" else f"{r[key][:8]} {r['title']}"

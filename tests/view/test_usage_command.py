@@ -94,6 +94,17 @@ def test_the_table_ends_with_the_total(corpus):
     assert total[0] == "total" and f"{ANCHOR['out']:,}" in total and f"{ANCHOR['cache_read']:,}" in total
 
 
+def test_an_empty_root_s_total_row_is_labelled_whole(tmp_path):
+    """Trial finding 12: on a root with no calls the key column was as wide as DATE, and the total row said 'tot…'."""
+    (tmp_path / "projects").mkdir()
+    root = tmp_path / "root"
+    made = asz_in_process("collect", "--once", "--source", str(tmp_path / "projects"), "--root", str(root))
+    assert made.returncode == 0, made.stdout + made.stderr
+    out = _usage(root).stdout.splitlines()
+    assert [ln.split()[0] for ln in out] == ["DATE", "total"]
+    assert out[1].split()[1:] == ["-", "0", "0", "0", "0", "0", "$0.00"]
+
+
 @pytest.mark.parametrize("args,says", [
     (("weekly",), "is not a view"),
     (("--since", "yesterday"), "--since/--until"),
