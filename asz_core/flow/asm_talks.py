@@ -189,6 +189,9 @@ def stage7_talks(st: State) -> None:
             continue
         cur: Talk | None = None
         child = s.role == "child"
+        last_run: str | None = None  # the run of the last record placed by it, its talk, node and position
+        last_t: Talk | None = None
+        last_node, last_seq, last_row = "", 0, 0
         if child:
             cur = new_talk(st, s, s.epochs[0] if s.epochs else None, make_id("talk", s.name))
             cur.mark(ref_of(entries[0]))
@@ -197,12 +200,25 @@ def stage7_talks(st: State) -> None:
                 e = entries[i]
                 if not child and e.kind != "transcript" and turn_document(e):
                     cur = document_turns(st, e, s, ep)
+                    last_run = None
                     continue
                 run = e.cycle
                 if run is None:
                     run = cycle_key(e)
                 if not run:
                     run = run_for(st, e)
+                if run and run == last_run and (e.seq > last_seq or (e.seq == last_seq and e.row > last_row)):
+                    # the run of the record before, landed after it: the same talk and node, and neither the
+                    # talk's nor the run's first position can move (both are at or before that record)
+                    container[(e.seq, e.row)] = last_node
+                    last_seq, last_row = e.seq, e.row
+                    ts = e.ts
+                    if ts is not None:
+                        if last_t.first is None or ts < last_t.first:
+                            last_t.first = ts
+                        if last_t.last is None or ts > last_t.last:
+                            last_t.last = ts
+                    continue
                 if not run and cur is None and e.parent and e.parent in repeated:
                     # issue 18: a resumed session that goes on inside a turn the earlier session opened
                     cur = new_talk(st, s, ep, make_id("talk", s.name, e.id or at_id(ref_of(e))))
@@ -230,8 +246,10 @@ def stage7_talks(st: State) -> None:
                 t = talk_by_id.get(talk_of_run[key])
                 if t is None:
                     place(st, e, t, ep, s)
+                    last_run = None
                 else:  # place(), inline: the run's node, else the talk
-                    container[(e.seq, e.row)] = run_node.get(key) or t.node_id
+                    last_run, last_t, last_seq, last_row = run, t, e.seq, e.row
+                    last_node = container[(e.seq, e.row)] = run_node.get(key) or t.node_id
                     at = t.at  # t.mark(), inline
                     if at is None or (e.seq, e.row) < (at.seq, at.row):
                         t.at = ref_of(e)
