@@ -18,7 +18,7 @@ from .index import IndexEntry
 from .model import Node, make_id
 from .asm_state import State, Stream, Epoch, Talk, Segment, ref_of, bref, at_id, opens_thread, turn_document, ANCESTOR_HOPS, GATES
 
-__all__ = ["cycle_key", "run_for", "starts_talk", "new_talk", "new_run", "place", "document_turns", "stage7_talks", "emit_talks", "stage8_segments", "no_open_operation", "open_operations"]
+__all__ = ["cycle_key", "run_for", "starts_talk", "new_talk", "new_run", "open_run", "place", "document_turns", "stage7_talks", "emit_talks", "stage8_segments", "no_open_operation", "open_operations"]
 
 
 def cycle_key(e: IndexEntry) -> str:
@@ -179,6 +179,18 @@ def document_turns(st: State, e: IndexEntry, s: Stream, ep: Epoch) -> Talk:
     return talks[-1]
 
 
+def open_run(st: State, s: Stream, ep: Epoch, cur: Talk | None, run: str, e: IndexEntry) -> Talk:
+    """A run first seen at record ``e``: it opens a talk (:func:`starts_talk`, or no talk yet), else joins ``cur``.
+    Returns the talk it belongs to (the current talk from then on)."""
+    if cur is None or starts_talk(st, run, s):
+        cur = new_talk(st, s, ep, make_id("talk", s.name, run))
+        cur.thread = not cur.runs and not e.run and opens_thread(e)
+    cur.runs.append(run)
+    st.talk_of_run[(s.name, run)] = cur.node_id
+    new_run(st, cur, s, run)
+    return cur
+
+
 def stage7_talks(st: State) -> None:
     """Talks and runs; every stream record placed in its innermost container."""
     repeated = {e.id for e in st.repeated if e.id}  # issue 18: records drawn in the session this one continues
@@ -234,15 +246,7 @@ def stage7_talks(st: State) -> None:
                     continue
                 key = (s.name, run)
                 if key not in talk_of_run:
-                    if cur is None or starts_talk(st, run, s):
-                        cur = new_talk(st, s, ep, make_id("talk", s.name, run))
-                        cur.thread = not cur.runs and not e.run and opens_thread(e)
-                        cur.runs.append(run)
-                        talk_of_run[key] = cur.node_id
-                    else:
-                        cur.runs.append(run)
-                        talk_of_run[key] = cur.node_id
-                    new_run(st, cur, s, run)
+                    cur = open_run(st, s, ep, cur, run, e)
                 t = talk_by_id.get(talk_of_run[key])
                 if t is None:
                     place(st, e, t, ep, s)
@@ -341,12 +345,23 @@ def stage8_segments(st: State) -> None:
 
 def no_open_operation(st: State, sg: Segment) -> bool:
     """Gate ``no_crossing_open_operation``: every tool started in the window got its one result inside it, and no child is announced but missing."""
-    return open_operations(st)(sg)
+    lo, hi = sg.from_ or 0, sg.to or 0
+    for t in st.tools:
+        u = t.use
+        if u is None or u.ts is None or not lo <= u.ts <= hi:
+            continue  # started outside the window
+        r = t.result
+        if r is None or t.ambiguous or r.ts is None or not lo <= r.ts <= hi:
+            return False
+    return not any(u.kind in ("child_stream", "notified_child") for u in st.out.unresolved.values())
 
 
 def open_operations(st: State) -> Callable[[Segment], bool]:
-    """:func:`no_open_operation` for many windows of one assembly: the tools are sorted by their start once, and each
-    window reads only the tools started inside it (bisection), so a session's windows cost its tools once, not once each."""
+    """:func:`no_open_operation` for every window of one assembly. With more than two windows the tools are sorted by
+    their start once, and each window reads only the tools started inside it (bisection), so a session's windows cost
+    its tools once, not once each; with one or two, each window scans them (no sort)."""
+    if len(st.segments) <= 2:
+        return lambda sg: no_open_operation(st, sg)
     started = sorted((t.use.ts, i) for i, t in enumerate(st.tools) if t.use is not None and t.use.ts is not None)
     starts = [ts for ts, _ in started]
     tools = st.tools

@@ -65,3 +65,16 @@ def test_a_child_talk_joins_the_window_of_its_first_record(tmp_path):
     assert inside == [(sg[1].id, "strong_inference")]
     mains = sorted((r.to for r in asm.relations.values() if r.type == "in_segment" and r.quality == "exact_unique"))
     assert mains == sorted(n.id for n in sg)
+
+
+def test_two_windows_a_result_landing_in_the_later_one(tmp_path):
+    c = Conversation()
+    c.input("first")
+    tool = c.call("working", tool="Bash", result=None)
+    c.clock(GAP_MS)
+    c.input("second")
+    c.result(tool, "late result")
+    sg = segments(assembled(tmp_path, c))
+    assert [n.attrs["state"] for n in sg] == ["candidate", "open"]
+    assert sg[0].attrs["gates_unmet"] == ["no_crossing_open_operation"]
+    assert sg[1].attrs["gates_unmet"] == ["activity_boundary", "lateness_watermark"]
