@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from view_server_helpers import CANARY_SESSION, Served, _assistant, _env, collect_and_parse, counted_rows, write_session
+from view_server_helpers import CANARY_SESSION, Served, _assistant, _env, canary_lines, collect_and_parse, counted_rows, write_session
 
 from test_view_server_browser import go, node, open_at, shot, wait  # noqa: F401  (the browser fixture is in tests/conftest.py)
 
@@ -229,6 +229,28 @@ def test_search_results_keep_payloads_inert(markdown_root, serve, browser):
     open_at(drv, s.base + "/#q=pwned", "li.hit")
     assert not drv.find_elements(By.CSS_SELECTOR, "#hits script, #hits img, #hits iframe, #hits [onerror], #hits [onclick]")
     assert drv.execute_script("return window.__pwned") is None
+
+
+def test_the_problem_list_s_heading_reads_by_the_state(tmp_path, serve, browser):
+    """Trial finding 12: the page said "This conversation is mismatch:" above the problem list of a changed landed file."""
+    import os
+
+    from asz_core.storage.layout import landed_files
+
+    src, root = tmp_path / "projects", tmp_path / "root"
+    write_session(src, canary_lines())
+    collect_and_parse(src, root)
+    path = [p for _, p in landed_files(root / CANARY_SESSION)][0]
+    data = path.read_bytes()
+    at = data.index(b"toolu_c1")
+    os.chmod(path, 0o644)
+    path.write_bytes(data[:at] + b"toolu_b1" + data[at + 8:])
+    s = serve(root)
+    assert s.get(f"/api/c/{CANARY_SESSION}/view").json()["summary"]["state"] == "mismatch"
+    box = open_at(browser, s.base + f"/c/{CANARY_SESSION}", "#problems")
+    assert box.find_element(By.TAG_NAME, "strong").text == "This conversation does not verify:"
+    assert box.find_elements(By.CSS_SELECTOR, "li")
+    shot(browser, "17-problems-mismatch")
 
 
 def test_an_open_conversation_follows_new_rounds(tmp_path, browser):

@@ -131,6 +131,12 @@
   }
   function short(d) { return d ? String(d).slice(0, 12) : '—'; }
   function chip(label, value) { return h('span', { class: 'chip' }, label, ' ', h('b', null, value)); }
+  // The heading of a conversation's problem list, by its state (a verified chain can still have problems: records not drawn).
+  const PROBLEMS_HEAD = {
+    verified: 'Its rounds verify, but asz found problems:',
+    incomplete: 'This conversation is incomplete:',
+    mismatch: 'This conversation does not verify:',
+  };
   function stateBadge(s) { return h('span', { class: 'state ' + (s || 'unknown') }, s || 'not checked'); }
   function errorBox(title, res) {
     return h('div', { class: 'box error', role: 'alert' }, h('strong', null, title), ' ',
@@ -615,7 +621,7 @@
         num(s.cut.too_large) + ' taken out whole; ' + fmtBytes(s.cut.bytes) + ' originally). Each keeps its size and the SHA-256 of what was taken out.'));
     }
     if (s.problems && s.problems.length) {
-      add(app, h('div', { class: 'box error', id: 'problems' }, h('strong', null, 'This conversation is ' + s.state + ':'),
+      add(app, h('div', { class: 'box error', id: 'problems' }, h('strong', null, PROBLEMS_HEAD[s.state] || 'Problems found:'),
         h('ul', null, s.problems.map(function (p) { return h('li', null, p); }))));
     }
   }
