@@ -54,37 +54,59 @@ def _source_roots(source: Optional[Path], config: Optional[Path]):
     return of
 
 
-def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> bytes:
-    """One conversation in ``fmt`` as bytes; for prose, turns and source bytes are also added to ``prose``."""
+def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> tuple[bytes, list[str]]:
+    """One conversation in ``fmt`` as bytes, and what of it does not verify (one line each, naming the file or round
+    and the problem; [] when its evidence verifies); for prose, turns and source bytes are also added to ``prose``.
+
+    A conversation "does not verify" when its document's state is ``mismatch`` (a landed file's closing line does not
+    bind its bytes, a line does not read, a round does not match its landed files); for prose, when a landed
+    transcript file does not verify (its records give no turn)."""
     if fmt == "prose":
         from ..reading.prose import prose_turns
 
+        before = len(prose.stats.unverified)
         try:
             turns = prose_turns(root, cid, hide=hide, thinking=thinking, raw=prose.raw, lines=prose.lines, stats=prose.stats)
         finally:
             prose.lines.close()  # a conversation's source files are its own
         prose.turns.extend(turns)
-        return b"".join(orjson.dumps(t) + b"\n" for t in turns)
-    from ..reading.export import build, to_html, to_markdown
+        bad = [f"landed file {x}; its records give no turn" for x in prose.stats.unverified[before:]]
+        return b"".join(orjson.dumps(t) + b"\n" for t in turns), bad
+    from ..reading.export import build, problems_of, to_html, to_markdown
     from ..view import to_json
 
     doc = build(root, cid, hide)
+    bad = problems_of(doc) if doc["summary"]["state"] == "mismatch" else []
     if fmt == "json":
-        return to_json(doc) + b"\n"
-    return (to_html(root, doc, thinking=thinking) if fmt == "html" else to_markdown(root, doc, thinking=thinking)).encode("utf-8")
+        return to_json(doc) + b"\n", bad
+    return (to_html(root, doc, thinking=thinking) if fmt == "html" else to_markdown(root, doc, thinking=thinking)).encode("utf-8"), bad
 
 
-def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, out: Optional[Path], prose: Prose) -> int:
+def warn_unverified(cid: str, bad: list[str]) -> None:
+    """Say on stderr that conversation ``cid`` was exported although its evidence does not verify, one line per problem."""
+    for line in bad:
+        typer.echo(f"asz export: warning: {cid} does not verify: {line}", err=True)
+    if bad:
+        typer.echo(f"asz export: warning: {cid} was written with the text of what does not verify held back; "
+                   "`asz verify` names the damage; exit 1", err=True)
+
+
+def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, out: Optional[Path], prose: Prose) -> tuple[int, int]:
+    """Export ``rows``; ``(conversations written, those that do not verify)``."""
     from ..reading.export import index_html, index_markdown
     from ..reading.progress import Bar
 
     files = {row["id"]: f"{row['id']}.{EXT[fmt]}" for row in rows}
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
+    unverified = 0
     with Bar("export", len(rows)) as bar:
         try:
             for row in rows:
-                data = render(r, row["id"], fmt, hide, thinking, prose)
+                data, bad = render(r, row["id"], fmt, hide, thinking, prose)
+                if bad:
+                    unverified += 1
+                    warn_unverified(row["id"], bad)
                 if out is None:
                     sys.stdout.buffer.write(data + (b"\n---\n\n" if fmt == "md" else b""))
                 else:
@@ -108,7 +130,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
             (out / "index.json").write_bytes(orjson.dumps([{**row, "file": files[row["id"]]} for row in rows], option=orjson.OPT_INDENT_2))
         else:
             (out / "index.md").write_text(index_markdown(rows, files), encoding="utf-8")
-    return len(rows)
+    return len(rows), unverified
 
 
 def export(
@@ -134,9 +156,14 @@ def export(
     estimate of prose against the raw records. A landed record of one text
     part may have been a string or a one-block list: prose reads that line
     from the source (--source, else the adapter's source root) and says on
-    stderr how many it had to keep without it. Exit 0 written, 1 an
-    unknown id or a conversation with no usable round, 2 usage (an ambiguous
-    prefix, no ID and no filter, a bad format).
+    stderr how many it had to keep without it. A conversation whose evidence
+    does not verify (state mismatch: a landed file's closing line does not bind
+    its bytes, a line does not read, a round does not match its landed files)
+    is still written, with the text of such a file held back and marked in its
+    place, and stderr gets `asz export: warning: ID does not verify: …` naming
+    each file and problem. Exit 0 written, 1 an unknown id, a conversation with
+    no usable round, or one written that does not verify, 2 usage (an
+    ambiguous prefix, no ID and no filter, a bad format).
     """
     from ..reading.ids import IdError, conversation_id as resolve
     from ..view.document import ViewError
@@ -156,7 +183,7 @@ def export(
     if conversation_id is not None:
         try:
             cid = resolve(r, conversation_id)
-            data = render(r, cid, fmt, hide, thinking, prose)
+            data, bad = render(r, cid, fmt, hide, thinking, prose)
         except IdError as exc:
             raise fail_id("export", exc)
         except (ViewError, LookupError) as exc:
@@ -168,6 +195,8 @@ def export(
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_bytes(data)
             typer.echo(f"wrote {out} ({len(data):,} bytes)", err=True)
+        warn_unverified(cid, bad)
+        unverified = 1 if bad else 0
     else:
         from ..reading.listing import conversation_rows, newest_first
 
@@ -175,14 +204,17 @@ def export(
             raise _usage(f"several conversations as {fmt} need --out DIR")
         filters = make_filters("export", project, since, until, "", "")
         rows = newest_first(conversation_rows(r, hide, filters))
-        n = _many(r, rows, fmt, hide, thinking, out, prose)
-        typer.echo(f"exported {n} conversation(s)" + (f" to {out}" if out is not None else ""), err=True)
+        n, unverified = _many(r, rows, fmt, hide, thinking, out, prose)
+        typer.echo(f"exported {n} conversation(s)" + (f" to {out}" if out is not None else "")
+                   + (f"; {unverified} do(es) not verify (warned above)" if unverified else ""), err=True)
     if fmt == "prose":
         from ..reading.prose import estimate
 
         typer.echo(estimate(prose.turns, sum(prose.raw)).line(), err=True)
         if prose.stats.line():
             typer.echo(prose.stats.line(), err=True)
+    if unverified:
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:

@@ -42,8 +42,10 @@ def search(
     first: conversations whose head round changed are indexed again. A record
     carrying a flag view.hide names is never matched, counted or shown. Each
     hit prints its conversation, title, time, step id, landed file and row, and
-    a snippet with the matches marked. Exit 0 (also with no hit), 1 when the
-    root is missing or the index cannot be used, 2 on usage errors.
+    a snippet with the matches marked. A hit whose landed file no longer
+    verifies (damaged since it was indexed) is left out, and stderr names the
+    file and the problem. Exit 0 (also with no hit), 1 when the root is
+    missing or the index cannot be used, 2 on usage errors.
     """
     from ..collect.workers import default_jobs
     from ..reading.progress import Bar
@@ -77,7 +79,8 @@ def search(
         typer.echo(f"indexed {rep.indexed} conversation(s), {rep.rows} text(s) in {rep.seconds:.1f}s", err=True)
     t0 = time.monotonic()
     try:
-        hits = run_search(r, query, hide=hide, filters=filters, kinds=kinds, limit=limit)
+        unverified: dict[str, str] = {}
+        hits = run_search(r, query, hide=hide, filters=filters, kinds=kinds, limit=limit, unverified=unverified)
     except QueryError as exc:
         typer.echo(f"asz search: {exc}", err=True)
         raise typer.Exit(2)
@@ -85,6 +88,9 @@ def search(
         typer.echo(f"asz search: {exc}", err=True)
         raise typer.Exit(1)
     took = time.monotonic() - t0
+    for file, problem in sorted(unverified.items()):
+        typer.echo(f"asz search: warning: hits in {file} left out: the landed file does not verify ({problem}); "
+                   "asz verify names the damage", err=True)
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(hits, option=orjson.OPT_INDENT_2) + b"\n")
         return

@@ -32,7 +32,7 @@ from ..sessiondata import SDError, SDReader
 from ..storage.layout import landed_files
 from ..view.document import build_view
 
-__all__ = ["Step", "steps", "part_marker", "to_markdown", "to_html", "index_markdown", "index_html", "CSS"]
+__all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "to_markdown", "to_html", "index_markdown", "index_html", "CSS"]
 
 _SHOWN = ("message.external", "message.assistant", "thinking", "tool", "agent.call", "context.injection", "agent.output",
           "runtime.notification", "error.api", "control.interrupt", "control.permission", "control.command", "control.notice",
@@ -47,14 +47,29 @@ class Step(dict):
 
 
 def _records(root: Path, session: str) -> dict[tuple[int, int], dict]:
+    """Records of the session's landed files by (seq, row); a file that does not verify gives none (its text is not
+    evidence: the document says so and :func:`steps` puts :func:`unverified_marker` in its place)."""
     out: dict[tuple[int, int], dict] = {}
     for ln, path in landed_files(root / session, skeletons=True) if (root / session).is_dir() else []:
+        got: dict[tuple[int, int], dict] = {}
         try:  # a skeleton's parts say removed (part_marker)
             for row, rec in SDReader(path, decode="dict"):
-                out[(ln.seq, row)] = rec
+                got[(ln.seq, row)] = rec
         except (SDError, OSError):
             continue  # the document says the file does not verify
+        out.update(got)
     return out
+
+
+def unverified_files(doc: dict) -> dict[int, dict]:
+    """seq -> ``files`` entry of each landed file of ``doc`` that does not verify (the entry's ``problem``)."""
+    return {f["seq"]: f for f in doc.get("files", ()) if f.get("problem") and isinstance(f.get("seq"), int)}
+
+
+def unverified_marker(f: dict) -> str:
+    """What stands in place of text read from a landed file that does not verify: ``[not shown: landed file … does not
+    verify: digest mismatch: … (line 951)]``."""
+    return f"[not shown: landed file {f['file']} does not verify: {f['problem']}]"
 
 
 #: What stands in place of a part whose content is not in the root, by its ``state`` (the page's words; seed 000:
@@ -102,6 +117,11 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> list
     """The talks of ``doc`` as ``[{"talk": talk node, "steps": [Step…]}]`` with whole texts from the landed records."""
     root = Path(root)
     recs = _records(root, doc["sessions"][0]) if doc.get("sessions") else {}
+    bad = unverified_files(doc)
+
+    def held(ref: dict | None) -> str:  # the marker for text a file that does not verify would have given, else ''
+        return unverified_marker(bad[ref["seq"]]) if ref and ref.get("seq") in bad else ""
+
     out = []
     for talk in doc.get("talks", ()):
         shown = []
@@ -119,11 +139,14 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> list
                 s["result_withheld"] = n.get("result_bytes", 0) if n.get("result_state") == "omitted" else 0
                 s["result"] = "" if s["result_withheld"] or len(refs) < 2 else _ref_text(recs, refs[1], ("result", "text"))
                 if not s["result"] and not s["result_withheld"]:
-                    s["result"] = n.get("result", "")
+                    s["result"] = n.get("result", "") or held(refs[1] if len(refs) > 1 else None)
+                if not s["input"] and not s["withheld"]:
+                    s["input"] = held(refs[0] if refs else None)
             elif n.get("state") == "omitted":
                 s["withheld"] = n.get("bytes", 0) or 1
             else:
-                s["text"] = _ref_text(recs, n.get("ref") or ((n.get("refs") or [None])[0])) or n.get("text", "")
+                first = n.get("ref") or ((n.get("refs") or [None])[0])
+                s["text"] = _ref_text(recs, first) or n.get("text", "") or held(first)
                 if not s["text"].strip():
                     continue  # an empty fragment is not drawn
             shown.append(s)
@@ -158,10 +181,15 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
     s = doc.get("summary") or {}
     lines = [f"# {_title(doc)}", "", f"- conversation: `{doc['conversation']}`",
              f"- from {_when(s.get('from'))} to {_when(s.get('to'))}, {s.get('talks', 0)} talks, state {s.get('state', '')}"]
+    for p in problems_of(doc):
+        lines.append(f"- **{s.get('state', '')}:** {p}")
     if s.get("models"):
         lines.append(f"- models: {', '.join(s['models'])}")
     if isinstance(s.get("usage"), dict):
         lines.append("- tokens: " + ", ".join(f"{k} {v:,}" for k, v in s["usage"].items() if isinstance(v, int)))
+    und = doc.get("undescribed") or []
+    if und:
+        lines.append(f"- undescribed records: {len(und)} (bytes the dialect could not describe; listed at the end)")
     for i, t in enumerate(steps(root, doc, thinking=thinking), 1):
         talk = t["talk"]
         lines += ["", f"## Talk {i}: {' '.join((talk.get('label') or '').split())[:80] or talk['id']}", "",
@@ -185,7 +213,25 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
                 lines.append(st["text"])
             else:
                 lines.append(_fence(st["text"]))
+    if und:
+        lines += ["", "## Undescribed records", ""]
+        lines += [f"- {_undescribed_line(u)}" for u in und]
     return "\n".join(lines) + "\n"
+
+
+def problems_of(doc: dict) -> list[str]:
+    """``summary.problems`` of a document whose state is not verified (each names the file or round and what is
+    wrong), else []."""
+    s = doc.get("summary") or {}
+    return list(s.get("problems") or ()) if s.get("state", "verified") != "verified" else []
+
+
+def _undescribed_line(u: dict) -> str:
+    """One ``undescribed`` entry in words: where (seq, row, block, stream), why, how many bytes, the node citing it."""
+    r = u.get("ref") or {}
+    where = f"seq {r.get('seq')} row {r.get('row')} block {r.get('block')}" + (f" ({u['stream']})" if u.get("stream") else "")
+    node = f", cited by {u['node']}" if u.get("node") else ""
+    return f"{where}: {u.get('reason') or 'no reason given'}, {u.get('bytes', 0):,} bytes{node}"
 
 
 CSS = """
@@ -225,6 +271,13 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
     out = [f"<h1>{e(_title(doc))}</h1>",
            f"<p class=\"meta\">conversation <span class=\"id\">{e(doc['conversation'])}</span> · {e(_when(s.get('from')))} – "
            f"{e(_when(s.get('to')))} · {s.get('talks', 0)} talks · state {e(str(s.get('state', '')))}</p>"]
+    probs = problems_of(doc)
+    if probs:
+        out.append(f"<div class=\"failed\"><b>This conversation does not verify ({e(str(s.get('state', '')))}):</b><ul>"
+                   + "".join(f"<li>{e(p)}</li>" for p in probs) + "</ul></div>")
+    und = doc.get("undescribed") or []
+    if und:
+        out.append(f"<p class=\"meta\">undescribed records: {len(und)} (bytes the dialect could not describe; listed at the end)</p>")
     for i, t in enumerate(steps(root, doc, thinking=thinking), 1):
         talk = t["talk"]
         label = " ".join((talk.get("label") or "").split())[:80] or talk["id"]
@@ -250,6 +303,8 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
                 out.append(f"<div class=\"step {cls}\" id=\"{sid}\">{head}{md.render(st['text'])}</div>")
             else:
                 out.append(f"<details class=\"step other\" id=\"{sid}\"><summary>{head}</summary><pre>{e(st['text'])}</pre></details>")
+    if und:
+        out.append("<h2 id=\"undescribed\">Undescribed records</h2><ul>" + "".join(f"<li>{e(_undescribed_line(u))}</li>" for u in und) + "</ul>")
     return page(_title(doc), "\n".join(out))
 
 

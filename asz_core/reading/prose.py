@@ -124,6 +124,8 @@ class ProseStats:
         self.undecided = 0
         #: turns whose text is not in the root, by the part's state (``too_large``, ``removed``): each says so in its text
         self.lost: dict[str, int] = {}
+        #: ``file: problem`` of each landed transcript file that does not verify; none of its records gave a turn
+        self.unverified: list[str] = []
 
     def line(self) -> str:
         """One line for stderr, or '' when no shape needed its source line and no turn's text is missing."""
@@ -238,18 +240,25 @@ def _turn(rec: dict, header: Header, thinking: bool, lines: Optional[SourceLines
     return role, text
 
 
-def _records(root: Path, session: str, through: int) -> Iterator[tuple[Header, str, int, dict]]:
-    """``(header, file, row, record)`` of the session's transcript files through seq ``through``, in seq/row order."""
+def _records(root: Path, session: str, through: int, bad: list[str]) -> Iterator[tuple[Header, str, int, dict]]:
+    """``(header, file, row, record)`` of the session's transcript files through seq ``through``, in seq/row order.
+
+    A file that does not verify (its closing line does not bind its bytes, a line does not read) gives no record:
+    ``file: problem`` is added to ``bad`` instead (what it holds is not evidence; asz verify names the damage)."""
     for ln, path in landed_files(root / session, skeletons=True) if (root / session).is_dir() else []:
         if ln.seq > through or ln.kind != "transcript":
             continue
         reader = SDReader(path, decode="dict")
         rel = path.relative_to(root).as_posix()
         try:
-            for row, rec in reader:
-                yield reader.header or Header("transcript", session, "", ""), rel, row, rec
-        except (SDError, OSError):
-            continue  # a file that does not read gives nothing more; asz verify names it
+            got = [(reader.header or Header("transcript", session, "", ""), rel, row, rec) for row, rec in reader]
+        except SDError as exc:
+            bad.append(f"{rel}: {exc.message} (line {exc.line})")
+            continue
+        except OSError as exc:
+            bad.append(f"{rel}: {exc.strerror or exc}")
+            continue
+        yield from got
 
 
 def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[str] = (), thinking: bool = False,
@@ -269,7 +278,7 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
     by_stream: dict[str, list[dict]] = {}
     first: dict[str, int] = {}
     raw_bytes = 0
-    for header, rel, row, rec in _records(root, session, through):
+    for header, rel, row, rec in _records(root, session, through, stats.unverified):
         stream = header.stream or "main"
         key = (stream, rec.get("ord", 0))
         if key in seen:

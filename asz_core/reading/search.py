@@ -34,7 +34,6 @@ character is taken literally (no FTS5 operator syntax reaches SQLite).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import sqlite3
@@ -48,13 +47,13 @@ from ..flow.chain import Chain, ChainError
 from ..flow.fold import FoldError, fold_rounds
 from ..flow.round import RoundError
 from ..sessiondata import SDError
-from ..sessiondata.codec import FieldError, decode_closing, decode_header
 from ..sessiondata.jsonbytes import loads
-from ..sessiondata.model import WITHHOLDABLE, Header
+from ..sessiondata.model import WITHHOLDABLE
 from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
 from ..view.document import list_conversations, title_withheld
 from ..view.rows import newest_round, read_head
+from .landed_check import landed_records, verified_rows
 from .listing import Filters, dialect_of
 from .purge import compact_securely
 
@@ -229,7 +228,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
         rel = path.relative_to(root).as_posix()
         parent = rel.rpartition("/")[0]
         try:
-            header, lines = _landed_records(path)
+            header, lines = landed_records(path)
         except (SDError, OSError):
             continue  # a file that does not read is not searched; asz verify names it
         if any(f in lines for f in _WITHHOLD_FLAGS):
@@ -264,27 +263,6 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
                 out.append((got[1], conversation, step, talk_of.get(step, ""), got[0], at, rel, row, flags))
             meta.see(rec, main, prompt)
     return head, out, meta
-
-
-def _landed_records(path: Path) -> tuple[Header, bytes]:
-    """A landed ``.sd`` file's header and its record lines (joined by newlines, no final one), once its closing
-    line's count and digest bind the bytes read (origin-digest §2.1). The records are not type-checked again:
-    asz wrote them checked, and the digest says these are those bytes. Raises SDError or OSError."""
-    data = path.read_bytes()
-    first = data.find(b"\n")
-    last = data.rfind(b"\n", 0, len(data) - 1)
-    if first < 0 or last < first or not data.endswith(b"\n"):
-        raise SDError(path, 1, "", "missing header or closing line")
-    try:
-        header = decode_header(data[:first])
-        closing = decode_closing(data[last + 1 : -1])
-    except FieldError as exc:
-        raise SDError(path, 1, exc.field, exc.message) from None
-    body = data[first + 1 : last]
-    count = body.count(b"\n") + 1 if body else 0
-    if closing.records != count or closing.digest != hashlib.sha256(memoryview(data)[: last + 1]).hexdigest():
-        raise SDError(path, count + 2, "digest", "the closing line does not bind the file's bytes")
-    return header, body
 
 
 def _summary(root: Path, conversation: str, head: Any, meta: _Meta) -> tuple:
@@ -499,7 +477,7 @@ def _mark(snippet: str) -> str:
 
 
 def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), filters: Filters | None = None,
-           kinds: Sequence[str] = (), limit: int = 20) -> list[dict]:
+           kinds: Sequence[str] = (), limit: int = 20, unverified: dict[str, str] | None = None) -> list[dict]:
     """Hits for ``query`` in the index of ``root``, best first (FTS5 bm25), at most ``limit``.
 
     A query matching :data:`RANK_LIMIT` texts or more (a word in nearly
@@ -510,8 +488,12 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
     :data:`MARK_START` and :data:`MARK_END`), ``file`` (relative to the root)
     and ``row``. Rows of records carrying a flag in ``hide`` are never
     matched; ``filters`` narrow by the conversation's project, models and
-    dialect and by the hit's own time. Raises :class:`QueryError` (nothing to
-    search for) and :class:`SearchError` (no index: run an update first).
+    dialect and by the hit's own time. A hit is served only while its landed
+    file still verifies (its closing line binds its bytes, :func:`~asz_core.reading.landed_check.file_problem`):
+    the index is derived, and text indexed from a file damaged since is not
+    evidence. Such hits are left out; ``unverified``, when given, gets
+    ``file -> problem`` for each file whose hits were. Raises :class:`QueryError`
+    (nothing to search for) and :class:`SearchError` (no index: run an update first).
     """
     path = index_path(root)
     if not path.is_file():
@@ -541,7 +523,8 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
     if f.dialect:
         where.append("(conv.dialect = ? OR conv.dialect LIKE ? || '/%')")
         args.extend([f.dialect, f.dialect])
-    args.append(max(0, int(limit)))
+    limit = max(0, int(limit))
+    bad: dict[str, str] = {}
     try:
         con = _connect(path, write=False)
         try:
@@ -551,11 +534,13 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
                    f"snippet(fts, 0, '{_SNIP_START}', '{_SNIP_END}', '…', 24), hit.file, hit.row "
                    f"FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
                    f"WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?")
-            rows = con.execute(sql, args).fetchall()
+            rows = verified_rows(Path(root), lambda n: con.execute(sql, [*args, n]).fetchall(), limit, bad)
         finally:
             con.close()
     except sqlite3.Error as exc:
         raise SearchError(f"the search index {path} cannot be read: {exc} (delete it and run asz search --reindex)") from None
+    if unverified is not None:
+        unverified.update(bad)
     hidden = set(hide)
     out = []
     for cid, title, title_from, talk, step, kind, at, snip, file, row in rows:

@@ -20,7 +20,7 @@ from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
 from .kinds import CONTENT_KINDS
 
-__all__ = ["LandedSession", "landed_lines", "title_withheld", "header_time", "ms_of"]
+__all__ = ["LandedSession", "hold_back", "landed_lines", "title_withheld", "header_time", "ms_of"]
 
 
 def ms_of(ns: int | None) -> int | None:
@@ -54,6 +54,9 @@ class LandedSession:
         self.times: dict[int, list[int | None]] = {}
         self.headers: dict[int, Any] = {}
         self.problems: list[str] = []
+        #: seq -> why a landed file does not verify (its closing line does not bind its bytes, or a line does not
+        #: read). Its records are read with every part held back (:func:`hold_back`): none of their text is served.
+        self.unverified: dict[int, str] = {}
         #: False when no landed record can hold a number kept as its text (``NumberText``): every file's bytes were
         #: probed whole and none holds one (:func:`~asz_core.sessiondata.jsonbytes.exact_as_plain`).
         self.wide_numbers = False
@@ -75,6 +78,8 @@ class LandedSession:
                 recs.append(rec)
         except SDError as exc:
             self.problems.append(f"landed file {path.relative_to(self.root).as_posix()} does not read: {exc.message} (line {exc.line})")
+            self.unverified[seq] = f"{exc.message} (line {exc.line})"
+            recs = [hold_back(r) for r in recs]
         # a whole read hashed every byte of the file already
         lines, size = data.count(b"\n"), len(data)
         if path.suffix == ".sk":  # a skeleton stands for the landed file its header's removed.digest names (issue 21)
@@ -91,7 +96,7 @@ class LandedSession:
         times = [t for t in all_times if t is not None]
         self.records[seq] = recs
         self.headers[seq] = h
-        self.files[seq] = {
+        entry = self.files[seq] = {
             "file": path.relative_to(self.root).as_posix(),
             "format": "sd",
             "kind": h.kind if h else "",
@@ -105,6 +110,8 @@ class LandedSession:
             "from_time": ms_of(min(times)) if times else None,
             "through_time": ms_of(max(times)) if times else None,
         }
+        if seq in self.unverified:  # a key only a file that fails its check carries: a verified document keeps its bytes
+            entry["problem"] = self.unverified[seq]
 
     def record_lines(self, hide: Iterable[str]) -> Iterator[bytes]:
         """Each record carrying one of the ``hide`` flags, as one JSON line (for :func:`title_withheld`)."""
@@ -228,6 +235,26 @@ class LandedSession:
             return None
         parts = rec.get("parts", ())
         return parts[ref.block] if 0 <= ref.block < len(parts) else None
+
+
+def hold_back(rec: dict) -> dict:
+    """A record of a landed file that does not verify, as the view reads it: every part keeps its kind, bytes and
+    identifiers (id, name, of, media, ...) and loses text, data and encoding, and its state says ``unavailable``
+    (seed 000 lists the state; seed 004: where the evidence cannot be shown the document says unavailable).
+    The envelope (ids, time, flags, usage) stays, so the chain's structure still folds."""
+    parts = rec.get("parts")
+    if not isinstance(parts, list):
+        return rec
+    held = []
+    for p in parts:
+        if isinstance(p, dict):
+            p = {k: v for k, v in p.items() if k not in _HELD_BACK}
+            p["state"] = "unavailable"
+        held.append(p)
+    return {**rec, "parts": held}
+
+
+_HELD_BACK = frozenset(("text", "data", "encoding"))
 
 
 def title_withheld(lines: Iterable[bytes], title: str, hide: Iterable[str]) -> bool:

@@ -696,7 +696,7 @@
       h('div', { class: 'line1' }, caret, h('span', { class: 'when' }, fmtTime(t.from || t.at)),
         child ? h('span', { class: 'tag' }, 'subagent · ' + streamLabel(t.stream)) : null,
         h('span', null, num(t.runs) + ' run' + (t.runs === 1 ? '' : 's') + ' · ' + num(t.steps || 0) + ' steps · ' + num(t.tools || 0) + ' tools'),
-        (t.from && t.to) ? h('span', null, fmtDur(t.to - t.from)) : null),
+        (t.from && t.to) ? h('span', null, fmtDur(t.to - t.from)) : null, unverifiedTag(t)),
       h('div', { class: 'label' }, t.label || (child ? h('span', { class: 'muted' }, 'Subagent: ' + streamLabel(t.stream)) : h('span', { class: 'faint' }, '(no label: nothing a person typed starts this talk)'))),
       t.reply ? h('div', { class: 'reply' }, '↳ ', t.reply) : null);
     const el = h('section', { class: 'talk' + (child ? ' child' : ''), 'data-talk': t.id }, head, body);
@@ -792,8 +792,26 @@
     return bits;
   }
 
+  // The landed file a node's records come from when it does not verify (its files entry names the problem), else null:
+  // the node's text is held back (state unavailable) and the row says why, where it is drawn.
+  function unverifiedFile(n) {
+    const refs = (n.ref ? [n.ref] : []).concat(n.refs || []);
+    for (let i = 0; i < refs.length; i++) {
+      const f = IDX.fileBySeq.get(refs[i].seq);
+      if (f && f.problem) return f;
+    }
+    return null;
+  }
+  function unverifiedTag(n) {
+    const f = unverifiedFile(n);
+    return f ? h('span', { class: 'tag failed unverified', title: f.file + ': ' + f.problem },
+      'not verified: landed file seq ' + f.seq + ' does not verify; its text is not shown') : null;
+  }
+
   function tags(n) {
     const out = [];
+    const bad = unverifiedTag(n);
+    if (bad) out.push(bad);
     if (n.failed) out.push(h('span', { class: 'tag failed' }, 'failed'));
     if (n.state === 'omitted') out.push(h('span', { class: 'tag withheld' }, 'withheld · ' + fmtBytes(n.bytes)));
     else if (withheldFlags(n).length) out.push(h('span', { class: 'tag' }, withheldFlags(n).join(', ')));
@@ -1161,7 +1179,8 @@
   function drawFiles() {
     panel.append(paged(['File', 'Kind', 'Seq / round', 'Stream / run', 'Lines', 'Bytes', 'Digest', 'From', 'Through'], D.files.map(function (f) {
       return [h('span', { class: 'mono' }, f.file), f.kind, f.seq !== null ? 'seq ' + f.seq : 'round ' + f.round, f.stream || f.run || '—',
-        num(f.lines), fmtBytes(f.bytes), h('span', { class: 'mono' }, short(f.digest)), fmtTime(f.from_time), fmtTime(f.through_time)];
+        num(f.lines), fmtBytes(f.bytes), f.problem ? h('span', { class: 'bad unverified', title: f.problem }, 'does not verify: ' + f.problem) :
+          h('span', { class: 'mono' }, short(f.digest)), fmtTime(f.from_time), fmtTime(f.through_time)];
     }), [0, 0, 0, 0, 1, 1, 0, 0, 0]));
   }
   function drawRelations() {
