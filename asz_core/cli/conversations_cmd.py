@@ -91,7 +91,10 @@ def conversations(
     model calls, tokens, cost and verification state.
 
     Each conversation's document is built (withholding view.hide) to know its
-    state. Exit 0 when listed (also when none), 1 when the root is missing, 2 on usage errors.
+    state. Landed sessions with no conversation chain (never parsed, e.g. after
+    collect --no-parse, or their rounds removed) are in no row; a last line
+    counts them (on stderr with --json). Exit 0 when listed (also when none),
+    1 when the root is missing, 2 on usage errors.
     """
     r, hide = settings("conversations", root, config)
     filters = make_filters("conversations", project, since, until, model, dialect)
@@ -110,19 +113,40 @@ def conversations(
             typer.echo(f"asz conversations: interrupted after {bar.done} of {len(ids)} conversations", err=True)
             raise typer.Exit(130)
     rows = newest_first(rows)
+    note = _unchained_note(r)
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2) + b"\n")
+        if note:
+            typer.echo(f"asz conversations: {note}", err=True)
         return
     if not rows:
         typer.echo(f"no conversations in {r}" + (" match the filters" if ids else " (collect and parse sessions into it)"))
+        if note:
+            typer.echo(note)
         return
     typer.echo("  ".join(f"{h:{a}{w}}" if w else h for h, w, a in COLUMNS))
     for row in rows:
         typer.echo(table_line(row))
     typer.echo(f"{len(rows)} of {len(ids)} conversations")
+    if note:
+        typer.echo(note)
     missing = sorted({m for row in rows for m in unpriced(row)})
     if missing:  # as asz usage says it
         typer.echo(f"* unpriced, left out of the cost: {', '.join(missing)} (add them under prices in asz.yaml)")
+
+
+def _unchained_note(root: Path) -> str:
+    """``N landed session(s) have no conversation chain …`` when sessions landed in ``root`` have no round (never
+    parsed, or their rounds removed): they are in no list until asz parse builds their chains; else ''."""
+    from ..verify.unparsed import unchained_sessions
+
+    never, gone = unchained_sessions(root)
+    n = len(never) + len(gone)
+    if not n:
+        return ""
+    return (f"{n} landed session(s) have no conversation chain and are not listed"
+            + (f" ({len(gone)} parsed before: their rounds are gone)" if gone else "")
+            + f": asz parse --root {root} builds them (asz verify names them)")
 
 
 def register(app: typer.Typer) -> None:

@@ -1,0 +1,73 @@
+"""Landed sessions with no conversation chain, as ``asz verify`` and ``asz ls`` say them (trial finding 10).
+
+A session ``asz parse`` read has a session index (``<session>/index/``) and, for every landed file, rounds under
+``<root>/_conversations/<session>/rounds`` (a Claude Code session's conversation id is its session id). A session
+landed but never parsed (``asz collect --no-parse``) has neither: that is normal, and is said as a note. A session
+with a session index but no round was parsed once and its rounds were removed since: that is a problem, since its
+conversation disappeared from every reader; ``asz parse`` builds the chain again from the landed files.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..flow.chain import CONVERSATIONS
+from ..flow.index import index_dir
+from ..flow.round import parse_round_file_name
+from ..storage.layout import landed_files, session_dirs
+from ..storage.root import SESSION_STATE
+from .report import Problem, Section
+
+__all__ = ["unchained_sessions", "unchained_section", "has_chain", "shown_ids", "NEVER_PARSED_LINE"]
+
+
+def has_chain(root: Path, session: str) -> bool:
+    """True when ``<root>/_conversations/<session>/rounds`` holds a round file."""
+    rdir = Path(root) / CONVERSATIONS / session / "rounds"
+    try:
+        return any(parse_round_file_name(name) for name in os.listdir(rdir))
+    except OSError:
+        return False
+
+
+def unchained_sessions(root: str | os.PathLike, session: str | None = None) -> tuple[list[str], list[str]]:
+    """``(never parsed, parsed but chain gone)``: session ids of ``root`` (or only ``session``) that hold landed files
+    and no round, split by whether their session index is there (a parse read them). Each list sorted."""
+    root = Path(root)
+    dirs = [root / session] if session is not None else session_dirs(root)
+    never: list[str] = []
+    gone: list[str] = []
+    for sdir in dirs:
+        if has_chain(root, sdir.name) or not landed_files(sdir, skeletons=True):
+            continue
+        parsed = (index_dir(sdir) / "entries.jsonl").is_file() and (sdir / SESSION_STATE).is_file()
+        (gone if parsed else never).append(sdir.name)  # a received session (no session.state) waits for its rounds
+    return never, gone
+
+
+def shown_ids(ids: list[str], n: int = 5) -> str:
+    """The first ``n`` ids, comma-separated, then ``and N more``."""
+    return ", ".join(ids[:n]) + (f" and {len(ids) - n} more" if len(ids) > n else "")
+
+
+def unchained_section(root: str | os.PathLike, shown_root: str, session: str | None, section: Section) -> None:
+    """Add to ``section`` (the chains' section of ``asz verify``) a note for landed sessions never parsed and a
+    ``missing chain`` problem for each session parsed once whose rounds are gone; counts ``unparsed`` and
+    ``unchained`` only when not zero (a clean report keeps its shape)."""
+    never, gone = unchained_sessions(root, session)
+    if never:
+        section.counts["unparsed"] = len(never)
+        section.notes.append(NEVER_PARSED_LINE.format(n=len(never), ids=shown_ids(never)))
+    if gone:
+        section.counts["unchained"] = len(gone)
+    for sid in gone:
+        section.problems.append(Problem(os.path.join(shown_root, CONVERSATIONS, sid), 0, "", "missing chain",
+                                        f"session {sid} was parsed (its session index is there) but has no round: its "
+                                        "rounds were removed or its parse failed; asz parse builds the chain again "
+                                        "from the landed files"))
+
+
+#: The note counting landed sessions never parsed; ``{n}`` the count, ``{ids}`` the first of them.
+NEVER_PARSED_LINE = ("{n} landed session(s) not parsed yet, so no conversation chain (normal after "
+                     "asz collect --no-parse; asz parse builds them): {ids}")
