@@ -1,0 +1,98 @@
+"""Sessions with no conversation chain, and a root filled by ``asz receive`` (trial findings 10 and 9).
+
+Real input: the Claude Code corpus (../shared/corpus/claude-code/projects, 11 sessions) collected by the real
+``asz collect --once`` (tests/conftest.py), with and without ``--no-parse``; a real ``asz receive`` on loopback fed
+by a real ``asz push``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from asz_core.export.receive import Receiver
+from asz_core.verify.report import UNCURSORED_LINE
+
+CORPUS_SESSIONS = 11  # main transcripts under ../shared/corpus/claude-code/projects
+SID = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
+UNCURSORED_WORDS = UNCURSORED_LINE.split("{n}")[1].split(":")[0]  # " stream(s) hold landed files but no cursor"
+
+
+def asz(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True, timeout=600, cwd=cwd)
+
+
+def test_a_session_whose_rounds_were_removed_is_said_by_verify_ls_and_conversation(corpus_copy):
+    root = corpus_copy()
+    shutil.rmtree(root / "_conversations" / SID)
+    v = asz("verify", "--root", str(root))
+    assert v.returncode == 1, v.stdout + v.stderr
+    lines = v.stdout.splitlines()
+    assert lines[0].startswith(f"checked {CORPUS_SESSIONS} session(s), ")
+    assert lines[1].startswith(f"checked {CORPUS_SESSIONS - 1} conversation chain(s), ")
+    assert f"{root}/_conversations/{SID}: missing chain: session {SID} was parsed (its session index is there) but has no round" in v.stdout
+    ls = asz("ls", "--root", str(root))
+    assert ls.returncode == 0
+    assert ls.stdout.splitlines()[-2:] == [
+        f"{CORPUS_SESSIONS - 1} of {CORPUS_SESSIONS - 1} conversations",
+        f"1 landed session(s) have no conversation chain and are not listed (1 parsed before: their rounds are gone): "
+        f"asz parse --root {root} builds them (asz verify names them)"]
+    c = asz("conversation", SID[:8], "--root", str(root))
+    assert c.returncode == 1
+    assert f"conversation '{SID}' has no chain" in c.stderr and f"session {SID} landed in {root}" in c.stderr
+    p = asz("parse", "--root", str(root))
+    assert p.returncode == 0, p.stdout + p.stderr
+    again = asz("verify", "--root", str(root))
+    assert again.returncode == 0 and "missing chain" not in again.stdout and "not parsed" not in again.stdout
+    assert asz("ls", "--root", str(root)).stdout.splitlines()[-1] == f"{CORPUS_SESSIONS} of {CORPUS_SESSIONS} conversations"
+
+
+def test_sessions_landed_without_a_parse_are_a_note_not_a_problem(corpus_dir, tmp_path):
+    root = tmp_path / "root"
+    c = asz("collect", "--once", "--no-parse", "--source", str(corpus_dir / "claude-code" / "projects"), "--root", str(root))
+    assert c.returncode == 0, c.stdout + c.stderr
+    v = asz("verify", "--root", str(root))
+    assert v.returncode == 0, v.stdout + v.stderr
+    note = [ln for ln in v.stdout.splitlines() if "not parsed yet" in ln]
+    assert note and note[0].startswith(f"{CORPUS_SESSIONS} landed session(s) not parsed yet, so no conversation chain "
+                                       "(normal after asz collect --no-parse; asz parse builds them): ")
+    j = asz("verify", "--root", str(root), "--json")
+    assert '"unparsed": 11' in j.stdout and '"ok": true' in j.stdout
+    ls = asz("ls", "--root", str(root))
+    assert ls.stdout.splitlines() == [f"no conversations in {root} (collect and parse sessions into it)",
+                                      f"{CORPUS_SESSIONS} landed session(s) have no conversation chain and are not listed: "
+                                      f"asz parse --root {root} builds them (asz verify names them)"]
+
+
+def test_a_clean_parsed_root_keeps_its_report(corpus_collected):
+    j = asz("verify", "--root", str(corpus_collected), "--json")
+    assert j.returncode == 0
+    assert '"unparsed"' not in j.stdout and '"unchained"' not in j.stdout
+
+
+@pytest.fixture
+def receiver(tmp_path):
+    r = Receiver(tmp_path / "received", "127.0.0.1:0").start().serve_in_thread()
+    yield r
+    r.stop()
+
+
+def test_a_root_filled_by_receive_has_no_cursor_note(corpus_copy, receiver, tmp_path):
+    sent = corpus_copy()
+    p = asz("push", "--root", str(sent), "--endpoint", f"http://{receiver.address}", cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    v = asz("verify", "--root", str(receiver.root))
+    assert v.returncode == 0, v.stdout + v.stderr
+    assert UNCURSORED_WORDS not in v.stdout
+    assert not list(receiver.root.glob("*/streams/*/*.cursor"))  # a received root holds no cursor at all
+    # the same streams in a collected root whose cursors are gone are still said: a collect pass lands them again
+    cursors = sorted(sent.glob("*/streams/*/*.cursor"))
+    assert cursors
+    for c in cursors:
+        c.unlink()
+    own = asz("verify", "--root", str(sent))
+    assert f"{len(cursors)}{UNCURSORED_WORDS}" in own.stdout
