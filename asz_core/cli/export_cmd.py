@@ -133,6 +133,29 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
     return len(rows), unverified
 
 
+def _one(r: Path, given: str, fmt: str, hide: list[str], thinking: bool, out: Optional[Path], prose: Prose) -> int:
+    """Export the conversation ``given`` names (an id or a unique prefix); 1 when it does not verify (warned), else 0."""
+    from ..reading.ids import IdError, conversation_id as resolve
+    from ..view.document import ViewError
+
+    try:
+        cid = resolve(r, given)
+        data, bad = render(r, cid, fmt, hide, thinking, prose)
+    except IdError as exc:
+        raise fail_id("export", exc)
+    except (ViewError, LookupError) as exc:
+        typer.echo(f"asz export: {exc}", err=True)
+        raise typer.Exit(1)
+    if out is None:
+        sys.stdout.buffer.write(data)
+    else:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(data)
+        typer.echo(f"wrote {out} ({len(data):,} bytes)", err=True)
+    warn_unverified(cid, bad)
+    return 1 if bad else 0
+
+
 def export(
     conversation_id: Optional[str] = typer.Argument(None, metavar="[ID]", help="A conversation id, or a unique prefix of one."),
     project: str = typer.Option("", "--project", help="Every conversation whose project contains this (case-insensitive)."),
@@ -165,9 +188,6 @@ def export(
     no usable round, or one written that does not verify, 2 usage (an
     ambiguous prefix, no ID and no filter, a bad format).
     """
-    from ..reading.ids import IdError, conversation_id as resolve
-    from ..view.document import ViewError
-
     if fmt not in FORMATS:
         raise _usage(f"--format is one of {', '.join(FORMATS)}, not {fmt!r}")
     many = bool(project or since or until)
@@ -181,22 +201,7 @@ def export(
         raise typer.Exit(1)
     prose = Prose(source, config)
     if conversation_id is not None:
-        try:
-            cid = resolve(r, conversation_id)
-            data, bad = render(r, cid, fmt, hide, thinking, prose)
-        except IdError as exc:
-            raise fail_id("export", exc)
-        except (ViewError, LookupError) as exc:
-            typer.echo(f"asz export: {exc}", err=True)
-            raise typer.Exit(1)
-        if out is None:
-            sys.stdout.buffer.write(data)
-        else:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_bytes(data)
-            typer.echo(f"wrote {out} ({len(data):,} bytes)", err=True)
-        warn_unverified(cid, bad)
-        unverified = 1 if bad else 0
+        unverified = _one(r, conversation_id, fmt, hide, thinking, out, prose)
     else:
         from ..reading.listing import conversation_rows, newest_first
 
