@@ -308,6 +308,12 @@ def test_a_cursor_cut_short_or_missing(root: Path) -> None:
     assert [p.problem for p in got.problems] == ["bad cursor"] and "last_seq: missing" in got.problems[0].detail
     os.unlink(c)
     got = verify_root(root)
+    assert got.ok and UNCURSORED_LINE.format(n=1) not in got.lines()  # no collect pass landed s1 here: no note
+    from asz_core.storage.root import SESSION_STATE, write_state
+
+    # as a collect pass leaves it: session.state says a collect pass landed this session here (trial finding 9)
+    write_state(files(root)[0].parents[2] / SESSION_STATE, (("next_seq", 12), ("liveness", "unknown")))
+    got = verify_root(root)
     assert got.ok and UNCURSORED_LINE.format(n=1) in got.lines()
 
 
@@ -338,6 +344,8 @@ def test_cli_reports_root_problems(root: Path, tmp_path: Path) -> None:
         "checked 2 session(s), 8 stream(s), 68 records",
         "checked 0 conversation chain(s), 0 round(s)",
         "checked 0 provider bodies: 0 rebuilt to their digest",  # the fixture lands one empty provider_body file
+        # landed, never parsed: said, not a problem (trial finding 10)
+        "2 landed session(s) not parsed yet, so no conversation chain (normal after asz collect --no-parse; asz parse builds them): s1, s2",
         OK_LINE,
     ]
     f = files(root)[1]
@@ -346,7 +354,8 @@ def test_cli_reports_root_problems(root: Path, tmp_path: Path) -> None:
     assert got.returncode == 1
     out = got.stdout.splitlines()
     assert out[0] == "checked 2 session(s), 8 stream(s), 58 records"
-    assert out[3].startswith(str(files(root)[1]) + ":2: ord gap [ord]: ")
+    assert out[3].startswith("2 landed session(s) not parsed yet")  # notes before problems
+    assert out[4].startswith(str(files(root)[1]) + ":2: ord gap [ord]: ")
     got = run("verify", "--root", str(root), "--json", cwd=tmp_path)
     d = json.loads(got.stdout)
     assert got.returncode == 1 and d["ok"] is False and d["records"] == 58
