@@ -196,12 +196,12 @@ def collect(
     ``rounds`` the Session Flow rounds the parse after landing wrote
     (origin-digest §4.3; a session whose chain cannot be extended is an error).
     A pass that finds no session says so on stderr (``note:``).
-    Problems go to stderr as ``error:``, ``conflict:`` or ``busy:`` lines. One
-    collector per root: a second one is refused (exit 1) while the first runs.
-    Several adapters collect together, session by session: within a session's
-    pass the main transcript lands first, then the observers' ``changes`` and
-    ``execution`` files, then the rest (:func:`asz_core.collect.landing_rank`);
-    ``sessions=`` counts each session once.
+    Problems go to stderr as ``error:``, ``conflict:`` or ``busy:`` lines. One collector per root:
+    a second one is refused (exit 1) while the first runs. Several adapters collect together, session
+    by session: within a session's pass the main transcript lands first, then the observers' ``changes``
+    and ``execution`` files, then the rest (:func:`asz_core.collect.landing_rank`); ``sessions=`` counts
+    each session once. Ctrl-C stops at once and says on stderr ``stopped: landed N file(s) in N session(s)
+    and wrote N round(s) this pass`` (exit 130 with --once, else 0).
     """
     if lock_timeout < 0:
         raise _usage("collect", f"--lock-timeout must not be negative, got {lock_timeout}")
@@ -225,11 +225,12 @@ def collect(
                   options=CollectOptions(max_delta_bytes=j.max_delta_bytes, lock_timeout=lock_timeout, jobs=jobs_n), report=report)
         for j in jobs if j is not provider
     ]
-    stop = threading.Event()
+    stop, started = threading.Event(), time.time_ns()
     if watch:
         _start_watch(storage, cfg, jobs, every, lock, stop)
     try:
         while True:
+            started = time.time_ns()
             counters, took = _pass(collectors, provider, storage, cfg, jobs, lock_timeout=lock_timeout, jobs_n=jobs_n,
                                    parse=not no_parse)
             if watch and not no_parse:
@@ -247,10 +248,41 @@ def collect(
                 typer.echo("stopped", err=True)
                 raise typer.Exit(0)
     except KeyboardInterrupt:
-        typer.echo("stopped", err=True)
+        typer.echo(f"stopped: {_written_since(storage, started)} (each lands whole or not at all; the next pass goes on from there)",
+                   err=True)
         raise typer.Exit(0 if watch else 130)
     finally:
         lock.release()
+
+
+#: A file system's clock may lag the process's by a tick (a few ms): a file written just after a pass began is counted.
+_CLOCK_SLACK_NS = 50_000_000
+
+
+def _written_since(storage: Path, since_ns: int) -> str:
+    """What the interrupted pass wrote, from the files themselves (its workers' counters never came back):
+    ``landed N file(s) in N session(s) and wrote N round(s) this pass``, counting landed files and round files
+    modified since ``since_ns`` (ns since the epoch, the pass's start). Never raises."""
+    from ..storage.layout import landed_files, session_dirs
+
+    since = since_ns - _CLOCK_SLACK_NS
+    files = sessions = rounds = 0
+    try:
+        for sdir in session_dirs(storage):
+            new = sum(1 for _, f in landed_files(sdir) if _modified_since(f, since))
+            files += new
+            sessions += new > 0
+        rounds = sum(1 for f in (storage / "_conversations").glob("*/rounds/*.sf") if _modified_since(f, since))
+    except OSError:
+        pass
+    return f"landed {files} file(s) in {sessions} session(s) and wrote {rounds} round(s) this pass"
+
+
+def _modified_since(path: Path, ns: int) -> bool:
+    try:
+        return path.stat().st_mtime_ns >= ns
+    except OSError:
+        return False
 
 
 def _start_watch(storage: Path, cfg: Config, jobs: list, every: float, lock, stop: threading.Event) -> None:

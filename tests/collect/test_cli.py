@@ -228,3 +228,29 @@ def test_a_missing_or_regular_file_source_root_is_said_plainly(tmp_path):
     for out in (p.stdout, p.stderr):
         assert "Error:" not in out
     assert not root.exists() and not (tmp_path / "data").exists()
+
+
+def test_ctrl_c_says_what_the_pass_landed_before_it_stopped(corpus_dir, tmp_path):
+    """Trial finding 12: an interrupted ``asz collect --once`` printed only ``stopped``. The root starts empty, so every
+    landed file and round on disk afterwards is this pass's: the line must count exactly those."""
+    import re
+
+    projects = corpus_dir / "claude-code" / "projects"
+    if not projects.is_dir():
+        pytest.skip(f"{projects} is absent")
+    root = tmp_path / "root"
+    proc = subprocess.Popen([*ASZ, "collect", "--once", "--jobs", "2", "--source", str(projects), "--root", str(root)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(), start_new_session=True)
+    deadline = time.monotonic() + 300
+    while not any(root.glob("*/streams/*/*.sd")) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert proc.poll() is None, "the pass ended before it could be interrupted"
+    os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the command and its workers
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    said = re.search(r"stopped: landed (\d+) file\(s\) in (\d+) session\(s\) and wrote (\d+) round\(s\) this pass", err)
+    assert said, err
+    files = [f for f in root.rglob("*.sd") if not f.relative_to(root).parts[0].startswith("_")]
+    rounds = list((root / "_conversations").glob("*/rounds/*.sf"))
+    assert [int(n) for n in said.groups()] == [len(files), len({f.relative_to(root).parts[0] for f in files}), len(rounds)]
+    assert files
