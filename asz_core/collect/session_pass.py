@@ -149,7 +149,8 @@ class SessionPass:
         owner = cur.source if cur is not None else owners.get(cp)
         if owner is not None and owner != s.src and cur is not None and owners.get(cp) is None and self._moved(cur, s):
             # The same file under a new name (a renamed project directory): the cursor follows it.
-            self.report.note(s.path, f"is {owner} moved (same device and inode, old path gone); its cursor follows it")
+            same = "same device and inode" if s.mode == "append" else "the content it landed"
+            self.report.note(s.path, f"is {owner} moved ({same}, old path gone); its cursor follows it")
             cur.source = s.src
             cur.updated_at = format_rfc3339(time.time_ns())
             write_cursor(cp, cur, fsync=self.opts.fsync)  # now, not only when new bytes land: asz sources reads it

@@ -496,6 +496,9 @@ def test_a_moved_source_s_cursor_is_written_with_its_new_path_at_once(tmp_path):
     assert "conflicts=0" in moved.stdout and "records=0 " in moved.stdout
     srcs = sorted(str(p.relative_to(src)) for p in renamed.rglob("*") if p.is_file())
     assert moved.stderr.count("its cursor follows it") == len(srcs) == 3
+    # two transcripts (append: followed by device and inode) and one agent meta file (snapshot: by its content)
+    assert moved.stderr.count("(same device and inode, old path gone)") == 2
+    assert moved.stderr.count("(the content it landed, old path gone)") == 1
     cursors = [read_cursor(cp) for cp in sorted(root.rglob("*.cursor"))]
     assert sorted(c.source for c in cursors) == srcs
     listed = asz("sources", "--json")
