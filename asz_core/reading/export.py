@@ -122,6 +122,9 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> list
     def held(ref: dict | None) -> str:  # the marker for text a file that does not verify would have given, else ''
         return unverified_marker(bad[ref["seq"]]) if ref and ref.get("seq") in bad else ""
 
+    if bad:  # what such a file holds is not read as evidence, even when it reads (rewritten whole, closing line too)
+        recs = {k: v for k, v in recs.items() if k[0] not in bad}
+
     out = []
     for talk in doc.get("talks", ()):
         shown = []

@@ -122,6 +122,10 @@ def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: 
     # A torn tail is said, not a mismatch: the landed records are whole, one source line waits for its newline.
     b.problems.extend(torn_line(src, size) for src, size in session_torn_tails(session_dir(root, fold.head.session)))
     verified = b.check_inputs(accepted, sess)
+    for r, ok in zip(accepted, verified):
+        if not ok:  # a round whose landed files changed: the file the session index points at is not evidence
+            for line in sess.pin_damage(r.header.from_seq, r.header.through_seq):
+                b.problem("mismatch", line)
     v = DocumentView(b, fold, sess, links_of(fold))
     stream_records = {seq: recs for seq, recs in sess.records.items()  # changes, executions, bodies: another id space
                       if sess.headers.get(seq) is None or sess.headers[seq].kind not in SET_ASIDE_KINDS}

@@ -113,6 +113,31 @@ class LandedSession:
         if seq in self.unverified:  # a key only a file that fails its check carries: a verified document keeps its bytes
             entry["problem"] = self.unverified[seq]
 
+    def pin_damage(self, from_seq: int, through_seq: int) -> list[str]:
+        """Hold back the records of each landed file of seqs ``from_seq``..``through_seq`` (a round whose input digest
+        no longer matches) that differs from what the session index kept of it when it landed, although its closing
+        line binds its bytes (the file was written again whole). Returns one problem line per file held back.
+
+        The round's digest decides that something changed; the index only points at which file
+        (:func:`~asz_core.verify.damage.first_damaged_line`). A file every record row of which matches the index is
+        left as it is."""
+        from ..verify.damage import first_damaged_line
+
+        out = []
+        for seq in range(from_seq, through_seq + 1):
+            entry = self.files.get(seq)
+            if entry is None or seq in self.unverified:
+                continue
+            d = first_damaged_line(self.root / entry["file"], self.dir, seq)
+            if d is None or (d.row == 0 and d.line != 1):  # not indexed, or every line matches (only the closing line)
+                continue
+            self.unverified[seq] = entry["problem"] = f"{d.detail} (line {d.line})"
+            self.records[seq] = [hold_back(r) for r in self.records[seq]]
+            out.append(f"landed file {entry['file']} differs from the file indexed when it landed: {d.detail} (line {d.line})")
+        if out:
+            self._listed_parts = self._media_parts = self._content = self._cut = None
+        return out
+
     def record_lines(self, hide: Iterable[str]) -> Iterator[bytes]:
         """Each record carrying one of the ``hide`` flags, as one JSON line (for :func:`title_withheld`)."""
         names = set(hide)

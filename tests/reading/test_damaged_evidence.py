@@ -118,3 +118,33 @@ def test_search_leaves_out_hits_indexed_from_a_file_changed_since(damaged):
         assert con.execute("SELECT count(*) FROM hit WHERE file = ?", (rel,)).fetchone()[0] > 0
     finally:
         con.close()
+
+
+def test_a_file_written_again_whole_with_a_new_closing_line_is_held_back_too(corpus_copy, tmp_path):
+    """The closing line recomputed over the changed bytes: the file reads, but the round's input digest no longer
+    matches, and the session index (kept when the file landed) points at the file and row that changed."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "verify"))
+    from verify_landing import edit_records
+
+    root = corpus_copy()
+    (path,) = sorted((root / SID / "streams" / "main").glob("transcript-*.sd"))
+    rows = [i for i, line in enumerate(path.read_bytes().splitlines()[1:-1], 1) if TYPED in line]
+    assert len(rows) == 1
+    edit_records(path, lambda recs: [r.replace(TYPED, ALTERED) for r in recs], fix_closing=True)
+    rel = path.relative_to(root).as_posix()
+    p = asz("conversation", SID, "--json", "--root", str(root))
+    assert "HACKED" not in p.stdout
+    doc = json.loads(p.stdout)
+    (entry,) = [f for f in doc["files"] if "problem" in f]
+    assert entry["file"] == rel
+    assert entry["problem"] == f"record row {rows[0]} differs from the one indexed when the file landed (line {rows[0] + 1})"
+    assert doc["summary"]["state"] == "mismatch" and doc["rounds"][0]["verified"] is False
+    assert any(x.startswith(f"landed file {rel} differs from the file indexed when it landed") for x in doc["summary"]["problems"])
+    person = [n for n in walk(doc["talks"]) if n["kind"] == "message.external" and n["ref"]["seq"] == entry["seq"]]
+    assert person and all(n["state"] == "unavailable" and "text" not in n for n in person)
+    out = tmp_path / "x.md"
+    e = asz("export", SID, "--out", str(out), "--root", str(root), check=False)
+    assert e.returncode == 1 and "HACKED" not in out.read_text(encoding="utf-8")
+    assert f"[not shown: landed file {rel} does not verify: record row {rows[0]} differs" in out.read_text(encoding="utf-8")
