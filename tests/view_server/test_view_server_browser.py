@@ -301,5 +301,6 @@ def test_the_header_says_project_models_tokens_and_cost(browser, corpus_root, se
     chips = open_at(browser, f"{s.base}/c/{conv}", "#usage")
     text = chips.text
     assert "/home/kim/projects/spotter (master)" in text and "claude-code 2.1.38" in text
-    assert "claude-opus-4-6" in text and "out 13" in text and "$0.09" in text
+    # its 13,835 cache writes are 1-hour writes, priced at $10 per million (tests/view/test_view_usage.py: $0.144448)
+    assert "claude-opus-4-6" in text and "out 13" in text and "cache write 13,835 (1-hour 13,835)" in text and "$0.14" in text
     shot(browser, "usage-header")

@@ -322,8 +322,11 @@
     const v = (c && typeof c === 'object') ? c.usd : c;
     return typeof v === 'number' ? '$' + v.toFixed(v < 1 ? 4 : 2) : '—';
   }
+  function writes(u) {  // cache writes, and the 1-hour part of them (priced at its own rate) when the records name one
+    return num(u.cache_write) + (u.cache_write_1h ? ' (1-hour ' + num(u.cache_write_1h) + ')' : '');
+  }
   function tokenTitle(u) {
-    return u ? 'in ' + num(u.in) + ' · out ' + num(u.out) + ' · cache read ' + num(u.cache_read) + ' · cache write ' + num(u.cache_write) : null;
+    return u ? 'in ' + num(u.in) + ' · out ' + num(u.out) + ' · cache read ' + num(u.cache_read) + ' · cache write ' + writes(u) : null;
   }
   // Model calls were made but the runtime wrote no token count for any of them (Kiro, a LangSmith trace without
   // usage): the page says so instead of drawing 0 tokens and $0 as if they had been counted.
@@ -602,7 +605,7 @@
         chip('models', (s.models || []).join(', ') || '—'),
         unrecorded(s.usage, (s.kinds || {})['llm.call']) ? chip('tokens', 'not recorded by the runtime') :
           chip('tokens', 'in ' + num(s.usage.in) + ' · out ' + num(s.usage.out) + ' · cache read ' + num(s.usage.cache_read) +
-            ' · cache write ' + num(s.usage.cache_write)),
+            ' · cache write ' + writes(s.usage)),
         chip('cost', unrecorded(s.usage, (s.kinds || {})['llm.call']) ? '—' : costText(s.cost))));
     }
     add(app, h('div', { class: 'chips' }, chip('talks', num(s.talks)), chip('steps', num(s.steps)), chip('streams', num(s.streams)),
@@ -777,7 +780,7 @@
       bits.push(h('span', { class: 'pv' }, oneLine(toolInputPreview(n), 160)));
     } else if (k === 'llm.call') {
       const u = n.usage;
-      bits.push(h('span', { class: 'pv' }, u ? 'tokens in ' + num(u.in) + ' · out ' + num(u.out) + ' · cache read ' + num(u.cache_read) + ' · cache write ' + num(u.cache_write) : ''));
+      bits.push(h('span', { class: 'pv' }, u ? 'tokens in ' + num(u.in) + ' · out ' + num(u.out) + ' · cache read ' + num(u.cache_read) + ' · cache write ' + writes(u) : ''));
     } else if (k === 'run') {
       bits.push(h('span', { class: 'pv' }, 'trigger ' + ((n.attrs && n.attrs.trigger) || 'unknown')));
     } else if (k === 'turn.duration') {
@@ -1008,7 +1011,7 @@
     }
     if (n.state === 'omitted') det.append(h('div', { class: 'box notice small' }, 'Withheld: this step carries ' + withheldFlags(n).join(', ') + '; its ' + fmtBytes(n.bytes) + ' are not shown.'));
     if (k === 'llm.call' && n.usage) {
-      det.append(h('h4', null, 'Usage (tokens)'), kv([['in', num(n.usage.in)], ['out', num(n.usage.out)], ['cache read', num(n.usage.cache_read)], ['cache write', num(n.usage.cache_write)]]));
+      det.append(h('h4', null, 'Usage (tokens)'), kv([['in', num(n.usage.in)], ['out', num(n.usage.out)], ['cache read', num(n.usage.cache_read)], ['cache write', writes(n.usage)]]));
     }
     if (n.provider_bodies) {
       det.append(h('h4', null, 'Provider bodies'));
