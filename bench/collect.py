@@ -232,13 +232,13 @@ def _tree_pss(pid: int) -> int:
     return total
 
 
-def _run(args: list[str], env: dict | None = None) -> tuple[float, int, subprocess.CompletedProcess, int]:
+def _run(args: list[str], env: dict | None = None, cwd: Path | None = None) -> tuple[float, int, subprocess.CompletedProcess, int]:
     """Run a child; returns (wall seconds, peak RSS bytes of its largest process, completed process,
     peak memory in bytes of it and its worker processes together (:func:`_tree_pss`), sampled every 20 ms)."""
     import threading
 
     t = time.perf_counter()
-    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd)
     peak = [0]
     done = threading.Event()
 
@@ -274,7 +274,9 @@ def _before_pass(args: list[str], env: dict, work: Path, before_dir: Path, best:
     root = work / "data-before"
     shutil.rmtree(root, ignore_errors=True)
     bargs = [str(root) if x == str(work / "data") else x for x in args]
-    t1, _, bp, _ = _run(bargs, dict(env, PYTHONPATH=str(before_dir)))
+    # Run from DIR: ``python -m`` puts the working directory first on sys.path, before PYTHONPATH, so run from this
+    # checkout it would import this checkout's packages.
+    t1, _, bp, _ = _run(bargs, dict(env, PYTHONPATH=str(before_dir)), cwd=before_dir)
     if bp.returncode:
         print(bp.stderr[-2000:], file=sys.stderr)
         raise SystemExit(1)
@@ -337,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
         if a.no_parse:
             args.insert(4, "--no-parse")
         if a.adapter_file:
-            args += ["--adapter-file", str(a.adapter_file)]
+            args += ["--adapter-file", str(a.adapter_file.resolve())]
         if a.max_delta_bytes:
             args += ["--max-delta-bytes", str(a.max_delta_bytes)]
         ct, crss, call, ccpu = float("inf"), 0, 0, float("inf")
