@@ -55,12 +55,24 @@ def make_filters(cmd: str, project: str, since: str, until: str, model: str, dia
             typer.echo(f"asz {cmd}: --dialect: no installed adapter speaks dialect {dialect!r}; installed: "
                        f"{', '.join(dialects) or 'none'}", err=True)
             raise typer.Exit(2)
+    first, last = time_range(cmd, since, until)
+    return Filters(project=project, model=model, dialect=dialect, since=first, until=last)
+
+
+def time_range(cmd: str, since: str, until: str, zone=None) -> tuple[int | None, int | None]:
+    """``--since`` and ``--until`` as unix ms (:func:`~asz_core.reading.listing.parse_time`; None when not given);
+    exit 2 naming the options for a time that does not read, or for a ``--since`` after the ``--until`` (nothing
+    could match: the command would print an empty answer that looks like a real one)."""
     try:
-        return Filters(project=project, model=model, dialect=dialect,
-                       since=parse_time(since) if since else None, until=parse_time(until, end=True) if until else None)
+        first = parse_time(since, zone=zone) if since else None
+        last = parse_time(until, end=True, zone=zone) if until else None
     except TimeError as exc:
         typer.echo(f"asz {cmd}: --since/--until: {exc}", err=True)
         raise typer.Exit(2)
+    if first is not None and last is not None and first > last:
+        typer.echo(f"asz {cmd}: --since {since} is after --until {until}: nothing can match (swap them?)", err=True)
+        raise typer.Exit(2)
+    return first, last
 
 
 def fail_id(cmd: str, exc: IdError) -> typer.Exit:

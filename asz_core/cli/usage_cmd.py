@@ -52,7 +52,6 @@ def usage(
     """
     from ..config import ConfigError, load_config
     from ..view.prices import price_table
-    from ..reading.listing import TimeError, parse_time
     from ..view.usage_report import KEYS, VIEWS, read_root, report, totals, zone_of
 
     if view not in VIEWS:
@@ -69,12 +68,9 @@ def usage(
     except ValueError as exc:
         typer.echo(f"asz usage: --tz: {exc}", err=True)
         raise typer.Exit(2)
-    try:  # the parser asz conversations and asz search use; a day is one of --tz, as the rows are
-        first = parse_time(since, zone=zone) if since else None
-        last = parse_time(until, end=True, zone=zone) if until else None
-    except TimeError as exc:
-        typer.echo(f"asz usage: --since/--until: {exc}", err=True)
-        raise typer.Exit(2)
+    from .reading_common import time_range
+
+    first, last = time_range("usage", since, until, zone)  # the parser of asz conversations and search; a day of --tz
     storage = root if root is not None else Path(cfg.root)
     from .reading_common import require_root
 

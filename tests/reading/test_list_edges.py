@@ -82,3 +82,14 @@ def test_the_since_until_parser_reads_days_instants_and_times_back():
     for bad in ("yesterday", "2026-04-31", "2026-0418", "7y"):
         with pytest.raises(TimeError):
             parse_time(bad, zone=utc)
+
+
+@pytest.mark.parametrize("cmd", [["ls"], ["usage"], ["search", "the"], ["export", "--format", "md"]])
+def test_a_since_after_the_until_is_a_usage_error_not_an_empty_answer(edited_root, cmd):
+    """--since 2026-04-19 --until 2026-04-17 can match nothing: exit 2 naming both, instead of an empty table or a
+    $0.00 total that reads like a real answer (a new user's second trial)."""
+    p = asz(*cmd, "--since", "2026-04-19", "--until", "2026-04-17", "--root", str(edited_root), check=False)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert "--since 2026-04-19 is after --until 2026-04-17" in p.stderr and p.stdout == ""
+    same_day = asz(*cmd[:1], *cmd[1:], "--since", "2026-04-17", "--until", "2026-04-17", "--root", str(edited_root), check=False)
+    assert same_day.returncode != 2, same_day.stderr  # one day is a range
