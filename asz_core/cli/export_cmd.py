@@ -58,9 +58,10 @@ def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pros
     """One conversation in ``fmt`` as bytes, and what of it does not verify (one line each, naming the file or round
     and the problem; [] when its evidence verifies); for prose, turns and source bytes are also added to ``prose``.
 
-    A conversation "does not verify" when its document's state is ``mismatch`` (a landed file's closing line does not
-    bind its bytes, a line does not read, a round does not match its landed files); for prose, when a landed
-    transcript file does not verify (its records give no turn)."""
+    A conversation "does not verify" when its document's state is not ``verified``: ``mismatch`` (a landed file's
+    closing line does not bind its bytes, a line does not read, a round does not match its landed files) or
+    ``incomplete`` (a landed file or a round is missing); for prose, when a landed transcript file does not verify
+    (its records give no turn)."""
     if fmt == "prose":
         from ..reading.prose import prose_turns
 
@@ -76,7 +77,7 @@ def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pros
     from ..view import to_json
 
     doc = build(root, cid, hide)
-    bad = problems_of(doc) if doc["summary"]["state"] == "mismatch" else []
+    bad = problems_of(doc)  # mismatch or incomplete (trial 2, finding 7)
     if fmt == "json":
         return to_json(doc) + b"\n", bad
     return (to_html(root, doc, thinking=thinking) if fmt == "html" else to_markdown(root, doc, thinking=thinking)).encode("utf-8"), bad
@@ -87,8 +88,8 @@ def warn_unverified(cid: str, bad: list[str]) -> None:
     for line in bad:
         typer.echo(f"asz export: warning: {cid} does not verify: {line}", err=True)
     if bad:
-        typer.echo(f"asz export: warning: {cid} was written with the text of what does not verify held back; "
-                   "`asz verify` names the damage; exit 1", err=True)
+        typer.echo(f"asz export: warning: {cid} was written without what is missing or does not verify "
+                   "(the export names it); `asz verify` names the damage; exit 1", err=True)
 
 
 def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, out: Optional[Path], prose: Prose) -> tuple[int, int]:
@@ -181,10 +182,11 @@ def export(
     from the source (--source, else the adapter's source root) and says on
     stderr how many it had to keep without it. A conversation whose evidence
     does not verify (state mismatch: a landed file's closing line does not bind
-    its bytes, a line does not read, a round does not match its landed files)
-    is still written, with the text of such a file held back and marked in its
-    place, and stderr gets `asz export: warning: ID does not verify: …` naming
-    each file and problem. Exit 0 written, 1 an unknown id, a conversation with
+    its bytes, a line does not read, a round does not match its landed files;
+    state incomplete: a landed file or a round is missing) is still written,
+    with the text of such a file held back and marked in its place, and stderr
+    gets `asz export: warning: ID does not verify: …` naming each file, round
+    and problem. Exit 0 written, 1 an unknown id, a conversation with
     no usable round, or one written that does not verify, 2 usage (an
     ambiguous prefix, no ID and no filter, a bad format).
     """

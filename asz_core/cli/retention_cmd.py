@@ -1,7 +1,7 @@
 """``asz prune`` and ``asz repack``: retention with skeletons, and re-cutting a root (issue 21; seed 000 Skeletons; origin-digest §2.6).
 
 Exit codes: 0 done, 1 problems (a session that could not be removed, a
-repack that failed), 2 usage or configuration.
+repack that failed, a root to repack that does not verify), 2 usage or configuration.
 """
 
 from __future__ import annotations
@@ -73,10 +73,15 @@ def repack_command(
     Record lines and their order are kept byte for byte; files of one stream
     are joined or split to fit the budget; cursors are copied (last_seq
     follows the records). Prints ``SESSION FILES IN FILES OUT RECORDS BYTES``.
-    Exit 0 done, 1 when a session could not be repacked, 2 usage.
+    The root (or SESSION) must verify first: asz verify's checks run, and a
+    root with any problem (a changed file, even one whose closing line was
+    written again; a missing file or round) is refused with the problems
+    listed on stderr and nothing written, since the new chains would
+    otherwise verify what was changed. Exit 0 done, 1 when the root does
+    not verify or a session could not be repacked, 2 usage.
     """
     from ..config import DEFAULT_ADAPTER
-    from ..retention.repack import repack
+    from ..retention.repack import RepackRefused, repack
 
     cfg = load("repack", config)
     where = Path(root) if root is not None else Path(cfg.root)
@@ -97,6 +102,9 @@ def repack_command(
     except ValueError as exc:
         typer.echo(f"asz repack: {exc}", err=True)
         raise typer.Exit(2) from None
+    except RepackRefused as exc:
+        _refused(exc, where, session)
+        raise typer.Exit(1) from None
     width = max([len("SESSION")] + [len(r.session) for r in rows])
     typer.echo(f"{'SESSION':<{width}}  FILES IN  FILES OUT  RECORDS  BYTES")
     for r in rows:
@@ -104,6 +112,21 @@ def repack_command(
         if r.problem:
             typer.echo(f"error: {r.session}: {r.problem}", err=True)
     raise typer.Exit(1 if any(r.problem for r in rows) else 0)
+
+
+#: How many of a refused root's problems ``asz repack`` lists; ``asz verify`` lists them all.
+REFUSED_SHOWN = 20
+
+
+def _refused(exc, where: Path, session: Optional[str]) -> None:
+    """Say on stderr that ``where`` does not verify and was not repacked, naming its problems (the first
+    :data:`REFUSED_SHOWN`)."""
+    typer.echo(f"asz repack: {exc}, since the repacked root's new chains would verify what changed:", err=True)
+    for p in exc.problems[:REFUSED_SHOWN]:
+        typer.echo(f"  {p}", err=True)
+    more = len(exc.problems) - REFUSED_SHOWN
+    target = f"{session} " if session else ""
+    typer.echo(f"asz repack: {f'and {more} more; ' if more > 0 else ''}`asz verify {target}--root {where}` lists the problems", err=True)
 
 
 def register(app: typer.Typer) -> None:

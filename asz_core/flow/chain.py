@@ -333,3 +333,13 @@ class Chain:
         """``conversation.state`` as a dict ({} when missing). A cache: the listing of ``rounds/`` is the authority."""
         return read_state(self.state_path)
 
+    def named_head(self) -> int:
+        """The head round ``conversation.state`` names; 0 when it names none or does not read. A cache of the
+        chain, but one naming a round past the last one listed means rounds were removed from the chain's end,
+        which no digest inside the chain can show. Read it before listing ``rounds/``: a parser writes a round's
+        file before the state that names it, so a chain that grows meanwhile never looks cut short."""
+        try:
+            return int(self.read_state().get("head", "0") or 0)
+        except ValueError:
+            return 0
+

@@ -135,10 +135,7 @@ def verify_chain(chain: Chain, report: ChainReport | None = None, *, digests: Ma
     # removed from the end of the chain, which no digest inside the chain can show (check 1). It is read
     # before the rounds are listed: a parser writes a round's file before the state that names it, so a
     # chain that grows while it is checked never looks cut short.
-    try:
-        named = int(chain.read_state().get("head", "0") or 0)
-    except (ValueError, OSError):
-        named = 0
+    named = chain.named_head()
     files = chain.round_files()
 
     def problem(check: int, rnd: int, path: Path | str, message: str, seq: int = 0) -> None:

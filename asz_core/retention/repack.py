@@ -10,6 +10,12 @@ old file's last record; ``session.state`` gets the new ``next_seq``. Then
 each session's index and every chain are built afresh in DEST (a parse), so
 rows and seqs change and the structure does not. A session holding
 skeletons is not repacked (a skeleton cannot be re-cut); it is reported.
+
+A root (or SESSION) that does not verify is not repacked at all: the
+checks of ``asz verify`` (:func:`asz_core.verify.verify`) run first, and
+any problem raises :class:`RepackRefused` before DEST is made. A repack
+parses DEST afresh, so it would otherwise seal a changed landed file into a
+new chain that verifies (trial 2, finding 1).
 """
 
 from __future__ import annotations
@@ -24,7 +30,15 @@ from ..sessiondata import SDWriter, read_file
 from ..storage.layout import landed_files, landed_name, session_dir, session_dirs
 from ..storage.root import read_state, write_state
 
-__all__ = ["RepackRow", "repack"]
+__all__ = ["RepackRefused", "RepackRow", "repack"]
+
+
+class RepackRefused(Exception):
+    """The source does not verify: ``problems`` holds what ``asz verify`` found (:class:`asz_core.verify.report.Problem`)."""
+
+    def __init__(self, root: Path, problems: list):
+        self.root, self.problems = root, problems
+        super().__init__(f"{root} does not verify ({len(problems)} problem(s)); nothing was written")
 
 
 @attrs.define
@@ -123,9 +137,12 @@ def repack(root: str | os.PathLike, dest: str | os.PathLike, session: str | None
     """Re-cut ``root`` (or one ``session``) into ``dest``, which must be missing or empty; returns one row per session.
 
     Raises ValueError when ``dest`` holds anything or ``session`` is not in
-    the root. Index and chains are built in ``dest`` by a parse afterwards.
+    the root, and :class:`RepackRefused` when the root (or ``session``) does
+    not verify; either before anything is written. Index and chains are built
+    in ``dest`` by a parse afterwards.
     """
     from ..flow.parse import parse_root
+    from ..verify import verify
 
     root, dest = Path(root), Path(dest)
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
@@ -135,6 +152,9 @@ def repack(root: str | os.PathLike, dest: str | os.PathLike, session: str | None
         sessions = [s for s in sessions if s.name == session_dir(root, session).name]
         if not sessions:
             raise ValueError(f"{session}: no such session in {root}")
+    report = verify(root, session)  # the same checks as asz verify: a repack must not launder a changed file
+    if not report.ok:
+        raise RepackRefused(root, report.problems)
     dest.mkdir(parents=True, exist_ok=True)
     rows = []
     for sdir in sessions:

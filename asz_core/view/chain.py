@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
+from ..flow.chain import Chain
 from ..flow.fold import Fold, FoldError
 from ..flow.round import Round, RoundError, input_digest, parse_round_file_name, read_round
 from ..sessiondata.model import WITHHOLDABLE
@@ -40,6 +41,7 @@ class ChainReader:
         rdir = self.root / "_conversations" / self.conversation / "rounds"
         if not rdir.is_dir():
             raise ViewError(f"no rounds: conversation {self.conversation!r} has no chain under {rdir}")
+        named = Chain(self.root, self.conversation).named_head()  # before the listing (Chain.named_head)
         files: dict[int, Path] = {}
         for p in rdir.iterdir():
             parsed = parse_round_file_name(p.name)
@@ -67,6 +69,11 @@ class ChainReader:
                 rows.append(self._round_row_unread(n, path))
                 continue
             accepted.append(r)
+        last = max(files) if files else 0
+        if self.through_round is not None:
+            named = min(named, self.through_round)
+        if named > last:  # rounds removed from the end of the chain: no digest inside the chain shows it
+            self.problem("incomplete", f"round {last + 1} is missing: conversation.state names round {named} as the head")
         if fold.rounds == 0:
             raise ViewError(f"no usable round in conversation {self.conversation!r}: " + "; ".join(self.problems or ["no rounds"]))
         return fold, rows, accepted

@@ -14,7 +14,7 @@ Where: ``<root>/_index/summaries.sqlite`` (table ``summaries``; the reading
 commands keep their list rows beside it in table ``rows``). Each entry is
 keyed by the conversation, the withheld names and a :func:`fingerprint` of
 the files it was read from: the names, sizes, mtimes and inodes of the
-conversation's round files and of its session's landed files. An entry is
+conversation's round files and ``conversation.state`` and of its session's landed files. An entry is
 used only while the fingerprint is the same, so a file added, removed or
 changed is never reported as it was. Derived data: never part of what
 ``asz verify`` proves, deleted or rebuilt at any time with nothing lost; a
@@ -59,7 +59,8 @@ _SCHEMA = (
 
 
 def fingerprint(root: str | os.PathLike, conversation: str, session: str) -> str:
-    """SHA-256 over asz's version and the (name, size, mtime_ns, inode) of the conversation's round files and the session's landed files."""
+    """SHA-256 over asz's version and the (name, size, mtime_ns, inode) of the conversation's round files, its
+    ``conversation.state`` and the session's landed files."""
     from .. import __version__
 
     root = Path(root)
@@ -68,6 +69,7 @@ def fingerprint(root: str | os.PathLike, conversation: str, session: str) -> str
     rdir = root / "_conversations" / conversation / "rounds"
     if rdir.is_dir():
         paths += [Path(e.path) for e in os.scandir(rdir)]
+    paths.append(rdir.parent / "conversation.state")  # the head it names decides the state (a round removed from the end)
     if session and "/" not in session and (root / session).is_dir():
         paths += [p for _, p in landed_files(root / session, skeletons=True)]
     for p in sorted(paths):

@@ -94,3 +94,42 @@ def test_repack_refuses_a_dest_that_holds_anything(corpus_root, tmp_path):
     one = session_dirs(corpus_root)[0].name
     p = asz("repack", str(tmp_path / "one"), one, "--root", str(corpus_root), cwd=tmp_path)
     assert p.returncode == 0 and [s.name for s in session_dirs(tmp_path / "one")] == [one]
+
+
+#: A session of the corpus and the text its person typed (../shared/corpus/claude-code/projects/-home-user-claude-reliability).
+_SID = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
+_TYPED = b"Write a shell script called hello.sh"
+
+
+@pytest.mark.parametrize("reseal", [True, False], ids=["closing line written again", "closing line left"])
+def test_repack_refuses_a_root_that_does_not_verify_and_writes_nothing(corpus_copy, tmp_path, reseal):
+    """Trial 2, finding 1: a landed file changed after it landed (its closing line written again over the new bytes,
+    or left as it was) fails asz verify; a repack would build new chains over it that verify. It is refused with
+    exit 1 (problems found, as asz verify), the problems named on stderr, and DEST never made."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "verify"))
+    from verify_landing import edit_records
+
+    root = corpus_copy(tmp_path / "root")
+    (path,) = sorted((root / _SID / "streams" / "main").glob("transcript-*.sd"))
+    edit_records(path, lambda recs: [r.replace(_TYPED, b"Write a shell script called HACKED") for r in recs], fix_closing=reseal)
+    (rnd,) = (root / "_conversations" / _SID / "rounds").glob("r000001-*.sf")
+    v = asz("verify", "--root", str(root), cwd=tmp_path)
+    assert v.returncode == 1
+    dest = tmp_path / "repacked"
+    p = asz("repack", str(dest), "--root", str(root), cwd=tmp_path)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert not dest.exists() and p.stdout == ""
+    lines = p.stderr.splitlines()
+    assert lines[0].startswith(f"asz repack: {root} does not verify (")
+    # every problem asz verify names, as it names them
+    named = [ln for ln in v.stdout.splitlines() if ln.startswith(str(root))]
+    assert named and [ln[2:] for ln in lines[1:-1]] == named
+    assert f"{rnd}: chain [round 1]: input digest recomputed from the landed files of seq 1–1 does not match the header" in named
+    assert any(ln.startswith(f"{path}:") and "digest mismatch" in ln for ln in named) is (not reseal)
+    assert lines[-1] == f"asz repack: `asz verify --root {root}` lists the problems"
+    # one session: the same refusal for the session that does not verify
+    one = asz("repack", str(dest), _SID[:8], "--root", str(root), cwd=tmp_path)
+    assert one.returncode == 1 and not dest.exists()
+    assert one.stderr.splitlines()[-1] == f"asz repack: `asz verify {_SID} --root {root}` lists the problems"
