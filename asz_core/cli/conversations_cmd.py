@@ -113,7 +113,7 @@ def conversations(
             typer.echo(f"asz conversations: interrupted after {bar.done} of {len(ids)} conversations", err=True)
             raise typer.Exit(130)
     rows = newest_first(rows)
-    note = _unchained_note(r)
+    note = _unchained_note(r, set(ids))
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2) + b"\n")
         if note:
@@ -135,12 +135,13 @@ def conversations(
         typer.echo(f"* unpriced, left out of the cost: {', '.join(missing)} (add them under prices in asz.yaml)")
 
 
-def _unchained_note(root: Path) -> str:
+def _unchained_note(root: Path, listed: set[str]) -> str:
     """``N landed session(s) have no conversation chain …`` when sessions landed in ``root`` have no round (never
-    parsed, or their rounds removed): they are in no list until asz parse builds their chains; else ''."""
+    parsed, or their rounds removed) and are not among the ``listed`` conversation ids (a chain directory left with
+    no round is listed, as unreadable): they are in no list until asz parse builds their chains; else ''."""
     from ..verify.unparsed import unchained_sessions
 
-    never, gone = unchained_sessions(root)
+    never, gone = ([s for s in ids if s not in listed] for ids in unchained_sessions(root))
     n = len(never) + len(gone)
     if not n:
         return ""

@@ -51,6 +51,20 @@ def test_a_session_whose_rounds_were_removed_is_said_by_verify_ls_and_conversati
     assert asz("ls", "--root", str(root)).stdout.splitlines()[-1] == f"{CORPUS_SESSIONS} of {CORPUS_SESSIONS} conversations"
 
 
+def test_a_chain_left_with_no_round_is_listed_unreadable_and_not_also_said_unlisted(corpus_copy):
+    """Only the round files removed (the chain's directory stays): ls lists the row as unreadable and does not say,
+    in the same answer, that the session is not listed (a new user's second trial, finding 10)."""
+    root = corpus_copy()
+    for f in (root / "_conversations" / SID / "rounds").iterdir():
+        f.unlink()
+    ls = asz("ls", "--root", str(root))
+    assert ls.returncode == 0, ls.stderr
+    rows = [ln for ln in ls.stdout.splitlines() if ln.startswith(SID[:8])]
+    assert len(rows) == 1 and "unreadable" in rows[0], ls.stdout
+    assert ls.stdout.splitlines()[-1] == f"{CORPUS_SESSIONS} of {CORPUS_SESSIONS} conversations"
+    assert "not listed" not in ls.stdout + ls.stderr
+
+
 def test_sessions_landed_without_a_parse_are_a_note_not_a_problem(corpus_dir, tmp_path):
     root = tmp_path / "root"
     c = asz("collect", "--once", "--no-parse", "--source", str(corpus_dir / "claude-code" / "projects"), "--root", str(root))
