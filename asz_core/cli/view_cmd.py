@@ -73,6 +73,20 @@ def _landed_session(root: Path, given: str) -> str:
         return given
 
 
+def _print_document(doc: dict, cid: str, as_json: bool) -> None:
+    """The whole document on stdout (JSON or YAML); when it does not verify, each problem on stderr too (trial 2,
+    finding 6: the document says it, and the terminal is not left silent; the exit stays 0)."""
+    if as_json:
+        sys.stdout.buffer.write(to_json(doc) + b"\n")
+    else:
+        sys.stdout.write(to_yaml(doc))
+    sys.stdout.flush()
+    state = doc["summary"]["state"]
+    if state != "verified":
+        for p in doc["summary"]["problems"]:
+            typer.echo(f"asz conversation: warning: {cid} does not verify ({state}): {p}", err=True)
+
+
 def conversation(
     conversation_id: str = typer.Argument(..., metavar="ID", help="Conversation id (the session id for Claude Code), or a unique prefix of one."),
     as_json: bool = typer.Option(False, "--json", "-json", help="Print the whole document as JSON."),
@@ -84,7 +98,12 @@ def conversation(
     """Print a conversation's asz.view document (--json / --yaml) or, by default, a short summary.
 
     Exit 1 when the conversation has no usable round; 2 on usage errors (both
-    formats, an unknown hide name).
+    formats, an unknown hide name). When the conversation does not verify
+    (summary.state incomplete or mismatch), the summary lists each problem
+    and exits 1, as asz verify does; --json and --yaml print the whole
+    document, which carries the state and problems (a viewer gets a document,
+    seed 004), exit 0, and say each problem on stderr as
+    ``asz conversation: warning: ID does not verify (STATE): PROBLEM``.
     """
     if as_json and as_yaml:
         typer.echo("asz conversation: choose one of --json and --yaml", err=True)
@@ -114,11 +133,8 @@ def conversation(
         shown = ", ".join(known[:5]) + (f" and {len(known) - 5} more (asz ls lists them)" if len(known) > 5 else "")
         typer.echo(f"asz conversation: {exc}" + (f"; conversations in {r}: {shown}" if known else f"; {r} holds no conversations"), err=True)
         raise typer.Exit(1)
-    if as_json:
-        sys.stdout.buffer.write(to_json(doc) + b"\n")
-        return
-    if as_yaml:
-        sys.stdout.write(to_yaml(doc))
+    if as_json or as_yaml:
+        _print_document(doc, conversation_id, as_json)
         return
     s = doc["summary"]
     through = max((f["through_seq"] or 0 for f in doc["rounds"]), default=0)

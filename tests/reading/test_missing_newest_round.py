@@ -125,3 +125,14 @@ def test_export_of_a_conversation_whose_landed_file_is_gone_warns_and_exits_1(tw
     problem = f"round 2: landed file seq 2 of session {SID} is missing"
     assert f"asz export: warning: {SID} does not verify: {problem}" in p.stderr.splitlines()
     assert f"- **incomplete:** {problem}" in out.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("fmt", ["--json", "--yaml"])
+def test_the_document_formats_exit_0_and_say_the_problem_on_stderr(two_rounds, cut, fmt):
+    """Trial 2, finding 6: the summary exits 1; --json/--yaml print the document (it carries the state) and exit 0,
+    with the problem said on stderr too, not silently."""
+    p = asz("conversation", SID, fmt, "--root", str(cut))
+    assert p.returncode == 0
+    assert p.stderr.splitlines() == [f"asz conversation: warning: {SID} does not verify (incomplete): {PROBLEM}"]
+    whole = asz("conversation", SID, fmt, "--root", str(two_rounds))
+    assert whole.returncode == 0 and whole.stderr == ""
