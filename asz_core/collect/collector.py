@@ -43,6 +43,7 @@ and to the :class:`Counters`.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import stat
@@ -396,6 +397,10 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
         owners: dict[Path, str] = {}
         order = [(i, s) for i, (_, ss) in enumerate(parts) for s in ss]
         order.sort(key=lambda item: landing_rank(item[1]))  # stable: discovery order within a rank
+        peers: dict[Path, list[str]] = {}  # cursor file -> the src of every source of this pass landing into it
+        for i, s in order:
+            with contextlib.suppress(ValueError, KeyError):  # told in the loop below
+                peers.setdefault(cursor_path(kind_dir(root, session, s.kind, s.stream, s.batch), s.kind), []).append(s.src)
         for i, s in order:
             col = parts[i][0]
             try:
@@ -406,7 +411,7 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
                 c.errors += 1
                 continue
             visited[i].add(cp)
-            passes[i].source(s, d, cp, owners)
+            passes[i].source(s, d, cp, owners, peers.get(cp))
         if landing.writer is not None:
             landing.writer.write_state()
         for i, (col, _) in enumerate(parts):

@@ -40,12 +40,13 @@ from pathlib import Path
 
 import attrs
 
+from .windows import pread_exact
 from ..plugins.adapter import Adapter
 from ..storage.cursor import TAIL_WINDOW, AppendCursor, read_cursor, write_cursor
 from ..storage.layout import cursor_path, kind_dir, landed_files
 from ..storage.root import session_lock
 
-__all__ = ["ResetRow", "reset_conflicts"]
+__all__ = ["ResetRow", "holds_landed", "reset_conflicts"]
 
 
 @attrs.define
@@ -73,48 +74,82 @@ def reset_conflicts(root: str | os.PathLike, adapter: Adapter, source_root: str 
         raise FileNotFoundError(f"{root / session}: no such session in the storage root")
     disc = adapter.discover(Path(source_root))
     rows: list[ResetRow] = []
+    sources = disc.sessions().get(session, [])
+    peers: dict[Path, list[str]] = {}
+    for s in sources:
+        peers.setdefault(cursor_path(kind_dir(root, session, s.kind, s.stream, s.batch), s.kind), []).append(s.src)
     with session_lock(root, session, timeout=lock_timeout):
-        for s in disc.sessions().get(session, []):
+        for s in sources:
             cp = cursor_path(kind_dir(root, session, s.kind, s.stream, s.batch), s.kind)
             try:
                 cur = read_cursor(cp)
             except (ValueError, KeyError, OSError):
                 continue
-            if cur is None or cur.state != "conflict":
+            if cur is None or cur.state != "conflict" or any(r.cursor == str(cp) for r in rows):
                 continue
+            moved_from = ""
+            if cur.source != s.src:
+                if (Path(source_root) / cur.source).exists() or s.mode == "document":
+                    continue  # the cursor's own source is still there: this one is a second source, refused by a pass
+                moved_from = cur.source  # its source is gone (a moved project directory): this source may be it
+                if len(peers[cp]) > 1:
+                    rows.append(ResetRow(s.src, str(cp), False, (
+                        f"{cur.source} is gone and {len(peers[cp])} sources now land into this stream "
+                        f"({', '.join(peers[cp])}); keep the one that is it, then reset again")))
+                    continue
             ok, why = _check(s, cur, adapter) if isinstance(cur, AppendCursor) else (True, "a snapshot: its content is compared again")
             if not ok and reread and isinstance(cur, AppendCursor) and s.mode != "document":
                 ok, why = _reread(s, cur, root / session, why)
             if ok:
                 cur.state, cur.reason = "active", ""
+                if moved_from:
+                    cur.source = s.src
+                    why += f"; the cursor follows it from {moved_from} (gone)"
                 write_cursor(cp, cur)
             rows.append(ResetRow(s.src, str(cp), ok, why))
     return rows
+
+
+def holds_landed(path: Path, cur: AppendCursor) -> tuple[os.stat_result | None, str]:
+    """Whether the file ``path`` holds what landed before ``cur.offset`` (origin-digest §2.2 steps 2 and 4): at least
+    ``offset`` bytes, and the up to ``TAIL_WINDOW`` bytes before it hash to ``cur.tail_sha256``. Returns (its stat,
+    "") when it does, else (its stat or None, what differs: ``truncated: …``, ``rewritten: …``, ``unreadable: …``,
+    or ``no tail digest: …`` for a cursor past offset 0 that has none)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError as exc:
+        return None, f"unreadable: {exc.strerror or exc}"
+    try:
+        st = os.fstat(fd)
+        if st.st_size < cur.offset:
+            return st, f"truncated: the source has {st.st_size} bytes, {cur.offset} landed"
+        start = max(0, cur.offset - TAIL_WINDOW)
+        prev = pread_exact(fd, cur.offset - start, start)
+    finally:
+        os.close(fd)
+    if cur.tail_sha256:
+        if hashlib.sha256(prev).hexdigest() != cur.tail_sha256:
+            return st, f"rewritten: the {len(prev)} bytes before offset {cur.offset} are not the ones that landed"
+    elif cur.offset:
+        return st, f"no tail digest: the {cur.offset} bytes that landed cannot be checked"
+    return st, ""
 
 
 def _check(s, cur: AppendCursor, adapter: Adapter) -> tuple[bool, str]:
     """Whether the append source ``s`` holds what landed before ``cur.offset``; adopts its inode when it does."""
     if s.mode == "document":
         return True, "a document: its content is compared again"
-    try:
-        fd = os.open(s.path, os.O_RDONLY)
-    except OSError as exc:
-        return False, f"the source cannot be read ({exc.strerror or exc})"
-    try:
-        st = os.fstat(fd)
-        if st.st_size < cur.offset:
-            return False, f"still truncated: the source has {st.st_size} bytes, {cur.offset} landed"
-        start = max(0, cur.offset - TAIL_WINDOW)
-        prev = os.pread(fd, cur.offset - start, start)
-    finally:
-        os.close(fd)
-    if cur.tail_sha256:
-        if hashlib.sha256(prev).hexdigest() != cur.tail_sha256:
-            return False, (f"still rewritten: the {len(prev)} bytes before offset {cur.offset} are not the ones that landed; "
-                           "put the source's bytes back, or add --reread to read the new version from its start")
-        why = f"the {len(prev)} bytes before offset {cur.offset} are the ones that landed"
-    else:
+    st, problem = holds_landed(s.path, cur)
+    if st is None:
+        return False, f"the source cannot be read ({problem.removeprefix('unreadable: ')})"
+    if problem.startswith("truncated"):
+        return False, f"still {problem}"
+    if problem.startswith("rewritten"):
+        return False, (f"still {problem}; put the source's bytes back, or add --reread to read the new version from its start")
+    if problem:
         why = "no tail digest to check: the source is taken as the one that landed, on your word"
+    else:
+        why = f"the {min(cur.offset, TAIL_WINDOW)} bytes before offset {cur.offset} are the ones that landed"
     cur.dev, cur.ino, cur.size, cur.mtime = st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
     return True, why
 

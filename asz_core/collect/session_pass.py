@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from .append import append_source
+from .reset import holds_landed
 from .report import Counters
 from .windows import SourceError, open_source, strerror
 from ..plugins.adapter import SOURCE_MODES, Source
@@ -30,7 +31,7 @@ from ..sessiondata import Header, Record, encoded_size, format_rfc3339, shrink_r
 from ..sessiondata.codec import encode_closing, encode_header, encode_record
 from ..sessiondata.model import Closing
 from ..sessiondata.writer import VocabularyError, check_vocabulary
-from ..storage.cursor import AppendCursor, SnapshotCursor, read_cursor, write_cursor
+from ..storage.cursor import TAIL_WINDOW, AppendCursor, SnapshotCursor, read_cursor, write_cursor
 from ..storage.root import SessionWriter
 
 if TYPE_CHECKING:
@@ -108,30 +109,47 @@ class SessionPass:
 
     # ------------------------------------------------------------------ one source
 
-    def _moved(self, cur: AppendCursor | SnapshotCursor, s: Source) -> bool:
-        """True when ``s`` is the cursor's own source renamed: its old path is gone, and ``s`` has the
-        cursor's dev and inode (append) or exactly the content it landed (snapshot)."""
-        if (self.col.source_root / cur.source).exists():
-            return False
+    def _moved(self, cur: AppendCursor | SnapshotCursor, s: Source, peers: list[str]) -> str:
+        """What says ``s`` is the cursor's own source moved (its old path is gone): the same dev and inode, or, for
+        the only source now landing into the stream (``peers``), bytes up to the cursor's offset whose last
+        ``TAIL_WINDOW`` hash to its ``tail_sha256`` (a copy with new inodes) or, for a snapshot, exactly the content
+        it landed. "" when nothing does; "conflict: <why>" when it cannot be the cursor's source, or cannot be told."""
         if isinstance(cur, SnapshotCursor) and s.mode == "snapshot" and cur.content_sha256:
             try:
                 data = s.path.read_bytes().rstrip(b"\n")  # as the snapshot pass trims
             except OSError:
-                return False
-            return hashlib.sha256(data).hexdigest() == cur.content_sha256
-        if not isinstance(cur, AppendCursor) or not cur.ino or s.mode != "append":
-            return False
+                return ""
+            if hashlib.sha256(data).hexdigest() == cur.content_sha256:
+                return "the content it landed"
+            if len(peers) > 1:
+                return self._several(cur, peers)
+            return f"conflict: {cur.source} is gone and this source's content is not the one that landed"
+        if not isinstance(cur, AppendCursor) or s.mode != "append":
+            return ""
         try:
             st = os.stat(s.path)
         except OSError:
-            return False
-        return st.st_ino == cur.ino and st.st_dev == cur.dev
+            return ""
+        if cur.ino and st.st_ino == cur.ino and st.st_dev == cur.dev:
+            return "same device and inode"
+        if len(peers) > 1:
+            return self._several(cur, peers)
+        _, problem = holds_landed(s.path, cur)
+        if problem:
+            return f"conflict: {cur.source} is gone and this copy does not hold what landed ({problem})"
+        return f"a new inode, its {min(cur.offset, TAIL_WINDOW)} bytes before offset {cur.offset} match the cursor's tail digest"
 
-    def source(self, s: Source, d: Path, cp: Path, owners: dict[Path, str]) -> None:
+    def _several(self, cur: AppendCursor | SnapshotCursor, peers: list[str]) -> str:
+        return (f"conflict: {cur.source} is gone and {len(peers)} sources now land into this stream "
+                f"({', '.join(peers)}); keep the one that is it, then run asz sources --reset-conflict {self.session}")
+
+    def source(self, s: Source, d: Path, cp: Path, owners: dict[Path, str], peers: list[str] | None = None) -> None:
         """Move one source's cursor (``d`` its directory, ``cp`` its cursor file).
 
         ``owners`` maps cursor files to the ``src`` that took them this pass, so
-        a second source into the same stream and kind is refused as a conflict.
+        a second source into the same stream and kind is refused as a conflict;
+        ``peers`` lists the ``src`` of every source of this pass landing into ``cp``
+        (a moved source is followed by its content only when it is the one).
         Problems are reported and counted; only a failing storage root raises OSError.
         """
         if s.mode not in SOURCE_MODES:
@@ -147,14 +165,24 @@ class SessionPass:
             self.error_once(cp, f"cursor is {cur.kind}, source {s.src} is read as {s.mode}")
             return
         owner = cur.source if cur is not None else owners.get(cp)
-        if owner is not None and owner != s.src and cur is not None and owners.get(cp) is None and self._moved(cur, s):
-            # The same file under a new name (a renamed project directory): the cursor follows it.
-            same = "same device and inode" if s.mode == "append" else "the content it landed"
-            self.report.note(s.path, f"is {owner} moved ({same}, old path gone); its cursor follows it")
-            cur.source = s.src
-            cur.updated_at = format_rfc3339(time.time_ns())
-            write_cursor(cp, cur, fsync=self.opts.fsync)  # now, not only when new bytes land: asz sources reads it
-            owner = s.src
+        if owner is not None and owner != s.src and cur is not None and s.mode != "document" \
+                and not (self.col.source_root / cur.source).exists():
+            if owners.get(cp) is not None:
+                return  # this pass followed the cursor to another source or found it in conflict, and said so
+            owners[cp] = s.src
+            if cur.state == "conflict":
+                self.c.conflicts += 1  # sticky, told when it was set; asz sources --reset-conflict resolves it
+                return
+            same = self._moved(cur, s, peers or [s.src])
+            if same.startswith("conflict: "):
+                self.conflict(cp, cur, s.path, same.removeprefix("conflict: "))
+                return
+            if same:  # the same file under a new name (a renamed or copied project directory): the cursor follows it
+                self.report.note(s.path, f"is {owner} moved ({same}, old path gone); its cursor follows it")
+                cur.source = s.src
+                cur.updated_at = format_rfc3339(time.time_ns())
+                write_cursor(cp, cur, fsync=self.opts.fsync)  # now, not only when new bytes land: asz sources reads it
+                owner = s.src
         if owner is not None and owner != s.src:
             self.report.conflict(s.path, f"lands into {d} like {owner}; the second source is refused")
             self.c.conflicts += 1
