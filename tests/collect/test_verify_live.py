@@ -71,11 +71,10 @@ def test_verify_while_a_collector_lands_and_parses_finds_nothing_wrong(tmp_path)
             time.sleep(0.05)
         runs = 0
         end = time.monotonic() + 6
-        while time.monotonic() < end:
+        while runs < 5 or time.monotonic() < end:  # five verifies at least, however slow the machine (no timing asserted)
             report = verify(root, jobs=1)
             assert report.ok, report.lines()
             runs += 1
-        assert runs >= 5
     finally:
         stop.set()
         writer.join(timeout=10)
