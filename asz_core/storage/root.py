@@ -45,6 +45,7 @@ __all__ = [
     "read_state",
     "write_state",
     "highest_seq",
+    "lock_taken",
     "remove_stale_temporaries",
 ]
 
@@ -167,6 +168,24 @@ def _holder(fd: int) -> str:
         return os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
     except OSError:
         return ""
+
+
+def lock_taken(path: str | os.PathLike) -> bool:
+    """True when some process holds a ``flock`` on ``path`` (a :class:`FileLock` file), told without taking it: Linux's
+    ``/proc/locks`` lists every lock by device and inode. False when the file is missing, nothing holds it, or the
+    system has no ``/proc/locks`` (then a reader acts as if no writer ran)."""
+    try:
+        st = os.stat(path)
+        with open("/proc/locks", "rb") as f:
+            table = f.read()
+    except OSError:
+        return False
+    want = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}".encode()
+    for line in table.splitlines():
+        fields = line.split()
+        if len(fields) > 5 and fields[1] == b"FLOCK" and fields[5] == want:
+            return True
+    return False
 
 
 def collector_lock(root: str | os.PathLike, timeout: float = 0.0) -> FileLock:

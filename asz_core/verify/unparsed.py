@@ -16,7 +16,7 @@ from ..flow.chain import CONVERSATIONS
 from ..flow.index import index_dir
 from ..flow.round import parse_round_file_name
 from ..storage.layout import landed_files, session_dirs
-from ..storage.root import SESSION_STATE
+from ..storage.root import COLLECTOR_LOCK, SESSION_LOCK, SESSION_STATE, lock_taken
 from .report import Problem, Section
 
 __all__ = ["unchained_sessions", "unchained_section", "has_chain", "shown_ids", "NEVER_PARSED_LINE"]
@@ -33,15 +33,21 @@ def has_chain(root: Path, session: str) -> bool:
 
 def unchained_sessions(root: str | os.PathLike, session: str | None = None) -> tuple[list[str], list[str]]:
     """``(never parsed, parsed but chain gone)``: session ids of ``root`` (or only ``session``) that hold landed files
-    and no round, split by whether their session index is there (a parse read them). Each list sorted."""
+    and no round, split by whether their session index is there (a parse read them). While a collector holds the
+    root's lock, or a writer the session's, such a session counts as not parsed yet (its parse may not have reached
+    it). Each list sorted."""
     root = Path(root)
     dirs = [root / session] if session is not None else session_dirs(root)
     never: list[str] = []
     gone: list[str] = []
+    # A collector at work (asz collect, asz server) indexes every session of its pass before it writes their rounds:
+    # a session index with no round is then one not parsed yet, not one whose rounds were removed.
+    working = lock_taken(root / COLLECTOR_LOCK)
     for sdir in dirs:
         if has_chain(root, sdir.name) or not landed_files(sdir, skeletons=True):
             continue
-        parsed = (index_dir(sdir) / "entries.jsonl").is_file() and (sdir / SESSION_STATE).is_file()
+        parsed = (not working and not lock_taken(sdir / SESSION_LOCK) and (index_dir(sdir) / "entries.jsonl").is_file()
+                  and (sdir / SESSION_STATE).is_file())
         (gone if parsed else never).append(sdir.name)  # a received session (no session.state) waits for its rounds
     return never, gone
 

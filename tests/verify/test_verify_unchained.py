@@ -110,3 +110,26 @@ def test_a_root_filled_by_receive_has_no_cursor_note(corpus_copy, receiver, tmp_
         c.unlink()
     own = asz("verify", "--root", str(sent))
     assert f"{len(cursors)}{UNCURSORED_WORDS}" in own.stdout
+
+
+def test_a_session_index_with_no_round_while_a_collector_works_is_not_yet_parsed(corpus_copy):
+    """A collector indexes every session of its pass before it writes their rounds: while it holds the root's lock
+    (here taken for real by this process), an index with no round is 'not parsed yet', not a removed chain; once the
+    lock is free it is the 'missing chain' problem again."""
+    from asz_core.storage.root import collector_lock, lock_taken
+    from asz_core.verify.unparsed import unchained_sessions
+
+    root = corpus_copy()
+    shutil.rmtree(root / "_conversations" / SID)
+    lock = collector_lock(root)
+    assert not lock_taken(lock.path)
+    lock.acquire()
+    try:
+        assert lock_taken(lock.path)
+        assert unchained_sessions(root) == ([SID], [])
+        v = asz("verify", "--root", str(root))
+        assert v.returncode == 0 and "missing chain" not in v.stdout and "not parsed yet" in v.stdout, v.stdout
+    finally:
+        lock.release()
+    assert not lock_taken(lock.path)
+    assert unchained_sessions(root) == ([], [SID])
