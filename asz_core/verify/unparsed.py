@@ -15,7 +15,7 @@ from pathlib import Path
 from ..flow.chain import CONVERSATIONS
 from ..flow.index import index_dir
 from ..flow.round import parse_round_file_name
-from ..storage.layout import landed_files, session_dirs
+from ..storage.layout import highest_landed_seq, session_dirs
 from ..storage.root import COLLECTOR_LOCK, SESSION_LOCK, SESSION_STATE, lock_taken
 from .report import Problem, Section
 
@@ -44,7 +44,7 @@ def unchained_sessions(root: str | os.PathLike, session: str | None = None) -> t
     # a session index with no round is then one not parsed yet, not one whose rounds were removed.
     working = lock_taken(root / COLLECTOR_LOCK)
     for sdir in dirs:
-        if has_chain(root, sdir.name) or not landed_files(sdir, skeletons=True):
+        if has_chain(root, sdir.name) or not highest_landed_seq(sdir):  # no landed file (nor skeleton): nothing to chain
             continue
         parsed = (not working and not lock_taken(sdir / SESSION_LOCK) and (index_dir(sdir) / "entries.jsonl").is_file()
                   and (sdir / SESSION_STATE).is_file())
