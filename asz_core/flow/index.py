@@ -48,6 +48,7 @@ import msgspec
 import orjson
 
 from ..sessiondata import SDError, SDReader, durable, format_rfc3339
+from ..storage.filekey import stat_key
 from ..storage.layout import landed_files
 from ..storage.root import read_state as _read_state
 from ..storage.root import write_state as _write_state
@@ -498,7 +499,7 @@ def _mark(sdir: Path, st: dict[str, str]) -> tuple:
         s = os.stat(index_dir(sdir) / _ENTRIES)
     except OSError:
         return ()
-    return (tuple(sorted(st.items())), s.st_ino, s.st_size, s.st_mtime_ns)
+    return (tuple(sorted(st.items())), stat_key(s))
 
 
 def _recall(sdir: Path, st: dict[str, str]) -> Index | None:

@@ -27,6 +27,7 @@ from typing import Callable, Mapping
 import attrs
 import orjson
 
+from ..sessiondata.reader import check_file
 from ..storage.layout import landed_files, session_dir
 from .chain import Chain, conversation_dirs
 from .round import Round, RoundError, RoundHeader, input_digest, landed_file_digest, read_round
@@ -37,7 +38,9 @@ __all__ = ["ChainProblem", "ChainReport", "verify_chains", "verify_chain"]
 @attrs.define
 class ChainProblem:
     """One problem: the ``conversation``, the ``round`` (0 when not one round's), the ``seq`` (0 when none),
-    the ``check`` number of §4.2 (1–6), the file ``path`` and what is wrong (``message``)."""
+    the ``check`` number of §4.2 (1–6), the file ``path`` and what is wrong (``message``). ``landed`` names the
+    landed file a check-6 problem is about (a file that is not the one the round consumed, '' otherwise), and
+    ``line`` its first line that differs from the session index (0 when not known; set by ``asz verify``)."""
 
     conversation: str
     round: int
@@ -45,9 +48,11 @@ class ChainProblem:
     check: int
     path: str
     message: str
+    landed: str = ""
+    line: int = 0
 
     def __str__(self) -> str:
-        where = self.path
+        where = self.landed + (f":{self.line}" if self.line else "") if self.landed else self.path
         what = f"round {self.round}" if self.round else "chain"
         if self.seq:
             what += f" seq {self.seq}"
@@ -138,8 +143,8 @@ def verify_chain(chain: Chain, report: ChainReport | None = None, *, digests: Ma
     named = chain.named_head()
     files = chain.round_files()
 
-    def problem(check: int, rnd: int, path: Path | str, message: str, seq: int = 0) -> None:
-        report.problems.append(ChainProblem(conv, rnd, seq, check, str(path), message))
+    def problem(check: int, rnd: int, path: Path | str, message: str, seq: int = 0, landed: str = "", line: int = 0) -> None:
+        report.problems.append(ChainProblem(conv, rnd, seq, check, str(path), message, landed, line))
 
     expected = 1
     prev: Round | None = None  # the round before, when it was read whole
@@ -214,14 +219,14 @@ def _check_inputs(chain: Chain, r: Round, previous_input: str, problem, known: M
     for ln, p in listed[sdir]:
         if h.from_seq <= ln.seq <= h.through_seq:
             present[ln.seq] = p
-    digests = []
+    digests: dict[int, str] = {}
     unreadable = []
     for seq, p in sorted(present.items()):
         try:
-            digests.append(known.get(str(p)) or landed_file_digest(p))
+            digests[seq] = known.get(str(p)) or landed_file_digest(p)
         except (OSError, ValueError) as exc:
             unreadable.append((seq, str(exc)))
-    if input_digest(previous_input, digests) == h.input_digest and not unreadable:
+    if input_digest(previous_input, digests.values()) == h.input_digest and not unreadable:
         return
     for seq, msg in unreadable:
         problem(5, h.round, path, f"consumed file cannot be read: {msg}", seq=seq)
@@ -235,3 +240,36 @@ def _check_inputs(chain: Chain, r: Round, previous_input: str, problem, known: M
         problem(5, h.round, path, "a landed file this round consumed is no longer on disk", seq=seq)
     if not missing:
         problem(6, h.round, path, f"input digest recomputed from the landed files of seq {h.from_seq}–{h.through_seq} does not match the header")
+        _name_changed(h, previous_input, present, digests, sdir, lambda *a, **k: problem(6, h.round, path, *a, **k))
+
+
+def _name_changed(h: RoundHeader, previous_input: str, present: dict[int, Path], digests: dict[int, str], sdir: Path,
+                  problem: Callable[..., None]) -> None:
+    """Name each landed file of a round whose input digest does not match that is not the file the round consumed.
+
+    A round keeps one digest over its window, never one per file. The session
+    index keeps each file's whole digest as parse read it; when the index's
+    digests of the window reproduce the round's input digest, they are the ones
+    the round consumed (:mod:`asz_core.flow.recorded`), and each file hashing to
+    another that still verifies by itself (re-sealed: its closing line was
+    written again; a file whose closing line fails is named by the landed
+    files' check) is named (``landed``; ``asz verify`` adds the first line that
+    differs from the index). Otherwise the round alone is named, and, when the
+    index holds digests of the window that do not reproduce it, this says why no
+    file is.
+    """
+    from .recorded import indexed_digests
+
+    indexed = {s: d for s, d in indexed_digests(sdir).items() if h.from_seq <= s <= h.through_seq}
+    if input_digest(previous_input, indexed.values()) != h.input_digest:
+        if not indexed:
+            return  # no index of these files (never built, or deleted): nothing to tell them apart by
+        problem("which landed file changed cannot be told: the session index's digests do not reproduce this round's "
+                "input digest either (the index was built again from the files as they are now)")
+        return
+    for seq, p in sorted(present.items()):
+        want, got = indexed.get(seq), digests.get(seq)
+        if want is None or got is None or want == got or (p.suffix != ".sk" and check_file(p).problems):
+            continue  # a file that does not verify by itself is named by the landed files' check already
+        problem(f"not the file the round consumed (its SHA-256 is {got[:12]}…, the round's input digest binds {want[:12]}…)",
+                seq=seq, landed=str(p))

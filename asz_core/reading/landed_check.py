@@ -1,8 +1,12 @@
-"""Whether a landed file still verifies, for readers of derived data (the search index) (issue 20; seed 000, Closing line).
+"""Whether a landed file still verifies, for readers of evidence (the search index, ``asz show``) (issue 20; seed 000,
+Closing line; origin-digest §4.1).
 
 The search index is derived: a hit indexed from a file that has been damaged
 since is not evidence. :func:`file_problem` says why a file no longer
-verifies, hashing it again only once its size, mtime or inode changed.
+verifies by itself, hashing it again only once its size, mtime, change time
+or inode changed. :func:`chain_problem` adds what no closing line can show: a file
+written again whole, with a closing line of its own ("re-sealed"), is not the
+file its conversation's round chain consumed (:mod:`asz_core.flow.recorded`).
 """
 
 from __future__ import annotations
@@ -16,76 +20,137 @@ from typing import Callable
 from ..sessiondata import SDError
 from ..sessiondata.codec import FieldError, decode_closing, decode_header
 from ..sessiondata.model import Header
+from ..storage.filekey import stat_key
 
-__all__ = ["landed_records", "file_problem", "verified_rows", "problem_of"]
+__all__ = ["landed_records", "read_landed", "file_problem", "chain_problem", "whole_digest", "verified_rows", "problem_of"]
 
 
-def landed_records(path: Path) -> tuple[Header, bytes]:
-    """A landed ``.sd`` file's header and its record lines (joined by newlines, no final one), once its closing
-    line's count and digest bind the bytes read (origin-digest §2.1). The records are not type-checked again:
-    asz wrote them checked, and the digest says these are those bytes. Raises SDError or OSError."""
+def read_landed(path: Path) -> tuple[Header, bytes, str]:
+    """A landed ``.sd`` file's header, its record lines (joined by newlines, no final one) and the SHA-256 hex of its
+    whole bytes (what a round's input digest binds, origin-digest §4.1), once its closing line's count and digest bind
+    the bytes read (origin-digest §2.1). The records are not type-checked again: asz wrote them checked, and the
+    digest says these are those bytes. Raises SDError (``exc.digest`` then holds the whole file's digest) or OSError."""
     data = path.read_bytes()
     first = data.find(b"\n")
     last = data.rfind(b"\n", 0, len(data) - 1)
     if first < 0 or last < first or not data.endswith(b"\n"):
-        raise SDError(path, 1, "", "missing header or closing line")
+        raise _refused(SDError(path, 1, "", "missing header or closing line"), hashlib.sha256(data).hexdigest())
+    sha = hashlib.sha256(memoryview(data)[: last + 1])
+    closed = sha.hexdigest()
+    sha.update(memoryview(data)[last + 1 :])
+    whole = sha.hexdigest()
     try:
         header = decode_header(data[:first])
         closing = decode_closing(data[last + 1 : -1])
     except FieldError as exc:
-        raise SDError(path, 1, exc.field, exc.message) from None
+        raise _refused(SDError(path, 1, exc.field, exc.message), whole) from None
     body = data[first + 1 : last]
     count = body.count(b"\n") + 1 if body else 0
-    if closing.records != count or closing.digest != hashlib.sha256(memoryview(data)[: last + 1]).hexdigest():
-        raise SDError(path, count + 2, "digest", "the closing line does not bind the file's bytes")
+    if closing.records != count or closing.digest != closed:
+        raise _refused(SDError(path, count + 2, "digest", "the closing line does not bind the file's bytes"), whole)
+    return header, body, whole
+
+
+def _refused(exc: SDError, whole: str) -> SDError:
+    exc.digest = whole  # type: ignore[attr-defined]
+    return exc
+
+
+def landed_records(path: Path) -> tuple[Header, bytes]:
+    """:func:`read_landed` without the whole file's digest."""
+    header, body, _ = read_landed(path)
     return header, body
 
 
 def verified_rows(root: Path, fetch: Callable[[int], list], limit: int, bad: dict[str, str]) -> list:
-    """At most ``limit`` rows of ``fetch(n)`` (the first ``n`` hit rows, best first) whose landed file still verifies;
-    asks for more rows while some were left out (``bad`` gets ``file -> problem`` of each file left out)."""
+    """At most ``limit`` rows of ``fetch(n)`` (the first ``n`` hit rows, best first: ``row[0]`` the conversation,
+    ``row[8]`` the landed file) whose landed file still verifies, by itself and against the conversation's round
+    chain (:func:`chain_problem`); asks for more rows while some were left out (``bad`` gets ``file -> problem`` of
+    each file left out)."""
     n = limit
+    checked: dict[tuple[str, str], str] = {}  # (file, conversation) -> problem: each file checked once, not once per hit
+
+    def problem(r) -> str:
+        key = (r[8], r[0])
+        if key not in checked:
+            checked[key] = problem_of(root, r[8], bad, r[0])
+        return checked[key]
+
     while True:
         rows = fetch(n)
-        kept = [r for r in rows if not problem_of(root, r[8], bad)]
+        kept = [r for r in rows if not problem(r)]
         if len(kept) >= limit or len(rows) < n:
             return kept[:limit]
         n = n * 2 + len(bad) + 1
 
 
-def problem_of(root: Path, file: str, bad: dict[str, str]) -> str:
-    """:func:`file_problem` of ``file`` (relative to ``root``), remembered in ``bad`` when there is one."""
+def problem_of(root: Path, file: str, bad: dict[str, str], conversation: str = "") -> str:
+    """:func:`file_problem` of ``file`` (relative to ``root``), or :func:`chain_problem` when ``conversation`` is
+    given, remembered in ``bad`` when there is one."""
     if file not in bad:
-        problem = file_problem(root / file)
+        problem = chain_problem(root, conversation, root / file) if conversation else file_problem(root / file)
         if not problem:
             return ""
         bad[file] = problem
     return bad[file]
 
 
-_checked: dict[Path, tuple[tuple, str]] = {}
+_checked: dict[Path, tuple[tuple, str, str]] = {}
 _checked_lock = threading.Lock()
 
 
-def file_problem(path: Path) -> str:
-    """Why landed file ``path`` no longer verifies (its closing line does not bind its bytes, it is gone), or '' when it
-    does. Remembered per size, mtime and inode, so a file is hashed again only once it changed."""
+def _check(path: Path) -> tuple[str, str]:
+    """``(problem, whole digest)`` of landed file ``path`` (:func:`file_problem`); the digest is '' when the file cannot
+    be read. Remembered per size, mtime, change time and inode (:func:`~asz_core.storage.filekey.stat_key`)."""
     try:
         st = os.stat(path)
     except OSError as exc:
-        return f"the file cannot be read: {exc.strerror or exc}"
-    key = (st.st_size, st.st_mtime_ns, st.st_ino)
+        return f"the file cannot be read: {exc.strerror or exc}", ""
+    key = stat_key(st)
     with _checked_lock:
         hit = _checked.get(path)
     if hit is not None and hit[0] == key:
-        return hit[1]
+        return hit[1], hit[2]
+    digest = ""
     try:
-        landed_records(path)
-        problem = ""
+        if path.suffix == ".sk":  # a skeleton stands for the file its header's removed.digest names (seed 000, Skeletons)
+            from ..flow.round import landed_file_digest
+
+            problem, digest = "", landed_file_digest(path)
+        else:
+            digest = read_landed(path)[2]
+            problem = ""
     except SDError as exc:
-        problem = f"{exc.message} (line {exc.line})"
-    except OSError as exc:
-        problem = f"the file cannot be read: {exc.strerror or exc}"
+        problem, digest = f"{exc.message} (line {exc.line})", getattr(exc, "digest", "")
+    except (OSError, ValueError) as exc:
+        problem = f"the file cannot be read: {getattr(exc, 'strerror', None) or exc}"
     with _checked_lock:
-        _checked[path] = (key, problem)
-    return problem
+        _checked[path] = (key, problem, digest)
+    return problem, digest
+
+
+def file_problem(path: Path) -> str:
+    """Why landed file ``path`` no longer verifies by itself (its closing line does not bind its bytes, it is gone), or
+    '' when it does. Remembered per size, mtime, change time and inode, so a file is hashed again only once it changed
+    (an edit in place whose mtime was put back still moves the change time)."""
+    return _check(path)[0]
+
+
+def whole_digest(path: Path) -> str:
+    """The SHA-256 hex of landed file ``path``'s whole bytes ('' when it cannot be read); remembered as :func:`file_problem`."""
+    return _check(path)[1]
+
+
+def chain_problem(root: Path, conversation: str, path: Path, digest: str = "") -> str:
+    """Why landed file ``path`` (under ``root``) is not evidence: :func:`file_problem`, else its whole bytes are not
+    the ones ``conversation``'s round chain consumed for its seq, with the row that differs from the session index
+    when it names one (:func:`asz_core.verify.damage.chain_problem`); '' when neither. A file no round consumed
+    yet (landed after the newest round) is checked by its closing line only. ``digest``: the whole file's SHA-256
+    when the caller just read the file and its closing line bound it (the file is then not read again here)."""
+    from ..verify.damage import chain_problem as unbound
+
+    if not digest:
+        problem, digest = _check(path)
+        if problem:
+            return problem
+    return unbound(root, conversation, path, digest, lambda p: _check(p)[1] or None)

@@ -4,11 +4,12 @@ A row (:func:`asz_core.reading.listing.conversation_rows`) is stored in
 ``<root>/_index/summaries.sqlite`` (table ``rows``, beside the per-conversation
 summaries of :mod:`asz_core.view.summary_cache`) under the conversation, the
 withheld names (and the price table, when not the shipped one) and a
-fingerprint: the names, sizes, mtimes and inodes of the conversation's round
-files and its session's landed files
+fingerprint: the names, sizes, mtimes, change times and inodes of the
+conversation's round files and its session's landed files
 (:func:`asz_core.view.summary_cache.fingerprint`). A row is reused only while
 the fingerprint is the same, so a file added, removed or changed (a damaged
-byte changes its mtime) is never reported in the state it had before.
+byte moves its change time, even when its mtime is put back) is never reported
+in the state it had before.
 Derived data: deleting it loses nothing. A root that cannot be written is
 read without the cache.
 """

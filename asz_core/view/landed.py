@@ -21,6 +21,7 @@ from typing import Any, Sequence
 import orjson
 
 from ..storage.layout import landed_files, provider_files
+from ..storage.filekey import stat_key
 from .query import NUMBER, ApiError
 
 __all__ = ["LandedFiles", "LandedRequests", "refuse_links", "first_link", "withhold_record", "nth_record", "MAX_FILES_PER_REQUEST", "RESCAN_SECONDS"]
@@ -126,13 +127,13 @@ def _kind(path: Path) -> str:
 
 class LandedFiles:
     """The landed files of a root's sessions as the server reads them: listings (rescanned at most once a second)
-    and whole-file checks (once per size, mtime and inode). Thread-safe."""
+    and whole-file checks (once per size, mtime, change time and inode). Thread-safe."""
 
     def __init__(self, root: Path):
         self.root = root
         self._lock = threading.Lock()
         self._listed: dict[str, tuple[float, dict[int, Path]]] = {}
-        self._whole: dict[Path, tuple[tuple, str]] = {}
+        self._whole: dict[Path, tuple[tuple, str, str]] = {}  # path -> (stat key, problem, whole digest)
 
     def listing(self, session: str) -> dict[int, Path]:
         """seq -> landed ``.sd`` file of ``session``, rescanned at most once per :data:`RESCAN_SECONDS`."""
@@ -168,32 +169,54 @@ class LandedFiles:
         refuse_links(self.root, path)
         return seq, row, path
 
-    def verified(self, path: Path, seq: int) -> None:
-        """Refuse a landed file whose bytes its closing line does not bind (seed 000, Closing line): 409 naming what is wrong."""
+    def _whole_check(self, path: Path) -> tuple[str, str] | None:
+        """``(why the file does not verify by itself or '', whole-file digest)``, once per size, mtime, change time and inode; None
+        when the file is gone."""
         from ..verify.walk import check_landed_file
 
         try:
             st = os.lstat(path)
         except OSError:
-            raise ApiError(404, f"landed file seq {seq} is gone") from None
-        key = (st.st_size, st.st_mtime_ns, st.st_ino)
+            return None
+        key = stat_key(st)
         with self._lock:
             hit = self._whole.get(path)
         if hit is None or hit[0] != key:
             res = check_landed_file(path)
             why = "" if res.whole else "; ".join(f"line {ln}: {msg}" for ln, _, msg in res.errors[:3])
-            hit = (key, why)
+            hit = (key, why, res.digest)
             with self._lock:
                 self._whole[path] = hit
-        if hit[1]:
-            raise ApiError(409, f"landed file seq {seq} does not verify ({hit[1]}); its records are not served (asz verify names the damage)")
+        return hit[1], hit[2]
 
-    def record(self, session: str, seq_s: str, row_s: str, hide: Sequence[str]) -> bytes:
-        """One landed record of ``session`` as stored (one JSON object, bytes); see :meth:`ViewState.record`."""
+    def verified(self, path: Path, seq: int, conversation: str = "") -> None:
+        """Refuse a landed file whose bytes its closing line does not bind (seed 000, Closing line), or, given the
+        ``conversation``, one that is not the file its round chain consumed for ``seq`` (written again whole since
+        it was parsed: :func:`asz_core.verify.damage.chain_problem`): 409 naming what is wrong."""
+        hit = self._whole_check(path)
+        if hit is None:
+            raise ApiError(404, f"landed file seq {seq} is gone")
+        if hit[0]:
+            raise ApiError(409, f"landed file seq {seq} does not verify ({hit[0]}); its records are not served (asz verify names the damage)")
+        if conversation and hit[1]:
+            from ..verify.damage import chain_problem
+
+            def digest_of(p: Path) -> str | None:
+                got = self._whole_check(p)
+                return got[1] or None if got is not None else None
+
+            why = chain_problem(self.root, conversation, path, hit[1], digest_of)
+            if why:
+                raise ApiError(409, f"landed file seq {seq} does not verify against its round chain: {why}; its records are "
+                                    f"not served (asz verify names the damage)")
+
+    def record(self, session: str, seq_s: str, row_s: str, hide: Sequence[str], conversation: str = "") -> bytes:
+        """One landed record of ``session`` as stored (one JSON object, bytes); see :meth:`ViewState.record`.
+        ``conversation``: the chain whose rounds the file must match (:meth:`verified`)."""
         seq, row, path = self.ref(session, seq_s, row_s)
         if _kind(path) == "provider_body" and hide:
             raise ApiError(403, "a provider_body record is not served while anything is withheld (a request holds pieces of the system prompt and tool schemas)")
-        self.verified(path, seq)
+        self.verified(path, seq, conversation)
         line = nth_record(path, row)
         if line is None:
             raise ApiError(404, f"landed file seq {seq} has no row {row}")
@@ -294,12 +317,14 @@ class LandedRequests:
         record carries no flag, so it cannot be withheld part by part) and for a
         file reached through a symbolic link; 404 for an unknown conversation,
         seq or row; 409 for a file that does not verify (its closing digest or
-        count does not match, or a line does not read).
+        count does not match, or a line does not read) or that is not the file
+        the conversation's round chain consumed for its seq (written again whole,
+        with a closing line of its own, after it was parsed).
         """
         if not _is_number(seq_s) or not _is_number(row_s):
             raise ApiError(400, "seq and row are decimal numbers")
         conversation = self.check_conversation(conversation)
-        return self.files.record(self.session_of(conversation), seq_s, row_s, hide)
+        return self.files.record(self.session_of(conversation), seq_s, row_s, hide, conversation)
 
     def body(self, conversation: str, seq_s: str, row_s: str, hide: Sequence[str]) -> dict:
         """One provider body rebuilt byte for byte from the session's provider_body files (seed 000, Provider bodies).

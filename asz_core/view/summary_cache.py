@@ -13,10 +13,16 @@ changed price table needs no rebuild) exactly as the document does.
 Where: ``<root>/_index/summaries.sqlite`` (table ``summaries``; the reading
 commands keep their list rows beside it in table ``rows``). Each entry is
 keyed by the conversation, the withheld names and a :func:`fingerprint` of
-the files it was read from: the names, sizes, mtimes and inodes of the
-conversation's round files and ``conversation.state`` and of its session's landed files. An entry is
+the files it was read from: the names, sizes, mtimes, change times and inodes
+(:func:`~asz_core.storage.filekey.stat_key`) of the conversation's round files and ``conversation.state`` and of its
+session's landed files (a file edited in place whose mtime was put back has a new change time; a root copied with
+``cp -a`` has new ones too, so it is counted again). An entry is
 used only while the fingerprint is the same, so a file added, removed or
-changed is never reported as it was. Derived data: never part of what
+changed is never reported as it was. An entry keeps the verification state
+(``state``, ``problems``) of the same files, so a list or a total read from it
+holds back what does not verify (:func:`hold_back`) as one built anew does;
+the schema (``PRAGMA user_version``, :data:`SCHEMA_VERSION`) is checked on
+opening and a store of another version is emptied. Derived data: never part of what
 ``asz verify`` proves, deleted or rebuilt at any time with nothing lost; a
 root that cannot be written is read without it. Known limit: a resumed
 session counts the calls it repeats from an earlier session there (issue 18,
@@ -39,18 +45,26 @@ import attrs
 import orjson
 
 from ..sessiondata.jsonbytes import dumps_wide
+from ..storage.filekey import stat_key
 from ..storage.layout import landed_files
 from .prices import PriceTable, cost_of
 from .usage import SPLIT_KIND, TOKEN_KINDS, CallUsage, usage_totals
 
-__all__ = ["DB_NAME", "ConversationSummary", "SummaryStore", "RowSummaries", "fingerprint", "conversation_summary", "stored_summary",
-           "store_summary"]
+__all__ = ["DB_NAME", "SCHEMA_VERSION", "HELD_KEYS", "ConversationSummary", "SummaryStore", "RowSummaries", "fingerprint",
+           "conversation_summary", "stored_summary", "store_summary", "hold_back"]
 
 #: The file under ``<root>/_index/`` that holds the entries.
 DB_NAME = "summaries.sqlite"
 #: Named in every fingerprint: changed when the way calls are counted changes within one version (1h: usage keeps
-#: ``cache_write_1h``), so no entry counted the old way is used.
-_COUNTING = "1h"
+#: ``cache_write_1h``; state: an entry keeps the verification state; not-derived: rows say changes_not_derived), so no
+#: entry counted the old way is used.
+_COUNTING = "1h+state+not-derived"
+#: The store's ``PRAGMA user_version``: a store made by an older asz (2: fingerprints without the change times; 1:
+#: entries without the verification state) is emptied when opened, so it is rebuilt, never read.
+SCHEMA_VERSION = 3
+#: The row keys a conversation that does not verify gives as null (:func:`hold_back`): figures read from evidence
+#: that does not verify are counted in no list and no total.
+HELD_KEYS = ("usage", "cost")
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS summaries (id TEXT, hide TEXT, fp TEXT, entry TEXT, PRIMARY KEY (id, hide))",
@@ -58,8 +72,19 @@ _SCHEMA = (
 )
 
 
+def hold_back(keys: dict, state: str | None) -> dict:
+    """``keys`` (a list row's summary keys) as a list gives them: when ``state`` is a verification state other than
+    ``verified`` (``incomplete``, ``mismatch``), :data:`HELD_KEYS` are null and ``held_back`` says
+    ``{"state": state, "keys": [...]}``, so no total counts what does not verify; else ``keys`` unchanged."""
+    if state in (None, "verified", "unreadable"):
+        return keys
+    out = {**keys, **{k: None for k in HELD_KEYS if k in keys}}
+    out["held_back"] = {"state": state, "keys": [k for k in HELD_KEYS if k in keys]}
+    return out
+
+
 def fingerprint(root: str | os.PathLike, conversation: str, session: str) -> str:
-    """SHA-256 over asz's version and the (name, size, mtime_ns, inode) of the conversation's round files, its
+    """SHA-256 over asz's version and the (name, size, mtime_ns, ctime_ns, inode) of the conversation's round files, its
     ``conversation.state`` and the session's landed files."""
     from .. import __version__
 
@@ -77,16 +102,19 @@ def fingerprint(root: str | os.PathLike, conversation: str, session: str) -> str
             st = p.stat()
         except OSError:
             continue
-        h.update(f"{p.name}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\n".encode())
+        h.update("\0".join(map(str, (p.name, *stat_key(st)))).encode() + b"\n")
     return h.hexdigest()
 
 
 @attrs.frozen
 class ConversationSummary:
-    """``places`` (``title``, ``project``, ``git_branch``, ``runtime``) and ``calls``: every provider call the summary counts."""
+    """``places`` (``title``, ``project``, ``git_branch``, ``runtime``), ``calls``: every provider call the summary
+    counts, and the verification state (``state``, ``problems``) the document's summary gives for the same files."""
 
     places: dict
     calls: tuple[CallUsage, ...]
+    state: str = "verified"
+    problems: tuple[str, ...] = ()
 
     def keys(self, prices: PriceTable | None = None) -> dict:
         """The summary's ``title``, ``project``, ``git_branch``, ``runtime``, ``models``, ``usage``, ``usage_by_model``,
@@ -100,7 +128,8 @@ class ConversationSummary:
         calls = [[c.time, c.model, c.lane, int(c.synthetic), c.request, *(c.usage[k] for k in TOKEN_KINDS),
                   *((c.usage[SPLIT_KIND],) if SPLIT_KIND in c.usage else ())] if c.usage is not None
                  else [c.time, c.model, c.lane, int(c.synthetic), c.request] for c in self.calls]
-        return dumps_wide({"places": self.places, "calls": calls})  # a time outside 64 bits (year 9999+) stays exact
+        # a time outside 64 bits (year 9999+) stays exact
+        return dumps_wide({"places": self.places, "calls": calls, "state": self.state, "problems": list(self.problems)})
 
     @classmethod
     def from_json(cls, data: bytes | str) -> ConversationSummary:
@@ -114,7 +143,7 @@ class ConversationSummary:
             if len(c) >= 10:
                 usage[SPLIT_KIND] = c[9]
             calls.append(CallUsage(usage, "", c[1], c[2], bool(c[3]), None if c[0] is None else int(c[0]), c[4]))
-        return cls(d["places"], tuple(calls))
+        return cls(d["places"], tuple(calls), d.get("state", "verified"), tuple(d.get("problems") or ()))
 
 
 class SummaryStore:
@@ -133,6 +162,10 @@ class SummaryStore:
             # derived data: a commit need not reach the disk (a lost entry is counted again), only never be half-written
             self.con.execute("PRAGMA journal_mode=WAL")
             self.con.execute("PRAGMA synchronous=NORMAL")
+            if self.con.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:  # an older asz's entries
+                self.con.execute("DROP TABLE IF EXISTS summaries")
+                self.con.execute("DROP TABLE IF EXISTS rows")
+                self.con.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             for stmt in _SCHEMA:
                 self.con.execute(stmt)
             self.con.commit()
@@ -179,7 +212,7 @@ def conversation_summary(root: str | os.PathLike, conversation: str, session: st
     and stored. Raises :class:`~asz_core.view.document.ViewError` for a
     conversation with no usable round.
     """
-    from .document import conversation_calls
+    from .document import conversation_checked
 
     hide = list(hide)
     if store is not None:
@@ -187,8 +220,8 @@ def conversation_summary(root: str | os.PathLike, conversation: str, session: st
         got = stored_summary(store, conversation, hide, fp)
         if got is not None:
             return got
-    places, calls = conversation_calls(root, conversation, hide=hide)
-    got = ConversationSummary(places, tuple(calls))
+    places, calls, state, problems = conversation_checked(root, conversation, hide=hide)
+    got = ConversationSummary(places, tuple(calls), state, tuple(problems))
     if store is not None and fp is not None:
         try:
             store.put("summaries", conversation, hide, fp, got.to_json())
@@ -204,11 +237,14 @@ def stored_summary(store: SummaryStore, conversation: str, hide: Sequence[str], 
     return ConversationSummary.from_json(hit) if hit is not None else None
 
 
-def store_summary(store: SummaryStore | None, conversation: str, hide: Iterable[str], fp: str, places: dict, calls: Iterable[CallUsage]) -> None:
-    """Store what a document build counted (:func:`~asz_core.view.document.build_with_calls`) under ``fp``."""
+def store_summary(store: SummaryStore | None, conversation: str, hide: Iterable[str], fp: str, places: dict, calls: Iterable[CallUsage],
+                  state: str = "verified", problems: Iterable[str] = ()) -> None:
+    """Store what a summary build counted (:func:`~asz_core.view.document.build_summary`: its places, calls and
+    verification state) under ``fp``."""
     if store is not None:
         try:
-            store.put("summaries", conversation, list(hide), fp, ConversationSummary(places, tuple(calls)).to_json())
+            entry = ConversationSummary(places, tuple(calls), state, tuple(problems))
+            store.put("summaries", conversation, list(hide), fp, entry.to_json())
         except (TypeError, ValueError):
             pass  # a figure JSON cannot hold is counted again next time, never refused
 
@@ -228,15 +264,18 @@ class RowSummaries:
         self._memo: dict[str, tuple[object, tuple, dict | None]] = {}  # conversation -> (fingerprint, hide, keys; None: does not read)
 
     def note(self, conversation: str, fp: object, hide: Sequence[str], summary: dict) -> None:
-        """Keep the keys of a document's ``summary`` built while the conversation's files had fingerprint ``fp``."""
+        """Keep the keys of a document's ``summary`` built while the conversation's files had fingerprint ``fp``
+        (held back as :func:`hold_back` says by its ``state``)."""
         from .rows import SUMMARY_KEYS
 
+        keys = hold_back({k: summary.get(k) for k in ("title", *SUMMARY_KEYS)}, summary.get("state"))
         with self._lock:
-            self._memo[conversation] = (fp, tuple(hide), {k: summary.get(k) for k in ("title", *SUMMARY_KEYS)})
+            self._memo[conversation] = (fp, tuple(hide), keys)
 
     def row_keys(self, conversation: str, session: str, fp: object, hide: Sequence[str], prices: PriceTable | None,
                  *, count: bool = True, count_with=None) -> dict | None:
-        """``title`` (left out when empty) and :data:`~asz_core.view.rows.SUMMARY_KEYS` while the files have fingerprint ``fp``;
+        """``title`` (left out when empty) and :data:`~asz_core.view.rows.SUMMARY_KEYS` while the files have fingerprint ``fp``
+        (with :data:`HELD_KEYS` null and ``held_back`` for one that does not verify, :func:`hold_back`);
         {} for a conversation that does not read. With ``count`` False only what is kept (in memory or in the
         store) is given, and None when the conversation would have to be counted (the server's list does not wait).
         ``count_with`` counts instead of :func:`conversation_summary` (same arguments and result: the server's
@@ -263,7 +302,7 @@ class RowSummaries:
                     with self._lock:  # it does not read: not counted again while its files stay as they are
                         self._memo[conversation] = (fp, tuple(hide), None)
                     return {}
-            self.note(conversation, fp, hide, got.keys(prices))
+            self.note(conversation, fp, hide, {**got.keys(prices), "state": got.state})
             with self._lock:
                 hit = self._memo[conversation]
         if hit[2] is None:
