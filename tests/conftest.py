@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,13 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+
+# A run started in the background by a shell without job control (``cmd &`` in a script, ``nohup``) inherits SIGINT
+# ignored, and every command a test starts would inherit that too: the Ctrl-C tests (which send a real SIGINT) would
+# see a command that cannot be interrupted. A Python handler here is reset to the default at each exec, so the
+# commands the tests start take SIGINT as from a terminal, however the suite itself was started.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 SHARED = (REPO.parent / "shared").resolve()
 
 

@@ -191,7 +191,7 @@ def collect(
     Each pass prints one line on stdout, ``[HH:MM:SS] sessions=N sources=N
     landed=N records=N bytes=N conflicts=N pending=N errors=N gone=N skipped=N
     busy=N shrunk=N partial=N rounds=N (1.234s)``: ``landed`` counts files,
-    ``bytes`` source bytes, ``shrunk`` records too large to land whole,
+    ``bytes`` source bytes, ``shrunk`` records too large to land whole (each told on stderr as ``warning:``),
     ``partial`` sources ending in a line with no newline yet (it waits),
     ``rounds`` the Session Flow rounds the parse after landing wrote
     (origin-digest §4.3; a session whose chain cannot be extended is an error).
@@ -201,7 +201,8 @@ def collect(
     by session: within a session's pass the main transcript lands first, then the observers' ``changes``
     and ``execution`` files, then the rest (:func:`asz_core.collect.landing_rank`); ``sessions=`` counts
     each session once. Ctrl-C stops at once and says on stderr ``stopped: landed N file(s) in N session(s)
-    and wrote N round(s) this pass`` (exit 130 with --once, else 0).
+    and wrote N round(s) this pass; K of M session(s) done`` (the bar's count, whether or not a session had
+    anything new; ``; parsed K of M session(s)`` once all had landed) (exit 130 with --once, else 0).
     """
     if lock_timeout < 0:
         raise _usage("collect", f"--lock-timeout must not be negative, got {lock_timeout}")
@@ -247,9 +248,8 @@ def collect(
             if stop.wait(max(0.0, every - took)):
                 typer.echo("stopped", err=True)
                 raise typer.Exit(0)
-    except KeyboardInterrupt:
-        typer.echo(f"stopped: {_written_since(storage, started)} (each lands whole or not at all; the next pass goes on from there)",
-                   err=True)
+    except KeyboardInterrupt as exc:
+        typer.echo(f"stopped: {_written_since(storage, started)}{_how_far(exc)} {_GOES_ON}", err=True)
         raise typer.Exit(0 if watch else 130)
     finally:
         lock.release()
@@ -276,6 +276,23 @@ def _written_since(storage: Path, since_ns: int) -> str:
     except OSError:
         pass
     return f"landed {files} file(s) in {sessions} session(s) and wrote {rounds} round(s) this pass"
+
+
+_GOES_ON = "(each lands whole or not at all; the next pass goes on from there)"
+
+
+def _how_far(exc: BaseException) -> str:
+    """Where the interrupted pass was: ``; K of M session(s) done`` while it landed
+    (:class:`~asz_core.collect.collector.LandInterrupted`), ``; parsed K of M session(s)`` while it parsed
+    (:class:`~asz_core.flow.parse.ParseInterrupted`), else nothing."""
+    from ..collect.collector import LandInterrupted
+    from ..flow.parse import ParseInterrupted
+
+    if isinstance(exc, LandInterrupted):
+        return f"; {exc.done} of {exc.total} session(s) done"
+    if isinstance(exc, ParseInterrupted):
+        return f"; parsed {exc.finished} of {exc.total} session(s)"
+    return ""
 
 
 def _modified_since(path: Path, ns: int) -> bool:
@@ -457,8 +474,9 @@ def sources(
     unread (bytes a pass would look at), cursor state (``new`` when there is no
     cursor yet) and src. A source whose last line has no newline and which has
     not changed for the idle window (10 minutes) is listed as ``torn tail:
-    <src>: …`` (not an error). Discovery errors are listed; exit 1 when there
-    are any. Reads only: takes no lock and writes nothing (except an adapter
+    <src>: …`` (not an error). Discovery errors (``error:``) and sources
+    refused because another already lands into their stream (``conflict:``)
+    are listed; exit 1 when there are any. Reads only: takes no lock and writes nothing (except an adapter
     whose discovery prepares its sources: langsmith-ingest turns staged
     arrivals into per-session sources under ``_ingest/langsmith``).
     """
@@ -487,7 +505,9 @@ def sources(
                 typer.echo(line)
             for e in a["errors"]:
                 typer.echo(f"error: {e['path']}: {e['message']}", err=True)
-    raise typer.Exit(1 if any(a["errors"] for a in out) else 0)
+            for e in a.get("conflicts", ()):
+                typer.echo(f"conflict: {e['path']}: {e['reason']}", err=True)
+    raise typer.Exit(1 if any(a["errors"] or a.get("conflicts") for a in out) else 0)
 
 
 def _reset(storage: Path, jobs: list[Job], session: str, lock_timeout: float, as_json: bool, reread: bool = False) -> int:

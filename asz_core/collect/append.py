@@ -22,7 +22,6 @@ import attrs
 
 from .windows import has_complete_line, line_tail, next_tail, pread_exact, read_window, tail_digest
 from ..plugins.adapter import Source
-from ..sessiondata import shrink_record
 from ..sessiondata.codec import encode_record
 from ..storage.cursor import TAIL_WINDOW, AppendCursor
 
@@ -132,7 +131,7 @@ def _windows(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: Path, 
             tail = hashlib.sha256(prev).hexdigest()
             rec = sp.convert(s, line, cur.ord + 1, base_off)
             del line
-            enc = sp.encode_fit(rec, room)
+            enc = sp.encode_fit(s, rec, room)
             batch = Batch([enc], len(enc) + 1, 1, base_off + end, cur.ord + 1, end, end, rec.id)
             del rec, enc
             flush_batch(sp, s, cp, cur, batch, tail, st)
@@ -168,8 +167,7 @@ def _lines(sp: SessionPass, s: Source, cp: Path, cur: AppendCursor, st: os.stat_
             # Too large to share a file: land what is waiting, then this record alone, shrunk to fit.
             flush(batch)
             del enc
-            enc = encode_record(shrink_record(rec, room, size=size_enc))
-            sp.c.shrunk += 1
+            enc = sp.encode_shrunk(s, rec, room, size_enc)
             flush(Batch([enc], len(enc) + 1, 1, base_off + nl + 1, ord_, nl + 1, nl + 1 - pos, rec.id))
             batch = Batch()
         else:

@@ -75,6 +75,7 @@ __all__ = [
     "landing_rank",
     "run_passes",
     "land_session",
+    "LandInterrupted",
 ]
 
 #: Windows read per source per pass before the rest is left pending (origin-digest §2.2 step 8).
@@ -166,6 +167,9 @@ class Collector:
         for path, message in disc.errors:
             self.report.error(path, message)
             c.errors += 1
+        for path, reason in disc.conflicts:  # a second source into a taken stream: refused, told once, counted each pass
+            self.report.conflict(path, reason)
+            c.conflicts += 1
         c.skipped += len(disc.skipped)
         c.pending += len(disc.pending)
         return disc.sessions()
@@ -283,6 +287,16 @@ def landing_rank(source: Source) -> int:
     return 2
 
 
+class LandInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a pass (:func:`run_passes`) while it landed: ``done`` of its ``total`` sessions were landed
+    whole (a worker's count as each ends, not as its run came back); the others are as they were, or one file further."""
+
+    def __init__(self, done: int, total: int):
+        super().__init__(f"interrupted after {done} of {total} sessions")
+        self.done = done
+        self.total = total
+
+
 def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, int], None] | None = None) -> Counters:
     """One pass of several collectors into one storage root, session by session; returns their counters added.
 
@@ -298,6 +312,7 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
     fsync) and report. ``on_session(session, done, total)`` is called after
     each session. Raises ValueError when the collectors do not share one
     storage root; never raises for a source, session or discovery problem.
+    Ctrl-C while sessions land raises :class:`LandInterrupted`, counting them.
     """
     cols = list(collectors)
     c = Counters()
@@ -334,11 +349,18 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
 
         parallel = land_in_processes(root, items, cols, jobs, on_session, c)
     if not parallel:
-        with durable.chain(root):  # one sync per session, one at the end (sessiondata/durable.py)
-            for n, (session, parts) in enumerate(items, 1):
-                land_session(root, session, parts, c)
-                if on_session is not None:
-                    on_session(session, n, len(items))
+        n = 0
+        try:
+            with durable.chain(root):  # one sync per session, one at the end (sessiondata/durable.py)
+                for session, parts in items:
+                    land_session(root, session, parts, c)
+                    n += 1
+                    if on_session is not None:
+                        on_session(session, n, len(items))
+        except LandInterrupted:
+            raise
+        except KeyboardInterrupt:
+            raise LandInterrupted(n, len(items)) from None
     for i, col in enumerate(cols):
         seen = discovered[i]
         if seen is not None:

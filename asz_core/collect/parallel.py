@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Callable
 
 from ..sessiondata import durable
-from .collector import Collector, Counters, land_session
+from .collector import Collector, Counters, LandInterrupted, land_session
 from ..plugins.adapter import Source
-from .workers import LOST, each_result, guided, process_pool, worker_start
+from .workers import LOST, Tally, each_result, guided, process_pool, worker_start
 
 __all__ = ["land_in_processes"]
 
@@ -39,19 +39,24 @@ class _Told:
     def note(self, path: str | os.PathLike, message: str) -> None:
         self.calls.append(("note", str(path), message))
 
+    def warning(self, path: str | os.PathLike, message: str) -> None:
+        self.calls.append(("warning", str(path), message))
+
     def busy(self, path: str | os.PathLike, message: str) -> None:
         self.calls.append(("busy", str(path), message))
 
 
-# What forked workers land: (root, [(session, parts)], collectors), set by the parent just before it forks them.
-_FORKED: tuple[Path, list, list] | None = None
+# What forked workers land: (root, [(session, parts)], collectors, the runs' counts), set by the parent before it forks them.
+_FORKED: tuple[Path, list, list, Tally] | None = None
 
 
-def _land_sessions(indexes: list[int]) -> list[tuple[Counters, list[list[tuple[str, str, str]]], list[set]]]:
-    """In a forked worker: land the sessions at ``indexes`` of ``_FORKED``; per session, its counters, each
-    collector's report calls and each collector's told adapter errors."""
+def _land_sessions(job: tuple[int, list[int]]) -> list[tuple[Counters, list[list[tuple[str, str, str]]], list[set]]]:
+    """In a forked worker: run ``(r, indexes)``, land the sessions at ``indexes`` of ``_FORKED``, each counted in
+    ``tally[r]`` as it ends; per session, its counters, each collector's report calls and each collector's told
+    adapter errors."""
     assert _FORKED is not None
-    root, items, cols = _FORKED
+    root, items, cols, tally = _FORKED
+    run, indexes = job
     out = []
     with durable.chain(root):  # one sync per session, one at the end of the run, before its results go back
         for i in indexes:
@@ -62,6 +67,7 @@ def _land_sessions(indexes: list[int]) -> list[tuple[Counters, list[list[tuple[s
             c = Counters()
             land_session(root, session, parts, c)
             out.append((c, [t.calls for t in told], [set(col.told_errors) for col in cols]))
+            tally.add(run)
     return out
 
 
@@ -72,7 +78,10 @@ def land_in_processes(root: Path, items: list[tuple[str, list[tuple[Collector, l
     Each session is landed whole by one worker, under its own session lock,
     exactly as :func:`land_session` lands it in this process. Counters are
     added into ``c``; what a worker tells its report is told here, in session
-    order (a conflict still once per process); ``on_session`` is called here.
+    order (a conflict still once per process). ``on_session(session, done,
+    total)`` is called here as sessions end, ``done`` counting the sessions
+    landed, each as its worker finishes it (:class:`~asz_core.collect.workers.Tally`),
+    not as its run comes back; ``session`` is the last one whose result came back.
     A worker dies with this process and lets go of this process's locks
     (:func:`asz_core.collect.workers.worker_start`). When a worker dies (killed, out
     of memory), the sessions whose results did not come back are landed
@@ -82,17 +91,28 @@ def land_in_processes(root: Path, items: list[tuple[str, list[tuple[Collector, l
     lands the sessions itself.
     """
     global _FORKED
-    _FORKED = (root, items, cols)
+    runs = guided(range(len(items)), jobs)
+    tally = Tally(len(runs))
+    _FORKED = (root, items, cols, tally)
+    shown, last = 0, ""
+
+    def show(session: str = "") -> None:  # the sessions landed, by workers or here, as each ends (a progress bar)
+        nonlocal shown, last
+        last = session or last
+        now = tally.value
+        if on_session is not None and now > shown:
+            on_session(last, now, len(items))
+            shown = now
+
     try:
         pool = process_pool(jobs, fork_only=True, initializer=worker_start)
         if pool is None:
             return False
-        n = 0
-        left: list[int] = []  # sessions of runs whose worker did not send results back
+        left: list[tuple[int, int, int]] = []  # (run, place in it, session) of runs whose worker sent nothing back
         with pool:
-            for run, results in each_result(pool, _land_sessions, guided(range(len(items)), jobs)):
+            for (r, run), results in each_result(pool, _land_sessions, list(enumerate(runs)), tick=show):
                 if results is LOST:
-                    left.extend(run)
+                    left.extend((r, k, i) for k, i in enumerate(run))
                     continue
                 for i, (sc, calls, told_errors) in zip(run, results):
                     c.add(sc)
@@ -101,16 +121,17 @@ def land_in_processes(root: Path, items: list[tuple[str, list[tuple[Collector, l
                             getattr(col.report, method)(path, message)
                     for col, t in zip(cols, told_errors):
                         col.told_errors |= t
-                    n += 1
-                    if on_session is not None:
-                        on_session(items[i][0], n, len(items))
+                show(items[run[-1]][0])
         with durable.chain(root):
-            for i in left:
+            for r, k, i in left:
                 session, parts = items[i]
                 land_session(root, session, parts, c)
-                n += 1
-                if on_session is not None:
-                    on_session(session, n, len(items))
+                tally.set(r, max(tally[r], k + 1))  # what the dead worker counted of its run, or more
+                show(session)
         return True
+    except LandInterrupted:
+        raise
+    except KeyboardInterrupt:  # the sessions landed whole, by the workers as each ended or here
+        raise LandInterrupted(tally.value, len(items)) from None
     finally:
         _FORKED = None

@@ -61,8 +61,8 @@ class Counters:
 class Report:
     """Where problems are told: one line each on ``stream`` (stderr by default).
 
-    ``error: <path>: <message>``, ``conflict: <path>: <reason>`` and
-    ``busy: <path>: <message>``. A conflict is told once per process for one
+    ``error: <path>: <message>``, ``conflict: <path>: <reason>``,
+    ``warning: <path>: <message>`` and ``busy: <path>: <message>``. A conflict is told once per process for one
     source and reason; the counters still count it on every pass.
     """
 
@@ -89,6 +89,10 @@ class Report:
             return
         self._told.add(key)
         self._line(f"conflict: {path}: {reason}")
+
+    def warning(self, path: str | os.PathLike, message: str) -> None:
+        """Tell that something of ``path`` was not kept as it was (``warning: <path>: <message>``); not an error."""
+        self._line(f"warning: {path}: {message}")
 
     def note(self, path: str | os.PathLike, message: str) -> None:
         """Tell something worth knowing that is not a problem (``note: <path>: <message>``)."""

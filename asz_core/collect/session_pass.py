@@ -69,6 +69,20 @@ class DocStat:
     st_mtime_ns: int = 0
 
 
+def shrunk_warning(small: Record, size: int, landed: int, max_delta: int, budget: int) -> str:
+    """What a ``warning:`` says of a record of ``size`` bytes landed as ``small`` (``landed`` bytes) to fit ``budget``
+    under ``max_delta`` (``max_delta_bytes``): its line, the parts not kept and the setting that lands it whole."""
+    lost = [f"part {i + 1} {p.k} ({p.bytes:,} bytes{', its text kept' if p.state == 'truncated' else ''})"
+            for i, p in enumerate(small.parts) if p.state in ("too_large", "truncated")]
+    # the file's header and closing line take max_delta - budget, a few bytes more with another landing time
+    need = -(-(size + max_delta - budget + 16) // 1024) * 1024
+    where = f"line {small.ord}" if small.ord else "the document"
+    return (f"{where} is {size:,} bytes once landed, more than max_delta_bytes ({max_delta:,}) allows: it landed as "
+            f"{landed:,} bytes; not kept: {', '.join(lost) or 'nothing'} (the record keeps their size and sha256); set "
+            f"adapters[].collector.max_delta_bytes (or collect --max-delta-bytes) to {need:,} or more to land such a record "
+            "whole (new files only)")
+
+
 class SessionPass:
     """One collector's part of a session's pass: its sources, under the session lock, landing through ``landing``."""
 
@@ -248,13 +262,22 @@ class SessionPass:
             return fix_record(kept, rec.ord, rec.off, data)
         return rec
 
-    def encode_fit(self, rec: Record, budget: int) -> bytes:
+    def encode_fit(self, s: Source, rec: Record, budget: int) -> bytes:
         """Encode a record; when it cannot fit ``budget`` (bytes, newline included) encode a shrunk copy instead."""
         size = encoded_size(rec)  # a long text is measured a piece at a time, never encoded whole
         if size <= budget:
             return encode_record(rec)
+        return self.encode_shrunk(s, rec, budget, size)
+
+    def encode_shrunk(self, s: Source, rec: Record, budget: int, size: int) -> bytes:
+        """Encode ``rec`` (``size`` bytes once written, newline included) made smaller to fit ``budget``; count it in
+        ``shrunk`` and warn on the report: the source file and line, what was not kept and the setting that keeps it
+        (seed 000, Too large to land; the pass still succeeds)."""
         self.c.shrunk += 1
-        return encode_record(shrink_record(rec, budget, size=size))
+        small = shrink_record(rec, budget, size=size)
+        enc = encode_record(small)
+        self.report.warning(s.path, shrunk_warning(small, size, len(enc) + 1, self.opts.max_delta_bytes, budget))
+        return enc
 
     def overhead(self, s: Source) -> int:
         hdr = attrs.evolve(self._header(s), seq=10**9, at=format_rfc3339(self.stamp_ns))
@@ -350,7 +373,7 @@ class SessionPass:
             rec = Record(parts=[unknown_part(data, f"the adapter failed on this document: {type(exc).__name__}")])
         rec = self._refuse_outside_vocabulary(s, fix_record(rec, 1, 0, data), data, "the document")
         room = max(1, self.opts.max_delta_bytes - self.overhead(s))
-        enc = self.encode_fit(rec, room)
+        enc = self.encode_fit(s, rec, room)
         del rec
         seq = self.land(s, [enc])
         self.c.bytes += len(data)

@@ -29,7 +29,7 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
     Shape::
 
         {"adapter": name, "source_root": str, "skipped": N,
-         "errors": [{"path", "message"}],
+         "errors": [{"path", "message"}], "conflicts": [{"path", "reason"}],
          "sessions": [{"session", "sources": [{"src", "path", "kind", "mode", "stream", "batch",
                        "size", "landed", "unread", "ord", "state", "reason", "cursor", "torn_tail"}]}],
          "torn_tails": ["torn tail: <src>: …"]}
@@ -41,13 +41,14 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
     differs from what landed, else 0. A ``mode="document"`` source is read
     through ``adapter.read_document`` (its ``size`` is the document's bytes,
     ``state`` ``gone`` when the adapter says it no longer exists) and compared
-    like a snapshot. Discovery exceptions become one error. ``torn_tail`` is
+    like a snapshot. Discovery exceptions become one error; ``conflicts`` are
+    the sources discovery refused because another lands into their stream. ``torn_tail`` is
     the size in bytes of an append source's unterminated last line when the
     file has not changed for the idle window (:mod:`asz_core.storage.torn`),
     else 0; each such source is also a ``torn_tails`` line.
     """
     root = Path(root)
-    out: dict = {"adapter": adapter.name, "source_root": str(source_root), "skipped": 0, "errors": [], "sessions": [], "torn_tails": []}
+    out: dict = {"adapter": adapter.name, "source_root": str(source_root), "skipped": 0, "errors": [], "conflicts": [], "sessions": [], "torn_tails": []}
     now = time.time_ns()
     try:
         disc = adapter.discover(Path(source_root), include=list(include), exclude=list(exclude))
@@ -57,6 +58,7 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
     out["skipped"] = len(disc.skipped)
     out["skipped_entries"] = [{"path": str(p), "reason": r} for p, r in disc.skipped]
     out["errors"] = [{"path": str(p), "message": m} for p, m in disc.errors]
+    out["conflicts"] = [{"path": str(p), "reason": r} for p, r in disc.conflicts]
     for session, sources in disc.sessions().items():
         rows = [_row(root, adapter, session, s, now, out["torn_tails"]) for s in sources]
         out["sessions"].append({"session": session, "sources": rows})

@@ -10,6 +10,14 @@ lands many sessions uses one process per CPU to go faster. What is shared:
 * :func:`guided`: a list cut into runs for the workers, long first and short
   last (guided scheduling), so few results cross between processes and no
   worker waits long at the end;
+* :func:`each_result` / :func:`result_of`: results in the order of the jobs,
+  a dead worker's job as :data:`LOST` (the caller does it), a ``tick`` while
+  waiting, and a pool stuck on a result a dead worker cut short broken after
+  :data:`STUCK_AFTER` seconds instead of waited for forever;
+* :func:`each_in_order`: a function of each item, in order, a few items ahead
+  in the workers (the search index reads rows while it writes);
+* :class:`Tally`: per-run counts forked workers add to as each item ends, so a
+  progress bar and an interrupted command count what is done, not what came back;
 * :func:`worker_init`: what every worker does first: SIGTERM kills it, its
   stdin/stdout/stderr are ``/dev/null`` (:func:`close_inherited_streams`),
   and it dies with its parent (:func:`die_with_parent`: the kernel's
@@ -24,6 +32,7 @@ lands many sessions uses one process per CPU to go faster. What is shared:
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
 import signal
@@ -33,7 +42,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
-__all__ = ["can_fork", "process_pool", "StoppablePool", "guided", "each_result", "LOST", "die_with_parent", "worker_init", "worker_start", "close_inherited_streams", "default_jobs", "jobs_from_option"]
+__all__ = ["can_fork", "process_pool", "StoppablePool", "guided", "each_result", "each_in_order", "result_of", "Tally", "LOST", "die_with_parent", "worker_init", "worker_start", "close_inherited_streams", "default_jobs", "jobs_from_option"]
 
 T = TypeVar("T")
 
@@ -60,6 +69,10 @@ def can_fork() -> bool:
     return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
 
 
+#: Seconds :meth:`StoppablePool.stop_now` waits for its killed workers to be gone, then for the pool's manager thread.
+STOP_WAIT = 30.0
+
+
 class StoppablePool(ProcessPoolExecutor):
     """A process pool whose ``with`` block, left by Ctrl-C (``KeyboardInterrupt``) or by a closed generator
     (``GeneratorExit``), drops the work not started and kills the workers at once instead of waiting for the
@@ -72,14 +85,54 @@ class StoppablePool(ProcessPoolExecutor):
         return super().__exit__(exc_type, exc, tb)
 
     def stop_now(self) -> None:
-        """Cancel the jobs not started and SIGKILL every worker; the pool is broken afterwards. Never raises."""
+        """Cancel the jobs not started, SIGKILL every worker and wait (up to :data:`STOP_WAIT` s each) until they
+        are gone and the pool's manager thread has ended; the pool is broken afterwards. Never raises.
+
+        A worker killed while it wrote its result (a result larger than a pipe holds goes in several writes; a
+        Ctrl-C reaches the workers too) leaves a message cut short in the result pipe, and the manager thread
+        reads it to the length its header promises. Every worker's copy of the pipe's write end closes when it
+        dies, but this process holds one too, so that read would never see end of file and the manager thread,
+        which the interpreter waits for on exit, would block forever (an ``asz parse`` stayed 1 h 40 min after
+        Ctrl-C). So once the workers are gone this process closes its write end: the read ends, the manager
+        thread marks the pool broken, reaps the workers and ends."""
         procs = list((getattr(self, "_processes", None) or {}).values())  # the executor's own workers
-        self.shutdown(wait=False, cancel_futures=True)
+        manager = getattr(self, "_executor_manager_thread", None)  # shutdown() forgets both, so read them first
+        results = getattr(self, "_result_queue", None)
+        try:
+            self.shutdown(wait=False, cancel_futures=True)
+        except Exception:
+            pass
         for p in procs:
             try:
                 p.kill()
             except (OSError, ValueError, AttributeError):
                 pass
+        _wait_gone(procs, STOP_WAIT)
+        try:
+            results._writer.close()  # nobody writes results any more: the manager thread's read sees end of file
+        except (OSError, AttributeError):
+            pass
+        if manager is not None and manager is not threading.current_thread():
+            manager.join(STOP_WAIT)
+
+
+def _wait_gone(procs: list, seconds: float) -> None:
+    """Wait until every process of ``procs`` has ended (its sentinel is ready), at most ``seconds``; reaps none."""
+    from multiprocessing.connection import wait
+
+    sentinels = []
+    for p in procs:
+        try:
+            sentinels.append(p.sentinel)
+        except (ValueError, AttributeError):
+            pass
+    end = time.monotonic() + seconds
+    while sentinels and time.monotonic() < end:
+        try:
+            ready = wait(sentinels, max(0.0, end - time.monotonic()))
+        except OSError:
+            return
+        sentinels = [s for s in sentinels if s not in ready]
 
 
 def process_pool(jobs: int, *, fork_only: bool = False,
@@ -121,28 +174,131 @@ def guided(items: Sequence[T], jobs: int) -> list[list[T]]:
 #: What :func:`each_result` yields for a job whose worker sent no result back (it died, or its result could not cross).
 LOST = object()
 
+#: Seconds between two calls of :func:`result_of`'s ``tick`` while it waits (a progress bar following a :class:`Tally`).
+TICK = 0.2
 
-def each_result(pool: ProcessPoolExecutor, fn: Callable[[Any], Any], jobs: Sequence[Any]) -> Iterator[tuple[Any, Any]]:
+#: Seconds a pool may keep a job waiting after one of its workers died before :func:`result_of` breaks it (a healthy
+#: pool fails its jobs at once when a worker dies; one that does not is stuck on a result the dead worker cut short).
+STUCK_AFTER = 30.0
+
+
+def each_result(pool: ProcessPoolExecutor, fn: Callable[[Any], Any], jobs: Sequence[Any], *,
+                tick: Callable[[], None] | None = None) -> Iterator[tuple[Any, Any]]:
     """Submit ``fn(job)`` to ``pool`` for every job; yield ``(job, result)`` in the order of ``jobs``.
 
     The result is :data:`LOST` when the job's worker died (killed, out of
     memory: ``BrokenProcessPool``) or its result could not be sent back; the
     caller then does that job itself. Results of the jobs that finished are
-    kept, whatever happened to the others.
+    kept, whatever happened to the others. ``tick()`` is called every
+    :data:`TICK` seconds while a result is awaited (:func:`result_of`).
     """
     futures = [pool.submit(fn, job) for job in jobs]
     for job, fut in zip(jobs, futures):
         try:
-            yield job, fut.result()
+            got = result_of(pool, fut, tick)
         except Exception:
-            yield job, LOST
+            got = LOST
+        yield job, got
+
+
+def each_in_order(fn: Callable[[T], Any], items: Sequence[T], jobs: int) -> Iterator[Any]:
+    """``fn(item)`` for each of ``items``, in order, computed in ``jobs`` forked workers (:func:`process_pool`,
+    ``fork_only``) at most two per worker ahead of the caller, so the results waiting stay few.
+
+    ``fn`` and the items are pickled to the workers (``functools.partial`` of a
+    module function does). With one job or one item, where this process may
+    not fork, and for an item whose worker died, ``fn`` runs here. Leaving the
+    loop early (Ctrl-C, a closed generator) kills the workers at once
+    (:class:`StoppablePool`).
+    """
+    from collections import deque
+
+    pool = process_pool(jobs, fork_only=True) if jobs > 1 and len(items) > 1 else None
+    if pool is None:
+        for item in items:
+            yield fn(item)
+        return
+    with pool:
+        todo = iter(items)
+        waiting: deque = deque((item, pool.submit(fn, item)) for _, item in zip(range(2 * jobs), todo))
+        while waiting:
+            item, fut = waiting.popleft()
+            try:
+                got = result_of(pool, fut)
+            except Exception:  # its worker died or its result could not cross: computed here
+                got = fn(item)
+            for nxt in itertools.islice(todo, 1):
+                waiting.append((nxt, pool.submit(fn, nxt)))
+            yield got
+
+
+def result_of(pool: ProcessPoolExecutor, fut: Any, tick: Callable[[], None] | None = None) -> Any:
+    """``fut.result()`` of a job submitted to ``pool``, calling ``tick()`` (when given) every :data:`TICK` seconds
+    while it waits. When one of the pool's workers has been dead for :data:`STUCK_AFTER` seconds and the job
+    still waits, the pool is stuck (a result cut short by the dead worker blocks its manager thread): it is stopped
+    (:meth:`StoppablePool.stop_now`) and the job fails (``BrokenProcessPool`` or ``CancelledError``), so the caller
+    does it itself instead of waiting forever. Raises what the job raised."""
+    from concurrent.futures import wait
+
+    dead_since, stopped = None, False
+    while fut not in wait([fut], TICK).done:
+        if tick is not None:
+            tick()
+        if dead_since is None:
+            dead_since = time.monotonic() if _a_worker_died(pool) else None
+        elif not stopped and time.monotonic() - dead_since > STUCK_AFTER and isinstance(pool, StoppablePool):
+            pool.stop_now()
+            stopped = True
+    return fut.result()
+
+
+def _a_worker_died(pool: ProcessPoolExecutor) -> bool:
+    """True when a worker of ``pool`` has ended (its sentinel is ready; nothing is reaped)."""
+    from multiprocessing.connection import wait
+
+    try:
+        sentinels = [p.sentinel for p in list((getattr(pool, "_processes", None) or {}).values())]
+        return bool(sentinels) and bool(wait(sentinels, 0))
+    except (RuntimeError, ValueError, OSError):  # the manager thread changed or closed them meanwhile
+        return False
+
+
+class Tally:
+    """Counts, one per run of work, that forked workers add to and this process reads at any moment (shared memory).
+
+    Made before the workers are forked (they inherit it). A run is counted by one
+    process at a time (its worker; after that worker died, this process), so no
+    lock is taken: a worker killed in the middle blocks neither the reader nor
+    another worker. :attr:`value` is the sum of the runs' counts.
+    """
+
+    def __init__(self, runs: int):
+        from multiprocessing.sharedctypes import RawArray
+
+        self._counts = RawArray("q", max(1, runs))
+
+    def add(self, run: int, n: int = 1) -> None:
+        """Add ``n`` to run ``run``'s count."""
+        self._counts[run] += n
+
+    def set(self, run: int, n: int) -> None:
+        """Make run ``run``'s count ``n`` (this process, after it did the run of a dead worker)."""
+        self._counts[run] = n
+
+    def __getitem__(self, run: int) -> int:
+        return self._counts[run]
+
+    @property
+    def value(self) -> int:
+        """The counts added up."""
+        return sum(self._counts)
 
 
 #: Seconds between two looks of a worker's watchdog at its parent's pid.
 WATCH_INTERVAL = 0.25
 
 
-def die_with_parent(parent: int | None = None) -> None:
+def die_with_parent(parent: int | None = None, watch: bool = True) -> None:
     """In a worker: die when the parent process ``parent`` (a pid) dies, whatever the moment.
 
     On Linux the kernel is asked for SIGKILL at the parent's death
@@ -152,7 +308,9 @@ def die_with_parent(parent: int | None = None) -> None:
     parent's pid every :data:`WATCH_INTERVAL` seconds and kills the worker
     when it changed (macOS and other systems without the signal; a parent
     thread other than the one that forked). ``parent`` None: the current
-    parent. Never raises.
+    parent. ``watch`` False: no such thread (a process that forks workers of
+    its own, :func:`can_fork`, whose parent started it from a thread that
+    lives as long as the parent). Never raises.
     """
     if parent is None:
         parent = os.getppid()
@@ -166,7 +324,8 @@ def die_with_parent(parent: int | None = None) -> None:
             pass
     if os.getppid() != parent:  # the parent died before the request: nobody would ever ask for our result
         os._exit(1)
-    threading.Thread(target=_watch_parent, args=(parent,), name="asz-parent-watchdog", daemon=True).start()
+    if watch:
+        threading.Thread(target=_watch_parent, args=(parent,), name="asz-parent-watchdog", daemon=True).start()
 
 
 def _watch_parent(parent: int) -> None:

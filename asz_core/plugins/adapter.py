@@ -156,7 +156,12 @@ class Source:
 class Discovery:
     """What discovery found: sources, noise skipped (path, reason) and errors (path, message).
 
-    ``pending`` lists (what, why) the adapter holds but does not hand over yet,
+    ``conflicts`` lists (path, reason) of sources refused because another
+    source already lands into their session's stream and kind (Claude Code: the
+    same session file in two project folders); the collector tells each once
+    per process as ``conflict: <path>: <reason>`` and counts it in
+    ``conflicts=`` on every pass (origin-digest §5.1: refuse the second, count
+    a conflict). ``pending`` lists (what, why) the adapter holds but does not hand over yet,
     such as received runs waiting for their parent; the collector counts them
     in ``pending=``, so ``asz collect --once`` exits 1 while anything waits.
     """
@@ -165,6 +170,7 @@ class Discovery:
     skipped: list[tuple[str, str]] = attrs.Factory(list)
     errors: list[tuple[str, str]] = attrs.Factory(list)
     pending: list[tuple[str, str]] = attrs.Factory(list)
+    conflicts: list[tuple[str, str]] = attrs.Factory(list)
 
     def sessions(self) -> dict[str, list[Source]]:
         """Sources grouped by session id, in discovery order."""

@@ -252,5 +252,16 @@ def test_ctrl_c_says_what_the_pass_landed_before_it_stopped(corpus_dir, tmp_path
     assert said, err
     files = [f for f in root.rglob("*.sd") if not f.relative_to(root).parts[0].startswith("_")]
     rounds = list((root / "_conversations").glob("*/rounds/*.sf"))
-    assert [int(n) for n in said.groups()] == [len(files), len({f.relative_to(root).parts[0] for f in files}), len(rounds)]
+    landed_in = len({f.relative_to(root).parts[0] for f in files})
+    assert [int(n) for n in said.groups()] == [len(files), landed_in, len(rounds)]
     assert files
+    # where the pass was, as its progress bar counted: sessions landed whole (each has files; a session a worker
+    # was landing when it was killed has some too), or, once all had landed, sessions parsed
+    far = re.search(r"this pass; (\d+) of (\d+) session\(s\) done \(|this pass; parsed (\d+) of (\d+) session\(s\) \(", err)
+    assert far, err
+    if far.group(1) is not None:
+        done, total = int(far.group(1)), int(far.group(2))
+        assert total == 11 and done <= landed_in <= done + 2, (done, landed_in, err)  # two workers
+    else:
+        parsed, total = int(far.group(3)), int(far.group(4))
+        assert landed_in == 11 and parsed <= len({r.parent.parent.name for r in rounds}) and total <= 11, err

@@ -206,3 +206,35 @@ def test_a_killed_worker_costs_nothing_its_sessions_land_in_the_command(tmp_path
     for s in range(8):
         assert set(landed(root, f"s{s}")) == set(source_lines(src / f"s{s}" / "main.jsonl"))
     assert all_files_ok(root) == []
+
+
+@pytest.mark.skipif(not can_fork(), reason="this platform cannot fork worker processes")
+def test_the_collect_bar_counts_sessions_as_workers_land_them_not_as_runs_come_back(corpus_dir, tmp_path):
+    """The bar said 51/202 after Ctrl-C while 102 sessions had landed: it moved when a worker's run came back. The
+    first run's second session waits on its session lock, held here until the bar moves: the bar must move while
+    that run is still out, and end at every session of the real corpus, each counted once."""
+    from asz_core.storage.root import session_lock
+
+    projects = corpus_dir / "claude-code" / "projects"
+    if not projects.is_dir():
+        pytest.skip(f"{projects} is absent")
+    adapter = get_plugin_manager().get("claude-code-local")
+    order = list(adapter.discover(projects).sessions())  # the order the pass lands them in
+    first = [order[i] for i in guided(range(len(order)), 2)[0]]
+    assert len(order) == 11 and len(first) == 2
+    root = tmp_path / "root"
+    held = session_lock(root, first[1]).acquire()
+    moves: list[tuple[str, int, int]] = []
+
+    def on_session(session: str, done: int, total: int) -> None:
+        moves.append((session, done, total))
+        held.release()  # the bar moved: let the first run finish
+
+    col = Collector(root, adapter, projects, options=CollectOptions(fsync=False, jobs=2, lock_timeout=600), report=Report(io.StringIO()))
+    try:
+        c = run_passes([col], on_session=on_session)
+    finally:
+        held.release()
+    assert moves[0][0] == "" and moves[0][1] >= 1, moves  # no run had come back yet: a tick, naming no session
+    assert c.sessions == 11 and c.busy == 0 and c.errors == 0
+    assert [d for _, d, _ in moves] == sorted({d for _, d, _ in moves}) and moves[-1][1:] == (11, 11)
