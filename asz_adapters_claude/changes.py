@@ -1,8 +1,9 @@
 """The ``changes/1`` record Claude Code's own editing tools report (origin-digest §3.6, §5.1; seed 004, Workspace changes).
 
-An Edit, Write or NotebookEdit result carries, in its ``toolUseResult``, the
-file it wrote, the content before and often a unified diff as JSON
-(``structuredPatch``). :func:`derive_changes` turns that into one
+An Edit, MultiEdit, Write or NotebookEdit result carries, in its
+``toolUseResult``, the file it wrote, the content before and often a unified
+diff as JSON (``structuredPatch``; a MultiEdit names its content before
+``originalFileContents`` and lists its ``edits``). :func:`derive_changes` turns that into one
 ``changes/1`` record (``captured_by: claude-code``, ``basis:
 runtime_reported``) which the transcript converter lands as a second ``data``
 part beside the result. Nothing is inferred: paths, patch and contents are the
@@ -39,7 +40,7 @@ SCHEMA = "changes/1"
 CAPTURED_BY = "claude-code"
 BASIS = "runtime_reported"
 #: Tools whose result carries what they wrote.
-EDITING_TOOLS = ("Edit", "Write", "NotebookEdit")
+EDITING_TOOLS = ("Edit", "MultiEdit", "Write", "NotebookEdit")
 #: A side longer than this many lines is not diffed here: its diff says ``too_large``.
 MAX_DIFF_LINES = 50_000
 _CONTEXT = 3
@@ -224,8 +225,9 @@ def editing_tool_of(tool_use_result: Any) -> str:
     A result line does not name its tool (the name is on the call's line), so
     the shape decides, by rule over source fields: ``notebook_path`` with
     ``new_source`` → NotebookEdit; ``filePath`` with ``oldString`` and
-    ``newString`` → Edit; ``filePath`` with ``content`` and ``type`` create or
-    update → Write.
+    ``newString`` → Edit; ``filePath`` with ``edits`` and
+    ``originalFileContents`` → MultiEdit; ``filePath`` with ``content`` and
+    ``type`` create or update → Write.
     """
     tur = tool_use_result
     if not isinstance(tur, dict):
@@ -235,6 +237,8 @@ def editing_tool_of(tool_use_result: Any) -> str:
     if isinstance(tur.get("filePath"), str):
         if "oldString" in tur and "newString" in tur:
             return "Edit"
+        if "edits" in tur and "originalFileContents" in tur:
+            return "MultiEdit"
         if "content" in tur and tur.get("type") in ("create", "update"):
             return "Write"
     return ""
@@ -250,7 +254,7 @@ def derive_changes(
     stream: str,
     time: str,
 ) -> dict | None:
-    """The ``changes/1`` record Claude Code reported for one Edit, Write or NotebookEdit result, or None (§3.6, §5.1).
+    """The ``changes/1`` record Claude Code reported for one Edit, MultiEdit, Write or NotebookEdit result, or None (§3.6, §5.1).
 
     Arguments: ``tool_name`` the tool_use's name; ``tool_use_id`` the id the
     result answers (the record's ``id`` and ``tool``); ``tool_input`` the
@@ -291,7 +295,7 @@ def _derive(tool_name, tool_use_id, tool_input, tur, cwd, session, stream, time)
         before_raw, after_raw = tur.get("original_file", _MISSING), tur.get("updated_file", _MISSING)
     else:
         path = _text_or(tur.get("filePath"), "") or _text_or(inp.get("file_path"), "")
-        before_raw = tur.get("originalFile", _MISSING)
+        before_raw = tur.get("originalFileContents" if tool_name == "MultiEdit" else "originalFile", _MISSING)
         after_raw = tur.get("content", _MISSING) if tool_name == "Write" else _MISSING
     if not path:
         return None
@@ -312,6 +316,8 @@ def _derive(tool_name, tool_use_id, tool_input, tur, cwd, session, stream, time)
             after = apply_hunks(before, patch)
         if after is None and tool_name == "Edit":
             after = _edit_after(before, tur, inp)
+        if after is None and tool_name == "MultiEdit":
+            after = _multi_edit_after(before, tur, inp)
     if not patch and after is None:
         return None
 
@@ -368,3 +374,27 @@ def _edit_after(before: str, tur: dict, inp: dict) -> str | None:
         return None
     replace_all = tur.get("replaceAll", inp.get("replace_all")) is True
     return before.replace(old, new) if replace_all else before.replace(old, new, 1)
+
+
+def _multi_edit_after(before: str, tur: dict, inp: dict) -> str | None:
+    """A MultiEdit's new content: its ``edits`` (``old_string``, ``new_string``, ``replace_all``) applied in order,
+    when every old string is found; the result's ``edits`` first, else the call's."""
+    edits = tur.get("edits")
+    if not isinstance(edits, list):
+        edits = inp.get("edits")
+    if not isinstance(edits, list) or not edits:
+        return None
+    text = before
+    for e in edits:
+        if not isinstance(e, dict):
+            return None
+        old, new = _text_or(e.get("old_string"), None), _text_or(e.get("new_string"), None)
+        if new is None or old is None or (old and old not in text):
+            return None
+        if not old:  # an empty old string writes a new file's content
+            if text:
+                return None
+            text = new
+            continue
+        text = text.replace(old, new) if e.get("replace_all") is True else text.replace(old, new, 1)
+    return text

@@ -132,7 +132,8 @@ class _Walk:
         src = self.rel(path)
         key = (session, kind, stream or batch)
         if key in self.streams:
-            self.error(path, f"conflict: {kind} of stream {stream or batch!r} in session {session} already comes from {self.streams[key]}")
+            self.out.conflicts.append((str(path), f"{kind} of stream {stream or batch!r} in session {session} already comes from "
+                                                  f"{self.streams[key]}; the second source is refused"))
             return
         self.streams.setdefault(key, src)
         if kind == "transcript" and stream == "main":

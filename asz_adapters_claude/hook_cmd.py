@@ -49,8 +49,13 @@ def report_change(verb: str, change, dry_run: bool) -> None:
         typer.echo(f"{change.path}: backup at {change.backup}")
 
 
-def _run(verb: str, scope: str, dry_run: bool, direct: bool = False) -> None:
+def _run(verb: str, scope: str, dry_run: bool, direct: bool = True) -> None:
     from . import hooks_settings as hs
+
+    if verb == "install" and not direct:
+        warning = hs.bare_command_warning()
+        if warning:
+            typer.echo(f"asz hooks install: warning: {warning}; install without --bare to write this asz's absolute path", err=True)
 
     try:
         path = hs.settings_path(scope)
@@ -72,19 +77,26 @@ def _run(verb: str, scope: str, dry_run: bool, direct: bool = False) -> None:
 def install(
     scope: str = typer.Option("user", "--scope", help=_SCOPE_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the diff and write nothing."),
-    direct: bool = typer.Option(False, "--direct", help="Run the observer's file with this interpreter and -S (absolute paths) instead of `asz hook`: no console script, no site start-up, no PATH lookup."),
+    direct: bool = typer.Option(False, "--direct", help="Run the observer's file with this interpreter and -S, by absolute path (the default; kept for scripts that pass it)."),
+    bare: bool = typer.Option(False, "--bare", help="Write the bare command `asz hook`, found on the PATH Claude Code runs hooks with (warns when `asz` on this PATH is not this asz)."),
 ) -> None:
-    """Add PostToolUse and PostToolUseFailure hooks (matcher mcp__.*, command ``asz hook``) to Claude Code's settings.
+    """Add PostToolUse and PostToolUseFailure hooks (matcher mcp__.*) to Claude Code's settings.
 
-    With ``--direct`` the command is ``"<python>" -S "<…/asz_adapters_claude/hook.py>"``:
-    the same observer, started in about half the time (``bench/hook.py``);
-    install again after this Python moves. Installing one form over the other
-    switches it. Idempotent; the old file is copied to
-    ``settings.json.asz-backup-<stamp>`` first. Exit 0 done (or nothing to
-    do), 1 when the file is not a JSON object or cannot be written, 2 for an
-    unknown scope.
+    The command is ``"<python>" -S "<…/asz_adapters_claude/hook.py>"``: this
+    asz's interpreter and observer file by absolute path, so it needs no
+    ``PATH`` (Claude Code does not show a hook that cannot start) and starts in
+    about half the time of ``asz hook`` (``bench/hook.py``); install again
+    after this Python moves. ``--bare`` writes ``asz hook`` instead and warns
+    on stderr when ``asz`` on this ``PATH`` is missing or another one.
+    Installing one form over the other switches it. Idempotent; the old file
+    is copied to ``settings.json.asz-backup-<stamp>`` first. Exit 0 done (or
+    nothing to do), 1 when the file is not a JSON object or cannot be
+    written, 2 for an unknown scope or ``--bare`` with ``--direct``.
     """
-    _run("install", scope, dry_run, direct)
+    if bare and direct:
+        typer.echo("asz hooks install: --bare and --direct contradict each other; give one", err=True)
+        raise typer.Exit(2)
+    _run("install", scope, dry_run, not bare)
 
 
 @hooks_app.command("uninstall")
@@ -92,7 +104,7 @@ def uninstall(
     scope: str = typer.Option("user", "--scope", help=_SCOPE_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the diff and write nothing."),
 ) -> None:
-    """Remove exactly the hook entries whose command is ``asz hook`` or a ``--direct`` command (and containers that leaves empty).
+    """Remove exactly the hook entries whose command is ``asz hook`` or the absolute ``-S`` command (and containers that leaves empty).
 
     Exit codes as ``install``.
     """

@@ -5,14 +5,18 @@
     "PostToolUse":        [{"matcher": "mcp__.*", "hooks": [{"type": "command", "command": "asz hook", "timeout": 10}]}]
     "PostToolUseFailure": [{"matcher": "mcp__.*", "hooks": [{"type": "command", "command": "asz hook", "timeout": 10}]}]
 
-With ``--direct`` the command is :func:`direct_command` instead: this
-interpreter, by absolute path, run with ``-S`` on the observer's own file,
-``"/path/to/python" -S "/path/to/asz_adapters_claude/hook.py"``. It does
-what ``asz hook`` does without the console script and without the
-interpreter's site initialisation (``.pth`` files, editable-install finders),
-which is most of the start-up time (``bench/hook.py``), and it does not
-depend on the ``PATH`` Claude Code's hooks see; it has to be installed again
-when this interpreter moves.
+By default the command is :func:`direct_command` (``--bare`` writes
+``asz hook`` instead): this interpreter, by absolute path, run with ``-S`` on
+the observer's own file, ``"/path/to/python" -S
+"/path/to/asz_adapters_claude/hook.py"``. It does what ``asz hook`` does
+without the console script and without the interpreter's site initialisation
+(``.pth`` files, editable-install finders), which is most of the start-up time
+(``bench/hook.py``), and it does not depend on the ``PATH`` Claude Code's
+hooks see (Claude Code does not show a PostToolUse hook that cannot start, so
+a bare ``asz hook`` missing from that ``PATH`` loses every record without a
+word); it has to be installed again when this interpreter moves.
+:func:`bare_command_warning` says when the bare command would not start this
+asz.
 
 It is idempotent (an event that already runs the command for that matcher is
 left alone; one that runs the other form of the observer's command is switched
@@ -42,6 +46,7 @@ from .hook import claude_config_dir
 __all__ = [
     "COMMAND",
     "direct_command",
+    "bare_command_warning",
     "is_observer_command",
     "MATCHER",
     "EVENTS",
@@ -119,6 +124,32 @@ def direct_command(python: str | None = None, hook_file: str | None = None) -> s
     if os.name == "nt":
         return f'"{python}" -S "{hook_file}"'
     return f"{shlex.quote(python)} -S {shlex.quote(hook_file)}"
+
+
+def bare_command_warning(which: str | None = None, running: str | None = None) -> str:
+    """Why the bare command ``asz hook`` may not start this asz, or '' when ``asz`` on ``PATH`` is the running one.
+
+    ``which`` defaults to ``shutil.which("asz")`` (this process's ``PATH``,
+    which may well be more than Claude Code's); ``running`` to the ``asz``
+    console script being run (``sys.argv[0]`` when it is named ``asz``, else the
+    ``asz`` beside this interpreter, else None). Paths are compared after
+    resolving symbolic links.
+    """
+    which = which if which is not None else shutil.which("asz")
+    if running is None:
+        argv0 = sys.argv[0] if sys.argv else ""
+        if os.path.splitext(os.path.basename(argv0))[0] == "asz":
+            running = os.path.abspath(argv0)
+        else:
+            beside = shutil.which("asz", path=os.path.dirname(sys.executable))
+            running = os.path.abspath(beside) if beside else None
+    if not which:
+        return ("no `asz` is on this PATH, so Claude Code will not find `asz hook` either; it does not show a hook "
+                "that cannot start, and no MCP record is written")
+    if running and os.path.realpath(which) != os.path.realpath(running):
+        return (f"`asz` on this PATH is {which}, not the asz running now ({running}); Claude Code's PATH may differ "
+                "again, and a hook that cannot start is not shown")
+    return ""
 
 
 def is_observer_command(command: Any) -> bool:
@@ -303,10 +334,11 @@ def edit_settings(path: Path, edit, dry_run: bool) -> Change:
     return Change(path, changed, actions, diff, backup)
 
 
-def install(path: Path, *, dry_run: bool = False, direct: bool = False) -> Change:
+def install(path: Path, *, dry_run: bool = False, direct: bool = True) -> Change:
     """Add the observer's hooks to the settings file ``path`` (created when missing).
 
-    The hooks run :data:`COMMAND`, or with ``direct`` :func:`direct_command`.
+    The hooks run :func:`direct_command` (absolute paths, no ``PATH``
+    lookup), or with ``direct`` False the bare :data:`COMMAND`.
 
     Idempotent: a second install changes nothing and makes no backup. Before
     a change the old file is copied to ``<name>.asz-backup-<UTC stamp>``

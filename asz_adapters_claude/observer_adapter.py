@@ -201,7 +201,8 @@ class ClaudeCodeObserver(Adapter):
                         continue
                     key = (s.name, kind, stream)
                     if key in taken:
-                        out.errors.append((str(fp), f"conflict: {kind} of stream {stream!r} in session {s.name} already comes from {taken[key]}"))
+                        out.conflicts.append((str(fp), f"{kind} of stream {stream!r} in session {s.name} already comes from "
+                                                       f"{taken[key]}; the second source is refused"))
                         continue
                     taken[key] = rel(fp)
                     out.sources.append(Source(session=s.name, kind=kind, path=fp, src=rel(fp), dialect=DIALECT, stream=stream))

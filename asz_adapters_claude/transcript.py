@@ -240,7 +240,7 @@ def transcript_record(rec: Record, obj: Obj, raw: bytes, source: Source | None =
 
 
 def _derived_changes(rec: Record, v: dict, source: Source | None) -> None:
-    """Edit, Write and NotebookEdit results get a second data part: the derived ``changes/1`` record (§3.6, §5.1).
+    """Edit, MultiEdit, Write and NotebookEdit results get a second data part: the derived ``changes/1`` record (§3.6, §5.1).
 
     It comes after the parts of the source content (seed 000, Addressing a
     record); the record's ``tool`` names the call it answers.

@@ -1,4 +1,4 @@
-"""``derive_changes``: the changes/1 record of Claude Code's own Edit/Write/NotebookEdit results (§3.6; issue 8)."""
+"""``derive_changes``: the changes/1 record of Claude Code's own Edit/MultiEdit/Write/NotebookEdit results (§3.6; issue 8; trial 3 F17)."""
 
 from __future__ import annotations
 
@@ -24,8 +24,11 @@ def in_order(keys, order) -> bool:
     return idx == sorted(idx)
 
 
+EDITORS = ("Edit", "MultiEdit", "Write", "NotebookEdit")
+
+
 def corpus_edits(corpus_dir: Path):
-    """Every tool_result of an Edit, Write or NotebookEdit call in the corpus transcripts, with its line."""
+    """Every tool_result of an Edit, MultiEdit, Write or NotebookEdit call in the corpus transcripts, with its line."""
     for f in sorted((corpus_dir / "claude-code" / "projects").rglob("*.jsonl")):
         uses: dict[str, tuple[str, dict]] = {}
         for raw in f.read_bytes().split(b"\n"):
@@ -42,14 +45,14 @@ def corpus_edits(corpus_dir: Path):
                     continue
                 if block.get("type") == "tool_use":
                     uses[block.get("id")] = (block.get("name"), block.get("input"))
-                elif block.get("type") == "tool_result" and uses.get(block.get("tool_use_id"), ("",))[0] in ("Edit", "Write", "NotebookEdit"):
+                elif block.get("type") == "tool_result" and uses.get(block.get("tool_use_id"), ("",))[0] in EDITORS:
                     name, inp = uses[block["tool_use_id"]]
                     yield f, line, block["tool_use_id"], name, inp
 
 
 def test_corpus_edits_and_writes(corpus_dir: Path) -> None:
     """Every successful corpus Edit/Write gives a record; additions/deletions equal the structuredPatch's +/- lines."""
-    made = skipped = checked = computed = 0
+    made = skipped = checked = computed = multi = 0
     for f, line, tool_id, name, inp in corpus_edits(corpus_dir):
         tur = line.get("toolUseResult")
         rec = derive_changes(name, tool_id, inp, tur, line.get("cwd", ""), line["sessionId"], "main", line["timestamp"])
@@ -81,7 +84,7 @@ def test_corpus_edits_and_writes(corpus_dir: Path) -> None:
             assert name == "Write" and ch["operation"] == "create"
             assert (ch["additions"], ch["deletions"]) == (len(tur["content"].splitlines()), 0)
             computed += 1
-        before = tur.get("originalFile")
+        before = tur.get("originalFileContents" if name == "MultiEdit" else "originalFile")
         if isinstance(before, str):
             assert ch["operation"] == "modify" and ch["before"]["sha256"] == sha(before)
             assert ch["before"]["bytes"] == len(before.encode("utf-8"))
@@ -89,11 +92,18 @@ def test_corpus_edits_and_writes(corpus_dir: Path) -> None:
             assert ch["operation"] == "create" and ch["before"] == {"present": False, "bytes": None}
         if name == "Write":
             assert ch["after"]["sha256"] == sha(tur["content"])
+        elif name == "MultiEdit":  # the runtime's edits, applied one after the other
+            new = before
+            for e in tur["edits"]:
+                new = new.replace(e["old_string"], e["new_string"]) if e.get("replace_all") else new.replace(e["old_string"], e["new_string"], 1)
+            assert ch["after"]["sha256"] == sha(new) and rec["tool_name"] == "MultiEdit", f"{f.name} {tool_id}"
+            multi += 1
         elif isinstance(before, str):
             new = before.replace(tur["oldString"], tur["newString"]) if tur.get("replaceAll") else before.replace(tur["oldString"], tur["newString"], 1)
             assert ch["after"]["sha256"] == sha(new), f"{f.name} {tool_id}"
-    # 87 results carry a toolUseResult object: 80 with a runtime patch, 7 created files diffed here; 17 errors or subagent results
-    assert (made, checked, computed, skipped) == (87, 80, 7, 17)
+    # 92 results carry a toolUseResult object: 85 with a runtime patch (5 of them MultiEdit), 7 created files diffed
+    # here; 20 errors (3 of them MultiEdit rejections) or subagent results
+    assert (made, checked, computed, skipped, multi) == (92, 85, 7, 20, 5)
 
 
 def test_relative_paths_posix_and_windows() -> None:

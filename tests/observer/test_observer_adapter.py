@@ -60,7 +60,7 @@ def test_discovery_noise_conflicts_and_filters(tmp_path: Path) -> None:
     reasons = dict(d.skipped)
     assert "not a session directory" in reasons[f"{DATA_ID}/output/README.txt"]
     assert "not an observer output file" in reasons[f"{DATA_ID}/output/86cb6fec-8454-476f-9cf1-4d625d1869b7/notes.md"]
-    assert len(d.errors) == 1 and "conflict" in d.errors[0][1]
+    assert d.errors == [] and len(d.conflicts) == 1 and "already comes from" in d.conflicts[0][1]  # counted as a conflict
     only = a.discover(root / DATA_ID, include=["/work/echo"])
     assert {s.session for s in only.sources} == {"86cb6fec-8454-476f-9cf1-4d625d1869b7"}
     below = a.discover(root / DATA_ID, include=["/work/**"], exclude=["a815fa95-*"])

@@ -47,7 +47,7 @@ def backups(d: Path) -> list[Path]:
 
 def ours(settings: dict) -> list[tuple[str, str]]:
     return [(ev, g.get("matcher")) for ev, groups in settings.get("hooks", {}).items() for g in groups
-            for h in g.get("hooks", []) if h.get("command") == hs.COMMAND]
+            for h in g.get("hooks", []) if hs.is_observer_command(h.get("command"))]
 
 
 def test_install_twice_then_uninstall_restores_the_file(tmp_path: Path) -> None:
@@ -162,14 +162,15 @@ def _commands(settings: dict) -> list[tuple[str, str]]:
             for h in g.get("hooks", []) if hs.is_observer_command(h.get("command"))]
 
 
-def test_direct_install_runs_the_observer_as_claude_code_would_and_switches_back(tmp_path: Path) -> None:
-    """``--direct`` writes ``"<python>" -S "<…/hook.py>"``; that exact string, run by a shell, lands the record ``asz hook`` lands."""
+def test_default_install_runs_the_observer_without_asz_on_path_and_switches_back(tmp_path: Path) -> None:
+    """The default writes ``"<python>" -S "<…/hook.py>"`` (absolute paths; trial 3, F13): that exact string, run by a
+    shell whose PATH has no asz (as Claude Code may run it), lands the record ``asz hook`` lands."""
     cfg = tmp_path / "claude"
     cfg.mkdir()
     settings = cfg / "settings.json"
     settings.write_text(json.dumps(ORIGINAL, indent=2) + "\n")
-    p = asz("hooks", "install", "--direct", cfg=cfg, child=True)
-    assert p.returncode == 0, p.stderr
+    p = asz("hooks", "install", cfg=cfg, child=True)
+    assert p.returncode == 0 and p.stderr == "", p.stderr
     cmds = _commands(json.loads(settings.read_text()))
     direct = cmds[0][1]
     python = direct.split(" -S ")[0]
@@ -183,9 +184,9 @@ def test_direct_install_runs_the_observer_as_claude_code_would_and_switches_back
         "tool_use_id": "toolu_probe_1_0", "duration_ms": 2, "mcp_server": {"name": "probe", "source": "dynamic"},
     })
     outs = []
-    for i, command in enumerate((direct, "asz hook")):
+    for i, (command, path) in enumerate(((direct, "/usr/bin:/bin"), ("asz hook", os.environ["PATH"]))):
         data = tmp_path / f"data{i}"
-        env = dict(os.environ, ASZ_HOOK_DATA=str(data))
+        env = {"PATH": path, "ASZ_HOOK_DATA": str(data), "HOME": str(tmp_path)}
         run = subprocess.run(["/bin/sh", "-c", command], input=payload, capture_output=True, text=True, env=env, timeout=60)
         assert run.returncode == 0 and run.stdout == "", run.stderr
         [out] = (data / "output" / "86cb6fec-8454-476f-9cf1-4d625d1869b7").glob("*.execution.jsonl")
@@ -194,15 +195,32 @@ def test_direct_install_runs_the_observer_as_claude_code_would_and_switches_back
         outs.append(rec)
     assert outs[0] == outs[1] and outs[0]["tool"] == "toolu_probe_1_0" and outs[0]["server"] == {"name": "probe", "source": "dynamic"}
 
-    again = asz("hooks", "install", "--direct", cfg=cfg, child=True)
+    again = asz("hooks", "install", "--direct", cfg=cfg, child=True)  # --direct is the default, kept for scripts
     assert "nothing to install" in again.stdout
-    back = asz("hooks", "install", cfg=cfg, child=True)  # the plain form replaces the direct one, never beside it
+    back = asz("hooks", "install", "--bare", cfg=cfg, child=True)  # the bare form replaces the direct one, never beside it
     assert back.returncode == 0 and "switched PostToolUse" in back.stdout
     assert _commands(json.loads(settings.read_text())) == [("PostToolUse", hs.COMMAND), ("PostToolUseFailure", hs.COMMAND)]
-    asz("hooks", "install", "--direct", cfg=cfg, child=True)
+    assert asz("hooks", "install", "--bare", "--direct", cfg=cfg, child=True).returncode == 2
+    asz("hooks", "install", cfg=cfg, child=True)
     gone = asz("hooks", "uninstall", cfg=cfg, child=True)
     assert gone.returncode == 0 and gone.stdout.count("removed ") == 2
     assert json.loads(settings.read_text()) == ORIGINAL
+
+
+def test_bare_install_warns_when_asz_is_not_on_path(tmp_path: Path) -> None:
+    """``--bare`` writes ``asz hook``; with no asz on PATH it says on stderr that Claude Code will not find it either."""
+    exe = shutil.which("asz")
+    if exe is None:
+        pytest.skip("asz is not on PATH (pip install -e .)")
+    cfg = tmp_path / "claude"
+    for path, warned in (("/usr/bin:/bin", True), (os.path.dirname(exe) + ":/usr/bin:/bin", False)):
+        env = {"PATH": path, "CLAUDE_CONFIG_DIR": str(cfg), "HOME": str(tmp_path)}
+        p = subprocess.run([exe, "hooks", "install", "--bare"], capture_output=True, text=True, env=env, timeout=120)
+        assert p.returncode == 0, p.stderr
+        assert ("no `asz` is on this PATH" in p.stderr) is warned, p.stderr
+        assert _commands(json.loads((cfg / "settings.json").read_text()))[0][1] == "asz hook"
+    assert "is /usr/local/bin/asz, not the asz running now (/x/bin/asz)" in hs.bare_command_warning("/usr/local/bin/asz", "/x/bin/asz")
+    assert hs.bare_command_warning(exe, exe) == ""
 
 
 def test_what_counts_as_the_observers_command() -> None:

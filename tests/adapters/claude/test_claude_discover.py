@@ -130,7 +130,8 @@ def test_errors_are_reported_and_discovery_continues(tmp_path: Path) -> None:
     ]
     errors = dict(d.errors)
     assert str(proj / "agent-deadbeef.jsonl") not in errors  # issue 23: a link that leads nowhere is skipped, not an error
-    assert errors[str(proj / "agent-cafe0002.jsonl")].startswith("conflict:")
+    assert str(proj / "agent-cafe0002.jsonl") not in errors  # refused as a conflict, not an error (origin-digest §5.1)
+    assert dict(d.conflicts)[str(proj / "agent-cafe0002.jsonl")].startswith("transcript of stream 'cafe0002' in session")
     skipped = dict(d.skipped)
     assert skipped["-p/agent-deadbeef.jsonl"] == f"a symbolic link to {root / 'gone.jsonl'}, which leads nowhere"
     assert skipped["-p/agent-cafe0001.jsonl"] == "no line names its session yet"
