@@ -132,11 +132,7 @@ def parse(
     if lock_timeout < 0:
         raise _usage(f"--lock-timeout must not be negative, got {lock_timeout}")
     report, took = _parse_with_bar(where, sessions, budget, jobs, lock_timeout)
-    import sys
-
-    from ..reading.search import refresh
-
-    refresh(where, sys.stderr, jobs=jobs)  # the search index (derived data) follows each pass
+    _refresh_index(where, jobs, len(report.outcomes))  # the search index (derived data) follows each pass
     for line in format_table(table_rows(report)):
         typer.echo(line)
     for p in report.problems:
@@ -144,6 +140,23 @@ def parse(
     written = sum(len(o.rounds) for o in report.outcomes)
     typer.echo(f"parsed {len(report.outcomes)} session(s): {written} round(s) written, {len(report.problems)} problem(s) ({took:.1f}s)", err=True)
     raise typer.Exit(0 if report.ok else 1)
+
+
+def _refresh_index(where: str, jobs: int, parsed: int) -> None:
+    """The search index brought up to date after the parse (:func:`~asz_core.reading.search.refresh`). Ctrl-C then
+    says that the ``parsed`` sessions were parsed and what the index keeps, exit 130 (it was a silent 130)."""
+    import sys
+
+    from ..reading.search import IndexInterrupted, refresh
+
+    try:
+        refresh(where, sys.stderr, jobs=jobs)
+    except KeyboardInterrupt as exc:
+        kept = (f"{exc.indexed} of {exc.total} conversations indexed; the next asz search indexes the rest"
+                if isinstance(exc, IndexInterrupted) else "it was not updated")
+        typer.echo(f"asz parse: interrupted after all {parsed} sessions were parsed, while the search index was updated "
+                   f"({kept})", err=True)
+        raise typer.Exit(130)
 
 
 def _parse_with_bar(where: str, sessions: Optional[list[str]], budget: int, jobs: int, lock_timeout: float):
@@ -157,15 +170,15 @@ def _parse_with_bar(where: str, sessions: Optional[list[str]], budget: int, jobs
     from ..storage.layout import session_dirs
 
     total = len(sessions) if sessions is not None else len(session_dirs(Path(where)))
-    with Bar("parse", total) as bar:
-        try:
+    try:
+        with Bar("parse", total) as bar:  # the bar counts sessions as the workers finish them, as the line below does
             report = parse_root(where, sessions, max_round_bytes=budget, jobs=jobs, lock_timeout=lock_timeout,
                                 step=lambda name, n: bar.advance(name[:8], n))
-        except ParseInterrupted as exc:  # the sessions parsed whole, not only those whose results came back
-            typer.echo(f"asz parse: interrupted after {exc.finished} of {total} sessions (a round lands whole or not at all; "
-                       "the next asz parse goes on from there)", err=True)
-            raise typer.Exit(130)
-        return report, bar.elapsed()
+            return report, bar.elapsed()
+    except ParseInterrupted as exc:  # said once the bar is gone (on its line it was cut or wiped)
+        typer.echo(f"asz parse: interrupted after {exc.finished} of {total} sessions (a round lands whole or not at all; "
+                   "the next asz parse goes on from there)", err=True)
+        raise typer.Exit(130)
 
 
 def register(app: typer.Typer) -> None:

@@ -15,7 +15,7 @@ from typing import Any, Iterable
 
 from ..sessiondata.vocabulary import STEP_KINDS as _STEP_KINDS
 from .index import Index, IndexEntry
-from .model import Assembly, Node, Ref, Relation, Unresolved, make_id
+from .model import Assembly, Node, Ref, Relation, Unresolved, kind_id, make_id
 
 #: Step node kinds (origin-digest §4.5); a round header's ``steps`` counts nodes of these kinds.
 STEP_KINDS = frozenset(_STEP_KINDS)
@@ -107,7 +107,7 @@ class Stream:
     def __init__(self, name: str, role: str):
         self.name = name
         self.role = role
-        self.node_id = make_id("stream", name)
+        self.node_id = kind_id("stream", name)
         self.entries: list[IndexEntry] = []
         self.first: int | None = None
         self.last: int | None = None
@@ -124,7 +124,7 @@ class Call:
         self.fragments: list[IndexEntry] = []
         self.finished = False
         self.synthetic = False
-        self.node_id = make_id("call", call_id)
+        self.node_id = kind_id("call", call_id)
 
 
 class Tool:
@@ -141,7 +141,7 @@ class Tool:
         self.result: IndexEntry | None = None
         self.result_part = 0
         self.stream = stream
-        self.node_id = make_id("tool", tool_id)
+        self.node_id = kind_id("tool", tool_id)
         self.ambiguous = False
         self.starts_agent = False
 

@@ -13,7 +13,7 @@ from operator import attrgetter
 from typing import Any
 
 from .index import IndexEntry
-from .model import Assembly, Node, make_id
+from .model import Assembly, Node, kind_id, make_id
 from .asm_state import State, Stream, Call, Tool, ref_of, bref, ref_id, unflagged_input, STEP_KINDS, USAGE_RULE
 from .asm_streams import time_range
 from .asm_talks import run_for
@@ -72,7 +72,7 @@ def emit_steps(st: State) -> None:
         u = t.use
         if u is None:
             continue
-        parent = make_id("call", u.call) if u.call else ""
+        parent = kind_id("call", u.call) if u.call else ""
         if not parent or parent not in nodes:
             parent = st.container_of_part(u, t.use_part)
         if memo is None:
@@ -397,6 +397,23 @@ def emit_result_of(st: State) -> None:
 
 
 _KIND = attrgetter("kind")
+#: Tools whose successful result Claude Code's dialect derives a changes/1 record from (asz_adapters_claude.changes).
+EDITING_TOOLS = frozenset(("Edit", "MultiEdit", "Write", "NotebookEdit"))
+
+
+def edits_not_derived(st: State, derived: set[str]) -> int:
+    """Editing tool calls (:data:`EDITING_TOOLS`) whose result came back, not failed, with no changes/1 record for the
+    call among ``derived`` (tool ids): a subagent's edits, whose result lines carry no ``toolUseResult`` (trial 3,
+    F17), or edits landed before asz derived their tool's records. What changed is not known for them."""
+    n = 0
+    for t in st.tool_by_id.values():
+        if t.name not in EDITING_TOOLS or t.result is None or t.ambiguous or t.tool_id in derived:
+            continue
+        parts = t.result.parts
+        if t.result_part < len(parts) and parts[t.result_part].failed:
+            continue
+        n += 1
+    return n
 
 
 def fill_counts(st: State) -> None:
@@ -420,6 +437,7 @@ def fill_counts(st: State) -> None:
         changes=len(changes),
         lines_added=sum(a for a, _ in changes.values()),
         lines_removed=sum(d for _, d in changes.values()),
+        changes_not_derived=edits_not_derived(st, {k.split("|", 1)[-1] for k in changes}),
         llm_calls=kinds.get("llm.call", 0),
         subagents=sum(1 for s in st.streams if s.role == "child"),
         bash_runs=sum(1 for n in nodes if n.kind in ("tool", "agent.call") and n.attrs.get("name") == "Bash")

@@ -72,7 +72,7 @@ def header_counts(asm: Assembly) -> dict[str, Any]:
     (open entries) always; ``llm_calls``, ``subagents`` (child streams) and
     ``bash_runs`` (tool/agent.call named Bash) computed when absent;
     ``changes``, ``lines_added``, ``lines_removed`` only when ``asm.counts``
-    has them (else None: unknown).
+    has them (else None: unknown); ``changes_not_derived`` only when above 0.
     """
     nodes = [n for n in asm.nodes.values() if not n.tombstone]
 
@@ -90,6 +90,7 @@ def header_counts(asm: Assembly) -> dict[str, Any]:
         "changes": count_of(asm, "changes", None),
         "lines_added": count_of(asm, "lines_added", None),
         "lines_removed": count_of(asm, "lines_removed", None),
+        "changes_not_derived": count_of(asm, "changes_not_derived", None) or None,
         "llm_calls": count_of(asm, "llm_calls", kinds("llm.call")),
         "subagents": count_of(asm, "subagents", lambda: sum(1 for n in nodes if n.kind == "stream" and n.attrs.get("role") == "child")),
         "bash_runs": count_of(asm, "bash_runs", lambda: sum(1 for n in nodes if n.kind in ("tool", "agent.call") and n.attrs.get("name") == "Bash")),

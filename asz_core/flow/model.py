@@ -15,9 +15,10 @@ tombstone.
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Annotated, Any
 
 import attrs
+import msgspec
 
 from ..sessiondata.times import IDLE_GAP_NS  # defined with the other time constants; storage reads it too
 
@@ -28,6 +29,7 @@ __all__ = [
     "Unresolved",
     "Assembly",
     "make_id",
+    "kind_id",
     "relation_id",
     "unresolved_id",
     "PARSER",
@@ -41,13 +43,23 @@ PARSER = "v1"
 POLICY = "v1+idle=10m0s"
 
 
-@attrs.frozen(order=True)
-class Ref:
-    """A landed record (``seq``, ``row``) or one of its parts (``block``, from 0); seq and row count from 1."""
+#: A ref's seq, row (from 1) and block (from 0) as a round may write them: a signed 64-bit integer. The bounds apply
+#: only where a ref is decoded by msgspec (the round reader's one-pass read), never to a Ref made in code.
+_SEQ_ROW = Annotated[int, msgspec.Meta(ge=1, le=(1 << 63) - 1)]
+_BLOCK = Annotated[int, msgspec.Meta(ge=0, le=(1 << 63) - 1)]
 
-    seq: int
-    row: int
-    block: int | None = None
+
+class Ref(msgspec.Struct, frozen=True, order=True):
+    """A landed record (``seq``, ``row``) or one of its parts (``block``, from 0); seq and row count from 1.
+
+    A frozen, ordered value (compared and hashed as its fields), a msgspec Struct: made in about a fifth of the time
+    of a frozen attrs object (a large conversation's rounds hold tens of thousands), and decoded straight from a
+    round line by :mod:`asz_core.flow.round_read`.
+    """
+
+    seq: _SEQ_ROW
+    row: _SEQ_ROW
+    block: _BLOCK | None = None
 
     def as_dict(self) -> dict:
         """``{"seq":…, "row":…[, "block":…]}``."""
@@ -131,6 +143,12 @@ def make_id(*parts: str) -> str:
         return _joined(*parts)
     except TypeError:  # a part that is not hashable: joined as it is
         return _join(parts)
+
+
+def kind_id(kind: str, part: str) -> str:
+    """``make_id(kind, part)`` for a constant ``kind`` without ``/`` and a string ``part`` (a call's, tool's or
+    stream's id, made again by every assembly): joined directly, cheaper than the cache lookup."""
+    return kind + "/" + part.replace("/", "_") if part else kind
 
 
 def _join(parts: tuple) -> str:

@@ -36,6 +36,7 @@ from .chain import Chain, ChainBusy, ChainError
 from .diff import STEP_KINDS, diff_assembly, fold_matches_assembly, header_counts, session_stats
 from .fold import Fold, FoldError
 from .model import PARSER, POLICY, Assembly
+from .pending import clear_pending, mark_pending
 from .round import Round
 from .windows import SessionParse, Window
 from .shared_ids import engine_links, needs_relink, prepare
@@ -349,23 +350,26 @@ def parse_root(
     root = Path(root)
     if not root.is_dir():
         raise FileNotFoundError(f"{root}: no storage root here")
-    names = sorted(set(sessions)) if sessions is not None else [p.name for p in session_dirs(root)]
+    every = [p.name for p in session_dirs(root)] if engine is None or sessions is None else []
+    names = sorted(set(sessions)) if sessions is not None else list(every)
     pool = tally = None
     if jobs > 1 and len(names) > 1 and engine is None:
         import functools
 
-        from ..collect.workers import can_fork, guided, process_pool
+        from ..collect.workers import Tally, can_fork, guided, process_pool
 
-        tally = _Tally() if can_fork() else None  # the workers are forked or there are none
-        pool = tally and process_pool(min(jobs, len(names)), fork_only=True, initializer=functools.partial(_parse_worker_start, tally))
+        if can_fork():  # the workers are forked or there are none; a run holds one session at least
+            tally = Tally(len(set(names) | set(every)))
+            pool = process_pool(min(jobs, len(names)), fork_only=True, initializer=functools.partial(_parse_worker_start, tally))
         tally = tally if pool is not None else None
     outcomes: list[ParseOutcome] = []
     try:
         with pool if pool is not None else contextlib.nullcontext():  # Ctrl-C: the pool's workers are killed at once
             if changed_only:
                 names = [n for n in names if not chain_is_current(root, n)]
+            mark_pending(root, names)  # an index with no round is then told apart from rounds removed (trial 3, F5)
             if engine is None and names:  # issue 18: every session's ids in the root's table before any is assembled
-                names = sorted(set(names) | set(prepare(root, names, [p.name for p in session_dirs(root)], pool, jobs)))
+                names = sorted(set(names) | set(prepare(root, names, every, pool, jobs)))
             if pool is None:
                 for name in names:
                     outcomes.extend(_parse_sessions((root, [name], max_round_bytes, engine, lock_timeout, keep_rounds)))
@@ -397,54 +401,50 @@ class ParseInterrupted(KeyboardInterrupt):
 
 
 def _parse_in_pool(pool: Any, runs: list[tuple], outcomes: list[ParseOutcome], step: Callable[[str, int], None] | None,
-                   tally: _Tally) -> None:
-    """Parse the runs of sessions in ``pool``'s workers (each counts in ``tally`` the sessions it finishes), appending
-    the outcomes in order; a dead worker's run is parsed here and counted in ``tally`` too."""
+                   tally: Any) -> None:
+    """Parse the runs of sessions in ``pool``'s workers, appending the outcomes in order; a dead worker's run is parsed
+    here. Run ``i``'s sessions finished are counted in ``tally[i]`` as each ends, and ``step`` follows that count
+    (every :data:`~asz_core.collect.workers.TICK` s while a run's result is awaited): a progress bar says how many
+    sessions are parsed, not how many results came back (a worker's first run may hold a quarter of them)."""
     from ..collect.workers import LOST, each_result
 
-    for job, got in each_result(pool, _parse_sessions, runs):
+    shown, last = 0, ""
+
+    def show(name: str = "") -> None:
+        nonlocal shown, last
+        last = name or last
+        now = tally.value
+        if step is not None and now > shown:
+            step(last, now - shown)
+            shown = now
+
+    for (i, job), got in each_result(pool, _parse_run, list(enumerate(runs)), tick=show):
         if got is LOST:
             got = _parse_sessions(job)
-            tally.add(len(got))
+            tally.set(i, len(got))
         outcomes.extend(got)
-        if step is not None:
-            step(job[1][-1], len(job[1]))
+        show(job[1][-1])
 
 
-class _Tally:
-    """A count of sessions that forked workers add to and the parent reads at any moment (shared memory)."""
-
-    def __init__(self) -> None:
-        import multiprocessing
-
-        self._value = multiprocessing.get_context("fork").Value("q", 0)
-
-    def add(self, n: int) -> None:
-        """Add ``n`` (in a worker). Gives up after a second when the lock's holder died while holding it."""
-        lock = self._value.get_lock()
-        if lock.acquire(timeout=1.0):
-            try:
-                self._value.get_obj().value += n
-            finally:
-                lock.release()
-
-    @property
-    def value(self) -> int:
-        """The count, read without the lock (a worker killed holding it never blocks the reader)."""
-        return self._value.get_obj().value
+#: In a parse worker: the parent's counts of sessions finished (set when the worker starts) and the run it parses.
+_finished: Any = None
+_run = 0
 
 
-#: In a parse worker: the parent's count of sessions finished (set when the worker starts); None elsewhere.
-_finished: _Tally | None = None
-
-
-def _parse_worker_start(tally: _Tally) -> None:
+def _parse_worker_start(tally: Any) -> None:
     """Initializer of a parse worker: :func:`asz_core.collect.workers.worker_start`, then keep ``tally`` to count in."""
     global _finished
     from ..collect.workers import worker_start
 
     worker_start()
     _finished = tally
+
+
+def _parse_run(job: tuple[int, tuple]) -> list[ParseOutcome]:
+    """In a parse worker: ``(i, parse job)``, run ``i`` (:func:`_parse_sessions`), each session counted in ``tally[i]``."""
+    global _run
+    _run, parse_job = job
+    return _parse_sessions(parse_job)
 
 
 def chain_is_current(root: Path, session: str) -> bool:
@@ -475,12 +475,13 @@ def _parse_sessions(job: tuple[Path, list[str], int, FlowEngine | None, float, b
             o = parse_outcome(root, name, max_round_bytes=max_round_bytes, engine=engine, lock_timeout=lock_timeout)
         except Exception as exc:  # one session's failure never stops the others (collect keeps going)
             o = ParseOutcome(name, name, problem=f"{type(exc).__name__}: {exc}")
+        clear_pending(root, name)  # its parse ended: rounds written, or a problem said
         if not keep_rounds:
             o.fold = None
             o.rounds = [attrs.evolve(r, nodes=[], relations=[], unresolved=[], data=b"") for r in o.rounds]
         out.append(o)
         if _finished is not None:
-            _finished.add(1)
+            _finished.add(_run)
     return out
 
 

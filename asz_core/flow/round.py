@@ -202,7 +202,9 @@ class RoundHeader:
     UTC strings; '' means none and leaves the field out. ``title`` '' is left out.
     ``talks`` … ``unresolved`` (open entries) are always written; the later
     counts ``changes`` … ``bash_runs`` are None when unknown and then left out
-    (absent means unknown, never 0). ``extra`` keeps header keys this reader
+    (absent means unknown, never 0). ``changes_not_derived`` (editing tool
+    calls that returned with no changes/1 record, so not in ``changes``) is
+    written only when above 0. ``extra`` keeps header keys this reader
     does not know (never written by :func:`build_round`).
     """
 
@@ -231,6 +233,7 @@ class RoundHeader:
     llm_calls: int | None = None
     subagents: int | None = None
     bash_runs: int | None = None
+    changes_not_derived: int | None = None
     extra: dict[str, Any] = attrs.Factory(dict)
 
     def encode(self) -> bytes:
@@ -257,6 +260,8 @@ class RoundHeader:
         for key in LATER_COUNT_KEYS:
             if getattr(self, key) is not None:
                 _kv(buf, key, getattr(self, key))
+        if self.changes_not_derived:
+            _kv(buf, "changes_not_derived", self.changes_not_derived)
         return _obj("header", buf)
 
 
@@ -267,7 +272,7 @@ COUNT_KEYS = ("talks", "steps", "streams", "segments", "unresolved")
 LATER_COUNT_KEYS = ("changes", "lines_added", "lines_removed", "llm_calls", "subagents", "bash_runs")
 HEADER_KEYS = frozenset(
     ("t", "schema", "conversation", "session", "round", "previous", "from_seq", "through_seq", "input_digest", "parser", "policy", "title")
-    + TIME_KEYS + COUNT_KEYS + LATER_COUNT_KEYS
+    + TIME_KEYS + COUNT_KEYS + LATER_COUNT_KEYS + ("changes_not_derived",)
 )
 
 
@@ -287,6 +292,15 @@ class Round:
     digest: str
     data: bytes
     path: Path | None = None
+    #: The hex SHA-256 of the whole file (``data``) when the reader computed it with ``digest`` (one pass over the
+    #: bytes); "" when not known (:meth:`file_sha256` computes it then).
+    file_digest: str = ""
+
+    def file_sha256(self) -> str:
+        """The hex SHA-256 of the whole file (``data``)."""
+        if not self.file_digest:
+            self.file_digest = hashlib.sha256(self.data).hexdigest()
+        return self.file_digest
 
     @property
     def number(self) -> int:

@@ -8,15 +8,42 @@ from __future__ import annotations
 
 import hashlib
 import os
+from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+import msgspec
 import orjson
 
 from .model import Node, Ref, Relation, Unresolved
 from .round import COUNT_KEYS, HEADER_KEYS, LATER_COUNT_KEYS, SCHEMA, TIME_KEYS, UNRESOLVED_STATES, Round, RoundError, RoundHeader
 
 __all__ = ["read_round", "decode_round"]
+
+_NULL = msgspec.Raw(b"null")
+
+
+class _NodeLine(msgspec.Struct, forbid_unknown_fields=True):
+    """A node frame as msgspec reads it in one pass: the fields :meth:`_Reader.node` reads, with the types it takes
+    (refs straight into :class:`Ref`, seq and row from 1, block from 0), no other key. ``attrs`` is kept as its
+    bytes and decoded by orjson as the whole line would be. A line it does not read takes :meth:`_Reader.node`."""
+
+    t: str
+    id: Annotated[str, msgspec.Meta(min_length=1)]
+    revision: int
+    kind: str = ""
+    parent: str = ""
+    stream: str = ""
+    ref: Ref | None = None
+    refs: list[Ref] | None = None
+    attrs: msgspec.Raw = _NULL
+    tombstone: bool = False
+
+
+_NODE_LINE = msgspec.json.Decoder(_NodeLine)
+_SEQ = attrgetter("seq")
+#: What msgspec raises for a line it does not read (RecursionError: nesting orjson may still take).
+_NOT_READ = (msgspec.DecodeError, RecursionError)
 
 
 
@@ -114,7 +141,7 @@ class _Reader:
             setattr(h, key, self.str_field(d, key, line, rule))
         for key in COUNT_KEYS:
             setattr(h, key, self.int_field(d, key, line, rule, required=False) or 0)
-        for key in LATER_COUNT_KEYS:
+        for key in LATER_COUNT_KEYS + ("changes_not_derived",):
             setattr(h, key, self.int_field(d, key, line, rule, required=False))
         h.extra = {k: v for k, v in d.items() if k not in HEADER_KEYS}
         return h
@@ -130,6 +157,43 @@ class _Reader:
         if tomb not in (True, False):
             raise self.fail(line, "json", f"{eid}: tombstone is not a boolean: {tomb!r}")
         return eid, tomb
+
+    def node_line(self, raw: bytes, h: RoundHeader) -> Node | None:
+        """The node of the frame ``raw`` (a line whose ``t`` msgspec reads as ``node``) in one msgspec pass, the node
+        :meth:`node` makes of it; None when the line is not read that way or breaks a rule (then :meth:`node` reads
+        it and names the rule). Nothing is accepted here that :meth:`node` refuses: every field is typed as it
+        checks it, an unknown key, a duplicate ``t`` that is not ``node`` or a ``tombstone`` that is not a boolean
+        goes to :meth:`node`, and ``attrs`` is decoded by orjson from its own bytes."""
+        try:
+            f = _NODE_LINE.decode(raw)
+        except _NOT_READ:
+            return None
+        n, through = h.round, h.through_seq
+        if f.t != "node" or f.revision != n:
+            return None
+        if f.tombstone:
+            return Node(f.id, revision=n, tombstone=True)
+        ref, refs = f.ref, f.refs
+        if (ref is not None and ref.seq > through) or (refs and max(map(_SEQ, refs)) > through):
+            return None
+        raw_attrs = f.attrs
+        if raw_attrs is _NULL:
+            a: Any = {}
+        else:
+            try:
+                a = orjson.loads(memoryview(raw_attrs))
+            except orjson.JSONDecodeError:
+                return None
+            if a is None:
+                a = {}
+            elif type(a) is not dict:
+                return None
+        if "provider_bodies" in a:
+            try:
+                self.provider_bodies(a["provider_bodies"], 0, through, f.id)
+            except RoundError:
+                return None
+        return Node(f.id, f.kind, f.parent, f.stream, ref, [] if refs is None else refs, a, n)
 
     def node(self, d: dict, line: int, h: RoundHeader) -> Node:
         eid, tomb = self.envelope(d, line, h.round)
@@ -239,10 +303,21 @@ def decode_round(data: bytes, path: str | os.PathLike = "") -> Round:
     groups: dict[str, list] = {"node": [], "relation": [], "unresolved": []}
     seen: dict[str, set[str]] = {"node": set(), "relation": set(), "unresolved": set()}
     decoders = {"node": rd.node, "relation": rd.relation, "unresolved": rd.unresolved}
+    nodes, node_ids = groups["node"], seen["node"]
     commit: dict | None = None
     digest_before_commit = ""
     offset = 0  # where line i starts in data: the digest covers data[:offset of the commit line]
+    node_line = rd.node_line
     for i, raw in enumerate(lines, 1):
+        if header is not None and commit is None and raw.startswith(b'{"t":"node",'):
+            entity = node_line(raw, header)
+            if entity is not None:
+                if entity.id in node_ids:
+                    raise rd.fail(i, "entity id", f"node id {entity.id!r} appears twice")
+                node_ids.add(entity.id)
+                nodes.append(entity)
+                offset += len(raw) + 1
+                continue
         try:
             d = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
@@ -268,7 +343,7 @@ def decode_round(data: bytes, path: str | os.PathLike = "") -> Round:
             if header is None:
                 raise rd.fail(i, "frame order", f"first line is {t!r}, not the header")
             commit = d
-            digest_before_commit = hashlib.sha256(data[:offset]).hexdigest()
+            digest_before_commit, file_digest = _digests(data, offset)
             commit_line = i
         else:
             if header is None and i == 1:
@@ -279,9 +354,24 @@ def decode_round(data: bytes, path: str | os.PathLike = "") -> Round:
         raise rd.fail(1, "frame order", "no header")
     if commit is None:
         raise rd.fail(len(lines) + 1, "commit", "missing commit line")
-    if commit.get("digest") != digest_before_commit:
-        raise rd.fail(commit_line, "commit", f"digest {commit.get('digest')!r} does not match the bytes before it ({digest_before_commit})")
+    _check_commit(rd, commit, commit_line, digest_before_commit, groups)
+    return Round(header, groups["node"], groups["relation"], groups["unresolved"], digest_before_commit, data, Path(path) if path else None,
+                 file_digest)
+
+
+def _check_commit(rd: _Reader, commit: dict, line: int, digest: str, groups: dict[str, list]) -> None:
+    """Refuse a commit line (line ``line``) whose digest is not ``digest`` or whose counts are not the frames'."""
+    if commit.get("digest") != digest:
+        raise rd.fail(line, "commit", f"digest {commit.get('digest')!r} does not match the bytes before it ({digest})")
     counts = {k: len(v) for k, v in (("nodes", groups["node"]), ("relations", groups["relation"]), ("unresolved", groups["unresolved"]))}
     if commit.get("counts") != counts:
-        raise rd.fail(commit_line, "commit", f"counts {commit.get('counts')!r} do not match the frames {counts}")
-    return Round(header, groups["node"], groups["relation"], groups["unresolved"], digest_before_commit, data, Path(path) if path else None)
+        raise rd.fail(line, "commit", f"counts {commit.get('counts')!r} do not match the frames {counts}")
+
+
+def _digests(data: bytes, cut: int) -> tuple[str, str]:
+    """(hex SHA-256 of ``data[:cut]``, of the whole of ``data``) in one pass over the bytes: the commit's digest,
+    and the file's a reader listing it shows (:attr:`Round.file_digest`)."""
+    sha = hashlib.sha256(memoryview(data)[:cut])
+    before = sha.hexdigest()
+    sha.update(memoryview(data)[cut:])
+    return before, sha.hexdigest()

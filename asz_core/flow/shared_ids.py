@@ -50,6 +50,7 @@ from typing import Any
 from ..sessiondata import gc_pause
 from .index import SET_ASIDE_KINDS, Index, IndexEntry, load_index
 from .model import make_id
+from .pending import mark_pending
 
 __all__ = ["TABLE", "SessionLinks", "add_session", "sharing", "session_links", "id_hash", "engine_links", "known_sessions",
            "add_ids", "prepare", "needs_relink"]
@@ -339,6 +340,7 @@ def prepare(root: Path, names: list[str], all_names: list[str], pool: object = N
     except (sqlite3.Error, OSError):
         return []
     todo = sorted(set(names) | set(missing))
+    mark_pending(root, sorted(set(missing) - set(names)), ids_only=True)  # indexed here, not parsed (flow/pending.py)
     if pool is None:
         grew = add_ids((root, todo))
     else:

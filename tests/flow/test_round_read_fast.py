@@ -1,0 +1,144 @@
+"""The round reader's one-pass read of node frames (msgspec) takes exactly what the line-by-line checks take.
+
+A node line written as asz writes it (``{"t":"node",…``) is read by msgspec in one pass; the same line with a
+leading space (the same JSON object) is read by orjson and the checks of origin-digest §4.2 line by line. Every
+variant below, valid or not, must give the same node or the same refusal (rule, line, message) both ways.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sys
+
+import orjson
+import pytest
+
+from asz_core.flow.model import Node, Ref
+from asz_core.flow.round import RoundError, RoundHeader, build_round, decode_round
+
+CONV = "00000001-0000-4000-8000-000000000001"
+HEADER = RoundHeader(CONV, CONV, 2, input_digest="cd" * 32, previous="ab" * 32, from_seq=1, through_seq=4)
+DEEP = b"[" * 1000 + b"]" * 1000
+
+#: Node lines (bytes, each a node frame of round 2 through seq 4), valid and not.
+VARIANTS = {
+    "plain": b'{"t":"node","id":"n","revision":2,"kind":"llm.call","parent":"p","stream":"main","ref":{"seq":1,"row":2},'
+             b'"refs":[{"seq":1,"row":2},{"seq":4,"row":3,"block":0}],"attrs":{"b":[1,2.5,"x"],"a":{"z":null}}}',
+    "no optional field": b'{"t":"node","id":"n","revision":2}',
+    "attrs null": b'{"t":"node","id":"n","revision":2,"attrs":null}',
+    "attrs a list": b'{"t":"node","id":"n","revision":2,"attrs":[1]}',
+    "attrs a wide integer": b'{"t":"node","id":"n","revision":2,"attrs":{"a":123456789012345678901234567890}}',
+    "attrs above uint64": b'{"t":"node","id":"n","revision":2,"attrs":{"a":18446744073709551616}}',
+    "attrs a huge exponent": b'{"t":"node","id":"n","revision":2,"attrs":{"a":1e400}}',
+    "attrs deep": b'{"t":"node","id":"n","revision":2,"attrs":{"a":' + DEEP + b"}}",
+    "attrs lone surrogate": b'{"t":"node","id":"n","revision":2,"attrs":{"a":"\\ud800"}}',
+    "provider_bodies valid": b'{"t":"node","id":"n","revision":2,"attrs":{"provider_bodies":[{"role":"request","ref":{"seq":2,"row":1}}]}}',
+    "provider_bodies beyond": b'{"t":"node","id":"n","revision":2,"attrs":{"provider_bodies":[{"role":"request","ref":{"seq":5,"row":1}}]}}',
+    "provider_bodies bad role": b'{"t":"node","id":"n","revision":2,"attrs":{"provider_bodies":[{"role":"x","ref":{"seq":1,"row":1}}]}}',
+    "tombstone": b'{"t":"node","id":"n","revision":2,"tombstone":true}',
+    "tombstone with bad fields": b'{"t":"node","id":"n","revision":2,"tombstone":true,"kind":5,"ref":7}',
+    "tombstone 1": b'{"t":"node","id":"n","revision":2,"tombstone":1}',
+    "tombstone 0": b'{"t":"node","id":"n","revision":2,"tombstone":0,"kind":"x"}',
+    "tombstone null": b'{"t":"node","id":"n","revision":2,"tombstone":null}',
+    "tombstone false": b'{"t":"node","id":"n","revision":2,"tombstone":false,"kind":"x"}',
+    "revision true": b'{"t":"node","id":"n","revision":true}',
+    "revision 2.0": b'{"t":"node","id":"n","revision":2.0}',
+    "revision other round": b'{"t":"node","id":"n","revision":1}',
+    "revision missing": b'{"t":"node","id":"n"}',
+    "id empty": b'{"t":"node","id":"","revision":2}',
+    "id a number": b'{"t":"node","id":5,"revision":2}',
+    "id missing": b'{"t":"node","revision":2}',
+    "kind null": b'{"t":"node","id":"n","revision":2,"kind":null,"parent":null,"stream":null}',
+    "kind a number": b'{"t":"node","id":"n","revision":2,"kind":5}',
+    "kind twice": b'{"t":"node","id":"n","revision":2,"kind":5,"kind":"talk"}',
+    "kind lone surrogate": b'{"t":"node","id":"n","revision":2,"kind":"\\udc00"}',
+    "t twice": b'{"t":"node","id":"n","revision":2,"t":"relation","type":"x","from":"a","to":"b"}',
+    "t twice, node last": b'{"t":"node","id":"n","revision":2,"t":"mystery","t":"node"}',
+    "unknown key": b'{"t":"node","id":"n","revision":2,"extra":1}',
+    "unknown key with a huge number": b'{"t":"node","id":"n","revision":2,"extra":1e400}',
+    "ref null": b'{"t":"node","id":"n","revision":2,"ref":null}',
+    "ref block null": b'{"t":"node","id":"n","revision":2,"ref":{"seq":1,"row":1,"block":null}}',
+    "ref extra key": b'{"t":"node","id":"n","revision":2,"ref":{"seq":1,"row":1,"x":"y"}}',
+    "ref seq 0": b'{"t":"node","id":"n","revision":2,"ref":{"seq":0,"row":1}}',
+    "ref row 0": b'{"t":"node","id":"n","revision":2,"ref":{"seq":1,"row":0}}',
+    "ref block -1": b'{"t":"node","id":"n","revision":2,"ref":{"seq":1,"row":1,"block":-1}}',
+    "ref block huge": b'{"t":"node","id":"n","revision":2,"ref":{"seq":1,"row":1,"block":9223372036854775808}}',
+    "ref beyond through": b'{"t":"node","id":"n","revision":2,"ref":{"seq":5,"row":1}}',
+    "ref seq 1.0": b'{"t":"node","id":"n","revision":2,"ref":{"seq":1.0,"row":1}}',
+    "ref seq true": b'{"t":"node","id":"n","revision":2,"ref":{"seq":true,"row":1}}',
+    "ref a list": b'{"t":"node","id":"n","revision":2,"ref":[1,1]}',
+    "refs null": b'{"t":"node","id":"n","revision":2,"refs":null}',
+    "refs empty": b'{"t":"node","id":"n","revision":2,"refs":[]}',
+    "refs an object": b'{"t":"node","id":"n","revision":2,"refs":{"seq":1,"row":1}}',
+    "refs beyond through": b'{"t":"node","id":"n","revision":2,"refs":[{"seq":1,"row":1},{"seq":9,"row":1}]}',
+    "refs row -1": b'{"t":"node","id":"n","revision":2,"refs":[{"seq":1,"row":-1}]}',
+    "refs huge seq": b'{"t":"node","id":"n","revision":2,"refs":[{"seq":18446744073709551615,"row":1}]}',
+}
+
+
+def _round(node_line: bytes, twice: bool = False) -> bytes:
+    """A sealed round 2: its header, ``node_line`` (twice when ``twice``), its commit."""
+    head = build_round(HEADER, [], [], []).data.splitlines()[0]
+    body = head + b"\n" + (node_line + b"\n") * (2 if twice else 1)
+    counts = {"nodes": 2 if twice else 1, "relations": 0, "unresolved": 0}
+    if b'"t":"relation"' in node_line:
+        counts = {"nodes": 0, "relations": 2 if twice else 1, "unresolved": 0}
+    commit = orjson.dumps({"t": "commit", "digest": hashlib.sha256(body).hexdigest(), "counts": counts})
+    return body + commit + b"\n"
+
+
+def _outcome(data: bytes):
+    try:
+        r = decode_round(data, "r.sf")
+    except RoundError as exc:
+        # orjson's column counts the leading space of the line read line by line: the rest is compared as it is
+        return ("refused", exc.rule, exc.line, re.sub(r"line 1 column \d+ \(char \d+\)", "…", str(exc)))
+    return ("read", [(n, {k: (v, type(v)) for k, v in n.attrs.items()}) for n in r.nodes], r.relations, r.digest)
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_one_pass_read_takes_what_the_checks_take(name):
+    line = VARIANTS[name]
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 5000))  # "attrs deep" compares values nested 1,000 deep
+    try:
+        _same_outcome(line)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _same_outcome(line: bytes) -> None:
+    fast = _outcome(_round(line))
+    slow = _outcome(_round(b" " + line))  # the same object; not read in one pass
+    assert fast[0] == slow[0], (fast, slow)
+    if fast[0] == "refused":
+        assert fast[1:3] == slow[1:3] and fast[3] == slow[3], (fast, slow)
+    else:
+        assert fast[1] == slow[1] and fast[2] == slow[2]
+
+
+def test_one_pass_read_gives_the_written_nodes():
+    nodes = [
+        Node("call/s3", kind="llm.call", parent="run/x", stream="main", ref=Ref(1, 4), refs=[Ref(1, 4), Ref(1, 5)],
+             attrs={"fragments": 2, "nested": {"z": 1, "a": [1.5, None, True]}}),
+        Node("msg/1/5:0", kind="message.assistant", parent="call/s3", stream="main", ref=Ref(1, 5, 0)),
+        Node("session/x", kind="session"),
+        Node("gone", tombstone=True),
+    ]
+    r = decode_round(build_round(HEADER, nodes, [], []).data)
+    assert [n.id for n in r.nodes] == ["call/s3", "gone", "msg/1/5:0", "session/x"]
+    got = {n.id: n for n in r.nodes}
+    assert got["call/s3"].refs == [Ref(1, 4), Ref(1, 5)] and got["call/s3"].ref == Ref(1, 4)
+    assert got["call/s3"].attrs == {"fragments": 2, "nested": {"a": [1.5, None, True], "z": 1}}
+    assert got["msg/1/5:0"].ref == Ref(1, 5, 0) and got["msg/1/5:0"].refs == []
+    assert got["session/x"].attrs == {} and got["session/x"].ref is None
+    assert got["gone"].tombstone and got["gone"].revision == 2
+    assert all(n.revision == 2 for n in r.nodes)
+
+
+def test_one_pass_read_refuses_a_node_id_twice():
+    line = VARIANTS["plain"]
+    with pytest.raises(RoundError) as ei:
+        decode_round(_round(line, twice=True), "r.sf")
+    assert ei.value.rule == "entity id" and ei.value.line == 3 and "'n' appears twice" in str(ei.value)
