@@ -60,7 +60,9 @@ def verify(
     Prints ``checked N session(s), N stream(s), N records``,
     ``checked N conversation chain(s), N round(s)`` and then one line per
     problem (file:line: problem [field]: detail) or
-    ``all landed data is contiguous and matches its digests``. On a terminal a
+    ``all landed data is contiguous and matches its digests``. Notes (sessions
+    not parsed yet, a parse interrupted) and ``warning:`` lines (a torn tail, a
+    source in conflict: rewritten after it landed) do not fail the run. On a terminal a
     progress bar over sessions then chains runs on stderr; Ctrl-C stops within
     a second and says how many were checked (exit 130, no verdict). Exit 0
     clean, 1 problems, 2 usage.
@@ -115,14 +117,15 @@ def _verify_with_bar(where: str, target: Optional[str], deep: bool):
         sessions, chains = len(session_dirs(Path(where))), len(conversation_dirs(Path(where)))
     else:
         sessions, chains = 1, 1
-    with Bar("verify", sessions + chains) as bar:
-        try:
+    bar = Bar("verify", sessions + chains)
+    try:
+        with bar:
             return verify(where, target, deep=deep, step=lambda name, n: bar.advance(name[:8], n))
-        except KeyboardInterrupt:
-            checked = min(bar.done, sessions)
-            typer.echo(f"asz verify: interrupted after checking {checked} of {sessions} session(s) and "
-                       f"{bar.done - checked} of {chains} chain(s); nothing was changed, no verdict", err=True)
-            raise typer.Exit(130)
+    except KeyboardInterrupt:  # said once the bar is gone (on its line it was cut or wiped)
+        checked = min(bar.done, sessions)
+        typer.echo(f"asz verify: interrupted after checking {checked} of {sessions} session(s) and "
+                   f"{bar.done - checked} of {chains} chain(s); nothing was changed, no verdict", err=True)
+        raise typer.Exit(130)
 
 
 def register(app: typer.Typer) -> None:

@@ -10,21 +10,24 @@ where the file parts from what was indexed. When every line still matches,
 the damage is in the closing line itself.
 
 Nothing here trusts the index for anything but this pointer: the closing
-digest alone decides that a file is damaged. A file indexed before the index
+digest alone decides that a file is damaged, and a round's input digest that
+a file whose closing line binds it is not the one the round consumed
+(:func:`chain_problem`, for the readers of evidence). A file indexed before the index
 kept ``rows`` (schema 3), or never indexed (``--no-parse``), gives None.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
+from typing import Callable
 
 import orjson
 
-from ..flow.index import INDEX_SCHEMA, index_dir
 from ..storage.root import read_state
 
-__all__ = ["Damage", "first_damaged_line"]
+__all__ = ["Damage", "first_damaged_line", "chain_problem", "changed_since_parsed"]
 
 
 class Damage:
@@ -42,6 +45,8 @@ class Damage:
 
 def _indexed(session_dir: Path, seq: int) -> dict | None:
     """The ``entries.jsonl`` line of landed file ``seq`` (with ``head`` and ``rows``), or None."""
+    from ..flow.index import INDEX_SCHEMA, index_dir  # only for a file found changed: a reader that finds none never loads it
+
     d = index_dir(session_dir)
     try:
         st = read_state(d / "index.state")
@@ -91,3 +96,59 @@ def first_damaged_line(path: str | Path, session_dir: str | Path, seq: int) -> D
     except OSError:
         return None
     return Damage(len(rows) + 2, 0, f"every record row matches the index: the closing line (line {len(rows) + 2}) was damaged")
+
+
+def chain_problem(root: str | Path, conversation: str, path: str | Path, digest: str,
+                  digest_of: Callable[[Path], str | None]) -> str:
+    """Why landed file ``path`` under ``root``, whose whole bytes hash to ``digest``, is not the file ``conversation``'s
+    round chain consumed for its seq ('' when it is, or when no round consumed it yet): the round's reason
+    (:meth:`asz_core.flow.recorded.Recorded.problem`) and, when the session index names it, the first line that
+    differs from what was indexed (:func:`first_damaged_line`). ``digest_of(p)``: the whole-file digest of another
+    landed file ``p`` of the session (None when unreadable), asked only in a round window the index does not bind."""
+    from ..flow.recorded import recorded
+    from ..storage.layout import landed_files, parse_landed_name, session_dir
+
+    path = Path(path)
+    named = parse_landed_name(path.name)
+    rec = recorded(root, conversation) if named is not None else None
+    if rec is None or not rec.session:
+        return ""
+    sdir = session_dir(Path(root), rec.session)
+    if not str(path).startswith(os.path.join(sdir, "")):
+        return ""  # not this conversation's session: nothing its chain recorded
+    listing: dict[int, Path] = {}
+
+    def of_seq(seq: int) -> str | None:
+        if not listing:
+            listing.update((ln.seq, p) for ln, p in landed_files(sdir, skeletons=True))
+        p = listing.get(seq)
+        return None if p is None else _skeleton_digest(p) if p.suffix == ".sk" else digest_of(p)
+
+    if path.suffix == ".sk":  # a skeleton stands for the file its header's removed.digest names (seed 000, Skeletons)
+        digest = _skeleton_digest(path) or digest
+    why = rec.problem(named.seq, digest, of_seq)
+    if why and named.seq in rec.digests:
+        d = first_damaged_line(path, sdir, named.seq)
+        if d is not None:
+            why += f"; {d.detail} (line {d.line})"
+    return why
+
+
+def _skeleton_digest(path: Path) -> str | None:
+    from ..flow.round import landed_file_digest
+
+    try:
+        return landed_file_digest(path)
+    except (OSError, ValueError):
+        return None
+
+
+def changed_since_parsed(root: Path, p, detail: str):
+    """The ``changed since parsed`` problem of a chain problem ``p`` naming a landed file (``p.landed``) that is not
+    the one its round consumed (:class:`asz_core.flow.verify_chain.ChainProblem`): file = that file, line and detail
+    = its first line that differs from the session index (:func:`first_damaged_line`), when the index names one."""
+    from .report import CHANGED_SINCE_PARSED, Problem
+
+    d = first_damaged_line(p.landed, root / Path(p.landed).relative_to(root).parts[0], p.seq)
+    line, detail = (d.line, f"{detail}; {d.detail}") if d is not None else (0, detail)
+    return Problem(p.landed, line, f"round {p.round}", CHANGED_SINCE_PARSED, detail)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import attrs
 
 __all__ = ["Problem", "Section", "VerifyReport", "SNAPSHOT_KINDS", "UNCHECKED_KINDS", "OK_LINE", "FILE_OK_LINE", "DUPLICATES_LINE",
-           "UNCURSORED_LINE", "TORN", "PARALLEL_MIN_FILES", "SESSIONS_PER_JOB"]
+           "UNCURSORED_LINE", "TORN", "CHANGED_SINCE_PARSED", "PARALLEL_MIN_FILES", "SESSIONS_PER_JOB"]
 
 #: Kinds whose source is one document: each file is one record at ord 1, off 0 (seed 000, File kinds).
 SNAPSHOT_KINDS = ("agent_meta", "workflow_manifest", "workflow_script", "tool_output")
@@ -25,6 +25,10 @@ DUPLICATES_LINE = "{n} record(s) landed more than once by an interrupted pass; a
 #: The line counting streams whose files have no cursor; ``{n}`` is the count.
 UNCURSORED_LINE = ("{n} stream(s) hold landed files but no cursor: a collect pass lands their sources again from the start "
                    "(and the records it lands again are counted as landed more than once)")
+
+#: The problem name of a landed file whose whole digest is not the one its round's input digest binds (the file was
+#: written again since it was parsed, possibly whole with a closing line of its own): :mod:`asz_core.flow.recorded`.
+CHANGED_SINCE_PARSED = "changed since parsed"
 
 #: The problem name of a torn tail: reported as a warning, never a failure (:mod:`asz_core.storage.torn`).
 TORN = "torn tail"
@@ -44,8 +48,9 @@ class Problem:
     ``bad header``, ``bad record``, ``empty file``, ``unreadable``,
     ``writable``, ``name mismatch``, ``duplicate seq``, ``unexpected file``,
     ``bad cursor``, ``damaged record`` / ``damaged line`` (the first line of a file whose digest or count
-    failed that differs from what the session index kept of it: :mod:`asz_core.verify.damage`), and
-    ``chain`` for the round chains' findings.
+    failed that differs from what the session index kept of it: :mod:`asz_core.verify.damage`),
+    ``chain`` for the round chains' findings, and ``changed since parsed`` for a landed file that is not the one its
+    round consumed (:data:`CHANGED_SINCE_PARSED`).
     """
 
     file: str

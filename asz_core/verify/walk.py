@@ -54,6 +54,7 @@ from ..storage.layout import SessionListing, dir_name, kind_dir_parts, parse_lan
 from ..collect.workers import LOST, default_jobs, each_result, guided, process_pool
 from ..storage.torn import torn_detail
 from .bodies import provider_section
+from .hints import WARNED, add_hints, conflict_of
 from .report import (DUPLICATES_LINE, FILE_OK_LINE, OK_LINE, PARALLEL_MIN_FILES, SESSIONS_PER_JOB, SNAPSHOT_KINDS, TORN,
                      UNCHECKED_KINDS, UNCURSORED_LINE, Problem, Section, VerifyReport)
 
@@ -443,8 +444,8 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
         section.notes.append(DUPLICATES_LINE.format(n=duplicates))
     if uncursored:
         section.notes.append(UNCURSORED_LINE.format(n=uncursored))
-    section.warnings = sorted((p for p in problems if p.problem == TORN), key=lambda p: (p.file, p.line))
-    section.problems = sorted((p for p in problems if p.problem != TORN), key=lambda p: (p.file, p.line))
+    section.warnings = sorted((p for p in problems if p.problem in WARNED), key=lambda p: (p.file, p.line))
+    section.problems = sorted((p for p in problems if p.problem not in WARNED), key=lambda p: (p.file, p.line))
     return VerifyReport([section])
 
 
@@ -506,6 +507,7 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
                 walk.feed(shown, res, problems, seq)
                 last_seq = seq
         duplicates += walk.duplicates
+        problems.extend(conflict_of(sdir.name, d, cpath, cursor))  # a warning, as a torn line is (verify_landed)
         if cursor is None:
             if collected and cpath is None and key not in cursors and kind not in UNCHECKED_KINDS and key in groups:
                 uncursored += 1
@@ -554,18 +556,22 @@ def chain_section(root: str | os.PathLike, session: str | None = None, *, digest
     whole-file SHA-256 of landed files already read, by path, which it then
     does not read again; ``step(chain, 1)`` after each chain) and carries its
     findings as problems named ``chain``: file = the round (or chain) file,
-    field = ``round N``, detail = ``seq N: …``. Counts ``chains`` and ``rounds``.
+    field = ``round N``, detail = ``seq N: …`` (a landed file the round did not
+    consume: :func:`~asz_core.verify.damage.changed_since_parsed`). Counts ``chains`` and ``rounds``.
     Raises FileNotFoundError when ``root`` is not a directory.
     """
     try:
         from ..flow.verify_chain import verify_chains
     except ImportError:  # pragma: no cover - a build without Session Flow
         return None
+    from .damage import changed_since_parsed
+
     found = verify_chains(root, session, digests=digests, step=step)
     section = Section("chains", found.summary(), {"chains": found.chains, "rounds": found.rounds})
     for p in found.problems:
         detail = (f"seq {p.seq}: " if p.seq else "") + p.message
-        section.problems.append(Problem(str(p.path), 0, f"round {p.round}" if p.round else "", "chain", detail))
+        section.problems.append(changed_since_parsed(Path(root), p, detail) if p.landed else
+                                Problem(str(p.path), 0, f"round {p.round}" if p.round else "", "chain", detail))
     return section
 
 
@@ -585,9 +591,7 @@ def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | N
     report = verify_root(root, session, jobs=jobs, deep=deep, digests=digests, step=step)
     chains = chain_section(root, session, digests=digests, step=step)
     if chains is not None:
-        from .unparsed import unchained_section
-
-        unchained_section(root, str(root), session, chains)  # trial finding 10: a session with no chain is said
+        add_hints(root, session, report.sections[0], chains)  # sessions with no chain, sessions only ids.sqlite knows
         report.sections.append(chains)
     bodies = provider_section(root, session)  # issue 10: every landed provider body rebuilt
     if bodies is not None:

@@ -41,6 +41,10 @@ def test_a_session_whose_rounds_were_removed_is_said_by_verify_ls_and_conversati
         f"{CORPUS_SESSIONS - 1} of {CORPUS_SESSIONS - 1} conversations",
         f"1 landed session(s) have no conversation chain and are not listed (1 parsed before: their rounds are gone): "
         f"asz parse --root {root} builds them (asz verify names them)"]
+    u = asz("usage", "--root", str(root))
+    assert u.returncode == 0 and u.stderr.splitlines() == [
+        f"asz usage: 1 landed session(s) have no conversation chain and are not counted (1 parsed before: their rounds "
+        f"are gone): asz parse --root {root} builds them (asz verify names them)"]
     c = asz("conversation", SID[:8], "--root", str(root))
     assert c.returncode == 1
     assert f"conversation '{SID}' has no chain" in c.stderr and f"session {SID} landed in {root}" in c.stderr
@@ -80,6 +84,11 @@ def test_sessions_landed_without_a_parse_are_a_note_not_a_problem(corpus_dir, tm
     assert ls.stdout.splitlines() == [f"no conversations in {root} (collect and parse sessions into it)",
                                       f"{CORPUS_SESSIONS} landed session(s) have no conversation chain and are not listed: "
                                       f"asz parse --root {root} builds them (asz verify names them)"]
+    for args in ((), ("--json",)):  # asz usage says the same on stderr, exit 0 as asz ls (trial 3, F9)
+        u = asz("usage", "--root", str(root), *args)
+        assert u.returncode == 0, u.stderr
+        assert u.stderr.splitlines() == [f"asz usage: {CORPUS_SESSIONS} landed session(s) have no conversation chain and "
+                                         f"are not counted: asz parse --root {root} builds them (asz verify names them)"]
 
 
 def test_a_clean_parsed_root_keeps_its_report(corpus_collected):
@@ -126,10 +135,10 @@ def test_a_session_index_with_no_round_while_a_collector_works_is_not_yet_parsed
     lock.acquire()
     try:
         assert lock_taken(lock.path)
-        assert unchained_sessions(root) == ([SID], [])
+        assert unchained_sessions(root) == ([SID], [], [])
         v = asz("verify", "--root", str(root))
         assert v.returncode == 0 and "missing chain" not in v.stdout and "not parsed yet" in v.stdout, v.stdout
     finally:
         lock.release()
     assert not lock_taken(lock.path)
-    assert unchained_sessions(root) == ([], [SID])
+    assert unchained_sessions(root) == ([], [SID], [])
