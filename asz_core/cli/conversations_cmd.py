@@ -12,7 +12,7 @@ import typer
 
 from ..reading.listing import conversation_rows, cost_value, newest_first, total_tokens
 from ..reading.progress import Bar
-from .reading_common import CONFIG_HELP, ROOT_HELP, make_filters, settings
+from .reading_common import CONFIG_HELP, ROOT_HELP, fit_cells, make_filters, settings
 
 #: Columns of the table: header, width (0: the rest), alignment.
 COLUMNS = (("ID", 8, "<"), ("TITLE", 34, "<"), ("PROJECT", 20, "<"), ("LAST ACTIVITY", 16, "<"), ("DURATION", 8, ">"),
@@ -45,11 +45,6 @@ def _duration(a: int | None, b: int | None) -> str:
     return f"{years:,}y" if years >= 100 else f"{years}y{days}d"  # a span to year 9999 stays readable in the column
 
 
-def _cut(text: str, width: int) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def unpriced(row: dict) -> list[str]:
     """The models of a row's ``cost`` the price table has no price for (their tokens count, their cost does not)."""
     cost = row.get("cost")
@@ -66,14 +61,16 @@ def table_line(row: dict) -> str:
     title, project = row.get("title") or "", row.get("project") or ""
     if row.get("removed_files"):  # retention took the text the title and project came from (seed 000, Skeletons)
         title, project = (REMOVED if title in ("", NO_PROMPT) else title), project or "(removed)"
+    held = bool(row.get("held_back"))  # it does not verify: no figure read from it is shown
     cells = (row["id"][:8], title or "(untitled)", project or "-", _when(row.get("to")),
              _duration(row.get("from"), row.get("to")), "-" if row.get("talks") is None else row["talks"],
-             "-" if row.get("llm_calls") is None else row["llm_calls"], "-" if tokens is None else f"{tokens:,}",
-             "-" if cost is None else f"${cost:,.2f}" + ("*" if unpriced(row) else ""), row.get("state") or "-")
+             "-" if row.get("llm_calls") is None else row["llm_calls"],
+             "held back" if held else "-" if tokens is None else f"{tokens:,}",
+             "held" if held else "-" if cost is None else f"${cost:,.2f}" + ("*" if unpriced(row) else ""), row.get("state") or "-")
     out = []
     for (_, width, align), cell in zip(COLUMNS, cells):
         cell = str(cell)
-        out.append(cell if not width else f"{_cut(cell, width):{align}{width}}")
+        out.append(cell if not width else fit_cells(cell, width, align))
     return "  ".join(out)
 
 
@@ -91,7 +88,9 @@ def conversations(
     model calls, tokens, cost and verification state.
 
     Each conversation's document is built (withholding view.hide) to know its
-    state. Landed sessions with no conversation chain (never parsed, e.g. after
+    state. A conversation that does not verify (state incomplete or mismatch)
+    shows its tokens and cost as held back (null in --json, with held_back
+    naming the state), and a line after the table names it. Landed sessions with no conversation chain (never parsed, e.g. after
     collect --no-parse, or their rounds removed) are in no row; a last line
     counts them (on stderr with --json). Exit 0 when listed (also when none),
     1 when the root is missing, 2 on usage errors.
@@ -113,7 +112,7 @@ def conversations(
             typer.echo(f"asz conversations: interrupted after {bar.done} of {len(ids)} conversations", err=True)
             raise typer.Exit(130)
     rows = newest_first(rows)
-    note = _unchained_note(r, set(ids))
+    note = unchained_note(r, set(ids))
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2) + b"\n")
         if note:
@@ -128,6 +127,10 @@ def conversations(
     for row in rows:
         typer.echo(table_line(row))
     typer.echo(f"{len(rows)} of {len(ids)} conversations")
+    held = [row for row in rows if row.get("held_back")]
+    if held:
+        typer.echo(f"{len(held)} conversation(s) do not verify: their tokens and cost are held back "
+                   f"({', '.join(r['id'][:8] + ' ' + str(r.get('state')) for r in held)}; asz verify names the problems)")
     if note:
         typer.echo(note)
     missing = sorted({m for row in rows for m in unpriced(row)})
@@ -135,18 +138,21 @@ def conversations(
         typer.echo(f"* unpriced, left out of the cost: {', '.join(missing)} (add them under prices in asz.yaml)")
 
 
-def _unchained_note(root: Path, listed: set[str]) -> str:
+def unchained_note(root: Path, listed: set[str], left_out: str = "listed") -> str:
     """``N landed session(s) have no conversation chain …`` when sessions landed in ``root`` have no round (never
-    parsed, or their rounds removed) and are not among the ``listed`` conversation ids (a chain directory left with
-    no round is listed, as unreadable): they are in no list until asz parse builds their chains; else ''."""
+    parsed, a parse interrupted, or their rounds removed) and are not among the ``listed`` conversation ids (a chain
+    directory left with no round is listed, as unreadable): they are in no list until asz parse builds their chains;
+    else ''. ``left_out`` says what they are not (``listed`` by asz ls, ``counted`` by asz usage)."""
     from ..verify.unparsed import unchained_sessions
 
-    never, gone = ([s for s in ids if s not in listed] for ids in unchained_sessions(root))
-    n = len(never) + len(gone)
+    never, gone, interrupted = ([s for s in ids if s not in listed] for ids in unchained_sessions(root))
+    n = len(never) + len(gone) + len(interrupted)
     if not n:
         return ""
-    return (f"{n} landed session(s) have no conversation chain and are not listed"
-            + (f" ({len(gone)} parsed before: their rounds are gone)" if gone else "")
+    why = ([f"{len(interrupted)} not parsed yet: a parse was interrupted"] if interrupted else []) \
+        + ([f"{len(gone)} parsed before: their rounds are gone"] if gone else [])
+    return (f"{n} landed session(s) have no conversation chain and are not {left_out}"
+            + (f" ({'; '.join(why)})" if why else "")
             + f": asz parse --root {root} builds them (asz verify names them)")
 
 

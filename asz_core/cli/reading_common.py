@@ -79,3 +79,25 @@ def fail_id(cmd: str, exc: IdError) -> typer.Exit:
     """Print an id error (an ambiguous prefix's message lists its matches) and give its exit (1 none, 2 ambiguous)."""
     typer.echo(f"asz {cmd}: {exc}", err=True)
     return typer.Exit(exc.exit_code)
+
+
+def fit_cells(text: str, width: int, align: str = "<") -> str:
+    """``text`` on one line in exactly ``width`` terminal cells: a wide character (CJK, most emoji) takes two
+    (rich's cell widths), a longer text is cut to ``width - 1`` cells and ``…``, the rest padded with spaces
+    (``align`` ``<`` left, ``>`` right). Control and bidi characters are written as escapes first
+    (:func:`~asz_core.reading.termtext.visible`), so a cut never leaves half a terminal sequence."""
+    from rich.cells import cell_len
+
+    from ..reading.termtext import visible
+
+    text = visible(" ".join(str(text).split()))
+    if len(text) > 4 * width:
+        text = text[: 4 * width]  # never fewer cells than width: at most three zero-width marks per character
+    used = cell_len(text)
+    if used > width:
+        while text and used > width - 1:
+            text = text[:-1]
+            used = cell_len(text)
+        text, used = text + "…", used + 1
+    pad = " " * max(0, width - used)
+    return pad + text if align == ">" else text + pad

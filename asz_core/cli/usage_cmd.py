@@ -10,17 +10,14 @@ import orjson
 import typer
 
 from ..view.usage import TOKEN_KINDS
-from .reading_common import CONFIG_HELP, ROOT_HELP
+from .reading_common import CONFIG_HELP, ROOT_HELP, fit_cells
 
 #: Columns of the text table after the key: header and width.
 COLUMNS = (("MODELS", 28), ("INPUT", 10), ("OUTPUT", 10), ("CACHE WRITE", 12), ("CACHE READ", 13), ("TOTAL", 13), ("COST", 11))
 
 
 def _cell(text: str, width: int, left: bool = False) -> str:
-    text = " ".join(str(text).split())
-    if len(text) > width:
-        text = text[: width - 1] + "…"
-    return f"{text:<{width}}" if left else f"{text:>{width}}"
+    return fit_cells(text, width, "<" if left else ">")
 
 
 def _line(key: str, key_width: int, models: list[str], u: dict, cost: dict) -> str:
@@ -47,8 +44,17 @@ def usage(
     (the asz.view document's rule); a call counts on the day of the record its
     usage came from. Cost comes from the price table (asz.yaml prices
     override it); a cost marked * leaves out unpriced models (--json lists
-    them under cost.unpriced). Exit 1 when a conversation does not read (the
-    others are still counted), 2 for a bad view, date, zone or configuration.
+    them under cost.unpriced). Only verified evidence is counted: the calls of
+    a conversation that does not verify (state incomplete or mismatch) are
+    held back, in no figure and no total; a row they fall in is marked ! and
+    lists them under held_back in --json, and stderr names each problem. Exit
+    1 when a conversation does not read or does not verify (the others are
+    still counted), 2 for a bad view, date, zone or configuration. Landed
+    sessions with no conversation chain (never parsed, e.g. after collect
+    --no-parse or while a collect still parses) are in no figure: stderr says
+    how many (``N landed session(s) have no conversation chain and are not
+    counted: asz parse ... builds them``), and the exit stays 0 as for asz ls.
+    Ctrl-C says how many conversations were read and prints no table, exit 130.
     """
     from ..config import ConfigError, load_config
     from ..view.prices import price_table
@@ -75,28 +81,57 @@ def usage(
     from .reading_common import require_root
 
     require_root("usage", storage)  # a mistyped --root is said, never reported as $0.00
-    counted, problems = read_root(storage, zone, cfg.view_hide)
+    from ..view.document import list_conversations
+    from .conversations_cmd import unchained_note
+
+    ids = list_conversations(storage)
+    done = [0]
+    try:
+        counted, problems = read_root(storage, zone, cfg.view_hide, step=lambda: done.__setitem__(0, done[0] + 1))
+    except KeyboardInterrupt:  # Ctrl-C was a silent exit 130 (trial 3, F11)
+        typer.echo(f"asz usage: interrupted after {done[0]} of {len(ids)} conversations read; nothing is printed "
+                   "(a part would look like the whole)", err=True)
+        raise typer.Exit(130)
     rows = report(counted, view, table, first, last)
     for p in problems:
         typer.echo(f"asz usage: {p}", err=True)
+    note = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
+    if note:
+        typer.echo(f"asz usage: {note}", err=True)
     if as_json:
         from ..sessiondata.jsonbytes import dumps_wide
 
         sys.stdout.buffer.write(dumps_wide(rows, option=orjson.OPT_INDENT_2) + b"\n")  # a total past 64 bits stays exact
     else:
-        key = KEYS[view]
-        width = max([len(key), len("total")] + [min(len(str(r[key])), 44) for r in rows])  # the total row fits whole
-        typer.echo("  ".join([_cell(key.upper(), width, True)] + [_cell(h, w, i == 0) for i, (h, w) in enumerate(COLUMNS)]))
-        for r in rows:
-            label = str(r[key]) if view != "session" else f"{r[key][:8]} {r['title']}"
-            typer.echo(_line(label, width, r["models"], r["usage"], r["cost"]))
-        t = totals(rows, table)
-        typer.echo(_line("total", width, [], t["usage"], t["cost"]))
-        unpriced = t["cost"]["unpriced"]
-        if unpriced:
-            typer.echo(f"* unpriced, left out of the cost: {', '.join(unpriced)} (add them under prices in asz.yaml)")
+        _table(rows, KEYS[view], view == "session", totals(rows, table))
     if problems:
         raise typer.Exit(1)
+
+
+def _table(rows: list[dict], key: str, session: bool, t: dict) -> None:
+    """Print ``rows`` (keyed by ``key``; a conversation's row by its id and title when ``session``) and the totals ``t``
+    as the text table: columns in terminal cells, marks and the lines under it."""
+    from rich.cells import cell_len
+
+    label_of = (lambda r: f"{r[key][:8]} {r['title']}") if session else (lambda r: str(r[key]))
+    # in terminal cells (a CJK project name takes two a character); the total row fits whole
+    width = max([len(key), len("total")]
+                + [min(cell_len(" ".join(label_of(r).split())) + 2 * ("held_back" in r), 44) for r in rows])
+    typer.echo("  ".join([_cell(key.upper(), width, True)] + [_cell(h, w, i == 0) for i, (h, w) in enumerate(COLUMNS)]))
+    for r in rows:
+        label = label_of(r)
+        if "held_back" in r:  # kept whole on a narrow key: the mark is what says the row leaves calls out
+            label = (label if cell_len(label) + 2 <= width else fit_cells(label, width - 2)) + " !"
+        models = r["models"] or (["held back"] if "held_back" in r and not r["calls"] else [])
+        typer.echo(_line(label, width, models, r["usage"], r["cost"]))
+    typer.echo(_line("total", width, [], t["usage"], t["cost"]))
+    unpriced = t["cost"]["unpriced"]
+    if unpriced:
+        typer.echo(f"* unpriced, left out of the cost: {', '.join(unpriced)} (add them under prices in asz.yaml)")
+    held = {h["conversation"]: h for r in rows for h in r.get("held_back", ())}
+    if held:
+        typer.echo(f"! held back, in no figure above (they do not verify; asz verify names the problems): "
+                   + ", ".join(f"{c[:8]} ({h['state']})" for c, h in sorted(held.items())))
 
 
 def register(app: typer.Typer) -> None:

@@ -206,11 +206,11 @@ def _row(root: Path, cid: str, hide: Sequence[str], rc, fingerprint, prices: Any
         cached.setdefault("removed_files", removed_count(root / session) if isinstance(session, str) and "/" not in session else 0)
         return cached
     try:
-        doc, places, calls = build_summary(root, cid, hide=hide, prices=prices)
+        doc, places, calls, problems = build_summary(root, cid, hide=hide, prices=prices)
         row = document_row(doc, header)
         session = doc["sessions"][0] if doc.get("sessions") else cid
-        if rc is not None:  # the same fold's counts, for asz usage and the server's rows
-            store_summary(rc.store, cid, hide, fp, places, calls)
+        if rc is not None:  # the same fold's counts and state, for asz usage and the server's rows
+            store_summary(rc.store, cid, hide, fp, places, calls, doc["summary"]["state"], problems)
     except ViewError:
         row = header_row(cid, None, head.round if head else 0, title="", state="unreadable")
     row["dialect"] = dialect_of(root, session) if isinstance(session, str) and "/" not in session else ""

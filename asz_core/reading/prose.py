@@ -69,6 +69,7 @@ from ..sessiondata.model import Header
 from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
 from .export import LOST, part_marker
+from .landed_check import chain_problem
 
 __all__ = ["Estimate", "ProseStats", "SourceLines", "prose_turns", "estimate", "session_of"]
 
@@ -107,13 +108,32 @@ class Estimate(NamedTuple):
 
 def session_of(root: str | os.PathLike, conversation: str) -> tuple[str, int]:
     """``(session, through_seq)`` of a conversation's head round. Raises LookupError when its chain does not fold."""
+    head = _head(root, conversation)[0]
+    return head.session, head.through_seq
+
+
+def _head(root: str | os.PathLike, conversation: str):
+    """(the head round's header, the head round ``conversation.state`` names); LookupError when the chain does not fold."""
+    chain = Chain(root, conversation)
+    named = chain.named_head()  # before the rounds are listed (Chain.named_head)
     try:
-        head = fold_rounds(Chain(root, conversation).iter_rounds()).head
+        head = fold_rounds(chain.iter_rounds()).head
     except (ChainError, FoldError, RoundError, OSError) as exc:
         raise LookupError(f"conversation {conversation!r} has no usable round: {exc}") from None
     if head is None:
         raise LookupError(f"conversation {conversation!r} has no round")
-    return head.session, head.through_seq
+    return head, named
+
+
+def missing_evidence(root: Path, session: str, through: int, head_round: int, named: int) -> list[str]:
+    """What of a conversation is missing, in the words of the document's ``summary.problems`` (state ``incomplete``):
+    ``landed file seq N of session S is missing`` for each seq through ``through`` with no landed file or skeleton,
+    and ``round N is missing: conversation.state names round M as the head`` when rounds were removed from the end."""
+    have = {ln.seq for ln, _ in landed_files(root / session, skeletons=True)} if (root / session).is_dir() else set()
+    out = [f"landed file seq {seq} of session {session} is missing" for seq in range(1, through + 1) if seq not in have]
+    if named > head_round:
+        out.append(f"round {head_round + 1} is missing: conversation.state names round {named} as the head")
+    return out
 
 
 class ProseStats:
@@ -126,6 +146,8 @@ class ProseStats:
         self.lost: dict[str, int] = {}
         #: ``file: problem`` of each landed transcript file that does not verify; none of its records gave a turn
         self.unverified: list[str] = []
+        #: what is missing (a landed file, rounds cut from the chain's end), one line each (:func:`missing_evidence`)
+        self.missing: list[str] = []
 
     def line(self) -> str:
         """One line for stderr, or '' when no shape needed its source line and no turn's text is missing."""
@@ -240,11 +262,13 @@ def _turn(rec: dict, header: Header, thinking: bool, lines: Optional[SourceLines
     return role, text
 
 
-def _records(root: Path, session: str, through: int, bad: list[str]) -> Iterator[tuple[Header, str, int, dict]]:
+def _records(root: Path, session: str, through: int, bad: list[str], conversation: str = "") -> Iterator[tuple[Header, str, int, dict]]:
     """``(header, file, row, record)`` of the session's transcript files through seq ``through``, in seq/row order.
 
-    A file that does not verify (its closing line does not bind its bytes, a line does not read) gives no record:
-    ``file: problem`` is added to ``bad`` instead (what it holds is not evidence; asz verify names the damage)."""
+    A file that does not verify (its closing line does not bind its bytes, a line does not read, or, given the
+    ``conversation``, it is not the file its round chain consumed: :func:`~asz_core.reading.landed_check.chain_problem`)
+    gives no record: ``file: problem`` is added to ``bad`` instead (what it holds is not evidence; asz verify names
+    the damage)."""
     for ln, path in landed_files(root / session, skeletons=True) if (root / session).is_dir() else []:
         if ln.seq > through or ln.kind != "transcript":
             continue
@@ -257,6 +281,10 @@ def _records(root: Path, session: str, through: int, bad: list[str]) -> Iterator
             continue
         except OSError as exc:
             bad.append(f"{rel}: {exc.strerror or exc}")
+            continue
+        why = chain_problem(root, conversation, path, reader.digest) if conversation else ""
+        if why:
+            bad.append(f"{rel}: {why}")
             continue
         yield from got
 
@@ -272,13 +300,15 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
     """
     root = Path(root)
     stats = stats if stats is not None else ProseStats()
-    session, through = session_of(root, conversation)
+    head, named = _head(root, conversation)
+    session, through = head.session, head.through_seq
+    stats.missing.extend(missing_evidence(root, session, through, head.round, named))
     hidden = set(hide)
     seen: set[tuple[str, int]] = set()
     by_stream: dict[str, list[dict]] = {}
     first: dict[str, int] = {}
     raw_bytes = 0
-    for header, rel, row, rec in _records(root, session, through, stats.unverified):
+    for header, rel, row, rec in _records(root, session, through, stats.unverified, conversation):
         stream = header.stream or "main"
         key = (stream, rec.get("ord", 0))
         if key in seen:

@@ -13,7 +13,10 @@ An id is looked up in this order:
 
 Each hit is ``(file, row, record)`` with ``row`` 1 for the line after the
 header. A landed file whose closing digest or count does not match gives no
-record and is listed in ``damaged``.
+record and is listed in ``damaged``, and so does one whose closing line binds
+it but that is not the file the conversation's round chain consumed for its
+seq (written again whole since it was parsed:
+:func:`~asz_core.reading.landed_check.chain_problem`).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from ..flow.round import RoundError
 from ..sessiondata import SDError, SDReader
 from ..sessiondata.model import Record
 from ..storage.layout import landed_files
+from .landed_check import chain_problem
 
 __all__ = ["Hit", "Found", "find_records", "node_refs"]
 
@@ -102,12 +106,18 @@ def find_records(root: str | os.PathLike, session: str, ident: str, conversation
         if wanted is not None and not any(seq == ln.seq for seq, _ in wanted):
             continue
         found = []
+        reader = SDReader(path)
         try:
-            for row, rec in SDReader(path):  # the file's digest is checked at its end, before anything is shown
+            for row, rec in reader:  # the file's digest is checked at its end, before anything is shown
                 if (wanted is not None and (ln.seq, row) in wanted) or (wanted is None and (_matches(rec, ident) or _matches(rec, bare))):
                     found.append(Hit(path, row, rec))
         except (SDError, OSError) as exc:
             why = f"line {exc.line}: {exc.message}" if isinstance(exc, SDError) else f"{exc.strerror or exc}"
+            damaged.append((path, why))
+            continue
+        # bound by its closing line, but not the file the round chain consumed (written again whole): no evidence
+        why = chain_problem(root, conversation or session, path, reader.digest) if found else ""
+        if why:
             damaged.append((path, why))
             continue
         hits.extend(found)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-import attrs
+import msgspec
 
 __all__ = ["TOKEN_KINDS", "SPLIT_KIND", "LANES", "CallUsage", "zero_usage", "add_usage", "read_call", "provider_calls", "usage_totals"]
 
@@ -42,9 +42,10 @@ LANES = ("main", "subagent")
 NO_MODEL = "(no model)"
 
 
-@attrs.frozen
-class CallUsage:
-    """What one ``llm.call`` node cost: ``usage`` (four counts) or None, ``state`` (final | last_seen | ''), ``model``, ``lane``."""
+class CallUsage(msgspec.Struct, frozen=True):
+    """What one ``llm.call`` node cost: ``usage`` (four counts) or None, ``state`` (final | last_seen | ''), ``model``, ``lane``.
+
+    A frozen msgspec Struct (one per call of a conversation: made in a fraction of a frozen attrs object's time)."""
 
     usage: dict | None
     state: str
@@ -173,11 +174,19 @@ def usage_totals(calls: Iterable[CallUsage]) -> dict:
     for c in provider_calls(calls):
         if c.model and not c.synthetic:
             models.add(c.model)
-        if c.usage is None:
+        u = c.usage
+        if u is None:
             continue
-        add_usage(total, c.usage)
-        add_usage(by_model.setdefault(c.model or NO_MODEL, zero_usage()), c.usage)
-        add_usage(by_lane[c.lane if c.lane in by_lane else "subagent"], c.usage)
+        sums = (total, by_model.get(c.model or NO_MODEL) or by_model.setdefault(c.model or NO_MODEL, zero_usage()),
+                by_lane[c.lane if c.lane in by_lane else "subagent"])
+        for k in TOKEN_KINDS:  # add_usage into the three sums, in one pass over the counts
+            v = u.get(k, 0)
+            for t in sums:
+                t[k] += v
+        h = u.get(SPLIT_KIND)
+        if h:
+            for t in sums:
+                t[SPLIT_KIND] = t.get(SPLIT_KIND, 0) + h
     return {
         "models": sorted(models),
         "usage": total,

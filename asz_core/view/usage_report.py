@@ -13,6 +13,15 @@ A row: its key (``date`` ``YYYY-MM-DD``, ``month`` ``YYYY-MM``,
 (``{"usd", "unpriced"}``), ``models`` (sorted), ``usage_by_model``, ``calls``
 and ``conversations`` (how many); a ``conversation`` row adds ``title``,
 ``project``, ``from`` and ``to`` (unix ms of its first and last counted call).
+
+Only verified evidence is counted. The calls of a conversation that does not
+verify (its document's ``summary.state`` is ``incomplete`` or ``mismatch``:
+a landed file changed or missing, a round that does not match) are in no
+figure and no total: a row they fall in (by day, month, conversation or
+project, read as for any call) carries ``held_back``, one
+``{"conversation", "state", "calls"}`` per such conversation, and
+:func:`read_root` says each one as a problem (a row only they fall in has
+zero usage, ``calls`` 0 and ``conversations`` 0).
 A conversation whose session retention removed (its landed files are
 skeletons) and that no remaining record names a project of counts under
 ``(removed by retention)``: the ``cwd`` that named it went with the text.
@@ -23,7 +32,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 from zoneinfo import ZoneInfo
 
 import attrs
@@ -53,14 +62,17 @@ class Counted:
     ms: int | None
     usage: dict
     model: str
+    held: str = ""  # the state of a conversation that does not verify: in no figure, named by held_back
 
 
-def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = (), *, cache: bool = True) -> tuple[list[Counted], list[str]]:
-    """Every counted call with usage in the root, and one problem line per conversation that did not read.
+def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = (), *, cache: bool = True,
+              step: Callable[[], None] | None = None) -> tuple[list[Counted], list[str]]:
+    """Every call with usage in the root (those of a conversation that does not verify marked ``held``), and one
+    problem line per conversation that did not read or does not verify (one per problem that decided its state).
 
     With ``cache`` each conversation's calls come from the root's derived
     summaries (:mod:`asz_core.view.summary_cache`) while its files are
-    unchanged, and are counted and stored otherwise.
+    unchanged, and are counted and stored otherwise. ``step()`` is called after each conversation read.
     """
     out: list[Counted] = []
     problems: list[str] = []
@@ -74,23 +86,32 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
                 got = conversation_summary(root, conv, session if isinstance(session, str) and session else conv, hide, store)
             except (ViewError, OSError) as exc:
                 problems.append(f"conversation {conv}: {exc}")
+                if step is not None:
+                    step()
                 continue
             places = got.places
             if not places.get("project") and removed_count(Path(root) / str(session or conv)):
                 places = {**places, "project": REMOVED}  # its cwd went with the text (seed 000, Skeletons)
-            _count_calls(out, conv, places, got.calls, zone)
+            held = "" if got.state == "verified" else got.state
+            if held:
+                n = sum(1 for c in got.calls if c.usage is not None)
+                problems.extend(f"conversation {conv} does not verify ({held}): its {n} call(s) with usage are held back: {p}"
+                                for p in got.problems or ("(no problem line)",))
+            _count_calls(out, conv, places, got.calls, zone, held)
+            if step is not None:
+                step()
     finally:
         if store is not None:
             store.close()
     return out, problems
 
 
-def _count_calls(out: list[Counted], conv: str, places: dict, calls: Iterable, zone: dt.tzinfo) -> None:
+def _count_calls(out: list[Counted], conv: str, places: dict, calls: Iterable, zone: dt.tzinfo, held: str) -> None:
     for c in calls:
         if c.usage is None:
             continue
         day = None if c.time is None else dt.datetime.fromtimestamp(c.time / 1e9, tz=zone).date()
-        out.append(Counted(conv, places, day, None if c.time is None else c.time // 1_000_000, c.usage, c.model))
+        out.append(Counted(conv, places, day, None if c.time is None else c.time // 1_000_000, c.usage, c.model, held))
 
 
 def _key(view: str, c: Counted) -> str:
@@ -122,21 +143,28 @@ def report(counted: Iterable[Counted], view: str, table: PriceTable | None = Non
     return rows
 
 
-def _row(view: str, key: str, calls: list[Counted], table: PriceTable | None) -> dict:
+def _row(view: str, key: str, every: list[Counted], table: PriceTable | None) -> dict:
     total = zero_usage()
     by_model: dict[str, dict] = {}
+    calls = [c for c in every if not c.held]
+    held: dict[str, dict] = {}
+    for c in every:
+        if c.held:
+            held.setdefault(c.conversation, {"conversation": c.conversation, "state": c.held, "calls": 0})["calls"] += 1
     for c in calls:
         add_usage(total, c.usage)
         add_usage(by_model.setdefault(c.model or "(no model)", zero_usage()), c.usage)
     row: dict = {KEYS[view]: key}
     if view == "session":
-        places = calls[0].places
+        places = every[0].places
         times = [c.ms for c in calls if c.ms is not None]
         row.update(title=places.get("title", ""), project=places.get("project", ""),
                    **{"from": min(times) if times else None, "to": max(times) if times else None})
     row.update(usage=total, cost=cost_of(by_model, table), models=sorted(m for m in by_model if m != "(no model)"),
                usage_by_model=dict(sorted(by_model.items())), calls=len(calls),
                conversations=len({c.conversation for c in calls}))
+    if held:
+        row["held_back"] = sorted(held.values(), key=lambda h: h["conversation"])
     return row
 
 

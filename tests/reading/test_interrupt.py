@@ -96,3 +96,105 @@ def test_ctrl_c_stops_a_parse_of_a_real_shaped_root_and_counts_what_it_finished(
     sessions = _landed_only(source, root)
     assert sessions == 55  # 5 copies of the 11 sessions
     _interrupt_parse(root, sessions, after_rounds=12, jobs=2)
+
+
+def _index_rows(root: Path) -> dict[str, tuple[str, int]]:
+    """Conversation -> (indexed head round, number of index rows) of ``root``'s search index."""
+    import sqlite3
+
+    from asz_core.reading.search import index_path
+
+    con = sqlite3.connect(f"file:{index_path(root)}?mode=ro", uri=True)
+    try:
+        counts = dict(con.execute("SELECT conversation, count(*) FROM hit GROUP BY conversation").fetchall())
+        return {cid: (head, counts.get(cid, 0)) for cid, head in con.execute("SELECT id, head FROM conv").fetchall()}
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_ctrl_c_while_indexing_keeps_each_conversation_written_whole_and_counts_them(corpus_copy, jobs):
+    """A real SIGINT (raised in this process) right after the 4th of the corpus's 11 conversations is written: the
+    index keeps exactly those 4, each with every row a whole build gives it, and the next update indexes the other 7.
+    Rows are committed every 50,000 texts, so before this the 4 were rolled back with the rest."""
+    import multiprocessing
+
+    from asz_core.reading.search import IndexInterrupted, index_path, update_index
+
+    root = corpus_copy()
+    index_path(root).unlink(missing_ok=True)
+    update_index(root, jobs=1)
+    whole = _index_rows(root)
+    assert len(whole) == 11
+    index_path(root).unlink()
+    seen: list[str] = []
+
+    def step(cid: str) -> None:
+        seen.append(cid)
+        if len(seen) == 4:
+            signal.raise_signal(signal.SIGINT)  # Ctrl-C, delivered to this process as a terminal would
+
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("a signal's handler runs in the main thread only")
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C raises KeyboardInterrupt, whatever runs us
+    try:
+        with pytest.raises(IndexInterrupted) as stopped:
+            update_index(root, step=step, jobs=jobs)
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert (stopped.value.indexed, stopped.value.total) == (4, 11)
+    assert _index_rows(root) == {cid: whole[cid] for cid in seen}
+    assert multiprocessing.active_children() == []  # the workers reading ahead are gone
+    again = update_index(root, jobs=jobs)
+    assert (again.indexed, again.unchanged) == (7, 4)
+    assert _index_rows(root) == whole
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_search_reindex_and_says_what_the_index_keeps(corpus_source, tmp_path):
+    """``asz search --reindex`` on a terminal, Ctrl-C'd once its bar shows a conversation indexed: it exited 130
+    printing nothing (its line was printed on the bar's line, or Ctrl-C came before indexing began). It must say
+    how many conversations the index keeps, and keep exactly those."""
+    import pty
+    import re
+    import select
+
+    source = tmp_path / "source"
+    subprocess.run([sys.executable, str(REPO / "bench" / "realcorpus.py"), str(source), "--size-mb", "40",
+                    "--source", str(corpus_source)], check=True, capture_output=True, timeout=600)
+    root = tmp_path / "root"
+    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(source), "--root",
+                        str(root)], cwd=REPO, capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stderr
+    main, tty = pty.openpty()
+    p = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "search", "--reindex", "anything", "--root", str(root)],
+                         cwd=REPO, stdin=tty, stdout=tty, stderr=tty, start_new_session=True)
+    os.close(tty)
+    said = b""
+    try:
+        deadline = time.monotonic() + 600
+        while not re.search(rb" [1-9]\d*/55\b", said) and p.poll() is None and time.monotonic() < deadline:
+            if select.select([main], [], [], 0.1)[0]:
+                said += os.read(main, 65536)
+        assert p.poll() is None, said[-2000:]
+        os.killpg(p.pid, signal.SIGINT)  # Ctrl-C: the command and its workers
+        while select.select([main], [], [], 120)[0]:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # the terminal's other end closed: the command is gone
+                break
+            if not chunk:
+                break
+            said += chunk
+        assert p.wait(timeout=120) == 130, said[-2000:]
+    finally:
+        os.close(main)
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    kept = re.search(rb"asz search: stopped: (\d+) of 55 conversations indexed; the index keeps them", said)
+    assert kept, said[-2000:]
+    rows = _index_rows(root)
+    assert len(rows) == int(kept.group(1)) and 0 < len(rows) < 55

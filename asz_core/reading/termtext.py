@@ -1,0 +1,40 @@
+"""Transcript text made safe for a terminal (trial 3, F4/F19): every character that could steer the terminal or
+reorder what it shows is written as a visible escape instead.
+
+Escaped: C0 controls except ``\\t`` and ``\\n`` (so NUL, BEL, ``\\r`` and ESC, which starts CSI and OSC sequences
+such as a window title or OSC 52 clipboard), DEL, the C1 controls U+0080–U+009F (U+009B is a one-byte CSI, U+009D
+an OSC), and the bidirectional embeddings, overrides and isolates U+202A–U+202E and U+2066–U+2069 (a Trojan-Source
+style reordering of the rest of a row). A character below U+0100 becomes ``\\xHH``, any other ``\\uHHHH`` (lower
+case hex), e.g. ESC ``\\x1b`` and RIGHT-TO-LEFT OVERRIDE ``\\u202e``. Everything else, backslashes included,
+stands for itself, so text without such characters prints unchanged.
+
+Apply it before cutting text to a width: a cut can then only shorten an escape, never leave half a sequence.
+"""
+
+from __future__ import annotations
+
+__all__ = ["visible", "visible_spans", "UNSAFE"]
+
+#: The code points :func:`visible` escapes.
+UNSAFE = frozenset([*(c for c in range(0x20) if c not in (0x09, 0x0A)), *range(0x7F, 0xA0),
+                    *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+
+_TABLE = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in UNSAFE}
+
+
+def visible(text: str) -> str:
+    """``text`` with each :data:`UNSAFE` character written as its escape (``\\x1b``, ``\\u202e``); str in, str out."""
+    return text.translate(_TABLE)
+
+
+def visible_spans(text: str, spans: list[list[int]]) -> tuple[str, list[list[int]]]:
+    """``(visible(text), spans)`` with each ``[start, end)`` character span moved to the escaped text (a span
+    covering an escaped character covers its whole escape)."""
+    if not any(ord(c) in UNSAFE for c in text):
+        return text, spans
+    pos = [0]
+    out: list[str] = []
+    for c in text:
+        out.append(_TABLE.get(ord(c), c))
+        pos.append(pos[-1] + len(out[-1]))
+    return "".join(out), [[pos[a], pos[b]] for a, b in spans]

@@ -1,0 +1,64 @@
+"""Wide characters keep the tables aligned (trial 3, finding 2): ``asz ls`` and ``asz usage`` pad and cut by terminal
+cells, not characters. The corpus's Japanese session (5c0375b4) has a CJK title; a copy of it gets a CJK project.
+
+The oracle is Unicode's East Asian Width (``unicodedata``): a W or F character takes two cells, a combining mark none.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import unicodedata
+
+from reading_helpers import asz
+from view_server_helpers import collect_and_parse
+
+SESSION = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
+WHEN = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d")
+
+
+def cells(text: str) -> int:
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _aligned(table: str, column: str, value: re.Pattern) -> list[str]:
+    """The table's lines, after checking that ``value`` starts on every line at the cell where ``column`` starts."""
+    lines = table.splitlines()
+    at = cells(lines[0][: lines[0].index(column)])
+    rows = [ln for ln in lines[1:] if value.search(ln)]
+    assert rows
+    for ln in rows:
+        assert cells(ln[: value.search(ln).start()]) == at, (ln, at)
+    return rows
+
+
+def test_a_cjk_title_of_the_corpus_keeps_the_columns_in_place(corpus_root):
+    rows = _aligned(asz("ls", "--root", str(corpus_root)).stdout, "LAST ACTIVITY", WHEN)
+    mine = next(ln for ln in rows if ln.startswith(SESSION[:8]))
+    title = mine[10:].split("  ")[0]
+    assert cells(mine[:10]) + cells(title) <= 10 + 34
+    assert title.startswith("/orchestrator @CLAUDE.md を最新の") and title.endswith("…")
+    # every data line is as wide up to its state as the header is up to STATE
+    head = asz("ls", "--root", str(corpus_root)).stdout.splitlines()[0]
+    state_at = cells(head[: head.index("STATE")])
+    for ln in rows:
+        assert cells(ln[: ln.rindex("  ") + 2]) == state_at, ln
+
+
+def test_a_cjk_project_is_cut_and_padded_by_cells(corpus_source, tmp_path):
+    src = tmp_path / "projects" / "-home-user-sample-project"
+    shutil.copytree(corpus_source / "-home-user-sample-project", src)
+    f = src / f"{SESSION}.jsonl"
+    f.write_text(f.read_text(encoding="utf-8").replace('"cwd":"/path/to/Demo"', '"cwd":"/path/to/日本語のデモプロジェクト"'),
+                 encoding="utf-8")
+    root = tmp_path / "root"
+    collect_and_parse(tmp_path / "projects", root)
+    row = _aligned(asz("ls", "--root", str(root)).stdout, "LAST ACTIVITY", WHEN)[0]
+    # the PROJECT column is 20 cells: 19 of the project (/path/to/ is 9, each kanji or kana 2) and the ellipsis
+    assert "  /path/to/日本語のデ…  " in row, row
+    money = re.compile(r"\$\d")
+    usage = asz("usage", "project", "--root", str(root)).stdout
+    lines = usage.splitlines()
+    assert lines[1].startswith("/path/to/日本語のデモプロジェクト  ")
+    end = cells(lines[0][: lines[0].index("COST") + 4])
+    assert all(cells(ln) == end for ln in lines if money.search(ln)), usage  # the cost column ends where its header does

@@ -1,0 +1,111 @@
+"""Transcript text printed by ``asz ls``, ``asz conversation`` and ``asz search`` never steers the terminal (trial 3,
+F4/F19): ESC (OSC window titles, CSI), BEL, NUL, C1 and the bidi overrides are written as visible escapes, before
+any cut to a column width. A session of the real corpus gets an odd line appended, and an odd session beside it
+opens with the same odd prompt (its title)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from asz_core.reading.termtext import UNSAFE, visible, visible_spans
+
+from reading_helpers import asz
+
+SESSION = "0d3a8e6f-290f-4105-a327-a2496e5e2a83"
+ODD_ID = "ffffffff-0000-4000-8000-000000000006"
+#: An OSC window title, a colour CSI, a screen clear, NUL, a C1 CSI and a right-to-left override.
+ODD = "hello \x1b]0;PWNED-TITLE\x07\x1b[31mRED\x1b[0m \x1b[2J cleared \x00 nul \x9b31m c1 \u202e reversed zzoddword"
+ODD_SHOWN = "hello \\x1b]0;PWNED-TITLE\\x07\\x1b[31mRED\\x1b[0m \\x1b[2J cleared \\x00 nul \\x9b31m c1 \\u202e reversed zzoddword"
+
+#: A remote image (a tracker when the page is shared) and one in the text itself.
+IMAGES = "see ![p](https://tracker.example/p.png) and ![dot](data:image/png;base64,iVBORw0KGgo=)"
+
+
+def _unsafe(text: str) -> list[str]:
+    return [hex(ord(c)) for c in text if ord(c) in UNSAFE]
+
+
+@pytest.fixture(scope="module")
+def odd_root(corpus_dir: Path, tmp_path_factory) -> Path:
+    base = tmp_path_factory.mktemp("odd")
+    src_project = corpus_dir / "claude-code" / "projects" / "-Users-alex-workspace-claude-code-log-sample"
+    project = base / "src" / "-odd"
+    project.mkdir(parents=True)
+    lines = (src_project / f"{SESSION}.jsonl").read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    assert first["type"] == "user"
+    last = json.loads(lines[-1])
+    tail = dict(first, parentUuid=last.get("uuid"), uuid="11111111-2222-4333-8444-555555555551",
+                timestamp="2026-07-01T00:00:00Z", message={"role": "user", "content": ODD})
+    image = dict(first, parentUuid=tail["uuid"], uuid="11111111-2222-4333-8444-555555555553", timestamp="2026-07-01T00:00:01Z",
+                 message={"role": "user", "content": IMAGES})
+    (project / f"{SESSION}.jsonl").write_text("\n".join(lines + [json.dumps(tail), json.dumps(image)]) + "\n", encoding="utf-8")
+    odd = dict(first, sessionId=ODD_ID, uuid="11111111-2222-4333-8444-555555555552", timestamp="2026-07-01T00:00:00Z",
+               message={"role": "user", "content": ODD})
+    (project / f"{ODD_ID}.jsonl").write_text(json.dumps(odd) + "\n", encoding="utf-8")
+    root = base / "root"
+    asz("collect", "--once", "--source", str(base / "src"), "--root", str(root))
+    return root
+
+
+def test_visible_escapes_exactly_the_unsafe_characters():
+    assert visible(ODD) == ODD_SHOWN
+    assert visible("Grüße 日本語 עברית \\ tab\tnl\n") == "Grüße 日本語 עברית \\ tab\tnl\n"
+    assert visible("\u2066a\u2069\u202a\x7f\x85") == "\\u2066a\\u2069\\u202a\\x7f\\x85"
+    text, spans = visible_spans("a\x1bb\u202ec", [[2, 3], [4, 5]])
+    assert text == "a\\x1bb\\u202ec" and [text[a:b] for a, b in spans] == ["b", "c"]
+
+
+@pytest.mark.slow  # the module's root is collected first (over 10 s on a loaded machine)
+def test_ls_shows_the_title_escaped_and_cut_after(odd_root: Path):
+    out = asz("ls", "--root", str(odd_root)).stdout
+    row = next(line for line in out.splitlines() if line.startswith(ODD_ID[:8]))
+    assert _unsafe(out) == []
+    title = row[10:10 + 34]
+    assert title == ODD_SHOWN[:33] + "…"  # the 34-cell column holds the escaped text, cut after escaping
+
+
+@pytest.mark.slow  # the module's root is collected first (over 10 s on a loaded machine)
+def test_conversation_prints_the_title_escaped(odd_root: Path):
+    out = asz("conversation", ODD_ID[:8], "--root", str(odd_root), check=False).stdout
+    assert f"conversation {ODD_ID}: {ODD_SHOWN}" in out.splitlines()
+    assert _unsafe(out) == []
+
+
+@pytest.mark.slow  # the module's root is collected first (over 10 s on a loaded machine)
+def test_search_prints_snippet_and_title_escaped(odd_root: Path):
+    out = asz("search", "zzoddword", "--root", str(odd_root)).stdout
+    assert _unsafe(out) == []
+    assert out.count("\\x1b]0;PWNED-TITLE\\x07") == 3  # both snippets, and the odd session's title line
+    assert "«zzoddword»" in out
+    hits = [line for line in out.splitlines() if line.startswith((SESSION[:8], ODD_ID[:8]))]
+    assert sorted(h[:8] for h in hits) == sorted([SESSION[:8], ODD_ID[:8]])
+
+
+@pytest.mark.slow  # the module's root is collected first (over 10 s on a loaded machine)
+def test_html_export_isolates_the_title_and_shows_controls_as_the_body_does(odd_root: Path, tmp_path: Path):
+    out = tmp_path / "odd.html"
+    asz("export", ODD_ID[:8], "--format", "html", "--root", str(odd_root), "--out", str(out), check=False)
+    page = out.read_text(encoding="utf-8")
+    shown = ODD.replace("\x00", "\ufffd").replace("\x1b", "\ufffd").replace("\x07", "\ufffd").replace("\x9b", "\ufffd")
+    assert f"<title>{ODD_SHOWN}</title>" in page  # no markup in a <title>: escapes, as the terminal shows them
+    assert f"<h1 dir=\"auto\"><bdi>{shown}</bdi></h1>" in page
+    assert ": <bdi>hello \ufffd]0;PWNED-TITLE\ufffd\ufffd[31mRED" in page.split("<h2", 1)[1].split("</h2>")[0]  # the talk's label
+    assert "\x00" not in page
+    head = page.split("<body>")[0]
+    assert "\u202e" not in head and "\x1b" not in head
+
+
+@pytest.mark.slow
+def test_html_export_fetches_no_remote_image(odd_root: Path, tmp_path: Path):
+    """A Markdown image from elsewhere becomes a link (trial 3, F20): a viewer that ignores the CSP fetches nothing."""
+    out = tmp_path / "s.html"
+    asz("export", SESSION[:8], "--format", "html", "--root", str(odd_root), "--out", str(out), check=False)
+    page = out.read_text(encoding="utf-8")
+    assert '<a class="image" href="https://tracker.example/p.png">[image: p]</a>' in page
+    assert '<img src="data:image/png;base64,iVBORw0KGgo=" alt="dot">' in page
+    assert 'src="https:' not in page and "src='https:" not in page
