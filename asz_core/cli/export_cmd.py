@@ -61,17 +61,17 @@ def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pros
     A conversation "does not verify" when its document's state is not ``verified``: ``mismatch`` (a landed file's
     closing line does not bind its bytes, a line does not read, a round does not match its landed files) or
     ``incomplete`` (a landed file or a round is missing); for prose, when a landed transcript file does not verify
-    (its records give no turn)."""
+    (its records give no turn) or a landed file or a round is missing (as the document says it)."""
     if fmt == "prose":
         from ..reading.prose import prose_turns
 
-        before = len(prose.stats.unverified)
+        before, missing = len(prose.stats.unverified), len(prose.stats.missing)
         try:
             turns = prose_turns(root, cid, hide=hide, thinking=thinking, raw=prose.raw, lines=prose.lines, stats=prose.stats)
         finally:
             prose.lines.close()  # a conversation's source files are its own
         prose.turns.extend(turns)
-        bad = [f"landed file {x}; its records give no turn" for x in prose.stats.unverified[before:]]
+        bad = prose.stats.missing[missing:] + [f"landed file {x}; its records give no turn" for x in prose.stats.unverified[before:]]
         return b"".join(orjson.dumps(t) + b"\n" for t in turns), bad
     from ..reading.export import build, problems_of, to_html, to_markdown
     from ..view import to_json
@@ -100,13 +100,13 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
     files = {row["id"]: f"{row['id']}.{EXT[fmt]}" for row in rows}
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-    unverified = 0
+    flagged: set[str] = set()  # conversations whose export warned: the index marks them
     with Bar("export", len(rows)) as bar:
         try:
             for row in rows:
                 data, bad = render(r, row["id"], fmt, hide, thinking, prose)
                 if bad:
-                    unverified += 1
+                    flagged.add(row["id"])
                     warn_unverified(row["id"], bad)
                 if out is None:
                     sys.stdout.buffer.write(data + (b"\n---\n\n" if fmt == "md" else b""))
@@ -126,12 +126,12 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
             raise typer.Exit(130)
     if out is not None:
         if fmt == "html":
-            (out / "index.html").write_text(index_html(rows, files), encoding="utf-8")
+            (out / "index.html").write_text(index_html(rows, files, flagged), encoding="utf-8")
         elif fmt == "json":
             (out / "index.json").write_bytes(orjson.dumps([{**row, "file": files[row["id"]]} for row in rows], option=orjson.OPT_INDENT_2))
         else:
-            (out / "index.md").write_text(index_markdown(rows, files), encoding="utf-8")
-    return len(rows), unverified
+            (out / "index.md").write_text(index_markdown(rows, files, flagged), encoding="utf-8")
+    return len(rows), len(flagged)
 
 
 def _one(r: Path, given: str, fmt: str, hide: list[str], thinking: bool, out: Optional[Path], prose: Prose) -> int:
@@ -174,7 +174,8 @@ def export(
     Without --out one conversation (and several as md or prose) goes to
     stdout; html and json of several need --out DIR, which gets one file per
     conversation and an index page linking them (index.html, index.md, or
-    index.json for json). prose prints one JSON object per turn (person
+    index.json for json) with each one's verification state, marking those
+    that do not verify. prose prints one JSON object per turn (person
     prompts as typed and model text, no tool blocks; seed 003's rule: a user
     line counts only when its content is a string) and on stderr a token
     estimate of prose against the raw records. A landed record of one text
@@ -186,7 +187,8 @@ def export(
     state incomplete: a landed file or a round is missing) is still written,
     with the text of such a file held back and marked in its place, and stderr
     gets `asz export: warning: ID does not verify: …` naming each file, round
-    and problem. Exit 0 written, 1 an unknown id, a conversation with
+    and problem; prose, which reads the landed files without the document,
+    says a missing landed file or round in the same words. Exit 0 written, 1 an unknown id, a conversation with
     no usable round, or one written that does not verify, 2 usage (an
     ambiguous prefix, no ID and no filter, a bad format).
     """

@@ -23,7 +23,7 @@ import html
 import os
 import time
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Collection, Iterator, Sequence
 
 import orjson
 
@@ -32,7 +32,7 @@ from ..sessiondata import SDError, SDReader
 from ..storage.layout import landed_files
 from ..view.document import build_view
 
-__all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "to_markdown", "to_html", "index_markdown", "index_html", "CSS"]
+__all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "to_markdown", "to_html", "index_markdown", "index_html", "CSS"]
 
 _SHOWN = ("message.external", "message.assistant", "thinking", "tool", "agent.call", "context.injection", "agent.output",
           "runtime.notification", "error.api", "control.interrupt", "control.permission", "control.command", "control.notice",
@@ -186,6 +186,8 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
              f"- from {_when(s.get('from'))} to {_when(s.get('to'))}, {s.get('talks', 0)} talks, state {s.get('state', '')}"]
     for p in problems_of(doc):
         lines.append(f"- **{s.get('state', '')}:** {p}")
+    for p in notes_of(doc):
+        lines.append(f"- **problem:** {p}")
     if s.get("models"):
         lines.append(f"- models: {', '.join(s['models'])}")
     if isinstance(s.get("usage"), dict):
@@ -229,6 +231,13 @@ def problems_of(doc: dict) -> list[str]:
     return list(s.get("problems") or ()) if s.get("state", "verified") != "verified" else []
 
 
+def notes_of(doc: dict) -> list[str]:
+    """``summary.problems`` of a document that verifies all the same (a companion file that did not land: the result
+    holds only a preview), which ``asz conversation`` and the page show too (trial 3, F8); else []."""
+    s = doc.get("summary") or {}
+    return list(s.get("problems") or ()) if s.get("state", "verified") == "verified" else []
+
+
 def _undescribed_line(u: dict) -> str:
     """One ``undescribed`` entry in words: where (seq, row, block, stream), why, how many bytes, the node citing it."""
     r = u.get("ref") or {}
@@ -255,15 +264,43 @@ _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri '
 def _md():
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+    md.add_render_rule("image", _image)
+    return md
+
+
+def _image(self, tokens, idx, options, env) -> str:
+    """A Markdown image: drawn only from a ``data:`` URI (in the file itself); any other source becomes a link reading
+    ``[image: ALT]``, so that a shared page fetches nothing when opened, even where the CSP is ignored (trial 3, F20)."""
+    token = tokens[idx]
+    src = token.attrGet("src") or ""
+    alt = self.renderInlineAsText(token.children or [], options, env)
+    if src.lower().startswith("data:image/"):
+        return f"<img src=\"{html.escape(src)}\" alt=\"{html.escape(alt)}\">"
+    return f"<a class=\"image\" href=\"{html.escape(src)}\">[image: {html.escape(alt)}]</a>"
+
+
+#: C0 controls but tab, newline and CR, DEL and C1: shown as U+FFFD in headings and table cells, as the Markdown
+#: renderer shows a NUL of the body (an HTML parser drops or rejects them raw).
+_CONTROLS = {c: "\ufffd" for c in (*(c for c in range(0x20) if c not in (9, 10, 13)), *range(0x7F, 0xA0))}
+
+
+def isolated(text: str) -> str:
+    """Transcript ``text`` for a heading or cell: escaped, controls made U+FFFD (:data:`_CONTROLS`) and wrapped in
+    ``<bdi>`` so that a right-to-left override in it (U+202E) reorders nothing outside it (trial 3, F4)."""
+    return f"<bdi>{html.escape(text.translate(_CONTROLS))}</bdi>"
 
 
 def page(title: str, body: str) -> str:
-    """A whole HTML page: ``title`` escaped here, ``body`` already safe HTML; style inline, no script, a CSP allowing none."""
+    """A whole HTML page: ``title`` escaped here (controls and bidi overrides written as ``\\x00`` / ``\\u202e``:
+    a ``<title>`` holds no markup to isolate them), ``body`` already safe HTML; style inline, no script, a CSP
+    allowing none."""
+    from .termtext import visible
+
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta http-equiv=\"Content-Security-Policy\" content=\"{_CSP}\">"
             "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-            f"<title>{html.escape(title)}</title><style>{CSS}</style></head>\n<body>\n{body}\n</body></html>\n")
+            f"<title>{html.escape(visible(title))}</title><style>{CSS}</style></head>\n<body>\n{body}\n</body></html>\n")
 
 
 def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> str:
@@ -271,20 +308,24 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
     md = _md()
     e = html.escape
     s = doc.get("summary") or {}
-    out = [f"<h1>{e(_title(doc))}</h1>",
+    out = [f"<h1 dir=\"auto\">{isolated(_title(doc))}</h1>",
            f"<p class=\"meta\">conversation <span class=\"id\">{e(doc['conversation'])}</span> · {e(_when(s.get('from')))} – "
            f"{e(_when(s.get('to')))} · {s.get('talks', 0)} talks · state {e(str(s.get('state', '')))}</p>"]
     probs = problems_of(doc)
     if probs:
         out.append(f"<div class=\"failed\"><b>This conversation does not verify ({e(str(s.get('state', '')))}):</b><ul>"
                    + "".join(f"<li>{e(p)}</li>" for p in probs) + "</ul></div>")
+    notes = notes_of(doc)
+    if notes:  # as the page says it
+        out.append("<div class=\"failed\"><b>Its rounds verify, but asz found problems:</b><ul>"
+                   + "".join(f"<li>{e(p)}</li>" for p in notes) + "</ul></div>")
     und = doc.get("undescribed") or []
     if und:
         out.append(f"<p class=\"meta\">undescribed records: {len(und)} (bytes the dialect could not describe; listed at the end)</p>")
     for i, t in enumerate(steps(root, doc, thinking=thinking), 1):
         talk = t["talk"]
         label = " ".join((talk.get("label") or "").split())[:80] or talk["id"]
-        out.append(f"<h2 id=\"{e(talk['id'])}\">Talk {i}: {e(label)}</h2><p class=\"when\">{e(_when(talk.get('from')))}</p>")
+        out.append(f"<h2 id=\"{e(talk['id'])}\">Talk {i}: {isolated(label)}</h2><p class=\"when\">{e(_when(talk.get('from')))}</p>")
         for st in t["steps"]:
             sid = e(st["id"])
             if st["kind"] in ("tool", "agent.call"):
@@ -311,22 +352,52 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
     return page(_title(doc), "\n".join(out))
 
 
-def index_markdown(rows: Sequence[dict], files: dict[str, str]) -> str:
-    """A Markdown index linking each row's exported file (``files``: conversation id -> file name)."""
-    lines = ["# Conversations", "", "| last activity | title | talks | file |", "| --- | --- | --- | --- |"]
+def _index_state(r: dict, flagged: Collection[str]) -> tuple[str, bool]:
+    """(the state an index shows for row ``r``, whether it does not verify: its state is not ``verified``, or its
+    export warned, ``flagged``)."""
+    state = str(r.get("state") or "")
+    bad = r["id"] in flagged or state not in ("", "verified")
+    return (state or "not verified") if bad else (state or "-"), bad
+
+
+def _index_note(rows: Sequence[dict], flagged: Collection[str]) -> str:
+    """``N of M conversation(s) do not verify …`` when some do, else ''."""
+    n = sum(_index_state(r, flagged)[1] for r in rows)
+    return (f"{n} of {len(rows)} conversation(s) do not verify: what is missing or does not verify is held back "
+            "and marked in each one's page, and asz verify names the damage.") if n else ""
+
+
+def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collection[str] = ()) -> str:
+    """A Markdown index linking each row's exported file (``files``: conversation id -> file name), with its
+    verification state (bold with ``does not verify`` when not verified or in ``flagged``, as each page says)."""
+    lines = ["# Conversations", ""]
+    note = _index_note(rows, flagged)
+    if note:
+        lines += [f"**{note}**", ""]
+    lines += ["| last activity | title | talks | state | file |", "| --- | --- | --- | --- | --- |"]
     for r in rows:
         title = (r.get("title") or "(untitled)").replace("|", "\\|").replace("\n", " ")
-        lines.append(f"| {_when(r.get('to'))} | {title} | {r.get('talks') or 0} | [{files[r['id']]}]({files[r['id']]}) |")
+        state, bad = _index_state(r, flagged)
+        state = f"**{state}: does not verify**" if bad else state
+        lines.append(f"| {_when(r.get('to'))} | {title} | {r.get('talks') or 0} | {state} | [{files[r['id']]}]({files[r['id']]}) |")
     return "\n".join(lines) + "\n"
 
 
-def index_html(rows: Sequence[dict], files: dict[str, str]) -> str:
-    """An HTML index page linking each row's exported file."""
+def index_html(rows: Sequence[dict], files: dict[str, str], flagged: Collection[str] = ()) -> str:
+    """An HTML index page linking each row's exported file, with its verification state: a conversation that does
+    not verify (state not ``verified``, or in ``flagged``) is marked as its own page marks it (class ``failed``)."""
     e = html.escape
-    trs = "".join(f"<tr><td>{e(_when(r.get('to')))}</td><td><a href=\"{e(files[r['id']])}\">{e(r.get('title') or '(untitled)')}</a></td>"
-                  f"<td>{e(str(r.get('project') or ''))}</td><td>{r.get('talks') or 0}</td><td class=\"id\">{e(r['id'])}</td></tr>" for r in rows)
-    return page("Conversations", "<h1>Conversations</h1><table><tr><th>last activity</th><th>title</th><th>project</th>"
-                f"<th>talks</th><th>id</th></tr>{trs}</table>")
+    trs = []
+    for r in rows:
+        state, bad = _index_state(r, flagged)
+        cls = " class=\"failed\"" if bad else ""
+        trs.append(f"<tr{cls}><td>{e(_when(r.get('to')))}</td><td><a href=\"{e(files[r['id']])}\">{isolated(r.get('title') or '(untitled)')}</a></td>"
+                   f"<td>{isolated(str(r.get('project') or ''))}</td><td>{r.get('talks') or 0}</td>"
+                   f"<td class=\"state\">{e(state)}{' · <b>does not verify</b>' if bad else ''}</td><td class=\"id\">{e(r['id'])}</td></tr>")
+    note = _index_note(rows, flagged)
+    head = f"<div class=\"failed\"><b>{e(note)}</b></div>" if note else ""
+    return page("Conversations", f"<h1>Conversations</h1>{head}<table><tr><th>last activity</th><th>title</th><th>project</th>"
+                f"<th>talks</th><th>state</th><th>id</th></tr>{''.join(trs)}</table>")
 
 
 def build(root: str | os.PathLike, conversation: str, hide: Sequence[str]) -> dict:
