@@ -31,7 +31,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-#: Queries: phrases from corpus prompts, common and rare words, a prefix, a word in tool output.
+#: Queries: phrases from corpus prompts, common and rare words, a prefix, a word in tool output, words inside runs of
+#: Japanese text (indexed character by character).
 QUERIES = (
     '"Write a shell script called hello"',
     '"refactoring the timeline filtering"',
@@ -42,6 +43,9 @@ QUERIES = (
     "timeline filter*",
     "chmod",
     "nonexistentwordxyz",
+    "構造",
+    "更新",
+    "アップ*",
 )
 
 

@@ -13,18 +13,26 @@ import typer
 from .reading_common import CONFIG_HELP, ROOT_HELP, make_filters, settings
 
 
-def _snippet(text: str) -> str:
-    from ..reading.search import MARK_END, MARK_START
+def snippet_line(hit: dict, tty: bool) -> str:
+    """A hit's snippet on one line, control and bidi characters written as escapes (``\\x1b``, ``\\u202e``:
+    :func:`~asz_core.reading.termtext.visible`): on a terminal each match bold yellow (ANSI); else each match between « and », and a « or » of the text itself escaped by a
+    backslash (:func:`~asz_core.reading.search_text.escaped`, docs/reading.md)."""
+    from ..reading.search_text import escaped, one_line
+    from ..reading.termtext import visible_spans
 
-    text = " ".join(text.split())
-    if sys.stdout.isatty():
-        return text.replace(MARK_START, "\x1b[1;33m").replace(MARK_END, "\x1b[0m")
-    return text
+    text, spans = visible_spans(*one_line(hit["snippet_text"], hit["snippet_marks"]))
+    if not tty:
+        return escaped(text, spans)
+    out, at = [], 0
+    for a, b in spans:
+        out += [text[at:a], "\x1b[1;33m", text[a:b], "\x1b[0m"]
+        at = b
+    return "".join(out) + text[at:]
 
 
 def search(
     query: str = typer.Argument(..., metavar="QUERY", help='Words (all must match), "a phrase", or a prefix* .'),
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of hits (conversation, title, talk, step, kind, at, snippet, file, row)."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of hits (conversation, title, talk, step, kind, at, snippet, file, row, snippet_text, snippet_marks)."),
     limit: int = typer.Option(20, "--limit", min=1, help="At most this many hits (1 or more)."),
     kind: str = typer.Option("", "--kind", help="Only these kinds (comma list): prompt, reply, text, context, thinking, tool_input, tool_result."),
     project: str = typer.Option("", "--project", help="Only conversations whose project contains this (case-insensitive)."),
@@ -42,39 +50,29 @@ def search(
     first: conversations whose head round changed are indexed again. A record
     carrying a flag view.hide names is never matched, counted or shown. Each
     hit prints its conversation, title, time, step id, landed file and row, and
-    a snippet with the matches marked. A hit whose landed file no longer
+    a snippet with the matches marked: in colour on a terminal, else between
+    « and », where a « or » of the text itself has a backslash before it. A hit whose landed file no longer
     verifies (damaged since it was indexed) is left out, and stderr names the
-    file and the problem. Exit 0 (also with no hit), 1 when the root is
-    missing or the index cannot be used, 2 on usage errors.
+    file and the problem. Ctrl-C while the index is brought up to date keeps
+    every conversation indexed whole and says so on stderr (``asz search:
+    stopped: N of M conversations indexed; ...``), exit 130. Exit 0 (also with
+    no hit), 1 when the root is missing or the index cannot be used, 2 on usage errors.
     """
-    from ..collect.workers import default_jobs
-    from ..reading.progress import Bar
-    from ..reading.search import QueryError, SearchError, index_path, iter_kinds, update_index
-    from ..reading.search import search as run_search
+    try:  # Ctrl-C here (a loaded machine takes a while to import) was a silent exit 130
+        from ..reading.search import QueryError, SearchError, iter_kinds
+        from ..reading.search import search as run_search
 
-    r, hide = settings("search", root, config)
-    filters = make_filters("search", project, since, until, model, dialect)
+        r, hide = settings("search", root, config)
+        filters = make_filters("search", project, since, until, model, dialect)
+    except KeyboardInterrupt:
+        typer.echo("asz search: stopped before any conversation was indexed", err=True)
+        raise typer.Exit(130)
     try:
         kinds = list(iter_kinds(kind))
     except ValueError as exc:
         typer.echo(f"asz search: --kind: {exc}", err=True)
         raise typer.Exit(2)
-    if reindex:
-        index_path(r).unlink(missing_ok=True)
-    from ..view.document import list_conversations
-
-    ids = list_conversations(r)
-    with Bar("index", len(ids)) as bar:
-        try:
-            # Rows read in one forked worker per CPU, as collect and parse do (asz collect --once leaves the index here).
-            rep = update_index(r, step=bar.advance, jobs=default_jobs())
-        except KeyboardInterrupt:
-            typer.echo(f"asz search: interrupted while indexing, after {bar.done} of {len(ids)} conversations "
-                       f"(what was indexed is kept)", err=True)
-            raise typer.Exit(130)
-        except SearchError as exc:
-            typer.echo(f"asz search: {exc}", err=True)
-            raise typer.Exit(1)
+    rep = _up_to_date(r, reindex)
     if rep.indexed and not as_json:
         typer.echo(f"indexed {rep.indexed} conversation(s), {rep.rows} text(s) in {rep.seconds:.1f}s", err=True)
     t0 = time.monotonic()
@@ -94,12 +92,44 @@ def search(
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(hits, option=orjson.OPT_INDENT_2) + b"\n")
         return
+    from ..reading.termtext import visible
+
+    tty = sys.stdout.isatty()
     for h in hits:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(h["at"] / 1000)) if h["at"] else "-"
-        typer.echo(f"{h['conversation'][:8]}  {when}  {h['kind']:<11}  {h['title'] or '(untitled)'}")
-        typer.echo(f"  {h['step'] or '-'}  {h['file']}:{h['row']}")
-        typer.echo(f"  {_snippet(h['snippet'])}")
+        typer.echo(f"{h['conversation'][:8]}  {when}  {h['kind']:<11}  {visible(h['title'] or '(untitled)')}")
+        typer.echo(f"  {visible(h['step'] or '-')}  {visible(h['file'])}:{h['row']}")
+        typer.echo(f"  {snippet_line(h, tty)}")
     typer.echo(f"{len(hits)} hit(s){' (the first ' + str(limit) + ')' if len(hits) == limit else ''} in {took * 1000:.0f} ms")
+
+
+def _up_to_date(r: Path, reindex: bool):
+    """The index of root ``r`` brought up to date under a progress bar (deleted first with ``reindex``): the
+    :class:`~asz_core.reading.search.IndexReport`. Ctrl-C says how many conversations the index keeps, exit 130;
+    a :class:`~asz_core.reading.search.SearchError` is said, exit 1."""
+    from ..collect.workers import default_jobs
+    from ..reading.progress import Bar
+    from ..reading.search import IndexInterrupted, SearchError, index_path, update_index
+    from ..view.document import list_conversations
+
+    ids: list[str] = []
+    try:
+        if reindex:
+            index_path(r).unlink(missing_ok=True)
+        ids = list_conversations(r)
+        with Bar("index", len(ids)) as bar:
+            # Rows read in one forked worker per CPU, as collect and parse do (asz collect --once leaves the index here).
+            return update_index(r, step=bar.advance, jobs=default_jobs())
+    except IndexInterrupted as exc:  # said once the bar is gone, so that it stays on the screen
+        typer.echo(f"asz search: stopped: {exc.indexed} of {exc.total or len(ids)} conversations indexed; the index keeps them, "
+                   "and the next asz search indexes the rest", err=True)
+    except KeyboardInterrupt:
+        typer.echo(f"asz search: stopped before any of {len(ids) or 'the'} conversations was indexed"
+                   + ("; --reindex had deleted the index, the next asz search builds it again" if reindex else ""), err=True)
+    except SearchError as exc:
+        typer.echo(f"asz search: {exc}", err=True)
+        raise typer.Exit(1)
+    raise typer.Exit(130)
 
 
 def register(app: typer.Typer) -> None:

@@ -29,13 +29,16 @@ A conversation is indexed again whole when its head round changes
 
 Queries (:func:`search`): words are all required (AND); ``"a phrase"`` matches
 words in that order; ``word*`` matches words starting with ``word``. Any other
-character is taken literally (no FTS5 operator syntax reaches SQLite).
+character is taken literally (no FTS5 operator syntax reaches SQLite). Text in
+CJK scripts is indexed and asked for character by character, so a CJK word
+finds every text it stands in (:mod:`asz_core.reading.search_text`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
-import re
 import sqlite3
 import time
 from pathlib import Path
@@ -53,28 +56,24 @@ from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
 from ..view.document import list_conversations, title_withheld
 from ..view.rows import newest_round, read_head
-from .landed_check import landed_records, verified_rows
+from .landed_check import chain_problem, read_landed, verified_rows
 from .listing import Filters, dialect_of
 from .purge import compact_securely
+from .search_text import MARK_END, MARK_START, SNIP_END, SNIP_START, cjk_window, has_cjk, index_form, marked, query_terms, snippet_spans
 
-__all__ = ["INDEX_PATH", "KINDS", "SearchError", "QueryError", "IndexReport", "index_path", "update_index", "search",
-           "fts_query", "MARK_START", "MARK_END"]
+__all__ = ["INDEX_PATH", "KINDS", "SearchError", "QueryError", "IndexReport", "IndexInterrupted", "index_path", "update_index",
+           "search", "fts_query", "MARK_START", "MARK_END"]
 
 #: The index file, relative to the storage root.
 INDEX_PATH = Path("_index") / "search.sqlite"
 #: Kinds a hit can have (``--kind``), in the order the module docstring lists them.
 KINDS = ("prompt", "reply", "text", "context", "thinking", "tool_input", "tool_result")
-#: How a snippet marks a match (the JSON ``snippet`` carries these two characters around each matched word).
-MARK_START, MARK_END = "\u00ab", "\u00bb"
 #: A query matching at least this many texts is not ranked (ranking them all would take longer than a reader waits):
 #: its hits come last indexed first.
 RANK_LIMIT = 5_000
 #: Bumped when what the index holds changes; an index of another version is rebuilt.
-SCHEMA_VERSION = "6"  # 6: rebuilt once, wiped, so a root pruned before prune cleaned the index keeps no removed text
-_SNIP_START, _SNIP_END = "\x02", "\x03"
+SCHEMA_VERSION = "7"  # 7: CJK text stored character by character (search_text.index_form)
 _STEP_FIRST = ("message.external", "message.assistant", "thinking", "tool", "agent.call", "context.injection")
-_WORD = re.compile(r'"([^"]*)"|(\S+)')
-_TOKEN = re.compile(r"\w+\*?", re.UNICODE)
 _WITHHOLD_FLAGS = tuple(f'"{n}"'.encode() for n in WITHHOLDABLE if n)
 
 
@@ -183,7 +182,7 @@ def _part_text(rec: dict, p: dict, step_kind: str) -> tuple[str, str] | None:
         text = p.get("text", "") or ("" if data is None else orjson.dumps(data, default=str).decode("utf-8"))
     else:
         return None
-    text = text.replace(_SNIP_START, " ").replace(_SNIP_END, " ")
+    text = text.replace(SNIP_START, " ").replace(SNIP_END, " ")
     return (kind, text) if text.strip() else None
 
 
@@ -228,9 +227,12 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
         rel = path.relative_to(root).as_posix()
         parent = rel.rpartition("/")[0]
         try:
-            header, lines = landed_records(path)
+            header, lines, digest = read_landed(path)
         except (SDError, OSError):
             continue  # a file that does not read is not searched; asz verify names it
+        # A file its round chain did not consume (written again whole since) is indexed, and its hits are held back
+        # when read (search), but nothing of it names the conversation (its title, project or models).
+        bound = not chain_problem(root, conversation, path, digest)
         if any(f in lines for f in _WITHHOLD_FLAGS):
             meta.flagged.append(path)
         main = ln.kind == "transcript" and header.stream in ("", "main")
@@ -260,8 +262,9 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
                     continue
                 if kind == "message.external" and got[0] == "prompt":
                     prompt = f"{prompt}\n{got[1]}" if prompt else got[1]  # every text part, as the talk's label has them
-                out.append((got[1], conversation, step, talk_of.get(step, ""), got[0], at, rel, row, flags))
-            meta.see(rec, main, prompt)
+                out.append((index_form(got[1]), conversation, step, talk_of.get(step, ""), got[0], at, rel, row, flags))
+            if bound:
+                meta.see(rec, main, prompt)
     return head, out, meta
 
 
@@ -314,13 +317,14 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
     A conversation whose newest round file name differs from the one indexed
     is indexed again whole; one no longer in the root is removed (only when
     ``conversations`` is None: every conversation is looked at). The update
-    commits every :data:`COMMIT_ROWS` rows and at its end, so an interrupted
-    update keeps the conversations of its commits (the others are indexed
-    again next time: their heads were not recorded). ``jobs`` > 1: the rows
-    of several conversations are read in that many forked worker processes
-    while this one writes (:func:`_built_rows`). ``step(conversation)`` is
-    called after each. Raises :class:`SearchError` when the index cannot be
-    written.
+    commits every :data:`COMMIT_ROWS` rows and at its end. Each conversation's
+    rows are written whole (a savepoint), so Ctrl-C commits every conversation
+    written whole and raises :class:`IndexInterrupted` counting them (the others
+    are indexed next time: their heads were not recorded). ``jobs`` > 1: the
+    rows of several conversations are read in that many forked worker processes
+    while this one writes (:func:`~asz_core.collect.workers.each_in_order`).
+    ``step(conversation)`` is called after each. Raises :class:`SearchError`
+    when the index cannot be written.
 
     Text retention removed goes too (:mod:`asz_core.reading.purge`): ``purge``
     indexes ``conversations`` again even when their heads did not change,
@@ -328,6 +332,7 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
     again when its rows name a landed file that is gone; either way the
     deleted text is then wiped from the file.
     """
+    from ..collect.workers import each_in_order
     from .purge import compact_securely, pending_sessions, stale_conversations
 
     t0 = time.monotonic()
@@ -339,6 +344,8 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
     except (sqlite3.Error, OSError) as exc:
         raise SearchError(f"cannot write the search index {index_path(root)}: {exc}") from None
     indexed = removed = unchanged = rows = 0
+    todo: list[tuple[str, str]] = []
+    wanted: list[str] = []
     try:
         known = dict(con.execute("SELECT id, head FROM conv").fetchall())
         wanted = list_conversations(root) if conversations is None else list(conversations)
@@ -350,7 +357,6 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
                 _drop(con, gone)
                 con.execute("DELETE FROM conv WHERE id=?", (gone,))
                 removed += 1
-        todo: list[tuple[str, str]] = []
         for cid in wanted:
             newest = newest_round(root, cid)  # a listing: no round file is opened when nothing changed
             if newest is None or (known.get(cid) == newest[1] and cid not in stale):
@@ -360,22 +366,38 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
             else:
                 todo.append((cid, newest[1]))
         pending = 0
-        for (cid, head_name), built in zip(todo, _built_rows(root, [cid for cid, _ in todo], jobs)):
-            n = _write_one(con, cid, head_name, cid in known, built)
-            rows, pending, indexed = rows + n, pending + n, indexed + 1
-            if pending >= COMMIT_ROWS:
-                con.commit()
-                pending = 0
-            if step is not None:
-                step(cid)
+        with contextlib.closing(each_in_order(functools.partial(_built, root), [c for c, _ in todo], jobs)) as got:
+            for (cid, head_name), built in zip(todo, got):
+                if not con.in_transaction:
+                    con.execute("BEGIN")  # so that releasing the savepoint does not commit
+                con.execute("SAVEPOINT one")  # a conversation's rows: all or none, whenever Ctrl-C comes
+                n = _write_one(con, cid, head_name, cid in known, built)
+                con.execute("RELEASE one")
+                rows, pending, indexed = rows + n, pending + n, indexed + 1
+                if pending >= COMMIT_ROWS:
+                    con.commit()
+                    pending = 0
+                if step is not None:
+                    step(cid)
         con.commit()
         if stale:
             compact_securely(con, fts=True)
+    except KeyboardInterrupt:
+        raise IndexInterrupted(_keep_whole(con, todo) + unchanged, len(wanted)) from None
     except sqlite3.Error as exc:
         raise SearchError(f"the search index {index_path(root)} cannot be updated: {exc} (delete it and run asz search --reindex)") from None
     finally:
         con.close()
     return IndexReport(indexed, removed, unchanged, rows, time.monotonic() - t0)
+
+
+class IndexInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped :func:`update_index`: ``indexed`` of ``total`` conversations are in the index as their head
+    rounds stand (those left as they were, and those written whole before it stopped, committed)."""
+
+    def __init__(self, indexed: int, total: int):
+        super().__init__(f"interrupted with {indexed} of {total} conversations indexed")
+        self.indexed, self.total = indexed, total
 
 
 def _built(root: Path, cid: str) -> tuple[tuple, list[tuple]] | None:
@@ -387,50 +409,17 @@ def _built(root: Path, cid: str) -> tuple[tuple, list[tuple]] | None:
     return _summary(root, cid, head, meta), out
 
 
-# What forked workers read: the root, set by the parent just before it forks them.
-_FORKED_ROOT: Path | None = None
-
-
-def _built_in_worker(cid: str) -> tuple[tuple, list[tuple]] | None:
-    assert _FORKED_ROOT is not None
-    return _built(_FORKED_ROOT, cid)
-
-
-def _built_rows(root: Path, cids: list[str], jobs: int) -> Iterator[tuple[tuple, list[tuple]] | None]:
-    """:func:`_built` of each conversation, in order. With ``jobs`` > 1 and more than one conversation, read in
-    forked workers, at most two per worker ahead of the writer (the rows waiting stay few); where this process
-    may not fork, or a worker dies, the rest is read here."""
-    from collections import deque
-
-    from ..collect.workers import process_pool
-
-    global _FORKED_ROOT
-    pool = process_pool(jobs, fork_only=True) if jobs > 1 and len(cids) > 1 else None
-    if pool is None:
-        for cid in cids:
-            yield _built(root, cid)
-        return
-    _FORKED_ROOT = root  # the workers are forked when the first jobs are submitted, and read it then
+def _keep_whole(con: sqlite3.Connection, todo: list[tuple[str, str]]) -> int:
+    """After Ctrl-C in :func:`update_index`: undo the conversation written in part, commit the others; how many of
+    ``todo`` (conversation, head) the index now holds at that head. Never raises."""
     try:
-        with pool:
-            ahead: deque = deque()
-            todo = iter(cids)
-            for cid in todo:
-                ahead.append((cid, pool.submit(_built_in_worker, cid)))
-                if len(ahead) >= 2 * jobs:
-                    break
-            while ahead:
-                cid, fut = ahead.popleft()
-                try:
-                    got = fut.result()
-                except Exception:  # a worker died or its result could not cross: read it here
-                    got = _built(root, cid)
-                nxt = next(todo, None)
-                if nxt is not None:
-                    ahead.append((nxt, pool.submit(_built_in_worker, nxt)))
-                yield got
-    finally:
-        _FORKED_ROOT = None
+        with contextlib.suppress(sqlite3.OperationalError):  # no savepoint open: no conversation was in part
+            con.execute("ROLLBACK TO one")
+        con.commit()
+        heads = dict(con.execute("SELECT id, head FROM conv").fetchall())
+    except sqlite3.Error:
+        return 0
+    return sum(1 for cid, head in todo if heads.get(cid) == head)
 
 
 def _drop(con: sqlite3.Connection, conversation: str) -> None:
@@ -458,26 +447,15 @@ def _write_one(con: sqlite3.Connection, cid: str, head_name: str, known: bool, b
 
 def fts_query(text: str) -> str:
     """The FTS5 MATCH expression for a person's query (module docstring). Raises :class:`QueryError` when it holds no word."""
-    terms: list[str] = []
-    for m in _WORD.finditer(text):
-        if m.group(1) is not None:
-            words = _TOKEN.findall(m.group(1))
-            if words:
-                terms.append('"' + " ".join(w.rstrip("*") for w in words) + '"')
-            continue
-        for w in _TOKEN.findall(m.group(2)):
-            terms.append(f'"{w.rstrip("*")}"' + ("*" if w.endswith("*") else ""))
+    terms = query_terms(text)
     if not terms:
         raise QueryError(f"nothing to search for in {text!r}: give a word, a \"phrase\" or a prefix*")
     return " ".join(terms)
 
 
-def _mark(snippet: str) -> str:
-    return snippet.replace(_SNIP_START, MARK_START).replace(_SNIP_END, MARK_END)
-
-
 def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), filters: Filters | None = None,
-           kinds: Sequence[str] = (), limit: int = 20, unverified: dict[str, str] | None = None) -> list[dict]:
+           kinds: Sequence[str] = (), limit: int = 20, unverified: dict[str, str] | None = None,
+           held: dict[str, int] | None = None) -> list[dict]:
     """Hits for ``query`` in the index of ``root``, best first (FTS5 bm25), at most ``limit``.
 
     A query matching :data:`RANK_LIMIT` texts or more (a word in nearly
@@ -485,21 +463,59 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
 
     Each hit: ``conversation``, ``title``, ``talk``, ``step`` (node id),
     ``kind``, ``at`` (unix ms), ``snippet`` (matched words between
-    :data:`MARK_START` and :data:`MARK_END`), ``file`` (relative to the root)
-    and ``row``. Rows of records carrying a flag in ``hide`` are never
+    :data:`MARK_START` and :data:`MARK_END`, which a text's own ``«`` and ``»``
+    look like), ``file`` (relative to the root), ``row``, ``snippet_text`` (the
+    snippet as the text has it, no marker added) and ``snippet_marks`` (the
+    matches: ``[start, end)`` offsets into ``snippet_text`` in code points,
+    :func:`~asz_core.reading.search_text.snippet_spans`). Rows of records carrying a flag in ``hide`` are never
     matched; ``filters`` narrow by the conversation's project, models and
     dialect and by the hit's own time. A hit is served only while its landed
     file still verifies (its closing line binds its bytes, :func:`~asz_core.reading.landed_check.file_problem`):
     the index is derived, and text indexed from a file damaged since is not
     evidence. Such hits are left out; ``unverified``, when given, gets
-    ``file -> problem`` for each file whose hits were. Raises :class:`QueryError`
+    ``file -> problem`` for each file whose hits were, and ``held``, when given,
+    ``file -> how many hits`` the query (with the same filters) matches in each
+    of those files. Raises :class:`QueryError`
     (nothing to search for) and :class:`SearchError` (no index: run an update first).
     """
     path = index_path(root)
     if not path.is_file():
         raise SearchError(f"{root} has no search index yet ({INDEX_PATH}): run asz search --reindex, asz parse or asz collect")
     match = fts_query(query)
-    f = filters or Filters()
+    where, args = _where(match, hide, filters or Filters(), kinds)
+    limit = max(0, int(limit))
+    bad: dict[str, str] = {}
+    try:
+        con = _connect(path, write=False)
+        try:
+            many = con.execute("SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)", (match, RANK_LIMIT)).fetchone()[0]
+            order = "rank" if many < RANK_LIMIT else "fts.rowid DESC"
+            sql = (f"SELECT hit.conversation, conv.title, conv.title_from, hit.talk, hit.step, hit.kind, hit.at, "
+                   f"snippet(fts, 0, '{SNIP_START}', '{SNIP_END}', '…', 24), hit.file, hit.row, fts.rowid "
+                   f"FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
+                   f"WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?")
+            rows = verified_rows(Path(root), lambda n: con.execute(sql, [*args, n]).fetchall(), limit, bad)
+            if bad and held is not None:  # every hit of those files is left out, not only those the page would show
+                held.update(_hits_in(con, where, args, list(bad)))
+            snippets = [_snippet(con, match, r[7], r[10], has_cjk(query)) for r in rows]
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        raise SearchError(f"the search index {path} cannot be read: {exc} (delete it and run asz search --reindex)") from None
+    if unverified is not None:
+        unverified.update(bad)
+    hidden = set(hide)
+    out = []
+    for (cid, title, title_from, talk, step, kind, at, _, file, row, _), (text, spans) in zip(rows, snippets):
+        if hidden.intersection((title_from or "").split()):
+            title = ""
+        out.append({"conversation": cid, "title": title or "", "talk": talk, "step": step, "kind": kind, "at": at,
+                    "snippet": marked(text, spans), "file": file, "row": row, "snippet_text": text, "snippet_marks": spans})
+    return out
+
+
+def _where(match: str, hide: Sequence[str], f: Filters, kinds: Sequence[str]) -> tuple[list[str], list[Any]]:
+    """The WHERE terms and their arguments of a query: the match, withholding, kinds and the filters."""
     where = ["fts MATCH ?"]
     args: list[Any] = [match]
     for name in hide:
@@ -523,32 +539,26 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
     if f.dialect:
         where.append("(conv.dialect = ? OR conv.dialect LIKE ? || '/%')")
         args.extend([f.dialect, f.dialect])
-    limit = max(0, int(limit))
-    bad: dict[str, str] = {}
-    try:
-        con = _connect(path, write=False)
-        try:
-            many = con.execute("SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)", (match, RANK_LIMIT)).fetchone()[0]
-            order = "rank" if many < RANK_LIMIT else "fts.rowid DESC"
-            sql = (f"SELECT hit.conversation, conv.title, conv.title_from, hit.talk, hit.step, hit.kind, hit.at, "
-                   f"snippet(fts, 0, '{_SNIP_START}', '{_SNIP_END}', '…', 24), hit.file, hit.row "
-                   f"FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
-                   f"WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?")
-            rows = verified_rows(Path(root), lambda n: con.execute(sql, [*args, n]).fetchall(), limit, bad)
-        finally:
-            con.close()
-    except sqlite3.Error as exc:
-        raise SearchError(f"the search index {path} cannot be read: {exc} (delete it and run asz search --reindex)") from None
-    if unverified is not None:
-        unverified.update(bad)
-    hidden = set(hide)
-    out = []
-    for cid, title, title_from, talk, step, kind, at, snip, file, row in rows:
-        if hidden.intersection((title_from or "").split()):
-            title = ""
-        out.append({"conversation": cid, "title": title or "", "talk": talk, "step": step, "kind": kind, "at": at,
-                    "snippet": _mark(snip), "file": file, "row": row})
-    return out
+    return where, args
+
+
+def _snippet(con: sqlite3.Connection, match: str, raw: str, rowid: int, cjk: bool) -> tuple[str, list[list[int]]]:
+    """``(text, spans)`` of one hit (:func:`~asz_core.reading.search_text.snippet_spans`). FTS5's snippet counts a CJK
+    character as a word and may end inside a CJK match, so for a query with CJK text the window is taken here, from
+    the whole text with every match marked (:func:`~asz_core.reading.search_text.cjk_window`)."""
+    if cjk:
+        got = con.execute(f"SELECT highlight(fts, 0, '{SNIP_START}', '{SNIP_END}') FROM fts WHERE fts MATCH ? AND rowid = ?",
+                          (match, rowid)).fetchone()
+        if got is not None:
+            return cjk_window(*snippet_spans(got[0]))
+    return snippet_spans(raw)
+
+
+def _hits_in(con: sqlite3.Connection, where: list[str], args: list[Any], files: list[str]) -> list[tuple[str, int]]:
+    """``(file, hits)`` of the rows matching ``where`` (with ``args``) in each of ``files``."""
+    return con.execute(f"SELECT hit.file, count(*) FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
+                       f"WHERE {' AND '.join(where)} AND hit.file IN ({','.join('?' * len(files))}) GROUP BY hit.file",
+                       [*args, *files]).fetchall()
 
 
 def iter_kinds(text: str) -> Iterator[str]:
@@ -561,9 +571,10 @@ def iter_kinds(text: str) -> Iterator[str]:
         yield k
 
 
-def refresh(root: str | os.PathLike, err: Any = None, jobs: int = 1) -> IndexReport | None:
-    """:func:`update_index` after a collect or parse pass (``jobs`` as there): a failure is one line on ``err`` (a file),
-    never an exception.
+def refresh(root: str | os.PathLike, err: Any = None, jobs: int = 1,
+            step: Callable[[str], None] | None = None) -> IndexReport | None:
+    """:func:`update_index` after a collect or parse pass (``jobs`` and ``step`` as there): a failure is one line on
+    ``err`` (a file), never an exception.
 
     The index is derived data; a pass that landed and parsed is done whatever
     happens to it. Returns the report, or None when it could not be updated.
@@ -571,7 +582,7 @@ def refresh(root: str | os.PathLike, err: Any = None, jobs: int = 1) -> IndexRep
     if not (Path(root) / "_conversations").is_dir():
         return None
     try:
-        return update_index(root, jobs=jobs)
+        return update_index(root, jobs=jobs, step=step)
     except (SearchError, sqlite3.Error, OSError) as exc:
         if err is not None:
             print(f"asz: the search index was not updated: {exc}", file=err)

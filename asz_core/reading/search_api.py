@@ -1,7 +1,16 @@
 """``GET /api/search?q=…``: the hits ``asz search --json`` prints, for the page (issue 20).
 
+The answer is the list of hits ``asz search --json`` prints (issue 20's
+Contract: "answers the same list"). With ``held_back=1`` it is
+``{"hits": [hit…], "held_back": {"hits": N, "files": [{"file", "problem",
+"hits"}…]}}`` instead (what the page asks): ``held_back`` says what was left
+out because the landed file it was indexed from no longer verifies (``asz
+search`` says it on stderr): how many hits the query matches in such files,
+and per file its problem and count (``hits`` 0 and ``files`` [] when nothing
+was left out).
+
 Parameters (each at most once): ``q`` (required), ``limit`` (1..500, default
-50), ``kind`` (comma list of :data:`asz_core.reading.search.KINDS`),
+50), ``held_back`` (``0`` or ``1``, default 0), ``kind`` (comma list of :data:`asz_core.reading.search.KINDS`),
 ``project``, ``since``, ``until`` (the forms ``asz search`` takes), ``model``,
 ``dialect``. The index is brought up to date before a query, at most once
 every :data:`FRESH_SECONDS` (``asz server`` also updates it after each pass). Withholding is the server's: ``hide`` is what the request withholds.
@@ -19,7 +28,7 @@ from .search import QueryError, SearchError, index_path, iter_kinds, search, upd
 
 __all__ = ["answer", "PARAMS", "MAX_LIMIT"]
 
-PARAMS = ("q", "limit", "kind", "project", "since", "until", "model", "dialect", "hide")
+PARAMS = ("q", "limit", "held_back", "kind", "project", "since", "until", "model", "dialect", "hide")
 MAX_LIMIT = 500
 #: ``/api/search`` looks for new rounds to index at most this often, in seconds.
 FRESH_SECONDS = 5.0
@@ -41,8 +50,9 @@ def _fresh(root: Path) -> None:
         _updated[key] = time.monotonic()
 
 
-def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], error: type) -> list[dict]:
-    """The hit list for one request; ``error(status, message)`` is raised for a refusal (400, or 503 with no index)."""
+def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], error: type) -> list | dict:
+    """The answer to one request (the hits, or ``hits`` and ``held_back`` with ``held_back=1``: module docstring);
+    ``error(status, message)`` is raised for a refusal (400, or 503 with no index)."""
     got: dict[str, str] = {}
     for k, v in pairs:
         if k not in PARAMS:
@@ -52,6 +62,8 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
         got[k] = v
     if not got.get("q", "").strip():
         raise error(400, "give the words to search for as q=…")
+    if got.get("held_back", "0") not in ("0", "1"):
+        raise error(400, "held_back is 0 or 1")
     limit = got.get("limit", "50")
     if not limit.isdigit() or not 1 <= int(limit) <= MAX_LIMIT:
         raise error(400, f"limit is a number from 1 to {MAX_LIMIT}")
@@ -64,8 +76,14 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
         raise error(400, str(exc)) from None
     try:
         _fresh(root)
-        return search(root, got["q"], hide=hide, filters=f, kinds=kinds, limit=int(limit))
+        bad: dict[str, str] = {}
+        held: dict[str, int] = {}
+        hits = search(root, got["q"], hide=hide, filters=f, kinds=kinds, limit=int(limit), unverified=bad, held=held)
     except QueryError as exc:
         raise error(400, str(exc)) from None
     except SearchError as exc:
         raise error(503, f"search is not available: {exc}") from None
+    if got.get("held_back", "0") == "0":
+        return hits
+    files = [{"file": file, "problem": problem, "hits": held.get(file, 0)} for file, problem in sorted(bad.items())]
+    return {"hits": hits, "held_back": {"hits": sum(x["hits"] for x in files), "files": files}}

@@ -6,6 +6,7 @@ import re
 import sqlite3
 from pathlib import Path
 
+import orjson
 import pytest
 from reading_helpers import asz, asz_json, main_transcripts, source_lines
 
@@ -146,9 +147,14 @@ def test_withheld_text_is_never_matched_counted_or_snippeted(canary_root, tmp_pa
     s = Served(["view", "--root", str(canary_root), "--config", str(cfg)], tmp_path)
     try:
         r = s.get(f"/api/search?q={MARKER}")
-        assert r.status == 200 and r.json() == [] and MARKER.encode() not in r.body
+        assert r.status == 200 and r.json() == [] and MARKER.encode() not in r.body  # issue 20's Contract: the same list
+        r = s.get(f"/api/search?q={MARKER}&held_back=1")
+        assert r.status == 200 and r.json() == {"hits": [], "held_back": {"hits": 0, "files": []}} and MARKER.encode() not in r.body
         ok = s.get("/api/search?q=deploy")
         assert ok.status == 200 and ok.json() and all(MARKER not in h["snippet"] for h in ok.json())
+        cli = asz("search", "deploy", "--json", "--root", str(canary_root), "--config", str(cfg)).stdout
+        assert [(h["conversation"], h["step"]) for h in ok.json()] == [(h["conversation"], h["step"]) for h in orjson.loads(cli)]
+        assert s.get("/api/search?q=deploy&held_back=2").status == 400
         assert s.get("/api/search?q=deploy&limit=0").status == 400
         assert s.get("/api/search").status == 400
         assert s.get("/api/search?q=x&bogus=1").status == 400

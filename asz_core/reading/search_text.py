@@ -1,0 +1,237 @@
+"""The text side of full-text search: what the index stores, what a query asks, how a snippet's matches are told.
+
+Three things, each one pure function over strings, shared by the index
+(:mod:`asz_core.reading.search`), ``asz search`` and ``/api/search``:
+
+**CJK text** (Han, kana, Hangul, bopomofo; :data:`CJK_CLASS`). SQLite's
+``unicode61`` tokenizer makes one token of a run of letters, and these scripts
+write no space between words, so ``日本`` would never find ``日本語``. The
+index therefore stores such text with :data:`CJK_SEP` (U+0001, a separator to
+the tokenizer, never kept in indexed text) before, between and after the
+characters of each CJK run (:func:`index_form`): every CJK character is one
+token. A query's CJK words are cut the same way into phrases of characters
+(:func:`query_terms`), so ``日本`` is the phrase ``日 本`` and finds ``日本語``
+wherever the two characters stand together; ``日本*`` finds the same. Text
+without a CJK character is stored and matched exactly as before.
+
+**Snippets.** FTS5's ``snippet()`` is asked to mark matches with
+:data:`SNIP_START` and :data:`SNIP_END` (U+0002, U+0003, never kept in indexed
+text either). :func:`snippet_spans` turns its answer into the text as it
+stands in the record (the CJK separators taken out, ``«`` and ``»`` the
+text's own) and the matched spans: ``[start, end)`` offsets in Unicode code
+points (characters, not UTF-16 units or bytes) into that text, in order,
+touching spans joined. :func:`marked` gives the older form, the text with each
+span between ``«`` and ``»`` (:data:`MARK_START`, :data:`MARK_END`), which
+cannot tell a marker from a guillemet the text holds; :func:`escaped` gives a
+form that can: the spans between ``«`` and ``»``, and a ``«``, ``»`` or ``\\``
+of the text itself written ``\\«``, ``\\»``, ``\\\\`` (``asz search``'s plain
+output, docs/reading.md).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+__all__ = ["CJK_CLASS", "CJK_SEP", "SNIP_START", "SNIP_END", "MARK_START", "MARK_END", "index_form", "query_terms",
+           "snippet_spans", "marked", "escaped", "unescaped", "one_line", "has_cjk", "cjk_window"]
+
+#: The characters each indexed as one token (a regular expression character class): Hangul Jamo; CJK symbols and
+#: punctuation, Hiragana, Katakana, Bopomofo, Hangul compatibility Jamo, Kanbun, CJK strokes, Katakana extensions,
+#: enclosed and compatibility CJK, CJK Unified Ideographs and extension A (U+3005-U+9FFF, one range: few ranges keep
+#: the scan fast); Hangul Jamo extensions and syllables; CJK compatibility ideographs; half-width Katakana and Hangul;
+#: ideograph extensions B-H. A symbol among them is a separator to the tokenizer whether or not it is cut out.
+CJK_CLASS = "[\u1100-\u11ff\u3005-\u9fff\ua960-\ud7ff\uf900-\ufaff\uff66-\uffdc\U00020000-\U0003134f]"
+#: Stored between a CJK character and the letter or digit beside it (a separator to ``unicode61``).
+CJK_SEP = "\x01"
+#: What FTS5's ``snippet()`` is asked to put around a match.
+SNIP_START, SNIP_END = "\x02", "\x03"
+#: How the older ``snippet`` key (and ``asz search``'s plain output) marks a match.
+MARK_START, MARK_END = "\u00ab", "\u00bb"
+
+_HAS_CJK = re.compile(CJK_CLASS)
+_CJK_RUN = re.compile(CJK_CLASS + "+")
+_ESCAPE = str.maketrans({"\\": "\\\\", MARK_START: "\\" + MARK_START, MARK_END: "\\" + MARK_END})
+_WORD = re.compile(r'"([^"]*)"|(\S+)')
+_TOKEN = re.compile(r"\w+\*?", re.UNICODE)
+
+
+def _cut_run(m: re.Match) -> str:
+    return CJK_SEP + CJK_SEP.join(m.group()) + CJK_SEP
+
+
+def index_form(text: str) -> str:
+    """``text`` as the index stores it: the three control characters above made spaces, and :data:`CJK_SEP` put
+    before, between and after the characters of each run of CJK characters. Unchanged when it holds none of them
+    (an ASCII text is passed at once)."""
+    if CJK_SEP in text or SNIP_START in text or SNIP_END in text:
+        text = text.replace(CJK_SEP, " ").replace(SNIP_START, " ").replace(SNIP_END, " ")
+    return text if text.isascii() else _CJK_RUN.sub(_cut_run, text)
+
+
+def _phrase(words: Iterable[str]) -> str:
+    """One FTS5 string of ``words``; a CJK word becomes its characters (and the non-CJK runs beside them)."""
+    out = []
+    for w in words:
+        out.append(" ".join(_CJK_RUN.sub(lambda m: " " + " ".join(m.group()) + " ", w).split()) if _HAS_CJK.search(w) else w)
+    return '"' + " ".join(out) + '"'
+
+
+def query_terms(text: str) -> list[str]:
+    """The FTS5 terms of a person's query: ``"a phrase"`` one term, every other word (``\\w+``) one, a trailing ``*``
+    kept as a prefix; nothing else of the query reaches SQLite. Empty when it holds no word."""
+    terms: list[str] = []
+    for m in _WORD.finditer(text):
+        if m.group(1) is not None:
+            words = _TOKEN.findall(m.group(1))
+            if words:
+                terms.append(_phrase(w.rstrip("*") for w in words))
+            continue
+        for w in _TOKEN.findall(m.group(2)):
+            terms.append(_phrase([w.rstrip("*")]) + ("*" if w.endswith("*") else ""))
+    return terms
+
+
+def snippet_spans(raw: str) -> tuple[str, list[list[int]]]:
+    """``(text, spans)`` of a snippet FTS5 marked with :data:`SNIP_START` / :data:`SNIP_END` (module docstring):
+    ``spans`` are ``[start, end)`` code point offsets into ``text``, in order, touching ones joined."""
+    text: list[str] = []
+    spans: list[list[int]] = []
+    n = 0
+    start = -1
+    for piece in re.split("([\x01\x02\x03])", raw):
+        if piece == SNIP_START:
+            start = n
+        elif piece == SNIP_END:
+            if start >= 0 and n > start:
+                if spans and spans[-1][1] == start:
+                    spans[-1][1] = n
+                else:
+                    spans.append([start, n])
+            start = -1
+        elif piece and piece != CJK_SEP:
+            text.append(piece)
+            n += len(piece)
+    return "".join(text), spans
+
+
+def marked(text: str, spans: list[list[int]]) -> str:
+    """``text`` with each span between :data:`MARK_START` and :data:`MARK_END` (the older ``snippet`` form: a
+    guillemet the text holds looks like a marker there; :func:`escaped` tells them apart)."""
+    out: list[str] = []
+    at = 0
+    for a, b in spans:
+        out += [text[at:a], MARK_START, text[a:b], MARK_END]
+        at = b
+    out.append(text[at:])
+    return "".join(out)
+
+
+def escaped(text: str, spans: list[list[int]]) -> str:
+    """The unambiguous plain form: matches between ``«`` and ``»``; a ``«`` or ``»`` of the text itself has a ``\\``
+    before it. Backslashes stand for themselves except right before a ``«`` or ``»``: there 2n backslashes are n of the
+    text's and the guillemet is a marker, 2n+1 are n of the text's and the guillemet is the text's (the rule of
+    Windows' command lines for quotes). :func:`unescaped` reads it back."""
+    bounds = {}
+    for a, b in spans:
+        bounds[a] = bounds.get(a, "") + MARK_START
+        bounds[b] = MARK_END + bounds.get(b, "")
+    out: list[str] = []
+    slashes = 0
+    for i, c in enumerate(text):
+        mark = bounds.get(i, "")
+        if mark:
+            out.append("\\" * (2 * slashes) + mark)
+            slashes = 0
+        if c == "\\":
+            slashes += 1
+        elif c in (MARK_START, MARK_END):
+            out.append("\\" * (2 * slashes + 1) + c)
+            slashes = 0
+        else:
+            out.append("\\" * slashes + c)
+            slashes = 0
+    tail = bounds.get(len(text), "")
+    out.append("\\" * (2 * slashes if tail else slashes) + tail)
+    return "".join(out)
+
+
+_ESCAPED = re.compile("(\\\\*)([\u00ab\u00bb])")
+
+
+def unescaped(s: str) -> tuple[str, list[list[int]]]:
+    """``(text, spans)`` of an :func:`escaped` string: its inverse."""
+    text: list[str] = []
+    spans: list[list[int]] = []
+    n = at = 0
+    for m in _ESCAPED.finditer(s):
+        k = len(m.group(1))
+        lit = s[at:m.start()] + "\\" * (k // 2)
+        text.append(lit)
+        n += len(lit)
+        at = m.end()
+        if k % 2:
+            text.append(m.group(2))
+            n += 1
+        elif m.group(2) == MARK_START:
+            spans.append([n, n])
+        elif spans:
+            spans[-1][1] = n
+    text.append(s[at:])
+    return "".join(text), spans
+
+
+def one_line(text: str, spans: list[list[int]]) -> tuple[str, list[list[int]]]:
+    """``(text, spans)`` with each run of whitespace made one space and the ends stripped, the spans moved with it (a
+    snippet printed on one terminal line); a span left empty is dropped."""
+    out: list[str] = []
+    new: list[list[int]] = []
+    starts = {a for a, _ in spans}
+    ends = {b for _, b in spans}
+    space = opening = False
+    live: list[int] | None = None
+    for i, c in enumerate(text):
+        if i in ends:
+            if live is not None:
+                live[1] = len(out)
+            live, opening = None, False
+        opening = opening or i in starts
+        if c.isspace():
+            space = True
+            continue
+        if space and out:
+            out.append(" ")
+        if opening:
+            live = [len(out), len(out)]
+            new.append(live)
+        out.append(c)
+        space = opening = False
+    if len(text) in ends and live is not None:
+        live[1] = len(out)
+    return "".join(out), [s for s in new if s[1] > s[0]]
+
+
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` holds a CJK character (:data:`CJK_CLASS`)."""
+    return _HAS_CJK.search(text) is not None
+
+
+#: A CJK query's snippet (:func:`cjk_window`): this many characters in all, this many of them before the first match.
+CJK_WINDOW, CJK_BEFORE = 64, 16
+
+
+def cjk_window(text: str, spans: list[list[int]]) -> tuple[str, list[list[int]]]:
+    """``(text, spans)`` cut to about :data:`CJK_WINDOW` characters from :data:`CJK_BEFORE` before the first span, each
+    span in it whole (a match is never cut), ``…`` where text was cut off; the spans moved with it."""
+    if len(text) <= CJK_WINDOW:
+        return text, spans
+    first = spans[0][0] if spans else 0
+    start = max(0, min(first - CJK_BEFORE, len(text) - CJK_WINDOW))
+    end = start + CJK_WINDOW
+    for a, b in spans:
+        if a < end < b:
+            end = b
+    head = "…" if start else ""
+    tail = "…" if end < len(text) else ""
+    shift = len(head) - start
+    return head + text[start:end] + tail, [[a + shift, b + shift] for a, b in spans if start <= a and b <= end]
