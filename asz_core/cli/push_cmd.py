@@ -36,11 +36,17 @@ def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None) -> int:
 
     Used by ``asz push`` and after each ``asz collect`` / ``asz server`` pass.
     """
-    from ..export.push import push
+    from ..export.push import PushInterrupted, push
     from ..storage.root import LockBusy
 
     try:
         rep = push(root, cfg.export, endpoint=endpoint, err=sys.stderr)
+    except PushInterrupted as exc:  # said, then Ctrl-C goes on to the caller (asz push exits 130; trial 3, F11)
+        got = exc.report
+        typer.echo("asz push: interrupted " + (f"after sending {got.files} file(s) and {got.metrics} metric point(s): "
+                   f"{got.summary()}; push.state keeps what the receiver took, the next asz push sends the rest"
+                   if got is not None else "before anything was sent"), err=True)
+        raise
     except LockBusy as exc:
         typer.echo(f"asz push: another pusher holds the root (lock {exc.path}); one pusher per root", err=True)
         return 1
@@ -69,7 +75,8 @@ def push_command(
     receiver took. Prints ``[HH:MM:SS] files=N metrics=N bytes=… wire=…
     requests=N paused=…s rejected=N errors=N (…s)``; then applies
     storage.retention when it is set (as ``asz prune``). Exit 0 when
-    everything due was sent, 1 when anything failed or was rejected.
+    everything due was sent, 1 when anything failed or was rejected; Ctrl-C
+    says what was sent and exits 130.
     """
     cfg = load("push", config)
     if not (endpoint or cfg.export.endpoint):
@@ -83,7 +90,11 @@ def push_command(
     where = Path(root) if root is not None else Path(cfg.root)
     if not where.is_dir():
         raise _usage("push", f"{where}: no storage root here (give --root DIR or set storage.root)")
-    raise typer.Exit(run_push(where, cfg, endpoint))
+    try:
+        code = run_push(where, cfg, endpoint)
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    raise typer.Exit(code)
 
 
 def receive_command(

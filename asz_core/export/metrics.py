@@ -2,9 +2,9 @@
 
 Three monotonic delta sums per minute, values doubles:
 
-- ``agent.token.usage`` (unit ``tokens``): every finished model call's usage
-  as the conversation's document counts it (``asz usage`` counts the same
-  calls), one point per (minute of the call, ``session.id``, ``model``,
+- ``agent.token.usage`` (unit ``tokens``): every model call's usage as the
+  conversation's document counts it (``asz usage`` counts the same calls,
+  finished or not), one point per (minute of the call, ``session.id``, ``model``,
   ``query_source`` main|subagent, ``type`` input|output|cacheRead|cacheCreation);
 - ``agent.mcp.calls`` (unit ``{call}``) and ``agent.mcp.duration`` (unit
   ``ms``): every ``execution/1`` record (a call to an MCP server, observed
@@ -12,8 +12,8 @@ Three monotonic delta sums per minute, values doubles:
   ``mcp_server.source``, ``mcp_tool.name``, ``outcome``, ``query_source``).
 
 What was sent is kept per session in ``<session>/metrics/sent.json`` (the
-call and execution ids counted, and the head round they were read at), so
-each is counted once; the file is written after the receiver answered, so a
+counts sent per call, the execution ids counted, and the head round they were
+read at), so each token and execution is counted once; the file is written after the receiver answered, so a
 crash between the two sends those points again (a metric can be counted
 twice then, never lost).
 """
@@ -74,26 +74,37 @@ def _executions(sdir: Path) -> Iterator[tuple[str, dict, str]]:
 
 
 def derive(root: Path, session: str, conversation: str, sent: dict) -> tuple[dict, dict]:
-    """New points ``{(metric, minute, attrs tuple): value}`` of a session not in ``sent``, and ``sent`` updated."""
-    from ..view.document import conversation_calls
+    """New points ``{(metric, minute, attrs tuple): value}`` of a session not in ``sent``, and ``sent`` updated.
+
+    Every provider call whose records carry usage counts, finished or not, as ``asz usage`` counts it (Claude Code
+    writes no stop reason on most calls: the last usage landed is the figure). ``sent["usage"]`` keeps, per call
+    (:func:`~asz_core.view.document.conversation_call_ids`), the four counts sent so far; a pass sends what a count
+    grew by since (a delta at the minute of the record the usage now comes from), never a count that went down. The
+    calls an older ``sent.json`` lists under ``calls`` (finished calls, keyed by their time, model, lane and usage)
+    count as sent with the usage they have.
+    """
+    from ..view.document import conversation_call_ids
 
     points: dict[tuple, float] = {}
-    calls = set(sent.get("calls", ()))
+    older = set(sent.get("calls", ()))
     execs = set(sent.get("executions", ()))
-    _, usage = conversation_calls(root, conversation)
+    counted: dict[str, list[int]] = {k: list(v) for k, v in (sent.get("usage") or {}).items()}
     seen: dict[str, int] = {}
-    for cu in usage:
+    for ident, cu in conversation_call_ids(root, conversation):
         base = f"{cu.time}|{cu.model}|{cu.lane}|{orjson.dumps(cu.usage).decode() if cu.usage else ''}"
         seen[base] = seen.get(base, 0) + 1
-        key = f"{base}#{seen[base]}"  # two calls alike in every way are two calls
-        if cu.state != "final" or not cu.usage or key in calls:
+        if not cu.usage:
             continue
-        calls.add(key)
+        now = [cu.usage.get(k, 0) for k, _ in _TYPES]
+        before = counted.get(ident)
+        if before is None:
+            before = now if cu.state == "final" and f"{base}#{seen[base]}" in older else [0] * len(_TYPES)
+        counted[ident] = [max(a, b) for a, b in zip(now, before)]
         source = "main" if cu.lane == "main" else "subagent"
-        for k, t in _TYPES:
-            if cu.usage.get(k):
-                a = (("session.id", session), ("model", cu.model), ("query_source", source), ("type", t))
-                points[("agent.token.usage", _minute(cu.time), a)] = points.get(("agent.token.usage", _minute(cu.time), a), 0.0) + cu.usage[k]
+        for (_, t), a, b in zip(_TYPES, now, before):
+            if a > b:
+                key = ("agent.token.usage", _minute(cu.time), (("session.id", session), ("model", cu.model), ("query_source", source), ("type", t)))
+                points[key] = points.get(key, 0.0) + (a - b)
     for eid, d, stream in _executions(session_dir(root, session)):
         if eid in execs:
             continue
@@ -106,7 +117,7 @@ def derive(root: Path, session: str, conversation: str, sent: dict) -> tuple[dic
         points[("agent.mcp.calls", m, a)] = points.get(("agent.mcp.calls", m, a), 0.0) + 1.0
         if isinstance(d.get("duration_ms"), (int, float)):
             points[("agent.mcp.duration", m, a)] = points.get(("agent.mcp.duration", m, a), 0.0) + float(d["duration_ms"])
-    return points, {"calls": sorted(calls), "executions": sorted(execs)}
+    return points, {"usage": dict(sorted(counted.items())), "executions": sorted(execs)}
 
 
 _UNITS = {"agent.token.usage": "tokens", "agent.mcp.calls": "{call}", "agent.mcp.duration": "ms"}
@@ -155,7 +166,7 @@ def send_metrics(p) -> None:
                 continue
             sent_path = sdir / SENT
             sent = orjson.loads(sent_path.read_bytes()) if sent_path.is_file() else {}
-            if sent.get("head") == head.path.name and sent.get("executions_seq") == _top_seq(sdir):
+            if sent.get("head") == head.path.name and sent.get("executions_seq") == _top_seq(sdir) and "usage" in sent:
                 continue
             points, now_sent = derive(p.root, session, cdir.name, sent)
         except Exception as exc:  # noqa: BLE001 - a conversation that does not read sends no metrics, and says so

@@ -38,7 +38,7 @@ from .state import PushState
 from .transport import Answer, Sender, sender
 from .wire import Described, OutFile, log_record, logs_request, outbox, resource, runtime_of
 
-__all__ = ["PushReport", "push", "held_back", "export_lock", "endpoint_name", "human_bytes"]
+__all__ = ["PushReport", "PushInterrupted", "push", "held_back", "export_lock", "endpoint_name", "human_bytes"]
 
 
 def human_bytes(n: int) -> str:
@@ -274,6 +274,17 @@ def held_back(root: Path, state: PushState) -> dict[str, list[str]]:
     return out
 
 
+class PushInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a pass: ``report`` is what it sent until then (None when it had not started sending), with its
+    ``seconds`` set; push.state keeps every file the receiver took, so the next pass sends the rest."""
+
+    def __init__(self, report: "PushReport | None", seconds: float):
+        super().__init__()
+        self.report = report
+        if report is not None:
+            report.seconds = seconds
+
+
 def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = None, err: TextIO | None = None,
          backoff: float = 1.0, attempts: int = 6, lock_timeout: float = 0.0,
          sleep: Callable[[float], None] = time.sleep) -> PushReport:
@@ -282,7 +293,7 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
     Raises ValueError when no endpoint is configured or it is unusable,
     :class:`~asz_core.storage.root.LockBusy` when another pusher holds the
     root, and ValueError naming ``push.state`` and the line when that file is
-    damaged. ``backoff`` is the first pause in seconds when the receiver is
+    damaged; :class:`PushInterrupted` (a KeyboardInterrupt) on Ctrl-C. ``backoff`` is the first pause in seconds when the receiver is
     busy and says no Retry-After (doubling, ``attempts`` tries per request).
     """
     root = Path(root)
@@ -296,6 +307,7 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
             stale.unlink(missing_ok=True)
         state = PushState.load(root).for_endpoint(name)
         snd = sender(cfg, name)
+        p = None
         try:
             p = _Pass(root, cfg, snd, state, err, backoff, attempts, sleep)
             going = p.logs() if cfg.logs else True
@@ -306,6 +318,8 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
                 if p.held_metrics:
                     print(f"note: the metrics of {p.held_metrics} session(s) not sent: {name} rejected landed files of "
                           "theirs (it may hold those sessions from another root)", file=err, flush=True)
+        except KeyboardInterrupt:
+            raise PushInterrupted(p.rep if p is not None else None, time.monotonic() - start) from None
         finally:
             snd.close()
     p.rep.seconds = time.monotonic() - start

@@ -259,8 +259,8 @@ def test_the_receiver_is_write_once(example_root, tmp_path):
     assert (tmp_path / "recv" / rel).read_bytes() == one
 
 
-def test_token_metrics_are_the_finished_calls_usage(root):
-    """agent.token.usage: monotonic delta sums per minute (doubles) whose totals are the finished calls' usage."""
+def test_token_metrics_are_the_calls_usage(root):
+    """agent.token.usage: monotonic delta sums per minute (doubles) whose totals are the calls' usage, finished or not."""
     from asz_core.view.document import conversation_calls
 
     met = _Metrics()
@@ -279,7 +279,7 @@ def test_token_metrics_are_the_finished_calls_usage(root):
     want: dict = {}
     names = {"in": "input", "out": "output", "cache_read": "cacheRead", "cache_write": "cacheCreation"}
     for cu in conversation_calls(root, conv)[1]:
-        if cu.state == "final" and cu.usage:
+        if cu.usage:
             for k, v in cu.usage.items():
                 if v:
                     key = (cu.model, "main" if cu.lane == "main" else "subagent", names[k])

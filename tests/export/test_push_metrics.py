@@ -1,0 +1,154 @@
+"""``asz push``'s token metrics count every call ``asz usage`` counts (trial 2, finding 14: a conversation pushed alone
+sent ``metrics=0`` while ``asz usage`` counted its one call).
+
+Current Claude Code writes ``stop_reason: null`` on every line of most calls; such a call is never "finished", and
+the metrics counted finished calls only. The oracle is the rule of ../shared/spec/reader-anchors.md applied to the
+source transcripts: one usage per (``message.id``, ``requestId``), from its last line in file order. Its corpus totals
+are printed there: input 14,923, output 163,933, cache write 1,364,531, cache read 33,443,427.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from concurrent import futures
+from pathlib import Path
+
+import grpc
+import pytest
+from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service_pb2_grpc
+from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2, metrics_service_pb2_grpc
+
+from export_helpers import asz, summary
+
+SPOTTER = "-home-user-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl"
+LOG_SAMPLE = "-Users-alex-workspace-claude-code-log-sample/0d3a8e6f-290f-4105-a327-a2496e5e2a83.jsonl"
+TYPES = {"input_tokens": "input", "output_tokens": "output", "cache_creation_input_tokens": "cacheCreation",
+         "cache_read_input_tokens": "cacheRead"}
+
+
+def spec_usage(lines: list[str]) -> dict[str, int]:
+    """Tokens per metric type of transcript ``lines`` by the reader-anchors rule (last line of each message id)."""
+    last: dict[tuple, dict] = {}
+    for ln in lines:
+        try:
+            d = json.loads(ln)
+        except ValueError:
+            continue
+        m = d.get("message") if isinstance(d, dict) and d.get("type") == "assistant" else None
+        if isinstance(m, dict) and m.get("id") and isinstance(m.get("usage"), dict):
+            last[(m["id"], d.get("requestId"))] = m["usage"]
+    out = dict.fromkeys(TYPES.values(), 0)
+    for u in last.values():
+        for k, t in TYPES.items():
+            out[t] += u.get(k) or 0
+    return out
+
+
+class _Capture(metrics_service_pb2_grpc.MetricsServiceServicer, logs_service_pb2_grpc.LogsServiceServicer):
+    """A receiver on opentelemetry-proto's own service definitions: takes every log record, keeps every metric point."""
+
+    def __init__(self):
+        self.points: list[tuple[str, float]] = []
+
+    def Export(self, request, context):  # noqa: N802 - both services name their call Export
+        if isinstance(request, logs_service_pb2.ExportLogsServiceRequest):
+            return logs_service_pb2.ExportLogsServiceResponse()
+        for rm in request.resource_metrics:
+            for sm in rm.scope_metrics:
+                for m in sm.metrics:
+                    if m.name == "agent.token.usage":
+                        for dp in m.sum.data_points:
+                            kind = next(kv.value.string_value for kv in dp.attributes if kv.key == "type")
+                            self.points.append((kind, dp.as_double))
+        return metrics_service_pb2.ExportMetricsServiceResponse()
+
+    def totals(self) -> dict[str, int]:
+        out = dict.fromkeys(TYPES.values(), 0)
+        for kind, v in self.points:
+            out[kind] += int(v)
+        return out
+
+
+@pytest.fixture
+def capture():
+    cap = _Capture()
+    # asz push sends up to its request budget at once; gRPC's default 4 MiB limit would answer "busy"
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2), options=[("grpc.max_receive_message_length", 256 << 20)])
+    logs_service_pb2_grpc.add_LogsServiceServicer_to_server(cap, server)
+    metrics_service_pb2_grpc.add_MetricsServiceServicer_to_server(cap, server)
+    cap.endpoint = f"grpc://127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}"
+    server.start()
+    yield cap
+    server.stop(0)
+
+
+def _collect(src: Path, root: Path, tmp: Path) -> None:
+    p = asz("collect", "--once", "--source", str(src), "--root", str(root), cwd=tmp, env={"CLAUDE_CONFIG_DIR": str(tmp / "claude")},
+            child=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+def _push(root: Path, endpoint: str, tmp: Path) -> dict[str, str]:
+    p = asz("push", "--root", str(root), "--endpoint", endpoint, cwd=tmp)
+    assert p.returncode == 0, p.stdout + p.stderr
+    return summary(p.stdout.strip().splitlines()[-1])
+
+
+def test_a_conversation_pushed_alone_sends_its_one_call(corpus_dir, tmp_path):
+    """The trial's case: one call, no stop reason on any of its five lines; pushed to asz receive on loopback."""
+    from asz_core.export.receive import Receiver
+
+    source = corpus_dir / "claude-code" / "projects" / SPOTTER
+    src = tmp_path / "projects" / SPOTTER
+    src.parent.mkdir(parents=True)
+    shutil.copy(source, src)
+    _collect(tmp_path / "projects", tmp_path / "root", tmp_path)
+    r = Receiver(tmp_path / "received", "127.0.0.1:0").start().serve_in_thread()
+    try:
+        first = _push(tmp_path / "root", f"grpc://{r.address}", tmp_path)
+        again = _push(tmp_path / "root", f"grpc://{r.address}", tmp_path)
+    finally:
+        r.stop()
+    want = spec_usage(source.read_text(encoding="utf-8").splitlines())
+    assert want == {"input": 3, "output": 13, "cacheCreation": 13835, "cacheRead": 11515}
+    assert first["metrics"] == "4" and again["metrics"] == "0"  # one point per type, all in the call's minute; once
+
+
+def test_the_corpus_s_metrics_add_up_to_the_spec_s_token_totals(corpus_copy, capture, tmp_path):
+    root = corpus_copy(tmp_path / "root")
+    assert int(_push(root, capture.endpoint, tmp_path)["metrics"]) > 0
+    assert capture.totals() == {"input": 14_923, "output": 163_933, "cacheCreation": 1_364_531, "cacheRead": 33_443_427}
+    assert _push(root, capture.endpoint, tmp_path)["metrics"] == "0"
+
+
+def test_a_call_that_grows_after_a_push_sends_what_it_grew_by(corpus_dir, capture, tmp_path):
+    """The source cut after the first line of a call whose later lines carry more output, pushed; then the rest
+    appended (the bytes of the real file), collected and pushed again: each push sends what its prefix adds."""
+    source = corpus_dir / "claude-code" / "projects" / LOG_SAMPLE
+    lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
+    first_seen: dict[str, int] = {}
+    cut = None
+    for i, ln in enumerate(lines):
+        d = json.loads(ln)
+        if d.get("type") != "assistant":
+            continue
+        m = d["message"]
+        out = (m.get("usage") or {}).get("output_tokens")
+        if m["id"] in first_seen and out != first_seen[m["id"]]:
+            cut = next(j for j in range(i) if json.loads(lines[j]).get("message", {}).get("id") == m["id"]) + 1
+            break
+        first_seen.setdefault(m["id"], out)
+    assert cut is not None, "the corpus's claude-code-log session has a call whose usage grows"
+    src = tmp_path / "projects" / LOG_SAMPLE
+    src.parent.mkdir(parents=True)
+    src.write_text("".join(lines[:cut]), encoding="utf-8")
+    root = tmp_path / "root"
+    _collect(tmp_path / "projects", root, tmp_path)
+    _push(root, capture.endpoint, tmp_path)
+    assert capture.totals() == spec_usage(lines[:cut])
+    with open(src, "a", encoding="utf-8") as f:
+        f.write("".join(lines[cut:]))
+    _collect(tmp_path / "projects", root, tmp_path)
+    _push(root, capture.endpoint, tmp_path)
+    assert capture.totals() == spec_usage(lines) != spec_usage(lines[:cut])
