@@ -4,6 +4,12 @@ Usage::
 
     python bench/server.py [--source DIR] [--runs 3]
     python bench/server.py --root ROOT [--source DIR] [--drop-index] [--runs 3]
+    python bench/server.py --first-pass --source DIR [--runs 3] [--before DIR] [--jobs 2] [--no-page] [--no-bytes]
+
+``--first-pass`` runs ``bench/server_pass.py`` with the other arguments: ``asz
+server``'s first pass over a history (until ``/api/status`` says it is done)
+against ``asz collect --once`` and the first search index build, in the same
+run, and the same bytes from both.
 
 Without ``--root`` it collects and parses ``--source`` (default
 ``../shared/corpus/claude-code/projects``) into a temporary root. With
@@ -150,6 +156,11 @@ def _collected_root(work: Path, src: Path) -> Path:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if "--first-pass" in argv:
+        import server_pass  # bench/server_pass.py
+
+        return server_pass.main([a for a in argv if a != "--first-pass"])
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--source", default=None, help=f"source folder (default {DEFAULT_SOURCE})")
     ap.add_argument("--root", default=None, help="a root collected before (its source: --source, for asz server on it)")

@@ -1,9 +1,9 @@
 """``asz view`` and ``asz server``: the page and HTTP API over a storage root (seed 004; origin-digest §8.1, §8.3).
 
 ``asz view`` serves an existing root read-only. ``asz server`` also runs the
-collect pipeline (land, then parse) in a background thread every interval, so
-the page stays current; the view notices new rounds on its own (seed 004,
-Reading it). Both bind 127.0.0.1:8787 by default.
+collect pipeline (land, then parse) every interval, in a child process
+(:mod:`.server_pass`), so the page stays current; the view notices new rounds
+on its own (seed 004, Reading it). Both bind 127.0.0.1:8787 by default.
 
 Banner (stdout, one line each, as the original prints them)::
 
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import ipaddress
 import threading
-import time
 from pathlib import Path
 from typing import Optional
 
@@ -29,7 +28,7 @@ import typer
 
 from ..config import Config, ConfigError, format_duration, load_config
 
-__all__ = ["register", "view", "server", "CollectLoop", "parse_pass"]
+__all__ = ["register", "view", "server"]
 
 
 def _config(cmd: str, config: Optional[Path]) -> Config:
@@ -179,96 +178,6 @@ def view(
         state.worker.close()
 
 
-def parse_pass(storage: str, max_round_bytes: int) -> int:
-    """What ``asz server`` does after landing: parse the sessions whose chains are behind, then bring the search
-    index (derived data) up to date; messages go to stderr. Returns the rounds written."""
-    import sys
-
-    from ..flow.parse import parse_root
-    from ..reading.search import refresh
-
-    rep = parse_root(Path(storage), max_round_bytes=max_round_bytes, err=sys.stderr, changed_only=True, keep_rounds=False)
-    refresh(Path(storage), sys.stderr)  # the search index (derived data) follows each pass
-    return rep.rounds
-
-
-#: What ``/api/status`` ``reading`` says while ``asz server``'s first pass runs.
-_FIRST_PASS = "collecting: the first pass is landing and parsing the sources"
-
-
-class CollectLoop:
-    """The collect loop of ``asz server``: a pass at once, then the background checker, then a pass every ``every`` seconds.
-
-    A pass lands what is new with every collector, parses the sessions whose
-    chains are behind, refreshes the search index, records its counts on
-    ``state`` and prints one ``refreshed:`` line; a failure is an ``error:``
-    line on stderr and never stops the page.
-    """
-
-    def __init__(self, state, storage: Path, collectors: list, cfg: Config, every: float, worker=None):
-        self.state, self.storage, self.collectors, self.cfg, self.every = state, storage, collectors, cfg, every
-        self.worker = worker  # the process each pass parses and indexes in (asz_core.view.worker.Worker; None: this thread)
-        state.reading = _FIRST_PASS  # said from the first answer on, before the loop's thread runs
-
-    def run(self, stop: threading.Event) -> None:
-        """The first pass (the page says so while it runs), the checker, then one pass per interval until ``stop``."""
-        self.state.reading = _FIRST_PASS
-        self.one_pass()
-        self.state.reading = ""
-        self.state.start_checker(stop)
-        while not stop.wait(self.every):
-            self.one_pass()
-
-    def _parse(self) -> int:
-        """Parse what landed and refresh the search index (:func:`parse_pass`) in :attr:`worker`, so the page's
-        answers never share the interpreter with them (issue 22; in this thread when there is no worker or it died);
-        the rounds written (0 after a failure, said on stderr)."""
-        from ..view.worker import WorkerGone
-
-        args = (str(self.storage), self.cfg.max_round_bytes)
-        try:
-            if self.worker is not None:
-                try:
-                    return self.worker.call("call", __name__, "parse_pass", args)
-                except WorkerGone:
-                    if self.worker.closed:
-                        return 0  # the server is stopping
-            return parse_pass(*args)
-        except Exception as exc:  # a parse failure never stops the view
-            typer.echo(f"error: parse: {type(exc).__name__}: {exc}", err=True)
-            return 0
-
-    def one_pass(self) -> None:
-        """One collect(+parse) pass; its counts go to ``state`` and one line to stdout."""
-        from ..collect.collector import Counters
-
-        started = time.monotonic()
-        self.state.refreshing = True
-        total = Counters()
-        for col in self.collectors:
-            try:
-                total.add(col.run_pass())
-            except OSError as exc:
-                typer.echo(f"error: {self.storage}: {exc.strerror or exc}", err=True)
-                total.errors += 1
-        rounds = self._parse()
-        took = time.monotonic() - started
-        counts = {"sessions": total.sessions, "landed": total.landed, "records": total.records, "rounds": rounds,
-                  "pending": total.pending, "errors": total.errors, "conflicts": total.conflicts, "busy": total.busy,
-                  "seconds": round(took, 3)}
-        now = int(time.time() * 1000)
-        self.state.set_pass(counts, now, now + int(self.every * 1000))
-        typer.echo(f"[{time.strftime('%H:%M:%S')}] refreshed: sessions={total.sessions} landed={total.landed} "
-                   f"records={total.records} rounds={rounds}"
-                   + (f" pending={total.pending}" if total.pending else "")
-                   + (f" busy={total.busy}" if total.busy else "")
-                   + (f" errors={total.errors}" if total.errors else "") + f" ({took:.3f}s)")
-        if self.cfg.export.endpoint:  # issue 21: push after each pass when an endpoint is configured
-            from .push_cmd import run_push
-
-            run_push(self.storage, self.cfg)
-
-
 def server(
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default storage.root, ./data)."),
     source: Optional[Path] = typer.Option(None, "--source", help="Source root of the adapter (e.g. a Claude Code projects dir)."),
@@ -285,10 +194,11 @@ def server(
     landed=N records=N rounds=N (1.234s)``; problems go to stderr as
     ``error:`` lines. One collector per root: exit 1 when another holds it.
     """
-    from ..collect.collector import Collector, CollectOptions, Report
+    from ..collect.workers import default_jobs
     from ..storage.root import LockBusy, collector_lock
     from ..view.server import ViewState, create_app
     from .collect_cmd import resolve_jobs
+    from .server_pass import CollectLoop, PassSpec
 
     cfg = _config("server", config)
     _check_port("server", port)
@@ -312,18 +222,15 @@ def server(
         lock.release()
         raise
     _loopback_warning(host)
-    report = Report()
-    collectors = [
-        Collector(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
-                  options=CollectOptions(max_delta_bytes=j.max_delta_bytes), report=report)
-        for j in jobs
-    ]
     from ..view.worker import Worker
 
     state = ViewState(storage, hide=cfg.view_hide, hide_override=cfg.view_hide_override, prices=_prices(cfg), mode="server",
                       source=", ".join(str(j.source_root) for j in jobs), interval=every, worker=Worker())
     stop = threading.Event()
-    passes = CollectLoop(state, storage, collectors, cfg, every, worker=Worker())
+    spec = PassSpec(str(storage), str(cfg.path) if cfg.path else None, adapter, str(source) if source is not None else None,
+                    interval, default_jobs())
+    # the pass asz collect runs, in a child at this process's priority that may fork its workers (issue 22)
+    passes = CollectLoop(state, spec, cfg, every, worker=Worker(nice=0, forks=True))
     typer.echo(f"reading  : {storage}")
     for j in jobs:
         typer.echo(f"source   : {j.adapter.name} from {j.source_root} (every {format_duration(every)})")

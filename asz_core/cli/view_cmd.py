@@ -46,9 +46,10 @@ def usage_lines(s: dict) -> list[str]:
     lines = [f"project {where}" + (f", {runtime}" if runtime else "")]
     lines.append(f"models {', '.join(s.get('models') or []) or '(none recorded)'}")
     u, lanes = s["usage"], s["usage_by_lane"]
-    lines.append(f"tokens {_tokens(u)}" + (f" (subagents: {_tokens(lanes['subagent'])})" if any(lanes["subagent"].values()) else ""))
+    lines.append(f"tokens {_tokens(u)}" + (f" (of which subagents: {_tokens(lanes['subagent'])})" if any(lanes["subagent"].values()) else ""))
     cost = s["cost"]
-    lines.append(f"cost ${cost['usd']:.6f}" + (f" (unpriced: {', '.join(cost['unpriced'])})" if cost["unpriced"] else ""))
+    # in cents, as asz ls and asz usage round it (--json keeps the exact figure)
+    lines.append(f"cost ${cost['usd']:,.2f}" + (f" (unpriced: {', '.join(cost['unpriced'])})" if cost["unpriced"] else ""))
     return lines
 
 
@@ -81,10 +82,12 @@ def _print_document(doc: dict, cid: str, as_json: bool) -> None:
     else:
         sys.stdout.write(to_yaml(doc))
     sys.stdout.flush()
+    from ..reading.termtext import visible
+
     state = doc["summary"]["state"]
     if state != "verified":
         for p in doc["summary"]["problems"]:
-            typer.echo(f"asz conversation: warning: {cid} does not verify ({state}): {p}", err=True)
+            typer.echo(f"asz conversation: warning: {cid} does not verify ({state}): {visible(p)}", err=True)
 
 
 def conversation(
@@ -139,9 +142,11 @@ def conversation(
     s = doc["summary"]
     through = max((f["through_seq"] or 0 for f in doc["rounds"]), default=0)
     open_unres = s["unresolved"]
-    typer.echo(f"conversation {doc['conversation']}: {s['title'] or '(title withheld)'}")
+    from ..reading.termtext import visible
+
+    typer.echo(f"conversation {doc['conversation']}: {visible(s['title'] or '(title withheld)')}")
     for line in usage_lines(s):
-        typer.echo(line)
+        typer.echo(visible(line))
     typer.echo(f"rounds {s['rounds']}, head {doc['head']['digest'][:12]}…")
     typer.echo(f"landed through seq {through}")
     typer.echo(f"entities {sum(s['kinds'].values())} nodes, {sum(s['relation_types'].values())} relations, {len(doc['unresolved'])} unresolved ({open_unres} still open)")
@@ -155,11 +160,11 @@ def conversation(
         typer.echo(f"undescribed {len(und)} record part(s) the dialect could not describe (kept whole; --json lists them under undescribed)")
         for u in und[:UNDESCRIBED_SHOWN]:
             r = u["ref"]
-            typer.echo(f"  seq {r['seq']} row {r['row']} block {r['block']}: {u['reason']} ({u['bytes']:,} bytes)")
+            typer.echo(f"  seq {r['seq']} row {r['row']} block {r['block']}: {visible(u['reason'])} ({u['bytes']:,} bytes)")
         if len(und) > UNDESCRIBED_SHOWN:
             typer.echo(f"  and {len(und) - UNDESCRIBED_SHOWN} more")
     for p in s["problems"]:
-        typer.echo(f"problem: {p}")
+        typer.echo(f"problem: {visible(p)}")
     if s["state"] != "verified":
         raise typer.Exit(1)
 

@@ -244,10 +244,19 @@ API_ROUTES: list[tuple[str, Any]] = [
 def json_answer(answer: Callable[[Path, Sequence[tuple[str, str]], Sequence[str], type], Any]) -> Callable:
     """An API handler from ``answer(root, query pairs, hide, error class)`` (what a room above the view, such as
     :mod:`asz_core.reading.search_api`, offers): its result answered as JSON, its ``error(status, message)`` refusals
-    as JSON errors. The command that starts the server passes such handlers to :func:`create_app` (``extra``)."""
+    as JSON errors. The command that starts the server passes such handlers to :func:`create_app` (``extra``).
+    A 503 while ``asz server``'s first pass runs (``hold_counting``) says that, and that the answer comes when the pass
+    ends, instead of advice to run commands the server's lock would refuse (trial 3, F15)."""
 
     def handler(request, pairs, hide):
-        return _json(answer(_state(request).root, pairs, hide, ApiError))
+        state = _state(request)
+        try:
+            return _json(answer(state.root, pairs, hide, ApiError))
+        except ApiError as exc:
+            if exc.status != 503 or not state.hold_counting:
+                raise
+            raise ApiError(503, "not available yet: asz server's first pass is still collecting and parsing the sources "
+                                "(/api/status says how far it got); this is available when the pass ends") from None
 
     return handler
 

@@ -57,21 +57,31 @@ class BackgroundChecks:
 
         ``hours`` is a list of ``{"hour": unix ms (UTC hour start), "in", "out",
         "cache_read", "cache_write", "calls", "cost": USD or null}`` (and ``cache_write_1h``, the 1-hour part of
-        ``cache_write``, in an hour that has some) summed over
+        ``cache_write``, in an hour that has some); ``quarters`` the same per quarter hour, keyed ``"at"`` (unix ms
+        of its start), so that a day in any time zone in use (offsets of whole quarter hours: India +5:30, Nepal
+        +5:45) is an exact sum of them (trial 3, F16). Both summed over
         the conversations built so far (by a request or the background checker);
         ``counted`` says how many of ``conversations`` that is; ``unpriced``
         lists models with tokens and no price (their cost is in no sum).
+        Only verified evidence is summed: a built conversation that does not
+        verify is in no hour and is named in ``held_back``
+        (``[{"conversation", "state"}]``, by id; not in ``counted``).
         """
         convs = set(self.conversations())
         with self._lock:
-            parts = [v for c, v in self._usage.items() if c in convs]
+            states = {c: s[1] for c, s in self._states.items()}
+            parts = [v for c, v in self._usage.items() if c in convs and states.get(c, "verified") == "verified"]
+            held = [{"conversation": c, "state": states[c]} for c in sorted(self._usage)
+                    if c in convs and states.get(c, "verified") != "verified"]
         total: dict[tuple[int, str], list[int]] = {}
         for hours in parts:
             for key, v in hours.items():
                 t = total.setdefault(key, [0, 0, 0, 0, 0, 0])
                 for i, n in enumerate(v):
                     t[i] += n
-        return hours_answer(total, counted=len(parts), conversations=len(convs))
+        answer = hours_answer(total, counted=len(parts), conversations=len(convs))
+        answer["held_back"] = held
+        return answer
 
     def status(self) -> dict:
         """``/api/status``: mode, root, source, interval (s), started / last_refresh / next_refresh (unix ms), last pass counts,
@@ -114,7 +124,8 @@ class BackgroundChecks:
 
         A conversation already waiting keeps its place. The thread starts when
         there is something to count and ends when nothing is left; it waits
-        while a reader's request is answered, as the checker does."""
+        while a reader's request is answered, as the checker does, and while
+        :attr:`hold_counting` is set (``asz server``'s first pass runs)."""
         with self._lock:
             pending = self._count_pending
             for c in conversations:
@@ -139,8 +150,8 @@ class BackgroundChecks:
         """The counter thread: count each waiting conversation's summary (:meth:`known_summary`) until none waits."""
         done = 0
         while True:
-            while self.requests_active > 0 or time.monotonic() - self.last_read < READ_QUIET:
-                time.sleep(0.05)  # a reader's request comes first
+            while self.requests_active > 0 or time.monotonic() - self.last_read < READ_QUIET or self.hold_counting:
+                time.sleep(0.05)  # a reader's request comes first, and asz server's first pass
             with self._lock:
                 if not self._count_pending:
                     self._counter_alive = False
@@ -253,11 +264,17 @@ class BackgroundChecks:
 _TOKENS = ("in", "out", "cache_read", "cache_write")
 
 
-def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
-    """(UTC hour start in unix ms, model) -> [in, out, cache_read, cache_write, calls, cache_write_1h] over the document's
-    ``llm.call`` nodes (``cache_write_1h``: the 1-hour part of ``cache_write``, which costs more).
+#: The span of one usage bucket: a quarter hour, in ms (every time zone in use is offset by whole quarter hours).
+QUARTER_MS = 900_000
+HOUR_MS = 3_600_000
 
-    A call with no usage or no time counts in no hour (its tokens are in the summary's totals only)."""
+
+def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
+    """(UTC quarter-hour start in unix ms, model) -> [in, out, cache_read, cache_write, calls, cache_write_1h] over the
+    document's ``llm.call`` nodes (``cache_write_1h``: the 1-hour part of ``cache_write``, which costs more);
+    :func:`hours_answer` sums the quarters into hours too.
+
+    A call with no usage or no time counts in no bucket (its tokens are in the summary's totals only)."""
     out: dict[tuple[int, str], list[int]] = {}
     stack = list(doc.get("talks") or []) + list(doc.get("loose") or [])
     while stack:
@@ -266,7 +283,7 @@ def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
         u = n.get("usage")
         if n.get("kind") != "llm.call" or not isinstance(u, dict) or not n.get("at"):
             continue
-        key = (n["at"] // 3_600_000 * 3_600_000, n.get("model") if isinstance(n.get("model"), str) else "")
+        key = (n["at"] // QUARTER_MS * QUARTER_MS, n.get("model") if isinstance(n.get("model"), str) else "")
         t = out.setdefault(key, [0, 0, 0, 0, 0, 0])
         for i, k in enumerate(_TOKENS):
             v = u.get(k)
@@ -278,16 +295,31 @@ def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
 
 
 def hours_answer(total: dict[tuple[int, str], list[int]], *, counted: int, conversations: int) -> dict:
-    """The ``/api/usage`` answer from per-(hour, model) sums; the cost comes from the price table when it is installed."""
+    """The ``/api/usage`` answer from per-(quarter hour, model) sums (:func:`usage_hours`): ``hours`` per UTC hour and
+    ``quarters`` per quarter hour; the cost comes from the price table when it is installed."""
     try:
         from .prices import cost_of  # issue 17's price table
     except ImportError:
         cost_of = None
-    by_hour: dict[int, dict] = {}
+    per_hour: dict[tuple[int, str], list[int]] = {}
+    for (at, model), v in total.items():
+        t = per_hour.setdefault((at // HOUR_MS * HOUR_MS, model), [0] * len(v))
+        t.extend([0] * (len(v) - len(t)))
+        for i, n in enumerate(v):
+            t[i] += n
+    hours, unpriced = _bucket_rows(per_hour, "hour", cost_of)
+    quarters, _ = _bucket_rows(total, "at", cost_of)
+    return {"hours": hours, "counted": counted, "conversations": conversations, "unpriced": sorted(unpriced),
+            "priced": cost_of is not None, "quarters": quarters}
+
+
+def _bucket_rows(total: dict[tuple[int, str], list[int]], name: str, cost_of) -> tuple[list[dict], set[str]]:
+    """One row per bucket start (its key ``name``) summed over the models, in time order, and the unpriced models."""
+    by_start: dict[int, dict] = {}
     unpriced: set[str] = set()
-    for (hour, model), v in sorted(total.items()):
-        row = by_hour.setdefault(hour, {"hour": hour, "in": 0, "out": 0, "cache_read": 0, "cache_write": 0, "calls": 0,
-                                        "cost": 0.0 if cost_of else None})
+    for (start, model), v in sorted(total.items()):
+        row = by_start.setdefault(start, {name: start, "in": 0, "out": 0, "cache_read": 0, "cache_write": 0, "calls": 0,
+                                          "cost": 0.0 if cost_of else None})
         for i, k in enumerate(_TOKENS):
             row[k] += v[i]
         row["calls"] += v[4]
@@ -297,5 +329,4 @@ def hours_answer(total: dict[tuple[int, str], list[int]], *, counted: int, conve
             c = cost_of({model or "(no model)": dict(zip(_TOKENS, v[:4])) | ({SPLIT_KIND: v[5]} if len(v) > 5 else {})})
             row["cost"] = round(row["cost"] + c["usd"], 6)
             unpriced.update(c["unpriced"])
-    return {"hours": list(by_hour.values()), "counted": counted, "conversations": conversations, "unpriced": sorted(unpriced),
-            "priced": cost_of is not None}
+    return list(by_start.values()), unpriced

@@ -15,10 +15,9 @@ Withholding: ``hide`` names withholdable flags (``system_prompt``,
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from .chain import ChainReader, ViewError
 from ..sessiondata import gc_pause
@@ -34,7 +33,7 @@ from .usage import provider_calls
 
 __all__ = [
     "ViewError", "build_view", "FORMAT", "VERSION", "TEXT_LIMIT", "STEP_KINDS", "list_conversations", "clip_text",
-    "landed_lines", "title_withheld", "conversation_calls", "build_summary",
+    "landed_lines", "title_withheld", "conversation_calls", "conversation_checked", "build_summary", "conversation_call_ids",
 ]
 
 
@@ -64,15 +63,20 @@ def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str
     runs again once the build returns. Only a collector this call disabled is
     enabled again, so nested or concurrent builds never leave it off. The
     pause comes first, before anything is allocated, so a build does not start
-    by collecting what its caller left young.
+    by collecting what its caller left young. The document is meant to live on:
+    what the build leaves alive goes to the oldest generation as it ends
+    (``gc_pause.paused(keep=True)``) instead of being walked, all of it, by the
+    young collection the build's allocations would start at once (28 ms for
+    the 357-talk bench session, freeing nothing; the build leaves about 25
+    objects in cycles, collected by the next full collection).
     """
-    with gc_pause.paused():
+    with gc_pause.paused(keep=True):
         return _build(Path(root), conversation, hide, through_round, prices)
 
 
 def build_summary(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = (),
-                  prices: PriceTable | None = None) -> tuple[dict, dict, list]:
-    """``(head, places, calls)`` without drawing the conversation: what a list row needs, for about half a build.
+                  prices: PriceTable | None = None) -> tuple[dict, dict, list, list[str]]:
+    """``(head, places, calls, problems)`` without drawing the conversation: what a list row needs, for about half a build.
 
     ``head`` holds the document's ``conversation``, ``sessions``, ``head`` and
     ``summary`` as :func:`build_view` gives them (the summary reads the fold,
@@ -80,15 +84,17 @@ def build_summary(root: str | os.PathLike, conversation: str, *, hide: Iterable[
     ``summary.problems`` lacks the lines drawing adds (a tool result's missing
     companion file), which change no state;
     ``places`` and ``calls`` are :func:`conversation_calls`' pair from the
-    same fold. Raises as :func:`build_view`.
+    same fold; ``problems`` are the ones that decided ``summary.state`` (as :func:`conversation_checked` gives
+    them). Raises as :func:`build_view`.
     """
     with gc_pause.paused():
         b, fold, _, accepted, _, _, v = _prepare(Path(root), conversation, hide, None)
+        problems = list(b.problems)  # before the summary adds coverage's lines
         summary = _summary(v, b, fold, len(accepted), len(v.undescribed()), prices)
         head = {"conversation": conversation, "sessions": [fold.head.session],
                 "head": {"round": fold.head.round, "digest": fold.head_digest}, "summary": summary}
         places, calls = _counted(v, summary["title"])
-        return head, places, calls
+        return head, places, calls, problems
 
 
 def _counted(v: DocumentView, title: str) -> tuple[dict, list]:
@@ -106,9 +112,32 @@ def conversation_calls(root: str | os.PathLike, conversation: str, *, hide: Iter
     totals count (:func:`~asz_core.view.usage.provider_calls`) (a call a resumed session repeats is drawn and counted in the earlier one only),
     so the calls' usage sums to ``summary.usage``. Raises as :func:`build_view`.
     """
+    places, calls, _, _ = conversation_checked(root, conversation, hide=hide)
+    return places, calls
+
+
+def conversation_call_ids(root: str | os.PathLike, conversation: str) -> list[tuple[str, Any]]:
+    """``(id, call)`` of every provider call :func:`conversation_calls` gives, in its order: ``id`` is the ``llm.call``
+    node's id, and for each call of a node holding several, the node's id, ``#`` and the provider request id. A call
+    keeps its id from round to round while later records change its usage (what ``asz push``'s metrics count by).
+    Raises as :func:`build_view`."""
     with gc_pause.paused():
-        _, fold, _, _, _, _, v = _prepare(Path(root), conversation, hide, None)
-        return _counted(v, v.title(fold.head.title))
+        v = _prepare(Path(root), conversation, (), None)[6]
+        out: list[tuple[str, Any]] = []
+        for nid, cu in sorted(v.call_usage.items()):
+            out.extend(((f"{nid}#{r.request}", r) for r in cu.requests) if cu.requests else [(nid, cu)])
+        return out
+
+
+def conversation_checked(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = ()) -> tuple[dict, list, str, list[str]]:
+    """``(places, calls, state, problems)``: :func:`conversation_calls`' pair and the verification state the document's
+    ``summary.state`` gives (``verified``, ``incomplete`` or ``mismatch``) with the problems that decided it (the
+    chain's and the landed files' checks, torn tails; not the lines drawing adds). Raises as :func:`build_view`.
+    """
+    with gc_pause.paused():
+        b, fold, _, _, _, _, v = _prepare(Path(root), conversation, hide, None)
+        places, calls = _counted(v, v.title(fold.head.title))
+        return places, calls, b.state, list(b.problems)
 
 
 def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: int | None) -> tuple:
@@ -151,7 +180,7 @@ def _build(root: Path, conversation: str, hide: Iterable[str], through_round: in
         files.append({
             "file": (Path("_conversations") / conversation / "rounds" / r.file_name).as_posix(), "format": "sf", "kind": "round",
             "seq": None, "round": r.header.round, "stream": None, "run": None, "lines": data.count(b"\n"), "bytes": len(data),
-            "digest": hashlib.sha256(data).hexdigest(), "from_time": header_time(r.header.from_time), "through_time": header_time(r.header.through_time),
+            "digest": r.file_sha256(), "from_time": header_time(r.header.from_time), "through_time": header_time(r.header.through_time),
         })
     doc = {
         "format": FORMAT,

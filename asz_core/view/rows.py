@@ -8,11 +8,14 @@ conversations`` builds the document itself (:func:`document_row`).
 Row keys, in order (:data:`ROW_KEYS`): ``id``, ``title``, ``talks``,
 ``steps``, ``streams``, ``segments``, ``rounds``, ``from``, ``to`` (unix ms,
 null when the header has no time, 0 when it is not a time), ``unresolved``,
-``changes``, ``lines_added``, ``lines_removed``, ``llm_calls``, ``subagents``,
+``changes``, ``lines_added``, ``lines_removed``, ``changes_not_derived``
+(editing tool calls that returned with no changes/1 record, so left out of
+``changes`` and the lines: a subagent's edits), ``llm_calls``, ``subagents``,
 ``bash_runs`` (null when the head round predates them), ``state``. The
 summary keys of :data:`SUMMARY_KEYS` (``project``, ``models``, ``usage``,
 ``cost``, ``git_branch``, ``runtime``) follow when the header or the
-document carries them, else they are null.
+document carries them, else they are null; ``usage`` and ``cost`` are null
+and ``held_back`` follows for a conversation that does not verify.
 """
 
 from __future__ import annotations
@@ -24,13 +27,14 @@ from typing import Any, NamedTuple
 import orjson
 
 from ..sessiondata.times import parse_instant
+from ..storage.filekey import stat_key
 
 __all__ = ["ROW_KEYS", "SUMMARY_KEYS", "Head", "header_ms", "newest_round", "read_head", "header_row", "document_row"]
 
 #: Keys of a ``/api/conversations`` row, in order (origin-digest §8.3; ``state`` added when known).
 ROW_KEYS = (
     "id", "title", "talks", "steps", "streams", "segments", "rounds", "from", "to", "unresolved",
-    "changes", "lines_added", "lines_removed", "llm_calls", "subagents", "bash_runs", "state",
+    "changes", "lines_added", "lines_removed", "changes_not_derived", "llm_calls", "subagents", "bash_runs", "state",
 )
 #: Summary keys a row carries after :data:`ROW_KEYS` (issue 17), null when neither header nor document has them.
 SUMMARY_KEYS = ("project", "models", "usage", "cost", "git_branch", "runtime")
@@ -74,7 +78,7 @@ def newest_round(root: str | os.PathLike, conversation: str) -> tuple[int, str, 
         st = os.lstat(os.path.join(rdir, best[1]))  # a link is not followed (issue 23); its own size and time
     except OSError:
         return None
-    return best[0], best[1], (best[1], st.st_size, st.st_mtime_ns)
+    return best[0], best[1], (best[1], *stat_key(st))
 
 
 def read_head(root: str | os.PathLike, conversation: str, newest: tuple | None = None) -> Head | None:
@@ -123,6 +127,8 @@ def header_row(conversation: str, header: dict | None, rounds: int, *, title: st
     }
     for k in _LATER_COUNTS:
         row[k] = _count(h.get(k))
+        if k == "lines_removed":  # written only when above 0, so 0 where the round counts changes
+            row["changes_not_derived"] = _count(h.get("changes_not_derived")) or (0 if row["changes"] is not None else None)
     row["state"] = state
     for k in SUMMARY_KEYS:
         row[k] = h.get(k)
@@ -133,8 +139,12 @@ def document_row(doc: dict, header: dict | None = None) -> dict:
     """A row from a built asz.view document (its summary, withheld as it was built), completed from ``header``.
 
     The document's summary gives title, state and the counts it has; the head
-    round's header gives the counts the summary lacks. Keys as :func:`header_row`.
+    round's header gives the counts the summary lacks. Keys as :func:`header_row`;
+    a conversation that does not verify has ``usage`` and ``cost`` null and a last
+    key ``held_back`` (:func:`~asz_core.view.summary_cache.hold_back`).
     """
+    from .summary_cache import hold_back
+
     s = doc.get("summary") or {}
     h = dict(header or {})
     for k in ("talks", "steps", "streams", "segments", "unresolved", *SUMMARY_KEYS):
@@ -147,4 +157,4 @@ def document_row(doc: dict, header: dict | None = None) -> dict:
             row[k] = s[k]
     if row["llm_calls"] is None and isinstance(s.get("kinds"), dict):
         row["llm_calls"] = s["kinds"].get("llm.call", 0)
-    return row
+    return hold_back(row, row["state"])

@@ -120,7 +120,9 @@ class LandedSession:
 
         The round's digest decides that something changed; the index only points at which file
         (:func:`~asz_core.verify.damage.first_damaged_line`). A file every record row of which matches the index is
-        left as it is."""
+        left as it is. When the index points at none although every seq of the window is there (it was built again
+        from the files as they are now, or is gone), which file changed cannot be told: every file of the window is
+        held back, as ``asz search``, ``asz show`` and the record API hold them back (:mod:`asz_core.flow.recorded`)."""
         from ..verify.damage import first_damaged_line
 
         out = []
@@ -134,6 +136,14 @@ class LandedSession:
             self.unverified[seq] = entry["problem"] = f"{d.detail} (line {d.line})"
             self.records[seq] = [hold_back(r) for r in self.records[seq]]
             out.append(f"landed file {entry['file']} differs from the file indexed when it landed: {d.detail} (line {d.line})")
+        window = range(from_seq, through_seq + 1)
+        if not out and all(s in self.files for s in window) and not any(s in self.unverified for s in window):
+            why = (f"the round's input digest over seq {from_seq}–{through_seq} does not match the landed files, and the "
+                   f"session index cannot tell which of them changed")
+            for seq in window:
+                self.unverified[seq] = self.files[seq]["problem"] = why
+                self.records[seq] = [hold_back(r) for r in self.records[seq]]
+            out.append(f"landed files seq {from_seq}–{through_seq}: {why}; the text of every one of them is held back")
         if out:
             self._listed_parts = self._media_parts = self._content = self._cut = None
         return out

@@ -23,6 +23,7 @@ from typing import Any, Iterable, Sequence
 import orjson
 
 from ..storage.ids import AmbiguousId, IdError, resolve
+from ..storage.filekey import stat_key
 from ..sessiondata.jsonbytes import dumps_wide
 from ..sessiondata.model import WITHHOLDABLE
 from .background import BackgroundChecks, usage_hours
@@ -45,7 +46,7 @@ class Doc:
     __slots__ = ("reached", "listed", "body", "gz", "etag", "state", "sessions", "head_round", "fp")
 
     def __init__(self, reached: str, listed: tuple, body: bytes, state: str, sessions: list[str], head_round: int, fp: tuple = ()):
-        self.fp = fp  # the rounds and landed files it was built from: names, sizes, mtimes, inodes
+        self.fp = fp  # the rounds and landed files it was built from: names, sizes, mtimes, change times, inodes
         self.reached = reached
         self.listed = listed
         self.body = body
@@ -108,7 +109,7 @@ def files_fingerprint(root: Path, conversation: str, session: str) -> tuple:
     if links or first_link(root, conv) is not None:
         where = os.path.relpath(links[0], root) if links else f"_conversations/{conversation}"
         raise ApiError(403, f"{where} is a symbolic link; this server follows no link inside a storage root")
-    return tuple(sorted((os.path.basename(p), st.st_size, st.st_mtime_ns, st.st_ino) for p, st in files))
+    return tuple(sorted((os.path.basename(p), *stat_key(st)) for p, st in files))
 
 
 class ViewState(BackgroundChecks, LandedRequests):
@@ -145,6 +146,7 @@ class ViewState(BackgroundChecks, LandedRequests):
         self.reading = ""  # what the process is still reading, in words ('' when nothing)
         self.counting = ""  # what the counter is counting, in words (BackgroundChecks.count_behind; '' when nothing)
         self._count_pending: dict[str, tuple] = {}  # conversation -> withheld names, to count in the counter thread
+        self.hold_counting = False  # True while asz server's first pass runs: the counter waits, the pass has the CPU
         self._counter_alive = False
         self.files = LandedFiles(self.root)
         self._lock = threading.Lock()
@@ -317,7 +319,7 @@ class ViewState(BackgroundChecks, LandedRequests):
     # ------------------------------------------------------------------ documents
 
     def fingerprint(self, conversation: str, newest: tuple | None = None) -> tuple:
-        """Names, sizes, mtimes and inodes of the conversation's round files and its session's files (its head round:
+        """Names, sizes, mtimes, change times and inodes of the conversation's round files and its session's files (its head round:
         ``newest`` when just listed).
 
         A cached document is served only while this is unchanged, so a file

@@ -24,24 +24,32 @@ child's stdin and stdout, one at a time:
 
 A job's exception (a conversation that does not read) is raised again in the
 caller. :class:`WorkerGone` says the process could not start or died; the
-caller then does the job in its own thread, as before this module. The
-child ends when its stdin closes, when :meth:`Worker.close` kills it, or when
-the server dies (:func:`asz_core.collect.workers.die_with_parent`). It runs
-at a lower priority (:data:`NICE`): on a busy machine the server's own
-answers get the CPU first, as they did when the background read in the
-server's threads and waited while a request was answered.
+caller then does the job in its own thread, as before this module. A job may
+say how far it got (:func:`progress`): the caller's ``progress`` callable gets
+each message while the job runs. The child ends when its stdin closes, when
+:meth:`Worker.close` kills it, or when the server dies
+(:func:`asz_core.collect.workers.die_with_parent`; every child is started by
+one thread that lives as long as the server, since the kernel's parent-death
+signal follows the thread that started a child, not its process). It runs at a
+lower priority (``nice``, :data:`NICE` by default): on a busy machine the
+server's own answers get the CPU first, as they did when the background read
+in the server's threads and waited while a request was answered. A worker made
+with ``forks=True`` (``asz server``'s collect passes) runs no watchdog thread
+on Linux, so a job may fork its own workers there
+(:func:`asz_core.collect.workers.can_fork`).
 """
 
 from __future__ import annotations
 
 import os
 import pickle
+import queue
 import subprocess
 import sys
 import threading
-from typing import Any
+from typing import Any, Callable
 
-__all__ = ["Worker", "WorkerGone", "JOBS", "NICE", "serve"]
+__all__ = ["Worker", "WorkerGone", "JOBS", "NICE", "serve", "progress"]
 
 
 class WorkerGone(Exception):
@@ -49,34 +57,46 @@ class WorkerGone(Exception):
 
 
 class Worker:
-    """One child process running :data:`JOBS`, started on the first :meth:`call`. Thread-safe (jobs run one at a time)."""
+    """One child process running :data:`JOBS`, started on the first :meth:`call`. Thread-safe (jobs run one at a time).
 
-    def __init__(self) -> None:
+    ``nice``: how much lower the child's priority is than this process's; ``forks``: the child may fork workers of its
+    own (no watchdog thread where the kernel's parent-death signal is enough)."""
+
+    def __init__(self, *, nice: int | None = None, forks: bool = False) -> None:
         self._proc: subprocess.Popen | None = None
         self._lock = threading.Lock()
         self.closed = False
         self.broken = False
         self.jobs = 0  # jobs the process has answered (tests read it)
+        self.nice = NICE if nice is None else nice
+        self.forks = forks
 
     @property
     def pid(self) -> int | None:
         """The child's process id, None before it started."""
         return self._proc.pid if self._proc is not None else None
 
-    def call(self, job: str, *args: Any) -> Any:
+    def call(self, job: str, *args: Any, progress: Callable[[Any], None] | None = None) -> Any:
         """The result of ``JOBS[job](*args)`` run in the child; the job's own exception is raised here.
 
+        ``progress(message)`` is called, in this thread, with each message the job sends (:func:`progress`).
         Raises :class:`WorkerGone` when the child cannot start, died, or the worker is closed."""
         with self._lock:
             if self.closed or self.broken:
                 raise WorkerGone("the background process is not running")
             try:
                 if self._proc is None:
-                    self._proc = subprocess.Popen([sys.executable, "-m", "asz_core.view.worker"], stdin=subprocess.PIPE,
-                                                  stdout=subprocess.PIPE, close_fds=True)
+                    argv = [sys.executable, "-m", "asz_core.view.worker", "--nice", str(self.nice)]
+                    self._proc = _start(argv + (["--forks"] if self.forks else []))
                 pickle.dump((job, args), self._proc.stdin)
                 self._proc.stdin.flush()
-                ok, value = pickle.load(self._proc.stdout)
+                while True:
+                    tag, value = pickle.load(self._proc.stdout)
+                    if tag != _PROGRESS:
+                        ok = tag
+                        break
+                    if progress is not None:
+                        progress(value)
             except (OSError, EOFError, pickle.PickleError, ValueError) as exc:
                 self.broken = True
                 self._kill()
@@ -107,10 +127,55 @@ class Worker:
                 pass
 
 
-#: How much lower the child's scheduling priority is than the server's (``nice``).
+#: How much lower the child's scheduling priority is than the server's (``nice``), unless the worker says otherwise.
 NICE = 10
 
+#: The tag of a message a job sends before its answer (:func:`progress`).
+_PROGRESS = "progress"
+#: In the child: where answers and progress messages go (set by :func:`serve`); None elsewhere.
+_OUT: Any = None
+
 _STORES: dict[str, Any] = {}
+
+
+def progress(message: Any) -> None:
+    """In a job run by the child: send ``message`` (picklable) to the caller's ``progress`` callable now, before the
+    answer. Does nothing outside the child (a job run in the caller's own thread)."""
+    if _OUT is not None:
+        _OUT.write(pickle.dumps((_PROGRESS, message)))
+        _OUT.flush()
+
+
+_spawner: "queue.Queue | None" = None
+_spawner_lock = threading.Lock()
+
+
+def _start(argv: list[str]) -> subprocess.Popen:
+    """Start the child ``argv`` from the one thread that starts every worker's child and lives as long as this process.
+
+    The kernel's parent-death signal (``PR_SET_PDEATHSIG``, which the child asks for) fires when the *thread* that
+    started the child ends: started from a server thread that ends (the counter's, once nothing is left to count),
+    the child was killed with it. Raises OSError when the child cannot start."""
+    global _spawner
+    with _spawner_lock:
+        if _spawner is None:
+            _spawner = queue.Queue()
+            threading.Thread(target=_spawn_loop, args=(_spawner,), name="asz-worker-spawner", daemon=True).start()
+    done: queue.Queue = queue.Queue()
+    _spawner.put((argv, done))
+    proc = done.get()
+    if isinstance(proc, BaseException):
+        raise proc
+    return proc
+
+
+def _spawn_loop(requests: "queue.Queue") -> None:
+    while True:
+        argv, done = requests.get()
+        try:
+            done.put(subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True))
+        except OSError as exc:
+            done.put(exc)
 
 
 def _summary(root: str, conversation: str, session: str, hide: list[str]) -> bytes:
@@ -154,19 +219,26 @@ def _answer(job: str, args: tuple) -> bytes:
         return pickle.dumps((False, RuntimeError(f"{type(res[1]).__name__}: {res[1]}" if not res[0] else repr(exc))))
 
 
-def serve() -> None:
-    """The child's loop: read a job from stdin, write its answer to stdout, until stdin closes."""
+def serve(argv: list[str] | None = None) -> None:
+    """The child's loop: read a job from stdin, write its answer to stdout, until stdin closes.
+
+    ``argv``: ``--nice N`` (default :data:`NICE`) and ``--forks`` (no watchdog thread on Linux: jobs may fork)."""
     import signal
 
     from ..collect.workers import die_with_parent
 
+    global _OUT
+    argv = sys.argv[1:] if argv is None else argv
+    nice = int(argv[argv.index("--nice") + 1]) if "--nice" in argv else NICE
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C reaches the whole process group: the server stops this child
-    die_with_parent()  # a server killed mid-job leaves no child reading on
+    # a server killed mid-job leaves no child reading on; the kernel's signal alone where there is one (Worker(forks=True))
+    die_with_parent(watch="--forks" not in argv or not sys.platform.startswith("linux"))
     try:
-        os.nice(NICE)  # when the CPUs are busy the server's answers come first, as they did when this ran in its threads
+        if nice:
+            os.nice(nice)  # when the CPUs are busy the server's answers come first, as they did when this ran in its threads
     except OSError:
         pass
-    out = os.fdopen(os.dup(1), "wb")
+    out = _OUT = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # anything a job prints goes to stderr, never into the answers
     inp = sys.stdin.buffer
     while True:
@@ -179,4 +251,6 @@ def serve() -> None:
 
 
 if __name__ == "__main__":
-    serve()
+    from asz_core.view import worker as this  # run as the module jobs import, so progress() writes where serve() set
+
+    this.serve()

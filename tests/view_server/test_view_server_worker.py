@@ -108,35 +108,129 @@ def test_status_says_what_is_still_read_while_rows_are_counted(corpus_root, tmp_
     assert s.proc.returncode == 0
 
 
-def _one_server_pass(src, root, worker):
-    """One ``asz server`` collect pass over ``src`` into ``root``, parsing in ``worker`` (None: in this thread),
-    made as the command makes it; returns the view state it reports to."""
-    from asz_core.cli.collect_cmd import resolve_jobs
-    from asz_core.cli.server_cmd import CollectLoop
-    from asz_core.collect.collector import CollectOptions, Collector
+def _one_server_pass(src, root, worker, first=False):
+    """One ``asz server`` collect pass over ``src`` into ``root`` in ``worker`` (None: in this thread), made as the
+    command makes it; returns the view state it reports to."""
+    from asz_core.cli.server_pass import CollectLoop, PassSpec
     from asz_core.config import load_config
 
-    cfg = load_config(None)
-    [job] = resolve_jobs("server", cfg, source=src)
     root.mkdir()
-    collectors = [Collector(root, job.adapter, job.source_root, options=CollectOptions(max_delta_bytes=job.max_delta_bytes))]
     state = ViewState(root, mode="server")
-    CollectLoop(state, root, collectors, cfg, 60.0, worker=worker).one_pass()
+    spec = PassSpec(str(root), None, "", str(src), "", 2)
+    CollectLoop(state, spec, load_config(None), 60.0, worker=worker).one_pass(first=first)
     return state
 
 
-def test_a_server_pass_parses_and_indexes_in_its_worker(tmp_path, monkeypatch, worker):
-    """``asz server`` lands in its own process, then parses and brings the search index up to date in its worker;
-    what it writes is what the same pass writes parsing in its own thread."""
+def test_a_server_pass_lands_parses_and_indexes_in_its_worker(tmp_path, monkeypatch):
+    """``asz server``'s pass lands, parses and brings the search index up to date in its worker; what it writes is
+    what the same pass writes in the server's own thread."""
     from view_server_helpers import CANARY_SESSION, canary_lines, write_session
 
     monkeypatch.chdir(tmp_path)  # no asz.yaml: the defaults
     src = tmp_path / "projects"
     write_session(src, canary_lines())
-    there = _one_server_pass(src, tmp_path / "root", worker)
+    worker = Worker(nice=0, forks=True)
+    try:
+        there = _one_server_pass(src, tmp_path / "root", worker)
+        assert worker.jobs == 1  # one job for the whole pass
+    finally:
+        worker.close()
     here = _one_server_pass(src, tmp_path / "here", None)
-    assert worker.jobs == 1  # one parse-and-index job for the pass
     assert there.conversations() == here.conversations() == [CANARY_SESSION]
     assert there.last_pass["rounds"] == here.last_pass["rounds"] == 1 and there.last_pass["landed"] == here.last_pass["landed"]
+    assert list(there.last_pass) == ["sessions", "landed", "records", "rounds", "pending", "errors", "conflicts", "busy",
+                                     "seconds"]  # /api/status's last_pass, in its order
     assert (tmp_path / "root" / "_index" / "search.sqlite").is_file()
     assert there.row(CANARY_SESSION) == here.row(CANARY_SESSION)  # the same head round's counts, title and summary
+
+
+def test_the_collect_worker_may_fork_and_runs_at_the_servers_priority():
+    """The worker ``asz server`` passes run in may fork its landing and parse workers (no watchdog thread) and is not
+    niced, as ``asz collect`` is not; the background reader's worker is niced and runs a watchdog."""
+    collect, reader = Worker(nice=0, forks=True), Worker()
+    try:
+        assert collect.call("call", "asz_core.collect.workers", "can_fork", ()) is True
+        assert os.getpriority(os.PRIO_PROCESS, collect.pid) == os.getpriority(os.PRIO_PROCESS, 0)
+        assert reader.call("call", "asz_core.collect.workers", "can_fork", ()) is False
+    finally:
+        collect.close()
+        reader.close()
+
+
+def test_the_first_pass_says_how_far_it_got(tmp_path, monkeypatch):
+    """The first pass's progress reaches the caller while it runs: the sessions landed of those found, the sessions
+    parsed, the conversations indexed."""
+    from asz_core.cli.server_pass import PassSpec
+    from view_server_helpers import canary_lines, write_session
+
+    monkeypatch.chdir(tmp_path)
+    src = tmp_path / "projects"
+    write_session(src, canary_lines())
+    spec = PassSpec(str(tmp_path / "root"), None, "", str(src), "", 2)
+    said: list[str] = []
+    worker = Worker(nice=0, forks=True)
+    try:
+        counts = worker.call("call", "asz_core.cli.server_pass", "collect_pass", (spec, True), progress=said.append)
+    finally:
+        worker.close()
+    assert counts["sessions"] == 1 and counts["rounds"] == 1
+    assert said == ["collecting: landing sessions, 1 of 1 done", "collecting: parsing sessions into rounds, 0 done",
+                    "collecting: parsing sessions into rounds, 1 done",
+                    "collecting: updating the search index, 0 conversation(s) done",
+                    "collecting: updating the search index, 1 conversation(s) done"], said
+
+
+def test_a_worker_outlives_the_thread_that_started_it(corpus_root, tmp_path, worker):
+    """The kernel kills a child whose starting thread ends (its parent-death signal follows the thread): the counter's
+    thread, which ends once nothing is left to count, used to take the background reader's process with it."""
+    root = _never_read(corpus_root, tmp_path)
+    first, second = ViewState(root).conversations()[:2]
+    t = threading.Thread(target=worker.call, args=("check", str(root), first, [], None))
+    t.start()
+    t.join()
+    pid = worker.pid
+    time.sleep(0.5)  # long enough for a signal sent at the thread's end to arrive
+    worker.call("check", str(root), second, [], None)
+    assert not worker.broken and worker.pid == pid and worker.jobs == 2
+
+
+def test_a_dead_collect_worker_leaves_the_passes_to_the_thread(tmp_path, monkeypatch):
+    """When the child the passes run in dies, the next pass runs in the collect thread and lands what is new."""
+    from asz_core.cli.server_pass import CollectLoop, PassSpec
+    from asz_core.config import load_config
+    from view_server_helpers import CANARY_SESSION, canary_lines, second_talk_lines, write_session
+
+    monkeypatch.chdir(tmp_path)
+    src, root = tmp_path / "projects", tmp_path / "root"
+    write_session(src, canary_lines())
+    root.mkdir()
+    state = ViewState(root, mode="server")
+    worker = Worker(nice=0, forks=True)
+    try:
+        loop = CollectLoop(state, PassSpec(str(root), None, "", str(src), "", 2), load_config(None), 60.0, worker=worker)
+        loop.one_pass(first=True)
+        assert state.last_pass["landed"] == 1 and worker.jobs == 1
+        os.kill(worker.pid, signal.SIGKILL)
+        write_session(src, second_talk_lines(), append=True)
+        loop.one_pass()
+    finally:
+        worker.close()
+    assert worker.broken and worker.jobs == 1  # the second pass did not run in the child
+    assert state.last_pass["landed"] == 1 and state.last_pass["rounds"] == 1 and state.last_pass["errors"] == 0
+    assert state.row(CANARY_SESSION)["talks"] == 2
+
+
+def test_rows_wait_to_be_counted_while_the_first_pass_holds_them(corpus_root, tmp_path, worker):
+    """While ``asz server``'s first pass runs (``hold_counting``) the counter counts nothing; then it counts them all."""
+    root = _never_read(corpus_root, tmp_path)
+    state = ViewState(root, worker=worker)
+    state.hold_counting = True
+    convs = state.conversations()
+    state.count_behind(convs, ())
+    time.sleep(0.5)  # a counter that did not wait would have started by now
+    assert state.counts_pending() == 11 and worker.jobs == 0
+    state.hold_counting = False
+    deadline = time.monotonic() + 180
+    while state.counts_pending() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert state.counts_pending() == 0 and worker.jobs == 11

@@ -285,3 +285,47 @@ def all_landed_rows(root: Path, session: str) -> list[tuple[int, int]]:
         except Exception:
             continue
     return out
+
+
+#: The corpus session whose first prompt :func:`corpus_with_guillemets` rewrites, and what it puts before that prompt.
+HELLO_SESSION = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
+GUILLEMET_PREFIX = "Le mot «bonjour» se dit «hello» ; "
+
+
+def corpus_with_guillemets(corpus_projects: Path, dest: Path) -> Path:
+    """A projects folder holding the corpus's ``-home-user-claude-reliability`` project with its first prompt (``Write a
+    shell script called hello.sh …``) starting with :data:`GUILLEMET_PREFIX`: literal « and » in a real transcript."""
+    src = corpus_projects / "-home-user-claude-reliability" / f"{HELLO_SESSION}.jsonl"
+    out = dest / "-home-user-claude-reliability"
+    out.mkdir(parents=True, exist_ok=True)
+    text = src.read_text(encoding="utf-8")
+    before = '"content":"Write a shell script called hello.sh'
+    assert text.count(before) == 1, "the corpus's hello session changed"
+    (out / src.name).write_text(text.replace(before, before.replace("Write", GUILLEMET_PREFIX + "Write")), encoding="utf-8")
+    return dest
+
+
+def edit_keeping_times(path: Path, old: bytes, new: bytes, timeout: float = 30.0) -> os.stat_result:
+    """Change ``old`` (found once) to ``new`` (as long) inside landed file ``path`` in place, as an editor hiding its
+    trace would (trial 3, F1/F7/F18): same inode and size, its mode (0444) back and atime/mtime put back with
+    ``os.utime``. Only the change time moves (nobody can set it); on a file system whose clock ticks coarsely the edit
+    is repeated until it has moved. Returns the file's stat before the edit."""
+    assert len(old) == len(new)
+    before = path.stat()
+    at = path.read_bytes().index(old)
+    deadline = time.monotonic() + timeout
+    while True:
+        os.chmod(path, 0o600)
+        with open(path, "r+b") as f:
+            f.seek(at)
+            f.write(new)
+        os.chmod(path, before.st_mode & 0o7777)
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+        after = path.stat()
+        if after.st_ctime_ns != before.st_ctime_ns:
+            break
+        assert time.monotonic() < deadline, f"the change time of {path} did not move in {timeout}s"
+        time.sleep(0.01)
+    assert (after.st_size, after.st_mtime_ns, after.st_ino, after.st_mode) == (before.st_size, before.st_mtime_ns, before.st_ino, before.st_mode)
+    assert path.read_bytes().count(new) >= 1
+    return before

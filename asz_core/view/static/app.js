@@ -37,6 +37,18 @@
 
   // ------------------------------------------------------------------ elements
 
+  // a title from a transcript (trial 3, F4): its C0/C1 controls shown as U+FFFD (as the Markdown body shows a NUL),
+  // isolated in a <bdi> so that a right-to-left override in it reorders nothing around it
+  const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+  function titleText(t) { return h('bdi', null, String(t).replace(CONTROLS, '\ufffd')); }
+  // the tab's title holds no markup: controls and bidi overrides written as escapes there, as the terminal shows them
+  function tabTitle(t) {
+    return String(t).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, function (c) {
+      const n = c.charCodeAt(0);
+      return n < 0x100 ? '\\x' + n.toString(16).padStart(2, '0') : '\\u' + n.toString(16).padStart(4, '0');
+    });
+  }
+
   function h(tag, props) {
     const e = document.createElement(tag);
     if (props) {
@@ -333,6 +345,9 @@
   function unrecorded(u, calls) { return (calls || 0) > 0 && tokens(u) === 0; }
   const UNRECORDED = 'the runtime recorded no token counts for these model calls';
   const COUNTING = 'the server is still reading this conversation\'s model calls; the figure follows';
+  // A conversation that does not verify: its tokens and cost are read from evidence that does not verify, so the
+  // server gives them as null with held_back, and the page says so instead of a figure.
+  function heldTitle(r) { return 'held back: this conversation does not verify (' + r.held_back.state + '); its tokens and cost are in no figure'; }
 
   function drawRows() {
     const tb = document.getElementById('rows');
@@ -345,14 +360,15 @@
       const cost = r.cost && typeof r.cost === 'object' && r.cost.unpriced && r.cost.unpriced.length ? ' + unpriced' : '';
       const counting = function (cls) { return h('td', { class: cls + ' faint counting', title: COUNTING }, 'counting…'); };
       tb.append(h('tr', { 'data-id': r.id },
-        h('td', null, h('a', { class: 'convtitle', href: withHide('/c/' + enc(r.id)) }, r.title || (r.counting ? 'counting…' : '(untitled)')),
+        h('td', null, h('a', { class: 'convtitle', href: withHide('/c/' + enc(r.id)) }, titleText(r.title || (r.counting ? 'counting…' : '(untitled)'))),
           r.project ? h('div', { class: 'small muted project', title: r.project }, shortProject(r.project)) : null,
           h('div', { class: 'mono faint' }, r.id)),
         h('td', null, fmtTime(r.to), h('div', { class: 'faint small' }, dur ? 'lasted ' + dur : '')),
         r.counting ? counting('hide-narrow small') : h('td', { class: 'hide-narrow small' }, models.length ? models.join(', ') : '—'),
-        r.counting ? counting('num') : unrecorded(r.usage, r.llm_calls) ? h('td', { class: 'num faint', title: UNRECORDED }, 'not recorded') :
+        r.counting ? counting('num') : r.held_back ? h('td', { class: 'num faint held', title: heldTitle(r) }, 'held back') :
+          unrecorded(r.usage, r.llm_calls) ? h('td', { class: 'num faint', title: UNRECORDED }, 'not recorded') :
           h('td', { class: 'num', title: tokenTitle(r.usage) }, num(tokens(r.usage))),
-        r.counting ? counting('num') :
+        r.counting ? counting('num') : r.held_back ? h('td', { class: 'num faint held', title: heldTitle(r) }, '—') :
           unrecorded(r.usage, r.llm_calls) ? h('td', { class: 'num faint', title: UNRECORDED }, '—') : h('td', { class: 'num' }, usd(r.cost) + cost),
         h('td', { class: 'num hide-narrow' }, num(r.talks)), h('td', { class: 'num hide-narrow' }, num(r.llm_calls)),
         h('td', { class: 'num hide-narrow' }, num(r.steps)),
@@ -388,12 +404,13 @@
     const f = listFilters(), out = clear(document.getElementById('hits'));
     if (!f.q) return;
     out.append(h('p', { class: 'faint' }, 'Searching…'));
-    const extra = ['q=' + enc(f.q), 'limit=' + limit];
+    const extra = ['q=' + enc(f.q), 'limit=' + limit, 'held_back=1'];
     ['project', 'model', 'dialect', 'since', 'until'].forEach(function (k) { if (f[k]) extra.push(k + '=' + enc(f[k])); });
     api('/api/search', extra.join('&')).then(function (res) {
       clear(out);
       if (!res.ok) { out.append(errorBox('The search was refused.', res)); return; }
       const hits = Array.isArray(res.data) ? res.data : (res.data && res.data.hits) || [];
+      const held = (res.data && res.data.held_back) || { hits: 0, files: [] };
       // The query is shown as typed (a quoted phrase keeps its own quotes, once); a full page says it is the first ones.
       const more = hits.length >= limit;
       out.append(h('h2', { id: 'hitcount' }, (more ? 'The first ' : '') + num(hits.length) + ' hit' + (hits.length === 1 ? '' : 's') + ' for ',
@@ -406,26 +423,33 @@
         out.append(h('p', { class: 'small muted', id: 'morehits' }, 'There may be more: narrow the search with the filters, or run ',
           h('code', null, 'asz search --limit N'), '.'));
       }
+      if (held.hits || (held.files && held.files.length)) {  // left out: indexed from a landed file that no longer verifies
+        out.append(h('div', { class: 'box error small', id: 'heldhits' },
+          h('strong', null, num(held.hits) + ' hit' + (held.hits === 1 ? '' : 's') + ' held back: '),
+          'the landed file' + (held.files.length === 1 ? '' : 's') + ' they were indexed from no longer verif' + (held.files.length === 1 ? 'ies' : 'y') + ' (asz verify names the damage): ',
+          held.files.map(function (f, i) { return [i ? '; ' : '', h('code', null, f.file), ' (' + num(f.hits) + ', ' + f.problem + ')']; })));
+      }
       const ul = h('ol', { class: 'hits' });
       hits.forEach(function (x) {
         const href = withHide('/c/' + enc(x.conversation)) + '#step=' + enc(x.step);
         ul.append(h('li', { class: 'hit', 'data-conversation': x.conversation, 'data-step': x.step },
-          h('a', { class: 'hitlink', href: href }, x.title || '(untitled)'), ' ',
+          h('a', { class: 'hitlink', href: href }, titleText(x.title || '(untitled)')), ' ',
           h('span', { class: 'faint small' }, fmtTime(x.at) + ' · ' + x.step + (x.file ? ' · ' + x.file + ' row ' + x.row : '')),
-          h('div', { class: 'snippet' }, marked_snippet(x.snippet))));
+          h('div', { class: 'snippet' }, marked_snippet(x))));
       });
       out.append(ul);
     });
   }
-  // A snippet's match is between « and »: drawn as <mark> elements around text nodes, never as markup.
-  function marked_snippet(s) {
-    const out = [];
-    String(s || '').split('\u00ab').forEach(function (piece, i) {
-      if (i === 0) { out.push(piece); return; }
-      const j = piece.indexOf('\u00bb');
-      if (j < 0) { out.push(piece); return; }
-      out.push(h('mark', null, piece.slice(0, j)), piece.slice(j + 1));
+  // A snippet is its text as the record has it (snippet_text) with each match (snippet_marks: [start, end) in code
+  // points) drawn as a <mark> around a text node, never as markup; the text's own « and » stay what they are.
+  function marked_snippet(x) {
+    const chars = Array.from(String(x.snippet_text || '')), out = [];
+    let at = 0;
+    (x.snippet_marks || []).forEach(function (m) {
+      out.push(chars.slice(at, m[0]).join(''), h('mark', null, chars.slice(m[0], m[1]).join('')));
+      at = m[1];
     });
+    out.push(chars.slice(at).join(''));
     return out;
   }
 
@@ -439,9 +463,10 @@
     api('/api/usage').then(function (res) {
       clear(panel);
       if (!res.ok) { panel.append(errorBox('No usage.', res)); return; }
-      const u = res.data, days = new Map();
-      (u.hours || []).forEach(function (x) {
-        const k = localDay(x.hour);
+      const u = res.data, days = new Map(), held = u.held_back || [];
+      // quarter hours: a local day in any zone in use (India +5:30, Nepal +5:45) is a sum of whole quarters
+      (u.quarters || u.hours || []).forEach(function (x) {
+        const k = localDay(x.at !== undefined ? x.at : x.hour);
         const d = days.get(k) || { in: 0, out: 0, cache_read: 0, cache_write: 0, cost: 0, priced: true, calls: 0 };
         TOKEN_KINDS.forEach(function (t) { d[t[0]] += x[t[0]] || 0; });
         if (typeof x.cost === 'number') d.cost += x.cost; else d.priced = false;
@@ -450,7 +475,9 @@
       });
       const keys = Array.from(days.keys()).sort();
       panel.append(h('p', { class: 'muted small', id: 'usage-note' }, 'Tokens and cost of every model call, by the day it was made (your time zone, ' + tzName() + '). ' +
-        'Read from ' + num(u.counted) + ' of ' + num(u.conversations) + ' conversation(s)' + (u.counted < u.conversations ? ' (the rest are still being read)' : '') + '.' +
+        'Read from ' + num(u.counted) + ' of ' + num(u.conversations) + ' conversation(s)' +
+        (u.counted + held.length < u.conversations ? ' (the rest are still being read)' : '') + '.' +
+        (held.length ? ' Held back, in no figure (they do not verify): ' + held.map(function (x) { return x.conversation.slice(0, 8) + ' (' + x.state + ')'; }).join(', ') + '.' : '') +
         (u.unpriced && u.unpriced.length ? ' Models without a price (their tokens count, their cost does not): ' + u.unpriced.join(', ') + '.' : '')));
       if (!keys.length) { panel.append(h('p', { class: 'muted' }, 'No model call with usage yet.')); return; }
       panel.append(h('h2', null, 'Tokens per day'), barChart(keys, days, TOKEN_KINDS, function (d) { return d.in + d.out + d.cache_read + d.cache_write; }, num));
@@ -590,9 +617,9 @@
 
   function drawHeader() {
     const s = D.summary;
-    document.title = (s.title || D.conversation) + ' · asz view';
+    document.title = tabTitle(s.title || D.conversation) + ' · asz view';
     where.textContent = D.conversation;
-    add(app, h('h1', { id: 'title' }, s.title || '(untitled)'));
+    add(app, h('h1', { id: 'title', dir: 'auto' }, titleText(s.title || '(untitled)')));
     const meta = h('div', { class: 'chips' }, stateBadge(s.state),
       h('span', { class: 'chip mono' }, D.conversation),
       h('span', { class: 'chip' }, fmtTime(s.from), ' → ', fmtTime(s.to), (s.from && s.to) ? ' (' + fmtDur(s.to - s.from) + ')' : ''));
@@ -606,7 +633,9 @@
         unrecorded(s.usage, (s.kinds || {})['llm.call']) ? chip('tokens', 'not recorded by the runtime') :
           chip('tokens', 'in ' + num(s.usage.in) + ' · out ' + num(s.usage.out) + ' · cache read ' + num(s.usage.cache_read) +
             ' · cache write ' + writes(s.usage)),
-        chip('cost', unrecorded(s.usage, (s.kinds || {})['llm.call']) ? '—' : costText(s.cost))));
+        chip('cost', unrecorded(s.usage, (s.kinds || {})['llm.call']) ? '—' : costText(s.cost)),
+        s.state && s.state !== 'verified' ? h('span', { class: 'chip held', id: 'usage-held' },
+          'not verified (' + s.state + '): these figures are read from evidence that does not verify, and the list and usage per day hold them back') : null));
     }
     add(app, h('div', { class: 'chips' }, chip('talks', num(s.talks)), chip('steps', num(s.steps)), chip('streams', num(s.streams)),
       chip('segments', num(s.segments)), chip('rounds', num(s.rounds)), chip('unresolved', num(s.unresolved)),

@@ -1,0 +1,230 @@
+"""``asz server``'s collect passes: the pass ``asz collect --once`` runs, in a child process of the server (issue 22).
+
+Each pass lands what is new with every collector together
+(:func:`asz_core.collect.run_passes`, one forked worker per CPU as ``asz
+collect`` lands), parses the sessions whose chains are behind
+(:func:`asz_core.flow.parse.parse_root`, forked workers again) and brings the
+search index up to date (:func:`asz_core.reading.search.refresh`, derived
+data). A forked worker needs a process with one thread, and the server has
+many; so the pass runs in a child of its own (:class:`asz_core.view.worker.Worker`
+made with ``forks=True``, at the server's priority), which makes the
+collectors from the server's own options (:class:`PassSpec`) once and keeps
+them from pass to pass (a conflict is told once, as in a watching ``asz
+collect``). The functions that land, sync and parse are the ones ``asz
+collect`` calls, so what lands and what a crash repeats are the same (docs
+/storage-root.md). Should the child die, the server's collect thread runs the
+pass itself, in one process, as before this module.
+
+The first pass says how far it got (``/api/status`` ``reading``): the
+sessions landed of those found, the sessions parsed, the conversations
+indexed (:func:`words`).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Callable, Optional
+
+import attrs
+import typer
+
+from ..config import Config
+
+__all__ = ["PassSpec", "CollectLoop", "make_collectors", "collect_pass", "run_pass", "FIRST_PASS"]
+
+#: What ``/api/status`` ``reading`` says from the first answer until the first pass says how far it got.
+FIRST_PASS = "collecting: the first pass is reading the sources"
+#: Seconds between two progress messages of a pass (the page asks once a second at most).
+SAY_EVERY = 0.25
+
+
+@attrs.frozen
+class PassSpec:
+    """What makes ``asz server``'s collectors: the storage root, ``--config`` (None: ``./asz.yaml`` or the defaults),
+    ``--adapter``, ``--source``, ``--interval`` (as given), and ``jobs``, the processes that land and parse at once."""
+
+    root: str
+    config: Optional[str]
+    adapter: str
+    source: Optional[str]
+    interval: str
+    jobs: int
+
+
+def make_collectors(spec: PassSpec) -> list:
+    """The server's collectors (:class:`asz_core.collect.Collector`), as ``asz server`` resolves its options, each
+    landing with ``spec.jobs`` processes. Raises :class:`asz_core.config.ConfigError` or ``typer.Exit`` when the
+    options no longer resolve (the configuration file changed since the server started)."""
+    from ..collect.collector import Collector, CollectOptions, Report
+    from ..config import load_config
+    from .collect_cmd import resolve_jobs
+
+    cfg = load_config(spec.config)
+    jobs = resolve_jobs("server", cfg, adapter=spec.adapter, source=Path(spec.source) if spec.source else None,
+                        interval=spec.interval)
+    report = Report()
+    return [Collector(spec.root, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
+                      options=CollectOptions(max_delta_bytes=j.max_delta_bytes, jobs=spec.jobs), report=report)
+            for j in jobs]
+
+
+class _Say:
+    """Progress words for :func:`run_pass`: sent at most every :data:`SAY_EVERY` seconds unless ``force`` (a stage's
+    start and end), never the same words twice in a row."""
+
+    def __init__(self, say: Callable[[str], None] | None):
+        self.say, self.last, self.said = say, 0.0, ""
+
+    def __call__(self, words: str, force: bool = False) -> None:
+        now = time.monotonic()
+        if self.say is not None and words != self.said and (force or now - self.last >= SAY_EVERY):
+            self.last, self.said = now, words
+            self.say(words)
+
+
+def words(stage: str, done: int, of: int | None = None) -> str:
+    """What the page says while the first pass runs: ``collecting: landing sessions, 12 of 529 done``, ``collecting:
+    parsing sessions into rounds, 40 done``, ``collecting: updating the search index, 7 conversation(s) done``."""
+    what = {"land": "landing sessions", "parse": "parsing sessions into rounds", "index": "updating the search index"}[stage]
+    count = f"{done} of {of} done" if of is not None else f"{done} {'conversation(s) ' if stage == 'index' else ''}done"
+    return f"collecting: {what}, {count}"
+
+
+def run_pass(collectors: list, root: Path, max_round_bytes: int, jobs: int,
+             say: Callable[[str], None] | None = None) -> dict:
+    """One pass: land with every collector together, parse what is behind, update the search index, with ``jobs``
+    processes where this process may fork; problems go to stderr as ``error:`` lines. Returns the counts
+    ``sessions``, ``landed``, ``records``, ``rounds``, ``pending``, ``errors``, ``conflicts``, ``busy``.
+    ``say(words)``, when given, hears how far it got (:func:`words`)."""
+    from ..collect.collector import Counters, run_passes
+    from ..flow.parse import parse_root
+    from ..reading.search import refresh
+
+    tell = _Say(say)
+    total = Counters()
+    try:
+        total = run_passes(collectors, on_session=lambda s, done, n: tell(words("land", done, n), done == n))
+    except OSError as exc:
+        print(f"error: {root}: {exc.strerror or exc}", file=sys.stderr)
+        total.errors += 1
+    rounds = 0
+    if root.is_dir():
+        parsed = [0]
+
+        def step(session: str, n: int) -> None:
+            parsed[0] += n
+            tell(words("parse", parsed[0]))
+
+        tell(words("parse", 0), True)
+        try:
+            rounds = parse_root(root, max_round_bytes=max_round_bytes, err=sys.stderr, jobs=jobs, changed_only=True,
+                                keep_rounds=False, step=step).rounds
+        except Exception as exc:  # a parse failure never stops the server
+            print(f"error: parse: {type(exc).__name__}: {exc}", file=sys.stderr)
+        tell(words("parse", parsed[0]), True)
+        indexed = [0]
+
+        def one(conversation: str) -> None:
+            indexed[0] += 1
+            tell(words("index", indexed[0]))
+
+        tell(words("index", 0), True)
+        refresh(root, sys.stderr, jobs=jobs, step=one)  # the search index (derived data) follows each pass
+        tell(words("index", indexed[0]), True)
+    return {k: rounds if k == "rounds" else getattr(total, k) for k in _KEYS}
+
+
+#: The counts of a pass, in the order ``/api/status`` ``last_pass`` gives them (``seconds`` follows).
+_KEYS = ("sessions", "landed", "records", "rounds", "pending", "errors", "conflicts", "busy")
+
+
+#: In the child: the collectors made for each spec, kept from pass to pass.
+_COLLECTORS: dict[PassSpec, list] = {}
+
+
+def collect_pass(spec: PassSpec, tell: bool) -> dict:
+    """In the server's collect child: one :func:`run_pass` with the collectors of ``spec`` (made on the first pass,
+    then kept) and ``spec.jobs`` processes; with ``tell``, its progress goes to the server
+    (:func:`asz_core.view.worker.progress`)."""
+    from ..config import load_config
+    from ..view.worker import progress
+
+    cols = _COLLECTORS.get(spec)
+    if cols is None:
+        cols = _COLLECTORS[spec] = make_collectors(spec)
+    return run_pass(cols, Path(spec.root), load_config(spec.config).max_round_bytes, spec.jobs,
+                    progress if tell else None)
+
+
+class CollectLoop:
+    """The collect loop of ``asz server``: a pass at once, then the background checker, then a pass every ``every`` seconds.
+
+    A pass (:func:`collect_pass`) runs in ``worker`` (a :class:`asz_core.view.worker.Worker` made with
+    ``forks=True``), or in this thread when there is none or it died; it records its counts on ``state`` and
+    prints one ``refreshed:`` line; a failure is an ``error:`` line on stderr and never stops the page. While
+    the first pass runs, ``state.reading`` says how far it got, and the list's rows wait to be counted
+    (``state.hold_counting``): counted during the pass, they took the CPU it needed (3–4 s of 15 on a 150 MB history).
+    """
+
+    def __init__(self, state, spec: PassSpec, cfg: Config, every: float, worker=None):
+        self.state, self.spec, self.cfg, self.every = state, spec, cfg, every
+        self.storage = Path(spec.root)
+        self.worker = worker
+        self._here: list | None = None  # the collectors of a pass run in this thread (the worker gone)
+        state.reading = FIRST_PASS  # said from the first answer on, before the loop's thread runs
+        state.hold_counting = True  # the list's rows are counted once the first pass is done: it has the CPU until then
+
+    def run(self, stop: threading.Event) -> None:
+        """The first pass (the page says how far it got), the checker, then one pass per interval until ``stop``."""
+        self.one_pass(first=True)
+        self.state.reading = ""
+        self.state.hold_counting = False
+        self.state.start_checker(stop)
+        while not stop.wait(self.every):
+            self.one_pass()
+
+    def _say(self, words: str) -> None:
+        self.state.reading = words
+
+    def _counts(self, first: bool) -> dict | None:
+        """The pass's counts, from the worker, else from this thread; None when the server is stopping."""
+        from ..view.worker import WorkerGone
+
+        say = self._say if first else None
+        if self.worker is not None:
+            try:
+                return self.worker.call("call", __name__, "collect_pass", (self.spec, first), progress=say)
+            except WorkerGone:
+                if self.worker.closed:
+                    return None
+        if self._here is None:
+            self._here = make_collectors(attrs.evolve(self.spec, jobs=1))
+        return run_pass(self._here, self.storage, self.cfg.max_round_bytes, 1, say)
+
+    def one_pass(self, first: bool = False) -> None:
+        """One collect(+parse) pass; its counts go to ``state`` and one line to stdout."""
+        started = time.monotonic()
+        self.state.refreshing = True
+        try:
+            counts = self._counts(first)
+        except Exception as exc:  # a pass that fails as a whole (the configuration changed) never stops the page
+            typer.echo(f"error: collect: {type(exc).__name__}: {exc}", err=True)
+            counts = dict.fromkeys(_KEYS, 0) | {"errors": 1}
+        if counts is None:
+            return  # the server is stopping
+        took = time.monotonic() - started
+        counts["seconds"] = round(took, 3)
+        now = int(time.time() * 1000)
+        self.state.set_pass(counts, now, now + int(self.every * 1000))
+        typer.echo(f"[{time.strftime('%H:%M:%S')}] refreshed: sessions={counts['sessions']} landed={counts['landed']} "
+                   f"records={counts['records']} rounds={counts['rounds']}"
+                   + (f" pending={counts['pending']}" if counts["pending"] else "")
+                   + (f" busy={counts['busy']}" if counts["busy"] else "")
+                   + (f" errors={counts['errors']}" if counts["errors"] else "") + f" ({took:.3f}s)")
+        if self.cfg.export.endpoint:  # issue 21: push after each pass when an endpoint is configured
+            from .push_cmd import run_push
+
+            run_push(self.storage, self.cfg)
