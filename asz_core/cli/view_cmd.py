@@ -181,7 +181,9 @@ def show(
     those of every node under it); any other id prints the records whose id,
     tool-use id or provider call id it is. Output per record:
     ``<file>:<row>`` (row 1 is the line after the header) then the record
-    line as stored; a record carrying a flag view.hide names keeps its
+    line as stored, except that control characters, C1 and bidi overrides
+    are written as JSON escapes (``\\u001b``, ``\\u0085``, ``\\u202e``: the
+    same value, nothing that steers the terminal); a record carrying a flag view.hide names keeps its
     envelope and flags, its parts lose their text (seed 004). A file whose
     closing digest or count does not match shows nothing and is named on
     stderr. Exit 1 when nothing matches or a file does not verify; 2 for a
@@ -191,6 +193,7 @@ def show(
 
     from ..reading.ids import IdError, session_id
     from ..reading.show import find_records
+    from ..reading.termtext import visible
     from ..view.server import withhold_record
     from .reading_common import fail_id, settings
 
@@ -204,13 +207,13 @@ def show(
         typer.echo(f"asz show: {path.relative_to(r).as_posix()} does not verify, nothing of it is shown: {why} "
                    f"(asz verify names the damage)", err=True)
     for path, row, rec in found.hits:
-        typer.echo(f"{path.relative_to(r).as_posix()}:{row}")
+        typer.echo(f"{visible(path.relative_to(r).as_posix())}:{row}")
         line = encode_record(rec)
         if hide and set(hide).intersection(rec.flags):
             from ..sessiondata.jsonbytes import loads
 
             line = orjson.dumps(withhold_record(loads(line, exact=True)))  # lone surrogate escapes and wide numbers read
-        typer.echo(line.decode("utf-8"))
+        typer.echo(visible(line.decode("utf-8"), json=True))
     if not found.hits and not found.damaged:
         typer.echo(f"asz show: no landed record of session {session} has id, tool-use id, call id or node id {ident!r}", err=True)
     if not found.hits or found.damaged:

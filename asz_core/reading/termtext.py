@@ -8,6 +8,10 @@ style reordering of the rest of a row). A character below U+0100 becomes ``\\xHH
 case hex), e.g. ESC ``\\x1b`` and RIGHT-TO-LEFT OVERRIDE ``\\u202e``. Everything else, backslashes included,
 stands for itself, so text without such characters prints unchanged.
 
+A JSON line (``asz show`` prints record lines) takes the same characters as JSON escapes instead
+(``visible(line, json=True)``: ESC ``\\u001b``, U+0085 ``\\u0085``, U+202E ``\\u202e``), so the printed line still
+decodes to the very same value.
+
 Apply it before cutting text to a width: a cut can then only shorten an escape, never leave half a sequence.
 """
 
@@ -20,11 +24,13 @@ UNSAFE = frozenset([*(c for c in range(0x20) if c not in (0x09, 0x0A)), *range(0
                     *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
 
 _TABLE = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in UNSAFE}
+_JSON_TABLE = {c: f"\\u{c:04x}" for c in UNSAFE}
 
 
-def visible(text: str) -> str:
-    """``text`` with each :data:`UNSAFE` character written as its escape (``\\x1b``, ``\\u202e``); str in, str out."""
-    return text.translate(_TABLE)
+def visible(text: str, *, json: bool = False) -> str:
+    """``text`` with each :data:`UNSAFE` character written as its escape (``\\x1b``, ``\\u202e``); str in, str out.
+    ``json``: ``text`` is JSON and each such character becomes its JSON escape (``\\u001b``), the same value."""
+    return text.translate(_JSON_TABLE if json else _TABLE)
 
 
 def visible_spans(text: str, spans: list[list[int]]) -> tuple[str, list[list[int]]]:

@@ -1,0 +1,50 @@
+"""Control characters in transcript text, per reader (trial 3, F4/F19 follow-up): ``asz show`` prints each record
+line with ESC, DEL, C1 and bidi overrides/isolates as JSON escapes (the same value, nothing that steers a terminal),
+and an HTML export shows them as visible escapes in the body while Markdown and JSON exports keep them verbatim."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from asz_core.reading.termtext import UNSAFE
+
+from reading_helpers import asz
+from view_server_helpers import CANARY_SESSION, _assistant, _env, collect_and_parse, write_session
+
+#: A colour CSI, DEL, NEL, a one-byte C1 CSI (screen clear), a C1 OSC window title ended by ST, a right-to-left
+#: override closed by PDF, and a left-to-right isolate.
+ODD = "esc \x1b[31mred\x1b[0m del \x7f nel \x85 csi \x9b2J osc \x9d0;t\x9c rlo \u202eevil\u202c iso \u2066x\u2069 end"
+#: ``ODD`` as the terminal's escapes write it (asz_core.reading.termtext.visible).
+ODD_SHOWN = ("esc \\x1b[31mred\\x1b[0m del \\x7f nel \\x85 csi \\x9b2J osc \\x9d0;t\\x9c rlo \\u202eevil\\u202c"
+             " iso \\u2066x\\u2069 end")
+
+
+def _unsafe(text: str) -> list[str]:
+    return [hex(ord(c)) for c in text if ord(c) in UNSAFE]
+
+
+@pytest.fixture(scope="module")
+def odd_root(tmp_path_factory) -> Path:
+    """One talk: a prompt of ``ODD`` and a reply ``"reply " + ODD``, collected and parsed."""
+    base = tmp_path_factory.mktemp("control")
+    lines = [_env("u-1", None, "2026-11-21T10:00:00.000Z", "user", promptId="p1", origin={"kind": "human"},
+                  message={"role": "user", "content": ODD}),
+             _assistant("a-1", "u-1", "2026-11-21T10:00:02.000Z", "msg_1", [{"type": "text", "text": "reply " + ODD}],
+                        "end_turn", "p1")]
+    write_session(base / "src", lines)
+    collect_and_parse(base / "src", base / "root")
+    return base / "root"
+
+
+def test_show_writes_controls_and_bidi_as_json_escapes(odd_root: Path):
+    out = asz("show", CANARY_SESSION[:8], "u-1", "--root", str(odd_root)).stdout
+    assert _unsafe(out) == []
+    where, line = out.splitlines()
+    assert where.startswith(f"{CANARY_SESSION}/streams/main/transcript-") and where.endswith(".sd:1")
+    assert ("esc \\u001b[31mred\\u001b[0m del \\u007f nel \\u0085 csi \\u009b2J osc \\u009d0;t\\u009c rlo \\u202eevil\\u202c"
+            " iso \\u2066x\\u2069 end") in line
+    rec = json.loads(line)  # still a JSON line with the very same text
+    assert rec["id"] == "u-1" and rec["parts"][0]["text"] == ODD
