@@ -14,7 +14,8 @@ HTML: one file, its style inline, no script, no external reference, and a
 Content-Security-Policy that allows none; every transcript text is rendered
 through markdown-it-py with raw HTML disabled (CommonMark plus tables), whose
 output escapes ``<`` and refuses ``javascript:`` links, or shown escaped in
-``<pre>`` (tool input and results).
+``<pre>`` (tool input and results). Control characters, C1 and bidi overrides in any transcript text of the page
+are written as the terminal's escapes first (:func:`shown`); Markdown and JSON exports keep them as they are.
 """
 
 from __future__ import annotations
@@ -280,15 +281,20 @@ def _image(self, tokens, idx, options, env) -> str:
     return f"<a class=\"image\" href=\"{html.escape(src)}\">[image: {html.escape(alt)}]</a>"
 
 
-#: C0 controls but tab, newline and CR, DEL and C1: shown as U+FFFD in headings and table cells, as the Markdown
-#: renderer shows a NUL of the body (an HTML parser drops or rejects them raw).
-_CONTROLS = {c: "\ufffd" for c in (*(c for c in range(0x20) if c not in (9, 10, 13)), *range(0x7F, 0xA0))}
+def shown(text: str) -> str:
+    """Transcript ``text`` for HTML, before it is escaped or rendered as Markdown: C0 controls but tab, newline and
+    CR, DEL, C1 and the bidi overrides/isolates written as the terminal's escapes (``\\x1b``, ``\\x9b``,
+    ``\\u202e``; :func:`~asz_core.reading.termtext.visible`), so that a browser neither drops nor hides them and
+    nothing reorders the text around them (trial 3, F4/F19). Markdown reads ``\\x`` and ``\\u`` as text."""
+    from .termtext import visible
+
+    return visible(text, keep_cr=True)
 
 
 def isolated(text: str) -> str:
-    """Transcript ``text`` for a heading or cell: escaped, controls made U+FFFD (:data:`_CONTROLS`) and wrapped in
-    ``<bdi>`` so that a right-to-left override in it (U+202E) reorders nothing outside it (trial 3, F4)."""
-    return f"<bdi>{html.escape(text.translate(_CONTROLS))}</bdi>"
+    """Transcript ``text`` for a heading or cell: :func:`shown`, escaped, and wrapped in ``<bdi>`` so that its own
+    right-to-left text (Hebrew, Arabic) orders nothing outside it."""
+    return f"<bdi>{html.escape(shown(text))}</bdi>"
 
 
 def page(title: str, body: str) -> str:
@@ -306,7 +312,10 @@ def page(title: str, body: str) -> str:
 def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> str:
     """The conversation as one self-contained HTML page (module docstring)."""
     md = _md()
-    e = html.escape
+
+    def e(text: str) -> str:
+        return html.escape(shown(text))
+
     s = doc.get("summary") or {}
     out = [f"<h1 dir=\"auto\">{isolated(_title(doc))}</h1>",
            f"<p class=\"meta\">conversation <span class=\"id\">{e(doc['conversation'])}</span> · {e(_when(s.get('from')))} – "
@@ -344,7 +353,7 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
             if st["withheld"]:
                 out.append(f"<div class=\"step withheld\" id=\"{sid}\">{head}<p>(withheld: {st['withheld']} bytes)</p></div>")
             elif cls in ("person", "assistant", "thinking") or st["kind"] == "agent.output":
-                out.append(f"<div class=\"step {cls}\" id=\"{sid}\">{head}{md.render(st['text'])}</div>")
+                out.append(f"<div class=\"step {cls}\" id=\"{sid}\">{head}{md.render(shown(st['text']))}</div>")
             else:
                 out.append(f"<details class=\"step other\" id=\"{sid}\"><summary>{head}</summary><pre>{e(st['text'])}</pre></details>")
     if und:

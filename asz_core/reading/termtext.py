@@ -10,7 +10,8 @@ stands for itself, so text without such characters prints unchanged.
 
 A JSON line (``asz show`` prints record lines) takes the same characters as JSON escapes instead
 (``visible(line, json=True)``: ESC ``\\u001b``, U+0085 ``\\u0085``, U+202E ``\\u202e``), so the printed line still
-decodes to the very same value.
+decodes to the very same value. HTML (``asz export --format html``, the page) takes the terminal's escapes but
+keeps CR, which HTML reads as white space (``visible(text, keep_cr=True)``).
 
 Apply it before cutting text to a width: a cut can then only shorten an escape, never leave half a sequence.
 """
@@ -25,12 +26,14 @@ UNSAFE = frozenset([*(c for c in range(0x20) if c not in (0x09, 0x0A)), *range(0
 
 _TABLE = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in UNSAFE}
 _JSON_TABLE = {c: f"\\u{c:04x}" for c in UNSAFE}
+_KEEP_CR_TABLE = {c: e for c, e in _TABLE.items() if c != 0x0D}
 
 
-def visible(text: str, *, json: bool = False) -> str:
+def visible(text: str, *, json: bool = False, keep_cr: bool = False) -> str:
     """``text`` with each :data:`UNSAFE` character written as its escape (``\\x1b``, ``\\u202e``); str in, str out.
-    ``json``: ``text`` is JSON and each such character becomes its JSON escape (``\\u001b``), the same value."""
-    return text.translate(_JSON_TABLE if json else _TABLE)
+    ``json``: ``text`` is JSON and each such character becomes its JSON escape (``\\u001b``), the same value.
+    ``keep_cr``: a CR stays as it is (HTML, where it is white space)."""
+    return text.translate(_JSON_TABLE if json else _KEEP_CR_TABLE if keep_cr else _TABLE)
 
 
 def visible_spans(text: str, spans: list[list[int]]) -> tuple[str, list[list[int]]]:

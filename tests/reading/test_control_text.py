@@ -48,3 +48,32 @@ def test_show_writes_controls_and_bidi_as_json_escapes(odd_root: Path):
             " iso \\u2066x\\u2069 end") in line
     rec = json.loads(line)  # still a JSON line with the very same text
     assert rec["id"] == "u-1" and rec["parts"][0]["text"] == ODD
+
+
+def _nodes(doc: dict) -> dict[str, dict]:
+    out: dict[str, dict] = {}
+    stack = list(doc["talks"])
+    while stack:
+        n = stack.pop()
+        out[n["id"]] = n
+        stack.extend(n.get("children") or [])
+    return out
+
+
+def test_html_export_shows_controls_as_escapes_and_md_json_keep_them(odd_root: Path, tmp_path: Path):
+    for fmt in ("html", "md", "json"):
+        asz("export", CANARY_SESSION[:8], "--format", fmt, "--root", str(odd_root), "--out", str(tmp_path / f"odd.{fmt}"))
+    page = (tmp_path / "odd.html").read_text(encoding="utf-8")
+    assert _unsafe(page) == []  # nothing raw anywhere in the page: no ESC, DEL, C1 or bidi override/isolate
+    body = page.split("<body>", 1)[1]
+    assert f"<span class=\"id\">input/1/1</span></div><p>{ODD_SHOWN}</p>" in body  # the prompt, rendered as Markdown
+    assert f"<span class=\"id\">msg/1/2:0</span></div><p>reply {ODD_SHOWN}</p>" in body  # the reply
+    label = ODD_SHOWN.replace("nel \\x85 csi", "nel csi")  # a label's white space is squeezed, and NEL is white space
+    assert f"Talk 1: <bdi>{label}</bdi></h2>" in body  # the talk's label
+    md = (tmp_path / "odd.md").read_text(encoding="utf-8")
+    assert f"\n{ODD}\n" in md and f"\nreply {ODD}\n" in md  # Markdown keeps the text verbatim
+    raw = (tmp_path / "odd.json").read_bytes()
+    assert "reply esc \\u001b[31mred\\u001b[0m del \x7f nel \x85 csi \x9b2J".encode() in raw  # JSON escapes C0 only
+    doc = json.loads(raw)
+    texts = {n["id"]: n.get("text") for n in _nodes(doc).values()}
+    assert texts["input/1/1"] == ODD and texts["msg/1/2:0"] == "reply " + ODD
