@@ -45,6 +45,12 @@ def usage_lines(s: dict) -> list[str]:
     runtime = " ".join(x for x in (rt.get("name"), rt.get("version")) if x)
     lines = [f"project {where}" + (f", {runtime}" if runtime else "")]
     lines.append(f"models {', '.join(s.get('models') or []) or '(none recorded)'}")
+    held = s.get("held_back")
+    if held:  # it does not verify: no figure read from it is counted (as asz ls and asz usage hold it back)
+        lines.append(f"tokens held back: the conversation does not verify ({held['state']}), so its {held['calls']} call(s) "
+                     "with usage are in no figure (asz verify names the problems)")
+        lines.append("cost held back")
+        return lines
     u, lanes = s["usage"], s["usage_by_lane"]
     lines.append(f"tokens {_tokens(u)}" + (f" (of which subagents: {_tokens(lanes['subagent'])})" if any(lanes["subagent"].values()) else ""))
     cost = s["cost"]

@@ -191,7 +191,9 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
         lines.append(f"- **problem:** {p}")
     if s.get("models"):
         lines.append(f"- models: {', '.join(s['models'])}")
-    if isinstance(s.get("usage"), dict):
+    if s.get("held_back"):
+        lines.append(f"- tokens and cost: held back, in no figure (it does not verify: {s['held_back']['state']})")
+    elif isinstance(s.get("usage"), dict):
         lines.append("- tokens: " + ", ".join(f"{k} {v:,}" for k, v in s["usage"].items() if isinstance(v, int)))
     und = doc.get("undescribed") or []
     if und:

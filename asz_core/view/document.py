@@ -34,6 +34,7 @@ from .usage import provider_calls
 __all__ = [
     "ViewError", "build_view", "FORMAT", "VERSION", "TEXT_LIMIT", "STEP_KINDS", "list_conversations", "clip_text",
     "landed_lines", "title_withheld", "conversation_calls", "conversation_checked", "build_summary", "conversation_call_ids",
+    "HELD_SUMMARY_KEYS", "hold_back_figures",
 ]
 
 
@@ -226,4 +227,23 @@ def _summary(v: DocumentView, b: ChainReader, fold, rounds: int, undescribed: in
         s["repeated"] = sum(1 for d in v.coverage.not_drawn if isinstance(d.get("of"), dict) and "conversation" in d["of"])
     if links.later:
         s["continued_in"] = links.later
+    if b.state != "verified":
+        hold_back_figures(s, b.state, v.call_usage.values())
     return s
+
+
+#: The summary keys a document that does not verify gives as null (:func:`hold_back_figures`): the token and cost
+#: figures, read from evidence that does not verify, as ``asz ls`` and ``asz usage`` hold them back.
+HELD_SUMMARY_KEYS = ("usage", "usage_by_model", "usage_by_lane", "cost")
+
+
+def hold_back_figures(s: dict, state: str, call_usage: Iterable) -> None:
+    """Make ``s`` (a document's summary whose ``state`` is ``incomplete`` or ``mismatch``) count nothing it read from
+    evidence that does not verify, as ``asz ls`` and ``asz usage`` do: :data:`HELD_SUMMARY_KEYS` become null and a
+    last key ``held_back`` says so, ``{"state", "keys", "calls"}`` (``calls``: the provider calls with usage the
+    totals leave out). A changed file's numbers are what cannot be trusted, a missing file's are not all there;
+    ``models`` and the structure counts (talks, steps, kinds) stay, as the list's do."""
+    held = sum(1 for c in provider_calls(call_usage) if c.usage is not None)
+    for k in HELD_SUMMARY_KEYS:
+        s[k] = None
+    s["held_back"] = {"state": state, "keys": list(HELD_SUMMARY_KEYS), "calls": held}

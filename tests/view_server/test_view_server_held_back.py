@@ -67,7 +67,7 @@ def test_the_list_and_usage_per_day_hold_back_a_conversation_that_does_not_verif
         note = open_at(drv, s.base + "/#view=usage", "#usage-note")
         assert f"Read from 10 of 11 conversation(s). Held back, in no figure (they do not verify): {SID[:8]} (mismatch)." in note.text
         held = open_at(drv, s.base + f"/c/{SID}", "#usage-held")  # the conversation's own figures say they are not verified
-        assert held.text.startswith("not verified (mismatch): these figures are read from evidence that does not verify")
+        assert held.text.startswith("tokens and cost held back (mismatch): this conversation does not verify, so its ")
     except Exception:
         shot(drv, "trial3-held-back")
         raise

@@ -624,7 +624,15 @@
       h('span', { class: 'chip mono' }, D.conversation),
       h('span', { class: 'chip' }, fmtTime(s.from), ' → ', fmtTime(s.to), (s.from && s.to) ? ' (' + fmtDur(s.to - s.from) + ')' : ''));
     add(app, meta);
-    if (s.usage) {  // issue 17: where, with what, and at what cost
+    if (s.held_back) {  // it does not verify: the document counts no token or cost figure (summary.held_back)
+      const rt = s.runtime || {};
+      add(app, h('div', { class: 'chips', id: 'usage' },
+        chip('project', (s.project || '—') + (s.git_branch ? ' (' + s.git_branch + ')' : '')),
+        chip('runtime', [rt.name, rt.version].filter(Boolean).join(' ') || '—'),
+        chip('models', (s.models || []).join(', ') || '—'),
+        h('span', { class: 'chip held', id: 'usage-held' }, 'tokens and cost held back (' + s.held_back.state + '): this conversation does not verify, so its ' +
+          num(s.held_back.calls) + ' call(s) with usage are in no figure, here, in the list or in usage per day')));
+    } else if (s.usage) {  // issue 17: where, with what, and at what cost
       const rt = s.runtime || {};
       add(app, h('div', { class: 'chips', id: 'usage' },
         chip('project', (s.project || '—') + (s.git_branch ? ' (' + s.git_branch + ')' : '')),
