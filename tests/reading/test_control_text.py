@@ -12,14 +12,7 @@ import pytest
 from asz_core.reading.termtext import UNSAFE
 
 from reading_helpers import asz
-from view_server_helpers import CANARY_SESSION, _assistant, _env, collect_and_parse, write_session
-
-#: A colour CSI, DEL, NEL, a one-byte C1 CSI (screen clear), a C1 OSC window title ended by ST, a right-to-left
-#: override closed by PDF, and a left-to-right isolate.
-ODD = "esc \x1b[31mred\x1b[0m del \x7f nel \x85 csi \x9b2J osc \x9d0;t\x9c rlo \u202eevil\u202c iso \u2066x\u2069 end"
-#: ``ODD`` as the terminal's escapes write it (asz_core.reading.termtext.visible).
-ODD_SHOWN = ("esc \\x1b[31mred\\x1b[0m del \\x7f nel \\x85 csi \\x9b2J osc \\x9d0;t\\x9c rlo \\u202eevil\\u202c"
-             " iso \\u2066x\\u2069 end")
+from view_server_helpers import CANARY_SESSION, ODD, ODD_SHOWN, collect_and_parse, control_lines, write_session
 
 
 def _unsafe(text: str) -> list[str]:
@@ -30,11 +23,7 @@ def _unsafe(text: str) -> list[str]:
 def odd_root(tmp_path_factory) -> Path:
     """One talk: a prompt of ``ODD`` and a reply ``"reply " + ODD``, collected and parsed."""
     base = tmp_path_factory.mktemp("control")
-    lines = [_env("u-1", None, "2026-11-21T10:00:00.000Z", "user", promptId="p1", origin={"kind": "human"},
-                  message={"role": "user", "content": ODD}),
-             _assistant("a-1", "u-1", "2026-11-21T10:00:02.000Z", "msg_1", [{"type": "text", "text": "reply " + ODD}],
-                        "end_turn", "p1")]
-    write_session(base / "src", lines)
+    write_session(base / "src", control_lines())
     collect_and_parse(base / "src", base / "root")
     return base / "root"
 

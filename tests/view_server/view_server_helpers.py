@@ -26,6 +26,12 @@ EXAMPLE_SESSION = "7d2f1c3e-5b8a-4e61-9f0d-2a4c6e8b1d35"
 CANARY_SESSION = "c0ffee00-0000-4000-8000-00000000ca11"
 #: A string that appears only in the canary session's system prompt and tool schemas.
 MARKER = "CANARY-7f3a9d1e-SYSTEM-AND-TOOLS"
+#: A colour CSI, DEL, NEL, a one-byte C1 CSI (screen clear), a C1 OSC window title ended by ST, a right-to-left
+#: override closed by PDF, and a left-to-right isolate (:func:`control_lines`).
+ODD = "esc \x1b[31mred\x1b[0m del \x7f nel \x85 csi \x9b2J osc \x9d0;t\x9c rlo \u202eevil\u202c iso \u2066x\u2069 end"
+#: ``ODD`` as the terminal's escapes write it (asz_core.reading.termtext.visible).
+ODD_SHOWN = ("esc \\x1b[31mred\\x1b[0m del \\x7f nel \\x85 csi \\x9b2J osc \\x9d0;t\\x9c rlo \\u202eevil\\u202c"
+             " iso \\u2066x\\u2069 end")
 XSS_PROMPT = 'Please check <script>window.__pwned=1</script> and <img src=x onerror="window.__pwned=2"> & report'
 LONG_LINE = "log line {:04d}: the quick brown fox jumps over the lazy dog\n"
 
@@ -226,6 +232,14 @@ def canary_lines() -> list[dict]:
                    [{"type": "text", "text": "The log is long and deploy has no make target."}], "end_turn", p),
         {"type": "ai-title", "aiTitle": "Canary check", "sessionId": CANARY_SESSION},
     ]
+
+
+def control_lines() -> list[dict]:
+    """The canary session as one talk whose prompt is :data:`ODD` and whose reply is ``"reply " + ODD``."""
+    return [_env("u-1", None, "2026-11-21T10:00:00.000Z", "user", promptId="p1", origin={"kind": "human"},
+                 message={"role": "user", "content": ODD}),
+            _assistant("a-1", "u-1", "2026-11-21T10:00:02.000Z", "msg_1", [{"type": "text", "text": "reply " + ODD}],
+                       "end_turn", "p1")]
 
 
 def second_talk_lines() -> list[dict]:

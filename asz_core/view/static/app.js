@@ -37,17 +37,23 @@
 
   // ------------------------------------------------------------------ elements
 
-  // a title from a transcript (trial 3, F4): its C0/C1 controls shown as U+FFFD (as the Markdown body shows a NUL),
-  // isolated in a <bdi> so that a right-to-left override in it reorders nothing around it
-  const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
-  function titleText(t) { return h('bdi', null, String(t).replace(CONTROLS, '\ufffd')); }
-  // the tab's title holds no markup: controls and bidi overrides written as escapes there, as the terminal shows them
-  function tabTitle(t) {
-    return String(t).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, function (c) {
+  // Transcript text never steers or hides from the reader (trial 3, F4/F19): C0 controls but tab and newline, DEL, C1
+  // and the bidi overrides/isolates are written as the terminal's escapes (asz_core/reading/termtext.py: \x1b, \x9b,
+  // \u202e), CR too unless keepCr (white space in a body). jsonText writes them as JSON escapes (\u0085), same value.
+  const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+  function hex(n, w) { return n.toString(16).padStart(w, '0'); }
+  function visibleText(t, keepCr) {
+    return String(t).replace(UNSAFE, function (c) {
       const n = c.charCodeAt(0);
-      return n < 0x100 ? '\\x' + n.toString(16).padStart(2, '0') : '\\u' + n.toString(16).padStart(4, '0');
+      return keepCr && n === 13 ? c : n < 0x100 ? '\\x' + hex(n, 2) : '\\u' + hex(n, 4);
     });
   }
+  function jsonText(v, indent) { return JSON.stringify(v, null, indent).replace(UNSAFE, function (c) { return '\\u' + hex(c.charCodeAt(0), 4); }); }
+  // a title from a transcript (trial 3, F4): escaped, and isolated in a <bdi> so that its own right-to-left text
+  // orders nothing around it
+  function titleText(t) { return h('bdi', null, visibleText(t, true)); }
+  // the tab's title holds no markup: controls and bidi overrides written as escapes there, as the terminal shows them
+  function tabTitle(t) { return visibleText(t, false); }
 
   function h(tag, props) {
     const e = document.createElement(tag);
@@ -84,6 +90,7 @@
     FORBID_ATTR: ['style', 'srcset'], ALLOW_DATA_ATTR: false };
   function mdInto(el, text) {
     clear(el);
+    text = visibleText(text, true);
     if (!MD) { el.textContent = text; el.classList.add('plain'); return el; }
     try {
       el.innerHTML = window.DOMPurify.sanitize(MD.parse(String(text)), PURIFY);
@@ -737,8 +744,8 @@
         child ? h('span', { class: 'tag' }, 'subagent · ' + streamLabel(t.stream)) : null,
         h('span', null, num(t.runs) + ' run' + (t.runs === 1 ? '' : 's') + ' · ' + num(t.steps || 0) + ' steps · ' + num(t.tools || 0) + ' tools'),
         (t.from && t.to) ? h('span', null, fmtDur(t.to - t.from)) : null, unverifiedTag(t)),
-      h('div', { class: 'label' }, t.label || (child ? h('span', { class: 'muted' }, 'Subagent: ' + streamLabel(t.stream)) : h('span', { class: 'faint' }, '(no label: nothing a person typed starts this talk)'))),
-      t.reply ? h('div', { class: 'reply' }, '↳ ', t.reply) : null);
+      h('div', { class: 'label' }, t.label ? visibleText(t.label, true) : (child ? h('span', { class: 'muted' }, 'Subagent: ' + streamLabel(t.stream)) : h('span', { class: 'faint' }, '(no label: nothing a person typed starts this talk)'))),
+      t.reply ? h('div', { class: 'reply' }, '↳ ', visibleText(t.reply, true)) : null);
     const el = h('section', { class: 'talk' + (child ? ' child' : ''), 'data-talk': t.id }, head, body);
     let drawn = false;
     function open(on) {
@@ -996,7 +1003,7 @@
           if (!res.ok) { note.textContent = 'The rest is not available: ' + res.error + ' (HTTP ' + res.status + ')'; return; }
           const t = fullText(res.data, ref, which);
           if (t === null) { note.textContent = 'The record holds no text for this part.'; return; }
-          if (target.classList.contains('md')) mdInto(target, t); else target.textContent = t;
+          if (target.classList.contains('md')) mdInto(target, t); else target.textContent = visibleText(t, true);
           note.textContent = 'Showing all ' + num(utf8len(t)) + ' bytes.';
         });
       } }, 'Show all'));
@@ -1016,7 +1023,7 @@
 
   function recordPath(ref) { return '/api/c/' + enc(CID) + '/record/' + ref.seq + '/' + ref.row; }
 
-  function pre(text, cls) { return h('pre', { class: cls || null }, text); }
+  function pre(text, cls) { return h('pre', { class: cls || null }, visibleText(text, true)); }
 
   function drawDetails(n, det) {
     const k = n.kind;
@@ -1097,7 +1104,7 @@
           }
         });
       } else {
-        out.append(pre(JSON.stringify(body, null, 1)));
+        out.append(pre(jsonText(body, 1)));
       }
       btn.disabled = true;
     });
@@ -1167,7 +1174,7 @@
       api(recordPath(r)).then(function (res) {
         clear(out);
         if (!res.ok) { out.append(errorBox('The server refused this record.', res)); return; }
-        out.append(pre(JSON.stringify(res.data, null, 2), 'record'));
+        out.append(pre(jsonText(res.data, 2), 'record'));
       });
     });
     drawer.classList.add('open');
@@ -1256,12 +1263,12 @@
     panel.append(h('h2', null, 'Workspace changes'));
     if (!wc.length) panel.append(h('p', { class: 'muted' }, 'None recorded.'));
     else panel.append(paged(['Step', 'Time', 'Entry'], wc.map(function (c) {
-      return [c.step ? h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(c.step); } }, c.step) : '—', c.time || '—', pre(JSON.stringify(c, null, 1))];
+      return [c.step ? h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(c.step); } }, c.step) : '—', c.time || '—', pre(jsonText(c, 1))];
     })));
     panel.append(h('h2', null, 'Tool executions'));
     if (!te.length) panel.append(h('p', { class: 'muted' }, 'None recorded.'));
     else panel.append(paged(['Step', 'Time', 'Entry'], te.map(function (c) {
-      return [c.step ? h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(c.step); } }, c.step) : '—', c.time || '—', pre(JSON.stringify(c, null, 1))];
+      return [c.step ? h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(c.step); } }, c.step) : '—', c.time || '—', pre(jsonText(c, 1))];
     })));
   }
   function drawGlossary() {
