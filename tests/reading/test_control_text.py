@@ -12,7 +12,7 @@ import pytest
 from asz_core.reading.termtext import UNSAFE
 
 from reading_helpers import asz
-from view_server_helpers import CANARY_SESSION, ODD, ODD_SHOWN, collect_and_parse, control_lines, write_session
+from view_server_helpers import CANARY_SESSION, ODD, ODD_SHOWN, control_root
 
 
 def _unsafe(text: str) -> list[str]:
@@ -22,10 +22,7 @@ def _unsafe(text: str) -> list[str]:
 @pytest.fixture(scope="module")
 def odd_root(tmp_path_factory) -> Path:
     """One talk: a prompt of ``ODD`` and a reply ``"reply " + ODD``, collected and parsed."""
-    base = tmp_path_factory.mktemp("control")
-    write_session(base / "src", control_lines())
-    collect_and_parse(base / "src", base / "root")
-    return base / "root"
+    return control_root(tmp_path_factory.mktemp("control"))
 
 
 def test_show_writes_controls_and_bidi_as_json_escapes(odd_root: Path):

@@ -11,17 +11,14 @@ import pytest
 from asz_core.reading.termtext import UNSAFE
 
 from test_view_server_browser import node, open_at, shot, wait  # noqa: F401  (the browser fixture is in tests/conftest.py)
-from view_server_helpers import CANARY_SESSION, ODD, ODD_SHOWN, collect_and_parse, control_lines, write_session
+from view_server_helpers import CANARY_SESSION, ODD, ODD_SHOWN, control_root
 
 from selenium.webdriver.common.by import By  # noqa: E402  (test_view_server_browser skips without selenium)
 
 
 @pytest.fixture(scope="module")
 def odd_root(tmp_path_factory) -> Path:
-    base = tmp_path_factory.mktemp("control-page")
-    write_session(base / "src", control_lines())
-    collect_and_parse(base / "src", base / "root")
-    return base / "root"
+    return control_root(tmp_path_factory.mktemp("control-page"))
 
 
 def test_page_shows_controls_as_escapes(odd_root, serve, browser):

@@ -242,6 +242,13 @@ def control_lines() -> list[dict]:
                        "end_turn", "p1")]
 
 
+def control_root(base: Path) -> Path:
+    """:func:`control_lines` written under ``base/src``, collected and parsed into ``base/root`` (returned)."""
+    write_session(base / "src", control_lines())
+    collect_and_parse(base / "src", base / "root")
+    return base / "root"
+
+
 def second_talk_lines() -> list[dict]:
     """Lines appended to the canary session later: a second talk (a new question and its reply)."""
     p = "p-canary-0002"
