@@ -8,6 +8,7 @@ from typing import Optional
 
 import typer
 
+from ..reading.listing import usage_lines
 from ..sessiondata.codec import encode_record
 from ..view import ViewError, build_view, list_conversations, to_json, to_yaml
 
@@ -34,35 +35,6 @@ def config_prices(config: Optional[Path], cmd: str):
     except ConfigError as exc:
         typer.echo(f"{cmd}: {exc}", err=True)
         raise typer.Exit(2)
-
-
-def usage_lines(s: dict) -> list[str]:
-    """The short summary's lines about where, with what and at what cost (issue 17), from a document's summary."""
-    rt = s.get("runtime") or {}
-    where = s.get("project") or "(no working directory recorded)"
-    if s.get("git_branch"):
-        where += f" on branch {s['git_branch']}"
-    runtime = " ".join(x for x in (rt.get("name"), rt.get("version")) if x)
-    lines = [f"project {where}" + (f", {runtime}" if runtime else "")]
-    lines.append(f"models {', '.join(s.get('models') or []) or '(none recorded)'}")
-    held = s.get("held_back")
-    if held:  # it does not verify: no figure read from it is counted (as asz ls and asz usage hold it back)
-        lines.append(f"tokens held back: the conversation does not verify ({held['state']}), so its {held['calls']} call(s) "
-                     "with usage are in no figure (asz verify names the problems)")
-        lines.append("cost held back")
-        return lines
-    u, lanes = s["usage"], s["usage_by_lane"]
-    lines.append(f"tokens {_tokens(u)}" + (f" (of which subagents: {_tokens(lanes['subagent'])})" if any(lanes["subagent"].values()) else ""))
-    cost = s["cost"]
-    # in cents, as asz ls and asz usage round it (--json keeps the exact figure)
-    lines.append(f"cost ${cost['usd']:,.2f}" + (f" (unpriced: {', '.join(cost['unpriced'])})" if cost["unpriced"] else ""))
-    return lines
-
-
-def _tokens(u: dict) -> str:
-    hour = u.get("cache_write_1h")  # the 1-hour part of the cache writes, when the records name one
-    return (f"in {u['in']:,}, out {u['out']:,}, cache read {u['cache_read']:,}, cache write {u['cache_write']:,}"
-            + (f" (1-hour {hour:,})" if hour else ""))
 
 
 #: Undescribed parts the short summary of ``asz conversation`` names one by one.

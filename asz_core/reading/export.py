@@ -189,12 +189,7 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
         lines.append(f"- **{s.get('state', '')}:** {p}")
     for p in notes_of(doc):
         lines.append(f"- **problem:** {p}")
-    if s.get("models"):
-        lines.append(f"- models: {', '.join(s['models'])}")
-    if s.get("held_back"):
-        lines.append(f"- tokens and cost: held back, in no figure (it does not verify: {s['held_back']['state']})")
-    elif isinstance(s.get("usage"), dict):
-        lines.append("- tokens: " + ", ".join(f"{k} {v:,}" for k, v in s["usage"].items() if isinstance(v, int)))
+    lines += [f"- {line}" for line in _figures(s)]
     und = doc.get("undescribed") or []
     if und:
         lines.append(f"- undescribed records: {len(und)} (bytes the dialect could not describe; listed at the end)")
@@ -225,6 +220,17 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
         lines += ["", "## Undescribed records", ""]
         lines += [f"- {_undescribed_line(u)}" for u in und]
     return "\n".join(lines) + "\n"
+
+
+def _figures(s: dict) -> list[str]:
+    """The summary's project, models, tokens and cost lines, as ``asz conversation`` prints them
+    (:func:`~asz_core.reading.listing.usage_lines`); [] for a summary without figures."""
+    from .listing import usage_lines
+
+    try:
+        return usage_lines(s)
+    except (KeyError, TypeError):
+        return []
 
 
 def problems_of(doc: dict) -> list[str]:
@@ -330,6 +336,9 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
     if notes:  # as the page says it
         out.append("<div class=\"failed\"><b>Its rounds verify, but asz found problems:</b><ul>"
                    + "".join(f"<li>{e(p)}</li>" for p in notes) + "</ul></div>")
+    figures = _figures(s)
+    if figures:
+        out.append("<p class=\"meta\">" + "<br>".join(isolated(line) for line in figures) + "</p>")
     und = doc.get("undescribed") or []
     if und:
         out.append(f"<p class=\"meta\">undescribed records: {len(und)} (bytes the dialect could not describe; listed at the end)</p>")

@@ -27,7 +27,7 @@ from ..view.document import ViewError, build_summary, list_conversations
 from ..view.rows import document_row, header_row, read_head
 from ..view.summary_cache import store_summary
 
-__all__ = ["Filters", "TimeError", "parse_time", "conversation_rows", "dialect_of", "model_names", "total_tokens", "cost_value"]
+__all__ = ["Filters", "TimeError", "parse_time", "conversation_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "usage_lines"]
 
 _RELATIVE = re.compile(r"([0-9]{1,6})\s*([mhdw])")
 _UNIT_S = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -223,3 +223,37 @@ def _row(root: Path, cid: str, hide: Sequence[str], rc, fingerprint, prices: Any
 def newest_first(rows: Iterable[dict]) -> list[dict]:
     """``rows`` sorted by last activity (``to``), newest first; rows with no time last, then by id."""
     return sorted(rows, key=lambda r: (-(r.get("to") or 0), r.get("id") or ""))
+
+
+def usage_lines(s: dict) -> list[str]:
+    """The lines about where, with what and at what cost (issue 17), from an asz.view document's ``summary``:
+    ``project …``, ``models …``, ``tokens in N, out N, cache read N, cache write N`` and ``cost $U.UU``, the cost
+    rounded to cents as ``asz ls`` and ``asz usage`` round it; for a conversation that does not verify
+    (``held_back``) a ``tokens held back: …`` line and ``cost held back`` instead of the figures. ``asz conversation`` prints them; the Markdown and
+    HTML exports carry them in their header. Raises KeyError when ``summary`` has no ``usage``, ``usage_by_lane``
+    or ``cost``."""
+    rt = s.get("runtime") or {}
+    where = s.get("project") or "(no working directory recorded)"
+    if s.get("git_branch"):
+        where += f" on branch {s['git_branch']}"
+    runtime = " ".join(x for x in (rt.get("name"), rt.get("version")) if x)
+    lines = [f"project {where}" + (f", {runtime}" if runtime else "")]
+    lines.append(f"models {', '.join(s.get('models') or []) or '(none recorded)'}")
+    held = s.get("held_back")
+    if held:  # it does not verify: no figure read from it is counted (as asz ls and asz usage hold it back)
+        lines.append(f"tokens held back: the conversation does not verify ({held['state']}), so its {held['calls']} call(s) "
+                     "with usage are in no figure (asz verify names the problems)")
+        lines.append("cost held back")
+        return lines
+    u, lanes = s["usage"], s["usage_by_lane"]
+    lines.append(f"tokens {_tokens(u)}" + (f" (of which subagents: {_tokens(lanes['subagent'])})" if any(lanes["subagent"].values()) else ""))
+    cost = s["cost"]
+    # in cents, as asz ls and asz usage round it (--json keeps the exact figure)
+    lines.append(f"cost ${cost['usd']:,.2f}" + (f" (unpriced: {', '.join(cost['unpriced'])})" if cost["unpriced"] else ""))
+    return lines
+
+
+def _tokens(u: dict) -> str:
+    hour = u.get("cache_write_1h")  # the 1-hour part of the cache writes, when the records name one
+    return (f"in {u['in']:,}, out {u['out']:,}, cache read {u['cache_read']:,}, cache write {u['cache_write']:,}"
+            + (f" (1-hour {hour:,})" if hour else ""))

@@ -325,3 +325,21 @@ def test_the_request_id_distinguishes_calls_sharing_a_message_id(tmp_path, reque
         assert expected["out"] == 211 and "requests" not in node
     [row] = json.loads(_asz("usage", "session", "--json", "--root", str(root)))
     assert row["calls"] == calls and row["usage"] == expected
+
+
+def test_exports_carry_the_tokens_and_cost_counted_from_the_source(corpus, tmp_path):
+    """A shared Markdown or HTML export says what the conversation cost, as ``asz conversation`` does (trial 4, F1):
+    its ``tokens`` line holds the transcripts' own deduplicated counts and its ``cost`` line their price, in cents."""
+    projects, root = corpus
+    truth = sessions_of(projects)
+    for conv in list_conversations(root):
+        expected, _ = transcript_truth(truth[conv])
+        cost = source_cost(transcript_calls(truth[conv])).quantize(Decimal("0.01"))
+        tokens = (f"tokens in {expected['in']:,}, out {expected['out']:,}, cache read {expected['cache_read']:,}, "
+                  f"cache write {expected['cache_write']:,}")
+        md = _asz("export", conv, "--format", "md", "--root", str(root))
+        assert f"\n- {tokens}" in md and f"\n- cost ${cost:,}\n" in md, conv
+        out = tmp_path / f"{conv}.html"
+        _asz("export", conv, "--format", "html", "--root", str(root), "--out", str(out))
+        page = out.read_text(encoding="utf-8")
+        assert f"<bdi>{tokens}" in page and f"<bdi>cost ${cost:,}</bdi>" in page, conv
