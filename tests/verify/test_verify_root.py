@@ -266,6 +266,17 @@ def test_a_bad_cursor_is_reported(root: Path) -> None:
     assert problems(root) == [("transcript.cursor", 0, "", "bad cursor")]
 
 
+def test_a_directory_in_a_cursors_place_is_a_bad_cursor(root: Path) -> None:
+    """Trial 4, F8: a directory where the cursor should be was a traceback (IsADirectoryError); it is a bad cursor,
+    named with why, and the rest of the root is still checked."""
+    c = root / "s2" / "streams" / "main" / "transcript.cursor"
+    c.unlink()
+    c.mkdir()
+    got = verify_root(root)
+    assert [(Path(p.file).name, p.line, p.field, p.problem) for p in got.problems] == [("transcript.cursor", 0, "", "bad cursor")]
+    assert got.problems[0].detail.endswith("transcript.cursor: unreadable: Is a directory")
+
+
 def test_records_beyond_the_cursor_are_fine(root: Path) -> None:
     """A pass that landed a file but died before its cursor moved: the records reach past the cursor."""
     from asz_core.storage import cursor_path, read_cursor, write_cursor
