@@ -73,7 +73,7 @@ def _executions(sdir: Path) -> Iterator[tuple[str, dict, str]]:
                     yield str(d["id"]), d, (reader.header.stream if reader.header else "") or "main"
 
 
-def derive(root: Path, session: str, conversation: str, sent: dict) -> tuple[dict, dict]:
+def derive(root: Path, session: str, conversation: str, sent: dict, calls: list | None = None) -> tuple[dict, dict]:
     """New points ``{(metric, minute, attrs tuple): value}`` of a session not in ``sent``, and ``sent`` updated.
 
     Every provider call whose records carry usage counts, finished or not, as ``asz usage`` counts it (Claude Code
@@ -81,7 +81,8 @@ def derive(root: Path, session: str, conversation: str, sent: dict) -> tuple[dic
     (:func:`~asz_core.view.document.conversation_call_ids`), the four counts sent so far; a pass sends what a count
     grew by since (a delta at the minute of the record the usage now comes from), never a count that went down. The
     calls an older ``sent.json`` lists under ``calls`` (finished calls, keyed by their time, model, lane and usage)
-    count as sent with the usage they have.
+    count as sent with the usage they have. ``calls`` is :func:`~asz_core.view.document.conversation_call_ids`' list
+    when the caller has it (default: read here).
     """
     from ..view.document import conversation_call_ids
 
@@ -90,7 +91,7 @@ def derive(root: Path, session: str, conversation: str, sent: dict) -> tuple[dic
     execs = set(sent.get("executions", ()))
     counted: dict[str, list[int]] = {k: list(v) for k, v in (sent.get("usage") or {}).items()}
     seen: dict[str, int] = {}
-    for ident, cu in conversation_call_ids(root, conversation):
+    for ident, cu in (calls if calls is not None else conversation_call_ids(root, conversation)):
         base = f"{cu.time}|{cu.model}|{cu.lane}|{orjson.dumps(cu.usage).decode() if cu.usage else ''}"
         seen[base] = seen.get(base, 0) + 1
         if not cu.usage:
@@ -148,8 +149,12 @@ def send_metrics(p) -> None:
     """Send each session's new points (one request per session); ``p`` is the push pass (its request, report, problem).
 
     A session with a landed file the receiver rejected sends none (``p.refused``; counted in ``p.held_metrics``) and
-    keeps its ``sent.json`` as it is, so they go once no file of it is refused.
+    keeps its ``sent.json`` as it is, so they go once no file of it is refused. A conversation that does not verify
+    (its document's state ``incomplete`` or ``mismatch``) sends none either, as ``asz usage`` counts none of its calls:
+    a changed file's numbers are what cannot be trusted (listed in ``p.rep.metrics_held_back``, ``sent.json`` kept).
     """
+    from ..view.document import checked_call_ids
+
     for cdir in conversation_dirs(p.root):
         head = Chain.at(cdir).head_file()
         if head is None:
@@ -168,7 +173,11 @@ def send_metrics(p) -> None:
             sent = orjson.loads(sent_path.read_bytes()) if sent_path.is_file() else {}
             if sent.get("head") == head.path.name and sent.get("executions_seq") == _top_seq(sdir) and "usage" in sent:
                 continue
-            points, now_sent = derive(p.root, session, cdir.name, sent)
+            calls, state, _ = checked_call_ids(p.root, cdir.name)
+            if state != "verified":
+                p.rep.metrics_held_back.append(f"{cdir.name[:8]} {state}")
+                continue
+            points, now_sent = derive(p.root, session, cdir.name, sent, calls)
         except Exception as exc:  # noqa: BLE001 - a conversation that does not read sends no metrics, and says so
             p.problem(f"metrics of {cdir.name}: {type(exc).__name__}: {exc}")
             continue

@@ -63,6 +63,8 @@ class PushReport:
     errors: int = 0
     seconds: float = 0.0
     problems: list[str] = attrs.Factory(list)
+    #: ``"<id8> <state>"`` of each conversation whose metrics were held back: it does not verify (not in the §8.1 line)
+    metrics_held_back: list[str] = attrs.Factory(list)
 
     @property
     def ok(self) -> bool:
@@ -318,6 +320,10 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
                 if p.held_metrics:
                     print(f"note: the metrics of {p.held_metrics} session(s) not sent: {name} rejected landed files of "
                           "theirs (it may hold those sessions from another root)", file=err, flush=True)
+                held = p.rep.metrics_held_back
+                if held:
+                    print(f"note: the metrics of {len(held)} conversation(s) held back, none of their points sent: they do not "
+                          f"verify ({', '.join(held)}; asz verify names the problems)", file=err, flush=True)
         except KeyboardInterrupt:
             raise PushInterrupted(p.rep if p is not None else None, time.monotonic() - start) from None
         finally:

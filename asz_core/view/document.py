@@ -34,7 +34,7 @@ from .usage import provider_calls
 __all__ = [
     "ViewError", "build_view", "FORMAT", "VERSION", "TEXT_LIMIT", "STEP_KINDS", "list_conversations", "clip_text",
     "landed_lines", "title_withheld", "conversation_calls", "conversation_checked", "build_summary", "conversation_call_ids",
-    "HELD_SUMMARY_KEYS", "hold_back_figures",
+    "HELD_SUMMARY_KEYS", "hold_back_figures", "checked_call_ids",
 ]
 
 
@@ -122,12 +122,18 @@ def conversation_call_ids(root: str | os.PathLike, conversation: str) -> list[tu
     node's id, and for each call of a node holding several, the node's id, ``#`` and the provider request id. A call
     keeps its id from round to round while later records change its usage (what ``asz push``'s metrics count by).
     Raises as :func:`build_view`."""
+    return checked_call_ids(root, conversation)[0]
+
+
+def checked_call_ids(root: str | os.PathLike, conversation: str) -> tuple[list[tuple[str, Any]], str, list[str]]:
+    """``(calls, state, problems)``: :func:`conversation_call_ids`' list from the same fold as the verification state
+    and problems :func:`conversation_checked` gives, so a reader counts only calls of a conversation that verifies."""
     with gc_pause.paused():
-        v = _prepare(Path(root), conversation, (), None)[6]
+        b, _, _, _, _, _, v = _prepare(Path(root), conversation, (), None)
         out: list[tuple[str, Any]] = []
         for nid, cu in sorted(v.call_usage.items()):
             out.extend(((f"{nid}#{r.request}", r) for r in cu.requests) if cu.requests else [(nid, cu)])
-        return out
+        return out, b.state, list(b.problems)
 
 
 def conversation_checked(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = ()) -> tuple[dict, list, str, list[str]]:

@@ -152,3 +152,33 @@ def test_a_call_that_grows_after_a_push_sends_what_it_grew_by(corpus_dir, captur
     _collect(tmp_path / "projects", root, tmp_path)
     _push(root, capture.endpoint, tmp_path)
     assert capture.totals() == spec_usage(lines) != spec_usage(lines[:cut])
+
+
+HELD = "8463c716-a2ea-4c14-9efa-87158ebd9f20"
+
+
+def test_a_conversation_that_does_not_verify_sends_no_metrics_and_is_named(corpus_dir, corpus_copy, capture, tmp_path):
+    """One output count of a landed transcript changed in place (closing digest left as it was): its conversation's
+    points are held back, the rest of the corpus adds up to the spec's totals without that session's source files,
+    and stderr names it; sent.json is not written for it, so the next pass holds it back again."""
+    import os
+    import stat
+
+    root = corpus_copy(tmp_path / "root")
+    [path] = [p for p in sorted((root / HELD / "streams" / "main").glob("transcript-*.sd")) if b'"out":4658' in p.read_bytes()]
+    data = path.read_bytes()
+    os.chmod(path, stat.S_IRUSR | stat.S_IWUSR)
+    path.write_bytes(data.replace(b'"out":4658', b'"out":9999'))
+    os.chmod(path, stat.S_IRUSR)
+    projects = corpus_dir / "claude-code" / "projects"
+    lines = [ln for f in sorted(projects.rglob("*.jsonl")) if HELD in str(f) for ln in f.read_text(encoding="utf-8").splitlines()]
+    held = spec_usage(lines)
+    assert held["output"] > 0
+    full = {"input": 14_923, "output": 163_933, "cacheCreation": 1_364_531, "cacheRead": 33_443_427}
+    for _ in range(2):
+        p = asz("push", "--root", str(root), "--endpoint", capture.endpoint, cwd=tmp_path)
+        assert p.returncode == 0, p.stdout + p.stderr
+        assert (f"note: the metrics of 1 conversation(s) held back, none of their points sent: they do not verify "
+                f"({HELD[:8]} mismatch; asz verify names the problems)") in p.stderr.splitlines()
+        assert capture.totals() == {k: full[k] - held[k] for k in full}
+    assert not (root / HELD / "metrics" / "sent.json").exists()
