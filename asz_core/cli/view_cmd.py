@@ -8,6 +8,8 @@ from typing import Optional
 
 import typer
 
+from ..flow.chain import CONVERSATIONS
+from ..flow.pending import has_chain
 from ..reading.listing import usage_lines
 from ..sessiondata.codec import encode_record
 from ..view import ViewError, build_view, list_conversations, to_json, to_yaml
@@ -106,6 +108,12 @@ def conversation(
         typer.echo(f"asz conversation: {exc}", err=True)
         raise typer.Exit(2)
     except ViewError as exc:
+        rounds = r / CONVERSATIONS / conversation_id / "rounds"
+        if has_chain(r, conversation_id) and not conversation_id.startswith(("_", ".")):
+            typer.echo(f"asz conversation: {exc}; its round chain does not verify (asz verify --root {r} names the damage); "
+                       f"rounds are derived from the landed files: move {rounds} aside and asz parse --root {r} builds "
+                       "them again", err=True)
+            raise typer.Exit(1)
         if (r / conversation_id).is_dir() and not conversation_id.startswith(("_", ".")):
             typer.echo(f"asz conversation: {exc}; session {conversation_id} landed in {r} but has no conversation chain "
                        f"(never parsed, or its rounds were removed): asz parse --root {r} builds it", err=True)
