@@ -57,6 +57,7 @@ from .jsonspans import (
     canonical,
     line_bounds,
     decode_line,
+    not_utf8_reason,
     may_nest_too_deep,
 )
 from .transcript import DESCRIBED_TYPES, transcript_record, unknown_record
@@ -133,6 +134,8 @@ def _fill(rec: Record, source: Source, raw: bytes) -> bool:
         reason = REASON_NOT_OBJECT
     if not reason and may_nest_too_deep(raw, value) and nesting_depth(value) > MAX_SOURCE_DEPTH:
         reason = REASON_TOO_DEEP
+    if reason == REASON_NOT_JSON:  # orjson refuses bytes that are not UTF-8 as not JSON: say which, and where
+        reason = not_utf8_reason(raw, source.src, rec.ord, rec.off) or reason
     if reason:
         unknown_record(rec, raw, reason)
         return False

@@ -221,7 +221,9 @@ class ClaudeCodeObserver(Adapter):
         try:
             obj = json_loads(line)
         except (ValueError, UnicodeDecodeError, RecursionError):
-            rec.parts = [unknown_part(line, "the line is not valid JSON")]
+            from .jsonspans import not_utf8_reason
+
+            rec.parts = [unknown_part(line, not_utf8_reason(line, source.src, ord, off) or "the line is not valid JSON")]
             return rec
         if not isinstance(obj, dict):
             rec.parts = [unknown_part(line, f"the line is a JSON {type(obj).__name__}, not an object (an execution/1 or changes/1 record)")]
