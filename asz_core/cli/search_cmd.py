@@ -55,7 +55,8 @@ def search(
     verifies (damaged since it was indexed) is left out, and stderr names the
     file and the problem. Ctrl-C while the index is brought up to date keeps
     every conversation indexed whole and says so on stderr (``asz search:
-    stopped: N of M conversations indexed; ...``), exit 130. Exit 0 (also with
+    stopped: N of M conversations indexed; ...``), exit 130; Ctrl-C during the
+    query says so on stderr too (``asz search: stopped during the query; ...``), exit 130. Exit 0 (also with
     no hit), 1 when the root is missing or the index cannot be used, 2 on usage errors.
     """
     try:  # Ctrl-C here (a loaded machine takes a while to import) was a silent exit 130
@@ -76,16 +77,27 @@ def search(
     if rep.indexed and not as_json:
         typer.echo(f"indexed {rep.indexed} conversation(s), {rep.rows} text(s) in {rep.seconds:.1f}s", err=True)
     t0 = time.monotonic()
+    querying = True
     try:
         unverified: dict[str, str] = {}
         hits = run_search(r, query, hide=hide, filters=filters, kinds=kinds, limit=limit, unverified=unverified)
+        took = time.monotonic() - t0
+        querying = False
+        _print_hits(hits, unverified, as_json, limit, took)
     except QueryError as exc:
         typer.echo(f"asz search: {exc}", err=True)
         raise typer.Exit(2)
     except SearchError as exc:
         typer.echo(f"asz search: {exc}", err=True)
         raise typer.Exit(1)
-    took = time.monotonic() - t0
+    except KeyboardInterrupt:  # Ctrl-C during the query (or while printing) was a silent exit 130
+        typer.echo("asz search: stopped during the query; the index is up to date, nothing was printed" if querying else
+                   "asz search: stopped while printing the hits", err=True)
+        raise typer.Exit(130)
+
+
+def _print_hits(hits: list[dict], unverified: dict[str, str], as_json: bool, limit: int, took: float) -> None:
+    """Print the warnings for files left out, then ``hits`` (JSON, or three lines each and a count)."""
     for file, problem in sorted(unverified.items()):
         typer.echo(f"asz search: warning: hits in {file} left out: the landed file does not verify ({problem}); "
                    "asz verify names the damage", err=True)

@@ -198,3 +198,36 @@ def test_ctrl_c_stops_search_reindex_and_says_what_the_index_keeps(corpus_source
     assert kept, said[-2000:]
     rows = _index_rows(root)
     assert len(rows) == int(kept.group(1)) and 0 < len(rows) < 55
+
+
+def test_ctrl_c_during_a_search_query_says_so(corpus_root):
+    """A real SIGINT raised in this process as the query starts (the index already up to date): ``asz search`` was a
+    silent exit 130; it says what stopped, on stderr, and prints no hit."""
+    import threading
+
+    from asz_core.reading import search as search_mod
+
+    from reading_helpers import asz
+
+    assert asz("search", "hello", "--root", str(corpus_root)).returncode == 0  # the index is up to date now
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("a signal's handler runs in the main thread only")
+    query = search_mod.search.__code__
+    sent: list[bool] = []
+
+    def on_call(frame, event, arg):  # Ctrl-C, delivered to this process as a terminal would, as the query begins
+        if event == "call" and frame.f_code is query and not sent:
+            sent.append(True)
+            signal.raise_signal(signal.SIGINT)
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    sys.setprofile(on_call)
+    try:
+        p = asz("search", "hello", "--root", str(corpus_root), check=False)
+    finally:
+        sys.setprofile(None)
+        signal.signal(signal.SIGINT, before)
+    assert sent == [True]
+    assert p.returncode == 130
+    assert p.stderr == "asz search: stopped during the query; the index is up to date, nothing was printed\n"
+    assert p.stdout == ""
