@@ -104,13 +104,14 @@ def conversations(
 
     ids = list_conversations(r)
     rows: list[dict] = []
-    with Bar("conversations", len(ids)) as bar:
-        try:
+    bar = Bar("conversations", len(ids))
+    try:
+        with bar:
             for row in conversation_rows(r, hide, filters, ids=ids, step=bar.advance, prices=prices):
                 rows.append(row)
-        except KeyboardInterrupt:
-            typer.echo(f"asz conversations: interrupted after {bar.done} of {len(ids)} conversations", err=True)
-            raise typer.Exit(130)
+    except KeyboardInterrupt:  # said once the bar is gone (said on its line, the bar's last draw cut or wiped it)
+        typer.echo(f"asz conversations: interrupted after {bar.done} of {len(ids)} conversations", err=True)
+        raise typer.Exit(130)
     rows = newest_first(rows)
     note = unchained_note(r, set(ids))
     if as_json:

@@ -101,8 +101,9 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
     flagged: set[str] = set()  # conversations whose export warned: the index marks them
-    with Bar("export", len(rows)) as bar:
-        try:
+    bar = Bar("export", len(rows))
+    try:
+        with bar:
             for row in rows:
                 data, bad = render(r, row["id"], fmt, hide, thinking, prose)
                 if bad:
@@ -115,15 +116,15 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
                     part.write_bytes(data)
                     os.replace(part, out / files[row["id"]])  # a file is whole or absent
                 bar.advance(row["id"][:8])
-        except KeyboardInterrupt:
-            done = bar.done
-            if out is not None:
-                for f in out.glob("*.part"):
-                    f.unlink(missing_ok=True)
-                done = sum((out / f).exists() for f in files.values())
-            typer.echo(f"asz export: interrupted after {done} of {len(rows)} conversations"
-                       + (f" (written to {out}; no index page)" if out is not None else ""), err=True)
-            raise typer.Exit(130)
+    except KeyboardInterrupt:  # said once the bar is gone (said on its line, the bar's last draw cut or wiped it)
+        done = bar.done
+        if out is not None:
+            for f in out.glob("*.part"):
+                f.unlink(missing_ok=True)
+            done = sum((out / f).exists() for f in files.values())
+        typer.echo(f"asz export: interrupted after {done} of {len(rows)} conversations"
+                   + (f" (written to {out}; no index page)" if out is not None else ""), err=True)
+        raise typer.Exit(130)
     if out is not None:
         if fmt == "html":
             (out / "index.html").write_text(index_html(rows, files, flagged), encoding="utf-8")

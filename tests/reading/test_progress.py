@@ -123,3 +123,23 @@ def test_ctrl_c_stops_a_running_verify_and_says_how_far_it_got(corpus_root, tmp_
     m = re.search(r"asz verify: interrupted after checking (\d+) of 330 session\(s\) and (\d+) of 11 chain\(s\)", text)
     assert m and (int(m.group(1)), int(m.group(2))) != (330, 11), text
     assert "all landed data is contiguous" not in text
+
+
+@pytest.mark.parametrize("args", [("conversations",), ("export", "--since", "2000-01-01", "--format", "html")],
+                         ids=["conversations", "export"])
+def test_ctrl_c_says_how_far_it_got_on_its_own_line(corpus_root, tmp_path, args):
+    """Ctrl-C while the bar is drawn: the 'interrupted after' line was written on the bar's line (after its last
+    draw, then cut or wiped by the bar's closing); it comes once the bar is erased, a line of its own."""
+    extra = ("--out", str(tmp_path / "out")) if args[0] == "export" else ()
+    t = Tty(*args, *extra, "--root", str(corpus_root))
+    assert t.read_until(_progress), t.out.decode(errors="replace")
+    assert t.proc.poll() is None, f"{args[0]} ended before it could be interrupted"
+    os.kill(t.proc.pid, signal.SIGINT)
+    code = t.finish(timeout=120)
+    assert code == 130, t.out.decode(errors="replace")
+    m = re.search(rb"(\n|\x1b\[2K)asz " + args[0].encode() + rb": interrupted after (\d+) of 11 conversations[^\r\n]*\r\n", t.out)
+    assert m, t.out[-800:]
+    assert BAR not in t.out[m.end():]  # nothing of the bar is drawn after it
+    if args[0] == "export":
+        done = int(m.group(2))
+        assert len(list((tmp_path / "out").iterdir())) == done  # every conversation it counts is written, no index page
