@@ -372,19 +372,76 @@ def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
     """
     st = _ScanState()
     try:
-        with open(path, "rb", buffering=0) as f:
-            fs = os.fstat(f.fileno())
-            mode, left = fs.st_mode, fs.st_size + 1  # one byte more: a file that grew is read to its end
-            while True:
-                chunk = f.read(min(SCAN_CHUNK, max(left, _LAG)))
-                left -= len(chunk)
-                if not chunk:
-                    break
-                st.hash_chunk(chunk)
-                _lines(st, chunk)
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fs = os.fstat(fd)
+        mode, left = fs.st_mode, fs.st_size + 1  # one byte more: a file that grew is read to its end
+        if left <= SCAN_CHUNK:
+            data = os.read(fd, left)
+            if len(data) < left:  # the whole file in one read (the common case): no chunk state to carry
+                return _whole(path, data, mode, compact)
+            left -= len(data)
+            st.hash_chunk(data)
+            _lines(st, data)
+        while True:
+            chunk = os.read(fd, min(SCAN_CHUNK, max(left, _LAG)))
+            left -= len(chunk)
+            if not chunk:
+                break
+            st.hash_chunk(chunk)
+            _lines(st, chunk)
     except (OSError, ValueError, _Bad):  # FieldError is a ValueError
         return None
+    finally:
+        os.close(fd)
     return _scanned(path, st, mode, compact)
+
+
+def _whole(path: Path, data: bytes, mode: int, compact: bool) -> FileResult | None:
+    """:func:`_scan` of a file read whole in one read: the same checks and result, without the chunk machinery.
+
+    The closing line is found first and the digest checked over everything
+    before it in one ``hashlib`` call; then each record line's positions are
+    read by the same prefix match. A line the prefix does not describe sends
+    the file through the chunk scan over the same bytes (:func:`_lines`), which
+    decodes it in full, so what is accepted and what is found is the scan's own.
+    """
+    n = len(data)
+    if n == 0 or data[n - 1] != 0x0A:
+        return None  # empty, or no newline at the end: the reader says which
+    start = data.find(b"\n") + 1  # the first record line
+    cut = data.rfind(b"\n", 0, n - 1) + 1  # the closing line
+    if cut < start:
+        return None  # one line only
+    view = memoryview(data)
+    try:
+        h = hashlib.sha256(view[:cut])
+        closing = decode_closing(data[cut:-1])
+        if closing.digest != h.hexdigest():
+            return None
+        ms: list[re.Match] = []
+        keep, match, find, pos = ms.append, _PREFIX.match, data.find, start
+        while pos < cut:  # one record line each turn: the hot loop
+            nl = find(b"\n", pos)
+            m = match(data, pos, nl)
+            if m is None or data[nl - 1] != 0x7D:
+                st = _ScanState()  # a line the prefix does not describe: the chunk scan decodes it
+                st.hash_chunk(data)
+                _lines(st, data)
+                return _scanned(path, st, mode, compact)
+            keep(m)
+            pos = nl + 1
+        if closing.records != len(ms):
+            return None
+        header = decode_header(data[: start - 1])
+    except (ValueError, _Bad):  # FieldError is a ValueError
+        return None
+    finally:
+        view.release()
+    h.update(data[cut:])  # the closing line: now the SHA-256 of the whole file
+    return _result(path, header, b",".join(chain.from_iterable(map(_GROUPS, ms))), len(ms), mode, h.hexdigest(), compact)
 
 
 def _lines(st: _ScanState, chunk: bytes) -> None:
@@ -450,11 +507,16 @@ def _scanned(path: Path, st: _ScanState, mode: int, compact: bool) -> FileResult
     if closing.records != k or closing.digest != h.hexdigest():
         return None
     h.update(memoryview(pending)[cut:])  # the closing line: now the SHA-256 of the whole file
-    digest = h.hexdigest()
+    return _result(path, header, b",".join(flat), k, mode, h.hexdigest(), compact)
+
+
+def _result(path: Path, header: Header, joined: bytes, k: int, mode: int, digest: str, compact: bool) -> FileResult | None:
+    """The result of a whole file of ``k`` record lines whose positions are ``joined`` (ord, off, sha and bytes of
+    each line as the lines write them, comma-separated); None when they do not decode."""
     if not k:
         return FileResult(path, header, 0, [], [], True, mode=mode, digest=digest)
     try:
-        values = orjson.loads(b"[%b]" % b",".join(flat))  # ord, off, sha, bytes of each record line, in one call
+        values = orjson.loads(b"[%b]" % joined)  # ord, off, sha, bytes of each record line, in one call
     except orjson.JSONDecodeError:
         return None
     ords, offs, sha, sizes = values[0::4], values[1::4], values[2::4], values[3::4]
