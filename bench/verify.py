@@ -22,7 +22,11 @@ from a warm page cache, it times
   beat it, so its ratio is the ceiling of ``verify, 1 process``;
 * ``sha256 + newlines``: the baseline plus a bare loop that finds each
   line's end (``bytes.find``, which is ``memchr``) and does nothing else: the
-  least any per-line loop in Python costs, whatever it checks.
+  least any per-line loop in Python costs, whatever it checks;
+* ``+ listing, cursors``: that, plus every session listed and every cursor
+  read (what the contiguity check needs besides the landed bytes): the
+  least a verify in Python does, so its ratio is the ceiling of
+  ``verify, 1 process`` short of compiled code.
 
 and prints MB/s for each and ``ratio`` = verify MB/s / sha256 MB/s (the best
 of ``--repeat`` runs each), and the same ratio in CPU seconds, which a busy
@@ -51,6 +55,8 @@ from verify_landing import RootBuilder, jsonl  # noqa: E402
 
 from asz_core.sessiondata import SDWriter, decode_header  # noqa: E402
 from asz_core.storage import landed_files, session_dirs  # noqa: E402
+from asz_core.storage.cursor import read_cursor  # noqa: E402
+from asz_core.storage.layout import session_listing  # noqa: E402
 from asz_core.verify.landed import line_positions  # noqa: E402
 from asz_core.verify.walk import verify_root  # noqa: E402
 
@@ -140,12 +146,23 @@ def newlines(data: bytes) -> int:
     return n
 
 
-def sha_pass(files: list[Path], positions: bool = False, lines: bool = False) -> int:
+def listing(root: Path) -> int:
+    """What verify reads besides the landed bytes: every session listed (``session_listing``) and every cursor read; returns the cursors."""
+    n = 0
+    for sdir in session_dirs(root):
+        for cpath in session_listing(sdir, skeletons=True).cursors.values():
+            read_cursor(cpath)
+            n += 1
+    return n
+
+
+def sha_pass(files: list[Path], positions: bool = False, lines: bool = False, root: Path | None = None) -> int:
     """The baseline: read each file and hash its bytes with ``hashlib.sha256``; returns the bytes read.
 
     With ``positions``, also the scan's per-line work over the same bytes, in one thread (``line_positions``):
-    the least one thread can do to verify. With ``lines``, only a loop that finds each line's end (:func:`newlines`)."""
-    total = 0
+    the least one thread can do to verify. With ``lines``, only a loop that finds each line's end (:func:`newlines`).
+    With ``root``, also every session of it listed and every cursor read (:func:`listing`)."""
+    total = listing(root) if root is not None else 0
     for p in files:
         with open(p, "rb") as f:
             data = f.read()
@@ -179,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         cpus = os.cpu_count() or 1
         sides = [("sha256", None, False), ("verify, 1 process", 1, False), (f"verify, {cpus} processes", cpus, False),
                  (f"verify --deep, {cpus} proc.", cpus, True), ("sha256 + positions", 0, False),
-                 ("sha256 + newlines", -1, False)]
+                 ("sha256 + newlines", -1, False), ("+ listing, cursors", -2, False)]
         wall = {name: float("inf") for name, _, _ in sides}
         cpu = {name: float("inf") for name, _, _ in sides}
         records = 0
@@ -190,8 +207,10 @@ def main(argv: list[str] | None = None) -> int:
                     sha_pass(files)
                 elif jobs == 0:
                     sha_pass(files, positions=True)
-                elif jobs < 0:
+                elif jobs == -1:
                     sha_pass(files, lines=True)
+                elif jobs == -2:
+                    sha_pass(files, lines=True, root=root)
                 else:
                     report = verify_root(root, jobs=jobs, deep=deep)
                     if not report.ok:
@@ -210,7 +229,9 @@ def main(argv: list[str] | None = None) -> int:
               f"load average {os.getloadavg()[0]:.1f}")
         print(f"ceiling  : one thread reading every record line's positions reaches at most CPU ratio "
               f"{cpu['sha256'] / cpu['sha256 + positions']:.2f} (sha256 + positions); a loop that only finds each line's end "
-              f"reaches {cpu['sha256'] / cpu['sha256 + newlines']:.2f} (sha256 + newlines)")
+              f"reaches {cpu['sha256'] / cpu['sha256 + newlines']:.2f} (sha256 + newlines); that loop with every session listed "
+              f"and every cursor read, which verify cannot skip either, {cpu['sha256'] / cpu['+ listing, cursors']:.2f} "
+              f"(+ listing, cursors): the most any verify written in Python can reach in one process")
         return 0
     finally:
         tmp.cleanup()
