@@ -162,6 +162,39 @@ def _when(ms: int | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ms / 1000)) if ms else ""
 
 
+def _landed_at(root: Path, doc: dict) -> list[int]:
+    """Unix ms at which each landed Session Data file of ``doc`` was written (its header's ``at``), sorted; files
+    whose header does not read are left out."""
+    from ..sessiondata.times import parse_instant
+
+    out = []
+    for f in doc.get("files") or ():
+        if f.get("format") != "sd":
+            continue
+        try:
+            with open(Path(root) / f["file"], "rb") as fh:
+                ns = parse_instant(orjson.loads(fh.readline()).get("at"))
+        except (OSError, ValueError, AttributeError):
+            continue
+        if ns is not None:
+            out.append(ns // 1_000_000)
+    return sorted(out)
+
+
+def span(root: str | os.PathLike, doc: dict) -> str:
+    """When the conversation ran: ``from A to B`` (local time) from its records' times; when no record carries a
+    time (none of them could be decoded), says so and gives when its landed files were written instead."""
+    s = doc.get("summary") or {}
+    a, b = s.get("from"), s.get("to")
+    if a or b:
+        return f"from {_when(a) or 'an unknown time'} to {_when(b) or 'an unknown time'}"
+    landed = _landed_at(Path(root), doc)
+    if not landed:
+        return "times unknown (no record carries one)"
+    when = _when(landed[0]) + (f" to {_when(landed[-1])}" if _when(landed[-1]) != _when(landed[0]) else "")
+    return f"times unknown (no record carries one; landed {when})"
+
+
 def _fence(text: str, lang: str = "") -> str:
     """``text`` in a fenced code block whose fence is longer than any run of backticks inside it."""
     ticks = "`" * max(3, _max_backticks(text) + 1)
@@ -184,7 +217,7 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
     """The conversation as Markdown: a header with its summary, then each talk's steps (module docstring)."""
     s = doc.get("summary") or {}
     lines = [f"# {_title(doc)}", "", f"- conversation: `{doc['conversation']}`",
-             f"- from {_when(s.get('from'))} to {_when(s.get('to'))}, {s.get('talks', 0)} talks, state {s.get('state', '')}"]
+             f"- {span(root, doc)}, {s.get('talks', 0)} talks, state {s.get('state', '')}"]
     for p in problems_of(doc):
         lines.append(f"- **{s.get('state', '')}:** {p}")
     for p in notes_of(doc):
@@ -326,8 +359,8 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
 
     s = doc.get("summary") or {}
     out = [f"<h1 dir=\"auto\">{isolated(_title(doc))}</h1>",
-           f"<p class=\"meta\">conversation <span class=\"id\">{e(doc['conversation'])}</span> · {e(_when(s.get('from')))} – "
-           f"{e(_when(s.get('to')))} · {s.get('talks', 0)} talks · state {e(str(s.get('state', '')))}</p>"]
+           f"<p class=\"meta\">conversation <span class=\"id\">{e(doc['conversation'])}</span> · {e(span(root, doc))} · "
+           f"{s.get('talks', 0)} talks · state {e(str(s.get('state', '')))}</p>"]
     probs = problems_of(doc)
     if probs:
         out.append(f"<div class=\"failed\"><b>This conversation does not verify ({e(str(s.get('state', '')))}):</b><ul>"
@@ -399,7 +432,7 @@ def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collect
         title = (r.get("title") or "(untitled)").replace("|", "\\|").replace("\n", " ")
         state, bad = _index_state(r, flagged)
         state = f"**{state}: does not verify**" if bad else state
-        lines.append(f"| {_when(r.get('to'))} | {title} | {r.get('talks') or 0} | {state} | [{files[r['id']]}]({files[r['id']]}) |")
+        lines.append(f"| {_when(r.get('to')) or 'unknown'} | {title} | {r.get('talks') or 0} | {state} | [{files[r['id']]}]({files[r['id']]}) |")
     return "\n".join(lines) + "\n"
 
 
@@ -411,7 +444,7 @@ def index_html(rows: Sequence[dict], files: dict[str, str], flagged: Collection[
     for r in rows:
         state, bad = _index_state(r, flagged)
         cls = " class=\"failed\"" if bad else ""
-        trs.append(f"<tr{cls}><td>{e(_when(r.get('to')))}</td><td><a href=\"{e(files[r['id']])}\">{isolated(r.get('title') or '(untitled)')}</a></td>"
+        trs.append(f"<tr{cls}><td>{e(_when(r.get('to')) or 'unknown')}</td><td><a href=\"{e(files[r['id']])}\">{isolated(r.get('title') or '(untitled)')}</a></td>"
                    f"<td>{isolated(str(r.get('project') or ''))}</td><td>{r.get('talks') or 0}</td>"
                    f"<td class=\"state\">{e(state)}{' · <b>does not verify</b>' if bad else ''}</td><td class=\"id\">{e(r['id'])}</td></tr>")
     note = _index_note(rows, flagged)
