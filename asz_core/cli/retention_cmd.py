@@ -33,8 +33,8 @@ def run_prune(root: Path, cfg: Config, *, dry_run: bool = False) -> int:
             typer.echo(f"kept {k.session}: {k.reason}")
     for line in rep.problems:
         typer.echo(f"error: {line}", err=True)
-    typer.echo(f"prune: sessions={len(rep.removed)} files={rep.files} kept={len(rep.kept)} errors={len(rep.problems)}"
-               + (" (dry run)" if dry_run else ""))
+    typer.echo(f"prune: sessions={len(rep.removed)} files={rep.files} bytes={rep.bytes} kept={len(rep.kept)} "
+               f"errors={len(rep.problems)}" + (" (dry run)" if dry_run else ""))
     return 1 if rep.problems else 0
 
 
@@ -49,8 +49,11 @@ def prune_command(
     storage.retention.after, its rounds reach its last landed file and (with
     storage.retention.require_accepted, the default) push.state shows the
     receiver accepted every one of its files and rounds. Prints
-    ``removed SESSION`` per session and ``prune: sessions=N files=N kept=N
-    errors=N``. Also runs after each push pass when storage.retention.after is set.
+    ``removed SESSION`` per session, then one total line ``prune:
+    sessions=N files=N bytes=N kept=N errors=N`` (bytes: the landed files'
+    size before they became skeletons). --dry-run prints ``would remove
+    SESSION`` and ``kept SESSION: why`` per session and the same total, ending
+    ``(dry run)``; on a big root ``| tail -1`` is the total. Also runs after each push pass when storage.retention.after is set.
     """
     cfg = load("prune", config)
     where = Path(root) if root is not None else Path(cfg.root)

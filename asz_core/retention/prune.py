@@ -62,10 +62,12 @@ class SessionPlan:
 
 @attrs.define
 class PruneReport:
-    """Sessions removed (``removed``), files that became skeletons (``files``), sessions kept with a reason."""
+    """Sessions removed (``removed``), files that became skeletons (``files``) and their size before (``bytes``),
+    sessions kept with a reason."""
 
     removed: list[str] = attrs.Factory(list)
     files: int = 0
+    bytes: int = 0
     kept: list[SessionPlan] = attrs.Factory(list)
     problems: list[str] = attrs.Factory(list)
 
@@ -183,6 +185,17 @@ def _remove_session(root: Path, plan: SessionPlan, state: PushState, owner: str)
     return n  # removal.state goes once the text is out of _index/ too (prune)
 
 
+def _size(root: Path, files: list[str]) -> int:
+    """Bytes of the root-relative ``files`` (one gone since it was listed counts 0)."""
+    n = 0
+    for rel in files:
+        try:
+            n += (root / rel).stat().st_size
+        except OSError:
+            pass
+    return n
+
+
 def prune(root: str | os.PathLike, cfg: RetentionConfig, *, dry_run: bool = False, instance_id: str = "",
           now_ns: int | None = None) -> PruneReport:
     """Apply retention to ``root`` once; returns the :class:`PruneReport`.
@@ -203,13 +216,16 @@ def prune(root: str | os.PathLike, cfg: RetentionConfig, *, dry_run: bool = Fals
             if not plan.remove:
                 rep.kept.append(plan)
                 continue
+            size = _size(root, plan.files)
             if dry_run:
                 rep.removed.append(plan.session)
                 rep.files += len(plan.files)
+                rep.bytes += size
                 continue
             try:
                 with session_lock(root, plan.session):
                     rep.files += _remove_session(root, plan, state, owner)
+                rep.bytes += size
                 rep.removed.append(plan.session)
                 done.append(plan)
             except LockBusy as exc:
