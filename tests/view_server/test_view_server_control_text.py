@@ -1,6 +1,6 @@
 """The page shows control characters, C1 and bidi overrides/isolates of transcript text as the terminal's escapes
 (``\\x1b``, ``\\x85``, ``\\u202e``), as ``asz export --format html`` does: in the conversation's title, the talk's
-label, the prompt and the reply (Markdown) and the record drawn as JSON (JSON escapes there, the same value)."""
+label and reply line, the prompt and the reply (Markdown), the list and the search hits."""
 
 from __future__ import annotations
 
@@ -32,6 +32,21 @@ def test_page_shows_controls_as_escapes(odd_root, serve, browser):
     drv.find_element(By.CSS_SELECTOR, "section.talk .talkhead").click()
     assert node(drv, "input/1/1").find_element(By.CSS_SELECTOR, ".msg").text == ODD_SHOWN
     assert node(drv, "msg/1/2:0").find_element(By.CSS_SELECTOR, ".msg").text == "reply " + ODD_SHOWN
-    text = drv.execute_script("return document.getElementById('app').textContent")  # the talk's reply line too
-    assert [hex(ord(c)) for c in text if ord(c) in UNSAFE] == []
+    assert _unsafe_in_app(drv) == []  # the talk's reply line too
     shot(drv, "control-text")
+
+
+def _unsafe_in_app(drv) -> list[str]:
+    return [hex(ord(c)) for c in drv.execute_script("return document.getElementById('app').textContent") if ord(c) in UNSAFE]
+
+
+def test_list_and_search_hits_show_controls_as_escapes(odd_root, serve, browser):
+    """Every text node the page makes is escaped: the list's title cell, and a search hit's title and snippet."""
+    s = serve(odd_root)
+    drv = browser
+    title = open_at(drv, f"{s.base}/", "a.convtitle bdi")
+    assert title.text == ODD_SHOWN.replace("nel \\x85 csi", "nel csi")
+    assert _unsafe_in_app(drv) == []
+    snippet = open_at(drv, f"{s.base}/#q=reply", "li.hit .snippet")
+    assert "reply" in snippet.text and "\\x1b[31mred" in snippet.text and "\\u202eevil" in snippet.text
+    assert _unsafe_in_app(drv) == []

@@ -39,7 +39,8 @@
 
   // Transcript text never steers or hides from the reader (trial 3, F4/F19): C0 controls but tab and newline, DEL, C1
   // and the bidi overrides/isolates are written as the terminal's escapes (asz_core/reading/termtext.py: \x1b, \x9b,
-  // \u202e), CR too unless keepCr (white space in a body). jsonText writes them as JSON escapes (\u0085), same value.
+  // \u202e), CR too unless keepCr (white space in a body). Every text node h() and add() make goes through it, and
+  // so does Markdown before it is parsed. jsonText writes them as JSON escapes (\u0085), the same value.
   const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
   function hex(n, w) { return n.toString(16).padStart(w, '0'); }
   function visibleText(t, keepCr) {
@@ -49,9 +50,9 @@
     });
   }
   function jsonText(v, indent) { return JSON.stringify(v, null, indent).replace(UNSAFE, function (c) { return '\\u' + hex(c.charCodeAt(0), 4); }); }
-  // a title from a transcript (trial 3, F4): escaped, and isolated in a <bdi> so that its own right-to-left text
-  // orders nothing around it
-  function titleText(t) { return h('bdi', null, visibleText(t, true)); }
+  // a title from a transcript (trial 3, F4): isolated in a <bdi> so that its own right-to-left text orders nothing
+  // around it (escaped as every text node is)
+  function titleText(t) { return h('bdi', null, t); }
   // the tab's title holds no markup: controls and bidi overrides written as escapes there, as the terminal shows them
   function tabTitle(t) { return visibleText(t, false); }
 
@@ -63,7 +64,7 @@
         if (v === null || v === undefined || v === false) continue;
         if (k === 'class') e.className = v;
         else if (k === 'onclick') e.addEventListener('click', v);
-        else if (k === 'text') e.textContent = v;
+        else if (k === 'text') e.textContent = visibleText(v, true);
         else e.setAttribute(k, v);
       }
     }
@@ -73,7 +74,7 @@
   function add(e, c) {
     if (c === null || c === undefined || c === false) return;
     if (Array.isArray(c)) { c.forEach(function (x) { add(e, x); }); return; }
-    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    e.append(c instanceof Node ? c : document.createTextNode(visibleText(c, true)));  // every text node: escapes
   }
   function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); return e; }
 
@@ -744,8 +745,8 @@
         child ? h('span', { class: 'tag' }, 'subagent · ' + streamLabel(t.stream)) : null,
         h('span', null, num(t.runs) + ' run' + (t.runs === 1 ? '' : 's') + ' · ' + num(t.steps || 0) + ' steps · ' + num(t.tools || 0) + ' tools'),
         (t.from && t.to) ? h('span', null, fmtDur(t.to - t.from)) : null, unverifiedTag(t)),
-      h('div', { class: 'label' }, t.label ? visibleText(t.label, true) : (child ? h('span', { class: 'muted' }, 'Subagent: ' + streamLabel(t.stream)) : h('span', { class: 'faint' }, '(no label: nothing a person typed starts this talk)'))),
-      t.reply ? h('div', { class: 'reply' }, '↳ ', visibleText(t.reply, true)) : null);
+      h('div', { class: 'label' }, t.label || (child ? h('span', { class: 'muted' }, 'Subagent: ' + streamLabel(t.stream)) : h('span', { class: 'faint' }, '(no label: nothing a person typed starts this talk)'))),
+      t.reply ? h('div', { class: 'reply' }, '↳ ', t.reply) : null);
     const el = h('section', { class: 'talk' + (child ? ' child' : ''), 'data-talk': t.id }, head, body);
     let drawn = false;
     function open(on) {
@@ -1023,7 +1024,7 @@
 
   function recordPath(ref) { return '/api/c/' + enc(CID) + '/record/' + ref.seq + '/' + ref.row; }
 
-  function pre(text, cls) { return h('pre', { class: cls || null }, visibleText(text, true)); }
+  function pre(text, cls) { return h('pre', { class: cls || null }, text); }
 
   function drawDetails(n, det) {
     const k = n.kind;
