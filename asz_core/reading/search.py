@@ -56,7 +56,7 @@ from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
 from ..view.document import list_conversations, title_withheld
 from ..view.rows import newest_round, read_head
-from .landed_check import chain_problem, read_landed, verified_rows
+from .landed_check import chain_problem, problem_of, read_landed, verified_rows
 from .listing import Filters, dialect_of
 from .purge import compact_securely
 from .search_text import MARK_END, MARK_START, SNIP_END, SNIP_START, cjk_window, has_cjk, index_form, marked, query_terms, snippet_spans
@@ -474,8 +474,10 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
     the index is derived, and text indexed from a file damaged since is not
     evidence. Such hits are left out; ``unverified``, when given, gets
     ``file -> problem`` for each file whose hits were, and ``held``, when given,
-    ``file -> how many hits`` the query (with the same filters) matches in each
-    of those files. Raises :class:`QueryError`
+    ``file -> how many hits`` the whole query (with the same filters) matches in
+    each file that does not verify: then every file the query matches is
+    checked, not only those of the hits returned, and ``unverified`` names them
+    all. Raises :class:`QueryError`
     (nothing to search for) and :class:`SearchError` (no index: run an update first).
     """
     path = index_path(root)
@@ -495,8 +497,8 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
                    f"FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
                    f"WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?")
             rows = verified_rows(Path(root), lambda n: con.execute(sql, [*args, n]).fetchall(), limit, bad)
-            if bad and held is not None:  # every hit of those files is left out, not only those the page would show
-                held.update(_hits_in(con, where, args, list(bad)))
+            if held is not None:  # the whole query: every file it matches is checked, not only those of the hits fetched
+                held.update(_held_in(Path(root), con, where, args, bad))
             snippets = [_snippet(con, match, r[7], r[10], has_cjk(query)) for r in rows]
         finally:
             con.close()
@@ -554,11 +556,17 @@ def _snippet(con: sqlite3.Connection, match: str, raw: str, rowid: int, cjk: boo
     return snippet_spans(raw)
 
 
-def _hits_in(con: sqlite3.Connection, where: list[str], args: list[Any], files: list[str]) -> list[tuple[str, int]]:
-    """``(file, hits)`` of the rows matching ``where`` (with ``args``) in each of ``files``."""
-    return con.execute(f"SELECT hit.file, count(*) FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
-                       f"WHERE {' AND '.join(where)} AND hit.file IN ({','.join('?' * len(files))}) GROUP BY hit.file",
-                       [*args, *files]).fetchall()
+def _held_in(root: Path, con: sqlite3.Connection, where: list[str], args: list[Any], bad: dict[str, str]) -> dict[str, int]:
+    """``file -> hits`` of every landed file the whole query (``where`` with ``args``) matches that does not verify,
+    its problem put in ``bad``: each file the query matches is checked (:func:`~asz_core.reading.landed_check.problem_of`,
+    hashed again only once its stat changed), so the count is the query's, not that of the hits fetched."""
+    out: dict[str, int] = {}
+    for file, conversation, n in con.execute(
+            f"SELECT hit.file, hit.conversation, count(*) FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
+            f"WHERE {' AND '.join(where)} GROUP BY hit.file, hit.conversation", args):
+        if problem_of(root, file, bad, conversation):
+            out[file] = out.get(file, 0) + n
+    return out
 
 
 def iter_kinds(text: str) -> Iterator[str]:

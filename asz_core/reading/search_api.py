@@ -5,9 +5,10 @@ Contract: "answers the same list"). With ``held_back=1`` it is
 ``{"hits": [hit…], "held_back": {"hits": N, "files": [{"file", "problem",
 "hits"}…]}}`` instead (what the page asks): ``held_back`` says what was left
 out because the landed file it was indexed from no longer verifies (``asz
-search`` says it on stderr): how many hits the query matches in such files,
-and per file its problem and count (``hits`` 0 and ``files`` [] when nothing
-was left out).
+search`` says it on stderr): how many hits the whole query matches in such
+files (every file the query matches is checked, not only those of the hits
+fetched for ``limit``), and per file its problem and count (``hits`` 0 and
+``files`` [] when nothing was left out).
 
 Parameters (each at most once): ``q`` (required), ``limit`` (1..500, default
 50), ``held_back`` (``0`` or ``1``, default 0), ``kind`` (comma list of :data:`asz_core.reading.search.KINDS`),
