@@ -16,7 +16,7 @@ from .reading_common import CONFIG_HELP, ROOT_HELP, fit_cells, make_filters, set
 
 #: Columns of the table: header, width (0: the rest), alignment.
 COLUMNS = (("ID", 8, "<"), ("TITLE", 34, "<"), ("PROJECT", 20, "<"), ("LAST ACTIVITY", 16, "<"), ("DURATION", 8, ">"),
-           ("TALKS", 5, ">"), ("CALLS", 5, ">"), ("TOKENS", 11, ">"), ("COST", 8, ">"), ("STATE", 0, "<"))
+           ("TALKS", 5, ">"), ("CALLS", 5, ">"), ("CHANGES", 11, ">"), ("TOKENS", 11, ">"), ("COST", 8, ">"), ("STATE", 0, "<"))
 
 
 def _when(ms: int | None) -> str:
@@ -52,6 +52,15 @@ def unpriced(row: dict) -> list[str]:
     return [str(n) for n in names] if isinstance(names, list) else []
 
 
+def changes_cell(row: dict) -> str:
+    """The CHANGES cell: ``changes`` (``-`` when the round does not count them), and ``(+N)`` for the editing tool
+    calls with no changes record (``changes_not_derived``), which ``changes`` leaves out."""
+    changes, nd = row.get("changes"), row.get("changes_not_derived") or 0
+    if changes is None:
+        return "-" if not nd else f"- (+{nd:,})"
+    return f"{changes:,}" + (f" (+{nd:,})" if nd else "")
+
+
 def table_line(row: dict) -> str:
     """One row of the table (columns :data:`COLUMNS`); unknown values show as ``-``."""
     from ..view.summary import NO_PROMPT, REMOVED
@@ -64,7 +73,7 @@ def table_line(row: dict) -> str:
     held = bool(row.get("held_back"))  # it does not verify: no figure read from it is shown
     cells = (row["id"][:8], title or "(untitled)", project or "-", _when(row.get("to")),
              _duration(row.get("from"), row.get("to")), "-" if row.get("talks") is None else row["talks"],
-             "-" if row.get("llm_calls") is None else row["llm_calls"],
+             "-" if row.get("llm_calls") is None else row["llm_calls"], changes_cell(row),
              "held back" if held else "-" if tokens is None else f"{tokens:,}",
              "held" if held else "-" if cost is None else f"${cost:,.2f}" + ("*" if unpriced(row) else ""), row.get("state") or "-")
     out = []
@@ -134,6 +143,11 @@ def conversations(
                    f"({', '.join(r['id'][:8] + ' ' + str(r.get('state')) for r in held)}; asz verify names the problems)")
     if note:
         typer.echo(note)
+    nd = [row for row in rows if row.get("changes_not_derived")]
+    if nd:  # the (+N) of CHANGES
+        typer.echo(f"(+N) in CHANGES: {sum(r['changes_not_derived'] for r in nd):,} editing tool call(s) in {len(nd)} conversation(s) "
+                   "returned with no changes record, so what they changed is not derived and not in the count (a Claude Code "
+                   "subagent's edits)")
     missing = sorted({m for row in rows for m in unpriced(row)})
     if missing:  # as asz usage says it
         typer.echo(f"* unpriced, left out of the cost: {', '.join(missing)} (add them under prices in asz.yaml)")

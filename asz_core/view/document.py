@@ -233,6 +233,8 @@ def _summary(v: DocumentView, b: ChainReader, fold, rounds: int, undescribed: in
         s["repeated"] = sum(1 for d in v.coverage.not_drawn if isinstance(d.get("of"), dict) and "conversation" in d["of"])
     if links.later:
         s["continued_in"] = links.later
+    if fold.head.changes_not_derived:  # editing tool calls with no changes record: not in changes (only when some)
+        s["changes_not_derived"] = fold.head.changes_not_derived
     if b.state != "verified":
         hold_back_figures(s, b.state, v.call_usage.values())
     return s

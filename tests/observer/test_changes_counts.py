@@ -10,6 +10,7 @@ derived: ``changes_not_derived`` counts it, so a reader is never told 0 for edit
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -72,3 +73,32 @@ def test_ls_counts_every_edit_multiedit_and_write(corpus_dir: Path, corpus_colle
     assert sum(v[3] for v in expected.values()) == 14  # one session's subagents: 14 edits and writes, no toolUseResult
     # a session with no editing result says 0, not unknown
     assert all(r["changes"] == 0 and r["changes_not_derived"] == 0 for sid, r in rows.items() if sid not in expected)
+
+
+def _asz(root: Path, *args: str) -> str:
+    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args, "--root", str(root)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+def test_ls_text_and_the_document_show_the_edits_not_derived(corpus_dir: Path, corpus_collected: Path) -> None:
+    """``asz ls`` shows each conversation's changes with ``(+N)`` for those not derived and a line saying what N is;
+    the document's summary carries ``changes_not_derived`` (only when above 0), which the page's chip and Changes tab
+    show: all equal to the source count."""
+    expected, _ = source_counts(corpus_dir / "claude-code" / "projects")
+    out = _asz(corpus_collected, "ls")
+    lines = out.splitlines()
+    cell = re.compile(r"  +([\d,]+(?: \(\+[\d,]+\))?) +\S+ +\S+ +\S+$")  # CHANGES, then TOKENS, COST and STATE
+    for sid, (changes, _, _, nd) in expected.items():
+        [row] = [ln for ln in lines if ln.startswith(sid[:8])]
+        assert cell.search(row).group(1) == (f"{changes:,} (+{nd:,})" if nd else f"{changes:,}"), row
+    total = sum(v[3] for v in expected.values())
+    with_nd = sum(1 for v in expected.values() if v[3])
+    assert (f"(+N) in CHANGES: {total:,} editing tool call(s) in {with_nd} conversation(s) returned with no changes record, "
+            "so what they changed is not derived and not in the count (a Claude Code subagent's edits)") in lines
+    from asz_core.view import build_view
+
+    for sid, (changes, _, _, nd) in expected.items():
+        s = build_view(corpus_collected, sid)["summary"]
+        assert s["changes"] == changes and s.get("changes_not_derived") == (nd or None), sid

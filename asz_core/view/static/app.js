@@ -655,7 +655,7 @@
     }
     add(app, h('div', { class: 'chips' }, chip('talks', num(s.talks)), chip('steps', num(s.steps)), chip('streams', num(s.streams)),
       chip('segments', num(s.segments)), chip('rounds', num(s.rounds)), chip('unresolved', num(s.unresolved)),
-      chip('changes', num(s.changes)), chip('provider bodies', num(s.provider_bodies)),
+      chip('changes', num(s.changes) + (s.changes_not_derived ? ' (+' + num(s.changes_not_derived) + ' not derived)' : '')), chip('provider bodies', num(s.provider_bodies)),
       chip('head', 'round ' + D.head.round + ' · ' + short(D.head.digest))));
     const wh = Object.keys(s.withheld || {});
     if (wh.length) {
@@ -1262,6 +1262,12 @@
   function drawChanges() {
     const wc = D.workspace_changes || [], te = D.tool_executions || [];
     panel.append(h('h2', null, 'Workspace changes'));
+    const nd = D.summary.changes_not_derived || 0;
+    if (nd) {  // editing tool calls that returned with no changes record (a Claude Code subagent's edits)
+      panel.append(h('p', { class: 'box notice', id: 'not-derived' }, num(wc.length) + ' change' + (wc.length === 1 ? '' : 's') + ' (+' + num(nd) +
+        ' not derived): ' + num(nd) + ' editing tool call' + (nd === 1 ? '' : 's') + ' returned with no changes record, so what ' +
+        (nd === 1 ? 'it' : 'they') + ' changed is not derived and not listed here (a Claude Code subagent\'s transcript carries none).'));
+    }
     if (!wc.length) panel.append(h('p', { class: 'muted' }, 'None recorded.'));
     else panel.append(paged(['Step', 'Time', 'Entry'], wc.map(function (c) {
       return [c.step ? h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(c.step); } }, c.step) : '—', c.time || '—', pre(jsonText(c, 1))];
