@@ -254,16 +254,21 @@ def _name_changed(h: RoundHeader, previous_input: str, present: dict[int, Path],
     another that still verifies by itself (re-sealed: its closing line was
     written again; a file whose closing line fails is named by the landed
     files' check) is named (``landed``; ``asz verify`` adds the first line that
-    differs from the index). Otherwise the round alone is named, and, when the
-    index holds digests of the window that do not reproduce it, this says why no
-    file is.
+    differs from the index). Otherwise the round alone is named, and this says
+    why no file is: the index holds digests of the window that do not reproduce
+    it, or it is gone (naming the session and its ``index/entries.jsonl``) or
+    holds none of the window.
     """
     from .recorded import indexed_digests
 
     indexed = {s: d for s, d in indexed_digests(sdir).items() if h.from_seq <= s <= h.through_seq}
     if input_digest(previous_input, indexed.values()) != h.input_digest:
-        if not indexed:
-            return  # no index of these files (never built, or deleted): nothing to tell them apart by
+        if not indexed:  # no index of these files (never built, or deleted): nothing to tell them apart by; say why
+            entries = sdir / "index" / "entries.jsonl"
+            why = "is gone" if not entries.is_file() else f"holds no digest of seq {h.from_seq}–{h.through_seq}"
+            problem(f"which landed file changed cannot be told: the index of session {sdir.name}, {entries}, {why} "
+                    "(a round keeps one digest over its window, the session index one per file)")
+            return
         problem("which landed file changed cannot be told: the session index's digests do not reproduce this round's "
                 "input digest either (the index was built again from the files as they are now)")
         return

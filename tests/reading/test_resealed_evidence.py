@@ -159,3 +159,22 @@ def test_prose_export_gives_no_turn_from_the_resealed_file(resealed, tmp_path):
     assert p.returncode == 1
     assert b"smashed" not in out.read_bytes() and b"try running the server" not in out.read_bytes()
     assert f"landed file {rel}: it is not the file round 1 consumed as seq 1" in p.stderr
+
+
+def test_verify_names_the_session_and_its_index_when_the_index_is_gone(corpus_copy):
+    """The session index (``<session>/index/entries.jsonl``) is what tells which file of a round changed; with it
+    removed, the round is named and so are the session and the missing index file, never the round alone."""
+    root = corpus_copy()
+    reseal(root)
+    shutil.rmtree(root / SID / "index")
+    entries = root / SID / "index" / "entries.jsonl"
+    (rnd,) = sorted((root / "_conversations" / SID / "rounds").glob("r000001-*.sf"))
+    p = asz("verify", SID, "--root", str(root), check=False)
+    assert p.returncode == 1
+    lines = p.stdout.splitlines()
+    assert f"{rnd}: chain [round 1]: input digest recomputed from the landed files of seq 1–1 does not match the header" in lines
+    assert (f"{rnd}: chain [round 1]: which landed file changed cannot be told: the index of session {SID}, {entries}, is gone "
+            "(a round keeps one digest over its window, the session index one per file)") in lines
+    p = asz("verify", SID, "--root", str(root), "--json", check=False)
+    details = [q["detail"] for q in json.loads(p.stdout)["problems"]]
+    assert any(SID in d and str(entries) in d and "is gone" in d for d in details)
