@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-from operator import attrgetter
 from typing import Any
 
 from .model import Node, Ref, make_id
@@ -16,7 +15,6 @@ from .asm_state import State, Edge, Epoch, ref_of, at_id
 
 __all__ = ["spawn_edges_named", "stage5_spawns", "stage6_epochs"]
 
-_SEQ_ROW = attrgetter("seq", "row")
 
 
 def spawn_edges_named(st: State) -> list[Edge]:
@@ -133,7 +131,7 @@ def stage6_epochs(st: State) -> None:
                 key = boundary.id or at_id(ref_of(boundary))
             ep = Epoch(make_id("epoch", s.name, key), s, boundary, start, end)
             s.epochs.append(ep)
-            st.epoch_at.update(dict.fromkeys(map(_SEQ_ROW, entries[start:end]), ep.node_id))
+            st.epoch_at.update(dict.fromkeys(entries[start:end], ep.node_id))
             a: dict[str, Any] = {"records": end - start}
             refs: list[Ref] = []
             if boundary is not None:

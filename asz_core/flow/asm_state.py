@@ -236,10 +236,12 @@ class State:
         self.talk_of_run: dict[tuple[str, str], str] = {}
         self.run_node: dict[tuple[str, str], str] = {}
         self.run_at: dict[tuple[str, str], Ref] = {}
-        self.container: dict[tuple[int, int], str] = {}
+        #: record -> its innermost container node (stage 7); keyed by the index entry itself (one per landed
+        #: position, hashed by identity: no (seq, row) tuple made per record and assembly)
+        self.container: dict[IndexEntry, str] = {}
         #: (seq, row, block) → the run a part of a document cut into turns belongs to (stage 7)
         self.part_container: dict[tuple[int, int, int], str] = {}
-        self.epoch_at: dict[tuple[int, int], str] = {}
+        self.epoch_at: dict[IndexEntry, str] = {}  # record -> its epoch node (stage 6), keyed as ``container``
         self.segments: list[Segment] = []
         self.reported: set[str] = set()
         #: id() of a record with no run of its own → (the cycle key of its nearest ancestor that has one, hops to it);
@@ -296,7 +298,7 @@ class State:
 
     def container_of(self, e: IndexEntry) -> str:
         """The innermost node holding a record: run, talk, epoch, stream, else the session."""
-        c = self.container.get((e.seq, e.row))
+        c = self.container.get(e)
         if c:
             return c
         s = self.by_stream.get(e.stream)
@@ -310,7 +312,7 @@ class State:
 
     def epoch_of(self, e: IndexEntry) -> str:
         """The epoch node a record falls in (its stream's node when none)."""
-        ep = self.epoch_at.get((e.seq, e.row))
+        ep = self.epoch_at.get(e)
         if ep:
             return ep
         s = self.by_stream.get(e.stream)

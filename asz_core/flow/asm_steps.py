@@ -57,7 +57,7 @@ def emit_steps(st: State) -> None:
     nodes, container, memo, bodies_of = st.out.nodes, st.container, st.memo, st.bodies_of
     for c in st.calls:
         f0 = c.fragments[0]
-        parent = container.get((f0.seq, f0.row)) or st.container_of(f0)
+        parent = container.get(f0) or st.container_of(f0)
         joined = bodies_of.get(c.call_id)
         if memo is None or joined:
             emit_call(st, c, parent)
@@ -453,8 +453,14 @@ def fill_counts(st: State) -> None:
 def result(st: State) -> Assembly:
     """The assembly with every group sorted by id."""
     out = st.out
-    out.nodes = dict(sorted(out.nodes.items()))
-    out.relations = dict(sorted(out.relations.items()))
-    out.unresolved = dict(sorted(out.unresolved.items()))
+    out.nodes = _by_key(out.nodes)
+    out.relations = _by_key(out.relations)
+    out.unresolved = _by_key(out.unresolved)
     out.stats = st.stats
     return out
+
+
+def _by_key(d: dict) -> dict:
+    """``dict(sorted(d.items()))``, sorting the keys alone: ids are unique strings, compared by CPython's string fast
+    path instead of one tuple comparison per pair (17,000 nodes five times a parse)."""
+    return {k: d[k] for k in sorted(d)}

@@ -128,7 +128,7 @@ def new_run(st: State, t: Talk, s: Stream, run: str) -> None:
 
 def place(st: State, e: IndexEntry, t: Talk | None, ep: Epoch | None, s: Stream) -> None:
     """Record the innermost container of a record: its run, else the talk, the epoch or the stream."""
-    key = (e.seq, e.row)
+    key = e  # the record itself: one key per landed position, hashed by identity (no tuple made)
     if t is not None:
         run = run_for(st, e)
         if run:
@@ -175,7 +175,7 @@ def document_turns(st: State, e: IndexEntry, s: Stream, ep: Epoch) -> Talk:
         elif not holder:
             holder = turn(first_text)  # parts before the first message belong to the first turn
         st.part_container[(e.seq, e.row, p.block)] = holder
-    st.container[(e.seq, e.row)] = st.part_container[(e.seq, e.row, first_text)]
+    st.container[e] = st.part_container[(e.seq, e.row, first_text)]
     return talks[-1]
 
 
@@ -222,7 +222,7 @@ def stage7_talks(st: State) -> None:
                 if run and run == last_run and (e.seq > last_seq or (e.seq == last_seq and e.row > last_row)):
                     # the run of the record before, landed after it: the same talk and node, and neither the
                     # talk's nor the run's first position can move (both are at or before that record)
-                    container[(e.seq, e.row)] = last_node
+                    container[e] = last_node
                     last_seq, last_row = e.seq, e.row
                     ts = e.ts
                     if ts is not None:
@@ -237,12 +237,12 @@ def stage7_talks(st: State) -> None:
                     cur.thread = True  # its opening input is drawn in the earlier session: trigger unknown here
                 if not run:  # place() and mark(), inline: no run, so the talk, else the epoch
                     if cur is not None:
-                        container[(e.seq, e.row)] = cur.node_id
+                        container[e] = cur.node_id
                         at = cur.at
                         if at is None or (e.seq, e.row) < (at.seq, at.row):
                             cur.at = ref_of(e)
                     else:
-                        container[(e.seq, e.row)] = ep.node_id
+                        container[e] = ep.node_id
                     continue
                 key = (s.name, run)
                 if key not in talk_of_run:
@@ -253,7 +253,7 @@ def stage7_talks(st: State) -> None:
                     last_run = None
                 else:  # place(), inline: the run's node, else the talk
                     last_run, last_t, last_seq, last_row = run, t, e.seq, e.row
-                    last_node = container[(e.seq, e.row)] = run_node.get(key) or t.node_id
+                    last_node = container[e] = run_node.get(key) or t.node_id
                     at = t.at  # t.mark(), inline
                     if at is None or (e.seq, e.row) < (at.seq, at.row):
                         t.at = ref_of(e)

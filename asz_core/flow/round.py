@@ -332,6 +332,9 @@ def _with_revision(e: Node | Relation | Unresolved, n: int) -> Node | Relation |
     return attrs.evolve(e, revision=n)
 
 
+_ID = attrgetter("id")
+
+
 def build_round(
     header: RoundHeader,
     nodes: Iterable[Node] = (),
@@ -353,14 +356,14 @@ def build_round(
     lines: list[bytes] = [header.encode()]
     rev = b',"revision":' + orjson.dumps(n)
     for items in (nodes, relations, unresolved):
-        pairs = sorted(((e.id, e) for e in items), key=lambda p: p[0])
-        out = [_with_revision(e, n) for _, e in pairs]
-        for c, (ident, e) in zip(out, pairs):
+        ents = sorted(items, key=_ID)  # stable by id alone, as the (id, entity) pairs keyed by their id were
+        out = [_with_revision(e, n) for e in ents]
+        for c, e in zip(out, ents):
             if c.tombstone:
                 lines.append(_frame(c, None))
                 continue
             body = body_of(e)  # _frame(c, body), inline: the frame opening, the body's id, the revision, the rest
-            j = orjson.dumps(ident)
+            j = orjson.dumps(e.id)
             end = 6 + len(_esc(j) if b"\xe2\x80" in j else j)
             lines.append(_FRAMES[type(c)][0] + body[6:end] + rev + body[end:] + b"}")
         for a, b in zip(out, out[1:]):
