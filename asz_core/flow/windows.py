@@ -154,12 +154,9 @@ class SessionParse:
     def weigh(self, entities: list) -> None:
         """Encode every entity of ``entities`` not yet encoded (tombstones left out), so :attr:`weights` holds the
         length of each one's frame opening and body (:func:`~asz_core.flow.round.round_size`'s ``weights_by_id``)."""
-        new = set(map(id, entities)).difference(self.weights)
-        if new:
-            body = self.body
-            for e in entities:
-                if id(e) in new and not e.tombstone:
-                    body(e)
+        weights, body = self.weights, self.body
+        for e in [e for e in entities if id(e) not in weights and not e.tombstone]:  # one test each, no id set
+            body(e)
 
     def same_as_written(self, e: Any) -> bool:
         """True when ``e`` is the very object whose body the chain's head holds for its id (a step node an earlier
