@@ -121,10 +121,16 @@ def read_cursor(path: Path) -> AppendCursor | SnapshotCursor | None:
     an append cursor, size, last_seq, state).
     """
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        fd = os.open(path, os.O_RDONLY)  # no buffered file object: verify and a pass with nothing new read every cursor
     except FileNotFoundError:
         return None
+    try:
+        data = got = os.read(fd, 1 << 16)
+        while got:
+            got = os.read(fd, 1 << 16)
+            data += got
+    finally:
+        os.close(fd)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
