@@ -50,6 +50,7 @@ def verify(
     config: Optional[Path] = typer.Option(None, "--config", help="Configuration file (default ./asz.yaml when present)."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as one JSON object."),
     deep: bool = typer.Option(False, "--deep", help="Also decode and type-check every record line in full (slower; the closing digests already bind every byte)."),
+    figures: bool = typer.Option(False, "--figures", help="Also count the figures asz ls and asz usage read from their cache (_index/summaries.sqlite) again from the evidence; an entry that differs is a problem and is removed (about a cold asz usage more)."),
 ) -> None:
     """Check landed Session Data: headers, closing digests, ord/byte contiguity and cursors' end.
 
@@ -66,6 +67,13 @@ def verify(
     progress bar over sessions then chains runs on stderr; Ctrl-C stops within
     a second and says how many were checked (exit 130, no verdict). Exit 0
     clean, 1 problems, 2 usage.
+
+    ``--figures`` also counts every cached list row and summary in use
+    (tokens, cost, state, title: what asz ls, asz usage and the page print)
+    again from the round chains and landed files, with the price table of
+    the configuration, and reports an entry that differs as ``figures
+    differ`` (and removes it, so the next list counts it from the files):
+    the cache is bound to its files' stat, not to its own bytes.
     """
     from ..verify.walk import verify_file
 
@@ -76,6 +84,8 @@ def verify(
         raise _usage(f"{target} is not a Session Data file (.sd) or skeleton (.sk): give one landed file, "
                      "a session id, or the root as --root DIR")
     if target is not None and target.endswith((".sd", ".sk")):
+        if figures:
+            raise _usage("--figures checks the figures of a root's conversations (asz verify --figures --root DIR), not of one file")
         if not Path(target).is_file():
             raise _usage(f"{target}: no such file")
         report = verify_file(target, deep=deep)
@@ -97,6 +107,8 @@ def verify(
         except FileNotFoundError as exc:
             hint = f" ({target} is a directory: give it as --root {target})" if target and Path(target).is_dir() else ""
             raise _usage(f"{exc}{hint}") from None
+        if figures:
+            report.sections.append(_figures_with_bar(where, target, config))
     if as_json:
         typer.echo(json.dumps(report.as_dict(), ensure_ascii=False))
     else:
@@ -125,6 +137,24 @@ def _verify_with_bar(where: str, target: Optional[str], deep: bool):
         checked = min(bar.done, sessions)
         typer.echo(f"asz verify: interrupted after checking {checked} of {sessions} session(s) and "
                    f"{bar.done - checked} of {chains} chain(s); nothing was changed, no verdict", err=True)
+        raise typer.Exit(130)
+
+
+def _figures_with_bar(where: str, target: Optional[str], config: Optional[Path]):
+    """:func:`asz_core.verify.figures.check_figures` under a progress bar (a terminal only); Ctrl-C exits 130."""
+    from ..reading.progress import Bar
+    from ..verify.figures import check_figures
+    from ..view.document import list_conversations
+    from .view_cmd import config_prices
+
+    prices = config_prices(config, "asz verify")
+    bar = Bar("figures", 1 if target else len(list_conversations(Path(where))))
+    try:
+        with bar:
+            return check_figures(where, prices, step=lambda cid: bar.advance(cid[:8], 1), only=target)
+    except KeyboardInterrupt:
+        typer.echo(f"asz verify: interrupted after counting the figures of {bar.done} conversation(s) again; "
+                   "what differed so far was removed from the cache, no verdict", err=True)
         raise typer.Exit(130)
 
 

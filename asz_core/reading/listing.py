@@ -194,30 +194,49 @@ def conversation_rows(root: str | os.PathLike, hide: Sequence[str] = (), filters
 
 
 def _row(root: Path, cid: str, hide: Sequence[str], rc, fingerprint, prices: Any) -> dict:
-    import hashlib
-
     head = read_head(root, cid)
     header = head.header if head else None
     session = (header or {}).get("session") or cid
     fp = fingerprint(root, cid, session if isinstance(session, str) else "") if rc is not None else ""
-    key = [*hide, "prices=" + hashlib.sha256(repr(prices).encode()).hexdigest()[:16]] if prices is not None else list(hide)
+    key = row_cache_key(hide, prices)
     cached = rc.get(cid, key, fp) if rc is not None else None
     if cached is not None:
         cached.setdefault("removed_files", removed_count(root / session) if isinstance(session, str) and "/" not in session else 0)
         return cached
+    row, summary = counted_row(root, cid, hide, prices, head)
+    if rc is not None:
+        if summary is not None:  # the same fold's counts and state, for asz usage and the server's rows
+            store_summary(rc.store, cid, hide, fp, *summary)
+        rc.put(cid, key, fp, row)
+    return row
+
+
+def row_cache_key(hide: Sequence[str], prices: Any) -> list[str]:
+    """The withheld names a row is kept under in the ``rows`` table: ``hide``, and with a price table other than the
+    shipped one a ``prices=`` element naming it (16 hex digits of SHA-256 over its ``repr``)."""
+    import hashlib
+
+    return [*hide, "prices=" + hashlib.sha256(repr(prices).encode()).hexdigest()[:16]] if prices is not None else list(hide)
+
+
+def counted_row(root: Path, cid: str, hide: Sequence[str], prices: Any, head: Any) -> tuple[dict, tuple | None]:
+    """``(row, summary)`` of ``cid`` counted from its files, never from a cache: the list row, and the summary
+    entry's ``(places, calls, state, problems)`` (:func:`~asz_core.view.summary_cache.store_summary`), None for a
+    conversation with no usable round (its row then has state ``unreadable``). ``head``: its newest round
+    (:func:`~asz_core.view.rows.read_head`)."""
+    header = head.header if head else None
+    session = (header or {}).get("session") or cid
+    summary = None
     try:
         doc, places, calls, problems = build_summary(root, cid, hide=hide, prices=prices)
         row = document_row(doc, header)
         session = doc["sessions"][0] if doc.get("sessions") else cid
-        if rc is not None:  # the same fold's counts and state, for asz usage and the server's rows
-            store_summary(rc.store, cid, hide, fp, places, calls, doc["summary"]["state"], problems)
+        summary = (places, calls, doc["summary"]["state"], problems)
     except ViewError:
         row = header_row(cid, None, head.round if head else 0, title="", state="unreadable")
     row["dialect"] = dialect_of(root, session) if isinstance(session, str) and "/" not in session else ""
     row["removed_files"] = removed_count(root / session) if isinstance(session, str) and "/" not in session else 0
-    if rc is not None:
-        rc.put(cid, key, fp, row)
-    return row
+    return row, summary
 
 
 def newest_first(rows: Iterable[dict]) -> list[dict]:
@@ -229,8 +248,8 @@ def usage_lines(s: dict) -> list[str]:
     """The lines about where, with what and at what cost (issue 17), from an asz.view document's ``summary``:
     ``project …``, ``models …``, ``tokens in N, out N, cache read N, cache write N`` and ``cost $U.UU``, the cost
     rounded to cents as ``asz ls`` and ``asz usage`` round it; for a conversation that does not verify
-    (``held_back``) a ``tokens held back: …`` line and ``cost held back`` instead of the figures. ``asz conversation`` prints them; the Markdown and
-    HTML exports carry them in their header. Raises KeyError when ``summary`` has no ``usage``, ``usage_by_lane``
+    (``held_back``) a ``tokens held back: …`` line and ``cost held back`` instead of the figures.
+    ``asz conversation`` prints them; the Markdown and HTML exports carry them in their header. Raises KeyError when ``summary`` has no ``usage``, ``usage_by_lane``
     or ``cost``."""
     rt = s.get("runtime") or {}
     where = s.get("project") or "(no working directory recorded)"

@@ -1,0 +1,131 @@
+"""``asz verify --figures``: the figures the reading commands print from their cache, counted again from the evidence.
+
+``asz ls``, ``asz usage`` and the page read each conversation's row and summary (tokens, cost, state, title) from
+``<root>/_index/summaries.sqlite`` (:mod:`asz_core.view.summary_cache`, :mod:`asz_core.reading.row_cache`) while
+its fingerprint, the stat of the conversation's rounds and landed files, is the one the entry was made with. The
+fingerprint tells a changed file; it cannot tell an entry whose figures were changed in the database itself, since
+no file it names moved (trial 4, F12). This check counts every entry in use again from the round chain and the
+landed files, as a cold cache would (:func:`asz_core.reading.listing.counted_row`), and compares:
+
+- an entry whose figures differ is a problem (``figures differ``, naming the table, the conversation and the
+  first keys that differ), and is removed, so the next list counts the conversation from its files;
+- an entry of a fingerprint that is no longer the files' is never read: left as it is;
+- a row made with a price table other than the one ``--config`` gives cannot be counted again here: removed
+  (derived data; the next list with that table counts it again) and said in a note.
+
+It reads what ``asz ls`` reads cold: about a cold ``asz usage`` more than ``asz verify`` alone (docs/verify.md).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+import orjson
+
+from .report import Problem, Section
+
+__all__ = ["FIGURES_DIFFER", "check_figures"]
+
+#: The problem name of a cached entry whose figures are not the ones its files give.
+FIGURES_DIFFER = "figures differ"
+
+
+def _differing(stored: Any, fresh: Any, at: str = "") -> list[str]:
+    """The keys (dotted paths) where ``stored`` and ``fresh`` differ, in order."""
+    if isinstance(stored, dict) and isinstance(fresh, dict):
+        out: list[str] = []
+        for k in sorted(set(stored) | set(fresh), key=str):
+            out += _differing(stored.get(k), fresh.get(k), f"{at}.{k}" if at else str(k))
+        return out
+    return [] if stored == fresh else [at or "(the whole entry)"]
+
+
+def check_figures(root: str | os.PathLike, prices: Any = None, step: Callable[[str], None] | None = None,
+                  only: str | None = None) -> Section:
+    """Count every cached entry in use again (module docstring); returns the ``figures`` section: its summary line
+    ``checked N cached figure entr(ies) of N conversation(s) against the evidence``, counts ``figures`` and
+    ``figures_removed``, a problem per entry that differs. ``prices``: the price table of the configuration (None:
+    the shipped one). ``step(conversation)`` after each conversation; ``only``: check that conversation's entries alone. Never raises for a store that cannot be read
+    (then nothing is checked: nothing is read from it either)."""
+    from ..reading.listing import counted_row, row_cache_key
+    from ..view.rows import read_head
+    from ..view.summary_cache import ConversationSummary, SummaryStore, fingerprint
+
+    root = Path(root)
+    sec = Section("figures", "")
+    store = SummaryStore(root)
+    checked = removed = other_prices = 0
+    convs: set[str] = set()
+    try:
+        if store.con is None:
+            entries = []
+        else:
+            entries = store.con.execute("SELECT 'summaries', id, hide, fp, entry FROM summaries "
+                                        "UNION ALL SELECT 'rows', id, hide, fp, row FROM rows ORDER BY 2, 1, 3").fetchall()
+        by_conv: dict[str, list] = {}
+        for e in entries:
+            by_conv.setdefault(e[1], []).append(e)
+        ours = ",".join(row_cache_key([], prices))
+        for cid, its in by_conv.items():
+            if only is not None and cid != only:
+                continue
+            head = read_head(root, cid)
+            session = ((head.header if head else None) or {}).get("session") or cid
+            fp = fingerprint(root, cid, session if isinstance(session, str) else "")
+            counted: dict[str, tuple] = {}
+            for table, _, hide_key, efp, value in its:
+                if efp != fp:
+                    continue  # not the files' now: never read
+                names = [n for n in hide_key.split(",") if n]
+                tagged = [n for n in names if n.startswith("prices=")]
+                hide = [n for n in names if not n.startswith("prices=")]
+                if tagged and (not ours or tagged != [ours]):  # a row priced with a table not at hand
+                    _remove(store, table, cid, hide_key)
+                    other_prices += 1
+                    continue
+                key = ",".join(hide)
+                if (key, bool(tagged)) not in counted:
+                    counted[key, bool(tagged)] = counted_row(root, cid, hide, prices if tagged else None, head)
+                row, summary = counted[key, bool(tagged)]
+                checked += 1
+                convs.add(cid)
+                if table == "rows":
+                    fresh = row
+                elif summary is None:
+                    fresh = None
+                else:
+                    fresh = orjson.loads(ConversationSummary(summary[0], tuple(summary[1]), summary[2], tuple(summary[3])).to_json())
+                stored = orjson.loads(value)
+                if table == "rows":
+                    stored.setdefault("removed_files", row.get("removed_files"))  # rows kept before the key existed
+                keys = _differing(stored, fresh)
+                if keys:
+                    _remove(store, table, cid, hide_key)
+                    removed += 1
+                    shown = ", ".join(keys[:4]) + (f" and {len(keys) - 4} more" if len(keys) > 4 else "")
+                    withheld = f" withholding {key}" if key else ""
+                    sec.problems.append(Problem(str(Path("_index") / "summaries.sqlite"), 0, f"{table} {cid}", FIGURES_DIFFER,
+                                                f"the cached {'row' if table == 'rows' else 'summary'} of conversation {cid}{withheld} "
+                                                f"is not what its files give ({shown}); removed: the next list counts it from its files"))
+            if step is not None:
+                step(cid)
+    finally:
+        store.close()
+    sec.summary = f"checked {checked} cached figure entr{'y' if checked == 1 else 'ies'} of {len(convs)} conversation(s) against the evidence"
+    sec.counts = {"figures": checked, "figures_removed": removed + other_prices}
+    if other_prices:
+        sec.notes.append(f"{other_prices} cached row(s) made with another price table than this configuration's removed "
+                         "(derived data: a list with that table counts them again)")
+    return sec
+
+
+def _remove(store, table: str, conversation: str, hide_key: str) -> None:
+    import sqlite3
+
+    try:
+        store.con.execute(f"DELETE FROM {table} WHERE id=? AND hide=?", (conversation, hide_key))
+        store.con.commit()
+    except sqlite3.Error:
+        pass

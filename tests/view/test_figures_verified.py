@@ -1,0 +1,80 @@
+"""``asz verify --figures``: the figures ``asz ls`` and ``asz usage`` print from their cache, counted again from the
+evidence (trial 4, F12: an entry of ``_index/summaries.sqlite`` changed with sqlite3 alone was printed as verified).
+
+Real input: the corpus collected by the real ``asz collect --once`` (tests/conftest.py); the truth is counted
+straight from the transcripts (:mod:`test_view_usage`), never from asz's own output.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from decimal import Decimal
+
+from cli_helpers import asz_in_process
+from test_view_usage import sessions_of, source_cost, transcript_calls, transcript_truth
+
+SID = "8463c716-a2ea-4c14-9efa-87158ebd9f20"  # 157 calls, 40,359 output tokens
+
+
+def _json(*args: str) -> list | dict:
+    p = asz_in_process(*args)
+    assert p.returncode == 0, p.stdout + p.stderr
+    return json.loads(p.stdout)
+
+
+def _forge(root) -> None:
+    """What the trial did: one conversation's cached row and summary made to say more, no file asz seals touched."""
+    con = sqlite3.connect(root / "_index" / "summaries.sqlite")
+    ((hide, row),) = con.execute("SELECT hide, row FROM rows WHERE id=?", (SID,)).fetchall()
+    d = json.loads(row)
+    d["usage"]["out"] += 10_000_000
+    d["cost"]["usd"] += 500
+    con.execute("UPDATE rows SET row=? WHERE id=? AND hide=?", (json.dumps(d), SID, hide))
+    ((hide, entry),) = con.execute("SELECT hide, entry FROM summaries WHERE id=?", (SID,)).fetchall()
+    d = json.loads(entry)
+    for call in d["calls"]:
+        if len(call) > 6:
+            call[6] += 100_000  # each call's output tokens
+    con.execute("UPDATE summaries SET entry=? WHERE id=? AND hide=?", (json.dumps(d), SID, hide))
+    con.commit()
+    con.close()
+
+
+def test_a_forged_cache_entry_is_found_removed_and_counted_again(corpus):
+    projects, root = corpus
+    truth = sessions_of(projects)
+    want, _ = transcript_truth(truth[SID])
+    cost = float(source_cost(transcript_calls(truth[SID])).quantize(Decimal("0.000001")))
+    rows = {r["id"]: r for r in _json("ls", "--json", "--root", str(root))}
+    assert rows[SID]["usage"]["out"] == want["out"] and rows[SID]["cost"]["usd"] == cost
+    p = asz_in_process("verify", "--figures", "--root", str(root))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert f"checked 22 cached figure entries of 11 conversation(s) against the evidence" in p.stdout  # a row and a summary each
+
+    _forge(root)
+    forged = {r["id"]: r for r in _json("ls", "--json", "--root", str(root))}[SID]
+    assert forged["usage"]["out"] == want["out"] + 10_000_000 and forged["state"] == "verified"  # what the trial saw
+    plain = asz_in_process("verify", "--root", str(root))
+    assert plain.returncode == 0  # the landed files and rounds are whole: without --figures nothing is counted again
+
+    p = asz_in_process("verify", "--figures", "--json", "--root", str(root))
+    assert p.returncode == 1
+    report = json.loads(p.stdout)
+    differ = [x for x in report["problems"] if x["problem"] == "figures differ"]
+    assert [x["field"] for x in differ] == [f"rows {SID}", f"summaries {SID}"]
+    assert "cost.usd" in differ[0]["detail"] and "usage.out" in differ[0]["detail"]
+    assert report["figures"] == 22 and report["figures_removed"] == 2
+
+    rows = {r["id"]: r for r in _json("ls", "--json", "--root", str(root))}
+    assert rows[SID]["usage"]["out"] == want["out"] and rows[SID]["cost"]["usd"] == cost
+    usage = {r["conversation"]: r for r in _json("usage", "session", "--json", "--root", str(root))}
+    assert usage[SID]["usage"]["out"] == want["out"]
+    assert asz_in_process("verify", "--figures", "--root", str(root)).returncode == 0
+
+
+def test_figures_needs_a_root(corpus):
+    _, root = corpus
+    (f, *_) = sorted(root.glob("*/streams/main/*.sd"))
+    p = asz_in_process("verify", str(f), "--figures")
+    assert p.returncode == 2 and "--figures checks the figures of a root" in p.stderr
