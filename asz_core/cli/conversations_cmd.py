@@ -61,8 +61,8 @@ def changes_cell(row: dict) -> str:
     return f"{changes:,}" + (f" (+{nd:,})" if nd else "")
 
 
-def table_line(row: dict) -> str:
-    """One row of the table (columns :data:`COLUMNS`); unknown values show as ``-``."""
+def table_cells(row: dict) -> tuple:
+    """The cells of one row of the table (columns :data:`COLUMNS`); unknown values show as ``-``."""
     from ..view.summary import NO_PROMPT, REMOVED
 
     tokens = total_tokens(row.get("usage"))
@@ -76,9 +76,33 @@ def table_line(row: dict) -> str:
              "-" if row.get("llm_calls") is None else row["llm_calls"], changes_cell(row),
              "held back" if held else "-" if tokens is None else f"{tokens:,}",
              "held" if held else "-" if cost is None else f"${cost:,.2f}" + ("*" if unpriced(row) else ""), row.get("state") or "-")
+    return tuple(str(c) for c in cells)
+
+
+def column_widths(rows: list[dict]) -> list[int]:
+    """The width of each column for ``rows``: :data:`COLUMNS`' own, widened for a figure that does not fit (a
+    right-aligned column holds numbers, which are never cut: ``$1,005.12`` stays whole); text columns keep theirs."""
+    from rich.cells import cell_len
+
+    widths = [w for _, w, _ in COLUMNS]
+    for cells in map(table_cells, rows):
+        for i, ((_, w, align), cell) in enumerate(zip(COLUMNS, cells)):
+            if w and align == ">" and cell_len(cell) > widths[i]:
+                widths[i] = cell_len(cell)
+    return widths
+
+
+def header_line(widths: list[int] | None = None) -> str:
+    """The table's header line for the column ``widths`` (:func:`column_widths`; default :data:`COLUMNS`')."""
+    widths = widths or [w for _, w, _ in COLUMNS]
+    return "  ".join(f"{h:{a}{w}}" if w else h for (h, _, a), w in zip(COLUMNS, widths))
+
+
+def table_line(row: dict, widths: list[int] | None = None) -> str:
+    """One row of the table (columns :data:`COLUMNS`, widths ``widths`` as :func:`column_widths` gives them)."""
+    widths = widths or [w for _, w, _ in COLUMNS]
     out = []
-    for (_, width, align), cell in zip(COLUMNS, cells):
-        cell = str(cell)
+    for (_, _, align), width, cell in zip(COLUMNS, widths, table_cells(row)):
         out.append(cell if not width else fit_cells(cell, width, align))
     return "  ".join(out)
 
@@ -133,9 +157,10 @@ def conversations(
         if note:
             typer.echo(note)
         return
-    typer.echo("  ".join(f"{h:{a}{w}}" if w else h for h, w, a in COLUMNS))
+    widths = column_widths(rows)
+    typer.echo(header_line(widths))
     for row in rows:
-        typer.echo(table_line(row))
+        typer.echo(table_line(row, widths))
     typer.echo(f"{len(rows)} of {len(ids)} conversations")
     held = [row for row in rows if row.get("held_back")]
     if held:

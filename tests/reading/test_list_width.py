@@ -6,6 +6,7 @@ The oracle is Unicode's East Asian Width (``unicodedata``): a W or F character t
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import unicodedata
@@ -62,3 +63,26 @@ def test_a_cjk_project_is_cut_and_padded_by_cells(corpus_source, tmp_path):
     assert lines[1].startswith("/path/to/日本語のデモプロジェクト  ")
     end = cells(lines[0][: lines[0].index("COST") + 4])
     assert all(cells(ln) == end for ln in lines if money.search(ln)), usage  # the cost column ends where its header does
+
+
+def test_a_cost_of_a_thousand_dollars_widens_the_cost_column(corpus_source, tmp_path):
+    """Trial 4, F13: ``$1,005.…`` was printed for a cost past $1,000; the COST (and TOKENS) column widens instead."""
+    src = tmp_path / "projects" / "-home-user-sample-project"
+    shutil.copytree(corpus_source / "-home-user-sample-project", src)
+    f = src / f"{SESSION}.jsonl"
+    text = f.read_text(encoding="utf-8")
+    assert text.count('"output_tokens":263,') == 1
+    f.write_text(text.replace('"output_tokens":263,', '"output_tokens":99000263,'), encoding="utf-8")
+    root = tmp_path / "root"
+    collect_and_parse(tmp_path / "projects", root)
+    row = next(r for r in json.loads(asz("ls", "--json", "--root", str(root)).stdout) if r["id"] == SESSION)
+    cost, tokens = row["cost"]["usd"], sum(v for k, v in row["usage"].items() if k in ("in", "out", "cache_read", "cache_write"))
+    assert cost > 1000 and tokens > 99_000_000
+    table = asz("ls", "--root", str(root)).stdout
+    assert "…" not in table.split("\n", 1)[1].split("$")[-1]
+    line = next(ln for ln in table.splitlines() if ln.startswith(SESSION[:8]))
+    assert f"  {tokens:,}  ${cost:,.2f}  " in line, line
+    head = table.splitlines()[0]
+    # the COST header ends where the figure does, and STATE starts where the row's state does
+    assert cells(head[: head.index("COST") + 4]) == cells(line[: line.index(f"${cost:,.2f}") + len(f"${cost:,.2f}")])
+    assert cells(head[: head.index("STATE")]) == cells(line[: line.rindex("  ") + 2])
