@@ -66,6 +66,22 @@ def node(drv, node_id: str, within=None):
     return el
 
 
+def test_a_row_drawn_again_keeps_its_elements(example_root, serve, browser):
+    """Trial 4, F18: the list is drawn again whenever figures or states fill in; a row that stays keeps its element
+    (and each unchanged cell its own), so a link found before the redraw is still the one on the page and a click on
+    it opens the conversation (it was a stale element, and a person's click landed on a row being replaced)."""
+    s = serve(example_root)
+    drv = browser
+    link = open_at(drv, s.base + "/", "a.convtitle")
+    assert link.text == "Check hello() greetings"
+    drv.execute_script("""const s = document.getElementById('f-project');
+        s.value = s.options[s.options.length - 1].value; s.dispatchEvent(new Event('change'));
+        s.value = ''; s.dispatchEvent(new Event('change'));""")
+    assert drv.find_element(By.CSS_SELECTOR, "a.convtitle") == link  # the same element after two redraws
+    link.click()
+    assert wait(drv, EC.presence_of_element_located((By.ID, "title"))).text == "Check hello() greetings"
+
+
 def test_list_conversation_tool_subagent_and_evidence(example_root, serve, browser):
     s = serve(example_root)
     drv = browser

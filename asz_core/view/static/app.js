@@ -357,17 +357,33 @@
   // server gives them as null with held_back, and the page says so instead of a figure.
   function heldTitle(r) { return 'held back: this conversation does not verify (' + r.held_back.state + '); its tokens and cost are in no figure'; }
 
+  // A row drawn again keeps its element, and each cell that did not change keeps its own: the list is drawn again
+  // whenever figures or states fill in (minutes on a big root), and a row replaced under the pointer lost the
+  // person's click (trial 4, F18).
+  function keptRow(prev, tr) {
+    if (!prev) return tr;
+    if (prev.innerHTML === tr.innerHTML) return prev;
+    if (prev.children.length !== tr.children.length) return tr;
+    Array.from(tr.children).forEach(function (td, i) {
+      const old = prev.children[i];
+      if (old.outerHTML !== td.outerHTML) old.replaceWith(td);
+    });
+    return prev;
+  }
+
   function drawRows() {
     const tb = document.getElementById('rows');
     if (!tb) return;
-    clear(tb);
+    const before = {};
+    Array.from(tb.children).forEach(function (tr) { before[tr.getAttribute('data-id')] = tr; });
+    const drawn = [];
     const rows = filteredRows();
     rows.forEach(function (r) {
       const dur = (r.from && r.to) ? fmtDur(r.to - r.from) : '';
       const models = rowModels(r);
       const cost = r.cost && typeof r.cost === 'object' && r.cost.unpriced && r.cost.unpriced.length ? ' + unpriced' : '';
       const counting = function (cls) { return h('td', { class: cls + ' faint counting', title: COUNTING }, 'counting…'); };
-      tb.append(h('tr', { 'data-id': r.id },
+      drawn.push(keptRow(before[r.id], h('tr', { 'data-id': r.id },
         h('td', null, h('a', { class: 'convtitle', href: withHide('/c/' + enc(r.id)) }, titleText(r.title || (r.counting ? 'counting…' : '(untitled)'))),
           r.project ? h('div', { class: 'small muted project', title: r.project }, shortProject(r.project)) : null,
           h('div', { class: 'mono faint' }, r.id)),
@@ -380,8 +396,9 @@
           unrecorded(r.usage, r.llm_calls) ? h('td', { class: 'num faint', title: UNRECORDED }, '—') : h('td', { class: 'num' }, usd(r.cost) + cost),
         h('td', { class: 'num hide-narrow' }, num(r.talks)), h('td', { class: 'num hide-narrow' }, num(r.llm_calls)),
         h('td', { class: 'num hide-narrow' }, num(r.steps)),
-        h('td', null, stateBadge(r.state))));
+        h('td', null, stateBadge(r.state)))));
     });
+    tb.replaceChildren.apply(tb, drawn);
     const shown = document.getElementById('shown'), still = countingRows();
     if (shown) shown.textContent = (rows.length === LIST.conversations.length ? num(rows.length) + ' conversation(s), most recent first.' :
       num(rows.length) + ' of ' + num(LIST.conversations.length) + ' conversation(s) match the filters.') +
