@@ -8,7 +8,9 @@ exactly as they do in the original within one. Identifiers replaced:
 
 * UUIDs (``8-4-4-4-12`` hex): session ids, record uuids, prompt ids;
 * ``msg_…``, ``req_…``, ``toolu_…`` (Anthropic message, request and tool-use ids);
-* ``agent-<hex>`` (sub-agent file names and ``agentId`` values).
+* sub-agent ids: every id a source file is named by (``agent-<id>.jsonl``: ``a36efb2a1231c41e2``,
+  ``acompact-f46190``), wherever it stands whole (file names, ``agentId`` values, a parent's tool
+  result), its ``acompact-`` head kept; other ``agent-<hex>`` mentions as before.
 
 The default source is ``../shared/corpus/claude-code/projects`` (11 sessions,
 8.0 MB, 2.6 KB a line on average). Used by ``bench/collect.py``, ``bench/parse.py``
@@ -38,11 +40,23 @@ _HEX = b"0123456789abcdef"
 _B62 = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
+def _id_pattern(agent_ids: list[bytes]) -> re.Pattern:
+    """:data:`_ID` and, first, each of ``agent_ids`` where it stands whole (no letter or digit either side)."""
+    if not agent_ids:
+        return _ID
+    alts = b"|".join(re.escape(a) for a in sorted(agent_ids, key=len, reverse=True))
+    return re.compile(rb"(?<![0-9A-Za-z])(?:" + alts + rb")(?![0-9A-Za-z])|" + _ID.pattern)
+
+
 def _fresh(old: bytes, copy: int) -> bytes:
     """The new identifier for ``old`` in copy ``copy``: same length, prefix and alphabet; deterministic."""
     if copy == 0:
         return old
     digest = hashlib.sha512(b"%d:" % copy + old).digest()
+    if b"-" not in old and len(old) < 36 and not old.startswith((b"msg_", b"req_", b"toolu_")):
+        return old[:1] + bytes(_HEX[digest[i % 64] % 16] for i in range(len(old) - 1))  # a sub-agent id: a + hex
+    if old.startswith(b"acompact-"):
+        return b"acompact-" + bytes(_HEX[digest[i % 64] % 16] for i in range(len(old) - 9))
     if old[:4] in (b"msg_", b"req_") or old.startswith(b"toolu_"):
         head, _, tail = old.partition(b"_")
         alphabet = _B62
@@ -61,15 +75,25 @@ def _fresh(old: bytes, copy: int) -> bytes:
     return bytes(out)
 
 
-def _rename(data: bytes, copy: int, cache: dict[bytes, bytes]) -> bytes:
+def _rename(data: bytes, copy: int, cache: dict[bytes, bytes], pattern: re.Pattern = _ID,
+            agent_ids: frozenset = frozenset()) -> bytes:
     def sub(m: re.Match) -> bytes:
         old = m.group(0)
+        new = cache.get(old)
+        if new is None:
+            if old.startswith(b"agent-") and old[6:] in agent_ids:  # a file name: the id's own new value
+                new = cache[old] = b"agent-" + sub_id(old[6:])
+            else:
+                new = cache[old] = _fresh(old, copy)
+        return new
+
+    def sub_id(old: bytes) -> bytes:
         new = cache.get(old)
         if new is None:
             new = cache[old] = _fresh(old, copy)
         return new
 
-    return _ID.sub(sub, data)
+    return pattern.sub(sub, data)
 
 
 def generate(out: Path, size_mb: float, source: Path = DEFAULT_SOURCE) -> dict:
@@ -82,14 +106,16 @@ def generate(out: Path, size_mb: float, source: Path = DEFAULT_SOURCE) -> dict:
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     files = sorted(p for p in source.rglob("*") if p.is_file())
+    agent_ids = frozenset(p.name[6:-6].encode() for p in files if p.name.startswith("agent-") and p.name.endswith(".jsonl"))
+    pattern = _id_pattern(sorted(agent_ids))
     target = int(size_mb * MB)
     written = nfiles = lines = copy = largest = 0
     while written < target:
         cache: dict[bytes, bytes] = {}
         for f in files:
             rel = f.relative_to(source)
-            new_rel = Path(_rename(str(rel).encode(), copy, cache).decode())
-            data = _rename(f.read_bytes(), copy, cache)
+            new_rel = Path(_rename(str(rel).encode(), copy, cache, pattern, agent_ids).decode())
+            data = _rename(f.read_bytes(), copy, cache, pattern, agent_ids)
             dest = out / new_rel
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_bytes(data)
