@@ -26,6 +26,7 @@ project's dependencies::
 
     python bench/peers.py --install /tmp/asz-peers      # a venv with agentsview, an npm prefix with ccusage
     python bench/peers.py --peers /tmp/asz-peers --size-mb 8 200 [--repeat 2] [--dir DIR] [--keep]
+    python bench/peers.py --peers /tmp/asz-peers --projects DIR/claude/projects --repeat 2   # a folder made before
 
 agentsview's PyPI wheel carries its Go binary; the console script only ``exec``s it, so the bench
 runs the binary itself. ccusage's npm package runs its native binary (``@ccusage/ccusage-<os>-<arch>``)
@@ -229,12 +230,19 @@ def ratio_line(what: str, asz: Best, peer: Best, name: str) -> str:
 
 def bench_size(size_mb: float, work: Path, a: argparse.Namespace, av: str | None, cc: str | None) -> None:
     t = time.perf_counter()
-    claude = work / "claude"
-    projects = claude / "projects"
-    g = generate(projects, size_mb, a.source)
-    mb = g["bytes"] / MB
-    print(f"\n== {mb:.1f} MB real-shaped: {g['files']} files, {g['lines']:,} lines, {g['copies']} copies of the corpus "
-          f"(made in {time.perf_counter() - t:.1f}s); load {load()}")
+    if a.projects:  # a folder made before (by bench/realcorpus.py, say), read as it is
+        projects = a.projects.resolve()
+        claude = projects.parent
+        files = [p for p in projects.rglob("*") if p.is_file()]
+        mb = sum(p.stat().st_size for p in files) / MB
+        print(f"\n== {mb:.1f} MB in {projects}: {len(files)} files; load {load()}")
+    else:
+        claude = work / "claude"
+        projects = claude / "projects"
+        g = generate(projects, size_mb, a.source)
+        mb = g["bytes"] / MB
+        print(f"\n== {mb:.1f} MB real-shaped: {g['files']} files, {g['lines']:,} lines, {g['copies']} copies of the corpus "
+              f"(made in {time.perf_counter() - t:.1f}s); load {load()}")
     subprocess.run(["sync"], check=False)
     home = work / "home"
     root, avdata = work / "asz-root", work / "agentsview-data"
@@ -337,6 +345,8 @@ def bench_size(size_mb: float, work: Path, a: argparse.Namespace, av: str | None
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size-mb", type=float, nargs="+", default=[8.0, 200.0], help="corpus sizes in MB (default 8 200)")
+    ap.add_argument("--projects", type=Path, default=None,
+                    help="a Claude Code projects folder (named projects) to read instead of a generated copy; --size-mb is then ignored")
     ap.add_argument("--repeat", type=int, default=1, help="run each timed command N times, alternating, fastest kept")
     ap.add_argument("--source", type=Path, default=DEFAULT_SOURCE, help="the real folder to copy")
     ap.add_argument("--agentsview", type=Path, default=None, help="the agentsview command (default: PATH, then --peers)")
@@ -367,7 +377,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"machine  : {os.cpu_count()} CPUs, load {load()}, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC")
     compile_packages()  # as an installed package has its bytecode
     try:
-        for size in a.size_mb:
+        if a.projects and a.projects.name != "projects":
+            raise SystemExit(f"{a.projects}: the folder must be named projects (ccusage reads CLAUDE_CONFIG_DIR/projects)")
+        for size in a.size_mb[:1] if a.projects else a.size_mb:
             shutil.rmtree(work / "asz-root", ignore_errors=True)
             shutil.rmtree(work / "agentsview-data", ignore_errors=True)
             bench_size(size, work, a, av, cc)
