@@ -287,8 +287,7 @@ class SessionPass:
         w = self._w()
         writer = w.start(self._header(s))
         try:
-            for enc in lines:
-                writer.write_encoded(enc)
+            writer.write_encoded_lines(lines)
             lf = w.finish(writer)
         except BaseException:
             w.abort(writer)

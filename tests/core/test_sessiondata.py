@@ -115,6 +115,36 @@ def test_writer_encoded_strings_escape_line_separators_not_html():
     assert b"\xe2\x80\xa8" not in line
 
 
+def test_writer_escapes_one_line_separator_among_other_general_punctuation():
+    # U+2014, U+2026, U+2192 share the lead byte \xe2 with U+2028/U+2029; only the separators are escaped
+    for sep, esc in (("\u2028", b"\\u2028"), ("\u2029", b"\\u2029")):
+        line = encode_record(Record(ord=1, off=0, bytes=1, parts=[Part(k="text", text=f"a\u2014b\u2026{sep}\u2192", bytes=1)]))
+        assert b'"text":"a\xe2\x80\x94b\xe2\x80\xa6' + esc + b'\xe2\x86\x92"' in line
+    plain = encode_record(Record(ord=1, off=0, bytes=1, parts=[Part(k="text", text="a\u2014\u2027\u202a", bytes=1)]))
+    assert plain == orjson.dumps(orjson.loads(plain))
+
+
+def test_writer_lines_in_one_call_write_what_one_at_a_time_writes(tmp_path):
+    recs = [Record(ord=i, off=i, bytes=1, parts=[Part(k="text", text="x" * n, bytes=n)]) for i, n in
+            enumerate((3, 70_000, 5, 6, 100_000, 7), 1)]
+    lines = [encode_record(r) for r in recs]
+    one, many = tmp_path / "one.sd", tmp_path / "many.sd"
+    with SDWriter(one, HDR, fsync=False) as w:
+        sizes = [w.write_encoded(line) for line in lines]
+        a = w.close()
+    with SDWriter(many, HDR, fsync=False) as w:
+        assert w.write_encoded_lines(lines) == sum(sizes)
+        assert w.records == len(lines) and w.size == a.size - len(one.read_bytes().rsplit(b"\n", 2)[-2]) - 1
+        b = w.close()
+    assert one.read_bytes() == many.read_bytes() and (a.records, a.digest) == (b.records, b.digest)
+    # a line holding a newline: refused, and none of its row is written
+    with SDWriter(tmp_path / "bad.sd", HDR, fsync=False) as w:
+        with pytest.raises(ValueError, match="one line"):
+            w.write_encoded_lines([lines[0], b'{"ord":2}\n{"ord":3}'])
+        assert w.records == 0
+        w.abort()
+
+
 def test_unknown_part_raw_roundtrip(tmp_path):
     good = "caf\u00e9 not json {".encode()
     bad = b"\xff\xfe half \xc3"
