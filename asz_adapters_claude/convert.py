@@ -59,6 +59,7 @@ from .jsonspans import (
     decode_line,
     not_utf8_reason,
     may_nest_too_deep,
+    shallow_canonical,
 )
 from .transcript import DESCRIBED_TYPES, transcript_record, unknown_record
 
@@ -132,15 +133,19 @@ def _fill(rec: Record, source: Source, raw: bytes) -> bool:
     value, reason, lone = decode_line(raw)
     if not reason and not isinstance(value, dict):
         reason = REASON_NOT_OBJECT
-    if not reason and may_nest_too_deep(raw, value) and nesting_depth(value) > MAX_SOURCE_DEPTH:
-        reason = REASON_TOO_DEEP
     if reason == REASON_NOT_JSON:  # orjson refuses bytes that are not UTF-8 as not JSON: say which, and where
         reason = not_utf8_reason(raw, source.src, rec.ord, rec.off) or reason
     if reason:
         unknown_record(rec, raw, reason)
         return False
     begin, end = line_bounds(raw)
-    obj = Obj(value, raw, begin, end, canonical(raw, value, begin, end))
+    canon = shallow_canonical(raw, value, begin, end)  # nearly every line: the depth and canonical checks in one
+    if canon is None:
+        if may_nest_too_deep(raw, value) and nesting_depth(value) > MAX_SOURCE_DEPTH:
+            unknown_record(rec, raw, REASON_TOO_DEEP)
+            return False
+        canon = canonical(raw, value, begin, end)
+    obj = Obj(value, raw, begin, end, canon)
     if source.kind == "transcript":
         transcript_record(rec, obj, raw, source)
     elif source.kind in _KINDS:

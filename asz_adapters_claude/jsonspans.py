@@ -29,6 +29,7 @@ __all__ = [
     "may_nest_too_deep",
     "not_utf8_reason",
     "parse_line",
+    "shallow_canonical",
 ]
 
 #: may refuse a line nesting deeper than 256 (seed 000, Reading a record).
@@ -63,6 +64,26 @@ def canonical(raw: bytes, value: Any, begin: int, end: int) -> bool:
     except orjson.JSONEncodeError:
         return False
     return len(encoded) == end - begin and raw.startswith(encoded, begin)
+
+
+def shallow_canonical(raw: bytes, value: Any, begin: int, end: int) -> bool | None:
+    """What :func:`canonical` says of a line of at most ``CANONICAL_MAX`` bytes whose ``value`` nests no deeper than
+    ``MAX_SOURCE_DEPTH``; None when that cannot be told this way: a longer line, or a value orjson does not encode
+    inside one more list (deeper than ``MAX_SOURCE_DEPTH``, or a lone surrogate). The caller then asks
+    :func:`may_nest_too_deep` and :func:`canonical`.
+
+    One ``orjson.dumps([value])`` answers both: orjson refuses to encode more than 254 nested objects and lists, so
+    ``[value]`` encodes exactly when ``value`` nests 253 deep or less (``asz_core.nesting_depth``; pinned by
+    ``tests/adapters/claude/test_claude_convert.py``), and its bytes between the brackets are ``orjson.dumps(value)``.
+    This saves counting the line's brackets or walking its containers on nearly every line.
+    """
+    if end - begin > CANONICAL_MAX:
+        return None
+    try:
+        wrapped = orjson.dumps([value])
+    except orjson.JSONEncodeError:
+        return None
+    return len(wrapped) == end - begin + 2 and raw.startswith(wrapped[1:-1], begin)
 
 
 class Obj:

@@ -323,6 +323,30 @@ def test_a_line_nested_too_deep_for_a_reader_is_unknown() -> None:
     assert conv(ok).parts[0].k == "data"
 
 
+@pytest.mark.parametrize("pad", [0, 5000, 70_000])  # a short line, one past the bracket count, one past CANONICAL_MAX
+@pytest.mark.parametrize("spaced", [False, True])  # orjson's own spelling, and not
+def test_the_nesting_limit_is_exact_at_253(pad: int, spaced: bool) -> None:
+    # the record's value at depth 1, "data" at depth 2: a data value nesting n deep makes the line nest n + 1 deep
+    from asz_adapters_claude.convert import MAX_SOURCE_DEPTH
+    from asz_core import nesting_depth
+
+    def line(n: int) -> bytes:
+        inner = b"{}" if n % 2 else b"[]"
+        for i in range(n - 1):
+            inner = b'{"k":' + inner + b"}" if i % 2 else b"[1," + inner + b"]"
+        sep = b" " if spaced else b""
+        return b'{"type":"progress",' + sep + b'"pad":"' + b"x" * pad + b'","data":' + inner + b"}"
+
+    for n in (MAX_SOURCE_DEPTH - 2, MAX_SOURCE_DEPTH - 1, MAX_SOURCE_DEPTH, MAX_SOURCE_DEPTH + 1):
+        raw = line(n)
+        assert nesting_depth(json.loads(raw)) == n + 1
+        [p] = conv(raw).parts
+        if n + 1 > MAX_SOURCE_DEPTH:
+            assert p.k == "unknown" and "deeper" in p.text
+        else:
+            assert p.k == "data" and p.data.raw == compact(raw)
+
+
 def test_a_15_mb_tool_use_result_line_converts_whole() -> None:  # field reports 1, 2
     body = "x" * (15 * 1024 * 1024)
     line = json.dumps(user([{"type": "tool_result", "tool_use_id": "t", "content": "done"}], toolUseResult={"status": "completed", "content": body})).encode()
