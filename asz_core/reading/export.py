@@ -213,6 +213,17 @@ def _title(doc: dict) -> str:
     return (doc.get("summary") or {}).get("title") or "(untitled)"
 
 
+def talk_heading(doc: dict, talk: dict) -> str:
+    """A talk's heading, on one line and at most 80 characters: its label; a child's talk with none is named as the
+    page names it, ``Subagent: `` and its stream's label (what its parent asked it to do), else the talk's id."""
+    label = talk.get("label") or ""
+    if not label and talk.get("child"):
+        stream = next((st for st in doc.get("streams") or () if st.get("name") == talk.get("stream")), None)
+        if stream is not None:
+            label = "Subagent: " + (stream.get("label") or stream.get("name") or "")
+    return " ".join(label.split())[:80] or talk["id"]
+
+
 def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> str:
     """The conversation as Markdown: a header with its summary, then each talk's steps (module docstring)."""
     s = doc.get("summary") or {}
@@ -228,7 +239,7 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
         lines.append(f"- undescribed records: {len(und)} (bytes the dialect could not describe; listed at the end)")
     for i, t in enumerate(steps(root, doc, thinking=thinking), 1):
         talk = t["talk"]
-        lines += ["", f"## Talk {i}: {' '.join((talk.get('label') or '').split())[:80] or talk['id']}", "",
+        lines += ["", f"## Talk {i}: {talk_heading(doc, talk)}", "",
                   f"*{_when(talk.get('from'))}* · `{talk['id']}`"]
         for st in t["steps"]:
             lines.append("")
@@ -377,7 +388,7 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
         out.append(f"<p class=\"meta\">undescribed records: {len(und)} (bytes the dialect could not describe; listed at the end)</p>")
     for i, t in enumerate(steps(root, doc, thinking=thinking), 1):
         talk = t["talk"]
-        label = " ".join((talk.get("label") or "").split())[:80] or talk["id"]
+        label = talk_heading(doc, talk)
         out.append(f"<h2 id=\"{e(talk['id'])}\">Talk {i}: {isolated(label)}</h2><p class=\"when\">{e(_when(talk.get('from')))}</p>")
         for st in t["steps"]:
             sid = e(st["id"])

@@ -290,6 +290,11 @@ class NodeView(ViewBase):
         return tmp.get("text", "")
 
     def _label(self, steps: list[Node]) -> str:
+        """A talk's label: its first typed prompt, else the first of its first three injections that the runtime did
+        not flag ``injected`` (the opening prompt of a child written in its parent's file, Claude Code's old
+        sidechains). An ``injected`` record (an ``isMeta`` line such as a skill's body, an attachment such as a hook's
+        context or the deferred tools list) never labels a talk (trial 4, F15): a child's talk with no label is named by
+        its stream's label, what the parent asked it to do."""
         for s in steps:
             if s.kind == "message.external":
                 rec = self.sess.record(self._first_ref(s))
@@ -299,10 +304,11 @@ class NodeView(ViewBase):
         injections = [s for s in steps if s.kind == "context.injection"][:3]
         for s in injections:
             rec = self.sess.record(self._first_ref(s))
-            if rec is None or not WITHHOLDABLE_SET.isdisjoint(rec.get("flags", ())):
+            flags = rec.get("flags", ()) if rec is not None else ()
+            if rec is None or "injected" in flags or not WITHHOLDABLE_SET.isdisjoint(flags):
                 continue
             t = self._node_text(s)
-            if t.strip(WHITESPACE) and not t.startswith('{"type":"deferred_tools_delta"'):
+            if t.strip(WHITESPACE):
                 return t
         return ""
 

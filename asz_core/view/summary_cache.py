@@ -56,9 +56,9 @@ __all__ = ["DB_NAME", "SCHEMA_VERSION", "HELD_KEYS", "ConversationSummary", "Sum
 #: The file under ``<root>/_index/`` that holds the entries.
 DB_NAME = "summaries.sqlite"
 #: Named in every fingerprint: changed when the way calls are counted changes within one version (1h: usage keeps
-#: ``cache_write_1h``; state: an entry keeps the verification state; not-derived: rows say changes_not_derived), so no
-#: entry counted the old way is used.
-_COUNTING = "1h+state+not-derived"
+#: ``cache_write_1h``; state: an entry keeps the verification state; not-derived: rows say changes_not_derived;
+#: titles: a title is never an injected record's text), so no entry counted the old way is used.
+_COUNTING = "1h+state+not-derived+titles"
 #: The store's ``PRAGMA user_version``: a store made by an older asz (2: fingerprints without the change times; 1:
 #: entries without the verification state) is emptied when opened, so it is rebuilt, never read.
 SCHEMA_VERSION = 3

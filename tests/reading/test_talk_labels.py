@@ -1,0 +1,67 @@
+"""A talk's label and a conversation's title never come from text the runtime injected (trial 4, F15).
+
+The corpus's ef958aa1 has three subagents per round; the teammate ``a52886dc180afb356`` loads a skill, and Claude
+Code writes the skill's body as a ``user`` line with ``isMeta: true`` and ``sourceToolUseID`` (line 7 of its
+transcript). That body named the talk (``Base directory for this skill: …``) and, with the main transcript absent,
+the whole conversation. Its siblings are named by what the Agent call asked (``description``): so is it now.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from reading_helpers import asz, source_lines
+from view_server_helpers import collect_and_parse
+
+SID = "ef958aa1-0e93-49f0-bb71-150f63befcd1"
+PROJECT = "-experiments-worktrees"
+CHILD = "a52886dc180afb356"
+
+
+def _agent_descriptions(corpus_source) -> dict[str, str]:
+    """tool_use id -> the Agent/Task call's ``description``, from the main transcript."""
+    out = {}
+    for d in source_lines(corpus_source / PROJECT / f"{SID}.jsonl"):
+        content = (d.get("message") or {}).get("content") if d.get("type") == "assistant" else None
+        for b in content if isinstance(content, list) else ():
+            if b.get("type") == "tool_use" and b.get("name") in ("Agent", "Task"):
+                out[b["id"]] = b["input"]["description"]
+    return out
+
+
+def test_the_skill_body_is_in_the_source_as_an_ismeta_line(corpus_source):
+    line7 = source_lines(corpus_source / PROJECT / SID / "subagents" / f"agent-{CHILD}.jsonl")[6]
+    assert line7["isMeta"] is True and line7["sourceToolUseID"]
+    assert line7["message"]["content"][0]["text"].startswith("Base directory for this skill: ")
+
+
+def test_a_subagent_talk_is_named_by_its_agent_call_not_by_a_skill_body(corpus_root, corpus_source):
+    doc = json.loads(asz("export", SID[:8], "--root", str(corpus_root), "--format", "json").stdout)
+    described = _agent_descriptions(corpus_source)
+    streams = {s["name"]: s for s in doc["streams"]}
+    children = [t for t in doc["talks"] if t.get("child")]
+    assert len(children) == 6
+    for t in children:
+        assert "label" not in t, t["label"][:80]  # no child here starts with a typed or sidechain prompt
+        opened = streams[t["stream"]]["opened_by"][0]["step"].split("/", 1)[1]
+        assert streams[t["stream"]]["label"] == described[opened]
+    assert streams[CHILD]["label"] == "Research Claude Code teammates"
+    md = asz("export", SID[:8], "--root", str(corpus_root)).stdout
+    heads = [ln for ln in md.splitlines() if ln.startswith("## Talk ")]
+    assert heads[1:4] == ["## Talk 2: Subagent: Research Claude Code plan mode",
+                          "## Talk 3: Subagent: Research Claude Code teammates",
+                          "## Talk 4: Subagent: Research Steve Yegge Beads"]
+    assert not any("Base directory" in h for h in heads)
+    html = asz("export", SID[:8], "--root", str(corpus_root), "--format", "html").stdout
+    assert f'<h2 id="talk/{CHILD}">Talk 3: <bdi>Subagent: Research Claude Code teammates</bdi></h2>' in html
+
+
+def test_with_the_main_transcript_absent_no_injection_titles_the_conversation(corpus_source, tmp_path):
+    src = tmp_path / "projects" / PROJECT / SID
+    shutil.copytree(corpus_source / PROJECT / SID / "subagents", src / "subagents")
+    root = tmp_path / "root"
+    collect_and_parse(tmp_path / "projects", root)
+    row = json.loads(asz("ls", "--json", "--root", str(root)).stdout)[0]
+    assert row["id"] == SID and row["title"] == "(no prompt)"
+    assert "Base directory" not in asz("ls", "--root", str(root)).stdout
