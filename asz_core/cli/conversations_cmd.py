@@ -161,6 +161,11 @@ def conversations(
     typer.echo(header_line(widths))
     for row in rows:
         typer.echo(table_line(row, widths))
+    nd = [row for row in rows if row.get("changes_not_derived")]
+    if nd:  # the (+N) of CHANGES, under the table as its footnote
+        typer.echo(f"(+N) in CHANGES: {sum(r['changes_not_derived'] for r in nd):,} editing tool call(s) in {len(nd)} conversation(s) "
+                   "returned with no changes record, so what they changed is not derived and not in the count (a Claude Code "
+                   "subagent's edits)")
     typer.echo(f"{len(rows)} of {len(ids)} conversations")
     held = [row for row in rows if row.get("held_back")]
     if held:
@@ -168,11 +173,6 @@ def conversations(
                    f"({', '.join(r['id'][:8] + ' ' + str(r.get('state')) for r in held)}; asz verify names the problems)")
     if note:
         typer.echo(note)
-    nd = [row for row in rows if row.get("changes_not_derived")]
-    if nd:  # the (+N) of CHANGES
-        typer.echo(f"(+N) in CHANGES: {sum(r['changes_not_derived'] for r in nd):,} editing tool call(s) in {len(nd)} conversation(s) "
-                   "returned with no changes record, so what they changed is not derived and not in the count (a Claude Code "
-                   "subagent's edits)")
     missing = sorted({m for row in rows for m in unpriced(row)})
     if missing:  # as asz usage says it
         typer.echo(f"* unpriced, left out of the cost: {', '.join(missing)} (add them under prices in asz.yaml)")

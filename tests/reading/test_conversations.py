@@ -41,8 +41,8 @@ def test_ls_is_the_same_command_and_prints_a_table(corpus_root):
     a = asz("ls", "--root", str(corpus_root)).stdout.splitlines()
     b = asz("conversations", "--root", str(corpus_root)).stdout.splitlines()
     assert a == b
-    assert a[0].split()[:3] == ["ID", "TITLE", "PROJECT"] and a[-2] == "11 of 11 conversations"
-    assert a[-1].startswith("(+N) in CHANGES: 14 editing tool call(s) in 1 conversation(s)")  # ef958aa1's subagents' edits
+    assert a[0].split()[:3] == ["ID", "TITLE", "PROJECT"] and a[-1] == "11 of 11 conversations"
+    assert a[-2].startswith("(+N) in CHANGES: 14 editing tool call(s) in 1 conversation(s)")  # ef958aa1's subagents' edits
     assert len(a) == 14
 
 
