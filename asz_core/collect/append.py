@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from .cursor_mend import mend_behind
 from .windows import has_complete_line, line_tail, next_tail, pread_exact, read_window, tail_digest
 from ..plugins.adapter import Source
 from ..sessiondata.codec import encode_record
@@ -97,7 +98,13 @@ def _landed_tail(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: Pa
         return None
     if cur.tail_sha256:
         if hashlib.sha256(prev).hexdigest() != cur.tail_sha256:
-            sp.conflict(cp, cur, s.path, f"rewritten: the {len(prev)} bytes before offset {cur.offset} changed")
+            mended, found = mend_behind(fd, cur, cp.parent, s.kind)  # the cursor moved back, not the source (trial 4, F5)
+            if mended is not None:
+                sp.report.warning(cp, found)
+                sp.save(cp, cur, st)
+                return mended
+            sp.conflict(cp, cur, s.path, f"rewritten: the {len(prev)} bytes before offset {cur.offset} changed"
+                        + (f"; {found}" if found else ""))
             return None
     elif st.st_ino != cur.ino:
         sp.conflict(cp, cur, s.path, "a new file (inode) and no tail digest to check it against")

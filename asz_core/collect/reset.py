@@ -40,6 +40,7 @@ from pathlib import Path
 
 import attrs
 
+from .cursor_mend import mend_behind
 from .windows import pread_exact
 from ..plugins.adapter import Adapter
 from ..storage.cursor import TAIL_WINDOW, AppendCursor, read_cursor, write_cursor
@@ -97,7 +98,7 @@ def reset_conflicts(root: str | os.PathLike, adapter: Adapter, source_root: str 
                         f"{cur.source} is gone and {len(peers[cp])} sources now land into this stream "
                         f"({', '.join(peers[cp])}); keep the one that is it, then reset again")))
                     continue
-            ok, why = _check(s, cur, adapter) if isinstance(cur, AppendCursor) else (True, "a snapshot: its content is compared again")
+            ok, why = _check(s, cur, cp.parent) if isinstance(cur, AppendCursor) else (True, "a snapshot: its content is compared again")
             if not ok and reread and isinstance(cur, AppendCursor) and s.mode != "document":
                 ok, why = _reread(s, cur, root / session, why)
             if ok:
@@ -135,8 +136,10 @@ def holds_landed(path: Path, cur: AppendCursor) -> tuple[os.stat_result | None, 
     return st, ""
 
 
-def _check(s, cur: AppendCursor, adapter: Adapter) -> tuple[bool, str]:
-    """Whether the append source ``s`` holds what landed before ``cur.offset``; adopts its inode when it does."""
+def _check(s, cur: AppendCursor, kind_dir: Path) -> tuple[bool, str]:
+    """Whether the append source ``s`` holds what landed before ``cur.offset``; adopts its inode when it does. A cursor
+    behind its own landed files (``kind_dir``) whose source still holds what landed is set back to where the files
+    say it stood (:func:`asz_core.collect.cursor_mend.mend_behind`)."""
     if s.mode == "document":
         return True, "a document: its content is compared again"
     st, problem = holds_landed(s.path, cur)
@@ -145,7 +148,20 @@ def _check(s, cur: AppendCursor, adapter: Adapter) -> tuple[bool, str]:
     if problem.startswith("truncated"):
         return False, f"still {problem}"
     if problem.startswith("rewritten"):
-        return False, (f"still {problem}; put the source's bytes back, or add --reread to read the new version from its start")
+        found = ""
+        try:
+            fd = os.open(s.path, os.O_RDONLY)
+            try:
+                mended, found = mend_behind(fd, cur, kind_dir, s.kind)
+            finally:
+                os.close(fd)
+        except OSError:
+            mended = None
+        if mended is None:
+            return False, (f"still {problem}" + (f"; {found}" if found else "")
+                           + "; put the source's bytes back, or add --reread to read the new version from its start")
+        cur.dev, cur.ino, cur.size, cur.mtime = st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+        return True, found
     if problem:
         why = "no tail digest to check: the source is taken as the one that landed, on your word"
     else:

@@ -1,0 +1,76 @@
+"""An append cursor moved back while its source stayed as it was (trial 4, F5).
+
+Real input: the corpus collected once by the real ``asz collect --once`` (tests/conftest.py). The main transcript's
+cursor of one session is edited as the trial did (offset 1000, ord 3; its tail digest left as it was): the next
+pass took the untouched source for rewritten and refused it for good, and ``asz sources --reset-conflict`` said
+"still rewritten". The landed files say where the cursor stood; the source's bytes there are checked against the
+last landed record's ``sha`` (seed 000, Record) before the cursor is set back.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import attrs
+from cli_helpers import asz_in_process
+
+from asz_core.storage.cursor import read_cursor, write_cursor
+
+SID = "ef958aa1-0e93-49f0-bb71-150f63befcd1"
+
+
+def _run(*args, home):
+    return asz_in_process(*args, env={"CLAUDE_CONFIG_DIR": str(home)})
+
+
+def _moved_back(root):
+    cp = root / SID / "streams" / "main" / "transcript.cursor"
+    true = read_cursor(cp)
+    assert true.ord > 3 and true.offset > 1000 and true.tail_sha256
+    write_cursor(cp, attrs.evolve(true, ord=3, offset=1000))
+    return cp, true
+
+
+def test_a_cursor_moved_back_is_set_back_from_its_landed_files(corpus_copy, corpus_dir, tmp_path):
+    root, src = corpus_copy(), corpus_dir / "claude-code" / "projects"
+    cp, true = _moved_back(root)
+    p = _run("collect", "--once", "--source", str(src), "--root", str(root), home=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "conflict" not in p.stderr and " landed=0 " in p.stdout
+    assert (f"warning: {cp}: the cursor names ord 3, offset 1000, but its landed file seq {true.last_seq} ends with "
+            f"ord {true.ord} at byte {true.offset}: the cursor was moved back or damaged; the source still holds") in p.stderr
+    now = read_cursor(cp)
+    assert (now.ord, now.offset, now.tail_sha256, now.state) == (true.ord, true.offset, true.tail_sha256, "active")
+    v = _run("verify", "--root", str(root), home=tmp_path)
+    assert v.returncode == 0 and "more than once" not in v.stdout, v.stdout
+
+
+def test_reset_conflict_sets_it_back_too(corpus_copy, corpus_dir, tmp_path):
+    """A cursor already refused as rewritten (what the trial's collect did) is mended by --reset-conflict."""
+    root, src = corpus_copy(), corpus_dir / "claude-code" / "projects"
+    cp, true = _moved_back(root)
+    write_cursor(cp, attrs.evolve(read_cursor(cp), state="conflict", reason="rewritten: the 1000 bytes before offset 1000 changed"))
+    p = _run("sources", "--reset-conflict", SID, "--source", str(src), "--root", str(root), home=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "the cursor was moved back or damaged" in p.stdout + p.stderr and "still rewritten" not in p.stdout + p.stderr
+    now = read_cursor(cp)
+    assert (now.ord, now.offset, now.state) == (true.ord, true.offset, "active")
+    c = _run("collect", "--once", "--source", str(src), "--root", str(root), home=tmp_path)
+    assert c.returncode == 0 and " landed=0 " in c.stdout, c.stdout + c.stderr
+
+
+def test_a_source_changed_under_a_cursor_moved_back_stays_a_conflict_and_says_both(corpus_copy, corpus_dir, tmp_path):
+    root = corpus_copy()
+    src = tmp_path / "projects"
+    shutil.copytree(corpus_dir / "claude-code" / "projects", src)
+    cp, true = _moved_back(root)
+    (f,) = [p for p in src.rglob(f"{SID}.jsonl")]
+    data = bytearray(f.read_bytes())
+    last_line_start = data.rindex(b"\n", 0, true.offset - 1) + 1
+    data[last_line_start + 2] ^= 0x01  # a byte of the last landed line: the source no longer holds what landed
+    f.write_bytes(bytes(data))
+    p = _run("collect", "--once", "--source", str(src), "--root", str(root), home=tmp_path)
+    assert p.returncode == 1
+    assert "rewritten: the 1000 bytes before offset 1000 changed; the cursor names ord 3" in p.stderr
+    assert "the source no longer holds that record's line either" in p.stderr
+    assert read_cursor(cp).state == "conflict"
