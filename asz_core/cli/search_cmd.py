@@ -80,10 +80,12 @@ def search(
     querying = True
     try:
         unverified: dict[str, str] = {}
-        hits = run_search(r, query, hide=hide, filters=filters, kinds=kinds, limit=limit, unverified=unverified)
+        matched: dict[str, int] = {}
+        hits = run_search(r, query, hide=hide, filters=filters, kinds=kinds, limit=limit, unverified=unverified,
+                          matched=None if as_json else matched)
         took = time.monotonic() - t0
         querying = False
-        _print_hits(hits, unverified, as_json, limit, took)
+        _print_hits(hits, unverified, as_json, matched.get("hits", len(hits)), took)
     except QueryError as exc:
         typer.echo(f"asz search: {exc}", err=True)
         raise typer.Exit(2)
@@ -96,8 +98,11 @@ def search(
         raise typer.Exit(130)
 
 
-def _print_hits(hits: list[dict], unverified: dict[str, str], as_json: bool, limit: int, took: float) -> None:
-    """Print the warnings for files left out, then ``hits`` (JSON, or three lines each and a count)."""
+def _print_hits(hits: list[dict], unverified: dict[str, str], as_json: bool, matched: int, took: float) -> None:
+    """Print the warnings for files left out, then ``hits`` (JSON, or three lines each and a count: ``N of M hit(s)``
+    when the query matches ``matched`` texts, more than those shown; ``more than 10,000`` past the count's limit)."""
+    from ..reading.search import COUNT_LIMIT
+
     for file, problem in sorted(unverified.items()):
         typer.echo(f"asz search: warning: hits in {file} left out: the landed file does not verify ({problem}); "
                    "asz verify names the damage", err=True)
@@ -112,7 +117,10 @@ def _print_hits(hits: list[dict], unverified: dict[str, str], as_json: bool, lim
         typer.echo(f"{h['conversation'][:8]}  {when}  {h['kind']:<11}  {visible(h['title'] or '(untitled)')}")
         typer.echo(f"  {visible(h['step'] or '-')}  {visible(h['file'])}:{h['row']}")
         typer.echo(f"  {snippet_line(h, tty)}")
-    typer.echo(f"{len(hits)} hit(s){' (the first ' + str(limit) + ')' if len(hits) == limit else ''} in {took * 1000:.0f} ms")
+    total = f"more than {COUNT_LIMIT:,}" if matched > COUNT_LIMIT else f"{matched:,}"
+    of = f"{len(hits):,} of {total}" if matched != len(hits) else f"{len(hits):,}"
+    left = " (the count includes the hits of the files left out)" if unverified and matched != len(hits) else ""
+    typer.echo(f"{of} hit(s){left} in {took * 1000:.0f} ms")
 
 
 def _up_to_date(r: Path, reindex: bool):

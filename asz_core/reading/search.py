@@ -71,6 +71,8 @@ KINDS = ("prompt", "reply", "text", "context", "thinking", "tool_input", "tool_r
 #: A query matching at least this many texts is not ranked (ranking them all would take longer than a reader waits):
 #: its hits come last indexed first.
 RANK_LIMIT = 5_000
+#: How far :func:`search` counts the texts a query matches (``matched``): past it, ``more than 10,000``.
+COUNT_LIMIT = 10_000
 #: Bumped when what the index holds changes; an index of another version is rebuilt.
 SCHEMA_VERSION = "7"  # 7: CJK text stored character by character (search_text.index_form)
 _STEP_FIRST = ("message.external", "message.assistant", "thinking", "tool", "agent.call", "context.injection")
@@ -455,7 +457,7 @@ def fts_query(text: str) -> str:
 
 def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), filters: Filters | None = None,
            kinds: Sequence[str] = (), limit: int = 20, unverified: dict[str, str] | None = None,
-           held: dict[str, int] | None = None) -> list[dict]:
+           held: dict[str, int] | None = None, matched: dict[str, int] | None = None) -> list[dict]:
     """Hits for ``query`` in the index of ``root``, best first (FTS5 bm25), at most ``limit``.
 
     A query matching :data:`RANK_LIMIT` texts or more (a word in nearly
@@ -477,7 +479,11 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
     ``file -> how many hits`` the whole query (with the same filters) matches in
     each file that does not verify: then every file the query matches is
     checked, not only those of the hits returned, and ``unverified`` names them
-    all. Raises :class:`QueryError`
+    all. ``matched``, when given, gets ``hits``: how many texts the whole
+    query (with the same filters) matches when ``limit`` of them were returned
+    (else how many were), counted up to :data:`COUNT_LIMIT` + 1 (more than
+    :data:`COUNT_LIMIT` is said as that), hits of files that do not verify
+    included. Raises :class:`QueryError`
     (nothing to search for) and :class:`SearchError` (no index: run an update first).
     """
     path = index_path(root)
@@ -499,6 +505,10 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
             rows = verified_rows(Path(root), lambda n: con.execute(sql, [*args, n]).fetchall(), limit, bad)
             if held is not None:  # the whole query: every file it matches is checked, not only those of the hits fetched
                 held.update(_held_in(Path(root), con, where, args, bad))
+            if matched is not None:
+                matched["hits"] = len(rows) if len(rows) < limit and not bad else con.execute(
+                    f"SELECT count(*) FROM (SELECT 1 FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
+                    f"WHERE {' AND '.join(where)} LIMIT ?)", [*args, COUNT_LIMIT + 1]).fetchone()[0]
             snippets = [_snippet(con, match, r[7], r[10], has_cjk(query)) for r in rows]
         finally:
             con.close()

@@ -234,3 +234,30 @@ def test_rows_read_in_worker_processes_are_the_rows_read_in_one(corpus_root, tmp
         con.close()
     assert len(tables[0][0]) == 11 and len(tables[0][1]) > 1000
     assert tables[0] == tables[1]
+
+
+def test_the_count_line_says_how_many_texts_matched(corpus_root):
+    """Trial 4, F3: ``5 hit(s) (the first 5)`` told no total; now ``5 of N hit(s)``, N what a limit past it returns."""
+    every = asz_json("search", "worktree", "--root", str(corpus_root), "--json", "--limit", "10000")
+    n = len(every)
+    assert 5 < n < 10000
+    last = asz("search", "worktree", "--root", str(corpus_root), "--limit", "5").stdout.splitlines()[-1]
+    assert re.fullmatch(rf"5 of {n:,} hit\(s\) in \d+ ms", last), last
+    last = asz("search", "worktree", "--root", str(corpus_root), "--limit", str(n)).stdout.splitlines()[-1]
+    assert re.fullmatch(rf"{n:,} hit\(s\) in \d+ ms", last), last  # all of them shown: no "of"
+    # the filters narrow the count as they narrow the hits
+    kind = asz_json("search", "worktree", "--root", str(corpus_root), "--json", "--limit", "10000", "--kind", "prompt")
+    last = asz("search", "worktree", "--root", str(corpus_root), "--limit", "1", "--kind", "prompt").stdout.splitlines()[-1]
+    assert 1 < len(kind) < n and last.startswith(f"1 of {len(kind):,} hit(s) in "), last
+    # --json stays the list it was
+    assert isinstance(asz_json("search", "worktree", "--root", str(corpus_root), "--json", "--limit", "5"), list)
+
+
+def test_past_the_count_limit_the_line_says_more_than(corpus_root, monkeypatch):
+    """The count stops at COUNT_LIMIT + 1 texts (10,000 in use; 3 here, so the corpus passes it)."""
+    from asz_core.reading import search as s
+
+    assert s.COUNT_LIMIT == 10_000
+    monkeypatch.setattr(s, "COUNT_LIMIT", 3)
+    last = asz("search", "worktree", "--root", str(corpus_root), "--limit", "2").stdout.splitlines()[-1]
+    assert re.fullmatch(r"2 of more than 3 hit\(s\) in \d+ ms", last), last
