@@ -118,7 +118,8 @@ def conversations(
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
     """List the conversations of a storage root, newest first: title, project, last activity, duration, talks,
-    model calls, tokens, cost and verification state.
+    model calls, changes (+N: editing tool calls with no changes record, not derived), tokens, cost and
+    verification state.
 
     Each conversation's document is built (withholding view.hide) to know its
     state. A conversation that does not verify (state incomplete or mismatch)
