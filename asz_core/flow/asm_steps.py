@@ -65,9 +65,8 @@ def emit_steps(st: State) -> None:
         key = ("llm.call", c.node_id, parent, c.stream.name, c.finished, c.synthetic, *c.fragments)  # as emit_call
         got = memo.get(key)
         if got is None:
-            got = memo[key] = _call_nodes(st, c, parent, joined)
-        for n in got:
-            nodes[n.id] = n
+            got = memo[key] = {n.id: n for n in _call_nodes(st, c, parent, joined)}  # by id, in the order made
+        nodes.update(got)
     for t in st.tools:
         u = t.use
         if u is None:
@@ -118,9 +117,8 @@ def emit_call(st: State, c: Call, parent: str) -> None:
         key = ("llm.call", c.node_id, parent, c.stream.name, c.finished, c.synthetic, *c.fragments)
         got = memo.get(key)
         if got is None:
-            got = memo[key] = _call_nodes(st, c, parent, joined)
-        for n in got:
-            st.node(n)
+            got = memo[key] = {n.id: n for n in _call_nodes(st, c, parent, joined)}  # as emit_steps keeps them
+        st.out.nodes.update(got)
         return
     for n in _call_nodes(st, c, parent, joined):
         st.node(n)

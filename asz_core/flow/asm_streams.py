@@ -14,6 +14,7 @@ from __future__ import annotations
 from operator import attrgetter
 from typing import Any
 
+from ..sessiondata import format_rfc3339
 from .index import SET_ASIDE_KINDS, IndexEntry, record_time_range
 from .model import Node
 from .asm_state import CALL_KINDS, State, Stream, Call, Tool, carries_content, ref_of
@@ -87,8 +88,10 @@ def stage2_streams(st: State) -> None:
     for e in [e for e in st.canonical if e.child]:
         (auxiliary if "auxiliary" in e.flags else program).add(e.child)
     s: Stream | None = None
+    loose: list[IndexEntry] = []  # canonical records outside any stream, for the session's time range below
     for e in st.canonical:
         if not e.stream:
+            loose.append(e)
             continue  # journals, manifests and scripts belong to a run, not a stream
         if s is None or s.name != e.stream:
             s = st.by_stream.get(e.stream)
@@ -106,6 +109,11 @@ def stage2_streams(st: State) -> None:
         times = [ts for ts in map(_TS, s.entries) if ts is not None]
         if times:
             s.first, s.last = min(times), max(times)
+    # time_range(st) of the canonical records, from the streams' first and last times and the loose records' (the
+    # same min and max as record_time_range over all of them, without a second pass over every record)
+    ends = [ts for ts in map(_TS, loose) if ts is not None]
+    ends += [t for s in st.streams if s.first is not None for t in (s.first, s.last)]
+    st._canonical_range = (len(st.canonical), (format_rfc3339(min(ends)), format_rfc3339(max(ends))) if ends else None)
     st.streams.sort(key=lambda s: s.name)
 
     a: dict[str, Any] = {"conversation": st.conversation}
