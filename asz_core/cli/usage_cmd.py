@@ -37,6 +37,7 @@ def usage(
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP + " Its prices replace or extend the price table."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows: the key (date, month, conversation or project), usage, cost, models, …"),
+    breakdown: bool = typer.Option(False, "--breakdown", help="Under each row, one row per model with its tokens and cost (--json has them in every row: usage_by_model, cost_by_model)."),
 ) -> None:
     """Token usage and cost of the model calls in a storage root, per day, month, conversation or project.
 
@@ -103,14 +104,15 @@ def usage(
 
         sys.stdout.buffer.write(dumps_wide(rows, option=orjson.OPT_INDENT_2) + b"\n")  # a total past 64 bits stays exact
     else:
-        _table(rows, KEYS[view], view == "session", totals(rows, table))
+        _table(rows, KEYS[view], view == "session", totals(rows, table), breakdown)
     if problems:
         raise typer.Exit(1)
 
 
-def _table(rows: list[dict], key: str, session: bool, t: dict) -> None:
+def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool = False) -> None:
     """Print ``rows`` (keyed by ``key``; a conversation's row by its id and title when ``session``) and the totals ``t``
-    as the text table: columns in terminal cells, marks and the lines under it."""
+    as the text table: columns in terminal cells, marks and the lines under it. With ``breakdown``, each row is
+    followed by one row per model (``  └ model`` in the MODELS column, the key cell blank) with its tokens and cost."""
     from rich.cells import cell_len
 
     label_of = (lambda r: f"{r[key][:8]} {r['title']}") if session else (lambda r: str(r[key]))
@@ -124,6 +126,9 @@ def _table(rows: list[dict], key: str, session: bool, t: dict) -> None:
             label = (label if cell_len(label) + 2 <= width else fit_cells(label, width - 2)) + " !"
         models = r["models"] or (["held back"] if "held_back" in r and not r["calls"] else [])
         typer.echo(_line(label, width, models, r["usage"], r["cost"]))
+        if breakdown:
+            for m, u in r["usage_by_model"].items():
+                typer.echo(_line("", width, [f"└ {m}"], u, r["cost_by_model"][m]))
     typer.echo(_line("total", width, [], t["usage"], t["cost"]))
     unpriced = t["cost"]["unpriced"]
     if unpriced:

@@ -10,8 +10,9 @@ record its usage was read from. Cost is the price table's
 
 A row: its key (``date`` ``YYYY-MM-DD``, ``month`` ``YYYY-MM``,
 ``conversation`` or ``project``), then ``usage`` (four counts), ``cost``
-(``{"usd", "unpriced"}``), ``models`` (sorted), ``usage_by_model``, ``calls``
-and ``conversations`` (how many); a ``conversation`` row adds ``title``,
+(``{"usd", "unpriced"}``), ``models`` (sorted), ``usage_by_model``, ``calls``,
+``conversations`` (how many) and ``cost_by_model`` (each model of ``usage_by_model``
+with its own ``{"usd", "unpriced"}``; added in session 10); a ``conversation`` row adds ``title``,
 ``project``, ``from`` and ``to`` (unix ms of its first and last counted call).
 
 Only verified evidence is counted. The calls of a conversation that does not
@@ -162,7 +163,8 @@ def _row(view: str, key: str, every: list[Counted], table: PriceTable | None) ->
                    **{"from": min(times) if times else None, "to": max(times) if times else None})
     row.update(usage=total, cost=cost_of(by_model, table), models=sorted(m for m in by_model if m != "(no model)"),
                usage_by_model=dict(sorted(by_model.items())), calls=len(calls),
-               conversations=len({c.conversation for c in calls}))
+               conversations=len({c.conversation for c in calls}),
+               cost_by_model={m: cost_of({m: u}, table) for m, u in sorted(by_model.items())})
     if held:
         row["held_back"] = sorted(held.values(), key=lambda h: h["conversation"])
     return row

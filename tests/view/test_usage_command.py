@@ -132,3 +132,30 @@ def test_asz_yaml_prices_reach_the_report(corpus, tmp_path):
     cfg.write_text("prices:\n  claude-opus-4-6: {input: 1}\n")
     p = _usage(root, "--config", str(cfg), code=2)
     assert "prices.claude-opus-4-6" in p.stderr
+
+
+def test_breakdown_puts_each_models_tokens_and_cost_under_its_row(corpus):
+    """Trial 4, F14 (ccusage's --breakdown): one sub-row per model; --json's cost_by_model holds each model's cost."""
+    _, root = corpus
+    rows = _rows(root, "daily", "--tz", "UTC")
+    lines = _usage(root, "daily", "--tz", "UTC", "--breakdown").stdout.splitlines()
+    plain = _usage(root, "daily", "--tz", "UTC").stdout.splitlines()
+    assert [ln for ln in lines if "└ " not in ln] == plain  # the rows and the total are unchanged
+    several = 0
+    i = 1
+    for r in rows:
+        assert lines[i].startswith(r["date"])
+        assert list(r["cost_by_model"]) == list(r["usage_by_model"]) == r["models"]
+        subs = lines[i + 1: i + 1 + len(r["models"])]
+        for m, ln in zip(r["models"], subs):
+            u, c = r["usage_by_model"][m], r["cost_by_model"][m]
+            cells = ln.split()
+            assert cells[:2] == ["└", m]
+            assert cells[2:] == [f"{u['in']:,}", f"{u['out']:,}", f"{u['cache_write']:,}", f"{u['cache_read']:,}",
+                                 f"{sum(u[k] for k in KINDS):,}", f"${c['usd']:,.2f}"]
+        # each model's tokens and cost add up to the row's
+        assert {k: sum(r["usage_by_model"][m][k] for m in r["models"]) for k in r["usage"]} == r["usage"]
+        assert abs(sum(r["cost_by_model"][m]["usd"] for m in r["models"]) - r["cost"]["usd"]) < 1e-5
+        several += len(r["models"]) > 1
+        i += 1 + len(r["models"])
+    assert several and lines[i].startswith("total")
