@@ -62,17 +62,26 @@ def fast_command(name: str, paths: list[str] | None = None) -> str:
 
 
 def main() -> None:
-    """Run ``asz``: an ``asz.fast`` command goes straight to its function; anything else to the full CLI."""
+    """Run ``asz``: an ``asz.fast`` command goes straight to its function; anything else to the full CLI.
+
+    A Ctrl-C that no command caught (while Python loads the CLI, before a command's own handling begins) ends with
+    one line on stderr, ``asz <command>: interrupted (Ctrl-C) while it was starting``, and exit 130, not a
+    traceback (trial 4, F20); one Typer caught is said by :func:`asz_core.cli.main.main`."""
     name = sys.argv[1] if len(sys.argv) > 1 else ""
-    target = fast_command(name) if name and not name.startswith("-") else ""
-    if target:
-        from importlib import import_module
+    try:
+        target = fast_command(name) if name and not name.startswith("-") else ""
+        if target:
+            from importlib import import_module
 
-        module, _, func = target.partition(":")
-        sys.exit(getattr(import_module(module.strip()), func.strip() or "main")(sys.argv[2:]))
-    from .main import main as full_main
+            module, _, func = target.partition(":")
+            sys.exit(getattr(import_module(module.strip()), func.strip() or "main")(sys.argv[2:]))
+        from .main import main as full_main
 
-    full_main()
+        full_main()
+    except KeyboardInterrupt:
+        sys.stderr.write(f"asz{' ' + name if name and not name.startswith('-') else ''}: interrupted (Ctrl-C) "
+                         "while it was starting\n")
+        sys.exit(130)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -109,6 +109,9 @@ def main() -> None:
             if sys.stdout is out and out is not None:
                 out.flush()  # what is still buffered meets a closed pipe here, not in the interpreter's exit
     except SystemExit as exc:
+        if exc.code == 130 and _uncaught_interrupt(exc):
+            name = sys.argv[1] if sys.argv[1:2] and not sys.argv[1].startswith("-") else ""
+            sys.stderr.write(f"asz{' ' + name if name else ''}: interrupted (Ctrl-C)\n")
         if exc.code == 1 and sys.stdout is not out and type(sys.stdout).__name__.endswith("PacifyFlushWrapper"):
             _closed_pipe()  # Click met EPIPE, wrapped the streams and exits 1
         if exc.code == 1 and not was_devnull and _fd1_is_devnull():
@@ -116,6 +119,14 @@ def main() -> None:
         raise
     except BrokenPipeError:
         _closed_pipe()
+
+
+def _uncaught_interrupt(exc: SystemExit) -> bool:
+    """Whether ``exc`` is Typer's exit 130 for a Ctrl-C no command caught (Typer raises ``Exit(130) from`` the
+    KeyboardInterrupt; a command that says how far it got raises its own exit after its line): then nothing said
+    so, and :func:`main` does, in one line (trial 4, F20)."""
+    seen = exc.__context__
+    return seen is not None and isinstance(seen.__cause__, KeyboardInterrupt)
 
 
 def _run_quick(module: str, func: str) -> None:

@@ -231,3 +231,29 @@ def test_ctrl_c_during_a_search_query_says_so(corpus_root):
     assert p.returncode == 130
     assert p.stderr == "asz search: stopped during the query; the index is up to date, nothing was printed\n"
     assert p.stdout == ""
+
+
+def test_a_ctrl_c_no_command_caught_is_told_by_typers_exit():
+    """Trial 4, F20: a Ctrl-C before a command's own handling began ended with exit 130 and no word. Typer turns an
+    uncaught KeyboardInterrupt into ``Exit(130) from`` it, which asz's main tells apart from a command's own exit
+    130 (said with how far it got) and names in one line. Run through the real Typer, in this process."""
+    import typer
+
+    from asz_core.cli.main import _uncaught_interrupt
+
+    app = typer.Typer()
+
+    @app.command()
+    def stops(caught: bool = False) -> None:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            if caught:
+                typer.echo("stops: interrupted after 3 of 9", err=True)
+                raise typer.Exit(130)
+            raise
+
+    for caught, told in ((False, True), (True, False)):
+        with pytest.raises(SystemExit) as got:
+            app(["--caught"] if caught else [], standalone_mode=True)
+        assert got.value.code == 130 and _uncaught_interrupt(got.value) is told
