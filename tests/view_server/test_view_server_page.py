@@ -291,3 +291,40 @@ def _walk(n):
     yield n
     for c in n.get("children") or []:
         yield from _walk(c)
+
+
+def test_usage_chart_is_on_a_time_axis_and_costs_are_cents(corpus_root, serve, browser):
+    """Trial 4, F10: bars of days months apart were neighbours; the table's cost had 4 decimals ($25.8338 where asz
+    usage prints $25.83). Now each bar's x is its day's distance from the first, and the table says cents as asz usage does."""
+    import datetime as dt
+    import json as _json
+
+    from cli_helpers import asz_in_process
+
+    s = serve(corpus_root)
+    drv = browser
+    for _ in range(600):  # every conversation counted (the page draws what is counted so far)
+        u = s.get("/api/usage").json()
+        if u["counted"] == u["conversations"]:
+            break
+        time.sleep(0.1)
+    assert u["counted"] == u["conversations"] == 11
+    open_at(drv, s.base + "/#view=usage", "svg.chart rect")
+    zone = drv.execute_script("return Intl.DateTimeFormat().resolvedOptions().timeZone")
+    xs = drv.execute_script("""const out = {}; document.querySelector('svg.chart').querySelectorAll('rect[data-day]').forEach(function (r) {
+        const k = r.getAttribute('data-day'); out[k] = Math.min(out[k] === undefined ? 1e9 : out[k], +r.getAttribute('x')); }); return out;""")
+    days = sorted(xs)
+    cli = {r["date"]: r for r in _json.loads(asz_in_process("usage", "daily", "--tz", zone, "--json", "--root", str(corpus_root)).stdout)}
+    assert days == sorted(d for d, r in cli.items() if r["calls"])
+    day = lambda k: dt.date.fromisoformat(k).toordinal()  # noqa: E731
+    span = day(days[-1]) - day(days[0])
+    assert span > 300 and len(days) < 40  # the corpus: ten months, a few days with calls
+    per_day = (xs[days[-1]] - xs[days[0]]) / span
+    for k in days:  # each bar where its date puts it: a gap of 21 days is 21 days wide
+        assert abs(xs[k] - xs[days[0]] - (day(k) - day(days[0])) * per_day) < 0.01, k
+    table = drv.find_element(By.CSS_SELECTOR, "#listpanel table")
+    body = [[c.text for c in tr.find_elements(By.TAG_NAME, "td")] for tr in table.find_elements(By.CSS_SELECTOR, "tbody tr")]
+    assert [r[0] for r in body] == days
+    for r in body:
+        assert r[6] == f"${cli[r[0]]['cost']['usd']:,.2f}", r
+    shot(drv, "13b-usage-time-axis")

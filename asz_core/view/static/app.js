@@ -507,42 +507,51 @@
       if (!keys.length) { panel.append(h('p', { class: 'muted' }, 'No model call with usage yet.')); return; }
       panel.append(h('h2', null, 'Tokens per day'), barChart(keys, days, TOKEN_KINDS, function (d) { return d.in + d.out + d.cache_read + d.cache_write; }, num));
       panel.append(h('div', { class: 'legend small' }, TOKEN_KINDS.map(function (t) { return h('span', null, h('i', { class: 'sw', 'data-color': t[2] }), t[1]); })));
-      if (u.priced) panel.append(h('h2', null, 'Cost per day (USD)'), barChart(keys, days, [['cost', 'cost', '#b3261e']], function (d) { return d.cost; }, function (v) { return '$' + v.toFixed(2); }));
+      if (u.priced) panel.append(h('h2', null, 'Cost per day (USD)'), barChart(keys, days, [['cost', 'cost', '#b3261e']], function (d) { return d.cost; }, cents));
       else panel.append(h('p', { class: 'muted small' }, 'No price table is installed, so no cost is shown.'));
       panel.append(table(['Day', 'Model calls', 'Input', 'Output', 'Cache write', 'Cache read', 'Cost'], keys.map(function (k) {
         const d = days.get(k);
-        return [k, num(d.calls), num(d.in), num(d.out), num(d.cache_write), num(d.cache_read), u.priced ? '$' + d.cost.toFixed(4) + (u.unpriced && u.unpriced.length ? ' + unpriced' : '') : '—'];
+        // to the cent, as asz usage prints it; the exact figure in the tooltip (trial 4, F10)
+        return [k, num(d.calls), num(d.in), num(d.out), num(d.cache_write), num(d.cache_read), u.priced ? h('span', { title: '$' + d.cost.toFixed(6) }, cents(d.cost) + (u.unpriced && u.unpriced.length ? ' + unpriced' : '')) : '—'];
       }), [0, 1, 1, 1, 1, 1, 1]));
       panel.querySelectorAll('i.sw').forEach(function (e) { e.style.background = e.getAttribute('data-color'); });
     });
   }
+  function cents(v) { return '$' + v.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }); }
   function compact(v, fmt) {
     try { return (fmt === num ? '' : '$') + new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 }).format(v); } catch (e) { return fmt(v); }
   }
   function tzName() { try { return Intl.DateTimeFormat().resolvedOptions().timeZone || 'local'; } catch (e) { return 'local'; } }
 
   // A bar chart in plain SVG: one bar per day, stacked by ``series`` ([key, label, colour]); the tallest bar fills the height.
+  // The x axis is time (trial 4, F10): each day ``keys`` names (YYYY-MM-DD, sorted) sits at its distance from the first,
+  // so days with no call leave their gap; labels are drawn where they do not overlap the one before.
+  function dayNumber(k) { return Math.round(Date.UTC(+k.slice(0, 4), +k.slice(5, 7) - 1, +k.slice(8, 10)) / 86400000); }
   function barChart(keys, days, series, total, fmt) {
     const NS = 'http://www.w3.org/2000/svg', W = 900, H = 220, L = 64, B = 40, T = 10;
     const max = Math.max.apply(null, keys.map(function (k) { return total(days.get(k)); }).concat([0])) || 1;
     const svg = document.createElementNS(NS, 'svg');
     svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H); svg.setAttribute('class', 'chart'); svg.setAttribute('role', 'img');
     function el(tag, attrs, text) { const e = document.createElementNS(NS, tag); Object.keys(attrs).forEach(function (a) { e.setAttribute(a, attrs[a]); }); if (text !== undefined) e.textContent = text; svg.append(e); return e; }
-    const bw = (W - L - 10) / keys.length;
+    const first = keys.length ? dayNumber(keys[0]) : 0, span = keys.length ? dayNumber(keys[keys.length - 1]) - first + 1 : 1;
+    const bw = (W - L - 10) / span, years = keys.length && keys[0].slice(0, 4) !== keys[keys.length - 1].slice(0, 4);
+    let lastLabel = -Infinity;
     [0, 0.5, 1].forEach(function (f) {
       const y = T + (H - T - B) * (1 - f);
       el('line', { x1: L, x2: W - 10, y1: y, y2: y, class: 'grid' });
       el('text', { x: L - 6, y: y + 4, 'text-anchor': 'end', class: 'axis' }, compact(max * f, fmt));
     });
-    keys.forEach(function (k, i) {
-      const d = days.get(k);
+    keys.forEach(function (k) {
+      const d = days.get(k), x = L + (dayNumber(k) - first) * bw;
       let y = H - B;
       series.forEach(function (s) {
         const v = d[s[0]] || 0, hgt = (H - T - B) * v / max;
-        if (hgt > 0) { const r = el('rect', { x: L + i * bw + 1, y: y - hgt, width: Math.max(1, bw - 2), height: hgt, fill: s[2] }); r.append(document.createElementNS(NS, 'title')); r.lastChild.textContent = k + ' · ' + s[1] + ': ' + fmt(v); }
+        if (hgt > 0) { const r = el('rect', { x: x + Math.min(1, bw / 4), y: y - hgt, width: Math.max(1, bw - 2), height: hgt, fill: s[2], 'data-day': k }); r.append(document.createElementNS(NS, 'title')); r.lastChild.textContent = k + ' · ' + s[1] + ': ' + fmt(v); }
         y -= hgt;
       });
-      if (keys.length <= 31 || i % Math.ceil(keys.length / 31) === 0) el('text', { x: L + i * bw + bw / 2, y: H - B + 14, 'text-anchor': 'middle', class: 'axis' }, k.slice(5));
+      const label = years ? k : k.slice(5), cx = x + bw / 2;
+      const past = cx + label.length * 3.5 > W;  // the last label ends at the edge rather than past it
+      if (cx - lastLabel >= label.length * 7 + 6) { el('text', { x: past ? W - 2 : cx, y: H - B + 14, 'text-anchor': past ? 'end' : 'middle', class: 'axis', 'data-day': k }, label); lastLabel = cx; }
     });
     return h('div', { class: 'chartwrap' }, svg);
   }
