@@ -152,7 +152,7 @@ def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: 
     b = ChainReader(root, conversation, hide, through_round)
     fold, unread_rows, accepted = b.fold_chain()
     assert fold.head is not None
-    sess = LandedSession(root, fold.head.session, fold.head.through_seq)
+    sess = LandedSession(root, fold.head.session, fold.head.through_seq, accepted)
     for p in sess.problems:
         b.problem("mismatch", p)
     # A torn tail is said, not a mismatch: the landed records are whole, one source line waits for its newline.

@@ -23,11 +23,11 @@ class ListView(NodeView):
         for n in self.nodes.values():
             if n.kind in STRUCTURAL and n.kind != "run":
                 continue
-            if n.id in self.talk_of:
-                continue
             parent = self.nodes.get(n.parent)
             if parent is not None and parent.kind not in ("epoch", "stream", "session", "segment", "conversation"):
                 continue  # rendered under its parent
+            if self._talk(n):  # under a talk: drawn there (looked up only for the few nodes a container holds)
+                continue
             out.append(n)
         out.sort(key=lambda n: self.rank[n.id])
         return [self.node(n) for n in out]
@@ -59,7 +59,7 @@ class ListView(NodeView):
             opened = []
             for r in self.relations_to.get(("starts", s.id), ()):
                 src = self.nodes.get(r.from_)
-                opened.append({"step": r.from_, "stream": src.stream if src else "", "talk": self.talk_of.get(r.from_, ""), "quality": r.quality})
+                opened.append({"step": r.from_, "stream": src.stream if src else "", "talk": self._talk(src), "quality": r.quality})
             parent = s.attrs.get("parent", "")
             if not parent and opened:
                 parent = opened[0]["stream"]

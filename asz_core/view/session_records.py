@@ -9,12 +9,14 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Sequence
 
 import orjson
 
 from ..flow.model import Ref
 from ..sessiondata import SDReader
+from ..sessiondata.codec import FieldError, decode_closing, decode_header, parse_line
+from ..sessiondata.jsonbytes import exact_as_plain
 from ..sessiondata.reader import SDError
 from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
@@ -45,7 +47,7 @@ class LandedSession:
     each and never needs the model objects.
     """
 
-    def __init__(self, root: Path, session: str, through_seq: int):
+    def __init__(self, root: Path, session: str, through_seq: int, rounds: Sequence[Any] = ()):
         self.root = root
         self.session = session
         self.dir = root / session
@@ -64,13 +66,51 @@ class LandedSession:
         self._media_parts: list[tuple[int, int, int, dict]] | None = None
         self._content: set[tuple[int, int]] | None = None
         self._cut: dict | None = None
-        for ln, path in landed_files(self.dir, skeletons=True) if self.dir.is_dir() else []:
-            if ln.seq > through_seq:
-                continue
-            self._load(ln.seq, path)
+        found = [(ln.seq, path) for ln, path in (landed_files(self.dir, skeletons=True) if self.dir.is_dir() else [])
+                 if ln.seq <= through_seq]
+        # Each plain file's bytes and whole-file digest first: the files a round's input digest binds are the very
+        # bytes parse read and checked, so their records are decoded without checking them again (:meth:`_bound`).
+        read = [_read_sealed(path) if path.suffix != ".sk" else None for _, path in found]
+        digests = {seq: got[1] for (seq, _), got in zip(found, read) if got is not None}
+        bound = _bound_seqs(rounds, digests) if rounds else set()
+        for (seq, path), got in zip(found, read):
+            if got is not None and seq in bound and got[2] is not None and got[1] == digests[seq]:
+                recs = self._bound(path, got[0], got[2])
+                if recs is not None:
+                    self._entry(seq, path, got[0], got[1], got[2][0], recs)
+                    continue
+            self._load(seq, path, got[0] if got is not None else None)
 
-    def _load(self, seq: int, path: Path) -> None:
-        data = path.read_bytes()
+    def _bound(self, path: Path, data: bytes, sealed: tuple) -> list[dict] | None:
+        """The records of a landed file whose bytes a round's input digest binds and whose closing line binds them
+        (:func:`_read_sealed`), or None to read it the full way (:meth:`_load`).
+
+        Parse read these bytes whole and checked every record with the reader's field types before any round bound
+        them (:mod:`asz_core.flow.index_read`: a file it refuses is never indexed, so no round binds it), so a line is
+        only decoded here, with the exact decoder where the whole-file probe asks for it. What parse's check lets
+        through and the reader's does not, or changes, still takes the reader's way: a line holding ``null`` (the
+        check removes null fields) and a ``dropped`` entry without ``what`` (refused by the model only). A file
+        changed since (another digest) is not bound and is read the full way: its damage is said as before."""
+        header, first, cut, _ = sealed
+        exact = not exact_as_plain(data)
+        recs: list[dict] = []
+        append = recs.append
+        try:
+            for body in data[first + 1:cut - 1].split(b"\n") if cut - 1 > first else ():
+                if b"null" in body:
+                    return None
+                d = parse_line(body, exact=exact)
+                dropped = d.get("dropped")
+                if dropped and not all("what" in x for x in dropped):
+                    return None
+                append(d)
+        except FieldError:
+            return None
+        self.wide_numbers = self.wide_numbers or exact
+        return recs
+
+    def _load(self, seq: int, path: Path, data: bytes | None = None) -> None:
+        data = path.read_bytes() if data is None else data
         reader = SDReader(path, decode="dict", data=data)
         recs: list[dict] = []
         try:
@@ -81,16 +121,20 @@ class LandedSession:
             self.unverified[seq] = f"{exc.message} (line {exc.line})"
             recs = [hold_back(r) for r in recs]
         # a whole read hashed every byte of the file already
-        lines, size = data.count(b"\n"), len(data)
         if path.suffix == ".sk":  # a skeleton stands for the landed file its header's removed.digest names (issue 21)
             from ..flow.round import landed_file_digest
 
             digest = landed_file_digest(path)
-            lines, size = len(recs) + 2, _removed_size(path, size)
         else:
             digest = reader.digest if reader.digest else hashlib.sha256(data).hexdigest()
         self.wide_numbers = self.wide_numbers or reader.exact
-        h = reader.header
+        self._entry(seq, path, data, digest, reader.header, recs)
+
+    def _entry(self, seq: int, path: Path, data: bytes, digest: str, h: Any, recs: list[dict]) -> None:
+        """Keep a landed file's records, their times, its header and its ``files`` row."""
+        lines, size = data.count(b"\n"), len(data)
+        if path.suffix == ".sk":
+            lines, size = len(recs) + 2, _removed_size(path, size)
         all_times = [parse_instant(r.get("time")) for r in recs]
         self.times[seq] = all_times
         times = [t for t in all_times if t is not None]
@@ -270,6 +314,47 @@ class LandedSession:
             return None
         parts = rec.get("parts", ())
         return parts[ref.block] if 0 <= ref.block < len(parts) else None
+
+
+def _read_sealed(path: Path) -> tuple[bytes, str, tuple | None]:
+    """``(bytes, whole-file SHA-256 hex, sealed)`` of a plain landed file, hashed in one pass. ``sealed`` is
+    ``(header, end of the header line, start of the closing line, record count)`` when the header reads and the
+    closing line's count and digest bind the bytes before it (seed 000, Closing line), else None."""
+    data = path.read_bytes()
+    first = data.find(b"\n")
+    cut = data.rfind(b"\n", 0, len(data) - 1) + 1
+    if first < 0 or cut <= first or not data.endswith(b"\n"):
+        return data, hashlib.sha256(data).hexdigest(), None
+    view = memoryview(data)
+    sha = hashlib.sha256(view[:cut])
+    closed = sha.hexdigest()
+    sha.update(view[cut:])
+    whole = sha.hexdigest()
+    try:
+        header = decode_header(data[:first])
+        closing = decode_closing(data[cut:-1])
+    except FieldError:
+        return data, whole, None
+    count = data.count(b"\n", first + 1, cut)
+    if closing.digest != closed or closing.records != count:
+        return data, whole, None
+    return data, whole, (header, first, cut, count)
+
+
+def _bound_seqs(rounds: Sequence[Any], digests: dict[int, str]) -> set[int]:
+    """Seqs of the landed files whose whole-file ``digests`` the input digests of ``rounds`` (in chain order) bind:
+    every file of a round's window present and the chained digest equal (what :meth:`ChainReader.check_inputs` checks)."""
+    from ..flow.round import input_digest
+
+    out: set[int] = set()
+    prev = ""
+    for r in rounds:
+        h = r.header
+        window = range(h.from_seq, h.through_seq + 1)
+        if all(seq in digests for seq in window) and input_digest(prev, [digests[seq] for seq in window]) == h.input_digest:
+            out.update(window)
+        prev = h.input_digest
+    return out
 
 
 def hold_back(rec: dict) -> dict:

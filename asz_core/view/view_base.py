@@ -59,11 +59,6 @@ class ViewBase:
             self.relations_to.setdefault((r.type, r.to), []).append(r)
             self.edges.setdefault(r.from_, []).append({"type": r.type, "other": r.to, "dir": "out", "quality": r.quality, "via": r.via})
             self.edges.setdefault(r.to, []).append({"type": r.type, "other": r.from_, "dir": "in", "quality": r.quality, "via": r.via})
-        self.talk_of: dict[str, str] = {}
-        for n in self.nodes.values():
-            t = self._talk(n)
-            if t:
-                self.talk_of[n.id] = t
         self.changes, self.executions, self.step_changes, self.step_executions = self._observations()
         self.call_usage: dict[str, CallUsage] = {n.id: self._read_call(n) for n in self.nodes.values() if n.kind == "llm.call"}
         self.links = links or Links()
@@ -141,7 +136,8 @@ class ViewBase:
                 best = key
         return (best or (2, 0, (0, 0, 0)), r.id)
 
-    def _talk(self, n: Node) -> str:
+    def _talk(self, n: Node | None) -> str:
+        """The talk ``n`` is in (itself when a talk): the first talk up its parents, at most 64 up; '' when none (or no node)."""
         seen = 0
         cur: Node | None = n
         while cur is not None and seen < 64:

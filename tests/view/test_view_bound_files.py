@@ -1,0 +1,59 @@
+"""Landed files a round binds are decoded without the record check, and nothing else changes (issue 22).
+
+The asz.view build reads each landed file's bytes and whole-file digest first; a file whose digest the round chain's
+input digest binds is the very file parse read and checked, so its record lines are only decoded
+(:meth:`asz_core.view.session_records.LandedSession._bound`). Real input: the Claude Code corpus collected by the real
+``asz collect --once`` (tests/conftest.py).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import orjson
+
+from asz_core.view import build_view
+from asz_core.view.chain import ChainReader
+from asz_core.view.document import list_conversations
+from asz_core.view.session_records import LandedSession
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "verify"))
+from verify_landing import edit_records  # noqa: E402
+
+SID = "55604662-cf2a-4331-851a-ec234028f8ca"
+
+
+def _sessions(root: Path, conversation: str) -> tuple[LandedSession, LandedSession]:
+    """The landed session read with the chain's rounds (bound files decoded only) and without (every file checked)."""
+    fold, _, accepted = ChainReader(root, conversation, ()).fold_chain()
+    head = fold.head
+    return (LandedSession(root, head.session, head.through_seq, accepted),
+            LandedSession(root, head.session, head.through_seq))
+
+
+def test_bound_files_read_as_the_reader_reads_them(corpus):
+    _, root = corpus
+    conversations = list_conversations(root)
+    assert len(conversations) >= 10
+    for c in conversations:
+        fast, full = _sessions(root, c)
+        assert fast.files and fast.files == full.files, c
+        assert orjson.dumps(list(fast.records.items()), default=str) == orjson.dumps(list(full.records.items()), default=str), c
+        assert fast.times == full.times and fast.wide_numbers == full.wide_numbers and not fast.problems, c
+
+
+def test_a_resealed_file_with_a_record_of_a_wrong_type_is_still_refused(corpus_copy):
+    """Its digest is no longer the one the round binds, so it is read the full way: the reader refuses the line."""
+    root = corpus_copy()
+    (path,) = sorted((root / SID / "streams" / "main").glob("transcript-*.sd"))
+    edit_records(path, lambda recs: recs[:6] + [b'{"flags":"x",' + recs[6][1:]] + recs[7:], fix_closing=True)
+    fast, _ = _sessions(root, SID)
+    assert fast.unverified == {1: "expected a list of strings (line 8)"}  # the reader's refusal of the flags field
+    doc = build_view(root, SID)
+    s = doc["summary"]
+    assert s["state"] == "mismatch"
+    assert any(p.startswith(f"landed file {path.relative_to(root).as_posix()} does not read") for p in s["problems"])
+    assert any(p.startswith("round 1: the landed files seq 1..1 do not match its input digest") for p in s["problems"])
+    (row,) = [f for f in doc["files"] if f["seq"] == 1]
+    assert "line 8" in row["problem"]
