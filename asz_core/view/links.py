@@ -19,11 +19,15 @@ rounds carry them, so every reader of a chain sees the same links, the list's co
 
 from __future__ import annotations
 
+from operator import methodcaller
+
 from ..flow.fold import Fold
 from ..flow.model import make_id
 
 __all__ = ["Links", "links_of", "dangling_parents", "PREFIX"]
 
+_GET_ID = methodcaller("get", "id")
+_GET_PARENT = methodcaller("get", "parent")
 #: How a relation names a conversation.
 PREFIX = "conversation/"
 
@@ -62,7 +66,13 @@ def dangling_parents(records: dict[int, list[dict]], links: Links) -> list[dict]
     """Open ``unres/parent/<id>`` entries (document ``unresolved`` dicts) for each parent that no record of
     ``records`` (seq → rows; the session's stream and run records) carries, unless the record naming it is
     evidence of a ``continues`` relation (its parent is in the session this one continues), sorted by id."""
-    ids = {r.get("id") for recs in records.values() for r in recs if r.get("id")}
+    ids: set = set()  # every record's id (None and '' too: a parent asked about is never empty), gathered in C
+    parents: set = set()
+    for recs in records.values():
+        ids.update(map(_GET_ID, recs))
+        parents.update(map(_GET_PARENT, recs))
+    if not any(parents - ids):  # every parent named is carried (most sessions): no record needs looking at
+        return []
     out: dict[str, dict] = {}
     for seq in sorted(records):
         for row, rec in enumerate(records[seq], 1):

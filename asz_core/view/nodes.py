@@ -83,7 +83,7 @@ class NodeView(ViewBase):
         if cu.model:
             d["model"] = cu.model
         if cu.usage is not None:
-            d["usage"] = dict(cu.usage)
+            d["usage"] = cu.usage  # made for this call by read_call, referenced by nothing else the document holds
             d["usage_state"] = cu.state
         if cu.requests:  # two provider calls answered under one message id (issue 17): each with its own usage
             d["requests"] = [{"request": r.request, "usage": dict(r.usage), "usage_state": r.state, "model": r.model} for r in cu.requests]
@@ -162,16 +162,24 @@ class NodeView(ViewBase):
         d["state"] = parts[0].get("state", "available")
 
     def _tool_keys(self, n: Node, d: dict) -> None:
-        name = n.attrs.get("name")
+        attrs = n.attrs
+        name = attrs.get("name")
         refs = n.refs
-        req = self.sess.part(refs[0]) if refs else (self.sess.part(n.ref) if n.ref else None)
+        records = self.sess.records
+        req = None  # the part the tool's first ref names (sess.part, inline)
+        first = refs[0] if refs else n.ref
+        if first is not None and first.block is not None:
+            recs = records.get(first.seq)
+            if recs is not None and 0 < first.row <= len(recs):
+                parts = recs[first.row - 1].get("parts", ())
+                if 0 <= first.block < len(parts):
+                    req = parts[first.block]
         if not name and req is not None:
             name = req.get("name", "")
         if name:
             d["name"] = name
         failed = req.get("failed") if req is not None else None
         result_set = False
-        records = self.sess.records
         for r in refs[1:]:
             recs = records.get(r.seq)
             if recs is None or not 0 < r.row <= len(recs):
@@ -210,8 +218,8 @@ class NodeView(ViewBase):
             for k in ("result", "result_state", "result_bytes"):
                 if k in d:
                     d[k] = d.pop(k)
-        if n.attrs.get("result_join") == "exact_unique" and len(refs) >= 2:
-            t0, t1 = self._time(refs[0]), self._time(refs[1])
+        if len(refs) >= 2 and attrs.get("result_join") == "exact_unique":
+            t0, t1 = self.sess.time(refs[0]), self.sess.time(refs[1])
             if t0 is not None and t1 is not None and t1 >= t0:
                 ms = (t1 - t0) // 1_000_000
                 if ms:
@@ -226,12 +234,16 @@ class NodeView(ViewBase):
 
     def _steps_under(self, nid: str) -> list[Node]:
         out: list[Node] = []
-        stack = list(self.children.get(nid, []))
+        children = self.children
+        stack = list(children.get(nid, ()))
+        pop, push, keep = stack.pop, stack.extend, out.append
         while stack:
-            c = stack.pop()
+            c = pop()
             if c.kind in STEP_KIND_SET:
-                out.append(c)
-            stack.extend(self.children.get(c.id, []))
+                keep(c)
+            kids = children.get(c.id)
+            if kids:
+                push(kids)
         return out
 
     def _talk_keys(self, n: Node, d: dict) -> None:

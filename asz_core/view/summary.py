@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
+from operator import attrgetter
 
 from .kinds import STEP_KINDS, WHITESPACE
 from .session_records import header_time, title_withheld
@@ -12,6 +14,7 @@ from .usage import usage_totals
 
 __all__ = ["DocumentView", "NO_PROMPT", "REMOVED", "TITLE_LIMIT", "short_title", "title_text"]
 
+_KIND = attrgetter("kind")
 #: The title of a conversation with no title of its runtime's and no talk with a label.
 NO_PROMPT = "(no prompt)"
 #: What a list shows for a title or project retention took away: the text (the prompt, the record's ``cwd``) that
@@ -60,9 +63,7 @@ class DocumentView(ListView):
         ``cost`` (:func:`~asz_core.view.prices.cost_of` with ``prices``, the
         shipped table by default); ``title`` follows :meth:`title`.
         """
-        kinds: dict[str, int] = {}
-        for n in self.nodes.values():
-            kinds[n.kind] = kinds.get(n.kind, 0) + 1
+        kinds: dict[str, int] = Counter(map(_KIND, self.nodes.values()))  # counted in C
         rtypes: dict[str, int] = {}
         quality: dict[str, int] = {}
         for r in self.fold.relations.values():
@@ -71,8 +72,9 @@ class DocumentView(ListView):
         bodies = sum(len(recs) for seq, recs in self.sess.records.items() if self.sess.headers.get(seq) is not None and self.sess.headers[seq].kind == "provider_body")
         captured = 0
         if not self.hide:
-            for n in self.nodes.values():
-                pb = n.attrs.get("provider_bodies") if n.kind == "llm.call" else None
+            nodes = self.nodes
+            for nid in self.call_usage:  # the llm.call nodes
+                pb = nodes[nid].attrs.get("provider_bodies")
                 if isinstance(pb, list) and any(isinstance(x, dict) and x.get("role") == "request" for x in pb):
                     captured += 1
         withheld: dict[str, int] = {}

@@ -171,22 +171,29 @@ def usage_totals(calls: Iterable[CallUsage]) -> dict:
     by_model: dict[str, dict] = {}
     by_lane = {lane: zero_usage() for lane in LANES}
     models: set[str] = set()
+    # Each call's counts go into the sum of its (model, lane) pair first (a conversation has a handful), then each
+    # pair's sum into the three totals: integers, so the totals are the same whatever the order of the additions.
+    pairs: dict[tuple[str, str], dict] = {}
     for c in provider_calls(calls):
         if c.model and not c.synthetic:
             models.add(c.model)
         u = c.usage
         if u is None:
             continue
-        sums = (total, by_model.get(c.model or NO_MODEL) or by_model.setdefault(c.model or NO_MODEL, zero_usage()),
-                by_lane[c.lane if c.lane in by_lane else "subagent"])
-        for k in TOKEN_KINDS:  # add_usage into the three sums, in one pass over the counts
-            v = u.get(k, 0)
-            for t in sums:
-                t[k] += v
+        key = (c.model or NO_MODEL, c.lane if c.lane in by_lane else "subagent")
+        t = pairs.get(key)
+        if t is None:
+            t = pairs[key] = zero_usage()
+        t["in"] += u.get("in", 0)
+        t["out"] += u.get("out", 0)
+        t["cache_read"] += u.get("cache_read", 0)
+        t["cache_write"] += u.get("cache_write", 0)
         h = u.get(SPLIT_KIND)
         if h:
-            for t in sums:
-                t[SPLIT_KIND] = t.get(SPLIT_KIND, 0) + h
+            t[SPLIT_KIND] = t.get(SPLIT_KIND, 0) + h
+    for (model, lane), u in pairs.items():
+        for t in (total, by_model.get(model) or by_model.setdefault(model, zero_usage()), by_lane[lane]):
+            add_usage(t, u)
     return {
         "models": sorted(models),
         "usage": total,

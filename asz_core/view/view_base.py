@@ -100,7 +100,11 @@ class ViewBase:
             stream = self.nodes.get(f"stream/{n.stream}")
             lane = self._lanes[n.stream] = "main" if stream is None or stream.attrs.get("role", "main") == "main" else "subagent"
         refs = n.refs or ([n.ref] if n.ref else [])
-        if len(refs) > 1:
+        if len(refs) == 2:  # most calls: two fragments, nearly always in landed order already (sorted stably otherwise)
+            a, b = refs
+            if a.seq > b.seq or a.seq == b.seq and (a.row > b.row or a.row == b.row and position(a) > position(b)):
+                refs = [b, a]
+        elif len(refs) > 2:
             refs = sorted(refs, key=position)
         finished = n.attrs.get("usage") == "observed_replayable"
         streams = self._streams
