@@ -87,13 +87,15 @@ class NodeView(ViewBase):
             d["usage_state"] = cu.state
         if cu.requests:  # two provider calls answered under one message id (issue 17): each with its own usage
             d["requests"] = [{"request": r.request, "usage": dict(r.usage), "usage_state": r.state, "model": r.model} for r in cu.requests]
-        flags: set[str] = set()
+        flags: frozenset[str] | None = None
         records = self.sess.records
         for r in n.refs or ([n.ref] if n.ref else []):
             recs = records.get(r.seq)
             got = recs[r.row - 1].get("flags") if recs is not None and 0 < r.row <= len(recs) else None
             if got:
-                flags.update(f for f in got if f in WITHHOLDABLE_SET)
+                hit = WITHHOLDABLE_SET.intersection(got)  # in C; most flags (finished, …) are not withholdable
+                if hit:
+                    flags = hit if flags is None else flags | hit
         if flags:
             d["flags"] = sorted(flags)
         if not self.hide:

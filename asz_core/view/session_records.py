@@ -273,11 +273,10 @@ class LandedSession:
                             media.append((seq, row, block, p))
                     elif k == "data" or k == "unknown":
                         listed.append((seq, row, block, p))
-                    if "state" in p:
-                        state = p["state"]
-                        if state in cut:
-                            cut[state] += 1
-                            size += p.get("bytes", 0) if isinstance(p.get("bytes"), int) else 0
+                    state = p.get("state")
+                    if state in cut:  # one lookup for the usual available part
+                        cut[state] += 1
+                        size += p.get("bytes", 0) if isinstance(p.get("bytes"), int) else 0
         self._listed_parts, self._media_parts, self._content = listed, media, content
         self._cut = {} if not cut["truncated"] and not cut["too_large"] else {**cut, "bytes": size}
 
