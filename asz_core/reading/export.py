@@ -213,6 +213,38 @@ def _title(doc: dict) -> str:
     return (doc.get("summary") or {}).get("title") or "(untitled)"
 
 
+#: What an injected text opening with ``Base directory for this skill: PATH`` is (Claude Code's Skill tool body).
+_SKILL_HEAD = "Base directory for this skill:"
+
+
+def context_label(text: str, limit: int = 60) -> str:
+    """A short name for an injected or runtime text, for the one line a folded step shows (trial 4, F11): ``skill
+    NAME`` for a skill's body, the ``type`` (and ``subtype``) of a JSON object (``deferred tools delta``), the tag of
+    a text opening with one (``system reminder: PostToolUse:Edit hook …``), else the text's first words; at most
+    ``limit`` characters, cut with ``…``."""
+    text = text.strip()
+    if text.startswith(_SKILL_HEAD):
+        path = text[len(_SKILL_HEAD):].split("\n", 1)[0].strip().rstrip("/")
+        return "skill " + (path.rsplit("/", 1)[-1] or path)
+    if text.startswith("{"):
+        try:
+            obj = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            obj = None
+        if isinstance(obj, dict) and isinstance(obj.get("type"), str):
+            sub = obj.get("subtype") if isinstance(obj.get("subtype"), str) else ""
+            return " ".join((obj["type"] + (" " + sub if sub else "")).replace("_", " ").split())[:limit]
+    head = ""
+    if text.startswith("<") and ">" in text[:60]:
+        tag = text[1:text.index(">")]
+        if tag and all(c.isalnum() or c in "-_" for c in tag):
+            head, text = tag.replace("-", " ").replace("_", " "), text[text.index(">") + 1:]
+            text = text.replace(f"</{tag}>", " ")
+    words = " ".join(text.split())
+    out = f"{head}: {words}" if head and words else head or words
+    return out if len(out) <= limit else out[: limit - 1].rstrip() + "…"
+
+
 def talk_heading(doc: dict, talk: dict) -> str:
     """A talk's heading, on one line and at most 80 characters: its label; a child's talk with none is named as the
     page names it, ``Subagent: `` and its stream's label (what its parent asked it to do), else the talk's id."""
@@ -308,7 +340,7 @@ h1{font-size:1.5em}h2{font-size:1.15em;margin-top:2em;border-bottom:1px solid #d
 .step.thinking{border-color:#aaa;color:#555;font-style:italic}.step.withheld{color:#888}
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f6f6;padding:.5em;max-height:30em;overflow:auto}
 code{font-family:ui-monospace,monospace;font-size:.92em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em}
-details>summary{cursor:pointer}.failed{color:#c92a2a}
+details>summary{cursor:pointer;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}.failed{color:#c92a2a}
 @media (prefers-color-scheme:dark){body{background:#111;color:#ddd}.step.person{background:#16202e}pre{background:#1b1b1b}}
 """
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
@@ -409,8 +441,10 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
                 out.append(f"<div class=\"step withheld\" id=\"{sid}\">{head}<p>(withheld: {st['withheld']} bytes)</p></div>")
             elif cls in ("person", "assistant", "thinking") or st["kind"] == "agent.output":
                 out.append(f"<div class=\"step {cls}\" id=\"{sid}\">{head}{md.render(shown(st['text']))}</div>")
-            else:
-                out.append(f"<details class=\"step other\" id=\"{sid}\"><summary>{head}</summary><pre>{e(st['text'])}</pre></details>")
+            else:  # one line: the triangle, what it is, then when and its id (trial 4, F11)
+                out.append(f"<details class=\"step other\" id=\"{sid}\"><summary><b>{e(st['who'])}</b> "
+                           f"{isolated(context_label(st['text']))} <span class=\"meta\">· {e(_when(st['at']))} · "
+                           f"<span class=\"id\">{sid}</span></span></summary><pre>{e(st['text'])}</pre></details>")
     if und:
         out.append("<h2 id=\"undescribed\">Undescribed records</h2><ul>" + "".join(f"<li>{e(_undescribed_line(u))}</li>" for u in und) + "</ul>")
     return page(_title(doc), "\n".join(out))

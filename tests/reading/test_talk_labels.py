@@ -65,3 +65,26 @@ def test_with_the_main_transcript_absent_no_injection_titles_the_conversation(co
     row = json.loads(asz("ls", "--json", "--root", str(root)).stdout)[0]
     assert row["id"] == SID and row["title"] == "(no prompt)"
     assert "Base directory" not in asz("ls", "--root", str(root)).stdout
+
+
+def test_html_export_folds_each_context_on_one_line_that_says_what_it_is(corpus_root, corpus_source, tmp_path, browser):
+    """Trial 4, F11: a context step showed a lone triangle, then ``Context · time · id`` on the next line, nothing
+    saying what it was. Now the triangle, ``Context``, a short label, the time and id share one line."""
+    out = tmp_path / "one.html"
+    asz("export", SID[:8], "--format", "html", "--out", str(out), "--root", str(corpus_root))
+    drv = browser
+    drv.get("about:blank")
+    drv.get(out.as_uri())
+    got = drv.execute_script("""return Array.from(document.querySelectorAll('details.step > summary')).map(function (s) {
+        const r = s.getBoundingClientRect(), lh = parseFloat(getComputedStyle(s).lineHeight);
+        return [s.parentNode.id, s.textContent, r.height / lh]; });""")
+    ctx = {i: t for i, t, _ in got if t.startswith("Context ")}
+    assert len(ctx) >= 40 and all(lines < 1.5 for _, _, lines in got), [g for g in got if g[2] >= 1.5][:3]
+    # the skill's body (line 7 of the teammate's transcript) is named by its skill, as its text says
+    line7 = source_lines(corpus_source / PROJECT / SID / "subagents" / f"agent-{CHILD}.jsonl")[6]
+    skill = line7["message"]["content"][0]["text"].split("\n", 1)[0].rsplit("/", 1)[1]
+    assert skill == "my-worktree-actors"
+    assert sum(t.startswith(f"Context skill {skill} · 2026-04-18 ") for t in ctx.values()) == 1
+    # Claude Code's status notices say their own first words
+    assert sum(t.startswith("Context Status set to busy: -experiments/worktrees · ") for t in ctx.values()) >= 10
+    assert all(t.split(" · ")[0] != "Context" for t in ctx.values())  # none without a label
