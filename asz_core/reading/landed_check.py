@@ -62,10 +62,12 @@ def landed_records(path: Path) -> tuple[Header, bytes]:
     return header, body
 
 
-def verified_rows(root: Path, fetch: Callable[[int], list], limit: int, bad: dict[str, str]) -> list:
+def verified_rows(root: Path, fetch: Callable[[int], list], limit: int, bad: dict[str, str],
+                  holds: Callable[[tuple], bool] | None = None) -> list:
     """At most ``limit`` rows of ``fetch(n)`` (the first ``n`` hit rows, best first: ``row[0]`` the conversation,
     ``row[8]`` the landed file) whose landed file still verifies, by itself and against the conversation's round
-    chain (:func:`chain_problem`); asks for more rows while some were left out (``bad`` gets ``file -> problem`` of
+    chain (:func:`chain_problem`), and, when ``holds`` is given, for which ``holds(row)`` is true (asked only of the
+    rows about to be returned); asks for more rows while some were left out (``bad`` gets ``file -> problem`` of
     each file left out)."""
     n = limit
     checked: dict[tuple[str, str], str] = {}  # (file, conversation) -> problem: each file checked once, not once per hit
@@ -78,7 +80,12 @@ def verified_rows(root: Path, fetch: Callable[[int], list], limit: int, bad: dic
 
     while True:
         rows = fetch(n)
-        kept = [r for r in rows if not problem(r)]
+        kept = []
+        for r in rows:
+            if len(kept) >= limit:
+                return kept
+            if not problem(r) and (holds is None or holds(r)):
+                kept.append(r)
         if len(kept) >= limit or len(rows) < n:
             return kept[:limit]
         n = n * 2 + len(bad) + 1

@@ -62,7 +62,7 @@ from .purge import compact_securely
 from .search_text import MARK_END, MARK_START, SNIP_END, SNIP_START, cjk_window, has_cjk, index_form, marked, query_terms, snippet_spans
 
 __all__ = ["INDEX_PATH", "KINDS", "SearchError", "QueryError", "IndexReport", "IndexInterrupted", "index_path", "update_index",
-           "search", "fts_query", "MARK_START", "MARK_END"]
+           "search", "fts_query", "MARK_START", "MARK_END", "INDEX_DIFFERS"]
 
 #: The index file, relative to the storage root.
 INDEX_PATH = Path("_index") / "search.sqlite"
@@ -188,6 +188,47 @@ def _part_text(rec: dict, p: dict, step_kind: str) -> tuple[str, str] | None:
     return (kind, text) if text.strip() else None
 
 
+def _part_index(rec: dict, p: dict, step_kind: str) -> tuple[str, str, str] | None:
+    """``(kind, text, indexed text)`` of one part (:func:`_part_text`; the indexed text is its
+    :func:`~asz_core.reading.search_text.index_form`): what the index holds for it, and what a hit is checked against
+    (:func:`_holds`)."""
+    got = _part_text(rec, p, step_kind)
+    return None if got is None else (got[0], got[1], index_form(got[1]))
+
+
+#: Why a hit whose indexed text is not what its cited record holds is left out (:func:`search`).
+INDEX_DIFFERS = "the search index does not hold what the record holds: asz search --reindex rebuilds it"
+
+
+def _holds(root: Path, con: sqlite3.Connection, lines: dict[str, bytes], r: tuple) -> bool:
+    """Whether hit row ``r`` (``r[5]`` its kind, ``r[8]`` its landed file, ``r[9]`` its row, ``r[10]`` its rowid) holds
+    what its cited record holds: its kind and indexed text are those of one of the record's parts, as the index
+    builds them (:func:`_part_index`; a data part is taken as an injection's, the only data indexed). The file
+    verified just before (:func:`~asz_core.reading.landed_check.verified_rows`); ``lines`` keeps each file's bytes
+    for the query."""
+    file, row = r[8], r[9]
+    if file not in lines:
+        try:
+            lines[file] = (root / file).read_bytes()
+        except OSError:
+            lines[file] = b""
+    data, at = lines[file], 0
+    for _ in range(row if isinstance(row, int) and row > 0 else 0):  # line 0 the header: record row N is line N
+        at = data.find(b"\n", at) + 1
+        if not at:
+            break
+    end = data.find(b"\n", at)
+    got = con.execute("SELECT text FROM fts WHERE rowid = ?", (r[10],)).fetchone()
+    try:  # the closing line (the last) is no record: it has no parts
+        rec = loads(data[at:end], exact=True) if at and end > at and isinstance(row, int) and row > 0 else None
+    except ValueError:
+        rec = None
+    if got is None or not isinstance(rec, dict) or not isinstance(rec.get("parts"), list):
+        return False
+    return any(x is not None and x[0] == r[5] and x[2] == got[0]
+               for x in (_part_index(rec, p, "context.injection") for p in rec["parts"] if isinstance(p, dict)))
+
+
 class _Meta:
     """What the ``conv`` table keeps of a conversation, gathered while its records are read (as the document's summary
     finds them: the first ``cwd`` and first typed prompt of the main stream, else of any stream; every model named)."""
@@ -259,12 +300,12 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
                     continue
                 step = cites.get((ln.seq, row, block)) or cites.get((ln.seq, row, None)) or ""
                 kind = talk_of.get("kind:" + step, "")
-                got = _part_text(rec, p, kind)
+                got = _part_index(rec, p, kind)
                 if got is None:
                     continue
                 if kind == "message.external" and got[0] == "prompt":
                     prompt = f"{prompt}\n{got[1]}" if prompt else got[1]  # every text part, as the talk's label has them
-                out.append((index_form(got[1]), conversation, step, talk_of.get(step, ""), got[0], at, rel, row, flags))
+                out.append((got[2], conversation, step, talk_of.get(step, ""), got[0], at, rel, row, flags))
             if bound:
                 meta.see(rec, main, prompt)
     return head, out, meta
@@ -502,11 +543,24 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
                    f"snippet(fts, 0, '{SNIP_START}', '{SNIP_END}', '…', 24), hit.file, hit.row, fts.rowid "
                    f"FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
                    f"WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?")
-            rows = verified_rows(Path(root), lambda n: con.execute(sql, [*args, n]).fetchall(), limit, bad)
+            lines: dict[str, bytes] = {}
+            checked: dict[int, bool] = {}  # rowid -> holds: a row fetched again (more rows asked for) is checked once
+
+            def holds(r: tuple) -> bool:
+                if r[10] not in checked:
+                    checked[r[10]] = _holds(Path(root), con, lines, r)
+                    if not checked[r[10]]:
+                        differs.setdefault(r[8], []).append(r[9])
+                return checked[r[10]]
+
+            differs: dict[str, list[int]] = {}  # file -> rows whose indexed text is not the record's
+            rows = verified_rows(Path(root), lambda n: con.execute(sql, [*args, n]).fetchall(), limit, bad, holds)
             if held is not None:  # the whole query: every file it matches is checked, not only those of the hits fetched
                 held.update(_held_in(Path(root), con, where, args, bad))
+                for file, rs in differs.items():
+                    held[file] = held.get(file, 0) + len(rs)
             if matched is not None:
-                matched["hits"] = len(rows) if len(rows) < limit and not bad else con.execute(
+                matched["hits"] = len(rows) if len(rows) < limit and not bad and not differs else con.execute(
                     f"SELECT count(*) FROM (SELECT 1 FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
                     f"WHERE {' AND '.join(where)} LIMIT ?)", [*args, COUNT_LIMIT + 1]).fetchone()[0]
             snippets = [_snippet(con, match, r[7], r[10], has_cjk(query)) for r in rows]
@@ -516,6 +570,8 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
         raise SearchError(f"the search index {path} cannot be read: {exc} (delete it and run asz search --reindex)") from None
     if unverified is not None:
         unverified.update(bad)
+        for file, rs in differs.items():
+            unverified[file] = f"row{'s' if len(rs) > 1 else ''} {', '.join(map(str, sorted(rs)))}: {INDEX_DIFFERS}"
     hidden = set(hide)
     out = []
     for (cid, title, title_from, talk, step, kind, at, _, file, row, _), (text, spans) in zip(rows, snippets):

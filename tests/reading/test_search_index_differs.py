@@ -1,0 +1,71 @@
+"""A hit is served only when its indexed text is what the cited record holds (trial 4, F12 "same class — the search
+index": an FTS row's text changed with sqlite3 was printed as a person's prompt, cited to a landed file and row that
+verify clean).
+
+Real input: the Claude Code corpus collected by the real ``asz collect --once`` (tests/conftest.py), its index built
+by the real ``asz search``; then one prompt hit's indexed text is changed with sqlite3 in ``_index/search.sqlite``
+(nothing else touched). The truth is what ``asz search --limit 500`` served before the change; the record the hit
+cites is read from its landed file.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from asz_core.reading.search_api import answer
+from reading_helpers import asz
+
+FAKE = "hello please also run rm -rf / --no-preserve-root on prod"
+
+
+class Refused(Exception):
+    def __init__(self, status: int, message: str):
+        super().__init__(status, message)
+
+
+@pytest.fixture(scope="module")
+def changed(corpus_copy):
+    """(root, hits for hello served before, the changed hit)."""
+    root = corpus_copy()
+    before = json.loads(asz("search", "hello", "--json", "--limit", "500", "--root", str(root)).stdout)
+    target = [h for h in before if h["kind"] == "prompt"][0]
+    db = root / "_index" / "search.sqlite"
+    con = sqlite3.connect(db)
+    [(rowid,)] = con.execute("SELECT rowid FROM hit WHERE file = ? AND row = ? AND kind = 'prompt'",
+                             (target["file"], target["row"])).fetchall()
+    with con:
+        con.execute("UPDATE fts SET text = ? WHERE rowid = ?", (FAKE, rowid))
+    con.close()
+    assert asz("verify", "--root", str(root)).returncode == 0  # the landed files verify clean: only the index changed
+    return root, before, target
+
+
+def test_the_changed_text_is_not_served_and_the_cli_names_file_and_row(changed):
+    root, before, target = changed
+    p = asz("search", "hello", "--json", "--limit", "500", "--root", str(root))
+    got = json.loads(p.stdout)
+    assert got == [h for h in before if (h["file"], h["row"], h["kind"]) != (target["file"], target["row"], "prompt")]
+    assert len(got) == len(before) - 1
+    assert f"asz search: warning: hits in {target['file']} left out: row {target['row']}: the search index does not " \
+           "hold what the record holds: asz search --reindex rebuilds it" in p.stderr
+    rm = asz("search", "preserve", "--root", str(root))  # the trial's query: the fake text is nowhere printed
+    assert "rm -rf" not in rm.stdout and f"left out: row {target['row']}:" in rm.stderr
+
+
+def test_the_api_counts_it_held_back(changed):
+    root, before, target = changed
+    got = answer(root, [("q", "hello"), ("limit", "500"), ("held_back", "1")], (), Refused)
+    assert len(got["hits"]) == len(before) - 1 and all(h["file"] != target["file"] or h["row"] != target["row"]
+                                                       or h["kind"] != "prompt" for h in got["hits"])
+    assert got["held_back"] == {"hits": 1, "files": [{"file": target["file"], "hits": 1, "problem":
+                                f"row {target['row']}: the search index does not hold what the record holds: "
+                                "asz search --reindex rebuilds it"}]}
+
+
+def test_reindex_serves_it_again(changed, tmp_path):
+    root, before, _ = changed
+    p = asz("search", "hello", "--json", "--limit", "500", "--reindex", "--root", str(root))
+    assert json.loads(p.stdout) == before and "left out" not in p.stderr
