@@ -103,6 +103,7 @@ class _Pass:
         self.failure = ""  # why the last request failed
         self.failed_batch = 0  # due files taken from the outbox and not sent when a request failed
         self.refused: dict[str, tuple[int, str]] = {}  # session -> lowest seq (and path) of a landed file the receiver rejected
+        self.rejected_before = set(state.rejected)  # files an earlier pass had rejected (still_rejected)
         for rel in sorted(state.rejected):
             self._refused(rel)
         self.held_rounds: dict[str, int] = {}  # session -> rounds not sent: they read a rejected file
@@ -166,7 +167,9 @@ class _Pass:
         if not ans.ok:
             self.failure = ans.error
             return False
-        named = {f.rel for f, _, _ in batch if f.rel in ans.message} if ans.rejected else set()
+        # an asz receiver says ``rejected <path>: why`` per file; a path named only inside another's reason (``<path>,
+        # landed before it in the stream, ends at …``) was taken
+        named = {f.rel for f, _, _ in batch if f"rejected {f.rel}:" in ans.message} if ans.rejected else set()
         for f, d, _ in batch:
             rejected = bool(ans.rejected) and (not named or f.rel in named)
             self.state.mark(f.rel, d.digest, rejected)
@@ -192,11 +195,26 @@ class _Pass:
         for session, n in self.held_rounds.items():
             seq, rel = self.refused[session]
             self.problem(f"{session}: {n} round(s) not sent: they read seq {seq}, {rel}, which {self.state.endpoint} rejected")
+        self.still_rejected(set(held))
         if going:
             return True
         left = self.failed_batch + sum(1 for f in files if self._due_digest(f) is not None)
         self.problem(f"push to {self.state.endpoint}: {self.failure} ({left} file(s) left for the next pass)")
         return False
+
+    def still_rejected(self, held: set[str]) -> None:
+        """One problem per session holding files an earlier pass had the receiver reject and that it has not accepted
+        since (the same bytes are never sent again, so the receiver stays short of them; trial 4, F19): every pass
+        exits 1 while the root holds them. Files removed by retention are told by :func:`held_back` instead."""
+        by: dict[str, list[str]] = {}
+        for rel in sorted(self.rejected_before & self.state.rejected):
+            parts = rel.split("/")  # a round is under _conversations/<conversation>/rounds/: named by its conversation
+            session = parts[1] if parts[0] == "_conversations" and len(parts) > 1 else parts[0]
+            if session not in held and (self.root / rel).is_file():
+                by.setdefault(session, []).append(rel)
+        for session, rels in by.items():
+            self.problem(f"{session}: {len(rels)} file(s) rejected by {self.state.endpoint} on an earlier pass and not "
+                         f"accepted since: {', '.join(rels)}; the receiver lacks them")
 
     def _due_digest(self, f: OutFile) -> str | None:
         """The SHA-256 of ``f`` when it is due (never sent with these bytes); None when it was sent or cannot be read."""

@@ -139,7 +139,11 @@ def test_a_rejected_file_is_marked_sent_and_rejected(pushed_root, receiver, tmp_
     assert f"rejected {victim}" in (pushed_root / "push.state").read_text().splitlines()
     assert squatter.read_bytes() == b"not the landed file\n"
     again = asz("push", "--root", str(pushed_root), "--endpoint", f"grpc://{receiver.address}", cwd=tmp_path)
-    assert again.returncode == 0 and summary(again.stdout.split("\n")[-2])["files"] == "0"
+    # nothing is sent again, and the pass still exits 1 while the receiver lacks them (trial 4, F19)
+    assert again.returncode == 1 and summary(again.stdout.split("\n")[-2])["files"] == "0"
+    told = [ln for ln in again.stderr.splitlines() if f" rejected by grpc://{receiver.address} on an earlier pass and not accepted since: " in ln]
+    assert told and all(ln.startswith("error: ") and ln.endswith("; the receiver lacks them") for ln in told)
+    assert sorted(r for ln in told for r in ln.split(" since: ")[1].split(";")[0].split(", ")) == sorted({victim} | rounds)
 
 
 def test_a_token_is_required_when_set(pushed_root, tmp_path):

@@ -229,11 +229,9 @@ def test_a_pruned_root_is_not_sent_to_a_new_endpoint(two_collections, receiver, 
     assert not sent_files(tmp_path / "other")
 
 
-@pytest.mark.slow  # three collects, three pushes and two verifies: over 10 s
-def test_a_source_read_again_from_its_start_is_refused_not_landed(projects, receiver, tmp_path):
-    """``asz sources --reset-conflict S --reread`` lands the rewritten source from ord 1 again; the reread marker is in
-    the cursor, which is not sent, so the receiver refuses those files (they do not continue the stream it holds)
-    and the rounds that read them are not sent: push exits 1 naming them, the receiving root stays clean."""
+def _read_again(projects: Path, tmp_path: Path) -> tuple[Path, list[str]]:
+    """A root that collected PROJECT, then its transcript rewritten shorter and read again from its start
+    (``asz sources --reset-conflict S --reread``): (the root, [the new reading's landed file])."""
     src = tmp_path / "claude" / "projects"
     shutil.copytree(projects, src)
     transcript = next((src / PROJECT).glob("*.jsonl"))
@@ -249,6 +247,15 @@ def test_a_source_read_again_from_its_start_is_refused_not_landed(projects, rece
     assert asz("verify", "--root", str(root), cwd=tmp_path).returncode == 0
     reread = sorted(r for r in sent_files(root) if r.endswith("-000002.sd"))
     assert len(reread) == 1
+    return root, reread
+
+
+@pytest.mark.slow  # three collects, three pushes and two verifies: over 10 s
+def test_a_source_read_again_from_its_start_is_refused_not_landed(projects, receiver, tmp_path):
+    """``asz sources --reset-conflict S --reread`` lands the rewritten source from ord 1 again; the reread marker is in
+    the cursor, which is not sent, so the receiver refuses those files (they do not continue the stream it holds)
+    and the rounds that read them are not sent: push exits 1 naming them, the receiving root stays clean."""
+    root, reread = _read_again(projects, tmp_path)
     import io
 
     err = io.StringIO()
@@ -263,3 +270,27 @@ def test_a_source_read_again_from_its_start_is_refused_not_landed(projects, rece
     assert v.returncode == 0, v.stdout + v.stderr
     again = asz("push", "--root", str(root), "--endpoint", f"http://{receiver.address}", cwd=tmp_path)
     assert again.returncode == 1 and "1 round(s) not sent" in again.stderr
+
+
+@pytest.mark.slow  # three collects, three pushes: over 10 s
+def test_every_later_push_exits_1_while_the_receiver_lacks_a_rejected_file(projects, receiver, tmp_path):
+    """Trial 4, F19: with the default batching the new reading and the round that reads it go in one request and are
+    both rejected; the first push exits 1, and every later one did exit 0 (nothing due) while the receiver stayed
+    short. Now each later push exits 1 naming the files, as long as they are not accepted."""
+    root, reread = _read_again(projects, tmp_path)
+    endpoint = f"http://{receiver.address}"
+    first = asz("push", "--root", str(root), "--endpoint", endpoint, cwd=tmp_path)
+    assert first.returncode == 1 and summary(first.stdout.strip().splitlines()[-1])["errors"] == "0", first.stdout + first.stderr
+    state = (root / "push.state").read_text().splitlines()
+    rejected = sorted(line.split(" ", 1)[1] for line in state if line.startswith("rejected "))
+    rounds = [r for r in sent_files(root) if "/r000002-" in r]
+    assert rejected == sorted(reread + rounds) and len(rounds) == 1
+    assert f"rejected {reread[0]}: line 2: ord: record ord 1 at off 0 does not continue its stream" in first.stderr
+    for _ in range(2):
+        again = asz("push", "--root", str(root), "--endpoint", endpoint, cwd=tmp_path)
+        s = summary(again.stdout.strip().splitlines()[-1])
+        assert again.returncode == 1 and (s["files"], s["rejected"], s["errors"]) == ("0", "0", "1"), again.stdout + again.stderr
+        assert (f"error: {SESSION}: 2 file(s) rejected by {endpoint} on an earlier pass and not accepted since: "
+                f"{', '.join(rejected)}; the receiver lacks them") in again.stderr
+        assert (root / "push.state").read_text().splitlines()[2:] == state[2:]  # nothing sent, nothing marked
+    assert reread[0] not in sent_files(receiver.root)
