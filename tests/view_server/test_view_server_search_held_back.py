@@ -64,3 +64,35 @@ def test_search_answer_and_page_say_what_was_held_back(damaged, serve, browser):
     except Exception:
         shot(drv, "trial3-search-held-back")
         raise
+
+
+@pytest.mark.slow
+def test_the_page_says_a_hit_whose_index_row_differs_from_its_record(corpus_copy, serve, browser):
+    """Trial 4, F12 (the search index): a row of the index changed with sqlite3 is held back, and the page says the index
+    does not hold what the cited record holds (not that the landed file, which verifies, is damaged)."""
+    import json
+    import sqlite3
+
+    root = corpus_copy()
+    before = json.loads(asz("search", "hello", "--json", "--limit", "500", "--root", str(root)).stdout)
+    target = [h for h in before if h["kind"] == "prompt"][0]
+    con = sqlite3.connect(root / "_index" / "search.sqlite")
+    with con:
+        con.execute("UPDATE fts SET text = 'hello rm -rf /' WHERE rowid = (SELECT rowid FROM hit WHERE file = ? AND row = ? "
+                    "AND kind = 'prompt')", (target["file"], target["row"]))
+    con.close()
+    s = serve(root)
+    got = s.get("/api/search?q=hello&limit=500&held_back=1").json()
+    problem = f"row {target['row']}: the search index does not hold what the record holds: asz search --reindex rebuilds it"
+    assert got["held_back"] == {"hits": 1, "files": [{"file": target["file"], "problem": problem, "hits": 1}]}
+    assert len(got["hits"]) == len(before) - 1
+    drv = browser
+    try:
+        box = open_at(drv, s.base + "/#q=hello", "#heldhits")
+        text = " ".join(box.text.split())
+        assert text == f"1 hit held back: the search index does not hold what the record they cite holds: {target['file']} (1, {problem})"
+        assert "no longer verif" not in text and "rm -rf" not in drv.find_element(By.TAG_NAME, "body").text
+        assert len(drv.find_elements(By.CSS_SELECTOR, "li.hit")) == len(before) - 1
+    except Exception:
+        shot(drv, "trial4-search-index-differs")
+        raise

@@ -449,10 +449,18 @@
           h('code', null, 'asz search --limit N'), '.'));
       }
       if (held.hits || (held.files && held.files.length)) {  // left out: indexed from a landed file that no longer verifies
+        // a file that verifies whose indexed rows differ from its records says so in its problem (asz_core/reading/search.py INDEX_DIFFERS)
+        const stale = held.files.filter(function (f) { return / the search index does not hold what the record holds: /.test(f.problem); });
+        const bad = held.files.filter(function (f) { return stale.indexOf(f) < 0; });
+        const listed = function (files) {
+          return files.map(function (f, i) { return [i ? '; ' : '', h('code', null, f.file), ' (' + num(f.hits) + ', ' + f.problem + ')']; });
+        };
         out.append(h('div', { class: 'box error small', id: 'heldhits' },
           h('strong', null, num(held.hits) + ' hit' + (held.hits === 1 ? '' : 's') + ' held back: '),
-          'the landed file' + (held.files.length === 1 ? '' : 's') + ' they were indexed from no longer verif' + (held.files.length === 1 ? 'ies' : 'y') + ' (asz verify names the damage): ',
-          held.files.map(function (f, i) { return [i ? '; ' : '', h('code', null, f.file), ' (' + num(f.hits) + ', ' + f.problem + ')']; })));
+          bad.length ? ['the landed file' + (bad.length === 1 ? '' : 's') + ' they were indexed from no longer verif' + (bad.length === 1 ? 'ies' : 'y') +
+            ' (asz verify names the damage): ', listed(bad)] : '',
+          stale.length ? [bad.length ? '; ' : '', 'the search index does not hold what the record' + (stale.length === 1 ? '' : 's') +
+            ' they cite hold' + (stale.length === 1 ? 's' : '') + ': ', listed(stale)] : ''));
       }
       const ul = h('ol', { class: 'hits' });
       hits.forEach(function (x) {
