@@ -11,7 +11,7 @@ words (what finding text costs without an index); the ratio is index / scan.
 
 Usage::
 
-    python bench/search.py [--size-mb 1000] [--work DIR] [--repeat 5] [--keep] [--reuse-index]
+    python bench/search.py [--size-mb 1000] [--work DIR] [--repeat 5] [--keep] [--reuse-index] [--held-back] [--record-check]
 
 Prints one line per query (median and slowest ms, hits) and a summary line.
 """
@@ -92,6 +92,28 @@ def _held_back_times(root: Path, q: str, repeat: int) -> tuple[float, list[float
     return cold, warm, files
 
 
+def _record_check_cost(root: Path, repeat: int) -> str:
+    """CPU of all :data:`QUERIES` (limit 20) with the hit-to-record comparison and without it (replaced by True),
+    alternating ``repeat`` times in this process: the line to print."""
+    from asz_core.reading import search as s
+
+    real = s._holds
+    got: dict[str, list[float]] = {"with": [], "without": []}
+    try:
+        for _ in range(repeat):
+            for mode in ("without", "with"):
+                s._holds = real if mode == "with" else (lambda *args: True)
+                t0 = time.process_time()
+                for q in QUERIES:
+                    s.search(root, q, limit=20)
+                got[mode].append(time.process_time() - t0)
+    finally:
+        s._holds = real
+    w, wo = statistics.median(got["with"]), statistics.median(got["without"])
+    return (f"record check: {len(QUERIES)} queries, CPU median {1000 * w:.1f} ms with it, {1000 * wo:.1f} ms without "
+            f"(+{1000 * (w - wo) / len(QUERIES):.1f} ms per query)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size-mb", type=int, default=1000)
@@ -102,6 +124,9 @@ def main() -> int:
     ap.add_argument("--held-back", action="store_true",
                     help="Also time each query as /api/search?held_back=1 asks it (every file the whole query matches "
                          "checked): cold (no file checked yet in this process) and warm (checked, stat unchanged).")
+    ap.add_argument("--record-check", action="store_true",
+                    help="Also measure, in this process, the CPU the comparison of each hit with its cited record adds "
+                         "(search._holds, docs/reading.md): every query with it and with it replaced by True, alternating.")
     a = ap.parse_args()
     work = a.work or Path(tempfile.mkdtemp(prefix="asz-bench-search-"))
     src, root = work / "projects", work / "root"
@@ -153,6 +178,8 @@ def main() -> int:
                 slowest_held = max(slowest_held, max(warm))
                 print(f"{'  held_back=1 (whole query)':45} cold {1000 * cold:7.1f} ms  warm median {1000 * statistics.median(warm):7.1f} ms"
                       f"  slowest {1000 * max(warm):7.1f} ms  files checked {files}  (plain median {1000 * med:.1f} ms)")
+        if a.record_check:
+            print(_record_check_cost(root, a.repeat))
         t_cli = _run("search", "timeline", "--root", str(root))
         print(f"summary: {a.size_mb} MB source, {landed / 1e6:.0f} MB landed, index built in {t_index:.1f}s; slowest query "
               f"{1000 * slowest:.1f} ms (target < 200 ms); median index/scan ratio {statistics.median(ratios):.4f}; "
