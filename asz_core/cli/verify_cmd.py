@@ -141,9 +141,9 @@ def _verify_with_bar(where: str, target: Optional[str], deep: bool):
 
 
 def _figures_with_bar(where: str, target: Optional[str], config: Optional[Path]):
-    """:func:`asz_core.verify.figures.check_figures` under a progress bar (a terminal only); Ctrl-C exits 130."""
+    """:func:`asz_core.reading.figures.check_figures` under a progress bar (a terminal only); Ctrl-C exits 130."""
     from ..reading.progress import Bar
-    from ..verify.figures import check_figures
+    from ..reading.figures import check_figures
     from ..view.document import list_conversations
     from .view_cmd import config_prices
 

@@ -70,6 +70,21 @@ def _print_document(doc: dict, cid: str, as_json: bool) -> None:
             typer.echo(f"asz conversation: warning: {cid} does not verify ({state}): {visible(p)}", err=True)
 
 
+def _no_document_hint(r: Path, conversation_id: str) -> str:
+    """What to do about a conversation with no usable round: its damaged chain is moved aside and parsed again (rounds
+    are derived), a session never parsed is parsed, an unknown id gets the conversations the root holds."""
+    if has_chain(r, conversation_id) and not conversation_id.startswith(("_", ".")):
+        rounds = r / CONVERSATIONS / conversation_id / "rounds"
+        return (f"its round chain does not verify (asz verify --root {r} names the damage); rounds are derived from the "
+                f"landed files: move {rounds} aside and asz parse --root {r} builds them again")
+    if (r / conversation_id).is_dir() and not conversation_id.startswith(("_", ".")):
+        return (f"session {conversation_id} landed in {r} but has no conversation chain (never parsed, or its rounds "
+                f"were removed): asz parse --root {r} builds it")
+    known = list_conversations(r)
+    shown = ", ".join(known[:5]) + (f" and {len(known) - 5} more (asz ls lists them)" if len(known) > 5 else "")
+    return f"conversations in {r}: {shown}" if known else f"{r} holds no conversations"
+
+
 def conversation(
     conversation_id: str = typer.Argument(..., metavar="ID", help="Conversation id (the session id for Claude Code), or a unique prefix of one."),
     as_json: bool = typer.Option(False, "--json", "-json", help="Print the whole document as JSON."),
@@ -108,19 +123,7 @@ def conversation(
         typer.echo(f"asz conversation: {exc}", err=True)
         raise typer.Exit(2)
     except ViewError as exc:
-        rounds = r / CONVERSATIONS / conversation_id / "rounds"
-        if has_chain(r, conversation_id) and not conversation_id.startswith(("_", ".")):
-            typer.echo(f"asz conversation: {exc}; its round chain does not verify (asz verify --root {r} names the damage); "
-                       f"rounds are derived from the landed files: move {rounds} aside and asz parse --root {r} builds "
-                       "them again", err=True)
-            raise typer.Exit(1)
-        if (r / conversation_id).is_dir() and not conversation_id.startswith(("_", ".")):
-            typer.echo(f"asz conversation: {exc}; session {conversation_id} landed in {r} but has no conversation chain "
-                       f"(never parsed, or its rounds were removed): asz parse --root {r} builds it", err=True)
-            raise typer.Exit(1)
-        known = list_conversations(r)
-        shown = ", ".join(known[:5]) + (f" and {len(known) - 5} more (asz ls lists them)" if len(known) > 5 else "")
-        typer.echo(f"asz conversation: {exc}" + (f"; conversations in {r}: {shown}" if known else f"; {r} holds no conversations"), err=True)
+        typer.echo(f"asz conversation: {exc}; {_no_document_hint(r, conversation_id)}", err=True)
         raise typer.Exit(1)
     if as_json or as_yaml:
         _print_document(doc, conversation_id, as_json)

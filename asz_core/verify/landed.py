@@ -29,6 +29,7 @@ import orjson
 from ..sessiondata.codec import MAX_DEPTH, check_record_dict, decode_closing, decode_header, parse_line
 from ..sessiondata.model import Header
 from ..sessiondata.reader import check_file
+from .record_types import plain_record
 
 __all__ = ["Pos", "FileResult", "check_landed_file", "check_for_walk", "check_deep", "check_by_reader", "read_whole",
            "compact_run", "expand_run", "line_positions", "SCAN_CHUNK", "FAST_PATH_MAX"]
@@ -95,57 +96,6 @@ def _sha(view: memoryview) -> "hashlib._Hash":
     return hashlib.sha256(view)
 
 
-_INT64_MAX = 2**63 - 1
-_NO = object()
-# The one type of each field a record and a part carry (seed 000, Reading a record); ``None`` never passes.
-_RECORD_TYPES = dict.fromkeys(
-    ("sha", "id", "parent", "call", "run", "continues", "tool", "child", "batch", "label", "started_by", "from", "time", "trigger", "model"), str
-) | {"ord": int, "off": int, "bytes": int, "flags": list, "usage": dict, "parts": list, "dropped": list, "t": _NO}
-_PART_TYPES = dict.fromkeys(("k", "text", "id", "of", "name", "server", "server_tool", "media", "encoding", "state", "sha256"), str) | {
-    "bytes": int, "failed": bool,
-}
-_USAGE_TYPES = dict.fromkeys(("in", "out", "cache_read", "cache_write", "cache_write_1h"), int)  # cache_write_1h: asz's addition
-_DROPPED_TYPES = {"what": str, "why": str, "bytes": int}
-
-
-def _fits(d: dict, types: dict, lowest: int) -> bool:
-    """Every listed key of ``d`` has its type; integers (not bools) lie in ``lowest``..int64 max."""
-    get = types.get
-    for k, v in d.items():
-        t = get(k)
-        if t is not None:
-            if type(v) is not t:
-                return False
-            if t is int and not lowest <= v <= _INT64_MAX:
-                return False
-    return True
-
-
-def _plain(d: dict) -> bool:
-    """True only for a record :func:`check_record_dict` accepts as it is: the common case, checked quickly.
-
-    Stricter than the codec (a ``null`` or anything unusual answers False and
-    the codec then decides), never looser.
-    """
-    if not _fits(d, _RECORD_TYPES, 0) or "ord" not in d or "off" not in d:
-        return False
-    flags = d.get("flags")
-    if flags is not None:
-        for x in flags:
-            if type(x) is not str:
-                return False
-    usage = d.get("usage")
-    if usage is not None and not _fits(usage, _USAGE_TYPES, -_INT64_MAX - 1):
-        return False
-    for p in d.get("parts", ()):
-        if type(p) is not dict or not _fits(p, _PART_TYPES, 0) or not p.get("k"):
-            return False
-    for e in d.get("dropped", ()):
-        if type(e) is not dict or not _fits(e, _DROPPED_TYPES, 0):
-            return False
-    return True
-
-
 def _records(lines: list[bytes]) -> list[Pos]:
     """Decode and type-check every record line (``lines[0]`` is the header); raises FieldError or ValueError."""
     positions: list[Pos] = []
@@ -161,7 +111,7 @@ def _records(lines: list[bytes]) -> list[Pos]:
             # parse_line's checks, unrolled: an object, nested no deeper than MAX_DEPTH.
             if type(d) is not dict or len(line) - len(line.translate(None, b"{[")) > MAX_DEPTH:
                 d = parse_line(line)
-        if not _plain(d):
+        if not plain_record(d):
             check_record_dict(d)
         append(Pos(row, d["ord"], d["off"], d.get("bytes", 0), d.get("sha") or ""))
     return positions

@@ -14,7 +14,8 @@ from verify_landing import RootBuilder, change_byte, edit_records, jsonl
 
 from asz_core.sessiondata.codec import FieldError, check_record_dict
 from asz_core.sessiondata.reader import check_file
-from asz_core.verify.landed import _plain, check_landed_file
+from asz_core.verify.landed import check_landed_file
+from asz_core.verify.record_types import plain_record as _plain
 from asz_core.verify.walk import PARALLEL_MIN_FILES, verify_root
 
 _values = st.one_of(

@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import orjson
 
-from .report import Problem, Section
+from ..verify.report import Problem, Section
 
 __all__ = ["FIGURES_DIFFER", "check_figures"]
 
@@ -49,7 +49,7 @@ def check_figures(root: str | os.PathLike, prices: Any = None, step: Callable[[s
     ``figures_removed``, a problem per entry that differs. ``prices``: the price table of the configuration (None:
     the shipped one). ``step(conversation)`` after each conversation; ``only``: check that conversation's entries alone. Never raises for a store that cannot be read
     (then nothing is checked: nothing is read from it either)."""
-    from ..reading.listing import counted_row, row_cache_key
+    from .listing import counted_row, row_cache_key
     from ..view.rows import read_head
     from ..view.summary_cache import ConversationSummary, SummaryStore, fingerprint
 
