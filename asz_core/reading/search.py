@@ -56,10 +56,11 @@ from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
 from ..view.document import list_conversations, title_withheld
 from ..view.rows import newest_round, read_head
-from .landed_check import chain_problem, problem_of, read_landed, verified_rows
+from .landed_check import chain_problem, read_landed, verified_rows
 from .listing import Filters, dialect_of
 from .purge import compact_securely
-from .search_text import MARK_END, MARK_START, SNIP_END, SNIP_START, cjk_window, has_cjk, index_form, marked, query_terms, snippet_spans
+from .search_hits import INDEX_DIFFERS, HitCheck, held_in, part_index, query_where, snippet_of
+from .search_text import MARK_END, MARK_START, SNIP_END, SNIP_START, has_cjk, marked, query_terms
 
 __all__ = ["INDEX_PATH", "KINDS", "SearchError", "QueryError", "IndexReport", "IndexInterrupted", "index_path", "update_index",
            "search", "fts_query", "MARK_START", "MARK_END", "INDEX_DIFFERS"]
@@ -163,72 +164,6 @@ def _step_map(nodes: dict) -> tuple[dict[tuple, str], dict[str, str]]:
     return cites, talk_of
 
 
-def _part_text(rec: dict, p: dict, step_kind: str) -> tuple[str, str] | None:
-    """``(kind, text)`` to index for one part, or None (media, unknown, empty parts and data no injection cites are not indexed)."""
-    k = p.get("k")
-    if k == "data" and step_kind == "context.injection" and p.get("data") is not None:
-        kind, text = "context", orjson.dumps(p["data"], default=str).decode("utf-8")
-    elif k == "text":
-        who = rec.get("from", "")
-        kind = "prompt" if who == "external" else "reply" if who == "agent" else "text"
-        text = p.get("text", "")
-    elif k == "reasoning":
-        kind, text = "thinking", p.get("text", "")
-    elif k == "call":
-        data = p.get("data")
-        body = p.get("text", "") or ("" if data is None else orjson.dumps(data, default=str).decode("utf-8"))
-        kind, text = "tool_input", f"{p.get('name', '')} {body}".strip()
-    elif k == "result":
-        data = p.get("data")
-        kind = "tool_result"
-        text = p.get("text", "") or ("" if data is None else orjson.dumps(data, default=str).decode("utf-8"))
-    else:
-        return None
-    text = text.replace(SNIP_START, " ").replace(SNIP_END, " ")
-    return (kind, text) if text.strip() else None
-
-
-def _part_index(rec: dict, p: dict, step_kind: str) -> tuple[str, str, str] | None:
-    """``(kind, text, indexed text)`` of one part (:func:`_part_text`; the indexed text is its
-    :func:`~asz_core.reading.search_text.index_form`): what the index holds for it, and what a hit is checked against
-    (:func:`_holds`)."""
-    got = _part_text(rec, p, step_kind)
-    return None if got is None else (got[0], got[1], index_form(got[1]))
-
-
-#: Why a hit whose indexed text is not what its cited record holds is left out (:func:`search`).
-INDEX_DIFFERS = "the search index does not hold what the record holds: asz search --reindex rebuilds it"
-
-
-def _holds(root: Path, con: sqlite3.Connection, lines: dict[str, bytes], r: tuple) -> bool:
-    """Whether hit row ``r`` (``r[5]`` its kind, ``r[8]`` its landed file, ``r[9]`` its row, ``r[10]`` its rowid) holds
-    what its cited record holds: its kind and indexed text are those of one of the record's parts, as the index
-    builds them (:func:`_part_index`; a data part is taken as an injection's, the only data indexed). The file
-    verified just before (:func:`~asz_core.reading.landed_check.verified_rows`); ``lines`` keeps each file's bytes
-    for the query."""
-    file, row = r[8], r[9]
-    if file not in lines:
-        try:
-            lines[file] = (root / file).read_bytes()
-        except OSError:
-            lines[file] = b""
-    data, at = lines[file], 0
-    for _ in range(row if isinstance(row, int) and row > 0 else 0):  # line 0 the header: record row N is line N
-        at = data.find(b"\n", at) + 1
-        if not at:
-            break
-    end = data.find(b"\n", at)
-    got = con.execute("SELECT text FROM fts WHERE rowid = ?", (r[10],)).fetchone()
-    try:  # the closing line (the last) is no record: it has no parts
-        rec = loads(data[at:end], exact=True) if at and end > at and isinstance(row, int) and row > 0 else None
-    except ValueError:
-        rec = None
-    if got is None or not isinstance(rec, dict) or not isinstance(rec.get("parts"), list):
-        return False
-    return any(x is not None and x[0] == r[5] and x[2] == got[0]
-               for x in (_part_index(rec, p, "context.injection") for p in rec["parts"] if isinstance(p, dict)))
-
-
 class _Meta:
     """What the ``conv`` table keeps of a conversation, gathered while its records are read (as the document's summary
     finds them: the first ``cwd`` and first typed prompt of the main stream, else of any stream; every model named)."""
@@ -300,7 +235,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
                     continue
                 step = cites.get((ln.seq, row, block)) or cites.get((ln.seq, row, None)) or ""
                 kind = talk_of.get("kind:" + step, "")
-                got = _part_index(rec, p, kind)
+                got = part_index(rec, p, kind)
                 if got is None:
                     continue
                 if kind == "message.external" and got[0] == "prompt":
@@ -531,7 +466,7 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
     if not path.is_file():
         raise SearchError(f"{root} has no search index yet ({INDEX_PATH}): run asz search --reindex, asz parse or asz collect")
     match = fts_query(query)
-    where, args = _where(match, hide, filters or Filters(), kinds)
+    where, args = query_where(match, hide, filters or Filters(), kinds)
     limit = max(0, int(limit))
     bad: dict[str, str] = {}
     try:
@@ -543,27 +478,18 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
                    f"snippet(fts, 0, '{SNIP_START}', '{SNIP_END}', '…', 24), hit.file, hit.row, fts.rowid "
                    f"FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
                    f"WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?")
-            lines: dict[str, bytes] = {}
-            checked: dict[int, bool] = {}  # rowid -> holds: a row fetched again (more rows asked for) is checked once
-
-            def holds(r: tuple) -> bool:
-                if r[10] not in checked:
-                    checked[r[10]] = _holds(Path(root), con, lines, r)
-                    if not checked[r[10]]:
-                        differs.setdefault(r[8], []).append(r[9])
-                return checked[r[10]]
-
-            differs: dict[str, list[int]] = {}  # file -> rows whose indexed text is not the record's
-            rows = verified_rows(Path(root), lambda n: con.execute(sql, [*args, n]).fetchall(), limit, bad, holds)
+            check = HitCheck(Path(root), con)
+            rows = verified_rows(Path(root), lambda n: con.execute(sql, [*args, n]).fetchall(), limit, bad, check.holds)
+            differs = check.differs
             if held is not None:  # the whole query: every file it matches is checked, not only those of the hits fetched
-                held.update(_held_in(Path(root), con, where, args, bad))
+                held.update(held_in(Path(root), con, where, args, bad))
                 for file, rs in differs.items():
                     held[file] = held.get(file, 0) + len(rs)
             if matched is not None:
                 matched["hits"] = len(rows) if len(rows) < limit and not bad and not differs else con.execute(
                     f"SELECT count(*) FROM (SELECT 1 FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
                     f"WHERE {' AND '.join(where)} LIMIT ?)", [*args, COUNT_LIMIT + 1]).fetchone()[0]
-            snippets = [_snippet(con, match, r[7], r[10], has_cjk(query)) for r in rows]
+            snippets = [snippet_of(con, match, r[7], r[10], has_cjk(query)) for r in rows]
         finally:
             con.close()
     except sqlite3.Error as exc:
@@ -579,59 +505,6 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
             title = ""
         out.append({"conversation": cid, "title": title or "", "talk": talk, "step": step, "kind": kind, "at": at,
                     "snippet": marked(text, spans), "file": file, "row": row, "snippet_text": text, "snippet_marks": spans})
-    return out
-
-
-def _where(match: str, hide: Sequence[str], f: Filters, kinds: Sequence[str]) -> tuple[list[str], list[Any]]:
-    """The WHERE terms and their arguments of a query: the match, withholding, kinds and the filters."""
-    where = ["fts MATCH ?"]
-    args: list[Any] = [match]
-    for name in hide:
-        where.append("instr(' ' || hit.flags || ' ', ?) = 0")
-        args.append(f" {name} ")
-    if kinds:
-        where.append(f"hit.kind IN ({','.join('?' * len(kinds))})")
-        args.extend(kinds)
-    if f.since is not None:
-        where.append("hit.at >= ?")
-        args.append(f.since)
-    if f.until is not None:
-        where.append("hit.at <= ?")
-        args.append(f.until)
-    if f.project:
-        where.append("instr(lower(conv.project), ?) > 0")
-        args.append(f.project.lower())
-    if f.model:
-        where.append("instr(lower(conv.models), ?) > 0")
-        args.append(f.model.lower())
-    if f.dialect:
-        where.append("(conv.dialect = ? OR conv.dialect LIKE ? || '/%')")
-        args.extend([f.dialect, f.dialect])
-    return where, args
-
-
-def _snippet(con: sqlite3.Connection, match: str, raw: str, rowid: int, cjk: bool) -> tuple[str, list[list[int]]]:
-    """``(text, spans)`` of one hit (:func:`~asz_core.reading.search_text.snippet_spans`). FTS5's snippet counts a CJK
-    character as a word and may end inside a CJK match, so for a query with CJK text the window is taken here, from
-    the whole text with every match marked (:func:`~asz_core.reading.search_text.cjk_window`)."""
-    if cjk:
-        got = con.execute(f"SELECT highlight(fts, 0, '{SNIP_START}', '{SNIP_END}') FROM fts WHERE fts MATCH ? AND rowid = ?",
-                          (match, rowid)).fetchone()
-        if got is not None:
-            return cjk_window(*snippet_spans(got[0]))
-    return snippet_spans(raw)
-
-
-def _held_in(root: Path, con: sqlite3.Connection, where: list[str], args: list[Any], bad: dict[str, str]) -> dict[str, int]:
-    """``file -> hits`` of every landed file the whole query (``where`` with ``args``) matches that does not verify,
-    its problem put in ``bad``: each file the query matches is checked (:func:`~asz_core.reading.landed_check.problem_of`,
-    hashed again only once its stat changed), so the count is the query's, not that of the hits fetched."""
-    out: dict[str, int] = {}
-    for file, conversation, n in con.execute(
-            f"SELECT hit.file, hit.conversation, count(*) FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
-            f"WHERE {' AND '.join(where)} GROUP BY hit.file, hit.conversation", args):
-        if problem_of(root, file, bad, conversation):
-            out[file] = out.get(file, 0) + n
     return out
 
 

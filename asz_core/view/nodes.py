@@ -9,7 +9,7 @@ from ..sessiondata.jsonbytes import number_texts
 from .kinds import NO_TEXT, NOT_CHILDREN, STEP_KIND_SET, STRUCTURAL_SET, TOOL_KINDS, WHITESPACE, WITHHOLDABLE_SET, clip_text, data_text
 from .view_base import ViewBase
 
-__all__ = ["NodeView"]
+__all__ = ["NodeView", "talk_label"]
 
 
 class NodeView(ViewBase):
@@ -258,7 +258,7 @@ class NodeView(ViewBase):
     def _compute_talk_keys(self, n: Node, d: dict) -> None:
         rank = self.rank
         steps = sorted(self._steps_under(n.id), key=lambda s: rank[s.id])
-        label = self._label(steps)
+        label = talk_label(self, steps)
         if label:
             d["label"] = label
         pref = self.prompts.get(n.id)
@@ -303,27 +303,26 @@ class NodeView(ViewBase):
         self._content(s, ref, rec, False, tmp)
         return tmp.get("text", "")
 
-    def _label(self, steps: list[Node]) -> str:
-        """A talk's label: its first typed prompt, else the first of its first three injections that the runtime did
-        not flag ``injected`` (the opening prompt of a child written in its parent's file, Claude Code's old
-        sidechains). An ``injected`` record (an ``isMeta`` line such as a skill's body, an attachment such as a hook's
-        context or the deferred tools list) never labels a talk (trial 4, F15): a child's talk with no label is named by
-        its stream's label, what the parent asked it to do."""
-        for s in steps:
-            if s.kind == "message.external":
-                rec = self.sess.record(self._first_ref(s))
-                if rec is None or self._withheld(rec):
-                    return ""
-                return self._node_text(s)
-        injections = [s for s in steps if s.kind == "context.injection"][:3]
-        for s in injections:
-            rec = self.sess.record(self._first_ref(s))
-            flags = rec.get("flags", ()) if rec is not None else ()
-            if rec is None or "injected" in flags or not WITHHOLDABLE_SET.isdisjoint(flags):
-                continue
-            t = self._node_text(s)
-            if t.strip(WHITESPACE):
-                return t
-        return ""
 
-    # ------------------------------------------------------------------ lists
+def talk_label(v: NodeView, steps: list[Node]) -> str:
+    """A talk's label: its first typed prompt, else the first of its first three injections that the runtime did
+    not flag ``injected`` (the opening prompt of a child written in its parent's file, Claude Code's old
+    sidechains). An ``injected`` record (an ``isMeta`` line such as a skill's body, an attachment such as a hook's
+    context or the deferred tools list) never labels a talk (trial 4, F15): a child's talk with no label is named by
+    its stream's label, what the parent asked it to do."""
+    for s in steps:
+        if s.kind == "message.external":
+            rec = v.sess.record(v._first_ref(s))
+            if rec is None or v._withheld(rec):
+                return ""
+            return v._node_text(s)
+    injections = [s for s in steps if s.kind == "context.injection"][:3]
+    for s in injections:
+        rec = v.sess.record(v._first_ref(s))
+        flags = rec.get("flags", ()) if rec is not None else ()
+        if rec is None or "injected" in flags or not WITHHOLDABLE_SET.isdisjoint(flags):
+            continue
+        t = v._node_text(s)
+        if t.strip(WHITESPACE):
+            return t
+    return ""

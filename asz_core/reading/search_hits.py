@@ -1,0 +1,159 @@
+"""What a search hit serves, shared by the index (:mod:`asz_core.reading.search`) and its queries.
+
+The text the index holds of each part of a record (:func:`part_text`,
+:func:`part_index`); the check that a hit row still holds what its cited
+record holds, so a row changed in the index itself is never served as the
+record's text (:class:`HitCheck`, trial 4 F12); a query's WHERE terms
+(:func:`query_where`), one hit's snippet (:func:`snippet_of`) and the hits
+of the files that do not verify (:func:`held_in`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any, Sequence
+
+import orjson
+
+from ..sessiondata.jsonbytes import loads
+from .landed_check import problem_of
+from .listing import Filters
+from .search_text import SNIP_END, SNIP_START, cjk_window, index_form, snippet_spans
+
+__all__ = ["INDEX_DIFFERS", "HitCheck", "part_text", "part_index", "query_where", "snippet_of", "held_in"]
+
+
+def part_text(rec: dict, p: dict, step_kind: str) -> tuple[str, str] | None:
+    """``(kind, text)`` to index for one part, or None (media, unknown, empty parts and data no injection cites are not indexed)."""
+    k = p.get("k")
+    if k == "data" and step_kind == "context.injection" and p.get("data") is not None:
+        kind, text = "context", orjson.dumps(p["data"], default=str).decode("utf-8")
+    elif k == "text":
+        who = rec.get("from", "")
+        kind = "prompt" if who == "external" else "reply" if who == "agent" else "text"
+        text = p.get("text", "")
+    elif k == "reasoning":
+        kind, text = "thinking", p.get("text", "")
+    elif k == "call":
+        data = p.get("data")
+        body = p.get("text", "") or ("" if data is None else orjson.dumps(data, default=str).decode("utf-8"))
+        kind, text = "tool_input", f"{p.get('name', '')} {body}".strip()
+    elif k == "result":
+        data = p.get("data")
+        kind = "tool_result"
+        text = p.get("text", "") or ("" if data is None else orjson.dumps(data, default=str).decode("utf-8"))
+    else:
+        return None
+    text = text.replace(SNIP_START, " ").replace(SNIP_END, " ")
+    return (kind, text) if text.strip() else None
+
+
+def part_index(rec: dict, p: dict, step_kind: str) -> tuple[str, str, str] | None:
+    """``(kind, text, indexed text)`` of one part (:func:`part_text`; the indexed text is its
+    :func:`~asz_core.reading.search_text.index_form`): what the index holds for it, and what a hit is checked against
+    (:meth:`HitCheck.holds`)."""
+    got = part_text(rec, p, step_kind)
+    return None if got is None else (got[0], got[1], index_form(got[1]))
+
+
+#: Why a hit whose indexed text is not what its cited record holds is left out (:func:`search`).
+INDEX_DIFFERS = "the search index does not hold what the record holds: asz search --reindex rebuilds it"
+
+
+class HitCheck:
+    """Checks hit rows of one query against their cited records (:meth:`holds`), each row once; ``differs`` keeps
+    ``file -> rows`` whose indexed text is not the record's."""
+
+    def __init__(self, root: Path, con: sqlite3.Connection):
+        self.root, self.con = root, con
+        self.lines: dict[str, bytes] = {}  # each file's bytes, read once for the query
+        self.checked: dict[int, bool] = {}  # rowid -> holds: a row fetched again (more rows asked for) is checked once
+        self.differs: dict[str, list[int]] = {}
+
+    def holds(self, r: tuple) -> bool:
+        """Whether hit row ``r`` (``r[5]`` its kind, ``r[8]`` its landed file, ``r[9]`` its row, ``r[10]`` its rowid)
+        holds what its cited record holds: its kind and indexed text are those of one of the record's parts, as the
+        index builds them (:func:`part_index`; a data part is taken as an injection's, the only data indexed). The
+        file verified just before (:func:`~asz_core.reading.landed_check.verified_rows`)."""
+        if r[10] not in self.checked:
+            self.checked[r[10]] = self._holds(r)
+            if not self.checked[r[10]]:
+                self.differs.setdefault(r[8], []).append(r[9])
+        return self.checked[r[10]]
+
+    def _holds(self, r: tuple) -> bool:
+        file, row = r[8], r[9]
+        if file not in self.lines:
+            try:
+                self.lines[file] = (self.root / file).read_bytes()
+            except OSError:
+                self.lines[file] = b""
+        data, at = self.lines[file], 0
+        for _ in range(row if isinstance(row, int) and row > 0 else 0):  # line 0 the header: record row N is line N
+            at = data.find(b"\n", at) + 1
+            if not at:
+                break
+        end = data.find(b"\n", at)
+        got = self.con.execute("SELECT text FROM fts WHERE rowid = ?", (r[10],)).fetchone()
+        try:  # the closing line (the last) is no record: it has no parts
+            rec = loads(data[at:end], exact=True) if at and end > at and isinstance(row, int) and row > 0 else None
+        except ValueError:
+            rec = None
+        if got is None or not isinstance(rec, dict) or not isinstance(rec.get("parts"), list):
+            return False
+        return any(x is not None and x[0] == r[5] and x[2] == got[0]
+                   for x in (part_index(rec, p, "context.injection") for p in rec["parts"] if isinstance(p, dict)))
+
+
+def query_where(match: str, hide: Sequence[str], f: Filters, kinds: Sequence[str]) -> tuple[list[str], list[Any]]:
+    """The WHERE terms and their arguments of a query: the match, withholding, kinds and the filters."""
+    where = ["fts MATCH ?"]
+    args: list[Any] = [match]
+    for name in hide:
+        where.append("instr(' ' || hit.flags || ' ', ?) = 0")
+        args.append(f" {name} ")
+    if kinds:
+        where.append(f"hit.kind IN ({','.join('?' * len(kinds))})")
+        args.extend(kinds)
+    if f.since is not None:
+        where.append("hit.at >= ?")
+        args.append(f.since)
+    if f.until is not None:
+        where.append("hit.at <= ?")
+        args.append(f.until)
+    if f.project:
+        where.append("instr(lower(conv.project), ?) > 0")
+        args.append(f.project.lower())
+    if f.model:
+        where.append("instr(lower(conv.models), ?) > 0")
+        args.append(f.model.lower())
+    if f.dialect:
+        where.append("(conv.dialect = ? OR conv.dialect LIKE ? || '/%')")
+        args.extend([f.dialect, f.dialect])
+    return where, args
+
+
+def snippet_of(con: sqlite3.Connection, match: str, raw: str, rowid: int, cjk: bool) -> tuple[str, list[list[int]]]:
+    """``(text, spans)`` of one hit (:func:`~asz_core.reading.search_text.snippet_spans`). FTS5's snippet counts a CJK
+    character as a word and may end inside a CJK match, so for a query with CJK text the window is taken here, from
+    the whole text with every match marked (:func:`~asz_core.reading.search_text.cjk_window`)."""
+    if cjk:
+        got = con.execute(f"SELECT highlight(fts, 0, '{SNIP_START}', '{SNIP_END}') FROM fts WHERE fts MATCH ? AND rowid = ?",
+                          (match, rowid)).fetchone()
+        if got is not None:
+            return cjk_window(*snippet_spans(got[0]))
+    return snippet_spans(raw)
+
+
+def held_in(root: Path, con: sqlite3.Connection, where: list[str], args: list[Any], bad: dict[str, str]) -> dict[str, int]:
+    """``file -> hits`` of every landed file the whole query (``where`` with ``args``) matches that does not verify,
+    its problem put in ``bad``: each file the query matches is checked (:func:`~asz_core.reading.landed_check.problem_of`,
+    hashed again only once its stat changed), so the count is the query's, not that of the hits fetched."""
+    out: dict[str, int] = {}
+    for file, conversation, n in con.execute(
+            f"SELECT hit.file, hit.conversation, count(*) FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
+            f"WHERE {' AND '.join(where)} GROUP BY hit.file, hit.conversation", args):
+        if problem_of(root, file, bad, conversation):
+            out[file] = out.get(file, 0) + n
+    return out
