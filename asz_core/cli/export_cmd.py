@@ -206,15 +206,17 @@ def export(
         raise typer.Exit(1)
     prose = Prose(source, config)
     if conversation_id is not None:
-        unverified = _one(r, conversation_id, fmt, hide, thinking, out, prose)
+        unverified = _written(out, lambda: _one(r, conversation_id, fmt, hide, thinking, out, prose))
     else:
         from ..reading.listing import conversation_rows, newest_first
 
         if fmt in ("html", "json") and out is None:
             raise _usage(f"several conversations as {fmt} need --out DIR")
+        if out is not None and out.exists() and not out.is_dir():
+            raise _usage(f"--out {out}: several conversations go into a folder, and this is a file")
         filters = make_filters("export", project, since, until, "", "")
         rows = newest_first(conversation_rows(r, hide, filters))
-        n, unverified = _many(r, rows, fmt, hide, thinking, out, prose)
+        n, unverified = _written(out, lambda: _many(r, rows, fmt, hide, thinking, out, prose))
         typer.echo(f"exported {n} conversation(s)" + (f" to {out}" if out is not None else "")
                    + (f"; {unverified} do(es) not verify (warned above)" if unverified else ""), err=True)
     if fmt == "prose":
@@ -224,6 +226,17 @@ def export(
         if prose.stats.line():
             typer.echo(prose.stats.line(), err=True)
     if unverified:
+        raise typer.Exit(1)
+
+
+def _written(out: Optional[Path], write):
+    """``write()``'s result; an ``--out`` that cannot be written (no such folder, no permission, a file where a folder
+    must be) ends with one line naming it and exit 1, not a traceback (trial 5, finding 4)."""
+    try:
+        return write()
+    except OSError as exc:
+        where = exc.filename or out
+        typer.echo(f"asz export: cannot write {where}: {exc.strerror or exc}", err=True)
         raise typer.Exit(1)
 
 

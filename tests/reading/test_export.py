@@ -205,3 +205,15 @@ def test_withheld_text_appears_in_no_row_hit_or_export(canary_root, tmp_path):
     for text in outputs:
         assert MARKER not in text
     assert "omitted" in outputs[4]  # show printed the record, withheld
+
+
+def test_an_out_that_cannot_be_written_is_one_line_not_a_traceback(corpus_root, tmp_path):
+    """Trial 5, finding 4: --out under /proc, or a file where several conversations need a folder, was a traceback."""
+    sid = "55604662-cf2a-4331-851a-ec234028f8ca"
+    p = asz("export", sid, "--root", str(corpus_root), "--out", "/proc/nope/one.md", check=False)
+    assert p.returncode == 1 and p.stderr.startswith("asz export: cannot write /proc/nope") and "Traceback" not in p.stderr
+    taken = tmp_path / "week.md"
+    taken.write_text("mine\n")
+    p = asz("export", "--since", "2000-01-01", "--root", str(corpus_root), "--out", str(taken), check=False)
+    assert p.returncode == 2 and "several conversations go into a folder, and this is a file" in p.stderr
+    assert taken.read_text() == "mine\n"
