@@ -17,6 +17,8 @@ from typing import Any, Sequence
 import orjson
 
 from ..sessiondata.jsonbytes import loads
+from ..sessiondata.times import parse_instant
+from ..view.rows import read_head
 from .landed_check import problem_of
 from .listing import Filters
 from .search_text import SNIP_END, SNIP_START, cjk_window, index_form, snippet_spans
@@ -70,12 +72,22 @@ class HitCheck:
         self.lines: dict[str, bytes] = {}  # each file's bytes, read once for the query
         self.checked: dict[int, bool] = {}  # rowid -> holds: a row fetched again (more rows asked for) is checked once
         self.differs: dict[str, list[int]] = {}
+        self.sessions: dict[str, str | None] = {}  # conversation -> the session its head round names
+
+    def _session(self, conversation: str) -> str | None:
+        if conversation not in self.sessions:
+            head = read_head(self.root, conversation)
+            session = (head.header or {}).get("session") if head is not None else None
+            self.sessions[conversation] = session if isinstance(session, str) else None
+        return self.sessions[conversation]
 
     def holds(self, r: tuple) -> bool:
         """Whether hit row ``r`` (``r[5]`` its kind, ``r[8]`` its landed file, ``r[9]`` its row, ``r[10]`` its rowid)
         holds what its cited record holds: its kind and indexed text are those of one of the record's parts, as the
-        index builds them (:func:`part_index`; a data part is taken as an injection's, the only data indexed). The
-        file verified just before (:func:`~asz_core.reading.landed_check.verified_rows`)."""
+        index builds them (:func:`part_index`; a data part is taken as an injection's, the only data indexed), its time
+        (``r[6]``, unix ms, 0 for none) is the record's, and the file lies in the session the conversation's head round
+        names (``r[0]``: a row moved to another conversation is not served there, trial 5). The file verified just
+        before (:func:`~asz_core.reading.landed_check.verified_rows`)."""
         if r[10] not in self.checked:
             self.checked[r[10]] = self._holds(r)
             if not self.checked[r[10]]:
@@ -84,6 +96,8 @@ class HitCheck:
 
     def _holds(self, r: tuple) -> bool:
         file, row = r[8], r[9]
+        if not isinstance(file, str) or file.split("/", 1)[0] != self._session(r[0]):
+            return False
         if file not in self.lines:
             try:
                 self.lines[file] = (self.root / file).read_bytes()
@@ -101,6 +115,9 @@ class HitCheck:
         except ValueError:
             rec = None
         if got is None or not isinstance(rec, dict) or not isinstance(rec.get("parts"), list):
+            return False
+        ns = parse_instant(rec.get("time"))
+        if r[6] != (0 if ns is None else ns // 1_000_000):
             return False
         return any(x is not None and x[0] == r[5] and x[2] == got[0]
                    for x in (part_index(rec, p, "context.injection") for p in rec["parts"] if isinstance(p, dict)))

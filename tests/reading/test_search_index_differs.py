@@ -69,3 +69,22 @@ def test_reindex_serves_it_again(changed, tmp_path):
     root, before, _ = changed
     p = asz("search", "hello", "--json", "--limit", "500", "--reindex", "--root", str(root))
     assert json.loads(p.stdout) == before and "left out" not in p.stderr
+
+
+def test_a_row_moved_to_another_conversation_or_time_is_not_served(corpus_copy):
+    """Trial 5, finding 1: a hit's conversation and time were taken from the index unchecked, so one UPDATE put a
+    prompt in another conversation (with its title and project) and past a --until filter. Each is checked against
+    the cited record now: the file lies in the session the conversation's head names, the time is the record's."""
+    root = corpus_copy()
+    before = json.loads(asz("search", "hello", "--json", "--limit", "500", "--root", str(root)).stdout)
+    a, b = before[0], next(h for h in before if h["conversation"] != before[0]["conversation"])
+    con = sqlite3.connect(root / "_index" / "search.sqlite")
+    with con:
+        con.execute("UPDATE hit SET conversation = ? WHERE file = ? AND row = ?", (b["conversation"], a["file"], a["row"]))
+        con.execute("UPDATE hit SET at = at - 86400000 WHERE file = ? AND row = ?", (b["file"], b["row"]))
+    con.close()
+    p = asz("search", "hello", "--json", "--limit", "500", "--root", str(root))
+    got = json.loads(p.stdout)
+    moved = {(a["file"], a["row"]), (b["file"], b["row"])}
+    assert got == [h for h in before if (h["file"], h["row"]) not in moved]
+    assert f"left out: row {a['row']}" in p.stderr and f"left out: row {b['row']}" in p.stderr
