@@ -118,7 +118,9 @@ class SessionPass:
         cur.adapter = self.adapter.name
         cur.updated_at = format_rfc3339(time.time_ns())
         write_cursor(cp, cur, fsync=self.opts.fsync)
-        self.report.conflict(path, f"{reason}; what landed is kept and the source is no longer read (cursor {cp})")
+        self.report.conflict(path, f"{reason}; what landed is kept and the source is no longer read (cursor {cp}); "
+                                   f"asz sources --reset-conflict {self.session} reads it again once its bytes are back, "
+                                   "or from its start with --reread")
         self.c.conflicts += 1
 
     # ------------------------------------------------------------------ one source
