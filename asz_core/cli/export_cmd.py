@@ -232,8 +232,12 @@ def export(
 def _written(out: Optional[Path], write):
     """``write()``'s result; an ``--out`` that cannot be written (no such folder, no permission, a file where a folder
     must be) ends with one line naming it and exit 1, not a traceback (trial 5, finding 4)."""
+    if out is None:
+        return write()  # stdout: a reader gone is main's to end quietly (BrokenPipeError)
     try:
         return write()
+    except BrokenPipeError:
+        raise
     except OSError as exc:
         where = exc.filename or out
         typer.echo(f"asz export: cannot write {where}: {exc.strerror or exc}", err=True)

@@ -37,7 +37,7 @@ from .diff import STEP_KINDS, diff_assembly, fold_matches_assembly, header_count
 from .fold import Fold, FoldError
 from .model import PARSER, POLICY, Assembly
 from .pending import clear_pending, mark_pending
-from .round import Round
+from .round import Round, round_file_name
 from .windows import SessionParse, Window
 from .shared_ids import engine_links, needs_relink, prepare
 
@@ -457,16 +457,21 @@ def chain_is_current(root: Path, session: str) -> bool:
 
     The state is written after the rounds it names (and synced after them), so it
     is never ahead of the chain; a state that is missing, behind, or written by
-    another parser or policy answers False, and the session is parsed.
+    another parser or policy answers False, and the session is parsed, as does one
+    whose head round file (``head``, ``head_digest``) is no longer there (trial 5:
+    a round removed from the end left ``asz parse`` saying nothing).
     """
     st = read_state(Chain(root, session).state_path)
     if st.get("parser") != PARSER or st.get("policy") != POLICY:
         return False
     try:
-        through = int(st.get("through_seq", ""))
+        through, head = int(st.get("through_seq", "")), int(st.get("head", ""))
     except ValueError:
         return False
-    return through > 0 and through == highest_seq(session_dir(root, session))
+    if not (through > 0 and through == highest_seq(session_dir(root, session))):
+        return False
+    # the head round the state names is still there (one stat): a round removed from the end is parsed again
+    return os.path.exists(Chain(root, session).rounds_dir / round_file_name(head, st.get("head_digest", "")))
 
 
 def _parse_sessions(job: tuple[Path, list[str], int, FlowEngine | None, float, bool]) -> list[ParseOutcome]:

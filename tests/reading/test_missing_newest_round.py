@@ -136,3 +136,17 @@ def test_the_document_formats_exit_0_and_say_the_problem_on_stderr(two_rounds, c
     assert p.stderr.splitlines() == [f"asz conversation: warning: {SID} does not verify (incomplete): {PROBLEM}"]
     whole = asz("conversation", SID, fmt, "--root", str(two_rounds))
     assert whole.returncode == 0 and whole.stderr == ""
+
+
+def test_parse_writes_the_removed_round_again(two_rounds, cut):
+    """Trial 5, finding 3: with round 2 removed, ``asz parse`` said 0 problems and wrote nothing (conversation.state
+    still said the chain was current). Rounds are derived: parse now sees the head round the state names is gone and
+    writes it again, byte for byte, and the root verifies."""
+    (want,) = (two_rounds / "_conversations" / SID / "rounds").glob("r000002-*.sf")
+    p = asz("parse", SID, "--root", str(cut))
+    assert "1 round(s) written, 0 problem(s)" in p.stderr
+    (got,) = (cut / "_conversations" / SID / "rounds").glob("r000002-*.sf")
+    assert got.name == want.name and got.read_bytes() == want.read_bytes()
+    assert asz("verify", "--root", str(cut)).returncode == 0
+    doc = json.loads(asz("conversation", SID, "--json", "--root", str(cut)).stdout)
+    assert doc["summary"]["state"] == "verified" and LATE in json.dumps(doc)
