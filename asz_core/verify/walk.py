@@ -269,8 +269,7 @@ class _Walk:
                 problems.append(Problem(shown_cursor, 0, "offset" if o <= cursor.ord else "ord", "cursor behind",
                                         f"the cursor names ord {cursor.ord}, offset {cursor.offset} and last_seq {cursor.last_seq}, "
                                         f"but seq {seq} ({shown}:{line}) holds ord {o} ending at byte {end}: the cursor was "
-                                        f"moved back or damaged; the next collect pass sets it back from its landed files while the source still "
-                                        f"holds their last record, and takes the source for rewritten otherwise"))
+                                        "moved back or damaged; the next collect pass sets it back from its landed files while the source holds their last record"))
                 break
         if not self.short_of(cursor):
             return
