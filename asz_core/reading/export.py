@@ -465,6 +465,29 @@ def _index_note(rows: Sequence[dict], flagged: Collection[str]) -> str:
             "and marked in each one's page, and asz verify names the damage.") if n else ""
 
 
+def _index_figures(r: dict) -> tuple[str, str]:
+    """A row's tokens and cost as an index shows them: ``held back`` for a conversation that does not verify (its
+    figures are in no total), ``-`` where none was counted, the cost in cents as ``asz ls`` rounds it."""
+    from .listing import cost_value, total_tokens
+
+    if r.get("held_back"):
+        return "held back", "held back"
+    tokens, cost = total_tokens(r.get("usage")), cost_value(r.get("cost"))
+    return ("-" if tokens is None else f"{tokens:,}"), ("-" if cost is None else f"${cost:,.2f}")
+
+
+def _index_total(rows: Sequence[dict]) -> str:
+    """``N conversation(s), T tokens, $C`` over the rows whose figures count (held-back ones left out, and said)."""
+    from .listing import cost_value, total_tokens
+
+    counted = [r for r in rows if not r.get("held_back")]
+    tokens = sum(total_tokens(r.get("usage")) or 0 for r in counted)
+    cost = sum(cost_value(r.get("cost")) or 0.0 for r in counted)
+    held = len(rows) - len(counted)
+    return (f"{len(rows)} conversation(s): {tokens:,} tokens, ${cost:,.2f}"
+            + (f" ({held} held back, in neither figure)" if held else ""))
+
+
 def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collection[str] = ()) -> str:
     """A Markdown index linking each row's exported file (``files``: conversation id -> file name), with its
     verification state (bold with ``does not verify`` when not verified or in ``flagged``, as each page says)."""
@@ -472,13 +495,17 @@ def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collect
     note = _index_note(rows, flagged)
     if note:
         lines += [f"**{note}**", ""]
-    lines += ["| last activity | title | talks | state | file |", "| --- | --- | --- | --- | --- |"]
+    lines += ["| last activity | title | project | talks | tokens | cost | state | file |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         title = (r.get("title") or "(untitled)").replace("|", "\\|").replace("\n", " ")
+        project = str(r.get("project") or "").replace("|", "\\|").replace("\n", " ")
         state, bad = _index_state(r, flagged)
         state = f"**{state}: does not verify**" if bad else state
-        lines.append(f"| {_when(r.get('to')) or 'unknown'} | {title} | {r.get('talks') or 0} | {state} | [{files[r['id']]}]({files[r['id']]}) |")
-    return "\n".join(lines) + "\n"
+        tokens, cost = _index_figures(r)
+        lines.append(f"| {_when(r.get('to')) or 'unknown'} | {title} | {project} | {r.get('talks') or 0} | {tokens} | {cost} | "
+                     f"{state} | [{files[r['id']]}]({files[r['id']]}) |")
+    return "\n".join(lines + ["", _index_total(rows)]) + "\n"
 
 
 def index_html(rows: Sequence[dict], files: dict[str, str], flagged: Collection[str] = ()) -> str:
@@ -491,11 +518,13 @@ def index_html(rows: Sequence[dict], files: dict[str, str], flagged: Collection[
         cls = " class=\"failed\"" if bad else ""
         trs.append(f"<tr{cls}><td>{e(_when(r.get('to')) or 'unknown')}</td><td><a href=\"{e(files[r['id']])}\">{isolated(r.get('title') or '(untitled)')}</a></td>"
                    f"<td>{isolated(str(r.get('project') or ''))}</td><td>{r.get('talks') or 0}</td>"
+                   + "".join(f"<td class=\"num\">{e(x)}</td>" for x in _index_figures(r)) +
                    f"<td class=\"state\">{e(state)}{' · <b>does not verify</b>' if bad else ''}</td><td class=\"id\">{e(r['id'])}</td></tr>")
     note = _index_note(rows, flagged)
     head = f"<div class=\"failed\"><b>{e(note)}</b></div>" if note else ""
     return page("Conversations", f"<h1>Conversations</h1>{head}<table><tr><th>last activity</th><th>title</th><th>project</th>"
-                f"<th>talks</th><th>state</th><th>id</th></tr>{''.join(trs)}</table>")
+                f"<th>talks</th><th>tokens</th><th>cost</th><th>state</th><th>id</th></tr>{''.join(trs)}</table>"
+                f"<p class=\"meta\">{e(_index_total(rows))}</p>")
 
 
 def build(root: str | os.PathLike, conversation: str, hide: Sequence[str]) -> dict:

@@ -45,5 +45,6 @@ def test_an_index_says_unknown_for_a_conversation_without_times(tmp_path):
     asz("collect", "--once", "--source", str(tmp_path / "src"), "--root", str(root))
     out = tmp_path / "all"
     asz("export", "--project", "timeless", "--format", "md", "--out", str(out), "--root", str(root))
-    assert f"| unknown | hi | 1 | verified | [{SID}.md]({SID}.md) |" in (out / "index.md").read_text(encoding="utf-8")
+    row = f"| unknown | hi | /home/dev/timeless | 1 | 0 | $0.00 | verified | [{SID}.md]({SID}.md) |"  # no model call: 0
+    assert row in (out / "index.md").read_text(encoding="utf-8")
     assert "\n- times unknown (no record carries one; landed " in (out / f"{SID}.md").read_text(encoding="utf-8")

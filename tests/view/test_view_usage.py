@@ -343,3 +343,22 @@ def test_exports_carry_the_tokens_and_cost_counted_from_the_source(corpus, tmp_p
         _asz("export", conv, "--format", "html", "--root", str(root), "--out", str(out))
         page = out.read_text(encoding="utf-8")
         assert f"<bdi>{tokens}" in page and f"<bdi>cost ${cost:,}</bdi>" in page, conv
+
+
+def test_an_export_index_totals_the_tokens_and_cost_counted_from_the_source(corpus, tmp_path):
+    """Trial 5, finding 5: the index of an export of several had no tokens, cost or total. Each row carries the
+    conversation's tokens and cost, and the index ends with the total: the transcripts' own counts and prices."""
+    projects, root = corpus
+    truth = sessions_of(projects)
+    total_cost = sum(source_cost(transcript_calls(files)).quantize(Decimal("0.000001")) for files in truth.values())
+    tokens = sum(ANCHOR.values())
+    for fmt, index in (("md", "index.md"), ("html", "index.html")):
+        out = tmp_path / fmt
+        _asz("export", "--since", "2000-01-01", "--format", fmt, "--root", str(root), "--out", str(out))
+        text = (out / index).read_text(encoding="utf-8")
+        assert f"11 conversation(s): {tokens:,} tokens, ${total_cost:,.2f}" in text, fmt
+        for conv, files in truth.items():
+            want, _ = transcript_truth(files)
+            cost = source_cost(transcript_calls(files)).quantize(Decimal("0.01"))
+            row = next(line for line in text.replace("<tr", "\n<tr").splitlines() if conv in line)
+            assert f"{sum(want[k] for k in ANCHOR):,}" in row and f"${cost:,}" in row, (fmt, conv)
