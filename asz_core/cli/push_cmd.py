@@ -129,6 +129,7 @@ def receive_command(
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)  # also when started in the background, where the shell leaves SIGINT ignored
     try:
         rcv.serve_forever()
     except KeyboardInterrupt:
