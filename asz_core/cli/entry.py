@@ -79,9 +79,15 @@ def main() -> None:
 
         full_main()
     except KeyboardInterrupt:
-        sys.stderr.write(f"asz{' ' + name if name and not name.startswith('-') else ''}: interrupted (Ctrl-C) "
-                         "while it was starting\n")
+        say_interrupted("while it was starting")
         sys.exit(130)
+
+
+def say_interrupted(when: str = "") -> None:
+    """Write ``asz <command>: interrupted (Ctrl-C)[ <when>]`` to stderr: a Ctrl-C no command said anything about
+    (:func:`main` here, :func:`asz_core.cli.main.main` for one Typer caught)."""
+    name = sys.argv[1] if sys.argv[1:2] and not sys.argv[1].startswith("-") else ""
+    sys.stderr.write(f"asz{' ' + name if name else ''}: interrupted (Ctrl-C){' ' + when if when else ''}\n")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -110,8 +110,9 @@ def main() -> None:
                 out.flush()  # what is still buffered meets a closed pipe here, not in the interpreter's exit
     except SystemExit as exc:
         if exc.code == 130 and _uncaught_interrupt(exc):
-            name = sys.argv[1] if sys.argv[1:2] and not sys.argv[1].startswith("-") else ""
-            sys.stderr.write(f"asz{' ' + name if name else ''}: interrupted (Ctrl-C)\n")
+            from .entry import say_interrupted
+
+            say_interrupted()
         if exc.code == 1 and sys.stdout is not out and type(sys.stdout).__name__.endswith("PacifyFlushWrapper"):
             _closed_pipe()  # Click met EPIPE, wrapped the streams and exits 1
         if exc.code == 1 and not was_devnull and _fd1_is_devnull():

@@ -461,7 +461,8 @@ def chain_is_current(root: Path, session: str) -> bool:
     whose head round file (``head``, ``head_digest``) is no longer there (trial 5:
     a round removed from the end left ``asz parse`` saying nothing).
     """
-    st = read_state(Chain(root, session).state_path)
+    chain = Chain(root, session)
+    st = read_state(chain.state_path)
     if st.get("parser") != PARSER or st.get("policy") != POLICY:
         return False
     try:
@@ -471,7 +472,7 @@ def chain_is_current(root: Path, session: str) -> bool:
     if not (through > 0 and through == highest_seq(session_dir(root, session))):
         return False
     # the head round the state names is still there (one stat): a round removed from the end is parsed again
-    return os.path.exists(Chain(root, session).rounds_dir / round_file_name(head, st.get("head_digest", "")))
+    return os.path.exists(chain.rounds_dir / round_file_name(head, st.get("head_digest", "")))
 
 
 def _parse_sessions(job: tuple[Path, list[str], int, FlowEngine | None, float, bool]) -> list[ParseOutcome]:
