@@ -81,3 +81,29 @@ def stage_upload_bodies(corpus_dir: Path, root: Path) -> bool:
             lines += [json.dumps({"op": op, "id": run.get("id", ""), "run": run}) for run in doc.get(op, [])]
     (inbox / "001.jsonl").write_text("\n".join(lines) + "\n")
     return True
+
+
+def land_again(root: Path, session: str, kind: str = "transcript", stream: str = "main") -> int:
+    """Land every record of ``session``'s ``kind`` files of ``stream`` once more, in new files after them, as a pass of an asz
+    before 2026-12-02 killed between a file and its cursor did (a pass now moves the cursor past such files instead
+    of landing them again) and as a third-party writer may: the same stream, ord, off and sha. Returns the records."""
+    from asz_core.sessiondata import SDReader
+    from asz_core.storage.layout import landed_files
+    from asz_core.storage.root import SessionWriter, session_lock
+
+    again = 0
+    with session_lock(root, session, timeout=10.0):
+        w = SessionWriter.open(root, session, fsync=False)
+        for ln, path in landed_files(Path(root) / session):
+            if ln.kind != kind:
+                continue
+            r = SDReader(path, decode=False)
+            list(r)  # reads the header, checks the file whole
+            if r.header.stream != stream:
+                continue
+            lines = path.read_bytes().split(b"\n")[1:-2]  # the record lines, between header and closing line
+            writer = w.start(r.header)
+            writer.write_encoded_lines(lines)
+            w.finish(writer)
+            again += len(lines)
+    return again

@@ -278,8 +278,8 @@ def _written_since(storage: Path, since_ns: int) -> str:
     return f"landed {files} file(s) in {sessions} session(s) and wrote {rounds} round(s) this pass"
 
 
-_GOES_ON = ("(each file lands whole or not at all; the next pass goes on from each source's cursor, and a record a stopped "
-            "pass landed again is counted once: asz verify says how many)")
+_GOES_ON = ("(each file lands whole or not at all; the next pass goes on from each source's cursor, past the files this "
+            "pass landed: nothing lands twice)")
 
 
 def _how_far(exc: BaseException) -> str:

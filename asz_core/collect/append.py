@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from .cursor_mend import mend_behind
+from .cursor_mend import landed_ahead, mend_behind
 from .windows import has_complete_line, line_tail, next_tail, pread_exact, read_window, tail_digest
 from ..plugins.adapter import Source
 from ..sessiondata.codec import encode_record
@@ -69,6 +69,10 @@ def append_source(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: P
         return
     if st.st_ino != cur.ino or st.st_dev != cur.dev:
         cur.dev, cur.ino, dirty = st.st_dev, st.st_ino, True  # adopt: same bytes, new inode
+    ahead, found = landed_ahead(fd, cur, cp.parent, s.kind)  # files an interrupted pass landed before its cursor moved
+    if ahead is not None:
+        sp.report.note(cp, found)
+        prev, dirty = ahead, True
     # 5-8. windows of complete lines
     windows, dirty = _windows(sp, s, fd, st, cp, cur, prev, dirty)
     torn = 0

@@ -14,6 +14,15 @@ cursor's damage, not the source's, and the landed files say where the cursor sto
   cursor is set to that ``ord`` and offset, with the tail digest of the bytes before it, and the pass goes on
   from there: nothing lands twice and nothing is skipped;
 - otherwise it stays a conflict, whose reason now says the cursor is behind its own landed files too.
+
+A pass killed after a file landed and before its cursor was written (the cursor writes of a session's landing wait
+for its sync, ``asz_core/sessiondata/durable.py``) leaves the opposite: files of the source's stream and kind with a
+seq above the cursor's ``last_seq`` (or, when the cursor was never written, any) that continue it exactly. Before
+it reads the source, a pass walks them (:func:`landed_ahead`, :func:`document_landed`): each whole file whose
+records continue the cursor (``ord`` one on, ``off`` at its offset) and whose every line the source still holds
+there (SHA-256 prefix ``sha``, then a newline) moves the cursor past it, as if its cursor had been written; the
+first file that does not stops the walk, and what follows lands as usual. So an interrupted pass repeats work
+(reading) and never lands the same source records twice.
 """
 
 from __future__ import annotations
@@ -25,11 +34,12 @@ from pathlib import Path
 import orjson
 
 from .windows import pread_exact
+from ..sessiondata import SDError, SDReader
 from ..sessiondata.model import source_sha
-from ..storage.cursor import TAIL_WINDOW, AppendCursor
+from ..storage.cursor import TAIL_WINDOW, AppendCursor, SnapshotCursor
 from ..storage.layout import parse_landed_name
 
-__all__ = ["last_landed_record", "mend_behind"]
+__all__ = ["last_landed_record", "mend_behind", "landed_ahead", "document_landed"]
 
 
 def last_landed_record(kind_dir: Path, kind: str, seq: int) -> tuple[int, int, int, str] | None:
@@ -83,3 +93,89 @@ def mend_behind(fd: int, cur: AppendCursor, kind_dir: Path, kind: str) -> tuple[
     cur.ord, cur.offset, cur.tail_sha256 = ord_, end, hashlib.sha256(tail).hexdigest()
     return tail, (f"{behind}; the source still holds that record's line, so the cursor is set back to ord {ord_}, "
                   f"offset {end} from the landed files (nothing lands twice)")
+
+
+def _files_after(kind_dir: Path, kind: str, after: int) -> list[tuple[int, Path]]:
+    """``(seq, path)`` of the landed ``.sd`` files of ``kind`` in ``kind_dir`` with a seq above ``after``, in seq order."""
+    try:
+        names = os.listdir(kind_dir)
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        ln = parse_landed_name(name)
+        if ln is not None and ln.kind == kind and ln.ext == "sd" and ln.seq > after:
+            found.append((ln.seq, kind_dir / name))
+    return sorted(found)
+
+
+def _records(path: Path, src: str) -> list[dict] | None:
+    """The records of a whole landed file of source ``src`` (header, records, closing count and digest); else None."""
+    try:
+        r = SDReader(path, decode=False)
+        recs = [rec for _, rec in r]
+    except (SDError, OSError, ValueError):
+        return None
+    if r.header is None or r.header.src != src:
+        return None
+    return recs  # type: ignore[return-value]
+
+
+def _holds(fd: int, rec: dict) -> bool:
+    """True when the source holds ``rec``'s line at its ``off``: SHA-256 prefix ``sha``, then a newline."""
+    off, size, sha = rec.get("off"), rec.get("bytes"), rec.get("sha")
+    if type(off) is not int or type(size) is not int or not isinstance(sha, str) or not sha:
+        return False
+    line = pread_exact(fd, size + 1, off)
+    return len(line) == size + 1 and line[-1:] == b"\n" and source_sha(line[:-1]) == sha
+
+
+def landed_ahead(fd: int, cur: AppendCursor, kind_dir: Path, kind: str) -> tuple[bytes | None, str]:
+    """Move ``cur`` past the files an interrupted pass landed beyond it (module docstring): ``(tail, what was found)``.
+
+    ``tail`` is the up to ``TAIL_WINDOW`` bytes before the new offset when the cursor moved (``ord``, ``offset``,
+    ``tail_sha256``, ``last_seq``, ``last_uuid`` set), else None; what was found is a sentence for a note, or ''."""
+    start_ord, start_off, seqs = cur.ord, cur.offset, []
+    for seq, path in _files_after(kind_dir, kind, max(cur.last_seq, cur.reread_seq - 1)):
+        recs = _records(path, cur.source)
+        if not recs:
+            break
+        new = [r for r in recs if not (type(r.get("ord")) is int and r["ord"] <= cur.ord)]
+        if not new:
+            continue  # records landed again before (an older version repeated them): nothing beyond the cursor
+        o = cur.ord
+        for r in new:
+            if r.get("ord") != o + 1 or r.get("off") != (cur.offset if o == cur.ord else end) or not _holds(fd, r):
+                break
+            o, end = o + 1, r["off"] + r["bytes"] + 1
+        else:
+            cur.ord, cur.offset, cur.last_seq = o, end, seq
+            if isinstance(new[-1].get("id"), str):
+                cur.last_uuid = new[-1]["id"]
+            seqs.append(seq)
+            continue
+        break
+    if not seqs:
+        return None, ""
+    start = max(0, cur.offset - TAIL_WINDOW)
+    tail = pread_exact(fd, cur.offset - start, start)
+    cur.tail_sha256 = hashlib.sha256(tail).hexdigest()
+    where = f"seq {seqs[0]}" if len(seqs) == 1 else f"seq {seqs[0]} to {seqs[-1]}"
+    return tail, (f"lines {start_ord + 1} to {cur.ord} (bytes {start_off} to {cur.offset}) landed in {where} and this "
+                  "cursor did not move past them (a pass killed between the two, or the cursor removed); the source still "
+                  "holds them, so the cursor moves past them from the landed files (nothing lands twice)")
+
+
+def document_landed(cur: SnapshotCursor, cp: Path, s, data: bytes, digest: str, report) -> bool:
+    """True (``cur`` then names it, and ``report`` is told) when a landed file beyond ``cur.last_seq`` in the cursor
+    ``cp``'s directory already holds document ``data`` (trimmed, SHA-256 ``digest``) of source ``s`` as its one record
+    (``bytes`` and ``sha`` of those bytes): an interrupted pass landed it and did not write the cursor."""
+    for seq, path in reversed(_files_after(cp.parent, s.kind, cur.last_seq)):
+        recs = _records(path, s.src)
+        if recs is None or len(recs) != 1 or recs[0].get("bytes") != len(data) or recs[0].get("sha") != source_sha(data):
+            return False  # only the newest file can be the document as it is now
+        report.note(cp, f"the document landed in seq {seq} and this cursor did not move past it (a pass killed between "
+                        "the two, or the cursor removed); the cursor moves past it from the landed file (nothing lands twice)")
+        cur.content_sha256, cur.last_seq, cur.state = digest, seq, "active"
+        return True
+    return False

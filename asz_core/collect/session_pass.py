@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from .append import append_source
+from .cursor_mend import document_landed
 from .reset import holds_landed
 from .report import Counters
 from .windows import SourceError, open_source, strerror
@@ -363,6 +364,7 @@ class SessionPass:
                 self.save(cp, cur, st)
             return  # an empty document lands nothing
         digest = hashlib.sha256(data).hexdigest()
+        dirty |= digest != cur.content_sha256 and document_landed(cur, cp, s, data, digest, self.report)  # landed, no cursor
         if digest == cur.content_sha256:
             if dirty:
                 self.save(cp, cur, st)

@@ -28,9 +28,9 @@ barrier (progress durable). So a session's landing costs two syncs however many
 files and cursors it writes, where it cost two per file and one per cursor.
 
 What a crash inside a batch can cost: the deferred cursor writes of that batch
-(they live in memory), so the next pass lands that session's new lines again;
-the records land twice, and assembly keeps the first copy by id (seed 000,
-"Duplicates"). Nothing is lost: a cursor never moves past bytes that are not
+(they live in memory), so the next pass finds that session's files beyond
+their cursors and moves the cursors past them from the files
+(:func:`asz_core.collect.cursor_mend.landed_ahead`). Nothing is lost: a cursor never moves past bytes that are not
 durable, because deferred writes run only after a barrier. To bound the repeat,
 a batch holding more than :data:`MAX_PENDING_BYTES` of results runs a barrier
 and its deferred writes at the next :func:`data`.

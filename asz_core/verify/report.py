@@ -23,8 +23,8 @@ FILE_OK_LINE = "the file is whole: its header, records and closing digest check"
 DUPLICATES_LINE = "{n} record(s) landed more than once by an interrupted pass; assembly removes them"
 
 #: The line counting streams whose files have no cursor; ``{n}`` is the count.
-UNCURSORED_LINE = ("{n} stream(s) hold landed files but no cursor: a collect pass lands their sources again from the start "
-                   "(and the records it lands again are counted as landed more than once)")
+UNCURSORED_LINE = ("{n} stream(s) hold landed files but no cursor: a collect pass writes their cursors from the landed files "
+                   "while the sources still hold what landed, and lands the rest")
 
 #: The problem name of a landed file whose whole digest is not the one its round's input digest binds (the file was
 #: written again since it was parsed, possibly whole with a closing line of its own): :mod:`asz_core.flow.recorded`.

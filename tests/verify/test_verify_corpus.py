@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import asz_in_process
+from cli_helpers import asz_in_process, land_again
 from verify_landing import change_byte, overwrite
 
 from asz_core.storage import landed_files, session_dirs
@@ -121,8 +121,10 @@ def test_deleting_the_last_landed_file_of_the_largest_stream(collected: tuple[Pa
     assert all(": chain [" in line for line in problems if line not in gaps), problems
 
 
-def test_an_interrupted_pass_lands_records_again_and_verify_counts_them(projects: Path, tmp_path: Path) -> None:
-    """A pass whose file landed but whose cursor did not move: the next pass lands those records again."""
+def test_an_interrupted_pass_lands_nothing_again_and_verify_counts_repeats(projects: Path, tmp_path: Path) -> None:
+    """A pass whose file landed but whose cursor did not move: the next pass moves the cursor past that file from the
+    landed files and lands nothing again; records landed twice all the same (an older asz, a third-party writer) are
+    counted by verify, not failed."""
     source = tmp_path / "projects"
     shutil.copytree(projects, source)
     (tmp_path / "claude-home").mkdir()
@@ -137,13 +139,20 @@ def test_an_interrupted_pass_lands_records_again_and_verify_counts_them(projects
     with open(main, "ab") as f:
         f.writelines(lines[-3:])
     assert collect(source, root, tmp_path)["records"] == 3
+    after = cursor.read_bytes()
     # ...and the pass "dies" before its cursor commits: the old cursor is what the next pass reads.
     cursor.write_bytes(before)
-    assert collect(source, root, tmp_path)["records"] == 3
+    assert collect(source, root, tmp_path)["records"] == 0
+    assert [ln for ln in cursor.read_bytes().splitlines() if not ln.startswith(b"updated_at")] == \
+        [ln for ln in after.splitlines() if not ln.startswith(b"updated_at")]
     got = asz("verify", "--root", str(root), cwd=tmp_path, home=tmp_path)
     assert got.returncode == 0, got.stdout + got.stderr
-    out = got.stdout.splitlines()
-    assert out[2:] == [DUPLICATES_LINE.format(n=3), OK_LINE]
+    assert got.stdout.splitlines()[2:] == [OK_LINE]
+    again = land_again(root, session)
+    assert again == len(lines) + 3
+    got = asz("verify", "--root", str(root), cwd=tmp_path, home=tmp_path)
+    assert got.returncode == 0, got.stdout + got.stderr
+    assert got.stdout.splitlines()[2:] == [DUPLICATES_LINE.format(n=again), OK_LINE]
 
 
 def test_parsed_chains_are_checked_too(collected: tuple[Path, dict[str, int]], tmp_path: Path) -> None:
