@@ -86,6 +86,11 @@ class FileCheck:
         return not self.problems
 
 
+def missing_closing(lines: int) -> str:
+    """What a file of ``lines`` lines with no closing line is told, at line ``lines + 1`` where one was expected."""
+    return f"missing closing line: the file ends after line {lines}"
+
+
 class SDReader:
     """Iterate one ``.sd`` (or gzip ``.sk``) file: ``header`` first, then records.
 
@@ -143,14 +148,22 @@ class SDReader:
                     yield count, self._record(prev, lineno)
                     sha.update(prev)
                 prev = line
-            if prev is None or not prev.endswith(b"\n"):
-                raise SDError(self.path, lineno + 1, "", "missing closing line")
-            try:
-                closing = decode_closing(prev[:-1])
-            except FieldError:
-                # The last line is not a closing line: either a record (file cut) or garbage.
-                raise SDError(self.path, lineno + 1, "t", "missing closing line") from None
-            lineno += 1
+            if prev is None:
+                raise SDError(self.path, 2, "", missing_closing(1))
+            lineno += 1  # the last line's number
+            closing = None
+            if prev.endswith(b"\n"):
+                try:
+                    closing = decode_closing(prev[:-1])
+                except FieldError:
+                    pass
+            if closing is None:
+                # The last line is not a closing line: a record (the file was cut at a line's end) or a cut line.
+                if not prev.endswith(b"\n") and _reads_as_closing(prev):
+                    raise SDError(self.path, lineno, "", "missing closing line: the last line reads as one but has no "
+                                  "newline after it (the file was cut short)")
+                self._record(prev if prev.endswith(b"\n") else prev + b"\n", lineno)  # not a record either: said so
+                raise SDError(self.path, lineno + 1, "", missing_closing(lineno))
             if closing.records != count:
                 raise SDError(self.path, lineno, "records", f"closing line says {closing.records} records, file holds {count}")
             if closing.digest != sha.hexdigest():
@@ -233,7 +246,7 @@ def check_file(path: str | os.PathLike) -> FileCheck:
                     count += 1
                     _check_record_line(fc, prev, lineno, count)
                     sha.update(prev)
-                fc.problems.append(SDError(path, lineno + 1, "", "missing closing line"))
+                fc.problems.append(SDError(path, lineno + 1, "", missing_closing(lineno)))
                 fc.records = count
                 fc.digest = sha.hexdigest()
                 return fc

@@ -174,3 +174,22 @@ def test_a_file_that_is_not_session_data_is_a_usage_error(tmp_path: Path) -> Non
     # a directory is still pointed at --root
     got = run("verify", str(root), "--root", str(root), cwd=tmp_path)
     assert got.returncode == 2 and f"give it as --root {root}" in got.stderr, got.stderr
+
+
+def test_a_file_without_its_closing_line_names_the_line_after_its_last(released: bytes, tmp_path: Path) -> None:
+    """The closing line removed: every check (``asz verify``, the reader every command uses, check_file) names the
+    line where it was expected, one after the file's last line, and says where the file ends (a reader used to name
+    the last record's line instead)."""
+    from asz_core.sessiondata import SDError, SDReader, check_file
+
+    lines = released.splitlines(keepends=True)
+    path = tmp_path / "transcript-20260101T000000.000000000Z-000001.sd"
+    for keep in (len(lines) - 1, 1):  # every record kept; the header alone
+        path.write_bytes(b"".join(lines[:keep]))
+        want = f"{path}:{keep + 1}: missing closing line: the file ends after line {keep}"
+        got = run("verify", str(path), cwd=tmp_path)
+        assert got.returncode == 1 and want in got.stdout.splitlines(), got.stdout
+        with pytest.raises(SDError) as exc:
+            list(SDReader(path))
+        assert (exc.value.line, str(exc.value)) == (keep + 1, want)
+        assert [str(p) for p in check_file(path).problems] == [want]
