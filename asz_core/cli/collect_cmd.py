@@ -242,7 +242,7 @@ def collect(
             if cfg.export.endpoint and storage.is_dir():  # issue 21: push after each pass when an endpoint is configured
                 from .push_cmd import run_push
 
-                pushed = run_push(storage, cfg)
+                pushed = run_push(storage, cfg, quiet_when_idle=True)  # a push that sent nothing says nothing
             if not watch:
                 raise typer.Exit(1 if counters.failed or pushed else 0)
             if stop.wait(max(0.0, every - took)):

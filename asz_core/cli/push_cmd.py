@@ -30,11 +30,14 @@ def load(cmd: str, config: Optional[Path]) -> Config:
         raise _usage(cmd, f"configuration: {exc}") from None
 
 
-def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None) -> int:
+def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_when_idle: bool = False) -> int:
     """One push pass, then retention when ``storage.retention.after`` is set; prints the summary line(s).
     Returns the exit code (0/1).
 
-    Used by ``asz push`` and after each ``asz collect`` / ``asz server`` pass.
+    Used by ``asz push`` and after each ``asz collect`` / ``asz server`` pass; those pass ``quiet_when_idle``: the
+    summary line only when the pass sent something or the receiver refused something (a failure is its ``error:``
+    line alone), and a prune's line only when it removed something or failed, so a watching collector with nothing
+    new prints nothing about push.
     """
     from ..export.push import PushInterrupted, push
     from ..storage.root import LockBusy
@@ -53,12 +56,13 @@ def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None) -> int:
     except ValueError as exc:
         typer.echo(f"asz push: {exc}", err=True)
         return 1
-    typer.echo(rep.summary())
+    if not quiet_when_idle or rep.files or rep.metrics or rep.rejected:
+        typer.echo(rep.summary())  # after a collect or server pass: only when something was sent or refused
     code = 0 if rep.ok else 1
     if cfg.retention.after is not None:  # retention runs after each push pass
         from .retention_cmd import run_prune
 
-        code = max(code, run_prune(root, cfg))
+        code = max(code, run_prune(root, cfg, quiet_when_idle=quiet_when_idle))
     return code
 
 

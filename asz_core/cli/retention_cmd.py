@@ -15,8 +15,10 @@ from ..config import Config
 from .push_cmd import load
 
 
-def run_prune(root: Path, cfg: Config, *, dry_run: bool = False) -> int:
-    """Apply ``storage.retention`` to ``root`` once and print what it removed; returns the exit code (0/1)."""
+def run_prune(root: Path, cfg: Config, *, dry_run: bool = False, quiet_when_idle: bool = False) -> int:
+    """Apply ``storage.retention`` to ``root`` once and print what it removed; returns the exit code (0/1).
+    With ``quiet_when_idle`` (after a push pass of ``asz collect`` / ``asz server``) a prune that removed nothing and
+    failed at nothing prints nothing."""
     from ..retention.prune import prune
     from ..storage.root import LockBusy
 
@@ -33,6 +35,8 @@ def run_prune(root: Path, cfg: Config, *, dry_run: bool = False) -> int:
             typer.echo(f"kept {k.session}: {k.reason}")
     for line in rep.problems:
         typer.echo(f"error: {line}", err=True)
+    if quiet_when_idle and not (rep.removed or rep.problems):
+        return 0
     typer.echo(f"prune: sessions={len(rep.removed)} files={rep.files} bytes={rep.bytes} kept={len(rep.kept)} "
                f"errors={len(rep.problems)}" + (" (dry run)" if dry_run else ""))
     return 1 if rep.problems else 0

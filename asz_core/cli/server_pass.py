@@ -227,4 +227,4 @@ class CollectLoop:
         if self.cfg.export.endpoint:  # issue 21: push after each pass when an endpoint is configured
             from .push_cmd import run_push
 
-            run_push(self.storage, self.cfg)
+            run_push(self.storage, self.cfg, quiet_when_idle=True)  # a push that sent nothing says nothing

@@ -184,6 +184,40 @@ def test_collect_pushes_after_its_pass(corpus_dir, tmp_path, receiver):
     assert hashlib.sha256((receiver.root / next(iter(want))).read_bytes()).hexdigest() == want[next(iter(want))]
 
 
+def test_a_collect_pass_that_sent_nothing_says_nothing_of_push(corpus_dir, tmp_path, receiver):
+    """Push after each pass: the summary line when files went (as many as landed), nothing when none was due; a
+    receiver that is gone is one ``error:`` line on stderr, with no summary line beside it."""
+    import socket
+
+    projects = corpus_dir / "claude-code" / "projects"
+    one = sorted(projects.iterdir())[0]
+    src = tmp_path / "claude" / "projects"
+    shutil.copytree(one, src / one.name)
+    home = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    cfg = tmp_path / "asz.yaml"
+    cfg.write_text(f"storage: {{root: ./data}}\nexport:\n  otlp: {{endpoint: 'grpc://{receiver.address}'}}\n")
+
+    def collect():
+        p = asz("collect", "--once", "--source", str(src), "--config", str(cfg), cwd=tmp_path, env=home, child=True)
+        return p, [ln for ln in p.stdout.splitlines() if " files=" in ln]
+
+    p, pushed = collect()
+    assert p.returncode == 0 and len(pushed) == 1 and int(summary(pushed[0])["files"]) == len(sent_files(tmp_path / "data"))
+    p, pushed = collect()  # nothing new: nothing sent, nothing said
+    assert p.returncode == 0 and pushed == [] and p.stderr == "", p.stdout + p.stderr
+    assert len(p.stdout.splitlines()) == 1 and " landed=0 " in p.stdout
+    jsonl = next(src.rglob("*.jsonl"))
+    with open(jsonl, "ab") as f:
+        f.write(jsonl.read_bytes().splitlines(keepends=True)[-1])  # one line more: one file to send
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        cfg.write_text(f"storage: {{root: ./data}}\nexport:\n  otlp: {{endpoint: 'grpc://127.0.0.1:{s.getsockname()[1]}'}}\n")
+        p, pushed = collect()  # nobody listens: the failure is one error line
+    assert p.returncode == 1 and pushed == [], p.stdout
+    errors = p.stderr.splitlines()
+    assert len(errors) == 1 and errors[0].startswith("error: push to grpc://127.0.0.1:") and "left for the next pass" in errors[0]
+
+
 def test_a_dead_endpoint_names_every_file_still_due(pushed_root, tmp_path):
     """A push to an endpoint where nothing listens stops at its first request and says how many files are
     still due: all of them, not the first request's batch; files already sent are not counted."""
