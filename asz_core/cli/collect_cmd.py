@@ -457,7 +457,10 @@ def sources(
                                             "that holds what landed becomes active (what landed is kept); the others stay in conflict (exit 1)."),
     reread: bool = typer.Option(False, "--reread", help="With --reset-conflict: a source that was really rewritten (or cut shorter) is read "
                                                          "again from its start, after what landed, which stays as evidence of the first version."),
-    lock_timeout: float = typer.Option(30.0, "--lock-timeout", help="With --reset-conflict: seconds to wait for a collector holding the session."),
+    reland: str = typer.Option("", "--reland", metavar="SESSION",
+                               help="Land again SESSION's landed files that were lost (deleted), from their sources, each only "
+                                    "when rebuilt it is byte for byte the file that landed (the session's index keeps its digest)."),
+    lock_timeout: float = typer.Option(30.0, "--lock-timeout", help="With --reset-conflict or --reland: seconds to wait for a collector holding the session."),
     adapter_file: list[Path] = typer.Option([], "--adapter-file", help="Load an adapter from a Python file (development).", hidden=True),
 ) -> None:
     """List the sessions and files a collect pass would read, with sizes (bytes) and cursor states.
@@ -468,7 +471,11 @@ def sources(
     exit 1 when one stays in conflict or the session has none. With
     ``--reread`` as well, a source that no longer holds what landed is read
     again from its start in the next pass, after the files that landed, which
-    stay (docs/storage-root.md).
+    stay (docs/storage-root.md). With ``--reland SESSION``: land again each
+    landed file of the session that was lost, from its source, when rebuilt it
+    is byte for byte the file that landed; one line per lost file,
+    ``relanded: <file>: <why>`` or ``not relanded: <file>: <why>``; exit 1 when
+    one is not relanded or there is none.
 
     Per source: session, kind, mode (append|snapshot), size, landed (append:
     the cursor's offset; snapshot: 0 or the size when its content landed),
@@ -488,6 +495,10 @@ def sources(
     storage = Path(root) if root is not None else Path(cfg.root)
     if reset_conflict:
         raise typer.Exit(_reset(storage, jobs, reset_conflict, lock_timeout, as_json, reread))
+    if reland:
+        from .sources_reland import reland as reland_files
+
+        raise typer.Exit(reland_files(storage, jobs, reland, lock_timeout, as_json))
     out = [survey(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude) for j in jobs]
     if as_json:
         typer.echo(orjson.dumps({"root": str(storage), "adapters": out}, option=orjson.OPT_INDENT_2).decode())

@@ -104,7 +104,7 @@ class SessionPass:
     def _w(self) -> SessionWriter:
         return self.landing.get()
 
-    def _header(self, s: Source) -> Header:
+    def header(self, s: Source) -> Header:
         stream = s.stream or ("main" if s.kind in STREAM_KINDS else "")
         return Header(kind=s.kind, session=s.session, src=s.src, dialect=s.dialect, adapter=self.adapter.identity,
                       stream=stream, batch=s.batch)
@@ -283,12 +283,12 @@ class SessionPass:
         return enc
 
     def overhead(self, s: Source) -> int:
-        hdr = attrs.evolve(self._header(s), seq=10**9, at=format_rfc3339(self.stamp_ns))
+        hdr = attrs.evolve(self.header(s), seq=10**9, at=format_rfc3339(self.stamp_ns))
         return len(encode_header(hdr)) + 1 + _CLOSING_MAX
 
     def land(self, s: Source, lines: list[bytes]) -> int:
         w = self._w()
-        writer = w.start(self._header(s))
+        writer = w.start(self.header(s))
         try:
             writer.write_encoded_lines(lines)
             lf = w.finish(writer)

@@ -237,7 +237,9 @@ def _check_inputs(chain: Chain, r: Round, previous_input: str, problem, known: M
         return
     missing = [s for s in range(h.from_seq, h.through_seq + 1) if s not in present]
     for seq in missing:
-        problem(5, h.round, path, "a landed file this round consumed is no longer on disk", seq=seq)
+        problem(5, h.round, path, "a landed file this round consumed is no longer on disk; asz sources --reland "
+                f"{h.session} lands it again from its source, byte for byte, while the source and the session's index "
+                "still hold it", seq=seq)
     if not missing:
         problem(6, h.round, path, f"input digest recomputed from the landed files of seq {h.from_seq}–{h.through_seq} does not match the header")
         _name_changed(h, previous_input, present, digests, sdir, lambda *a, **k: problem(6, h.round, path, *a, **k))

@@ -70,6 +70,18 @@ class Problem:
         return {"file": self.file, "line": self.line, "field": self.field, "problem": self.problem, "detail": self.detail}
 
 
+#: What a gap in a stream's records adds (``{session}`` its session): the way back when a landed file was lost.
+LOST_HINT = ("; if a landed file was lost (deleted), asz sources --reland {session} lands it again from its source, byte "
+             "for byte, while the source and the session's index still hold it")
+
+
+def hint_lost(problems: list[Problem], first: int, session: str) -> None:
+    """Add :data:`LOST_HINT` to the ``ord gap`` and ``end gap`` problems of ``problems`` from index ``first`` on."""
+    for i in range(first, len(problems)):
+        if problems[i].problem in ("ord gap", "end gap"):
+            problems[i] = attrs.evolve(problems[i], detail=problems[i].detail + LOST_HINT.format(session=session))
+
+
 @attrs.define
 class Section:
     """One check of a report: its counts, its summary line, non-failing notes and its problems.

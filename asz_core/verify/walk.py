@@ -45,7 +45,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, Iterator
 
-
 from .landed import FileResult, check_by_reader, check_deep, check_for_walk, check_landed_file, compact_run, expand_run, read_whole
 from ..sessiondata.model import KIND_PREFIX, Header
 from ..storage.cursor import AppendCursor, read_cursor
@@ -56,7 +55,7 @@ from ..storage.torn import torn_detail
 from .bodies import provider_section
 from .hints import WARNED, add_hints, conflict_of
 from .report import (DUPLICATES_LINE, FILE_OK_LINE, OK_LINE, PARALLEL_MIN_FILES, SESSIONS_PER_JOB, SNAPSHOT_KINDS, TORN,
-                     UNCHECKED_KINDS, UNCURSORED_LINE, Problem, Section, VerifyReport)
+                     UNCHECKED_KINDS, UNCURSORED_LINE, Problem, Section, VerifyReport, hint_lost)
 
 __all__ = [
     "Problem",
@@ -452,9 +451,8 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
 def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionListing, results: list[FileResult],
                     problems: list[Problem]) -> tuple[int, int, int, int]:
     """Names, modes, seqs, contiguity and cursors of one session; returns (streams, records, duplicates, streams without a cursor).
-
-    ``results`` holds the check of each of ``listing.files``, in the same order.
-    """
+    ``results`` holds the check of each of ``listing.files``, in the same order; a gap tells the way back (hint_lost)."""
+    first = len(problems)
     for path in listing.strays:
         problems.append(Problem(_show(root_shown, root, path), 0, "", "unexpected file",
                                 "a Session Data file whose name is not <kind>-<stamp>-<seq>.sd: nothing reads it"))
@@ -522,6 +520,7 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
                 last_seq, more = _landed_since(root, root_shown, d, kind, last_seq, walk, problems)
                 records += more
             walk.end(cursor, _show(root_shown, root, cpath), last_seq, problems)
+    hint_lost(problems, first, sdir.name)
     return len(keys), records, duplicates, uncursored
 
 

@@ -1,0 +1,56 @@
+"""``asz sources --reland SESSION``: land again the landed files of a session that were lost (asz_core/collect/reland.py)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import orjson
+import typer
+
+__all__ = ["reland"]
+
+
+def reland(storage: Path, jobs: list, session: str, lock_timeout: float, as_json: bool) -> int:
+    """The lost files the session's index names, each landed again from its source when rebuilt it is the file
+    that landed; one line per file (``relanded: <path>: …`` or ``not relanded: <path>: …``); the exit code."""
+    from ..collect.collector import Collector, CollectOptions, Report
+    from ..collect.reland import LostFile, reland_lost
+    from ..flow.index import load_index
+    from ..reading.ids import AmbiguousId, UnknownId, session_id
+    from ..storage.layout import landed_files
+    from ..storage.root import LockBusy
+
+    try:
+        session = session_id(storage, session)  # a whole id or a unique prefix of one, as everywhere a session is taken
+    except (AmbiguousId, UnknownId) as exc:
+        typer.echo(f"asz sources: {exc}", err=True)
+        return 2 if isinstance(exc, AmbiguousId) else 1
+    sdir = storage / session
+    on_disk = {ln.seq for ln, _ in landed_files(sdir, skeletons=True)}
+    index = load_index(sdir, rebuild=False)  # never rebuilt here: a rebuilt index would forget the lost files
+    lost = [LostFile(f.seq, f.path, f.digest, f.records) for f in index.files if f.seq not in on_disk]
+    rows: dict[str, object] = {}
+    try:
+        for j in jobs:
+            col = Collector(storage, j.adapter, j.source_root, options=CollectOptions(max_delta_bytes=j.max_delta_bytes),
+                            report=Report(io.StringIO()))
+            for r in reland_lost(storage, col, session, [f for f in lost if not getattr(rows.get(f.path), "relanded", False)],
+                                 lock_timeout=lock_timeout):
+                if r.relanded or r.src or r.path not in rows:  # a row of the adapter whose source it is wins
+                    rows[r.path] = r
+    except LockBusy as exc:
+        typer.echo(f"busy: {exc}", err=True)
+        return 1
+    out = [rows[f.path] for f in lost if f.path in rows]
+    if as_json:
+        typer.echo(orjson.dumps({"root": str(storage), "session": session, "files": [
+            {"path": r.path, "src": r.src, "relanded": r.relanded, "why": r.why} for r in out]},
+            option=orjson.OPT_INDENT_2).decode())
+    else:
+        for r in out:
+            typer.echo(f"{'relanded' if r.relanded else 'not relanded'}: {sdir / r.path}: {r.why}")
+        if not out:
+            typer.echo(f"session {session} has no lost file its index names (asz verify names any gap; a file lost before "
+                       "the session was indexed cannot be rebuilt byte for byte)", err=True)
+    return 0 if out and all(r.relanded for r in out) else 1

@@ -1,0 +1,101 @@
+"""``asz sources --reland SESSION``: a landed file deleted from the root comes back from its source, byte for byte.
+
+A lost file leaves a gap ``asz verify`` names, and no pass fills it (the cursor is past it). verify names the
+command; the command rebuilds each lost file the session's index names from the source and lands it only when its
+SHA-256 is the one that landed (asz_core/collect/reland.py, docs/storage-root.md).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from collect_helpers import asz
+from asz_core.storage.layout import landed_files
+
+
+def _main_files(root: Path) -> tuple[str, list[Path]]:
+    """The session whose main transcript landed in the most files, and those files in seq order."""
+    best: tuple[str, list[Path]] = ("", [])
+    for sdir in sorted(p for p in root.iterdir() if not p.name.startswith("_")):
+        files = [p for ln, p in landed_files(sdir) if ln.kind == "transcript" and p.parent.name == "main"]
+        if len(files) > len(best[1]):
+            best = (sdir.name, files)
+    return best
+
+
+@pytest.fixture
+def collected(corpus_dir, tmp_path):
+    projects = corpus_dir / "claude-code" / "projects"
+    if not projects.is_dir():
+        pytest.skip(f"{projects} is absent")
+    src = tmp_path / "projects"
+    shutil.copytree(projects, src)
+    (tmp_path / "asz.yaml").write_text("adapters:\n  - name: claude-code-local\n    collector: {max_delta_bytes: 60000}\n")
+    root = tmp_path / "data"
+    p = asz("collect", "--once", "--source", str(src), "--root", str(root), cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    return src, root
+
+
+def _lose(files: list[Path]) -> dict[Path, bytes]:
+    """Delete ``files`` from the root; returns their bytes."""
+    kept = {f: f.read_bytes() for f in files}
+    for f in files:
+        os.chmod(f.parent, 0o755)
+        f.unlink()
+    return kept
+
+
+def test_lost_files_come_back_byte_for_byte_and_verify_says_how(collected, tmp_path):
+    src, root = collected
+    session, files = _main_files(root)
+    assert len(files) >= 4, files
+    usage = asz("usage", "session", "--json", "--root", str(root), cwd=tmp_path).stdout
+    lost = _lose([files[1], files[2], files[-1]])  # two in the middle, and the last (the cursor is past all three)
+
+    got = asz("verify", "--root", str(root), cwd=tmp_path)
+    assert got.returncode == 1
+    gaps = [ln for ln in got.stdout.splitlines() if " ord gap " in ln or " end gap " in ln]
+    assert len(gaps) == 2 and all(f"asz sources --reland {session} lands it again" in ln for ln in gaps), got.stdout
+    assert f"asz sources --reland {session} lands it again" in next(ln for ln in got.stdout.splitlines() if "no longer on disk" in ln)
+    again = asz("collect", "--once", "--source", str(src), "--root", str(root), cwd=tmp_path)
+    assert " landed=0 " in again.stdout and all(not f.exists() for f in lost)  # a pass never fills the gap
+
+    p = asz("sources", "--source", str(src), "--root", str(root), "--reland", session[:8], cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    told = p.stdout.splitlines()
+    assert [ln.split(": ", 2)[:2] for ln in told] == [["relanded", str(f)] for f in sorted(lost)]
+    assert all("byte for byte the file that landed" in ln for ln in told)
+    for f, data in lost.items():
+        assert f.read_bytes() == data and (f.stat().st_mode & 0o777) == 0o444
+    got = asz("verify", "--root", str(root), cwd=tmp_path)
+    assert got.returncode == 0 and got.stdout.splitlines()[-1] == "all landed data is contiguous and matches its digests", got.stdout
+    assert asz("usage", "session", "--json", "--root", str(root), cwd=tmp_path).stdout == usage
+
+    p = asz("sources", "--source", str(src), "--root", str(root), "--reland", session, "--json", cwd=tmp_path)
+    assert p.returncode == 1 and json.loads(p.stdout)["files"] == []  # nothing lost any more
+
+
+def test_a_lost_file_whose_source_changed_is_not_landed_again(collected, tmp_path):
+    """The source no longer holds what landed there (or the file rebuilt is not the one that landed): nothing is
+    written, the reason is told, exit 1."""
+    src, root = collected
+    session, files = _main_files(root)
+    first = json.loads(files[1].read_bytes().split(b"\n")[1])  # the lost file's first record: where its line is
+    [lost] = _lose([files[1]])
+    (transcript,) = [p for p in src.rglob(f"{session}.jsonl")]
+    data = bytearray(transcript.read_bytes())
+    i = first["off"] + first["bytes"] // 2
+    data[i] = ord("x") if data[i] != ord("x") else ord("y")  # one byte of a line the lost file held: same length
+    os.chmod(transcript, 0o644)
+    transcript.write_bytes(bytes(data))
+    p = asz("sources", "--source", str(src), "--root", str(root), "--reland", session, cwd=tmp_path)
+    assert p.returncode == 1
+    assert p.stdout.startswith(f"not relanded: {lost}: "), p.stdout
+    assert "nothing written" in p.stdout or "the source does not hold what landed" in p.stdout, p.stdout
+    assert not lost.exists()
