@@ -115,10 +115,54 @@ def check_figures(root: str | os.PathLike, prices: Any = None, step: Callable[[s
         store.close()
     sec.summary = f"checked {checked} cached figure entr{'y' if checked == 1 else 'ies'} of {len(convs)} conversation(s) against the evidence"
     sec.counts = {"figures": checked, "figures_removed": removed + other_prices}
+    _check_search(root, sec, only)
     if other_prices:
         sec.notes.append(f"{other_prices} cached row(s) made with another price table than this configuration's removed "
                          "(derived data: a list with that table counts them again)")
     return sec
+
+
+def _check_search(root: Path, sec: Section, only: str | None) -> None:
+    """Hold each ``conv`` row of the search index (the title and project a hit is served with) at its conversation's
+    head round to what an update would write now (:func:`asz_core.reading.search.conv_values`); a row that differs
+    is a problem and goes with its hits, so the next search indexes the conversation again. Adds to ``sec``'s summary
+    and its counts ``search_rows`` and ``search_rows_removed``; nothing when there is no index (a row of an older
+    head is indexed again by the next search before it is read)."""
+    import sqlite3
+
+    from ..view.rows import newest_round
+    from .search import CONV_KEYS, conv_values, forget_conversation, index_path
+
+    path = index_path(root)
+    if not path.is_file():
+        return
+    checked = removed = 0
+    try:
+        con = sqlite3.connect(path, timeout=30)
+    except sqlite3.Error:
+        return
+    try:
+        for cid, head, *stored in con.execute(f"SELECT id, head, {', '.join(CONV_KEYS)} FROM conv ORDER BY id").fetchall():
+            newest = newest_round(root, cid) if only is None or cid == only else None
+            if newest is None or newest[1] != head:
+                continue
+            fresh = conv_values(root, cid)
+            checked += 1
+            keys = [k for k, a, b in zip(CONV_KEYS, stored, fresh or (None,) * len(CONV_KEYS)) if a != b]
+            if not keys:
+                continue
+            forget_conversation(con, cid)
+            con.commit()
+            removed += 1
+            sec.problems.append(Problem(str(Path("_index") / "search.sqlite"), 0, f"conv {cid}", FIGURES_DIFFER,
+                                        f"the search index's row of conversation {cid} is not what its files give "
+                                        f"({', '.join(keys)}); removed with its hits: the next search indexes it again"))
+    except sqlite3.Error as exc:
+        sec.notes.append(f"the search index {path} could not be checked: {exc}")
+    finally:
+        con.close()
+    sec.summary += f", and {checked} conversation row(s) of the search index"
+    sec.counts.update(search_rows=checked, search_rows_removed=removed)
 
 
 def _remove(store, table: str, conversation: str, hide_key: str) -> None:

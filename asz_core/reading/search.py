@@ -56,13 +56,14 @@ from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
 from ..view.document import list_conversations, title_withheld
 from ..view.rows import newest_round, read_head
+from ..view.titles import RuntimeTitle
 from .landed_check import chain_problem, read_landed, verified_rows
 from .listing import Filters, dialect_of
 from .purge import compact_securely
 from .search_hits import INDEX_DIFFERS, HitCheck, held_in, part_index, query_where, snippet_of
 from .search_text import MARK_END, MARK_START, SNIP_END, SNIP_START, has_cjk, marked, query_terms
 
-__all__ = ["INDEX_PATH", "KINDS", "SearchError", "QueryError", "IndexReport", "IndexInterrupted", "index_path", "update_index",
+__all__ = ["CONV_KEYS", "conv_values", "forget_conversation", "INDEX_PATH", "KINDS", "SearchError", "QueryError", "IndexReport", "IndexInterrupted", "index_path", "update_index",
            "search", "fts_query", "MARK_START", "MARK_END", "INDEX_DIFFERS"]
 
 #: The index file, relative to the storage root.
@@ -75,7 +76,7 @@ RANK_LIMIT = 5_000
 #: How far :func:`search` counts the texts a query matches (``matched``): past it, ``more than 10,000``.
 COUNT_LIMIT = 10_000
 #: Bumped when what the index holds changes; an index of another version is rebuilt.
-SCHEMA_VERSION = "7"  # 7: CJK text stored character by character (search_text.index_form)
+SCHEMA_VERSION = "8"  # 7: CJK text stored character by character (search_text.index_form); 8: titles checked against the landed records (view.titles)
 _STEP_FIRST = ("message.external", "message.assistant", "thinking", "tool", "agent.call", "context.injection")
 _WITHHOLD_FLAGS = tuple(f'"{n}"'.encode() for n in WITHHOLDABLE if n)
 
@@ -174,6 +175,8 @@ class _Meta:
         self.models: list[str] = []
         #: Landed files naming a withholdable flag (the only ones the title is looked for in, :func:`_withheld_by`).
         self.flagged: list[Path] = []
+        #: The runtime's title as the document checks it (never another session's, nor one in a file that does not verify).
+        self.titles = RuntimeTitle()
 
     def see(self, rec: dict, main: bool, prompt: str) -> None:
         cwd = rec.get("cwd")
@@ -207,6 +210,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
         try:
             header, lines, digest = read_landed(path)
         except (SDError, OSError):
+            meta.titles.doubt = True  # the head's title may come from it: the title is read from the files that do
             continue  # a file that does not read is not searched; asz verify names it
         # A file its round chain did not consume (written again whole since) is indexed, and its hits are held back
         # when read (search), but nothing of it names the conversation (its title, project or models).
@@ -243,6 +247,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
                 out.append((got[2], conversation, step, talk_of.get(step, ""), got[0], at, rel, row, flags))
             if bound:
                 meta.see(rec, main, prompt)
+            meta.titles.see(rec, ln.kind, header.stream, bound)
     return head, out, meta
 
 
@@ -256,7 +261,7 @@ def _summary(root: Path, conversation: str, head: Any, meta: _Meta) -> tuple:
     from ..view.summary import short_title
 
     h = (read_head(root, conversation) or (None, None, None, None))[3] or {}
-    title = h.get("title") or getattr(head, "title", "") or short_title(meta.prompt[True] or meta.prompt[False])
+    title = meta.titles.title(h.get("title") or getattr(head, "title", "")) or short_title(meta.prompt[True] or meta.prompt[False])
     title_from = " ".join(_withheld_by(meta.flagged, title))
     ms = [parse_instant(h.get(k)) for k in ("session_from_time", "session_through_time")]
     return (title, title_from, meta.cwd[True] or meta.cwd[False], " ".join(meta.models), dialect_of(root, head.session),
@@ -398,6 +403,23 @@ def _keep_whole(con: sqlite3.Connection, todo: list[tuple[str, str]]) -> int:
     except sqlite3.Error:
         return 0
     return sum(1 for cid, head in todo if heads.get(cid) == head)
+
+
+#: The ``conv`` table's columns after ``id`` and ``head``: what :func:`conv_values` gives.
+CONV_KEYS = ("title", "title_from", "project", "models", "dialect", "from_ms", "to_ms")
+
+
+def conv_values(root: str | os.PathLike, conversation: str) -> tuple | None:
+    """The ``conv`` values (:data:`CONV_KEYS`) an update would write for ``conversation`` now; None when its chain
+    does not fold (``asz verify --figures`` holds the index's row to them, :mod:`asz_core.reading.figures`)."""
+    built = _built(Path(root), conversation)
+    return None if built is None else built[0]
+
+
+def forget_conversation(con: sqlite3.Connection, conversation: str) -> None:
+    """Take ``conversation``'s ``conv`` row and hits out of the index: the next update indexes it again whole."""
+    _drop(con, conversation)
+    con.execute("DELETE FROM conv WHERE id=?", (conversation,))
 
 
 def _drop(con: sqlite3.Connection, conversation: str) -> None:

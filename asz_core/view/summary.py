@@ -10,6 +10,7 @@ from .kinds import STEP_KINDS, WHITESPACE
 from .session_records import header_time, title_withheld
 from .lists import ListView
 from .prices import PriceTable, cost_of
+from .titles import RuntimeTitle
 from .usage import usage_totals
 
 __all__ = ["DocumentView", "NO_PROMPT", "REMOVED", "TITLE_LIMIT", "short_title", "title_text"]
@@ -120,13 +121,16 @@ class DocumentView(ListView):
         The runtime's title is what the round header carries (the last label
         on a record with no id of its own: Claude Code's ``ai-title`` and older
         ``summary`` records, Kiro's session title, a LangSmith run's first
-        question). The first talk is the main stream's earliest talk with a
+        question), as :meth:`runtime_title` checks it against the landed
+        records: never a label written for another session's record, nor one
+        in a landed file that does not verify. The first talk is the main stream's earliest talk with a
         label (a typed prompt, else a meaningful injection), else any
         stream's, shortened by :func:`short_title`. While something is
         withheld, a runtime title found in a withheld record is left empty
         (seed 004, Withholding: no other name stands in for it), and so is a
         conversation with no label to fall back on.
         """
+        runtime_title = self.runtime_title(runtime_title)
         if runtime_title:
             withheld = self.hide and title_withheld(self.sess.record_lines(self.hide), runtime_title, self.hide)
             return "" if withheld else runtime_title
@@ -140,6 +144,17 @@ class DocumentView(ListView):
             if label:
                 return label
         return "" if self.hide else NO_PROMPT
+
+    def runtime_title(self, header_title: str) -> str:
+        """``header_title`` as :class:`~asz_core.view.titles.RuntimeTitle` checks it over the landed records."""
+        sess = self.sess
+        got = RuntimeTitle()
+        for seq in sorted(sess.records):
+            h = sess.headers.get(seq)
+            kind, stream, verified = (h.kind if h else ""), (h.stream if h else ""), seq not in sess.unverified
+            for rec in sess.records[seq]:
+                got.see(rec, kind, stream, verified)
+        return got.title(header_title)
 
     def places(self) -> dict:
         """``project``, ``git_branch`` and ``runtime`` ``{"name", "version"}`` as the landed records recorded them.

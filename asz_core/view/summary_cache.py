@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 
+import functools
 import hashlib
 import os
 import sqlite3
@@ -50,15 +51,21 @@ from ..storage.layout import landed_files
 from .prices import PriceTable, cost_of
 from .usage import SPLIT_KIND, TOKEN_KINDS, CallUsage, usage_totals
 
-__all__ = ["DB_NAME", "SCHEMA_VERSION", "HELD_KEYS", "ConversationSummary", "SummaryStore", "RowSummaries", "fingerprint",
+__all__ = ["DB_NAME", "SCHEMA_VERSION", "HELD_KEYS", "TITLE_CODE", "code_mark", "ConversationSummary", "SummaryStore", "RowSummaries", "fingerprint",
            "conversation_summary", "stored_summary", "store_summary", "hold_back"]
 
 #: The file under ``<root>/_index/`` that holds the entries.
 DB_NAME = "summaries.sqlite"
 #: Named in every fingerprint: changed when the way calls are counted changes within one version (1h: usage keeps
 #: ``cache_write_1h``; state: an entry keeps the verification state; not-derived: rows say changes_not_derived;
-#: titles: a title is never an injected record's text), so no entry counted the old way is used.
-_COUNTING = "1h+state+not-derived+titles"
+#: titles: a title is never an injected record's text; leaf: a summary record names only the conversation holding
+#: its leafUuid's message, and a damaged round is said), so no entry counted the old way is used.
+_COUNTING = "1h+state+not-derived+titles+leaf"
+#: The modules (under ``asz_core/view``) whose code makes a row's title and a talk's label: their source is hashed into
+#: every fingerprint (:func:`code_mark`), so an entry made by an asz whose title or label code differed, a development
+#: build of the same version included, is never read. The rule: code that decides a title or a label lives in one of
+#: these (tests/view/test_titles_cache.py checks that the functions that do are defined here).
+TITLE_CODE = ("summary.py", "titles.py", "nodes.py", "session_records.py", "rows.py")
 #: The store's ``PRAGMA user_version``: a store made by an older asz (2: fingerprints without the change times; 1:
 #: entries without the verification state) is emptied when opened, so it is rebuilt, never read.
 SCHEMA_VERSION = 3
@@ -83,13 +90,27 @@ def hold_back(keys: dict, state: str | None) -> dict:
     return out
 
 
+@functools.cache
+def code_mark() -> str:
+    """SHA-256 (16 hex digits) over the source of :data:`TITLE_CODE`, read once per process (a file not there counts as
+    its name alone: then the asz version in the fingerprint still tells one release from another)."""
+    h = hashlib.sha256()
+    here = Path(__file__).parent
+    for name in TITLE_CODE:
+        try:
+            h.update(name.encode() + b"\0" + (here / name).read_bytes() + b"\0")
+        except OSError:
+            h.update(name.encode() + b"\0-\0")
+    return h.hexdigest()[:16]
+
+
 def fingerprint(root: str | os.PathLike, conversation: str, session: str) -> str:
     """SHA-256 over asz's version and the (name, size, mtime_ns, ctime_ns, inode) of the conversation's round files, its
     ``conversation.state`` and the session's landed files."""
     from .. import __version__
 
     root = Path(root)
-    h = hashlib.sha256(f"asz {__version__} {_COUNTING}\n".encode())  # another asz may count another way
+    h = hashlib.sha256(f"asz {__version__} {_COUNTING} {code_mark()}\n".encode())  # another asz may count another way
     paths: list[Path] = []
     rdir = root / "_conversations" / conversation / "rounds"
     if rdir.is_dir():

@@ -24,6 +24,14 @@ def _first(path, key):
     return ""
 
 
+def _first_typed(path):
+    for line in path.read_text(encoding="utf-8").splitlines():
+        d = json.loads(line)
+        if d.get("type") == "user" and isinstance(d["message"]["content"], str) and not d.get("isMeta"):
+            return " ".join(d["message"]["content"].split())
+    return ""
+
+
 def test_every_corpus_conversation_has_a_title_and_the_cwd_its_transcript_records(corpus):
     projects, root = corpus
     files = sessions_of(projects)
@@ -40,10 +48,14 @@ def test_every_corpus_conversation_has_a_title_and_the_cwd_its_transcript_record
     assert (titled, placed) == (11, 11)
 
 
-def test_the_runtime_title_wins_the_older_summary_record_too(corpus):
-    """a7da6a22 writes no ai-title; its last ``summary`` record names it. 0d3a8e6f has none: its first prompt does."""
+def test_an_older_summary_record_for_another_sessions_message_names_nothing(corpus):
+    """a7da6a22 writes no ai-title; its two ``summary`` records name (``leafUuid``) messages its transcript does not
+    hold, so its first prompt names it (test_view_summary_titles). 0d3a8e6f has none: its first prompt does."""
     projects, root = corpus
-    assert build_view(root, "a7da6a22-facc-4fcd-8bab-f83c87862004")["summary"]["title"] == "Claude Code CLI Tool Development Summary"
+    title = build_view(root, "a7da6a22-facc-4fcd-8bab-f83c87862004")["summary"]["title"]
+    assert title not in ("Claude Code CLI Tool Development Summary", "Claude Code warmup for deep-manifest project")
+    typed = _first_typed(next(projects.glob("*/a7da6a22-facc-4fcd-8bab-f83c87862004.jsonl")))
+    assert typed.startswith("<command-name>/context</command-name>") and title == "/context"  # a slash command's name
     s = build_view(root, "0d3a8e6f-290f-4105-a327-a2496e5e2a83")["summary"]
     assert s["title"].startswith("Hey Claude, I'd like your help with refactoring")
 

@@ -1,0 +1,88 @@
+"""The title a runtime wrote for a conversation, read from its landed records (issue 17; trial 6, reading gaps 1 and 5).
+
+Assembly puts the last label on a record with no id of its own into the round header
+(:func:`asz_core.flow.asm_streams.latest_title`: Claude Code's ``ai-title`` and older ``summary`` records, Kiro's
+session title). The index it reads holds no content, so it cannot tell two things a reader must:
+
+- a label written for a record of another session. Claude Code writes a ``summary`` record, on resuming, into
+  the transcript it resumes in, naming in ``leafUuid`` the message whose conversation it names, and that message
+  is often one of another session's. The record lands whole as one data part (seed 000, What data holds: a record
+  with no message), so ``leafUuid`` travels in that part (docs/adapters/claude-code.md, Records);
+- a label in a landed file that does not verify, which is no evidence of anything.
+
+:class:`RuntimeTitle` gathers, record by record, the labels the header's rule takes and the ids of the session's
+stream records, and gives the header's title unchanged unless one of those labels names a record the
+conversation does not hold or sits in a file that does not verify; then the last label that does neither, or
+'' (the reader falls back to the first talk's label, as for a conversation the runtime gave no title).
+
+The key naming a label's record is read from the record's one whole-record data part, the only place Session
+Data keeps it: no role field of seed 000 says which record a label was written for.
+"""
+
+from __future__ import annotations
+
+from ..flow.index import SET_ASIDE_KINDS
+
+__all__ = ["LABEL_FOR", "RuntimeTitle", "label_for_record"]
+
+#: The key of a whole-record data part that names the record its label was written for (Claude Code's ``summary``).
+LABEL_FOR = "leafUuid"
+#: File kinds whose labels name a run or a workflow, never the conversation (as :func:`latest_title` skips them).
+_NOT_TITLES = frozenset({"workflow_manifest", "workflow_script", "journal"}) | SET_ASIDE_KINDS
+
+
+def label_for_record(rec: dict) -> str:
+    """The id of the record ``rec``'s label was written for (:data:`LABEL_FOR` in its one data part), or ''."""
+    parts = rec.get("parts")
+    if not isinstance(parts, list) or len(parts) != 1 or not isinstance(parts[0], dict) or parts[0].get("k") != "data":
+        return ""
+    data = parts[0].get("data")
+    got = data.get(LABEL_FOR) if isinstance(data, dict) else None
+    return got if isinstance(got, str) else ""
+
+
+class RuntimeTitle:
+    """The runtime's title of one conversation, from its landed records seen in seq and row order (:meth:`see`)."""
+
+    __slots__ = ("ids", "labels", "doubt")
+
+    def __init__(self) -> None:
+        self.ids: set[str] = set()
+        #: (label, the id its record names or '') of each record the header's rule takes, in order
+        self.labels: list[tuple[str, str]] = []
+        #: a label the header's rule takes sits in a landed file that does not verify
+        self.doubt = False
+
+    def see(self, rec: dict, kind: str, stream: str, verified: bool = True) -> None:
+        """One landed record of a file of ``kind`` on ``stream`` (its header's); ``verified`` False for a file that does not verify."""
+        if kind in SET_ASIDE_KINDS:
+            return  # changes, executions, bodies, companion files: another id space, never a title
+        rid = rec.get("id")
+        if isinstance(rid, str) and rid:
+            self.ids.add(rid)
+            return
+        label = rec.get("label")
+        if not isinstance(label, str) or not label or kind in _NOT_TITLES:
+            return
+        if kind == "agent_meta" and (stream != "main" or rec.get("child")):
+            return  # a child's sidecar names what the child was asked, not the session
+        if not verified:
+            self.doubt = True
+            return
+        self.labels.append((label, label_for_record(rec)))
+
+    def title(self, header_title: str) -> str:
+        """``header_title`` (the round header's) while every label it could come from is this conversation's and
+        verifies; else the last label that is, or ''."""
+        ids = self.ids
+        if not self.doubt and all(not leaf or leaf in ids for _, leaf in self.labels):
+            return header_title
+        return self.last()
+
+    def last(self) -> str:
+        """The last label seen that names this conversation and verifies, or ''."""
+        for label, leaf in reversed(self.labels):
+            if not leaf or leaf in self.ids:
+                return label
+        return ""
+

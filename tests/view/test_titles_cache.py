@@ -1,0 +1,56 @@
+"""The summary cache's fingerprint covers the code that makes titles and labels (trial 6, reading gap 2).
+
+``<root>/_index/summaries.sqlite`` keeps each conversation's row and summary, title included, under a fingerprint
+of its files and of asz. A root listed by an asz whose title code differed (an older release, or a development
+build of the same version) must not keep the titles that code gave: the fingerprint hashes the source of the
+modules that make titles and labels (``TITLE_CODE``), and every function that decides one is defined in them.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import sqlite3
+from pathlib import Path
+
+from asz_core.view import summary_cache
+from asz_core.view.nodes import talk_label
+from asz_core.view.summary import DocumentView, short_title, title_text
+from asz_core.view.titles import RuntimeTitle, label_for_record
+
+from claude_lines import collect_claude
+from cli_helpers import asz_in_process
+from test_view_summary_titles import B, SESSIONS
+
+
+def test_every_function_that_makes_a_title_or_a_label_is_in_the_fingerprinted_code():
+    made_by = (DocumentView.title, DocumentView.runtime_title, RuntimeTitle, label_for_record, short_title, title_text, talk_label)
+    files = {Path(inspect.getsourcefile(f)) for f in made_by}
+    assert {f.name for f in files} <= set(summary_cache.TITLE_CODE)
+    assert all(f.parent == Path(summary_cache.__file__).parent for f in files)
+
+
+def _titles(root):
+    p = asz_in_process("ls", "--json", "--root", str(root))
+    assert p.returncode == 0, p.stderr
+    return {r["id"]: r["title"] for r in json.loads(p.stdout)}
+
+
+def test_a_title_kept_by_other_title_code_is_not_read(tmp_path, monkeypatch):
+    root = collect_claude(tmp_path, SESSIONS)
+    monkeypatch.setattr(summary_cache, "code_mark", lambda: "an older asz")
+    assert _titles(root)[B] == "Write the docs for the greeting module"
+    # what the older code kept for B: the summary record A's transcript holds for B's message
+    old = "Parser fixes in session A"
+    con = sqlite3.connect(root / "_index" / "summaries.sqlite")
+    with con:
+        for table, col in (("rows", "row"), ("summaries", "entry")):
+            for hide, value in con.execute(f"SELECT hide, {col} FROM {table} WHERE id=?", (B,)).fetchall():
+                text = value.decode() if isinstance(value, bytes) else value
+                assert "Write the docs for the greeting module" in text
+                con.execute(f"UPDATE {table} SET {col}=? WHERE id=? AND hide=?",
+                            (text.replace("Write the docs for the greeting module", old), B, hide))
+    con.close()
+    assert _titles(root)[B] == old  # read while that code's fingerprint holds
+    monkeypatch.undo()
+    assert _titles(root)[B] == "Write the docs for the greeting module"  # this code's fingerprint: counted again
