@@ -82,14 +82,20 @@ class NodeView(ViewBase):
         cu = self.call_usage[n.id]
         if cu.model:
             d["model"] = cu.model
+        refs = n.refs or ([n.ref] if n.ref else [])
+        unverified = self.sess.unverified
+        # a fragment in a landed file that does not verify: its figures are held back as its text is (unavailable)
+        held = bool(unverified) and any(r.seq in unverified for r in refs)
         if cu.usage is not None:
-            d["usage"] = cu.usage  # made for this call by read_call, referenced by nothing else the document holds
-            d["usage_state"] = cu.state
+            if not held:
+                d["usage"] = cu.usage  # made for this call by read_call, referenced by nothing else the document holds
+            d["usage_state"] = "unavailable" if held else cu.state
         if cu.requests:  # two provider calls answered under one message id (issue 17): each with its own usage
-            d["requests"] = [{"request": r.request, "usage": dict(r.usage), "usage_state": r.state, "model": r.model} for r in cu.requests]
+            d["requests"] = [{"request": r.request, "usage_state": "unavailable", "model": r.model} if held else
+                             {"request": r.request, "usage": dict(r.usage), "usage_state": r.state, "model": r.model} for r in cu.requests]
         flags: frozenset[str] | None = None
         records = self.sess.records
-        for r in n.refs or ([n.ref] if n.ref else []):
+        for r in refs:
             recs = records.get(r.seq)
             got = recs[r.row - 1].get("flags") if recs is not None and 0 < r.row <= len(recs) else None
             if got:

@@ -109,3 +109,25 @@ def test_a_resealed_file_and_a_missing_file_are_held_back_too(corpus_dir, corpus
     assert s["held_back"]["state"] == "incomplete" and s["held_back"]["keys"] == HELD
     # what is left is fewer calls than the session made: none of it is counted as if it were all
     assert 0 <= s["held_back"]["calls"] < transcript_truth(truth[cut])[1]
+
+
+def test_a_call_read_from_a_file_that_does_not_verify_carries_no_usage(tampered):
+    """The call whose usage the changed file now says 9,999 output tokens for (4,658 in the source) shows no usage, and
+    no other call of that file does either: ``usage_state`` says ``unavailable``, as its text's ``state`` does."""
+    from claude_lines import walk_nodes
+
+    root, truth = tampered
+    doc = build_view(root, SID)
+    (bad,) = [f["seq"] for f in doc["files"] if "problem" in f]
+    calls = [n for n in walk_nodes(doc) if n["kind"] == "llm.call"]
+    cites = {id(n): {r["seq"] for r in (n.get("refs") or [n["ref"]]) if r} for n in calls}
+    held = [n for n in calls if bad in cites[id(n)]]
+    shown = [n for n in calls if bad not in cites[id(n)]]
+    assert held and shown
+    assert all("usage" not in n and n.get("usage_state") == "unavailable" for n in held)
+    assert all("usage" not in r for n in held for r in n.get("requests", ()))
+    assert all(n["usage_state"] in ("final", "last_seen") and isinstance(n["usage"]["out"], int) for n in shown if "usage_state" in n)
+    assert not [n for n in calls if (n.get("usage") or {}).get("out") == 9999]
+    # the calls shown count what the source says for them: every call of the file that verifies is there
+    _, with_usage = transcript_truth(truth[SID])
+    assert sum(1 for n in calls if "usage_state" in n) == with_usage
