@@ -12,6 +12,7 @@ import typer
 
 from ..reading.listing import conversation_rows, cost_value, newest_first, total_tokens
 from ..reading.progress import Bar
+from ..reading.termtext import visible
 from .reading_common import CONFIG_HELP, ROOT_HELP, fit_cells, make_filters, settings
 
 #: Columns of the table: header, width (0: the rest), alignment.
@@ -148,10 +149,13 @@ def conversations(
         raise typer.Exit(130)
     rows = newest_first(rows)
     note = unchained_note(r, set(ids))
+    from .view_cmd import no_document_hint
+
+    unread = [f"conversation {row['id'][:8]} does not read: {row['problem']}; {no_document_hint(r, row['id'])}" for row in rows if row.get("problem")]
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2) + b"\n")
-        if note:
-            typer.echo(f"asz conversations: {note}", err=True)
+        for line in unread + ([note] if note else []):
+            typer.echo(f"asz conversations: {visible(line)}", err=True)
         return
     if not rows:
         typer.echo(f"no conversations in {r}" + (" match the filters" if ids else " (collect and parse sessions into it)"))
@@ -167,6 +171,8 @@ def conversations(
         typer.echo(f"(+N) in CHANGES: {sum(r['changes_not_derived'] for r in nd):,} editing tool call(s) in {len(nd)} conversation(s) "
                    "returned with no changes record, so what they changed is not derived and not in the count (a Claude Code "
                    "subagent's edits)")
+    for line in unread:  # its row has no figure: the chain gives no document (state unreadable), and this says why
+        typer.echo(visible(line))
     typer.echo(f"{len(rows)} of {len(ids)} conversations")
     held = [row for row in rows if row.get("held_back")]
     if held:

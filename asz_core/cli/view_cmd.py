@@ -70,7 +70,7 @@ def _print_document(doc: dict, cid: str, as_json: bool) -> None:
             typer.echo(f"asz conversation: warning: {cid} does not verify ({state}): {visible(p)}", err=True)
 
 
-def _no_document_hint(r: Path, conversation_id: str) -> str:
+def no_document_hint(r: Path, conversation_id: str) -> str:
     """What to do about a conversation with no usable round: its damaged chain is moved aside and parsed again (rounds
     are derived), a session never parsed is parsed, an unknown id gets the conversations the root holds."""
     if has_chain(r, conversation_id) and not conversation_id.startswith(("_", ".")):
@@ -123,7 +123,7 @@ def conversation(
         typer.echo(f"asz conversation: {exc}", err=True)
         raise typer.Exit(2)
     except ViewError as exc:
-        typer.echo(f"asz conversation: {exc}; {_no_document_hint(r, conversation_id)}", err=True)
+        typer.echo(f"asz conversation: {exc}; {no_document_hint(r, conversation_id)}", err=True)
         raise typer.Exit(1)
     if as_json or as_yaml:
         _print_document(doc, conversation_id, as_json)

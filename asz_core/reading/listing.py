@@ -232,8 +232,13 @@ def counted_row(root: Path, cid: str, hide: Sequence[str], prices: Any, head: An
         row = document_row(doc, header)
         session = doc["sessions"][0] if doc.get("sessions") else cid
         summary = (places, calls, doc["summary"]["state"], problems)
-    except ViewError:
-        row = header_row(cid, None, head.round if head else 0, title="", state="unreadable")
+    except ViewError as exc:  # no round folds (the first does not verify): the row says why, titled from what verifies
+        from ..view.titles import landed_title
+
+        title, project = landed_title(root, session, hide) if isinstance(session, str) and "/" not in session else ("", "")
+        row = header_row(cid, None, head.round if head else 0, title=title, state="unreadable")
+        row["project"] = project or None
+        row["problem"] = str(exc)
     row["dialect"] = dialect_of(root, session) if isinstance(session, str) and "/" not in session else ""
     row["removed_files"] = removed_count(root / session) if isinstance(session, str) and "/" not in session else 0
     return row, summary

@@ -21,9 +21,12 @@ Data keeps it: no role field of seed 000 says which record a label was written f
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Sequence
+
 from ..flow.index import SET_ASIDE_KINDS
 
-__all__ = ["LABEL_FOR", "RuntimeTitle", "label_for_record"]
+__all__ = ["LABEL_FOR", "RuntimeTitle", "label_for_record", "landed_title"]
 
 #: The key of a whole-record data part that names the record its label was written for (Claude Code's ``summary``).
 LABEL_FOR = "leafUuid"
@@ -86,3 +89,34 @@ class RuntimeTitle:
                 return label
         return ""
 
+
+def landed_title(root: Path, session: str, hide: Sequence[str] = ()) -> tuple[str, str]:
+    """``(title, project)`` of a conversation whose round chain gives no document (its first round does not verify),
+    from its session's landed files that verify: the runtime's title (:class:`RuntimeTitle`), else the first typed
+    prompt (a record flagged ``external_input``) of the main stream, else of any stream, in landed order, shortened as
+    a talk's label is; the project is the first ``cwd``. A title found in a withheld record, and a prompt carrying a
+    withheld flag, name nothing."""
+    from .session_records import LandedSession, title_withheld
+    from .summary import short_title
+
+    sess = LandedSession(Path(root), session, 1 << 62)
+    got = RuntimeTitle()
+    for seq in sorted(sess.records):
+        h = sess.headers.get(seq)
+        for rec in sess.records[seq]:
+            got.see(rec, h.kind if h else "", h.stream if h else "", seq not in sess.unverified)
+    title = got.last()
+    if title and hide and title_withheld(sess.record_lines(hide), title, hide):
+        title = ""
+    hidden = set(hide)
+    for seq in sess._transcripts() if not title else ():
+        if seq in sess.unverified:
+            continue
+        for rec in sess.records[seq]:
+            flags = set(rec.get("flags") or ())
+            if "external_input" not in flags or flags & {"context_reset", "reset_summary"} or flags & hidden:
+                continue
+            title = short_title("\n".join(p["text"] for p in rec.get("parts", ()) if p.get("k") == "text" and isinstance(p.get("text"), str)))
+            if title:
+                return title, sess.first_field("cwd")
+    return title, sess.first_field("cwd")

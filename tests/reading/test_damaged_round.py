@@ -40,3 +40,42 @@ def test_a_damaged_round_names_the_way_back_and_the_way_works(corpus_copy, tmp_p
     assert asz("verify", "--root", str(root)).returncode == 0
     after = json.loads(asz("conversation", SID, "--json", "--root", str(root)).stdout)
     assert after == before
+
+
+def _first_prompt_and_cwd(path):
+    """The first typed prompt (a ``user`` line whose content is a string, not ``isMeta``) and the first ``cwd`` of a source transcript."""
+    prompt = cwd = ""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        d = json.loads(line)
+        cwd = cwd or d.get("cwd") or ""
+        if not prompt and d.get("type") == "user" and not d.get("isMeta") and isinstance(d["message"]["content"], str):
+            prompt = " ".join(d["message"]["content"].split())
+    return prompt, cwd
+
+
+def test_a_conversation_whose_first_round_is_damaged_says_why_and_keeps_its_title(corpus_copy, corpus_source):
+    """Its row has no figure (no round folds, state ``unreadable``); ``problem`` (and a line under the table, on stderr
+    with ``--json``) says which round does not verify and the way back; its title and project come from the landed
+    files, which verify: the source's first prompt and ``cwd``, as before the damage."""
+    root = corpus_copy()
+    prompt, cwd = _first_prompt_and_cwd(next(corpus_source.glob(f"*/{SID}.jsonl")))
+    before = {r["id"]: r for r in json.loads(asz("ls", "--json", "--root", str(root)).stdout)}[SID]
+    assert (before["title"], before["project"]) == (prompt, cwd) and "problem" not in before
+    (rf,) = sorted((root / "_conversations" / SID / "rounds").glob("*.sf"))
+    data = bytearray(rf.read_bytes())
+    at = data.index(b'"talks":') + len(b'"talks":')
+    data[at] = ord("9") if data[at] != ord("9") else ord("8")
+    rf.chmod(0o644)
+    rf.write_bytes(bytes(data))
+
+    p = asz("ls", "--json", "--root", str(root))
+    row = {r["id"]: r for r in json.loads(p.stdout)}[SID]
+    assert row["state"] == "unreadable" and row["talks"] is None and row["usage"] is None
+    assert (row["title"], row["project"]) == (prompt, cwd)
+    assert "round 1 does not verify" in row["problem"] and rf.name in row["problem"]
+    assert f"asz conversations: conversation {SID[:8]} does not read: " in p.stderr and "aside and asz parse" in p.stderr
+    p = asz("ls", "--root", str(root))
+    (line,) = [x for x in p.stdout.splitlines() if x.startswith(SID[:8] + "  ")]
+    assert prompt[:20] in line and line.rstrip().endswith("unreadable")
+    (said,) = [x for x in p.stdout.splitlines() if x.startswith(f"conversation {SID[:8]} does not read: no usable round")]
+    assert "round 1 does not verify" in said and "aside and asz parse" in said
