@@ -35,7 +35,7 @@ import orjson
 
 from .windows import pread_exact
 from ..sessiondata import SDError, SDReader
-from ..sessiondata.model import source_sha
+from ..sessiondata.model import KIND_PREFIX, source_sha
 from ..storage.cursor import TAIL_WINDOW, AppendCursor, SnapshotCursor
 from ..storage.layout import parse_landed_name
 
@@ -102,7 +102,11 @@ def _files_after(kind_dir: Path, kind: str, after: int) -> list[tuple[int, Path]
     except OSError:
         return []
     found = []
+    prefix = KIND_PREFIX.get(kind, kind) + "-"
     for name in names:
+        seq = name[name.rfind("-") + 1: -3]  # a pass lands beyond the cursor rarely: most names stop here
+        if not (name.startswith(prefix) and name.endswith(".sd") and seq.isdigit() and int(seq) > after):
+            continue
         ln = parse_landed_name(name)
         if ln is not None and ln.kind == kind and ln.ext == "sd" and ln.seq > after:
             found.append((ln.seq, kind_dir / name))
