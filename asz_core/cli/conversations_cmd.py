@@ -152,6 +152,7 @@ def conversations(
     from .view_cmd import no_document_hint
 
     unread = [f"conversation {row['id'][:8]} does not read: {row['problem']}; {no_document_hint(r, row['id'])}" for row in rows if row.get("problem")]
+    say_state_files(r)
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2) + b"\n")
         for line in unread + ([note] if note else []):
@@ -183,6 +184,15 @@ def conversations(
     missing = sorted({m for row in rows for m in unpriced(row)})
     if missing:  # as asz usage says it
         typer.echo(f"* unpriced, left out of the cost: {', '.join(missing)} (add them under prices in asz.yaml)")
+
+
+def say_state_files(root: Path) -> None:
+    """One ``warning:`` line on stderr per ``session.state`` or session index file of ``root`` that does not read
+    (:mod:`asz_core.verify.session_files`), naming the file and the line; the figures come from the chains."""
+    from ..verify.session_files import session_file_lines
+
+    for line in session_file_lines(root):
+        typer.echo(line, err=True)
 
 
 def unchained_note(root: Path, listed: set[str], left_out: str = "listed") -> str:

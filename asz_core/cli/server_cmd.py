@@ -72,6 +72,10 @@ def _banner_common(state, host: str, port: int) -> None:
     if state.mode == "server":
         note += " (the first collect pass runs in the background; the page says when it is done)"
     typer.echo(f"serving  : {n} conversation(s){note}")
+    from ..verify.session_files import session_file_lines
+
+    for line in session_file_lines(state.root):  # a session.state or session index that does not read, one line each
+        typer.echo(line, err=True)
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"listening: http://{shown}:{port}/")
 

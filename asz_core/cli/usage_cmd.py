@@ -83,7 +83,7 @@ def usage(
 
     require_root("usage", storage)  # a mistyped --root is said, never reported as $0.00
     from ..view.document import list_conversations
-    from .conversations_cmd import unchained_note
+    from .conversations_cmd import say_state_files, unchained_note
 
     ids = list_conversations(storage)
     done = [0]
@@ -96,6 +96,7 @@ def usage(
     rows = report(counted, view, table, first, last)
     for p in problems:
         typer.echo(f"asz usage: {p}", err=True)
+    say_state_files(storage)
     note = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
     if note:
         typer.echo(f"asz usage: {note}", err=True)

@@ -1,0 +1,125 @@
+"""A session's own state files that do not read: ``session.state`` and ``index/entries.jsonl`` (with ``index.state``).
+
+Neither is evidence: ``session.state`` is a cache of the next seq (the files on disk decide it), and the session
+index is derived data a parse rebuilds from the landed files (storage-root.md). Readers take their figures from the
+round chains, so neither file changes a number ``asz ls``, ``asz usage`` or the page shows. But one that does not
+read (not UTF-8 or not JSON, cut short, a directory or a file without read permission in its place) makes the
+collect and parse that need it fail or rebuild, and then a conversation's newest records may not reach its chain:
+so ``asz verify`` warns of it naming the file and the line (:func:`session_file_warnings`), and the readers say so
+in one line per file (:func:`session_file_lines`). Neither fails a run: the landed files are whole either way.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import orjson
+
+from ..storage.layout import session_dirs
+from .report import Problem
+
+__all__ = ["UNREADABLE_STATE", "session_file_problems", "session_file_warnings", "session_file_lines"]
+
+#: ``asz_core.storage.root.SESSION_STATE`` and ``asz_core.flow.index.index_dir``, named here so that ``asz view`` can
+#: check them before it answers without loading the Session Data codec those modules import.
+SESSION_STATE = "session.state"
+INDEX_DIR = "index"
+
+#: The warning's name (``warning: <file>:<line>: unreadable state file: …``).
+UNREADABLE_STATE = "unreadable state file"
+
+_WHAT = {SESSION_STATE: "the session's cache of its next seq, never trusted over the landed files; remove it if a "
+                        "collect pass of this session fails on it",
+         "entries.jsonl": "the session index; parse cannot extend it, so new landed files may not reach the "
+                          "conversation's chain: delete the session's index/ directory and run asz parse to rebuild it",
+         "index.state": "the session index's state; delete the session's index/ directory and run asz parse to rebuild it"}
+
+
+def _read(path: Path) -> tuple[bytes | None, str]:
+    try:
+        with open(path, "rb") as f:
+            return f.read(), ""
+    except OSError as exc:
+        return None, f"cannot be read: {exc.strerror or exc}"
+
+
+def _key_values(path: Path, data: bytes) -> tuple[dict[str, str], int, str]:
+    """``key value`` lines: (the values, 0, '') or (what read, the line, what is wrong with it)."""
+    out: dict[str, str] = {}
+    if data and not data.endswith(b"\n"):
+        return out, data.count(b"\n") + 1, "cut short: the last line has no newline (the file is written whole, then renamed)"
+    for n, raw in enumerate(data.split(b"\n")[:-1], 1):
+        try:
+            line = raw.decode("utf-8").strip()
+        except UnicodeDecodeError as exc:
+            return out, n, f"not UTF-8 at byte {exc.start} of the line"
+        key, _, value = line.partition(" ")
+        if line and not line.startswith("#") and (not value.strip() or not key.isascii() or not key.isprintable()):
+            return out, n, f"not a 'key value' line: {line[:40]!r}"
+        if line and not line.startswith("#"):
+            out[key] = value.strip()
+    return out, 0, ""
+
+
+def session_file_problems(sdir: Path) -> list[tuple[Path, int, str]]:
+    """``(file, line, what is wrong)`` for each of ``sdir``'s ``session.state``, ``index/index.state`` and
+    ``index/entries.jsonl`` (its lines up to ``entries_bytes``) that is there and does not read; line 0 for the
+    file as a whole."""
+    out: list[tuple[Path, int, str]] = []
+    st = sdir / SESSION_STATE
+    if os.path.lexists(st):
+        data, why = _read(st)
+        values, line, why = _key_values(st, data) if data is not None else ({}, 0, why)
+        if not why and "next_seq" in values and not values["next_seq"].isdigit():
+            line, why = next(n for n, raw in enumerate(data.split(b"\n"), 1) if raw.startswith(b"next_seq")), \
+                f"next_seq: expected a whole number, got {values['next_seq'][:20]!r}"
+        if why:
+            out.append((st, line, why))
+    d = sdir / INDEX_DIR
+    state, entries = d / "index.state", d / "entries.jsonl"
+    if not os.path.lexists(state):
+        return out
+    data, why = _read(state)
+    values, line, why = _key_values(state, data) if data is not None else ({}, 0, why)
+    if why or not values.get("entries_bytes", "").isdigit():
+        return out + [(state, line, why or "entries_bytes: missing or not a whole number")]
+    want = int(values["entries_bytes"])
+    data, why = _read(entries) if os.path.lexists(entries) or want else (b"", "")
+    if data is None:
+        return out + [(entries, 0, why)]
+    if len(data) < want:
+        return out + [(entries, data.count(b"\n") + 1, f"cut short: index.state says {want} bytes, the file holds {len(data)}")]
+    for n, raw in enumerate(data[:want].split(b"\n"), 1):
+        if not raw:
+            continue
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            return out + [(entries, n, f"does not read as JSON: {exc}")]
+        if not isinstance(obj, dict) or type(obj.get("seq")) is not int:
+            return out + [(entries, n, "not a landed file's index line (no whole-number seq)")]
+    return out
+
+
+def _sessions(root: Path, session: str | None) -> list[Path]:
+    return [root / session] if session is not None else session_dirs(root)
+
+
+def session_file_warnings(root: str | os.PathLike, shown_root: str, session: str | None = None) -> list[Problem]:
+    """The :data:`UNREADABLE_STATE` warnings of ``root`` (or of ``session`` alone), files shown under ``shown_root``."""
+    root = Path(root)
+    out = []
+    for sdir in _sessions(root, session):
+        for path, line, why in session_file_problems(sdir):
+            shown = os.path.join(shown_root, os.path.relpath(path, root))
+            out.append(Problem(shown, line, "", UNREADABLE_STATE, f"{why} ({_WHAT[path.name]})"))
+    return out
+
+
+def session_file_lines(root: str | os.PathLike, sessions: set[str] | None = None) -> list[str]:
+    """One ``warning:`` line per state file of ``root``'s sessions (only ``sessions`` when given) that does not read,
+    for a reader (asz ls, asz usage, asz view) to print on stderr."""
+    root = Path(root)
+    return [f"warning: {w}" for w in session_file_warnings(root, str(root))
+            if sessions is None or Path(os.path.relpath(w.file, str(root))).parts[0] in sessions]
