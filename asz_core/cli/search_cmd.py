@@ -52,7 +52,7 @@ def search(
     hit prints its conversation, title, time, step id, landed file and row, and
     a snippet with the matches marked: in colour on a terminal, else between
     « and », where a « or » of the text itself has a backslash before it. A hit whose landed file no longer
-    verifies (damaged since it was indexed) is left out, and stderr names the
+    verifies (damaged before or since it was indexed) is left out, and stderr names the
     file and the problem. Ctrl-C while the index is brought up to date keeps
     every conversation indexed whole and says so on stderr (``asz search:
     stopped: N of M conversations indexed; ...``), exit 130; Ctrl-C during the

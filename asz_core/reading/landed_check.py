@@ -22,7 +22,7 @@ from ..sessiondata.codec import FieldError, decode_closing, decode_header
 from ..sessiondata.model import Header
 from ..storage.filekey import stat_key
 
-__all__ = ["landed_records", "read_landed", "file_problem", "chain_problem", "whole_digest", "verified_rows", "problem_of"]
+__all__ = ["landed_records", "read_landed", "read_unbound", "file_problem", "chain_problem", "whole_digest", "verified_rows", "problem_of"]
 
 
 def read_landed(path: Path) -> tuple[Header, bytes, str]:
@@ -49,6 +49,30 @@ def read_landed(path: Path) -> tuple[Header, bytes, str]:
     if closing.records != count or closing.digest != closed:
         raise _refused(SDError(path, count + 2, "digest", "the closing line does not bind the file's bytes"), whole)
     return header, body, whole
+
+
+def read_unbound(path: Path) -> tuple[Header, bytes]:
+    """A landed ``.sd`` file's header and record lines (as :func:`read_landed`) whatever its closing line says: what
+    the search index holds of a file damaged before it was indexed, so that its hits are held back and said when read,
+    as those of a file damaged after (docs/reading.md), never dropped in silence. Raises SDError when the file has no
+    header line that decodes, or OSError."""
+    data = path.read_bytes()
+    first = data.find(b"\n")
+    if first < 0:
+        raise SDError(path, 1, "", "missing header")
+    try:
+        header = decode_header(data[:first])
+    except FieldError as exc:
+        raise SDError(path, 1, exc.field, exc.message) from None
+    body = data[first + 1 :].rstrip(b"\n")
+    last = body.rfind(b"\n")
+    closing = body[last + 1 :] if last >= 0 else body
+    try:
+        decode_closing(closing)
+        body = body[:last] if last >= 0 else b""  # the closing line is no record
+    except FieldError:
+        pass  # no closing line (cut short): every line after the header is a record line
+    return header, body
 
 
 def _refused(exc: SDError, whole: str) -> SDError:

@@ -57,7 +57,7 @@ from ..storage.layout import landed_files
 from ..view.document import list_conversations, title_withheld
 from ..view.rows import newest_round, read_head
 from ..view.titles import RuntimeTitle
-from .landed_check import chain_problem, read_landed, verified_rows
+from .landed_check import chain_problem, read_landed, read_unbound, verified_rows
 from .listing import Filters, dialect_of
 from .purge import compact_securely
 from .search_hits import INDEX_DIFFERS, HitCheck, held_in, part_index, query_where, snippet_of
@@ -76,7 +76,7 @@ RANK_LIMIT = 5_000
 #: How far :func:`search` counts the texts a query matches (``matched``): past it, ``more than 10,000``.
 COUNT_LIMIT = 10_000
 #: Bumped when what the index holds changes; an index of another version is rebuilt.
-SCHEMA_VERSION = "8"  # 7: CJK text stored character by character (search_text.index_form); 8: titles checked against the landed records (view.titles)
+SCHEMA_VERSION = "9"  # 7: CJK text stored character by character (search_text.index_form); 8: titles checked against the landed records (view.titles); 9: files damaged before indexing indexed
 _STEP_FIRST = ("message.external", "message.assistant", "thinking", "tool", "agent.call", "context.injection")
 _WITHHOLD_FLAGS = tuple(f'"{n}"'.encode() for n in WITHHOLDABLE if n)
 
@@ -209,12 +209,18 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
         parent = rel.rpartition("/")[0]
         try:
             header, lines, digest = read_landed(path)
-        except (SDError, OSError):
+        except SDError:
             meta.titles.doubt = True  # the head's title may come from it: the title is read from the files that do
+            try:  # damaged before it was indexed: indexed all the same, its hits held back and said when read
+                (header, lines), digest = read_unbound(path), ""
+            except (SDError, OSError):
+                continue  # no header to read records by: not searched; asz verify names it
+        except OSError:
+            meta.titles.doubt = True
             continue  # a file that does not read is not searched; asz verify names it
-        # A file its round chain did not consume (written again whole since) is indexed, and its hits are held back
-        # when read (search), but nothing of it names the conversation (its title, project or models).
-        bound = not chain_problem(root, conversation, path, digest)
+        # A file its round chain did not consume (written again whole since), or damaged, is indexed, and its hits are
+        # held back when read (search), but nothing of it names the conversation (its title, project or models).
+        bound = bool(digest) and not chain_problem(root, conversation, path, digest)
         if any(f in lines for f in _WITHHOLD_FLAGS):
             meta.flagged.append(path)
         main = ln.kind == "transcript" and header.stream in ("", "main")
