@@ -48,7 +48,10 @@ def usage(
     them under cost.unpriced). Only verified evidence is counted: the calls of
     a conversation that does not verify (state incomplete or mismatch) are
     held back, in no figure and no total; a row they fall in is marked ! and
-    lists them under held_back in --json, and stderr names each problem. Exit
+    lists them under held_back in --json, and stderr names each problem. A
+    conversation that does not read (no usable round) is in no figure either:
+    the total is marked !, a line under it names it, and in --json every row
+    lists it under unreadable (its days are not known). Exit
     1 when a conversation does not read or does not verify (the others are
     still counted), 2 for a bad view, date, zone or configuration. Landed
     sessions with no conversation chain (never parsed, e.g. after collect
@@ -88,7 +91,9 @@ def usage(
     ids = list_conversations(storage)
     done = [0]
     try:
-        counted, problems = read_root(storage, zone, cfg.view_hide, step=lambda: done.__setitem__(0, done[0] + 1))
+        unreadable: dict[str, str] = {}
+        counted, problems = read_root(storage, zone, cfg.view_hide, step=lambda: done.__setitem__(0, done[0] + 1),
+                                      unreadable=unreadable)
     except KeyboardInterrupt:  # Ctrl-C was a silent exit 130 (trial 3, F11)
         typer.echo(f"asz usage: interrupted after {done[0]} of {len(ids)} conversations read; nothing is printed "
                    "(a part would look like the whole)", err=True)
@@ -100,25 +105,34 @@ def usage(
     note = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
     if note:
         typer.echo(f"asz usage: {note}", err=True)
-    if as_json:
-        from ..sessiondata.jsonbytes import dumps_wide
-
-        sys.stdout.buffer.write(dumps_wide(rows, option=orjson.OPT_INDENT_2) + b"\n")  # a total past 64 bits stays exact
-    else:
-        _table(rows, KEYS[view], view == "session", totals(rows, table), breakdown)
+    _print(rows, as_json, KEYS[view], view == "session", totals(rows, table), breakdown, sorted(unreadable))
     if problems:
         raise typer.Exit(1)
 
 
-def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool = False) -> None:
+def _print(rows: list[dict], as_json: bool, key: str, session: bool, t: dict, breakdown: bool, unreadable: list[str]) -> None:
+    """The rows as JSON (each listing ``unreadable`` when a conversation did not read: which day, month or project it
+    falls in is not known, so every row may be short by it), else as the text table (:func:`_table`)."""
+    if as_json:
+        from ..sessiondata.jsonbytes import dumps_wide
+
+        if unreadable:
+            rows = [{**r, "unreadable": unreadable} for r in rows]
+        sys.stdout.buffer.write(dumps_wide(rows, option=orjson.OPT_INDENT_2) + b"\n")  # a total past 64 bits stays exact
+    else:
+        _table(rows, key, session, t, breakdown, unreadable)
+
+
+def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool = False, unreadable: list[str] = ()) -> None:
     """Print ``rows`` (keyed by ``key``; a conversation's row by its id and title when ``session``) and the totals ``t``
     as the text table: columns in terminal cells, marks and the lines under it. With ``breakdown``, each row is
-    followed by one row per model (``  └ model`` in the MODELS column, the key cell blank) with its tokens and cost."""
+    followed by one row per model (``  └ model`` in the MODELS column, the key cell blank) with its tokens and cost.
+    ``unreadable``: conversations that did not read, in no figure: the total is marked ! and a line names them."""
     from rich.cells import cell_len
 
     label_of = (lambda r: f"{r[key][:8]} {r['title']}") if session else (lambda r: str(r[key]))
     # in terminal cells (a CJK project name takes two a character); the total row fits whole
-    width = max([len(key), len("total")]
+    width = max([len(key), len("total !" if unreadable else "total")]
                 + [min(cell_len(" ".join(label_of(r).split())) + 2 * ("held_back" in r), 44) for r in rows])
     typer.echo("  ".join([_cell(key.upper(), width, True)] + [_cell(h, w, i == 0) for i, (h, w) in enumerate(COLUMNS)]))
     for r in rows:
@@ -130,7 +144,7 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
         if breakdown:
             for m, u in r["usage_by_model"].items():
                 typer.echo(_line("", width, [f"└ {m}"], u, r["cost_by_model"][m]))
-    typer.echo(_line("total", width, [], t["usage"], t["cost"]))
+    typer.echo(_line("total !" if unreadable else "total", width, [], t["usage"], t["cost"]))
     unpriced = t["cost"]["unpriced"]
     if unpriced:
         typer.echo(f"* unpriced, left out of the cost: {', '.join(unpriced)} (add them under prices in asz.yaml)")
@@ -138,6 +152,9 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
     if held:
         typer.echo(f"! held back, in no figure above (they do not verify; asz verify names the problems): "
                    + ", ".join(f"{c[:8]} ({h['state']})" for c, h in sorted(held.items())))
+    if unreadable:
+        typer.echo(f"! not read, in no figure above (no usable round; stderr says why, asz verify names the problems): "
+                   + ", ".join(c[:8] for c in unreadable))
 
 
 def register(app: typer.Typer) -> None:

@@ -67,9 +67,11 @@ class Counted:
 
 
 def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = (), *, cache: bool = True,
-              step: Callable[[], None] | None = None) -> tuple[list[Counted], list[str]]:
+              step: Callable[[], None] | None = None,
+              unreadable: dict[str, str] | None = None) -> tuple[list[Counted], list[str]]:
     """Every call with usage in the root (those of a conversation that does not verify marked ``held``), and one
     problem line per conversation that did not read or does not verify (one per problem that decided its state).
+    ``unreadable``, when given, gets ``conversation -> why`` for each conversation that did not read (in no figure).
 
     With ``cache`` each conversation's calls come from the root's derived
     summaries (:mod:`asz_core.view.summary_cache`) while its files are
@@ -87,6 +89,8 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
                 got = conversation_summary(root, conv, session if isinstance(session, str) and session else conv, hide, store)
             except (ViewError, OSError) as exc:
                 problems.append(f"conversation {conv}: {exc}")
+                if unreadable is not None:
+                    unreadable[conv] = str(exc)
                 if step is not None:
                     step()
                 continue
