@@ -23,7 +23,7 @@ COLUMNS = (("ID", 8, "<"), ("TITLE", 34, "<"), ("PROJECT", 20, "<"), ("LAST ACTI
 def _when(ms: int | None) -> str:
     if not ms:
         return "-"
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ms / 1000))
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ms // 1000))
 
 
 #: A year of 365.25 days, in seconds (what a duration in years counts).

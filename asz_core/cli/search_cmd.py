@@ -116,7 +116,7 @@ def _print_hits(hits: list[dict], unverified: dict[str, str], as_json: bool, mat
 
     tty = sys.stdout.isatty()
     for h in hits:
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(h["at"] / 1000)) if h["at"] else "-"
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(h["at"] // 1000)) if h["at"] else "-"
         typer.echo(f"{h['conversation'][:8]}  {when}  {h['kind']:<11}  {visible(h['title'] or '(untitled)')}")
         typer.echo(f"  {visible(h['step'] or '-')}  {visible(h['file'])}:{h['row']}")
         typer.echo(f"  {snippet_line(h, tty)}")

@@ -159,7 +159,7 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> list
 
 
 def _when(ms: int | None) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ms / 1000)) if ms else ""
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ms // 1000)) if ms else ""
 
 
 def _landed_at(root: Path, doc: dict) -> list[int]:

@@ -115,7 +115,7 @@ def _count_calls(out: list[Counted], conv: str, places: dict, calls: Iterable, z
     for c in calls:
         if c.usage is None:
             continue
-        day = None if c.time is None else dt.datetime.fromtimestamp(c.time / 1e9, tz=zone).date()
+        day = None if c.time is None else dt.datetime.fromtimestamp(c.time // 1_000_000_000, tz=zone).date()
         out.append(Counted(conv, places, day, None if c.time is None else c.time // 1_000_000, c.usage, c.model, held))
 
 
