@@ -33,7 +33,7 @@ def usage(
                                help="Rows per day, per month, per conversation or per project (default daily)."),
     since: str = typer.Option("", "--since", help="Count calls from: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
     until: str = typer.Option("", "--until", help="Count calls up to: YYYY-MM-DD (the whole day, in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
-    tz: str = typer.Option("", "--tz", help="Time zone the days are in, e.g. UTC or Europe/Paris (default: this machine's)."),
+    tz: Optional[str] = typer.Option(None, "--tz", help="Time zone the days are in, e.g. UTC or Europe/Paris (default: this machine's)."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP + " Its prices replace or extend the price table."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows: the key (date, month, conversation or project), usage, cost, models, …"),

@@ -187,10 +187,13 @@ def totals(rows: Iterable[dict], table: PriceTable | None = None) -> dict:
     return {"usage": total, "cost": cost_of(by_model, table), "calls": calls}
 
 
-def zone_of(name: str) -> dt.tzinfo:
-    """The zone ``name`` (an IANA name such as ``Europe/Paris``, or ``UTC``); '' is the machine's own. Raises ValueError."""
-    if not name:
+def zone_of(name: str | None) -> dt.tzinfo:
+    """The zone ``name`` (an IANA name such as ``Europe/Paris``, or ``UTC``); None is the machine's own. Raises ValueError
+    (also for '' or a name of blanks: ``--tz ''`` is a mistake, not a wish for the default)."""
+    if name is None:
         return dt.datetime.now().astimezone().tzinfo or dt.timezone.utc
+    if not name.strip():
+        raise ValueError(f"{name!r} is not a time zone name such as UTC or Europe/Paris")
     try:
         return ZoneInfo(name)
     except (KeyError, ValueError, OSError):
