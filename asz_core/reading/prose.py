@@ -154,8 +154,10 @@ class ProseStats:
         if not self.undecided:
             out = f"content shape of {self.from_source:,} one-text-part records read from their source lines" if self.from_source else ""
         else:
-            out = (f"{self.undecided:,} one-text-part records kept without their source line to tell a string from a list "
-                   f"(seed 003 drops a user list): give --source DIR to decide them")
+            out = (f"{self.undecided:,} user/assistant record(s) could not be checked against their source transcripts "
+                   "(gone, moved or changed), so each was kept as typed text though it may have been a list of text "
+                   "blocks (seed 003 drops a user's, such as an interrupt notice); pass --source DIR where the transcripts "
+                   "now are to check them")
         lost = ", ".join(f"{n:,} {LOST[k]}" for k, n in sorted(self.lost.items()))
         if lost:
             out += ("; " if out else "") + f"turns whose text is not in the root (marked in their text): {lost}"

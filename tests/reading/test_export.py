@@ -70,7 +70,7 @@ def test_prose_export_is_seed_003s_rule_applied_to_the_source_files(corpus_root,
     matched, lists = [], 0
     for sid in main_transcripts(corpus_source):
         by_src, sources, err = _prose_by_source(corpus_root, sid, "--source", str(corpus_source))
-        assert "without their source line" not in err
+        assert "could not be checked against their source transcripts" not in err
         for src in sorted(sources):
             assert by_src.get(src, []) == seed_003_prose(corpus_source / src), src
             matched.append(src)
@@ -83,6 +83,11 @@ def test_prose_export_is_seed_003s_rule_applied_to_the_source_files(corpus_root,
     assert hooks and not any(d.get("type") in ("user", "assistant") and "message" in d for h in hooks for d in source_lines(h))
 
 
+def _one_text_part(content) -> bool:
+    return isinstance(content, str) or (isinstance(content, list) and len(content) == 1
+                                        and isinstance(content[0], dict) and content[0].get("type") == "text")
+
+
 def test_without_the_source_a_one_block_list_is_kept_and_said(corpus_root, corpus_source):
     sid = "0d3a8e6f-290f-4105-a327-a2496e5e2a83"  # three interrupt notices written as one-text-block lists
     by_src, sources, err = _prose_by_source(corpus_root, sid)  # CLAUDE_CONFIG_DIR is empty: no source to read
@@ -93,7 +98,12 @@ def test_without_the_source_a_one_block_list_is_kept_and_said(corpus_root, corpu
     kept = [t for t in by_src[src] if t["role"] == "user" and (t["ts"], t["text"]) in one_block]
     assert [(t["ts"], t["text"]) for t in kept] == one_block
     assert [t for t in by_src[src] if t not in kept] == seed_003_prose(corpus_source / src)
-    assert "give --source DIR" in err
+    one_part = [d for d in source_lines(corpus_source / src) if d.get("type") in ("user", "assistant")
+                and _one_text_part(d.get("message", {}).get("content"))]  # a string or a list of one text block
+    [note] = [ln for ln in err.splitlines() if "could not be checked" in ln]
+    assert note.startswith(f"{len(one_part)} user/assistant record(s) could not be checked against their source "
+                           "transcripts (gone, moved or changed), so each was kept as typed text")
+    assert note.endswith("pass --source DIR where the transcripts now are to check them")
 
 
 def test_thinking_adds_the_reasoning(corpus_root, corpus_source):
