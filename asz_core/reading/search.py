@@ -253,7 +253,8 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
                 out.append((got[2], conversation, step, talk_of.get(step, ""), got[0], at, rel, row, flags))
             if bound:
                 meta.see(rec, main, prompt)
-            meta.titles.see(rec, ln.kind, header.stream, bound)
+            if digest:  # a file damaged before it was indexed gives no title (nor an id a summary's title may cite)
+                meta.titles.see(rec, ln.kind, header.stream, bound)
     return head, out, meta
 
 
