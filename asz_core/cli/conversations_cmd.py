@@ -125,9 +125,7 @@ def conversations(
     Each conversation's document is built (withholding view.hide) to know its
     state. A conversation that does not verify (state incomplete or mismatch)
     shows its tokens and cost as held back (null in --json, with held_back
-    naming the state), and a line after the table names it. One that cannot
-    be read (no usable round) shows state unreadable and a line starting
-    with ! after the table names it. Landed sessions with no conversation chain (never parsed, e.g. after
+    naming the state), and a line after the table names it. Landed sessions with no conversation chain (never parsed, e.g. after
     collect --no-parse, or their rounds removed) are in no row; a last line
     counts them (on stderr with --json). Exit 0 when listed (also when none),
     1 when the root is missing, 2 on usage errors.
@@ -181,10 +179,6 @@ def conversations(
     if held:
         typer.echo(f"{len(held)} conversation(s) do not verify: their tokens and cost are held back "
                    f"({', '.join(r['id'][:8] + ' ' + str(r.get('state')) for r in held)}; asz verify names the problems)")
-    unread = [row for row in rows if row.get("state") == "unreadable"]
-    if unread:  # its row is all dashes: say it is in no figure, as stdout alone is what a saved listing keeps
-        typer.echo(f"! {len(unread)} conversation(s) cannot be read (no usable round): no title, tokens or cost of "
-                   f"theirs is shown ({', '.join(r['id'][:8] for r in unread)}; asz verify names the problems)")
     if note:
         typer.echo(note)
     missing = sorted({m for row in rows for m in unpriced(row)})

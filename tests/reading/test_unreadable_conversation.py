@@ -56,9 +56,9 @@ def test_ls_says_on_stdout_which_conversation_cannot_be_read(root):
     lines = p.stdout.splitlines()
     [row] = [ln for ln in lines if ln.startswith(GONE[:8])]
     assert row.rstrip().endswith("unreadable")
-    assert f"! 1 conversation(s) cannot be read (no usable round): no title, tokens or cost of theirs is shown ({GONE[:8]};" in p.stdout
-    rows = json.loads(asz("ls", "--root", str(root), "--json").stdout)
-    assert {r["id"]: r["state"] for r in rows}[GONE] == "unreadable"
+    assert f"\nconversation {GONE[:8]} does not read: no usable round in conversation '{GONE}': round 1 is missing" in p.stdout
+    rows = {r["id"]: r for r in json.loads(asz("ls", "--root", str(root), "--json").stdout)}
+    assert rows[GONE]["state"] == "unreadable" and rows[GONE]["problem"].startswith("no usable round")
 
 
 def test_usage_marks_the_total_and_names_the_conversation_on_stdout(root, corpus_source):
