@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests" / "collect"))
+sys.path[:0] = [str(REPO / "tests" / "collect"), str(REPO / "tests")]  # collect_helpers imports tests/cli_helpers.py
 
 from crash_loop import kill_loop  # noqa: E402
 from collect_helpers import ASZ, env  # noqa: E402
