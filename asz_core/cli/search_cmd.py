@@ -74,6 +74,9 @@ def search(
         typer.echo(f"asz search: --kind: {exc}", err=True)
         raise typer.Exit(2)
     rep = _up_to_date(r, reindex)
+    if rep.elsewhere:
+        typer.echo(f"asz search: {r} cannot be written: the search index is built in {rep.elsewhere} for this search "
+                   "and removed after it (the root is left as it is)", err=True)
     if rep.indexed and not as_json:
         typer.echo(f"indexed {rep.indexed} conversation(s), {rep.rows} text(s) in {rep.seconds:.1f}s", err=True)
     t0 = time.monotonic()
@@ -133,12 +136,18 @@ def _up_to_date(r: Path, reindex: bool):
     from ..collect.workers import default_jobs
     from ..reading.progress import Bar
     from ..reading.search import IndexInterrupted, SearchError, index_path, update_index
+    from ..reading.search_place import elsewhere, unwritable
     from ..view.document import list_conversations
 
     ids: list[str] = []
     try:
         if reindex:
-            index_path(r).unlink(missing_ok=True)
+            try:
+                index_path(r).unlink(missing_ok=True)
+            except OSError as exc:
+                if not unwritable(exc):
+                    raise SearchError(f"cannot delete the search index {index_path(r)}: {exc}") from None
+                elsewhere(r, index_path(r), copy=False)  # a read-only root: a new index outside it, built whole
         ids = list_conversations(r)
         with Bar("index", len(ids)) as bar:
             # Rows read in one forked worker per CPU, as collect and parse do (asz collect --once leaves the index here).

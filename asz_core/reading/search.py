@@ -60,6 +60,7 @@ from ..view.titles import RuntimeTitle
 from .landed_check import chain_problem, read_landed, read_unbound, verified_rows
 from .listing import Filters, dialect_of
 from .purge import compact_securely
+from .search_place import elsewhere, first_note, index_file, unwritable
 from .search_hits import INDEX_DIFFERS, HitCheck, held_in, part_index, query_where, snippet_of
 from .search_text import MARK_END, MARK_START, SNIP_END, SNIP_START, has_cjk, marked, query_terms
 
@@ -97,6 +98,8 @@ class IndexReport(NamedTuple):
     unchanged: int
     rows: int
     seconds: float
+    #: The temporary index file the update wrote, the first time it had to (the root cannot be written), else ''.
+    elsewhere: str = ""
 
 
 def index_path(root: str | os.PathLike) -> Path:
@@ -320,7 +323,7 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
     indexes ``conversations`` again even when their heads did not change,
     and a conversation of a session whose removal is unfinished is indexed
     again when its rows name a landed file that is gone; either way the
-    deleted text is then wiped from the file.
+    deleted text is then wiped from the file. A root that cannot be written gets its index outside it (:mod:`.search_place`).
     """
     from ..collect.workers import each_in_order
     from .purge import compact_securely, pending_sessions, stale_conversations
@@ -329,10 +332,7 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
     root = Path(root)
     if not (root / "_conversations").is_dir():
         return IndexReport(0, 0, 0, 0, time.monotonic() - t0)  # nothing parsed: no index is written into this folder
-    try:
-        con = _connect(index_path(root), write=True)
-    except (sqlite3.Error, OSError) as exc:
-        raise SearchError(f"cannot write the search index {index_path(root)}: {exc}") from None
+    con, path = _open_for_update(root)
     indexed = removed = unchanged = rows = 0
     todo: list[tuple[str, str]] = []
     wanted: list[str] = []
@@ -375,10 +375,30 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
     except KeyboardInterrupt:
         raise IndexInterrupted(_keep_whole(con, todo) + unchanged, len(wanted)) from None
     except sqlite3.Error as exc:
-        raise SearchError(f"the search index {index_path(root)} cannot be updated: {exc} (delete it and run asz search --reindex)") from None
+        if path != index_path(root) or not unwritable(exc):
+            raise SearchError(f"the search index {path} cannot be updated: {exc} (delete it and run asz search --reindex)") from None
+        elsewhere(root, index_path(root))  # the root's index opened but cannot be written: updated in a copy outside it
     finally:
         con.close()
-    return IndexReport(indexed, removed, unchanged, rows, time.monotonic() - t0)
+    if index_file(root, index_path(root)) != path:
+        return update_index(root, conversations=conversations, step=step, jobs=jobs, purge=purge)
+    return IndexReport(indexed, removed, unchanged, rows, time.monotonic() - t0, first_note(root))
+
+
+def _open_for_update(root: Path) -> tuple[sqlite3.Connection, Path]:
+    """The index this process updates for ``root`` opened for writing, and its path: the root's own, else (a root that
+    cannot be written) a copy outside it (:mod:`asz_core.reading.search_place`). Raises :class:`SearchError`."""
+    path = index_file(root, index_path(root))
+    try:
+        return _connect(path, write=True), path
+    except (sqlite3.Error, OSError) as exc:
+        if path != index_path(root) or not unwritable(exc):
+            raise SearchError(f"cannot write the search index {path}: {exc}") from None
+        try:  # a read-only root: the index is derived, so it is kept outside the root for this process
+            path = elsewhere(root, index_path(root))
+            return _connect(path, write=True), path
+        except (sqlite3.Error, OSError) as again:
+            raise SearchError(f"cannot write the search index {index_path(root)}: {exc}; nor a copy of it in {path}: {again}") from None
 
 
 class IndexInterrupted(KeyboardInterrupt):
@@ -491,7 +511,7 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
     included. Raises :class:`QueryError`
     (nothing to search for) and :class:`SearchError` (no index: run an update first).
     """
-    path = index_path(root)
+    path = index_file(root, index_path(root))
     if not path.is_file():
         raise SearchError(f"{root} has no search index yet ({INDEX_PATH}): run asz search --reindex, asz parse or asz collect")
     match = fts_query(query)

@@ -19,6 +19,7 @@ every :data:`FRESH_SECONDS` (``asz server`` also updates it after each pass). Wi
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from pathlib import Path
@@ -26,6 +27,7 @@ from typing import Sequence
 
 from .listing import Filters, TimeError, parse_time
 from .search import QueryError, SearchError, index_path, iter_kinds, search, update_index
+from .search_place import index_file
 
 __all__ = ["answer", "PARAMS", "MAX_LIMIT"]
 
@@ -44,9 +46,12 @@ def _fresh(root: Path) -> None:
         if time.monotonic() - _updated.get(key, -1e9) < FRESH_SECONDS:
             return
         try:
-            update_index(root)
+            rep = update_index(root)
+            if rep.elsewhere:  # once per root while the server runs
+                print(f"asz: {root} cannot be written: the search index is kept in {rep.elsewhere} while this server runs "
+                      "(removed when it stops; the root is left as it is)", file=sys.stderr, flush=True)
         except SearchError:
-            if not index_path(root).is_file():
+            if not index_file(root, index_path(root)).is_file():
                 raise
         _updated[key] = time.monotonic()
 
