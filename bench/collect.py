@@ -14,7 +14,8 @@ each has its own peak RSS:
   landing and parsing sessions in one worker process per CPU as ``asz collect``
   does (``--jobs 1``: in its own process only; ``--no-parse``: landing only);
 * the same pass again over that root, with nothing new (target: < 2% of the full pass), timed as a whole
-  command and as the pass its summary line times (without Python's start-up and imports);
+  command and as the pass its summary line times (without Python's start-up and imports); ``--repeat`` times,
+  fastest kept, and with ``--before`` the older checkout's command over the same root, alternating;
 * the first ``asz search`` over that root, which builds the search index (no part of a collect pass):
   the ratio is also printed with its time added.
 
@@ -369,10 +370,22 @@ def main(argv: list[str] | None = None) -> int:
         print(f"memory   : {call / 2**20:.0f} MiB all processes (target <= 150 MiB at 1 GB, flat in corpus size)")
         # A pass with nothing new over the same root (target: under 2% of the full pass), as a whole command (Python's
         # start-up and imports included) and as the pass itself (the seconds the command's summary line prints).
-        t2, _, np_, _ = _run(args, env)
-        full_pass, idle_pass = _pass_seconds(cp.stdout), _pass_seconds(np_.stdout)
-        inner = f"; the pass itself {idle_pass:.2f}s of {full_pass:.2f}s = {idle_pass / full_pass:.3f}" if full_pass and idle_pass else ""
-        print(f"nothing  : {t2:.2f}s for a pass with nothing new = {t2 / ct:.3f} of the full pass (target < 0.02){inner}")
+        # With --before, the older checkout's command runs over the same root too (what it would land is the same
+        # bytes), alternating; fastest of --repeat each.
+        t2, np_cpu, idle_pass, np_ = float("inf"), float("inf"), float("inf"), None
+        b2 = [float("inf"), float("inf"), float("inf")]  # the older checkout's wall, CPU, the pass itself
+        for _ in range(a.repeat):
+            if a.before:
+                t1, _, bp, _ = _run(args, dict(env, PYTHONPATH=str(a.before)), cwd=a.before)
+                b2 = [min(b2[0], t1), min(b2[1], bp.cpu), min(b2[2], _pass_seconds(bp.stdout) or float("inf"))]
+            t1, _, np_, _ = _run(args, env)
+            t2, np_cpu, idle_pass = min(t2, t1), min(np_cpu, np_.cpu), min(idle_pass, _pass_seconds(np_.stdout) or float("inf"))
+        full_pass = _pass_seconds(cp.stdout)
+        inner = f"; the pass itself {idle_pass:.2f}s of {full_pass:.2f}s = {idle_pass / full_pass:.3f}" if full_pass and idle_pass < float("inf") else ""
+        print(f"nothing  : {t2:.2f}s ({np_cpu:.2f}s CPU) for a pass with nothing new = {t2 / ct:.3f} of the full pass (target < 0.02){inner}")
+        if a.before:
+            print(f"nothing before: {b2[0]:.2f}s ({b2[1]:.2f}s CPU) = {b2[0] / ct:.3f} of this full pass; the pass itself {b2[2]:.2f}s; "
+                  f"after / before {t2 / b2[0]:.2f} wall, {np_cpu / b2[1]:.2f} CPU")
         if not a.no_parse:
             # The search index is no part of the pass (docs/reading.md): the first search builds it. Its cost, and
             # the ratio of collect and that first search together, so both figures stay on the page.

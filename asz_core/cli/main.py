@@ -31,9 +31,10 @@ COMMANDS = {
     "push": "push_cmd", "receive": "push_cmd", "search": "search_cmd", "export": "export_cmd", "usage": "usage_cmd",
     "prune": "retention_cmd", "repack": "retention_cmd",
 }
-#: Commands that start servers: run without building the Typer application when their arguments are all plain
-#: options (:mod:`asz_core.cli.quick`), so they listen sooner (issue 22). Command name -> (module, function).
-QUICK = {"view": ("server_cmd", "view"), "server": ("server_cmd", "server")}
+#: Commands run without building the Typer application when their arguments are all plain options
+#: (:mod:`asz_core.cli.quick`; issue 22): the servers, so they listen sooner, and ``collect``, whose pass with nothing
+#: new is mostly start-up. Command name -> (module, function).
+QUICK = {"view": ("server_cmd", "view"), "server": ("server_cmd", "server"), "collect": ("collect_cmd", "collect")}
 
 
 def _version_callback(value: bool) -> None:

@@ -7,11 +7,12 @@ runs: most of what ``asz view`` spent before it could listen. For the
 commands of :data:`asz_core.cli.main.QUICK`, :func:`quick_kwargs` reads the
 arguments straight from the command function's own ``typer.Option``
 declarations when every argument is ``--name VALUE`` or ``--name=VALUE`` of an
-option typed ``str``, ``int`` or ``Path`` (optionally ``Optional``) and
-declared with nothing Typer would check or call (no callback, environment
+option typed ``str``, ``int``, ``float`` or ``Path`` (optionally ``Optional``), ``--name`` alone of a ``bool``
+option declared ``False`` with no ``--no-name``, or ``--name VALUE`` given any number of times of a ``list[Path]``
+or ``list[str]`` option declared ``[]``, each declared with nothing Typer would check or call (no callback, environment
 variable, prompt, range, parser or path check). Anything else (``--help``, an
 unknown or repeated-flag form, a value that is not a plain decimal for an
-``int``, a value starting with ``-``) gives ``None`` and the command runs
+``int`` or ``float``, a value starting with ``-``) gives ``None`` and the command runs
 through Typer as before, which answers with its own usage errors and help.
 Same values, same exit codes: the function is called with exactly what Typer
 would pass it.
@@ -28,11 +29,17 @@ from typing import Any, Callable, Optional
 __all__ = ["quick_kwargs", "run_quick"]
 
 _INT = re.compile(r"[+-]?[0-9]+")
+_FLOAT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+#: A ``bool`` option declared ``False`` with one ``--name`` (no ``/--no-name``): its presence sets it True, as in Click.
+_FLAG = object()
 #: Option attributes that must keep their default for an option to be read here (Typer would act on any other value).
 _PLAIN = {"callback": None, "envvar": None, "parser": None, "click_type": None, "min": None, "max": None, "exists": False,
           "resolve_path": False, "prompt": False, "is_flag": None, "flag_value": None, "count": False, "default_factory": None,
           "is_eager": False, "expose_value": True}
-_CONVERT: dict[Any, Callable[[str], Any]] = {str: str, Path: Path, int: int, Optional[str]: str, Optional[Path]: Path, Optional[int]: int}
+_CONVERT: dict[Any, Callable[[str], Any]] = {str: str, Path: Path, int: int, float: float, Optional[str]: str,
+                                              Optional[Path]: Path, Optional[int]: int}
+#: Options given any number of times, their values kept in order (a list, as Typer passes it).
+_MANY: dict[Any, Callable[[str], Any]] = {list[Path]: Path, list[str]: str}
 
 
 def _options(func: Callable) -> dict[str, tuple[str, Callable[[str], Any]]] | None:
@@ -45,15 +52,19 @@ def _options(func: Callable) -> dict[str, tuple[str, Callable[[str], Any]]] | No
         hints = typing.get_type_hints(func)
     except Exception:
         return None
-    out: dict[str, tuple[str, Callable[[str], Any]]] = {}
+    out: dict[str, tuple[str, Any]] = {}
     for name, p in inspect.signature(func).parameters.items():
-        info = p.default
-        convert = _CONVERT.get(hints.get(name))
+        info, hint = p.default, hints.get(name)
+        convert: Any = _CONVERT.get(hint)
+        if hint is bool and isinstance(info, OptionInfo) and info.default is False:
+            convert = _FLAG
+        elif hint in _MANY and isinstance(info, OptionInfo) and info.default == []:
+            convert = (_MANY[hint],)  # a tuple: many values
         if not isinstance(info, OptionInfo) or convert is None:
             return None
         if any(getattr(info, attr, value) != value for attr, value in _PLAIN.items()):
             return None
-        decls = [d for d in (info.param_decls or ()) if d.startswith("--")]
+        decls = [d for d in (info.param_decls or ()) if d.startswith("--") and "/" not in d]
         if not decls or len(decls) != len(info.param_decls or ()):
             return None
         for d in decls:
@@ -72,6 +83,10 @@ def quick_kwargs(func: Callable, args: list[str]) -> dict[str, Any] | None:
     i = 0
     while i < len(args):
         token = args[i]
+        if token in options and options[token][1] is _FLAG:
+            given[options[token][0]] = True
+            i += 1
+            continue
         if "=" in token and token.startswith("--"):
             flag, value = token.split("=", 1)
             i += 1
@@ -80,20 +95,26 @@ def quick_kwargs(func: Callable, args: list[str]) -> dict[str, Any] | None:
             i += 2
         else:
             return None
-        if flag not in options or (value.startswith("-") and value != "-"):
+        if flag not in options or options[flag][1] is _FLAG or (value.startswith("-") and value != "-"):
             return None
         name, convert = options[flag]
-        if convert is int and not _INT.fullmatch(value):
+        if (convert is int and not _INT.fullmatch(value)) or (convert is float and not _FLOAT.fullmatch(value)):
             return None
-        given[name] = convert(value)  # a repeated option: the last wins, as in Click
-    out = {name: p.default.default for name, p in inspect.signature(func).parameters.items()}
+        if isinstance(convert, tuple):
+            given.setdefault(name, []).append(convert[0](value))
+        else:
+            given[name] = convert(value)  # a repeated option: the last wins, as in Click
+    out = {name: list(p.default.default) if isinstance(p.default.default, list) else p.default.default
+           for name, p in inspect.signature(func).parameters.items()}
     out.update(given)
     return out
 
 
 def run_quick(func: Callable, args: list[str]) -> bool:
     """Run ``func`` with the options in ``args`` and exit as Typer would (``typer.Exit``'s code; ``Aborted!`` and 1 on
-    Ctrl-C); False, having run nothing, when the arguments are not all plain options (:func:`quick_kwargs`)."""
+    ``typer.Abort`` or end of input; 130 on a Ctrl-C the command did not catch, raised as Typer raises it, so
+    :func:`asz_core.cli.main.main` says it in one line); False, having run nothing, when the arguments are not all
+    plain options (:func:`quick_kwargs`)."""
     import typer
 
     kwargs = quick_kwargs(func, args)
@@ -103,7 +124,12 @@ def run_quick(func: Callable, args: list[str]) -> bool:
         func(**kwargs)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except (typer.Abort, KeyboardInterrupt, EOFError):
+    except KeyboardInterrupt as exc:
+        try:
+            raise typer.Exit(130) from exc
+        except typer.Exit as stop:
+            sys.exit(stop.exit_code)
+    except (typer.Abort, EOFError):
         typer.echo("Aborted!", err=True)
         sys.exit(1)
     sys.exit(0)

@@ -54,13 +54,13 @@ from typing import Callable, Iterable, Sequence
 import attrs
 
 from .report import SUMMARY_KEYS, Counters, Report
-from .session_pass import Landing, SessionPass
 from .windows import strerror
 from ..plugins.adapter import Adapter, Source, discovery_failure
-from ..sessiondata import DEFAULT_MAX_DELTA_BYTES, decode_header, format_rfc3339
+from ..sessiondata.model import DEFAULT_MAX_DELTA_BYTES
+from ..sessiondata.times import format_rfc3339
 from ..sessiondata import durable
 from ..storage.cursor import AppendCursor, SnapshotCursor, read_cursor, write_cursor
-from ..storage.layout import PREFIX_KIND, cursor_files, cursor_path, kind_dir, parse_landed_name, session_dir, session_dirs
+from ..storage.layout import PREFIX_KIND, cursor_files, cursor_path, cursor_paths, kind_dir, parse_landed_name, session_dir, session_dirs
 from ..storage.root import LockBusy, session_lock
 from ..storage.torn import TORN_AFTER_NS
 
@@ -344,6 +344,9 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
     items = list(work.items())
     jobs = min(max(col.options.jobs for col in cols), len(items))
     parallel = jobs > 1 and all(col.adapter.sessions_in_parallel for col in cols)
+    if parallel and _all_settled(root, items, c, on_session):
+        parallel = False  # a pass with nothing new: counted here, no worker forked
+        items = []
     if parallel:
         from .parallel import land_in_processes
 
@@ -394,10 +397,10 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
     c.sessions += 1
     c.sources += sum(len(sources) for _, sources in parts)
     sdir = session_dir(root, session)
-    if not sdir.is_dir() and not any(_nonempty(s.path) for _, sources in parts for s in sources):
-        return  # nothing to land and nothing landed: create no directory
-    if _nothing_new(root, session, parts, sdir):
-        return  # a pass under the lock would change nothing: no lock taken, no file opened
+    if _settled(root, session, parts, sdir):
+        return
+    from .session_pass import Landing, SessionPass  # the landing code loads once a session has something to land
+
     timeout = max(col.options.lock_timeout for col, _ in parts)
     lock = session_lock(root, session, timeout)
     try:
@@ -445,6 +448,34 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
         lock.release()
 
 
+def _settled(root: Path, session: str, parts: list[tuple[Collector, list[Source]]], sdir: Path) -> bool:
+    """True when a session's pass would take no lock and open no file for writing: nothing to land and nothing landed
+    (no directory is created), or nothing new (:func:`_nothing_new`)."""
+    if not sdir.is_dir():
+        return not any(_nonempty(s.path) for _, sources in parts for s in sources)
+    return _nothing_new(root, session, parts, sdir)
+
+
+def _all_settled(root: Path, items: list[tuple[str, list[tuple[Collector, list[Source]]]]], c: Counters,
+                 on_session: Callable[[str, int, int], None] | None) -> bool:
+    """When every session of ``items`` is :func:`_settled` (looked at in order, stopping at the first that is not),
+    count them all into ``c`` as :func:`land_session` would, call ``on_session`` for each and return True; else
+    False, having counted nothing. Anything unexpected is False: the session's own pass then looks and tells."""
+    try:
+        if not all(_settled(root, session, parts, session_dir(root, session)) for session, parts in items):
+            return False
+    except KeyboardInterrupt:
+        raise LandInterrupted(0, len(items)) from None
+    except Exception:
+        return False
+    for n, (session, parts) in enumerate(items, 1):
+        c.sessions += 1
+        c.sources += sum(len(sources) for _, sources in parts)
+        if on_session is not None:
+            on_session(session, n, len(items))
+    return True
+
+
 def _nothing_new(root: Path, session: str, parts: list[tuple[Collector, list[Source]]], sdir: Path) -> bool:
     """True when a session's pass would change nothing, told by stat calls, cursor reads and small reads alone (no lock).
 
@@ -458,15 +489,15 @@ def _nothing_new(root: Path, session: str, parts: list[tuple[Collector, list[Sou
     """
     if not sdir.is_dir():
         return False
-    seen: set[Path] = set()
+    seen: set[str] = set()
     try:
         for _, sources in parts:
             for s in sources:
-                cp = cursor_path(kind_dir(root, session, s.kind, s.stream, s.batch), s.kind)
+                cp = os.fspath(cursor_path(kind_dir(root, session, s.kind, s.stream, s.batch), s.kind))
                 if cp in seen or not _unchanged(s, read_cursor(cp)):
                     return False
                 seen.add(cp)
-        for cp in cursor_files(sdir):
+        for cp in cursor_paths(sdir):
             if cp not in seen:
                 cur = read_cursor(cp)
                 if cur is None or cur.state == "active":
@@ -516,6 +547,8 @@ def _owner(directory: Path, kind: str) -> str:
         return ""
     if best is None:
         return ""
+    from ..sessiondata.codec import decode_header
+
     try:
         with open(best[1], "rb") as f:
             header = decode_header(f.readline().rstrip(b"\n"))

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..sessiondata import durable
+from . import session_pass  # noqa: F401  # the landing code, loaded here once before the workers fork
 from .collector import Collector, Counters, LandInterrupted, land_session
 from ..plugins.adapter import Source
 from .workers import LOST, Tally, each_result, guided, process_pool, worker_start

@@ -357,7 +357,8 @@ def parse_root(
     every = [p.name for p in session_dirs(root)] if engine is None or sessions is None else []
     names = sorted(set(sessions)) if sessions is not None else list(every)
     pool = tally = None
-    if jobs > 1 and len(names) > 1 and engine is None:
+    todo = _not_current(root, names) if changed_only else names
+    if jobs > 1 and len(names) > 1 and engine is None and todo:  # no workers when no session is to be parsed
         import functools
 
         from ..collect.workers import Tally, can_fork, guided, process_pool
@@ -369,8 +370,7 @@ def parse_root(
     outcomes: list[ParseOutcome] = []
     try:
         with pool if pool is not None else contextlib.nullcontext():  # Ctrl-C: the pool's workers are killed at once
-            if changed_only:
-                names = [n for n in names if not chain_is_current(root, n)]
+            names = todo
             mark_pending(root, names)  # an index with no round is then told apart from rounds removed (trial 3, F5)
             if engine is None and names:  # issue 18: every session's ids in the root's table before any is assembled
                 names = sorted(set(names) | set(prepare(root, names, every, pool, jobs)))
@@ -449,6 +449,15 @@ def _parse_run(job: tuple[int, tuple]) -> list[ParseOutcome]:
     global _run
     _run, parse_job = job
     return _parse_sessions(parse_job)
+
+
+def _not_current(root: Path, names: list[str]) -> list[str]:
+    """The sessions of ``names`` whose chain is not :func:`chain_is_current` (stat calls and small reads), asked
+    before any worker starts: none when a pass landed nothing new. Ctrl-C raises :class:`ParseInterrupted`."""
+    try:
+        return [n for n in names if not chain_is_current(root, n)]
+    except KeyboardInterrupt:
+        raise ParseInterrupted(0, len(names)) from None
 
 
 def chain_is_current(root: Path, session: str) -> bool:

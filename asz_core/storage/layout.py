@@ -229,14 +229,18 @@ def highest_landed_seq(session_dir: str | os.PathLike) -> int:
 def cursor_files(session_dir: str | os.PathLike) -> list[Path]:
     """Every ``*.cursor`` entry of a session's stream, run and provider_body directories (a dot name too, as
     ``Path.glob`` finds it): directory by directory, each sorted by name."""
-    out: list[Path] = []
+    return [Path(p) for p in cursor_paths(session_dir)]
+
+
+def cursor_paths(session_dir: str | os.PathLike) -> list[str]:
+    """:func:`cursor_files` as strings, no :class:`Path` made: a pass with nothing new asks this of every session."""
+    out: list[str] = []
     for d in _holding_dirs(session_dir):
         try:
             names = sorted(n for n in os.listdir(d) if n.endswith(".cursor"))
         except (FileNotFoundError, NotADirectoryError):
             continue
-        here = Path(d)
-        out.extend(here / n for n in names)
+        out.extend(os.path.join(d, n) for n in names)
     return out
 
 

@@ -25,12 +25,16 @@ import os
 import time
 import weakref
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 import attrs
 
-from ..sessiondata import Header, LandedFile, SDWriter, durable, format_rfc3339, format_stamp
+from ..sessiondata import durable
+from ..sessiondata.times import format_rfc3339, format_stamp
 from .layout import highest_landed_seq, kind_dir, landed_name, session_dir
+
+if TYPE_CHECKING:  # the writer and its codec load when a session is landed, not for a lock (asz collect's start-up)
+    from ..sessiondata import Header, LandedFile, SDWriter
 
 __all__ = [
     "LockBusy",
@@ -326,6 +330,8 @@ class SessionWriter:
         the name already exist; the seq is then not used. Give an unfinished
         writer back with :meth:`abort` so its seq is reused.
         """
+        from ..sessiondata.writer import SDWriter
+
         if header.session != self.session:
             raise ValueError(f"header session {header.session!r} is not {self.session!r}")
         seq = self.next_seq
