@@ -13,6 +13,7 @@ import json
 from typing import Any, Callable
 
 from asz_core import FLAGS, Dropped, Part, RawJSON, Record, Usage, unknown_part
+from asz_core.sessiondata.vocabulary import USAGE_COUNT_DROPPED
 
 from .companions import note_companion
 from .jsonspans import Obj, element_bytes
@@ -22,6 +23,7 @@ __all__ = [
     "FLAG_ORDER",
     "REDACTED_WHY",
     "SIGNATURE_WHY",
+    "USAGE_WHY",
     "Parts",
     "attachment_flags",
     "count_of",
@@ -65,26 +67,52 @@ def count_of(d: dict, key: str) -> int:
 
 #: The counts of a message's ``usage`` in the order of :class:`Usage`'s fields (in, out, cache read, cache write).
 _USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+#: Why a usage count that is not a Session Data integer is listed under ``dropped`` (seed 000, Record and Dropped).
+USAGE_WHY = "not an integer that fits in 64 bits with its sign"
+_I64 = range(-(2**63), 2**63)
+#: Why a 1-hour cache write count is dropped: it is asz's split of ``cache_write``, a part of it, never below 0.
+SPLIT_WHY = "not a count of the 1-hour cache writes (an integer from 0 that fits in 64 bits)"
 
 
-def usage_of(message: dict) -> Usage | None:
-    """``message.usage`` as Session Data usage (each count as :func:`count_of` reads it); None when there is none or
-    all are 0.
+def _usage_count(u: dict, key: str, obj: Obj | None, where: str, dropped: list[Dropped] | None, why: str = USAGE_WHY,
+                 counts: range = _I64) -> int:
+    """``u[key]`` when it is an integer in ``counts`` (Session Data's: 64 bits with its sign, so a negative count is
+    kept as written); 0 when absent or null (seed 000: null is a field left out); otherwise 0 and, when ``dropped`` is
+    given, an entry naming the field, its size in source bytes and the value (docs/adapters/claude-code.md, Usage)."""
+    v = u.get(key)
+    if v is None or (type(v) is int and v in counts):
+        return v or 0
+    if dropped is not None:
+        raw = obj.member_bytes(key).strip() if obj is not None else json.dumps(v).encode()
+        dropped.append(Dropped(what=f"{USAGE_COUNT_DROPPED}{where}.{key}", bytes=len(raw), why=f"{why}: {shown(raw.decode('utf-8', 'replace'))}"))
+    return 0
+
+
+def usage_of(message: dict, msg: Obj | None = None, dropped: list[Dropped] | None = None) -> Usage | None:
+    """``message.usage`` as Session Data usage; None when there is none or all are 0.
 
     ``cache_write`` is ``cache_creation_input_tokens`` (every cache write, as
     the original lands it); ``cache_write_1h`` the 1-hour part of it,
     ``cache_creation.ephemeral_1h_input_tokens``, when the source gives one
-    (the rest are 5-minute writes). What usage leaves out is listed in
+    (the rest are 5-minute writes). A count that is not an integer in 64 bits
+    with its sign (12.5, "7", 10**30, true) is left out of usage and, with
+    ``dropped`` given, listed there (``msg`` is the message's :class:`Obj`, for
+    the value's source bytes). What usage leaves out is listed in
     docs/adapters/claude-code.md, Known gaps.
     """
     u = message.get("usage")
     if not isinstance(u, dict):
         return None
-    # count_of over the four keys in one pass (a decoded int is exactly int: bool is not taken)
-    counts = [v if type(v) is int and 0 <= v < 2**63 else 0 for v in map(u.get, _USAGE_KEYS)]
+    uo = msg.child("usage") if msg is not None else None
+    # the common case in one pass (a decoded int is exactly int: bool is not taken); a count that is not, one by one
+    counts = [v if type(v) is int and -(2**63) <= v < 2**63 else 0 if v is None else None for v in map(u.get, _USAGE_KEYS)]
+    if None in counts:
+        counts = [_usage_count(u, k, uo, "message.usage", dropped) for k in _USAGE_KEYS]
     split = u.get("cache_creation")
     if type(split) is dict:
-        counts.append(count_of(split, "ephemeral_1h_input_tokens"))
+        so = uo.child("cache_creation") if uo is not None else None
+        counts.append(_usage_count(split, "ephemeral_1h_input_tokens", so, "message.usage.cache_creation", dropped, SPLIT_WHY,
+                                   range(2**63)))
     return Usage(*counts) if any(counts) else None
 
 

@@ -215,7 +215,7 @@ def transcript_record(rec: Record, obj: Obj, raw: bytes, source: Source | None =
     if message is not None:
         rec.call = str_of(message, "id")
         rec.model = str_of(message, "model")
-        rec.usage = usage_of(message)
+        rec.usage = usage_of(message, obj.child("message"), rec.dropped)
     rec.trigger = _trigger(v, attachment)
     rec.flags = ordered_flags(_transcript_flags(v, t, message, attachment, tur))
 

@@ -57,11 +57,13 @@ Never by text or size.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import orjson
 
 from asz_core import BodyMeta, Dropped, Part, ProviderSession, Record, Source, Usage, loads_source, settle_surrogates, source_sha, unknown_part
+from asz_core.sessiondata.vocabulary import USAGE_COUNT_DROPPED
 
 from .runs import args_text, error_line, human_text, message_role, message_text, openai_generations, rfc3339
 
@@ -146,14 +148,39 @@ def _dropped(run: dict, what: tuple[str, ...], why: str) -> list[Dropped]:
     return [Dropped(what=k, bytes=_size(run[k]), why=why) for k in what if k in run and run[k] is not None]
 
 
-def _usage(msg: dict) -> Usage | None:
+#: Why a usage count that is not a Session Data integer is listed under ``dropped`` (seed 000, Record and Dropped).
+USAGE_WHY = "not an integer that fits in 64 bits with its sign"
+
+
+def _count(d: dict, key: str, where: str, dropped: list[Dropped]) -> int | None:
+    """``d[key]`` when it is an integer in 64 bits with its sign (0 when absent or null: seed 000); else None, and an
+    entry in ``dropped`` naming the field, its size as JSON and its value (never a number made from it)."""
+    v = d.get(key)
+    if v is None:
+        return 0
+    if type(v) is int and -(2**63) <= v < 2**63:
+        return v
+    text = json.dumps(v, ensure_ascii=False)
+    shown = text if len(text) <= 80 else text[:80] + "…"
+    dropped.append(Dropped(what=f"{USAGE_COUNT_DROPPED}{where}.{key}", bytes=len(text.encode("utf-8", "surrogatepass")), why=f"{USAGE_WHY}: {shown}"))
+    return None
+
+
+def _usage(msg: dict, dropped: list[Dropped]) -> Usage | None:
+    """``usage_metadata`` as Session Data usage; a count it cannot carry is listed in ``dropped`` (docs/adapters/langchain.md).
+    ``in`` is ``input_tokens`` less the cache reads and writes it holds: left out (and listed) when one of those was."""
     um = msg.get("usage_metadata")
     if not isinstance(um, dict):
         return None
     det = um.get("input_token_details") if isinstance(um.get("input_token_details"), dict) else {}
-    cr = int(det.get("cache_read") or 0)
-    cw = int(det.get("cache_creation") or 0)
-    u = Usage(in_=max(0, int(um.get("input_tokens") or 0) - cr - cw), out=int(um.get("output_tokens") or 0), cache_read=cr, cache_write=cw)
+    where = "usage_metadata.input_token_details"
+    cr, cw = _count(det, "cache_read", where, dropped), _count(det, "cache_creation", where, dropped)
+    inp, out = _count(um, "input_tokens", "usage_metadata", dropped), _count(um, "output_tokens", "usage_metadata", dropped)
+    if inp and (cr is None or cw is None):  # the uncached part of input_tokens cannot be told
+        dropped.append(Dropped(what=f"{USAGE_COUNT_DROPPED}usage_metadata.input_tokens", bytes=len(str(inp)),
+                               why="holds cache reads or writes whose count was dropped: its uncached part cannot be told"))
+        inp = None
+    u = Usage(in_=max(0, (inp or 0) - (cr or 0) - (cw or 0)), out=out or 0, cache_read=cr or 0, cache_write=cw or 0)
     return None if u.is_empty() else u
 
 
@@ -164,6 +191,7 @@ def _llm_end(rec: Record, run: dict) -> None:
         gens = openai_generations(outputs)
     parts: list[Part] = []
     finished = False
+    usage_dropped: list[Dropped] = []
     for g in gens or []:
         for item in (g if isinstance(g, list) else [g]):
             if not isinstance(item, dict):
@@ -195,14 +223,14 @@ def _llm_end(rec: Record, run: dict) -> None:
             gi = item.get("generation_info") if isinstance(item.get("generation_info"), dict) else {}
             if rm.get("finish_reason") or rm.get("stop_reason") or gi.get("finish_reason"):
                 finished = True
-            u = _usage(msg)
+            u = _usage(msg, usage_dropped)
             if u is not None:
                 rec.usage = u
     rec.parts = parts
     if finished:
         rec.flags.append("finished")
     rec.dropped = _dropped(run, ("inputs", "extra", "events", "serialized"),
-                           "the request the framework sent: a provider body, not transcript content")
+                           "the request the framework sent: a provider body, not transcript content") + usage_dropped
     if gens is None and "outputs" in run:
         rec.dropped += _dropped(run, ("outputs",), "not a chat generation this dialect describes")
 

@@ -48,11 +48,11 @@ def usage(
     them under cost.unpriced). Only verified evidence is counted: the calls of
     a conversation that does not verify (state incomplete or mismatch) are
     held back, in no figure and no total; a row they fall in is marked ! and
-    lists them under held_back in --json, and stderr names each problem. A
-    conversation that does not read (no usable round) is in no figure either:
-    the total is marked !, a line under it names it, and in --json every row
-    lists it under unreadable (its days are not known). Exit
-    1 when a conversation does not read or does not verify (the others are
+    lists them under held_back in --json, and stderr names each problem; a row with a call whose usage is incomplete
+    (a count its record lists under dropped) is marked ~ and lists them under usage_incomplete in --json. A
+    conversation that does not read (no usable round) is in no figure either: the total is marked !, a line under it
+    names it, and in --json every row lists it under unreadable (its days are not known). Exit 1 when a conversation
+    does not read or does not verify (the others are
     still counted), 2 for a bad view, date, zone or configuration. Landed
     sessions with no conversation chain (never parsed, e.g. after collect
     --no-parse or while a collect still parses) are in no figure: stderr says
@@ -133,12 +133,13 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
     label_of = (lambda r: f"{r[key][:8]} {r['title']}") if session else (lambda r: str(r[key]))
     # in terminal cells (a CJK project name takes two a character); the total row fits whole
     width = max([len(key), len("total !" if unreadable else "total")]
-                + [min(cell_len(" ".join(label_of(r).split())) + 2 * ("held_back" in r), 44) for r in rows])
+                + [min(cell_len(" ".join(label_of(r).split())) + len(_marks(r)), 44) for r in rows])
     typer.echo("  ".join([_cell(key.upper(), width, True)] + [_cell(h, w, i == 0) for i, (h, w) in enumerate(COLUMNS)]))
     for r in rows:
         label = label_of(r)
-        if "held_back" in r:  # kept whole on a narrow key: the mark is what says the row leaves calls out
-            label = (label if cell_len(label) + 2 <= width else fit_cells(label, width - 2)) + " !"
+        marks = _marks(r)
+        if marks:  # kept whole on a narrow key: the mark is what says the row leaves calls or counts out
+            label = (label if cell_len(label) + len(marks) <= width else fit_cells(label, width - len(marks))) + marks
         models = r["models"] or (["held back"] if "held_back" in r and not r["calls"] else [])
         typer.echo(_line(label, width, models, r["usage"], r["cost"]))
         if breakdown:
@@ -155,6 +156,17 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
     if unreadable:
         typer.echo(f"! not read, in no figure above (no usable round; stderr says why, asz verify names the problems): "
                    + ", ".join(c[:8] for c in unreadable))
+    short = {h["conversation"]: h for r in rows for h in r.get("usage_incomplete", ())}
+    if short:
+        typer.echo("~ usage incomplete, the figures above are short by counts a record left out (listed under dropped; "
+                   "asz conversation names the calls): "
+                   + ", ".join(f"{c[:8]} ({h['calls']} call(s): {', '.join(h['fields'])})" for c, h in sorted(short.items())))
+
+
+def _marks(row: dict) -> str:
+    """The marks after a row's key: `` !`` when it holds calls back (they do not verify), `` ~`` when a counted call's
+    usage is incomplete."""
+    return (" !" if "held_back" in row else "") + (" ~" if row.get("usage_incomplete") else "")
 
 
 def register(app: typer.Typer) -> None:

@@ -35,6 +35,7 @@ __all__ = [
     "CONTENT_STATES",
     "STREAM_ROLES",
     "GLOSSARY_NAMES",
+    "USAGE_COUNT_DROPPED",
 ]
 
 # --------------------------------------------------------------------------- Session Data (seed 000)
@@ -131,3 +132,8 @@ def _glossary_names() -> tuple[str, ...]:
 
 #: Every model name a dialect's glossary must cover (origin-digest §4.5 and §6), in this order.
 GLOSSARY_NAMES: tuple[str, ...] = _glossary_names()
+
+#: How the ``what`` of a dropped entry for a usage count begins, followed by the source field (``usage count
+#: message.usage.output_tokens``): a count Session Data cannot carry (not an integer in 64 bits with its sign). A reader
+#: says the usage of the call whose record lists one is incomplete (docs/view.md, Usage).
+USAGE_COUNT_DROPPED = "usage count "

@@ -90,6 +90,8 @@ class NodeView(ViewBase):
             if not held:
                 d["usage"] = cu.usage  # made for this call by read_call, referenced by nothing else the document holds
             d["usage_state"] = "unavailable" if held else cu.state
+        if cu.incomplete and not held:  # counts its record lists under dropped: the usage is short by them
+            d["usage_incomplete"] = list(cu.incomplete)
         if cu.requests:  # two provider calls answered under one message id (issue 17): each with its own usage
             d["requests"] = [{"request": r.request, "usage_state": "unavailable", "model": r.model} if held else
                              {"request": r.request, "usage": dict(r.usage), "usage_state": r.state, "model": r.model} for r in cu.requests]

@@ -59,8 +59,9 @@ DB_NAME = "summaries.sqlite"
 #: Named in every fingerprint: changed when the way calls are counted changes within one version (1h: usage keeps
 #: ``cache_write_1h``; state: an entry keeps the verification state; not-derived: rows say changes_not_derived;
 #: titles: a title is never an injected record's text; leaf: a summary record names only the conversation holding
-#: its leafUuid's message, and a damaged round is said), so no entry counted the old way is used.
-_COUNTING = "1h+state+not-derived+titles+leaf"
+#: its leafUuid's message, and a damaged round is said; incomplete: a call keeps the usage counts its record dropped),
+#: so no entry counted the old way is used.
+_COUNTING = "1h+state+not-derived+titles+leaf+incomplete"
 #: The modules (under ``asz_core/view``) whose code makes a row's title and a talk's label: their source is hashed into
 #: every fingerprint (:func:`code_mark`), so an entry made by an asz whose title or label code differed, a development
 #: build of the same version included, is never read. The rule: code that decides a title or a label lives in one of
@@ -150,7 +151,11 @@ class ConversationSummary:
                   *((c.usage[SPLIT_KIND],) if SPLIT_KIND in c.usage else ())] if c.usage is not None
                  else [c.time, c.model, c.lane, int(c.synthetic), c.request] for c in self.calls]
         # a time outside 64 bits (year 9999+) stays exact
-        return dumps_wide({"places": self.places, "calls": calls, "state": self.state, "problems": list(self.problems)})
+        d = {"places": self.places, "calls": calls, "state": self.state, "problems": list(self.problems)}
+        short = {str(i): list(c.incomplete) for i, c in enumerate(self.calls) if c.incomplete}
+        if short:  # the calls whose usage lacks a count their record lists under dropped (by position)
+            d["incomplete"] = short
+        return dumps_wide(d)
 
     @classmethod
     def from_json(cls, data: bytes | str) -> ConversationSummary:
@@ -158,12 +163,14 @@ class ConversationSummary:
             d = orjson.loads(data)
         except orjson.JSONDecodeError:  # an entry holding an int outside 64 bits (see to_json)
             d = json.loads(data)
-        calls = []
+        calls: list[CallUsage] = []
+        short = d.get("incomplete") or {}
         for c in d["calls"]:
             usage = dict(zip(TOKEN_KINDS, c[5:9])) if len(c) >= 9 else None
             if len(c) >= 10:
                 usage[SPLIT_KIND] = c[9]
-            calls.append(CallUsage(usage, "", c[1], c[2], bool(c[3]), None if c[0] is None else int(c[0]), c[4]))
+            calls.append(CallUsage(usage, "", c[1], c[2], bool(c[3]), None if c[0] is None else int(c[0]), c[4], (),
+                                   tuple(short.get(str(len(calls))) or ())))
         return cls(d["places"], tuple(calls), d.get("state", "verified"), tuple(d.get("problems") or ()))
 
 

@@ -29,7 +29,10 @@ from typing import Iterable, Iterator
 
 import msgspec
 
-__all__ = ["TOKEN_KINDS", "SPLIT_KIND", "LANES", "CallUsage", "zero_usage", "add_usage", "read_call", "provider_calls", "usage_totals"]
+from ..sessiondata.vocabulary import USAGE_COUNT_DROPPED
+
+__all__ = ["TOKEN_KINDS", "SPLIT_KIND", "LANES", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls",
+           "usage_totals", "incomplete_lines"]
 
 #: The four token counts of a usage object, in document order.
 TOKEN_KINDS = ("in", "out", "cache_read", "cache_write")
@@ -59,6 +62,9 @@ class CallUsage(msgspec.Struct, frozen=True):
     #: When the node's fragments name more than one request id: one CallUsage per provider call that carries
     #: usage, in landed order of its first fragment (the node's ``usage`` is their sum); () otherwise.
     requests: tuple = ()
+    #: The source fields of usage counts the record its usage was read from lists under ``dropped`` (counts Session
+    #: Data cannot carry: :data:`~asz_core.sessiondata.vocabulary.USAGE_COUNT_DROPPED`): the call's usage is short by them.
+    incomplete: tuple = ()
 
 
 def zero_usage() -> dict:
@@ -115,16 +121,26 @@ def read_call(records: Iterable[tuple[dict | None, int | None]], finished: bool,
         add_usage(total, p.usage)
     first = counted[0]
     return CallUsage(total, first.state, first.model or parts[-1].model, lane, any(p.synthetic for p in parts), first.time,
-                     "", counted if len(counted) > 1 else ())
+                     "", counted if len(counted) > 1 else (), tuple(f for p in counted for f in p.incomplete))
+
+
+def dropped_counts(rec: dict) -> tuple:
+    """The source fields of the usage counts a record lists under ``dropped`` (:data:`USAGE_COUNT_DROPPED`), in order."""
+    n = len(USAGE_COUNT_DROPPED)
+    return tuple(w[n:] for d in rec.get("dropped") or () if isinstance(d, dict) and isinstance(w := d.get("what"), str)
+                 and w.startswith(USAGE_COUNT_DROPPED))
 
 
 def _read_one(records: list[tuple[dict, int | None]], finished: bool, lane: str, request: str) -> CallUsage:
     """One provider call's usage: its last fragment carrying usage; the model named there, else the last one named.
 
     A call any of whose fragments is flagged ``synthetic`` (a message the
-    runtime wrote itself) is marked so: it is no model's work.
+    runtime wrote itself) is marked so: it is no model's work. A fragment that
+    lists usage counts under ``dropped`` carries usage (what it kept, maybe
+    nothing): the call's ``incomplete`` names the counts its figure lacks.
     """
     last = None  # the last usage object: only its counts are read
+    short: tuple = ()
     usage_model = ""
     model = ""
     synthetic = False
@@ -139,15 +155,16 @@ def _read_one(records: list[tuple[dict, int | None]], finished: bool, lane: str,
         if flags and "synthetic" in flags:
             synthetic = True
         u = rec.get("usage")
-        if isinstance(u, dict):
-            last = u
+        lost = dropped_counts(rec) if "dropped" in rec else ()
+        if isinstance(u, dict) or lost:
+            last, short = (u if isinstance(u, dict) else {}), lost
             usage_model = m if isinstance(m, str) else ""
             usage_time = t
     usage = None if last is None else _counts(last)
     if usage is None:
         return CallUsage(None, "", model, lane, synthetic, first_time, request)
     return CallUsage(usage, "final" if finished else "last_seen", usage_model or model, lane, synthetic,
-                     usage_time if usage_time is not None else first_time, request)
+                     usage_time if usage_time is not None else first_time, request, (), short)
 
 
 def provider_calls(calls: Iterable[CallUsage]) -> Iterator[CallUsage]:
@@ -194,9 +211,26 @@ def usage_totals(calls: Iterable[CallUsage]) -> dict:
     for (model, lane), u in pairs.items():
         for t in (total, by_model.get(model) or by_model.setdefault(model, zero_usage()), by_lane[lane]):
             add_usage(t, u)
-    return {
+    out = {
         "models": sorted(models),
         "usage": total,
         "usage_by_model": dict(sorted(by_model.items())),
         "usage_by_lane": by_lane,
     }
+    short = sum(1 for c in provider_calls(calls) if c.incomplete)
+    if short:  # only then: a conversation whose every count landed gives the keys it always gave
+        out["usage_incomplete"] = short
+    return out
+
+
+def incomplete_lines(call_usage: dict[str, CallUsage]) -> list[str]:
+    """One ``usage incomplete: …`` line per provider call (node id → its usage, in id order) whose usage lacks a count
+    its record lists under ``dropped``, naming the call and the source fields."""
+    lines = []
+    for nid, cu in sorted(call_usage.items()):
+        for c in (cu.requests or (cu,)):
+            if c.incomplete:
+                name = f"{nid}#{c.request}" if cu.requests else nid
+                lines.append(f"usage incomplete: call {name} left out {', '.join(c.incomplete)} (not an integer Session Data "
+                             "can carry; listed under dropped), so its usage and the totals are short by it")
+    return lines

@@ -64,6 +64,8 @@ class Counted:
     usage: dict
     model: str
     held: str = ""  # the state of a conversation that does not verify: in no figure, named by held_back
+    #: usage counts the call's record lists under dropped (source fields): its usage is short by them
+    incomplete: tuple = ()
 
 
 def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = (), *, cache: bool = True,
@@ -116,7 +118,8 @@ def _count_calls(out: list[Counted], conv: str, places: dict, calls: Iterable, z
         if c.usage is None:
             continue
         day = None if c.time is None else dt.datetime.fromtimestamp(c.time // 1_000_000_000, tz=zone).date()
-        out.append(Counted(conv, places, day, None if c.time is None else c.time // 1_000_000, c.usage, c.model, held))
+        out.append(Counted(conv, places, day, None if c.time is None else c.time // 1_000_000, c.usage, c.model, held,
+                           c.incomplete))
 
 
 def _key(view: str, c: Counted) -> str:
@@ -171,6 +174,14 @@ def _row(view: str, key: str, every: list[Counted], table: PriceTable | None) ->
                cost_by_model={m: cost_of({m: u}, table) for m, u in sorted(by_model.items())})
     if held:
         row["held_back"] = sorted(held.values(), key=lambda h: h["conversation"])
+    short: dict[str, dict] = {}
+    for c in calls:
+        if c.incomplete:
+            s = short.setdefault(c.conversation, {"conversation": c.conversation, "calls": 0, "fields": []})
+            s["calls"] += 1
+            s["fields"] = sorted(set(s["fields"]) | set(c.incomplete))
+    if short:  # counted calls whose usage lacks a count their record lists under dropped: the row is short by them
+        row["usage_incomplete"] = sorted(short.values(), key=lambda h: h["conversation"])
     return row
 
 

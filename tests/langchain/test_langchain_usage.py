@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from asz_adapters_langchain.dialect import convert_line
 from langchain_helpers import multipart_runs
 
 
@@ -44,3 +47,34 @@ def test_usage_counts_the_runs_reported_tokens(tmp_path, receiver_factory, run_a
     assert sum(row["calls"] for row in rows) == len(last)
     for row in rows:
         assert row["conversation"] and set(row) >= {"usage", "cost", "models"}
+
+
+_LLM_END = ('{"asz":{"id":"m:patch:1","run":"t1","kind":"llm","end":true,"call":"m"},"op":"patch","run":{"id":"m","outputs":'
+            '{"generations":[[{"message":{"type":"ai","content":"ok","usage_metadata":{"input_tokens":40,"output_tokens":%s,'
+            '"input_token_details":{"cache_read":%s}}}}]]}}}')
+
+
+@pytest.mark.parametrize("written", ["12.5", '"7"', '"abc"', "true"])
+def test_a_usage_count_that_is_no_64_bit_integer_is_listed_under_dropped_not_guessed(written):
+    """Seed 000: usage counts are integers in 64 bits with their sign. A count the dialect cannot carry is left out and
+    listed under ``dropped`` (never read as int("7") or int(12.5), never costing the record's other fields)."""
+    line = (_LLM_END % (written, "10")).encode()
+    um = json.loads(line)["run"]["outputs"]["generations"][0][0]["message"]["usage_metadata"]
+    rec = convert_line(None, line, 1, 0)
+    assert [p.text for p in rec.parts] == ["ok"]
+    assert (rec.usage.in_, rec.usage.out, rec.usage.cache_read) == (
+        um["input_tokens"] - um["input_token_details"]["cache_read"], 0, um["input_token_details"]["cache_read"])
+    assert [(d.what, d.bytes) for d in rec.dropped] == [("usage count usage_metadata.output_tokens", len(written))]
+
+
+def test_a_negative_count_lands_as_written_and_null_is_a_count_left_out():
+    rec = convert_line(None, (_LLM_END % ("-5", "null")).encode(), 1, 0)
+    assert (rec.usage.in_, rec.usage.out, rec.usage.cache_read, rec.dropped) == (40, -5, 0, [])
+
+
+def test_input_tokens_are_left_out_when_the_cache_count_inside_them_was_dropped():
+    """LangChain's input_tokens hold the cached ones, which Session Data counts apart: with the cache read count
+    dropped, the uncached part cannot be told, so it is not guessed."""
+    rec = convert_line(None, (_LLM_END % ("2", '"10"')).encode(), 1, 0)
+    assert (rec.usage.in_, rec.usage.out, rec.usage.cache_read) == (0, 2, 0)
+    assert [d.what for d in rec.dropped] == ["usage count usage_metadata.input_token_details.cache_read", "usage count usage_metadata.input_tokens"]

@@ -404,3 +404,47 @@ def test_the_plugin_manager_finds_the_adapter() -> None:
     registry = get_plugin_manager()
     assert isinstance(registry.get("claude-code-local"), ClaudeCodeLocal)
     assert isinstance(registry.by_dialect("claude-code/1"), ClaudeCodeLocal)
+
+
+# --------------------------------------------------------------------------- usage counts Session Data cannot carry
+
+_USAGE_LINE = ('{"type":"assistant","uuid":"a1","message":{"id":"msg_1","role":"assistant","content":[],"stop_reason":"end_turn",'
+               '"usage":{"input_tokens":3,"output_tokens":%s,"cache_read_input_tokens":18462,"cache_creation_input_tokens":123}}}')
+
+
+@pytest.mark.parametrize("written", ["12.5", '"7"', "1000000000000000000000000000000", "9223372036854775808", "true", "[1]"])
+def test_a_usage_count_that_is_no_64_bit_integer_is_listed_under_dropped(written: str) -> None:
+    """Seed 000: usage counts are integers in 64 bits with their sign; one the adapter cannot carry is listed under
+    ``dropped`` (what, bytes, why), never silently missing. The other counts land as the line has them."""
+    line = (_USAGE_LINE % written).encode()
+    source = json.loads(line)["message"]["usage"]
+    rec = conv(line)
+    assert (rec.usage.in_, rec.usage.out, rec.usage.cache_read, rec.usage.cache_write) == (
+        source["input_tokens"], 0, source["cache_read_input_tokens"], source["cache_creation_input_tokens"])
+    assert [(d.what, d.bytes) for d in rec.dropped] == [("usage count message.usage.output_tokens", len(written))]
+    assert rec.dropped[0].why.endswith(": " + written)
+    assert b'"dropped":[{"what":"usage count message.usage.output_tokens"' in encode_record(rec)
+
+
+@pytest.mark.parametrize("written", ["-5", "-9223372036854775808", "9223372036854775807"])
+def test_a_negative_or_largest_usage_count_is_a_64_bit_integer_and_lands_as_written(written: str) -> None:
+    """A negative count is a Session Data integer: it lands as the source wrote it (as the original's integer field
+    takes it), with no dropped entry; a reader sees it."""
+    line = (_USAGE_LINE % written).encode()
+    rec = conv(line)
+    assert rec.usage.out == json.loads(line)["message"]["usage"]["output_tokens"] and rec.dropped == []
+    assert f'"out":{written}'.encode() in encode_record(rec)
+
+
+def test_a_null_usage_count_is_a_count_left_out_with_no_dropped_entry() -> None:
+    """Seed 000: a field written as null is the same as a field left out."""
+    rec = conv((_USAGE_LINE % "null").encode())
+    assert rec.usage.out == 0 and rec.dropped == []
+    assert b'"usage":{"in":3,"cache_read":18462,"cache_write":123}' in encode_record(rec)
+
+
+def test_a_1_hour_cache_write_count_that_is_no_integer_is_listed_under_dropped() -> None:
+    u = {"input_tokens": 3, "output_tokens": 211, "cache_creation_input_tokens": 8100, "cache_creation": {"ephemeral_1h_input_tokens": "8052"}}
+    rec = conv(assistant([{"type": "text", "text": "x"}], stop_reason="end_turn", usage=u))
+    assert (rec.usage.cache_write, rec.usage.cache_write_1h) == (8100, 0)
+    assert [(d.what, d.bytes) for d in rec.dropped] == [("usage count message.usage.cache_creation.ephemeral_1h_input_tokens", len('"8052"'))]
