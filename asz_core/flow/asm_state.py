@@ -219,6 +219,8 @@ class State:
         self.aside: list[IndexEntry] = []
         #: earlier versions of a document holding content, replaced by a later landed version (stage 1)
         self.superseded: list[IndexEntry] = []
+        #: Records kept although an earlier record has their id: another payload under a reused id (field report 20).
+        self.conflicting: list[IndexEntry] = []
         #: issue 18 (asm_links): what other sessions say (SessionLinks or None), records repeated from an earlier one
         self.links: Any = None
         self.repeated: list[IndexEntry] = []

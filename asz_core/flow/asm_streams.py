@@ -1,7 +1,8 @@
 """Assembly stages 1-4 (origin-digest §4.4): canonical records, streams, provider calls, tool joins.
 
 1. dedupe by record id across the session — the first landed copy wins; a
-   record without an id is never a duplicate;
+   record without an id is never a duplicate; a later record under the same id
+   with another payload (:func:`payload_of`) is kept too, as a conflict;
 2. partition streams by the landed file's header stream (and the session and
    stream nodes, with the title the runtime wrote);
 3. group provider calls by the record ``call`` in line order;
@@ -19,7 +20,7 @@ from .index import SET_ASIDE_KINDS, IndexEntry, record_time_range
 from .model import Node
 from .asm_state import CALL_KINDS, State, Stream, Call, Tool, carries_content, ref_of
 
-__all__ = ["stage1_canonical", "latest_documents", "stage2_streams", "latest_title", "label_for", "time_range", "stage3_calls", "tool_parts", "stage4_tools"]
+__all__ = ["stage1_canonical", "payload_of", "latest_documents", "stage2_streams", "latest_title", "label_for", "time_range", "stage3_calls", "tool_parts", "stage4_tools"]
 
 _NODE_ID = attrgetter("node_id")  # sort keys (C, not a lambda per item)
 _SEQ_ROW = attrgetter("seq", "row")
@@ -30,6 +31,7 @@ _TS = attrgetter("ts")
 def stage1_canonical(st: State) -> None:
     """Records through the watermark, replayed copies removed (first landed copy wins)."""
     dups = conflicts = 0
+    variants: dict[str, list[tuple]] = {}  # record id → the payloads kept under it (only ids landed more than once)
     latest = latest_documents(st)
     through, by_record, canonical, entries = st.through_seq, st.by_record, st.canonical, st.ix.entries
     n = 0
@@ -48,21 +50,37 @@ def stage1_canonical(st: State) -> None:
         if e.id:
             first = by_record.get(e.id)
             if first is not None:
-                dups += 1
-                if e.sha and first.sha and e.sha != first.sha:
-                    conflicts += 1
-                continue
-            by_record[e.id] = e
+                mine, kept = payload_of(e), variants.get(e.id)
+                if kept is None:
+                    kept = variants[e.id] = [payload_of(first)]
+                if mine in kept:
+                    dups += 1
+                    if e.sha and first.sha and e.sha != first.sha:
+                        conflicts += 1  # another source line: its text may differ (the document compares it)
+                    continue  # a repeat (field reports 20, 21, 23): one record
+                # the same id with another payload (field report 20): both are kept, the conflict is flagged
+                kept.append(mine)
+                st.conflicting.append(e)
+            else:
+                by_record[e.id] = e
         canonical.append(e)
     st.orphans = [e for e in canonical if e.parent and e.parent not in by_record]
     st.stats.update(
         entries=len(canonical),
         superseded=len(st.superseded),
         duplicates=dups,
-        duplicate_conflicts=conflicts,
+        duplicate_conflicts=conflicts + len(st.conflicting),
         dangling_parents=[{"seq": e.seq, "row": e.row, "parent": e.parent} for e in st.orphans],
         beyond=sum(map(through.__lt__, map(_SEQ, entries[n:]))),  # the entries not read above with a seq past it
     )
+
+
+def payload_of(e: IndexEntry) -> tuple:
+    """What decides whether two records landed under one id are one record: the model call they belong to, its usage
+    and their parts as the index keeps them (kind, ids, names, state and size). A copy the runtime wrote again gives
+    the same; another message under a reused id (field report 20) does not."""
+    return e.call, e.usage, [(p.k, p.id, p.of, p.name, p.server, p.server_tool, p.failed, p.bytes, p.changes, p.provider, p.state)
+                             for p in e.parts]
 
 
 def latest_documents(st: State) -> dict[str, tuple[int, int]]:

@@ -10,9 +10,13 @@ files is either cited by a step node of the fold (or shown as a talk's
 - ``duplicate``: the same record id landed earlier with the same payload
   (``of`` names the first copy; the node citing the first copy lists it under
   ``copies``);
-- ``conflict``: the same record id landed earlier with a different payload
-  (both are shown: the node of the first copy lists it under ``conflicts``,
-  and ``summary.problems`` has a line naming the id);
+- ``conflict``: the same record id landed earlier with a payload that differs
+  only in text or data (assembly compares calls, usage and the parts' kinds, ids
+  and sizes; a record that differs there is kept and drawn by its own node, field
+  report 20): the node of the first copy lists it under ``conflicts``, and
+  ``summary.problems`` has a line naming the id and both places. A record drawn
+  by its own node under an id an earlier record has, with another payload, is
+  flagged the same way (its line says both are shown).
 - ``undescribed``: the record holds an ``unknown`` part (listed under
   ``undescribed`` too);
 - ``unresolved``: a result whose request never landed (``unresolved`` names
@@ -156,6 +160,8 @@ def measure(records: dict[int, list[dict]], nodes: Iterable[Node], unknown: Iter
             total += 1
             if pos in cited:
                 by_node += 1
+                if earlier is not None and not same_payload(earlier[2], rec):  # both kept by assembly (field report 20)
+                    _conflict(cov, rid, earlier, seq, row, cited, "both are shown")
                 continue
             later = (superseded or {}).get((seq, row))
             entry = ({"ref": {"seq": seq, "row": row}, "id": rid, "why": "superseded", "of": {"seq": later[0], "row": later[1]}}
@@ -182,18 +188,35 @@ def _listed(seq: int, row: int, rid: str, rec: dict, earlier: tuple[int, int, di
         eseq, erow, erec = earlier
         of = {"seq": eseq, "row": erow}
         node = cited.get((eseq, erow), "")
-        same = erec.get("parts") == rec.get("parts")
+        same = same_payload(erec, rec)
         entry = {"ref": here, "id": rid, "why": "duplicate" if same else "conflict", "of": of}
         if node:
             entry["node"] = node
-            (cov.copies if same else cov.conflicts).setdefault(node, []).append(here)
-        if not same:
-            cov.problems.append(f"conflict: record id {rid} landed at {eseq}/{erow} and again at {seq}/{row} "
-                                f"with a different payload; both are shown")
+            if same:
+                cov.copies.setdefault(node, []).append(here)
+        if not same:  # parts that differ only where the index does not look (their text): listed, not drawn
+            _conflict(cov, rid, earlier, seq, row, cited, "the later one is listed in not_drawn, under the first one's node")
         return entry
     if (seq, row) in unknown:
         return {"ref": here, "id": rid, "why": "undescribed"}
     return None
+
+
+def same_payload(a: dict, b: dict) -> bool:
+    """Two records under one id are one record (a repeat): the same call, usage and parts (what assembly compares,
+    :func:`~asz_core.flow.asm_streams.payload_of`, and their text and data too)."""
+    return a.get("parts") == b.get("parts") and a.get("call") == b.get("call") and a.get("usage") == b.get("usage")
+
+
+def _conflict(cov: Coverage, rid: str, earlier: tuple[int, int, dict], seq: int, row: int, cited: dict[tuple[int, int], str],
+              shown: str) -> None:
+    """Flag a record landed under the id of an earlier one with another payload: a problem line naming both places
+    and how they are shown, and the later one under ``conflicts`` on the earlier one's node."""
+    eseq, erow, _ = earlier
+    node = cited.get((eseq, erow), "")
+    if node:
+        cov.conflicts.setdefault(node, []).append({"seq": seq, "row": row})
+    cov.problems.append(f"conflict: record id {rid} landed at {eseq}/{erow} and again at {seq}/{row} with a different payload; {shown}")
 
 
 def _repeated(seq: int, row: int, rid: str, repeated: dict[tuple[int, int], str] | None) -> dict | None:

@@ -132,6 +132,23 @@ def test_20_same_id_different_payload_keeps_the_first_and_flags_the_conflict(tmp
     assert asm.stats["duplicate_conflicts"] == 1
 
 
+def test_20_a_reused_id_on_another_model_call_keeps_both_and_a_repeat_collapses(tmp_path):
+    """Field report 20: the same id with another payload (another message id here) is kept beside the first, both
+    drawn and counted (the view flags the conflict); the same id with the same payload is one record."""
+    records = [
+        user_input("A", "r1", "go", T0),
+        assistant("B", "msg_1", "A", T0 + 100, text("first")),
+        user_input("C", "r2", "again", T0 + 200, parent="B"),
+        assistant("B", "msg_2", "C", T0 + 300, text("second answer")),  # B's id, another call
+        assistant("B", "msg_1", "A", T0 + 100, text("first")),  # a repeat of the first B
+    ]
+    asm = land(tmp_path, ("transcript", "main", records))
+    calls = {r.call for r in records if r.call}
+    assert sorted(n for n in asm.nodes if n.startswith("call/")) == sorted(f"call/{c}" for c in calls)
+    assert asm.counts["llm_calls"] == len(calls) == 2
+    assert (asm.stats["duplicates"], asm.stats["duplicate_conflicts"], asm.stats["entries"]) == (1, 1, len(records) - 1)
+
+
 def test_17_a_dangling_parent_keeps_the_records_and_is_flagged(tmp_path):
     records = [
         user_input("A", "r1", "first", T0),
