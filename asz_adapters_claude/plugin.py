@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from asz_core import Adapter, Capabilities, Discovery, Record, Source, hookimpl
 
@@ -16,6 +16,7 @@ from .convert import DIALECT, convert_record
 from .discover import discover
 from .flags import FLAG_RULES
 from .glossary import GLOSSARY
+from .transcript import label_target
 
 __all__ = ["ClaudeCodeLocal", "asz_register_adapters", "asz_register_commands"]
 
@@ -76,6 +77,12 @@ class ClaudeCodeLocal(Adapter):
         Never raises: what cannot be described is an ``unknown`` part.
         """
         return convert_record(source, line, ord, off)
+
+    def label_target(self, dialect: str, record: Mapping[str, Any]) -> str:
+        """The message an older ``summary`` record names (its ``leafUuid``, kept in the record's one data part), or ''
+        (an ``ai-title``, a sidecar's or a manifest's label names the conversation it is in); see
+        :func:`asz_adapters_claude.transcript.label_target`."""
+        return label_target(record)
 
     def convert_document(self, source: Source, data: bytes) -> Record:
         """One whole document (sidecar, manifest, script) into one record at ord 1, off 0.

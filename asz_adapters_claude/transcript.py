@@ -18,7 +18,7 @@ from .blocks import Parts, attachment_flags, ordered_flags, shown, str_of, usage
 from .changes import derive_changes, editing_tool_of
 from .jsonspans import Obj
 
-__all__ = ["DESCRIBED_TYPES", "transcript_record", "unknown_record"]
+__all__ = ["DESCRIBED_TYPES", "LABEL_FOR", "label_target", "transcript_record", "unknown_record"]
 
 #: other value lands as one unknown part (field report 26).
 DESCRIBED_TYPES = frozenset(
@@ -183,6 +183,22 @@ def _attachment_part(parts: Parts, att: Obj) -> None:
             return
     whole = att.whole()
     parts.add(Part(k="data", data=whole, bytes=len(whole.raw)))
+
+
+#: The key of a ``summary`` record naming the message whose conversation its summary names (written on resuming,
+#: into the transcript resumed in, and often for another session's message).
+LABEL_FOR = "leafUuid"
+
+
+def label_target(rec) -> str:
+    """The id of the message a landed ``summary`` record's label was written for: :data:`LABEL_FOR` of its one
+    whole-record data part (the record lands whole, as one data part: seed 000 has no role field for it), else ''."""
+    parts = rec.get("parts")
+    if not isinstance(parts, list) or len(parts) != 1 or not isinstance(parts[0], dict) or parts[0].get("k") != "data":
+        return ""
+    data = parts[0].get("data")
+    got = data.get(LABEL_FOR) if isinstance(data, dict) else None
+    return got if isinstance(got, str) else ""
 
 
 def transcript_record(rec: Record, obj: Obj, raw: bytes, source: Source | None = None) -> None:

@@ -13,25 +13,10 @@ only). Every other command loads the Typer app in :mod:`asz_core.cli.main`.
 
 from __future__ import annotations
 
-import os
 import sys
 
 #: The entry-point group of commands dispatched before the plugins load.
 FAST_GROUP = "asz.fast"
-
-
-def _section(text: str, group: str) -> dict[str, str]:
-    """``name = value`` lines of the ``[group]`` section of an ``entry_points.txt`` text."""
-    out: dict[str, str] = {}
-    inside = False
-    for line in text.splitlines():
-        line = line.strip()
-        if line.startswith("["):
-            inside = line == f"[{group}]"
-        elif inside and "=" in line and not line.startswith(("#", ";")):
-            name, _, value = line.partition("=")
-            out.setdefault(name.strip(), value.strip())
-    return out
 
 
 def fast_command(name: str, paths: list[str] | None = None) -> str:
@@ -39,26 +24,12 @@ def fast_command(name: str, paths: list[str] | None = None) -> str:
 
     Scans each directory of ``paths`` (default ``sys.path``) in order for
     ``*.dist-info/entry_points.txt`` and ``*.egg-info/entry_points.txt``, as
-    :mod:`importlib.metadata` would; the first declaration wins. Never raises.
+    :mod:`importlib.metadata` would (:func:`asz_core.plugins.packages.declared`);
+    the first declaration wins. Never raises.
     """
-    for base in sys.path if paths is None else paths:
-        try:
-            names = os.listdir(base or ".")
-        except OSError:
-            continue
-        for d in names:
-            if not d.endswith((".dist-info", ".egg-info")):
-                continue
-            try:
-                with open(os.path.join(base or ".", d, "entry_points.txt"), encoding="utf-8") as f:
-                    text = f.read()
-            except OSError:
-                continue
-            if FAST_GROUP in text:
-                target = _section(text, FAST_GROUP).get(name, "")
-                if target:
-                    return target
-    return ""
+    from ..plugins.packages import declared
+
+    return next((value for key, value in declared(FAST_GROUP, paths) if key == name and value), "")
 
 
 def main() -> None:

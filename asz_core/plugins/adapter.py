@@ -318,6 +318,19 @@ class Adapter(abc.ABC):
         self._check_dialect(dialect)
         return list(self.flag_rules.get(dialect, ()))
 
+    def label_target(self, dialect: str, record: Mapping[str, Any]) -> str:
+        """The id of the record a label was written for, when the label names another record than the conversation.
+
+        ``record`` is one landed record of ``dialect`` as its JSON object (seed 000, Record: ``label`` set, no ``id``
+        of its own, ``parts`` a list of ``{"k": ..., ...}``), as the readers see it. A runtime that writes a label for
+        one message, such as Claude Code's older ``summary`` records naming a message in ``leafUuid``, returns that
+        message's id, read from wherever the adapter put it (its own data part); the readers then take the label as
+        the conversation's title only when the conversation holds that record (docs/view.md, ``summary.title``).
+        Default: '' (the label names the conversation it is in). Called by the readers, only for label records, with
+        a dialect the adapter speaks; must not raise (an exception is taken as '').
+        """
+        return ""
+
     @abc.abstractmethod
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
         """The source root used when neither ``--source`` nor configuration names one (required)."""

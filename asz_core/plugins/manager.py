@@ -19,6 +19,7 @@ manager each call.
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any, Iterable, Mapping
 
 import attrs
@@ -32,7 +33,7 @@ except ImportError:  # pragma: no cover
 from . import hookspecs
 from .adapter import Adapter, Setting
 
-__all__ = ["ENTRY_POINT_GROUP", "AdapterEntry", "Registry", "get_plugin_manager", "DuplicateAdapterError"]
+__all__ = ["ENTRY_POINT_GROUP", "AdapterEntry", "Registry", "get_plugin_manager", "DuplicateAdapterError", "adapter_for_dialect"]
 
 ENTRY_POINT_GROUP = "asz"
 PROJECT = "asz"
@@ -257,22 +258,69 @@ def get_plugin_manager(*, entrypoints: bool = True, block: Iterable[str] | None 
     if entrypoints:
         # In a fixed order (distribution, then entry-point name), so which of two same-named adapters keeps the name
         # does not depend on the order of sys.path's directory listings.
-        for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: (ep.dist.name if ep.dist else "", ep.name)):
-            dist = ep.dist.name if ep.dist is not None else ""
-            version = ep.dist.version if ep.dist is not None else ""
-            where = AdapterEntry(ep.name, dist, version, ep.value, "entry-point")
-            if ep.name in loader.blocked:
-                loader.row(where, "blocked", "ASZ_DISABLE_ADAPTERS")
-                continue
-            try:
-                plugin = ep.load()
-            except BaseException as exc:  # SystemExit or KeyboardInterrupt from a plugin's import is its failure too
-                if isinstance(exc, KeyboardInterrupt):
-                    raise
-                loader.row(where, "failed", f"{type(exc).__name__}: {exc}")
-                continue
-            loader.add(plugin, where)
+        for ep in _entry_points():
+            _load(loader, ep)
     for plugin in extra:
         mod = getattr(plugin, "__name__", type(plugin).__name__)
         loader.add(plugin, AdapterEntry(mod, "", "", mod, "extra"))
     return reg
+
+
+#: :func:`adapter_for_dialect`'s answers, by (``ASZ_DISABLE_ADAPTERS``, dialect).
+_BY_DIALECT: dict[tuple[str, str], Adapter | None] = {}
+#: Per value of ``ASZ_DISABLE_ADAPTERS``: the loader, and the entry points it has not loaded yet (in load order).
+_LOADING: dict[str, tuple[_Loader, list]] = {}
+_LOADING_LOCK = threading.Lock()
+
+
+def _entry_points() -> list:
+    """The ``asz`` entry points in the order :func:`get_plugin_manager` loads them (distribution, then name)."""
+    return sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: (ep.dist.name if ep.dist else "", ep.name))
+
+
+def _load(loader: _Loader, ep) -> None:
+    """Load entry point ``ep`` into ``loader``'s registry as :func:`get_plugin_manager` does (a failure is a row)."""
+    where = AdapterEntry(ep.name, ep.dist.name if ep.dist is not None else "", ep.dist.version if ep.dist is not None else "",
+                         ep.value, "entry-point")
+    if ep.name in loader.blocked:
+        return loader.row(where, "blocked", "ASZ_DISABLE_ADAPTERS")
+    try:
+        plugin = ep.load()
+    except BaseException as exc:  # SystemExit or KeyboardInterrupt from a plugin's import is its failure too
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        return loader.row(where, "failed", f"{type(exc).__name__}: {exc}")
+    loader.add(plugin, where)
+
+
+def adapter_for_dialect(dialect: str) -> Adapter | None:
+    """The installed adapter that speaks ``dialect`` (the one :meth:`Registry.by_dialect` of
+    :func:`get_plugin_manager` gives), or None when none does; for readers that ask an adapter about its own records
+    (:meth:`Adapter.label_target`) record by record.
+
+    The entry points are loaded once per process (per value of ``ASZ_DISABLE_ADAPTERS``), in
+    :func:`get_plugin_manager`'s order, and only as far as the first that speaks ``dialect``; each dialect's answer
+    is kept. A reader pays the load once, on its first question, and only for the plugins before the one it needs.
+    Never raises for a plugin.
+    """
+    blocked = os.environ.get("ASZ_DISABLE_ADAPTERS", "")
+    key = (blocked, dialect)
+    if key in _BY_DIALECT:
+        return _BY_DIALECT[key]
+    with _LOADING_LOCK:  # the page server's threads ask at once
+        if blocked not in _LOADING:
+            reg = Registry(pluggy.PluginManager(PROJECT))
+            reg.pm.add_hookspecs(hookspecs)
+            _LOADING[blocked] = (_Loader(reg, _blocked_names(None)), _entry_points())
+        loader, todo = _LOADING[blocked]
+        while True:
+            try:
+                got: Adapter | None = loader.reg.by_dialect(dialect)
+                break
+            except KeyError:
+                if not todo:
+                    got = None
+                    break
+                _load(loader, todo.pop(0))
+        _BY_DIALECT[key] = got
+    return got

@@ -257,7 +257,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
             if bound:
                 meta.see(rec, main, prompt)
             if digest:  # a file damaged before it was indexed gives no title (nor an id a summary's title may cite)
-                meta.titles.see(rec, ln.kind, header.stream, bound)
+                meta.titles.see(rec, ln.kind, header.stream, bound, header.dialect)
     return head, out, meta
 
 

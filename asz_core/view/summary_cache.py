@@ -93,8 +93,13 @@ def hold_back(keys: dict, state: str | None) -> dict:
 
 @functools.cache
 def code_mark() -> str:
-    """SHA-256 (16 hex digits) over the source of :data:`TITLE_CODE`, read once per process (a file not there counts as
-    its name alone: then the asz version in the fingerprint still tells one release from another)."""
+    """SHA-256 (16 hex digits) over the source of :data:`TITLE_CODE` and the (name, size, mtime_ns) of each file of the
+    installed adapter packages, whose :meth:`~asz_core.plugins.adapter.Adapter.label_target` decides which label is a
+    title (:func:`asz_core.plugins.packages.adapter_sources`: found without importing them); read once per process (a
+    file not there counts as its name alone: then the asz version in the fingerprint still tells one release from
+    another)."""
+    from ..plugins.packages import adapter_sources
+
     h = hashlib.sha256()
     here = Path(__file__).parent
     for name in TITLE_CODE:
@@ -102,6 +107,12 @@ def code_mark() -> str:
             h.update(name.encode() + b"\0" + (here / name).read_bytes() + b"\0")
         except OSError:
             h.update(name.encode() + b"\0-\0")
+    for path in adapter_sources():
+        try:
+            st = os.stat(path)
+            h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+        except OSError:
+            h.update(f"{path}\0-\0".encode())
     return h.hexdigest()[:16]
 
 

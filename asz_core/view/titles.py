@@ -5,9 +5,10 @@ Assembly puts the last label on a record with no id of its own into the round he
 session title). The index it reads holds no content, so it cannot tell two things a reader must:
 
 - a label written for a record of another session. Claude Code writes a ``summary`` record, on resuming, into
-  the transcript it resumes in, naming in ``leafUuid`` the message whose conversation it names, and that message
-  is often one of another session's. The record lands whole as one data part (seed 000, What data holds: a record
-  with no message), so ``leafUuid`` travels in that part (docs/adapters/claude-code.md, Records);
+  the transcript it resumes in, naming the message whose conversation it names, and that message is often one of
+  another session's. Only the adapter knows where its records say so (seed 000: a runtime's vocabulary stops at
+  its adapter): :meth:`asz_core.plugins.adapter.Adapter.label_target` gives the id, asked of the adapter of the
+  landed file's dialect (:func:`asz_core.plugins.manager.adapter_for_dialect`);
 - a label in a landed file that does not verify, which is no evidence of anything.
 
 :class:`RuntimeTitle` gathers, record by record, the labels the header's rule takes and the ids of the session's
@@ -15,8 +16,8 @@ stream records, and gives the header's title unchanged unless one of those label
 conversation does not hold or sits in a file that does not verify; then the last label that does neither, or
 '' (the reader falls back to the first talk's label, as for a conversation the runtime gave no title).
 
-The key naming a label's record is read from the record's one whole-record data part, the only place Session
-Data keeps it: no role field of seed 000 says which record a label was written for.
+No role field of seed 000 says which record a label was written for, so the core never reads it: with no adapter
+installed for a file's dialect, its labels name the conversation they are in, as the header's rule takes them.
 """
 
 from __future__ import annotations
@@ -26,21 +27,24 @@ from typing import Sequence
 
 from ..flow.index import SET_ASIDE_KINDS
 
-__all__ = ["LABEL_FOR", "RuntimeTitle", "label_for_record", "landed_title"]
-
-#: The key of a whole-record data part that names the record its label was written for (Claude Code's ``summary``).
-LABEL_FOR = "leafUuid"
+__all__ = ["RuntimeTitle", "label_for_record", "landed_title"]
 #: File kinds whose labels name a run or a workflow, never the conversation (as :func:`latest_title` skips them).
 _NOT_TITLES = frozenset({"workflow_manifest", "workflow_script", "journal"}) | SET_ASIDE_KINDS
 
 
-def label_for_record(rec: dict) -> str:
-    """The id of the record ``rec``'s label was written for (:data:`LABEL_FOR` in its one data part), or ''."""
-    parts = rec.get("parts")
-    if not isinstance(parts, list) or len(parts) != 1 or not isinstance(parts[0], dict) or parts[0].get("k") != "data":
+def label_for_record(rec: dict, dialect: str) -> str:
+    """The id of the record ``rec``'s label was written for, as the adapter of ``dialect`` reads it
+    (:meth:`~asz_core.plugins.adapter.Adapter.label_target`), or '': no adapter speaks ``dialect``, the adapter
+    says the label names no other record, or it fails."""
+    from ..plugins.manager import adapter_for_dialect  # loads the plugins: only once a label record is seen
+
+    adapter = adapter_for_dialect(dialect) if dialect else None
+    if adapter is None:
         return ""
-    data = parts[0].get("data")
-    got = data.get(LABEL_FOR) if isinstance(data, dict) else None
+    try:
+        got = adapter.label_target(dialect, rec)
+    except Exception:  # an adapter's bug takes nothing from the conversation: its label is read as naming it
+        return ""
     return got if isinstance(got, str) else ""
 
 
@@ -56,8 +60,9 @@ class RuntimeTitle:
         #: a label the header's rule takes sits in a landed file that does not verify
         self.doubt = False
 
-    def see(self, rec: dict, kind: str, stream: str, verified: bool = True) -> None:
-        """One landed record of a file of ``kind`` on ``stream`` (its header's); ``verified`` False for a file that does not verify."""
+    def see(self, rec: dict, kind: str, stream: str, verified: bool = True, dialect: str = "") -> None:
+        """One landed record of a file of ``kind`` on ``stream`` in ``dialect`` (its header's); ``verified`` False for
+        a file that does not verify."""
         if kind in SET_ASIDE_KINDS:
             return  # changes, executions, bodies, companion files: another id space, never a title
         rid = rec.get("id")
@@ -72,7 +77,7 @@ class RuntimeTitle:
         if not verified:
             self.doubt = True
             return
-        self.labels.append((label, label_for_record(rec)))
+        self.labels.append((label, label_for_record(rec, dialect)))
 
     def title(self, header_title: str) -> str:
         """``header_title`` (the round header's) while every label it could come from is this conversation's and
@@ -104,7 +109,7 @@ def landed_title(root: Path, session: str, hide: Sequence[str] = ()) -> tuple[st
     for seq in sorted(sess.records):
         h = sess.headers.get(seq)
         for rec in sess.records[seq]:
-            got.see(rec, h.kind if h else "", h.stream if h else "", seq not in sess.unverified)
+            got.see(rec, h.kind if h else "", h.stream if h else "", seq not in sess.unverified, h.dialect if h else "")
     title = got.last()
     if title and hide and title_withheld(sess.record_lines(hide), title, hide):
         title = ""

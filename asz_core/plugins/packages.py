@@ -1,0 +1,76 @@
+"""Entry points read straight from the ``entry_points.txt`` files on ``sys.path``, and where the installed adapters'
+code is, without importing any of it (not even :mod:`importlib.metadata`, whose import and scan cost tens of
+milliseconds): for ``asz``'s fast commands (:mod:`asz_core.cli.entry`) and the summary cache's fingerprint
+(:func:`asz_core.view.summary_cache.code_mark`)."""
+
+from __future__ import annotations
+
+import os
+from typing import Iterator
+
+__all__ = ["declared", "adapter_sources"]
+
+
+def _section(text: str, group: str) -> Iterator[tuple[str, str]]:
+    """``(name, value)`` of the ``name = value`` lines of the ``[group]`` section of an ``entry_points.txt`` text."""
+    inside = False
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("["):
+            inside = line == f"[{group}]"
+        elif inside and "=" in line and not line.startswith(("#", ";")):
+            name, _, value = line.partition("=")
+            yield name.strip(), value.strip()
+
+
+def declared(group: str, paths: list[str] | None = None) -> Iterator[tuple[str, str]]:
+    """``(name, value)`` of each entry point of ``group``, in the order :mod:`importlib.metadata` finds them.
+
+    Scans each directory of ``paths`` (default ``sys.path``) in order for ``*.dist-info/entry_points.txt`` and
+    ``*.egg-info/entry_points.txt``; of two declarations of one name, the first counts. Lazy: a caller that stops
+    at the first it wants reads no more files. Never raises.
+    """
+    import sys
+
+    for base in sys.path if paths is None else paths:
+        try:
+            names = os.listdir(base or ".")
+        except OSError:
+            continue
+        for d in names:
+            if not d.endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(base or ".", d, "entry_points.txt"), encoding="utf-8") as f:
+                    text = f.read()
+            except OSError:
+                continue
+            if group in text:
+                yield from _section(text, group)
+
+
+def adapter_sources(group: str = "asz") -> list[str]:
+    """The Python files of every package an entry point of ``group`` (the adapters' group,
+    :data:`asz_core.plugins.manager.ENTRY_POINT_GROUP`) names: the top-level package of its module, so all of an
+    adapter's code, whatever module its methods live in; sorted. Found without importing them, so the summary
+    cache can key entries an adapter's answers shaped (:meth:`asz_core.plugins.adapter.Adapter.label_target`)
+    without loading the plugins. Never raises."""
+    import importlib.util
+
+    tops = {value.split(":", 1)[0].strip().split(".", 1)[0] for _, value in declared(group)}
+    files: set[str] = set()
+    for top in tops:
+        try:
+            spec = importlib.util.find_spec(top)
+        except (ImportError, ValueError):
+            continue
+        if spec is None:
+            continue
+        for place in spec.submodule_search_locations or ():
+            try:
+                files.update(os.path.join(place, n) for n in os.listdir(place) if n.endswith(".py"))
+            except OSError:
+                continue
+        if not spec.submodule_search_locations and spec.origin and spec.origin.endswith(".py"):
+            files.add(spec.origin)
+    return sorted(files)
