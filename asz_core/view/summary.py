@@ -29,17 +29,22 @@ TITLE_LIMIT = 100
 _CONTEXT = re.compile(r"<(ide_selection|ide_opened_file|system-reminder)>.*?</\1>", re.S)
 _COMMAND_NAME = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
 _COMMAND_ARGS = re.compile(r"<command-args>\s*(.*?)\s*</command-args>", re.S)
+#: A command typed in Claude Code's bash mode (``!`` before it), recorded as ``<bash-input>X</bash-input>``.
+_BASH_INPUT = re.compile(r"<bash-input>\s*(.*?)\s*</bash-input>", re.S)
 
 
 def title_text(label: str) -> str:
     """What of a prompt names a conversation: a slash command as ``/name args`` (its ``<command-message>`` markup
-    dropped), else the prompt without the IDE context blocks (``<ide_selection>``, ``<ide_opened_file>``) and
+    dropped), a bash-mode command as ``! command`` (as Claude Code shows it), else the prompt without the IDE context blocks (``<ide_selection>``, ``<ide_opened_file>``) and
     ``<system-reminder>`` blocks wrapped around it; the prompt as written when nothing else is left."""
     head = label.lstrip()
     name = _COMMAND_NAME.search(label) if head.startswith(("<command-message>", "<command-name>")) else None
     if name and name.group(1):
         args = _COMMAND_ARGS.search(label)
         return f"{name.group(1)} {args.group(1) if args else ''}".strip()
+    bash = _BASH_INPUT.match(head) if head.startswith("<bash-input>") else None
+    if bash and bash.group(1):
+        return f"! {bash.group(1)}"
     rest = _CONTEXT.sub(" ", label)
     return rest if rest.strip() else label
 

@@ -75,3 +75,20 @@ def test_a_conversation_without_any_prompt_says_so(tmp_path):
     assert s["title"] == NO_PROMPT
     assert s["project"] == "/home/dev/quiet" and s["git_branch"] == ""
     assert s["usage"] == {"in": 0, "out": 0, "cache_read": 0, "cache_write": 0} and s["cost"] == {"usd": 0.0, "unpriced": []}
+
+
+def test_a_command_typed_in_bash_mode_titles_its_conversation_as_claude_code_shows_it(corpus):
+    """326189cf's summary records all name messages of other sessions and its first typed prompt is a command
+    run in bash mode, recorded as ``<bash-input>uv run ty check</bash-input>``: its title is ``! uv run ty check``,
+    in the document and in the list alike."""
+    projects, root = corpus
+    sid = "326189cf-5676-4237-8cde-1ce80aae4a9f"
+    path = next(projects.glob(f"*/{sid}.jsonl"))
+    typed = _first_typed(path)
+    assert typed.startswith("<bash-input>") and typed.endswith("</bash-input>")
+    command = typed[len("<bash-input>"):-len("</bash-input>")].strip()
+    assert command == "uv run ty check"
+    assert build_view(root, sid)["summary"]["title"] == f"! {command}"
+    p = asz_in_process("ls", "--json", "--root", str(root))
+    assert p.returncode == 0, p.stderr
+    assert {r["id"]: r["title"] for r in json.loads(p.stdout)}[sid] == f"! {command}"
