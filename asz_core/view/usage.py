@@ -104,11 +104,15 @@ def read_call(records: Iterable[tuple[dict | None, int | None]], finished: bool,
     the node is that call; with more its usage is their sum, its model and
     time the first such call's, and ``requests`` lists them.
     """
+    landed = [x for x in records if x[0] is not None]
+    if len(landed) == 2:  # most calls: two fragments of one provider call (no grouping needed)
+        a, b = landed[0][0].get("request"), landed[1][0].get("request")
+        if a == b and (a is None or type(a) is str):
+            return _read_one(landed, finished, lane, a or "")
     groups: dict[str, list[tuple[dict, int | None]]] = {}
-    for rec, t in records:
-        if rec is not None:
-            req = rec.get("request")
-            groups.setdefault(req if isinstance(req, str) else "", []).append((rec, t))
+    for rec, t in landed:
+        req = rec.get("request")
+        groups.setdefault(req if isinstance(req, str) else "", []).append((rec, t))
     if len(groups) <= 1:
         req, recs = next(iter(groups.items()), ("", []))
         return _read_one(recs, finished, lane, req)
