@@ -15,8 +15,8 @@ import orjson
 
 from ..flow.model import Ref
 from ..sessiondata import SDReader
-from ..sessiondata.codec import FieldError, decode_closing, decode_header, parse_line
-from ..sessiondata.jsonbytes import exact_as_plain
+from ..sessiondata.codec import MAX_DEPTH, FieldError, decode_closing, decode_header, parse_line
+from ..sessiondata.jsonbytes import exact_as_plain, nesting_depth
 from ..sessiondata.reader import SDError
 from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
@@ -75,39 +75,56 @@ class LandedSession:
         bound = _bound_seqs(rounds, digests) if rounds else set()
         for (seq, path), got in zip(found, read):
             if got is not None and seq in bound and got[2] is not None and got[1] == digests[seq]:
-                recs = self._bound(path, got[0], got[2])
-                if recs is not None:
-                    self._entry(seq, path, got[0], got[1], got[2][0], recs)
+                decoded = self._bound(path, got[0], got[2])
+                if decoded is not None:
+                    self._entry(seq, path, got[0], got[1], got[2][0], *decoded)
                     continue
             self._load(seq, path, got[0] if got is not None else None)
 
-    def _bound(self, path: Path, data: bytes, sealed: tuple) -> list[dict] | None:
-        """The records of a landed file whose bytes a round's input digest binds and whose closing line binds them
-        (:func:`_read_sealed`), or None to read it the full way (:meth:`_load`).
+    def _bound(self, path: Path, data: bytes, sealed: tuple) -> tuple[list[dict], list[int | None]] | None:
+        """``(records, their instants)`` of a landed file whose bytes a round's input digest binds and whose closing
+        line binds them (:func:`_read_sealed`), or None to read it the full way (:meth:`_load`).
 
         Parse read these bytes whole and checked every record with the reader's field types before any round bound
         them (:mod:`asz_core.flow.index_read`: a file it refuses is never indexed, so no round binds it), so a line is
         only decoded here, with the exact decoder where the whole-file probe asks for it. What parse's check lets
         through and the reader's does not, or changes, still takes the reader's way: a line holding ``null`` (the
         check removes null fields) and a ``dropped`` entry without ``what`` (refused by the model only). A file
-        changed since (another digest) is not bound and is read the full way: its damage is said as before."""
+        changed since (another digest) is not bound and is read the full way: its damage is said as before.
+
+        Written for speed (every record passes here): a line orjson reads is decoded by it directly, with
+        :func:`parse_line`'s object and depth checks inline; any other line goes through :func:`parse_line` (lone
+        surrogate escapes, the exact decoder, a refusal). Each record's instant is parsed in the same loop."""
         header, first, cut, _ = sealed
         exact = not exact_as_plain(data)
         recs: list[dict] = []
-        append = recs.append
+        times: list[int | None] = []
+        append, at = recs.append, times.append
+        loads, bad = orjson.loads, orjson.JSONDecodeError
         try:
             for body in data[first + 1:cut - 1].split(b"\n") if cut - 1 > first else ():
                 if b"null" in body:
                     return None
-                d = parse_line(body, exact=exact)
+                if exact:
+                    d = parse_line(body, exact=True)
+                else:
+                    try:
+                        d = loads(body)
+                    except bad:
+                        d = parse_line(body)
+                    if type(d) is not dict:
+                        return None
+                    if len(body) > _DEEP and body.count(b"{") + body.count(b"[") > MAX_DEPTH and nesting_depth(d) > MAX_DEPTH:
+                        return None
                 dropped = d.get("dropped")
                 if dropped and not all("what" in x for x in dropped):
                     return None
                 append(d)
+                at(parse_instant(d.get("time")))
         except FieldError:
             return None
         self.wide_numbers = self.wide_numbers or exact
-        return recs
+        return recs, times
 
     def _load(self, seq: int, path: Path, data: bytes | None = None) -> None:
         data = path.read_bytes() if data is None else data
@@ -128,14 +145,13 @@ class LandedSession:
         else:
             digest = reader.digest if reader.digest else hashlib.sha256(data).hexdigest()
         self.wide_numbers = self.wide_numbers or reader.exact
-        self._entry(seq, path, data, digest, reader.header, recs)
+        self._entry(seq, path, data, digest, reader.header, recs, [parse_instant(r.get("time")) for r in recs])
 
-    def _entry(self, seq: int, path: Path, data: bytes, digest: str, h: Any, recs: list[dict]) -> None:
-        """Keep a landed file's records, their times, its header and its ``files`` row."""
+    def _entry(self, seq: int, path: Path, data: bytes, digest: str, h: Any, recs: list[dict], all_times: list[int | None]) -> None:
+        """Keep a landed file's records, their times (instants in ns), its header and its ``files`` row."""
         lines, size = data.count(b"\n"), len(data)
         if path.suffix == ".sk":
             lines, size = len(recs) + 2, _removed_size(path, size)
-        all_times = [parse_instant(r.get("time")) for r in recs]
         self.times[seq] = all_times
         times = [t for t in all_times if t is not None]
         self.records[seq] = recs
@@ -313,6 +329,10 @@ class LandedSession:
             return None
         parts = rec.get("parts", ())
         return parts[ref.block] if 0 <= ref.block < len(parts) else None
+
+
+#: A line shorter than this cannot nest deeper than ``MAX_DEPTH`` (it needs as many openers and closers).
+_DEEP = 2 * MAX_DEPTH
 
 
 def _read_sealed(path: Path) -> tuple[bytes, str, tuple | None]:
