@@ -6,10 +6,13 @@ from typing import Any
 
 from ..flow.model import Node, Ref
 from ..sessiondata.jsonbytes import number_texts
-from .kinds import NO_TEXT, NOT_CHILDREN, STEP_KIND_SET, STRUCTURAL_SET, TOOL_KINDS, WHITESPACE, WITHHOLDABLE_SET, clip_text, data_text
+from .kinds import NO_TEXT, NOT_CHILDREN, STEP_KIND_SET, STRUCTURAL_SET, TEXT_LIMIT, TOOL_KINDS, WHITESPACE, WITHHOLDABLE_SET, clip_text, data_text
 from .view_base import ViewBase
 
 __all__ = ["NodeView", "talk_label"]
+
+#: A text of at most this many characters is never clipped (:func:`clip_text`: no character takes more than 4 bytes).
+_SHORT = TEXT_LIMIT // 4
 
 
 class NodeView(ViewBase):
@@ -139,12 +142,11 @@ class NodeView(ViewBase):
 
     def _content(self, n: Node, ref: Ref, rec: dict, withheld: bool, d: dict) -> None:
         parts = rec.get("parts", ())
-        if ref.block is not None:
-            parts = [parts[ref.block]] if 0 <= ref.block < len(parts) else []
-        if not parts:
+        block = ref.block
+        if (block is not None and not 0 <= block < len(parts)) or not parts:
             return
-        if len(parts) == 1:
-            p = parts[0]
+        p = parts[block] if block is not None else parts[0] if len(parts) == 1 else None  # no list of one made for it
+        if p is not None:
             text = p.get("text", "")
             if not text or p["k"] == "unknown":
                 data = p.get("data")
@@ -157,7 +159,7 @@ class NodeView(ViewBase):
                 d["bytes"] = p.get("bytes", 0)
                 return
             if text:
-                d["text"] = clip_text(text)
+                d["text"] = text if len(text) <= _SHORT else clip_text(text)
             d["state"] = p.get("state", "available")
             if p.get("bytes"):
                 d["bytes"] = p["bytes"]
@@ -216,7 +218,7 @@ class NodeView(ViewBase):
                 data = p.get("data")
                 text = data_text(data) if data is not None else ""
             if text:
-                d["result"] = clip_text(text)
+                d["result"] = text if len(text) <= _SHORT else clip_text(text)
             d["result_state"] = p.get("state", "available")
             d["result_bytes"] = p.get("bytes", 0)
             result_set = bool(text)
