@@ -165,7 +165,7 @@ def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: 
     v = DocumentView(b, fold, sess, links_of(fold))
     stream_records = {seq: recs for seq, recs in sess.records.items()  # changes, executions, bodies: another id space
                       if sess.headers.get(seq) is None or sess.headers[seq].kind not in SET_ASIDE_KINDS}
-    v.dangling = dangling_parents(stream_records, v.links)  # issue 18: said by the document, not the chain
+    v.dangling = dangling_parents(stream_records, v.links, (sess.ids, sess.parents))  # issue 18: said by the document, not the chain
     return b, fold, unread_rows, accepted, verified, sess, v
 
 

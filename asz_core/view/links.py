@@ -62,15 +62,22 @@ def links_of(fold: Fold) -> Links:
     return links
 
 
-def dangling_parents(records: dict[int, list[dict]], links: Links) -> list[dict]:
+def dangling_parents(records: dict[int, list[dict]], links: Links, gathered: tuple[dict[int, list], dict[int, list]] | None = None) -> list[dict]:
     """Open ``unres/parent/<id>`` entries (document ``unresolved`` dicts) for each parent that no record of
     ``records`` (seq → rows; the session's stream and run records) carries, unless the record naming it is
-    evidence of a ``continues`` relation (its parent is in the session this one continues), sorted by id."""
+    evidence of a ``continues`` relation (its parent is in the session this one continues), sorted by id.
+    ``gathered``: ``(ids, parents)``, seq → each record's ``id`` and ``parent`` field (None where it has none) in
+    row order, when the caller read them already (:class:`~asz_core.view.session_records.LandedSession`)."""
     ids: set = set()  # every record's id (None and '' too: a parent asked about is never empty), gathered in C
     parents: set = set()
-    for recs in records.values():
-        ids.update(map(_GET_ID, recs))
-        parents.update(map(_GET_PARENT, recs))
+    if gathered is not None:
+        for seq in records:
+            ids.update(gathered[0][seq])
+            parents.update(gathered[1][seq])
+    else:
+        for recs in records.values():
+            ids.update(map(_GET_ID, recs))
+            parents.update(map(_GET_PARENT, recs))
     if not any(parents - ids):  # every parent named is carried (most sessions): no record needs looking at
         return []
     out: dict[str, dict] = {}

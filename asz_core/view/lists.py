@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from operator import methodcaller
-
 from ..flow.model import Node, Relation
 from .kinds import STRUCTURAL
 from .nodes import NodeView
 
 __all__ = ["ListView"]
-
-_GET_ORD = methodcaller("get", "ord")
 
 
 class ListView(NodeView):
@@ -52,7 +48,7 @@ class ListView(NodeView):
                 continue
             name = h.stream or "main"
             if h.kind == "transcript":
-                ords.setdefault(name, set()).update(map(_GET_ORD, self.sess.records.get(seq, [])))
+                ords.setdefault(name, set()).update(self.sess.ords.get(seq, ()))
             elif h.kind == "agent_meta":
                 records[name] = records.get(name, 0) + len(self.sess.records.get(seq, []))
         for name, seen in ords.items():

@@ -55,6 +55,11 @@ class LandedSession:
         self.records: dict[int, list[dict]] = {}
         self.times: dict[int, list[int | None]] = {}
         self.headers: dict[int, Any] = {}
+        #: seq -> each record's ``id``, ``parent`` and ``ord`` (None where it has none), in row order: gathered as the
+        #: records are read, while each is fresh in the cache (dangling parents and a stream's records read them).
+        self.ids: dict[int, list] = {}
+        self.parents: dict[int, list] = {}
+        self.ords: dict[int, list] = {}
         self.problems: list[str] = []
         #: seq -> why a landed file does not verify (its closing line does not bind its bytes, or a line does not
         #: read). Its records are read with every part held back (:func:`hold_back`): none of their text is served.
@@ -81,50 +86,25 @@ class LandedSession:
                     continue
             self._load(seq, path, got[0] if got is not None else None)
 
-    def _bound(self, path: Path, data: bytes, sealed: tuple) -> tuple[list[dict], list[int | None]] | None:
-        """``(records, their instants)`` of a landed file whose bytes a round's input digest binds and whose closing
-        line binds them (:func:`_read_sealed`), or None to read it the full way (:meth:`_load`).
+    def _bound(self, path: Path, data: bytes, sealed: tuple) -> tuple[list, ...] | None:
+        """``(records, their instants, ids, parents, ords)`` of a landed file whose bytes a round's input digest binds
+        and whose closing line binds them (:func:`_read_sealed`), or None to read it the full way (:meth:`_load`).
 
         Parse read these bytes whole and checked every record with the reader's field types before any round bound
         them (:mod:`asz_core.flow.index_read`: a file it refuses is never indexed, so no round binds it), so a line is
-        only decoded here, with the exact decoder where the whole-file probe asks for it. What parse's check lets
-        through and the reader's does not, or changes, still takes the reader's way: a line holding ``null`` (the
-        check removes null fields) and a ``dropped`` entry without ``what`` (refused by the model only). A file
-        changed since (another digest) is not bound and is read the full way: its damage is said as before.
-
-        Written for speed (every record passes here): a line orjson reads is decoded by it directly, with
-        :func:`parse_line`'s object and depth checks inline; any other line goes through :func:`parse_line` (lone
-        surrogate escapes, the exact decoder, a refusal). Each record's instant is parsed in the same loop."""
+        only decoded here (:func:`_decode_bound`), with the exact decoder where the whole-file probe asks for it. What
+        parse's check lets through and the reader's does not, or changes, still takes the reader's way: a line holding
+        ``null`` (the check removes null fields) and a ``dropped`` entry without ``what`` (refused by the model only).
+        A file changed since (another digest) is not bound and is read the full way: its damage is said as before."""
         header, first, cut, _ = sealed
         exact = not exact_as_plain(data)
-        recs: list[dict] = []
-        times: list[int | None] = []
-        append, at = recs.append, times.append
-        loads, bad = orjson.loads, orjson.JSONDecodeError
         try:
-            for body in data[first + 1:cut - 1].split(b"\n") if cut - 1 > first else ():
-                if b"null" in body:
-                    return None
-                if exact:
-                    d = parse_line(body, exact=True)
-                else:
-                    try:
-                        d = loads(body)
-                    except bad:
-                        d = parse_line(body)
-                    if type(d) is not dict:
-                        return None
-                    if len(body) > _DEEP and body.count(b"{") + body.count(b"[") > MAX_DEPTH and nesting_depth(d) > MAX_DEPTH:
-                        return None
-                dropped = d.get("dropped")
-                if dropped and not all("what" in x for x in dropped):
-                    return None
-                append(d)
-                at(parse_instant(d.get("time")))
+            got = _decode_bound(data[first + 1:cut - 1].split(b"\n") if cut - 1 > first else (), exact)
         except FieldError:
             return None
-        self.wide_numbers = self.wide_numbers or exact
-        return recs, times
+        if got is not None:
+            self.wide_numbers = self.wide_numbers or exact
+        return got
 
     def _load(self, seq: int, path: Path, data: bytes | None = None) -> None:
         data = path.read_bytes() if data is None else data
@@ -145,14 +125,18 @@ class LandedSession:
         else:
             digest = reader.digest if reader.digest else hashlib.sha256(data).hexdigest()
         self.wide_numbers = self.wide_numbers or reader.exact
-        self._entry(seq, path, data, digest, reader.header, recs, [parse_instant(r.get("time")) for r in recs])
+        self._entry(seq, path, data, digest, reader.header, recs, [parse_instant(r.get("time")) for r in recs],
+                    [r.get("id") for r in recs], [r.get("parent") for r in recs], [r.get("ord") for r in recs])
 
-    def _entry(self, seq: int, path: Path, data: bytes, digest: str, h: Any, recs: list[dict], all_times: list[int | None]) -> None:
-        """Keep a landed file's records, their times (instants in ns), its header and its ``files`` row."""
+    def _entry(self, seq: int, path: Path, data: bytes, digest: str, h: Any, recs: list[dict], all_times: list[int | None],
+               ids: list, parents: list, ords: list) -> None:
+        """Keep a landed file's records, their times (instants in ns), ids, parents and ords, its header and its
+        ``files`` row."""
         lines, size = data.count(b"\n"), len(data)
         if path.suffix == ".sk":
             lines, size = len(recs) + 2, _removed_size(path, size)
         self.times[seq] = all_times
+        self.ids[seq], self.parents[seq], self.ords[seq] = ids, parents, ords
         times = [t for t in all_times if t is not None]
         self.records[seq] = recs
         self.headers[seq] = h
@@ -333,6 +317,46 @@ class LandedSession:
 
 #: A line shorter than this cannot nest deeper than ``MAX_DEPTH`` (it needs as many openers and closers).
 _DEEP = 2 * MAX_DEPTH
+
+
+def _decode_bound(lines: Iterable[bytes], exact: bool) -> tuple[list, ...] | None:
+    """``(records, their instants, ids, parents, ords)`` of a bound landed file's record ``lines``
+    (:meth:`LandedSession._bound`), or None for a line the full reader must read. Raises FieldError as :func:`parse_line`.
+
+    Written for speed (every record passes here): a line orjson reads is decoded by it directly, with
+    :func:`parse_line`'s object and depth checks inline; any other line goes through :func:`parse_line` (lone
+    surrogate escapes, the exact decoder, a refusal). Each record's instant is parsed, and its id, parent and ord
+    gathered, in the same loop, while the record is fresh in the cache."""
+    recs: list[dict] = []
+    times: list[int | None] = []
+    ids: list = []
+    parents: list = []
+    ords: list = []
+    append, at, ida, pa, oa = recs.append, times.append, ids.append, parents.append, ords.append
+    loads, bad = orjson.loads, orjson.JSONDecodeError
+    for body in lines:
+        if b"null" in body:
+            return None
+        if exact:
+            d = parse_line(body, exact=True)
+        else:
+            try:
+                d = loads(body)
+            except bad:
+                d = parse_line(body)
+            if type(d) is not dict:
+                return None
+            if len(body) > _DEEP and body.count(b"{") + body.count(b"[") > MAX_DEPTH and nesting_depth(d) > MAX_DEPTH:
+                return None
+        dropped = d.get("dropped")
+        if dropped and not all("what" in x for x in dropped):
+            return None
+        append(d)
+        at(parse_instant(d.get("time")))
+        ida(d.get("id"))
+        pa(d.get("parent"))
+        oa(d.get("ord"))
+    return recs, times, ids, parents, ords
 
 
 def _read_sealed(path: Path) -> tuple[bytes, str, tuple | None]:

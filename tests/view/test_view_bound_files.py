@@ -41,6 +41,9 @@ def test_bound_files_read_as_the_reader_reads_them(corpus):
         assert fast.files and fast.files == full.files, c
         assert orjson.dumps(list(fast.records.items()), default=str) == orjson.dumps(list(full.records.items()), default=str), c
         assert fast.times == full.times and fast.wide_numbers == full.wide_numbers and not fast.problems, c
+        for name in ("id", "parent", "ord"):  # gathered while decoding: each record's field as the full reader reads it
+            want = {seq: [r.get(name) for r in recs] for seq, recs in full.records.items()}
+            assert getattr(fast, name + "s") == getattr(full, name + "s") == want, (c, name)
 
 
 def test_a_resealed_file_with_a_record_of_a_wrong_type_is_still_refused(corpus_copy):
