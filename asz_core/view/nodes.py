@@ -42,7 +42,7 @@ class NodeView(ViewBase):
             if "provider_bodies" in attrs:
                 attrs = {k: v for k, v in attrs.items() if k != "provider_bodies"}
             if attrs:
-                d["attrs"] = dict(sorted(attrs.items())) if len(attrs) > 1 else dict(attrs)
+                d["attrs"] = _in_key_order(attrs, self._key_order)
         if kind == "talk":
             self._talk_keys(n, d)
         first = ref if ref is not None else (refs[0] if refs else None)
@@ -312,6 +312,18 @@ class NodeView(ViewBase):
         tmp: dict = {}
         self._content(s, ref, rec, False, tmp)
         return tmp.get("text", "")
+
+
+def _in_key_order(attrs: dict, known: dict[tuple, bool]) -> dict:
+    """A copy of ``attrs`` with its keys sorted. A round writes them sorted (``OPT_SORT_KEYS``), so whether a set of
+    keys is in order already is found once per set (``known``), and attrs in order are only copied."""
+    if len(attrs) < 2:
+        return dict(attrs)
+    keys = tuple(attrs)
+    ordered = known.get(keys)
+    if ordered is None:
+        ordered = known[keys] = list(keys) == sorted(keys)
+    return dict(attrs) if ordered else dict(sorted(attrs.items()))
 
 
 def talk_label(v: NodeView, steps: list[Node]) -> str:

@@ -28,6 +28,7 @@ class ViewBase:
         self.hide = set(b.hide)
         self.nodes = fold.nodes
         self._talk_cache: dict[str, dict] = {}
+        self._key_order: dict[tuple, bool] = {}  # a set of attrs keys -> whether it is sorted already (drawing)
         self._at: dict[str, int] = {}
         self._lanes: dict[str, str] = {}  # stream name -> a call's lane
         self._streams: dict[int, str] = {}  # seq -> its stream name
