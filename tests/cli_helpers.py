@@ -107,3 +107,15 @@ def land_again(root: Path, session: str, kind: str = "transcript", stream: str =
             w.finish(writer)
             again += len(lines)
     return again
+
+
+def damage_round(root, conversation: str):
+    """Change one byte of ``conversation``'s only round (a digit of its ``talks``), as a person with write access
+    would; returns the round file."""
+    (rf,) = sorted((root / "_conversations" / conversation / "rounds").glob("*.sf"))
+    data = bytearray(rf.read_bytes())
+    at = data.index(b'"talks":') + len(b'"talks":')
+    data[at] = ord("9") if data[at] != ord("9") else ord("8")
+    rf.chmod(0o644)
+    rf.write_bytes(bytes(data))
+    return rf

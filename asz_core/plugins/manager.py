@@ -33,7 +33,8 @@ except ImportError:  # pragma: no cover
 from . import hookspecs
 from .adapter import Adapter, Setting
 
-__all__ = ["ENTRY_POINT_GROUP", "AdapterEntry", "Registry", "get_plugin_manager", "DuplicateAdapterError", "adapter_for_dialect"]
+__all__ = ["ENTRY_POINT_GROUP", "AdapterEntry", "Registry", "get_plugin_manager", "DuplicateAdapterError", "adapter_for_dialect",
+           "load_adapters"]
 
 ENTRY_POINT_GROUP = "asz"
 PROJECT = "asz"
@@ -293,6 +294,24 @@ def _load(loader: _Loader, ep) -> None:
     loader.add(plugin, where)
 
 
+def _loading(blocked: str) -> tuple[_Loader, list]:
+    """The loader of :func:`adapter_for_dialect` for this value of ``ASZ_DISABLE_ADAPTERS`` (hold the lock)."""
+    if blocked not in _LOADING:
+        reg = Registry(pluggy.PluginManager(PROJECT))
+        reg.pm.add_hookspecs(hookspecs)
+        _LOADING[blocked] = (_Loader(reg, _blocked_names(None)), _entry_points())
+    return _LOADING[blocked]
+
+
+def load_adapters() -> None:
+    """Load now every plugin :func:`adapter_for_dialect` may need (the page server's warm-up, so no reader waits
+    for the load). Never raises for a plugin."""
+    with _LOADING_LOCK:
+        loader, todo = _loading(os.environ.get("ASZ_DISABLE_ADAPTERS", ""))
+        while todo:
+            _load(loader, todo.pop(0))
+
+
 def adapter_for_dialect(dialect: str) -> Adapter | None:
     """The installed adapter that speaks ``dialect`` (the one :meth:`Registry.by_dialect` of
     :func:`get_plugin_manager` gives), or None when none does; for readers that ask an adapter about its own records
@@ -308,11 +327,7 @@ def adapter_for_dialect(dialect: str) -> Adapter | None:
     if key in _BY_DIALECT:
         return _BY_DIALECT[key]
     with _LOADING_LOCK:  # the page server's threads ask at once
-        if blocked not in _LOADING:
-            reg = Registry(pluggy.PluginManager(PROJECT))
-            reg.pm.add_hookspecs(hookspecs)
-            _LOADING[blocked] = (_Loader(reg, _blocked_names(None)), _entry_points())
-        loader, todo = _LOADING[blocked]
+        loader, todo = _loading(blocked)
         while True:
             try:
                 got: Adapter | None = loader.reg.by_dialect(dialect)

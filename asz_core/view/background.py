@@ -38,15 +38,18 @@ class BackgroundChecks:
     its caches)."""
 
     def warm_up(self) -> threading.Thread:
-        """Import what a first document needs (the document builder, the fold, the Session Data codec) and read the
+        """Import what a first document needs (the document builder, the fold, the Session Data codec, the installed
+        adapters a title asks, :func:`asz_core.plugins.manager.load_adapters`) and read the
         shipped price table (PyYAML with it, 25–35 ms) in a daemon thread: called once the server answers (issue
         22), so neither the first answer nor the first conversation a reader opens waits for them."""
 
         def load() -> None:
+            from ..plugins.manager import load_adapters
             from . import document  # noqa: F401
             from .prices import default_table
 
             default_table()
+            load_adapters()  # the adapters a title asks which record a label was written for (view.titles)
 
         t = threading.Thread(target=load, name="asz-view-warm", daemon=True)
         t.start()

@@ -282,7 +282,10 @@ class ViewState(BackgroundChecks, LandedRequests):
             title = "" if hide else title  # whether it is withheld is known once the landed records are read
         elif "title" not in keys:
             title = self._title(conversation, title, hide, newest[2] if newest else None)
-        row = header_row(conversation, h, newest[0] if newest else 0, title=title, state=self.known_state(conversation, fp))
+        if keys and "problem" in keys:  # no round folds: as asz ls, no figure of the round that does not verify
+            row = header_row(conversation, None, newest[0] if newest else 0, title=title, state="unreadable")
+        else:
+            row = header_row(conversation, h, newest[0] if newest else 0, title=title, state=self.known_state(conversation, fp))
         if keys is None:
             row["counting"] = True
         else:

@@ -301,6 +301,8 @@ class RowSummaries:
         self._lock = threading.Lock()
         self._store: SummaryStore | None = None
         self._memo: dict[str, tuple[object, tuple, dict | None]] = {}  # conversation -> (fingerprint, hide, keys; None: does not read)
+        #: conversation -> what its row says while it does not read (:meth:`unread_keys`), for the memo's fingerprint
+        self._unread: dict[str, dict] = {}
 
     def note(self, conversation: str, fp: object, hide: Sequence[str], summary: dict) -> None:
         """Keep the keys of a document's ``summary`` built while the conversation's files had fingerprint ``fp``
@@ -310,6 +312,15 @@ class RowSummaries:
         keys = hold_back({k: summary.get(k) for k in ("title", *SUMMARY_KEYS)}, summary.get("state"))
         with self._lock:
             self._memo[conversation] = (fp, tuple(hide), keys)
+
+    def unread_keys(self, session: str, hide: Sequence[str], exc: Exception) -> dict:
+        """What the row of a conversation no round of which folds says, as ``asz ls`` does
+        (:func:`asz_core.reading.listing.counted_row`): ``problem`` (why), ``title`` and ``project`` from its session's
+        landed files that verify (:func:`~asz_core.view.titles.landed_title`)."""
+        from .titles import landed_title
+
+        title, project = landed_title(self.root, session, hide) if session and "/" not in session else ("", "")
+        return {"title": title, "project": project or None, "problem": str(exc)}
 
     def row_keys(self, conversation: str, session: str, fp: object, hide: Sequence[str], prices: PriceTable | None,
                  *, count: bool = True, count_with=None) -> dict | None:
@@ -337,15 +348,18 @@ class RowSummaries:
 
                 try:
                     got = (count_with or conversation_summary)(self.root, conversation, session, hide, store)
-                except (ViewError, OSError):
+                except (ViewError, OSError) as exc:
+                    unread = self.unread_keys(session, hide, exc) if isinstance(exc, ViewError) else {}
                     with self._lock:  # it does not read: not counted again while its files stay as they are
                         self._memo[conversation] = (fp, tuple(hide), None)
-                    return {}
+                        self._unread[conversation] = unread
+                    return dict(unread)
             self.note(conversation, fp, hide, {**got.keys(prices), "state": got.state})
             with self._lock:
                 hit = self._memo[conversation]
         if hit[2] is None:
-            return {}
+            with self._lock:
+                return dict(self._unread.get(conversation) or {})
         keys = dict(hit[2])
         title = keys.pop("title")
         if title:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 
+from cli_helpers import damage_round
 from reading_helpers import asz
 
 SID = "55604662-cf2a-4331-851a-ec234028f8ca"
@@ -61,12 +62,7 @@ def test_a_conversation_whose_first_round_is_damaged_says_why_and_keeps_its_titl
     prompt, cwd = _first_prompt_and_cwd(next(corpus_source.glob(f"*/{SID}.jsonl")))
     before = {r["id"]: r for r in json.loads(asz("ls", "--json", "--root", str(root)).stdout)}[SID]
     assert (before["title"], before["project"]) == (prompt, cwd) and "problem" not in before
-    (rf,) = sorted((root / "_conversations" / SID / "rounds").glob("*.sf"))
-    data = bytearray(rf.read_bytes())
-    at = data.index(b'"talks":') + len(b'"talks":')
-    data[at] = ord("9") if data[at] != ord("9") else ord("8")
-    rf.chmod(0o644)
-    rf.write_bytes(bytes(data))
+    rf = damage_round(root, SID)
 
     p = asz("ls", "--json", "--root", str(root))
     row = {r["id"]: r for r in json.loads(p.stdout)}[SID]

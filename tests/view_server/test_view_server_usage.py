@@ -131,8 +131,8 @@ def test_rows_withheld_otherwise_are_counted_behind_for_that_request(corpus_root
 
 def test_a_conversation_that_does_not_read_is_counted_once(tmp_path):
     """A conversation whose chain does not fold (round 1 removed) is counted behind the first answer like any other,
-    and then its row is final: summary keys null, no ``counting`` (its page says why), never counted again while
-    its files stay as they are."""
+    and then its row is final: summary keys null, no ``counting``, ``problem`` saying why as ``asz ls`` does, never
+    counted again while its files stay as they are."""
     import os
 
     from view_server_helpers import CANARY_SESSION, canary_lines, collect_and_parse, second_talk_lines, write_session
@@ -149,7 +149,17 @@ def test_a_conversation_that_does_not_read_is_counted_once(tmp_path):
     try:
         assert first["conversations"][0]["counting"] is True
         [row] = counted_rows(s)
-        assert row["usage"] is None and row["project"] is None and "counting" not in row
+        assert row["usage"] is None and "counting" not in row
+        # as asz ls says it: why, and the title and project its landed files give
+        import json
+
+        from cli_helpers import asz_in_process
+
+        p = asz_in_process("ls", "--json", "--root", str(root))
+        (ls,) = json.loads(p.stdout)
+        assert "round" in row["problem"] and row["state"] == ls["state"] == "unreadable"
+        assert (row["problem"], row["title"], row["project"]) == (ls["problem"], ls["title"], ls["project"])
+        assert row["project"] == "/home/dev/canary"
         assert s.get("/api/status").json()["counting"] == 0
         assert s.get("/api/conversations").json()["conversations"] == [row]
         assert s.get(f"/api/c/{CANARY_SESSION}/view").status == 404
