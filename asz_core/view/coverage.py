@@ -122,7 +122,8 @@ def measure(records: dict[int, list[dict]], nodes: Iterable[Node], unknown: Iter
             shown: dict[tuple[int, int], str] | None = None, unresolved: Iterable[str] = (),
             superseded: dict[tuple[int, int], tuple[int, int]] | None = None,
             repeated: dict[tuple[int, int], str] | None = None,
-            cited: dict[tuple[int, int], str] | None = None, content: set[tuple[int, int]] | None = None) -> Coverage:
+            cited: dict[tuple[int, int], str] | None = None, content: set[tuple[int, int]] | None = None,
+            ids: dict[int, list] | None = None) -> Coverage:
     """Coverage of ``records`` (seq → landed records in row order) by ``nodes`` (the fold's nodes).
 
     ``unknown`` are the (seq, row) of records holding an ``unknown`` part
@@ -135,7 +136,9 @@ def measure(records: dict[int, list[dict]], nodes: Iterable[Node], unknown: Iter
     order: the first copy is the record assembly keeps; a later copy with the
     same parts (its payload) is a duplicate, one with other parts a conflict.
     ``cited`` is :func:`cited_by` of ``nodes`` when the caller has it already (it is not changed);
-    ``content`` the (seq, row) of the records carrying content when the caller has them already.
+    ``content`` the (seq, row) of the records carrying content when the caller has them already; ``ids`` each
+    record's ``id`` field by seq, in row order, when the caller has them already (then, when no id is there twice, only
+    the records with content no node cites are looked at).
     """
     cov = Coverage()
     cited = dict(cited) if cited is not None else cited_by(nodes)
@@ -148,12 +151,20 @@ def measure(records: dict[int, list[dict]], nodes: Iterable[Node], unknown: Iter
     missing: list[str] = []
     if content is None:
         content = {(seq, row) for seq, recs in records.items() for row, rec in enumerate(recs, 1) if _carries_content(rec)}
-    for seq in sorted(records):
-        for row, rec in enumerate(records[seq], 1):
-            rid = rec.get("id") or ""
-            earlier = first.get(rid) if rid else None
-            if rid and earlier is None:
-                first[rid] = (seq, row, rec)
+    # No record id landed twice (most sessions): no record has an earlier copy, so only the uncited records are looked at.
+    once = ids is not None and _each_id_once(records, ids)
+    if once:
+        uncited = sorted(pos for pos in content if pos not in cited)
+        total, by_node = len(content), len(content) - len(uncited)
+        walk: Iterable[tuple[int, int, dict]] = ((seq, row, records[seq][row - 1]) for seq, row in uncited)
+    else:
+        walk = ((seq, row, rec) for seq in sorted(records) for row, rec in enumerate(records[seq], 1))
+    for seq, row, rec in walk:
+        rid = rec.get("id") or ""
+        earlier = first.get(rid) if rid else None
+        if rid and earlier is None:
+            first[rid] = (seq, row, rec)
+        if not once:
             pos = (seq, row)
             if pos not in content:
                 continue
@@ -163,21 +174,27 @@ def measure(records: dict[int, list[dict]], nodes: Iterable[Node], unknown: Iter
                 if earlier is not None and not same_payload(earlier[2], rec):  # both kept by assembly (field report 20)
                     _conflict(cov, rid, earlier, seq, row, cited, "both are shown")
                 continue
-            later = (superseded or {}).get((seq, row))
-            entry = ({"ref": {"seq": seq, "row": row}, "id": rid, "why": "superseded", "of": {"seq": later[0], "row": later[1]}}
-                     if later is not None else None) \
-                or _listed(seq, row, rid, rec, earlier, unknown, cited, cov) or _orphan_result(seq, row, rid, rec, open_ids) \
-                or _repeated(seq, row, rid, repeated)
-            if entry is None:
-                missing.append(f"{seq}/{row}" + (f" ({rid})" if rid else ""))
-                continue
-            listed += 1
-            cov.not_drawn.append(entry)
+        later = (superseded or {}).get((seq, row))
+        entry = ({"ref": {"seq": seq, "row": row}, "id": rid, "why": "superseded", "of": {"seq": later[0], "row": later[1]}}
+                 if later is not None else None) \
+            or _listed(seq, row, rid, rec, earlier, unknown, cited, cov) or _orphan_result(seq, row, rid, rec, open_ids) \
+            or _repeated(seq, row, rid, repeated)
+        if entry is None:
+            missing.append(f"{seq}/{row}" + (f" ({rid})" if rid else ""))
+            continue
+        listed += 1
+        cov.not_drawn.append(entry)
     cov.summary = {"cited": by_node + listed, "records": total, "by_node": by_node, "listed": listed}
     if missing:
         named = ", ".join(missing[:_NAMED]) + (", …" if len(missing) > _NAMED else "")
         cov.problems.append(f"not drawn: {len(missing)} landed records with content are in no node and no list: {named}")
     return cov
+
+
+def _each_id_once(records: dict[int, list[dict]], ids: dict[int, list]) -> bool:
+    """True when no record id (``ids``: seq → each record's id) is there twice among the files of ``records``."""
+    named = [i for seq in records for i in ids[seq] if i]
+    return len(named) == len(set(named))
 
 
 def _listed(seq: int, row: int, rid: str, rec: dict, earlier: tuple[int, int, dict] | None,

@@ -80,7 +80,7 @@ class ViewBase:
                                          ((seq, row) for seq, row, _, p in sess.listed_parts() if p["k"] == "unknown"),
                                          shown, fold.unresolved, superseded_documents(sess.records, {
                                              seq: (h.kind, h.stream or "main") for seq, h in sess.headers.items() if h is not None}),
-                                         self.links.evidence, step_cited, sess.content())
+                                         self.links.evidence, step_cited, sess.content(), sess.ids)
 
     # ------------------------------------------------------------------ helpers
 

@@ -60,3 +60,22 @@ def test_a_resealed_file_with_a_record_of_a_wrong_type_is_still_refused(corpus_c
     assert any(p.startswith("round 1: the landed files seq 1..1 do not match its input digest") for p in s["problems"])
     (row,) = [f for f in doc["files"] if f["seq"] == 1]
     assert "line 8" in row["problem"]
+
+
+def test_coverage_with_the_ids_gathered_while_decoding_is_the_same(corpus):
+    """Coverage given the ids gathered while decoding looks only at uncited records when no id is there twice; over
+    every corpus conversation it says what the walk over every record says (the summary, lists and lines)."""
+    from asz_core.view.coverage import cited_by, measure
+    from asz_core.view.document import _prepare
+
+    _, root = corpus
+    for c in list_conversations(root):
+        _, fold, _, _, _, sess, v = _prepare(root, c, (), None)
+        unknown = [(seq, row) for seq, row, _, p in sess.listed_parts() if p["k"] == "unknown"]
+        args = (sess.records, list(v.nodes.values()), unknown, {}, fold.unresolved, {}, v.links.evidence,
+                cited_by(v.nodes.values()), sess.content())
+        fast, full = measure(*args, sess.ids), measure(*args)
+        assert fast.summary["records"] == sum(1 for recs in sess.records.values() for r in recs
+                                              if any(p.get("k") in ("text", "reasoning", "call", "result", "media") for p in r.get("parts", ()))), c
+        for name in ("summary", "not_drawn", "copies", "conflicts", "problems"):
+            assert getattr(fast, name) == getattr(full, name), (c, name)
