@@ -93,19 +93,29 @@ def warn_unverified(cid: str, bad: list[str]) -> None:
 
 
 def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, out: Optional[Path], prose: Prose) -> tuple[int, int]:
-    """Export ``rows``; ``(conversations written, those that do not verify)``."""
+    """Export ``rows``; ``(conversations written, those that do not verify or were not exported)``. A conversation with
+    no usable round is not exported: one warning line on stderr names it and why, the others are still written, and
+    the index lists it as not exported with the reason."""
     from ..reading.export import index_html, index_markdown
     from ..reading.progress import Bar
+    from ..view.document import ViewError
 
     files = {row["id"]: f"{row['id']}.{EXT[fmt]}" for row in rows}
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
     flagged: set[str] = set()  # conversations whose export warned: the index marks them
+    skipped: dict[str, str] = {}  # conversation -> why it was not exported (no usable round)
     bar = Bar("export", len(rows))
     try:
         with bar:
             for row in rows:
-                data, bad = render(r, row["id"], fmt, hide, thinking, prose)
+                try:
+                    data, bad = render(r, row["id"], fmt, hide, thinking, prose)
+                except (ViewError, LookupError) as exc:
+                    skipped[row["id"]] = str(exc)
+                    typer.echo(f"asz export: warning: {row['id']} not exported: {exc}", err=True)
+                    bar.advance(row["id"][:8])
+                    continue
                 if bad:
                     flagged.add(row["id"])
                     warn_unverified(row["id"], bad)
@@ -127,12 +137,14 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
         raise typer.Exit(130)
     if out is not None:
         if fmt == "html":
-            (out / "index.html").write_text(index_html(rows, files, flagged), encoding="utf-8")
+            (out / "index.html").write_text(index_html(rows, files, flagged, skipped), encoding="utf-8")
         elif fmt == "json":
-            (out / "index.json").write_bytes(orjson.dumps([{**row, "file": files[row["id"]]} for row in rows], option=orjson.OPT_INDENT_2))
+            (out / "index.json").write_bytes(orjson.dumps([{**row, "file": None, "not_exported": skipped[row["id"]]}
+                                                           if row["id"] in skipped else {**row, "file": files[row["id"]]}
+                                                           for row in rows], option=orjson.OPT_INDENT_2))
         else:
-            (out / "index.md").write_text(index_markdown(rows, files, flagged), encoding="utf-8")
-    return len(rows), len(flagged)
+            (out / "index.md").write_text(index_markdown(rows, files, flagged, skipped), encoding="utf-8")
+    return len(rows) - len(skipped), len(flagged) + len(skipped)
 
 
 def _one(r: Path, given: str, fmt: str, hide: list[str], thinking: bool, out: Optional[Path], prose: Prose) -> int:
@@ -189,7 +201,10 @@ def export(
     with the text of such a file held back and marked in its place, and stderr
     gets `asz export: warning: ID does not verify: …` naming each file, round
     and problem; prose, which reads the landed files without the document,
-    says a missing landed file or round in the same words. Exit 0 written, 1 an unknown id, a conversation with
+    says a missing landed file or round in the same words. Of several, one
+    with no usable round is not exported: one stderr line names it and why,
+    the others are written and the index lists it as not exported with the
+    reason. Exit 0 written, 1 an unknown id, a conversation with
     no usable round, or one written that does not verify, 2 usage (an
     ambiguous prefix, no ID and no filter, a bad format).
     """
@@ -218,7 +233,7 @@ def export(
         rows = newest_first(conversation_rows(r, hide, filters))
         n, unverified = _written(out, lambda: _many(r, rows, fmt, hide, thinking, out, prose))
         typer.echo(f"exported {n} conversation(s)" + (f" to {out}" if out is not None else "")
-                   + (f"; {unverified} do(es) not verify (warned above)" if unverified else ""), err=True)
+                   + (f"; {unverified} do(es) not verify or could not be exported (warned above)" if unverified else ""), err=True)
     if fmt == "prose":
         from ..reading.prose import estimate
 

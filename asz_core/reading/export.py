@@ -24,7 +24,7 @@ import html
 import os
 import time
 from pathlib import Path
-from typing import Collection, Iterator, Sequence
+from typing import Collection, Iterator, Mapping, Sequence
 
 import orjson
 
@@ -458,11 +458,15 @@ def _index_state(r: dict, flagged: Collection[str]) -> tuple[str, bool]:
     return (state or "not verified") if bad else (state or "-"), bad
 
 
-def _index_note(rows: Sequence[dict], flagged: Collection[str]) -> str:
-    """``N of M conversation(s) do not verify …`` when some do, else ''."""
-    n = sum(_index_state(r, flagged)[1] for r in rows)
-    return (f"{n} of {len(rows)} conversation(s) do not verify: what is missing or does not verify is held back "
+def _index_note(rows: Sequence[dict], flagged: Collection[str], skipped: Mapping[str, str] = {}) -> str:
+    """``N of M conversation(s) do not verify …`` when some do (``skipped``, not exported, said apart), else ''."""
+    n = sum(_index_state(r, flagged)[1] for r in rows if r["id"] not in skipped)
+    note = (f"{n} of {len(rows)} conversation(s) do not verify: what is missing or does not verify is held back "
             "and marked in each one's page, and asz verify names the damage.") if n else ""
+    if skipped:
+        note += (" " if note else "") + (f"{len(skipped)} of {len(rows)} conversation(s) not exported (no usable round; "
+                                         "the state column says why, asz verify names the problems).")
+    return note
 
 
 def _index_figures(r: dict) -> tuple[str, str]:
@@ -488,11 +492,13 @@ def _index_total(rows: Sequence[dict]) -> str:
             + (f" ({held} held back, in neither figure)" if held else ""))
 
 
-def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collection[str] = ()) -> str:
+def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collection[str] = (),
+                   skipped: Mapping[str, str] = {}) -> str:
     """A Markdown index linking each row's exported file (``files``: conversation id -> file name), with its
-    verification state (bold with ``does not verify`` when not verified or in ``flagged``, as each page says)."""
+    verification state (bold with ``does not verify`` when not verified or in ``flagged``, as each page says); a row
+    in ``skipped`` (conversation id -> why) is listed as not exported, with the reason, and no link."""
     lines = ["# Conversations", ""]
-    note = _index_note(rows, flagged)
+    note = _index_note(rows, flagged, skipped)
     if note:
         lines += [f"**{note}**", ""]
     lines += ["| last activity | title | project | talks | tokens | cost | state | file |",
@@ -502,25 +508,36 @@ def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collect
         project = str(r.get("project") or "").replace("|", "\\|").replace("\n", " ")
         state, bad = _index_state(r, flagged)
         state = f"**{state}: does not verify**" if bad else state
+        link = f"[{files[r['id']]}]({files[r['id']]})"
+        if r["id"] in skipped:
+            state, link = "**not exported: " + " ".join(skipped[r["id"]].split()).replace("|", "\\|") + "**", "-"
         tokens, cost = _index_figures(r)
         lines.append(f"| {_when(r.get('to')) or 'unknown'} | {title} | {project} | {r.get('talks') or 0} | {tokens} | {cost} | "
-                     f"{state} | [{files[r['id']]}]({files[r['id']]}) |")
+                     f"{state} | {link} |")
     return "\n".join(lines + ["", _index_total(rows)]) + "\n"
 
 
-def index_html(rows: Sequence[dict], files: dict[str, str], flagged: Collection[str] = ()) -> str:
+def index_html(rows: Sequence[dict], files: dict[str, str], flagged: Collection[str] = (),
+               skipped: Mapping[str, str] = {}) -> str:
     """An HTML index page linking each row's exported file, with its verification state: a conversation that does
-    not verify (state not ``verified``, or in ``flagged``) is marked as its own page marks it (class ``failed``)."""
+    not verify (state not ``verified``, or in ``flagged``) is marked as its own page marks it (class ``failed``); a
+    row in ``skipped`` (conversation id -> why) is marked not exported, with the reason, and has no link."""
     e = html.escape
     trs = []
     for r in rows:
         state, bad = _index_state(r, flagged)
         cls = " class=\"failed\"" if bad else ""
-        trs.append(f"<tr{cls}><td>{e(_when(r.get('to')) or 'unknown')}</td><td><a href=\"{e(files[r['id']])}\">{isolated(r.get('title') or '(untitled)')}</a></td>"
+        title = isolated(r.get('title') or '(untitled)')
+        cell = f"{e(state)}{' · <b>does not verify</b>' if bad else ''}"
+        if r["id"] in skipped:
+            cell = f"<b>not exported</b>: {e(skipped[r['id']])}"
+        else:
+            title = f"<a href=\"{e(files[r['id']])}\">{title}</a>"
+        trs.append(f"<tr{cls}><td>{e(_when(r.get('to')) or 'unknown')}</td><td>{title}</td>"
                    f"<td>{isolated(str(r.get('project') or ''))}</td><td>{r.get('talks') or 0}</td>"
                    + "".join(f"<td class=\"num\">{e(x)}</td>" for x in _index_figures(r)) +
-                   f"<td class=\"state\">{e(state)}{' · <b>does not verify</b>' if bad else ''}</td><td class=\"id\">{e(r['id'])}</td></tr>")
-    note = _index_note(rows, flagged)
+                   f"<td class=\"state\">{cell}</td><td class=\"id\">{e(r['id'])}</td></tr>")
+    note = _index_note(rows, flagged, skipped)
     head = f"<div class=\"failed\"><b>{e(note)}</b></div>" if note else ""
     return page("Conversations", f"<h1>Conversations</h1>{head}<table><tr><th>last activity</th><th>title</th><th>project</th>"
                 f"<th>talks</th><th>tokens</th><th>cost</th><th>state</th><th>id</th></tr>{''.join(trs)}</table>"

@@ -54,3 +54,21 @@ def source_lines(path: Path) -> list[dict]:
 def main_transcripts(source: Path) -> dict[str, Path]:
     """Session id -> the session's main transcript (``<project>/<session>.jsonl``) under a Claude Code projects folder."""
     return {p.stem: p for p in sorted(source.glob("*/*.jsonl")) if not p.name.startswith("agent-")}
+
+
+def collected_root(corpus_source: Path, base: Path, projects: dict[str, str]) -> Path:
+    """``base/root``: the corpus sessions ``projects`` names (session id -> its project folder) copied into
+    ``base/projects`` and collected and parsed by the real ``asz collect --once``; skips when the corpus lacks one."""
+    import shutil
+
+    import pytest
+
+    for sid, project in projects.items():
+        src = corpus_source / project / f"{sid}.jsonl"
+        if not src.is_file():
+            pytest.skip(f"the corpus lacks {src}")
+        (base / "projects" / project).mkdir(parents=True)
+        shutil.copy(src, base / "projects" / project)
+    r = base / "root"
+    asz("collect", "--once", "--source", str(base / "projects"), "--root", str(r))
+    return r

@@ -9,12 +9,11 @@ figures left is de3b8b19's usage summed straight from its source transcript (one
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
-from reading_helpers import asz, source_lines
+from reading_helpers import asz, collected_root, source_lines
 
 PROJECT = "-home-user-claude-reliability"
 KEPT = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
@@ -24,15 +23,7 @@ PROJECTS = {KEPT: PROJECT, GONE: "-home-user-spotter"}
 
 @pytest.fixture(scope="module")
 def root(corpus_source, tmp_path_factory) -> Path:
-    base = tmp_path_factory.mktemp("unreadable")
-    for sid, project in PROJECTS.items():
-        src = corpus_source / project / f"{sid}.jsonl"
-        if not src.is_file():
-            pytest.skip(f"the corpus lacks {src}")
-        (base / "projects" / project).mkdir(parents=True)
-        shutil.copy(src, base / "projects" / project)
-    r = base / "root"
-    asz("collect", "--once", "--source", str(base / "projects"), "--root", str(r))
+    r = collected_root(corpus_source, tmp_path_factory.mktemp("unreadable"), PROJECTS)
     rounds = sorted((r / "_conversations" / GONE / "rounds").glob("*.sf"))
     assert rounds
     for p in rounds:
