@@ -10,7 +10,7 @@ from typing import Optional
 import orjson
 import typer
 
-from ..reading.listing import conversation_rows, cost_value, newest_first, total_tokens
+from ..reading.listing import UNPLACED, conversation_rows, cost_value, newest_first, not_read_line, total_tokens
 from ..reading.progress import Bar
 from ..reading.termtext import visible
 from .reading_common import CONFIG_HELP, ROOT_HELP, fit_cells, make_filters, settings
@@ -127,7 +127,9 @@ def conversations(
     shows its tokens and cost as held back (null in --json, with held_back
     naming the state), and a line after the table names it. Landed sessions with no conversation chain (never parsed, e.g. after
     collect --no-parse, or their rounds removed) are in no row; a last line
-    counts them (on stderr with --json). Exit 0 when listed (also when none),
+    counts them (on stderr with --json). A conversation that does not read
+    has no times: --since/--until cannot place it, and a line under the table
+    names it (on stderr with --json). Exit 0 when listed (also when none),
     1 when the root is missing, 2 on usage errors.
     """
     r, hide = settings("conversations", root, config)
@@ -152,28 +154,29 @@ def conversations(
     from .view_cmd import no_document_hint
 
     unread = [f"conversation {row['id'][:8]} does not read: {row['problem']}; {no_document_hint(r, row['id'])}" for row in rows if row.get("problem")]
+    # no times: a --since/--until window cannot place it, said rather than dropped (trial 7)
+    unplaced = not_read_line([row["id"] for row in filters.unplaced], *UNPLACED) if filters.unplaced else ""
     say_state_files(r)
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2) + b"\n")
-        for line in unread + ([note] if note else []):
+        for line in unread + [x for x in (unplaced, note) if x]:
             typer.echo(f"asz conversations: {visible(line)}", err=True)
         return
     if not rows:
         typer.echo(f"no conversations in {r}" + (" match the filters" if ids else " (collect and parse sessions into it)"))
-        if note:
-            typer.echo(note)
+        for line in (unplaced, note):
+            if line:
+                typer.echo(line)
         return
     widths = column_widths(rows)
     typer.echo(header_line(widths))
     for row in rows:
         typer.echo(table_line(row, widths))
-    nd = [row for row in rows if row.get("changes_not_derived")]
-    if nd:  # the (+N) of CHANGES, under the table as its footnote
-        typer.echo(f"(+N) in CHANGES: {sum(r['changes_not_derived'] for r in nd):,} editing tool call(s) in {len(nd)} conversation(s) "
-                   "returned with no changes record, so what they changed is not derived and not in the count (a Claude Code "
-                   "subagent's edits)")
+    _changes_footnote(rows)
     for line in unread:  # its row has no figure: the chain gives no document (state unreadable), and this says why
         typer.echo(visible(line))
+    if unplaced:
+        typer.echo(unplaced)
     typer.echo(f"{len(rows)} of {len(ids)} conversations")
     held = [row for row in rows if row.get("held_back")]
     if held:
@@ -184,6 +187,15 @@ def conversations(
     missing = sorted({m for row in rows for m in unpriced(row)})
     if missing:  # as asz usage says it
         typer.echo(f"* unpriced, left out of the cost: {', '.join(missing)} (add them under prices in asz.yaml)")
+
+
+def _changes_footnote(rows: list[dict]) -> None:
+    """The (+N) of CHANGES, under the table as its footnote, when a row has one."""
+    nd = [row for row in rows if row.get("changes_not_derived")]
+    if nd:
+        typer.echo(f"(+N) in CHANGES: {sum(r['changes_not_derived'] for r in nd):,} editing tool call(s) in {len(nd)} conversation(s) "
+                   "returned with no changes record, so what they changed is not derived and not in the count (a Claude Code "
+                   "subagent's edits)")
 
 
 def say_state_files(root: Path) -> None:

@@ -92,19 +92,23 @@ def warn_unverified(cid: str, bad: list[str]) -> None:
                    "(the export names it); `asz verify` names the damage; exit 1", err=True)
 
 
-def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, out: Optional[Path], prose: Prose) -> tuple[int, int]:
+def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, out: Optional[Path], prose: Prose,
+          unplaced: list[dict]) -> tuple[int, int]:
     """Export ``rows``; ``(conversations written, those that do not verify or were not exported)``. A conversation with
     no usable round is not exported: one warning line on stderr names it and why, the others are still written, and
-    the index lists it as not exported with the reason."""
+    the index lists it as not exported with the reason, as it lists ``unplaced`` (rows a --since/--until window
+    could not place: they have no times; said on stderr by the caller)."""
     from ..reading.export import index_html, index_markdown
     from ..reading.progress import Bar
     from ..view.document import ViewError
 
-    files = {row["id"]: f"{row['id']}.{EXT[fmt]}" for row in rows}
+    files = {row["id"]: f"{row['id']}.{EXT[fmt]}" for row in rows + unplaced}
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
     flagged: set[str] = set()  # conversations whose export warned: the index marks them
-    skipped: dict[str, str] = {}  # conversation -> why it was not exported (no usable round)
+    from ..reading.listing import UNPLACED
+
+    skipped = {row["id"]: f"no usable round, {UNPLACED[0]}: {UNPLACED[1]}" for row in unplaced}  # id -> why not exported
     bar = Bar("export", len(rows))
     try:
         with bar:
@@ -135,6 +139,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
         typer.echo(f"asz export: interrupted after {done} of {len(rows)} conversations"
                    + (f" (written to {out}; no index page)" if out is not None else ""), err=True)
         raise typer.Exit(130)
+    rows = rows + unplaced  # the index lists them too, as not exported
     if out is not None:
         if fmt == "html":
             (out / "index.html").write_text(index_html(rows, files, flagged, skipped), encoding="utf-8")
@@ -204,7 +209,8 @@ def export(
     says a missing landed file or round in the same words. Of several, one
     with no usable round is not exported: one stderr line names it and why,
     the others are written and the index lists it as not exported with the
-    reason. Exit 0 written, 1 an unknown id, a conversation with
+    reason, as it lists one --since/--until cannot place (no usable round, so
+    no times; one stderr line names them). Exit 0 written, 1 an unknown id, a conversation with
     no usable round, or one written that does not verify, 2 usage (an
     ambiguous prefix, no ID and no filter, a bad format).
     """
@@ -231,7 +237,11 @@ def export(
             raise _usage(f"--out {out}: several conversations go into a folder, and this is a file")
         filters = make_filters("export", project, since, until, "", "")
         rows = newest_first(conversation_rows(r, hide, filters))
-        n, unverified = _written(out, lambda: _many(r, rows, fmt, hide, thinking, out, prose))
+        if filters.unplaced:  # no times: said rather than dropped (trial 7)
+            from ..reading.listing import UNPLACED, not_read_line
+
+            typer.echo(f"asz export: warning: {not_read_line([row['id'] for row in filters.unplaced], *UNPLACED)}", err=True)
+        n, unverified = _written(out, lambda: _many(r, rows, fmt, hide, thinking, out, prose, filters.unplaced))
         typer.echo(f"exported {n} conversation(s)" + (f" to {out}" if out is not None else "")
                    + (f"; {unverified} do(es) not verify or could not be exported (warned above)" if unverified else ""), err=True)
     if fmt == "prose":

@@ -154,8 +154,9 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
         typer.echo(f"! held back, in no figure above (they do not verify; asz verify names the problems): "
                    + ", ".join(f"{c[:8]} ({h['state']})" for c, h in sorted(held.items())))
     if unreadable:
-        typer.echo(f"! not read, in no figure above (no usable round; stderr says why, asz verify names the problems): "
-                   + ", ".join(c[:8] for c in unreadable))
+        from ..reading.listing import not_read_line
+
+        typer.echo(not_read_line(unreadable, "in no figure above"))
     short = {h["conversation"]: h for r in rows for h in r.get("usage_incomplete", ())}
     if short:
         typer.echo("~ usage incomplete, the figures above are short by counts a record left out (listed under dropped; "

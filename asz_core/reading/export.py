@@ -510,7 +510,7 @@ def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collect
         state = f"**{state}: does not verify**" if bad else state
         link = f"[{files[r['id']]}]({files[r['id']]})"
         if r["id"] in skipped:
-            state, link = "**not exported: " + " ".join(skipped[r["id"]].split()).replace("|", "\\|") + "**", "-"
+            state, link = "**not exported: " + " ".join(skipped[r["id"]].split()).replace("|", "\\|") + "**", f"`{r['id']}`"
         tokens, cost = _index_figures(r)
         lines.append(f"| {_when(r.get('to')) or 'unknown'} | {title} | {project} | {r.get('talks') or 0} | {tokens} | {cost} | "
                      f"{state} | {link} |")

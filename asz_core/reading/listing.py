@@ -130,6 +130,9 @@ class Filters:
     until: int | None = None
     model: str = ""
     dialect: str = ""
+    #: Rows left out only because they carry no time (no usable round), so no window can place them: said, never
+    #: dropped silently (:func:`not_read_line`).
+    unplaced: list = attrs.field(factory=list, eq=False, repr=False)
 
     def keeps(self, row: dict) -> bool:
         """True when ``row`` (a conversation row with ``dialect``) passes every filter."""
@@ -141,7 +144,11 @@ class Filters:
             d = str(row.get("dialect") or "")
             if self.dialect not in (d, d.split("/", 1)[0]):
                 return False
-        return self.active_in(row.get("from"), row.get("to"))
+        if self.active_in(row.get("from"), row.get("to")):
+            return True
+        if row.get("from") is None and row.get("to") is None:
+            self.unplaced.append(row)
+        return False
 
     def active_in(self, start: int | None, stop: int | None) -> bool:
         """True when a span from ``start`` to ``stop`` (unix ms, either may be None) meets the ``since``/``until`` window."""
@@ -150,6 +157,16 @@ class Filters:
         if self.until is not None and (start or stop or 0) > self.until:
             return False
         return True
+
+
+def not_read_line(ids: Iterable[str], where: str, why: str = "stderr says why, asz verify names the problems") -> str:
+    """``! not read, WHERE (no usable round; WHY): id8, id8`` naming conversations that do not read (asz usage's line
+    under its total; asz ls and asz export say with it which ones a --since/--until window cannot place)."""
+    return f"! not read, {where} (no usable round; {why}): " + ", ".join(c[:8] for c in ids)
+
+
+#: Where :func:`not_read_line` says a conversation a time window could not place is, and why.
+UNPLACED = ("so not placed in the --since/--until window", "it has no times; asz verify names the problems")
 
 
 def dialect_of(root: str | os.PathLike, session: str) -> str:

@@ -68,3 +68,32 @@ def test_a_single_export_says_it_in_one_line(root):
     p = asz("export", GONE[:8], "--root", str(root), check=False)
     assert p.returncode == 1 and p.stdout == ""
     assert len(p.stderr.splitlines()) == 1 and WHY in p.stderr
+
+
+UNPLACED = (f"! not read, so not placed in the --since/--until window (no usable round; it has no times; asz verify "
+            f"names the problems): {GONE[:8]}")
+
+
+def test_ls_since_names_a_conversation_with_no_times_under_the_table(root):
+    """Trial 7: ``--since`` dropped it silently (``1 of 2 conversations`` and no line naming it)."""
+    p = asz("ls", "--since", "2000-01-01", "--root", str(root))
+    lines = p.stdout.splitlines()
+    assert not [ln for ln in lines if ln.startswith(GONE[:8])]  # no row: a window cannot place it
+    assert UNPLACED in lines and lines.index(UNPLACED) < lines.index("1 of 2 conversations")
+    j = asz("ls", "--since", "2000-01-01", "--json", "--root", str(root))
+    assert [r["id"] for r in json.loads(j.stdout)] == [KEPT] and f"asz conversations: {UNPLACED}" in j.stderr.splitlines()
+
+
+@pytest.mark.parametrize("fmt", ["md", "json"])
+def test_export_since_names_it_on_stderr_and_in_the_index(root, tmp_path, fmt):
+    out = tmp_path / fmt
+    p = asz("export", "--since", "2000-01-01", "--format", fmt, "--out", str(out), "--root", str(root), check=False)
+    assert p.returncode == 1
+    assert [ln for ln in p.stderr.splitlines() if GONE[:8] in ln] == [f"asz export: warning: {UNPLACED}"]
+    assert (out / f"{KEPT}.{fmt}").exists() and not (out / f"{GONE}.{fmt}").exists()
+    if fmt == "json":
+        rows = {r["id"]: r for r in json.loads((out / "index.json").read_text())}
+        assert rows[GONE]["file"] is None and "it has no times" in rows[GONE]["not_exported"]
+    else:
+        [row] = [ln for ln in (out / "index.md").read_text().splitlines() if GONE in ln]
+        assert "not exported: no usable round, so not placed in the --since/--until window: it has no times" in row
