@@ -75,7 +75,7 @@ def table_cells(row: dict) -> tuple:
     cells = (row["id"][:8], title or "(untitled)", project or "-", _when(row.get("to")),
              _duration(row.get("from"), row.get("to")), "-" if row.get("talks") is None else row["talks"],
              "-" if row.get("llm_calls") is None else row["llm_calls"], changes_cell(row),
-             "held back" if held else "-" if tokens is None else f"{tokens:,}",
+             "held back" if held else "-" if tokens is None else f"{tokens:,}" + (" ~" if row.get("usage_incomplete") else ""),
              "held" if held else "-" if cost is None else f"${cost:,.2f}" + ("*" if unpriced(row) else ""), row.get("state") or "-")
     return tuple(str(c) for c in cells)
 
@@ -182,8 +182,9 @@ def conversations(
     if held:
         typer.echo(f"{len(held)} conversation(s) do not verify: their tokens and cost are held back "
                    f"({', '.join(r['id'][:8] + ' ' + str(r.get('state')) for r in held)}; asz verify names the problems)")
-    if note:
-        typer.echo(note)
+    for line in (incomplete_note(rows), note):  # calls short of a dropped count (as asz usage marks them); unchained
+        if line:
+            typer.echo(line)
     missing = sorted({m for row in rows for m in unpriced(row)})
     if missing:  # as asz usage says it
         typer.echo(f"* unpriced, left out of the cost: {', '.join(missing)} (add them under prices in asz.yaml)")
@@ -196,6 +197,17 @@ def _changes_footnote(rows: list[dict]) -> None:
         typer.echo(f"(+N) in CHANGES: {sum(r['changes_not_derived'] for r in nd):,} editing tool call(s) in {len(nd)} conversation(s) "
                    "returned with no changes record, so what they changed is not derived and not in the count (a Claude Code "
                    "subagent's edits)")
+
+
+def incomplete_note(rows: list[dict]) -> str:
+    """``~ usage incomplete, …`` naming the conversations whose row marks its tokens ``~`` (``usage_incomplete``: calls
+    whose usage lacks a count their record lists under dropped), as asz usage marks its rows; '' when none."""
+    short = [row for row in rows if row.get("usage_incomplete") and not row.get("held_back")]
+    if not short:
+        return ""
+    named = ", ".join(f"{r['id'][:8]} ({r['usage_incomplete']} call(s))" for r in short)
+    return ("~ usage incomplete, the tokens above are short by counts a record left out (listed under dropped; "
+            f"asz conversation names the calls and fields): {named}")
 
 
 def say_state_files(root: Path) -> None:

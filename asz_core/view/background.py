@@ -68,7 +68,9 @@ class BackgroundChecks:
         lists models with tokens and no price (their cost is in no sum).
         Only verified evidence is summed: a built conversation that does not
         verify is in no hour and is named in ``held_back``
-        (``[{"conversation", "state"}]``, by id; not in ``counted``).
+        (``[{"conversation", "state"}]``, by id; not in ``counted``). ``usage_incomplete`` lists
+        ``{"conversation", "calls"}`` of each summed conversation some of whose calls' usage lacks a count their
+        record lists under ``dropped`` (the hours are short by it), by id.
         """
         convs = set(self.conversations())
         with self._lock:
@@ -76,6 +78,8 @@ class BackgroundChecks:
             parts = [v for c, v in self._usage.items() if c in convs and states.get(c, "verified") == "verified"]
             held = [{"conversation": c, "state": states[c]} for c in sorted(self._usage)
                     if c in convs and states.get(c, "verified") != "verified"]
+            short = [{"conversation": c, "calls": self._short[c]} for c in sorted(self._usage)
+                     if c in convs and states.get(c, "verified") == "verified" and self._short.get(c)]
         total: dict[tuple[int, str], list[int]] = {}
         for hours in parts:
             for key, v in hours.items():
@@ -84,6 +88,7 @@ class BackgroundChecks:
                     t[i] += n
         answer = hours_answer(total, counted=len(parts), conversations=len(convs))
         answer["held_back"] = held
+        answer["usage_incomplete"] = short
         return answer
 
     def status(self) -> dict:

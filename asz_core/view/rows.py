@@ -13,8 +13,11 @@ null when the header has no time, 0 when it is not a time), ``unresolved``,
 ``changes`` and the lines: a subagent's edits), ``llm_calls``, ``subagents``,
 ``bash_runs`` (null when the head round predates them), ``state``. The
 summary keys of :data:`SUMMARY_KEYS` (``project``, ``models``, ``usage``,
-``cost``, ``git_branch``, ``runtime``) follow when the header or the
-document carries them, else they are null; ``usage`` and ``cost`` are null
+``cost``, ``git_branch``, ``runtime``, ``usage_incomplete``: how many calls'
+usage lacks a count their record lists under ``dropped``, 0 when none) follow
+when the header or the document carries them, else they are null; ``llm_calls``
+is the document summary's count (one per provider call, message id + request
+id) once the summary is counted, the head round's count of call nodes before; ``usage`` and ``cost`` are null
 and ``held_back`` follows for a conversation that does not verify.
 """
 
@@ -29,7 +32,7 @@ import orjson
 from ..sessiondata.times import parse_instant
 from ..storage.filekey import stat_key
 
-__all__ = ["ROW_KEYS", "SUMMARY_KEYS", "Head", "header_ms", "newest_round", "read_head", "header_row", "document_row"]
+__all__ = ["ROW_KEYS", "SUMMARY_KEYS", "Head", "counted_keys", "header_ms", "newest_round", "read_head", "header_row", "document_row"]
 
 #: Keys of a ``/api/conversations`` row, in order (origin-digest §8.3; ``state`` added when known).
 ROW_KEYS = (
@@ -37,7 +40,7 @@ ROW_KEYS = (
     "changes", "lines_added", "lines_removed", "changes_not_derived", "llm_calls", "subagents", "bash_runs", "state",
 )
 #: Summary keys a row carries after :data:`ROW_KEYS` (issue 17), null when neither header nor document has them.
-SUMMARY_KEYS = ("project", "models", "usage", "cost", "git_branch", "runtime")
+SUMMARY_KEYS = ("project", "models", "usage", "cost", "git_branch", "runtime", "usage_incomplete")
 _LATER_COUNTS = ("changes", "lines_added", "lines_removed", "llm_calls", "subagents", "bash_runs")
 
 
@@ -155,6 +158,17 @@ def document_row(doc: dict, header: dict | None = None) -> dict:
     for k in ("from", "to"):
         if s.get(k) is not None:
             row[k] = s[k]
+    row.update(counted_keys(s))
     if row["llm_calls"] is None and isinstance(s.get("kinds"), dict):
         row["llm_calls"] = s["kinds"].get("llm.call", 0)
     return hold_back(row, row["state"])
+
+
+def counted_keys(summary: dict) -> dict:
+    """The row keys a counted summary (a document's, or :meth:`~asz_core.view.summary_cache.ConversationSummary.keys`)
+    decides over the head round's header: ``llm_calls`` (one per provider call,
+    :func:`~asz_core.view.usage.call_count`) when it has it, and ``usage_incomplete`` (0 when no call's usage is short)."""
+    out = {"usage_incomplete": summary.get("usage_incomplete") or 0}
+    if isinstance(summary.get("llm_calls"), int):
+        out["llm_calls"] = summary["llm_calls"]
+    return out

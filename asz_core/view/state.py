@@ -156,6 +156,7 @@ class ViewState(BackgroundChecks, LandedRequests):
         self._titles: dict[tuple, bool] = {}  # (conversation, hide, head listing) -> the title is withheld
         self._states: dict[str, tuple[tuple, str]] = {}  # conversation -> (fingerprint, verification state)
         self._usage: dict[str, dict[tuple[int, str], list[int]]] = {}  # conversation -> (hour ms, model) -> [in, out, cr, cw, calls]
+        self._short: dict[str, int] = {}  # conversation -> its calls whose usage lacks a dropped count (summary.usage_incomplete)
         self.links_skipped = 0  # entries of _conversations that are symbolic links (never served)
         self.builds = 0  # documents built since start (tests read it through /api/status)
         self.checked = 0  # conversations whose state the checker found since start
@@ -392,6 +393,7 @@ class ViewState(BackgroundChecks, LandedRequests):
         with self._lock:
             self._states[conversation] = (fp, summary["state"])
             self._usage[conversation] = hours
+            self._short[conversation] = summary.get("usage_incomplete") or 0
 
     def gzipped(self, d: Doc) -> bytes:
         """The document's JSON compressed with gzip, made once per built document."""

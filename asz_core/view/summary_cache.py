@@ -59,9 +59,10 @@ DB_NAME = "summaries.sqlite"
 #: Named in every fingerprint: changed when the way calls are counted changes within one version (1h: usage keeps
 #: ``cache_write_1h``; state: an entry keeps the verification state; not-derived: rows say changes_not_derived;
 #: titles: a title is never an injected record's text; leaf: a summary record names only the conversation holding
-#: its leafUuid's message, and a damaged round is said; incomplete: a call keeps the usage counts its record dropped),
+#: its leafUuid's message, and a damaged round is said; incomplete: a call keeps the usage counts its record dropped;
+#: calls: a row's llm_calls and usage_incomplete are the summary's, one call per message id + request id),
 #: so no entry counted the old way is used.
-_COUNTING = "1h+state+not-derived+titles+leaf+incomplete"
+_COUNTING = "1h+state+not-derived+titles+leaf+incomplete+calls"
 #: The modules (under ``asz_core/view``) whose code makes a row's title and a talk's label: their source is hashed into
 #: every fingerprint (:func:`code_mark`), so an entry made by an asz whose title or label code differed, a development
 #: build of the same version included, is never read. The rule: code that decides a title or a label lives in one of
@@ -307,9 +308,9 @@ class RowSummaries:
     def note(self, conversation: str, fp: object, hide: Sequence[str], summary: dict) -> None:
         """Keep the keys of a document's ``summary`` built while the conversation's files had fingerprint ``fp``
         (held back as :func:`hold_back` says by its ``state``)."""
-        from .rows import SUMMARY_KEYS
+        from .rows import SUMMARY_KEYS, counted_keys
 
-        keys = hold_back({k: summary.get(k) for k in ("title", *SUMMARY_KEYS)}, summary.get("state"))
+        keys = hold_back({**{k: summary.get(k) for k in ("title", *SUMMARY_KEYS)}, **counted_keys(summary)}, summary.get("state"))
         with self._lock:
             self._memo[conversation] = (fp, tuple(hide), keys)
 

@@ -32,7 +32,7 @@ import msgspec
 from ..sessiondata.vocabulary import USAGE_COUNT_DROPPED
 
 __all__ = ["TOKEN_KINDS", "SPLIT_KIND", "LANES", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls",
-           "usage_totals", "incomplete_lines"]
+           "call_count", "usage_totals", "incomplete_lines"]
 
 #: The four token counts of a usage object, in document order.
 TOKEN_KINDS = ("in", "out", "cache_read", "cache_write")
@@ -180,8 +180,15 @@ def provider_calls(calls: Iterable[CallUsage]) -> Iterator[CallUsage]:
             yield c
 
 
+def call_count(calls: Iterable[CallUsage]) -> int:
+    """The model calls of ``calls`` (call nodes, or the provider calls :func:`provider_calls` gave): one per provider
+    call, keyed by message id and request id (by the message id alone where the records name no request id; field
+    reports 10 and 12), as every list counts them (``llm_calls`` of the summary, ``asz ls`` and ``/api/conversations``)."""
+    return sum(1 for _ in provider_calls(calls))
+
+
 def usage_totals(calls: Iterable[CallUsage]) -> dict:
-    """``models``, ``usage``, ``usage_by_model`` and ``usage_by_lane`` over ``calls``.
+    """``models``, ``usage``, ``usage_by_model``, ``usage_by_lane`` and ``llm_calls`` (:func:`call_count`) over ``calls``.
 
     ``models`` lists, sorted, the model of every call that is not synthetic;
     ``usage_by_model`` is keyed by model (``(no model)`` for a call with usage
@@ -220,6 +227,7 @@ def usage_totals(calls: Iterable[CallUsage]) -> dict:
         "usage": total,
         "usage_by_model": dict(sorted(by_model.items())),
         "usage_by_lane": by_lane,
+        "llm_calls": call_count(calls),
     }
     short = sum(1 for c in provider_calls(calls) if c.incomplete)
     if short:  # only then: a conversation whose every count landed gives the keys it always gave

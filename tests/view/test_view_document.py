@@ -53,6 +53,8 @@ def test_golden_fixture_document(fixture_root, shared_dir):
     # keys this 1.x document adds (a 1.x only adds keys): undescribed bytes, none in the fixture
     assert ours.pop("undescribed") == [] and ours["summary"].pop("undescribed") == 0
     assert ours["summary"].pop("cut") == {}  # parts cut to land, none in the fixture
+    # model calls, one per message id + request id: the fixture's calls each name one request id, one per node
+    assert ours["summary"].pop("llm_calls") == theirs["summary"]["kinds"]["llm.call"]
     # issue 18: the 16 records with content are all drawn: 15 by a step, the child's prompt on its talk
     assert ours.pop("not_drawn") == []
     assert ours["summary"].pop("coverage") == {"cited": 16, "records": 16, "by_node": 16, "listed": 0}
