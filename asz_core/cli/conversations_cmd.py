@@ -127,7 +127,7 @@ def conversations(
     shows its tokens and cost as held back (null in --json, with held_back
     naming the state), and a line after the table names it. Landed sessions with no conversation chain (never parsed, e.g. after
     collect --no-parse, or their rounds removed) are in no row; a last line
-    counts them (on stderr with --json). A conversation that does not read
+    counts and names them (on stderr with --json). A conversation that does not read
     has no times: --since/--until cannot place it, and a line under the table
     names it (on stderr with --json). Exit 0 when listed (also when none),
     1 when the root is missing, 2 on usage errors.
@@ -150,9 +150,10 @@ def conversations(
         typer.echo(f"asz conversations: interrupted after {bar.done} of {len(ids)} conversations", err=True)
         raise typer.Exit(130)
     rows = newest_first(rows)
-    note = unchained_note(r, set(ids))
+    from ..verify.unparsed import unchained_note
     from .view_cmd import no_document_hint
 
+    note = unchained_note(r, set(ids))[0]
     unread = [f"conversation {row['id'][:8]} does not read: {row['problem']}; {no_document_hint(r, row['id'])}" for row in rows if row.get("problem")]
     # no times: a --since/--until window cannot place it, said rather than dropped (trial 7)
     unplaced = not_read_line([row["id"] for row in filters.unplaced], *UNPLACED) if filters.unplaced else ""
@@ -173,10 +174,8 @@ def conversations(
     for row in rows:
         typer.echo(table_line(row, widths))
     _changes_footnote(rows)
-    for line in unread:  # its row has no figure: the chain gives no document (state unreadable), and this says why
+    for line in unread + ([unplaced] if unplaced else []):  # a row with no figure (state unreadable) says why
         typer.echo(visible(line))
-    if unplaced:
-        typer.echo(unplaced)
     typer.echo(f"{len(rows)} of {len(ids)} conversations")
     held = [row for row in rows if row.get("held_back")]
     if held:
@@ -217,24 +216,6 @@ def say_state_files(root: Path) -> None:
 
     for line in session_file_lines(root):
         typer.echo(line, err=True)
-
-
-def unchained_note(root: Path, listed: set[str], left_out: str = "listed") -> str:
-    """``N landed session(s) have no conversation chain …`` when sessions landed in ``root`` have no round (never
-    parsed, a parse interrupted, or their rounds removed) and are not among the ``listed`` conversation ids (a chain
-    directory left with no round is listed, as unreadable): they are in no list until asz parse builds their chains;
-    else ''. ``left_out`` says what they are not (``listed`` by asz ls, ``counted`` by asz usage)."""
-    from ..verify.unparsed import unchained_sessions
-
-    never, gone, interrupted = ([s for s in ids if s not in listed] for ids in unchained_sessions(root))
-    n = len(never) + len(gone) + len(interrupted)
-    if not n:
-        return ""
-    why = ([f"{len(interrupted)} not parsed yet: a parse was interrupted"] if interrupted else []) \
-        + ([f"{len(gone)} parsed before: their rounds are gone"] if gone else [])
-    return (f"{n} landed session(s) have no conversation chain and are not {left_out}"
-            + (f" ({'; '.join(why)})" if why else "")
-            + f": asz parse --root {root} builds them (asz verify names them)")
 
 
 def register(app: typer.Typer) -> None:

@@ -54,10 +54,10 @@ def usage(
     names it, and in --json every row lists it under unreadable (its days are not known). Exit 1 when a conversation
     does not read or does not verify (the others are
     still counted), 2 for a bad view, date, zone or configuration. Landed
-    sessions with no conversation chain (never parsed, e.g. after collect
-    --no-parse or while a collect still parses) are in no figure: stderr says
-    how many (``N landed session(s) have no conversation chain and are not
-    counted: asz parse ... builds them``), and the exit stays 0 as for asz ls.
+    sessions with no chain (never parsed, e.g. after collect --no-parse, or
+    their rounds removed) are in no figure: the total is marked ! and a line
+    names them (``N landed session(s) have no conversation chain …: ID, …``; on
+    stderr with --json, every row listing them under unchained); exit 0.
     Ctrl-C says how many conversations were read and prints no table, exit 130.
     """
     from ..config import ConfigError, load_config
@@ -86,7 +86,8 @@ def usage(
 
     require_root("usage", storage)  # a mistyped --root is said, never reported as $0.00
     from ..view.document import list_conversations
-    from .conversations_cmd import say_state_files, unchained_note
+    from ..verify.unparsed import unchained_note
+    from .conversations_cmd import say_state_files
 
     ids = list_conversations(storage)
     done = [0]
@@ -102,37 +103,46 @@ def usage(
     for p in problems:
         typer.echo(f"asz usage: {p}", err=True)
     say_state_files(storage)
-    note = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
-    if note:
-        typer.echo(f"asz usage: {note}", err=True)
-    _print(rows, as_json, KEYS[view], view == "session", totals(rows, table), breakdown, sorted(unreadable))
+    note, unchained = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
+    _print(rows, as_json, KEYS[view], view == "session", totals(rows, table), breakdown,
+           {"unreadable": sorted(unreadable), "unchained": unchained}, note)
     if problems:
         raise typer.Exit(1)
 
 
-def _print(rows: list[dict], as_json: bool, key: str, session: bool, t: dict, breakdown: bool, unreadable: list[str]) -> None:
-    """The rows as JSON (each listing ``unreadable`` when a conversation did not read: which day, month or project it
-    falls in is not known, so every row may be short by it), else as the text table (:func:`_table`)."""
+def _print(rows: list[dict], as_json: bool, key: str, session: bool, t: dict, breakdown: bool, short: dict[str, list[str]],
+           note: str) -> None:
+    """The rows as JSON (each listing ``unreadable`` when a conversation did not read, ``unchained`` when a landed
+    session has no conversation chain: which day, month or project it falls in is not known, so every row may be
+    short by it), else as the text table (:func:`_table`; ``note`` the line naming the unchained sessions, under the
+    total marked !, or on stderr with JSON)."""
     if as_json:
         from ..sessiondata.jsonbytes import dumps_wide
 
-        if unreadable:
-            rows = [{**r, "unreadable": unreadable} for r in rows]
+        if note:
+            typer.echo(f"asz usage: {note}", err=True)
+
+        listed = {k: v for k, v in short.items() if v}
+        if listed:
+            rows = [{**r, **listed} for r in rows]
         sys.stdout.buffer.write(dumps_wide(rows, option=orjson.OPT_INDENT_2) + b"\n")  # a total past 64 bits stays exact
     else:
-        _table(rows, key, session, t, breakdown, unreadable)
+        _table(rows, key, session, t, breakdown, short["unreadable"], note)
 
 
-def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool = False, unreadable: list[str] = ()) -> None:
+def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool = False, unreadable: list[str] = (),
+           unchained: str = "") -> None:
     """Print ``rows`` (keyed by ``key``; a conversation's row by its id and title when ``session``) and the totals ``t``
     as the text table: columns in terminal cells, marks and the lines under it. With ``breakdown``, each row is
     followed by one row per model (``  └ model`` in the MODELS column, the key cell blank) with its tokens and cost.
-    ``unreadable``: conversations that did not read, in no figure: the total is marked ! and a line names them."""
+    ``unreadable``: conversations that did not read, in no figure: the total is marked ! and a line names them;
+    ``unchained``: the line naming landed sessions with no conversation chain (in no figure either: marked ! too)."""
+    short = bool(unreadable or unchained)
     from rich.cells import cell_len
 
     label_of = (lambda r: f"{r[key][:8]} {r['title']}") if session else (lambda r: str(r[key]))
     # in terminal cells (a CJK project name takes two a character); the total row fits whole
-    width = max([len(key), len("total !" if unreadable else "total")]
+    width = max([len(key), len("total !" if short else "total")]
                 + [min(cell_len(" ".join(label_of(r).split())) + len(_marks(r)), 44) for r in rows])
     typer.echo("  ".join([_cell(key.upper(), width, True)] + [_cell(h, w, i == 0) for i, (h, w) in enumerate(COLUMNS)]))
     for r in rows:
@@ -145,7 +155,7 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
         if breakdown:
             for m, u in r["usage_by_model"].items():
                 typer.echo(_line("", width, [f"└ {m}"], u, r["cost_by_model"][m]))
-    typer.echo(_line("total !" if unreadable else "total", width, [], t["usage"], t["cost"]))
+    typer.echo(_line("total !" if short else "total", width, [], t["usage"], t["cost"]))
     unpriced = t["cost"]["unpriced"]
     if unpriced:
         typer.echo(f"* unpriced, left out of the cost: {', '.join(unpriced)} (add them under prices in asz.yaml)")
@@ -157,6 +167,8 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
         from ..reading.listing import not_read_line
 
         typer.echo(not_read_line(unreadable, "in no figure above"))
+    if unchained:
+        typer.echo(f"! {unchained}")
     short = {h["conversation"]: h for r in rows for h in r.get("usage_incomplete", ())}
     if short:
         typer.echo("~ usage incomplete, the figures above are short by counts a record left out (listed under dropped; "

@@ -21,7 +21,7 @@ from ..storage.layout import highest_landed_seq, session_dirs
 from ..storage.root import COLLECTOR_LOCK, SESSION_LOCK, SESSION_STATE, lock_taken
 from .report import Problem, Section
 
-__all__ = ["unchained_sessions", "unchained_section", "has_chain", "shown_ids", "NEVER_PARSED_LINE", "INTERRUPTED_LINE"]
+__all__ = ["unchained_sessions", "unchained_note", "unchained_section", "has_chain", "shown_ids", "NEVER_PARSED_LINE", "INTERRUPTED_LINE"]
 
 
 def unchained_sessions(root: str | os.PathLike, session: str | None = None) -> tuple[list[str], list[str], list[str]]:
@@ -47,6 +47,23 @@ def unchained_sessions(root: str | os.PathLike, session: str | None = None) -> t
         (interrupted if why == "interrupted" else never if why or not parsed else gone).append(sdir.name)
         # a received session (no session.state) waits for its rounds
     return never, gone, interrupted
+
+
+def unchained_note(root: str | os.PathLike, listed: set[str], left_out: str = "listed") -> tuple[str, list[str]]:
+    """``(N landed session(s) have no conversation chain … : ID, ID and N more; asz parse … builds them, their ids)``
+    for the sessions landed in ``root`` that have no round (never parsed, a parse interrupted, or their rounds
+    removed) and are not among the ``listed`` conversation ids (a chain directory left with no round is listed, as
+    unreadable): they are in no list until asz parse builds their chains; ``('', [])`` when there are none.
+    ``left_out`` says what they are not (``listed`` by asz ls and the page, ``counted`` by asz usage)."""
+    never, gone, interrupted = ([s for s in ids if s not in listed] for ids in unchained_sessions(root))
+    ids = sorted(never + gone + interrupted)
+    if not ids:
+        return "", []
+    why = ([f"{len(interrupted)} not parsed yet: a parse was interrupted"] if interrupted else []) \
+        + ([f"{len(gone)} parsed before: their rounds are gone"] if gone else [])
+    return (f"{len(ids)} landed session(s) have no conversation chain and are not {left_out}"
+            + (f" ({'; '.join(why)})" if why else "")
+            + f": {shown_ids(ids)}; asz parse --root {root} builds them (asz verify names them)"), ids
 
 
 def shown_ids(ids: list[str], n: int = 5) -> str:

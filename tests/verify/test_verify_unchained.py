@@ -7,6 +7,7 @@ by a real ``asz push``.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -48,11 +49,17 @@ def test_a_session_whose_rounds_were_removed_is_said_by_verify_ls_and_conversati
     assert _ls_tail(ls.stdout, 2) == [
         f"{CORPUS_SESSIONS - 1} of {CORPUS_SESSIONS - 1} conversations",
         f"1 landed session(s) have no conversation chain and are not listed (1 parsed before: their rounds are gone): "
-        f"asz parse --root {root} builds them (asz verify names them)"]
-    u = asz("usage", "--root", str(root))
-    assert u.returncode == 0 and u.stderr.splitlines() == [
-        f"asz usage: 1 landed session(s) have no conversation chain and are not counted (1 parsed before: their rounds "
-        f"are gone): asz parse --root {root} builds them (asz verify names them)"]
+        f"{SID}; asz parse --root {root} builds them (asz verify names them)"]
+    u = asz("usage", "--root", str(root))  # on stdout under a total marked ! (trial 7: stderr only, the total unmarked)
+    assert u.returncode == 0 and u.stderr == ""
+    assert u.stdout.splitlines()[-1] == (
+        f"! 1 landed session(s) have no conversation chain and are not counted (1 parsed before: their rounds "
+        f"are gone): {SID}; asz parse --root {root} builds them (asz verify names them)")
+    assert [ln for ln in u.stdout.splitlines() if ln.startswith("total")][0].startswith("total !")
+    j = asz("usage", "--root", str(root), "--json")
+    rows = json.loads(j.stdout)
+    assert j.returncode == 0 and rows and all(r["unchained"] == [SID] for r in rows)
+    assert f"not counted (1 parsed before: their rounds are gone): {SID};" in j.stderr
     c = asz("conversation", SID[:8], "--root", str(root))
     assert c.returncode == 1
     assert f"conversation '{SID}' has no chain" in c.stderr and f"session {SID} landed in {root}" in c.stderr
@@ -89,14 +96,18 @@ def test_sessions_landed_without_a_parse_are_a_note_not_a_problem(corpus_dir, tm
     j = asz("verify", "--root", str(root), "--json")
     assert '"unparsed": 11' in j.stdout and '"ok": true' in j.stdout
     ls = asz("ls", "--root", str(root))
+    landed = sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith("_"))
+    assert len(landed) == CORPUS_SESSIONS  # many: the first five named, and a count
+    named = f"{', '.join(landed[:5])} and {CORPUS_SESSIONS - 5} more"
     assert ls.stdout.splitlines() == [f"no conversations in {root} (collect and parse sessions into it)",
                                       f"{CORPUS_SESSIONS} landed session(s) have no conversation chain and are not listed: "
-                                      f"asz parse --root {root} builds them (asz verify names them)"]
-    for args in ((), ("--json",)):  # asz usage says the same on stderr, exit 0 as asz ls (trial 3, F9)
-        u = asz("usage", "--root", str(root), *args)
-        assert u.returncode == 0, u.stderr
-        assert u.stderr.splitlines() == [f"asz usage: {CORPUS_SESSIONS} landed session(s) have no conversation chain and "
-                                         f"are not counted: asz parse --root {root} builds them (asz verify names them)"]
+                                      f"{named}; asz parse --root {root} builds them (asz verify names them)"]
+    line = (f"{CORPUS_SESSIONS} landed session(s) have no conversation chain and are not counted: {named}; asz parse "
+            f"--root {root} builds them (asz verify names them)")
+    u = asz("usage", "--root", str(root))  # exit 0 as asz ls (trial 3, F9); said on stdout, the total marked ! (trial 7)
+    assert u.returncode == 0 and u.stderr == "" and u.stdout.splitlines()[-1] == f"! {line}", u.stdout + u.stderr
+    j = asz("usage", "--root", str(root), "--json")
+    assert j.returncode == 0 and j.stderr.splitlines() == [f"asz usage: {line}"]
 
 
 def test_a_clean_parsed_root_keeps_its_report(corpus_collected):
