@@ -93,6 +93,12 @@ def _lines(fd: int, off: int, n: int) -> list[bytes] | None:
     return out[:n]
 
 
+#: Why a lost file is not relanded when no source of the adapter's source root lands into its stream (the root records
+#: each source's path under the source root, never the source root itself).
+NO_SOURCE = ("no source of this session lands into its stream now: pass --source DIR, the folder the session was "
+             "collected from")
+
+
 def reland_lost(root: str | os.PathLike, col: Collector, session: str, lost: list[LostFile], *,
                 lock_timeout: float = 0.0) -> list[RelandRow]:
     """Land again each of ``lost`` (files the session's index names that are no longer on disk) from its source,
@@ -114,7 +120,7 @@ def reland_lost(root: str | os.PathLike, col: Collector, session: str, lost: lis
             if f.seq in on_disk or ln is None or ln.seq != f.seq:
                 continue
             if s is None:
-                rows.append(RelandRow(f.path, "", False, "no source of this session lands into its stream now"))
+                rows.append(RelandRow(f.path, "", False, NO_SOURCE))
                 continue
             if s.mode != "append":
                 rows.append(RelandRow(f.path, s.src, False, f"a {s.mode} (one document): not rebuilt; restore it from a backup"))

@@ -198,6 +198,20 @@ def verify_chain(chain: Chain, report: ChainReport | None = None, *, digests: Ma
     return report
 
 
+#: What follows :func:`reland_command` in a hint: what DIR is (the root records each source's path under its source
+#: root, never the source root itself: docs/storage-root.md).
+RELAND_SOURCE = ("(DIR: the folder the session was collected from; the root does not record it, so give it, or leave "
+                 "--source out when asz.yaml's adapter source is that folder)")
+
+
+def reland_command(session: str, root: str | os.PathLike) -> str:
+    """The whole ``asz sources --reland`` command a hint prints for a lost landed file of ``session`` in ``root``:
+    ``asz sources --reland SESSION --root ROOT --source DIR`` (``DIR`` a placeholder, :data:`RELAND_SOURCE`)."""
+    import shlex
+
+    return f"asz sources --reland {session} --root {shlex.quote(str(root))} --source DIR"
+
+
 def _check_inputs(chain: Chain, r: Round, previous_input: str, problem, known: Mapping[str, str],
                   listed: dict[Path, list]) -> None:
     """Checks 5 and 6: recompute the input digest from the files on disk, name missing seqs when it differs.
@@ -237,8 +251,8 @@ def _check_inputs(chain: Chain, r: Round, previous_input: str, problem, known: M
         return
     missing = [s for s in range(h.from_seq, h.through_seq + 1) if s not in present]
     for seq in missing:
-        problem(5, h.round, path, "a landed file this round consumed is no longer on disk; asz sources --reland "
-                f"{h.session} lands it again from its source, byte for byte, while the source and the session's index "
+        problem(5, h.round, path, f"a landed file this round consumed is no longer on disk; {reland_command(h.session, chain.root)} "
+                f"lands it again from its source {RELAND_SOURCE}, byte for byte, while the source and the session's index "
                 "still hold it", seq=seq)
     if not missing:
         problem(6, h.round, path, f"input digest recomputed from the landed files of seq {h.from_seq}–{h.through_seq} does not match the header")

@@ -6,6 +6,8 @@ Split from :mod:`asz_core.verify.walk` (the walk itself), which re-exports every
 
 from __future__ import annotations
 
+import os
+
 import attrs
 
 __all__ = ["Problem", "Section", "VerifyReport", "SNAPSHOT_KINDS", "UNCHECKED_KINDS", "OK_LINE", "FILE_OK_LINE", "DUPLICATES_LINE",
@@ -70,16 +72,21 @@ class Problem:
         return {"file": self.file, "line": self.line, "field": self.field, "problem": self.problem, "detail": self.detail}
 
 
-#: What a gap in a stream's records adds (``{session}`` its session): the way back when a landed file was lost.
-LOST_HINT = ("; if a landed file was lost (deleted), asz sources --reland {session} lands it again from its source, byte "
+#: What a gap in a stream's records adds (``{command}`` from :func:`~asz_core.flow.verify_chain.reland_command`, ``{source}``
+#: :data:`~asz_core.flow.verify_chain.RELAND_SOURCE`): the way back when a landed file was lost.
+LOST_HINT = ("; if a landed file was lost (deleted), {command} lands it again from its source {source}, byte "
              "for byte, while the source and the session's index still hold it")
 
 
-def hint_lost(problems: list[Problem], first: int, session: str) -> None:
-    """Add :data:`LOST_HINT` to the ``ord gap`` and ``end gap`` problems of ``problems`` from index ``first`` on."""
+def hint_lost(problems: list[Problem], first: int, session: str, root: str | os.PathLike) -> None:
+    """Add :data:`LOST_HINT` to the ``ord gap`` and ``end gap`` problems of ``problems`` from index ``first`` on
+    (``session`` of ``root``, the storage root as verify was given it)."""
+    from ..flow.verify_chain import RELAND_SOURCE, reland_command
+
+    hint = LOST_HINT.format(command=reland_command(session, root), source=RELAND_SOURCE)
     for i in range(first, len(problems)):
         if problems[i].problem in ("ord gap", "end gap"):
-            problems[i] = attrs.evolve(problems[i], detail=problems[i].detail + LOST_HINT.format(session=session))
+            problems[i] = attrs.evolve(problems[i], detail=problems[i].detail + hint)
 
 
 @attrs.define

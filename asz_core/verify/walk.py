@@ -520,7 +520,7 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
                 last_seq, more = _landed_since(root, root_shown, d, kind, last_seq, walk, problems)
                 records += more
             walk.end(cursor, _show(root_shown, root, cpath), last_seq, problems)
-    hint_lost(problems, first, sdir.name)
+    hint_lost(problems, first, sdir.name, root_shown)
     return len(keys), records, duplicates, uncursored
 
 

@@ -61,8 +61,9 @@ def test_lost_files_come_back_byte_for_byte_and_verify_says_how(collected, tmp_p
     got = asz("verify", "--root", str(root), cwd=tmp_path)
     assert got.returncode == 1
     gaps = [ln for ln in got.stdout.splitlines() if " ord gap " in ln or " end gap " in ln]
-    assert len(gaps) == 2 and all(f"asz sources --reland {session} lands it again" in ln for ln in gaps), got.stdout
-    assert f"asz sources --reland {session} lands it again" in next(ln for ln in got.stdout.splitlines() if "no longer on disk" in ln)
+    command = f"asz sources --reland {session} --root {root} --source DIR lands it again"
+    assert len(gaps) == 2 and all(command in ln for ln in gaps), got.stdout
+    assert command in next(ln for ln in got.stdout.splitlines() if "no longer on disk" in ln)
     again = asz("collect", "--once", "--source", str(src), "--root", str(root), cwd=tmp_path)
     assert " landed=0 " in again.stdout and all(not f.exists() for f in lost)  # a pass never fills the gap
 
@@ -99,3 +100,31 @@ def test_a_lost_file_whose_source_changed_is_not_landed_again(collected, tmp_pat
     assert p.stdout.startswith(f"not relanded: {lost}: "), p.stdout
     assert "nothing written" in p.stdout or "the source does not hold what landed" in p.stdout, p.stdout
     assert not lost.exists()
+
+
+def test_the_command_verify_prints_runs_as_printed(collected, tmp_path):
+    """Trial 7: verify of a root that is not the default printed ``asz sources --reland S`` alone, which looked in
+    ./data (``no session is or starts with``), and with ``--root`` alone said only that no source lands into the stream.
+    verify prints ``--root R --source DIR``; run with DIR the folder the session came from, it relands; without
+    ``--source`` the refusal says what to pass."""
+    src, root = collected
+    session, files = _main_files(root)
+    lost = _lose([files[1]])
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    got = asz("verify", "--root", str(root), cwd=elsewhere)
+    assert got.returncode == 1
+    gap = next(ln for ln in got.stdout.splitlines() if " ord gap " in ln)
+    command = gap.split("if a landed file was lost (deleted), ", 1)[1].split(" lands it again", 1)[0]
+    assert command == f"asz sources --reland {session} --root {root} --source DIR", gap
+    assert "(DIR: the folder the session was collected from; the root does not record it" in gap
+
+    words = command.split()[1:]
+    p = asz(*words[: words.index("--source")], cwd=elsewhere)  # --source left out: the default source is elsewhere
+    assert p.returncode == 1
+    assert p.stdout.splitlines() == [f"not relanded: {f}: no source of this session lands into its stream now: pass "
+                                     "--source DIR, the folder the session was collected from" for f in sorted(lost)], p.stdout
+    p = asz(*[str(src) if w == "DIR" else w for w in words], cwd=elsewhere)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert [ln.split(": ", 2)[:2] for ln in p.stdout.splitlines()] == [["relanded", str(f)] for f in sorted(lost)]
+    assert all(f.read_bytes() == data for f, data in lost.items())

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from verify_landing import RootBuilder, change_byte, closing_for, edit_records, jsonl, overwrite
 
+from asz_core.flow.verify_chain import RELAND_SOURCE, reland_command
 from asz_core.verify.report import LOST_HINT
 from asz_core.verify.walk import DUPLICATES_LINE, OK_LINE, verify_root
 
@@ -73,8 +74,9 @@ def test_deleting_a_middle_file(root: Path) -> None:
     _unlink(f[2])
     assert problems(root) == [(f[3].name, 2, "ord", "ord gap"), (f[3].name, 2, "off", "byte gap")]
     detail = verify_root(root).problems[0].detail
-    assert detail == "expected ord 21, found 31" + LOST_HINT.format(session="s1")
-    assert "asz sources --reland s1 lands it again from its source" in detail  # the way back, as the command to run
+    assert detail == "expected ord 21, found 31" + LOST_HINT.format(command=reland_command("s1", root), source=RELAND_SOURCE)
+    # the way back, as the whole command to run: the root as verify was given it, and --source DIR (not recorded)
+    assert f"asz sources --reland s1 --root {root} --source DIR lands it again from its source (DIR: the folder" in detail
 
 
 def test_deleting_the_last_file_is_an_end_gap(root: Path) -> None:
@@ -372,7 +374,7 @@ def test_cli_reports_root_problems(root: Path, tmp_path: Path) -> None:
     got = run("verify", "--root", str(root), "--json", cwd=tmp_path)
     d = json.loads(got.stdout)
     assert got.returncode == 1 and d["ok"] is False and d["records"] == 58
-    assert d["problems"][0] == {"file": str(files(root)[1]), "line": 2, "field": "ord", "problem": "ord gap", "detail": "expected ord 11, found 21" + LOST_HINT.format(session="s1")}
+    assert d["problems"][0] == {"file": str(files(root)[1]), "line": 2, "field": "ord", "problem": "ord gap", "detail": "expected ord 11, found 21" + LOST_HINT.format(command=reland_command("s1", root), source=RELAND_SOURCE)}
     got = run("verify", "s2", "--root", str(root), cwd=tmp_path)
     assert got.returncode == 0 and got.stdout.splitlines()[0] == "checked 1 session(s), 1 stream(s), 3 records"
     got = run("verify", "nope", "--root", str(root), cwd=tmp_path)
