@@ -201,8 +201,8 @@ def collect(
     by session: within a session's pass the main transcript lands first, then the observers' ``changes``
     and ``execution`` files, then the rest (:func:`asz_core.collect.landing_rank`); ``sessions=`` counts
     each session once. Ctrl-C stops at once and says on stderr ``stopped: landed N file(s) in N session(s)
-    and wrote N round(s) this pass; K of M session(s) done`` (the bar's count, whether or not a session had
-    anything new; ``; parsed K of M session(s)`` once all had landed) (exit 130 with --once, else 0).
+    and wrote N round(s) this pass; K of M session(s) done`` (the bar's count, whether or not a session had anything new;
+    ``; parsed K of M session(s)`` once all had landed) (exit 130 with --once, else 0; after the pass line it keeps its own status).
     """
     if lock_timeout < 0:
         raise _usage("collect", f"--lock-timeout must not be negative, got {lock_timeout}")

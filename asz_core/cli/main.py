@@ -97,7 +97,18 @@ def main() -> None:
     module's commands; no command, an option or any other name (a plugin's
     command) gets the whole application with the plugins' commands.
     (:mod:`asz_core.cli.entry` dispatches the ``asz.fast`` commands before this.)
+    Exits through :func:`asz_core.cli.entry.settle`: a Ctrl-C no command said anything about is one line and
+    exit 130 (``… while it was starting`` before the command began), and one that comes once the exit status
+    is decided does not change it.
     """
+    from .entry import settle
+
+    ran: list[bool] = []
+    settle(lambda: _main(ran), lambda: "" if ran else "while it was starting")
+
+
+def _main(ran: list[bool]) -> None:
+    """:func:`main`'s command line; ``ran`` gets an item once the application returned or raised."""
     module = COMMANDS.get(sys.argv[1]) if len(sys.argv) > 1 else None
     out = sys.stdout
     was_devnull = _fd1_is_devnull()
@@ -107,6 +118,7 @@ def main() -> None:
                 _run_quick(*QUICK[sys.argv[1]])
             (build_app((module,)) if module else build_app())()
         finally:
+            ran.append(True)  # the command ran (Typer and run_quick turn its Ctrl-C into exit 130) or will not
             if sys.stdout is out and out is not None:
                 out.flush()  # what is still buffered meets a closed pipe here, not in the interpreter's exit
     except SystemExit as exc:
