@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,7 +37,7 @@ from .windows import pread_exact
 from ..sessiondata import durable
 from ..sessiondata.codec import encode_closing, encode_header
 from ..sessiondata.model import Closing
-from ..sessiondata.times import format_rfc3339
+from ..sessiondata.times import format_rfc3339, parse_stamp
 from ..storage.cursor import AppendCursor, read_cursor
 from ..storage.layout import cursor_path, kind_dir, landed_files, parse_landed_name
 from ..storage.root import session_lock
@@ -69,13 +68,6 @@ class RelandRow:
     src: str
     relanded: bool
     why: str
-
-
-def _stamp_ns(stamp: str) -> int:
-    """The nanoseconds since the epoch of a file-name stamp (``20260831T091204.481523000Z``)."""
-    whole, frac = stamp.rstrip("Z").split(".")
-    secs = datetime.strptime(whole, "%Y%m%dT%H%M%S").replace(tzinfo=timezone.utc).timestamp()
-    return int(secs) * 1_000_000_000 + int(frac)
 
 
 def _lines(fd: int, off: int, n: int) -> list[bytes] | None:
@@ -125,7 +117,7 @@ def reland_lost(root: str | os.PathLike, col: Collector, session: str, lost: lis
             if s.mode != "append":
                 rows.append(RelandRow(f.path, s.src, False, f"a {s.mode} (one document): not rebuilt; restore it from a backup"))
                 continue
-            sp = SessionPass(col, session, _stamp_ns(ln.stamp), Counters())
+            sp = SessionPass(col, session, parse_stamp(ln.stamp), Counters())
             ok, why = _rebuild(sp, s, d, f, ln.kind)
             if ok:
                 on_disk.add(f.seq)

@@ -15,7 +15,7 @@ import functools
 import re
 from datetime import datetime, timezone
 
-__all__ = ["IDLE_GAP_NS", "parse_instant", "instant_ms", "format_stamp", "format_rfc3339", "parse_duration", "format_duration"]
+__all__ = ["IDLE_GAP_NS", "parse_instant", "instant_ms", "format_stamp", "parse_stamp", "format_rfc3339", "parse_duration", "format_duration"]
 
 #: The idle gap that proposes a segment (assembly policy v1+idle=10m0s) and after which an unfinished last line is a
 #: torn tail, in nanoseconds (10 minutes).
@@ -87,6 +87,14 @@ def format_stamp(ns: int) -> str:
     secs, frac = divmod(ns, 1_000_000_000)
     dt = datetime.fromtimestamp(secs, tz=timezone.utc)
     return dt.strftime("%Y%m%dT%H%M%S") + f".{frac:09d}Z"
+
+
+def parse_stamp(stamp: str) -> int:
+    """The nanoseconds since the epoch (UTC) of a file-name stamp made by :func:`format_stamp`
+    (``20260831T091204.481523000Z``); raises ValueError when it is not one."""
+    whole, frac = stamp.rstrip("Z").split(".")
+    secs = datetime.strptime(whole, "%Y%m%dT%H%M%S").replace(tzinfo=timezone.utc).timestamp()
+    return int(secs) * 1_000_000_000 + int(frac)
 
 
 def format_rfc3339(ns: int) -> str:
