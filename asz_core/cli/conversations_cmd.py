@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 from typing import Optional
 
@@ -13,7 +12,8 @@ import typer
 from ..reading.listing import UNPLACED, conversation_rows, cost_value, newest_first, not_read_line, total_tokens
 from ..reading.progress import Bar
 from ..reading.termtext import visible
-from .reading_common import CONFIG_HELP, ROOT_HELP, fit_cells, make_filters, settings
+from ..view.zone import local_text
+from .reading_common import CONFIG_HELP, ROOT_HELP, fit_cells, make_filters, settings, tz_option, use_tz
 
 #: Columns of the table: header, width (0: the rest), alignment.
 COLUMNS = (("ID", 8, "<"), ("TITLE", 34, "<"), ("PROJECT", 20, "<"), ("LAST ACTIVITY", 16, "<"), ("DURATION", 8, ">"),
@@ -23,7 +23,7 @@ COLUMNS = (("ID", 8, "<"), ("TITLE", 34, "<"), ("PROJECT", 20, "<"), ("LAST ACTI
 def _when(ms: int | None) -> str:
     if not ms:
         return "-"
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ms // 1000))
+    return local_text(ms, "%Y-%m-%d %H:%M")  # in --tz, else this machine's zone
 
 
 #: A year of 365.25 days, in seconds (what a duration in years counts).
@@ -111,8 +111,9 @@ def table_line(row: dict, widths: list[int] | None = None) -> str:
 def conversations(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows (id, title, project, from, to, talks, llm_calls, usage, cost, state, …)."),
     project: str = typer.Option("", "--project", help="Only conversations whose project contains this (case-insensitive)."),
-    since: str = typer.Option("", "--since", help="Only conversations active since: YYYY-MM-DD (local), an RFC 3339 instant, or 30m/12h/7d/2w back."),
+    since: str = typer.Option("", "--since", help="Only conversations active since: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
     until: str = typer.Option("", "--until", help="Only conversations active until (same forms; a date counts to its end)."),
+    tz: Optional[str] = tz_option(),
     model: str = typer.Option("", "--model", help="Only conversations with a model whose name contains this."),
     dialect: str = typer.Option("", "--dialect", help="Only conversations of this dialect (claude-code/1, or its name claude-code)."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
@@ -132,8 +133,8 @@ def conversations(
     names it (on stderr with --json). Exit 0 when listed (also when none),
     1 when the root is missing, 2 on usage errors.
     """
-    r, hide = settings("conversations", root, config)
-    filters = make_filters("conversations", project, since, until, model, dialect)
+    zone, (r, hide) = use_tz("conversations", tz), settings("conversations", root, config)
+    filters = make_filters("conversations", project, since, until, model, dialect, zone)
     from ..view.document import list_conversations
     from .view_cmd import config_prices
 

@@ -10,7 +10,7 @@ from typing import Optional
 import orjson
 import typer
 
-from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, settings
+from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, settings, tz_option, use_tz
 
 FORMATS = ("md", "html", "json", "prose")
 #: File extension per format (folder exports).
@@ -178,8 +178,9 @@ def _one(r: Path, given: str, fmt: str, hide: list[str], thinking: bool, out: Op
 def export(
     conversation_id: Optional[str] = typer.Argument(None, metavar="[ID]", help="A conversation id, or a unique prefix of one."),
     project: str = typer.Option("", "--project", help="Every conversation whose project contains this (case-insensitive)."),
-    since: str = typer.Option("", "--since", help="Every conversation active since: YYYY-MM-DD (local), an RFC 3339 instant, or 30m/12h/7d/2w back."),
+    since: str = typer.Option("", "--since", help="Every conversation active since: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
     until: str = typer.Option("", "--until", help="… and active until (same forms; a date counts to its end)."),
+    tz: Optional[str] = tz_option(),
     fmt: str = typer.Option("md", "--format", help="md (Markdown), html (one self-contained page), json (the asz.view document) or prose (JSONL per turn)."),
     thinking: bool = typer.Option(False, "--thinking", help="Add the model's reasoning (md, html, prose)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write here: a file for one conversation, a folder (with an index page) for several."),
@@ -221,6 +222,7 @@ def export(
         raise _usage("give an ID or --project/--since/--until, not both")
     if conversation_id is None and not many:
         raise _usage("give a conversation ID, or --project P / --since D to export several")
+    zone = use_tz("export", tz)
     r, hide = settings("export", root, config)
     if not r.is_dir():
         typer.echo(f"asz export: no storage root at {r}", err=True)
@@ -235,7 +237,7 @@ def export(
             raise _usage(f"several conversations as {fmt} need --out DIR")
         if out is not None and out.exists() and not out.is_dir():
             raise _usage(f"--out {out}: several conversations go into a folder, and this is a file")
-        filters = make_filters("export", project, since, until, "", "")
+        filters = make_filters("export", project, since, until, "", "", zone)
         rows = newest_first(conversation_rows(r, hide, filters))
         if filters.unplaced:  # no times: said rather than dropped (trial 7)
             from ..reading.listing import UNPLACED, not_read_line

@@ -11,10 +11,34 @@ import typer
 from ..reading.ids import IdError
 from ..reading.listing import Filters, TimeError, parse_time
 
-__all__ = ["settings", "require_root", "make_filters", "fail_id", "ROOT_HELP", "CONFIG_HELP"]
+__all__ = ["settings", "require_root", "make_filters", "fail_id", "tz_option", "use_tz", "ROOT_HELP", "CONFIG_HELP", "TZ_HELP"]
 
 ROOT_HELP = "Storage root (default: storage.root, else ./data)."
 CONFIG_HELP = "asz.yaml to read (its view.hide is withheld)."
+TZ_HELP = ("Time zone of the times shown, the days counted and the dates of --since/--until: an IANA name such as "
+           "Europe/Paris, or UTC (any case) (default: this machine's).")
+
+
+def tz_option():
+    """The ``--tz`` option of every command that prints a local time or counts by day (one definition, one help)."""
+    return typer.Option(None, "--tz", help=TZ_HELP)
+
+
+def use_tz(cmd: str, name: Optional[str]):
+    """The zone ``--tz`` names (None when not given: this machine's), made the zone the command's times are written
+    in (:func:`~asz_core.view.zone.use_zone`); exit 2 with one line for a name that is no zone (also ``''``)."""
+    from ..view.zone import use_zone, zone_of
+
+    if name is None:
+        use_zone(None)
+        return None
+    try:
+        zone = zone_of(name)
+    except ValueError as exc:
+        typer.echo(f"asz {cmd}: --tz: {exc}", err=True)
+        raise typer.Exit(2)
+    use_zone(zone)
+    return zone
 
 
 def settings(cmd: str, root: Optional[Path], config: Optional[Path]) -> tuple[Path, list[str]]:
@@ -43,7 +67,7 @@ def require_root(cmd: str, root: Path) -> None:
         raise typer.Exit(1 if not root.is_dir() else 2)
 
 
-def make_filters(cmd: str, project: str, since: str, until: str, model: str, dialect: str) -> Filters:
+def make_filters(cmd: str, project: str, since: str, until: str, model: str, dialect: str, zone=None) -> Filters:
     """A :class:`Filters` from the options; exit 2 naming the option for a time that does not read, or for a
     ``--dialect`` no installed adapter speaks (neither a dialect such as ``claude-code/1`` nor its name), with the
     installed dialects (as ``asz glossary`` says)."""
@@ -55,7 +79,7 @@ def make_filters(cmd: str, project: str, since: str, until: str, model: str, dia
             typer.echo(f"asz {cmd}: --dialect: no installed adapter speaks dialect {dialect!r}; installed: "
                        f"{', '.join(dialects) or 'none'}", err=True)
             raise typer.Exit(2)
-    first, last = time_range(cmd, since, until)
+    first, last = time_range(cmd, since, until, zone)  # a day of --tz (None: this machine's)
     return Filters(project=project, model=model, dialect=dialect, since=first, until=last)
 
 

@@ -10,7 +10,7 @@ from typing import Optional
 import orjson
 import typer
 
-from .reading_common import CONFIG_HELP, ROOT_HELP, make_filters, settings
+from .reading_common import CONFIG_HELP, ROOT_HELP, make_filters, settings, tz_option, use_tz
 
 
 def snippet_line(hit: dict, tty: bool) -> str:
@@ -36,8 +36,9 @@ def search(
     limit: int = typer.Option(20, "--limit", min=1, help="At most this many hits (1 or more)."),
     kind: str = typer.Option("", "--kind", help="Only these kinds (comma list): prompt, reply, text, context, thinking, tool_input, tool_result."),
     project: str = typer.Option("", "--project", help="Only conversations whose project contains this (case-insensitive)."),
-    since: str = typer.Option("", "--since", help="Only hits at or after: YYYY-MM-DD (local), an RFC 3339 instant, or 30m/12h/7d/2w back."),
+    since: str = typer.Option("", "--since", help="Only hits at or after: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
     until: str = typer.Option("", "--until", help="Only hits at or before (same forms; a date counts to its end)."),
+    tz: Optional[str] = tz_option(),
     model: str = typer.Option("", "--model", help="Only conversations with a model whose name contains this."),
     dialect: str = typer.Option("", "--dialect", help="Only conversations of this dialect (claude-code/1, or its name claude-code)."),
     reindex: bool = typer.Option(False, "--reindex", help="Delete the index and build it again from the landed files first."),
@@ -63,8 +64,9 @@ def search(
         from ..reading.search import QueryError, SearchError, iter_kinds
         from ..reading.search import search as run_search
 
+        zone = use_tz("search", tz)
         r, hide = settings("search", root, config)
-        filters = make_filters("search", project, since, until, model, dialect)
+        filters = make_filters("search", project, since, until, model, dialect, zone)
     except KeyboardInterrupt:
         typer.echo("asz search: stopped before any conversation was indexed", err=True)
         raise typer.Exit(130)
@@ -116,10 +118,11 @@ def _print_hits(hits: list[dict], unverified: dict[str, str], as_json: bool, mat
         sys.stdout.buffer.write(orjson.dumps(hits, option=orjson.OPT_INDENT_2) + b"\n")
         return
     from ..reading.termtext import visible
+    from ..view.zone import local_text
 
     tty = sys.stdout.isatty()
     for h in hits:
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(h["at"] // 1000)) if h["at"] else "-"
+        when = local_text(h["at"], "%Y-%m-%d %H:%M") if h["at"] else "-"
         typer.echo(f"{h['conversation'][:8]}  {when}  {h['kind']:<11}  {visible(h['title'] or '(untitled)')}")
         typer.echo(f"  {visible(h['step'] or '-')}  {visible(h['file'])}:{h['row']}")
         typer.echo(f"  {snippet_line(h, tty)}")

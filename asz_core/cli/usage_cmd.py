@@ -10,7 +10,7 @@ import orjson
 import typer
 
 from ..view.usage import TOKEN_KINDS
-from .reading_common import CONFIG_HELP, ROOT_HELP, fit_cells
+from .reading_common import CONFIG_HELP, ROOT_HELP, fit_cells, tz_option, use_tz
 
 #: Columns of the text table after the key: header and width.
 COLUMNS = (("MODELS", 28), ("INPUT", 10), ("OUTPUT", 10), ("CACHE WRITE", 12), ("CACHE READ", 13), ("TOTAL", 13), ("COST", 11))
@@ -33,7 +33,7 @@ def usage(
                                help="Rows per day, per month, per conversation or per project (default daily)."),
     since: str = typer.Option("", "--since", help="Count calls from: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
     until: str = typer.Option("", "--until", help="Count calls up to: YYYY-MM-DD (the whole day, in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
-    tz: Optional[str] = typer.Option(None, "--tz", help="Time zone the days are in, e.g. UTC or Europe/Paris (default: this machine's)."),
+    tz: Optional[str] = tz_option(),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP + " Its prices replace or extend the price table."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows: the key (date, month, conversation or project), usage, cost, models, …"),
@@ -73,11 +73,7 @@ def usage(
     except ConfigError as exc:
         typer.echo(f"asz usage: {exc}", err=True)
         raise typer.Exit(2)
-    try:
-        zone = zone_of(tz)
-    except ValueError as exc:
-        typer.echo(f"asz usage: --tz: {exc}", err=True)
-        raise typer.Exit(2)
+    zone = use_tz("usage", tz) or zone_of(None)
     from .reading_common import time_range
 
     first, last = time_range("usage", since, until, zone)  # the parser of asz conversations and search; a day of --tz

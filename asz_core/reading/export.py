@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import html
 import os
-import time
 from pathlib import Path
 from typing import Collection, Iterator, Mapping, Sequence
 
@@ -32,6 +31,7 @@ from ..flow.model import Ref
 from ..sessiondata import SDError, SDReader
 from ..storage.layout import landed_files
 from ..view.document import build_view
+from ..view.zone import local_text
 
 __all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "to_markdown", "to_html", "index_markdown", "index_html", "CSS"]
 
@@ -159,7 +159,7 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> list
 
 
 def _when(ms: int | None) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ms // 1000)) if ms else ""
+    return local_text(ms, "%Y-%m-%d %H:%M:%S") if ms else ""  # in --tz, else this machine's zone
 
 
 def _landed_at(root: Path, doc: dict) -> list[int]:

@@ -34,7 +34,6 @@ import datetime as dt
 import os
 from pathlib import Path
 from typing import Callable, Iterable
-from zoneinfo import ZoneInfo
 
 import attrs
 
@@ -45,6 +44,7 @@ from .summary import REMOVED
 from .summary_cache import SummaryStore, conversation_summary
 from .prices import PriceTable, cost_of
 from .usage import add_usage, zero_usage
+from .zone import zone_of
 
 __all__ = ["VIEWS", "KEYS", "Counted", "read_root", "report", "totals", "zone_of"]
 
@@ -196,17 +196,4 @@ def totals(rows: Iterable[dict], table: PriceTable | None = None) -> dict:
         for m, u in r["usage_by_model"].items():
             add_usage(by_model.setdefault(m, zero_usage()), u)
     return {"usage": total, "cost": cost_of(by_model, table), "calls": calls}
-
-
-def zone_of(name: str | None) -> dt.tzinfo:
-    """The zone ``name`` (an IANA name such as ``Europe/Paris``, or ``UTC``); None is the machine's own. Raises ValueError
-    (also for '' or a name of blanks: ``--tz ''`` is a mistake, not a wish for the default)."""
-    if name is None:
-        return dt.datetime.now().astimezone().tzinfo or dt.timezone.utc
-    if not name.strip():
-        raise ValueError(f"{name!r} is not a time zone name such as UTC or Europe/Paris")
-    try:
-        return ZoneInfo(name)
-    except (KeyError, ValueError, OSError):
-        raise ValueError(f"{name!r} is not a time zone name such as UTC or Europe/Paris") from None
 

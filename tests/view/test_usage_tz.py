@@ -1,5 +1,5 @@
 """``asz usage --tz`` refuses an empty zone name as it refuses any other name that is no zone (trial 6, finding 4:
-``--tz ''`` was taken silently as the machine's zone, exit 0). ``asz usage`` is the only command taking ``--tz``."""
+``--tz ''`` was taken silently as the machine's zone, exit 0). Every reading command takes the same ``--tz`` (tests/reading/test_tz_option.py)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,55 @@
+"""The reader's time zone: what ``--tz`` names for every command that prints a local time or counts by day
+(``asz conversations``, ``search``, ``export``, ``usage``), so none of them needs ``TZ=`` in the environment.
+
+:func:`zone_of` reads a name (an IANA name as zoneinfo spells it, ``Europe/Paris``; ``UTC`` in any case, ``utc``,
+``Utc``); :func:`use_zone` makes it the zone :func:`local_text` writes times in for the rest of the command. With
+no ``--tz`` nothing is set and times are this machine's local time, as they always were.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from zoneinfo import ZoneInfo, available_timezones
+
+__all__ = ["zone_of", "use_zone", "reader_zone", "local_text"]
+
+#: The zone ``--tz`` named for this command (None: this machine's local time).
+_zone: dt.tzinfo | None = None
+
+
+def zone_of(name: str | None) -> dt.tzinfo:
+    """The zone ``name`` (an IANA name such as ``Europe/Paris``, or ``UTC`` in any case); None is the machine's own.
+    Raises ValueError (also for '' or a name of blanks: ``--tz ''`` is a mistake, not a wish for the default), with
+    the name zoneinfo spells when only the case differs (``europe/paris``: did you mean Europe/Paris?)."""
+    if name is None:
+        return dt.datetime.now().astimezone().tzinfo or dt.timezone.utc
+    wrong = f"{name!r} is not a time zone name such as UTC or Europe/Paris"
+    if not name.strip():
+        raise ValueError(wrong)
+    if name.upper() == "UTC":  # what ccusage's --timezone takes too (Intl reads zone names in any case)
+        return ZoneInfo("UTC")
+    try:
+        return ZoneInfo(name)
+    except (KeyError, ValueError, OSError):
+        pass
+    near = sorted(z for z in available_timezones() if z.lower() == name.lower())
+    raise ValueError(wrong + (f" (did you mean {near[0]}?)" if near else "")) from None
+
+
+def use_zone(zone: dt.tzinfo | None) -> None:
+    """Make ``zone`` the zone :func:`local_text` writes in (None: this machine's local time)."""
+    global _zone
+    _zone = zone
+
+
+def reader_zone() -> dt.tzinfo | None:
+    """The zone ``--tz`` named (:func:`use_zone`), None when none was named."""
+    return _zone
+
+
+def local_text(ms: int, fmt: str) -> str:
+    """Unix ms ``ms`` as ``fmt`` (strftime) in the reader's zone: ``--tz``'s, else this machine's local time."""
+    if _zone is None:
+        return time.strftime(fmt, time.localtime(ms // 1000))
+    return dt.datetime.fromtimestamp(ms // 1000, tz=_zone).strftime(fmt)
