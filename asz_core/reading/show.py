@@ -6,10 +6,20 @@ An id is looked up in this order:
    ``tool/toolu_…``, ``run/…``, ``stream/…``, any kind): the records its
    ``ref`` and ``refs`` cite, or, for a node citing none (a talk, a run), the
    records every node under it cites;
-2. otherwise a record id, a tool-use id (of a call or result part, or a
+2. a relation id (``rel/<type>/<from>/<to>``): the records its
+   ``evidence`` cites, or, with none, those its from and to nodes cite;
+3. an unresolved entry id (``unres/<kind>/<ref>``): when ``ref`` is a
+   stream of the fold (``unres/spawn_of_child/<stream>``), that stream's
+   records; else the records naming ``ref`` as their id, tool-use id,
+   provider call id or parent (the document's own ``unres/parent/<id>``
+   too);
+4. otherwise a record id, a tool-use id (of a call or result part, or a
    record's ``tool``) or a provider call id (a record's ``call``, ``msg_…``),
    matched against every landed record; ``call/X`` and ``tool/X`` that are
    not nodes are matched as ``X``.
+
+Every id ``asz conversation --json`` prints under an ``id`` key is one of
+these (tests/reading/test_show_every_id.py).
 
 Each hit is ``(file, row, record)`` with ``row`` 1 for the line after the
 header. A landed file whose closing digest or count does not match gives no
@@ -26,7 +36,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..flow.chain import Chain, ChainError
-from ..flow.fold import FoldError, fold_rounds
+from ..flow.fold import Fold, FoldError, fold_rounds
 from ..flow.model import Node, Ref
 from ..flow.round import RoundError
 from ..sessiondata import SDError, SDReader
@@ -53,14 +63,14 @@ class Found(NamedTuple):
     node: str
 
 
-def _fold_nodes(root: Path, conversation: str) -> dict[str, Node]:
+def _fold(root: Path, conversation: str) -> Fold | None:
     chain = Chain(root, conversation)
     if not chain.exists():
-        return {}
+        return None
     try:
-        return fold_rounds(chain.iter_rounds()).nodes
+        return fold_rounds(chain.iter_rounds())
     except (ChainError, FoldError, RoundError, OSError):
-        return {}
+        return None
 
 
 def node_refs(nodes: dict[str, Node], node_id: str) -> list[tuple[int, int]]:
@@ -85,6 +95,35 @@ def node_refs(nodes: dict[str, Node], node_id: str) -> list[tuple[int, int]]:
     return sorted({(r.seq, r.row) for r in own})
 
 
+def _entry_refs(fold: Fold | None, ident: str) -> set[tuple[int, int]] | None:
+    """``(seq, row)`` of the records behind a relation or an unresolved entry of the fold (module docstring, 3 and
+    4); None when ``ident`` is neither (or names an entry whose ``ref`` is no stream of the fold)."""
+    if fold is None:
+        return None
+    rel = fold.relations.get(ident)
+    if rel is not None:
+        if rel.evidence:
+            return {(r.seq, r.row) for r in rel.evidence if isinstance(r, Ref)}
+        return set(node_refs(fold.nodes, rel.from_)) | set(node_refs(fold.nodes, rel.to))
+    u = fold.unresolved.get(ident)
+    if u is not None and f"stream/{u.ref}" in fold.nodes:
+        return set(node_refs(fold.nodes, f"stream/{u.ref}"))
+    return None
+
+
+def _unresolved_ref(fold: Fold | None, ident: str) -> str:
+    """The missing id an unresolved entry names (its ``ref``): of the fold's entry, or of the document's own
+    ``unres/parent/<id>`` (a parent no landed record carries, made by the view); '' for any other id."""
+    u = fold.unresolved.get(ident) if fold is not None else None
+    if u is not None:
+        return u.ref
+    return ident[len(_PARENT):] if ident.startswith(_PARENT) else ""
+
+
+#: The document's own unresolved entries: ``unres/parent/<id>`` (:func:`~asz_core.view.links.dangling_parents`).
+_PARENT = "unres/parent/"
+
+
 def _matches(rec: Record, ident: str) -> bool:
     return bool(ident) and (rec.id == ident or rec.tool == ident or rec.call == ident
             or any(p.id == ident or p.of == ident for p in rec.parts))
@@ -93,13 +132,25 @@ def _matches(rec: Record, ident: str) -> bool:
 def find_records(root: str | os.PathLike, session: str, ident: str, conversation: str | None = None) -> Found:
     """The landed records of ``session`` behind ``ident`` (module docstring); ``conversation`` defaults to the session id."""
     root = Path(root)
-    nodes = _fold_nodes(root, conversation or session)
+    fold = _fold(root, conversation or session)
+    nodes = fold.nodes if fold is not None else {}
     wanted: set[tuple[int, int]] | None = None
     node = ""
     if ident in nodes:
         node = ident
         wanted = set(node_refs(nodes, ident))
+    else:
+        wanted = _entry_refs(fold, ident)
+    missing = _unresolved_ref(fold, ident) if wanted is None else ""
     bare = ident.split("/", 1)[1] if "/" in ident and ident.split("/", 1)[0] in ("call", "tool") else ident
+
+    def hit(seq: int, row: int, rec: Record) -> bool:
+        if wanted is not None:
+            return (seq, row) in wanted
+        if missing:  # an unresolved entry: the records that name the id it misses (as id, tool, call or parent)
+            return _matches(rec, missing) or rec.parent == missing
+        return _matches(rec, ident) or _matches(rec, bare)
+
     hits: list[Hit] = []
     damaged: list[tuple[Path, str]] = []
     for ln, path in landed_files(root / session):
@@ -109,7 +160,7 @@ def find_records(root: str | os.PathLike, session: str, ident: str, conversation
         reader = SDReader(path)
         try:
             for row, rec in reader:  # the file's digest is checked at its end, before anything is shown
-                if (wanted is not None and (ln.seq, row) in wanted) or (wanted is None and (_matches(rec, ident) or _matches(rec, bare))):
+                if hit(ln.seq, row, rec):
                     found.append(Hit(path, row, rec))
         except (SDError, OSError) as exc:
             why = f"line {exc.line}: {exc.message}" if isinstance(exc, SDError) else f"{exc.strerror or exc}"
