@@ -20,6 +20,10 @@ COLUMNS = (("ID", 8, "<"), ("TITLE", 34, "<"), ("PROJECT", 20, "<"), ("LAST ACTI
            ("TALKS", 5, ">"), ("CALLS", 5, ">"), ("CHANGES", 11, ">"), ("TOKENS", 11, ">"), ("COST", 8, ">"), ("STATE", 0, "<"))
 
 
+#: What TOKENS and COST say for a conversation that does not verify (one wording, as the export index and the page say it).
+HELD = "held back"
+
+
 def _when(ms: int | None) -> str:
     if not ms:
         return "-"
@@ -75,8 +79,8 @@ def table_cells(row: dict) -> tuple:
     cells = (row["id"][:8], title or "(untitled)", project or "-", _when(row.get("to")),
              _duration(row.get("from"), row.get("to")), "-" if row.get("talks") is None else row["talks"],
              "-" if row.get("llm_calls") is None else row["llm_calls"], changes_cell(row),
-             "held back" if held else "-" if tokens is None else f"{tokens:,}" + (" ~" if row.get("usage_incomplete") else ""),
-             "held" if held else "-" if cost is None else f"${cost:,.2f}" + ("*" if unpriced(row) else ""), row.get("state") or "-")
+             HELD if held else "-" if tokens is None else f"{tokens:,}" + (" ~" if row.get("usage_incomplete") else ""),
+             HELD if held else "-" if cost is None else f"${cost:,.2f}" + ("*" if unpriced(row) else ""), row.get("state") or "-")
     return tuple(str(c) for c in cells)
 
 

@@ -62,7 +62,7 @@ def test_the_list_and_usage_per_day_hold_back_a_conversation_that_does_not_verif
     drv = browser
     try:
         cells = open_at(drv, s.base + "/", f"tr[data-id='{SID}'] td.held").find_elements(By.XPATH, "../td[contains(@class,'held')]")
-        assert [c.text for c in cells] == ["held back", "—"]
+        assert [c.text for c in cells] == ["held back", "held back"]
         assert "does not verify (mismatch)" in cells[0].get_attribute("title")
         note = open_at(drv, s.base + "/#view=usage", "#usage-note")
         assert f"Read from 10 of 11 conversation(s). Held back, in no figure (they do not verify): {SID[:8]} (mismatch)." in note.text
