@@ -205,13 +205,14 @@ def _changes_footnote(rows: list[dict]) -> None:
 
 def incomplete_note(rows: list[dict]) -> str:
     """``~ usage incomplete, …`` naming the conversations whose row marks its tokens ``~`` (``usage_incomplete``: calls
-    whose usage lacks a count their record lists under dropped), as asz usage marks its rows; '' when none."""
+    whose usage lacks a count their record lists under dropped or has one below 0), as asz usage marks its rows; ''
+    when none."""
     short = [row for row in rows if row.get("usage_incomplete") and not row.get("held_back")]
     if not short:
         return ""
     named = ", ".join(f"{r['id'][:8]} ({r['usage_incomplete']} call(s))" for r in short)
-    return ("~ usage incomplete, the tokens above are short by counts a record left out (listed under dropped; "
-            f"asz conversation names the calls and fields): {named}")
+    return ("~ usage incomplete, the tokens above leave out counts a record left out (listed under dropped) or gave "
+            f"below 0 (counted 0; asz conversation names the calls and fields): {named}")
 
 
 def say_state_files(root: Path) -> None:

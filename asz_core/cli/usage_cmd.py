@@ -49,7 +49,7 @@ def usage(
     a conversation that does not verify (state incomplete or mismatch) are
     held back, in no figure and no total; a row they fall in is marked ! and
     lists them under held_back in --json, and stderr names each problem; a row with a call whose usage is incomplete
-    (a count its record lists under dropped) is marked ~ and lists them under usage_incomplete in --json. A
+    (a count its record lists under dropped, or a count below 0, counted 0) is marked ~ and lists them under usage_incomplete in --json. A
     conversation that does not read (no usable round) is in no figure either: the total is marked !, a line under it
     names it, and in --json every row lists it under unreadable (its days are not known). Exit 1 when a conversation
     does not read or does not verify (the others are
@@ -167,8 +167,8 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
         typer.echo(f"! {unchained}")
     short = {h["conversation"]: h for r in rows for h in r.get("usage_incomplete", ())}
     if short:
-        typer.echo("~ usage incomplete, the figures above are short by counts a record left out (listed under dropped; "
-                   "asz conversation names the calls): "
+        typer.echo("~ usage incomplete, the figures above leave out counts a record left out (listed under dropped) or "
+                   "gave below 0 (counted 0; asz conversation names the calls): "
                    + ", ".join(f"{c[:8]} ({h['calls']} call(s): {', '.join(h['fields'])})" for c, h in sorted(short.items())))
 
 

@@ -290,7 +290,7 @@ def usage_lines(s: dict) -> list[str]:
     lines.append(f"tokens {_tokens(u)}" + (f" (of which subagents: {_tokens(lanes['subagent'])})" if any(lanes["subagent"].values()) else ""))
     if s.get("usage_incomplete"):  # counts a record listed under dropped: the figures above are short by them
         lines.append(f"tokens incomplete: {s['usage_incomplete']} call(s) left out a usage count Session Data cannot carry "
-                     "(the notes name each), so the figures are short by it")
+                     "or gave one below 0, counted 0 (the notes name each), so the figures are short by it")
     cost = s["cost"]
     # in cents, as asz ls and asz usage round it (--json keeps the exact figure)
     lines.append(f"cost ${cost['usd']:,.2f}" + (f" (unpriced: {', '.join(cost['unpriced'])})" if cost["unpriced"] else ""))

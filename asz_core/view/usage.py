@@ -32,7 +32,7 @@ import msgspec
 from ..sessiondata.vocabulary import USAGE_COUNT_DROPPED
 
 __all__ = ["TOKEN_KINDS", "SPLIT_KIND", "LANES", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls",
-           "call_count", "usage_totals", "incomplete_lines"]
+           "call_count", "usage_totals", "incomplete_lines", "negative_counts"]
 
 #: The four token counts of a usage object, in document order.
 TOKEN_KINDS = ("in", "out", "cache_read", "cache_write")
@@ -84,14 +84,21 @@ def add_usage(total: dict, u: dict) -> dict:
 
 def _counts(u: dict) -> dict:
     """The four counts of a record's usage object, and its ``cache_write_1h`` when it is a positive integer; a count
-    that is not an integer counts 0 (JSON gives int, never a subclass)."""
+    that is not an integer, or is below 0 (it lands as written, seed 000), counts 0 (JSON gives int, never a subclass):
+    :func:`negative_counts` names the negative ones."""
     a, b, c, d = u.get("in", 0), u.get("out", 0), u.get("cache_read", 0), u.get("cache_write", 0)
-    out = {"in": a if type(a) is int else 0, "out": b if type(b) is int else 0,
-           "cache_read": c if type(c) is int else 0, "cache_write": d if type(d) is int else 0}
+    out = {"in": a if type(a) is int and a >= 0 else 0, "out": b if type(b) is int and b >= 0 else 0,
+           "cache_read": c if type(c) is int and c >= 0 else 0, "cache_write": d if type(d) is int and d >= 0 else 0}
     h = u.get(SPLIT_KIND)
     if type(h) is int and h > 0:
         out[SPLIT_KIND] = h
     return out
+
+
+def negative_counts(u: dict) -> tuple:
+    """``usage.<kind>=<count>`` for each of the four counts of a record's usage object that is an integer below 0, in
+    :data:`TOKEN_KINDS` order: counted 0, and the call's usage is incomplete by them."""
+    return tuple(f"usage.{k}={v}" for k in TOKEN_KINDS if type(v := u.get(k)) is int and v < 0)
 
 
 def read_call(records: Iterable[tuple[dict | None, int | None]], finished: bool, lane: str) -> CallUsage:
@@ -167,6 +174,7 @@ def _read_one(records: list[tuple[dict, int | None]], finished: bool, lane: str,
     usage = None if last is None else _counts(last)
     if usage is None:
         return CallUsage(None, "", model, lane, synthetic, first_time, request)
+    short += negative_counts(last)
     return CallUsage(usage, "final" if finished else "last_seen", usage_model or model, lane, synthetic,
                      usage_time if usage_time is not None else first_time, request, (), short)
 
@@ -237,12 +245,16 @@ def usage_totals(calls: Iterable[CallUsage]) -> dict:
 
 def incomplete_lines(call_usage: dict[str, CallUsage]) -> list[str]:
     """One ``usage incomplete: …`` line per provider call (node id → its usage, in id order) whose usage lacks a count
-    its record lists under ``dropped``, naming the call and the source fields."""
+    its record lists under ``dropped``, or has a count below 0 (:func:`negative_counts`, counted 0), naming the call
+    and the source fields or counts."""
     lines = []
     for nid, cu in sorted(call_usage.items()):
         for c in (cu.requests or (cu,)):
             if c.incomplete:
                 name = f"{nid}#{c.request}" if cu.requests else nid
-                lines.append(f"usage incomplete: call {name} left out {', '.join(c.incomplete)} (not an integer Session Data "
-                             "can carry; listed under dropped), so its usage and the totals are short by it")
+                below = [f for f in c.incomplete if "=" in f]  # usage.<kind>=<count>: no source field name has a =
+                lost = [f for f in c.incomplete if "=" not in f]
+                why = ([f"left out {', '.join(lost)} (not an integer Session Data can carry; listed under dropped)"] if lost else []) + \
+                      ([f"gave {', '.join(below)} (a negative count, counted 0)"] if below else [])
+                lines.append(f"usage incomplete: call {name} {' and '.join(why)}, so its usage and the totals are short by it")
     return lines

@@ -79,9 +79,9 @@ def test_asz_conversation_and_asz_usage_say_the_usage_is_incomplete(root):
     assert " ~" in t.stdout and "~ usage incomplete" in t.stdout and SID[:8] in t.stdout.splitlines()[-1]
 
 
-def test_a_negative_count_is_counted_as_written_and_null_is_left_out_with_no_note(tmp_path):
-    for written in ("-5", "null"):
+def test_a_negative_count_counts_0_with_a_note_and_null_is_left_out_with_none(tmp_path):
+    for written, noted in (("-5", 1), ("null", 0)):  # a negative count is marked as a dropped one is (tests/view/test_usage_negative.py)
         root = collect_claude(tmp_path / written, {SID: transcript(written)})
         s = build_view(root, SID)["summary"]
-        assert s["usage"] == source_totals(transcript(written)), written
-        assert "usage_incomplete" not in s and not [p for p in s["problems"] if p.startswith("usage incomplete")]
+        assert s["usage"] == source_totals(transcript("0")), written
+        assert s.get("usage_incomplete", 0) == noted == len([p for p in s["problems"] if p.startswith("usage incomplete")])
