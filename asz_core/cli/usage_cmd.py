@@ -43,7 +43,9 @@ def usage(
 
     One usage per model call, read from its last fragment that carries usage
     (the asz.view document's rule); a call counts on the day of the record its
-    usage came from. Cost comes from the price table (asz.yaml prices
+    usage came from. calls counts every model call (one per message id +
+    request id, as asz ls's CALLS), with usage or without: only calls with
+    usage add tokens, a call with none falls on the day of its first record. Cost comes from the price table (asz.yaml prices
     override it); a cost marked * leaves out unpriced models (--json lists
     them under cost.unpriced). Only verified evidence is counted: the calls of
     a conversation that does not verify (state incomplete or mismatch) are

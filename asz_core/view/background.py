@@ -282,15 +282,17 @@ def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
     document's ``llm.call`` nodes (``cache_write_1h``: the 1-hour part of ``cache_write``, which costs more);
     :func:`hours_answer` sums the quarters into hours too.
 
-    A call with no usage or no time counts in no bucket (its tokens are in the summary's totals only)."""
+    A call with no usage counts in its bucket's calls with no tokens (every call counts, as ``summary.llm_calls`` and
+    ``asz usage`` count them: :func:`~asz_core.view.usage.call_count`); a call with no time counts in no bucket (its
+    tokens are in the summary's totals only)."""
     out: dict[tuple[int, str], list[int]] = {}
     stack = list(doc.get("talks") or []) + list(doc.get("loose") or [])
     while stack:
         n = stack.pop()
         stack.extend(n.get("children") or ())
-        u = n.get("usage")
-        if n.get("kind") != "llm.call" or not isinstance(u, dict) or not n.get("at"):
+        if n.get("kind") != "llm.call" or not n.get("at"):
             continue
+        u = n.get("usage") if isinstance(n.get("usage"), dict) else {}
         key = (n["at"] // QUARTER_MS * QUARTER_MS, n.get("model") if isinstance(n.get("model"), str) else "")
         t = out.setdefault(key, [0, 0, 0, 0, 0, 0])
         for i, k in enumerate(_TOKENS):

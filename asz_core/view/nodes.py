@@ -97,6 +97,7 @@ class NodeView(ViewBase):
             d["usage_incomplete"] = list(cu.incomplete)
         if cu.requests:  # two provider calls answered under one message id (issue 17): each with its own usage
             d["requests"] = [{"request": r.request, "usage_state": "unavailable", "model": r.model} if held else
+                             {"request": r.request, "model": r.model} if r.usage is None else  # a call that left no usage
                              {"request": r.request, "usage": dict(r.usage), "usage_state": r.state, "model": r.model} for r in cu.requests]
         flags: frozenset[str] | None = None
         records = self.sess.records

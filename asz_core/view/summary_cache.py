@@ -61,9 +61,10 @@ DB_NAME = "summaries.sqlite"
 #: titles: a title is never an injected record's text; leaf: a summary record names only the conversation holding
 #: its leafUuid's message, and a damaged round is said; incomplete: a call keeps the usage counts its record dropped;
 #: calls: a row's llm_calls and usage_incomplete are the summary's, one call per message id + request id; negative: a
-#: count below 0 counts 0 and makes the call's usage incomplete),
+#: count below 0 counts 0 and makes the call's usage incomplete; every-call: a provider call with no usage under a
+#: message id answered twice is a call too),
 #: so no entry counted the old way is used.
-_COUNTING = "1h+state+not-derived+titles+leaf+incomplete+calls+negative"
+_COUNTING = "1h+state+not-derived+titles+leaf+incomplete+calls+negative+every-call"
 #: The modules (under ``asz_core/view``) whose code makes a row's title and a talk's label: their source is hashed into
 #: every fingerprint (:func:`code_mark`), so an entry made by an asz whose title or label code differed, a development
 #: build of the same version included, is never read. The rule: code that decides a title or a label lives in one of

@@ -59,8 +59,9 @@ class CallUsage(msgspec.Struct, frozen=True):
     time: int | None = None
     #: The provider request id the usage was read under ('' when the records name none).
     request: str = ""
-    #: When the node's fragments name more than one request id: one CallUsage per provider call that carries
-    #: usage, in landed order of its first fragment (the node's ``usage`` is their sum); () otherwise.
+    #: When the node's fragments name more than one request id: one CallUsage per provider call, with usage or
+    #: without (usage None), in landed order of its first fragment (the node's ``usage`` is the sum of those that
+    #: carry usage); () otherwise.
     requests: tuple = ()
     #: The source fields of usage counts the record its usage was read from lists under ``dropped`` (counts Session
     #: Data cannot carry: :data:`~asz_core.sessiondata.vocabulary.USAGE_COUNT_DROPPED`): the call's usage is short by them.
@@ -123,16 +124,18 @@ def read_call(records: Iterable[tuple[dict | None, int | None]], finished: bool,
     if len(groups) <= 1:
         req, recs = next(iter(groups.items()), ("", []))
         return _read_one(recs, finished, lane, req)
-    parts = [_read_one(recs, finished, lane, req) for req, recs in groups.items()]
-    counted = tuple(p for p in parts if p.usage is not None)
-    if not counted:
-        return parts[-1]
+    parts = tuple(_read_one(recs, finished, lane, req) for req, recs in groups.items())
+    counted = [p for p in parts if p.usage is not None]
+    synthetic = any(p.synthetic for p in parts)
+    if not counted:  # several provider calls, none with usage: each is still a call (call_count)
+        last = parts[-1]
+        return CallUsage(None, "", last.model, lane, synthetic, parts[0].time, "", parts)
     total = zero_usage()
     for p in counted:
         add_usage(total, p.usage)
     first = counted[0]
-    return CallUsage(total, first.state, first.model or parts[-1].model, lane, any(p.synthetic for p in parts), first.time,
-                     "", counted if len(counted) > 1 else (), tuple(f for p in counted for f in p.incomplete))
+    return CallUsage(total, first.state, first.model or parts[-1].model, lane, synthetic, first.time,
+                     "", parts, tuple(f for p in counted for f in p.incomplete))
 
 
 def dropped_counts(rec: dict) -> tuple:

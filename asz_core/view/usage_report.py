@@ -4,8 +4,11 @@ Every conversation of the root is read as its asz.view summary counts it
 (:func:`~asz_core.view.document.conversation_calls`, kept as derived data by
 :mod:`~asz_core.view.summary_cache`): one usage per model
 call, from its last fragment carrying usage, a call repeated from an earlier
-session counted there. A call falls on the day (in the zone asked for) of the
-record its usage was read from. Cost is the price table's
+session counted there. Every call counts in ``calls``, with usage or without
+(one per message id + request id: :func:`~asz_core.view.usage.call_count`, as
+``asz ls`` and the summary count them); only calls with usage add tokens. A
+call falls on the day (in the zone asked for) of the record its usage was read
+from (a call with no usage: of its first record). Cost is the price table's
 (:func:`~asz_core.view.prices.cost_of`), per row.
 
 A row: its key (``date`` ``YYYY-MM-DD``, ``month`` ``YYYY-MM``,
@@ -61,7 +64,7 @@ class Counted:
     places: dict
     day: dt.date | None
     ms: int | None
-    usage: dict
+    usage: dict | None  # None: a call whose records carry no usage (counted, with no tokens)
     model: str
     held: str = ""  # the state of a conversation that does not verify: in no figure, named by held_back
     #: usage counts the call's record lists under dropped (source fields): its usage is short by them
@@ -114,9 +117,7 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
 
 
 def _count_calls(out: list[Counted], conv: str, places: dict, calls: Iterable, zone: dt.tzinfo, held: str) -> None:
-    for c in calls:
-        if c.usage is None:
-            continue
+    for c in calls:  # every call, with usage or without (tokens only from those with): call_count's rule
         day = None if c.time is None else dt.datetime.fromtimestamp(c.time // 1_000_000_000, tz=zone).date()
         out.append(Counted(conv, places, day, None if c.time is None else c.time // 1_000_000, c.usage, c.model, held,
                            c.incomplete))
@@ -157,11 +158,12 @@ def _row(view: str, key: str, every: list[Counted], table: PriceTable | None) ->
     calls = [c for c in every if not c.held]
     held: dict[str, dict] = {}
     for c in every:
-        if c.held:
+        if c.held and c.usage is not None:  # the calls with usage held back, as read_root's problem line counts them
             held.setdefault(c.conversation, {"conversation": c.conversation, "state": c.held, "calls": 0})["calls"] += 1
     for c in calls:
-        add_usage(total, c.usage)
-        add_usage(by_model.setdefault(c.model or "(no model)", zero_usage()), c.usage)
+        if c.usage is not None:
+            add_usage(total, c.usage)
+            add_usage(by_model.setdefault(c.model or "(no model)", zero_usage()), c.usage)
     row: dict = {KEYS[view]: key}
     if view == "session":
         places = every[0].places

@@ -13,6 +13,7 @@ import re
 
 import pytest
 
+from claude_lines import collect_claude
 from cli_helpers import asz_in_process
 
 SID = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
@@ -44,18 +45,11 @@ def source_usage(lines: list[bytes]) -> tuple[dict, int, list[str]]:
 
 @pytest.fixture(scope="module")
 def landed(corpus_dir, tmp_path_factory):
-    base = tmp_path_factory.mktemp("usage-negative")
     lines = (corpus_dir / "claude-code" / "projects" / SOURCE).read_bytes().splitlines()
     for i, was, now in EDITS:
         assert lines[i].count(was) == 1
         lines[i] = lines[i].replace(was, now)
-    projects = base / "projects" / "-home-user-claude-reliability"
-    projects.mkdir(parents=True)
-    (projects / f"{SID}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
-    root = base / "root"
-    p = asz_in_process("collect", "--once", "--source", str(base / "projects"), "--root", str(root))
-    assert p.returncode == 0 and " errors=0 " in p.stdout, p.stdout + p.stderr
-    return root, source_usage(lines)
+    return collect_claude(tmp_path_factory.mktemp("usage-negative"), {SID: lines}), source_usage(lines)
 
 
 def test_asz_usage_counts_a_negative_count_0_and_names_it(landed):
