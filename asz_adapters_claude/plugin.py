@@ -16,6 +16,7 @@ from .convert import DIALECT, convert_record
 from .discover import discover
 from .flags import FLAG_RULES
 from .glossary import GLOSSARY
+from .prompts import prompt_title
 from .transcript import label_target
 
 __all__ = ["ClaudeCodeLocal", "asz_register_adapters", "asz_register_commands"]
@@ -78,11 +79,17 @@ class ClaudeCodeLocal(Adapter):
         """
         return convert_record(source, line, ord, off)
 
-    def label_target(self, dialect: str, record: Mapping[str, Any]) -> str:
-        """The message an older ``summary`` record names (its ``leafUuid``, kept in the record's one data part), or ''
-        (an ``ai-title``, a sidecar's or a manifest's label names the conversation it is in); see
+    def label_target(self, dialect: str, record: Mapping[str, Any]) -> str | None:
+        """The message an older ``summary`` record names (its ``leafUuid``, kept in the record's one data part); None
+        for one naming no message (no conversation); else '' (an ``ai-title``, a sidecar's or a manifest's label names
+        the conversation it is in); see
         :func:`asz_adapters_claude.transcript.label_target`."""
         return label_target(record)
+
+    def prompt_title(self, dialect: str, text: str) -> str:
+        """A typed prompt as the person typed it, read from Claude Code's markup (slash commands, bash-mode commands,
+        IDE context, reminders); see :func:`asz_adapters_claude.prompts.prompt_title`."""
+        return prompt_title(text)
 
     def convert_document(self, source: Source, data: bytes) -> Record:
         """One whole document (sidecar, manifest, script) into one record at ord 1, off 0.

@@ -190,15 +190,21 @@ def _attachment_part(parts: Parts, att: Obj) -> None:
 LABEL_FOR = "leafUuid"
 
 
-def label_target(rec) -> str:
+def label_target(rec) -> str | None:
     """The id of the message a landed ``summary`` record's label was written for: :data:`LABEL_FOR` of its one
-    whole-record data part (the record lands whole, as one data part: seed 000 has no role field for it), else ''."""
+    whole-record data part (the record lands whole, as one data part: seed 000 has no role field for it); None for a
+    ``summary`` record naming no message (no :data:`LABEL_FOR`, or not a string with text), whose label then names no
+    conversation; else '' (an ``ai-title``, a sidecar's or a manifest's label names the conversation it is in)."""
     parts = rec.get("parts")
     if not isinstance(parts, list) or len(parts) != 1 or not isinstance(parts[0], dict) or parts[0].get("k") != "data":
         return ""
     data = parts[0].get("data")
-    got = data.get(LABEL_FOR) if isinstance(data, dict) else None
-    return got if isinstance(got, str) else ""
+    if not isinstance(data, dict):
+        return ""
+    got = data.get(LABEL_FOR)
+    if isinstance(got, str) and got:
+        return got
+    return None if data.get("type") == "summary" else ""
 
 
 def transcript_record(rec: Record, obj: Obj, raw: bytes, source: Source | None = None) -> None:

@@ -318,7 +318,7 @@ class Adapter(abc.ABC):
         self._check_dialect(dialect)
         return list(self.flag_rules.get(dialect, ()))
 
-    def label_target(self, dialect: str, record: Mapping[str, Any]) -> str:
+    def label_target(self, dialect: str, record: Mapping[str, Any]) -> str | None:
         """The id of the record a label was written for, when the label names another record than the conversation.
 
         ``record`` is one landed record of ``dialect`` as its JSON object (seed 000, Record: ``label`` set, no ``id``
@@ -326,10 +326,24 @@ class Adapter(abc.ABC):
         one message, such as Claude Code's older ``summary`` records naming a message in ``leafUuid``, returns that
         message's id, read from wherever the adapter put it (its own data part); the readers then take the label as
         the conversation's title only when the conversation holds that record (docs/view.md, ``summary.title``).
-        Default: '' (the label names the conversation it is in). Called by the readers, only for label records, with
+        None: the label was written for a record and names none (such a ``summary`` record with no ``leafUuid``),
+        so it names no conversation. Default: '' (the label names the conversation it is in). Called by the readers, only for label records, with
         a dialect the adapter speaks; must not raise (an exception is taken as '').
         """
         return ""
+
+    def prompt_title(self, dialect: str, text: str) -> str:
+        """What of a prompt's text names a conversation when its title is taken from a prompt.
+
+        ``text`` is the text of one typed prompt of ``dialect`` (its ``text`` parts joined by newlines), as it landed.
+        A runtime that wraps markup around what the person typed (commands, context an IDE adds, reminders) returns
+        the prompt as the person typed it, read from that markup; the readers then make whitespace runs one space and
+        cut it to :data:`asz_core.view.summary.TITLE_LIMIT` characters (docs/view.md, ``summary.title``). Default:
+        ``text`` unchanged (the prompt as written names the conversation). Called by the readers with a dialect the
+        adapter speaks; must not raise (an exception, or an answer that is not a string with text, is taken as
+        ``text``).
+        """
+        return text
 
     @abc.abstractmethod
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:

@@ -315,7 +315,7 @@ def load_adapters() -> None:
 def adapter_for_dialect(dialect: str) -> Adapter | None:
     """The installed adapter that speaks ``dialect`` (the one :meth:`Registry.by_dialect` of
     :func:`get_plugin_manager` gives), or None when none does; for readers that ask an adapter about its own records
-    (:meth:`Adapter.label_target`) record by record.
+    (:meth:`Adapter.label_target`, :meth:`Adapter.prompt_title`) record by record.
 
     The entry points are loaded once per process (per value of ``ASZ_DISABLE_ADAPTERS``), in
     :func:`get_plugin_manager`'s order, and only as far as the first that speaks ``dialect``; each dialect's answer

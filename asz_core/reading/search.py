@@ -77,7 +77,7 @@ RANK_LIMIT = 5_000
 #: How far :func:`search` counts the texts a query matches (``matched``): past it, ``more than 10,000``.
 COUNT_LIMIT = 10_000
 #: Bumped when what the index holds changes; an index of another version is rebuilt.
-SCHEMA_VERSION = "10"  # 7: CJK text stored character by character (search_text.index_form); 8: titles checked against the landed records (view.titles); 9: files damaged before indexing indexed; 10: a bash-mode prompt titled ! command
+SCHEMA_VERSION = "11"  # 7: CJK text stored character by character (search_text.index_form); 8: titles checked against the landed records (view.titles); 9: files damaged before indexing indexed; 10: a bash-mode prompt titled ! command; 11: a prompt read by its adapter (Adapter.prompt_title), a summary naming no message and a header title no landed record carries name nothing
 _STEP_FIRST = ("message.external", "message.assistant", "thinking", "tool", "agent.call", "context.injection")
 _WITHHOLD_FLAGS = tuple(f'"{n}"'.encode() for n in WITHHOLDABLE if n)
 
@@ -271,10 +271,11 @@ def _summary(root: Path, conversation: str, head: Any, meta: _Meta) -> tuple:
     from ..view.summary import short_title
 
     h = (read_head(root, conversation) or (None, None, None, None))[3] or {}
-    title = meta.titles.title(h.get("title") or getattr(head, "title", "")) or short_title(meta.prompt[True] or meta.prompt[False])
+    dialect = dialect_of(root, head.session)
+    title = meta.titles.title(h.get("title") or getattr(head, "title", "")) or short_title(meta.prompt[True] or meta.prompt[False], dialect)
     title_from = " ".join(_withheld_by(meta.flagged, title))
     ms = [parse_instant(h.get(k)) for k in ("session_from_time", "session_through_time")]
-    return (title, title_from, meta.cwd[True] or meta.cwd[False], " ".join(meta.models), dialect_of(root, head.session),
+    return (title, title_from, meta.cwd[True] or meta.cwd[False], " ".join(meta.models), dialect,
             None if ms[0] is None else ms[0] // 1_000_000, None if ms[1] is None else ms[1] // 1_000_000)
 
 

@@ -217,10 +217,14 @@ class LandedSession:
                     return v
         return ""
 
-    def runtime_name(self) -> str:
-        """The dialect name (before ``/``) of the first of those files, main stream first; '' when none landed."""
+    def dialect(self) -> str:
+        """The dialect of the first of those files, main stream first (``claude-code/1``); '' when none landed."""
         seqs = self._transcripts()
-        return self.headers[seqs[0]].dialect.split("/", 1)[0] if seqs else ""
+        return self.headers[seqs[0]].dialect if seqs else ""
+
+    def runtime_name(self) -> str:
+        """The dialect name (before ``/``) of :meth:`dialect`; '' when none landed."""
+        return self.dialect().split("/", 1)[0]
 
     def time(self, ref: Ref | None) -> int | None:
         """The instant (ns) of the record ``ref`` names, or None (no such record, or no time)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from operator import attrgetter
 
@@ -10,14 +9,18 @@ from .kinds import STEP_KINDS, WHITESPACE
 from .session_records import header_time, title_withheld
 from .lists import ListView
 from .prices import PriceTable, cost_of
-from .titles import RuntimeTitle
+from .titles import RuntimeTitle, prompt_text
 from .usage import usage_totals
 
-__all__ = ["DocumentView", "NO_PROMPT", "REMOVED", "TITLE_LIMIT", "short_title", "title_text"]
+__all__ = ["DocumentView", "NOT_VERIFIED", "NO_PROMPT", "REMOVED", "TITLE_LIMIT", "short_title", "title_text"]
 
 _KIND = attrgetter("kind")
 #: The title of a conversation with no title of its runtime's and no talk with a label.
 NO_PROMPT = "(no prompt)"
+#: The title of a conversation that does not verify (a landed file missing, changed or damaged) when nothing that is
+#: there and verifies names it: neither a title read from evidence that is gone or does not verify, nor
+#: :data:`NO_PROMPT`, which would say it had no prompt.
+NOT_VERIFIED = "(no verified title)"
 #: What a list shows for a title or project retention took away: the text (the prompt, the record's ``cwd``) that
 #: named it is not in the skeletons (seed 000, Skeletons), and no derived file may keep it (issue 21).
 REMOVED = "(removed by retention)"
@@ -25,34 +28,17 @@ REMOVED = "(removed by retention)"
 TITLE_LIMIT = 100
 
 
-#: Context an IDE or the runtime wraps around what a person typed (Claude Code's IDE extension, its reminders): no title.
-_CONTEXT = re.compile(r"<(ide_selection|ide_opened_file|system-reminder)>.*?</\1>", re.S)
-_COMMAND_NAME = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
-_COMMAND_ARGS = re.compile(r"<command-args>\s*(.*?)\s*</command-args>", re.S)
-#: A command typed in Claude Code's bash mode (``!`` before it), recorded as ``<bash-input>X</bash-input>``.
-_BASH_INPUT = re.compile(r"<bash-input>\s*(.*?)\s*</bash-input>", re.S)
+def title_text(label: str, dialect: str = "") -> str:
+    """What of a prompt names a conversation: the prompt as the person typed it, as the adapter of ``dialect`` reads
+    its runtime's markup (:meth:`~asz_core.plugins.adapter.Adapter.prompt_title`: Claude Code's slash commands,
+    bash-mode commands, IDE context); the prompt as written when no adapter speaks ``dialect``."""
+    return prompt_text(label, dialect)
 
 
-def title_text(label: str) -> str:
-    """What of a prompt names a conversation: a slash command as ``/name args`` (its ``<command-message>`` markup
-    dropped), a bash-mode command as ``! command`` (as Claude Code shows it), else the prompt without the IDE context blocks (``<ide_selection>``, ``<ide_opened_file>``) and
-    ``<system-reminder>`` blocks wrapped around it; the prompt as written when nothing else is left."""
-    head = label.lstrip()
-    name = _COMMAND_NAME.search(label) if head.startswith(("<command-message>", "<command-name>")) else None
-    if name and name.group(1):
-        args = _COMMAND_ARGS.search(label)
-        return f"{name.group(1)} {args.group(1) if args else ''}".strip()
-    bash = _BASH_INPUT.match(head) if head.startswith("<bash-input>") else None
-    if bash and bash.group(1):
-        return f"! {bash.group(1)}"
-    rest = _CONTEXT.sub(" ", label)
-    return rest if rest.strip() else label
-
-
-def short_title(label: str) -> str:
-    """``label`` as a title (:func:`title_text`): whitespace runs made one space, cut to :data:`TITLE_LIMIT`
-    characters with an ellipsis."""
-    words = title_text(label).split()
+def short_title(label: str, dialect: str = "") -> str:
+    """``label`` as a title (:func:`title_text` for ``dialect``): whitespace runs made one space, cut to
+    :data:`TITLE_LIMIT` characters with an ellipsis."""
+    words = title_text(label, dialect).split()
     text = " ".join(w.strip(WHITESPACE) for w in words if w.strip(WHITESPACE))
     return text if len(text) <= TITLE_LIMIT else text[: TITLE_LIMIT - 1].rstrip() + "…"
 
@@ -121,7 +107,8 @@ class DocumentView(ListView):
         return d
 
     def title(self, runtime_title: str) -> str:
-        """The conversation's title (issue 17): the runtime's own, else its first talk's label, else ``(no prompt)``.
+        """The conversation's title (issue 17): the runtime's own, else its first talk's label, else ``(no prompt)``
+        (:data:`NOT_VERIFIED` when the conversation does not verify).
 
         The runtime's title is what the round header carries (the last label
         on a record with no id of its own: Claude Code's ``ai-title`` and older
@@ -130,7 +117,8 @@ class DocumentView(ListView):
         records: never a label written for another session's record, nor one
         in a landed file that does not verify. The first talk is the main stream's earliest talk with a
         label (a typed prompt, else a meaningful injection), else any
-        stream's, shortened by :func:`short_title`. While something is
+        stream's, shortened by :func:`short_title` (read as the adapter of the conversation's dialect reads a typed
+        prompt); with neither, ``(no prompt)``, or :data:`NOT_VERIFIED` for a conversation that does not verify. While something is
         withheld, a runtime title found in a withheld record is left empty
         (seed 004, Withholding: no other name stands in for it), and so is a
         conversation with no label to fall back on.
@@ -142,13 +130,16 @@ class DocumentView(ListView):
         talks = [n for n in self.nodes.values() if n.kind == "talk"]
         main = {s.id.split("/", 1)[-1] for s in self.nodes.values() if s.kind == "stream" and s.attrs.get("role") == "main"}
         talks.sort(key=lambda t: (t.stream not in main, self.at(t) or (1 << 62), t.id))
+        dialect = self.sess.dialect()
         for t in talks:
             keys: dict = {}
             self._talk_keys(t, keys)
-            label = short_title(keys.get("label", ""))
+            label = short_title(keys.get("label", ""), dialect)
             if label:
                 return label
-        return "" if self.hide else NO_PROMPT
+        if self.hide:
+            return ""
+        return NO_PROMPT if self.b.state == "verified" else NOT_VERIFIED
 
     def runtime_title(self, header_title: str) -> str:
         """``header_title`` as :class:`~asz_core.view.titles.RuntimeTitle` checks it over the landed records."""

@@ -62,9 +62,11 @@ DB_NAME = "summaries.sqlite"
 #: its leafUuid's message, and a damaged round is said; incomplete: a call keeps the usage counts its record dropped;
 #: calls: a row's llm_calls and usage_incomplete are the summary's, one call per message id + request id; negative: a
 #: count below 0 counts 0 and makes the call's usage incomplete; every-call: a provider call with no usage under a
-#: message id answered twice is a call too),
+#: message id answered twice is a call too; prompts: a prompt's markup is read by its adapter, a summary naming no
+#: message names nothing, a header title no landed record carries is not taken, and a conversation that does not
+#: verify is never titled "(no prompt)"),
 #: so no entry counted the old way is used.
-_COUNTING = "1h+state+not-derived+titles+leaf+incomplete+calls+negative+every-call"
+_COUNTING = "1h+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts"
 #: The modules (under ``asz_core/view``) whose code makes a row's title and a talk's label: their source is hashed into
 #: every fingerprint (:func:`code_mark`), so an entry made by an asz whose title or label code differed, a development
 #: build of the same version included, is never read. The rule: code that decides a title or a label lives in one of
@@ -98,7 +100,7 @@ def hold_back(keys: dict, state: str | None) -> dict:
 def code_mark() -> str:
     """SHA-256 (16 hex digits) over the source of :data:`TITLE_CODE` and the (name, size, mtime_ns) of each file of the
     installed adapter packages, whose :meth:`~asz_core.plugins.adapter.Adapter.label_target` decides which label is a
-    title (:func:`asz_core.plugins.packages.adapter_sources`: found without importing them); read once per process (a
+    title and :meth:`~asz_core.plugins.adapter.Adapter.prompt_title` what of a prompt names a conversation (:func:`asz_core.plugins.packages.adapter_sources`: found without importing them); read once per process (a
     file not there counts as its name alone: then the asz version in the fingerprint still tells one release from
     another)."""
     from ..plugins.packages import adapter_sources

@@ -9,12 +9,14 @@ session title). The index it reads holds no content, so it cannot tell two thing
   another session's. Only the adapter knows where its records say so (seed 000: a runtime's vocabulary stops at
   its adapter): :meth:`asz_core.plugins.adapter.Adapter.label_target` gives the id, asked of the adapter of the
   landed file's dialect (:func:`asz_core.plugins.manager.adapter_for_dialect`);
-- a label in a landed file that does not verify, which is no evidence of anything.
+- a label in a landed file that does not verify, which is no evidence of anything;
+- a label written for a record that names none (a ``summary`` record with no ``leafUuid``: ``label_target`` answers
+  None), which names no conversation.
 
 :class:`RuntimeTitle` gathers, record by record, the labels the header's rule takes and the ids of the session's
 stream records, and gives the header's title unchanged unless one of those labels names a record the
-conversation does not hold or sits in a file that does not verify; then the last label that does neither, or
-'' (the reader falls back to the first talk's label, as for a conversation the runtime gave no title).
+conversation does not hold or sits in a file that does not verify, or no landed record there carries it (its file
+was deleted); then the last label that does neither, or '' (the reader falls back to the first talk's label, as for a conversation the runtime gave no title).
 
 No role field of seed 000 says which record a label was written for, so the core never reads it: with no adapter
 installed for a file's dialect, its labels name the conversation they are in, as the header's rule takes them.
@@ -27,25 +29,45 @@ from typing import Sequence
 
 from ..flow.index import SET_ASIDE_KINDS
 
-__all__ = ["RuntimeTitle", "label_for_record", "landed_title"]
+__all__ = ["LandedTitles", "RuntimeTitle", "label_for_record", "landed_title", "prompt_text"]
 #: File kinds whose labels name a run or a workflow, never the conversation (as :func:`latest_title` skips them).
 _NOT_TITLES = frozenset({"workflow_manifest", "workflow_script", "journal"}) | SET_ASIDE_KINDS
 
 
-def label_for_record(rec: dict, dialect: str) -> str:
-    """The id of the record ``rec``'s label was written for, as the adapter of ``dialect`` reads it
-    (:meth:`~asz_core.plugins.adapter.Adapter.label_target`), or '': no adapter speaks ``dialect``, the adapter
-    says the label names no other record, or it fails."""
-    from ..plugins.manager import adapter_for_dialect  # loads the plugins: only once a label record is seen
+def _adapter(dialect: str):
+    """The adapter that speaks ``dialect``, or None."""
+    from ..plugins.manager import adapter_for_dialect  # loads the plugins: only once a label or a prompt is read
 
-    adapter = adapter_for_dialect(dialect) if dialect else None
+    return adapter_for_dialect(dialect) if dialect else None
+
+
+def prompt_text(text: str, dialect: str) -> str:
+    """What of a typed prompt's ``text`` names the conversation, as the adapter of ``dialect`` reads its runtime's
+    markup (:meth:`~asz_core.plugins.adapter.Adapter.prompt_title`); ``text`` as written when no adapter speaks
+    ``dialect``, or it fails or gives no text."""
+    adapter = _adapter(dialect) if text else None
+    if adapter is None:
+        return text
+    try:
+        got = adapter.prompt_title(dialect, text)
+    except Exception:  # an adapter's bug takes nothing from the conversation: the prompt as written names it
+        return text
+    return got if isinstance(got, str) and got.strip() else text
+
+
+def label_for_record(rec: dict, dialect: str) -> str | None:
+    """The id of the record ``rec``'s label was written for, as the adapter of ``dialect`` reads it
+    (:meth:`~asz_core.plugins.adapter.Adapter.label_target`); None when the adapter says it was written for a record
+    and names none (so no conversation); '' when no adapter speaks ``dialect``, the adapter says the label names no
+    other record, or it fails."""
+    adapter = _adapter(dialect)
     if adapter is None:
         return ""
     try:
         got = adapter.label_target(dialect, rec)
     except Exception:  # an adapter's bug takes nothing from the conversation: its label is read as naming it
         return ""
-    return got if isinstance(got, str) else ""
+    return got if isinstance(got, str) or got is None else ""
 
 
 class RuntimeTitle:
@@ -55,8 +77,9 @@ class RuntimeTitle:
 
     def __init__(self) -> None:
         self.ids: set[str] = set()
-        #: (label, the id its record names or '') of each record the header's rule takes, in order
-        self.labels: list[tuple[str, str]] = []
+        #: (label, the id its record names, '' or None: :func:`label_for_record`) of each record the header's rule
+        #: takes, in order
+        self.labels: list[tuple[str, str | None]] = []
         #: a label the header's rule takes sits in a landed file that does not verify
         self.doubt = False
 
@@ -81,47 +104,77 @@ class RuntimeTitle:
 
     def title(self, header_title: str) -> str:
         """``header_title`` (the round header's) while every label it could come from is this conversation's and
-        verifies; else the last label that is, or ''."""
-        ids = self.ids
-        if not self.doubt and all(not leaf or leaf in ids for _, leaf in self.labels):
+        verifies, and a record seen carries it; else the last label that is, or ''."""
+        if not self.doubt and all(map(self._names_it, self.labels)) and (not header_title or self.holds(header_title)):
             return header_title
         return self.last()
 
+    def holds(self, label: str) -> bool:
+        """Whether ``label`` is on a record seen that names this conversation (the header's title is evidence only
+        while the landed file it came from is there: assembly read it from a file since deleted otherwise)."""
+        return any(seen[0] == label for seen in self.labels if self._names_it(seen))
+
+    def _names_it(self, seen: tuple[str, str | None]) -> bool:
+        """Whether a label seen names this conversation: it names no other record, or one the conversation holds."""
+        leaf = seen[1]
+        return leaf == "" or (leaf is not None and leaf in self.ids)
+
     def last(self) -> str:
         """The last label seen that names this conversation and verifies, or ''."""
-        for label, leaf in reversed(self.labels):
-            if not leaf or leaf in self.ids:
-                return label
+        for seen in reversed(self.labels):
+            if self._names_it(seen):
+                return seen[0]
         return ""
+
+
+class LandedTitles:
+    """A session's landed files read once (:class:`~asz_core.view.session_records.LandedSession`), for the title its
+    files that are there and verify give through a seq (:meth:`title`): what ``asz push`` carries as a round's
+    ``asz.conversation.title``, and what names a conversation whose round chain gives no document."""
+
+    def __init__(self, root: Path, session: str) -> None:
+        from .session_records import LandedSession
+
+        self.sess = LandedSession(Path(root), session, 1 << 62)
+
+    def title(self, through_seq: int = 1 << 62, hide: Sequence[str] = ()) -> str:
+        """The runtime's title (:meth:`RuntimeTitle.last`) of the landed files through ``through_seq``, else the first
+        typed prompt (a record flagged ``external_input``) of the main stream, else of any stream, in landed order,
+        shortened as a talk's label is, else ''. A title found in a withheld record, and a prompt carrying a withheld
+        flag, name nothing."""
+        from .session_records import title_withheld
+        from .summary import short_title
+
+        sess = self.sess
+        seqs = [seq for seq in sorted(sess.records) if seq <= through_seq]
+        got = RuntimeTitle()
+        for seq in seqs:
+            h = sess.headers.get(seq)
+            for rec in sess.records[seq]:
+                got.see(rec, h.kind if h else "", h.stream if h else "", seq not in sess.unverified, h.dialect if h else "")
+        title = got.last()
+        if title and hide and title_withheld(sess.record_lines(hide), title, hide):
+            title = ""
+        hidden = set(hide)
+        for seq in sess._transcripts() if not title else ():
+            if seq in sess.unverified or seq > through_seq:
+                continue
+            for rec in sess.records[seq]:
+                flags = set(rec.get("flags") or ())
+                if "external_input" not in flags or flags & {"context_reset", "reset_summary"} or flags & hidden:
+                    continue
+                text = "\n".join(p["text"] for p in rec.get("parts", ()) if p.get("k") == "text" and isinstance(p.get("text"), str))
+                title = short_title(text, sess.headers[seq].dialect)
+                if title:
+                    return title
+        return title
 
 
 def landed_title(root: Path, session: str, hide: Sequence[str] = ()) -> tuple[str, str]:
     """``(title, project)`` of a conversation whose round chain gives no document (its first round does not verify),
-    from its session's landed files that verify: the runtime's title (:class:`RuntimeTitle`), else the first typed
-    prompt (a record flagged ``external_input``) of the main stream, else of any stream, in landed order, shortened as
-    a talk's label is; the project is the first ``cwd``. A title found in a withheld record, and a prompt carrying a
-    withheld flag, name nothing."""
-    from .session_records import LandedSession, title_withheld
-    from .summary import short_title
+    from its session's landed files that verify: :meth:`LandedTitles.title`, else (nothing withheld)
+    ``NOT_VERIFIED``: its round chain does not verify; the project is the first ``cwd``."""
+    from .summary import NOT_VERIFIED
 
-    sess = LandedSession(Path(root), session, 1 << 62)
-    got = RuntimeTitle()
-    for seq in sorted(sess.records):
-        h = sess.headers.get(seq)
-        for rec in sess.records[seq]:
-            got.see(rec, h.kind if h else "", h.stream if h else "", seq not in sess.unverified, h.dialect if h else "")
-    title = got.last()
-    if title and hide and title_withheld(sess.record_lines(hide), title, hide):
-        title = ""
-    hidden = set(hide)
-    for seq in sess._transcripts() if not title else ():
-        if seq in sess.unverified:
-            continue
-        for rec in sess.records[seq]:
-            flags = set(rec.get("flags") or ())
-            if "external_input" not in flags or flags & {"context_reset", "reset_summary"} or flags & hidden:
-                continue
-            title = short_title("\n".join(p["text"] for p in rec.get("parts", ()) if p.get("k") == "text" and isinstance(p.get("text"), str)))
-            if title:
-                return title, sess.first_field("cwd")
-    return title, sess.first_field("cwd")
+    got = LandedTitles(root, session)
+    return got.title(hide=hide) or ("" if hide else NOT_VERIFIED), got.sess.first_field("cwd")

@@ -36,3 +36,19 @@ def walk_nodes(doc: dict):
         n = stack.pop()
         yield n
         stack.extend(n.get("children", ()))
+
+
+def assert_titled(root: Path, want: dict[str, str], word: str) -> None:
+    """Each conversation of ``root`` has the title ``want`` gives it in its document, in ``asz ls --json``, and on
+    every ``asz search word`` hit (at least one)."""
+    from asz_core.view import build_view
+
+    for sid, title in want.items():
+        assert build_view(root, sid)["summary"]["title"] == title, sid
+    p = asz_in_process("ls", "--json", "--root", str(root))
+    assert p.returncode == 0, p.stderr
+    assert {r["id"]: r["title"] for r in json.loads(p.stdout)} == want
+    p = asz_in_process("search", word, "--json", "--root", str(root))
+    assert p.returncode == 0, p.stderr
+    hits = json.loads(p.stdout)
+    assert hits and all(h["title"] == want[h["conversation"]] for h in hits), hits

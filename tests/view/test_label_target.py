@@ -63,9 +63,10 @@ def test_with_no_adapter_for_the_dialect_a_label_names_the_conversation_it_is_in
 
 def test_the_summary_cache_fingerprint_covers_the_adapter_code_that_reads_labels():
     claude = type(get_plugin_manager().get("claude-code-local"))
-    from asz_adapters_claude import transcript
+    from asz_adapters_claude import prompts, transcript
 
     files = set(adapter_sources())
     assert inspect.getsourcefile(claude.label_target) in files
     assert inspect.getsourcefile(transcript.label_target) in files
+    assert inspect.getsourcefile(claude.prompt_title) in files and inspect.getsourcefile(prompts.prompt_title) in files
     assert not any(Path(f).parent.name == "asz_core" for f in files)

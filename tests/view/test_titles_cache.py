@@ -16,7 +16,7 @@ from pathlib import Path
 from asz_core.view import summary_cache
 from asz_core.view.nodes import talk_label
 from asz_core.view.summary import DocumentView, short_title, title_text
-from asz_core.view.titles import RuntimeTitle, label_for_record
+from asz_core.view.titles import RuntimeTitle, label_for_record, prompt_text
 
 from claude_lines import collect_claude
 from cli_helpers import asz_in_process
@@ -24,7 +24,7 @@ from test_view_summary_titles import B, SESSIONS
 
 
 def test_every_function_that_makes_a_title_or_a_label_is_in_the_fingerprinted_code():
-    made_by = (DocumentView.title, DocumentView.runtime_title, RuntimeTitle, label_for_record, short_title, title_text, talk_label)
+    made_by = (DocumentView.title, DocumentView.runtime_title, RuntimeTitle, label_for_record, prompt_text, short_title, title_text, talk_label)
     files = {Path(inspect.getsourcefile(f)) for f in made_by}
     assert {f.name for f in files} <= set(summary_cache.TITLE_CODE)
     assert all(f.parent == Path(summary_cache.__file__).parent for f in files)

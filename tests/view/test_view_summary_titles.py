@@ -9,12 +9,13 @@ checked against the ids its source transcripts hold.
 
 from __future__ import annotations
 
+import gzip
 import json
 
 from asz_core.view import build_view
 from asz_core.view.summary import NO_PROMPT
 
-from claude_lines import collect_claude
+from claude_lines import assert_titled, collect_claude
 from cli_helpers import asz_in_process
 
 A = "aaaaaaaa-0000-4000-8000-000000000001"
@@ -48,16 +49,7 @@ SESSIONS = {
 
 def test_a_summary_for_another_sessions_message_is_not_the_title(tmp_path):
     root = collect_claude(tmp_path, SESSIONS)
-    want = {A: "Parser fixes in session A", B: "Write the docs for the greeting module"}
-    for sid, title in want.items():
-        assert build_view(root, sid)["summary"]["title"] == title
-    p = asz_in_process("ls", "--json", "--root", str(root))
-    assert p.returncode == 0, p.stderr
-    assert {r["id"]: r["title"] for r in json.loads(p.stdout)} == want
-    p = asz_in_process("search", "greetings", "--json", "--root", str(root))
-    assert p.returncode == 0, p.stderr
-    hits = json.loads(p.stdout)
-    assert hits and {h["conversation"] for h in hits} == {B} and {h["title"] for h in hits} == {want[B]}
+    assert_titled(root, {A: "Parser fixes in session A", B: "Write the docs for the greeting module"}, "greetings")
 
 
 def test_the_summary_record_keeps_its_leaf_in_its_data_part(tmp_path):
@@ -94,3 +86,38 @@ def test_corpus_summaries_for_messages_the_transcript_does_not_hold_name_nothing
         assert title and title != NO_PROMPT  # the first prompt's, as test_view_titles checks them
         titled += 1
     assert titled == 3
+
+
+N = "cccccccc-0000-4000-8000-000000000003"  # a summary record naming no message
+
+
+def test_a_summary_naming_no_message_names_no_conversation(tmp_path):
+    """A ``summary`` record with no ``leafUuid`` names no message, so no conversation: by the rule above (a summary
+    titles only the conversation its ``leafUuid`` points into) it is no title, and the first prompt names it."""
+    lines = [{"type": "summary", "summary": "Session notes from somewhere"},
+             _user(N, "n-1", None, "Rename the greeting module", "2026-01-03T10:00:00Z"),
+             _agent(N, "n-2", "n-1", "renamed", "2026-01-03T10:00:05Z")]
+    root = collect_claude(tmp_path, {N: lines})
+    assert_titled(root, {N: "Rename the greeting module"}, "renamed")
+
+
+def test_after_prune_a_summary_skeleton_names_the_conversation_it_is_in(tmp_path):
+    """A skeleton keeps every record's label and none of its data parts (seed 000, Skeletons): a ``summary`` record's
+    ``leafUuid`` goes with its data part, so after ``asz prune`` no reader can tell which message it was written for,
+    and its label names the conversation its skeleton is in, as with no adapter installed (docs/reading.md says so)."""
+    from asz_core.export.settings import RetentionConfig
+    from asz_core.retention.prune import prune
+
+    root = collect_claude(tmp_path, SESSIONS)
+    assert prune(root, RetentionConfig(after=0.0, require_accepted=False)).removed == sorted(SESSIONS)
+    for sk in sorted(root.rglob("*.sk")):  # the skeletons keep the labels, in their place, with no leafUuid
+        from asz_core.sessiondata import read_file
+
+        recs = read_file(sk)[1]
+        labels = [r.label for r in recs if r.label]
+        assert labels == [d["summary"] for d in SESSIONS[sk.parts[-4]] if d["type"] == "summary"]
+        assert b"leafUuid" not in gzip.decompress(sk.read_bytes())
+    p = asz_in_process("ls", "--json", "--root", str(root))
+    assert p.returncode == 0, p.stderr
+    # each conversation's last summary names it now: A's is B's, B's is A's
+    assert {r["id"]: r["title"] for r in json.loads(p.stdout)} == {A: "Docs written in session B", B: "Parser fixes in session A"}

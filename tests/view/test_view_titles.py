@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 from asz_core.view import build_view
-from asz_core.view.summary import TITLE_LIMIT, short_title
+from asz_core.view.summary import TITLE_LIMIT
 
 
 def _first_prompt(path) -> str | list:
@@ -57,8 +57,3 @@ def test_the_list_and_search_carry_the_same_titles(corpus):
                                      check=True).stdout)
     assert hits and all(h["title"] == titles[h["conversation"]] for h in hits)
 
-
-def test_a_prompt_that_is_only_context_keeps_its_text():
-    only = "<ide_selection>The user selected line 3 of a.py</ide_selection>"
-    assert short_title(only) == only
-    assert short_title("<system-reminder>x</system-reminder>\nFix the bug") == "Fix the bug"
