@@ -36,7 +36,7 @@ from .admit import landed_seq, removed_digest, round_reads
 from .settings import ExportConfig, default_instance_id, split_endpoint
 from .state import PushState
 from .transport import Answer, Sender, sender
-from .wire import Described, OutFile, log_record, logs_request, outbox, resource, runtime_of
+from .wire import Described, OutFile, RoundTitles, log_record, logs_request, outbox, resource, runtime_of
 
 __all__ = ["PushReport", "PushInterrupted", "push", "held_back", "export_lock", "endpoint_name", "human_bytes"]
 
@@ -244,6 +244,7 @@ class _Pass:
         batch: list[tuple[OutFile, Described, str]] = []
         size = 0
         latest: dict[str, int] = {}
+        titles = RoundTitles(self.root)
         for f in files:
             try:
                 data = f.path.read_bytes()
@@ -254,7 +255,8 @@ class _Pass:
             if not self.state.due(f.rel, digest) or self._reads_refused(f, data):
                 continue
             try:
-                d = log_record(f, data, digest=digest, session_time_ns=latest.get(f.session, 0))
+                d = log_record(f, data, digest=digest, session_time_ns=latest.get(f.session, 0),
+                               title=titles(data) if f.fmt == "sf" else None)
             except orjson.JSONDecodeError as exc:
                 self.problem(f"{f.rel}: line 1: header: not JSON ({exc})")
                 continue

@@ -21,7 +21,8 @@ every line, header and closing included), ``asz.session``,
 file has no time); sd only ``asz.seq`` (int), ``asz.stream``, ``asz.run``
 (present when the header names them); sf only ``asz.conversation``,
 ``asz.round`` (int), ``asz.session.from_time``, ``asz.session.through_time``,
-``asz.conversation.title`` and the counts ``asz.conversation.talks|steps|
+``asz.conversation.title`` (the title ``asz ls`` gives, read from the session's landed files through the round:
+:class:`RoundTitles`; absent when they give none) and the counts ``asz.conversation.talks|steps|
 streams|segments|unresolved`` (ints; ``changes``, ``lines_added``,
 ``lines_removed``, ``llm_calls``, ``subagents``, ``bash_runs`` when the round
 header has them). Body: the file's bytes (``bytes_value``). Time: the last
@@ -50,7 +51,7 @@ from ..sessiondata import jsonbytes
 from ..sessiondata.times import format_rfc3339, parse_instant
 from ..storage.layout import landed_files, session_dirs
 
-__all__ = ["kvs", "SCOPE", "OutFile", "outbox", "log_record", "logs_request", "resource", "runtime_of", "attr_value", "file_digest"]
+__all__ = ["kvs", "SCOPE", "OutFile", "RoundTitles", "outbox", "log_record", "logs_request", "resource", "runtime_of", "attr_value", "file_digest"]
 
 #: The instrumentation scope name every record is sent under (§8.4).
 SCOPE = "github.com/apache/skywalking-ai-sessionizer"
@@ -176,22 +177,52 @@ def _sd_attrs(data: bytes) -> tuple[list[tuple[str, object]], str, int, int]:
     return pairs, str(head.get("dialect", "")), first, last
 
 
-def _sf_attrs(data: bytes) -> tuple[list[tuple[str, object]], int]:
+class RoundTitles:
+    """The title each round of a root is sent with (``asz.conversation.title``): the title ``asz ls`` gives its
+    conversation, as far as its session's landed files through the round say
+    (:meth:`~asz_core.view.titles.LandedTitles.title`), not the header's. The header's is assembly's, read from the
+    index, which holds no content: it may be a label written for another session's record (a Claude Code
+    ``summary`` record naming another session's message), which only the landed records tell. One session's landed
+    files are kept at a time (:func:`outbox` sends a session's rounds together)."""
+
+    def __init__(self, root: str | os.PathLike) -> None:
+        self.root = Path(root)
+        self.session = ""
+        self.titles = None
+
+    def __call__(self, data: bytes) -> str | None:
+        """The title of the round whose bytes are ``data``; None when its header does not read (it is sent as it is)."""
+        from ..view.titles import LandedTitles
+
+        try:
+            head = jsonbytes.loads(data.split(b"\n", 1)[0])
+            session, through = head.get("session"), int(head.get("through_seq", 0))
+        except (ValueError, AttributeError, TypeError):
+            return None
+        if not isinstance(session, str) or not session or "/" in session or session.startswith("."):
+            return None
+        if session != self.session or self.titles is None:
+            self.session, self.titles = session, LandedTitles(self.root, session)
+        return self.titles.title(through)
+
+
+def _sf_attrs(data: bytes, title: str | None = None) -> tuple[list[tuple[str, object]], int]:
     head = jsonbytes.loads(data.split(b"\n", 1)[0])
     pairs: list[tuple[str, object]] = [
         ("asz.format", "sf"), ("asz.format.version", str(head.get("schema", "sf/1")).split("/")[-1]), ("asz.file.kind", "round"),
         ("asz.session", head.get("session", "")), ("asz.from_time", head.get("from_time", "")),
         ("asz.through_time", head.get("through_time", "")), ("asz.conversation", head.get("conversation", "")),
         ("asz.round", int(head.get("round", 0))), ("asz.session.from_time", head.get("session_from_time", "")),
-        ("asz.session.through_time", head.get("session_through_time", "")), ("asz.conversation.title", head.get("title", "")),
+        ("asz.session.through_time", head.get("session_through_time", "")), ("asz.conversation.title", head.get("title", "") if title is None else title),
     ]
     pairs += [(f"asz.conversation.{k}", int(head[k])) for k in _ROUND_COUNTS if isinstance(head.get(k), int)]
     return pairs, parse_instant(head.get("session_through_time")) or 0
 
 
-def log_record(f: OutFile, data: bytes, *, digest: str = "", session_time_ns: int = 0) -> Described:
+def log_record(f: OutFile, data: bytes, *, digest: str = "", session_time_ns: int = 0, title: str | None = None) -> Described:
     """The log record of one file from its bytes ``data`` (``digest``: their SHA-256 hex, computed when '').
-    ``session_time_ns`` is the session's latest known time, used for a file with no record time.
+    ``session_time_ns`` is the session's latest known time, used for a file with no record time. ``title``: a round's
+    ``asz.conversation.title`` (:class:`RoundTitles`), else its header's.
     A time past what OTLP's ``time_unix_nano`` holds (unsigned 64-bit ns: after 2554-07-21, e.g. a
     record dated 9999-12-31) is sent as 0, OTLP's "unknown"; the ``asz.*_time`` attributes keep it whole.
     Raises ValueError (orjson.JSONDecodeError) for a file whose header is not JSON."""
@@ -200,7 +231,7 @@ def log_record(f: OutFile, data: bytes, *, digest: str = "", session_time_ns: in
     if f.fmt == "sd":
         pairs, dialect, _, t = _sd_attrs(data)
     else:
-        pairs, t = _sf_attrs(data)
+        pairs, t = _sf_attrs(data, title)
     lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
     pairs[1:1] = [("asz.file", f.rel), ("asz.file.digest", digest), ("asz.lines", lines)]
     t = _otlp_time(t) or _otlp_time(session_time_ns)

@@ -263,7 +263,7 @@ class ViewState(BackgroundChecks, LandedRequests):
         come from a record carrying a flag ``hide`` withholds. With ``wait``
         False the summary keys are given only when kept (in memory or in
         ``_index/summaries.sqlite``); a row whose summary is still to be counted
-        has them null, its header's title (none while anything is withheld) and
+        has them null, no title (its header's is assembly's, unchecked against the landed records) and
         ``"counting": true`` as its last key (issue 22).
         """
         newest = self.newest_round(conversation)  # listed once for the whole row
@@ -280,7 +280,9 @@ class ViewState(BackgroundChecks, LandedRequests):
         title = h.get("title", "")
         title = title if isinstance(title, str) else ""
         if keys is None:
-            title = "" if hide else title  # whether it is withheld is known once the landed records are read
+            # whether it is withheld, and whether it is this conversation's (assembly's title may be a label written for
+            # another session's record: view.titles), is known once the landed records are read
+            title = ""
         elif "title" not in keys:
             title = self._title(conversation, title, hide, newest[2] if newest else None)
         if keys and "problem" in keys:  # no round folds: as asz ls, no figure of the round that does not verify
