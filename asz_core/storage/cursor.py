@@ -126,7 +126,7 @@ def read_cursor(path: Path) -> AppendCursor | SnapshotCursor | None:
         return None
     try:
         data = got = os.read(fd, 1 << 16)
-        while got:
+        while len(got) == 1 << 16:  # a shorter read of a regular file is its end: one read for a cursor
             got = os.read(fd, 1 << 16)
             data += got
     finally:

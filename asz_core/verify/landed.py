@@ -320,7 +320,6 @@ def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
     With ``compact``, a file whose records follow each other keeps only its
     first and last position (:func:`compact_run`).
     """
-    st = _ScanState()
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
@@ -333,8 +332,11 @@ def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
             if len(data) < left:  # the whole file in one read (the common case): no chunk state to carry
                 return _whole(path, data, mode, compact)
             left -= len(data)
+            st = _ScanState()
             st.hash_chunk(data)
             _lines(st, data)
+        else:
+            st = _ScanState()
         while True:
             chunk = os.read(fd, min(SCAN_CHUNK, max(left, _LAG)))
             left -= len(chunk)

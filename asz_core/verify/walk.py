@@ -481,7 +481,7 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
     cursors = listing.cursors
     # A session a collect pass landed here has session.state; one that arrived through asz receive has none and no
     # source in this root, so a stream of it without a cursor is never landed again by a collect pass here.
-    collected = os.path.exists(sdir / SESSION_STATE)
+    collected: bool | None = None  # looked up once, the first time a stream has no cursor
     keys = sorted(groups.keys() | cursors.keys(), key=lambda k: (str(k[0]), k[1]))
     for key in keys:
         d, kind = key
@@ -508,8 +508,9 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
         duplicates += walk.duplicates
         problems.extend(conflict_of(sdir.name, d, cpath, cursor))  # a warning, as a torn line is (verify_landed)
         if cursor is None:
-            if collected and cpath is None and key not in cursors and kind not in UNCHECKED_KINDS and key in groups:
-                uncursored += 1
+            if cpath is None and key not in cursors and kind not in UNCHECKED_KINDS and key in groups:
+                collected = os.path.exists(os.path.join(sdir, SESSION_STATE)) if collected is None else collected
+                uncursored += collected
             continue
         if isinstance(cursor, AppendCursor):
             if cursor.torn:  # a warning, not a failure (split off in verify_landed)
