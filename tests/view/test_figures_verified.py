@@ -41,8 +41,10 @@ def _forge(root) -> None:
     con.close()
 
 
-def test_a_forged_cache_entry_is_found_removed_and_counted_again(corpus):
-    projects, root = corpus
+def test_a_forged_cache_entry_is_found_removed_and_counted_again(corpus_dir, corpus_copy):
+    # its own copy: it forges the cache, and the shared ``corpus`` root holds whatever caches other tests left
+    # (``asz usage`` adds an entry per conversation: 33 cached entries instead of 22 when they ran first)
+    projects, root = corpus_dir / "claude-code/projects", corpus_copy()
     truth = sessions_of(projects)
     want, _ = transcript_truth(truth[SID])
     cost = float(source_cost(transcript_calls(truth[SID])).quantize(Decimal("0.000001")))
