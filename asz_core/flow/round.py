@@ -295,6 +295,15 @@ class Round:
     #: The hex SHA-256 of the whole file (``data``) when the reader computed it with ``digest`` (one pass over the
     #: bytes); "" when not known (:meth:`file_sha256` computes it then).
     file_digest: str = ""
+    #: The file's line count (newlines in ``data``) when the reader counted its lines; -1 when not known
+    #: (:meth:`line_count` counts them then).
+    lines: int = attrs.field(default=-1, eq=False)
+
+    def line_count(self) -> int:
+        """The number of lines of the file (newlines in ``data``)."""
+        if self.lines < 0:
+            self.lines = self.data.count(b"\n")
+        return self.lines
 
     def file_sha256(self) -> str:
         """The hex SHA-256 of the whole file (``data``)."""

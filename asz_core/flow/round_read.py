@@ -356,7 +356,7 @@ def decode_round(data: bytes, path: str | os.PathLike = "") -> Round:
         raise rd.fail(len(lines) + 1, "commit", "missing commit line")
     _check_commit(rd, commit, commit_line, digest_before_commit, groups)
     return Round(header, groups["node"], groups["relation"], groups["unresolved"], digest_before_commit, data, Path(path) if path else None,
-                 file_digest)
+                 file_digest, len(lines))
 
 
 def _check_commit(rd: _Reader, commit: dict, line: int, digest: str, groups: dict[str, list]) -> None:

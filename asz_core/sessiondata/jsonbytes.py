@@ -24,6 +24,7 @@ __all__ = [
     "JSONSpanError",
     "loads",
     "exact_as_plain",
+    "may_hold_wide_number",
     "NumberText",
     "number_texts",
     "dumps_wide",
@@ -113,7 +114,7 @@ class NumberText(str):
 # Hex digests (``…e123…``) and digit runs inside strings no longer send a line to the slow decoder: on landed records,
 # whose ``sha`` is hex, the older probe (any ``\d{19}`` or ``e\d{3}`` anywhere) sent 6 lines in 10 there (issue 22).
 # A string that happens to hold such a token still only costs the slow path, never a wrong value.
-# :func:`_may_hold_wide_number` looks for it in a translation of the bytes: digits become ``0``, the openers ``S``,
+# :func:`may_hold_wide_number` looks for it in a translation of the bytes: digits become ``0``, the openers ``S``,
 # ``e``/``E`` ``e``, ``.`` stays, JSON whitespace and signs are dropped, anything else becomes ``x``.
 _PROBE_TABLE = bytes(
     ord("0") if 48 <= c <= 57 else ord("S") if c in b"[:," else ord("e") if c in b"eE" else c if c == ord(".") else ord("x")
@@ -144,7 +145,7 @@ def loads(data: bytes | str, *, exact: bool = False):
     """
     if exact:
         probe = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
-        if _BARE_NUMBER.match(probe) or _may_hold_wide_number(probe):
+        if _BARE_NUMBER.match(probe) or may_hold_wide_number(probe):
             return _slow_loads(data, exact=True)
     try:
         return orjson.loads(data)
@@ -166,10 +167,10 @@ def exact_as_plain(data: bytes) -> bool:
     One probe of a whole file costs about a third of probing it line by line (issue 22).
     The first line is probed too (a caller may decode it otherwise; it can only say False more often).
     """
-    return _LINE_BARE_NUMBER.search(data) is None and not _BARE_NUMBER.match(data) and not _may_hold_wide_number(data)
+    return _LINE_BARE_NUMBER.search(data) is None and not _BARE_NUMBER.match(data) and not may_hold_wide_number(data)
 
 
-def _may_hold_wide_number(probe: bytes) -> bool:
+def may_hold_wide_number(probe: bytes) -> bool:
     """True when ``probe`` (JSON text) may hold a number token of 19 digits or more, or with an exponent of 3 digits.
 
     The byte translation and two substring searches (a regular expression only where ``0e000`` or ``.e000`` appears) take

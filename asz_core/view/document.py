@@ -186,7 +186,7 @@ def _build(root: Path, conversation: str, hide: Iterable[str], through_round: in
         data = r.data
         files.append({
             "file": (Path("_conversations") / conversation / "rounds" / r.file_name).as_posix(), "format": "sf", "kind": "round",
-            "seq": None, "round": r.header.round, "stream": None, "run": None, "lines": data.count(b"\n"), "bytes": len(data),
+            "seq": None, "round": r.header.round, "stream": None, "run": None, "lines": r.line_count(), "bytes": len(data),
             "digest": r.file_sha256(), "from_time": header_time(r.header.from_time), "through_time": header_time(r.header.through_time),
         })
     doc = {

@@ -79,3 +79,28 @@ def test_coverage_with_the_ids_gathered_while_decoding_is_the_same(corpus):
                                               if any(p.get("k") in ("text", "reasoning", "call", "result", "media") for p in r.get("parts", ()))), c
         for name in ("summary", "not_drawn", "copies", "conflicts", "problems"):
             assert getattr(fast, name) == getattr(full, name), (c, name)
+
+
+def test_a_line_nesting_deeper_than_256_goes_the_full_way_in_a_bound_file():
+    """The depth guard of a bound file is one translation of the whole file (:func:`_shallow`); a file with a line of
+    more than 256 openers is checked line by line, and a line nesting deeper than 256 sends the file to the reader."""
+    from asz_core.view.session_records import _decode_bound, _shallow
+
+    deep = b'{"id":"a","parts":[{"k":"data","data":' + b"[" * 300 + b"]" * 300 + b"}]}"
+    wide = b'{"id":"b","parts":[{"k":"data","data":[' + b"[]," * 300 + b"[]]}]}"  # 302 openers, nesting 5 deep
+    assert _shallow(b'{"h":1}\n' + wide[:200] + b"\n") and not _shallow(b"x\n" + deep + b"\n")
+    assert _decode_bound([deep], False, _shallow(deep + b"\n")) is None
+    recs, *_ = _decode_bound([wide], False, _shallow(wide + b"\n"))
+    assert recs[0]["parts"][0]["data"] == [[]] * 301
+
+
+def test_file_rows_count_the_lines_of_each_file(corpus):
+    """``lines`` of every files row is the newline count of the file as it lies on disk (the rounds' counted while
+    their lines were split, the landed files' from the record count the closing line checks)."""
+    _, root = corpus
+    for c in list_conversations(root):
+        doc = build_view(root, c)
+        for row in doc["files"]:
+            if row["file"].endswith(".sk"):
+                continue
+            assert row["lines"] == (root / row["file"]).read_bytes().count(b"\n"), (c, row["file"])
