@@ -15,6 +15,8 @@ import re
 
 import orjson
 
+from .numberprobe import may_hold_wide_number  # re-exported: the wide-number probe has its own module
+
 __all__ = [
     "RawJSON",
     "compact",
@@ -108,21 +110,6 @@ class NumberText(str):
     __slots__ = ()
 
 
-# A number token inside an array or object (after ``[``, ``:`` or ``,`` and optional whitespace; a bare top-level
-# number, :data:`_BARE_NUMBER`, goes to the slow decoder whatever it holds) that could hold an integer of 19 digits
-# or more, or an exponent of 3 digits (all a double cannot hold start so).
-# Hex digests (``…e123…``) and digit runs inside strings no longer send a line to the slow decoder: on landed records,
-# whose ``sha`` is hex, the older probe (any ``\d{19}`` or ``e\d{3}`` anywhere) sent 6 lines in 10 there (issue 22).
-# A string that happens to hold such a token still only costs the slow path, never a wrong value.
-# :func:`may_hold_wide_number` looks for it in a translation of the bytes: digits become ``0``, the openers ``S``,
-# ``e``/``E`` ``e``, ``.`` stays, JSON whitespace and signs are dropped, anything else becomes ``x``.
-_PROBE_TABLE = bytes(
-    ord("0") if 48 <= c <= 57 else ord("S") if c in b"[:," else ord("e") if c in b"eE" else c if c == ord(".") else ord("x")
-    for c in range(256)
-)
-_PROBE_DROP = b" \t\r\n+-"
-_WIDE_INT = b"S" + b"0" * 19
-_WIDE_EXP = re.compile(rb"S0[0.]*e000")
 _INT_LO, _INT_HI = -(1 << 63), 1 << 64
 _BARE_NUMBER = re.compile(rb"[ \t\r\n]*[-0-9]")
 
@@ -168,17 +155,6 @@ def exact_as_plain(data: bytes) -> bool:
     The first line is probed too (a caller may decode it otherwise; it can only say False more often).
     """
     return _LINE_BARE_NUMBER.search(data) is None and not _BARE_NUMBER.match(data) and not may_hold_wide_number(data)
-
-
-def may_hold_wide_number(probe: bytes) -> bool:
-    """True when ``probe`` (JSON text) may hold a number token of 19 digits or more, or with an exponent of 3 digits.
-
-    The byte translation and two substring searches (a regular expression only where ``0e000`` or ``.e000`` appears) take
-    a third of the time a regular expression over every opener took: on the corpus's largest conversation that
-    search cost twice the decoding it guarded.
-    """
-    t = probe.translate(_PROBE_TABLE, _PROBE_DROP)
-    return _WIDE_INT in t or ((b"0e000" in t or b".e000" in t) and _WIDE_EXP.search(t) is not None)
 
 
 def _slow_loads(data: bytes | str, *, exact: bool):

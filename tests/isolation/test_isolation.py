@@ -106,6 +106,18 @@ def test_a_whole_file_probe_says_exactly_when_lines_need_the_exact_decoder():
         assert not exact_as_plain(head + clean[0] + b"\n" + bad + b"\n" + clean[1] + b"\n")
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from([b"0", b"S", b"e", b".", b"x", b"e000", b"S0", b"0" * 70]), max_size=60))
+def test_the_exponent_probe_around_each_e000_says_what_the_expression_over_the_whole_text_says(pieces):
+    """:func:`_wide_exponent` looks only around each ``e000`` of a probe translation (a token starting further back
+    than its reach goes to the regular expression); it answers as the regular expression over the whole text."""
+    from asz_core.sessiondata.numberprobe import _WIDE_EXP, _wide_exponent
+
+    t = b"".join(pieces)
+    assert _wide_exponent(t) == (_WIDE_EXP.search(t) is not None)
+    assert _wide_exponent(b"xS" + b"0" * 100 + b"e000x") and not _wide_exponent(b"S0e00x" + b"e000" * 40)
+
+
 def test_times_of_every_four_digit_year():
     """RFC 3339 allows years 0000-9999; an offset can reach -0001 and +10000, written in ISO 8601's expanded form."""
     assert parse_instant("1970-01-01T00:00:00Z") == 0
