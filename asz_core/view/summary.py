@@ -148,9 +148,7 @@ class DocumentView(ListView):
         for seq in sorted(sess.records):
             h = sess.headers.get(seq)
             kind, stream, verified = (h.kind if h else ""), (h.stream if h else ""), seq not in sess.unverified
-            dialect = h.dialect if h else ""
-            for rec in sess.records[seq]:
-                got.see(rec, kind, stream, verified, dialect)
+            got.see_file(sess.records[seq], sess.ids[seq], kind, stream, verified, h.dialect if h else "")
         return got.title(header_title)
 
     def places(self) -> dict:

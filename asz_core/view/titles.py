@@ -102,6 +102,18 @@ class RuntimeTitle:
             return
         self.labels.append((label, label_for_record(rec, dialect)))
 
+    def see_file(self, recs: list[dict], ids: list, kind: str, stream: str, verified: bool = True, dialect: str = "") -> None:
+        """Every record of one landed file, in row order, as :meth:`see` sees them; ``ids`` is each record's ``id``
+        (gathered while the file was read): the ids are added at once, and only the records without one are looked at."""
+        if kind in SET_ASIDE_KINDS:
+            return
+        named = [i for i in ids if isinstance(i, str) and i]
+        self.ids.update(named)
+        if len(named) < len(recs):
+            for rec, rid in zip(recs, ids):
+                if not isinstance(rid, str) or not rid:
+                    self.see(rec, kind, stream, verified, dialect)
+
     def title(self, header_title: str) -> str:
         """``header_title`` (the round header's) while every label it could come from is this conversation's and
         verifies, and a record seen carries it; else the last label that is, or ''."""
