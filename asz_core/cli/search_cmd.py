@@ -33,6 +33,7 @@ def snippet_line(hit: dict, tty: bool) -> str:
 def search(
     query: str = typer.Argument(..., metavar="QUERY", help='Words (all must match), "a phrase", or a prefix* .'),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of hits (conversation, title, talk, step, kind, at, snippet, file, row, snippet_text, snippet_marks)."),
+    held_back: bool = typer.Option(False, "--held-back", help="With --json: print {hits, held_back} as /api/search?held_back=1 answers: the hits, and what was left out (files that do not verify, with how many hits the whole query matches in each; what was never searched)."),
     limit: int = typer.Option(20, "--limit", min=1, help="At most this many hits (1 or more)."),
     kind: str = typer.Option("", "--kind", help="Only these kinds (comma list): prompt, reply, text, context, thinking, tool_input, tool_result."),
     project: str = typer.Option("", "--project", help="Only conversations whose project contains this (case-insensitive)."),
@@ -51,10 +52,11 @@ def search(
     first: conversations whose head round changed are indexed again. A record
     carrying a flag view.hide names is never matched, counted or shown. Each
     hit prints its conversation, title, time, step id, landed file and row, and
-    a snippet with the matches marked: in colour on a terminal, else between
-    « and », where a « or » of the text itself has a backslash before it. A hit whose landed file no longer
-    verifies (damaged before or since it was indexed) is left out, and stderr names the
-    file and the problem. Ctrl-C while the index is brought up to date keeps
+    a snippet with the matches marked: in colour on a terminal, else between « and », where a « or » of the text
+    itself has a backslash before it. A hit whose landed file no longer verifies (damaged before or since it was
+    indexed) is left out, and stderr names the file and the problem; so does a landed file missing or a conversation
+    with no usable round, whose text was never searched (whatever the query). Without --json those notes are also
+    printed on stdout under the hits, each after "! ". Ctrl-C while the index is brought up to date keeps
     every conversation indexed whole and says so on stderr (``asz search:
     stopped: N of M conversations indexed; ...``), exit 130; Ctrl-C during the
     query says so on stderr too (``asz search: stopped during the query; ...``), exit 130. Exit 0 (also with
@@ -84,13 +86,18 @@ def search(
     t0 = time.monotonic()
     querying = True
     try:
-        unverified: dict[str, str] = {}
-        matched: dict[str, int] = {}
+        unverified, matched, held, unsearched = {}, {}, {}, []  # type: ignore[var-annotated]
         hits = run_search(r, query, hide=hide, filters=filters, kinds=kinds, limit=limit, unverified=unverified,
-                          matched=None if as_json else matched)
+                          matched=None if as_json else matched, held=held if as_json and held_back else None,
+                          unsearched=unsearched)
         took = time.monotonic() - t0
         querying = False
-        _print_hits(hits, unverified, as_json, matched.get("hits", len(hits)), took)
+        for line in (notes := _notes(unverified, unsearched)):
+            typer.echo(f"asz search: warning: {line}", err=True)
+        if as_json and held_back:
+            _print_held_back(hits, unverified, held, unsearched)
+        else:
+            _print_hits(hits, bool(unverified), notes, as_json, matched.get("hits", len(hits)), took)
     except QueryError as exc:
         typer.echo(f"asz search: {exc}", err=True)
         raise typer.Exit(2)
@@ -103,17 +110,34 @@ def search(
         raise typer.Exit(130)
 
 
-def _print_hits(hits: list[dict], unverified: dict[str, str], as_json: bool, matched: int, took: float) -> None:
-    """Print the warnings for files left out, then ``hits`` (JSON, or three lines each and a count: ``N of M hit(s)``
-    when the query matches ``matched`` texts, more than those shown; ``more than 10,000`` past the count's limit)."""
-    from ..reading.search import COUNT_LIMIT, INDEX_DIFFERS
+def _print_held_back(hits: list[dict], unverified: dict[str, str], held: dict[str, int], unsearched: list[dict]) -> None:
+    """``--json --held-back``: ``{"hits", "held_back"}``, as ``/api/search?held_back=1`` answers."""
+    from ..reading.search_api import held_back
 
+    sys.stdout.buffer.write(orjson.dumps({"hits": hits, "held_back": held_back(unverified, held, unsearched)},
+                                         option=orjson.OPT_INDENT_2) + b"\n")
+
+
+def _notes(unverified: dict[str, str], unsearched: list[dict]) -> list[str]:
+    """One line for each file whose hits were left out (``unverified``: file -> problem) and each thing the index
+    could not read (``unsearched``, :func:`~asz_core.reading.search_gaps.gaps`), by file."""
+    from ..reading.search import INDEX_DIFFERS
+
+    out = []
     for file, problem in sorted(unverified.items()):
         if problem.endswith(INDEX_DIFFERS):  # the file verifies; the index's copy of a row does not
-            typer.echo(f"asz search: warning: hits in {file} left out: {problem}", err=True)
-            continue
-        typer.echo(f"asz search: warning: hits in {file} left out: the landed file does not verify ({problem}); "
-                   "asz verify names the damage", err=True)
+            out.append(f"hits in {file} left out: {problem}")
+        else:
+            out.append(f"hits in {file} left out: the landed file does not verify ({problem}); asz verify names the damage")
+    return out + [f"{g['file']} not searched: {g['problem']}" for g in unsearched]
+
+
+def _print_hits(hits: list[dict], left_out: bool, notes: list[str], as_json: bool, matched: int, took: float) -> None:
+    """Print ``hits`` (JSON, or three lines each and a count: ``N of M hit(s)`` when the query matches ``matched``
+    texts, more than those shown; ``more than 10,000`` past the count's limit), then, without JSON, ``notes`` (what
+    was left out or never searched, :func:`_notes`) each after ``! ``."""
+    from ..reading.search import COUNT_LIMIT
+
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(hits, option=orjson.OPT_INDENT_2) + b"\n")
         return
@@ -128,8 +152,10 @@ def _print_hits(hits: list[dict], unverified: dict[str, str], as_json: bool, mat
         typer.echo(f"  {snippet_line(h, tty)}")
     total = f"more than {COUNT_LIMIT:,}" if matched > COUNT_LIMIT else f"{matched:,}"
     of = f"{len(hits):,} of {total}" if matched != len(hits) else f"{len(hits):,}"
-    left = " (the count includes the hits of the files left out)" if unverified and matched != len(hits) else ""
+    left = " (the count includes the hits of the files left out)" if left_out and matched != len(hits) else ""
     typer.echo(f"{of} hit(s){left} in {took * 1000:.0f} ms")
+    for line in notes:
+        typer.echo(f"! {visible(line)}")
 
 
 def _up_to_date(r: Path, reindex: bool):

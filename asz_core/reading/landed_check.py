@@ -20,7 +20,9 @@ from typing import Callable
 from ..sessiondata import SDError
 from ..sessiondata.codec import FieldError, decode_closing, decode_header
 from ..sessiondata.model import Header
+from ..sessiondata.reader import bad_header, missing_closing_error
 from ..storage.filekey import stat_key
+from ..verify.report import said
 
 __all__ = ["landed_records", "read_landed", "read_unbound", "file_problem", "chain_problem", "whole_digest", "verified_rows", "problem_of"]
 
@@ -29,41 +31,50 @@ def read_landed(path: Path) -> tuple[Header, bytes, str]:
     """A landed ``.sd`` file's header, its record lines (joined by newlines, no final one) and the SHA-256 hex of its
     whole bytes (what a round's input digest binds, origin-digest §4.1), once its closing line's count and digest bind
     the bytes read (origin-digest §2.1). The records are not type-checked again: asz wrote them checked, and the
-    digest says these are those bytes. Raises SDError (``exc.digest`` then holds the whole file's digest) or OSError."""
+    digest says these are those bytes. Raises SDError in the words ``asz verify`` uses for the same refusal
+    (:mod:`asz_core.sessiondata.reader`; ``exc.digest`` then holds the whole file's digest) or OSError."""
     data = path.read_bytes()
     first = data.find(b"\n")
     last = data.rfind(b"\n", 0, len(data) - 1)
+    if not data:
+        raise _refused(SDError(path, 0, "", "empty file: no header"), hashlib.sha256(data).hexdigest())
     if first < 0 or last < first or not data.endswith(b"\n"):
-        raise _refused(SDError(path, 1, "", "missing header or closing line"), hashlib.sha256(data).hexdigest())
+        raise _refused(missing_closing_error(path, data), hashlib.sha256(data).hexdigest())
     sha = hashlib.sha256(memoryview(data)[: last + 1])
     closed = sha.hexdigest()
     sha.update(memoryview(data)[last + 1 :])
     whole = sha.hexdigest()
     try:
         header = decode_header(data[:first])
-        closing = decode_closing(data[last + 1 : -1])
     except FieldError as exc:
-        raise _refused(SDError(path, 1, exc.field, exc.message), whole) from None
+        raise _refused(bad_header(path, exc), whole) from None
+    try:
+        closing = decode_closing(data[last + 1 : -1])
+    except FieldError:
+        raise _refused(missing_closing_error(path, data), whole) from None
     body = data[first + 1 : last]
     count = body.count(b"\n") + 1 if body else 0
-    if closing.records != count or closing.digest != closed:
-        raise _refused(SDError(path, count + 2, "digest", "the closing line does not bind the file's bytes"), whole)
+    if closing.records != count:
+        raise _refused(SDError(path, count + 2, "records", f"closing line says {closing.records} records, file holds {count}"), whole)
+    if closing.digest != closed:
+        raise _refused(SDError(path, count + 2, "digest", "digest mismatch: the file's bytes are not the ones its closing line binds"), whole)
     return header, body, whole
 
 
-def read_unbound(path: Path) -> tuple[Header, bytes]:
+def read_unbound(path: Path) -> tuple[Header | None, bytes]:
     """A landed ``.sd`` file's header and record lines (as :func:`read_landed`) whatever its closing line says: what
     the search index holds of a file damaged before it was indexed, so that its hits are held back and said when read,
-    as those of a file damaged after (docs/reading.md), never dropped in silence. Raises SDError when the file has no
-    header line that decodes, or OSError."""
+    as those of a file damaged after (docs/reading.md), never dropped in silence. A header line that does not decode
+    gives header None; every line after it up to the closing line (when there is one) is still a record line, as
+    the index read them before the damage. Raises OSError."""
     data = path.read_bytes()
     first = data.find(b"\n")
     if first < 0:
-        raise SDError(path, 1, "", "missing header")
+        return None, b""
     try:
-        header = decode_header(data[:first])
-    except FieldError as exc:
-        raise SDError(path, 1, exc.field, exc.message) from None
+        header: Header | None = decode_header(data[:first])
+    except FieldError:
+        header = None
     body = data[first + 1 :].rstrip(b"\n")
     last = body.rfind(b"\n")
     closing = body[last + 1 :] if last >= 0 else body
@@ -152,7 +163,7 @@ def _check(path: Path) -> tuple[str, str]:
             digest = read_landed(path)[2]
             problem = ""
     except SDError as exc:
-        problem, digest = f"{exc.message} (line {exc.line})", getattr(exc, "digest", "")
+        problem, digest = said(exc.line, exc.field, exc.message), getattr(exc, "digest", "")
     except (OSError, ValueError) as exc:
         problem = f"the file cannot be read: {getattr(exc, 'strerror', None) or exc}"
     with _checked_lock:

@@ -55,11 +55,12 @@ from ..sessiondata.model import WITHHOLDABLE
 from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
 from ..view.document import list_conversations, title_withheld
-from ..view.rows import newest_round, read_head
+from ..view.rows import read_head
 from ..view.titles import RuntimeTitle
 from .landed_check import chain_problem, read_landed, read_unbound, verified_rows
 from .listing import Filters, dialect_of
 from .purge import compact_securely
+from .search_gaps import GAP_SCHEMA, changed, gaps, known_prints, missing_files, no_round, write_gaps
 from .search_place import elsewhere, first_note, index_file, unwritable
 from .search_hits import INDEX_DIFFERS, HitCheck, held_in, part_index, query_where, snippet_of
 from .search_text import MARK_END, MARK_START, SNIP_END, SNIP_START, has_cjk, marked, query_terms
@@ -77,7 +78,7 @@ RANK_LIMIT = 5_000
 #: How far :func:`search` counts the texts a query matches (``matched``): past it, ``more than 10,000``.
 COUNT_LIMIT = 10_000
 #: Bumped when what the index holds changes; an index of another version is rebuilt.
-SCHEMA_VERSION = "11"  # 7: CJK text stored character by character (search_text.index_form); 8: titles checked against the landed records (view.titles); 9: files damaged before indexing indexed; 10: a bash-mode prompt titled ! command; 11: a prompt read by its adapter (Adapter.prompt_title), a summary naming no message and a header title no landed record carries name nothing
+SCHEMA_VERSION = "12"  # 7: CJK text stored character by character (search_text.index_form); 8: titles checked against the landed records (view.titles); 9: files damaged before indexing indexed; 10: a bash-mode prompt titled ! command; 11: a prompt read by its adapter (Adapter.prompt_title), a summary naming no message and a header title no landed record carries name nothing; 12: what could not be read kept and said (search_gaps)
 _STEP_FIRST = ("message.external", "message.assistant", "thinking", "tool", "agent.call", "context.injection")
 _WITHHOLD_FLAGS = tuple(f'"{n}"'.encode() for n in WITHHOLDABLE if n)
 
@@ -117,7 +118,7 @@ CREATE TABLE IF NOT EXISTS hit (
   flags TEXT);
 CREATE INDEX IF NOT EXISTS hit_conversation ON hit(conversation);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
-"""
+""" + GAP_SCHEMA
 
 
 def _connect(path: Path, *, write: bool) -> sqlite3.Connection:
@@ -134,7 +135,7 @@ def _connect(path: Path, *, write: bool) -> sqlite3.Connection:
         v = con.execute("SELECT value FROM meta WHERE key='version'").fetchone()
         if v is None or v[0] != SCHEMA_VERSION:
             con.execute("PRAGMA secure_delete=ON")  # what the old rows held is wiped, not left in free pages
-            con.executescript("DELETE FROM conv; DELETE FROM hit; DELETE FROM fts;")
+            con.executescript("DELETE FROM conv; DELETE FROM hit; DELETE FROM fts; DELETE FROM gap; DELETE FROM seen;")
             con.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (SCHEMA_VERSION,))
             compact_securely(con, fts=True)
         return con
@@ -180,6 +181,8 @@ class _Meta:
         self.flagged: list[Path] = []
         #: The runtime's title as the document checks it (never another session's, nor one in a file that does not verify).
         self.titles = RuntimeTitle()
+        #: ``(file, problem)`` of each landed file that could not be read: not searched, and said (:mod:`.search_gaps`).
+        self.unread: list[tuple[str, str]] = []
 
     def see(self, rec: dict, main: bool, prompt: str) -> None:
         cwd = rec.get("cwd")
@@ -192,15 +195,15 @@ class _Meta:
             self.models.append(model)
 
 
-def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple], _Meta] | None:
-    """The fold's head, the index rows and the :class:`_Meta` of one conversation (None when its chain does not fold)."""
+def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple], _Meta] | str:
+    """The fold's head, the index rows and the :class:`_Meta` of one conversation (why not, when its chain does not fold)."""
     try:
         fold = fold_rounds(Chain(root, conversation).iter_rounds())
-    except (ChainError, FoldError, RoundError, OSError):
-        return None
+    except (ChainError, FoldError, RoundError, OSError) as exc:
+        return str(exc)
     head = fold.head
     if head is None:
-        return None
+        return "it has no round"
     cites, talk_of = _step_map(fold.nodes)
     out: list[tuple] = []
     meta = _Meta()
@@ -211,22 +214,22 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
         rel = path.relative_to(root).as_posix()
         parent = rel.rpartition("/")[0]
         try:
-            header, lines, digest = read_landed(path)
-        except SDError:
-            meta.titles.doubt = True  # the head's title may come from it: the title is read from the files that do
-            try:  # damaged before it was indexed: indexed all the same, its hits held back and said when read
+            try:
+                header, lines, digest = read_landed(path)
+            except SDError:
+                meta.titles.doubt = True  # the head's title may come from it: the title is read from the files that do
+                # damaged before it was indexed (its header line too): indexed all the same, its hits held back when read
                 (header, lines), digest = read_unbound(path), ""
-            except (SDError, OSError):
-                continue  # no header to read records by: not searched; asz verify names it
-        except OSError:
+        except OSError as exc:
             meta.titles.doubt = True
-            continue  # a file that does not read is not searched; asz verify names it
+            meta.unread.append((rel, f"the file cannot be read: {exc.strerror or exc}; its text was never searched"))
+            continue
         # A file its round chain did not consume (written again whole since), or damaged, is indexed, and its hits are
         # held back when read (search), but nothing of it names the conversation (its title, project or models).
         bound = bool(digest) and not chain_problem(root, conversation, path, digest)
         if any(f in lines for f in _WITHHOLD_FLAGS):
             meta.flagged.append(path)
-        main = ln.kind == "transcript" and header.stream in ("", "main")
+        main = ln.kind == "transcript" and header is not None and header.stream in ("", "main")
         for row, line in enumerate(lines.split(b"\n") if lines else (), 1):
             try:
                 rec = loads(line, exact=True)
@@ -335,34 +338,34 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
         return IndexReport(0, 0, 0, 0, time.monotonic() - t0)  # nothing parsed: no index is written into this folder
     con, path = _open_for_update(root)
     indexed = removed = unchanged = rows = 0
-    todo: list[tuple[str, str]] = []
+    todo: list[tuple[str, str, str, str]] = []  # (conversation, head round's name, fingerprint, session)
     wanted: list[str] = []
     try:
-        known = dict(con.execute("SELECT id, head FROM conv").fetchall())
+        known, prints = dict(con.execute("SELECT id, head FROM conv").fetchall()), known_prints(con)
         wanted = list_conversations(root) if conversations is None else list(conversations)
         stale = set(wanted) if purge else stale_conversations(con, root, pending_sessions(root))
         if stale:
             con.execute("PRAGMA secure_delete=ON")
         if conversations is None:
-            for gone in set(known) - set(wanted):
-                _drop(con, gone)
-                con.execute("DELETE FROM conv WHERE id=?", (gone,))
-                removed += 1
+            for gone in (set(known) | set(prints)) - set(wanted):
+                forget_conversation(con, gone)
+                removed += gone in known
         for cid in wanted:
-            newest = newest_round(root, cid)  # a listing: no round file is opened when nothing changed
-            if newest is None or (known.get(cid) == newest[1] and cid not in stale):
+            again = changed(root, cid, prints, cid in stale)  # a listing and stats: no file is opened when nothing changed
+            if again is None:
                 unchanged += 1
                 if step is not None:
                     step(cid)
             else:
-                todo.append((cid, newest[1]))
+                todo.append((cid, *again))
         pending = 0
-        with contextlib.closing(each_in_order(functools.partial(_built, root), [c for c, _ in todo], jobs)) as got:
-            for (cid, head_name), built in zip(todo, got):
+        with contextlib.closing(each_in_order(functools.partial(_built, root), [t[0] for t in todo], jobs)) as got:
+            for (cid, head_name, fp, session), (built, found) in zip(todo, got):
                 if not con.in_transaction:
                     con.execute("BEGIN")  # so that releasing the savepoint does not commit
                 con.execute("SAVEPOINT one")  # a conversation's rows: all or none, whenever Ctrl-C comes
                 n = _write_one(con, cid, head_name, cid in known, built)
+                write_gaps(con, cid, session, fp, found)
                 con.execute("RELEASE one")
                 rows, pending, indexed = rows + n, pending + n, indexed + 1
                 if pending >= COMMIT_ROWS:
@@ -411,16 +414,17 @@ class IndexInterrupted(KeyboardInterrupt):
         self.indexed, self.total = indexed, total
 
 
-def _built(root: Path, cid: str) -> tuple[tuple, list[tuple]] | None:
-    """One conversation's ``conv`` values (:func:`_summary`) and index rows; None when its chain does not fold."""
+def _built(root: Path, cid: str) -> tuple[tuple[tuple, list[tuple]] | None, list[tuple[str, str]]]:
+    """One conversation's ``conv`` values (:func:`_summary`) and index rows (None when its chain does not fold), and
+    ``(file, problem)`` of what of it could not be read (:mod:`.search_gaps`)."""
     built = _conversation_rows(root, cid)
-    if built is None:
-        return None
+    if isinstance(built, str):
+        return None, no_round(root, cid, built)
     head, out, meta = built
-    return _summary(root, cid, head, meta), out
+    return (_summary(root, cid, head, meta), out), meta.unread + missing_files(root, head.session, head.through_seq)
 
 
-def _keep_whole(con: sqlite3.Connection, todo: list[tuple[str, str]]) -> int:
+def _keep_whole(con: sqlite3.Connection, todo: list[tuple[str, ...]]) -> int:
     """After Ctrl-C in :func:`update_index`: undo the conversation written in part, commit the others; how many of
     ``todo`` (conversation, head) the index now holds at that head. Never raises."""
     try:
@@ -430,7 +434,7 @@ def _keep_whole(con: sqlite3.Connection, todo: list[tuple[str, str]]) -> int:
         heads = dict(con.execute("SELECT id, head FROM conv").fetchall())
     except sqlite3.Error:
         return 0
-    return sum(1 for cid, head in todo if heads.get(cid) == head)
+    return sum(1 for cid, head, *_ in todo if heads.get(cid) == head)
 
 
 #: The ``conv`` table's columns after ``id`` and ``head``: what :func:`conv_values` gives.
@@ -440,7 +444,7 @@ CONV_KEYS = ("title", "title_from", "project", "models", "dialect", "from_ms", "
 def conv_values(root: str | os.PathLike, conversation: str) -> tuple | None:
     """The ``conv`` values (:data:`CONV_KEYS`) an update would write for ``conversation`` now; None when its chain
     does not fold (``asz verify --figures`` holds the index's row to them, :mod:`asz_core.reading.figures`)."""
-    built = _built(Path(root), conversation)
+    built = _built(Path(root), conversation)[0]
     return None if built is None else built[0]
 
 
@@ -448,6 +452,8 @@ def forget_conversation(con: sqlite3.Connection, conversation: str) -> None:
     """Take ``conversation``'s ``conv`` row and hits out of the index: the next update indexes it again whole."""
     _drop(con, conversation)
     con.execute("DELETE FROM conv WHERE id=?", (conversation,))
+    con.execute("DELETE FROM gap WHERE conversation=?", (conversation,))
+    con.execute("DELETE FROM seen WHERE id=?", (conversation,))
 
 
 def _drop(con: sqlite3.Connection, conversation: str) -> None:
@@ -483,7 +489,8 @@ def fts_query(text: str) -> str:
 
 def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), filters: Filters | None = None,
            kinds: Sequence[str] = (), limit: int = 20, unverified: dict[str, str] | None = None,
-           held: dict[str, int] | None = None, matched: dict[str, int] | None = None) -> list[dict]:
+           held: dict[str, int] | None = None, matched: dict[str, int] | None = None,
+           unsearched: list[dict] | None = None) -> list[dict]:
     """Hits for ``query`` in the index of ``root``, best first (FTS5 bm25), at most ``limit``.
 
     A query matching :data:`RANK_LIMIT` texts or more (a word in nearly
@@ -509,7 +516,8 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
     query (with the same filters) matches when ``limit`` of them were returned
     (else how many were), counted up to :data:`COUNT_LIMIT` + 1 (more than
     :data:`COUNT_LIMIT` is said as that), hits of files that do not verify
-    included. Raises :class:`QueryError`
+    included. ``unsearched``, when given, gets what the index could not read, whatever the query
+    (:func:`~asz_core.reading.search_gaps.gaps`: a landed file missing, a conversation with no usable round). Raises :class:`QueryError`
     (nothing to search for) and :class:`SearchError` (no index: run an update first).
     """
     path = index_file(root, index_path(root))
@@ -540,6 +548,8 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
                     f"SELECT count(*) FROM (SELECT 1 FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
                     f"WHERE {' AND '.join(where)} LIMIT ?)", [*args, COUNT_LIMIT + 1]).fetchone()[0]
             snippets = [snippet_of(con, match, r[7], r[10], has_cjk(query)) for r in rows]
+            if unsearched is not None:
+                unsearched.extend(gaps(con))
         finally:
             con.close()
     except sqlite3.Error as exc:

@@ -8,7 +8,11 @@ out because the landed file it was indexed from no longer verifies (``asz
 search`` says it on stderr): how many hits the whole query matches in such
 files (every file the query matches is checked, not only those of the hits
 fetched for ``limit``), and per file its problem and count (``hits`` 0 and
-``files`` [] when nothing was left out).
+``files`` [] when nothing was left out); ``not_searched`` (:func:`held_back`) lists
+``{"conversation", "file", "problem"}`` of what the index could not read at
+all (a landed file the session index names that the root lacks, a
+conversation with no usable round), whatever the query: its hits cannot be
+counted, so it is named instead.
 
 Parameters (each at most once): ``q`` (required), ``limit`` (1..500, default
 50), ``held_back`` (``0`` or ``1``, default 0), ``kind`` (comma list of :data:`asz_core.reading.search.KINDS`),
@@ -29,7 +33,7 @@ from .listing import Filters, TimeError, parse_time
 from .search import QueryError, SearchError, index_path, iter_kinds, search, update_index
 from .search_place import index_file
 
-__all__ = ["answer", "PARAMS", "MAX_LIMIT"]
+__all__ = ["answer", "held_back", "PARAMS", "MAX_LIMIT"]
 
 PARAMS = ("q", "limit", "held_back", "kind", "project", "since", "until", "model", "dialect", "hide")
 MAX_LIMIT = 500
@@ -84,12 +88,21 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
         _fresh(root)
         bad: dict[str, str] = {}
         held: dict[str, int] = {}
-        hits = search(root, got["q"], hide=hide, filters=f, kinds=kinds, limit=int(limit), unverified=bad, held=held)
+        unsearched: list[dict] = []
+        hits = search(root, got["q"], hide=hide, filters=f, kinds=kinds, limit=int(limit), unverified=bad, held=held,
+                      unsearched=unsearched)
     except QueryError as exc:
         raise error(400, str(exc)) from None
     except SearchError as exc:
         raise error(503, f"search is not available: {exc}") from None
     if got.get("held_back", "0") == "0":
         return hits
+    return {"hits": hits, "held_back": held_back(bad, held, unsearched)}
+
+
+def held_back(bad: dict[str, str], held: dict[str, int], unsearched: list[dict]) -> dict:
+    """``{"hits", "files", "not_searched"}`` of one query (module docstring), from what :func:`search` put in its
+    ``unverified``, ``held`` and ``unsearched``: the answer ``/api/search?held_back=1`` and ``asz search --json
+    --held-back`` give."""
     files = [{"file": file, "problem": problem, "hits": held.get(file, 0)} for file, problem in sorted(bad.items())]
-    return {"hits": hits, "held_back": {"hits": sum(x["hits"] for x in files), "files": files}}
+    return {"hits": sum(x["hits"] for x in files), "files": files, "not_searched": unsearched}

@@ -91,6 +91,29 @@ def missing_closing(lines: int) -> str:
     return f"missing closing line: the file ends after line {lines}"
 
 
+#: What a file whose last line is a closing line with no newline after it is told, at that line.
+CUT_CLOSING = "missing closing line: the last line reads as one but has no newline after it (the file was cut short)"
+
+
+def bad_header(path: str | os.PathLike, exc: FieldError) -> SDError:
+    """The refusal of a header line that does not decode (line 1, the field :func:`decode_header` named)."""
+    return SDError(path, 1, exc.field, f"bad header: {exc.message}")
+
+
+def missing_closing_error(path: str | os.PathLike, data: bytes) -> SDError:
+    """The refusal of a whole file's bytes ``data`` whose last line is no closing line (cut short, or cut at a line's
+    end): the words :class:`SDReader` and :func:`check_file` use, so a reader of the search index (which does not
+    decode every record) says what ``asz verify`` says."""
+    lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    last = data.rstrip(b"\n").rpartition(b"\n")[2]
+    if not data.endswith(b"\n") and lines > 1 and _reads_as_closing(last):
+        return SDError(path, lines, "", CUT_CLOSING)
+    if lines <= 1:
+        return SDError(path, 1, "", "missing closing line (file ends inside the header)") if not data.endswith(b"\n") else \
+            SDError(path, 2, "", missing_closing(1))
+    return SDError(path, lines + 1, "", missing_closing(lines))
+
+
 class SDReader:
     """Iterate one ``.sd`` (or gzip ``.sk``) file: ``header`` first, then records.
 
@@ -136,7 +159,7 @@ class SDReader:
             try:
                 self.header = decode_header(first[:-1])
             except FieldError as exc:
-                raise SDError(self.path, 1, exc.field, f"bad header: {exc.message}") from None
+                raise bad_header(self.path, exc) from None
             sha.update(first)
             prev: bytes | None = None
             lineno = 1
@@ -160,8 +183,7 @@ class SDReader:
             if closing is None:
                 # The last line is not a closing line: a record (the file was cut at a line's end) or a cut line.
                 if not prev.endswith(b"\n") and _reads_as_closing(prev):
-                    raise SDError(self.path, lineno, "", "missing closing line: the last line reads as one but has no "
-                                  "newline after it (the file was cut short)")
+                    raise SDError(self.path, lineno, "", CUT_CLOSING)
                 self._record(prev if prev.endswith(b"\n") else prev + b"\n", lineno)  # not a record either: said so
                 raise SDError(self.path, lineno + 1, "", missing_closing(lineno))
             if closing.records != count:
@@ -216,7 +238,7 @@ def check_file(path: str | os.PathLike) -> FileCheck:
             try:
                 fc.header = decode_header(first.rstrip(b"\n"))
             except FieldError as exc:
-                fc.problems.append(SDError(path, 1, exc.field, f"bad header: {exc.message}"))
+                fc.problems.append(bad_header(path, exc))
             sha.update(first)
             prev: bytes | None = None
             lineno = 1
@@ -238,8 +260,7 @@ def check_file(path: str | os.PathLike) -> FileCheck:
                 if prev is not None:
                     lineno += 1
                     if not prev.endswith(b"\n") and _reads_as_closing(prev):
-                        fc.problems.append(SDError(path, lineno, "", "missing closing line: the last line reads as one "
-                                                   "but has no newline after it (the file was cut short)"))
+                        fc.problems.append(SDError(path, lineno, "", CUT_CLOSING))
                         fc.records = count
                         fc.digest = sha.hexdigest()
                         return fc

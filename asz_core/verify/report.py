@@ -63,9 +63,14 @@ class Problem:
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{where}: {self.sentence}"
+
+    @property
+    def sentence(self) -> str:
+        """What is wrong, without the file and line: ``bad header [session]: missing field``."""
         field = f" [{self.field}]" if self.field else ""
         detail = f": {self.detail}" if self.detail else ""
-        return f"{where}: {self.problem}{field}{detail}"
+        return f"{self.problem}{field}{detail}"
 
     def as_dict(self) -> dict:
         """``{file, line, field, problem, detail}`` for ``--json``."""
@@ -147,3 +152,33 @@ class VerifyReport:
             d["warnings"] = warnings
         d["ok"] = self.ok
         return d
+
+
+#: A refusal's message start -> its :class:`Problem` name (the first that starts it; ``closing line says`` only in the
+#: ``records`` field); any other refusal is a ``bad record``.
+_NAMES = (("digest mismatch", "digest mismatch"), ("missing closing line", "missing closing line"),
+          ("a closing line before the end", "closing line not last"), ("closing line says", "count mismatch"),
+          ("bad header", "bad header"), ("empty file", "empty file"), ("unreadable", "unreadable"))
+
+
+def problem_name(field: str, m: str) -> str:
+    """The short fixed name (:class:`Problem`) of a refusal's ``field`` and message ``m``."""
+    for start, name in _NAMES:
+        if m.startswith(start) and (name != "count mismatch" or field == "records"):
+            return name
+    return "bad record"
+
+
+def from_error(err: tuple[int, str, str], shown: str) -> Problem:
+    """The :class:`Problem` of a refusal ``(line, field, message)`` (an SDError's) in file ``shown``."""
+    line, field, detail = err
+    name = problem_name(field, detail)
+    if detail.startswith(name):
+        detail = detail[len(name):].lstrip(" :")
+    return Problem(shown, line, field, name, detail)
+
+
+def said(line: int, field: str, message: str) -> str:
+    """A refusal of a landed file in the words ``asz verify`` prints it, for the readers that hold its evidence back
+    (``asz search``): ``missing closing line: the file ends after line 34 (line 35)``."""
+    return f"{from_error((line, field, message), '').sentence} (line {line})"

@@ -54,6 +54,7 @@ from ..collect.workers import LOST, default_jobs, each_result, guided, process_p
 from ..storage.torn import torn_detail
 from .bodies import provider_section
 from .hints import WARNED, add_hints, conflict_of
+from .report import from_error
 from .report import (DUPLICATES_LINE, FILE_OK_LINE, OK_LINE, PARALLEL_MIN_FILES, SESSIONS_PER_JOB, SNAPSHOT_KINDS, TORN,
                      UNCHECKED_KINDS, UNCURSORED_LINE, Problem, Section, VerifyReport, hint_lost)
 
@@ -137,24 +138,6 @@ def _check_files(paths: list[Path], jobs: int, deep: bool = False) -> Iterator[F
 # --------------------------------------------------------------------------- problems
 
 
-def _problem_name(field: str, m: str) -> str:
-    if m.startswith("digest mismatch"):
-        return "digest mismatch"
-    if m.startswith("missing closing line"):
-        return "missing closing line"
-    if m.startswith("a closing line before the end"):
-        return "closing line not last"
-    if field == "records" and m.startswith("closing line says"):
-        return "count mismatch"
-    if m.startswith("bad header"):
-        return "bad header"
-    if m.startswith("empty file"):
-        return "empty file"
-    if m.startswith("unreadable"):
-        return "unreadable"
-    return "bad record"
-
-
 def _damage(res: FileResult, path: Path, sdir: Path, seq: int, shown: str) -> list[Problem]:
     """A ``damaged record`` problem naming the first line of ``res``'s file that differs from what the index kept of
     it (:func:`asz_core.verify.damage.first_damaged_line`), for a file that is not whole (a failed closing digest
@@ -167,14 +150,6 @@ def _damage(res: FileResult, path: Path, sdir: Path, seq: int, shown: str) -> li
     if dmg is None:
         return []
     return [Problem(shown, dmg.line, "", "damaged record" if dmg.row else "damaged line", dmg.detail)]
-
-
-def _from_error(err: tuple[int, str, str], shown: str) -> Problem:
-    line, field, detail = err
-    name = _problem_name(field, detail)
-    if detail.startswith(name):
-        detail = detail[len(name):].lstrip(" :")
-    return Problem(shown, line, field, name, detail)
 
 
 class _Walk:
@@ -343,7 +318,7 @@ def verify_file(path: str | os.PathLike, *, deep: bool = False) -> VerifyReport:
         raise FileNotFoundError(f"{path}: no such file")
     shown = str(path)
     res = check_landed_file(path, deep=deep)
-    problems = [_from_error(e, shown) for e in res.errors]
+    problems = [from_error(e, shown) for e in res.errors]
     named = parse_landed_name(path.name)
     if named is not None:
         sdir = next((p for p in list(path.parents)[:4] if (p / "index" / "index.state").is_file()), None)
@@ -464,7 +439,7 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
         groups.setdefault((here, ln.kind), []).append((ln.seq, shown, res))
         records += res.records
         if res.errors:
-            problems.extend(_from_error(e, shown) for e in res.errors)
+            problems.extend(from_error(e, shown) for e in res.errors)
             problems.extend(_damage(res, path, sdir, ln.seq, shown))
         if ln.seq in by_seq:
             problems.append(Problem(shown, 0, "seq", "duplicate seq", f"seq {ln.seq} is also {by_seq[ln.seq]}"))
@@ -542,7 +517,7 @@ def _landed_since(root: Path, root_shown: str, d: Path, kind: str, last_seq: int
     for seq, path in sorted(found):
         res = check_for_walk(path)
         shown = _show(root_shown, root, path)
-        problems.extend(_from_error(e, shown) for e in res.errors)
+        problems.extend(from_error(e, shown) for e in res.errors)
         walk.feed(shown, res, problems, seq)
         records += res.records
         last_seq = seq

@@ -49,7 +49,7 @@ def test_asz_ls_and_the_file_check_see_an_edit_that_put_the_mtime_back(corpus_co
     after = _row(root)
     assert after["state"] == "mismatch"
     assert after["cost"] is None and after["held_back"] == {"state": "mismatch", "keys": ["usage", "cost"]}
-    assert file_problem(path).startswith("the closing line does not bind the file's bytes")
+    assert file_problem(path).startswith("digest mismatch [digest]: the file's bytes are not the ones its closing line binds")
     p = asz("conversation", SID, "--root", str(root), check=False)
     assert p.returncode == 1 and "mismatch" in p.stdout
 

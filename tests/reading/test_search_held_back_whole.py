@@ -63,4 +63,4 @@ def test_the_count_follows_the_query_s_filters(damaged):
     got = answer(root, [("q", "hello"), ("limit", "1"), ("held_back", "1"), ("kind", "tool_result")], (), Refused)
     assert got["held_back"]["hits"] == kinds.get("tool_result", 0) > 0
     clean = answer(root, [("q", "hello"), ("held_back", "1"), ("kind", "prompt")], (), Refused)
-    assert clean["hits"] and clean["held_back"] == {"hits": 0, "files": []}
+    assert clean["hits"] and clean["held_back"] == {"hits": 0, "files": [], "not_searched": []}

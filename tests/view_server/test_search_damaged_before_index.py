@@ -13,13 +13,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import stat
 from pathlib import Path
 
 import pytest
 
-from view_server_helpers import asz
+from view_server_helpers import asz, collect_one
 
 SID = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "claude-code" / "projects"
@@ -51,11 +50,7 @@ def _damage(path: Path) -> None:
 def test_a_damaged_file_is_held_back_and_said_whenever_it_was_damaged(tmp_path, serve, order):
     if not SOURCE.is_file():
         pytest.skip(f"the corpus is absent ({SOURCE})")
-    projects = tmp_path / "projects" / "-home-user-claude-reliability"
-    projects.mkdir(parents=True)
-    shutil.copy(SOURCE, projects)
-    root = tmp_path / "root"
-    asz("collect", "--once", "--source", str(tmp_path / "projects"), "--root", str(root))
+    root = collect_one(SOURCE, tmp_path)
     (path,) = sorted((root / SID / "streams" / "main").glob("transcript-*.sd"))
     rel = path.relative_to(root).as_posix()
     truth = _parts_with_hello(path)
@@ -68,10 +63,10 @@ def test_a_damaged_file_is_held_back_and_said_whenever_it_was_damaged(tmp_path, 
         p = asz("search", "hello", "--json", "--limit", "50", "--root", str(root), *extra)
         assert json.loads(p.stdout) == []
         assert p.returncode == 0
-        assert f"asz search: warning: hits in {rel} left out: the landed file does not verify (the closing line" in p.stderr
+        assert f"asz search: warning: hits in {rel} left out: the landed file does not verify (digest mismatch [digest]: the file's bytes are not the ones its closing line binds (line" in p.stderr
     s = serve(root)
     got = s.get("/api/search?q=hello&limit=50&held_back=1").json()
     assert got["hits"] == []
     assert got["held_back"]["hits"] == truth
     [f] = got["held_back"]["files"]
-    assert f["file"] == rel and f["hits"] == truth and "closing line does not bind" in f["problem"]
+    assert f["file"] == rel and f["hits"] == truth and f["problem"].startswith("digest mismatch [digest]: the file's bytes are not the ones its closing line binds")

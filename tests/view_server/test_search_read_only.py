@@ -108,7 +108,7 @@ def test_search_and_the_server_search_a_root_they_cannot_write(ro_root, tmp_path
             got = s.get("/api/search?q=hello&limit=50&held_back=1")
             assert got.status == 200, got.body
             answer = orjson.loads(got.body)
-            assert len(answer["hits"]) == truth and answer["held_back"] == {"hits": 0, "files": []}
+            assert len(answer["hits"]) == truth and answer["held_back"] == {"hits": 0, "files": [], "not_searched": []}
     finally:
         s.stop()
     told = [ln for ln in s.output().splitlines() if "cannot be written" in ln]

@@ -53,7 +53,7 @@ def test_search_answer_and_page_say_what_was_held_back(damaged, serve, browser):
     assert f["file"] == rel and f["hits"] == from_file
     assert "closing line" in f["problem"]  # the words asz search's warning gives (asz_core/reading/landed_check.py)
     clean = s.get("/api/search?q=phoenix&held_back=1").json()  # a query with no hit from that file holds nothing back
-    assert clean["hits"] and clean["held_back"] == {"hits": 0, "files": []}
+    assert clean["hits"] and clean["held_back"] == {"hits": 0, "files": [], "not_searched": []}
     drv = browser
     try:
         box = open_at(drv, s.base + "/#q=hello", "#heldhits")
@@ -84,7 +84,7 @@ def test_the_page_says_a_hit_whose_index_row_differs_from_its_record(corpus_copy
     s = serve(root)
     got = s.get("/api/search?q=hello&limit=500&held_back=1").json()
     problem = f"row {target['row']}: the search index does not hold what the record holds: asz search --reindex rebuilds it"
-    assert got["held_back"] == {"hits": 1, "files": [{"file": target["file"], "problem": problem, "hits": 1}]}
+    assert got["held_back"] == {"hits": 1, "files": [{"file": target["file"], "problem": problem, "hits": 1}], "not_searched": []}
     assert len(got["hits"]) == len(before) - 1
     drv = browser
     try:

@@ -176,6 +176,16 @@ def write_config(path: Path, *, hide: list[str] | None = None, override: bool | 
     return path
 
 
+def collect_one(source: Path, base: Path) -> Path:
+    """``base/root``: one source transcript (a corpus file) copied into ``base/projects/<its project>`` and collected
+    by the real ``asz collect --once``."""
+    projects = base / "projects" / source.parent.name
+    projects.mkdir(parents=True)
+    shutil.copy(source, projects)
+    asz("collect", "--once", "--source", str(base / "projects"), "--root", str(base / "root"))
+    return base / "root"
+
+
 def copy_example(dest: Path) -> Path:
     """A copy of the bundled example projects dir at ``dest``; returns ``dest``."""
     shutil.copytree(EXAMPLE, dest)

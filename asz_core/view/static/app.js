@@ -462,6 +462,11 @@
           stale.length ? [bad.length ? '; ' : '', 'the search index does not hold what the record' + (stale.length === 1 ? '' : 's') +
             ' they cite hold' + (stale.length === 1 ? 's' : '') + ': ', listed(stale)] : ''));
       }
+      if (held.not_searched && held.not_searched.length) {  // what the index could not read: no count can be made, named instead
+        out.append(h('div', { class: 'box error small', id: 'notsearched' },
+          h('strong', null, 'Not searched: '),
+          held.not_searched.map(function (g, i) { return [i ? '; ' : '', h('code', null, g.file), ' (' + g.problem + ')']; })));
+      }
       const ul = h('ol', { class: 'hits' });
       hits.forEach(function (x) {
         const href = withHide('/c/' + enc(x.conversation)) + '#step=' + enc(x.step);

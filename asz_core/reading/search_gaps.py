@@ -1,0 +1,131 @@
+"""What the search index could not read, kept beside it so that every query says so (trial 12).
+
+A landed file the session index names that the root lacks (deleted before the
+index was built, or since: the stream's folder changed, so the conversation is
+indexed again) and a conversation with no usable round (its only round, or its
+chain, does not read) leave no text in the index. A query cannot count hits
+in text it never held, so it names them instead, whatever it asks: the ``gap``
+table keeps ``(conversation, file, problem)`` of each, written with the
+conversation's rows by :func:`asz_core.reading.search.update_index`, and
+:func:`gaps` gives them to a query.
+
+Whether a conversation must be indexed again is told by its head round's name
+and stat and the stat of each folder of its session that holds landed files
+(:func:`fingerprint`): a file deleted or added changes its folder, an edit in
+place of the head round its stat. A file damaged in place keeps its folder's
+stat and is held back by the query's own check (:mod:`asz_core.reading.landed_check`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from pathlib import Path
+
+from ..storage.layout import landed_files
+from ..view.rows import newest_round, read_head
+
+__all__ = ["GAP_SCHEMA", "changed", "fingerprint", "missing_files", "no_round", "write_gaps", "gaps", "known_prints"]
+
+GAP_SCHEMA = """
+CREATE TABLE IF NOT EXISTS gap (conversation TEXT, file TEXT, problem TEXT);
+CREATE INDEX IF NOT EXISTS gap_conversation ON gap(conversation);
+CREATE TABLE IF NOT EXISTS seen (id TEXT PRIMARY KEY, session TEXT, print TEXT);
+"""
+
+#: The folders of a session that hold landed files (:func:`asz_core.storage.layout.session_listing`).
+_HOLDING = frozenset(("streams", "runs", "provider_body"))
+_ENTRY_FRONT = re.compile(rb'^\{"seq":(\d+),"path":"((?:[^"\\]|\\.)*)"')
+
+
+def fingerprint(root: Path, newest: tuple, session: str) -> str:
+    """What tells that a conversation must be indexed again: its newest round's name, size, mtime and inode
+    (``newest``, as :func:`~asz_core.view.rows.newest_round` gives it) and the mtime and inode of each folder of
+    ``session`` that holds landed files (``streams/<stream>``, ``runs/<run>``, ``provider_body``). A stat per folder,
+    no file read. Not the change time: a chmod (a root made read-only) is no reason to index again."""
+    parts = [repr(newest[2][:3] + newest[2][4:])]  # no change time: a chmod (a root made read-only) changes nothing here
+    if not session:
+        return parts[0]
+    try:  # strings, not Paths, and no exception for a kind that is absent: asked of each conversation at each search
+        with os.scandir(os.path.join(os.fspath(root), session)) as it:
+            kinds = sorted((e.name, e.path) for e in it if e.name in _HOLDING and e.is_dir())
+    except OSError:
+        return parts[0]
+    for name, path in kinds:
+        try:
+            if name == "provider_body":
+                st = os.stat(path)
+                parts.append(f"{name}:{st.st_mtime_ns}:{st.st_ino}")
+                continue
+            with os.scandir(path) as it:
+                found = [(e.name, e.stat()) for e in it if e.is_dir()]
+        except OSError:  # gone while it was looked at: said as such, so the next look differs
+            parts.append(f"{name}:gone")
+            continue
+        parts.extend(f"{name}/{sub}:{st.st_mtime_ns}:{st.st_ino}" for sub, st in sorted(found))
+    return "|".join(parts)
+
+
+def changed(root: Path, conversation: str, prints: dict[str, tuple[str, str]], stale: bool) -> tuple[str, str, str] | None:
+    """None when ``conversation`` is indexed as it stands (its :func:`fingerprint` is the one ``prints`` keeps, and it
+    is not ``stale``), else ``(head round's file name, fingerprint, session)`` to index it again with."""
+    newest = newest_round(root, conversation) or (0, "", ("",))
+    if not stale and prints.get(conversation, ("", ""))[1] == fingerprint(root, newest, prints.get(conversation, ("", ""))[0]):
+        return None
+    head = read_head(root, conversation, newest) if newest[1] else None
+    session = (head.header or {}).get("session") if head is not None else None
+    session = session if isinstance(session, str) else ""
+    return newest[1], fingerprint(root, newest, session), session
+
+
+def known_prints(con: sqlite3.Connection) -> dict[str, tuple[str, str]]:
+    """conversation -> (session, fingerprint) as the index last saw it."""
+    return {cid: (session or "", fp or "") for cid, session, fp in con.execute("SELECT id, session, print FROM seen")}
+
+
+def missing_files(root: Path, session: str, through: int) -> list[tuple[str, str]]:
+    """``(file, problem)`` of each seq through ``through`` of ``session`` that has no landed file (nor skeleton) in
+    the root: the file is the one the session index names for that seq (relative to the root), else the session's
+    folder; the problem in the words ``asz export`` and the document use (``landed file seq N of session S is
+    missing``)."""
+    sdir = root / session
+    have = {ln.seq for ln, _ in landed_files(sdir, skeletons=True)} if sdir.is_dir() else set()
+    lost = [seq for seq in range(1, through + 1) if seq not in have]
+    if not lost:
+        return []
+    named: dict[int, str] = {}
+    try:
+        with open(sdir / "index" / "entries.jsonl", "rb") as f:
+            for line in f:
+                m = _ENTRY_FRONT.match(line)
+                if m and int(m.group(1)) in lost:
+                    named[int(m.group(1))] = m.group(2).decode("utf-8", "replace")
+    except OSError:
+        pass
+    return [(f"{session}/{named[seq]}" if seq in named else session,
+             f"landed file seq {seq} of session {session} is missing"
+             + ("" if seq in named else " (the session index names no file for it)")
+             + "; the conversation is incomplete: that file's text was never searched; asz verify names the problems")
+            for seq in lost]
+
+
+def no_round(root: Path, conversation: str, why: str) -> list[tuple[str, str]]:
+    """``(file, problem)`` of a conversation whose chain does not fold: the rounds folder, relative to the root."""
+    rel = (Path("_conversations") / conversation / "rounds").as_posix()
+    why = why.replace(f"{root}{os.sep}", "")  # the files relative to the root, as every other note names them
+    return [(rel, f"conversation {conversation} has no usable round ({why}): none of its text is searched; "
+                  "asz verify names the problems")]
+
+
+def write_gaps(con: sqlite3.Connection, conversation: str, session: str, print_: str, found: list[tuple[str, str]]) -> None:
+    """Replace what the index keeps of ``conversation``'s gaps and fingerprint."""
+    con.execute("DELETE FROM gap WHERE conversation=?", (conversation,))
+    con.executemany("INSERT INTO gap VALUES (?,?,?)", [(conversation, f, p) for f, p in found])
+    con.execute("INSERT OR REPLACE INTO seen VALUES (?,?,?)", (conversation, session, print_))
+
+
+def gaps(con: sqlite3.Connection) -> list[dict]:
+    """Every gap the index keeps: ``{"conversation", "file", "problem"}``, by file."""
+    return [{"conversation": c, "file": f, "problem": p}
+            for c, f, p in con.execute("SELECT conversation, file, problem FROM gap ORDER BY file, conversation")]
