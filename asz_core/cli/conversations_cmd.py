@@ -13,7 +13,7 @@ from ..reading.listing import UNPLACED, conversation_rows, cost_value, newest_fi
 from ..reading.progress import Bar
 from ..reading.termtext import visible
 from ..view.zone import local_text
-from .reading_common import CONFIG_HELP, ROOT_HELP, fit_cells, make_filters, settings, tz_option, use_tz
+from .reading_common import CONFIG_HELP, ROOT_HELP, fit_cells, fit_tail, make_filters, settings, tz_option, use_tz
 
 #: Columns of the table: header, width (0: the rest), alignment.
 COLUMNS = (("ID", 8, "<"), ("TITLE", 34, "<"), ("PROJECT", 20, "<"), ("LAST ACTIVITY", 16, "<"), ("DURATION", 8, ">"),
@@ -84,17 +84,32 @@ def table_cells(row: dict) -> tuple:
     return tuple(str(c) for c in cells)
 
 
-def column_widths(rows: list[dict]) -> list[int]:
+def column_widths(rows: list[dict], columns: int | None = None) -> list[int]:
     """The width of each column for ``rows``: :data:`COLUMNS`' own, widened for a figure that does not fit (a
-    right-aligned column holds numbers, which are never cut: ``$1,005.12`` stays whole); text columns keep theirs."""
+    right-aligned column holds numbers, which are never cut: ``$1,005.12`` stays whole); then, on a terminal wider
+    than that table (``columns``, default the terminal's width, which ``COLUMNS=`` sets), PROJECT and then TITLE take
+    the spare cells their longest cell needs. Never narrower than :data:`COLUMNS`' widths."""
+    import shutil
+
     from rich.cells import cell_len
 
     widths = [w for _, w, _ in COLUMNS]
+    need = [0] * len(widths)
     for cells in map(table_cells, rows):
         for i, ((_, w, align), cell) in enumerate(zip(COLUMNS, cells)):
+            need[i] = max(need[i], cell_len(cell))
             if w and align == ">" and cell_len(cell) > widths[i]:
                 widths[i] = cell_len(cell)
+    if columns is None:
+        columns = shutil.get_terminal_size((0, 0)).columns
+    spare = columns - (sum(widths) + 2 * (len(widths) - 1) + max(need[-1], len(COLUMNS[-1][0])))
+    for i in (_PROJECT, _TITLE):  # the text columns a wide terminal shows whole
+        more = max(0, min(spare, need[i] - widths[i]))
+        widths[i], spare = widths[i] + more, spare - more
     return widths
+
+
+_TITLE, _PROJECT = 1, 2
 
 
 def header_line(widths: list[int] | None = None) -> str:
@@ -108,7 +123,7 @@ def table_line(row: dict, widths: list[int] | None = None) -> str:
     widths = widths or [w for _, w, _ in COLUMNS]
     out = []
     for (_, _, align), width, cell in zip(COLUMNS, widths, table_cells(row)):
-        out.append(cell if not width else fit_cells(cell, width, align))
+        out.append(cell if not width else fit_tail(cell, width) if len(out) == _PROJECT else fit_cells(cell, width, align))
     return "  ".join(out)
 
 

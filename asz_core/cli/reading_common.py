@@ -105,6 +105,30 @@ def fail_id(cmd: str, exc: IdError) -> typer.Exit:
     return typer.Exit(exc.exit_code)
 
 
+def fit_tail(text: str, width: int) -> str:
+    """``text`` (a project path) in exactly ``width`` cells, cut at its START so the tail that tells projects apart
+    stays: ``…/workspace/claude-code-log`` as the page writes it (``…/`` and the whole last folders that fit), else
+    ``…`` and the last cells; a text that fits is padded as :func:`fit_cells` pads it."""
+    from rich.cells import cell_len
+
+    from ..reading.termtext import visible
+
+    text = visible(" ".join(str(text).split()))
+    if cell_len(text) <= width:
+        return fit_cells(text, width)
+    parts = [p for p in text.split("/") if p]
+    for n in range(len(parts) - 1, 0, -1):  # the most whole trailing folders that fit after "…/"
+        tail = "…/" + "/".join(parts[-n:])
+        if cell_len(tail) <= width:
+            return fit_cells(tail, width)
+    kept, used = "", 1
+    for ch in reversed(text):
+        if used + cell_len(ch) > width:
+            break
+        kept, used = ch + kept, used + cell_len(ch)
+    return fit_cells("…" + kept, width)
+
+
 def fit_cells(text: str, width: int, align: str = "<") -> str:
     """``text`` on one line in exactly ``width`` terminal cells: a wide character (CJK, most emoji) takes two
     (rich's cell widths), a longer text is cut to ``width - 1`` cells and ``…``, the rest padded with spaces
