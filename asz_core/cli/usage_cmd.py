@@ -13,19 +13,32 @@ from ..view.usage import TOKEN_KINDS
 from .reading_common import CONFIG_HELP, ROOT_HELP, fit_cells, tz_option, use_tz
 
 #: Columns of the text table after the key: header and width.
-COLUMNS = (("MODELS", 28), ("INPUT", 10), ("OUTPUT", 10), ("CACHE WRITE", 12), ("CACHE READ", 13), ("TOTAL", 13), ("COST", 11))
+COLUMNS = (("MODELS", 28), ("CALLS", 7), ("INPUT", 10), ("OUTPUT", 10), ("CACHE WRITE", 12), ("CACHE READ", 13), ("TOTAL", 13), ("COST", 11))
 
 
 def _cell(text: str, width: int, left: bool = False) -> str:
     return fit_cells(text, width, "<" if left else ">")
 
 
-def _line(key: str, key_width: int, models: list[str], u: dict, cost: dict) -> str:
+#: The TOKEN cells of a row whose calls carry no token usage at all (Kiro meters credits): the page's words, never 0.
+NOT_RECORDED = ("-", "-", "-", "-", "not recorded", "-")
+
+
+def _line(key: str, key_width: int, models: list[str], u: dict, cost: dict, calls: str = "", unrecorded: bool = False) -> str:
+    """One table line; ``calls`` the CALLS cell ('' on a model's breakdown line), ``unrecorded`` when the row's calls
+    carry no token usage at all (its tokens read "not recorded", not 0)."""
     usd = f"${cost['usd']:,.2f}" + ("*" if cost["unpriced"] else "")
-    cells = [_cell(key, key_width, True), _cell(", ".join(models) or "-", 28, True), _cell(f"{u['in']:,}", 10),
-             _cell(f"{u['out']:,}", 10), _cell(f"{u['cache_write']:,}", 12), _cell(f"{u['cache_read']:,}", 13),
-             _cell(f"{sum(u[k] for k in TOKEN_KINDS):,}", 13), _cell(usd, 11)]
+    figures = NOT_RECORDED if unrecorded else (
+        f"{u['in']:,}", f"{u['out']:,}", f"{u['cache_write']:,}", f"{u['cache_read']:,}",
+        f"{sum(u[k] for k in TOKEN_KINDS):,}", usd)
+    cells = [_cell(key, key_width, True), _cell(", ".join(models) or "-", 28, True), _cell(calls, 7)]
+    cells += [_cell(text, w) for text, (_, w) in zip(figures, COLUMNS[2:])]
     return "  ".join(cells)
+
+
+def _unrecorded(r: dict) -> bool:
+    """True when ``r`` (a row or the totals) counts calls and none of them carries token usage."""
+    return r["calls"] > 0 and r["calls_with_usage"] == 0
 
 
 def usage(
@@ -45,7 +58,9 @@ def usage(
     (the asz.view document's rule); a call counts on the day of the record its
     usage came from. calls counts every model call (one per message id +
     request id, as asz ls's CALLS), with usage or without: only calls with
-    usage add tokens, a call with none falls on the day of its first record. Cost comes from the price table (asz.yaml prices
+    usage add tokens, a call with none falls on the day of its first record. The table's CALLS column is that count
+    (calls_with_usage in --json: those with usage); a row whose calls carry no usage at all (Kiro meters credits,
+    not tokens) reads "not recorded" in TOTAL and - in the other figures, never 0. Cost comes from the price table (asz.yaml prices
     override it); a cost marked * leaves out unpriced models (--json lists
     them under cost.unpriced). Only verified evidence is counted: the calls of
     a conversation that does not verify (state incomplete or mismatch) are
@@ -149,11 +164,11 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
         if marks:  # kept whole on a narrow key: the mark is what says the row leaves calls or counts out
             label = (label if cell_len(label) + len(marks) <= width else fit_cells(label, width - len(marks))) + marks
         models = r["models"] or (["held back"] if "held_back" in r and not r["calls"] else [])
-        typer.echo(_line(label, width, models, r["usage"], r["cost"]))
+        typer.echo(_line(label, width, models, r["usage"], r["cost"], f"{r['calls']:,}", _unrecorded(r)))
         if breakdown:
             for m, u in r["usage_by_model"].items():
                 typer.echo(_line("", width, [f"└ {m}"], u, r["cost_by_model"][m]))
-    typer.echo(_line("total !" if short else "total", width, [], t["usage"], t["cost"]))
+    typer.echo(_line("total !" if short else "total", width, [], t["usage"], t["cost"], f"{t['calls']:,}", _unrecorded(t)))
     unpriced = t["cost"]["unpriced"]
     if unpriced:
         typer.echo(f"* unpriced, left out of the cost: {', '.join(unpriced)} (add them under prices in asz.yaml)")

@@ -172,6 +172,7 @@ def _row(view: str, key: str, every: list[Counted], table: PriceTable | None) ->
                    **{"from": min(times) if times else None, "to": max(times) if times else None})
     row.update(usage=total, cost=cost_of(by_model, table), models=sorted(m for m in by_model if m != "(no model)"),
                usage_by_model=dict(sorted(by_model.items())), calls=len(calls),
+               calls_with_usage=sum(1 for c in calls if c.usage is not None),
                conversations=len({c.conversation for c in calls}),
                cost_by_model={m: cost_of({m: u}, table) for m, u in sorted(by_model.items())})
     if held:
@@ -188,14 +189,15 @@ def _row(view: str, key: str, every: list[Counted], table: PriceTable | None) ->
 
 
 def totals(rows: Iterable[dict], table: PriceTable | None = None) -> dict:
-    """The sum of ``rows``: ``usage``, ``cost`` (from the summed usage by model), ``calls``."""
+    """The sum of ``rows``: ``usage``, ``cost`` (from the summed usage by model), ``calls``, ``calls_with_usage``."""
     total = zero_usage()
     by_model: dict[str, dict] = {}
-    calls = 0
+    calls = with_usage = 0
     for r in rows:
         add_usage(total, r["usage"])
         calls += r["calls"]
+        with_usage += r["calls_with_usage"]
         for m, u in r["usage_by_model"].items():
             add_usage(by_model.setdefault(m, zero_usage()), u)
-    return {"usage": total, "cost": cost_of(by_model, table), "calls": calls}
+    return {"usage": total, "cost": cost_of(by_model, table), "calls": calls, "calls_with_usage": with_usage}
 

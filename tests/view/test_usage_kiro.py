@@ -1,0 +1,64 @@
+"""``asz usage`` over the Kiro corpus: Kiro meters credits, never tokens (docs/adapters/kiro.md, Usage and credits),
+so its calls are counted in a CALLS column and their tokens read "not recorded", never 0."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import asz_in_process
+
+KIRO = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "kiro" / "home" / ".kiro"
+CLI_SESSION = KIRO / "sessions" / "cli" / "8e247382-c779-440f-b1db-ed9bad1afaee.jsonl"
+IDE_SESSION = next(KIRO.glob("sessions/*/sess_*/messages.jsonl"), None) if KIRO.is_dir() else None
+MODEL_LINES = {"assistant", "tool_call", "sub_agent_start"}
+HAND_BACKS = {"tool_result", "sub_agent_complete", "user", "turn_start", "turn_end", "tombstone"}
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+def _ide_requests(path: Path) -> tuple[int, set[str]]:
+    """Kiro 3.x requests (stretches of model lines with no hand-back between them) and the days they were made."""
+    count, open_, days = 0, False, set()
+    for d in _lines(path):
+        kind = d["payload"].get("type")
+        if kind in MODEL_LINES:
+            if not open_:
+                count, open_ = count + 1, True
+                days.add(d["timestamp"][:10])
+        elif kind in HAND_BACKS:
+            open_ = False
+    return count, days
+
+
+@pytest.fixture(scope="module")
+def kiro_root(tmp_path_factory) -> Path:
+    if not KIRO.is_dir():
+        pytest.skip(f"the Kiro corpus is absent ({KIRO})")
+    root = tmp_path_factory.mktemp("kiro-usage") / "root"
+    made = asz_in_process("collect", "--once", "--adapter", "kiro", "--source", str(KIRO), "--root", str(root))
+    assert made.returncode == 0, made.stdout + made.stderr
+    return root
+
+
+def test_kiro_calls_are_counted_and_their_tokens_read_not_recorded(kiro_root):
+    cli_calls = sum(1 for d in _lines(CLI_SESSION) if d["kind"] == "AssistantMessage")  # 2.x: one a request, no time
+    ide_calls, days = _ide_requests(IDE_SESSION)
+    assert (cli_calls, ide_calls, len(days)) == (7, 9, 1)
+    p = asz_in_process("usage", "--tz", "UTC", "--root", str(kiro_root))
+    assert p.returncode == 0, p.stdout + p.stderr
+    out = p.stdout.splitlines()
+    assert re.split(r"\s{2,}", out[0].strip())[:3] == ["DATE", "MODELS", "CALLS"]
+    cells = {ln.split()[0]: ln for ln in out[1:]}
+    for key, calls in (("(no", cli_calls), (days.pop(), ide_calls), ("total", cli_calls + ide_calls)):
+        row = re.split(r"\s{2,}", cells[key].strip())
+        assert row[2] == str(calls) and "not recorded" in row and "0" not in row[3:], row
+    rows = json.loads(asz_in_process("usage", "--tz", "UTC", "--json", "--root", str(kiro_root)).stdout)
+    assert sorted(r["calls"] for r in rows) == sorted((cli_calls, ide_calls))
+    assert all(r["calls_with_usage"] == 0 and sum(r["usage"].values()) == 0 for r in rows)
+    assert set(rows[0]) >= {"date", "usage", "cost", "models", "calls", "conversations"}  # the keys kept
