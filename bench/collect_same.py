@@ -18,6 +18,7 @@ main: ``git archive main | tar -x -C DIR``); the new one is this checkout.
 
     python bench/realcorpus.py --size-mb 50 /tmp/corpus
     python bench/collect_same.py --before /tmp/main-export --source /tmp/corpus [--runs 3]
+    python bench/collect_same.py --before /tmp/main-export --source ../shared/corpus --shared
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ CLOCK_NS = 1_780_000_000_123_456_789  # 2026-05-28: any fixed instant after the 
 
 CHILD = r"""
 import json, resource, sys, time
-tree, root, source, clock = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+tree, root, clock, runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), json.loads(sys.argv[4])
 time.time_ns = lambda: clock
 sys.path.insert(0, tree)
 import asz_core
@@ -62,35 +63,60 @@ ix.load_index = timed(ix.load_index)
 si.add_session = timed(si.add_session)
 si.load_index = ix.load_index
 from asz_core.cli.entry import main
-sys.argv = ["asz", "collect", "--once", "--jobs", "1", "--adapter", "claude-code-local", "--source", source, "--root", root]
-try:
-    main()
-except SystemExit as e:
-    if e.code:
-        raise
+codes = []
+for adapter, source in runs:
+    sys.argv = ["asz", "collect", "--once", "--jobs", "1", "--adapter", adapter, "--source", source or root, "--root", root]
+    try:
+        main()
+        codes.append(0)
+    except SystemExit as e:
+        if e.code not in (0, 1, None):  # 1: something pending (a LangSmith run not ended), compared below
+            raise
+        codes.append(e.code or 0)
 ru = resource.getrusage(resource.RUSAGE_SELF)
-print(json.dumps({"cpu": ru.ru_utime + ru.ru_stime, "index": spent[0]}))
+print(json.dumps({"cpu": ru.ru_utime + ru.ru_stime, "index": spent[0], "codes": codes}))
 """
 
 
-def run(tree: Path, root: Path, source: Path) -> dict:
-    """One collect pass with ``tree``'s code into ``root`` (new): its CPU seconds and the index stage's."""
+def shared_runs(corpus: Path, root: Path) -> list[tuple[str, str]]:
+    """The collects of the whole shared corpus into ``root``: Claude Code, Kiro, and the LangSmith upload bodies
+    staged in ``root``'s inbox (``tests/cli_helpers.stage_upload_bodies``, as the receiver writes them)."""
+    sys.path.insert(0, str(REPO / "tests"))
+    from cli_helpers import stage_upload_bodies
+
+    runs = [("claude-code-local", str(corpus / "claude-code" / "projects")), ("kiro", str(corpus / "kiro" / "home" / ".kiro"))]
+    root.mkdir(parents=True)
+    return runs + ([("langsmith-ingest", "")] if stage_upload_bodies(corpus, root) else [])
+
+
+def run(tree: Path, root: Path, source: Path, shared: bool = False) -> dict:
+    """One collect pass with ``tree``'s code into ``root`` (new): its CPU seconds and the index stage's. With
+    ``shared``, ``source`` is the shared corpus folder and its three adapters collect one after another."""
     env = dict(os.environ, PYTHONPATH=str(tree))
-    r = subprocess.run([sys.executable, "-c", CHILD, str(tree), str(root), str(source), str(CLOCK_NS)], env=env,
+    runs = shared_runs(source, root) if shared else [("claude-code-local", str(source))]
+    r = subprocess.run([sys.executable, "-c", CHILD, str(tree), str(root), str(CLOCK_NS), json.dumps(runs)], env=env,
                        capture_output=True, text=True, check=False, cwd=str(root.parent))
     if r.returncode != 0:
         raise SystemExit(f"collect with {tree} failed:\n{r.stderr[-4000:]}")
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
-def differences(a: Path, b: Path) -> list[str]:
-    """Relative paths whose bytes differ between roots ``a`` and ``b`` (or that only one holds); ``.lock`` left out."""
+def differences(a: Path, b: Path, shared: bool = False) -> list[str]:
+    """Relative paths whose bytes differ between roots ``a`` and ``b`` (or that only one holds); ``.lock`` left out.
+    With ``shared``, a cursor's ``ino`` and ``mtime`` lines are left out: the LangSmith inbox is staged in each root,
+    so its source file is a different file in each."""
     def files(r: Path) -> dict[str, Path]:
         return {p.relative_to(r).as_posix(): p for p in r.rglob("*") if p.is_file() and p.name != ".lock"}
 
+    def data(p: Path) -> bytes:
+        b = p.read_bytes()
+        if shared and p.suffix == ".cursor":
+            b = b"".join(ln for ln in b.splitlines(keepends=True) if not ln.startswith((b"ino ", b"mtime ")))
+        return b
+
     fa, fb = files(a), files(b)
     out = sorted(set(fa) ^ set(fb))
-    out += [k for k in sorted(set(fa) & set(fb)) if fa[k].read_bytes() != fb[k].read_bytes()]
+    out += [k for k in sorted(set(fa) & set(fb)) if data(fa[k]) != data(fb[k])]
     return out
 
 
@@ -98,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", required=True, help="the other code tree (a folder holding asz_core)")
     ap.add_argument("--source", required=True, help="a Claude Code projects folder (bench/realcorpus.py makes one)")
+    ap.add_argument("--shared", action="store_true",
+                    help="--source is the shared corpus (../shared/corpus): collect claude-code, kiro and langchain")
     ap.add_argument("--runs", type=int, default=0, help="timed passes of each tree after the byte check (alternating)")
     ap.add_argument("--work", default=None, help="where the roots go (default: a temporary folder)")
     a = ap.parse_args(argv)
@@ -110,14 +138,16 @@ def main(argv: list[str] | None = None) -> int:
         figures: dict[str, list[dict]] = {"old": [], "new": []}
         for k, tree in trees.items():
             shutil.rmtree(roots[k], ignore_errors=True)
-            figures[k].append(run(tree, roots[k], source))
-        diff = differences(roots["old"], roots["new"])
+            figures[k].append(run(tree, roots[k], source, a.shared))
+        diff = differences(roots["old"], roots["new"], a.shared)
+        if figures["old"][0]["codes"] != figures["new"][0]["codes"]:
+            diff.append(f"exit codes: old {figures['old'][0]['codes']}, new {figures['new'][0]['codes']}")
         n = sum(1 for p in roots["new"].rglob("*") if p.is_file() and p.name != ".lock")
         print(f"bytes: {n} files compared, {len(diff)} differ" + "".join(f"\n  {d}" for d in diff[:40]))
         for i in range(a.runs):
             for k in (("new", "old") if i % 2 else ("old", "new")):
                 shutil.rmtree(roots[k], ignore_errors=True)
-                figures[k].append(run(trees[k], roots[k], source))
+                figures[k].append(run(trees[k], roots[k], source, a.shared))
         for k in trees:
             print(f"{k}: cpu " + " ".join(f"{f['cpu']:.2f}" for f in figures[k]) + "  index " +
                   " ".join(f"{f['index']:.2f}" for f in figures[k]))
