@@ -28,7 +28,7 @@ from .reset import holds_landed
 from .report import Counters
 from .windows import SourceError, open_source, strerror
 from ..plugins.adapter import SOURCE_MODES, Source
-from ..sessiondata import Header, Record, encoded_size, format_rfc3339, shrink_record, source_sha, unknown_part
+from ..sessiondata import Header, Record, encode_measured, format_rfc3339, shrink_record, source_sha, unknown_part
 from ..sessiondata.codec import encode_closing, encode_header, encode_record
 from ..sessiondata.model import Closing
 from ..sessiondata.writer import VocabularyError, check_vocabulary
@@ -267,10 +267,8 @@ class SessionPass:
 
     def encode_fit(self, s: Source, rec: Record, budget: int) -> bytes:
         """Encode a record; when it cannot fit ``budget`` (bytes, newline included) encode a shrunk copy instead."""
-        size = encoded_size(rec)  # a long text is measured a piece at a time, never encoded whole
-        if size <= budget:
-            return encode_record(rec)
-        return self.encode_shrunk(s, rec, budget, size)
+        enc, size = encode_measured(rec, budget)  # encoded once; a long text is measured a piece at a time
+        return enc if enc is not None else self.encode_shrunk(s, rec, budget, size)
 
     def encode_shrunk(self, s: Source, rec: Record, budget: int, size: int) -> bytes:
         """Encode ``rec`` (``size`` bytes once written, newline included) made smaller to fit ``budget``; count it in

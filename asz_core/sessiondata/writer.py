@@ -27,7 +27,7 @@ from .jsonbytes import RawJSON, loads
 from .model import DEFAULT_MAX_DELTA_BYTES, ENVELOPE, SCHEMA, Closing, Header, Part, Record
 from .vocabulary import FLAGS, FROM_VALUES, PART_KINDS, STATES, TRIGGERS
 
-__all__ = ["SDWriter", "LandedFile", "shrink_record", "encoded_size", "DEFAULT_MAX_DELTA_BYTES", "VocabularyError",
+__all__ = ["SDWriter", "LandedFile", "shrink_record", "encoded_size", "encode_measured", "DEFAULT_MAX_DELTA_BYTES", "VocabularyError",
            "check_vocabulary"]
 
 
@@ -102,8 +102,30 @@ def encoded_size(record: Record) -> int:
     time, so measuring it never holds a second copy of the text; the answer is
     the same.
     """
+    return encode_measured(record)[1]
+
+
+def encode_measured(record: Record, budget: int | None = None) -> tuple[bytes | None, int]:
+    """``(line, encoded_size(record))``: the encoded line (no newline) when measuring it encoded it whole anyway, so a
+    caller that keeps a record that fits does not encode it a second time; ``(None, size)`` for a record holding a
+    text of more than ``_TEXT_CHUNK`` characters (measured a piece at a time, never encoded whole).
+
+    With ``budget`` (bytes, newline included): the line whenever ``size <= budget`` (encoded here if measuring did
+    not), and None, nothing held, when the record does not fit."""
     if not any(len(p.text) > _TEXT_CHUNK for p in record.parts):
-        return len(encode_record(record)) + 1
+        line: bytes | None = encode_record(record)
+        size = len(line) + 1  # type: ignore[arg-type]
+    else:
+        line, size = None, _long_size(record)
+    if budget is None:
+        return line, size
+    if size > budget:
+        return None, size
+    return (line if line is not None else encode_record(record)), size
+
+
+def _long_size(record: Record) -> int:
+    """:func:`encoded_size` of a record holding a long text, measured part by part."""
     sizes = _PartSizes()
     stub = Part(k="x")
     shell = len(encode_record(attrs.evolve(record, parts=[stub]))) - len(encode_part(stub))

@@ -23,6 +23,9 @@ def test_pieces_give_the_whole_answers(text: str, chunk: int) -> None:
         rec = Record(ord=1, off=0, sha="0" * 12, bytes=5, id="r", parts=[Part(k="text", text=text, bytes=len(text.encode())),
                                                                          Part(k="result", text=text + "x", of="t1")])
         assert encoded_size(rec) == len(encode_record(rec)) + 1
+        line, size = w.encode_measured(rec)  # what landing keeps when the record fits: encoded once
+        assert size == len(encode_record(rec)) + 1 and line == (encode_record(rec) if len(text) + 1 <= chunk else None)
+        assert w.encode_measured(rec, size) == (encode_record(rec), size) and w.encode_measured(rec, size - 1) == (None, size)
         assert w.text_sha256(text) == hashlib.sha256(text.encode("utf-8")).hexdigest()
         assert w._str_size(text) == len(w.encode_value(text))
     finally:

@@ -14,7 +14,7 @@ import pytest
 
 from asz_adapters_claude.plugin import ClaudeCodeLocal
 from asz_core import RawJSON, Source, compact, json_loads
-from asz_core.sessiondata import decode_record, encode_record
+from asz_core.sessiondata import decode_record, encode_measured, encode_record
 
 SHARED = Path(__file__).resolve().parents[3] / ".." / "shared"
 CORPUS = SHARED / "corpus" / "claude-code" / "projects"
@@ -99,8 +99,11 @@ def test_every_line_lands_as_one_record(root: Path) -> None:
             assert rec.parts, f"{path}:{i}: a record with no parts"
             counts["unknown"] += sum(p.k == "unknown" for p in rec.parts)
             _check_data_parts(rec, line, counts)
-            back = decode_record(encode_record(rec))
+            line_bytes = encode_record(rec)
+            back = decode_record(line_bytes)
             assert (back.ord, back.off, back.bytes, back.sha, len(back.parts)) == (rec.ord, rec.off, rec.bytes, rec.sha, len(rec.parts))
+            # a record landed alone (a window of one line) is measured and written in one encoding: the same bytes
+            assert encode_measured(rec) == (line_bytes, len(line_bytes) + 1), f"{path}:{i}"
             off += len(line) + 1
         assert off == len(data)
     print(
