@@ -14,7 +14,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from asz_core.flow.index_read import IndexBuildError, index_file
+from hypothesis import given
+from hypothesis import strategies as st
+
+from asz_core.flow.index_read import IndexBuildError, index_file, split_lines
 
 HEADER = (b'{"h":1,"schema":"sd/1","seq":1,"at":"2026-12-02T03:00:00Z","kind":"transcript","adapter":"test/1",'
           b'"dialect":"claude-code/1","src":"p/s.jsonl","session":"sess-1","stream":"main"}')
@@ -97,3 +100,9 @@ def test_refusals_are_the_readers(tmp_path: Path, case: str) -> None:
         kw["digest"] = "0" * 64
     fast, reader = both(*landed(tmp_path, lines, **kw))
     assert isinstance(fast, str) and fast == reader and "not a whole landed file" in fast
+
+
+@given(st.lists(st.sampled_from([b"", b"\n", b"{}", b"a", b"\r", b"\n\n", b"\xe2\x80\xa8", b"x" * 3000])).map(b"".join))
+def test_split_lines_is_bytes_split(raw: bytes) -> None:
+    """The landed file's lines as ``bytes.split(b"\\n")`` gives them, empty tail and empty lines included."""
+    assert split_lines(raw) == raw.split(b"\n")
