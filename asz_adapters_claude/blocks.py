@@ -103,16 +103,22 @@ def usage_of(message: dict, msg: Obj | None = None, dropped: list[Dropped] | Non
     u = message.get("usage")
     if not isinstance(u, dict):
         return None
-    uo = msg.child("usage") if msg is not None else None
-    # the common case in one pass (a decoded int is exactly int: bool is not taken); a count that is not, one by one
+    # the common case in one pass (a decoded int is exactly int: bool is not taken); a count that is not, one by one,
+    # with the usage's source bytes (its Obj is made only then: this runs for every assistant record)
     counts = [v if type(v) is int and -(2**63) <= v < 2**63 else 0 if v is None else None for v in map(u.get, _USAGE_KEYS)]
     if None in counts:
+        uo = msg.child("usage") if msg is not None else None
         counts = [_usage_count(u, k, uo, "message.usage", dropped) for k in _USAGE_KEYS]
     split = u.get("cache_creation")
     if type(split) is dict:
-        so = uo.child("cache_creation") if uo is not None else None
-        counts.append(_usage_count(split, "ephemeral_1h_input_tokens", so, "message.usage.cache_creation", dropped, SPLIT_WHY,
-                                   range(2**63)))
+        v = split.get("ephemeral_1h_input_tokens")
+        if v is None or (type(v) is int and 0 <= v < 2**63):  # _usage_count's own answer for such a value
+            counts.append(v or 0)
+        else:
+            uo = msg.child("usage") if msg is not None else None
+            so = uo.child("cache_creation") if uo is not None else None
+            counts.append(_usage_count(split, "ephemeral_1h_input_tokens", so, "message.usage.cache_creation", dropped,
+                                       SPLIT_WHY, range(2**63)))
     return Usage(*counts) if any(counts) else None
 
 

@@ -234,10 +234,12 @@ def transcript_record(rec: Record, obj: Obj, raw: bytes, source: Source | None =
         rec.tool = str_of(tur, "toolUseId")
         rec.child = str_of(tur, "agentId")
         rec.batch = str_of(tur, "runId")
+    mo = None
     if message is not None:
+        mo = obj.child("message")  # made once: usage and content both read from it
         rec.call = str_of(message, "id")
         rec.model = str_of(message, "model")
-        rec.usage = usage_of(message, obj.child("message"), rec.dropped)
+        rec.usage = usage_of(message, mo, rec.dropped)
     rec.trigger = _trigger(v, attachment)
     rec.flags = ordered_flags(_transcript_flags(v, t, message, attachment, tur))
 
@@ -247,10 +249,10 @@ def transcript_record(rec: Record, obj: Obj, raw: bytes, source: Source | None =
         parts.text(content)  # a text part's bytes is its text's size: no span needed
         _notification_links(rec, content)
     elif isinstance(content, list):
-        for item, b, e in obj.child("message").items("content"):
+        for item, b, e in mo.items("content"):  # type: ignore[union-attr]  # content comes from a message
             parts.block(item, raw, b, e, obj.canonical)
     elif content is not None:
-        parts.unknown(obj.child("message").member_bytes("content"), "message content that is neither text nor a list of blocks")
+        parts.unknown(mo.member_bytes("content"), "message content that is neither text nor a list of blocks")  # type: ignore[union-attr]
     elif attachment is not None:
         _attachment_part(parts, obj.child("attachment"))
     else:
