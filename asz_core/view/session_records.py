@@ -211,8 +211,12 @@ class LandedSession:
         return sorted(seqs, key=lambda seq: (self.headers[seq].stream not in ("", "main"), kinds[self.headers[seq].kind], seq))
 
     def first_field(self, name: str) -> str:
-        """The first non-empty string record field ``name`` in those files (main stream first, file order), or ''."""
+        """The first non-empty string record field ``name`` in those files that verify (main stream first, file
+        order), or '': a file that does not verify is no evidence, so a damaged only file gives what a deleted one
+        gives (nothing), as for the title."""
         for seq in self._transcripts():
+            if seq in self.unverified:
+                continue
             for rec in self.records.get(seq, ()):
                 v = rec.get(name)
                 if isinstance(v, str) and v:
@@ -225,8 +229,9 @@ class LandedSession:
         return self.headers[seqs[0]].dialect if seqs else ""
 
     def runtime_name(self) -> str:
-        """The dialect name (before ``/``) of :meth:`dialect`; '' when none landed."""
-        return self.dialect().split("/", 1)[0]
+        """The dialect name (before ``/``) of the first of those files that verifies; '' when none did."""
+        seqs = [seq for seq in self._transcripts() if seq not in self.unverified]
+        return self.headers[seqs[0]].dialect.split("/", 1)[0] if seqs else ""
 
     def time(self, ref: Ref | None) -> int | None:
         """The instant (ns) of the record ``ref`` names, or None (no such record, or no time)."""
