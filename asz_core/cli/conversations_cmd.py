@@ -12,7 +12,7 @@ import typer
 from ..reading.listing import UNPLACED, conversation_rows, cost_value, newest_first, not_read_line, total_tokens
 from ..reading.progress import Bar
 from ..reading.termtext import visible
-from ..view.zone import local_text
+from ..view.zone import local_text, zone_name
 from .reading_common import CONFIG_HELP, ROOT_HELP, fit_cells, fit_tail, make_filters, settings, tz_option, use_tz
 
 #: Columns of the table: header, width (0: the rest), alignment.
@@ -196,7 +196,7 @@ def conversations(
     _changes_footnote(rows)
     for line in unread + ([unplaced] if unplaced else []):  # a row with no figure (state unreadable) says why
         typer.echo(visible(line))
-    typer.echo(f"{len(rows)} of {len(ids)} conversations")
+    typer.echo(f"LAST ACTIVITY in {zone_name()}\n{len(rows)} of {len(ids)} conversations")  # the times' zone, named once
     held = [row for row in rows if row.get("held_back")]
     if held:
         typer.echo(f"{len(held)} conversation(s) do not verify: their tokens and cost are held back "

@@ -153,6 +153,10 @@ def _print_hits(hits: list[dict], left_out: bool, notes: list[str], as_json: boo
     total = f"more than {COUNT_LIMIT:,}" if matched > COUNT_LIMIT else f"{matched:,}"
     of = f"{len(hits):,} of {total}" if matched != len(hits) else f"{len(hits):,}"
     left = " (the count includes the hits of the files left out)" if left_out and matched != len(hits) else ""
+    if hits:
+        from ..view.zone import zone_name
+
+        typer.echo(f"times in {zone_name()}")
     typer.echo(f"{of} hit(s){left} in {took * 1000:.0f} ms")
     for line in notes:
         typer.echo(f"! {visible(line)}")

@@ -153,11 +153,14 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
     short = bool(unreadable or unchained)
     from rich.cells import cell_len
 
+    from ..view.zone import zone_name
+
     label_of = (lambda r: f"{r[key][:8]} {r['title']}") if session else (lambda r: str(r[key]))
+    head = f"{key.upper()} ({zone_name()})" if key in ("date", "month") else key.upper()  # the zone the days are of, named
     # in terminal cells (a CJK project name takes two a character); the total row fits whole
-    width = max([len(key), len("total !" if short else "total")]
+    width = max([len(head), len("total !" if short else "total")]
                 + [min(cell_len(" ".join(label_of(r).split())) + len(_marks(r)), 44) for r in rows])
-    typer.echo("  ".join([_cell(key.upper(), width, True)] + [_cell(h, w, i == 0) for i, (h, w) in enumerate(COLUMNS)]))
+    typer.echo("  ".join([_cell(head, width, True)] + [_cell(h, w, i == 0) for i, (h, w) in enumerate(COLUMNS)]))
     for r in rows:
         label = label_of(r)
         marks = _marks(r)

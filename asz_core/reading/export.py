@@ -31,7 +31,7 @@ from ..flow.model import Ref
 from ..sessiondata import SDError, SDReader
 from ..storage.layout import landed_files
 from ..view.document import build_view
-from ..view.zone import local_text
+from ..view.zone import local_text, zone_name
 
 __all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "to_markdown", "to_html", "index_markdown", "index_html", "CSS"]
 
@@ -182,17 +182,18 @@ def _landed_at(root: Path, doc: dict) -> list[int]:
 
 
 def span(root: str | os.PathLike, doc: dict) -> str:
-    """When the conversation ran: ``from A to B`` (local time) from its records' times; when no record carries a
-    time (none of them could be decoded), says so and gives when its landed files were written instead."""
+    """When the conversation ran: ``from A to B (times in ZONE)`` (the reader's zone, named once: every time of the
+    export is in it) from its records' times; when no record carries a time (none of them could be decoded), says so
+    and gives when its landed files were written instead (``landed A, ZONE``)."""
     s = doc.get("summary") or {}
     a, b = s.get("from"), s.get("to")
     if a or b:
-        return f"from {_when(a) or 'an unknown time'} to {_when(b) or 'an unknown time'}"
+        return f"from {_when(a) or 'an unknown time'} to {_when(b) or 'an unknown time'} (times in {zone_name()})"
     landed = _landed_at(Path(root), doc)
     if not landed:
         return "times unknown (no record carries one)"
     when = _when(landed[0]) + (f" to {_when(landed[-1])}" if _when(landed[-1]) != _when(landed[0]) else "")
-    return f"times unknown (no record carries one; landed {when})"
+    return f"times unknown (no record carries one; landed {when}, {zone_name()})"
 
 
 def _fence(text: str, lang: str = "") -> str:
@@ -497,7 +498,7 @@ def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collect
     """A Markdown index linking each row's exported file (``files``: conversation id -> file name), with its
     verification state (bold with ``does not verify`` when not verified or in ``flagged``, as each page says); a row
     in ``skipped`` (conversation id -> why) is listed as not exported, with the reason, and no link."""
-    lines = ["# Conversations", ""]
+    lines = ["# Conversations", "", f"Last activity in {zone_name()}.", ""]
     note = _index_note(rows, flagged, skipped)
     if note:
         lines += [f"**{note}**", ""]
@@ -539,7 +540,7 @@ def index_html(rows: Sequence[dict], files: dict[str, str], flagged: Collection[
                    f"<td class=\"state\">{cell}</td><td class=\"id\">{e(r['id'])}</td></tr>")
     note = _index_note(rows, flagged, skipped)
     head = f"<div class=\"failed\"><b>{e(note)}</b></div>" if note else ""
-    return page("Conversations", f"<h1>Conversations</h1>{head}<table><tr><th>last activity</th><th>title</th><th>project</th>"
+    return page("Conversations", f"<h1>Conversations</h1><p class=\"meta\">Last activity in {e(zone_name())}.</p>{head}<table><tr><th>last activity</th><th>title</th><th>project</th>"
                 f"<th>talks</th><th>tokens</th><th>cost</th><th>state</th><th>id</th></tr>{''.join(trs)}</table>"
                 f"<p class=\"meta\">{e(_index_total(rows))}</p>")
 

@@ -12,7 +12,7 @@ import datetime as dt
 import time
 from zoneinfo import ZoneInfo, available_timezones
 
-__all__ = ["zone_of", "use_zone", "reader_zone", "local_text"]
+__all__ = ["zone_of", "use_zone", "reader_zone", "local_text", "zone_name"]
 
 #: The zone ``--tz`` named for this command (None: this machine's local time).
 _zone: dt.tzinfo | None = None
@@ -53,3 +53,38 @@ def local_text(ms: int, fmt: str) -> str:
     if _zone is None:
         return time.strftime(fmt, time.localtime(ms // 1000))
     return dt.datetime.fromtimestamp(ms // 1000, tz=_zone).strftime(fmt)
+
+
+_UTC_NAMES = {"Etc/UTC", "Etc/UCT", "Etc/Universal", "Etc/Zulu", "UCT", "Universal", "Zulu", "Etc/GMT", "GMT"}
+
+
+def zone_name() -> str:
+    """The name of the zone :func:`local_text` writes in, for a reader to see once beside the times: ``--tz``'s name
+    (``Europe/Paris``, ``UTC``); else this machine's zone by its IANA name (``TZ=`` or ``/etc/localtime``'s link),
+    else its offset now (``UTC+01:00``); ``Etc/UTC`` and its aliases are ``UTC``."""
+    name = _name()
+    return "UTC" if name in _UTC_NAMES else name
+
+
+def _name() -> str:
+    import os
+
+    if isinstance(_zone, ZoneInfo):
+        return _zone.key
+    if _zone is not None:
+        return str(_zone)
+    tz = os.environ.get("TZ", "").lstrip(":")
+    if tz:
+        try:
+            return ZoneInfo(tz).key
+        except (KeyError, ValueError, OSError):
+            pass
+    else:
+        try:
+            link = os.readlink("/etc/localtime")
+        except OSError:
+            link = ""
+        if "zoneinfo/" in link:
+            return link.split("zoneinfo/", 1)[1]
+    offset = dt.datetime.now().astimezone().strftime("%z")
+    return "UTC" if offset in ("+0000", "") else f"UTC{offset[:3]}:{offset[3:]}"

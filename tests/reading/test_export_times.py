@@ -26,12 +26,12 @@ def test_export_of_undecodable_records_says_times_are_unknown_and_when_they_land
     asz("collect", "--once", "--source", str(tmp_path / "src"), "--root", str(root))
     [(_, path)] = list(landed_files(root / SID))
     at = json.loads(path.read_bytes().split(b"\n", 1)[0])["at"]  # e.g. 2026-12-02T10:02:32.624561907Z
-    landed = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(calendar.timegm(time.strptime(at[:19], "%Y-%m-%dT%H:%M:%S"))))
-    said = f"times unknown (no record carries one; landed {landed})"
+    landed = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(calendar.timegm(time.strptime(at[:19], "%Y-%m-%dT%H:%M:%S"))))
+    said = f"times unknown (no record carries one; landed {landed}, UTC)"  # the zone named (trial 12)
 
-    md = asz("export", SID[:8], "--format", "md", "--root", str(root)).stdout
+    md = asz("export", SID[:8], "--format", "md", "--tz", "UTC", "--root", str(root)).stdout
     assert f"\n- {said}, 0 talks, state verified\n" in md
-    html = asz("export", SID[:8], "--format", "html", "--root", str(root)).stdout
+    html = asz("export", SID[:8], "--format", "html", "--tz", "UTC", "--root", str(root)).stdout
     assert f"</span> · {said} · 0 talks · state verified</p>" in html
 
 
