@@ -84,6 +84,7 @@ def parse(
     max_round_bytes: Optional[int] = typer.Option(None, "--max-round-bytes", help="Round budget in bytes, at least 1024 (default parse.max_round_bytes, 2097152)."),
     jobs: int = typer.Option(0, "--jobs", help="Processes parsing sessions at once (default 0: one per CPU; 1: this process only)."),
     lock_timeout: float = typer.Option(30.0, "--lock-timeout", help="Seconds to wait for a chain another parser (a running asz collect) holds."),
+    anew: bool = typer.Option(False, "--anew", help="With SESSION: set its chain aside (moved under ROOT/_set_aside/, never deleted) and build a new one from the landed files as they are now; for a session whose folder was lost and collected again."),
 ) -> None:
     """Assemble sessions and append rounds to their chains; print one table row per session.
 
@@ -93,6 +94,8 @@ def parse(
     gets one line ``parsed N session(s): N round(s) written, N problem(s) (S s)``.
     Ctrl-C stops within a second and says how many sessions were done
     (exit 130). Exit 0 done, 1 problems (printed as ``error:`` lines), 2 usage.
+    ``--anew`` first moves SESSION's chain to ``ROOT/_set_aside/<stamp>/`` (it is
+    evidence of what was parsed before) and says where, on stderr.
     """
     where, budget = _settings(config) if root is None or max_round_bytes is None else (str(root), max_round_bytes)
     if root is not None:
@@ -131,6 +134,10 @@ def parse(
         raise _usage(str(exc)) from None
     if lock_timeout < 0:
         raise _usage(f"--lock-timeout must not be negative, got {lock_timeout}")
+    if anew:
+        if sessions is None:
+            raise _usage("--anew needs a SESSION: it sets that session's chain aside and builds a new one")
+        _set_chain_aside(where, sessions[0], lock_timeout)
     report, took = _parse_with_bar(where, sessions, budget, jobs, lock_timeout)
     _refresh_index(where, jobs, len(report.outcomes))  # the search index (derived data) follows each pass
     for line in format_table(table_rows(report)):
@@ -140,6 +147,26 @@ def parse(
     written = sum(len(o.rounds) for o in report.outcomes)
     typer.echo(f"parsed {len(report.outcomes)} session(s): {written} round(s) written, {len(report.problems)} problem(s) ({took:.1f}s)", err=True)
     raise typer.Exit(0 if report.ok else 1)
+
+
+def _set_chain_aside(where: str, session: str, lock_timeout: float) -> None:
+    """``--anew``: move ``session``'s chain to ``ROOT/_set_aside/<stamp>/_conversations/<session>`` under its lock and
+    say so on stderr (a session with no chain: said, nothing moved). Exit 1 when the chain is busy or cannot move."""
+    from ..flow.chain import Chain, ChainBusy
+    from ..storage.aside import set_aside
+
+    chain = Chain(where, session)
+    if not chain.exists():
+        typer.echo(f"asz parse: session {session} has no chain to set aside; a new one is built", err=True)
+        return
+    try:
+        with chain.lock(lock_timeout):
+            went = set_aside(where, chain.dir)
+    except (ChainBusy, OSError) as exc:
+        typer.echo(f"asz parse: the chain of session {session} was not set aside: {exc}", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"asz parse: the chain of session {session} was set aside, kept as {went} (it binds the landed files it "
+               "was parsed from); a new one is built from the landed files as they are now", err=True)
 
 
 def _refresh_index(where: str, jobs: int, parsed: int) -> None:

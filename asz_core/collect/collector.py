@@ -46,6 +46,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import shlex
 import stat
 import time
 from pathlib import Path
@@ -401,6 +402,7 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
         return
     from .session_pass import Landing, SessionPass  # the landing code loads once a session has something to land
 
+    chained = not sdir.is_dir() and _has_rounds(root, session)  # its folder went missing, its chain did not (the lock makes it)
     timeout = max(col.options.lock_timeout for col, _ in parts)
     lock = session_lock(root, session, timeout)
     try:
@@ -441,11 +443,27 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
             landing.writer.write_state()
         for i, (col, _) in enumerate(parts):
             col._check_gone(sdir, visited[i], c, timeout=None)
+        if chained and landing.writer is not None:
+            lead.report.warning(sdir, LANDED_AGAIN.format(session=session, root=shlex.quote(str(root))))
     except OSError as exc:
         lead.report.error(sdir, f"session pass stopped: {strerror(exc)}")
         c.errors += 1
     finally:
         lock.release()
+
+
+#: The warning of a session landed again after its folder went missing while its chain stayed (trial 13).
+LANDED_AGAIN = ("session {session} landed again from its source after its folder went missing; its chain "
+                "(_conversations/{session}) binds the landed files that are gone, so it no longer matches: asz parse "
+                "{session} --anew --root {root} sets that chain aside (kept under _set_aside/) and builds a new one")
+
+
+def _has_rounds(root: Path, session: str) -> bool:
+    """True when ``<root>/_conversations/<session>/rounds`` holds a round file (a ``.sf``)."""
+    try:
+        return any(n.endswith(".sf") for n in os.listdir(root / "_conversations" / session / "rounds"))
+    except OSError:
+        return False
 
 
 def _settled(root: Path, session: str, parts: list[tuple[Collector, list[Source]]], sdir: Path) -> bool:

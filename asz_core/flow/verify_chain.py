@@ -212,6 +212,16 @@ def reland_command(session: str, root: str | os.PathLike) -> str:
     return f"asz sources --reland {session} --root {shlex.quote(str(root))} --source DIR"
 
 
+def anew_hint(sdir: Path) -> str:
+    """What a chain whose landed files are gone for good can do: when session ``sdir``'s folder was lost and landed
+    again (asz collect warns), ``asz parse SESSION --anew --root ROOT`` sets the chain aside and builds a new one."""
+    import shlex
+
+    return (f"if the session's folder was lost and its files landed again from the source (asz collect warned), "
+            f"asz parse {sdir.name} --anew --root {shlex.quote(str(sdir.parent))} sets this chain aside (kept under "
+            "_set_aside/, never deleted) and builds a new one from the landed files as they are now")
+
+
 def _check_inputs(chain: Chain, r: Round, previous_input: str, problem, known: Mapping[str, str],
                   listed: dict[Path, list]) -> None:
     """Checks 5 and 6: recompute the input digest from the files on disk, name missing seqs when it differs.
@@ -283,10 +293,10 @@ def _name_changed(h: RoundHeader, previous_input: str, present: dict[int, Path],
             entries = sdir / "index" / "entries.jsonl"
             why = "is gone" if not entries.is_file() else f"holds no digest of seq {h.from_seq}–{h.through_seq}"
             problem(f"which landed file changed cannot be told: the index of session {sdir.name}, {entries}, {why} "
-                    "(a round keeps one digest over its window, the session index one per file)")
+                    f"(a round keeps one digest over its window, the session index one per file); {anew_hint(sdir)}")
             return
         problem("which landed file changed cannot be told: the session index's digests do not reproduce this round's "
-                "input digest either (the index was built again from the files as they are now)")
+                f"input digest either (the index was built again from the files as they are now); {anew_hint(sdir)}")
         return
     for seq, p in sorted(present.items()):
         want, got = indexed.get(seq), digests.get(seq)
