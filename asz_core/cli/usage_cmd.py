@@ -65,7 +65,9 @@ def usage(
     them under cost.unpriced). Only verified evidence is counted: the calls of
     a conversation that does not verify (state incomplete or mismatch) are
     held back, in no figure and no total; a row they fall in is marked ! and
-    lists them under held_back in --json, and stderr names each problem; a row with a call whose usage is incomplete
+    lists them under held_back in --json (state, calls: null when not known, why), a line under the table names each
+    with its count and why, stderr each problem (a landed file missing: its calls are counted from the chain and fall
+    on the day of its first record); a row with a call whose usage is incomplete
     (a count its record lists under dropped, or a count below 0, counted 0) is marked ~ and lists them under usage_incomplete in --json. A
     conversation that does not read (no usable round) is in no figure either: the total is marked !, a line under it
     names it, and in --json every row lists it under unreadable (its days are not known). Exit 1 when a conversation
@@ -91,16 +93,14 @@ def usage(
         typer.echo(f"asz usage: {exc}", err=True)
         raise typer.Exit(2)
     zone = use_tz("usage", tz) or zone_of(None)
-    from .reading_common import time_range
-
-    first, last = time_range("usage", since, until, zone)  # the parser of asz conversations and search; a day of --tz
-    storage = root if root is not None else Path(cfg.root)
-    from .reading_common import require_root
-
-    require_root("usage", storage)  # a mistyped --root is said, never reported as $0.00
     from ..view.document import list_conversations
     from ..verify.unparsed import unchained_note
     from .conversations_cmd import say_state_files
+    from .reading_common import require_root, time_range
+
+    first, last = time_range("usage", since, until, zone)  # the parser of asz conversations and search; a day of --tz
+    storage = root if root is not None else Path(cfg.root)
+    require_root("usage", storage)  # a mistyped --root is said, never reported as $0.00
 
     ids = list_conversations(storage)
     done = [0]
@@ -177,8 +177,11 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
         typer.echo(f"* unpriced, left out of the cost: {', '.join(unpriced)} (add them under prices in asz.yaml)")
     held = {h["conversation"]: h for r in rows for h in r.get("held_back", ())}
     if held:
+        calls = {c: sum(h["calls"] for h in hs) if all(h["calls"] is not None for h in hs) else None
+                 for c, hs in _held_by_conversation(rows).items()}
         typer.echo(f"! held back, in no figure above (they do not verify; asz verify names the problems): "
-                   + ", ".join(f"{c[:8]} ({h['state']})" for c, h in sorted(held.items())))
+                   + ", ".join(f"{c[:8]} ({h['state']}, {'unknown' if calls[c] is None else calls[c]} call(s): {h['why']})"
+                               for c, h in sorted(held.items())))
     if unreadable:
         from ..reading.listing import not_read_line
 
@@ -190,6 +193,14 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
         typer.echo("~ usage incomplete, the figures above leave out counts a record left out (listed under dropped) or "
                    "gave below 0 (counted 0; asz conversation names the calls): "
                    + ", ".join(f"{c[:8]} ({h['calls']} call(s): {', '.join(h['fields'])})" for c, h in sorted(short.items())))
+
+
+def _held_by_conversation(rows: list[dict]) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for r in rows:
+        for h in r.get("held_back", ()):
+            out.setdefault(h["conversation"], []).append(h)
+    return out
 
 
 def _marks(row: dict) -> str:

@@ -23,7 +23,9 @@ verify (its document's ``summary.state`` is ``incomplete`` or ``mismatch``:
 a landed file changed or missing, a round that does not match) are in no
 figure and no total: a row they fall in (by day, month, conversation or
 project, read as for any call) carries ``held_back``, one
-``{"conversation", "state", "calls"}`` per such conversation, and
+``{"conversation", "state", "calls", "why"}`` per such conversation (``calls`` with usage or without, null when
+not known; a deleted landed file's calls counted from the head round's ``llm_calls`` and put on the day of its
+``from_time``), and
 :func:`read_root` says each one as a problem (a row only they fall in has
 zero usage, ``calls`` 0 and ``conversations`` 0).
 A conversation whose session retention removed (its landed files are
@@ -40,6 +42,7 @@ from typing import Callable, Iterable
 
 import attrs
 
+from ..sessiondata.times import parse_instant
 from ..storage.layout import removed_count
 from .document import ViewError, list_conversations
 from .rows import read_head
@@ -69,6 +72,10 @@ class Counted:
     held: str = ""  # the state of a conversation that does not verify: in no figure, named by held_back
     #: usage counts the call's record lists under dropped (source fields): its usage is short by them
     incomplete: tuple = ()
+    #: held back only: how many calls this entry stands for (1 a call read; the calls of missing records, counted
+    #: from the head round's ``llm_calls``; None: how many is not known) and the first problem that held it back
+    weight: int | None = 1
+    why: str = ""
 
 
 def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = (), *, cache: bool = True,
@@ -103,11 +110,14 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
             if not places.get("project") and removed_count(Path(root) / str(session or conv)):
                 places = {**places, "project": REMOVED}  # its cwd went with the text (seed 000, Skeletons)
             held = "" if got.state == "verified" else got.state
+            why = (got.problems or ("(no problem line)",))[0]
+            first = _first_ns(head.header if head else None) if held else None
+            _count_calls(out, conv, places, got.calls, zone, held, why, first)
             if held:
-                n = sum(1 for c in got.calls if c.usage is not None)
-                problems.extend(f"conversation {conv} does not verify ({held}): its {n} call(s) with usage are held back: {p}"
+                n = _held_unread(out, conv, places, got.calls, head.header if head else None, zone, held, why, first)
+                said = "an unknown number of" if n is None else str(n)
+                problems.extend(f"conversation {conv} does not verify ({held}): its {said} call(s) are held back: {p}"
                                 for p in got.problems or ("(no problem line)",))
-            _count_calls(out, conv, places, got.calls, zone, held)
             if step is not None:
                 step()
     finally:
@@ -116,11 +126,37 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
     return out, problems
 
 
-def _count_calls(out: list[Counted], conv: str, places: dict, calls: Iterable, zone: dt.tzinfo, held: str) -> None:
-    for c in calls:  # every call, with usage or without (tokens only from those with): call_count's rule
-        day = None if c.time is None else dt.datetime.fromtimestamp(c.time // 1_000_000_000, tz=zone).date()
-        out.append(Counted(conv, places, day, None if c.time is None else c.time // 1_000_000, c.usage, c.model, held,
-                           c.incomplete))
+def _count_calls(out: list[Counted], conv: str, places: dict, calls: Iterable, zone: dt.tzinfo, held: str,
+                 why: str = "", first: int | None = None) -> None:
+    """Every call, with usage or without (tokens only from those with): call_count's rule. A held-back call whose
+    records do not read (no time) falls on ``first`` (unix ns), the day of the chain's first record."""
+    for c in calls:
+        ns = c.time if c.time is not None or not held else first
+        day = None if ns is None else dt.datetime.fromtimestamp(ns // 1_000_000_000, tz=zone).date()
+        out.append(Counted(conv, places, day, None if ns is None else ns // 1_000_000, c.usage, c.model, held,
+                           c.incomplete, why=why if held else ""))
+
+
+def _first_ns(header: dict | None) -> int | None:
+    """The head round's ``from_time`` (the chain's first record) in unix ns, None when it has none."""
+    return parse_instant(header.get("from_time")) if isinstance(header, dict) else None
+
+
+def _held_unread(out: list[Counted], conv: str, places: dict, calls: tuple, header: dict | None, zone: dt.tzinfo,
+                 held: str, why: str, first: int | None) -> int | None:
+    """How many calls of a conversation that does not verify are held back: those its records give, or the head
+    round's ``llm_calls`` (how many call nodes its chain holds) when that is more (a landed file missing): the
+    difference is one held entry on the day of ``first`` (their own days are not known). None when it cannot be known
+    (no count in the head round and no call left): then one held entry of unknown weight says so."""
+    known = header.get("llm_calls") if isinstance(header, dict) else None
+    if not isinstance(known, int) or isinstance(known, bool):
+        known = None
+    if (known is None and calls) or (known is not None and known <= len(calls)):
+        return len(calls)
+    day = None if first is None else dt.datetime.fromtimestamp(first // 1_000_000_000, tz=zone).date()
+    out.append(Counted(conv, places, day, None if first is None else first // 1_000_000, None, "", held,
+                       weight=None if known is None else known - len(calls), why=why))
+    return known
 
 
 def _key(view: str, c: Counted) -> str:
@@ -158,8 +194,9 @@ def _row(view: str, key: str, every: list[Counted], table: PriceTable | None) ->
     calls = [c for c in every if not c.held]
     held: dict[str, dict] = {}
     for c in every:
-        if c.held and c.usage is not None:  # the calls with usage held back, as read_root's problem line counts them
-            held.setdefault(c.conversation, {"conversation": c.conversation, "state": c.held, "calls": 0})["calls"] += 1
+        if c.held:  # every call held back (with usage or without), as read_root's problem line counts them
+            h = held.setdefault(c.conversation, {"conversation": c.conversation, "state": c.held, "calls": 0, "why": c.why})
+            h["calls"] = None if h["calls"] is None or c.weight is None else h["calls"] + c.weight
     for c in calls:
         if c.usage is not None:
             add_usage(total, c.usage)

@@ -77,7 +77,7 @@ def test_usage_counts_only_verified_evidence_and_names_what_it_holds_back(tamper
         assert {h["conversation"] for h in held} == {SID} and {h["state"] for h in held} == {"mismatch"}
         assert sum(h["calls"] for h in held) == calls
         rel = path.relative_to(root).as_posix()
-        assert f"asz usage: conversation {SID} does not verify (mismatch): its {calls} call(s) with usage are held back: " \
+        assert f"asz usage: conversation {SID} does not verify (mismatch): its {calls} call(s) are held back: " \
                f"landed file {rel} does not read: digest mismatch" in p.stderr
     if view == "session":
         [row] = [r for r in rows if r["conversation"] == SID]
@@ -85,7 +85,7 @@ def test_usage_counts_only_verified_evidence_and_names_what_it_holds_back(tamper
     p = _run(root, "usage", view, "--tz", "UTC")
     assert p.returncode == 1
     marked = [x for x in p.stdout.splitlines() if " ! " in x or x.rstrip().endswith("!")]
-    assert marked and f"! held back, in no figure above (they do not verify; asz verify names the problems): {SID[:8]} (mismatch)" in p.stdout
+    assert marked and f"! held back, in no figure above (they do not verify; asz verify names the problems): {SID[:8]} (mismatch, {calls} call(s): " in p.stdout
     total = next(x for x in p.stdout.splitlines() if x.startswith("total"))
     assert f"{ANCHOR['out'] - usage['out']:,}" in total
 
@@ -165,3 +165,48 @@ def test_a_file_written_again_with_its_own_closing_line_is_held_back(corpus_dir,
     rows = json.loads(p.stdout)
     assert sum(r["usage"]["out"] for r in rows) == ANCHOR["out"] - usage["out"]
     assert [(h["conversation"], h["state"]) for r in rows for h in r.get("held_back", ())] == [(SID, "mismatch")]
+
+
+DELETED = "0d3a8e6f-290f-4105-a327-a2496e5e2a83"
+
+
+@pytest.fixture(scope="module")
+def two_damaged(corpus_dir, corpus_copy):
+    """A corpus root with DELETED's landed transcript removed and one byte of SID's changed (the new-user trial)."""
+    root = corpus_copy()
+    for p in (root / DELETED / "streams" / "main").glob("transcript-*.sd"):
+        p.unlink()
+    [path] = [p for p in sorted((root / SID / "streams" / "main").glob("transcript-*.sd")) if b'"out":4658' in p.read_bytes()]
+    os.chmod(path, stat.S_IRUSR | stat.S_IWUSR)
+    path.write_bytes(path.read_bytes().replace(b'"out":4658', b'"out":9999'))
+    sessions = sessions_of(corpus_dir / "claude-code" / "projects")
+    return root, {s: transcript_truth(sessions[s]) for s in (DELETED, SID)}
+
+
+@pytest.mark.parametrize("view", ["daily", "monthly", "session", "project"])
+def test_a_deleted_landed_file_is_held_back_as_a_damaged_one(two_damaged, view):
+    """Every view: the calls of the conversation whose file is gone are held back (counted from its chain, as many as
+    its transcript holds), named with why, and marked on a row; the totals are the corpus's without both."""
+    root, truth = two_damaged
+    p = _run(root, "usage", view, "--tz", "UTC", "--json")
+    assert p.returncode == 1, p.stdout + p.stderr
+    rows = json.loads(p.stdout)
+    for k in KINDS:
+        assert sum(r["usage"][k] for r in rows) == ANCHOR[k] - sum(u[k] for u, _ in truth.values()), k
+    assert sum(r["calls"] for r in rows) == ANCHOR_CALLS - sum(n for _, n in truth.values())
+    held: dict[str, int] = {}
+    for h in (h for r in rows for h in r.get("held_back", ())):
+        held[h["conversation"]] = held.get(h["conversation"], 0) + h["calls"]
+    assert held == {DELETED: truth[DELETED][1], SID: truth[SID][1]}
+    [gone] = {h["why"] for r in rows for h in r.get("held_back", ()) if h["conversation"] == DELETED}
+    assert gone == f"round 1: landed file seq 1 of session {DELETED} is missing"
+    assert f"conversation {DELETED} does not verify (incomplete): its {truth[DELETED][1]} call(s) are held back" in p.stderr
+    if view == "daily":  # the chain's first record is on 2025-07-05 (the transcript's first line)
+        [row] = [r for r in rows if any(h["conversation"] == DELETED for h in r.get("held_back", ()))]
+        assert row["date"] == "2025-07-05"
+    text = _run(root, "usage", view, "--tz", "UTC")
+    assert text.returncode == 1
+    line = next(x for x in text.stdout.splitlines() if x.startswith("! held back"))
+    assert f"{DELETED[:8]} (incomplete, {truth[DELETED][1]} call(s): round 1: landed file seq 1 of session {DELETED} is missing)" in line
+    assert f"{SID[:8]} (mismatch, {truth[SID][1]} call(s): landed file " in line
+    assert sum(1 for x in text.stdout.splitlines() if x.split("  ")[0].endswith("!")) >= 1
