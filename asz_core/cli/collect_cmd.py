@@ -458,8 +458,9 @@ def sources(
     reread: bool = typer.Option(False, "--reread", help="With --reset-conflict: a source that was really rewritten (or cut shorter) is read "
                                                          "again from its start, after what landed, which stays as evidence of the first version."),
     reland: str = typer.Option("", "--reland", metavar="SESSION",
-                               help="Land again SESSION's landed files that were lost (deleted), from their sources, each only "
-                                    "when rebuilt it is byte for byte the file that landed (the session's index keeps its digest)."),
+                               help="Land again SESSION's landed files that were lost (deleted) or damaged, from their sources, each only "
+                                    "when rebuilt it is byte for byte the file that landed (the session's index keeps its digest); "
+                                    "a damaged file is first moved under ROOT/_set_aside/, never deleted."),
     lock_timeout: float = typer.Option(30.0, "--lock-timeout", help="With --reset-conflict or --reland: seconds to wait for a collector holding the session."),
     adapter_file: list[Path] = typer.Option([], "--adapter-file", help="Load an adapter from a Python file (development).", hidden=True),
 ) -> None:

@@ -1,4 +1,4 @@
-"""``asz sources --reland SESSION``: land again the landed files of a session that were lost (asz_core/collect/reland.py)."""
+"""``asz sources --reland SESSION``: land again the landed files of a session that were lost or damaged (asz_core/collect/reland.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,19 @@ import typer
 __all__ = ["reland"]
 
 
+def _digest(path: Path) -> str:
+    """The SHA-256 hex of the file at ``path`` ('' when it does not read)."""
+    import hashlib
+
+    try:
+        with open(path, "rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError:
+        return ""
+
+
 def reland(storage: Path, jobs: list, session: str, lock_timeout: float, as_json: bool) -> int:
-    """The lost files the session's index names, each landed again from its source when rebuilt it is the file
+    """The lost files the session's index names, and the damaged ones (on disk, their SHA-256 not the index's), each landed again from its source when rebuilt it is the file
     that landed; one line per file (``relanded: <path>: …`` or ``not relanded: <path>: …``); the exit code."""
     from ..collect.collector import Collector, CollectOptions, Report
     from ..collect.reland import LostFile, reland_lost
@@ -27,16 +38,20 @@ def reland(storage: Path, jobs: list, session: str, lock_timeout: float, as_json
         typer.echo(f"asz sources: {exc}", err=True)
         return 2 if isinstance(exc, AmbiguousId) else 1
     sdir = storage / session
-    on_disk = {ln.seq for ln, _ in landed_files(sdir, skeletons=True)}
+    on_disk = {ln.seq: p for ln, p in landed_files(sdir, skeletons=True)}
     index = load_index(sdir, rebuild=False)  # never rebuilt here: a rebuilt index would forget the lost files
     lost = [LostFile(f.seq, f.path, f.digest, f.records) for f in index.files if f.seq not in on_disk]
+    damaged = [LostFile(f.seq, f.path, f.digest, f.records) for f in index.files
+               if f.seq in on_disk and on_disk[f.seq] == sdir / f.path and _digest(sdir / f.path) != f.digest]
+    lost = sorted(lost + damaged, key=lambda f: f.seq)
+    damaged_seqs = frozenset(f.seq for f in damaged)
     rows: dict[str, object] = {}
     try:
         for j in jobs:
             col = Collector(storage, j.adapter, j.source_root, options=CollectOptions(max_delta_bytes=j.max_delta_bytes),
                             report=Report(io.StringIO()))
             for r in reland_lost(storage, col, session, [f for f in lost if not getattr(rows.get(f.path), "relanded", False)],
-                                 lock_timeout=lock_timeout):
+                                 damaged=damaged_seqs, lock_timeout=lock_timeout):
                 if r.relanded or r.src or r.path not in rows:  # a row of the adapter whose source it is wins
                     rows[r.path] = r
     except LockBusy as exc:
@@ -51,6 +66,6 @@ def reland(storage: Path, jobs: list, session: str, lock_timeout: float, as_json
         for r in out:
             typer.echo(f"{'relanded' if r.relanded else 'not relanded'}: {sdir / r.path}: {r.why}")
         if not out:
-            typer.echo(f"session {session} has no lost file its index names (asz verify names any gap; a file lost before "
-                       "the session was indexed cannot be rebuilt byte for byte)", err=True)
+            typer.echo(f"session {session} has no lost file its index names, and no damaged one (asz verify names any gap "
+                       "or damage; a file lost before the session was indexed cannot be rebuilt byte for byte)", err=True)
     return 0 if out and all(r.relanded for r in out) else 1

@@ -38,6 +38,7 @@ from ..sessiondata import durable
 from ..sessiondata.codec import encode_closing, encode_header
 from ..sessiondata.model import Closing
 from ..sessiondata.times import format_rfc3339, parse_stamp
+from ..storage.aside import set_aside
 from ..storage.cursor import AppendCursor, read_cursor
 from ..storage.layout import cursor_path, kind_dir, landed_files, parse_landed_name
 from ..storage.root import session_lock
@@ -92,10 +93,12 @@ NO_SOURCE = ("no source of this session lands into its stream now: pass --source
 
 
 def reland_lost(root: str | os.PathLike, col: Collector, session: str, lost: list[LostFile], *,
-                lock_timeout: float = 0.0) -> list[RelandRow]:
-    """Land again each of ``lost`` (files the session's index names that are no longer on disk) from its source,
-    found by ``col``'s adapter under its source root, when rebuilt it is byte for byte the file that landed.
-    Returns one row per lost file. Raises LockBusy when a collector holds the session past ``lock_timeout``."""
+                damaged: frozenset[int] = frozenset(), lock_timeout: float = 0.0) -> list[RelandRow]:
+    """Land again each of ``lost`` (files the session's index names that are no longer on disk, or whose seq is in
+    ``damaged``: on disk, but not the bytes the index names) from its source, found by ``col``'s adapter under its
+    source root, when rebuilt it is byte for byte the file that landed; a damaged file is then first set aside
+    (moved under ``<root>/_set_aside/``, never deleted: it is evidence of the damage).
+    Returns one row per file. Raises LockBusy when a collector holds the session past ``lock_timeout``."""
     from .session_pass import SessionPass
 
     root = Path(root)
@@ -109,7 +112,7 @@ def reland_lost(root: str | os.PathLike, col: Collector, session: str, lost: lis
             ln = parse_landed_name(Path(f.path).name)
             d = (sdir / f.path).parent
             s = by_dir.get((d, ln.kind)) if ln is not None else None
-            if f.seq in on_disk or ln is None or ln.seq != f.seq:
+            if (f.seq in on_disk and f.seq not in damaged) or ln is None or ln.seq != f.seq:
                 continue
             if s is None:
                 rows.append(RelandRow(f.path, "", False, NO_SOURCE))
@@ -118,7 +121,7 @@ def reland_lost(root: str | os.PathLike, col: Collector, session: str, lost: lis
                 rows.append(RelandRow(f.path, s.src, False, f"a {s.mode} (one document): not rebuilt; restore it from a backup"))
                 continue
             sp = SessionPass(col, session, parse_stamp(ln.stamp), Counters())
-            ok, why = _rebuild(sp, s, d, f, ln.kind)
+            ok, why = _rebuild(sp, s, d, f, ln.kind, root if f.seq in damaged else None)
             if ok:
                 on_disk.add(f.seq)
             rows.append(RelandRow(f.path, s.src, ok, why))
@@ -137,9 +140,10 @@ def _start(d: Path, kind: str, seq: int, cur: AppendCursor) -> tuple[int, int] |
     return None if got is None else (got[0], got[1] + got[2] + 1)
 
 
-def _rebuild(sp, s, d: Path, f: LostFile, kind: str) -> tuple[bool, str]:
+def _rebuild(sp, s, d: Path, f: LostFile, kind: str, aside: Path | None = None) -> tuple[bool, str]:
     """Rebuild lost file ``f`` of append source ``s`` (stream directory ``d``) and land it when its digest is the
-    one that landed; (landed, why)."""
+    one that landed, a damaged one at its name first set aside under root ``aside`` (None: the file is lost);
+    (landed, why)."""
     try:
         cur = read_cursor(cursor_path(d, kind))
     except (ValueError, OSError) as exc:
@@ -174,7 +178,13 @@ def _rebuild(sp, s, d: Path, f: LostFile, kind: str) -> tuple[bool, str]:
                        "the index kept: the source changed there, or the adapter or max_delta_bytes is not the one that "
                        "landed it); nothing written")
     target = d / Path(f.path).name
+    kept = ""
+    if aside is not None:
+        try:
+            kept = f"; the damaged file was kept as {set_aside(aside, target)}"
+        except OSError as exc:
+            return False, f"the damaged file could not be set aside ({exc}); nothing written"
     if not durable.write_once(target, data, d / f".{target.name}.{os.getpid()}.tmp"):
         return False, "a file took its name meanwhile"
     durable.fsync_dir(d)
-    return True, f"{what} landed again from the source, byte for byte the file that landed (SHA-256 {f.digest[:12]}…)"
+    return True, f"{what} landed again from the source, byte for byte the file that landed (SHA-256 {f.digest[:12]}…){kept}"

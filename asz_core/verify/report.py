@@ -83,15 +83,33 @@ LOST_HINT = ("; if a landed file was lost (deleted), {command} lands it again fr
              "for byte, while the source and the session's index still hold it")
 
 
+#: What a damaged landed file adds, on its first ``damaged record``/``damaged line`` (else its ``digest mismatch``).
+DAMAGED_HINT = ("; {command} keeps the damaged file aside (moved under _set_aside/, never deleted) and lands it again "
+                "from its source {source}, byte for byte, while the source and the session's index still hold it")
+#: The problems of a landed file whose bytes are damaged, in the order the hint goes to the first of.
+DAMAGED = ("damaged record", "damaged line", "digest mismatch")
+
+
 def hint_lost(problems: list[Problem], first: int, session: str, root: str | os.PathLike) -> None:
     """Add :data:`LOST_HINT` to the ``ord gap`` and ``end gap`` problems of ``problems`` from index ``first`` on
-    (``session`` of ``root``, the storage root as verify was given it)."""
+    (``session`` of ``root``, the storage root as verify was given it), and :data:`DAMAGED_HINT` to one
+    :data:`DAMAGED` problem of each damaged file."""
     from ..flow.verify_chain import RELAND_SOURCE, reland_command
 
-    hint = LOST_HINT.format(command=reland_command(session, root), source=RELAND_SOURCE)
+    command = reland_command(session, root)
+    hint = LOST_HINT.format(command=command, source=RELAND_SOURCE)
+    damaged: dict[str, int] = {}
     for i in range(first, len(problems)):
-        if problems[i].problem in ("ord gap", "end gap"):
-            problems[i] = attrs.evolve(problems[i], detail=problems[i].detail + hint)
+        p = problems[i]
+        if p.problem in ("ord gap", "end gap"):
+            problems[i] = attrs.evolve(p, detail=p.detail + hint)
+        elif p.problem in DAMAGED:
+            was = damaged.get(p.file)
+            if was is None or DAMAGED.index(p.problem) < DAMAGED.index(problems[was].problem):
+                damaged[p.file] = i
+    for i in damaged.values():
+        problems[i] = attrs.evolve(problems[i], detail=problems[i].detail + DAMAGED_HINT.format(command=command,
+                                                                                              source=RELAND_SOURCE))
 
 
 @attrs.define

@@ -128,3 +128,34 @@ def test_the_command_verify_prints_runs_as_printed(collected, tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     assert [ln.split(": ", 2)[:2] for ln in p.stdout.splitlines()] == [["relanded", str(f)] for f in sorted(lost)]
     assert all(f.read_bytes() == data for f, data in lost.items())
+
+
+def test_a_damaged_file_is_set_aside_and_landed_again_byte_for_byte(collected, tmp_path):
+    """Trial 13: a landed file damaged in place (not deleted) had no way back; --reland keeps the damaged bytes
+    under _set_aside/ and lands the file again when the rebuilt bytes are the ones the index names."""
+    src, root = collected
+    session, files = _main_files(root)
+    f = files[1]
+    good = f.read_bytes()
+    i = good.index(b'"text"') + 10
+    bad = good[:i] + bytes([good[i] ^ 1]) + good[i + 1:]
+    os.chmod(f, 0o644)
+    f.write_bytes(bad)
+    os.chmod(f, 0o444)
+
+    command = f"asz sources --reland {session} --root {root} --source DIR keeps the damaged file aside"
+    got = asz("verify", "--root", str(root), cwd=tmp_path)
+    assert got.returncode == 1
+    told = [ln for ln in got.stdout.splitlines() if ln.startswith(f"{f}:") and command in ln]
+    assert len(told) == 1 and (": damaged record: " in told[0] or ": damaged line: " in told[0]), got.stdout
+
+    p = asz("sources", "--source", str(src), "--root", str(root), "--reland", session, cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    kept = list((root / "_set_aside").glob(f"*/{f.relative_to(root)}"))
+    assert len(kept) == 1 and kept[0].read_bytes() == bad  # the damage is kept as evidence, byte for byte
+    assert p.stdout.splitlines() == [ln for ln in p.stdout.splitlines() if ln.startswith(f"relanded: {f}: ")]
+    assert f"the damaged file was kept as {kept[0]}" in p.stdout and f.read_bytes() == good
+    got = asz("verify", "--root", str(root), cwd=tmp_path)
+    assert got.returncode == 0 and got.stdout.splitlines()[-1] == "all landed data is contiguous and matches its digests", got.stdout
+    p = asz("sources", "--source", str(src), "--root", str(root), "--reland", session, "--json", cwd=tmp_path)
+    assert p.returncode == 1 and json.loads(p.stdout)["files"] == []  # nothing lost or damaged any more
