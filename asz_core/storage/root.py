@@ -32,6 +32,7 @@ import attrs
 from ..sessiondata import durable
 from ..sessiondata.times import format_rfc3339, format_stamp
 from .layout import highest_landed_seq, kind_dir, landed_name, session_dir
+from .state_lines import parse_state
 
 if TYPE_CHECKING:  # the writer and its codec load when a session is landed, not for a lock (asz collect's start-up)
     from ..sessiondata import Header, LandedFile, SDWriter
@@ -206,18 +207,15 @@ def session_lock(root: str | os.PathLike, session: str, timeout: float = 0.0) ->
 
 
 def read_state(path: str | os.PathLike) -> dict[str, str]:
-    """Read a ``key<spaces>value`` state file into a dict; {} when it is missing or unreadable."""
-    out: dict[str, str] = {}
+    """Read a ``key<spaces>value`` state file into a dict; {} when it is missing or unreadable (not UTF-8).
+
+    Lenient: every line gives its key and value, a line ``asz verify`` names as bad included
+    (:func:`~asz_core.storage.state_lines.parse_state`, the one parser of the format)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return out
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line and not line.startswith("#"):
-            key, _, value = line.partition(" ")
-            out[key] = value.strip()
-    return out
+        data = Path(path).read_bytes()
+    except OSError:
+        return {}
+    return parse_state(data).values
 
 
 def write_state(path: str | os.PathLike, values: Iterable[tuple[str, object]], *, fsync: bool = True) -> None:

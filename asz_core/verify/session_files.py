@@ -17,6 +17,7 @@ from pathlib import Path
 import orjson
 
 from ..storage.layout import session_dirs
+from ..storage.state_lines import parse_state
 from .report import Problem
 
 __all__ = ["UNREADABLE_STATE", "session_file_problems", "session_file_warnings", "session_file_lines"]
@@ -44,24 +45,6 @@ def _read(path: Path) -> tuple[bytes | None, str]:
         return None, f"cannot be read: {exc.strerror or exc}"
 
 
-def _key_values(path: Path, data: bytes) -> tuple[dict[str, str], int, str]:
-    """``key value`` lines: (the values, 0, '') or (what read, the line, what is wrong with it)."""
-    out: dict[str, str] = {}
-    if data and not data.endswith(b"\n"):
-        return out, data.count(b"\n") + 1, "cut short: the last line has no newline (the file is written whole, then renamed)"
-    for n, raw in enumerate(data.split(b"\n")[:-1], 1):
-        try:
-            line = raw.decode("utf-8").strip()
-        except UnicodeDecodeError as exc:
-            return out, n, f"not UTF-8 at byte {exc.start} of the line"
-        key, _, value = line.partition(" ")
-        if line and not line.startswith("#") and (not value.strip() or not key.isascii() or not key.isprintable()):
-            return out, n, f"not a 'key value' line: {line[:40]!r}"
-        if line and not line.startswith("#"):
-            out[key] = value.strip()
-    return out, 0, ""
-
-
 def session_file_problems(sdir: Path) -> list[tuple[Path, int, str]]:
     """``(file, line, what is wrong)`` for each of ``sdir``'s ``session.state``, ``index/index.state`` and
     ``index/entries.jsonl`` (its lines up to ``entries_bytes``) that is there and does not read; line 0 for the
@@ -70,10 +53,9 @@ def session_file_problems(sdir: Path) -> list[tuple[Path, int, str]]:
     st = sdir / SESSION_STATE
     if os.path.lexists(st):
         data, why = _read(st)
-        values, line, why = _key_values(st, data) if data is not None else ({}, 0, why)
+        values, line, why, rows = parse_state(data) if data is not None else ({}, 0, why, {})
         if not why and "next_seq" in values and not values["next_seq"].isdigit():
-            line, why = next(n for n, raw in enumerate(data.split(b"\n"), 1) if raw.startswith(b"next_seq")), \
-                f"next_seq: expected a whole number, got {values['next_seq'][:20]!r}"
+            line, why = rows["next_seq"], f"next_seq: expected a whole number, got {values['next_seq'][:20]!r}"
         if why:
             out.append((st, line, why))
     d = sdir / INDEX_DIR
@@ -81,7 +63,7 @@ def session_file_problems(sdir: Path) -> list[tuple[Path, int, str]]:
     if not os.path.lexists(state):
         return out
     data, why = _read(state)
-    values, line, why = _key_values(state, data) if data is not None else ({}, 0, why)
+    values, line, why, _ = parse_state(data) if data is not None else ({}, 0, why, {})
     if why or not values.get("entries_bytes", "").isdigit():
         return out + [(state, line, why or "entries_bytes: missing or not a whole number")]
     want = int(values["entries_bytes"])
