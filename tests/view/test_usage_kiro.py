@@ -53,7 +53,7 @@ def test_kiro_calls_are_counted_and_their_tokens_read_not_recorded(kiro_root):
     p = asz_in_process("usage", "--tz", "UTC", "--root", str(kiro_root))
     assert p.returncode == 0, p.stdout + p.stderr
     out = p.stdout.splitlines()
-    assert re.split(r"\s{2,}", out[0].strip())[:3] == ["DATE", "MODELS", "CALLS"]
+    assert re.split(r"\s{2,}", out[0].strip())[:3] == ["DATE (UTC)", "MODELS", "CALLS"]  # the days' zone named
     cells = {ln.split()[0]: ln for ln in out[1:]}
     for key, calls in (("(no", cli_calls), (days.pop(), ide_calls), ("total", cli_calls + ide_calls)):
         row = re.split(r"\s{2,}", cells[key].strip())
