@@ -35,17 +35,21 @@ _YEAR = 31_557_600
 
 
 def _duration(a: int | None, b: int | None) -> str:
+    """The span from ``a`` to ``b`` (unix ms), rounded half up to the last unit it shows (the page's rule)."""
     if not a or not b or b < a:
         return "-"
-    s = (b - a) // 1000
+    ms = b - a
+    s = (ms + 500) // 1000
     if s < 60:
         return f"{s}s"
     if s < 3600:
         return f"{s // 60}m{s % 60:02d}s"
-    if s < 86400:
-        return f"{s // 3600}h{(s % 3600) // 60:02d}m"
+    if s < 86400 - 30:
+        m = (ms + 30_000) // 60_000
+        return f"{m // 60}h{m % 60:02d}m"
     if s < _YEAR:
-        return f"{s // 86400}d{(s % 86400) // 3600:02d}h"
+        h = (ms + 1_800_000) // 3_600_000
+        return f"{h // 24}d{h % 24:02d}h"
     years, days = s // _YEAR, (s % _YEAR) // 86400
     return f"{years:,}y" if years >= 100 else f"{years}y{days}d"  # a span to year 9999 stays readable in the column
 

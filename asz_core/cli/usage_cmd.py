@@ -49,7 +49,7 @@ def usage(
     tz: Optional[str] = tz_option(),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP + " Its prices replace or extend the price table."),
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows: the key (date, month, conversation or project), usage, cost, models, …"),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows: the key (date, month, conversation or project), usage, cost, models, …, and total (the total row, in every row)."),
     breakdown: bool = typer.Option(False, "--breakdown", help="Under each row, one row per model with its tokens and cost (--json has them in every row: usage_by_model, cost_by_model)."),
 ) -> None:
     """Token usage and cost of the model calls in a storage root, per day, month, conversation or project.
@@ -136,8 +136,7 @@ def _print(rows: list[dict], as_json: bool, key: str, session: bool, t: dict, br
             typer.echo(f"asz usage: {note}", err=True)
 
         listed = {k: v for k, v in short.items() if v}
-        if listed:
-            rows = [{**r, **listed} for r in rows]
+        rows = [{**r, **listed, "total": t} for r in rows]  # the text's total row, in every row as unchained is
         sys.stdout.buffer.write(dumps_wide(rows, option=orjson.OPT_INDENT_2) + b"\n")  # a total past 64 bits stays exact
     else:
         _table(rows, key, session, t, breakdown, short["unreadable"], note)

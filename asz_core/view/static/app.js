@@ -129,10 +129,10 @@
     if (ms < 1000) return ms + ' ms';
     const s = ms / 1000;
     if (s < 60) return s.toFixed(1) + ' s';
-    const m = Math.floor(s / 60);
-    if (m < 60) return m + ' min ' + Math.round(s - m * 60) + ' s';
-    const hr = Math.floor(m / 60);
-    return hr + ' h ' + (m - hr * 60) + ' min';
+    const t = Math.round(s);  // rounded to the last unit shown, half up, as asz ls rounds (docs/reading.md)
+    if (t < 3600) return Math.floor(t / 60) + ' min ' + (t % 60) + ' s';
+    const tm = Math.round(s / 60);
+    return Math.floor(tm / 60) + ' h ' + (tm % 60) + ' min';
   }
   function num(n) { return (n === null || n === undefined) ? '—' : Number(n).toLocaleString('en-US'); }
   function fmtBytes(n) {
@@ -340,7 +340,7 @@
   }
   function usd(c) {
     const v = (c && typeof c === 'object') ? c.usd : c;
-    return typeof v === 'number' ? '$' + v.toFixed(v < 1 ? 4 : 2) : '—';
+    return typeof v === 'number' ? cents(v) : '—';  // to the cent, as asz ls and asz usage write a cost (docs/reading.md)
   }
   function writes(u) {  // cache writes, and the 1-hour part of them (priced at its own rate) when the records name one
     return num(u.cache_write) + (u.cache_write_1h ? ' (1-hour ' + num(u.cache_write_1h) + ')' : '');
