@@ -160,7 +160,7 @@ def conversation(
 
 def show(
     session: str = typer.Argument(..., help="Session id, or a unique prefix of one."),
-    ident: str = typer.Argument(..., metavar="ID", help="Any id the document prints: a node id (talk/…, call/…, tool/…, run/…), a relation (rel/…) or unresolved entry (unres/…) id, a record id, a tool-use id or a provider call id."),
+    ident: str = typer.Argument(..., metavar="ID", help="Any id the document prints: a node id (talk/…, call/…, tool/…, run/…), a relation (rel/…) or unresolved entry (unres/…) id, a stream name, a record id, a tool-use id or a provider call id."),
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default: storage.root, else ./data)."),
     config: Optional[Path] = typer.Option(None, "--config", help="asz.yaml to read (its view.hide is withheld)."),
 ) -> None:
@@ -170,8 +170,9 @@ def show(
     those of every node under it); a relation id (rel/…) the records its
     evidence cites (with none, its from and to nodes'); an unresolved entry id
     (unres/KIND/REF) the records of stream REF, else those naming REF as id,
-    tool-use id, call id or parent; any other id prints the records whose id,
-    tool-use id or provider call id it is. Output per record:
+    tool-use id, call id or parent; a plain stream name (acompact-f46190)
+    every record of that stream's landed files; any other id prints the records
+    whose id, tool-use id or provider call id it is. Output per record:
     ``<file>:<row>`` (row 1 is the line after the header) then the record
     line as stored, except that control characters, C1 and bidi overrides
     are written as JSON escapes (``\\u001b``, ``\\u0085``, ``\\u202e``: the

@@ -13,7 +13,10 @@ An id is looked up in this order:
    records; else the records naming ``ref`` as their id, tool-use id,
    provider call id or parent (the document's own ``unres/parent/<id>``
    too);
-4. otherwise a record id, a tool-use id (of a call or result part, or a
+4. a plain stream name (``acompact-f46190``, which the document names as a
+   ``stream/…`` node or only as an unresolved entry's ``ref``): every record
+   of the landed files of that stream;
+5. otherwise a record id, a tool-use id (of a call or result part, or a
    record's ``tool``) or a provider call id (a record's ``call``, ``msg_…``),
    matched against every landed record; ``call/X`` and ``tool/X`` that are
    not nodes are matched as ``X``.
@@ -41,7 +44,7 @@ from ..flow.model import Node, Ref
 from ..flow.round import RoundError
 from ..sessiondata import SDError, SDReader
 from ..sessiondata.model import Record
-from ..storage.layout import landed_files
+from ..storage.layout import kind_dir_parts, landed_files
 from .landed_check import chain_problem
 
 __all__ = ["Hit", "Found", "find_records", "node_refs"]
@@ -124,6 +127,18 @@ def _unresolved_ref(fold: Fold | None, ident: str) -> str:
 _PARENT = "unres/parent/"
 
 
+def _stream_dir(session_dir: Path, ident: str) -> Path | None:
+    """The directory of the stream named ``ident`` (a plain name, as ``acompact-f46190``, not an id with a ``/``)
+    when the session landed files of it; else None."""
+    if not ident or "/" in ident:
+        return None
+    try:
+        d = session_dir.joinpath(*kind_dir_parts("transcript", ident))
+    except ValueError:  # no usable stream name
+        return None
+    return d if d.is_dir() else None
+
+
 def _matches(rec: Record, ident: str) -> bool:
     return bool(ident) and (rec.id == ident or rec.tool == ident or rec.call == ident
             or any(p.id == ident or p.of == ident for p in rec.parts))
@@ -142,11 +157,14 @@ def find_records(root: str | os.PathLike, session: str, ident: str, conversation
     else:
         wanted = _entry_refs(fold, ident)
     missing = _unresolved_ref(fold, ident) if wanted is None else ""
+    stream = _stream_dir(root / session, ident) if wanted is None and not missing else None
     bare = ident.split("/", 1)[1] if "/" in ident and ident.split("/", 1)[0] in ("call", "tool") else ident
 
     def hit(seq: int, row: int, rec: Record) -> bool:
         if wanted is not None:
             return (seq, row) in wanted
+        if stream is not None:  # a plain stream name: every record of that stream's files
+            return True
         if missing:  # an unresolved entry: the records that name the id it misses (as id, tool, call or parent)
             return _matches(rec, missing) or rec.parent == missing
         return _matches(rec, ident) or _matches(rec, bare)
@@ -155,6 +173,8 @@ def find_records(root: str | os.PathLike, session: str, ident: str, conversation
     damaged: list[tuple[Path, str]] = []
     for ln, path in landed_files(root / session):
         if wanted is not None and not any(seq == ln.seq for seq, _ in wanted):
+            continue
+        if stream is not None and path.parent != stream:
             continue
         found = []
         reader = SDReader(path)
