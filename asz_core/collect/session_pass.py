@@ -32,7 +32,7 @@ from ..sessiondata import Header, Record, encode_measured, format_rfc3339, shrin
 from ..sessiondata.codec import encode_closing, encode_header, encode_record
 from ..sessiondata.model import Closing
 from ..sessiondata.writer import VocabularyError, check_vocabulary
-from ..storage.cursor import TAIL_WINDOW, AppendCursor, SnapshotCursor, read_cursor, write_cursor
+from ..storage.cursor import TAIL_WINDOW, UNREADABLE_CURSOR, AppendCursor, SnapshotCursor, read_cursor, write_cursor
 from ..storage.root import SessionWriter
 
 if TYPE_CHECKING:
@@ -175,7 +175,7 @@ class SessionPass:
         try:
             cur = read_cursor(cp)
         except (ValueError, OSError) as exc:
-            self.error_once(cp, f"unreadable cursor: {exc}")
+            self.error_once(cp, f"unreadable cursor: {exc}; {UNREADABLE_CURSOR}")
             return
         want = AppendCursor if s.mode == "append" else SnapshotCursor
         if cur is not None and not isinstance(cur, want):

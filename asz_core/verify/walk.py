@@ -47,7 +47,7 @@ from typing import Callable, Iterator
 
 from .landed import FileResult, check_by_reader, check_deep, check_for_walk, check_landed_file, compact_run, expand_run, read_whole
 from ..sessiondata.model import KIND_PREFIX, Header
-from ..storage.cursor import AppendCursor, read_cursor
+from ..storage.cursor import UNREADABLE_CURSOR, AppendCursor, read_cursor
 from ..storage.root import SESSION_STATE
 from ..storage.layout import SessionListing, dir_name, kind_dir_parts, parse_landed_name, refuse_what_is_no_root, session_dirs, session_listing
 from ..collect.workers import LOST, default_jobs, each_result, guided, process_pool
@@ -465,7 +465,7 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
             cursor = read_cursor(cpath) if cpath is not None else None
         except (ValueError, OSError) as exc:  # OSError: a cursor that cannot be opened (a directory in its place)
             why = str(exc) if isinstance(exc, ValueError) else f"{cpath}: unreadable: {exc.strerror or exc}"
-            problems.append(Problem(_show(root_shown, root, cpath), 0, "", "bad cursor", why))
+            problems.append(Problem(_show(root_shown, root, cpath), 0, "", "bad cursor", f"{why}; {UNREADABLE_CURSOR}"))
             cursor = None
             cpath = None  # reported: nothing more to check against it
         # A source read again from its start (asz sources --reset-conflict --reread): the files from reread_seq on
