@@ -214,7 +214,13 @@ def conversations(
 
 
 def _changes_footnote(rows: list[dict]) -> None:
-    """The (+N) of CHANGES, under the table as its footnote, when a row has one."""
+    """The (+N) of CHANGES, under the table as its footnote, when a row has one; then one line per conversation that
+    landed without some of its text (too large to land, or truncated: :func:`~asz_core.reading.listing.cut_text`)."""
+    from ..reading.listing import cut_text
+
+    for row in rows:
+        if cut_text(row.get("cut")):
+            typer.echo(f"{row['id'][:8]} {cut_text(row.get('cut'))}")
     nd = [row for row in rows if row.get("changes_not_derived")]
     if nd:
         typer.echo(f"(+N) in CHANGES: {sum(r['changes_not_derived'] for r in nd):,} editing tool call(s) in {len(nd)} conversation(s) "

@@ -140,6 +140,10 @@ def conversation(
     typer.echo(f"landed through seq {through}")
     typer.echo(f"entities {sum(s['kinds'].values())} nodes, {sum(s['relation_types'].values())} relations, {len(doc['unresolved'])} unresolved ({open_unres} still open)")
     typer.echo(f"state {s['state']}: {s['talks']} talks, {s['steps']} steps, {s['streams']} streams")
+    from ..reading.listing import cut_text
+
+    if cut_text(s.get("cut")):  # a verified conversation whose text is not all kept says so where the reader looks
+        typer.echo(cut_text(s.get("cut")))
     cov = s.get("coverage") or {}
     if cov:
         typer.echo(f"coverage {cov['cited']}/{cov['records']} records with content drawn or listed"

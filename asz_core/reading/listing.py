@@ -27,7 +27,7 @@ from ..view.document import ViewError, build_summary, list_conversations
 from ..view.rows import document_row, header_row, read_head
 from ..view.summary_cache import store_summary
 
-__all__ = ["Filters", "TimeError", "parse_time", "conversation_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "usage_lines"]
+__all__ = ["Filters", "TimeError", "parse_time", "conversation_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "usage_lines", "cut_text"]
 
 _RELATIVE = re.compile(r"([0-9]{1,6})\s*([mhdw])")
 _UNIT_S = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -259,6 +259,18 @@ def counted_row(root: Path, cid: str, hide: Sequence[str], prices: Any, head: An
     row["dialect"] = dialect_of(root, session) if isinstance(session, str) and "/" not in session else ""
     row["removed_files"] = removed_count(root / session) if isinstance(session, str) and "/" not in session else 0
     return row, summary
+
+
+def cut_text(cut: dict | None) -> str:
+    """What a summary's ``cut`` (parts made smaller to land: ``{"truncated", "too_large", "bytes"}``) says as a fact:
+    ``landed without its text: 1 part too large to land (4,050,044 bytes)``, with ``; 2 part(s) landed truncated``
+    when some kept part of their text; ``bytes`` is the size the cut parts had as written. '' when nothing was cut."""
+    if not isinstance(cut, dict) or not (cut.get("too_large") or cut.get("truncated")):
+        return ""
+    big, short, size = cut.get("too_large") or 0, cut.get("truncated") or 0, cut.get("bytes") or 0
+    said = [f"without its text: {big:,} part{'s' if big != 1 else ''} too large to land"] if big else []
+    said += [f"{short:,} part{'s' if short != 1 else ''} truncated to land"] if short else []
+    return "landed " + "; ".join(said) + f" ({size:,} bytes as written)"
 
 
 def newest_first(rows: Iterable[dict]) -> list[dict]:
