@@ -58,7 +58,7 @@ def verify(
     verifies every session of the root, or only SESSION, and its round
     chains. Each record line's ord, off, sha and bytes are read from the
     front of the line; ``--deep`` decodes every record line in full as well.
-    Prints ``checked N session(s), N stream(s), N records``,
+    Prints ``checked N session(s), N source file(s), N records`` (a source file: one stream's records of one kind, transcript or meta, as landed under one cursor),
     ``checked N conversation chain(s), N round(s)`` and then one line per
     problem (file:line: problem [field]: detail) or
     ``all landed data is contiguous and matches its digests``. Notes (sessions

@@ -411,8 +411,8 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
             checked.close()  # shuts the worker processes down now, not when collected
     section = Section(
         "landed",
-        f"checked {len(sessions)} session(s), {streams} stream(s), {records} records",
-        {"sessions": len(sessions), "streams": streams, "records": records, "duplicates": duplicates},
+        f"checked {len(sessions)} session(s), {streams} source file(s), {records} records",  # a stream dir and kind each
+        {"sessions": len(sessions), "streams": streams, "sources": streams, "records": records, "duplicates": duplicates},
     )
     if duplicates:
         section.notes.append(DUPLICATES_LINE.format(n=duplicates))
@@ -556,7 +556,7 @@ def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | N
     """Everything ``asz verify`` checks in a root: landed data (:func:`verify_root`), the round chains, the provider bodies.
 
     ``session`` limits each to one session. Lines, in order: ``checked N
-    session(s), N stream(s), N records``, ``checked N conversation chain(s), N
+    session(s), N source file(s), N records``, ``checked N conversation chain(s), N
     round(s)``, ``checked N provider bodies: …`` (when the root holds any
     provider_body file), the re-landed count when there is one, then the problems or
     ``all landed data is contiguous and matches its digests`` (origin-digest

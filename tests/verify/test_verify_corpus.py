@@ -63,7 +63,7 @@ def test_the_collected_corpus_verifies_clean(collected: tuple[Path, dict[str, in
     got = asz("verify", "--root", str(root), cwd=tmp_path, home=tmp_path)
     assert got.returncode == 0, got.stdout + got.stderr
     out = got.stdout.splitlines()
-    assert out[0] == f"checked {counts['sessions']} session(s), {counts['sources']} stream(s), {counts['records']} records"
+    assert out[0] == f"checked {counts['sessions']} session(s), {counts['sources']} source file(s), {counts['records']} records"
     assert re.fullmatch(r"checked \d+ conversation chain\(s\), \d+ round\(s\)", out[1])  # collect may parse too
     assert out[2:] == [OK_LINE]
 

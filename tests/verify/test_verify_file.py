@@ -170,7 +170,7 @@ def test_a_file_that_is_not_session_data_is_a_usage_error(tmp_path: Path) -> Non
     (tmp_path / "s").write_text("not a session\n")
     got = run("verify", "s", "--root", str(root), cwd=tmp_path)
     assert got.returncode == 0, got.stdout + got.stderr
-    assert got.stdout.splitlines()[0].startswith("checked 1 session(s), 1 stream(s), 4 records")
+    assert got.stdout.splitlines()[0].startswith("checked 1 session(s), 1 source file(s), 4 records")
     # a directory is still pointed at --root
     got = run("verify", str(root), "--root", str(root), cwd=tmp_path)
     assert got.returncode == 2 and f"give it as --root {root}" in got.stderr, got.stderr

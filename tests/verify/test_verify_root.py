@@ -48,12 +48,12 @@ def problems(root: Path, session: str | None = None) -> list[tuple[str, int, str
 def test_clean_root(root: Path) -> None:
     report = verify_root(root)
     assert report.ok
-    assert report.lines() == ["checked 2 session(s), 8 stream(s), 68 records", OK_LINE]
-    assert report.as_dict() == {"sessions": 2, "streams": 8, "records": 68, "duplicates": 0, "problems": [], "ok": True}
+    assert report.lines() == ["checked 2 session(s), 8 source file(s), 68 records", OK_LINE]
+    assert report.as_dict() == {"sessions": 2, "streams": 8, "sources": 8, "records": 68, "duplicates": 0, "problems": [], "ok": True}
 
 
 def test_one_session(root: Path) -> None:
-    assert verify_root(root, "s2").lines() == ["checked 1 session(s), 1 stream(s), 3 records", OK_LINE]
+    assert verify_root(root, "s2").lines() == ["checked 1 session(s), 1 source file(s), 3 records", OK_LINE]
     with pytest.raises(FileNotFoundError):
         verify_root(root, "s9")
 
@@ -219,7 +219,7 @@ def test_records_landed_twice_by_an_interrupted_pass(tmp_path: Path) -> None:
     report = verify_root(tmp_path / "root")
     assert report.ok, report.lines()
     assert report.as_dict()["duplicates"] == 8
-    assert report.lines() == ["checked 1 session(s), 1 stream(s), 20 records", DUPLICATES_LINE.format(n=8), OK_LINE]
+    assert report.lines() == ["checked 1 session(s), 1 source file(s), 20 records", DUPLICATES_LINE.format(n=8), OK_LINE]
 
 
 def test_records_landed_twice_at_the_tail(tmp_path: Path) -> None:
@@ -356,7 +356,7 @@ def test_cli_reports_root_problems(root: Path, tmp_path: Path) -> None:
     got = run("verify", "--root", str(root), cwd=tmp_path)
     assert got.returncode == 0
     assert got.stdout.splitlines() == [
-        "checked 2 session(s), 8 stream(s), 68 records",
+        "checked 2 session(s), 8 source file(s), 68 records",
         "checked 0 conversation chain(s), 0 round(s)",
         "checked 0 provider bodies: 0 rebuilt to their digest",  # the fixture lands one empty provider_body file
         # landed, never parsed: said, not a problem (trial finding 10)
@@ -368,7 +368,7 @@ def test_cli_reports_root_problems(root: Path, tmp_path: Path) -> None:
     got = run("verify", "--root", str(root), cwd=tmp_path)
     assert got.returncode == 1
     out = got.stdout.splitlines()
-    assert out[0] == "checked 2 session(s), 8 stream(s), 58 records"
+    assert out[0] == "checked 2 session(s), 8 source file(s), 58 records"
     assert out[3].startswith("2 landed session(s) not parsed yet")  # notes before problems
     assert out[4].startswith(str(files(root)[1]) + ":2: ord gap [ord]: ")
     got = run("verify", "--root", str(root), "--json", cwd=tmp_path)
@@ -376,7 +376,7 @@ def test_cli_reports_root_problems(root: Path, tmp_path: Path) -> None:
     assert got.returncode == 1 and d["ok"] is False and d["records"] == 58
     assert d["problems"][0] == {"file": str(files(root)[1]), "line": 2, "field": "ord", "problem": "ord gap", "detail": "expected ord 11, found 21" + LOST_HINT.format(command=reland_command("s1", root), source=RELAND_SOURCE)}
     got = run("verify", "s2", "--root", str(root), cwd=tmp_path)
-    assert got.returncode == 0 and got.stdout.splitlines()[0] == "checked 1 session(s), 1 stream(s), 3 records"
+    assert got.returncode == 0 and got.stdout.splitlines()[0] == "checked 1 session(s), 1 source file(s), 3 records"
     got = run("verify", "nope", "--root", str(root), cwd=tmp_path)
     assert got.returncode == 2 and "no session" in got.stderr
 
