@@ -106,9 +106,7 @@ def _conversations(request, pairs, hide):
     note = "" if convs else ("this storage root holds no conversations yet: collect and parse sessions into it" if state.root.is_dir()
                               else f"the storage root {state.root} is gone: nothing to show until it is back")
     if state.root.is_dir():  # landed sessions with no conversation chain, named as asz ls names them (trial 7)
-        from ..verify.unparsed import unchained_note
-
-        unchained = unchained_note(state.root, set(convs))[0]
+        unchained = state.unchained(convs)
         note = (note + " " if note else "") + unchained if unchained else note
     if state.links_skipped:
         note = (note + " " if note else "") + f"{state.links_skipped} entr{'y' if state.links_skipped == 1 else 'ies'} of _conversations " \

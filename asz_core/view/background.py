@@ -31,6 +31,9 @@ CHECK_DELAY = 2.0
 CHECK_SOON = "checking conversations: starting soon"
 #: Seconds more the checker waits for a first request before it starts without one (a server no page reads yet).
 UNREAD_START = 10.0
+#: Seconds the note naming landed sessions with no conversation chain is kept while no collect loop of this process
+#: reports its passes (asz view, or asz server before its first pass ends): another process may land meanwhile.
+UNCHAINED_TTL = 10.0
 
 
 class BackgroundChecks:
@@ -119,12 +122,34 @@ class BackgroundChecks:
             }
 
     def set_pass(self, counts: dict[str, Any], finished_ms: int, next_ms: int | None) -> None:
-        """Record a collect(+parse) pass of ``asz server``: its counts and when the next one starts (unix ms)."""
+        """Record a collect(+parse) pass of ``asz server``: its counts and when the next one starts (unix ms); a pass
+        that landed files or wrote rounds makes :meth:`unchained` list the session folders again."""
         with self._lock:
+            if counts.get("landed") or counts.get("rounds") or self.last_pass is None:
+                self._unchained, self._unchained_gen = None, self._unchained_gen + 1
             self.last_pass = counts
             self.last_refresh = finished_ms
             self.next_refresh = next_ms
             self.refreshing = False
+
+    def unchained(self, conversations: Sequence[str]) -> str:
+        """The line naming landed sessions with no conversation chain that ``conversations`` (the ids listed) leaves
+        out (:func:`~asz_core.verify.unparsed.unchained_note`), or ''. It lists every session folder (48 ms of CPU on
+        a 1 GB root of 1,345 sessions), so the line is kept for the same conversations: in ``asz server`` until a
+        collect pass lands a file or writes a round (:meth:`set_pass`); with no pass reported (``asz view``, or before
+        the first pass ends), for :data:`UNCHAINED_TTL` seconds."""
+        key, now = tuple(conversations), time.monotonic()
+        with self._lock:
+            hit, passes, gen = self._unchained, self.last_pass is not None, self._unchained_gen
+        if hit is not None and hit[0] == key and (passes or now - hit[1] < UNCHAINED_TTL):
+            return hit[2]
+        from ..verify.unparsed import unchained_note
+
+        note = unchained_note(self.root, set(conversations))[0]
+        with self._lock:
+            if self._unchained_gen == gen:  # a pass that landed meanwhile cleared it: the line read may predate it
+                self._unchained = (key, now, note)
+        return note
 
     def count_behind(self, conversations: Sequence[str], hide: Sequence[str]) -> None:
         """Count the summaries of ``conversations`` (withholding ``hide``) in the counter thread, in the order given

@@ -142,6 +142,8 @@ class ViewState(BackgroundChecks, LandedRequests):
         self.last_refresh: int | None = None
         self.next_refresh: int | None = None
         self.last_pass: dict[str, Any] | None = None
+        self._unchained: tuple[tuple, float, str] | None = None  # (conversations, when, line): BackgroundChecks.unchained
+        self._unchained_gen = 0  # passes that landed something (each clears _unchained)
         self.refreshing = False
         self.reading = ""  # what the process is still reading, in words ('' when nothing)
         self.counting = ""  # what the counter is counting, in words (BackgroundChecks.count_behind; '' when nothing)
