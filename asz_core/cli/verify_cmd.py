@@ -92,7 +92,7 @@ def verify(
     else:
         where = str(root) if root is not None else cfg_root
         if not Path(where).is_dir():
-            raise _usage(f"{where}: no storage root here (give --root DIR or set storage.root)")
+            raise _usage(f"no storage root at {where} (give --root DIR or set storage.root)")  # as every reader says it
         if target is not None and not _is_session(root, cfg_root, target) and not Path(target).exists():
             from ..reading.ids import AmbiguousId, UnknownId, session_id
 

@@ -108,6 +108,9 @@ def conversation(
         raise typer.Exit(2)
     names = [n.strip() for n in hide.split(",") if n.strip()]
     r = _root(root, config)
+    if not r.is_dir():  # said as asz ls, search, export and usage say it, never as a conversation with no rounds
+        typer.echo(f"asz conversation: no storage root at {r}", err=True)
+        raise typer.Exit(1)
     from ..reading.ids import AmbiguousId, conversation_id as resolve_conversation
 
     try:
