@@ -72,8 +72,10 @@ def verify(
     (tokens, cost, state, title: what asz ls, asz usage and the page print)
     again from the round chains and landed files, with the price table of
     the configuration, and reports an entry that differs as ``figures
-    differ`` (and removes it, so the next list counts it from the files):
-    the cache is bound to its files' stat, not to its own bytes.
+    differ`` (and removes it, so the next list counts it from the files).
+    Without it, a line says how many cached entries were not counted again
+    (--json: figures_not_recounted) and how many do not match their seal
+    (figures_unsealed: edited outside asz; the readers count those again).
     """
     from ..verify.walk import verify_file
 
@@ -109,6 +111,12 @@ def verify(
             raise _usage(f"{exc}{hint}") from None
         if figures:
             report.sections.append(_figures_with_bar(where, target, config))
+        else:
+            from ..reading.figures import cache_unchecked
+
+            unchecked = cache_unchecked(where, target)
+            if unchecked is not None:
+                report.sections.append(unchecked)
     if as_json:
         typer.echo(json.dumps(report.as_dict(), ensure_ascii=False))
     else:

@@ -173,3 +173,45 @@ def _remove(store, table: str, conversation: str, hide_key: str) -> None:
         store.con.commit()
     except sqlite3.Error:
         pass
+
+
+def cache_unchecked(root: str | os.PathLike, only: str | None = None) -> Section | None:
+    """What plain ``asz verify`` says of the figure cache it does not count again: a section whose line says how many
+    entries of ``_index/summaries.sqlite`` (of conversation ``only``, when given) were not recounted and names
+    ``asz verify --figures``, with counts ``figures_not_recounted`` and ``figures_unsealed`` (entries whose seal,
+    :func:`asz_core.view.summary_cache.seal`, does not match: edited outside asz; the readers count them again).
+    Reads the store read-only, its seals alone (a hash of each entry: no round or landed file is read). None when
+    there is no store (nothing is read from one either)."""
+    import sqlite3
+
+    from ..view.summary_cache import DB_NAME, seal
+
+    path = Path(root) / "_index" / DB_NAME
+    if not path.is_file():
+        return None
+    total = unsealed = 0
+    try:
+        con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+        try:
+            for table, column in (("summaries", "entry"), ("rows", "row")):
+                for cid, hide, fp, value, sealed in con.execute(f"SELECT id, hide, fp, {column}, seal FROM {table}"):
+                    if only is not None and cid != only:
+                        continue
+                    total += 1
+                    unsealed += sealed != seal(table, cid, hide, fp, value)
+        finally:
+            con.close()
+    except sqlite3.Error as exc:  # an older store (no seal column) or a damaged one: the readers rebuild it
+        sec = Section("cache", f"the figure cache {path} was not read ({exc}): asz ls and asz usage rebuild it "
+                               "(derived data); asz verify --figures counts the figures again from the evidence")
+        sec.counts = {"figures_not_recounted": 0, "figures_unsealed": 0}
+        return sec
+    line = (f"{total} cached figure entr{'y' if total == 1 else 'ies'} (tokens, cost, state, title: _index/{DB_NAME}) "
+            "not counted again from the evidence; asz ls and asz usage print one only while its seal matches its "
+            "bytes (an edit of an entry alone is caught, one that rewrites the seal too is not): "
+            "asz verify --figures counts them all again")
+    if unsealed:
+        line += f"; {unsealed} do not match their seal (edited outside asz): the readers count those again"
+    sec = Section("cache", line)
+    sec.counts = {"figures_not_recounted": total, "figures_unsealed": unsealed}
+    return sec

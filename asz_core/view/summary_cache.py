@@ -22,7 +22,10 @@ changed is never reported as it was. An entry keeps the verification state
 (``state``, ``problems``) of the same files, so a list or a total read from it
 holds back what does not verify (:func:`hold_back`) as one built anew does;
 the schema (``PRAGMA user_version``, :data:`SCHEMA_VERSION`) is checked on
-opening and a store of another version is emptied. Derived data: never part of what
+opening and a store of another version is emptied. Each entry carries a :func:`seal` over its bytes, table,
+conversation, withheld names and fingerprint: an entry edited in the database alone no longer matches it and is
+counted again from its files (trial 4, F12), never printed; an edit that rewrites the seal too is caught only by
+``asz verify --figures``. Derived data: never part of what
 ``asz verify`` proves, deleted or rebuilt at any time with nothing lost; a
 root that cannot be written is read without it. Known limit: a resumed
 session counts the calls it repeats from an earlier session there (issue 18,
@@ -51,7 +54,7 @@ from ..storage.layout import landed_files
 from .prices import PriceTable, cost_of
 from .usage import SPLIT_KIND, TOKEN_KINDS, CallUsage, usage_totals
 
-__all__ = ["DB_NAME", "SCHEMA_VERSION", "HELD_KEYS", "TITLE_CODE", "code_mark", "ConversationSummary", "SummaryStore", "RowSummaries", "fingerprint",
+__all__ = ["DB_NAME", "SCHEMA_VERSION", "seal", "HELD_KEYS", "TITLE_CODE", "code_mark", "ConversationSummary", "SummaryStore", "RowSummaries", "fingerprint",
            "conversation_summary", "stored_summary", "store_summary", "hold_back"]
 
 #: The file under ``<root>/_index/`` that holds the entries.
@@ -72,17 +75,27 @@ _COUNTING = "1h+state+not-derived+titles+leaf+incomplete+calls+negative+every-ca
 #: build of the same version included, is never read. The rule: code that decides a title or a label lives in one of
 #: these (tests/view/test_titles_cache.py checks that the functions that do are defined here).
 TITLE_CODE = ("summary.py", "titles.py", "nodes.py", "session_records.py", "rows.py")
-#: The store's ``PRAGMA user_version``: a store made by an older asz (2: fingerprints without the change times; 1:
-#: entries without the verification state) is emptied when opened, so it is rebuilt, never read.
-SCHEMA_VERSION = 3
+#: The store's ``PRAGMA user_version``: a store made by an older asz (3: entries without their seal; 2: fingerprints
+#: without the change times; 1: entries without the verification state) is emptied when opened, so it is rebuilt,
+#: never read.
+SCHEMA_VERSION = 4
 #: The row keys a conversation that does not verify gives as null (:func:`hold_back`): figures read from evidence
 #: that does not verify are counted in no list and no total.
 HELD_KEYS = ("usage", "cost")
 
 _SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS summaries (id TEXT, hide TEXT, fp TEXT, entry TEXT, PRIMARY KEY (id, hide))",
-    "CREATE TABLE IF NOT EXISTS rows (id TEXT, hide TEXT, fp TEXT, row TEXT, PRIMARY KEY (id, hide))",
+    "CREATE TABLE IF NOT EXISTS summaries (id TEXT, hide TEXT, fp TEXT, entry TEXT, seal TEXT, PRIMARY KEY (id, hide))",
+    "CREATE TABLE IF NOT EXISTS rows (id TEXT, hide TEXT, fp TEXT, row TEXT, seal TEXT, PRIMARY KEY (id, hide))",
 )
+
+
+def seal(table: str, conversation: str, hide_key: str, fp: str, value: bytes | str) -> str:
+    """SHA-256 (hex) binding an entry's bytes to its table, conversation, withheld names and fingerprint (the stat of
+    the round and landed files it was counted from): an entry edited in the database without its seal, or moved to
+    another conversation or fingerprint, no longer matches and is counted again from its files. No secret is involved:
+    whoever rewrites entry and seal together (this function is public) is caught only by ``asz verify --figures``."""
+    data = value.encode() if isinstance(value, str) else bytes(value)
+    return hashlib.sha256(f"asz-seal\0{table}\0{conversation}\0{hide_key}\0{fp}\0".encode() + data).hexdigest()
 
 
 def hold_back(keys: dict, state: str | None) -> dict:
@@ -196,6 +209,8 @@ class SummaryStore:
     def __init__(self, root: str | os.PathLike):
         self.con: sqlite3.Connection | None = None
         self._lock = threading.Lock()
+        #: ``(table, conversation)`` of each entry :meth:`get` found not matching its seal (read as a miss)
+        self.unsealed: list[tuple[str, str]] = []
         root = Path(root)
         if not (root / "_conversations").is_dir():
             return  # nothing parsed here: derived data is never written into a folder that holds no conversation
@@ -223,9 +238,12 @@ class SummaryStore:
         column = "entry" if table == "summaries" else "row"
         try:
             with self._lock:
-                hit = self.con.execute(f"SELECT {column} FROM {table} WHERE id=? AND hide=? AND fp=?",
+                hit = self.con.execute(f"SELECT {column}, seal FROM {table} WHERE id=? AND hide=? AND fp=?",
                                        (conversation, ",".join(hide), fp)).fetchone()
         except sqlite3.Error:
+            return None
+        if hit and hit[1] != seal(table, conversation, ",".join(hide), fp, hit[0]):
+            self.unsealed.append((table, conversation))  # edited outside asz: counted again, never printed
             return None
         return hit[0] if hit else None
 
@@ -235,7 +253,8 @@ class SummaryStore:
             return
         try:
             with self._lock:
-                self.con.execute(f"INSERT OR REPLACE INTO {table} VALUES (?,?,?,?)", (conversation, ",".join(hide), fp, value))
+                self.con.execute(f"INSERT OR REPLACE INTO {table} VALUES (?,?,?,?,?)",
+                                 (conversation, ",".join(hide), fp, value, seal(table, conversation, ",".join(hide), fp, value)))
                 self.con.commit()
         except sqlite3.Error:
             pass

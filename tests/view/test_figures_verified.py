@@ -23,22 +23,54 @@ def _json(*args: str) -> list | dict:
     return json.loads(p.stdout)
 
 
-def _forge(root) -> None:
-    """What the trial did: one conversation's cached row and summary made to say more, no file asz seals touched."""
+def _forge(root, reseal: bool) -> None:
+    """What the trial did: one conversation's cached row and summary made to say more, no file asz seals touched;
+    with ``reseal`` each entry's seal is computed again over the forged bytes (a forger who read asz's code)."""
+    from asz_core.view.summary_cache import seal
+
     con = sqlite3.connect(root / "_index" / "summaries.sqlite")
-    ((hide, row),) = con.execute("SELECT hide, row FROM rows WHERE id=?", (SID,)).fetchall()
+    ((hide, fp, row),) = con.execute("SELECT hide, fp, row FROM rows WHERE id=?", (SID,)).fetchall()
     d = json.loads(row)
     d["usage"]["out"] += 10_000_000
     d["cost"]["usd"] += 500
     con.execute("UPDATE rows SET row=? WHERE id=? AND hide=?", (json.dumps(d), SID, hide))
-    ((hide, entry),) = con.execute("SELECT hide, entry FROM summaries WHERE id=?", (SID,)).fetchall()
+    if reseal:
+        con.execute("UPDATE rows SET seal=? WHERE id=? AND hide=?", (seal("rows", SID, hide, fp, json.dumps(d)), SID, hide))
+    ((hide, fp, entry),) = con.execute("SELECT hide, fp, entry FROM summaries WHERE id=?", (SID,)).fetchall()
     d = json.loads(entry)
     for call in d["calls"]:
         if len(call) > 6:
             call[6] += 100_000  # each call's output tokens
     con.execute("UPDATE summaries SET entry=? WHERE id=? AND hide=?", (json.dumps(d), SID, hide))
+    if reseal:
+        con.execute("UPDATE summaries SET seal=? WHERE id=? AND hide=?",
+                    (seal("summaries", SID, hide, fp, json.dumps(d)), SID, hide))
     con.commit()
     con.close()
+
+
+def test_an_entry_edited_without_its_seal_is_never_printed_and_plain_verify_says_what_it_did_not_count(corpus_dir, corpus_copy):
+    """The cheap check: an entry edited in the database alone no longer matches its seal, so asz ls and asz usage
+    count the conversation again from its files (the transcript's figures, not the forged ones); plain asz verify
+    says how many cached entries it did not count again, how many do not match their seal, and names --figures."""
+    projects, root = corpus_dir / "claude-code/projects", corpus_copy()
+    truth = sessions_of(projects)
+    want, _ = transcript_truth(truth[SID])
+    cost = float(source_cost(transcript_calls(truth[SID])).quantize(Decimal("0.000001")))
+    _json("ls", "--json", "--root", str(root))
+    _forge(root, reseal=False)
+    plain = asz_in_process("verify", "--json", "--root", str(root))
+    assert plain.returncode == 0, plain.stdout + plain.stderr
+    report = json.loads(plain.stdout)
+    assert (report["figures_not_recounted"], report["figures_unsealed"]) == (22, 2)  # a row and a summary each
+    text = asz_in_process("verify", "--root", str(root)).stdout
+    assert "22 cached figure entries (tokens, cost, state, title: _index/summaries.sqlite) not counted again" in text
+    assert "asz verify --figures counts them all again; 2 do not match their seal (edited outside asz)" in text
+    row = {r["id"]: r for r in _json("ls", "--json", "--root", str(root))}[SID]
+    assert row["usage"]["out"] == want["out"] and row["cost"]["usd"] == cost and row["state"] == "verified"
+    usage = {r["conversation"]: r for r in _json("usage", "session", "--json", "--root", str(root))}
+    assert usage[SID]["usage"]["out"] == want["out"]
+    assert json.loads(asz_in_process("verify", "--json", "--root", str(root)).stdout)["figures_unsealed"] == 0
 
 
 def test_a_forged_cache_entry_is_found_removed_and_counted_again(corpus_dir, corpus_copy):
@@ -54,11 +86,12 @@ def test_a_forged_cache_entry_is_found_removed_and_counted_again(corpus_dir, cor
     assert p.returncode == 0, p.stdout + p.stderr
     assert f"checked 22 cached figure entries of 11 conversation(s) against the evidence" in p.stdout  # a row and a summary each
 
-    _forge(root)
+    _forge(root, reseal=True)  # the seal's limit: entry and seal rewritten together
     forged = {r["id"]: r for r in _json("ls", "--json", "--root", str(root))}[SID]
     assert forged["usage"]["out"] == want["out"] + 10_000_000 and forged["state"] == "verified"  # what the trial saw
     plain = asz_in_process("verify", "--root", str(root))
     assert plain.returncode == 0  # the landed files and rounds are whole: without --figures nothing is counted again
+    assert "asz verify --figures counts them all again" in plain.stdout and "do not match their seal" not in plain.stdout
 
     p = asz_in_process("verify", "--figures", "--json", "--root", str(root))
     assert p.returncode == 1

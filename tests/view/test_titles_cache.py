@@ -45,11 +45,13 @@ def test_a_title_kept_by_other_title_code_is_not_read(tmp_path, monkeypatch):
     con = sqlite3.connect(root / "_index" / "summaries.sqlite")
     with con:
         for table, col in (("rows", "row"), ("summaries", "entry")):
-            for hide, value in con.execute(f"SELECT hide, {col} FROM {table} WHERE id=?", (B,)).fetchall():
+            for hide, fp, value in con.execute(f"SELECT hide, fp, {col} FROM {table} WHERE id=?", (B,)).fetchall():
                 text = value.decode() if isinstance(value, bytes) else value
                 assert "Write the docs for the greeting module" in text
-                con.execute(f"UPDATE {table} SET {col}=? WHERE id=? AND hide=?",
-                            (text.replace("Write the docs for the greeting module", old), B, hide))
+                text = text.replace("Write the docs for the greeting module", old)
+                # sealed as the older asz would have sealed what it wrote
+                con.execute(f"UPDATE {table} SET {col}=?, seal=? WHERE id=? AND hide=?",
+                            (text, summary_cache.seal(table, B, hide, fp, text), B, hide))
     con.close()
     assert _titles(root)[B] == old  # read while that code's fingerprint holds
     monkeypatch.undo()

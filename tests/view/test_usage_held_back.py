@@ -103,7 +103,7 @@ def test_a_store_an_older_asz_wrote_is_emptied_and_rebuilt(tmp_path):
     store = SummaryStore(root)
     try:
         assert store.get("summaries", "c", [], "fp") is None
-        assert store.con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert store.con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
     finally:
         store.close()
 
@@ -124,7 +124,7 @@ def test_a_store_keyed_without_change_times_is_emptied_and_rebuilt(tmp_path):
     store = SummaryStore(root)
     try:
         assert store.get("summaries", "c", [], "fp") is None and store.get("rows", "c", [], "fp") is None
-        assert store.con.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert store.con.execute("PRAGMA user_version").fetchone()[0] == 4
     finally:
         store.close()
 
