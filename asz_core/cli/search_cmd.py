@@ -60,7 +60,8 @@ def search(
     every conversation indexed whole and says so on stderr (``asz search:
     stopped: N of M conversations indexed; ...``), exit 130; Ctrl-C during the
     query says so on stderr too (``asz search: stopped during the query; ...``), exit 130. Exit 0 (also with
-    no hit), 1 when the root is missing or the index cannot be used, 2 on usage errors.
+    no hit), 1 when the root is missing or the index cannot be used, 2 on usage errors. An index SQLite
+    finds damaged (malformed, not a database) is said in a warning, deleted and built again (derived data).
     """
     try:  # Ctrl-C here (a loaded machine takes a while to import) was a silent exit 130
         from ..reading.search import QueryError, SearchError, iter_kinds
@@ -165,7 +166,8 @@ def _print_hits(hits: list[dict], left_out: bool, notes: list[str], as_json: boo
 def _up_to_date(r: Path, reindex: bool):
     """The index of root ``r`` brought up to date under a progress bar (deleted first with ``reindex``): the
     :class:`~asz_core.reading.search.IndexReport`. Ctrl-C says how many conversations the index keeps, exit 130;
-    a :class:`~asz_core.reading.search.SearchError` is said, exit 1."""
+    a :class:`~asz_core.reading.search.SearchError` is said, exit 1, except that an index SQLite finds damaged
+    (malformed, not a database) is said as a warning, deleted and built again, once."""
     from ..collect.workers import default_jobs
     from ..reading.progress import Bar
     from ..reading.search import IndexInterrupted, SearchError, index_path, update_index
@@ -176,7 +178,8 @@ def _up_to_date(r: Path, reindex: bool):
     try:
         if reindex:
             try:
-                index_path(r).unlink(missing_ok=True)
+                for p in (index_path(r), *(index_path(r).with_name(index_path(r).name + x) for x in ("-wal", "-shm"))):
+                    p.unlink(missing_ok=True)  # its log too: an old -wal is never replayed into the new file
             except OSError as exc:
                 if not unwritable(exc):
                     raise SearchError(f"cannot delete the search index {index_path(r)}: {exc}") from None
@@ -192,6 +195,10 @@ def _up_to_date(r: Path, reindex: bool):
         typer.echo(f"asz search: stopped before any of {len(ids) or 'the'} conversations was indexed"
                    + ("; --reindex had deleted the index, the next asz search builds it again" if reindex else ""), err=True)
     except SearchError as exc:
+        if exc.damaged and not reindex:  # derived data: built again from the landed files, and said
+            typer.echo(f"asz search: warning: {exc}; it is derived data: deleted and built again now (as --reindex does)",
+                       err=True)
+            return _up_to_date(r, True)
         typer.echo(f"asz search: {exc}", err=True)
         raise typer.Exit(1)
     raise typer.Exit(130)

@@ -61,7 +61,7 @@ from .landed_check import chain_problem, read_landed, read_unbound, verified_row
 from .listing import Filters, dialect_of
 from .purge import compact_securely
 from .search_gaps import GAP_SCHEMA, changed, gaps, known_prints, missing_files, no_round, write_gaps
-from .search_place import elsewhere, first_note, index_file, unwritable
+from .search_place import REINDEX_REMEDY, elsewhere, first_note, index_file, is_damaged, unwritable
 from .search_hits import INDEX_DIFFERS, HitCheck, held_in, part_index, query_where, snippet_of
 from .search_text import MARK_END, MARK_START, SNIP_END, SNIP_START, has_cjk, marked, query_terms
 
@@ -84,7 +84,11 @@ _WITHHOLD_FLAGS = tuple(f'"{n}"'.encode() for n in WITHHOLDABLE if n)
 
 
 class SearchError(RuntimeError):
-    """The index cannot be read or written (the message says why and where)."""
+    """The index cannot be read or written (the message says why and where); ``damaged``: the file itself is."""
+
+    def __init__(self, message: str, damaged: bool = False):  # damaged: search_place.is_damaged (derived data)
+        super().__init__(message)
+        self.damaged = damaged
 
 
 class QueryError(ValueError):
@@ -380,7 +384,7 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
         raise IndexInterrupted(_keep_whole(con, todo) + unchanged, len(wanted)) from None
     except sqlite3.Error as exc:
         if path != index_path(root) or not unwritable(exc):
-            raise SearchError(f"the search index {path} cannot be updated: {exc} (delete it and run asz search --reindex)") from None
+            raise SearchError(f"the search index {path} cannot be updated: {exc} ({REINDEX_REMEDY})", is_damaged(exc)) from None
         elsewhere(root, index_path(root))  # the root's index opened but cannot be written: updated in a copy outside it
     finally:
         con.close()
@@ -397,7 +401,7 @@ def _open_for_update(root: Path) -> tuple[sqlite3.Connection, Path]:
         return _connect(path, write=True), path
     except (sqlite3.Error, OSError) as exc:
         if path != index_path(root) or not unwritable(exc):
-            raise SearchError(f"cannot write the search index {path}: {exc}") from None
+            raise SearchError(f"cannot write the search index {path}: {exc} ({REINDEX_REMEDY})", is_damaged(exc)) from None
         try:  # a read-only root: the index is derived, so it is kept outside the root for this process
             path = elsewhere(root, index_path(root))
             return _connect(path, write=True), path
@@ -553,7 +557,7 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
         finally:
             con.close()
     except sqlite3.Error as exc:
-        raise SearchError(f"the search index {path} cannot be read: {exc} (delete it and run asz search --reindex)") from None
+        raise SearchError(f"the search index {path} cannot be read: {exc} ({REINDEX_REMEDY})", is_damaged(exc)) from None
     if unverified is not None:
         unverified.update(bad)
         for file, rs in differs.items():

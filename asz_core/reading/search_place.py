@@ -17,7 +17,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-__all__ = ["index_file", "elsewhere", "unwritable", "first_note"]
+__all__ = ["REINDEX_REMEDY", "index_file", "elsewhere", "is_damaged", "unwritable", "first_note"]
 
 _lock = threading.Lock()
 _elsewhere: dict[str, Path] = {}  # root (resolved) -> the temporary index this process uses for it
@@ -33,6 +33,17 @@ def index_file(root: str | Path, own: Path) -> Path:
     temporary one :func:`elsewhere` made."""
     with _lock:
         return _elsewhere.get(_key(root), own)
+
+
+#: What to do about an index that is damaged or cannot be updated (derived data): the one wording the CLI and the
+#: server give.
+REINDEX_REMEDY = "delete it and run asz search --reindex"
+
+
+def is_damaged(exc: BaseException) -> bool:
+    """Whether ``exc`` says the index file itself is damaged (``database disk image is malformed``, ``file is not a
+    database``), not that it is busy, locked or cannot be opened."""
+    return isinstance(exc, sqlite3.DatabaseError) and any(w in str(exc) for w in ("malformed", "not a database"))
 
 
 def unwritable(exc: BaseException) -> bool:
