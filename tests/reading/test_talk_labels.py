@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 
 from reading_helpers import asz, source_lines
 from view_server_helpers import collect_and_parse
@@ -75,6 +76,13 @@ def test_html_export_folds_each_context_on_one_line_that_says_what_it_is(corpus_
     drv = browser
     drv.get("about:blank")
     drv.get(out.as_uri())
+    # under load the shared browser has once handed back a page still being parsed (31 of the file's 50 context
+    # steps): wait until it holds every step the file holds, counted from the file's own text
+    steps = out.read_text(encoding="utf-8").count('<details class="step ')
+    deadline = time.monotonic() + 30
+    while drv.execute_script("return document.readyState === 'complete' ? document.querySelectorAll('details.step').length : -1") != steps:
+        assert time.monotonic() < deadline, f"the page never held the file's {steps} steps"
+        time.sleep(0.1)
     got = drv.execute_script("""return Array.from(document.querySelectorAll('details.step > summary')).map(function (s) {
         const r = s.getBoundingClientRect(), lh = parseFloat(getComputedStyle(s).lineHeight);
         return [s.parentNode.id, s.textContent, r.height / lh]; });""")
