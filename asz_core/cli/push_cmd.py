@@ -15,6 +15,7 @@ from typing import Optional
 import typer
 
 from ..config import Config, ConfigError, load_config
+from .stopping import interrupt_on
 
 
 def _usage(cmd: str, message: str) -> typer.Exit:
@@ -127,14 +128,9 @@ def receive_command(
     except OSError as exc:
         typer.echo(f"asz receive: cannot listen on {listen}: {exc.strerror or exc}", err=True)
         raise typer.Exit(1) from None
-    typer.echo(f"receiving: gRPC and HTTP (POST /v1/logs) on {rcv.address} into {where}", err=True)
-
-    def _stop(signum, frame):  # noqa: ARG001 - signal handler signature
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, _stop)
-    signal.signal(signal.SIGINT, _stop)  # also when started in the background, where the shell leaves SIGINT ignored
     try:
+        interrupt_on(signal.SIGINT, signal.SIGTERM)  # before the line: also when started with SIGINT ignored (stopping.py)
+        typer.echo(f"receiving: gRPC and HTTP (POST /v1/logs) on {rcv.address} into {where}", err=True)
         rcv.serve_forever()
     except KeyboardInterrupt:
         pass

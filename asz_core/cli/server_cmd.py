@@ -111,32 +111,42 @@ def _reading_routes() -> list:
     return [("/api/search", json_answer(_search))]
 
 
-def serve_app(app, host: str, port: int, sock=None, on_started=None) -> None:
+def serve_app(app, host: str, port: int, sock=None, on_started=None, banner=None) -> None:
     """Serve ``app`` with uvicorn until SIGINT (Ctrl-C) or SIGTERM; either stops it gracefully, then ``stopped`` on stderr.
 
+    ``banner()`` prints the lines ending in ``listening:``, once the handlers
+    are in place (asz_core/cli/stopping.py): a signal sent as soon as that line
+    is read stops the server, also when it was started with SIGINT ignored.
     ``on_started()`` is called once uvicorn answers requests (``asz server``
     starts its first collect pass there, so the pass does not share the
     interpreter with the start-up). uvicorn shuts down on the signal and then
     raises it again for the handler that was there before it started: here one
     that only notes it, so the command returns and exits 0 (the README's rule
-    for a server that is stopped).
+    for a server that is stopped); one noted before uvicorn took the signals
+    stops it as soon as it has started.
     """
     import signal
 
     import uvicorn
 
     from ..view.guard import uvicorn_config
+    from .stopping import take_signals
+
+    noted: list[int] = []
 
     class Server(uvicorn.Server):
         async def startup(self, sockets=None) -> None:
             await super().startup(sockets=sockets)
-            if self.started and on_started is not None:
+            if noted:  # a signal came between the banner and uvicorn's own handlers
+                self.should_exit = True
+            elif self.started and on_started is not None:
                 on_started()
 
     cfg = uvicorn_config(app, host, port)
-    noted: list[int] = []
-    before = {sig: signal.signal(sig, lambda signum, frame: noted.append(signum)) for sig in (signal.SIGINT, signal.SIGTERM)}
+    before = take_signals((signal.SIGINT, signal.SIGTERM), lambda signum, frame: noted.append(signum))
     try:
+        if banner is not None:
+            banner()
         Server(cfg).run(sockets=[sock] if sock is not None else None)
     finally:
         for sig, handler in before.items():
@@ -172,11 +182,11 @@ def view(
     state = ViewState(storage, hide=cfg.view_hide, hide_override=cfg.view_hide_override, prices=_prices(cfg), mode="view",
                       worker=Worker())
     typer.echo(f"reading  : {storage}")
-    _banner_common(state, host, port)
     stop = threading.Event()
     state.start_checker(stop)
     try:
-        serve_app(create_app(state, listen_host=host, extra=_reading_routes()), host, port, sock, on_started=state.warm_up)
+        serve_app(create_app(state, listen_host=host, extra=_reading_routes()), host, port, sock, on_started=state.warm_up,
+                  banner=lambda: _banner_common(state, host, port))
     finally:
         stop.set()
         state.worker.close()
@@ -242,10 +252,9 @@ def server(
         from .collect_cmd import start_receivers
 
         start_receivers(storage, cfg)  # e.g. langsmith-ingest's receiver, when enabled in asz.yaml (issue 11)
-        _banner_common(state, host, port)
         worker = threading.Thread(target=passes.run, args=(stop,), name="asz-collect", daemon=True)
         serve_app(create_app(state, listen_host=host, extra=_reading_routes()), host, port, sock,
-                  on_started=lambda: (state.warm_up(), worker.start()))
+                  on_started=lambda: (state.warm_up(), worker.start()), banner=lambda: _banner_common(state, host, port))
     finally:
         stop.set()
         state.worker.close()

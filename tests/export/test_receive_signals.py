@@ -1,5 +1,9 @@
 """``asz receive`` stops on SIGINT however it was started (trial 5, finding 10: started in the background, where a
-shell leaves SIGINT ignored, a ``kill -INT`` did nothing, while ``asz view`` and ``asz server`` stopped)."""
+shell leaves SIGINT ignored, a ``kill -INT`` did nothing, while ``asz view`` and ``asz server`` stopped).
+
+Session 12's trial: a SIGINT sent the moment the ``receiving:`` line was read was lost 2 runs in 6, because the line
+came before the handler was installed; the handler is now in place before the line, and the test sends each SIGINT
+at once after reading it, several times over."""
 
 from __future__ import annotations
 
@@ -8,20 +12,40 @@ import socket
 import subprocess
 import sys
 
+import pytest
 
-def test_receive_started_with_sigint_ignored_stops_on_sigint_with_exit_0(tmp_path):
+#: Starts in one test; on the code before the fix a third or more of them hung.
+RUNS = 8
+
+
+def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    p = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "receive", "--root", str(tmp_path / "root"),
-                          "--listen", f"127.0.0.1:{port}"], stderr=subprocess.PIPE, text=True,
-                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))  # as a shell's background job
+        return s.getsockname()[1]
+
+
+def _receive_then_sigint(root) -> tuple[str, int | None]:
+    """Start ``asz receive`` with SIGINT ignored (as a shell's background job), send SIGINT as soon as its first line
+    is read; the first line and the exit status (None when it had not stopped 30 s later)."""
+    p = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "receive", "--root", str(root),
+                          "--listen", f"127.0.0.1:{_free_port()}"], stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     try:
         first = p.stderr.readline()  # printed once it listens
-        assert first.startswith("receiving: gRPC and HTTP"), first
         p.send_signal(signal.SIGINT)
-        assert p.wait(timeout=120) == 0
+        try:
+            return first, p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            return first, None
     finally:
         if p.poll() is None:
             p.kill()
             p.wait()
+        p.stderr.close()
+
+
+@pytest.mark.slow
+def test_receive_started_with_sigint_ignored_stops_on_sigint_sent_right_after_its_line_with_exit_0(tmp_path):
+    results = [_receive_then_sigint(tmp_path / "root") for _ in range(RUNS)]
+    assert all(first.startswith("receiving: gRPC and HTTP") for first, _ in results), results
+    assert [code for _, code in results] == [0] * RUNS
