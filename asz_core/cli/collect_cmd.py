@@ -24,6 +24,7 @@ from ..collect.collector import Collector, CollectOptions, Counters, Report, run
 from ..config import MIN_DELTA_BYTES, MIN_INTERVAL, Config, ConfigError, format_duration, load_config, parse_duration
 from ..plugins import Adapter, get_plugin_manager
 from ..storage.root import LockBusy, collector_lock
+from .stopping import interrupt_on, take_signals
 
 __all__ = ["register", "collect", "sources", "Job", "resolve_jobs", "load_adapter_file"]
 
@@ -227,9 +228,9 @@ def collect(
         for j in jobs if j is not provider
     ]
     stop, started = threading.Event(), time.time_ns()
-    if watch:
-        _start_watch(storage, cfg, jobs, every, lock, stop)
     try:
+        if watch:  # inside: a SIGINT just after the line it prints is this command's stop, not a start-up's interruption
+            _start_watch(storage, cfg, jobs, every, stop)
         while True:
             started = time.time_ns()
             counters, took = _pass(collectors, provider, storage, cfg, jobs, lock_timeout=lock_timeout, jobs_n=jobs_n,
@@ -303,16 +304,14 @@ def _modified_since(path: Path, ns: int) -> bool:
         return False
 
 
-def _start_watch(storage: Path, cfg: Config, jobs: list, every: float, lock, stop: threading.Event) -> None:
-    """Before the first watched pass: start the enabled receivers (releasing ``lock`` when one cannot start),
-    let SIGTERM set ``stop`` (the current pass finishes and prints its line), say what is collected every ``every`` s."""
-    try:
-        start_receivers(storage, cfg)  # e.g. langsmith-ingest's receiver, when enabled in asz.yaml (issue 11)
-    except typer.Exit:
-        lock.release()
-        raise
-    # SIGTERM lets the current pass finish and print its line; Ctrl-C stops at once (crash-safe either way).
-    signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+def _start_watch(storage: Path, cfg: Config, jobs: list, every: float, stop: threading.Event) -> None:
+    """Before the first watched pass: start the enabled receivers, let SIGTERM set ``stop`` (the current pass
+    finishes and prints its line) and SIGINT stop at once, then say what is collected every ``every`` s."""
+    start_receivers(storage, cfg)  # e.g. langsmith-ingest's receiver, when enabled in asz.yaml (issue 11)
+    # SIGTERM lets the current pass finish and print its line; Ctrl-C stops at once (crash-safe either way), also when
+    # started with SIGINT ignored (a shell's background job); both in place before the line that says it collects.
+    take_signals([signal.SIGTERM], lambda signum, frame: stop.set())
+    interrupt_on(signal.SIGINT)
     typer.echo(f"collecting {', '.join(f'{j.adapter.name} from {j.source_root}' for j in jobs)} into {storage} "
                f"(every {format_duration(every)})", err=True)
 
