@@ -175,7 +175,7 @@ def _one_pass(collectors: list[Collector]) -> Counters:
 
 
 def collect(
-    once: bool = typer.Option(False, "--once", help="One pass, then exit: 1 when anything is pending, refused or failed."),
+    once: bool = typer.Option(False, "--once", help="One pass, then exit: 1 when anything is pending, refused or failed (a line still being written, partial=, is not)."),
     adapter: str = typer.Option("", "--adapter", help="Collect only this adapter (default: every enabled one; claude-code-local)."),
     source: Optional[Path] = typer.Option(None, "--source", help="Source root of the adapter (e.g. a Claude Code projects dir)."),
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default storage.root, ./data)."),
