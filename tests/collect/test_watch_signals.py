@@ -39,7 +39,6 @@ def _watch_then_sigint(tmp_path: Path, name: str, after: str) -> tuple[int | Non
     return p.returncode, (first if after == "stdout" else "") + out, (first if after == "stderr" else "") + err, root
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("after", ["stderr", "stdout"])
 def test_watch_started_with_sigint_ignored_stops_on_sigint_with_exit_0(tmp_path, after):
     code, out, err, root = _watch_then_sigint(tmp_path, after, after)
