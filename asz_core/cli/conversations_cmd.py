@@ -84,8 +84,33 @@ def table_cells(row: dict) -> tuple:
              _duration(row.get("from"), row.get("to")), "-" if row.get("talks") is None else row["talks"],
              "-" if row.get("llm_calls") is None else row["llm_calls"], changes_cell(row),
              HELD if held else "-" if tokens is None else f"{tokens:,}" + (" ~" if row.get("usage_incomplete") else ""),
-             HELD if held else "-" if cost is None else f"${cost:,.2f}" + ("*" if unpriced(row) else ""), row.get("state") or "-")
+             HELD if held else "-" if cost is None else f"${cost:,.2f}" + ("*" if unpriced(row) else ""), state_cell(row))
     return tuple(str(c) for c in cells)
+
+
+def state_cell(row: dict) -> str:
+    """The STATE cell: the state, and ``!`` when it is ``verified`` while the conversation's document lists problems
+    (``problems``: a missing companion file changes no state); :func:`problems_note` names them. A state other than
+    verified says its problems itself (held back, or does not read)."""
+    state = row.get("state") or "-"
+    return state + (" !" if _unsaid(row) else "")
+
+
+def _unsaid(row: dict) -> bool:
+    """True when ``row`` is verified and its document lists problems all the same."""
+    return row.get("state") == "verified" and bool(row.get("problems"))
+
+
+def problems_note(rows: list[dict]) -> list[str]:
+    """``! problems in ID8 (N): first problem[; and N more]; asz conversation ID8 names them`` per row whose STATE is
+    marked ``!`` (:func:`state_cell`): the count and first line of the document's own problems list."""
+    out = []
+    for row in rows:
+        found = row.get("problems") or []
+        if _unsaid(row):
+            more = f"; and {len(found) - 1} more" if len(found) > 1 else ""
+            out.append(f"! problems in {row['id'][:8]} ({len(found)}): {found[0]}{more}; asz conversation {row['id'][:8]} names them")
+    return out
 
 
 def column_widths(rows: list[dict], columns: int | None = None) -> list[int]:
@@ -142,9 +167,8 @@ def conversations(
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
-    """List the conversations of a storage root, newest first: title, project, last activity, duration, talks,
-    model calls, changes (+N: editing tool calls with no changes record, not derived), tokens, cost and
-    verification state.
+    """List the conversations of a storage root, newest first: title, project, last activity, duration, talks, model
+    calls, changes (+N: editing tool calls with no changes record, not derived), tokens, cost and verification state.
 
     Each conversation's document is built (withholding view.hide) to know its
     state. A conversation that does not verify (state incomplete or mismatch)
@@ -153,7 +177,8 @@ def conversations(
     collect --no-parse, or their rounds removed) are in no row; a last line
     counts and names them (on stderr with --json). A conversation that does not read
     has no times: --since/--until cannot place it, and a line under the table
-    names it (on stderr with --json). Exit 0 when listed (also when none),
+    names it (on stderr with --json). A verified one whose document lists problems has STATE marked ! and a line
+    under the table counting them (--json: problems, the document's list). Exit 0 when listed (also when none),
     1 when the root is missing, 2 on usage errors.
     """
     zone, (r, hide) = use_tz("conversations", tz), settings("conversations", root, config)
@@ -198,7 +223,7 @@ def conversations(
     for row in rows:
         typer.echo(table_line(row, widths))
     _changes_footnote(rows)
-    for line in unread + ([unplaced] if unplaced else []):  # a row with no figure (state unreadable) says why
+    for line in unread + ([unplaced] if unplaced else []) + problems_note(rows):  # unreadable rows say why; ! rows what
         typer.echo(visible(line))
     typer.echo(f"LAST ACTIVITY in {zone_name()}\n{len(rows)} of {len(ids)} conversations")  # the times' zone, named once
     held = [row for row in rows if row.get("held_back")]

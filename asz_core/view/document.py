@@ -82,8 +82,8 @@ def build_summary(root: str | os.PathLike, conversation: str, *, hide: Iterable[
     ``head`` holds the document's ``conversation``, ``sessions``, ``head`` and
     ``summary`` as :func:`build_view` gives them (the summary reads the fold,
     the landed records and the checks, not the drawn talks), except that
-    ``summary.problems`` lacks the lines drawing adds (a tool result's missing
-    companion file), which change no state;
+    ``summary.problems`` gets the lines drawing adds (a tool result's missing
+    companion file, which change no state) from :meth:`~asz_core.view.view_base.ViewBase.missing_companions`;
     ``places`` and ``calls`` are :func:`conversation_calls`' pair from the
     same fold; ``problems`` are the ones that decided ``summary.state`` (as :func:`conversation_checked` gives
     them). Raises as :func:`build_view`.
@@ -91,6 +91,8 @@ def build_summary(root: str | os.PathLike, conversation: str, *, hide: Iterable[
     with gc_pause.paused():
         b, fold, _, accepted, _, _, v = _prepare(Path(root), conversation, hide, None)
         problems = list(b.problems)  # before the summary adds coverage's lines
+        # the lines drawing adds (they change no state), so summary.problems is the drawn document's
+        b.problems.extend(line for line in v.missing_companions() if line not in b.problems)
         summary = _summary(v, b, fold, len(accepted), len(v.undescribed()), prices)
         head = {"conversation": conversation, "sessions": [fold.head.session],
                 "head": {"round": fold.head.round, "digest": fold.head_digest}, "summary": summary}

@@ -143,8 +143,8 @@ def document_row(doc: dict, header: dict | None = None) -> dict:
 
     The document's summary gives title, state and the counts it has; the head
     round's header gives the counts the summary lacks. Keys as :func:`header_row`;
-    a conversation that does not verify has ``usage`` and ``cost`` null and a last
-    key ``held_back`` (:func:`~asz_core.view.summary_cache.hold_back`).
+    ``problems`` is the summary's list of problems (the lines the document shows); a conversation that does not verify
+    has ``usage`` and ``cost`` null and a last key ``held_back`` (:func:`~asz_core.view.summary_cache.hold_back`).
     """
     from .summary_cache import hold_back
 
@@ -159,6 +159,7 @@ def document_row(doc: dict, header: dict | None = None) -> dict:
         if s.get(k) is not None:
             row[k] = s[k]
     row.update(counted_keys(s))
+    row["problems"] = [str(p) for p in s.get("problems") or ()]  # the document's own list: what a reader lists it by
     if row["llm_calls"] is None and isinstance(s.get("kinds"), dict):
         row["llm_calls"] = s["kinds"].get("llm.call", 0)
     return hold_back(row, row["state"])

@@ -234,13 +234,28 @@ class ViewBase:
             name = path.rsplit("/", 1)[-1]
             found = self._companions().get(name)
             if found is None:
-                line = f"missing companion file {path}: the result holds only a preview; the full output did not land"
+                line = missing_companion_line(path)
                 if line not in self.b.problems:
                     self.b.problems.append(line)
                 d["full_output"] = {"file": path, "state": "missing"}
             else:
                 seq, row, nbytes = found
                 d["full_output"] = {"file": path, "state": "available", "ref": {"seq": seq, "row": row, "block": 0}, "bytes": nbytes}
+
+    def missing_companions(self) -> list[str]:
+        """The ``missing companion file`` problem lines drawing adds (:meth:`_companion_keys`), found without drawing:
+        every landed record's ``dropped`` entry naming a companion file that did not land, in record order, once
+        each. :func:`~asz_core.view.document.build_summary` adds them, so a list row's problems are the document's."""
+        out: list[str] = []
+        for seq in sorted(self.sess.records):
+            for rec in self.sess.records[seq]:
+                for x in rec.get("dropped", ()):
+                    what = x.get("what", "") if isinstance(x, dict) else ""
+                    if what.startswith(COMPANION_WHAT) and self._companions().get(what.rsplit("/", 1)[-1]) is None:
+                        line = missing_companion_line(what[len(COMPANION_WHAT):])
+                        if line not in out:
+                            out.append(line)
+        return out
 
     def _companions(self) -> dict[str, tuple[int, int, int]]:
         """File name → ``(seq, row, bytes)`` of the latest landed ``tool_output`` record with that label."""
@@ -256,3 +271,8 @@ class ViewBase:
                         cached[r["label"]] = (seq, row, r.get("bytes", 0))
             self._companion_map = cached
         return cached
+
+
+def missing_companion_line(path: str) -> str:
+    """The problem line of a tool result whose companion file (``path``) did not land."""
+    return f"missing companion file {path}: the result holds only a preview; the full output did not land"

@@ -42,9 +42,10 @@ def test_ls_is_the_same_command_and_prints_a_table(corpus_root):
     b = asz("conversations", "--root", str(corpus_root)).stdout.splitlines()
     assert a == b
     assert a[0].split()[:3] == ["ID", "TITLE", "PROJECT"] and a[-1] == "11 of 11 conversations"
-    assert a[-3].startswith("(+N) in CHANGES: 14 editing tool call(s) in 1 conversation(s)")  # ef958aa1's subagents' edits
+    assert a[-4].startswith("(+N) in CHANGES: 14 editing tool call(s) in 1 conversation(s)")  # ef958aa1's subagents' edits
+    assert a[-3].startswith("! problems in 8463c716 (1): missing companion file tool-results/")  # test_ls_problems.py
     assert a[-2].startswith("LAST ACTIVITY in ")  # the zone of the times, named (trial 12)
-    assert len(a) == 15
+    assert len(a) == 16
 
 
 def test_time_filters_narrow_the_list(corpus_root, corpus_source):
