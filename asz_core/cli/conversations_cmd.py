@@ -22,6 +22,9 @@ COLUMNS = (("ID", 8, "<"), ("TITLE", 34, "<"), ("PROJECT", 20, "<"), ("LAST ACTI
 
 #: What TOKENS and COST say for a conversation that does not verify (one wording, as the export index and the page say it).
 HELD = "held back"
+#: What TOKENS says for a conversation whose calls carry no token usage at all (Kiro meters credits), as asz usage
+#: and the page say it; its COST reads ``-``.
+NOT_RECORDED = "not recorded"
 
 
 def _when(ms: int | None) -> str:
@@ -80,10 +83,13 @@ def table_cells(row: dict) -> tuple:
     if row.get("removed_files"):  # retention took the text the title and project came from (seed 000, Skeletons)
         title, project = (REMOVED if title in ("", NO_PROMPT) else title), project or "(removed)"
     held = bool(row.get("held_back"))  # it does not verify: no figure read from it is shown
+    if row.get("usage_recorded") is False:  # calls with no token usage at all (Kiro meters credits): not 0, as asz usage says
+        tokens = cost = None
     cells = (row["id"][:8], title or "(untitled)", project or "-", _when(row.get("to")),
              _duration(row.get("from"), row.get("to")), "-" if row.get("talks") is None else row["talks"],
              "-" if row.get("llm_calls") is None else row["llm_calls"], changes_cell(row),
-             HELD if held else "-" if tokens is None else f"{tokens:,}" + (" ~" if row.get("usage_incomplete") else ""),
+             HELD if held else (NOT_RECORDED if row.get("usage_recorded") is False else "-") if tokens is None
+             else f"{tokens:,}" + (" ~" if row.get("usage_incomplete") else ""),
              HELD if held else "-" if cost is None else f"${cost:,.2f}" + ("*" if unpriced(row) else ""), state_cell(row))
     return tuple(str(c) for c in cells)
 
@@ -173,8 +179,9 @@ def conversations(
     Each conversation's document is built (withholding view.hide) to know its
     state. A conversation that does not verify (state incomplete or mismatch)
     shows its tokens and cost as held back (null in --json, with held_back
-    naming the state), and a line after the table names it. Landed sessions with no conversation chain (never parsed, e.g. after
-    collect --no-parse, or their rounds removed) are in no row; a last line
+    naming the state), and a line after the table names it. One whose calls carry no token usage (Kiro meters credits)
+    reads "not recorded" and - in TOKENS and COST, never 0 (--json: usage_recorded false, calls_with_usage 0). Landed
+    sessions with no conversation chain (never parsed, e.g. after collect --no-parse, or their rounds removed) are in no row; a last line
     counts and names them (on stderr with --json). A conversation that does not read
     has no times: --since/--until cannot place it, and a line under the table
     names it (on stderr with --json). A verified one whose document lists problems has STATE marked ! and a line
@@ -185,7 +192,6 @@ def conversations(
     filters = make_filters("conversations", project, since, until, model, dialect, zone)
     from ..view.document import list_conversations
     from .view_cmd import config_prices
-
     prices = config_prices(config, "asz conversations")  # asz.yaml's prices replace or extend the table (issue 17)
 
     ids = list_conversations(r)

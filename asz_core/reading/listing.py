@@ -283,7 +283,8 @@ def usage_lines(s: dict) -> list[str]:
     """The lines about where, with what and at what cost (issue 17), from an asz.view document's ``summary``:
     ``project …``, ``models …``, ``tokens in N, out N, cache read N, cache write N`` and ``cost $U.UU``, the cost
     rounded to cents as ``asz ls`` and ``asz usage`` round it; for a conversation that does not verify
-    (``held_back``) a ``tokens held back: …`` line and ``cost held back`` instead of the figures.
+    (``held_back``) a ``tokens held back: …`` line and ``cost held back`` instead of the figures; for one whose
+    calls carry no token usage (``calls_with_usage`` 0 of ``llm_calls``: Kiro) ``tokens not recorded: …`` and ``cost -``.
     ``asz conversation`` prints them; the Markdown and HTML exports carry them in their header. Raises KeyError when ``summary`` has no ``usage``, ``usage_by_lane``
     or ``cost``."""
     rt = s.get("runtime") or {}
@@ -298,6 +299,11 @@ def usage_lines(s: dict) -> list[str]:
         lines.append(f"tokens held back: the conversation does not verify ({held['state']}), so its {held['calls']} call(s) "
                      "with usage are in no figure (asz verify names the problems)")
         lines.append("cost held back")
+        return lines
+    calls, with_usage = s.get("llm_calls"), s.get("calls_with_usage")
+    if isinstance(calls, int) and calls > 0 and with_usage == 0:  # Kiro meters credits: no token figure, never 0 (as asz ls)
+        lines.append(f"tokens not recorded: the runtime recorded no token counts for its {calls:,} model call(s)")
+        lines.append("cost - (no tokens to price)")
         return lines
     u, lanes = s["usage"], s["usage_by_lane"]
     lines.append(f"tokens {_tokens(u)}" + (f" (of which subagents: {_tokens(lanes['subagent'])})" if any(lanes["subagent"].values()) else ""))

@@ -168,8 +168,15 @@ def document_row(doc: dict, header: dict | None = None) -> dict:
 def counted_keys(summary: dict) -> dict:
     """The row keys a counted summary (a document's, or :meth:`~asz_core.view.summary_cache.ConversationSummary.keys`)
     decides over the head round's header: ``llm_calls`` (one per provider call,
-    :func:`~asz_core.view.usage.call_count`) when it has it, and ``usage_incomplete`` (0 when no call's usage is short)."""
+    :func:`~asz_core.view.usage.call_count`) when it has it, ``usage_incomplete`` (0 when no call's usage is short),
+    and with the summary's ``calls_with_usage`` that count and ``usage_recorded``: False when the conversation has
+    calls and none carries token usage (Kiro meters credits), so its 0 tokens and $0.00 are not figures."""
     out = {"usage_incomplete": summary.get("usage_incomplete") or 0}
-    if isinstance(summary.get("llm_calls"), int):
-        out["llm_calls"] = summary["llm_calls"]
+    calls = summary.get("llm_calls")
+    if isinstance(calls, int):
+        out["llm_calls"] = calls
+    with_usage = summary.get("calls_with_usage")
+    if isinstance(with_usage, int):
+        out["calls_with_usage"] = with_usage
+        out["usage_recorded"] = not (isinstance(calls, int) and calls > 0 and with_usage == 0)
     return out

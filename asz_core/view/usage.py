@@ -199,7 +199,8 @@ def call_count(calls: Iterable[CallUsage]) -> int:
 
 
 def usage_totals(calls: Iterable[CallUsage]) -> dict:
-    """``models``, ``usage``, ``usage_by_model``, ``usage_by_lane`` and ``llm_calls`` (:func:`call_count`) over ``calls``.
+    """``models``, ``usage``, ``usage_by_model``, ``usage_by_lane``, ``llm_calls`` (:func:`call_count`) and
+    ``calls_with_usage`` (how many of them carry usage: 0 of N when the runtime records none, as Kiro) over ``calls``.
 
     ``models`` lists, sorted, the model of every call that is not synthetic;
     ``usage_by_model`` is keyed by model (``(no model)`` for a call with usage
@@ -239,6 +240,7 @@ def usage_totals(calls: Iterable[CallUsage]) -> dict:
         "usage_by_model": dict(sorted(by_model.items())),
         "usage_by_lane": by_lane,
         "llm_calls": call_count(calls),
+        "calls_with_usage": sum(1 for c in provider_calls(calls) if c.usage is not None),
     }
     short = sum(1 for c in provider_calls(calls) if c.incomplete)
     if short:  # only then: a conversation whose every count landed gives the keys it always gave

@@ -62,3 +62,25 @@ def test_kiro_calls_are_counted_and_their_tokens_read_not_recorded(kiro_root):
     assert sorted(r["calls"] for r in rows) == sorted((cli_calls, ide_calls))
     assert all(r["calls_with_usage"] == 0 and sum(r["usage"].values()) == 0 for r in rows)
     assert set(rows[0]) >= {"date", "usage", "cost", "models", "calls", "conversations"}  # the keys kept
+
+
+def test_asz_ls_and_conversation_say_kiro_tokens_are_not_recorded(kiro_root):
+    """asz ls reads 'not recorded' and '-' (not 0 and $0.00) for Kiro's conversations, as asz usage and the page do;
+    --json keeps usage and cost and adds calls_with_usage and usage_recorded."""
+    cli_calls = sum(1 for d in _lines(CLI_SESSION) if d["kind"] == "AssistantMessage")
+    ide_calls = _ide_requests(IDE_SESSION)[0]
+    p = asz_in_process("ls", "--tz", "UTC", "--root", str(kiro_root))
+    assert p.returncode == 0, p.stdout + p.stderr
+    header, *lines = p.stdout.splitlines()
+    names = re.split(r"\s{2,}", header.strip())
+    rows = [dict(zip(names, re.split(r"\s{2,}", ln.strip()))) for ln in lines[:2]]
+    assert sorted(int(r["CALLS"]) for r in rows) == sorted((cli_calls, ide_calls))
+    assert [(r["TOKENS"], r["COST"]) for r in rows] == [("not recorded", "-")] * 2, p.stdout
+    got = json.loads(asz_in_process("ls", "--json", "--root", str(kiro_root)).stdout)
+    assert sorted(r["llm_calls"] for r in got) == sorted((cli_calls, ide_calls))
+    assert all(r["usage_recorded"] is False and r["calls_with_usage"] == 0 for r in got)
+    assert all(sum(r["usage"].values()) == 0 and r["cost"]["usd"] == 0.0 for r in got)  # the keys kept, as they were
+    cid = next(r["id"] for r in got if r["llm_calls"] == cli_calls)
+    out = asz_in_process("conversation", cid, "--root", str(kiro_root)).stdout.splitlines()
+    assert f"tokens not recorded: the runtime recorded no token counts for its {cli_calls} model call(s)" in out
+    assert not any(ln.startswith(("tokens in", "cost $")) for ln in out), out

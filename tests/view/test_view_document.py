@@ -46,6 +46,13 @@ def fixture_root(tmp_path_factory, shared_dir):
     return out
 
 
+def _nodes(node: dict):
+    """``node`` and every node under it (its ``children``, any depth)."""
+    yield node
+    for child in node.get("children") or ():
+        yield from _nodes(child)
+
+
 def test_golden_fixture_document(fixture_root, shared_dir):
     """Every key and every value that does not depend on exact file bytes equals the original's example."""
     ours = strip_added(json.loads(to_json(build_view(fixture_root, FIXTURE_SESSION))))
@@ -55,6 +62,10 @@ def test_golden_fixture_document(fixture_root, shared_dir):
     assert ours["summary"].pop("cut") == {}  # parts cut to land, none in the fixture
     # model calls, one per message id + request id: the fixture's calls each name one request id, one per node
     assert ours["summary"].pop("llm_calls") == theirs["summary"]["kinds"]["llm.call"]
+    # of which carry usage: the example's llm.call nodes with a usage object (not the synthetic one: "unavailable")
+    calls = [n for t in theirs["talks"] for n in _nodes(t) if n.get("kind") == "llm.call"]
+    assert len(calls) == 6 and ours["summary"].pop("calls_with_usage") == sum(
+        1 for n in calls if isinstance(n.get("usage"), dict))
     # issue 18: the 16 records with content are all drawn: 15 by a step, the child's prompt on its talk
     assert ours.pop("not_drawn") == []
     assert ours["summary"].pop("coverage") == {"cited": 16, "records": 16, "by_node": 16, "listed": 0}
