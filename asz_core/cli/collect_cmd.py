@@ -192,12 +192,12 @@ def collect(
     Each pass prints one line on stdout, ``[HH:MM:SS] sessions=N sources=N
     landed=N records=N bytes=N conflicts=N pending=N errors=N gone=N skipped=N
     busy=N shrunk=N partial=N rounds=N (1.234s)``: ``landed`` counts files,
-    ``bytes`` source bytes, ``shrunk`` records too large to land whole (each told on stderr as ``warning:``),
-    ``partial`` sources ending in a line with no newline yet (it waits),
-    ``rounds`` the Session Flow rounds the parse after landing wrote
-    (origin-digest §4.3; a session whose chain cannot be extended is an error).
-    A pass that finds no session says so on stderr (``note:``).
-    Problems go to stderr as ``error:``, ``conflict:`` or ``busy:`` lines. One collector per root:
+    ``bytes`` source bytes, ``shrunk`` records too large to land whole (each told on stderr as ``warning:``), ``partial``
+    sources ending in a line with no newline yet (it waits), ``rounds`` the Session Flow rounds the parse after
+    landing wrote (origin-digest §4.3; a session whose chain cannot be extended is an error).
+    A pass that finds no session says so on stderr (``note:``). Source lines the adapter cannot describe at all
+    (garbage, not JSON) land verbatim as unknown parts and are told as one ``warning:`` per source file and pass
+    naming their line numbers (not counted in errors=). Problems go to stderr as ``error:``, ``conflict:`` or ``busy:`` lines. One collector per root:
     a second one is refused (exit 1) while the first runs. Several adapters collect together, session
     by session: within a session's pass the main transcript lands first, then the observers' ``changes``
     and ``execution`` files, then the rest (:func:`asz_core.collect.landing_rank`); ``sessions=`` counts

@@ -84,6 +84,20 @@ def shrunk_warning(small: Record, size: int, landed: int, max_delta: int, budget
             "whole (new files only)")
 
 
+def undescribed_warning(lines: list[tuple[int, str]], adapter: str, shown: int = 5) -> str:
+    """What a ``warning:`` says of a source's ``lines`` (``(line number, reason)``) that adapter ``adapter`` could not
+    describe at all: how many, the first ``shown`` numbers, the first reason, and that every byte landed."""
+    nums = ", ".join(str(n) for n, _ in lines[:shown]) + (f" and {len(lines) - shown} more" if len(lines) > shown else "")
+    return (f"{len(lines)} line(s) adapter {adapter} could not describe (line{'s' if len(lines) > 1 else ''} {nums}; {lines[0][1] or 'no reason given'}): "
+            "landed verbatim as unknown parts, nothing lost (asz conversation lists them under undescribed)")
+
+
+def undescribed_of(rec: Record) -> list[tuple[int, str]]:
+    """``[(line, reason)]`` when every part of ``rec`` is ``unknown`` (the adapter could not describe the line at all),
+    else ``[]``."""
+    return [(rec.ord, rec.parts[0].text or "")] if rec.parts and all(p.k == "unknown" for p in rec.parts) else []
+
+
 class SessionPass:
     """One collector's part of a session's pass: its sources, under the session lock, landing through ``landing``."""
 
@@ -96,6 +110,7 @@ class SessionPass:
         self.stamp_ns = stamp_ns
         self.c = c
         self.landing = landing or Landing(col.root, session, stamp_ns, col.options.fsync)
+        self.undescribed: list[tuple[int, str]] = []  # (line, reason) of lines the adapter could not describe at all
 
     @property
     def writer(self) -> SessionWriter | None:
@@ -164,9 +179,8 @@ class SessionPass:
         """Move one source's cursor (``d`` its directory, ``cp`` its cursor file).
 
         ``owners`` maps cursor files to the ``src`` that took them this pass, so
-        a second source into the same stream and kind is refused as a conflict;
-        ``peers`` lists the ``src`` of every source of this pass landing into ``cp``
-        (a moved source is followed by its content only when it is the one).
+        a second source into the same stream and kind is refused as a conflict; ``peers`` lists the ``src`` of every
+        source of this pass landing into ``cp`` (a moved source is followed by its content only when it is the one).
         Problems are reported and counted; only a failing storage root raises OSError.
         """
         if s.mode not in SOURCE_MODES:
@@ -251,8 +265,10 @@ class SessionPass:
             rec = self.adapter.convert_line(s, line, ord_, off)
         except Exception as exc:  # the contract says never raise; keep the bytes anyway
             self.error_once(s.path, f"adapter {self.adapter.name} failed on line {ord_}: {type(exc).__name__}: {exc}")
-            rec = Record(parts=[unknown_part(line, f"the adapter failed on this line: {type(exc).__name__}")])
-        return self._refuse_outside_vocabulary(s, fix_record(rec, ord_, off, line), line, f"line {ord_}")
+            rec = fix_record(Record(parts=[unknown_part(line, f"the adapter failed on this line: {type(exc).__name__}")]), ord_, off, line)
+        else:  # garbage, a line that is not JSON, …: one warning per source (the collector, undescribed_warning)
+            self.undescribed.extend(undescribed_of(fix_record(rec, ord_, off, line)))
+        return self._refuse_outside_vocabulary(s, rec, line, f"line {ord_}")
 
     def _refuse_outside_vocabulary(self, s: Source, rec: Record, data: bytes, where: str) -> Record:
         """``rec`` when its values are all in Session Data's vocabularies; else an ``error:`` line naming the record
