@@ -110,6 +110,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
 
     skipped = {row["id"]: f"no usable round, {UNPLACED[0]}: {UNPLACED[1]}" for row in unplaced}  # id -> why not exported
     bar = Bar("export", len(rows))
+    replaced: list[str] = []  # files of an earlier export this one replaced: said, never silent (trial 12)
     try:
         with bar:
             for row in rows:
@@ -128,6 +129,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
                 else:
                     part = out / (files[row["id"]] + ".part")
                     part.write_bytes(data)
+                    replaced += [files[row["id"]]] if (out / files[row["id"]]).exists() else []
                     os.replace(part, out / files[row["id"]])  # a file is whole or absent
                 bar.advance(row["id"][:8])
     except KeyboardInterrupt:  # said once the bar is gone (said on its line, the bar's last draw cut or wiped it)
@@ -139,6 +141,9 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
         typer.echo(f"asz export: interrupted after {done} of {len(rows)} conversations"
                    + (f" (written to {out}; no index page)" if out is not None else ""), err=True)
         raise typer.Exit(130)
+    if replaced:
+        typer.echo(f"asz export: replaced {len(replaced)} file(s) already in {out}: {', '.join(replaced[:5])}"
+                   + (f" and {len(replaced) - 5} more" if len(replaced) > 5 else ""), err=True)
     rows = rows + unplaced  # the index lists them too, as not exported
     if out is not None:
         if fmt == "html":
@@ -169,7 +174,10 @@ def _one(r: Path, given: str, fmt: str, hide: list[str], thinking: bool, out: Op
         sys.stdout.buffer.write(data)
     else:
         out.parent.mkdir(parents=True, exist_ok=True)
+        before = out.stat().st_size if out.is_file() else None
         out.write_bytes(data)
+        if before is not None:  # a copy replaced is said, never silent (trial 12)
+            typer.echo(f"asz export: replaced {out} (the {before:,} bytes it held)", err=True)
         typer.echo(f"wrote {out} ({len(data):,} bytes)", err=True)
     warn_unverified(cid, bad)
     return 1 if bad else 0
@@ -183,7 +191,7 @@ def export(
     tz: Optional[str] = tz_option(),
     fmt: str = typer.Option("md", "--format", help="md (Markdown), html (one self-contained page), json (the asz.view document) or prose (JSONL per turn)."),
     thinking: bool = typer.Option(False, "--thinking", help="Add the model's reasoning (md, html, prose)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Write here: a file for one conversation, a folder (with an index page) for several."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write here: a file for one conversation, a folder (with an index page) for several; a file already there is replaced, and stderr says so (asz export: replaced …)."),
     source: Optional[Path] = typer.Option(None, "--source", help="prose: the source root the conversations were collected from (default: each adapter's configured or default root), read where a landed record cannot tell a string from a list (seed 003)."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),

@@ -1,0 +1,51 @@
+"""``asz export --out`` says on stderr when it replaces a file already there (trial 12: it overwrote silently); the
+exit status is the one it has without it (0 written).
+
+Real input: the corpus project -home-user-spotter (two conversations), collected by the real ``asz collect --once``.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from reading_helpers import asz
+
+SID = "8463c716-a2ea-4c14-9efa-87158ebd9f20"
+OLD = b"an earlier copy\n"
+
+
+@pytest.fixture(scope="module")
+def spotter(corpus_dir, tmp_path_factory):
+    base = tmp_path_factory.mktemp("export-replaced")
+    proj = corpus_dir / "claude-code" / "projects" / "-home-user-spotter"
+    shutil.copytree(proj, base / "projects" / proj.name)
+    asz("collect", "--once", "--source", str(base / "projects"), "--root", str(base / "root"))
+    return base / "root", sorted(p.stem for p in proj.glob("*.jsonl"))
+
+
+def test_one_file_replaced_is_said(spotter, tmp_path):
+    root, _ = spotter
+    want = asz("export", SID, "--root", str(root)).stdout.encode()
+    out = tmp_path / "copy.md"
+    fresh = asz("export", SID, "--out", str(out), "--root", str(root))
+    assert fresh.returncode == 0 and "asz export: replaced" not in fresh.stderr and out.read_bytes() == want
+    out.write_bytes(OLD)
+    again = asz("export", SID, "--out", str(out), "--root", str(root))
+    assert again.returncode == 0
+    lines = again.stderr.splitlines()
+    i = lines.index(f"asz export: replaced {out} (the {len(OLD)} bytes it held)")
+    assert lines[i + 1] == f"wrote {out} ({len(want):,} bytes)"
+    assert out.read_bytes() == want
+
+
+def test_files_replaced_in_a_folder_are_counted(spotter, tmp_path):
+    root, sids = spotter
+    first = asz("export", "--project", "spotter", "--format", "html", "--out", str(tmp_path), "--root", str(root))
+    assert first.returncode == 0 and "asz export: replaced" not in first.stderr
+    again = asz("export", "--project", "spotter", "--format", "html", "--out", str(tmp_path), "--root", str(root))
+    assert again.returncode == 0
+    said = [x for x in again.stderr.splitlines() if x.startswith("asz export: replaced")]
+    head = f"asz export: replaced {len(sids)} file(s) already in {tmp_path}: "
+    assert len(said) == 1 and said[0].startswith(head)
+    assert sorted(said[0][len(head):].split(", ")) == [f"{s}.html" for s in sids]  # in export order, newest first
