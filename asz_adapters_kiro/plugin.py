@@ -14,7 +14,7 @@ from typing import Iterable, Mapping
 from asz_core import Adapter, Capabilities, Discovery, Record, Source, hookimpl
 
 from .convert import DIALECT, convert_document, convert_line
-from .discover import discover, discover_documents
+from .discover import DATABASES, IDE_DIRS, KIRO_HOMES, discover, discover_documents
 from .flags import FLAG_RULES
 from .glossary import GLOSSARY
 from .sqlite_rows import parse_row_fragment, read_row, row_exists
@@ -58,6 +58,18 @@ class KiroAdapter(Adapter):
             if env.get(key):
                 return Path(env[key])
         return Path.home()
+
+    def has_default_sessions(self, env: Mapping[str, str] | None = None) -> bool:
+        """True when a Kiro store this adapter reads is at :meth:`default_source_root`: a Kiro home's ``sessions``
+        folder, a CLI 1.x database or an IDE ``kiro.kiroagent`` folder (``stat`` of their known paths, no walk). Never raises."""
+        env = os.environ if env is None else env
+        try:
+            root = self.default_source_root(env)
+            homes = ("sessions",) if env.get("KIRO_HOME") else tuple(f"{h}/sessions" for h in KIRO_HOMES)
+            return (any((root / rel).is_dir() for rel in (*homes, *IDE_DIRS))
+                    or any((root / rel).is_file() for rel in DATABASES if "/" in rel))  # not a bare data.sqlite3 in HOME
+        except (OSError, ValueError):
+            return False
 
     def discover(self, source_root: Path, *, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> Discovery:
         """Sources under ``source_root`` grouped by session; see :func:`asz_adapters_kiro.discover.discover`.

@@ -131,6 +131,8 @@ class Config:
     #: ``prices``: model → ``{input, output, cache_write, cache_read}`` in USD per million tokens (issue 17).
     prices: dict[str, dict[str, Any]] = attrs.Factory(dict)
     path: Path | None = None
+    #: True when the file read has an ``adapters`` key (its list replaced the default one).
+    adapters_listed: bool = attrs.field(default=False, eq=False)  # not a setting: equal configurations stay equal
 
     def enabled(self) -> list[AdapterConfig]:
         """The adapters with ``enabled: true``, in file order."""
@@ -295,6 +297,7 @@ def parse_config(data: Any, file: str = "asz.yaml", *, settings: Any = None) -> 
         if not isinstance(raw, list):
             raise ctx.err("adapters", f"expected a list, got {type(raw).__name__}")
         cfg.adapters = [_adapter(ctx, v, f"adapters[{i}]", declared) for i, v in enumerate(raw)]
+        cfg.adapters_listed = True
         names = [a.name for a in cfg.adapters]
         for n in names:
             if names.count(n) > 1:

@@ -72,8 +72,10 @@ def corpus_copy(corpus_collected: Path, tmp_path_factory):
 
 @pytest.fixture(autouse=True)
 def _no_real_claude_home(monkeypatch, tmp_path_factory):
-    """Point CLAUDE_CONFIG_DIR and HOME-derived roots away from the machine's own ~/.claude and ~/.kiro."""
+    """Point CLAUDE_CONFIG_DIR and HOME-derived roots away from the machine's own ~/.claude and ~/.kiro (KIRO_HOME,
+    which plain asz collect checks for Kiro sessions the default adapter list leaves out)."""
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path_factory.mktemp("claude-home")))
+    monkeypatch.setenv("KIRO_HOME", str(tmp_path_factory.mktemp("kiro-home")))
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
 
 

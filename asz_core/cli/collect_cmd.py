@@ -74,6 +74,7 @@ def resolve_jobs(
     max_delta_bytes: Optional[int] = None,
     adapter_files: list[Path] | None = None,
     root: Optional[Path] = None,
+    say_unlisted: bool = False,
 ) -> list[Job]:
     """Turn configuration and flags into jobs. Raises typer.Exit(2) with a message for a usage problem.
 
@@ -81,7 +82,8 @@ def resolve_jobs(
     entry. ``--source`` needs exactly one adapter. A flag beats the file.
     ``root`` is the ``--root`` given: an adapter whose default source is the
     storage root itself (``langsmith-ingest`` reads the inbox inside it)
-    reads that root, not the configured one.
+    reads that root, not the configured one. ``say_unlisted`` prints on stderr a note per installed adapter the
+    default list leaves out that has sessions at its default source (:func:`~asz_core.cli.adapter_note.unlisted_sessions_notes`).
     """
     entries = [cfg.adapter(adapter)] if adapter else cfg.enabled()
     if not entries:
@@ -93,6 +95,11 @@ def resolve_jobs(
     except Exception as exc:
         raise _usage(cmd, f"--adapter-file: {type(exc).__name__}: {exc}") from None
     reg = get_plugin_manager(extra=extra)
+    if say_unlisted and not adapter and source is None:
+        from .adapter_note import unlisted_sessions_notes
+
+        for note in unlisted_sessions_notes(cfg, reg.adapters()):
+            typer.echo(note, err=True)
     seconds: float | None = None
     if interval:
         try:
@@ -195,11 +202,11 @@ def collect(
     ``bytes`` source bytes, ``shrunk`` records too large to land whole (each told on stderr as ``warning:``), ``partial``
     sources ending in a line with no newline yet (it waits), ``rounds`` the Session Flow rounds the parse after
     landing wrote (origin-digest §4.3; a session whose chain cannot be extended is an error).
-    A pass that finds no session says so on stderr (``note:``). Source lines the adapter cannot describe at all
-    (garbage, not JSON) land verbatim as unknown parts and are told as one ``warning:`` per source file and pass
+    A pass that finds no session says so on stderr (``note:``), as the default list (no adapters configured) does an
+    installed adapter it leaves out with sessions at its default source (~/.kiro: --adapter kiro, or asz.yaml adapters).
+    Source lines the adapter cannot describe at all (garbage, not JSON) land verbatim as unknown parts and are told as one ``warning:`` per source file and pass
     naming their line numbers (not counted in errors=). Problems go to stderr as ``error:``, ``conflict:`` or ``busy:`` lines. One collector per root:
-    a second one is refused (exit 1) while the first runs. Several adapters collect together, session
-    by session: within a session's pass the main transcript lands first, then the observers' ``changes``
+    a second one is refused (exit 1) while the first runs. Several adapters collect together, session by session: within a session's pass the main transcript lands first, then the observers' ``changes``
     and ``execution`` files, then the rest (:func:`asz_core.collect.landing_rank`); ``sessions=`` counts
     each session once. Ctrl-C stops at once and says on stderr ``stopped: landed N file(s) in N session(s)
     and wrote N round(s) this pass; K of M session(s) done`` (the bar's count, whether or not a session had anything new;
@@ -215,7 +222,7 @@ def collect(
         raise _usage("collect", str(exc)) from None
     cfg = _load("collect", config)
     jobs = resolve_jobs("collect", cfg, adapter=adapter, source=source, interval=interval, root=root,
-                        max_delta_bytes=max_delta_bytes, adapter_files=adapter_file)
+                        max_delta_bytes=max_delta_bytes, adapter_files=adapter_file, say_unlisted=True)
     storage = Path(root) if root is not None else Path(cfg.root)
     watch = not once and any(j.mode == "watch" for j in jobs)
     every = min(j.interval for j in jobs)

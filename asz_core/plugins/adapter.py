@@ -349,6 +349,15 @@ class Adapter(abc.ABC):
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
         """The source root used when neither ``--source`` nor configuration names one (required)."""
 
+    def has_default_sessions(self, env: Mapping[str, str] | None = None) -> bool:
+        """True when this adapter's runtime has sessions at its :meth:`default_source_root` (``env`` as there).
+
+        ``asz collect`` asks it of each installed adapter the default adapter list leaves out (no ``adapters`` in the
+        configuration), on every run, to tell the user their sessions are not collected; so it must be cheap (a few
+        ``stat`` calls of the runtime's known store paths, never a walk of the root) and never raise. Default False.
+        """
+        return False
+
     def configure(self, entry: Any) -> None:
         """Take this adapter's entry of the configuration the command read (``asz.yaml`` or ``--config``).
 
