@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import msgspec
+
 from ..flow.fold import Fold
 from ..flow.model import Node, Ref, Relation
 from ..sessiondata.times import parse_instant
@@ -122,6 +124,10 @@ class ViewBase:
         if got.usage is None and others:
             at = self.sess.record_and_time
             got = read_call([at(r) for r in refs], finished, lane)
+        unverified = self.sess.unverified
+        if unverified and any(r.seq in unverified for r in refs):  # read from a file that does not verify: its model
+            # is no fact (as its text and usage are held back), so no list, summary or cache names it: as if deleted
+            got = msgspec.structs.replace(got, model="", requests=tuple(msgspec.structs.replace(q, model="") for q in got.requests))
         return got
 
     def _stream_of(self, seq: int) -> str:
