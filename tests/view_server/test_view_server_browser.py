@@ -8,6 +8,7 @@ not installed; ``.ci/run`` installs them so CI always runs these.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,10 @@ def test_a_row_drawn_again_keeps_its_elements(example_root, serve, browser):
     s = serve(example_root)
     drv = browser
     link = open_at(drv, s.base + "/", "a.convtitle")
+    deadline = time.monotonic() + 30  # a row still being counted shows no title yet ('counting…'): wait for its figures
+    while link.text != "Check hello() greetings" and time.monotonic() < deadline:
+        time.sleep(0.1)
+        link = drv.find_element(By.CSS_SELECTOR, "a.convtitle")
     assert link.text == "Check hello() greetings"
     drv.execute_script("""const s = document.getElementById('f-project');
         s.value = s.options[s.options.length - 1].value; s.dispatchEvent(new Event('change'));
