@@ -146,9 +146,7 @@ class DocumentView(ListView):
         sess = self.sess
         got = RuntimeTitle()
         for seq in sorted(sess.records):
-            h = sess.headers.get(seq)
-            kind, stream, verified = (h.kind if h else ""), (h.stream if h else ""), seq not in sess.unverified
-            got.see_file(sess.records[seq], sess.ids[seq], kind, stream, verified, h.dialect if h else "")
+            got.see_landed(sess, seq)
         return got.title(header_title)
 
     def places(self) -> dict:

@@ -114,6 +114,13 @@ class RuntimeTitle:
                 if not isinstance(rid, str) or not rid:
                     self.see(rec, kind, stream, verified, dialect)
 
+    def see_landed(self, sess, seq: int) -> None:
+        """The landed file of ``seq`` of ``sess`` (a :class:`~asz_core.view.session_records.LandedSession`), as
+        :meth:`see_file` sees it with its header's kind, stream and dialect."""
+        h = sess.headers.get(seq)
+        kind, stream, verified = (h.kind if h else ""), (h.stream if h else ""), seq not in sess.unverified
+        self.see_file(sess.records[seq], sess.ids[seq], kind, stream, verified, h.dialect if h else "")
+
     def title(self, header_title: str) -> str:
         """``header_title`` (the round header's) while every label it could come from is this conversation's and
         verifies, and a record seen carries it; else the last label that is, or ''."""
@@ -148,6 +155,23 @@ class LandedTitles:
         from .session_records import LandedSession
 
         self.sess = LandedSession(Path(root), session, 1 << 62)
+        #: the landed seqs in order, and a RuntimeTitle that has seen the files of the first ``_fed`` of them: each
+        #: round's title feeds it only the files after (:meth:`_runtime_title`)
+        self._seqs = sorted(self.sess.records)
+        self._got = RuntimeTitle()
+        self._fed = 0
+
+    def _runtime_title(self, through_seq: int) -> RuntimeTitle:
+        """A :class:`RuntimeTitle` that has seen the landed files through ``through_seq``: the one kept, fed the files
+        after those it saw, or a new one when it saw a file past ``through_seq``."""
+        seqs = self._seqs
+        if self._fed and seqs[self._fed - 1] > through_seq:
+            self._got, self._fed = RuntimeTitle(), 0
+        sess, got = self.sess, self._got
+        while self._fed < len(seqs) and seqs[self._fed] <= through_seq:
+            got.see_landed(sess, seqs[self._fed])
+            self._fed += 1
+        return got
 
     def title(self, through_seq: int = 1 << 62, hide: Sequence[str] = ()) -> str:
         """The runtime's title (:meth:`RuntimeTitle.last`) of the landed files through ``through_seq``, else the first
@@ -158,13 +182,7 @@ class LandedTitles:
         from .summary import short_title
 
         sess = self.sess
-        seqs = [seq for seq in sorted(sess.records) if seq <= through_seq]
-        got = RuntimeTitle()
-        for seq in seqs:
-            h = sess.headers.get(seq)
-            for rec in sess.records[seq]:
-                got.see(rec, h.kind if h else "", h.stream if h else "", seq not in sess.unverified, h.dialect if h else "")
-        title = got.last()
+        title = self._runtime_title(through_seq).last()
         if title and hide and title_withheld(sess.record_lines(hide), title, hide):
             title = ""
         hidden = set(hide)
