@@ -214,12 +214,17 @@ def usage_totals(calls: Iterable[CallUsage]) -> dict:
     # Each call's counts go into the sum of its (model, lane) pair first (a conversation has a handful), then each
     # pair's sum into the three totals: integers, so the totals are the same whatever the order of the additions.
     pairs: dict[tuple[str, str], dict] = {}
+    n = with_usage = short = 0
     for c in provider_calls(calls):
+        n += 1  # call_count: one per provider call
+        if c.incomplete:
+            short += 1
         if c.model and not c.synthetic:
             models.add(c.model)
         u = c.usage
         if u is None:
             continue
+        with_usage += 1
         key = (c.model or NO_MODEL, c.lane if c.lane in by_lane else "subagent")
         t = pairs.get(key)
         if t is None:
@@ -239,10 +244,9 @@ def usage_totals(calls: Iterable[CallUsage]) -> dict:
         "usage": total,
         "usage_by_model": dict(sorted(by_model.items())),
         "usage_by_lane": by_lane,
-        "llm_calls": call_count(calls),
-        "calls_with_usage": sum(1 for c in provider_calls(calls) if c.usage is not None),
+        "llm_calls": n,
+        "calls_with_usage": with_usage,
     }
-    short = sum(1 for c in provider_calls(calls) if c.incomplete)
     if short:  # only then: a conversation whose every count landed gives the keys it always gave
         out["usage_incomplete"] = short
     return out
