@@ -70,20 +70,28 @@ _USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cach
 #: Why a usage count that is not a Session Data integer is listed under ``dropped`` (seed 000, Record and Dropped).
 USAGE_WHY = "not an integer that fits in 64 bits with its sign"
 _I64 = range(-(2**63), 2**63)
+#: A 1-hour cache write count: from 0, in 64 bits.
+_COUNTS = range(2**63)
 #: Why a 1-hour cache write count is dropped: it is asz's split of ``cache_write``, a part of it, never below 0.
 SPLIT_WHY = "not a count of the 1-hour cache writes (an integer from 0 that fits in 64 bits)"
 
 
-def _usage_count(u: dict, key: str, obj: Obj | None, where: str, dropped: list[Dropped] | None, why: str = USAGE_WHY,
-                 counts: range = _I64) -> int:
+def _usage_count(u: dict, key: str, parent: Obj | None, path: tuple[str, ...], dropped: list[Dropped] | None,
+                 why: str = USAGE_WHY, counts: range = _I64) -> int:
     """``u[key]`` when it is an integer in ``counts`` (Session Data's: 64 bits with its sign, so a negative count is
     kept as written); 0 when absent or null (seed 000: null is a field left out); otherwise 0 and, when ``dropped`` is
-    given, an entry naming the field, its size in source bytes and the value (docs/adapters/claude-code.md, Usage)."""
+    given, an entry naming the field, its size in source bytes and the value (docs/adapters/claude-code.md, Usage).
+    ``u`` is the object at ``path`` below the message ``parent`` (its :class:`Obj`, for the value's source bytes: the
+    Obj of ``u`` is made only then, as this runs for every assistant record)."""
     v = u.get(key)
     if v is None or (type(v) is int and v in counts):
         return v or 0
     if dropped is not None:
+        obj = parent
+        for name in path:
+            obj = obj.child(name) if obj is not None else None
         raw = obj.member_bytes(key).strip() if obj is not None else json.dumps(v).encode()
+        where = ".".join(("message",) + path)
         dropped.append(Dropped(what=f"{USAGE_COUNT_DROPPED}{where}.{key}", bytes=len(raw), why=f"{why}: {shown(raw.decode('utf-8', 'replace'))}"))
     return 0
 
@@ -107,18 +115,11 @@ def usage_of(message: dict, msg: Obj | None = None, dropped: list[Dropped] | Non
     # with the usage's source bytes (its Obj is made only then: this runs for every assistant record)
     counts = [v if type(v) is int and -(2**63) <= v < 2**63 else 0 if v is None else None for v in map(u.get, _USAGE_KEYS)]
     if None in counts:
-        uo = msg.child("usage") if msg is not None else None
-        counts = [_usage_count(u, k, uo, "message.usage", dropped) for k in _USAGE_KEYS]
+        counts = [_usage_count(u, k, msg, ("usage",), dropped) for k in _USAGE_KEYS]
     split = u.get("cache_creation")
     if type(split) is dict:
-        v = split.get("ephemeral_1h_input_tokens")
-        if v is None or (type(v) is int and 0 <= v < 2**63):  # _usage_count's own answer for such a value
-            counts.append(v or 0)
-        else:
-            uo = msg.child("usage") if msg is not None else None
-            so = uo.child("cache_creation") if uo is not None else None
-            counts.append(_usage_count(split, "ephemeral_1h_input_tokens", so, "message.usage.cache_creation", dropped,
-                                       SPLIT_WHY, range(2**63)))
+        counts.append(_usage_count(split, "ephemeral_1h_input_tokens", msg, ("usage", "cache_creation"), dropped,
+                                   SPLIT_WHY, _COUNTS))
     return Usage(*counts) if any(counts) else None
 
 
