@@ -209,8 +209,6 @@ class SummaryStore:
     def __init__(self, root: str | os.PathLike):
         self.con: sqlite3.Connection | None = None
         self._lock = threading.Lock()
-        #: ``(table, conversation)`` of each entry :meth:`get` found not matching its seal (read as a miss)
-        self.unsealed: list[tuple[str, str]] = []
         root = Path(root)
         if not (root / "_conversations").is_dir():
             return  # nothing parsed here: derived data is never written into a folder that holds no conversation
@@ -243,8 +241,7 @@ class SummaryStore:
         except sqlite3.Error:
             return None
         if hit and hit[1] != seal(table, conversation, ",".join(hide), fp, hit[0]):
-            self.unsealed.append((table, conversation))  # edited outside asz: counted again, never printed
-            return None
+            return None  # edited outside asz: a miss, counted again, never printed
         return hit[0] if hit else None
 
     def put(self, table: str, conversation: str, hide: Sequence[str], fp: str, value: bytes) -> None:
