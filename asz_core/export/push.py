@@ -255,8 +255,7 @@ class _Pass:
             if not self.state.due(f.rel, digest) or self._reads_refused(f, data):
                 continue
             try:
-                d = log_record(f, data, digest=digest, session_time_ns=latest.get(f.session, 0),
-                               title=titles(data) if f.fmt == "sf" else None)
+                d = log_record(f, data, digest=digest, session_time_ns=latest.get(f.session, 0), titles=titles.of_head)
             except orjson.JSONDecodeError as exc:
                 self.problem(f"{f.rel}: line 1: header: not JSON ({exc})")
                 continue

@@ -36,7 +36,7 @@ import hashlib
 import os
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 import attrs
 import orjson
@@ -192,10 +192,17 @@ class RoundTitles:
 
     def __call__(self, data: bytes) -> str | None:
         """The title of the round whose bytes are ``data``; None when its header does not read (it is sent as it is)."""
+        try:
+            head = jsonbytes.loads(data.split(b"\n", 1)[0])
+        except (ValueError, AttributeError, TypeError):
+            return None
+        return self.of_head(head)
+
+    def of_head(self, head: Any) -> str | None:
+        """The title of the round whose header (its first line, decoded) is ``head``; None when it does not read."""
         from ..view.titles import LandedTitles
 
         try:
-            head = jsonbytes.loads(data.split(b"\n", 1)[0])
             session, through = head.get("session"), int(head.get("through_seq", 0))
         except (ValueError, AttributeError, TypeError):
             return None
@@ -206,8 +213,11 @@ class RoundTitles:
         return self.titles.title(through)
 
 
-def _sf_attrs(data: bytes, title: str | None = None) -> tuple[list[tuple[str, object]], int]:
+def _sf_attrs(data: bytes, title: str | None = None, titles: Callable[[Any], str | None] | None = None
+              ) -> tuple[list[tuple[str, object]], int]:
     head = jsonbytes.loads(data.split(b"\n", 1)[0])
+    if titles is not None:
+        title = titles(head)
     pairs: list[tuple[str, object]] = [
         ("asz.format", "sf"), ("asz.format.version", str(head.get("schema", "sf/1")).split("/")[-1]), ("asz.file.kind", "round"),
         ("asz.session", head.get("session", "")), ("asz.from_time", head.get("from_time", "")),
@@ -219,10 +229,12 @@ def _sf_attrs(data: bytes, title: str | None = None) -> tuple[list[tuple[str, ob
     return pairs, parse_instant(head.get("session_through_time")) or 0
 
 
-def log_record(f: OutFile, data: bytes, *, digest: str = "", session_time_ns: int = 0, title: str | None = None) -> Described:
+def log_record(f: OutFile, data: bytes, *, digest: str = "", session_time_ns: int = 0, title: str | None = None,
+               titles: Callable[[Any], str | None] | None = None) -> Described:
     """The log record of one file from its bytes ``data`` (``digest``: their SHA-256 hex, computed when '').
     ``session_time_ns`` is the session's latest known time, used for a file with no record time. ``title``: a round's
-    ``asz.conversation.title`` (:class:`RoundTitles`), else its header's.
+    ``asz.conversation.title`` (:class:`RoundTitles`), else its header's; ``titles``, when given, gives it from the
+    round's header as read here (:meth:`RoundTitles.of_head`), so the header is read once.
     A time past what OTLP's ``time_unix_nano`` holds (unsigned 64-bit ns: after 2554-07-21, e.g. a
     record dated 9999-12-31) is sent as 0, OTLP's "unknown"; the ``asz.*_time`` attributes keep it whole.
     Raises ValueError (orjson.JSONDecodeError) for a file whose header is not JSON."""
@@ -231,7 +243,7 @@ def log_record(f: OutFile, data: bytes, *, digest: str = "", session_time_ns: in
     if f.fmt == "sd":
         pairs, dialect, _, t = _sd_attrs(data)
     else:
-        pairs, t = _sf_attrs(data, title)
+        pairs, t = _sf_attrs(data, title, titles)
     lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
     pairs[1:1] = [("asz.file", f.rel), ("asz.file.digest", digest), ("asz.lines", lines)]
     t = _otlp_time(t) or _otlp_time(session_time_ns)
