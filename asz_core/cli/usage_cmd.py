@@ -174,13 +174,13 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
     unpriced = t["cost"]["unpriced"]
     if unpriced:
         typer.echo(f"* unpriced, left out of the cost: {', '.join(unpriced)} (add them under prices in asz.yaml)")
-    held = {h["conversation"]: h for r in rows for h in r.get("held_back", ())}
+    held = _held_by_conversation(rows)
     if held:
-        calls = {c: sum(h["calls"] for h in hs) if all(h["calls"] is not None for h in hs) else None
-                 for c, hs in _held_by_conversation(rows).items()}
+        calls = {c: sum(h["calls"] for h in hs) if all(h["calls"] is not None for h in hs) else None for c, hs in held.items()}
+        # a conversation's state and why are those of its last row's entry
         typer.echo(f"! held back, in no figure above (they do not verify; asz verify names the problems): "
-                   + ", ".join(f"{c[:8]} ({h['state']}, {'unknown' if calls[c] is None else calls[c]} call(s): {h['why']})"
-                               for c, h in sorted(held.items())))
+                   + ", ".join(f"{c[:8]} ({hs[-1]['state']}, {'unknown' if calls[c] is None else calls[c]} call(s): "
+                               f"{hs[-1]['why']})" for c, hs in sorted(held.items())))
     if unreadable:
         from ..reading.listing import not_read_line
 
