@@ -97,7 +97,8 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
         for conv in list_conversations(root):
             try:
                 head = read_head(root, conv)
-                session = (head.header or {}).get("session") if head else None  # as asz conversations keys its rows
+                header = head.header if head else None
+                session = (header or {}).get("session")  # as asz conversations keys its rows
                 got = conversation_summary(root, conv, session if isinstance(session, str) and session else conv, hide, store)
             except (ViewError, OSError) as exc:
                 problems.append(f"conversation {conv}: {exc}")
@@ -110,14 +111,15 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
             if not places.get("project") and removed_count(Path(root) / str(session or conv)):
                 places = {**places, "project": REMOVED}  # its cwd went with the text (seed 000, Skeletons)
             held = "" if got.state == "verified" else got.state
-            why = (got.problems or ("(no problem line)",))[0]
-            first = _first_ns(head.header if head else None) if held else None
+            lines = got.problems or ("(no problem line)",)
+            why = lines[0]
+            first = _first_ns(header) if held else None
             _count_calls(out, conv, places, got.calls, zone, held, why, first)
             if held:
-                n = _held_unread(out, conv, places, got.calls, head.header if head else None, zone, held, why, first)
+                n = _held_unread(out, conv, places, got.calls, header, zone, held, why, first)
                 said = "an unknown number of" if n is None else str(n)
                 problems.extend(f"conversation {conv} does not verify ({held}): its {said} call(s) are held back: {p}"
-                                for p in got.problems or ("(no problem line)",))
+                                for p in lines)
             if step is not None:
                 step()
     finally:
@@ -131,10 +133,15 @@ def _count_calls(out: list[Counted], conv: str, places: dict, calls: Iterable, z
     """Every call, with usage or without (tokens only from those with): call_count's rule. A held-back call whose
     records do not read (no time) falls on ``first`` (unix ns), the day of the chain's first record."""
     for c in calls:
-        ns = c.time if c.time is not None or not held else first
-        day = None if ns is None else dt.datetime.fromtimestamp(ns // 1_000_000_000, tz=zone).date()
-        out.append(Counted(conv, places, day, None if ns is None else ns // 1_000_000, c.usage, c.model, held,
-                           c.incomplete, why=why if held else ""))
+        day, ms = _day_ms(c.time if c.time is not None or not held else first, zone)
+        out.append(Counted(conv, places, day, ms, c.usage, c.model, held, c.incomplete, why=why if held else ""))
+
+
+def _day_ms(ns: int | None, zone: dt.tzinfo) -> tuple[dt.date | None, int | None]:
+    """``(day in zone, unix ms)`` of the instant ``ns`` (unix ns); ``(None, None)`` when it is None."""
+    if ns is None:
+        return None, None
+    return dt.datetime.fromtimestamp(ns // 1_000_000_000, tz=zone).date(), ns // 1_000_000
 
 
 def _first_ns(header: dict | None) -> int | None:
@@ -153,9 +160,8 @@ def _held_unread(out: list[Counted], conv: str, places: dict, calls: tuple, head
         known = None
     if (known is None and calls) or (known is not None and known <= len(calls)):
         return len(calls)
-    day = None if first is None else dt.datetime.fromtimestamp(first // 1_000_000_000, tz=zone).date()
-    out.append(Counted(conv, places, day, None if first is None else first // 1_000_000, None, "", held,
-                       weight=None if known is None else known - len(calls), why=why))
+    day, ms = _day_ms(first, zone)
+    out.append(Counted(conv, places, day, ms, None, "", held, weight=None if known is None else known - len(calls), why=why))
     return known
 
 
