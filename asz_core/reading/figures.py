@@ -100,7 +100,6 @@ def check_figures(root: str | os.PathLike, prices: Any = None, step: Callable[[s
                 stored = orjson.loads(value)
                 if table == "rows":
                     stored.setdefault("removed_files", row.get("removed_files"))  # rows kept before the key existed
-                    stored.setdefault("problems", row.get("problems"))  # (asz ls counts such a row again)
                 keys = _differing(stored, fresh)
                 if keys:
                     _remove(store, table, cid, hide_key)

@@ -217,7 +217,7 @@ def _row(root: Path, cid: str, hide: Sequence[str], rc, fingerprint, prices: Any
     fp = fingerprint(root, cid, session if isinstance(session, str) else "") if rc is not None else ""
     key = row_cache_key(hide, prices)
     cached = rc.get(cid, key, fp) if rc is not None else None
-    if cached is not None and "problems" in cached:  # a row kept before rows carried their problems is counted again
+    if cached is not None:
         cached.setdefault("removed_files", removed_count(root / session) if isinstance(session, str) and "/" not in session else 0)
         return cached
     row, summary = counted_row(root, cid, hide, prices, head)

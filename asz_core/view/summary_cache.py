@@ -67,9 +67,9 @@ DB_NAME = "summaries.sqlite"
 #: count below 0 counts 0 and makes the call's usage incomplete; every-call: a provider call with no usage under a
 #: message id answered twice is a call too; prompts: a prompt's markup is read by its adapter, a summary naming no
 #: message names nothing, a header title no landed record carries is not taken, and a conversation that does not
-#: verify is never titled "(no prompt)"; unverified-model: a call read from a file that does not verify names no model),
-#: so no entry counted the old way is used.
-_COUNTING = "1h+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model"
+#: verify is never titled "(no prompt)"; unverified-model: a call read from a file that does not verify names no model;
+#: problems: a row carries its document's problems), so no entry counted the old way is used.
+_COUNTING = "1h+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems"
 #: The modules (under ``asz_core/view``) whose code makes a row's title and a talk's label: their source is hashed into
 #: every fingerprint (:func:`code_mark`), so an entry made by an asz whose title or label code differed, a development
 #: build of the same version included, is never read. The rule: code that decides a title or a label lives in one of
