@@ -20,7 +20,7 @@ from typing import Callable
 from ..sessiondata import SDError
 from ..sessiondata.codec import FieldError, decode_closing, decode_header
 from ..sessiondata.model import Header
-from ..sessiondata.reader import bad_header, missing_closing_error
+from ..sessiondata.reader import bad_header, count_mismatch_error, digest_mismatch_error, empty_file_error, missing_closing_error
 from ..storage.filekey import stat_key
 from ..verify.report import said
 
@@ -37,7 +37,7 @@ def read_landed(path: Path) -> tuple[Header, bytes, str]:
     first = data.find(b"\n")
     last = data.rfind(b"\n", 0, len(data) - 1)
     if not data:
-        raise _refused(SDError(path, 0, "", "empty file: no header"), hashlib.sha256(data).hexdigest())
+        raise _refused(empty_file_error(path), hashlib.sha256(data).hexdigest())
     if first < 0 or last < first or not data.endswith(b"\n"):
         raise _refused(missing_closing_error(path, data), hashlib.sha256(data).hexdigest())
     sha = hashlib.sha256(memoryview(data)[: last + 1])
@@ -55,9 +55,9 @@ def read_landed(path: Path) -> tuple[Header, bytes, str]:
     body = data[first + 1 : last]
     count = body.count(b"\n") + 1 if body else 0
     if closing.records != count:
-        raise _refused(SDError(path, count + 2, "records", f"closing line says {closing.records} records, file holds {count}"), whole)
+        raise _refused(count_mismatch_error(path, count + 2, closing.records, count), whole)
     if closing.digest != closed:
-        raise _refused(SDError(path, count + 2, "digest", "digest mismatch: the file's bytes are not the ones its closing line binds"), whole)
+        raise _refused(digest_mismatch_error(path, count + 2), whole)
     return header, body, whole
 
 

@@ -100,6 +100,21 @@ def bad_header(path: str | os.PathLike, exc: FieldError) -> SDError:
     return SDError(path, 1, exc.field, f"bad header: {exc.message}")
 
 
+def empty_file_error(path: str | os.PathLike) -> SDError:
+    """The refusal of a file with no bytes (line 0: not even a header)."""
+    return SDError(path, 0, "", "empty file: no header")
+
+
+def count_mismatch_error(path: str | os.PathLike, lineno: int, says: int, count: int) -> SDError:
+    """The refusal of a closing line (at ``lineno``) that says ``says`` records where the file holds ``count``."""
+    return SDError(path, lineno, "records", f"closing line says {says} records, file holds {count}")
+
+
+def digest_mismatch_error(path: str | os.PathLike, lineno: int) -> SDError:
+    """The refusal of a closing line (at ``lineno``) whose digest is not the one of the bytes before it."""
+    return SDError(path, lineno, "digest", "digest mismatch: the file's bytes are not the ones its closing line binds")
+
+
 def missing_closing_error(path: str | os.PathLike, data: bytes) -> SDError:
     """The refusal of a whole file's bytes ``data`` whose last line is no closing line (cut short, or cut at a line's
     end): the words :class:`SDReader` and :func:`check_file` use, so a reader of the search index (which does not
@@ -153,7 +168,7 @@ class SDReader:
         with _open(self.path, self.data) as f:
             first = f.readline()
             if not first:
-                raise SDError(self.path, 0, "", "empty file: no header")
+                raise empty_file_error(self.path)
             if not first.endswith(b"\n"):
                 raise SDError(self.path, 1, "", "missing closing line (file ends inside the header)")
             try:
@@ -187,9 +202,9 @@ class SDReader:
                 self._record(prev if prev.endswith(b"\n") else prev + b"\n", lineno)  # not a record either: said so
                 raise SDError(self.path, lineno + 1, "", missing_closing(lineno))
             if closing.records != count:
-                raise SDError(self.path, lineno, "records", f"closing line says {closing.records} records, file holds {count}")
+                raise count_mismatch_error(self.path, lineno, closing.records, count)
             if closing.digest != sha.hexdigest():
-                raise SDError(self.path, lineno, "digest", "digest mismatch: the file's bytes are not the ones its closing line binds")
+                raise digest_mismatch_error(self.path, lineno)
             sha.update(prev)
             self.digest = sha.hexdigest()
             self.closing = closing
@@ -233,7 +248,7 @@ def check_file(path: str | os.PathLike) -> FileCheck:
         with _open(path) as f:
             first = f.readline()
             if not first:
-                fc.problems.append(SDError(path, 0, "", "empty file: no header"))
+                fc.problems.append(empty_file_error(path))
                 return fc
             try:
                 fc.header = decode_header(first.rstrip(b"\n"))
@@ -275,9 +290,9 @@ def check_file(path: str | os.PathLike) -> FileCheck:
             fc.records = count
             fc.digest = sha.hexdigest()
             if closing.records != count:
-                fc.problems.append(SDError(path, lineno, "records", f"closing line says {closing.records} records, file holds {count}"))
+                fc.problems.append(count_mismatch_error(path, lineno, closing.records, count))
             if closing.digest != fc.digest:
-                fc.problems.append(SDError(path, lineno, "digest", "digest mismatch: the file's bytes are not the ones its closing line binds"))
+                fc.problems.append(digest_mismatch_error(path, lineno))
     except OSError as exc:
         fc.problems.append(SDError(path, 0, "", f"unreadable: {exc.strerror or exc}"))
     except (EOFError, gzip.BadGzipFile) as exc:
