@@ -21,9 +21,10 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+import stat
 from pathlib import Path
 
-from ..storage.layout import landed_files
+from ..storage.layout import holding_dirs, landed_files
 from ..view.rows import newest_round, read_head
 
 __all__ = ["GAP_SCHEMA", "changed", "fingerprint", "missing_files", "no_round", "write_gaps", "gaps", "known_prints"]
@@ -34,8 +35,6 @@ CREATE INDEX IF NOT EXISTS gap_conversation ON gap(conversation);
 CREATE TABLE IF NOT EXISTS seen (id TEXT PRIMARY KEY, session TEXT, print TEXT);
 """
 
-#: The folders of a session that hold landed files (:func:`asz_core.storage.layout.session_listing`).
-_HOLDING = frozenset(("streams", "runs", "provider_body"))
 _ENTRY_FRONT = re.compile(rb'^\{"seq":(\d+),"path":"((?:[^"\\]|\\.)*)"')
 
 
@@ -47,23 +46,19 @@ def fingerprint(root: Path, newest: tuple, session: str) -> str:
     parts = [repr(newest[2][:3] + newest[2][4:])]  # no change time: a chmod (a root made read-only) changes nothing here
     if not session:
         return parts[0]
-    try:  # strings, not Paths, and no exception for a kind that is absent: asked of each conversation at each search
-        with os.scandir(os.path.join(os.fspath(root), session)) as it:
-            kinds = sorted((e.name, e.path) for e in it if e.name in _HOLDING and e.is_dir())
+    sdir = os.path.join(os.fspath(root), session)  # strings, not Paths: asked of each conversation at each search
+    try:
+        dirs = holding_dirs(sdir)
     except OSError:
         return parts[0]
-    for name, path in kinds:
+    base = len(sdir) + 1
+    for path in sorted(dirs):  # provider_body, runs/<run>, streams/<stream>: each by name
         try:
-            if name == "provider_body":
-                st = os.stat(path)
-                parts.append(f"{name}:{st.st_mtime_ns}:{st.st_ino}")
-                continue
-            with os.scandir(path) as it:
-                found = [(e.name, e.stat()) for e in it if e.is_dir()]
-        except OSError:  # gone while it was looked at: said as such, so the next look differs
-            parts.append(f"{name}:gone")
+            st = os.stat(path)
+        except OSError:  # absent, or gone while it was looked at: not named, so the next look differs from one that saw it
             continue
-        parts.extend(f"{name}/{sub}:{st.st_mtime_ns}:{st.st_ino}" for sub, st in sorted(found))
+        if stat.S_ISDIR(st.st_mode):
+            parts.append(f"{path[base:]}:{st.st_mtime_ns}:{st.st_ino}")
     return "|".join(parts)
 
 

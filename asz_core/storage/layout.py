@@ -35,6 +35,7 @@ __all__ = [
     "parse_landed_name",
     "landed_name",
     "kind_dir",
+    "holding_dirs",
     "kind_dir_parts",
     "dir_name",
     "session_dir",
@@ -158,7 +159,7 @@ def session_listing(session_dir: str | os.PathLike, *, skeletons: bool = False) 
 
     A directory that is missing, or is a file, is taken as empty.
     """
-    dirs = _holding_dirs(session_dir)
+    dirs = holding_dirs(session_dir)
     out: dict[tuple[int, str], tuple[LandedName, Path, Path]] = {}
     cursors: dict[tuple[Path, str], Path] = {}
     strays: list[Path] = []
@@ -188,7 +189,7 @@ def session_listing(session_dir: str | os.PathLike, *, skeletons: bool = False) 
     return SessionListing([(ln, path) for ln, path, _ in found], [here for _, _, here in found], cursors, strays)
 
 
-def _holding_dirs(session_dir: str | os.PathLike) -> list[str]:
+def holding_dirs(session_dir: str | os.PathLike) -> list[str]:
     """The directories of a session that can hold landed files and cursors, as strings: ``streams/<stream>`` and
     ``runs/<run>`` (each sorted by name) and ``provider_body`` (listed even when missing)."""
     base = os.fspath(session_dir)
@@ -211,7 +212,7 @@ def highest_landed_seq(session_dir: str | os.PathLike) -> int:
     ``<prefix>-<stamp>-<seq>``), without building its listing: a pass with nothing new asks this of every session.
     """
     best = 0
-    for d in _holding_dirs(session_dir):
+    for d in holding_dirs(session_dir):
         try:
             entries = os.scandir(d)
         except (FileNotFoundError, NotADirectoryError):
@@ -235,7 +236,7 @@ def cursor_files(session_dir: str | os.PathLike) -> list[Path]:
 def cursor_paths(session_dir: str | os.PathLike) -> list[str]:
     """:func:`cursor_files` as strings, no :class:`Path` made: a pass with nothing new asks this of every session."""
     out: list[str] = []
-    for d in _holding_dirs(session_dir):
+    for d in holding_dirs(session_dir):
         try:
             names = sorted(n for n in os.listdir(d) if n.endswith(".cursor"))
         except (FileNotFoundError, NotADirectoryError):
