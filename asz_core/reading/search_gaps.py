@@ -66,12 +66,14 @@ def changed(root: Path, conversation: str, prints: dict[str, tuple[str, str]], s
     """None when ``conversation`` is indexed as it stands (its :func:`fingerprint` is the one ``prints`` keeps, and it
     is not ``stale``), else ``(head round's file name, fingerprint, session)`` to index it again with."""
     newest = newest_round(root, conversation) or (0, "", ("",))
-    if not stale and prints.get(conversation, ("", ""))[1] == fingerprint(root, newest, prints.get(conversation, ("", ""))[0]):
+    known_session, known_print = prints.get(conversation, ("", ""))
+    now = None if stale else fingerprint(root, newest, known_session)
+    if now is not None and now == known_print:
         return None
     head = read_head(root, conversation, newest) if newest[1] else None
     session = (head.header or {}).get("session") if head is not None else None
     session = session if isinstance(session, str) else ""
-    return newest[1], fingerprint(root, newest, session), session
+    return newest[1], now if now is not None and session == known_session else fingerprint(root, newest, session), session
 
 
 def known_prints(con: sqlite3.Connection) -> dict[str, tuple[str, str]]:
