@@ -125,12 +125,19 @@ def _head(root: str | os.PathLike, conversation: str):
     return head, named
 
 
+def missing_landed(root: Path, session: str, through: int) -> list[tuple[int, str]]:
+    """``(seq, "landed file seq N of session S is missing")`` for each seq of ``session`` through ``through`` with no
+    landed file or skeleton in the root, by seq: the words the document, ``asz export`` and the search index use."""
+    have = {ln.seq for ln, _ in landed_files(root / session, skeletons=True)} if (root / session).is_dir() else set()
+    return [(seq, f"landed file seq {seq} of session {session} is missing") for seq in range(1, through + 1) if seq not in have]
+
+
 def missing_evidence(root: Path, session: str, through: int, head_round: int, named: int) -> list[str]:
     """What of a conversation is missing, in the words of the document's ``summary.problems`` (state ``incomplete``):
-    ``landed file seq N of session S is missing`` for each seq through ``through`` with no landed file or skeleton,
-    and ``round N is missing: conversation.state names round M as the head`` when rounds were removed from the end."""
-    have = {ln.seq for ln, _ in landed_files(root / session, skeletons=True)} if (root / session).is_dir() else set()
-    out = [f"landed file seq {seq} of session {session} is missing" for seq in range(1, through + 1) if seq not in have]
+    ``landed file seq N of session S is missing`` for each seq through ``through`` with no landed file or skeleton
+    (:func:`missing_landed`), and ``round N is missing: conversation.state names round M as the head`` when rounds
+    were removed from the end."""
+    out = [said for _, said in missing_landed(root, session, through)]
     if named > head_round:
         out.append(f"round {head_round + 1} is missing: conversation.state names round {named} as the head")
     return out

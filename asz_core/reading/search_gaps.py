@@ -24,8 +24,9 @@ import sqlite3
 import stat
 from pathlib import Path
 
-from ..storage.layout import holding_dirs, landed_files
+from ..storage.layout import holding_dirs
 from ..view.rows import newest_round, read_head
+from .prose import missing_landed
 
 __all__ = ["GAP_SCHEMA", "changed", "fingerprint", "missing_files", "no_round", "write_gaps", "gaps", "known_prints"]
 
@@ -86,14 +87,12 @@ def missing_files(root: Path, session: str, through: int) -> list[tuple[str, str
     the root: the file is the one the session index names for that seq (relative to the root), else the session's
     folder; the problem in the words ``asz export`` and the document use (``landed file seq N of session S is
     missing``)."""
-    sdir = root / session
-    have = {ln.seq for ln, _ in landed_files(sdir, skeletons=True)} if sdir.is_dir() else set()
-    lost = [seq for seq in range(1, through + 1) if seq not in have]
+    lost = dict(missing_landed(root, session, through))
     if not lost:
         return []
     named: dict[int, str] = {}
     try:
-        with open(sdir / "index" / "entries.jsonl", "rb") as f:
+        with open(root / session / "index" / "entries.jsonl", "rb") as f:
             for line in f:
                 m = _ENTRY_FRONT.match(line)
                 if m and int(m.group(1)) in lost:
@@ -101,10 +100,9 @@ def missing_files(root: Path, session: str, through: int) -> list[tuple[str, str
     except OSError:
         pass
     return [(f"{session}/{named[seq]}" if seq in named else session,
-             f"landed file seq {seq} of session {session} is missing"
-             + ("" if seq in named else " (the session index names no file for it)")
+             said + ("" if seq in named else " (the session index names no file for it)")
              + "; the conversation is incomplete: that file's text was never searched; asz verify names the problems")
-            for seq in lost]
+            for seq, said in lost.items()]
 
 
 def no_round(root: Path, conversation: str, why: str) -> list[tuple[str, str]]:
