@@ -9,6 +9,7 @@ from typing import Optional
 import orjson
 import typer
 
+from ..view.rows import usage_unrecorded
 from ..view.usage import TOKEN_KINDS
 from .reading_common import CONFIG_HELP, ROOT_HELP, fit_cells, tz_option, use_tz
 
@@ -38,7 +39,7 @@ def _line(key: str, key_width: int, models: list[str], u: dict, cost: dict, call
 
 def _unrecorded(r: dict) -> bool:
     """True when ``r`` (a row or the totals) counts calls and none of them carries token usage."""
-    return r["calls"] > 0 and r["calls_with_usage"] == 0
+    return usage_unrecorded(r["calls"], r["calls_with_usage"])
 
 
 def usage(

@@ -24,7 +24,7 @@ import orjson
 from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files, removed_count
 from ..view.document import ViewError, build_summary, list_conversations
-from ..view.rows import document_row, header_row, read_head
+from ..view.rows import document_row, header_row, read_head, usage_unrecorded
 from ..view.summary_cache import store_summary
 
 __all__ = ["Filters", "TimeError", "parse_time", "conversation_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "usage_lines", "cut_text"]
@@ -301,7 +301,7 @@ def usage_lines(s: dict) -> list[str]:
         lines.append("cost held back")
         return lines
     calls, with_usage = s.get("llm_calls"), s.get("calls_with_usage")
-    if isinstance(calls, int) and calls > 0 and with_usage == 0:  # Kiro meters credits: no token figure, never 0 (as asz ls)
+    if usage_unrecorded(calls, with_usage):  # Kiro meters credits: no token figure, never 0 (as asz ls)
         lines.append(f"tokens not recorded: the runtime recorded no token counts for its {calls:,} model call(s)")
         lines.append("cost - (no tokens to price)")
         return lines

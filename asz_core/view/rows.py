@@ -33,7 +33,7 @@ import orjson
 from ..sessiondata.times import parse_instant
 from ..storage.filekey import stat_key
 
-__all__ = ["ROW_KEYS", "SUMMARY_KEYS", "Head", "counted_keys", "header_ms", "newest_round", "read_head", "header_row", "document_row"]
+__all__ = ["ROW_KEYS", "SUMMARY_KEYS", "Head", "counted_keys", "usage_unrecorded", "header_ms", "newest_round", "read_head", "header_row", "document_row"]
 
 #: Keys of a ``/api/conversations`` row, in order (origin-digest §8.3; ``state`` added when known).
 ROW_KEYS = (
@@ -167,6 +167,13 @@ def document_row(doc: dict, header: dict | None = None) -> dict:
     return hold_back(row, row["state"])
 
 
+def usage_unrecorded(calls: Any, with_usage: Any) -> bool:
+    """True when ``calls`` (a count of model calls) is above 0 and ``with_usage`` of them carry token usage is 0: the
+    runtime recorded no token counts (Kiro meters credits), so 0 tokens and $0.00 are not figures. The one test of
+    a row's ``usage_recorded``, ``asz conversation``'s ``tokens not recorded`` line and ``asz usage``'s rows."""
+    return isinstance(calls, int) and calls > 0 and with_usage == 0
+
+
 def counted_keys(summary: dict) -> dict:
     """The row keys a counted summary (a document's, or :meth:`~asz_core.view.summary_cache.ConversationSummary.keys`)
     decides over the head round's header: ``llm_calls`` (one per provider call,
@@ -180,5 +187,5 @@ def counted_keys(summary: dict) -> dict:
     with_usage = summary.get("calls_with_usage")
     if isinstance(with_usage, int):
         out["calls_with_usage"] = with_usage
-        out["usage_recorded"] = not (isinstance(calls, int) and calls > 0 and with_usage == 0)
+        out["usage_recorded"] = not usage_unrecorded(calls, with_usage)
     return out
