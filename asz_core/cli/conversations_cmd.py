@@ -83,12 +83,13 @@ def table_cells(row: dict) -> tuple:
     if row.get("removed_files"):  # retention took the text the title and project came from (seed 000, Skeletons)
         title, project = (REMOVED if title in ("", NO_PROMPT) else title), project or "(removed)"
     held = bool(row.get("held_back"))  # it does not verify: no figure read from it is shown
-    if row.get("usage_recorded") is False:  # calls with no token usage at all (Kiro meters credits): not 0, as asz usage says
+    unrecorded = row.get("usage_recorded") is False  # calls with no token usage at all (Kiro meters credits): not 0, as asz usage says
+    if unrecorded:
         tokens = cost = None
     cells = (row["id"][:8], title or "(untitled)", project or "-", _when(row.get("to")),
              _duration(row.get("from"), row.get("to")), "-" if row.get("talks") is None else row["talks"],
              "-" if row.get("llm_calls") is None else row["llm_calls"], changes_cell(row),
-             HELD if held else (NOT_RECORDED if row.get("usage_recorded") is False else "-") if tokens is None
+             HELD if held else (NOT_RECORDED if unrecorded else "-") if tokens is None
              else f"{tokens:,}" + (" ~" if row.get("usage_incomplete") else ""),
              HELD if held else "-" if cost is None else f"${cost:,.2f}" + ("*" if unpriced(row) else ""), state_cell(row))
     return tuple(str(c) for c in cells)
