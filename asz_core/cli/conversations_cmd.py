@@ -9,7 +9,7 @@ from typing import Optional
 import orjson
 import typer
 
-from ..reading.listing import UNPLACED, conversation_rows, cost_value, newest_first, not_read_line, total_tokens
+from ..reading.listing import UNPLACED, conversation_rows, cost_value, cut_text, newest_first, not_read_line, total_tokens
 from ..reading.progress import Bar
 from ..reading.termtext import visible
 from ..view.zone import local_text, zone_name
@@ -227,8 +227,8 @@ def conversations(
         return
     widths = column_widths(rows)
     typer.echo(header_line(widths))
-    for row in rows:
-        typer.echo(table_line(row, widths))
+    for line in [table_line(row, widths) for row in rows] + cut_lines(rows):
+        typer.echo(line)
     _changes_footnote(rows)
     for line in unread + ([unplaced] if unplaced else []) + problems_note(rows):  # unreadable rows say why; ! rows what
         typer.echo(visible(line))
@@ -245,14 +245,14 @@ def conversations(
         typer.echo(f"* unpriced, left out of the cost: {', '.join(missing)} (add them under prices in asz.yaml)")
 
 
-def _changes_footnote(rows: list[dict]) -> None:
-    """The (+N) of CHANGES, under the table as its footnote, when a row has one; then one line per conversation that
-    landed without some of its text (too large to land, or truncated: :func:`~asz_core.reading.listing.cut_text`)."""
-    from ..reading.listing import cut_text
+def cut_lines(rows: list[dict]) -> list[str]:
+    """One line per conversation of ``rows`` that landed without some of its text (too large to land, or truncated:
+    :func:`~asz_core.reading.listing.cut_text`), in the rows' order, under the table."""
+    return [f"{row['id'][:8]} {said}" for row in rows if (said := cut_text(row.get("cut")))]
 
-    for row in rows:
-        if cut_text(row.get("cut")):
-            typer.echo(f"{row['id'][:8]} {cut_text(row.get('cut'))}")
+
+def _changes_footnote(rows: list[dict]) -> None:
+    """The (+N) of CHANGES, under the table as its footnote, when a row has one."""
     nd = [row for row in rows if row.get("changes_not_derived")]
     if nd:
         typer.echo(f"(+N) in CHANGES: {sum(r['changes_not_derived'] for r in nd):,} editing tool call(s) in {len(nd)} conversation(s) "
