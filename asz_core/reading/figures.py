@@ -193,10 +193,9 @@ def cache_unchecked(root: str | os.PathLike, only: str | None = None) -> Section
     try:
         con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
         try:
+            where, args = (" WHERE id=?", (only,)) if only is not None else ("", ())  # of conversation only, when given
             for table, column in (("summaries", "entry"), ("rows", "row")):
-                for cid, hide, fp, value, sealed in con.execute(f"SELECT id, hide, fp, {column}, seal FROM {table}"):
-                    if only is not None and cid != only:
-                        continue
+                for cid, hide, fp, value, sealed in con.execute(f"SELECT id, hide, fp, {column}, seal FROM {table}{where}", args):
                     total += 1
                     unsealed += sealed != seal(table, cid, hide, fp, value)
         finally:
