@@ -11,23 +11,13 @@ import typer
 __all__ = ["reland"]
 
 
-def _digest(path: Path) -> str:
-    """The SHA-256 hex of the file at ``path`` ('' when it does not read)."""
-    import hashlib
-
-    try:
-        with open(path, "rb") as f:
-            return hashlib.file_digest(f, "sha256").hexdigest()
-    except OSError:
-        return ""
-
-
 def reland(storage: Path, jobs: list, session: str, lock_timeout: float, as_json: bool) -> int:
-    """The lost files the session's index names, and the damaged ones (on disk, their SHA-256 not the index's), each landed again from its source when rebuilt it is the file
+    """The lost files the session's index names, and the damaged ones (on disk, their digest not the index's: a skeleton's is its removed.digest), each landed again from its source when rebuilt it is the file
     that landed; one line per file (``relanded: <path>: …`` or ``not relanded: <path>: …``); the exit code."""
     from ..collect.collector import Collector, CollectOptions, Report
     from ..collect.reland import LostFile, reland_lost
     from ..flow.index import load_index
+    from ..flow.round import landed_file_digest
     from ..reading.ids import AmbiguousId, UnknownId, session_id
     from ..storage.layout import landed_files
     from ..storage.root import LockBusy
@@ -41,8 +31,15 @@ def reland(storage: Path, jobs: list, session: str, lock_timeout: float, as_json
     on_disk = {ln.seq: p for ln, p in landed_files(sdir, skeletons=True)}
     index = load_index(sdir, rebuild=False)  # never rebuilt here: a rebuilt index would forget the lost files
     lost = [LostFile(f.seq, f.path, f.digest, f.records) for f in index.files if f.seq not in on_disk]
-    damaged = [LostFile(f.seq, f.path, f.digest, f.records) for f in index.files
-               if f.seq in on_disk and on_disk[f.seq] == sdir / f.path and _digest(sdir / f.path) != f.digest]
+    damaged = []
+    for f in index.files:
+        if f.seq in on_disk and on_disk[f.seq] == sdir / f.path:
+            try:
+                digest = landed_file_digest(sdir / f.path)  # a skeleton's is its header's removed.digest, as the index's
+            except (OSError, ValueError):
+                digest = ""
+            if digest != f.digest:
+                damaged.append(LostFile(f.seq, f.path, f.digest, f.records))
     lost = sorted(lost + damaged, key=lambda f: f.seq)
     damaged_seqs = frozenset(f.seq for f in damaged)
     rows: dict[str, object] = {}

@@ -159,3 +159,25 @@ def test_a_damaged_file_is_set_aside_and_landed_again_byte_for_byte(collected, t
     assert got.returncode == 0 and got.stdout.splitlines()[-1] == "all landed data is contiguous and matches its digests", got.stdout
     p = asz("sources", "--source", str(src), "--root", str(root), "--reland", session, "--json", cwd=tmp_path)
     assert p.returncode == 1 and json.loads(p.stdout)["files"] == []  # nothing lost or damaged any more
+
+
+def test_skeletons_of_a_pruned_session_are_neither_lost_nor_damaged(collected, tmp_path):
+    """Review of the damaged-file reland: after retention the index names ``.sk`` skeletons, whose digest is their
+    header's ``removed.digest`` (not the SHA-256 of the gzip bytes); --reland must not class them as damaged, set
+    them aside or write ``.sd`` bytes under their names."""
+    from asz_core.export.settings import RetentionConfig
+    from asz_core.retention.prune import prune
+
+    src, root = collected
+    session, _ = _main_files(root)
+    rep = prune(root, RetentionConfig(after=3600.0, require_accepted=False))
+    assert not rep.problems and session in rep.removed, (rep.problems, rep.removed)
+    sdir = root / session
+    skeletons = {p: p.read_bytes() for _, p in landed_files(sdir, skeletons=True)}
+    assert skeletons and all(p.suffix == ".sk" for p in skeletons), sorted(skeletons)
+
+    p = asz("sources", "--source", str(src), "--root", str(root), "--reland", session, cwd=tmp_path)
+    assert p.returncode == 1 and p.stdout == "", p.stdout + p.stderr
+    assert f"session {session} has no lost file its index names, and no damaged one" in p.stderr, p.stderr
+    assert not (root / "_set_aside").exists()
+    assert {q: q.read_bytes() for _, q in landed_files(sdir, skeletons=True)} == skeletons
