@@ -30,25 +30,25 @@ def reland(storage: Path, jobs: list, session: str, lock_timeout: float, as_json
     sdir = storage / session
     on_disk = {ln.seq: p for ln, p in landed_files(sdir, skeletons=True)}
     index = load_index(sdir, rebuild=False)  # never rebuilt here: a rebuilt index would forget the lost files
-    lost = [LostFile(f.seq, f.path, f.digest, f.records) for f in index.files if f.seq not in on_disk]
-    damaged = []
+    lost = []  # the lost and the damaged, in seq order (the index's)
     for f in index.files:
-        if f.seq in on_disk and on_disk[f.seq] == sdir / f.path:
+        if f.seq in on_disk:
+            if on_disk[f.seq] != sdir / f.path:
+                continue
             try:
                 digest = landed_file_digest(sdir / f.path)  # a skeleton's is its header's removed.digest, as the index's
             except (OSError, ValueError):
                 digest = ""
-            if digest != f.digest:
-                damaged.append(LostFile(f.seq, f.path, f.digest, f.records))
-    lost = sorted(lost + damaged, key=lambda f: f.seq)
-    damaged_seqs = frozenset(f.seq for f in damaged)
+            if digest == f.digest:
+                continue
+        lost.append(LostFile(f.seq, f.path, f.digest, f.records, damaged=f.seq in on_disk))
     rows: dict[str, object] = {}
     try:
         for j in jobs:
             col = Collector(storage, j.adapter, j.source_root, options=CollectOptions(max_delta_bytes=j.max_delta_bytes),
                             report=Report(io.StringIO()))
             for r in reland_lost(storage, col, session, [f for f in lost if not getattr(rows.get(f.path), "relanded", False)],
-                                 damaged=damaged_seqs, lock_timeout=lock_timeout):
+                                 lock_timeout=lock_timeout):
                 if r.relanded or r.src or r.path not in rows:  # a row of the adapter whose source it is wins
                     rows[r.path] = r
     except LockBusy as exc:

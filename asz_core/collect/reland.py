@@ -52,12 +52,14 @@ __all__ = ["LostFile", "RelandRow", "reland_lost"]
 @attrs.frozen
 class LostFile:
     """What the session's index remembers of a landed file: ``seq``, ``path`` (relative to the session directory),
-    whole-file ``digest`` (SHA-256 hex) and ``records`` count."""
+    whole-file ``digest`` (SHA-256 hex) and ``records`` count; ``damaged`` when it is on disk, but not the bytes
+    the index names (it is then set aside before it is landed again)."""
 
     seq: int
     path: str
     digest: str
     records: int
+    damaged: bool = False
 
 
 @attrs.define
@@ -93,9 +95,9 @@ NO_SOURCE = ("no source of this session lands into its stream now: pass --source
 
 
 def reland_lost(root: str | os.PathLike, col: Collector, session: str, lost: list[LostFile], *,
-                damaged: frozenset[int] = frozenset(), lock_timeout: float = 0.0) -> list[RelandRow]:
-    """Land again each of ``lost`` (files the session's index names that are no longer on disk, or whose seq is in
-    ``damaged``: on disk, but not the bytes the index names) from its source, found by ``col``'s adapter under its
+                lock_timeout: float = 0.0) -> list[RelandRow]:
+    """Land again each of ``lost`` (files the session's index names that are no longer on disk, or
+    :attr:`~LostFile.damaged`: on disk, but not the bytes the index names) from its source, found by ``col``'s adapter under its
     source root, when rebuilt it is byte for byte the file that landed; a damaged file is then first set aside
     (moved under ``<root>/_set_aside/``, never deleted: it is evidence of the damage).
     Returns one row per file. Raises LockBusy when a collector holds the session past ``lock_timeout``."""
@@ -112,7 +114,7 @@ def reland_lost(root: str | os.PathLike, col: Collector, session: str, lost: lis
             ln = parse_landed_name(Path(f.path).name)
             d = (sdir / f.path).parent
             s = by_dir.get((d, ln.kind)) if ln is not None else None
-            if (f.seq in on_disk and f.seq not in damaged) or ln is None or ln.seq != f.seq:
+            if (f.seq in on_disk and not f.damaged) or ln is None or ln.seq != f.seq:
                 continue
             if s is None:
                 rows.append(RelandRow(f.path, "", False, NO_SOURCE))
@@ -121,7 +123,7 @@ def reland_lost(root: str | os.PathLike, col: Collector, session: str, lost: lis
                 rows.append(RelandRow(f.path, s.src, False, f"a {s.mode} (one document): not rebuilt; restore it from a backup"))
                 continue
             sp = SessionPass(col, session, parse_stamp(ln.stamp), Counters())
-            ok, why = _rebuild(sp, s, d, f, ln.kind, root if f.seq in damaged else None)
+            ok, why = _rebuild(sp, s, d, f, ln.kind, root if f.damaged else None)
             if ok:
                 on_disk.add(f.seq)
             rows.append(RelandRow(f.path, s.src, ok, why))
