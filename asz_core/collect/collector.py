@@ -400,7 +400,7 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
     sdir = session_dir(root, session)
     if _settled(root, session, parts, sdir):
         return
-    from .session_pass import Landing, SessionPass, undescribed_warning  # the landing code loads once a session has something to land
+    from .session_pass import Landing, SessionPass  # the landing code loads once a session has something to land
 
     chained = not sdir.is_dir() and _has_rounds(root, session)  # its folder went missing, its chain did not (the lock makes it)
     timeout = max(col.options.lock_timeout for col, _ in parts)
@@ -439,9 +439,6 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
                 continue
             visited[i].add(cp)
             passes[i].source(s, d, cp, owners, peers.get(cp))
-            if passes[i].undescribed:  # lines the adapter could not describe: one warning per source (trial 12)
-                col.report.warning(s.path, undescribed_warning(passes[i].undescribed, col.adapter.name))
-                passes[i].undescribed = []
         if landing.writer is not None:
             landing.writer.write_state()
         for i, (col, _) in enumerate(parts):

@@ -181,7 +181,8 @@ class SessionPass:
         ``owners`` maps cursor files to the ``src`` that took them this pass, so
         a second source into the same stream and kind is refused as a conflict; ``peers`` lists the ``src`` of every
         source of this pass landing into ``cp`` (a moved source is followed by its content only when it is the one).
-        Problems are reported and counted; only a failing storage root raises OSError.
+        Problems are reported and counted, and the lines the adapter could not describe in one warning at the end;
+        only a failing storage root raises OSError.
         """
         if s.mode not in SOURCE_MODES:
             self.error_once(s.path, f"source {s.src} has mode {s.mode!r}, not one of {', '.join(SOURCE_MODES)}")
@@ -249,6 +250,9 @@ class SessionPass:
             self.error_once(s.path, f"cannot land: {exc}")
         finally:
             os.close(fd)
+        if self.undescribed:  # lines the adapter could not describe: one warning per source (trial 12)
+            self.report.warning(s.path, undescribed_warning(self.undescribed, self.adapter.name))
+            self.undescribed = []
 
     def _gone(self, cp: Path, cur: AppendCursor | SnapshotCursor | None) -> None:
         if cur is not None and cur.state == "active":
@@ -266,7 +270,7 @@ class SessionPass:
         except Exception as exc:  # the contract says never raise; keep the bytes anyway
             self.error_once(s.path, f"adapter {self.adapter.name} failed on line {ord_}: {type(exc).__name__}: {exc}")
             rec = fix_record(Record(parts=[unknown_part(line, f"the adapter failed on this line: {type(exc).__name__}")]), ord_, off, line)
-        else:  # garbage, a line that is not JSON, …: one warning per source (the collector, undescribed_warning)
+        else:  # garbage, a line that is not JSON, …: one warning per source (the end of source, undescribed_warning)
             self.undescribed.extend(undescribed_of(fix_record(rec, ord_, off, line)))
         return self._refuse_outside_vocabulary(s, rec, line, f"line {ord_}")
 
@@ -326,12 +330,8 @@ class SessionPass:
     # ------------------------------------------------------------------ snapshot (§2.2)
 
     def _snapshot(self, s: Source, fd: int, st: os.stat_result, cp: Path, cur: SnapshotCursor | None) -> None:
-        chunks = []
-        off = 0
-        while True:
-            b = os.pread(fd, 1 << 20, off)
-            if not b:
-                break
+        chunks, off = [], 0
+        while b := os.pread(fd, 1 << 20, off):
             chunks.append(b)
             off += len(b)
         data = b"".join(chunks)
