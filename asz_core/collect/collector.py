@@ -77,6 +77,7 @@ __all__ = [
     "run_passes",
     "land_session",
     "LandInterrupted",
+    "anew_command",
 ]
 
 #: Windows read per source per pass before the rest is left pending (origin-digest §2.2 step 8).
@@ -444,7 +445,7 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
         for i, (col, _) in enumerate(parts):
             col._check_gone(sdir, visited[i], c, timeout=None)
         if chained and landing.writer is not None:
-            lead.report.warning(sdir, LANDED_AGAIN.format(session=session, root=shlex.quote(str(root))))
+            lead.report.warning(sdir, LANDED_AGAIN.format(session=session, anew=anew_command(session, root)))
     except OSError as exc:
         lead.report.error(sdir, f"session pass stopped: {strerror(exc)}")
         c.errors += 1
@@ -454,8 +455,14 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
 
 #: The warning of a session landed again after its folder went missing while its chain stayed (trial 13).
 LANDED_AGAIN = ("session {session} landed again from its source after its folder went missing; its chain "
-                "(_conversations/{session}) binds the landed files that are gone, so it no longer matches: asz parse "
-                "{session} --anew --root {root} sets that chain aside (kept under _set_aside/) and builds a new one")
+                "(_conversations/{session}) binds the landed files that are gone, so it no longer matches: {anew} "
+                "sets that chain aside (kept under _set_aside/) and builds a new one")
+
+
+def anew_command(session: str, root: str | os.PathLike) -> str:
+    """The whole ``asz parse SESSION --anew --root ROOT`` command a warning or hint prints for a chain that binds
+    landed files gone for good (here, not in flow: the collector may not import flow, which imports collect)."""
+    return f"asz parse {session} --anew --root {shlex.quote(str(root))}"
 
 
 def _has_rounds(root: Path, session: str) -> bool:

@@ -215,10 +215,10 @@ def reland_command(session: str, root: str | os.PathLike) -> str:
 def anew_hint(sdir: Path) -> str:
     """What a chain whose landed files are gone for good can do: when session ``sdir``'s folder was lost and landed
     again (asz collect warns), ``asz parse SESSION --anew --root ROOT`` sets the chain aside and builds a new one."""
-    import shlex
+    from ..collect.collector import anew_command
 
     return (f"if the session's folder was lost and its files landed again from the source (asz collect warned), "
-            f"asz parse {sdir.name} --anew --root {shlex.quote(str(sdir.parent))} sets this chain aside (kept under "
+            f"{anew_command(sdir.name, sdir.parent)} sets this chain aside (kept under "
             "_set_aside/, never deleted) and builds a new one from the landed files as they are now")
 
 
