@@ -147,13 +147,19 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
     rows = rows + unplaced  # the index lists them too, as not exported
     if out is not None:
         if fmt == "html":
-            (out / "index.html").write_text(index_html(rows, files, flagged, skipped), encoding="utf-8")
+            page = index_html(rows, files, flagged, skipped).encode("utf-8")
         elif fmt == "json":
-            (out / "index.json").write_bytes(orjson.dumps([{**row, "file": None, "not_exported": skipped[row["id"]]}
-                                                           if row["id"] in skipped else {**row, "file": files[row["id"]]}
-                                                           for row in rows], option=orjson.OPT_INDENT_2))
+            page = orjson.dumps([{**row, "file": None, "not_exported": skipped[row["id"]]}
+                                 if row["id"] in skipped else {**row, "file": files[row["id"]]}
+                                 for row in rows], option=orjson.OPT_INDENT_2)
         else:
-            (out / "index.md").write_text(index_markdown(rows, files, flagged, skipped), encoding="utf-8")
+            page = index_markdown(rows, files, flagged, skipped).encode("utf-8")
+        index = out / f"index.{fmt if fmt in ('html', 'json') else 'md'}"
+        before = index.stat().st_size if index.is_file() else None
+        index.with_name(index.name + ".part").write_bytes(page)
+        os.replace(index.with_name(index.name + ".part"), index)  # whole or absent, as each conversation's file
+        if before is not None:  # an earlier export's index page replaced is said, as a single file's is (trial 12)
+            typer.echo(f"asz export: replaced the index page {index} (the {before:,} bytes it held)", err=True)
     return len(rows) - len(skipped), len(flagged) + len(skipped)
 
 

@@ -43,9 +43,25 @@ def test_files_replaced_in_a_folder_are_counted(spotter, tmp_path):
     root, sids = spotter
     first = asz("export", "--project", "spotter", "--format", "html", "--out", str(tmp_path), "--root", str(root))
     assert first.returncode == 0 and "asz export: replaced" not in first.stderr
+    first_index = (tmp_path / "index.html").read_bytes()
     again = asz("export", "--project", "spotter", "--format", "html", "--out", str(tmp_path), "--root", str(root))
     assert again.returncode == 0
     said = [x for x in again.stderr.splitlines() if x.startswith("asz export: replaced")]
     head = f"asz export: replaced {len(sids)} file(s) already in {tmp_path}: "
-    assert len(said) == 1 and said[0].startswith(head)
+    assert len(said) == 2 and said[0].startswith(head)
+    assert said[1] == f"asz export: replaced the index page {tmp_path / 'index.html'} (the {len(first_index):,} bytes it held)"
     assert sorted(said[0][len(head):].split(", ")) == [f"{s}.html" for s in sids]  # in export order, newest first
+
+
+@pytest.mark.parametrize("fmt,index", [("html", "index.html"), ("md", "index.md"), ("json", "index.json")])
+def test_index_page_replaced_is_said(spotter, tmp_path, fmt, index):
+    """The index page of a folder export is a file of an earlier export too: replacing it is said (it was silent)."""
+    root, sids = spotter
+    (tmp_path / index).write_bytes(OLD)  # an earlier export's index page, and no conversation file yet
+    got = asz("export", "--project", "spotter", "--format", fmt, "--out", str(tmp_path), "--root", str(root))
+    assert got.returncode == 0
+    said = [x for x in got.stderr.splitlines() if x.startswith("asz export: replaced")]
+    assert said == [f"asz export: replaced the index page {tmp_path / index} (the {len(OLD)} bytes it held)"]
+    assert (tmp_path / index).read_bytes() != OLD
+    fresh = asz("export", "--project", "spotter", "--format", fmt, "--out", str(tmp_path / "new"), "--root", str(root))
+    assert fresh.returncode == 0 and "asz export: replaced" not in fresh.stderr
