@@ -29,7 +29,7 @@ from ..storage.cursor import TAIL_WINDOW, AppendCursor
 if TYPE_CHECKING:
     from .session_pass import SessionPass
 
-__all__ = ["Batch", "append_source", "flush_batch"]
+__all__ = ["Batch", "append_source", "flush_batch", "written_in_place"]
 
 
 @attrs.define
@@ -58,8 +58,12 @@ def append_source(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: P
     if size < cur.offset:
         sp.conflict(cp, cur, s.path, f"truncated: the source has {size} bytes, {cur.offset} already landed")
         return
-    # 3. nothing new (mtime never consulted)
+    # 3. nothing new; written to in place since the cursor moved (same size, other mtime): its tail is checked first
     if size == cur.offset and st.st_ino == cur.ino:
+        if written_in_place(cur, st):
+            if _landed_tail(sp, s, fd, st, cp, cur, " in place (same size, modified since it landed)") is None:
+                return  # a same-size rewrite of landed bytes: a conflict, as any rewrite
+            dirty = True  # the same bytes (touched, or written as they were): keep the new mtime, hash once
         if dirty:
             sp.save(cp, cur, st)
         return
@@ -90,9 +94,19 @@ def append_source(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: P
         sp.save(cp, cur, st)
 
 
-def _landed_tail(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: Path, cur: AppendCursor) -> bytes | None:
+def written_in_place(cur: AppendCursor, st: os.stat_result) -> bool:
+    """Whether a source at its cursor's offset and inode (step 3) was modified since the cursor last moved or looked:
+    its mtime (ns) is not the cursor's ``mtime`` and the cursor has a tail digest to check it against. A stat only;
+    the collector then hashes the ``TAIL_WINDOW`` bytes before the offset once (a same-size rewrite of landed bytes
+    is a conflict, as any rewrite; storage-root.md, step 3)."""
+    return st.st_mtime_ns != cur.mtime and cur.offset > 0 and bool(cur.tail_sha256)
+
+
+def _landed_tail(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: Path, cur: AppendCursor,
+                 how: str = "") -> bytes | None:
     """Step 4: the up to :data:`TAIL_WINDOW` bytes before the offset, once they hash to the cursor's ``tail_sha256``
-    (b'' at offset 0); None after marking a sticky conflict (truncated while read, rewritten, an unverifiable new inode)."""
+    (b'' at offset 0); None after marking a sticky conflict (truncated while read, rewritten, an unverifiable new inode).
+    ``how`` follows ``rewritten`` in the conflict's reason (step 3's same-size check says `` in place (…)``)."""
     if cur.offset == 0:
         return b""
     start = max(0, cur.offset - TAIL_WINDOW)
@@ -107,7 +121,7 @@ def _landed_tail(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: Pa
                 sp.report.warning(cp, found)
                 sp.save(cp, cur, st)
                 return mended
-            sp.conflict(cp, cur, s.path, f"rewritten: the {len(prev)} bytes before offset {cur.offset} changed"
+            sp.conflict(cp, cur, s.path, f"rewritten{how}: the {len(prev)} bytes before offset {cur.offset} changed"
                         + (f"; {found}" if found else ""))
             return None
     elif st.st_ino != cur.ino:

@@ -54,6 +54,7 @@ from typing import Callable, Iterable, Sequence
 
 import attrs
 
+from .append import written_in_place
 from .report import SUMMARY_KEYS, Counters, Report
 from .windows import strerror
 from ..plugins.adapter import Adapter, Source, discovery_failure
@@ -534,13 +535,15 @@ def _nothing_new(root: Path, session: str, parts: list[tuple[Collector, list[Sou
 
 def _unchanged(s: Source, cur: AppendCursor | SnapshotCursor | None) -> bool:
     """Whether the pass would leave source ``s`` and its cursor as they are (origin-digest §2.2): an ``active`` cursor
-    naming ``s`` that is, for a stream of lines, at the file's size and inode (step 3, mtime never consulted), for a
-    snapshot, the SHA-256 of its content trimmed of trailing newlines (or the content is empty). Raises OSError."""
+    naming ``s`` that is, for a stream of lines, at the file's size and inode and not written in place since
+    (:func:`asz_core.collect.append.written_in_place`: the mtime the cursor holds; step 3), for a snapshot, the
+    SHA-256 of its content trimmed of trailing newlines (or the content is empty). Raises OSError."""
     if cur is None or cur.state != "active" or cur.source != s.src:
         return False
     if s.mode == "append" and isinstance(cur, AppendCursor):
         st = os.stat(s.path)
-        return stat.S_ISREG(st.st_mode) and st.st_size == cur.offset and st.st_ino == cur.ino
+        return (stat.S_ISREG(st.st_mode) and st.st_size == cur.offset and st.st_ino == cur.ino
+                and not written_in_place(cur, st))
     if s.mode == "snapshot" and isinstance(cur, SnapshotCursor) and not cur.mode:
         if not stat.S_ISREG(os.stat(s.path).st_mode):
             return False

@@ -131,15 +131,46 @@ def test_rewritten_source_same_size_other_tail_is_a_conflict(dirs, runner):
     assert read_cursor(root / "s1" / "streams" / "main" / "transcript.cursor").state == "conflict"
 
 
-def test_same_size_rewrite_with_nothing_new_is_not_read(dirs, runner):
-    """Step 3: size == offset and the same inode means nothing new; the tail is not even hashed."""
+def test_same_size_rewrite_with_nothing_new_is_a_conflict_and_keeps_what_landed(dirs, runner):
+    """Step 3: size == offset and the same inode, but the mtime is not the cursor's: one byte of a landed line changed
+    in place (same size) is a rewrite, refused as a sticky conflict naming the file, what landed kept (as a shrunk or
+    otherwise rewritten source)."""
     src, root = dirs
     path = src / "s1" / "main.jsonl"
     append(path, *(line(i) for i in range(3)))
     run = runner()
     run()
+    before = {p: p.read_bytes() for p in root.rglob("*.sd")}
+    size = path.stat().st_size
     poke(path, 5)
-    assert run().conflicts == 0
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))  # a later write, whatever the clock's tick
+    assert path.stat().st_size == size
+    c = run()
+    assert (c.conflicts, c.landed) == (1, 0)
+    cp = root / "s1" / "streams" / "main" / "transcript.cursor"
+    assert (f"conflict: {path}: rewritten in place (same size, modified since it landed): the {size} bytes before "
+            f"offset {size} changed") in run.err
+    cur = read_cursor(cp)
+    assert cur.state == "conflict" and cur.reason.startswith("rewritten in place")
+    assert {p: p.read_bytes() for p in root.rglob("*.sd")} == before
+    c = run()
+    assert (c.conflicts, c.landed) == (1, 0) and run.err.count("conflict:") == 1  # sticky, told once
+
+
+def test_a_touched_source_with_the_same_bytes_is_hashed_once_and_not_a_conflict(dirs, runner):
+    """Only the mtime moved (touch, or the same bytes written again): the tail still matches, the cursor keeps the new
+    mtime, and the next pass is again a stat alone."""
+    src, root = dirs
+    path = src / "s1" / "main.jsonl"
+    append(path, *(line(i) for i in range(3)))
+    run = runner()
+    run()
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    c = run()
+    assert (c.conflicts, c.landed, c.errors) == (0, 0, 0)
+    assert read_cursor(root / "s1" / "streams" / "main" / "transcript.cursor").mtime == st.st_mtime_ns + 1_000_000
 
 
 def test_new_inode_with_the_same_bytes_is_adopted(dirs, runner):
