@@ -35,7 +35,7 @@ import re
 from pathlib import PurePosixPath, PureWindowsPath
 
 from asz_core import Dropped, Part, Record, Source, unknown_part
-from asz_core.sessiondata.model import COMPANION_WHAT
+from asz_core.sessiondata import COMPANION_WHAT, companion_file_name
 
 __all__ = ["COMPANION_WHY", "PREVIEW_OPEN", "companion_name", "companion_record", "note_companion"]
 
@@ -75,7 +75,7 @@ def note_companion(rec: Record, text: str) -> None:
 
 def companion_record(rec: Record, source: Source, raw: bytes) -> None:
     """Fill ``rec`` from the whole companion file ``raw`` (``source.kind == "tool_output"``)."""
-    name = PurePosixPath(source.src).name
+    name = companion_file_name(source.src)  # the view finds the record by this name (one rule for both)
     rec.label = name
     m = _TOOL_ID.fullmatch(name.rsplit(".", 1)[0])
     rec.tool = m.group(0) if m else ""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
 
 import attrs
@@ -38,6 +39,9 @@ __all__ = [
     "Closing",
     "unknown_part",
     "source_sha",
+    "COMPANION_WHAT",
+    "companion_file_name",
+    "companion_path",
 ]
 
 SCHEMA = "sd/1"
@@ -48,6 +52,22 @@ DEFAULT_MAX_DELTA_BYTES = 2 * 1024 * 1024
 #: ``dropped[].what`` prefix of a result whose full output the runtime kept in a companion file
 #: (``full output in <path>``; the file lands as kind ``tool_output``, labelled with its name).
 COMPANION_WHAT = "full output in "
+
+
+def companion_file_name(path: str) -> str:
+    """The file name a companion ``path`` ends in: its last part, split on ``\\`` when the path holds one
+    (a Windows path, as Claude Code writes it there), else on ``/``; ``path`` itself when it has neither.
+
+    The one name rule of a companion file: the adapter labels the landed ``tool_output`` record with it
+    and the view finds that record by it from a ``dropped`` entry's ``what`` (docs/session-data.md,
+    Dropped). Never raises.
+    """
+    return (PureWindowsPath(path) if "\\" in path else PurePosixPath(path)).name or path
+
+
+def companion_path(what: str) -> str | None:
+    """The path of a ``dropped`` entry's ``what`` that names a companion file (``full output in <path>``), else None."""
+    return what[len(COMPANION_WHAT):] if isinstance(what, str) and what.startswith(COMPANION_WHAT) else None
 #: Reserved for a push transport; valid in a header, never written by asz.
 RESERVED_KINDS = ("otlp_log", "otlp_span")
 #: File-name prefix per kind (origin-digest §2.1).

@@ -8,7 +8,7 @@ from ..flow.fold import Fold
 from ..flow.model import Node, Ref, Relation
 from ..sessiondata.times import parse_instant
 from .chain import ChainReader
-from ..sessiondata.model import COMPANION_WHAT
+from ..sessiondata.model import companion_file_name, companion_path
 from .coverage import carries_text, cited_by, superseded_documents
 from .coverage import measure as measure_coverage
 from .kinds import position
@@ -211,17 +211,29 @@ class ViewBase:
     def _companions_shown(self, step_cited: dict[tuple[int, int], str]) -> dict[tuple[int, int], str]:
         """(seq, row) of each landed companion record → the step whose result names it (its ``full_output``)."""
         out: dict[tuple[int, int], str] = {}
-        companions = self._companions()
-        if not companions:
+        if not self._companions():
             return out
         for seq, recs in self.sess.records.items():
             for row, rec in enumerate(recs, 1):
                 node = step_cited.get((seq, row))
-                for x in rec.get("dropped", ()) if node else ():
-                    what = x.get("what", "")
-                    hit = companions.get(what.rsplit("/", 1)[-1]) if what.startswith(COMPANION_WHAT) else None
+                for _, hit in self._companions_named(rec) if node else ():
                     if hit is not None:
                         out.setdefault((hit[0], hit[1]), node)
+        return out
+
+    def _companions_named(self, rec: dict) -> list[tuple[str, tuple[int, int, int] | None]]:
+        """``(path, landed)`` of each companion file ``rec``'s ``dropped`` names, in order: ``landed`` is
+        :meth:`_companions`' ``(seq, row, bytes)`` of the record labelled with the path's file name
+        (:func:`~asz_core.sessiondata.model.companion_file_name`, the adapter's label rule), None when none landed.
+
+        The one look-up of drawing (:meth:`_companion_keys`), coverage (:meth:`_companions_shown`) and a
+        list row's problems (:meth:`missing_companions`), so the three never disagree.
+        """
+        out = []
+        for x in rec.get("dropped", ()):
+            path = companion_path(x.get("what")) if isinstance(x, dict) else None
+            if path is not None:
+                out.append((path, self._companions().get(companion_file_name(path))))
         return out
 
     def _companion_keys(self, rec: dict, d: dict) -> None:
@@ -232,13 +244,7 @@ class ViewBase:
         the companion lands as a ``tool_output`` record whose ``label`` is the
         file name (its latest version wins).
         """
-        for x in rec.get("dropped", ()):
-            what = x.get("what", "")
-            if not what.startswith(COMPANION_WHAT):
-                continue
-            path = what[len(COMPANION_WHAT):]
-            name = path.rsplit("/", 1)[-1]
-            found = self._companions().get(name)
+        for path, found in self._companions_named(rec):
             if found is None:
                 line = missing_companion_line(path)
                 if line not in self.b.problems:
@@ -255,12 +261,10 @@ class ViewBase:
         out: list[str] = []
         for seq in sorted(self.sess.records):
             for rec in self.sess.records[seq]:
-                for x in rec.get("dropped", ()):
-                    what = x.get("what", "") if isinstance(x, dict) else ""
-                    if what.startswith(COMPANION_WHAT) and self._companions().get(what.rsplit("/", 1)[-1]) is None:
-                        line = missing_companion_line(what[len(COMPANION_WHAT):])
-                        if line not in out:
-                            out.append(line)
+                for path, found in self._companions_named(rec) if "dropped" in rec else ():
+                    line = missing_companion_line(path) if found is None else None
+                    if line is not None and line not in out:
+                        out.append(line)
         return out
 
     def _companions(self) -> dict[str, tuple[int, int, int]]:

@@ -28,12 +28,15 @@ TOOL = "toolu_01AbCdEfGhIjKlMnOpQrStUv"
 FULL = "".join(f"line {i}: ok\n" for i in range(4000))  # about 50 KB of output
 
 
-def _preview(session_path: str) -> str:
-    return (f"<persisted-output>\nOutput too large (52.1KB). Full output saved to: {session_path}/tool-results/{TOOL}.txt\n\n"
+def _preview(session_path: str, saved_to: str = "") -> str:
+    saved_to = saved_to or f"{session_path}/tool-results/{TOOL}.txt"
+    return (f"<persisted-output>\nOutput too large (52.1KB). Full output saved to: {saved_to}\n\n"
             f"Preview (first 2KB):\n{FULL[:2048]}\n...\n</persisted-output>")
 
 
-def _session(tmp_path: Path, with_companion: bool) -> Path:
+def _session(tmp_path: Path, with_companion: bool, saved_to: str = "") -> Path:
+    """``<tmp_path>/projects``: the transcript (its preview naming ``saved_to``, else a POSIX path under the session),
+    and the companion file beside it when ``with_companion``."""
     src = tmp_path / "projects"
     pdir = src / "-home-u-p"
     pdir.mkdir(parents=True)
@@ -45,7 +48,7 @@ def _session(tmp_path: Path, with_companion: bool) -> Path:
                      "content": [{"type": "tool_use", "id": TOOL, "name": "Bash", "input": {"command": "npm test"}}]}},
         {"type": "user", "uuid": "u-2", "parentUuid": "a-1", "sessionId": SID, "timestamp": "2026-11-20T09:00:09.000Z",
          "message": {"role": "user", "content": [{"tool_use_id": TOOL, "type": "tool_result",
-                                                  "content": _preview(f"/home/u/.claude/projects/-home-u-p/{SID}")}]},
+                                                  "content": _preview(f"/home/u/.claude/projects/-home-u-p/{SID}", saved_to)}]},
          "toolUseResult": {"stdout": FULL[:2048], "stderr": "", "interrupted": False}},
     ]
     (pdir / f"{SID}.jsonl").write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
