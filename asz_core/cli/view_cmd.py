@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from ..flow.chain import CONVERSATIONS
+from ..storage.layout import rounds_dir
 from ..flow.pending import has_chain
 from ..reading.listing import usage_lines
 from ..sessiondata.codec import encode_record
@@ -74,7 +74,7 @@ def no_document_hint(r: Path, conversation_id: str) -> str:
     """What to do about a conversation with no usable round: its damaged chain is moved aside and parsed again (rounds
     are derived), a session never parsed is parsed, an unknown id gets the conversations the root holds."""
     if has_chain(r, conversation_id) and not conversation_id.startswith(("_", ".")):
-        rounds = r / CONVERSATIONS / conversation_id / "rounds"
+        rounds = rounds_dir(r, conversation_id)
         return (f"its round chain does not verify (asz verify --root {r} names the damage); rounds are derived from the "
                 f"landed files: move {rounds} aside and asz parse --root {r} builds them again")
     if (r / conversation_id).is_dir() and not conversation_id.startswith(("_", ".")):

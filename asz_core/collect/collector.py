@@ -62,7 +62,7 @@ from ..sessiondata.model import DEFAULT_MAX_DELTA_BYTES
 from ..sessiondata.times import format_rfc3339
 from ..sessiondata import durable
 from ..storage.cursor import AppendCursor, SnapshotCursor, read_cursor, write_cursor
-from ..storage.layout import PREFIX_KIND, cursor_files, cursor_path, cursor_paths, kind_dir, parse_landed_name, session_dir, session_dirs
+from ..storage.layout import PREFIX_KIND, cursor_files, cursor_path, cursor_paths, kind_dir, parse_landed_name, rounds_dir, session_dir, session_dirs
 from ..storage.root import LockBusy, session_lock
 from ..storage.torn import TORN_AFTER_NS
 
@@ -467,10 +467,10 @@ def anew_command(session: str, root: str | os.PathLike) -> str:
 
 
 def _has_rounds(root: Path, session: str) -> bool:
-    """True when ``<root>/_conversations/<session>/rounds`` holds a round file (a ``.sf``)."""
+    """True when the session's chain (:func:`~asz_core.storage.layout.rounds_dir`) holds a round file (a ``.sf``)."""
     try:
-        return any(n.endswith(".sf") for n in os.listdir(root / "_conversations" / session / "rounds"))
-    except OSError:
+        return any(n.endswith(".sf") for n in os.listdir(rounds_dir(root, session)))
+    except (OSError, ValueError):
         return False
 
 

@@ -27,6 +27,7 @@ import orjson
 
 from ..sessiondata import durable
 from ..sessiondata.durable import fsync_dir as _fsync_dir
+from ..storage.layout import CONVERSATIONS, ROUNDS, conversation_dir
 from ..storage.root import FileLock, LockBusy, read_state, write_state
 from .fold import Fold, FoldError
 from .round import Round, RoundError, parse_round_file_name, read_round
@@ -41,8 +42,6 @@ __all__ = [
     "conversation_dirs",
 ]
 
-#: The directory of all chains, relative to the storage root.
-CONVERSATIONS = "_conversations"
 #: Age in seconds after which an empty reservation file is removed by the lock holder.
 _RESERVATION_TTL = 60.0
 
@@ -59,18 +58,6 @@ class ChainBusy(LockBusy):
 
 class ChainError(ValueError):
     """A chain that cannot be extended or read: a refused install, a broken round, a round the fold refuses."""
-
-
-def _safe(part: str) -> str:
-    part = part.replace("/", "_").replace("\\", "_")
-    if part in ("", ".", ".."):
-        raise ValueError(f"not usable as a conversation id: {part!r}")
-    return part
-
-
-def conversation_dir(root: str | os.PathLike, conversation: str) -> Path:
-    """``<root>/_conversations/<conversation>`` (``/`` and ``\\`` in the id become ``_``). ValueError for an empty id."""
-    return Path(root) / CONVERSATIONS / _safe(conversation)
 
 
 def conversation_dirs(root: str | os.PathLike) -> list[Path]:
@@ -107,7 +94,7 @@ class Chain:
         self.root = Path(root)
         self.conversation = conversation
         self.dir = conversation_dir(root, conversation)
-        self.rounds_dir = self.dir / "rounds"
+        self.rounds_dir = self.dir / ROUNDS
         self.lock_path = self.dir / ".lock"
         self.state_path = self.dir / "conversation.state"
         self._lock: FileLock | None = None

@@ -30,9 +30,9 @@ from typing import Any, Callable, Iterable, Protocol, TextIO
 import attrs
 
 from ..sessiondata import durable, gc_pause
-from ..storage.layout import landed_files, session_dir, session_dirs
+from ..storage.layout import landed_files, rounds_dir, session_dir, session_dirs
 from ..storage.root import highest_seq, read_state
-from .chain import CONVERSATIONS, Chain, ChainBusy, ChainError
+from .chain import Chain, ChainBusy, ChainError
 from .diff import STEP_KINDS, diff_assembly, fold_matches_assembly, header_counts, session_stats
 from .fold import Fold, FoldError
 from .model import PARSER, POLICY, Assembly
@@ -203,7 +203,7 @@ def parse_outcome(
     try:
         _parse(Path(root), session, out, max_round_bytes, engine or IndexEngine(), lock_timeout, fsync)
     except ChainError as exc:  # a round that does not verify: derived data, which the landed files build again
-        rounds = Path(root) / CONVERSATIONS / out.conversation / "rounds"
+        rounds = rounds_dir(root, out.conversation)
         out.problem = (f"{exc} (rounds are derived from the landed files: move {rounds} aside, keeping it for whoever "
                        f"looks into the damage, and asz parse builds the chain again)")
     except (ParseError, FoldError) as exc:

@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 from typing import Iterable
 
-from .chain import CONVERSATIONS
+from ..storage.layout import rounds_dir
 from .index import index_dir
 from .round import parse_round_file_name
 
@@ -34,10 +34,10 @@ IDS_ONLY = b"ids\n"
 
 def has_chain(root: str | os.PathLike, session: str) -> bool:
     """True when ``<root>/_conversations/<session>/rounds`` holds a round file."""
-    rdir = Path(root) / CONVERSATIONS / session / "rounds"
     try:
+        rdir = rounds_dir(root, session)
         return any(parse_round_file_name(name) for name in os.listdir(rdir))
-    except OSError:
+    except (OSError, ValueError):
         return False
 
 

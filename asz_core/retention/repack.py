@@ -8,7 +8,9 @@ again with the new seq; file names keep the first source file's stamp.
 Cursors are copied with ``last_seq`` moved to the new file that holds the
 old file's last record; ``session.state`` gets the new ``next_seq``. Then
 each session's index and every chain are built afresh in DEST (a parse), so
-rows and seqs change and the structure does not. A session holding
+rows and seqs change and the structure does not. What was set aside
+(``_set_aside/``, :mod:`asz_core.storage.aside`) is copied into DEST byte for
+byte: it is evidence, and DEST replaces the root. A session holding
 skeletons is not repacked (a skeleton cannot be re-cut); it is reported.
 
 A root (or SESSION) that does not verify is not repacked at all: the
@@ -27,7 +29,8 @@ from pathlib import Path
 import attrs
 
 from ..sessiondata import SDWriter, read_file
-from ..storage.layout import landed_files, landed_name, session_dir, session_dirs
+from ..storage.aside import SET_ASIDE
+from ..storage.layout import CONVERSATIONS, landed_files, landed_name, session_dir, session_dirs
 from ..storage.root import read_state, write_state
 
 __all__ = ["RepackRefused", "RepackRow", "repack"]
@@ -132,6 +135,22 @@ def _copy_cursors(src: Path, dest: Path, seq_map: dict[int, int]) -> None:
         write_state(dest / "session.state", [(k, str(top + 1) if k == "next_seq" else v) for k, v in st.items()])
 
 
+def _carry_set_aside(root: Path, dest: Path, session: str | None) -> None:
+    """Copy ``<root>/_set_aside/`` into ``dest`` byte for byte, modes kept (:mod:`asz_core.storage.aside`): what a repair
+    set aside is evidence, and DEST replaces the root. With ``session``, only what was set aside of it: its folder's
+    files (``<stamp>/<session>/…``) and its chain (``<stamp>/_conversations/<session>``). Raises OSError."""
+    src = root / SET_ASIDE
+    if not src.is_dir():
+        return
+    for stamp in sorted(src.iterdir()):
+        for top in ([stamp] if session is None else [stamp / session, stamp / CONVERSATIONS / session]):
+            if top.is_dir():
+                shutil.copytree(top, dest / top.relative_to(root), symlinks=True, dirs_exist_ok=True)
+            elif top.exists() or top.is_symlink():
+                (dest / top.relative_to(root)).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(top, dest / top.relative_to(root), follow_symlinks=False)
+
+
 def repack(root: str | os.PathLike, dest: str | os.PathLike, session: str | None = None, *, budget: int,
            max_round_bytes: int | None = None) -> list[RepackRow]:
     """Re-cut ``root`` (or one ``session``) into ``dest``, which must be missing or empty; returns one row per session.
@@ -162,6 +181,7 @@ def repack(root: str | os.PathLike, dest: str | os.PathLike, session: str | None
         if not row.problem:
             _copy_cursors(sdir, dest / sdir.name, seq_map)
         rows.append(row)
+    _carry_set_aside(root, dest, session and sessions[0].name)
     table = root / "_provider" / "seen.state"
     if table.is_file() and session is None:
         (dest / "_provider").mkdir(exist_ok=True)

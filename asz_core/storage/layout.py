@@ -12,7 +12,8 @@
         runs/<run>/manifest.cursor           manifest-<stamp>-<seq>.sd
         runs/<run>/script.cursor             script-<stamp>-<seq>.sd
         provider_body/provider_body-<stamp>-<seq>.sd
-    <root>/_conversations/…  (names starting with "_" are not sessions)
+    <root>/_conversations/<conversation>/rounds/r<round>-<digest12>.sf   a conversation's chain (session-flow.md)
+    (names starting with "_" are not sessions)
 
 ``<stamp>`` is the UTC start of the session's pass in nanoseconds
 (``20260831T091204.481523000Z``); ``<seq>`` is zero-padded to at least six
@@ -49,6 +50,10 @@ __all__ = [
     "DEFAULT_ROOT",
     "PREFIX_KIND",
     "provider_files",
+    "CONVERSATIONS",
+    "ROUNDS",
+    "conversation_dir",
+    "rounds_dir",
 ]
 
 #: Default storage root, relative to the working directory (``storage.root``).
@@ -96,6 +101,25 @@ def dir_name(part: str) -> str:
 def session_dir(root: Path, session: str) -> Path:
     """``<root>/<session>``; ``/`` and ``\\`` in the id become ``_``. Raises ValueError for an empty or dot id."""
     return Path(root) / dir_name(session)
+
+
+#: The directory of all chains, relative to the storage root (one ``<conversation>/`` each).
+CONVERSATIONS = "_conversations"
+#: A chain's round files, relative to its conversation directory.
+ROUNDS = "rounds"
+
+
+def conversation_dir(root: str | os.PathLike, conversation: str) -> Path:
+    """``<root>/_conversations/<conversation>``: one conversation's chain (``/`` and ``\\`` in the id become ``_``).
+    Raises ValueError for an empty or dot id."""
+    return Path(root) / CONVERSATIONS / dir_name(conversation)
+
+
+def rounds_dir(root: str | os.PathLike, conversation: str) -> Path:
+    """``<root>/_conversations/<conversation>/rounds``: where a conversation's round files (``.sf``) live. The one
+    place flow (which writes them) and collect (which may not import flow) learn it. Raises ValueError as
+    :func:`conversation_dir`."""
+    return conversation_dir(root, conversation) / ROUNDS
 
 
 def kind_dir_parts(kind: str, stream: str = "", batch: str = "") -> tuple[str, ...]:
@@ -289,7 +313,7 @@ def refuse_what_is_no_root(root: Path, sessions: list[Path], session_command: st
     if not sessions:
         _refuse_files_only(root)
         return
-    if (root / "_collect").is_dir() or (root / "_conversations").is_dir():
+    if (root / "_collect").is_dir() or (root / CONVERSATIONS).is_dir():
         return
     if any((s / mark).exists() for s in sessions for mark in _SESSION_MARKS):
         return

@@ -14,10 +14,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..flow.chain import CONVERSATIONS
 from ..flow.index import index_dir
 from ..flow.pending import has_chain, pending_why
-from ..storage.layout import highest_landed_seq, session_dirs
+from ..storage.layout import CONVERSATIONS, highest_landed_seq, session_dirs
 from ..storage.root import COLLECTOR_LOCK, SESSION_LOCK, SESSION_STATE, lock_taken
 from .report import Problem, Section
 

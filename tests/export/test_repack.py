@@ -133,3 +133,31 @@ def test_repack_refuses_a_root_that_does_not_verify_and_writes_nothing(corpus_co
     one = asz("repack", str(dest), _SID[:8], "--root", str(root), cwd=tmp_path)
     assert one.returncode == 1 and not dest.exists()
     assert one.stderr.splitlines()[-1] == f"asz repack: `asz verify {_SID} --root {root}` lists the problems"
+
+
+def _tree(d: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file under ``d``: relative path → (bytes, permission bits)."""
+    return {p.relative_to(d).as_posix(): (p.read_bytes(), p.stat().st_mode & 0o777) for p in sorted(d.rglob("*")) if p.is_file()}
+
+
+def test_repack_carries_what_was_set_aside(corpus_copy, tmp_path):
+    """Evidence set aside (``asz parse SESSION --anew`` moves the old chain to ``_set_aside/<stamp>/``) is carried into
+    DEST byte for byte, modes kept: a repack must not lose it (storage-root.md, When something is lost). A one-session
+    repack carries what was set aside of that session only."""
+    root = corpus_copy(tmp_path / "root")
+    sessions = [s.name for s in session_dirs(root)]
+    for sid in sessions[:2]:
+        old = {p.name for p in (root / "_conversations" / sid / "rounds").iterdir()}
+        p = asz("parse", sid, "--anew", "--root", str(root), cwd=tmp_path)
+        assert p.returncode == 0, p.stdout + p.stderr
+        (kept,) = (root / "_set_aside").glob(f"*/_conversations/{sid}")
+        assert {q.name for q in (kept / "rounds").iterdir()} == old
+    aside = _tree(root / "_set_aside")
+    assert len([k for k in aside if "/rounds/r" in k]) >= 2
+    p = asz("repack", str(tmp_path / "all"), "--root", str(root), cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert _tree(tmp_path / "all" / "_set_aside") == aside
+    one = asz("repack", str(tmp_path / "one"), sessions[1], "--root", str(root), cwd=tmp_path)
+    assert one.returncode == 0, one.stdout + one.stderr
+    assert _tree(tmp_path / "one" / "_set_aside") == {k: v for k, v in aside.items() if f"/_conversations/{sessions[1]}/" in k}
+    assert asz("verify", "--root", str(tmp_path / "all"), cwd=tmp_path).returncode == 0
