@@ -33,7 +33,7 @@ from .usage import incomplete_lines, provider_calls
 
 __all__ = [
     "ViewError", "build_view", "FORMAT", "VERSION", "TEXT_LIMIT", "STEP_KINDS", "list_conversations", "clip_text",
-    "landed_lines", "title_withheld", "conversation_calls", "conversation_checked", "build_summary", "conversation_call_ids",
+    "landed_lines", "title_withheld", "conversation_calls", "conversation_checked", "listed_problems", "build_summary", "conversation_call_ids",
     "HELD_SUMMARY_KEYS", "hold_back_figures", "checked_call_ids",
 ]
 
@@ -85,19 +85,17 @@ def build_summary(root: str | os.PathLike, conversation: str, *, hide: Iterable[
     ``summary.problems`` gets the lines drawing adds (a tool result's missing
     companion file, which change no state) from :meth:`~asz_core.view.view_base.ViewBase.missing_companions`;
     ``places`` and ``calls`` are :func:`conversation_calls`' pair from the
-    same fold; ``problems`` are the ones that decided ``summary.state`` (as :func:`conversation_checked` gives
-    them). Raises as :func:`build_view`.
+    same fold; ``problems`` is ``summary.problems`` (as :func:`conversation_checked` gives it). Raises as :func:`build_view`.
     """
     with gc_pause.paused():
         b, fold, _, accepted, _, _, v = _prepare(Path(root), conversation, hide, None)
-        problems = list(b.problems)  # before the summary adds coverage's lines
         # the lines drawing adds (they change no state), so summary.problems is the drawn document's
         b.problems.extend(line for line in v.missing_companions() if line not in b.problems)
         summary = _summary(v, b, fold, len(accepted), len(v.undescribed()), prices)
         head = {"conversation": conversation, "sessions": [fold.head.session],
                 "head": {"round": fold.head.round, "digest": fold.head_digest}, "summary": summary}
         places, calls = _counted(v, summary["title"])
-        return head, places, calls, problems
+        return head, places, calls, list(summary["problems"])
 
 
 def _counted(v: DocumentView, title: str) -> tuple[dict, list]:
@@ -140,13 +138,22 @@ def checked_call_ids(root: str | os.PathLike, conversation: str) -> tuple[list[t
 
 def conversation_checked(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = ()) -> tuple[dict, list, str, list[str]]:
     """``(places, calls, state, problems)``: :func:`conversation_calls`' pair and the verification state the document's
-    ``summary.state`` gives (``verified``, ``incomplete`` or ``mismatch``) with the problems that decided it (the
-    chain's and the landed files' checks, torn tails; not the lines drawing adds). Raises as :func:`build_view`.
+    ``summary.state`` gives (``verified``, ``incomplete`` or ``mismatch``) with the document's ``summary.problems``
+    (:func:`listed_problems`: what decided the state, then the lines drawing and counting add), what a list row
+    carries (``asz ls --json``, ``/api/conversations``). Raises as :func:`build_view`.
     """
     with gc_pause.paused():
         b, fold, _, _, _, _, v = _prepare(Path(root), conversation, hide, None)
         places, calls = _counted(v, v.title(fold.head.title))
-        return places, calls, b.state, list(b.problems)
+        return places, calls, b.state, listed_problems(b, v)
+
+
+def listed_problems(b: ChainReader, v: DocumentView) -> list[str]:
+    """The document's ``summary.problems`` without drawing it: the chain's and the landed files' (``b.problems``, which
+    decided the state), each missing companion file drawing would add (:meth:`~asz_core.view.view_base.ViewBase.missing_companions`),
+    issue 18's coverage lines and the incomplete-usage lines, in the order :func:`_summary` lists them."""
+    return [*b.problems, *(x for x in v.missing_companions() if x not in b.problems), *v.coverage.problems,
+            *incomplete_lines(v.call_usage)]
 
 
 def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: int | None) -> tuple:

@@ -265,8 +265,9 @@ class ViewState(BackgroundChecks, LandedRequests):
         come from a record carrying a flag ``hide`` withholds. With ``wait``
         False the summary keys are given only when kept (in memory or in
         ``_index/summaries.sqlite``); a row whose summary is still to be counted
-        has them null, no title (its header's is assembly's, unchecked against the landed records) and
-        ``"counting": true`` as its last key (issue 22).
+        has them null, no title (its header's is assembly's, unchecked against the landed records), ``problems``
+        null and ``"counting": true`` as its last key (issue 22). A counted row's ``problems`` is its document's
+        ``summary.problems``, as ``asz ls --json`` rows carry it (``[problem]`` for one that does not read).
         """
         newest = self.newest_round(conversation)  # listed once for the whole row
         h = self.head_header(conversation, newest) or {}
@@ -292,6 +293,7 @@ class ViewState(BackgroundChecks, LandedRequests):
         else:
             row = header_row(conversation, h, newest[0] if newest else 0, title=title, state=self.known_state(conversation, fp))
         if keys is None:
+            row["problems"] = None  # known once counted, as the summary keys
             row["counting"] = True
         else:
             row.update(keys)

@@ -68,8 +68,9 @@ DB_NAME = "summaries.sqlite"
 #: message id answered twice is a call too; prompts: a prompt's markup is read by its adapter, a summary naming no
 #: message names nothing, a header title no landed record carries is not taken, and a conversation that does not
 #: verify is never titled "(no prompt)"; unverified-model: a call read from a file that does not verify names no model;
-#: problems: a row carries its document's problems), so no entry counted the old way is used.
-_COUNTING = "1h+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems"
+#: problems: a row carries its document's problems; listed-problems: an entry's problems are the document's whole
+#: summary.problems, as the row lists them), so no entry counted the old way is used.
+_COUNTING = "1h+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems"
 #: The modules (under ``asz_core/view``) whose code makes a row's title and a talk's label: their source is hashed into
 #: every fingerprint (:func:`code_mark`), so an entry made by an asz whose title or label code differed, a development
 #: build of the same version included, is never read. The rule: code that decides a title or a label lives in one of
@@ -330,7 +331,8 @@ class RowSummaries:
         (held back as :func:`hold_back` says by its ``state``)."""
         from .rows import SUMMARY_KEYS, counted_keys
 
-        keys = hold_back({**{k: summary.get(k) for k in ("title", *SUMMARY_KEYS)}, **counted_keys(summary)}, summary.get("state"))
+        keys = hold_back({**{k: summary.get(k) for k in ("title", *SUMMARY_KEYS)}, **counted_keys(summary),
+                          "problems": [str(p) for p in summary.get("problems") or ()]}, summary.get("state"))
         with self._lock:
             self._memo[conversation] = (fp, tuple(hide), keys)
 
@@ -341,7 +343,7 @@ class RowSummaries:
         from .titles import landed_title
 
         title, project = landed_title(self.root, session, hide) if session and "/" not in session else ("", "")
-        return {"title": title, "project": project or None, "problem": str(exc)}
+        return {"title": title, "project": project or None, "problem": str(exc), "problems": [str(exc)]}
 
     def row_keys(self, conversation: str, session: str, fp: object, hide: Sequence[str], prices: PriceTable | None,
                  *, count: bool = True, count_with=None) -> dict | None:
@@ -375,7 +377,7 @@ class RowSummaries:
                         self._memo[conversation] = (fp, tuple(hide), None)
                         self._unread[conversation] = unread
                     return dict(unread)
-            self.note(conversation, fp, hide, {**got.keys(prices), "state": got.state})
+            self.note(conversation, fp, hide, {**got.keys(prices), "state": got.state, "problems": got.problems})
             with self._lock:
                 hit = self._memo[conversation]
         if hit[2] is None:
