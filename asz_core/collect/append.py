@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from .cursor_mend import landed_ahead, mend_behind
+from .cursor_mend import files_after, landed_ahead, mend_behind
 from .windows import has_complete_line, line_tail, next_tail, pread_exact, read_window, tail_digest
 from ..plugins.adapter import Source
 from ..sessiondata.codec import encode_record
@@ -46,8 +46,13 @@ class Batch:
     last_id: str = ""
 
 
-def append_source(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: Path, cur: AppendCursor | None) -> None:
-    """Move an append cursor over source ``s`` (open as ``fd``, stat ``st``; ``cp`` the cursor file), steps 2-8."""
+def append_source(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: Path, cur: AppendCursor | None,
+                  damaged: str = "") -> None:
+    """Move an append cursor over source ``s`` (open as ``fd``, stat ``st``; ``cp`` the cursor file), steps 2-8.
+
+    ``damaged`` (where a cursor that did not read was set aside; ``cur`` is then None) makes the landed files the only
+    word on how far the source landed: after :func:`landed_ahead` moved the new cursor past the ones the source still
+    holds, any other landed file of the stream and kind is a conflict instead of lines landed twice."""
     dirty = False
     if cur is None:
         cur = AppendCursor(source=s.src, dev=st.st_dev, ino=st.st_ino)
@@ -77,6 +82,11 @@ def append_source(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: P
     if ahead is not None:
         sp.report.note(cp, found)
         prev, dirty = ahead, True
+    if damaged and (left := files_after(cp.parent, s.kind, cur.last_seq)):
+        sp.conflict(cp, cur, s.path, f"its cursor was damaged (set aside as {damaged}) and the landed files from seq "
+                    f"{left[0][0]} on ({len(left)} file(s)) do not continue what the source holds at line {cur.ord + 1}, "
+                    f"byte {cur.offset}")
+        return
     # 5-8. windows of complete lines
     windows, dirty = _windows(sp, s, fd, st, cp, cur, prev, dirty)
     torn = 0

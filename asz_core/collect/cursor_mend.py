@@ -39,7 +39,7 @@ from ..sessiondata.model import KIND_PREFIX, source_sha
 from ..storage.cursor import TAIL_WINDOW, AppendCursor, SnapshotCursor
 from ..storage.layout import parse_landed_name
 
-__all__ = ["last_landed_record", "mend_behind", "landed_ahead", "document_landed"]
+__all__ = ["last_landed_record", "mend_behind", "landed_ahead", "document_landed", "files_after"]
 
 
 def last_landed_record(kind_dir: Path, kind: str, seq: int) -> tuple[int, int, int, str] | None:
@@ -95,7 +95,7 @@ def mend_behind(fd: int, cur: AppendCursor, kind_dir: Path, kind: str) -> tuple[
                   f"offset {end} from the landed files (nothing lands twice)")
 
 
-def _files_after(kind_dir: Path, kind: str, after: int) -> list[tuple[int, Path]]:
+def files_after(kind_dir: Path, kind: str, after: int) -> list[tuple[int, Path]]:
     """``(seq, path)`` of the landed ``.sd`` files of ``kind`` in ``kind_dir`` with a seq above ``after``, in seq order."""
     try:
         names = os.listdir(kind_dir)
@@ -140,7 +140,7 @@ def landed_ahead(fd: int, cur: AppendCursor, kind_dir: Path, kind: str) -> tuple
     ``tail`` is the up to ``TAIL_WINDOW`` bytes before the new offset when the cursor moved (``ord``, ``offset``,
     ``tail_sha256``, ``last_seq``, ``last_uuid`` set), else None; what was found is a sentence for a note, or ''."""
     start_ord, start_off, seqs = cur.ord, cur.offset, []
-    for seq, path in _files_after(kind_dir, kind, max(cur.last_seq, cur.reread_seq - 1)):
+    for seq, path in files_after(kind_dir, kind, max(cur.last_seq, cur.reread_seq - 1)):
         recs = _records(path, cur.source)
         if not recs:
             break
@@ -174,7 +174,7 @@ def document_landed(cur: SnapshotCursor, cp: Path, s, data: bytes, digest: str, 
     """True (``cur`` then names it, and ``report`` is told) when a landed file beyond ``cur.last_seq`` in the cursor
     ``cp``'s directory already holds document ``data`` (trimmed, SHA-256 ``digest``) of source ``s`` as its one record
     (``bytes`` and ``sha`` of those bytes): an interrupted pass landed it and did not write the cursor."""
-    for seq, path in reversed(_files_after(cp.parent, s.kind, cur.last_seq)):
+    for seq, path in reversed(files_after(cp.parent, s.kind, cur.last_seq)):
         recs = _records(path, s.src)
         if recs is None or len(recs) != 1 or recs[0].get("bytes") != len(data) or recs[0].get("sha") != source_sha(data):
             return False  # only the newest file can be the document as it is now

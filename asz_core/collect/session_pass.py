@@ -32,7 +32,8 @@ from ..sessiondata import Header, Record, encode_measured, format_rfc3339, shrin
 from ..sessiondata.codec import encode_closing, encode_header, encode_record
 from ..sessiondata.model import Closing
 from ..sessiondata.writer import VocabularyError, check_vocabulary
-from ..storage.cursor import TAIL_WINDOW, UNREADABLE_CURSOR, AppendCursor, SnapshotCursor, read_cursor, write_cursor
+from ..storage.aside import set_aside
+from ..storage.cursor import TAIL_WINDOW, AppendCursor, SnapshotCursor, read_cursor, write_cursor
 from ..storage.root import SessionWriter
 
 if TYPE_CHECKING:
@@ -187,10 +188,15 @@ class SessionPass:
         if s.mode not in SOURCE_MODES:
             self.error_once(s.path, f"source {s.src} has mode {s.mode!r}, not one of {', '.join(SOURCE_MODES)}")
             return
+        damaged = ""
         try:
             cur = read_cursor(cp)
-        except (ValueError, OSError) as exc:
-            self.error_once(cp, f"unreadable cursor: {exc}; {UNREADABLE_CURSOR}")
+        except (ValueError, IsADirectoryError) as exc:  # garbage, cut short, a folder in its place: set aside, and
+            cur, damaged = self._set_aside_cursor(cp, exc)  # the source is read on from the landed files
+            if not damaged:
+                return
+        except OSError as exc:
+            self.error_once(cp, f"unreadable cursor: {strerror(exc)}")
             return
         want = AppendCursor if s.mode == "append" else SnapshotCursor
         if cur is not None and not isinstance(cur, want):
@@ -241,7 +247,7 @@ class SessionPass:
             if s.mode == "snapshot":
                 self._snapshot(s, fd, st, cp, cur)  # type: ignore[arg-type]
             else:
-                append_source(self, s, fd, st, cp, cur)  # type: ignore[arg-type]
+                append_source(self, s, fd, st, cp, cur, damaged=damaged)  # type: ignore[arg-type]
         except OSError as exc:
             if exc.errno in (errno.ENOSPC, errno.EROFS, errno.EDQUOT):
                 raise  # the root itself is failing: stop the session
@@ -253,6 +259,21 @@ class SessionPass:
         if self.undescribed:  # lines the adapter could not describe: one warning per source (trial 12)
             self.report.warning(s.path, undescribed_warning(self.undescribed, self.adapter.name))
             self.undescribed = []
+
+    def _set_aside_cursor(self, cp: Path, exc: ValueError | OSError) -> tuple[None, str]:
+        """A cursor file that does not read (``exc`` says where and why): move it to ``ROOT/_set_aside/<UTC stamp>/``
+        (kept, never deleted) and say so in a ``warning:``; returns ``(None, where it went)`` so the source is read as
+        one with no cursor: the landed files say how far it landed (:func:`asz_core.collect.cursor_mend.landed_ahead`).
+        ``(None, '')`` after an ``error:`` when it cannot be moved (the pass leaves the source alone)."""
+        try:
+            aside = set_aside(self.col.root, cp)
+        except (OSError, ValueError) as err:
+            self.error_once(cp, f"damaged cursor: {exc}; it could not be set aside ({err}), so the source is not read")
+            return None, ""
+        why = f"{exc.strerror}" if isinstance(exc, OSError) else str(exc)
+        self.report.warning(cp, f"damaged cursor: {why}; set aside as {aside}, and the source is read on from the "
+                                "landed files (nothing lands twice; landed lines the source no longer holds make it a conflict)")
+        return None, str(aside)
 
     def _gone(self, cp: Path, cur: AppendCursor | SnapshotCursor | None) -> None:
         if cur is not None and cur.state == "active":

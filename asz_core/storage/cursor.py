@@ -34,11 +34,12 @@ __all__ = ["AppendCursor", "SnapshotCursor", "read_cursor", "write_cursor", "STA
 STATES = ("active", "source_gone", "conflict")
 #: Bytes hashed before ``offset`` to detect a rewritten source (1 MiB).
 TAIL_WINDOW = 1 << 20
-#: What a cursor that does not read adds, in asz collect's error and asz verify's ``bad cursor``: what to do, and why
-#: it is safe (trial 13; storage-root.md, Crash behaviour).
-UNREADABLE_CURSOR = ("delete it (or restore it from a backup of the root) and run asz collect again: the next pass "
-                     "writes a new cursor from the landed files, moving past each landed line the source still holds "
-                     "there (its digest is checked), so nothing lands twice and nothing is skipped")
+#: What a cursor that does not read adds to asz verify's ``bad cursor``: what asz collect does with it, and why it is
+#: safe (trial 13; storage-root.md, Crash behaviour).
+UNREADABLE_CURSOR = ("asz collect sets it aside (ROOT/_set_aside/<UTC stamp>/…) and writes a new cursor from the landed "
+                     "files, moving past each landed line the source still holds there (its digest is checked), so "
+                     "nothing lands twice and nothing is skipped; landed lines the source no longer holds make it a "
+                     "conflict")
 
 
 @attrs.define

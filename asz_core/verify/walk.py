@@ -465,7 +465,9 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
             cursor = read_cursor(cpath) if cpath is not None else None
         except (ValueError, OSError) as exc:  # OSError: a cursor that cannot be opened (a directory in its place)
             why = str(exc) if isinstance(exc, ValueError) else f"{cpath}: unreadable: {exc.strerror or exc}"
-            problems.append(Problem(_show(root_shown, root, cpath), 0, "", "bad cursor", f"{why}; {UNREADABLE_CURSOR}"))
+            mended = isinstance(exc, (ValueError, IsADirectoryError))  # what asz collect sets aside; not a permission
+            problems.append(Problem(_show(root_shown, root, cpath), 0, "", "bad cursor",
+                                    f"{why}; {UNREADABLE_CURSOR}" if mended else why))
             cursor = None
             cpath = None  # reported: nothing more to check against it
         # A source read again from its start (asz sources --reset-conflict --reread): the files from reread_seq on

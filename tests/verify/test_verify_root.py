@@ -278,7 +278,7 @@ def test_a_directory_in_a_cursors_place_is_a_bad_cursor(root: Path) -> None:
     c.mkdir()
     got = verify_root(root)
     assert [(Path(p.file).name, p.line, p.field, p.problem) for p in got.problems] == [("transcript.cursor", 0, "", "bad cursor")]
-    assert "transcript.cursor: unreadable: Is a directory; delete it (or restore it" in got.problems[0].detail
+    assert "transcript.cursor: unreadable: Is a directory; asz collect sets it aside (ROOT/_set_aside/" in got.problems[0].detail
 
 
 def test_records_beyond_the_cursor_are_fine(root: Path) -> None:
