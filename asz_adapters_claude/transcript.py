@@ -194,11 +194,18 @@ def label_target(rec) -> str | None:
     """The id of the message a landed ``summary`` record's label was written for: :data:`LABEL_FOR` of its one
     whole-record data part (the record lands whole, as one data part: seed 000 has no role field for it); None for a
     ``summary`` record naming no message (no :data:`LABEL_FOR`, or not a string with text), whose label then names no
-    conversation; else '' (an ``ai-title``, a sidecar's or a manifest's label names the conversation it is in)."""
+    conversation; else '' (an ``ai-title``, a sidecar's or a manifest's label names the conversation it is in).
+
+    A record of a skeleton (seed 000, Skeletons: retention removed its file) keeps its label but not its data part,
+    so whether it was a ``summary`` naming another session's message can no longer be read: a labelled record whose
+    one data part is ``removed`` gives None too, so a pruned session never takes another's summary for its title
+    (nothing guessed; an ``ai-title``, which the skeleton no longer tells from a ``summary``, names nothing either)."""
     parts = rec.get("parts")
     if not isinstance(parts, list) or len(parts) != 1 or not isinstance(parts[0], dict) or parts[0].get("k") != "data":
         return ""
     data = parts[0].get("data")
+    if data is None and parts[0].get("state") == "removed" and rec.get("label"):
+        return None
     if not isinstance(data, dict):
         return ""
     got = data.get(LABEL_FOR)

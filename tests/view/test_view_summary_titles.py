@@ -101,10 +101,28 @@ def test_a_summary_naming_no_message_names_no_conversation(tmp_path):
     assert_titled(root, {N: "Rename the greeting module"}, "renamed")
 
 
-def test_after_prune_a_summary_skeleton_names_the_conversation_it_is_in(tmp_path):
+def _titles_everywhere(root, sids, word):
+    """{sid: title} as ``asz ls --json``, ``asz conversation --json``, ``asz push``'s ``asz.conversation.title`` of the
+    head round (:class:`~asz_core.export.wire.RoundTitles`) and the ``asz search word`` hits give it, one dict each."""
+    from asz_core.export.wire import RoundTitles
+
+    p = asz_in_process("ls", "--json", "--root", str(root))
+    assert p.returncode == 0, p.stderr
+    ls = {r["id"]: r["title"] for r in json.loads(p.stdout)}
+    doc = {sid: json.loads(asz_in_process("conversation", sid, "--json", "--root", str(root)).stdout)["summary"]["title"]
+           for sid in sids}
+    sent = RoundTitles(root)
+    push = {sid: sent(max((root / "_conversations" / sid / "rounds").glob("*.sf")).read_bytes()) for sid in sids}
+    p = asz_in_process("search", word, "--json", "--root", str(root))
+    assert p.returncode == 0, p.stderr
+    search = {h["conversation"]: h["title"] for h in json.loads(p.stdout)}
+    return ls, doc, push, search
+
+
+def test_after_prune_a_summary_skeleton_names_no_conversation(tmp_path):
     """A skeleton keeps every record's label and none of its data parts (seed 000, Skeletons): a ``summary`` record's
-    ``leafUuid`` goes with its data part, so after ``asz prune`` no reader can tell which message it was written for,
-    and its label names the conversation its skeleton is in, as with no adapter installed (docs/reading.md says so)."""
+    ``leafUuid`` goes with its data part, so after ``asz prune`` no reader can tell which message it was written for;
+    the adapter then says it names none, and no reader takes another session's summary for the title."""
     from asz_core.export.settings import RetentionConfig
     from asz_core.retention.prune import prune
 
@@ -117,7 +135,34 @@ def test_after_prune_a_summary_skeleton_names_the_conversation_it_is_in(tmp_path
         labels = [r.label for r in recs if r.label]
         assert labels == [d["summary"] for d in SESSIONS[sk.parts[-4]] if d["type"] == "summary"]
         assert b"leafUuid" not in gzip.decompress(sk.read_bytes())
-    p = asz_in_process("ls", "--json", "--root", str(root))
-    assert p.returncode == 0, p.stderr
-    # each conversation's last summary names it now: A's is B's, B's is A's
-    assert {r["id"]: r["title"] for r in json.loads(p.stdout)} == {A: "Docs written in session B", B: "Parser fixes in session A"}
+    summaries = {d["summary"] for lines in SESSIONS.values() for d in lines if d["type"] == "summary"}
+    ls, doc, push, search = _titles_everywhere(root, sorted(SESSIONS), "greetings")
+    assert ls == doc == {A: NO_PROMPT, B: NO_PROMPT}  # the prompts' text went with the files: no title is left
+    assert push == {A: "", B: ""}  # push sends no placeholder (docs/push.md)
+    assert not summaries & {*ls.values(), *doc.values(), *push.values(), *search.values()}
+    table = asz_in_process("ls", "--root", str(root)).stdout
+    assert not [s for s in summaries if s in table]
+
+
+def test_after_prune_the_corpus_summaries_title_no_conversation(corpus_dir, corpus_copy, tmp_path):
+    """The corpus's three transcripts whose ``summary`` records all name messages they do not hold (counted from the
+    source files): titled by none of those summaries before ``asz prune`` nor after it, in the list, the document,
+    ``asz push`` and search alike (the same title in each)."""
+    from asz_core.export.settings import RetentionConfig
+    from asz_core.retention.prune import prune
+
+    foreign: dict[str, set[str]] = {}
+    for path in sorted((corpus_dir / "claude-code" / "projects").glob("*/*.jsonl")):
+        ids, summaries = _ids_and_summaries(path)
+        if summaries:
+            foreign[path.stem] = {s["summary"] for s in summaries if s["leafUuid"] not in ids}
+    assert len(foreign) == 3 and all(foreign.values())
+    root = corpus_copy(tmp_path / "root")
+    for when in ("before", "after"):
+        if when == "after":
+            assert set(foreign) <= set(prune(root, RetentionConfig(after=0.0, require_accepted=False)).removed)
+        ls, doc, push, search = _titles_everywhere(root, sorted(foreign), "the")
+        for sid, theirs in foreign.items():
+            assert ls[sid] == doc[sid] and push[sid] == ("" if doc[sid] == NO_PROMPT else doc[sid]), (when, sid)
+            assert search.get(sid, ls[sid]) == ls[sid], (when, sid)
+            assert ls[sid] not in theirs and push[sid] not in theirs, (when, sid)
