@@ -5,8 +5,44 @@ Adapters (built-in and third-party) import only what is listed in ``__all__``.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+import sys as _sys
+
+import _signal  # the C module: ``signal`` imports enum, a window of its own
+
+
+def interrupted_line(when: str = "") -> str:
+    """``asz <command>: interrupted (Ctrl-C)[ <when>]`` and a newline: what a Ctrl-C no command said anything about
+    writes to stderr (:func:`asz_core.cli.entry.say_interrupted`, and :func:`_starting_interrupt` below)."""
+    argv = _sys.argv
+    name = argv[1] if argv[1:2] and not argv[1].startswith("-") else ""
+    return f"asz{' ' + name if name else ''}: interrupted (Ctrl-C){' ' + when if when else ''}\n"
+
+
+def _starting_interrupt(signum, frame):  # noqa: ARG001  (a signal handler's shape)
+    """SIGINT while the ``asz`` console script imports asz (before :func:`asz_core.cli.entry.main` takes it over):
+    one line on stderr and exit 130, never a traceback (session 13; docs/cli.md, exit codes). ``os._exit``: nothing
+    was written yet, and a SystemExit raised inside an import could be caught by the code being imported."""
+    import os
+
+    os.write(2, interrupted_line("while it was starting").encode("utf-8", "replace"))
+    os._exit(130)
+
+
+def _console_script() -> bool:
+    """Whether this process is the ``asz`` console script (its ``__main__`` is the script pip wrote, named asz)."""
+    main = _sys.modules.get("__main__")
+    name = (getattr(main, "__file__", None) or "").replace("\\", "/").rsplit("/", 1)[-1]
+    return name in ("asz", "asz.exe", "asz-script.py")
+
+
+# The first code of asz a console-script run meets: from here on a Ctrl-C says one line and exits 130 (Python's
+# own start-up before it, site and the interpreter, is out of reach). Only when SIGINT has Python's default handler:
+# a background job started with SIGINT ignored keeps it ignored.
+if _console_script() and _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
+    _signal.signal(_signal.SIGINT, _starting_interrupt)
+
+import importlib  # noqa: E402
+from typing import Any  # noqa: E402
 
 __version__ = "0.1.0"
 

@@ -41,6 +41,10 @@ def main() -> None:
     one line on stderr, ``asz <command>: interrupted (Ctrl-C) while it was starting``, and exit 130, not a
     traceback (trial 4, F20); one Typer caught is said by :func:`asz_core.cli.main.main`. Exits through
     :func:`settle`: a Ctrl-C once the exit status is decided does not change it (trial 7)."""
+    from .. import _starting_interrupt
+
+    if signal.getsignal(signal.SIGINT) is _starting_interrupt:  # asz_core's import-time guard: from here on settle's
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # KeyboardInterrupt says it (a command's handling too)
     settle(_dispatch, lambda: "while it was starting")
 
 
@@ -86,8 +90,9 @@ def settle(run: Callable[[], object], when: Callable[[], str]) -> NoReturn:
 def say_interrupted(when: str = "") -> None:
     """Write ``asz <command>: interrupted (Ctrl-C)[ <when>]`` to stderr: a Ctrl-C no command said anything about
     (:func:`main` here, :func:`asz_core.cli.main.main` for one Typer caught)."""
-    name = sys.argv[1] if sys.argv[1:2] and not sys.argv[1].startswith("-") else ""
-    sys.stderr.write(f"asz{' ' + name if name else ''}: interrupted (Ctrl-C){' ' + when if when else ''}\n")
+    from .. import interrupted_line
+
+    sys.stderr.write(interrupted_line(when))
 
 
 if __name__ == "__main__":  # pragma: no cover
