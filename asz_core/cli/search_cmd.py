@@ -55,7 +55,7 @@ def search(
     a snippet with the matches marked: in colour on a terminal, else between « and », where a « or » of the text
     itself has a backslash before it. A hit whose landed file no longer verifies (damaged before or since it was
     indexed) is left out, and stderr names the file and the problem; so does a landed file missing or a conversation
-    with no usable round, whose text was never searched (whatever the query). Without --json those notes are also
+    with no usable round, whose text was never searched (whatever the words, in the conversations the filters keep). Without --json those notes are also
     printed on stdout under the hits, each after "! ". Ctrl-C while the index is brought up to date keeps
     every conversation indexed whole and says so on stderr (``asz search:
     stopped: N of M conversations indexed; ...``), exit 130; Ctrl-C during the

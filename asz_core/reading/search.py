@@ -520,8 +520,8 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
     query (with the same filters) matches when ``limit`` of them were returned
     (else how many were), counted up to :data:`COUNT_LIMIT` + 1 (more than
     :data:`COUNT_LIMIT` is said as that), hits of files that do not verify
-    included. ``unsearched``, when given, gets what the index could not read, whatever the query
-    (:func:`~asz_core.reading.search_gaps.gaps`: a landed file missing, a conversation with no usable round). Raises :class:`QueryError`
+    included. ``unsearched``, when given, gets what the index could not read of the conversations ``filters`` keep,
+    whatever the words (:func:`~asz_core.reading.search_gaps.gaps`: a landed file missing, a conversation with no usable round). Raises :class:`QueryError`
     (nothing to search for) and :class:`SearchError` (no index: run an update first).
     """
     path = index_file(root, index_path(root))
@@ -553,7 +553,7 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
                     f"WHERE {' AND '.join(where)} LIMIT ?)", [*args, COUNT_LIMIT + 1]).fetchone()[0]
             snippets = [snippet_of(con, match, r[7], r[10], has_cjk(query)) for r in rows]
             if unsearched is not None:
-                unsearched.extend(gaps(con))
+                unsearched.extend(gaps(con, filters))
         finally:
             con.close()
     except sqlite3.Error as exc:

@@ -11,8 +11,8 @@ fetched for ``limit``), and per file its problem and count (``hits`` 0 and
 ``files`` [] when nothing was left out); ``not_searched`` (:func:`held_back`) lists
 ``{"conversation", "file", "problem"}`` of what the index could not read at
 all (a landed file the session index names that the root lacks, a
-conversation with no usable round), whatever the query: its hits cannot be
-counted, so it is named instead.
+conversation with no usable round) of the conversations the filters keep, whatever the
+words: its hits cannot be counted, so it is named instead.
 
 Parameters (each at most once): ``q`` (required), ``limit`` (1..500, default
 50), ``held_back`` (``0`` or ``1``, default 0), ``kind`` (comma list of :data:`asz_core.reading.search.KINDS`),

@@ -26,7 +26,9 @@ from pathlib import Path
 
 from ..storage.layout import holding_dirs
 from ..view.rows import newest_round, read_head
+from .listing import Filters
 from .prose import missing_landed
+from .search_hits import conv_where
 
 __all__ = ["GAP_SCHEMA", "changed", "fingerprint", "missing_files", "no_round", "write_gaps", "gaps", "known_prints"]
 
@@ -120,7 +122,15 @@ def write_gaps(con: sqlite3.Connection, conversation: str, session: str, print_:
     con.execute("INSERT OR REPLACE INTO seen VALUES (?,?,?)", (conversation, session, print_))
 
 
-def gaps(con: sqlite3.Connection) -> list[dict]:
-    """Every gap the index keeps: ``{"conversation", "file", "problem"}``, by file."""
+def gaps(con: sqlite3.Connection, f: Filters | None = None) -> list[dict]:
+    """The gaps the index keeps of the conversations filters ``f`` keep: ``{"conversation", "file", "problem"}``, by
+    file. A conversation is kept as a query keeps its hits' (:func:`~asz_core.reading.search_hits.query_where`) by its
+    ``conv`` row: its project, models and dialect, and its time span (its head round's session times, unix ms)
+    meeting ``since``..``until`` (the file's own times are not known). What the index does not know is no reason to
+    leave it out: a conversation with no ``conv`` row (no usable round), a span with no end, a project or models
+    none of its files that were read gave. The kinds of a query are not asked: what was not read may hold any."""
+    where, args = conv_where(f, gaps=True) if f is not None else ([], [])
+    kept = f"WHERE conv.id IS NULL OR ({' AND '.join(where)})" if where else ""
     return [{"conversation": c, "file": f, "problem": p}
-            for c, f, p in con.execute("SELECT conversation, file, problem FROM gap ORDER BY file, conversation")]
+            for c, f, p in con.execute(f"SELECT gap.conversation, gap.file, gap.problem FROM gap LEFT JOIN conv ON conv.id = gap.conversation "
+                                       f"{kept} ORDER BY gap.file, gap.conversation", args)]

@@ -23,7 +23,7 @@ from .landed_check import problem_of
 from .listing import Filters
 from .search_text import SNIP_END, SNIP_START, cjk_window, index_form, snippet_spans
 
-__all__ = ["INDEX_DIFFERS", "HitCheck", "part_text", "part_index", "query_where", "snippet_of", "held_in"]
+__all__ = ["INDEX_DIFFERS", "HitCheck", "part_text", "part_index", "query_where", "conv_where", "snippet_of", "held_in"]
 
 
 def part_text(rec: dict, p: dict, step_kind: str) -> tuple[str, str] | None:
@@ -139,11 +139,29 @@ def query_where(match: str, hide: Sequence[str], f: Filters, kinds: Sequence[str
     if f.until is not None:
         where.append("hit.at <= ?")
         args.append(f.until)
+    terms, more = conv_where(f)
+    return where + terms, args + more
+
+
+def conv_where(f: Filters, gaps: bool = False) -> tuple[list[str], list[Any]]:
+    """The WHERE terms (and their arguments) of ``f``'s project, model and dialect on the ``conv`` table. ``gaps``
+    (:func:`~asz_core.reading.search_gaps.gaps`: what could not be read may be what the filter asks for): a
+    conversation whose project or models the index does not know ('') passes those, and ``since``/``until`` ask
+    that its span (``from_ms``..``to_ms``, an end not known open) meet theirs."""
+    where: list[str] = []
+    args: list[Any] = []
+    if gaps and f.since is not None:
+        where.append("(conv.to_ms IS NULL OR conv.to_ms >= ?)")
+        args.append(f.since)
+    if gaps and f.until is not None:
+        where.append("(conv.from_ms IS NULL OR conv.from_ms <= ?)")
+        args.append(f.until)
+    blank = "conv.{0} = '' OR " if gaps else ""
     if f.project:
-        where.append("instr(lower(conv.project), ?) > 0")
+        where.append(f"({blank.format('project')}instr(lower(conv.project), ?) > 0)")
         args.append(f.project.lower())
     if f.model:
-        where.append("instr(lower(conv.models), ?) > 0")
+        where.append(f"({blank.format('models')}instr(lower(conv.models), ?) > 0)")
         args.append(f.model.lower())
     if f.dialect:
         where.append("(conv.dialect = ? OR conv.dialect LIKE ? || '/%')")
