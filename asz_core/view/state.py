@@ -155,7 +155,6 @@ class ViewState(BackgroundChecks, LandedRequests):
         self._docs: OrderedDict[tuple, Doc] = OrderedDict()
         self._build_locks: dict[tuple, threading.Lock] = {}
         self._heads: dict[str, tuple[tuple, dict | None]] = {}
-        self._titles: dict[tuple, bool] = {}  # (conversation, hide, head listing) -> the title is withheld
         self._states: dict[str, tuple[tuple, str]] = {}  # conversation -> (fingerprint, verification state)
         self._usage: dict[str, dict[tuple[int, str], list[int]]] = {}  # conversation -> (hour ms, model) -> [in, out, cr, cw, calls]
         self._short: dict[str, int] = {}  # conversation -> its calls whose usage lacks a dropped count (summary.usage_incomplete)
@@ -236,33 +235,15 @@ class ViewState(BackgroundChecks, LandedRequests):
 
     # ------------------------------------------------------------------ rows
 
-    def _title(self, conversation: str, title: str, hide: Sequence[str], listed: tuple | None) -> str:
-        """``title``, or '' when it could come from a record carrying one of ``hide`` (:func:`title_withheld`); cached per head."""
-        if not hide or not title:
-            return title
-        key = (conversation, tuple(hide), listed)
-        with self._lock:
-            hit = self._titles.get(key)
-        if hit is None:
-            from .document import landed_lines, title_withheld
-
-            try:
-                session = self.session_of(conversation)
-            except ApiError:
-                session = ""
-            hit = not session or title_withheld(landed_lines(self.root, session), title, hide)
-            with self._lock:
-                self._titles[key] = hit
-        return "" if hit else title
-
     def row(self, conversation: str, hide: Sequence[str] = (), *, wait: bool = True) -> dict:
         """One ``/api/conversations`` row (:func:`asz_core.view.rows.header_row`) from the head round header.
 
         Times are unix ms; the later counts are null when the head round
         predates them (so are :data:`SUMMARY_KEYS`, issue 17); ``state`` is the verification state found for this
         conversation while its files are as they were then, else null (not
-        checked yet, or a file changed since). ``title`` is '' when it could
-        come from a record carrying a flag ``hide`` withholds. With ``wait``
+        checked yet, or a file changed since). ``title`` is the document summary's, as ``asz ls`` gives it ('' when
+        it could come from a record carrying a flag ``hide`` withholds), never the head header's (assembly's,
+        unchecked against the landed records: it may be another session's summary, view.titles). With ``wait``
         False the summary keys are given only when kept (in memory or in
         ``_index/summaries.sqlite``); a row whose summary is still to be counted
         has them null, no title (its header's is assembly's, unchecked against the landed records), ``problems``
@@ -280,14 +261,9 @@ class ViewState(BackgroundChecks, LandedRequests):
             except ApiError:
                 fp = None
             keys = self.known_summary(conversation, hide, fp, wait=wait, newest=newest) if fp is not None else {}
-        title = h.get("title", "")
-        title = title if isinstance(title, str) else ""
-        if keys is None:
-            # whether it is withheld, and whether it is this conversation's (assembly's title may be a label written for
-            # another session's record: view.titles), is known once the landed records are read
-            title = ""
-        elif "title" not in keys:
-            title = self._title(conversation, title, hide, newest[2] if newest else None)
+        # the document summary's title (withheld as it was built), never the header's: assembly's title may be a label
+        # written for another session's record (view.titles), which only the landed records tell; '' while counting
+        title = "" if keys is None else keys.get("title", "")
         if keys and "problem" in keys:  # no round folds: as asz ls, no figure of the round that does not verify
             row = header_row(conversation, None, newest[0] if newest else 0, title=title, state="unreadable")
         else:

@@ -166,3 +166,30 @@ def test_after_prune_the_corpus_summaries_title_no_conversation(corpus_dir, corp
             assert ls[sid] == doc[sid] and push[sid] == ("" if doc[sid] == NO_PROMPT else doc[sid]), (when, sid)
             assert search.get(sid, ls[sid]) == ls[sid], (when, sid)
             assert ls[sid] not in theirs and push[sid] not in theirs, (when, sid)
+
+
+W = "dddddddd-0000-4000-8000-000000000004"  # another session's summary and a withheld system prompt, no typed prompt
+
+
+def test_a_list_row_never_takes_the_headers_title_for_a_withheld_one(tmp_path):
+    """Withholding ``system_prompt``, a conversation whose only prompt is a Claude Code ``prompt_snapshot`` (flagged
+    ``system_prompt``) and whose only label is a summary for another session's message has no title: the round
+    header still carries that summary (assembly's title, from the index), and the page's row, ``asz ls``'s row and
+    the document all say '' (before, the page's row fell back to the header's summary)."""
+    from asz_core.reading.listing import conversation_rows
+    from asz_core.view.state import ViewState
+
+    foreign = "Docs written in another session"
+    lines = [_summary(foreign, "x-9"),
+             {"type": "attachment", "uuid": "w-0", "parentUuid": None, "sessionId": W, "timestamp": "2026-01-05T10:00:00Z",
+              "cwd": "/home/dev/app", "attachment": {"type": "prompt_snapshot", "systemPrompt": "You are helpful"}},
+             _agent(W, "w-2", "w-0", "ok", "2026-01-05T10:00:05Z")]
+    root = collect_claude(tmp_path, {W: lines})
+    (rnd,) = (root / "_conversations" / W / "rounds").glob("*.sf")
+    assert json.loads(rnd.read_bytes().split(b"\n", 1)[0])["title"] == foreign  # the header's, unchecked
+    hide = ("system_prompt",)
+    doc = build_view(root, W, hide=hide)["summary"]["title"]
+    (ls,) = [r["title"] for r in conversation_rows(root, hide)]
+    page = ViewState(root, hide=hide).row(W, hide)["title"]
+    assert doc == ls == page == ""
+    assert build_view(root, W)["summary"]["title"] == NO_PROMPT  # nothing withheld: the placeholder, never the summary
