@@ -24,6 +24,10 @@ receiving root stays an ordinary, consistent root (``asz verify`` clean):
   name carries (§4.1); one round per number, and round N follows round N-1
   already there (its ``previous`` is that round's digest; §2.5). The landed
   files a round reads may still be on their way: they are not asked for.
+  A different round 1 is taken only when its record's ``asz.chain.replaces``
+  names this root's chain's last round, path and SHA-256: the pusher built
+  its chain anew (``asz parse SESSION --anew``) after this root took the old
+  one, which is then set aside here too (``_set_aside/<stamp>/``), never deleted.
 
 A correct pusher sends session by session, files by seq, then rounds in chain
 order (§8.4), which always fits. The same bytes again are a no-op (True); a
@@ -33,6 +37,7 @@ file, by the digest its ``removed`` header keeps.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from ..flow.chain import Chain, conversation_dir
@@ -40,6 +45,7 @@ from ..flow.round import RoundError, landed_file_digest, parse_round_file_name
 from ..flow.round_read import decode_round
 from ..sessiondata import jsonbytes
 from ..sessiondata.reader import SDError, SDReader
+from ..storage.aside import set_aside
 from ..storage.layout import dir_name, parse_landed_name, session_listing
 from ..verify.landed import Pos, check_landed_file
 from ..verify.report import SNAPSHOT_KINDS, UNCHECKED_KINDS
@@ -52,14 +58,17 @@ class Refused(ValueError):
     """A file the receiver will not write; the message says why."""
 
 
-def admit(root: Path, parts: tuple[str, ...], digest: str, data: bytes) -> bool:
+def admit(root: Path, parts: tuple[str, ...], digest: str, data: bytes, replaces: str | None = None) -> bool:
     """Check a received file (``parts``: its checked path; ``digest``: the SHA-256 of ``data``) against ``root``.
 
     True when the same file is already there (nothing to write), False when it
     may be written. Raises :class:`Refused` saying why not (see the module doc).
+    ``replaces`` (a round's ``asz.chain.replaces``: ``<path> <sha256>``) lets a
+    round 1 replace the chain whose last round it names exactly: that chain is
+    set aside (:func:`~asz_core.storage.aside.set_aside`), never deleted.
     """
     if parts[0] == "_conversations":
-        return _admit_round(root, parts, data)
+        return _admit_round(root, parts, data, replaces)
     return _admit_landed(root, parts, digest, data)
 
 
@@ -177,7 +186,20 @@ def _same_file(root: Path, rel: str, there: Path, digest: str, data: bytes) -> b
     raise Refused(f"{rel}: a different file is already there (files are write-once)")
 
 
-def _admit_round(root: Path, parts: tuple[str, ...], data: bytes) -> bool:
+def _replaced_head(root: Path, rounds: list, replaces: str | None) -> bool:
+    """True when ``replaces`` (``<root-relative path> <sha256 hex>``) names the last round of ``rounds`` (this root's
+    chain) and its bytes: the pusher set that chain aside (``asz parse SESSION --anew``) after this root took it."""
+    path, _, digest = (replaces or "").partition(" ")
+    if not rounds or not digest:
+        return False
+    head = max(rounds, key=lambda rf: rf.number).path
+    try:
+        return _rel(root, head) == path and hashlib.sha256(head.read_bytes()).hexdigest() == digest.strip().lower()
+    except OSError:
+        return False
+
+
+def _admit_round(root: Path, parts: tuple[str, ...], data: bytes, replaces: str | None = None) -> bool:
     rel = "/".join(parts)
     try:
         r = decode_round(data, rel)
@@ -200,6 +222,9 @@ def _admit_round(root: Path, parts: tuple[str, ...], data: bytes) -> bool:
                 if rf.path.read_bytes() == data:
                     return True
                 raise Refused(f"{rel}: a different file is already there (files are write-once)")
+            if number == 1 and _replaced_head(root, rounds, replaces):  # a chain built anew: the old one is kept aside
+                set_aside(root, root / parts[0] / parts[1])
+                return False
             raise Refused(f"{rel}: round {number} of conversation {h.conversation} is already there as {_rel(root, rf.path)} "
                           "(a different round: one round per number)")
     if number > 1:

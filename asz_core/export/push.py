@@ -30,15 +30,16 @@ import attrs
 import orjson
 
 from ..sessiondata.times import format_duration
-from ..storage.layout import session_dirs, session_listing
+from ..flow.round import parse_round_file_name
+from ..storage.layout import CONVERSATIONS, ROUNDS, session_dirs, session_listing
 from ..storage.root import FileLock
 from .admit import landed_seq, removed_digest, round_reads
 from .settings import ExportConfig, default_instance_id, split_endpoint
 from .state import PushState
 from .transport import Answer, Sender, sender
-from .wire import Described, OutFile, RoundTitles, log_record, logs_request, outbox, resource, runtime_of
+from .wire import REPLACES, Described, OutFile, RoundTitles, kvs, log_record, logs_request, outbox, resource, runtime_of
 
-__all__ = ["PushReport", "PushInterrupted", "push", "held_back", "export_lock", "endpoint_name", "human_bytes"]
+__all__ = ["PushReport", "PushInterrupted", "push", "held_back", "replaced_chains", "export_lock", "endpoint_name", "human_bytes"]
 
 
 def human_bytes(n: int) -> str:
@@ -108,6 +109,7 @@ class _Pass:
             self._refused(rel)
         self.held_rounds: dict[str, int] = {}  # session -> rounds not sent: they read a rejected file
         self.held_metrics = 0  # sessions whose metrics were not sent: the receiver rejected a landed file of theirs
+        self.replaced = replaced_chains(root, state)  # conversation -> (claim, paths): a chain sent, then built anew
 
     def problem(self, message: str) -> None:
         self.rep.errors += 1
@@ -173,6 +175,8 @@ class _Pass:
         for f, d, _ in batch:
             rejected = bool(ans.rejected) and (not named or f.rel in named)
             self.state.mark(f.rel, d.digest, rejected)
+            if not rejected and self._replaces(f) is not None:  # the receiver set the old chain aside: forget it
+                self.state.forget(self.replaced.pop(f.rel.split("/")[1])[1])
             if rejected:
                 self._refused(f.rel)
             self.rep.files += 1
@@ -224,6 +228,14 @@ class _Pass:
             return None
         return digest if self.state.due(f.rel, digest) else None
 
+    def _replaces(self, f: OutFile) -> str | None:
+        """The ``asz.chain.replaces`` value when ``f`` is round 1 of a conversation whose chain this endpoint took and
+        that was built anew since (:func:`replaced_chains`); None otherwise."""
+        if f.fmt != "sf" or not f.path.name.startswith("r000001-"):
+            return None
+        got = self.replaced.get(f.rel.split("/")[1])
+        return got[0] if got else None
+
     def _refused(self, rel: str) -> None:
         at = landed_seq(rel)
         if at is not None and (at[0] not in self.refused or at[1] < self.refused[at[0]][0]):
@@ -252,7 +264,9 @@ class _Pass:
                 self.problem(f"{f.rel}: cannot read: {exc.strerror or exc}")
                 continue
             digest = hashlib.sha256(data).hexdigest()
-            if not self.state.due(f.rel, digest) or self._reads_refused(f, data):
+            claim = self._replaces(f)
+            again = claim is not None and f.rel in self.state.rejected  # refused before this pass could say it replaces
+            if (not self.state.due(f.rel, digest) and not again) or self._reads_refused(f, data):
                 continue
             try:
                 d = log_record(f, data, digest=digest, session_time_ns=latest.get(f.session, 0), titles=titles.of_head)
@@ -262,6 +276,8 @@ class _Pass:
             except (ValueError, AttributeError, TypeError) as exc:
                 self.problem(f"{f.rel}: line 1: header: cannot be described for sending ({exc})")
                 continue
+            if claim is not None:
+                d.record.attributes.extend(kvs([(REPLACES, claim)]))
             latest[f.session] = max(latest.get(f.session, 0), d.time_ns)
             if batch and size + d.size > self.cfg.batch_bytes:
                 if not self.flush(batch):
@@ -272,6 +288,28 @@ class _Pass:
             size += d.size
         self.failed_batch = len(batch)
         return self.flush(batch)
+
+
+def replaced_chains(root: Path, state: PushState) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Conversations whose rounds ``state``'s endpoint took and that are gone from the root (its chain was set aside,
+    ``asz parse SESSION --anew``): conversation id → (``<path> <sha256>`` of the last of them the endpoint accepted,
+    every such round path). A new round 1 names that one as replaced (:data:`.wire.REPLACES`): the receiver then sets
+    its chain aside too and takes the new one (push.md, A chain built anew). Without the claim it would refuse the new
+    round 1 (one round per number) on every pass and fall behind the new chain for good."""
+    gone: dict[str, list[tuple[int, str]]] = {}
+    for rel in state.pushed:
+        parts = rel.split("/")
+        if len(parts) == 4 and parts[0] == CONVERSATIONS and parts[2] == ROUNDS and not (root / rel).exists():
+            number = parse_round_file_name(parts[3])
+            if number is not None:
+                gone.setdefault(parts[1], []).append((number[0], rel))
+    out = {}
+    for conversation, rounds in gone.items():
+        taken = [(n, rel) for n, rel in rounds if rel not in state.rejected]
+        if taken:
+            head = max(taken)[1]
+            out[conversation] = (f"{head} {state.pushed[head]}", tuple(rel for _, rel in rounds))
+    return out
 
 
 def held_back(root: Path, state: PushState) -> dict[str, list[str]]:

@@ -43,6 +43,7 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportM
 
 from .admit import landed_seq, round_reads
 from .land import Refused, index_sessions, land
+from .wire import REPLACES
 
 __all__ = ["Receiver", "answer_logs", "DEFAULT_LISTEN"]
 
@@ -77,7 +78,9 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
                     if not isinstance(rel, str) or data is None:
                         raise Refused(f"{rel or '(no asz.file)'}: a record without asz.file or a body is not a file")
                     _reads_no_refused(rel, data, refused_seqs)
-                    if land(root, rel, str(a.get("asz.file.digest") or ""), data):
+                    replaces = a.get(REPLACES)
+                    if land(root, rel, str(a.get("asz.file.digest") or ""), data,
+                            replaces=replaces if isinstance(replaces, str) else None):
                         landed += 1
                         written.append(rel)
                 except Refused as exc:

@@ -25,7 +25,9 @@ file has no time); sd only ``asz.seq`` (int), ``asz.stream``, ``asz.run``
 :class:`RoundTitles`; absent when they give none) and the counts ``asz.conversation.talks|steps|
 streams|segments|unresolved`` (ints; ``changes``, ``lines_added``,
 ``lines_removed``, ``llm_calls``, ``subagents``, ``bash_runs`` when the round
-header has them). Body: the file's bytes (``bytes_value``). Time: the last
+header has them); ``asz.chain.replaces`` (:data:`REPLACES`) on a round 1 that
+replaces a chain the receiver took (``<path> <sha256>`` of that chain's last
+round sent; push.md, A chain built anew). Body: the file's bytes (``bytes_value``). Time: the last
 record time of the file, else the session's latest known time; a round's is
 the session's last activity.
 """
@@ -51,7 +53,7 @@ from ..sessiondata import jsonbytes
 from ..sessiondata.times import format_rfc3339, parse_instant
 from ..storage.layout import landed_files, session_dirs
 
-__all__ = ["kvs", "SCOPE", "OutFile", "RoundTitles", "outbox", "log_record", "logs_request", "resource", "runtime_of", "attr_value", "file_digest"]
+__all__ = ["kvs", "SCOPE", "OutFile", "RoundTitles", "outbox", "log_record", "logs_request", "resource", "runtime_of", "attr_value", "file_digest", "REPLACES"]
 
 #: The instrumentation scope name every record is sent under (§8.4).
 SCOPE = "github.com/apache/skywalking-ai-sessionizer"
@@ -60,6 +62,11 @@ _RUNTIMES = {"claude-code": "Claude Code", "claude-code-provider": "Claude Code"
              "mock": "asz scenario"}
 _ROUND_COUNTS = ("talks", "steps", "streams", "segments", "unresolved", "changes", "lines_added", "lines_removed", "llm_calls",
                  "subagents", "bash_runs")
+
+
+#: The record attribute of a round 1 that replaces the chain this endpoint took before ``asz parse SESSION --anew``
+#: set it aside: ``<root-relative path> <sha256 hex>`` of that chain's last round sent (:func:`.admit.admit`).
+REPLACES = "asz.chain.replaces"
 
 
 @attrs.define
