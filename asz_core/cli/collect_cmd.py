@@ -211,6 +211,9 @@ def collect(
     each session once. Ctrl-C stops at once and says on stderr ``stopped: landed N file(s) in N session(s)
     and wrote N round(s) this pass; K of M session(s) done`` (the bar's count, whether or not a session had anything new;
     ``; parsed K of M session(s)`` once all had landed) (exit 130 with --once, else 0; after the pass line it keeps its own status).
+    With --once, after the pass line, the list rows and usage summaries of the conversations the parse wrote rounds
+    for are counted and kept in ``_index/summaries.sqlite`` (withholding view.hide), so the first ``asz ls`` and
+    ``asz usage`` read them there (docs/reading.md, After a collect).
     """
     if lock_timeout < 0:
         raise _usage("collect", f"--lock-timeout must not be negative, got {lock_timeout}")
@@ -240,8 +243,10 @@ def collect(
             _start_watch(storage, cfg, jobs, every, stop)
         while True:
             started = time.time_ns()
-            counters, took = _pass(collectors, provider, storage, cfg, jobs, lock_timeout=lock_timeout, jobs_n=jobs_n,
-                                   parse=not no_parse)
+            counters, took, written = _pass(collectors, provider, storage, cfg, jobs, lock_timeout=lock_timeout, jobs_n=jobs_n,
+                                            parse=not no_parse)
+            if not watch and written:
+                _keep_rows(storage, cfg, written, jobs_n)  # after the pass line: the first asz ls reads them kept
             if watch and not no_parse:
                 from ..reading.search import refresh
 
@@ -347,7 +352,7 @@ def _lock_root(storage: Path, jobs: list, provider, watch: bool):
 
 
 def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, jobs: list, *, lock_timeout: float, jobs_n: int,
-          parse: bool) -> tuple[Counters, float]:
+          parse: bool) -> tuple[Counters, float, list[str]]:
     """One pass of ``asz collect``: land, then the provider bodies, then (``parse``) the rounds.
 
     The search index is not part of the pass: ``asz search`` and ``/api/search``
@@ -355,7 +360,7 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
     after each pass line (docs/reading.md).
 
     Prints the pass line on stdout (and a ``note:`` on stderr when no session
-    was found); returns the pass's counters and the seconds it took.
+    was found); returns the pass's counters, the seconds it took and the conversations its parse wrote rounds for.
     """
     started = time.monotonic()
     try:
@@ -365,6 +370,7 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
         counters = Counters(errors=1)
     bodies = _provider_pass(provider, storage, lock_timeout, counters)  # issue 10, after the transcripts
     rounds = " rounds=0" if parse else ""
+    written: list[str] = []
     if parse and storage.is_dir():
         from ..flow.parse import parse_root
 
@@ -372,13 +378,29 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
                             jobs=jobs_n, changed_only=True, keep_rounds=False)
         counters.errors += len(parsed.problems)
         rounds = f" rounds={parsed.rounds}"
+        written = [o.conversation for o in parsed.outcomes if o.rounds and o.conversation]
     took = time.monotonic() - started
     if counters.sessions == 0 and not counters.errors:
         typer.echo(f"note: no session found under {', '.join(str(j.source_root) for j in jobs)}"
                    + (f" ({counters.skipped} entr{'y' if counters.skipped == 1 else 'ies'} skipped; asz sources lists them)" if counters.skipped else "")
                    + "; is --source the runtime's projects directory?", err=True)
     typer.echo(f"[{time.strftime('%H:%M:%S')}] {counters.summary()}{bodies}{rounds} ({took:.3f}s)")
-    return counters, took
+    return counters, took, written
+
+
+def _keep_rows(storage: Path, cfg: Config, conversations: list[str], jobs_n: int) -> None:
+    """Count and keep the ``asz ls`` rows and ``asz usage`` summaries of ``conversations`` (withholding ``view.hide``,
+    with asz.yaml's prices), so the first reader after ``asz collect --once`` reads them from
+    ``_index/summaries.sqlite`` (:func:`asz_core.reading.listing.keep_rows`; docs/reading.md, After a collect).
+    Derived data: a failure is said on stderr in one line and changes nothing else (the exit status stays the pass's)."""
+    from ..config import ConfigError
+    from ..reading.listing import keep_rows
+    from ..view.prices import price_table
+
+    try:
+        keep_rows(storage, list(cfg.view_hide), price_table(cfg.prices), conversations, jobs=jobs_n)
+    except (OSError, ConfigError) as exc:
+        typer.echo(f"note: {storage}: the list rows were not kept ({exc}); asz ls counts them", err=True)
 
 
 def start_receivers(storage: Path, cfg: Config) -> list[str]:

@@ -27,7 +27,7 @@ from ..view.document import ViewError, build_summary, list_conversations
 from ..view.rows import document_row, header_row, read_head, usage_unrecorded
 from ..view.summary_cache import store_summary
 
-__all__ = ["Filters", "TimeError", "parse_time", "conversation_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "usage_lines", "cut_text"]
+__all__ = ["Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "usage_lines", "cut_text"]
 
 _RELATIVE = re.compile(r"([0-9]{1,6})\s*([mhdw])")
 _UNIT_S = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -208,6 +208,44 @@ def conversation_rows(root: str | os.PathLike, hide: Sequence[str] = (), filters
     finally:
         if rc is not None:
             rc.close()
+
+
+def keep_rows(root: str | os.PathLike, hide: Sequence[str], prices: Any, ids: Iterable[str], *, jobs: int = 1) -> int:
+    """Count and keep the list row and the summary entry of each conversation in ``ids`` whose kept ones are not
+    current (:func:`conversation_rows` with its cache, the rows thrown away), so the next ``asz ls`` or ``asz usage``
+    withholding ``hide`` with ``prices`` reads them from ``_index/summaries.sqlite`` instead of the landed files.
+
+    What ``asz collect --once`` runs after its pass line for the conversations its parse wrote rounds for
+    (docs/reading.md, "After a collect"). ``jobs`` forked processes count at once (consecutive runs of ``ids``);
+    where this process may not fork, it counts them alone. Returns how many conversations were looked at. Derived data
+    only: a row that could not be kept is counted by the next reader; raises only what a reader would
+    (``OSError`` for a root that cannot be read).
+    """
+    ids = [i for i in sorted(set(ids)) if (Path(root) / "_conversations" / i).is_dir()]
+    if not ids:
+        return 0
+    from ..view.summary_cache import SummaryStore
+
+    SummaryStore(root).close()  # made (schema, WAL) once, before workers open it side by side
+    runs = [(root, list(hide), prices, ids)]
+    pool = None
+    if jobs > 1 and len(ids) > 1:
+        from ..collect.workers import guided, process_pool
+
+        pool = process_pool(min(jobs, len(ids)), fork_only=True)
+        runs = [(root, list(hide), prices, run) for run in guided(ids, jobs)] if pool is not None else runs
+    if pool is None:
+        return sum(map(_keep_run, runs))
+    with pool:  # Ctrl-C: the workers are killed at once; a row not kept is counted by the next reader
+        return sum(pool.map(_keep_run, runs))
+
+
+def _keep_run(args: tuple) -> int:
+    root, hide, prices, ids = args
+    n = 0
+    for _ in conversation_rows(root, hide, ids=ids, prices=prices):
+        n += 1
+    return n
 
 
 def _row(root: Path, cid: str, hide: Sequence[str], rc, fingerprint, prices: Any) -> dict:
