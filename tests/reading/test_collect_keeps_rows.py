@@ -96,3 +96,26 @@ def test_the_rows_collect_kept_are_byte_for_byte_what_a_cold_reader_counts(colle
             p.unlink()
     _, seen = _opened_by("ls", "--json", "--root", str(cold))
     assert _landed_record_files(cold, seen)  # the cold reader did read them (the observation above is not blind)
+
+
+def test_ctrl_c_while_collect_keeps_the_rows_keeps_the_pass_status(corpus_source, tmp_path):
+    """A SIGINT after the pass line, while the rows are counted, stops the counting and the command exits with the
+    pass's status (0), saying at most one ``note:`` line; the list afterwards is the one counted from the files."""
+    import os
+    import signal
+    import subprocess
+
+    root = tmp_path / "root"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    p = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(corpus_source),
+                          "--root", str(root)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, env=env)
+    line = p.stdout.readline()
+    p.send_signal(signal.SIGINT)  # the rows of 11 conversations take a second or more to count: it lands meanwhile
+    out, err = p.communicate(timeout=300)
+    assert b" rounds=11 " in line and out == b"", (line, out, err)
+    assert p.returncode == 0, (p.returncode, err)
+    assert err.decode().splitlines() in ([], [f"note: {root}: stopped keeping the list rows; asz ls counts those not kept"])
+    listed = asz("ls", "--json", "--root", str(root)).stdout
+    for q in (root / "_index").glob("summaries.sqlite*"):
+        q.unlink()
+    assert asz("ls", "--json", "--root", str(root)).stdout == listed

@@ -27,6 +27,8 @@ def test_a_row_being_counted_shows_no_header_title(tmp_path):
     headers = {c: json.loads(next((root / "_conversations" / c / "rounds").glob("*.sf")).read_bytes().split(b"\n", 1)[0])["title"]
                for c in (A, B)}
     assert headers == {A: "Docs written in session B", B: "Parser fixes in session A"}  # another session's each
+    for p in (root / "_index").glob("summaries.sqlite*"):
+        p.unlink()  # nothing kept (asz collect --once keeps the rows, the test below): every row is counted
     state = ViewState(root)
     state.hold_counting = True  # nothing is counted behind while the test reads the first answer
     client = TestClient(create_app(state), base_url="http://127.0.0.1")
@@ -35,3 +37,15 @@ def test_a_row_being_counted_shows_no_header_title(tmp_path):
     state.hold_counting = False
     counted = {r["id"]: r["title"] for r in (state.row(c, ()) for c in (A, B))}
     assert counted == {A: "Parser fixes in session A", B: "Write the docs for the greeting module"}
+
+
+def test_after_collect_the_first_answer_gives_the_counted_titles(tmp_path):
+    """``asz collect --once`` kept each row's summary (docs/reading.md, After a collect): the server's first answer
+    gives the titles ``asz ls`` gives, none of them the header's, and no row waits to be counted."""
+    root = collect_claude(tmp_path, SESSIONS)
+    state = ViewState(root)
+    state.hold_counting = True
+    client = TestClient(create_app(state), base_url="http://127.0.0.1")
+    rows = client.get("/api/conversations").json()["conversations"]
+    assert {r["id"]: (r.get("counting"), r["title"]) for r in rows} == {
+        A: (None, "Parser fixes in session A"), B: (None, "Write the docs for the greeting module")}
