@@ -58,6 +58,7 @@ from .jsonspans import (
     line_bounds,
     decode_line,
     not_utf8_reason,
+    escape_not_utf8,
     may_nest_too_deep,
     shallow_canonical,
 )
@@ -118,6 +119,11 @@ def _manifest(rec: Record, obj: Obj, source: Source) -> None:
 _KINDS = {"journal": _journal, "agent_meta": _sidecar, "workflow_manifest": _manifest}
 
 
+#: What the unknown part of a line that is not valid UTF-8, yet JSON once its bad bytes are escapes, adds to its reason.
+NOT_UTF8_KEPT = ("the record is described with U+FFFD in its text for each such byte (\\udcXX in its data), and "
+                 "this part holds the line's own bytes")
+
+
 def _fill(rec: Record, source: Source, raw: bytes) -> bool:
     """Fill ``rec`` from ``raw``; True when every string in it comes from ``raw`` decoded by orjson (then no lone
     surrogate: orjson refuses an escaped one, and bytes that are not UTF-8) or from the source's names, False when
@@ -135,6 +141,11 @@ def _fill(rec: Record, source: Source, raw: bytes) -> bool:
         reason = REASON_NOT_OBJECT
     if reason == REASON_NOT_JSON:  # orjson refuses bytes that are not UTF-8 as not JSON: say which, and where
         reason = not_utf8_reason(raw, source.src, rec.ord, rec.off) or reason
+        sub = escape_not_utf8(raw) if reason != REASON_NOT_JSON else None
+        if sub is not None:  # described from the line with each bad byte as \udcXX; the line's own bytes kept whole
+            _fill(rec, source, sub)
+            rec.parts.append(unknown_part(raw, f"{reason}; {NOT_UTF8_KEPT}"))
+            return False
     if reason:
         unknown_record(rec, raw, reason)
         return False

@@ -19,6 +19,7 @@ __all__ = [
     "CANONICAL_MAX",
     "MAX_SOURCE_DEPTH",
     "REASON_NOT_JSON",
+    "escape_not_utf8",
     "REASON_NOT_OBJECT",
     "REASON_TOO_DEEP",
     "Obj",
@@ -231,6 +232,22 @@ def not_utf8_reason(raw: bytes, src: str, line: int, off: int) -> str:
     field = _field_of_bad_byte(raw)
     return (f"the record is not valid UTF-8: byte 0x{raw[at]:02x} at offset {at} of line {line} of {src} (file offset "
             f"{off + at})" + (f", in field {field}" if field else ", and is not valid JSON either" if field is None else ""))
+
+
+def escape_not_utf8(raw: bytes) -> bytes | None:
+    """``raw`` (a line that is not valid UTF-8) with each byte that is not UTF-8 written as the JSON escape of a lone
+    surrogate, ``\\udcXX`` for byte 0xXX (the shape Claude Code itself writes for such a file byte; field report 8),
+    when every such byte is inside a string and the result is JSON; else None. The record is described from it:
+    the surrogate rule then shows U+FFFD in text and keeps the escape in data (docs/adapters/claude-code.md)."""
+    if not _field_of_bad_byte(raw):  # None: not JSON either; "": a bad byte outside any string
+        return None
+    text = raw.decode("utf-8", "surrogateescape")
+    sub = "".join(f"\\u{ord(c):04x}" if "\udc80" <= c <= "\udcff" else c for c in text).encode("utf-8")
+    try:
+        loads_source(sub)
+    except (ValueError, RecursionError):
+        return None
+    return sub
 
 
 def _field_of_bad_byte(raw: bytes) -> str | None:

@@ -312,7 +312,15 @@ def test_escaped_lone_surrogates() -> None:  # field report 8
     assert [q.id for q in a.parts] == ["toolu_\\udcb2", "toolu_\\udcb3"]
     assert p.data.raw == b'{"file":"caf\\udcb2"}'  # data keeps the source bytes
     raw_surrogate = b'{"type":"user","message":{"content":"caf\xed\xb2\x80"}}'
-    assert conv(raw_surrogate).parts[0].k == "unknown"
+    # raw bytes that are not UTF-8 (a surrogate encoded as bytes: three of them): described with U+FFFD for each,
+    # and the line's own bytes kept whole in an unknown part (session 13: the text was lost)
+    r = conv(raw_surrogate)
+    assert [(q.k, q.text) for q in r.parts[:1]] == [("text", "caf\ufffd\ufffd\ufffd")] and r.replaced == 3
+    assert r.parts[-1].k == "unknown" and r.parts[-1].encoding == "base64" and r.parts[-1].raw() == raw_surrogate
+    assert r.bytes == len(raw_surrogate)
+    not_json = b'{"type":"user",\xe9"message":{}}'  # the bad byte outside any string: not JSON either
+    [q] = conv(not_json).parts
+    assert q.k == "unknown" and q.raw() == not_json
 
 
 def test_a_line_nested_too_deep_for_a_reader_is_unknown() -> None:
