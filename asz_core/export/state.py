@@ -26,6 +26,7 @@ from urllib.parse import quote
 import attrs
 
 from ..sessiondata.times import format_rfc3339
+from ..storage.state_lines import state_rows
 
 __all__ = ["PushState", "STATE_NAME", "owner_of", "receiver_answer"]
 
@@ -50,27 +51,32 @@ class PushState:
 
     @classmethod
     def load(cls, root: str | os.PathLike) -> "PushState":
-        """Read ``<root>/push.state``; an empty state when it is missing. Raises ValueError naming the file and line
-        for a line it does not know."""
+        """Read ``<root>/push.state`` (:func:`~asz_core.storage.state_lines.state_rows`); an empty state when it is
+        missing. Raises ValueError naming the file, line and field: a line cut short or not UTF-8, a field it does not
+        know, a ``pushed`` line without path and digest, a ``rejected`` line without a path."""
         path = Path(root) / STATE_NAME
         st = cls(path)
         try:
-            text = path.read_text(encoding="utf-8")
+            data = path.read_bytes()
         except FileNotFoundError:
             return st
-        for n, raw in enumerate(text.splitlines(), 1):
-            key, _, rest = raw.strip().partition(" ")
-            if not key or key.startswith("#") or key in ("schema", "updated_at"):
+        for n, key, value in state_rows(data, path):
+            if key in ("schema", "updated_at"):
                 continue
             if key == "endpoint":
-                st.endpoint = rest.strip()
-            elif key == "pushed" and len(rest.split()) == 2:
-                p, d = rest.split()
+                st.endpoint = value
+            elif key == "pushed":
+                if len(value.split()) != 2:
+                    raise ValueError(f"{path}: line {n}: pushed: expected '<path> <sha256>', got {value[:80]!r}")
+                p, d = value.split()
                 st.pushed[p] = d
-            elif key == "rejected" and rest.strip():
-                st.rejected.add(rest.strip())
+            elif key == "rejected":
+                if not value:
+                    raise ValueError(f"{path}: line {n}: rejected: expected a path, got nothing")
+                st.rejected.add(value)
             else:
-                raise ValueError(f"{path}: line {n}: {raw!r} is not a push.state line (schema, updated_at, endpoint, pushed, rejected)")
+                raise ValueError(f"{path}: line {n}: {key[:40]}: not a push.state field (schema, updated_at, endpoint, "
+                                 "pushed, rejected)")
         return st
 
     def for_endpoint(self, endpoint: str) -> "PushState":

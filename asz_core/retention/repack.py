@@ -32,6 +32,7 @@ from ..sessiondata import SDWriter, read_file
 from ..storage.aside import SET_ASIDE
 from ..storage.layout import CONVERSATIONS, landed_files, landed_name, session_dir, session_dirs
 from ..storage.root import read_state, write_state
+from ..storage.state_lines import state_rows
 
 __all__ = ["RepackRefused", "RepackRow", "repack"]
 
@@ -117,18 +118,30 @@ def _repack_session(src: Path, dest: Path, budget: int) -> tuple[RepackRow, dict
     return row, seq_map
 
 
+def moved_last_seq(path: Path, data: bytes, seq_map: dict[int, int]) -> bytes:
+    """A cursor's bytes (``data``, read from ``path``) with its ``last_seq`` value moved by ``seq_map`` (old seq →
+    new); every other byte kept, the key's padding and the line ends included. Raises ValueError naming the file,
+    line and field for a cursor that does not read (:func:`~asz_core.storage.state_lines.state_rows`) or whose
+    ``last_seq`` is not a seq (a root that verifies has neither)."""
+    lines = data.split(b"\n")
+    for n, key, value in state_rows(data, path):
+        if key != "last_seq":
+            continue
+        if not value.isdigit():
+            raise ValueError(f"{path}: line {n}: last_seq: expected an integer, got {value!r}")
+        if int(value) in seq_map:
+            raw = lines[n - 1]
+            at = raw.rindex(value.encode())
+            lines[n - 1] = raw[:at] + str(seq_map[int(value)]).encode() + raw[at + len(value):]
+    return b"\n".join(lines)
+
+
 def _copy_cursors(src: Path, dest: Path, seq_map: dict[int, int]) -> None:
     for cur in src.rglob("*.cursor"):
         rel = cur.relative_to(src)
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        lines = []
-        for raw in cur.read_text(encoding="utf-8").splitlines():
-            key, _, value = raw.partition(" ")
-            if key == "last_seq" and value.strip().isdigit() and int(value.strip()) in seq_map:
-                raw = f"{key}{' ' * (len(raw) - len(key) - len(value.strip()))}{seq_map[int(value.strip())]}"
-            lines.append(raw)
-        target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        target.write_bytes(moved_last_seq(cur, cur.read_bytes(), seq_map))
     st = read_state(src / "session.state")
     if st:
         top = max(seq_map.values(), default=0)

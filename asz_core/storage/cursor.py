@@ -28,6 +28,7 @@ from pathlib import Path
 import attrs
 
 from ..sessiondata import durable
+from .state_lines import state_rows
 
 __all__ = ["AppendCursor", "SnapshotCursor", "read_cursor", "write_cursor", "STATES", "TAIL_WINDOW", "UNREADABLE_CURSOR"]
 
@@ -137,31 +138,21 @@ def read_cursor(path: Path) -> AppendCursor | SnapshotCursor | None:
             data += got
     finally:
         os.close(fd)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8 at byte {exc.start}: the file is damaged") from None
-    if text and not text.endswith("\n"):
-        raise ValueError(f"{path}: cut short: the last line has no newline (a cursor is written whole, then renamed)")
     values: dict[str, object] = {}
-    for n, raw in enumerate(text.splitlines(), 1):
-        key, _, value = raw.strip().partition(" ")
-        if not key or key[0] == "#":
-            continue
-        value = value.strip()
+    for n, key, value in state_rows(data, path):
         if key in _INT_KEYS:
             try:
                 values[key] = int(value)
             except ValueError:
-                raise ValueError(f"{path}:{n}: {key}: expected an integer, got {value!r}") from None
+                raise ValueError(f"{path}: line {n}: {key}: expected an integer, got {value!r}") from None
             if values[key] < 0 and key != "mtime":  # type: ignore[operator]
-                raise ValueError(f"{path}:{n}: {key}: must not be negative, got {value}")
+                raise ValueError(f"{path}: line {n}: {key}: must not be negative, got {value}")
         else:
             values[key] = value
             if key == "state" and value not in STATES:
-                raise ValueError(f"{path}:{n}: state: expected one of {', '.join(STATES)}, got {value!r}")
+                raise ValueError(f"{path}: line {n}: state: expected one of {', '.join(STATES)}, got {value!r}")
             if key in ("tail_sha256", "content_sha256") and value and not _HEX64.fullmatch(value):
-                raise ValueError(f"{path}:{n}: {key}: expected 64 hex characters, got {value[:20]!r}")
+                raise ValueError(f"{path}: line {n}: {key}: expected 64 hex characters, got {value[:20]!r}")
     kind = values.get("kind")
     missing = [k for k in _REQUIRED.get(kind, ()) if k not in values]  # type: ignore[arg-type]
     if missing:

@@ -1,6 +1,8 @@
-"""The ``key value`` state format (``session.state``, ``index/index.state``, a chain's state): one parser for the
-writers' readers (:func:`asz_core.storage.root.read_state`, lenient) and for ``asz verify`` (strict: the first line
-that does not read, :mod:`asz_core.verify.session_files`).
+"""The ``key value`` state format (``session.state``, ``index/index.state``, a chain's state, the cursors,
+``push.state``): one line splitter (:func:`_split`) for the writers' readers (:func:`asz_core.storage.root.read_state`,
+lenient), ``asz verify`` (:func:`parse_state`: the first line that does not read, :mod:`asz_core.verify.session_files`)
+and the strict readers of the cursors, ``push.state`` and a repack's cursor copy (:func:`state_rows`: raises naming
+file and line; each checks its own keys and names the field).
 
 Imports nothing but the standard library, so ``asz view`` can check state files before it answers.
 """
@@ -9,7 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["StateLines", "parse_state"]
+__all__ = ["StateLines", "StateRow", "parse_state", "state_rows"]
 
 
 class StateLines(NamedTuple):
@@ -22,6 +24,46 @@ class StateLines(NamedTuple):
     line: int
     why: str
     rows: dict[str, int]
+
+
+class StateRow(NamedTuple):
+    """One ``key value`` line of a state file: ``line`` (1-based), ``key``, ``value`` (stripped; '' when none)."""
+
+    line: int
+    key: str
+    value: str
+
+
+def _split(raw: bytes) -> tuple[str, str]:
+    """``(key, value)`` of one decoded, stripped line: split on the first space, the value stripped. Raises
+    UnicodeDecodeError."""
+    key, _, value = raw.decode("utf-8").strip().partition(" ")
+    return key, value.strip()
+
+
+def state_rows(data: bytes, path: object = "") -> list[StateRow]:
+    """Every ``key<spaces>value`` line of a state file's bytes, in file order, repeated keys kept (``push.state``'s
+    ``pushed`` lines); blank and ``#`` lines skipped. The strict reader of the cursors (``<kind>.cursor``,
+    origin-digest §2.2), ``push.state`` (§9.6) and a repack's cursor copy: each then checks its own keys.
+
+    Raises ValueError naming ``path`` and the line: ``<path>: line N: cut short: …`` for a last line with no newline,
+    ``<path>: line N: not UTF-8 at byte B of the line``, ``<path>: line N: <key>: not a printable ASCII key``."""
+    rows: list[StateRow] = []
+    if data and not data.endswith(b"\n"):
+        last = data.count(b"\n") + 1
+        raise ValueError(f"{path}: line {last}: cut short: the last line has no newline "
+                         "(the file is written whole, then renamed)")
+    for n, raw in enumerate(data.split(b"\n"), 1):
+        try:
+            key, value = _split(raw)
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path}: line {n}: not UTF-8 at byte {exc.start} of the line: the file is damaged") from None
+        if not key or key.startswith("#"):
+            continue
+        if not key.isascii() or not key.isprintable():
+            raise ValueError(f"{path}: line {n}: {key[:40]!r}: not a printable ASCII key: the file is damaged")
+        rows.append(StateRow(n, key, value))
+    return rows
 
 
 def parse_state(data: bytes) -> StateLines:
@@ -37,16 +79,16 @@ def parse_state(data: bytes) -> StateLines:
     utf8 = True
     for n, raw in enumerate(data.split(b"\n"), 1):
         try:  # line by line: a newline byte is never inside a UTF-8 character, so this reads the file as a whole would
-            line = raw.decode("utf-8").strip()
+            key, value = _split(raw)
         except UnicodeDecodeError as exc:
             utf8 = False
             if not bad:
                 bad, why = n, f"not UTF-8 at byte {exc.start} of the line"
             continue
-        if not line or line.startswith("#"):
+        if not key or key.startswith("#"):
             continue
-        key, _, value = line.partition(" ")
-        values[key], rows[key] = value.strip(), n
-        if not bad and (not value.strip() or not key.isascii() or not key.isprintable()):
+        values[key], rows[key] = value, n
+        if not bad and (not value or not key.isascii() or not key.isprintable()):
+            line = raw.decode("utf-8").strip()
             bad, why = n, f"not a 'key value' line: {line[:40]!r}"
     return StateLines(values if utf8 else {}, bad, why, rows if utf8 else {})
