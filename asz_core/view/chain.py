@@ -9,6 +9,7 @@ from ..flow.chain import Chain
 from ..flow.fold import Fold, FoldError
 from ..flow.round import Round, RoundError, input_digest, parse_round_file_name, read_round
 from ..sessiondata.model import WITHHOLDABLE
+from ..storage.layout import rounds_dir
 from .session_records import LandedSession
 
 __all__ = ["ViewError", "ChainReader"]
@@ -38,7 +39,10 @@ class ChainReader:
     # ------------------------------------------------------------------ chain
 
     def fold_chain(self) -> tuple[Fold, list[dict], list[Round]]:
-        rdir = self.root / "_conversations" / self.conversation / "rounds"
+        try:
+            rdir = rounds_dir(self.root, self.conversation)
+        except ValueError as exc:  # an empty or dot id names no chain
+            raise ViewError(f"no rounds: conversation {self.conversation!r}: {exc}") from None
         if not rdir.is_dir():
             raise ViewError(f"no rounds: conversation {self.conversation!r} has no chain under {rdir}")
         named = Chain(self.root, self.conversation).named_head()  # before the listing (Chain.named_head)

@@ -50,7 +50,7 @@ import orjson
 
 from ..sessiondata.jsonbytes import dumps_wide
 from ..storage.filekey import stat_key
-from ..storage.layout import landed_files
+from ..storage.layout import landed_files, rounds_dir
 from .prices import PriceTable, cost_of
 from .usage import SPLIT_KIND, TOKEN_KINDS, CallUsage, usage_totals
 
@@ -143,8 +143,8 @@ def fingerprint(root: str | os.PathLike, conversation: str, session: str) -> str
     root = Path(root)
     h = hashlib.sha256(f"asz {__version__} {_COUNTING} {code_mark()}\n".encode())  # another asz may count another way
     paths: list[Path] = []
-    rdir = root / "_conversations" / conversation / "rounds"
-    if rdir.is_dir():
+    rdir = rounds_dir(root, conversation) if conversation not in ("", ".", "..") else None  # those name no chain
+    if rdir is not None and rdir.is_dir():
         paths += [Path(e.path) for e in os.scandir(rdir)]
     paths.append(rdir.parent / "conversation.state")  # the head it names decides the state (a round removed from the end)
     if session and "/" not in session and (root / session).is_dir():
