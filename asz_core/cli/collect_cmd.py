@@ -246,7 +246,7 @@ def collect(
             counters, took, written = _pass(collectors, provider, storage, cfg, jobs, lock_timeout=lock_timeout, jobs_n=jobs_n,
                                             parse=not no_parse)
             if not watch and written:
-                _keep_rows(storage, cfg, written, jobs_n)  # after the pass line: the first asz ls reads them kept
+                _keep_after_pass(storage, cfg, written, jobs_n)  # after the pass line: the first asz ls reads them kept
             if watch and not no_parse:
                 from ..reading.search import refresh
 
@@ -388,23 +388,18 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
     return counters, took, written
 
 
-def _keep_rows(storage: Path, cfg: Config, conversations: list[str], jobs_n: int) -> None:
-    """Count and keep the ``asz ls`` rows and ``asz usage`` summaries of ``conversations`` (withholding ``view.hide``,
-    with asz.yaml's prices), so the first reader after ``asz collect --once`` reads them from
-    ``_index/summaries.sqlite`` (:func:`asz_core.reading.listing.keep_rows`; docs/reading.md, After a collect).
-    Derived data: a failure, or Ctrl-C while it counts, is said on stderr in one line and changes nothing else (the
-    exit status stays the pass's: the pass line is printed)."""
-    from ..config import ConfigError
-
-    try:  # the imports too: a Ctrl-C just after the pass line lands here
-        from ..reading.listing import keep_rows
-        from ..view.prices import price_table
-
-        keep_rows(storage, list(cfg.view_hide), price_table(cfg.prices), conversations, jobs=jobs_n)
-    except (OSError, ConfigError) as exc:
-        typer.echo(f"note: {storage}: the list rows were not kept ({exc}); asz ls counts them", err=True)
-    except KeyboardInterrupt:  # after the pass line the command keeps the pass's status (trial 7)
+def _keep_after_pass(storage: Path, cfg: Config, written: list[str], jobs_n: int) -> None:
+    """:func:`~asz_core.cli.list_rows.keep_list_rows` for the conversations the pass wrote rounds for; a Ctrl-C while its
+    module loads is said as one while it counts (the pass line is printed: the status stays the pass's)."""
+    try:
+        from .list_rows import keep_list_rows, stopped_keeping
+    except KeyboardInterrupt:
         typer.echo(f"note: {storage}: stopped keeping the list rows; asz ls counts those not kept", err=True)
+        return
+    try:
+        keep_list_rows(storage, cfg, written, jobs_n)
+    except KeyboardInterrupt:  # between its own handler and here
+        stopped_keeping(storage)
 
 
 def start_receivers(storage: Path, cfg: Config) -> list[str]:

@@ -96,6 +96,9 @@ def parse(
     (exit 130). Exit 0 done, 1 problems (printed as ``error:`` lines), 2 usage.
     ``--anew`` first moves SESSION's chain to ``ROOT/_set_aside/<stamp>/`` (it is
     evidence of what was parsed before) and says where, on stderr.
+    The list rows and usage summaries of the conversations it wrote rounds for are then counted and kept in
+    ``_index/summaries.sqlite`` (withholding view.hide), so the first ``asz ls`` and ``asz usage`` read them there
+    (docs/reading.md, After a collect).
     """
     where, budget = _settings(config) if root is None or max_round_bytes is None else (str(root), max_round_bytes)
     if root is not None:
@@ -140,6 +143,7 @@ def parse(
         _set_chain_aside(where, sessions[0], lock_timeout)
     report, took = _parse_with_bar(where, sessions, budget, jobs, lock_timeout)
     _refresh_index(where, jobs, len(report.outcomes))  # the search index (derived data) follows each pass
+    _keep_rows(where, config, [o.conversation for o in report.outcomes if o.rounds and o.conversation], jobs)
     for line in format_table(table_rows(report)):
         typer.echo(line)
     for p in report.problems:
@@ -167,6 +171,23 @@ def _set_chain_aside(where: str, session: str, lock_timeout: float) -> None:
         raise typer.Exit(1)
     typer.echo(f"asz parse: the chain of session {session} was set aside, kept as {went} (it binds the landed files it "
                "was parsed from); a new one is built from the landed files as they are now", err=True)
+
+
+def _keep_rows(where: str, config: Optional[Path], conversations: list[str], jobs: int) -> None:
+    """The list rows and usage summaries of the ``conversations`` the parse wrote rounds for, counted and kept as
+    ``asz collect --once`` keeps them (:func:`~asz_core.cli.list_rows.keep_list_rows`, with ``config``'s view.hide and
+    prices; a configuration that does not load: one ``note:`` line, nothing kept)."""
+    if not conversations:
+        return
+    from ..config import load_config
+    from .list_rows import keep_list_rows
+
+    try:
+        cfg = load_config(config)
+    except ValueError as exc:
+        typer.echo(f"note: {where}: the list rows were not kept ({exc}); asz ls counts them", err=True)
+        return
+    keep_list_rows(Path(where), cfg, conversations, jobs)
 
 
 def _refresh_index(where: str, jobs: int, parsed: int) -> None:

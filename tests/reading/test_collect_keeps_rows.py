@@ -119,3 +119,19 @@ def test_ctrl_c_while_collect_keeps_the_rows_keeps_the_pass_status(corpus_source
     for q in (root / "_index").glob("summaries.sqlite*"):
         q.unlink()
     assert asz("ls", "--json", "--root", str(root)).stdout == listed
+
+
+def test_asz_parse_keeps_the_rows_of_what_it_parsed(corpus_source, tmp_path):
+    """``asz collect --once --no-parse`` then ``asz parse``: the parse keeps the rows, so the first ``asz ls`` opens no
+    landed record file and gives the usage counted from the transcripts."""
+    root = tmp_path / "root"
+    asz("collect", "--once", "--no-parse", "--source", str(corpus_source), "--root", str(root))
+    assert not (root / "_index" / "summaries.sqlite").exists()
+    asz("parse", "--root", str(root))
+    assert _kept(root) == (11, 11)
+    out, seen = _opened_by("ls", "--json", "--root", str(root))
+    assert len(json.loads(out)) == 11 and _landed_record_files(root, seen) == []
+    out, seen = _opened_by("usage", "session", "--json", "--tz", "UTC", "--root", str(root))
+    total = json.loads(out)[0]["total"]
+    assert {k: total["usage"][k] for k in TRUTH} == TRUTH and total["calls"] == CALLS
+    assert _landed_record_files(root, seen) == []

@@ -1,0 +1,37 @@
+"""Keeping the list rows after a parse (``asz collect --once``, ``asz parse``): docs/reading.md, After a collect.
+
+A module of its own, importing nothing of the reading code until called, so a collect pass with nothing new pays
+nothing for it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+__all__ = ["keep_list_rows", "stopped_keeping"]
+
+
+def keep_list_rows(storage: Path, cfg, conversations: list[str], jobs_n: int) -> None:
+    """Count and keep the ``asz ls`` rows and ``asz usage`` summaries of ``conversations`` (withholding ``view.hide``,
+    with asz.yaml's prices), so the first reader after ``asz collect --once`` or ``asz parse`` reads them from
+    ``_index/summaries.sqlite`` (:func:`asz_core.reading.listing.keep_rows`; docs/reading.md, After a collect).
+    Derived data: a failure, or Ctrl-C while it counts, is said on stderr in one line and changes nothing else (the
+    exit status stays the command's: its parse is done). ``cfg``: the loaded :class:`~asz_core.config.Config`."""
+    from ..config import ConfigError
+
+    try:  # the imports too: a Ctrl-C just after the pass line lands here
+        from ..reading.listing import keep_rows
+        from ..view.prices import price_table
+
+        keep_rows(storage, list(cfg.view_hide), price_table(cfg.prices), conversations, jobs=jobs_n)
+    except (OSError, ConfigError) as exc:
+        typer.echo(f"note: {storage}: the list rows were not kept ({exc}); asz ls counts them", err=True)
+    except KeyboardInterrupt:  # after the pass line the command keeps the pass's status (trial 7)
+        stopped_keeping(storage)
+
+
+def stopped_keeping(storage: Path) -> None:
+    """Say on stderr that a Ctrl-C stopped the keeping (the rows not kept are counted by the next reader)."""
+    typer.echo(f"note: {storage}: stopped keeping the list rows; asz ls counts those not kept", err=True)
