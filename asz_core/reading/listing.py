@@ -221,7 +221,15 @@ def keep_rows(root: str | os.PathLike, hide: Sequence[str], prices: Any, ids: It
     only: a row that could not be kept is counted by the next reader; raises only what a reader would
     (``OSError`` for a root that cannot be read).
     """
-    ids = [i for i in sorted(set(ids)) if (Path(root) / "_conversations" / i).is_dir()]
+    from ..storage.layout import conversation_dir
+
+    dirs = []
+    for i in ids:
+        try:
+            dirs.append(conversation_dir(root, i))
+        except ValueError:  # an empty or dot id has no chain to list
+            continue
+    ids = sorted({d.name for d in dirs if d.is_dir()})  # the names the list knows them by (list_conversations)
     if not ids:
         return 0
     from ..view.summary_cache import SummaryStore
