@@ -65,6 +65,7 @@ import orjson
 from asz_core import BodyMeta, Dropped, Part, ProviderSession, Record, Source, Usage, loads_source, settle_surrogates, source_sha, unknown_part
 from asz_core.sessiondata.vocabulary import USAGE_COUNT_DROPPED
 
+from .exactjson import PastDouble, loads as exact_loads, may_hold_inexact_number
 from .runs import args_text, error_line, human_text, message_role, message_text, openai_generations, rfc3339
 
 __all__ = ["DIALECT", "convert_line", "convert_body", "SYSTEM_KEYS", "TOOL_KEYS", "content_flags"]
@@ -270,13 +271,29 @@ def _tool_end(rec: Record, run: dict, d: dict) -> None:
     rec.dropped = _dropped(run, ("inputs", "extra", "events", "serialized"), "the call's input is on the model call that asked for it")
 
 
+def _decode(line: bytes) -> tuple[Any, str]:
+    """``(value, "")`` or ``(None, why the line lands verbatim as an unknown part)``. A number no double or 64-bit
+    integer holds is an orjson.Fragment of its source text (the Session Data encoder writes it back verbatim); one
+    past a double's range keeps the whole line verbatim (a Session Data reader refuses it in a landed line)."""
+    if may_hold_inexact_number(line):
+        try:
+            return exact_loads(line, finite=True), ""
+        except PastDouble as exc:
+            return None, f"the record holds a {exc}, which a Session Data reader refuses: the line is kept verbatim"
+        except ValueError:
+            pass  # e.g. a lone surrogate escape: loads_source decides
+    try:
+        return loads_source(line), ""  # a lone surrogate escape stays a code point until settle_surrogates
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None, "the record is not valid JSON"
+
+
 def convert_line(source: Source, line: bytes, ord: int, off: int) -> Record:
     """One materialised arrival line (no newline) → one record; never raises (what cannot be read is an unknown part)."""
     rec = Record(ord=ord, off=off, bytes=len(line), sha=source_sha(line))
-    try:
-        obj = loads_source(line)  # a lone surrogate escape stays a code point until settle_surrogates
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        rec.parts = [unknown_part(line, "the record is not valid JSON")]
+    obj, reason = _decode(line)
+    if reason:
+        rec.parts = [unknown_part(line, reason)]
         return rec
     if not isinstance(obj, dict) or not isinstance(obj.get("asz"), dict):
         rec.parts = [unknown_part(line, "the line is not a materialised arrival")]

@@ -53,6 +53,7 @@ import orjson
 
 from asz_core import Discovery, source_entries
 
+from .exactjson import loads as exact_loads
 from .naming import DEFAULT_SCOPE, DEFAULT_THREAD_KEYS, conversation_values, session_name, unsupplied_session
 from .runs import (TITLE_MAX, args_text, error_line, has_end, human_text, message_text, metadata, rfc3339, run_kind, summary_messages,
                    title_of, tool_call_id, tool_calls)
@@ -368,8 +369,8 @@ def _read_inbox(path: Path) -> list[dict]:
         if not line.strip():
             continue
         try:
-            a = orjson.loads(line)
-        except orjson.JSONDecodeError:
+            a = exact_loads(line)  # a number no double holds stays its staged text (.exactjson)
+        except ValueError:
             continue
         if isinstance(a, dict) and isinstance(a.get("run"), dict) and isinstance(a.get("id"), str) and a.get("op") in ("post", "patch"):
             out.append(a)

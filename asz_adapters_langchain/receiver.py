@@ -50,6 +50,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from .exactjson import loads as exact_loads
 from .settings import DEFAULT_LISTEN  # the receiver's default address, defined once with the asz.yaml keys
 
 __all__ = [
@@ -110,9 +111,11 @@ def inbox_dir(root: str | os.PathLike) -> Path:
 
 
 def _json(data: bytes, what: str) -> Any:
+    """``data`` decoded, a number no double or 64-bit integer holds kept as its source text (:mod:`.exactjson`:
+    staged byte for byte, never rounded or refused); BadRequest 400 when it is not JSON."""
     try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
+        return exact_loads(data)
+    except ValueError as exc:
         raise BadRequest(400, f"{what}: not valid JSON ({exc})") from None
 
 
