@@ -54,7 +54,8 @@ def search(
     hit prints its conversation, title, time, step id, landed file and row, and
     a snippet with the matches marked: in colour on a terminal, else between « and », where a « or » of the text
     itself has a backslash before it. A hit whose landed file no longer verifies (damaged before or since it was
-    indexed) is left out, and stderr names the file and the problem; so does a landed file missing or a conversation
+    indexed) is left out, and stderr names the file and the problem, for every such file the whole query matches
+    whatever --limit shows (the count line says how many hits were held back); so does a landed file missing or a conversation
     with no usable round, whose text was never searched (whatever the words, in the conversations the filters keep). Without --json those notes are also
     printed on stdout under the hits, each after "! ". Ctrl-C while the index is brought up to date keeps
     every conversation indexed whole and says so on stderr (``asz search:
@@ -89,7 +90,7 @@ def search(
     try:
         unverified, matched, held, unsearched = {}, {}, {}, []  # type: ignore[var-annotated]
         hits = run_search(r, query, hide=hide, filters=filters, kinds=kinds, limit=limit, unverified=unverified,
-                          matched=None if as_json else matched, held=held if as_json and held_back else None,
+                          matched=None if as_json else matched, held=held,
                           unsearched=unsearched)
         took = time.monotonic() - t0
         querying = False
@@ -98,7 +99,7 @@ def search(
         if as_json and held_back:
             _print_held_back(hits, unverified, held, unsearched)
         else:
-            _print_hits(hits, bool(unverified), notes, as_json, matched.get("hits", len(hits)), took)
+            _print_hits(hits, sum(held.values()), notes, as_json, matched.get("hits", len(hits)), took)
     except QueryError as exc:
         typer.echo(f"asz search: {exc}", err=True)
         raise typer.Exit(2)
@@ -133,10 +134,11 @@ def _notes(unverified: dict[str, str], unsearched: list[dict]) -> list[str]:
     return out + [f"{g['file']} not searched: {g['problem']}" for g in unsearched]
 
 
-def _print_hits(hits: list[dict], left_out: bool, notes: list[str], as_json: bool, matched: int, took: float) -> None:
+def _print_hits(hits: list[dict], held: int, notes: list[str], as_json: bool, matched: int, took: float) -> None:
     """Print ``hits`` (JSON, or three lines each and a count: ``N of M hit(s)`` when the query matches ``matched``
-    texts, more than those shown; ``more than 10,000`` past the count's limit), then, without JSON, ``notes`` (what
-    was left out or never searched, :func:`_notes`) each after ``! ``."""
+    texts, more than those shown; ``more than 10,000`` past the count's limit; ``(K held back: …)`` when ``held`` of
+    the whole query's hits are in landed files that do not verify), then, without JSON, ``notes`` (what was left
+    out or never searched, :func:`_notes`) each after ``! ``."""
     from ..reading.search import COUNT_LIMIT
 
     if as_json:
@@ -153,7 +155,7 @@ def _print_hits(hits: list[dict], left_out: bool, notes: list[str], as_json: boo
         typer.echo(f"  {snippet_line(h, tty)}")
     total = f"more than {COUNT_LIMIT:,}" if matched > COUNT_LIMIT else f"{matched:,}"
     of = f"{len(hits):,} of {total}" if matched != len(hits) else f"{len(hits):,}"
-    left = " (the count includes the hits of the files left out)" if left_out and matched != len(hits) else ""
+    left = f" ({held:,} held back: the landed files they were indexed from do not verify, named below)" if held else ""
     if hits:
         from ..view.zone import zone_name
 

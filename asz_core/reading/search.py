@@ -60,7 +60,7 @@ from ..view.titles import RuntimeTitle
 from .landed_check import chain_problem, read_landed, read_unbound, verified_rows
 from .listing import Filters, dialect_of
 from .purge import compact_securely
-from .search_gaps import GAP_SCHEMA, changed, gaps, known_prints, missing_files, no_round, write_gaps
+from .search_gaps import GAP_SCHEMA, changed, gaps, known_prints, missing_files, no_round, stat_text, write_gaps
 from .search_place import REINDEX_REMEDY, elsewhere, first_note, index_file, is_damaged, unwritable
 from .search_hits import INDEX_DIFFERS, HitCheck, held_in, part_index, query_where, snippet_of
 from .search_text import MARK_END, MARK_START, SNIP_END, SNIP_START, has_cjk, marked, query_terms
@@ -78,7 +78,7 @@ RANK_LIMIT = 5_000
 #: How far :func:`search` counts the texts a query matches (``matched``): past it, ``more than 10,000``.
 COUNT_LIMIT = 10_000
 #: Bumped when what the index holds changes; an index of another version is rebuilt.
-SCHEMA_VERSION = "13"  # 7: CJK text stored character by character (search_text.index_form); 8: titles checked against the landed records (view.titles); 9: files damaged before indexing indexed; 10: a bash-mode prompt titled ! command; 11: a prompt read by its adapter (Adapter.prompt_title), a summary naming no message and a header title no landed record carries name nothing; 12: what could not be read kept and said (search_gaps); 13: a label in a Claude Code skeleton names no conversation (its leafUuid went with its data part)
+SCHEMA_VERSION = "14"  # 7: CJK text stored character by character (search_text.index_form); 8: titles checked against the landed records (view.titles); 9: files damaged before indexing indexed; 10: a bash-mode prompt titled ! command; 11: a prompt read by its adapter (Adapter.prompt_title), a summary naming no message and a header title no landed record carries name nothing; 12: what could not be read kept and said (search_gaps); 13: a label in a Claude Code skeleton names no conversation (its leafUuid went with its data part); 14: each landed file's stat when read kept (search_gaps.suspects)
 _STEP_FIRST = ("message.external", "message.assistant", "thinking", "tool", "agent.call", "context.injection")
 _WITHHOLD_FLAGS = tuple(f'"{n}"'.encode() for n in WITHHOLDABLE if n)
 
@@ -139,7 +139,7 @@ def _connect(path: Path, *, write: bool) -> sqlite3.Connection:
         v = con.execute("SELECT value FROM meta WHERE key='version'").fetchone()
         if v is None or v[0] != SCHEMA_VERSION:
             con.execute("PRAGMA secure_delete=ON")  # what the old rows held is wiped, not left in free pages
-            con.executescript("DELETE FROM conv; DELETE FROM hit; DELETE FROM fts; DELETE FROM gap; DELETE FROM seen;")
+            con.executescript("DELETE FROM conv; DELETE FROM hit; DELETE FROM fts; DELETE FROM gap; DELETE FROM seen; DELETE FROM landed;")
             con.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (SCHEMA_VERSION,))
             compact_securely(con, fts=True)
         return con
@@ -187,6 +187,8 @@ class _Meta:
         self.titles = RuntimeTitle()
         #: ``(file, problem)`` of each landed file that could not be read: not searched, and said (:mod:`.search_gaps`).
         self.unread: list[tuple[str, str]] = []
+        #: ``(file, stat before it was read, 1 when it verified)`` of each landed file read (:func:`~.search_gaps.suspects`).
+        self.read: list[tuple[str, str, int]] = []
 
     def see(self, rec: dict, main: bool, prompt: str) -> None:
         cwd = rec.get("cwd")
@@ -217,6 +219,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
             continue
         rel = path.relative_to(root).as_posix()
         parent = rel.rpartition("/")[0]
+        key = stat_text(path)  # before reading: a change while it is read is a change the next query sees
         try:
             try:
                 header, lines, digest = read_landed(path)
@@ -231,6 +234,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
         # A file its round chain did not consume (written again whole since), or damaged, is indexed, and its hits are
         # held back when read (search), but nothing of it names the conversation (its title, project or models).
         bound = bool(digest) and not chain_problem(root, conversation, path, digest)
+        meta.read.append((rel, key, int(bound)))
         if any(f in lines for f in _WITHHOLD_FLAGS):
             meta.flagged.append(path)
         main = ln.kind == "transcript" and header is not None and header.stream in ("", "main")
@@ -364,12 +368,12 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
                 todo.append((cid, *again))
         pending = 0
         with contextlib.closing(each_in_order(functools.partial(_built, root), [t[0] for t in todo], jobs)) as got:
-            for (cid, head_name, fp, session), (built, found) in zip(todo, got):
+            for (cid, head_name, fp, session), (built, found, read) in zip(todo, got):
                 if not con.in_transaction:
                     con.execute("BEGIN")  # so that releasing the savepoint does not commit
                 con.execute("SAVEPOINT one")  # a conversation's rows: all or none, whenever Ctrl-C comes
                 n = _write_one(con, cid, head_name, cid in known, built)
-                write_gaps(con, cid, session, fp, found)
+                write_gaps(con, cid, session, fp, found, read)
                 con.execute("RELEASE one")
                 rows, pending, indexed = rows + n, pending + n, indexed + 1
                 if pending >= COMMIT_ROWS:
@@ -418,14 +422,15 @@ class IndexInterrupted(KeyboardInterrupt):
         self.indexed, self.total = indexed, total
 
 
-def _built(root: Path, cid: str) -> tuple[tuple[tuple, list[tuple]] | None, list[tuple[str, str]]]:
-    """One conversation's ``conv`` values (:func:`_summary`) and index rows (None when its chain does not fold), and
-    ``(file, problem)`` of what of it could not be read (:mod:`.search_gaps`)."""
+def _built(root: Path, cid: str) -> tuple[tuple[tuple, list[tuple]] | None, list[tuple[str, str]], list[tuple[str, str, int]]]:
+    """One conversation's ``conv`` values (:func:`_summary`) and index rows (None when its chain does not fold),
+    ``(file, problem)`` of what of it could not be read, and ``(file, stat, verified)`` of each landed file read
+    (:mod:`.search_gaps`)."""
     built = _conversation_rows(root, cid)
     if isinstance(built, str):
-        return None, no_round(root, cid, built)
+        return None, no_round(root, cid, built), []
     head, out, meta = built
-    return (_summary(root, cid, head, meta), out), meta.unread + missing_files(root, head.session, head.through_seq)
+    return (_summary(root, cid, head, meta), out), meta.unread + missing_files(root, head.session, head.through_seq), meta.read
 
 
 def _keep_whole(con: sqlite3.Connection, todo: list[tuple[str, ...]]) -> int:
@@ -458,6 +463,7 @@ def forget_conversation(con: sqlite3.Connection, conversation: str) -> None:
     con.execute("DELETE FROM conv WHERE id=?", (conversation,))
     con.execute("DELETE FROM gap WHERE conversation=?", (conversation,))
     con.execute("DELETE FROM seen WHERE id=?", (conversation,))
+    con.execute("DELETE FROM landed WHERE conversation=?", (conversation,))
 
 
 def _drop(con: sqlite3.Connection, conversation: str) -> None:
@@ -514,8 +520,9 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
     evidence. Such hits are left out; ``unverified``, when given, gets
     ``file -> problem`` for each file whose hits were, and ``held``, when given,
     ``file -> how many hits`` the whole query (with the same filters) matches in
-    each file that does not verify: then every file the query matches is
-    checked, not only those of the hits returned, and ``unverified`` names them
+    each file that does not verify: then every such file the query matches is
+    found, not only those of the hits returned (a stat per landed file the index
+    read, :func:`~asz_core.reading.search_hits.held_in`), and ``unverified`` names them
     all. ``matched``, when given, gets ``hits``: how many texts the whole
     query (with the same filters) matches when ``limit`` of them were returned
     (else how many were), counted up to :data:`COUNT_LIMIT` + 1 (more than

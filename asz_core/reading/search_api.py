@@ -6,8 +6,8 @@ Contract: "answers the same list"). With ``held_back=1`` it is
 "hits"}…]}}`` instead (what the page asks): ``held_back`` says what was left
 out because the landed file it was indexed from no longer verifies (``asz
 search`` says it on stderr): how many hits the whole query matches in such
-files (every file the query matches is checked, not only those of the hits
-fetched for ``limit``), and per file its problem and count (``hits`` 0 and
+files (every such file the query matches is found, not only those of the hits
+fetched for ``limit``: a stat per landed file the index read, :func:`~asz_core.reading.search_hits.held_in`), and per file its problem and count (``hits`` 0 and
 ``files`` [] when nothing was left out); ``not_searched`` (:func:`held_back`) lists
 ``{"conversation", "file", "problem"}`` of what the index could not read at
 all (a landed file the session index names that the root lacks, a

@@ -14,6 +14,12 @@ and stat and the stat of each folder of its session that holds landed files
 (:func:`fingerprint`): a file deleted or added changes its folder, an edit in
 place of the head round its stat. A file damaged in place keeps its folder's
 stat and is held back by the query's own check (:mod:`asz_core.reading.landed_check`).
+
+The ``landed`` table keeps the stat of each landed file the index read (before
+reading it) and whether it verified then. A query stats them all
+(:func:`suspects`) and checks only those that did not verify or whose stat
+changed, so that the hits it holds back are counted and named whatever
+``limit`` fetched, for a stat per file, not a read of every file it matches.
 """
 
 from __future__ import annotations
@@ -24,19 +30,44 @@ import sqlite3
 import stat
 from pathlib import Path
 
+from ..storage.filekey import stat_key
 from ..storage.layout import holding_dirs
 from ..view.rows import newest_round, read_head
 from .listing import Filters
 from .prose import missing_landed
 from .search_hits import conv_where
 
-__all__ = ["GAP_SCHEMA", "changed", "fingerprint", "missing_files", "no_round", "write_gaps", "gaps", "known_prints"]
+__all__ = ["GAP_SCHEMA", "changed", "fingerprint", "missing_files", "no_round", "write_gaps", "gaps", "known_prints",
+           "stat_text", "suspects"]
 
 GAP_SCHEMA = """
 CREATE TABLE IF NOT EXISTS gap (conversation TEXT, file TEXT, problem TEXT);
 CREATE INDEX IF NOT EXISTS gap_conversation ON gap(conversation);
 CREATE TABLE IF NOT EXISTS seen (id TEXT PRIMARY KEY, session TEXT, print TEXT);
+CREATE TABLE IF NOT EXISTS landed (conversation TEXT, file TEXT, stat TEXT, ok INTEGER);
+CREATE INDEX IF NOT EXISTS landed_conversation ON landed(conversation);
 """
+
+
+def stat_text(path: str | os.PathLike) -> str:
+    """``size:mtime_ns:ctime_ns:inode`` of ``path`` now (:func:`~asz_core.storage.filekey.stat_key`), '' when it
+    cannot be stat'ed: what the ``landed`` table keeps of each file the index read, and what a query compares it with
+    (:func:`suspects`)."""
+    try:
+        return ":".join(map(str, stat_key(os.stat(path))))
+    except OSError:
+        return ""
+
+
+def suspects(root: Path, con: sqlite3.Connection) -> list[tuple[str, str]]:
+    """``(file, conversation)`` of each landed file the index read that may no longer be what it read: it did not
+    verify then (damaged before it was indexed, or not the file its round chain consumed), or its size, mtime, change
+    time or inode is not the one it had when read (changed in place, deleted, replaced). One stat per file the index
+    read, no file opened: what a query checks (hashes) is these, not every file it matches."""
+    base = os.fspath(root) + os.sep
+    return [(file, conversation) for conversation, file, key, ok in con.execute("SELECT conversation, file, stat, ok FROM landed")
+            if not ok or not key or stat_text(base + file) != key]
+
 
 _ENTRY_FRONT = re.compile(rb'^\{"seq":(\d+),"path":"((?:[^"\\]|\\.)*)"')
 
@@ -115,11 +146,15 @@ def no_round(root: Path, conversation: str, why: str) -> list[tuple[str, str]]:
                   "asz verify names the problems")]
 
 
-def write_gaps(con: sqlite3.Connection, conversation: str, session: str, print_: str, found: list[tuple[str, str]]) -> None:
-    """Replace what the index keeps of ``conversation``'s gaps and fingerprint."""
+def write_gaps(con: sqlite3.Connection, conversation: str, session: str, print_: str, found: list[tuple[str, str]],
+               read: list[tuple[str, str, int]] = ()) -> None:
+    """Replace what the index keeps of ``conversation``'s gaps, fingerprint and landed files read (``read``:
+    ``(file, stat_text before it was read, 1 when it verified)``, :func:`suspects`)."""
     con.execute("DELETE FROM gap WHERE conversation=?", (conversation,))
     con.executemany("INSERT INTO gap VALUES (?,?,?)", [(conversation, f, p) for f, p in found])
     con.execute("INSERT OR REPLACE INTO seen VALUES (?,?,?)", (conversation, session, print_))
+    con.execute("DELETE FROM landed WHERE conversation=?", (conversation,))
+    con.executemany("INSERT INTO landed VALUES (?,?,?,?)", [(conversation, f, k, ok) for f, k, ok in read])
 
 
 def gaps(con: sqlite3.Connection, f: Filters | None = None) -> list[dict]:

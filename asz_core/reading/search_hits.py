@@ -182,13 +182,26 @@ def snippet_of(con: sqlite3.Connection, match: str, raw: str, rowid: int, cjk: b
 
 
 def held_in(root: Path, con: sqlite3.Connection, where: list[str], args: list[Any], bad: dict[str, str]) -> dict[str, int]:
-    """``file -> hits`` of every landed file the whole query (``where`` with ``args``) matches that does not verify,
-    its problem put in ``bad``: each file the query matches is checked (:func:`~asz_core.reading.landed_check.problem_of`,
-    hashed again only once its stat changed), so the count is the query's, not that of the hits fetched."""
+    """``file -> hits`` of every landed file that does not verify in which the whole query (``where`` with ``args``)
+    matches, its problem put in ``bad``, so the count is the query's, not that of the hits fetched. The files asked are
+    those ``bad`` already names and the index's :func:`~asz_core.reading.search_gaps.suspects` (did not verify when
+    read, or stat changed since: a stat per file), each checked by :func:`~asz_core.reading.landed_check.problem_of`
+    (hashed again only once its stat changed); a file left as the index read it is not opened."""
+    from .search_gaps import suspects
+
+    found: dict[str, str] = dict(bad)  # file -> problem, of the files checked: put in bad only when the query matches them
+    for file, conversation in suspects(root, con):
+        if file not in found:
+            problem = problem_of(root, file, {}, conversation)
+            if problem:
+                found[file] = problem
     out: dict[str, int] = {}
-    for file, conversation, n in con.execute(
-            f"SELECT hit.file, hit.conversation, count(*) FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
-            f"WHERE {' AND '.join(where)} GROUP BY hit.file, hit.conversation", args):
-        if problem_of(root, file, bad, conversation):
-            out[file] = out.get(file, 0) + n
+    files = sorted(found)
+    for at in range(0, len(files), 500):  # SQLite's limit on a statement's variables
+        part = files[at:at + 500]
+        for file, n in con.execute(
+                f"SELECT hit.file, count(*) FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
+                f"WHERE {' AND '.join(where)} AND hit.file IN ({','.join('?' * len(part))}) GROUP BY hit.file", [*args, *part]):
+            out[file] = n
+            bad.setdefault(file, found[file])
     return out
