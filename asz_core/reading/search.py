@@ -550,7 +550,7 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
             check = HitCheck(Path(root), con)
             rows = verified_rows(Path(root), lambda n: con.execute(sql, [*args, n]).fetchall(), limit, bad, check.holds)
             differs = check.differs
-            if held is not None:  # the whole query: every file it matches is checked, not only those of the hits fetched
+            if held is not None and many:  # the whole query: every file it matches that changed, not only those of the hits fetched
                 held.update(held_in(Path(root), con, where, args, bad))
                 for file, rs in differs.items():
                     held[file] = held.get(file, 0) + len(rs)

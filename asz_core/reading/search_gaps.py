@@ -30,7 +30,6 @@ import sqlite3
 import stat
 from pathlib import Path
 
-from ..storage.filekey import stat_key
 from ..storage.layout import holding_dirs
 from ..view.rows import newest_round, read_head
 from .listing import Filters
@@ -50,13 +49,14 @@ CREATE INDEX IF NOT EXISTS landed_conversation ON landed(conversation);
 
 
 def stat_text(path: str | os.PathLike) -> str:
-    """``size:mtime_ns:ctime_ns:inode`` of ``path`` now (:func:`~asz_core.storage.filekey.stat_key`), '' when it
+    """``size:mtime_ns:ctime_ns:inode`` of ``path`` now (the four of :func:`~asz_core.storage.filekey.stat_key`), '' when it
     cannot be stat'ed: what the ``landed`` table keeps of each file the index read, and what a query compares it with
     (:func:`suspects`)."""
     try:
-        return ":".join(map(str, stat_key(os.stat(path))))
+        st = os.stat(path)
     except OSError:
         return ""
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"  # stat_key's four, in its order
 
 
 def suspects(root: Path, con: sqlite3.Connection) -> list[tuple[str, str]]:
