@@ -67,6 +67,36 @@ def test_reset_conflict_reads_on_once_the_bytes_are_back_and_keeps_what_landed(s
     assert p.returncode == 1 and "no such session" in p.stderr
 
 
+def test_a_same_size_edit_in_place_is_a_conflict_and_reset_conflict_reads_on_once_it_is_undone(src, tmp_path):
+    """Session 13: an editor changed landed bytes in place, size and inode as they were (no line appended): the pass
+    notices it by the mtime its cursor holds and refuses the source as rewritten, keeping what landed; once the bytes
+    are back, --reset-conflict reads on and nothing lands again."""
+    root = tmp_path / "data"
+    main = src / "-home-dev-hello-app" / f"{SESSION}.jsonl"
+    assert _collect(src, root).returncode == 0
+    before = _landed_files(root)
+    original = main.read_bytes()
+    edited = original.replace(b"Run the tests", b"Run THE tests", 1)
+    assert len(edited) == len(original) == 5645 and edited != original
+    with open(main, "r+b") as f:  # in place: the same inode
+        f.write(edited)
+    st = main.stat()
+    os.utime(main, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))  # a later write, whatever the clock's tick
+    p = _collect(src, root)
+    assert p.returncode == 1 and summary(p.stdout)["conflicts"] == "1" and summary(p.stdout)["landed"] == "0"
+    assert (f"conflict: {main}: rewritten in place (same size, modified since it landed): the 5645 bytes before "
+            "offset 5645 changed; what landed is kept") in p.stderr
+    assert _landed_files(root) == before
+    with open(main, "r+b") as f:
+        f.write(original)
+    p = asz("sources", "--source", str(src), "--root", str(root), "--reset-conflict", SESSION)
+    assert p.returncode == 0, p.stdout + p.stderr
+    p = _collect(src, root)
+    assert p.returncode == 0 and summary(p.stdout)["records"] == "0" and summary(p.stdout)["conflicts"] == "0", p.stderr
+    assert _landed_files(root) == before
+    assert asz("verify", "--root", str(root)).returncode == 0
+
+
 def test_a_truncated_source_stays_in_conflict(src, tmp_path):
     root = tmp_path / "data"
     main = src / "-home-dev-hello-app" / f"{SESSION}.jsonl"
