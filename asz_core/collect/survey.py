@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ..plugins.adapter import Adapter, discovery_failure
-from ..storage.cursor import AppendCursor, SnapshotCursor, read_cursor
+from ..storage.cursor import UNREADABLE_CURSOR, AppendCursor, SnapshotCursor, read_cursor
 from ..storage.layout import cursor_path, kind_dir
 from ..storage.torn import torn_bytes, torn_line
 from .windows import SourceError, open_source
@@ -80,7 +80,8 @@ def _row(root: Path, adapter: Adapter, session: str, s, now: int, torn_tails: li
         row["cursor"] = str(cp)
         cur = read_cursor(cp)
     except (ValueError, KeyError, OSError) as exc:
-        row["state"], row["reason"], cur = "unreadable", str(exc), None
+        damaged = isinstance(exc, (ValueError, IsADirectoryError))  # what a collect pass sets aside and reads on from
+        row["state"], row["reason"], cur = "unreadable", f"{exc}; {UNREADABLE_CURSOR}" if damaged else str(exc), None
     doc_sha = ""
     try:
         if s.mode == "document":

@@ -8,11 +8,13 @@ conflict instead of lines landed twice. Real input: the corpus copied and collec
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from collect_helpers import asz
 from test_reland import _main_files, collected  # noqa: F401  (the corpus copied and collected into a temporary root)
-from asz_core.storage.cursor import read_cursor
+from asz_core.storage.cursor import UNREADABLE_CURSOR, read_cursor
 from asz_core.storage.layout import parse_landed_name
 
 
@@ -43,6 +45,10 @@ def test_a_damaged_cursor_is_set_aside_and_a_new_one_comes_from_the_landed_files
                          "landed files, moving past each landed line the source still holds there (its digest is "
                          "checked), so nothing lands twice and nothing is skipped; landed lines the source no longer "
                          "holds make it a conflict"), told
+
+    s = asz("sources", "--source", str(src), "--root", str(root), "--json", cwd=tmp_path)
+    [row] = [r for a in json.loads(s.stdout)["adapters"] for x in a["sessions"] for r in x["sources"] if r["cursor"] == str(cp)]
+    assert row["state"] == "unreadable" and row["reason"].endswith("; " + UNREADABLE_CURSOR), row
 
     p = asz("collect", "--once", "--source", str(src), "--root", str(root), cwd=tmp_path)
     assert p.returncode == 0 and " landed=0 " in p.stdout and " conflicts=0 " in p.stdout, p.stdout + p.stderr
