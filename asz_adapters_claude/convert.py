@@ -44,6 +44,8 @@ Decisions where the mapping leaves room (origin-digest §5.1, field reports 28-3
 
 from __future__ import annotations
 
+import attrs
+
 from asz_core import Part, Record, Source, settle_surrogates, source_sha, unknown_part, nesting_depth
 
 from .blocks import mcp_split, str_of, withheld_flags_of_undecodable, shown
@@ -142,8 +144,7 @@ def _fill(rec: Record, source: Source, raw: bytes) -> bool:
     if reason == REASON_NOT_JSON:  # orjson refuses bytes that are not UTF-8 as not JSON: say which, and where
         reason = not_utf8_reason(raw, source.src, rec.ord, rec.off) or reason
         sub = escape_not_utf8(raw) if reason != REASON_NOT_JSON else None
-        if sub is not None:  # described from the line with each bad byte as \udcXX; the line's own bytes kept whole
-            _fill(rec, source, sub)
+        if sub is not None and _described_escaped(rec, source, sub):  # each bad byte as \udcXX; own bytes kept whole
             rec.parts.append(unknown_part(raw, f"{reason}; {NOT_UTF8_KEPT}"))
             return False
     if reason:
@@ -165,6 +166,20 @@ def _fill(rec: Record, source: Source, raw: bytes) -> bool:
         unknown_record(rec, raw, f"file kind {source.kind!r} is not one this dialect lands")
         return False
     return not lone
+
+
+def _described_escaped(rec: Record, source: Source, sub: bytes) -> bool:
+    """Fill ``rec`` from ``sub`` (its line with each byte that is not UTF-8 as ``\\udcXX``: :func:`escape_not_utf8`)
+    when that describes it with no unknown part; False, ``rec`` untouched, when it does not. An unknown part holds
+    source bytes verbatim (seed 000, Parts), and one cut from ``sub`` would hold the escapes instead: such a line
+    lands whole as one unknown part, as before the escapes were tried."""
+    trial = Record(ord=rec.ord, off=rec.off, sha=rec.sha, bytes=rec.bytes)
+    _fill(trial, source, sub)
+    if any(p.k == "unknown" for p in trial.parts):
+        return False
+    for field in attrs.fields(Record):
+        setattr(rec, field.name, getattr(trial, field.name))
+    return True
 
 
 def _may_hold_surrogates(source: Source, decoded: bool) -> bool:

@@ -321,6 +321,11 @@ def test_escaped_lone_surrogates() -> None:  # field report 8
     not_json = b'{"type":"user",\xe9"message":{}}'  # the bad byte outside any string: not JSON either
     [q] = conv(not_json).parts
     assert q.k == "unknown" and q.raw() == not_json
+    # a bad byte in a key: the escaped line is no record this dialect describes (its type key is "\udcfftype"), so
+    # the line lands whole as one unknown part of its own bytes, never one of the escapes (the fuzz test's find)
+    bad_key = b'{"\xfftype":"last-prompt","lastPrompt":"check?","sessionId":"ef958aa1"}'
+    [q] = conv(bad_key).parts
+    assert q.k == "unknown" and q.raw() == bad_key and "not valid UTF-8" in q.text
 
 
 def test_a_line_nested_too_deep_for_a_reader_is_unknown() -> None:
