@@ -12,13 +12,13 @@ import _signal  # the C module: ``signal`` imports enum, a window of its own
 
 def interrupted_line(when: str = "") -> str:
     """``asz <command>: interrupted (Ctrl-C)[ <when>]`` and a newline: what a Ctrl-C no command said anything about
-    writes to stderr (:func:`asz_core.cli.entry.say_interrupted`, and :func:`_starting_interrupt` below)."""
+    writes to stderr (:func:`asz_core.cli.entry.say_interrupted`, and :func:`starting_interrupt` below)."""
     argv = _sys.argv
     name = argv[1] if argv[1:2] and not argv[1].startswith("-") else ""
     return f"asz{' ' + name if name else ''}: interrupted (Ctrl-C){' ' + when if when else ''}\n"
 
 
-def _starting_interrupt(signum, frame):  # noqa: ARG001  (a signal handler's shape)
+def starting_interrupt(signum, frame):  # noqa: ARG001  (a signal handler's shape)
     """SIGINT while the ``asz`` console script imports asz (before :func:`asz_core.cli.entry.main` takes it over):
     one line on stderr and exit 130, never a traceback (session 13; docs/cli.md, exit codes). ``os._exit``: nothing
     was written yet, and a SystemExit raised inside an import could be caught by the code being imported."""
@@ -39,7 +39,7 @@ def _console_script() -> bool:
 # own start-up before it, site and the interpreter, is out of reach). Only when SIGINT has Python's default handler:
 # a background job started with SIGINT ignored keeps it ignored.
 if _console_script() and _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
-    _signal.signal(_signal.SIGINT, _starting_interrupt)
+    _signal.signal(_signal.SIGINT, starting_interrupt)
 
 import importlib  # noqa: E402
 from typing import Any  # noqa: E402

@@ -41,9 +41,9 @@ def main() -> None:
     one line on stderr, ``asz <command>: interrupted (Ctrl-C) while it was starting``, and exit 130, not a
     traceback (trial 4, F20); one Typer caught is said by :func:`asz_core.cli.main.main`. Exits through
     :func:`settle`: a Ctrl-C once the exit status is decided does not change it (trial 7)."""
-    from .. import _starting_interrupt
+    from .. import starting_interrupt
 
-    if signal.getsignal(signal.SIGINT) is _starting_interrupt:  # asz_core's import-time guard: from here on settle's
+    if signal.getsignal(signal.SIGINT) is starting_interrupt:  # asz_core's import-time guard: from here on settle's
         signal.signal(signal.SIGINT, signal.default_int_handler)  # KeyboardInterrupt says it (a command's handling too)
     settle(_dispatch, lambda: "while it was starting")
 
