@@ -245,17 +245,7 @@ def collect(
             started = time.time_ns()
             counters, took, written = _pass(collectors, provider, storage, cfg, jobs, lock_timeout=lock_timeout, jobs_n=jobs_n,
                                             parse=not no_parse)
-            if not watch and written:
-                _keep_after_pass(storage, cfg, written, jobs_n)  # after the pass line: the first asz ls reads them kept
-            if watch and not no_parse:
-                from ..reading.search import refresh
-
-                refresh(storage, sys.stderr, jobs=jobs_n)  # between passes, after the pass line (docs/reading.md)
-            pushed = 0
-            if cfg.export.endpoint and storage.is_dir():  # issue 21: push after each pass when an endpoint is configured
-                from .push_cmd import run_push
-
-                pushed = run_push(storage, cfg, quiet_when_idle=True)  # a push that sent nothing says nothing
+            pushed = _after_pass(storage, cfg, written, watch=watch, parse=not no_parse, jobs_n=jobs_n)
             if not watch:
                 raise typer.Exit(1 if counters.failed or pushed else 0)
             if stop.wait(max(0.0, every - took)):
@@ -266,6 +256,22 @@ def collect(
         raise typer.Exit(0 if watch else 130)
     finally:
         lock.release()
+
+
+def _after_pass(storage: Path, cfg, written, *, watch: bool, parse: bool, jobs_n: int) -> int:
+    """After a pass's line: --once keeps the list rows of what it parsed, watch mode refreshes the search index
+    (docs/reading.md), an export endpoint gets what landed (issue 21). Returns push's status (0: nothing failed)."""
+    if not watch and written:
+        _keep_after_pass(storage, cfg, written, jobs_n)
+    if watch and parse:
+        from ..reading.search import refresh
+
+        refresh(storage, sys.stderr, jobs=jobs_n)
+    if cfg.export.endpoint and storage.is_dir():
+        from .push_cmd import run_push
+
+        return run_push(storage, cfg, quiet_when_idle=True)  # a push that sent nothing says nothing
+    return 0
 
 
 #: A file system's clock may lag the process's by a tick (a few ms): a file written just after a pass began is counted.

@@ -188,15 +188,8 @@ class SessionPass:
         if s.mode not in SOURCE_MODES:
             self.error_once(s.path, f"source {s.src} has mode {s.mode!r}, not one of {', '.join(SOURCE_MODES)}")
             return
-        damaged = ""
-        try:
-            cur = read_cursor(cp)
-        except (ValueError, IsADirectoryError) as exc:  # garbage, cut short, a folder in its place: set aside, and
-            cur, damaged = self._set_aside_cursor(cp, exc)  # the source is read on from the landed files
-            if not damaged:
-                return
-        except OSError as exc:
-            self.error_once(cp, f"unreadable cursor: {strerror(exc)}")
+        readable, cur, damaged = cursor_or_set_aside(self, cp)
+        if not readable:
             return
         want = AppendCursor if s.mode == "append" else SnapshotCursor
         if cur is not None and not isinstance(cur, want):
@@ -259,21 +252,6 @@ class SessionPass:
         if self.undescribed:  # lines the adapter could not describe: one warning per source (trial 12)
             self.report.warning(s.path, undescribed_warning(self.undescribed, self.adapter.name))
             self.undescribed = []
-
-    def _set_aside_cursor(self, cp: Path, exc: ValueError | OSError) -> tuple[None, str]:
-        """A cursor file that does not read (``exc`` says where and why): move it to ``ROOT/_set_aside/<UTC stamp>/``
-        (kept, never deleted) and say so in a ``warning:``; returns ``(None, where it went)`` so the source is read as
-        one with no cursor: the landed files say how far it landed (:func:`asz_core.collect.cursor_mend.landed_ahead`).
-        ``(None, '')`` after an ``error:`` when it cannot be moved (the pass leaves the source alone)."""
-        try:
-            aside = set_aside(self.col.root, cp)
-        except (OSError, ValueError) as err:
-            self.error_once(cp, f"damaged cursor: {exc}; it could not be set aside ({err}), so the source is not read")
-            return None, ""
-        why = f"{exc.strerror}" if isinstance(exc, OSError) else str(exc)
-        self.report.warning(cp, f"damaged cursor: {why}; set aside as {aside}, and the source is read on from the "
-                                "landed files (nothing lands twice; landed lines the source no longer holds make it a conflict)")
-        return None, str(aside)
 
     def _gone(self, cp: Path, cur: AppendCursor | SnapshotCursor | None) -> None:
         if cur is not None and cur.state == "active":
@@ -419,6 +397,31 @@ class SessionPass:
         cur.last_seq = seq
         cur.state = "active"
         self.save(cp, cur, st)
+
+
+def cursor_or_set_aside(sp: SessionPass, cp: Path) -> tuple[bool, AppendCursor | SnapshotCursor | None, str]:
+    """``(readable, cursor, damaged)`` of the cursor file ``cp`` (cursor None: none yet).
+
+    A cursor that does not read (garbage, cut short, a folder in its place) is moved to ``ROOT/_set_aside/<UTC
+    stamp>/`` (kept, never deleted) and said in a ``warning:``; ``damaged`` then names where it went and the source
+    is read as one with no cursor: the landed files say how far it landed
+    (:func:`asz_core.collect.cursor_mend.landed_ahead`). ``readable`` is False after an ``error:`` (a cursor that
+    cannot be opened, or set aside): the pass leaves the source alone."""
+    try:
+        return True, read_cursor(cp), ""
+    except (ValueError, IsADirectoryError) as exc:
+        why = f"{exc.strerror}" if isinstance(exc, OSError) else str(exc)
+    except OSError as exc:
+        sp.error_once(cp, f"unreadable cursor: {strerror(exc)}")
+        return False, None, ""
+    try:
+        aside = set_aside(sp.col.root, cp)
+    except (OSError, ValueError) as err:
+        sp.error_once(cp, f"damaged cursor: {why}; it could not be set aside ({err}), so the source is not read")
+        return False, None, ""
+    sp.report.warning(cp, f"damaged cursor: {why}; set aside as {aside}, and the source is read on from the landed "
+                          "files (nothing lands twice; landed lines the source no longer holds make it a conflict)")
+    return True, None, str(aside)
 
 
 def fix_record(rec: Record, ord_: int, off: int, line: bytes) -> Record:

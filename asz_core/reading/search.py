@@ -42,7 +42,7 @@ import os
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
 import orjson
 
@@ -63,15 +63,13 @@ from .purge import compact_securely
 from .search_gaps import GAP_SCHEMA, changed, gaps, known_prints, missing_files, no_round, stat_text, write_gaps
 from .search_place import REINDEX_REMEDY, elsewhere, first_note, index_file, is_damaged, unwritable
 from .search_hits import INDEX_DIFFERS, HitCheck, held_in, part_index, query_where, snippet_of
-from .search_text import MARK_END, MARK_START, SNIP_END, SNIP_START, has_cjk, marked, query_terms
+from .search_text import KINDS, MARK_END, MARK_START, SNIP_END, SNIP_START, has_cjk, iter_kinds, marked, query_terms
 
 __all__ = ["CONV_KEYS", "conv_values", "forget_conversation", "INDEX_PATH", "KINDS", "SearchError", "QueryError", "IndexReport", "IndexInterrupted", "index_path", "update_index",
            "search", "fts_query", "MARK_START", "MARK_END", "INDEX_DIFFERS"]
 
 #: The index file, relative to the storage root.
 INDEX_PATH = Path("_index") / "search.sqlite"
-#: Kinds a hit can have (``--kind``), in the order the module docstring lists them.
-KINDS = ("prompt", "reply", "text", "context", "thinking", "tool_input", "tool_result")
 #: A query matching at least this many texts is not ranked (ranking them all would take longer than a reader waits):
 #: its hits come last indexed first.
 RANK_LIMIT = 5_000
@@ -577,16 +575,6 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
         out.append({"conversation": cid, "title": title or "", "talk": talk, "step": step, "kind": kind, "at": at,
                     "snippet": marked(text, spans), "file": file, "row": row, "snippet_text": text, "snippet_marks": spans})
     return out
-
-
-def iter_kinds(text: str) -> Iterator[str]:
-    """The kinds a ``--kind`` value names (a comma list of :data:`KINDS`). Raises ValueError for another name."""
-    for k in (x.strip() for x in text.split(",")):
-        if not k:
-            continue
-        if k not in KINDS:
-            raise ValueError(f"{k!r} is not a kind (known: {', '.join(KINDS)})")
-        yield k
 
 
 def refresh(root: str | os.PathLike, err: Any = None, jobs: int = 1,

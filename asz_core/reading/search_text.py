@@ -31,9 +31,9 @@ output, docs/reading.md).
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Iterable, Iterator
 
-__all__ = ["CJK_CLASS", "CJK_SEP", "SNIP_START", "SNIP_END", "MARK_START", "MARK_END", "index_form", "query_terms",
+__all__ = ["KINDS", "iter_kinds", "CJK_CLASS", "CJK_SEP", "SNIP_START", "SNIP_END", "MARK_START", "MARK_END", "index_form", "query_terms",
            "snippet_spans", "marked", "escaped", "unescaped", "one_line", "has_cjk", "cjk_window"]
 
 #: The characters each indexed as one token (a regular expression character class): Hangul Jamo; CJK symbols and
@@ -235,3 +235,17 @@ def cjk_window(text: str, spans: list[list[int]]) -> tuple[str, list[list[int]]]
     tail = "…" if end < len(text) else ""
     shift = len(head) - start
     return head + text[start:end] + tail, [[a + shift, b + shift] for a, b in spans if start <= a and b <= end]
+
+
+#: Kinds a hit can have (``--kind``), in the order :mod:`asz_core.reading.search`'s docstring lists them.
+KINDS = ("prompt", "reply", "text", "context", "thinking", "tool_input", "tool_result")
+
+
+def iter_kinds(text: str) -> Iterator[str]:
+    """The kinds a ``--kind`` value names (a comma list of :data:`KINDS`). Raises ValueError for another name."""
+    for k in (x.strip() for x in text.split(",")):
+        if not k:
+            continue
+        if k not in KINDS:
+            raise ValueError(f"{k!r} is not a kind (known: {', '.join(KINDS)})")
+        yield k
