@@ -66,6 +66,7 @@ class LangsmithIngest(Adapter):
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=True, children=True)
     source_env = ("ASZ_LANGSMITH_ROOT",)
     description = "LangChain / LangGraph runs received as LangSmith traffic (asz ingest langsmith)"
+    source_in_storage = True  # its source is the storage root's _ingest/langsmith
     glossaries = {DIALECT: GLOSSARY}
     flag_rules = {DIALECT: FLAG_RULES}
 

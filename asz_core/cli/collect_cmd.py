@@ -24,6 +24,7 @@ from ..collect.collector import Collector, CollectOptions, Counters, Report, run
 from ..config import MIN_DELTA_BYTES, MIN_INTERVAL, Config, ConfigError, format_duration, load_config, parse_duration
 from ..plugins import Adapter, get_plugin_manager
 from ..storage.root import LockBusy, collector_lock
+from .root_overlap import refuse_overlap
 from .stopping import interrupt_on, take_signals
 
 __all__ = ["register", "collect", "sources", "Job", "resolve_jobs", "load_adapter_file"]
@@ -206,7 +207,8 @@ def collect(
     installed adapter it leaves out with sessions at its default source (~/.kiro: --adapter kiro, or asz.yaml adapters).
     Source lines the adapter cannot describe at all (garbage, not JSON) land verbatim as unknown parts and are told as one ``warning:`` per source file and pass
     naming their line numbers (not counted in errors=). Problems go to stderr as ``error:``, ``conflict:`` or ``busy:`` lines. One collector per root:
-    a second one is refused (exit 1) while the first runs. Several adapters collect together, session by session: within a session's pass the main transcript lands first, then the observers' ``changes``
+    a second one is refused (exit 1) while the first runs. A storage root that is an adapter's source root, lies inside one or
+    holds one (symlinks resolved) is refused before anything is written (exit 2): asz writes its own files there. Several adapters collect together, session by session: within a session's pass the main transcript lands first, then the observers' ``changes``
     and ``execution`` files, then the rest (:func:`asz_core.collect.landing_rank`); ``sessions=`` counts
     each session once. Ctrl-C stops at once and says on stderr ``stopped: landed N file(s) in N session(s)
     and wrote N round(s) this pass; K of M session(s) done`` (the bar's count, whether or not a session had anything new;
@@ -230,6 +232,7 @@ def collect(
     watch = not once and any(j.mode == "watch" for j in jobs)
     every = min(j.interval for j in jobs)
     provider = _provider_job(jobs, chosen=bool(adapter) or source is not None)  # issue 10: its own pass (no cursors)
+    refuse_overlap("collect", storage, jobs if provider is None or provider in jobs else [*jobs, provider])
     lock = _lock_root(storage, jobs, provider, watch)
     report = Report()
     collectors = [
@@ -527,12 +530,12 @@ def sources(
     cfg = _load("sources", config)
     jobs = resolve_jobs("sources", cfg, adapter=adapter, source=source, adapter_files=adapter_file, root=root)
     storage = Path(root) if root is not None else Path(cfg.root)
-    if reset_conflict:
-        raise typer.Exit(_reset(storage, jobs, reset_conflict, lock_timeout, as_json, reread))
-    if reland:
-        from .sources_reland import reland as reland_files
+    if reset_conflict or reland:
+        from .sources_reland import reland as reland_files, reset
 
-        raise typer.Exit(reland_files(storage, jobs, reland, lock_timeout, as_json))
+        refuse_overlap("sources", storage, jobs)  # both write into the storage root
+        raise typer.Exit(reset(storage, jobs, reset_conflict, lock_timeout, as_json, reread) if reset_conflict
+                         else reland_files(storage, jobs, reland, lock_timeout, as_json))
     out = [survey(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude) for j in jobs]
     if as_json:
         typer.echo(orjson.dumps({"root": str(storage), "adapters": out}, option=orjson.OPT_INDENT_2).decode())
@@ -554,40 +557,6 @@ def sources(
             for e in a.get("conflicts", ()):
                 typer.echo(f"conflict: {e['path']}: {e['reason']}", err=True)
     raise typer.Exit(1 if any(a["errors"] or a.get("conflicts") for a in out) else 0)
-
-
-def _reset(storage: Path, jobs: list[Job], session: str, lock_timeout: float, as_json: bool, reread: bool = False) -> int:
-    """``asz sources --reset-conflict SESSION``: the rows of every adapter's conflicted cursors; the exit code."""
-    from ..collect.reset import reset_conflicts
-    from ..reading.ids import AmbiguousId, UnknownId, session_id
-    from ..storage.root import LockBusy
-
-    try:
-        session = session_id(storage, session)  # a whole id or a unique prefix of one, as everywhere a session is taken
-    except AmbiguousId as exc:
-        typer.echo(f"asz sources: {exc}", err=True)
-        return 2
-    except UnknownId:
-        pass  # reset_conflicts names the missing session
-    rows = []
-    try:
-        for j in jobs:
-            rows += reset_conflicts(storage, j.adapter, j.source_root, session, lock_timeout=lock_timeout, reread=reread)
-    except FileNotFoundError as exc:
-        typer.echo(f"asz sources: {exc}", err=True)
-        return 1
-    except LockBusy as exc:
-        typer.echo(f"busy: {exc}", err=True)
-        return 1
-    if as_json:
-        typer.echo(orjson.dumps({"root": str(storage), "session": session, "cursors": [
-            {"src": r.src, "cursor": r.cursor, "reset": r.reset, "why": r.why} for r in rows]}, option=orjson.OPT_INDENT_2).decode())
-    else:
-        for r in rows:
-            typer.echo(f"{'reset' if r.reset else 'conflict'}: {r.src}: {r.why}")
-        if not rows:
-            typer.echo(f"session {session} has no source in conflict", err=True)
-    return 0 if rows and all(r.reset for r in rows) else 1
 
 
 def _num(v) -> str:

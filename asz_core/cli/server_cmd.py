@@ -206,18 +206,21 @@ def server(
     The server listens at once; the first pass runs in the background and the
     page says so while it runs (issue 22). Each pass prints ``[HH:MM:SS] refreshed: sessions=N
     landed=N records=N rounds=N (1.234s)``; problems go to stderr as
-    ``error:`` lines. One collector per root: exit 1 when another holds it.
+    ``error:`` lines. One collector per root: exit 1 when another holds it. A storage root that is a source root, lies
+    inside one or holds one (symlinks resolved) is refused before anything is written (exit 2).
     """
     from ..collect.workers import default_jobs
     from ..storage.root import LockBusy, collector_lock
     from ..view.server import ViewState, create_app
     from .collect_cmd import resolve_jobs
+    from .root_overlap import refuse_overlap
     from .server_pass import CollectLoop, PassSpec
 
     cfg = _config("server", config)
     _check_port("server", port)
     jobs = resolve_jobs("server", cfg, adapter=adapter, source=source, interval=interval)
     storage = Path(root) if root is not None else Path(cfg.root)
+    refuse_overlap("server", storage, jobs)
     every = min(j.interval for j in jobs)
     if every <= 0:
         every = 1.0

@@ -1,4 +1,5 @@
-"""``asz sources --reland SESSION``: land again the landed files of a session that were lost or damaged (asz_core/collect/reland.py)."""
+"""``asz sources --reland SESSION``: land again the landed files of a session that were lost or damaged (asz_core/collect/reland.py);
+``asz sources --reset-conflict SESSION``: check its conflicted sources again (asz_core/collect/reset.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 import orjson
 import typer
 
-__all__ = ["reland"]
+__all__ = ["reland", "reset"]
 
 
 def reland(storage: Path, jobs: list, session: str, lock_timeout: float, as_json: bool) -> int:
@@ -66,3 +67,37 @@ def reland(storage: Path, jobs: list, session: str, lock_timeout: float, as_json
             typer.echo(f"session {session} has no lost file its index names, and no damaged one (asz verify names any gap "
                        "or damage; a file lost before the session was indexed cannot be rebuilt byte for byte)", err=True)
     return 0 if out and all(r.relanded for r in out) else 1
+
+
+def reset(storage: Path, jobs: list, session: str, lock_timeout: float, as_json: bool, reread: bool = False) -> int:
+    """``asz sources --reset-conflict SESSION``: the rows of every adapter's conflicted cursors; the exit code."""
+    from ..collect.reset import reset_conflicts
+    from ..reading.ids import AmbiguousId, UnknownId, session_id
+    from ..storage.root import LockBusy
+
+    try:
+        session = session_id(storage, session)  # a whole id or a unique prefix of one, as everywhere a session is taken
+    except AmbiguousId as exc:
+        typer.echo(f"asz sources: {exc}", err=True)
+        return 2
+    except UnknownId:
+        pass  # reset_conflicts names the missing session
+    rows = []
+    try:
+        for j in jobs:
+            rows += reset_conflicts(storage, j.adapter, j.source_root, session, lock_timeout=lock_timeout, reread=reread)
+    except FileNotFoundError as exc:
+        typer.echo(f"asz sources: {exc}", err=True)
+        return 1
+    except LockBusy as exc:
+        typer.echo(f"busy: {exc}", err=True)
+        return 1
+    if as_json:
+        typer.echo(orjson.dumps({"root": str(storage), "session": session, "cursors": [
+            {"src": r.src, "cursor": r.cursor, "reset": r.reset, "why": r.why} for r in rows]}, option=orjson.OPT_INDENT_2).decode())
+    else:
+        for r in rows:
+            typer.echo(f"{'reset' if r.reset else 'conflict'}: {r.src}: {r.why}")
+        if not rows:
+            typer.echo(f"session {session} has no source in conflict", err=True)
+    return 0 if rows and all(r.reset for r in rows) else 1

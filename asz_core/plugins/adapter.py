@@ -290,6 +290,10 @@ class Adapter(abc.ABC):
     #: True when ``asz collect`` collects this adapter whenever its default source root exists, even though the
     #: configuration does not list it (Claude Code's provider bodies: capture is switched on outside asz).
     collect_when_present: ClassVar[bool] = False
+    #: True when the adapter's source root is the storage root or a folder inside it by design (langsmith-ingest reads
+    #: its inbox under ``<root>/_ingest/langsmith``): ``asz collect`` and ``asz server`` then do not refuse the overlap
+    #: of the two roots that they refuse for every other adapter (:func:`asz_core.cli.root_overlap.refuse_overlap`).
+    source_in_storage: ClassVar[bool] = False
 
     @property
     def identity(self) -> str:
