@@ -41,6 +41,12 @@ def _console_script() -> bool:
 if _console_script() and _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
     _signal.signal(_signal.SIGINT, starting_interrupt)
 
+# orjson loads with SIGINT and SIGTERM held back: a Ctrl-C inside its initialisation's own imports crashed the process
+# (SIGSEGV, session 13; asz_core/importguard.py).
+from . import importguard as _importguard  # noqa: E402
+
+_importguard.install()
+
 import importlib  # noqa: E402
 from typing import Any  # noqa: E402
 
