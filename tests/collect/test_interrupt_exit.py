@@ -9,6 +9,8 @@ the pass that printed its line exits with its own status (asz_core/cli/entry.py 
 The child is the console script's own entry (:func:`asz_core.cli.entry.main`) and says on a pipe when it is in it:
 a SIGINT before then meets Python importing the entry module, before any code of asz runs. No wall-clock
 assertion: the delays only choose where the signal lands, and every outcome is checked against the allowed ones.
+The children run with ``PYTHONFAULTHANDLER=1``: a fatal error prints the Python stacks in the failure (session 13's
+one SIGSEGV of 32 said nothing; it was orjson's initialisation, tests/collect/test_interrupt_import.py).
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ def _run(src: Path, root: Path, cwd: Path, delay: float | None, after_pass: bool
     (returncode, stdout, stderr)."""
     r, w = os.pipe()
     p = subprocess.Popen([sys.executable, "-c", CHILD, str(w), "collect", "--once", "--source", str(src), "--root",
-                          str(root)], cwd=cwd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          str(root)], cwd=cwd, env=env({"PYTHONFAULTHANDLER": "1"}), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          pass_fds=(w,))
     os.close(w)
     try:
