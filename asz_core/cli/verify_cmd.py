@@ -39,16 +39,20 @@ def _is_session(root: Optional[Path], cfg_root: str, name: str) -> bool:
         return False
 
 
-def _never_used(root: Path) -> bool:
-    """True when ``root`` (a directory) holds nothing but hidden entries: no session directory, no ``_collect/`` (which
-    every ``asz collect`` into it leaves, even one that found nothing), no ``_conversations/``, no root file. Such a
-    folder is no storage root (a mistyped ``--root``), and a verdict on it would say nothing. Never raises."""
+def _refuse_empty(where: str, target: Optional[str]) -> None:
+    """Raise typer.Exit(2) (``no landed data in DIR: nothing to verify``) when the whole root ``where`` (a directory;
+    ``target`` None) holds nothing but hidden entries: no session directory, no ``_collect/`` (which every ``asz
+    collect`` into it leaves, even one that found nothing), no ``_conversations/``, no root file. Such a folder is no
+    storage root (a mistyped ``--root``), and a verdict on it would say nothing."""
     import os
 
     try:
-        return not any(not e.name.startswith(".") for e in os.scandir(root))
+        empty = target is None and not any(not e.name.startswith(".") for e in os.scandir(where))
     except OSError:
-        return False
+        return
+    if empty:
+        raise _usage(f"no landed data in {where}: nothing to verify (not a storage root: nothing was ever collected "
+                     f"into it; asz collect --root {where} makes it one)")
 
 
 def _usage(message: str) -> typer.Exit:
@@ -78,9 +82,7 @@ def verify(
     source in conflict: rewritten after it landed) do not fail the run. On a terminal a
     progress bar over sessions then chains runs on stderr; Ctrl-C stops within
     a second and says how many were checked (exit 130, no verdict). Exit 0
-    clean, 1 problems, 2 usage. An empty folder (no collect ever ran into it) is
-    no storage root: ``no landed data in DIR: nothing to verify`` (exit 2); a root
-    that asz collect made, even one where it found no session, verifies (exit 0).
+    clean, 1 problems, 2 usage (also ``no landed data in DIR``: an empty folder, never collected into, is no root).
 
     ``--figures`` also counts every cached list row and summary in use
     (tokens, cost, state, title: what asz ls, asz usage and the page print)
@@ -109,9 +111,7 @@ def verify(
         where = str(root) if root is not None else cfg_root
         if not Path(where).is_dir():
             raise _usage(f"no storage root at {where} (give --root DIR or set storage.root)")  # as every reader says it
-        if target is None and _never_used(Path(where)):
-            raise _usage(f"no landed data in {where}: nothing to verify (not a storage root: nothing was ever collected "
-                         f"into it; asz collect --root {where} makes it one)")
+        _refuse_empty(where, target)
         if target is not None and not _is_session(root, cfg_root, target) and not Path(target).exists():
             from ..reading.ids import AmbiguousId, UnknownId, session_id
 

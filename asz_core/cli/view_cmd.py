@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from ..storage.layout import rounds_dir
+from ..storage.layout import conversation_dir, rounds_dir
 from ..flow.pending import has_chain
 from ..reading.listing import usage_lines
 from ..sessiondata.codec import encode_record
@@ -54,6 +54,20 @@ def _landed_session(root: Path, given: str) -> str:
         return given
 
 
+def _refuse_unknown(root: Path, given: str) -> None:
+    """Raise typer.Exit(1) after ``asz conversation: no conversation 'ID' in ROOT[; conversations in ROOT: …]`` when
+    ``given`` names nothing in ``root``: no conversation folder under ``_conversations/`` and no landed session folder
+    (either is said by the document build: a chain that does not verify, a session never parsed)."""
+    try:
+        unknown = not conversation_dir(root, given).exists() and not (root / given).is_dir()
+    except ValueError:  # not usable as an id (a path separator, ..): the document build says so
+        return
+    if unknown:
+        known = _conversations_in(root)
+        typer.echo(f"asz conversation: no conversation {given!r} in {root}" + (f"; {known}" if known else ""), err=True)
+        raise typer.Exit(1)
+
+
 def _print_document(doc: dict, cid: str, as_json: bool) -> None:
     """The whole document on stdout (JSON or YAML); when it does not verify, each problem on stderr too (trial 2,
     finding 6: the document says it, and the terminal is not left silent; the exit stays 0)."""
@@ -80,9 +94,14 @@ def no_document_hint(r: Path, conversation_id: str) -> str:
     if (r / conversation_id).is_dir() and not conversation_id.startswith(("_", ".")):
         return (f"session {conversation_id} landed in {r} but has no conversation chain (never parsed, or its rounds "
                 f"were removed): asz parse --root {r} builds it")
+    return _conversations_in(r) or f"{r} holds no conversations"
+
+
+def _conversations_in(r: Path) -> str:
+    """``conversations in ROOT: a, b, c, d, e and N more (asz ls lists them)``, or '' when the root holds none."""
     known = list_conversations(r)
     shown = ", ".join(known[:5]) + (f" and {len(known) - 5} more (asz ls lists them)" if len(known) > 5 else "")
-    return f"conversations in {r}: {shown}" if known else f"{r} holds no conversations"
+    return f"conversations in {r}: {shown}" if known else ""
 
 
 def conversation(
@@ -95,7 +114,8 @@ def conversation(
 ) -> None:
     """Print a conversation's asz.view document (--json / --yaml) or, by default, a short summary.
 
-    Exit 1 when the conversation has no usable round; 2 on usage errors (both
+    Exit 1 when the conversation has no usable round, or when no conversation or landed session
+    has that id (``no conversation 'ID' in ROOT``); 2 on usage errors (an id prefix of several, both
     formats, an unknown hide name). When the conversation does not verify
     (summary.state incomplete or mismatch), the summary lists each problem
     and exits 1, as asz verify does; --json and --yaml print the whole
@@ -120,6 +140,7 @@ def conversation(
         raise typer.Exit(2)
     except LookupError:
         conversation_id = _landed_session(r, conversation_id)  # the document build names what is missing
+        _refuse_unknown(r, conversation_id)
     try:
         doc = build_view(r, conversation_id, hide=names, prices=config_prices(config, "asz conversation"))
     except ValueError as exc:

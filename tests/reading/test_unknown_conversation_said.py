@@ -1,0 +1,89 @@
+"""``asz conversation ID`` with an id that names nothing in the root says ``no conversation 'ID' in ROOT`` (exit 1),
+not ``no rounds: conversation 'ID' has no chain under …/_conversations/ID/rounds``; an id prefix of several stays a
+usage error naming them (exit 2); a session landed but never parsed keeps its own hint.
+
+Real root: two Claude Code sessions (the shape of the corpus's records, Claude Code 1.0.51) written under tmp_path
+and collected by the real ``asz collect --once``; the commands run in process (tests/cli_helpers.py).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import asz_in_process
+
+A = "abcd1111-0000-4000-8000-000000000001"
+B = "abcd2222-0000-4000-8000-000000000002"
+ENV = {"CLAUDE_CONFIG_DIR": "/nonexistent-claude-home", "XDG_CONFIG_HOME": None}
+
+
+def _lines(sid: str, day: int) -> list[dict]:
+    base = {"isSidechain": False, "userType": "external", "cwd": "/home/dev/app", "sessionId": sid, "version": "1.0.51"}
+    return [
+        {**base, "parentUuid": None, "type": "user", "uuid": f"{sid[:8]}-1", "timestamp": f"2026-01-0{day}T10:00:00Z",
+         "message": {"role": "user", "content": "hello"}},
+        {**base, "parentUuid": f"{sid[:8]}-1", "type": "assistant", "requestId": f"req_{sid[:8]}", "uuid": f"{sid[:8]}-2",
+         "timestamp": f"2026-01-0{day}T10:00:05Z",
+         "message": {"id": f"msg_{sid[:8]}", "role": "assistant", "model": "claude-x", "content": [{"type": "text", "text": "ok"}],
+                     "stop_reason": "end_turn", "usage": {"input_tokens": 3, "output_tokens": 5}}},
+    ]
+
+
+def _asz(*args):
+    return asz_in_process(*args, env=ENV)
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory) -> Path:
+    base = tmp_path_factory.mktemp("unknown-conversation")
+    proj = base / "projects" / "-home-dev-app"
+    proj.mkdir(parents=True)
+    for day, sid in enumerate((A, B), 1):
+        (proj / f"{sid}.jsonl").write_text("".join(json.dumps(d) + "\n" for d in _lines(sid, day)))
+    r = base / "root"
+    p = _asz("collect", "--once", "--source", str(base / "projects"), "--root", str(r))
+    assert p.returncode == 0, p.stderr
+    assert sorted(d.name for d in (r / "_conversations").iterdir()) == [A, B]  # both parsed
+    return r
+
+
+def test_an_unknown_id_is_said_as_no_conversation(root):
+    p = _asz("conversation", "nope", "--root", str(root))
+    assert (p.returncode, p.stdout) == (1, "")
+    assert p.stderr.strip() == f"asz conversation: no conversation 'nope' in {root}; conversations in {root}: {A}, {B}"
+    assert "no rounds" not in p.stderr and "no chain" not in p.stderr
+    assert not (root / "_conversations" / "nope").exists()
+
+
+def test_an_unknown_id_in_an_empty_root(tmp_path):
+    src, r = tmp_path / "projects", tmp_path / "root"
+    src.mkdir()
+    assert _asz("collect", "--once", "--source", str(src), "--root", str(r)).returncode == 0
+    p = _asz("conversation", "nope", "--root", str(r), "--json")
+    assert (p.returncode, p.stdout, p.stderr.strip()) == (1, "", f"asz conversation: no conversation 'nope' in {r}")
+
+
+def test_a_prefix_of_several_stays_a_usage_error_naming_them(root):
+    p = _asz("conversation", "abcd", "--root", str(root))
+    assert p.returncode == 2 and p.stdout == ""
+    assert A in p.stderr and B in p.stderr and "no conversation" not in p.stderr, p.stderr
+
+
+def test_a_unique_prefix_still_opens_the_conversation(root):
+    p = _asz("conversation", "abcd1", "--root", str(root))
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith(f"conversation {A}: hello")
+
+
+def test_a_session_landed_but_not_parsed_keeps_its_hint(tmp_path):
+    proj = tmp_path / "projects" / "-home-dev-app"
+    proj.mkdir(parents=True)
+    (proj / f"{A}.jsonl").write_text("".join(json.dumps(d) + "\n" for d in _lines(A, 1)))
+    r = tmp_path / "root"
+    assert _asz("collect", "--once", "--no-parse", "--source", str(tmp_path / "projects"), "--root", str(r)).returncode == 0
+    p = _asz("conversation", A, "--root", str(r))
+    assert p.returncode == 1
+    assert f"session {A} landed in {r} but has no conversation chain" in p.stderr, p.stderr
