@@ -68,7 +68,10 @@ class BackgroundChecks:
         +5:45) is an exact sum of them (trial 3, F16). Both summed over
         the conversations built so far (by a request or the background checker);
         ``counted`` says how many of ``conversations`` that is; ``unpriced``
-        lists models with tokens and no price (their cost is in no sum).
+        lists models with tokens and no price (their cost is in no sum). ``complete`` is False while the sums are
+        partial: something is still being read (the first collect pass, the checker: ``/api/status`` ``reading``) or a
+        listed conversation was not built yet (one that cannot be built counts as done: it is in no sum); True
+        once every listed conversation was built and nothing is being read.
         Only verified evidence is summed: a built conversation that does not
         verify is in no hour and is named in ``held_back``
         (``[{"conversation", "state"}]``, by id; not in ``counted``). ``usage_incomplete`` lists
@@ -83,6 +86,7 @@ class BackgroundChecks:
                     if c in convs and states.get(c, "verified") != "verified"]
             short = [{"conversation": c, "calls": self._short[c]} for c in sorted(self._usage)
                      if c in convs and states.get(c, "verified") == "verified" and self._short.get(c)]
+            behind = any(c not in self._usage and c not in self._unbuilt for c in convs)
         total: dict[tuple[int, str], list[int]] = {}
         for hours in parts:
             for key, v in hours.items():
@@ -92,6 +96,7 @@ class BackgroundChecks:
         answer = hours_answer(total, counted=len(parts), conversations=len(convs))
         answer["held_back"] = held
         answer["usage_incomplete"] = short
+        answer["complete"] = not behind and not self.reading
         return answer
 
     def status(self) -> dict:
@@ -222,13 +227,13 @@ class BackgroundChecks:
                 break
             self.reading = f"checking conversations: {i} of {len(todo)} done"
             newest = self.newest_round(c)
-            if newest is None:
-                continue
             try:
+                if newest is None:
+                    raise ApiError(404, "no round")
                 self.check_one(c, newest)
-            except ApiError:
-                continue
-            except Exception:  # a conversation that does not build is shown as such when opened
+            except Exception:  # a conversation that does not build is shown as such when opened; in no usage sum
+                with self._lock:
+                    self._unbuilt.add(c)
                 continue
             done += 1
             with self._lock:

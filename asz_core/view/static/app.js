@@ -496,9 +496,12 @@
   const TOKEN_KINDS = [['in', 'input', '#2b5fd9'], ['out', 'output', '#1f7a3d'], ['cache_write', 'cache write', '#9a5b00'], ['cache_read', 'cache read', '#9db4ea']];
   function localDay(ms) { const d = new Date(ms); return d.getFullYear() + '-' + pad(d.getMonth() + 1) + '-' + pad(d.getDate()); }
 
-  function drawUsage(panel) {
-    panel.append(h('p', { class: 'faint' }, 'Loading usage…'));
+  let usageDrawn = 0;  // each drawing's number: a partial one redraws itself only while it is the panel's latest
+  function drawUsage(panel, again) {
+    const mine = ++usageDrawn;
+    if (!again) panel.append(h('p', { class: 'faint' }, 'Loading usage…'));
     api('/api/usage').then(function (res) {
+      if (mine !== usageDrawn) return;
       clear(panel);
       if (!res.ok) { panel.append(errorBox('No usage.', res)); return; }
       const u = res.data, days = new Map(), held = u.held_back || [];
@@ -512,6 +515,11 @@
         days.set(k, d);
       });
       const keys = Array.from(days.keys()).sort();
+      if (u.complete === false) {  // the sums are partial while conversations are still read: said, and drawn again
+        panel.append(h('p', { class: 'box notice small', id: 'usage-partial' }, h('strong', null, 'Partial totals: '),
+          'conversations are still being counted (' + num(u.counted) + ' of ' + num(u.conversations) + ' so far), so these figures are too low until it is done; this view updates itself.'));
+        setTimeout(function () { if (mine === usageDrawn && panel.querySelector('#usage-partial')) drawUsage(panel, true); }, 2000);
+      }
       panel.append(h('p', { class: 'muted small', id: 'usage-note' }, 'Tokens and cost of every model call, by the day it was made (your time zone, ' + tzName() + '). ' +
         'Read from ' + num(u.counted) + ' of ' + num(u.conversations) + ' conversation(s)' +
         (u.counted + held.length < u.conversations ? ' (the rest are still being read)' : '') + '.' +
