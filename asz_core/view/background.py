@@ -70,7 +70,8 @@ class BackgroundChecks:
         ``counted`` says how many of ``conversations`` that is; ``unpriced``
         lists models with tokens and no price (their cost is in no sum). ``complete`` is False while the sums are
         partial: something is still being read (the first collect pass, the checker: ``/api/status`` ``reading``) or a
-        listed conversation was not built yet (one that cannot be built counts as done: it is in no sum); True
+        listed conversation was not built yet (one that cannot be built counts as done while its files are unchanged: it
+        is in no sum); True
         once every listed conversation was built and nothing is being read.
         Only verified evidence is summed: a built conversation that does not
         verify is in no hour and is named in ``held_back``
@@ -87,6 +88,7 @@ class BackgroundChecks:
             short = [{"conversation": c, "calls": self._short[c]} for c in sorted(self._usage)
                      if c in convs and states.get(c, "verified") == "verified" and self._short.get(c)]
             behind = any(c not in self._usage and c not in self._unbuilt for c in convs)
+            unbuilt = [(c, fp) for c, fp in self._unbuilt.items() if c in convs and c not in self._usage]
         total: dict[tuple[int, str], list[int]] = {}
         for hours in parts:
             for key, v in hours.items():
@@ -96,8 +98,15 @@ class BackgroundChecks:
         answer = hours_answer(total, counted=len(parts), conversations=len(convs))
         answer["held_back"] = held
         answer["usage_incomplete"] = short
-        answer["complete"] = not behind and not self.reading
+        answer["complete"] = not behind and not self.reading and all(self._files_now(c) == fp for c, fp in unbuilt)
         return answer
+
+    def _files_now(self, conversation: str) -> tuple:
+        """:meth:`fingerprint` of ``conversation``'s files, or ``("unreadable",)`` when it cannot be taken (a link in the way)."""
+        try:
+            return self.fingerprint(conversation)
+        except ApiError:
+            return ("unreadable",)
 
     def status(self) -> dict:
         """``/api/status``: mode, root, source, interval (s), started / last_refresh / next_refresh (unix ms), last pass counts,
@@ -232,8 +241,9 @@ class BackgroundChecks:
                     raise ApiError(404, "no round")
                 self.check_one(c, newest)
             except Exception:  # a conversation that does not build is shown as such when opened; in no usage sum
+                fp = self._files_now(c)
                 with self._lock:
-                    self._unbuilt.add(c)
+                    self._unbuilt[c] = fp  # done for usage's completeness until its files change
                 continue
             done += 1
             with self._lock:

@@ -158,7 +158,8 @@ class ViewState(BackgroundChecks, LandedRequests):
         self._states: dict[str, tuple[tuple, str]] = {}  # conversation -> (fingerprint, verification state)
         self._usage: dict[str, dict[tuple[int, str], list[int]]] = {}  # conversation -> (hour ms, model) -> [in, out, cr, cw, calls]
         self._short: dict[str, int] = {}  # conversation -> its calls whose usage lacks a dropped count (summary.usage_incomplete)
-        self._unbuilt: set[str] = set()  # conversations the checker could not build (no round, an error): in no usage sum
+        self._unbuilt: dict[str, tuple] = {}  # conversation the checker could not build (no round, an error) -> its files'
+        # fingerprint then (BackgroundChecks.usage: done while unchanged; in no usage sum)
         self.links_skipped = 0  # entries of _conversations that are symbolic links (never served)
         self.builds = 0  # documents built since start (tests read it through /api/status)
         self.checked = 0  # conversations whose state the checker found since start

@@ -74,3 +74,19 @@ def test_the_usage_view_says_partial_totals_then_draws_the_whole(corpus_copy, tm
         raise
     finally:
         s.stop()
+
+
+def test_a_conversation_that_cannot_be_built_does_not_keep_usage_partial(corpus_copy, tmp_path):
+    """A conversation with no round left (its round files removed) is listed but never built: it is in no sum, and the
+    sums of the other ten still become complete."""
+    root = corpus_copy()
+    gone = sorted(p.name for p in (root / "_conversations").iterdir())[0]
+    for f in (root / "_conversations" / gone / "rounds").glob("*.sf"):
+        f.unlink()
+    s = Served(["view", "--root", str(root)], tmp_path, timeout=120, probe="/api/usage")
+    try:
+        last = _until_complete(s)[-1]
+        assert last["conversations"] == 11 and last["counted"] + len(last["held_back"]) == 10
+        assert gone not in [h["conversation"] for h in last["held_back"]]
+    finally:
+        s.stop()
