@@ -62,8 +62,8 @@ from .listing import Filters, dialect_of
 from .purge import compact_securely
 from .search_gaps import GAP_SCHEMA, changed, gaps, known_prints, missing_files, no_round, stat_text, write_gaps
 from .search_place import REINDEX_REMEDY, elsewhere, first_note, index_file, is_damaged, unwritable
-from .search_hits import INDEX_DIFFERS, HitCheck, held_in, part_index, query_where, snippet_of
-from .search_text import KINDS, MARK_END, MARK_START, SNIP_END, SNIP_START, has_cjk, iter_kinds, marked, query_terms
+from .search_hits import INDEX_DIFFERS, HitCheck, held_in, part_index, query_where, snippet_of, stoppable, stopped
+from .search_text import KINDS, MARK_END, MARK_START, has_cjk, iter_kinds, marked, query_terms
 
 __all__ = ["CONV_KEYS", "conv_values", "forget_conversation", "INDEX_PATH", "KINDS", "SearchError", "QueryError", "IndexReport", "IndexInterrupted", "index_path", "update_index",
            "search", "fts_query", "MARK_START", "MARK_END", "INDEX_DIFFERS"]
@@ -537,13 +537,12 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
     limit = max(0, int(limit))
     bad: dict[str, str] = {}
     try:
-        con = _connect(path, write=False)
+        con = stoppable(_connect(path, write=False))
         try:
             many = con.execute("SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)", (match, RANK_LIMIT)).fetchone()[0]
             order = "rank" if many < RANK_LIMIT else "fts.rowid DESC"
-            sql = (f"SELECT hit.conversation, conv.title, conv.title_from, hit.talk, hit.step, hit.kind, hit.at, "
-                   f"snippet(fts, 0, '{SNIP_START}', '{SNIP_END}', '…', 24), hit.file, hit.row, fts.rowid "
-                   f"FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
+            sql = (f"SELECT hit.conversation, conv.title, conv.title_from, hit.talk, hit.step, hit.kind, hit.at, NULL, hit.file, hit.row, "
+                   f"fts.rowid FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
                    f"WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?")
             check = HitCheck(Path(root), con)
             rows = verified_rows(Path(root), lambda n: con.execute(sql, [*args, n]).fetchall(), limit, bad, check.holds)
@@ -556,12 +555,13 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
                 matched["hits"] = len(rows) if len(rows) < limit and not bad and not differs else con.execute(
                     f"SELECT count(*) FROM (SELECT 1 FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
                     f"WHERE {' AND '.join(where)} LIMIT ?)", [*args, COUNT_LIMIT + 1]).fetchone()[0]
-            snippets = [snippet_of(con, match, r[7], r[10], has_cjk(query)) for r in rows]
+            snippets = [snippet_of(con, match, query_terms(query), r[10], has_cjk(query)) for r in rows]
             if unsearched is not None:
                 unsearched.extend(gaps(con, filters))
         finally:
             con.close()
     except sqlite3.Error as exc:
+        stopped(exc)  # Ctrl-C during a statement: KeyboardInterrupt
         raise SearchError(f"the search index {path} cannot be read: {exc} ({REINDEX_REMEDY})", is_damaged(exc)) from None
     if unverified is not None:
         unverified.update(bad)

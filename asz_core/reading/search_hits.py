@@ -23,7 +23,7 @@ from .landed_check import problem_of
 from .listing import Filters
 from .search_text import SNIP_END, SNIP_START, cjk_window, index_form, snippet_spans
 
-__all__ = ["INDEX_DIFFERS", "HitCheck", "part_text", "part_index", "query_where", "conv_where", "snippet_of", "held_in"]
+__all__ = ["INDEX_DIFFERS", "HitCheck", "part_text", "part_index", "query_where", "conv_where", "snippet_of", "held_in", "stoppable", "stopped"]
 
 
 def part_text(rec: dict, p: dict, step_kind: str) -> tuple[str, str] | None:
@@ -169,16 +169,29 @@ def conv_where(f: Filters, gaps: bool = False) -> tuple[list[str], list[Any]]:
     return where, args
 
 
-def snippet_of(con: sqlite3.Connection, match: str, raw: str, rowid: int, cjk: bool) -> tuple[str, list[list[int]]]:
-    """``(text, spans)`` of one hit (:func:`~asz_core.reading.search_text.snippet_spans`). FTS5's snippet counts a CJK
-    character as a word and may end inside a CJK match, so for a query with CJK text the window is taken here, from
-    the whole text with every match marked (:func:`~asz_core.reading.search_text.cjk_window`)."""
-    if cjk:
-        got = con.execute(f"SELECT highlight(fts, 0, '{SNIP_START}', '{SNIP_END}') FROM fts WHERE fts MATCH ? AND rowid = ?",
-                          (match, rowid)).fetchone()
+def snippet_of(con: sqlite3.Connection, match: str, terms: Sequence[str], rowid: int, cjk: bool) -> tuple[str, list[list[int]]]:
+    """``(text, spans)`` of one hit (:func:`~asz_core.reading.search_text.snippet_spans`). A text longer than
+    :data:`~asz_core.reading.search_snippet.LONG_TEXT` gets it from a bounded window around its first match
+    (:func:`~asz_core.reading.search_snippet.long_snippet`: FTS5's ``snippet()`` takes time growing with the square
+    of its matches). FTS5's snippet counts a CJK character as a word and may end inside a CJK match, so for a query
+    with CJK text the window is taken here, from the whole text with every match marked
+    (:func:`~asz_core.reading.search_text.cjk_window`). ``terms``: the query's
+    (:func:`~asz_core.reading.search_text.query_terms`), ``match`` their FTS5 expression."""
+    from .search_snippet import LONG_TEXT, long_snippet
+
+    stored = con.execute("SELECT text FROM fts WHERE rowid = ?", (rowid,)).fetchone()
+    if stored is not None and isinstance(stored[0], str) and len(stored[0]) > LONG_TEXT:
+        got = long_snippet(stored[0], terms)
         if got is not None:
-            return cjk_window(*snippet_spans(got[0]))
-    return snippet_spans(raw)
+            return got
+    if cjk:
+        row = con.execute(f"SELECT highlight(fts, 0, '{SNIP_START}', '{SNIP_END}') FROM fts WHERE fts MATCH ? AND rowid = ?",
+                          (match, rowid)).fetchone()
+        if row is not None:
+            return cjk_window(*snippet_spans(row[0]))
+    row = con.execute(f"SELECT snippet(fts, 0, '{SNIP_START}', '{SNIP_END}', '…', 24) FROM fts WHERE fts MATCH ? AND rowid = ?",
+                      (match, rowid)).fetchone()
+    return snippet_spans(row[0] if row is not None else "")
 
 
 def held_in(root: Path, con: sqlite3.Connection, where: list[str], args: list[Any], bad: dict[str, str]) -> dict[str, int]:
@@ -205,3 +218,27 @@ def held_in(root: Path, con: sqlite3.Connection, where: list[str], args: list[An
             out[file] = n
             bad.setdefault(file, found[file])
     return out
+
+
+#: SQLite's virtual machine instructions between two calls of :func:`stoppable`'s handler.
+TICK = 10_000
+
+
+def _tick() -> int:
+    return 0  # a Ctrl-C arriving while SQLite works raises KeyboardInterrupt here, which aborts the statement
+
+
+def stoppable(con: sqlite3.Connection) -> sqlite3.Connection:
+    """``con`` with a progress handler called every :data:`TICK` instructions, so that Ctrl-C (SIGINT) stops a running
+    statement at once (a Python handler runs only between Python instructions): the statement then raises
+    ``sqlite3.OperationalError`` (SQLITE_INTERRUPT), which :func:`stopped` turns back into KeyboardInterrupt. A
+    statement spending its time in one instruction (FTS5's ``snippet()`` over one long text) is not stopped before it
+    ends: :func:`snippet_of` keeps those short."""
+    con.set_progress_handler(_tick, TICK)
+    return con
+
+
+def stopped(exc: sqlite3.Error) -> None:
+    """Raise KeyboardInterrupt when ``exc`` is a statement :func:`stoppable`'s handler aborted (Ctrl-C)."""
+    if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_INTERRUPT:
+        raise KeyboardInterrupt from None

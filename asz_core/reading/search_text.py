@@ -34,7 +34,7 @@ import re
 from typing import Iterable, Iterator
 
 __all__ = ["KINDS", "iter_kinds", "CJK_CLASS", "CJK_SEP", "SNIP_START", "SNIP_END", "MARK_START", "MARK_END", "index_form", "query_terms",
-           "snippet_spans", "marked", "escaped", "unescaped", "one_line", "has_cjk", "cjk_window"]
+           "snippet_spans", "marked", "escaped", "unescaped", "one_line", "has_cjk", "cjk_window", "cut_window"]
 
 #: The characters each indexed as one token (a regular expression character class): Hangul Jamo; CJK symbols and
 #: punctuation, Hiragana, Katakana, Bopomofo, Hangul compatibility Jamo, Kanbun, CJK strokes, Katakana extensions,
@@ -221,18 +221,35 @@ CJK_WINDOW, CJK_BEFORE = 64, 16
 
 
 def cjk_window(text: str, spans: list[list[int]]) -> tuple[str, list[list[int]]]:
-    """``(text, spans)`` cut to about :data:`CJK_WINDOW` characters from :data:`CJK_BEFORE` before the first span, each
-    span in it whole (a match is never cut), ``…`` where text was cut off; the spans moved with it."""
-    if len(text) <= CJK_WINDOW:
-        return text, spans
-    first = spans[0][0] if spans else 0
-    start = max(0, min(first - CJK_BEFORE, len(text) - CJK_WINDOW))
-    end = start + CJK_WINDOW
-    for a, b in spans:
-        if a < end < b:
-            end = b
-    head = "…" if start else ""
-    tail = "…" if end < len(text) else ""
+    """``(text, spans)`` cut to about :data:`CJK_WINDOW` characters from :data:`CJK_BEFORE` before the first span
+    (:func:`cut_window`)."""
+    return cut_window(text, spans, CJK_WINDOW, CJK_BEFORE)
+
+
+def cut_window(text: str, spans: list[list[int]], size: int, before: int, *, before_text: bool = False,
+               after_text: bool = False, words: bool = False) -> tuple[str, list[list[int]]]:
+    """``(text, spans)`` cut to about ``size`` characters from ``before`` characters before the first span, each span
+    in it whole (a match is never cut), ``…`` where text was cut off; the spans moved with it. ``before_text`` /
+    ``after_text``: ``text`` is itself a piece of a longer text (``…`` at that end whether or not it is cut here);
+    ``words``: an end is moved to whitespace when one stands between it and the spans kept (no word cut in two)."""
+    if len(text) <= size:
+        start, end = 0, len(text)
+    else:
+        first = spans[0][0] if spans else 0
+        start = max(0, min(first - before, len(text) - size))
+        end = start + size
+        for a, b in spans:
+            if a < end < b:
+                end = b
+        if words:  # the ends moved to whitespace where one stands between them and the matches kept
+            kept = [s for s in spans if start <= s[0] and s[1] <= end]
+            lo, hi = (kept[0][0], kept[-1][1]) if kept else (end, start)
+            cut = [i for i in range(start, min(lo, len(text))) if text[i].isspace()]
+            start = cut[0] + 1 if start and cut and not text[start - 1].isspace() else start
+            cut = [i for i in range(max(hi, start), end) if text[i].isspace()]
+            end = cut[-1] if end < len(text) and cut and not text[end].isspace() else end
+    head = "\u2026" if start or before_text else ""
+    tail = "\u2026" if end < len(text) or after_text else ""
     shift = len(head) - start
     return head + text[start:end] + tail, [[a + shift, b + shift] for a, b in spans if start <= a and b <= end]
 
