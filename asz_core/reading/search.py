@@ -76,7 +76,7 @@ RANK_LIMIT = 5_000
 #: How far :func:`search` counts the texts a query matches (``matched``): past it, ``more than 10,000``.
 COUNT_LIMIT = 10_000
 #: Bumped when what the index holds changes; an index of another version is rebuilt.
-SCHEMA_VERSION = "14"  # 7: CJK text stored character by character (search_text.index_form); 8: titles checked against the landed records (view.titles); 9: files damaged before indexing indexed; 10: a bash-mode prompt titled ! command; 11: a prompt read by its adapter (Adapter.prompt_title), a summary naming no message and a header title no landed record carries name nothing; 12: what could not be read kept and said (search_gaps); 13: a label in a Claude Code skeleton names no conversation (its leafUuid went with its data part); 14: each landed file's stat when read kept (search_gaps.suspects)
+SCHEMA_VERSION = "15"  # 7: CJK text stored character by character (search_text.index_form); 8: titles checked against the landed records (view.titles); 9: files damaged before indexing indexed; 10: a bash-mode prompt titled ! command; 11: a prompt read by its adapter (Adapter.prompt_title), a summary naming no message and a header title no landed record carries name nothing; 12: what could not be read kept and said (search_gaps); 13: a label in a Claude Code skeleton names no conversation (its leafUuid went with its data part); 14: each landed file's stat when read kept (search_gaps.suspects); 15: a JSON string's \\n, \\r, \\t indexed as the character (search_hits.json_text)
 _STEP_FIRST = ("message.external", "message.assistant", "thinking", "tool", "agent.call", "context.injection")
 _WITHHOLD_FLAGS = tuple(f'"{n}"'.encode() for n in WITHHOLDABLE if n)
 

@@ -10,6 +10,7 @@ of the files that do not verify (:func:`held_in`).
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any, Sequence
@@ -23,14 +24,27 @@ from .landed_check import problem_of
 from .listing import Filters
 from .search_text import SNIP_END, SNIP_START, cjk_window, index_form, snippet_spans
 
-__all__ = ["INDEX_DIFFERS", "HitCheck", "part_text", "part_index", "query_where", "conv_where", "snippet_of", "held_in", "stoppable", "stopped"]
+__all__ = ["INDEX_DIFFERS", "HitCheck", "json_text", "part_text", "part_index", "query_where", "conv_where", "snippet_of", "held_in", "stoppable", "stopped"]
+
+
+#: A JSON escape of a newline, carriage return or tab, after an even number of backslashes (those stand for themselves).
+_LINE_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\([nrt])")
+_LINE_CHAR = {"n": "\n", "r": "\r", "t": "\t"}
+
+
+def json_text(data: Any) -> str:
+    """``data`` as the index holds it: JSON, with each ``\\n``, ``\\r`` and ``\\t`` inside a string written as the
+    character it stands for, so that the word after a line break is a word of its own (``and\\nlight`` was the
+    one word ``and`` then ``nlight``: a search for ``light`` missed it) and a snippet shows the break as one."""
+    text = orjson.dumps(data, default=str).decode("utf-8")
+    return _LINE_ESCAPE.sub(lambda m: m.group(1) + _LINE_CHAR[m.group(2)], text) if "\\" in text else text
 
 
 def part_text(rec: dict, p: dict, step_kind: str) -> tuple[str, str] | None:
     """``(kind, text)`` to index for one part, or None (media, unknown, empty parts and data no injection cites are not indexed)."""
     k = p.get("k")
     if k == "data" and step_kind == "context.injection" and p.get("data") is not None:
-        kind, text = "context", orjson.dumps(p["data"], default=str).decode("utf-8")
+        kind, text = "context", json_text(p["data"])
     elif k == "text":
         who = rec.get("from", "")
         kind = "prompt" if who == "external" else "reply" if who == "agent" else "text"
@@ -39,12 +53,12 @@ def part_text(rec: dict, p: dict, step_kind: str) -> tuple[str, str] | None:
         kind, text = "thinking", p.get("text", "")
     elif k == "call":
         data = p.get("data")
-        body = p.get("text", "") or ("" if data is None else orjson.dumps(data, default=str).decode("utf-8"))
+        body = p.get("text", "") or ("" if data is None else json_text(data))
         kind, text = "tool_input", f"{p.get('name', '')} {body}".strip()
     elif k == "result":
         data = p.get("data")
         kind = "tool_result"
-        text = p.get("text", "") or ("" if data is None else orjson.dumps(data, default=str).decode("utf-8"))
+        text = p.get("text", "") or ("" if data is None else json_text(data))
     else:
         return None
     text = text.replace(SNIP_START, " ").replace(SNIP_END, " ")
