@@ -42,6 +42,15 @@ def open_at(drv, url: str, css: str, width: int = 1280, height: int = 1000):
     return wait(drv, EC.presence_of_element_located((By.CSS_SELECTOR, css)))
 
 
+def open_usage(drv, base: str, css: str):
+    """Open the usage view and return the first element matching ``css`` once the totals are whole: while
+    ``/api/usage`` says ``complete: false`` the view says "Partial totals" (``#usage-partial``) and draws itself again
+    every 2 s, and an element read across a redraw is stale."""
+    open_at(drv, base + "/#view=usage", css)
+    wait(drv, lambda d: not d.find_elements(By.CSS_SELECTOR, "#usage-partial") and d.find_elements(By.CSS_SELECTOR, css))
+    return drv.find_element(By.CSS_SELECTOR, css)
+
+
 def wait(drv, cond, timeout: float = 20):
     """WebDriverWait(...).until(cond)."""
     return WebDriverWait(drv, timeout).until(cond)

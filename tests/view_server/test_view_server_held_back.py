@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from test_view_server_browser import open_at, shot, wait  # noqa: F401  (the browser fixture is in tests/conftest.py)
+from test_view_server_browser import open_at, open_usage, shot, wait  # noqa: F401  (the browser fixture is in tests/conftest.py)
 from view_server_helpers import REPO, counted_rows
 
 sys.path.insert(0, str(REPO / "tests" / "view"))  # the corpus's own usage counts, shared with the usage tests
@@ -64,7 +64,7 @@ def test_the_list_and_usage_per_day_hold_back_a_conversation_that_does_not_verif
         cells = open_at(drv, s.base + "/", f"tr[data-id='{SID}'] td.held").find_elements(By.XPATH, "../td[contains(@class,'held')]")
         assert [c.text for c in cells] == ["held back", "held back"]
         assert "does not verify (mismatch)" in cells[0].get_attribute("title")
-        note = open_at(drv, s.base + "/#view=usage", "#usage-note")
+        note = open_usage(drv, s.base, "#usage-note")
         assert f"Read from 10 of 11 conversation(s). Held back, in no figure (they do not verify): {SID[:8]} (mismatch)." in note.text
         held = open_at(drv, s.base + f"/c/{SID}", "#usage-held")  # the conversation's own figures say they are not verified
         assert held.text.startswith("tokens and cost held back (mismatch): this conversation does not verify, so its ")

@@ -14,7 +14,7 @@ import pytest
 
 from view_server_helpers import CANARY_SESSION, Served, _assistant, _env, canary_lines, collect_and_parse, counted_rows, write_session
 
-from test_view_server_browser import go, node, open_at, shot, wait  # noqa: F401  (the browser fixture is in tests/conftest.py)
+from test_view_server_browser import go, node, open_at, open_usage, shot, wait  # noqa: F401  (the browser fixture is in tests/conftest.py)
 
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -178,7 +178,7 @@ def test_usage_per_day_equals_the_documents(corpus_root, serve, browser):
     got = {k: sum(h[k] for h in u["hours"]) for k in want}
     assert got == want and sum(h["calls"] for h in u["hours"]) == calls
     drv = browser
-    open_at(drv, s.base + "/#view=usage", "svg.chart rect")
+    open_usage(drv, s.base, "svg.chart rect")
     table = drv.find_element(By.CSS_SELECTOR, "#listpanel table")
     body = [[c.text for c in tr.find_elements(By.TAG_NAME, "td")] for tr in table.find_elements(By.CSS_SELECTOR, "tbody tr")]
     assert sum(int(r[1].replace(",", "")) for r in body) == calls
@@ -309,7 +309,7 @@ def test_usage_chart_is_on_a_time_axis_and_costs_are_cents(corpus_root, serve, b
             break
         time.sleep(0.1)
     assert u["counted"] == u["conversations"] == 11
-    open_at(drv, s.base + "/#view=usage", "svg.chart rect")
+    open_usage(drv, s.base, "svg.chart rect")
     zone = drv.execute_script("return Intl.DateTimeFormat().resolvedOptions().timeZone")
     xs = drv.execute_script("""const out = {}; document.querySelector('svg.chart').querySelectorAll('rect[data-day]').forEach(function (r) {
         const k = r.getAttribute('data-day'); out[k] = Math.min(out[k] === undefined ? 1e9 : out[k], +r.getAttribute('x')); }); return out;""")
