@@ -129,17 +129,9 @@ def test_a_ctrl_c_while_asz_collect_loads_orjson_exits_130(tmp_path):
     """The real ``asz collect --once`` (a script named asz, as pip writes it): ``json.scanner`` is among the modules
     orjson's initialisation imports itself in such a run (the standard library's json is loaded first by orjson
     there); a SIGINT at that moment died of SIGSEGV with nothing said (-11, '', '' as in session 13's failure)."""
-    from test_interrupt_start import SCRIPT
+    from test_interrupt_start import run_tripped
 
-    script = tmp_path / "bin" / "asz"
-    script.parent.mkdir()
-    script.write_text(SCRIPT)
-    src, root, trip = tmp_path / "src", tmp_path / "data", tmp_path / "tripped"
-    src.mkdir()
-    p = subprocess.run([sys.executable, str(script), "collect", "--once", "--source", str(src), "--root", str(root)],
-                       cwd=tmp_path, env=env({"TRIP_AT": "json.scanner", "TRIP_FILE": str(trip), "PYTHONFAULTHANDLER": "1"}),
-                       capture_output=True, text=True, timeout=120)
-    assert trip.exists()
+    p = run_tripped(tmp_path, "json.scanner", {"PYTHONFAULTHANDLER": "1"})
     assert p.returncode == 130, (p.returncode, p.stderr)
     assert p.stdout == "" and p.stderr in ("asz collect: interrupted (Ctrl-C)\n",
                                            "asz collect: interrupted (Ctrl-C) while it was starting\n"), p.stderr

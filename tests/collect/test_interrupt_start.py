@@ -34,15 +34,16 @@ if __name__ == '__main__':
 """
 
 
-def _run(tmp_path, at: str, **kw) -> subprocess.CompletedProcess:
-    """``asz collect --once`` over an empty source through :data:`SCRIPT`, tripped at the import of ``at``."""
+def run_tripped(tmp_path, at: str, extra_env: dict | None = None, **kw) -> subprocess.CompletedProcess:
+    """``asz collect --once`` over an empty source through :data:`SCRIPT`, tripped at the import of ``at``
+    (``extra_env`` added to the child's environment)."""
     script = tmp_path / "bin" / "asz"
     script.parent.mkdir()
     script.write_text(SCRIPT)
     src, root, trip = tmp_path / "src", tmp_path / "data", tmp_path / "tripped"
     src.mkdir()
     p = subprocess.run([sys.executable, str(script), "collect", "--once", "--source", str(src), "--root", str(root)],
-                       cwd=tmp_path, env=env({"TRIP_AT": at, "TRIP_FILE": str(trip)}), capture_output=True, text=True,
+                       cwd=tmp_path, env=env({"TRIP_AT": at, "TRIP_FILE": str(trip), **(extra_env or {})}), capture_output=True, text=True,
                        timeout=120, **kw)
     assert trip.exists(), f"{at} was imported before the finder could see it"
     return p
@@ -50,7 +51,7 @@ def _run(tmp_path, at: str, **kw) -> subprocess.CompletedProcess:
 
 @pytest.mark.parametrize("at", ["typing", "asz_core.cli", "asz_core.cli.entry", "asz_core.cli.main"])
 def test_a_ctrl_c_while_asz_is_importing_is_one_line_and_exit_130(tmp_path, at):
-    p = _run(tmp_path, at)
+    p = run_tripped(tmp_path, at)
     assert (p.returncode, p.stderr, p.stdout) == (130, "asz collect: interrupted (Ctrl-C) while it was starting\n", "")
     assert p.returncode != -signal.SIGINT
 
@@ -58,6 +59,6 @@ def test_a_ctrl_c_while_asz_is_importing_is_one_line_and_exit_130(tmp_path, at):
 def test_a_background_job_started_with_sigint_ignored_keeps_it_ignored(tmp_path):
     """The guard takes SIGINT over only from Python's default handler: ``cmd &`` in a script (SIGINT ignored) stays as
     it was, so the signal changes nothing and the pass ends as it would."""
-    p = _run(tmp_path, "asz_core.cli", preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    p = run_tripped(tmp_path, "asz_core.cli", preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     assert "interrupted" not in p.stderr and "Traceback" not in p.stderr, p.stderr
     assert p.returncode in (0, 1) and " sessions=0 " in p.stdout, p.stdout + p.stderr
