@@ -10,7 +10,7 @@ from pathlib import Path
 
 import typer
 
-__all__ = ["keep_list_rows", "stopped_keeping"]
+__all__ = ["keep_list_rows", "not_kept", "stopped_keeping"]
 
 
 def keep_list_rows(storage: Path, cfg, conversations: list[str], jobs_n: int) -> None:
@@ -27,7 +27,7 @@ def keep_list_rows(storage: Path, cfg, conversations: list[str], jobs_n: int) ->
 
         keep_rows(storage, list(cfg.view_hide), price_table(cfg.prices), conversations, jobs=jobs_n)
     except (OSError, ConfigError) as exc:
-        typer.echo(f"note: {storage}: the list rows were not kept ({exc}); asz ls counts them", err=True)
+        not_kept(storage, exc)
     except KeyboardInterrupt:  # after the pass line the command keeps the pass's status (trial 7)
         stopped_keeping(storage)
 
@@ -35,3 +35,8 @@ def keep_list_rows(storage: Path, cfg, conversations: list[str], jobs_n: int) ->
 def stopped_keeping(storage: Path) -> None:
     """Say on stderr that a Ctrl-C stopped the keeping (the rows not kept are counted by the next reader)."""
     typer.echo(f"note: {storage}: stopped keeping the list rows; asz ls counts those not kept", err=True)
+
+
+def not_kept(storage: Path | str, why: Exception) -> None:
+    """Say on stderr that the list rows were not kept, and why (the next reader counts them)."""
+    typer.echo(f"note: {storage}: the list rows were not kept ({why}); asz ls counts them", err=True)

@@ -180,12 +180,12 @@ def _keep_rows(where: str, config: Optional[Path], conversations: list[str], job
     if not conversations:
         return
     from ..config import load_config
-    from .list_rows import keep_list_rows
+    from .list_rows import keep_list_rows, not_kept
 
     try:
         cfg = load_config(config)
     except ValueError as exc:
-        typer.echo(f"note: {where}: the list rows were not kept ({exc}); asz ls counts them", err=True)
+        not_kept(where, exc)
         return
     keep_list_rows(Path(where), cfg, conversations, jobs)
 

@@ -19,11 +19,15 @@ def _shown(given, real: Path) -> str:
     return f"{given}" + ("" if str(given) == str(real) else f" ({real})")
 
 
+def _real(path) -> Path:
+    """``path`` with ``~`` expanded and symlinks resolved (it need not exist)."""
+    return Path(os.path.realpath(Path(path).expanduser()))
+
+
 def overlap(storage, source) -> str:
     """How ``storage`` and ``source`` (paths, neither needs to exist) overlap once symlinks are resolved: ``"is the same
     folder as"``, ``"is inside"`` (the root inside the source), ``"holds"`` (the source inside the root), or '' (none)."""
-    root = Path(os.path.realpath(Path(storage).expanduser()))
-    src = Path(os.path.realpath(Path(source).expanduser()))
+    root, src = _real(storage), _real(source)
     if src == root:
         return "is the same folder as"
     if src in root.parents:
@@ -45,9 +49,7 @@ def refuse_overlap(cmd: str, storage: Path, jobs: Iterable) -> None:
     for j in jobs:
         how = "" if j.adapter.source_in_storage else overlap(storage, j.source_root)
         if how:
-            root = Path(os.path.realpath(Path(storage).expanduser()))
-            src = Path(os.path.realpath(Path(j.source_root).expanduser()))
-            typer.echo(f"asz {cmd}: the storage root {_shown(storage, root)} {how} the source root "
-                       f"{_shown(j.source_root, src)} of {j.adapter.name}; asz writes its own files into the storage "
+            typer.echo(f"asz {cmd}: the storage root {_shown(storage, _real(storage))} {how} the source root "
+                       f"{_shown(j.source_root, _real(j.source_root))} of {j.adapter.name}; asz writes its own files into the storage "
                        "root: give --root a folder outside the source tree", err=True)
             raise typer.Exit(2)
