@@ -30,6 +30,7 @@ import sqlite3
 import stat
 from pathlib import Path
 
+from ..storage.filekey import stat_key
 from ..storage.layout import holding_dirs
 from ..view.rows import newest_round, read_head
 from .listing import Filters
@@ -56,7 +57,7 @@ def stat_text(path: str | os.PathLike) -> str:
         st = os.stat(path)
     except OSError:
         return ""
-    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"  # stat_key's four, in its order
+    return ":".join(map(str, stat_key(st)))
 
 
 def suspects(root: Path, con: sqlite3.Connection) -> list[tuple[str, str]]:
