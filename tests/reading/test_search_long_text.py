@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from reading_helpers import asz, asz_json
 
-from asz_core.reading.search import INDEX_PATH
+from asz_core.reading.search import INDEX_PATH, update_index
 from asz_core.reading.search_hits import stoppable, stopped
 from asz_core.reading.search_snippet import FIRST_WINDOW, OVERLAP, SNIPPET, long_snippet
 from asz_core.reading.search_text import cut_window, query_terms
@@ -47,6 +47,7 @@ def long_root(tmp_path_factory) -> Path:
                  "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn",
                  "usage": {"input_tokens": 1, "output_tokens": 1}}, "2026-01-01T00:00:01.000Z"), encoding="utf-8")
     asz("collect", "--once", "--source", str(base / "projects"), "--root", str(base / "root"))
+    update_index(base / "root")  # collect builds no search index: a test reading it first must not find it missing
     return base / "root"
 
 
