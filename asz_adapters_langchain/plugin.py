@@ -92,7 +92,9 @@ class LangsmithIngest(Adapter):
         """``$ASZ_LANGSMITH_ROOT``, else ``storage.root`` of ./asz.yaml (default ``./data``): the storage root."""
         env = os.environ if env is None else env
         if env.get("ASZ_LANGSMITH_ROOT"):
-            return Path(env["ASZ_LANGSMITH_ROOT"])
+            from asz_core.config import user_path
+
+            return user_path(Path(env["ASZ_LANGSMITH_ROOT"]))
         try:
             from asz_core.config import load_config
 

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 
@@ -63,6 +63,7 @@ __all__ = [
     "MIN_DELTA_BYTES",
     "MIN_ROUND_BYTES",
     "MIN_INTERVAL",
+    "user_path",
 ]
 
 #: The adapter collected when no configuration names one.
@@ -78,6 +79,21 @@ MIN_INTERVAL = 0.1
 #: Default collector interval in seconds (10m).
 DEFAULT_INTERVAL = 600.0
 DEFAULT_MAX_ROUND_BYTES = 2 * 1024 * 1024
+_P = TypeVar("_P", str, Path)
+
+
+def user_path(value: _P) -> _P:
+    """A path a person gave (a flag, a key of ``asz.yaml``, asz's own environment variable) taken as a shell takes it:
+    a leading ``~`` is ``$HOME`` (``~user`` that user's home), as :func:`os.path.expanduser` does; any other path,
+    and a ``~`` whose home cannot be told, comes back unchanged. Same type back (``str`` or :class:`~pathlib.Path`),
+    so ``--root "~/x"`` (quoted, the shell leaves it) is ``$HOME/x``, never a folder named ``~`` in the working
+    directory (trial finding, session 14). Every ``Path`` option and argument of a command reaches it through
+    :func:`asz_core.cli.quick.with_user_paths`; ``storage.root``, ``adapters[].source_root`` and
+    ``export.otlp.ca_file`` through :func:`load_config`."""
+    expanded = os.path.expanduser(value)
+    if isinstance(value, str) or expanded == os.fspath(value):
+        return expanded if isinstance(value, str) else value
+    return type(value)(expanded)
 
 
 class ConfigError(ValueError):
@@ -379,7 +395,9 @@ def load_config(path: str | os.PathLike | None = None, *, cwd: str | os.PathLike
     """Load ``path``, else ``<cwd>/asz.yaml`` when it exists, else the built-in defaults.
 
     Relative ``storage.root`` and ``adapters[].source_root`` values in a file
-    are taken relative to the file's directory (not the working directory).
+    are taken relative to the file's directory (not the working directory);
+    a leading ``~`` in them, in ``export.otlp.ca_file`` and in ``path`` is the
+    home folder (:func:`user_path`).
 
     Raises ConfigError when ``path`` is given but missing or unreadable, when
     the YAML does not parse, or when a key is unknown or has the wrong type;
@@ -390,7 +408,7 @@ def load_config(path: str | os.PathLike | None = None, *, cwd: str | os.PathLike
         if not candidate.is_file():
             return Config()
         path = candidate
-    path = Path(path)
+    path = user_path(Path(path))
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -410,9 +428,12 @@ def load_config(path: str | os.PathLike | None = None, *, cwd: str | os.PathLike
     cfg.path = path
     # Relative paths in a file are relative to the file, whatever the working directory.
     base = path.resolve().parent
-    if cfg.root and not os.path.isabs(os.path.expanduser(cfg.root)):
+    cfg.root = user_path(cfg.root)
+    if cfg.root and not os.path.isabs(cfg.root):
         cfg.root = str(base / cfg.root)
     for a in cfg.adapters:
-        if a.source_root and not os.path.isabs(os.path.expanduser(a.source_root)):
+        a.source_root = user_path(a.source_root)
+        if a.source_root and not os.path.isabs(a.source_root):
             a.source_root = str(base / a.source_root)
+    cfg.export.ca_file = user_path(cfg.export.ca_file)
     return cfg

@@ -119,9 +119,9 @@ def resolve_jobs(
             raise _usage(cmd, f"{exc.args[0]} (see asz adapters list)") from None
         a.configure(e)  # the entry of the file this command read: --config reaches the adapter's own keys
         if source is not None:
-            src = Path(source).expanduser()
+            src = Path(source)  # ~ expanded as every Path option is (asz_core.cli.quick.with_user_paths)
         elif e.source_root:
-            src = Path(e.source_root).expanduser()
+            src = Path(e.source_root)  # ~ expanded by load_config
         else:
             src = Path(a.default_source_root())
             if root is not None and src == Path(cfg.root):

@@ -37,7 +37,7 @@ class Prose:
 def _source_roots(source: Optional[Path], config: Optional[Path]):
     """``adapter name -> source root`` for prose: ``--source`` for every adapter, else the configured or default root of each."""
     if source is not None:
-        return lambda name: source.expanduser()
+        return lambda name: source
 
     def of(name: str) -> Optional[Path]:
         from ..config import load_config
@@ -47,7 +47,7 @@ def _source_roots(source: Optional[Path], config: Optional[Path]):
             entry = load_config(config).adapter(name)
             adapter = get_plugin_manager().get(name)
             adapter.configure(entry)
-            return Path(entry.source_root or adapter.default_source_root()).expanduser()
+            return Path(entry.source_root or adapter.default_source_root())
         except Exception:  # an adapter this install lacks, or a configuration that does not load: no source line
             return None
 

@@ -78,7 +78,21 @@ def build_app(modules: tuple[str, ...] = MODULES, *, plugins: bool | None = None
         from ..plugins.manager import get_plugin_manager
 
         get_plugin_manager().register_commands(built)
+    _expand_user_paths(built)
     return built
+
+
+def _expand_user_paths(typer_app: typer.Typer) -> None:
+    """Every command of ``typer_app`` and of its groups (the plugins' too) gets its ``Path`` arguments through
+    :func:`asz_core.config.user_path` (:func:`asz_core.cli.quick.with_user_paths`): ``~`` is the home folder."""
+    from .quick import with_user_paths
+
+    for info in typer_app.registered_commands:
+        if info.callback is not None:
+            info.callback = with_user_paths(info.callback)
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            _expand_user_paths(group.typer_instance)
 
 
 def __getattr__(name: str):

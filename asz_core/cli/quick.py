@@ -26,7 +26,7 @@ import typing
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-__all__ = ["quick_kwargs", "run_quick"]
+__all__ = ["quick_kwargs", "run_quick", "with_user_paths"]
 
 _INT = re.compile(r"[+-]?[0-9]+")
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
@@ -70,6 +70,39 @@ def _options(func: Callable) -> dict[str, tuple[str, Callable[[str], Any]]] | No
         for d in decls:
             out[d] = (name, convert)
     return out
+
+
+#: The annotations of a command parameter that names a path (an option or an argument): its value goes through
+#: :func:`asz_core.config.user_path` before the command sees it.
+_PATHS = (Path, Optional[Path], list[Path])
+
+
+def with_user_paths(func: Callable) -> Callable:
+    """``func`` (a command function) wrapped so each argument annotated ``Path``, ``Optional[Path]`` or ``list[Path]``
+    reaches it with a leading ``~`` expanded (:func:`asz_core.config.user_path`): ``--root "~/x"`` is ``$HOME/x``
+    in every command, whether Typer or :func:`run_quick` calls it. ``func`` itself when it takes no path. The wrapper
+    keeps ``func``'s signature, annotations and help (``functools.wraps``), which is what Typer reads."""
+    import functools
+
+    try:
+        names = [n for n, hint in typing.get_type_hints(func).items() if n != "return" and hint in _PATHS]
+    except Exception:
+        return func
+    if not names:
+        return func
+    from ..config import user_path
+
+    @functools.wraps(func)
+    def expanded(*args: Any, **kwargs: Any) -> Any:
+        for name in names:
+            value = kwargs.get(name)
+            if isinstance(value, list):
+                kwargs[name] = [user_path(v) for v in value]
+            elif value is not None:
+                kwargs[name] = user_path(value)
+        return func(*args, **kwargs)
+
+    return expanded
 
 
 def quick_kwargs(func: Callable, args: list[str]) -> dict[str, Any] | None:
@@ -121,7 +154,7 @@ def run_quick(func: Callable, args: list[str]) -> bool:
     if kwargs is None:
         return False
     try:
-        func(**kwargs)
+        with_user_paths(func)(**kwargs)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except KeyboardInterrupt as exc:

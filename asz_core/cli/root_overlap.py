@@ -21,7 +21,9 @@ def _shown(given, real: Path) -> str:
 
 def _real(path) -> Path:
     """``path`` with ``~`` expanded and symlinks resolved (it need not exist)."""
-    return Path(os.path.realpath(Path(path).expanduser()))
+    from ..config import user_path
+
+    return Path(os.path.realpath(user_path(Path(path))))
 
 
 def overlap(storage, source) -> str:

@@ -93,8 +93,10 @@ def verify(
     (--json: figures_not_recounted) and how many do not match their seal
     (figures_unsealed: edited outside asz; the readers count those again).
     """
+    from ..config import user_path
     from ..verify.walk import verify_file
 
+    target = None if target is None else user_path(target)  # a PATH given as "~/…" (a session id never starts with ~)
     cfg_root = _root_from_config(config)  # a bad configuration file is a usage error (exit 2) whatever the target
     if target is not None and target.endswith(".sf"):
         raise _usage(f"{target} is a Session Flow round, not Session Data: rounds are checked with the root they belong to (asz verify --root DIR)")

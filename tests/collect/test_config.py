@@ -15,7 +15,8 @@ def test_defaults_without_a_file(tmp_path):
     assert (a.name, a.collector.mode, a.collector.interval, a.collector.max_delta_bytes) == ("claude-code-local", "watch", 600.0, 2097152)
 
 
-def test_every_key(tmp_path):
+def test_every_key(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
     f = tmp_path / "asz.yaml"
     f.write_text(
         "storage: {root: /srv/asz}\n"
@@ -28,7 +29,7 @@ def test_every_key(tmp_path):
     cfg = load_config(cwd=tmp_path)
     assert cfg.path == f and cfg.root == "/srv/asz" and cfg.max_round_bytes == 4096
     (a,) = cfg.enabled()
-    assert (a.name, a.source_root, a.include, a.exclude) == ("mini", "~/x", ["a"], ["/private/tmp/**"])
+    assert (a.name, a.source_root, a.include, a.exclude) == ("mini", f"{tmp_path}/home/x", ["a"], ["/private/tmp/**"])  # ~ is $HOME
     assert (a.collector.mode, a.collector.interval, a.collector.max_delta_bytes) == ("once", 5400.0, 8192)
     assert cfg.adapter("other").name == "other"
 
