@@ -83,6 +83,32 @@ def stage_upload_bodies(corpus_dir: Path, root: Path) -> bool:
     return True
 
 
+def expected_langsmith(posts: list[dict]) -> dict[str, dict]:
+    """Per session id (the folder langsmith-ingest lands it in): talks (trace ids), llm calls, tools (name -> failed
+    flags) and labels, read from the posted runs themselves (project + thread key, else the trace)."""
+    from asz_adapters_langchain.inbox import human_text
+    from asz_adapters_langchain.naming import conversation_values, session_name, unsupplied_session
+
+    by_id = {r["id"]: r for r in posts}
+    out: dict[str, dict] = {}
+    for r in posts:
+        root = r
+        while root.get("parent_run_id") in by_id:
+            root = by_id[root["parent_run_id"]]
+        md = (root.get("extra") or {}).get("metadata") or {}
+        values = conversation_values(root.get("session_name", ""), md)
+        sid = session_name(values) if values else unsupplied_session(root.get("session_name", ""), root["trace_id"])
+        e = out.setdefault(sid, {"talks": set(), "llm": 0, "tools": {}, "labels": []})
+        e["talks"].add(r["trace_id"])
+        if r["run_type"] == "llm":
+            e["llm"] += 1
+        if r["run_type"] == "tool":
+            e["tools"][r["name"]] = e["tools"].get(r["name"], []) + [bool(r.get("error"))]
+        if r is root and human_text(r.get("inputs")):
+            e["labels"].append(" ".join(human_text(r["inputs"]).split()))
+    return out
+
+
 def land_again(root: Path, session: str, kind: str = "transcript", stream: str = "main") -> int:
     """Land every record of ``session``'s ``kind`` files of ``stream`` once more, in new files after them, as a pass of an asz
     before 2026-12-02 killed between a file and its cursor did (a pass now moves the cursor past such files instead

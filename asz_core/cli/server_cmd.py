@@ -218,7 +218,8 @@ def server(
 
     cfg = _config("server", config)
     _check_port("server", port)
-    jobs = resolve_jobs("server", cfg, adapter=adapter, source=source, interval=interval)
+    # root: an adapter whose default source is the storage root (langsmith-ingest) reads --root, as in asz collect
+    jobs = resolve_jobs("server", cfg, adapter=adapter, source=source, interval=interval, root=root)
     storage = Path(root) if root is not None else Path(cfg.root)
     refuse_overlap("server", storage, jobs)
     every = min(j.interval for j in jobs)

@@ -64,7 +64,7 @@ def make_collectors(spec: PassSpec) -> list:
 
     cfg = load_config(spec.config)
     jobs = resolve_jobs("server", cfg, adapter=spec.adapter, source=Path(spec.source) if spec.source else None,
-                        interval=spec.interval)
+                        interval=spec.interval, root=Path(spec.root))  # spec.root: --root, else storage.root
     report = Report()
     return [Collector(spec.root, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
                       options=CollectOptions(max_delta_bytes=j.max_delta_bytes, jobs=spec.jobs), report=report)

@@ -12,32 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from cli_helpers import expected_langsmith as _expected
 from langchain_helpers import multipart_runs
-
-from asz_adapters_langchain.inbox import human_text
-from asz_adapters_langchain.naming import conversation_values, session_name, unsupplied_session
-
-
-def _expected(posts: list[dict]) -> dict[str, dict]:
-    """Per session id: talks, llm calls, tools, failed tools and labels, from the posted runs."""
-    by_id = {r["id"]: r for r in posts}
-    out: dict[str, dict] = {}
-    for r in posts:
-        root = r
-        while root.get("parent_run_id") in by_id:
-            root = by_id[root["parent_run_id"]]
-        md = (root.get("extra") or {}).get("metadata") or {}
-        values = conversation_values(root.get("session_name", ""), md)
-        sid = session_name(values) if values else unsupplied_session(root.get("session_name", ""), root["trace_id"])
-        e = out.setdefault(sid, {"talks": set(), "llm": 0, "tools": {}, "labels": []})
-        e["talks"].add(r["trace_id"])
-        if r["run_type"] == "llm":
-            e["llm"] += 1
-        if r["run_type"] == "tool":
-            e["tools"][r["name"]] = e["tools"].get(r["name"], []) + [bool(r.get("error"))]
-        if r is root and human_text(r.get("inputs")):
-            e["labels"].append(" ".join(human_text(r["inputs"]).split()))
-    return out
 
 
 def _steps(node: dict):
