@@ -87,7 +87,7 @@ def build_summary(root: str | os.PathLike, conversation: str, *, hide: Iterable[
     ``places`` and ``calls`` are :func:`conversation_calls`' pair from the
     same fold; ``problems`` is ``summary.problems`` (as :func:`conversation_checked` gives it). Raises as :func:`build_view`.
     """
-    with gc_pause.paused():
+    with gc_pause.paused(keep=True):  # its objects are freed by reference counting as it returns, never walked young
         b, fold, _, accepted, _, _, v = _prepare(Path(root), conversation, hide, None)
         # the lines drawing adds (they change no state), so summary.problems is the drawn document's
         b.problems.extend(line for line in v.missing_companions() if line not in b.problems)

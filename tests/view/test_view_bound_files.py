@@ -104,3 +104,35 @@ def test_file_rows_count_the_lines_of_each_file(corpus):
             if row["file"].endswith(".sk"):
                 continue
             assert row["lines"] == (root / row["file"]).read_bytes().count(b"\n"), (c, row["file"])
+
+
+def test_a_null_in_a_bound_file_reads_as_the_reader_reads_it():
+    """A bound line holding the bytes ``null`` is decoded as the reader decodes it: a listed field that is null is left
+    out (seed 000: absent and null read the same), at the record, in a part, in usage and in a dropped entry; a null
+    in a field the reader does not list stays; the word null inside a text changes nothing. Before session 14 any
+    such line sent its whole file to the reader (read twice)."""
+    from asz_core.view.session_records import _decode_bound
+
+    line = (b'{"ord":3,"off":10,"id":"m1","parent":null,"time":"2026-11-21T10:00:00Z",'
+            b'"parts":[{"k":"text","text":"x = null","name":null}],"usage":{"in":5,"out":null},'
+            b'"dropped":[{"what":"w","why":null}],"extra":null}')
+    recs, times, ids, parents, ords = _decode_bound([line], False, True)
+    assert recs == [{"ord": 3, "off": 10, "id": "m1", "time": "2026-11-21T10:00:00Z",
+                     "parts": [{"k": "text", "text": "x = null"}], "usage": {"in": 5},
+                     "dropped": [{"what": "w"}], "extra": None}]
+    assert ids == ["m1"] and parents == [None] and ords == [3]
+    assert times == [1_795_255_200 * 10**9]  # 2026-11-21T10:00:00Z in ns
+    text_only = b'{"ord":1,"off":0,"parts":[{"k":"text","text":"null"}]}'
+    assert _decode_bound([text_only], False, True)[0] == [{"ord": 1, "off": 0, "parts": [{"k": "text", "text": "null"}]}]
+
+
+def test_a_null_of_the_wrong_kind_still_sends_the_file_to_the_reader():
+    """A line the reader refuses (here ``ord`` null: required) raises as the reader's check does, so the file is read
+    the reader's way and its refusal is said (:meth:`LandedSession._bound` turns the FieldError into the full read)."""
+    import pytest
+
+    from asz_core.sessiondata.codec import FieldError
+    from asz_core.view.session_records import _decode_bound
+
+    with pytest.raises(FieldError):
+        _decode_bound([b'{"ord":null,"off":0,"parts":[{"k":"text","text":"a"}]}'], False, True)
