@@ -106,7 +106,7 @@ def repack_command(
             raise typer.Exit(exc.exit_code) from None
     try:
         rows = repack(where, dest, session, budget=budget, max_round_bytes=cfg.max_round_bytes)
-    except ValueError as exc:
+    except (ValueError, FileNotFoundError) as exc:  # FileNotFoundError: a folder that is no root (verify's own words)
         typer.echo(f"asz repack: {exc}", err=True)
         raise typer.Exit(2) from None
     except RepackRefused as exc:

@@ -39,22 +39,6 @@ def _is_session(root: Optional[Path], cfg_root: str, name: str) -> bool:
         return False
 
 
-def _refuse_empty(where: str, target: Optional[str]) -> None:
-    """Raise typer.Exit(2) (``no landed data in DIR: nothing to verify``) when the whole root ``where`` (a directory;
-    ``target`` None) holds nothing but hidden entries: no session directory, no ``_collect/`` (which every ``asz
-    collect`` into it leaves, even one that found nothing), no ``_conversations/``, no root file. Such a folder is no
-    storage root (a mistyped ``--root``), and a verdict on it would say nothing."""
-    import os
-
-    try:
-        empty = target is None and not any(not e.name.startswith(".") for e in os.scandir(where))
-    except OSError:
-        return
-    if empty:
-        raise _usage(f"no landed data in {where}: nothing to verify (not a storage root: nothing was ever collected "
-                     f"into it; asz collect --root {where} makes it one)")
-
-
 def _usage(message: str) -> typer.Exit:
     typer.echo(f"asz verify: {message}", err=True)
     return typer.Exit(2)
@@ -113,7 +97,6 @@ def verify(
         where = str(root) if root is not None else cfg_root
         if not Path(where).is_dir():
             raise _usage(f"no storage root at {where} (give --root DIR or set storage.root)")  # as every reader says it
-        _refuse_empty(where, target)
         if target is not None and not _is_session(root, cfg_root, target) and not Path(target).exists():
             from ..reading.ids import AmbiguousId, UnknownId, session_id
 

@@ -169,8 +169,10 @@ def repack(root: str | os.PathLike, dest: str | os.PathLike, session: str | None
     """Re-cut ``root`` (or one ``session``) into ``dest``, which must be missing or empty; returns one row per session.
 
     Raises ValueError when ``dest`` holds anything or ``session`` is not in
-    the root, and :class:`RepackRefused` when the root (or ``session``) does
-    not verify; either before anything is written. Index and chains are built
+    the root, FileNotFoundError when ``root`` is no storage root (an empty
+    folder, a projects folder: :func:`asz_core.verify.walk.verify_root`), and
+    :class:`RepackRefused` when the root (or ``session``) does not verify; each
+    before anything is written. Index and chains are built
     in ``dest`` by a parse afterwards.
     """
     from ..flow.parse import parse_root

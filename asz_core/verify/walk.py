@@ -343,6 +343,21 @@ def verify_file(path: str | os.PathLike, *, deep: bool = False) -> VerifyReport:
     return VerifyReport([section], ok_line=FILE_OK_LINE)
 
 
+def refuse_empty_root(root: str) -> None:
+    """Raise FileNotFoundError (``no landed data in ROOT: nothing to verify (…)``) when the folder ``root`` holds
+    nothing but hidden entries: no session directory, no ``_collect/`` (which every ``asz collect`` into it leaves,
+    even one that found nothing), no ``_conversations/``, no root file. Such a folder is no storage root (a mistyped
+    ``--root``), and a verdict on it would say nothing (docs/verify.md); ``asz verify`` says the message after
+    ``asz verify: `` and exits 2. A folder that cannot be listed is left to the walk."""
+    try:
+        empty = not any(not e.name.startswith(".") for e in os.scandir(root))
+    except OSError:
+        return
+    if empty:
+        raise FileNotFoundError(f"no landed data in {root}: nothing to verify (not a storage root: nothing was ever "
+                                f"collected into it; asz collect --root {root} makes it one)")
+
+
 def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: int | None = None, deep: bool = False,
                 digests: dict[str, str] | None = None, step: Callable[[str, int], None] | None = None) -> VerifyReport:
     """Verify every landed file of a storage root, or of one session (origin-digest §2.1, §2.2, §3.3, §8.1).
@@ -359,7 +374,7 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
     called as ``n`` more sessions are checked (a progress bar). Raises FileNotFoundError when the root, or
     the session in it, does not exist, or when the root is no storage root
     (directories, none of them a session: a session directory or a Claude
-    Code projects directory given as the root).
+    Code projects directory given as the root; an empty folder, :func:`refuse_empty_root`).
     """
     root_shown = str(root)
     root = Path(root)
@@ -371,6 +386,7 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
             raise FileNotFoundError(f"{root}: no session {session!r}")
         sessions = [sd]
     else:
+        refuse_empty_root(root_shown)
         sessions = session_dirs(root)
         refuse_what_is_no_root(root, sessions, "asz verify")
     jobs = default_jobs() if jobs is None else jobs

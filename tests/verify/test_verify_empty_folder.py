@@ -57,3 +57,55 @@ def test_ls_on_an_empty_folder_says_no_conversations(tmp_path):
     p = _asz("ls", "--root", str(empty), cwd=tmp_path)
     assert p.returncode == 0 and p.stderr.strip() + p.stdout.strip() == f"no conversations in {empty} (collect and parse sessions into it)"
     assert list(empty.iterdir()) == []
+
+
+def test_the_library_refuses_an_empty_folder_as_the_command_does(tmp_path):
+    """``verify_root`` and ``verify`` (the library) raise FileNotFoundError on an empty folder, with the very message
+    a real ``asz verify`` child prints after ``asz verify: `` as it exits 2 (one check: ``refuse_empty_root``)."""
+    import subprocess
+    import sys
+
+    import pytest
+
+    from asz_core.verify.walk import verify, verify_root
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / ".hidden").write_bytes(b"")
+    said = (f"no landed data in {empty}: nothing to verify (not a storage root: nothing was ever collected into it; "
+            f"asz collect --root {empty} makes it one)")
+    child = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "verify", "--root", str(empty)], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=120)
+    assert (child.returncode, child.stdout, child.stderr) == (2, "", f"asz verify: {said}\n")
+    for call in (verify_root, verify):
+        with pytest.raises(FileNotFoundError) as caught:
+            call(empty)
+        assert str(caught.value) == said
+        with pytest.raises(FileNotFoundError) as caught:
+            call(str(empty), jobs=1)
+        assert str(caught.value) == said
+    assert sorted(p.name for p in empty.iterdir()) == [".hidden"]  # nothing written
+
+
+def test_the_library_verifies_a_root_collect_made_from_an_empty_source(tmp_path):
+    from asz_core.verify.walk import verify_root
+
+    src, root = tmp_path / "projects", tmp_path / "data"
+    src.mkdir()
+    assert _asz("collect", "--once", "--source", str(src), "--root", str(root), cwd=tmp_path).returncode == 0
+    report = verify_root(root)
+    assert report.ok and report.sections[0].counts["sessions"] == 0
+
+
+def test_repack_of_an_empty_folder_or_a_projects_folder_is_a_usage_error(tmp_path):
+    """``asz repack`` verifies its root first (the library's verify): a folder that is no root is said in verify's own
+    words, exit 2, nothing written (it was a traceback for a projects folder, and a repack of nothing for an empty one)."""
+    empty, projects = tmp_path / "empty", tmp_path / "projects"
+    empty.mkdir()
+    (projects / "-home-me-app").mkdir(parents=True)
+    (projects / "-home-me-app" / "a.jsonl").write_text("{}\n")
+    p = _asz("repack", str(tmp_path / "out"), "--root", str(empty), cwd=tmp_path)
+    assert (p.returncode, p.stdout) == (2, "") and p.stderr.startswith(f"asz repack: no landed data in {empty}"), p.stderr
+    p = _asz("repack", str(tmp_path / "out"), "--root", str(projects), cwd=tmp_path)
+    assert (p.returncode, p.stdout) == (2, "") and p.stderr.startswith(f"asz repack: {projects}: not a storage root"), p.stderr
+    assert not (tmp_path / "out").exists()
