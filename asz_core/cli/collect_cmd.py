@@ -213,9 +213,9 @@ def collect(
     each session once. Ctrl-C stops at once and says on stderr ``stopped: landed N file(s) in N session(s)
     and wrote N round(s) this pass; K of M session(s) done`` (the bar's count, whether or not a session had anything new;
     ``; parsed K of M session(s)`` once all had landed) (exit 130 with --once, else 0; after the pass line it keeps its own status).
-    With --once, after the pass line, the list rows and usage summaries of the conversations the parse wrote rounds
-    for are counted and kept in ``_index/summaries.sqlite`` (withholding view.hide), so the first ``asz ls`` and
-    ``asz usage`` read them there (docs/reading.md, After a collect).
+    After each pass line (with --once and while watching), the list rows and usage summaries of the conversations the
+    parse wrote rounds for are counted and kept in ``_index/summaries.sqlite`` (withholding view.hide), so the first
+    ``asz ls`` and ``asz usage`` read them there (docs/reading.md, After a collect).
     """
     if lock_timeout < 0:
         raise _usage("collect", f"--lock-timeout must not be negative, got {lock_timeout}")
@@ -262,10 +262,11 @@ def collect(
 
 
 def _after_pass(storage: Path, cfg, written, *, watch: bool, parse: bool, jobs_n: int) -> int:
-    """After a pass's line: --once keeps the list rows of what it parsed, watch mode refreshes the search index
-    (docs/reading.md), an export endpoint gets what landed (issue 21). Returns push's status (0: nothing failed)."""
-    if not watch and written:
-        _keep_after_pass(storage, cfg, written, jobs_n)
+    """After a pass's line: the list rows of what it parsed are kept (--once and watching alike), watch mode refreshes
+    the search index (docs/reading.md), an export endpoint gets what landed (issue 21). Returns push's status (0:
+    nothing failed)."""
+    if written:
+        _keep_after_pass(storage, cfg, written, jobs_n, watch)
     if watch and parse:
         from ..reading.search import refresh
 
@@ -397,17 +398,22 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
     return counters, took, written
 
 
-def _keep_after_pass(storage: Path, cfg: Config, written: list[str], jobs_n: int) -> None:
+def _keep_after_pass(storage: Path, cfg: Config, written: list[str], jobs_n: int, watch: bool = False) -> None:
     """:func:`~asz_core.cli.list_rows.keep_list_rows` for the conversations the pass wrote rounds for; a Ctrl-C while its
-    module loads is said as one while it counts (the pass line is printed: the status stays the pass's)."""
+    module loads is said as one while it counts (the pass line is printed: the status stays the pass's). ``watch``: a
+    watching collector, whose Ctrl-C ends the command: the KeyboardInterrupt goes on to its handler after the line."""
     try:
         from .list_rows import keep_list_rows, stopped_keeping
     except KeyboardInterrupt:
         typer.echo(f"note: {storage}: stopped keeping the list rows; asz ls counts those not kept", err=True)
+        if watch:
+            raise
         return
     try:
-        keep_list_rows(storage, cfg, written, jobs_n)
+        keep_list_rows(storage, cfg, written, jobs_n, stop=watch)
     except KeyboardInterrupt:  # between its own handler and here
+        if watch:
+            raise
         stopped_keeping(storage)
 
 

@@ -1,4 +1,5 @@
-"""Keeping the list rows after a parse (``asz collect --once``, ``asz parse``): docs/reading.md, After a collect.
+"""Keeping the list rows after a parse (``asz collect``, ``asz parse``, ``asz server``'s passes): docs/reading.md, After
+a collect.
 
 A module of its own, importing nothing of the reading code until called, so a collect pass with nothing new pays
 nothing for it.
@@ -13,12 +14,14 @@ import typer
 __all__ = ["keep_list_rows", "not_kept", "stopped_keeping"]
 
 
-def keep_list_rows(storage: Path, cfg, conversations: list[str], jobs_n: int) -> None:
+def keep_list_rows(storage: Path, cfg, conversations: list[str], jobs_n: int, *, stop: bool = False) -> None:
     """Count and keep the ``asz ls`` rows and ``asz usage`` summaries of ``conversations`` (withholding ``view.hide``,
-    with asz.yaml's prices), so the first reader after ``asz collect --once`` or ``asz parse`` reads them from
-    ``_index/summaries.sqlite`` (:func:`asz_core.reading.listing.keep_rows`; docs/reading.md, After a collect).
-    Derived data: a failure, or Ctrl-C while it counts, is said on stderr in one line and changes nothing else (the
-    exit status stays the command's: its parse is done). ``cfg``: the loaded :class:`~asz_core.config.Config`."""
+    with asz.yaml's prices), so the first reader after ``asz collect`` (``--once`` or watching), ``asz parse`` or a
+    pass of ``asz server`` reads them from ``_index/summaries.sqlite`` (:func:`asz_core.reading.listing.keep_rows`;
+    docs/reading.md, After a collect). Derived data: a failure, or Ctrl-C while it counts, is said on stderr in one
+    line and changes nothing else (the exit status stays the command's: its parse is done); with ``stop`` (a watching
+    collector, whose Ctrl-C ends the command) the KeyboardInterrupt is raised again after that line.
+    ``cfg``: the loaded :class:`~asz_core.config.Config`."""
     from ..config import ConfigError
 
     try:  # the imports too: a Ctrl-C just after the pass line lands here
@@ -30,6 +33,8 @@ def keep_list_rows(storage: Path, cfg, conversations: list[str], jobs_n: int) ->
         not_kept(storage, exc)
     except KeyboardInterrupt:  # after the pass line the command keeps the pass's status (trial 7)
         stopped_keeping(storage)
+        if stop:
+            raise
 
 
 def stopped_keeping(storage: Path) -> None:

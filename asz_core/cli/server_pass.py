@@ -3,9 +3,11 @@
 Each pass lands what is new with every collector together
 (:func:`asz_core.collect.run_passes`, one forked worker per CPU as ``asz
 collect`` lands), parses the sessions whose chains are behind
-(:func:`asz_core.flow.parse.parse_root`, forked workers again) and brings the
-search index up to date (:func:`asz_core.reading.search.refresh`, derived
-data). A forked worker needs a process with one thread, and the server has
+(:func:`asz_core.flow.parse.parse_root`, forked workers again), keeps the list
+rows and usage summaries of the conversations it wrote rounds for, as ``asz
+collect`` does after its pass line (:func:`asz_core.cli.list_rows.keep_list_rows`:
+docs/reading.md, After a collect), and brings the search index up to date
+(:func:`asz_core.reading.search.refresh`); both derived data. A forked worker needs a process with one thread, and the server has
 many; so the pass runs in a child of its own (:class:`asz_core.view.worker.Worker`
 made with ``forks=True``, at the server's priority), which makes the
 collectors from the server's own options (:class:`PassSpec`) once and keeps
@@ -87,21 +89,25 @@ class _Say:
 
 def words(stage: str, done: int, of: int | None = None) -> str:
     """What the page says while the first pass runs: ``collecting: landing sessions, 12 of 529 done``, ``collecting:
-    parsing sessions into rounds, 40 done``, ``collecting: updating the search index, 7 conversation(s) done``."""
-    what = {"land": "landing sessions", "parse": "parsing sessions into rounds", "index": "updating the search index"}[stage]
+    parsing sessions into rounds, 40 done``, ``collecting: keeping the list rows, 0 of 40 done``, ``collecting:
+    updating the search index, 7 conversation(s) done``."""
+    what = {"land": "landing sessions", "parse": "parsing sessions into rounds", "rows": "keeping the list rows",
+            "index": "updating the search index"}[stage]
     count = f"{done} of {of} done" if of is not None else f"{done} {'conversation(s) ' if stage == 'index' else ''}done"
     return f"collecting: {what}, {count}"
 
 
-def run_pass(collectors: list, root: Path, max_round_bytes: int, jobs: int,
-             say: Callable[[str], None] | None = None) -> dict:
-    """One pass: land with every collector together, parse what is behind, update the search index, with ``jobs``
-    processes where this process may fork; problems go to stderr as ``error:`` lines. Returns the counts
-    ``sessions``, ``landed``, ``records``, ``rounds``, ``pending``, ``errors``, ``conflicts``, ``busy``.
-    ``say(words)``, when given, hears how far it got (:func:`words`)."""
+def run_pass(collectors: list, root: Path, cfg: Config, jobs: int, say: Callable[[str], None] | None = None) -> dict:
+    """One pass: land with every collector together, parse what is behind, keep the list rows of the conversations it
+    wrote rounds for (withholding ``cfg``'s view.hide, with its prices, as ``asz collect``), update the search index,
+    with ``jobs`` processes where this process may fork; problems go to stderr as ``error:`` lines (a row not kept:
+    one ``note:`` line). Returns the counts ``sessions``, ``landed``, ``records``, ``rounds``, ``pending``,
+    ``errors``, ``conflicts``, ``busy``. ``say(words)``, when given, hears how far it got (:func:`words`).
+    ``cfg``: the loaded :class:`~asz_core.config.Config` (its ``max_round_bytes`` bounds a round)."""
     from ..collect.collector import Counters, run_passes
     from ..flow.parse import parse_root
     from ..reading.search import refresh
+    from .list_rows import keep_list_rows
 
     tell = _Say(say)
     total = Counters()
@@ -119,12 +125,19 @@ def run_pass(collectors: list, root: Path, max_round_bytes: int, jobs: int,
             tell(words("parse", parsed[0]))
 
         tell(words("parse", 0), True)
+        written: list[str] = []
         try:
-            rounds = parse_root(root, max_round_bytes=max_round_bytes, err=sys.stderr, jobs=jobs, changed_only=True,
-                                keep_rounds=False, step=step).rounds
+            report = parse_root(root, max_round_bytes=cfg.max_round_bytes, err=sys.stderr, jobs=jobs, changed_only=True,
+                                keep_rounds=False, step=step)
+            rounds = report.rounds
+            written = [o.conversation for o in report.outcomes if o.rounds and o.conversation]
         except Exception as exc:  # a parse failure never stops the server
             print(f"error: parse: {type(exc).__name__}: {exc}", file=sys.stderr)
         tell(words("parse", parsed[0]), True)
+        if written:  # the same rows asz collect keeps after its pass line, so the first asz ls reads them
+            tell(words("rows", 0, len(written)), True)
+            keep_list_rows(root, cfg, written, jobs)
+            tell(words("rows", len(written), len(written)), True)
         indexed = [0]
 
         def one(conversation: str) -> None:
@@ -155,8 +168,7 @@ def collect_pass(spec: PassSpec, tell: bool) -> dict:
     cols = _COLLECTORS.get(spec)
     if cols is None:
         cols = _COLLECTORS[spec] = make_collectors(spec)
-    return run_pass(cols, Path(spec.root), load_config(spec.config).max_round_bytes, spec.jobs,
-                    progress if tell else None)
+    return run_pass(cols, Path(spec.root), load_config(spec.config), spec.jobs, progress if tell else None)
 
 
 class CollectLoop:
@@ -202,7 +214,7 @@ class CollectLoop:
                     return None
         if self._here is None:
             self._here = make_collectors(attrs.evolve(self.spec, jobs=1))
-        return run_pass(self._here, self.storage, self.cfg.max_round_bytes, 1, say)
+        return run_pass(self._here, self.storage, self.cfg, 1, say)
 
     def one_pass(self, first: bool = False) -> None:
         """One collect(+parse) pass; its counts go to ``state`` and one line to stdout."""

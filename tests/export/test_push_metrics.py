@@ -19,6 +19,7 @@ import pytest
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service_pb2_grpc
 from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2, metrics_service_pb2_grpc
 
+from anchors import anchor_usage
 from export_helpers import asz, summary
 
 SPOTTER = "-home-user-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl"
@@ -29,20 +30,9 @@ TYPES = {"input_tokens": "input", "output_tokens": "output", "cache_creation_inp
 
 def spec_usage(lines: list[str]) -> dict[str, int]:
     """Tokens per metric type of transcript ``lines`` by the reader-anchors rule (last line of each message id)."""
-    last: dict[tuple, dict] = {}
-    for ln in lines:
-        try:
-            d = json.loads(ln)
-        except ValueError:
-            continue
-        m = d.get("message") if isinstance(d, dict) and d.get("type") == "assistant" else None
-        if isinstance(m, dict) and m.get("id") and isinstance(m.get("usage"), dict):
-            last[(m["id"], d.get("requestId"))] = m["usage"]
-    out = dict.fromkeys(TYPES.values(), 0)
-    for u in last.values():
-        for k, t in TYPES.items():
-            out[t] += u.get(k) or 0
-    return out
+    tokens, _ = anchor_usage(lines)
+    return {"input": tokens["in"], "output": tokens["out"], "cacheCreation": tokens["cache_write"],
+            "cacheRead": tokens["cache_read"]}
 
 
 class _Capture(metrics_service_pb2_grpc.MetricsServiceServicer, logs_service_pb2_grpc.LogsServiceServicer):

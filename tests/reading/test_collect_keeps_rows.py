@@ -1,5 +1,5 @@
-"""``asz collect --once`` keeps the list rows and usage summaries of the conversations its parse wrote rounds for
-(docs/reading.md, After a collect), so the first ``asz ls`` and ``asz usage`` read them from
+"""``asz collect`` (``--once`` and watching), ``asz parse`` and ``asz server``'s passes keep the list rows and usage
+summaries of the conversations their parse wrote rounds for (docs/reading.md, After a collect), so the first ``asz ls`` and ``asz usage`` read them from
 ``_index/summaries.sqlite`` and open no landed record file, and what they print is byte for byte what a reader
 counting from the landed files prints.
 
@@ -20,6 +20,7 @@ from reading_helpers import asz
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from anchors import anchor_usage  # noqa: E402
 from cli_helpers import asz_in_process  # noqa: E402
 
 #: reader-anchors.md, Token counts: the corpus's usage over its 543 provider calls, counted from the transcripts.
@@ -139,3 +140,127 @@ def test_asz_parse_keeps_the_rows_of_what_it_parsed(corpus_source, tmp_path):
     total = json.loads(out)[0]["total"]
     assert {k: total["usage"][k] for k in TRUTH} == TRUTH and total["calls"] == CALLS
     assert _landed_record_files(root, seen) == []
+
+
+#: A small corpus session: 9 lines, 4 provider calls (lines 3, 5, 7 and 9).
+HELLO = ("-home-user-claude-reliability", "de3b8b19-5bc0-4a2a-934a-1b6806567e25")
+
+
+def _read_without_recounting(root: Path, lines: list[bytes]) -> None:
+    """``asz ls --json`` and ``asz usage`` of ``root`` (one conversation) open no landed record file, and give the
+    tokens and calls counted straight from the transcript ``lines`` that landed."""
+    tokens, calls = anchor_usage(lines)
+    out, seen = _opened_by("ls", "--json", "--root", str(root))
+    (row,) = json.loads(out)
+    assert row["id"] == HELLO[1] and row["state"] == "verified" and row["llm_calls"] == calls
+    assert {k: row["usage"][k] for k in tokens} == tokens
+    assert _landed_record_files(root, seen) == []
+    out, seen = _opened_by("usage", "session", "--json", "--tz", "UTC", "--root", str(root))
+    total = json.loads(out)[0]["total"]
+    assert {k: total["usage"][k] for k in tokens} == tokens and total["calls"] == calls
+    assert _landed_record_files(root, seen) == []
+
+
+def test_a_watching_collect_keeps_the_rows_of_each_pass(corpus_source, tmp_path):
+    """A watching ``asz collect`` (no --once) keeps the rows of what each pass parsed, as --once does: fed half a
+    corpus transcript, then the rest, the list after each pass is read from ``_index/summaries.sqlite`` (no landed
+    record file opened) and counts the tokens of the lines landed so far, counted from the transcript itself."""
+    import os
+    import signal
+    import subprocess
+
+    project, sid = HELLO
+    lines = (corpus_source / project / f"{sid}.jsonl").read_bytes().splitlines(keepends=True)
+    assert len(lines) == 9 and anchor_usage(lines)[1] == 4 and anchor_usage(lines[:5])[1] == 2
+    src = tmp_path / "projects" / project / f"{sid}.jsonl"
+    src.parent.mkdir(parents=True)
+    src.write_bytes(b"".join(lines[:5]))
+    root = tmp_path / "root"
+    p = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "collect", "--source", str(tmp_path / "projects"),
+                          "--root", str(root), "--interval", "200ms", "--jobs", "1"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, cwd=tmp_path, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        first = p.stdout.readline().decode()
+        assert " rounds=1 " in first, first
+        assert b"sessions=" in p.stdout.readline()  # the next pass: the first one's rows were kept before it began
+        assert _kept(root) == (1, 1)
+        _read_without_recounting(root, lines[:5])
+        with open(src, "ab") as f:
+            f.write(b"".join(lines[5:]))
+        before = b""
+        for _ in range(600):  # a pass may see part of the write: rounds follow until every line has landed
+            line = p.stdout.readline()  # a pass after one that wrote rounds: that one's rows were kept
+            if before and b" rounds=0 " not in before and b" rounds=0 " in line:
+                out, _ = _opened_by("ls", "--json", "--root", str(root))
+                if json.loads(out)[0]["llm_calls"] == 4:
+                    break
+            before = line
+        _read_without_recounting(root, lines)
+        assert _kept(root) == (1, 1)  # the row of the newer files replaced the older one
+    finally:
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err
+    assert b"list rows were not kept" not in err and b"stopped keeping" not in err, err
+
+
+def test_ctrl_c_while_a_watching_collect_keeps_the_rows_stops_it(corpus_source, tmp_path):
+    """A watching collector's Ctrl-C ends it, also while it keeps the rows after a pass line (the keeping says so in
+    its one note line and the KeyboardInterrupt goes on): exit 0 and the ``stopped:`` line, never a collector that
+    goes on watching (``--interval 1h``: it would wait an hour); the list afterwards is the one counted from the files."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    root = tmp_path / "root"
+    p = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "collect", "--source", str(corpus_source), "--root",
+                          str(root), "--interval", "1h", "--jobs", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         cwd=tmp_path, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        line = p.stdout.readline()
+        time.sleep(0.05)  # the rows of 11 conversations take half a second or more to count
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise
+    assert b" rounds=11 " in line and out == b"", (line, out, err)
+    assert p.returncode == 0, (p.returncode, err)
+    said = err.decode().splitlines()
+    assert said[0].startswith("collecting claude-code") and said[-1].startswith("stopped: "), said
+    assert set(said[1:-1]) <= {f"note: {root}: stopped keeping the list rows; asz ls counts those not kept"}, said
+    listed = asz("ls", "--json", "--root", str(root)).stdout
+    for q in (root / "_index").glob("summaries.sqlite*"):
+        q.unlink()
+    assert asz("ls", "--json", "--root", str(root)).stdout == listed
+
+
+def test_a_pass_of_asz_server_keeps_the_rows_of_what_it_parsed(corpus_source, tmp_path):
+    """``asz server`` (on loopback) keeps, in its collect pass, the rows of the conversations the pass wrote rounds
+    for, as ``asz collect`` does: once ``/api/status`` reports the pass, the ``rows`` table (which only the reading
+    code writes; the server's own counter keeps summaries) holds the conversation's row, and ``asz ls`` and
+    ``asz usage`` read it without opening a landed record file, with the tokens counted from the transcript."""
+    import time
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "view_server"))
+    from view_server_helpers import Served
+
+    project, sid = HELLO
+    lines = (corpus_source / project / f"{sid}.jsonl").read_bytes().splitlines(keepends=True)
+    src = tmp_path / "projects" / project / f"{sid}.jsonl"
+    src.parent.mkdir(parents=True)
+    src.write_bytes(b"".join(lines[:5]))
+    root = tmp_path / "root"
+    s = Served(["server", "--root", str(root), "--source", str(tmp_path / "projects"), "--interval", "1h"], tmp_path,
+               timeout=60)
+    try:
+        deadline = time.monotonic() + 120
+        while not s.get("/api/status").json().get("last_pass") and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert s.get("/api/status").json()["last_pass"]["rounds"] == 1, s.output()
+        assert _kept(root)[0] == 1, s.output()
+        _read_without_recounting(root, lines[:5])
+        assert "list rows were not kept" not in s.output()
+    finally:
+        s.stop()

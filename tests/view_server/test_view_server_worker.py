@@ -159,7 +159,7 @@ def test_the_collect_worker_may_fork_and_runs_at_the_servers_priority():
 
 def test_the_first_pass_says_how_far_it_got(tmp_path, monkeypatch):
     """The first pass's progress reaches the caller while it runs: the sessions landed of those found, the sessions
-    parsed, the conversations indexed."""
+    parsed, the list rows kept of the conversations it wrote rounds for, the conversations indexed."""
     from asz_core.cli.server_pass import PassSpec
     from view_server_helpers import canary_lines, write_session
 
@@ -176,6 +176,7 @@ def test_the_first_pass_says_how_far_it_got(tmp_path, monkeypatch):
     assert counts["sessions"] == 1 and counts["rounds"] == 1
     assert said == ["collecting: landing sessions, 1 of 1 done", "collecting: parsing sessions into rounds, 0 done",
                     "collecting: parsing sessions into rounds, 1 done",
+                    "collecting: keeping the list rows, 0 of 1 done", "collecting: keeping the list rows, 1 of 1 done",
                     "collecting: updating the search index, 0 conversation(s) done",
                     "collecting: updating the search index, 1 conversation(s) done"], said
 
