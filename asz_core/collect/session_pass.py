@@ -371,6 +371,7 @@ class SessionPass:
             cur.state, dirty = "active", True
         if cur.mode != mode:
             cur.mode, dirty = mode, True
+        read = len(data)  # bytes= counts the source bytes read, trailing newlines included
         data = data.rstrip(b"\n")  # trailing newlines are not content
         if not data:
             if dirty:
@@ -392,7 +393,7 @@ class SessionPass:
         enc = self.encode_fit(s, rec, room)
         del rec
         seq = self.land(s, [enc])
-        self.c.bytes += len(data)
+        self.c.bytes += read
         cur.content_sha256 = digest
         cur.last_seq = seq
         cur.state = "active"
