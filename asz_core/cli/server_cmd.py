@@ -162,7 +162,8 @@ def view(
 ) -> None:
     """Serve the page and the HTTP API over an existing storage root, read-only (origin-digest §8.3).
 
-    Withholds what ``view.hide`` says; ``view.hide_override`` lets a request's
+    Writes no evidence: only the derived caches under ``_index/`` that asz ls and
+    asz search keep (list rows, usage summaries, the search index). Withholds what ``view.hide`` says; ``view.hide_override`` lets a request's
     ``hide`` parameter replace it (seed 004, Withholding). Listens at once; the
     verification state of each conversation is found in the background (issue
     22). Runs until interrupted. Exit 1 when the root is not a directory, 2 on
