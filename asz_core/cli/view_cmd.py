@@ -168,6 +168,8 @@ def conversation(
 
     if cut_text(s.get("cut")):  # a verified conversation whose text is not all kept says so where the reader looks
         typer.echo(cut_text(s.get("cut")))
+    for line in link_lines(s):
+        typer.echo(line)
     cov = s.get("coverage") or {}
     if cov:
         typer.echo(f"coverage {cov['cited']}/{cov['records']} records with content drawn or listed"
@@ -184,6 +186,23 @@ def conversation(
         typer.echo(f"problem: {visible(p)}")
     if s["state"] != "verified":
         raise typer.Exit(1)
+
+
+def link_lines(s: dict) -> list[str]:
+    """The summary's links to other sessions as lines (docs/view.md, Links across sessions).
+
+    ``continues ID (N repeated record(s): drawn and counted there, listed here in not_drawn)`` when the
+    conversation opens by repeating another's records (``continues_all`` names every one), and
+    ``continued in ID, ID`` when others continue it; a trial user saw ``(no prompt)``, 0 talks and no
+    word of where a resumed copy's records went.
+    """
+    out = []
+    if s.get("continues"):
+        ids = ", ".join(s.get("continues_all") or [s["continues"]])
+        out.append(f"continues {ids} ({s.get('repeated', 0)} repeated record(s): drawn and counted there, listed here in not_drawn)")
+    if s.get("continued_in"):
+        out.append(f"continued in {', '.join(s['continued_in'])}")
+    return out
 
 
 def show(

@@ -206,3 +206,9 @@ def test_a_resumed_corpus_session_counts_each_message_and_usage_once(corpus_dir,
              for r in ([n["ref"]] if n.get("ref") else []) + n.get("refs", [])}
     assert cites and not cites & evidence  # no step of B draws a repeated line
     assert not [u for u in doc[B]["unresolved"] if u["kind"] in ("parent", "shared_id")]
+
+    # said in the plain summary too (a trial user saw "(no prompt)", 0 talks and no word of where the records went)
+    text_b = asz_in_process("conversation", B, "--root", str(root)).stdout.splitlines()
+    text_a = asz_in_process("conversation", A, "--root", str(root)).stdout.splitlines()
+    assert f"continues {A} ({len(listed)} repeated record(s): drawn and counted there, listed here in not_drawn)" in text_b
+    assert f"continued in {B}" in text_a and not any(t.startswith("continues ") for t in text_a)
