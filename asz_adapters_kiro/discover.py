@@ -65,6 +65,7 @@ __all__ = [
     "kiro_homes",
     "databases",
     "ide_dirs",
+    "read_folders",
 ]
 
 #: Kiro homes relative to the source root; the root itself counts when it holds ``sessions``.
@@ -127,6 +128,24 @@ def ide_dirs(root: Path) -> list[Path]:
     """Kiro IDE ``kiro.kiroagent`` directories under ``root``; ``root`` itself when it is one (issue 12, Sources). Never raises."""
     found = [root] if root.name == "kiro.kiroagent" or (root / "workspace-sessions").is_dir() else []
     return found + [root / rel for rel in IDE_DIRS if (root / rel).is_dir()]
+
+
+def read_folders(root: Path) -> list[Path]:
+    """The folders under ``root`` whose trees :func:`discover` reads (the paths need not exist): ``[root]`` when
+    ``root`` is itself a Kiro home (it holds ``sessions`` or is named ``.kiro``), a ``sessions`` directory or a
+    ``kiro.kiroagent`` directory; else, for a home directory, each Kiro home (``.kiro``), each IDE ``kiro.kiroagent``
+    directory and each folder holding a CLI 1.x database (``.local/share/kiro-cli`` and the like) of
+    :data:`KIRO_HOMES`, :data:`IDE_DIRS` and :data:`DATABASES`. Of the home itself only its top-level files are read
+    (``/chat save`` exports, a bare ``data.sqlite3``), never its other folders. ``stat`` calls only; never raises."""
+    try:
+        whole = (root.name in (".kiro", "sessions", "kiro.kiroagent") or (root / "sessions").is_dir()
+                 or (root / "workspace-sessions").is_dir())
+    except OSError:
+        whole = True
+    if whole:
+        return [root]
+    held = dict.fromkeys(str(Path(rel).parent) for rel in DATABASES if "/" in rel)
+    return [root / rel for rel in (*KIRO_HOMES, *IDE_DIRS, *held)]
 
 
 def _v2_transcript(name: str) -> bool:

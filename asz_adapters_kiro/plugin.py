@@ -14,7 +14,7 @@ from typing import Iterable, Mapping
 from asz_core import Adapter, Capabilities, Discovery, Record, Source, hookimpl
 
 from .convert import DIALECT, convert_document, convert_line
-from .discover import DATABASES, IDE_DIRS, KIRO_HOMES, discover, discover_documents
+from .discover import DATABASES, IDE_DIRS, KIRO_HOMES, discover, discover_documents, read_folders
 from .flags import FLAG_RULES
 from .glossary import GLOSSARY
 from .sqlite_rows import parse_row_fragment, read_row, row_exists
@@ -70,6 +70,13 @@ class KiroAdapter(Adapter):
                     or any((root / rel).is_file() for rel in DATABASES if "/" in rel))  # not a bare data.sqlite3 in HOME
         except (OSError, ValueError):
             return False
+
+    def read_folders(self, source_root: Path) -> list[Path]:
+        """The Kiro stores under ``source_root`` (``.kiro``, the IDE's ``kiro.kiroagent`` folders, the CLI 1.x data
+        folders), or ``[source_root]`` when it is a Kiro home, ``sessions`` or ``kiro.kiroagent`` directory: a storage
+        root elsewhere under the home (``~/asz-data``, ``./data`` of a project) is not refused. See
+        :func:`asz_adapters_kiro.discover.read_folders`. Never raises."""
+        return read_folders(Path(source_root))
 
     def discover(self, source_root: Path, *, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> Discovery:
         """Sources under ``source_root`` grouped by session; see :func:`asz_adapters_kiro.discover.discover`.

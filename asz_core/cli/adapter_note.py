@@ -1,20 +1,38 @@
-"""The note ``asz collect`` prints when the default adapter list is in force and an installed adapter it leaves out
-sees sessions at its default source (origin-digest §8.2 keeps the default list: claude-code-local only)."""
+"""The note ``asz collect`` and ``asz server`` print when the default adapter list is in force and an installed adapter
+it leaves out sees sessions at its default source (origin-digest §8.2 keeps the default list: claude-code-local only)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Mapping
 
 from ..config import Config
 from ..plugins.adapter import Adapter
+from .root_overlap import read_folders, root_overlap
 
 __all__ = ["unlisted_sessions_notes"]
 
 
-def unlisted_sessions_notes(cfg: Config, adapters: Mapping[str, Adapter], env: Mapping[str, str] | None = None) -> list[str]:
+def _where(adapter: Adapter, source_root: Path) -> str:
+    """The folders of ``adapter``'s :func:`~asz_core.cli.root_overlap.read_folders` under ``source_root`` that exist,
+    joined by " and " (``/home/me/.kiro``); the source root itself when none does. Never raises."""
+    try:
+        found = [str(f) for f in read_folders(adapter, source_root) if f.exists()]
+    except OSError:
+        found = []
+    return " and ".join(found) or str(source_root)
+
+
+def unlisted_sessions_notes(cfg: Config, adapters: Mapping[str, Adapter], env: Mapping[str, str] | None = None, *,
+                            storage: Path | None = None, cmd: str = "collect") -> list[str]:
     """One note per adapter of ``adapters`` (the installed ones, by name) that ``cfg`` does not enable and that has
-    sessions at its default source root (:meth:`~asz_core.plugins.adapter.Adapter.has_default_sessions`), naming it
-    and the two ways to collect it; [] when the configuration lists adapters (the user chose)."""
+    sessions at its default source root (:meth:`~asz_core.plugins.adapter.Adapter.has_default_sessions`), naming the
+    folders it reads there that exist (``~/.kiro``, not the home) and the two ways to collect it (``asz <cmd>
+    --adapter NAME``, or the adapters listed in asz.yaml); [] when the configuration lists adapters (the user chose).
+
+    ``storage`` is the storage root of the command (default ``cfg.root``): when it overlaps a folder the adapter reads
+    (:func:`~asz_core.cli.root_overlap.root_overlap`), the note says so and that ``--root`` must be moved, since either
+    way of collecting would then be refused. ``cmd`` is the command named in the note."""
     if cfg.adapters_listed:
         return []
     enabled = [a.name for a in cfg.enabled()]
@@ -24,12 +42,18 @@ def unlisted_sessions_notes(cfg: Config, adapters: Mapping[str, Adapter], env: M
             continue
         try:
             seen = adapter.has_default_sessions(env) is True
-            where = adapter.default_source_root(env) if seen else None
+            src = Path(adapter.default_source_root(env)) if seen else None
         except Exception:  # an adapter's answer never stops a collect
-            seen = False
-        if seen:
-            listed = "".join(f"\n    - name: {n}" for n in (*enabled, name))
-            notes.append(f"note: {name} sessions are at {where}, not collected: the default "
-                         f"adapter list is {', '.join(enabled)} only. Collect them with --adapter {name}, or list "
-                         f"the adapters in asz.yaml:\n  adapters:{listed}")
+            seen, src = False, None
+        if not seen or src is None:
+            continue
+        listed = "".join(f"\n    - name: {n}" for n in (*enabled, name))
+        note = (f"note: {name} sessions are in {_where(adapter, src)}, not collected: the default adapter list is "
+                f"{', '.join(enabled)} only. Collect them with asz {cmd} --adapter {name}, or list the adapters in "
+                f"asz.yaml:\n  adapters:{listed}")
+        hit = root_overlap(storage if storage is not None else Path(cfg.root), adapter, src)
+        if hit:
+            note += (f"\n  and give --root a folder apart from {hit[1]}: the storage root {hit[0]} it, and {name} "
+                     "would be refused")
+        notes.append(note)
     return notes

@@ -99,7 +99,7 @@ def resolve_jobs(
     if say_unlisted and not adapter and source is None:
         from .adapter_note import unlisted_sessions_notes
 
-        for note in unlisted_sessions_notes(cfg, reg.adapters()):
+        for note in unlisted_sessions_notes(cfg, reg.adapters(), storage=root, cmd=cmd):
             typer.echo(note, err=True)
     seconds: float | None = None
     if interval:
@@ -207,8 +207,9 @@ def collect(
     installed adapter it leaves out with sessions at its default source (~/.kiro: --adapter kiro, or asz.yaml adapters).
     Source lines the adapter cannot describe at all (garbage, not JSON) land verbatim as unknown parts and are told as one ``warning:`` per source file and pass
     naming their line numbers (not counted in errors=). Problems go to stderr as ``error:``, ``conflict:`` or ``busy:`` lines. One collector per root:
-    a second one is refused (exit 1) while the first runs. A storage root that is an adapter's source root, lies inside one or
-    holds one (symlinks resolved) is refused before anything is written (exit 2): asz writes its own files there. Several adapters collect together, session by session: within a session's pass the main transcript lands first, then the observers' ``changes``
+    a second one is refused (exit 1) while the first runs. A storage root that is an adapter's source root or holds it, or is,
+    lies inside or holds a folder the adapter reads there (symlinks resolved; Kiro reads ~/.kiro, not the whole home) is
+    refused before anything is written, for every adapter of the command (exit 2): asz writes its own files there. Several adapters collect together, session by session: within a session's pass the main transcript lands first, then the observers' ``changes``
     and ``execution`` files, then the rest (:func:`asz_core.collect.landing_rank`); ``sessions=`` counts
     each session once. Ctrl-C stops at once and says on stderr ``stopped: landed N file(s) in N session(s)
     and wrote N round(s) this pass; K of M session(s) done`` (the bar's count, whether or not a session had anything new;

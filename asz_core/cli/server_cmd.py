@@ -207,8 +207,10 @@ def server(
     The server listens at once; the first pass runs in the background and the
     page says so while it runs (issue 22). Each pass prints ``[HH:MM:SS] refreshed: sessions=N
     landed=N records=N rounds=N (1.234s)``; problems go to stderr as
-    ``error:`` lines. One collector per root: exit 1 when another holds it. A storage root that is a source root, lies
-    inside one or holds one (symlinks resolved) is refused before anything is written (exit 2).
+    ``error:`` lines. One collector per root: exit 1 when another holds it. A storage root that is a source root or holds
+    it, or is, lies inside or holds a folder an adapter reads there (symlinks resolved; Kiro reads ~/.kiro, not the whole
+    home) is refused before anything is written (exit 2). With no adapters configured it prints the note ``asz collect``
+    prints for an installed adapter with sessions it leaves out (~/.kiro: --adapter kiro, or asz.yaml adapters).
     """
     from ..collect.workers import default_jobs
     from ..storage.root import LockBusy, collector_lock
@@ -220,7 +222,7 @@ def server(
     cfg = _config("server", config)
     _check_port("server", port)
     # root: an adapter whose default source is the storage root (langsmith-ingest) reads --root, as in asz collect
-    jobs = resolve_jobs("server", cfg, adapter=adapter, source=source, interval=interval, root=root)
+    jobs = resolve_jobs("server", cfg, adapter=adapter, source=source, interval=interval, root=root, say_unlisted=True)
     storage = Path(root) if root is not None else Path(cfg.root)
     refuse_overlap("server", storage, jobs)
     every = min(j.interval for j in jobs)

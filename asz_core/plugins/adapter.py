@@ -362,6 +362,20 @@ class Adapter(abc.ABC):
         """
         return False
 
+    def read_folders(self, source_root: Path) -> list[Path]:
+        """The folders under ``source_root`` whose trees this adapter reads, for the storage-root overlap check.
+
+        ``asz collect``, ``asz server`` and ``asz sources --reland`` refuse a storage root that is ``source_root``,
+        holds it, or is, lies inside or holds one of these folders (:func:`asz_core.cli.root_overlap.refuse_overlap`);
+        a storage root inside ``source_root`` but outside every one of them is accepted, so an adapter whose source
+        root is a home directory (Kiro) lists the stores it reads there and a root such as ``~/asz-data`` is not
+        refused. The paths need not exist (a store the runtime makes later counts). The unlisted-adapter note names
+        the ones that exist. What the adapter reads of ``source_root`` itself must be its top-level files only when
+        ``source_root`` is not listed. Default: ``[source_root]`` (the whole tree). Must be cheap (``stat`` calls,
+        never a walk) and never raise.
+        """
+        return [Path(source_root)]
+
     def configure(self, entry: Any) -> None:
         """Take this adapter's entry of the configuration the command read (``asz.yaml`` or ``--config``).
 

@@ -13,7 +13,7 @@ import pytest
 from cli_helpers import asz_in_process
 
 KIRO = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "kiro" / "home" / ".kiro"
-NOTE = "note: kiro sessions are at"
+NOTE = "note: kiro sessions are in"
 
 
 @pytest.fixture
@@ -35,7 +35,7 @@ def test_plain_collect_names_kiro_sessions_it_does_not_collect_and_how(home, tmp
     p = _collect(home, tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stderr.count(NOTE) == 1, p.stderr
-    assert f"{NOTE} {home}, not collected" in p.stderr and "--adapter kiro" in p.stderr
+    assert f"{NOTE} {home / '.kiro'}, not collected" in p.stderr and "asz collect --adapter kiro" in p.stderr
     assert "  adapters:\n    - name: claude-code-local\n    - name: kiro" in p.stderr
     # the way the note names collects them: every session of the corpus (its CLI 2.x files and IDE 3.x folders)
     sessions = {f.stem for f in KIRO.glob("sessions/cli/*.jsonl")} | {d.name for d in KIRO.glob("sessions/*/sess_*")}
