@@ -63,7 +63,9 @@ def usage(
     (calls_with_usage in --json: those with usage); a row whose calls carry no usage at all (Kiro meters credits,
     not tokens) reads "not recorded" in TOTAL and - in the other figures, never 0. Cost comes from the price table (asz.yaml prices
     override it); a cost marked * leaves out unpriced models (--json lists
-    them under cost.unpriced). Only verified evidence is counted: the calls of
+    them under cost.unpriced). A call whose input (cache reads and writes included) is above 200K tokens is priced
+    at its model's long-context rates where the table has them (Claude Sonnet 4.5 and 4): a line under the table
+    counts them (--json: cost.long_context_calls; usage.long_context holds the tokens of every such call). Only verified evidence is counted: the calls of
     a conversation that does not verify (state incomplete or mismatch) are
     held back, in no figure and no total; a row they fall in is marked ! and
     lists them under held_back in --json (state, calls: null when not known, why), a line under the table names each
@@ -175,6 +177,10 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
     unpriced = t["cost"]["unpriced"]
     if unpriced:
         typer.echo(f"* unpriced, left out of the cost: {', '.join(unpriced)} (add them under prices in asz.yaml)")
+    long = t["cost"].get("long_context_calls")
+    if long:  # Anthropic prices a call whose input is above 200K at its model's long-context rates, all its tokens
+        typer.echo(f"{long:,} call(s) above 200K input tokens priced at long-context rates (input counts cache reads "
+                   "and writes; --json: cost.long_context_calls, usage.long_context)")
     held = _held_by_conversation(rows)
     if held:
         calls = {c: sum(h["calls"] for h in hs) if all(h["calls"] is not None for h in hs) else None for c, hs in held.items()}

@@ -358,7 +358,9 @@ def usage_lines(s: dict) -> list[str]:
                      "or gave one below 0, counted 0 (the notes name each), so the figures are short by it")
     cost = s["cost"]
     # in cents, as asz ls and asz usage round it (--json keeps the exact figure)
-    lines.append(f"cost ${cost['usd']:,.2f}" + (f" (unpriced: {', '.join(cost['unpriced'])})" if cost["unpriced"] else ""))
+    lines.append(f"cost ${cost['usd']:,.2f}" + (f" (unpriced: {', '.join(cost['unpriced'])})" if cost["unpriced"] else "")
+                 + (f" ({cost['long_context_calls']:,} call(s) above 200K input tokens at long-context rates)"
+                    if cost.get("long_context_calls") else ""))
     return lines
 
 

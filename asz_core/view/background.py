@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 from .query import ApiError
 from .rows import header_ms
-from .usage import SPLIT_KIND
+from .usage import LONG_KIND, SPLIT_KIND
 from .worker import WorkerGone
 
 __all__ = ["BackgroundChecks", "usage_hours", "hours_answer", "READ_QUIET", "CHECK_DELAY", "UNREAD_START", "CHECK_SOON"]
@@ -92,7 +92,8 @@ class BackgroundChecks:
         total: dict[tuple[int, str], list[int]] = {}
         for hours in parts:
             for key, v in hours.items():
-                t = total.setdefault(key, [0, 0, 0, 0, 0, 0])
+                t = total.setdefault(key, [0] * _WIDTH)
+                t.extend([0] * (len(v) - len(t)))
                 for i, n in enumerate(v):
                     t[i] += n
         answer = hours_answer(total, counted=len(parts), conversations=len(convs))
@@ -318,7 +319,8 @@ HOUR_MS = 3_600_000
 
 
 def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
-    """(UTC quarter-hour start in unix ms, model) -> [in, out, cache_read, cache_write, calls, cache_write_1h] over the
+    """(UTC quarter-hour start in unix ms, model) -> [in, out, cache_read, cache_write, calls, cache_write_1h, then the
+    same six for the long-context calls among them (a node's or request's ``long_context`` key)] over the
     document's ``llm.call`` nodes (``cache_write_1h``: the 1-hour part of ``cache_write``, which costs more);
     :func:`hours_answer` sums the quarters into hours too.
 
@@ -334,14 +336,38 @@ def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
             continue
         u = n.get("usage") if isinstance(n.get("usage"), dict) else {}
         key = (n["at"] // QUARTER_MS * QUARTER_MS, n.get("model") if isinstance(n.get("model"), str) else "")
-        t = out.setdefault(key, [0, 0, 0, 0, 0, 0])
-        for i, k in enumerate(_TOKENS):
-            v = u.get(k)
-            t[i] += v if isinstance(v, int) and not isinstance(v, bool) else 0
+        t = out.setdefault(key, [0] * _WIDTH)
+        _add_counts(t, 0, u)
         t[4] += len(n.get("requests") or ()) or 1  # a node holding two provider calls (issue 17) counts two
-        h = u.get(SPLIT_KIND)
-        t[5] += h if isinstance(h, int) and not isinstance(h, bool) else 0
+        # long-context calls (input above 200K): each provider call decides for itself, as Anthropic bills it
+        for r in (n.get("requests") or ()) if n.get("requests") else (n,):
+            ru = r.get("usage") if isinstance(r.get("usage"), dict) else None
+            if ru is not None and r.get("long_context") is True:
+                _add_counts(t, 6, ru)
+                t[10] += 1
     return out
+
+
+#: The width of a usage_hours list: in, out, cache_read, cache_write, calls, cache_write_1h, then the same six for the
+#: long-context calls among them (input above 200K tokens: :data:`~asz_core.view.usage.LONG_KIND`).
+_WIDTH = 12
+
+
+def _add_counts(t: list[int], at: int, u: dict) -> None:
+    """Add ``u``'s four counts into ``t[at:at + 4]`` and its ``cache_write_1h`` into ``t[at + 5]`` (integers only)."""
+    for i, k in enumerate(_TOKENS):
+        v = u.get(k)
+        t[at + i] += v if isinstance(v, int) and not isinstance(v, bool) else 0
+    h = u.get(SPLIT_KIND)
+    t[at + 5] += h if isinstance(h, int) and not isinstance(h, bool) else 0
+
+
+def _usage_of(v: list[int]) -> dict:
+    """The usage object of a usage_hours list (its long-context part under ``long_context`` when it has one)."""
+    u = dict(zip(_TOKENS, v[:4])) | ({SPLIT_KIND: v[5]} if len(v) > 5 and v[5] else {})
+    if len(v) > 10 and v[10]:
+        u[LONG_KIND] = dict(zip(_TOKENS, v[6:10]), calls=v[10]) | ({SPLIT_KIND: v[11]} if v[11] else {})
+    return u
 
 
 def hours_answer(total: dict[tuple[int, str], list[int]], *, counted: int, conversations: int) -> dict:
@@ -376,7 +402,9 @@ def _bucket_rows(total: dict[tuple[int, str], list[int]], name: str, cost_of) ->
         if len(v) > 5 and v[5]:  # 1-hour writes: a key only where there are some, as in a usage object
             row[SPLIT_KIND] = row.get(SPLIT_KIND, 0) + v[5]
         if cost_of is not None:
-            c = cost_of({model or "(no model)": dict(zip(_TOKENS, v[:4])) | ({SPLIT_KIND: v[5]} if len(v) > 5 else {})})
+            c = cost_of({model or "(no model)": _usage_of(v)})
             row["cost"] = round(row["cost"] + c["usd"], 6)
+            if c.get("long_context_calls"):  # calls priced at their model's long-context rates (input above 200K)
+                row["long_context_calls"] = row.get("long_context_calls", 0) + c["long_context_calls"]
             unpriced.update(c["unpriced"])
     return list(by_start.values()), unpriced

@@ -8,6 +8,7 @@ from ..flow.model import Node, Ref
 from ..sessiondata.jsonbytes import number_texts
 from .kinds import NO_TEXT, NOT_CHILDREN, STEP_KIND_SET, STRUCTURAL_SET, TEXT_LIMIT, TOOL_KINDS, WHITESPACE, WITHHOLDABLE_SET, clip_text, data_text
 from .view_base import ViewBase
+from .usage import is_long
 
 __all__ = ["NodeView", "talk_label"]
 
@@ -92,13 +93,16 @@ class NodeView(ViewBase):
         if cu.usage is not None:
             if not held:
                 d["usage"] = cu.usage  # made for this call by read_call, referenced by nothing else the document holds
+                if not cu.requests and is_long(cu.usage):  # input above 200K: the model's long-context rates, if any
+                    d["long_context"] = True
             d["usage_state"] = "unavailable" if held else cu.state
         if cu.incomplete and not held:  # counts its record lists under dropped: the usage is short by them
             d["usage_incomplete"] = list(cu.incomplete)
         if cu.requests:  # two provider calls answered under one message id (issue 17): each with its own usage
             d["requests"] = [{"request": r.request, "usage_state": "unavailable", "model": r.model} if held else
                              {"request": r.request, "model": r.model} if r.usage is None else  # a call that left no usage
-                             {"request": r.request, "usage": dict(r.usage), "usage_state": r.state, "model": r.model} for r in cu.requests]
+                             {"request": r.request, "usage": dict(r.usage), "usage_state": r.state, "model": r.model}
+                             | ({"long_context": True} if is_long(r.usage) else {}) for r in cu.requests]
         flags: frozenset[str] | None = None
         records = self.sess.records
         for r in refs:

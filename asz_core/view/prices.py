@@ -16,6 +16,17 @@ part, priced at ``cache_write_1h`` while the rest is priced at
 ``cache_write``. Usage with no ``cache_write_1h`` (files landed before asz
 kept the split, or a source that does not give it) is priced all at
 ``cache_write``.
+
+Long context (Anthropic's pricing page, "Long context pricing"): an entry may
+give ``long_context``, five more prices of the same keys (``cache_write_1h``
+again 2x its ``input`` when left out), for calls whose input (``in`` +
+``cache_read`` + ``cache_write``) is above 200,000 tokens
+(:data:`~asz_core.view.usage.LONG_CONTEXT_ABOVE`): all the tokens of such a
+call, output included, are priced at them. A usage sum carries the part of its
+counts that came from such calls (``long_context``,
+:func:`~asz_core.view.usage.add_call`); a model whose entry has no
+``long_context`` prices that part at its usual rates, as Anthropic does for the
+models whose whole context window has one price.
 """
 
 from __future__ import annotations
@@ -28,7 +39,9 @@ from typing import Any, Mapping
 
 import attrs
 
-__all__ = ["PRICE_KEYS", "HOUR_KEY", "Price", "PriceTable", "default_table", "price_table", "cost_of"]
+from .usage import LONG_KIND
+
+__all__ = ["PRICE_KEYS", "HOUR_KEY", "LONG_KEY", "Price", "PriceTable", "default_table", "price_table", "cost_of"]
 
 #: The four prices every entry gives, per million tokens, and the usage count each applies to.
 PRICE_KEYS = {"input": "in", "output": "out", "cache_write": "cache_write", "cache_read": "cache_read"}
@@ -36,6 +49,8 @@ PRICE_KEYS = {"input": "in", "output": "out", "cache_write": "cache_write", "cac
 HOUR_KEY = "cache_write_1h"
 #: The 1-hour cache write price of an entry that gives none, as a multiple of its input price (Anthropic's pricing page).
 HOUR_FACTOR = Decimal(2)
+#: The optional key of an entry giving its long-context prices (five prices, as an entry's own).
+LONG_KEY = "long_context"
 _SNAPSHOT = re.compile(r"-\d{8}$")
 _MILLION = Decimal(1_000_000)
 _MICRO = Decimal("0.000001")
@@ -44,22 +59,35 @@ _MICRO = Decimal("0.000001")
 @attrs.frozen
 class Price:
     """USD per million tokens: ``input``, ``output``, ``cache_write`` (5-minute writes), ``cache_read``,
-    ``cache_write_1h`` (1-hour writes)."""
+    ``cache_write_1h`` (1-hour writes); ``long_context``: the same five for long-context calls, or None when the
+    model has one price for its whole context window."""
 
     input: Decimal
     output: Decimal
     cache_write: Decimal
     cache_read: Decimal
     cache_write_1h: Decimal
+    long_context: "Price | None" = None
 
-    def of(self, usage: Mapping[str, int]) -> Decimal:
-        """The exact cost in USD of ``usage`` (``in``, ``out``, ``cache_read``, ``cache_write`` counts, and
-        ``cache_write_1h``, the 1-hour part of ``cache_write``, when given).
+    def of(self, usage: Mapping[str, Any]) -> Decimal:
+        """The exact cost in USD of ``usage`` (``in``, ``out``, ``cache_read``, ``cache_write`` counts,
+        ``cache_write_1h``, the 1-hour part of ``cache_write``, and ``long_context``, the part of them from
+        long-context calls, when given).
 
         The 1-hour part is priced at ``cache_write_1h`` and the rest of
         ``cache_write`` at ``cache_write``; a 1-hour count larger than
         ``cache_write`` (a source that contradicts itself) is taken as all of it.
+        With :attr:`long_context` prices the long-context part is priced at
+        them and the rest at these; without, all at these.
         """
+        long = usage.get(LONG_KIND) if self.long_context is not None else None
+        if not long:
+            return self._flat(usage)
+        rest = {k: usage.get(k, 0) - long.get(k, 0) for k in (*PRICE_KEYS.values(), HOUR_KEY)}
+        return self._flat(rest) + self.long_context._flat(long)
+
+    def _flat(self, usage: Mapping[str, Any]) -> Decimal:
+        """``usage`` priced at these five prices alone."""
         writes = usage.get("cache_write", 0)
         hour = min(usage.get(HOUR_KEY, 0), writes)
         return (self.input * usage.get("in", 0) + self.output * usage.get("out", 0) + self.cache_read * usage.get("cache_read", 0)
@@ -89,12 +117,15 @@ class PriceTable:
         return PriceTable(merged, self.date, self.source)
 
 
-def parse_price(d: Mapping[str, Any]) -> Price:
+def parse_price(d: Mapping[str, Any], *, long: bool = True) -> Price:
     """A :class:`Price` from a mapping holding the four keys of :data:`PRICE_KEYS`, and optionally ``cache_write_1h``
-    (2x ``input`` when left out), as non-negative numbers. Raises ValueError."""
-    if not isinstance(d, Mapping) or not set(PRICE_KEYS) <= set(d) <= {*PRICE_KEYS, HOUR_KEY}:
-        raise ValueError(f"a price needs exactly the keys {', '.join(PRICE_KEYS)} (and may give {HOUR_KEY})")
-    values = {}
+    (2x ``input`` when left out) and ``long_context`` (a mapping of the same keys, read the same way; only where
+    ``long``), as non-negative numbers. Raises ValueError naming the key."""
+    allowed = {*PRICE_KEYS, HOUR_KEY, LONG_KEY} if long else {*PRICE_KEYS, HOUR_KEY}
+    if not isinstance(d, Mapping) or not set(PRICE_KEYS) <= set(d) <= allowed:
+        raise ValueError(f"a price needs exactly the keys {', '.join(PRICE_KEYS)} (and may give {HOUR_KEY}"
+                         + (f" and {LONG_KEY}" if long else "") + ")")
+    values: dict[str, Any] = {}
     for k in (*PRICE_KEYS, HOUR_KEY):
         if k not in d:
             continue
@@ -103,6 +134,11 @@ def parse_price(d: Mapping[str, Any]) -> Price:
             raise ValueError(f"{k}: expected a non-negative number of USD per million tokens, got {v!r}")
         values[k] = Decimal(str(v))
     values.setdefault(HOUR_KEY, values["input"] * HOUR_FACTOR)
+    if LONG_KEY in d:
+        try:
+            values[LONG_KEY] = parse_price(d[LONG_KEY], long=False)
+        except ValueError as exc:
+            raise ValueError(f"{LONG_KEY}: {exc}") from None
     return Price(**values)
 
 
@@ -126,16 +162,19 @@ def price_table(entries: Mapping[str, Mapping[str, Any]] | None = None) -> Price
     return table.with_entries(entries) if entries else table
 
 
-def cost_of(usage_by_model: Mapping[str, Mapping[str, int]], table: PriceTable | None = None) -> dict:
-    """``{"usd": number, "unpriced": [models]}`` of usage by model.
+def cost_of(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable | None = None) -> dict:
+    """``{"usd": number, "unpriced": [models]}`` of usage by model, and ``"long_context_calls": n`` when n > 0.
 
     ``usd`` sums the models the table prices, rounded to 6 decimals;
     ``unpriced`` lists, sorted, every model with usage and no price, whose
-    tokens are in no sum (never costed at 0).
+    tokens are in no sum (never costed at 0). ``long_context_calls`` counts the
+    calls priced at their model's long-context rates (input above 200K tokens,
+    a model whose entry has ``long_context``).
     """
     table = table or default_table()
     total = Decimal(0)
     unpriced: list[str] = []
+    long_calls = 0
     for model, usage in usage_by_model.items():
         p = table.price(model)
         if p is None:
@@ -143,5 +182,9 @@ def cost_of(usage_by_model: Mapping[str, Mapping[str, int]], table: PriceTable |
                 unpriced.append(model)
             continue
         total += p.of(usage)
-    return {"usd": float(total.quantize(_MICRO)), "unpriced": sorted(unpriced)}
-
+        if p.long_context is not None and usage.get(LONG_KIND):
+            long_calls += usage[LONG_KIND].get("calls", 0)
+    out = {"usd": float(total.quantize(_MICRO)), "unpriced": sorted(unpriced)}
+    if long_calls:
+        out["long_context_calls"] = long_calls
+    return out

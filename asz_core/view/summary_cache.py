@@ -60,7 +60,7 @@ __all__ = ["DB_NAME", "SCHEMA_VERSION", "seal", "HELD_KEYS", "TITLE_CODE", "code
 #: The file under ``<root>/_index/`` that holds the entries.
 DB_NAME = "summaries.sqlite"
 #: Named in every fingerprint: changed when the way calls are counted changes within one version (1h: usage keeps
-#: ``cache_write_1h``; state: an entry keeps the verification state; not-derived: rows say changes_not_derived;
+#: ``cache_write_1h``; long-context: usage sums keep the part from calls whose input was above 200K; state: an entry keeps the verification state; not-derived: rows say changes_not_derived;
 #: titles: a title is never an injected record's text; leaf: a summary record names only the conversation holding
 #: its leafUuid's message, and a damaged round is said; incomplete: a call keeps the usage counts its record dropped;
 #: calls: a row's llm_calls and usage_incomplete are the summary's, one call per message id + request id; negative: a
@@ -70,7 +70,7 @@ DB_NAME = "summaries.sqlite"
 #: verify is never titled "(no prompt)"; unverified-model: a call read from a file that does not verify names no model;
 #: problems: a row carries its document's problems; listed-problems: an entry's problems are the document's whole
 #: summary.problems, as the row lists them), so no entry counted the old way is used.
-_COUNTING = "1h+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems"
+_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems"
 #: The modules (under ``asz_core/view``) whose code makes a row's title and a talk's label: their source is hashed into
 #: every fingerprint (:func:`code_mark`), so an entry made by an asz whose title or label code differed, a development
 #: build of the same version included, is never read. The rule: code that decides a title or a label lives in one of

@@ -21,6 +21,16 @@ present in what this module returns; plus ``cache_write_1h`` (the part of
 ``cache_write`` written to the 1-hour cache, which costs more) only when a
 record gives a non-zero one (:data:`SPLIT_KIND`), so usage that never had
 the split reads as it always did.
+
+Long context (Anthropic's pricing page, "Long context pricing"; the context
+windows page): a request whose input (``in`` + ``cache_read`` +
+``cache_write``, cache reads and writes included, output not) exceeds
+:data:`LONG_CONTEXT_ABOVE` (200,000 tokens) is priced, all its tokens, at the
+model's long-context rates where the model has them. A sum of usage keeps the
+part that came from such calls under :data:`LONG_KIND`
+(``{"calls", "in", "out", "cache_read", "cache_write"}`` and its
+``cache_write_1h``), a part of the four counts (never added to a total of
+tokens), present only when some call was that long (:func:`add_call`).
 """
 
 from __future__ import annotations
@@ -31,7 +41,7 @@ import msgspec
 
 from ..sessiondata.vocabulary import USAGE_COUNT_DROPPED
 
-__all__ = ["TOKEN_KINDS", "SPLIT_KIND", "LANES", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls",
+__all__ = ["TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls",
            "call_count", "usage_totals", "incomplete_lines", "negative_counts"]
 
 #: The four token counts of a usage object, in document order.
@@ -39,6 +49,12 @@ TOKEN_KINDS = ("in", "out", "cache_read", "cache_write")
 #: The part of ``cache_write`` that went to the 1-hour cache: a count inside ``cache_write`` (never added to a total
 #: of tokens), present in a usage object only when not zero.
 SPLIT_KIND = "cache_write_1h"
+#: A call whose input (in + cache_read + cache_write) is above this many tokens is a long-context call: Anthropic prices
+#: all its tokens at the model's long-context rates where the model has them (``long_context`` of a price entry).
+LONG_CONTEXT_ABOVE = 200_000
+#: The key of a usage sum that holds the part of its counts from long-context calls: ``{"calls", "in", "out",
+#: "cache_read", "cache_write"}`` (and ``cache_write_1h`` when not zero); present only when not empty.
+LONG_KIND = "long_context"
 #: ``usage_by_lane`` keys: calls on the main stream, and calls on any other stream (sub-agents, side chains).
 LANES = ("main", "subagent")
 #: The key ``usage_by_model`` uses for calls whose records name no model.
@@ -74,12 +90,39 @@ def zero_usage() -> dict:
 
 
 def add_usage(total: dict, u: dict) -> dict:
-    """Add the four counts of ``u`` (and its ``cache_write_1h``, when it has one) into ``total`` in place; returns ``total``."""
+    """Add the four counts of ``u`` (and its ``cache_write_1h`` and its long-context part, when it has them) into
+    ``total`` in place; returns ``total``. ``u`` is a sum of usage: to add one call's usage, :func:`add_call`."""
     for k in TOKEN_KINDS:
         total[k] += u.get(k, 0)
     h = u.get(SPLIT_KIND)
     if h:
         total[SPLIT_KIND] = total.get(SPLIT_KIND, 0) + h
+    long = u.get(LONG_KIND)
+    if long:
+        mine = total.get(LONG_KIND)
+        if mine is None:
+            mine = total[LONG_KIND] = dict(zero_usage(), calls=0)
+        add_usage(mine, long)
+        mine["calls"] += long.get("calls", 0)
+    return total
+
+
+def prompt_tokens(u: dict) -> int:
+    """The input of one call as Anthropic's long-context threshold counts it: ``in + cache_read + cache_write`` tokens."""
+    return u.get("in", 0) + u.get("cache_read", 0) + u.get("cache_write", 0)
+
+
+def is_long(u: dict | None) -> bool:
+    """Whether one call's usage is a long-context call: its input (:func:`prompt_tokens`) above :data:`LONG_CONTEXT_ABOVE`."""
+    return u is not None and prompt_tokens(u) > LONG_CONTEXT_ABOVE
+
+
+def add_call(total: dict, u: dict) -> dict:
+    """Add one provider call's usage ``u`` into the sum ``total`` in place (:func:`add_usage`), and into its
+    :data:`LONG_KIND` part too when the call is a long-context one (:func:`is_long`); returns ``total``."""
+    add_usage(total, u)
+    if is_long(u):
+        add_usage(total, {LONG_KIND: dict(u, calls=1)})
     return total
 
 
@@ -205,7 +248,7 @@ def usage_totals(calls: Iterable[CallUsage]) -> dict:
     ``models`` lists, sorted, the model of every call that is not synthetic;
     ``usage_by_model`` is keyed by model (``(no model)`` for a call with usage
     whose records name none) and sorted by key; ``usage_by_lane`` always has
-    both lanes.
+    both lanes. Each usage sum holds its long-context part (:data:`LONG_KIND`) when some call was one.
     """
     total = zero_usage()
     by_model: dict[str, dict] = {}
@@ -236,6 +279,8 @@ def usage_totals(calls: Iterable[CallUsage]) -> dict:
         h = u.get(SPLIT_KIND)
         if h:
             t[SPLIT_KIND] = t.get(SPLIT_KIND, 0) + h
+        if is_long(u):  # a long-context call: its counts are the sum's long_context part too
+            add_usage(t, {LONG_KIND: dict(u, calls=1)})
     for (model, lane), u in pairs.items():
         for t in (total, by_model.get(model) or by_model.setdefault(model, zero_usage()), by_lane[lane]):
             add_usage(t, u)

@@ -12,8 +12,10 @@ from (a call with no usage: of its first record). Cost is the price table's
 (:func:`~asz_core.view.prices.cost_of`), per row.
 
 A row: its key (``date`` ``YYYY-MM-DD``, ``month`` ``YYYY-MM``,
-``conversation`` or ``project``), then ``usage`` (four counts), ``cost``
-(``{"usd", "unpriced"}``), ``models`` (sorted), ``usage_by_model``, ``calls``,
+``conversation`` or ``project``), then ``usage`` (four counts, and ``long_context``, the part of them from calls
+whose input was above 200K tokens, when some was: :data:`~asz_core.view.usage.LONG_KIND`), ``cost``
+(``{"usd", "unpriced"}``, and ``long_context_calls``, how many calls were priced at their model's long-context
+rates, when some were), ``models`` (sorted), ``usage_by_model``, ``calls``,
 ``conversations`` (how many) and ``cost_by_model`` (each model of ``usage_by_model``
 with its own ``{"usd", "unpriced"}``; added in session 10); a ``conversation`` row adds ``title``,
 ``project``, ``from`` and ``to`` (unix ms of its first and last counted call).
@@ -49,7 +51,7 @@ from .rows import read_head
 from .summary import REMOVED
 from .summary_cache import SummaryStore, conversation_summary
 from .prices import PriceTable, cost_of
-from .usage import add_usage, zero_usage
+from .usage import add_call, add_usage, zero_usage
 from .zone import zone_of
 
 __all__ = ["VIEWS", "KEYS", "Counted", "read_root", "report", "totals", "zone_of"]
@@ -205,8 +207,8 @@ def _row(view: str, key: str, every: list[Counted], table: PriceTable | None) ->
             h["calls"] = None if h["calls"] is None or c.weight is None else h["calls"] + c.weight
     for c in calls:
         if c.usage is not None:
-            add_usage(total, c.usage)
-            add_usage(by_model.setdefault(c.model or "(no model)", zero_usage()), c.usage)
+            add_call(total, c.usage)  # a long-context call counts in the sums' long_context part too
+            add_call(by_model.setdefault(c.model or "(no model)", zero_usage()), c.usage)
     row: dict = {KEYS[view]: key}
     if view == "session":
         places = every[0].places

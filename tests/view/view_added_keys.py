@@ -8,7 +8,7 @@ SUMMARY_KEYS = ("project", "git_branch", "runtime", "models", "usage", "usage_by
 
 
 def strip_added(doc: dict) -> dict:
-    """``doc`` without issue 17's keys, in place: the summary's, and each call's ``model`` and ``usage_state``.
+    """``doc`` without issue 17's keys, in place: the summary's, and each call's ``model``, ``long_context`` and ``usage_state``.
 
     A call read ``last_seen`` had no usage in the original (it kept usage only on finished calls), so its
     ``usage`` goes too; a ``final`` call's usage is the original's key and stays.
@@ -20,6 +20,7 @@ def strip_added(doc: dict) -> dict:
         if isinstance(n, dict):
             if n.get("kind") == "llm.call":
                 n.pop("model", None)
+                n.pop("long_context", None)  # a call above 200K input tokens (long-context prices)
                 if n.pop("usage_state", None) == "last_seen":
                     n.pop("usage", None)
             for v in n.values():
