@@ -13,20 +13,28 @@ from a warm page cache, it times
 * the baseline: read every landed file and ``hashlib.sha256`` its bytes;
 * ``verify_root`` in one process (``jobs=1``) and with one process per CPU
   (what ``asz verify`` does): every file hashed, every record line's
-  positions read, contiguity and cursors checked;
+  positions read, contiguity and cursors checked; the positions of a file
+  read whole are read by the compiled :mod:`asz_core.verify.linescan` where
+  it was built (the root line says which);
+* ``verify, 1 proc., Python``: the same in one process with the per-line
+  Python loop in place of the compiled scanner (what an install without a C
+  compiler runs, and what ran before it);
 * ``verify_root(deep=True)`` (``asz verify --deep``), one process per CPU:
   every record line decoded and type-checked in full as well;
 * ``sha256 + positions``: the baseline plus the scan's per-line work alone
   (:func:`asz_core.verify.landed.line_positions`: each record line's
   positions read, nothing else checked). No Python scan in one thread can
-  beat it, so its ratio is the ceiling of ``verify, 1 process``;
+  beat it, so its ratio is the ceiling of ``verify, 1 proc., Python``;
 * ``sha256 + newlines``: the baseline plus a bare loop that finds each
   line's end (``bytes.find``, which is ``memchr``) and does nothing else: the
   least any per-line loop in Python costs, whatever it checks;
 * ``+ listing, cursors``: that, plus every session listed and every cursor
   read (what the contiguity check needs besides the landed bytes): the
   least a verify in Python does with a per-line loop, so its ratio is the
-  ceiling of ``verify, 1 process`` short of compiled code;
+  ceiling of ``verify, 1 proc., Python``;
+* ``sha256 + C positions``: the baseline plus
+  :func:`asz_core.verify.linescan.positions` over each file (each record
+  line's positions read in one C call, nothing else checked);
 * ``sha256 + one regex``: the baseline plus the way without a per-line loop
   in Python: one ``findall`` over each whole file of the prefix every record
   line begins with (``\n{"ord":N,"off":N,"sha":"…","bytes":N``), and
@@ -64,6 +72,7 @@ from asz_core.sessiondata import SDWriter, decode_header  # noqa: E402
 from asz_core.storage import landed_files, session_dirs  # noqa: E402
 from asz_core.storage.cursor import read_cursor  # noqa: E402
 from asz_core.storage.layout import session_listing  # noqa: E402
+import asz_core.verify.landed as landed_mod  # noqa: E402
 from asz_core.verify.landed import _PREFIX, line_positions  # noqa: E402
 from asz_core.verify.walk import verify_root  # noqa: E402
 
@@ -175,13 +184,23 @@ def listing(root: Path) -> int:
     return n
 
 
-def sha_pass(files: list[Path], positions: bool = False, lines: bool = False, root: Path | None = None, regex: bool = False) -> int:
+def c_positions(data: bytes) -> int:
+    """Every record line's positions read by the compiled scanner in one call; returns how many it read."""
+    got = landed_mod.linescan.positions(data, data.find(b"\n") + 1, data.rfind(b"\n", 0, len(data) - 1) + 1, True)
+    if isinstance(got, int):
+        raise ValueError(f"record row {got}: a line the compiled scanner does not vouch for")
+    return got[0]
+
+
+def sha_pass(files: list[Path], positions: bool = False, lines: bool = False, root: Path | None = None, regex: bool = False,
+             compiled: bool = False) -> int:
     """The baseline: read each file and hash its bytes with ``hashlib.sha256``; returns the bytes read.
 
     With ``positions``, also the scan's per-line work over the same bytes, in one thread (``line_positions``):
     the least one thread can do to verify. With ``lines``, only a loop that finds each line's end (:func:`newlines`).
     With ``root``, also every session of it listed and every cursor read (:func:`listing`). With ``regex``, the
-    prefixes found by one call over each file instead (:func:`one_regex`)."""
+    prefixes found by one call over each file instead (:func:`one_regex`); with ``compiled``, by the compiled
+    scanner (:func:`c_positions`)."""
     total = listing(root) if root is not None else 0
     for p in files:
         with open(p, "rb") as f:
@@ -193,6 +212,8 @@ def sha_pass(files: list[Path], positions: bool = False, lines: bool = False, ro
             newlines(data)
         if regex:
             one_regex(data)
+        if compiled:
+            c_positions(data)
         total += len(data)
     return total
 
@@ -214,11 +235,16 @@ def main(argv: list[str] | None = None) -> int:
         files = landed(root)
         total = sum(p.stat().st_size for p in files)
         print(f"root     : {root} ({total / 1e6:.1f} MB, {len(files)} files of {what}; ready in {time.perf_counter() - t0:.1f}s)")
+        compiled = landed_mod.linescan
+        print(f"scanner  : {'compiled (asz_core.verify.linescan) where a file is read whole' if compiled else 'Python (asz_core.verify.linescan was not built)'}")
         sha_pass(files)  # warm the page cache for both sides
         cpus = os.cpu_count() or 1
-        sides = [("sha256", None, False), ("verify, 1 process", 1, False), (f"verify, {cpus} processes", cpus, False),
+        sides = [("sha256", None, False), ("verify, 1 process", 1, False), ("verify, 1 proc., Python", -4, False),
+                 (f"verify, {cpus} processes", cpus, False),
                  (f"verify --deep, {cpus} proc.", cpus, True), ("sha256 + positions", 0, False),
                  ("sha256 + newlines", -1, False), ("+ listing, cursors", -2, False), ("sha256 + one regex", -3, False)]
+        if compiled is not None:
+            sides.append(("sha256 + C positions", -5, False))
         wall = {name: float("inf") for name, _, _ in sides}
         cpu = {name: float("inf") for name, _, _ in sides}
         records = 0
@@ -235,8 +261,14 @@ def main(argv: list[str] | None = None) -> int:
                     sha_pass(files, lines=True, root=root)
                 elif jobs == -3:
                     sha_pass(files, regex=True)
+                elif jobs == -5:
+                    sha_pass(files, compiled=True)
                 else:
-                    report = verify_root(root, jobs=jobs, deep=deep)
+                    landed_mod.linescan = None if jobs == -4 else compiled
+                    try:
+                        report = verify_root(root, jobs=1 if jobs == -4 else jobs, deep=deep)
+                    finally:
+                        landed_mod.linescan = compiled
                     if not report.ok:
                         print("\n".join(report.lines()[:20]))
                         return 1
@@ -248,14 +280,18 @@ def main(argv: list[str] | None = None) -> int:
             extra = "" if name == "sha256" else (
                 f", {records / wall[name]:,.0f} records/s, ratio {wall['sha256'] / wall[name]:.2f}"
                 f", CPU ratio {cpu['sha256'] / cpu[name]:.2f}")
-            print(f"{name:<22}: {mbs:8.1f} MB/s ({wall[name]:.3f}s wall, {cpu[name]:.3f}s CPU{extra})")
+            print(f"{name:<23}: {mbs:8.1f} MB/s ({wall[name]:.3f}s wall, {cpu[name]:.3f}s CPU{extra})")
         print(f"target   : ratio >= 0.8 (verify / sha256 over the same files); {records} records, {cpus} CPU(s), "
               f"load average {os.getloadavg()[0]:.1f}")
-        print(f"ceiling  : one thread reading every record line's positions reaches at most CPU ratio "
+        if compiled is not None:
+            print(f"compiled : verify in one process {cpu['sha256'] / cpu['verify, 1 process']:.2f} of sha256's CPU with the "
+                  f"compiled scanner, {cpu['sha256'] / cpu['verify, 1 proc., Python']:.2f} with the Python loop; reading the "
+                  f"positions alone in C: {cpu['sha256'] / cpu['sha256 + C positions']:.2f} (sha256 + C positions)")
+        print(f"ceiling  : one Python thread reading every record line's positions reaches at most CPU ratio "
               f"{cpu['sha256'] / cpu['sha256 + positions']:.2f} (sha256 + positions); a loop that only finds each line's end "
               f"reaches {cpu['sha256'] / cpu['sha256 + newlines']:.2f} (sha256 + newlines); that loop with every session listed "
               f"and every cursor read, which verify cannot skip either, {cpu['sha256'] / cpu['+ listing, cursors']:.2f} "
-              f"(+ listing, cursors): the most any verify written in Python can reach in one process. Without the per-line "
+              f"(+ listing, cursors): the most a verify without the compiled scanner can reach in one process. Without the per-line "
               f"loop, one regex and one count over each file (sha256 + one regex) reach {cpu['sha256'] / cpu['sha256 + one regex']:.2f}, "
               f"before any session is listed: CPython scans for them a byte at a time")
         return 0

@@ -31,6 +31,11 @@ from ..sessiondata.model import Header
 from ..sessiondata.reader import check_file
 from .record_types import plain_record
 
+try:  # the compiled half of the scan (setup.py); without it, the per-line loop of _whole reads the same positions
+    from . import linescan
+except ImportError:  # pragma: no cover - an install without a C compiler
+    linescan = None
+
 __all__ = ["Pos", "FileResult", "check_landed_file", "check_for_walk", "check_deep", "check_by_reader", "read_whole",
            "compact_run", "expand_run", "line_positions", "SCAN_CHUNK", "FAST_PATH_MAX"]
 
@@ -356,8 +361,10 @@ def _whole(path: Path, data: bytes, mode: int, compact: bool) -> FileResult | No
 
     The closing line is found first and the digest checked over everything
     before it in one ``hashlib`` call; then each record line's positions are
-    read by the same prefix match. A line the prefix does not describe sends
-    the file through the chunk scan over the same bytes (:func:`_lines`), which
+    read by the same prefix match: in one call by :mod:`asz_core.verify.linescan`
+    (C, where it was built), which accepts exactly the lines the loop here
+    accepts, else by the loop. A line the prefix does not describe sends the
+    file through the chunk scan over the same bytes (:func:`_lines`), which
     decodes it in full, so what is accepted and what is found is the scan's own.
     """
     n = len(data)
@@ -373,19 +380,19 @@ def _whole(path: Path, data: bytes, mode: int, compact: bool) -> FileResult | No
         closing = decode_closing(data[cut:-1])
         if closing.digest != h.hexdigest():
             return None
-        ms: list[re.Match] = []
-        keep, match, find, pos = ms.append, _PREFIX.match, data.find, start
-        while pos < cut:  # one record line each turn: the hot loop
-            nl = find(b"\n", pos)
-            m = match(data, pos, nl)
-            if m is None or data[nl - 1] != 0x7D:
-                st = _ScanState()  # a line the prefix does not describe: the chunk scan decodes it
-                st.hash_chunk(data)
-                _lines(st, data)
-                return _scanned(path, st, mode, compact)
-            keep(m)
-            pos = nl + 1
-        if closing.records != len(ms):
+        scan = linescan
+        if scan is not None:
+            got = scan.positions(data, start, cut, compact)
+            if got.__class__ is int:  # the record row it does not vouch for: the exact path reads the file
+                return _chunked(path, data, mode, compact)
+            ms = None
+            k = got[0]
+        else:
+            ms = _matches(data, start, cut)
+            if ms is None:
+                return _chunked(path, data, mode, compact)
+            k = len(ms)
+        if closing.records != k:
             return None
         header = decode_header(data[: start - 1])
     except (ValueError, _Bad):  # FieldError is a ValueError
@@ -393,7 +400,42 @@ def _whole(path: Path, data: bytes, mode: int, compact: bool) -> FileResult | No
     finally:
         view.release()
     h.update(data[cut:])  # the closing line: now the SHA-256 of the whole file
-    return _result(path, header, b",".join(chain.from_iterable(map(_GROUPS, ms))), len(ms), mode, h.hexdigest(), compact)
+    if ms is None:
+        return _compiled(path, header, got, mode, h.hexdigest())
+    return _result(path, header, b",".join(chain.from_iterable(map(_GROUPS, ms))), k, mode, h.hexdigest(), compact)
+
+
+def _matches(data: bytes, start: int, cut: int) -> list[re.Match] | None:
+    """The prefix match of every record line from ``start`` to ``cut`` (the closing line), or None at the first
+    line the prefix does not describe or that does not end its object on its last byte: the hot loop."""
+    ms: list[re.Match] = []
+    keep, match, find, pos = ms.append, _PREFIX.match, data.find, start
+    while pos < cut:  # one record line each turn
+        nl = find(b"\n", pos)
+        m = match(data, pos, nl)
+        if m is None or data[nl - 1] != 0x7D:
+            return None
+        keep(m)
+        pos = nl + 1
+    return ms
+
+
+def _chunked(path: Path, data: bytes, mode: int, compact: bool) -> FileResult | None:
+    """:func:`_scan`'s chunk path over a whole file's bytes: each line the prefix does not describe decoded in full."""
+    st = _ScanState()
+    st.hash_chunk(data)
+    _lines(st, data)
+    return _scanned(path, st, mode, compact)
+
+
+def _compiled(path: Path, header: Header, got: tuple, mode: int, digest: str) -> FileResult:
+    """The result of a whole file from :func:`asz_core.verify.linescan.positions`: what :func:`_result` makes of the
+    same lines (a run of more than 2 records cut to its first and last when the scan was asked for its ends)."""
+    k, run, ords, offs, sizes, shas = got
+    if len(ords) < k:
+        ps = [Pos(1, ords[0], offs[0], sizes[0], shas[0]), Pos(k, ords[1], offs[1], sizes[1], shas[1])]
+        return FileResult(path, header, k, ps, [], True, True, mode, digest)
+    return FileResult(path, header, k, list(map(Pos, range(1, k + 1), ords, offs, sizes, shas)), [], run, False, mode, digest)
 
 
 def _lines(st: _ScanState, chunk: bytes) -> None:

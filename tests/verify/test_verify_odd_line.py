@@ -15,6 +15,9 @@ is not JSON inside, in a file whose closing line binds it, is trusted by the
 scan and refused by ``--deep`` (docs/verify.md, What is checked). Each case is
 tried as a writer's mistake (the closing line binds the odd bytes, so only the
 lines can tell) and as damage after landing (the closing line as it was).
+Every test runs twice: with the compiled scanner (:mod:`asz_core.verify.linescan`,
+skipped where it was not built) reading the positions of a file read whole,
+and with the per-line Python loop it stands in for.
 """
 
 from __future__ import annotations
@@ -30,6 +33,16 @@ import asz_core.verify.landed as landed
 from asz_core.verify.walk import verify_file, verify_root
 
 RECORDS = 3000
+
+
+@pytest.fixture(autouse=True, params=["C", "Python"])
+def scanner(request, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Which reads the positions of a file read whole: the compiled scanner, or the Python loop (``linescan`` None)."""
+    if request.param == "C" and landed.linescan is None:
+        pytest.skip("asz_core.verify.linescan was not built (setup.py's optional extension: no C compiler at install)")
+    if request.param == "Python":
+        monkeypatch.setattr(landed, "linescan", None)
+    return request.param
 PREFIX = re.compile(rb'^\{"ord":(\d+),"off":(\d+),"sha":"([0-9a-f]{12})","bytes":(\d+)([,}])')
 
 
