@@ -12,6 +12,7 @@ from typing import Optional
 
 import typer
 
+from ..config import user_path
 from ..storage.layout import DEFAULT_ROOT
 
 
@@ -77,7 +78,6 @@ def verify(
     (--json: figures_not_recounted) and how many do not match their seal
     (figures_unsealed: edited outside asz; the readers count those again).
     """
-    from ..config import user_path
     from ..verify.walk import verify_file
 
     target = None if target is None else user_path(target)  # a PATH given as "~/…" (a session id never starts with ~)
