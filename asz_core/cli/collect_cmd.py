@@ -23,6 +23,7 @@ import typer
 from ..collect.collector import Collector, CollectOptions, Counters, Report, run_passes
 from ..config import MIN_DELTA_BYTES, MIN_INTERVAL, Config, ConfigError, format_duration, load_config, parse_duration
 from ..plugins import Adapter, get_plugin_manager
+from ..storage.layout import CONVERSATIONS, ROUNDS
 from ..storage.root import LockBusy, collector_lock
 from .root_overlap import refuse_overlap
 from .stopping import interrupt_on, take_signals
@@ -296,7 +297,7 @@ def _written_since(storage: Path, since_ns: int) -> str:
             new = sum(1 for _, f in landed_files(sdir) if _modified_since(f, since))
             files += new
             sessions += new > 0
-        rounds = sum(1 for f in (storage / "_conversations").glob("*/rounds/*.sf") if _modified_since(f, since))
+        rounds = sum(1 for f in (storage / CONVERSATIONS).glob(f"*/{ROUNDS}/*.sf") if _modified_since(f, since))
     except OSError:
         pass
     return f"landed {files} file(s) in {sessions} session(s) and wrote {rounds} round(s) this pass"

@@ -46,7 +46,7 @@ from ..flow.round_read import decode_round
 from ..sessiondata import jsonbytes
 from ..sessiondata.reader import SDError, SDReader
 from ..storage.aside import set_aside
-from ..storage.layout import dir_name, parse_landed_name, session_listing
+from ..storage.layout import CONVERSATIONS, dir_name, parse_landed_name, session_listing
 from ..verify.landed import Pos, check_landed_file
 from ..verify.report import SNAPSHOT_KINDS, UNCHECKED_KINDS
 from ..verify.walk import name_problems
@@ -67,7 +67,7 @@ def admit(root: Path, parts: tuple[str, ...], digest: str, data: bytes, replaces
     round 1 replace the chain whose last round it names exactly: that chain is
     set aside (:func:`~asz_core.storage.aside.set_aside`), never deleted.
     """
-    if parts[0] == "_conversations":
+    if parts[0] == CONVERSATIONS:
         return _admit_round(root, parts, data, replaces)
     return _admit_landed(root, parts, digest, data)
 

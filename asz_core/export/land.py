@@ -32,6 +32,7 @@ import threading
 from pathlib import Path
 
 from ..sessiondata.durable import fsync_dir, write_once
+from ..storage.layout import CONVERSATIONS, ROUNDS
 from .admit import Refused, admit
 
 __all__ = ["land", "check_path", "index_sessions", "Refused"]
@@ -49,8 +50,8 @@ def check_path(rel: str) -> tuple[str, ...]:
     parts = tuple(rel.split("/"))
     if any(p in ("", ".", "..") or p.startswith(".") for p in parts):
         raise Refused(f"{rel!r} leaves the root or names a hidden file")
-    if parts[0] == "_conversations":
-        if len(parts) == 4 and parts[2] == "rounds" and _ROUND.match(parts[3]):
+    if parts[0] == CONVERSATIONS:
+        if len(parts) == 4 and parts[2] == ROUNDS and _ROUND.match(parts[3]):
             return parts
         raise Refused(f"{rel!r} is not a round's path (_conversations/<id>/rounds/r<NNNNNN>-<digest>.sf)")
     if parts[0].startswith("_"):
@@ -91,7 +92,7 @@ def land(root: str | os.PathLike, rel: str, digest: str, data: bytes, *, replace
         if not write_once(target, data, tmp):
             return _same(target, rel, data)
         fsync_dir(target.parent)
-    if parts[0] != "_conversations":
+    if parts[0] != CONVERSATIONS:
         _index_below(root / parts[0], int(parts[-1].rsplit("-", 1)[1].split(".")[0]))
     return True
 

@@ -213,7 +213,7 @@ class _Pass:
         by: dict[str, list[str]] = {}
         for rel in sorted(self.rejected_before & self.state.rejected):
             parts = rel.split("/")  # a round is under _conversations/<conversation>/rounds/: named by its conversation
-            session = parts[1] if parts[0] == "_conversations" and len(parts) > 1 else parts[0]
+            session = parts[1] if parts[0] == CONVERSATIONS and len(parts) > 1 else parts[0]
             if session not in held and (self.root / rel).is_file():
                 by.setdefault(session, []).append(rel)
         for session, rels in by.items():

@@ -53,7 +53,7 @@ from ..sessiondata import SDError
 from ..sessiondata.jsonbytes import loads
 from ..sessiondata.model import WITHHOLDABLE
 from ..sessiondata.times import parse_instant
-from ..storage.layout import landed_files
+from ..storage.layout import CONVERSATIONS, landed_files
 from ..view.document import list_conversations, title_withheld
 from ..view.rows import read_head
 from ..view.titles import RuntimeTitle
@@ -340,7 +340,7 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
 
     t0 = time.monotonic()
     root = Path(root)
-    if not (root / "_conversations").is_dir():
+    if not (root / CONVERSATIONS).is_dir():
         return IndexReport(0, 0, 0, 0, time.monotonic() - t0)  # nothing parsed: no index is written into this folder
     con, path = _open_for_update(root)
     indexed = removed = unchanged = rows = 0
@@ -585,7 +585,7 @@ def refresh(root: str | os.PathLike, err: Any = None, jobs: int = 1,
     The index is derived data; a pass that landed and parsed is done whatever
     happens to it. Returns the report, or None when it could not be updated.
     """
-    if not (Path(root) / "_conversations").is_dir():
+    if not (Path(root) / CONVERSATIONS).is_dir():
         return None
     try:
         return update_index(root, jobs=jobs, step=step)

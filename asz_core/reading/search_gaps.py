@@ -31,7 +31,7 @@ import stat
 from pathlib import Path
 
 from ..storage.filekey import stat_key
-from ..storage.layout import holding_dirs
+from ..storage.layout import holding_dirs, rounds_dir
 from ..view.rows import newest_round, read_head
 from .listing import Filters
 from .prose import missing_landed
@@ -141,7 +141,7 @@ def missing_files(root: Path, session: str, through: int) -> list[tuple[str, str
 
 def no_round(root: Path, conversation: str, why: str) -> list[tuple[str, str]]:
     """``(file, problem)`` of a conversation whose chain does not fold: the rounds folder, relative to the root."""
-    rel = (Path("_conversations") / conversation / "rounds").as_posix()
+    rel = rounds_dir(root, conversation).relative_to(root).as_posix()
     why = why.replace(f"{root}{os.sep}", "")  # the files relative to the root, as every other note names them
     return [(rel, f"conversation {conversation} has no usable round ({why}): none of its text is searched; "
                   "asz verify names the problems")]

@@ -23,6 +23,7 @@ import os
 import sqlite3
 from pathlib import Path
 
+from ..storage.layout import CONVERSATIONS
 from .report import TORN, Problem, Section
 
 __all__ = ["CONFLICT", "WARNED", "add_hints", "conflict_of", "unknown_sessions_note", "UNKNOWN_SESSIONS_LINE"]
@@ -68,7 +69,7 @@ def unknown_sessions_note(root: str | os.PathLike, table: str = "_index/ids.sqli
     except (sqlite3.Error, OSError, ValueError):
         return ""
     gone = sorted(n for n in names if isinstance(n, str) and n and not n.startswith(("_", "."))
-                  and not os.path.lexists(root / n) and not os.path.lexists(root / "_conversations" / n))
+                  and not os.path.lexists(root / n) and not os.path.lexists(root / CONVERSATIONS / n))
     if not gone:
         return ""
     from .unparsed import shown_ids

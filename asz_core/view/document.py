@@ -21,7 +21,7 @@ from typing import Any, Iterable
 
 from .chain import ChainReader, ViewError
 from ..sessiondata import gc_pause
-from ..storage.layout import session_dir
+from ..storage.layout import CONVERSATIONS, ROUNDS, rounds_dir, session_dir
 from ..storage.torn import session_torn_tails, torn_line
 from .kinds import FORMAT, STEP_KINDS, TEXT_LIMIT, VERSION, clip_text
 from .session_records import LandedSession, header_time, landed_lines, title_withheld
@@ -40,10 +40,10 @@ __all__ = [
 
 def list_conversations(root: str | os.PathLike) -> list[str]:
     """Conversation ids with a rounds directory under ``<root>/_conversations``, sorted."""
-    d = Path(root) / "_conversations"
+    d = Path(root) / CONVERSATIONS
     if not d.is_dir():
         return []
-    return sorted(p.name for p in d.iterdir() if (p / "rounds").is_dir())
+    return sorted(p.name for p in d.iterdir() if (p / ROUNDS).is_dir())
 
 
 def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = (), through_round: int | None = None,
@@ -194,7 +194,7 @@ def _build(root: Path, conversation: str, hide: Iterable[str], through_round: in
     for r in accepted:
         data = r.data
         files.append({
-            "file": (Path("_conversations") / conversation / "rounds" / r.file_name).as_posix(), "format": "sf", "kind": "round",
+            "file": (rounds_dir(root, conversation) / r.file_name).relative_to(root).as_posix(), "format": "sf", "kind": "round",
             "seq": None, "round": r.header.round, "stream": None, "run": None, "lines": r.line_count(), "bytes": len(data),
             "digest": r.file_sha256(), "from_time": header_time(r.header.from_time), "through_time": header_time(r.header.through_time),
         })

@@ -25,13 +25,13 @@ and ``held_back`` follows for a conversation that does not verify.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import orjson
 
 from ..sessiondata.times import parse_instant
 from ..storage.filekey import stat_key
+from ..storage.layout import rounds_dir
 
 __all__ = ["ROW_KEYS", "SUMMARY_KEYS", "Head", "counted_keys", "usage_unrecorded", "header_ms", "newest_round", "read_head", "header_row", "document_row"]
 
@@ -67,11 +67,11 @@ def newest_round(root: str | os.PathLike, conversation: str) -> tuple[int, str, 
     """The newest round file listed for ``conversation``: (number, file name, (name, size, mtime_ns)); None if none."""
     from ..flow.round import parse_round_file_name  # loaded with the first list, not before the server listens
 
-    rdir = os.path.join(root, "_conversations", conversation, "rounds")
     best: tuple[int, str] | None = None
     try:
+        rdir = rounds_dir(root, conversation)
         names = os.listdir(rdir)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: an id no folder can have ("", ".", "..")
         return None
     for name in names:
         parsed = parse_round_file_name(name)
@@ -94,7 +94,7 @@ def read_head(root: str | os.PathLike, conversation: str, newest: tuple | None =
         return None
     header: dict | None = None
     try:
-        path = Path(root) / "_conversations" / conversation / "rounds" / newest[1]
+        path = rounds_dir(root, conversation) / newest[1]
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))  # a link is not followed
         with os.fdopen(fd, "rb") as f:
             line = f.readline(1 << 20)

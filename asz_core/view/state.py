@@ -24,6 +24,7 @@ import orjson
 
 from ..storage.ids import AmbiguousId, IdError, resolve
 from ..storage.filekey import stat_key
+from ..storage.layout import CONVERSATIONS, ROUNDS
 from ..sessiondata.jsonbytes import dumps_wide
 from ..sessiondata.model import WITHHOLDABLE
 from .background import BackgroundChecks, usage_hours
@@ -86,16 +87,16 @@ def listed_as_is(root: Path, conversation: str) -> bool:
     link) under a ``<root>/_conversations`` that is not a link, holding a ``rounds`` directory (not a link)."""
     if not conversation or conversation in (".", "..") or "/" in conversation or "\0" in conversation:
         return False
-    d = root / "_conversations"
+    d = root / CONVERSATIONS  # spelled from the parts, not rounds_dir: the id is checked as given, never renamed
     try:
-        return all(stat.S_ISDIR(os.lstat(p).st_mode) for p in (d, d / conversation, d / conversation / "rounds"))
+        return all(stat.S_ISDIR(os.lstat(p).st_mode) for p in (d, d / conversation, d / conversation / ROUNDS))
     except (OSError, ValueError):
         return False
 
 
 def files_fingerprint(root: Path, conversation: str, session: str) -> tuple:
     """:meth:`ViewState.fingerprint` of ``conversation`` whose head round names ``session`` ('' for none)."""
-    conv = root / "_conversations" / conversation
+    conv = root / CONVERSATIONS / conversation  # as given (see listed_as_is): never renamed by dir_name
     files, links = _tree(conv)
     if session:
         sdir = root / session
@@ -107,7 +108,7 @@ def files_fingerprint(root: Path, conversation: str, session: str) -> tuple:
             files += more
             links += more_links
     if links or first_link(root, conv) is not None:
-        where = os.path.relpath(links[0], root) if links else f"_conversations/{conversation}"
+        where = os.path.relpath(links[0], root) if links else f"{CONVERSATIONS}/{conversation}"
         raise ApiError(403, f"{where} is a symbolic link; this server follows no link inside a storage root")
     return tuple(sorted((os.path.basename(p), *stat_key(st)) for p, st in files))
 
@@ -171,7 +172,7 @@ class ViewState(BackgroundChecks, LandedRequests):
 
     def conversations(self) -> list[str]:
         """Conversation ids under ``<root>/_conversations`` with a rounds directory, sorted; symbolic links are skipped."""
-        d = self.root / "_conversations"
+        d = self.root / CONVERSATIONS
         out: list[str] = []
         links = 0
         try:
@@ -182,7 +183,7 @@ class ViewState(BackgroundChecks, LandedRequests):
             if e.is_symlink():
                 links += 1
                 continue
-            rounds = Path(e.path) / "rounds"
+            rounds = Path(e.path) / ROUNDS
             try:
                 if e.is_dir(follow_symlinks=False) and stat.S_ISDIR(os.lstat(rounds).st_mode):
                     out.append(e.name)

@@ -50,7 +50,7 @@ import orjson
 
 from ..sessiondata.jsonbytes import dumps_wide
 from ..storage.filekey import stat_key
-from ..storage.layout import landed_files, rounds_dir
+from ..storage.layout import CONVERSATIONS, landed_files, rounds_dir
 from .prices import PriceTable, cost_of
 from .usage import SPLIT_KIND, TOKEN_KINDS, CallUsage, usage_totals
 
@@ -211,7 +211,7 @@ class SummaryStore:
         self.con: sqlite3.Connection | None = None
         self._lock = threading.Lock()
         root = Path(root)
-        if not (root / "_conversations").is_dir():
+        if not (root / CONVERSATIONS).is_dir():
             return  # nothing parsed here: derived data is never written into a folder that holds no conversation
         try:
             path = root / "_index" / DB_NAME

@@ -27,6 +27,7 @@ from typing import Any
 import attrs
 
 from ...sessiondata.times import parse_instant
+from ...storage.layout import rounds_dir
 from .expect import Expectation
 from .model import Scenario
 from .plan import Plan, make_plan
@@ -102,7 +103,7 @@ class Build:
 
 def round_paths(root: Path, conversation: str) -> list[Path]:
     """Round files of a chain in round order (empty reservation files skipped)."""
-    d = Path(root) / "_conversations" / conversation / "rounds"
+    d = rounds_dir(root, conversation)
     if not d.is_dir():
         return []
     return sorted(p for p in d.iterdir() if p.name.endswith(".sf") and p.stat().st_size > 0)
