@@ -1,4 +1,4 @@
-"""``asz usage``: tokens and cost per day, month, conversation or project over a storage root (issue 17)."""
+"""``asz usage``: tokens and cost per day, month, conversation, project or model over a storage root (issue 17)."""
 
 from __future__ import annotations
 
@@ -25,14 +25,43 @@ def _cell(text: str, width: int, left: bool = False) -> str:
 NOT_RECORDED = ("-", "-", "-", "-", "not recorded", "-")
 
 
-def _line(key: str, key_width: int, models: list[str], u: dict, cost: dict, calls: str = "", unrecorded: bool = False) -> str:
-    """One table line; ``calls`` the CALLS cell ('' on a model's breakdown line), ``unrecorded`` when the row's calls
-    carry no token usage at all (its tokens read "not recorded", not 0)."""
+def short_model(model: str) -> str:
+    """A model id as the MODELS column names it: without a leading ``claude-`` and a dated snapshot suffix
+    (``claude-haiku-4-5-20251001`` → ``haiku-4-5``, as ccusage's column names them); any other id as it is."""
+    m = model[len("claude-"):] if model.startswith("claude-") and len(model) > len("claude-") else model
+    from ..view.prices import SNAPSHOT
+
+    return SNAPSHOT.sub("", m) or model
+
+
+def models_cell(models: list[str], width: int = COLUMNS[0][1]) -> str:
+    """The MODELS cell: each model's :func:`short_model`, once, joined by ``, ``; when they do not fit in ``width``
+    cells, as many as fit and ``+N`` for the rest (``haiku-4-5, opus-4-1 +2``), never a name cut; ``-`` for none."""
+    names = list(dict.fromkeys(short_model(m) for m in models))
+    if not names:
+        return "-"
+    text = ", ".join(names)
+    for n in range(len(names) - 1, 0, -1):
+        if len(text) <= width:
+            break
+        text = ", ".join(names[:n]) + f" +{len(names) - n}"
+    return text
+
+
+def _line(key: str, key_width: int, models: list[str] | None, u: dict, cost: dict, calls: str = "",
+          unrecorded: bool = False, cell: str | None = None) -> str:
+    """One table line; ``models`` the row's models (None: the table has no MODELS column, ``asz usage model``),
+    ``cell`` the MODELS cell's text when given (a breakdown line's ``└ model``); ``calls`` the CALLS cell ('' on a
+    model's breakdown line), ``unrecorded`` when the row's calls carry no token usage at all (its tokens read
+    "not recorded", not 0)."""
     usd = f"${cost['usd']:,.2f}" + ("*" if cost["unpriced"] else "")
     figures = NOT_RECORDED if unrecorded else (
         f"{u['in']:,}", f"{u['out']:,}", f"{u['cache_write']:,}", f"{u['cache_read']:,}",
         f"{sum(u[k] for k in TOKEN_KINDS):,}", usd)
-    cells = [_cell(key, key_width, True), _cell(", ".join(models) or "-", 28, True), _cell(calls, 7)]
+    cells = [_cell(key, key_width, True)]
+    if models is not None:
+        cells.append(_cell(cell if cell is not None else models_cell(models), COLUMNS[0][1], True))
+    cells.append(_cell(calls, 7))
     cells += [_cell(text, w) for text, (_, w) in zip(figures, COLUMNS[2:])]
     return "  ".join(cells)
 
@@ -43,8 +72,9 @@ def _unrecorded(r: dict) -> bool:
 
 
 def usage(
-    view: str = typer.Argument("daily", metavar="[daily|monthly|session|project]",
-                               help="Rows per day, per month, per conversation or per project (default daily)."),
+    view: str = typer.Argument("daily", metavar="[daily|monthly|session|project|model]",
+                               help="Rows per day, per month, per conversation (oldest first call first), per project "
+                                    "or per model (the model id in full) (default daily)."),
     since: str = typer.Option("", "--since", help="Count calls from: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
     until: str = typer.Option("", "--until", help="Count calls up to: YYYY-MM-DD (the whole day, in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
     tz: Optional[str] = tz_option(),
@@ -52,14 +82,20 @@ def usage(
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP + " Its prices replace or extend the price table."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows: the key (date, month, conversation or project), usage, cost, models, …, and total (the total row, in every row)."),
     breakdown: bool = typer.Option(False, "--breakdown", help="Under each row, one row per model with its tokens and cost (--json has them in every row: usage_by_model, cost_by_model)."),
+    sort: str = typer.Option("default", "--sort", metavar="[default|cost|tokens|calls]",
+                             help="Row order: default is by date (daily, monthly; session by its first call, oldest "
+                                  "first) or by name (project, model); cost, tokens or calls put the largest first."),
 ) -> None:
-    """Token usage and cost of the model calls in a storage root, per day, month, conversation or project.
+    """Token usage and cost of the model calls in a storage root, per day, month, conversation, project or model.
 
     One usage per model call, read from its last fragment that carries usage
     (the asz.view document's rule); a call counts on the day of the record its
     usage came from. calls counts every model call (one per message id +
     request id, as asz ls's CALLS), with usage or without: only calls with
-    usage add tokens, a call with none falls on the day of its first record. The table's CALLS column is that count
+    usage add tokens, a call with none falls on the day of its first record. Rows are in date order (a
+    conversation by its first call, oldest first; project and model by name) unless --sort says cost, tokens or
+    calls. The MODELS column names each model without claude- and its date (claude-haiku-4-5-20251001 is
+    haiku-4-5), +N for those that do not fit; --breakdown and the model view give each model in full. The table's CALLS column is that count
     (calls_with_usage in --json: those with usage); a row whose calls carry no usage at all (Kiro meters credits,
     not tokens) reads "not recorded" in TOTAL and - in the other figures, never 0. Cost comes from the price table (asz.yaml prices
     override it); a cost marked * leaves out unpriced models (--json lists
@@ -84,10 +120,13 @@ def usage(
     """
     from ..config import ConfigError, load_config
     from ..view.prices import price_table
-    from ..view.usage_report import KEYS, VIEWS, read_root, report, totals, zone_of
+    from ..view.usage_report import KEYS, SORTS, VIEWS, read_root, report, totals, zone_of
 
     if view not in VIEWS:
         typer.echo(f"asz usage: {view!r} is not a view (one of {', '.join(VIEWS)})", err=True)
+        raise typer.Exit(2)
+    if sort not in SORTS:
+        typer.echo(f"asz usage: --sort {sort!r} is not an order (one of {', '.join(SORTS)})", err=True)
         raise typer.Exit(2)
     try:
         cfg = load_config(config)
@@ -115,7 +154,7 @@ def usage(
         typer.echo(f"asz usage: interrupted after {done[0]} of {len(ids)} conversations read; nothing is printed "
                    "(a part would look like the whole)", err=True)
         raise typer.Exit(130)
-    rows = report(counted, view, table, first, last)
+    rows = report(counted, view, table, first, last, sort)
     for p in problems:
         typer.echo(f"asz usage: {p}", err=True)
     say_state_files(storage)
@@ -162,18 +201,24 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
     # in terminal cells (a CJK project name takes two a character); the total row fits whole
     width = max([len(head), len("total !" if short else "total")]
                 + [min(cell_len(" ".join(label_of(r).split())) + len(_marks(r)), 44) for r in rows])
-    typer.echo("  ".join([_cell(head, width, True)] + [_cell(h, w, i == 0) for i, (h, w) in enumerate(COLUMNS)]))
+    by_model = key == "model"  # the key is the model: no MODELS column, no breakdown under a row
+    if by_model:  # a model id is never cut (the widest known is 28 characters)
+        width = max([width] + [cell_len(label_of(r)) + len(_marks(r)) for r in rows])
+    columns = COLUMNS[1:] if by_model else COLUMNS
+    typer.echo("  ".join([_cell(head, width, True)] + [_cell(h, w, h == "MODELS") for h, w in columns]))
     for r in rows:
         label = label_of(r)
         marks = _marks(r)
         if marks:  # kept whole on a narrow key: the mark is what says the row leaves calls or counts out
             label = (label if cell_len(label) + len(marks) <= width else fit_cells(label, width - len(marks))) + marks
-        models = r["models"] or (["held back"] if "held_back" in r and not r["calls"] else [])
-        typer.echo(_line(label, width, models, r["usage"], r["cost"], f"{r['calls']:,}", _unrecorded(r)))
-        if breakdown:
+        models = None if by_model else r["models"] or (["held back"] if "held_back" in r and not r["calls"] else [])
+        cell = "held back" if models == ["held back"] else None
+        typer.echo(_line(label, width, models, r["usage"], r["cost"], f"{r['calls']:,}", _unrecorded(r), cell))
+        if breakdown and not by_model:
             for m, u in r["usage_by_model"].items():
-                typer.echo(_line("", width, [f"└ {m}"], u, r["cost_by_model"][m]))
-    typer.echo(_line("total !" if short else "total", width, [], t["usage"], t["cost"], f"{t['calls']:,}", _unrecorded(t)))
+                typer.echo(_line("", width, [m], u, r["cost_by_model"][m], cell=f"└ {m}"))
+    typer.echo(_line("total !" if short else "total", width, None if by_model else [], t["usage"], t["cost"],
+                     f"{t['calls']:,}", _unrecorded(t)))
     unpriced = t["cost"]["unpriced"]
     if unpriced:
         typer.echo(f"* unpriced, left out of the cost: {', '.join(unpriced)} (add them under prices in asz.yaml)")

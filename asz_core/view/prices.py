@@ -51,7 +51,8 @@ HOUR_KEY = "cache_write_1h"
 HOUR_FACTOR = Decimal(2)
 #: The optional key of an entry giving its long-context prices (five prices, as an entry's own).
 LONG_KEY = "long_context"
-_SNAPSHOT = re.compile(r"-\d{8}$")
+#: A dated snapshot suffix of a model id (``-20251001``).
+SNAPSHOT = _SNAPSHOT = re.compile(r"-\d{8}$")
 _MILLION = Decimal(1_000_000)
 _MICRO = Decimal("0.000001")
 

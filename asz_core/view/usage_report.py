@@ -1,4 +1,4 @@
-"""Usage reports over a storage root (issue 17): tokens and cost per day, month, conversation or project.
+"""Usage reports over a storage root (issue 17): tokens and cost per day, month, conversation, project or model.
 
 Every conversation of the root is read as its asz.view summary counts it
 (:func:`~asz_core.view.document.conversation_calls`, kept as derived data by
@@ -12,7 +12,7 @@ from (a call with no usage: of its first record). Cost is the price table's
 (:func:`~asz_core.view.prices.cost_of`), per row.
 
 A row: its key (``date`` ``YYYY-MM-DD``, ``month`` ``YYYY-MM``,
-``conversation`` or ``project``), then ``usage`` (four counts, and ``long_context``, the part of them from calls
+``conversation``, ``project`` or ``model``, the model id in full, ``(no model)`` for calls whose records name none), then ``usage`` (four counts, and ``long_context``, the part of them from calls
 whose input was above 200K tokens, when some was: :data:`~asz_core.view.usage.LONG_KIND`), ``cost``
 (``{"usd", "unpriced"}``, and ``long_context_calls``, how many calls were priced at their model's long-context
 rates, when some were), ``models`` (sorted), ``usage_by_model``, ``calls``,
@@ -51,14 +51,16 @@ from .rows import read_head
 from .summary import REMOVED
 from .summary_cache import SummaryStore, conversation_summary
 from .prices import PriceTable, cost_of
-from .usage import add_call, add_usage, zero_usage
+from .usage import TOKEN_KINDS, add_call, add_usage, zero_usage
 from .zone import zone_of
 
-__all__ = ["VIEWS", "KEYS", "Counted", "read_root", "report", "totals", "zone_of"]
+__all__ = ["VIEWS", "KEYS", "SORTS", "Counted", "read_root", "report", "totals", "zone_of"]
 
 #: The report views and the key each row carries.
-VIEWS = ("daily", "monthly", "session", "project")
-KEYS = {"daily": "date", "monthly": "month", "session": "conversation", "project": "project"}
+VIEWS = ("daily", "monthly", "session", "project", "model")
+KEYS = {"daily": "date", "monthly": "month", "session": "conversation", "project": "project", "model": "model"}
+#: The row orders of :func:`report`: ``default`` (by key; a session by its first call), or by a figure, largest first.
+SORTS = ("default", "cost", "tokens", "calls")
 
 
 @attrs.frozen
@@ -174,14 +176,20 @@ def _key(view: str, c: Counted) -> str:
         return c.day.strftime("%Y-%m") if c.day else "(no time)"
     if view == "project":
         return c.places.get("project") or "(no project)"
+    if view == "model":
+        return c.model or "(no model)"
     return c.conversation
 
 
 def report(counted: Iterable[Counted], view: str, table: PriceTable | None = None,
-           since: int | None = None, until: int | None = None) -> list[dict]:
+           since: int | None = None, until: int | None = None, sort: str = "default") -> list[dict]:
     """Rows of ``view`` (:data:`VIEWS`) over the calls made from ``since`` to ``until`` (unix ms, inclusive, as
     :func:`~asz_core.reading.listing.parse_time` reads ``--since``/``--until``; a call with no time only when neither
-    is given), sorted by key (daily, monthly, project) or by first call (session)."""
+    is given), sorted by key (daily, monthly, project, model) or by first call, oldest first (session; one with no
+    time last), or with ``sort`` (:data:`SORTS`) ``cost``, ``tokens`` or ``calls`` by that figure, largest first (ties
+    in the default order). Raises ValueError for another ``sort``."""
+    if sort not in SORTS:
+        raise ValueError(f"{sort!r} is not an order (one of {', '.join(SORTS)})")
     groups: dict[str, list[Counted]] = {}
     for c in counted:
         if (since is not None or until is not None) and (
@@ -193,6 +201,10 @@ def report(counted: Iterable[Counted], view: str, table: PriceTable | None = Non
         rows.sort(key=lambda r: (r["from"] is None, r["from"] or 0, r["conversation"]))
     else:
         rows.sort(key=lambda r: r[KEYS[view]])
+    if sort != "default":  # a stable sort: equal figures keep the default order
+        figure = {"cost": lambda r: r["cost"]["usd"], "calls": lambda r: r["calls"],
+                  "tokens": lambda r: sum(r["usage"][k] for k in TOKEN_KINDS)}[sort]
+        rows.sort(key=figure, reverse=True)
     return rows
 
 

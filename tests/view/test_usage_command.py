@@ -161,3 +161,59 @@ def test_breakdown_puts_each_models_tokens_and_cost_under_its_row(corpus):
         several += len(r["models"]) > 1
         i += 1 + len(r["models"])
     assert several and lines[i].startswith("total")
+
+
+def test_the_model_view_has_one_row_per_model_counted_from_the_transcripts(corpus):
+    """``asz usage model``: a row per model id, in full, whose tokens are that model's calls' counts summed from the
+    transcript lines (the last line of each message id + request id), and whose calls add up to every call."""
+    from test_view_usage import add_to, source_usage, transcript_calls
+
+    projects, root = corpus
+    truth: dict[str, dict] = {}
+    for files in sessions_of(projects).values():
+        for m in transcript_calls(files).values():
+            add_to(truth.setdefault(m["model"], dict.fromkeys(KINDS, 0)), source_usage(m["usage"]))
+    rows = _rows(root, "model")
+    assert [r["model"] for r in rows] == sorted(truth)
+    assert {r["model"]: r["usage"] for r in rows} == truth
+    assert sum(r["calls"] for r in rows) == ANCHOR_CALLS and all(r["models"] == [r["model"]] for r in rows)
+    lines = _usage(root, "model").stdout.splitlines()
+    assert lines[0].split()[:2] == ["MODEL", "CALLS"] and "MODELS" not in lines[0]
+    for r, ln in zip(rows, lines[1:]):
+        assert ln.split()[:2] == [r["model"], f"{r['calls']:,}"]  # the id whole, never cut
+    assert lines[-1].split()[:2] == ["total", f"{ANCHOR_CALLS:,}"]
+
+
+def test_the_models_column_names_every_model_short_and_never_cut(corpus):
+    """The MODELS cell was ``claude-haiku-4-5-20251001, …``: each model now without claude- and its date, and +N for
+    those that do not fit its 28 cells (unit cases), so a row with two models names both."""
+    from asz_core.cli.usage_cmd import models_cell
+
+    assert models_cell(["claude-haiku-4-5-20251001", "claude-opus-4-6"]) == "haiku-4-5, opus-4-6"
+    assert models_cell(["claude-haiku-4-5-20251001", "claude-opus-4-1-20250805", "claude-sonnet-4-5-20250929"]) == \
+        "haiku-4-5, opus-4-1 +1"
+    assert models_cell(["gpt-5.4", "my-local-model"]) == "gpt-5.4, my-local-model"
+    assert models_cell([]) == "-"
+    _, root = corpus
+    rows = _rows(root, "daily", "--tz", "UTC")
+    lines = _usage(root, "daily", "--tz", "UTC").stdout.splitlines()[1:-1]
+    for r, ln in zip(rows, lines):
+        want = ", ".join(m.removeprefix("claude-")[:-9] if m[-8:].isdigit() else m.removeprefix("claude-") for m in r["models"])
+        assert ln[12:].startswith(want + "  "), ln
+
+
+def test_sessions_are_in_first_call_order_unless_sorted_by_a_figure(corpus):
+    _, root = corpus
+    rows = _rows(root, "session")
+    assert [r["from"] for r in rows] == sorted(r["from"] for r in rows)  # by date (first call), not by id
+    assert [r["conversation"] for r in rows] != sorted(r["conversation"] for r in rows)
+    by_cost = _rows(root, "session", "--sort", "cost")
+    assert [r["cost"]["usd"] for r in by_cost] == sorted((r["cost"]["usd"] for r in rows), reverse=True)
+    assert sorted(map(str, by_cost)) == sorted(map(str, rows))
+    by_calls = _rows(root, "model", "--sort", "calls")
+    assert [r["calls"] for r in by_calls] == sorted((r["calls"] for r in by_calls), reverse=True)
+    by_tokens = _rows(root, "daily", "--sort", "tokens")
+    assert [sum(r["usage"][k] for k in KINDS) for r in by_tokens] == sorted(
+        (sum(r["usage"][k] for k in KINDS) for r in by_tokens), reverse=True)
+    p = _usage(root, "--sort", "name", code=2)
+    assert "--sort 'name' is not an order" in p.stderr
