@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import ntpath
+import posixpath
 from typing import Callable
 
-from asz_core import FLAGS, Dropped, Part, RawJSON, Record, settle_surrogates, source_sha, unknown_part
+from asz_core import FLAGS, Dropped, Part, RawJSON, Record, parse_instant, settle_surrogates, source_sha, unknown_part
 
 from .spans import REASON_NOT_OBJECT, Node, parse, root_node
 
@@ -36,6 +38,8 @@ __all__ = [
     "unknown_record",
     "v1_text",
     "v2_text",
+    "workspace_path",
+    "written_at",
 ]
 
 #: The dialect this module reads.
@@ -111,6 +115,22 @@ def unix_seconds_rfc3339(value: object) -> str:
         return _dt.datetime.fromtimestamp(value, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     except (OverflowError, OSError, ValueError):
         return ""
+
+
+def workspace_path(value: str) -> str:
+    """``value`` when it is an absolute path (POSIX ``/…``; Windows ``C:\\…`` or ``\\\\server\\…``), else '': the
+    record's ``cwd`` and so the view's project. A relative working directory names no folder: Kiro 2.x writes ``.``
+    in the ``<id>.json`` of a session a sub-agent started (the real corpus), and a project of ``.`` would be made
+    up; the document keeps the value in its data part. Never raises."""
+    return value if value and (posixpath.isabs(value) or ntpath.isabs(value)) else ""
+
+
+def written_at(value: str) -> str:
+    """A metadata document's own time of last writing (2.x ``updated_at``, 3.x ``lastModifiedAt``, RFC 3339 as the
+    runtime wrote it) as its record's ``time``, when it reads as an instant (seed 000, Reading a record); else ''.
+    It is the one time a 2.x session states after its prompt (assistant and tool entries carry none), so a
+    conversation's range, and the list's DURATION, end there instead of at the prompt. Never raises."""
+    return value if value and parse_instant(value) is not None else ""
 
 
 def shown(value: object) -> str:

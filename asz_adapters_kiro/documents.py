@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from asz_core import Part, Record
 
-from .build import ENV_WHY, Build, call_part, failed_from_status, result_content, shown, v1_text
+from .build import ENV_WHY, Build, call_part, failed_from_status, result_content, shown, v1_text, workspace_path, written_at
 from .ide import ide_document
 from .spans import Node
 
@@ -133,10 +133,12 @@ def _conversation(rec: Record, root: Node) -> None:
 
 
 def _v2_session(rec: Record, root: Node) -> None:
-    """2.x ``<id>.json``: the whole document as data; title, model and parent lifted."""
+    """2.x ``<id>.json``: the whole document as data; title, model, parent, an absolute ``cwd`` and ``updated_at`` (as
+    ``time``) lifted."""
     rec.from_ = "runtime"
     rec.label = root.s("title")
-    rec.cwd = root.s("cwd")  # the working directory the runtime recorded (issue 17)
+    rec.cwd = workspace_path(root.s("cwd"))  # the working directory the runtime recorded (issue 17), when absolute
+    rec.time = written_at(root.s("updated_at"))  # when the runtime last wrote this document
     state = root.get("session_state")
     rts = state.get("rts_model_state") if isinstance(state, dict) else None
     info = rts.get("model_info") if isinstance(rts, dict) else None
@@ -148,13 +150,15 @@ def _v2_session(rec: Record, root: Node) -> None:
 
 
 def _v3_session(rec: Record, root: Node) -> None:
-    """3.x ``session.json``: the whole document as data; title, model and parent lifted."""
+    """3.x ``session.json``: the whole document as data; title, model, parent, an absolute first workspace path and
+    ``lastModifiedAt`` (as ``time``) lifted."""
     rec.from_ = "runtime"
     rec.label = root.s("title")
     rec.model = root.s("modelId")
     paths = root.get("workspacePaths")
     if isinstance(paths, list) and paths and isinstance(paths[0], str):
-        rec.cwd = paths[0]  # the workspace the session was opened on (issue 17)
+        rec.cwd = workspace_path(paths[0])  # the workspace the session was opened on (issue 17), when absolute
+    rec.time = written_at(root.s("lastModifiedAt"))  # when the runtime last wrote this document
     if root.s("parentSessionId"):
         sid = root.s("id")
         rec.child = sid[5:] if sid.startswith("sess_") else sid

@@ -43,7 +43,7 @@ import datetime as _dt
 
 from asz_core import Part, Record
 
-from .build import Build, call_part
+from .build import Build, call_part, workspace_path
 from .spans import Node
 
 __all__ = ["ide_document", "is_ide_session", "is_execution_log", "epoch_ms_rfc3339", "workspace_of", "EXECUTION_CALL", "EXECUTION_STREAM"]
@@ -77,14 +77,14 @@ def epoch_ms_rfc3339(value: object) -> str:
 def workspace_of(src: str) -> str:
     """The workspace path a session JSON's ``src`` names: ``…/workspace-sessions/<dir>/<file>`` where ``<dir>`` is
     the path in URL-safe base64 (padding optional); '' when ``src`` is not so placed or ``<dir>`` does not decode
-    to UTF-8 text."""
+    to UTF-8 text naming an absolute path (:func:`~asz_adapters_kiro.build.workspace_path`)."""
     parts = src.split("/")
     if len(parts) < 3 or parts[-3] != "workspace-sessions":
         return ""
     name = parts[-2]
     try:
         raw = base64.b64decode(name + "=" * (-len(name) % 4), altchars=b"-_", validate=True)
-        return raw.decode("utf-8")
+        return workspace_path(raw.decode("utf-8"))
     except (ValueError, UnicodeDecodeError):
         return ""
 
@@ -140,7 +140,7 @@ def _session(rec: Record, root: Node) -> None:
     b = Build(rec)
     rec.from_ = "external"
     rec.label = root.s("title")
-    rec.cwd = root.s("workspaceDirectory")  # else the workspace-sessions directory's name says it (convert_document)
+    rec.cwd = workspace_path(root.s("workspaceDirectory"))  # else the workspace-sessions directory's name says it (convert_document)
     b.flags.add("external_input")
     for key, child in root.members():
         if key == "history":
