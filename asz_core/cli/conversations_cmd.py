@@ -164,6 +164,7 @@ def table_line(row: dict, widths: list[int] | None = None) -> str:
 
 
 def conversations(
+    ctx: typer.Context,
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows (id, title, project, from, to, talks, llm_calls, usage, cost, state, …)."),
     project: str = typer.Option("", "--project", help="Only conversations whose project contains this (case-insensitive)."),
     since: str = typer.Option("", "--since", help="Only conversations active since: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
@@ -189,11 +190,12 @@ def conversations(
     under the table counting them (--json: problems, the document's list). Exit 0 when listed (also when none),
     1 when the root is missing, 2 on usage errors.
     """
-    zone, (r, hide) = use_tz("conversations", tz), settings("conversations", root, config)
-    filters = make_filters("conversations", project, since, until, model, dialect, zone)
+    cmd = ctx.info_name or "conversations"  # ls or conversations: every message names the command typed
+    zone, (r, hide) = use_tz(cmd, tz), settings(cmd, root, config)
+    filters = make_filters(cmd, project, since, until, model, dialect, zone)
     from ..view.document import list_conversations
     from .view_cmd import config_prices
-    prices = config_prices(config, "asz conversations")  # asz.yaml's prices replace or extend the table (issue 17)
+    prices = config_prices(config, f"asz {cmd}")  # asz.yaml's prices replace or extend the table (issue 17)
 
     ids = list_conversations(r)
     rows: list[dict] = []
@@ -203,7 +205,7 @@ def conversations(
             for row in conversation_rows(r, hide, filters, ids=ids, step=bar.advance, prices=prices):
                 rows.append(row)
     except KeyboardInterrupt:  # said once the bar is gone (said on its line, the bar's last draw cut or wiped it)
-        typer.echo(f"asz conversations: interrupted after {bar.done} of {len(ids)} conversations", err=True)
+        typer.echo(f"asz {cmd}: interrupted after {bar.done} of {len(ids)} conversations", err=True)
         raise typer.Exit(130)
     rows = newest_first(rows)
     from ..verify.unparsed import unchained_note
@@ -217,7 +219,7 @@ def conversations(
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2) + b"\n")
         for line in unread + [x for x in (unplaced, note) if x]:
-            typer.echo(f"asz conversations: {visible(line)}", err=True)
+            typer.echo(f"asz {cmd}: {visible(line)}", err=True)
         return
     if not rows:
         typer.echo(f"no conversations in {r}" + (" match the filters" if ids else " (collect and parse sessions into it)"))

@@ -225,7 +225,7 @@ def export(
     with no usable round is not exported: one stderr line names it and why,
     the others are written and the index lists it as not exported with the
     reason, as it lists one --since/--until cannot place (no usable round, so
-    no times; one stderr line names them). Exit 0 written, 1 an unknown id, a conversation with
+    no times; one stderr line names them). Exit 0 written, 1 a root that does not exist, an unknown id, a conversation with
     no usable round, or one written that does not verify, 2 usage (an
     ambiguous prefix, no ID and no filter, a bad format).
     """
@@ -237,10 +237,7 @@ def export(
     if conversation_id is None and not many:
         raise _usage("give a conversation ID, or --project P / --since D to export several")
     zone = use_tz("export", tz)
-    r, hide = settings("export", root, config)
-    if not r.is_dir():
-        typer.echo(f"asz export: no storage root at {r}", err=True)
-        raise typer.Exit(1)
+    r, hide = settings("export", root, config)  # a root that does not exist: exit 1, said as every reader says it
     prose = Prose(source, config)
     if conversation_id is not None:
         unverified = _written(out, lambda: _one(r, conversation_id, fmt, hide, thinking, out, prose))

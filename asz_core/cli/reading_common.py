@@ -11,7 +11,7 @@ import typer
 from ..reading.ids import IdError
 from ..reading.listing import Filters, TimeError, parse_time
 
-__all__ = ["settings", "require_root", "make_filters", "fail_id", "tz_option", "use_tz", "ROOT_HELP", "CONFIG_HELP", "TZ_HELP"]
+__all__ = ["settings", "require_root", "no_root", "NO_ROOT_HINT", "make_filters", "fail_id", "tz_option", "use_tz", "ROOT_HELP", "CONFIG_HELP", "TZ_HELP"]
 
 ROOT_HELP = "Storage root (default: storage.root, else ./data)."
 CONFIG_HELP = "asz.yaml to read (its view.hide is withheld)."
@@ -55,16 +55,30 @@ def settings(cmd: str, root: Optional[Path], config: Optional[Path]) -> tuple[Pa
     return where, list(cfg.view_hide)
 
 
+#: What every command that reads a root says after ``no storage root at PATH``: how to name one.
+NO_ROOT_HINT = "(give --root DIR or set storage.root)"
+
+
+def no_root(cmd: str, root: Path | str) -> str:
+    """The line a command says for a storage root that does not exist: ``asz CMD: no storage root at PATH (give
+    --root DIR or set storage.root)``, the same words for every command (docs/reading.md)."""
+    return f"asz {cmd}: no storage root at {root} {NO_ROOT_HINT}"
+
+
 def require_root(cmd: str, root: Path) -> None:
-    """Exit 1 when ``root`` does not exist, 2 when it is no storage root (a session directory, a projects folder):
-    a mistaken ``--root`` is said, never read as an empty root and never written into."""
+    """Exit 1 when ``root`` does not exist (:func:`no_root`'s line), 2 when it is no storage root (a session
+    directory, a projects folder): a mistaken ``--root`` is said, never read as an empty root and never written into.
+    ``cmd`` is the command as the user typed it (``ls``, not ``conversations``)."""
     from ..storage.layout import require_storage_root
 
+    if not root.is_dir():
+        typer.echo(no_root(cmd, root), err=True)
+        raise typer.Exit(1)
     try:
         require_storage_root(root)
     except FileNotFoundError as exc:
         typer.echo(f"asz {cmd}: {exc}", err=True)
-        raise typer.Exit(1 if not root.is_dir() else 2)
+        raise typer.Exit(2)
 
 
 def make_filters(cmd: str, project: str, since: str, until: str, model: str, dialect: str, zone=None) -> Filters:

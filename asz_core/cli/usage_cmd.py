@@ -109,8 +109,8 @@ def usage(
     on the day of its first record); a row with a call whose usage is incomplete
     (a count its record lists under dropped, or a count below 0, counted 0) is marked ~ and lists them under usage_incomplete in --json. A
     conversation that does not read (no usable round) is in no figure either: the total is marked !, a line under it
-    names it, and in --json every row lists it under unreadable (its days are not known). Exit 1 when a conversation
-    does not read or does not verify (the others are
+    names it, and in --json every row lists it under unreadable (its days are not known). Exit 1 when the root does
+    not exist, or a conversation does not read or does not verify (the others are
     still counted), 2 for a bad view, date, zone or configuration. Landed
     sessions with no chain (never parsed, e.g. after collect --no-parse, or
     their rounds removed) are in no figure: the total is marked ! and a line

@@ -114,7 +114,7 @@ def conversation(
 ) -> None:
     """Print a conversation's asz.view document (--json / --yaml) or, by default, a short summary.
 
-    Exit 1 when the conversation has no usable round, or when no conversation or landed session
+    Exit 1 when the root does not exist, when the conversation has no usable round, or when no conversation or landed session
     has that id (``no conversation 'ID' in ROOT``); 2 on usage errors (an id prefix of several, both
     formats, an unknown hide name). When the conversation does not verify
     (summary.state incomplete or mismatch), the summary lists each problem
@@ -129,7 +129,9 @@ def conversation(
     names = [n.strip() for n in hide.split(",") if n.strip()]
     r = _root(root, config)
     if not r.is_dir():  # said as asz ls, search, export and usage say it, never as a conversation with no rounds
-        typer.echo(f"asz conversation: no storage root at {r}", err=True)
+        from .reading_common import no_root
+
+        typer.echo(no_root("conversation", r), err=True)
         raise typer.Exit(1)
     from ..reading.ids import AmbiguousId, conversation_id as resolve_conversation
 
@@ -226,7 +228,7 @@ def show(
     same value, nothing that steers the terminal); a record carrying a flag view.hide names keeps its
     envelope and flags, its parts lose their text (seed 004). A file whose
     closing digest or count does not match shows nothing and is named on
-    stderr. Exit 1 when nothing matches or a file does not verify; 2 for a
+    stderr. Exit 1 when the root does not exist, nothing matches or a file does not verify; 2 for a
     session prefix that names several sessions.
     """
     import orjson

@@ -69,7 +69,7 @@ def test_a_conversation_whose_first_round_is_damaged_says_why_and_keeps_its_titl
     assert row["state"] == "unreadable" and row["talks"] is None and row["usage"] is None
     assert (row["title"], row["project"]) == (prompt, cwd)
     assert "round 1 does not verify" in row["problem"] and rf.name in row["problem"]
-    assert f"asz conversations: conversation {SID[:8]} does not read: " in p.stderr and "aside and asz parse" in p.stderr
+    assert f"asz ls: conversation {SID[:8]} does not read: " in p.stderr and "aside and asz parse" in p.stderr
     p = asz("ls", "--root", str(root))
     (line,) = [x for x in p.stdout.splitlines() if x.startswith(SID[:8] + "  ")]
     assert prompt[:20] in line and line.rstrip().endswith("unreadable")

@@ -81,7 +81,7 @@ def test_ls_since_names_a_conversation_with_no_times_under_the_table(root):
     assert not [ln for ln in lines if ln.startswith(GONE[:8])]  # no row: a window cannot place it
     assert UNPLACED in lines and lines.index(UNPLACED) < lines.index("1 of 2 conversations")
     j = asz("ls", "--since", "2000-01-01", "--json", "--root", str(root))
-    assert [r["id"] for r in json.loads(j.stdout)] == [KEPT] and f"asz conversations: {UNPLACED}" in j.stderr.splitlines()
+    assert [r["id"] for r in json.loads(j.stdout)] == [KEPT] and f"asz ls: {UNPLACED}" in j.stderr.splitlines()
 
 
 @pytest.mark.parametrize("fmt", ["md", "json"])

@@ -1,6 +1,8 @@
 """A --root that does not exist is said alike by every reader (trial 12: ``asz conversation`` said ``no rounds: …
 has no chain under …/_conversations/079c/rounds`` and ``asz verify`` ``PATH: no storage root here``), each with its
-own exit status as before: 1 for the readers, 2 for verify (a usage error there; docs/reading.md)."""
+own exit status as before: 1 for the readers, 2 for verify (a usage error there; docs/reading.md). A new user's report:
+``asz ls`` said ``asz conversations: …`` and only verify said how to name a root: each now names the command typed
+(``ls`` is the alias of ``conversations``) and every one gives verify's hint."""
 
 from __future__ import annotations
 
@@ -8,8 +10,9 @@ import pytest
 
 from cli_helpers import asz_in_process
 
-READERS = [(("ls",), "conversations", 1), (("usage",), "usage", 1), (("search", "hello"), "search", 1),
-           (("conversation", "079c"), "conversation", 1), (("export", "079c"), "export", 1), (("verify",), "verify", 2)]
+READERS = [(("ls",), "ls", 1), (("conversations",), "conversations", 1), (("usage",), "usage", 1),
+           (("search", "hello"), "search", 1), (("conversation", "079c"), "conversation", 1), (("export", "079c"), "export", 1),
+           (("show", "079c", "tool/x"), "show", 1), (("verify",), "verify", 2)]
 
 
 @pytest.mark.parametrize("args,name,code", READERS, ids=[r[1] for r in READERS])
@@ -17,5 +20,14 @@ def test_a_missing_root_is_said_alike(tmp_path, args, name, code):
     gone = tmp_path / "not-here"
     p = asz_in_process(*args, "--root", str(gone))
     assert (p.returncode, p.stdout) == (code, "")
-    assert p.stderr.startswith(f"asz {name}: no storage root at {gone}"), p.stderr
+    assert p.stderr == f"asz {name}: no storage root at {gone} (give --root DIR or set storage.root)\n", p.stderr
     assert not gone.exists()
+
+
+def test_the_configured_root_is_said_with_the_command_typed(tmp_path, monkeypatch):
+    """No --root and no asz.yaml: the default root ``data`` of the working folder, named by ``asz ls`` as ``ls``."""
+    monkeypatch.chdir(tmp_path)
+    p = asz_in_process("ls")
+    assert (p.returncode, p.stdout) == (1, "")
+    assert p.stderr == "asz ls: no storage root at data (give --root DIR or set storage.root)\n"
+    assert p.stderr.startswith("asz ls: ") and not (tmp_path / "data").exists()

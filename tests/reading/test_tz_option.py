@@ -47,8 +47,7 @@ def test_a_name_that_is_no_zone_is_refused_alike(tmp_path, cmd, zone):
     args = (cmd, "hello") if cmd == "search" else (cmd, "abc") if cmd == "export" else (cmd,)
     p = asz_in_process(*args, "--tz", zone, "--root", str(tmp_path))
     assert (p.returncode, p.stdout) == (2, "")
-    name = "conversations" if cmd == "ls" else cmd
-    assert p.stderr == f"asz {name}: --tz: {zone!r} is not a time zone name such as UTC or Europe/Paris\n"
+    assert p.stderr == f"asz {cmd}: --tz: {zone!r} is not a time zone name such as UTC or Europe/Paris\n"
 
 
 def test_a_zone_in_the_wrong_case_names_the_right_spelling(tmp_path):
