@@ -104,7 +104,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
 
     files = {row["id"]: f"{row['id']}.{EXT[fmt]}" for row in rows + unplaced}
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
+        out.mkdir(exist_ok=True)  # the folder itself, never its parents (checked by the caller: _refuse_missing_parent)
     flagged: set[str] = set()  # conversations whose export warned: the index marks them
     from ..reading.listing import UNPLACED
 
@@ -179,8 +179,7 @@ def _one(r: Path, given: str, fmt: str, hide: list[str], thinking: bool, out: Op
     if out is None:
         sys.stdout.buffer.write(data)
     else:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        before = out.stat().st_size if out.is_file() else None
+        before = out.stat().st_size if out.is_file() else None  # its folder exists: _refuse_missing_parent
         out.write_bytes(data)
         if before is not None:  # a copy replaced is said, never silent (trial 12)
             typer.echo(f"asz export: replaced {out} (the {before:,} bytes it held)", err=True)
@@ -225,7 +224,9 @@ def export(
     with no usable round is not exported: one stderr line names it and why,
     the others are written and the index lists it as not exported with the
     reason, as it lists one --since/--until cannot place (no usable round, so
-    no times; one stderr line names them). Exit 0 written, 1 a root that does not exist, an unknown id, a conversation with
+    no times; one stderr line names them). --out's folder must exist (--out DIR itself is made when missing, never
+    its parents). Exit 0 written, 1 a root that does not exist, an --out that cannot be written (its folder missing,
+    no permission), an unknown id, a conversation with
     no usable round, or one written that does not verify, 2 usage (an
     ambiguous prefix, no ID and no filter, a bad format).
     """
@@ -238,6 +239,7 @@ def export(
         raise _usage("give a conversation ID, or --project P / --since D to export several")
     zone = use_tz("export", tz)
     r, hide = settings("export", root, config)  # a root that does not exist: exit 1, said as every reader says it
+    _refuse_missing_parent(out)
     prose = Prose(source, config)
     if conversation_id is not None:
         unverified = _written(out, lambda: _one(r, conversation_id, fmt, hide, thinking, out, prose))
@@ -264,6 +266,19 @@ def export(
         if prose.stats.line():
             typer.echo(prose.stats.line(), err=True)
     if unverified:
+        raise typer.Exit(1)
+
+
+def _refuse_missing_parent(out: Optional[Path]) -> None:
+    """Exit 1, before anything is read, when ``--out``'s parent folder does not exist: ``asz export: cannot write
+    OUT: no such folder PARENT (make it first: asz export creates no folder but --out DIR itself)``. A mistyped path
+    is said, never made (a new user's report: ``--out /nonexistent/dir/x.md`` created ``/nonexistent/dir``)."""
+    if out is None:
+        return
+    parent = out.absolute().parent
+    if not parent.is_dir():
+        typer.echo(f"asz export: cannot write {out}: no such folder {parent} (make it first: asz export creates no "
+                   "folder but --out DIR itself)", err=True)
         raise typer.Exit(1)
 
 

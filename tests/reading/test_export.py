@@ -227,3 +227,22 @@ def test_an_out_that_cannot_be_written_is_one_line_not_a_traceback(corpus_root, 
     p = asz("export", "--since", "2000-01-01", "--root", str(corpus_root), "--out", str(taken), check=False)
     assert p.returncode == 2 and "several conversations go into a folder, and this is a file" in p.stderr
     assert taken.read_text() == "mine\n"
+
+
+def test_an_out_whose_folder_is_missing_is_refused_and_nothing_is_made(corpus_root, tmp_path):
+    """A new user's report: ``--out /nonexistent/dir/x.md`` made /nonexistent/dir silently. The folder --out is in must
+    exist (exit 1, one line naming it); several conversations' --out DIR itself is made, never its parents."""
+    sid = "55604662-cf2a-4331-851a-ec234028f8ca"
+    gone = tmp_path / "nonexistent" / "dir"
+    p = asz("export", sid, "--root", str(corpus_root), "--out", str(gone / "x.md"), check=False)
+    assert (p.returncode, p.stdout) == (1, "")
+    assert p.stderr == (f"asz export: cannot write {gone / 'x.md'}: no such folder {gone} (make it first: asz export "
+                        "creates no folder but --out DIR itself)\n")
+    assert not (tmp_path / "nonexistent").exists()
+    p = asz("export", "--since", "2000-01-01", "--format", "html", "--root", str(corpus_root), "--out", str(gone / "all"), check=False)
+    assert p.returncode == 1 and f"no such folder {gone} " in p.stderr and not (tmp_path / "nonexistent").exists()
+    # the folder itself is made when its parent is there; a file in an existing folder is written
+    asz("export", "--since", "2000-01-01", "--format", "html", "--root", str(corpus_root), "--out", str(tmp_path / "all"))
+    assert (tmp_path / "all" / "index.html").is_file() and (tmp_path / "all" / f"{sid}.html").is_file()
+    asz("export", sid, "--root", str(corpus_root), "--out", str(tmp_path / "one.md"))
+    assert (tmp_path / "one.md").read_text(encoding="utf-8").startswith("# ")
