@@ -16,7 +16,7 @@ from .convert import DIALECT, convert_record
 from .discover import discover
 from .flags import FLAG_RULES
 from .glossary import GLOSSARY
-from .prompts import prompt_title
+from .prompts import prompt_names_work, prompt_title
 from .transcript import label_target
 
 __all__ = ["ClaudeCodeLocal", "asz_register_adapters", "asz_register_commands"]
@@ -90,6 +90,11 @@ class ClaudeCodeLocal(Adapter):
         """A typed prompt as the person typed it, read from Claude Code's markup (slash commands, bash-mode commands,
         IDE context, reminders); see :func:`asz_adapters_claude.prompts.prompt_title`."""
         return prompt_title(text)
+
+    def prompt_names_work(self, dialect: str, text: str) -> bool:
+        """False for a slash command with no arguments, the caveat Claude Code writes before local commands, and a
+        local command's output; see :func:`asz_adapters_claude.prompts.prompt_names_work`."""
+        return prompt_names_work(text)
 
     def convert_document(self, source: Source, data: bytes) -> Record:
         """One whole document (sidecar, manifest, script) into one record at ord 1, off 0.

@@ -125,9 +125,9 @@ def fit_tail(text: str, width: int) -> str:
     ``…`` and the last cells; a text that fits is padded as :func:`fit_cells` pads it."""
     from rich.cells import cell_len
 
-    from ..reading.termtext import visible
+    from ..reading.termtext import plain, visible
 
-    text = visible(" ".join(str(text).split()))
+    text = visible(" ".join(plain(str(text)).split()))
     if cell_len(text) <= width:
         return fit_cells(text, width)
     parts = [p for p in text.split("/") if p]
@@ -145,21 +145,28 @@ def fit_tail(text: str, width: int) -> str:
 
 def fit_cells(text: str, width: int, align: str = "<") -> str:
     """``text`` on one line in exactly ``width`` terminal cells: a wide character (CJK, most emoji) takes two
-    (rich's cell widths), a longer text is cut to ``width - 1`` cells and ``…``, the rest padded with spaces
+    (rich's cell widths), a longer text is cut to ``width - 1`` cells and ``…`` (when the cut falls inside a word,
+    at the last space among its last quarter of characters, when there is one: a word is not cut in two), the rest padded with spaces
     (``align`` ``<`` left, ``>`` right). Control and bidi characters are written as escapes first
     (:func:`~asz_core.reading.termtext.visible`), so a cut never leaves half a terminal sequence."""
     from rich.cells import cell_len
 
-    from ..reading.termtext import visible
+    from ..reading.termtext import plain, visible
+    from ..view.summary import inside_word
 
-    text = visible(" ".join(str(text).split()))
+    text = visible(" ".join(plain(str(text)).split()))
     if len(text) > 4 * width:
         text = text[: 4 * width]  # never fewer cells than width: at most three zero-width marks per character
     used = cell_len(text)
     if used > width:
+        whole = text
         while text and used > width - 1:
             text = text[:-1]
             used = cell_len(text)
-        text, used = text + "…", used + 1
+        space = text.rfind(" ", max(0, len(text) - max(3, width // 4)))
+        if space > 0 and text and inside_word(text[-1], whole[len(text)]):  # a word's end is near: end there
+            text = text[:space]
+        text = text.rstrip()
+        text, used = text + "…", cell_len(text) + 1
     pad = " " * max(0, width - used)
     return pad + text if align == ">" else text + pad

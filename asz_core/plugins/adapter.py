@@ -349,6 +349,17 @@ class Adapter(abc.ABC):
         """
         return text
 
+    def prompt_names_work(self, dialect: str, text: str) -> bool:
+        """False when a typed prompt of ``dialect`` is the runtime's own business rather than the work: a command with
+        nothing typed beside it (Claude Code's ``/context``, ``/clear``, ``/model``), the runtime's caveat about such
+        commands, or their output. A conversation's title passes over such a prompt to the first one that names work,
+        and takes it (read by :meth:`prompt_title`) only when no prompt does (docs/view.md, ``summary.title``).
+
+        ``text`` as for :meth:`prompt_title`. Default True (every prompt names work). Must not raise (an exception
+        or an answer that is not a bool is taken as True).
+        """
+        return True
+
     @abc.abstractmethod
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
         """The source root used when neither ``--source`` nor configuration names one (required)."""

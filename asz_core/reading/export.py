@@ -15,7 +15,10 @@ Content-Security-Policy that allows none; every transcript text is rendered
 through markdown-it-py with raw HTML disabled (CommonMark plus tables), whose
 output escapes ``<`` and refuses ``javascript:`` links, or shown escaped in
 ``<pre>`` (tool input and results). Control characters, C1 and bidi overrides in any transcript text of the page
-are written as the terminal's escapes first (:func:`shown`); Markdown and JSON exports keep them as they are.
+are written as the terminal's escapes first (:func:`shown`), after terminal formatting (CSI sequences such as
+``\x1b[1m``: :func:`~asz_core.reading.termtext.plain`) is removed; Markdown removes that formatting and keeps every
+other character as it is; JSON keeps everything. A talk's heading reads its label as a title does
+(:func:`talk_heading`: ``/context``, not the command's markup).
 """
 
 from __future__ import annotations
@@ -31,7 +34,10 @@ from ..flow.model import Ref
 from ..sessiondata import SDError, SDReader
 from ..storage.layout import landed_files
 from ..view.document import build_view
+from ..view.summary import HEADING_LIMIT, short_title, shorten
+from ..view.titles import dialect_of
 from ..view.zone import local_text, zone_name
+from .termtext import plain
 
 __all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "to_markdown", "to_html", "index_markdown", "index_html", "CSS"]
 
@@ -222,8 +228,8 @@ def context_label(text: str, limit: int = 60) -> str:
     """A short name for an injected or runtime text, for the one line a folded step shows (trial 4, F11): ``skill
     NAME`` for a skill's body, the ``type`` (and ``subtype``) of a JSON object (``deferred tools delta``), the tag of
     a text opening with one (``system reminder: PostToolUse:Edit hook …``), else the text's first words; at most
-    ``limit`` characters, cut with ``…``."""
-    text = text.strip()
+    ``limit`` characters, cut with ``…``; terminal formatting removed first (:func:`~asz_core.reading.termtext.plain`)."""
+    text = plain(text).strip()
     if text.startswith(_SKILL_HEAD):
         path = text[len(_SKILL_HEAD):].split("\n", 1)[0].strip().rstrip("/")
         return "skill " + (path.rsplit("/", 1)[-1] or path)
@@ -242,25 +248,35 @@ def context_label(text: str, limit: int = 60) -> str:
             head, text = tag.replace("-", " ").replace("_", " "), text[text.index(">") + 1:]
             text = text.replace(f"</{tag}>", " ")
     words = " ".join(text.split())
-    out = f"{head}: {words}" if head and words else head or words
-    return out if len(out) <= limit else out[: limit - 1].rstrip() + "…"
+    return shorten(f"{head}: {words}" if head and words else head or words, limit)
 
 
-def talk_heading(doc: dict, talk: dict) -> str:
-    """A talk's heading, on one line and at most 80 characters: its label; a child's talk with none is named as the
-    page names it, ``Subagent: `` and its stream's label (what its parent asked it to do), else the talk's id."""
-    label = talk.get("label") or ""
-    if not label and talk.get("child"):
+def doc_dialect(root: str | os.PathLike, doc: dict) -> str:
+    """The dialect of the document's first session (its first landed file's header), '' when none reads."""
+    sessions = doc.get("sessions") or ()
+    return dialect_of(root, sessions[0]) if sessions and isinstance(sessions[0], str) else ""
+
+
+def talk_heading(doc: dict, talk: dict, dialect: str = "") -> str:
+    """A talk's heading, on one line and at most :data:`HEADING_LIMIT` characters: its label read as a title is
+    (:func:`~asz_core.view.summary.short_title` for ``dialect``: Claude Code's command markup
+    reads ``/context``; cut near a word's end, with ``…``); a child's talk with none is named as the page names it,
+    ``Subagent: `` and its stream's label (what its parent asked it to do), else the talk's id. The document's label
+    itself stays as the record holds it; terminal formatting is removed here (:func:`~asz_core.reading.termtext.plain`)."""
+    label = plain(talk.get("label") or "")
+    if label:
+        return short_title(label, dialect, HEADING_LIMIT) or talk["id"]
+    if talk.get("child"):
         stream = next((st for st in doc.get("streams") or () if st.get("name") == talk.get("stream")), None)
         if stream is not None:
             label = "Subagent: " + (stream.get("label") or stream.get("name") or "")
-    return " ".join(label.split())[:80] or talk["id"]
+    return short_title(label, "", HEADING_LIMIT) or talk["id"]
 
 
 def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> str:
     """The conversation as Markdown: a header with its summary, then each talk's steps (module docstring)."""
     s = doc.get("summary") or {}
-    lines = [f"# {_title(doc)}", "", f"- conversation: `{doc['conversation']}`",
+    lines = [f"# {plain(_title(doc))}", "", f"- conversation: `{doc['conversation']}`",
              f"- {span(root, doc)}, {s.get('talks', 0)} talks, state {s.get('state', '')}"]
     for p in problems_of(doc):
         lines.append(f"- **{s.get('state', '')}:** {p}")
@@ -270,18 +286,19 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
     und = doc.get("undescribed") or []
     if und:
         lines.append(f"- undescribed records: {len(und)} (bytes the dialect could not describe; listed at the end)")
+    dialect = doc_dialect(root, doc)
     for i, t in enumerate(steps(root, doc, thinking=thinking), 1):
         talk = t["talk"]
-        lines += ["", f"## Talk {i}: {talk_heading(doc, talk)}", "",
+        lines += ["", f"## Talk {i}: {plain(talk_heading(doc, talk, dialect))}", "",
                   f"*{_when(talk.get('from'))}* · `{talk['id']}`"]
         for st in t["steps"]:
             lines.append("")
             if st["kind"] in ("tool", "agent.call"):
                 mark = " (failed)" if st.get("failed") else ""
                 lines.append(f"**Tool {st.get('name') or '?'}**{mark} · `{st['id']}`")
-                lines += ["", _fence(st["input"], "json")] if st["input"] else ["", f"*(input withheld: {st['withheld']} bytes)*"] if st["withheld"] else []
+                lines += ["", _fence(plain(st["input"]), "json")] if st["input"] else ["", f"*(input withheld: {st['withheld']} bytes)*"] if st["withheld"] else []
                 if st["result"]:
-                    lines += ["", _fence(st["result"])]
+                    lines += ["", _fence(plain(st["result"]))]
                 elif st["result_withheld"]:
                     lines += ["", f"*(result withheld: {st['result_withheld']} bytes)*"]
                 continue
@@ -290,9 +307,9 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
             if st["withheld"]:
                 lines.append(f"*(withheld: {st['withheld']} bytes)*")
             elif st["kind"] in ("message.external", "message.assistant", "agent.output"):
-                lines.append(st["text"])
+                lines.append(plain(st["text"]))
             else:
-                lines.append(_fence(st["text"]))
+                lines.append(_fence(plain(st["text"])))
     if und:
         lines += ["", "## Undescribed records", ""]
         lines += [f"- {_undescribed_line(u)}" for u in und]
@@ -419,9 +436,10 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
     und = doc.get("undescribed") or []
     if und:
         out.append(f"<p class=\"meta\">undescribed records: {len(und)} (bytes the dialect could not describe; listed at the end)</p>")
+    dialect = doc_dialect(root, doc)
     for i, t in enumerate(steps(root, doc, thinking=thinking), 1):
         talk = t["talk"]
-        label = talk_heading(doc, talk)
+        label = talk_heading(doc, talk, dialect)
         out.append(f"<h2 id=\"{e(talk['id'])}\">Talk {i}: {isolated(label)}</h2><p class=\"when\">{e(_when(talk.get('from')))}</p>")
         for st in t["steps"]:
             sid = e(st["id"])

@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import attrs
-import orjson
 
 from ..sessiondata.times import parse_instant
-from ..storage.layout import landed_files, removed_count
+from ..storage.layout import removed_count
 from ..view.document import ViewError, build_summary, list_conversations
 from ..view.rows import document_row, header_row, read_head, usage_unrecorded
 from ..view.summary_cache import store_summary
+from ..view.titles import dialect_of
 
 __all__ = ["Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "usage_lines", "cut_text"]
 
@@ -167,19 +167,6 @@ def not_read_line(ids: Iterable[str], where: str, why: str = "stderr says why, a
 
 #: Where :func:`not_read_line` says a conversation a time window could not place is, and why.
 UNPLACED = ("so not placed in the --since/--until window", "it has no times; asz verify names the problems")
-
-
-def dialect_of(root: str | os.PathLike, session: str) -> str:
-    """The dialect of a session's first landed file ('' when it has none or its header does not read)."""
-    sdir = Path(root) / session
-    for _, path in landed_files(sdir) if sdir.is_dir() else []:
-        try:
-            with open(path, "rb") as f:
-                d = orjson.loads(f.readline(1 << 20))
-            return str(d.get("dialect") or "") if isinstance(d, dict) else ""
-        except (OSError, ValueError):
-            return ""
-    return ""
 
 
 def conversation_rows(root: str | os.PathLike, hide: Sequence[str] = (), filters: Filters | None = None,

@@ -56,7 +56,7 @@ from ..sessiondata.times import parse_instant
 from ..storage.layout import CONVERSATIONS, landed_files
 from ..view.document import list_conversations, title_withheld
 from ..view.rows import read_head
-from ..view.titles import RuntimeTitle
+from ..view.titles import PromptTitle, RuntimeTitle, prompt_names_work
 from .landed_check import chain_problem, read_landed, read_unbound, verified_rows
 from .listing import Filters, dialect_of
 from .purge import compact_securely
@@ -76,7 +76,7 @@ RANK_LIMIT = 5_000
 #: How far :func:`search` counts the texts a query matches (``matched``): past it, ``more than 10,000``.
 COUNT_LIMIT = 10_000
 #: Bumped when what the index holds changes; an index of another version is rebuilt.
-SCHEMA_VERSION = "15"  # 7: CJK text stored character by character (search_text.index_form); 8: titles checked against the landed records (view.titles); 9: files damaged before indexing indexed; 10: a bash-mode prompt titled ! command; 11: a prompt read by its adapter (Adapter.prompt_title), a summary naming no message and a header title no landed record carries name nothing; 12: what could not be read kept and said (search_gaps); 13: a label in a Claude Code skeleton names no conversation (its leafUuid went with its data part); 14: each landed file's stat when read kept (search_gaps.suspects); 15: a JSON string's \\n, \\r, \\t indexed as the character (search_hits.json_text)
+SCHEMA_VERSION = "16"  # 7: CJK text stored character by character (search_text.index_form); 8: titles checked against the landed records (view.titles); 9: files damaged before indexing indexed; 10: a bash-mode prompt titled ! command; 11: a prompt read by its adapter (Adapter.prompt_title), a summary naming no message and a header title no landed record carries name nothing; 12: what could not be read kept and said (search_gaps); 13: a label in a Claude Code skeleton names no conversation (its leafUuid went with its data part); 14: each landed file's stat when read kept (search_gaps.suspects); 15: a JSON string's \\n, \\r, \\t indexed as the character (search_hits.json_text); 16: a title passes over prompts naming no work (a command alone such as /context: view.titles.PromptTitle)
 _STEP_FIRST = ("message.external", "message.assistant", "thinking", "tool", "agent.call", "context.injection")
 _WITHHOLD_FLAGS = tuple(f'"{n}"'.encode() for n in WITHHOLDABLE if n)
 
@@ -177,7 +177,12 @@ class _Meta:
 
     def __init__(self) -> None:
         self.cwd = {True: "", False: ""}
-        self.prompt = {True: "", False: ""}
+        #: Every typed prompt of the main stream (True) and of the others, in landed order, until one names work.
+        self.prompt: dict[bool, list[str]] = {True: [], False: []}
+        #: Whether the last prompt kept in :attr:`prompt` names work (no more are kept then).
+        self.has_work = {True: False, False: False}
+        #: The conversation's dialect, to ask whether a prompt names work (:class:`~asz_core.view.titles.PromptTitle`).
+        self.dialect = ""
         self.models: list[str] = []
         #: Landed files naming a withholdable flag (the only ones the title is looked for in, :func:`_withheld_by`).
         self.flagged: list[Path] = []
@@ -192,8 +197,9 @@ class _Meta:
         cwd = rec.get("cwd")
         if isinstance(cwd, str) and cwd and not self.cwd[main]:
             self.cwd[main] = cwd
-        if prompt and not self.prompt[main]:
-            self.prompt[main] = prompt
+        if prompt and not self.has_work[main]:
+            self.prompt[main].append(prompt)
+            self.has_work[main] = prompt_names_work(prompt, self.dialect)
         model = rec.get("model")
         if isinstance(model, str) and model and model not in self.models:
             self.models.append(model)
@@ -264,6 +270,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
                     prompt = f"{prompt}\n{got[1]}" if prompt else got[1]  # every text part, as the talk's label has them
                 out.append((got[2], conversation, step, talk_of.get(step, ""), got[0], at, rel, row, flags))
             if bound:
+                meta.dialect = meta.dialect or header.dialect
                 meta.see(rec, main, prompt)
             if digest:  # a file damaged before it was indexed gives no title (nor an id a summary's title may cite)
                 meta.titles.see(rec, ln.kind, header.stream, bound, header.dialect)
@@ -274,14 +281,16 @@ def _summary(root: Path, conversation: str, head: Any, meta: _Meta) -> tuple:
     """``(title, title_from, project, models, dialect, from_ms, to_ms)`` of a conversation for the ``conv`` table.
 
     The title is the runtime's own (the head round's), else the first typed
-    prompt shortened as the document's summary shortens it; ``title_from``
-    names the withholdable flags of records the title could come from.
+    prompt that names work (else the first: :class:`~asz_core.view.titles.PromptTitle`) shortened as the document's
+    summary shortens it; ``title_from`` names the withholdable flags of records the title could come from.
     """
-    from ..view.summary import short_title
-
     h = (read_head(root, conversation) or (None, None, None, None))[3] or {}
     dialect = dialect_of(root, head.session)
-    title = meta.titles.title(h.get("title") or getattr(head, "title", "")) or short_title(meta.prompt[True] or meta.prompt[False], dialect)
+    title = meta.titles.title(h.get("title") or getattr(head, "title", ""))
+    if not title:
+        pick = PromptTitle(dialect)
+        any(map(pick.offer, meta.prompt[True] + meta.prompt[False]))
+        title = pick.title()
     title_from = " ".join(_withheld_by(meta.flagged, title))
     ms = [parse_instant(h.get(k)) for k in ("session_from_time", "session_through_time")]
     return (title, title_from, meta.cwd[True] or meta.cwd[False], " ".join(meta.models), dialect,

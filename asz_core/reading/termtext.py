@@ -14,11 +14,21 @@ decodes to the very same value. HTML (``asz export --format html``, the page) ta
 keeps CR, which HTML reads as white space (``visible(text, keep_cr=True)``).
 
 Apply it before cutting text to a width: a cut can then only shorten an escape, never leave half a sequence.
+
+Terminal formatting is removed first, where a person reads (the terminal, the page, HTML and Markdown exports):
+each whole CSI sequence (ESC ``[``, parameter bytes 0x30–0x3F, intermediate bytes 0x20–0x2F, one final byte
+0x40–0x7E: colours and bold ``\x1b[38;2;153;153;153m``, ``\x1b[?2026h``, ``\x1b[2J``), as Claude Code's
+``<local-command-stdout>`` carries them (:func:`plain`). What such a sequence does to a terminal, text shown as it
+is without it; nothing else is taken: an OSC (``\x1b]0;title\x07``), a lone ESC, the one-byte CSI U+009B and every
+other control still show as their escapes. The landed records, the asz.view document, search snippets' JSON
+(``visible(..., json=True)``) and ``asz show`` keep every byte.
 """
 
 from __future__ import annotations
 
-__all__ = ["visible", "visible_spans", "UNSAFE"]
+import re
+
+__all__ = ["plain", "visible", "visible_spans", "UNSAFE", "CSI"]
 
 #: The code points :func:`visible` escapes.
 UNSAFE = frozenset([*(c for c in range(0x20) if c not in (0x09, 0x0A)), *range(0x7F, 0xA0),
@@ -29,21 +39,37 @@ _JSON_TABLE = {c: f"\\u{c:04x}" for c in UNSAFE}
 _KEEP_CR_TABLE = {c: e for c, e in _TABLE.items() if c != 0x0D}
 
 
+#: One whole CSI sequence (ECMA-48 5.4): ESC ``[``, parameter bytes, intermediate bytes, a final byte.
+CSI = re.compile("\x1b\\[[0-?]*[ -/]*[@-~]")
+
+
+def plain(text: str) -> str:
+    """``text`` without its :data:`CSI` sequences (terminal colours, modes, cursor moves); str in, str out."""
+    return CSI.sub("", text) if "\x1b" in text else text
+
+
 def visible(text: str, *, json: bool = False, keep_cr: bool = False) -> str:
     """``text`` with each :data:`UNSAFE` character written as its escape (``\\x1b``, ``\\u202e``); str in, str out.
-    ``json``: ``text`` is JSON and each such character becomes its JSON escape (``\\u001b``), the same value.
+    ``json``: ``text`` is JSON and each such character becomes its JSON escape (``\\u001b``), the same value, and
+    nothing is removed. Otherwise :func:`plain` first (terminal formatting removed).
     ``keep_cr``: a CR stays as it is (HTML, where it is white space)."""
-    return text.translate(_JSON_TABLE if json else _KEEP_CR_TABLE if keep_cr else _TABLE)
+    if json:
+        return text.translate(_JSON_TABLE)
+    return plain(text).translate(_KEEP_CR_TABLE if keep_cr else _TABLE)
 
 
 def visible_spans(text: str, spans: list[list[int]]) -> tuple[str, list[list[int]]]:
     """``(visible(text), spans)`` with each ``[start, end)`` character span moved to the escaped text (a span
-    covering an escaped character covers its whole escape)."""
+    covering an escaped character covers its whole escape; a span inside a removed :data:`CSI` sequence shrinks to
+    where it was)."""
     if not any(ord(c) in UNSAFE for c in text):
         return text, spans
+    gone = [False] * len(text)
+    for m in CSI.finditer(text):
+        gone[m.start():m.end()] = [True] * (m.end() - m.start())
     pos = [0]
     out: list[str] = []
-    for c in text:
-        out.append(_TABLE.get(ord(c), c))
+    for i, c in enumerate(text):
+        out.append("" if gone[i] else _TABLE.get(ord(c), c))
         pos.append(pos[-1] + len(out[-1]))
     return "".join(out), [[pos[a], pos[b]] for a, b in spans]

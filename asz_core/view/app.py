@@ -129,6 +129,21 @@ def _view(request, pairs, hide):
     return _json(d.body, headers=headers)
 
 
+def _headings(request, pairs, hide):
+    """``{"headings": {talk id: heading}}``: each labelled talk's heading as the page shows it, whole (the page
+    lays it out; :func:`~asz_core.view.titles.talk_headings`: Claude Code's command markup read as ``/context``,
+    whitespace runs made one space), from the same
+    document ``/api/c/{id}/view`` answers with."""
+    import orjson
+
+    from .titles import dialect_of, talk_headings
+
+    state = _state(request)
+    d = state.document(request.path_params["id"], hide)
+    dialect = dialect_of(state.root, d.sessions[0]) if d.sessions else ""
+    return _json({"headings": talk_headings(orjson.loads(d.body), dialect)})
+
+
 def _record(request, pairs, hide):
     p = request.path_params
     return _json(_state(request).record(p["id"], p["seq"], p["row"], hide))
@@ -236,6 +251,7 @@ API_ROUTES: list[tuple[str, Any]] = [
     ("/api/status", _status),
     ("/api/conversations", _conversations),
     ("/api/c/{id}/view", _view),
+    ("/api/c/{id}/headings", _headings),
     ("/api/c/{id}/record/{seq}/{row}", _record),
     ("/api/c/{id}/files", _files),
     ("/api/c/{id}/body/{seq}/{row}", _body),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from operator import attrgetter
 
@@ -9,10 +10,10 @@ from .kinds import STEP_KINDS, WHITESPACE
 from .session_records import header_time, title_withheld
 from .lists import ListView
 from .prices import PriceTable, cost_of
-from .titles import RuntimeTitle, prompt_text
+from .titles import PromptTitle, RuntimeTitle, prompt_text
 from .usage import usage_totals
 
-__all__ = ["DocumentView", "NOT_VERIFIED", "NO_PROMPT", "REMOVED", "TITLE_LIMIT", "short_title", "title_text"]
+__all__ = ["DocumentView", "HEADING_LIMIT", "NOT_VERIFIED", "NO_PROMPT", "REMOVED", "TITLE_LIMIT", "inside_word", "shorten", "short_title", "title_text"]
 
 _KIND = attrgetter("kind")
 #: The title of a conversation with no title of its runtime's and no talk with a label.
@@ -26,6 +27,8 @@ NOT_VERIFIED = "(no verified title)"
 REMOVED = "(removed by retention)"
 #: A title taken from a talk's label is cut to this many characters (whitespace runs count as one space).
 TITLE_LIMIT = 100
+#: A talk's heading in an export (Markdown, HTML) is cut to this many characters, the ``…`` included.
+HEADING_LIMIT = 80
 
 
 def title_text(label: str, dialect: str = "") -> str:
@@ -35,12 +38,34 @@ def title_text(label: str, dialect: str = "") -> str:
     return prompt_text(label, dialect)
 
 
-def short_title(label: str, dialect: str = "") -> str:
-    """``label`` as a title (:func:`title_text` for ``dialect``): whitespace runs made one space, cut to
-    :data:`TITLE_LIMIT` characters with an ellipsis."""
+def short_title(label: str, dialect: str = "", limit: int = TITLE_LIMIT) -> str:
+    """``label`` as a title (:func:`title_text` for ``dialect``): whitespace runs made one space, cut to ``limit``
+    characters by :func:`shorten`."""
     words = title_text(label, dialect).split()
-    text = " ".join(w.strip(WHITESPACE) for w in words if w.strip(WHITESPACE))
-    return text if len(text) <= TITLE_LIMIT else text[: TITLE_LIMIT - 1].rstrip() + "…"
+    return shorten(" ".join(w.strip(WHITESPACE) for w in words if w.strip(WHITESPACE)), limit)
+
+
+#: How far back from the limit a cut looks for a space to end on (characters); a longer word is cut inside.
+WORD_BACK = 20
+
+
+def inside_word(before: str, after: str) -> bool:
+    """True when a cut between the characters ``before`` and ``after`` falls inside a word of a script that spaces its
+    words (both letters or digits, neither East Asian wide: Chinese and Japanese text has no spaces to end on)."""
+    return all(c.isalnum() and unicodedata.east_asian_width(c) not in "WF" for c in (before, after))
+
+
+def shorten(text: str, limit: int, back: int = WORD_BACK) -> str:
+    """``text`` when it has at most ``limit`` characters, else its first characters and ``…``, ``limit`` in all; a cut
+    that falls inside a word (:func:`inside_word`) ends at the last space within ``back`` characters before it instead
+    (so a word is not cut in two where a space is near), else inside the word."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    if head and inside_word(head[-1], text[limit - 1]):
+        space = head.rfind(" ", max(0, limit - 1 - back))
+        head = head[:space] if space > 0 else head
+    return head.rstrip() + "…"
 
 
 class DocumentView(ListView):
@@ -117,7 +142,8 @@ class DocumentView(ListView):
         records: never a label written for another session's record, nor one
         in a landed file that does not verify. The first talk is the main stream's earliest talk with a
         label (a typed prompt, else a meaningful injection), else any
-        stream's, shortened by :func:`short_title` (read as the adapter of the conversation's dialect reads a typed
+        stream's, whose label names work (:class:`~asz_core.view.titles.PromptTitle`: not a command such as Claude
+        Code's ``/context`` alone), else the first talk with a label, shortened by :func:`short_title` (read as the adapter of the conversation's dialect reads a typed
         prompt); with neither, ``(no prompt)``, or :data:`NOT_VERIFIED` for a conversation that does not verify. While something is
         withheld, a runtime title found in a withheld record is left empty
         (seed 004, Withholding: no other name stands in for it), and so is a
@@ -130,13 +156,14 @@ class DocumentView(ListView):
         talks = [n for n in self.nodes.values() if n.kind == "talk"]
         main = {s.id.split("/", 1)[-1] for s in self.nodes.values() if s.kind == "stream" and s.attrs.get("role") == "main"}
         talks.sort(key=lambda t: (t.stream not in main, self.at(t) or (1 << 62), t.id))
-        dialect = self.sess.dialect()
+        pick = PromptTitle(self.sess.dialect())
         for t in talks:
             keys: dict = {}
             self._talk_keys(t, keys)
-            label = short_title(keys.get("label", ""), dialect)
-            if label:
-                return label
+            if pick.offer(keys.get("label", "")):
+                break
+        if pick.title():
+            return pick.title()
         if self.hide:
             return ""
         return NO_PROMPT if self.b.state == "verified" else NOT_VERIFIED

@@ -24,12 +24,16 @@ installed for a file's dialect, its labels name the conversation they are in, as
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Sequence
 
-from ..flow.index import SET_ASIDE_KINDS
+import orjson
 
-__all__ = ["LandedTitles", "RuntimeTitle", "label_for_record", "landed_title", "prompt_text"]
+from ..flow.index import SET_ASIDE_KINDS
+from ..storage.layout import landed_files
+
+__all__ = ["LandedTitles", "PromptTitle", "RuntimeTitle", "dialect_of", "label_for_record", "landed_title", "talk_headings", "prompt_names_work", "prompt_text"]
 #: File kinds whose labels name a run or a workflow, never the conversation (as :func:`latest_title` skips them).
 _NOT_TITLES = frozenset({"workflow_manifest", "workflow_script", "journal"}) | SET_ASIDE_KINDS
 
@@ -53,6 +57,78 @@ def prompt_text(text: str, dialect: str) -> str:
     except Exception:  # an adapter's bug takes nothing from the conversation: the prompt as written names it
         return text
     return got if isinstance(got, str) and got.strip() else text
+
+
+def prompt_names_work(text: str, dialect: str) -> bool:
+    """Whether a typed prompt's ``text`` names the work of its conversation, as the adapter of ``dialect`` reads it
+    (:meth:`~asz_core.plugins.adapter.Adapter.prompt_names_work`: not Claude Code's ``/context``, its caveat about
+    local commands, nor their output); True when no adapter speaks ``dialect``, or it fails or answers no bool."""
+    adapter = _adapter(dialect) if text else None
+    if adapter is None:
+        return True
+    try:
+        got = adapter.prompt_names_work(dialect, text)
+    except Exception:  # an adapter's bug takes nothing from the conversation: the prompt names it
+        return True
+    return got if isinstance(got, bool) else True
+
+
+def dialect_of(root: str | os.PathLike, session: str) -> str:
+    """The dialect of a session's first landed file ('' when it has none or its header does not read)."""
+    sdir = Path(root) / session
+    for _, path in landed_files(sdir) if sdir.is_dir() else []:
+        try:
+            with open(path, "rb") as f:
+                d = orjson.loads(f.readline(1 << 20))
+            return str(d.get("dialect") or "") if isinstance(d, dict) else ""
+        except (OSError, ValueError):
+            return ""
+    return ""
+
+
+def talk_headings(doc: dict, dialect: str, limit: int = 0) -> dict[str, str]:
+    """``{talk id: heading}`` for each talk of an asz.view document ``doc`` (its ``talks`` list) that has a label: the
+    label read as a title is (:func:`~asz_core.view.summary.short_title` for ``dialect``; cut to ``limit``
+    characters when ``limit`` is above 0, else whole): Claude Code's command markup reads ``/context``. Display only:
+    the document's ``label`` stays the text the record holds (seed 004)."""
+    from .summary import short_title
+
+    return {t["id"]: short_title(t["label"], dialect, limit if limit > 0 else len(t["label"])) for t in doc.get("talks") or ()
+            if isinstance(t, dict) and isinstance(t.get("label"), str) and t["label"]}
+
+
+class PromptTitle:
+    """The title a conversation takes from its prompts (docs/view.md, ``summary.title``), the one rule the document's
+    summary, the landed-file fallback and the search index follow: prompts are offered (:meth:`offer`) in the order
+    they would title it; the first that names work (:func:`prompt_names_work`) titles it; when none does, the first
+    one offered (``/context``) does. Each title is the prompt read by :func:`~asz_core.view.summary.short_title`.
+    """
+
+    def __init__(self, dialect: str) -> None:
+        self.dialect = dialect
+        #: The first non-empty title of a prompt that names no work ('' until one is offered).
+        self.fallback = ""
+        #: The title of the first prompt that names work ('' until one is offered).
+        self.found = ""
+
+    def offer(self, text: str) -> bool:
+        """Consider one prompt's ``text``; True once a prompt naming work has titled the conversation (stop offering)."""
+        if self.found:
+            return True
+        from .summary import short_title
+
+        title = short_title(text, self.dialect)
+        if not title:
+            return False
+        if prompt_names_work(text, self.dialect):
+            self.found = title
+            return True
+        self.fallback = self.fallback or title
+        return False
+
+    def title(self) -> str:
+        """The title: the first prompt naming work, else the first offered, else ''."""
+        return self.found or self.fallback
 
 
 def label_for_record(rec: dict, dialect: str) -> str | None:
@@ -176,16 +252,16 @@ class LandedTitles:
     def title(self, through_seq: int = 1 << 62, hide: Sequence[str] = ()) -> str:
         """The runtime's title (:meth:`RuntimeTitle.last`) of the landed files through ``through_seq``, else the first
         typed prompt (a record flagged ``external_input``) of the main stream, else of any stream, in landed order,
-        shortened as a talk's label is, else ''. A title found in a withheld record, and a prompt carrying a withheld
+        that names work, else the first of them (:class:`PromptTitle`), shortened as a talk's label is, else ''. A title found in a withheld record, and a prompt carrying a withheld
         flag, name nothing."""
         from .session_records import title_withheld
-        from .summary import short_title
 
         sess = self.sess
         title = self._runtime_title(through_seq).last()
         if title and hide and title_withheld(sess.record_lines(hide), title, hide):
             title = ""
         hidden = set(hide)
+        pick = PromptTitle(sess.dialect())
         for seq in sess._transcripts() if not title else ():
             if seq in sess.unverified or seq > through_seq:
                 continue
@@ -194,10 +270,10 @@ class LandedTitles:
                 if "external_input" not in flags or flags & {"context_reset", "reset_summary"} or flags & hidden:
                     continue
                 text = "\n".join(p["text"] for p in rec.get("parts", ()) if p.get("k") == "text" and isinstance(p.get("text"), str))
-                title = short_title(text, sess.headers[seq].dialect)
-                if title:
-                    return title
-        return title
+                pick.dialect = sess.headers[seq].dialect
+                if pick.offer(text):
+                    return pick.title()
+        return title or pick.title()
 
 
 def landed_title(root: Path, session: str, hide: Sequence[str] = ()) -> tuple[str, str]:

@@ -1,6 +1,7 @@
 """Transcript text printed by ``asz ls``, ``asz conversation`` and ``asz search`` never steers the terminal (trial 3,
-F4/F19): ESC (OSC window titles, CSI), BEL, NUL, C1 and the bidi overrides are written as visible escapes, before
-any cut to a column width. A session of the real corpus gets an odd line appended, and an odd session beside it
+F4/F19): ESC (OSC window titles), BEL, NUL, C1 and the bidi overrides are written as visible escapes, before
+any cut to a column width; terminal formatting (a whole CSI sequence: colour, screen clear) is removed, as a reader
+expects of Claude Code's command output (the user report of 2026-12-03). A session of the real corpus gets an odd line appended, and an odd session beside it
 opens with the same odd prompt (its title)."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from asz_core.reading.termtext import UNSAFE, visible, visible_spans
+from asz_core.reading.termtext import UNSAFE, plain, visible, visible_spans
 
 from reading_helpers import asz
 
@@ -19,7 +20,7 @@ SESSION = "0d3a8e6f-290f-4105-a327-a2496e5e2a83"
 ODD_ID = "ffffffff-0000-4000-8000-000000000006"
 #: An OSC window title, a colour CSI, a screen clear, NUL, a C1 CSI and a right-to-left override.
 ODD = "hello \x1b]0;PWNED-TITLE\x07\x1b[31mRED\x1b[0m \x1b[2J cleared \x00 nul \x9b31m c1 \u202e reversed zzoddword"
-ODD_SHOWN = "hello \\x1b]0;PWNED-TITLE\\x07\\x1b[31mRED\\x1b[0m \\x1b[2J cleared \\x00 nul \\x9b31m c1 \\u202e reversed zzoddword"
+ODD_SHOWN = "hello \\x1b]0;PWNED-TITLE\\x07RED  cleared \\x00 nul \\x9b31m c1 \\u202e reversed zzoddword"
 
 #: A remote image (a tracker when the page is shared) and one in the text itself.
 IMAGES = "see ![p](https://tracker.example/p.png) and ![dot](data:image/png;base64,iVBORw0KGgo=)"
@@ -58,6 +59,10 @@ def test_visible_escapes_exactly_the_unsafe_characters():
     assert visible("\u2066a\u2069\u202a\x7f\x85") == "\\u2066a\\u2069\\u202a\\x7f\\x85"
     text, spans = visible_spans("a\x1bb\u202ec", [[2, 3], [4, 5]])
     assert text == "a\\x1bb\\u202ec" and [text[a:b] for a, b in spans] == ["b", "c"]
+    text, spans = visible_spans("\x1b[1mbold\x1b[22m and \x1b[31mred\x1b[0m", [[4, 8], [23, 26]])
+    assert text == "bold and red" and [text[a:b] for a, b in spans] == ["bold", "red"]
+    assert visible("a\x1b[1mb", json=True) == "a\\u001b[1mb"  # JSON keeps every byte
+    assert plain("\x1b[?2026h\x1b[1mContext Usage\x1b[22m\x1b]0;t\x07") == "Context Usage\x1b]0;t\x07"  # an OSC stays
 
 
 @pytest.mark.slow  # the module's root is collected first (over 10 s on a loaded machine)
@@ -66,7 +71,8 @@ def test_ls_shows_the_title_escaped_and_cut_after(odd_root: Path):
     row = next(line for line in out.splitlines() if line.startswith(ODD_ID[:8]))
     assert _unsafe(out) == []
     title = row[10:10 + 34]
-    assert title == ODD_SHOWN[:33] + "…"  # the 34-cell column holds the escaped text, cut after escaping
+    # the 34-cell column holds the escaped text, whitespace made one space, cut after escaping at a word's end
+    assert title.rstrip() == "hello \\x1b]0;PWNED-TITLE\\x07RED…"
 
 
 @pytest.mark.slow  # the module's root is collected first (over 10 s on a loaded machine)
@@ -93,7 +99,7 @@ def test_html_export_isolates_the_title_and_shows_controls_as_the_body_does(odd_
     page = out.read_text(encoding="utf-8")
     assert f"<title>{ODD_SHOWN}</title>" in page  # no markup in a <title>: escapes, as the terminal shows them
     assert f"<h1 dir=\"auto\"><bdi>{ODD_SHOWN}</bdi></h1>" in page  # and so in the heading and the body
-    assert ": <bdi>hello \\x1b]0;PWNED-TITLE\\x07\\x1b[31mRED" in page.split("<h2", 1)[1].split("</h2>")[0]  # the talk's label
+    assert ": <bdi>hello \\x1b]0;PWNED-TITLE\\x07RED cleared" in page.split("<h2", 1)[1].split("</h2>")[0]  # the talk's label
     assert "\x00" not in page
     head = page.split("<body>")[0]
     assert "\u202e" not in head and "\x1b" not in head

@@ -29,8 +29,9 @@ MARKER = "CANARY-7f3a9d1e-SYSTEM-AND-TOOLS"
 #: A colour CSI, DEL, NEL, a one-byte C1 CSI (screen clear), a C1 OSC window title ended by ST, a right-to-left
 #: override closed by PDF, and a left-to-right isolate (:func:`control_lines`).
 ODD = "esc \x1b[31mred\x1b[0m del \x7f nel \x85 csi \x9b2J osc \x9d0;t\x9c rlo \u202eevil\u202c iso \u2066x\u2069 end"
-#: ``ODD`` as the terminal's escapes write it (asz_core.reading.termtext.visible).
-ODD_SHOWN = ("esc \\x1b[31mred\\x1b[0m del \\x7f nel \\x85 csi \\x9b2J osc \\x9d0;t\\x9c rlo \\u202eevil\\u202c"
+#: ``ODD`` as the terminal's escapes write it (asz_core.reading.termtext.visible): the colour CSI, terminal formatting,
+#: removed; every other control written as its escape.
+ODD_SHOWN = ("esc red del \\x7f nel \\x85 csi \\x9b2J osc \\x9d0;t\\x9c rlo \\u202eevil\\u202c"
              " iso \\u2066x\\u2069 end")
 XSS_PROMPT = 'Please check <script>window.__pwned=1</script> and <img src=x onerror="window.__pwned=2"> & report'
 LONG_LINE = "log line {:04d}: the quick brown fox jumps over the lazy dog\n"

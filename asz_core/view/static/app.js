@@ -41,10 +41,13 @@
   // and the bidi overrides/isolates are written as the terminal's escapes (asz_core/reading/termtext.py: \x1b, \x9b,
   // \u202e), CR too unless keepCr (white space in a body). Every text node h() and add() make goes through it, and
   // so does Markdown before it is parsed. jsonText writes them as JSON escapes (\u0085), the same value.
+  // Terminal formatting (a whole CSI sequence: colours, bold, modes, \x1b[38;2;153;153;153m) is removed first, as
+  // termtext.plain removes it; an OSC, a lone ESC and U+009B still show as escapes.
   const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+  const CSI = /\x1b\[[0-?]*[ -\/]*[@-~]/g;
   function hex(n, w) { return n.toString(16).padStart(w, '0'); }
   function visibleText(t, keepCr) {
-    return String(t).replace(UNSAFE, function (c) {
+    return String(t).replace(CSI, '').replace(UNSAFE, function (c) {
       const n = c.charCodeAt(0);
       return keepCr && n === 13 ? c : n < 0x100 ? '\\x' + hex(n, 2) : '\\u' + hex(n, 4);
     });
@@ -611,11 +614,13 @@
         add(app, errorBox(res.status === 404 ? 'No such conversation here.' : 'The server refused the document.', res));
         return;
       }
-      drawDocument(res.data);
-      const hp = hashParams();
-      if (hp.step || hp.talk) reveal(hp.step || hp.talk);
-      ETAG = res.etag || '';
-      if (!docTimer) docTimer = setInterval(pollDocument, 5000);
+      loadHeadings().then(function () {
+        drawDocument(res.data);
+        const hp = hashParams();
+        if (hp.step || hp.talk) reveal(hp.step || hp.talk);
+        ETAG = res.etag || '';
+        if (!docTimer) docTimer = setInterval(pollDocument, 5000);
+      });
     });
   }
 
@@ -633,6 +638,13 @@
   // An open conversation follows new rounds: the document is asked for again every 5 s with its ETag (304 when
   // nothing changed); a new one is drawn again keeping the open talks, the tab and the scroll position.
   let ETAG = '', docTimer = null;
+  // Each talk's heading as the server reads its label (/api/c/{id}/headings: Claude Code's command markup read as
+  // /context, cut near a word's end with …); a talk it does not name shows its label as the document holds it.
+  let HEADINGS = {};
+  function loadHeadings() {
+    return api('/api/c/' + enc(CID) + '/headings').then(function (r) { HEADINGS = (r.ok && r.data && r.data.headings) || {}; });
+  }
+  function heading(t) { return HEADINGS[t.id] || t.label; }
   function pollDocument() {
     if (document.hidden || !D) return;
     fetch(withHide('/api/c/' + enc(CID) + '/view'), { headers: { accept: 'application/json', 'if-none-match': ETAG } }).then(function (r) {
@@ -642,6 +654,9 @@
     }).then(function (got) {
       if (!got || got.etag === ETAG) return;
       ETAG = got.etag;
+      return loadHeadings().then(function () { return got; });
+    }).then(function (got) {
+      if (!got) return;
       const open = [];
       talkEls.forEach(function (el, id) { if (el.classList.contains('open')) open.push(id); });
       const y = window.scrollY;
@@ -792,7 +807,7 @@
         child ? h('span', { class: 'tag' }, 'subagent · ' + streamLabel(t.stream)) : null,
         h('span', null, num(t.runs) + ' run' + (t.runs === 1 ? '' : 's') + ' · ' + num(t.steps || 0) + ' steps · ' + num(t.tools || 0) + ' tools'),
         (t.from && t.to) ? h('span', null, fmtDur(t.to - t.from)) : null, unverifiedTag(t)),
-      h('div', { class: 'label' }, t.label || (child ? h('span', { class: 'muted' }, 'Subagent: ' + streamLabel(t.stream)) : h('span', { class: 'faint' }, '(no label: nothing a person typed starts this talk)'))),
+      h('div', { class: 'label' }, heading(t) || (child ? h('span', { class: 'muted' }, 'Subagent: ' + streamLabel(t.stream)) : h('span', { class: 'faint' }, '(no label: nothing a person typed starts this talk)'))),
       t.reply ? h('div', { class: 'reply' }, '↳ ', t.reply) : null);
     const el = h('section', { class: 'talk' + (child ? ' child' : ''), 'data-talk': t.id }, head, body);
     let drawn = false;
@@ -1251,7 +1266,7 @@
     return holder;
   }
   function talkLink(id) { return id ? h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(id); } }, oneLine(talkTitle(id), 60)) : '—'; }
-  function talkTitle(id) { const t = D.talks[IDX.talkIndex.get(id)]; return t ? (t.label || id) : id; }
+  function talkTitle(id) { const t = D.talks[IDX.talkIndex.get(id)]; return t ? (heading(t) || id) : id; }
 
   function drawStreams() {
     panel.append(table(['Stream', 'Role', 'Label', 'Parent', 'Records', 'Steps', 'First talk', 'Opened by'], D.streams.map(function (s) {
