@@ -11,6 +11,7 @@ import typer
 
 from ..view.rows import usage_unrecorded
 from ..view.usage import TOKEN_KINDS
+from ..view.usage_report import NO_TIME
 from .reading_common import CONFIG_HELP, ROOT_HELP, fit_cells, tz_option, use_tz
 
 #: Columns of the text table after the key: header and width.
@@ -75,7 +76,7 @@ def usage(
     view: str = typer.Argument("daily", metavar="[daily|monthly|session|project|model]",
                                help="Rows per day, per month, per conversation (oldest first call first), per project "
                                     "or per model (the model id in full) (default daily)."),
-    since: str = typer.Option("", "--since", help="Count calls from: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
+    since: str = typer.Option("", "--since", help="Count calls made from: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back (by each call's own time; a call with no time is left out and named)."),
     until: str = typer.Option("", "--until", help="Count calls up to: YYYY-MM-DD (the whole day, in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
     tz: Optional[str] = tz_option(),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
@@ -97,7 +98,12 @@ def usage(
     calls. The MODELS column names each model without claude- and its date (claude-haiku-4-5-20251001 is
     haiku-4-5), +N for those that do not fit; --breakdown and the model view give each model in full. The table's CALLS column is that count
     (calls_with_usage in --json: those with usage); a row whose calls carry no usage at all (Kiro meters credits,
-    not tokens) reads "not recorded" in TOTAL and - in the other figures, never 0. Cost comes from the price table (asz.yaml prices
+    not tokens) reads "not recorded" in TOTAL and - in the other figures, never 0. A call whose records carry no time
+    (Kiro CLI 2.x writes none on a model reply) has no day: daily and monthly count it in a last row keyed "(no time)",
+    and a line under the table says so. --since/--until count the calls made in the window, each by its own time (asz
+    ls keeps a conversation active in it, by its first and last times): a call with no time cannot be placed, so it is
+    in no figure, the total is marked ! and a line names its conversation and how many (--json: every row's no_time,
+    the line on stderr). Cost comes from the price table (asz.yaml prices
     override it); a cost marked * leaves out unpriced models (--json lists
     them under cost.unpriced). A call whose input (cache reads and writes included) is above 200K tokens is priced
     at its model's long-context rates where the table has them (Claude Sonnet 4.5 and 4): a line under the table
@@ -120,7 +126,7 @@ def usage(
     """
     from ..config import ConfigError, load_config
     from ..view.prices import price_table
-    from ..view.usage_report import KEYS, SORTS, VIEWS, read_root, report, totals, zone_of
+    from ..view.usage_report import KEYS, SORTS, VIEWS, read_root, report, totals, untimed, zone_of
 
     if view not in VIEWS:
         typer.echo(f"asz usage: {view!r} is not a view (one of {', '.join(VIEWS)})", err=True)
@@ -159,39 +165,64 @@ def usage(
         typer.echo(f"asz usage: {p}", err=True)
     say_state_files(storage)
     note, unchained = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
+    windowed = first is not None or last is not None
+    no_time = untimed(counted)
+    left_out = [{"conversation": c, "calls": n} for c, n in no_time.items()] if windowed else []
     _print(rows, as_json, KEYS[view], view == "session", totals(rows, table), breakdown,
-           {"unreadable": sorted(unreadable), "unchained": unchained}, note)
+           {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out}, note,
+           no_time_line(no_time, windowed, any(r.get(KEYS[view]) == NO_TIME for r in rows)))
     if problems:
         raise typer.Exit(1)
 
 
-def _print(rows: list[dict], as_json: bool, key: str, session: bool, t: dict, breakdown: bool, short: dict[str, list[str]],
-           note: str) -> None:
+def no_time_line(no_time: dict[str, int], windowed: bool, has_row: bool) -> str:
+    """The line that says the calls whose records carry no time (``no_time``: conversation -> calls): with a
+    ``--since``/``--until`` window (``windowed``), that it left them out (``! no time, so not placed …``); without
+    one, when the table has the :data:`~asz_core.view.usage_report.NO_TIME` row (``has_row``), what that row is.
+    '' otherwise."""
+    if not no_time or not (windowed or has_row):
+        return ""
+    which = ", ".join(f"{c[:8]} ({n} call(s))" for c, n in no_time.items())
+    why = "their records carry no time (Kiro CLI 2.x, for one, writes none on a model reply)"
+    if windowed:
+        return (f"! no time, so not placed in the --since/--until window, in no figure above: {which}; {why}. asz ls "
+                "--since/--until keeps a conversation by its first and last recorded times; asz usage counts a call "
+                "by its own time (without the window they are the (no time) row)")
+    return f"{NO_TIME}: calls whose day is not known, {why}: {which}"
+
+
+def _print(rows: list[dict], as_json: bool, key: str, session: bool, t: dict, breakdown: bool, short: dict[str, list],
+           note: str, no_time: str = "") -> None:
     """The rows as JSON (each listing ``unreadable`` when a conversation did not read, ``unchained`` when a landed
     session has no conversation chain: which day, month or project it falls in is not known, so every row may be
-    short by it), else as the text table (:func:`_table`; ``note`` the line naming the unchained sessions, under the
-    total marked !, or on stderr with JSON)."""
+    short by it; ``no_time`` when a window left out calls with no time), else as the text table (:func:`_table`;
+    ``note`` the line naming the unchained sessions, under the total marked !, or on stderr with JSON; ``no_time`` the
+    :func:`no_time_line`, under the table, on stderr with JSON when it says calls were left out)."""
     if as_json:
         from ..sessiondata.jsonbytes import dumps_wide
 
         if note:
             typer.echo(f"asz usage: {note}", err=True)
+        if short.get("no_time"):
+            typer.echo(f"asz usage: {no_time}", err=True)
 
         listed = {k: v for k, v in short.items() if v}
         rows = [{**r, **listed, "total": t} for r in rows]  # the text's total row, in every row as unchained is
         sys.stdout.buffer.write(dumps_wide(rows, option=orjson.OPT_INDENT_2) + b"\n")  # a total past 64 bits stays exact
     else:
-        _table(rows, key, session, t, breakdown, short["unreadable"], note)
+        _table(rows, key, session, t, breakdown, short["unreadable"], note, no_time, bool(short.get("no_time")))
 
 
 def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool = False, unreadable: list[str] = (),
-           unchained: str = "") -> None:
+           unchained: str = "", no_time: str = "", left_out: bool = False) -> None:
     """Print ``rows`` (keyed by ``key``; a conversation's row by its id and title when ``session``) and the totals ``t``
     as the text table: columns in terminal cells, marks and the lines under it. With ``breakdown``, each row is
     followed by one row per model (``  └ model`` in the MODELS column, the key cell blank) with its tokens and cost.
     ``unreadable``: conversations that did not read, in no figure: the total is marked ! and a line names them;
-    ``unchained``: the line naming landed sessions with no conversation chain (in no figure either: marked ! too)."""
-    short = bool(unreadable or unchained)
+    ``unchained``: the line naming landed sessions with no conversation chain (in no figure either: marked ! too);
+    ``no_time``: the line saying the calls with no time (:func:`no_time_line`), ``left_out`` when a window left them
+    out of every figure (the total is marked ! then)."""
+    short = bool(unreadable or unchained or left_out)
     from rich.cells import cell_len
 
     from ..view.zone import zone_name
@@ -239,6 +270,8 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
         typer.echo(not_read_line(unreadable, "in no figure above"))
     if unchained:
         typer.echo(f"! {unchained}")
+    if no_time:
+        typer.echo(no_time)
     short = {h["conversation"]: h for r in rows for h in r.get("usage_incomplete", ())}
     if short:
         typer.echo("~ usage incomplete, the figures above leave out counts a record left out (listed under dropped) or "

@@ -54,13 +54,17 @@ from .prices import PriceTable, cost_of
 from .usage import TOKEN_KINDS, add_call, add_usage, zero_usage
 from .zone import zone_of
 
-__all__ = ["VIEWS", "KEYS", "SORTS", "Counted", "read_root", "report", "totals", "zone_of"]
+__all__ = ["VIEWS", "KEYS", "SORTS", "NO_TIME", "Counted", "read_root", "report", "totals", "untimed", "zone_of"]
 
 #: The report views and the key each row carries.
 VIEWS = ("daily", "monthly", "session", "project", "model")
 KEYS = {"daily": "date", "monthly": "month", "session": "conversation", "project": "project", "model": "model"}
 #: The row orders of :func:`report`: ``default`` (by key; a session by its first call), or by a figure, largest first.
 SORTS = ("default", "cost", "tokens", "calls")
+#: The daily and monthly key of the calls whose records carry no time (Kiro CLI 2.x writes none on a model reply, nor
+#: any on the tool results between): their day is not known, so they are their own row, after the dated ones, and a
+#: ``--since``/``--until`` window cannot place them (:func:`untimed` counts what it leaves out).
+NO_TIME = "(no time)"
 
 
 @attrs.frozen
@@ -171,9 +175,9 @@ def _held_unread(out: list[Counted], conv: str, places: dict, calls: tuple, head
 
 def _key(view: str, c: Counted) -> str:
     if view == "daily":
-        return c.day.isoformat() if c.day else "(no time)"
+        return c.day.isoformat() if c.day else NO_TIME
     if view == "monthly":
-        return c.day.strftime("%Y-%m") if c.day else "(no time)"
+        return c.day.strftime("%Y-%m") if c.day else NO_TIME
     if view == "project":
         return c.places.get("project") or "(no project)"
     if view == "model":
@@ -185,9 +189,10 @@ def report(counted: Iterable[Counted], view: str, table: PriceTable | None = Non
            since: int | None = None, until: int | None = None, sort: str = "default") -> list[dict]:
     """Rows of ``view`` (:data:`VIEWS`) over the calls made from ``since`` to ``until`` (unix ms, inclusive, as
     :func:`~asz_core.reading.listing.parse_time` reads ``--since``/``--until``; a call with no time only when neither
-    is given), sorted by key (daily, monthly, project, model) or by first call, oldest first (session; one with no
-    time last), or with ``sort`` (:data:`SORTS`) ``cost``, ``tokens`` or ``calls`` by that figure, largest first (ties
-    in the default order). Raises ValueError for another ``sort``."""
+    is given: :func:`untimed` counts those a window leaves out), sorted by key (daily, monthly, project, model; the
+    :data:`NO_TIME` row last) or by first call, oldest first (session; one with no time last), or with ``sort``
+    (:data:`SORTS`) ``cost``, ``tokens`` or ``calls`` by that figure, largest first (ties in the default order).
+    Raises ValueError for another ``sort``."""
     if sort not in SORTS:
         raise ValueError(f"{sort!r} is not an order (one of {', '.join(SORTS)})")
     groups: dict[str, list[Counted]] = {}
@@ -200,12 +205,24 @@ def report(counted: Iterable[Counted], view: str, table: PriceTable | None = Non
     if view == "session":
         rows.sort(key=lambda r: (r["from"] is None, r["from"] or 0, r["conversation"]))
     else:
-        rows.sort(key=lambda r: r[KEYS[view]])
+        rows.sort(key=lambda r: (r[KEYS[view]] == NO_TIME, r[KEYS[view]]))
     if sort != "default":  # a stable sort: equal figures keep the default order
         figure = {"cost": lambda r: r["cost"]["usd"], "calls": lambda r: r["calls"],
                   "tokens": lambda r: sum(r["usage"][k] for k in TOKEN_KINDS)}[sort]
         rows.sort(key=figure, reverse=True)
     return rows
+
+
+def untimed(counted: Iterable[Counted]) -> dict[str, int]:
+    """``{conversation: calls}``: the counted calls (not held back) whose records carry no time, sorted by conversation.
+    With no ``--since``/``--until`` window they are the :data:`NO_TIME` row of daily and monthly (and in their
+    conversation's and project's rows); a window leaves them out of every row, since it cannot place them
+    (:func:`report`), and ``asz usage`` says so."""
+    out: dict[str, int] = {}
+    for c in counted:
+        if c.ms is None and not c.held:
+            out[c.conversation] = out.get(c.conversation, 0) + 1
+    return dict(sorted(out.items()))
 
 
 def _row(view: str, key: str, every: list[Counted], table: PriceTable | None) -> dict:
