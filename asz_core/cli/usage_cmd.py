@@ -99,11 +99,10 @@ def usage(
     haiku-4-5), +N for those that do not fit; --breakdown and the model view give each model in full. The table's CALLS column is that count
     (calls_with_usage in --json: those with usage); a row whose calls carry no usage at all (Kiro meters credits,
     not tokens) reads "not recorded" in TOTAL and - in the other figures, never 0. A call whose records carry no time
-    (Kiro CLI 2.x writes none on a model reply) has no day: daily and monthly count it in a last row keyed "(no time)",
-    and a line under the table says so. --since/--until count the calls made in the window, each by its own time (asz
-    ls keeps a conversation active in it, by its first and last times): a call with no time cannot be placed, so it is
-    in no figure, the total is marked ! and a line names its conversation and how many (--json: every row's no_time,
-    the line on stderr). Cost comes from the price table (asz.yaml prices
+    (Kiro CLI 2.x writes none on a model reply) has no day: daily and monthly count it in a last row "(no time)", and a
+    line says so. --since/--until count the calls made in the window by their own times (asz ls keeps a conversation
+    active in it): a call with no time cannot be placed, so it is in no figure, the total is marked ! and a line names
+    its conversation and how many (--json: every row's no_time, the line on stderr). Cost comes from the price table (asz.yaml prices
     override it); a cost marked * leaves out unpriced models (--json lists
     them under cost.unpriced). A call whose input (cache reads and writes included) is above 200K tokens is priced
     at its model's long-context rates where the table has them (Claude Sonnet 4.5 and 4): a line under the table
@@ -126,7 +125,7 @@ def usage(
     """
     from ..config import ConfigError, load_config
     from ..view.prices import price_table
-    from ..view.usage_report import KEYS, SORTS, VIEWS, read_root, report, totals, untimed, zone_of
+    from ..view.usage_report import KEYS, SORTS, VIEWS, report, totals, untimed, zone_of
 
     if view not in VIEWS:
         typer.echo(f"asz usage: {view!r} is not a view (one of {', '.join(VIEWS)})", err=True)
@@ -151,44 +150,53 @@ def usage(
     require_root("usage", storage)  # a mistyped --root is said, never reported as $0.00
 
     ids = list_conversations(storage)
-    done = [0]
-    try:
-        unreadable: dict[str, str] = {}
-        counted, problems = read_root(storage, zone, cfg.view_hide, step=lambda: done.__setitem__(0, done[0] + 1),
-                                      unreadable=unreadable)
-    except KeyboardInterrupt:  # Ctrl-C was a silent exit 130 (trial 3, F11)
-        typer.echo(f"asz usage: interrupted after {done[0]} of {len(ids)} conversations read; nothing is printed "
-                   "(a part would look like the whole)", err=True)
-        raise typer.Exit(130)
+    counted, problems, unreadable = _read(storage, zone, cfg.view_hide, len(ids))
     rows = report(counted, view, table, first, last, sort)
     for p in problems:
         typer.echo(f"asz usage: {p}", err=True)
     say_state_files(storage)
     note, unchained = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
     windowed = first is not None or last is not None
-    no_time = untimed(counted)
-    left_out = [{"conversation": c, "calls": n} for c, n in no_time.items()] if windowed else []
+    line, left_out = no_time_line(untimed(counted), windowed, any(r.get(KEYS[view]) == NO_TIME for r in rows))
     _print(rows, as_json, KEYS[view], view == "session", totals(rows, table), breakdown,
-           {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out}, note,
-           no_time_line(no_time, windowed, any(r.get(KEYS[view]) == NO_TIME for r in rows)))
+           {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out}, note, line)
     if problems:
         raise typer.Exit(1)
 
 
-def no_time_line(no_time: dict[str, int], windowed: bool, has_row: bool) -> str:
-    """The line that says the calls whose records carry no time (``no_time``: conversation -> calls): with a
-    ``--since``/``--until`` window (``windowed``), that it left them out (``! no time, so not placed …``); without
-    one, when the table has the :data:`~asz_core.view.usage_report.NO_TIME` row (``has_row``), what that row is.
-    '' otherwise."""
+def _read(storage: Path, zone, hide, n: int) -> tuple[list, list[str], dict[str, str]]:
+    """:func:`~asz_core.view.usage_report.read_root` of ``storage`` (``n`` conversations): the counted calls, the
+    problem lines and the conversations that did not read (id -> why). Ctrl-C says how far it got, exit 130."""
+    from ..view.usage_report import read_root
+
+    done = [0]
+    try:
+        unreadable: dict[str, str] = {}
+        counted, problems = read_root(storage, zone, hide, step=lambda: done.__setitem__(0, done[0] + 1),
+                                      unreadable=unreadable)
+    except KeyboardInterrupt:  # Ctrl-C was a silent exit 130 (trial 3, F11)
+        typer.echo(f"asz usage: interrupted after {done[0]} of {n} conversations read; nothing is printed "
+                   "(a part would look like the whole)", err=True)
+        raise typer.Exit(130)
+    return counted, problems, unreadable
+
+
+def no_time_line(no_time: dict[str, int], windowed: bool, has_row: bool) -> tuple[str, list[dict]]:
+    """The line that says the calls whose records carry no time (``no_time``: conversation -> calls), and the
+    ``no_time`` list --json rows carry (``[{"conversation", "calls"}]``, with a window only). With a
+    ``--since``/``--until`` window (``windowed``) the line says it left them out (``! no time, so not placed …``);
+    without one, when the table has the :data:`~asz_core.view.usage_report.NO_TIME` row (``has_row``), what that row
+    is; '' otherwise."""
+    left_out = [{"conversation": c, "calls": n} for c, n in no_time.items()] if windowed else []
     if not no_time or not (windowed or has_row):
-        return ""
+        return "", left_out
     which = ", ".join(f"{c[:8]} ({n} call(s))" for c, n in no_time.items())
     why = "their records carry no time (Kiro CLI 2.x, for one, writes none on a model reply)"
     if windowed:
         return (f"! no time, so not placed in the --since/--until window, in no figure above: {which}; {why}. asz ls "
                 "--since/--until keeps a conversation by its first and last recorded times; asz usage counts a call "
-                "by its own time (without the window they are the (no time) row)")
-    return f"{NO_TIME}: calls whose day is not known, {why}: {which}"
+                "by its own time (without the window they are the (no time) row)"), left_out
+    return f"{NO_TIME}: calls whose day is not known, {why}: {which}", left_out
 
 
 def _print(rows: list[dict], as_json: bool, key: str, session: bool, t: dict, breakdown: bool, short: dict[str, list],
