@@ -123,22 +123,9 @@ def usage(
     stderr with --json, every row listing them under unchained); exit 0.
     Ctrl-C says how many conversations were read and prints no table, exit 130.
     """
-    from ..config import ConfigError, load_config
-    from ..view.prices import price_table
-    from ..view.usage_report import KEYS, SORTS, VIEWS, report, totals, untimed, zone_of
+    from ..view.usage_report import KEYS, report, totals, untimed, zone_of
 
-    if view not in VIEWS:
-        typer.echo(f"asz usage: {view!r} is not a view (one of {', '.join(VIEWS)})", err=True)
-        raise typer.Exit(2)
-    if sort not in SORTS:
-        typer.echo(f"asz usage: --sort {sort!r} is not an order (one of {', '.join(SORTS)})", err=True)
-        raise typer.Exit(2)
-    try:
-        cfg = load_config(config)
-        table = price_table(cfg.prices)
-    except ConfigError as exc:
-        typer.echo(f"asz usage: {exc}", err=True)
-        raise typer.Exit(2)
+    cfg, table = _settings(view, sort, config)
     zone = use_tz("usage", tz) or zone_of(None)
     from ..view.document import list_conversations
     from ..verify.unparsed import unchained_note
@@ -162,6 +149,27 @@ def usage(
            {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out}, note, line)
     if problems:
         raise typer.Exit(1)
+
+
+def _settings(view: str, sort: str, config: Optional[Path]):
+    """``(configuration, price table)`` once ``view`` and ``sort`` are known; a bad view, order or configuration is
+    said on one line, typer.Exit(2)."""
+    from ..config import ConfigError, load_config
+    from ..view.prices import price_table
+    from ..view.usage_report import SORTS, VIEWS
+
+    if view not in VIEWS:
+        typer.echo(f"asz usage: {view!r} is not a view (one of {', '.join(VIEWS)})", err=True)
+        raise typer.Exit(2)
+    if sort not in SORTS:
+        typer.echo(f"asz usage: --sort {sort!r} is not an order (one of {', '.join(SORTS)})", err=True)
+        raise typer.Exit(2)
+    try:
+        cfg = load_config(config)
+        return cfg, price_table(cfg.prices)
+    except ConfigError as exc:
+        typer.echo(f"asz usage: {exc}", err=True)
+        raise typer.Exit(2)
 
 
 def _read(storage: Path, zone, hide, n: int) -> tuple[list, list[str], dict[str, str]]:
