@@ -54,6 +54,7 @@ from typing import Callable, Iterable, Sequence
 
 import attrs
 
+from .aside_gone import newest_header, set_aside_gone
 from .append import written_in_place
 from .report import SUMMARY_KEYS, Counters, Report
 from .windows import strerror
@@ -62,7 +63,7 @@ from ..sessiondata.model import DEFAULT_MAX_DELTA_BYTES
 from ..sessiondata.times import format_rfc3339
 from ..sessiondata import durable
 from ..storage.cursor import AppendCursor, SnapshotCursor, read_cursor, write_cursor
-from ..storage.layout import PREFIX_KIND, cursor_files, cursor_path, cursor_paths, kind_dir, parse_landed_name, rounds_dir, session_dir, session_dirs
+from ..storage.layout import PREFIX_KIND, cursor_files, cursor_path, cursor_paths, kind_dir, rounds_dir, session_dir, session_dirs
 from ..storage.root import LockBusy, session_lock
 from ..storage.torn import TORN_AFTER_NS
 
@@ -211,14 +212,18 @@ class Collector:
             mode = "append"
         else:
             mode = "document" if cur.mode == "document" else "snapshot"
-        rel = cur.source.partition("#")[0] if mode == "document" else cur.source
+        return self._source_at(sdir, cp, cur.source, mode, kind)
+
+    def _source_at(self, sdir: Path, cp: Path, src: str, mode: str, kind: str) -> Source:
+        """The :class:`Source` with ``src`` and ``mode`` whose cursor is ``cp`` (its stream or run from the folder)."""
+        rel = src.partition("#")[0] if mode == "document" else src
         stream = batch = ""
         where = cp.parent.parent.name
         if where == "streams":
             stream = cp.parent.name
         elif where == "runs":
             batch = cp.parent.name
-        return Source(session=sdir.name, kind=kind, path=self.source_root / rel, src=cur.source, dialect="",
+        return Source(session=sdir.name, kind=kind, path=self.source_root / rel, src=src, dialect="",
                       stream=stream, batch=batch, mode=mode)
 
     def _check_gone(self, sdir: Path, visited: set[Path], c: Counters, timeout: float | None) -> bool:
@@ -243,7 +248,10 @@ class Collector:
                     continue
                 try:
                     cur = read_cursor(cp)
-                except (ValueError, OSError):
+                except (ValueError, IsADirectoryError) as exc:  # damaged: set aside when its source is gone too
+                    set_aside_gone(self, sdir, cp, exc, c)
+                    continue
+                except OSError:
                     continue
                 if cur is None or cur.state != "active" or not cur.source:
                     continue
@@ -565,23 +573,7 @@ def _nonempty(path: Path) -> bool:
 
 def _owner(directory: Path, kind: str) -> str:
     """The adapter name in the header of the newest landed file of ``kind`` in ``directory`` ('' if none)."""
-    best = None
-    try:
-        for e in os.scandir(directory):
-            ln = parse_landed_name(e.name)
-            if ln is not None and ln.kind == kind and ln.ext == "sd" and (best is None or ln.seq > best[0]):
-                best = (ln.seq, e.path)
-    except OSError:
-        return ""
-    if best is None:
-        return ""
-    from ..sessiondata.codec import decode_header
-
-    try:
-        with open(best[1], "rb") as f:
-            header = decode_header(f.readline().rstrip(b"\n"))
-    except (OSError, ValueError):
-        return ""
-    return header.adapter.rsplit("/", 1)[0]
+    header = newest_header(directory, kind)
+    return "" if header is None else header.adapter.rsplit("/", 1)[0]
 
 

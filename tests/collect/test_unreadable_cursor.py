@@ -90,3 +90,37 @@ def test_a_damaged_cursor_of_a_source_that_no_longer_holds_what_landed_is_a_conf
     assert _landed(root) == before
     cur = read_cursor(cp)
     assert (cur.state, cur.offset, cur.ord) == ("conflict", 0, 0)
+
+
+def test_a_damaged_cursor_whose_source_is_gone_is_set_aside_too(collected, tmp_path):
+    """Session 14: a damaged cursor of a source that is gone stayed where it was, so ``asz verify`` said ``bad cursor``
+    (and that collect sets it aside) for ever. Now the pass sets it aside as it does for a present source, writes no
+    cursor in its place (nothing to read), and should the source come back reads it on from the landed files."""
+    src, root = collected
+    session, files = _main_files(root)
+    cp = files[0].parent / "transcript.cursor"
+    source = src / read_cursor(cp).source
+    kept = source.read_bytes()
+    source.unlink()
+    before = _landed(root)
+    cp.write_bytes(b"garbage{\n")
+
+    p = asz("collect", "--once", "--source", str(src), "--root", str(root), cwd=tmp_path)
+    assert p.returncode == 0 and " landed=0 " in p.stdout and " conflicts=0 " in p.stdout, p.stdout + p.stderr
+    (said,) = [ln for ln in p.stderr.splitlines() if ln.startswith(f"warning: {cp}: damaged cursor: ")]
+    assert f"; its source {source.relative_to(src).as_posix()} is gone: set aside as " in said, said
+    aside = said.split(" set aside as ", 1)[1].split(", no cursor written", 1)[0]
+    assert aside.startswith(str(root / "_set_aside")) and aside.endswith(str(cp.relative_to(root))), said
+    assert open(aside, "rb").read() == b"garbage{\n" and not cp.exists()
+    assert _landed(root) == before
+    v = asz("verify", "--root", str(root), cwd=tmp_path)
+    assert v.returncode == 0 and "bad cursor" not in v.stdout, v.stdout
+    assert "1 stream(s) hold landed files but no cursor" in v.stdout, v.stdout
+
+    source.write_bytes(kept)  # the source comes back: read on from the landed files, nothing lands twice
+    p = asz("collect", "--once", "--source", str(src), "--root", str(root), cwd=tmp_path)
+    assert p.returncode == 0 and " landed=0 " in p.stdout, p.stdout + p.stderr
+    cur = read_cursor(cp)
+    assert cur.offset == len(kept) and cur.ord == kept.count(b"\n") and cur.state == "active"  # counted from the source
+    assert _landed(root) == before
+    assert asz("verify", "--root", str(root), cwd=tmp_path).returncode == 0
