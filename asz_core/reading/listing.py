@@ -21,11 +21,11 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import attrs
 
 from ..sessiondata.times import parse_instant
-from ..storage.layout import removed_count
+from ..storage.layout import removed_count, session_listing
 from ..view.document import ViewError, build_summary, list_conversations
 from ..view.rows import document_row, header_row, read_head, usage_unrecorded
 from ..view.summary_cache import store_summary
-from ..view.titles import dialect_of
+from ..view.titles import dialect_of, first_dialect
 
 __all__ = ["Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "usage_lines", "cut_text"]
 
@@ -169,6 +169,15 @@ def not_read_line(ids: Iterable[str], where: str, why: str = "stderr says why, a
 UNPLACED = ("so not placed in the --since/--until window", "it has no times; asz verify names the problems")
 
 
+def _dialect_and_removed(root: Path, session: str) -> tuple[str, int]:
+    """:func:`dialect_of` and :func:`~asz_core.storage.layout.removed_count` of ``session`` from one listing of its
+    folders (with skeletons: its ``.sd`` files are the listing without them, a landed file winning over its
+    skeleton in both)."""
+    sdir = root / session
+    files = session_listing(sdir, skeletons=True).files if sdir.is_dir() else []
+    return first_dialect([path for ln, path in files if ln.ext == "sd"]), sum(1 for ln, _ in files if ln.ext == "sk")
+
+
 def conversation_rows(root: str | os.PathLike, hide: Sequence[str] = (), filters: Filters | None = None,
                       *, ids: Iterable[str] | None = None, step: Callable[[str], None] | None = None,
                       prices: Any = None, cache: bool = True) -> Iterator[dict]:
@@ -290,8 +299,8 @@ def counted_row(root: Path, cid: str, hide: Sequence[str], prices: Any, head: An
         row["project"] = project or None
         row["problem"] = str(exc)
         row["problems"] = [row["problem"]]
-    row["dialect"] = dialect_of(root, session) if isinstance(session, str) and "/" not in session else ""
-    row["removed_files"] = removed_count(root / session) if isinstance(session, str) and "/" not in session else 0
+    row["dialect"], row["removed_files"] = (_dialect_and_removed(root, session) if isinstance(session, str)
+                                            and "/" not in session else ("", 0))
     return row, summary
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..sessiondata.times import IDLE_GAP_NS
 from .cursor import AppendCursor, read_cursor
-from .layout import session_listing
+from .layout import SessionListing, session_listing
 
 __all__ = ["TORN_AFTER_NS", "torn_bytes", "torn_detail", "torn_line", "session_torn_tails", "window_text"]
 
@@ -79,13 +79,14 @@ def torn_bytes(path: str | os.PathLike, st: os.stat_result, now_ns: int, window_
         return 0
 
 
-def session_torn_tails(session_dir: str | os.PathLike) -> list[tuple[str, int]]:
+def session_torn_tails(session_dir: str | os.PathLike, listing: SessionListing | None = None) -> list[tuple[str, int]]:
     """``(src, bytes)`` of each append cursor of the session that records a torn tail, sorted by src.
 
-    A cursor that does not read is left out (``asz verify`` names it).
+    A cursor that does not read is left out (``asz verify`` names it). ``listing``: the session's folders as the
+    caller listed them already (:func:`~asz_core.storage.layout.session_listing`), else they are listed here.
     """
     out: list[tuple[str, int]] = []
-    for cpath in session_listing(Path(session_dir)).cursors.values():
+    for cpath in (listing if listing is not None else session_listing(Path(session_dir))).cursors.values():
         try:
             cur = read_cursor(cpath)
         except (ValueError, OSError):

@@ -165,7 +165,8 @@ def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: 
     for p in sess.problems:
         b.problem("mismatch", p)
     # A torn tail is said, not a mismatch: the landed records are whole, one source line waits for its newline.
-    b.problems.extend(torn_line(src, size) for src, size in session_torn_tails(session_dir(root, fold.head.session)))
+    sdir = session_dir(root, fold.head.session)  # its folders as the landed session listed them, when the same
+    b.problems.extend(torn_line(src, size) for src, size in session_torn_tails(sdir, sess.listing if sdir == sess.dir else None))
     verified = b.check_inputs(accepted, sess)
     for r, ok in zip(accepted, verified):
         if not ok:  # a round whose landed files changed: the file the session index points at is not evidence

@@ -19,7 +19,7 @@ from ..sessiondata.codec import MAX_DEPTH, FieldError, check_record_dict, decode
 from ..sessiondata.jsonbytes import may_hold_wide_number, nesting_depth
 from ..sessiondata.reader import SDError
 from ..sessiondata.times import parse_instant
-from ..storage.layout import landed_files
+from ..storage.layout import landed_files, session_listing
 from .kinds import CONTENT_KINDS
 
 __all__ = ["LandedSession", "hold_back", "landed_lines", "title_withheld", "header_time", "ms_of"]
@@ -71,7 +71,9 @@ class LandedSession:
         self._media_parts: list[tuple[int, int, int, dict]] | None = None
         self._content: set[tuple[int, int]] | None = None
         self._cut: dict | None = None
-        found = [(ln.seq, path) for ln, path in (landed_files(self.dir, skeletons=True) if self.dir.is_dir() else [])
+        #: The one listing of the session's folders (None when it is no folder): its cursors too, for the torn tails.
+        self.listing = session_listing(self.dir, skeletons=True) if self.dir.is_dir() else None
+        found = [(ln.seq, path) for ln, path in (self.listing.files if self.listing is not None else [])
                  if ln.seq <= through_seq]
         # Each plain file's bytes and whole-file digest first: the files a round's input digest binds are the very
         # bytes parse read and checked, so their records are decoded without checking them again (:meth:`_bound`).

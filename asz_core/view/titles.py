@@ -76,7 +76,13 @@ def prompt_names_work(text: str, dialect: str) -> bool:
 def dialect_of(root: str | os.PathLike, session: str) -> str:
     """The dialect of a session's first landed file ('' when it has none or its header does not read)."""
     sdir = Path(root) / session
-    for _, path in landed_files(sdir) if sdir.is_dir() else []:
+    return first_dialect([path for _, path in landed_files(sdir)] if sdir.is_dir() else [])
+
+
+def first_dialect(paths: Sequence[Path]) -> str:
+    """The ``dialect`` of the header line of the first of ``paths`` (landed ``.sd`` files in seq order); '' when there
+    is none or its header does not read."""
+    for path in paths:
         try:
             with open(path, "rb") as f:
                 d = orjson.loads(f.readline(1 << 20))
