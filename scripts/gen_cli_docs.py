@@ -36,6 +36,9 @@ GLOBAL_EXIT = "0 done, 1 problems found, 2 usage (an unknown option or a missing
 REGENERATE = "python scripts/gen_cli_docs.py"
 
 
+from asz_core.cli.helptext import paragraphs, source_of  # noqa: E402
+
+
 def root_command() -> Any:
     """The ``asz`` command as a Click group: ``typer.main.get_command(asz_core.cli.main.app)``."""
     import typer
@@ -64,29 +67,14 @@ def _md(text: str) -> str:
 
 def _paragraphs(text: str) -> list[str]:
     """Paragraphs of a docstring, each joined into one line; a ``::`` literal block is kept as code."""
-    out: list[str] = []
-    blocks = re.split(r"\n\s*\n", inspect.cleandoc(text or "").strip())
-    literal_next = False
-    for block in blocks:
-        if not block.strip():
-            continue
-        if literal_next:
-            out.append("```text\n" + inspect.cleandoc(block) + "\n```")
-            literal_next = False
-            continue
-        line = " ".join(part.strip() for part in block.splitlines())
-        if line.endswith("::"):
-            literal_next = True
-            line = line[:-1]
-        out.append(_md(line))
-    return out
+    return ["```text\n" + para + "\n```" if literal else _md(para) for para, literal in paragraphs(text)]
 
 
 def exit_codes(command: Any) -> str:
     """What ``command``'s exit status means: ``always 0`` when its help says it always exits 0, a pointer to
     its help when that states the codes (``Exit 0 …``, ``Exit codes …``), else the ``Exit codes: …``
     sentences of the module that defines its callback, else :data:`GLOBAL_EXIT`."""
-    text = command.help or ""
+    text = source_of(command.help)  # the docstring, markup and all (the terminal gets it plain: helptext)
     if re.search(r"always exits 0", text, re.IGNORECASE):
         return "always 0."
     if re.search(r"(^|[.;]\s+)[Ee]xit (codes\b|\d)", text):
@@ -130,7 +118,7 @@ def render_command(path: tuple[str, ...], command: Any) -> list[str]:
     ctx = command.make_context(path[-1], [], resilient_parsing=True)
     pieces = command.collect_usage_pieces(ctx)
     lines = [f"{'#' * min(len(path) + 1, 4)} `{name}`", "", "```text", f"{name} {' '.join(pieces)}".rstrip(), "```", ""]
-    for para in _paragraphs(command.help or ""):
+    for para in _paragraphs(source_of(command.help)):
         lines += [para, ""]
     args = [p for p in command.params if p.param_type_name == "argument"]
     opts = [p for p in command.params if p.param_type_name == "option"]

@@ -79,6 +79,9 @@ def build_app(modules: tuple[str, ...] = MODULES, *, plugins: bool | None = None
 
         get_plugin_manager().register_commands(built)
     _expand_user_paths(built)
+    from .helptext import plain_commands
+
+    plain_commands(built)  # --help shows plain text, each paragraph wrapped to the terminal (no docstring markup)
     return built
 
 
