@@ -109,6 +109,9 @@ def test_the_threshold_counts_cache_reads_and_writes_and_only_some_models_have_t
     # the table says it
     text = asz_in_process("usage", "--tz", "UTC", "--root", str(root)).stdout
     assert "2 call(s) above 200K input tokens priced at long-context rates" in text
+    # and asz conversation after the cost: $4.05475 to the cent
+    said = asz_in_process("conversation", SID, "--root", str(root)).stdout.splitlines()
+    assert "cost $4.05 (2 call(s) above 200K input tokens at long-context rates)" in said
 
 
 def test_the_usage_per_hour_prices_long_context_calls_too(tmp_path: Path):
