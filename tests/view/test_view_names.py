@@ -50,12 +50,13 @@ def test_every_corpus_conversation_has_a_title_and_the_cwd_its_transcript_record
 
 def test_an_older_summary_record_for_another_sessions_message_names_nothing(corpus):
     """a7da6a22 writes no ai-title; its two ``summary`` records name (``leafUuid``) messages its transcript does not
-    hold, so its first prompt names it (test_view_summary_titles). 0d3a8e6f has none: its first prompt does."""
+    hold, so its first prompt naming work names it (test_view_summary_titles, test_command_titles). 0d3a8e6f has none: its first prompt does."""
     projects, root = corpus
     title = build_view(root, "a7da6a22-facc-4fcd-8bab-f83c87862004")["summary"]["title"]
     assert title not in ("Claude Code CLI Tool Development Summary", "Claude Code warmup for deep-manifest project")
     typed = _first_typed(next(projects.glob("*/a7da6a22-facc-4fcd-8bab-f83c87862004.jsonl")))
-    assert typed.startswith("<command-name>/context</command-name>") and title == "/context"  # a slash command's name
+    assert typed.startswith("<command-name>/context</command-name>")  # a command typed locally: it names no work,
+    assert title.startswith("It's been a while - I see that I have pending changes")  # the first prompt that does titles it
     s = build_view(root, "0d3a8e6f-290f-4105-a327-a2496e5e2a83")["summary"]
     assert s["title"].startswith("Hey Claude, I'd like your help with refactoring")
 
