@@ -195,19 +195,11 @@ def conversations(
     filters = make_filters(cmd, project, since, until, model, dialect, zone)
     from ..view.document import list_conversations
     from .view_cmd import config_prices
+
     prices = config_prices(config, f"asz {cmd}")  # asz.yaml's prices replace or extend the table (issue 17)
 
     ids = list_conversations(r)
-    rows: list[dict] = []
-    bar = Bar("conversations", len(ids))
-    try:
-        with bar:
-            for row in conversation_rows(r, hide, filters, ids=ids, step=bar.advance, prices=prices):
-                rows.append(row)
-    except KeyboardInterrupt:  # said once the bar is gone (said on its line, the bar's last draw cut or wiped it)
-        typer.echo(f"asz {cmd}: interrupted after {bar.done} of {len(ids)} conversations", err=True)
-        raise typer.Exit(130)
-    rows = newest_first(rows)
+    rows = _listed_rows(cmd, r, hide, filters, ids, prices)
     from ..verify.unparsed import unchained_note
     from .view_cmd import no_document_hint
 
@@ -245,6 +237,20 @@ def conversations(
     missing = sorted({m for row in rows for m in unpriced(row)})
     if missing:  # as asz usage says it
         typer.echo(f"* unpriced, left out of the cost: {', '.join(missing)} (add them under prices in asz.yaml)")
+
+
+def _listed_rows(cmd: str, r: Path, hide, filters, ids: list[str], prices) -> list[dict]:
+    """The rows of ``ids`` that pass ``filters``, newest first, under a progress bar; Ctrl-C says how far it got, exit 130."""
+    rows: list[dict] = []
+    bar = Bar("conversations", len(ids))
+    try:
+        with bar:
+            for row in conversation_rows(r, hide, filters, ids=ids, step=bar.advance, prices=prices):
+                rows.append(row)
+    except KeyboardInterrupt:  # said once the bar is gone (said on its line, the bar's last draw cut or wiped it)
+        typer.echo(f"asz {cmd}: interrupted after {bar.done} of {len(ids)} conversations", err=True)
+        raise typer.Exit(130)
+    return newest_first(rows)
 
 
 def cut_lines(rows: list[dict]) -> list[str]:

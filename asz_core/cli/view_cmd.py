@@ -154,40 +154,47 @@ def conversation(
     if as_json or as_yaml:
         _print_document(doc, conversation_id, as_json)
         return
+    for line in summary_lines(doc):
+        typer.echo(line)
+    if doc["summary"]["state"] != "verified":
+        raise typer.Exit(1)
+
+
+def summary_lines(doc: dict) -> list[str]:
+    """The short summary ``asz conversation ID`` prints of an asz.view document ``doc`` (seed 004), line by line:
+    title, usage, rounds and head, landed seq, entities, state, cut text, links, coverage, undescribed parts, problems."""
+    out: list[str] = []
     s = doc["summary"]
     through = max((f["through_seq"] or 0 for f in doc["rounds"]), default=0)
     open_unres = s["unresolved"]
     from ..reading.termtext import visible
 
-    typer.echo(f"conversation {doc['conversation']}: {visible(s['title'] or '(title withheld)')}")
-    for line in usage_lines(s):
-        typer.echo(visible(line))
-    typer.echo(f"rounds {s['rounds']}, head {doc['head']['digest'][:12]}…")
-    typer.echo(f"landed through seq {through}")
-    typer.echo(f"entities {sum(s['kinds'].values())} nodes, {sum(s['relation_types'].values())} relations, {len(doc['unresolved'])} unresolved ({open_unres} still open)")
-    typer.echo(f"state {s['state']}: {s['talks']} talks, {s['steps']} steps, {s['streams']} streams")
+    out.append(f"conversation {doc['conversation']}: {visible(s['title'] or '(title withheld)')}")
+    out.extend(map(visible, usage_lines(s)))
+    out.append(f"rounds {s['rounds']}, head {doc['head']['digest'][:12]}…")
+    out.append(f"landed through seq {through}")
+    out.append(f"entities {sum(s['kinds'].values())} nodes, {sum(s['relation_types'].values())} relations, {len(doc['unresolved'])} unresolved ({open_unres} still open)")
+    out.append(f"state {s['state']}: {s['talks']} talks, {s['steps']} steps, {s['streams']} streams")
     from ..reading.listing import cut_text
 
     if cut_text(s.get("cut")):  # a verified conversation whose text is not all kept says so where the reader looks
-        typer.echo(cut_text(s.get("cut")))
-    for line in link_lines(s):
-        typer.echo(line)
+        out.append(cut_text(s.get("cut")))
+    out.extend(link_lines(s))
     cov = s.get("coverage") or {}
     if cov:
-        typer.echo(f"coverage {cov['cited']}/{cov['records']} records with content drawn or listed"
+        out.append(f"coverage {cov['cited']}/{cov['records']} records with content drawn or listed"
                    f" ({cov.get('listed', 0)} listed in not_drawn)")
     und = doc.get("undescribed") or []
     if und:  # trial finding 8: bytes the dialect could not describe are said, not only listed in --json
-        typer.echo(f"undescribed {len(und)} record part(s) the dialect could not describe (kept whole; --json lists them under undescribed)")
+        out.append(f"undescribed {len(und)} record part(s) the dialect could not describe (kept whole; --json lists them under undescribed)")
         for u in und[:UNDESCRIBED_SHOWN]:
             r = u["ref"]
-            typer.echo(f"  seq {r['seq']} row {r['row']} block {r['block']}: {visible(u['reason'])} ({u['bytes']:,} bytes)")
+            out.append(f"  seq {r['seq']} row {r['row']} block {r['block']}: {visible(u['reason'])} ({u['bytes']:,} bytes)")
         if len(und) > UNDESCRIBED_SHOWN:
-            typer.echo(f"  and {len(und) - UNDESCRIBED_SHOWN} more")
+            out.append(f"  and {len(und) - UNDESCRIBED_SHOWN} more")
     for p in s["problems"]:
-        typer.echo(f"problem: {visible(p)}")
-    if s["state"] != "verified":
-        raise typer.Exit(1)
+        out.append(f"problem: {visible(p)}")
+    return out
 
 
 def link_lines(s: dict) -> list[str]:

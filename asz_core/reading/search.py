@@ -63,7 +63,7 @@ from .purge import compact_securely
 from .search_gaps import GAP_SCHEMA, changed, gaps, known_prints, missing_files, no_round, stat_text, write_gaps
 from .search_place import REINDEX_REMEDY, elsewhere, first_note, index_file, is_damaged, unwritable
 from .search_hits import INDEX_DIFFERS, HitCheck, held_in, part_index, query_where, snippet_of, stoppable, stopped
-from .search_text import KINDS, MARK_END, MARK_START, has_cjk, iter_kinds, marked, query_terms
+from .search_text import KINDS, MARK_END, MARK_START, QueryError, fts_query, has_cjk, iter_kinds, marked, query_terms
 
 __all__ = ["CONV_KEYS", "conv_values", "forget_conversation", "INDEX_PATH", "KINDS", "SearchError", "QueryError", "IndexReport", "IndexInterrupted", "index_path", "update_index",
            "search", "fts_query", "MARK_START", "MARK_END", "INDEX_DIFFERS"]
@@ -87,10 +87,6 @@ class SearchError(RuntimeError):
     def __init__(self, message: str, damaged: bool = False):  # damaged: search_place.is_damaged (derived data)
         super().__init__(message)
         self.damaged = damaged
-
-
-class QueryError(ValueError):
-    """A query with nothing to search for."""
 
 
 class IndexReport(NamedTuple):
@@ -494,14 +490,6 @@ def _write_one(con: sqlite3.Connection, cid: str, head_name: str, known: bool, b
 
 
 # --------------------------------------------------------------------------- querying
-
-
-def fts_query(text: str) -> str:
-    """The FTS5 MATCH expression for a person's query (module docstring). Raises :class:`QueryError` when it holds no word."""
-    terms = query_terms(text)
-    if not terms:
-        raise QueryError(f"nothing to search for in {text!r}: give a word, a \"phrase\" or a prefix*")
-    return " ".join(terms)
 
 
 def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), filters: Filters | None = None,

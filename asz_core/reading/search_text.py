@@ -34,7 +34,7 @@ import re
 from typing import Iterable, Iterator
 
 __all__ = ["KINDS", "iter_kinds", "CJK_CLASS", "CJK_SEP", "SNIP_START", "SNIP_END", "MARK_START", "MARK_END", "index_form", "query_terms",
-           "snippet_spans", "marked", "escaped", "unescaped", "one_line", "has_cjk", "cjk_window", "cut_window"]
+           "snippet_spans", "marked", "escaped", "unescaped", "one_line", "has_cjk", "cjk_window", "cut_window", "QueryError", "fts_query"]
 
 #: The characters each indexed as one token (a regular expression character class): Hangul Jamo; CJK symbols and
 #: punctuation, Hiragana, Katakana, Bopomofo, Hangul compatibility Jamo, Kanbun, CJK strokes, Katakana extensions,
@@ -266,3 +266,15 @@ def iter_kinds(text: str) -> Iterator[str]:
         if k not in KINDS:
             raise ValueError(f"{k!r} is not a kind (known: {', '.join(KINDS)})")
         yield k
+
+
+class QueryError(ValueError):
+    """A query with nothing to search for."""
+
+
+def fts_query(text: str) -> str:
+    """The FTS5 MATCH expression for a person's query (module docstring). Raises :class:`QueryError` when it holds no word."""
+    terms = query_terms(text)
+    if not terms:
+        raise QueryError(f"nothing to search for in {text!r}: give a word, a \"phrase\" or a prefix*")
+    return " ".join(terms)

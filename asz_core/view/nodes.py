@@ -16,6 +16,18 @@ __all__ = ["NodeView", "talk_label"]
 _SHORT = TEXT_LIMIT // 4
 
 
+def request_entries(requests, held: bool) -> list[dict]:
+    """An ``llm.call``'s ``requests`` (issue 17: two provider calls under one message id), each with its own usage.
+
+    Per request: ``request``, ``model``, and ``usage`` with ``usage_state`` (``long_context: true`` when its input is
+    above 200K tokens), or ``usage_state: unavailable`` when ``held`` (a landed file that does not verify), or no usage
+    at all when that call left none."""
+    return [{"request": r.request, "usage_state": "unavailable", "model": r.model} if held else
+            {"request": r.request, "model": r.model} if r.usage is None else
+            {"request": r.request, "usage": dict(r.usage), "usage_state": r.state, "model": r.model}
+            | ({"long_context": True} if is_long(r.usage) else {}) for r in requests]
+
+
 class NodeView(ViewBase):
     """Renders nodes with the text of the records they reference."""
 
@@ -99,10 +111,7 @@ class NodeView(ViewBase):
         if cu.incomplete and not held:  # counts its record lists under dropped: the usage is short by them
             d["usage_incomplete"] = list(cu.incomplete)
         if cu.requests:  # two provider calls answered under one message id (issue 17): each with its own usage
-            d["requests"] = [{"request": r.request, "usage_state": "unavailable", "model": r.model} if held else
-                             {"request": r.request, "model": r.model} if r.usage is None else  # a call that left no usage
-                             {"request": r.request, "usage": dict(r.usage), "usage_state": r.state, "model": r.model}
-                             | ({"long_context": True} if is_long(r.usage) else {}) for r in cu.requests]
+            d["requests"] = request_entries(cu.requests, held)
         flags: frozenset[str] | None = None
         records = self.sess.records
         for r in refs:
