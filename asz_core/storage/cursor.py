@@ -108,6 +108,7 @@ _APPEND_KEYS = ("schema", "kind", "source", "dev", "ino", "offset", "ord", "last
                 "torn", "reread_seq")
 _SNAP_KEYS = ("schema", "kind", "source", "content_sha256", "size", "mtime", "last_seq", "updated_at", "state", "reason",
               "adapter", "mode")
+_APPEND_SET, _SNAP_SET = frozenset(_APPEND_KEYS), frozenset(_SNAP_KEYS)
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 # The keys every cursor this module writes holds, whatever its values (the others may be left out when empty).
 _REQUIRED = {
@@ -159,11 +160,9 @@ def read_cursor(path: Path) -> AppendCursor | SnapshotCursor | None:
         raise ValueError(f"{path}: {missing[0]}: missing (a cursor holds {', '.join(_REQUIRED[kind])}); "  # type: ignore[index]
                          f"the file is damaged or was cut short")
     if kind == "append":
-        keys = set(_APPEND_KEYS)
-        return AppendCursor(**{k: v for k, v in values.items() if k in keys})  # type: ignore[arg-type]
+        return AppendCursor(**{k: v for k, v in values.items() if k in _APPEND_SET})  # type: ignore[arg-type]
     if kind == "snapshot":
-        keys = set(_SNAP_KEYS)
-        return SnapshotCursor(**{k: v for k, v in values.items() if k in keys})  # type: ignore[arg-type]
+        return SnapshotCursor(**{k: v for k, v in values.items() if k in _SNAP_SET})  # type: ignore[arg-type]
     raise ValueError(f"{path}: kind: expected append or snapshot, got {kind!r}")
 
 

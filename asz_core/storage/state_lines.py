@@ -53,6 +53,20 @@ def state_rows(data: bytes, path: object = "") -> list[StateRow]:
         last = data.count(b"\n") + 1
         raise ValueError(f"{path}: line {last}: cut short: the last line has no newline "
                          "(the file is written whole, then renamed)")
+    try:  # decoded whole: a newline byte is never inside a UTF-8 character, so each line reads as it would alone
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None  # line by line below, to name the line that is not UTF-8
+    if text is not None:  # what the loop below does, without a decode and a call a line (verify reads every cursor)
+        append, row = rows.append, tuple.__new__  # row(StateRow, (n, key, value)) is StateRow(n, key, value), made in C
+        for n, line in enumerate(text.split("\n"), 1):
+            key, _, value = line.strip().partition(" ")
+            if not key or key[0] == "#":
+                continue
+            if not key.isascii() or not key.isprintable():
+                raise ValueError(f"{path}: line {n}: {key[:40]!r}: not a printable ASCII key: the file is damaged")
+            append(row(StateRow, (n, key, value.strip())))
+        return rows
     for n, raw in enumerate(data.split(b"\n"), 1):
         try:
             key, value = _split(raw)

@@ -94,6 +94,8 @@ def hint_lost(problems: list[Problem], first: int, session: str, root: str | os.
     """Add :data:`LOST_HINT` to the ``ord gap`` and ``end gap`` problems of ``problems`` from index ``first`` on
     (``session`` of ``root``, the storage root as verify was given it), and :data:`DAMAGED_HINT` to one
     :data:`DAMAGED` problem of each damaged file."""
+    if first >= len(problems):
+        return  # nothing to add to (the common case: a clean session)
     from ..flow.verify_chain import RELAND_SOURCE, reland_command
 
     command = reland_command(session, root)
