@@ -150,6 +150,9 @@ def test_search_titles_follow_the_same_rule(tmp_path):
 def test_what_names_work_is_the_claude_adapters_reading():
     assert not prompt_names_work(CONTEXT) and not prompt_names_work(CLEAR) and not prompt_names_work(CAVEAT)
     assert not prompt_names_work(OUTPUT) and not prompt_names_work("<local-command-stdout></local-command-stdout>")
+    # a bash-mode command's output, as the corpus's 326189cf records it after <bash-input>uv run ty check</bash-input>
+    assert not prompt_names_work("<bash-stdout>warning[possibly-unbound-attribute]: x</bash-stdout><bash-stderr></bash-stderr>")
+    assert prompt_names_work("<bash-input>uv run ty check</bash-input>")  # the command typed is the person's
     assert prompt_names_work(SESSIONS[C][0]["message"]["content"]) and prompt_names_work("Fix it")
     assert prompt_title(CONTEXT) == "/context" and prompt_title(CLEAR) == "/clear"
     assert short_title("a\\\nb \\ c", CLAUDE) == "a b \\ c"  # a backslash not before a line break is the person's
