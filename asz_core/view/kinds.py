@@ -12,7 +12,7 @@ from ..sessiondata.model import WITHHOLDABLE
 from ..sessiondata.vocabulary import STEP_KINDS, STRUCTURAL_KINDS
 
 __all__ = [
-    "FORMAT", "VERSION", "TEXT_LIMIT", "STRUCTURAL", "STEP_KINDS", "NO_TEXT", "TOOL_KINDS", "STRUCTURAL_SET", "STEP_KIND_SET",
+    "FORMAT", "VERSION", "TEXT_LIMIT", "SHORT_TEXT", "STRUCTURAL", "STEP_KINDS", "NO_TEXT", "TOOL_KINDS", "STRUCTURAL_SET", "STEP_KIND_SET",
     "NOT_CHILDREN", "WITHHOLDABLE_SET", "CONTENT_KINDS", "NO_RECORD", "WHITESPACE", "clip_text", "data_text", "position",
 ]
 
@@ -20,6 +20,8 @@ FORMAT = "asz.view"
 VERSION = "1.0"
 #: A node's text is clipped to this many bytes at a character boundary.
 TEXT_LIMIT = 2000
+#: A text of at most this many characters is never clipped (:func:`clip_text`: no character takes more than 4 bytes).
+SHORT_TEXT = TEXT_LIMIT // 4
 STRUCTURAL = STRUCTURAL_KINDS  # the vocabularies are defined once, in asz_core.sessiondata.vocabulary
 NO_TEXT = frozenset(("llm.call", "talk", "run", "segment", "epoch", "stream", "session", "conversation"))
 TOOL_KINDS = frozenset(("tool", "agent.call"))

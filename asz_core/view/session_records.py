@@ -107,7 +107,7 @@ class LandedSession:
         # decides the decoder (:func:`~asz_core.sessiondata.jsonbytes.exact_as_plain` without its bare-number search).
         exact = may_hold_wide_number(data)
         try:
-            got = _decode_bound(sealed[4], exact, _shallow(data))
+            got = _decode_bound(sealed[4], exact, _shallow(data), b"null" in data)
         except FieldError:
             return None
         if got is not None:
@@ -344,10 +344,11 @@ def _shallow(data: bytes) -> bool:
     return max(map(len, data.translate(None, _NOT_OPENERS).split(b"\n"))) <= MAX_DEPTH
 
 
-def _decode_bound(lines: Iterable[bytes], exact: bool, shallow: bool = False) -> tuple[list, ...] | None:
+def _decode_bound(lines: Iterable[bytes], exact: bool, shallow: bool = False, nulls: bool = True) -> tuple[list, ...] | None:
     """``(records, their instants, ids, parents, ords)`` of a bound landed file's record ``lines``
     (:meth:`LandedSession._bound`), or None for a line the full reader must read. Raises FieldError as :func:`parse_line`.
-    ``shallow``: no line holds more than ``MAX_DEPTH`` openers (:func:`_shallow`), so no depth is checked.
+    ``shallow``: no line holds more than ``MAX_DEPTH`` openers (:func:`_shallow`), so no depth is checked; ``nulls``:
+    False when the whole file holds no ``null`` (one search of the file, not one a line), so no line is searched.
 
     Written for speed (every record passes here): a line orjson reads is decoded by it directly, with
     :func:`parse_line`'s object and depth checks inline; any other line goes through :func:`parse_line` (lone
@@ -372,7 +373,7 @@ def _decode_bound(lines: Iterable[bytes], exact: bool, shallow: bool = False) ->
                 return None
             if not shallow and len(body) > _DEEP and body.count(b"{") + body.count(b"[") > MAX_DEPTH and nesting_depth(d) > MAX_DEPTH:
                 return None
-        if b"null" in body and not record_line_clear(body):  # as the reader: its full check removes a null field
+        if nulls and b"null" in body and not record_line_clear(body):  # as the reader: its full check removes a null field
             check_record_dict(d)
         dropped = d.get("dropped")
         if dropped and not all("what" in x for x in dropped):

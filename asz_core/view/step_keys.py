@@ -1,0 +1,159 @@
+"""The keys a step node adds to its envelope (seed 004): a call's model, usage and flags, a record's flags and dropped
+bytes, a tool's name, result and timing, and the later copies of its record (issue 18)."""
+
+from __future__ import annotations
+
+from ..flow.model import Node, Ref
+from .kinds import SHORT_TEXT, TOOL_KINDS, WITHHOLDABLE_SET, clip_text, data_text
+from .usage import is_long
+from .view_base import ViewBase
+
+__all__ = ["StepKeys", "request_entries"]
+
+
+def request_entries(requests, held: bool) -> list[dict]:
+    """An ``llm.call``'s ``requests`` (issue 17: two provider calls under one message id), each with its own usage.
+
+    Per request: ``request``, ``model``, and ``usage`` with ``usage_state`` (``long_context: true`` when its input is
+    above 200K tokens), or ``usage_state: unavailable`` when ``held`` (a landed file that does not verify), or no usage
+    at all when that call left none."""
+    return [{"request": r.request, "usage_state": "unavailable", "model": r.model} if held else
+            {"request": r.request, "model": r.model} if r.usage is None else
+            {"request": r.request, "usage": dict(r.usage), "usage_state": r.state, "model": r.model}
+            | ({"long_context": True} if is_long(r.usage) else {}) for r in requests]
+
+
+class StepKeys(ViewBase):
+    """The kind-specific keys of a drawn node (:class:`~asz_core.view.nodes.NodeView` draws the envelope and text)."""
+
+    def _call_keys(self, n: Node, d: dict) -> None:
+        """An ``llm.call``'s model, usage (per provider request when two answered), withholdable flags, provider bodies."""
+        cu = self.call_usage[n.id]
+        if cu.model:
+            d["model"] = cu.model
+        refs = n.refs or ([n.ref] if n.ref else [])
+        unverified = self.sess.unverified
+        # a fragment in a landed file that does not verify: its figures are held back as its text is (unavailable)
+        held = bool(unverified) and any(r.seq in unverified for r in refs)
+        if cu.usage is not None:
+            if not held:
+                d["usage"] = cu.usage  # made for this call by read_call, referenced by nothing else the document holds
+                if not cu.requests and is_long(cu.usage):  # input above 200K: the model's long-context rates, if any
+                    d["long_context"] = True
+            d["usage_state"] = "unavailable" if held else cu.state
+        if cu.incomplete and not held:  # counts its record lists under dropped: the usage is short by them
+            d["usage_incomplete"] = list(cu.incomplete)
+        if cu.requests:  # two provider calls answered under one message id (issue 17): each with its own usage
+            d["requests"] = request_entries(cu.requests, held)
+        flags: frozenset[str] | None = None
+        records = self.sess.records
+        for r in refs:
+            recs = records.get(r.seq)
+            got = recs[r.row - 1].get("flags") if recs is not None and 0 < r.row <= len(recs) else None
+            if got:
+                hit = WITHHOLDABLE_SET.intersection(got)  # in C; most flags (finished, …) are not withholdable
+                if hit:
+                    flags = hit if flags is None else flags | hit
+        if flags:
+            d["flags"] = sorted(flags)
+        if not self.hide:
+            pb = n.attrs.get("provider_bodies")
+            if isinstance(pb, list) and pb:
+                d["provider_bodies"] = pb
+
+    def _record_keys(self, n: Node, kind: str, rec: dict, withheld: bool, d: dict) -> None:
+        """A step's record flags and dropped bytes, then its tool keys or its measured duration."""
+        if rec.get("flags"):
+            d["flags"] = list(rec["flags"])
+        if rec.get("dropped"):
+            d["dropped"] = [{"what": x["what"], "bytes": x.get("bytes", 0), "why": x.get("why", "")} for x in rec["dropped"]]
+        if kind in TOOL_KINDS:
+            self._tool_keys(n, d)
+        elif kind == "turn.duration" and not withheld:
+            for p in rec.get("parts", ()):
+                v = p.get("data")
+                if isinstance(v, dict) and isinstance(v.get("durationMs"), int):
+                    d["duration_ms"] = v["durationMs"]
+                    d["duration_measured_by"] = "runtime"
+                    break
+
+    def _copy(self, ref: dict, with_text: bool) -> dict:
+        """A later copy of a node's record (issue 18): its ref, and for a conflict its own text."""
+        out = dict(ref)
+        rec = self.sess.record(Ref(ref["seq"], ref["row"]))
+        if with_text and rec is not None and not self._withheld(rec):
+            texts = [p["text"] for p in rec.get("parts", ()) if p["k"] in ("text", "reasoning", "result") and p.get("text")]
+            if texts:
+                out["text"] = clip_text("\n".join(texts))
+        return out
+
+    def _tool_keys(self, n: Node, d: dict) -> None:
+        attrs = n.attrs
+        name = attrs.get("name")
+        refs = n.refs
+        records = self.sess.records
+        req = None  # the part the tool's first ref names (sess.part, inline)
+        first = refs[0] if refs else n.ref
+        if first is not None and first.block is not None:
+            recs = records.get(first.seq)
+            if recs is not None and 0 < first.row <= len(recs):
+                parts = recs[first.row - 1].get("parts", ())
+                if 0 <= first.block < len(parts):
+                    req = parts[first.block]
+        if not name and req is not None:
+            name = req.get("name", "")
+        if name:
+            d["name"] = name
+        failed = req.get("failed") if req is not None else None
+        result_set = False
+        for r in refs[1:]:
+            recs = records.get(r.seq)
+            if recs is None or not 0 < r.row <= len(recs):
+                continue
+            rec = recs[r.row - 1]
+            parts = rec.get("parts", ())
+            if r.block is not None and 0 <= r.block < len(parts):
+                p = parts[r.block]
+            else:
+                p = next((q for q in parts if q["k"] == "result"), None)
+            if p is None:
+                continue
+            if failed is None and p.get("failed") is not None:
+                failed = p["failed"]
+            if result_set:
+                continue
+            if self.hide and self._withheld(rec):
+                d["result_state"] = "omitted"
+                d["result_bytes"] = p.get("bytes", 0)
+                result_set = True
+                continue
+            text = p.get("text", "")
+            if not text:
+                data = p.get("data")
+                text = data_text(data) if data is not None else ""
+            if text:
+                d["result"] = text if len(text) <= SHORT_TEXT else clip_text(text)
+            d["result_state"] = p.get("state", "available")
+            d["result_bytes"] = p.get("bytes", 0)
+            result_set = bool(text)
+            if rec.get("dropped"):
+                self._companion_keys(rec, d)
+        if failed is not None:
+            d["failed"] = failed
+            # keep the documented key order: failed comes right after name
+            for k in ("result", "result_state", "result_bytes"):
+                if k in d:
+                    d[k] = d.pop(k)
+        if len(refs) >= 2 and attrs.get("result_join") == "exact_unique":
+            t0, t1 = self.sess.time(refs[0]), self.sess.time(refs[1])
+            if t0 is not None and t1 is not None and t1 >= t0:
+                ms = (t1 - t0) // 1_000_000
+                if ms:
+                    d["request_to_result_ms"] = ms
+                d["request_to_result_join"] = "exact_unique"
+        if self.step_changes or self.step_executions:
+            tool_id = n.id.split("/", 1)[1] if "/" in n.id else ""
+            if self.step_changes.get(tool_id):
+                d["changes"] = self.step_changes[tool_id]
+            if self.step_executions.get(tool_id):
+                d["executions"] = self.step_executions[tool_id]
