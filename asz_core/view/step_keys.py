@@ -145,7 +145,10 @@ class StepKeys(ViewBase):
                 if k in d:
                     d[k] = d.pop(k)
         if len(refs) >= 2 and attrs.get("result_join") == "exact_unique":
-            t0, t1 = self.sess.time(refs[0]), self.sess.time(refs[1])
+            times, a, b = self.sess.times, refs[0], refs[1]  # sess.time of each, inline
+            ta, tb = times.get(a.seq), times.get(b.seq)
+            t0 = ta[a.row - 1] if ta is not None and 1 <= a.row <= len(ta) else None
+            t1 = tb[b.row - 1] if tb is not None and 1 <= b.row <= len(tb) else None
             if t0 is not None and t1 is not None and t1 >= t0:
                 ms = (t1 - t0) // 1_000_000
                 if ms:

@@ -145,7 +145,7 @@ def negative_counts(u: dict) -> tuple:
     return tuple(f"usage.{k}={v}" for k in TOKEN_KINDS if type(v := u.get(k)) is int and v < 0)
 
 
-def read_call(records: Iterable[tuple[dict | None, int | None]], finished: bool, lane: str) -> CallUsage:
+def read_call(records: list[tuple[dict | None, int | None]], finished: bool, lane: str) -> CallUsage:
     """The usage of one call node from its fragments' records, in landed order.
 
     ``records`` are ``(record, instant)`` of the records the node's refs name (record None for one that did
@@ -155,7 +155,10 @@ def read_call(records: Iterable[tuple[dict | None, int | None]], finished: bool,
     the node is that call; with more its usage is their sum, its model and
     time the first such call's, and ``requests`` lists them.
     """
-    landed = [x for x in records if x[0] is not None]
+    if len(records) == 2 and records[0][0] is not None and records[1][0] is not None:  # most calls: no list made
+        landed = records
+    else:
+        landed = [x for x in records if x[0] is not None]
     if len(landed) == 2:  # most calls: two fragments of one provider call (no grouping needed)
         a, b = landed[0][0].get("request"), landed[1][0].get("request")
         if a == b and (a is None or type(a) is str):
@@ -220,7 +223,9 @@ def _read_one(records: list[tuple[dict, int | None]], finished: bool, lane: str,
     usage = None if last is None else _counts(last)
     if usage is None:
         return CallUsage(None, "", model, lane, synthetic, first_time, request)
-    short += negative_counts(last)
+    if usage["in"] != last.get("in", 0) or usage["out"] != last.get("out", 0) or usage["cache_read"] != last.get("cache_read", 0) \
+            or usage["cache_write"] != last.get("cache_write", 0):  # a count _counts made 0: maybe a negative one
+        short += negative_counts(last)
     return CallUsage(usage, "final" if finished else "last_seen", usage_model or model, lane, synthetic,
                      usage_time if usage_time is not None else first_time, request, (), short)
 

@@ -94,6 +94,21 @@ def test_a_line_nesting_deeper_than_256_goes_the_full_way_in_a_bound_file():
     assert recs[0]["parts"][0]["data"] == [[]] * 301
 
 
+def test_a_null_in_any_line_sends_a_bound_file_to_the_reader():
+    """A bound file is searched for ``null`` once, whole (``nulls``); only then is each line searched, and a line
+    holding one goes the full way (the reader removes null fields). A file without one decodes every line."""
+    from asz_core.view.session_records import _decode_bound
+
+    plain = [b'{"id":"a","parts":[{"k":"text","text":"plain words"}]}', b'{"id":"b","parent":"a"}']
+    held = plain + [b'{"id":"c","parent":null}']
+    whole = b'{"h":1}\n' + b"\n".join(held) + b"\n{}\n"
+    assert b"null" in whole and _decode_bound(held, False, True, b"null" in whole) is None
+    assert _decode_bound(held, False, True) is None  # the default searches every line, as before
+    clean = b'{"h":1}\n' + b"\n".join(plain) + b"\n{}\n"
+    recs, _, ids, parents, _ = _decode_bound(plain, False, True, b"null" in clean)
+    assert ids == ["a", "b"] and parents == [None, "a"] and recs[0]["parts"][0]["text"] == "plain words"
+
+
 def test_file_rows_count_the_lines_of_each_file(corpus):
     """``lines`` of every files row is the newline count of the file as it lies on disk (the rounds' counted while
     their lines were split, the landed files' from the record count the closing line checks)."""
