@@ -94,16 +94,19 @@ def test_a_line_nesting_deeper_than_256_goes_the_full_way_in_a_bound_file():
     assert recs[0]["parts"][0]["data"] == [[]] * 301
 
 
-def test_a_null_in_any_line_sends_a_bound_file_to_the_reader():
-    """A bound file is searched for ``null`` once, whole (``nulls``); only then is each line searched, and a line
-    holding one goes the full way (the reader removes null fields). A file without one decodes every line."""
+def test_the_null_search_of_a_bound_file_is_one_search_of_the_whole_file():
+    """A bound file is searched for ``null`` once, whole (``nulls``); only a file holding one has each line searched,
+    and its lines read as with every line searched (a listed null field left out, as the reader leaves it out). A file
+    without one decodes every line as before."""
     from asz_core.view.session_records import _decode_bound
 
-    plain = [b'{"id":"a","parts":[{"k":"text","text":"plain words"}]}', b'{"id":"b","parent":"a"}']
-    held = plain + [b'{"id":"c","parent":null}']
+    plain = [b'{"ord":1,"off":0,"id":"a","parts":[{"k":"text","text":"plain words"}]}', b'{"ord":2,"off":60,"id":"b","parent":"a"}']
+    held = plain + [b'{"ord":3,"off":90,"id":"c","parent":null}']
     whole = b'{"h":1}\n' + b"\n".join(held) + b"\n{}\n"
-    assert b"null" in whole and _decode_bound(held, False, True, b"null" in whole) is None
-    assert _decode_bound(held, False, True) is None  # the default searches every line, as before
+    assert b"null" in whole
+    once = _decode_bound(held, False, True, b"null" in whole)
+    assert once == _decode_bound(held, False, True)  # the default searches every line
+    assert once[0][2] == {"ord": 3, "off": 90, "id": "c"} and once[3] == [None, "a", None]
     clean = b'{"h":1}\n' + b"\n".join(plain) + b"\n{}\n"
     recs, _, ids, parents, _ = _decode_bound(plain, False, True, b"null" in clean)
     assert ids == ["a", "b"] and parents == [None, "a"] and recs[0]["parts"][0]["text"] == "plain words"
