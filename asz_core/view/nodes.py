@@ -14,6 +14,7 @@ __all__ = ["NodeView", "talk_label"]
 
 _FIRST = itemgetter(0)
 
+
 class NodeView(StepKeys):
     """Renders nodes with the text of the records they reference."""
 
