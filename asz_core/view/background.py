@@ -96,7 +96,7 @@ class BackgroundChecks:
                 t.extend([0] * (len(v) - len(t)))
                 for i, n in enumerate(v):
                     t[i] += n
-        answer = hours_answer(total, counted=len(parts), conversations=len(convs))
+        answer = hours_answer(total, counted=len(parts), conversations=len(convs), prices=self.prices)
         answer["held_back"] = held
         answer["usage_incomplete"] = short
         answer["complete"] = not behind and not self.reading and all(self._files_now(c) == fp for c, fp in unbuilt)
@@ -370,13 +370,17 @@ def _usage_of(v: list[int]) -> dict:
     return u
 
 
-def hours_answer(total: dict[tuple[int, str], list[int]], *, counted: int, conversations: int) -> dict:
+def hours_answer(total: dict[tuple[int, str], list[int]], *, counted: int, conversations: int, prices=None) -> dict:
     """The ``/api/usage`` answer from per-(quarter hour, model) sums (:func:`usage_hours`): ``hours`` per UTC hour and
-    ``quarters`` per quarter hour; the cost comes from the price table when it is installed."""
+    ``quarters`` per quarter hour; the cost comes from ``prices`` (asz.yaml's table, as every other reader prices with)
+    or, when None, the shipped price table when it is installed."""
     try:
-        from .prices import cost_of  # issue 17's price table
+        from .prices import cost_of as table_cost  # issue 17's price table
     except ImportError:
         cost_of = None
+    else:
+        def cost_of(usage_by_model):
+            return table_cost(usage_by_model, prices)
     per_hour: dict[tuple[int, str], list[int]] = {}
     for (at, model), v in total.items():
         t = per_hour.setdefault((at // HOUR_MS * HOUR_MS, model), [0] * len(v))

@@ -106,3 +106,17 @@ def test_the_usage_per_hour_prices_the_1_hour_writes_too():
     got = hours_answer(usage_hours(doc), counted=1, conversations=1)["hours"]
     assert got == [{"hour": 5 * 3_600_000, **writes, "calls": 1, "cost": 7.75, "cache_write_1h": 400_000},
                    {"hour": 6 * 3_600_000, **writes, "calls": 1, "cost": 6.25}]
+
+
+def test_the_usage_per_hour_prices_with_asz_yaml_prices():
+    """/api/usage prices with the table the server was given (asz.yaml), as asz usage does: a model only asz.yaml
+    prices, 1,000,000 in at $2 and 500,000 out at $8 a million, costs $2 + $4 = $6.00, not unpriced."""
+    from asz_core.view.background import hours_answer, usage_hours
+
+    cfg = parse_config({"prices": {"my-local-model": {"input": 2, "output": 8, "cache_write": 0, "cache_read": 0}}})
+    usage = {"in": 1_000_000, "out": 500_000, "cache_read": 0, "cache_write": 0}
+    doc = {"talks": [{"kind": "llm.call", "at": 3_600_000, "model": "my-local-model", "usage": usage}], "loose": []}
+    shipped = hours_answer(usage_hours(doc), counted=1, conversations=1)
+    assert shipped["unpriced"] == ["my-local-model"] and shipped["hours"][0]["cost"] == 0.0
+    got = hours_answer(usage_hours(doc), counted=1, conversations=1, prices=price_table(cfg.prices))
+    assert got["unpriced"] == [] and got["hours"][0]["cost"] == 6.0 and got["quarters"][0]["cost"] == 6.0
