@@ -65,6 +65,7 @@ from ..sessiondata import durable
 from ..storage.cursor import AppendCursor, SnapshotCursor, read_cursor, write_cursor
 from ..storage.layout import PREFIX_KIND, cursor_files, cursor_path, cursor_paths, kind_dir, rounds_dir, session_dir, session_dirs
 from ..storage.root import LockBusy, session_lock
+from ..storage.session_list import MADE_LATE, SESSION_LIST, record_sessions
 from ..storage.torn import TORN_AFTER_NS
 
 __all__ = [
@@ -333,6 +334,9 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
     if len(roots) > 1:
         raise ValueError(f"collectors of one pass share one storage root, not {', '.join(sorted(roots))}")
     root = cols[0].root
+    fsync = all(col.options.fsync for col in cols)
+    if root.is_dir() and not (root / SESSION_LIST).exists():
+        _record_sessions(root, cols[0].report, c, fsync)  # a root from before the list: its sessions now
     work: dict[str, list[tuple[Collector, list[Source]]]] = {}
     discovered: dict[int, set[str] | None] = {}
     for i, col in enumerate(cols):
@@ -379,7 +383,24 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
         seen = discovered[i]
         if seen is not None:
             col._sweep_undiscovered(seen, c)
+    if root.is_dir():
+        _record_sessions(root, cols[0].report, c, fsync)  # the sessions this pass (or a crashed one) landed first
     return c
+
+
+def _record_sessions(root: Path, report: Report, c: Counters, fsync: bool) -> None:
+    """Give every session directory of ``root`` that holds a landed file and has no line in ``_sessions.list`` its line
+    (:func:`asz_core.storage.session_list.record_sessions`), after the pass's files are durable; when this made the
+    list for a root that held sessions already, say once that sessions removed before could not be checked. A list
+    that cannot be written is an error of the pass (the next pass tries again)."""
+    try:
+        done = record_sessions(root, fsync=fsync)
+    except OSError as exc:
+        report.error(root / SESSION_LIST, f"cannot record the sessions landed: {strerror(exc)}; the next pass tries again")
+        c.errors += 1
+        return
+    if done.created and done.added:
+        report.note(root / SESSION_LIST, MADE_LATE.format(list=SESSION_LIST, n=len(done.added)))
 
 
 def land_session(root: Path, session: str, parts: list[tuple[Collector, list[Source]]], c: Counters) -> None:

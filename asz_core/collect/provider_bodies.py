@@ -53,6 +53,7 @@ from ..sessiondata import Header, format_rfc3339
 from ..sessiondata.codec import encode_header, encode_record
 from ..storage.layout import landed_files, provider_files, session_dir, session_dirs
 from ..storage.root import FileLock, LockBusy, SessionWriter, session_lock
+from ..storage.session_list import SESSION_LIST, record_sessions
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..plugins.adapter import Adapter
@@ -265,6 +266,13 @@ def provider_pass(
             _land_session(root, sess, group, table, c, max_delta_bytes=max_delta_bytes, lock_timeout=lock_timeout,
                           fsync=fsync, out=out, adapter=identity, dialect=body_dialect, stamp_ns=stamp_ns)
         write_table(root, table, fsync=fsync)
+        if groups:  # a session first landed by its bodies gets its line in the root's list (storage-root.md)
+            try:
+                record_sessions(root, [session_dir(root, sess).name for sess in groups], fsync=fsync)
+            except OSError as exc:
+                print(f"error: {root / SESSION_LIST}: cannot record the sessions landed: {exc.strerror or exc}; "
+                      "the next pass tries again", file=out)
+                c.errors += 1
     finally:
         lock.release()
     return c

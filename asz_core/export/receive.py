@@ -92,6 +92,7 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
                     refused.append(f"rejected {rel}: cannot write: {exc.strerror or exc}")
     if written:
         index_sessions(root, written)
+        record_landed(root, written, err)
     resp = ExportLogsServiceResponse()
     if refused:
         resp.partial_success.rejected_log_records = len(refused)
@@ -100,6 +101,30 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
             for line in refused:
                 print(line, file=err, flush=True)
     return resp
+
+
+def record_landed(root: Path, rels: list[str] | None, err: TextIO | None) -> None:
+    """Give the sessions of the landed files ``rels`` (None: every session directory of ``root``, when it holds any)
+    their line in the root's ``_sessions.list`` (:func:`asz_core.storage.session_list.record_sessions`), once their
+    files are durable (:func:`.land.land` fsyncs each). A list that cannot be written is said on ``err``; the next
+    request of the session, or the receiver's next start, tries again. Never raises."""
+    from ..storage.layout import session_dirs
+    from ..storage.session_list import MADE_LATE, SESSION_LIST, record_sessions
+
+    try:
+        if rels is None:
+            if not session_dirs(root):
+                return
+            done = record_sessions(root)
+        else:
+            done = record_sessions(root, [r.split("/", 1)[0] for r in rels if not r.startswith("_")])
+    except OSError as exc:
+        if err is not None:
+            print(f"error: {root / SESSION_LIST}: cannot record the sessions landed: {exc.strerror or exc}; "
+                  "the next request of the session tries again", file=err, flush=True)
+        return
+    if done.created and done.added and rels is None and err is not None:
+        print(f"note: {root / SESSION_LIST}: {MADE_LATE.format(list=SESSION_LIST, n=len(done.added))}", file=err, flush=True)
 
 
 def _reads_no_refused(rel: str, data: bytes, refused_seqs: dict[str, dict[int, str]]) -> None:
@@ -252,6 +277,7 @@ class Receiver:
     def start(self) -> "Receiver":
         """Bind the front port and the inner gRPC server. Raises OSError when the port cannot be bound."""
         self.root.mkdir(parents=True, exist_ok=True)
+        record_landed(self.root, None, self.err)  # sessions a receiver landed and stopped before listing (a crash)
         host, _, port = self.listen.rpartition(":")
         host = host.strip("[]") or "127.0.0.1"
         self.front = _Server((host, int(port)), _Front, bind_and_activate=True)

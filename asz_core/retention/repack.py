@@ -32,6 +32,7 @@ from ..sessiondata import SDWriter, read_file
 from ..storage.aside import SET_ASIDE
 from ..storage.layout import CONVERSATIONS, landed_files, landed_name, session_dir, session_dirs
 from ..storage.root import read_state, write_state
+from ..storage.session_list import read_list, record_sessions
 from ..storage.state_lines import state_rows
 
 __all__ = ["RepackRefused", "RepackRow", "repack"]
@@ -197,6 +198,8 @@ def repack(root: str | os.PathLike, dest: str | os.PathLike, session: str | None
             _copy_cursors(sdir, dest / sdir.name, seq_map)
         rows.append(row)
     _carry_set_aside(root, dest, session and sessions[0].name)
+    # DEST's list of landed sessions: each session it holds, with the time and adapter the root's list gave it
+    record_sessions(dest, [sdir.name for sdir in sessions], given=read_list(root))
     table = root / "_provider" / "seen.state"
     if table.is_file() and session is None:
         (dest / "_provider").mkdir(exist_ok=True)

@@ -68,7 +68,14 @@ def unknown_sessions_note(root: str | os.PathLike, table: str = "_index/ids.sqli
             db.close()
     except (sqlite3.Error, OSError, ValueError):
         return ""
-    gone = sorted(n for n in names if isinstance(n, str) and n and not n.startswith(("_", "."))
+    try:
+        from ..storage.session_list import read_list
+
+        listed = read_list(root)
+    except OSError:
+        listed = None
+    said = listed.sessions if listed is not None else {}  # a listed session that is gone is verify's problem already
+    gone = sorted(n for n in names if isinstance(n, str) and n and not n.startswith(("_", ".")) and n not in said
                   and not os.path.lexists(root / n) and not os.path.lexists(root / CONVERSATIONS / n))
     if not gone:
         return ""

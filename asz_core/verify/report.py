@@ -51,8 +51,9 @@ class Problem:
     ``writable``, ``name mismatch``, ``duplicate seq``, ``unexpected file``,
     ``bad cursor``, ``damaged record`` / ``damaged line`` (the first line of a file whose digest or count
     failed that differs from what the session index kept of it: :mod:`asz_core.verify.damage`),
-    ``chain`` for the round chains' findings, and ``changed since parsed`` for a landed file that is not the one its
-    round consumed (:data:`CHANGED_SINCE_PARSED`).
+    ``chain`` for the round chains' findings, ``changed since parsed`` for a landed file that is not the one its
+    round consumed (:data:`CHANGED_SINCE_PARSED`), and ``missing session`` for a session the root's
+    ``_sessions.list`` names that is gone (:mod:`asz_core.verify.listed`).
     """
 
     file: str

@@ -54,6 +54,7 @@ from ..collect.workers import LOST, default_jobs, each_result, guided, process_p
 from ..storage.torn import torn_detail
 from .bodies import provider_section
 from .hints import WARNED, add_hints, conflict_of
+from .listed import check_listed
 from .report import from_error
 from .report import (DUPLICATES_LINE, FILE_OK_LINE, OK_LINE, PARALLEL_MIN_FILES, SESSIONS_PER_JOB, SNAPSHOT_KINDS, TORN,
                      UNCHECKED_KINDS, UNCURSORED_LINE, Problem, Section, VerifyReport, hint_lost)
@@ -97,22 +98,26 @@ def _threaded(paths: list[Path], deep: bool) -> Iterator[FileResult]:
             del data
 
 
-def _sessions_job(job: tuple[Path, str, list[Path], bool, bool]) -> tuple[int, int, int, int, list[Problem], list[tuple[str, str]]]:
+def _sessions_job(job: tuple[Path, str, list[Path], bool, bool]) -> tuple[int, int, int, int, list[Problem], list[tuple[str, str]], list[str]]:
     """Verify some sessions in a worker process: ``(root, root as shown, session dirs, deep, want digests)`` → the
     summed counts of :func:`_verify_session` (streams, records, duplicates, streams without a cursor), their
-    problems, and (when wanted) the whole-file digests of their landed files (:func:`_file_digests`)."""
+    problems, (when wanted) the whole-file digests of their landed files (:func:`_file_digests`), and the names of
+    those that hold no landed file."""
     root, root_shown, sdirs, deep, want_digests = job
     problems: list[Problem] = []
     digests: list[tuple[str, str]] = []
+    empty: list[str] = []
     total = [0, 0, 0, 0]
     for sdir in sdirs:
         listing = session_listing(sdir, skeletons=True)
+        if not listing.files:
+            empty.append(sdir.name)
         results = [check_deep(path) if deep else check_for_walk(path) for _, path in listing.files]
         for i, n in enumerate(_verify_session(root, root_shown, sdir, listing, results, problems)):
             total[i] += n
         if want_digests:
             digests.extend(_file_digests(listing, results))
-    return (*total, problems, digests)
+    return (*total, problems, digests, empty)
 
 
 def _file_digests(listing: SessionListing, results: list[FileResult]) -> Iterator[tuple[str, str]]:
@@ -391,13 +396,15 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
         refuse_what_is_no_root(root, sessions, "asz verify")
     jobs = default_jobs() if jobs is None else jobs
     problems: list[Problem] = []
+    empty: set[str] = set()  # sessions holding no landed file
     streams = records = duplicates = uncursored = 0
     if jobs > 1 and len(sessions) >= SESSIONS_PER_JOB * jobs:
         # many sessions: each process verifies whole sessions, its files and its walk
         with process_pool(jobs) as procs:
             runs = [(root, root_shown, run, deep, digests is not None) for run in guided(sessions, jobs)]
             for job, got in each_result(procs, _sessions_job, runs):
-                s_streams, s_records, s_dups, s_bare, s_problems, s_digests = got if got is not LOST else _sessions_job(job)
+                s_streams, s_records, s_dups, s_bare, s_problems, s_digests, s_empty = got if got is not LOST else _sessions_job(job)
+                empty.update(s_empty)
                 streams += s_streams
                 records += s_records
                 duplicates += s_dups
@@ -409,6 +416,7 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
                     step(job[2][-1].name, len(job[2]))
     else:
         listed = [(sdir, session_listing(sdir, skeletons=True)) for sdir in sessions]
+        empty.update(sdir.name for sdir, listing in listed if not listing.files)
         paths = [path for _, listing in listed for _, path in listing.files]
         checked = _check_files(paths, jobs, deep)
         try:
@@ -436,6 +444,8 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
         section.notes.append(UNCURSORED_LINE.format(n=uncursored))
     section.warnings = sorted((p for p in problems if p.problem in WARNED), key=lambda p: (p.file, p.line))
     section.problems = sorted((p for p in problems if p.problem not in WARNED), key=lambda p: (p.file, p.line))
+    if session is None:
+        check_listed(root, root_shown, sessions, empty, section)  # sessions removed whole (_sessions.list)
     return VerifyReport([section])
 
 

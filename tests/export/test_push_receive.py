@@ -49,8 +49,12 @@ def test_the_corpus_arrives_byte_identical(proto, pushed_root, receiver, tmp_pat
     assert int(s["files"]) == len(want)
     assert s["bytes"].endswith(("KB", "MB")) and s["errors"] == "0" and s["rejected"] == "0"
     assert int(s["requests"]) >= 1
-    # nothing else was written: no temporaries, no stray files
-    kept = [p for p in receiver.root.rglob("*") if p.is_file() and "index" not in p.relative_to(receiver.root).parts]
+    # nothing else was written: no temporaries, no stray files; beside the files, the receiver's own list of the
+    # sessions it landed (docs/storage-root.md), each with the time and adapter the pushing root's list gave it
+    listed = (receiver.root / "_sessions.list").read_text().splitlines()
+    assert sorted(listed[1:]) == sorted((pushed_root / "_sessions.list").read_text().splitlines()[1:])
+    kept = [p for p in receiver.root.rglob("*") if p.is_file() and "index" not in p.relative_to(receiver.root).parts
+            and p.name != "_sessions.list"]
     assert sorted(p.relative_to(receiver.root).as_posix() for p in kept) == sorted(want)
     assert all(p.stat().st_mode & 0o777 == 0o444 for p in kept)
     # the receiving root is an ordinary root

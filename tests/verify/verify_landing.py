@@ -18,6 +18,7 @@ import orjson
 
 from asz_core.sessiondata import Header, Part, RawJSON, Record, SDWriter, compact, source_sha, unknown_part
 from asz_core.storage import AppendCursor, SnapshotCursor, cursor_path, kind_dir, landed_name, write_cursor
+from asz_core.storage.session_list import record_sessions
 
 STAMP = "20260101T000000.000000000Z"
 SNAPSHOT_KINDS = ("agent_meta", "workflow_manifest", "workflow_script")
@@ -77,6 +78,8 @@ class RootBuilder:
             for r in records:
                 w.write(r)
             w.close()
+        if seq == 1:  # a writer that lands a session's first file gives it its line in the root's list, as collect does
+            record_sessions(self.root, [path.relative_to(self.root).parts[0]], fsync=self.fsync)
         return path
 
     def land_stream(self, session: str, data: bytes, *, kind: str = "transcript", stream: str = "main", batch: str = "",

@@ -1,0 +1,65 @@
+"""What ``asz verify`` holds a whole root to besides its files: every session the root's list says landed is still
+here (``_sessions.list``, :mod:`asz_core.storage.session_list`; docs/verify.md, Sessions removed whole).
+
+A session removed whole (its directory and its chain deleted) leaves no gap in any other session's files, so the
+walk alone cannot see it; the list, kept by the writers and never derived, names it. A listed session whose
+directory is gone, or holds no landed file (``.sd``, or the ``.sk`` skeleton retention leaves), is a
+``missing session`` problem at the list's line. A root with sessions and no list (one collected before the list
+existed) gets a note: its completeness cannot be shown. A list line that does not read is a warning.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..storage.session_list import SESSION_LIST, read_list, unlisted_note
+from .report import Problem, Section
+
+__all__ = ["MISSING_SESSION", "BAD_LIST_LINE", "check_listed"]
+
+#: The problem name of a listed session that is gone.
+MISSING_SESSION = "missing session"
+#: The warning name of a line of the list that does not read.
+BAD_LIST_LINE = "unreadable list line"
+
+
+def check_listed(root: Path, root_shown: str, present: list[Path], empty: set[str], section: Section) -> None:
+    """Add to ``section`` (the ``landed`` one of a whole root) a :data:`MISSING_SESSION` problem for each session the
+    list names that is not among ``present`` (the session directories walked) or is in ``empty`` (walked, no landed
+    file), a :data:`BAD_LIST_LINE` warning per line that does not read, and, with no list and some session, the
+    note of :func:`~asz_core.storage.session_list.unlisted_note`. ``missing_sessions`` is counted when not 0."""
+    shown = os.path.join(root_shown, SESSION_LIST)
+    try:
+        listed = read_list(root)
+    except OSError as exc:
+        section.problems.append(Problem(shown, 0, "", "unreadable", f"{exc.strerror or exc}: the sessions landed "
+                                        "into this root cannot be checked"))
+        return
+    if listed is None:
+        if present:
+            section.notes.append(unlisted_note(root, root_shown))
+        return
+    here = {p.name for p in present}
+    missing = 0
+    for name, entry in listed.sessions.items():
+        if name in here and name not in empty:
+            continue
+        missing += 1
+        where = "holds no landed file" if name in here else "is gone"
+        chain = os.path.join(root_shown, "_conversations", name)
+        chained = "its chain is still here (" + chain + ")" if os.path.isdir(root / "_conversations" / name) else \
+            "its chain is gone too"
+        section.problems.append(Problem(
+            shown, entry.line, "", MISSING_SESSION,
+            f"session {name} (first landed {entry.at} by {entry.adapter}) is listed as landed into this root, but its "
+            f"directory {os.path.join(root_shown, name)} {where}; {chained}: the session was removed after it landed, "
+            "and no reader shows it; only a copy held elsewhere (a receiver asz push sent it to, a backup) can "
+            "bring it back"))
+    for line, text in listed.bad:
+        section.warnings.append(Problem(shown, line, "", BAD_LIST_LINE,
+                                        f"not '<session> <first landed, UTC> <adapter>': {text[:80]!r} (a write cut "
+                                        "short by a crash, or an edit); the session it named, if any, is not checked"))
+    if missing:
+        section.counts["missing_sessions"] = missing
+    section.problems.sort(key=lambda p: (p.file, p.line))
