@@ -336,7 +336,7 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
     root = cols[0].root
     fsync = all(col.options.fsync for col in cols)
     if root.is_dir() and not (root / SESSION_LIST).exists():
-        _record_sessions(root, cols[0].report, c, fsync)  # a root from before the list: its sessions now
+        _record_sessions(root, cols[0].report, c, fsync, before=True)  # a root from before the list: its sessions now
     work: dict[str, list[tuple[Collector, list[Source]]]] = {}
     discovered: dict[int, set[str] | None] = {}
     for i, col in enumerate(cols):
@@ -388,18 +388,20 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
     return c
 
 
-def _record_sessions(root: Path, report: Report, c: Counters, fsync: bool) -> None:
+def _record_sessions(root: Path, report: Report, c: Counters, fsync: bool, before: bool = False) -> None:
     """Give every session directory of ``root`` that holds a landed file and has no line in ``_sessions.list`` its line
-    (:func:`asz_core.storage.session_list.record_sessions`), after the pass's files are durable; when this made the
-    list for a root that held sessions already, say once that sessions removed before could not be checked. A list
-    that cannot be written is an error of the pass (the next pass tries again)."""
+    (:func:`asz_core.storage.session_list.record_sessions`), after the pass's files are durable. ``before``: the call
+    before a pass lands anything, on a root with no list: when it made the list from sessions the root held already,
+    it says once that sessions removed before could not be checked (the call at a pass's end never says it: a root
+    the pass itself made has nothing from before). A list that cannot be written is an error of the pass (the next
+    pass tries again)."""
     try:
         done = record_sessions(root, fsync=fsync)
     except OSError as exc:
         report.error(root / SESSION_LIST, f"cannot record the sessions landed: {strerror(exc)}; the next pass tries again")
         c.errors += 1
         return
-    if done.created and done.added:
+    if before and done.created and done.added:
         report.note(root / SESSION_LIST, MADE_LATE.format(list=SESSION_LIST, n=len(done.added)))
 
 
