@@ -68,20 +68,8 @@ from ..storage.root import LockBusy, session_lock
 from ..storage.session_list import MADE_LATE, SESSION_LIST, record_sessions
 from ..storage.torn import TORN_AFTER_NS
 
-__all__ = [
-    "Counters",
-    "CollectOptions",
-    "Report",
-    "Collector",
-    "MAX_WINDOWS",
-    "SUMMARY_KEYS",
-    "OBSERVER_KINDS",
-    "landing_rank",
-    "run_passes",
-    "land_session",
-    "LandInterrupted",
-    "anew_command",
-]
+__all__ = ["Counters", "CollectOptions", "Report", "Collector", "MAX_WINDOWS", "SUMMARY_KEYS", "OBSERVER_KINDS",
+           "landing_rank", "run_passes", "land_session", "LandInterrupted", "anew_command"]
 
 #: Windows read per source per pass before the rest is left pending (origin-digest §2.2 step 8).
 MAX_WINDOWS = 65

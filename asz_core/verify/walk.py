@@ -59,26 +59,9 @@ from .report import from_error
 from .report import (DUPLICATES_LINE, FILE_OK_LINE, OK_LINE, PARALLEL_MIN_FILES, SESSIONS_PER_JOB, SNAPSHOT_KINDS, TORN,
                      UNCHECKED_KINDS, UNCURSORED_LINE, Problem, Section, VerifyReport, hint_lost)
 
-__all__ = [
-    "Problem",
-    "Section",
-    "VerifyReport",
-    "FileResult",
-    "check_landed_file",
-    "verify",
-    "verify_file",
-    "verify_root",
-    "name_problems",
-    "chain_section",
-    "provider_section",
-    "SNAPSHOT_KINDS",
-    "UNCHECKED_KINDS",
-    "OK_LINE",
-    "FILE_OK_LINE",
-    "DUPLICATES_LINE",
-    "UNCURSORED_LINE",
-    "PARALLEL_MIN_FILES",
-]
+__all__ = ["Problem", "Section", "VerifyReport", "FileResult", "check_landed_file", "verify", "verify_file",
+           "verify_root", "name_problems", "chain_section", "provider_section", "SNAPSHOT_KINDS", "UNCHECKED_KINDS",
+           "OK_LINE", "FILE_OK_LINE", "DUPLICATES_LINE", "UNCURSORED_LINE", "PARALLEL_MIN_FILES"]
 
 def _threaded(paths: list[Path], deep: bool) -> Iterator[FileResult]:
     """Check files in order in this process; with ``deep``, reading the next one and hashing the current one on worker threads."""
@@ -433,10 +416,20 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
                     step(sdir.name, 1)
         finally:
             checked.close()  # shuts the worker processes down now, not when collected
+    section = _landed_section(len(sessions), streams, records, duplicates, uncursored, problems)
+    if session is None:
+        check_listed(root, root_shown, sessions, empty, section)  # sessions removed whole (_sessions.list)
+    return VerifyReport([section])
+
+
+def _landed_section(sessions: int, streams: int, records: int, duplicates: int, uncursored: int,
+                    problems: list[Problem]) -> Section:
+    """The ``landed`` section of :func:`verify_root`: its counts and ``checked …`` line, its notes, ``problems`` split
+    into warnings (:data:`~asz_core.verify.hints.WARNED`) and problems, each sorted by file and line."""
     section = Section(
         "landed",
-        f"checked {len(sessions)} session(s), {streams} source file(s), {records} records",  # a stream dir and kind each
-        {"sessions": len(sessions), "streams": streams, "sources": streams, "records": records, "duplicates": duplicates},
+        f"checked {sessions} session(s), {streams} source file(s), {records} records",  # a stream dir and kind each
+        {"sessions": sessions, "streams": streams, "sources": streams, "records": records, "duplicates": duplicates},
     )
     if duplicates:
         section.notes.append(DUPLICATES_LINE.format(n=duplicates))
@@ -444,9 +437,7 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
         section.notes.append(UNCURSORED_LINE.format(n=uncursored))
     section.warnings = sorted((p for p in problems if p.problem in WARNED), key=lambda p: (p.file, p.line))
     section.problems = sorted((p for p in problems if p.problem not in WARNED), key=lambda p: (p.file, p.line))
-    if session is None:
-        check_listed(root, root_shown, sessions, empty, section)  # sessions removed whole (_sessions.list)
-    return VerifyReport([section])
+    return section
 
 
 def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionListing, results: list[FileResult],
