@@ -70,8 +70,12 @@ def test_kill_9_mid_push_loses_and_duplicates_nothing(corpus_dir, tmp_path):
             rcv.stop()
         got = sent_files(rcv.root)
         assert got == want  # nothing lost
-        files = [p for p in rcv.root.rglob("*") if p.is_file() and "index" not in p.relative_to(rcv.root).parts]
+        files = [p for p in rcv.root.rglob("*") if p.is_file() and "index" not in p.relative_to(rcv.root).parts
+                 and p.name != "_sessions.list"]
         assert len(files) == len(want)  # nothing twice, no temporaries left behind
+        # the receiver's own list of landed sessions: each pushed session once, however often the push was killed
+        listed = [ln.split()[0] for ln in (rcv.root / "_sessions.list").read_text().splitlines()[1:]]
+        assert sorted(listed) == sorted({p.split("/")[0] for p in want if not p.startswith("_")})
         assert PushState.load(root).pushed == want
         shutil.rmtree(rcv.root)
         r += 1
