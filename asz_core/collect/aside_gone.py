@@ -29,11 +29,10 @@ def newest_header(directory: Path, kind: str):
         return None
     if best is None:
         return None
-    from ..sessiondata.codec import decode_header
+    from ..sessiondata.reader import landed_header
 
     try:
-        with open(best[1], "rb") as f:
-            return decode_header(f.readline().rstrip(b"\n"))
+        return landed_header(best[1])
     except (OSError, ValueError):
         return None
 

@@ -33,7 +33,7 @@ from .codec import (
 from .jsonbytes import exact_as_plain
 from .model import Closing, Header, Record
 
-__all__ = ["SDError", "SDReader", "read_file", "check_file", "FileCheck", "RecordPos"]
+__all__ = ["SDError", "SDReader", "read_file", "check_file", "FileCheck", "RecordPos", "landed_header"]
 
 
 class SDError(ValueError):
@@ -55,6 +55,16 @@ def _open(path: Path, data: bytes | None = None):
     if path.suffix == ".sk":
         return gzip.open(path, "rb")
     return open(path, "rb")
+
+
+def landed_header(path: str | os.PathLike):
+    """The checked header (:class:`asz_core.sessiondata.model.Header`) of a landed file: ``.sd``, or a gzip ``.sk``
+    skeleton (seed 000, Skeletons). Reads the first line only. Raises OSError, EOFError (a gzip cut short) or
+    :class:`~asz_core.sessiondata.codec.FieldError` (a ValueError) when it does not read."""
+    from .codec import decode_header
+
+    with _open(Path(path)) as f:
+        return decode_header(f.readline().rstrip(b"\n"))
 
 
 @attrs.define

@@ -123,21 +123,13 @@ def first_landed(session_dir: str | os.PathLike) -> tuple[str, str] | None:
         at = format_rfc3339(parse_stamp(ln.stamp))
     except ValueError:
         return None
-    adapter = "-"
+    from ..sessiondata.reader import landed_header
+
     try:
-        import gzip
-
-        opener = gzip.open if ln.ext == "sk" else open
-        with opener(path, "rb") as f:
-            head = f.readline(65536)
-        import orjson
-
-        value = orjson.loads(head).get("adapter")
-        if isinstance(value, str) and value and not any(c.isspace() for c in value):
-            adapter = value
-    except (OSError, ValueError, AttributeError, EOFError):
-        pass
-    return at, adapter
+        value = landed_header(path).adapter
+    except (OSError, ValueError, EOFError):
+        value = ""
+    return at, value if value and not any(c.isspace() for c in value) else "-"
 
 
 class Recorded(NamedTuple):

@@ -52,7 +52,7 @@ HOUR_FACTOR = Decimal(2)
 #: The optional key of an entry giving its long-context prices (five prices, as an entry's own).
 LONG_KEY = "long_context"
 #: A dated snapshot suffix of a model id (``-20251001``).
-SNAPSHOT = _SNAPSHOT = re.compile(r"-\d{8}$")
+SNAPSHOT = re.compile(r"-\d{8}$")
 _MILLION = Decimal(1_000_000)
 _MICRO = Decimal("0.000001")
 
@@ -106,8 +106,8 @@ class PriceTable:
     def price(self, model: str) -> Price | None:
         """The price of ``model``: its own entry, else the entry its dated snapshot id names, else None."""
         p = self.models.get(model)
-        if p is None and _SNAPSHOT.search(model):
-            p = self.models.get(_SNAPSHOT.sub("", model))
+        if p is None and SNAPSHOT.search(model):
+            p = self.models.get(SNAPSHOT.sub("", model))
         return p
 
     def with_entries(self, entries: Mapping[str, Mapping[str, Any]]) -> "PriceTable":

@@ -28,8 +28,6 @@ import os
 from pathlib import Path
 from typing import Sequence
 
-import orjson
-
 from ..flow.index import SET_ASIDE_KINDS
 from ..storage.layout import landed_files
 
@@ -82,12 +80,12 @@ def dialect_of(root: str | os.PathLike, session: str) -> str:
 def first_dialect(paths: Sequence[Path]) -> str:
     """The ``dialect`` of the header line of the first of ``paths`` (landed ``.sd`` files in seq order); '' when there
     is none or its header does not read."""
+    from ..sessiondata.reader import landed_header
+
     for path in paths:
         try:
-            with open(path, "rb") as f:
-                d = orjson.loads(f.readline(1 << 20))
-            return str(d.get("dialect") or "") if isinstance(d, dict) else ""
-        except (OSError, ValueError):
+            return landed_header(path).dialect
+        except (OSError, ValueError, EOFError):
             return ""
     return ""
 

@@ -75,13 +75,21 @@ def test_after_collect_the_first_ls_and_usage_open_no_landed_record_file(collect
     root = collected
     conversations = sorted(p.name for p in (root / "_conversations").iterdir() if p.is_dir())
     assert len(conversations) == 11 and _kept(root) == (11, 11)  # one row and one summary each, kept by collect
+    _listed_without_recounting(root, conversations, TRUTH, CALLS)
+
+
+def _listed_without_recounting(root: Path, ids: list[str], tokens: dict, calls: int) -> list[dict]:
+    """``asz ls --json`` and ``asz usage session --json`` of ``root`` open no landed record file; the list holds the
+    conversations ``ids`` and the usage total the ``tokens`` and ``calls`` given. Returns the list's rows."""
     out, seen = _opened_by("ls", "--json", "--root", str(root))
-    assert sorted(r["id"] for r in json.loads(out)) == conversations
+    rows = json.loads(out)
+    assert sorted(r["id"] for r in rows) == sorted(ids)
     assert _landed_record_files(root, seen) == []
     out, seen = _opened_by("usage", "session", "--json", "--tz", "UTC", "--root", str(root))
     total = json.loads(out)[0]["total"]
-    assert {k: total["usage"][k] for k in TRUTH} == TRUTH and total["calls"] == CALLS
+    assert {k: total["usage"][k] for k in tokens} == tokens and total["calls"] == calls
     assert _landed_record_files(root, seen) == []
+    return rows
 
 
 def test_the_rows_collect_kept_are_byte_for_byte_what_a_cold_reader_counts(collected, tmp_path):
@@ -150,15 +158,9 @@ def _read_without_recounting(root: Path, lines: list[bytes]) -> None:
     """``asz ls --json`` and ``asz usage`` of ``root`` (one conversation) open no landed record file, and give the
     tokens and calls counted straight from the transcript ``lines`` that landed."""
     tokens, calls = anchor_usage(lines)
-    out, seen = _opened_by("ls", "--json", "--root", str(root))
-    (row,) = json.loads(out)
-    assert row["id"] == HELLO[1] and row["state"] == "verified" and row["llm_calls"] == calls
+    (row,) = _listed_without_recounting(root, [HELLO[1]], tokens, calls)
+    assert row["state"] == "verified" and row["llm_calls"] == calls
     assert {k: row["usage"][k] for k in tokens} == tokens
-    assert _landed_record_files(root, seen) == []
-    out, seen = _opened_by("usage", "session", "--json", "--tz", "UTC", "--root", str(root))
-    total = json.loads(out)[0]["total"]
-    assert {k: total["usage"][k] for k in tokens} == tokens and total["calls"] == calls
-    assert _landed_record_files(root, seen) == []
 
 
 def test_a_watching_collect_keeps_the_rows_of_each_pass(corpus_source, tmp_path):
