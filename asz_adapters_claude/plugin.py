@@ -16,7 +16,7 @@ from .convert import DIALECT, convert_record
 from .discover import discover
 from .flags import FLAG_RULES
 from .glossary import GLOSSARY
-from .prompts import prompt_names_work, prompt_title
+from .prompts import prompt_blocks, prompt_names_work, prompt_title
 from .transcript import label_target
 
 __all__ = ["ClaudeCodeLocal", "asz_register_adapters", "asz_register_commands"]
@@ -90,6 +90,11 @@ class ClaudeCodeLocal(Adapter):
         """A typed prompt as the person typed it, read from Claude Code's markup (slash commands, bash-mode commands,
         IDE context, reminders); see :func:`asz_adapters_claude.prompts.prompt_title`."""
         return prompt_title(text)
+
+    def prompt_blocks(self, dialect: str, text: str) -> list[tuple[str, str]]:
+        """A prompt as a person reads it: a slash command as ``/name args``, a bash-mode command as ``! command``, a
+        command's output as ``stdout``/``stderr`` blocks; see :func:`asz_adapters_claude.prompts.prompt_blocks`."""
+        return prompt_blocks(text)
 
     def prompt_names_work(self, dialect: str, text: str) -> bool:
         """False for a slash command with no arguments, the caveat Claude Code writes before local commands, and a

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["prompt_names_work", "prompt_title"]
+__all__ = ["prompt_blocks", "prompt_names_work", "prompt_title"]
 
 #: Context the IDE or the runtime wraps around what a person typed, and a bash-mode command's output: not typed.
 _CONTEXT = re.compile(r"<(ide_selection|ide_opened_file|ide_diagnostics|system-reminder|bash-stdout|bash-stderr)>.*?</\1>", re.S)
@@ -80,3 +80,62 @@ def prompt_title(text: str) -> str:
         if _BASH_INPUT.fullmatch(rest.strip()):
             return "!"  # bash mode entered with no command: what was typed
     return rest if rest.strip() else text
+
+
+#: One block of markup a person reads apart from the prose around it: a slash command's tags, a bash-mode command, a
+#: command's output. A block the document clipped (no closing tag) runs to the end of the text.
+_BLOCK = re.compile(r"<(command-message|command-name|command-args|local-command-stdout|local-command-stderr|bash-input|"
+                    r"bash-stdout|bash-stderr)>(.*?)(?:</\1>|\Z)", re.S)
+#: The output tags, by the block kind they give.
+_OUTPUT = {"local-command-stdout": "stdout", "bash-stdout": "stdout", "local-command-stderr": "stderr", "bash-stderr": "stderr"}
+
+
+def _command(tags: dict[str, str]) -> list[tuple[str, str]]:
+    """One slash command's tags (name -> content) as a person typed it: ``[("command", "/name args")]``; a
+    ``<command-message>`` with no name is prose."""
+    name = tags.get("command-name", "").strip()
+    if not name:
+        message = tags.get("command-message", "").strip()
+        return [("text", message)] if message else []
+    command = name if name.startswith("/") else "/" + name  # older Claude Code: ``clear``
+    return [("command", f"{command} {tags.get('command-args', '').strip()}".strip())]
+
+
+def prompt_blocks(text: str) -> list[tuple[str, str]]:
+    """``text`` (one typed prompt or injected text as it landed) as a person reads it: ``[(kind, text), ...]`` in
+    order. A slash command's ``<command-name>``, ``<command-message>`` and ``<command-args>`` (next to each other)
+    are one ``("command", "/name args")``; ``<bash-input>X</bash-input>`` is ``("command", "! X")`` (``!`` alone when
+    empty); ``<local-command-stdout>`` and ``<bash-stdout>`` give ``stdout``, the ``stderr`` tags ``stderr``, their
+    text without the line breaks around it (terminal formatting kept: the renderer removes it); an empty output is
+    left out, and an output-only text whose outputs are all empty is ``[("stdout", "")]``; text between them that is
+    not blank is ``("text", ...)`` as written. A text with none of this markup is ``[("text", text)]``."""
+    if "<" not in text:
+        return [("text", text)]
+    out: list[tuple[str, str]] = []
+    tags: dict[str, str] = {}
+    end = 0
+    outputs = 0
+    for m in _BLOCK.finditer(text):
+        between = text[end:m.start()]
+        if tags and (between.strip() or m.group(1) in tags or not m.group(1).startswith("command-")):
+            out += _command(tags)
+            tags = {}
+        if between.strip():
+            out.append(("text", between.strip("\n")))
+        tag, body = m.group(1), m.group(2)
+        if tag.startswith("command-"):
+            tags[tag] = body
+        elif tag == "bash-input":
+            out.append(("command", f"! {body.strip()}" if body.strip() else "!"))
+        else:
+            outputs += 1
+            body = body.strip("\r\n")
+            if body.strip():
+                out.append((_OUTPUT[tag], body))
+        end = m.end()
+    if end == 0:
+        return [("text", text)]
+    out += _command(tags)
+    if text[end:].strip():
+        out.append(("text", text[end:].strip("\n")))
+    return out or ([("stdout", "")] if outputs else [("text", text)])

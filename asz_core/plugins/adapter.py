@@ -349,6 +349,17 @@ class Adapter(abc.ABC):
         """
         return text
 
+    def prompt_blocks(self, dialect: str, text: str) -> list[tuple[str, str]]:
+        """A typed prompt or an injected text as a person reads it, in blocks: ``[(kind, text), ...]`` in the text's
+        order, ``kind`` one of ``text`` (prose, drawn as written), ``command`` (a command as the person typed it,
+        read from the runtime's markup: Claude Code's ``/model sonnet``, ``! ls``), ``stdout`` and ``stderr`` (a
+        command's output, drawn preformatted). What a human rendering draws (``asz export``'s Markdown and HTML, the
+        page's talk body: docs/view.md, "Commands and their output"); the document and the JSON outputs keep the text
+        as it landed. ``text`` as for :meth:`prompt_title`. Default ``[("text", text)]``. Must not raise (an
+        exception, or an answer that is not such a list, is taken as the default).
+        """
+        return [("text", text)]
+
     def prompt_names_work(self, dialect: str, text: str) -> bool:
         """False when a typed prompt of ``dialect`` is the runtime's own business rather than the work: a command with
         nothing typed beside it (Claude Code's ``/context``, ``/clear``, ``/model``), the runtime's caveat about such

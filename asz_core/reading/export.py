@@ -18,7 +18,8 @@ output escapes ``<`` and refuses ``javascript:`` links, or shown escaped in
 are written as the terminal's escapes first (:func:`shown`), after terminal formatting (CSI sequences such as
 ``\x1b[1m``: :func:`~asz_core.reading.termtext.plain`) is removed; Markdown removes that formatting and keeps every
 other character as it is; JSON keeps everything. A talk's heading reads its label as a title does
-(:func:`talk_heading`: ``/context``, not the command's markup).
+(:func:`talk_heading`: ``/context``, not the command's markup). A person's or injected text holding a runtime's
+command markup is drawn as :mod:`.export_blocks` reads it: the command as typed, its output preformatted.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ from ..sessiondata import SDError, SDReader
 from ..storage.layout import landed_files
 from ..view.document import build_view
 from ..view.summary import HEADING_LIMIT, short_title, shorten
-from ..view.titles import dialect_of
+from ..view.titles import dialect_of, talk_headings
+from .export_blocks import BLOCK_STEPS, fence, html_blocks, markdown_blocks, read_blocks
 from ..view.zone import local_text, zone_name
 from .termtext import plain
 
@@ -120,8 +122,11 @@ def _walk(nodes: Sequence[dict]) -> Iterator[dict]:
         yield from _walk(n.get("children", ()))
 
 
-def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> list[dict]:
-    """The talks of ``doc`` as ``[{"talk": talk node, "steps": [Step…]}]`` with whole texts from the landed records."""
+def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect: str = "") -> list[dict]:
+    """The talks of ``doc`` as ``[{"talk": talk node, "heading": its heading (:func:`talk_heading`), "steps": [Step…]}]``
+    with whole texts from the landed records; a person's or injected step whose text the adapter of ``dialect`` reads
+    in blocks (a command as typed, its output: :func:`~asz_core.view.titles.prompt_blocks`) carries them as
+    ``blocks``."""
     root = Path(root)
     recs = _records(root, doc["sessions"][0]) if doc.get("sessions") else {}
     bad = unverified_files(doc)
@@ -132,6 +137,7 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> list
     if bad:  # what such a file holds is not read as evidence, even when it reads (rewritten whole, closing line too)
         recs = {k: v for k, v in recs.items() if k[0] not in bad}
 
+    heads = talk_headings(doc, dialect, HEADING_LIMIT, record=lambda ref: recs.get((ref.get("seq"), ref.get("row"))), clean=plain)
     out = []
     for talk in doc.get("talks", ()):
         shown = []
@@ -159,8 +165,9 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> list
                 s["text"] = _ref_text(recs, first) or n.get("text", "") or held(first)
                 if not s["text"].strip():
                     continue  # an empty fragment is not drawn
+                s["blocks"] = read_blocks(s["text"], dialect) if kind in BLOCK_STEPS else None
             shown.append(s)
-        out.append({"talk": talk, "steps": shown})
+        out.append({"talk": talk, "heading": talk_heading(doc, talk, heads), "steps": shown})
     return out
 
 
@@ -200,20 +207,6 @@ def span(root: str | os.PathLike, doc: dict) -> str:
         return "times unknown (no record carries one)"
     when = _when(landed[0]) + (f" to {_when(landed[-1])}" if _when(landed[-1]) != _when(landed[0]) else "")
     return f"times unknown (no record carries one; landed {when}, {zone_name()})"
-
-
-def _fence(text: str, lang: str = "") -> str:
-    """``text`` in a fenced code block whose fence is longer than any run of backticks inside it."""
-    ticks = "`" * max(3, _max_backticks(text) + 1)
-    return f"{ticks}{lang}\n{text}\n{ticks}"
-
-
-def _max_backticks(text: str) -> int:
-    best = cur = 0
-    for ch in text:
-        cur = cur + 1 if ch == "`" else 0
-        best = max(best, cur)
-    return best
 
 
 def _title(doc: dict) -> str:
@@ -257,15 +250,15 @@ def doc_dialect(root: str | os.PathLike, doc: dict) -> str:
     return dialect_of(root, sessions[0]) if sessions and isinstance(sessions[0], str) else ""
 
 
-def talk_heading(doc: dict, talk: dict, dialect: str = "") -> str:
-    """A talk's heading, on one line and at most :data:`HEADING_LIMIT` characters: its label read as a title is
-    (:func:`~asz_core.view.summary.short_title` for ``dialect``: Claude Code's command markup
-    reads ``/context``; cut near a word's end, with ``…``); a child's talk with none is named as the page names it,
-    ``Subagent: `` and its stream's label (what its parent asked it to do), else the talk's id. The document's label
-    itself stays as the record holds it; terminal formatting is removed here (:func:`~asz_core.reading.termtext.plain`)."""
-    label = plain(talk.get("label") or "")
-    if label:
-        return short_title(label, dialect, HEADING_LIMIT) or talk["id"]
+def talk_heading(doc: dict, talk: dict, heads: Mapping[str, str]) -> str:
+    """A talk's heading, on one line and at most :data:`HEADING_LIMIT` characters: ``heads``' (its label read as a
+    title is: :func:`~asz_core.view.titles.talk_headings`, terminal formatting removed; Claude Code's command markup
+    reads ``/context``, a bash-mode command's output alone the command, ``! ls``); a child's talk with none is named as
+    the page names it, ``Subagent: `` and its stream's label (what its parent asked it to do), else the talk's id. The
+    document's label itself stays as the record holds it."""
+    if heads.get(talk["id"]):
+        return heads[talk["id"]]
+    label = ""
     if talk.get("child"):
         stream = next((st for st in doc.get("streams") or () if st.get("name") == talk.get("stream")), None)
         if stream is not None:
@@ -287,18 +280,18 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
     if und:
         lines.append(f"- undescribed records: {len(und)} (bytes the dialect could not describe; listed at the end)")
     dialect = doc_dialect(root, doc)
-    for i, t in enumerate(steps(root, doc, thinking=thinking), 1):
+    for i, t in enumerate(steps(root, doc, thinking=thinking, dialect=dialect), 1):
         talk = t["talk"]
-        lines += ["", f"## Talk {i}: {plain(talk_heading(doc, talk, dialect))}", "",
+        lines += ["", f"## Talk {i}: {plain(t['heading'])}", "",
                   f"*{_when(talk.get('from'))}* · `{talk['id']}`"]
         for st in t["steps"]:
             lines.append("")
             if st["kind"] in ("tool", "agent.call"):
                 mark = " (failed)" if st.get("failed") else ""
                 lines.append(f"**Tool {st.get('name') or '?'}**{mark} · `{st['id']}`")
-                lines += ["", _fence(plain(st["input"]), "json")] if st["input"] else ["", f"*(input withheld: {st['withheld']} bytes)*"] if st["withheld"] else []
+                lines += ["", fence(plain(st["input"]), "json")] if st["input"] else ["", f"*(input withheld: {st['withheld']} bytes)*"] if st["withheld"] else []
                 if st["result"]:
-                    lines += ["", _fence(plain(st["result"]))]
+                    lines += ["", fence(plain(st["result"]))]
                 elif st["result_withheld"]:
                     lines += ["", f"*(result withheld: {st['result_withheld']} bytes)*"]
                 continue
@@ -306,10 +299,12 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
             lines.append("")
             if st["withheld"]:
                 lines.append(f"*(withheld: {st['withheld']} bytes)*")
+            elif st.get("blocks"):
+                lines += markdown_blocks(st["blocks"])
             elif st["kind"] in ("message.external", "message.assistant", "agent.output"):
                 lines.append(plain(st["text"]))
             else:
-                lines.append(_fence(plain(st["text"])))
+                lines.append(fence(plain(st["text"])))
     if und:
         lines += ["", "## Undescribed records", ""]
         lines += [f"- {_undescribed_line(u)}" for u in und]
@@ -437,9 +432,9 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
     if und:
         out.append(f"<p class=\"meta\">undescribed records: {len(und)} (bytes the dialect could not describe; listed at the end)</p>")
     dialect = doc_dialect(root, doc)
-    for i, t in enumerate(steps(root, doc, thinking=thinking), 1):
+    for i, t in enumerate(steps(root, doc, thinking=thinking, dialect=dialect), 1):
         talk = t["talk"]
-        label = talk_heading(doc, talk, dialect)
+        label = t["heading"]
         out.append(f"<h2 id=\"{e(talk['id'])}\">Talk {i}: {isolated(label)}</h2><p class=\"when\">{e(_when(talk.get('from')))}</p>")
         for st in t["steps"]:
             sid = e(st["id"])
@@ -459,11 +454,13 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
             if st["withheld"]:
                 out.append(f"<div class=\"step withheld\" id=\"{sid}\">{head}<p>(withheld: {st['withheld']} bytes)</p></div>")
             elif cls in ("person", "assistant", "thinking") or st["kind"] == "agent.output":
-                out.append(f"<div class=\"step {cls}\" id=\"{sid}\">{head}{md.render(shown(st['text']))}</div>")
+                body = html_blocks(st["blocks"], md, shown, e) if st.get("blocks") else md.render(shown(st['text']))
+                out.append(f"<div class=\"step {cls}\" id=\"{sid}\">{head}{body}</div>")
             else:  # one line: the triangle, what it is, then when and its id (trial 4, F11)
                 out.append(f"<details class=\"step other\" id=\"{sid}\"><summary><b>{e(st['who'])}</b> "
                            f"{isolated(context_label(st['text']))} <span class=\"meta\">· {e(_when(st['at']))} · "
-                           f"<span class=\"id\">{sid}</span></span></summary><pre>{e(st['text'])}</pre></details>")
+                           f"<span class=\"id\">{sid}</span></span></summary>"
+                           f"{html_blocks(st['blocks'], md, shown, e) if st.get('blocks') else '<pre>' + e(st['text']) + '</pre>'}</details>")
     if und:
         out.append("<h2 id=\"undescribed\">Undescribed records</h2><ul>" + "".join(f"<li>{e(_undescribed_line(u))}</li>" for u in und) + "</ul>")
     return page(_title(doc), "\n".join(out))

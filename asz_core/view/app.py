@@ -130,18 +130,29 @@ def _view(request, pairs, hide):
 
 
 def _headings(request, pairs, hide):
-    """``{"headings": {talk id: heading}}``: each labelled talk's heading as the page shows it, whole (the page
-    lays it out; :func:`~asz_core.view.titles.talk_headings`: Claude Code's command markup read as ``/context``,
-    whitespace runs made one space), from the same
-    document ``/api/c/{id}/view`` answers with."""
+    """``{"headings": {talk id: heading}, "blocks": {step id: [[kind, text], ...]}}``: each labelled talk's heading
+    as the page shows it, whole (the page lays it out; :func:`~asz_core.view.titles.talk_headings`: Claude Code's
+    command markup read as ``/context``, a bash-mode command's output alone as its command, whitespace runs made one
+    space), and each person's or injected step the page draws as a command and its output
+    (:func:`~asz_core.view.titles.step_blocks`: whole, a clipped text read from its record), from the same document
+    ``/api/c/{id}/view`` answers with; the records read are those ``/api/c/{id}/record`` serves."""
     import orjson
 
-    from .titles import dialect_of, talk_headings
+    from .titles import dialect_of, step_blocks, talk_headings
 
     state = _state(request)
-    d = state.document(request.path_params["id"], hide)
+    cid = request.path_params["id"]
+    d = state.document(cid, hide)
     dialect = dialect_of(state.root, d.sessions[0]) if d.sessions else ""
-    return _json({"headings": talk_headings(orjson.loads(d.body), dialect)})
+    doc = orjson.loads(d.body)
+
+    def record(ref: dict) -> dict | None:
+        try:
+            return orjson.loads(state.record(cid, str(ref.get("seq")), str(ref.get("row")), hide))
+        except (ApiError, orjson.JSONDecodeError):
+            return None
+
+    return _json({"headings": talk_headings(doc, dialect, record=record), "blocks": step_blocks(doc, dialect, record)})
 
 
 def _record(request, pairs, hide):

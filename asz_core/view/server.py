@@ -20,7 +20,7 @@ Routes (all ``GET``):
 ``/api/status``                            mode, root, source, refresh times (unix ms), last pass counts, what is still read
 ``/api/conversations``                     one row per conversation, read from its head round's header
 ``/api/c/{id}/view``                       the asz.view document, built once per fold and withheld-name set
-``/api/c/{id}/headings``                   each labelled talk's heading as the page draws it (view.titles.talk_headings)
+``/api/c/{id}/headings``                   talk headings and command blocks as the page draws them (view.titles.talk_headings, step_blocks)
 ``/api/c/{id}/record/{seq}/{row}``         one landed record as stored (withheld per seed 004)
 ``/api/c/{id}/files?session=&seq=``        provider_body files, base64 in a JSON array (≤ 32 seqs)
 ``/api/c/{id}/body/{seq}/{row}``           one provider body rebuilt (403 while anything is withheld)

@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ..flow.index import SET_ASIDE_KINDS
 from ..storage.layout import landed_files
 
-__all__ = ["LandedTitles", "PromptTitle", "RuntimeTitle", "dialect_of", "label_for_record", "landed_title", "talk_headings", "prompt_names_work", "prompt_text"]
+__all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "LandedTitles", "PromptTitle", "RuntimeTitle", "dialect_of", "label_for_record", "landed_title",
+           "talk_headings", "step_blocks", "prompt_blocks", "prompt_names_work", "prompt_text"]
 #: File kinds whose labels name a run or a workflow, never the conversation (as :func:`latest_title` skips them).
 _NOT_TITLES = frozenset({"workflow_manifest", "workflow_script", "journal"}) | SET_ASIDE_KINDS
 
@@ -90,15 +91,110 @@ def first_dialect(paths: Sequence[Path]) -> str:
     return ""
 
 
-def talk_headings(doc: dict, dialect: str, limit: int = 0) -> dict[str, str]:
+#: The kinds of block a prompt is read in (:func:`prompt_blocks`, :meth:`~asz_core.plugins.adapter.Adapter.prompt_blocks`).
+BLOCK_KINDS = frozenset({"text", "command", "stdout", "stderr"})
+#: The blocks that are a command's output, drawn preformatted.
+OUTPUT_KINDS = frozenset({"stdout", "stderr"})
+#: The step kinds whose text a human rendering reads in blocks: what a person typed and what the runtime injected.
+BLOCK_STEPS = frozenset({"message.external", "context.injection"})
+
+
+def prompt_blocks(text: str, dialect: str) -> list[tuple[str, str]]:
+    """A typed prompt's or injected text's ``text`` as a person reads it, ``[(kind, text), ...]`` with ``kind`` in
+    :data:`BLOCK_KINDS`, as the adapter of ``dialect`` reads its runtime's markup
+    (:meth:`~asz_core.plugins.adapter.Adapter.prompt_blocks`: Claude Code's ``/model sonnet``, ``! ls`` and their
+    output); ``[("text", text)]`` when no adapter speaks ``dialect``, or it fails or answers no such list. Display only
+    (docs/view.md, "Commands and their output"): the document keeps the text as it landed."""
+    adapter = _adapter(dialect) if text else None
+    if adapter is None:
+        return [("text", text)]
+    try:
+        got = adapter.prompt_blocks(dialect, text)
+    except Exception:  # an adapter's bug takes nothing from the reader: the text as written
+        return [("text", text)]
+    if isinstance(got, list) and got and all(isinstance(b, (tuple, list)) and len(b) == 2 and b[0] in BLOCK_KINDS
+                                             and isinstance(b[1], str) for b in got):
+        return [(b[0], b[1]) for b in got]
+    return [("text", text)]
+
+
+def step_blocks(doc: dict, dialect: str, record: Callable[[dict], dict | None] | None = None) -> dict[str, list[tuple[str, str]]]:
+    """``{step id: blocks}`` for each step of an asz.view document ``doc`` of a :data:`BLOCK_STEPS` kind whose text
+    the adapter of ``dialect`` reads in blocks other than the text as written (:func:`prompt_blocks`): what the page
+    draws in its place (``/api/c/{id}/headings``). A text the document clipped (its ``bytes`` more than the text's) is
+    read whole from its record through ``record`` (a ``ref`` dict -> the landed record, or None) when it gives one,
+    so the blocks are whole. Display only: the document's ``text`` stays the record's."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    todo = [t for t in doc.get("talks") or () if isinstance(t, dict)]
+    while todo:
+        n = todo.pop()
+        todo.extend(c for c in n.get("children") or () if isinstance(c, dict))
+        text = n.get("text")
+        if n.get("kind") not in BLOCK_STEPS or not isinstance(text, str) or not text:
+            continue
+        blocks = prompt_blocks(text, dialect)
+        if blocks == [("text", text)]:
+            continue
+        if record is not None and isinstance(n.get("bytes"), int) and n["bytes"] > len(text.encode("utf-8", "surrogatepass")):
+            whole = _part_text(record(n["ref"]) if isinstance(n.get("ref"), dict) else None, n.get("ref") or {})
+            blocks = prompt_blocks(whole, dialect) if whole else blocks
+        out[n["id"]] = blocks
+    return out
+
+
+def _part_text(rec: dict | None, ref: dict) -> str:
+    """The text of the part ``ref`` names in ``rec`` (its ``block``), else of every text part joined by newlines; ''
+    when there is none (a withheld record has none)."""
+    parts = rec.get("parts") if isinstance(rec, dict) else None
+    if not isinstance(parts, list):
+        return ""
+    block = ref.get("block")
+    if isinstance(block, int):
+        parts = parts[block:block + 1]
+    return "\n".join(p["text"] for p in parts if isinstance(p, dict) and p.get("k") == "text" and isinstance(p.get("text"), str))
+
+
+def talk_headings(doc: dict, dialect: str, limit: int = 0, record: Callable[[dict], dict | None] | None = None,
+                  clean: Callable[[str], str] | None = None) -> dict[str, str]:
     """``{talk id: heading}`` for each talk of an asz.view document ``doc`` (its ``talks`` list) that has a label: the
     label read as a title is (:func:`~asz_core.view.summary.short_title` for ``dialect``; cut to ``limit``
-    characters when ``limit`` is above 0, else whole): Claude Code's command markup reads ``/context``. Display only:
-    the document's ``label`` stays the text the record holds (seed 004)."""
+    characters when ``limit`` is above 0, else whole): Claude Code's command markup reads ``/context``. A label that
+    is only a command's output (:func:`prompt_blocks` gives only :data:`OUTPUT_KINDS`: Claude Code's
+    bash-mode output) is headed by the command of the talk before it in its stream when ``record`` (a ``ref`` dict ->
+    the landed record, or None) shows its record's ``parent`` is that talk's record, else by the output's text.
+    ``clean`` is applied to each text first (the exports remove terminal formatting). Display only: the document's
+    ``label`` stays the text the record holds (seed 004)."""
     from .summary import short_title
 
-    return {t["id"]: short_title(t["label"], dialect, limit if limit > 0 else len(t["label"])) for t in doc.get("talks") or ()
-            if isinstance(t, dict) and isinstance(t.get("label"), str) and t["label"]}
+    clean = clean or (lambda text: text)
+    out: dict[str, str] = {}
+    before: dict = {}  # stream -> the talk before, in the document's order (time order)
+    for t in doc.get("talks") or ():
+        if not isinstance(t, dict):
+            continue
+        prev, before[t.get("stream")] = before.get(t.get("stream")), t
+        label = t.get("label")
+        if not isinstance(label, str) or not label:
+            continue
+        cut = limit if limit > 0 else len(label)
+        blocks = prompt_blocks(label, dialect)
+        if all(kind in OUTPUT_KINDS for kind, _ in blocks):
+            text = _command_before(t, prev, dialect, record) or " ".join(text for _, text in blocks)
+            out[t["id"]] = short_title(clean(text), "", cut) or short_title(clean(label), dialect, cut)
+        else:
+            out[t["id"]] = short_title(clean(label), dialect, cut)
+    return out
+
+
+def _command_before(talk: dict, prev: dict | None, dialect: str, record: Callable[[dict], dict | None] | None) -> str:
+    """The command (:func:`prompt_blocks`' first ``command`` block) of ``prev``'s label when the record of ``talk``
+    names the record of ``prev`` as its ``parent`` (read through ``record``); else ''."""
+    if prev is None or record is None or not isinstance(prev.get("label"), str) or not talk.get("ref") or not prev.get("ref"):
+        return ""
+    mine, theirs = record(talk["ref"]), record(prev["ref"])
+    if not mine or not theirs or not mine.get("parent") or mine.get("parent") != theirs.get("id"):
+        return ""
+    return next((text for kind, text in prompt_blocks(prev["label"], dialect) if kind == "command"), "")
 
 
 class PromptTitle:

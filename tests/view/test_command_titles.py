@@ -76,7 +76,8 @@ def test_a_local_command_does_not_title_the_corpus_conversation(corpus, tmp_path
     headings = [ln for ln in md.splitlines() if ln.startswith("## Talk ")]
     assert headings[:3] == ["## Talk 1: /context", "## Talk 2: /model",
                             "## Talk 3: It's been a while - I see that I have pending changes, examine them, add and…"]
-    assert "\x1b" not in md and "<local-command-stdout>\n Context Usage\n" in md  # terminal formatting gone, text kept
+    # terminal formatting gone, the text kept in a preformatted block without the tag (tests/reading/test_export_commands.py)
+    assert "\x1b" not in md and "<local-command-stdout>" not in md and "```\n Context Usage\n" in md
     page = html_path.read_text(encoding="utf-8")
     assert "Talk 1: <bdi>/context</bdi></h2>" in page and "Talk 2: <bdi>/model</bdi></h2>" in page
     assert "\\x1b[" not in page and "command-name" not in page.split("<h2", 1)[1].split("</h2>")[0]

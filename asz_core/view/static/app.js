@@ -639,11 +639,32 @@
   // nothing changed); a new one is drawn again keeping the open talks, the tab and the scroll position.
   let ETAG = '', docTimer = null;
   // Each talk's heading as the server reads its label (/api/c/{id}/headings: Claude Code's command markup read as
-  // /context, cut near a word's end with …); a talk it does not name shows its label as the document holds it.
-  let HEADINGS = {};
+  // /context, a bash-mode command's output alone as its command); a talk it does not name shows its label as the
+  // document holds it. BLOCKS: the steps the server reads as a command and its output (step id -> [[kind, text]]).
+  let HEADINGS = {}, BLOCKS = {};
   function loadHeadings() {
-    return api('/api/c/' + enc(CID) + '/headings').then(function (r) { HEADINGS = (r.ok && r.data && r.data.headings) || {}; });
+    return api('/api/c/' + enc(CID) + '/headings').then(function (r) {
+      HEADINGS = (r.ok && r.data && r.data.headings) || {};
+      BLOCKS = (r.ok && r.data && r.data.blocks) || {};
+    });
   }
+  // A step's text as blocks (docs/view.md, "Commands and their output"): prose as Markdown, the command as typed in
+  // code, each output preformatted (terminal formatting removed as every text is), standard error under "stderr".
+  // The server reads a clipped text whole from its record for them, so they carry no "Show all".
+  function blocksEl(blocks, cls) {
+    const box = h('div', { class: 'blocks' });
+    blocks.forEach(function (b) {
+      if (b[0] === 'text') box.append(md(b[1], 'msg ' + (cls || '')));
+      else if (b[0] === 'command') box.append(h('p', { class: 'command' }, h('code', null, b[1])));
+      else {
+        if (b[0] === 'stderr') box.append(h('div', { class: 'small faint' }, 'stderr'));
+        const text = String(b[1]).replace(CSI, '').replace(/^[\r\n]+|[\r\n]+$/g, '');
+        box.append(pre(text.trim() ? text : '(no output)', 'output ' + b[0]));
+      }
+    });
+    return box;
+  }
+  function blocksLine(blocks) { return blocks.map(function (b) { return b[1]; }).join(' '); }
   function heading(t) { return HEADINGS[t.id] || t.label; }
   function pollDocument() {
     if (document.hidden || !D) return;
@@ -895,7 +916,7 @@
     } else if (INLINE_TEXT[k]) {
       // text is drawn under the row
     } else if (n.text) {
-      bits.push(h('span', { class: 'pv' }, oneLine(readable(n.text), 200)));
+      bits.push(h('span', { class: 'pv' }, oneLine(BLOCKS[n.id] ? blocksLine(BLOCKS[n.id]) : readable(n.text), 200)));
     } else if (n.state && n.state !== 'available' && n.state !== 'omitted') {
       bits.push(h('span', { class: 'pv faint' }, LOST[n.state] ? lostText(n.state, n.bytes) : '(' + n.state + ')'));
     }
@@ -991,10 +1012,10 @@
     row.addEventListener('keydown', function (ev) { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); toggle(); } });
     el.append(row);
     if (INLINE_TEXT[k]) {
-      if (n.text) el.append(md(n.text, 'msg ' + INLINE_TEXT[k]));
+      if (n.text) el.append(BLOCKS[n.id] ? blocksEl(BLOCKS[n.id], INLINE_TEXT[k]) : md(n.text, 'msg ' + INLINE_TEXT[k]));
       else if (n.state === 'omitted') el.append(h('div', { class: 'msg faint' }, 'withheld (' + fmtBytes(n.bytes) + ')'));
       else if (LOST[n.state]) el.append(h('div', { class: 'msg faint' }, lostText(n.state, n.bytes)));
-      if (n.text && clipped(n.text, n.bytes) && n.state !== 'omitted') el.append(clipNote(n, 'text', el.lastChild));
+      if (n.text && clipped(n.text, n.bytes) && n.state !== 'omitted' && !BLOCKS[n.id]) el.append(clipNote(n, 'text', el.lastChild));
     }
     (n.media || []).forEach(function (m) { el.append(mediaEl(m)); });
     el.append(det);
@@ -1111,9 +1132,9 @@
       if (facts.length) det.append(kv(facts));
     } else if (!INLINE_TEXT[k]) {
       if (n.text) {
-        const p = pre(n.text);
+        const p = BLOCKS[n.id] ? blocksEl(BLOCKS[n.id]) : pre(n.text);
         det.append(h('h4', null, 'Text'), p);
-        if (clipped(n.text, n.bytes) && n.state !== 'omitted') det.append(clipNote(n, 'text', p));
+        if (clipped(n.text, n.bytes) && n.state !== 'omitted' && !BLOCKS[n.id]) det.append(clipNote(n, 'text', p));  // blocks are whole
       }
     }
     if (n.state === 'omitted') det.append(h('div', { class: 'box notice small' }, 'Withheld: this step carries ' + withheldFlags(n).join(', ') + '; its ' + fmtBytes(n.bytes) + ' are not shown.'));

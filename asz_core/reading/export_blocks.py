@@ -1,0 +1,85 @@
+"""A command and its output as ``asz export`` draws them (docs/view.md, "Commands and their output").
+
+A typed prompt or injected text holding a runtime's command markup (Claude Code's tags around a slash command typed
+locally, a bash-mode command and their output: the adapter's to read, docs/adapters.md) is read in blocks by its
+adapter (:func:`~asz_core.view.titles.prompt_blocks`): the command as the person typed it
+(``/model sonnet``, ``! ls``) as code, each output as a preformatted block with terminal formatting removed
+(:func:`~asz_core.reading.termtext.plain`; HTML also writes the other controls as escapes), a standard error block
+under a ``stderr`` line, an empty output as ``(no output)``, the prose around them as the step's text is drawn. The
+asz.view document, ``--format json`` and ``asz show`` keep the text as it landed.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..view.titles import BLOCK_STEPS, prompt_blocks
+from .termtext import plain
+
+__all__ = ["BLOCK_STEPS", "NO_OUTPUT", "fence", "html_blocks", "markdown_blocks", "read_blocks"]
+
+#: What stands for an output block with no text.
+NO_OUTPUT = "(no output)"
+
+
+def read_blocks(text: str, dialect: str) -> list[tuple[str, str]] | None:
+    """:func:`~asz_core.view.titles.prompt_blocks` of ``text`` for ``dialect``, or None when they are the text as
+    written (nothing to draw apart)."""
+    blocks = prompt_blocks(text, dialect)
+    return None if blocks == [("text", text)] else blocks
+
+
+def _ticks(text: str) -> int:
+    """The longest run of backticks in ``text``."""
+    best = cur = 0
+    for ch in text:
+        cur = cur + 1 if ch == "`" else 0
+        best = max(best, cur)
+    return best
+
+
+def fence(text: str, lang: str = "") -> str:
+    """``text`` in a fenced code block whose fence is longer than any run of backticks inside it."""
+    ticks = "`" * max(3, _ticks(text) + 1)
+    return f"{ticks}{lang}\n{text}\n{ticks}"
+
+
+def _code(text: str) -> str:
+    """``text`` as Markdown inline code (a fenced block when it spans lines)."""
+    if "\n" in text:
+        return fence(text)
+    ticks = "`" * (_ticks(text) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def markdown_blocks(blocks: list[tuple[str, str]]) -> list[str]:
+    """Markdown lines of ``blocks`` (module docstring), a blank line between two blocks; terminal formatting removed."""
+    lines: list[str] = []
+    for kind, text in blocks:
+        text = plain(text) if kind == "text" else plain(text).strip("\r\n")
+        if lines:
+            lines.append("")
+        if kind == "text":
+            lines.append(text)
+        elif kind == "command":
+            lines.append(_code(text))
+        else:
+            lines += (["*stderr*", ""] if kind == "stderr" else []) + [fence(text or NO_OUTPUT)]
+    return lines
+
+
+def html_blocks(blocks: list[tuple[str, str]], md, shown: Callable[[str], str], e: Callable[[str], str]) -> str:
+    """HTML of ``blocks`` (module docstring): prose through ``md`` (a markdown-it renderer) after ``shown``, the rest
+    escaped by ``e`` (controls written as escapes, then HTML-escaped)."""
+    out = []
+    for kind, text in blocks:
+        if kind == "text":
+            out.append(md.render(shown(text)))
+        elif kind == "command":
+            out.append(f"<p class=\"command\"><code>{e(text)}</code></p>")
+        else:
+            text = plain(text).strip("\r\n")
+            label = "<p class=\"meta\">stderr</p>" if kind == "stderr" else ""
+            out.append(f"{label}<pre class=\"{kind}\">{e(text) if text.strip() else NO_OUTPUT}</pre>")
+    return "".join(out)
