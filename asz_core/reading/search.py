@@ -56,7 +56,8 @@ from ..sessiondata.times import parse_instant
 from ..storage.layout import CONVERSATIONS, landed_files
 from ..view.document import list_conversations, title_withheld
 from ..view.rows import read_head
-from ..view.titles import PromptTitle, RuntimeTitle, prompt_names_work
+from ..view.links import links_of
+from ..view.titles import LandedTitles, PromptTitle, RuntimeTitle, continued_title, prompt_names_work
 from .landed_check import chain_problem, read_landed, read_unbound, verified_rows
 from .listing import Filters, dialect_of
 from .purge import compact_securely
@@ -76,7 +77,7 @@ RANK_LIMIT = 5_000
 #: How far :func:`search` counts the texts a query matches (``matched``): past it, ``more than 10,000``.
 COUNT_LIMIT = 10_000
 #: Bumped when what the index holds changes; an index of another version is rebuilt.
-SCHEMA_VERSION = "16"  # 7: CJK text stored character by character (search_text.index_form); 8: titles checked against the landed records (view.titles); 9: files damaged before indexing indexed; 10: a bash-mode prompt titled ! command; 11: a prompt read by its adapter (Adapter.prompt_title), a summary naming no message and a header title no landed record carries name nothing; 12: what could not be read kept and said (search_gaps); 13: a label in a Claude Code skeleton names no conversation (its leafUuid went with its data part); 14: each landed file's stat when read kept (search_gaps.suspects); 15: a JSON string's \\n, \\r, \\t indexed as the character (search_hits.json_text); 16: a title passes over prompts naming no work (a command alone such as /context: view.titles.PromptTitle)
+SCHEMA_VERSION = "17"  # 7: CJK text stored character by character (search_text.index_form); 8: titles checked against the landed records (view.titles); 9: files damaged before indexing indexed; 10: a bash-mode prompt titled ! command; 11: a prompt read by its adapter (Adapter.prompt_title), a summary naming no message and a header title no landed record carries name nothing; 12: what could not be read kept and said (search_gaps); 13: a label in a Claude Code skeleton names no conversation (its leafUuid went with its data part); 14: each landed file's stat when read kept (search_gaps.suspects); 15: a JSON string's \\n, \\r, \\t indexed as the character (search_hits.json_text); 16: a title passes over prompts naming no work (a command alone such as /context: view.titles.PromptTitle); 17: a resumed copy with no prompt of its own titled (continues ID) TITLE (view.titles.continued_title)
 _STEP_FIRST = ("message.external", "message.assistant", "thinking", "tool", "agent.call", "context.injection")
 _WITHHOLD_FLAGS = tuple(f'"{n}"'.encode() for n in WITHHOLDABLE if n)
 
@@ -188,6 +189,8 @@ class _Meta:
         self.unread: list[tuple[str, str]] = []
         #: ``(file, stat before it was read, 1 when it verified)`` of each landed file read (:func:`~.search_gaps.suspects`).
         self.read: list[tuple[str, str, int]] = []
+        #: The conversation this one continues (the document's ``summary.continues``), '' when none.
+        self.continues = ""
 
     def see(self, rec: dict, main: bool, prompt: str) -> None:
         cwd = rec.get("cwd")
@@ -213,6 +216,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
     cites, talk_of = _step_map(fold.nodes)
     out: list[tuple] = []
     meta = _Meta()
+    meta.continues = next(iter(links_of(fold).earlier), "")
     seen: set[tuple] = set()  # a record an interrupted pass landed twice (same stream, ord, off and sha) is searched once
     for ln, path in landed_files(root / head.session) if (root / head.session).is_dir() else []:
         if ln.seq > head.through_seq:
@@ -278,7 +282,8 @@ def _summary(root: Path, conversation: str, head: Any, meta: _Meta) -> tuple:
 
     The title is the runtime's own (the head round's), else the first typed
     prompt that names work (else the first: :class:`~asz_core.view.titles.PromptTitle`) shortened as the document's
-    summary shortens it; ``title_from`` names the withholdable flags of records the title could come from.
+    summary shortens it, else for a conversation that continues another ``(continues ID) TITLE``
+    (:func:`~asz_core.view.titles.continued_title`); ``title_from`` names the withholdable flags of records the title could come from.
     """
     h = (read_head(root, conversation) or (None, None, None, None))[3] or {}
     dialect = dialect_of(root, head.session)
@@ -287,7 +292,9 @@ def _summary(root: Path, conversation: str, head: Any, meta: _Meta) -> tuple:
         pick = PromptTitle(dialect)
         any(map(pick.offer, meta.prompt[True] + meta.prompt[False]))
         title = pick.title()
-    title_from = " ".join(_withheld_by(meta.flagged, title))
+    inner = LandedTitles(root, head.session).title(head.through_seq) if not title and meta.continues else ""  # a copy
+    title_from = " ".join(_withheld_by(meta.flagged, inner or title))
+    title = title or (continued_title(meta.continues, inner) if meta.continues else "")  # as the document titles it
     ms = [parse_instant(h.get(k)) for k in ("session_from_time", "session_through_time")]
     return (title, title_from, meta.cwd[True] or meta.cwd[False], " ".join(meta.models), dialect,
             None if ms[0] is None else ms[0] // 1_000_000, None if ms[1] is None else ms[1] // 1_000_000)

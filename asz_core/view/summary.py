@@ -10,7 +10,7 @@ from .kinds import STEP_KINDS, WHITESPACE
 from .session_records import header_time, title_withheld
 from .lists import ListView
 from .prices import PriceTable, cost_of
-from .titles import PromptTitle, RuntimeTitle, prompt_text
+from .titles import LandedTitles, PromptTitle, RuntimeTitle, continued_title, prompt_text
 from .usage import usage_totals
 
 __all__ = ["DocumentView", "HEADING_LIMIT", "NOT_VERIFIED", "NO_PROMPT", "REMOVED", "TITLE_LIMIT", "inside_word", "shorten", "short_title", "title_text"]
@@ -144,7 +144,9 @@ class DocumentView(ListView):
         label (a typed prompt, else a meaningful injection), else any
         stream's, whose label names work (:class:`~asz_core.view.titles.PromptTitle`: not a command such as Claude
         Code's ``/context`` alone), else the first talk with a label, shortened by :func:`short_title` (read as the adapter of the conversation's dialect reads a typed
-        prompt); with neither, ``(no prompt)``, or :data:`NOT_VERIFIED` for a conversation that does not verify. While something is
+        prompt); with neither, for a conversation that continues another (it opens by repeating its records: a
+        resumed copy), ``(continues 326189cf) TITLE`` (:func:`~asz_core.view.titles.continued_title`), else
+        ``(no prompt)``, or :data:`NOT_VERIFIED` for a conversation that does not verify. While something is
         withheld, a runtime title found in a withheld record is left empty
         (seed 004, Withholding: no other name stands in for it), and so is a
         conversation with no label to fall back on.
@@ -164,6 +166,8 @@ class DocumentView(ListView):
                 break
         if pick.title():
             return pick.title()
+        if self.links.earlier:  # a resumed copy with no prompt of its own: named by what it continues
+            return continued_title(self.links.earlier[0], LandedTitles(self.sess.root, self.sess.session, self.sess).title(hide=self.hide))
         if self.hide:
             return ""
         return NO_PROMPT if self.b.state == "verified" else NOT_VERIFIED

@@ -31,7 +31,7 @@ from typing import Callable, Sequence
 from ..flow.index import SET_ASIDE_KINDS
 from ..storage.layout import landed_files
 
-__all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "LandedTitles", "PromptTitle", "RuntimeTitle", "dialect_of", "label_for_record", "landed_title",
+__all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "LandedTitles", "PromptTitle", "RuntimeTitle", "continued_title", "dialect_of", "label_for_record", "landed_title",
            "talk_headings", "step_blocks", "prompt_blocks", "prompt_names_work", "prompt_text"]
 #: File kinds whose labels name a run or a workflow, never the conversation (as :func:`latest_title` skips them).
 _NOT_TITLES = frozenset({"workflow_manifest", "workflow_script", "journal"}) | SET_ASIDE_KINDS
@@ -327,10 +327,11 @@ class LandedTitles:
     files that are there and verify give through a seq (:meth:`title`): what ``asz push`` carries as a round's
     ``asz.conversation.title``, and what names a conversation whose round chain gives no document."""
 
-    def __init__(self, root: Path, session: str) -> None:
+    def __init__(self, root: Path, session: str, sess=None) -> None:
         from .session_records import LandedSession
 
-        self.sess = LandedSession(Path(root), session, 1 << 62)
+        #: the session's landed files: ``sess`` when given (a LandedSession already read), else read here
+        self.sess = sess if sess is not None else LandedSession(Path(root), session, 1 << 62)
         #: the landed seqs in order, and a RuntimeTitle that has seen the files of the first ``_fed`` of them: each
         #: round's title feeds it only the files after (:meth:`_runtime_title`)
         self._seqs = sorted(self.sess.records)
@@ -374,6 +375,16 @@ class LandedTitles:
                 if pick.offer(text):
                     return pick.title()
         return title or pick.title()
+
+
+def continued_title(earlier: str, title: str) -> str:
+    """The title of a conversation that continues the conversation ``earlier`` (``summary.continues``: it opens by
+    repeating its records, a resumed copy) and that no talk of its own names (docs/view.md, ``summary.title``):
+    ``(continues 326189cf) TITLE`` with the first 8 characters of ``earlier``, or ``(continues 326189cf)`` when
+    ``title`` is ''. TITLE is what the landed records of its session give (:meth:`LandedTitles.title`: the records
+    repeated from ``earlier``, so the earlier conversation's own title as far as they reach). The one rule the
+    document's summary (and so ``asz ls`` and the page's list) and search follow."""
+    return f"(continues {earlier[:8]}) {title}".rstrip()
 
 
 def landed_title(root: Path, session: str, hide: Sequence[str] = ()) -> tuple[str, str]:
