@@ -8,7 +8,12 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["may_hold_wide_number"]
+try:  # the compiled scan (setup.py's optional extension); without it, the Python below gives the same results
+    from . import bytescan
+except ImportError:  # pragma: no cover - an install without a C compiler
+    bytescan = None
+
+__all__ = ["may_hold_wide_number", "scan_file", "bytescan"]
 
 # A number token inside an array or object (after ``[``, ``:`` or ``,`` and optional whitespace; a bare top-level
 # number goes to the slow decoder whatever it holds: :func:`asz_core.sessiondata.jsonbytes.loads`) that could hold an integer of 19 digits
@@ -28,6 +33,13 @@ _WIDE_EXP = re.compile(rb"S0[0.]*e000")
 
 
 def may_hold_wide_number(probe: bytes) -> bool:
+    """:func:`may_hold_wide_number_py`, in one compiled pass when :mod:`asz_core.sessiondata.bytescan` was built."""
+    if bytescan is not None:
+        return bytescan.scan(probe)[0]
+    return may_hold_wide_number_py(probe)
+
+
+def may_hold_wide_number_py(probe: bytes) -> bool:
     """True when ``probe`` (JSON text) may hold a number token of 19 digits or more, or with an exponent of 3 digits.
 
     The byte translation and two substring searches (a regular expression only where ``0e000`` or ``.e000`` appears) take
@@ -59,3 +71,25 @@ def _wide_exponent(t: bytes) -> bool:
             return True
         i = find(b"e000", i + 1)
     return False
+
+
+#: Every byte but the openers and the newline (:func:`scan_file`'s depth count).
+_NOT_OPENERS = bytes(c for c in range(256) if c not in b"{[\n")
+
+
+def scan_file(data: bytes) -> tuple[bool, int, bool]:
+    """``(may_hold_wide_number(data), the most '{' and '[' bytes on one line, b"null" in data)`` of a whole file's
+    bytes (any buffer): what a bound landed file's decode asks of its bytes (:mod:`asz_core.view.session_records`).
+
+    In one pass of the compiled :mod:`asz_core.sessiondata.bytescan` when it was built (issue 22: three passes and
+    two copies of a 10 MB file were 10 % of an asz.view build), else by the translations and searches here, with
+    the same results (tests/core/test_bytescan.py holds the two to each other)."""
+    if bytescan is not None:
+        return bytescan.scan(data)
+    return scan_file_py(data)
+
+
+def scan_file_py(data: bytes) -> tuple[bool, int, bool]:
+    """:func:`scan_file` in Python (an install without the compiled scan, and the tests' reference)."""
+    data = bytes(data)
+    return may_hold_wide_number_py(data), max(map(len, data.translate(None, _NOT_OPENERS).split(b"\n"))), b"null" in data

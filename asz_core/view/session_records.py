@@ -16,7 +16,8 @@ import orjson
 from ..flow.model import Ref
 from ..sessiondata import SDReader
 from ..sessiondata.codec import MAX_DEPTH, FieldError, check_record_dict, decode_closing, decode_header, parse_line, record_line_clear
-from ..sessiondata.jsonbytes import may_hold_wide_number, nesting_depth
+from ..sessiondata.jsonbytes import nesting_depth
+from ..sessiondata.numberprobe import bytescan, scan_file
 from ..sessiondata.reader import SDError
 from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files, session_listing
@@ -105,9 +106,9 @@ class LandedSession:
         A file changed since (another digest) is not bound and is read the full way: its damage is said as before."""
         # A line that is a bare number is never a record (both ways below refuse it), so only the wide-number probe
         # decides the decoder (:func:`~asz_core.sessiondata.jsonbytes.exact_as_plain` without its bare-number search).
-        exact = may_hold_wide_number(data)
+        exact, most_openers, nulls = scan_file(data)  # one pass over the bytes (compiled where it was built)
         try:
-            got = _decode_bound(sealed[4], exact, _shallow(data), b"null" in data)
+            got = _decode_bound(sealed[4], exact, most_openers <= MAX_DEPTH, nulls)
         except FieldError:
             return None
         if got is not None:
@@ -334,17 +335,13 @@ class LandedSession:
 
 #: A line shorter than this cannot nest deeper than ``MAX_DEPTH`` (it needs as many openers and closers).
 _DEEP = 2 * MAX_DEPTH
-#: Every byte but the openers and the newline (:func:`_shallow`).
-_NOT_OPENERS = bytes(c for c in range(256) if c not in b"{[\n")
-
-
 def _shallow(data: bytes) -> bool:
-    """True when no line of ``data`` holds more than ``MAX_DEPTH`` openers, so none nests deeper: one translation
-    of the whole file instead of counting both openers on every line (a third of the time)."""
-    return max(map(len, data.translate(None, _NOT_OPENERS).split(b"\n"))) <= MAX_DEPTH
+    """True when no line of ``data`` holds more than ``MAX_DEPTH`` openers, so none nests deeper: one count over the
+    whole file (:func:`~asz_core.sessiondata.numberprobe.scan_file`) instead of counting both openers on every line."""
+    return scan_file(data)[1] <= MAX_DEPTH
 
 
-def _decode_bound(lines: Iterable[bytes], exact: bool, shallow: bool = False, nulls: bool = True) -> tuple[list, ...] | None:
+def _decode_bound(lines: Sequence[bytes], exact: bool, shallow: bool = False, nulls: bool = True) -> tuple[list, ...] | None:
     """``(records, their instants, ids, parents, ords)`` of a bound landed file's record ``lines``
     (:meth:`LandedSession._bound`), or None for a line the full reader must read. Raises FieldError as :func:`parse_line`.
     ``shallow``: no line holds more than ``MAX_DEPTH`` openers (:func:`_shallow`), so no depth is checked; ``nulls``:
@@ -353,7 +350,10 @@ def _decode_bound(lines: Iterable[bytes], exact: bool, shallow: bool = False, nu
     Written for speed (every record passes here): a line orjson reads is decoded by it directly, with
     :func:`parse_line`'s object and depth checks inline; any other line goes through :func:`parse_line` (lone
     surrogate escapes, the exact decoder, a refusal). Each record's instant is parsed, and its id, parent and ord
-    gathered, in the same loop, while the record is fresh in the cache."""
+    gathered, in the same loop, while the record is fresh in the cache. Where the compiled
+    :mod:`asz_core.sessiondata.bytescan` was built, the usual lines of a file without wide numbers and deep lines are
+    read by its ``decode_lines`` (the same steps in C: a line it cannot take whole is left to this loop, one at a
+    time), else all by this loop; tests/view/test_view_bound_files.py compares the two."""
     recs: list[dict] = []
     times: list[int | None] = []
     ids: list = []
@@ -361,7 +361,16 @@ def _decode_bound(lines: Iterable[bytes], exact: bool, shallow: bool = False, nu
     ords: list = []
     append, at, ida, pa, oa = recs.append, times.append, ids.append, parents.append, ords.append
     loads, bad = orjson.loads, orjson.JSONDecodeError
-    for body in lines:
+    fast = bytescan is not None and not exact and shallow and type(lines) is list
+    i, n, cache = 0, len(lines), {}  # type: ignore[arg-type]
+    while i < n:
+        if fast:  # the usual lines in one compiled loop; it stops at the first line it leaves to the loop below
+            i = bytescan.decode_lines(lines, i, loads, bad, record_line_clear if nulls else None, parse_instant, cache,
+                                      recs, times, ids, parents, ords)
+            if i == n:
+                break
+        body = lines[i]  # type: ignore[index]
+        i += 1
         if exact:
             d = parse_line(body, exact=True)
         else:
@@ -406,7 +415,8 @@ def _read_sealed(path: Path) -> tuple[bytes, str, tuple | None]:
         closing = decode_closing(data[cut:-1])
     except FieldError:
         return data, whole, None
-    bodies = data.split(b"\n")[1:-2]  # between the header line and the closing line (the data ends with a newline)
+    # between the header line and the closing line (the data ends with a newline)
+    bodies = bytescan.split_lines(data, first + 1, cut) if bytescan is not None else data.split(b"\n")[1:-2]
     count = len(bodies)
     if closing.digest != closed or closing.records != count:
         return data, whole, None

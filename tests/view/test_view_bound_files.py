@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import orjson
+import pytest
 
 from asz_core.view import build_view
 from asz_core.view.chain import ChainReader
@@ -154,3 +155,61 @@ def test_a_null_of_the_wrong_kind_still_sends_the_file_to_the_reader():
 
     with pytest.raises(FieldError):
         _decode_bound([b'{"ord":null,"off":0,"parts":[{"k":"text","text":"a"}]}'], False, True)
+
+
+def _without_compiled(monkeypatch) -> None:
+    """Read as an install without the compiled :mod:`asz_core.sessiondata.bytescan` reads (setup.py: optional)."""
+    from asz_core.sessiondata import numberprobe
+    from asz_core.view import session_records
+
+    monkeypatch.setattr(numberprobe, "bytescan", None)
+    monkeypatch.setattr(session_records, "bytescan", None)
+
+
+def test_the_compiled_decode_and_the_python_loop_read_every_kind_of_line_alike(monkeypatch):
+    """:func:`_decode_bound` with the compiled ``decode_lines`` (which leaves every line it cannot take whole to the
+    Python loop: not JSON orjson reads, not an object, a ``dropped`` entry, a ``null`` the record check does not
+    clear) and without it give the same records, instants, ids, parents and ords, or the same None / error."""
+    from asz_core.sessiondata import numberprobe
+    from asz_core.sessiondata.codec import FieldError
+    from asz_core.view.session_records import _decode_bound
+
+    if numberprobe.bytescan is None:
+        pytest.skip("asz_core.sessiondata.bytescan was not built (setup.py's optional extension: no C compiler at install)")
+    ok = [b'{"ord":1,"off":0,"id":"a","time":"2026-11-21T10:00:00.5Z","parts":[{"k":"text","text":"null words"}]}',
+          b'{"ord":2,"off":60,"id":"b","parent":"a","time":"2026-11-21T10:00:00.5Z"}',
+          b'{"ord":3,"off":90,"id":"c","parent":null,"time":"not a time"}',  # a null the check removes
+          b'{"ord":4,"off":99,"time":7,"dropped":[{"what":"w","bytes":3}]}',
+          b'{"ord":5,"off":120,"id":"e","parts":[{"k":"text","text":"\\udcb2 lone"}]}',  # orjson refuses it
+          b'{"ord":6,"off":150,"id":"f","parent":"e","time":"2026-11-21T10:00:01+01:00","extra":null}']
+    bad = {"not an object": [b"[1,2]"], "dropped without what": [b'{"ord":7,"off":1,"dropped":[{"bytes":1}]}'],
+           "not JSON": [b'{"ord":8,'], "a wrong type": [b'{"ord":9,"off":1,"flags":null,"parts":"x"}']}
+    cases = [ok, ok[::-1], ok[2:4] * 3] + [ok[:2] + b + ok[2:] for b in bad.values()]
+    for lines in cases:
+        for nulls in (True, False):
+            got = []
+            for compiled in (True, False):
+                with monkeypatch.context() as m:
+                    if not compiled:
+                        _without_compiled(m)
+                    try:
+                        got.append(_decode_bound(list(lines), False, True, nulls or any(b"null" in x for x in lines)))
+                    except (FieldError, ValueError) as exc:
+                        got.append((type(exc), str(exc)))
+            assert orjson.dumps(got[0], default=str) == orjson.dumps(got[1], default=str), lines
+    recs, times, ids, parents, ords = _decode_bound(list(ok), False, True, True)
+    assert ids == ["a", "b", "c", None, "e", "f"] and parents == [None, "a", None, None, None, "e"] and ords == [1, 2, 3, 4, 5, 6]
+    assert times[0] == times[1] == 1_795_255_200_500_000_000 and times[2] is None and times[3] is None
+    assert times[5] == 1_795_255_201_000_000_000 - 3_600_000_000_000 and "parent" not in recs[2]
+
+
+def test_every_corpus_document_is_the_same_without_the_compiled_scans(corpus, monkeypatch):
+    """Every corpus conversation's asz.view document, byte for byte, with the compiled byte scans, line split and
+    decode loop (:mod:`asz_core.sessiondata.bytescan`) and with the Python of an install without a C compiler."""
+    _, root = corpus
+    conversations = list_conversations(root)
+    assert len(conversations) >= 10
+    with_c = {c: orjson.dumps(build_view(root, c)) for c in conversations}
+    _without_compiled(monkeypatch)
+    for c in conversations:
+        assert orjson.dumps(build_view(root, c)) == with_c[c], c

@@ -1,0 +1,286 @@
+/* asz_core.sessiondata.bytescan: the whole-file byte scans of a landed file in one pass (issue 22, docs/performance.md
+ * "asz.view build at session 15").
+ *
+ * The compiled half of asz_core/sessiondata/numberprobe.py: scan(data) returns, in one pass over the bytes,
+ *
+ *     (may_hold_wide_number(data), the most '{' and '[' bytes on one line, b"null" in data)
+ *
+ * exactly as the Python of numberprobe.scan_file computes them (a byte translation and substring searches, three
+ * passes and two copies of the bytes). The wide-number probe is the automaton of the two patterns the Python looks
+ * for in its translation t of the bytes (digits -> '0', '[' ':' ',' -> 'S', 'e' 'E' -> 'e', '.' stays, JSON
+ * whitespace and '+' '-' dropped, any other byte -> 'x'):
+ *
+ *     S0{19}          an integer of 19 digits or more
+ *     S0[0.]*e000     a number with an exponent of 3 digits or more
+ *
+ * Every match of either starts at an 'S' and holds no other 'S', so one candidate at a time is enough: an 'S'
+ * starts a new one, an 'x' (or a byte out of place) ends it. Nothing here decides how a line is read; the caller
+ * takes the exact decoder where the probe says so, as with the Python probe.
+ */
+#define PY_SSIZE_T_CLEAN
+#define _GNU_SOURCE /* memmem */
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Byte classes of the probe's translation. */
+enum { C_X = 0, C_SKIP, C_S, C_ZERO, C_E, C_DOT, N_CLASSES };
+static unsigned char cls[256];
+/* 1 for '{', '[', '\n' and 'n': the bytes the depth count and the null search look at. */
+static unsigned char counted[256];
+/* 1 for a byte that needs a look while no candidate is open: an opener ('S' class) or a counted byte. */
+static unsigned char idle_look[256];
+
+/* States of the probe: no candidate; after 'S'; after S and k zeros (k = 1..18, no '.'); in a mantissa holding a '.'
+ * (after S0[0.]*); after 'e' with 0, 1, 2 zeros; a match found. */
+enum { P_IDLE = 0, P_S = 1, P_M1 = 2, P_M18 = 19, P_MD = 20, P_E0, P_E1, P_E2, P_WIDE, N_STATES };
+static unsigned char next_state[N_STATES][N_CLASSES];
+
+static void init_tables(void) {
+    for (int c = 0; c < 256; c++) {
+        unsigned char k = C_X;
+        if (c >= '0' && c <= '9')
+            k = C_ZERO;
+        else if (c == '[' || c == ':' || c == ',')
+            k = C_S;
+        else if (c == 'e' || c == 'E')
+            k = C_E;
+        else if (c == '.')
+            k = C_DOT;
+        else if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '+' || c == '-')
+            k = C_SKIP;
+        cls[c] = k;
+        counted[c] = (c == '{' || c == '[' || c == '\n' || c == 'n');
+        idle_look[c] = (k == C_S || counted[c]);
+    }
+    for (int st = 0; st < N_STATES; st++) {
+        int mant = st >= P_M1 && st <= P_MD;
+        next_state[st][C_SKIP] = st;   /* dropped by the translation */
+        next_state[st][C_S] = P_S;     /* a new candidate */
+        next_state[st][C_X] = P_IDLE;
+        next_state[st][C_ZERO] = st == P_S ? P_M1 : st >= P_M1 && st < P_M18 ? st + 1 : st == P_M18 ? P_WIDE /* S0{19} */
+                                 : st == P_MD ? P_MD : st == P_E0 ? P_E1 : st == P_E1 ? P_E2 : st == P_E2 ? P_WIDE /* e000 */
+                                 : P_IDLE;
+        next_state[st][C_DOT] = mant ? P_MD : P_IDLE;
+        next_state[st][C_E] = mant ? P_E0 : P_IDLE;
+    }
+    for (int k = 0; k < N_CLASSES; k++)
+        next_state[P_WIDE][k] = P_WIDE;
+}
+
+/* The depth count and the null search of one byte c at p - 1 (p: the byte after it). */
+#define COUNT(c)                                                                                                       \
+    do {                                                                                                               \
+        if ((c) == '\n') {                                                                                             \
+            if (openers > most)                                                                                        \
+                most = openers;                                                                                        \
+            openers = 0;                                                                                               \
+        } else if ((c) != 'n') {                                                                                       \
+            openers++;                                                                                                 \
+        } else if (!null && end - p >= 3 && p[0] == 'u' && p[1] == 'l' && p[2] == 'l') {                               \
+            null = 1;                                                                                                  \
+        }                                                                                                              \
+    } while (0)
+
+static PyObject *scan(PyObject *self, PyObject *arg) {
+    Py_buffer buf;
+    if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const unsigned char *p = (const unsigned char *)buf.buf, *end = p + buf.len;
+    int null = 0, state = P_IDLE;
+    Py_ssize_t openers = 0, most = 0;
+    Py_BEGIN_ALLOW_THREADS
+    while (p < end) {
+        if (state == P_IDLE) { /* the usual case: skip what none of the three scans looks at */
+            while (p < end && !idle_look[*p])
+                p++;
+            if (p == end)
+                break;
+        }
+        unsigned char c = *p++;
+        if (counted[c])
+            COUNT(c);
+        state = next_state[state][cls[c]];
+        if (state == P_WIDE)
+            break;
+    }
+    while (p < end) { /* a match found: only the depth count and the null search go on */
+        unsigned char c = *p++;
+        if (counted[c])
+            COUNT(c);
+    }
+    if (openers > most) /* the last line, with or without a newline after it */
+        most = openers;
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&buf);
+    return Py_BuildValue("(OnO)", state == P_WIDE ? Py_True : Py_False, most, null ? Py_True : Py_False);
+}
+
+/* decode_lines(lines, start, loads, bad, clear, instant, cache, recs, times, ids, parents, ords) -> the index of the
+ * first line it leaves to the caller (len(lines) when none).
+ *
+ * The usual line of a bound landed file, as asz_core/view/session_records.py's _decode_bound reads it when the file
+ * holds no wide number and no line nests deeper than the guard: d = loads(line), a dict, with no "dropped" entry,
+ * and, when the line holds b"null", one clear(line) (record_line_clear) clears (clear None: the file holds no null); then d, instant(d.get("time")) (kept
+ * in cache by the time's text: instant is a pure function of it), d.get("id"), d.get("parent"), d.get("ord") appended
+ * to the five lists. Any other line (loads raises bad, not a dict, a "dropped" key, a null line clear does not clear)
+ * stops the loop at it, nothing appended for it: the caller reads that one line its own way and calls again after
+ * it. An exception loads raises that is not bad, or any error, propagates. */
+static PyObject *s_time, *s_id, *s_parent, *s_ord, *s_dropped;
+
+static int append_or_none(PyObject *list, PyObject *v) { return PyList_Append(list, v ? v : Py_None); }
+
+static PyObject *decode_lines(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 12) {
+        PyErr_SetString(PyExc_TypeError, "decode_lines takes 12 arguments");
+        return NULL;
+    }
+    PyObject *lines = args[0], *loads = args[2], *bad = args[3], *clear = args[4], *instant = args[5], *cache = args[6];
+    PyObject *recs = args[7], *times = args[8], *ids = args[9], *parents = args[10], *ords = args[11];
+    if (!PyList_CheckExact(lines) || !PyDict_CheckExact(cache) || !PyList_CheckExact(recs) || !PyList_CheckExact(times) ||
+        !PyList_CheckExact(ids) || !PyList_CheckExact(parents) || !PyList_CheckExact(ords)) {
+        PyErr_SetString(PyExc_TypeError, "decode_lines: lines, cache and the five outputs must be a list, a dict and lists");
+        return NULL;
+    }
+    Py_ssize_t i = PyLong_AsSsize_t(args[1]);
+    if (i == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(lines);
+    for (; i < n; i++) {
+        PyObject *body = PyList_GET_ITEM(lines, i);
+        if (!PyBytes_CheckExact(body))
+            break;
+        PyObject *d = PyObject_CallOneArg(loads, body);
+        if (d == NULL) {
+            if (PyErr_ExceptionMatches(bad)) {
+                PyErr_Clear();
+                break;
+            }
+            return NULL;
+        }
+        if (!PyDict_CheckExact(d)) {
+            Py_DECREF(d);
+            break;
+        }
+        const char *b = PyBytes_AS_STRING(body);
+        Py_ssize_t len = PyBytes_GET_SIZE(body);
+        if (clear != Py_None && memmem(b, (size_t)len, "null", 4) != NULL) {
+            PyObject *ok = PyObject_CallOneArg(clear, body);
+            if (ok == NULL) {
+                Py_DECREF(d);
+                return NULL;
+            }
+            int t = PyObject_IsTrue(ok);
+            Py_DECREF(ok);
+            if (t != 1) {
+                Py_DECREF(d);
+                if (t < 0)
+                    return NULL;
+                break;
+            }
+        }
+        PyObject *dropped = PyDict_GetItemWithError(d, s_dropped);
+        if (dropped != NULL || PyErr_Occurred()) {
+            Py_DECREF(d);
+            if (PyErr_Occurred())
+                return NULL;
+            break;
+        }
+        PyObject *t = PyDict_GetItemWithError(d, s_time), *at;
+        if (t == NULL && PyErr_Occurred())
+            goto fail;
+        if (t != NULL && PyUnicode_CheckExact(t)) {
+            at = PyDict_GetItemWithError(cache, t);
+            if (at == NULL) {
+                if (PyErr_Occurred())
+                    goto fail;
+                at = PyObject_CallOneArg(instant, t);
+                if (at == NULL)
+                    goto fail;
+                if (PyDict_SetItem(cache, t, at) < 0) {
+                    Py_DECREF(at);
+                    goto fail;
+                }
+                Py_DECREF(at); /* the cache holds it */
+            }
+        } else {
+            at = Py_None; /* instant(None) and instant(a non-string) are None */
+        }
+        PyObject *id = PyDict_GetItemWithError(d, s_id), *parent = NULL, *ord = NULL;
+        if (id == NULL && PyErr_Occurred())
+            goto fail;
+        parent = PyDict_GetItemWithError(d, s_parent);
+        if (parent == NULL && PyErr_Occurred())
+            goto fail;
+        ord = PyDict_GetItemWithError(d, s_ord);
+        if (ord == NULL && PyErr_Occurred())
+            goto fail;
+        if (PyList_Append(recs, d) < 0 || PyList_Append(times, at) < 0 || append_or_none(ids, id) < 0 ||
+            append_or_none(parents, parent) < 0 || append_or_none(ords, ord) < 0)
+            goto fail;
+        Py_DECREF(d);
+        continue;
+    fail:
+        Py_DECREF(d);
+        return NULL;
+    }
+    return PyLong_FromSsize_t(i);
+}
+
+/* split_lines(data, start, stop) -> the lines of data[start:stop], each without its newline, where data[stop - 1]
+ * is a newline (or start == stop): data[start:stop].split(b"\n")[:-1], found with memchr and without the copy of the
+ * slice. */
+static PyObject *split_lines(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyBytes_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "split_lines(data: bytes, start, stop)");
+        return NULL;
+    }
+    Py_ssize_t start = PyLong_AsSsize_t(args[1]), stop = PyLong_AsSsize_t(args[2]);
+    if (PyErr_Occurred())
+        return NULL;
+    const char *base = PyBytes_AS_STRING(args[0]);
+    Py_ssize_t size = PyBytes_GET_SIZE(args[0]);
+    if (start < 0 || stop > size || start > stop || (stop > start && base[stop - 1] != '\n')) {
+        PyErr_SetString(PyExc_ValueError, "split_lines: start and stop must bound whole lines of data");
+        return NULL;
+    }
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    const char *p = base + start, *end = base + stop;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p)); /* never NULL: end[-1] is a newline */
+        PyObject *line = PyBytes_FromStringAndSize(p, nl - p);
+        if (line == NULL || PyList_Append(out, line) < 0) {
+            Py_XDECREF(line);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_DECREF(line);
+        p = nl + 1;
+    }
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"split_lines", (PyCFunction)(void (*)(void))split_lines, METH_FASTCALL,
+     "split_lines(data, start, stop) -> data[start:stop].split(b'\\n')[:-1] (data[stop - 1] a newline)."},
+    {"decode_lines", (PyCFunction)(void (*)(void))decode_lines, METH_FASTCALL,
+     "decode_lines(lines, start, loads, bad, clear, instant, cache, recs, times, ids, parents, ords) -> where it stopped."},
+    {"scan", scan, METH_O,
+     "scan(data) -> (may hold a wide number, most '{' and '[' on one line, holds b'null'): one pass over a buffer."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "bytescan",
+                                    "The whole-file byte scans of a landed file in one pass (numberprobe.scan_file).",
+                                    -1, methods};
+
+PyMODINIT_FUNC PyInit_bytescan(void) {
+    init_tables();
+    if (!(s_time = PyUnicode_InternFromString("time")) || !(s_id = PyUnicode_InternFromString("id")) ||
+        !(s_parent = PyUnicode_InternFromString("parent")) || !(s_ord = PyUnicode_InternFromString("ord")) ||
+        !(s_dropped = PyUnicode_InternFromString("dropped")))
+        return NULL;
+    return PyModule_Create(&module);
+}
