@@ -4,7 +4,10 @@ Builds a root of ``--sessions`` session directories, each with one landed file (
 :func:`~asz_core.storage.session_list.record_sessions` write their lines once, then times ``--calls`` more calls
 that find nothing to add (what the end of every collect pass does), in CPU seconds, against
 :func:`~asz_core.storage.layout.session_dirs` over the same root in the same run (what every pass already does once
-per adapter to check undiscovered sessions). Prints the best of ``--repeat`` runs of each.
+per adapter to check undiscovered sessions). Prints the best of ``--repeat`` runs of each. Then times what ``asz ls``
+and ``asz usage`` pay to say the listed sessions that are missing (:func:`~asz_core.verify.listed.missing_note`: the
+list read, and each listed session's directories read until its first landed file), against the same
+``session_dirs``.
 
 ::
 
@@ -22,6 +25,7 @@ from pathlib import Path
 from asz_core.sessiondata.times import format_stamp
 from asz_core.storage.layout import session_dirs
 from asz_core.storage.session_list import SESSION_LIST, record_sessions
+from asz_core.verify.listed import missing_note
 
 
 def build(root: Path, n: int) -> None:
@@ -57,8 +61,11 @@ def main() -> None:
         rec = best(lambda: record_sessions(root), a.calls, a.repeat)
         assert os.path.getsize(root / SESSION_LIST) == size  # nothing new: nothing written
         dirs = best(lambda: session_dirs(root), a.calls, a.repeat)
+        assert missing_note(root) == ""
+        miss = best(lambda: missing_note(root), a.calls, a.repeat)
     print(f"{a.sessions} sessions, list {size} bytes: record_sessions with nothing to add {rec * 1000:.2f} ms CPU; "
-          f"session_dirs {dirs * 1000:.2f} ms CPU; ratio {rec / dirs:.2f}")
+          f"session_dirs {dirs * 1000:.2f} ms CPU; ratio {rec / dirs:.2f}; "
+          f"missing_note {miss * 1000:.2f} ms CPU; ratio {miss / dirs:.2f}")
 
 
 if __name__ == "__main__":

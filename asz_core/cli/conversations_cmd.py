@@ -184,7 +184,8 @@ def conversations(
     naming the state), and a line after the table names it. One whose calls carry no token usage (Kiro meters credits)
     reads "not recorded" and - in TOKENS and COST, never 0 (--json: usage_recorded false, calls_with_usage 0). Landed
     sessions with no conversation chain (never parsed, e.g. after collect --no-parse, or their rounds removed) are in no row; a last line
-    counts and names them (on stderr with --json). A conversation that does not read
+    counts and names them (on stderr with --json). Sessions the root's _sessions.list names whose directory is gone
+    or emptied are counted in one note on stderr (asz verify names them). A conversation that does not read
     has no times: --since/--until cannot place it, and a line under the table
     names it (on stderr with --json). A verified one whose document lists problems has STATE marked ! and a line
     under the table counting them (--json: problems, the document's list). Exit 0 when listed (also when none),
@@ -282,11 +283,24 @@ def incomplete_note(rows: list[dict]) -> str:
 
 def say_state_files(root: Path) -> None:
     """One ``warning:`` line on stderr per ``session.state`` or session index file of ``root`` that does not read
-    (:mod:`asz_core.verify.session_files`), naming the file and the line; the figures come from the chains."""
+    (:mod:`asz_core.verify.session_files`), naming the file and the line; the figures come from the chains. Then
+    :func:`say_missing_sessions`."""
     from ..verify.session_files import session_file_lines
 
     for line in session_file_lines(root):
         typer.echo(line, err=True)
+    say_missing_sessions(root)
+
+
+def say_missing_sessions(root: Path) -> None:
+    """One ``note:`` line on stderr when sessions the root's ``_sessions.list`` names are gone or hold no landed file
+    (:func:`asz_core.verify.listed.missing_note`: how many, the first ids, and ``asz verify``, which names each at its
+    line); nothing otherwise. stdout is left as it is (a ``--json`` answer stays one JSON document)."""
+    from ..verify.listed import missing_note
+
+    note = missing_note(root)
+    if note:
+        typer.echo(note, err=True)
 
 
 def register(app: typer.Typer) -> None:

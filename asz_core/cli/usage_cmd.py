@@ -120,7 +120,8 @@ def usage(
     sessions with no chain (never parsed, e.g. after collect --no-parse, or
     their rounds removed) are in no figure: the total is marked ! and a line
     names them (``N landed session(s) have no conversation chain …: ID, …``; on
-    stderr with --json, every row listing them under unchained); exit 0.
+    stderr with --json, every row listing them under unchained); exit 0. Sessions the root's _sessions.list names
+    whose directory is gone or emptied are counted in one note on stderr (asz verify names them).
     Ctrl-C says how many conversations were read and prints no table, exit 130.
     """
     from ..view.usage_report import KEYS, report, totals, untimed, zone_of

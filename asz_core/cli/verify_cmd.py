@@ -58,7 +58,7 @@ def verify(
 
     With PATH to one .sd or .sk file, checks that file alone. Otherwise
     verifies every session of the root, or only SESSION, and its round
-    chains, and a whole root against its _sessions.list (a listed session gone or emptied is a ``missing session``).
+    chains, and the root (or SESSION) against its _sessions.list (a listed session gone or emptied: ``missing session``).
     Each record line's ord, off, sha and bytes are read from the front of the line; ``--deep`` decodes every line too.
     Prints ``checked N session(s), N source file(s), N records`` (a source file: one stream's records of one kind, transcript or meta, as landed under one cursor),
     ``checked N conversation chain(s), N round(s)`` and then one line per

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
 import attrs
 
@@ -44,6 +44,7 @@ __all__ = [
     "session_dirs",
     "landed_files",
     "highest_landed_seq",
+    "holds_landed",
     "cursor_files",
     "session_listing",
     "SessionListing",
@@ -216,17 +217,20 @@ def session_listing(session_dir: str | os.PathLike, *, skeletons: bool = False) 
 def holding_dirs(session_dir: str | os.PathLike) -> list[str]:
     """The directories of a session that can hold landed files and cursors, as strings: ``streams/<stream>`` and
     ``runs/<run>`` (each sorted by name) and ``provider_body`` (listed even when missing)."""
+    return list(_holding_dirs(session_dir))
+
+
+def _holding_dirs(session_dir: str | os.PathLike) -> Iterator[str]:
+    """:func:`holding_dirs` one at a time: ``runs`` is read only once every stream was asked for."""
     base = os.fspath(session_dir)
-    dirs: list[str] = []
     for sub in ("streams", "runs"):
         d = os.path.join(base, sub)
         try:
             children = sorted(e.name for e in os.scandir(d) if e.is_dir())
         except (FileNotFoundError, NotADirectoryError):
             continue
-        dirs.extend(os.path.join(d, c) for c in children)
-    dirs.append(os.path.join(base, "provider_body"))
-    return dirs
+        yield from (os.path.join(d, c) for c in children)
+    yield os.path.join(base, "provider_body")
 
 
 def highest_landed_seq(session_dir: str | os.PathLike) -> int:
@@ -235,8 +239,19 @@ def highest_landed_seq(session_dir: str | os.PathLike) -> int:
     The same files :func:`session_listing` with ``skeletons=True`` lists (regular files whose names are
     ``<prefix>-<stamp>-<seq>``), without building its listing: a pass with nothing new asks this of every session.
     """
-    best = 0
-    for d in holding_dirs(session_dir):
+    return max(_landed_seqs(session_dir), default=0)
+
+
+def holds_landed(session_dir: str | os.PathLike) -> bool:
+    """True when the session holds a landed file (``.sd`` or skeleton ``.sk``, as :func:`highest_landed_seq` finds
+    them): it stops at the first, so a session costs a few directory reads, not a listing of its files. False for a
+    directory that is gone."""
+    return any(True for _ in _landed_seqs(session_dir))
+
+
+def _landed_seqs(session_dir: str | os.PathLike) -> Iterator[int]:
+    """The seq of each landed file of a session, directory by directory (unordered)."""
+    for d in _holding_dirs(session_dir):
         try:
             entries = os.scandir(d)
         except (FileNotFoundError, NotADirectoryError):
@@ -245,10 +260,7 @@ def highest_landed_seq(session_dir: str | os.PathLike) -> int:
             for e in entries:
                 m = _NAME_RE.match(e.name)
                 if m is not None and m.group("prefix") in PREFIX_KIND and e.is_file():
-                    seq = int(m.group("seq"))
-                    if seq > best:
-                        best = seq
-    return best
+                    yield int(m.group("seq"))
 
 
 def cursor_files(session_dir: str | os.PathLike) -> list[Path]:

@@ -13,10 +13,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..storage.session_list import SESSION_LIST, read_list, unlisted_note
+from ..storage.layout import holds_landed
+from ..storage.session_list import SESSION_LIST, Listed, ListedSession, read_list, unlisted_note
 from .report import Problem, Section
+from .unparsed import shown_ids
 
-__all__ = ["MISSING_SESSION", "BAD_LIST_LINE", "check_listed"]
+__all__ = ["MISSING_SESSION", "BAD_LIST_LINE", "check_listed", "listed_missing", "missing_note"]
 
 #: The problem name of a listed session that is gone.
 MISSING_SESSION = "missing session"
@@ -24,11 +26,52 @@ MISSING_SESSION = "missing session"
 BAD_LIST_LINE = "unreadable list line"
 
 
-def check_listed(root: Path, root_shown: str, present: list[Path], empty: set[str], section: Section) -> None:
+def listed_missing(root: str | os.PathLike, listed: Listed, here: set[str] | None = None,
+                   empty: set[str] = frozenset(), only: str | None = None) -> list[tuple[ListedSession, str]]:
+    """The sessions ``listed`` names that are missing from ``root``, each with how: ``is gone`` (no directory) or
+    ``holds no landed file`` (no ``.sd``, nor the ``.sk`` skeleton retention leaves), in the list's order. ``here``:
+    the session directories walked (a whole root's verify), with ``empty`` those among them holding no landed file;
+    None: each listed session is looked at on its own (one stat, and a directory read or a few until its first landed
+    file: :func:`~asz_core.storage.layout.holds_landed`), what ``asz ls`` and ``asz usage`` can afford on a big root.
+    ``only``: that session alone (``asz verify SESSION``)."""
+    base = os.fspath(root)
+    out: list[tuple[ListedSession, str]] = []
+    for name, entry in listed.sessions.items():
+        if only is not None and name != only:
+            continue
+        if here is not None:
+            where = "" if name in here and name not in empty else "holds no landed file" if name in here else "is gone"
+        else:
+            sdir = os.path.join(base, name)
+            where = "" if holds_landed(sdir) else "holds no landed file" if os.path.isdir(sdir) else "is gone"
+        if where:
+            out.append((entry, where))
+    return out
+
+
+def missing_note(root: str | os.PathLike) -> str:
+    """The stderr note of ``asz ls`` and ``asz usage`` when sessions the root's list names are missing (''
+    otherwise, also when the root has no list or it cannot be read: ``asz verify`` says that)."""
+    try:
+        listed = read_list(root)
+    except OSError:
+        return ""
+    missing = listed_missing(root, listed) if listed is not None else []
+    if not missing:
+        return ""
+    return (f"note: {len(missing)} session(s) listed in {os.path.join(str(root), SESSION_LIST)} as landed are missing: "
+            f"their directory is gone or holds no landed file, so their calls are in no figure here: "
+            f"{shown_ids([e.session for e, _ in missing])}; asz verify --root {root} names them")
+
+
+def check_listed(root: Path, root_shown: str, present: list[Path], empty: set[str], section: Section,
+                 only: str | None = None) -> None:
     """Add to ``section`` (the ``landed`` one of a whole root) a :data:`MISSING_SESSION` problem for each session the
     list names that is not among ``present`` (the session directories walked) or is in ``empty`` (walked, no landed
     file), a :data:`BAD_LIST_LINE` warning per line that does not read, and, with no list and some session, the
-    note of :func:`~asz_core.storage.session_list.unlisted_note`. ``missing_sessions`` is counted when not 0."""
+    note of :func:`~asz_core.storage.session_list.unlisted_note`. ``missing_sessions`` is counted when not 0.
+    ``only``: one session's verify (``asz verify SESSION``): only that session is held to its line, and neither the
+    warnings nor the note are added."""
     shown = os.path.join(root_shown, SESSION_LIST)
     try:
         listed = read_list(root)
@@ -37,16 +80,12 @@ def check_listed(root: Path, root_shown: str, present: list[Path], empty: set[st
                                         "into this root cannot be checked"))
         return
     if listed is None:
-        if present:
+        if present and only is None:
             section.notes.append(unlisted_note(root, root_shown))
         return
-    here = {p.name for p in present}
-    missing = 0
-    for name, entry in listed.sessions.items():
-        if name in here and name not in empty:
-            continue
-        missing += 1
-        where = "holds no landed file" if name in here else "is gone"
+    missing = listed_missing(root, listed, {p.name for p in present}, empty, only)
+    for entry, where in missing:
+        name = entry.session
         chain = os.path.join(root_shown, "_conversations", name)
         chained = "its chain is still here (" + chain + ")" if os.path.isdir(root / "_conversations" / name) else \
             "its chain is gone too"
@@ -56,10 +95,10 @@ def check_listed(root: Path, root_shown: str, present: list[Path], empty: set[st
             f"directory {os.path.join(root_shown, name)} {where}; {chained}: the session was removed after it landed, "
             "and no reader shows it; only a copy held elsewhere (a receiver asz push sent it to, a backup) can "
             "bring it back"))
-    for line, text in listed.bad:
+    for line, text in listed.bad if only is None else ():
         section.warnings.append(Problem(shown, line, "", BAD_LIST_LINE,
                                         f"not '<session> <first landed, UTC> <adapter>': {text[:80]!r} (a write cut "
                                         "short by a crash, or an edit); the session it named, if any, is not checked"))
     if missing:
-        section.counts["missing_sessions"] = missing
+        section.counts["missing_sessions"] = len(missing)
     section.problems.sort(key=lambda p: (p.file, p.line))

@@ -370,8 +370,14 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
         raise FileNotFoundError(f"{root}: no storage root here")
     if session is not None:
         sd = root / session.replace("/", "_").replace("\\", "_")
-        if not sd.is_dir() or session in ("", ".", "..") or sd.name.startswith(("_", ".")):
+        if session in ("", ".", "..") or sd.name.startswith(("_", ".")):
             raise FileNotFoundError(f"{root}: no session {session!r}")
+        if not sd.is_dir():
+            gone = _landed_section(0, 0, 0, 0, 0, [])
+            check_listed(root, root_shown, [], set(), gone, only=sd.name)  # listed: removed after it landed
+            if not gone.problems:
+                raise FileNotFoundError(f"{root}: no session {session!r}")
+            return VerifyReport([gone])
         sessions = [sd]
     else:
         refuse_empty_root(root_shown)
@@ -417,8 +423,8 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
         finally:
             checked.close()  # shuts the worker processes down now, not when collected
     section = _landed_section(len(sessions), streams, records, duplicates, uncursored, problems)
-    if session is None:
-        check_listed(root, root_shown, sessions, empty, section)  # sessions removed whole (_sessions.list)
+    # sessions removed whole or emptied (_sessions.list); one session's verify holds that one to its line
+    check_listed(root, root_shown, sessions, empty, section, only=None if session is None else sessions[0].name)
     return VerifyReport([section])
 
 
