@@ -77,3 +77,27 @@ def test_the_core_holds_no_claude_markup():
     found = [f"{p.relative_to(core)}:{i}" for p in sorted(core.rglob("*.py"))
              for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if markup.search(line)]
     assert found == []
+
+
+def test_claude_markup_is_read_in_blocks_by_the_claude_adapter():
+    """``Adapter.prompt_blocks`` through the core's one call (docs/view.md, "Commands and their output"), on the shapes
+    the corpus holds (a7da6a22's ``/model`` and its output, 5c0375b4's command with arguments, 326189cf's bash mode)
+    and the edges: prose around a command, a text the document clipped inside an output, an empty output, text with
+    no such markup and a dialect no adapter speaks, which keep the text as written."""
+    from asz_core.view.titles import prompt_blocks
+
+    model = "<command-name>/model</command-name>\n            <command-message>model</command-message>\n            <command-args></command-args>"
+    assert prompt_blocks(model, CLAUDE) == [("command", "/model")]
+    said = "<local-command-stdout>Set model to \x1b[1mopus (claude-opus-4-5-20251101)\x1b[22m</local-command-stdout>"
+    assert prompt_blocks(said, CLAUDE) == [("stdout", "Set model to \x1b[1mopus (claude-opus-4-5-20251101)\x1b[22m")]
+    orch = "<command-message>orchestrator is running…</command-message>\n<command-name>/orchestrator</command-name>\n<command-args>@CLAUDE.md go</command-args>"
+    assert prompt_blocks(orch, CLAUDE) == [("command", "/orchestrator @CLAUDE.md go")]
+    assert prompt_blocks("<command-name>clear</command-name>", CLAUDE) == [("command", "/clear")]
+    assert prompt_blocks("<bash-input>uv run ty check</bash-input>", CLAUDE) == [("command", "! uv run ty check")]
+    assert prompt_blocks("<bash-stdout>a\n</bash-stdout><bash-stderr>WARN b\n</bash-stderr>", CLAUDE) == [("stdout", "a"), ("stderr", "WARN b")]
+    assert prompt_blocks("<bash-stdout></bash-stdout><bash-stderr></bash-stderr>", CLAUDE) == [("stdout", "")]
+    assert prompt_blocks("<bash-input>ls</bash-input>\nwhy so many?", CLAUDE) == [("command", "! ls"), ("text", "why so many?")]
+    assert prompt_blocks("<local-command-stdout>\n Context Usage\n⛁ ⛀", CLAUDE) == [("stdout", " Context Usage\n⛁ ⛀")]  # clipped
+    for plain_text in ("Fix the bug", "a <b>bold</b> claim", ""):
+        assert prompt_blocks(plain_text, CLAUDE) == [("text", plain_text)]
+    assert prompt_blocks(model, "no-such-dialect/1") == [("text", model)]
