@@ -52,8 +52,8 @@ def models_cell(models: list[str], width: int = COLUMNS[0][1]) -> str:
 def _line(key: str, key_width: int, models: list[str] | None, u: dict, cost: dict, calls: str = "",
           unrecorded: bool = False, cell: str | None = None) -> str:
     """One table line; ``models`` the row's models (None: the table has no MODELS column, ``asz usage model``),
-    ``cell`` the MODELS cell's text when given (a breakdown line's ``└ model``); ``calls`` the CALLS cell ('' on a
-    model's breakdown line), ``unrecorded`` when the row's calls carry no token usage at all (its tokens read
+    ``cell`` the MODELS cell's text when given (a breakdown line's ``└ model``); ``calls`` the CALLS cell (a model's own
+    calls on a breakdown line), ``unrecorded`` when the row's calls carry no token usage at all (its tokens read
     "not recorded", not 0)."""
     usd = f"${cost['usd']:,.2f}" + ("*" if cost["unpriced"] else "")
     figures = NOT_RECORDED if unrecorded else (
@@ -82,7 +82,7 @@ def usage(
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP + " Its prices replace or extend the price table."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows: the key (date, month, conversation or project), usage, cost, models, …, and total (the total row, in every row)."),
-    breakdown: bool = typer.Option(False, "--breakdown", help="Under each row, one row per model with its tokens and cost (--json has them in every row: usage_by_model, cost_by_model)."),
+    breakdown: bool = typer.Option(False, "--breakdown", help="Under each row, one row per model with its calls, tokens and cost (--json has them in every row: calls_by_model, usage_by_model, cost_by_model)."),
     sort: str = typer.Option("default", "--sort", metavar="[default|cost|tokens|calls]",
                              help="Row order: default is by date (daily, monthly; session by its first call, oldest "
                                   "first) or by name (project, model); cost, tokens or calls put the largest first."),
@@ -234,7 +234,8 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
            unchained: str = "", no_time: str = "", left_out: bool = False) -> None:
     """Print ``rows`` (keyed by ``key``; a conversation's row by its id and title when ``session``) and the totals ``t``
     as the text table: columns in terminal cells, marks and the lines under it. With ``breakdown``, each row is
-    followed by one row per model (``  └ model`` in the MODELS column, the key cell blank) with its tokens and cost.
+    followed by one row per model (``  └ model`` in the MODELS column, the key cell blank) with its calls, tokens and
+    cost.
     ``unreadable``: conversations that did not read, in no figure: the total is marked ! and a line names them;
     ``unchained``: the line naming landed sessions with no conversation chain (in no figure either: marked ! too);
     ``no_time``: the line saying the calls with no time (:func:`no_time_line`), ``left_out`` when a window left them
@@ -263,8 +264,8 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
         cell = "held back" if models == ["held back"] else None
         typer.echo(_line(label, width, models, r["usage"], r["cost"], f"{r['calls']:,}", _unrecorded(r), cell))
         if breakdown and not by_model:
-            for m, u in r["usage_by_model"].items():
-                typer.echo(_line("", width, [m], u, r["cost_by_model"][m], cell=f"└ {m}"))
+            for m, u, cost, n in _model_lines(r):
+                typer.echo(_line("", width, [m], u, cost, f"{n:,}", u is None, cell=f"└ {m}"))
     typer.echo(_line("total !" if short else "total", width, None if by_model else [], t["usage"], t["cost"],
                      f"{t['calls']:,}", _unrecorded(t)))
     unpriced = t["cost"]["unpriced"]
@@ -294,6 +295,14 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
         typer.echo("~ usage incomplete, the figures above leave out counts a record left out (listed under dropped) or "
                    "gave below 0 (counted 0; asz conversation names the calls): "
                    + ", ".join(f"{c[:8]} ({h['calls']} call(s): {', '.join(h['fields'])})" for c, h in sorted(short.items())))
+
+
+def _model_lines(row: dict) -> list[tuple[str, dict | None, dict, int]]:
+    """``(model, usage or None when its calls carry none, cost, calls)`` of each model of ``row``, by name: the
+    ``--breakdown`` lines under it (a model whose calls carry no usage reads "not recorded", as a row does)."""
+    none = {"usd": 0.0, "unpriced": []}
+    return [(m, row["usage_by_model"].get(m), row["cost_by_model"].get(m, none), n)
+            for m, n in row["calls_by_model"].items()]
 
 
 def _held_by_conversation(rows: list[dict]) -> dict[str, list[dict]]:

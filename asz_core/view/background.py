@@ -77,12 +77,13 @@ class BackgroundChecks:
         verify is in no hour and is named in ``held_back``
         (``[{"conversation", "state"}]``, by id; not in ``counted``). ``usage_incomplete`` lists
         ``{"conversation", "calls"}`` of each summed conversation some of whose calls' usage lacks a count their
-        record lists under ``dropped`` (the hours are short by it), by id.
+        record lists under ``dropped`` (the hours are short by it), by id. ``no_time``, ``models`` and ``total``: see
+        :func:`hours_answer`; ``no_time`` adds ``conversations``, ``[{"conversation", "calls"}]`` of its calls, by id.
         """
         convs = set(self.conversations())
         with self._lock:
             states = {c: s[1] for c, s in self._states.items()}
-            parts = [v for c, v in self._usage.items() if c in convs and states.get(c, "verified") == "verified"]
+            parts = [(c, v) for c, v in sorted(self._usage.items()) if c in convs and states.get(c, "verified") == "verified"]
             held = [{"conversation": c, "state": states[c]} for c in sorted(self._usage)
                     if c in convs and states.get(c, "verified") != "verified"]
             short = [{"conversation": c, "calls": self._short[c]} for c in sorted(self._usage)
@@ -90,13 +91,15 @@ class BackgroundChecks:
             behind = any(c not in self._usage and c not in self._unbuilt for c in convs)
             unbuilt = [(c, fp) for c, fp in self._unbuilt.items() if c in convs and c not in self._usage]
         total: dict[tuple[int, str], list[int]] = {}
-        for hours in parts:
+        untimed: list[dict] = []
+        for c, hours in parts:
             for key, v in hours.items():
-                t = total.setdefault(key, [0] * _WIDTH)
-                t.extend([0] * (len(v) - len(t)))
-                for i, n in enumerate(v):
-                    t[i] += n
+                _add_into(total.setdefault(key, [0] * _WIDTH), v)
+            n = sum(v[4] for (at, _), v in hours.items() if at == NO_TIME_AT)
+            if n:
+                untimed.append({"conversation": c, "calls": n})
         answer = hours_answer(total, counted=len(parts), conversations=len(convs), prices=self.prices)
+        answer["no_time"]["conversations"] = untimed
         answer["held_back"] = held
         answer["usage_incomplete"] = short
         answer["complete"] = not behind and not self.reading and all(self._files_now(c) == fp for c, fp in unbuilt)
@@ -316,6 +319,8 @@ _TOKENS = ("in", "out", "cache_read", "cache_write")
 #: The span of one usage bucket: a quarter hour, in ms (every time zone in use is offset by whole quarter hours).
 QUARTER_MS = 900_000
 HOUR_MS = 3_600_000
+#: The bucket key of the calls whose records carry no time (:func:`usage_hours`); never a quarter's start.
+NO_TIME_AT = -1
 
 
 def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
@@ -325,17 +330,18 @@ def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
     :func:`hours_answer` sums the quarters into hours too.
 
     A call with no usage counts in its bucket's calls with no tokens (every call counts, as ``summary.llm_calls`` and
-    ``asz usage`` count them: :func:`~asz_core.view.usage.call_count`); a call with no time counts in no bucket (its
-    tokens are in the summary's totals only)."""
+    ``asz usage`` count them: :func:`~asz_core.view.usage.call_count`); a call with no time (Kiro CLI 2.x writes none
+    on a model reply) is keyed :data:`NO_TIME_AT`, in no time bucket: :func:`hours_answer` gives it as ``no_time``."""
     out: dict[tuple[int, str], list[int]] = {}
     stack = list(doc.get("talks") or []) + list(doc.get("loose") or [])
     while stack:
         n = stack.pop()
         stack.extend(n.get("children") or ())
-        if n.get("kind") != "llm.call" or not n.get("at"):
+        if n.get("kind") != "llm.call":
             continue
         u = n.get("usage") if isinstance(n.get("usage"), dict) else {}
-        key = (n["at"] // QUARTER_MS * QUARTER_MS, n.get("model") if isinstance(n.get("model"), str) else "")
+        at = n["at"] // QUARTER_MS * QUARTER_MS if n.get("at") else NO_TIME_AT
+        key = (at, n.get("model") if isinstance(n.get("model"), str) else "")
         t = out.setdefault(key, [0] * _WIDTH)
         _add_counts(t, 0, u)
         t[4] += len(n.get("requests") or ()) or 1  # a node holding two provider calls (issue 17) counts two
@@ -372,8 +378,12 @@ def _usage_of(v: list[int]) -> dict:
 
 def hours_answer(total: dict[tuple[int, str], list[int]], *, counted: int, conversations: int, prices=None) -> dict:
     """The ``/api/usage`` answer from per-(quarter hour, model) sums (:func:`usage_hours`): ``hours`` per UTC hour and
-    ``quarters`` per quarter hour; the cost comes from ``prices`` (asz.yaml's table, as every other reader prices with)
-    or, when None, the shipped price table when it is installed."""
+    ``quarters`` per quarter hour; ``no_time`` the calls whose records carry no time (keyed :data:`NO_TIME_AT`: in no
+    hour or quarter; ``{"in", "out", "cache_read", "cache_write", "calls", "cost"}``, zeros when none); ``models``
+    one row per model (``(no model)`` for calls that name none) over every call, timed or not, with its ``calls``;
+    ``total`` the sum of the quarters and ``no_time`` (so also of the hours and ``no_time``, and of ``models``, to
+    the micro-dollar). The cost comes from ``prices`` (asz.yaml's table, as every other reader prices with) or, when
+    None, the shipped price table when it is installed."""
     try:
         from .prices import cost_of as table_cost  # issue 17's price table
     except ImportError:
@@ -381,20 +391,47 @@ def hours_answer(total: dict[tuple[int, str], list[int]], *, counted: int, conve
     else:
         def cost_of(usage_by_model):
             return table_cost(usage_by_model, prices)
+    timed = {k: v for k, v in total.items() if k[0] != NO_TIME_AT}
     per_hour: dict[tuple[int, str], list[int]] = {}
-    for (at, model), v in total.items():
-        t = per_hour.setdefault((at // HOUR_MS * HOUR_MS, model), [0] * len(v))
-        t.extend([0] * (len(v) - len(t)))
-        for i, n in enumerate(v):
-            t[i] += n
+    for (at, model), v in timed.items():
+        _add_into(per_hour.setdefault((at // HOUR_MS * HOUR_MS, model), [0] * len(v)), v)
     hours, unpriced = _bucket_rows(per_hour, "hour", cost_of)
-    quarters, _ = _bucket_rows(total, "at", cost_of)
-    return {"hours": hours, "counted": counted, "conversations": conversations, "unpriced": sorted(unpriced),
-            "priced": cost_of is not None, "quarters": quarters}
+    quarters, _ = _bucket_rows(timed, "at", cost_of)
+    untimed, _ = _bucket_rows({k: v for k, v in total.items() if k[0] == NO_TIME_AT}, "at", cost_of)
+    no_time = untimed[0] if untimed else _bucket_rows({(NO_TIME_AT, ""): [0] * _WIDTH}, "at", cost_of)[0][0]
+    no_time.pop("at")
+    per_model: dict[tuple[str, str], list[int]] = {}
+    for (_, model), v in total.items():
+        _add_into(per_model.setdefault((model or "(no model)", model), [0] * len(v)), v)
+    models, more = _bucket_rows(per_model, "model", cost_of)
+    return {"hours": hours, "counted": counted, "conversations": conversations, "unpriced": sorted(unpriced | more),
+            "priced": cost_of is not None, "quarters": quarters, "no_time": no_time, "models": models,
+            "total": _sum_rows(quarters + [no_time])}
+
+
+def _add_into(t: list[int], v: list[int]) -> None:
+    t.extend([0] * (len(v) - len(t)))
+    for i, n in enumerate(v):
+        t[i] += n
+
+
+def _sum_rows(rows: list[dict]) -> dict:
+    """The sum of bucket rows (:func:`_bucket_rows`): each count, ``cost`` (None when unpriced) to the micro-dollar, and
+    ``cache_write_1h`` and ``long_context_calls`` where some row has them."""
+    out: dict = {k: 0 for k in ("in", "out", "cache_read", "cache_write", "calls")}
+    out["cost"] = None if rows and rows[0]["cost"] is None else 0.0
+    for r in rows:
+        for k in ("in", "out", "cache_read", "cache_write", "calls", SPLIT_KIND, "long_context_calls"):
+            if r.get(k):
+                out[k] = out.get(k, 0) + r[k]
+        if out["cost"] is not None:
+            out["cost"] = round(out["cost"] + r["cost"], 6)
+    return out
 
 
 def _bucket_rows(total: dict[tuple[int, str], list[int]], name: str, cost_of) -> tuple[list[dict], set[str]]:
-    """One row per bucket start (its key ``name``) summed over the models, in time order, and the unpriced models."""
+    """One row per bucket key (a start, or a model: its name ``name``) summed over the models, in key order, and the
+    unpriced models."""
     by_start: dict[int, dict] = {}
     unpriced: set[str] = set()
     for (start, model), v in sorted(total.items()):

@@ -15,7 +15,8 @@ A row: its key (``date`` ``YYYY-MM-DD``, ``month`` ``YYYY-MM``,
 ``conversation``, ``project`` or ``model``, the model id in full, ``(no model)`` for calls whose records name none), then ``usage`` (four counts, and ``long_context``, the part of them from calls
 whose input was above 200K tokens, when some was: :data:`~asz_core.view.usage.LONG_KIND`), ``cost``
 (``{"usd", "unpriced"}``, and ``long_context_calls``, how many calls were priced at their model's long-context
-rates, when some were), ``models`` (sorted), ``usage_by_model``, ``calls``,
+rates, when some were), ``models`` (sorted), ``usage_by_model``, ``calls``, ``calls_by_model`` (``{model: calls}``,
+every call, with usage or without, so a model whose calls carry no usage is there too),
 ``conversations`` (how many) and ``cost_by_model`` (each model of ``usage_by_model``
 with its own ``{"usd", "unpriced"}``; added in session 10); a ``conversation`` row adds ``title``,
 ``project``, ``from`` and ``to`` (unix ms of its first and last counted call).
@@ -245,7 +246,7 @@ def _row(view: str, key: str, every: list[Counted], table: PriceTable | None) ->
         row.update(title=places.get("title", ""), project=places.get("project", ""),
                    **{"from": min(times) if times else None, "to": max(times) if times else None})
     row.update(usage=total, cost=cost_of(by_model, table), models=sorted(m for m in by_model if m != "(no model)"),
-               usage_by_model=dict(sorted(by_model.items())), calls=len(calls),
+               usage_by_model=dict(sorted(by_model.items())), calls=len(calls), calls_by_model=_calls_by_model(calls),
                calls_with_usage=sum(1 for c in calls if c.usage is not None),
                conversations=len({c.conversation for c in calls}),
                cost_by_model={m: cost_of({m: u}, table) for m, u in sorted(by_model.items())})
@@ -260,6 +261,14 @@ def _row(view: str, key: str, every: list[Counted], table: PriceTable | None) ->
     if short:  # counted calls whose usage lacks a count their record lists under dropped: the row is short by them
         row["usage_incomplete"] = sorted(short.values(), key=lambda h: h["conversation"])
     return row
+
+
+def _calls_by_model(calls: list[Counted]) -> dict[str, int]:
+    """``{model: calls}`` over every call, with usage or without (``(no model)`` for those that name none), by name."""
+    out: dict[str, int] = {}
+    for c in calls:
+        out[c.model or "(no model)"] = out.get(c.model or "(no model)", 0) + 1
+    return dict(sorted(out.items()))
 
 
 def totals(rows: Iterable[dict], table: PriceTable | None = None) -> dict:

@@ -137,7 +137,8 @@ def test_asz_yaml_prices_reach_the_report(corpus, tmp_path):
 
 
 def test_breakdown_puts_each_models_tokens_and_cost_under_its_row(corpus):
-    """Trial 4, F14 (ccusage's --breakdown): one sub-row per model; --json's cost_by_model holds each model's cost."""
+    """Trial 4, F14 (ccusage's --breakdown): one sub-row per model with its calls; --json's cost_by_model holds each
+    model's cost, calls_by_model its calls."""
     _, root = corpus
     rows = _rows(root, "daily", "--tz", "UTC")
     lines = _usage(root, "daily", "--tz", "UTC", "--breakdown").stdout.splitlines()
@@ -152,10 +153,11 @@ def test_breakdown_puts_each_models_tokens_and_cost_under_its_row(corpus):
         for m, ln in zip(r["models"], subs):
             u, c = r["usage_by_model"][m], r["cost_by_model"][m]
             cells = ln.split()
-            assert cells[:2] == ["└", m]
-            assert cells[2:] == [f"{u['in']:,}", f"{u['out']:,}", f"{u['cache_write']:,}", f"{u['cache_read']:,}",
+            assert cells[:3] == ["└", m, f"{r['calls_by_model'][m]:,}"]  # the model's own calls
+            assert cells[3:] == [f"{u['in']:,}", f"{u['out']:,}", f"{u['cache_write']:,}", f"{u['cache_read']:,}",
                                  f"{sum(u[k] for k in KINDS):,}", f"${c['usd']:,.2f}"]
-        # each model's tokens and cost add up to the row's
+        # each model's calls, tokens and cost add up to the row's
+        assert sum(r["calls_by_model"].values()) == r["calls"]
         assert {k: sum(r["usage_by_model"][m][k] for m in r["models"]) for k in r["usage"]} == r["usage"]
         assert abs(sum(r["cost_by_model"][m]["usd"] for m in r["models"]) - r["cost"]["usd"]) < 1e-5
         several += len(r["models"]) > 1

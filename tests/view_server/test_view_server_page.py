@@ -179,9 +179,11 @@ def test_usage_per_day_equals_the_documents(corpus_root, serve, browser):
     assert got == want and sum(h["calls"] for h in u["hours"]) == calls
     drv = browser
     open_usage(drv, s.base, "svg.chart rect")
-    table = drv.find_element(By.CSS_SELECTOR, "#listpanel table")
+    table = drv.find_element(By.CSS_SELECTOR, "#usage-days")
     body = [[c.text for c in tr.find_elements(By.TAG_NAME, "td")] for tr in table.find_elements(By.CSS_SELECTOR, "tbody tr")]
-    assert sum(int(r[1].replace(",", "")) for r in body) == calls
+    assert body[-1][0] == "Total" and "(no time)" not in [r[0] for r in body]  # every corpus call has a time
+    body, total = body[:-1], body[-1]
+    assert sum(int(r[1].replace(",", "")) for r in body) == calls == int(total[1].replace(",", ""))
     assert sum(int(r[3].replace(",", "")) for r in body) == want["out"]
     shot(drv, "13-usage")
 
@@ -322,8 +324,8 @@ def test_usage_chart_is_on_a_time_axis_and_costs_are_cents(corpus_root, serve, b
     per_day = (xs[days[-1]] - xs[days[0]]) / span
     for k in days:  # each bar where its date puts it: a gap of 21 days is 21 days wide
         assert abs(xs[k] - xs[days[0]] - (day(k) - day(days[0])) * per_day) < 0.01, k
-    table = drv.find_element(By.CSS_SELECTOR, "#listpanel table")
-    body = [[c.text for c in tr.find_elements(By.TAG_NAME, "td")] for tr in table.find_elements(By.CSS_SELECTOR, "tbody tr")]
+    table = drv.find_element(By.CSS_SELECTOR, "#usage-days")
+    body = [[c.text for c in tr.find_elements(By.TAG_NAME, "td")] for tr in table.find_elements(By.CSS_SELECTOR, "tbody tr")][:-1]  # the Total row aside
     assert [r[0] for r in body] == days
     for r in body:
         assert r[6] == f"${cli[r[0]]['cost']['usd']:,.2f}", r

@@ -410,8 +410,14 @@
 
   function costText(c) {
     if (!c || typeof c.usd !== 'number') return '';
-    return '$' + c.usd.toFixed(2) + (c.unpriced && c.unpriced.length ? ' + unpriced ' + c.unpriced.join(', ') : '');
+    return '$' + c.usd.toFixed(2) + (c.unpriced && c.unpriced.length ? ' + unpriced ' + c.unpriced.join(', ') : '') +
+      (c.long_context_calls ? ' · ' + num(c.long_context_calls) + ' ' + LONG_MARK + ' call(s) at long-context rates' : '');
   }
+  // A call whose input (in + cache read + cache write) is above 200K tokens, priced at its model's long-context rates
+  // (asz_core/view/prices.py): marked, as asz usage counts them.
+  const LONG_MARK = '>200K', LONG_TITLE = 'input above 200K tokens (cache reads and writes included): priced at its model\'s long-context rates where the model has them';
+  const LONG_PRICED = 'priced at their model\'s long-context rates, their input above 200K tokens (cache reads and writes included)';
+  function isLong(n) { return n.long_context === true || (n.requests || []).some(function (r) { return r.long_context === true; }); }
 
   function statusLine(s) {
     const bits = [s.mode === 'server' ? 'collecting and serving' : 'serving (read only)'];
@@ -511,13 +517,14 @@
       // quarter hours: a local day in any zone in use (India +5:30, Nepal +5:45) is a sum of whole quarters
       (u.quarters || u.hours || []).forEach(function (x) {
         const k = localDay(x.at !== undefined ? x.at : x.hour);
-        const d = days.get(k) || { in: 0, out: 0, cache_read: 0, cache_write: 0, cost: 0, priced: true, calls: 0 };
+        const d = days.get(k) || { in: 0, out: 0, cache_read: 0, cache_write: 0, cost: 0, priced: true, calls: 0, long: 0 };
         TOKEN_KINDS.forEach(function (t) { d[t[0]] += x[t[0]] || 0; });
         if (typeof x.cost === 'number') d.cost += x.cost; else d.priced = false;
         d.calls += x.calls || 0;
+        d.long += x.long_context_calls || 0;
         days.set(k, d);
       });
-      const keys = Array.from(days.keys()).sort();
+      const keys = Array.from(days.keys()).sort(), untimed = u.no_time || { calls: 0 }, total = u.total;
       if (u.complete === false) {  // the sums are partial while conversations are still read: said, and drawn again
         panel.append(h('p', { class: 'box notice small', id: 'usage-partial' }, h('strong', null, 'Partial totals: '),
           'conversations are still being counted (' + num(u.counted) + ' of ' + num(u.conversations) + ' so far), so these figures are too low until it is done; this view updates itself.'));
@@ -528,16 +535,41 @@
         (u.counted + held.length < u.conversations ? ' (the rest are still being read)' : '') + '.' +
         (held.length ? ' Held back, in no figure (they do not verify): ' + held.map(function (x) { return x.conversation.slice(0, 8) + ' (' + x.state + ')'; }).join(', ') + '.' : '') +
         (u.unpriced && u.unpriced.length ? ' Models without a price (their tokens count, their cost does not): ' + u.unpriced.join(', ') + '.' : '')));
-      if (!keys.length) { panel.append(h('p', { class: 'muted' }, 'No model call with usage yet.')); return; }
-      panel.append(h('h2', null, 'Tokens per day'), barChart(keys, days, TOKEN_KINDS, function (d) { return d.in + d.out + d.cache_read + d.cache_write; }, num));
-      panel.append(h('div', { class: 'legend small' }, TOKEN_KINDS.map(function (t) { return h('span', null, h('i', { class: 'sw', 'data-color': t[2] }), t[1]); })));
-      if (u.priced) panel.append(h('h2', null, 'Cost per day (USD)'), barChart(keys, days, [['cost', 'cost', '#b3261e']], function (d) { return d.cost; }, cents));
-      else panel.append(h('p', { class: 'muted small' }, 'No price table is installed, so no cost is shown.'));
-      panel.append(table(['Day', 'Model calls', 'Input', 'Output', 'Cache write', 'Cache read', 'Cost'], keys.map(function (k) {
-        const d = days.get(k);
-        // to the cent, as asz usage prints it; the exact figure in the tooltip (trial 4, F10)
-        return [k, num(d.calls), num(d.in), num(d.out), num(d.cache_write), num(d.cache_read), u.priced ? h('span', { title: '$' + d.cost.toFixed(6) }, cents(d.cost) + (u.unpriced && u.unpriced.length ? ' + unpriced' : '')) : '—'];
-      }), [0, 1, 1, 1, 1, 1, 1]));
+      if (!keys.length && !untimed.calls) { panel.append(h('p', { class: 'muted' }, 'No model call with usage yet.')); return; }
+      if (keys.length) {
+        panel.append(h('h2', null, 'Tokens per day'), barChart(keys, days, TOKEN_KINDS, function (d) { return d.in + d.out + d.cache_read + d.cache_write; }, num));
+        panel.append(h('div', { class: 'legend small' }, TOKEN_KINDS.map(function (t) { return h('span', null, h('i', { class: 'sw', 'data-color': t[2] }), t[1]); })));
+        if (u.priced) panel.append(h('h2', null, 'Cost per day (USD)'), barChart(keys, days, [['cost', 'cost', '#b3261e']], function (d) { return d.cost; }, cents));
+      }
+      if (!u.priced) panel.append(h('p', { class: 'muted small' }, 'No price table is installed, so no cost is shown.'));
+      const more = u.unpriced && u.unpriced.length ? ' + unpriced' : '';
+      function costCell(c) {  // to the cent, as asz usage prints it; the exact figure in the tooltip (trial 4, F10)
+        return u.priced && typeof c === 'number' ? h('span', { title: '$' + c.toFixed(6) }, cents(c) + more) : '—';
+      }
+      function callsCell(calls, long) {  // calls, and how many of them were priced at long-context rates, marked
+        return long ? h('span', null, num(calls) + ' ', h('span', { class: 'long', title: num(long) + ' call(s) ' + LONG_PRICED }, num(long) + ' ' + LONG_MARK)) : num(calls);
+      }
+      function line(label, d) {
+        return [label, callsCell(d.calls, d.long !== undefined ? d.long : d.long_context_calls), num(d.in), num(d.out), num(d.cache_write), num(d.cache_read), costCell(d.cost)];
+      }
+      const rows = keys.map(function (k) { return line(k, days.get(k)); });
+      if (untimed.calls) rows.push(line('(no time)', untimed));
+      if (total) rows.push(line(h('strong', null, 'Total'), total));
+      const dayTable = table(['Day', 'Model calls', 'Input', 'Output', 'Cache write', 'Cache read', 'Cost'], rows, [0, 1, 1, 1, 1, 1, 1]);
+      dayTable.id = 'usage-days';
+      panel.append(dayTable);
+      if (untimed.calls) {
+        panel.append(h('p', { class: 'muted small', id: 'usage-no-time' }, '(no time): ' + num(untimed.calls) + ' call(s) whose day is not known, their records carry no time (Kiro CLI 2.x, for one, writes none on a model reply), so they are in no day and no chart, and in the total: ' +
+          (untimed.conversations || []).map(function (x) { return x.conversation.slice(0, 8) + ' (' + num(x.calls) + ' call(s))'; }).join(', ') + '.'));
+      }
+      if (total && total.long_context_calls) {
+        panel.append(h('p', { class: 'muted small', id: 'usage-long' }, num(total.long_context_calls) + ' call(s) marked ' + LONG_MARK + ': ' + LONG_PRICED + '.'));
+      }
+      if (u.models && u.models.length) {
+        const byModel = table(['Model', 'Model calls', 'Input', 'Output', 'Cache write', 'Cache read', 'Cost'], u.models.map(function (m) { const r = line(m.model, m); if ((u.unpriced || []).indexOf(m.model) >= 0) r[6] = 'unpriced'; return r; }), [0, 1, 1, 1, 1, 1, 1]);
+        byModel.id = 'usage-models';
+        panel.append(h('h2', null, 'By model'), byModel);
+      }
       panel.querySelectorAll('i.sw').forEach(function (e) { e.style.background = e.getAttribute('data-color'); });
     });
   }
@@ -909,6 +941,7 @@
     } else if (k === 'llm.call') {
       const u = n.usage;
       bits.push(h('span', { class: 'pv' }, u ? 'tokens in ' + num(u.in) + ' · out ' + num(u.out) + ' · cache read ' + num(u.cache_read) + ' · cache write ' + writes(u) : ''));
+      if (isLong(n)) bits.push(h('span', { class: 'long', title: LONG_TITLE }, LONG_MARK));
     } else if (k === 'run') {
       bits.push(h('span', { class: 'pv' }, 'trigger ' + ((n.attrs && n.attrs.trigger) || 'unknown')));
     } else if (k === 'turn.duration') {
@@ -1139,7 +1172,8 @@
     }
     if (n.state === 'omitted') det.append(h('div', { class: 'box notice small' }, 'Withheld: this step carries ' + withheldFlags(n).join(', ') + '; its ' + fmtBytes(n.bytes) + ' are not shown.'));
     if (k === 'llm.call' && n.usage) {
-      det.append(h('h4', null, 'Usage (tokens)'), kv([['in', num(n.usage.in)], ['out', num(n.usage.out)], ['cache read', num(n.usage.cache_read)], ['cache write', writes(n.usage)]]));
+      det.append(h('h4', null, 'Usage (tokens)'), kv([['in', num(n.usage.in)], ['out', num(n.usage.out)], ['cache read', num(n.usage.cache_read)], ['cache write', writes(n.usage)]]
+        .concat(isLong(n) ? [['priced', LONG_MARK + ': ' + LONG_TITLE]] : [])));
     }
     if (n.provider_bodies) {
       det.append(h('h4', null, 'Provider bodies'));

@@ -1,0 +1,152 @@
+"""``/api/usage`` and the page's usage view carry the calls with no time, mark the calls priced at long-context rates
+and count the calls of each model; ``asz usage --breakdown`` counts each model's calls (docs/view.md, The page).
+
+Real input: the Kiro corpus (its 2.x conversation 8e247382 writes no time on a model reply) collected by the real
+``asz collect``, and the hand-made transcript of tests/view/test_long_context_prices.py, whose calls' inputs and
+costs are worked there from Anthropic's published rates. Real ``asz view`` processes on loopback, headless Chromium.
+Expected counts are read from the source files, never from asz's own output.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from selenium.webdriver.common.by import By
+
+from test_view_server_browser import open_at, open_usage, shot, wait  # noqa: F401  (the browser fixture is in tests/conftest.py)
+from test_view_server_kiro_page import CORPUS_KIRO as KIRO, kiro_root  # noqa: F401  (the Kiro corpus collected)
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "view"))
+from claude_lines import collect_claude  # noqa: E402
+from cli_helpers import asz_in_process  # noqa: E402
+from test_long_context_prices import OPUS_USD, SID, SONNET, SONNET_USD, transcript  # noqa: E402
+
+V2 = "8e247382-c779-440f-b1db-ed9bad1afaee"
+COUNTS = ("in", "out", "cache_read", "cache_write", "calls")
+
+
+def _v2_replies() -> list[dict]:
+    """The model replies (``AssistantMessage``, one call each) of the 2.x transcript; none carries a time."""
+    lines = [json.loads(x) for x in (KIRO / "sessions" / "cli" / f"{V2}.jsonl").read_text().splitlines()]
+    replies = [x for x in lines if x.get("kind") == "AssistantMessage"]
+    assert replies and not any("timestamp" in json.dumps(x) for x in replies)  # the premise
+    return replies
+
+
+def _whole_usage(s) -> dict:
+    """``/api/usage`` once every conversation is counted."""
+    deadline = time.monotonic() + 120
+    while True:
+        u = s.get("/api/usage").json()
+        if u["complete"] or time.monotonic() > deadline:
+            return u
+        time.sleep(0.2)
+
+
+def _sums_up(u: dict) -> None:
+    """The total is the sum of the quarters and the no-time part, of the hours and it, and of the model rows."""
+    for buckets in (u["quarters"] + [u["no_time"]], u["hours"] + [u["no_time"]], u["models"]):
+        assert {k: sum(b[k] for b in buckets) for k in COUNTS} == {k: u["total"][k] for k in COUNTS}
+        assert abs(sum(b["cost"] for b in buckets) - u["total"]["cost"]) < 1e-6 * len(buckets)
+
+
+def _table(drv, css: str) -> list[list[str]]:
+    return [[c.text for c in tr.find_elements(By.TAG_NAME, "td")] for tr in drv.find_elements(By.CSS_SELECTOR, css + " tbody tr")]
+
+
+def test_calls_with_no_time_are_in_the_api_and_on_the_page(kiro_root, serve, browser):
+    n = len(_v2_replies())
+    s = serve(kiro_root)
+    u = _whole_usage(s)
+    assert u["complete"] and u["counted"] == u["conversations"] == 2
+    assert u["no_time"]["calls"] == n and u["no_time"]["conversations"] == [{"conversation": V2, "calls": n}]
+    assert [u["no_time"][k] for k in ("in", "out", "cache_read", "cache_write")] == [0, 0, 0, 0]  # Kiro: credits
+    assert u["total"]["calls"] == sum(q["calls"] for q in u["quarters"]) + n
+    _sums_up(u)
+
+    drv = browser
+    note = open_usage(drv, s.base, "#usage-no-time")
+    assert note.text.startswith(f"(no time): {n} call(s) whose day is not known")
+    assert note.text.endswith(f"{V2[:8]} ({n} call(s)).")
+    rows = _table(drv, "#usage-days")
+    assert rows[-2][:2] == ["(no time)", str(n)] and rows[-1][:2] == ["Total", str(u["total"]["calls"])]
+    assert sum(int(r[1]) for r in rows[:-1]) == int(rows[-1][1])  # the days and (no time) add up to the total
+    assert sum(int(r[1]) for r in _table(drv, "#usage-models")) == u["total"]["calls"]
+    shot(drv, "usage-no-time")
+
+
+def test_breakdown_lines_count_each_models_calls(kiro_root):
+    n = len(_v2_replies())
+    rows = json.loads(asz_in_process("usage", "--json", "--tz", "UTC", "--root", str(kiro_root)).stdout)
+    (untimed,) = [r for r in rows if r["date"] == "(no time)"]
+    assert sum(untimed["calls_by_model"].values()) == untimed["calls"] == n
+    text = asz_in_process("usage", "--breakdown", "--tz", "UTC", "--root", str(kiro_root)).stdout.splitlines()
+    at = next(i for i, ln in enumerate(text) if ln.startswith("(no time)"))
+    below = re.split(r"\s{2,}", text[at + 1].strip())  # cells: └ model, calls, figures
+    assert below[0].startswith("└ ") and below[1] == str(n) and below[-1] == "-"  # the model's calls; no token counted
+
+
+@pytest.fixture(scope="module")
+def long_root(tmp_path_factory) -> Path:
+    return collect_claude(tmp_path_factory.mktemp("long-context"), {SID: transcript()})
+
+
+def _source_calls() -> list[dict]:
+    """Each call of the transcript: its model and whether its input (in + cache reads + cache writes) is above 200K."""
+    out = []
+    for line in transcript():
+        m = line.get("message") or {}
+        if line.get("type") == "assistant":
+            us = m["usage"]
+            inp = us["input_tokens"] + us.get("cache_read_input_tokens", 0) + us.get("cache_creation_input_tokens", 0)
+            out.append({"model": m["model"], "above": inp > 200_000})
+    return out
+
+
+def test_long_context_calls_are_marked_and_counted(long_root, serve, browser):
+    calls = _source_calls()
+    per_model = Counter(c["model"] for c in calls)
+    # priced at long-context rates: the calls above 200K of the models whose published price has that tier (Sonnet 4.5)
+    priced_long = sum(1 for c in calls if c["above"] and c["model"] == SONNET)
+    assert (len(calls), priced_long, sum(c["above"] for c in calls)) == (4, 2, 3)
+    s = serve(long_root)
+    u = _whole_usage(s)
+    assert u["total"]["calls"] == len(calls) and u["total"]["long_context_calls"] == priced_long
+    assert abs(u["total"]["cost"] - float(SONNET_USD + OPUS_USD)) < 1e-6
+    assert {m["model"]: (m["calls"], m.get("long_context_calls", 0)) for m in u["models"]} == {
+        SONNET: (per_model[SONNET], priced_long), "claude-opus-4-6": (per_model["claude-opus-4-6"], 0)}
+    assert u["no_time"]["calls"] == 0
+    _sums_up(u)
+
+    drv = browser
+    note = open_usage(drv, s.base, "#usage-long")
+    assert note.text.startswith(f"{priced_long} call(s) marked >200K: priced at their model's long-context rates")
+    (day, total) = _table(drv, "#usage-days")
+    assert day[1] == total[1] == f"{len(calls)} {priced_long} >200K"
+    models = {r[0]: r[1] for r in _table(drv, "#usage-models")}
+    assert models == {SONNET: f"{per_model[SONNET]} {priced_long} >200K", "claude-opus-4-6": str(per_model["claude-opus-4-6"])}
+    shot(drv, "usage-long-context")
+
+    # the conversation: each call whose input is above 200K is marked (a fact, whatever its model's price), and the
+    # header's cost says how many were priced so
+    open_at(drv, s.base + "/c/" + SID, "#usage")
+    assert f"{priced_long} >200K call(s) at long-context rates" in drv.find_element(By.CSS_SELECTOR, "#usage").text
+    drv.find_element(By.ID, "expand-all").click()
+    marks = wait(drv, lambda d: d.find_elements(By.CSS_SELECTOR, ".node.k-llm-call .long"))
+    assert len(marks) == sum(c["above"] for c in calls) and {m.text for m in marks} == {">200K"}
+    shot(drv, "conversation-long-context")
+
+
+def test_breakdown_counts_calls_per_model(long_root):
+    per_model = Counter(c["model"] for c in _source_calls())
+    (row,) = json.loads(asz_in_process("usage", "--json", "--tz", "UTC", "--root", str(long_root)).stdout)
+    assert row["calls_by_model"] == dict(sorted(per_model.items()))
+    text = asz_in_process("usage", "--breakdown", "--tz", "UTC", "--root", str(long_root)).stdout.splitlines()
+    lines = {c[0][2:]: c[1] for c in (re.split(r"\s{2,}", ln.strip()) for ln in text) if c[0].startswith("└ ")}
+    assert lines == {m: str(n) for m, n in per_model.items()}
