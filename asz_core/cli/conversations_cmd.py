@@ -300,7 +300,7 @@ def say_missing_sessions(root: Path) -> None:
 
     note = missing_note(root)
     if note:
-        typer.echo(note, err=True)
+        typer.echo(f"note: {note}", err=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -50,8 +50,9 @@ def listed_missing(root: str | os.PathLike, listed: Listed, here: set[str] | Non
 
 
 def missing_note(root: str | os.PathLike) -> str:
-    """The stderr note of ``asz ls`` and ``asz usage`` when sessions the root's list names are missing (''
-    otherwise, also when the root has no list or it cannot be read: ``asz verify`` says that)."""
+    """The line ``asz ls`` and ``asz usage`` print on stderr (after ``note: ``), and the page's list adds to its note,
+    when sessions the root's list names are missing: how many, the first ids, and ``asz verify``, which names each at
+    its line; '' otherwise, also when the root has no list or it cannot be read (``asz verify`` says that)."""
     try:
         listed = read_list(root)
     except OSError:
@@ -59,7 +60,7 @@ def missing_note(root: str | os.PathLike) -> str:
     missing = listed_missing(root, listed) if listed is not None else []
     if not missing:
         return ""
-    return (f"note: {len(missing)} session(s) listed in {os.path.join(str(root), SESSION_LIST)} as landed are missing: "
+    return (f"{len(missing)} session(s) listed in {os.path.join(str(root), SESSION_LIST)} as landed are missing: "
             f"their directory is gone or holds no landed file, so their calls are in no figure here: "
             f"{shown_ids([e.session for e, _ in missing])}; asz verify --root {root} names them")
 

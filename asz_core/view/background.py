@@ -152,7 +152,8 @@ class BackgroundChecks:
 
     def unchained(self, conversations: Sequence[str]) -> str:
         """The line naming landed sessions with no conversation chain that ``conversations`` (the ids listed) leaves
-        out (:func:`~asz_core.verify.unparsed.unchained_note`), or ''. It lists every session folder (48 ms of CPU on
+        out (:func:`~asz_core.verify.unparsed.unchained_note`), then the one naming listed sessions that are missing
+        (:func:`~asz_core.verify.listed.missing_note`), or ''. It lists every session folder (48 ms of CPU on
         a 1 GB root of 1,345 sessions), so the line is kept for the same conversations: in ``asz server`` until a
         collect pass lands a file or writes a round (:meth:`set_pass`); with no pass reported (``asz view``, or before
         the first pass ends), for :data:`UNCHAINED_TTL` seconds."""
@@ -161,9 +162,12 @@ class BackgroundChecks:
             hit, passes, gen = self._unchained, self.last_pass is not None, self._unchained_gen
         if hit is not None and hit[0] == key and (passes or now - hit[1] < UNCHAINED_TTL):
             return hit[2]
+        from ..verify.listed import missing_note
         from ..verify.unparsed import unchained_note
 
-        note = unchained_note(self.root, set(conversations))[0]
+        # and the sessions the root's _sessions.list names that are gone or emptied, as asz ls says them (one read of
+        # the list, two directory reads a listed session: 33 ms of CPU for 1,342)
+        note = " ".join(x for x in (unchained_note(self.root, set(conversations))[0], missing_note(self.root)) if x)
         with self._lock:
             if self._unchained_gen == gen:  # a pass that landed meanwhile cleared it: the line read may predate it
                 self._unchained = (key, now, note)

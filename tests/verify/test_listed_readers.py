@@ -90,3 +90,15 @@ def test_verify_session_says_a_listed_session_emptied_and_leaves_the_others_alon
     other = next(ln.split()[0] for ln in list_lines(root) if ln and not ln.startswith("#") and ln.split()[0] != SID)
     o = asz("verify", other, "--root", str(root))  # one session's verify holds only that one to its line
     assert o.returncode == 0 and "missing session" not in o.stdout, o.stdout
+
+
+def test_the_pages_list_note_names_them_as_ls_does(corpus_copy):
+    from starlette.testclient import TestClient
+
+    from asz_core.view.server import ViewState, create_app
+
+    root = corpus_copy()
+    assert TestClient(create_app(ViewState(root)), base_url="http://127.0.0.1").get("/api/conversations").json()["note"] == ""
+    _remove_whole(root)
+    note = TestClient(create_app(ViewState(root)), base_url="http://127.0.0.1").get("/api/conversations").json()["note"]
+    assert note == _note(root, 1, SID).removeprefix("note: ")
