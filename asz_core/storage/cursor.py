@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import re
+from itertools import repeat
 from pathlib import Path
 
 import attrs
@@ -116,8 +117,6 @@ _REQUIRED = {
     "snapshot": ("schema", "kind", "source", "size", "last_seq", "state"),
 }
 _INT_KEYS = {"schema", "dev", "ino", "offset", "ord", "size", "mtime", "last_seq", "torn", "reread_seq"}
-
-
 def read_cursor(path: Path) -> AppendCursor | SnapshotCursor | None:
     """Read a cursor file; None when it does not exist.
 
@@ -139,6 +138,58 @@ def read_cursor(path: Path) -> AppendCursor | SnapshotCursor | None:
             data += got
     finally:
         os.close(fd)
+    values = _written_values(data)
+    if values is None:  # anything odd: the line-by-line reading, which names the line and key of what is wrong
+        values = _row_values(data, path)
+    kind = values.get("kind")
+    missing = [k for k in _REQUIRED.get(kind, ()) if k not in values]  # type: ignore[arg-type]
+    if missing:
+        raise ValueError(f"{path}: {missing[0]}: missing (a cursor holds {', '.join(_REQUIRED[kind])}); "  # type: ignore[index]
+                         f"the file is damaged or was cut short")
+    if kind == "append":  # keys it does not know left out (none, as write_cursor writes it)
+        return AppendCursor(**(values if values.keys() <= _APPEND_SET else {k: v for k, v in values.items() if k in _APPEND_SET}))  # type: ignore[arg-type]
+    if kind == "snapshot":
+        return SnapshotCursor(**(values if values.keys() <= _SNAP_SET else {k: v for k, v in values.items() if k in _SNAP_SET}))  # type: ignore[arg-type]
+    raise ValueError(f"{path}: kind: expected append or snapshot, got {kind!r}")
+
+
+def _written_values(data: bytes) -> dict[str, object] | None:
+    """The values of a cursor as write_cursor writes it, each found by a few calls over all its lines at once
+    instead of a few calls a line (``asz verify`` reads every cursor of a root); exactly what :func:`_row_values`
+    returns for those bytes. None for anything else, which :func:`_row_values` then reads, and says what is wrong
+    with: an empty or ``#`` line, a key that is not printable ASCII or holds ``#``, a key twice, a whole number that is not ASCII digits (``mtime`` may be signed),
+    a state or digest :func:`_row_values` refuses."""
+    try:
+        lines = data.decode("utf-8").split("\n")
+    except UnicodeDecodeError:
+        return None
+    if lines.pop() != "":
+        return None  # no newline at the end
+    # each line stripped and split at its first space, the value stripped: what _row_values does a line at a time
+    keys, _, rests = zip(*map(str.partition, map(str.strip, lines), repeat(" "))) if lines else ((), (), ())
+    joined = "".join(keys)
+    if not all(keys) or "#" in joined or not (joined.isascii() and joined.isprintable()):
+        return None
+    values: dict[str, object] = dict(zip(keys, map(str.strip, rests)))
+    if len(values) != len(keys):
+        return None  # a key twice: the first one's value is checked too, line by line
+    for key in _INT_KEYS.intersection(values):
+        value = values[key]
+        digits = value[1:] if key == "mtime" and value[:1] == "-" else value  # type: ignore[index]
+        if not (digits.isdigit() and digits.isascii()):  # type: ignore[union-attr]
+            return None  # int() takes more ("+1", "1_0", " 1"), and a negative number is refused: the rows say which
+        values[key] = int(value)  # type: ignore[arg-type]
+    if "state" in values and values["state"] not in STATES:
+        return None
+    for key in ("tail_sha256", "content_sha256"):
+        if values.get(key) and not _HEX64.fullmatch(values[key]):  # type: ignore[arg-type]
+            return None
+    return values
+
+
+def _row_values(data: bytes, path: object) -> dict[str, object]:
+    """A cursor's values read line by line (:func:`state_rows`), checked as :func:`read_cursor` says; raises
+    ValueError naming ``path``, the line and the key."""
     values: dict[str, object] = {}
     for n, key, value in state_rows(data, path):
         if key in _INT_KEYS:
@@ -154,16 +205,7 @@ def read_cursor(path: Path) -> AppendCursor | SnapshotCursor | None:
                 raise ValueError(f"{path}: line {n}: state: expected one of {', '.join(STATES)}, got {value!r}")
             if key in ("tail_sha256", "content_sha256") and value and not _HEX64.fullmatch(value):
                 raise ValueError(f"{path}: line {n}: {key}: expected 64 hex characters, got {value[:20]!r}")
-    kind = values.get("kind")
-    missing = [k for k in _REQUIRED.get(kind, ()) if k not in values]  # type: ignore[arg-type]
-    if missing:
-        raise ValueError(f"{path}: {missing[0]}: missing (a cursor holds {', '.join(_REQUIRED[kind])}); "  # type: ignore[index]
-                         f"the file is damaged or was cut short")
-    if kind == "append":
-        return AppendCursor(**{k: v for k, v in values.items() if k in _APPEND_SET})  # type: ignore[arg-type]
-    if kind == "snapshot":
-        return SnapshotCursor(**{k: v for k, v in values.items() if k in _SNAP_SET})  # type: ignore[arg-type]
-    raise ValueError(f"{path}: kind: expected append or snapshot, got {kind!r}")
+    return values
 
 
 def write_cursor(path: Path, cursor: AppendCursor | SnapshotCursor, *, fsync: bool = True) -> None:

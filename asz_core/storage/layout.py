@@ -167,51 +167,60 @@ class SessionListing(NamedTuple):
     ``files``: every landed ``.sd`` file (and ``.sk`` when asked) as
     ``(LandedName, path)``, ordered by seq, a landed file winning over its
     skeleton; ``dirs`` the directory of each of them, in the same order (one
-    Path object per directory). ``cursors``: ``(directory, kind) -> cursor path`` for every
+    Path object per directory). Every path is a ``str`` instead when listed with ``strings``. ``cursors``: ``(directory, kind) -> cursor path`` for every
     ``<prefix>.cursor``. ``strays``: ``.sd`` / ``.sk`` files whose names are
     not ``<prefix>-<stamp>-<seq>``, which nothing reads. Names that start
     with a dot (a writer's temporary file, a lock) are left out.
     """
 
-    files: list[tuple[LandedName, Path]]
-    dirs: list[Path]
-    cursors: dict[tuple[Path, str], Path]
-    strays: list[Path]
+    files: list[tuple[LandedName, Path | str]]
+    dirs: list[Path | str]
+    cursors: dict[tuple[Path | str, str], Path | str]
+    strays: list[Path | str]
 
 
-def session_listing(session_dir: str | os.PathLike, *, skeletons: bool = False) -> SessionListing:
+def session_listing(session_dir: str | os.PathLike, *, skeletons: bool = False, strings: bool = False) -> SessionListing:
     """List a session's stream, run and provider_body directories once (see :class:`SessionListing`).
 
-    A directory that is missing, or is a file, is taken as empty.
+    A directory that is missing, or is a file, is taken as empty. With ``strings``, every path of the listing
+    (files, dirs, cursor keys and values, strays) is a ``str`` (``os.path.join`` of ``session_dir`` and the names)
+    instead of a :class:`Path`: what ``asz verify`` walks, without a Path object per file.
     """
-    dirs = holding_dirs(session_dir)
-    out: dict[tuple[int, str], tuple[LandedName, Path, Path]] = {}
-    cursors: dict[tuple[Path, str], Path] = {}
-    strays: list[Path] = []
-    for d in dirs:
+    out: dict[tuple[int, str], tuple[LandedName, str, str]] = {}
+    cursors: dict[tuple[str, str], str] = {}
+    strays: list[str] = []
+    sep, parse, prefix_kind = os.sep, parse_landed_name, PREFIX_KIND
+    for d in holding_dirs(session_dir):
         try:
             entries = sorted((e.name, e.is_file()) for e in os.scandir(d))
         except (FileNotFoundError, NotADirectoryError):
             continue
-        here = Path(d)
+        here = d + sep
         for name, is_file in entries:
             if name[0] == ".":
                 continue
-            ln = parse_landed_name(name)
+            ln = parse(name)
             if ln is None:
-                if name.endswith(".cursor") and name[:-7] in PREFIX_KIND:
-                    cursors[(here, PREFIX_KIND[name[:-7]])] = here / name
+                if name.endswith(".cursor") and name[:-7] in prefix_kind:
+                    cursors[(d, prefix_kind[name[:-7]])] = here + name
                 elif name.endswith((".sd", ".sk")):
-                    strays.append(here / name)
+                    strays.append(here + name)
                 continue
             if not is_file or (ln.ext == "sk" and not skeletons):
                 continue
-            key = (ln.seq, os.path.join(d, name[:-3]))
+            key = (ln.seq, here + name[:-3])
             if key in out and out[key][0].ext == "sd":
                 continue
-            out[key] = (ln, here / name, here)
+            out[key] = (ln, here + name, d)
     found = [out[k] for k in sorted(out)]
-    return SessionListing([(ln, path) for ln, path, _ in found], [here for _, _, here in found], cursors, strays)
+    if strings:
+        return SessionListing([(ln, path) for ln, path, _ in found], [here for _, _, here in found], cursors, strays)
+    as_path = {d: Path(d) for _, _, d in found}
+    as_path.update((d, Path(d)) for d, _ in cursors if d not in as_path)
+    return SessionListing([(ln, as_path[here] / os.path.basename(path)) for ln, path, here in found],
+                          [as_path[here] for _, _, here in found],
+                          {(as_path[d], kind): as_path[d] / os.path.basename(c) for (d, kind), c in cursors.items()},
+                          [Path(p) for p in strays])
 
 
 def holding_dirs(session_dir: str | os.PathLike) -> list[str]:

@@ -38,14 +38,15 @@ UNKNOWN_SESSIONS_LINE = ("{n} session(s) named in {table} have no landed files a
                          "they were collected into this root, their session directories were removed)")
 
 
-def conflict_of(session: str, d: Path, path: Path | None, cur) -> list[Problem]:
+def conflict_of(session: str, d: str | os.PathLike, path: str | os.PathLike | None, cur) -> list[Problem]:
     """The :data:`CONFLICT` warning of cursor ``cur`` (read from ``path``, in stream or run directory ``d`` of
     session ``session``) when its state is ``conflict``, else []: file = the cursor's source (relative to its source
     root), detail = session, stream, the cursor's reason and what to do. The walk of the landed files calls it with
     each cursor it reads (a cursor that does not read is its ``bad cursor`` problem, not repeated here)."""
     if cur is None or path is None or getattr(cur, "state", None) != "conflict":
         return []
-    kind, where = path.name[: -len(".cursor")], f"{d.parent.name[:-1]} {d.name}"
+    d = Path(d)
+    kind, where = Path(path).name[: -len(".cursor")], f"{d.parent.name[:-1]} {d.name}"
     return [Problem(cur.source, 0, "", CONFLICT,
                     f"session {session}, {kind} of {where}: {cur.reason or 'rewritten after it landed'} "
                     f"(since {cur.updated_at}); what landed from it stays as it landed, but the source "

@@ -84,9 +84,9 @@ class FileResult:
 # --------------------------------------------------------------------------- one file
 
 
-def read_whole(path: Path) -> bytes | None:
+def read_whole(path: str | Path) -> bytes | None:
     """The file's bytes, or None when it should be streamed by the reader (skeleton, large, unreadable)."""
-    if path.suffix != ".sd":
+    if not _is_sd(path):
         return None
     try:
         with open(path, "rb") as f:
@@ -97,8 +97,9 @@ def read_whole(path: Path) -> bytes | None:
         return None
 
 
-def _sha(view: memoryview) -> "hashlib._Hash":
-    return hashlib.sha256(view)
+def _is_sd(path: str | os.PathLike) -> bool:
+    """``Path(path).suffix == ".sd"``; no Path made for a str ending in ``.sd`` after a name's first byte."""
+    return (path.__class__ is str and path.endswith(".sd") and path[-4:-3] not in ("", os.sep)) or Path(path).suffix == ".sd"
 
 
 def _records(lines: list[bytes]) -> list[Pos]:
@@ -135,14 +136,14 @@ def _fast(path: Path, data: bytes, pool: ThreadPoolExecutor | None) -> FileResul
     if cut == 0:
         return None
     view = memoryview(data)[:cut]
-    fut: Future | None = pool.submit(_sha, view) if pool is not None else None
+    fut: Future | None = pool.submit(hashlib.sha256, view) if pool is not None else None
     try:
         closing = decode_closing(data[cut:-1])
         lines = data.split(b"\n")
         del lines[-2:]  # the closing line and the empty tail
         header = decode_header(lines[0])
         positions = _records(lines)
-        h = fut.result() if fut is not None else _sha(view)
+        h = fut.result() if fut is not None else hashlib.sha256(view)
         fut = None
     except ValueError:  # FieldError included
         return None
@@ -172,8 +173,6 @@ _ODD_MAX = 1 << 20
 _PREFIX = re.compile(
     rb'\{"ord":([1-9][0-9]{0,17}|0),"off":([1-9][0-9]{0,17}|0),"sha":("[0-9a-f]{12}"),"bytes":([1-9][0-9]{0,17}|0)[,}]'
 )
-
-
 _GROUPS = re.Match.groups
 
 
@@ -557,7 +556,7 @@ def check_landed_file(path: str | os.PathLike, *, pool: ThreadPoolExecutor | Non
     """
     path = Path(path)
     if not deep:
-        got = _scan(path, compact=compact) if path.suffix == ".sd" else None
+        got = _scan(path, compact=compact) if _is_sd(path) else None
         return got if got is not None else check_by_reader(path)
     if data is None:
         data = read_whole(path)
@@ -588,9 +587,11 @@ def expand_run(res: FileResult) -> FileResult:
     return res
 
 
-def check_for_walk(path: Path) -> FileResult:
-    """:func:`check_landed_file` by the scan, a run cut to its ends (:func:`compact_run`): what the walk across a root sends between processes."""
-    return compact_run(check_landed_file(path, compact=True))
+def check_for_walk(path: str | Path) -> FileResult:
+    """:func:`check_landed_file` by the scan, a run cut to its ends (:func:`compact_run`): what the walk across a root
+    sends between processes. A ``str`` path that the scan vouches for stays a str in the result (no Path made)."""
+    got = _scan(path, compact=True) if _is_sd(path) else None
+    return compact_run(got if got is not None else check_by_reader(Path(path)))
 
 
 def check_deep(path: Path) -> FileResult:

@@ -92,7 +92,7 @@ def _sessions_job(job: tuple[Path, str, list[Path], bool, bool]) -> tuple[int, i
     empty: list[str] = []
     total = [0, 0, 0, 0]
     for sdir in sdirs:
-        listing = session_listing(sdir, skeletons=True)
+        listing = session_listing(sdir, skeletons=True, strings=True)
         if not listing.files:
             empty.append(sdir.name)
         results = [check_deep(path) if deep else check_for_walk(path) for _, path in listing.files]
@@ -242,16 +242,16 @@ class _Walk:
         problems.append(Problem(shown_cursor, 0, field, "end gap", f"the cursor names ord {cursor.ord}, offset {cursor.offset}; {where}{lost}"))
 
 
-def _show(root_shown: str, root: Path, path: Path) -> str:
-    """``path`` (a path under ``root``) as the user named the root."""
+def _show(root_shown: str, root: Path, path: str | Path) -> str:
+    """``path`` (a path under ``root``, a str or a Path) as the user named the root."""
     full, base = str(path), str(root)
     if full.startswith(base) and full[len(base): len(base) + 1] == os.sep:
         return os.path.join(root_shown, full[len(base) + 1:])
-    return str(Path(root_shown) / path.relative_to(root))
+    return str(Path(root_shown) / Path(path).relative_to(root))
 
 
-def name_problems(shown: str, path: Path, ln, header: Header, root: Path, session_dir: Path) -> list[Problem]:
-    """Where the name or directory of a landed file disagrees with its header (origin-digest §2.1)."""
+def name_problems(shown: str, path: str | Path, ln, header: Header, root: Path, session_dir: Path) -> list[Problem]:
+    """Where the name or directory of a landed file (a str or a Path) disagrees with its header (origin-digest §2.1)."""
     out: list[Problem] = []
     if header.kind != ln.kind:
         out.append(Problem(shown, 1, "kind", "name mismatch", f"the name says {KIND_PREFIX.get(ln.kind, ln.kind)!r} ({ln.kind}), the header says {header.kind!r}"))
@@ -268,10 +268,10 @@ def name_problems(shown: str, path: Path, ln, header: Header, root: Path, sessio
         want = os.sep.join(kind_dir_parts(header.kind, header.stream, header.batch))
     except ValueError as exc:
         return out + [Problem(shown, 1, "batch" if run_kind else "stream", "name mismatch", str(exc))]
-    base, here = str(session_dir), str(path.parent)
+    base, here = str(session_dir), os.path.dirname(os.fspath(path))
     filed = here[len(base) + 1:] if here.startswith(base + os.sep) else here
     if filed != want:
-        field = "batch" if run_kind or path.parent.parent.name == "runs" else "stream"
+        field = "batch" if run_kind or os.path.basename(os.path.dirname(here)) == "runs" else "stream"
         out.append(Problem(shown, 1, field, "name mismatch",
                            f"filed under {Path(filed).as_posix()}/, the header belongs in {Path(want).as_posix()}/"))
     return out
@@ -404,7 +404,7 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
                 if step is not None:
                     step(job[2][-1].name, len(job[2]))
     else:
-        listed = [(sdir, session_listing(sdir, skeletons=True)) for sdir in sessions]
+        listed = [(sdir, session_listing(sdir, skeletons=True, strings=True)) for sdir in sessions]
         empty.update(sdir.name for sdir, listing in listed if not listing.files)
         paths = [path for _, listing in listed for _, path in listing.files]
         checked = _check_files(paths, jobs, deep)
@@ -454,7 +454,7 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
     for path in listing.strays:
         problems.append(Problem(_show(root_shown, root, path), 0, "", "unexpected file",
                                 "a Session Data file whose name is not <kind>-<stamp>-<seq>.sd: nothing reads it"))
-    groups: dict[tuple[Path, str], list[tuple[int, str, FileResult]]] = {}
+    groups: dict[tuple[str | Path, str], list[tuple[int, str, FileResult]]] = {}
     by_seq: dict[int, str] = {}
     records = duplicates = uncursored = 0
     for (ln, path), here, res in zip(listing.files, listing.dirs, results):
@@ -525,7 +525,7 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
     return len(keys), records, duplicates, uncursored
 
 
-def _landed_since(root: Path, root_shown: str, d: Path, kind: str, last_seq: int, walk: "_Walk",
+def _landed_since(root: Path, root_shown: str, d: str | Path, kind: str, last_seq: int, walk: "_Walk",
                   problems: list[Problem]) -> tuple[int, int]:
     """Check and walk the files of ``kind`` in directory ``d`` with a seq above ``last_seq`` (landed since the
     session was listed); returns the new last seq and the records they hold."""
@@ -537,7 +537,7 @@ def _landed_since(root: Path, root_shown: str, d: Path, kind: str, last_seq: int
     for name in names:
         ln = parse_landed_name(name)
         if ln is not None and ln.kind == kind and ln.ext == "sd" and ln.seq > last_seq:
-            found.append((ln.seq, d / name))
+            found.append((ln.seq, os.path.join(d, name)))
     records = 0
     for seq, path in sorted(found):
         res = check_for_walk(path)
