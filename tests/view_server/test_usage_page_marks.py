@@ -76,6 +76,8 @@ def test_calls_with_no_time_are_in_the_api_and_on_the_page(kiro_root, serve, bro
     assert note.text.endswith(f"{V2[:8]} ({n} call(s)).")
     rows = _table(drv, "#usage-days")
     assert rows[-2][:2] == ["(no time)", str(n)] and rows[-1][:2] == ["Total", str(u["total"]["calls"])]
+    # Kiro records credits, not tokens: every row says so, never 0 tokens and $0 (as asz usage's not recorded)
+    assert all(r[2:] == ["not recorded"] * 4 + ["—"] for r in rows)
     assert sum(int(r[1]) for r in rows[:-1]) == int(rows[-1][1])  # the days and (no time) add up to the total
     assert sum(int(r[1]) for r in _table(drv, "#usage-models")) == u["total"]["calls"]
     shot(drv, "usage-no-time")

@@ -550,7 +550,12 @@
         return long ? h('span', null, num(calls) + ' ', h('span', { class: 'long', title: num(long) + ' call(s) ' + LONG_PRICED }, num(long) + ' ' + LONG_MARK)) : num(calls);
       }
       function line(label, d) {
-        return [label, callsCell(d.calls, d.long !== undefined ? d.long : d.long_context_calls), num(d.in), num(d.out), num(d.cache_write), num(d.cache_read), costCell(d.cost)];
+        const calls = callsCell(d.calls, d.long !== undefined ? d.long : d.long_context_calls);
+        if (unrecorded(d, d.calls)) {  // calls with no token count at all (Kiro): said, never 0 tokens and $0, as the list says it
+          const nr = function () { return h('span', { class: 'faint', title: UNRECORDED }, 'not recorded'); };
+          return [label, calls, nr(), nr(), nr(), nr(), h('span', { class: 'faint', title: UNRECORDED }, '—')];
+        }
+        return [label, calls, num(d.in), num(d.out), num(d.cache_write), num(d.cache_read), costCell(d.cost)];
       }
       const rows = keys.map(function (k) { return line(k, days.get(k)); });
       if (untimed.calls) rows.push(line('(no time)', untimed));
