@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import msgspec
 import orjson
 
+from ..sessiondata.numberprobe import bytescan
 from .model import Node, Ref, Relation, Unresolved
 from .round import COUNT_KEYS, HEADER_KEYS, LATER_COUNT_KEYS, SCHEMA, TIME_KEYS, UNRESOLVED_STATES, Round, RoundError, RoundHeader
 
@@ -294,11 +295,10 @@ def decode_round(data: bytes, path: str | os.PathLike = "") -> Round:
     rd = _Reader(path)
     if not data:
         raise rd.fail(0, "frame order", "empty file: no header")
-    lines = data.split(b"\n")
-    if lines[-1] == b"":
-        lines.pop()
-    else:
-        raise rd.fail(len(lines), "commit", "the file does not end with a newline (missing commit)")
+    if not data.endswith(b"\n"):
+        raise rd.fail(data.count(b"\n") + 1, "commit", "the file does not end with a newline (missing commit)")
+    # its lines without their newlines (memchr in the compiled split where it was built: issue 22)
+    lines = bytescan.split_lines(data, 0, len(data)) if bytescan is not None and type(data) is bytes else data.split(b"\n")[:-1]
     header: RoundHeader | None = None
     groups: dict[str, list] = {"node": [], "relation": [], "unresolved": []}
     seen: dict[str, set[str]] = {"node": set(), "relation": set(), "unresolved": set()}

@@ -159,11 +159,14 @@ def test_a_null_of_the_wrong_kind_still_sends_the_file_to_the_reader():
 
 def _without_compiled(monkeypatch) -> None:
     """Read as an install without the compiled :mod:`asz_core.sessiondata.bytescan` reads (setup.py: optional)."""
+    import asz_core.flow.round  # noqa: F401  (round_read is imported through it)
+    from asz_core.flow import round_read
     from asz_core.sessiondata import numberprobe
     from asz_core.view import session_records
 
     monkeypatch.setattr(numberprobe, "bytescan", None)
     monkeypatch.setattr(session_records, "bytescan", None)
+    monkeypatch.setattr(round_read, "bytescan", None)
 
 
 def test_the_compiled_decode_and_the_python_loop_read_every_kind_of_line_alike(monkeypatch):
@@ -204,8 +207,9 @@ def test_the_compiled_decode_and_the_python_loop_read_every_kind_of_line_alike(m
 
 
 def test_every_corpus_document_is_the_same_without_the_compiled_scans(corpus, monkeypatch):
-    """Every corpus conversation's asz.view document, byte for byte, with the compiled byte scans, line split and
-    decode loop (:mod:`asz_core.sessiondata.bytescan`) and with the Python of an install without a C compiler."""
+    """Every corpus conversation's asz.view document, byte for byte, with the compiled byte scans, line splits (landed
+    files and rounds) and decode loop (:mod:`asz_core.sessiondata.bytescan`) and with the Python of an install
+    without a C compiler."""
     _, root = corpus
     conversations = list_conversations(root)
     assert len(conversations) >= 10
@@ -213,3 +217,31 @@ def test_every_corpus_document_is_the_same_without_the_compiled_scans(corpus, mo
     _without_compiled(monkeypatch)
     for c in conversations:
         assert orjson.dumps(build_view(root, c)) == with_c[c], c
+
+
+def test_a_round_read_both_ways(corpus, monkeypatch):
+    """Every corpus round decodes to the same round with the compiled line split and without it; a round whose last
+    line has no newline is refused at that line (its number: the newlines before it, plus one) either way."""
+    import msgspec
+
+    import asz_core.flow.round  # noqa: F401  (round_read is imported through it)
+    from asz_core.flow import round_read
+    from asz_core.flow.round import RoundError
+
+    _, root = corpus
+    files = sorted((root / "_conversations").glob("*/rounds/*"))
+    assert files
+    seen: dict = {}
+    for compiled in (True, False):
+        if not compiled:
+            monkeypatch.setattr(round_read, "bytescan", None)
+        for path in files:
+            data = path.read_bytes()
+            got = round_read.decode_round(data, path)
+            assert got.line_count() == data.count(b"\n"), path
+            drawn = msgspec.json.encode([got.header, got.nodes, got.relations, got.unresolved, got.digest])
+            assert seen.setdefault(path, drawn) == drawn, path
+        data = files[0].read_bytes()[:-1]
+        with pytest.raises(RoundError) as err:
+            round_read.decode_round(data, files[0])
+        assert err.value.line == data.count(b"\n") + 1 and err.value.rule == "commit"
