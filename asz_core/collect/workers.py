@@ -79,6 +79,21 @@ class StoppablePool(ProcessPoolExecutor):
     jobs they run: a command stops within a second of Ctrl-C. A worker killed mid-job is as one whose command
     was killed (it dies with its parent, :func:`die_with_parent`): what it lands or writes is whole or absent."""
 
+    def _spawn_process(self):
+        """Start one worker (``ProcessPoolExecutor``'s own step) with SIGINT held in this thread while it forks.
+
+        A Ctrl-C that arrives during the fork would otherwise be raised inside the fork handlers (``logging``'s
+        ``_releaseLock``), where Python prints ``Exception ignored …`` and drops it: the command went on as if no
+        Ctrl-C came. Held, it is raised as soon as the fork is done, as a KeyboardInterrupt in this process's own
+        code. The worker unblocks SIGINT first thing (:func:`worker_init`)."""
+        if threading.current_thread() is not threading.main_thread():
+            return super()._spawn_process()
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return super()._spawn_process()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
     def __exit__(self, exc_type, exc, tb):
         if exc_type is not None and issubclass(exc_type, (KeyboardInterrupt, GeneratorExit)):
             self.stop_now()
@@ -359,7 +374,9 @@ def worker_init(parent: int, then: Callable[[], None] | None = None) -> None:
     """Initializer of every worker of :func:`process_pool`: SIGTERM takes its default action (a forked worker
     would inherit the command's handler, which only asks the command to stop: the worker then ignored SIGTERM),
     the inherited streams are closed (:func:`close_inherited_streams`), the worker dies with ``parent``
-    (:func:`die_with_parent`), then ``then`` runs."""
+    (:func:`die_with_parent`), then ``then`` runs. SIGINT, held while the pool forked it
+    (:meth:`StoppablePool._spawn_process`), is taken again (one sent meanwhile arrives now)."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     close_inherited_streams()
     die_with_parent(parent)
