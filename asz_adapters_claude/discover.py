@@ -131,13 +131,11 @@ class _Walk:
     def add(self, session: str, slug: str, kind: str, path: Path, *, stream: str = "", batch: str = "", mode: str = "append") -> None:
         src = self.rel(path)
         key = (session, kind, stream or batch)
-        if key in self.streams:
-            self.out.conflicts.append((str(path), f"{kind} of stream {stream or batch!r} in session {session} already comes from "
-                                                  f"{self.streams[key]}; the second source is refused"))
-            return
-        self.streams.setdefault(key, src)
-        if kind == "transcript" and stream == "main":
+        # A second source into a taken stream (the same session file in two project folders) is handed over too:
+        # the collector keeps the one the stream's cursor follows and refuses the other (asz_core.collect.second_source).
+        if kind == "transcript" and stream == "main" and key not in self.streams:
             self.primary[session] = slug
+        self.streams.setdefault(key, src)
         self.primary.setdefault(session, slug)
         self.sessions.setdefault(session, []).append(
             Source(session=session, kind=kind, path=path, src=src, dialect=DIALECT, stream=stream, batch=batch, mode=mode)
@@ -289,7 +287,11 @@ def discover(source_root: Path, include: Iterable[str] = (), exclude: Iterable[s
     first where it was seen): see :func:`session_matches`. Sessions come in
     the order their first source was found (project directories by name);
     inside a session, main transcript first, then children, sidecars,
-    journals, manifests and scripts, each by ``src``. Never raises for what it
+    journals, manifests and scripts, each by ``src``. A second source into the
+    same stream (the session file in two project folders, a 2.0.x child also
+    in the newer layout) is not refused here: it comes right after the first
+    found, and the collector keeps the one the stream's cursor follows
+    (:func:`asz_core.collect.second_source.refuse_seconds`). Never raises for what it
     finds on disk: an unreadable root, directory or file is an ``errors``
     entry ``(path, message)``; noise is a ``skipped`` entry ``(src, reason)``.
     """
@@ -310,6 +312,10 @@ def discover(source_root: Path, include: Iterable[str] = (), exclude: Iterable[s
         if hit is not None:
             walk.out.skipped.append((slug, f"session {session} is excluded by {hit!r}"))
             continue
-        sources.sort(key=lambda s: (s.stream != "main", _RANK[s.kind], s.src))
+        # a second source into a stream right after the first found (the newer layout, then project folders by name):
+        # the collector keeps the first unless the stream's cursor follows the other
+        first = walk.streams
+        sources.sort(key=lambda s: (s.stream != "main", _RANK[s.kind], (f := first[(session, s.kind, s.stream or s.batch)]),
+                                    s.src != f, s.src))
         walk.out.sources.extend(sources)
     return walk.out

@@ -57,6 +57,7 @@ import attrs
 from .aside_gone import newest_header, set_aside_gone
 from .append import written_in_place
 from .report import SUMMARY_KEYS, Counters, Report
+from .second_source import refuse_seconds
 from .windows import strerror
 from ..plugins.adapter import Adapter, Source, discovery_failure
 from ..sessiondata.model import DEFAULT_MAX_DELTA_BYTES
@@ -157,6 +158,7 @@ class Collector:
             self.report.error(self.source_root, discovery_failure(exc))
             c.errors += 1
             return None
+        refuse_seconds(self.root, disc)  # one source per stream: the one its cursor follows (trial 15 F9)
         for path, message in disc.errors:
             self.report.error(path, message)
             c.errors += 1

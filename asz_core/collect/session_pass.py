@@ -25,6 +25,7 @@ import attrs
 from .append import append_source
 from .cursor_mend import document_landed
 from .reset import holds_landed
+from .second_source import second_reason
 from .report import Counters
 from .windows import SourceError, open_source, strerror
 from ..plugins.adapter import SOURCE_MODES, Source
@@ -215,7 +216,7 @@ class SessionPass:
                 write_cursor(cp, cur, fsync=self.opts.fsync)  # now, not only when new bytes land: asz sources reads it
                 owner = s.src
         if owner is not None and owner != s.src:
-            self.report.conflict(s.path, f"lands into {d} like {owner}; the second source is refused")
+            self.report.conflict(s.path, second_reason(s, owner))
             self.c.conflicts += 1
             return
         owners[cp] = s.src

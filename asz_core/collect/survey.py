@@ -18,6 +18,7 @@ from ..storage.cursor import UNREADABLE_CURSOR, AppendCursor, SnapshotCursor, re
 from ..storage.layout import cursor_path, kind_dir
 from ..storage.torn import torn_bytes, torn_line
 from .windows import SourceError, open_source
+from .second_source import refuse_seconds
 
 __all__ = ["survey"]
 
@@ -55,6 +56,7 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
     except Exception as exc:
         out["errors"].append({"path": str(source_root), "message": discovery_failure(exc)})
         return out
+    refuse_seconds(root, disc)  # as collect refuses them: the source the cursor follows keeps its stream
     out["skipped"] = len(disc.skipped)
     out["skipped_entries"] = [{"path": str(p), "reason": r} for p, r in disc.skipped]
     out["errors"] = [{"path": str(p), "message": m} for p, m in disc.errors]

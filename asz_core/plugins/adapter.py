@@ -161,7 +161,10 @@ class Discovery:
     same session file in two project folders); the collector tells each once
     per process as ``conflict: <path>: <reason>`` and counts it in
     ``conflicts=`` on every pass (origin-digest §5.1: refuse the second, count
-    a conflict). ``pending`` lists (what, why) the adapter holds but does not hand over yet,
+    a conflict). An adapter may also hand over both sources of one stream
+    (Claude Code does): the collector keeps the one the stream's cursor
+    follows, else the first, and adds the others here
+    (:func:`asz_core.collect.second_source.refuse_seconds`). ``pending`` lists (what, why) the adapter holds but does not hand over yet,
     such as received runs waiting for their parent; the collector counts them
     in ``pending=``, so ``asz collect --once`` exits 1 while anything waits.
     """

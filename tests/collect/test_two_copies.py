@@ -64,3 +64,34 @@ def test_a_watching_collector_tells_it_once_and_counts_it_every_pass(two):
     assert [(c.conflicts, c.errors) for c in counts] == [(1, 0)] * 3
     assert counts[0].records > 0 and counts[1].records == counts[2].records == 0
     assert run.err.count("conflict:") == 1 and f"conflict: {copy}: {REASON}" in run.err
+
+
+def test_a_newer_copy_sorting_first_does_not_stop_the_stream_its_cursor_follows(corpus_dir, tmp_path):
+    """Trial 15 F9: the session lands from ``-p2``; a shorter copy appears under ``-p1`` (sorting first) and ``-p2``
+    goes on. ``-p2`` owns the stream (its cursor) and keeps landing; only ``-p1`` is refused, told once, naming ``-p2``.
+    Real lines: the corpus's hello session (9 lines), its last 2 appended after the first pass."""
+    lines = (corpus_dir / "claude-code" / "projects" / PROJECT / f"{SESSION}.jsonl").read_bytes().splitlines(keepends=True)
+    assert len(lines) == 9
+    src, root = tmp_path / "src", tmp_path / "root"
+    live, stray = src / "-p2" / f"{SESSION}.jsonl", src / "-p1" / f"{SESSION}.jsonl"
+    live.parent.mkdir(parents=True)
+    live.write_bytes(b"".join(lines[:7]))
+    first = _asz("collect", "--once", "--no-parse", "--source", str(src), "--root", str(root), cwd=tmp_path)
+    assert first.returncode == 0 and "landed=1 " in first.stdout and "records=7 " in first.stdout, first.stdout + first.stderr
+    stray.parent.mkdir()
+    stray.write_bytes(b"".join(lines[:5]))
+    with live.open("ab") as f:
+        f.write(b"".join(lines[7:]))
+    reason = (f"transcript of stream 'main' in session {SESSION} already comes from -p2/{SESSION}.jsonl; "
+              "the second source is refused")
+    for n in (2, 0):  # the live file's 2 new lines land, then nothing new; the stray copy is refused on every pass
+        p = _asz("collect", "--once", "--no-parse", "--source", str(src), "--root", str(root), cwd=tmp_path)
+        fields = dict(f.split("=", 1) for f in p.stdout.split() if "=" in f)
+        assert p.returncode == 1 and (fields["conflicts"], fields["errors"], fields["records"]) == ("1", "0", str(n)), p.stdout
+        assert p.stderr.splitlines() == [f"conflict: {stray}: {reason}"], p.stderr
+    cursor = read_cursor(root / SESSION / "streams" / "main" / "transcript.cursor")
+    assert (cursor.source, cursor.offset, cursor.state) == (f"-p2/{SESSION}.jsonl", live.stat().st_size, "active")
+    s = orjson.loads(_asz("sources", "--json", "--source", str(src), "--root", str(root), cwd=tmp_path).stdout)["adapters"][0]
+    assert s["conflicts"] == [{"path": str(stray), "reason": reason}]
+    rows = [r for sess in s["sessions"] for r in sess["sources"]]
+    assert [(r["src"], r["state"], r["landed"], r["unread"]) for r in rows] == [(f"-p2/{SESSION}.jsonl", "active", live.stat().st_size, 0)]

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from asz_adapters_claude.plugin import ClaudeCodeLocal
+from asz_core.collect.second_source import refuse_seconds
 from asz_adapters_claude.discover import session_matches, slug_of
 
 SHARED = Path(__file__).resolve().parents[3] / ".." / "shared"
@@ -124,14 +125,19 @@ def test_errors_are_reported_and_discovery_continues(tmp_path: Path) -> None:
     (proj / sid / "workflows").mkdir()
     (proj / sid / "workflows" / "notes.txt").write_text("")
     d = A.discover(root)
-    assert [(s.stream, s.src) for s in d.sources] == [
+    assert [(s.stream, s.src) for s in d.sources] == [  # the second into stream cafe0002 right after the first
         ("main", f"-p/{sid}.jsonl"),
         ("cafe0002", f"-p/{sid}/subagents/agent-cafe0002.jsonl"),
+        ("cafe0002", "-p/agent-cafe0002.jsonl"),
     ]
     errors = dict(d.errors)
     assert str(proj / "agent-deadbeef.jsonl") not in errors  # issue 23: a link that leads nowhere is skipped, not an error
-    assert str(proj / "agent-cafe0002.jsonl") not in errors  # refused as a conflict, not an error (origin-digest §5.1)
-    assert dict(d.conflicts)[str(proj / "agent-cafe0002.jsonl")].startswith("transcript of stream 'cafe0002' in session")
+    assert str(proj / "agent-cafe0002.jsonl") not in errors
+    refuse_seconds(tmp_path / "store", d)  # the collector refuses it as a conflict, not an error (origin-digest §5.1)
+    assert [s.src for s in d.sources] == [f"-p/{sid}.jsonl", f"-p/{sid}/subagents/agent-cafe0002.jsonl"]
+    assert dict(d.conflicts)[str(proj / "agent-cafe0002.jsonl")] == (
+        f"transcript of stream 'cafe0002' in session {sid} already comes from -p/{sid}/subagents/agent-cafe0002.jsonl; "
+        "the second source is refused")
     skipped = dict(d.skipped)
     assert skipped["-p/agent-deadbeef.jsonl"] == f"a symbolic link to {root / 'gone.jsonl'}, which leads nowhere"
     assert skipped["-p/agent-cafe0001.jsonl"] == "no line names its session yet"

@@ -1,0 +1,65 @@
+"""Which of several sources into one stream lands: the one its cursor follows (origin-digest §5.1, §2.2).
+
+Two sources can name the same session, kind and stream: Claude Code's same
+session file in two project folders, a stray copy next to the live file. Only
+one may land into ``streams/<stream>`` (or ``runs/<batch>``); the others are
+refused and counted as conflicts ("two sources landing into one stream dir →
+refuse second, count conflict"). Which one is "the second" is decided here, in
+the core, because only the storage root knows it: the source the stream's
+cursor already follows keeps landing, whatever the discovery order; with no
+cursor yet, or a cursor whose source is none of them (a moved file), the first
+in discovery order lands. Trial 15 F9: when the adapter decided alone (first in
+discovery order), a newer shorter copy in a folder that sorts first stopped the
+live session, and each source was told the other owned the stream.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..plugins.adapter import Discovery, Source
+from ..storage.cursor import read_cursor
+from ..storage.layout import cursor_path, kind_dir
+
+__all__ = ["refuse_seconds", "second_reason"]
+
+
+def second_reason(s: Source, owner: str) -> str:
+    """The reason told for ``s`` refused because source ``owner`` (its ``src``) lands into its stream."""
+    return (f"{s.kind} of stream {s.stream or s.batch!r} in session {s.session} already comes from {owner}; "
+            "the second source is refused")
+
+
+def refuse_seconds(root: Path, disc: Discovery) -> None:
+    """Keep one source per session, kind and stream in ``disc.sources``; move the others to ``disc.conflicts``.
+
+    ``root`` is the storage root: the cursor of each stream (``<kind dir>/<kind>.cursor``)
+    names the source that owns it (its ``source``, a ``src``), and that source is kept
+    when it is one of the candidates; else the first candidate in discovery order is
+    kept. Each refused source is a ``(path, reason)`` conflict naming the kept one
+    (:func:`second_reason`). Sources whose session id or stream cannot be stored are
+    left alone (the pass tells them). A cursor that cannot be read counts as none.
+    Mutates ``disc``; never raises for what it finds on disk.
+    """
+    groups: dict[Path, list[Source]] = {}
+    for s in disc.sources:
+        try:
+            cp = cursor_path(kind_dir(root, s.session, s.kind, s.stream, s.batch), s.kind)
+        except (ValueError, KeyError):
+            continue
+        groups.setdefault(cp, []).append(s)
+    refused: set[int] = set()
+    for cp, group in groups.items():
+        if len(group) < 2:
+            continue
+        try:
+            cur = read_cursor(cp)
+        except (OSError, ValueError):
+            cur = None
+        keep = next((s for s in group if cur is not None and s.src == cur.source), group[0])
+        for s in group:
+            if s is not keep:
+                refused.add(id(s))
+                disc.conflicts.append((str(s.path), second_reason(s, keep.src)))
+    if refused:
+        disc.sources = [s for s in disc.sources if id(s) not in refused]
