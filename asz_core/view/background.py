@@ -341,7 +341,7 @@ def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
     while stack:
         n = stack.pop()
         stack.extend(n.get("children") or ())
-        if n.get("kind") != "llm.call":
+        if n.get("kind") != "llm.call" or n.get("synthetic") is True:  # written by the runtime: no call (provider_calls)
             continue
         u = n.get("usage") if isinstance(n.get("usage"), dict) else {}
         at = n["at"] // QUARTER_MS * QUARTER_MS if n.get("at") else NO_TIME_AT

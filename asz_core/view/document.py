@@ -131,8 +131,9 @@ def checked_call_ids(root: str | os.PathLike, conversation: str) -> tuple[list[t
     with gc_pause.paused():
         b, _, _, _, _, _, v = _prepare(Path(root), conversation, (), None)
         out: list[tuple[str, Any]] = []
-        for nid, cu in sorted(v.call_usage.items()):
-            out.extend(((f"{nid}#{r.request}", r) for r in cu.requests) if cu.requests else [(nid, cu)])
+        for nid, cu in sorted(v.call_usage.items()):  # provider_calls' rule: a synthetic call is none
+            out.extend(((f"{nid}#{r.request}", r) for r in cu.requests if not r.synthetic) if cu.requests
+                       else [] if cu.synthetic else [(nid, cu)])
         return out, b.state, list(b.problems)
 
 

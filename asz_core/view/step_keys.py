@@ -29,6 +29,9 @@ class StepKeys(ViewBase):
     def _call_keys(self, n: Node, d: dict) -> None:
         """An ``llm.call``'s model, usage (per provider request when two answered), withholdable flags, provider bodies."""
         cu = self.call_usage[n.id]
+        if cu.synthetic and not cu.requests:  # the runtime wrote it itself (an error notice): no model call, no usage
+            d["synthetic"] = True
+            return
         if cu.model:
             d["model"] = cu.model
         refs = n.refs or ([n.ref] if n.ref else [])

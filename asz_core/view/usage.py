@@ -231,11 +231,18 @@ def _read_one(records: list[tuple[dict, int | None]], finished: bool, lane: str,
 
 
 def provider_calls(calls: Iterable[CallUsage]) -> Iterator[CallUsage]:
-    """Each provider call of ``calls`` (call nodes): a node's ``requests`` when it holds several, else the node."""
+    """Each provider call of ``calls`` (call nodes): a node's ``requests`` when it holds several, else the node.
+
+    The one rule of what is a model call: a call flagged ``synthetic`` (a message the runtime wrote itself, Claude
+    Code's ``<synthetic>`` model on an API error notice: no request was sent) is none, so it is left out here and
+    every count, token sum, model list and per-call id built on this leaves it out (as ccusage does); its record
+    is still evidence and still drawn (a ``message.synthetic`` step)."""
     for c in calls:
         if c.requests:
-            yield from c.requests
-        else:
+            for r in c.requests:
+                if not r.synthetic:
+                    yield r
+        elif not c.synthetic:
             yield c
 
 

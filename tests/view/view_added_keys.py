@@ -21,6 +21,7 @@ def strip_added(doc: dict) -> dict:
             if n.get("kind") == "llm.call":
                 n.pop("model", None)
                 n.pop("long_context", None)  # a call above 200K input tokens (long-context prices)
+                n.pop("synthetic", None)  # a message the client wrote itself: no model call (F12)
                 if n.pop("usage_state", None) == "last_seen":
                     n.pop("usage", None)
             for v in n.values():
