@@ -14,19 +14,26 @@ Three places say it, with the words of :func:`torn_line`:
 * ``asz collect`` writes the tail's size in the append cursor's additive key
   ``torn`` (0 and left out otherwise); ``asz verify`` warns from it (exit 0);
 * the asz.view document's ``summary.problems`` from the same cursor key
-  (:func:`session_torn_tails`).
+  (:func:`session_torn_tails`), which ``asz ls`` marks and names; ``asz usage``
+  and ``asz conversation`` say each such line in one stderr note
+  (:func:`torn_notes`, trial 15 F17: a total lower than the source's with no word).
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Iterable
 
 from ..sessiondata.times import IDLE_GAP_NS
 from .cursor import AppendCursor, read_cursor
 from .layout import SessionListing, session_listing
 
-__all__ = ["TORN_AFTER_NS", "torn_bytes", "torn_detail", "torn_line", "session_torn_tails", "window_text"]
+__all__ = ["TORN_AFTER_NS", "TORN_PREFIX", "torn_bytes", "torn_detail", "torn_line", "torn_notes", "session_torn_tails",
+           "window_text"]
+
+#: How every torn-tail line begins (:func:`torn_line`).
+TORN_PREFIX = "torn tail: "
 
 #: How long (ns) a source must be unchanged before its unterminated last line is a torn tail.
 TORN_AFTER_NS = IDLE_GAP_NS
@@ -46,7 +53,15 @@ def torn_detail(size: int, window_ns: int = TORN_AFTER_NS) -> str:
 
 def torn_line(src: str, size: int, window_ns: int = TORN_AFTER_NS) -> str:
     """The one sentence every report uses: ``torn tail: <src>: …``."""
-    return f"torn tail: {src}: {torn_detail(size, window_ns)}"
+    return f"{TORN_PREFIX}{src}: {torn_detail(size, window_ns)}"
+
+
+def torn_notes(problems: dict[str, Iterable[str]]) -> list[str]:
+    """``note: ID8 is counted without a record not landed yet: torn tail: …`` for each :func:`torn_line` among the
+    problem lines of each conversation of ``problems`` (conversation id -> its document's ``summary.problems``), in
+    the order given: what a reader of figures prints on stderr so a total short by the unterminated line is said."""
+    return [f"note: {cid[:8]} is counted without the record its source has not finished writing: {p}"
+            for cid, lines in problems.items() for p in lines if p.startswith(TORN_PREFIX)]
 
 
 def torn_bytes(path: str | os.PathLike, st: os.stat_result, now_ns: int, window_ns: int = TORN_AFTER_NS) -> int:

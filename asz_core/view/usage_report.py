@@ -89,10 +89,13 @@ class Counted:
 
 def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = (), *, cache: bool = True,
               step: Callable[[], None] | None = None,
-              unreadable: dict[str, str] | None = None) -> tuple[list[Counted], list[str]]:
+              unreadable: dict[str, str] | None = None,
+              verified_problems: dict[str, list[str]] | None = None) -> tuple[list[Counted], list[str]]:
     """Every call with usage in the root (those of a conversation that does not verify marked ``held``), and one
     problem line per conversation that did not read or does not verify (one per problem that decided its state).
-    ``unreadable``, when given, gets ``conversation -> why`` for each conversation that did not read (in no figure).
+    ``unreadable``, when given, gets ``conversation -> why`` for each conversation that did not read (in no figure);
+    ``verified_problems``, when given, ``conversation -> its document's problems`` for each conversation that verifies
+    and still lists some (a torn tail: :func:`~asz_core.storage.torn.torn_notes`).
 
     With ``cache`` each conversation's calls come from the root's derived
     summaries (:mod:`asz_core.view.summary_cache`) while its files are
@@ -120,6 +123,8 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
             if not places.get("project") and removed_count(Path(root) / str(session or conv)):
                 places = {**places, "project": REMOVED}  # its cwd went with the text (seed 000, Skeletons)
             held = "" if got.state == "verified" else got.state
+            if not held and got.problems and verified_problems is not None:
+                verified_problems[conv] = list(got.problems)
             lines = got.problems or ("(no problem line)",)
             why = lines[0]
             first = _first_ns(header) if held else None
