@@ -186,7 +186,7 @@ def session_listing(session_dir: str | os.PathLike, *, skeletons: bool = False, 
     (files, dirs, cursor keys and values, strays) is a ``str`` (``os.path.join`` of ``session_dir`` and the names)
     instead of a :class:`Path`: what ``asz verify`` walks, without a Path object per file.
     """
-    out: dict[tuple[int, str], tuple[LandedName, str, str]] = {}
+    out: dict[tuple[int, str], tuple[LandedName, str, str, str]] = {}
     cursors: dict[tuple[str, str], str] = {}
     strays: list[str] = []
     sep, parse, prefix_kind = os.sep, parse_landed_name, PREFIX_KIND
@@ -211,14 +211,14 @@ def session_listing(session_dir: str | os.PathLike, *, skeletons: bool = False, 
             key = (ln.seq, here + name[:-3])
             if key in out and out[key][0].ext == "sd":
                 continue
-            out[key] = (ln, here + name, d)
+            out[key] = (ln, here + name, d, name)
     found = [out[k] for k in sorted(out)]
     if strings:
-        return SessionListing([(ln, path) for ln, path, _ in found], [here for _, _, here in found], cursors, strays)
-    as_path = {d: Path(d) for _, _, d in found}
+        return SessionListing([(ln, path) for ln, path, _, _ in found], [here for _, _, here, _ in found], cursors, strays)
+    as_path = {d: Path(d) for _, _, d, _ in found}
     as_path.update((d, Path(d)) for d, _ in cursors if d not in as_path)
-    return SessionListing([(ln, as_path[here] / os.path.basename(path)) for ln, path, here in found],
-                          [as_path[here] for _, _, here in found],
+    return SessionListing([(ln, as_path[here] / name) for ln, _, here, name in found],
+                          [as_path[here] for _, _, here, _ in found],
                           {(as_path[d], kind): as_path[d] / os.path.basename(c) for (d, kind), c in cursors.items()},
                           [Path(p) for p in strays])
 
