@@ -56,7 +56,8 @@ def search(
     itself has a backslash before it. A hit whose landed file no longer verifies (damaged before or since it was
     indexed) is left out, and stderr names the file and the problem, for every such file the whole query matches
     whatever --limit shows (the count line says how many hits were held back); so does a landed file missing or a conversation
-    with no usable round, whose text was never searched (whatever the words, in the conversations the filters keep). Without --json those notes are also
+    with no usable round, whose text was never searched (whatever the words, in the conversations the filters keep),
+    and one note counts the sessions asz prune removed (their skeletons keep no text). Without --json those notes are also
     printed on stdout under the hits, each after "! ". Ctrl-C while the index is brought up to date keeps
     every conversation indexed whole and says so on stderr (``asz search:
     stopped: N of M conversations indexed; ...``), exit 130; Ctrl-C during the
@@ -96,6 +97,10 @@ def search(
         querying = False
         for line in (notes := _notes(unverified, unsearched)):
             typer.echo(f"asz search: warning: {line}", err=True)
+        pruned = _pruned(r)
+        if pruned:  # their text is gone: no hit could come from them (trial 15, F5)
+            typer.echo(f"asz search: note: {pruned}", err=True)
+            notes = [*notes, pruned]
         if as_json and held_back:
             _print_held_back(hits, unverified, held, unsearched)
         else:
@@ -132,6 +137,19 @@ def _notes(unverified: dict[str, str], unsearched: list[dict]) -> list[str]:
         else:
             out.append(f"hits in {file} left out: the landed file does not verify ({problem}); asz verify names the damage")
     return out + [f"{g['file']} not searched: {g['problem']}" for g in unsearched]
+
+
+def _pruned(r: Path) -> str:
+    """``N session(s) of the root were removed by retention …: not searchable`` when ``asz prune`` replaced landed
+    files of any session by skeletons (which keep no text), else ''."""
+    from ..reading.removed import removed_sessions
+
+    gone = removed_sessions(r)
+    if not gone:
+        return ""
+    named = ", ".join(g[:8] for g in gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
+    return (f"{len(gone)} session(s) in this root were removed by retention (asz prune): their skeletons keep no text, "
+            f"so they are not searchable: {named}")
 
 
 def _print_hits(hits: list[dict], held: int, notes: list[str], as_json: bool, matched: int, took: float) -> None:

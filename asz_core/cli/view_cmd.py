@@ -161,7 +161,13 @@ def conversation(
     if as_json or as_yaml:
         _print_document(doc, conversation_id, as_json)
         return
-    for line in summary_lines(doc):
+    from ..reading.removed import removal_line, shown_removed
+
+    removal = shown_removed(r, doc)  # titled and placed as asz ls shows a pruned conversation (trial 15, F5)
+    lines = summary_lines(doc)
+    if removal is not None:
+        lines.insert(1, removal_line(removal))
+    for line in lines:
         typer.echo(line)
     if doc["summary"]["state"] != "verified":
         raise typer.Exit(1)

@@ -268,9 +268,14 @@ def talk_heading(doc: dict, talk: dict, heads: Mapping[str, str]) -> str:
 
 def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> str:
     """The conversation as Markdown: a header with its summary, then each talk's steps (module docstring)."""
+    from .removed import removal_line, shown_removed
+
+    removal = shown_removed(root, doc)  # titled and placed as asz ls shows a pruned conversation (trial 15, F5)
     s = doc.get("summary") or {}
     lines = [f"# {plain(_title(doc))}", "", f"- conversation: `{doc['conversation']}`",
              f"- {span(root, doc)}, {s.get('talks', 0)} talks, state {s.get('state', '')}"]
+    if removal is not None:
+        lines.append(f"- {removal_line(removal)}")
     for p in problems_of(doc):
         lines.append(f"- **{s.get('state', '')}:** {p}")
     for p in notes_of(doc):
@@ -413,10 +418,15 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
     def e(text: str) -> str:
         return html.escape(shown(text))
 
+    from .removed import removal_line, shown_removed
+
+    removal = shown_removed(root, doc)  # titled and placed as asz ls shows a pruned conversation (trial 15, F5)
     s = doc.get("summary") or {}
     out = [f"<h1 dir=\"auto\">{isolated(_title(doc))}</h1>",
            f"<p class=\"meta\">conversation <span class=\"id\">{e(doc['conversation'])}</span> · {e(span(root, doc))} · "
            f"{s.get('talks', 0)} talks · state {e(str(s.get('state', '')))}</p>"]
+    if removal is not None:
+        out.append(f"<p class=\"meta\">{e(removal_line(removal))}</p>")
     probs = problems_of(doc)
     if probs:
         out.append(f"<div class=\"failed\"><b>This conversation does not verify ({e(str(s.get('state', '')))}):</b><ul>"
