@@ -58,6 +58,7 @@ from .aside_gone import newest_header, set_aside_gone
 from .append import written_in_place
 from .report import SUMMARY_KEYS, Counters, Report
 from .second_source import refuse_seconds
+from .vanished import still_there
 from .windows import strerror
 from ..plugins.adapter import Adapter, Source, discovery_failure
 from ..sessiondata.model import DEFAULT_MAX_DELTA_BYTES
@@ -421,6 +422,8 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
     c.sessions += 1
     c.sources += sum(len(sources) for _, sources in parts)
     sdir = session_dir(root, session)
+    if not sdir.is_dir():  # nothing of the session landed yet: a source gone since discovery is told here, no lock taken
+        parts = [(col, still_there(col, sources, c)) for col, sources in parts]
     if _settled(root, session, parts, sdir):
         return
     from .session_pass import Landing, SessionPass  # the landing code loads once a session has something to land
@@ -574,11 +577,10 @@ def _unchanged(s: Source, cur: AppendCursor | SnapshotCursor | None) -> bool:
 
 
 def _nonempty(path: Path) -> bool:
-    """True unless ``path`` is an empty regular file (anything odd goes to the session pass to report)."""
+    """True unless ``path`` is an empty regular file (anything odd, a file gone since discovery too, goes to the
+    session pass to report)."""
     try:
         st = os.stat(path)
-    except FileNotFoundError:
-        return False
     except OSError:
         return True
     return st.st_size > 0 or not stat.S_ISREG(st.st_mode)

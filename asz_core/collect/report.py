@@ -24,7 +24,9 @@ class Counters:
     """What a pass did. ``landed`` counts files; ``records`` records in them; ``bytes`` the source bytes
     those records came from (newlines included); ``conflicts`` sources refused (new or sticky);
     ``pending`` sources with complete lines left after ``max_windows`` windows; ``errors`` unreadable
-    places and adapter failures; ``gone`` sources found missing this pass; ``skipped`` what discovery
+    places and adapter failures, and sources that vanished during the pass before any of their bytes ever landed
+    (:data:`asz_core.collect.vanished.VANISHED`); ``gone`` sources that had landed and were found missing this pass (their cursor became
+    ``source_gone``, so a later pass does not count them again); ``skipped`` what discovery
     passed over; ``busy`` sessions whose lock another writer held; ``shrunk`` records too large to land
     whole, landed alone with payloads taken out (seed 000, Too large to land); ``partial`` sources whose
     last line has no newline yet (it waits: a write in progress, or a torn tail)."""

@@ -27,6 +27,7 @@ from .cursor_mend import document_landed
 from .reset import holds_landed
 from .second_source import second_reason
 from .report import Counters
+from .vanished import VANISHED
 from .windows import SourceError, open_source, strerror
 from ..plugins.adapter import SOURCE_MODES, Source
 from ..sessiondata import Header, Record, encode_measured, format_rfc3339, shrink_record, source_sha, unknown_part
@@ -229,7 +230,7 @@ class SessionPass:
         try:
             fd, st = open_source(s.path)
         except FileNotFoundError:
-            self._gone(cp, cur)
+            self._gone(s, cp, cur)
             return
         except SourceError as exc:
             self.error_once(s.path, str(exc))
@@ -254,11 +255,11 @@ class SessionPass:
             self.report.warning(s.path, undescribed_warning(self.undescribed, self.adapter.name))
             self.undescribed = []
 
-    def _gone(self, cp: Path, cur: AppendCursor | SnapshotCursor | None) -> None:
-        if cur is not None and cur.state == "active":
-            cur.state = "source_gone"
-            cur.adapter = self.adapter.name
-            cur.updated_at = format_rfc3339(time.time_ns())
+    def _gone(self, s: Source, cp: Path, cur: AppendCursor | SnapshotCursor | None) -> None:
+        if cur is None:  # listed this pass, gone before any of it landed (asz_core.collect.vanished)
+            self.error_once(s.path, VANISHED)
+        elif cur.state == "active":
+            cur.state, cur.adapter, cur.updated_at = "source_gone", self.adapter.name, format_rfc3339(time.time_ns())
             write_cursor(cp, cur, fsync=self.opts.fsync)
             self.c.gone += 1
 
@@ -348,7 +349,7 @@ class SessionPass:
         try:
             data = self.adapter.read_document(s)
         except FileNotFoundError:
-            self._gone(cp, cur)
+            self._gone(s, cp, cur)
             return
         except OSError as exc:
             self.error_once(s.path, f"{s.src}: unreadable: {strerror(exc)}")
