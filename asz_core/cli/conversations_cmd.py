@@ -86,13 +86,19 @@ def table_cells(row: dict) -> tuple:
     unrecorded = row.get("usage_recorded") is False  # calls with no token usage at all (Kiro meters credits): not 0, as asz usage says
     if unrecorded:
         tokens = cost = None
-    cells = (row["id"][:8], title or "(untitled)", project or "-", _when(row.get("to")),
+    cells = (shown_id(row), title or "(untitled)", project or "-", _when(row.get("to")),
              _duration(row.get("from"), row.get("to")), "-" if row.get("talks") is None else row["talks"],
              "-" if row.get("llm_calls") is None else row["llm_calls"], changes_cell(row),
              HELD if held else (NOT_RECORDED if unrecorded else "-") if tokens is None
              else f"{tokens:,}" + (" ~" if row.get("usage_incomplete") else ""),
              HELD if held else "-" if cost is None else f"${cost:,.2f}" + ("*" if unpriced(row) else ""), state_cell(row))
     return tuple(str(c) for c in cells)
+
+
+def shown_id(row: dict) -> str:
+    """The id a line of the table names ``row`` by: ``shown_id`` (the shortest prefix, 8 characters or more, that is
+    unique in the root: :func:`~asz_core.reading.ids.unique_prefixes`) when the listing set it, else 8 characters."""
+    return row.get("shown_id") or row["id"][:8]
 
 
 def state_cell(row: dict) -> str:
@@ -116,7 +122,7 @@ def problems_note(rows: list[dict]) -> list[str]:
         found = row.get("problems") or []
         if _unsaid(row):
             more = f"; and {len(found) - 1} more" if len(found) > 1 else ""
-            out.append(f"! problems in {row['id'][:8]} ({len(found)}): {found[0]}{more}; asz conversation {row['id'][:8]} names them")
+            out.append(f"! problems in {shown_id(row)} ({len(found)}): {found[0]}{more}; asz conversation {shown_id(row)} names them")
     return out
 
 
@@ -134,7 +140,7 @@ def column_widths(rows: list[dict], columns: int | None = None) -> list[int]:
     for cells in map(table_cells, rows):
         for i, ((_, w, align), cell) in enumerate(zip(COLUMNS, cells)):
             need[i] = max(need[i], cell_len(cell))
-            if w and align == ">" and cell_len(cell) > widths[i]:
+            if w and (align == ">" or i == 0) and cell_len(cell) > widths[i]:  # figures, and an id longer than 8
                 widths[i] = cell_len(cell)
     if columns is None:
         columns = shutil.get_terminal_size((0, 0)).columns
@@ -205,7 +211,10 @@ def conversations(
     from .view_cmd import no_document_hint
 
     note = unchained_note(r, set(ids))[0]
-    unread = [f"conversation {row['id'][:8]} does not read: {row['problem']}; {no_document_hint(r, row['id'])}" for row in rows if row.get("problem")]
+    from ..reading.ids import unique_prefixes
+
+    short = unique_prefixes([row["id"] for row in rows], ids)  # every id shown can be given back (trial 15, F18)
+    unread = [f"conversation {short[row['id']]} does not read: {row['problem']}; {no_document_hint(r, row['id'])}" for row in rows if row.get("problem")]
     # no times: a --since/--until window cannot place it, said rather than dropped (trial 7)
     unplaced = not_read_line([row["id"] for row in filters.unplaced], *UNPLACED) if filters.unplaced else ""
     say_state_files(r)
@@ -214,6 +223,7 @@ def conversations(
         for line in unread + [x for x in (unplaced, note) if x]:
             typer.echo(f"asz {cmd}: {visible(line)}", err=True)
         return
+    rows = [{**row, "shown_id": short[row["id"]]} for row in rows]  # copies: a kept row never holds it
     if not rows:
         typer.echo(f"no conversations in {r}" + (" match the filters" if ids else " (collect and parse sessions into it)"))
         for line in (unplaced, note):
@@ -231,7 +241,7 @@ def conversations(
     held = [row for row in rows if row.get("held_back")]
     if held:
         typer.echo(f"{len(held)} conversation(s) do not verify: their tokens and cost are held back "
-                   f"({', '.join(r['id'][:8] + ' ' + str(r.get('state')) for r in held)}; asz verify names the problems)")
+                   f"({', '.join(shown_id(r) + ' ' + str(r.get('state')) for r in held)}; asz verify names the problems)")
     for line in (incomplete_note(rows), note):  # calls short of a dropped count (as asz usage marks them); unchained
         if line:
             typer.echo(line)
@@ -257,7 +267,7 @@ def _listed_rows(cmd: str, r: Path, hide, filters, ids: list[str], prices) -> li
 def cut_lines(rows: list[dict]) -> list[str]:
     """One line per conversation of ``rows`` that landed without some of its text (too large to land, or truncated:
     :func:`~asz_core.reading.listing.cut_text`), in the rows' order, under the table."""
-    return [f"{row['id'][:8]} {said}" for row in rows if (said := cut_text(row.get("cut")))]
+    return [f"{shown_id(row)} {said}" for row in rows if (said := cut_text(row.get("cut")))]
 
 
 def _changes_footnote(rows: list[dict]) -> None:
@@ -276,7 +286,7 @@ def incomplete_note(rows: list[dict]) -> str:
     short = [row for row in rows if row.get("usage_incomplete") and not row.get("held_back")]
     if not short:
         return ""
-    named = ", ".join(f"{r['id'][:8]} ({r['usage_incomplete']} call(s))" for r in short)
+    named = ", ".join(f"{shown_id(r)} ({r['usage_incomplete']} call(s))" for r in short)
     return ("~ usage incomplete, the tokens above leave out counts a record left out (listed under dropped) or gave "
             f"below 0 (counted 0; asz conversation names the calls and fields): {named}")
 

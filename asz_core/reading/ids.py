@@ -16,7 +16,32 @@ from ..storage.ids import MATCHES_SHOWN, AmbiguousId, IdError, UnknownId, resolv
 from ..storage.layout import session_dirs
 from ..view.document import list_conversations
 
-__all__ = ["IdError", "AmbiguousId", "UnknownId", "resolve", "conversation_id", "session_id", "MATCHES_SHOWN"]
+__all__ = ["IdError", "AmbiguousId", "UnknownId", "resolve", "conversation_id", "session_id", "MATCHES_SHOWN",
+           "SHOWN_AT_LEAST", "unique_prefixes"]
+
+#: The fewest characters of an id a list shows (a Claude Code session UUID's first group).
+SHOWN_AT_LEAST = 8
+
+
+def unique_prefixes(ids: Iterable[str], among: Iterable[str], least: int = SHOWN_AT_LEAST) -> dict[str, str]:
+    """``{id: prefix}``: for each of ``ids``, its shortest prefix of at least ``least`` characters (the whole id when
+    shorter) that is the prefix of no other id of ``among`` (the ids a command resolves a prefix against: every
+    conversation of the root), so :func:`resolve` gives the id back for it (trial 15, F18: two LangSmith ids both
+    shown as ``ls-trace``). Found from each id's neighbours in sorted order; an id that is a prefix of another is
+    shown whole (a whole id is taken as it is)."""
+    pool = sorted(set(among) | set(ids))
+    at = {c: i for i, c in enumerate(pool)}
+    out = {}
+    for c in ids:
+        i, need = at[c], least
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(pool):
+                o, n = pool[j], 0
+                while n < len(c) and n < len(o) and c[n] == o[n]:
+                    n += 1
+                need = max(need, n + 1)
+        out[c] = c[:need]
+    return out
 
 def conversation_id(root: str | os.PathLike, given: str) -> str:
     """The conversation under ``root`` that ``given`` (a whole id or a unique prefix) names. Raises :class:`IdError`."""
