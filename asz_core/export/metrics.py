@@ -174,8 +174,8 @@ def send_metrics(p) -> None:
             if sent.get("head") == head.path.name and sent.get("executions_seq") == _top_seq(sdir) and "usage" in sent:
                 continue
             calls, state, _ = checked_call_ids(p.root, cdir.name)
-            if state != "verified":
-                p.rep.metrics_held_back.append(f"{cdir.name[:8]} {state}")
+            if state != "verified" or session in p.unverified:  # its files were held back too (push.py)
+                p.rep.metrics_held_back.append(f"{cdir.name[:8]} {state if state != 'verified' else 'held back'}")
                 continue
             points, now_sent = derive(p.root, session, cdir.name, sent, calls)
         except Exception as exc:  # noqa: BLE001 - a conversation that does not read sends no metrics, and says so

@@ -109,6 +109,8 @@ class _Pass:
             self._refused(rel)
         self.held_rounds: dict[str, int] = {}  # session -> rounds not sent: they read a rejected file
         self.held_metrics = 0  # sessions whose metrics were not sent: the receiver rejected a landed file of theirs
+        self.verdicts: dict[str, str] = {}  # session -> what asz verify finds wrong with it ('' when it verifies)
+        self.unverified: dict[str, int] = {}  # session -> its due files and rounds held back: it does not verify
         self.replaced = replaced_chains(root, state)  # conversation -> (claim, paths): a chain sent, then built anew
 
     def problem(self, message: str) -> None:
@@ -144,8 +146,9 @@ class _Pass:
         self._throttle(wire)
         for attempt in range(self.attempts):
             ans = self.snd.send(kind, req)
-            self.rep.requests += 1
-            self.rep.wire += wire
+            if ans.sent:  # what went on the wire: a request with no connection to go on is neither (trial 15, F15)
+                self.rep.requests += 1
+                self.rep.wire += wire
             if ans.pause is None and not ans.ok and not ans.error:
                 ans.pause = self.backoff * (2 ** attempt)
             if ans.ok or ans.error:
@@ -196,6 +199,10 @@ class _Pass:
                          f"({len(rels)} file(s), first {rels[0]}); none of its files or rounds is sent (skeletons stay local)")
         files = (f for f in outbox(self.root) if f.session not in held)
         going = self._send_logs(files)
+        for session, n in self.unverified.items():
+            self.problem(f"{session}: does not verify ({self.verdicts[session]}); none of its {n} due file(s) and "
+                         f"round(s) is sent, so {self.state.endpoint} never holds evidence that does not verify "
+                         f"(asz verify --root {self.root} {session} names the problems)")
         for session, n in self.held_rounds.items():
             seq, rel = self.refused[session]
             self.problem(f"{session}: {n} round(s) not sent: they read seq {seq}, {rel}, which {self.state.endpoint} rejected")
@@ -236,6 +243,25 @@ class _Pass:
         got = self.replaced.get(f.rel.split("/")[1])
         return got[0] if got else None
 
+    def _does_not_verify(self, session: str) -> bool:
+        """True when ``session`` fails the checks ``asz verify --root ROOT SESSION`` makes (:func:`asz_core.verify.unverified`,
+        run once per pass, for a session with a file due): then none of its files and rounds is sent (trial 15, F4: a
+        re-sealed file went out and was accepted, and retention would have removed the one copy that showed it).
+        A session with no directory (rounds only) is not checked here."""
+        if session not in self.verdicts:
+            from ..verify import unverified
+
+            try:
+                self.verdicts[session] = unverified(self.root, session)
+            except FileNotFoundError:
+                self.verdicts[session] = ""
+            except (OSError, ValueError) as exc:
+                self.verdicts[session] = f"cannot be verified: {exc}"
+        if not self.verdicts[session]:
+            return False
+        self.unverified[session] = self.unverified.get(session, 0) + 1
+        return True
+
     def _refused(self, rel: str) -> None:
         at = landed_seq(rel)
         if at is not None and (at[0] not in self.refused or at[1] < self.refused[at[0]][0]):
@@ -266,7 +292,7 @@ class _Pass:
             digest = hashlib.sha256(data).hexdigest()
             claim = self._replaces(f)
             again = claim is not None and f.rel in self.state.rejected  # refused before this pass could say it replaces
-            if (not self.state.due(f.rel, digest) and not again) or self._reads_refused(f, data):
+            if (not self.state.due(f.rel, digest) and not again) or self._reads_refused(f, data) or self._does_not_verify(f.session):
                 continue
             try:
                 d = log_record(f, data, digest=digest, session_time_ns=latest.get(f.session, 0), titles=titles.of_head)

@@ -30,7 +30,7 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportM
 
 from .settings import ExportConfig, split_endpoint
 
-__all__ = ["Answer", "Sender", "sender", "TIMEOUT"]
+__all__ = ["Answer", "Sender", "sender", "one_line", "TIMEOUT"]
 
 #: Seconds one request may take before it counts as failed.
 TIMEOUT = 120.0
@@ -40,13 +40,16 @@ _MAX_PAUSE = 60.0
 
 @attrs.define
 class Answer:
-    """What one request got: ``ok`` (taken), ``rejected`` records and ``message``, ``pause`` seconds, ``error``."""
+    """What one request got: ``ok`` (taken), ``rejected`` records and ``message``, ``pause`` seconds, ``error``;
+    ``sent`` False when the request never went on the wire (no connection: refused, unreachable, TLS failed before
+    it), so the pass counts neither its bytes nor the request (trial 15, F15)."""
 
     ok: bool = False
     rejected: int = 0
     message: str = ""
     pause: float | None = None
     error: str = ""
+    sent: bool = True
 
 
 class Sender(Protocol):
@@ -84,7 +87,9 @@ class _Grpc:
             if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
                 return Answer(pause=_retry_after_grpc(exc))
             name = code.name if code is not None else "error"
-            return Answer(error=f"gRPC {name}: {details}")
+            # UNAVAILABLE: the channel had no connection to send it on (a server that answers with it is busy-ish,
+            # and is counted as not reached either)
+            return Answer(error=f"gRPC {name}: {one_line(details)}", sent=code != grpc.StatusCode.UNAVAILABLE)
         return _partial(resp)
 
     def close(self) -> None:
@@ -120,14 +125,18 @@ class _Http:
     def send(self, kind: str, request) -> Answer:
         path = f"{self.base}/v1/{kind}"
         body = request.SerializeToString()
+        written = False
         try:
             conn = self._connect()
+            if conn.sock is None:
+                conn.connect()  # a refused connection fails here, before any byte of the request is written
             conn.request("POST", path, body=body, headers=self.headers)
+            written = True
             resp = conn.getresponse()
             data = resp.read()
         except (OSError, http.client.HTTPException) as exc:
             self.close()
-            return Answer(error=f"POST {path}: {exc}")
+            return Answer(error=f"POST {path}: {one_line(str(exc))}", sent=written)
         return self._answer(kind, path, resp, data)
 
     def _answer(self, kind: str, path: str, resp: http.client.HTTPResponse, data: bytes) -> Answer:
@@ -142,7 +151,7 @@ class _Http:
             except ValueError:
                 return Answer(pause=None)
         if not 200 <= status < 300:
-            return Answer(error=f"POST {path}: HTTP {status} {resp.reason}: {data[:200].decode('utf-8', 'replace')}")
+            return Answer(error=f"POST {path}: HTTP {status} {resp.reason}: {one_line(data[:200].decode('utf-8', 'replace'))}")
         ctype = (resp.getheader("Content-Type") or "").split(";")[0].strip().lower()
         if data and ctype != "application/x-protobuf":
             return Answer(error=f"POST {path}: HTTP {status} with a {ctype or 'untyped'} body, not protobuf")
@@ -157,6 +166,12 @@ class _Http:
         if self.conn is not None:
             self.conn.close()
             self.conn = None
+
+
+def one_line(text: str) -> str:
+    """``text`` with its whitespace runs (line breaks too) made one space, stripped: a receiver's answer body or an
+    error's details quoted inside one ``error:`` line (trial 15, F15: a 401 body's newline split the line)."""
+    return " ".join(text.split())
 
 
 def sender(cfg: ExportConfig, endpoint: str | None = None) -> Sender:

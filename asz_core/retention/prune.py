@@ -135,6 +135,14 @@ def plan_sessions(root: str | os.PathLike, cfg: RetentionConfig, *, now_ns: int 
             if bad:
                 plan.reason = f"{len(bad)} file(s) the receiver has not accepted (first: {bad[0]})"
                 continue
+        # last, as the dearest check: a session that does not verify is never removed, accepted or not (push holds it
+        # back; its skeletons would keep what changed; trial 15, F4)
+        from ..verify import unverified  # loaded only when a session gets this far
+
+        why = unverified(root, sdir.name)
+        if why:
+            plan.reason = f"it does not verify ({why}); asz verify --root {root} {sdir.name} names the problems"
+            continue
         plan.remove = True
     return plans
 

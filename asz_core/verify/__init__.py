@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from ..lazyload import lazy_getattr
 
-__all__ = ["check_landed_file", "verify", "verify_file", "verify_root"]
+__all__ = ["check_landed_file", "unverified", "verify", "verify_file", "verify_root"]
 
 # Imported on first use: a reader that needs only :mod:`.damage` (asz search, asz show) does not load the walk and
 # the collector's worker processes it imports.
-__getattr__ = lazy_getattr(__name__, {"check_landed_file": "landed", "verify": "walk", "verify_file": "walk", "verify_root": "walk"})
+__getattr__ = lazy_getattr(__name__, {"check_landed_file": "landed", "verify": "walk", "verify_file": "walk", "verify_root": "walk", "unverified": "walk"})

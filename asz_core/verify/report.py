@@ -10,7 +10,7 @@ import os
 
 import attrs
 
-__all__ = ["Problem", "Section", "VerifyReport", "SNAPSHOT_KINDS", "UNCHECKED_KINDS", "OK_LINE", "FILE_OK_LINE", "DUPLICATES_LINE",
+__all__ = ["Problem", "Section", "VerifyReport", "SNAPSHOT_KINDS", "UNCHECKED_KINDS", "OK_LINE", "FILE_OK_LINE", "ALONE_NOTE", "DUPLICATES_LINE",
            "UNCURSORED_LINE", "TORN", "CHANGED_SINCE_PARSED", "PARALLEL_MIN_FILES", "SESSIONS_PER_JOB"]
 
 #: Kinds whose source is one document: each file is one record at ord 1, off 0 (seed 000, File kinds).
@@ -21,6 +21,10 @@ UNCHECKED_KINDS = ("provider_body",)
 OK_LINE = "all landed data is contiguous and matches its digests"
 #: The last line of a clean single file.
 FILE_OK_LINE = "the file is whole: its header, records and closing digest check"
+#: The note of a single file's check: what it cannot see (trial 15, F4: a re-sealed file is whole on its own).
+ALONE_NOTE = ("checked on its own: a single file's check sees only the file itself, not its session's cursor nor its "
+              "conversation's round chain (whether this is the file that was parsed, and that nothing is missing or was "
+              "re-sealed); {command} checks those")
 #: The line counting re-landed records (origin-digest §8.1); ``{n}`` is the count.
 DUPLICATES_LINE = "{n} record(s) landed more than once by an interrupted pass; assembly removes them"
 

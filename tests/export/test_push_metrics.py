@@ -167,7 +167,8 @@ def test_a_conversation_that_does_not_verify_sends_no_metrics_and_is_named(corpu
     full = {"input": 14_923, "output": 163_933, "cacheCreation": 1_364_531, "cacheRead": 33_443_427}
     for _ in range(2):
         p = asz("push", "--root", str(root), "--endpoint", capture.endpoint, cwd=tmp_path)
-        assert p.returncode == 0, p.stdout + p.stderr
+        # its files are held back too (test_push_unverified.py): exit 1, the session named
+        assert p.returncode == 1 and f"error: {HELD}: does not verify (" in p.stderr, p.stdout + p.stderr
         assert (f"note: the metrics of 1 conversation(s) held back, none of their points sent: they do not verify "
                 f"({HELD[:8]} mismatch; asz verify names the problems)") in p.stderr.splitlines()
         assert capture.totals() == {k: full[k] - held[k] for k in full}

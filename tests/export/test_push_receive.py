@@ -157,6 +157,8 @@ def test_a_token_is_required_when_set(pushed_root, tmp_path):
             rep = push(pushed_root, ExportConfig(), endpoint=f"{proto}://{r.address}")
             assert rep.errors == 1 and rep.files == 0
             assert ("UNAUTHENTICATED" if proto == "grpc" else "401") in rep.problems[0]
+            assert "\n" not in rep.problems[0] and rep.problems[0].endswith(f"({len(sent_files(pushed_root))} file(s) left for the next pass)")
+            assert rep.requests == 1 and rep.wire > 0  # the request went out and was refused by the receiver
         rep = push(pushed_root, ExportConfig(headers={"Authorization": "Bearer s3cret"}), endpoint=f"grpc://{r.address}")
         assert rep.ok and rep.files == len(sent_files(pushed_root))
     finally:
@@ -235,6 +237,9 @@ def test_a_dead_endpoint_names_every_file_still_due(pushed_root, tmp_path):
         rep = push(pushed_root, cfg, endpoint=dead, backoff=0.0, sleep=lambda _s: None)
         assert rep.files == 0 and rep.errors == 1 and len(rep.problems) == 1
         assert rep.problems[0].endswith(f"({len(want)} file(s) left for the next pass)"), rep.problems[0]
+        assert (rep.wire, rep.requests, rep.bytes) == (0, 0, 0)  # nothing went on the wire (trial 15, F15)
+        grpc_rep = push(pushed_root, cfg, endpoint=dead.replace("http:", "grpc:"), backoff=0.0, sleep=lambda _s: None)
+        assert (grpc_rep.errors, grpc_rep.wire, grpc_rep.requests) == (1, 0, 0), grpc_rep.problems
         st = PushState.load(pushed_root).for_endpoint(dead)
         for rel, digest in want[:5]:  # as if a pass had sent these five before the receiver died
             st.mark(rel, digest, False)
