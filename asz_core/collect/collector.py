@@ -58,6 +58,7 @@ from .aside_gone import newest_header, set_aside_gone
 from .append import written_in_place
 from .report import SUMMARY_KEYS, Counters, Report
 from .second_source import refuse_seconds
+from .src_text import take_unwritable
 from .vanished import still_there
 from .windows import strerror
 from ..plugins.adapter import Adapter, Source, discovery_failure
@@ -160,6 +161,8 @@ class Collector:
             c.errors += 1
             return None
         refuse_seconds(self.root, disc)  # one source per stream: the one its cursor follows (trial 15 F9)
+        for path, why in take_unwritable(self.source_root, disc):  # a path src cannot hold (trial 15 F13)
+            self.error_once(path, why, c)
         for path, message in disc.errors:
             self.report.error(path, message)
             c.errors += 1

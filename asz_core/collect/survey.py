@@ -19,6 +19,7 @@ from ..storage.layout import cursor_path, kind_dir
 from ..storage.torn import torn_bytes, torn_line
 from .windows import SourceError, open_source
 from .second_source import refuse_seconds
+from .src_text import take_unwritable
 
 __all__ = ["survey"]
 
@@ -60,6 +61,7 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
     out["skipped"] = len(disc.skipped)
     out["skipped_entries"] = [{"path": str(p), "reason": r} for p, r in disc.skipped]
     out["errors"] = [{"path": str(p), "message": m} for p, m in disc.errors]
+    out["errors"] += [{"path": p, "message": m} for p, m in take_unwritable(Path(source_root), disc)]
     out["conflicts"] = [{"path": str(p), "reason": r} for p, r in disc.conflicts]
     for session, sources in disc.sessions().items():
         rows = [_row(root, adapter, session, s, now, out["torn_tails"]) for s in sources]
