@@ -207,7 +207,9 @@ def _up_to_date(r: Path, reindex: bool):
         ids = list_conversations(r)
         with Bar("index", len(ids)) as bar:
             # Rows read in one forked worker per CPU, as collect and parse do (asz collect --once leaves the index here).
-            return update_index(r, step=bar.advance, jobs=default_jobs())
+            return update_index(r, step=bar.advance, jobs=default_jobs(), waiting=lambda: typer.echo(
+                "asz search: another process is updating the search index (asz server, collect or parse): waiting for it",
+                err=True))
     except IndexInterrupted as exc:  # said once the bar is gone, so that it stays on the screen
         typer.echo(f"asz search: stopped: {exc.indexed} of {exc.total or len(ids)} conversations indexed; the index keeps them, "
                    "and the next asz search indexes the rest", err=True)

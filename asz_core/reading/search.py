@@ -60,8 +60,8 @@ from ..view.links import links_of
 from ..view.titles import LandedTitles, PromptTitle, RuntimeTitle, continued_title, prompt_names_work
 from .landed_check import chain_problem, read_landed, read_unbound, verified_rows
 from .listing import Filters, dialect_of
-from .purge import compact_securely
-from .search_gaps import GAP_SCHEMA, changed, gaps, known_prints, missing_files, no_round, stat_text, write_gaps
+from .search_store import SCHEMA_VERSION, connect, forget_conversation, one_writer, write_rows
+from .search_gaps import changed, gaps, known_prints, missing_files, no_round, stat_text, write_gaps
 from .search_place import REINDEX_REMEDY, elsewhere, first_note, index_file, is_damaged, unwritable
 from .search_hits import INDEX_DIFFERS, HitCheck, held_in, part_index, query_where, snippet_of, stoppable, stopped
 from .search_text import KINDS, MARK_END, MARK_START, QueryError, fts_query, has_cjk, iter_kinds, marked, query_terms
@@ -76,8 +76,6 @@ INDEX_PATH = Path("_index") / "search.sqlite"
 RANK_LIMIT = 5_000
 #: How far :func:`search` counts the texts a query matches (``matched``): past it, ``more than 10,000``.
 COUNT_LIMIT = 10_000
-#: Bumped when what the index holds changes; an index of another version is rebuilt.
-SCHEMA_VERSION = "17"  # 7: CJK text stored character by character (search_text.index_form); 8: titles checked against the landed records (view.titles); 9: files damaged before indexing indexed; 10: a bash-mode prompt titled ! command; 11: a prompt read by its adapter (Adapter.prompt_title), a summary naming no message and a header title no landed record carries name nothing; 12: what could not be read kept and said (search_gaps); 13: a label in a Claude Code skeleton names no conversation (its leafUuid went with its data part); 14: each landed file's stat when read kept (search_gaps.suspects); 15: a JSON string's \\n, \\r, \\t indexed as the character (search_hits.json_text); 16: a title passes over prompts naming no work (a command alone such as /context: view.titles.PromptTitle); 17: a resumed copy with no prompt of its own titled (continues ID) TITLE (view.titles.continued_title)
 _STEP_FIRST = ("message.external", "message.assistant", "thinking", "tool", "agent.call", "context.injection")
 _WITHHOLD_FLAGS = tuple(f'"{n}"'.encode() for n in WITHHOLDABLE if n)
 
@@ -100,45 +98,13 @@ class IndexReport(NamedTuple):
     seconds: float
     #: The temporary index file the update wrote, the first time it had to (the root cannot be written), else ''.
     elsewhere: str = ""
+    #: Another update of the same index was under way and this one was not to wait for it: nothing was done.
+    busy: bool = False
 
 
 def index_path(root: str | os.PathLike) -> Path:
     """``<root>/_index/search.sqlite``."""
     return Path(root) / INDEX_PATH
-
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE IF NOT EXISTS conv (
-  id TEXT PRIMARY KEY, head TEXT, title TEXT, title_from TEXT, project TEXT, models TEXT, dialect TEXT,
-  from_ms INTEGER, to_ms INTEGER);
-CREATE TABLE IF NOT EXISTS hit (
-  rowid INTEGER PRIMARY KEY, conversation TEXT, step TEXT, talk TEXT, kind TEXT, at INTEGER, file TEXT, row INTEGER,
-  flags TEXT);
-CREATE INDEX IF NOT EXISTS hit_conversation ON hit(conversation);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
-""" + GAP_SCHEMA
-
-
-def _connect(path: Path, *, write: bool) -> sqlite3.Connection:
-    if write:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        con = sqlite3.connect(path, timeout=30)
-        con.execute("PRAGMA journal_mode=WAL")
-        # Derived data (rebuilt from the landed files at will): no sync at commit. In WAL mode a killed process
-        # still leaves every committed transaction whole; only an OS crash can lose the newest ones, which the
-        # next update indexes again (their conversations' heads were not recorded either).
-        con.execute("PRAGMA synchronous=OFF")
-        con.execute("PRAGMA journal_size_limit=33554432")  # a first build's large transactions leave no large -wal behind
-        con.executescript(_SCHEMA)
-        v = con.execute("SELECT value FROM meta WHERE key='version'").fetchone()
-        if v is None or v[0] != SCHEMA_VERSION:
-            con.execute("PRAGMA secure_delete=ON")  # what the old rows held is wiped, not left in free pages
-            con.executescript("DELETE FROM conv; DELETE FROM hit; DELETE FROM fts; DELETE FROM gap; DELETE FROM seen; DELETE FROM landed;")
-            con.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (SCHEMA_VERSION,))
-            compact_securely(con, fts=True)
-        return con
-    return sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
 
 
 # --------------------------------------------------------------------------- indexing
@@ -268,7 +234,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
                     continue
                 if kind == "message.external" and got[0] == "prompt":
                     prompt = f"{prompt}\n{got[1]}" if prompt else got[1]  # every text part, as the talk's label has them
-                out.append((got[2], conversation, step, talk_of.get(step, ""), got[0], at, rel, row, flags))
+                out.append((got[2], conversation, step, talk_of.get(step, ""), got[0], at, rel, row, block, flags))
             if bound:
                 meta.dialect = meta.dialect or header.dialect
                 meta.see(rec, main, prompt)
@@ -326,7 +292,8 @@ COMMIT_ROWS = 50_000
 
 
 def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None = None,
-                 step: Callable[[str], None] | None = None, jobs: int = 1, purge: bool = False) -> IndexReport:
+                 step: Callable[[str], None] | None = None, jobs: int = 1, purge: bool = False, wait: bool = True,
+                 waiting: Callable[[], None] | None = None) -> IndexReport:
     """Bring ``<root>/_index/search.sqlite`` up to date with the conversations' head rounds.
 
     A conversation whose newest round file name differs from the one indexed
@@ -346,14 +313,31 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
     and a conversation of a session whose removal is unfinished is indexed
     again when its rows name a landed file that is gone; either way the
     deleted text is then wiped from the file. A root that cannot be written gets its index outside it (:mod:`.search_place`).
-    """
-    from ..collect.workers import each_in_order
-    from .purge import compact_securely, pending_sessions, stale_conversations
 
+    One update at a time writes an index (:func:`~.search_store.one_writer`, trial 15, F8): another waits for it
+    (``waiting()``, when given, is called first, once), or, with ``wait`` False, returns at once a report with
+    ``busy`` True and nothing done.
+    """
     t0 = time.monotonic()
     root = Path(root)
     if not (root / CONVERSATIONS).is_dir():
         return IndexReport(0, 0, 0, 0, time.monotonic() - t0)  # nothing parsed: no index is written into this folder
+    with one_writer(index_file(root, index_path(root)), wait=wait, waiting=waiting) as mine:
+        if not mine:
+            return IndexReport(0, 0, 0, 0, time.monotonic() - t0, busy=True)
+        path, counts = _update(root, conversations, step, jobs, purge)
+    if index_file(root, index_path(root)) != path:
+        return update_index(root, conversations=conversations, step=step, jobs=jobs, purge=purge, wait=wait, waiting=waiting)
+    return IndexReport(*counts, time.monotonic() - t0, first_note(root))
+
+
+def _update(root: Path, conversations: Iterable[str] | None, step: Callable[[str], None] | None, jobs: int,
+            purge: bool) -> tuple[Path, tuple[int, int, int, int]]:
+    """:func:`update_index`'s work, by the one writer of the index (:func:`~.search_store.one_writer`): the index file
+    it opened, and ``(indexed, removed, unchanged, rows)``."""
+    from ..collect.workers import each_in_order
+    from .purge import compact_securely, pending_sessions, stale_conversations
+
     con, path = _open_for_update(root)
     indexed = removed = unchanged = rows = 0
     todo: list[tuple[str, str, str, str]] = []  # (conversation, head round's name, fingerprint, session)
@@ -382,7 +366,7 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
                 if not con.in_transaction:
                     con.execute("BEGIN")  # so that releasing the savepoint does not commit
                 con.execute("SAVEPOINT one")  # a conversation's rows: all or none, whenever Ctrl-C comes
-                n = _write_one(con, cid, head_name, cid in known, built)
+                n = write_rows(con, cid, head_name, built)
                 write_gaps(con, cid, session, fp, found, read)
                 con.execute("RELEASE one")
                 rows, pending, indexed = rows + n, pending + n, indexed + 1
@@ -402,9 +386,7 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
         elsewhere(root, index_path(root))  # the root's index opened but cannot be written: updated in a copy outside it
     finally:
         con.close()
-    if index_file(root, index_path(root)) != path:
-        return update_index(root, conversations=conversations, step=step, jobs=jobs, purge=purge)
-    return IndexReport(indexed, removed, unchanged, rows, time.monotonic() - t0, first_note(root))
+    return path, (indexed, removed, unchanged, rows)
 
 
 def _open_for_update(root: Path) -> tuple[sqlite3.Connection, Path]:
@@ -412,13 +394,13 @@ def _open_for_update(root: Path) -> tuple[sqlite3.Connection, Path]:
     cannot be written) a copy outside it (:mod:`asz_core.reading.search_place`). Raises :class:`SearchError`."""
     path = index_file(root, index_path(root))
     try:
-        return _connect(path, write=True), path
+        return connect(path, write=True), path
     except (sqlite3.Error, OSError) as exc:
         if path != index_path(root) or not unwritable(exc):
             raise SearchError(f"cannot write the search index {path}: {exc} ({REINDEX_REMEDY})", is_damaged(exc)) from None
         try:  # a read-only root: the index is derived, so it is kept outside the root for this process
             path = elsewhere(root, index_path(root))
-            return _connect(path, write=True), path
+            return connect(path, write=True), path
         except (sqlite3.Error, OSError) as again:
             raise SearchError(f"cannot write the search index {index_path(root)}: {exc}; nor a copy of it in {path}: {again}") from None
 
@@ -467,35 +449,6 @@ def conv_values(root: str | os.PathLike, conversation: str) -> tuple | None:
     return None if built is None else built[0]
 
 
-def forget_conversation(con: sqlite3.Connection, conversation: str) -> None:
-    """Take ``conversation``'s ``conv`` row and hits out of the index: the next update indexes it again whole."""
-    _drop(con, conversation)
-    con.execute("DELETE FROM conv WHERE id=?", (conversation,))
-    con.execute("DELETE FROM gap WHERE conversation=?", (conversation,))
-    con.execute("DELETE FROM seen WHERE id=?", (conversation,))
-    con.execute("DELETE FROM landed WHERE conversation=?", (conversation,))
-
-
-def _drop(con: sqlite3.Connection, conversation: str) -> None:
-    con.execute("DELETE FROM fts WHERE rowid IN (SELECT rowid FROM hit WHERE conversation=?)", (conversation,))
-    con.execute("DELETE FROM hit WHERE conversation=?", (conversation,))
-
-
-def _write_one(con: sqlite3.Connection, cid: str, head_name: str, known: bool, built: tuple[tuple, list[tuple]] | None) -> int:
-    """Replace one conversation's ``conv`` row and index rows with ``built`` (:func:`_built`); returns the rows written."""
-    if known:
-        _drop(con, cid)
-    if built is None:
-        con.execute("DELETE FROM conv WHERE id=?", (cid,))
-        return 0
-    summary, out = built
-    con.execute("INSERT OR REPLACE INTO conv VALUES (?,?,?,?,?,?,?,?,?)", (cid, head_name, *summary))
-    start = (con.execute("SELECT max(rowid) FROM hit").fetchone()[0] or 0) + 1
-    con.executemany("INSERT INTO hit VALUES (?,?,?,?,?,?,?,?,?)", [(start + i, *r[1:]) for i, r in enumerate(out)])
-    con.executemany("INSERT INTO fts(rowid, text) VALUES (?,?)", [(start + i, r[0]) for i, r in enumerate(out)])
-    return len(out)
-
-
 # --------------------------------------------------------------------------- querying
 
 
@@ -541,7 +494,7 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
     limit = max(0, int(limit))
     bad: dict[str, str] = {}
     try:
-        con = stoppable(_connect(path, write=False))
+        con = stoppable(connect(path, write=False))
         try:
             many = con.execute("SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)", (match, RANK_LIMIT)).fetchone()[0]
             order = "rank" if many < RANK_LIMIT else "fts.rowid DESC"

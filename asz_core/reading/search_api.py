@@ -18,7 +18,9 @@ Parameters (each at most once): ``q`` (required), ``limit`` (1..500, default
 50), ``held_back`` (``0`` or ``1``, default 0), ``kind`` (comma list of :data:`asz_core.reading.search.KINDS`),
 ``project``, ``since``, ``until`` (the forms ``asz search`` takes), ``model``,
 ``dialect``. The index is brought up to date before a query, at most once
-every :data:`FRESH_SECONDS` (``asz server`` also updates it after each pass). Withholding is the server's: ``hide`` is what the request withholds.
+every :data:`FRESH_SECONDS` (``asz server`` also updates it after each pass); while another process updates it (the
+server's pass), a query does not wait for it nor update it too: it searches what that update has written so far, each
+conversation's rows whole (:mod:`asz_core.reading.search_store`). Withholding is the server's: ``hide`` is what the request withholds.
 """
 
 from __future__ import annotations
@@ -50,7 +52,9 @@ def _fresh(root: Path) -> None:
         if time.monotonic() - _updated.get(key, -1e9) < FRESH_SECONDS:
             return
         try:
-            rep = update_index(root)
+            rep = update_index(root, wait=False)  # another update under way (asz server's pass): search what it wrote
+            if rep.busy:
+                return  # not marked fresh: the next request tries again
             if rep.elsewhere:  # once per root while the server runs
                 print(f"asz: {root} cannot be written: the search index is kept in {rep.elsewhere} while this server runs "
                       "(removed when it stops; the root is left as it is)", file=sys.stderr, flush=True)

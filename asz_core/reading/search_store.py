@@ -1,0 +1,153 @@
+"""The search index's tables, and how a conversation's rows are written so that it never holds them twice (trial 15, F8).
+
+``asz server`` updates the index after each pass (in its collect process) and
+``/api/search`` updates it before a query (in the server's process); ``asz
+search``, ``asz collect`` and ``asz parse`` update it too. Two such updates at
+once each read which conversations the index already held, then wrote every
+conversation the other had just written beside the other's rows: every hit
+twice, until ``asz search --reindex``. Now:
+
+- one update at a time per index file (:func:`one_writer`: a POSIX record lock
+  on ``<index>.lock`` between processes, a lock between threads); an update
+  that is not to wait is told the index is busy instead;
+- a conversation's rows are replaced whole, in one transaction, whatever the
+  updater believed the index held (:func:`write_rows` deletes them first);
+- ``hit`` has a unique key (conversation, landed file, row, part): a row
+  written twice is refused by SQLite, never kept.
+
+An index of another :data:`SCHEMA_VERSION` (one written before this, which may
+hold rows twice) is emptied when opened for writing and built again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Callable, Iterator
+
+from .purge import compact_securely
+from .search_gaps import GAP_SCHEMA
+
+__all__ = ["SCHEMA_VERSION", "connect", "one_writer", "write_rows", "forget_conversation"]
+
+#: Bumped when what the index holds changes; an index of another version is rebuilt.
+SCHEMA_VERSION = "18"  # 7: CJK text stored character by character (search_text.index_form); 8: titles checked against the landed records (view.titles); 9: files damaged before indexing indexed; 10: a bash-mode prompt titled ! command; 11: a prompt read by its adapter (Adapter.prompt_title), a summary naming no message and a header title no landed record carries name nothing; 12: what could not be read kept and said (search_gaps); 13: a label in a Claude Code skeleton names no conversation (its leafUuid went with its data part); 14: each landed file's stat when read kept (search_gaps.suspects); 15: a JSON string's \\n, \\r, \\t indexed as the character (search_hits.json_text); 16: a title passes over prompts naming no work (a command alone such as /context: view.titles.PromptTitle); 17: a resumed copy with no prompt of its own titled (continues ID) TITLE (view.titles.continued_title); 18: hit keeps its part and is unique by (conversation, file, row, part): an index two updates wrote at once held every hit twice (trial 15, F8)
+
+_TABLES = ("conv", "hit", "fts", "gap", "seen", "landed")
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS conv (
+  id TEXT PRIMARY KEY, head TEXT, title TEXT, title_from TEXT, project TEXT, models TEXT, dialect TEXT,
+  from_ms INTEGER, to_ms INTEGER);
+CREATE TABLE IF NOT EXISTS hit (
+  rowid INTEGER PRIMARY KEY, conversation TEXT, step TEXT, talk TEXT, kind TEXT, at INTEGER, file TEXT, row INTEGER,
+  part INTEGER, flags TEXT);
+CREATE UNIQUE INDEX IF NOT EXISTS hit_conversation ON hit(conversation, file, row, part);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
+""" + GAP_SCHEMA
+
+
+def connect(path: Path, *, write: bool) -> sqlite3.Connection:
+    """The index at ``path`` opened read-only, or (``write``) for writing: created when absent, emptied (its deleted
+    bytes wiped) when of another :data:`SCHEMA_VERSION`. Raises sqlite3.Error and OSError."""
+    if not write:
+        return sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    con = sqlite3.connect(path, timeout=30)
+    con.execute("PRAGMA journal_mode=WAL")
+    # Derived data (rebuilt from the landed files at will): no sync at commit. In WAL mode a killed process
+    # still leaves every committed transaction whole; only an OS crash can lose the newest ones, which the
+    # next update indexes again (their conversations' heads were not recorded either).
+    con.execute("PRAGMA synchronous=OFF")
+    con.execute("PRAGMA journal_size_limit=33554432")  # a first build's large transactions leave no large -wal behind
+    con.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+    v = con.execute("SELECT value FROM meta WHERE key='version'").fetchone()
+    if v is not None and v[0] != SCHEMA_VERSION:
+        # Dropped, not emptied: an older table may lack a column or hold rows the unique key refuses.
+        con.execute("PRAGMA secure_delete=ON")  # what the old rows held is wiped, not left in free pages
+        con.executescript("".join(f"DROP TABLE IF EXISTS {t};" for t in _TABLES))
+    con.executescript(_SCHEMA)
+    if v is None or v[0] != SCHEMA_VERSION:
+        con.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (SCHEMA_VERSION,))
+        compact_securely(con, fts=True)
+    return con
+
+
+_threads = threading.Lock()
+
+
+@contextlib.contextmanager
+def one_writer(path: Path, *, wait: bool = True, waiting: Callable[[], None] | None = None) -> Iterator[bool]:
+    """Hold the right to update the index at ``path`` (its lock file ``<path>.lock``) for the ``with`` block; yields
+    True, or False when ``wait`` is False and another thread or process holds it (the block then writes nothing).
+    ``waiting()``, when given, is called once before waiting for another holder.
+
+    Between processes a POSIX record lock (released by the kernel when its process dies, never inherited by a forked
+    child); between threads of this process a lock (a POSIX lock does not tell them apart). A lock file that cannot
+    be created (a root that cannot be written: its index is then kept outside it, for this process alone) is no
+    reason not to go on. Raises KeyboardInterrupt while it waits, as any wait does."""
+    free = _threads.acquire(blocking=False)
+    if not free and wait and waiting is not None:
+        waiting()
+        waiting = None
+    if not free and not _threads.acquire(blocking=wait):
+        yield False
+        return
+    try:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError:
+            yield True
+            return
+        try:
+            try:
+                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:  # another process holds it
+                if not wait:
+                    yield False
+                    return
+                if waiting is not None:
+                    waiting()
+                fcntl.lockf(fd, fcntl.LOCK_EX)
+            yield True
+        finally:
+            os.close(fd)  # closing releases the lock
+    finally:
+        _threads.release()
+
+
+def _drop(con: sqlite3.Connection, conversation: str) -> None:
+    con.execute("DELETE FROM fts WHERE rowid IN (SELECT rowid FROM hit WHERE conversation=?)", (conversation,))
+    con.execute("DELETE FROM hit WHERE conversation=?", (conversation,))
+
+
+def forget_conversation(con: sqlite3.Connection, conversation: str) -> None:
+    """Take ``conversation``'s ``conv`` row and hits out of the index: the next update indexes it again whole."""
+    _drop(con, conversation)
+    con.execute("DELETE FROM conv WHERE id=?", (conversation,))
+    con.execute("DELETE FROM gap WHERE conversation=?", (conversation,))
+    con.execute("DELETE FROM seen WHERE id=?", (conversation,))
+    con.execute("DELETE FROM landed WHERE conversation=?", (conversation,))
+
+
+def write_rows(con: sqlite3.Connection, cid: str, head_name: str, built: tuple[tuple, list[tuple]] | None) -> int:
+    """Replace one conversation's ``conv`` row and index rows with ``built`` (``(conv values, rows)``, each row
+    ``(indexed text, conversation, step, talk, kind, at, file, row, part, flags)``; None: its chain does not fold, so
+    it keeps none); returns the rows written. Whatever the index held of ``cid`` goes first, in the caller's
+    transaction: the index never holds a conversation's rows twice, whoever wrote them before. Raises sqlite3.Error
+    (IntegrityError: ``built`` names one part twice)."""
+    _drop(con, cid)
+    if built is None:
+        con.execute("DELETE FROM conv WHERE id=?", (cid,))
+        return 0
+    summary, out = built
+    con.execute("INSERT OR REPLACE INTO conv VALUES (?,?,?,?,?,?,?,?,?)", (cid, head_name, *summary))
+    start = (con.execute("SELECT max(rowid) FROM hit").fetchone()[0] or 0) + 1
+    con.executemany("INSERT INTO hit VALUES (?,?,?,?,?,?,?,?,?,?)", [(start + i, *r[1:]) for i, r in enumerate(out)])
+    con.executemany("INSERT INTO fts(rowid, text) VALUES (?,?)", [(start + i, r[0]) for i, r in enumerate(out)])
+    return len(out)
