@@ -226,7 +226,7 @@ def export(
     reason, as it lists one --since/--until cannot place (no usable round, so
     no times; one stderr line names them). --out's folder must exist (--out DIR itself is made when missing, never
     its parents). Exit 0 written, 1 a root that does not exist, an --out that cannot be written (its folder missing,
-    no permission), an unknown id, a conversation with
+    no permission), an unknown id, filters no conversation matches (said; nothing written), a conversation with
     no usable round, or one written that does not verify, 2 usage (an
     ambiguous prefix, no ID and no filter, a bad format).
     """
@@ -252,6 +252,13 @@ def export(
             raise _usage(f"--out {out}: several conversations go into a folder, and this is a file")
         filters = make_filters("export", project, since, until, "", "", zone)
         rows = newest_first(conversation_rows(r, hide, filters))
+        if not rows and not filters.unplaced:  # said, and nothing written: as an unknown id (trial 15, F7)
+            from ..view.document import list_conversations
+
+            given = " ".join(f"{flag} {v}" for flag, v in (("--project", project), ("--since", since), ("--until", until)) if v)
+            typer.echo(f"asz export: no conversation matched {given} (of {len(list_conversations(r))} in {r}; asz ls "
+                       "lists them); nothing written", err=True)
+            raise typer.Exit(1)
         if filters.unplaced:  # no times: said rather than dropped (trial 7)
             from ..reading.listing import UNPLACED, not_read_line
 

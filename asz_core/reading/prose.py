@@ -149,6 +149,11 @@ class ProseStats:
     def __init__(self) -> None:
         self.from_source = 0
         self.undecided = 0
+        #: of ``undecided``: source root looked in -> records whose transcript file is not there; records whose source
+        #: line is there but no longer matches; records of an adapter whose source root is not known (:meth:`_why`)
+        self.absent: dict[str, int] = {}
+        self.changed = 0
+        self.no_root = 0
         #: turns whose text is not in the root, by the part's state (``too_large``, ``removed``): each says so in its text
         self.lost: dict[str, int] = {}
         #: ``file: problem`` of each landed transcript file that does not verify; none of its records gave a turn
@@ -156,13 +161,29 @@ class ProseStats:
         #: what is missing (a landed file, rounds cut from the chain's end), one line each (:func:`missing_evidence`)
         self.missing: list[str] = []
 
+    def _why(self) -> str:
+        """Why the undecided records could not be checked, by what was found (trial 15, F6: a transcript that is only
+        not where asz looked was said to be "gone, moved or changed"): ``N not found under ROOT`` (the root does not
+        record where its sources were collected from: the adapter's configured or default root is looked in, or
+        --source), ``N whose source line differs from what landed`` (the transcript changed since), ``N with no
+        source root known``."""
+        out = []
+        for where, n in sorted(self.absent.items()):
+            out.append(f"{n:,} whose transcript is not under {where}, where this export looked (the root does not record "
+                       "the folder they were collected from)")
+        if self.changed:
+            out.append(f"{self.changed:,} whose source line no longer matches what landed (the transcript changed since)")
+        if self.no_root:
+            out.append(f"{self.no_root:,} with no source folder known for their adapter")
+        return "; ".join(out)
+
     def line(self) -> str:
         """One line for stderr, or '' when no shape needed its source line and no turn's text is missing."""
         if not self.undecided:
             out = f"content shape of {self.from_source:,} one-text-part records read from their source lines" if self.from_source else ""
         else:
             out = (f"{self.undecided:,} user/assistant record(s) could not be checked against their source transcripts "
-                   "(gone, moved or changed), so each was kept as typed text though it may have been a list of text "
+                   f"({self._why()}), so each was kept as typed text though it may have been a list of text "
                    "blocks (seed 003 drops a user's, such as an interrupt notice); pass --source DIR where the transcripts "
                    "now are to check them")
         lost = ", ".join(f"{n:,} {LOST[k]}" for k, n in sorted(self.lost.items()))
@@ -182,6 +203,9 @@ class SourceLines:
         self._source_of = source_of
         self._roots: dict[str, Optional[Path]] = {}
         self._files: dict[Path, Optional[BinaryIO]] = {}
+        #: why the last :meth:`content` that gave ``(False, None)`` did: ``("absent", root looked in)``,
+        #: ``("changed", "")`` or ``("no_root", "")``
+        self.why: tuple[str, str] = ("no_root", "")
 
     def _file(self, header: Header) -> Optional[BinaryIO]:
         name = header.adapter.split("/", 1)[0]
@@ -189,7 +213,9 @@ class SourceLines:
             self._roots[name] = self._source_of(name)
         base = self._roots[name]
         if base is None or not header.src:
+            self.why = ("no_root", "")
             return None
+        self.why = ("absent", str(base))
         path = base / header.src
         if path not in self._files:
             try:
@@ -204,6 +230,7 @@ class SourceLines:
         sha, off, size = rec.get("sha"), rec.get("off"), rec.get("bytes")
         if f is None or not isinstance(sha, str) or not sha or not isinstance(off, int) or not isinstance(size, int):
             return False, None
+        self.why = ("changed", "")  # the file is there: what follows failing means its line is not what landed
         try:
             f.seek(off)
             line = f.read(size)
@@ -242,6 +269,13 @@ def _shape_keeps(rec: dict, header: Header, who: str, lines: Optional[SourceLine
     ok, content = lines.content(header, rec) if lines is not None else (False, None)
     if not ok:
         stats.undecided += 1
+        why, where = lines.why if lines is not None else ("no_root", "")
+        if why == "absent":
+            stats.absent[where] = stats.absent.get(where, 0) + 1
+        elif why == "changed":
+            stats.changed += 1
+        else:
+            stats.no_root += 1
         return True
     stats.from_source += 1
     return isinstance(content, str) if who == "external" else isinstance(content, list)

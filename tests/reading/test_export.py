@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -101,8 +102,12 @@ def test_without_the_source_a_one_block_list_is_kept_and_said(corpus_root, corpu
     one_part = [d for d in source_lines(corpus_source / src) if d.get("type") in ("user", "assistant")
                 and _one_text_part(d.get("message", {}).get("content"))]  # a string or a list of one text block
     [note] = [ln for ln in err.splitlines() if "could not be checked" in ln]
+    # the transcripts are only not where the export looked (the empty CLAUDE_CONFIG_DIR): said so, not "gone" (F6)
+    looked = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects"
     assert note.startswith(f"{len(one_part)} user/assistant record(s) could not be checked against their source "
-                           "transcripts (gone, moved or changed), so each was kept as typed text")
+                           f"transcripts ({len(one_part)} whose transcript is not under {looked}, where this export "
+                           "looked (the root does not record the folder they were collected from)), so each was kept "
+                           "as typed text")
     assert note.endswith("pass --source DIR where the transcripts now are to check them")
 
 
