@@ -368,6 +368,7 @@ def parse_root(
             pool = process_pool(min(jobs, len(names)), fork_only=True, initializer=functools.partial(_parse_worker_start, tally))
         tally = tally if pool is not None else None
     outcomes: list[ParseOutcome] = []
+    runs: list[list[str]] = []  # the workers' runs of sessions, once handed out
     try:
         with pool if pool is not None else contextlib.nullcontext():  # Ctrl-C: the pool's workers are killed at once
             names = todo
@@ -375,23 +376,51 @@ def parse_root(
             if engine is None and names:  # issue 18: every session's ids in the root's table before any is assembled
                 names = sorted(set(names) | set(prepare(root, names, every, pool, jobs)))
             if pool is None:
+                runs = [names]  # this process parses them all, in one run
                 for name in names:
                     outcomes.extend(_parse_sessions((root, [name], max_round_bytes, engine, lock_timeout, keep_rounds)))
                     if step is not None:
                         step(name, 1)
             else:
-                _parse_in_pool(pool, [(root, run, max_round_bytes, None, lock_timeout, keep_rounds) for run in guided(names, jobs)],
+                runs = guided(names, jobs)
+                _parse_in_pool(pool, [(root, run, max_round_bytes, None, lock_timeout, keep_rounds) for run in runs],
                                outcomes, step, tally)
     except KeyboardInterrupt:
-        # Sessions finished: in workers, counted as each ends (a worker's run comes back whole, at its end).
-        finished = len(outcomes) if tally is None else tally.value
-        raise ParseInterrupted(finished, len(names)) from None
+        raise _interrupted(root, names, runs, len(outcomes), tally) from None
     report = ParseReport()
     for o in outcomes:
         report.outcomes.append(o)
         if o.problem and err is not None:
             print(f"error: {o.session}: {o.problem}", file=err)
     return report
+
+
+def _interrupted(root: Path, names: list[str], runs: list[list[str]], done: int, tally: Any) -> ParseInterrupted:
+    """What Ctrl-C stopped: the sessions finished (``done`` outcomes in this process, or in workers ``tally``, counted
+    as each ends), and of the session each run of ``runs`` was in, those whose chain was written whole before they
+    could be counted (:func:`_whole`)."""
+    if tally is None:
+        finished, cut = done, [names[done]] if runs and done < len(names) else []
+    else:
+        finished, cut = tally.value, [run[tally[i]] for i, run in enumerate(runs) if tally[i] < len(run)]
+    return ParseInterrupted(finished + _whole(root, cut), len(names))
+
+
+def _whole(root: Path, cut: list[str]) -> int:
+    """How many of the sessions ``cut`` (the ones being parsed when Ctrl-C came, one per run at most) had their chain
+    written whole (:func:`chain_is_current`) before they could be counted (trial 15: ``interrupted after 94`` when 95
+    were); their pending marker is cleared as their parse would have. A second Ctrl-C stops the count."""
+    n = 0
+    try:
+        for name in cut:
+            if chain_is_current(root, name):
+                clear_pending(root, name)
+                n += 1
+    except KeyboardInterrupt:
+        pass
+    except (OSError, ValueError):
+        pass  # cannot tell: not counted
+    return n
 
 
 class ParseInterrupted(KeyboardInterrupt):
