@@ -41,6 +41,7 @@ from pathlib import Path
 import attrs
 
 from .cursor_mend import mend_behind
+from .second_source import refuse_seconds
 from .windows import pread_exact
 from ..plugins.adapter import Adapter
 from ..storage.cursor import TAIL_WINDOW, AppendCursor, read_cursor, write_cursor
@@ -74,6 +75,7 @@ def reset_conflicts(root: str | os.PathLike, adapter: Adapter, source_root: str 
     if not (root / session).is_dir():
         raise FileNotFoundError(f"{root / session}: no such session in the storage root")
     disc = adapter.discover(Path(source_root))
+    refuse_seconds(root, disc)  # of two sources into one stream, the one a pass reads (the cursor's, else the first)
     rows: list[ResetRow] = []
     sources = disc.sessions().get(session, [])
     peers: dict[Path, list[str]] = {}
