@@ -31,7 +31,7 @@ def snippet_line(hit: dict, tty: bool) -> str:
 
 
 def search(
-    query: str = typer.Argument(..., metavar="QUERY", help='Words (all must match), "a phrase", or a prefix* .'),
+    query: str = typer.Argument(..., metavar="QUERY", help='Words (all must match), "a phrase", a prefix*, a OR b, -word or NOT word (left out); a query starting with - goes after --.'),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of hits (conversation, title, talk, step, kind, at, snippet, file, row, snippet_text, snippet_marks)."),
     held_back: bool = typer.Option(False, "--held-back", help="With --json: print {hits, held_back} as /api/search?held_back=1 answers: the hits, and what was left out (files that do not verify, with how many hits the whole query matches in each; what was never searched)."),
     limit: int = typer.Option(20, "--limit", min=1, help="At most this many hits (1 or more)."),

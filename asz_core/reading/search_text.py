@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, Iterator
 
-__all__ = ["KINDS", "iter_kinds", "CJK_CLASS", "CJK_SEP", "SNIP_START", "SNIP_END", "MARK_START", "MARK_END", "index_form", "query_terms",
+__all__ = ["KINDS", "iter_kinds", "CJK_CLASS", "CJK_SEP", "SNIP_START", "SNIP_END", "MARK_START", "MARK_END", "index_form", "query_terms", "parse_query", "OPERATORS",
            "snippet_spans", "marked", "escaped", "unescaped", "one_line", "has_cjk", "cjk_window", "cut_window", "QueryError", "fts_query"]
 
 #: The characters each indexed as one token (a regular expression character class): Hangul Jamo; CJK symbols and
@@ -52,7 +52,9 @@ MARK_START, MARK_END = "\u00ab", "\u00bb"
 _HAS_CJK = re.compile(CJK_CLASS)
 _CJK_RUN = re.compile(CJK_CLASS + "+")
 _ESCAPE = str.maketrans({"\\": "\\\\", MARK_START: "\\" + MARK_START, MARK_END: "\\" + MARK_END})
-_WORD = re.compile(r'"([^"]*)"|(\S+)')
+_WORD = re.compile(r'(-?)"([^"]*)"|(\S+)')
+#: The query's operators (upper case, standing alone: :func:`parse_query`).
+OPERATORS = ("OR", "AND", "NOT")
 _TOKEN = re.compile(r"\w+\*?", re.UNICODE)
 
 
@@ -78,18 +80,66 @@ def _phrase(words: Iterable[str]) -> str:
 
 
 def query_terms(text: str) -> list[str]:
-    """The FTS5 terms of a person's query: ``"a phrase"`` one term, every other word (``\\w+``) one, a trailing ``*``
-    kept as a prefix; nothing else of the query reaches SQLite. Empty when it holds no word."""
-    terms: list[str] = []
+    """The FTS5 terms a hit of a person's query holds (:func:`parse_query`; not those it leaves out): ``"a phrase"``
+    one term, every other word (``\\w+``) one, a trailing ``*`` kept as a prefix; nothing else of the query reaches
+    SQLite. Empty when it holds no word to find. Raises :class:`QueryError` (``OR`` misplaced)."""
+    return [t for group in parse_query(text)[0] for alt in group for t in alt]
+
+
+def _terms(quoted: str | None, bare: str, whole: bool) -> list[str]:
+    if quoted is not None:
+        words = [w.rstrip("*") for w in _TOKEN.findall(quoted)]
+        return [_phrase(words)] if words else []
+    words = _TOKEN.findall(bare)
+    if whole and len(words) > 1:  # -foo.bar leaves out the phrase foo bar
+        return [_phrase(w.rstrip("*") for w in words)]
+    return [_phrase([w.rstrip("*")]) + ("*" if w.endswith("*") else "") for w in words]
+
+
+def parse_query(text: str) -> tuple[list[list[list[str]]], list[str]]:
+    """``(groups, left_out)`` of a person's query: a hit holds every group (AND); a group is satisfied by any of its
+    alternatives (``a OR b``), an alternative by all of its terms (a word like ``hello.sh`` gives two); ``left_out``
+    are the terms of ``-word``, ``-"a phrase"``, ``-prefix*`` and ``NOT word``: a hit holds none of them. The
+    operators (:data:`OPERATORS`) are upper case words standing alone: ``OR`` between two things to find, ``AND``
+    between two things (what words side by side mean anyway), ``NOT`` before a thing to leave out. Raises
+    :class:`QueryError` for an operator with nothing it can join (first or last, two together, ``OR`` beside a
+    thing left out); ``"OR"`` in quotes, or ``or``, is the word."""
+    groups: list[list[list[str]]] = []
+    left_out: list[str] = []
+    op = ""  # the operator just read
+    last = ""  # what the last thing read was: "find", "out" or ""
+
+    def misplaced(word: str) -> QueryError:
+        return QueryError(f"{text!r}: {word} has nothing to join there (a OR b, a AND b, a NOT b, a -b); to find the "
+                          f"word itself write it in lower case or as \"{word}\"")
+
     for m in _WORD.finditer(text):
-        if m.group(1) is not None:
-            words = _TOKEN.findall(m.group(1))
-            if words:
-                terms.append(_phrase(w.rstrip("*") for w in words))
+        minus, quoted, bare = m.group(1), m.group(2), m.group(3) or ""
+        if bare in OPERATORS:
+            if op or (bare == "OR" and last != "find") or (bare == "AND" and not last):
+                raise misplaced(op or bare)
+            op = bare
             continue
-        for w in _TOKEN.findall(m.group(2)):
-            terms.append(_phrase([w.rstrip("*")]) + ("*" if w.endswith("*") else ""))
-    return terms
+        if quoted is None and bare.startswith("-") and len(bare) > 1:
+            minus, bare = "-", bare[1:]
+        terms = _terms(quoted, bare, bool(minus) or op == "NOT")
+        if not terms:
+            continue
+        if minus or op == "NOT":
+            if op == "OR":
+                raise misplaced("OR")
+            left_out.extend(terms)
+            last = "out"
+        else:
+            if op == "OR":
+                groups[-1].append(terms)
+            else:
+                groups.append([terms])
+            last = "find"
+        op = ""
+    if op:
+        raise misplaced(op)
+    return groups, left_out
 
 
 def snippet_spans(raw: str) -> tuple[str, list[list[int]]]:
@@ -273,8 +323,19 @@ class QueryError(ValueError):
 
 
 def fts_query(text: str) -> str:
-    """The FTS5 MATCH expression for a person's query (module docstring). Raises :class:`QueryError` when it holds no word."""
-    terms = query_terms(text)
-    if not terms:
-        raise QueryError(f"nothing to search for in {text!r}: give a word, a \"phrase\" or a prefix*")
-    return " ".join(terms)
+    """The FTS5 MATCH expression for a person's query (:func:`parse_query`): its groups joined by AND, a group's
+    alternatives by OR, then ``NOT`` each term left out. Raises :class:`QueryError` when it holds no word to find
+    (a query of -words alone has none) or an ``OR`` is misplaced."""
+    groups, left_out = parse_query(text)
+    if not groups:
+        raise QueryError(f"nothing to search for in {text!r}: give a word, a \"phrase\" or a prefix*"
+                         + (" (a -word only leaves out texts holding it)" if left_out else ""))
+
+    if all(len(g) == 1 for g in groups) and not left_out:
+        return " ".join(t for g in groups for t in g[0])  # words alone: FTS5's implicit AND, as before OR and -word
+
+    def alt(terms: list[str]) -> str:
+        return terms[0] if len(terms) == 1 else "(" + " AND ".join(terms) + ")"
+
+    expr = " AND ".join(" AND ".join(g[0]) if len(g) == 1 else "(" + " OR ".join(map(alt, g)) + ")" for g in groups)
+    return f"({expr})" + "".join(f" NOT {t}" for t in left_out) if left_out else expr

@@ -8,14 +8,12 @@ believed (:func:`~asz_core.reading.search_store.write_rows`), the ``hit`` table 
 of the older schema (which may hold rows twice) is built again when next opened.
 
 Real input: ../shared/corpus/claude-code/projects. The expected count is counted here straight from its JSONL
-(:func:`phx_texts`), never from asz: each text of a message (a prompt or reply text, a thinking, a tool's name and
+(:func:`phx_texts`, tests/corpus_words.py), never from asz: each text of a message (a prompt or reply text, a thinking, a tool's name and
 input, a tool result) in which ``phx`` stands as a word.
 """
 
 from __future__ import annotations
 
-import json
-import re
 import sqlite3
 import subprocess
 import sys
@@ -24,39 +22,14 @@ import time
 from pathlib import Path
 
 import pytest
+from corpus_words import message_words
 
 from view_server_helpers import REPO, Served
-
-_WORD = re.compile(r"(?<![0-9a-z])phx(?![0-9a-z])", re.I)
 
 
 def phx_texts(projects: Path) -> int:
     """How many texts of the Claude Code transcripts under ``projects`` hold ``phx`` as a word (read from the JSONL)."""
-    n = 0
-    for path in sorted(projects.rglob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                continue
-            msg = rec.get("message") if isinstance(rec, dict) else None
-            content = msg.get("content") if isinstance(msg, dict) else None
-            texts = [content] if isinstance(content, str) else []
-            for b in content if isinstance(content, list) else ():
-                if not isinstance(b, dict):
-                    continue
-                t = b.get("type")
-                if t == "text":
-                    texts.append(b.get("text", ""))
-                elif t == "thinking":
-                    texts.append(b.get("thinking", ""))
-                elif t == "tool_use":
-                    texts.append(f"{b.get('name', '')} {json.dumps(b.get('input'), ensure_ascii=False)}")
-                elif t == "tool_result":
-                    c = b.get("content")
-                    texts.append(c if isinstance(c, str) else json.dumps(c, ensure_ascii=False))
-            n += sum(1 for t in texts if isinstance(t, str) and _WORD.search(t))
-    return n
+    return sum(1 for words in message_words(projects) if "phx" in words)
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,47 @@
+"""The words of each message text of Claude Code transcripts, read straight from their JSONL (what search tests count
+their expected hits from, never from asz's own output)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+
+def _strings(value) -> list[str]:
+    """A tool's input or result as the search index reads data: each string's text, a line break the character."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in [k, *_strings(v)]]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return [json.dumps(value)]
+
+
+def message_words(projects: Path) -> list[set[str]]:
+    """The words (lower case; letters and digits, as the index's tokenizer reads them) of each text of the messages
+    of the transcripts under ``projects``: a prompt or reply text, a thinking, a tool's name and input, a tool
+    result. A runtime notice or an attachment (records of other kinds) is not read."""
+    out: list[set[str]] = []
+    for path in sorted(projects.rglob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            msg = rec.get("message") if isinstance(rec, dict) else None
+            content = msg.get("content") if isinstance(msg, dict) else None
+            found = [[content]] if isinstance(content, str) else []
+            for b in content if isinstance(content, list) else ():
+                t = b.get("type") if isinstance(b, dict) else None
+                if t == "text":
+                    found.append([b.get("text", "")])
+                elif t == "thinking":
+                    found.append([b.get("thinking", "")])
+                elif t == "tool_use":
+                    found.append([b.get("name", ""), *_strings(b.get("input"))])
+                elif t == "tool_result":
+                    found.append(_strings(b.get("content")))
+            out.extend({w.lower() for s in f for w in re.findall(r"[^\W_]+", s)} for f in found)
+    return out
