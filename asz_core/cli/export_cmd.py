@@ -252,13 +252,7 @@ def export(
             raise _usage(f"--out {out}: several conversations go into a folder, and this is a file")
         filters = make_filters("export", project, since, until, "", "", zone)
         rows = newest_first(conversation_rows(r, hide, filters))
-        if not rows and not filters.unplaced:  # said, and nothing written: as an unknown id (trial 15, F7)
-            from ..view.document import list_conversations
-
-            given = " ".join(f"{flag} {v}" for flag, v in (("--project", project), ("--since", since), ("--until", until)) if v)
-            typer.echo(f"asz export: no conversation matched {given} (of {len(list_conversations(r))} in {r}; asz ls "
-                       "lists them); nothing written", err=True)
-            raise typer.Exit(1)
+        _no_match(r, bool(rows or filters.unplaced), project, since, until)  # as an unknown id (trial 15, F7)
         if filters.unplaced:  # no times: said rather than dropped (trial 7)
             from ..reading.listing import UNPLACED, not_read_line
 
@@ -274,6 +268,19 @@ def export(
             typer.echo(prose.stats.line(), err=True)
     if unverified:
         raise typer.Exit(1)
+
+
+def _no_match(r: Path, matched: bool, project: str, since: str, until: str) -> None:
+    """Exit 1 when the filters matched no conversation (not ``matched``): ``asz export: no conversation matched
+    --project P (of N in ROOT; asz ls lists them); nothing written``."""
+    if matched:
+        return
+    from ..view.document import list_conversations
+
+    given = " ".join(f"{flag} {v}" for flag, v in (("--project", project), ("--since", since), ("--until", until)) if v)
+    typer.echo(f"asz export: no conversation matched {given} (of {len(list_conversations(r))} in {r}; asz ls "
+               "lists them); nothing written", err=True)
+    raise typer.Exit(1)
 
 
 def _refuse_missing_parent(out: Optional[Path]) -> None:

@@ -56,8 +56,7 @@ def search(
     itself has a backslash before it. A hit whose landed file no longer verifies (damaged before or since it was
     indexed) is left out, and stderr names the file and the problem, for every such file the whole query matches
     whatever --limit shows (the count line says how many hits were held back); so does a landed file missing or a conversation
-    with no usable round, whose text was never searched (whatever the words, in the conversations the filters keep),
-    and one note counts the sessions asz prune removed (their skeletons keep no text). Without --json those notes are also
+    with no usable round, whose text was never searched (whatever the words, in the conversations the filters keep), and one note the sessions asz prune removed. Without --json those notes are also
     printed on stdout under the hits, each after "! ". Ctrl-C while the index is brought up to date keeps
     every conversation indexed whole and says so on stderr (``asz search:
     stopped: N of M conversations indexed; ...``), exit 130; Ctrl-C during the
@@ -69,8 +68,7 @@ def search(
         from ..reading.search import QueryError, SearchError, iter_kinds
         from ..reading.search import search as run_search
 
-        zone = use_tz("search", tz)
-        r, hide = settings("search", root, config)
+        zone, (r, hide) = use_tz("search", tz), settings("search", root, config)
         filters = make_filters("search", project, since, until, model, dialect, zone)
     except KeyboardInterrupt:
         typer.echo("asz search: stopped before any conversation was indexed", err=True)
@@ -97,10 +95,7 @@ def search(
         querying = False
         for line in (notes := _notes(unverified, unsearched)):
             typer.echo(f"asz search: warning: {line}", err=True)
-        pruned = _pruned(r)
-        if pruned:  # their text is gone: no hit could come from them (trial 15, F5)
-            typer.echo(f"asz search: note: {pruned}", err=True)
-            notes = [*notes, pruned]
+        notes += _pruned(r)  # their text is gone: no hit could come from them (trial 15, F5)
         if as_json and held_back:
             _print_held_back(hits, unverified, held, unsearched)
         else:
@@ -139,17 +134,19 @@ def _notes(unverified: dict[str, str], unsearched: list[dict]) -> list[str]:
     return out + [f"{g['file']} not searched: {g['problem']}" for g in unsearched]
 
 
-def _pruned(r: Path) -> str:
-    """``N session(s) of the root were removed by retention …: not searchable`` when ``asz prune`` replaced landed
-    files of any session by skeletons (which keep no text), else ''."""
+def _pruned(r: Path) -> list[str]:
+    """``[N session(s) of the root were removed by retention …: not searchable]``, said on stderr as a note, when
+    ``asz prune`` replaced landed files of any session by skeletons (which keep no text), else []."""
     from ..reading.removed import removed_sessions
 
     gone = removed_sessions(r)
     if not gone:
-        return ""
+        return []
     named = ", ".join(g[:8] for g in gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
-    return (f"{len(gone)} session(s) in this root were removed by retention (asz prune): their skeletons keep no text, "
+    said = (f"{len(gone)} session(s) in this root were removed by retention (asz prune): their skeletons keep no text, "
             f"so they are not searchable: {named}")
+    typer.echo(f"asz search: note: {said}", err=True)
+    return [said]
 
 
 def _print_hits(hits: list[dict], held: int, notes: list[str], as_json: bool, matched: int, took: float) -> None:

@@ -122,9 +122,7 @@ def usage(
     names them (``N landed session(s) have no conversation chain …: ID, …``; on
     stderr with --json, every row listing them under unchained); exit 0. Sessions the root's _sessions.list names
     whose directory is gone or emptied are counted in one note on stderr (asz verify names them).
-    A source whose last line has no newline and has not changed for 10 minutes (a torn tail: its writer died) is
-    not landed until the line is completed, so its record is in no figure: one note on stderr per such source
-    names it (the words asz ls and asz conversation use); exit 0.
+    A torn tail (a last line with no newline, unchanged for 10 minutes: in no figure until completed) is one note on stderr.
     Ctrl-C says how many conversations were read and prints no table, exit 130.
     """
     from ..view.usage_report import KEYS, report, totals, untimed, zone_of
@@ -141,13 +139,9 @@ def usage(
     require_root("usage", storage)  # a mistyped --root is said, never reported as $0.00
 
     ids = list_conversations(storage)
-    counted, problems, unreadable, listed = _read(storage, zone, cfg.view_hide, len(ids))
+    counted, problems, unreadable = _read(storage, zone, cfg.view_hide, len(ids))
     rows = report(counted, view, table, first, last, sort)
     for p in problems:
-        typer.echo(f"asz usage: {p}", err=True)
-    from ..storage.torn import torn_notes
-
-    for p in torn_notes(listed):  # a verified total short by a line not landed yet is said (trial 15, F17)
         typer.echo(f"asz usage: {p}", err=True)
     say_state_files(storage)
     note, unchained = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
@@ -180,10 +174,11 @@ def _settings(view: str, sort: str, config: Optional[Path]):
         raise typer.Exit(2)
 
 
-def _read(storage: Path, zone, hide, n: int) -> tuple[list, list[str], dict[str, str], dict[str, list[str]]]:
+def _read(storage: Path, zone, hide, n: int) -> tuple[list, list[str], dict[str, str]]:
     """:func:`~asz_core.view.usage_report.read_root` of ``storage`` (``n`` conversations): the counted calls, the
-    problem lines, the conversations that did not read (id -> why) and the problems of those that verify (id -> lines).
-    Ctrl-C says how far it got, exit 130."""
+    problem lines and the conversations that did not read (id -> why); a torn tail of a conversation that verifies
+    is said on stderr (:func:`~asz_core.storage.torn.torn_notes`, trial 15 F17). Ctrl-C says how far it got, exit 130."""
+    from ..storage.torn import torn_notes
     from ..view.usage_report import read_root
 
     done = [0]
@@ -196,7 +191,9 @@ def _read(storage: Path, zone, hide, n: int) -> tuple[list, list[str], dict[str,
         typer.echo(f"asz usage: interrupted after {done[0]} of {n} conversations read; nothing is printed "
                    "(a part would look like the whole)", err=True)
         raise typer.Exit(130)
-    return counted, problems, unreadable, listed
+    for p in torn_notes(listed):  # a verified total short by a line not landed yet is said
+        typer.echo(f"asz usage: {p}", err=True)
+    return counted, problems, unreadable
 
 
 def no_time_line(no_time: dict[str, int], windowed: bool, has_row: bool) -> tuple[str, list[dict]]:
