@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from asz_core import Adapter, Capabilities, Discovery, Record, Source, hookimpl
 
@@ -129,6 +129,26 @@ class KiroAdapter(Adapter):
         if source.mode != "document":
             return super().source_exists(source)
         return row_exists(Path(source.path), _row_ref(source))
+
+    def credits(self, dialect: str, record: Mapping[str, Any]) -> float | None:
+        """Kiro CLI 2.x's session document (an ``agent_meta`` record whose data part holds ``session_state``): the sum
+        of every ``session_state.conversation_metadata.user_turn_metadatas[].metering_usage[].value`` whose ``unit``
+        is ``credit`` (the session so far; docs/adapters/kiro.md, Usage and credits); None for any other record."""
+        for part in record.get("parts") or ():
+            d = part.get("data") if isinstance(part, dict) else None
+            state = d.get("session_state") if isinstance(d, dict) else None
+            meta = state.get("conversation_metadata") if isinstance(state, dict) else None
+            turns = meta.get("user_turn_metadatas") if isinstance(meta, dict) else None
+            if not isinstance(turns, list):
+                continue
+            total, seen = 0.0, False
+            for t in turns:
+                for m in (t.get("metering_usage") or ()) if isinstance(t, dict) else ():
+                    v = m.get("value") if isinstance(m, dict) else None
+                    if m.get("unit") == "credit" and isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0:
+                        total, seen = total + v, True
+            return total if seen else None
+        return None
 
     def convert_line(self, source: Source, line: bytes, ord: int, off: int) -> Record:
         """One complete source line (no newline) of a 3.x or 2.x transcript into one record.

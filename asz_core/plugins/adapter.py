@@ -374,6 +374,17 @@ class Adapter(abc.ABC):
         """
         return True
 
+    def credits(self, dialect: str, record: Mapping[str, Any]) -> float | None:
+        """The credits the runtime metered for the session, as this landed record of ``dialect`` gives them: a running
+        total of the session so far, which replaces any earlier record's (Kiro CLI 2.x's session document, whose
+        ``metering_usage`` lists every request's), or None when the record gives none. Credits are a runtime's own
+        unit: never tokens, never USD; the readers show them as ``credits`` beside the token figures (docs/view.md,
+        ``summary.credits``). ``record`` as for :meth:`label_target`. Default None. Called by the readers, for every
+        record of a dialect the adapter speaks, only when the adapter overrides this method; must not raise (an
+        exception, or an answer that is not a finite number of 0 or more, is taken as None).
+        """
+        return None
+
     @abc.abstractmethod
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
         """The source root used when neither ``--source`` nor configuration names one (required)."""

@@ -321,6 +321,11 @@ def newest_first(rows: Iterable[dict]) -> list[dict]:
     return sorted(rows, key=lambda r: (-(r.get("to") or 0), r.get("id") or ""))
 
 
+def credits_text(credits: float) -> str:
+    """A credits figure as the readers print it: 3 decimals (``0.711``), as Kiro shows a session's credits."""
+    return f"{credits:,.3f}"
+
+
 def usage_lines(s: dict) -> list[str]:
     """The lines about where, with what and at what cost (issue 17), from an asz.view document's ``summary``:
     ``project …``, ``models …``, ``tokens in N, out N, cache read N, cache write N`` and ``cost $U.UU``, the cost
@@ -343,10 +348,14 @@ def usage_lines(s: dict) -> list[str]:
         lines.append("cost held back")
         return lines
     calls, with_usage = s.get("llm_calls"), s.get("calls_with_usage")
+    credits = [] if s.get("credits") is None else [  # the runtime's own unit (Kiro): never tokens, never USD (F14)
+        f"credits {credits_text(s['credits'])} (what the runtime metered, in its own unit: not tokens, not USD)"]
     if usage_unrecorded(calls, with_usage):  # Kiro meters credits: no token figure, never 0 (as asz ls)
         lines.append(f"tokens not recorded: the runtime recorded no token counts for its {calls:,} model call(s)")
+        lines += credits
         lines.append("cost - (no tokens to price)")
         return lines
+    lines += credits
     u, lanes = s["usage"], s["usage_by_lane"]
     lines.append(f"tokens {_tokens(u)}" + (f" (of which subagents: {_tokens(lanes['subagent'])})" if any(lanes["subagent"].values()) else ""))
     if s.get("usage_incomplete"):  # counts a record listed under dropped: the figures above are short by them

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import unicodedata
 from collections import Counter
 from operator import attrgetter
@@ -129,7 +130,39 @@ class DocumentView(ListView):
         d.update(self.places())
         d.update(usage_totals(self.call_usage.values()))
         d["cost"] = cost_of(d["usage_by_model"], prices)
+        credits = self.credits()
+        if credits is not None:  # only then: a conversation whose runtime meters none gives the keys it always gave
+            d["credits"] = credits
         return d
+
+    def credits(self) -> float | None:
+        """The credits the runtime metered (Kiro), from the session's landed records that verify: the last running
+        total a record gives in landed order (:meth:`~asz_core.plugins.adapter.Adapter.credits`), rounded to 6
+        decimals; None when no record gives one. Never tokens, never USD (trial 15, F14)."""
+        from ..plugins.adapter import Adapter
+        from ..plugins.manager import adapter_for_dialect
+
+        sess = self.sess
+        last: float | None = None
+        asked: dict = {}
+        for seq in sorted(sess.records):
+            h = sess.headers.get(seq)
+            if h is None or seq in sess.unverified:
+                continue
+            if h.dialect not in asked:
+                a = adapter_for_dialect(h.dialect) if h.dialect else None
+                asked[h.dialect] = a if a is not None and type(a).credits is not Adapter.credits else None
+            a = asked[h.dialect]
+            if a is None:
+                continue
+            for rec in sess.records[seq]:
+                try:
+                    got = a.credits(h.dialect, rec)
+                except Exception:  # an adapter's bug takes nothing from the conversation: no credits from it
+                    continue
+                if isinstance(got, (int, float)) and not isinstance(got, bool) and math.isfinite(got) and got >= 0:
+                    last = float(got)
+        return None if last is None else round(last, 6)
 
     def title(self, runtime_title: str) -> str:
         """The conversation's title (issue 17): the runtime's own, else its first talk's label, else ``(no prompt)``
