@@ -144,13 +144,13 @@ class ClaudeCodeObserver(Adapter):
         ``root.path``) the file's first record names (``/x/**`` takes what is
         below ``/x`` too); other patterns are globs on the session id. A second
         file for one session, kind and stream (from another data directory)
-        is refused as an error naming the first. Never raises: unreadable
+        is handed over too: the collector keeps the one the stream's cursor
+        follows, else the first, and refuses the other as a conflict. Never raises: unreadable
         directories are ``errors``, other names ``skipped`` with a reason.
         """
         root = Path(source_root)
         out = Discovery()
         inc, exc = list(include), list(exclude)
-        taken: dict[tuple[str, str, str], str] = {}
 
         def rel(p: Path) -> str:
             return p.relative_to(root).as_posix()
@@ -199,12 +199,8 @@ class ClaudeCodeObserver(Adapter):
                     if not _selected(s.name, fp, inc, exc):
                         out.skipped.append((rel(fp), "excluded by the session filters"))
                         continue
-                    key = (s.name, kind, stream)
-                    if key in taken:
-                        out.conflicts.append((str(fp), f"{kind} of stream {stream!r} in session {s.name} already comes from "
-                                                       f"{taken[key]}; the second source is refused"))
-                        continue
-                    taken[key] = rel(fp)
+                    # the same stream from a second data dir is handed over too: the collector keeps the one its
+                    # cursor follows, else the first, and refuses the other (asz_core.collect.second_source)
                     out.sources.append(Source(session=s.name, kind=kind, path=fp, src=rel(fp), dialect=DIALECT, stream=stream))
         return out
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from asz_core import RawJSON, Source
 from asz_core.plugins import get_plugin_manager
+from asz_core.collect.second_source import refuse_seconds
 from asz_core.testing import AdapterConformance, collect_once, landed_records
 
 from asz_adapters_claude import observer_plugin
@@ -60,7 +61,11 @@ def test_discovery_noise_conflicts_and_filters(tmp_path: Path) -> None:
     reasons = dict(d.skipped)
     assert "not a session directory" in reasons[f"{DATA_ID}/output/README.txt"]
     assert "not an observer output file" in reasons[f"{DATA_ID}/output/86cb6fec-8454-476f-9cf1-4d625d1869b7/notes.md"]
-    assert d.errors == [] and len(d.conflicts) == 1 and "already comes from" in d.conflicts[0][1]  # counted as a conflict
+    assert d.errors == [] and d.conflicts == []
+    refuse_seconds(tmp_path / "store", d)  # the collector refuses the second, counted as a conflict
+    assert d.conflicts == [(str(out / "86cb6fec-8454-476f-9cf1-4d625d1869b7" / "main.execution.jsonl"),  # asz-inline sorts first
+                            "execution of stream 'main' in session 86cb6fec-8454-476f-9cf1-4d625d1869b7 already comes from "
+                            "asz-inline/output/86cb6fec-8454-476f-9cf1-4d625d1869b7/main.execution.jsonl; the second source is refused")]
     only = a.discover(root / DATA_ID, include=["/work/echo"])
     assert {s.session for s in only.sources} == {"86cb6fec-8454-476f-9cf1-4d625d1869b7"}
     below = a.discover(root / DATA_ID, include=["/work/**"], exclude=["a815fa95-*"])
