@@ -9,7 +9,9 @@ this one process and alternating:
 
 * ``push``: one :func:`asz_core.export.push.push` pass of the whole root, as ``asz push`` runs it (the check on);
 * ``push, no check``: the same pass with the check off (every session taken as verifying);
-* ``check alone``: :func:`asz_core.verify.unverified` of every session, what the pass adds.
+* ``one by one``: :func:`asz_core.verify.unverified` of every session (what a pass would add checking each
+  session on its own; a pass does that for its first ``PER_SESSION_CHECKS`` sessions only);
+* ``whole root``: :func:`asz_core.verify.verify` of the whole root in one process (what a pass runs once after them).
 
 Prints the CPU seconds of this process (``time.process_time``: every thread, gRPC's and HTTP's too; the
 receiver's process is not counted) and wall seconds of each, and the ratios in the same run. Timing lives here,
@@ -33,7 +35,7 @@ sys.path.insert(0, str(REPO))
 from asz_core.export import push as push_mod  # noqa: E402
 from asz_core.export.settings import ExportConfig  # noqa: E402
 from asz_core.storage.layout import session_dirs  # noqa: E402
-from asz_core.verify import unverified  # noqa: E402
+from asz_core.verify import unverified, verify  # noqa: E402
 
 
 def _receiver(where: Path) -> tuple[subprocess.Popen, str]:
@@ -72,6 +74,12 @@ def _check(root: Path) -> tuple[float, float]:
     return time.process_time() - c0, time.monotonic() - w0
 
 
+def _whole(root: Path) -> tuple[float, float]:
+    c0, w0 = time.process_time(), time.monotonic()
+    assert verify(root, jobs=1).ok
+    return time.process_time() - c0, time.monotonic() - w0
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("root", type=Path)
@@ -86,11 +94,11 @@ def main() -> None:
         for run in range(a.runs):
             on = _push(root, tmp, True)
             off = _push(root, tmp, False)
-            alone = _check(root)
+            alone, whole = _check(root), _whole(root)
             print(f"run {run + 1}: push CPU {on[0]:.2f} s (wall {on[1]:.2f}), push, no check CPU {off[0]:.2f} s "
-                  f"(wall {off[1]:.2f}), check alone CPU {alone[0]:.2f} s (wall {alone[1]:.2f}); files {on[2]}; "
-                  f"push / no check CPU {on[0] / off[0]:.2f}, check / no check CPU {alone[0] / off[0]:.2f}; "
-                  f"load {os.getloadavg()[0]:.1f}")
+                  f"(wall {off[1]:.2f}), one by one CPU {alone[0]:.2f} s, whole root CPU {whole[0]:.2f} s; files {on[2]}; "
+                  f"push / no check CPU {on[0] / off[0]:.2f}, whole root / push without CPU {whole[0] / off[0]:.2f}, "
+                  f"one by one / push without CPU {alone[0] / off[0]:.2f}; load {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

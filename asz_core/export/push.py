@@ -42,6 +42,12 @@ from .wire import REPLACES, Described, OutFile, RoundTitles, kvs, log_record, lo
 __all__ = ["PushReport", "PushInterrupted", "push", "held_back", "replaced_chains", "export_lock", "endpoint_name", "human_bytes"]
 
 
+#: Sessions a pass checks one by one (``verify(root, session)``) before it checks the whole root once instead: a
+#: session's check opens every chain of the root to find its own, so one by one a first push would cost sessions ×
+#: conversations (docs/performance.md, "Session 15, push: the verify check").
+PER_SESSION_CHECKS = 8
+
+
 def human_bytes(n: int) -> str:
     """``512B``, ``1.5KB``, ``47.9MB``, ``1.0GB`` (powers of 1000, one decimal)."""
     for unit, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
@@ -111,6 +117,7 @@ class _Pass:
         self.held_metrics = 0  # sessions whose metrics were not sent: the receiver rejected a landed file of theirs
         self.verdicts: dict[str, str] = {}  # session -> what asz verify finds wrong with it ('' when it verifies)
         self.unverified: dict[str, int] = {}  # session -> its due files and rounds held back: it does not verify
+        self.implicated: set[str] | None = None  # sessions the whole root's verify named; None: not run (or no use)
         self.replaced = replaced_chains(root, state)  # conversation -> (claim, paths): a chain sent, then built anew
 
     def problem(self, message: str) -> None:
@@ -251,8 +258,11 @@ class _Pass:
         if session not in self.verdicts:
             from ..verify import unverified
 
+            if self.implicated is None and len(self.verdicts) >= PER_SESSION_CHECKS:
+                self.implicated = self._implicated()
             try:
-                self.verdicts[session] = unverified(self.root, session)
+                clean = self.implicated is not None and session not in self.implicated
+                self.verdicts[session] = "" if clean else unverified(self.root, session)
             except FileNotFoundError:
                 self.verdicts[session] = ""
             except (OSError, ValueError) as exc:
@@ -261,6 +271,34 @@ class _Pass:
             return False
         self.unverified[session] = self.unverified.get(session, 0) + 1
         return True
+
+    def _implicated(self) -> set[str] | None:
+        """The sessions a verify of the whole root (``asz verify --root ROOT``, once) finds a problem in, by the
+        problem's file: under ``<session>/``, or under ``_conversations/<id>/`` of a conversation of that session.
+        Each is then checked on its own (its verdict and words are the session's check's); the others verify. None
+        when a problem names a file of no session (each session is then checked on its own)."""
+        from ..verify import verify
+
+        try:
+            problems = verify(self.root, jobs=1).problems
+        except (OSError, ValueError):
+            return None
+        if not problems:
+            return set()
+        owner = {f.rel.split("/")[1]: f.session for f in outbox(self.root) if f.fmt == "sf"}  # conversation -> session
+        sessions = {d.name for d in session_dirs(self.root)}
+        prefix = str(self.root).rstrip("/") + "/"
+        out: set[str] = set()
+        for pr in problems:
+            parts = pr.file[len(prefix):].split("/") if pr.file.startswith(prefix) else []
+            if len(parts) > 1 and parts[0] == CONVERSATIONS:
+                got = owner.get(parts[1]) or (parts[1] if parts[1] in sessions else None)
+            else:
+                got = parts[0] if len(parts) > 1 and parts[0] in sessions else None
+            if got is None:
+                return None
+            out.add(got)
+        return out
 
     def _refused(self, rel: str) -> None:
         at = landed_seq(rel)

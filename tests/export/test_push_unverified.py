@@ -130,3 +130,22 @@ def test_verify_of_one_file_says_what_it_cannot_see(corpus_copy, tmp_path):
                         f"missing or was re-sealed); asz verify --root {root} {SID} checks those")
     whole = asz("verify", "--root", str(root), SID, cwd=tmp_path)
     assert whole.returncode == 1 and "does not match the header" in whole.stdout
+
+
+@pytest.mark.parametrize("per_session", [0, 100])
+def test_the_whole_root_check_holds_back_the_same_session(per_session, corpus_copy, receiver, tmp_path, monkeypatch):
+    """A pass checks PER_SESSION_CHECKS sessions one by one, then the whole root once (a first push of many sessions):
+    both ways hold back SID alone, in the same words."""
+    from asz_core.export import push as push_mod
+    from asz_core.export.settings import ExportConfig
+
+    monkeypatch.setattr(push_mod, "PER_SESSION_CHECKS", per_session)
+    endpoint, recv = receiver
+    root = corpus_copy(tmp_path / "data")
+    everything = sent_files(root)
+    held = session_files(root, SID)
+    reseal(root)
+    rep = push_mod.push(root, ExportConfig(metrics=False), endpoint=endpoint)
+    assert rep.errors == 1 and rep.rejected == 0 and rep.files == len(everything) - len(held)
+    assert rep.problems[0].startswith(f"{SID}: does not verify (2 problem(s), the first: {root}/_conversations/{SID}/rounds/")
+    assert sent_files(recv) == {rel: d for rel, d in everything.items() if rel not in held}
