@@ -13,4 +13,4 @@ __all__ = ["check_landed_file", "unverified", "verify", "verify_file", "verify_r
 
 # Imported on first use: a reader that needs only :mod:`.damage` (asz search, asz show) does not load the walk and
 # the collector's worker processes it imports.
-__getattr__ = lazy_getattr(__name__, {"check_landed_file": "landed", "verify": "walk", "verify_file": "walk", "verify_root": "walk", "unverified": "walk"})
+__getattr__ = lazy_getattr(__name__, {"check_landed_file": "landed", "verify": "walk", "verify_file": "walk", "verify_root": "walk", "unverified": "gate"})

@@ -54,14 +54,14 @@ from ..collect.workers import LOST, default_jobs, each_result, guided, process_p
 from ..storage.torn import torn_detail
 from .bodies import provider_section
 from .hints import WARNED, add_hints, conflict_of
+from .gate import refuse_empty_root
 from .listed import check_listed
-from .report import from_error
-from .report import (ALONE_NOTE, DUPLICATES_LINE, FILE_OK_LINE, OK_LINE, PARALLEL_MIN_FILES, SESSIONS_PER_JOB, SNAPSHOT_KINDS, TORN,
+from .report import (ALONE_NOTE, from_error, DUPLICATES_LINE, FILE_OK_LINE, OK_LINE, PARALLEL_MIN_FILES, SESSIONS_PER_JOB, SNAPSHOT_KINDS, TORN,
                      UNCHECKED_KINDS, UNCURSORED_LINE, Problem, Section, VerifyReport, hint_lost)
 
 __all__ = ["Problem", "Section", "VerifyReport", "FileResult", "check_landed_file", "verify", "verify_file",
            "verify_root", "name_problems", "chain_section", "provider_section", "SNAPSHOT_KINDS", "UNCHECKED_KINDS",
-           "OK_LINE", "FILE_OK_LINE", "ALONE_NOTE", "DUPLICATES_LINE", "UNCURSORED_LINE", "PARALLEL_MIN_FILES", "unverified"]
+           "OK_LINE", "FILE_OK_LINE", "ALONE_NOTE", "DUPLICATES_LINE", "UNCURSORED_LINE", "PARALLEL_MIN_FILES"]
 
 def _threaded(paths: list[Path], deep: bool) -> Iterator[FileResult]:
     """Check files in order in this process; with ``deep``, reading the next one and hashing the current one on worker threads."""
@@ -333,35 +333,6 @@ def verify_file(path: str | os.PathLike, *, deep: bool = False) -> VerifyReport:
         section.notes.append(ALONE_NOTE.format(command=f"asz verify --root {sdir.parent} {sdir.name}" if sdir is not None
                                                else "asz verify --root ROOT SESSION"))
     return VerifyReport([section], ok_line=FILE_OK_LINE)
-
-
-def unverified(root: str | os.PathLike, session: str) -> str:
-    """What ``asz verify --root ROOT SESSION`` finds wrong with one session, in one line; ``""`` when it verifies.
-
-    The same checks as :func:`verify` limited to ``session`` (its directory
-    name): landed files, cursors, its conversations' round chains, provider
-    bodies; checked in this process (``jobs=1``). The line is ``N problem(s),
-    the first: <problem as asz verify prints it>``. Used by ``asz push`` (a
-    session that does not verify is held back, docs/push.md) and ``asz prune``
-    (it is kept). Raises FileNotFoundError when the session does not exist.
-    """
-    problems = verify(root, session, jobs=1).problems
-    return f"{len(problems)} problem(s), the first: {problems[0]}" if problems else ""
-
-
-def refuse_empty_root(root: str) -> None:
-    """Raise FileNotFoundError (``no landed data in ROOT: nothing to verify (…)``) when the folder ``root`` holds
-    nothing but hidden entries: no session directory, no ``_collect/`` (which every ``asz collect`` into it leaves,
-    even one that found nothing), no ``_conversations/``, no root file. Such a folder is no storage root (a mistyped
-    ``--root``), and a verdict on it would say nothing (docs/verify.md); ``asz verify`` says the message after
-    ``asz verify: `` and exits 2. A folder that cannot be listed is left to the walk."""
-    try:
-        empty = not any(not e.name.startswith(".") for e in os.scandir(root))
-    except OSError:
-        return
-    if empty:
-        raise FileNotFoundError(f"no landed data in {root}: nothing to verify (not a storage root: nothing was ever "
-                                f"collected into it; asz collect --root {root} makes it one)")
 
 
 def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: int | None = None, deep: bool = False,
