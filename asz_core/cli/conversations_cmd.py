@@ -242,7 +242,7 @@ def conversations(
     if held:
         typer.echo(f"{len(held)} conversation(s) do not verify: their tokens and cost are held back "
                    f"({', '.join(shown_id(r) + ' ' + str(r.get('state')) for r in held)}; asz verify names the problems)")
-    for line in (incomplete_note(rows), note):  # calls short of a dropped count (as asz usage marks them); unchained
+    for line in (incomplete_note(rows), note, credits_line(rows)):  # calls short of a dropped count; unchained; credits
         if line:
             typer.echo(line)
     missing = sorted({m for row in rows for m in unpriced(row)})
@@ -289,6 +289,16 @@ def incomplete_note(rows: list[dict]) -> str:
     named = ", ".join(f"{shown_id(r)} ({r['usage_incomplete']} call(s))" for r in short)
     return ("~ usage incomplete, the tokens above leave out counts a record left out (listed under dropped) or gave "
             f"below 0 (counted 0; asz conversation names the calls and fields): {named}")
+
+
+def credits_line(rows: list[dict]) -> str:
+    """``credits (what the runtime metered, …): ID 0.711, …`` naming the rows whose runtime metered credits (Kiro:
+    ``credits``, never tokens, never USD, trial 15 F14), under the table; '' when none."""
+    from ..reading.listing import credits_text
+
+    metered = [row for row in rows if row.get("credits") is not None]
+    return ("credits (what the runtime metered, in its own unit: not tokens, not USD): "
+            + ", ".join(f"{shown_id(row)} {credits_text(row['credits'])}" for row in metered)) if metered else ""
 
 
 def say_state_files(root: Path) -> None:

@@ -101,6 +101,9 @@ def build_summary(root: str | os.PathLike, conversation: str, *, hide: Iterable[
 def _counted(v: DocumentView, title: str) -> tuple[dict, list]:
     """(places, provider calls) the summary counts, from a built view."""
     places = {"title": title, **v.places()}
+    credits = v.credits()
+    if credits is not None:  # the runtime's own metering (Kiro): the summary's key, kept with the entry (trial 15, F14)
+        places["credits"] = credits
     return places, list(provider_calls(cu for _, cu in sorted(v.call_usage.items())))
 
 

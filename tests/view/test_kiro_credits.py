@@ -51,3 +51,12 @@ def test_conversation_and_export_say_the_credits(kiro_root):
     assert line in out and "cost - (no tokens to price)" in out
     md = asz_in_process("export", CLI_ID[:8], "--root", str(kiro_root), "--format", "md").stdout
     assert f"- {line}" in md
+
+
+def test_ls_rows_carry_them_and_the_table_says_them(kiro_root):
+    want = _source_credits()
+    rows = {r["id"]: r for r in json.loads(asz_in_process("ls", "--json", "--root", str(kiro_root)).stdout)}
+    assert rows[CLI_ID]["credits"] == round(want, 6)
+    assert all(r["credits"] is None for cid, r in rows.items() if cid != CLI_ID)
+    out = asz_in_process("ls", "--root", str(kiro_root)).stdout.splitlines()
+    assert (f"credits (what the runtime metered, in its own unit: not tokens, not USD): {CLI_ID[:8]} {want:.3f}") in out
