@@ -16,6 +16,8 @@
  * Every match of either starts at an 'S' and holds no other 'S', so one candidate at a time is enough: an 'S'
  * starts a new one, an 'x' (or a byte out of place) ends it. Nothing here decides how a line is read; the caller
  * takes the exact decoder where the probe says so, as with the Python probe.
+ *
+ * Also cursor_values(data), a cursor's values in one call for asz_core/storage/cursor.py (below).
  */
 #define PY_SSIZE_T_CLEAN
 #define _GNU_SOURCE /* memmem */
@@ -285,7 +287,124 @@ static PyObject *split_lines(PyObject *self, PyObject *const *args, Py_ssize_t n
     return out;
 }
 
+/* cursor_values(data): the values of a cursor (asz_core/storage/cursor.py) whose bytes are printable ASCII, spaces and
+ * newlines only, exactly as cursor._written_values_py returns them (a dict in line order, the whole-number keys as
+ * int), or None where that returns None and for any other byte (a tab, a byte >= 0x80, a control byte), which the
+ * caller then reads the Python way. Over such bytes the only white space str.strip removes is ' ', so a line is:
+ * spaces, the key (up to the first space), spaces, the value, spaces. Returns None for: no newline at the end, a
+ * blank line, a '#' in a key, a key twice, a whole-number key whose value is not ASCII digits ('-' first allowed for
+ * mtime only), a state outside active / source_gone / conflict, a non-empty digest that is not 64 lowercase hex. */
+static int key_is(const char *k, Py_ssize_t n, const char *s) { return (size_t)n == strlen(s) && memcmp(k, s, n) == 0; }
+
+static const char *const int_keys[] = {"schema", "dev", "ino", "offset", "ord", "size", "mtime", "last_seq", "torn",
+                                       "reread_seq", NULL};
+
+static PyObject *whole_number(const char *v, Py_ssize_t n) {
+    if (n <= 18) { /* below 10^18: no overflow */
+        int neg = *v == '-';
+        long long x = 0;
+        for (Py_ssize_t i = neg; i < n; i++)
+            x = x * 10 + (v[i] - '0');
+        return PyLong_FromLongLong(neg ? -x : x);
+    }
+    char *z = PyMem_Malloc((size_t)n + 1);
+    if (z == NULL)
+        return PyErr_NoMemory();
+    memcpy(z, v, (size_t)n);
+    z[n] = '\0';
+    PyObject *out = PyLong_FromString(z, NULL, 10);
+    PyMem_Free(z);
+    return out;
+}
+
+static PyObject *cursor_values(PyObject *self, PyObject *arg) {
+    (void)self;
+    if (!PyBytes_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "cursor_values: bytes expected");
+        return NULL;
+    }
+    const char *data = PyBytes_AS_STRING(arg), *end = data + PyBytes_GET_SIZE(arg);
+    if (end > data && end[-1] != '\n')
+        Py_RETURN_NONE;
+    for (const char *q = data; q < end; q++)
+        if (*q != '\n' && (*q < 0x20 || *q > 0x7e))
+            Py_RETURN_NONE;
+    PyObject *values = PyDict_New();
+    if (values == NULL)
+        return NULL;
+    const char *p = data;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p)); /* never NULL: end[-1] is a newline */
+        const char *a = p, *b = nl;
+        p = nl + 1;
+        while (a < b && *a == ' ')
+            a++;
+        while (b > a && b[-1] == ' ')
+            b--;
+        if (a == b)
+            goto none; /* a blank line */
+        const char *k = a;
+        while (k < b && *k != ' ')
+            k++;
+        if (memchr(a, '#', (size_t)(k - a)) != NULL)
+            goto none;
+        const char *v = k;
+        while (v < b && *v == ' ')
+            v++;
+        Py_ssize_t kn = k - a, vn = b - v;
+        PyObject *value = NULL;
+        int is_int = 0;
+        for (int i = 0; int_keys[i] != NULL; i++)
+            if (key_is(a, kn, int_keys[i])) {
+                is_int = 1;
+                break;
+            }
+        if (is_int) {
+            const char *d = v;
+            if (key_is(a, kn, "mtime") && vn > 0 && *v == '-')
+                d++;
+            if (d == b)
+                goto none;
+            for (const char *q = d; q < b; q++)
+                if (*q < '0' || *q > '9')
+                    goto none;
+            value = whole_number(v, vn);
+        } else {
+            if (key_is(a, kn, "state") && !key_is(v, vn, "active") && !key_is(v, vn, "source_gone") &&
+                !key_is(v, vn, "conflict"))
+                goto none;
+            if ((key_is(a, kn, "tail_sha256") || key_is(a, kn, "content_sha256")) && vn > 0) {
+                if (vn != 64)
+                    goto none;
+                for (const char *q = v; q < b; q++)
+                    if (!((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f')))
+                        goto none;
+            }
+            value = PyUnicode_FromStringAndSize(v, vn);
+        }
+        PyObject *key = value == NULL ? NULL : PyUnicode_FromStringAndSize(a, kn);
+        int had = key == NULL ? -1 : PyDict_Contains(values, key);
+        if (had == 0 && PyDict_SetItem(values, key, value) < 0)
+            had = -1;
+        Py_XDECREF(key);
+        Py_XDECREF(value);
+        if (had < 0) {
+            Py_DECREF(values);
+            return NULL;
+        }
+        if (had)
+            goto none; /* a key twice */
+    }
+    return values;
+none:
+    Py_DECREF(values);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"cursor_values", cursor_values, METH_O,
+     "cursor_values(data) -> the values of a cursor written as write_cursor writes it (dict), or None: "
+     "asz_core.storage.cursor._written_values_py's, over bytes that are printable ASCII, spaces and newlines."},
     {"split_lines", (PyCFunction)(void (*)(void))split_lines, METH_FASTCALL,
      "split_lines(data, start, stop) -> data[start:stop].split(b'\\n')[:-1] (data[stop - 1] a newline)."},
     {"decode_lines", (PyCFunction)(void (*)(void))decode_lines, METH_FASTCALL,

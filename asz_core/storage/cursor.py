@@ -29,6 +29,11 @@ from pathlib import Path
 import attrs
 
 from ..sessiondata import durable
+
+try:  # the compiled half of _written_values (setup.py: optional; without it the Python below does the same)
+    from ..sessiondata.bytescan import cursor_values as _cursor_values
+except ImportError:  # pragma: no cover - an install without a C compiler
+    _cursor_values = None
 from .state_lines import state_rows
 
 __all__ = ["AppendCursor", "SnapshotCursor", "read_cursor", "write_cursor", "STATES", "TAIL_WINDOW", "UNREADABLE_CURSOR"]
@@ -154,6 +159,18 @@ def read_cursor(path: Path) -> AppendCursor | SnapshotCursor | None:
 
 
 def _written_values(data: bytes) -> dict[str, object] | None:
+    """:func:`_written_values_py`'s result, in one C call (:mod:`asz_core.sessiondata.bytescan`, ``cursor_values``)
+    when the module was built and the bytes are printable ASCII, spaces and newlines (what write_cursor writes for
+    ASCII paths); the Python otherwise (issue 22: verify reads every cursor of a root; tests/storage/test_cursor_written.py
+    holds the two to each other)."""
+    if _cursor_values is not None:
+        values = _cursor_values(data)
+        if values is not None:
+            return values
+    return _written_values_py(data)
+
+
+def _written_values_py(data: bytes) -> dict[str, object] | None:
     """The values of a cursor as write_cursor writes it, each found by a few calls over all its lines at once
     instead of a few calls a line (``asz verify`` reads every cursor of a root); exactly what :func:`_row_values`
     returns for those bytes. None for anything else, which :func:`_row_values` then reads, and says what is wrong

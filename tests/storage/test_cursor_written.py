@@ -35,6 +35,27 @@ _PIECES = [b" ", b"  ", b"\t", b"\n", b"\r", b"\x0b", b"\x1c", "\x85".encode(), 
            b"state ", b"ord ", b"mtime ", b"kind ", b"append", b"snapshot", b"gone", b"1_0", b"\xd9\xa3"]
 
 
+def _mutated(rng, data, pieces, counts, ways):
+    """``data`` changed a number of times chosen from ``counts``: a piece put in, bytes cut, a byte replaced by a
+    piece, or a line repeated or moved, with the chances ``ways`` (the first three's upper bounds)."""
+    data = bytearray(data)
+    for _ in range(rng.choice(counts)):
+        at = rng.randrange(len(data) + 1)
+        way = rng.random()
+        if way < ways[0]:
+            data[at:at] = rng.choice(pieces)
+        elif way < ways[1]:
+            data[at:at + rng.choice((1, 1, 2, 5))] = b""
+        elif way < ways[2]:
+            data[at:at + 1] = rng.choice(pieces)
+        else:  # a line repeated or moved
+            lines = bytes(data).split(b"\n")
+            i = rng.randrange(len(lines))
+            lines.insert(rng.randrange(len(lines) + 1), lines[i])
+            data = bytearray(b"\n".join(lines))
+    return bytes(data)
+
+
 def _read_both(path, monkeypatch):
     """read_cursor's cursor or error message, with the short way on and then off."""
     out = []
@@ -66,21 +87,7 @@ def test_the_short_way_gives_what_the_line_by_line_reading_gives(tmp_path, monke
         written.append(path.read_bytes())
     short = odd = 0
     for _ in range(1500):
-        data = bytearray(rng.choice(written))
-        for _ in range(rng.choice((1, 1, 1, 2, 3))):
-            at = rng.randrange(len(data) + 1)
-            way = rng.random()
-            if way < 0.4:
-                data[at:at] = rng.choice(_PIECES)
-            elif way < 0.7:
-                data[at:at + rng.choice((1, 1, 2, 5))] = b""
-            elif way < 0.85:
-                data[at:at + 1] = rng.choice(_PIECES)
-            else:  # a line repeated or moved
-                lines = bytes(data).split(b"\n")
-                i = rng.randrange(len(lines))
-                lines.insert(rng.randrange(len(lines) + 1), lines[i])
-                data = bytearray(b"\n".join(lines))
+        data = _mutated(rng, rng.choice(written), _PIECES, (1, 1, 1, 2, 3), (0.4, 0.7, 0.85))
         path.write_bytes(bytes(data))
         values = cursor_mod._written_values(bytes(data))
         if values is not None:
@@ -113,3 +120,66 @@ def test_which_lines_the_short_way_reads(line, short, tmp_path, monkeypatch):
     path.write_bytes(data)
     got_short, got_rows = _read_both(path, monkeypatch)
     assert got_short == got_rows
+
+
+_C = pytest.mark.skipif(cursor_mod._cursor_values is None, reason="asz_core.sessiondata.bytescan was not built")
+#: ASCII pieces only, so the compiled reading (printable ASCII, spaces, newlines) is the one that answers.
+_ASCII_PIECES = [b" ", b"  ", b"\n", b"-", b"+", b"#", b"0", b"9", b"00", b"a", b"f", b"g", b"Z", b"state ", b"ord ",
+                 b"mtime ", b"mtime -", b"kind ", b"tail_sha256 ", b"content_sha256 ", b"active", b"conflict",
+                 b"source_gone", b"1234567890123456789012", b"\t", b"\x7f", b"~"]
+
+
+def _same_values(got, want):
+    """The same dict, in the same order, each value of the same type (1 and '1' differ, True and 1 do not here)."""
+    if got is None or want is None:
+        return got is want
+    return list(got.items()) == list(want.items()) and [type(v) for v in got.values()] == [type(v) for v in want.values()]
+
+
+@_C
+def test_the_compiled_reading_gives_what_the_python_short_way_gives():
+    """Over 3,000 cursors mutated with ASCII pieces (and a few others), bytescan.cursor_values is either None (the
+    Python then reads) or exactly _written_values_py's dict; and it answers for most of what write_cursor writes."""
+    rng = random.Random(2213)
+    written = []
+    for cur in _CURSORS:
+        written.append(("\n".join(f"{k:<15} {getattr(cur, k)}" for k in (cursor_mod._APPEND_KEYS if cur.kind == "append"
+                                                                          else cursor_mod._SNAP_KEYS)) + "\n").encode())
+    answered = refused = 0
+    for _ in range(3000):
+        data = _mutated(rng, rng.choice(written), _ASCII_PIECES, (0, 1, 1, 2, 3), (0.45, 0.75, 0.9))
+        got, want = cursor_mod._cursor_values(data), cursor_mod._written_values_py(data)
+        if got is not None:
+            assert _same_values(got, want), data
+            answered += 1
+        elif want is not None:
+            refused += 1
+            assert any(b != 10 and not 0x20 <= b <= 0x7E for b in data), data  # only bytes it leaves to the Python
+    assert answered > 800
+
+
+@_C
+@pytest.mark.parametrize("data", [
+    b"", b"\n", b"ord 1", b"ord 1\n", b"  ord   1  \n", b"ord\n", b"ord \n", b"mtime -\n", b"mtime -0\n", b"mtime --1\n",
+    b"ord -1\n", b"ord 007\n", b"size 99999999999999999999999\n", b"mtime -99999999999999999999999\n",
+    b"size 999999999999999999\n", b"size 1000000000000000000\n", b"source a b  c \n", b"a#b 1\n", b"#x 1\n",
+    b"ord 1\nord 1\n", b"state active\n", b"state Active\n", b"state \n", b"state active \n",
+    b"tail_sha256 \n", b"tail_sha256 " + b"a" * 64 + b"\n", b"tail_sha256 " + b"A" * 64 + b"\n",
+    b"content_sha256 " + b"0" * 63 + b"\n", b"content_sha256 " + b"0" * 65 + b"\n", b"reason x\t\n", b"source \xc3\xa9\n",
+    b"kind append\nsource s\n\nord 1\n", b"k\x7f 1\n", b"x y\r\n",
+])
+def test_the_compiled_reading_at_its_edges(data):
+    got, want = cursor_mod._cursor_values(data), cursor_mod._written_values_py(data)
+    assert got is None or _same_values(got, want), (got, want)
+    if want is not None and all(b == 10 or 0x20 <= b <= 0x7E for b in data):
+        assert got is not None  # it leaves nothing it could read to the Python
+
+
+def test_read_cursor_reads_alike_without_the_compiled_module(tmp_path, monkeypatch):
+    path = tmp_path / "transcript.cursor"
+    for cur in _CURSORS:
+        write_cursor(path, cur, fsync=False)
+        with monkeypatch.context() as m:
+            m.setattr(cursor_mod, "_cursor_values", None)
+            without = read_cursor(path)
+        assert read_cursor(path) == without == cur
