@@ -2,7 +2,9 @@
 the line-by-line reading (_row_values, which names the line and key of what is wrong): over 1,500 cursors
 mutated at random, read_cursor gives the same cursor or the same error with the short way on and off, and the short
 way never returns values the line-by-line reading does not (origin-digest §2.2: split on the first run of spaces,
-blank and ``#`` lines skipped)."""
+blank and ``#`` lines skipped). The compiled half of the short way (asz_core.sessiondata.bytescan.cursor_values,
+used for bytes that are printable ASCII, spaces and newlines) is held to the Python short way (_written_values_py):
+the same dict in the same order with the same types, or None."""
 
 from __future__ import annotations
 
