@@ -23,15 +23,6 @@ def _source_credits() -> float:
                for m in t.get("metering_usage") or () if m.get("unit") == "credit")
 
 
-@pytest.fixture(scope="module")
-def kiro_root(tmp_path_factory) -> Path:
-    if not CLI_DOC.is_file():
-        pytest.skip(f"the Kiro corpus is absent ({KIRO})")
-    root = tmp_path_factory.mktemp("kiro-credits") / "root"
-    made = asz_in_process("collect", "--once", "--adapter", "kiro", "--source", str(KIRO), "--root", str(root))
-    assert made.returncode == 0, made.stdout + made.stderr
-    return root
-
 
 def test_the_summary_carries_the_recorded_credits(kiro_root):
     want = _source_credits()

@@ -36,15 +36,6 @@ def _ide_requests(path: Path) -> tuple[int, set[str]]:
     return count, days
 
 
-@pytest.fixture(scope="module")
-def kiro_root(tmp_path_factory) -> Path:
-    if not KIRO.is_dir():
-        pytest.skip(f"the Kiro corpus is absent ({KIRO})")
-    root = tmp_path_factory.mktemp("kiro-usage") / "root"
-    made = asz_in_process("collect", "--once", "--adapter", "kiro", "--source", str(KIRO), "--root", str(root))
-    assert made.returncode == 0, made.stdout + made.stderr
-    return root
-
 
 def test_kiro_calls_are_counted_and_their_tokens_read_not_recorded(kiro_root):
     cli_calls = sum(1 for d in _lines(CLI_SESSION) if d["kind"] == "AssistantMessage")  # 2.x: one a request, no time
