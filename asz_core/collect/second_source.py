@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..plugins.adapter import Discovery, Source
 from ..storage.cursor import read_cursor
-from ..storage.layout import cursor_path, kind_dir
+from ..storage.layout import cursor_path, kind_dir, kind_dir_parts
 
 __all__ = ["refuse_seconds", "second_reason"]
 
@@ -41,16 +41,21 @@ def refuse_seconds(root: Path, disc: Discovery) -> None:
     left alone (the pass tells them). A cursor that cannot be read counts as none.
     Mutates ``disc``; never raises for what it finds on disk.
     """
-    groups: dict[Path, list[Source]] = {}
-    for s in disc.sources:
+    groups: dict[tuple, list[Source]] = {}
+    for s in disc.sources:  # keyed by strings: a Path is built only for a stream two sources name (every pass runs this)
         try:
-            cp = cursor_path(kind_dir(root, s.session, s.kind, s.stream, s.batch), s.kind)
+            key = (s.session, s.kind, kind_dir_parts(s.kind, s.stream, s.batch))
         except (ValueError, KeyError):
             continue
-        groups.setdefault(cp, []).append(s)
+        groups.setdefault(key, []).append(s)
     refused: set[int] = set()
-    for cp, group in groups.items():
+    for group in groups.values():
         if len(group) < 2:
+            continue
+        first = group[0]
+        try:
+            cp = cursor_path(kind_dir(root, first.session, first.kind, first.stream, first.batch), first.kind)
+        except (ValueError, KeyError):
             continue
         try:
             cur = read_cursor(cp)

@@ -24,11 +24,8 @@ def shown(path: str | os.PathLike) -> str:
 
 def unwritable_src(source_root: Path, s: Source) -> str:
     """Why ``s`` cannot land (its ``src`` is not UTF-8: the folder or file named with such bytes), else ''."""
-    try:
-        s.src.encode("utf-8")
+    if _utf8(s.src):
         return ""
-    except UnicodeEncodeError:
-        pass
     parts = s.src.split("/")
     n = next(i for i, p in enumerate(parts) if not _utf8(p))
     what = "folder" if n < len(parts) - 1 else "file"

@@ -8,7 +8,6 @@ read from those headers alone (one gzip member's first line per skeleton).
 
 from __future__ import annotations
 
-import gzip
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Iterable
 
 import orjson
 
+from ..sessiondata.reader import header_line
 from ..storage.layout import landed_files, session_dirs
 
 __all__ = ["Removal", "removal_of", "removal_line", "shown_removed", "removed_sessions", "PROJECT_REMOVED"]
@@ -38,8 +38,7 @@ class Removal:
 def _removed_header(path: Path) -> dict:
     """The ``removed`` mapping of the skeleton at ``path``; {} when its header does not read (asz verify names it)."""
     try:
-        with gzip.open(path, "rb") as f:
-            head = orjson.loads(f.readline())
+        head = orjson.loads(header_line(path))
     except (OSError, EOFError, ValueError):
         return {}
     r = head.get("removed") if isinstance(head, dict) else None

@@ -24,7 +24,6 @@ Rounds stay: the structure rebuilds from the skeletons identically.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import os
 import shutil
@@ -42,6 +41,7 @@ from ..reading.purge import REMOVAL_STATE  # the per-session file marking a remo
 from ..sessiondata.times import format_rfc3339, parse_instant
 from ..storage.layout import landed_files, session_dirs
 from ..storage.root import read_state, session_lock, write_state
+from ..sessiondata.reader import header_line
 from ..sessiondata.skeleton import skeleton_path, write_skeleton
 
 __all__ = ["PruneReport", "SessionPlan", "plan_sessions", "prune", "REMOVAL_STATE"]
@@ -173,8 +173,7 @@ def _remove_session(root: Path, plan: SessionPlan, state: PushState, owner: str)
         gens = [0]
         for ln, p in landed_files(sdir, skeletons=True):
             if p.suffix == ".sk":
-                with gzip.open(p, "rb") as f:
-                    gens.append(int(orjson.loads(f.readline())["removed"].get("generation", 0)))
+                gens.append(int(orjson.loads(header_line(p))["removed"].get("generation", 0)))
         st = {"generation": str(max(gens) + 1), "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         write_state(marker, [("generation", st["generation"]), ("at", st["at"])])
     n = 0

@@ -33,7 +33,7 @@ from .codec import (
 from .jsonbytes import exact_as_plain
 from .model import Closing, Header, Record
 
-__all__ = ["SDError", "SDReader", "read_file", "check_file", "FileCheck", "RecordPos", "landed_header"]
+__all__ = ["SDError", "SDReader", "read_file", "check_file", "FileCheck", "RecordPos", "header_line", "landed_header"]
 
 
 class SDError(ValueError):
@@ -57,14 +57,20 @@ def _open(path: Path, data: bytes | None = None):
     return open(path, "rb")
 
 
+def header_line(path: str | os.PathLike) -> bytes:
+    """The first line of a landed file, without its newline: ``.sd``, or a gzip ``.sk`` skeleton (seed 000,
+    Skeletons), whose header alone carries ``removed``. Raises OSError or EOFError (a gzip cut short)."""
+    with _open(Path(path)) as f:
+        return f.readline().rstrip(b"\n")
+
+
 def landed_header(path: str | os.PathLike):
     """The checked header (:class:`asz_core.sessiondata.model.Header`) of a landed file: ``.sd``, or a gzip ``.sk``
-    skeleton (seed 000, Skeletons). Reads the first line only. Raises OSError, EOFError (a gzip cut short) or
-    :class:`~asz_core.sessiondata.codec.FieldError` (a ValueError) when it does not read."""
+    skeleton (seed 000, Skeletons). Reads the first line only (:func:`header_line`). Raises OSError, EOFError (a
+    gzip cut short) or :class:`~asz_core.sessiondata.codec.FieldError` (a ValueError) when it does not read."""
     from .codec import decode_header
 
-    with _open(Path(path)) as f:
-        return decode_header(f.readline().rstrip(b"\n"))
+    return decode_header(header_line(path))
 
 
 @attrs.define
