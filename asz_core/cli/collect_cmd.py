@@ -202,7 +202,7 @@ def collect(
     landed=N records=N bytes=N conflicts=N pending=N errors=N gone=N skipped=N
     busy=N shrunk=N partial=N rounds=N (1.234s)``: ``landed`` counts files,
     ``bytes`` source bytes, ``shrunk`` records too large to land whole (each told on stderr as ``warning:``), ``partial``
-    sources ending in a line with no newline yet (it waits), ``gone`` landed sources gone since the last pass (counted once, by the pass that finds them: their cursor becomes source_gone; one gone before any of it landed is an ``error:``),
+    sources ending in a line with no newline yet (it waits), ``gone`` landed sources gone since the last pass (counted once, by the pass that finds them: their cursor becomes source_gone; one gone before any of it landed, or before what this pass's listing saw it grow by landed, is an ``error:``),
     ``rounds`` the Session Flow rounds the parse after landing wrote (origin-digest §4.3; a session whose chain cannot be extended is an error).
     A pass that finds no session says so on stderr (``note:``), as the default list (no adapters configured) does an
     installed adapter it leaves out with sessions at its default source (~/.kiro: --adapter kiro, or asz.yaml adapters).

@@ -59,7 +59,7 @@ from .append import written_in_place
 from .report import SUMMARY_KEYS, Counters, Report
 from .second_source import refuse_seconds
 from .src_text import take_unwritable
-from .vanished import still_there
+from .vanished import Listed, listed_stats, still_there
 from .windows import strerror
 from ..plugins.adapter import Adapter, Source, discovery_failure
 from ..sessiondata.model import DEFAULT_MAX_DELTA_BYTES
@@ -135,6 +135,7 @@ class Collector:
         self.report = report or Report()
         self._checked_undiscovered: set[str] = set()
         self.told_errors: set[tuple[str, str]] = set()  # (path, message) already on the report; workers' copies merge back
+        self.listed: dict[str, Listed] = {}  # what this pass's listing saw of each file source (vanished.listed_stats)
 
     # ------------------------------------------------------------------ pass
 
@@ -171,6 +172,7 @@ class Collector:
             c.conflicts += 1
         c.skipped += len(disc.skipped)
         c.pending += len(disc.pending)
+        self.listed = listed_stats(disc.sources)  # a source gone before it is read: had it grown? (vanished.unlanded)
         return disc.sessions()
 
     def _sweep_undiscovered(self, discovered: set[str], c: Counters) -> None:

@@ -25,7 +25,8 @@ class Counters:
     those records came from (newlines included); ``conflicts`` sources refused (new or sticky);
     ``pending`` sources with complete lines left after ``max_windows`` windows; ``errors`` unreadable
     places and adapter failures, and sources that vanished during the pass before any of their bytes ever landed
-    (:data:`asz_core.collect.vanished.VANISHED`); ``gone`` sources that had landed and were found missing this pass (their cursor became
+    (:data:`asz_core.collect.vanished.VANISHED`) or before the bytes this pass's listing saw them grow by landed
+    (:func:`asz_core.collect.vanished.unlanded`); ``gone`` sources that had landed and were found missing this pass, with nothing new (their cursor became
     ``source_gone``, so a later pass does not count them again); ``skipped`` what discovery
     passed over; ``busy`` sessions whose lock another writer held; ``shrunk`` records too large to land
     whole, landed alone with payloads taken out (seed 000, Too large to land); ``partial`` sources whose

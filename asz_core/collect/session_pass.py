@@ -27,7 +27,7 @@ from .cursor_mend import document_landed
 from .reset import holds_landed
 from .second_source import second_reason
 from .report import Counters
-from .vanished import VANISHED
+from .vanished import VANISHED, unlanded
 from .windows import SourceError, open_source, strerror
 from ..plugins.adapter import SOURCE_MODES, Source
 from ..sessiondata import Header, Record, encode_measured, format_rfc3339, shrink_record, source_sha, unknown_part
@@ -256,12 +256,19 @@ class SessionPass:
             self.undescribed = []
 
     def _gone(self, s: Source, cp: Path, cur: AppendCursor | SnapshotCursor | None) -> None:
-        if cur is None:  # listed this pass, gone before any of it landed (asz_core.collect.vanished)
+        """``s`` listed this pass and gone when read (asz_core.collect.vanished): nothing of it ever landed, or
+        what this pass's listing saw of it had not all landed (:func:`unlanded`), is an ``error:``; otherwise
+        ``gone``. An ``active`` cursor becomes ``source_gone`` either way, so a later pass counts it no more."""
+        lost = "" if cur is None or s.mode == "document" else unlanded(cur, self.col.listed.get(os.fspath(s.path)), cp)
+        if cur is None:
             self.error_once(s.path, VANISHED)
         elif cur.state == "active":
             cur.state, cur.adapter, cur.updated_at = "source_gone", self.adapter.name, format_rfc3339(time.time_ns())
             write_cursor(cp, cur, fsync=self.opts.fsync)
-            self.c.gone += 1
+            if lost:
+                self.error_once(s.path, lost)
+            else:
+                self.c.gone += 1
 
     # ------------------------------------------------------------------ records
 

@@ -3,21 +3,29 @@
 ``rm -rf`` of a source folder six seconds into a pass left 58 of 202 sessions unlanded while the pass said
 ``errors=0 gone=0`` and exited 0: a file discovery listed and nothing of which ever landed (no cursor) was passed
 over without a word. Such a source is now an ``error:`` naming it (:data:`VANISHED`, counted in ``errors``); a
-source that had landed is ``gone`` as before (its cursor becomes ``source_gone``; docs/storage-root.md).
+source that had landed is ``gone`` as before (its cursor becomes ``source_gone``; docs/storage-root.md), unless the
+pass's own listing saw it hold more than its cursor had landed: then the bytes since are lost with it, and that is an
+``error:`` naming the source and how many bytes did not land (:func:`unlanded`, counted in ``errors``, not ``gone``).
+Discovery lists names only, so the collector stats each file source right after it (:func:`listed_stats`): what the
+listing saw.
 """
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 from ..plugins.adapter import Source
+from ..storage.cursor import AppendCursor, SnapshotCursor
 from .report import Counters
 
 if TYPE_CHECKING:
     from .collector import Collector
 
-__all__ = ["VANISHED", "still_there"]
+__all__ = ["VANISHED", "Listed", "listed_stats", "unlanded", "still_there"]
+
+#: What the pass's listing saw of a file source: ``(size in bytes, mtime in ns, dev, ino)``.
+Listed = tuple[int, int, int, int]
 
 #: The ``error:`` of a source discovery listed that was gone when the pass came to read it, with nothing of it
 #: landed ever (no cursor): its bytes were never collected, so the pass must not look whole.
@@ -36,3 +44,41 @@ def still_there(col: Collector, sources: list[Source], c: Counters) -> list[Sour
         else:
             kept.append(s)
     return kept
+
+
+def listed_stats(sources: Iterable[Source]) -> dict[str, Listed]:
+    """``{os.fspath(path): (size, mtime_ns, dev, ino)}`` of each ``append`` or ``snapshot`` source that stats now, right
+    after discovery listed it (a ``document`` is not a file of its own; a file already gone has no entry). Never
+    raises. One ``stat`` per source per pass."""
+    out: dict[str, Listed] = {}
+    for s in sources:
+        if s.mode != "document":
+            try:
+                st = os.stat(s.path)
+            except OSError:
+                continue
+            out[os.fspath(s.path)] = (st.st_size, st.st_mtime_ns, st.st_dev, st.st_ino)
+    return out
+
+
+def unlanded(cur: AppendCursor | SnapshotCursor, listed: Listed | None, cp: os.PathLike | str) -> str:
+    """The ``error:`` of a source with cursor ``cur`` (file ``cp``) gone before the pass read it, when the pass's
+    listing saw it (``listed``, :func:`listed_stats`) other than its cursor last saw it: grown (how many bytes past
+    the cursor's ``offset`` did not land), or else changed (size, mtime or inode; its bytes as listed were not read).
+    "" when nothing new was listed (the source is ``gone``), or the listing did not stat it (gone already)."""
+    if listed is None:
+        return ""
+    size, mtime, dev, ino = listed
+    moved = bool(cur.ino) and (ino, dev) != (cur.ino, cur.dev) if isinstance(cur, AppendCursor) else False
+    if size == cur.size and (not cur.mtime or mtime == cur.mtime) and not moved:
+        return ""
+    seen = f"this pass's listing saw {size:,} bytes"
+    if isinstance(cur, AppendCursor) and size > cur.offset:
+        return (f"gone before its new bytes landed: {seen}, its cursor had landed {cur.offset:,} ({cp}); the "
+                f"{size - cur.offset:,} bytes after were not collected")
+    what = ", ".join(w for w, yes in (
+        (f"size {cur.size:,} -> {size:,}", size != cur.size),
+        ("modified since", bool(cur.mtime) and mtime != cur.mtime),
+        ("another inode", moved)) if yes)
+    return (f"gone before its change was read: {seen}, changed since its cursor last moved ({what}; {cp}); those "
+            f"{size:,} bytes were not collected")

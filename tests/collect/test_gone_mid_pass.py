@@ -3,7 +3,8 @@ six seconds into a pass left 58 of 202 sessions unlanded, yet the pass said ``er
 
 A source nothing of which ever landed (no cursor) is an ``error:`` naming it (:data:`asz_core.collect.vanished.VANISHED`),
 counted in ``errors`` (a one-shot pass exits 1); a source that had landed is ``gone`` (its cursor becomes
-``source_gone``). The removal is real, made at a real hook point of a real pass: ``on_session``, called after each
+``source_gone``), unless this pass's listing saw it grown or changed since: then the bytes since are lost with it, an
+``error:`` naming how many (:func:`asz_core.collect.vanished.unlanded`). The removal is real, made at a real hook point of a real pass: ``on_session``, called after each
 session lands. Real input: Claude Code corpus sessions.
 """
 
@@ -53,26 +54,40 @@ def test_sessions_whose_files_vanish_mid_pass_are_errors_named_once(corpus_dir, 
     assert sorted(p.name for p in root.iterdir() if not p.name.startswith("_")) == [done[0]]  # no empty folder made
 
 
-def test_a_new_stream_vanishing_is_an_error_and_a_landed_one_is_gone(corpus_dir, tmp_path):
-    """The session has landed (its main transcript); its three children appear. Mid-pass one child and the main
-    transcript vanish: the child that never landed is an error, the main one is gone, the other two children land."""
+def _land_then_grow(corpus_dir, tmp_path, head: int | None):
+    """SAMPLE's first session whole and HELPER's main transcript's first ``head`` lines (None: all) landed; then the rest of the
+    main transcript appended. Returns (runner, first session's file, main transcript, its landed bytes, its size)."""
     corpus = corpus_dir / "claude-code" / "projects"
     src, root = tmp_path / "projects", tmp_path / "root"
     (src / SAMPLE).mkdir(parents=True)
     (src / HELPER).mkdir()
     first = sorted((corpus / SAMPLE).glob("*.jsonl"))[0]
     shutil.copy(first, src / SAMPLE)
-    shutil.copy(corpus / HELPER / f"{MAIN}.jsonl", src / HELPER)
+    lines = (corpus / HELPER / f"{MAIN}.jsonl").read_bytes().splitlines(keepends=True)
+    head = len(lines) if head is None else head
+    main = src / HELPER / f"{MAIN}.jsonl"
+    main.write_bytes(b"".join(lines[:head]))
     run = _run(src, root)
     c = run()
-    assert (c.sessions, c.landed, c.errors) == (2, 2, 0)
+    assert (c.sessions, c.landed, c.errors, c.records) == (2, 2, 0, _lines(first) + head)
+    with main.open("ab") as f:
+        f.write(b"".join(lines[head:]))
+    return run, src / SAMPLE / first.name, main, len(b"".join(lines[:head])), len(b"".join(lines))
+
+
+def test_a_new_stream_vanishing_is_an_error_and_a_landed_one_is_gone(corpus_dir, tmp_path):
+    """The session has landed (its main transcript); its three children appear. Mid-pass one child and the main
+    transcript vanish: the child that never landed is an error, the main one is gone, the other two children land."""
+    corpus = corpus_dir / "claude-code" / "projects"
+    run, first, main, _, _ = _land_then_grow(corpus_dir, tmp_path, head=None)  # the main transcript whole
+    src, root = run.collector.source_root, run.collector.root
     children = sorted((corpus / HELPER).glob("agent-*.jsonl"))
     assert len(children) == 3
     for child in children:
         shutil.copy(child, src / HELPER)
-    with (src / SAMPLE / first.name).open("ab") as f:  # the first session has something new too, so it is passed
+    with first.open("ab") as f:  # the first session has something new too, so it is passed
         f.write((corpus / SAMPLE / first.name).read_bytes().splitlines(keepends=True)[0])
-    child, main = src / HELPER / children[0].name, src / HELPER / f"{MAIN}.jsonl"
+    child = src / HELPER / children[0].name
 
     def remove(session: str, n: int, total: int) -> None:
         if session == first.stem:
@@ -86,3 +101,60 @@ def test_a_new_stream_vanishing_is_an_error_and_a_landed_one_is_gone(corpus_dir,
     assert read_cursor(root / MAIN / "streams" / "main" / "transcript.cursor").state == "source_gone"
     again = run()  # discovery no longer lists either: nothing told or counted again
     assert (again.errors, again.gone) == (0, 0) and run.err.splitlines() == [f"error: {child}: {VANISHED}"]
+
+
+def test_a_landed_source_grown_then_gone_mid_pass_is_an_error_naming_the_bytes_not_landed(corpus_dir, tmp_path):
+    """The main transcript landed its first 100 lines, then grew to its 292; this pass's listing saw it grown, and it
+    is deleted (after the session before it) before the pass reads it: the lines since are lost with it, so that is an
+    error naming the file and the bytes that never landed, not ``gone`` (a deletion with nothing new)."""
+    run, first, main, landed, size = _land_then_grow(corpus_dir, tmp_path, head=100)
+    cp = run.collector.root / MAIN / "streams" / "main" / "transcript.cursor"
+    assert read_cursor(cp).offset == landed
+
+    def remove(session: str, n: int, total: int) -> None:
+        if session == first.stem:
+            main.unlink()
+
+    c = run.collector.run_pass(remove)
+    assert (c.sessions, c.errors, c.gone, c.landed) == (2, 1, 0, 0) and c.failed  # --once exits 1
+    [err] = run.err.splitlines()
+    assert err.startswith(f"error: {main}: gone before its new bytes landed: ")
+    assert f"saw {size:,} bytes, its cursor had landed {landed:,}" in err
+    assert f"the {size - landed:,} bytes after were not collected" in err
+    assert read_cursor(cp).state == "source_gone"
+    again = run()  # discovery no longer lists it, its cursor says source_gone: nothing told or counted again
+    assert (again.errors, again.gone) == (0, 0) and run.err.splitlines() == [err]
+
+
+def test_a_landed_source_with_nothing_new_gone_mid_pass_stays_gone(corpus_dir, tmp_path):
+    """The same deletion of a main transcript whose every byte landed (the listing saw it at its cursor): ``gone``."""
+    run, first, main, landed, size = _land_then_grow(corpus_dir, tmp_path, head=100)
+    assert run().errors == 0  # the rest lands: the cursor is at the file's size
+
+    def remove(session: str, n: int, total: int) -> None:
+        if session == first.stem:
+            main.unlink()
+
+    c = run.collector.run_pass(remove)
+    assert (c.errors, c.gone) == (0, 1) and not c.failed and run.err == ""
+
+
+def test_a_landed_snapshot_rewritten_then_gone_mid_pass_is_an_error(corpus_dir, tmp_path):
+    """A companion file (``tool-results/<name>``, a snapshot) landed, is rewritten, then deleted between the pass's
+    listing and its read: the version listed never landed, an error naming its size."""
+    run, first, main, landed, size = _land_then_grow(corpus_dir, tmp_path, head=None)
+    doc = main.parent / MAIN / "tool-results" / "out.txt"
+    doc.parent.mkdir(parents=True)
+    doc.write_bytes(b"first version\n")
+    assert run().landed == 1
+    doc.write_bytes(b"the second, longer version\n")
+
+    def remove(session: str, n: int, total: int) -> None:
+        if session == first.stem:
+            doc.unlink()
+
+    c = run.collector.run_pass(remove)
+    assert (c.errors, c.gone) == (1, 0) and c.failed
+    [err] = run.err.splitlines()
+    assert err.startswith(f"error: {doc}: gone before its change was read: this pass's listing saw 27 bytes")
+    assert "size 14 -> 27" in err and "those 27 bytes were not collected" in err
