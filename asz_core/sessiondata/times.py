@@ -27,10 +27,30 @@ _RFC3339 = re.compile(
 
 
 def parse_instant(value: object) -> int | None:
-    """See :func:`_parse_instant`; results are cached by string (records repeat few times)."""
+    """See :func:`_parse_instant`; results are cached by string (records repeat few times).
+
+    The shape every landed record's time has (``YYYY-MM-DDTHH:MM:SS.fffZ``, 24 ASCII characters) is read from the
+    instant of its minute (:func:`_minute_seconds`, cached: a session's records share few minutes) plus its seconds
+    and milliseconds, the same integer :func:`_parse_instant` gives (issue 22: a third of the cost of the regex and
+    the cache of one entry per distinct time); any other value goes the regex's way."""
     if not isinstance(value, str):
         return None
+    if len(value) == 24 and value[23] == "Z" and value[19] == "." and value.isascii():
+        secs, frac = value[17:19], value[20:23]
+        if secs.isdigit() and frac.isdigit():  # ASCII, so 0-9 only
+            base, s = _minute_seconds(value[:17]), int(secs)
+            if base is None or s > 60:
+                return None
+            return (base + s) * 1_000_000_000 + int(frac) * 1_000_000
     return _parse_cached(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _minute_seconds(prefix: str) -> int | None:
+    """Seconds since the Unix epoch of ``prefix + "00Z"`` (``prefix``: a time's first 17 characters, up to the
+    minute and its colon), or None when that is not a time: then no time of that prefix is one either."""
+    ns = _parse_instant(prefix + "00Z")
+    return None if ns is None else ns // 1_000_000_000
 
 
 @functools.lru_cache(maxsize=65536)

@@ -291,6 +291,45 @@ def test_times_compare_as_instants():
     assert Record(time="yesterday").instant() is None
 
 
+def test_a_landed_time_of_the_usual_shape_is_its_instant():
+    """``YYYY-MM-DDTHH:MM:SS.fffZ`` (every landed record's time) read by parse_instant's short way: the instant
+    counted by calendar.timegm, and every value the RFC 3339 pattern refuses still None."""
+    import calendar
+
+    assert parse_instant("2026-08-06T07:07:40.123Z") == calendar.timegm((2026, 8, 6, 7, 7, 40)) * 10**9 + 123 * 10**6
+    assert parse_instant("1969-12-31T23:59:59.999Z") == -10**6
+    assert parse_instant("2016-12-31T23:59:60.000Z") == calendar.timegm((2017, 1, 1, 0, 0, 0)) * 10**9  # a leap second
+    for bad in ("2026-08-06T07:07:61.000Z", "2026-08-06T07:60:00.000Z", "2026-08-06T24:00:00.000Z",
+                "2026-02-29T00:00:00.000Z", "2026-08-06 07:07:40.000Z", "2026-08-06T07:07:4a.000Z",
+                "2026-08-06T07:07:40.0a0Z", "2026-08-06T07:07:40,000Z", "2026-08-06T07:07:40.000z"[:-1] + "Y",
+                "2026-08-06T07:07-40.000Z"):
+        assert parse_instant(bad) is None, bad
+    # Unicode digits are digits to the pattern (\\d, as it always read them): not ASCII, so read the pattern's way.
+    assert parse_instant("2026-08-06T07:07:\u0664\u0660.000Z") == parse_instant("2026-08-06T07:07:40.000Z")
+    assert parse_instant("2026-08-06T07:07:40.000z") == parse_instant("2026-08-06T07:07:40.000Z")
+
+
+def test_the_short_way_of_parse_instant_gives_what_the_pattern_gives():
+    """Any 24-character string made of a time's pieces (and a few others): parse_instant equals the pattern's reading."""
+    from hypothesis import given, settings, strategies as hs
+
+    from asz_core.sessiondata.times import _parse_instant
+
+    piece = hs.sampled_from(list("0123456789-:.TtZz +") + ["\u0663", "\u00e9"])
+    base = "2026-08-06T07:07:40.000Z"
+
+    @settings(max_examples=1000, deadline=None)
+    @given(hs.lists(hs.tuples(hs.integers(0, 23), piece), max_size=4))
+    def check(edits):
+        v = list(base)
+        for i, c in edits:
+            v[i] = c
+        v = "".join(v)
+        assert parse_instant(v) == _parse_instant(v), v
+
+    check()
+
+
 def test_too_large_record_shrinks_deterministically():
     big_data = {"blob": "d" * 5000}
     rec = Record(
