@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from asz_core.flow.index_read import IndexBuildError, index_file, split_lines
+from asz_core.flow.index_read import IndexBuildError, index_file, split_lines, split_lines_py
 
 HEADER = (b'{"h":1,"schema":"sd/1","seq":1,"at":"2026-12-02T03:00:00Z","kind":"transcript","adapter":"test/1",'
           b'"dialect":"claude-code/1","src":"p/s.jsonl","session":"sess-1","stream":"main"}')
@@ -106,3 +106,4 @@ def test_refusals_are_the_readers(tmp_path: Path, case: str) -> None:
 def test_split_lines_is_bytes_split(raw: bytes) -> None:
     """The landed file's lines as ``bytes.split(b"\\n")`` gives them, empty tail and empty lines included."""
     assert split_lines(raw) == raw.split(b"\n")
+    assert split_lines_py(raw) == raw.split(b"\n")  # without the compiled module
