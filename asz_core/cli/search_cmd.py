@@ -33,7 +33,7 @@ def snippet_line(hit: dict, tty: bool) -> str:
 def search(
     query: str = typer.Argument(..., metavar="QUERY", help='Words (all must match), "a phrase", a prefix*, a OR b, -word or NOT word (left out); a query starting with - goes after --.'),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of hits (conversation, title, talk, step, kind, at, snippet, file, row, snippet_text, snippet_marks)."),
-    held_back: bool = typer.Option(False, "--held-back", help="With --json: print {hits, held_back} as /api/search?held_back=1 answers: the hits, and what was left out (files that do not verify, with how many hits the whole query matches in each; what was never searched)."),
+    held_back: bool = typer.Option(False, "--held-back", help="With --json: print {hits, held_back, partial, indexing} as /api/search?held_back=1 answers (partial is always false here: this command waits for another update of the index): the hits, and what was left out (files that do not verify, with how many hits the whole query matches in each; what was never searched)."),
     limit: int = typer.Option(20, "--limit", min=1, help="At most this many hits (1 or more)."),
     kind: str = typer.Option("", "--kind", help="Only these kinds (comma list): prompt, reply, text, context, thinking, tool_input, tool_result."),
     project: str = typer.Option("", "--project", help="Only conversations whose project contains this (case-insensitive)."),
@@ -113,10 +113,11 @@ def search(
 
 
 def _print_held_back(hits: list[dict], unverified: dict[str, str], held: dict[str, int], unsearched: list[dict]) -> None:
-    """``--json --held-back``: ``{"hits", "held_back"}``, as ``/api/search?held_back=1`` answers."""
-    from ..reading.search_api import held_back
+    """``--json --held-back``: ``{"hits", "held_back", "partial": false, "indexing": 0}``, as ``/api/search?held_back=1``
+    answers (this command waited for any other update of the index and made its own: its answer is whole)."""
+    from ..reading.search_api import held_back_answer
 
-    sys.stdout.buffer.write(orjson.dumps({"hits": hits, "held_back": held_back(unverified, held, unsearched)},
+    sys.stdout.buffer.write(orjson.dumps(held_back_answer(hits, unverified, held, unsearched),
                                          option=orjson.OPT_INDENT_2) + b"\n")
 
 

@@ -20,7 +20,10 @@ Parameters (each at most once): ``q`` (required), ``limit`` (1..500, default
 ``dialect``. The index is brought up to date before a query, at most once
 every :data:`FRESH_SECONDS` (``asz server`` also updates it after each pass); while another process updates it (the
 server's pass), a query does not wait for it nor update it too: it searches what that update has written so far, each
-conversation's rows whole (:mod:`asz_core.reading.search_store`). Withholding is the server's: ``hide`` is what the request withholds.
+conversation's rows whole (:mod:`asz_core.reading.search_store`). Such an answer is marked partial
+(:func:`indexing`): with ``held_back=1`` ``"partial": true`` and ``"indexing": N``, the conversations whose rows the
+index does not hold as they stand yet (``"partial": false``, ``"indexing": 0`` otherwise); the plain list keeps its
+shape and says it in the header ``X-Asz-Indexing: N``. Withholding is the server's: ``hide`` is what the request withholds.
 """
 
 from __future__ import annotations
@@ -31,11 +34,19 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+import sqlite3
+
+from ..view.document import list_conversations
 from .listing import Filters, TimeError, parse_time
 from .search import QueryError, SearchError, index_path, iter_kinds, search, update_index
+from .search_gaps import changed, known_prints
 from .search_place import index_file
+from .search_store import connect, one_writer
 
-__all__ = ["answer", "held_back", "PARAMS", "MAX_LIMIT"]
+__all__ = ["answer", "held_back", "held_back_answer", "indexing", "Hits", "PARAMS", "MAX_LIMIT", "INDEXING_HEADER"]
+
+#: The header of a plain-list answer given while another update writes the index: how many conversations it lacks.
+INDEXING_HEADER = "X-Asz-Indexing"
 
 PARAMS = ("q", "limit", "held_back", "kind", "project", "since", "until", "model", "dialect", "hide")
 MAX_LIMIT = 500
@@ -45,16 +56,24 @@ _lock = threading.Lock()
 _updated: dict[str, float] = {}
 
 
-def _fresh(root: Path) -> None:
-    """Update the index of ``root`` unless it was updated within :data:`FRESH_SECONDS` (one update at a time)."""
+class Hits(list):
+    """The plain-list answer: the hits, and ``headers`` to send with them (:data:`INDEXING_HEADER` while partial)."""
+
+    headers: dict[str, str] | None = None
+
+
+def _fresh(root: Path) -> bool:
+    """Update the index of ``root`` unless it was updated within :data:`FRESH_SECONDS` (one update at a time); True
+    when another update holds the index (asz server's pass, asz search --reindex…): the query then reads what it has
+    committed so far."""
     key = str(root)
     with _lock:
         if time.monotonic() - _updated.get(key, -1e9) < FRESH_SECONDS:
-            return
+            return _busy(root)
         try:
             rep = update_index(root, wait=False)  # another update under way (asz server's pass): search what it wrote
             if rep.busy:
-                return  # not marked fresh: the next request tries again
+                return True  # not marked fresh: the next request tries again
             if rep.elsewhere:  # once per root while the server runs
                 print(f"asz: {root} cannot be written: the search index is kept in {rep.elsewhere} while this server runs "
                       "(removed when it stops; the root is left as it is)", file=sys.stderr, flush=True)
@@ -62,6 +81,32 @@ def _fresh(root: Path) -> None:
             if not index_file(root, index_path(root)).is_file():
                 raise
         _updated[key] = time.monotonic()
+    return False
+
+
+def _busy(root: Path) -> bool:
+    """True when another update (a thread of this process, or another process) holds the index of ``root`` now."""
+    with one_writer(index_file(root, index_path(root)), wait=False) as mine:
+        return not mine
+
+
+def indexing(root: Path) -> int:
+    """How many conversations of ``root`` the index does not hold as they stand (not indexed yet, or changed since:
+    :func:`~asz_core.reading.search_gaps.changed`), read from what it has committed; 0 when there is no index to
+    read. A listing and a few stats a conversation, as an update's own look (no landed file is opened when nothing
+    changed)."""
+    path = index_file(root, index_path(root))
+    if not path.is_file():
+        return 0
+    try:
+        con = connect(path, write=False)
+        try:
+            prints = known_prints(con)
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return 0  # the query says what is wrong with the index
+    return sum(1 for cid in list_conversations(root) if changed(root, cid, prints, False) is not None)
 
 
 def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], error: type) -> list | dict:
@@ -89,7 +134,7 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
     except (ValueError, TimeError) as exc:
         raise error(400, str(exc)) from None
     try:
-        _fresh(root)
+        behind = indexing(root) if _fresh(root) else 0
         bad: dict[str, str] = {}
         held: dict[str, int] = {}
         unsearched: list[dict] = []
@@ -100,8 +145,18 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
     except SearchError as exc:
         raise error(503, f"search is not available: {exc}") from None
     if got.get("held_back", "0") == "0":
-        return hits
-    return {"hits": hits, "held_back": held_back(bad, held, unsearched)}
+        out = Hits(hits)
+        out.headers = {INDEXING_HEADER: str(behind)} if behind else None
+        return out
+    return held_back_answer(hits, bad, held, unsearched, behind)
+
+
+def held_back_answer(hits: list[dict], bad: dict[str, str], held: dict[str, int], unsearched: list[dict],
+                     behind: int = 0) -> dict:
+    """``{"hits", "held_back", "partial", "indexing"}``: what ``/api/search?held_back=1`` and ``asz search --json
+    --held-back`` answer (``held_back``: :func:`held_back`; ``behind``: :func:`indexing` while another update writes
+    the index, else 0; ``asz search`` waits for such an update, so its answer is whole)."""
+    return {"hits": hits, "held_back": held_back(bad, held, unsearched), "partial": behind > 0, "indexing": behind}
 
 
 def held_back(bad: dict[str, str], held: dict[str, int], unsearched: list[dict]) -> dict:

@@ -274,7 +274,8 @@ API_ROUTES: list[tuple[str, Any]] = [
 def json_answer(answer: Callable[[Path, Sequence[tuple[str, str]], Sequence[str], type], Any]) -> Callable:
     """An API handler from ``answer(root, query pairs, hide, error class)`` (what a room above the view, such as
     :mod:`asz_core.reading.search_api`, offers): its result answered as JSON, its ``error(status, message)`` refusals
-    as JSON errors. The command that starts the server passes such handlers to :func:`create_app` (``extra``).
+    as JSON errors; a result with a ``headers`` mapping (not None) sends those headers too. The command that starts
+    the server passes such handlers to :func:`create_app` (``extra``).
     While ``asz server``'s first pass runs (``hold_counting``) the answer is a 503 saying that, and that the answer
     comes when the pass ends, instead of advice to run commands the server's lock would refuse (trial 3, F15), and
     instead of an answer from an index the pass is still writing (a search then counted what was parsed so far, 0
@@ -285,7 +286,8 @@ def json_answer(answer: Callable[[Path, Sequence[tuple[str, str]], Sequence[str]
         try:
             if state.hold_counting:
                 raise ApiError(503, "the first pass is still running")
-            return _json(answer(state.root, pairs, hide, ApiError))
+            value = answer(state.root, pairs, hide, ApiError)
+            return _json(value, headers=getattr(value, "headers", None))
         except ApiError as exc:
             if exc.status != 503 or not state.hold_counting:
                 raise

@@ -457,6 +457,12 @@
         out.append(h('p', { class: 'small muted', id: 'morehits' }, 'There may be more: narrow the search with the filters, or run ',
           h('code', null, 'asz search --limit N'), '.'));
       }
+      if (res.data && res.data.partial) {  // another update (asz server's pass) is writing the index: what it committed so far
+        out.append(h('p', { class: 'box notice small', id: 'searchpartial' },
+          h('strong', null, 'Partial: '), num(res.data.indexing) + ' conversation' + (res.data.indexing === 1 ? ' is' : 's are') +
+          ' still being indexed (a collect pass is updating the search index); these hits are from the others. ',
+          h('button', { class: 'btn', type: 'button', onclick: function () { runSearch(limit); } }, 'Search again')));
+      }
       if (held.hits || (held.files && held.files.length)) {  // left out: indexed from a landed file that no longer verifies
         // a file that verifies whose indexed rows differ from its records says so in its problem (asz_core/reading/search.py INDEX_DIFFERS)
         const stale = held.files.filter(function (f) { return / the search index does not hold what the record holds: /.test(f.problem); });
