@@ -17,7 +17,8 @@
  * starts a new one, an 'x' (or a byte out of place) ends it. Nothing here decides how a line is read; the caller
  * takes the exact decoder where the probe says so, as with the Python probe.
  *
- * Also cursor_values(data), a cursor's values in one call for asz_core/storage/cursor.py (below).
+ * Also cursor_values(data), a cursor's values in one call for asz_core/storage/cursor.py, and header_values(line) and
+ * closing_values(line), a landed file's first and last line for asz_core/sessiondata/codec.py (below).
  */
 #define PY_SSIZE_T_CLEAN
 #define _GNU_SOURCE /* memmem */
@@ -401,7 +402,125 @@ none:
     Py_RETURN_NONE;
 }
 
+/* header_values(line) and closing_values(line): a landed file's first and last line as the sd/1 writer writes them,
+ * for asz_core/sessiondata/codec.py's decode_header and decode_closing (issue 22: asz verify decodes both lines of
+ * every landed file). Each returns the values its Python decodes from such a line, or None for any other line, which
+ * the caller then decodes the Python way (the same result or the same FieldError; tests/core/test_sd_lines_compiled.py
+ * holds the two to each other). Accepted: no white space, no escape, no byte outside printable ASCII in a string, no
+ * null, no key twice, no key the Python does not read, whole numbers of 1 to 18 digits without a leading zero. */
+
+/* A whole number as the writer writes one: "0" or 1 to 18 digits, no leading zero; the byte after it, or NULL. */
+static const char *plain_number(const char *p, const char *end, long long *out) {
+    const char *q = p;
+    long long v = 0;
+    while (q < end && q - p < 18 && *q >= '0' && *q <= '9')
+        v = v * 10 + (*q++ - '0');
+    if (q == p || (q < end && *q >= '0' && *q <= '9') || (q - p > 1 && *p == '0'))
+        return NULL;
+    *out = v;
+    return q;
+}
+
+/* A JSON string of printable ASCII without escapes, p at its opening quote: the byte after its closing quote (its
+ * text in [*a, *b)), or NULL. */
+static const char *plain_string(const char *p, const char *end, const char **a, const char **b) {
+    if (p >= end || *p != '"')
+        return NULL;
+    const char *q = ++p;
+    while (q < end && *q != '"') {
+        if (*q < 0x20 || *q > 0x7e || *q == '\\')
+            return NULL;
+        q++;
+    }
+    if (q >= end)
+        return NULL;
+    *a = p;
+    *b = q;
+    return q + 1;
+}
+
+/* Header's fields in its order (asz_core/sessiondata/model.py): kind, session, src, dialect, adapter, seq, at,
+ * stream, batch, h, schema. seq and h are whole numbers, the others strings. */
+static const char *const header_keys[] = {"kind", "session", "src", "dialect", "adapter", "seq", "at", "stream",
+                                          "batch", "h", "schema"};
+enum { H_FIELDS = 11, H_SEQ = 5, H_H = 9 };
+
+static PyObject *header_values(PyObject *self, PyObject *arg) {
+    (void)self;
+    if (!PyBytes_Check(arg))
+        Py_RETURN_NONE;
+    const char *p = PyBytes_AS_STRING(arg), *end = p + PyBytes_GET_SIZE(arg);
+    const char *sa[H_FIELDS], *sb[H_FIELDS];
+    long long num[H_FIELDS];
+    int seen = 0;
+    if (p >= end || *p++ != '{')
+        Py_RETURN_NONE;
+    for (;;) {
+        const char *ka, *kb;
+        if ((p = plain_string(p, end, &ka, &kb)) == NULL || p >= end || *p++ != ':')
+            Py_RETURN_NONE;
+        int i = 0;
+        while (i < H_FIELDS && !key_is(ka, kb - ka, header_keys[i]))
+            i++;
+        if (i == H_FIELDS || (seen & (1 << i)))
+            Py_RETURN_NONE; /* a key the Python does not read (or "t"), or a key twice */
+        seen |= 1 << i;
+        if (i == H_SEQ || i == H_H)
+            p = plain_number(p, end, &num[i]);
+        else
+            p = plain_string(p, end, &sa[i], &sb[i]);
+        if (p == NULL || p >= end)
+            Py_RETURN_NONE;
+        if (*p == '}' && p + 1 == end)
+            break;
+        if (*p++ != ',')
+            Py_RETURN_NONE;
+    }
+    if (!(seen & (1 << H_H)))
+        Py_RETURN_NONE; /* h missing: the Python says so */
+    PyObject *out = PyTuple_New(H_FIELDS);
+    if (out == NULL)
+        return NULL;
+    for (int i = 0; i < H_FIELDS; i++) {
+        PyObject *v;
+        if (i == H_SEQ || i == H_H)
+            v = PyLong_FromLongLong((seen & (1 << i)) ? num[i] : 0);
+        else
+            v = (seen & (1 << i)) ? PyUnicode_FromStringAndSize(sa[i], sb[i] - sa[i]) : PyUnicode_FromStringAndSize("", 0);
+        if (v == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, i, v);
+    }
+    return out;
+}
+
+/* {"t":"end","records":N,"digest":"<64 printable ASCII>"} -> (records, digest); None for any other line. */
+static PyObject *closing_values(PyObject *self, PyObject *arg) {
+    (void)self;
+    if (!PyBytes_Check(arg))
+        Py_RETURN_NONE;
+    static const char head[] = "{\"t\":\"end\",\"records\":", mid[] = ",\"digest\":";
+    const char *p = PyBytes_AS_STRING(arg), *end = p + PyBytes_GET_SIZE(arg), *a, *b;
+    long long records;
+    if (end - p < (Py_ssize_t)sizeof(head) - 1 || memcmp(p, head, sizeof(head) - 1) != 0)
+        Py_RETURN_NONE;
+    if ((p = plain_number(p + sizeof(head) - 1, end, &records)) == NULL || end - p < (Py_ssize_t)sizeof(mid) - 1 ||
+        memcmp(p, mid, sizeof(mid) - 1) != 0)
+        Py_RETURN_NONE;
+    if ((p = plain_string(p + sizeof(mid) - 1, end, &a, &b)) == NULL || b - a != 64 || p + 1 != end || *p != '}')
+        Py_RETURN_NONE;
+    return Py_BuildValue("(Ls#)", records, a, (Py_ssize_t)64);
+}
+
 static PyMethodDef methods[] = {
+    {"header_values", header_values, METH_O,
+     "header_values(line) -> Header's 11 field values (tuple, in its order) of a header line as the sd/1 writer "
+     "writes it, or None: what codec.decode_header decodes before its check_header."},
+    {"closing_values", closing_values, METH_O,
+     "closing_values(line) -> (records, digest) of a closing line as the sd/1 writer writes it, or None: what "
+     "codec.decode_closing returns."},
     {"cursor_values", cursor_values, METH_O,
      "cursor_values(data) -> the values of a cursor written as write_cursor writes it (dict), or None: "
      "asz_core.storage.cursor._written_values_py's, over bytes that are printable ASCII, spaces and newlines."},

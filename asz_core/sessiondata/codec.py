@@ -26,6 +26,11 @@ except ImportError:  # pragma: no cover
 from cattrs.gen import make_dict_structure_fn, override
 
 from .jsonbytes import RawJSON, loads, nesting_depth
+
+try:  # the compiled half of decode_header and decode_closing (setup.py: optional; without it the Python below does it all)
+    from .bytescan import closing_values as _closing_values, header_values as _header_values
+except ImportError:  # pragma: no cover - an install without a C compiler
+    _closing_values = _header_values = None
 from .model import (
     ENVELOPE,
     FILE_KINDS,
@@ -335,7 +340,24 @@ def check_header(h: Header) -> None:
 
 
 def decode_header(line: bytes) -> Header:
-    """Decode and check a header line. Raises FieldError."""
+    """Decode and check a header line. Raises FieldError.
+
+    A line as the sd/1 writer writes it (printable ASCII, no white space or escape, known keys once each) is read by
+    one call of the optional compiled :mod:`asz_core.sessiondata.bytescan` (``header_values``: exactly the values
+    :func:`decode_header_py` decodes from it) and goes through the same :func:`check_header`; any other line, or an
+    install without the module, is decoded by :func:`decode_header_py` (issue 22: asz verify decodes every header).
+    """
+    if _header_values is not None:
+        got = _header_values(line)
+        if got is not None:
+            h = Header(*got)
+            check_header(h)
+            return h
+    return decode_header_py(line)
+
+
+def decode_header_py(line: bytes) -> Header:
+    """:func:`decode_header` in Python alone: the line parsed, every field type-checked, the header checked. Raises FieldError."""
     d = parse_line(line)
     if "t" in d:
         raise FieldError("t", "a header has no 't' key")
@@ -530,7 +552,20 @@ def record_from_dict(d: dict) -> Record:
 
 
 def decode_closing(line: bytes) -> Closing:
-    """Decode a closing line ``{"t":"end","records":N,"digest":"…"}``. Raises FieldError."""
+    """Decode a closing line ``{"t":"end","records":N,"digest":"…"}``. Raises FieldError.
+
+    The line as the sd/1 writer writes it is read by one call of the optional compiled ``bytescan.closing_values``
+    (exactly what :func:`decode_closing_py` returns for it); any other line by :func:`decode_closing_py`.
+    """
+    if _closing_values is not None:
+        got = _closing_values(line)
+        if got is not None:
+            return Closing(records=got[0], digest=got[1])
+    return decode_closing_py(line)
+
+
+def decode_closing_py(line: bytes) -> Closing:
+    """:func:`decode_closing` in Python alone. Raises FieldError."""
     d = parse_line(line)
     if d.get("t") != "end":
         raise FieldError("t", "not a closing line")
