@@ -154,9 +154,11 @@ class SessionParse:
     def weigh(self, entities: list) -> None:
         """Encode every entity of ``entities`` not yet encoded (tombstones left out), so :attr:`weights` holds the
         length of each one's frame opening and body (:func:`~asz_core.flow.round.round_size`'s ``weights_by_id``)."""
-        weights, body = self.weights, self.body
+        weights, bodies = self.weights, self._bodies
         for e in [e for e in entities if id(e) not in weights and not e.tombstone]:  # one test each, no id set
-            body(e)
+            b = entity_body(e)  # :meth:`body`, whose lookup misses here (no weight, no body)
+            bodies[id(e)] = (e, b)
+            weights[id(e)] = len(frame_head(e)) + len(b)
 
     def same_as_written(self, e: Any) -> bool:
         """True when ``e`` is the very object whose body the chain's head holds for its id (a step node an earlier
