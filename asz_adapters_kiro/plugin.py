@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from asz_core import Adapter, Capabilities, Discovery, Record, Source, hookimpl
+from asz_core import AddedCredits, Adapter, Capabilities, Discovery, Record, Source, hookimpl
 
 from .convert import DIALECT, convert_document, convert_line
 from .discover import DATABASES, IDE_DIRS, KIRO_HOMES, discover, discover_documents, read_folders
@@ -131,23 +131,29 @@ class KiroAdapter(Adapter):
         return row_exists(Path(source.path), _row_ref(source))
 
     def credits(self, dialect: str, record: Mapping[str, Any]) -> float | None:
-        """Kiro CLI 2.x's session document (an ``agent_meta`` record whose data part holds ``session_state``): the sum
-        of every ``session_state.conversation_metadata.user_turn_metadatas[].metering_usage[].value`` whose ``unit``
-        is ``credit`` (the session so far; docs/adapters/kiro.md, Usage and credits); None for any other record."""
+        """The credits a record gives (docs/adapters/kiro.md, Usage and credits):
+
+        - Kiro CLI 2.x's session document (an ``agent_meta`` record whose data part holds ``session_state``): the sum
+          of every ``session_state.conversation_metadata.user_turn_metadatas[].metering_usage[].value`` whose ``unit``
+          is ``credit``, a running total (the session so far);
+        - a ``usage_summary`` line of a ``sess_<id>/messages.jsonl`` (Kiro CLI 3.x, and Kiro IDE, which writes the same
+          layout): the sum of its ``promptTurnSummaries[].usage`` whose ``unit`` is ``credit``, one prompt's, as an
+          :class:`~asz_core.AddedCredits`;
+
+        None for any other record, or one naming no credit figure."""
         for part in record.get("parts") or ():
             d = part.get("data") if isinstance(part, dict) else None
-            state = d.get("session_state") if isinstance(d, dict) else None
+            if not isinstance(d, dict):
+                continue
+            if d.get("type") == "usage_summary" and isinstance(d.get("promptTurnSummaries"), list):
+                got = _credit_sum(d["promptTurnSummaries"], "usage")
+                return None if got is None else AddedCredits(got)
+            state = d.get("session_state")
             meta = state.get("conversation_metadata") if isinstance(state, dict) else None
             turns = meta.get("user_turn_metadatas") if isinstance(meta, dict) else None
             if not isinstance(turns, list):
                 continue
-            total, seen = 0.0, False
-            for t in turns:
-                for m in (t.get("metering_usage") or ()) if isinstance(t, dict) else ():
-                    v = m.get("value") if isinstance(m, dict) else None
-                    if m.get("unit") == "credit" and isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0:
-                        total, seen = total + v, True
-            return total if seen else None
+            return _credit_sum((m for t in turns if isinstance(t, dict) for m in (t.get("metering_usage") or ())), "value")
         return None
 
     def convert_line(self, source: Source, line: bytes, ord: int, off: int) -> Record:
@@ -180,3 +186,14 @@ def _row_ref(source: Source):
 def asz_register_adapters() -> list[type[Adapter]]:
     """The adapters this plugin provides: ``[KiroAdapter]``."""
     return [KiroAdapter]
+
+
+def _credit_sum(entries: Iterable[Any], key: str) -> float | None:
+    """The sum of ``entry[key]`` over the ``entries`` (dicts) whose ``unit`` is ``credit`` and whose figure is a number
+    of 0 or more; None when none is."""
+    total, seen = 0.0, False
+    for m in entries:
+        v = m.get(key) if isinstance(m, dict) and m.get("unit") == "credit" else None
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0:
+            total, seen = total + v, True
+    return total if seen else None

@@ -55,7 +55,7 @@ __version__ = "0.1.0"
 # Public names and the module each lives in. They are imported on first use
 # (PEP 562), so ``import asz_core`` stays cheap for the hook fast path.
 _LAZY = {
-    **dict.fromkeys(("VOCABULARY", "Adapter", "BodyInfo", "Capabilities", "Discovery", "FlagRule", "Setting", "Source", "Term",
+    **dict.fromkeys(("VOCABULARY", "Adapter", "AddedCredits", "BodyInfo", "Capabilities", "Discovery", "FlagRule", "Setting", "Source", "Term",
                       "build_glossary", "link_outside", "os_error_text"),
                      "asz_core.plugins.adapter"),
     **dict.fromkeys(("SourceEntry", "source_entries"), "asz_core.plugins.sourcedir"),
@@ -101,6 +101,7 @@ __all__ = [
     "__version__",
     "hookimpl",
     "Adapter",
+    "AddedCredits",
     "BodyInfo",
     "Setting",
     "Capabilities",

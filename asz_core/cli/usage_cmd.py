@@ -68,8 +68,9 @@ def _line(key: str, key_width: int, models: list[str] | None, u: dict, cost: dic
 
 
 def _unrecorded(r: dict) -> bool:
-    """True when ``r`` (a row or the totals) counts calls and none of them carries token usage."""
-    return usage_unrecorded(r["calls"], r["calls_with_usage"])
+    """True when ``r`` (a row or the totals) counts calls and none of them carries token usage, or counts no call
+    but credits (Kiro: a record that metered credits falls on its own day, its calls on theirs)."""
+    return usage_unrecorded(r["calls"], r["calls_with_usage"]) or (r.get("credits") is not None and not r["calls_with_usage"])
 
 
 def usage(
@@ -81,7 +82,7 @@ def usage(
     tz: Optional[str] = tz_option(),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP + " Its prices replace or extend the price table."),
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows: the key (date, month, conversation or project), usage, cost, models, …, and total (the total row, in every row)."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows: the key (date, month, conversation or project), usage, cost, models, …, credits, and total (the total row, in every row)."),
     breakdown: bool = typer.Option(False, "--breakdown", help="Under each row, one row per model with its calls, tokens and cost (--json has them in every row: calls_by_model, usage_by_model, cost_by_model)."),
     sort: str = typer.Option("default", "--sort", metavar="[default|cost|tokens|calls]",
                              help="Row order: default is by date (daily, monthly; session by its first call, oldest "
@@ -98,7 +99,8 @@ def usage(
     calls. The MODELS column names each model without claude- and its date (claude-haiku-4-5-20251001 is
     haiku-4-5), +N for those that do not fit; --breakdown and the model view give each model in full. The table's CALLS column is that count
     (calls_with_usage in --json: those with usage); a row whose calls carry no usage at all (Kiro meters credits,
-    not tokens) reads "not recorded" in TOTAL and - in the other figures, never 0. A call whose records carry no time
+    not tokens) reads "not recorded" in TOTAL and - in the other figures, never 0. Credits a runtime metered (Kiro) are
+    never tokens or USD: each on its record's day and model, in a line under the table (--json: credits, credits_by_model). A call whose records carry no time
     (Kiro CLI 2.x writes none on a model reply) has no day: daily and monthly count it in a last row "(no time)", and a
     line says so. --since/--until count the calls made in the window by their own times (asz ls keeps a conversation
     active in it): a call with no time cannot be placed, so it is in no figure, the total is marked ! and a line names
@@ -125,7 +127,7 @@ def usage(
     A torn tail (a last line with no newline, unchanged for 10 minutes: in no figure until completed) is one note on stderr.
     Ctrl-C says how many conversations were read and prints no table, exit 130.
     """
-    from ..view.usage_report import KEYS, report, totals, untimed, zone_of
+    from ..view.usage_report import KEYS, report, totals, zone_of
 
     cfg, table = _settings(view, sort, config)
     zone = use_tz("usage", tz) or zone_of(None)
@@ -146,7 +148,7 @@ def usage(
     say_state_files(storage)
     note, unchained = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
     windowed = first is not None or last is not None
-    line, left_out = no_time_line(untimed(counted), windowed, any(r.get(KEYS[view]) == NO_TIME for r in rows))
+    line, left_out = no_time_line(counted, windowed, any(r.get(KEYS[view]) == NO_TIME for r in rows))
     _print(rows, as_json, KEYS[view], view == "session", totals(rows, table), breakdown,
            {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out}, note, line)
     if problems:
@@ -196,16 +198,25 @@ def _read(storage: Path, zone, hide, n: int) -> tuple[list, list[str], dict[str,
     return counted, problems, unreadable
 
 
-def no_time_line(no_time: dict[str, int], windowed: bool, has_row: bool) -> tuple[str, list[dict]]:
-    """The line that says the calls whose records carry no time (``no_time``: conversation -> calls), and the
-    ``no_time`` list --json rows carry (``[{"conversation", "calls"}]``, with a window only). With a
+def no_time_line(counted: list, windowed: bool, has_row: bool) -> tuple[str, list[dict]]:
+    """The line that says the ``counted`` calls whose records carry no time
+    (:func:`~asz_core.view.usage_report.untimed`) and the credits records with no time metered
+    (:func:`~asz_core.view.usage_report.untimed_credits`), and the ``no_time`` list --json rows carry
+    (``[{"conversation", "calls"}]``, ``credits`` added where some, with a window only). With a
     ``--since``/``--until`` window (``windowed``) the line says it left them out (``! no time, so not placed …``);
     without one, when the table has the :data:`~asz_core.view.usage_report.NO_TIME` row (``has_row``), what that row
     is; '' otherwise."""
-    left_out = [{"conversation": c, "calls": n} for c, n in no_time.items()] if windowed else []
-    if not no_time or not (windowed or has_row):
+    from ..reading.listing import credits_text
+    from ..view.usage_report import untimed, untimed_credits
+
+    no_time, credits = untimed(counted), untimed_credits(counted)
+    convs = sorted(set(no_time) | set(credits))
+    left_out = [{"conversation": c, "calls": no_time.get(c, 0), **({"credits": credits[c]} if c in credits else {})}
+                for c in convs] if windowed else []
+    if not convs or not (windowed or has_row):
         return "", left_out
-    which = ", ".join(f"{c[:8]} ({n} call(s))" for c, n in no_time.items())
+    which = ", ".join(f"{c[:8]} ({no_time.get(c, 0)} call(s)"
+                      + (f", {credits_text(credits[c])} credits" if c in credits else "") + ")" for c in convs)
     why = "their records carry no time (Kiro CLI 2.x, for one, writes none on a model reply)"
     if windowed:
         return (f"! no time, so not placed in the --since/--until window, in no figure above: {which}; {why}. asz ls "
@@ -296,11 +307,33 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
         typer.echo(f"! {unchained}")
     if no_time:
         typer.echo(no_time)
+    metered = credits_line(rows, key, t, breakdown and key != "model")
+    if metered:
+        typer.echo(metered)
     short = {h["conversation"]: h for r in rows for h in r.get("usage_incomplete", ())}
     if short:
         typer.echo("~ usage incomplete, the figures above leave out counts a record left out (listed under dropped) or "
                    "gave below 0 (counted 0; asz conversation names the calls): "
                    + ", ".join(f"{c[:8]} ({h['calls']} call(s): {', '.join(h['fields'])})" for c, h in sorted(short.items())))
+
+
+def credits_line(rows: list[dict], key: str, t: dict, by_model: bool = False) -> str:
+    """``credits (what the runtime metered, …): KEY 0.711, …; total 2.053``: the credits of each row whose records
+    metered some (Kiro), by its key (a conversation by its first 8 characters), and the total, kept apart from the
+    tokens and cost (never a token count, never USD; trial 15 F14); with ``by_model`` each row's ``(model credits,
+    …)`` after it. '' when no row has credits."""
+    from ..reading.listing import credits_text
+
+    def one(r: dict) -> str:
+        name = str(r[key])[:8] if key == "conversation" else str(r[key])
+        models = ", ".join(f"{m} {credits_text(v)}" for m, v in r["credits_by_model"].items())
+        return f"{name} {credits_text(r['credits'])}" + (f" ({models})" if by_model and models else "")
+
+    metered = [one(r) for r in rows if r.get("credits") is not None]
+    if not metered:
+        return ""
+    return (f"credits (what the runtime metered, in its own unit: not tokens, not USD): {', '.join(metered)}; "
+            f"total {credits_text(t['credits'])}")
 
 
 def _model_lines(row: dict) -> list[tuple[str, dict | None, dict, int]]:

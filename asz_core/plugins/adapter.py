@@ -46,6 +46,7 @@ __all__ = [
     "os_error_text",
     "link_outside",
     "Adapter",
+    "AddedCredits",
     "SOURCE_MODES",
     "VOCABULARY",
     "build_glossary",
@@ -262,6 +263,13 @@ class BodyInfo:
     value: Any = None
 
 
+class AddedCredits(float):
+    """A figure :meth:`Adapter.credits` gives for what one record alone metered (one prompt's credits), added to the
+    session's, where a plain number is a running total that replaces the one before. A float in every other way."""
+
+    __slots__ = ()
+
+
 class Adapter(abc.ABC):
     """Abstract base class of every adapter. Subclasses set the class attributes and implement the required methods.
 
@@ -375,13 +383,20 @@ class Adapter(abc.ABC):
         return True
 
     def credits(self, dialect: str, record: Mapping[str, Any]) -> float | None:
-        """The credits the runtime metered for the session, as this landed record of ``dialect`` gives them: a running
-        total of the session so far, which replaces any earlier record's (Kiro CLI 2.x's session document, whose
-        ``metering_usage`` lists every request's), or None when the record gives none. Credits are a runtime's own
-        unit: never tokens, never USD; the readers show them as ``credits`` beside the token figures (docs/view.md,
-        ``summary.credits``). ``record`` as for :meth:`label_target`. Default None. Called by the readers, for every
-        record of a dialect the adapter speaks, only when the adapter overrides this method; must not raise (an
-        exception, or an answer that is not a finite number of 0 or more, is taken as None).
+        """The credits the runtime metered, as this landed record of ``dialect`` gives them, in one of two forms:
+
+        - a plain number: a running total of the session so far, which replaces any earlier record's (Kiro CLI 2.x's
+          session document, whose ``metering_usage`` lists every request's);
+        - an :class:`AddedCredits`: what this record alone metered (one prompt's, Kiro's ``usage_summary`` line), added
+          to the session's;
+
+        or None when the record gives none. The session's credits are the last running total (0 when none) plus every
+        added figure; ``asz usage`` and ``/api/usage`` put each record's part (an added figure, or a running total's
+        rise over the one before) on the record's own ``time`` and ``model`` (docs/view.md, ``summary.credits_at``).
+        Credits are a runtime's own unit: never tokens, never USD; the readers show them as ``credits`` beside the
+        token figures (docs/view.md, ``summary.credits``). ``record`` as for :meth:`label_target`. Default None.
+        Called by the readers, for every record of a dialect the adapter speaks, only when the adapter overrides this
+        method; must not raise (an exception, or an answer that is not a finite number of 0 or more, is taken as None).
         """
         return None
 

@@ -102,8 +102,9 @@ def _counted(v: DocumentView, title: str) -> tuple[dict, list]:
     """(places, provider calls) the summary counts, from a built view."""
     places = {"title": title, **v.places()}
     credits = v.credits()
-    if credits is not None:  # the runtime's own metering (Kiro): the summary's key, kept with the entry (trial 15, F14)
+    if credits is not None:  # the runtime's own metering (Kiro): the summary's keys, kept with the entry (trial 15, F14)
         places["credits"] = credits
+        places["credits_at"] = v.credits_at_keys()  # where and with what, for asz usage's rows
     return places, list(provider_calls(cu for _, cu in sorted(v.call_usage.items())))
 
 

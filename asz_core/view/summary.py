@@ -133,18 +133,41 @@ class DocumentView(ListView):
         credits = self.credits()
         if credits is not None:  # only then: a conversation whose runtime meters none gives the keys it always gave
             d["credits"] = credits
+            d["credits_at"] = self.credits_at_keys()
         return d
+
+    def credits_at_keys(self) -> list[dict]:
+        """``summary.credits_at``: :meth:`credits_at` as ``[{"at": unix ms or null, "model", "credits"}, ...]``, each
+        figure rounded to 6 decimals."""
+        return [{"at": at, "model": m, "credits": round(c, 6)} for at, m, c in self.credits_at() or ()]
 
     def credits(self) -> float | None:
         """The credits the runtime metered (Kiro), from the session's landed records that verify: the last running
-        total a record gives in landed order (:meth:`~asz_core.plugins.adapter.Adapter.credits`), rounded to 6
-        decimals; None when no record gives one. Never tokens, never USD (trial 15, F14)."""
-        from ..plugins.adapter import Adapter
+        total a record gives in landed order plus every figure a record adds
+        (:meth:`~asz_core.plugins.adapter.Adapter.credits`), rounded to 6 decimals; None when no record gives one.
+        Never tokens, never USD (trial 15, F14)."""
+        got = self.credits_at()
+        return None if got is None else round(sum(c for _, _, c in got), 6)
+
+    def credits_at(self) -> list[tuple[int | None, str, float]] | None:
+        """``[(unix ms or None, model, credits), ...]`` in landed order: each verified record's part of the credits the
+        runtime metered (:meth:`~asz_core.plugins.adapter.Adapter.credits`): what it adds
+        (:class:`~asz_core.plugins.adapter.AddedCredits`), or its running total's change from the last one (below 0
+        when a total drops), at the record's ``time`` (None when it has none) and ``model`` ('' when it names none);
+        a record whose part is 0 is left out, and so is a record
+        adding a figure under the ``id`` of one that already added it. The parts sum to :meth:`credits`. None when no record gives credits.
+        Memoised: the summary, the places a list row keeps and ``/api/usage`` read it."""
+        if hasattr(self, "_credits_at"):
+            return self._credits_at
+        from ..plugins.adapter import AddedCredits, Adapter
         from ..plugins.manager import adapter_for_dialect
+        from ..sessiondata.times import parse_instant
 
         sess = self.sess
-        last: float | None = None
+        out: list[tuple[int | None, str, float]] = []
+        seen, total = False, 0.0
         asked: dict = {}
+        added: set = set()  # the ids of records whose figure was added: a line landed twice adds once
         for seq in sorted(sess.records):
             h = sess.headers.get(seq)
             if h is None or seq in sess.unverified:
@@ -160,9 +183,23 @@ class DocumentView(ListView):
                     got = a.credits(h.dialect, rec)
                 except Exception:  # an adapter's bug takes nothing from the conversation: no credits from it
                     continue
-                if isinstance(got, (int, float)) and not isinstance(got, bool) and math.isfinite(got) and got >= 0:
-                    last = float(got)
-        return None if last is None else round(last, 6)
+                if not isinstance(got, (int, float)) or isinstance(got, bool) or not math.isfinite(got) or got < 0:
+                    continue
+                if isinstance(got, AddedCredits) and rec.get("id"):
+                    if rec["id"] in added:
+                        continue
+                    added.add(rec["id"])
+                part = float(got) if isinstance(got, AddedCredits) else float(got) - total
+                if not isinstance(got, AddedCredits):
+                    total = float(got)
+                seen = True
+                if part:
+                    t = rec.get("time")
+                    ns = parse_instant(t) if isinstance(t, str) and t else None
+                    m = rec.get("model")
+                    out.append((None if ns is None else ns // 1_000_000, m if isinstance(m, str) else "", part))
+        self._credits_at = out if seen else None
+        return self._credits_at
 
     def title(self, runtime_title: str) -> str:
         """The conversation's title (issue 17): the runtime's own, else its first talk's label, else ``(no prompt)``

@@ -17,9 +17,11 @@ whose input was above 200K tokens, when some was: :data:`~asz_core.view.usage.LO
 (``{"usd", "unpriced"}``, and ``long_context_calls``, how many calls were priced at their model's long-context
 rates, when some were), ``models`` (sorted), ``usage_by_model``, ``calls``, ``calls_by_model`` (``{model: calls}``,
 every call, with usage or without, so a model whose calls carry no usage is there too),
-``conversations`` (how many) and ``cost_by_model`` (each model of ``usage_by_model``
-with its own ``{"usd", "unpriced"}``; added in session 10); a ``conversation`` row adds ``title``,
-``project``, ``from`` and ``to`` (unix ms of its first and last counted call).
+``conversations`` (how many its calls and credits are of) and ``cost_by_model`` (each model of ``usage_by_model``
+with its own ``{"usd", "unpriced"}``; added in session 10), ``credits`` (what the runtime metered in its own unit,
+Kiro's credits, never tokens or USD: the sum of the parts its conversations' records metered, each on its record's
+day and model, to 6 decimals; null when none) and ``credits_by_model`` (``{model: credits}``, ``{}`` when none); a
+``conversation`` row adds ``title``, ``project``, ``from`` and ``to`` (unix ms of its first and last counted call).
 
 Only verified evidence is counted. The calls of a conversation that does not
 verify (its document's ``summary.state`` is ``incomplete`` or ``mismatch``:
@@ -55,7 +57,7 @@ from .prices import PriceTable, cost_of
 from .usage import TOKEN_KINDS, add_call, add_usage, zero_usage
 from .zone import zone_of
 
-__all__ = ["VIEWS", "KEYS", "SORTS", "NO_TIME", "Counted", "read_root", "report", "totals", "untimed", "zone_of"]
+__all__ = ["VIEWS", "KEYS", "SORTS", "NO_TIME", "Counted", "read_root", "report", "totals", "untimed", "untimed_credits", "zone_of"]
 
 #: The report views and the key each row carries.
 VIEWS = ("daily", "monthly", "session", "project", "model")
@@ -85,6 +87,9 @@ class Counted:
     #: from the head round's ``llm_calls``; None: how many is not known) and the first problem that held it back
     weight: int | None = 1
     why: str = ""
+    #: not None: no call but the credits one record metered (:meth:`~asz_core.plugins.adapter.Adapter.credits`, Kiro),
+    #: on the record's own day and model; counted in ``credits``, never in calls, tokens or cost
+    credits: float | None = None
 
 
 def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = (), *, cache: bool = True,
@@ -129,6 +134,8 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
             why = lines[0]
             first = _first_ns(header) if held else None
             _count_calls(out, conv, places, got.calls, zone, held, why, first)
+            if not held:  # a conversation that does not verify meters nothing here either: held back with its calls
+                _count_credits(out, conv, places, zone)
             if held:
                 n = _held_unread(out, conv, places, got.calls, header, zone, held, why, first)
                 said = "an unknown number of" if n is None else str(n)
@@ -149,6 +156,15 @@ def _count_calls(out: list[Counted], conv: str, places: dict, calls: Iterable, z
     for c in calls:
         day, ms = _day_ms(c.time if c.time is not None or not held else first, zone)
         out.append(Counted(conv, places, day, ms, c.usage, c.model, held, c.incomplete, why=why if held else ""))
+
+
+def _count_credits(out: list[Counted], conv: str, places: dict, zone: dt.tzinfo) -> None:
+    """One :class:`Counted` with ``credits`` per part of the credits the conversation's records metered (the summary's
+    ``credits_at``: unix ms or None, model, credits), on its record's day in ``zone``."""
+    for part in places.get("credits_at") or ():
+        at = part.get("at")
+        day, ms = _day_ms(at * 1_000_000 if isinstance(at, int) else None, zone)
+        out.append(Counted(conv, places, day, ms, None, part.get("model") or "", credits=float(part["credits"])))
 
 
 def _day_ms(ns: int | None, zone: dt.tzinfo) -> tuple[dt.date | None, int | None]:
@@ -226,15 +242,26 @@ def untimed(counted: Iterable[Counted]) -> dict[str, int]:
     (:func:`report`), and ``asz usage`` says so."""
     out: dict[str, int] = {}
     for c in counted:
-        if c.ms is None and not c.held:
+        if c.ms is None and not c.held and c.credits is None:
             out[c.conversation] = out.get(c.conversation, 0) + 1
     return dict(sorted(out.items()))
+
+
+def untimed_credits(counted: Iterable[Counted]) -> dict[str, float]:
+    """``{conversation: credits}``: the credits metered by records that carry no time (:func:`untimed`'s rule: the
+    :data:`NO_TIME` row without a window, in no row with one), rounded to 6 decimals, sorted by conversation."""
+    out: dict[str, float] = {}
+    for c in counted:
+        if c.ms is None and c.credits is not None:
+            out[c.conversation] = out.get(c.conversation, 0.0) + c.credits
+    return {k: round(v, 6) for k, v in sorted(out.items())}
 
 
 def _row(view: str, key: str, every: list[Counted], table: PriceTable | None) -> dict:
     total = zero_usage()
     by_model: dict[str, dict] = {}
-    calls = [c for c in every if not c.held]
+    calls = [c for c in every if not c.held and c.credits is None]
+    metered = [c for c in every if c.credits is not None]
     held: dict[str, dict] = {}
     for c in every:
         if c.held:  # every call held back (with usage or without), as read_root's problem line counts them
@@ -253,8 +280,9 @@ def _row(view: str, key: str, every: list[Counted], table: PriceTable | None) ->
     row.update(usage=total, cost=cost_of(by_model, table), models=sorted(m for m in by_model if m != "(no model)"),
                usage_by_model=dict(sorted(by_model.items())), calls=len(calls), calls_by_model=_calls_by_model(calls),
                calls_with_usage=sum(1 for c in calls if c.usage is not None),
-               conversations=len({c.conversation for c in calls}),
+               conversations=len({c.conversation for c in calls} | {c.conversation for c in metered}),
                cost_by_model={m: cost_of({m: u}, table) for m, u in sorted(by_model.items())})
+    row.update(_credits_keys(metered))
     if held:
         row["held_back"] = sorted(held.values(), key=lambda h: h["conversation"])
     short: dict[str, dict] = {}
@@ -268,6 +296,16 @@ def _row(view: str, key: str, every: list[Counted], table: PriceTable | None) ->
     return row
 
 
+def _credits_keys(metered: list[Counted]) -> dict:
+    """A row's ``credits`` (the sum of what its records metered, rounded to 6 decimals; null when none did) and
+    ``credits_by_model`` (``{model: credits}``, ``(no model)`` for records that name none; ``{}`` when none)."""
+    by_model: dict[str, float] = {}
+    for c in metered:
+        by_model[c.model or "(no model)"] = by_model.get(c.model or "(no model)", 0.0) + (c.credits or 0.0)
+    return {"credits": round(sum(c.credits or 0.0 for c in metered), 6) if metered else None,
+            "credits_by_model": {m: round(v, 6) for m, v in sorted(by_model.items())}}
+
+
 def _calls_by_model(calls: list[Counted]) -> dict[str, int]:
     """``{model: calls}`` over every call, with usage or without (``(no model)`` for those that name none), by name."""
     out: dict[str, int] = {}
@@ -277,15 +315,23 @@ def _calls_by_model(calls: list[Counted]) -> dict[str, int]:
 
 
 def totals(rows: Iterable[dict], table: PriceTable | None = None) -> dict:
-    """The sum of ``rows``: ``usage``, ``cost`` (from the summed usage by model), ``calls``, ``calls_with_usage``."""
+    """The sum of ``rows``: ``usage``, ``cost`` (from the summed usage by model), ``calls``, ``calls_with_usage``,
+    ``credits`` (null when no row has some) and ``credits_by_model``, as a row gives them."""
     total = zero_usage()
     by_model: dict[str, dict] = {}
+    credits: dict[str, float] = {}
     calls = with_usage = 0
+    metered = False
     for r in rows:
         add_usage(total, r["usage"])
         calls += r["calls"]
         with_usage += r["calls_with_usage"]
         for m, u in r["usage_by_model"].items():
             add_usage(by_model.setdefault(m, zero_usage()), u)
-    return {"usage": total, "cost": cost_of(by_model, table), "calls": calls, "calls_with_usage": with_usage}
+        metered = metered or r.get("credits") is not None
+        for m, v in (r.get("credits_by_model") or {}).items():
+            credits[m] = credits.get(m, 0.0) + v
+    return {"usage": total, "cost": cost_of(by_model, table), "calls": calls, "calls_with_usage": with_usage,
+            "credits": round(sum(credits.values()), 6) if metered else None,
+            "credits_by_model": {m: round(v, 6) for m, v in sorted(credits.items())}}
 

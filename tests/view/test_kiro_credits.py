@@ -1,11 +1,13 @@
 """Kiro meters credits, not tokens (docs/adapters/kiro.md, Usage and credits): the credits a Kiro CLI 2.x session
-recorded (``session_state.conversation_metadata.user_turn_metadatas[].metering_usage[]``, unit ``credit``) are the
-document's ``summary.credits`` and a ``credits`` line of ``asz conversation`` and the exports, never tokens, never
-USD (trial 15, F14). Counted here straight from the corpus session file."""
+recorded (``session_state.conversation_metadata.user_turn_metadatas[].metering_usage[]``, unit ``credit``) and those
+a ``sess_<id>`` session's ``usage_summary`` lines recorded (``promptTurnSummaries[].usage``, unit ``credit``) are the
+document's ``summary.credits``, a ``credits`` line of ``asz conversation`` and the exports, ``asz ls``'s and
+``asz usage``'s, never tokens, never USD (trial 15, F14). Counted here straight from the corpus session files."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ from cli_helpers import asz_in_process
 KIRO = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "kiro" / "home" / ".kiro"
 CLI_DOC = KIRO / "sessions" / "cli" / "8e247382-c779-440f-b1db-ed9bad1afaee.json"
 CLI_ID = "8e247382-c779-440f-b1db-ed9bad1afaee"
+IDE_LINES = next(KIRO.glob("sessions/*/sess_*/messages.jsonl"), None) if KIRO.is_dir() else None
 
 
 def _source_credits() -> float:
@@ -22,6 +25,20 @@ def _source_credits() -> float:
     return sum(m["value"] for t in d["session_state"]["conversation_metadata"]["user_turn_metadatas"]
                for m in t.get("metering_usage") or () if m.get("unit") == "credit")
 
+
+def _ide_credits() -> dict[str, float]:
+    """The ``usage_summary`` lines' credits of the sess_ session, per day (UTC) of the line's timestamp."""
+    out: dict[str, float] = {}
+    for x in IDE_LINES.read_text(encoding="utf-8").splitlines():
+        d = json.loads(x) if x.strip() else {}
+        p = d.get("payload") or {}
+        if p.get("type") == "usage_summary":
+            got = sum(t["usage"] for t in p["promptTurnSummaries"] if t.get("unit") == "credit")
+            out[d["timestamp"][:10]] = out.get(d["timestamp"][:10], 0.0) + got
+    return out
+
+
+IDE_ID = IDE_LINES.parent.name if IDE_LINES else ""
 
 
 def test_the_summary_carries_the_recorded_credits(kiro_root):
@@ -31,9 +48,10 @@ def test_the_summary_carries_the_recorded_credits(kiro_root):
     s = doc["summary"]
     assert s["credits"] == round(want, 6)
     assert s["cost"]["usd"] == 0 and not any(s["usage"].values())  # never mixed into tokens or USD
-    others = [c for c in json.loads(asz_in_process("ls", "--json", "--root", str(kiro_root)).stdout) if c["id"] != CLI_ID]
-    for row in others:  # the 3.x session records no credits: no key
-        assert "credits" not in json.loads(asz_in_process("conversation", row["id"], "--json", "--root", str(kiro_root)).stdout)["summary"]
+    ide = json.loads(asz_in_process("conversation", IDE_ID, "--json", "--root", str(kiro_root)).stdout)["summary"]
+    want_ide = sum(_ide_credits().values())
+    assert round(want_ide, 3) == 1.342 and ide["credits"] == round(want_ide, 6)  # the usage_summary lines, added
+    assert ide["cost"]["usd"] == 0 and not any(ide["usage"].values())
 
 
 def test_conversation_and_export_say_the_credits(kiro_root):
@@ -47,7 +65,49 @@ def test_conversation_and_export_say_the_credits(kiro_root):
 def test_ls_rows_carry_them_and_the_table_says_them(kiro_root):
     want = _source_credits()
     rows = {r["id"]: r for r in json.loads(asz_in_process("ls", "--json", "--root", str(kiro_root)).stdout)}
-    assert rows[CLI_ID]["credits"] == round(want, 6)
-    assert all(r["credits"] is None for cid, r in rows.items() if cid != CLI_ID)
+    want_ide = sum(_ide_credits().values())
+    assert rows[CLI_ID]["credits"] == round(want, 6) and rows[IDE_ID]["credits"] == round(want_ide, 6)
     out = asz_in_process("ls", "--root", str(kiro_root)).stdout.splitlines()
-    assert (f"credits (what the runtime metered, in its own unit: not tokens, not USD): {CLI_ID[:8]} {want:.3f}") in out
+    assert (f"credits (what the runtime metered, in its own unit: not tokens, not USD): {CLI_ID[:8]} {want:.3f}, "
+            f"{IDE_ID[:8]} {want_ide:.3f}") in out
+
+
+def _days_and_models() -> tuple[dict[str, float], dict[str, float]]:
+    """The credits per UTC day and per model the corpus files record: the 2.x document's on the day of its
+    ``updated_at`` (the landed record's time) under its ``model_id``; the usage_summary lines' on theirs, no model."""
+    doc = json.loads(CLI_DOC.read_text(encoding="utf-8"))
+    cli, ide = _source_credits(), _ide_credits()
+    days = dict(ide)
+    days[doc["updated_at"][:10]] = days.get(doc["updated_at"][:10], 0.0) + cli
+    return days, {doc["session_state"]["rts_model_state"]["model_info"]["model_id"]: cli, "(no model)": sum(ide.values())}
+
+
+def test_usage_counts_the_credits_per_day_model_and_conversation(kiro_root):
+    days, models = _days_and_models()
+    whole = sum(days.values())
+    assert len(days) == 2 and round(whole, 3) == 2.053
+    near = lambda d: {k: pytest.approx(v, abs=1e-6) for k, v in d.items()}  # noqa: E731
+    rows = json.loads(asz_in_process("usage", "--json", "--tz", "UTC", "--root", str(kiro_root)).stdout)
+    assert {r["date"]: r["credits"] for r in rows if r["credits"] is not None} == near(days)
+    total = rows[0]["total"]
+    assert total["credits"] == pytest.approx(whole, abs=1e-6) and total["credits_by_model"] == near(models)
+    assert not any(total["usage"].values()) and total["cost"]["usd"] == 0  # kept apart: no token, no USD
+    by_conv = json.loads(asz_in_process("usage", "session", "--json", "--root", str(kiro_root)).stdout)
+    assert {r["conversation"]: r["credits"] for r in by_conv} == near({CLI_ID: _source_credits(), IDE_ID: sum(_ide_credits().values())})
+    by_model = json.loads(asz_in_process("usage", "model", "--json", "--root", str(kiro_root)).stdout)
+    assert {r["model"]: r["credits"] for r in by_model if r["credits"] is not None} == near(models)
+    # the text: a day with credits reads "not recorded" for its tokens and "-" for its cost, never 0 or $0.00
+    out = asz_in_process("usage", "--tz", "UTC", "--root", str(kiro_root)).stdout.splitlines()
+    for day in days:
+        (line,) = [ln for ln in out if ln.startswith(day)]
+        assert re.split(r"\s{2,}", line.strip())[3:] == ["-"] * 4 + ["not recorded", "-"], line
+    assert ("credits (what the runtime metered, in its own unit: not tokens, not USD): "
+            + ", ".join(f"{d} {v:.3f}" for d, v in sorted(days.items())) + f"; total {whole:.3f}") in out
+
+
+def test_a_window_counts_the_credits_of_its_days(kiro_root):
+    days, _ = _days_and_models()
+    last = max(days)
+    rows = json.loads(asz_in_process("usage", "--json", "--tz", "UTC", "--since", last, "--root", str(kiro_root)).stdout)
+    assert {r["date"]: r["credits"] for r in rows if r["credits"] is not None} == {last: pytest.approx(days[last], abs=1e-6)}
+    assert rows[0]["total"]["credits"] == pytest.approx(days[last], abs=1e-6)
