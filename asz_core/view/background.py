@@ -78,7 +78,10 @@ class BackgroundChecks:
         (``[{"conversation", "state"}]``, by id; not in ``counted``). ``usage_incomplete`` lists
         ``{"conversation", "calls"}`` of each summed conversation some of whose calls' usage lacks a count their
         record lists under ``dropped`` (the hours are short by it), by id. ``no_time``, ``models`` and ``total``: see
-        :func:`hours_answer`; ``no_time`` adds ``conversations``, ``[{"conversation", "calls"}]`` of its calls, by id.
+        :func:`hours_answer`; ``no_time`` adds ``conversations``, ``[{"conversation", "calls"}]`` of its calls, by id
+        (and ``credits``, those its records with no time metered, where some). ``credits``: ``[{"conversation",
+        "credits"}]``, by id, of each summed conversation whose records metered credits (Kiro; the runtime's own unit,
+        never tokens or USD); a bucket, ``no_time``, a model's row and ``total`` carry ``credits`` only where some.
         """
         convs = set(self.conversations())
         with self._lock:
@@ -92,14 +95,20 @@ class BackgroundChecks:
             unbuilt = [(c, fp) for c, fp in self._unbuilt.items() if c in convs and c not in self._usage]
         total: dict[tuple[int, str], list[int]] = {}
         untimed: list[dict] = []
+        metered: list[dict] = []
         for c, hours in parts:
             for key, v in hours.items():
                 _add_into(total.setdefault(key, [0] * _WIDTH), v)
             n = sum(v[4] for (at, _), v in hours.items() if at == NO_TIME_AT)
-            if n:
-                untimed.append({"conversation": c, "calls": n})
+            left = sum(v[12] for (at, _), v in hours.items() if at == NO_TIME_AT and len(v) > 12)
+            if n or left:
+                untimed.append({"conversation": c, "calls": n, **({"credits": round(left, 6)} if left else {})})
+            spent = sum(v[12] for v in hours.values() if len(v) > 12)
+            if spent:
+                metered.append({"conversation": c, "credits": round(spent, 6)})
         answer = hours_answer(total, counted=len(parts), conversations=len(convs), prices=self.prices)
         answer["no_time"]["conversations"] = untimed
+        answer["credits"] = metered
         answer["held_back"] = held
         answer["usage_incomplete"] = short
         answer["complete"] = not behind and not self.reading and all(self._files_now(c) == fp for c, fp in unbuilt)
@@ -335,7 +344,9 @@ def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
 
     A call with no usage counts in its bucket's calls with no tokens (every call counts, as ``summary.llm_calls`` and
     ``asz usage`` count them: :func:`~asz_core.view.usage.call_count`); a call with no time (Kiro CLI 2.x writes none
-    on a model reply) is keyed :data:`NO_TIME_AT`, in no time bucket: :func:`hours_answer` gives it as ``no_time``."""
+    on a model reply) is keyed :data:`NO_TIME_AT`, in no time bucket: :func:`hours_answer` gives it as ``no_time``.
+    Then, last, the credits the runtime metered (a float: the summary's ``credits_at``, each on its record's quarter
+    and model, :data:`NO_TIME_AT` when the record has no time): never a call, a token or a cost."""
     out: dict[tuple[int, str], list[int]] = {}
     stack = list(doc.get("talks") or []) + list(doc.get("loose") or [])
     while stack:
@@ -355,12 +366,18 @@ def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
             if ru is not None and r.get("long_context") is True:
                 _add_counts(t, 6, ru)
                 t[10] += 1
+    for part in (doc.get("summary") or {}).get("credits_at") or ():  # what the runtime metered (Kiro): no call
+        at = part.get("at")
+        key = (at // QUARTER_MS * QUARTER_MS if isinstance(at, int) and at else NO_TIME_AT, part.get("model") or "")
+        t = out.setdefault(key, [0] * _WIDTH)
+        t[12] += part.get("credits") or 0.0
     return out
 
 
 #: The width of a usage_hours list: in, out, cache_read, cache_write, calls, cache_write_1h, then the same six for the
-#: long-context calls among them (input above 200K tokens: :data:`~asz_core.view.usage.LONG_KIND`).
-_WIDTH = 12
+#: long-context calls among them (input above 200K tokens: :data:`~asz_core.view.usage.LONG_KIND`), then the credits
+#: the runtime metered (a float; Kiro).
+_WIDTH = 13
 
 
 def _add_counts(t: list[int], at: int, u: dict) -> None:
@@ -421,13 +438,15 @@ def _add_into(t: list[int], v: list[int]) -> None:
 
 def _sum_rows(rows: list[dict]) -> dict:
     """The sum of bucket rows (:func:`_bucket_rows`): each count, ``cost`` (None when unpriced) to the micro-dollar, and
-    ``cache_write_1h`` and ``long_context_calls`` where some row has them."""
+    ``cache_write_1h``, ``long_context_calls`` and ``credits`` (to 6 decimals) where some row has them."""
     out: dict = {k: 0 for k in ("in", "out", "cache_read", "cache_write", "calls")}
     out["cost"] = None if rows and rows[0]["cost"] is None else 0.0
     for r in rows:
         for k in ("in", "out", "cache_read", "cache_write", "calls", SPLIT_KIND, "long_context_calls"):
             if r.get(k):
                 out[k] = out.get(k, 0) + r[k]
+        if r.get("credits"):
+            out["credits"] = round(out.get("credits", 0.0) + r["credits"], 6)
         if out["cost"] is not None:
             out["cost"] = round(out["cost"] + r["cost"], 6)
     return out
@@ -446,6 +465,8 @@ def _bucket_rows(total: dict[tuple[int, str], list[int]], name: str, cost_of) ->
         row["calls"] += v[4]
         if len(v) > 5 and v[5]:  # 1-hour writes: a key only where there are some, as in a usage object
             row[SPLIT_KIND] = row.get(SPLIT_KIND, 0) + v[5]
+        if len(v) > 12 and v[12]:  # credits the runtime metered (Kiro): a key only where some, never tokens or USD
+            row["credits"] = round(row.get("credits", 0.0) + v[12], 6)
         if cost_of is not None:
             c = cost_of({model or "(no model)": _usage_of(v)})
             row["cost"] = round(row["cost"] + c["usd"], 6)

@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "view"))
 from claude_lines import collect_claude  # noqa: E402
 from cli_helpers import asz_in_process  # noqa: E402
 from test_long_context_prices import OPUS_USD, SID, SONNET, SONNET_USD, transcript  # noqa: E402
+from test_kiro_credits import IDE_ID, _days_and_models, _ide_credits, _source_credits  # noqa: E402
 
 V2 = "8e247382-c779-440f-b1db-ed9bad1afaee"
 COUNTS = ("in", "out", "cache_read", "cache_write", "calls")
@@ -77,10 +78,42 @@ def test_calls_with_no_time_are_in_the_api_and_on_the_page(kiro_root, serve, bro
     rows = _table(drv, "#usage-days")
     assert rows[-2][:2] == ["(no time)", str(n)] and rows[-1][:2] == ["Total", str(u["total"]["calls"])]
     # Kiro records credits, not tokens: every row says so, never 0 tokens and $0 (as asz usage's not recorded)
-    assert all(r[2:] == ["not recorded"] * 4 + ["—"] for r in rows)
+    assert all(r[2:7] == ["not recorded"] * 4 + ["—"] for r in rows)
     assert sum(int(r[1]) for r in rows[:-1]) == int(rows[-1][1])  # the days and (no time) add up to the total
     assert sum(int(r[1]) for r in _table(drv, "#usage-models")) == u["total"]["calls"]
     shot(drv, "usage-no-time")
+
+
+def test_credits_are_in_the_api_and_on_the_page_apart_from_tokens_and_cost(kiro_root, serve, browser):
+    """Kiro's credits (2.x metering_usage, the usage_summary lines), counted from the corpus files: ``/api/usage``
+    carries them per bucket, model and conversation and in the total, and the page gives them a column and a line of
+    their own; the tokens of those rows read "not recorded", never 0, and the cost "—", never $0.00."""
+    days, models = _days_and_models()
+    convs = {V2: _source_credits(), IDE_ID: sum(_ide_credits().values())}
+    whole = sum(convs.values())
+    s = serve(kiro_root)
+    u = _whole_usage(s)
+    near = lambda v: pytest.approx(v, abs=1e-6)  # noqa: E731
+    assert u["total"]["credits"] == near(whole)
+    assert sum(q.get("credits", 0) for q in u["quarters"]) + u["no_time"].get("credits", 0) == near(whole)
+    assert {m["model"]: m["credits"] for m in u["models"] if "credits" in m} == {k: near(v) for k, v in models.items()}
+    assert {x["conversation"]: x["credits"] for x in u["credits"]} == {k: near(v) for k, v in convs.items()}
+    assert not any("credits" in q and not q["credits"] for q in u["quarters"] + u["hours"])  # a key only where some
+    assert [u["total"][k] for k in ("in", "out", "cache_read", "cache_write")] == [0, 0, 0, 0]  # never as tokens
+
+    drv = browser
+    note = open_usage(drv, s.base, "#usage-credits")
+    assert note.text == ("Credits: what the runtime metered, in its own unit: not tokens, not USD, " + f"{whole:.3f}"
+                         + " in all, on the day of the record that metered them: "
+                         + ", ".join(f"{c[:8]} {v:.3f}" for c, v in sorted(convs.items())) + ".")
+    heads = [th.text for th in drv.find_elements(By.CSS_SELECTOR, "#usage-days thead th")]
+    assert heads[-2:] == ["Cost", "Credits"]
+    rows = _table(drv, "#usage-days")
+    assert rows[-1][0] == "Total" and rows[-1][-1] == f"{whole:.3f}"
+    assert all(r[2:7] == ["not recorded"] * 4 + ["—"] for r in rows)  # a day of credits alone too: no 0, no $0.00
+    assert sorted(r[-1] for r in rows[:-1] if r[-1] != "—") == sorted(f"{v:.3f}" for v in days.values())  # days 6 apart
+    assert {r[0]: r[-1] for r in _table(drv, "#usage-models") if r[-1] != "—"} == {m: f"{v:.3f}" for m, v in models.items()}
+    shot(drv, "usage-credits")
 
 
 def test_breakdown_lines_count_each_models_calls(kiro_root):

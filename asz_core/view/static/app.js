@@ -528,6 +528,7 @@
         if (typeof x.cost === 'number') d.cost += x.cost; else d.priced = false;
         d.calls += x.calls || 0;
         d.long += x.long_context_calls || 0;
+        if (x.credits) d.credits = (d.credits || 0) + x.credits;  // what the runtime metered (Kiro): never tokens or USD
         days.set(k, d);
       });
       const keys = Array.from(days.keys()).sort(), untimed = u.no_time || { calls: 0 }, total = u.total;
@@ -541,7 +542,7 @@
         (u.counted + held.length < u.conversations ? ' (the rest are still being read)' : '') + '.' +
         (held.length ? ' Held back, in no figure (they do not verify): ' + held.map(function (x) { return x.conversation.slice(0, 8) + ' (' + x.state + ')'; }).join(', ') + '.' : '') +
         (u.unpriced && u.unpriced.length ? ' Models without a price (their tokens count, their cost does not): ' + u.unpriced.join(', ') + '.' : '')));
-      if (!keys.length && !untimed.calls) { panel.append(h('p', { class: 'muted' }, 'No model call with usage yet.')); return; }
+      if (!keys.length && !untimed.calls && !untimed.credits) { panel.append(h('p', { class: 'muted' }, 'No model call with usage yet.')); return; }
       if (keys.length) {
         panel.append(h('h2', null, 'Tokens per day'), barChart(keys, days, TOKEN_KINDS, function (d) { return d.in + d.out + d.cache_read + d.cache_write; }, num));
         panel.append(h('div', { class: 'legend small' }, TOKEN_KINDS.map(function (t) { return h('span', null, h('i', { class: 'sw', 'data-color': t[2] }), t[1]); })));
@@ -555,29 +556,40 @@
       function callsCell(calls, long) {  // calls, and how many of them were priced at long-context rates, marked
         return long ? h('span', null, num(calls) + ' ', h('span', { class: 'long', title: num(long) + ' call(s) ' + LONG_PRICED }, num(long) + ' ' + LONG_MARK)) : num(calls);
       }
+      // Credits the runtime metered (Kiro), in its own unit: a column of their own, only when some were recorded
+      const metered = !!(total && total.credits);
+      function creditsCell(d) { return d.credits ? h('span', { title: d.credits.toFixed(6) + ' ' + CREDITS }, credits(d.credits)) : h('span', { class: 'faint' }, '—'); }
       function line(label, d) {
         const calls = callsCell(d.calls, d.long !== undefined ? d.long : d.long_context_calls);
-        if (unrecorded(d, d.calls)) {  // calls with no token count at all (Kiro): said, never 0 tokens and $0, as the list says it
+        const extra = metered ? [creditsCell(d)] : [];
+        if (unrecorded(d, d.calls) || (d.credits && !tokens(d))) {  // calls with no token count at all (Kiro), or a
+          // record's credits alone: said, never 0 tokens and $0, as the list says it
           const nr = function () { return h('span', { class: 'faint', title: UNRECORDED }, 'not recorded'); };
-          return [label, calls, nr(), nr(), nr(), nr(), h('span', { class: 'faint', title: UNRECORDED }, '—')];
+          return [label, calls, nr(), nr(), nr(), nr(), h('span', { class: 'faint', title: UNRECORDED }, '—')].concat(extra);
         }
-        return [label, calls, num(d.in), num(d.out), num(d.cache_write), num(d.cache_read), costCell(d.cost)];
+        return [label, calls, num(d.in), num(d.out), num(d.cache_write), num(d.cache_read), costCell(d.cost)].concat(extra);
       }
+      const heads = ['Model calls', 'Input', 'Output', 'Cache write', 'Cache read', 'Cost'].concat(metered ? ['Credits'] : []);
+      const aligns = [0, 1, 1, 1, 1, 1, 1].concat(metered ? [1] : []);
       const rows = keys.map(function (k) { return line(k, days.get(k)); });
-      if (untimed.calls) rows.push(line('(no time)', untimed));
+      if (untimed.calls || untimed.credits) rows.push(line('(no time)', untimed));
       if (total) rows.push(line(h('strong', null, 'Total'), total));
-      const dayTable = table(['Day', 'Model calls', 'Input', 'Output', 'Cache write', 'Cache read', 'Cost'], rows, [0, 1, 1, 1, 1, 1, 1]);
+      const dayTable = table(['Day'].concat(heads), rows, aligns);
       dayTable.id = 'usage-days';
       panel.append(dayTable);
-      if (untimed.calls) {
+      if (untimed.calls || untimed.credits) {
         panel.append(h('p', { class: 'muted small', id: 'usage-no-time' }, '(no time): ' + num(untimed.calls) + ' call(s) whose day is not known, their records carry no time (Kiro CLI 2.x, for one, writes none on a model reply), so they are in no day and no chart, and in the total: ' +
-          (untimed.conversations || []).map(function (x) { return x.conversation.slice(0, 8) + ' (' + num(x.calls) + ' call(s))'; }).join(', ') + '.'));
+          (untimed.conversations || []).map(function (x) { return x.conversation.slice(0, 8) + ' (' + num(x.calls) + ' call(s)' + (x.credits ? ', ' + credits(x.credits) + ' credits' : '') + ')'; }).join(', ') + '.'));
+      }
+      if (metered) {  // named apart from the tokens and the cost: a runtime's own unit (trial 15, F14)
+        panel.append(h('p', { class: 'muted small', id: 'usage-credits' }, 'Credits: ' + CREDITS + ', ' + credits(total.credits) +
+          ' in all, on the day of the record that metered them: ' + (u.credits || []).map(function (x) { return x.conversation.slice(0, 8) + ' ' + credits(x.credits); }).join(', ') + '.'));
       }
       if (total && total.long_context_calls) {
         panel.append(h('p', { class: 'muted small', id: 'usage-long' }, num(total.long_context_calls) + ' call(s) marked ' + LONG_MARK + ': ' + LONG_PRICED + '.'));
       }
       if (u.models && u.models.length) {
-        const byModel = table(['Model', 'Model calls', 'Input', 'Output', 'Cache write', 'Cache read', 'Cost'], u.models.map(function (m) { const r = line(m.model, m); if ((u.unpriced || []).indexOf(m.model) >= 0) r[6] = 'unpriced'; return r; }), [0, 1, 1, 1, 1, 1, 1]);
+        const byModel = table(['Model'].concat(heads), u.models.map(function (m) { const r = line(m.model, m); if ((u.unpriced || []).indexOf(m.model) >= 0) r[6] = 'unpriced'; return r; }), aligns);
         byModel.id = 'usage-models';
         panel.append(h('h2', null, 'By model'), byModel);
       }
@@ -585,6 +597,9 @@
     });
   }
   function cents(v) { return '$' + v.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }); }
+  // Credits to 3 decimals, as asz usage and asz ls print them (asz_core.reading.listing.credits_text)
+  function credits(v) { return v.toLocaleString('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 }); }
+  const CREDITS = 'what the runtime metered, in its own unit: not tokens, not USD';
   function compact(v, fmt) {
     try { return (fmt === num ? '' : '$') + new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 }).format(v); } catch (e) { return fmt(v); }
   }
