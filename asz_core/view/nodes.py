@@ -56,9 +56,11 @@ class NodeView(StepKeys):
                 ordered = self._key_order.get(keys)
                 if ordered is None:
                     ordered = self._key_order[keys] = list(keys) == sorted(keys)
-                d["attrs"] = dict(attrs) if ordered else dict(sorted(attrs.items()))
+                # the fold's own dict, not a copy: nothing writes to a node's attrs, and the fold is dropped as the
+                # build returns (11,000 dicts copied and freed for the bench session, 9 M instructions)
+                d["attrs"] = attrs if ordered else dict(sorted(attrs.items()))
             elif attrs:
-                d["attrs"] = dict(attrs)
+                d["attrs"] = attrs
         if kind == "talk":
             self._talk_keys(n, d)
         first = ref if ref is not None else (refs[0] if refs else None)
