@@ -115,6 +115,13 @@ def test_credits_are_in_the_api_and_on_the_page_apart_from_tokens_and_cost(kiro_
     assert {r[0]: r[-1] for r in _table(drv, "#usage-models") if r[-1] != "—"} == {m: f"{v:.3f}" for m, v in models.items()}
     shot(drv, "usage-credits")
 
+    # the conversation's header says its credits beside "tokens not recorded", as asz conversation does
+    for cid, v in convs.items():
+        open_at(drv, s.base + "/c/" + cid, "#conversation-credits")
+        assert drv.find_element(By.ID, "conversation-credits").text == (
+            f"credits {v:.3f} (what the runtime metered, in its own unit: not tokens, not USD)")
+        assert "tokens not recorded by the runtime" in drv.find_element(By.ID, "usage").text
+
 
 def test_breakdown_lines_count_each_models_calls(kiro_root):
     n = len(_v2_replies())

@@ -791,6 +791,8 @@
           chip('tokens', 'in ' + num(s.usage.in) + ' · out ' + num(s.usage.out) + ' · cache read ' + num(s.usage.cache_read) +
             ' · cache write ' + writes(s.usage)),
         chip('cost', unrecorded(s.usage, (s.kinds || {})['llm.call']) ? '—' : costText(s.cost)),
+        typeof s.credits === 'number' ? h('span', { class: 'chip', id: 'conversation-credits' }, 'credits ', h('b', null, credits(s.credits)),
+          ' (' + CREDITS + ')') : null,  // the runtime's own unit (Kiro), as asz conversation prints it, never tokens or USD
         s.state && s.state !== 'verified' ? h('span', { class: 'chip held', id: 'usage-held' },
           'not verified (' + s.state + '): these figures are read from evidence that does not verify, and the list and usage per day hold them back') : null));
     }
