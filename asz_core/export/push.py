@@ -30,6 +30,7 @@ import attrs
 import orjson
 
 from ..sessiondata.times import format_duration
+from ..flow.chain import SessionChains
 from ..flow.round import parse_round_file_name
 from ..storage.layout import CONVERSATIONS, ROUNDS, session_dirs, session_listing
 from ..storage.root import FileLock
@@ -40,12 +41,6 @@ from .transport import Answer, Sender, sender
 from .wire import REPLACES, Described, OutFile, RoundTitles, kvs, log_record, logs_request, outbox, resource, runtime_of
 
 __all__ = ["PushReport", "PushInterrupted", "push", "held_back", "replaced_chains", "export_lock", "endpoint_name", "human_bytes"]
-
-
-#: Sessions a pass checks one by one (``verify(root, session)``) before it checks the whole root once instead: a
-#: session's check opens every chain of the root to find its own, so one by one a first push would cost sessions ×
-#: conversations (docs/performance.md, "Session 15, push: the verify check").
-PER_SESSION_CHECKS = 8
 
 
 def human_bytes(n: int) -> str:
@@ -117,7 +112,7 @@ class _Pass:
         self.held_metrics = 0  # sessions whose metrics were not sent: the receiver rejected a landed file of theirs
         self.verdicts: dict[str, str] = {}  # session -> what asz verify finds wrong with it ('' when it verifies)
         self.unverified: dict[str, int] = {}  # session -> its due files and rounds held back: it does not verify
-        self.implicated: set[str] | None = None  # sessions the whole root's verify named; None: not run (or no use)
+        self.chains: SessionChains | None = None  # the root's chains, read once by logs(): what it sends and checks
         self.replaced = replaced_chains(root, state)  # conversation -> (claim, paths): a chain sent, then built anew
 
     def problem(self, message: str) -> None:
@@ -204,7 +199,8 @@ class _Pass:
         for session, rels in held.items():
             self.problem(f"{session}: its landed files were removed by retention before {self.state.endpoint} received them "
                          f"({len(rels)} file(s), first {rels[0]}); none of its files or rounds is sent (skeletons stay local)")
-        files = (f for f in outbox(self.root) if f.session not in held)
+        self.chains = SessionChains(self.root)
+        files = (f for f in outbox(self.root, self.chains) if f.session not in held)
         going = self._send_logs(files)
         for session, n in self.unverified.items():
             self.problem(f"{session}: does not verify ({self.verdicts[session]}); none of its {n} due file(s) and "
@@ -254,15 +250,14 @@ class _Pass:
         """True when ``session`` fails the checks ``asz verify --root ROOT SESSION`` makes (:func:`asz_core.verify.unverified`,
         run once per pass, for a session with a file due): then none of its files and rounds is sent (trial 15, F4: a
         re-sealed file went out and was accepted, and retention would have removed the one copy that showed it).
-        A session with no directory (rounds only) is not checked here."""
+        The session's chains are found in the pass's one look at the root's chains (:class:`SessionChains`), so the
+        check reads the session's own files and chains only. A session with no directory (rounds only) is not
+        checked here."""
         if session not in self.verdicts:
             from ..verify import unverified
 
-            if self.implicated is None and len(self.verdicts) >= PER_SESSION_CHECKS:
-                self.implicated = self._implicated()
             try:
-                clean = self.implicated is not None and session not in self.implicated
-                self.verdicts[session] = "" if clean else unverified(self.root, session)
+                self.verdicts[session] = unverified(self.root, session, chains=self.chains)
             except FileNotFoundError:
                 self.verdicts[session] = ""
             except (OSError, ValueError) as exc:
@@ -271,34 +266,6 @@ class _Pass:
             return False
         self.unverified[session] = self.unverified.get(session, 0) + 1
         return True
-
-    def _implicated(self) -> set[str] | None:
-        """The sessions a verify of the whole root (``asz verify --root ROOT``, once) finds a problem in, by the
-        problem's file: under ``<session>/``, or under ``_conversations/<id>/`` of a conversation of that session.
-        Each is then checked on its own (its verdict and words are the session's check's); the others verify. None
-        when a problem names a file of no session (each session is then checked on its own)."""
-        from ..verify import verify
-
-        try:
-            problems = verify(self.root, jobs=1).problems
-        except (OSError, ValueError):
-            return None
-        if not problems:
-            return set()
-        owner = {f.rel.split("/")[1]: f.session for f in outbox(self.root) if f.fmt == "sf"}  # conversation -> session
-        sessions = {d.name for d in session_dirs(self.root)}
-        prefix = str(self.root).rstrip("/") + "/"
-        out: set[str] = set()
-        for pr in problems:
-            parts = pr.file[len(prefix):].split("/") if pr.file.startswith(prefix) else []
-            if len(parts) > 1 and parts[0] == CONVERSATIONS:
-                got = owner.get(parts[1]) or (parts[1] if parts[1] in sessions else None)
-            else:
-                got = parts[0] if len(parts) > 1 and parts[0] in sessions else None
-            if got is None:
-                return None
-            out.add(got)
-        return out
 
     def _refused(self, rel: str) -> None:
         at = landed_seq(rel)

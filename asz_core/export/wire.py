@@ -48,7 +48,7 @@ from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord, ResourceLogs, ScopeL
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 
 from .. import __version__
-from ..flow.chain import Chain, conversation_dirs
+from ..flow.chain import SessionChains
 from ..sessiondata import jsonbytes
 from ..sessiondata.times import format_rfc3339, parse_instant
 from ..storage.layout import landed_files, session_dirs
@@ -79,33 +79,26 @@ class OutFile:
     fmt: str
 
 
-def outbox(root: str | os.PathLike) -> Iterator[OutFile]:
+def outbox(root: str | os.PathLike, chains: SessionChains | None = None) -> Iterator[OutFile]:
     """Every landed ``.sd`` file and round of ``root``, in push order (§8.4): session by session
-    (sorted by name), its files by seq, then the rounds of its conversations; rounds of a
-    conversation whose session has no directory come last. Skeletons are never sent."""
+    (sorted by name), its files by seq, then the rounds of its conversations (a conversation is
+    its round 1's session's, or its directory's name's when round 1 names none); rounds of a
+    conversation whose session has no directory come last. Skeletons are never sent. The rounds
+    are those ``chains`` (:class:`~asz_core.flow.chain.SessionChains`, read now when not given) listed."""
     root = Path(root)
-    chains: dict[str, list[Path]] = {}
-    for cdir in conversation_dirs(root):
-        files = Chain.at(cdir).round_files()
-        if not files:
-            continue
-        chains.setdefault(_round_session(files[0].path) or cdir.name, []).extend(rf.path for rf in files)
+    chains = chains if chains is not None else SessionChains(root)
+    by: dict[str, list[Path]] = {}
+    for name, files in chains.files.items():
+        if files:
+            by.setdefault(chains.named[name] or name, []).extend(rf.path for rf in files)
     for sdir in session_dirs(root):
         for ln, p in landed_files(sdir):
             yield OutFile(p.relative_to(root).as_posix(), p, sdir.name, "sd")
-        for p in chains.pop(sdir.name, []):
+        for p in by.pop(sdir.name, []):
             yield OutFile(p.relative_to(root).as_posix(), p, sdir.name, "sf")
-    for session, paths in sorted(chains.items()):
+    for session, paths in sorted(by.items()):
         for p in paths:
             yield OutFile(p.relative_to(root).as_posix(), p, session, "sf")
-
-
-def _round_session(path: Path) -> str:
-    try:
-        with open(path, "rb") as f:
-            return str(orjson.loads(f.readline()).get("session") or "")
-    except (OSError, orjson.JSONDecodeError, AttributeError):
-        return ""
 
 
 def file_digest(path: str | os.PathLike) -> str:

@@ -38,8 +38,10 @@ __all__ = [
     "ChainError",
     "Chain",
     "RoundFile",
+    "SessionChains",
     "conversation_dir",
     "conversation_dirs",
+    "round_session",
 ]
 
 #: Age in seconds after which an empty reservation file is removed by the lock holder.
@@ -66,6 +68,56 @@ def conversation_dirs(root: str | os.PathLike) -> list[Path]:
     if not d.is_dir():
         return []
     return sorted(p for p in d.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+def round_session(path: str | os.PathLike) -> str:
+    """The ``session`` the header line (line 1) of round file ``path`` names; '' when the file does not read, its
+    first line is no JSON object, or its ``session`` is no string (the chain check then names the round)."""
+    try:
+        with open(path, "rb") as f:
+            d = orjson.loads(f.readline())
+    except (OSError, orjson.JSONDecodeError):
+        return ""
+    s = d.get("session") if isinstance(d, dict) else None
+    return s if isinstance(s, str) else ""
+
+
+class SessionChains:
+    """Which chains of a root belong to which session, from one look at every chain (origin-digest §2.5).
+
+    ``SessionChains(root)`` lists ``<root>/_conversations`` once and, for each
+    chain, its round files (``files``: directory name → the
+    :class:`RoundFile` s listed then, in order) and the session its round 1
+    names (``named``: directory name → that session, '' when it has no round
+    or round 1's header does not read). Both keep the directories' sorted
+    order. Whoever asks about many sessions builds it once (``asz push``,
+    ``asz prune``): :meth:`of` then finds one session's chains without
+    opening every chain's round 1. Never raises (an unreadable
+    ``_conversations`` holds no chain).
+    """
+
+    def __init__(self, root: str | os.PathLike):
+        self.root = Path(root)
+        self.files: dict[str, list[RoundFile]] = {}
+        self.named: dict[str, str] = {}
+        self._by_session: dict[str, list[str]] = {}  # round 1's session -> directory names, sorted
+        for d in conversation_dirs(self.root):
+            files = Chain.at(d).round_files()
+            session = round_session(files[0].path) if files else ""
+            self.files[d.name] = files
+            self.named[d.name] = session
+            if session:
+                self._by_session.setdefault(session, []).append(d.name)
+
+    def of(self, session: str) -> list[Path]:
+        """The chain directories of ``session``, sorted by name: the one its id names (``/`` and ``\\`` as ``_``),
+        when it exists now, and each whose round 1 named it when this was built."""
+        own = session.replace("/", "_").replace("\\", "_")
+        names = set(self._by_session.get(session, ()))
+        base = self.root / CONVERSATIONS
+        if own in self.files or (own and not own.startswith(".") and (base / own).is_dir()):
+            names.add(own)
+        return [base / name for name in sorted(names)]
 
 
 class RoundFile:

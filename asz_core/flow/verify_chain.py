@@ -25,11 +25,10 @@ import os
 from pathlib import Path
 from typing import Callable, Mapping
 import attrs
-import orjson
 
 from ..sessiondata.reader import check_file
 from ..storage.layout import landed_files, session_dir
-from .chain import Chain, conversation_dirs
+from .chain import Chain, SessionChains, conversation_dirs
 from .round import Round, RoundError, RoundHeader, input_digest, landed_file_digest, read_round
 
 __all__ = ["ChainProblem", "ChainReport", "verify_chains", "verify_chain"]
@@ -89,21 +88,14 @@ class ChainReport:
         return {"chains": self.chains, "rounds": self.rounds, "ok": self.ok, "problems": [p.as_dict() for p in self.problems]}
 
 
-def _first_header(path: Path) -> dict:
-    try:
-        with open(path, "rb") as f:
-            d = orjson.loads(f.readline())
-        return d if isinstance(d, dict) else {}
-    except (OSError, orjson.JSONDecodeError):
-        return {}
-
-
 def verify_chains(root: str | os.PathLike, session: str | None = None, *, digests: Mapping[str, str] | None = None,
-                  step: Callable[[str, int], None] | None = None) -> ChainReport:
+                  step: Callable[[str, int], None] | None = None, chains: SessionChains | None = None) -> ChainReport:
     """Run the six chain checks on every chain of ``root`` (or only the chain(s) of ``session``).
 
     ``session`` selects the chain whose directory is named by it or whose round 1
-    names it. ``digests`` maps a landed file's path (str) to the SHA-256 hex of
+    names it (:meth:`SessionChains.of`; ``chains``, when given, is that look at
+    the root's chains already taken, so a caller checking many sessions opens
+    each chain's round 1 once, not once a session). ``digests`` maps a landed file's path (str) to the SHA-256 hex of
     its whole bytes when already known (``asz verify`` hashes every landed file
     once, in its landed check); any other file is read and hashed here.
     ``step(chain, 1)``, when given, is called after each chain checked.
@@ -115,13 +107,9 @@ def verify_chains(root: str | os.PathLike, session: str | None = None, *, digest
     if not root.is_dir():
         raise FileNotFoundError(f"{root}: no storage root here")
     report = ChainReport()
-    for d in conversation_dirs(root):
-        chain = Chain.at(d)
-        if session is not None and d.name != session.replace("/", "_").replace("\\", "_"):
-            files = chain.round_files()
-            if not files or _first_header(files[0].path).get("session") != session:
-                continue
-        verify_chain(chain, report, digests=digests)
+    dirs = conversation_dirs(root) if session is None else (chains if chains is not None else SessionChains(root)).of(session)
+    for d in dirs:
+        verify_chain(Chain.at(d), report, digests=digests)
         if step is not None:
             step(d.name, 1)
     return report

@@ -35,7 +35,7 @@ import orjson
 
 from ..export.settings import RetentionConfig, default_instance_id
 from ..export.state import PushState, owner_of, receiver_answer
-from ..flow.chain import Chain, conversation_dirs
+from ..flow.chain import Chain, SessionChains, conversation_dirs
 from ..flow.index import IndexBuildError, update_index
 from ..reading.purge import REMOVAL_STATE  # the per-session file marking a removal in progress (generation, at)
 from ..sessiondata.times import format_rfc3339, parse_instant
@@ -102,6 +102,7 @@ def plan_sessions(root: str | os.PathLike, cfg: RetentionConfig, *, now_ns: int 
     heads = _heads(root)
     state = PushState.load(root)
     plans = []
+    chains: SessionChains | None = None
     for sdir in session_dirs(root):
         files = landed_files(sdir)
         if not files and not (sdir / REMOVAL_STATE).exists():
@@ -139,7 +140,9 @@ def plan_sessions(root: str | os.PathLike, cfg: RetentionConfig, *, now_ns: int 
         # back; its skeletons would keep what changed; trial 15, F4)
         from ..verify import unverified  # loaded only when a session gets this far
 
-        why = unverified(root, sdir.name)
+        if chains is None:  # the root's chains, read once for every session checked (not once a session)
+            chains = SessionChains(root)
+        why = unverified(root, sdir.name, chains=chains)
         if why:
             plan.reason = f"it does not verify ({why}); asz verify --root {root} {sdir.name} names the problems"
             continue

@@ -12,7 +12,7 @@ import os
 __all__ = ["refuse_empty_root", "unverified"]
 
 
-def unverified(root: str | os.PathLike, session: str) -> str:
+def unverified(root: str | os.PathLike, session: str, *, chains=None) -> str:
     """What ``asz verify --root ROOT SESSION`` finds wrong with one session, in one line; ``""`` when it verifies.
 
     The same checks as :func:`~asz_core.verify.walk.verify` limited to ``session`` (its directory
@@ -20,10 +20,12 @@ def unverified(root: str | os.PathLike, session: str) -> str:
     bodies; checked in this process (``jobs=1``). The line is ``N problem(s),
     the first: <problem as asz verify prints it>``. Used by ``asz push`` (a
     session that does not verify is held back, docs/push.md) and ``asz prune``
-    (it is kept). Raises FileNotFoundError when the session does not exist.
+    (it is kept). ``chains``: the root's :class:`~asz_core.flow.chain.SessionChains`, read once by a caller
+    asking of many sessions (one session's check then opens its own chains only, not every chain's round 1).
+    Raises FileNotFoundError when the session does not exist.
     """
     from .walk import verify  # walk imports this module
-    problems = verify(root, session, jobs=1).problems
+    problems = verify(root, session, jobs=1, chains=chains).problems
     return f"{len(problems)} problem(s), the first: {problems[0]}" if problems else ""
 
 

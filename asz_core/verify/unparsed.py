@@ -35,11 +35,14 @@ def unchained_sessions(root: str | os.PathLike, session: str | None = None) -> t
     gone: list[str] = []
     interrupted: list[str] = []
     # A collector at work (asz collect, asz server) indexes every session of its pass before it writes their rounds:
-    # a session index with no round is then one not parsed yet, not one whose rounds were removed.
-    working = lock_taken(root / COLLECTOR_LOCK)
+    # a session index with no round is then one not parsed yet, not one whose rounds were removed. Asked (of
+    # /proc/locks) only once a session has no chain: one session's verify of a chained session never reads it.
+    working: bool | None = None
     for sdir in dirs:
         if has_chain(root, sdir.name) or not highest_landed_seq(sdir):  # no landed file (nor skeleton): nothing to chain
             continue
+        if working is None:
+            working = lock_taken(root / COLLECTOR_LOCK)
         parsed = (not working and not lock_taken(sdir / SESSION_LOCK) and (index_dir(sdir) / "entries.jsonl").is_file()
                   and (sdir / SESSION_STATE).is_file())
         why = pending_why(sdir) if parsed else ""

@@ -539,12 +539,13 @@ def _landed_since(root: Path, root_shown: str, d: str | Path, kind: str, last_se
 
 
 def chain_section(root: str | os.PathLike, session: str | None = None, *, digests: dict[str, str] | None = None,
-                  step: Callable[[str, int], None] | None = None) -> Section | None:
+                  step: Callable[[str, int], None] | None = None, chains=None) -> Section | None:
     """The round chains' section (origin-digest §2.6, §4.2), or None when this build has no Session Flow.
 
     Runs :func:`asz_core.flow.verify_chain.verify_chains` (``digests``: the
     whole-file SHA-256 of landed files already read, by path, which it then
-    does not read again; ``step(chain, 1)`` after each chain) and carries its
+    does not read again; ``step(chain, 1)`` after each chain; ``chains``: the
+    root's :class:`~asz_core.flow.chain.SessionChains` when already read) and carries its
     findings as problems named ``chain``: file = the round (or chain) file,
     field = ``round N``, detail = ``seq N: …`` (a landed file the round did not
     consume: :func:`~asz_core.verify.damage.changed_since_parsed`). Counts ``chains`` and ``rounds``.
@@ -556,7 +557,7 @@ def chain_section(root: str | os.PathLike, session: str | None = None, *, digest
         return None
     from .damage import changed_since_parsed
 
-    found = verify_chains(root, session, digests=digests, step=step)
+    found = verify_chains(root, session, digests=digests, step=step, chains=chains)
     section = Section("chains", found.summary(), {"chains": found.chains, "rounds": found.rounds})
     for p in found.problems:
         detail = (f"seq {p.seq}: " if p.seq else "") + p.message
@@ -566,7 +567,7 @@ def chain_section(root: str | os.PathLike, session: str | None = None, *, digest
 
 
 def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | None = None, deep: bool = False,
-           step: Callable[[str, int], None] | None = None) -> VerifyReport:
+           step: Callable[[str, int], None] | None = None, chains=None) -> VerifyReport:
     """Everything ``asz verify`` checks in a root: landed data (:func:`verify_root`), the round chains, the provider bodies.
 
     ``session`` limits each to one session. Lines, in order: ``checked N
@@ -575,14 +576,17 @@ def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | N
     provider_body file), the re-landed count when there is one, then the problems or
     ``all landed data is contiguous and matches its digests`` (origin-digest
     §8.1). ``step(name, n)``: progress, ``n`` more sessions checked, then one
-    call per chain (a progress bar counts both). Raises FileNotFoundError when the root or the session does not exist.
+    call per chain (a progress bar counts both). ``chains``: the root's
+    :class:`~asz_core.flow.chain.SessionChains`, read once by a caller checking
+    many sessions (then one session's check reads its own chains only; the
+    report is the same). Raises FileNotFoundError when the root or the session does not exist.
     """
     digests: dict[str, str] = {}  # each whole landed file's SHA-256, found by the landed check: the chains' inputs
     report = verify_root(root, session, jobs=jobs, deep=deep, digests=digests, step=step)
-    chains = chain_section(root, session, digests=digests, step=step)
-    if chains is not None:
-        add_hints(root, session, report.sections[0], chains)  # sessions with no chain, sessions only ids.sqlite knows
-        report.sections.append(chains)
+    section = chain_section(root, session, digests=digests, step=step, chains=chains)
+    if section is not None:
+        add_hints(root, session, report.sections[0], section)  # sessions with no chain, sessions only ids.sqlite knows
+        report.sections.append(section)
     bodies = provider_section(root, session)  # issue 10: every landed provider body rebuilt
     if bodies is not None:
         report.sections.append(bodies)

@@ -9,6 +9,7 @@ not the file that was parsed. A real ``asz receive`` process on loopback receive
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -132,20 +133,56 @@ def test_verify_of_one_file_says_what_it_cannot_see(corpus_copy, tmp_path):
     assert whole.returncode == 1 and "does not match the header" in whole.stdout
 
 
-@pytest.mark.parametrize("per_session", [0, 100])
-def test_the_whole_root_check_holds_back_the_same_session(per_session, corpus_copy, receiver, tmp_path, monkeypatch):
-    """A pass checks PER_SESSION_CHECKS sessions one by one, then the whole root once (a first push of many sessions):
-    both ways hold back SID alone, in the same words."""
+def test_a_chain_under_another_name_is_held_back_with_its_session(corpus_copy, receiver, tmp_path):
+    """A pass finds each session's chains in its one look at the root's chains (SessionChains): SID's chain moved to a
+    directory its id does not name (its round 1 still names SID) is sent as SID's and checked with SID, so it is held
+    back with SID, in the words asz verify --root ROOT SID says."""
     from asz_core.export import push as push_mod
     from asz_core.export.settings import ExportConfig
 
-    monkeypatch.setattr(push_mod, "PER_SESSION_CHECKS", per_session)
     endpoint, recv = receiver
     root = corpus_copy(tmp_path / "data")
+    (root / "_conversations" / SID).rename(root / "_conversations" / "moved")
     everything = sent_files(root)
     held = session_files(root, SID)
+    assert sorted(held) == sorted([f"{SID}/{p.relative_to(root / SID).as_posix()}" for p in (root / SID).rglob("*.sd")] + [
+        f"_conversations/moved/rounds/{p.name}" for p in (root / "_conversations" / "moved" / "rounds").iterdir()])
     reseal(root)
     rep = push_mod.push(root, ExportConfig(metrics=False), endpoint=endpoint)
     assert rep.errors == 1 and rep.rejected == 0 and rep.files == len(everything) - len(held)
-    assert rep.problems[0].startswith(f"{SID}: does not verify (2 problem(s), the first: {root}/_conversations/{SID}/rounds/")
+    assert rep.problems[0].startswith(f"{SID}: does not verify (")
+    assert f"the first: {root}/_conversations/moved/rounds/r000001-" in rep.problems[0]
+    assert "input digest recomputed from the landed files of seq 1–1 does not match the header" in rep.problems[0]
+    assert "does not match the header); none of its 2 due file(s) and round(s) is sent" in rep.problems[0]
+    v = asz("verify", "--root", str(root), SID, cwd=tmp_path)  # the command names the same round
+    assert v.returncode == 1 and any(ln.startswith(f"{root}/_conversations/moved/rounds/r000001-")
+                                     and "does not match the header" in ln for ln in v.stdout.splitlines())
     assert sent_files(recv) == {rel: d for rel, d in everything.items() if rel not in held}
+
+
+def test_one_session_s_check_opens_its_own_files_only(corpus_copy, tmp_path):
+    """With the root's chains read once (what a push pass and prune do), checking one session opens and lists
+    nothing of another session: no other session's directory, no other chain (before, every chain's round 1)."""
+    from asz_core.flow.chain import SessionChains
+    from asz_core.verify import unverified
+
+    root = corpus_copy(tmp_path / "data")
+    others = {d.name for d in root.iterdir() if d.is_dir() and d.name[0] not in "_." and d.name != SID}
+    assert len(others) == 10  # the corpus's 11 sessions (../shared/corpus/claude-code/projects), less SID
+    chains = SessionChains(root)
+    touched: list[str] = []
+    watching = [False]
+
+    def hook(event, args):
+        if watching[0] and event in ("open", "os.listdir", "os.scandir") and args and isinstance(args[0], (str, Path)):
+            touched.append(os.fspath(args[0]))
+
+    sys.addaudithook(hook)
+    watching[0] = True
+    try:
+        assert unverified(root, SID, chains=chains) == ""
+    finally:
+        watching[0] = False
+    parts = [Path(t).relative_to(root).parts for t in touched if Path(t).is_relative_to(root)]
+    assert any(p[:1] == (SID,) for p in parts) and any(p[:2] == ("_conversations", SID) for p in parts)
+    assert not [p for p in parts if p[0] in others or (p[0] == "_conversations" and len(p) > 1 and p[1] != SID)]

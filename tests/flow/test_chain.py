@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from asz_core.flow.chain import Chain, ChainBusy, ChainError, conversation_dir
+from asz_core.flow.chain import Chain, ChainBusy, ChainError, SessionChains, conversation_dir
 from asz_core.flow.parse import parse_session
 from asz_core.flow.round import RoundHeader, build_round, input_digest, landed_file_digest, read_round
 from asz_core.flow.verify_chain import verify_chains
@@ -252,6 +252,26 @@ def test_verify_clean_chain(parsed):
     assert rep.ok and (rep.chains, rep.rounds) == (1, 6)
     assert rep.lines() == ["checked 1 conversation chain(s), 6 round(s)"]
     assert verify_chains(root, SESSION).chains == 1 and verify_chains(root, "someone-else").chains == 0
+
+
+def test_session_chains_find_a_session_s_chains_by_name_and_by_round_1(parsed):
+    """One look at the root's chains (SessionChains) selects what verify_chains(root, SESSION) always did: the chain
+    its id names and each whose round 1 names it; a chain directory with no round only by its name."""
+    root, rs = parsed
+    base = root / "_conversations"
+    shutil.copytree(base / SESSION, base / "aaa-copy")  # round 1 still names SESSION (its header, byte for byte)
+    (base / "someone-else" / "rounds").mkdir(parents=True)
+    chains = SessionChains(root)
+    assert list(chains.named.items()) == [(SESSION, SESSION), ("aaa-copy", SESSION), ("someone-else", "")]  # by name
+    assert [len(f) for f in chains.files.values()] == [6, 6, 0]
+    assert chains.of(SESSION) == [base / SESSION, base / "aaa-copy"]
+    assert chains.of("someone-else") == [base / "someone-else"] and chains.of("nobody") == []
+    for who, counts in ((SESSION, (2, 12)), ("someone-else", (1, 0)), ("nobody", (0, 0))):
+        with_map, without = verify_chains(root, who, chains=chains), verify_chains(root, who)
+        assert (with_map.chains, with_map.rounds) == (without.chains, without.rounds) == counts
+        assert with_map.lines() == without.lines()
+    (base / "late").mkdir()  # a chain its id names, made after the look: found (its own name is looked up now)
+    assert chains.of("late") == [base / "late"] and verify_chains(root, "late", chains=chains).chains == 1
 
 
 def test_verify_missing_round(parsed):
