@@ -180,7 +180,9 @@ def _sd_attrs(data: bytes) -> tuple[list[tuple[str, object]], str, int, int]:
 class RoundTitles:
     """The title each round of a root is sent with (``asz.conversation.title``): the title ``asz ls`` gives its
     conversation, as far as its session's landed files through the round say
-    (:meth:`~asz_core.view.titles.LandedTitles.title`), not the header's. The header's is assembly's, read from the
+    (:meth:`~asz_core.view.titles.LandedTitles.title`), not the header's; for a round with no talk (header
+    ``talks`` 0) and no runtime title whose chain through it continues another conversation (a resumed copy),
+    ``(continues ID) TITLE`` (:func:`~asz_core.view.titles.continued_title`, the one rule asz ls follows). The header's is assembly's, read from the
     index, which holds no content: it may be a label written for another session's record (a Claude Code
     ``summary`` record naming another session's message), which only the landed records tell. One session's landed
     files are kept at a time (:func:`outbox` sends a session's rounds together)."""
@@ -210,7 +212,36 @@ class RoundTitles:
             return None
         if session != self.session or self.titles is None:
             self.session, self.titles = session, LandedTitles(self.root, session)
-        return self.titles.title(through)
+        title = self.titles.title(through)
+        if head.get("talks") == 0 and not self.titles.runtime_title(through):
+            # no talk and no runtime title of its own: a resumed copy is named by what it continues, as asz ls names it
+            earlier = self._continues(head)
+            if earlier:
+                from ..view.titles import continued_title
+
+                return continued_title(earlier, title)
+        return title
+
+    def _continues(self, head: Any) -> str:
+        """The conversation the chain of round ``head`` continues through that round (the first of
+        :func:`~asz_core.view.links.links_of`'s ``earlier``, as the document's ``summary.continues``); '' when none,
+        or when its rounds through it do not read (the title is then the landed one, as before)."""
+        from ..flow.chain import Chain
+        from ..flow.fold import FoldError, fold_rounds
+        from ..flow.round import RoundError, read_round
+        from ..view.links import links_of
+
+        try:
+            number, rounds = int(head.get("round", 0)), []
+            for rf in Chain(self.root, head.get("conversation")).round_files():
+                if rf.number > number:
+                    break
+                if rf.number != len(rounds) + 1:  # a gap or a second file: the chain check's to name
+                    return ""
+                rounds.append(read_round(rf.path))
+            return next(iter(links_of(fold_rounds(rounds)).earlier), "")
+        except (RoundError, FoldError, OSError, ValueError, TypeError):
+            return ""
 
 
 def _sf_attrs(data: bytes, title: str | None = None, titles: Callable[[Any], str | None] | None = None

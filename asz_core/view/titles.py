@@ -350,17 +350,23 @@ class LandedTitles:
             self._fed += 1
         return got
 
+    def runtime_title(self, through_seq: int = 1 << 62, hide: Sequence[str] = ()) -> str:
+        """The runtime's title (:meth:`RuntimeTitle.last`) of the landed files through ``through_seq``, '' when none
+        or when it is found in a record ``hide`` withholds: what :meth:`title` gives first."""
+        from .session_records import title_withheld
+
+        title = self._runtime_title(through_seq).last()
+        if title and hide and title_withheld(self.sess.record_lines(hide), title, hide):
+            return ""
+        return title
+
     def title(self, through_seq: int = 1 << 62, hide: Sequence[str] = ()) -> str:
         """The runtime's title (:meth:`RuntimeTitle.last`) of the landed files through ``through_seq``, else the first
         typed prompt (a record flagged ``external_input``) of the main stream, else of any stream, in landed order,
         that names work, else the first of them (:class:`PromptTitle`), shortened as a talk's label is, else ''. A title found in a withheld record, and a prompt carrying a withheld
         flag, name nothing."""
-        from .session_records import title_withheld
-
         sess = self.sess
-        title = self._runtime_title(through_seq).last()
-        if title and hide and title_withheld(sess.record_lines(hide), title, hide):
-            title = ""
+        title = self.runtime_title(through_seq, hide)
         hidden = set(hide)
         pick = PromptTitle(sess.dialect())
         for seq in sess._transcripts() if not title else ():

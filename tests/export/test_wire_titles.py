@@ -26,16 +26,13 @@ from cli_helpers import asz_in_process  # noqa: E402
 from test_view_summary_titles import A, B, SESSIONS  # noqa: E402
 from test_wire import _Collector, _kv  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "view_server"))
+import test_continued_title as resumed  # noqa: E402
 
-def test_each_round_carries_the_title_asz_ls_gives(tmp_path):
-    root = collect_claude(tmp_path, SESSIONS)
-    p = asz_in_process("ls", "--json", "--root", str(root))
-    assert p.returncode == 0, p.stderr
-    listed = {r["id"]: r["title"] for r in json.loads(p.stdout)}
-    assert listed == {A: "Parser fixes in session A", B: "Write the docs for the greeting module"}
-    headers = {c: json.loads(next((root / "_conversations" / c / "rounds").glob("*.sf")).read_bytes().split(b"\n", 1)[0])["title"]
-               for c in listed}
-    assert headers == {A: "Docs written in session B", B: "Parser fixes in session A"}  # assembly's: another session's
+
+def _sent_titles(root: Path) -> dict[str, set]:
+    """Push ``root`` to a receiver built on opentelemetry-proto's service definition; conversation -> the
+    ``asz.conversation.title`` values its rounds were sent with."""
     col = _Collector()
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
     logs_service_pb2_grpc.add_LogsServiceServicer_to_server(col, server)
@@ -53,7 +50,31 @@ def test_each_round_carries_the_title_asz_ls_gives(tmp_path):
                 a = _kv(rec.attributes)
                 if a["asz.file.kind"][1] == "round":
                     sent.setdefault(a["asz.conversation"][1], set()).add(a.get("asz.conversation.title", ("", ""))[1])
-    assert sent == {c: {t} for c, t in listed.items()}
+    return sent
+
+
+def test_a_resumed_copy_is_sent_with_the_continued_title(corpus_dir, tmp_path):
+    """A resumed copy with no prompt of its own (tests/view_server/test_continued_title.py builds it from the corpus's
+    326189cf) goes out titled ``(continues 326189cf) ! uv run ty check``, as asz ls lists it, not with the title of
+    the records it repeats; the conversation it continues keeps its own."""
+    root, want = resumed.resumed_root(corpus_dir, tmp_path)
+    p = asz_in_process("ls", "--json", "--root", str(root))
+    listed = {r["id"]: r["title"] for r in json.loads(p.stdout)}
+    assert listed[resumed.B] == want and listed[resumed.A] == "! uv run ty check"
+    sent = _sent_titles(root)
+    assert sent[resumed.B] == {want} and sent[resumed.A] == {"! uv run ty check"}
+
+
+def test_each_round_carries_the_title_asz_ls_gives(tmp_path):
+    root = collect_claude(tmp_path, SESSIONS)
+    p = asz_in_process("ls", "--json", "--root", str(root))
+    assert p.returncode == 0, p.stderr
+    listed = {r["id"]: r["title"] for r in json.loads(p.stdout)}
+    assert listed == {A: "Parser fixes in session A", B: "Write the docs for the greeting module"}
+    headers = {c: json.loads(next((root / "_conversations" / c / "rounds").glob("*.sf")).read_bytes().split(b"\n", 1)[0])["title"]
+               for c in listed}
+    assert headers == {A: "Docs written in session B", B: "Parser fixes in session A"}  # assembly's: another session's
+    assert _sent_titles(root) == {c: {t} for c, t in listed.items()}
 
 
 def test_the_corpus_rounds_are_sent_with_the_titles_asz_ls_lists(corpus_copy):

@@ -33,14 +33,15 @@ def _copy(lines: list[bytes], session: str) -> bytes:
                     + b"\n" for ln in lines)
 
 
-def test_a_resumed_copy_is_titled_by_what_it_continues(corpus_dir, tmp_path, serve):
+def resumed_root(corpus_dir, tmp_path) -> tuple:
+    """Write A, B and C (the module doc) under ``tmp_path/projects`` and collect them into ``tmp_path/root`` with the
+    real ``asz collect --once``; ``(root, the title B is given)``, that title read from A's source lines."""
     src = corpus_dir / "claude-code" / "projects" / PROJECT / f"{A}.jsonl"
     lines = src.read_bytes().splitlines()
     recs = [json.loads(ln) for ln in lines]
     first = next(r["message"]["content"] for r in recs if r.get("type") == "user" and isinstance(r["message"]["content"], str)
                  and not r.get("isMeta"))
     assert first == "<bash-input>uv run ty check</bash-input>"
-    want = f"(continues {A[:8]}) ! uv run ty check"
     last = [r for r in recs if r.get("uuid")][-1]
     own = dict(next(r for r in recs if r.get("type") == "user" and r["message"]["content"] == "please fix these"),
                uuid="7e7e7e7e-0000-4000-8000-00000000000c", parentUuid=last["uuid"], sessionId=C,
@@ -52,6 +53,11 @@ def test_a_resumed_copy_is_titled_by_what_it_continues(corpus_dir, tmp_path, ser
     (proj / f"{C}.jsonl").write_bytes(_copy(lines, C) + json.dumps(own).encode() + b"\n")
     root = tmp_path / "root"
     _run("collect", "--once", "--adapter", "claude-code-local", "--source", str(tmp_path / "projects"), "--root", str(root))
+    return root, f"(continues {A[:8]}) ! uv run ty check"
+
+
+def test_a_resumed_copy_is_titled_by_what_it_continues(corpus_dir, tmp_path, serve):
+    root, want = resumed_root(corpus_dir, tmp_path)
 
     said = _run("conversation", B, "--root", str(root)).splitlines()
     assert said[0] == f"conversation {B}: {want}"
