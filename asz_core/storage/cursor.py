@@ -121,6 +121,7 @@ _REQUIRED = {
     "append": ("schema", "kind", "source", "offset", "ord", "size", "last_seq", "state"),
     "snapshot": ("schema", "kind", "source", "size", "last_seq", "state"),
 }
+_REQUIRED_SET = {kind: frozenset(keys) for kind, keys in _REQUIRED.items()}
 _INT_KEYS = {"schema", "dev", "ino", "offset", "ord", "size", "mtime", "last_seq", "torn", "reread_seq"}
 def read_cursor(path: Path) -> AppendCursor | SnapshotCursor | None:
     """Read a cursor file; None when it does not exist.
@@ -147,8 +148,8 @@ def read_cursor(path: Path) -> AppendCursor | SnapshotCursor | None:
     if values is None:  # anything odd: the line-by-line reading, which names the line and key of what is wrong
         values = _row_values(data, path)
     kind = values.get("kind")
-    missing = [k for k in _REQUIRED.get(kind, ()) if k not in values]  # type: ignore[arg-type]
-    if missing:
+    if kind in _REQUIRED_SET and not _REQUIRED_SET[kind] <= values.keys():  # type: ignore[index]
+        missing = [k for k in _REQUIRED[kind] if k not in values]  # type: ignore[index]
         raise ValueError(f"{path}: {missing[0]}: missing (a cursor holds {', '.join(_REQUIRED[kind])}); "  # type: ignore[index]
                          f"the file is damaged or was cut short")
     if kind == "append":  # keys it does not know left out (none, as write_cursor writes it)

@@ -78,9 +78,11 @@ class LandedName:
 def parse_landed_name(name: str) -> LandedName | None:
     """Parse ``<prefix>-<stamp>-<seq>.sd`` (or ``.sk``); None when the name is not a landed file's."""
     m = _NAME_RE.match(name)
-    if not m or m.group("prefix") not in PREFIX_KIND:
+    if m is None:
         return None
-    return LandedName(PREFIX_KIND[m.group("prefix")], m.group("stamp"), int(m.group("seq")), m.group("ext"))
+    prefix, stamp, seq, ext = m.groups()
+    kind = PREFIX_KIND.get(prefix)
+    return None if kind is None else LandedName(kind, stamp, int(seq), ext)
 
 
 def landed_name(kind: str, stamp: str, seq: int) -> str:
@@ -158,7 +160,17 @@ def session_dirs(root: Path) -> list[Path]:
     root = Path(root)
     if not root.is_dir():
         return []
-    return sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
+    # One scandir: an entry's type from the directory itself (a symlink followed by Path.is_dir, as before), the
+    # names sorted as strings (what sorting sibling Paths does), a Path made for each session only (issue 22: verify
+    # and every pass list the root; 143 sessions 3.3 ms -> 0.5 ms).
+    names = []
+    with os.scandir(root) as entries:
+        for e in entries:
+            name = e.name
+            if name[:1] not in ("_", ".") and (Path(root, name).is_dir() if e.is_symlink() else e.is_dir()):
+                names.append(name)
+    names.sort()
+    return [root / name for name in names]
 
 
 class SessionListing(NamedTuple):
@@ -238,7 +250,8 @@ def _holding_dirs(session_dir: str | os.PathLike) -> Iterator[str]:
             children = sorted(e.name for e in os.scandir(d) if e.is_dir())
         except (FileNotFoundError, NotADirectoryError):
             continue
-        yield from (os.path.join(d, c) for c in children)
+        d += os.sep  # d never ends with one (os.path.join of a name): each child is d + sep + name, as os.path.join makes it
+        yield from (d + c for c in children)
     yield os.path.join(base, "provider_body")
 
 

@@ -246,12 +246,16 @@ def _show(root_shown: str, root: Path, path: str | Path) -> str:
     """``path`` (a path under ``root``, a str or a Path) as the user named the root."""
     full, base = str(path), str(root)
     if full.startswith(base) and full[len(base): len(base) + 1] == os.sep:
-        return os.path.join(root_shown, full[len(base) + 1:])
+        rest = full[len(base) + 1:]
+        if root_shown == base and rest[:1] != os.sep and base[-1:] != os.sep:
+            return full  # os.path.join(base, rest) is base + sep + rest, which is full: no join a file
+        return os.path.join(root_shown, rest)
     return str(Path(root_shown) / Path(path).relative_to(root))
 
 
-def name_problems(shown: str, path: str | Path, ln, header: Header, root: Path, session_dir: Path) -> list[Problem]:
-    """Where the name or directory of a landed file (a str or a Path) disagrees with its header (origin-digest §2.1)."""
+def name_problems(shown: str, path: str | Path, ln, header: Header, root: Path, session_dir: Path, here: str | None = None) -> list[Problem]:
+    """Where the name or directory of a landed file (a str or a Path) disagrees with its header (origin-digest §2.1).
+    ``here``: ``os.path.dirname(path)`` when the caller knows it (the listing's directory of the file)."""
     out: list[Problem] = []
     if header.kind != ln.kind:
         out.append(Problem(shown, 1, "kind", "name mismatch", f"the name says {KIND_PREFIX.get(ln.kind, ln.kind)!r} ({ln.kind}), the header says {header.kind!r}"))
@@ -268,7 +272,9 @@ def name_problems(shown: str, path: str | Path, ln, header: Header, root: Path, 
         want = os.sep.join(kind_dir_parts(header.kind, header.stream, header.batch))
     except ValueError as exc:
         return out + [Problem(shown, 1, "batch" if run_kind else "stream", "name mismatch", str(exc))]
-    base, here = str(session_dir), os.path.dirname(os.fspath(path))
+    base = str(session_dir)
+    if here is None:
+        here = os.path.dirname(os.fspath(path))
     filed = here[len(base) + 1:] if here.startswith(base + os.sep) else here
     if filed != want:
         field = "batch" if run_kind or os.path.basename(os.path.dirname(here)) == "runs" else "stream"
@@ -460,7 +466,7 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
         if _writable(path, res.mode):
             problems.append(Problem(shown, 0, "mode", "writable", f"mode {stat.filemode(os.stat(path).st_mode)}: a landed file is read-only"))
         if res.header is not None:
-            problems.extend(name_problems(shown, path, ln, res.header, root, sdir))
+            problems.extend(name_problems(shown, path, ln, res.header, root, sdir, here if here.__class__ is str else None))
         if ln.ext == "sk":  # issue 21: a skeleton's removed header (seed 000, Skeletons)
             from ..sessiondata.skeleton import check_removed
 
