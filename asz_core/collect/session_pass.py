@@ -41,7 +41,7 @@ from ..storage.root import SessionWriter
 if TYPE_CHECKING:
     from .collector import Collector
 
-__all__ = ["Landing", "DocStat", "SessionPass", "fix_record", "STREAM_KINDS"]
+__all__ = ["Landing", "DocStat", "SessionPass", "moved_reason", "fix_record", "STREAM_KINDS"]
 
 #: Kinds stored under ``streams/<stream>``, whose header names the stream (``main`` when empty).
 STREAM_KINDS = ("transcript", "agent_meta", "changes", "execution", "tool_output")
@@ -144,40 +144,6 @@ class SessionPass:
 
     # ------------------------------------------------------------------ one source
 
-    def _moved(self, cur: AppendCursor | SnapshotCursor, s: Source, peers: list[str]) -> str:
-        """What says ``s`` is the cursor's own source moved (its old path is gone): the same dev and inode, or, for
-        the only source now landing into the stream (``peers``), bytes up to the cursor's offset whose last
-        ``TAIL_WINDOW`` hash to its ``tail_sha256`` (a copy with new inodes) or, for a snapshot, exactly the content
-        it landed. "" when nothing does; "conflict: <why>" when it cannot be the cursor's source, or cannot be told."""
-        if isinstance(cur, SnapshotCursor) and s.mode == "snapshot" and cur.content_sha256:
-            try:
-                data = s.path.read_bytes().rstrip(b"\n")  # as the snapshot pass trims
-            except OSError:
-                return ""
-            if hashlib.sha256(data).hexdigest() == cur.content_sha256:
-                return "the content it landed"
-            if len(peers) > 1:
-                return self._several(cur, peers)
-            return f"conflict: {cur.source} is gone and this source's content is not the one that landed"
-        if not isinstance(cur, AppendCursor) or s.mode != "append":
-            return ""
-        try:
-            st = os.stat(s.path)
-        except OSError:
-            return ""
-        if cur.ino and st.st_ino == cur.ino and st.st_dev == cur.dev:
-            return "same device and inode"
-        if len(peers) > 1:
-            return self._several(cur, peers)
-        _, problem = holds_landed(s.path, cur)
-        if problem:
-            return f"conflict: {cur.source} is gone and this copy does not hold what landed ({problem})"
-        return f"a new inode, its {min(cur.offset, TAIL_WINDOW)} bytes before offset {cur.offset} match the cursor's tail digest"
-
-    def _several(self, cur: AppendCursor | SnapshotCursor, peers: list[str]) -> str:
-        return (f"conflict: {cur.source} is gone and {len(peers)} sources now land into this stream "
-                f"({', '.join(peers)}); keep the one that is it, then run asz sources --reset-conflict {self.session}")
-
     def source(self, s: Source, d: Path, cp: Path, owners: dict[Path, str], peers: list[str] | None = None) -> None:
         """Move one source's cursor (``d`` its directory, ``cp`` its cursor file).
 
@@ -206,7 +172,7 @@ class SessionPass:
             if cur.state == "conflict":
                 self.c.conflicts += 1  # sticky, told when it was set; asz sources --reset-conflict resolves it
                 return
-            same = self._moved(cur, s, peers or [s.src])
+            same = moved_reason(self.session, cur, s, peers or [s.src])
             if same.startswith("conflict: "):
                 self.conflict(cp, cur, s.path, same.removeprefix("conflict: "))
                 return
@@ -407,6 +373,42 @@ class SessionPass:
         cur.last_seq = seq
         cur.state = "active"
         self.save(cp, cur, st)
+
+
+def moved_reason(session: str, cur: AppendCursor | SnapshotCursor, s: Source, peers: list[str]) -> str:
+    """What says ``s`` is the cursor's own source moved (its old path is gone): the same dev and inode, or, for
+    the only source now landing into the stream (``peers``), bytes up to the cursor's offset whose last
+    ``TAIL_WINDOW`` hash to its ``tail_sha256`` (a copy with new inodes) or, for a snapshot, exactly the content
+    it landed. "" when nothing does; "conflict: <why>" when it cannot be the cursor's source, or cannot be told."""
+    if isinstance(cur, SnapshotCursor) and s.mode == "snapshot" and cur.content_sha256:
+        try:
+            data = s.path.read_bytes().rstrip(b"\n")  # as the snapshot pass trims
+        except OSError:
+            return ""
+        if hashlib.sha256(data).hexdigest() == cur.content_sha256:
+            return "the content it landed"
+        if len(peers) > 1:
+            return _several(session, cur, peers)
+        return f"conflict: {cur.source} is gone and this source's content is not the one that landed"
+    if not isinstance(cur, AppendCursor) or s.mode != "append":
+        return ""
+    try:
+        st = os.stat(s.path)
+    except OSError:
+        return ""
+    if cur.ino and st.st_ino == cur.ino and st.st_dev == cur.dev:
+        return "same device and inode"
+    if len(peers) > 1:
+        return _several(session, cur, peers)
+    _, problem = holds_landed(s.path, cur)
+    if problem:
+        return f"conflict: {cur.source} is gone and this copy does not hold what landed ({problem})"
+    return f"a new inode, its {min(cur.offset, TAIL_WINDOW)} bytes before offset {cur.offset} match the cursor's tail digest"
+
+
+def _several(session: str, cur: AppendCursor | SnapshotCursor, peers: list[str]) -> str:
+    return (f"conflict: {cur.source} is gone and {len(peers)} sources now land into this stream "
+            f"({', '.join(peers)}); keep the one that is it, then run asz sources --reset-conflict {session}")
 
 
 def cursor_or_set_aside(sp: SessionPass, cp: Path) -> tuple[bool, AppendCursor | SnapshotCursor | None, str]:
