@@ -29,8 +29,9 @@ say how far it got (:func:`progress`): the caller's ``progress`` callable gets
 each message while the job runs. The child ends when its stdin closes, when
 :meth:`Worker.close` kills it, or when the server dies
 (:func:`asz_core.collect.workers.die_with_parent`; every child is started by
-one thread that lives as long as the server, since the kernel's parent-death
-signal follows the thread that started a child, not its process). It runs at a
+one thread that lives as long as one of the children it started, since the
+kernel's parent-death signal follows the thread that started a child, not its
+process; it ends with the last, so it holds no later fork back). It runs at a
 lower priority (``nice``, :data:`NICE` by default): on a busy machine the
 server's own answers get the CPU first, as they did when the background read
 in the server's threads and waited while a request was answered. A worker made
@@ -68,6 +69,7 @@ class Worker:
         self.closed = False
         self.broken = False
         self.jobs = 0  # jobs the process has answered (tests read it)
+        self._stopped = False  # the child was killed and counted as stopped (_kill runs once)
         self.nice = NICE if nice is None else nice
         self.forks = forks
 
@@ -113,8 +115,9 @@ class Worker:
 
     def _kill(self) -> None:
         p = self._proc
-        if p is None:
+        if p is None or self._stopped:
             return
+        self._stopped = True
         try:
             p.kill()
             p.wait(10)
@@ -125,6 +128,7 @@ class Worker:
                 f.close()
             except (OSError, ValueError):
                 pass
+        _stopped()  # the last child stopped: the thread that started it ends too
 
 
 #: How much lower the child's scheduling priority is than the server's (``nice``), unless the worker says otherwise.
@@ -147,31 +151,54 @@ def progress(message: Any) -> None:
 
 
 _spawner: "queue.Queue | None" = None
+_spawner_thread: threading.Thread | None = None
 _spawner_lock = threading.Lock()
+#: Children started (or being started) by the spawner and not yet stopped (:func:`_stopped`).
+_alive = 0
 
 
 def _start(argv: list[str]) -> subprocess.Popen:
-    """Start the child ``argv`` from the one thread that starts every worker's child and lives as long as this process.
+    """Start the child ``argv`` from the one thread that starts every worker's child and lives as long as one of them.
 
     The kernel's parent-death signal (``PR_SET_PDEATHSIG``, which the child asks for) fires when the *thread* that
     started the child ends: started from a server thread that ends (the counter's, once nothing is left to count),
-    the child was killed with it. Raises OSError when the child cannot start."""
-    global _spawner
+    the child was killed with it. The spawner thread ends once the last child it started was stopped
+    (:meth:`Worker.close`): it outlived them before, so every later fork of this process (``asz collect``'s workers,
+    :func:`asz_core.collect.workers.can_fork`) was refused for a thread that had nothing left to do. Each child
+    started counts once until :func:`_stopped`. Raises OSError when the child cannot start."""
+    global _spawner, _spawner_thread, _alive
+    done: queue.Queue = queue.Queue()
     with _spawner_lock:
         if _spawner is None:
             _spawner = queue.Queue()
-            threading.Thread(target=_spawn_loop, args=(_spawner,), name="asz-worker-spawner", daemon=True).start()
-    done: queue.Queue = queue.Queue()
-    _spawner.put((argv, done))
+            _spawner_thread = threading.Thread(target=_spawn_loop, args=(_spawner,), name="asz-worker-spawner", daemon=True)
+            _spawner_thread.start()
+        _alive += 1
+        _spawner.put((argv, done))
     proc = done.get()
     if isinstance(proc, BaseException):
+        _stopped()
         raise proc
     return proc
 
 
+def _stopped() -> None:
+    """One child :func:`_start` started is stopped (or never started); after the last, the spawner thread ends (joined
+    here, unless this is that thread). Never raises."""
+    global _spawner, _spawner_thread, _alive
+    with _spawner_lock:
+        _alive -= 1
+        if _alive > 0 or _spawner is None:
+            return
+        _spawner.put(None)  # after every request already queued: each is answered first
+        thread, _spawner, _spawner_thread = _spawner_thread, None, None
+    if thread is not None and thread is not threading.current_thread():
+        thread.join(5)
+
+
 def _spawn_loop(requests: "queue.Queue") -> None:
-    while True:
-        argv, done = requests.get()
+    while (item := requests.get()) is not None:
+        argv, done = item
         try:
             done.put(subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True))
         except OSError as exc:

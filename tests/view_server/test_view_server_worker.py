@@ -235,3 +235,45 @@ def test_rows_wait_to_be_counted_while_the_first_pass_holds_them(corpus_root, tm
     while state.counts_pending() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert state.counts_pending() == 0 and worker.jobs == 11
+
+
+def _spawners() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "asz-worker-spawner"]
+
+
+def _pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (a worker's child, reaped by :meth:`Worker.close`, no longer does)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_the_thread_that_starts_workers_ends_with_the_last_worker():
+    """Session 16: the thread that starts every worker's child outlived them, so a later fork in this process
+    (``asz collect --jobs 2`` in the same interpreter: :func:`asz_core.collect.workers.can_fork`) was refused; two
+    tests of tests/collect/test_parallel.py failed after this module under ``pytest -n 2``. It now lives while one of
+    its children does (the kernel kills a child whose starting thread ends), and ends with the last."""
+    from asz_core.collect.workers import can_fork
+
+    assert _spawners() == [], "a worker another test made was left open"
+    a, b = Worker(), Worker()
+    try:
+        pa = a.call("call", "os", "getpid", ())
+        pb = b.call("call", "os", "getpid", ())
+        assert pa != pb and len(_spawners()) == 1
+        a.close()
+        assert not _pid_alive(pa)
+        assert len(_spawners()) == 1 and b.call("call", "os", "getpid", ()) == pb and _pid_alive(pb)  # b's child lives on
+    finally:
+        a.close()
+        b.close()
+    assert _spawners() == [] and not _pid_alive(pb)
+    assert can_fork() == (threading.active_count() == 1)
+    c = Worker()  # a worker made later starts its child as before
+    try:
+        assert c.call("call", "os", "getpid", ()) not in (pa, pb, os.getpid())
+    finally:
+        c.close()
+    assert _spawners() == []
