@@ -27,15 +27,17 @@ from .search_text import SNIP_END, SNIP_START, cjk_window, index_form, snippet_s
 __all__ = ["INDEX_DIFFERS", "HitCheck", "json_text", "part_text", "part_index", "query_where", "conv_where", "snippet_of", "held_in", "stoppable", "stopped"]
 
 
-#: A JSON escape of a newline, carriage return or tab, after an even number of backslashes (those stand for themselves).
-_LINE_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\([nrt])")
-_LINE_CHAR = {"n": "\n", "r": "\r", "t": "\t"}
+#: A JSON escape of a newline, carriage return, tab or ESC (``\\u001b``, which starts a terminal colour), after an even
+#: number of backslashes (those stand for themselves).
+_LINE_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\([nrt]|u001b)")
+_LINE_CHAR = {"n": "\n", "r": "\r", "t": "\t", "u001b": "\x1b"}
 
 
 def json_text(data: Any) -> str:
-    """``data`` as the index holds it: JSON, with each ``\\n``, ``\\r`` and ``\\t`` inside a string written as the
-    character it stands for, so that the word after a line break is a word of its own (``and\\nlight`` was the
-    one word ``and`` then ``nlight``: a search for ``light`` missed it) and a snippet shows the break as one."""
+    """``data`` as the index holds it: JSON, with each ``\\n``, ``\\r``, ``\\t`` and ``\\u001b`` inside a string written
+    as the character it stands for, so that the word after a line break is a word of its own (``and\\nlight`` was the
+    one word ``and`` then ``nlight``: a search for ``light`` missed it), a snippet shows the break as one, and a
+    terminal colour is one :func:`~asz_core.reading.search_text.index_form` takes out."""
     text = orjson.dumps(data, default=str).decode("utf-8")
     return _LINE_ESCAPE.sub(lambda m: m.group(1) + _LINE_CHAR[m.group(2)], text) if "\\" in text else text
 

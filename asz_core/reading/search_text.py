@@ -33,6 +33,8 @@ from __future__ import annotations
 import re
 from typing import Iterable, Iterator
 
+from .termtext import plain
+
 __all__ = ["KINDS", "iter_kinds", "CJK_CLASS", "CJK_SEP", "SNIP_START", "SNIP_END", "MARK_START", "MARK_END", "index_form", "query_terms", "parse_query", "OPERATORS",
            "snippet_spans", "marked", "escaped", "unescaped", "one_line", "has_cjk", "cjk_window", "cut_window", "QueryError", "fts_query"]
 
@@ -63,9 +65,12 @@ def _cut_run(m: re.Match) -> str:
 
 
 def index_form(text: str) -> str:
-    """``text`` as the index stores it: the three control characters above made spaces, and :data:`CJK_SEP` put
-    before, between and after the characters of each run of CJK characters. Unchanged when it holds none of them
-    (an ASCII text is passed at once)."""
+    """``text`` as the index stores it: terminal formatting taken out (:func:`~asz_core.reading.termtext.plain`: in
+    ``\\x1b[1mContext`` the colour's ``1m`` made the word ``1mcontext``, so ``Context`` missed it; trial 16, F6), the
+    three control characters above made spaces, and :data:`CJK_SEP` put before, between and after the characters of
+    each run of CJK characters. Unchanged when it holds none of them (an ASCII text with no ESC is passed at once)."""
+    if "\x1b" in text:
+        text = plain(text)
     if CJK_SEP in text or SNIP_START in text or SNIP_END in text:
         text = text.replace(CJK_SEP, " ").replace(SNIP_START, " ").replace(SNIP_END, " ")
     return text if text.isascii() else _CJK_RUN.sub(_cut_run, text)
