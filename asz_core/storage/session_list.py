@@ -103,13 +103,29 @@ def _parse(data: bytes) -> Listed:
     return Listed(sessions, bad)
 
 
-def read_list(root: str | os.PathLike) -> Listed | None:
-    """The list of ``root``, or None when it has none. Raises OSError when it is there but cannot be read."""
+def read_list(root: str | os.PathLike, only: str | None = None) -> Listed | None:
+    """The list of ``root``, or None when it has none. ``only``: that session's line alone (one session's verify):
+    the :class:`Listed` holds its first line naming it, if any, and no ``bad`` line (none is looked for), found
+    without reading every line into a record. Raises OSError when it is there but cannot be read."""
     try:
         data = (Path(root) / SESSION_LIST).read_bytes()
     except FileNotFoundError:
         return None
-    return _parse(data)
+    if only is None or b"%" in data:  # an escaped name (_field) can only be told by reading its line whole
+        got = _parse(data)
+        return got if only is None else Listed({k: v for k, v in got.sessions.items() if k == only}, [])
+    key = only.encode("utf-8", "surrogateescape")
+    at = data.find(key) if key else -1
+    while at >= 0:  # each line holding the name, in order: the first that reads as its line is the one _parse keeps
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = len(data) if end < 0 else end
+        text = data[start:end].decode("utf-8", "replace").strip()
+        m = _LINE.match(text) if text and not text.startswith("#") else None
+        if m is not None and m.group(1) == only:
+            return Listed({only: ListedSession(only, data.count(b"\n", 0, start) + 1, m.group(2), m.group(3))}, [])
+        at = data.find(key, end)
+    return Listed({}, [])
 
 
 def first_landed(session_dir: str | os.PathLike) -> tuple[str, str] | None:

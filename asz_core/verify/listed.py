@@ -75,7 +75,7 @@ def check_listed(root: Path, root_shown: str, present: list[Path], empty: set[st
     warnings nor the note are added."""
     shown = os.path.join(root_shown, SESSION_LIST)
     try:
-        listed = read_list(root)
+        listed = read_list(root, only)
     except OSError as exc:
         section.problems.append(Problem(shown, 0, "", "unreadable", f"{exc.strerror or exc}: the sessions landed "
                                         "into this root cannot be checked"))
