@@ -318,6 +318,23 @@ static PyObject *whole_number(const char *v, Py_ssize_t n) {
     return out;
 }
 
+/* The keys write_cursor writes, interned once: a cursor's dict holds these very objects, so AppendCursor(**values)
+ * finds each keyword by identity and no key is hashed again (an equal new string a line cost a hash and a compare
+ * with each parameter name). Any other key is a new string, as before. */
+static const char *const cursor_keys[] = {"schema", "kind", "source", "dev", "ino", "offset", "ord", "last_uuid",
+                                          "tail_sha256", "size", "mtime", "last_seq", "updated_at", "state", "reason",
+                                          "adapter", "torn", "reread_seq", "content_sha256", "mode", NULL};
+static PyObject *cursor_key_objs[sizeof(cursor_keys) / sizeof(cursor_keys[0])];
+
+static PyObject *cursor_key(const char *k, Py_ssize_t n) {
+    for (int i = 0; cursor_keys[i] != NULL; i++)
+        if (key_is(k, n, cursor_keys[i])) {
+            Py_INCREF(cursor_key_objs[i]);
+            return cursor_key_objs[i];
+        }
+    return PyUnicode_FromStringAndSize(k, n);
+}
+
 static PyObject *cursor_values(PyObject *self, PyObject *arg) {
     (void)self;
     if (!PyBytes_Check(arg)) {
@@ -383,7 +400,7 @@ static PyObject *cursor_values(PyObject *self, PyObject *arg) {
             }
             value = PyUnicode_FromStringAndSize(v, vn);
         }
-        PyObject *key = value == NULL ? NULL : PyUnicode_FromStringAndSize(a, kn);
+        PyObject *key = value == NULL ? NULL : cursor_key(a, kn);
         int had = key == NULL ? -1 : PyDict_Contains(values, key);
         if (had == 0 && PyDict_SetItem(values, key, value) < 0)
             had = -1;
@@ -543,5 +560,8 @@ PyMODINIT_FUNC PyInit_bytescan(void) {
         !(s_parent = PyUnicode_InternFromString("parent")) || !(s_ord = PyUnicode_InternFromString("ord")) ||
         !(s_dropped = PyUnicode_InternFromString("dropped")))
         return NULL;
+    for (int i = 0; cursor_keys[i] != NULL; i++)
+        if (!(cursor_key_objs[i] = PyUnicode_InternFromString(cursor_keys[i])))
+            return NULL;
     return PyModule_Create(&module);
 }
