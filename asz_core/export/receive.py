@@ -307,7 +307,11 @@ class Receiver:
             self.front.shutdown() if self._thread is not None else None
             self.front.server_close()
         if self.grpc_server is not None:
+            before = set(threading.enumerate())
             self.grpc_server.stop(grace=1).wait()
+            for t in set(threading.enumerate()) - before:  # gRPC's grace timer, woken by the stop: gone before we return
+                if t.name.endswith("(cancel_all_calls_after_grace)"):
+                    t.join(timeout=5)
         if self._pool is not None:  # gRPC's stop leaves the handlers' threads alive: a process that forks later must have none
             self._pool.shutdown(wait=True)
         if self._thread is not None:

@@ -246,3 +246,18 @@ def test_a_dead_endpoint_names_every_file_still_due(pushed_root, tmp_path):
         st.save()
         rep = push(pushed_root, cfg, endpoint=dead, backoff=0.0, sleep=lambda _s: None)
         assert rep.problems[0].endswith(f"({len(want) - 5} file(s) left for the next pass)"), rep.problems[0]
+
+
+def test_a_stopped_receiver_leaves_no_thread_behind(tmp_path):
+    """``Receiver.stop`` returns with none of its threads left: gRPC's grace timer, woken by the stop, outlived it by
+    a moment (about 0.1 ms) in about a third of stops, and a process with another thread may not fork its workers
+    (:func:`asz_core.collect.workers.can_fork`: ``asz collect --jobs N`` in the same interpreter). Fifteen stops:
+    with the timer left, all fifteen clean had a chance under 1 in 200 (session 16)."""
+    import threading
+
+    left = []
+    for i in range(15):
+        before = set(threading.enumerate())
+        Receiver(tmp_path / f"received{i}", "127.0.0.1:0").start().serve_in_thread().stop()
+        left += [t.name for t in set(threading.enumerate()) - before]
+    assert left == []
