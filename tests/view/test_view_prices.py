@@ -23,18 +23,45 @@ PUBLISHED = {
     "claude-haiku-4-5": ("1", "1.25", "2", "0.10", "5"),
     "claude-3-5-haiku": ("0.80", "1", "1.6", "0.08", "4"),
     "claude-3-haiku": ("0.25", "0.30", "0.50", "0.03", "1.25"),
+    # Added on 2026-12-03 from the pages prices.yaml cites (stored copies): the pricing page's model table (Fable 5.1,
+    # Fable 5, Mythos 5), models/opus-5-5/overview (Opus 5.5) and models/sonnet-5-5/migration-guide (Sonnet 5.5:
+    # Sonnet 5's prices but cache reads at $0.10).
+    "claude-fable-5-1": ("10", "12.50", "20", "0.25", "50"),
+    "claude-fable-5": ("10", "12.50", "20", "1", "50"),
+    "claude-mythos-5": ("10", "12.50", "20", "1", "50"),
+    "claude-opus-5-5": ("4", "5", "8", "0.20", "20"),
+    "claude-sonnet-5-5": ("2", "2.50", "4", "0.10", "10"),
 }
 
 
 def test_the_shipped_table_holds_the_published_prices_with_date_and_source():
     t = default_table()
-    assert t.date == "2026-12-01" and t.source == "https://platform.claude.com/docs/en/about-claude/pricing"
+    assert t.date == "2026-12-03" and t.source == "https://platform.claude.com/docs/en/about-claude/pricing"
     for model, (inp, cw, cw1h, cr, out) in PUBLISHED.items():
         p = t.price(model)
         assert (p.input, p.cache_write, p.cache_write_1h, p.cache_read, p.output) == tuple(
             Decimal(x) for x in (inp, cw, cw1h, cr, out)), model
     for model, p in t.models.items():  # Anthropic: 1-hour writes cost 2x the base input price, for every model
         assert p.cache_write_1h == 2 * p.input, model
+
+
+def test_the_claude_5_5_models_and_fable_5_1_are_priced_at_their_own_rates_never_a_neighbour_s():
+    """A Claude Code session of claude-opus-5-5 (reported as unpriced before 2026-12-03): 1,000,000 in at $4,
+    100,000 out at $20, 10,000,000 cache reads at $0.20 (0.05x input, not 0.1x), 1,000,000 writes of which
+    400,000 are 1-hour: 600,000 x $5 + 400,000 x $8. $4 + $2 + $2 + $3 + $3.20 = $14.20. A dated snapshot of it is
+    priced the same; claude-opus-5-5 is not claude-opus-5, nor claude-fable-5-1 claude-fable-5."""
+    usage = {"in": 1_000_000, "out": 100_000, "cache_read": 10_000_000, "cache_write": 1_000_000, "cache_write_1h": 400_000}
+    assert cost_of({"claude-opus-5-5": usage}) == {"usd": 14.2, "unpriced": []}
+    assert cost_of({"claude-opus-5-5-20261201": usage}) == {"usd": 14.2, "unpriced": []}
+    t = default_table()
+    assert t.price("claude-opus-5-5") != t.price("claude-opus-5")
+    assert t.price("claude-fable-5-1").cache_read == Decimal("0.25") and t.price("claude-fable-5").cache_read == Decimal(1)
+    # Sonnet 5.5 cache reads: $0.10, half Sonnet 5's $0.20 (10,000,000 reads: $1 against $2)
+    reads = {"in": 0, "out": 0, "cache_read": 10_000_000, "cache_write": 0}
+    assert cost_of({"claude-sonnet-5-5": reads}) == {"usd": 1.0, "unpriced": []}
+    assert cost_of({"claude-sonnet-5": reads}) == {"usd": 2.0, "unpriced": []}
+    # Haiku 5.5 is left out (its 100K-token tier cannot be expressed): unpriced, never costed at 0 or guessed
+    assert cost_of({"claude-haiku-5-5": reads}) == {"usd": 0.0, "unpriced": ["claude-haiku-5-5"]}
 
 
 def test_the_1_hour_part_of_the_cache_writes_is_priced_at_its_own_rate():
