@@ -531,6 +531,116 @@ static PyObject *closing_values(PyObject *self, PyObject *arg) {
     return Py_BuildValue("(Ls#)", records, a, (Py_ssize_t)64);
 }
 
+/* scan_parts(files, content_kinds) -> (listed, media, content), or None.
+ *
+ * asz_core/view/session_records.py's LandedSession._scan_parts over its records in one compiled loop (issue 22): files
+ * is a list of (seq, records) in seq order, each record a dict. For each record whose "parts" is a non-empty list, each
+ * part p (block from 0) with kind k = p["k"]: (seq, row) goes into content when k is in content_kinds (a frozenset of
+ * str), and (seq, row, block, p) into media when k is "media", else into listed when k is "data" or "unknown". None
+ * (the caller then runs its Python, which gives the same or raises) for anything else: a record that is not a dict,
+ * "parts" neither absent, None nor a list, a part that is not a dict or has no str "k", or a part whose "state" is
+ * not absent, None or a str, or is "truncated" or "too_large" (the Python counts those). */
+static PyObject *s_parts, *s_k, *s_state, *s_media, *s_data, *s_unknown, *s_truncated, *s_too_large;
+
+static PyObject *scan_parts(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyList_CheckExact(args[0]) || !PyFrozenSet_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "scan_parts(files, content_kinds): a list and a frozenset");
+        return NULL;
+    }
+    PyObject *files = args[0], *kinds = args[1];
+    PyObject *listed = PyList_New(0), *media = PyList_New(0), *content = PySet_New(NULL);
+    PyObject *seq_row = NULL, *row_obj = NULL, *item = NULL;
+    if (listed == NULL || media == NULL || content == NULL)
+        goto fail;
+    for (Py_ssize_t f = 0; f < PyList_GET_SIZE(files); f++) {
+        PyObject *pair = PyList_GET_ITEM(files, f);
+        if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2 || !PyList_CheckExact(PyTuple_GET_ITEM(pair, 1)))
+            goto none;
+        PyObject *seq = PyTuple_GET_ITEM(pair, 0), *recs = PyTuple_GET_ITEM(pair, 1);
+        for (Py_ssize_t r = 0; r < PyList_GET_SIZE(recs); r++) {
+            PyObject *rec = PyList_GET_ITEM(recs, r);
+            if (!PyDict_CheckExact(rec))
+                goto none;
+            PyObject *parts = PyDict_GetItemWithError(rec, s_parts);
+            if (parts == NULL) {
+                if (PyErr_Occurred())
+                    goto fail;
+                continue;
+            }
+            if (parts == Py_None)
+                continue;
+            if (!PyList_CheckExact(parts))
+                goto none;
+            Py_ssize_t np = PyList_GET_SIZE(parts);
+            if (np == 0)
+                continue;
+            if ((row_obj = PyLong_FromSsize_t(r + 1)) == NULL || (seq_row = PyTuple_Pack(2, seq, row_obj)) == NULL)
+                goto fail;
+            for (Py_ssize_t b = 0; b < np; b++) {
+                PyObject *p = PyList_GET_ITEM(parts, b);
+                if (!PyDict_CheckExact(p))
+                    goto none;
+                PyObject *k = PyDict_GetItemWithError(p, s_k), *state = PyDict_GetItemWithError(p, s_state);
+                if (PyErr_Occurred())
+                    goto fail;
+                if (k == NULL || !PyUnicode_CheckExact(k))
+                    goto none;
+                if (state != NULL && state != Py_None) {
+                    if (!PyUnicode_CheckExact(state))
+                        goto none;
+                    int cut = PyUnicode_Compare(state, s_truncated) == 0 || PyUnicode_Compare(state, s_too_large) == 0;
+                    if (cut || PyErr_Occurred())
+                        goto none;
+                }
+                int is_content = PySet_Contains(kinds, k);
+                if (is_content < 0)
+                    goto fail;
+                PyObject *into = NULL;
+                if (is_content) {
+                    if (PySet_Add(content, seq_row) < 0)
+                        goto fail;
+                    if (PyUnicode_Compare(k, s_media) == 0)
+                        into = media;
+                } else if (PyUnicode_Compare(k, s_data) == 0 || PyUnicode_Compare(k, s_unknown) == 0) {
+                    into = listed;
+                }
+                if (PyErr_Occurred())
+                    goto fail;
+                if (into != NULL) {
+                    PyObject *block = PyLong_FromSsize_t(b);
+                    if (block == NULL)
+                        goto fail;
+                    item = PyTuple_Pack(4, seq, row_obj, block, p);
+                    Py_DECREF(block);
+                    if (item == NULL || PyList_Append(into, item) < 0)
+                        goto fail;
+                    Py_CLEAR(item);
+                }
+            }
+            Py_CLEAR(seq_row);
+            Py_CLEAR(row_obj);
+        }
+    }
+    return Py_BuildValue("(NNN)", listed, media, content);
+none:
+    Py_XDECREF(seq_row);
+    Py_XDECREF(row_obj);
+    Py_XDECREF(listed);
+    Py_XDECREF(media);
+    Py_XDECREF(content);
+    if (PyErr_Occurred())
+        return NULL;
+    Py_RETURN_NONE;
+fail:
+    Py_XDECREF(item);
+    Py_XDECREF(seq_row);
+    Py_XDECREF(row_obj);
+    Py_XDECREF(listed);
+    Py_XDECREF(media);
+    Py_XDECREF(content);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"header_values", header_values, METH_O,
      "header_values(line) -> Header's 11 field values (tuple, in its order) of a header line as the sd/1 writer "
@@ -545,6 +655,8 @@ static PyMethodDef methods[] = {
      "split_lines(data, start, stop) -> data[start:stop].split(b'\\n')[:-1] (data[stop - 1] a newline)."},
     {"decode_lines", (PyCFunction)(void (*)(void))decode_lines, METH_FASTCALL,
      "decode_lines(lines, start, loads, bad, clear, instant, cache, recs, times, ids, parents, ords) -> where it stopped."},
+    {"scan_parts", (PyCFunction)(void (*)(void))scan_parts, METH_FASTCALL,
+     "scan_parts(files, content_kinds) -> (listed, media, content) of LandedSession._scan_parts, or None."},
     {"scan", scan, METH_O,
      "scan(data) -> (may hold a wide number, most '{' and '[' on one line, holds b'null'): one pass over a buffer."},
     {NULL, NULL, 0, NULL},
@@ -558,7 +670,11 @@ PyMODINIT_FUNC PyInit_bytescan(void) {
     init_tables();
     if (!(s_time = PyUnicode_InternFromString("time")) || !(s_id = PyUnicode_InternFromString("id")) ||
         !(s_parent = PyUnicode_InternFromString("parent")) || !(s_ord = PyUnicode_InternFromString("ord")) ||
-        !(s_dropped = PyUnicode_InternFromString("dropped")))
+        !(s_dropped = PyUnicode_InternFromString("dropped")) || !(s_parts = PyUnicode_InternFromString("parts")) ||
+        !(s_k = PyUnicode_InternFromString("k")) || !(s_state = PyUnicode_InternFromString("state")) ||
+        !(s_media = PyUnicode_InternFromString("media")) || !(s_data = PyUnicode_InternFromString("data")) ||
+        !(s_unknown = PyUnicode_InternFromString("unknown")) || !(s_truncated = PyUnicode_InternFromString("truncated")) ||
+        !(s_too_large = PyUnicode_InternFromString("too_large")))
         return NULL;
     for (int i = 0; cursor_keys[i] != NULL; i++)
         if (!(cursor_key_objs[i] = PyUnicode_InternFromString(cursor_keys[i])))

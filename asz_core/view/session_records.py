@@ -272,7 +272,19 @@ class LandedSession:
         return self._content  # type: ignore[return-value]
 
     def _scan_parts(self) -> None:
-        """One pass over every part of every record: listed (data, unknown) and media parts, content records."""
+        """One pass over every part of every record: listed (data, unknown) and media parts, content records.
+
+        In one compiled loop (``bytescan.scan_parts``) where it was built and every record and part is of the usual
+        shape with no part cut to land; the Python below otherwise (the same lists and set: tests/view/test_view_bound_files.py)."""
+        if bytescan is not None:
+            got = bytescan.scan_parts([(seq, self.records[seq]) for seq in sorted(self.records)], CONTENT_KINDS)
+            if got is not None:
+                self._listed_parts, self._media_parts, self._content = got
+                self._cut = {}
+                return
+        self._scan_parts_py()
+
+    def _scan_parts_py(self) -> None:
         listed: list[tuple[int, int, int, dict]] = []
         media: list[tuple[int, int, int, dict]] = []
         content: set[tuple[int, int]] = set()

@@ -245,3 +245,59 @@ def test_a_round_read_both_ways(corpus, monkeypatch):
         with pytest.raises(RoundError) as err:
             round_read.decode_round(data, files[0])
         assert err.value.line == data.count(b"\n") + 1 and err.value.rule == "commit"
+
+
+def _parts_scanned(sess: LandedSession, compiled: bool) -> tuple:
+    sess._listed_parts = sess._media_parts = sess._content = sess._cut = None
+    if compiled:
+        sess._scan_parts()
+    else:
+        sess._scan_parts_py()
+    return sess._listed_parts, sess._media_parts, sess._content, sess._cut
+
+
+def test_the_compiled_part_scan_and_the_python_agree(corpus):
+    """:meth:`LandedSession._scan_parts` (the compiled ``bytescan.scan_parts`` where it was built) gives the listed
+    and media parts, content records and cut counts its Python gives, on every corpus session and on records of every
+    shape the compiled loop leaves to the Python (no parts, a part that is not an object, a kind that is not text, a
+    state that is not text or is a cut one): the same lists, set and counts, or the same error."""
+    from asz_core.sessiondata import numberprobe
+
+    if numberprobe.bytescan is None:
+        pytest.skip("asz_core.sessiondata.bytescan was not built (setup.py's optional extension: no C compiler at install)")
+    _, root = corpus
+    sessions = 0
+    for conv in list_conversations(root):
+        b = ChainReader(root, conv, (), None)
+        fold, _, accepted = b.fold_chain()
+        sess = LandedSession(root, fold.head.session, fold.head.through_seq, accepted)
+        assert _parts_scanned(sess, True) == _parts_scanned(sess, False), conv
+        sessions += 1
+    assert sessions >= 10
+    text = {"k": "text", "text": "a", "state": "available", "bytes": 1}
+    shapes = {
+        "usual": [{"parts": [text, {"k": "data", "data": {}}]}, {"parts": [{"k": "media", "media": "image/png"}]}, {}],
+        "empty and null parts": [{"parts": []}, {"parts": None}, {"id": "x"}, {"parts": [{"k": "unknown", "state": None}]}],
+        "a cut part": [{"parts": [text]}, {"parts": [{"k": "text", "state": "truncated", "bytes": 9}]}],
+        "too large, bytes not a number": [{"parts": [{"k": "call", "state": "too_large", "bytes": "9"}, text]}],
+        "a state that is no text": [{"parts": [{"k": "result", "state": 3}]}],
+        "a part that is no object": [{"parts": [text, ["k", "text"]]}],
+        "no kind": [{"parts": [{"text": "a"}]}],
+        "a kind that is no text": [{"parts": [{"k": 1}]}],
+        "parts that are no list": [{"parts": "x"}],
+        "a state that is a list": [{"parts": [{"k": "text", "state": ["x"]}]}],
+    }
+    for name, recs in shapes.items():
+        sess = LandedSession.__new__(LandedSession)
+        sess.records = {2: [dict(r) for r in recs], 1: [text and {"parts": [dict(text)]}]}
+        got = []
+        for compiled in (True, False):
+            try:
+                got.append(_parts_scanned(sess, compiled))
+            except Exception as exc:  # the Python's own error, met by both ways
+                got.append((type(exc), str(exc)))
+        assert got[0] == got[1], name
+    sess.records = {1: [{"parts": [text, {"k": "media"}, {"k": "data"}]}], 3: [{}, {"parts": [{"k": "unknown"}]}]}
+    listed, media, content, cut = _parts_scanned(sess, True)
+    assert content == {(1, 1)} and cut == {}
+    assert [x[:3] for x in media] == [(1, 1, 1)] and [x[:3] for x in listed] == [(1, 1, 2), (3, 2, 0)]
