@@ -17,6 +17,7 @@ from .discover import discover
 from .flags import FLAG_RULES
 from .glossary import GLOSSARY
 from .prompts import prompt_blocks, prompt_names_work, prompt_title
+from .roots import default_root, suggest_source, unread_roots
 from .transcript import label_target
 
 __all__ = ["ClaudeCodeLocal", "asz_register_adapters", "asz_register_commands"]
@@ -46,21 +47,27 @@ class ClaudeCodeLocal(Adapter):
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
         """The ``projects`` directory of Claude's configuration directory (origin-digest §5.1).
 
-        ``$CLAUDE_CONFIG_DIR/projects`` when that is set; else
-        ``$XDG_CONFIG_HOME/claude/projects`` when ``$XDG_CONFIG_HOME/claude``
-        is a directory (Claude Code keeps ``~/.claude`` even where
-        ``XDG_CONFIG_HOME`` is set, so the variable alone does not move it);
-        else ``~/.claude/projects`` (``$HOME`` from ``env`` when it names one).
-        ``env`` defaults to the process environment. Never raises.
+        ``$CLAUDE_CONFIG_DIR/projects`` when that is set (of a comma-separated list, the first entry whose
+        ``projects`` is a directory, else the first entry); else ``$XDG_CONFIG_HOME/claude/projects`` when
+        ``$XDG_CONFIG_HOME/claude`` is a directory (Claude Code keeps ``~/.claude`` even where ``XDG_CONFIG_HOME``
+        is set, so the variable alone does not move it); else ``~/.claude/projects`` (``$HOME`` from ``env`` when it
+        names one); when that one is not a directory and the other (``${XDG_CONFIG_HOME:-~/.config}/claude/projects``
+        or ``~/.claude/projects``) is, the other. ``env`` defaults to the process environment. Never raises. The
+        folders it does not pick that hold sessions are :meth:`unread_default_sources`
+        (:mod:`asz_adapters_claude.roots`).
         """
-        env = os.environ if env is None else env
-        if env.get("CLAUDE_CONFIG_DIR"):
-            return Path(env["CLAUDE_CONFIG_DIR"]) / "projects"
-        xdg = env.get("XDG_CONFIG_HOME")
-        if xdg and (Path(xdg) / "claude").is_dir():
-            return Path(xdg) / "claude" / "projects"
-        home = Path(env["HOME"]) if env.get("HOME") else Path.home()
-        return home / ".claude" / "projects"
+        return default_root(os.environ if env is None else env)
+
+    def unread_default_sources(self, env: Mapping[str, str] | None = None) -> list[Path]:
+        """Claude Code's other ``projects`` folders that hold sessions (each entry of a comma-separated
+        ``CLAUDE_CONFIG_DIR``; else ``${XDG_CONFIG_HOME:-~/.config}/claude/projects`` and ``~/.claude/projects``),
+        apart from :meth:`default_source_root`; see :func:`asz_adapters_claude.roots.unread_roots`. Never raises."""
+        return unread_roots(os.environ if env is None else env)
+
+    def suggest_source(self, source_root: Path) -> Path | None:
+        """The ``projects`` folder a ``source_root`` one level off meant: its parent for a project folder, its
+        ``projects`` child for a configuration folder; see :func:`asz_adapters_claude.roots.suggest_source`."""
+        return suggest_source(Path(source_root))
 
     def discover(self, source_root: Path, *, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> Discovery:
         """Sources under ``source_root`` grouped by session; see :func:`asz_adapters_claude.discover.discover`.

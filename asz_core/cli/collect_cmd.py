@@ -85,7 +85,9 @@ def resolve_jobs(
     ``root`` is the ``--root`` given: an adapter whose default source is the
     storage root itself (``langsmith-ingest`` reads the inbox inside it)
     reads that root, not the configured one. ``say_unlisted`` prints on stderr a note per installed adapter the
-    default list leaves out that has sessions at its default source (:func:`~asz_core.cli.adapter_note.unlisted_sessions_notes`).
+    default list leaves out that has sessions at its default source (:func:`~asz_core.cli.adapter_note.unlisted_sessions_notes`),
+    and one per folder of an adapter's runtime holding sessions its default source root leaves out
+    (:func:`~asz_core.cli.adapter_note.unread_sources_notes`; Claude Code's ``~/.config/claude/projects``).
     """
     entries = [cfg.adapter(adapter)] if adapter else cfg.enabled()
     if not entries:
@@ -127,6 +129,11 @@ def resolve_jobs(
             src = Path(a.default_source_root())
             if root is not None and src == Path(cfg.root):
                 src = Path(root)  # the adapter reads the storage root: the one this command was given
+            if say_unlisted:  # the runtime's other folders holding sessions are named, never left out silently
+                from .adapter_note import unread_sources_notes
+
+                for note in unread_sources_notes(a, src, cmd=cmd):
+                    typer.echo(note, err=True)
         jobs.append(
             Job(
                 a,
@@ -204,8 +211,12 @@ def collect(
     ``bytes`` source bytes, ``shrunk`` records too large to land whole (each told on stderr as ``warning:``), ``partial``
     sources ending in a line with no newline yet (it waits), ``gone`` landed sources gone since the last pass (counted once, by the pass that finds them: their cursor becomes source_gone; one gone before any of it landed, or before what this pass's listing saw it grow by landed, is an ``error:``),
     ``rounds`` the Session Flow rounds the parse after landing wrote (origin-digest §4.3; a session whose chain cannot be extended is an error).
-    A pass that finds no session says so on stderr (``note:``), as the default list (no adapters configured) does an
-    installed adapter it leaves out with sessions at its default source (~/.kiro: --adapter kiro, or asz.yaml adapters).
+    A pass that finds no session says so on stderr (``note:``), naming the folder a --source one level off meant (``did
+    you mean --source ~/.claude/projects?`` for a project folder or ~/.claude), as the default list (no adapters
+    configured) does an installed adapter it leaves out with sessions at its default source (~/.kiro: --adapter kiro, or
+    asz.yaml adapters), and a default source does its runtime's other folders with sessions it leaves out (Claude Code
+    reads one of ~/.claude/projects, ~/.config/claude/projects and each CLAUDE_CONFIG_DIR entry: collect another with
+    --source and a --root of its own).
     Source lines the adapter cannot describe at all (garbage, not JSON) land verbatim as unknown parts and are told as one ``warning:`` per source file and pass
     naming their line numbers (not counted in errors=). Problems go to stderr as ``error:``, ``conflict:`` or ``busy:`` lines. One collector per root:
     a second one is refused (exit 1) while the first runs. A storage root that is an adapter's source root or holds it, or is,
@@ -395,9 +406,27 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
     if counters.sessions == 0 and not counters.errors:
         typer.echo(f"note: no session found under {', '.join(str(j.source_root) for j in jobs)}"
                    + (f" ({counters.skipped} entr{'y' if counters.skipped == 1 else 'ies'} skipped; asz sources lists them)" if counters.skipped else "")
-                   + "; is --source the runtime's projects directory?", err=True)
+                   + _source_hint(jobs), err=True)
     typer.echo(f"[{time.strftime('%H:%M:%S')}] {counters.summary()}{bodies}{rounds} ({took:.3f}s)")
     return counters, took, written
+
+
+def _source_hint(jobs: list) -> str:
+    """The end of the "no session found" note: ``; did you mean --source P?`` for the folder an adapter says a source
+    root one level off meant (:meth:`~asz_core.plugins.adapter.Adapter.suggest_source`: Claude Code's project folder
+    or configuration folder for its ``projects`` folder; trial 16 F8), else the question whether ``--source`` is the
+    runtime's projects directory. Never raises."""
+    meant = []
+    for j in jobs:
+        try:
+            p = j.adapter.suggest_source(Path(j.source_root))
+        except Exception:  # an adapter's answer never stops a collect
+            p = None
+        if p is not None:
+            meant.append(f"--source {p}")
+    if meant:
+        return f"; did you mean {' or '.join(meant)}?"
+    return "; is --source the runtime's projects directory?"
 
 
 def _keep_after_pass(storage: Path, cfg: Config, written: list[str], jobs_n: int, watch: bool = False) -> None:

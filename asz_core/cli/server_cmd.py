@@ -210,7 +210,9 @@ def server(
     ``error:`` lines. One collector per root: exit 1 when another holds it. A storage root that is a source root or holds
     it, or is, lies inside or holds a folder an adapter reads there (symlinks resolved; Kiro reads ~/.kiro, not the whole
     home) is refused before anything is written (exit 2). With no adapters configured it prints the note ``asz collect``
-    prints for an installed adapter with sessions it leaves out (~/.kiro: --adapter kiro, or asz.yaml adapters).
+    prints for an installed adapter with sessions it leaves out (~/.kiro: --adapter kiro, or asz.yaml adapters), and the one
+    for a runtime's other folder with sessions its default source leaves out (~/.config/claude/projects beside
+    ~/.claude/projects).
     """
     from ..collect.workers import default_jobs
     from ..storage.root import LockBusy, collector_lock

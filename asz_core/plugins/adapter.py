@@ -413,6 +413,24 @@ class Adapter(abc.ABC):
         """
         return False
 
+    def unread_default_sources(self, env: Mapping[str, str] | None = None) -> list[Path]:
+        """Other folders where this runtime keeps sessions, apart from :meth:`default_source_root` (``env`` as there),
+        that hold sessions now: ``asz collect`` and ``asz server`` read the default source root only and print a
+        ``note:`` naming each of these and the ``--source`` that reads it (Claude Code: ``~/.config/claude/projects``
+        beside ``~/.claude/projects``, each folder of a comma-separated ``CLAUDE_CONFIG_DIR``). Asked on every run of
+        a job that uses the default source root, so it must be cheap (listings of the known store paths, never a read
+        of a session) and never raise. Default: [].
+        """
+        return []
+
+    def suggest_source(self, source_root: Path) -> Path | None:
+        """The folder the user most likely meant when a pass found no session under ``source_root`` (one level off:
+        Claude Code's project folder or configuration folder for its ``projects`` folder), or None. ``asz collect``
+        names it in its "no session found" note as ``did you mean --source <it>``. Must be cheap (a listing of
+        ``source_root``) and never raise. Default: None.
+        """
+        return None
+
     def read_folders(self, source_root: Path) -> list[Path]:
         """The folders under ``source_root`` whose trees this adapter reads, for the storage-root overlap check.
 

@@ -1,0 +1,126 @@
+"""Where Claude Code keeps its ``projects`` folders, and which of them hold sessions (origin-digest §5.1).
+
+Claude Code's configuration folder is ``$CLAUDE_CONFIG_DIR`` when set (ccusage reads a comma-separated list of them),
+else ``~/.claude``; ``$XDG_CONFIG_HOME/claude`` (``~/.config/claude`` when the variable is unset) is where some
+versions keep it. asz reads one of them (:func:`default_root`); :func:`unread_roots` names the others that hold
+sessions, so ``asz collect`` can say so instead of leaving them out silently (trial 16 F7). Every function here takes
+the environment as a mapping and never raises.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Mapping
+
+__all__ = ["candidate_roots", "default_root", "unread_roots", "holds_sessions", "suggest_source"]
+
+
+def _home(env: Mapping[str, str]) -> Path:
+    return Path(env["HOME"]) if env.get("HOME") else Path.home()
+
+
+def _config_dirs(env: Mapping[str, str]) -> list[str]:
+    """The entries of a comma-separated ``CLAUDE_CONFIG_DIR``, blanks and surrounding spaces dropped."""
+    return [p.strip() for p in env.get("CLAUDE_CONFIG_DIR", "").split(",") if p.strip()]
+
+
+def candidate_roots(env: Mapping[str, str]) -> list[Path]:
+    """Every ``projects`` folder Claude Code may keep sessions in, the one asz prefers first.
+
+    ``<dir>/projects`` for each entry of ``CLAUDE_CONFIG_DIR`` (comma-separated) when it names any; else
+    ``$XDG_CONFIG_HOME/claude/projects`` and ``~/.claude/projects``, the XDG one first only when
+    ``$XDG_CONFIG_HOME/claude`` is a directory (Claude Code keeps ``~/.claude`` even where ``XDG_CONFIG_HOME`` is
+    set), ``~/.config`` standing for an unset ``XDG_CONFIG_HOME``. The paths need not exist.
+    """
+    dirs = _config_dirs(env)
+    if dirs:
+        return [Path(d) / "projects" for d in dirs]
+    home = _home(env)
+    xdg = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config"
+    dot, via_xdg = home / ".claude" / "projects", xdg / "claude" / "projects"
+    return [via_xdg, dot] if env.get("XDG_CONFIG_HOME") and (xdg / "claude").is_dir() else [dot, via_xdg]
+
+
+def default_root(env: Mapping[str, str]) -> Path:
+    """The ``projects`` folder asz reads when no ``--source`` or ``source_root`` names one: the first of
+    :func:`candidate_roots` that is a directory, else the first of them (its absence is told by the pass)."""
+    roots = candidate_roots(env)
+    return next((r for r in roots if _is_dir(r)), roots[0])
+
+
+def unread_roots(env: Mapping[str, str]) -> list[Path]:
+    """The folders of :func:`candidate_roots` apart from :func:`default_root` (and from each other: a symbolic link to
+    the same folder counts once) that hold sessions (:func:`holds_sessions`)."""
+    read = default_root(env)
+    seen = {_real(read)}
+    out = []
+    for r in candidate_roots(env):
+        real = _real(r)
+        if real in seen:
+            continue
+        seen.add(real)
+        if holds_sessions(r):
+            out.append(r)
+    return out
+
+
+def holds_sessions(projects: Path) -> bool:
+    """True when a project folder of ``projects`` holds a ``<session>.jsonl`` file; listings only, stops at the first.
+    An unreadable folder holds none that can be read."""
+    try:
+        with os.scandir(projects) as it:
+            folders = [e.path for e in it if _entry_is_dir(e)]
+    except OSError:
+        return False
+    for folder in folders:
+        try:
+            with os.scandir(folder) as it:
+                if any(e.name.endswith(".jsonl") and _entry_is_file(e) for e in it):
+                    return True
+        except OSError:
+            continue
+    return False
+
+
+def suggest_source(source_root: Path) -> Path | None:
+    """The ``projects`` folder ``source_root`` is one level off from: its parent when ``source_root`` holds
+    ``<session>.jsonl`` files itself (a project folder), its ``projects`` child when it has one that holds sessions
+    (a configuration folder such as ``~/.claude``); else None."""
+    root = Path(source_root)
+    try:
+        with os.scandir(root) as it:
+            if any(e.name.endswith(".jsonl") and _entry_is_file(e) for e in it):
+                return root.parent
+    except OSError:
+        return None
+    child = root / "projects"
+    return child if holds_sessions(child) else None
+
+
+def _is_dir(p: Path) -> bool:
+    try:
+        return p.is_dir()
+    except OSError:
+        return False
+
+
+def _entry_is_dir(e: os.DirEntry) -> bool:
+    try:
+        return e.is_dir()
+    except OSError:
+        return False
+
+
+def _entry_is_file(e: os.DirEntry) -> bool:
+    try:
+        return e.is_file()
+    except OSError:
+        return False
+
+
+def _real(p: Path) -> str:
+    try:
+        return os.path.realpath(p)
+    except (OSError, ValueError):
+        return os.path.abspath(p)
