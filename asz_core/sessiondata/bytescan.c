@@ -295,7 +295,11 @@ static PyObject *split_lines(PyObject *self, PyObject *const *args, Py_ssize_t n
  * spaces, the key (up to the first space), spaces, the value, spaces. Returns None for: no newline at the end, a
  * blank line, a '#' in a key, a key twice, a whole-number key whose value is not ASCII digits ('-' first allowed for
  * mtime only), a state outside active / source_gone / conflict, a non-empty digest that is not 64 lowercase hex. */
-static int key_is(const char *k, Py_ssize_t n, const char *s) { return (size_t)n == strlen(s) && memcmp(k, s, n) == 0; }
+static int key_is(const char *k, Py_ssize_t n, const char *s) {
+    if (n == 0)
+        return *s == '\0';
+    return *k == *s && (size_t)n == strlen(s) && memcmp(k, s, (size_t)n) == 0; /* the first byte first: most differ there */
+}
 
 static const char *const int_keys[] = {"schema", "dev", "ino", "offset", "ord", "size", "mtime", "last_seq", "torn",
                                        "reread_seq", NULL};

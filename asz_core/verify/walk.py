@@ -165,7 +165,8 @@ class _Walk:
             return
         ps = res.positions
         if ps and res.whole:  # a damaged file says nothing of its cursor
-            far = max(ps, key=lambda p: (p.ord, p.off + p.bytes))
+            # a run's ords go up by one from line to line: its last record is the furthest
+            far = ps[-1] if res.run else max(ps, key=lambda p: (p.ord, p.off + p.bytes))
             self.by_seq.append((seq, far.ord, far.off + far.bytes + 1, shown, far.row + 1))
         if res.run and ps and not self.resync and ps[0].ord == self.exp_ord and ps[0].off == self.exp_off:
             self.runs.append(res)  # the common case: the file continues the stream exactly
