@@ -10,7 +10,7 @@ from ..config import Config
 from ..plugins.adapter import Adapter
 from .root_overlap import read_folders, root_overlap
 
-__all__ = ["unlisted_sessions_notes", "unread_sources_notes"]
+__all__ = ["unlisted_sessions_notes", "unread_sources_notes", "source_hint"]
 
 
 def _where(adapter: Adapter, source_root: Path) -> str:
@@ -76,3 +76,21 @@ def unread_sources_notes(adapter: Adapter, source_root: Path, env: Mapping[str, 
             f"adapter, {source_root}. Collect them with asz {cmd} --adapter {adapter.name} --source {p} --root DIR, "
             "DIR a storage root of their own (a storage root follows one source folder per adapter)"
             for p in unread if p != Path(source_root)]
+
+
+def source_hint(jobs: list) -> str:
+    """The end of the "no session found" note: ``; did you mean --source P?`` for the folder an adapter says a source
+    root one level off meant (:meth:`~asz_core.plugins.adapter.Adapter.suggest_source`: Claude Code's project folder
+    or configuration folder for its ``projects`` folder; trial 16 F8), else the question whether ``--source`` is the
+    runtime's projects directory. Never raises."""
+    meant = []
+    for j in jobs:
+        try:
+            p = j.adapter.suggest_source(Path(j.source_root))
+        except Exception:  # an adapter's answer never stops a collect
+            p = None
+        if p is not None:
+            meant.append(f"--source {p}")
+    if meant:
+        return f"; did you mean {' or '.join(meant)}?"
+    return "; is --source the runtime's projects directory?"

@@ -28,12 +28,23 @@ from ..storage.root import LockBusy, collector_lock
 from .root_overlap import refuse_overlap
 from .stopping import interrupt_on, take_signals
 
-__all__ = ["register", "collect", "sources", "Job", "resolve_jobs", "load_adapter_file"]
+__all__ = ["register", "collect", "sources", "Job", "resolve_jobs", "load_adapter_file", "jobs_option"]
 
 
 def _usage(cmd: str, message: str) -> typer.Exit:
     typer.echo(f"asz {cmd}: {message}", err=True)
     return typer.Exit(2)
+
+
+def jobs_option(cmd: str, n: int) -> int:
+    """``--jobs N`` as :func:`~asz_core.collect.workers.jobs_from_option` reads it (0: one per CPU); a value it refuses
+    is a usage error of ``asz CMD`` (exit 2)."""
+    from ..collect.workers import jobs_from_option
+
+    try:
+        return jobs_from_option(n)
+    except ValueError as exc:
+        raise _usage(cmd, str(exc)) from None
 
 
 @attrs.define
@@ -232,12 +243,7 @@ def collect(
     """
     if lock_timeout < 0:
         raise _usage("collect", f"--lock-timeout must not be negative, got {lock_timeout}")
-    from ..collect.workers import jobs_from_option
-
-    try:
-        jobs_n = jobs_from_option(jobs_n)
-    except ValueError as exc:
-        raise _usage("collect", str(exc)) from None
+    jobs_n = jobs_option("collect", jobs_n)
     cfg = _load("collect", config)
     jobs = resolve_jobs("collect", cfg, adapter=adapter, source=source, interval=interval, root=root,
                         max_delta_bytes=max_delta_bytes, adapter_files=adapter_file, say_unlisted=True)
@@ -404,29 +410,13 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
         written = [o.conversation for o in parsed.outcomes if o.rounds and o.conversation]
     took = time.monotonic() - started
     if counters.sessions == 0 and not counters.errors:
+        from .adapter_note import source_hint
+
         typer.echo(f"note: no session found under {', '.join(str(j.source_root) for j in jobs)}"
                    + (f" ({counters.skipped} entr{'y' if counters.skipped == 1 else 'ies'} skipped; asz sources lists them)" if counters.skipped else "")
-                   + _source_hint(jobs), err=True)
+                   + source_hint(jobs), err=True)
     typer.echo(f"[{time.strftime('%H:%M:%S')}] {counters.summary()}{bodies}{rounds} ({took:.3f}s)")
     return counters, took, written
-
-
-def _source_hint(jobs: list) -> str:
-    """The end of the "no session found" note: ``; did you mean --source P?`` for the folder an adapter says a source
-    root one level off meant (:meth:`~asz_core.plugins.adapter.Adapter.suggest_source`: Claude Code's project folder
-    or configuration folder for its ``projects`` folder; trial 16 F8), else the question whether ``--source`` is the
-    runtime's projects directory. Never raises."""
-    meant = []
-    for j in jobs:
-        try:
-            p = j.adapter.suggest_source(Path(j.source_root))
-        except Exception:  # an adapter's answer never stops a collect
-            p = None
-        if p is not None:
-            meant.append(f"--source {p}")
-    if meant:
-        return f"; did you mean {' or '.join(meant)}?"
-    return "; is --source the runtime's projects directory?"
 
 
 def _keep_after_pass(storage: Path, cfg: Config, written: list[str], jobs_n: int, watch: bool = False) -> None:

@@ -129,12 +129,9 @@ def parse(
             except AmbiguousId as exc:
                 raise _usage(f"{exc} in {where}") from None
         sessions = [sdir.name]
-    from ..collect.workers import jobs_from_option
+    from .collect_cmd import jobs_option
 
-    try:
-        jobs = jobs_from_option(jobs)
-    except ValueError as exc:
-        raise _usage(str(exc)) from None
+    jobs = jobs_option("parse", jobs)
     if lock_timeout < 0:
         raise _usage(f"--lock-timeout must not be negative, got {lock_timeout}")
     if anew:

@@ -23,7 +23,7 @@ from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files, session_listing
 from .kinds import CONTENT_KINDS
 
-__all__ = ["LandedSession", "hold_back", "landed_lines", "title_withheld", "header_time", "ms_of"]
+__all__ = ["LandedSession", "scan_parts_py", "hold_back", "landed_lines", "title_withheld", "header_time", "ms_of"]
 
 
 def ms_of(ns: int | None) -> int | None:
@@ -282,33 +282,7 @@ class LandedSession:
                 self._listed_parts, self._media_parts, self._content = got
                 self._cut = {}
                 return
-        self._scan_parts_py()
-
-    def _scan_parts_py(self) -> None:
-        listed: list[tuple[int, int, int, dict]] = []
-        media: list[tuple[int, int, int, dict]] = []
-        content: set[tuple[int, int]] = set()
-        cut = {"truncated": 0, "too_large": 0}
-        size = 0
-        for seq in sorted(self.records):
-            for row, rec in enumerate(self.records[seq], 1):
-                parts = rec.get("parts")
-                if not parts:
-                    continue
-                for block, p in enumerate(parts):
-                    k = p["k"]
-                    if k in CONTENT_KINDS:
-                        content.add((seq, row))
-                        if k == "media":
-                            media.append((seq, row, block, p))
-                    elif k == "data" or k == "unknown":
-                        listed.append((seq, row, block, p))
-                    state = p.get("state")
-                    if state in cut:  # one lookup for the usual available part
-                        cut[state] += 1
-                        size += p.get("bytes", 0) if isinstance(p.get("bytes"), int) else 0
-        self._listed_parts, self._media_parts, self._content = listed, media, content
-        self._cut = {} if not cut["truncated"] and not cut["too_large"] else {**cut, "bytes": size}
+        self._listed_parts, self._media_parts, self._content, self._cut = scan_parts_py(self.records)
 
     def cut(self) -> dict:
         """Parts made smaller to land (seed 000, Too large to land): ``{"truncated": N, "too_large": N, "bytes": N}``, ``{}`` when none.
@@ -521,3 +495,32 @@ def _removed_size(path: Path, default: int) -> int:
     except (OSError, EOFError, ValueError, KeyError, TypeError):
         return default
     return size if isinstance(size, int) else default
+
+
+def scan_parts_py(records: dict[int, list[dict]]) -> tuple[list, list, set, dict]:
+    """``(listed, media, content, cut)`` of ``records`` (seq -> landed records in row order), as
+    :meth:`LandedSession._scan_parts` keeps them: ``(seq, row, block, part)`` of every data and unknown part and of
+    every media part, the (seq, row) of every record carrying content, and the parts cut to land (``{}`` when none)."""
+    listed: list[tuple[int, int, int, dict]] = []
+    media: list[tuple[int, int, int, dict]] = []
+    content: set[tuple[int, int]] = set()
+    cut = {"truncated": 0, "too_large": 0}
+    size = 0
+    for seq in sorted(records):
+        for row, rec in enumerate(records[seq], 1):
+            parts = rec.get("parts")
+            if not parts:
+                continue
+            for block, p in enumerate(parts):
+                k = p["k"]
+                if k in CONTENT_KINDS:
+                    content.add((seq, row))
+                    if k == "media":
+                        media.append((seq, row, block, p))
+                elif k == "data" or k == "unknown":
+                    listed.append((seq, row, block, p))
+                state = p.get("state")
+                if state in cut:  # one lookup for the usual available part
+                    cut[state] += 1
+                    size += p.get("bytes", 0) if isinstance(p.get("bytes"), int) else 0
+    return listed, media, content, ({} if not cut["truncated"] and not cut["too_large"] else {**cut, "bytes": size})

@@ -17,7 +17,7 @@ import pytest
 from asz_core.view import build_view
 from asz_core.view.chain import ChainReader
 from asz_core.view.document import list_conversations
-from asz_core.view.session_records import LandedSession
+from asz_core.view.session_records import LandedSession, scan_parts_py
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "verify"))
 from verify_landing import edit_records  # noqa: E402
@@ -248,11 +248,10 @@ def test_a_round_read_both_ways(corpus, monkeypatch):
 
 
 def _parts_scanned(sess: LandedSession, compiled: bool) -> tuple:
+    if not compiled:
+        return scan_parts_py(sess.records)
     sess._listed_parts = sess._media_parts = sess._content = sess._cut = None
-    if compiled:
-        sess._scan_parts()
-    else:
-        sess._scan_parts_py()
+    sess._scan_parts()
     return sess._listed_parts, sess._media_parts, sess._content, sess._cut
 
 
