@@ -181,6 +181,7 @@ def _read(storage: Path, zone, hide, n: int) -> tuple[list, list[str], dict[str,
     problem lines and the conversations that did not read (id -> why); a torn tail of a conversation that verifies
     is said on stderr (:func:`~asz_core.storage.torn.torn_notes`, trial 15 F17). Ctrl-C says how far it got, exit 130."""
     from ..storage.torn import torn_notes
+    from ..view.usage import OUTSIDE_PREFIX
     from ..view.usage_report import read_root
 
     done = [0]
@@ -195,6 +196,10 @@ def _read(storage: Path, zone, hide, n: int) -> tuple[list, list[str], dict[str,
         raise typer.Exit(130)
     for p in torn_notes(listed):  # a verified total short by a line not landed yet is said
         typer.echo(f"asz usage: {p}", err=True)
+    for cid, lines in listed.items():  # so is one short by usage no provider call holds (trial 16, F1)
+        for p in lines:
+            if p.startswith(OUTSIDE_PREFIX):
+                typer.echo(f"asz usage: note: {cid[:8]} is counted without {p[len(OUTSIDE_PREFIX):]}", err=True)
     return counted, problems, unreadable
 
 

@@ -29,7 +29,7 @@ from ..flow.index import SET_ASIDE_KINDS
 from .links import dangling_parents, links_of
 from .prices import PriceTable
 from .summary import DocumentView
-from .usage import incomplete_lines, provider_calls
+from .usage import provider_calls
 
 __all__ = [
     "ViewError", "build_view", "FORMAT", "VERSION", "TEXT_LIMIT", "STEP_KINDS", "list_conversations", "clip_text",
@@ -158,7 +158,7 @@ def listed_problems(b: ChainReader, v: DocumentView) -> list[str]:
     decided the state), each missing companion file drawing would add (:meth:`~asz_core.view.view_base.ViewBase.missing_companions`),
     issue 18's coverage lines and the incomplete-usage lines, in the order :func:`_summary` lists them."""
     return [*b.problems, *(x for x in v.missing_companions() if x not in b.problems), *v.coverage.problems,
-            *incomplete_lines(v.call_usage)]
+            *v.usage_lines()]
 
 
 def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: int | None) -> tuple:
@@ -237,7 +237,7 @@ def _summary(v: DocumentView, b: ChainReader, fold, rounds: int, undescribed: in
     """The summary with issue 18's coverage problems, ``coverage``, and the links to other sessions:
     ``continues`` (the session this one continues; ``continues_all`` when more than one), ``repeated`` (records
     repeated from it, drawn there and listed in ``not_drawn``), ``continued_in`` (sessions continuing this one)."""
-    s = v.summary(fold.head, rounds, b.state, b.problems + v.coverage.problems + incomplete_lines(v.call_usage), undescribed, prices)
+    s = v.summary(fold.head, rounds, b.state, b.problems + v.coverage.problems + v.usage_lines(), undescribed, prices)
     s["coverage"] = v.coverage.summary
     s["unresolved"] += len(v.dangling)  # issue 18: dangling parents are open entries of the document
     links = v.links

@@ -15,7 +15,7 @@ from .kinds import position
 from .links import Links
 from .media import media_of
 from .session_records import LandedSession
-from .usage import CallUsage, read_call
+from .usage import CallUsage, incomplete_lines, outside_call_lines, read_call
 
 __all__ = ["ViewBase"]
 
@@ -253,6 +253,12 @@ class ViewBase:
             else:
                 seq, row, nbytes = found
                 d["full_output"] = {"file": path, "state": "available", "ref": {"seq": seq, "row": row, "block": 0}, "bytes": nbytes}
+
+    def usage_lines(self) -> list[str]:
+        """The ``summary.problems`` lines on usage: each call whose usage lacks a count
+        (:func:`~asz_core.view.usage.incomplete_lines`), then the records with usage no call holds
+        (:func:`~asz_core.view.usage.outside_call_lines`)."""
+        return incomplete_lines(self.call_usage) + outside_call_lines(self.children, self.sess.record)
 
     def missing_companions(self) -> list[str]:
         """The ``missing companion file`` problem lines drawing adds (:meth:`_companion_keys`), found without drawing:
