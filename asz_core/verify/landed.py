@@ -27,6 +27,7 @@ import attrs
 import orjson
 
 from ..sessiondata.codec import MAX_DEPTH, check_record_dict, decode_closing, decode_header, parse_line
+from ..sessiondata.codec import _closing_values  # the compiled closing-line reader, or None
 from ..sessiondata.model import Header
 from ..sessiondata.reader import check_file
 from .record_types import plain_record
@@ -174,6 +175,7 @@ _PREFIX = re.compile(
     rb'\{"ord":([1-9][0-9]{0,17}|0),"off":([1-9][0-9]{0,17}|0),"sha":("[0-9a-f]{12}"),"bytes":([1-9][0-9]{0,17}|0)[,}]'
 )
 _GROUPS = re.Match.groups
+_tuple_new = tuple.__new__
 
 
 def _odd_line(line: bytes, row: int) -> Pos | None:
@@ -376,8 +378,8 @@ def _whole(path: Path, data: bytes, mode: int, compact: bool) -> FileResult | No
     view = memoryview(data)
     try:
         h = hashlib.sha256(view[:cut])
-        closing = decode_closing(data[cut:-1])
-        if closing.digest != h.hexdigest():
+        records, digest = _closing_pair(data[cut:-1])
+        if digest != h.hexdigest():
             return None
         scan = linescan
         if scan is not None:
@@ -391,7 +393,7 @@ def _whole(path: Path, data: bytes, mode: int, compact: bool) -> FileResult | No
             if ms is None:
                 return _chunked(path, data, mode, compact)
             k = len(ms)
-        if closing.records != k:
+        if records != k:
             return None
         header = decode_header(data[: start - 1])
     except (ValueError, _Bad):  # FieldError is a ValueError
@@ -402,6 +404,17 @@ def _whole(path: Path, data: bytes, mode: int, compact: bool) -> FileResult | No
     if ms is None:
         return _compiled(path, header, got, mode, h.hexdigest())
     return _result(path, header, b",".join(chain.from_iterable(map(_GROUPS, ms))), k, mode, h.hexdigest(), compact)
+
+
+def _closing_pair(line: bytes) -> tuple[int, str]:
+    """``(records, digest)`` of a closing line: :func:`decode_closing`'s values, without its object when the compiled
+    ``bytescan.closing_values`` reads the line (the writer's form). Raises FieldError as decode_closing does."""
+    if _closing_values is not None:
+        got = _closing_values(line)
+        if got is not None:
+            return got
+    closing = decode_closing(line)
+    return closing.records, closing.digest
 
 
 def _matches(data: bytes, start: int, cut: int) -> list[re.Match] | None:
@@ -431,8 +444,8 @@ def _compiled(path: Path, header: Header, got: tuple, mode: int, digest: str) ->
     """The result of a whole file from :func:`asz_core.verify.linescan.positions`: what :func:`_result` makes of the
     same lines (a run of more than 2 records cut to its first and last when the scan was asked for its ends)."""
     k, run, ords, offs, sizes, shas = got
-    if len(ords) < k:
-        ps = [Pos(1, ords[0], offs[0], sizes[0], shas[0]), Pos(k, ords[1], offs[1], sizes[1], shas[1])]
+    if len(ords) < k:  # each Pos made by tuple.__new__, what Pos(...) does without its Python-level __new__
+        ps = [_tuple_new(Pos, (1, ords[0], offs[0], sizes[0], shas[0])), _tuple_new(Pos, (k, ords[1], offs[1], sizes[1], shas[1]))]
         return FileResult(path, header, k, ps, [], True, True, mode, digest)
     return FileResult(path, header, k, list(map(Pos, range(1, k + 1), ords, offs, sizes, shas)), [], run, False, mode, digest)
 
