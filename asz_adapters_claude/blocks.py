@@ -10,7 +10,7 @@ See :mod:`asz_adapters_claude.convert` for the decisions where the mapping leave
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from asz_core import FLAGS, Dropped, Part, RawJSON, Record, Usage, unknown_part
 from asz_core.sessiondata.vocabulary import USAGE_COUNT_DROPPED
@@ -20,14 +20,18 @@ from .jsonspans import Obj, element_bytes
 
 __all__ = [
     "BLOCKS",
+    "CONTENT_LIST_WHAT",
+    "CONTENT_LIST_WHY",
     "FLAG_ORDER",
     "REDACTED_WHY",
     "SIGNATURE_WHY",
     "USAGE_WHY",
     "Parts",
     "attachment_flags",
+    "content_shape",
     "count_of",
     "mcp_split",
+    "note_content_list",
     "ordered_flags",
     "shown",
     "str_of",
@@ -39,6 +43,17 @@ __all__ = [
 SIGNATURE_WHY = "a provider verifies it; a reader cannot read it"
 REDACTED_WHY = "the provider encrypted it; a reader cannot read it"
 FLAG_ORDER = {f: i for i, f in enumerate(FLAGS)}
+
+#: What a ``user`` line whose content was a list of one text block lists under ``dropped`` (seed 000, Dropped): the
+#: list and the block around the text, which its one text part cannot show, since a string lands as one text part too
+#: (origin-digest §5.1: "Plain-string content -> one text part"). Seed 003 tells a person's prompt (a string) from the
+#: runtime's list of one text block (an interrupt notice) by exactly this; :func:`content_shape` reads it back. An
+#: ``assistant`` line is the API message shape, whose content is a list (seed 003 §2), and gets no such entry: the
+#: original's example document (asz-view-example.yaml) shows its one-block replies with none.
+CONTENT_LIST_WHAT = "content list"
+CONTENT_LIST_WHY = "the list held only this text block, which is the text part"
+#: The first ``claude-code-local`` version whose files state :data:`CONTENT_LIST_WHAT` (docs/adapter-claude-code.md).
+CONTENT_LIST_FROM = (0, 2, 0)
 
 
 def str_of(d: Any, key: str) -> str:
@@ -185,6 +200,44 @@ def attachment_flags(att: dict) -> set[str]:
         if any(k not in ("type", "toolInputCopies") and _nonempty(v, strings=False) for k, v in att.items()):
             return {"tool_schemas"}
     return set()
+
+
+def note_content_list(rec: Record, message: Obj, content: list) -> None:
+    """When a ``user`` message's ``content`` (a list) landed as exactly one text part, list the wrapper under ``rec.dropped``:
+    ``what`` :data:`CONTENT_LIST_WHAT`, ``bytes`` the list's source bytes less those of the text's JSON string as
+    written (the brackets, the block's other members and their separators), ``why`` :data:`CONTENT_LIST_WHY`."""
+    if len(content) != 1 or len(rec.parts) != 1 or rec.parts[0].k != "text":
+        return
+    ((item, b, e),) = message.items("content")
+    text = Obj(item, message.buf, b, e, message.canonical).member_bytes("text")
+    rec.dropped.append(Dropped(what=CONTENT_LIST_WHAT, bytes=len(message.member_bytes("content")) - len(text),
+                               why=CONTENT_LIST_WHY))
+
+
+def content_shape(adapter: str, record: Mapping[str, Any]) -> str | None:
+    """``"list"`` or ``"string"``: the shape of the message content a landed record of one text part was read from,
+    for a file whose header names ``adapter`` ``claude-code-local/V`` with V at least :data:`CONTENT_LIST_FROM`: a
+    record from ``external`` (a ``user`` line) is a list when its ``dropped`` lists :data:`CONTENT_LIST_WHAT`
+    (:func:`note_content_list`), else a string; a record from ``agent`` (an ``assistant`` line, the API message shape:
+    seed 003 §2) is a list. None for any other record or file (an earlier version did not state the list, so its
+    records cannot tell). Never raises."""
+    name, _, version = adapter.partition("/")
+    if name != "claude-code-local":
+        return None
+    try:
+        v = tuple(int(x) for x in version.split("."))
+    except ValueError:
+        return None
+    if v < CONTENT_LIST_FROM:
+        return None
+    who = record.get("from")
+    if who == "agent":
+        return "list"
+    if who != "external":
+        return None
+    dropped = record.get("dropped")
+    listed = isinstance(dropped, list) and any(isinstance(d, dict) and d.get("what") == CONTENT_LIST_WHAT for d in dropped)
+    return "list" if listed else "string"
 
 
 class Parts:

@@ -12,6 +12,7 @@ from typing import Any, Iterable, Mapping
 
 from asz_core import Adapter, Capabilities, Discovery, Record, Source, hookimpl
 
+from .blocks import content_shape
 from .convert import DIALECT, convert_record
 from .discover import discover
 from .flags import FLAG_RULES
@@ -33,7 +34,7 @@ class ClaudeCodeLocal(Adapter):
     """
 
     name = "claude-code-local"
-    version = "0.1.0"
+    version = "0.2.0"  # 0.2.0: a list of one text block is stated in dropped (blocks.CONTENT_LIST_FROM)
     dialects = (DIALECT,)
     kinds = ("transcript", "agent_meta", "journal", "workflow_manifest", "workflow_script")
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=True, children=True, media=True, snapshots=True)
@@ -92,6 +93,12 @@ class ClaudeCodeLocal(Adapter):
         the conversation it is in); see
         :func:`asz_adapters_claude.transcript.label_target`."""
         return label_target(record)
+
+    def content_shape(self, dialect: str, adapter: str, record: Mapping[str, Any]) -> str | None:
+        """``"list"`` when a record of one text part that ``adapter`` (the header's value) landed lists the content
+        list it did not carry under ``dropped``, else ``"string"``, for files of ``claude-code-local/0.2.0`` on; None
+        for earlier files; see :func:`asz_adapters_claude.blocks.content_shape`."""
+        return content_shape(adapter, record)
 
     def prompt_title(self, dialect: str, text: str) -> str:
         """A typed prompt as the person typed it, read from Claude Code's markup (slash commands, bash-mode commands,

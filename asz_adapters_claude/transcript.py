@@ -14,7 +14,8 @@ import orjson
 
 from asz_core import Part, Record, Source, unknown_part
 
-from .blocks import Parts, attachment_flags, ordered_flags, shown, str_of, usage_of, withheld_flags_of_undecodable
+from .blocks import (Parts, attachment_flags, note_content_list, ordered_flags, shown, str_of, usage_of,
+                     withheld_flags_of_undecodable)
 from .changes import derive_changes, editing_tool_of
 from .jsonspans import Obj
 
@@ -258,6 +259,8 @@ def transcript_record(rec: Record, obj: Obj, raw: bytes, source: Source | None =
     elif isinstance(content, list):
         for item, b, e in mo.items("content"):  # type: ignore[union-attr]  # content comes from a message
             parts.block(item, raw, b, e, obj.canonical)
+        if t == "user":  # a person's prompt is a string (seed 003 §2); a list of one text block says so in dropped
+            note_content_list(rec, mo, content)  # type: ignore[arg-type]
     elif content is not None:
         parts.unknown(mo.member_bytes("content"), "message content that is neither text nor a list of blocks")  # type: ignore[union-attr]
     elif attachment is not None:

@@ -371,6 +371,19 @@ class Adapter(abc.ABC):
         """
         return [("text", text)]
 
+    def content_shape(self, dialect: str, adapter: str, record: Mapping[str, Any]) -> str | None:
+        """``"string"`` or ``"list"``: the shape of the message content a landed record of ``dialect`` whose parts are
+        one ``text`` part was read from, as the record itself states it, for a runtime whose messages hold either a
+        string or a list of blocks (a string and a list of one text block land alike, origin-digest §5.1; seed 003
+        tells a person's prompt from the runtime's notice by it). ``adapter`` is the ``adapter`` value of the record's
+        file header (``name/version``), so an adapter answers by an exact rule only for the versions that state the
+        shape (Claude Code: ``claude-code-local/0.2.0`` on lists a ``content list`` under ``dropped``). None: the record
+        cannot tell (an earlier file); ``asz export --format prose`` then reads the source line (docs/reading.md).
+        ``record`` as for :meth:`label_target`. Default None. Called by the readers with a dialect the adapter speaks;
+        must not raise (an exception, or any other answer, is taken as None).
+        """
+        return None
+
     def prompt_names_work(self, dialect: str, text: str) -> bool:
         """False when a typed prompt of ``dialect`` is the runtime's own business rather than the work: a command with
         nothing typed beside it (Claude Code's ``/context``, ``/clear``, ``/model``), the runtime's caveat about such

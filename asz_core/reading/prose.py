@@ -25,9 +25,13 @@ gives them, and the audit model reads that something was said and how
 much, never an empty or missing turn. The shape test reads the landed form
 as for a record whose source line is gone (a skeleton keeps no ``sha``).
 
-A landed record cannot always tell which shape its line had: a string lands
-as one ``text`` part, and so does a list of one text block (origin-digest
-§5.1). For such a record the shape is read from the source line itself
+A string lands as one ``text`` part, and so does a list of one text block
+(origin-digest §5.1). A file the Claude Code adapter landed from version
+0.2.0 on states such a list under the record's ``dropped`` (``what``
+``content list``), so the record alone decides, by the adapter's rule
+(:meth:`~asz_core.plugins.adapter.Adapter.content_shape`), with or without
+the source; :class:`ProseStats` counts these as ``from_record``. A record of
+an earlier file cannot tell which shape its line had: its shape is read from the source line itself
 (``src`` of the file's header under the adapter's source root, at the
 record's ``off``, ``bytes`` long, accepted only when its SHA-256 matches the
 record's ``sha``). When that line cannot be read (the source is gone or
@@ -147,6 +151,8 @@ class ProseStats:
     """What deciding the content shape took: ``from_source`` records whose line was read, ``undecided`` ones judged by their landed form."""
 
     def __init__(self) -> None:
+        #: one-text-part records whose own landed form states the shape (:meth:`Adapter.content_shape`): no source read
+        self.from_record = 0
         self.from_source = 0
         self.undecided = 0
         #: of ``undecided``: source root looked in -> records whose transcript file is not there; records whose source
@@ -261,11 +267,31 @@ def _one_text(parts: Sequence[dict]) -> bool:
     return len(parts) == 1 and parts[0].get("k") == "text"
 
 
+def landed_shape(header: Header, rec: dict) -> str | None:
+    """``"string"`` or ``"list"`` as the record's own landed form states its content's shape, by the rule of the adapter
+    that speaks its dialect (:meth:`~asz_core.plugins.adapter.Adapter.content_shape`, given the header's ``adapter``);
+    None when no adapter answers so (a file landed before the adapter stated it)."""
+    from ..plugins.manager import adapter_for_dialect  # loads the plugins once, on the first one-text-part record
+
+    adapter = adapter_for_dialect(header.dialect) if header.dialect else None
+    if adapter is None:
+        return None
+    try:
+        got = adapter.content_shape(header.dialect, header.adapter, rec)
+    except Exception:  # an adapter's bug is taken as "cannot tell": the source line decides, as for an older file
+        return None
+    return got if got in ("string", "list") else None
+
+
 def _shape_keeps(rec: dict, header: Header, who: str, lines: Optional[SourceLines], stats: ProseStats) -> bool:
     """Seed 003's shape test for a Claude Code record: a ``user`` line's content must be a string, an ``assistant`` line's a list."""
     parts = rec.get("parts", ())
     if not _one_text(parts):  # a string lands as exactly one text part: anything else was a list
         return who == "agent"
+    shape = landed_shape(header, rec)
+    if shape is not None:
+        stats.from_record += 1
+        return shape == ("string" if who == "external" else "list")
     ok, content = lines.content(header, rec) if lines is not None else (False, None)
     if not ok:
         stats.undecided += 1

@@ -72,3 +72,25 @@ def collected_root(corpus_source: Path, base: Path, projects: dict[str, str]) ->
     r = base / "root"
     asz("collect", "--once", "--source", str(base / "projects"), "--root", str(r))
     return r
+
+
+def collect_as_claude_0_1(source: Path, root: Path) -> None:
+    """``source`` collected into ``root`` (then parsed) as ``claude-code-local/0.1.0`` landed it: the records of today's
+    adapter without the ``content list`` entry 0.2.0 added (a root collected before, whose prose reads source lines)."""
+    import io
+
+    from asz_adapters_claude.blocks import CONTENT_LIST_WHAT
+    from asz_adapters_claude.plugin import ClaudeCodeLocal
+    from asz_core.collect.collector import CollectOptions, Collector, Report
+
+    class EarlierClaude(ClaudeCodeLocal):
+        version = "0.1.0"
+        sessions_in_parallel = False  # in this process: a worker would load the installed adapter by name
+
+        def convert_line(self, source, line, ord, off):
+            rec = super().convert_line(source, line, ord, off)
+            rec.dropped = [d for d in rec.dropped if d.what != CONTENT_LIST_WHAT]
+            return rec
+
+    Collector(root, EarlierClaude(), source, options=CollectOptions(fsync=False), report=Report(io.StringIO())).run_pass()
+    asz("parse", "--root", str(root))

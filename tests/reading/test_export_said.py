@@ -11,7 +11,7 @@ import json
 import shutil
 
 import pytest
-from reading_helpers import asz, source_lines
+from reading_helpers import asz, collect_as_claude_0_1, source_lines
 
 SID = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
 PROJECT = "-home-user-claude-reliability"
@@ -31,6 +31,10 @@ def collected(corpus_source, tmp_path_factory):
 
 
 def test_prose_says_a_changed_source_line_changed(collected, tmp_path):
+    # a root landed by claude-code-local 0.1.0, whose records do not state a list of one text block: prose reads
+    # the source line (a later file's record decides alone: test_prose_shape.py)
+    root = tmp_path / "root"
+    collect_as_claude_0_1(collected / "projects", root)
     src = tmp_path / "projects" / PROJECT
     shutil.copytree(collected / "projects" / PROJECT, src)
     path = src / f"{SID}.jsonl"
@@ -42,7 +46,7 @@ def test_prose_says_a_changed_source_line_changed(collected, tmp_path):
     path.write_bytes(data.replace(b'"type":"user"', b'"type":"User"'))  # same length: each user line's bytes differ
     changed = sum(1 for d in one_part if d["type"] == "user")
     assert 0 < changed < len(one_part)
-    err = asz("export", SID, "--format", "prose", "--root", str(collected / "root"), "--source", str(tmp_path / "projects")).stderr
+    err = asz("export", SID, "--format", "prose", "--root", str(root), "--source", str(tmp_path / "projects")).stderr
     [note] = [ln for ln in err.splitlines() if "could not be checked" in ln]
     assert note.startswith(f"{changed} user/assistant record(s) could not be checked against their source transcripts "
                            f"({changed} whose source line no longer matches what landed (the transcript changed since)), ")

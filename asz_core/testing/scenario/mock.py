@@ -31,6 +31,10 @@ ADAPTER = "mock/0.2.0"
 DIALECT = "mock/1"
 SCRIPT_REASON = "a workflow script is a program, not data"
 SIGNATURE_WHY = "a provider verifies it; a reader cannot read it"
+#: The entry the Claude Code adapter (0.2.0 on) lists under ``dropped`` for a ``user`` line's content that was a list
+#: of one text block (the list around the text; a string lands as one text part too: docs/reading.md, prose).
+CONTENT_LIST_WHAT = "content list"
+CONTENT_LIST_WHY = "the list held only this text block, which is the text part"
 
 _FROM = {"assistant": "agent", "user": "external", "system": "runtime", "attachment": "runtime"}
 _SYSTEM_FLAGS = {"compact_boundary": "context_reset", "api_error": "error", "turn_duration": "turn_duration", "local_command": "command"}
@@ -162,6 +166,9 @@ def _parts(rec: Record, v: dict, msg: dict | None, att: dict | None, tur: Any) -
         used: list = []
         for b in content:
             _block(rec, b, tur, used)
+        if v.get("type") == "user" and len(content) == 1 and len(rec.parts) == 1 and rec.parts[0].k == "text":
+            wrapper = len(dumps(content)) - len(dumps(content[0]["text"]))
+            rec.dropped.append(Dropped(what=CONTENT_LIST_WHAT, bytes=wrapper, why=CONTENT_LIST_WHY))
         if isinstance(tur, dict) and not used:
             rec.parts.append(Part(k="data", data=_sorted(tur), bytes=_size(tur)))
     elif att is not None:
