@@ -15,6 +15,8 @@ from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, setti
 FORMATS = ("md", "html", "json", "prose")
 #: File extension per format (folder exports).
 EXT = {"md": "md", "html": "html", "json": "json", "prose": "jsonl"}
+#: Suffixes that name a file, not a folder: several html or json conversations' --out with one is refused.
+FILE_SUFFIXES = frozenset(f".{e}" for e in EXT.values())
 
 
 def _usage(message: str) -> typer.Exit:
@@ -92,12 +94,39 @@ def warn_unverified(cid: str, bad: list[str]) -> None:
                    "(the export names it); `asz verify` names the damage; exit 1", err=True)
 
 
+def one_stream_file(out: Optional[Path], fmt: str) -> bool:
+    """True when several conversations' ``--out`` names one file rather than a folder: md or prose (the formats that go
+    to stdout as one stream), a path ending in the format's suffix (``.md``, ``.jsonl``) that is not a folder."""
+    return out is not None and fmt in ("md", "prose") and out.suffix.lower() == f".{EXT[fmt]}" and not out.is_dir()
+
+
+def _stream_to(file: Path, write) -> tuple[int, int]:
+    """``write(stream)`` (:func:`_many` of several conversations as one stream) into ``file``, whole or not at all: the
+    bytes go to ``FILE.part``, which replaces ``file`` only once every conversation is in it; a file replaced is said,
+    as a single conversation's is (trial 12), then ``wrote FILE (N bytes)``. Ctrl-C (or an error) leaves ``file`` as
+    it was and removes the ``.part``."""
+    part = file.with_name(file.name + ".part")
+    try:
+        with open(part, "wb") as stream:
+            got = write(stream)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+    before = file.stat().st_size if file.is_file() else None
+    os.replace(part, file)
+    if before is not None:
+        typer.echo(f"asz export: replaced {file} (the {before:,} bytes it held)", err=True)
+    typer.echo(f"wrote {file} ({file.stat().st_size:,} bytes)", err=True)
+    return got
+
+
 def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, out: Optional[Path], prose: Prose,
-          unplaced: list[dict]) -> tuple[int, int]:
+          unplaced: list[dict], stream=None) -> tuple[int, int]:
     """Export ``rows``; ``(conversations written, those that do not verify or were not exported)``. A conversation with
     no usable round is not exported: one warning line on stderr names it and why, the others are still written, and
     the index lists it as not exported with the reason, as it lists ``unplaced`` (rows a --since/--until window
-    could not place: they have no times; said on stderr by the caller)."""
+    could not place: they have no times; said on stderr by the caller). With ``out`` None they go as one stream to
+    ``stream`` (a binary file; default stdout), with no index page."""
     from ..reading.export import index_html, index_markdown
     from ..reading.progress import Bar
     from ..view.document import ViewError
@@ -125,7 +154,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
                     flagged.add(row["id"])
                     warn_unverified(row["id"], bad)
                 if out is None:
-                    sys.stdout.buffer.write(data + (b"\n---\n\n" if fmt == "md" else b""))
+                    (stream or sys.stdout.buffer).write(data + (b"\n---\n\n" if fmt == "md" else b""))
                 else:
                     part = out / (files[row["id"]] + ".part")
                     part.write_bytes(data)
@@ -134,6 +163,10 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
                 bar.advance(row["id"][:8])
     except KeyboardInterrupt:  # said once the bar is gone (said on its line, the bar's last draw cut or wiped it)
         done = bar.done
+        if stream is not None:  # one file: left as it was (_stream_to)
+            typer.echo(f"asz export: interrupted after {done} of {len(rows)} conversations (nothing written to "
+                       f"{getattr(stream, 'name', 'the file')[:-len('.part')]})", err=True)
+            raise typer.Exit(130)
         if out is not None:
             for f in out.glob("*.part"):
                 f.unlink(missing_ok=True)
@@ -196,8 +229,8 @@ def export(
     tz: Optional[str] = tz_option(),
     fmt: str = typer.Option("md", "--format", help="md (Markdown), html (one self-contained page), json (the asz.view document) or prose (JSONL per turn)."),
     thinking: bool = typer.Option(False, "--thinking", help="Add the model's reasoning (md, html, prose)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Write here: a file for one conversation, a folder (with an index page) for several; a file already there is replaced, and stderr says so (asz export: replaced …)."),
-    source: Optional[Path] = typer.Option(None, "--source", help="prose: the source root the conversations were collected from (default: each adapter's configured or default root), read where a landed record cannot tell a string from a list (seed 003)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write here: a file for one conversation, a folder (with an index page) for several, or for several as md or prose a FILE.md or FILE.jsonl that gets the one stream stdout would; a file already there is replaced, and stderr says so (asz export: replaced …)."),
+    source: Optional[Path] = typer.Option(None, "--source", help="prose: the source root the conversations were collected from (default: each adapter's configured or default root), read where a landed record cannot tell a string from a list (seed 003: a file landed before claude-code-local 0.2.0)."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
@@ -207,13 +240,18 @@ def export(
     stdout; html and json of several need --out DIR, which gets one file per
     conversation and an index page linking them (index.html, index.md, or
     index.json for json) with each one's verification state, marking those
-    that do not verify. prose prints one JSON object per turn (person
+    that do not verify. Several as md or prose with --out FILE.md or
+    FILE.jsonl (the format's suffix; not a folder already there) write the
+    stream stdout would get into that one file, whole or not at all; any
+    other --out of several is a folder. prose prints one JSON object per turn (person
     prompts as typed and model text, no tool blocks; seed 003's rule: a user
     line counts only when its content is a string) and on stderr a token
     estimate of prose against the raw records. A landed record of one text
-    part may have been a string or a one-block list: prose reads that line
-    from the source (--source, else the adapter's source root) and says on
-    stderr how many it had to keep without it. A conversation whose evidence
+    part may have been a string or a one-block list: a file landed by
+    claude-code-local 0.2.0 or later says which in the record; for an
+    earlier one prose reads that line from the source (--source, else the
+    adapter's source root) and says on stderr how many it had to keep
+    without it. A conversation whose evidence
     does not verify (state mismatch: a landed file's closing line does not bind
     its bytes, a line does not read, a round does not match its landed files;
     state incomplete: a landed file or a round is missing) is still written,
@@ -228,7 +266,8 @@ def export(
     its parents). Exit 0 written, 1 a root that does not exist, an --out that cannot be written (its folder missing,
     no permission), an unknown id, filters no conversation matches (said; nothing written), a conversation with
     no usable round, or one written that does not verify, 2 usage (an
-    ambiguous prefix, no ID and no filter, a bad format).
+    ambiguous prefix, no ID and no filter, a bad format, several as html or
+    json with an --out ending in .html, .json, .md or .jsonl: they go into a folder).
     """
     if fmt not in FORMATS:
         raise _usage(f"--format is one of {', '.join(FORMATS)}, not {fmt!r}")
@@ -248,7 +287,11 @@ def export(
 
         if fmt in ("html", "json") and out is None:
             raise _usage(f"several conversations as {fmt} need --out DIR")
-        if out is not None and out.exists() and not out.is_dir():
+        if fmt in ("html", "json") and out is not None and not out.is_dir() and out.suffix.lower() in FILE_SUFFIXES:
+            raise _usage(f"--out {out}: several conversations as {fmt} go into a folder (one file each and an index "
+                         f"page), not one {out.suffix} file; give --out DIR")
+        single = one_stream_file(out, fmt)  # md and prose: the stream stdout would get, as one file
+        if out is not None and out.exists() and not out.is_dir() and not single:
             raise _usage(f"--out {out}: several conversations go into a folder, and this is a file")
         filters = make_filters("export", project, since, until, "", "", zone)
         rows = newest_first(conversation_rows(r, hide, filters))
@@ -257,7 +300,11 @@ def export(
             from ..reading.listing import UNPLACED, not_read_line
 
             typer.echo(f"asz export: warning: {not_read_line([row['id'] for row in filters.unplaced], *UNPLACED)}", err=True)
-        n, unverified = _written(out, lambda: _many(r, rows, fmt, hide, thinking, out, prose, filters.unplaced))
+        if single:
+            n, unverified = _written(out, lambda: _stream_to(out, lambda f: _many(r, rows, fmt, hide, thinking, None, prose,
+                                                                                  filters.unplaced, f)))
+        else:
+            n, unverified = _written(out, lambda: _many(r, rows, fmt, hide, thinking, out, prose, filters.unplaced))
         typer.echo(f"exported {n} conversation(s)" + (f" to {out}" if out is not None else "")
                    + (f"; {unverified} do(es) not verify or could not be exported (warned above)" if unverified else ""), err=True)
     if fmt == "prose":
