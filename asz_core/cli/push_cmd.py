@@ -31,9 +31,37 @@ def load(cmd: str, config: Optional[Path]) -> Config:
         raise _usage(cmd, f"configuration: {exc}") from None
 
 
-def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_when_idle: bool = False) -> int:
+def env_token() -> Optional[str]:
+    """``$ASZ_PUSH_TOKEN`` checked (:func:`~asz_core.export.settings.check_token`), or None when unset or empty.
+    Raises ValueError for one that cannot be sent (the message never holds it)."""
+    import os
+
+    from ..export.settings import TOKEN_ENV, check_token
+
+    value = os.environ.get(TOKEN_ENV, "")
+    return check_token(value, f"${TOKEN_ENV}") if value else None
+
+
+def file_token(path: Path) -> str:
+    """The token ``--token-file PATH`` holds (its whole text, whitespace around it removed). Raises ValueError naming
+    the file, never the token, when it cannot be read or holds no usable token."""
+    from ..export.settings import check_token
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"--token-file {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    return check_token(text, f"--token-file {path}")
+
+
+def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_when_idle: bool = False,
+             token: Optional[str] = None) -> int:
     """One push pass, then retention when ``storage.retention.after`` is set; prints the summary line(s).
     Returns the exit code (0/1).
+
+    ``token`` (``asz push --token-file``), else ``$ASZ_PUSH_TOKEN``, is sent as ``Authorization: Bearer <token>`` in
+    place of any ``authorization`` header ``export.otlp.headers`` gives (:func:`~asz_core.export.settings.with_token`);
+    a ``$ASZ_PUSH_TOKEN`` that cannot be sent is one ``asz push:`` line and 1, nothing sent.
 
     Used by ``asz push`` and after each ``asz collect`` / ``asz server`` pass; those pass ``quiet_when_idle``: the
     summary line only when the pass sent something or the receiver refused something (a failure is its ``error:``
@@ -41,10 +69,16 @@ def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_w
     new prints nothing about push.
     """
     from ..export.push import PushInterrupted, push
+    from ..export.settings import with_token
     from ..storage.root import LockBusy
 
     try:
-        rep = push(root, cfg.export, endpoint=endpoint, err=sys.stderr)
+        export = with_token(cfg.export, token or env_token())
+    except ValueError as exc:
+        typer.echo(f"asz push: {exc}", err=True)
+        return 1
+    try:
+        rep = push(root, export, endpoint=endpoint, err=sys.stderr)
     except PushInterrupted as exc:  # said, then Ctrl-C goes on to the caller (asz push exits 130; trial 3, F11)
         got = exc.report
         typer.echo("asz push: interrupted " + (f"after sending {got.files} file(s) and {got.metrics} metric point(s): "
@@ -72,6 +106,10 @@ def push_command(
     config: Optional[Path] = typer.Option(None, "--config", help="Configuration file (default ./asz.yaml when present)."),
     endpoint: Optional[str] = typer.Option(None, "--endpoint", metavar="grpc://HOST:PORT | http://HOST:PORT",
                                            help="Receiver to send to (default export.otlp.endpoint)."),
+    token_file: Optional[Path] = typer.Option(None, "--token-file", metavar="PATH",
+                                              help="Send 'Authorization: Bearer TOKEN' with the token this file holds "
+                                                   "(one line; default $ASZ_PUSH_TOKEN, else export.otlp.headers). "
+                                                   "Never printed; a file, so the token is not on the command line."),
 ) -> None:
     """Send every landed file and round not yet sent to an OTLP receiver, one pass.
 
@@ -79,9 +117,14 @@ def push_command(
     session, files then rounds; push.state in the root records what the
     receiver took. Prints ``[HH:MM:SS] files=N metrics=N bytes=… wire=…
     requests=N paused=…s rejected=N errors=N (…s)``; then applies
-    storage.retention when it is set (as ``asz prune``). Exit 0 when
-    everything due was sent, 1 when anything failed or was rejected; Ctrl-C
-    says what was sent and exits 130.
+    storage.retention when it is set (as ``asz prune``). A receiver that
+    wants a token (asz receive --token) gets 'Authorization: Bearer TOKEN'
+    from --token-file PATH, else the environment variable ASZ_PUSH_TOKEN
+    (which the push after asz collect and asz server passes reads too), else
+    export.otlp.headers; the token is never printed. Exit 0 when everything
+    due was sent, 1 when anything failed or was rejected (a refused token
+    too), 2 usage (a --token-file that cannot be read or holds no one-line
+    token); Ctrl-C says what was sent and exits 130.
     """
     cfg = load("push", config)
     if not (endpoint or cfg.export.endpoint):
@@ -96,7 +139,11 @@ def push_command(
     if not where.is_dir():
         raise _usage("push", f"{where}: no storage root here (give --root DIR or set storage.root)")
     try:
-        code = run_push(where, cfg, endpoint)
+        token = file_token(token_file) if token_file is not None else None
+    except ValueError as exc:
+        raise _usage("push", str(exc)) from None
+    try:
+        code = run_push(where, cfg, endpoint, token=token)
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     raise typer.Exit(code)

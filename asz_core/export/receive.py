@@ -18,11 +18,15 @@ at the path) is counted in the answer's partial success, whose
 Metrics requests are answered (accepted) and not kept: a receiving root
 derives its own from the files. With a token, every request must carry
 ``Authorization: Bearer <token>`` (gRPC: ``authorization`` metadata); without
-it HTTP answers 401 and gRPC UNAUTHENTICATED.
+it HTTP answers 401 and gRPC UNAUTHENTICATED, saying ``a bearer token is
+required`` when the request carried no ``Authorization``, and ``the bearer
+token does not match`` when it carried another (a new user's wrong token was
+told one is required; the token itself is never echoed).
 """
 
 from __future__ import annotations
 
+import hmac
 import os
 import socket
 import socketserver
@@ -141,12 +145,31 @@ def _reads_no_refused(rel: str, data: bytes, refused_seqs: dict[str, dict[int, s
         raise Refused(f"{rel}: it reads seq {hit[0]} of its session, {refused_seqs[session][hit[0]]}, which was refused")
 
 
+#: Why a request is refused without a token, and with another one (HTTP 401 body, gRPC UNAUTHENTICATED details).
+TOKEN_REQUIRED = "a bearer token is required"
+TOKEN_MISMATCH = "the bearer token does not match"
+
+
 class _Auth:
     def __init__(self, token: str):
-        self.expected = f"Bearer {token}" if token else ""
+        self.expected = f"Bearer {token}".encode() if token else b""
 
-    def ok(self, value: str | None) -> bool:
-        return not self.expected or value == self.expected
+    def refusal(self, value: str | None) -> str:
+        """'' when ``value`` (the request's ``Authorization``, None when absent) is accepted; else why not:
+        :data:`TOKEN_REQUIRED` when none was sent (absent or empty), :data:`TOKEN_MISMATCH` when another was. The
+        comparison takes the same time wherever the values differ (:func:`hmac.compare_digest`)."""
+        if not self.expected:
+            return ""
+        if not value:
+            return TOKEN_REQUIRED
+        return "" if hmac.compare_digest(value.encode("utf-8", "surrogateescape"), self.expected) else TOKEN_MISMATCH
+
+
+def _grpc_refusal(rcv: "Receiver", context) -> None:
+    """Abort the call UNAUTHENTICATED when its ``authorization`` metadata is refused (:meth:`_Auth.refusal`)."""
+    why = rcv.auth.refusal(dict(context.invocation_metadata()).get("authorization"))
+    if why:
+        context.abort(grpc.StatusCode.UNAUTHENTICATED, why)
 
 
 class _LogsServicer(logs_service_pb2_grpc.LogsServiceServicer):
@@ -154,8 +177,7 @@ class _LogsServicer(logs_service_pb2_grpc.LogsServiceServicer):
         self.rcv = rcv
 
     def Export(self, request, context):  # noqa: N802 - the generated service's name
-        if not self.rcv.auth.ok(dict(context.invocation_metadata()).get("authorization")):
-            context.abort(grpc.StatusCode.UNAUTHENTICATED, "a bearer token is required")
+        _grpc_refusal(self.rcv, context)
         return answer_logs(self.rcv.root, request, self.rcv.err)
 
 
@@ -164,8 +186,7 @@ class _MetricsServicer(metrics_service_pb2_grpc.MetricsServiceServicer):
         self.rcv = rcv
 
     def Export(self, request, context):  # noqa: N802
-        if not self.rcv.auth.ok(dict(context.invocation_metadata()).get("authorization")):
-            context.abort(grpc.StatusCode.UNAUTHENTICATED, "a bearer token is required")
+        _grpc_refusal(self.rcv, context)
         return ExportMetricsServiceResponse()
 
 
@@ -189,8 +210,9 @@ class _Http(BaseHTTPRequestHandler):
         data = self.rfile.read(length) if length else b""
         if self.path not in ("/v1/logs", "/v1/metrics"):
             return self._reply(404, b"not found: POST /v1/logs or /v1/metrics\n", "text/plain")
-        if not rcv.auth.ok(self.headers.get("Authorization")):
-            return self._reply(401, b"a bearer token is required\n", "text/plain")
+        why = rcv.auth.refusal(self.headers.get("Authorization"))
+        if why:
+            return self._reply(401, f"{why}\n".encode(), "text/plain")
         if (self.headers.get("Content-Type") or "").split(";")[0].strip() != "application/x-protobuf":
             return self._reply(415, b"the body must be application/x-protobuf\n", "text/plain")
         req = ExportLogsServiceRequest() if self.path == "/v1/logs" else ExportMetricsServiceRequest()

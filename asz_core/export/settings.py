@@ -35,7 +35,11 @@ from urllib.parse import urlsplit
 import attrs
 
 __all__ = ["ExportConfig", "RetentionConfig", "parse_export", "parse_retention", "default_instance_id", "split_endpoint",
-           "DEFAULT_BATCH_BYTES"]
+           "DEFAULT_BATCH_BYTES", "TOKEN_ENV", "check_token", "with_token"]
+
+#: The environment variable ``asz push`` (and the push after an ``asz collect`` or ``asz server`` pass) reads a
+#: receiver's bearer token from, sent as ``Authorization: Bearer <token>`` (docs/push.md; never printed).
+TOKEN_ENV = "ASZ_PUSH_TOKEN"
 
 #: ``export.otlp.batch_bytes`` default: 8 MiB of file bytes per request.
 DEFAULT_BATCH_BYTES = 8 * 1024 * 1024
@@ -155,3 +159,25 @@ def parse_retention(ctx: Any, value: Any, parse_duration: Callable[[str], float]
     if "require_accepted" in d:
         r.require_accepted = ctx.boolean(d["require_accepted"], "storage.retention.require_accepted")
     return r
+
+
+def check_token(token: str, where: str) -> str:
+    """``token`` with surrounding whitespace (a file's trailing newline) removed. Raises ValueError, naming ``where``
+    (``--token-file PATH``, ``$ASZ_PUSH_TOKEN``) and never the token, when nothing is left or it holds whitespace or a
+    control character, which cannot stand in one ``Authorization`` header."""
+    token = token.strip()
+    if not token:
+        raise ValueError(f"{where}: no token in it")
+    if any(c.isspace() or not c.isprintable() for c in token):
+        raise ValueError(f"{where}: the token holds whitespace or a control character (one line, no spaces)")
+    return token
+
+
+def with_token(cfg: ExportConfig, token: str | None) -> ExportConfig:
+    """``cfg`` with ``Authorization: Bearer <token>`` in its headers, replacing any ``authorization`` header of the
+    configuration (names compared without case); ``cfg`` itself when ``token`` is None or ''."""
+    if not token:
+        return cfg
+    headers = {k: v for k, v in cfg.headers.items() if k.lower() != "authorization"}
+    headers["authorization"] = f"Bearer {token}"
+    return attrs.evolve(cfg, headers=headers)
