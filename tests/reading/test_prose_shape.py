@@ -121,6 +121,14 @@ def test_prose_is_the_same_with_the_source_folder_present_and_removed(corpus_sou
         assert turns and "could not be checked" not in err and "source lines" not in err
         # seed 003 drops each user line of one text block: none is a turn
         assert not [t for t in turns if t["role"] == "user" and (t["ts"], t["text"]) in lists[sid]], sid
+    # pruned: a skeleton keeps the header and each record's dropped, so the same turns stand (their text removed)
+    (tmp_path / "asz.yaml").write_text('storage: {retention: {after: "0", require_accepted: false}}\n')
+    asz("prune", "--root", str(root), "--config", str(tmp_path / "asz.yaml"))
+    assert not list(root.rglob("*.sd"))
+    for sid, (out, _) in before.items():
+        pruned = [json.loads(line) for line in _prose(root, sid)[0].splitlines()]
+        assert [(t["role"], t["ts"]) for t in pruned] == [(t["role"], t["ts"]) for t in map(json.loads, out.splitlines())]
+        assert all(t["text"].startswith("[removed by retention: ") for t in pruned)
 
 
 def test_a_file_landed_before_keeps_reading_the_source_line(corpus_source, tmp_path):
