@@ -54,16 +54,26 @@ def _asz(root, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([*ASZ, *args, "--root", str(r), "--tz", "UTC"], env=env, capture_output=True, text=True, timeout=300)
 
 
+def _v2_credits() -> float:
+    """The credits the 2.x session document records (its turns' ``metering_usage`` in unit ``credit``), read here."""
+    d = json.loads(next(KIRO.glob("sessions/cli/8e247382-*.json")).read_text(encoding="utf-8"))
+    return sum(m["value"] for t in d["session_state"]["conversation_metadata"]["user_turn_metadatas"]
+               for m in t.get("metering_usage") or () if m.get("unit") == "credit")
+
+
 def test_no_time_row_is_last_and_said(root):
     n = _v2_calls()
     p = _asz(root, "usage", "--json")
     assert p.returncode == 0, p.stderr
     rows = json.loads(p.stdout)
-    assert [r["date"] for r in rows] == ["2026-05-21", "(no time)"]  # the 3.x session's day, then the untimed row
+    # the 3.x session's day; the 2.x session's day, where its session document metered credits and no call is placed
+    # (its calls carry no time); then the untimed row
+    assert [r["date"] for r in rows] == ["2026-05-21", "2026-05-27", "(no time)"]
+    assert rows[1]["calls"] == 0 and rows[1]["credits"] == round(_v2_credits(), 6)  # --json gives credits to 6 places
     assert rows[-1]["calls"] == n and "no_time" not in rows[-1]
     text = _asz(root, "usage").stdout.splitlines()
-    assert text[2].startswith("(no time)") and text[3].startswith("total ")  # after the dated rows, before the total
-    assert text[4] == ("(no time): calls whose day is not known, their records carry no time (Kiro CLI 2.x, for one, "
+    assert text[3].startswith("(no time)") and text[4].startswith("total ")  # after the dated rows, before the total
+    assert text[5] == ("(no time): calls whose day is not known, their records carry no time (Kiro CLI 2.x, for one, "
                        f"writes none on a model reply): 8e247382 ({n} call(s))")
 
 
@@ -74,12 +84,13 @@ def test_since_names_the_calls_it_cannot_place_where_ls_lists_the_conversation(r
     p = _asz(root, "usage", "--since", "2026-05-27")
     assert p.returncode == 0, p.stderr
     out = p.stdout.splitlines()
-    assert out[1].startswith("total !") and out[1].split()[3] == "0"  # CALLS: no call placed in the window
-    assert out[2].startswith(f"! no time, so not placed in the --since/--until window, in no figure above: 8e247382 ({n} call(s)); ")
-    assert "asz ls --since/--until keeps a conversation by its first and last recorded times" in out[2]
+    assert out[1].startswith("2026-05-27 ") and out[1].split()[2] == "0"  # the day of its credits, no call placed in it
+    assert out[2].startswith("total !") and out[2].split()[3] == "0"  # CALLS: no call placed in the window
+    assert out[3].startswith(f"! no time, so not placed in the --since/--until window, in no figure above: 8e247382 ({n} call(s)); ")
+    assert "asz ls --since/--until keeps a conversation by its first and last recorded times" in out[3]
     j = _asz(root, "usage", "--since", "2026-05-21", "--json")  # a window with a row to carry the list
     rows = json.loads(j.stdout)
-    assert [r["date"] for r in rows] == ["2026-05-21"]
+    assert [r["date"] for r in rows] == ["2026-05-21", "2026-05-27"]  # the second the day of the 2.x session's credits
     assert all(r["no_time"] == [{"conversation": V2, "calls": n}] for r in rows)
     assert f"asz usage: ! no time, so not placed in the --since/--until window, in no figure above: 8e247382 ({n} call(s))" in j.stderr
     whole = json.loads(_asz(root, "usage", "--json").stdout)
