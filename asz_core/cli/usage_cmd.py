@@ -12,7 +12,7 @@ import typer
 from ..view.rows import usage_unrecorded
 from ..view.usage import TOKEN_KINDS
 from ..view.usage_report import NO_TIME
-from .reading_common import CONFIG_HELP, ROOT_HELP, fit_cells, tz_option, use_tz
+from .reading_common import CONFIG_HELP, ROOT_HELP, fit_cells, fit_tail, tz_option, use_tz
 
 #: Columns of the text table after the key: header and width.
 COLUMNS = (("MODELS", 28), ("CALLS", 7), ("INPUT", 10), ("OUTPUT", 10), ("CACHE WRITE", 12), ("CACHE READ", 13), ("TOTAL", 13), ("COST", 11))
@@ -280,6 +280,8 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
     for r in rows:
         label = label_of(r)
         marks = _marks(r)
+        if key == "project" and cell_len(label) + len(marks) > width:  # cut at its start, as asz ls cuts PROJECT
+            label = fit_tail(label, width - len(marks)).rstrip()  # (the tail tells projects apart; trial 16b, 14)
         if marks:  # kept whole on a narrow key: the mark is what says the row leaves calls or counts out
             label = (label if cell_len(label) + len(marks) <= width else fit_cells(label, width - len(marks))) + marks
         models = None if by_model else r["models"] or (["held back"] if "held_back" in r and not r["calls"] else [])

@@ -87,3 +87,23 @@ def test_a_cost_of_a_thousand_dollars_widens_the_cost_column(corpus_source, tmp_
     # the COST header ends where the figure does, and STATE starts where the row's state does
     assert cells(head[: head.index("COST") + 4]) == cells(line[: line.index(f"${cost:,.2f}") + len(f"${cost:,.2f}")])
     assert cells(head[: head.index("STATE")]) == cells(line[: line.rindex("  ") + 2])
+
+
+def test_usage_project_cuts_a_long_path_at_its_start_as_ls_does(corpus_root, corpus_source):
+    """trial 16b, 14: ``asz usage project`` cut a long project at its end (``…/spotter-worktrees/spott…``), hiding the
+    folders that tell worktrees apart; it now keeps the tail as ``asz ls`` does. The projects are the corpus's cwd values,
+    read from the main transcripts."""
+    cwds = set()
+    for f in corpus_source.glob("*/*.jsonl"):  # a conversation's project: the first cwd of its main transcript
+        m = re.search(r'"cwd":"([^"]*)"', f.read_text(encoding="utf-8", errors="replace"))
+        if m:
+            cwds.add(m.group(1))
+    long = sorted(c for c in cwds if cells(c) > 44)  # wider than the key column's 44 cells
+    assert long, cwds
+    lines = asz("usage", "project", "--root", str(corpus_root)).stdout.splitlines()
+    keys = [ln.split("  ")[0] for ln in lines[1:-1]]
+    for c in long:
+        shown = [k for k in keys if k.startswith("…") and c.endswith(k[1:])]
+        assert len(shown) == 1, (c, keys)
+        assert c.endswith(shown[0][1:]) and "/" in shown[0]
+    assert not any(k.endswith("…") for k in keys), keys  # no key cut at its end
