@@ -19,7 +19,7 @@ from .flags import FLAG_RULES
 from .glossary import GLOSSARY
 from .prompts import prompt_blocks, prompt_names_work, prompt_title
 from .roots import default_root, suggest_source, unread_roots
-from .transcript import label_target
+from .transcript import label_target, record_line
 
 __all__ = ["ClaudeCodeLocal", "asz_register_adapters", "asz_register_commands"]
 
@@ -109,6 +109,11 @@ class ClaudeCodeLocal(Adapter):
         """A prompt as a person reads it: a slash command as ``/name args``, a bash-mode command as ``! command``, a
         command's output as ``stdout``/``stderr`` blocks; see :func:`asz_adapters_claude.prompts.prompt_blocks`."""
         return prompt_blocks(text)
+
+    def record_line(self, dialect: str, record: Mapping[str, Any]) -> str | None:
+        """A short form of Claude Code's own ``system`` line (a compaction boundary: ``auto, 167,731 tokens before``;
+        a stop hook summary, a recap); see :func:`asz_adapters_claude.transcript.record_line`."""
+        return record_line(record)
 
     def prompt_names_work(self, dialect: str, text: str) -> bool:
         """False for a slash command with no arguments, the caveat Claude Code writes before local commands, and a

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any, Mapping
 
 import orjson
 
@@ -19,7 +20,7 @@ from .blocks import (Parts, attachment_flags, note_content_list, ordered_flags, 
 from .changes import derive_changes, editing_tool_of
 from .jsonspans import Obj
 
-__all__ = ["DESCRIBED_TYPES", "LABEL_FOR", "label_target", "transcript_record", "unknown_record"]
+__all__ = ["DESCRIBED_TYPES", "LABEL_FOR", "label_target", "record_line", "transcript_record", "unknown_record"]
 
 #: other value lands as one unknown part (field report 26).
 DESCRIBED_TYPES = frozenset(
@@ -294,3 +295,34 @@ def _derived_changes(rec: Record, v: dict, source: Source | None) -> None:
     rec.parts.append(Part(k="data", data=record, bytes=len(orjson.dumps(record))))
     if not rec.tool:
         rec.tool = of
+
+
+def record_line(record: Mapping[str, Any]) -> str | None:
+    """A short form of Claude Code's own ``system`` line, read from the record's data part (the line as written):
+    ``compact_boundary`` reads ``auto, 167,731 tokens before`` (``compactMetadata``' trigger and ``preTokens``);
+    ``stop_hook_summary`` ``stop hooks: 1 ran, 0 errors`` (``hookCount``, ``hookErrors``; ``prevented continuation``
+    when it did); ``away_summary`` and ``turn_duration`` their ``content`` / ``durationMs``; a line with only a text
+    ``content`` that text. None for any other record (the step is then drawn with no short form)."""
+    parts = record.get("parts") or ()
+    data = next((p.get("data") for p in parts if isinstance(p, Mapping) and isinstance(p.get("data"), Mapping)), None)
+    if data is None or data.get("type") != "system":
+        return None
+    sub = data.get("subtype")
+    if sub == "compact_boundary":
+        meta = data.get("compactMetadata") if isinstance(data.get("compactMetadata"), Mapping) else {}
+        trigger = meta.get("trigger") if isinstance(meta.get("trigger"), str) else ""
+        pre = meta.get("preTokens")
+        pre_text = f"{pre:,} tokens before" if isinstance(pre, int) and not isinstance(pre, bool) else ""
+        return ", ".join(x for x in (trigger, pre_text) if x) or None
+    if sub == "stop_hook_summary":
+        n, errs = data.get("hookCount"), data.get("hookErrors")
+        line = "stop hooks: " + (f"{n} ran" if isinstance(n, int) and not isinstance(n, bool) else "ran")
+        if isinstance(errs, list):
+            line += f", {len(errs)} error{'s' if len(errs) != 1 else ''}"
+        return line + (", prevented continuation" if data.get("preventedContinuation") is True else "")
+    if sub == "turn_duration" and isinstance(data.get("durationMs"), int):
+        return f"turn took {data['durationMs'] / 1000:,.1f} s"
+    content = data.get("content")
+    if isinstance(content, str) and content.strip():
+        return ("recap: " if sub == "away_summary" else "") + content
+    return None

@@ -371,6 +371,16 @@ class Adapter(abc.ABC):
         """
         return [("text", text)]
 
+    def record_line(self, dialect: str, record: Mapping[str, Any]) -> str | None:
+        """A short form of a runtime's own record of ``dialect`` (a compaction's boundary, a runtime notice), one line
+        a person reads beside the step's label: Claude Code's compaction boundary ``auto, 167,731 tokens before``,
+        a stop hook summary ``2 hooks ran``. What a human rendering draws (``asz export``'s Markdown and HTML,
+        docs/reading.md); the record itself is still drawn whole. ``record`` as for :meth:`label_target`. Default
+        None (no short form). Must not raise (an exception, or an answer that is not a string with text, is taken
+        as None).
+        """
+        return None
+
     def content_shape(self, dialect: str, adapter: str, record: Mapping[str, Any]) -> str | None:
         """``"string"`` or ``"list"``: the shape of the message content a landed record of ``dialect`` whose parts are
         one ``text`` part was read from, as the record itself states it, for a runtime whose messages hold either a

@@ -8,7 +8,10 @@ clips them at 2,000 bytes); a part whose content is not in the root says so
 in its place (:func:`part_marker`): ``[too large to land: 30,000,005 bytes]``,
 ``[removed by retention: 1,234 bytes]``. Talks come in order; in each, the person's prompt,
 the replies, tool calls with their input and result, injected context and
-runtime notices, in the document's order; thinking only with ``thinking``.
+runtime notices, in the document's order; thinking only with ``thinking``. The document's ``loose`` nodes (a
+compaction's boundary and summary, context injected before a talk) are drawn in place, in record order
+(:func:`.export_steps.steps`), the boundary labelled with the adapter's short form (``Context compacted (auto, 167,731
+tokens before)``).
 
 HTML: one file, its style inline, no script, no external reference, and a
 Content-Security-Policy that allows none; every transcript text is rendered
@@ -27,149 +30,19 @@ from __future__ import annotations
 import html
 import os
 from pathlib import Path
-from typing import Collection, Iterator, Mapping, Sequence
+from typing import Collection, Mapping, Sequence
 
 import orjson
 
-from ..flow.model import Ref
-from ..sessiondata import SDError, SDReader
-from ..storage.layout import landed_files
 from ..view.document import build_view
-from ..view.summary import HEADING_LIMIT, short_title, shorten
-from ..view.titles import dialect_of, talk_headings
-from .export_blocks import BLOCK_STEPS, fence, html_blocks, markdown_blocks, read_blocks
+from ..view.summary import shorten
+from ..view.titles import dialect_of
+from .export_blocks import fence, html_blocks, markdown_blocks
+from .export_steps import LOST, Step, part_marker, steps, talk_heading, unverified_files, unverified_marker
 from ..view.zone import local_text, zone_name
 from .termtext import plain
 
 __all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "to_markdown", "to_html", "index_markdown", "index_html", "CSS"]
-
-_SHOWN = ("message.external", "message.assistant", "thinking", "tool", "agent.call", "context.injection", "agent.output",
-          "runtime.notification", "error.api", "control.interrupt", "control.permission", "control.command", "control.notice",
-          "epoch.boundary", "epoch.summary", "message.synthetic")
-_WHO = {"message.external": "Person", "message.assistant": "Assistant", "agent.output": "Agent output",
-        "message.synthetic": "Runtime", "thinking": "Thinking", "context.injection": "Context"}
-
-
-class Step(dict):
-    """One step to render: ``id``, ``kind``, ``at`` (unix ms), ``who``, ``text`` (whole), ``withheld`` (bytes or 0), and for a
-    tool ``name``, ``input``, ``result``, ``result_withheld``, ``failed``."""
-
-
-def _records(root: Path, session: str) -> dict[tuple[int, int], dict]:
-    """Records of the session's landed files by (seq, row); a file that does not verify gives none (its text is not
-    evidence: the document says so and :func:`steps` puts :func:`unverified_marker` in its place)."""
-    out: dict[tuple[int, int], dict] = {}
-    for ln, path in landed_files(root / session, skeletons=True) if (root / session).is_dir() else []:
-        got: dict[tuple[int, int], dict] = {}
-        try:  # a skeleton's parts say removed (part_marker)
-            for row, rec in SDReader(path, decode="dict"):
-                got[(ln.seq, row)] = rec
-        except (SDError, OSError):
-            continue  # the document says the file does not verify
-        out.update(got)
-    return out
-
-
-def unverified_files(doc: dict) -> dict[int, dict]:
-    """seq -> ``files`` entry of each landed file of ``doc`` that does not verify (the entry's ``problem``)."""
-    return {f["seq"]: f for f in doc.get("files", ()) if f.get("problem") and isinstance(f.get("seq"), int)}
-
-
-def unverified_marker(f: dict) -> str:
-    """What stands in place of text read from a landed file that does not verify: ``[not shown: landed file … does not
-    verify: digest mismatch: … (line 951)]``."""
-    return f"[not shown: landed file {f['file']} does not verify: {f['problem']}]"
-
-
-#: What stands in place of a part whose content is not in the root, by its ``state`` (the page's words; seed 000:
-#: a part too large to land holds nothing, a skeleton's part was removed by retention).
-LOST = {"too_large": "too large to land", "removed": "removed by retention"}
-
-
-def part_marker(p: dict) -> str:
-    """``[too large to land: 30,000,005 bytes]`` / ``[removed by retention: N bytes]`` for a part whose content is not
-    in the root (``state`` too_large or removed, :data:`LOST`; ``bytes`` is the original's size), else ''."""
-    why = LOST.get(p.get("state", ""))
-    if why is None:
-        return ""
-    n = p.get("bytes")
-    return f"[{why}: {n:,} bytes]" if isinstance(n, int) and not isinstance(n, bool) else f"[{why}]"
-
-
-def _part_text(p: dict) -> str:
-    text = p.get("text", "")
-    if not text and p.get("data") is not None:
-        text = orjson.dumps(p["data"], default=str, option=orjson.OPT_INDENT_2).decode("utf-8")
-    return text or part_marker(p)
-
-
-def _ref_text(recs: dict, ref: dict | None, kinds: tuple[str, ...] = ("text", "reasoning", "result", "call", "data")) -> str:
-    if not ref:
-        return ""
-    r = Ref.from_dict(ref)
-    rec = recs.get((r.seq, r.row))
-    if rec is None:
-        return ""
-    parts = rec.get("parts", ())
-    if r.block is not None:
-        parts = [parts[r.block]] if 0 <= r.block < len(parts) else []
-    return "\n".join(t for t in (_part_text(p) for p in parts if p.get("k") in kinds) if t)
-
-
-def _walk(nodes: Sequence[dict]) -> Iterator[dict]:
-    for n in nodes:
-        yield n
-        yield from _walk(n.get("children", ()))
-
-
-def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect: str = "") -> list[dict]:
-    """The talks of ``doc`` as ``[{"talk": talk node, "heading": its heading (:func:`talk_heading`), "steps": [Step…]}]``
-    with whole texts from the landed records; a person's or injected step whose text the adapter of ``dialect`` reads
-    in blocks (a command as typed, its output: :func:`~asz_core.view.titles.prompt_blocks`) carries them as
-    ``blocks``."""
-    root = Path(root)
-    recs = _records(root, doc["sessions"][0]) if doc.get("sessions") else {}
-    bad = unverified_files(doc)
-
-    def held(ref: dict | None) -> str:  # the marker for text a file that does not verify would have given, else ''
-        return unverified_marker(bad[ref["seq"]]) if ref and ref.get("seq") in bad else ""
-
-    if bad:  # what such a file holds is not read as evidence, even when it reads (rewritten whole, closing line too)
-        recs = {k: v for k, v in recs.items() if k[0] not in bad}
-
-    heads = talk_headings(doc, dialect, HEADING_LIMIT, record=lambda ref: recs.get((ref.get("seq"), ref.get("row"))), clean=plain)
-    out = []
-    for talk in doc.get("talks", ()):
-        shown = []
-        for n in _walk(talk.get("children", ())):
-            kind = n["kind"]
-            if kind not in _SHOWN or (kind == "thinking" and not thinking):
-                continue
-            s = Step(id=n["id"], kind=kind, at=n.get("at") or 0, who=_WHO.get(kind, kind), text="", withheld=0)
-            if kind in ("tool", "agent.call"):
-                s["name"] = n.get("name", "")
-                s["failed"] = bool(n.get("failed"))
-                refs = n.get("refs") or ([n["ref"]] if n.get("ref") else [])
-                s["withheld"] = n.get("bytes", 0) if n.get("state") == "omitted" else 0
-                s["input"] = "" if s["withheld"] else _ref_text(recs, refs[0] if refs else None, ("call", "text"))
-                s["result_withheld"] = n.get("result_bytes", 0) if n.get("result_state") == "omitted" else 0
-                s["result"] = "" if s["result_withheld"] or len(refs) < 2 else _ref_text(recs, refs[1], ("result", "text"))
-                if not s["result"] and not s["result_withheld"]:
-                    s["result"] = n.get("result", "") or held(refs[1] if len(refs) > 1 else None)
-                if not s["input"] and not s["withheld"]:
-                    s["input"] = held(refs[0] if refs else None)
-            elif n.get("state") == "omitted":
-                s["withheld"] = n.get("bytes", 0) or 1
-            else:
-                first = n.get("ref") or ((n.get("refs") or [None])[0])
-                s["text"] = _ref_text(recs, first) or n.get("text", "") or held(first)
-                if not s["text"].strip():
-                    continue  # an empty fragment is not drawn
-                s["blocks"] = read_blocks(s["text"], dialect) if kind in BLOCK_STEPS else None
-            shown.append(s)
-        out.append({"talk": talk, "heading": talk_heading(doc, talk, heads), "steps": shown})
-    return out
-
 
 def _when(ms: int | None) -> str:
     return local_text(ms, "%Y-%m-%d %H:%M:%S") if ms else ""  # in --tz, else this machine's zone
@@ -250,22 +123,6 @@ def doc_dialect(root: str | os.PathLike, doc: dict) -> str:
     return dialect_of(root, sessions[0]) if sessions and isinstance(sessions[0], str) else ""
 
 
-def talk_heading(doc: dict, talk: dict, heads: Mapping[str, str]) -> str:
-    """A talk's heading, on one line and at most :data:`HEADING_LIMIT` characters: ``heads``' (its label read as a
-    title is: :func:`~asz_core.view.titles.talk_headings`, terminal formatting removed; Claude Code's command markup
-    reads ``/context``, a bash-mode command's output alone the command, ``! ls``); a child's talk with none is named as
-    the page names it, ``Subagent: `` and its stream's label (what its parent asked it to do), else the talk's id. The
-    document's label itself stays as the record holds it."""
-    if heads.get(talk["id"]):
-        return heads[talk["id"]]
-    label = ""
-    if talk.get("child"):
-        stream = next((st for st in doc.get("streams") or () if st.get("name") == talk.get("stream")), None)
-        if stream is not None:
-            label = "Subagent: " + (stream.get("label") or stream.get("name") or "")
-    return short_title(label, "", HEADING_LIMIT) or talk["id"]
-
-
 def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> str:
     """The conversation as Markdown: a header with its summary, then each talk's steps (module docstring)."""
     from .removed import removal_line, shown_removed
@@ -287,8 +144,11 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
     dialect = doc_dialect(root, doc)
     for i, t in enumerate(steps(root, doc, thinking=thinking, dialect=dialect), 1):
         talk = t["talk"]
-        lines += ["", f"## Talk {i}: {plain(t['heading'])}", "",
-                  f"*{_when(talk.get('from'))}* · `{talk['id']}`"]
+        if talk is None:  # loose nodes of a stream with no talk
+            lines += ["", f"## {t['heading']}"]
+        else:
+            lines += ["", f"## Talk {i}: {plain(t['heading'])}", "",
+                      f"*{_when(talk.get('from'))}* · `{talk['id']}`"]
         for st in t["steps"]:
             lines.append("")
             if st["kind"] in ("tool", "agent.call"):
@@ -306,7 +166,7 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
                 lines.append(f"*(withheld: {st['withheld']} bytes)*")
             elif st.get("blocks"):
                 lines += markdown_blocks(st["blocks"])
-            elif st["kind"] in ("message.external", "message.assistant", "agent.output"):
+            elif st["kind"] in ("message.external", "message.assistant", "agent.output", "epoch.summary"):
                 lines.append(plain(st["text"]))
             else:
                 lines.append(fence(plain(st["text"])))
@@ -355,7 +215,7 @@ h1{font-size:1.5em}h2{font-size:1.15em;margin-top:2em;border-bottom:1px solid #d
 .meta,.when,.id{color:#666;font-size:.85em}.id{font-family:ui-monospace,monospace}
 .step{margin:.8em 0;padding:.5em .8em;border-left:3px solid #ccc}
 .step.person{border-color:#2a7ae2;background:#f4f8fe}.step.assistant{border-color:#2f9e44}
-.step.thinking{border-color:#aaa;color:#555;font-style:italic}.step.withheld{color:#888}
+.step.thinking{border-color:#aaa;color:#555;font-style:italic}.step.summary{border-color:#e8590c}.step.withheld{color:#888}
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f6f6;padding:.5em;max-height:30em;overflow:auto}
 code{font-family:ui-monospace,monospace;font-size:.92em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em}
 details>summary{cursor:pointer;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}.failed{color:#c92a2a}
@@ -445,7 +305,10 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
     for i, t in enumerate(steps(root, doc, thinking=thinking, dialect=dialect), 1):
         talk = t["talk"]
         label = t["heading"]
-        out.append(f"<h2 id=\"{e(talk['id'])}\">Talk {i}: {isolated(label)}</h2><p class=\"when\">{e(_when(talk.get('from')))}</p>")
+        if talk is None:  # loose nodes of a stream with no talk
+            out.append(f"<h2 id=\"outside\">{e(label)}</h2>")
+        else:
+            out.append(f"<h2 id=\"{e(talk['id'])}\">Talk {i}: {isolated(label)}</h2><p class=\"when\">{e(_when(talk.get('from')))}</p>")
         for st in t["steps"]:
             sid = e(st["id"])
             if st["kind"] in ("tool", "agent.call"):
@@ -459,11 +322,12 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
                 out.append(f"<details class=\"step tool\" id=\"{sid}\"><summary>Tool <b>{e(st.get('name') or '?')}</b>{failed} "
                            f"<span class=\"id\">{sid}</span></summary>{inner}</details>")
                 continue
-            cls = {"message.external": "person", "message.assistant": "assistant", "thinking": "thinking"}.get(st["kind"], "other")
+            cls = {"message.external": "person", "message.assistant": "assistant", "thinking": "thinking",
+                   "epoch.summary": "summary"}.get(st["kind"], "other")
             head = f"<div class=\"meta\"><b>{e(st['who'])}</b> · {e(_when(st['at']))} · <span class=\"id\">{sid}</span></div>"
             if st["withheld"]:
                 out.append(f"<div class=\"step withheld\" id=\"{sid}\">{head}<p>(withheld: {st['withheld']} bytes)</p></div>")
-            elif cls in ("person", "assistant", "thinking") or st["kind"] == "agent.output":
+            elif cls in ("person", "assistant", "thinking", "summary") or st["kind"] == "agent.output":
                 body = html_blocks(st["blocks"], md, shown, e) if st.get("blocks") else md.render(shown(st['text']))
                 out.append(f"<div class=\"step {cls}\" id=\"{sid}\">{head}{body}</div>")
             else:  # one line: the triangle, what it is, then when and its id (trial 4, F11)

@@ -118,6 +118,21 @@ def prompt_blocks(text: str, dialect: str) -> list[tuple[str, str]]:
     return [("text", text)]
 
 
+def record_line(record: dict | None, dialect: str) -> str:
+    """The short form the adapter of ``dialect`` gives a runtime's own landed ``record``
+    (:meth:`~asz_core.plugins.adapter.Adapter.record_line`: Claude Code's compaction boundary reads ``auto, 167,731
+    tokens before``), on one line; '' when there is no record, no adapter speaks ``dialect``, or it fails or gives
+    none. Display only: the document keeps the record as it landed."""
+    adapter = _adapter(dialect) if record else None
+    if adapter is None:
+        return ""
+    try:
+        got = adapter.record_line(dialect, record)
+    except Exception:  # an adapter's bug takes nothing from the reader: the record is drawn whole all the same
+        return ""
+    return " ".join(got.split()) if isinstance(got, str) else ""
+
+
 def step_blocks(doc: dict, dialect: str, record: Callable[[dict], dict | None] | None = None) -> dict[str, list[tuple[str, str]]]:
     """``{step id: blocks}`` for each step of an asz.view document ``doc`` of a :data:`BLOCK_STEPS` kind whose text
     the adapter of ``dialect`` reads in blocks other than the text as written (:func:`prompt_blocks`): what the page

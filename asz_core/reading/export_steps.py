@@ -1,0 +1,211 @@
+"""The steps ``asz export`` draws (Markdown and HTML, :mod:`.export`): the talks of an asz.view document with whole
+texts read from the landed records the steps cite, and the document's ``loose`` nodes put in place in record order
+(docs/reading.md, ``asz export``)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterator, Mapping, Sequence
+
+import orjson
+
+from ..flow.model import Ref
+from ..sessiondata import SDError, SDReader
+from ..storage.layout import landed_files
+from ..view.summary import HEADING_LIMIT, short_title
+from ..view.titles import record_line, talk_headings
+from .export_blocks import BLOCK_STEPS, read_blocks
+from .termtext import plain
+
+__all__ = ["LOST", "Step", "part_marker", "steps", "talk_heading", "unverified_files", "unverified_marker"]
+
+
+_SHOWN = ("message.external", "message.assistant", "thinking", "tool", "agent.call", "context.injection", "agent.output",
+          "runtime.notification", "error.api", "control.interrupt", "control.permission", "control.command", "control.notice",
+          "epoch.boundary", "epoch.summary", "message.synthetic")
+_WHO = {"message.external": "Person", "message.assistant": "Assistant", "agent.output": "Agent output",
+        "message.synthetic": "Runtime", "thinking": "Thinking", "context.injection": "Context",
+        "epoch.boundary": "Context compacted", "epoch.summary": "Summary the model continued from"}
+
+
+class Step(dict):
+    """One step to render: ``id``, ``kind``, ``at`` (unix ms), ``who``, ``text`` (whole), ``withheld`` (bytes or 0), and for a
+    tool ``name``, ``input``, ``result``, ``result_withheld``, ``failed``."""
+
+
+def _records(root: Path, session: str) -> dict[tuple[int, int], dict]:
+    """Records of the session's landed files by (seq, row); a file that does not verify gives none (its text is not
+    evidence: the document says so and :func:`steps` puts :func:`unverified_marker` in its place)."""
+    out: dict[tuple[int, int], dict] = {}
+    for ln, path in landed_files(root / session, skeletons=True) if (root / session).is_dir() else []:
+        got: dict[tuple[int, int], dict] = {}
+        try:  # a skeleton's parts say removed (part_marker)
+            for row, rec in SDReader(path, decode="dict"):
+                got[(ln.seq, row)] = rec
+        except (SDError, OSError):
+            continue  # the document says the file does not verify
+        out.update(got)
+    return out
+
+
+def unverified_files(doc: dict) -> dict[int, dict]:
+    """seq -> ``files`` entry of each landed file of ``doc`` that does not verify (the entry's ``problem``)."""
+    return {f["seq"]: f for f in doc.get("files", ()) if f.get("problem") and isinstance(f.get("seq"), int)}
+
+
+def unverified_marker(f: dict) -> str:
+    """What stands in place of text read from a landed file that does not verify: ``[not shown: landed file … does not
+    verify: digest mismatch: … (line 951)]``."""
+    return f"[not shown: landed file {f['file']} does not verify: {f['problem']}]"
+
+
+#: What stands in place of a part whose content is not in the root, by its ``state`` (the page's words; seed 000:
+#: a part too large to land holds nothing, a skeleton's part was removed by retention).
+LOST = {"too_large": "too large to land", "removed": "removed by retention"}
+
+
+def part_marker(p: dict) -> str:
+    """``[too large to land: 30,000,005 bytes]`` / ``[removed by retention: N bytes]`` for a part whose content is not
+    in the root (``state`` too_large or removed, :data:`LOST`; ``bytes`` is the original's size), else ''."""
+    why = LOST.get(p.get("state", ""))
+    if why is None:
+        return ""
+    n = p.get("bytes")
+    return f"[{why}: {n:,} bytes]" if isinstance(n, int) and not isinstance(n, bool) else f"[{why}]"
+
+
+def _part_text(p: dict) -> str:
+    text = p.get("text", "")
+    if not text and p.get("data") is not None:
+        text = orjson.dumps(p["data"], default=str, option=orjson.OPT_INDENT_2).decode("utf-8")
+    return text or part_marker(p)
+
+
+def _ref_text(recs: dict, ref: dict | None, kinds: tuple[str, ...] = ("text", "reasoning", "result", "call", "data")) -> str:
+    if not ref:
+        return ""
+    r = Ref.from_dict(ref)
+    rec = recs.get((r.seq, r.row))
+    if rec is None:
+        return ""
+    parts = rec.get("parts", ())
+    if r.block is not None:
+        parts = [parts[r.block]] if 0 <= r.block < len(parts) else []
+    return "\n".join(t for t in (_part_text(p) for p in parts if p.get("k") in kinds) if t)
+
+
+def _walk(nodes: Sequence[dict]) -> Iterator[dict]:
+    for n in nodes:
+        yield n
+        yield from _walk(n.get("children", ()))
+
+
+def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect: str = "") -> list[dict]:
+    """The talks of ``doc`` as ``[{"talk": talk node, "heading": its heading (:func:`talk_heading`), "steps": [Step…]}]``
+    with whole texts from the landed records; a person's or injected step whose text the adapter of ``dialect`` reads
+    in blocks (a command as typed, its output: :func:`~asz_core.view.titles.prompt_blocks`) carries them as
+    ``blocks``."""
+    root = Path(root)
+    recs = _records(root, doc["sessions"][0]) if doc.get("sessions") else {}
+    bad = unverified_files(doc)
+
+    def held(ref: dict | None) -> str:  # the marker for text a file that does not verify would have given, else ''
+        return unverified_marker(bad[ref["seq"]]) if ref and ref.get("seq") in bad else ""
+
+    if bad:  # what such a file holds is not read as evidence, even when it reads (rewritten whole, closing line too)
+        recs = {k: v for k, v in recs.items() if k[0] not in bad}
+
+    heads = talk_headings(doc, dialect, HEADING_LIMIT, record=lambda ref: recs.get((ref.get("seq"), ref.get("row"))), clean=plain)
+
+    def step(n: dict) -> Step | None:  # one node as a step to draw, None when it is not drawn
+        kind = n["kind"]
+        if kind not in _SHOWN or (kind == "thinking" and not thinking):
+            return None
+        s = Step(id=n["id"], kind=kind, at=n.get("at") or 0, who=_WHO.get(kind, kind), text="", withheld=0)
+        first = _first_ref(n)
+        if kind in ("tool", "agent.call"):
+            s["name"] = n.get("name", "")
+            s["failed"] = bool(n.get("failed"))
+            refs = n.get("refs") or ([n["ref"]] if n.get("ref") else [])
+            s["withheld"] = n.get("bytes", 0) if n.get("state") == "omitted" else 0
+            s["input"] = "" if s["withheld"] else _ref_text(recs, refs[0] if refs else None, ("call", "text"))
+            s["result_withheld"] = n.get("result_bytes", 0) if n.get("result_state") == "omitted" else 0
+            s["result"] = "" if s["result_withheld"] or len(refs) < 2 else _ref_text(recs, refs[1], ("result", "text"))
+            if not s["result"] and not s["result_withheld"]:
+                s["result"] = n.get("result", "") or held(refs[1] if len(refs) > 1 else None)
+            if not s["input"] and not s["withheld"]:
+                s["input"] = held(refs[0] if refs else None)
+        elif n.get("state") == "omitted":
+            s["withheld"] = n.get("bytes", 0) or 1
+        else:
+            s["text"] = _ref_text(recs, first) or n.get("text", "") or held(first)
+            if not s["text"].strip():
+                return None  # an empty fragment is not drawn
+            s["blocks"] = read_blocks(s["text"], dialect) if kind in BLOCK_STEPS else None
+        if kind == "epoch.boundary":
+            short = record_line(recs.get((first["seq"], first["row"])) if first else None, dialect)
+            s["who"] = f"Context compacted ({short})" if short else "Context compacted"
+        return s
+
+    out = []
+    for talk in doc.get("talks", ()):
+        shown = [(_at(n), s) for n in _walk(talk.get("children", ())) if (s := step(n)) is not None]
+        out.append({"talk": talk, "heading": talk_heading(doc, talk, heads), "steps": shown})
+    outside = _place_loose(doc, out, step)
+    for t in out:
+        t["steps"] = [s for _, s in t["steps"]]
+    if outside:
+        out.append({"talk": None, "heading": "Outside any talk", "steps": outside})
+    return out
+
+
+def _first_ref(n: dict) -> dict | None:
+    return n.get("ref") or ((n.get("refs") or [None])[0])
+
+
+def _at(n: dict) -> tuple:
+    """Where node ``n`` stands in its stream: (stream, seq, row, block) of its first reference, block -1 for none."""
+    r = _first_ref(n) or {}
+    b = r.get("block")
+    return (n.get("stream") or "", r.get("seq") or 0, r.get("row") or 0, b if isinstance(b, int) else -1)
+
+
+def _place_loose(doc: dict, talks: list[dict], step) -> list[Step]:
+    """Put each drawn ``loose`` node of ``doc`` (a compaction's boundary and summary, injected context: nodes under
+    no talk, docs/view.md) among ``talks``' ``(position, Step)`` pairs in record order: in the talk of its stream
+    that opened last at or before it, after that talk's steps from before it; one before every talk of its stream
+    at the head of the stream's first talk. Returns the steps of nodes whose stream has no talk (drawn apart)."""
+    outside: list[Step] = []
+    for n in doc.get("loose") or ():
+        s = step(n)
+        if s is None:
+            continue
+        at = _at(n)
+        mine = [t for t in talks if (t["talk"].get("stream") or "") == at[0]]
+        if not mine:
+            outside.append(s)
+            continue
+        before = [t for t in mine if _at(t["talk"]) <= at]
+        t = before[-1] if before else mine[0]
+        i = 0
+        while i < len(t["steps"]) and not (t["steps"][i][0][0] == at[0] and t["steps"][i][0] > at):
+            i += 1
+        t["steps"].insert(i, (at, s))
+    return outside
+
+
+def talk_heading(doc: dict, talk: dict, heads: Mapping[str, str]) -> str:
+    """A talk's heading, on one line and at most :data:`HEADING_LIMIT` characters: ``heads``' (its label read as a
+    title is: :func:`~asz_core.view.titles.talk_headings`, terminal formatting removed; Claude Code's command markup
+    reads ``/context``, a bash-mode command's output alone the command, ``! ls``); a child's talk with none is named as
+    the page names it, ``Subagent: `` and its stream's label (what its parent asked it to do), else the talk's id. The
+    document's label itself stays as the record holds it."""
+    if heads.get(talk["id"]):
+        return heads[talk["id"]]
+    label = ""
+    if talk.get("child"):
+        stream = next((st for st in doc.get("streams") or () if st.get("name") == talk.get("stream")), None)
+        if stream is not None:
+            label = "Subagent: " + (stream.get("label") or stream.get("name") or "")
+    return short_title(label, "", HEADING_LIMIT) or talk["id"]

@@ -1,0 +1,72 @@
+"""``asz export --format md|html`` draws what the asz.view document has beyond the talks' steps (trial 16b): the
+``loose`` nodes in place (a compaction's boundary and summary, injected context before the first talk; F1).
+Expected values are read straight from the corpus's source .jsonl files."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from reading_helpers import asz, source_lines
+
+#: The corpus session with a compaction: source row 714 is ``system/compact_boundary``, row 715 the
+#: ``isCompactSummary`` user message the model continued from.
+COMPACTED = "8463c716-a2ea-4c14-9efa-87158ebd9f20"
+COMPACTED_SRC = "-home-user-spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
+#: A session whose row 4 is the caveat Claude Code injects before a local command, under no talk (Talk 1 opens at row 5).
+CAVEAT = "a7da6a22-facc-4fcd-8bab-f83c87862004"
+
+
+def _row(corpus_source: Path, src: str, row: int) -> dict:
+    return source_lines(corpus_source / src)[row - 1]
+
+
+def test_markdown_draws_the_compaction_in_place(corpus_root, corpus_source):
+    boundary, summary = _row(corpus_source, COMPACTED_SRC, 714), _row(corpus_source, COMPACTED_SRC, 715)
+    assert boundary["subtype"] == "compact_boundary" and summary.get("isCompactSummary") is True
+    meta = boundary["compactMetadata"]
+    md = asz("export", COMPACTED, "--root", str(corpus_root)).stdout
+    label = f"**Context compacted ({meta['trigger']}, {meta['preTokens']:,} tokens before)**"
+    assert label == "**Context compacted (auto, 167,731 tokens before)**" and md.count(label) == 1
+    text = summary["message"]["content"]
+    assert isinstance(text, str) and len(text.encode()) > 2000 and md.count(text) == 1  # whole, not the document's 2,000 bytes
+    # in record order: after the step of row 713 (the Edit's result), before the boundary the summary, then row 716 on
+    at_boundary, at_summary = md.index(label), md.index("**Summary the model continued from**")
+    assert md.index("`summary/1/715`") > at_boundary
+    before = md.rfind("**Tool ", 0, at_boundary)
+    edit = _row(corpus_source, COMPACTED_SRC, 713)["message"]["content"][0]
+    assert edit["type"] == "tool_result" and md[before:at_boundary].count(f"`tool/{edit['tool_use_id']}`") == 1
+    assert at_boundary < at_summary < md.index(text) < md.index(_next_said(corpus_source), at_summary)
+
+
+def _next_said(corpus_source: Path) -> str:
+    """The first assistant text after the compaction summary (source rows after 715)."""
+    for d in source_lines(corpus_source / COMPACTED_SRC)[715:]:
+        if d.get("type") == "assistant":
+            texts = [b["text"] for b in d["message"]["content"] if b.get("type") == "text" and b["text"].strip()]
+            if texts:
+                return texts[0]
+    raise AssertionError("no assistant text after row 715")
+
+
+def test_html_draws_the_compaction_in_place(corpus_root, corpus_source, tmp_path):
+    meta = _row(corpus_source, COMPACTED_SRC, 714)["compactMetadata"]
+    out = tmp_path / "c.html"
+    asz("export", COMPACTED, "--format", "html", "--out", str(out), "--root", str(corpus_root))
+    page = out.read_text()
+    head = f"Context compacted ({meta['trigger']}, {meta['preTokens']:,} tokens before)"
+    assert page.count(html.escape(head)) == 1
+    assert page.index('id="boundary/1/714"') < page.index('id="summary/1/715"')
+    assert "Summary the model continued from" in page
+    first_line = _row(corpus_source, COMPACTED_SRC, 715)["message"]["content"].split("\n", 1)[0]
+    assert html.escape(first_line, quote=False) in page
+
+
+def test_injected_context_before_the_first_talk_heads_it(corpus_root, corpus_source):
+    src = next(p for p in corpus_source.glob(f"*/{CAVEAT}.jsonl"))
+    caveat = source_lines(src)[3]
+    assert caveat.get("isMeta") is True and caveat["message"]["content"].startswith("Caveat:")
+    md = asz("export", CAVEAT, "--root", str(corpus_root)).stdout
+    talk1 = md.index("## Talk 1:")
+    assert talk1 < md.index("`inject/1/4`") < md.index("`input/1/5`") < md.index("## Talk 2:")  # row 4 before row 5
+    assert caveat["message"]["content"] in md
