@@ -19,16 +19,19 @@ def _strings(value) -> list[str]:
     return [json.dumps(value)]
 
 
-def message_words(projects: Path) -> list[set[str]]:
+def message_words(projects: Path, meta: bool = True) -> list[set[str]]:
     """The words (lower case; letters and digits, as the index's tokenizer reads them) of each text of the messages
     of the transcripts under ``projects``: a prompt or reply text, a thinking, a tool's name and input, a tool
-    result. A runtime notice or an attachment (records of other kinds) is not read."""
+    result. A runtime notice or an attachment (records of other kinds) is not read; nor, when not ``meta``, a line
+    with ``isMeta`` true (the runtime's, such as a skill's text: the index's kind ``context``, with attachments)."""
     out: list[set[str]] = []
     for path in sorted(projects.rglob("*.jsonl")):
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
             try:
                 rec = json.loads(line)
             except ValueError:
+                continue
+            if not meta and isinstance(rec, dict) and rec.get("isMeta") is True:
                 continue
             msg = rec.get("message") if isinstance(rec, dict) else None
             content = msg.get("content") if isinstance(msg, dict) else None

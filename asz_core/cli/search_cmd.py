@@ -35,7 +35,7 @@ def search(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of hits (conversation, title, talk, step, kind, at, snippet, file, row, snippet_text, snippet_marks)."),
     held_back: bool = typer.Option(False, "--held-back", help="With --json: print {hits, held_back, partial, indexing} as /api/search?held_back=1 answers (partial is always false here: this command waits for another update of the index): the hits, and what was left out (files that do not verify, with how many hits the whole query matches in each; what was never searched)."),
     limit: int = typer.Option(20, "--limit", min=1, help="At most this many hits (1 or more)."),
-    kind: str = typer.Option("", "--kind", help="Only these kinds (comma list): prompt, reply, text, context, thinking, tool_input, tool_result."),
+    kind: str = typer.Option("", "--kind", help="Only these kinds (comma list): prompt (typed by a person), reply, text, context, summary (a compaction summary), notice (a runtime notice, a compaction boundary), thinking, tool_input, tool_result."),
     project: str = typer.Option("", "--project", help="Only conversations whose project contains this (case-insensitive)."),
     since: str = typer.Option("", "--since", help="Only hits at or after: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
     until: str = typer.Option("", "--until", help="Only hits at or before (same forms; a date counts to its end)."),

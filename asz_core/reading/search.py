@@ -9,10 +9,14 @@ covers:
 ============  =====================================================================
 kind          what is indexed
 ============  =====================================================================
-prompt        a ``text`` part of a record from ``external`` (what a person typed)
+prompt        a ``text`` part of a record flagged ``external_input`` (what a person typed: a ``message.external``)
 reply         a ``text`` part of a record from ``agent``
-text          a ``text`` part of any other record (runtime notices, injected context)
-context       a ``data`` part of a record a ``context.injection`` step cites (a prompt snapshot, an attachment), as JSON
+text          a ``text`` part of any other record (a runtime's line; what a sub-agent was asked, which its parent wrote)
+context       a ``text`` part of a record flagged ``injected``, or a ``data`` part a ``context.injection`` step
+              cites (a prompt snapshot, an attachment), as JSON
+summary       a ``text`` part of a compaction summary (flag ``reset_summary``, an ``epoch.summary``)
+notice        a ``data`` part a ``control.notice`` or ``epoch.boundary`` step cites (a runtime's notice such as
+              Claude Code's ``away_summary`` recap; "Conversation compacted"), as JSON
 thinking      a ``reasoning`` part
 tool_input    a ``call`` part: the tool's name and its input as JSON
 tool_result   a ``result`` part: its text, else its data as JSON

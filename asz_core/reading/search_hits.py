@@ -24,7 +24,7 @@ from .landed_check import problem_of
 from .listing import Filters
 from .search_text import SNIP_END, SNIP_START, cjk_window, index_form, snippet_spans
 
-__all__ = ["INDEX_DIFFERS", "HitCheck", "json_text", "part_text", "part_index", "query_where", "conv_where", "snippet_of", "held_in", "stoppable", "stopped"]
+__all__ = ["DATA_STEPS", "INDEX_DIFFERS", "HitCheck", "json_text", "text_kind", "part_text", "part_index", "query_where", "conv_where", "snippet_of", "held_in", "stoppable", "stopped"]
 
 
 #: A JSON escape of a newline, carriage return, tab or ESC (``\\u001b``, which starts a terminal colour), after an even
@@ -42,15 +42,45 @@ def json_text(data: Any) -> str:
     return _LINE_ESCAPE.sub(lambda m: m.group(1) + _LINE_CHAR[m.group(2)], text) if "\\" in text else text
 
 
+#: The step kinds whose records' ``data`` parts are indexed, each with the kind the index gives them: what a
+#: ``context.injection`` shows (a prompt snapshot, an attachment) is ``context``; a runtime's notice
+#: (``control.notice``: Claude Code's ``away_summary`` recap, a hook's progress line) and a compaction boundary
+#: (``epoch.boundary``: "Conversation compacted") are ``notice`` (trial 16b, F11: drawn by the page and exports,
+#: and were never found).
+DATA_STEPS = {"context.injection": "context", "control.notice": "notice", "epoch.boundary": "notice"}
+
+
+def text_kind(rec: dict) -> str:
+    """The kind of a ``text`` part of ``rec``, by what the document draws the record as (its flags, as
+    :mod:`asz_core.flow.asm_steps` reads them): ``summary`` for a compaction summary (flag ``reset_summary``,
+    an ``epoch.summary``: the runtime wrote it, never a person; trial 16b F6), ``notice`` for a compaction boundary
+    (``context_reset``), ``prompt`` for what a person typed (flag ``external_input``, a ``message.external``),
+    ``reply`` for the agent's text, ``context`` for injected material (``injected``, a ``context.injection``), and
+    ``text`` for any other record's: a runtime's line, and a record from ``external`` no flag names (what a
+    sub-agent was asked, such as Claude Code's ``Warmup``, which the parent agent wrote; a teammate's message)."""
+    flags = rec.get("flags") or ()
+    if not isinstance(flags, (list, tuple)):
+        flags = ()
+    if "reset_summary" in flags:
+        return "summary"
+    if "context_reset" in flags:
+        return "notice"
+    if "external_input" in flags:
+        return "prompt"
+    if rec.get("from") == "agent":
+        return "reply"
+    return "context" if "injected" in flags else "text"
+
+
 def part_text(rec: dict, p: dict, step_kind: str) -> tuple[str, str] | None:
-    """``(kind, text)`` to index for one part, or None (media, unknown, empty parts and data no injection cites are not indexed)."""
+    """``(kind, text)`` to index for one part of ``rec`` which a step of kind ``step_kind`` cites, or None (media,
+    unknown and empty parts, and a data part no step of :data:`DATA_STEPS` cites, are not indexed). A text part's kind
+    is :func:`text_kind`'s."""
     k = p.get("k")
-    if k == "data" and step_kind == "context.injection" and p.get("data") is not None:
-        kind, text = "context", json_text(p["data"])
+    if k == "data" and step_kind in DATA_STEPS and p.get("data") is not None:
+        kind, text = DATA_STEPS[step_kind], json_text(p["data"])
     elif k == "text":
-        who = rec.get("from", "")
-        kind = "prompt" if who == "external" else "reply" if who == "agent" else "text"
-        text = p.get("text", "")
+        kind, text = text_kind(rec), p.get("text", "")
     elif k == "reasoning":
         kind, text = "thinking", p.get("text", "")
     elif k == "call":
@@ -100,7 +130,8 @@ class HitCheck:
     def holds(self, r: tuple) -> bool:
         """Whether hit row ``r`` (``r[5]`` its kind, ``r[8]`` its landed file, ``r[9]`` its row, ``r[10]`` its rowid)
         holds what its cited record holds: its kind and indexed text are those of one of the record's parts, as the
-        index builds them (:func:`part_index`; a data part is taken as an injection's, the only data indexed), its time
+        index builds them (:func:`part_index`; a data part is taken as cited by a step of :data:`DATA_STEPS` giving the row's
+        kind, the only data indexed), its time
         (``r[6]``, unix ms, 0 for none) is the record's, and the file lies in the session the conversation's head round
         names (``r[0]``: a row moved to another conversation is not served there, trial 5). The file verified just
         before (:func:`~asz_core.reading.landed_check.verified_rows`)."""
@@ -135,8 +166,9 @@ class HitCheck:
         ns = parse_instant(rec.get("time"))
         if r[6] != (0 if ns is None else ns // 1_000_000):
             return False
+        step = next((s for s, kind in DATA_STEPS.items() if kind == r[5]), "context.injection")
         return any(x is not None and x[0] == r[5] and x[2] == got[0]
-                   for x in (part_index(rec, p, "context.injection") for p in rec["parts"] if isinstance(p, dict)))
+                   for x in (part_index(rec, p, step) for p in rec["parts"] if isinstance(p, dict)))
 
 
 def query_where(match: str, hide: Sequence[str], f: Filters, kinds: Sequence[str]) -> tuple[list[str], list[Any]]:

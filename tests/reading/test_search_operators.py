@@ -20,12 +20,14 @@ from reading_helpers import asz, asz_json
 
 @pytest.fixture(scope="module")
 def words(corpus_dir) -> list[set[str]]:
-    return message_words(corpus_dir / "claude-code" / "projects")
+    return message_words(corpus_dir / "claude-code" / "projects", meta=False)
 
 
 def _count(root: Path, query: str) -> int:
-    """Hits of ``query`` in the texts :func:`texts` reads (those of the messages: not a runtime notice, an attachment: corpus_words)."""
-    kinds = "prompt,reply,thinking,tool_input,tool_result"
+    """Hits of ``query`` in the texts :func:`texts` reads (those of the messages: not a runtime notice, an attachment
+    nor an ``isMeta`` line: corpus_words). A compaction summary (``summary``) and a sub-agent's ask (``text``) are
+    user lines' strings too (trial 16b F6 kinded them apart from ``prompt``)."""
+    kinds = "prompt,reply,summary,text,thinking,tool_input,tool_result"  # a message text (not isMeta: context)
     return len(asz_json("search", query, "--json", "--limit", "500", "--kind", kinds, "--root", str(root)))
 
 
