@@ -149,6 +149,9 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
         else:
             lines += ["", f"## Talk {i}: {plain(t['heading'])}", "",
                       f"*{_when(talk.get('from'))}* · `{talk['id']}`"]
+        if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)
+            st = t["prompt"]
+            lines += ["", f"**{st['who']}** · {_when(st['at'])} · `{st['id']}`", "", plain(st["text"])]
         for st in t["steps"]:
             lines.append("")
             if st["kind"] in ("tool", "agent.call"):
@@ -309,6 +312,10 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
             out.append(f"<h2 id=\"outside\">{e(label)}</h2>")
         else:
             out.append(f"<h2 id=\"{e(talk['id'])}\">Talk {i}: {isolated(label)}</h2><p class=\"when\">{e(_when(talk.get('from')))}</p>")
+        if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)
+            st = t["prompt"]
+            out.append(f"<div class=\"step person\" id=\"{e(st['id'])}\"><div class=\"meta\"><b>{e(st['who'])}</b> · "
+                       f"{e(_when(st['at']))} · <span class=\"id\">{e(st['id'])}</span></div>{md.render(shown(st['text']))}</div>")
         for st in t["steps"]:
             sid = e(st["id"])
             if st["kind"] in ("tool", "agent.call"):

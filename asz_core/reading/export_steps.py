@@ -18,8 +18,11 @@ from ..view.titles import record_line, talk_headings
 from .export_blocks import BLOCK_STEPS, read_blocks
 from .termtext import plain
 
-__all__ = ["LOST", "Step", "part_marker", "steps", "talk_heading", "unverified_files", "unverified_marker"]
+__all__ = ["ASKED", "LOST", "Step", "part_marker", "steps", "talk_heading", "unverified_files", "unverified_marker"]
 
+
+#: The label of a talk's prompt (what a sub-agent was asked), drawn at the head of its talk.
+ASKED = "Asked (the prompt this talk was given)"
 
 _SHOWN = ("message.external", "message.assistant", "thinking", "tool", "agent.call", "context.injection", "agent.output",
           "runtime.notification", "error.api", "control.interrupt", "control.permission", "control.command", "control.notice",
@@ -102,7 +105,9 @@ def _walk(nodes: Sequence[dict]) -> Iterator[dict]:
 
 
 def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect: str = "") -> list[dict]:
-    """The talks of ``doc`` as ``[{"talk": talk node, "heading": its heading (:func:`talk_heading`), "steps": [Step…]}]``
+    """The talks of ``doc`` as ``[{"talk": talk node, "heading": its heading (:func:`talk_heading`), "steps": [Step…],
+    "prompt": Step or None}]`` (``prompt``: the talk's ``prompt``, what a sub-agent was asked, whole from the record its
+    ``ref`` cites, ``who`` :data:`ASKED`)
     with whole texts from the landed records; a person's or injected step whose text the adapter of ``dialect`` reads
     in blocks (a command as typed, its output: :func:`~asz_core.view.titles.prompt_blocks`) carries them as
     ``blocks``."""
@@ -148,15 +153,23 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
             s["who"] = f"Context compacted ({short})" if short else "Context compacted"
         return s
 
+    def asked(talk: dict) -> Step | None:  # a talk's prompt (what a sub-agent was asked), whole from its record
+        if not talk.get("prompt"):
+            return None
+        ref = talk.get("ref")
+        text = _ref_text(recs, ref, ("text",)) or talk["prompt"] or held(ref)
+        return Step(id=f"prompt/{ref['seq']}/{ref['row']}" if ref else f"prompt/{talk['id']}", kind="prompt",
+                    at=talk.get("at") or 0, who=ASKED, text=text, withheld=0)
+
     out = []
     for talk in doc.get("talks", ()):
         shown = [(_at(n), s) for n in _walk(talk.get("children", ())) if (s := step(n)) is not None]
-        out.append({"talk": talk, "heading": talk_heading(doc, talk, heads), "steps": shown})
+        out.append({"talk": talk, "heading": talk_heading(doc, talk, heads), "steps": shown, "prompt": asked(talk)})
     outside = _place_loose(doc, out, step)
     for t in out:
         t["steps"] = [s for _, s in t["steps"]]
     if outside:
-        out.append({"talk": None, "heading": "Outside any talk", "steps": outside})
+        out.append({"talk": None, "heading": "Outside any talk", "steps": outside, "prompt": None})
     return out
 
 

@@ -70,3 +70,28 @@ def test_injected_context_before_the_first_talk_heads_it(corpus_root, corpus_sou
     talk1 = md.index("## Talk 1:")
     assert talk1 < md.index("`inject/1/4`") < md.index("`input/1/5`") < md.index("## Talk 2:")  # row 4 before row 5
     assert caveat["message"]["content"] in md
+
+
+#: A session with six subagents (new layout: ``<session>/subagents/agent-<id>.jsonl``, whose first line is the prompt).
+TEAM = "ef958aa1-0e93-49f0-bb71-150f63befcd1"
+
+
+def test_a_subagents_talk_opens_with_what_it_was_asked(corpus_root, corpus_source, tmp_path):
+    agents = sorted(corpus_source.glob(f"*/{TEAM}/subagents/agent-*.jsonl"))
+    assert len(agents) == 6
+    md = asz("export", TEAM, "--root", str(corpus_root)).stdout
+    out = tmp_path / "t.html"
+    asz("export", TEAM, "--format", "html", "--out", str(out), "--root", str(corpus_root))
+    page = out.read_text()
+    long = 0
+    for a in agents:
+        first = source_lines(a)[0]
+        asked = first["message"]["content"]
+        assert first["type"] == "user" and isinstance(asked, str)
+        long += len(asked.encode()) > 2000  # whole, where the document's prompt stops at 2,000 bytes
+        head = md.index(f"`talk/{a.stem.removeprefix('agent-')}`")
+        assert md.index("**Asked (the prompt this talk was given)**", head) < md.index(asked, head) < md.index("**Assistant**", head)
+        at = page.index(f'id="talk/{a.stem.removeprefix("agent-")}"')
+        assert page.index("Asked (the prompt this talk was given)", at) < page.index('class="step assistant"', at)
+    assert long >= 1
+    assert page.count("Asked (the prompt this talk was given)") == 6
