@@ -283,30 +283,7 @@ def export(
     if conversation_id is not None:
         unverified = _written(out, lambda: _one(r, conversation_id, fmt, hide, thinking, out, prose))
     else:
-        from ..reading.listing import conversation_rows, newest_first
-
-        if fmt in ("html", "json") and out is None:
-            raise _usage(f"several conversations as {fmt} need --out DIR")
-        if fmt in ("html", "json") and out is not None and not out.is_dir() and out.suffix.lower() in FILE_SUFFIXES:
-            raise _usage(f"--out {out}: several conversations as {fmt} go into a folder (one file each and an index "
-                         f"page), not one {out.suffix} file; give --out DIR")
-        single = one_stream_file(out, fmt)  # md and prose: the stream stdout would get, as one file
-        if out is not None and out.exists() and not out.is_dir() and not single:
-            raise _usage(f"--out {out}: several conversations go into a folder, and this is a file")
-        filters = make_filters("export", project, since, until, "", "", zone)
-        rows = newest_first(conversation_rows(r, hide, filters))
-        _no_match(r, bool(rows or filters.unplaced), project, since, until)  # as an unknown id (trial 15, F7)
-        if filters.unplaced:  # no times: said rather than dropped (trial 7)
-            from ..reading.listing import UNPLACED, not_read_line
-
-            typer.echo(f"asz export: warning: {not_read_line([row['id'] for row in filters.unplaced], *UNPLACED)}", err=True)
-        if single:
-            n, unverified = _written(out, lambda: _stream_to(out, lambda f: _many(r, rows, fmt, hide, thinking, None, prose,
-                                                                                  filters.unplaced, f)))
-        else:
-            n, unverified = _written(out, lambda: _many(r, rows, fmt, hide, thinking, out, prose, filters.unplaced))
-        typer.echo(f"exported {n} conversation(s)" + (f" to {out}" if out is not None else "")
-                   + (f"; {unverified} do(es) not verify or could not be exported (warned above)" if unverified else ""), err=True)
+        unverified = _several(r, project, since, until, zone, fmt, hide, thinking, out, prose)
     if fmt == "prose":
         from ..reading.prose import estimate
 
@@ -315,6 +292,37 @@ def export(
             typer.echo(prose.stats.line(), err=True)
     if unverified:
         raise typer.Exit(1)
+
+
+def _several(r: Path, project: str, since: str, until: str, zone, fmt: str, hide, thinking: bool, out: Optional[Path],
+             prose: "Prose") -> int:
+    """Export every conversation the filters match (:func:`export` without an ID); returns how many do not verify or
+    could not be exported. Raises typer.Exit (2 usage, 1 no match)."""
+    from ..reading.listing import conversation_rows, newest_first
+
+    if fmt in ("html", "json") and out is None:
+        raise _usage(f"several conversations as {fmt} need --out DIR")
+    if fmt in ("html", "json") and out is not None and not out.is_dir() and out.suffix.lower() in FILE_SUFFIXES:
+        raise _usage(f"--out {out}: several conversations as {fmt} go into a folder (one file each and an index "
+                     f"page), not one {out.suffix} file; give --out DIR")
+    single = one_stream_file(out, fmt)  # md and prose: the stream stdout would get, as one file
+    if out is not None and out.exists() and not out.is_dir() and not single:
+        raise _usage(f"--out {out}: several conversations go into a folder, and this is a file")
+    filters = make_filters("export", project, since, until, "", "", zone)
+    rows = newest_first(conversation_rows(r, hide, filters))
+    _no_match(r, bool(rows or filters.unplaced), project, since, until)  # as an unknown id (trial 15, F7)
+    if filters.unplaced:  # no times: said rather than dropped (trial 7)
+        from ..reading.listing import UNPLACED, not_read_line
+
+        typer.echo(f"asz export: warning: {not_read_line([row['id'] for row in filters.unplaced], *UNPLACED)}", err=True)
+    if single:
+        n, unverified = _written(out, lambda: _stream_to(out, lambda f: _many(r, rows, fmt, hide, thinking, None, prose,
+                                                                              filters.unplaced, f)))
+    else:
+        n, unverified = _written(out, lambda: _many(r, rows, fmt, hide, thinking, out, prose, filters.unplaced))
+    typer.echo(f"exported {n} conversation(s)" + (f" to {out}" if out is not None else "")
+               + (f"; {unverified} do(es) not verify or could not be exported (warned above)" if unverified else ""), err=True)
+    return unverified
 
 
 def _no_match(r: Path, matched: bool, project: str, since: str, until: str) -> None:

@@ -51,6 +51,7 @@ __all__ = [
     "encode_closing",
     "encode_value",
     "decode_header",
+    "closing_pair",
     "decode_record",
     "decode_closing",
     "check_header",
@@ -562,6 +563,18 @@ def decode_closing(line: bytes) -> Closing:
         if got is not None:
             return Closing(records=got[0], digest=got[1])
     return decode_closing_py(line)
+
+
+def closing_pair(line: bytes) -> tuple[int, str]:
+    """``(records, digest)`` of a closing line: :func:`decode_closing`'s values, without its object when the compiled
+    ``bytescan.closing_values`` reads the line (the writer's form; verify's whole-file check). Raises FieldError as
+    decode_closing does."""
+    if _closing_values is not None:
+        got = _closing_values(line)
+        if got is not None:
+            return got
+    closing = decode_closing_py(line)
+    return closing.records, closing.digest
 
 
 def decode_closing_py(line: bytes) -> Closing:

@@ -26,8 +26,7 @@ from typing import NamedTuple
 import attrs
 import orjson
 
-from ..sessiondata.codec import MAX_DEPTH, check_record_dict, decode_closing, decode_header, parse_line
-from ..sessiondata.codec import _closing_values  # the compiled closing-line reader, or None
+from ..sessiondata.codec import MAX_DEPTH, check_record_dict, closing_pair, decode_closing, decode_header, parse_line
 from ..sessiondata.model import Header
 from ..sessiondata.reader import check_file
 from .record_types import plain_record
@@ -378,7 +377,7 @@ def _whole(path: Path, data: bytes, mode: int, compact: bool) -> FileResult | No
     view = memoryview(data)
     try:
         h = hashlib.sha256(view[:cut])
-        records, digest = _closing_pair(data[cut:-1])
+        records, digest = closing_pair(data[cut:-1])
         if digest != h.hexdigest():
             return None
         scan = linescan
@@ -404,17 +403,6 @@ def _whole(path: Path, data: bytes, mode: int, compact: bool) -> FileResult | No
     if ms is None:
         return _compiled(path, header, got, mode, h.hexdigest())
     return _result(path, header, b",".join(chain.from_iterable(map(_GROUPS, ms))), k, mode, h.hexdigest(), compact)
-
-
-def _closing_pair(line: bytes) -> tuple[int, str]:
-    """``(records, digest)`` of a closing line: :func:`decode_closing`'s values, without its object when the compiled
-    ``bytescan.closing_values`` reads the line (the writer's form). Raises FieldError as decode_closing does."""
-    if _closing_values is not None:
-        got = _closing_values(line)
-        if got is not None:
-            return got
-    closing = decode_closing(line)
-    return closing.records, closing.digest
 
 
 def _matches(data: bytes, start: int, cut: int) -> list[re.Match] | None:
