@@ -44,6 +44,12 @@ from .termtext import plain
 
 __all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "to_markdown", "to_html", "index_markdown", "index_html", "CSS"]
 
+def same_as(st: dict, code=lambda sid: sid) -> str:
+    """The line an ``agent.output`` step that repeats the sub-agent's last message is drawn as (its text is there),
+    each id of the steps it repeats through ``code``."""
+    return f"(the same text as {', '.join(map(code, st['same_as']))} above: the subagent's last message, which its output repeats)"
+
+
 def _when(ms: int | None) -> str:
     return local_text(ms, "%Y-%m-%d %H:%M:%S") if ms else ""  # in --tz, else this machine's zone
 
@@ -167,6 +173,8 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
             lines.append("")
             if st["withheld"]:
                 lines.append(f"*(withheld: {st['withheld']} bytes)*")
+            elif st.get("same_as"):
+                lines.append(f"*{same_as(st, lambda sid: f'`{sid}`')}*")
             elif st.get("blocks"):
                 lines += markdown_blocks(st["blocks"])
             elif st["kind"] in ("message.external", "message.assistant", "agent.output", "epoch.summary"):
@@ -334,6 +342,8 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
             head = f"<div class=\"meta\"><b>{e(st['who'])}</b> · {e(_when(st['at']))} · <span class=\"id\">{sid}</span></div>"
             if st["withheld"]:
                 out.append(f"<div class=\"step withheld\" id=\"{sid}\">{head}<p>(withheld: {st['withheld']} bytes)</p></div>")
+            elif st.get("same_as"):
+                out.append(f"<div class=\"step other\" id=\"{sid}\">{head}<p><i>{e(same_as(st))}</i></p></div>")
             elif cls in ("person", "assistant", "thinking", "summary") or st["kind"] == "agent.output":
                 body = html_blocks(st["blocks"], md, shown, e) if st.get("blocks") else md.render(shown(st['text']))
                 out.append(f"<div class=\"step {cls}\" id=\"{sid}\">{head}{body}</div>")

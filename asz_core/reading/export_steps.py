@@ -163,7 +163,7 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
 
     out = []
     for talk in doc.get("talks", ()):
-        shown = [(_at(n), s) for n in _walk(talk.get("children", ())) if (s := step(n)) is not None]
+        shown = _once([(_at(n), s) for n in _walk(talk.get("children", ())) if (s := step(n)) is not None])
         out.append({"talk": talk, "heading": talk_heading(doc, talk, heads), "steps": shown, "prompt": asked(talk)})
     outside = _place_loose(doc, out, step)
     for t in out:
@@ -171,6 +171,19 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
     if outside:
         out.append({"talk": None, "heading": "Outside any talk", "steps": outside, "prompt": None})
     return out
+
+
+def _once(shown: list[tuple[tuple, Step]]) -> list[tuple[tuple, Step]]:
+    """``shown`` with each ``agent.output`` step whose text is, whole, the text the talk's earlier message steps of
+    the same record drew (a sub-agent's last message, which its output repeats: trial 16b, F5) marked ``same_as``
+    (their ids), so that it is drawn as one line naming them; any other text is drawn as it is, so none is lost."""
+    for i, (at, s) in enumerate(shown):
+        if s["kind"] != "agent.output" or s["withheld"] or not s["text"]:
+            continue
+        said = [(o["id"], o["text"]) for a, o in shown[:i] if a[:3] == at[:3] and o["kind"] == "message.assistant" and not o["withheld"]]
+        if said and "\n".join(t for _, t in said) == s["text"]:
+            s["same_as"] = [sid for sid, _ in said]
+    return shown
 
 
 def _first_ref(n: dict) -> dict | None:

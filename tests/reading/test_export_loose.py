@@ -95,3 +95,18 @@ def test_a_subagents_talk_opens_with_what_it_was_asked(corpus_root, corpus_sourc
         assert page.index("Asked (the prompt this talk was given)", at) < page.index('class="step assistant"', at)
     assert long >= 1
     assert page.count("Asked (the prompt this talk was given)") == 6
+
+
+def test_a_subagents_output_is_drawn_once_and_named(corpus_root, corpus_source):
+    agents = sorted(corpus_source.glob(f"*/{TEAM}/subagents/agent-*.jsonl"))
+    md = asz("export", TEAM, "--root", str(corpus_root)).stdout
+    for a in agents:
+        last = [d for d in source_lines(a) if d.get("type") == "assistant"][-1]
+        text = "\n".join(b["text"] for b in last["message"]["content"] if b.get("type") == "text")
+        assert text.strip()
+        start = md.index(f"`talk/{a.stem.removeprefix('agent-')}`")
+        end = md.find("\n## Talk ", start)
+        talk = md[start:end if end > 0 else len(md)]
+        assert talk.count(text) == 1  # the last message; its agent.output names it instead of repeating it
+        ao = talk.index(f"`output/{a.stem.removeprefix('agent-')}`")
+        assert talk.index(text) < ao and "which its output repeats)*" in talk[ao:ao + 300]
