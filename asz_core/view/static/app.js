@@ -1273,6 +1273,7 @@
 
   // Opens the talk holding ``id`` (a talk or a step), expands the step and scrolls to it.
   function reveal(id) {
+    if (!IDX.talkOf.has(id) && !talkEls.has(id) && IDX.nodes.has(id)) { revealLoose(id); return; }
     const talkId = IDX.talkOf.get(id) || id;
     if (currentTab !== 'talks') showTab('talks');
     const tel = talkEls.get(talkId);
@@ -1288,6 +1289,17 @@
       }
     }
     target.scrollIntoView({ block: 'start' });
+  }
+  // A step under no talk (a compaction's boundary and summary, context injected between talks) is on the Loose tab:
+  // that tab is opened and the step expanded and marked there (a search hit on one opened the page at its top).
+  function revealLoose(id) {
+    showTab('loose');
+    setHash({ tab: 'loose', step: id });
+    const nel = panel.querySelector('.node[data-id="' + cssEscape(id) + '"]');
+    if (!nel) return;
+    for (let p = nel.parentElement; p && p !== panel; p = p.parentElement) if (p.tagName === 'DETAILS') p.open = true;
+    nel._toggle(true); markTarget(nel);
+    nel.scrollIntoView({ block: 'start' });
   }
   function markTarget(el) {
     document.querySelectorAll('.node.target').forEach(function (x) { x.classList.remove('target'); });
