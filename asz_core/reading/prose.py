@@ -10,7 +10,8 @@ source lines, and applied as written:
   there (its notices, command output, ``isMeta`` text); a ``user`` line whose
   content is a list is dropped even when it holds only text or image blocks
   (an interrupt notice, an IDE selection, a pasted image: seed 003's filter
-  drops them and we follow it);
+  drops them and we follow it; :attr:`ProseStats.person_left_out` names those
+  a person wrote, flag ``external_input``, for stderr: trial 16b, F7);
 - ``role: "assistant"``: an ``assistant`` line whose content is a list, its
   ``text`` blocks joined with a newline (with ``thinking``, its ``thinking``
   blocks too, in block order);
@@ -75,9 +76,11 @@ from ..storage.layout import landed_files
 from .export import LOST, part_marker
 from .landed_check import chain_problem
 
-__all__ = ["Estimate", "ProseStats", "SourceLines", "prose_turns", "estimate", "session_of"]
+__all__ = ["PERSON_NAMED", "Estimate", "ProseStats", "SourceLines", "prose_turns", "estimate", "session_of"]
 
 _PROSE_USER_PARTS = frozenset(("text", "media"))
+#: How many of the person turns left out :meth:`ProseStats.line` names by file and row (the rest are counted).
+PERSON_NAMED = 10
 
 
 class Estimate(NamedTuple):
@@ -166,6 +169,9 @@ class ProseStats:
         self.unverified: list[str] = []
         #: what is missing (a landed file, rounds cut from the chain's end), one line each (:func:`missing_evidence`)
         self.missing: list[str] = []
+        #: ``(file, row)`` of each record flagged ``external_input`` (a person's turn) seed 003's shape rule left out: its
+        #: content was a list (a prompt with an image, an interrupt notice, an IDE selection; trial 16b, F7)
+        self.person_left_out: list[tuple[str, int]] = []
 
     def _why(self) -> str:
         """Why the undecided records could not be checked, by what was found (trial 15, F6: a transcript that is only
@@ -184,7 +190,8 @@ class ProseStats:
         return "; ".join(out)
 
     def line(self) -> str:
-        """One line for stderr, or '' when no shape needed its source line and no turn's text is missing."""
+        """One line for stderr, or '' when no shape needed its source line and no turn's text is missing; and, on a
+        line of its own, the person turns the shape rule left out (:attr:`person_left_out`), when there are any."""
         if not self.undecided:
             out = f"content shape of {self.from_source:,} one-text-part records read from their source lines" if self.from_source else ""
         else:
@@ -195,6 +202,16 @@ class ProseStats:
         lost = ", ".join(f"{n:,} {LOST[k]}" for k, n in sorted(self.lost.items()))
         if lost:
             out += ("; " if out else "") + f"turns whose text is not in the root (marked in their text): {lost}"
+        left = self.person_left_out
+        if left:
+            rows: dict[str, list[str]] = {}
+            for file, row in left[:PERSON_NAMED]:
+                rows.setdefault(file, []).append(str(row))
+            named = "; ".join(f"{file} row(s) {', '.join(r)}" for file, r in rows.items())
+            named += f" and {len(left) - PERSON_NAMED:,} more" if len(left) > PERSON_NAMED else ""
+            out += (("\n" if out else "") + f"{len(left):,} person turn(s) left out by seed 003's rule (a user line counts "
+                    f"only when its content is a string; these were lists: a prompt with an image, an interrupt notice, an "
+                    f"IDE selection): {named}")
         return out
 
 
@@ -307,7 +324,10 @@ def _shape_keeps(rec: dict, header: Header, who: str, lines: Optional[SourceLine
     return isinstance(content, str) if who == "external" else isinstance(content, list)
 
 
-def _turn(rec: dict, header: Header, thinking: bool, lines: Optional[SourceLines], stats: ProseStats) -> tuple[str, str] | None:
+def _turn(rec: dict, header: Header, thinking: bool, lines: Optional[SourceLines], stats: ProseStats,
+          where: tuple[str, int] = ("", 0)) -> tuple[str, str] | None:
+    """``(role, text)`` of one record's prose turn, or None. A record flagged ``external_input`` the shape rule leaves
+    out is named (``where``, its ``(file, row)``) in ``stats.person_left_out``."""
     parts = rec.get("parts", ())
     who = rec.get("from", "")
     if who == "external":
@@ -319,6 +339,8 @@ def _turn(rec: dict, header: Header, thinking: bool, lines: Optional[SourceLines
     else:
         return None
     if _is_claude(header) and not _shape_keeps(rec, header, who, lines, stats):
+        if who == "external" and "external_input" in (rec.get("flags") or ()):
+            stats.person_left_out.append(where)
         return None
     keep = ("text", "reasoning") if (thinking and who == "agent") else ("text",)
     # as seed 003 joins a line's blocks, empty ones too; a block whose text is not in the root says so (part_marker)
@@ -389,7 +411,7 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
             first[stream] = ns
         if hidden.intersection(rec.get("flags", ())):
             continue
-        t = _turn(rec, header, thinking, lines, stats)
+        t = _turn(rec, header, thinking, lines, stats, (rel, row))
         if t is None:
             continue
         by_stream.setdefault(stream, []).append({"conversation": conversation, "stream": stream, "role": t[0],

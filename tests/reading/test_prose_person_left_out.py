@@ -1,0 +1,61 @@
+"""``asz export --format prose`` says on stderr which person turns seed 003's rule left out (trial 16b, F7).
+
+The rule (a ``user`` line counts only when its content is a string) drops a typed prompt with an image, an interrupt
+notice and an IDE selection; the prose stays exactly as the rule gives it, and stderr counts and names them. Expected
+rows are counted from the corpus ``.jsonl`` (a landed record's row is its source line: ``ord``), never from asz.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from reading_helpers import asz
+
+CORPUS_SOURCE = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "claude-code" / "projects"
+
+
+def _person_lists(path: Path) -> list[int]:
+    """1-based lines of ``path`` a person wrote as a list: ``user``, not isMeta, not a compaction summary, not a
+    sidechain's, no toolUseResult, content a list of only text and image blocks (the adapter's ``external_input``
+    rule for a transcript writing no ``origin``)."""
+    out = []
+    for n, line in enumerate(path.read_bytes().split(b"\n"), 1):
+        try:
+            d = json.loads(line)
+        except ValueError:
+            continue
+        if (not isinstance(d, dict) or d.get("type") != "user" or d.get("isMeta") or d.get("isCompactSummary")
+                or d.get("isSidechain") or "toolUseResult" in d or "origin" in d):
+            continue
+        c = (d.get("message") or {}).get("content")
+        if isinstance(c, list) and c and all(isinstance(b, dict) and b.get("type") in ("text", "image") for b in c):
+            out.append(n)
+    return out
+
+
+@pytest.mark.parametrize("project, session, image", [
+    ("-Users-alex-workspace-claude-code-log-sample", "0d3a8e6f-290f-4105-a327-a2496e5e2a83", 46),
+    ("-Users-alex-workspace-coderabbit-review-helper", "cb2e607c-c758-415a-8b45-c49e4631906a", None),
+])
+def test_stderr_names_the_person_turns_the_rule_left_out(corpus_root, tmp_path, project, session, image):
+    source = CORPUS_SOURCE / project / f"{session}.jsonl"
+    want = _person_lists(source)
+    assert len(want) >= 4
+    if image is not None:  # "I think the library is setting it, it's an inline style…": image + text
+        d = json.loads(source.read_bytes().split(b"\n")[image - 1])
+        assert [b["type"] for b in d["message"]["content"]] == ["image", "text"] and image in want
+    out = tmp_path / "x.prose"
+    res = asz("export", session[:8], "--format", "prose", "--out", str(out), "--root", str(corpus_root),
+              "--source", str(CORPUS_SOURCE))
+    line = [x for x in res.stderr.splitlines() if "person turn(s) left out by seed 003's rule" in x]
+    assert len(line) == 1, res.stderr
+    m = re.search(r"(\d+) person turn\(s\) left out .*: (\S+/streams/main/\S+\.sd) row\(s\) ([\d, ]+)$", line[0])
+    assert m, line[0]
+    assert int(m.group(1)) == len(want) and m.group(2).startswith(session + "/")
+    assert [int(x) for x in m.group(3).split(", ")] == want
+    # the prose itself is the rule's: no turn of those rows
+    turns = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    assert not [t for t in turns if t["stream"] == "main" and t["row"] in want]
