@@ -38,11 +38,23 @@ from ..view.document import build_view
 from ..view.summary import shorten
 from ..view.titles import dialect_of
 from .export_blocks import fence, html_blocks, markdown_blocks
-from .export_steps import LOST, Step, part_marker, steps, talk_heading, unverified_files, unverified_marker
+from .export_steps import LOST, media_line, Step, part_marker, steps, talk_heading, unverified_files, unverified_marker
 from ..view.zone import local_text, zone_name
 from .termtext import plain
 
 __all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "to_markdown", "to_html", "index_markdown", "index_html", "CSS"]
+
+def html_media(st: dict, e) -> str:
+    """The HTML of a step's media: each as its placeholder (:func:`~.export_steps.media_line`), and an image whose
+    data the step carries (kept, a raster type, base64: :data:`~.export_steps.EMBEDDED`) drawn from a ``data:`` URI
+    above it, so the file still fetches nothing; '' for a step with none. ``e`` escapes text."""
+    out = []
+    for m in st.get("media") or ():
+        line = e(media_line(m))
+        img = f"<img src=\"data:{m['mime']};base64,{m['data']}\" alt=\"{line}\">" if m.get("data") else ""
+        out.append(f"<figure class=\"media\">{img}<figcaption class=\"meta\">{line}</figcaption></figure>")
+    return "".join(out)
+
 
 def same_as(st: dict, code=lambda sid: sid) -> str:
     """The line an ``agent.output`` step that repeats the sub-agent's last message is drawn as (its text is there),
@@ -168,6 +180,7 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
                     lines += ["", fence(plain(st["result"]))]
                 elif st["result_withheld"]:
                     lines += ["", f"*(result withheld: {st['result_withheld']} bytes)*"]
+                lines += [x for m in st.get("media") or () for x in ("", media_line(m))]
                 continue
             lines.append(f"**{st['who']}** · {_when(st['at'])} · `{st['id']}`")
             lines.append("")
@@ -177,10 +190,13 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
                 lines.append(f"*{same_as(st, lambda sid: f'`{sid}`')}*")
             elif st.get("blocks"):
                 lines += markdown_blocks(st["blocks"])
+            elif not st["text"]:
+                lines.pop()  # a step with only media: its placeholders below
             elif st["kind"] in ("message.external", "message.assistant", "agent.output", "epoch.summary"):
                 lines.append(plain(st["text"]))
             else:
                 lines.append(fence(plain(st["text"])))
+            lines += [x for m in st.get("media") or () for x in ("", media_line(m))]  # trial 16b, F2
     if und:
         lines += ["", "## Undescribed records", ""]
         lines += [f"- {_undescribed_line(u)}" for u in und]
@@ -229,7 +245,7 @@ h1{font-size:1.5em}h2{font-size:1.15em;margin-top:2em;border-bottom:1px solid #d
 .step.thinking{border-color:#aaa;color:#555;font-style:italic}.step.summary{border-color:#e8590c}.step.withheld{color:#888}
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f6f6;padding:.5em;max-height:30em;overflow:auto}
 code{font-family:ui-monospace,monospace;font-size:.92em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em}
-details>summary{cursor:pointer;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}.failed{color:#c92a2a}
+figure.media img{max-width:100%}details>summary{cursor:pointer;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}.failed{color:#c92a2a}
 @media (prefers-color-scheme:dark){body{background:#111;color:#ddd}.step.person{background:#16202e}pre{background:#1b1b1b}}
 """
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
@@ -336,6 +352,7 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
                     inner += f"<p class=\"withheld\">(result withheld: {st['result_withheld']} bytes)</p>"
                 out.append(f"<details class=\"step tool\" id=\"{sid}\"><summary>Tool <b>{e(st.get('name') or '?')}</b>{failed} "
                            f"<span class=\"id\">{sid}</span></summary>{inner}</details>")
+                out += [html_media(st, e)] if st.get("media") else []
                 continue
             cls = {"message.external": "person", "message.assistant": "assistant", "thinking": "thinking",
                    "epoch.summary": "summary"}.get(st["kind"], "other")
@@ -352,6 +369,7 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
                            f"{isolated(context_label(st['text']))} <span class=\"meta\">· {e(_when(st['at']))} · "
                            f"<span class=\"id\">{sid}</span></span></summary>"
                            f"{html_blocks(st['blocks'], md, shown, e) if st.get('blocks') else '<pre>' + e(st['text']) + '</pre>'}</details>")
+            out += [html_media(st, e)] if st.get("media") else []  # trial 16b, F2
     if und:
         out.append("<h2 id=\"undescribed\">Undescribed records</h2><ul>" + "".join(f"<li>{e(_undescribed_line(u))}</li>" for u in und) + "</ul>")
     return page(_title(doc), "\n".join(out))

@@ -5,6 +5,7 @@ texts read from the landed records the steps cite, and the document's ``loose`` 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
@@ -18,7 +19,7 @@ from ..view.titles import record_line, talk_headings
 from .export_blocks import BLOCK_STEPS, read_blocks
 from .termtext import plain
 
-__all__ = ["ASKED", "LOST", "Step", "part_marker", "steps", "talk_heading", "unverified_files", "unverified_marker"]
+__all__ = ["ASKED", "EMBEDDED", "LOST", "media_line", "Step", "part_marker", "steps", "talk_heading", "unverified_files", "unverified_marker"]
 
 
 #: The label of a talk's prompt (what a sub-agent was asked), drawn at the head of its talk.
@@ -146,11 +147,14 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
         else:
             s["text"] = _ref_text(recs, first) or n.get("text", "") or held(first)
             if not s["text"].strip():
-                return None  # an empty fragment is not drawn
+                if not n.get("media"):
+                    return None  # an empty fragment is not drawn; one that carries an image is (its placeholder)
+                s["text"] = ""
             s["blocks"] = read_blocks(s["text"], dialect) if kind in BLOCK_STEPS else None
         if kind == "epoch.boundary":
             short = record_line(recs.get((first["seq"], first["row"])) if first else None, dialect)
             s["who"] = f"Context compacted ({short})" if short else "Context compacted"
+        s["media"] = [_with_data(m, recs) for m in n.get("media") or () if isinstance(m, dict)]
         return s
 
     def asked(talk: dict) -> Step | None:  # a talk's prompt (what a sub-agent was asked), whole from its record
@@ -171,6 +175,41 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
     if outside:
         out.append({"talk": None, "heading": "Outside any talk", "steps": outside, "prompt": None})
     return out
+
+
+#: The image types the HTML export draws from their data (raster formats a browser shows inert in ``<img>``).
+EMBEDDED = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
+
+
+def _with_data(m: dict, recs: dict) -> dict:
+    """A node's ``media`` entry (docs/view.md: ``ref``, ``mime``, ``bytes``, ``state``, ``digest``, ``kept``) with
+    ``data``, the base64 text of the part it cites, when it is kept, of an :data:`EMBEDDED` type and plain base64."""
+    m = dict(m)
+    r = m.get("ref") or {}
+    rec = recs.get((r.get("seq"), r.get("row")))
+    parts = rec.get("parts") or () if rec else ()
+    b = r.get("block")
+    part = parts[b] if isinstance(b, int) and 0 <= b < len(parts) else None
+    data = part.get("data") if isinstance(part, dict) and part.get("k") == "media" else None
+    if m.get("kept") and m.get("mime") in EMBEDDED and isinstance(data, str) and data and _BASE64.fullmatch(data):
+        m["data"] = data
+    return m
+
+
+def media_line(m: dict) -> str:
+    """The placeholder a media part is drawn as: ``[image: image/png, 1,046,384 bytes, sha256 1f77…]`` (``bytes``
+    the base64 text's length, the whole SHA-256; ``too large to land`` when it did not land; ``media`` for a type
+    that is not an image)."""
+    mime = m.get("mime") or "unknown type"
+    what = "image" if mime.startswith("image/") else "media"
+    n = m.get("bytes")
+    bits = [mime] + ([f"{n:,} bytes"] if isinstance(n, int) and not isinstance(n, bool) else [])
+    if m.get("state") in LOST:
+        bits.append(LOST[m["state"]])
+    if m.get("digest"):
+        bits.append(f"sha256 {m['digest']}")
+    return f"[{what}: {', '.join(bits)}]"
 
 
 def _once(shown: list[tuple[tuple, Step]]) -> list[tuple[tuple, Step]]:

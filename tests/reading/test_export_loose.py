@@ -110,3 +110,26 @@ def test_a_subagents_output_is_drawn_once_and_named(corpus_root, corpus_source):
         assert talk.count(text) == 1  # the last message; its agent.output names it instead of repeating it
         ao = talk.index(f"`output/{a.stem.removeprefix('agent-')}`")
         assert talk.index(text) < ao and "which its output repeats)*" in talk[ao:ao + 300]
+
+
+#: A session whose source row 46 is a person's message with a 1 MB PNG ``image`` block and the text ``[Image #1]``.
+IMAGED = "0d3a8e6f-290f-4105-a327-a2496e5e2a83"
+
+
+def test_an_image_a_step_carries_has_its_placeholder_and_html_draws_it(corpus_root, corpus_source, tmp_path):
+    import hashlib
+    import json
+
+    src = next(corpus_source.glob(f"*/{IMAGED}.jsonl"))
+    row = source_lines(src)[45]
+    image = next(b for b in row["message"]["content"] if b.get("type") == "image")["source"]
+    data = image["data"]  # docs/view.md: bytes = the base64 text's length, digest = SHA-256 of the data as landed (a JSON string)
+    line = f"[image: {image['media_type']}, {len(data):,} bytes, sha256 {hashlib.sha256(json.dumps(data).encode()).hexdigest()}]"
+    assert line.startswith("[image: image/png, 1,046,384 bytes, sha256 1f77412e")
+    md = asz("export", IMAGED, "--root", str(corpus_root)).stdout
+    assert md.count(line) == 1 and md.index("`input/1/46`") < md.index(line) < md.index("`input/1/46`") + 400
+    out = tmp_path / "i.html"
+    asz("export", IMAGED, "--format", "html", "--out", str(out), "--root", str(corpus_root))
+    page = out.read_text()
+    assert page.count(html.escape(line)) == 2  # the caption, and the image's alt
+    assert page.count(f'<img src="data:image/png;base64,{data}"') == 1
