@@ -14,7 +14,7 @@ import orjson
 from ..flow.model import Ref
 from ..sessiondata import SDError, SDReader
 from ..storage.layout import landed_files
-from ..view.summary import HEADING_LIMIT, short_title
+from ..view.summary import HEADING_LIMIT, short_title, shorten
 from ..view.titles import record_line, talk_headings
 from .export_blocks import BLOCK_STEPS, read_blocks
 from .termtext import plain
@@ -30,7 +30,14 @@ _SHOWN = ("message.external", "message.assistant", "thinking", "tool", "agent.ca
           "epoch.boundary", "epoch.summary", "message.synthetic")
 _WHO = {"message.external": "Person", "message.assistant": "Assistant", "agent.output": "Agent output",
         "message.synthetic": "Runtime", "thinking": "Thinking", "context.injection": "Context",
-        "epoch.boundary": "Context compacted", "epoch.summary": "Summary the model continued from"}
+        "epoch.boundary": "Context compacted", "epoch.summary": "Summary the model continued from",
+        "control.notice": "Runtime notice", "runtime.notification": "Runtime notification", "error.api": "API error",
+        "control.interrupt": "Interrupt", "control.permission": "Permission", "control.command": "Command"}
+#: The kinds whose label carries the adapter's short form of their record (:func:`~asz_core.view.titles.record_line`).
+_SHORT = frozenset({"epoch.boundary", "control.notice", "runtime.notification", "error.api", "control.interrupt",
+                    "control.permission", "control.command"})
+#: At most this many characters of a short form in a label (the record itself is drawn whole).
+SHORT_LIMIT = 100
 
 
 class Step(dict):
@@ -151,9 +158,9 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
                     return None  # an empty fragment is not drawn; one that carries an image is (its placeholder)
                 s["text"] = ""
             s["blocks"] = read_blocks(s["text"], dialect) if kind in BLOCK_STEPS else None
-        if kind == "epoch.boundary":
-            short = record_line(recs.get((first["seq"], first["row"])) if first else None, dialect)
-            s["who"] = f"Context compacted ({short})" if short else "Context compacted"
+        if kind in _SHORT and not s["withheld"]:
+            short = shorten(plain(record_line(recs.get((first["seq"], first["row"])) if first else None, dialect)), SHORT_LIMIT)
+            s["who"] += f" ({short})" if short else ""
         s["media"] = [_with_data(m, recs) for m in n.get("media") or () if isinstance(m, dict)]
         return s
 

@@ -133,3 +133,31 @@ def test_an_image_a_step_carries_has_its_placeholder_and_html_draws_it(corpus_ro
     page = out.read_text()
     assert page.count(html.escape(line)) == 2  # the caption, and the image's alt
     assert page.count(f'<img src="data:image/png;base64,{data}"') == 1
+
+
+def test_a_runtime_notice_has_a_human_label_and_keeps_its_record(corpus_root, corpus_source, tmp_path):
+    src = next(corpus_source.glob(f"*/{TEAM}.jsonl"))
+    stops = [d for d in source_lines(src) if d.get("type") == "system" and d.get("subtype") == "stop_hook_summary"]
+    recaps = [d for d in source_lines(src) if d.get("type") == "system" and d.get("subtype") == "away_summary"]
+    assert len(stops) == 2 and len(recaps) == 2
+    md = asz("export", TEAM, "--root", str(corpus_root)).stdout
+    assert "**control.notice**" not in md
+    at = 0
+    for d in stops:  # in record order, each label followed by its whole record, fenced (its uuid, the hook as written)
+        label = f"**Runtime notice (stop hooks: {d['hookCount']} ran, {len(d['hookErrors'])} errors)**"
+        at = md.index(label, at) + 1
+        assert d["uuid"] in md[at:at + 3000] and json_text(d["hookInfos"][0]["command"]) in md[at:at + 3000]
+    for d in recaps:
+        assert d["content"][:60] in md[md.index("**Runtime notice (recap: " + d["content"][:60]):]
+        assert md.count(json_text(d["content"])) == 1  # whole, in the fenced record
+    out = tmp_path / "n.html"
+    asz("export", TEAM, "--format", "html", "--out", str(out), "--root", str(corpus_root))
+    page = out.read_text()
+    assert "<b>control.notice</b>" not in page and page.count("<b>Runtime notice (stop hooks: 1 ran, 0 errors)</b>") == 2
+
+
+def json_text(s: str) -> str:
+    """``s`` as it reads inside an indented JSON string (orjson: quotes and backslashes escaped, non-ASCII as is)."""
+    import json
+
+    return json.dumps(s, ensure_ascii=False)[1:-1]
