@@ -11,7 +11,9 @@ source lines, and applied as written:
   content is a list is dropped even when it holds only text or image blocks
   (an interrupt notice, an IDE selection, a pasted image: seed 003's filter
   drops them and we follow it; :attr:`ProseStats.person_left_out` names those
-  a person wrote, flag ``external_input``, for stderr: trial 16b, F7);
+  a person wrote, flag ``external_input``, for stderr: trial 16b, F7; and
+  :attr:`ProseStats.not_person` the ``user`` turns kept that no person typed,
+  such as a compaction summary, trial 16b F6);
 - ``role: "assistant"``: an ``assistant`` line whose content is a list, its
   ``text`` blocks joined with a newline (with ``thinking``, its ``thinking``
   blocks too, in block order);
@@ -172,6 +174,9 @@ class ProseStats:
         #: ``(file, row)`` of each record flagged ``external_input`` (a person's turn) seed 003's shape rule left out: its
         #: content was a list (a prompt with an image, an interrupt notice, an IDE selection; trial 16b, F7)
         self.person_left_out: list[tuple[str, int]] = []
+        #: ``(file, row)`` of each ``user`` turn kept whose record is not flagged ``external_input``: the runtime's
+        #: (a compaction summary, flag ``reset_summary``; ``isMeta`` text) or a parent agent's (trial 16b, F6)
+        self.not_person: list[tuple[str, int]] = []
 
     def _why(self) -> str:
         """Why the undecided records could not be checked, by what was found (trial 15, F6: a transcript that is only
@@ -202,17 +207,24 @@ class ProseStats:
         lost = ", ".join(f"{n:,} {LOST[k]}" for k, n in sorted(self.lost.items()))
         if lost:
             out += ("; " if out else "") + f"turns whose text is not in the root (marked in their text): {lost}"
-        left = self.person_left_out
+        left, kept = self.person_left_out, self.not_person
         if left:
-            rows: dict[str, list[str]] = {}
-            for file, row in left[:PERSON_NAMED]:
-                rows.setdefault(file, []).append(str(row))
-            named = "; ".join(f"{file} row(s) {', '.join(r)}" for file, r in rows.items())
-            named += f" and {len(left) - PERSON_NAMED:,} more" if len(left) > PERSON_NAMED else ""
             out += (("\n" if out else "") + f"{len(left):,} person turn(s) left out by seed 003's rule (a user line counts "
                     f"only when its content is a string; these were lists: a prompt with an image, an interrupt notice, an "
-                    f"IDE selection): {named}")
+                    f"IDE selection): {_rows_named(left)}")
+        if kept:
+            out += (("\n" if out else "") + f"{len(kept):,} user turn(s) kept by seed 003's rule are not text a person typed "
+                    f"(a compaction summary, isMeta text, a command's output, what a sub-agent was asked): {_rows_named(kept)}")
         return out
+
+
+def _rows_named(rows: Sequence[tuple[str, int]]) -> str:
+    """The first :data:`PERSON_NAMED` of ``(file, row)`` as ``FILE row(s) 3, 7; FILE2 row(s) 1``, then ``and N more``."""
+    by_file: dict[str, list[str]] = {}
+    for file, row in rows[:PERSON_NAMED]:
+        by_file.setdefault(file, []).append(str(row))
+    named = "; ".join(f"{file} row(s) {', '.join(r)}" for file, r in by_file.items())
+    return named + (f" and {len(rows) - PERSON_NAMED:,} more" if len(rows) > PERSON_NAMED else "")
 
 
 class SourceLines:
@@ -350,6 +362,8 @@ def _turn(rec: dict, header: Header, thinking: bool, lines: Optional[SourceLines
     lost = [p for p in parts if p.get("k") in keep and not p.get("text") and part_marker(p)]
     if lost:
         stats.lost[lost[0]["state"]] = stats.lost.get(lost[0]["state"], 0) + 1
+    if role == "user" and _is_claude(header) and "external_input" not in (rec.get("flags") or ()):
+        stats.not_person.append(where)
     return role, text
 
 

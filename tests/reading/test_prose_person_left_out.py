@@ -59,3 +59,44 @@ def test_stderr_names_the_person_turns_the_rule_left_out(corpus_root, tmp_path, 
     # the prose itself is the rule's: no turn of those rows
     turns = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
     assert not [t for t in turns if t["stream"] == "main" and t["row"] in want]
+
+
+def _kept_not_typed(project: Path, session: str) -> int:
+    """User lines of ``session`` (its own file and its sub-agents' ``agent-*.jsonl``, beside it or under ``SESSION/``,
+    which carry its id) whose content
+    is a string (so seed 003 keeps them) though no person typed them: a compaction summary, isMeta text, a
+    ``<task-notification>`` or command output in the session's file; every such line of a sub-agent's file (its
+    parent agent or the runtime wrote them)."""
+    n = 0
+    for path in [*sorted(project.glob("*.jsonl")), *sorted((project / session).rglob("*.jsonl"))]:
+        own = path.name == f"{session}.jsonl"
+        for line in path.read_bytes().split(b"\n"):
+            try:
+                d = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(d, dict) or d.get("sessionId") != session or d.get("type") != "user":
+                continue
+            c = (d.get("message") or {}).get("content")
+            if not isinstance(c, str):
+                continue
+            if not own or d.get("isMeta") or d.get("isCompactSummary") or c.startswith(
+                    ("<task-notification>", "<local-command-stdout>", "<local-command-stderr>")):
+                n += 1
+    return n
+
+
+def test_stderr_names_the_user_turns_no_person_typed_such_as_the_compaction_summary(corpus_root, tmp_path):
+    session = "8463c716-a2ea-4c14-9efa-87158ebd9f20"
+    summary = json.loads((CORPUS_SOURCE / "-home-user-spotter" / f"{session}.jsonl").read_bytes().split(b"\n")[714])
+    assert summary["isCompactSummary"] is True  # line 715
+    want = _kept_not_typed(CORPUS_SOURCE / "-home-user-spotter", session)
+    out = tmp_path / "x.prose"
+    res = asz("export", session[:8], "--format", "prose", "--out", str(out), "--root", str(corpus_root),
+              "--source", str(CORPUS_SOURCE))
+    [line] = [x for x in res.stderr.splitlines() if "user turn(s) kept by seed 003's rule are not text a person typed" in x]
+    assert line.startswith(f"{want} user turn(s)"), (want, line)
+    assert re.search(rf"{session}/streams/main/\S+\.sd row\(s\) 715;", line), line
+    # kept, as the rule gives it: the summary is a user turn of the prose
+    turns = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    assert [t["role"] for t in turns if t["ts"] == summary["timestamp"]] == ["user"]
