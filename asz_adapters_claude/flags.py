@@ -18,7 +18,7 @@ FLAG_RULES: tuple[FlagRule, ...] = (
         'a user line that is not isMeta and not isCompactSummary, with origin.kind "human", or with no origin and '
         'promptSource "sdk"; a user line of a transcript that writes no origin key (before Claude Code wrote origin), '
         'not isMeta, not isCompactSummary, not isSidechain, without toolUseResult, whose message.content is a string (not opening with '
-        '<task-notification>, <local-command-stdout> or <local-command-stderr>) or a list of only text and image blocks; '
+        '<task-notification>, <local-command-stdout>, <local-command-stderr>, <bash-stdout> or <bash-stderr>) or a list of only text and image blocks; '
         'an attachment line of type queued_command with commandMode "prompt"',
     ),
     FlagRule("injected", 'an attachment line (except a queued prompt); any line with isMeta true'),

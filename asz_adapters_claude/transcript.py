@@ -70,8 +70,10 @@ def unknown_record(rec: Record, raw: bytes, reason: str) -> None:
     rec.flags = ordered_flags(withheld_flags_of_undecodable(raw))
 
 
-#: String contents the runtime itself writes into a ``user`` record of a transcript without ``origin``.
-_RUNTIME_USER_PREFIXES = ("<task-notification>", "<local-command-stdout>", "<local-command-stderr>")
+#: String contents the runtime itself writes into a ``user`` record of a transcript without ``origin``: a task
+#: notification, a slash command's output, a bash-mode command's output (the record after its ``<bash-input>``).
+_RUNTIME_USER_PREFIXES = ("<task-notification>", "<local-command-stdout>", "<local-command-stderr>",
+                          "<bash-stdout>", "<bash-stderr>")
 
 
 def _typed_prompt(v: dict) -> str:
@@ -82,7 +84,9 @@ def _typed_prompt(v: dict) -> str:
     words), no ``toolUseResult``, and content that is a string or a list of
     only text/image blocks (no ``tool_result``). Returns ``notification`` for
     a string content that opens with ``<task-notification>``; '' otherwise
-    (including content the runtime writes for local commands).
+    (including what the runtime writes for a local command: a slash command's
+    ``<local-command-stdout>``/``<local-command-stderr>``, a bash-mode
+    command's ``<bash-stdout>``/``<bash-stderr>``).
     """
     if v.get("type") != "user" or "origin" in v or v.get("isMeta") is True or v.get("isCompactSummary") is True:
         return ""

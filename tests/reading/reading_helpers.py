@@ -94,3 +94,26 @@ def collect_as_claude_0_1(source: Path, root: Path) -> None:
 
     Collector(root, EarlierClaude(), source, options=CollectOptions(fsync=False), report=Report(io.StringIO())).run_pass()
     asz("parse", "--root", str(root))
+
+
+def collect_before_bash_output_rule(source: Path, root: Path) -> None:
+    """``source`` collected into ``root`` (then parsed) as the adapter landed it before a bash-mode command's output
+    (``<bash-stdout>``/``<bash-stderr>``) stopped being a typed prompt: today's adapter with the earlier prefixes of
+    :data:`asz_adapters_claude.transcript._RUNTIME_USER_PREFIXES`, so the output's record is ``external_input`` and
+    opens a talk of its own (a root collected before, which the view still reads)."""
+    import io
+
+    from asz_adapters_claude import transcript
+    from asz_adapters_claude.plugin import ClaudeCodeLocal
+    from asz_core.collect.collector import CollectOptions, Collector, Report
+
+    class InProcess(ClaudeCodeLocal):
+        sessions_in_parallel = False  # in this process: a worker would load the installed adapter by name
+
+    now = transcript._RUNTIME_USER_PREFIXES
+    transcript._RUNTIME_USER_PREFIXES = tuple(p for p in now if not p.startswith("<bash-"))
+    try:
+        Collector(root, InProcess(), source, options=CollectOptions(fsync=False), report=Report(io.StringIO())).run_pass()
+    finally:
+        transcript._RUNTIME_USER_PREFIXES = now
+    asz("parse", "--root", str(root))

@@ -15,7 +15,8 @@ import html
 import json
 import re
 
-from reading_helpers import asz, source_lines
+import pytest
+from reading_helpers import asz, collect_before_bash_output_rule, source_lines
 
 from asz_core.view import build_view
 from asz_core.view.titles import talk_headings
@@ -93,7 +94,48 @@ def test_a_command_with_arguments_reads_as_typed(corpus_root, corpus_source):
     assert f"## Talk 1: {typed}" in md and f"\n`{typed}`\n" in md and "command-message" not in md
 
 
-def test_a_bash_mode_output_talk_is_headed_by_its_command_and_its_output_preformatted(corpus_root, corpus_source):
+#: The string contents Claude Code writes into a ``user`` line itself, never typed (docs/adapters/claude-code.md,
+#: "Triggers and external_input"): a task notification, a slash command's output, a bash-mode command's output.
+RUNTIME_WRITTEN = ("<task-notification>", "<local-command-stdout>", "<local-command-stderr>", "<bash-stdout>", "<bash-stderr>")
+
+
+def test_a_bash_mode_command_and_its_output_are_one_talk(corpus_root, corpus_source):
+    """326189cf (no ``origin`` keys): the person typed ``!uv run ty check`` and then one question; the output's record
+    joins the command's talk, as a slash command's ``<local-command-stdout>`` does (trial 16b, finding 8)."""
+    lines = source_lines(corpus_source / BASH[0] / f"{BASH[1]}.jsonl")
+    assert not any("origin" in d for d in lines)
+    typed = [d["message"]["content"] for d in lines
+             if d.get("type") == "user" and not d.get("isMeta") and not d.get("isSidechain") and "toolUseResult" not in d
+             and isinstance(d["message"].get("content"), str) and not d["message"]["content"].lstrip().startswith(RUNTIME_WRITTEN)]
+    assert typed == ["<bash-input>uv run ty check</bash-input>", "please fix these"]  # two talks by the rule
+    shown = _typed(corpus_source, BASH)[2]["message"]["content"]
+    out, err = _inside(shown, "bash-stdout"), _inside(shown, "bash-stderr")
+    md = _export(corpus_root, BASH, "md")
+    heads = [ln for ln in md.splitlines() if ln.startswith("## Talk ")]
+    assert heads == ["## Talk 1: ! uv run ty check", "## Talk 2: please fix these"]
+    talk1 = md.split("## Talk 2: ")[0]
+    assert "\n`! uv run ty check`\n" in talk1
+    assert f"\n```\n{out.strip(chr(10))}\n```\n\n*stderr*\n\n```\n{err.strip(chr(10))}\n```\n" in talk1
+    doc = json.loads(_export(corpus_root, BASH, "json"))
+    assert [t["label"] for t in doc["talks"]] == typed
+    ls = asz("ls", "--root", str(corpus_root)).stdout
+    [row] = [ln for ln in ls.splitlines() if ln.startswith(BASH[1][:8])]
+    assert row.split()[-6] == "2"  # TALKS
+
+
+@pytest.fixture(scope="module")
+def before_rule_root(corpus_source, tmp_path_factory):
+    """326189cf as the adapter landed it before its bash-mode output stopped being a typed prompt: three talks."""
+    base = tmp_path_factory.mktemp("bash-before")
+    (base / "projects" / BASH[0]).mkdir(parents=True)
+    (base / "projects" / BASH[0] / f"{BASH[1]}.jsonl").write_bytes((corpus_source / BASH[0] / f"{BASH[1]}.jsonl").read_bytes())
+    collect_before_bash_output_rule(base / "projects", base / "root")
+    return base / "root"
+
+
+def test_a_bash_mode_output_talk_is_headed_by_its_command_and_its_output_preformatted(before_rule_root, corpus_source):
+    """A root landed before the rule above holds the output as a talk of its own: it is headed by its command."""
+    corpus_root = before_rule_root
     lines = _typed(corpus_source, BASH)
     typed, shown = lines[1], lines[2]
     assert typed["message"]["content"] == "<bash-input>uv run ty check</bash-input>"
@@ -116,11 +158,11 @@ def test_a_bash_mode_output_talk_is_headed_by_its_command_and_its_output_preform
     assert doc["talks"][1]["label"] == shown["message"]["content"]  # the document keeps the record's text
 
 
-def test_without_the_records_an_output_talk_is_headed_by_its_output_never_its_tags(corpus_root, corpus_source):
+def test_without_the_records_an_output_talk_is_headed_by_its_output_never_its_tags(before_rule_root, corpus_source):
     """The command is read only where the output's record names it as its parent: with no records to read, the
     heading is the output's own text."""
     out = _inside(_typed(corpus_source, BASH)[2]["message"]["content"], "bash-stdout")
-    doc = build_view(corpus_root, BASH[1])
+    doc = build_view(before_rule_root, BASH[1])
     heads = talk_headings(doc, "claude-code/1", 80)
     got = heads[doc["talks"][1]["id"]]
     assert got.endswith("…") and " ".join(out.split()).startswith(got[:-1].rstrip()) and "<" not in got

@@ -1,6 +1,6 @@
 """The page draws a command typed locally or in bash mode as typed and its output preformatted, from the ``blocks`` of
-``/api/c/{id}/headings`` (docs/view.md, "Commands and their output"); a talk whose only prompt is a bash-mode
-command's output is headed by the command. The document ``/api/c/{id}/view`` keeps every text as the record holds
+``/api/c/{id}/headings`` (docs/view.md, "Commands and their output"); a bash-mode command's output is in its
+command's talk. The document ``/api/c/{id}/view`` keeps every text as the record holds
 it. Expected values are read from the corpus's source transcripts (a7da6a22: ``/context``, ``/model``; 326189cf:
 ``!uv run ty check`` and its output in the next record)."""
 
@@ -53,17 +53,19 @@ def test_api_blocks_read_the_commands_and_their_output_whole(corpus_root, corpus
     assert clipped["text"] != context_out and context_out.startswith(clipped["text"])  # the document keeps its own
 
 
-def test_api_heads_a_bash_output_talk_by_its_command(corpus_root, corpus_dir, serve):
+def test_api_reads_a_bash_mode_command_and_its_output_in_one_talk(corpus_root, corpus_dir, serve):
+    """The output's record joins the command's talk (trial 16b, finding 8; a root landed before that, with the output
+    a talk of its own headed by its command, is read in tests/reading/test_export_commands.py)."""
     s = serve(corpus_root)
     typed = _typed(corpus_dir, BASH)
-    assert typed[1] == "<bash-input>uv run ty check</bash-input>"
+    assert typed[1] == "<bash-input>uv run ty check</bash-input>" and typed[3] == "please fix these"
     doc = s.get(f"/api/c/{BASH[1]}/view").json()
     answer = s.get(f"/api/c/{BASH[1][:8]}/headings").json()
     ids = [t["id"] for t in doc["talks"]]
-    assert [answer["headings"][i] for i in ids] == ["! uv run ty check", "! uv run ty check", "please fix these"]
-    assert doc["talks"][1]["label"] == typed[2]
+    assert [answer["headings"][i] for i in ids] == ["! uv run ty check", "please fix these"]
+    assert [t["label"] for t in doc["talks"]] == [typed[1], typed[3]]
     out, err = _inside(typed[2], "bash-stdout").strip("\n"), _inside(typed[2], "bash-stderr").strip("\n")
-    step = doc["talks"][1]["children"][0]["children"][0]
+    [step] = [n for n in _nodes({"talks": [doc["talks"][0]]}).values() if n.get("text") == typed[2]]
     assert answer["blocks"][step["id"]] == [["stdout", out], ["stderr", err]]
 
 
