@@ -330,3 +330,21 @@ def record_line(record: Mapping[str, Any]) -> str | None:
     if isinstance(content, str) and content.strip():
         return ("recap: " if sub == "away_summary" else "") + content
     return None
+
+
+#: The agent id prefix of the agent Claude Code runs to compact a conversation (2.1.39, the corpus's 8463c716:
+#: ``subagents/agent-acompact-f46190.jsonl``, whose last reply is the summary the main transcript's
+#: ``isCompactSummary`` record then holds).
+COMPACTION_AGENT = "acompact-"
+
+
+def child_label(stream: str, call: Mapping[str, Any] | None) -> str:
+    """What a child with no ``.meta.json`` was started to do: the ``description`` of the call that started it
+    (``call``: the landed ``call`` part of the parent's ``Task``/``Agent`` tool use, its input in ``data``), as a
+    sidecar's ``description`` labels a newer child; else ``compaction`` for an agent id (``stream``) opening with
+    :data:`COMPACTION_AGENT`; else ''. Never raises."""
+    data = call.get("data") if isinstance(call, Mapping) else None
+    description = data.get("description") if isinstance(data, Mapping) else None
+    if isinstance(description, str) and description.strip():
+        return description.strip()
+    return "compaction" if isinstance(stream, str) and stream.startswith(COMPACTION_AGENT) else ""

@@ -381,6 +381,17 @@ class Adapter(abc.ABC):
         """
         return None
 
+    def child_label(self, dialect: str, stream: str, call: Mapping[str, Any] | None) -> str:
+        """What a child stream of ``dialect`` was started to do, for a child whose records carry no ``label`` (Claude
+        Code's older ``agent-<id>.jsonl`` with no ``.meta.json``). ``stream`` is the child stream's name (Claude Code:
+        its agent id); ``call`` is the landed ``call`` part (``{"k": "call", "name": ..., "data": ...}``) of the step
+        that started it by a ``starts`` relation of quality ``exact_unique``, or None (no such step, or its record is
+        withheld). The readers show it where they name the child (``Subagent: <label>``: docs/view.md, "Subagents' names").
+        Default '' (the child is named by its stream's name). Called by the readers with a dialect the adapter speaks;
+        must not raise (an exception, or an answer that is not a string, is taken as '').
+        """
+        return ""
+
     def content_shape(self, dialect: str, adapter: str, record: Mapping[str, Any]) -> str | None:
         """``"string"`` or ``"list"``: the shape of the message content a landed record of ``dialect`` whose parts are
         one ``text`` part was read from, as the record itself states it, for a runtime whose messages hold either a

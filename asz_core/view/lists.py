@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..flow.model import Node, Relation
 from .kinds import STRUCTURAL
 from .nodes import NodeView
+from .titles import child_label
 
 __all__ = ["ListView"]
 
@@ -63,12 +64,36 @@ class ListView(NodeView):
             parent = s.attrs.get("parent", "")
             if not parent and opened:
                 parent = opened[0]["stream"]
+            label, named_by = s.attrs.get("label", ""), s.attrs.get("named_by", "")
+            if not label and s.attrs.get("role") == "child":
+                label, named_by = self._child_label(name, opened)
             out.append({
-                "id": s.id, "name": name, "role": s.attrs.get("role", ""), "label": s.attrs.get("label", ""), "parent": parent,
+                "id": s.id, "name": name, "role": s.attrs.get("role", ""), "label": label, "parent": parent,
                 "records": records.get(name, 0), "steps": sum(self._talk_steps(t) for t in talks),
-                "talk": talks[0].id if talks else "", "named_by": s.attrs.get("named_by", ""), "opened_by": opened,
+                "talk": talks[0].id if talks else "", "named_by": named_by, "opened_by": opened,
             })
         return out
+
+    def _child_label(self, name: str, opened: list[dict]) -> tuple[str, str]:
+        """``(label, named_by)`` of a child stream whose records carry no label, as its adapter reads the call that
+        started it (:func:`~asz_core.view.titles.child_label`): the landed ``call`` part of its one ``exact_unique``
+        opener (None when there is none, or its record is withheld); ``named_by`` is that step's id, or ``stream``
+        when no call was read (the adapter read the stream's name). ``("", "")`` when the adapter gives nothing."""
+        exact = [o for o in opened if o["quality"] == "exact_unique"]
+        call, dialect, step = None, "", ""
+        if len(exact) == 1:
+            n = self.nodes.get(exact[0]["step"])
+            ref = self._first_ref(n) if n is not None else None
+            rec = self.sess.record(ref) if ref is not None else None
+            parts = rec.get("parts") if rec is not None and not self._withheld(rec) else None
+            if isinstance(parts, list) and ref.block is not None and 0 <= ref.block < len(parts):
+                part = parts[ref.block]
+                if isinstance(part, dict) and part.get("k") == "call":
+                    call, step = part, exact[0]["step"]
+            header = self.sess.headers.get(ref.seq) if ref is not None else None
+            dialect = header.dialect if header is not None else ""
+        label = child_label(dialect or self.sess.dialect(), name, call)
+        return (label, step or "stream") if label else ("", "")
 
     def _talk_steps(self, t: Node) -> int:
         tmp: dict = {}

@@ -31,7 +31,7 @@ from typing import Callable, Sequence
 from ..flow.index import SET_ASIDE_KINDS
 from ..storage.layout import landed_files
 
-__all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "LandedTitles", "PromptTitle", "RuntimeTitle", "continued_title", "dialect_of", "label_for_record", "landed_title",
+__all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "LandedTitles", "PromptTitle", "RuntimeTitle", "child_label", "continued_title", "dialect_of", "label_for_record", "landed_title",
            "talk_headings", "step_blocks", "prompt_blocks", "prompt_names_work", "prompt_text"]
 #: File kinds whose labels name a run or a workflow, never the conversation (as :func:`latest_title` skips them).
 _NOT_TITLES = frozenset({"workflow_manifest", "workflow_script", "journal"}) | SET_ASIDE_KINDS
@@ -70,6 +70,20 @@ def prompt_names_work(text: str, dialect: str) -> bool:
     except Exception:  # an adapter's bug takes nothing from the conversation: the prompt names it
         return True
     return got if isinstance(got, bool) else True
+
+
+def child_label(dialect: str, stream: str, call: dict | None) -> str:
+    """What a child stream with no ``label`` was started to do, as the adapter of ``dialect`` reads the call that
+    started it (:meth:`~asz_core.plugins.adapter.Adapter.child_label`: Claude Code's Task ``description``); '' when no
+    adapter speaks ``dialect``, or it fails or gives no text."""
+    adapter = _adapter(dialect) if dialect else None
+    if adapter is None:
+        return ""
+    try:
+        got = adapter.child_label(dialect, stream, call)
+    except Exception:  # an adapter's bug takes nothing from the reader: the child is named by its stream
+        return ""
+    return got.strip() if isinstance(got, str) else ""
 
 
 def dialect_of(root: str | os.PathLike, session: str) -> str:
