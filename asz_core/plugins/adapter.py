@@ -386,8 +386,8 @@ class Adapter(abc.ABC):
         Code's older ``agent-<id>.jsonl`` with no ``.meta.json``). ``stream`` is the child stream's name (Claude Code:
         its agent id); ``call`` is the landed ``call`` part (``{"k": "call", "name": ..., "data": ...}``) of the step
         that started it by a ``starts`` relation of quality ``exact_unique``, or None (no such step, or its record is
-        withheld). The readers show it where they name the child (``Subagent: <label>``: docs/view.md, "Subagents' names").
-        Default '' (the child is named by its stream's name). Called by the readers with a dialect the adapter speaks;
+        withheld). The readers show it where they name the child (``Subagent: <label>``: docs/view.md, "Subagents'
+        names"). Default '' (the child is named by its stream's name). Called by the readers with a dialect the adapter speaks;
         must not raise (an exception, or an answer that is not a string, is taken as '').
         """
         return ""
