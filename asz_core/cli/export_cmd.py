@@ -81,6 +81,12 @@ def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pros
     doc = build(root, cid, hide)
     bad = problems_of(doc)  # mismatch or incomplete (trial 2, finding 7)
     if fmt == "json":
+        from ..reading.export_steps import clipped
+
+        cut = clipped(doc)
+        if cut:  # the document's rule, said rather than silent (trial 16b, F10)
+            typer.echo(f"asz export: note: {cid}: {cut:,} text(s) of the asz.view document are clipped at 2,000 bytes "
+                       "(each node's bytes gives the whole size); --format md, html or prose give texts whole", err=True)
         return to_json(doc) + b"\n", bad
     return (to_html(root, doc, thinking=thinking) if fmt == "html" else to_markdown(root, doc, thinking=thinking)).encode("utf-8"), bad
 
@@ -227,7 +233,7 @@ def export(
     since: str = typer.Option("", "--since", help="Every conversation active since: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
     until: str = typer.Option("", "--until", help="… and active until (same forms; a date counts to its end)."),
     tz: Optional[str] = tz_option(),
-    fmt: str = typer.Option("md", "--format", help="md (Markdown), html (one self-contained page), json (the asz.view document) or prose (JSONL per turn)."),
+    fmt: str = typer.Option("md", "--format", help="md (Markdown), html (one self-contained page), json (the asz.view document, whose texts are clipped at 2,000 bytes with bytes giving the whole size; stderr counts them) or prose (JSONL per turn); md, html and prose give texts whole."),
     thinking: bool = typer.Option(False, "--thinking", help="Add the model's reasoning (md, html, prose)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write here: a file for one conversation, a folder (with an index page) for several, or for several as md or prose a FILE.md or FILE.jsonl that gets the one stream stdout would; a file already there is replaced, and stderr says so (asz export: replaced …)."),
     source: Optional[Path] = typer.Option(None, "--source", help="prose: the source root the conversations were collected from (default: each adapter's configured or default root), read where a landed record cannot tell a string from a list (seed 003: a file landed before claude-code-local 0.2.0)."),

@@ -19,7 +19,7 @@ from ..view.titles import record_line, talk_headings
 from .export_blocks import BLOCK_STEPS, read_blocks
 from .termtext import plain
 
-__all__ = ["ASKED", "EMBEDDED", "LOST", "media_line", "Step", "part_marker", "steps", "talk_heading", "unverified_files", "unverified_marker"]
+__all__ = ["ASKED", "EMBEDDED", "LOST", "clipped", "media_line", "Step", "part_marker", "steps", "talk_heading", "unverified_files", "unverified_marker"]
 
 
 #: The label of a talk's prompt (what a sub-agent was asked), drawn at the head of its talk.
@@ -281,3 +281,28 @@ def talk_heading(doc: dict, talk: dict, heads: Mapping[str, str]) -> str:
         if stream is not None:
             label = "Subagent: " + (stream.get("label") or stream.get("name") or "")
     return short_title(label, "", HEADING_LIMIT) or talk["id"]
+
+
+def clipped(doc: dict) -> int:
+    """How many texts of the asz.view document ``doc`` reach its clip (:data:`~asz_core.view.kinds.TEXT_LIMIT`, 2,000
+    UTF-8 bytes, cut at a character boundary, so at most 3 bytes short): a node's ``text`` or ``result`` whose
+    ``bytes`` / ``result_bytes`` is larger, and a talk's ``label``, ``reply`` or ``prompt`` that long (they carry no
+    size). What ``asz export --format json`` says on stderr (trial 16b, F10); the document is not changed."""
+    from ..view.kinds import TEXT_LIMIT
+
+    def long(text) -> int:
+        return len(text.encode("utf-8")) if isinstance(text, str) and len(text) * 4 > TEXT_LIMIT - 3 else 0
+
+    n = 0
+    todo = [*(doc.get("talks") or ()), *(doc.get("loose") or ())]
+    while todo:
+        node = todo.pop()
+        if not isinstance(node, dict):
+            continue
+        for key, size in (("text", "bytes"), ("result", "result_bytes")):
+            got = long(node.get(key))
+            n += bool(got >= TEXT_LIMIT - 3 and isinstance(node.get(size), int) and node[size] > got)
+        if node.get("kind") == "talk":
+            n += sum(long(node.get(k)) >= TEXT_LIMIT - 3 for k in ("label", "reply", "prompt"))
+        todo.extend(node.get("children") or ())
+    return n

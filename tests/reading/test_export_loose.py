@@ -161,3 +161,31 @@ def json_text(s: str) -> str:
     import json
 
     return json.dumps(s, ensure_ascii=False)[1:-1]
+
+
+def test_json_export_says_its_texts_are_clipped(corpus_root, corpus_source):
+    import json
+
+    summary = _row(corpus_source, COMPACTED_SRC, 715)["message"]["content"]
+    p = asz("export", COMPACTED, "--format", "json", "--root", str(corpus_root))
+    doc = json.loads(p.stdout)
+    node = next(n for n in doc["loose"] if n["id"] == "summary/1/715")
+    whole = summary.encode("utf-8")
+    assert len(whole) == 12197 and node["bytes"] == len(whole) and node["text"].encode("utf-8") == whole[:2000]  # unchanged
+
+    def walk(nodes):
+        for n in nodes:
+            yield n
+            yield from walk(n.get("children") or ())
+
+    cut = 0
+    for n in walk(doc["talks"] + doc["loose"]):
+        for key, size in (("text", "bytes"), ("result", "result_bytes")):
+            got = len(n.get(key, "").encode("utf-8"))
+            cut += 1997 <= got <= 2000 and n.get(size, 0) > got
+        cut += sum(1997 <= len(n.get(k, "").encode("utf-8")) <= 2000 for k in ("label", "reply", "prompt") if n["kind"] == "talk")
+    assert cut >= 1
+    assert (f"asz export: note: {COMPACTED}: {cut:,} text(s) of the asz.view document are clipped at 2,000 bytes "
+            "(each node's bytes gives the whole size); --format md, html or prose give texts whole") in p.stderr
+    cli = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text()  # asz export --help (tests/docs: the same)
+    assert "json (the asz.view document, whose texts are clipped at 2,000 bytes with bytes giving the whole size" in cli
