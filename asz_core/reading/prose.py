@@ -300,15 +300,10 @@ def landed_shape(header: Header, rec: dict) -> str | None:
     """``"string"`` or ``"list"`` as the record's own landed form states its content's shape, by the rule of the adapter
     that speaks its dialect (:meth:`~asz_core.plugins.adapter.Adapter.content_shape`, given the header's ``adapter``);
     None when no adapter answers so (a file landed before the adapter stated it)."""
-    from ..plugins.manager import adapter_for_dialect  # loads the plugins once, on the first one-text-part record
+    from ..view.titles import ask_adapter  # loads the plugins once, on the first one-text-part record
 
-    adapter = adapter_for_dialect(header.dialect) if header.dialect else None
-    if adapter is None:
-        return None
-    try:
-        got = adapter.content_shape(header.dialect, header.adapter, rec)
-    except Exception:  # an adapter's bug is taken as "cannot tell": the source line decides, as for an older file
-        return None
+    got = ask_adapter(header.dialect, "content_shape", header.adapter, rec)  # an adapter's bug: "cannot tell", as for
+    # an older file (the source line decides)
     return got if got in ("string", "list") else None
 
 

@@ -26,35 +26,42 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from ..flow.index import SET_ASIDE_KINDS
 from ..storage.layout import landed_files
 
-__all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "LandedTitles", "PromptTitle", "RuntimeTitle", "child_label", "continued_title", "dialect_of", "label_for_record", "landed_title",
+__all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "NO_ANSWER", "ask_adapter", "LandedTitles", "PromptTitle", "RuntimeTitle", "child_label", "continued_title", "dialect_of", "label_for_record", "landed_title",
            "talk_headings", "step_blocks", "prompt_blocks", "prompt_names_work", "prompt_text"]
 #: File kinds whose labels name a run or a workflow, never the conversation (as :func:`latest_title` skips them).
 _NOT_TITLES = frozenset({"workflow_manifest", "workflow_script", "journal"}) | SET_ASIDE_KINDS
 
 
-def _adapter(dialect: str):
-    """The adapter that speaks ``dialect``, or None."""
-    from ..plugins.manager import adapter_for_dialect  # loads the plugins: only once a label or a prompt is read
+#: What :func:`ask_adapter` gives when no adapter speaks the dialect or the one that does raised: neither a str, nor
+#: None, nor any value an adapter's hook answers, so each caller's own check of the answer turns it into its default.
+NO_ANSWER = object()
 
-    return adapter_for_dialect(dialect) if dialect else None
+
+def ask_adapter(dialect: str, hook: str, *args: Any) -> Any:
+    """The answer of the adapter that speaks ``dialect`` to its ``hook`` (``adapter.<hook>(dialect, *args)``), or
+    :data:`NO_ANSWER` when none speaks it or the hook raises: an adapter's bug takes nothing from the reader. The
+    plugins are loaded on the first call (:func:`asz_core.plugins.manager.adapter_for_dialect`). Never raises."""
+    from ..plugins.manager import adapter_for_dialect
+
+    adapter = adapter_for_dialect(dialect) if dialect else None
+    if adapter is None:
+        return NO_ANSWER
+    try:
+        return getattr(adapter, hook)(dialect, *args)
+    except Exception:  # an adapter's bug: the caller's default stands
+        return NO_ANSWER
 
 
 def prompt_text(text: str, dialect: str) -> str:
     """What of a typed prompt's ``text`` names the conversation, as the adapter of ``dialect`` reads its runtime's
     markup (:meth:`~asz_core.plugins.adapter.Adapter.prompt_title`); ``text`` as written when no adapter speaks
     ``dialect``, or it fails or gives no text."""
-    adapter = _adapter(dialect) if text else None
-    if adapter is None:
-        return text
-    try:
-        got = adapter.prompt_title(dialect, text)
-    except Exception:  # an adapter's bug takes nothing from the conversation: the prompt as written names it
-        return text
+    got = ask_adapter(dialect, "prompt_title", text) if text else NO_ANSWER
     return got if isinstance(got, str) and got.strip() else text
 
 
@@ -62,13 +69,7 @@ def prompt_names_work(text: str, dialect: str) -> bool:
     """Whether a typed prompt's ``text`` names the work of its conversation, as the adapter of ``dialect`` reads it
     (:meth:`~asz_core.plugins.adapter.Adapter.prompt_names_work`: not Claude Code's ``/context``, its caveat about
     local commands, nor their output); True when no adapter speaks ``dialect``, or it fails or answers no bool."""
-    adapter = _adapter(dialect) if text else None
-    if adapter is None:
-        return True
-    try:
-        got = adapter.prompt_names_work(dialect, text)
-    except Exception:  # an adapter's bug takes nothing from the conversation: the prompt names it
-        return True
+    got = ask_adapter(dialect, "prompt_names_work", text) if text else NO_ANSWER
     return got if isinstance(got, bool) else True
 
 
@@ -76,13 +77,7 @@ def child_label(dialect: str, stream: str, call: dict | None) -> str:
     """What a child stream with no ``label`` was started to do, as the adapter of ``dialect`` reads the call that
     started it (:meth:`~asz_core.plugins.adapter.Adapter.child_label`: Claude Code's Task ``description``); '' when no
     adapter speaks ``dialect``, or it fails or gives no text."""
-    adapter = _adapter(dialect) if dialect else None
-    if adapter is None:
-        return ""
-    try:
-        got = adapter.child_label(dialect, stream, call)
-    except Exception:  # an adapter's bug takes nothing from the reader: the child is named by its stream
-        return ""
+    got = ask_adapter(dialect, "child_label", stream, call)
     return got.strip() if isinstance(got, str) else ""
 
 
@@ -119,13 +114,7 @@ def prompt_blocks(text: str, dialect: str) -> list[tuple[str, str]]:
     (:meth:`~asz_core.plugins.adapter.Adapter.prompt_blocks`: Claude Code's ``/model sonnet``, ``! ls`` and their
     output); ``[("text", text)]`` when no adapter speaks ``dialect``, or it fails or answers no such list. Display only
     (docs/view.md, "Commands and their output"): the document keeps the text as it landed."""
-    adapter = _adapter(dialect) if text else None
-    if adapter is None:
-        return [("text", text)]
-    try:
-        got = adapter.prompt_blocks(dialect, text)
-    except Exception:  # an adapter's bug takes nothing from the reader: the text as written
-        return [("text", text)]
+    got = ask_adapter(dialect, "prompt_blocks", text) if text else NO_ANSWER
     if isinstance(got, list) and got and all(isinstance(b, (tuple, list)) and len(b) == 2 and b[0] in BLOCK_KINDS
                                              and isinstance(b[1], str) for b in got):
         return [(b[0], b[1]) for b in got]
@@ -137,13 +126,7 @@ def record_line(record: dict | None, dialect: str) -> str:
     (:meth:`~asz_core.plugins.adapter.Adapter.record_line`: Claude Code's compaction boundary reads ``auto, 167,731
     tokens before``), on one line; '' when there is no record, no adapter speaks ``dialect``, or it fails or gives
     none. Display only: the document keeps the record as it landed."""
-    adapter = _adapter(dialect) if record else None
-    if adapter is None:
-        return ""
-    try:
-        got = adapter.record_line(dialect, record)
-    except Exception:  # an adapter's bug takes nothing from the reader: the record is drawn whole all the same
-        return ""
+    got = ask_adapter(dialect, "record_line", record) if record else NO_ANSWER
     return " ".join(got.split()) if isinstance(got, str) else ""
 
 
@@ -265,13 +248,7 @@ def label_for_record(rec: dict, dialect: str) -> str | None:
     (:meth:`~asz_core.plugins.adapter.Adapter.label_target`); None when the adapter says it was written for a record
     and names none (so no conversation); '' when no adapter speaks ``dialect``, the adapter says the label names no
     other record, or it fails."""
-    adapter = _adapter(dialect)
-    if adapter is None:
-        return ""
-    try:
-        got = adapter.label_target(dialect, rec)
-    except Exception:  # an adapter's bug takes nothing from the conversation: its label is read as naming it
-        return ""
+    got = ask_adapter(dialect, "label_target", rec)  # NO_ANSWER is neither: '' (its label is read as naming it)
     return got if isinstance(got, str) or got is None else ""
 
 
