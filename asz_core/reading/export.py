@@ -37,7 +37,7 @@ import orjson
 from ..view.document import build_view
 from ..view.summary import shorten
 from ..view.titles import dialect_of
-from .export_blocks import fence, html_blocks, markdown_blocks
+from .export_blocks import fence, html_blocks, markdown_blocks, nested
 from .export_steps import LOST, media_line, Step, part_marker, steps, talk_heading, unverified_files, unverified_marker
 from ..view.zone import local_text, zone_name
 from .termtext import plain
@@ -169,7 +169,7 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
                       f"*{_when(talk.get('from'))}* · `{talk['id']}`"]
         if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)
             st = t["prompt"]
-            lines += ["", f"**{st['who']}** · {_when(st['at'])} · `{st['id']}`", "", plain(st["text"])]
+            lines += ["", f"**{st['who']}** · {_when(st['at'])} · `{st['id']}`", "", nested(plain(st["text"]))]
         for st in t["steps"]:
             lines.append("")
             if st["kind"] in ("tool", "agent.call"):
@@ -193,7 +193,7 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
             elif not st["text"]:
                 lines.pop()  # a step with only media: its placeholders below
             elif st["kind"] in ("message.external", "message.assistant", "agent.output", "epoch.summary"):
-                lines.append(plain(st["text"]))
+                lines.append(nested(plain(st["text"])))
             else:
                 lines.append(fence(plain(st["text"])))
             lines += [x for m in st.get("media") or () for x in ("", media_line(m))]  # trial 16b, F2
@@ -339,7 +339,7 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
         if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)
             st = t["prompt"]
             out.append(f"<div class=\"step person\" id=\"{e(st['id'])}\"><div class=\"meta\"><b>{e(st['who'])}</b> · "
-                       f"{e(_when(st['at']))} · <span class=\"id\">{e(st['id'])}</span></div>{md.render(shown(st['text']))}</div>")
+                       f"{e(_when(st['at']))} · <span class=\"id\">{e(st['id'])}</span></div>{md.render(nested(shown(st['text'])))}</div>")
         for st in t["steps"]:
             sid = e(st["id"])
             if st["kind"] in ("tool", "agent.call"):
@@ -362,7 +362,7 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
             elif st.get("same_as"):
                 out.append(f"<div class=\"step other\" id=\"{sid}\">{head}<p><i>{e(same_as(st))}</i></p></div>")
             elif cls in ("person", "assistant", "thinking", "summary") or st["kind"] == "agent.output":
-                body = html_blocks(st["blocks"], md, shown, e) if st.get("blocks") else md.render(shown(st['text']))
+                body = html_blocks(st["blocks"], md, shown, e) if st.get("blocks") else md.render(nested(shown(st['text'])))
                 out.append(f"<div class=\"step {cls}\" id=\"{sid}\">{head}{body}</div>")
             else:  # one line: the triangle, what it is, then when and its id (trial 4, F11)
                 out.append(f"<details class=\"step other\" id=\"{sid}\"><summary><b>{e(st['who'])}</b> "

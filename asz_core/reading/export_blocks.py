@@ -16,10 +16,46 @@ from typing import Callable
 from ..view.titles import BLOCK_STEPS, prompt_blocks
 from .termtext import plain
 
-__all__ = ["BLOCK_STEPS", "NO_OUTPUT", "fence", "html_blocks", "markdown_blocks", "read_blocks"]
+__all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "fence", "html_blocks", "markdown_blocks", "nested", "read_blocks"]
 
 #: What stands for an output block with no text.
 NO_OUTPUT = "(no output)"
+
+
+#: The shallowest heading level a person's or the model's text keeps in an export: under the export's own ``#`` title
+#: and ``##`` talk headings (:func:`nested`).
+TEXT_TOP = 3
+
+
+def nested(text: str, top: int = TEXT_TOP) -> str:
+    """``text`` (Markdown, as written) with its headings moved down together so that the shallowest is level ``top``
+    (``###``): a reply's ``## Summary`` no longer stands beside the export's ``## Talk 3: …`` in the document's
+    outline, and its own nesting is kept (``##``/``###`` become ``###``/``####``; none deeper than ``######``). Only
+    what CommonMark reads as a heading moves (not a ``#`` in a code block); a setext heading (``Title`` over ``===``)
+    becomes the ATX heading of its level, its lines joined by spaces. A text whose headings are at ``top`` or deeper
+    is returned unchanged (docs/reading.md, ``asz export``)."""
+    if "#" not in text and "=" not in text and "-" not in text:
+        return text
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    heads = [(t, tokens[i + 1]) for i, t in enumerate(tokens) if t.type == "heading_open" and t.map and i + 1 < len(tokens)]
+    shift = top - min((int(t.tag[1]) for t, _ in heads), default=top)
+    if shift <= 0:
+        return text
+    lines = text.split("\n")
+    for t, inline in reversed(heads):
+        marks = "#" * min(6, int(t.tag[1]) + shift)
+        start, end = t.map
+        if t.markup.startswith("#"):  # ATX: the first '#' of its line opens it (a container's '>', '-' or '1.' come before)
+            line = lines[start]
+            at = line.index("#")
+            lines[start] = line[:at] + marks + line[at + len(t.markup):]
+            continue
+        first = inline.content.split("\n", 1)[0]  # setext: its text, then the underline (lines start .. end-1)
+        at = max(lines[start].find(first), 0)
+        lines[start:end] = [lines[start][:at] + marks + " " + " ".join(inline.content.split("\n"))]
+    return "\n".join(lines)
 
 
 def read_blocks(text: str, dialect: str) -> list[tuple[str, str]] | None:
@@ -61,7 +97,7 @@ def markdown_blocks(blocks: list[tuple[str, str]]) -> list[str]:
         if lines:
             lines.append("")
         if kind == "text":
-            lines.append(text)
+            lines.append(nested(text))
         elif kind == "command":
             lines.append(_code(text))
         else:
@@ -75,7 +111,7 @@ def html_blocks(blocks: list[tuple[str, str]], md, shown: Callable[[str], str], 
     out = []
     for kind, text in blocks:
         if kind == "text":
-            out.append(md.render(shown(text)))
+            out.append(md.render(nested(shown(text))))
         elif kind == "command":
             out.append(f"<p class=\"command\"><code>{e(text)}</code></p>")
         else:

@@ -5,9 +5,12 @@ Expected values are read straight from the corpus's source .jsonl files."""
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 
 from reading_helpers import asz, source_lines
+
+from asz_core.reading.export_blocks import nested
 
 #: The corpus session with a compaction: source row 714 is ``system/compact_boundary``, row 715 the
 #: ``isCompactSummary`` user message the model continued from.
@@ -90,7 +93,9 @@ def test_a_subagents_talk_opens_with_what_it_was_asked(corpus_root, corpus_sourc
         assert first["type"] == "user" and isinstance(asked, str)
         long += len(asked.encode()) > 2000  # whole, where the document's prompt stops at 2,000 bytes
         head = md.index(f"`talk/{a.stem.removeprefix('agent-')}`")
-        assert md.index("**Asked (the prompt this talk was given)**", head) < md.index(asked, head) < md.index("**Assistant**", head)
+        whole = nested(asked)  # its own headings under the talk's (test_export_headings.py), every other byte as written
+        assert len(whole) - len(asked) == len(re.findall(r"^#{2,3} ", asked, re.M)) > 0  # one '#' more on each
+        assert md.index("**Asked (the prompt this talk was given)**", head) < md.index(whole, head) < md.index("**Assistant**", head)
         at = page.index(f'id="talk/{a.stem.removeprefix("agent-")}"')
         assert page.index("Asked (the prompt this talk was given)", at) < page.index('class="step assistant"', at)
     assert long >= 1
@@ -107,6 +112,7 @@ def test_a_subagents_output_is_drawn_once_and_named(corpus_root, corpus_source):
         start = md.index(f"`talk/{a.stem.removeprefix('agent-')}`")
         end = md.find("\n## Talk ", start)
         talk = md[start:end if end > 0 else len(md)]
+        text = nested(text)  # its headings under the talk's (test_export_headings.py)
         assert talk.count(text) == 1  # the last message; its agent.output names it instead of repeating it
         ao = talk.index(f"`output/{a.stem.removeprefix('agent-')}`")
         assert talk.index(text) < ao and "which its output repeats)*" in talk[ao:ao + 300]
