@@ -192,7 +192,7 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
                 lines += markdown_blocks(st["blocks"])
             elif not st["text"]:
                 lines.pop()  # a step with only media: its placeholders below
-            elif st["kind"] in ("message.external", "message.assistant", "agent.output", "epoch.summary"):
+            elif st["kind"] in ("message.external", "message.assistant", "agent.output", "epoch.summary") or st.get("asked"):
                 lines.append(nested(plain(st["text"])))
             else:
                 lines.append(fence(plain(st["text"])))
@@ -354,14 +354,14 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
                            f"<span class=\"id\">{sid}</span></summary>{inner}</details>")
                 out += [html_media(st, e)] if st.get("media") else []
                 continue
-            cls = {"message.external": "person", "message.assistant": "assistant", "thinking": "thinking",
-                   "epoch.summary": "summary"}.get(st["kind"], "other")
+            cls = "person" if st.get("asked") else {"message.external": "person", "message.assistant": "assistant",
+                                                    "thinking": "thinking", "epoch.summary": "summary"}.get(st["kind"], "other")
             head = f"<div class=\"meta\"><b>{e(st['who'])}</b> · {e(_when(st['at']))} · <span class=\"id\">{sid}</span></div>"
             if st["withheld"]:
                 out.append(f"<div class=\"step withheld\" id=\"{sid}\">{head}<p>(withheld: {st['withheld']} bytes)</p></div>")
             elif st.get("same_as"):
                 out.append(f"<div class=\"step other\" id=\"{sid}\">{head}<p><i>{e(same_as(st))}</i></p></div>")
-            elif cls in ("person", "assistant", "thinking", "summary") or st["kind"] == "agent.output":
+            elif cls in ("person", "assistant", "thinking", "summary") or st["kind"] == "agent.output" or st.get("asked"):
                 body = html_blocks(st["blocks"], md, shown, e) if st.get("blocks") else md.render(nested(shown(st['text'])))
                 out.append(f"<div class=\"step {cls}\" id=\"{sid}\">{head}{body}</div>")
             else:  # one line: the triangle, what it is, then when and its id (trial 4, F11)

@@ -7,13 +7,14 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Iterator, Mapping, Sequence
+from typing import Mapping
 
 import orjson
 
 from ..flow.model import Ref
 from ..sessiondata import SDError, SDReader
 from ..storage.layout import landed_files
+from ..view.placing import asked_steps, loose_talks, position, repeats, walk
 from ..view.summary import HEADING_LIMIT, short_title, shorten
 from ..view.titles import record_line, talk_headings
 from .export_blocks import BLOCK_STEPS, read_blocks
@@ -42,7 +43,8 @@ SHORT_LIMIT = 100
 
 class Step(dict):
     """One step to render: ``id``, ``kind``, ``at`` (unix ms), ``who``, ``text`` (whole), ``withheld`` (bytes or 0), and for a
-    tool ``name``, ``input``, ``result``, ``result_withheld``, ``failed``."""
+    tool ``name``, ``input``, ``result``, ``result_withheld``, ``failed``; ``asked`` (True) on an injection that is what
+    its talk was asked (:func:`~asz_core.view.placing.asked_steps`), drawn as a prompt."""
 
 
 def _records(root: Path, session: str) -> dict[tuple[int, int], dict]:
@@ -106,12 +108,6 @@ def _ref_text(recs: dict, ref: dict | None, kinds: tuple[str, ...] = ("text", "r
     return "\n".join(t for t in (_part_text(p) for p in parts if p.get("k") in kinds) if t)
 
 
-def _walk(nodes: Sequence[dict]) -> Iterator[dict]:
-    for n in nodes:
-        yield n
-        yield from _walk(n.get("children", ()))
-
-
 def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect: str = "") -> list[dict]:
     """The talks of ``doc`` as ``[{"talk": talk node, "heading": its heading (:func:`talk_heading`), "steps": [Step…],
     "prompt": Step or None}]`` (``prompt``: the talk's ``prompt``, what a sub-agent was asked, whole from the record its
@@ -130,6 +126,7 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
         recs = {k: v for k, v in recs.items() if k[0] not in bad}
 
     heads = talk_headings(doc, dialect, HEADING_LIMIT, record=lambda ref: recs.get((ref.get("seq"), ref.get("row"))), clean=plain)
+    asked_by = set(asked_steps(doc).values())  # an old sidechain's opening prompt, written in its parent's file
 
     def step(n: dict) -> Step | None:  # one node as a step to draw, None when it is not drawn
         kind = n["kind"]
@@ -158,6 +155,8 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
                     return None  # an empty fragment is not drawn; one that carries an image is (its placeholder)
                 s["text"] = ""
             s["blocks"] = read_blocks(s["text"], dialect) if kind in BLOCK_STEPS else None
+            if n["id"] in asked_by:  # drawn as a talk's prompt is: what the talk was asked, as Markdown
+                s["who"], s["asked"] = ASKED, True
         if kind in _SHORT and not s["withheld"]:
             short = shorten(plain(record_line(recs.get((first["seq"], first["row"])) if first else None, dialect)), SHORT_LIMIT)
             s["who"] += f" ({short})" if short else ""
@@ -174,7 +173,7 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
 
     out = []
     for talk in doc.get("talks", ()):
-        shown = _once([(_at(n), s) for n in _walk(talk.get("children", ())) if (s := step(n)) is not None])
+        shown = _once([(position(n), s) for n in walk(talk.get("children", ())) if (s := step(n)) is not None])
         out.append({"talk": talk, "heading": talk_heading(doc, talk, heads), "steps": shown, "prompt": asked(talk)})
     outside = _place_loose(doc, out, step)
     for t in out:
@@ -220,15 +219,12 @@ def media_line(m: dict) -> str:
 
 
 def _once(shown: list[tuple[tuple, Step]]) -> list[tuple[tuple, Step]]:
-    """``shown`` with each ``agent.output`` step whose text is, whole, the text the talk's earlier message steps of
-    the same record drew (a sub-agent's last message, which its output repeats: trial 16b, F5) marked ``same_as``
-    (their ids), so that it is drawn as one line naming them; any other text is drawn as it is, so none is lost."""
-    for i, (at, s) in enumerate(shown):
-        if s["kind"] != "agent.output" or s["withheld"] or not s["text"]:
-            continue
-        said = [(o["id"], o["text"]) for a, o in shown[:i] if a[:3] == at[:3] and o["kind"] == "message.assistant" and not o["withheld"]]
-        if said and "\n".join(t for _, t in said) == s["text"]:
-            s["same_as"] = [sid for sid, _ in said]
+    """``shown`` with each ``agent.output`` step that repeats the talk's last message (:func:`~asz_core.view.placing.repeats`,
+    trial 16b, F5) marked ``same_as`` (the ids of the message steps), so that it is drawn as one line naming them."""
+    same = repeats([(at, s["kind"], s["id"], None if s["withheld"] else s["text"]) for at, s in shown])
+    for _, s in shown:
+        if s["id"] in same:
+            s["same_as"] = same[s["id"]]
     return shown
 
 
@@ -236,30 +232,22 @@ def _first_ref(n: dict) -> dict | None:
     return n.get("ref") or ((n.get("refs") or [None])[0])
 
 
-def _at(n: dict) -> tuple:
-    """Where node ``n`` stands in its stream: (stream, seq, row, block) of its first reference, block -1 for none."""
-    r = _first_ref(n) or {}
-    b = r.get("block")
-    return (n.get("stream") or "", r.get("seq") or 0, r.get("row") or 0, b if isinstance(b, int) else -1)
-
-
 def _place_loose(doc: dict, talks: list[dict], step) -> list[Step]:
     """Put each drawn ``loose`` node of ``doc`` (a compaction's boundary and summary, injected context: nodes under
     no talk, docs/view.md) among ``talks``' ``(position, Step)`` pairs in record order: in the talk of its stream
-    that opened last at or before it, after that talk's steps from before it; one before every talk of its stream
-    at the head of the stream's first talk. Returns the steps of nodes whose stream has no talk (drawn apart)."""
+    that opened last at or before it (:func:`~asz_core.view.placing.loose_talks`, the page's rule too), after that
+    talk's steps from before it; one before every talk of its stream at the head of the stream's first talk. Returns the steps of nodes whose stream has no talk (drawn apart)."""
     outside: list[Step] = []
+    placed, by_id = loose_talks(doc), {t["talk"]["id"]: t for t in talks}
     for n in doc.get("loose") or ():
         s = step(n)
         if s is None:
             continue
-        at = _at(n)
-        mine = [t for t in talks if (t["talk"].get("stream") or "") == at[0]]
-        if not mine:
+        at = position(n)
+        t = by_id.get(placed.get(n.get("id"), ""))
+        if t is None:
             outside.append(s)
             continue
-        before = [t for t in mine if _at(t["talk"]) <= at]
-        t = before[-1] if before else mine[0]
         i = 0
         while i < len(t["steps"]) and not (t["steps"][i][0][0] == at[0] and t["steps"][i][0] > at):
             i += 1

@@ -134,10 +134,13 @@ def _headings(request, pairs, hide):
     as the page shows it, whole (the page lays it out; :func:`~asz_core.view.titles.talk_headings`: Claude Code's
     command markup read as ``/context``, a bash-mode command's output alone as its command, whitespace runs made one
     space), and each person's or injected step the page draws as a command and its output
-    (:func:`~asz_core.view.titles.step_blocks`: whole, a clipped text read from its record), from the same document
-    ``/api/c/{id}/view`` answers with; the records read are those ``/api/c/{id}/record`` serves."""
+    (:func:`~asz_core.view.titles.step_blocks`: whole, a clipped text read from its record), and where the page draws
+    what the document holds apart from the talks' trees (``places``, ``repeats``, ``asked``, ``lines``:
+    :func:`~asz_core.view.placing.page_reading`, the exports' rules), from the same document ``/api/c/{id}/view``
+    answers with; the records read are those ``/api/c/{id}/record`` serves."""
     import orjson
 
+    from .placing import page_reading
     from .titles import dialect_of, step_blocks, talk_headings
 
     state = _state(request)
@@ -152,7 +155,8 @@ def _headings(request, pairs, hide):
         except (ApiError, orjson.JSONDecodeError):
             return None
 
-    return _json({"headings": talk_headings(doc, dialect, record=record), "blocks": step_blocks(doc, dialect, record)})
+    return _json({"headings": talk_headings(doc, dialect, record=record), "blocks": step_blocks(doc, dialect, record),
+                  **page_reading(doc, dialect, record)})
 
 
 def _record(request, pairs, hide):

@@ -195,3 +195,24 @@ def test_json_export_says_its_texts_are_clipped(corpus_root, corpus_source):
             "(each node's bytes gives the whole size); --format md, html or prose give texts whole") in p.stderr
     cli = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text()  # asz export --help (tests/docs: the same)
     assert "json (the asz.view document, whose texts are clipped at 2,000 bytes with bytes giving the whole size" in cli
+
+
+#: A Claude Code 1.0.x session whose subagents' lines (``isSidechain``) are in the main transcript, no subagents folder.
+SIDECHAINS = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
+SIDECHAINS_SRC = "-home-user-sample-project/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
+
+
+def test_an_old_sidechains_talk_opens_with_what_it_was_asked(corpus_root, corpus_source, tmp_path):
+    src = source_lines(corpus_source / SIDECHAINS_SRC)
+    roots = [(row, d) for row, d in enumerate(src, 1) if d.get("isSidechain") is True and d.get("parentUuid") is None]
+    assert [(row, d["type"]) for row, d in roots] == [(16, "user"), (26, "user")]
+    md = asz("export", SIDECHAINS, "--root", str(corpus_root)).stdout
+    out = tmp_path / "s.html"
+    asz("export", SIDECHAINS, "--format", "html", "--out", str(out), "--root", str(corpus_root))
+    page = out.read_text()
+    for row, d in roots:
+        head = md.index(f"`talk/main/{d['uuid']}`")
+        said = "**Asked (the prompt this talk was given)** · "
+        assert md.index(said, head) < md.index(f"`inject/1/{row}`", head) < md.index(nested(d["message"]["content"]), head)
+        assert md.index(nested(d["message"]["content"]), head) < md.index("**Assistant**", head)
+        assert f'<div class="step person" id="inject/1/{row}"><div class="meta"><b>Asked (the prompt this talk was given)</b>' in page

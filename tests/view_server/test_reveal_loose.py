@@ -1,7 +1,9 @@
-"""A step under no talk opens on the Loose tab, expanded and marked (trial 16b, 13): a search hit on Claude Code's
-compaction summary (``summary/1/715`` of the corpus's 8463c716, an ``isCompactSummary`` record at line 715 of the
-transcript, drawn in the document's ``loose`` list) linked to ``#step=summary/1/715``, and the page opened at its top
-with nothing marked. Real values: the line is found in the source transcript; the step id is the document's."""
+"""A step under no talk opens expanded and marked (trial 16b, 13): a search hit on Claude Code's compaction summary
+(``summary/1/715`` of the corpus's 8463c716, an ``isCompactSummary`` record at line 715 of the transcript, drawn in the
+document's ``loose`` list) linked to ``#step=summary/1/715``, and the page opened at its top with nothing marked. It
+opened on the Loose tab; since the page draws a compaction in the talk where it happened, as the exports do, it
+opens there, in that talk (test_page_like_exports.py). Real values: the line is found in the source transcript; the
+step id is the document's."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from selenium.webdriver.common.by import By  # noqa: E402  (test_view_server_bro
 SPOTTER = ("-home-user-spotter", "8463c716-a2ea-4c14-9efa-87158ebd9f20")
 
 
-def test_a_loose_step_in_the_hash_opens_the_loose_tab_marked(corpus_root, corpus_dir, serve, browser):
+def test_a_loose_step_in_the_hash_opens_in_its_talk_marked(corpus_root, corpus_dir, serve, browser):
     path = corpus_dir / "claude-code" / "projects" / SPOTTER[0] / f"{SPOTTER[1]}.jsonl"
     rows = [n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
             if json.loads(line).get("isCompactSummary")]
@@ -28,6 +30,7 @@ def test_a_loose_step_in_the_hash_opens_the_loose_tab_marked(corpus_root, corpus
     marked = open_at(drv, f"{s.base}/c/{SPOTTER[1]}#step=summary/1/715", '.node.target[data-id="summary/1/715"]')
     assert marked.is_displayed()
     assert "continued from a previous conversation" in marked.text  # the summary's text, expanded
-    tab = drv.find_element(By.CSS_SELECTOR, 'button[data-tab="loose"]')
+    tab = drv.find_element(By.CSS_SELECTOR, 'button[data-tab="talks"]')
     assert tab.get_attribute("aria-selected") == "true"
-    assert "tab=loose" in drv.current_url
+    talk = marked.find_element(By.XPATH, "ancestor::section[contains(@class,'talk')]").get_attribute("data-talk")
+    assert talk == doc["talks"][0]["id"] and f"talk={talk}" in drv.current_url.replace("%2F", "/")

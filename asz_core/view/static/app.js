@@ -699,11 +699,21 @@
   // Each talk's heading as the server reads its label (/api/c/{id}/headings: Claude Code's command markup read as
   // /context, a bash-mode command's output alone as its command); a talk it does not name shows its label as the
   // document holds it. BLOCKS: the steps the server reads as a command and its output (step id -> [[kind, text]]).
-  let HEADINGS = {}, BLOCKS = {};
+  // PLACES: where each loose node is drawn in a talk (node id -> {talk, parent, before}: among parent's children,
+  // before the child "before", null at the end); REPEATS: a subagent's output that repeats its last message (output id
+  // -> [message ids]); ASKED: talk id -> the injection that is what the talk was asked (an old sidechain's prompt);
+  // LINES: the adapter's short form of a compaction boundary's record. The exports' rules (asz_core/view/placing.py).
+  let HEADINGS = {}, BLOCKS = {}, PLACES = {}, REPEATS = {}, ASKED = {}, LINES = {};
   function loadHeadings() {
     return api('/api/c/' + enc(CID) + '/headings').then(function (r) {
-      HEADINGS = (r.ok && r.data && r.data.headings) || {};
-      BLOCKS = (r.ok && r.data && r.data.blocks) || {};
+      const d = (r.ok && r.data) || {};
+      HEADINGS = d.headings || {};
+      BLOCKS = d.blocks || {};
+      PLACES = d.places || {};
+      REPEATS = d.repeats || {};
+      LINES = d.lines || {};
+      ASKED = {};
+      Object.keys(d.asked || {}).forEach(function (t) { ASKED[d.asked[t]] = t; });  // step id -> talk id
     });
   }
   // A step's text as blocks (docs/view.md, "Commands and their output"): prose as Markdown, the command as typed in
@@ -756,7 +766,7 @@
       (n.children || []).forEach(function (c) { walk(c, talk); });
     }
     doc.talks.forEach(function (t) { walk(t, t.id); });
-    (doc.loose || []).forEach(function (n) { walk(n, null); });
+    (doc.loose || []).forEach(function (n) { walk(n, PLACES[n.id] ? PLACES[n.id].talk : null); });  // drawn in place
     doc.streams.forEach(function (s) { streamInfo.set(s.id, s); if (s.talk) streamTalk.set(s.id, s.talk); });
     doc.files.forEach(function (f) { if (f.seq !== null && f.seq !== undefined) fileBySeq.set(f.seq, f); });
     const talkIndex = new Map();
@@ -910,7 +920,8 @@
   }
 
   function drawTalkBody(t, body) {
-    const kids = t.children || [];
+    const kids = withPlaced(t.id, t.children || []);
+    if (t.prompt) body.append(askedEl(t));
     if (!kids.length) body.append(h('p', { class: 'faint' }, 'No steps in this talk.'));
     appendSteps(body, kids);
     const foot = h('div', { class: 'small talkfoot' }, h('button', { class: 'btn', type: 'button', onclick: function () { evidence(t); } }, 'Evidence of the talk'));
@@ -918,11 +929,48 @@
     body.append(foot);
   }
 
+  // ``kids`` (the children of the talk or run ``parentId``) with the loose nodes drawn among them (PLACES): a compaction's
+  // boundary and summary where it happened, injected context before the talk it heads.
+  function withPlaced(parentId, kids) {
+    const out = kids.slice();
+    (D.loose || []).forEach(function (n) {
+      const p = PLACES[n.id];
+      if (!p || p.parent !== parentId) return;
+      const i = p.before ? out.findIndex(function (c) { return c.id === p.before; }) : -1;
+      if (i < 0) out.push(n); else out.splice(i, 0, n);
+    });
+    return out;
+  }
+  // What a subagent's talk was asked (its ``prompt``: its stream's opening prompt), at the head of the talk, as Markdown;
+  // a prompt the document clipped is read whole from the talk's record on a click.
+  const ASKED_LABEL = 'asked (the prompt this talk was given)';
+  function askedEl(t) {
+    const box = h('div', { class: 'node k-asked', 'data-id': 'prompt/' + t.id }, h('div', { class: 'row' }, h('span', { class: 'kind' }, ASKED_LABEL),
+      h('span', { class: 'when' }, fmtClock(t.at))));
+    const text = md(t.prompt, 'msg external asked');
+    box.append(text);
+    if (utf8len(t.prompt) > CLIP - 4 && t.ref) {
+      const note = h('div', { class: 'clip' }, 'Shows the first ' + num(utf8len(t.prompt)) + ' bytes. ');
+      note.append(h('button', { class: 'linkbtn', type: 'button', onclick: function () {
+        note.textContent = 'Loading the rest…';
+        api(recordPath(t.ref)).then(function (res) {
+          const whole = res.ok ? fullText(res.data, t.ref, 'text') : null;
+          if (whole === null) { note.textContent = 'The rest is not available' + (res.ok ? '.' : ': ' + res.error + ' (HTTP ' + res.status + ')'); return; }
+          mdInto(text, whole);
+          note.textContent = 'Showing all ' + num(utf8len(whole)) + ' bytes.';
+        });
+      } }, 'Show all'));
+      box.append(note);
+    }
+    return box;
+  }
+  function inlineOf(n) { return ASKED[n.id] ? 'external' : INLINE_TEXT[n.kind]; }
+
   const KIND_LABEL = {
     'message.external': 'person', 'message.assistant': 'assistant', 'message.synthetic': 'synthetic', 'context.injection': 'injected',
     'llm.call': 'model call', 'thinking': 'thinking', 'tool': 'tool', 'agent.call': 'subagent call', 'agent.launch_ack': 'launched',
-    'agent.output': 'subagent output', 'runtime.notification': 'notification', 'epoch.boundary': 'context reset',
-    'epoch.summary': 'summary', 'error.api': 'API error', 'control.interrupt': 'interrupt', 'control.permission': 'permission',
+    'agent.output': 'subagent output', 'runtime.notification': 'notification', 'epoch.boundary': 'context compacted',
+    'epoch.summary': 'summary the model continued from', 'error.api': 'API error', 'control.interrupt': 'interrupt', 'control.permission': 'permission',
     'control.command': 'command', 'turn.duration': 'turn time', 'control.notice': 'notice', 'run': 'run', 'talk': 'talk'
   };
   const CONTAINERS = { 'run': 1, 'llm.call': 1, 'talk': 1 };
@@ -974,7 +1022,9 @@
       bits.push(h('span', { class: 'pv' }, 'trigger ' + ((n.attrs && n.attrs.trigger) || 'unknown')));
     } else if (k === 'turn.duration') {
       bits.push(h('span', { class: 'pv' }, n.duration_ms !== undefined ? 'the runtime measured ' + fmtDur(n.duration_ms) : ''));
-    } else if (INLINE_TEXT[k]) {
+    } else if (k === 'epoch.boundary' && LINES[n.id]) {
+      bits.push(h('span', { class: 'pv' }, 'Context compacted (' + LINES[n.id] + ')'));
+    } else if (inlineOf(n)) {
       // text is drawn under the row
     } else if (n.text) {
       bits.push(h('span', { class: 'pv' }, oneLine(BLOCKS[n.id] ? blocksLine(BLOCKS[n.id]) : readable(n.text), 200)));
@@ -1053,7 +1103,7 @@
     const det = h('div', { class: 'details', hidden: 'hidden' });
     let drawn = false;
     const row = h('div', { class: 'row', role: 'button', tabindex: '0', 'aria-expanded': 'false' },
-      h('span', { class: 'kind' }, KIND_LABEL[k] || k), h('span', { class: 'title' }, rowTitle(n)), tags(n),
+      h('span', { class: 'kind' }, ASKED[n.id] ? ASKED_LABEL : (KIND_LABEL[k] || k)), h('span', { class: 'title' }, rowTitle(n)), tags(n),
       h('span', { class: 'when' }, fmtClock(n.at)));
     function toggle(on) {
       if (on === undefined) on = det.hidden;
@@ -1064,7 +1114,8 @@
     el._toggle = toggle;
     // Text its row does not show whole (a tool's input and result, thinking, a notice): what "Expand all" opens, so the
     // browser's find sees it; the facts of every other step stay one click away.
-    el._content = k === 'tool' || k === 'agent.call' || (!INLINE_TEXT[k] && !CONTAINERS[k] && !!n.text);
+    const inline = inlineOf(n);
+    el._content = k === 'tool' || k === 'agent.call' || (!inline && !CONTAINERS[k] && !!n.text);
     row.addEventListener('click', function (ev) {
       if (ev.target.closest('button,a')) return;
       toggle();
@@ -1072,15 +1123,19 @@
     });
     row.addEventListener('keydown', function (ev) { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); toggle(); } });
     el.append(row);
-    if (INLINE_TEXT[k]) {
-      if (n.text) el.append(BLOCKS[n.id] ? blocksEl(BLOCKS[n.id], INLINE_TEXT[k]) : md(n.text, 'msg ' + INLINE_TEXT[k]));
+    if (REPEATS[n.id]) {  // a subagent's output that repeats its last message, drawn above: one line naming it
+      el.append(h('div', { class: 'msg faint repeats' }, '(the same text as ', REPEATS[n.id].map(function (m, i) {
+        return [i ? ', ' : '', h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(m); } }, m)];
+      }), ' above: the subagent\'s last message, which its output repeats)'));
+    } else if (inline) {
+      if (n.text) el.append(BLOCKS[n.id] ? blocksEl(BLOCKS[n.id], inline) : md(n.text, 'msg ' + inline));
       else if (n.state === 'omitted') el.append(h('div', { class: 'msg faint' }, 'withheld (' + fmtBytes(n.bytes) + ')'));
       else if (LOST[n.state]) el.append(h('div', { class: 'msg faint' }, lostText(n.state, n.bytes)));
       if (n.text && clipped(n.text, n.bytes) && n.state !== 'omitted' && !BLOCKS[n.id]) el.append(clipNote(n, 'text', el.lastChild));
     }
     (n.media || []).forEach(function (m) { el.append(mediaEl(m)); });
     el.append(det);
-    const kids = n.children || [];
+    const kids = withPlaced(n.id, n.children || []);
     if (kids.length) {
       const kd = h('div', { class: 'kids' });
       appendSteps(kd, kids);
@@ -1191,7 +1246,7 @@
       if (n.changes) facts.push(['workspace changes', n.changes.join(', ')]);
       if (n.executions) facts.push(['executions', n.executions.join(', ')]);
       if (facts.length) det.append(kv(facts));
-    } else if (!INLINE_TEXT[k]) {
+    } else if (!inlineOf(n)) {
       if (n.text) {
         const p = BLOCKS[n.id] ? blocksEl(BLOCKS[n.id]) : pre(n.text);
         det.append(h('h4', null, 'Text'), p);
@@ -1222,7 +1277,7 @@
     if (n.dropped) facts.push(['dropped', n.dropped.map(function (x) { return x.what + ' (' + fmtBytes(x.bytes) + (x.why ? ': ' + x.why : '') + ')'; }).join('; ')]);
     if (n.attrs) Object.keys(n.attrs).forEach(function (a) { const v = n.attrs[a]; facts.push([a, typeof v === 'object' ? JSON.stringify(v) : String(v)]); });
     const edges = n.edges && n.edges.length ? [h('h4', null, 'Edges'), edgesLine(n.edges)] : [];
-    if (k === 'tool' || k === 'agent.call' || (!INLINE_TEXT[k] && !CONTAINERS[k] && n.text)) {  // the text first; the facts fold under it
+    if (k === 'tool' || k === 'agent.call' || (!inlineOf(n) && !CONTAINERS[k] && n.text)) {  // the text first; the facts fold under it
       det.append(h('details', { class: 'facts' }, h('summary', null, 'Facts (' + num(facts.length) + ')' + (edges.length ? ' and edges' : '')), kv(facts), edges));
     } else {
       det.append(h('h4', null, 'Facts'), kv(facts), edges);
@@ -1397,7 +1452,7 @@
   function drawLoose() {
     const loose = D.loose || [];
     if (!loose.length) { panel.append(h('p', { class: 'muted' }, 'Every step belongs to a talk.')); return; }
-    panel.append(h('p', { class: 'muted small' }, 'Runs and steps outside any talk.'));
+    panel.append(h('p', { class: 'muted small' }, 'Runs and steps outside any talk (a compaction, context injected between talks); those of a stream with talks are also drawn in place, in the talk where they happened.'));
     appendSteps(panel, loose);
   }
   function drawUnresolved() {

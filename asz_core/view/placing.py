@@ -1,0 +1,170 @@
+"""Where a reader draws what the asz.view document holds apart from the talks' trees, one rule for the page and the
+exports (docs/view.md, "The page"; docs/reading.md, ``asz export``).
+
+- A ``loose`` node (a compaction's boundary and summary, context injected between talks: under no talk) is drawn in
+  place, in record order: in the talk of its stream that opened last at or before it, one before every talk of its
+  stream at the head of the stream's first talk (:func:`loose_talks`); the page puts it among the talk's children,
+  or a run's, before the first whose records come after it (:func:`loose_places`).
+- A subagent's ``agent.output`` whose text is, whole, the text of the talk's message steps of the same record before
+  it (its last message, which the output repeats) is drawn as one line naming them (:func:`repeats`).
+- A talk with no person's input whose label is the text of an injection the runtime did not flag ``injected`` (the
+  opening prompt of a child written in its parent's file: Claude Code's old sidechains) shows that step as what the
+  talk was asked (:func:`asked_steps`), as a talk's ``prompt`` is shown.
+
+Positions compare only inside one stream: (stream, seq, row, block) of a node's first reference (:func:`position`).
+Nothing here changes the document; the page reads it from ``/api/c/{id}/headings``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Iterator, Sequence
+
+__all__ = ["asked_steps", "loose_places", "loose_talks", "page_reading", "position", "repeats", "walk"]
+
+
+def walk(nodes: Iterable[dict]) -> Iterator[dict]:
+    """Every node of ``nodes`` and under them, in document order (a node before its children)."""
+    for n in nodes:
+        if isinstance(n, dict):
+            yield n
+            yield from walk(n.get("children") or ())
+
+
+def _first_ref(n: dict) -> dict:
+    r = n.get("ref") or ((n.get("refs") or [None])[0])
+    return r if isinstance(r, dict) else {}
+
+
+def position(n: dict) -> tuple:
+    """Where node ``n`` stands in its stream: (stream, seq, row, block) of its first reference, block -1 for none."""
+    r = _first_ref(n)
+    b = r.get("block")
+    return (n.get("stream") or "", r.get("seq") or 0, r.get("row") or 0, b if isinstance(b, int) else -1)
+
+
+def loose_talks(doc: dict) -> dict[str, str]:
+    """``{loose node id: talk id}``: the talk each ``loose`` node of ``doc`` is drawn in (module docstring); a node
+    whose stream has no talk is not listed (drawn apart: the exports' ``Outside any talk``, the page's Loose tab)."""
+    talks = [t for t in doc.get("talks") or () if isinstance(t, dict)]
+    out: dict[str, str] = {}
+    for n in doc.get("loose") or ():
+        if not isinstance(n, dict) or not n.get("id"):
+            continue
+        at = position(n)
+        mine = [t for t in talks if (t.get("stream") or "") == at[0]]
+        if mine:
+            before = [t for t in mine if position(t) <= at]
+            out[n["id"]] = (before[-1] if before else mine[0])["id"]
+    return out
+
+
+def _span(n: dict, stream: str) -> tuple | None:
+    """The first and last position of the records of ``n`` and its subtree in ``stream`` (None when none)."""
+    got = [position(x) for x in walk([n]) if (x.get("stream") or "") == stream and _first_ref(x)]
+    return (min(got), max(got)) if got else None
+
+
+def loose_places(doc: dict) -> dict[str, dict]:
+    """``{loose node id: {"talk", "parent", "before"}}``: where the page draws each ``loose`` node :func:`loose_talks`
+    puts in a talk: among the children of ``parent`` (the talk, or a run of it whose records hold the node's
+    position between them), before the child ``before``, the first whose records come after it (null: at the end)."""
+    talks = {t["id"]: t for t in doc.get("talks") or () if isinstance(t, dict) and t.get("id")}
+    loose = {n["id"]: n for n in doc.get("loose") or () if isinstance(n, dict) and n.get("id")}
+    out: dict[str, dict] = {}
+    for nid, tid in loose_talks(doc).items():
+        at = position(loose[nid])
+        parent, before = talks[tid], None
+        kids = list(parent.get("children") or ())
+        while kids:
+            inside = None
+            for c in kids:
+                span = _span(c, at[0])
+                if span is None or span[1] < at:
+                    continue
+                if span[0] > at:
+                    before = c["id"]
+                    break
+                if c.get("kind") == "run" and c.get("children"):  # it happened inside this run: among its children
+                    inside = c
+                    break
+            if inside is None:
+                break
+            parent, kids = inside, list(inside["children"])
+        out[nid] = {"talk": tid, "parent": parent["id"], "before": before}
+    return out
+
+
+def repeats(items: Sequence[tuple[tuple, str, str, str | None]]) -> dict[str, list[str]]:
+    """``{agent.output id: [message ids]}`` from one talk's ``(position, kind, id, text)`` items in drawing order
+    (``text`` whole, None when withheld): each ``agent.output`` whose text is, whole, the texts of the talk's
+    ``message.assistant`` items of the same record before it joined by newlines (trial 16b, F5); any other output is
+    drawn as it is, so none is lost."""
+    out: dict[str, list[str]] = {}
+    for i, (at, kind, sid, text) in enumerate(items):
+        if kind != "agent.output" or not text:
+            continue
+        said = [(oid, t) for a, k, oid, t in items[:i] if a[:3] == at[:3] and k == "message.assistant" and t is not None]
+        if said and "\n".join(t for _, t in said) == text:
+            out[sid] = [oid for oid, _ in said]
+    return out
+
+
+def asked_steps(doc: dict, withheld: Callable[[dict], bool] = lambda n: n.get("state") == "omitted") -> dict[str, str]:
+    """``{talk id: step id}`` for each talk with no ``message.external`` step whose ``label`` is the text of one of
+    its first three ``context.injection`` steps carrying no ``injected`` flag (module docstring; the document's rule
+    for such a label, seed 004 "A talk's label and reply"): that step is what the talk was asked."""
+    out: dict[str, str] = {}
+    for t in doc.get("talks") or ():
+        if not isinstance(t, dict) or not t.get("label") or t.get("prompt"):
+            continue
+        steps = list(walk(t.get("children") or ()))
+        if any(s.get("kind") == "message.external" for s in steps):
+            continue
+        for s in [s for s in steps if s.get("kind") == "context.injection"][:3]:
+            if "injected" not in (s.get("flags") or ()) and not withheld(s) and s.get("text") == t["label"]:
+                out[t["id"]] = s["id"]
+                break
+    return out
+
+
+def _whole(n: dict, record: Callable[[dict], dict | None]) -> str | None:
+    """The text of step ``n`` whole: the document's when it is not clipped (``bytes`` no more than its own), else the
+    text parts its ``ref`` names in the record ``record`` gives (its ``block``, else every text part, joined by
+    newlines); None when it is withheld (state omitted)."""
+    if n.get("state") == "omitted":
+        return None
+    text = n.get("text") if isinstance(n.get("text"), str) else ""
+    size = n.get("bytes")
+    if not isinstance(size, int) or size <= len(text.encode("utf-8", "surrogatepass")):
+        return text
+    ref = _first_ref(n)
+    rec = record(ref) if ref else None
+    parts = rec.get("parts") if isinstance(rec, dict) else None
+    if not isinstance(parts, list):
+        return text
+    block = ref.get("block")
+    parts = parts[block:block + 1] if isinstance(block, int) else parts
+    return "\n".join(p["text"] for p in parts if isinstance(p, dict) and p.get("k") in ("text", "reasoning", "result")
+                     and isinstance(p.get("text"), str)) or text
+
+
+def page_reading(doc: dict, dialect: str, record: Callable[[dict], dict | None]) -> dict:
+    """What ``/api/c/{id}/headings`` adds for the page (docs/view.md): ``places`` (:func:`loose_places`), ``repeats``
+    (:func:`repeats` of each talk's message and output steps, texts whole through ``record``, a ``ref`` dict -> the
+    landed record as the record endpoint serves it, or None), ``asked`` (:func:`asked_steps`) and ``lines``: the
+    adapter's short form of each compaction boundary's record (:func:`~asz_core.view.titles.record_line`: Claude
+    Code's ``auto, 167,731 tokens before``), as the exports label it."""
+    from .titles import record_line
+
+    same: dict[str, list[str]] = {}
+    for t in doc.get("talks") or ():
+        steps = [n for n in walk((t or {}).get("children") or ()) if n.get("kind") in ("message.assistant", "agent.output")]
+        outputs = {position(n)[:3] for n in steps if n.get("kind") == "agent.output"}
+        same.update(repeats([(position(n), n["kind"], n["id"], _whole(n, record)) for n in steps if position(n)[:3] in outputs]))
+    lines = {}
+    for n in walk([*(doc.get("talks") or ()), *(doc.get("loose") or ())]):
+        if n.get("kind") == "epoch.boundary" and n.get("state") != "omitted" and _first_ref(n):
+            line = record_line(record(_first_ref(n)), dialect)
+            if line:
+                lines[n["id"]] = line
+    return {"places": loose_places(doc), "repeats": same, "asked": asked_steps(doc), "lines": lines}
