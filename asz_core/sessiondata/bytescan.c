@@ -23,6 +23,7 @@
 #define PY_SSIZE_T_CLEAN
 #define _GNU_SOURCE /* memmem */
 #include <Python.h>
+#include <structmember.h>
 #include <stdint.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -645,7 +646,293 @@ fail:
     return NULL;
 }
 
+/* call_usages(nodes, records, times, streams, lanes, unverified, call_usage, slow, node_type, ref_type) -> {id: usage}
+ *
+ * asz_core/view/view_base.py's ViewBase call usage in one compiled loop (issue 22, docs/performance.md "Session 17"):
+ * for each node of nodes (a dict, in its order) whose kind is "llm.call", the CallUsage ViewBase._read_call gives,
+ * keyed by the node's id. Done here for the usual call only: 1 to 32 refs (exact Ref; read in landed order), each
+ * naming a dict record of records[seq] (a list) with its instant in times[seq], on the node's own stream
+ * (streams[seq], the view's cache, equal to the node's stream), none in unverified, the node's lane in lanes
+ * (stream -> lane, the view's cache), every record naming the same request (a str, else ""), no record whose
+ * "dropped" (a list, when there) has an entry whose "what" starts with usage_count_dropped (dropped_counts: ()), and the usage read (the last dict "usage" in landed order) holding only counts that are ints >= 0:
+ * then read_call's one provider call, made by calling call_usage (the CallUsage type) as _read_one does. Any other
+ * call node is passed to slow (ViewBase._read_call) and its answer kept. None when node_type or ref_type is not a
+ * type whose fields are plain members (the caller then runs its Python loop). */
+static PyObject *s_llm_call, *s_usage, *s_observed, *s_request, *s_model, *s_flags, *s_synthetic, *s_final,
+    *s_last_seen, *s_empty, *s_count_keys[4], *s_cache_write_1h, *s_zero, *s_what;
+
+#define FIELD(o, off) (*(PyObject **)((char *)(o) + (off)))
+
+static int member_offsets(PyObject *type, const char *const *names, Py_ssize_t *out) {
+    if (!PyType_Check(type))
+        return -1;
+    PyObject *dict = ((PyTypeObject *)type)->tp_dict;
+    for (int i = 0; names[i] != NULL; i++) {
+        PyObject *d = dict ? PyDict_GetItemString(dict, names[i]) : NULL;
+        if (d == NULL || !Py_IS_TYPE(d, &PyMemberDescr_Type))
+            return -1;
+        PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+        if (m->type != T_OBJECT_EX && m->type != T_OBJECT)
+            return -1;
+        out[i] = m->offset;
+    }
+    return 0;
+}
+
+enum { N_ID, N_KIND, N_STREAM, N_REFS, N_ATTRS, N_FIELDS };
+static const char *const node_fields[] = {"id", "kind", "stream", "refs", "attrs", NULL};
+enum { R_SEQ, R_ROW, R_BLOCK, R_FIELDS };
+static const char *const ref_fields[] = {"seq", "row", "block", NULL};
+#define MAX_REFS 32
+
+typedef struct {
+    PyObject *records, *times, *streams, *lanes, *unverified, *call_usage, *ref_type, *count_dropped;
+    Py_ssize_t node_off[N_FIELDS], ref_off[R_FIELDS];
+} call_ctx;
+
+/* 1 when v is an exact int >= 0 (*keep = v), 0 when not (the caller gives the call to slow), -1 on error. */
+static int plain_count(PyObject *v) {
+    if (!PyLong_CheckExact(v))
+        return 0;
+    int overflow;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (x == -1 && PyErr_Occurred())
+        return -1;
+    return overflow > 0 || (overflow == 0 && x >= 0);
+}
+
+/* The usual call's CallUsage (a new reference), Py_None (borrowed, not increfed) to leave it to slow, NULL on error. */
+static PyObject *usual_call(PyObject *n, const call_ctx *c) {
+    PyObject *refs = FIELD(n, c->node_off[N_REFS]), *stream = FIELD(n, c->node_off[N_STREAM]);
+    PyObject *attrs = FIELD(n, c->node_off[N_ATTRS]);
+    if (refs == NULL || !PyList_CheckExact(refs) || stream == NULL || !PyUnicode_CheckExact(stream) || attrs == NULL ||
+        !PyDict_CheckExact(attrs))
+        return Py_None;
+    Py_ssize_t nr = PyList_GET_SIZE(refs);
+    if (nr < 1 || nr > MAX_REFS)
+        return Py_None;
+    PyObject *lane = PyDict_GetItemWithError(c->lanes, stream);
+    if (lane == NULL)
+        return PyErr_Occurred() ? NULL : Py_None;
+    PyObject *seqs[MAX_REFS], *recs[MAX_REFS], *ts[MAX_REFS];
+    Py_ssize_t seq[MAX_REFS], row[MAX_REFS], block[MAX_REFS];
+    for (Py_ssize_t i = 0; i < nr; i++) {
+        PyObject *r = PyList_GET_ITEM(refs, i);
+        if ((PyObject *)Py_TYPE(r) != c->ref_type)
+            return Py_None;
+        PyObject *s = FIELD(r, c->ref_off[R_SEQ]), *w = FIELD(r, c->ref_off[R_ROW]), *b = FIELD(r, c->ref_off[R_BLOCK]);
+        if (s == NULL || w == NULL || b == NULL || !PyLong_CheckExact(s) || !PyLong_CheckExact(w) ||
+            (b != Py_None && !PyLong_CheckExact(b)))
+            return Py_None;
+        Py_ssize_t q = PyLong_AsSsize_t(s), o = PyLong_AsSsize_t(w), k = b == Py_None ? -1 : PyLong_AsSsize_t(b);
+        if ((q == -1 || o == -1 || k == -1) && PyErr_Occurred()) {
+            PyErr_Clear();
+            return Py_None;
+        }
+        /* landed order, (seq, row, block) with -1 for a whole record, stable as sorted(refs, key=position) */
+        Py_ssize_t j = i;
+        while (j > 0 && (seq[j - 1] > q || (seq[j - 1] == q && (row[j - 1] > o || (row[j - 1] == o && block[j - 1] > k))))) {
+            seqs[j] = seqs[j - 1], seq[j] = seq[j - 1], row[j] = row[j - 1], block[j] = block[j - 1];
+            j--;
+        }
+        seqs[j] = s, seq[j] = q, row[j] = o, block[j] = k;
+    }
+    for (Py_ssize_t i = 0; i < nr; i++) {
+        if (PyDict_GET_SIZE(c->unverified)) {
+            int bad = PyDict_Contains(c->unverified, seqs[i]);
+            if (bad != 0)
+                return bad < 0 ? NULL : Py_None;
+        }
+        PyObject *list = PyDict_GetItemWithError(c->records, seqs[i]);
+        PyObject *tl = list ? PyDict_GetItemWithError(c->times, seqs[i]) : NULL;
+        PyObject *name = tl ? PyDict_GetItemWithError(c->streams, seqs[i]) : NULL;
+        if (name == NULL)
+            return PyErr_Occurred() ? NULL : Py_None;
+        if (!PyList_CheckExact(list) || !PyList_CheckExact(tl) || row[i] < 1 || row[i] > PyList_GET_SIZE(list) ||
+            row[i] > PyList_GET_SIZE(tl))
+            return Py_None;
+        int same = PyObject_RichCompareBool(name, stream, Py_EQ);
+        if (same != 1)
+            return same < 0 ? NULL : Py_None;
+        recs[i] = PyList_GET_ITEM(list, row[i] - 1);
+        ts[i] = PyList_GET_ITEM(tl, row[i] - 1);
+        if (!PyDict_CheckExact(recs[i]))
+            return Py_None;
+    }
+    PyObject *request = s_empty;
+    for (Py_ssize_t i = 0; i < nr; i++) {
+        PyObject *q = PyDict_GetItemWithError(recs[i], s_request);
+        if (q == NULL && PyErr_Occurred())
+            return NULL;
+        q = q != NULL && PyUnicode_Check(q) ? q : s_empty;
+        if (i == 0) {
+            request = q;
+        } else {
+            int same = PyObject_RichCompareBool(request, q, Py_EQ);
+            if (same != 1)
+                return same < 0 ? NULL : Py_None;
+        }
+    }
+    PyObject *v = PyDict_GetItemWithError(attrs, s_usage);
+    if (v == NULL && PyErr_Occurred())
+        return NULL;
+    int finished = v == NULL ? 0 : PyObject_RichCompareBool(v, s_observed, Py_EQ);
+    if (finished < 0)
+        return NULL;
+    /* _read_one */
+    PyObject *last = NULL, *model = s_empty, *usage_model = s_empty, *first_time = Py_None, *usage_time = Py_None;
+    int synthetic = 0;
+    for (Py_ssize_t i = 0; i < nr; i++) {
+        PyObject *rec = recs[i];
+        if (first_time == Py_None)
+            first_time = ts[i];
+        PyObject *dropped = PyDict_GetItemWithError(rec, s_dropped);
+        if (dropped != NULL) { /* dropped_counts(rec) must be (): no entry names a usage count */
+            if (!PyList_CheckExact(dropped))
+                return Py_None;
+            for (Py_ssize_t e = 0; e < PyList_GET_SIZE(dropped); e++) {
+                PyObject *entry = PyList_GET_ITEM(dropped, e), *what;
+                if (!PyDict_Check(entry))
+                    continue;
+                if ((what = PyDict_GetItemWithError(entry, s_what)) == NULL) {
+                    if (PyErr_Occurred())
+                        return NULL;
+                    continue;
+                }
+                if (!PyUnicode_Check(what))
+                    continue;
+                Py_ssize_t hit = PyUnicode_Tailmatch(what, c->count_dropped, 0, PY_SSIZE_T_MAX, -1);
+                if (hit != 0)
+                    return hit < 0 ? NULL : Py_None;
+            }
+        } else if (PyErr_Occurred()) {
+            return NULL;
+        }
+        PyObject *m = PyDict_GetItemWithError(rec, s_model), *flags = NULL, *u = NULL;
+        if (m == NULL && PyErr_Occurred())
+            return NULL;
+        if (m != NULL && PyUnicode_Check(m) && PyUnicode_GET_LENGTH(m) > 0)
+            model = m;
+        if ((flags = PyDict_GetItemWithError(rec, s_flags)) == NULL && PyErr_Occurred())
+            return NULL;
+        if (flags != NULL) {
+            int t = PyObject_IsTrue(flags);
+            if (t > 0)
+                t = PySequence_Contains(flags, s_synthetic);
+            if (t < 0) { /* the Python raises the same: let it */
+                PyErr_Clear();
+                return Py_None;
+            }
+            synthetic |= t;
+        }
+        if ((u = PyDict_GetItemWithError(rec, s_usage)) == NULL && PyErr_Occurred())
+            return NULL;
+        if (u != NULL && PyDict_Check(u)) {
+            last = u;
+            usage_model = m != NULL && PyUnicode_Check(m) ? m : s_empty;
+            usage_time = ts[i];
+        }
+    }
+    PyObject *args[9], *out;
+    args[3] = lane;
+    args[4] = synthetic ? Py_True : Py_False;
+    args[6] = request;
+    if (last == NULL) {
+        args[0] = Py_None, args[1] = s_empty, args[2] = model, args[5] = first_time;
+        return PyObject_Vectorcall(c->call_usage, args, 7, NULL);
+    }
+    PyObject *usage = PyDict_New();
+    if (usage == NULL)
+        return NULL;
+    for (int k = 0; k < 5; k++) {
+        PyObject *key = k < 4 ? s_count_keys[k] : s_cache_write_1h;
+        PyObject *x = PyDict_GetItemWithError(last, key);
+        if (x == NULL) {
+            if (PyErr_Occurred())
+                goto fail;
+            if (k < 4 && PyDict_SetItem(usage, key, s_zero) < 0)
+                goto fail;
+            continue;
+        }
+        int ok = plain_count(x);
+        if (ok < 0)
+            goto fail;
+        if (k < 4 && !ok) { /* a count _counts makes 0 (maybe a negative one: negative_counts): the Python's */
+            Py_DECREF(usage);
+            return Py_None;
+        }
+        if (ok && (k < 4 || PyObject_IsTrue(x)) && PyDict_SetItem(usage, key, x) < 0)
+            goto fail;
+    }
+    args[0] = usage, args[1] = finished ? s_final : s_last_seen;
+    args[2] = PyUnicode_GET_LENGTH(usage_model) > 0 ? usage_model : model;
+    args[5] = usage_time != Py_None ? usage_time : first_time;
+    args[7] = args[8] = PyTuple_New(0);
+    if (args[7] == NULL)
+        goto fail;
+    out = PyObject_Vectorcall(c->call_usage, args, 9, NULL);
+    Py_DECREF(args[7]);
+    Py_DECREF(usage);
+    return out;
+fail:
+    Py_DECREF(usage);
+    return NULL;
+}
+
+static PyObject *call_usages(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 11 || !PyUnicode_CheckExact(args[10]) || !PyDict_CheckExact(args[0]) || !PyDict_CheckExact(args[1]) || !PyDict_CheckExact(args[2]) ||
+        !PyDict_CheckExact(args[3]) || !PyDict_CheckExact(args[4]) || !PyDict_CheckExact(args[5])) {
+        PyErr_SetString(PyExc_TypeError, "call_usages(nodes, records, times, streams, lanes, unverified, call_usage, slow, "
+                                         "node_type, ref_type, usage_count_dropped): six dicts, callables, two types and a str");
+        return NULL;
+    }
+    call_ctx c = {args[1], args[2], args[3], args[4], args[5], args[6], args[9], args[10], {0}, {0}};
+    PyObject *nodes = args[0], *slow = args[7], *node_type = args[8];
+    if (member_offsets(node_type, node_fields, c.node_off) < 0 || member_offsets(c.ref_type, ref_fields, c.ref_off) < 0)
+        Py_RETURN_NONE;
+    PyObject *out = PyDict_New(), *key, *n;
+    Py_ssize_t pos = 0;
+    if (out == NULL)
+        return NULL;
+    while (PyDict_Next(nodes, &pos, &key, &n)) {
+        if ((PyObject *)Py_TYPE(n) != node_type) {
+            Py_DECREF(out);
+            Py_RETURN_NONE;
+        }
+        PyObject *kind = FIELD(n, c.node_off[N_KIND]), *id = FIELD(n, c.node_off[N_ID]);
+        if (kind == NULL || id == NULL) {
+            Py_DECREF(out);
+            Py_RETURN_NONE;
+        }
+        int is_call = PyObject_RichCompareBool(kind, s_llm_call, Py_EQ);
+        if (is_call <= 0) {
+            if (is_call < 0)
+                goto fail;
+            continue;
+        }
+        Py_INCREF(n); /* slow may run any Python */
+        PyObject *got = usual_call(n, &c);
+        if (got == Py_None)
+            got = PyObject_CallOneArg(slow, n);
+        if (got == NULL || PyDict_SetItem(out, FIELD(n, c.node_off[N_ID]), got) < 0) {
+            Py_XDECREF(got);
+            Py_DECREF(n);
+            goto fail;
+        }
+        Py_DECREF(got);
+        Py_DECREF(n);
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
+    {"call_usages", (PyCFunction)(void (*)(void))call_usages, METH_FASTCALL,
+     "call_usages(nodes, records, times, streams, lanes, unverified, call_usage, slow, node_type, ref_type, "
+     "usage_count_dropped) -> "
+     "{id: CallUsage} of ViewBase's call usage, or None."},
     {"header_values", header_values, METH_O,
      "header_values(line) -> Header's 11 field values (tuple, in its order) of a header line as the sd/1 writer "
      "writes it, or None: what codec.decode_header decodes before its check_header."},
@@ -678,7 +965,18 @@ PyMODINIT_FUNC PyInit_bytescan(void) {
         !(s_k = PyUnicode_InternFromString("k")) || !(s_state = PyUnicode_InternFromString("state")) ||
         !(s_media = PyUnicode_InternFromString("media")) || !(s_data = PyUnicode_InternFromString("data")) ||
         !(s_unknown = PyUnicode_InternFromString("unknown")) || !(s_truncated = PyUnicode_InternFromString("truncated")) ||
-        !(s_too_large = PyUnicode_InternFromString("too_large")))
+        !(s_too_large = PyUnicode_InternFromString("too_large")) ||
+        !(s_llm_call = PyUnicode_InternFromString("llm.call")) || !(s_usage = PyUnicode_InternFromString("usage")) ||
+        !(s_observed = PyUnicode_InternFromString("observed_replayable")) ||
+        !(s_request = PyUnicode_InternFromString("request")) || !(s_model = PyUnicode_InternFromString("model")) ||
+        !(s_flags = PyUnicode_InternFromString("flags")) || !(s_synthetic = PyUnicode_InternFromString("synthetic")) ||
+        !(s_final = PyUnicode_InternFromString("final")) || !(s_last_seen = PyUnicode_InternFromString("last_seen")) ||
+        !(s_empty = PyUnicode_InternFromString("")) || !(s_count_keys[0] = PyUnicode_InternFromString("in")) ||
+        !(s_count_keys[1] = PyUnicode_InternFromString("out")) ||
+        !(s_count_keys[2] = PyUnicode_InternFromString("cache_read")) ||
+        !(s_count_keys[3] = PyUnicode_InternFromString("cache_write")) ||
+        !(s_cache_write_1h = PyUnicode_InternFromString("cache_write_1h")) || !(s_zero = PyLong_FromLong(0)) ||
+        !(s_what = PyUnicode_InternFromString("what")))
         return NULL;
     for (int i = 0; cursor_keys[i] != NULL; i++)
         if (!(cursor_key_objs[i] = PyUnicode_InternFromString(cursor_keys[i])))

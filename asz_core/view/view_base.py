@@ -6,7 +6,9 @@ import msgspec
 
 from ..flow.fold import Fold
 from ..flow.model import Node, Ref, Relation
+from ..sessiondata.numberprobe import bytescan
 from ..sessiondata.times import parse_instant
+from ..sessiondata.vocabulary import USAGE_COUNT_DROPPED
 from .chain import ChainReader
 from ..sessiondata.model import companion_file_name, companion_path
 from .coverage import carries_text, cited_by, superseded_documents
@@ -63,7 +65,7 @@ class ViewBase:
             self.edges.setdefault(r.from_, []).append({"type": r.type, "other": r.to, "dir": "out", "quality": r.quality, "via": r.via})
             self.edges.setdefault(r.to, []).append({"type": r.type, "other": r.from_, "dir": "in", "quality": r.quality, "via": r.via})
         self.changes, self.executions, self.step_changes, self.step_executions = self._observations()
-        self.call_usage: dict[str, CallUsage] = {n.id: self._read_call(n) for n in self.nodes.values() if n.kind == "llm.call"}
+        self.call_usage: dict[str, CallUsage] = self._call_usages()
         self.links = links or Links()
         #: issue 18: ``unres/parent/<id>`` entries of the document (set by the document builder)
         self.dangling: list[dict] = []
@@ -88,6 +90,20 @@ class ViewBase:
 
     def _time(self, ref: Ref | None) -> int | None:
         return self.sess.time(ref)
+
+    def _call_usages(self, compiled: bool = True) -> dict[str, CallUsage]:
+        """Each ``llm.call`` node's id -> its usage (:meth:`_read_call`), in node order. The usual call (one or two
+        fragments on its own stream naming one request, plain counts) is read by the compiled
+        ``bytescan.call_usages`` where it was built (issue 22), every other by :meth:`_read_call`: the same values."""
+        if compiled and bytescan is not None:
+            for seq in self.sess.headers:  # every landed file's stream, as _stream_of caches it
+                self._stream_of(seq)
+            got = bytescan.call_usages(self.nodes, self.sess.records, self.sess.times, self._streams, self._lanes,
+                                       self.sess.unverified, CallUsage, self._read_call, Node, Ref,
+                                       USAGE_COUNT_DROPPED)
+            if got is not None:
+                return got
+        return {n.id: self._read_call(n) for n in self.nodes.values() if n.kind == "llm.call"}
 
     def _read_call(self, n: Node) -> CallUsage:
         """A call's usage from its fragments in landed order; its lane from its stream's role.
