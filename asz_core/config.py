@@ -122,6 +122,8 @@ class AdapterConfig:
     enabled: bool = True
     source_root: str = ""
     include: list[str] = attrs.Factory(list)
+    #: The folders after the first of a ``source_root`` list (docs/configuration.md): read into the same storage root.
+    more_source_roots: list[str] = attrs.Factory(list)
     exclude: list[str] = attrs.Factory(list)
     collector: CollectorConfig = attrs.Factory(CollectorConfig)
     #: The adapter's own keys (declared by its plugin through ``asz_register_settings``), each checked; a key the
@@ -253,7 +255,13 @@ def _adapter(ctx: _Ctx, value: Any, key: str, settings: Any) -> AdapterConfig:
     a = AdapterConfig(name)
     if "enabled" in d:
         a.enabled = ctx.boolean(d["enabled"], f"{key}.enabled")
-    a.source_root = ctx.string(d.get("source_root"), f"{key}.source_root")
+    if isinstance(d.get("source_root"), list):  # several folders: the first the storage root's own (collect/folders.py)
+        roots = ctx.strings(d["source_root"], f"{key}.source_root")
+        if not roots or not all(roots):
+            raise ctx.err(f"{key}.source_root", f"expected folders, got {roots!r}")
+        a.source_root, a.more_source_roots = roots[0], roots[1:]
+    else:
+        a.source_root = ctx.string(d.get("source_root"), f"{key}.source_root")
     a.include = ctx.strings(d.get("include"), f"{key}.include")
     a.exclude = ctx.strings(d.get("exclude"), f"{key}.exclude")
     if "collector" in d:
@@ -435,5 +443,6 @@ def load_config(path: str | os.PathLike | None = None, *, cwd: str | os.PathLike
         a.source_root = user_path(a.source_root)
         if a.source_root and not os.path.isabs(a.source_root):
             a.source_root = str(base / a.source_root)
+        a.more_source_roots = [p if os.path.isabs(p) else str(base / p) for p in map(user_path, a.more_source_roots)]
     cfg.export.ca_file = user_path(cfg.export.ca_file)
     return cfg

@@ -10,7 +10,7 @@ from ..config import Config
 from ..plugins.adapter import Adapter
 from .root_overlap import read_folders, root_overlap
 
-__all__ = ["unlisted_sessions_notes", "unread_sources_notes", "source_hint"]
+__all__ = ["unlisted_sessions_notes", "source_hint"]
 
 
 def _where(adapter: Adapter, source_root: Path) -> str:
@@ -57,25 +57,6 @@ def unlisted_sessions_notes(cfg: Config, adapters: Mapping[str, Adapter], env: M
                      "would be refused")
         notes.append(note)
     return notes
-
-
-def unread_sources_notes(adapter: Adapter, source_root: Path, env: Mapping[str, str] | None = None, *,
-                         cmd: str = "collect") -> list[str]:
-    """One note per folder of :meth:`~asz_core.plugins.adapter.Adapter.unread_default_sources` (sessions of the
-    adapter's runtime that its default source root ``source_root``, the one this command reads, leaves out: Claude
-    Code's ``~/.config/claude/projects`` beside ``~/.claude/projects``), naming the folder and the ``--source`` that
-    reads it; [] when there is none. Trial 16 F7: such sessions were left out without a word. A command reads one
-    source root per adapter, and a storage root follows one source root per adapter (a cursor's ``source`` is relative
-    to it: another source root on the same storage root marks the first one's sources gone), so the way named is a
-    storage root of their own. ``cmd`` is the command named in the note. Never raises."""
-    try:
-        unread = [Path(p) for p in adapter.unread_default_sources(env)]
-    except Exception:  # an adapter's answer never stops a collect
-        return []
-    return [f"note: {adapter.name} sessions are also in {p}, not collected: asz {cmd} reads one source folder per "
-            f"adapter, {source_root}. Collect them with asz {cmd} --adapter {adapter.name} --source {p} --root DIR, "
-            "DIR a storage root of their own (a storage root follows one source folder per adapter)"
-            for p in unread if p != Path(source_root)]
 
 
 def source_hint(jobs: list) -> str:

@@ -8,7 +8,6 @@ collect), or another collector holds the root; 2 usage or configuration.
 
 from __future__ import annotations
 
-import importlib.util
 import signal
 import sys
 import threading
@@ -16,24 +15,19 @@ import time
 from pathlib import Path
 from typing import Optional
 
-import attrs
 import orjson
 import typer
 
 from ..collect.collector import Collector, CollectOptions, Counters, Report, run_passes
-from ..config import MIN_DELTA_BYTES, MIN_INTERVAL, Config, ConfigError, format_duration, load_config, parse_duration
-from ..plugins import Adapter, get_plugin_manager
+from ..config import Config, ConfigError, format_duration, load_config
+from ..plugins import get_plugin_manager
 from ..storage.layout import CONVERSATIONS, ROUNDS
 from ..storage.root import LockBusy, collector_lock
+from .jobs import Job, load_adapter_file, resolve_jobs, usage_error
 from .root_overlap import refuse_overlap
 from .stopping import interrupt_on, take_signals
 
 __all__ = ["register", "collect", "sources", "Job", "resolve_jobs", "load_adapter_file", "jobs_option"]
-
-
-def _usage(cmd: str, message: str) -> typer.Exit:
-    typer.echo(f"asz {cmd}: {message}", err=True)
-    return typer.Exit(2)
 
 
 def jobs_option(cmd: str, n: int) -> int:
@@ -44,126 +38,14 @@ def jobs_option(cmd: str, n: int) -> int:
     try:
         return jobs_from_option(n)
     except ValueError as exc:
-        raise _usage(cmd, str(exc)) from None
-
-
-@attrs.define
-class Job:
-    """One adapter to collect: the adapter, its source root, filters, budget (bytes), mode and interval (s)."""
-
-    adapter: Adapter
-    source_root: Path
-    include: list[str]
-    exclude: list[str]
-    max_delta_bytes: int
-    mode: str
-    interval: float
-
-
-def load_adapter_file(path: Path) -> object:
-    """Import a Python file that defines ``asz_register_adapters()`` and return the module (a plugin object).
-
-    For one-off development adapters and tests (house style lesson 6). Raises
-    ImportError or any error the file raises while it is imported.
-    """
-    path = Path(path).resolve()
-    name = f"asz_adapter_file_{abs(hash(str(path))):x}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"{path}: not a Python file")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def resolve_jobs(
-    cmd: str,
-    cfg: Config,
-    *,
-    adapter: str = "",
-    source: Optional[Path] = None,
-    interval: str = "",
-    max_delta_bytes: Optional[int] = None,
-    adapter_files: list[Path] | None = None,
-    root: Optional[Path] = None,
-    say_unlisted: bool = False,
-) -> list[Job]:
-    """Turn configuration and flags into jobs. Raises typer.Exit(2) with a message for a usage problem.
-
-    ``--adapter`` picks one adapter (listed or not); otherwise every enabled
-    entry. ``--source`` needs exactly one adapter. A flag beats the file.
-    ``root`` is the ``--root`` given: an adapter whose default source is the
-    storage root itself (``langsmith-ingest`` reads the inbox inside it)
-    reads that root, not the configured one. ``say_unlisted`` prints on stderr a note per installed adapter the
-    default list leaves out that has sessions at its default source (:func:`~asz_core.cli.adapter_note.unlisted_sessions_notes`),
-    and one per folder of an adapter's runtime holding sessions its default source root leaves out
-    (:func:`~asz_core.cli.adapter_note.unread_sources_notes`; Claude Code's ``~/.config/claude/projects``).
-    """
-    entries = [cfg.adapter(adapter)] if adapter else cfg.enabled()
-    if not entries:
-        raise _usage(cmd, f"no adapter is enabled in {cfg.path or 'the configuration'}; name one with --adapter")
-    if source is not None and len(entries) > 1:
-        raise _usage(cmd, f"--source needs --adapter when several adapters are enabled ({', '.join(e.name for e in entries)})")
-    try:
-        extra = [load_adapter_file(p) for p in (adapter_files or [])]
-    except Exception as exc:
-        raise _usage(cmd, f"--adapter-file: {type(exc).__name__}: {exc}") from None
-    reg = get_plugin_manager(extra=extra)
-    if say_unlisted and not adapter and source is None:
-        from .adapter_note import unlisted_sessions_notes
-
-        for note in unlisted_sessions_notes(cfg, reg.adapters(), storage=root, cmd=cmd):
-            typer.echo(note, err=True)
-    seconds: float | None = None
-    if interval:
-        try:
-            seconds = parse_duration(interval)
-        except ValueError as exc:
-            raise _usage(cmd, f"--interval: {exc}") from None
-        if seconds < MIN_INTERVAL:
-            raise _usage(cmd, f"--interval must be at least 100ms (a shorter one spins), got {interval}")
-    if max_delta_bytes is not None and max_delta_bytes < MIN_DELTA_BYTES:
-        raise _usage(cmd, f"--max-delta-bytes must be at least {MIN_DELTA_BYTES}, got {max_delta_bytes}")
-    jobs = []
-    for e in entries:
-        try:
-            a = reg.get(e.name)
-        except KeyError as exc:
-            raise _usage(cmd, f"{exc.args[0]} (see asz adapters list)") from None
-        a.configure(e)  # the entry of the file this command read: --config reaches the adapter's own keys
-        if source is not None:
-            src = Path(source)  # ~ expanded as every Path option is (asz_core.cli.quick.with_user_paths)
-        elif e.source_root:
-            src = Path(e.source_root)  # ~ expanded by load_config
-        else:
-            src = Path(a.default_source_root())
-            if root is not None and src == Path(cfg.root):
-                src = Path(root)  # the adapter reads the storage root: the one this command was given
-            if say_unlisted:  # the runtime's other folders holding sessions are named, never left out silently
-                from .adapter_note import unread_sources_notes
-
-                for note in unread_sources_notes(a, src, cmd=cmd):
-                    typer.echo(note, err=True)
-        jobs.append(
-            Job(
-                a,
-                src,
-                list(e.include),
-                list(e.exclude),
-                max_delta_bytes if max_delta_bytes is not None else e.collector.max_delta_bytes,
-                e.collector.mode,
-                seconds if seconds is not None else e.collector.interval,
-            )
-        )
-    return jobs
+        raise usage_error(cmd, str(exc)) from None
 
 
 def _load(cmd: str, config: Optional[Path]) -> Config:
     try:
         return load_config(config)
     except ConfigError as exc:
-        raise _usage(cmd, str(exc)) from None
+        raise usage_error(cmd, str(exc)) from None
 
 
 def _progress():
@@ -204,7 +86,7 @@ def _one_pass(collectors: list[Collector]) -> Counters:
 def collect(
     once: bool = typer.Option(False, "--once", help="One pass, then exit: 1 when anything is pending, refused or failed (a line still being written, partial=, is not)."),
     adapter: str = typer.Option("", "--adapter", help="Collect only this adapter (default: every enabled one; claude-code-local)."),
-    source: Optional[Path] = typer.Option(None, "--source", help="Source root of the adapter (e.g. a Claude Code projects dir)."),
+    source: list[Path] = typer.Option([], "--source", help="Source root of the adapter (e.g. a Claude Code projects dir); again for each further folder read into the same root (default: Claude Code's every projects folder holding sessions)."),
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default storage.root, ./data)."),
     config: Optional[Path] = typer.Option(None, "--config", help="asz.yaml to read (default ./asz.yaml if present)."),
     interval: str = typer.Option("", "--interval", help="Watch interval, e.g. 30s or 10m (default collector.interval, 10m)."),
@@ -225,9 +107,10 @@ def collect(
     A pass that finds no session says so on stderr (``note:``), naming the folder a --source one level off meant (``did
     you mean --source ~/.claude/projects?`` for a project folder or ~/.claude), as the default list (no adapters
     configured) does an installed adapter it leaves out with sessions at its default source (~/.kiro: --adapter kiro, or
-    asz.yaml adapters), and a default source does its runtime's other folders with sessions it leaves out (Claude Code
-    reads one of ~/.claude/projects, ~/.config/claude/projects and each CLAUDE_CONFIG_DIR entry: collect another with
-    --source and a --root of its own).
+    asz.yaml adapters). With no --source, Claude Code's every projects folder holding sessions (~/.claude/projects,
+    ~/.config/claude/projects, each CLAUDE_CONFIG_DIR entry's) is read into the one root; --source again (or a
+    source_root list in asz.yaml) reads each folder named, the first the root's own (docs/storage-root.md, Several
+    source folders); a copy of a session in two folders lands once; a missing folder among several is a note.
     Source lines the adapter cannot describe at all (garbage, not JSON) land verbatim as unknown parts and are told as one ``warning:`` per source file and pass
     naming their line numbers (not counted in errors=). Problems go to stderr as ``error:``, ``conflict:`` or ``busy:`` lines. One collector per root:
     a second one is refused (exit 1) while the first runs. A storage root that is an adapter's source root or holds it, or is,
@@ -242,7 +125,7 @@ def collect(
     ``asz ls`` and ``asz usage`` read them there (docs/reading.md, After a collect).
     """
     if lock_timeout < 0:
-        raise _usage("collect", f"--lock-timeout must not be negative, got {lock_timeout}")
+        raise usage_error("collect", f"--lock-timeout must not be negative, got {lock_timeout}")
     jobs_n = jobs_option("collect", jobs_n)
     cfg = _load("collect", config)
     jobs = resolve_jobs("collect", cfg, adapter=adapter, source=source, interval=interval, root=root,
@@ -250,13 +133,14 @@ def collect(
     storage = Path(root) if root is not None else Path(cfg.root)
     watch = not once and any(j.mode == "watch" for j in jobs)
     every = min(j.interval for j in jobs)
-    provider = _provider_job(jobs, chosen=bool(adapter) or source is not None)  # issue 10: its own pass (no cursors)
+    provider = _provider_job(jobs, chosen=bool(adapter) or bool(source))  # issue 10: its own pass (no cursors)
     refuse_overlap("collect", storage, jobs if provider is None or provider in jobs else [*jobs, provider])
     lock = _lock_root(storage, jobs, provider, watch)
     report = Report()
     collectors = [
         Collector(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
-                  options=CollectOptions(max_delta_bytes=j.max_delta_bytes, lock_timeout=lock_timeout, jobs=jobs_n), report=report)
+                  options=CollectOptions(max_delta_bytes=j.max_delta_bytes, lock_timeout=lock_timeout, jobs=jobs_n), report=report,
+                  more_roots=j.more_roots)
         for j in jobs if j is not provider
     ]
     stop, started = threading.Event(), time.time_ns()
@@ -353,7 +237,7 @@ def _start_watch(storage: Path, cfg: Config, jobs: list, every: float, stop: thr
     # started with SIGINT ignored (a shell's background job); both in place before the line that says it collects.
     take_signals([signal.SIGTERM], lambda signum, frame: stop.set())
     interrupt_on(signal.SIGINT)
-    typer.echo(f"collecting {', '.join(f'{j.adapter.name} from {j.source_root}' for j in jobs)} into {storage} "
+    typer.echo(f"collecting {', '.join(f'{j.adapter.name} from {j.named()}' for j in jobs)} into {storage} "
                f"(every {format_duration(every)})", err=True)
 
 
@@ -366,7 +250,7 @@ def _lock_root(storage: Path, jobs: list, provider, watch: bool):
     """
     lock = collector_lock(storage, 0.0)
     nothing_to_land = not watch and not storage.exists() and not any(
-        Path(j.source_root).is_dir() for j in (jobs if provider is None or provider in jobs else [*jobs, provider]))
+        Path(r).is_dir() for j in (jobs if provider is None or provider in jobs else [*jobs, provider]) for r in j.source_roots)
     try:
         if not nothing_to_land:
             lock.acquire()
@@ -412,7 +296,7 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
     if counters.sessions == 0 and not counters.errors:
         from .adapter_note import source_hint
 
-        typer.echo(f"note: no session found under {', '.join(str(j.source_root) for j in jobs)}"
+        typer.echo(f"note: no session found under {', '.join(j.named() for j in jobs)}"
                    + (f" ({counters.skipped} entr{'y' if counters.skipped == 1 else 'ies'} skipped; asz sources lists them)" if counters.skipped else "")
                    + source_hint(jobs), err=True)
     typer.echo(f"[{time.strftime('%H:%M:%S')}] {counters.summary()}{bodies}{rounds} ({took:.3f}s)")
@@ -510,7 +394,7 @@ def _provider_pass(job: Optional[Job], storage: Path, lock_timeout: float, count
 
 
 def sources(
-    source: Optional[Path] = typer.Option(None, "--source", help="Source root of the adapter."),
+    source: list[Path] = typer.Option([], "--source", help="Source root of the adapter; again for each further folder (as asz collect)."),
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default storage.root, ./data)."),
     adapter: str = typer.Option("", "--adapter", help="Only this adapter (default: every enabled one)."),
     config: Optional[Path] = typer.Option(None, "--config", help="asz.yaml to read (default ./asz.yaml if present)."),
@@ -563,13 +447,16 @@ def sources(
         refuse_overlap("sources", storage, jobs)  # both write into the storage root
         raise typer.Exit(reset(storage, jobs, reset_conflict, lock_timeout, as_json, reread) if reset_conflict
                          else reland_files(storage, jobs, reland, lock_timeout, as_json))
-    out = [survey(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude) for j in jobs]
+    out = [survey(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude, more_roots=j.more_roots) for j in jobs]
     if as_json:
         typer.echo(orjson.dumps({"root": str(storage), "adapters": out}, option=orjson.OPT_INDENT_2).decode())
     else:
         for a in out:
             n_src = sum(len(s["sources"]) for s in a["sessions"])
-            typer.echo(f"{a['adapter']} from {a['source_root']} into {storage}: {len(a['sessions'])} session(s), {n_src} source(s)")
+            typer.echo(f"{a['adapter']} from {' and '.join(a.get('source_roots') or [a['source_root']])} into {storage}: "
+                       f"{len(a['sessions'])} session(s), {n_src} source(s)")
+            for p in a.get("missing", ()):
+                typer.echo(f"note: {p}: no such source folder for adapter {a['adapter']}; its other source folders are listed")
             typer.echo(f"{'SESSION':<38} {'KIND':<18} {'MODE':<8} {'SIZE':>12} {'LANDED':>12} {'UNREAD':>12} {'STATE':<12} SRC")
             for sess in a["sessions"]:
                 for s in sess["sources"]:

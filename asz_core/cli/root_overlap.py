@@ -74,7 +74,8 @@ def refuse_overlap(cmd: str, storage: Path, jobs: Iterable) -> None:
     that differs) and the adapter, then, when the command has other adapters, a line saying they are not collected
     either and how to collect one alone.
 
-    ``jobs`` are :class:`asz_core.cli.collect_cmd.Job` (``adapter``, ``source_root``). asz writes its files
+    ``jobs`` are :class:`asz_core.cli.collect_cmd.Job` (``adapter``, ``source_root``; each of its ``source_roots``
+    is checked). asz writes its files
     (``.lock``, ``index/``, ``_index/``, ``_conversations/``, session folders) into the storage root, so a root
     inside a folder an adapter reads (``--root ~/.claude/projects``) would write into the runtime's own folder, and a
     source inside the root would be read among asz's own files. The storage root is one for every adapter of the
@@ -84,13 +85,13 @@ def refuse_overlap(cmd: str, storage: Path, jobs: Iterable) -> None:
     """
     jobs = list(jobs)
     refused = []
-    for j in jobs:
-        hit = root_overlap(storage, j.adapter, j.source_root)
+    for j, source_root in ((j, r) for j in jobs for r in getattr(j, "source_roots", [j.source_root])):
+        hit = root_overlap(storage, j.adapter, source_root)
         if hit:
             how, folder = hit
             shown = _shown(folder, _real(folder))
-            what = (f"the source root {shown} of {j.adapter.name}" if Path(folder) == Path(j.source_root)
-                    else f"{shown}, a folder {j.adapter.name} reads (its source root is {j.source_root})")
+            what = (f"the source root {shown} of {j.adapter.name}" if Path(folder) == Path(source_root)
+                    else f"{shown}, a folder {j.adapter.name} reads (its source root is {source_root})")
             refused.append(j.adapter.name)
             typer.echo(f"asz {cmd}: the storage root {_shown(storage, _real(storage))} {how} {what}; asz writes its own "
                        f"files into the storage root: give --root a folder that neither is inside {_real(folder)} nor "

@@ -195,7 +195,7 @@ def view(
 
 def server(
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default storage.root, ./data)."),
-    source: Optional[Path] = typer.Option(None, "--source", help="Source root of the adapter (e.g. a Claude Code projects dir)."),
+    source: list[Path] = typer.Option([], "--source", help="Source root of the adapter (e.g. a Claude Code projects dir); again for each further folder read into the same root (default: Claude Code's every projects folder holding sessions)."),
     config: Optional[Path] = typer.Option(None, "--config", help="asz.yaml to read (default ./asz.yaml if present)."),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (default loopback)."),
     port: int = typer.Option(8787, "--port", help="TCP port (default 8787)."),
@@ -210,14 +210,14 @@ def server(
     ``error:`` lines. One collector per root: exit 1 when another holds it. A storage root that is a source root or holds
     it, or is, lies inside or holds a folder an adapter reads there (symlinks resolved; Kiro reads ~/.kiro, not the whole
     home) is refused before anything is written (exit 2). With no adapters configured it prints the note ``asz collect``
-    prints for an installed adapter with sessions it leaves out (~/.kiro: --adapter kiro, or asz.yaml adapters), and the one
-    for a runtime's other folder with sessions its default source leaves out (~/.config/claude/projects beside
-    ~/.claude/projects).
+    prints for an installed adapter with sessions it leaves out (~/.kiro: --adapter kiro, or asz.yaml adapters). With no
+    --source it reads, as asz collect does, every Claude Code projects folder holding sessions (~/.claude/projects,
+    ~/.config/claude/projects, each CLAUDE_CONFIG_DIR entry's) into the one root; --source again reads each folder named.
     """
     from ..collect.workers import default_jobs
     from ..storage.root import LockBusy, collector_lock
     from ..view.server import ViewState, create_app
-    from .collect_cmd import resolve_jobs
+    from .jobs import resolve_jobs
     from .root_overlap import refuse_overlap
     from .server_pass import CollectLoop, PassSpec
 
@@ -248,15 +248,16 @@ def server(
     from ..view.worker import Worker
 
     state = ViewState(storage, hide=cfg.view_hide, hide_override=cfg.view_hide_override, prices=_prices(cfg), mode="server",
-                      source=", ".join(str(j.source_root) for j in jobs), interval=every, worker=Worker())
+                      source=", ".join(str(r) for j in jobs for r in j.source_roots), interval=every, worker=Worker())
     stop = threading.Event()
-    spec = PassSpec(str(storage), str(cfg.path) if cfg.path else None, adapter, str(source) if source is not None else None,
+    spec = PassSpec(str(storage), str(cfg.path) if cfg.path else None, adapter, tuple(str(p) for p in source),
                     interval, default_jobs())
     # the pass asz collect runs, in a child at this process's priority that may fork its workers (issue 22)
     passes = CollectLoop(state, spec, cfg, every, worker=Worker(nice=0, forks=True))
     typer.echo(f"reading  : {storage}")
     for j in jobs:
-        typer.echo(f"source   : {j.adapter.name} from {j.source_root} (every {format_duration(every)})")
+        for r in j.source_roots:
+            typer.echo(f"source   : {j.adapter.name} from {r} (every {format_duration(every)})")
     try:
         from .collect_cmd import start_receivers
 

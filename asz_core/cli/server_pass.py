@@ -46,12 +46,12 @@ SAY_EVERY = 0.25
 @attrs.frozen
 class PassSpec:
     """What makes ``asz server``'s collectors: the storage root, ``--config`` (None: ``./asz.yaml`` or the defaults),
-    ``--adapter``, ``--source``, ``--interval`` (as given), and ``jobs``, the processes that land and parse at once."""
+    ``--adapter``, ``--source`` (each time given), ``--interval`` (as given), and ``jobs``, the processes that land and parse at once."""
 
     root: str
     config: Optional[str]
     adapter: str
-    source: Optional[str]
+    source: tuple[str, ...]
     interval: str
     jobs: int
 
@@ -62,14 +62,15 @@ def make_collectors(spec: PassSpec) -> list:
     options no longer resolve (the configuration file changed since the server started)."""
     from ..collect.collector import Collector, CollectOptions, Report
     from ..config import load_config
-    from .collect_cmd import resolve_jobs
+    from .jobs import resolve_jobs
 
     cfg = load_config(spec.config)
-    jobs = resolve_jobs("server", cfg, adapter=spec.adapter, source=Path(spec.source) if spec.source else None,
+    jobs = resolve_jobs("server", cfg, adapter=spec.adapter, source=[Path(p) for p in spec.source],
                         interval=spec.interval, root=Path(spec.root))  # spec.root: --root, else storage.root
     report = Report()
     return [Collector(spec.root, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
-                      options=CollectOptions(max_delta_bytes=j.max_delta_bytes, jobs=spec.jobs), report=report)
+                      options=CollectOptions(max_delta_bytes=j.max_delta_bytes, jobs=spec.jobs), report=report,
+                      more_roots=j.more_roots)
             for j in jobs]
 
 

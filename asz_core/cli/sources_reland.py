@@ -47,7 +47,7 @@ def reland(storage: Path, jobs: list, session: str, lock_timeout: float, as_json
     try:
         for j in jobs:
             col = Collector(storage, j.adapter, j.source_root, options=CollectOptions(max_delta_bytes=j.max_delta_bytes),
-                            report=Report(io.StringIO()))
+                            report=Report(io.StringIO()), more_roots=j.more_roots)
             for r in reland_lost(storage, col, session, [f for f in lost if not getattr(rows.get(f.path), "relanded", False)],
                                  lock_timeout=lock_timeout):
                 if r.relanded or r.src or r.path not in rows:  # a row of the adapter whose source it is wins
@@ -85,7 +85,8 @@ def reset(storage: Path, jobs: list, session: str, lock_timeout: float, as_json:
     rows = []
     try:
         for j in jobs:
-            rows += reset_conflicts(storage, j.adapter, j.source_root, session, lock_timeout=lock_timeout, reread=reread)
+            rows += reset_conflicts(storage, j.adapter, j.source_root, session, lock_timeout=lock_timeout, reread=reread,
+                                    more_roots=j.more_roots)
     except FileNotFoundError as exc:
         typer.echo(f"asz sources: {exc}", err=True)
         return 1

@@ -57,11 +57,12 @@ import attrs
 from .aside_gone import newest_header, set_aside_gone
 from .append import written_in_place
 from .report import SUMMARY_KEYS, Counters, Report
+from .folders import discover_folders, tell_folders
 from .second_source import refuse_seconds
 from .src_text import take_unwritable
 from .vanished import Listed, listed_stats, still_there
 from .windows import strerror
-from ..plugins.adapter import Adapter, Source, discovery_failure
+from ..plugins.adapter import Adapter, Source
 from ..sessiondata.model import DEFAULT_MAX_DELTA_BYTES
 from ..sessiondata.times import format_rfc3339
 from ..sessiondata import durable
@@ -110,6 +111,8 @@ class Collector:
 
     ``root`` is the storage root; ``source_root`` the adapter's source root
     (relative ``src`` values and cursor ``source`` values are relative to it);
+    ``more_roots`` further source folders of the adapter read into the same root, their sources named by absolute
+    path (:mod:`asz_core.collect.folders`);
     ``include``/``exclude`` are handed to ``adapter.discover``. Keep one
     Collector across the passes of a watch loop: it remembers which conflicts it
     has told and which undiscovered sessions it has checked.
@@ -125,10 +128,12 @@ class Collector:
         exclude: Iterable[str] = (),
         options: CollectOptions | None = None,
         report: Report | None = None,
+        more_roots: Iterable[str | os.PathLike] = (),
     ):
         self.root = Path(root)
         self.adapter = adapter
         self.source_root = Path(source_root)
+        self.source_roots = [self.source_root, *map(Path, more_roots)]  # the root's own first (collect/folders.py)
         self.include = list(include)
         self.exclude = list(exclude)
         self.options = options or CollectOptions()
@@ -151,17 +156,11 @@ class Collector:
 
     def _discover(self, c: Counters) -> dict[str, list[Source]] | None:
         """This adapter's sources by session; None when discovery failed (told and counted in ``c``)."""
-        if not self.source_root.exists():
-            self.report.error(self.source_root, f"no such source root for adapter {self.adapter.name} (give --source DIR or set source_root)")
-            c.errors += 1
+        found = discover_folders(self.adapter, self.source_roots, include=self.include, exclude=self.exclude)
+        if not tell_folders(self, found, c):
             return None
-        try:
-            disc = self.adapter.discover(self.source_root, include=self.include, exclude=self.exclude)
-        except Exception as exc:  # an adapter bug or an unreadable source root: the pass reports it
-            self.report.error(self.source_root, discovery_failure(exc))
-            c.errors += 1
-            return None
-        refuse_seconds(self.root, disc)  # one source per stream: the one its cursor follows (trial 15 F9)
+        disc = found.disc
+        refuse_seconds(self.root, disc, found.folder_of)  # one source per stream: the one its cursor follows (trial 15 F9)
         for path, why in take_unwritable(self.source_root, disc):  # a path src cannot hold (trial 15 F13)
             self.error_once(path, why, c)
         for path, message in disc.errors:
@@ -177,7 +176,7 @@ class Collector:
 
     def _sweep_undiscovered(self, discovered: set[str], c: Counters) -> None:
         """Check once the session directories this adapter did not discover for sources that are gone."""
-        if not self.source_root.is_dir():
+        if not all(r.is_dir() for r in self.source_roots):
             return  # a missing source root says nothing about which sources are gone
         for sdir in session_dirs(self.root):
             if sdir.name in discovered or sdir.name in self._checked_undiscovered:

@@ -33,6 +33,7 @@ import attrs
 from .cursor_mend import last_landed_record
 from .report import Counters
 from .reset import holds_landed
+from .folders import discover_each
 from .second_source import refuse_seconds
 from .windows import pread_exact
 from ..sessiondata import durable
@@ -106,8 +107,8 @@ def reland_lost(root: str | os.PathLike, col: Collector, session: str, lost: lis
 
     root = Path(root)
     sdir = root / session
-    disc = col.adapter.discover(col.source_root)
-    refuse_seconds(root, disc)  # of two sources into one stream, the one a pass lands (the cursor's)
+    disc, folder_of = discover_each(col.adapter, col.source_roots)
+    refuse_seconds(root, disc, folder_of)  # of two sources into one stream, the one a pass lands (the cursor's)
     sources = disc.sessions().get(session, [])
     by_dir = {(kind_dir(root, session, s.kind, s.stream, s.batch), s.kind): s for s in sources}
     rows: list[RelandRow] = []

@@ -41,6 +41,7 @@ from pathlib import Path
 import attrs
 
 from .cursor_mend import mend_behind
+from .folders import discover_each
 from .second_source import refuse_seconds
 from .windows import pread_exact
 from ..plugins.adapter import Adapter
@@ -63,9 +64,10 @@ class ResetRow:
 
 
 def reset_conflicts(root: str | os.PathLike, adapter: Adapter, source_root: str | os.PathLike, session: str, *,
-                    lock_timeout: float = 0.0, reread: bool = False) -> list[ResetRow]:
+                    lock_timeout: float = 0.0, reread: bool = False, more_roots=()) -> list[ResetRow]:
     """Check every conflicted cursor of ``session`` against its source (found by ``adapter``'s discovery under
-    ``source_root``) and make it active when the source holds what landed. Returns one row per conflicted cursor.
+    ``source_root`` and ``more_roots``, further folders read into the root: :mod:`asz_core.collect.folders`) and make
+    it active when the source holds what landed. Returns one row per conflicted cursor.
 
     Raises :class:`~asz_core.storage.root.LockBusy` when a collector holds the session past ``lock_timeout``
     seconds, and FileNotFoundError when ``root`` has no directory for ``session``. ``reread``: an append
@@ -74,8 +76,8 @@ def reset_conflicts(root: str | os.PathLike, adapter: Adapter, source_root: str 
     root = Path(root)
     if not (root / session).is_dir():
         raise FileNotFoundError(f"{root / session}: no such session in the storage root")
-    disc = adapter.discover(Path(source_root))
-    refuse_seconds(root, disc)  # of two sources into one stream, the one a pass reads (the cursor's, else the first)
+    disc, folder_of = discover_each(adapter, [Path(source_root), *map(Path, more_roots)])
+    refuse_seconds(root, disc, folder_of)  # of two sources into one stream, the one a pass reads (the cursor's, else the first)
     rows: list[ResetRow] = []
     sources = disc.sessions().get(session, [])
     peers: dict[Path, list[str]] = {}

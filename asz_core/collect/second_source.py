@@ -18,10 +18,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..plugins.adapter import Discovery, Source
+from .folders import copy_of
 from ..storage.cursor import read_cursor
 from ..storage.layout import cursor_path, kind_dir, kind_dir_parts
 
-__all__ = ["refuse_seconds", "second_reason"]
+__all__ = ["refuse_seconds", "second_reason", "copy_reason"]
 
 
 def second_reason(s: Source, owner: str) -> str:
@@ -30,14 +31,23 @@ def second_reason(s: Source, owner: str) -> str:
             "the second source is refused")
 
 
-def refuse_seconds(root: Path, disc: Discovery) -> None:
+def copy_reason(s: Source, owner: str) -> str:
+    """The reason a copy in another source folder is skipped: its bytes are all in ``owner`` (a ``src``), which lands."""
+    return (f"a copy of {owner}, which lands into stream {s.stream or s.batch!r} of session {s.session}: its bytes are "
+            "all there, so it lands once, from there")
+
+
+def refuse_seconds(root: Path, disc: Discovery, folder_of: dict[int, int] | None = None) -> None:
     """Keep one source per session, kind and stream in ``disc.sources``; move the others to ``disc.conflicts``.
 
     ``root`` is the storage root: the cursor of each stream (``<kind dir>/<kind>.cursor``)
     names the source that owns it (its ``source``, a ``src``), and that source is kept
     when it is one of the candidates; else the first candidate in discovery order is
     kept. Each refused source is a ``(path, reason)`` conflict naming the kept one
-    (:func:`second_reason`). Sources whose session id or stream cannot be stored are
+    (:func:`second_reason`), except a copy from another source folder (``folder_of``: the folder of each source, by
+    ``id``, :func:`asz_core.collect.folders.discover_folders`) whose bytes are all in the kept one
+    (:func:`~asz_core.collect.folders.copy_of`): nothing of it is left out, so it goes to ``disc.skipped`` with the
+    reason (:func:`copy_reason`). Sources whose session id or stream cannot be stored are
     left alone (the pass tells them). A cursor that cannot be read counts as none.
     Mutates ``disc``; never raises for what it finds on disk.
     """
@@ -63,8 +73,12 @@ def refuse_seconds(root: Path, disc: Discovery) -> None:
             cur = None
         keep = next((s for s in group if cur is not None and s.src == cur.source), group[0])
         for s in group:
-            if s is not keep:
-                refused.add(id(s))
+            if s is keep:
+                continue
+            refused.add(id(s))
+            if folder_of is not None and folder_of.get(id(s)) != folder_of.get(id(keep)) and copy_of(s, keep):
+                disc.skipped.append((str(s.path), copy_reason(s, keep.src)))
+            else:
                 disc.conflicts.append((str(s.path), second_reason(s, keep.src)))
     if refused:
         disc.sources = [s for s in disc.sources if id(s) not in refused]

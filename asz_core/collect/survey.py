@@ -18,6 +18,7 @@ from ..storage.cursor import UNREADABLE_CURSOR, AppendCursor, SnapshotCursor, re
 from ..storage.layout import cursor_path, kind_dir
 from ..storage.torn import torn_bytes, torn_line
 from .windows import SourceError, open_source
+from .folders import discover_folders
 from .second_source import refuse_seconds
 from .src_text import take_unwritable
 
@@ -25,7 +26,7 @@ __all__ = ["survey"]
 
 
 def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.PathLike, *,
-           include: Iterable[str] = (), exclude: Iterable[str] = ()) -> dict:
+           include: Iterable[str] = (), exclude: Iterable[str] = (), more_roots: Iterable[str | os.PathLike] = ()) -> dict:
     """Describe one adapter's sources against a storage root, as a JSON-ready dict.
 
     Shape::
@@ -47,20 +48,32 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
     the sources discovery refused because another lands into their stream. ``torn_tail`` is
     the size in bytes of an append source's unterminated last line when the
     file has not changed for the idle window (:mod:`asz_core.storage.torn`),
-    else 0; each such source is also a ``torn_tails`` line.
+    else 0; each such source is also a ``torn_tails`` line. With ``more_roots`` (further source folders read into the
+    same root, :mod:`asz_core.collect.folders`) the dict also has ``"source_roots": [str]`` (every folder, the root's
+    own first) and ``"missing": [str]`` (those that do not exist), and a copy in another folder whose bytes are all in
+    the source that lands is a skipped entry, as a pass counts it.
     """
     root = Path(root)
     out: dict = {"adapter": adapter.name, "source_root": str(source_root), "skipped": 0, "errors": [], "conflicts": [], "sessions": [], "torn_tails": []}
     now = time.time_ns()
-    try:
-        disc = adapter.discover(Path(source_root), include=list(include), exclude=list(exclude))
-    except Exception as exc:
-        out["errors"].append({"path": str(source_root), "message": discovery_failure(exc)})
-        return out
-    refuse_seconds(root, disc)  # as collect refuses them: the source the cursor follows keeps its stream
+    more = [Path(p) for p in more_roots]
+    folder_of = None
+    if more:
+        found = discover_folders(adapter, [Path(source_root), *more], include=include, exclude=exclude)
+        disc, folder_of = found.disc, found.folder_of
+        out["source_roots"] = [str(source_root), *map(str, more)]
+        out["missing"] = [str(p) for p in found.missing]
+        out["errors"] += [{"path": str(p), "message": m} for p, m in found.failed]
+    else:
+        try:
+            disc = adapter.discover(Path(source_root), include=list(include), exclude=list(exclude))
+        except Exception as exc:
+            out["errors"].append({"path": str(source_root), "message": discovery_failure(exc)})
+            return out
+    refuse_seconds(root, disc, folder_of)  # as collect refuses them: the source the cursor follows keeps its stream
     out["skipped"] = len(disc.skipped)
     out["skipped_entries"] = [{"path": str(p), "reason": r} for p, r in disc.skipped]
-    out["errors"] = [{"path": str(p), "message": m} for p, m in disc.errors]
+    out["errors"] += [{"path": str(p), "message": m} for p, m in disc.errors]
     out["errors"] += [{"path": p, "message": m} for p, m in take_unwritable(Path(source_root), disc)]
     out["conflicts"] = [{"path": str(p), "reason": r} for p, r in disc.conflicts]
     for session, sources in disc.sessions().items():

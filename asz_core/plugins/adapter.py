@@ -449,13 +449,18 @@ class Adapter(abc.ABC):
 
     def unread_default_sources(self, env: Mapping[str, str] | None = None) -> list[Path]:
         """Other folders where this runtime keeps sessions, apart from :meth:`default_source_root` (``env`` as there),
-        that hold sessions now: ``asz collect`` and ``asz server`` read the default source root only and print a
-        ``note:`` naming each of these and the ``--source`` that reads it (Claude Code: ``~/.config/claude/projects``
-        beside ``~/.claude/projects``, each folder of a comma-separated ``CLAUDE_CONFIG_DIR``). Asked on every run of
-        a job that uses the default source root, so it must be cheap (listings of the known store paths, never a read
-        of a session) and never raise. Default: [].
+        that hold sessions now: :meth:`default_source_roots` reads them after the default source root into the same
+        storage root (Claude Code: ``~/.config/claude/projects`` beside ``~/.claude/projects``, each folder of a
+        comma-separated ``CLAUDE_CONFIG_DIR``). Asked on every run of a job that uses the default source root, so it
+        must be cheap (listings of the known store paths, never a read of a session) and never raise. Default: [].
         """
         return []
+
+    def default_source_roots(self, env: Mapping[str, str] | None = None) -> list[Path]:
+        """The folders read into the storage root when neither ``--source`` nor configuration names one: the
+        :meth:`default_source_root` first (the root's own: ``src`` relative to it), then each of
+        :meth:`unread_default_sources` (``src`` absolute, :mod:`asz_core.collect.folders`). Cheap; never raises."""
+        return [Path(self.default_source_root(env)), *map(Path, self.unread_default_sources(env))]
 
     def suggest_source(self, source_root: Path) -> Path | None:
         """The folder the user most likely meant when a pass found no session under ``source_root`` (one level off:

@@ -116,7 +116,7 @@ def _one_server_pass(src, root, worker, first=False):
 
     root.mkdir()
     state = ViewState(root, mode="server")
-    spec = PassSpec(str(root), None, "", str(src), "", 2)
+    spec = PassSpec(str(root), None, "", (str(src),), "", 2)
     CollectLoop(state, spec, load_config(None), 60.0, worker=worker).one_pass(first=first)
     return state
 
@@ -166,7 +166,7 @@ def test_the_first_pass_says_how_far_it_got(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     src = tmp_path / "projects"
     write_session(src, canary_lines())
-    spec = PassSpec(str(tmp_path / "root"), None, "", str(src), "", 2)
+    spec = PassSpec(str(tmp_path / "root"), None, "", (str(src),), "", 2)
     said: list[str] = []
     worker = Worker(nice=0, forks=True)
     try:
@@ -208,7 +208,7 @@ def test_a_dead_collect_worker_leaves_the_passes_to_the_thread(tmp_path, monkeyp
     state = ViewState(root, mode="server")
     worker = Worker(nice=0, forks=True)
     try:
-        loop = CollectLoop(state, PassSpec(str(root), None, "", str(src), "", 2), load_config(None), 60.0, worker=worker)
+        loop = CollectLoop(state, PassSpec(str(root), None, "", (str(src),), "", 2), load_config(None), 60.0, worker=worker)
         loop.one_pass(first=True)
         assert state.last_pass["landed"] == 1 and worker.jobs == 1
         os.kill(worker.pid, signal.SIGKILL)

@@ -1,9 +1,9 @@
 """Claude Code keeps sessions in more than one ``projects`` folder (``~/.claude/projects``,
-``${XDG_CONFIG_HOME:-~/.config}/claude/projects``, each folder of a comma-separated ``CLAUDE_CONFIG_DIR``); asz reads one
-and names every other one that holds sessions in a ``note:`` with the ``--source`` that reads it, never leaving them
-out silently (trial 16 F7). A ``--source`` one level off (a project folder, the configuration folder) names the
-folder it meant (F8). Real files: the corpus's project folders copied under a temporary HOME; HOME, XDG_CONFIG_HOME and
-CLAUDE_CONFIG_DIR are set for each call, so the machine's own ~/.claude is never read."""
+``${XDG_CONFIG_HOME:-~/.config}/claude/projects``, each folder of a comma-separated ``CLAUDE_CONFIG_DIR``); with no
+``--source`` asz reads every one that holds sessions into the one storage root (trial 16 F7 named them in a note; now
+they are read, docs/storage-root.md, Several source folders). A ``--source`` one level off (a project folder, the
+configuration folder) names the folder it meant (F8). Real files: the corpus's project folders copied under a temporary
+HOME; HOME, XDG_CONFIG_HOME and CLAUDE_CONFIG_DIR are set for each call, so the machine's own ~/.claude is never read."""
 
 from __future__ import annotations
 
@@ -14,12 +14,13 @@ from pathlib import Path
 import pytest
 
 from asz_adapters_claude.plugin import ClaudeCodeLocal
+from asz_core.storage.cursor import read_cursor
 from cli_helpers import asz_in_process
 
 A = ClaudeCodeLocal()
 LOG_SAMPLE = "-Users-alex-workspace-claude-code-log-sample"  # three sessions, no subagents
 SPOTTER = "-home-user-spotter"  # two sessions, one with subagents
-NOTE = "note: claude-code-local sessions are also in"
+NOTE = "not collected"  # the words of the note that named an unread folder (gone: the folder is read)
 
 
 def _project(corpus_dir: Path, name: str, projects: Path) -> Path:
@@ -27,9 +28,9 @@ def _project(corpus_dir: Path, name: str, projects: Path) -> Path:
     return projects
 
 
-def _sessions(projects: Path) -> int:
-    """Sessions of a projects folder, counted from the files: each project folder's top-level ``<id>.jsonl``."""
-    return len({f.stem for f in projects.glob("*/*.jsonl")})
+def _sessions(projects: Path) -> set[str]:
+    """Sessions of a projects folder, from the files: each project folder's top-level ``<id>.jsonl``."""
+    return {f.stem for f in projects.glob("*/*.jsonl")}
 
 
 def _collect(cwd: Path, env: dict, *args: str):
@@ -42,65 +43,96 @@ def _summary(stdout: str) -> dict[str, str]:
     return dict(f.split("=", 1) for f in stdout.split() if "=" in f)
 
 
-def test_xdg_folder_read_and_the_home_folder_named(corpus_dir, tmp_path):
-    """Repro (a): XDG_CONFIG_HOME/claude holds sessions and so does ~/.claude: the XDG folder is read, the other named."""
+def _mains(root: Path) -> dict[str, tuple[str, int]]:
+    """Each landed session's main cursor: (its ``source``, its ``ord``: the lines landed)."""
+    out = {}
+    for cp in root.glob("*/streams/main/transcript.cursor"):
+        cur = read_cursor(cp)
+        out[cp.parent.parent.parent.name] = (cur.source, cur.ord)
+    return out
+
+
+def _lines(path: Path) -> int:
+    return path.read_bytes().count(b"\n")
+
+
+def _landed_whole(root: Path, folders: dict[Path, bool]) -> None:
+    """Every session of ``folders`` (each: whether it is the root's own, its ``src`` relative) landed whole from its
+    own file: the main cursor names it (relative to the root's own folder, else by absolute path) and counts its lines."""
+    mains = _mains(root)
+    want = {}
+    for folder, own in folders.items():
+        for f in folder.glob("*/*.jsonl"):
+            rel = f.relative_to(folder).as_posix()
+            want[f.stem] = (rel if own else f"{os.path.abspath(folder)}/{rel}", _lines(f))
+    assert mains == want
+
+
+def test_xdg_and_home_folders_are_both_read_into_one_root(corpus_dir, tmp_path):
+    """Repro (a): XDG_CONFIG_HOME/claude holds sessions and so does ~/.claude: both land in the one root, the XDG
+    folder (the one asz prefers) the root's own; no note; verify proves the root whole; a second pass lands nothing
+    and finds nothing gone (no folder's cursors are judged against the other folder)."""
     home, xdg = tmp_path / "home", tmp_path / "xdg"
     dot = _project(corpus_dir, LOG_SAMPLE, home / ".claude" / "projects")
     via_xdg = _project(corpus_dir, SPOTTER, xdg / "claude" / "projects")
-    p = _collect(tmp_path, {"HOME": str(home), "XDG_CONFIG_HOME": str(xdg)})
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(xdg)}
+    p = _collect(tmp_path, env)
     assert p.returncode == 0, p.stdout + p.stderr
-    assert _summary(p.stdout)["sessions"] == str(_sessions(via_xdg)) == "2"
-    assert p.stderr.count(NOTE) == 1, p.stderr
-    assert f"{NOTE} {dot}, not collected: asz collect reads one source folder per adapter, {via_xdg}." in p.stderr
-    assert f"asz collect --adapter claude-code-local --source {dot} --root DIR" in p.stderr
-    # the way the note names reads them: every session of the other folder, into a storage root of its own
-    q = asz_in_process("collect", "--once", "--no-parse", "--adapter", "claude-code-local", "--source", str(dot),
-                       "--root", str(tmp_path / "other"), cwd=tmp_path, env={"HOME": str(home), "XDG_CONFIG_HOME": str(xdg)})
-    assert q.returncode == 0 and NOTE not in q.stderr, q.stdout + q.stderr  # --source: the user chose the folder
-    assert _summary(q.stdout)["sessions"] == str(_sessions(dot)) == "3"
+    assert _summary(p.stdout)["sessions"] == str(len(_sessions(via_xdg) | _sessions(dot))) == "5"
+    assert NOTE not in p.stderr, p.stderr
+    _landed_whole(tmp_path / "root", {via_xdg: True, dot: False})
+    again = _collect(tmp_path, env)
+    assert again.returncode == 0 and _summary(again.stdout)["landed"] == "0" and _summary(again.stdout)["gone"] == "0"
+    v = asz_in_process("verify", "--root", str(tmp_path / "root"))
+    assert v.returncode == 0, v.stdout + v.stderr
 
 
-def test_xdg_unset_the_config_folder_is_named(corpus_dir, tmp_path):
-    """Repro (b): XDG_CONFIG_HOME unset, history split over ~/.config/claude/projects and ~/.claude/projects."""
+def test_xdg_unset_both_folders_are_read(corpus_dir, tmp_path):
+    """Repro (b): XDG_CONFIG_HOME unset, history split over ~/.config/claude/projects and ~/.claude/projects: both read,
+    ~/.claude/projects the root's own. The second folder removed: its sources are gone (counted once), the rest stays."""
     home = tmp_path / "home"
     dot = _project(corpus_dir, LOG_SAMPLE, home / ".claude" / "projects")
     config = _project(corpus_dir, SPOTTER, home / ".config" / "claude" / "projects")
     p = _collect(tmp_path, {"HOME": str(home)})
-    assert p.returncode == 0, p.stdout + p.stderr
-    assert _summary(p.stdout)["sessions"] == str(_sessions(dot))
-    assert p.stderr.count(NOTE) == 1 and f"{NOTE} {config}, not collected" in p.stderr, p.stderr
-    assert f"--source {config} --root DIR" in p.stderr
-    # only one folder exists: it is read, whichever it is, and nothing is said
-    shutil.rmtree(home / ".claude")
-    p = _collect(tmp_path, {"HOME": str(home)}, "--root", str(tmp_path / "root2"))
     assert p.returncode == 0 and NOTE not in p.stderr, p.stdout + p.stderr
-    assert _summary(p.stdout)["sessions"] == str(_sessions(config))
+    assert _summary(p.stdout)["sessions"] == "5"
+    _landed_whole(tmp_path / "root", {dot: True, config: False})
+    main_sources = len(_sessions(config))
+    shutil.rmtree(home / ".config" / "claude")
+    p = _collect(tmp_path, {"HOME": str(home)})
+    assert p.returncode == 0, p.stdout + p.stderr
+    gone = int(_summary(p.stdout)["gone"])
+    assert gone >= main_sources  # the main transcripts at least (subagents and sidecars too)
+    assert sum(1 for s, _ in _mains(tmp_path / "root").values() if s.startswith("/")) == main_sources
 
 
 def test_comma_separated_claude_config_dir(corpus_dir, tmp_path):
-    """CLAUDE_CONFIG_DIR naming several folders (ccusage reads each): the first is read, the others with sessions named."""
+    """CLAUDE_CONFIG_DIR naming several folders (ccusage reads each): every one holding sessions is read, the first
+    the root's own; an entry without a session adds nothing."""
     one, two, empty = tmp_path / "c1", tmp_path / "c2", tmp_path / "c3"
     _project(corpus_dir, LOG_SAMPLE, one / "projects")
     _project(corpus_dir, SPOTTER, two / "projects")
-    (empty / "projects" / "-p").mkdir(parents=True)  # a project folder without a session: nothing to say
+    (empty / "projects" / "-p").mkdir(parents=True)  # a project folder without a session
     p = _collect(tmp_path, {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": f"{one}, {two},{empty}"})
-    assert p.returncode == 0, p.stdout + p.stderr
-    assert _summary(p.stdout)["sessions"] == str(_sessions(one / "projects"))
-    assert p.stderr.count(NOTE) == 1 and f"{NOTE} {two / 'projects'}, not collected" in p.stderr, p.stderr
+    assert p.returncode == 0 and NOTE not in p.stderr, p.stdout + p.stderr
+    assert _summary(p.stdout)["sessions"] == "5"
+    _landed_whole(tmp_path / "root", {one / "projects": True, two / "projects": False})
 
 
-def test_no_note_when_nothing_is_left_out(corpus_dir, tmp_path):
-    """No second folder, an empty one, a link to the folder read, or a source the user named: no note."""
+def test_a_link_to_the_folder_read_is_read_once(corpus_dir, tmp_path):
+    """An empty second folder adds nothing; a second name (symbolic link) for the folder read is not read twice."""
     home = tmp_path / "home"
-    _project(corpus_dir, LOG_SAMPLE, home / ".claude" / "projects")
+    dot = _project(corpus_dir, LOG_SAMPLE, home / ".claude" / "projects")
     (home / ".config" / "claude" / "projects" / "-p").mkdir(parents=True)
     (home / ".config" / "claude" / "projects" / "-p" / "notes.txt").write_text("x", encoding="utf-8")
     p = _collect(tmp_path, {"HOME": str(home)})
-    assert p.returncode == 0 and NOTE not in p.stderr, p.stdout + p.stderr
+    assert p.returncode == 0 and _summary(p.stdout)["sessions"] == "3", p.stdout + p.stderr
     shutil.rmtree(home / ".config" / "claude")
     os.symlink(home / ".claude", home / ".config" / "claude")  # the same folder under both names
     p = _collect(tmp_path, {"HOME": str(home)})
-    assert p.returncode == 0 and NOTE not in p.stderr, p.stdout + p.stderr
+    assert p.returncode == 0 and _summary(p.stdout)["skipped"] == "0", p.stdout + p.stderr
+    assert _summary(p.stdout)["landed"] == "0"
+    _landed_whole(tmp_path / "root", {dot: True})
 
 
 def test_roots_from_the_environment(tmp_path):
@@ -115,12 +147,14 @@ def test_roots_from_the_environment(tmp_path):
     (home / ".claude" / "projects").mkdir(parents=True)
     assert A.default_source_root(env) == home / ".claude" / "projects"
     assert A.unread_default_sources(env) == [home / ".config" / "claude" / "projects"]
+    assert A.default_source_roots(env) == [home / ".claude" / "projects", home / ".config" / "claude" / "projects"]
     (xdg / "claude").mkdir(parents=True)  # XDG_CONFIG_HOME/claude is a directory: it is preferred, ~/.config is not asked
     env = {"HOME": str(home), "XDG_CONFIG_HOME": str(xdg)}
     assert A.default_source_root(env) == home / ".claude" / "projects"  # xdg/claude/projects does not exist yet
     (xdg / "claude" / "projects").mkdir()
     assert A.default_source_root(env) == xdg / "claude" / "projects"
     assert A.unread_default_sources(env) == []  # ~/.claude/projects holds no session
+    assert A.default_source_roots(env) == [xdg / "claude" / "projects"]
     assert A.default_source_root({"HOME": str(home), "CLAUDE_CONFIG_DIR": " , "}) == home / ".claude" / "projects"
 
 

@@ -1,0 +1,178 @@
+"""The adapters a command collects, and the source folders each reads (``--adapter``, ``--source``, asz.yaml).
+
+Used by ``asz collect``, ``asz sources`` and ``asz server`` (:func:`resolve_jobs`). Spec: origin-digest §8.2
+(a file listing ``adapters`` replaces the default list); several source folders of one adapter into one storage root:
+:mod:`asz_core.collect.folders` (docs/storage-root.md, Several source folders).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+import attrs
+import typer
+
+from ..config import MIN_DELTA_BYTES, MIN_INTERVAL, Config, parse_duration
+from ..plugins import Adapter, get_plugin_manager
+
+__all__ = ["Job", "load_adapter_file", "resolve_jobs", "usage_error"]
+
+
+def usage_error(cmd: str, message: str) -> typer.Exit:
+    """Say ``asz CMD: MESSAGE`` on stderr; the exit (2, a usage error) to raise."""
+    typer.echo(f"asz {cmd}: {message}", err=True)
+    return typer.Exit(2)
+
+
+@attrs.define
+class Job:
+    """One adapter to collect: the adapter, its source root, filters, budget (bytes), mode and interval (s), and the
+    further source folders it reads into the same storage root (:mod:`asz_core.collect.folders`)."""
+
+    adapter: Adapter
+    source_root: Path
+    include: list[str]
+    exclude: list[str]
+    max_delta_bytes: int
+    mode: str
+    interval: float
+    more_roots: list[Path] = attrs.Factory(list)
+
+    def named(self) -> str:
+        """The job's source folders as a pass line names them: ``A``, or ``A and B``, …"""
+        return " and ".join(str(r) for r in self.source_roots)
+
+    @property
+    def source_roots(self) -> list[Path]:
+        """Every source folder of the job, the storage root's own (``source_root``) first."""
+        return [self.source_root, *self.more_roots]
+
+
+def load_adapter_file(path: Path) -> object:
+    """Import a Python file that defines ``asz_register_adapters()`` and return the module (a plugin object).
+
+    For one-off development adapters and tests (house style lesson 6). Raises
+    ImportError or any error the file raises while it is imported.
+    """
+    path = Path(path).resolve()
+    name = f"asz_adapter_file_{abs(hash(str(path))):x}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def resolve_jobs(
+    cmd: str,
+    cfg: Config,
+    *,
+    adapter: str = "",
+    source: Optional[Path] | list[Path] = None,
+    interval: str = "",
+    max_delta_bytes: Optional[int] = None,
+    adapter_files: list[Path] | None = None,
+    root: Optional[Path] = None,
+    say_unlisted: bool = False,
+) -> list[Job]:
+    """Turn configuration and flags into jobs. Raises typer.Exit(2) with a message for a usage problem.
+
+    ``--adapter`` picks one adapter (listed or not); otherwise every enabled
+    entry. ``--source`` needs exactly one adapter; given several times (a list), the adapter reads each folder into
+    the storage root, the first the root's own (:mod:`asz_core.collect.folders`), as a ``source_root`` list does in
+    the file. With neither, the adapter's :meth:`~asz_core.plugins.adapter.Adapter.default_source_roots` (Claude Code:
+    its default folder and every other of its folders holding sessions). A flag beats the file.
+    ``root`` is the ``--root`` given: an adapter whose default source is the
+    storage root itself (``langsmith-ingest`` reads the inbox inside it)
+    reads that root, not the configured one. ``say_unlisted`` prints on stderr a note per installed adapter the
+    default list leaves out that has sessions at its default source (:func:`~asz_core.cli.adapter_note.unlisted_sessions_notes`).
+    """
+    entries = [cfg.adapter(adapter)] if adapter else cfg.enabled()
+    if not entries:
+        raise usage_error(cmd, f"no adapter is enabled in {cfg.path or 'the configuration'}; name one with --adapter")
+    try:
+        extra = [load_adapter_file(p) for p in (adapter_files or [])]
+    except Exception as exc:
+        raise usage_error(cmd, f"--adapter-file: {type(exc).__name__}: {exc}") from None
+    reg = get_plugin_manager(extra=extra)
+    sources = _folders(source)
+    if sources and len(entries) > 1:
+        raise usage_error(cmd, f"--source needs --adapter when several adapters are enabled ({', '.join(e.name for e in entries)})")
+    if say_unlisted and not adapter and not sources:
+        from .adapter_note import unlisted_sessions_notes
+
+        for note in unlisted_sessions_notes(cfg, reg.adapters(), storage=root, cmd=cmd):
+            typer.echo(note, err=True)
+    seconds: float | None = None
+    if interval:
+        try:
+            seconds = parse_duration(interval)
+        except ValueError as exc:
+            raise usage_error(cmd, f"--interval: {exc}") from None
+        if seconds < MIN_INTERVAL:
+            raise usage_error(cmd, f"--interval must be at least 100ms (a shorter one spins), got {interval}")
+    if max_delta_bytes is not None and max_delta_bytes < MIN_DELTA_BYTES:
+        raise usage_error(cmd, f"--max-delta-bytes must be at least {MIN_DELTA_BYTES}, got {max_delta_bytes}")
+    jobs = []
+    for e in entries:
+        try:
+            a = reg.get(e.name)
+        except KeyError as exc:
+            raise usage_error(cmd, f"{exc.args[0]} (see asz adapters list)") from None
+        a.configure(e)  # the entry of the file this command read: --config reaches the adapter's own keys
+        if sources:
+            src, *more = sources  # ~ expanded as every Path option is (asz_core.cli.quick.with_user_paths)
+        elif e.source_root:
+            src, more = Path(e.source_root), [Path(p) for p in e.more_source_roots]  # ~ expanded by load_config
+        else:
+            src, *more = _default_folders(a)
+            if root is not None and src == Path(cfg.root):
+                src = Path(root)  # the adapter reads the storage root: the one this command was given
+        jobs.append(
+            Job(
+                a,
+                src,
+                list(e.include),
+                list(e.exclude),
+                max_delta_bytes if max_delta_bytes is not None else e.collector.max_delta_bytes,
+                e.collector.mode,
+                seconds if seconds is not None else e.collector.interval,
+                _distinct(src, more),
+            )
+        )
+    return jobs
+
+
+def _folders(source: Optional[Path] | list[Path]) -> list[Path]:
+    """``--source`` as a list of folders (none, one, or each time it was given)."""
+    if source is None:
+        return []
+    return [Path(p) for p in source] if isinstance(source, (list, tuple)) else [Path(source)]
+
+
+def _default_folders(a: Adapter) -> list[Path]:
+    """The adapter's :meth:`~asz_core.plugins.adapter.Adapter.default_source_roots`, its default source root alone
+    when the answer is empty or the adapter fails (an adapter's answer never stops a collect)."""
+    try:
+        got = [Path(p) for p in a.default_source_roots()]
+    except Exception:
+        got = []
+    return got or [Path(a.default_source_root())]
+
+
+def _distinct(first: Path, more: list[Path]) -> list[Path]:
+    """``more`` without the folders that are ``first`` or an earlier one of them (paths compared with symbolic links
+    resolved: a link to a folder read already is not read twice)."""
+    seen, out = {os.path.realpath(first)}, []
+    for p in more:
+        real = os.path.realpath(p)
+        if real not in seen:
+            seen.add(real)
+            out.append(p)
+    return out

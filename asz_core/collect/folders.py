@@ -1,0 +1,157 @@
+"""Several source folders of one adapter collected into one storage root (docs/storage-root.md, Several source folders).
+
+Claude Code keeps sessions in ``~/.claude/projects``, ``${XDG_CONFIG_HOME:-~/.config}/claude/projects`` and each
+``CLAUDE_CONFIG_DIR`` entry's ``projects``. One adapter may read several of them into one storage root. The first
+folder is the root's own: its sources' ``src`` (header ``src``, cursor ``source``) stay relative to it, as the original
+writes them (origin-digest §2.2, §3.1), so a root collected from one folder is byte for byte what it was. A source of a
+further folder is named by its absolute path (``/home/me/.config/claude/projects/-p/<id>.jsonl``): a relative path
+never starts with ``/``, so it can never be a source of the first folder (the same project folder name in two folders
+gives two ``src``), and the source root joined with it (``source_root / src``, what every reader of a cursor does) is
+the file itself, whichever folder is first.
+
+The storage layout does not follow the source tree (origin-digest §2.1): a session's files and cursors live under its
+id. The same session file in two folders (a copied configuration folder) therefore names one stream twice; one lands
+(:func:`asz_core.collect.second_source.refuse_seconds`: the one the stream's cursor follows, else the first folder's).
+A copy in another folder whose bytes are all in the one that lands (the same bytes, or, for a stream of lines, the
+first bytes of it) is no conflict: nothing of it is left out, so it is listed as skipped (:func:`copy_of`), once
+per pass. A copy that holds bytes the landing source lacks stays a conflict (``conflicts=``): asz does not guess.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Sequence
+
+import attrs
+
+from ..plugins.adapter import Adapter, Discovery, Source, discovery_failure
+
+__all__ = ["FolderDiscovery", "discover_folders", "discover_each", "tell_folders", "absolute_src", "copy_of", "NO_ROOT", "NO_FOLDER"]
+
+#: Bytes compared at a time by :func:`copy_of`.
+_CHUNK = 1 << 20
+#: (path, size, mtime_ns, ino) of a copy and of the source that lands -> whether the copy is in it: a watching
+#: collector compares a pair again only when one of them changed.
+_SEEN: dict[tuple, bool] = {}
+#: Pairs :data:`_SEEN` keeps at most.
+_KEEP = 65536
+
+
+@attrs.define
+class FolderDiscovery:
+    """What :func:`discover_folders` found: one :class:`Discovery` of every folder, the folder (index into the roots)
+    each source came from (by ``id``), the folders that do not exist and the folders whose discovery failed
+    (``(folder, message)``)."""
+
+    disc: Discovery
+    folder_of: dict[int, int] = attrs.Factory(dict)
+    missing: list[Path] = attrs.Factory(list)
+    failed: list[tuple[Path, str]] = attrs.Factory(list)
+
+
+def absolute_src(folder: str | os.PathLike, src: str) -> str:
+    """The ``src`` of a source of a further folder: ``folder`` made absolute (not resolved: a symbolic link stays the
+    path the user named), forward slashes, then ``/`` and the ``src`` discovery gave relative to it."""
+    return Path(os.path.abspath(folder)).as_posix().rstrip("/") + "/" + src
+
+
+def discover_folders(adapter: Adapter, roots: Sequence[str | os.PathLike], *, include=(), exclude=()) -> FolderDiscovery:
+    """``adapter.discover`` of each folder of ``roots`` (the first the root's own), as one discovery: the sources of
+    a further folder get :func:`absolute_src`; the lists of every folder are joined in folder order. A folder that does
+    not exist is in ``missing``; one whose discovery raised in ``failed``; neither stops the others. Never raises."""
+    out = FolderDiscovery(Discovery())
+    for i, folder in enumerate(roots):
+        folder = Path(folder)
+        if not folder.exists():
+            out.missing.append(folder)
+            continue
+        try:
+            disc = adapter.discover(folder, include=list(include), exclude=list(exclude))
+        except Exception as exc:  # an adapter bug or an unreadable folder: the caller tells it
+            out.failed.append((folder, discovery_failure(exc)))
+            continue
+        for s in disc.sources:
+            if i:
+                s.src = absolute_src(folder, s.src)
+            out.folder_of[id(s)] = i
+        out.disc.sources += disc.sources
+        out.disc.skipped += disc.skipped
+        out.disc.errors += disc.errors
+        out.disc.pending += disc.pending
+        out.disc.conflicts += disc.conflicts
+    return out
+
+
+def discover_each(adapter: Adapter, roots: Sequence[str | os.PathLike]) -> tuple[Discovery, dict[int, int] | None]:
+    """The discovery ``asz sources --reland`` and ``--reset-conflict`` read, and each source's folder: of one folder,
+    ``adapter.discover`` as before (what it raises goes on); of several, :func:`discover_folders` (a folder it cannot
+    read is left out)."""
+    if len(roots) == 1:
+        return adapter.discover(Path(roots[0])), None
+    found = discover_folders(adapter, roots)
+    return found.disc, found.folder_of
+
+
+#: The error of a source root that does not exist (the adapter's only folder, or every one of its folders is missing).
+NO_ROOT = "no such source root for adapter {adapter} (give --source DIR or set source_root)"
+#: The note of one of several source folders that does not exist: the others are read.
+NO_FOLDER = ("no such source folder for adapter {adapter}; its other source folders are collected (a folder that "
+             "appears later is read from its first byte)")
+
+
+def tell_folders(col, found: FolderDiscovery, c) -> bool:
+    """Tell what :func:`discover_folders` could not read, for collector ``col`` (its ``report``, counted in ``c``, a
+    :class:`~asz_core.collect.report.Counters`); False when no folder was read (the pass lands nothing for ``col``).
+
+    A folder whose discovery failed is an ``error:``. A folder that does not exist is an ``error:`` (:data:`NO_ROOT`)
+    when no folder exists, as for an adapter's only source root; one of several that does not exist is a ``note:``
+    (:data:`NO_FOLDER`), told once per process and not counted: the others are collected.
+    """
+    read = len(col.source_roots) - len(found.missing) - len(found.failed)
+    for folder, message in found.failed:
+        col.report.error(folder, message)
+        c.errors += 1
+    for folder in found.missing:
+        if not read and not found.failed:
+            col.report.error(folder, NO_ROOT.format(adapter=col.adapter.name))
+            c.errors += 1
+        elif (str(folder), NO_FOLDER) not in col.told_errors:
+            col.told_errors.add((str(folder), NO_FOLDER))
+            col.report.note(folder, NO_FOLDER.format(adapter=col.adapter.name))
+    return read > 0
+
+
+def copy_of(copy: Source, kept: Source) -> bool:
+    """True when every byte of ``copy`` is in ``kept`` (the source that lands into the same stream): the same bytes,
+    or, for a stream of lines (``append``), the first ``len(copy)`` bytes of ``kept``. Documents are never compared
+    (False). Compares at most the copy's size, :data:`_CHUNK` at a time, stopping at the first difference; the answer
+    is kept per process until either file changes. False when either cannot be read."""
+    if copy.mode == "document" or kept.mode == "document":
+        return False
+    try:
+        a, b = os.stat(copy.path), os.stat(kept.path)
+    except OSError:
+        return False
+    key = (os.fspath(copy.path), a.st_size, a.st_mtime_ns, a.st_ino, os.fspath(kept.path), b.st_size, b.st_mtime_ns, b.st_ino)
+    if key not in _SEEN:
+        if len(_SEEN) >= _KEEP:
+            _SEEN.clear()  # a long watch: growing sessions leave stale pairs behind
+        same = a.st_size == b.st_size or (copy.mode == "append" and a.st_size < b.st_size)
+        _SEEN[key] = same and _starts_with(kept.path, copy.path, a.st_size)
+    return _SEEN[key]
+
+
+def _starts_with(longer: Path, shorter: Path, n: int) -> bool:
+    """Whether the first ``n`` bytes of ``longer`` are those of ``shorter`` (which holds ``n``)."""
+    try:
+        with open(longer, "rb") as fa, open(shorter, "rb") as fb:
+            left = n
+            while left > 0:
+                x, y = fa.read(min(_CHUNK, left)), fb.read(min(_CHUNK, left))
+                if x != y or not x:
+                    return False
+                left -= len(x)
+        return True
+    except OSError:
+        return False
