@@ -170,3 +170,19 @@ def test_a_source_one_level_off_names_the_folder_it_meant(corpus_dir, tmp_path, 
     assert f"note: no session found under {source} (" in p.stderr
     assert p.stderr.rstrip().endswith(f"; did you mean --source {projects}?"), p.stderr
     assert A.suggest_source(projects) is None and A.suggest_source(projects.parent.parent) is None
+
+
+def test_the_folder_asz_prefers_appearing_later_moves_no_session(corpus_dir, tmp_path):
+    """Only ~/.config/claude/projects at first (the root's own); then ~/.claude/projects appears (Claude Code prefers
+    it, so it becomes the root's own): the first folder's sources are followed to their absolute names (one note
+    each, the moved-source rule), nothing lands twice and nothing is gone; the new folder's session lands whole."""
+    home = tmp_path / "home"
+    config = _project(corpus_dir, SPOTTER, home / ".config" / "claude" / "projects")
+    p = _collect(tmp_path, {"HOME": str(home)})
+    assert p.returncode == 0 and _summary(p.stdout)["sessions"] == "2", p.stdout + p.stderr
+    dot = _project(corpus_dir, "-home-user-sample-project", home / ".claude" / "projects")
+    p = _collect(tmp_path, {"HOME": str(home)})
+    s = _summary(p.stdout)
+    assert p.returncode == 0 and (s["sessions"], s["landed"], s["gone"], s["conflicts"]) == ("3", "1", "0", "0"), p.stdout + p.stderr
+    assert p.stderr.count("its cursor follows it") == len(list(config.rglob("*.jsonl"))), p.stderr
+    _landed_whole(tmp_path / "root", {dot: True, config: False})
