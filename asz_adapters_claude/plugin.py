@@ -19,7 +19,7 @@ from .flags import FLAG_RULES
 from .glossary import GLOSSARY
 from .prompts import prompt_blocks, prompt_names_work, prompt_title
 from .roots import default_root, suggest_source, unread_roots
-from .transcript import child_label, label_target, record_line
+from .transcript import child_label, child_prompt, label_target, record_line
 
 __all__ = ["ClaudeCodeLocal", "asz_register_adapters", "asz_register_commands"]
 
@@ -98,6 +98,11 @@ class ClaudeCodeLocal(Adapter):
         """An older child's (no ``.meta.json``) label: its starting call's ``description``, else ``compaction`` for
         the compaction agent (``acompact-…``); see :func:`asz_adapters_claude.transcript.child_label`."""
         return child_label(stream, call)
+
+    def child_prompt(self, dialect: str, stream: str, call: Mapping[str, Any]) -> str:
+        """The ``prompt`` of the ``Task``/``Agent`` call that started a child; see
+        :func:`asz_adapters_claude.transcript.child_prompt`."""
+        return child_prompt(call)
 
     def content_shape(self, dialect: str, adapter: str, record: Mapping[str, Any]) -> str | None:
         """``"list"`` when a record of one text part that ``adapter`` (the header's value) landed lists the content

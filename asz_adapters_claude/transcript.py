@@ -348,3 +348,12 @@ def child_label(stream: str, call: Mapping[str, Any] | None) -> str:
     if isinstance(description, str) and description.strip():
         return description.strip()
     return "compaction" if isinstance(stream, str) and stream.startswith(COMPACTION_AGENT) else ""
+
+
+def child_prompt(call: Mapping[str, Any] | None) -> str:
+    """What the ``Task``/``Agent`` call that started a child asked it: the ``prompt`` of its input (``call``: the landed
+    ``call`` part, its input in ``data``), whole; '' when there is none. Claude Code 2.0.x's ``agent-<id>.jsonl``
+    opens with the subagent's first reply, so this is the only place its prompt is written. Never raises."""
+    data = call.get("data") if isinstance(call, Mapping) else None
+    prompt = data.get("prompt") if isinstance(data, Mapping) else None
+    return prompt if isinstance(prompt, str) and prompt.strip() else ""

@@ -392,6 +392,12 @@ class Adapter(abc.ABC):
         """
         return ""
 
+    def child_prompt(self, dialect: str, stream: str, call: Mapping[str, Any]) -> str:
+        """What the call that started a child stream of ``dialect`` asked it, whole, for a child whose records hold no
+        opening prompt (Claude Code 2.0.x's ``agent-<id>.jsonl``); ``stream``, ``call`` as for :meth:`child_label` (never
+        None here). The readers open its talk with it (docs/view.md, "The page"). Default ''. Must not raise."""
+        return ""
+
     def content_shape(self, dialect: str, adapter: str, record: Mapping[str, Any]) -> str | None:
         """``"string"`` or ``"list"``: the shape of the message content a landed record of ``dialect`` whose parts are
         one ``text`` part was read from, as the record itself states it, for a runtime whose messages hold either a

@@ -14,7 +14,7 @@ import orjson
 from ..flow.model import Ref
 from ..sessiondata import SDError, SDReader
 from ..storage.layout import landed_files
-from ..view.placing import asked_steps, loose_talks, position, repeats, walk
+from ..view.placing import asked_steps, call_prompts, loose_talks, position, repeats, walk
 from ..view.summary import HEADING_LIMIT, short_title, shorten
 from ..view.titles import record_line, talk_headings
 from .export_blocks import BLOCK_STEPS, read_blocks
@@ -163,9 +163,13 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
         s["media"] = [_with_data(m, recs) for m in n.get("media") or () if isinstance(m, dict)]
         return s
 
+    given = call_prompts(doc, dialect, lambda ref: recs.get((ref.get("seq"), ref.get("row"))))
+
     def asked(talk: dict) -> Step | None:  # a talk's prompt (what a sub-agent was asked), whole from its record
-        if not talk.get("prompt"):
-            return None
+        if not talk.get("prompt"):  # else what the call that started it asked (an agent file with no prompt line)
+            got = given.get(talk["id"])
+            return Step(id=f"prompt/{got['from']}", kind="prompt", at=talk.get("at") or 0, who=ASKED, text=got["text"],
+                        withheld=0) if got else None
         ref = talk.get("ref")
         text = _ref_text(recs, ref, ("text",)) or talk["prompt"] or held(ref)
         return Step(id=f"prompt/{ref['seq']}/{ref['row']}" if ref else f"prompt/{talk['id']}", kind="prompt",

@@ -7,6 +7,8 @@ exports (docs/view.md, "The page"; docs/reading.md, ``asz export``).
   or a run's, before the first whose records come after it (:func:`loose_places`).
 - A subagent's ``agent.output`` whose text is, whole, the text of the talk's message steps of the same record before
   it (its last message, which the output repeats) is drawn as one line naming them (:func:`repeats`).
+- A subagent's talk whose own records hold no opening prompt (Claude Code 2.0.x's ``agent-<id>.jsonl`` opens with the
+  subagent's reply) opens with what the call that started it asked, as its adapter reads that call (:func:`call_prompts`).
 - A talk with no person's input whose label is the text of an injection the runtime did not flag ``injected`` (the
   opening prompt of a child written in its parent's file: Claude Code's old sidechains) shows that step as what the
   talk was asked (:func:`asked_steps`), as a talk's ``prompt`` is shown.
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Iterator, Sequence
 
-__all__ = ["asked_steps", "loose_places", "loose_talks", "page_reading", "position", "repeats", "walk"]
+__all__ = ["asked_steps", "call_prompts", "loose_places", "loose_talks", "page_reading", "position", "repeats", "walk"]
 
 
 def walk(nodes: Iterable[dict]) -> Iterator[dict]:
@@ -127,6 +129,36 @@ def asked_steps(doc: dict, withheld: Callable[[dict], bool] = lambda n: n.get("s
     return out
 
 
+def call_prompts(doc: dict, dialect: str, record: Callable[[dict], dict | None]) -> dict[str, dict]:
+    """``{talk id: {"text", "from"}}`` for the first talk of each child stream of ``doc`` that shows no prompt of its
+    own (no ``prompt``, no person's input, no :func:`asked_steps` step) and that one step starts by an ``exact_unique``
+    relation (its ``opened_by``): ``text`` is what that step's landed ``call`` part asked (read through ``record``, a
+    ``ref`` dict -> the landed record or None; :func:`~asz_core.view.titles.child_prompt`, the adapter of
+    ``dialect``), whole; ``from`` is the step's id. A withheld record gives no call part, so nothing."""
+    from .titles import child_prompt
+
+    talks = {t["id"]: t for t in doc.get("talks") or () if isinstance(t, dict) and t.get("id")}
+    nodes = {n["id"]: n for n in walk(talks.values()) if n.get("id")}
+    asked = asked_steps(doc)
+    out: dict[str, dict] = {}
+    for st in doc.get("streams") or ():
+        talk = talks.get(st.get("talk") or "")
+        exact = [o for o in st.get("opened_by") or () if isinstance(o, dict) and o.get("quality") == "exact_unique"]
+        if talk is None or talk.get("prompt") or talk["id"] in asked or len(exact) != 1 or not talk.get("child") \
+                or any(n.get("kind") == "message.external" for n in walk(talk.get("children") or ())):
+            continue
+        step = nodes.get(exact[0].get("step"))
+        ref = _first_ref(step) if step is not None else {}
+        rec = record(ref) if ref else None
+        parts = rec.get("parts") if isinstance(rec, dict) else None
+        block = ref.get("block")
+        part = parts[block] if isinstance(parts, list) and isinstance(block, int) and 0 <= block < len(parts) else None
+        text = child_prompt(dialect, st.get("name") or "", part) if isinstance(part, dict) and part.get("k") == "call" else ""
+        if text:
+            out[talk["id"]] = {"text": text, "from": step["id"]}
+    return out
+
+
 def _whole(n: dict, record: Callable[[dict], dict | None]) -> str | None:
     """The text of step ``n`` whole: the document's when it is not clipped (``bytes`` no more than its own), else the
     text parts its ``ref`` names in the record ``record`` gives (its ``block``, else every text part, joined by
@@ -151,7 +183,8 @@ def _whole(n: dict, record: Callable[[dict], dict | None]) -> str | None:
 def page_reading(doc: dict, dialect: str, record: Callable[[dict], dict | None]) -> dict:
     """What ``/api/c/{id}/headings`` adds for the page (docs/view.md): ``places`` (:func:`loose_places`), ``repeats``
     (:func:`repeats` of each talk's message and output steps, texts whole through ``record``, a ``ref`` dict -> the
-    landed record as the record endpoint serves it, or None), ``asked`` (:func:`asked_steps`) and ``lines``: the
+    landed record as the record endpoint serves it, or None), ``asked`` (:func:`asked_steps`), ``prompts``
+    (:func:`call_prompts`) and ``lines``: the
     adapter's short form of each compaction boundary's record (:func:`~asz_core.view.titles.record_line`: Claude
     Code's ``auto, 167,731 tokens before``), as the exports label it."""
     from .titles import record_line
@@ -167,4 +200,5 @@ def page_reading(doc: dict, dialect: str, record: Callable[[dict], dict | None])
             line = record_line(record(_first_ref(n)), dialect)
             if line:
                 lines[n["id"]] = line
-    return {"places": loose_places(doc), "repeats": same, "asked": asked_steps(doc), "lines": lines}
+    return {"places": loose_places(doc), "repeats": same, "asked": asked_steps(doc), "lines": lines,
+            "prompts": call_prompts(doc, dialect, record)}

@@ -31,7 +31,7 @@ from typing import Any, Callable, Sequence
 from ..flow.index import SET_ASIDE_KINDS
 from ..storage.layout import landed_files
 
-__all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "NO_ANSWER", "ask_adapter", "LandedTitles", "PromptTitle", "RuntimeTitle", "child_label", "continued_title", "dialect_of", "label_for_record", "landed_title",
+__all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "NO_ANSWER", "ask_adapter", "LandedTitles", "PromptTitle", "RuntimeTitle", "child_label", "child_prompt", "continued_title", "dialect_of", "label_for_record", "landed_title",
            "talk_headings", "step_blocks", "prompt_blocks", "prompt_names_work", "prompt_text"]
 #: File kinds whose labels name a run or a workflow, never the conversation (as :func:`latest_title` skips them).
 _NOT_TITLES = frozenset({"workflow_manifest", "workflow_script", "journal"}) | SET_ASIDE_KINDS
@@ -79,6 +79,14 @@ def child_label(dialect: str, stream: str, call: dict | None) -> str:
     adapter speaks ``dialect``, or it fails or gives no text."""
     got = ask_adapter(dialect, "child_label", stream, call)
     return got.strip() if isinstance(got, str) else ""
+
+
+def child_prompt(dialect: str, stream: str, call: dict) -> str:
+    """What the call that started a child stream asked it, as the adapter of ``dialect`` reads the call
+    (:meth:`~asz_core.plugins.adapter.Adapter.child_prompt`: Claude Code's Task ``prompt``); '' when no adapter speaks
+    ``dialect``, or it fails or gives no text."""
+    got = ask_adapter(dialect, "child_prompt", stream, call)
+    return got if isinstance(got, str) and got.strip() else ""
 
 
 def dialect_of(root: str | os.PathLike, session: str) -> str:

@@ -216,3 +216,19 @@ def test_an_old_sidechains_talk_opens_with_what_it_was_asked(corpus_root, corpus
         assert md.index(said, head) < md.index(f"`inject/1/{row}`", head) < md.index(nested(d["message"]["content"]), head)
         assert md.index(nested(d["message"]["content"]), head) < md.index("**Assistant**", head)
         assert f'<div class="step person" id="inject/1/{row}"><div class="meta"><b>Asked (the prompt this talk was given)</b>' in page
+
+
+def test_an_agent_file_with_no_prompt_line_opens_with_what_its_call_asked(corpus_root, corpus_source, tmp_path):
+    agent = source_lines(corpus_source / "-src-deep-manifest" / "agent-c8d9b115.jsonl")
+    assert agent[0]["type"] == "assistant"  # Claude Code 2.0.55 wrote no prompt line: only the Task call holds it
+    call = next(b for d in source_lines(corpus_source / "-src-deep-manifest" / f"{CAVEAT}.jsonl") if d.get("type") == "assistant"
+                for b in d["message"]["content"] if b.get("type") == "tool_use" and b["name"] == "Task"
+                and b["input"]["description"] == "Explore ZIP processing implementation")
+    md = asz("export", CAVEAT, "--root", str(corpus_root), "--tz", "UTC").stdout
+    head = md.index("`talk/c8d9b115`")
+    said = f"**Asked (the prompt this talk was given)** · 2025-11-29 15:24:51 · `prompt/tool/{call['id']}`"
+    assert md.index(said, head) < md.index(nested(call["input"]["prompt"]), head) < md.index("**Assistant**", head)
+    assert md.count(said) == 1
+    out = tmp_path / "d.html"
+    asz("export", CAVEAT, "--format", "html", "--out", str(out), "--root", str(corpus_root), "--tz", "UTC")
+    assert out.read_text().count(f'id="prompt/tool/{call["id"]}"') == 1

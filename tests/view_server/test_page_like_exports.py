@@ -6,7 +6,8 @@ headless Chromium over the corpus collected by the real ``asz collect``:
   ``isCompactSummary`` message the model resumed from), not only on the Loose tab;
 - a subagent's talk opens with what it was asked (ef958aa1's ``subagents/agent-*.jsonl``: each first line's prompt);
 - a subagent's ``agent.output`` repeating its last message is one line naming it, not the text twice;
-- an old sidechain's talk (5c0375b4: ``isSidechain`` lines inside the 1.0.x main file) opens with its prompt.
+- an old sidechain's talk (5c0375b4: ``isSidechain`` lines inside the 1.0.x main file) opens with its prompt;
+- an old agent file with no prompt line (a7da6a22's ``agent-c8d9b115.jsonl``, 2.0.55) opens with its Task's prompt.
 
 Expected values are read from the source transcripts."""
 
@@ -101,3 +102,21 @@ def test_an_old_sidechains_talk_opens_with_its_prompt(corpus_root, corpus_dir, s
         first = next(n for n in body.find_elements(By.CSS_SELECTOR, ".talkbody .node") if "k-run" not in n.get_attribute("class"))
         assert first.find_element(By.CSS_SELECTOR, ".kind").text == "asked (the prompt this talk was given)"
         assert d["message"]["content"].splitlines()[0] in first.find_element(By.CSS_SELECTOR, ".msg").text
+
+
+DEEP = ("-src-deep-manifest", "a7da6a22-facc-4fcd-8bab-f83c87862004")
+
+
+def test_an_agent_file_with_no_prompt_line_opens_with_what_its_call_asked(corpus_root, corpus_dir, serve, browser):
+    projects = corpus_dir / "claude-code" / "projects" / DEEP[0]
+    agent = _lines(projects / "agent-c8d9b115.jsonl")
+    assert agent[0]["type"] == "assistant" and agent[0]["isSidechain"] is True  # Claude Code 2.0.55: no prompt line
+    calls = [b for d in _lines(projects / f"{DEEP[1]}.jsonl") if d.get("type") == "assistant"
+             for b in d["message"]["content"] if b.get("type") == "tool_use" and b["name"] == "Task"]
+    call = next(b for b in calls if b["input"]["description"] == "Explore ZIP processing implementation")
+    s = serve(corpus_root)
+    body = _open_talk(browser, s.base, DEEP[1], "talk/c8d9b115")
+    box = body.find_element(By.CSS_SELECTOR, ".k-asked")
+    assert box.find_element(By.CSS_SELECTOR, ".row a").text == f"tool/{call['id']}"
+    prompt = call["input"]["prompt"]
+    assert prompt.splitlines()[0] in box.text and prompt.strip().splitlines()[-1].strip().lstrip("-* ") in box.text  # whole

@@ -703,7 +703,9 @@
   // before the child "before", null at the end); REPEATS: a subagent's output that repeats its last message (output id
   // -> [message ids]); ASKED: talk id -> the injection that is what the talk was asked (an old sidechain's prompt);
   // LINES: the adapter's short form of a compaction boundary's record. The exports' rules (asz_core/view/placing.py).
-  let HEADINGS = {}, BLOCKS = {}, PLACES = {}, REPEATS = {}, ASKED = {}, LINES = {};
+  // PROMPTS: talk id -> {text, from}: what the call that started a subagent asked it, whole, when its own records hold
+  // no prompt (Claude Code 2.0.x agent files).
+  let HEADINGS = {}, BLOCKS = {}, PLACES = {}, REPEATS = {}, ASKED = {}, LINES = {}, PROMPTS = {};
   function loadHeadings() {
     return api('/api/c/' + enc(CID) + '/headings').then(function (r) {
       const d = (r.ok && r.data) || {};
@@ -712,6 +714,7 @@
       PLACES = d.places || {};
       REPEATS = d.repeats || {};
       LINES = d.lines || {};
+      PROMPTS = d.prompts || {};
       ASKED = {};
       Object.keys(d.asked || {}).forEach(function (t) { ASKED[d.asked[t]] = t; });  // step id -> talk id
     });
@@ -921,7 +924,7 @@
 
   function drawTalkBody(t, body) {
     const kids = withPlaced(t.id, t.children || []);
-    if (t.prompt) body.append(askedEl(t));
+    if (t.prompt || PROMPTS[t.id]) body.append(askedEl(t));
     if (!kids.length) body.append(h('p', { class: 'faint' }, 'No steps in this talk.'));
     appendSteps(body, kids);
     const foot = h('div', { class: 'small talkfoot' }, h('button', { class: 'btn', type: 'button', onclick: function () { evidence(t); } }, 'Evidence of the talk'));
@@ -945,11 +948,13 @@
   // a prompt the document clipped is read whole from the talk's record on a click.
   const ASKED_LABEL = 'asked (the prompt this talk was given)';
   function askedEl(t) {
+    const given = t.prompt ? null : PROMPTS[t.id];  // else read by the server from the call that started it, whole
     const box = h('div', { class: 'node k-asked', 'data-id': 'prompt/' + t.id }, h('div', { class: 'row' }, h('span', { class: 'kind' }, ASKED_LABEL),
+      given ? h('span', { class: 'pv' }, 'by the call ', h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(given.from); } }, given.from)) : null,
       h('span', { class: 'when' }, fmtClock(t.at))));
-    const text = md(t.prompt, 'msg external asked');
+    const text = md(given ? given.text : t.prompt, 'msg external asked');
     box.append(text);
-    if (utf8len(t.prompt) > CLIP - 4 && t.ref) {
+    if (!given && utf8len(t.prompt) > CLIP - 4 && t.ref) {
       const note = h('div', { class: 'clip' }, 'Shows the first ' + num(utf8len(t.prompt)) + ' bytes. ');
       note.append(h('button', { class: 'linkbtn', type: 'button', onclick: function () {
         note.textContent = 'Loading the rest…';
