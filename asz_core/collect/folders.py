@@ -122,11 +122,15 @@ def tell_folders(col, found: FolderDiscovery, c) -> bool:
     return read > 0
 
 
-def copy_of(copy: Source, kept: Source) -> bool:
+def copy_of(copy: Source, kept: Source, cur=None) -> bool:
     """True when every byte of ``copy`` is in ``kept`` (the source that lands into the same stream): the same bytes,
     or, for a stream of lines (``append``), the first ``len(copy)`` bytes of ``kept``. Documents are never compared
-    (False). Compares at most the copy's size, :data:`_CHUNK` at a time, stopping at the first difference; the answer
-    is kept per process until either file changes. False when either cannot be read."""
+    (False). ``cur``: the stream's cursor (None when it has none). A stream of lines exactly as long as what landed
+    from ``kept`` (the cursor's ``offset``, the cursor ``active`` and following ``kept``) whose up to 1 MiB before
+    its end hashes to the cursor's ``tail_sha256`` holds what landed (the rule of the whole collector: step 4,
+    docs/storage-root.md) and nothing more: only that is read. Otherwise the two files are compared, at most the
+    copy's size, :data:`_CHUNK` at a time, stopping at the first difference. The answer is kept per process until
+    either file changes. False when either cannot be read."""
     if copy.mode == "document" or kept.mode == "document":
         return False
     try:
@@ -138,8 +142,19 @@ def copy_of(copy: Source, kept: Source) -> bool:
         if len(_SEEN) >= _KEEP:
             _SEEN.clear()  # a long watch: growing sessions leave stale pairs behind
         same = a.st_size == b.st_size or (copy.mode == "append" and a.st_size < b.st_size)
-        _SEEN[key] = same and _starts_with(kept.path, copy.path, a.st_size)
+        _SEEN[key] = same and (_landed_whole(copy, kept, a.st_size, cur) or _starts_with(kept.path, copy.path, a.st_size))
     return _SEEN[key]
+
+
+def _landed_whole(copy: Source, kept: Source, size: int, cur) -> bool:
+    """Whether ``copy``, ``size`` bytes, is what landed from ``kept`` by its cursor ``cur`` (:func:`copy_of`)."""
+    from ..storage.cursor import AppendCursor
+    from .reset import holds_landed  # reset imports this module
+
+    if not (isinstance(cur, AppendCursor) and copy.mode == "append" and cur.state == "active" and cur.source == kept.src
+            and cur.tail_sha256 and size == cur.offset):
+        return False
+    return holds_landed(copy.path, cur)[1] == ""
 
 
 def _starts_with(longer: Path, shorter: Path, n: int) -> bool:

@@ -76,7 +76,7 @@ def refuse_seconds(root: Path, disc: Discovery, folder_of: dict[int, int] | None
             if s is keep:
                 continue
             refused.add(id(s))
-            if folder_of is not None and folder_of.get(id(s)) != folder_of.get(id(keep)) and copy_of(s, keep):
+            if folder_of is not None and folder_of.get(id(s)) != folder_of.get(id(keep)) and copy_of(s, keep, cur):
                 disc.skipped.append((str(s.path), copy_reason(s, keep.src)))
             else:
                 disc.conflicts.append((str(s.path), second_reason(s, keep.src)))
