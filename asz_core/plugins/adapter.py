@@ -383,19 +383,15 @@ class Adapter(abc.ABC):
 
     def child_label(self, dialect: str, stream: str, call: Mapping[str, Any] | None) -> str:
         """What a child stream of ``dialect`` was started to do, for a child whose records carry no ``label`` (Claude
-        Code's older ``agent-<id>.jsonl`` with no ``.meta.json``). ``stream`` is the child stream's name (Claude Code:
-        its agent id); ``call`` is the landed ``call`` part (``{"k": "call", "name": ..., "data": ...}``) of the step
-        that started it by a ``starts`` relation of quality ``exact_unique``, or None (no such step, or its record is
-        withheld). The readers show it where they name the child (``Subagent: <label>``: docs/view.md, "Subagents'
-        names"). Default '' (the child is named by its stream's name). Called by the readers with a dialect the adapter speaks;
-        must not raise (an exception, or an answer that is not a string, is taken as '').
-        """
+        Code's older ``agent-<id>.jsonl`` with no ``.meta.json``). ``stream`` is the child stream's name (its agent id);
+        ``call`` the landed ``call`` part (``{"k": "call", "name": ..., "data": ...}``) of the step that started it by an
+        ``exact_unique`` ``starts`` relation, or None (no such step, or its record is withheld). The readers name the
+        child ``Subagent: <label>`` (docs/view.md, "Subagents' names"). Default '' (named by its stream's name). Called
+        with a dialect the adapter speaks; must not raise (an exception, or an answer that is not a str, counts as '')."""
         return ""
 
     def child_prompt(self, dialect: str, stream: str, call: Mapping[str, Any]) -> str:
-        """What the call that started a child stream of ``dialect`` asked it, whole, for a child whose records hold no
-        opening prompt (Claude Code 2.0.x's ``agent-<id>.jsonl``); ``stream``, ``call`` as for :meth:`child_label` (never
-        None here). The readers open its talk with it (docs/view.md, "The page"). Default ''. Must not raise."""
+        """What ``call`` (as in :meth:`child_label`) asked a child whose records hold no prompt (Claude Code 2.0.x); ''."""
         return ""
 
     def content_shape(self, dialect: str, adapter: str, record: Mapping[str, Any]) -> str | None:
