@@ -2,9 +2,10 @@
 
 Claude Code's configuration folder is ``$CLAUDE_CONFIG_DIR`` when set (ccusage reads a comma-separated list of them),
 else ``~/.claude``; ``$XDG_CONFIG_HOME/claude`` (``~/.config/claude`` when the variable is unset) is where some
-versions keep it. asz reads one of them (:func:`default_root`); :func:`unread_roots` names the others that hold
-sessions, so ``asz collect`` can say so instead of leaving them out silently (trial 16 F7). Every function here takes
-the environment as a mapping and never raises.
+versions keep it. asz reads :func:`default_root` first, the storage root's own, then the others that hold sessions
+(:func:`unread_roots`), into the same storage root (``Adapter.default_source_roots``; docs/storage-root.md, Several
+source folders); trial 16 F7 found them left out. Every function here takes the environment as a mapping and never
+raises.
 """
 
 from __future__ import annotations

@@ -186,3 +186,24 @@ def test_the_folder_asz_prefers_appearing_later_moves_no_session(corpus_dir, tmp
     assert p.returncode == 0 and (s["sessions"], s["landed"], s["gone"], s["conflicts"]) == ("3", "1", "0", "0"), p.stdout + p.stderr
     assert p.stderr.count("its cursor follows it") == len(list(config.rglob("*.jsonl"))), p.stderr
     _landed_whole(tmp_path / "root", {dot: True, config: False})
+
+
+def test_the_servers_collectors_read_every_folder(corpus_dir, tmp_path, monkeypatch):
+    """asz server's background collect (server_pass.make_collectors, as the server resolves its options) reads both
+    folders into its root, as asz collect does."""
+    from asz_core.cli.server_pass import PassSpec, make_collectors
+    from asz_core.collect.collector import run_passes
+
+    home = tmp_path / "home"
+    dot = _project(corpus_dir, LOG_SAMPLE, home / ".claude" / "projects")
+    config = _project(corpus_dir, SPOTTER, home / ".config" / "claude" / "projects")
+    for name, value in (("HOME", str(home)), ("KIRO_HOME", str(tmp_path / "no-kiro"))):
+        monkeypatch.setenv(name, value)
+    for name in ("CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    cols = make_collectors(PassSpec(str(tmp_path / "root"), None, "claude-code-local", (), "", 1))
+    assert [c.source_roots for c in cols] == [[dot, config]]
+    c = run_passes(cols)
+    assert (c.sessions, c.errors, c.conflicts) == (5, 0, 0)
+    _landed_whole(tmp_path / "root", {dot: True, config: False})
