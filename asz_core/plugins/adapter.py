@@ -450,18 +450,14 @@ class Adapter(abc.ABC):
         return False
 
     def unread_default_sources(self, env: Mapping[str, str] | None = None) -> list[Path]:
-        """Other folders where this runtime keeps sessions, apart from :meth:`default_source_root` (``env`` as there),
-        that hold sessions now: :meth:`default_source_roots` reads them after the default source root into the same
-        storage root (Claude Code: ``~/.config/claude/projects`` beside ``~/.claude/projects``, each folder of a
-        comma-separated ``CLAUDE_CONFIG_DIR``). Asked on every run of a job that uses the default source root, so it
-        must be cheap (listings of the known store paths, never a read of a session) and never raise. Default: [].
-        """
+        """The runtime's other folders holding sessions now, apart from :meth:`default_source_root`, read after it
+        (:meth:`default_source_roots`; Claude Code: ``~/.config/claude/projects``, ``CLAUDE_CONFIG_DIR`` entries).
+        Cheap (listings of known store paths, never a session read); never raises. Default: []."""
         return []
 
     def default_source_roots(self, env: Mapping[str, str] | None = None) -> list[Path]:
-        """The folders read into the storage root when neither ``--source`` nor configuration names one: the
-        :meth:`default_source_root` first (the root's own: ``src`` relative to it), then each of
-        :meth:`unread_default_sources` (``src`` absolute, :mod:`asz_core.collect.folders`). Cheap; never raises."""
+        """The folders read when neither ``--source`` nor configuration names one: :meth:`default_source_root` (the
+        root's own), then :meth:`unread_default_sources` (:mod:`asz_core.collect.folders`). Never raises."""
         return [Path(self.default_source_root(env)), *map(Path, self.unread_default_sources(env))]
 
     def suggest_source(self, source_root: Path) -> Path | None:
