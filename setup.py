@@ -1,6 +1,7 @@
 """The compiled modules of asz (issue 22), each optional. Everything else is in pyproject.toml.
 
-- ``asz_core.verify.linescan``: ``asz verify`` reads every record line's positions in one C call.
+- ``asz_core.verify.linescan``: ``asz verify`` reads every record line's positions in one C call, and lists a
+  session in one call (``asz_core.verify.listing``).
 - ``asz_core.sessiondata.bytescan``: a landed file's whole-file byte scans (the wide-number probe, the most openers
   on a line, ``null``) in one pass, for the asz.view build, parse and the reader; and a cursor's values in one call
   (``asz_core.storage.cursor``).

@@ -25,16 +25,15 @@ adds the round chains of Session Flow as a ``chains`` section,
   ``provider_body`` files are not contiguity-checked: :func:`provider_section`
   rebuilds every body instead.
 
-A temporary file a writer left (``.<name>.<pid>.tmp``) never landed and is
-ignored. Problems are named as the original names them (``ord gap``,
-``byte gap``, ``end gap``, ``digest mismatch``, ``missing closing line``) and
+A temporary file a writer left (``.<name>.<pid>.tmp``) never landed and is ignored. Problems are named as the
+original names them (``ord gap``, ``byte gap``, ``end gap``, ``digest mismatch``, ``missing closing line``) and
 each names a file, a line (1-based, 0 for the file as a whole) and a field.
 
 Each file is checked by :func:`asz_core.verify.landed.check_landed_file` (one
 streaming scan reading each record's positions from the front of its line;
 ``deep`` decodes every line). A root with ``SESSIONS_PER_JOB`` sessions per
-CPU or more is shared among one process per CPU by session; one with fewer
-sessions but ``PARALLEL_MIN_FILES`` files or more, by file.
+CPU or more is shared among one process per CPU by session; one with fewer sessions but
+``PARALLEL_MIN_FILES`` files or more, by file; a session listed by :func:`~asz_core.verify.listing.verify_listing`.
 """
 
 from __future__ import annotations
@@ -49,13 +48,14 @@ from .landed import FileResult, check_by_reader, check_deep, check_for_walk, che
 from ..sessiondata.model import KIND_PREFIX, Header
 from ..storage.cursor import UNREADABLE_CURSOR, AppendCursor, read_cursor
 from ..storage.root import SESSION_STATE
-from ..storage.layout import SessionListing, dir_name, kind_dir_parts, parse_landed_name, refuse_what_is_no_root, session_dirs, session_listing
+from ..storage.layout import SessionListing, dir_name, kind_dir_parts, parse_landed_name, refuse_what_is_no_root, session_dirs
 from ..collect.workers import LOST, default_jobs, each_result, guided, process_pool
 from ..storage.torn import torn_detail
 from .bodies import provider_section
 from .hints import WARNED, add_hints, conflict_of
 from .gate import refuse_empty_root
 from .listed import check_listed
+from .listing import verify_listing
 from .report import (ALONE_NOTE, from_error, DUPLICATES_LINE, FILE_OK_LINE, OK_LINE, PARALLEL_MIN_FILES, SESSIONS_PER_JOB, SNAPSHOT_KINDS, TORN,
                      UNCHECKED_KINDS, UNCURSORED_LINE, Problem, Section, VerifyReport, hint_lost)
 
@@ -92,7 +92,7 @@ def _sessions_job(job: tuple[Path, str, list[Path], bool, bool]) -> tuple[int, i
     empty: list[str] = []
     total = [0, 0, 0, 0]
     for sdir in sdirs:
-        listing = session_listing(sdir, skeletons=True, strings=True)
+        listing = verify_listing(sdir)
         if not listing.files:
             empty.append(sdir.name)
         results = [check_deep(path) if deep else check_for_walk(path) for _, path in listing.files]
@@ -400,7 +400,7 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
                 if step is not None:
                     step(job[2][-1].name, len(job[2]))
     else:
-        listed = [(sdir, session_listing(sdir, skeletons=True, strings=True)) for sdir in sessions]
+        listed = [(sdir, verify_listing(sdir)) for sdir in sessions]
         empty.update(sdir.name for sdir, listing in listed if not listing.files)
         paths = [path for _, listing in listed for _, path in listing.files]
         checked = _check_files(paths, jobs, deep)
