@@ -60,10 +60,17 @@ def loose_talks(doc: dict) -> dict[str, str]:
     return out
 
 
-def _span(n: dict, stream: str) -> tuple | None:
-    """The first and last position of the records of ``n`` and its subtree in ``stream`` (None when none)."""
-    got = [position(x) for x in walk([n]) if (x.get("stream") or "") == stream and _first_ref(x)]
-    return (min(got), max(got)) if got else None
+def _span(n: dict, stream: str, seen: dict) -> tuple | None:
+    """The first and last position of the records of ``n`` and its subtree in ``stream`` (None when none), kept in
+    ``seen`` by (node id, stream) so that each subtree is walked once however many loose nodes are placed."""
+    key = (n.get("id"), stream)
+    if key not in seen:
+        got = [position(n)] if (n.get("stream") or "") == stream and _first_ref(n) else []
+        for c in n.get("children") or ():
+            sub = _span(c, stream, seen) if isinstance(c, dict) else None
+            got += list(sub) if sub else []
+        seen[key] = (min(got), max(got)) if got else None
+    return seen[key]
 
 
 def loose_places(doc: dict) -> dict[str, dict]:
@@ -73,6 +80,7 @@ def loose_places(doc: dict) -> dict[str, dict]:
     talks = {t["id"]: t for t in doc.get("talks") or () if isinstance(t, dict) and t.get("id")}
     loose = {n["id"]: n for n in doc.get("loose") or () if isinstance(n, dict) and n.get("id")}
     out: dict[str, dict] = {}
+    seen: dict = {}
     for nid, tid in loose_talks(doc).items():
         at = position(loose[nid])
         parent, before = talks[tid], None
@@ -80,7 +88,7 @@ def loose_places(doc: dict) -> dict[str, dict]:
         while kids:
             inside = None
             for c in kids:
-                span = _span(c, at[0])
+                span = _span(c, at[0], seen)
                 if span is None or span[1] < at:
                     continue
                 if span[0] > at:
