@@ -80,6 +80,8 @@ def usage(
     since: str = typer.Option("", "--since", help="Count calls made from: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back (by each call's own time; a call with no time is left out and named)."),
     until: str = typer.Option("", "--until", help="Count calls up to: YYYY-MM-DD (the whole day, in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
     tz: Optional[str] = tz_option(),
+    project: str = typer.Option("", "--project", help="Count only the conversations whose project contains this (case-insensitive, as asz ls --project)."),
+    model: str = typer.Option("", "--model", help="Count only the calls of a model whose name contains this (case-insensitive, as asz ls --model matches a model): a conversation's calls of its other models are left out."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP + " Its prices replace or extend the price table."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows: the key (date, month, conversation or project), usage, cost, models, …, credits, and total (the total row, in every row)."),
@@ -125,26 +127,24 @@ def usage(
     stderr with --json, every row listing them under unchained); exit 0. Sessions the root's _sessions.list names
     whose directory is gone or emptied are counted in one note on stderr (asz verify names them).
     A torn tail (a last line with no newline, unchanged for 10 minutes: in no figure until completed) is one note on stderr.
-    Ctrl-C says how many conversations were read and prints no table, exit 130.
+    Ctrl-C says how many conversations were read and prints no table, exit 130. --project and --model narrow every
+    view by asz ls's rule (a part of the name, case-insensitive); --model keeps the matching models' calls only.
     """
-    from ..view.usage_report import KEYS, report, totals, zone_of
-
-    cfg, table = _settings(view, sort, config)
-    zone = use_tz("usage", tz) or zone_of(None)
-    from ..view.document import list_conversations
     from ..verify.unparsed import unchained_note
+    from ..view.document import list_conversations
+    from ..view.usage_report import KEYS, report, totals, zone_of
     from .conversations_cmd import say_state_files
     from .reading_common import require_root, time_range
 
+    cfg, table = _settings(view, sort, config)
+    zone = use_tz("usage", tz) or zone_of(None)
     first, last = time_range("usage", since, until, zone)  # the parser of asz conversations and search; a day of --tz
     storage = root if root is not None else Path(cfg.root)
     require_root("usage", storage)  # a mistyped --root is said, never reported as $0.00
-
     ids = list_conversations(storage)
-    counted, problems, unreadable = _read(storage, zone, cfg.view_hide, len(ids))
+    counted, problems, unreadable = _read(storage, zone, cfg.view_hide, len(ids), (project, model))
     rows = report(counted, view, table, first, last, sort)
-    for p in problems:
-        typer.echo(f"asz usage: {p}", err=True)
+    [typer.echo(f"asz usage: {p}", err=True) for p in problems]
     say_state_files(storage)
     note, unchained = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
     windowed = first is not None or last is not None
@@ -176,13 +176,14 @@ def _settings(view: str, sort: str, config: Optional[Path]):
         raise typer.Exit(2)
 
 
-def _read(storage: Path, zone, hide, n: int) -> tuple[list, list[str], dict[str, str]]:
-    """:func:`~asz_core.view.usage_report.read_root` of ``storage`` (``n`` conversations): the counted calls, the
+def _read(storage: Path, zone, hide, n: int, narrow: tuple[str, str] = ("", "")) -> tuple[list, list[str], dict[str, str]]:
+    """:func:`~asz_core.view.usage_report.read_root` of ``storage`` (``n`` conversations): the counted calls (those
+    ``narrow``, ``(--project, --model)``, keeps: :func:`~asz_core.view.usage_report.narrowed`, trial 17b F12), the
     problem lines and the conversations that did not read (id -> why); a torn tail of a conversation that verifies
     is said on stderr (:func:`~asz_core.storage.torn.torn_notes`, trial 15 F17). Ctrl-C says how far it got, exit 130."""
     from ..storage.torn import torn_notes
     from ..view.usage import OUTSIDE_PREFIX
-    from ..view.usage_report import read_root
+    from ..view.usage_report import narrowed, read_root
 
     done = [0]
     try:
@@ -200,7 +201,7 @@ def _read(storage: Path, zone, hide, n: int) -> tuple[list, list[str], dict[str,
         for p in lines:
             if p.startswith(OUTSIDE_PREFIX):
                 typer.echo(f"asz usage: note: {cid[:8]} is counted without {p[len(OUTSIDE_PREFIX):]}", err=True)
-    return counted, problems, unreadable
+    return narrowed(counted, *narrow), problems, unreadable
 
 
 def no_time_line(counted: list, windowed: bool, has_row: bool) -> tuple[str, list[dict]]:

@@ -11,72 +11,20 @@ filters narrow ``asz search``.
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
-import re
-import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import attrs
 
-from ..sessiondata.times import parse_instant
 from ..storage.layout import removed_count, session_listing
 from ..view.document import ViewError, build_summary, list_conversations
+from ..view.match import TimeError, contains, parse_time
 from ..view.rows import document_row, header_row, read_head, usage_unrecorded
 from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of, first_dialect
 
 __all__ = ["Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "usage_lines", "cut_text"]
-
-_RELATIVE = re.compile(r"([0-9]{1,6})\s*([mhdw])")
-_UNIT_S = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-
-
-class TimeError(ValueError):
-    """A ``--since`` / ``--until`` value that is not a date, an instant or a relative time."""
-
-
-def parse_time(text: str, *, end: bool = False, now_ms: int | None = None, zone: _dt.tzinfo | None = None) -> int:
-    """A ``--since`` / ``--until`` value as unix ms: the one parser of ``asz conversations``, ``search``, ``export``
-    and ``usage``.
-
-    Accepted: ``YYYY-MM-DD`` or ``YYYYMMDD`` (a day in ``zone``, by default the
-    reader's local time zone: its start, or with ``end`` its last
-    millisecond), an RFC 3339 instant (``2026-11-21T10:00:00Z``), a
-    ``YYYY-MM-DDTHH:MM[:SS]`` in ``zone`` and a time back from now: ``30m``,
-    ``12h``, ``7d``, ``2w``. Raises :class:`TimeError`.
-    """
-    s = text.strip()
-    now = int(time.time() * 1000) if now_ms is None else now_ms
-    m = _RELATIVE.fullmatch(s)
-    if m:
-        return now - int(m.group(1)) * _UNIT_S[m.group(2)] * 1000
-    if re.fullmatch(r"[0-9]{4}-?[0-9]{2}-?[0-9]{2}", s) and (len(s) == 8 or s.count("-") == 2):
-        try:
-            day = _in_zone(_dt.datetime.strptime(s, "%Y-%m-%d" if "-" in s else "%Y%m%d"), zone)  # midnight
-        except ValueError:
-            raise TimeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
-        if end:
-            day = _in_zone((day + _dt.timedelta(days=1)).replace(tzinfo=None), zone)
-            return int(day.timestamp() * 1000) - 1
-        return int(day.timestamp() * 1000)
-    ns = parse_instant(s)
-    if ns is not None:
-        return ns // 1_000_000
-    try:
-        local = _dt.datetime.fromisoformat(s)
-    except ValueError:
-        raise TimeError(f"{text!r} is not a date (YYYY-MM-DD), an instant (RFC 3339) or a time back from now (30m, 12h, 7d, 2w)") from None
-    if local.tzinfo is None:
-        local = _in_zone(local, zone)
-    return int(local.timestamp() * 1000)
-
-
-def _in_zone(naive: _dt.datetime, zone: _dt.tzinfo | None) -> _dt.datetime:
-    """A wall-clock time in ``zone`` (None: this machine's local zone)."""
-    return naive.astimezone() if zone is None else naive.replace(tzinfo=zone)
-
 
 def model_names(value: Any) -> list[str]:
     """Model names in a row's ``models`` (a list of names or of objects with ``model``/``name``, or a mapping keyed by name)."""
@@ -136,9 +84,9 @@ class Filters:
 
     def keeps(self, row: dict) -> bool:
         """True when ``row`` (a conversation row with ``dialect``) passes every filter."""
-        if self.project and self.project.lower() not in str(row.get("project") or "").lower():
+        if not contains(row.get("project"), self.project):
             return False
-        if self.model and not any(self.model.lower() in m.lower() for m in model_names(row.get("models"))):
+        if self.model and not any(contains(m, self.model) for m in model_names(row.get("models"))):
             return False
         if self.dialect:
             d = str(row.get("dialect") or "")

@@ -173,8 +173,40 @@ def _body(request, pairs, hide):
     return _json(_state(request).body(p["id"], p["seq"], p["row"], hide))
 
 
+#: The parameters ``/api/usage`` takes (``hide`` is every route's, seed 004).
+USAGE_PARAMS = ("project", "model", "since", "until", "exact", "hide")
+
+
 def _usage(request, pairs, hide):
-    return _json(_state(request).usage())
+    """``/api/usage`` narrowed by ``project``, ``model``, ``since``, ``until`` (:func:`usage_filters`)."""
+    return _json(_state(request).usage(**usage_filters(pairs)))
+
+
+def usage_filters(pairs: Sequence[tuple[str, str]]) -> dict:
+    """The keyword arguments of :meth:`~asz_core.view.background.BackgroundChecks.usage` from ``/api/usage``'s query:
+    ``project`` and ``model`` (a part of the name, case-insensitive, as ``asz ls`` matches; with ``exact=1`` the whole
+    name, as the page's dropdowns pick it), ``since`` and ``until`` (the forms ``asz usage`` takes:
+    :func:`~asz_core.view.match.parse_time`, a day in the server's zone; the page sends instants). Raises
+    :class:`ApiError` 400 for a parameter it does not know (one it would ignore), one given twice, or a time that does
+    not read (trial 17b, F12: ``project=`` was ignored and the whole root's usage answered)."""
+    from .match import TimeError, parse_time
+
+    got: dict[str, str] = {}
+    for k, v in pairs:
+        if k not in USAGE_PARAMS:
+            raise ApiError(400, f"unknown parameter {k!r} (known: {', '.join(p for p in USAGE_PARAMS if p != 'hide')})")
+        if k in got and k != "hide":
+            raise ApiError(400, f"give {k} at most once")
+        got[k] = v
+    if got.get("exact", "0") not in ("0", "1"):
+        raise ApiError(400, "exact is 0 or 1")
+    try:
+        since = parse_time(got["since"]) if got.get("since") else None
+        until = parse_time(got["until"], end=True) if got.get("until") else None
+    except TimeError as exc:
+        raise ApiError(400, f"since/until: {exc}") from None
+    return {"project": got.get("project", ""), "model": got.get("model", ""), "since": since, "until": until,
+            "exact": got.get("exact") == "1"}
 
 
 def _glossary(request, pairs, hide):

@@ -14,6 +14,7 @@ import threading
 import time
 from typing import Any, Sequence
 
+from .match import matches
 from .query import ApiError
 from .rows import header_ms
 from .usage import LONG_KIND, SPLIT_KIND
@@ -58,7 +59,8 @@ class BackgroundChecks:
         t.start()
         return t
 
-    def usage(self) -> dict:
+    def usage(self, project: str = "", model: str = "", since: int | None = None, until: int | None = None,
+              exact: bool = False) -> dict:
         """``/api/usage``: tokens (and cost, where the price table knows the model) of every model call, per hour.
 
         ``hours`` is a list of ``{"hour": unix ms (UTC hour start), "in", "out",
@@ -82,11 +84,21 @@ class BackgroundChecks:
         (and ``credits``, those its records with no time metered, where some). ``credits``: ``[{"conversation",
         "credits"}]``, by id, of each summed conversation whose records metered credits (Kiro; the runtime's own unit,
         never tokens or USD); a bucket, ``no_time``, a model's row and ``total`` carry ``credits`` only where some.
+
+        Narrowed (trial 17b, F12) to the conversations whose project matches ``project``, the calls of models that
+        match ``model`` (:func:`~asz_core.view.match.matches`: a part of the name, case-insensitive, as ``asz ls``
+        and ``asz usage`` match; ``exact``: the whole name) and the quarter hours whose start is from ``since`` to
+        ``until`` (unix ms; with either, the calls with no time are in no figure, as ``asz usage --since`` leaves
+        them out). ``conversations`` then counts the listed ones whose project matches or is not built yet.
+        ``filters`` says what was applied: ``{"project", "model", "since", "until", "exact"}`` ('' and null: none).
         """
         convs = set(self.conversations())
         with self._lock:
+            if project:  # a conversation not built yet has no known project: counted as still to read
+                convs = {c for c in convs if c not in self._projects or matches(self._projects[c], project, exact)}
             states = {c: s[1] for c, s in self._states.items()}
-            parts = [(c, v) for c, v in sorted(self._usage.items()) if c in convs and states.get(c, "verified") == "verified"]
+            parts = [(c, _narrow(v, model, exact, since, until)) for c, v in sorted(self._usage.items())
+                     if c in convs and states.get(c, "verified") == "verified"]
             held = [{"conversation": c, "state": states[c]} for c in sorted(self._usage)
                     if c in convs and states.get(c, "verified") != "verified"]
             short = [{"conversation": c, "calls": self._short[c]} for c in sorted(self._usage)
@@ -112,6 +124,7 @@ class BackgroundChecks:
         answer["held_back"] = held
         answer["usage_incomplete"] = short
         answer["complete"] = not behind and not self.reading and all(self._files_now(c) == fp for c, fp in unbuilt)
+        answer["filters"] = {"project": project, "model": model, "since": since, "until": until, "exact": exact}
         return answer
 
     def _files_now(self, conversation: str) -> tuple:
@@ -378,6 +391,18 @@ def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
 #: long-context calls among them (input above 200K tokens: :data:`~asz_core.view.usage.LONG_KIND`), then the credits
 #: the runtime metered (a float; Kiro).
 _WIDTH = 13
+
+
+def _narrow(hours: dict[tuple[int, str], list], model: str, exact: bool, since: int | None,
+            until: int | None) -> dict[tuple[int, str], list]:
+    """The buckets of one conversation's :func:`usage_hours` whose model matches ``model``
+    (:func:`~asz_core.view.match.matches`) and, with ``since`` or ``until`` (unix ms), whose quarter hour starts in
+    that window (a bucket of calls with no time then in none)."""
+    if not model and since is None and until is None:
+        return hours
+    return {(at, m): v for (at, m), v in hours.items() if matches(m, model, exact) and (
+        (since is None and until is None) or (at != NO_TIME_AT and (since is None or at >= since)
+                                              and (until is None or at <= until)))}
 
 
 def _add_counts(t: list[int], at: int, u: dict) -> None:

@@ -158,6 +158,7 @@ class ViewState(BackgroundChecks, LandedRequests):
         self._heads: dict[str, tuple[tuple, dict | None]] = {}
         self._states: dict[str, tuple[tuple, str]] = {}  # conversation -> (fingerprint, verification state)
         self._usage: dict[str, dict[tuple[int, str], list[int]]] = {}  # conversation -> (hour ms, model) -> [in, out, cr, cw, calls]
+        self._projects: dict[str, str] = {}  # conversation -> its summary's project, as built (what /api/usage narrows by)
         self._short: dict[str, int] = {}  # conversation -> its calls whose usage lacks a dropped count (summary.usage_incomplete)
         self._unbuilt: dict[str, tuple] = {}  # conversation the checker could not build (no round, an error) -> its files'
         # fingerprint then (BackgroundChecks.usage: done while unchanged; in no usage sum)
@@ -378,6 +379,7 @@ class ViewState(BackgroundChecks, LandedRequests):
         with self._lock:
             self._states[conversation] = (fp, summary["state"])
             self._usage[conversation] = hours
+            self._projects[conversation] = summary.get("project") or ""
             self._short[conversation] = summary.get("usage_incomplete") or 0
 
     def gzipped(self, d: Doc) -> bytes:

@@ -57,7 +57,7 @@ from .prices import PriceTable, cost_of
 from .usage import TOKEN_KINDS, add_call, add_usage, zero_usage
 from .zone import zone_of
 
-__all__ = ["VIEWS", "KEYS", "SORTS", "NO_TIME", "Counted", "read_root", "report", "totals", "untimed", "untimed_credits", "zone_of"]
+__all__ = ["VIEWS", "KEYS", "SORTS", "NO_TIME", "Counted", "read_root", "narrowed", "report", "totals", "untimed", "untimed_credits", "zone_of"]
 
 #: The report views and the key each row carries.
 VIEWS = ("daily", "monthly", "session", "project", "model")
@@ -193,6 +193,18 @@ def _held_unread(out: list[Counted], conv: str, places: dict, calls: tuple, head
     day, ms = _day_ms(first, zone)
     out.append(Counted(conv, places, day, ms, None, "", held, weight=None if known is None else known - len(calls), why=why))
     return known
+
+
+def narrowed(counted: Iterable[Counted], project: str = "", model: str = "") -> list[Counted]:
+    """The ``counted`` calls of conversations whose project contains ``project`` and of models whose name contains
+    ``model`` (case-insensitive, :func:`~asz_core.view.match.contains`: ``asz ls --project/--model``'s rule; empty:
+    every one). A call is kept or left out by its own model: ``--model opus`` counts the opus calls of a conversation
+    and leaves its haiku calls out. A held-back entry whose model is not known (the calls of a landed file that is
+    missing) is kept under a model filter: it may hold such calls, and it stays said."""
+    from .match import contains
+
+    return [c for c in counted if contains(c.places.get("project"), project)
+            and (contains(c.model, model) or (c.held != "" and not c.model))]
 
 
 def _key(view: str, c: Counted) -> str:

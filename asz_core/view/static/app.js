@@ -256,7 +256,7 @@
       filterSelect('project', 'Project'), filterSelect('model', 'Model'), filterSelect('dialect', 'Runtime'),
       h('label', null, 'From ', dateInput('since', f.since)), h('label', null, 'to ', dateInput('until', f.until)),
       h('button', { class: 'btn', type: 'button', id: 'clearf', onclick: function () {
-        setHash({ project: null, model: null, dialect: null, since: null, until: null }); syncFilterInputs(); drawRows(); } }, 'Clear filters'));
+        setHash({ project: null, model: null, dialect: null, since: null, until: null }); syncFilterInputs(); redrawList(); } }, 'Clear filters'));
     add(app, bar);
     const tabs = h('div', { class: 'tabs', role: 'tablist' },
       h('button', { role: 'tab', 'data-view': 'list', onclick: function () { showListView('list'); } }, 'Conversations'),
@@ -282,14 +282,43 @@
     drawRows();
   }
 
+  // A filter changed: the open tab is drawn again under it (the usage tab asks /api/usage with the filters, trial 17b F12).
+  function redrawList() {
+    if (listFilters().view === 'usage') { const panel = document.getElementById('listpanel'); if (panel) drawUsage(clear(panel)); }
+    else drawRows();
+  }
+  // /api/usage's query for the filters above the tabs: the project and model the dropdowns picked, whole (exact=1), and
+  // the days from and to as instants of this browser's zone, the Conversations tab's days.
+  function usageQuery() {
+    const f = listFilters(), q = [];
+    if (f.project) q.push('project=' + enc(f.project));
+    if (f.model) q.push('model=' + enc(f.model));
+    if (f.project || f.model) q.push('exact=1');
+    const since = f.since ? dayStart(f.since) : null, until = f.until ? dayStart(f.until) : null;
+    if (since !== null) q.push('since=' + enc(new Date(since).toISOString()));
+    if (until !== null) q.push('until=' + enc(new Date(until + 86400000 - 1).toISOString()));
+    return q.join('&');
+  }
+  // What /api/usage said it narrowed the figures to, in words ('' when nothing).
+  function usageFilterText(f) {
+    if (!f) return '';
+    const bits = [];
+    if (f.project) bits.push('project ' + f.project);
+    if (f.model) bits.push('model ' + f.model);
+    if (f.since !== null && f.since !== undefined) bits.push('from ' + fmtTime(f.since));
+    if (f.until !== null && f.until !== undefined) bits.push('to ' + fmtTime(f.until));
+    const runtime = listFilters().dialect ? 'The Runtime filter does not narrow these figures: every runtime is counted. ' : '';
+    return (bits.length ? 'Only ' + bits.join(', ') + ' (the filters above). ' : '') + runtime;
+  }
+
   function filterSelect(key, label) {
     const sel = h('select', { id: 'f-' + key, 'data-filter': key, 'aria-label': label });
-    sel.addEventListener('change', function () { const o = {}; o[key] = sel.value || null; setHash(o); drawRows(); });
+    sel.addEventListener('change', function () { const o = {}; o[key] = sel.value || null; setHash(o); redrawList(); });
     return h('label', null, label + ' ', sel);
   }
   function dateInput(key, value) {
     const inp = h('input', { type: 'date', id: 'f-' + key, 'data-filter': key, value: value || null });
-    inp.addEventListener('change', function () { const o = {}; o[key] = inp.value || null; setHash(o); drawRows(); });
+    inp.addEventListener('change', function () { const o = {}; o[key] = inp.value || null; setHash(o); redrawList(); });
     return inp;
   }
   function syncFilterInputs() {
@@ -515,7 +544,7 @@
   function drawUsage(panel, again) {
     const mine = ++usageDrawn;
     if (!again) panel.append(h('p', { class: 'faint' }, 'Loading usage…'));
-    api('/api/usage').then(function (res) {
+    api('/api/usage', usageQuery()).then(function (res) {
       if (mine !== usageDrawn) return;
       clear(panel);
       if (!res.ok) { panel.append(errorBox('No usage.', res)); return; }
@@ -537,7 +566,7 @@
           'conversations are still being counted (' + num(u.counted) + ' of ' + num(u.conversations) + ' so far), so these figures are too low until it is done; this view updates itself.'));
         setTimeout(function () { if (mine === usageDrawn && panel.querySelector('#usage-partial')) drawUsage(panel, true); }, 2000);
       }
-      panel.append(h('p', { class: 'muted small', id: 'usage-note' }, 'Tokens and cost of every model call, by the day it was made (your time zone, ' + tzName() + '). ' +
+      panel.append(h('p', { class: 'muted small', id: 'usage-note' }, usageFilterText(u.filters) + 'Tokens and cost of every model call, by the day it was made (your time zone, ' + tzName() + '). ' +
         'Read from ' + num(u.counted) + ' of ' + num(u.conversations) + ' conversation(s)' +
         (u.counted + held.length < u.conversations ? ' (the rest are still being read)' : '') + '.' +
         (held.length ? ' Held back, in no figure (they do not verify): ' + held.map(function (x) { return x.conversation.slice(0, 8) + ' (' + x.state + ')'; }).join(', ') + '.' : '') +

@@ -1,0 +1,84 @@
+"""What a reader narrows conversations and model calls by: the matching rule of ``--project`` and ``--model`` and the
+one parser of ``--since``/``--until`` (``asz ls``, ``search``, ``export``, ``usage`` and the page's ``/api/usage`` and
+``/api/search``).
+
+A project or model filter is a part of the name, matched case-insensitively (:func:`contains`): ``deep`` matches
+``/src/deep-manifest``, ``opus-4-7`` matches ``claude-opus-4-7``. The page's dropdowns pick a whole name, which
+``exact`` matching (:func:`matches`) takes as the whole name, so ``/home/kim/projects/spotter`` does not take in
+``/home/kim/projects/spotter-worktrees/spotter-fum`` there.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+import time
+
+from ..sessiondata.times import parse_instant
+
+__all__ = ["TimeError", "parse_time", "contains", "matches"]
+
+
+def contains(name: object, part: str) -> bool:
+    """True when ``part`` is empty or a part of ``name`` (a project or model name; None or another non-string counts as
+    ''), case-insensitively: the rule of ``asz ls --project/--model`` and ``asz usage --project/--model``."""
+    if not part:
+        return True
+    return part.lower() in (name if isinstance(name, str) else "").lower()
+
+
+def matches(name: object, asked: str, exact: bool = False) -> bool:
+    """:func:`contains`, or with ``exact`` ``name == asked`` (the page's dropdowns pick a whole name); True when
+    ``asked`` is empty."""
+    if not exact or not asked:
+        return contains(name, asked)
+    return name == asked
+
+
+_RELATIVE = re.compile(r"([0-9]{1,6})\s*([mhdw])")
+_UNIT_S = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+class TimeError(ValueError):
+    """A ``--since`` / ``--until`` value that is not a date, an instant or a relative time."""
+
+
+def parse_time(text: str, *, end: bool = False, now_ms: int | None = None, zone: _dt.tzinfo | None = None) -> int:
+    """A ``--since`` / ``--until`` value as unix ms: the one parser of ``asz conversations``, ``search``, ``export``
+    and ``usage``.
+
+    Accepted: ``YYYY-MM-DD`` or ``YYYYMMDD`` (a day in ``zone``, by default the
+    reader's local time zone: its start, or with ``end`` its last
+    millisecond), an RFC 3339 instant (``2026-11-21T10:00:00Z``), a
+    ``YYYY-MM-DDTHH:MM[:SS]`` in ``zone`` and a time back from now: ``30m``,
+    ``12h``, ``7d``, ``2w``. Raises :class:`TimeError`.
+    """
+    s = text.strip()
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    m = _RELATIVE.fullmatch(s)
+    if m:
+        return now - int(m.group(1)) * _UNIT_S[m.group(2)] * 1000
+    if re.fullmatch(r"[0-9]{4}-?[0-9]{2}-?[0-9]{2}", s) and (len(s) == 8 or s.count("-") == 2):
+        try:
+            day = _in_zone(_dt.datetime.strptime(s, "%Y-%m-%d" if "-" in s else "%Y%m%d"), zone)  # midnight
+        except ValueError:
+            raise TimeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
+        if end:
+            day = _in_zone((day + _dt.timedelta(days=1)).replace(tzinfo=None), zone)
+            return int(day.timestamp() * 1000) - 1
+        return int(day.timestamp() * 1000)
+    ns = parse_instant(s)
+    if ns is not None:
+        return ns // 1_000_000
+    try:
+        local = _dt.datetime.fromisoformat(s)
+    except ValueError:
+        raise TimeError(f"{text!r} is not a date (YYYY-MM-DD), an instant (RFC 3339) or a time back from now (30m, 12h, 7d, 2w)") from None
+    if local.tzinfo is None:
+        local = _in_zone(local, zone)
+    return int(local.timestamp() * 1000)
+
+
+def _in_zone(naive: _dt.datetime, zone: _dt.tzinfo | None) -> _dt.datetime:
+    """A wall-clock time in ``zone`` (None: this machine's local zone)."""
+    return naive.astimezone() if zone is None else naive.replace(tzinfo=zone)
