@@ -10,7 +10,7 @@ from typing import Optional
 import orjson
 import typer
 
-from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, settings, tz_option, use_tz
+from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, settings, time_range, tz_option, use_tz
 
 FORMATS = ("md", "html", "json", "prose")
 #: File extension per format (folder exports).
@@ -27,9 +27,12 @@ def _usage(message: str) -> typer.Exit:
 class Prose:
     """What a prose export gathers across conversations: source bytes (``raw``), the turns, the source line reader and its stats."""
 
-    def __init__(self, source: Optional[Path], config: Optional[Path]):
+    def __init__(self, source: Optional[Path], config: Optional[Path], audit: bool = False,
+                 window: Optional[tuple[Optional[int], Optional[int]]] = None):
         from ..reading.prose import ProseStats, SourceLines
 
+        #: ``--audit``: the audit form (asz_core.reading.prose_audit); ``window``: ``--since``/``--until`` in unix ms
+        self.audit, self.window = audit, window
         self.raw: list[int] = []
         self.turns: list[dict] = []
         self.stats = ProseStats()
@@ -68,12 +71,18 @@ def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pros
         from ..reading.prose import prose_turns
 
         before, missing = len(prose.stats.unverified), len(prose.stats.missing)
+        audit = _audit(cid, thinking, prose)
         try:
-            turns = prose_turns(root, cid, hide=hide, thinking=thinking, raw=prose.raw, lines=prose.lines, stats=prose.stats)
+            turns = prose_turns(root, cid, hide=hide, thinking=thinking, raw=prose.raw, lines=prose.lines, stats=prose.stats,
+                                audit=audit)
         finally:
             prose.lines.close()  # a conversation's source files are its own
         prose.turns.extend(turns)
         bad = prose.stats.missing[missing:] + [f"landed file {x}; its records give no turn" for x in prose.stats.unverified[before:]]
+        if audit is not None:
+            from ..reading.listing import conversation_rows
+
+            turns = [audit.header(next(conversation_rows(root, hide, ids=[cid]), None), turns, bad), *turns]
         return b"".join(orjson.dumps(t) + b"\n" for t in turns), bad
     from ..reading.export import build, problems_of, to_html, to_markdown
     from ..view import to_json
@@ -89,6 +98,15 @@ def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pros
                        "(each node's bytes gives the whole size); --format md, html or prose give texts whole", err=True)
         return to_json(doc) + b"\n", bad
     return (to_html(root, doc, thinking=thinking) if fmt == "html" else to_markdown(root, doc, thinking=thinking)).encode("utf-8"), bad
+
+
+def _audit(cid: str, thinking: bool, prose: Prose):
+    """The :class:`~asz_core.reading.prose_audit.Audit` of ``cid`` when ``--audit`` was given, else None."""
+    if not prose.audit:
+        return None
+    from ..reading.prose_audit import Audit
+
+    return Audit(cid, thinking, prose.window)
 
 
 def warn_unverified(cid: str, bad: list[str]) -> None:
@@ -236,6 +254,7 @@ def export(
     fmt: str = typer.Option("md", "--format", help="md (Markdown), html (one self-contained page), json (the asz.view document, whose texts are clipped at 2,000 bytes with bytes giving the whole size; stderr counts them) or prose (JSONL per turn); md, html and prose give texts whole."),
     thinking: bool = typer.Option(False, "--thinking", help="Add the model's reasoning (md, html, prose)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write here: a file for one conversation, a folder (with an index page) for several, or for several as md or prose a FILE.md or FILE.jsonl that gets the one stream stdout would; a file already there is replaced, and stderr says so (asz export: replaced …)."),
+    audit: bool = typer.Option(False, "--audit", help="prose: the audit form (docs/reading.md): every line gets a kind (prompt, prompt_blocks, interrupt, injected, subagent_prompt, compaction_summary, command_output, reply, thinking, …); the person turns seed 003's rule drops are kept (kind prompt_blocks or interrupt, an image as [image: TYPE, N bytes]); one line per tool call (kind tool_call: tool, its input cut at 200 characters, status ok/error/refused/interrupted/no_result); one header line per conversation (kind conversation: title, project, branch, models, from, to, state, problems, left_out); streams interleaved by time; with --since/--until an in_range key on each line. The default prose's lines are all there, their keys and values unchanged."),
     source: Optional[Path] = typer.Option(None, "--source", help="prose: the source root the conversations were collected from (default: each adapter's configured or default root), read where a landed record cannot tell a string from a list (seed 003: a file landed before claude-code-local 0.2.0)."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
@@ -277,6 +296,8 @@ def export(
     """
     if fmt not in FORMATS:
         raise _usage(f"--format is one of {', '.join(FORMATS)}, not {fmt!r}")
+    if audit and fmt != "prose":
+        raise _usage(f"--audit is a form of --format prose, not of {fmt}")
     many = bool(project or since or until)
     if conversation_id is not None and many:
         raise _usage("give an ID or --project/--since/--until, not both")
@@ -285,7 +306,7 @@ def export(
     zone = use_tz("export", tz)
     r, hide = settings("export", root, config)  # a root that does not exist: exit 1, said as every reader says it
     _refuse_missing_parent(out)
-    prose = Prose(source, config)
+    prose = Prose(source, config, audit, time_range("export", since, until, zone) if audit and (since or until) else None)
     if conversation_id is not None:
         unverified = _written(out, lambda: _one(r, conversation_id, fmt, hide, thinking, out, prose))
     else:
@@ -294,8 +315,8 @@ def export(
         from ..reading.prose import estimate
 
         typer.echo(estimate(prose.turns, sum(prose.raw)).line(), err=True)
-        if prose.stats.line():
-            typer.echo(prose.stats.line(), err=True)
+        if prose.stats.line(prose.audit):
+            typer.echo(prose.stats.line(prose.audit), err=True)
     if unverified:
         raise typer.Exit(1)
 

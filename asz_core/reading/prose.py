@@ -194,9 +194,10 @@ class ProseStats:
             out.append(f"{self.no_root:,} with no source folder known for their adapter")
         return "; ".join(out)
 
-    def line(self) -> str:
+    def line(self, audit: bool = False) -> str:
         """One line for stderr, or '' when no shape needed its source line and no turn's text is missing; and, on a
-        line of its own, the person turns the shape rule left out (:attr:`person_left_out`), when there are any."""
+        line of its own, the person turns the shape rule left out (:attr:`person_left_out`), when there are any
+        (``audit``: the audit form kept them, and the line says so)."""
         if not self.undecided:
             out = f"content shape of {self.from_source:,} one-text-part records read from their source lines" if self.from_source else ""
         else:
@@ -208,7 +209,10 @@ class ProseStats:
         if lost:
             out += ("; " if out else "") + f"turns whose text is not in the root (marked in their text): {lost}"
         left, kept = self.person_left_out, self.not_person
-        if left:
+        if left and audit:
+            out += (("\n" if out else "") + f"{len(left):,} person turn(s) seed 003's rule leaves out (their content was "
+                    f"a list) are kept in this audit form as kind prompt_blocks or interrupt: {_rows_named(left)}")
+        elif left:
             out += (("\n" if out else "") + f"{len(left):,} person turn(s) left out by seed 003's rule (a user line counts "
                     f"only when its content is a string; these were lists: a prompt with an image, an interrupt notice, an "
                     f"IDE selection): {_rows_named(left)}")
@@ -391,12 +395,15 @@ def _records(root: Path, session: str, through: int, bad: list[str], conversatio
 
 def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[str] = (), thinking: bool = False,
                 raw: list[int] | None = None, lines: Optional[SourceLines] = None,
-                stats: Optional[ProseStats] = None) -> list[dict]:
+                stats: Optional[ProseStats] = None, audit: Any = None) -> list[dict]:
     """The prose turns of ``conversation`` (module docstring).
 
     ``raw``, when given, gets ``[source bytes of every transcript record]``
     added; ``lines`` reads source lines where a landed record leaves the
-    content shape open; ``stats`` counts how those were decided.
+    content shape open; ``stats`` counts how those were decided. ``audit``
+    (an :class:`~asz_core.reading.prose_audit.Audit`) gives the audit form
+    instead: each record's lines from ``audit.lines``, the streams arranged by
+    ``audit.arrange`` (docs/reading.md, ``--audit``).
     """
     root = Path(root)
     stats = stats if stats is not None else ProseStats()
@@ -419,20 +426,27 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
         if ns is not None and stream not in first:
             first[stream] = ns
         if hidden.intersection(rec.get("flags", ())):
+            if audit is not None:
+                audit.withhold()
             continue
         t = _turn(rec, header, thinking, lines, stats, (rel, row))
-        if t is None:
-            continue
-        by_stream.setdefault(stream, []).append({"conversation": conversation, "stream": stream, "role": t[0],
-                                                 "ts": rec.get("time", ""), "text": t[1], "file": rel, "row": row})
+        got = [] if t is None else [{"conversation": conversation, "stream": stream, "role": t[0],
+                                     "ts": rec.get("time", ""), "text": t[1], "file": rel, "row": row}]
+        if audit is not None:
+            got = audit.lines(header, stream, rel, row, rec, got[0] if got else None)
+        if got:
+            by_stream.setdefault(stream, []).extend(got)
     if raw is not None:
         raw.append(raw_bytes)
     order = sorted(by_stream, key=lambda s: (s != "main", first.get(s, 1 << 62), s))
+    if audit is not None:
+        return audit.arrange([by_stream[s] for s in order])
     return [turn for s in order for turn in by_stream[s]]
 
 
 def estimate(turns: Sequence[dict], raw_bytes: int) -> Estimate:
     """The :class:`Estimate` of ``turns`` against ``raw_bytes`` source bytes."""
+    turns = [t for t in turns if "text" in t]  # the audit form's header lines carry none
     words = sum(len(t["text"].split()) for t in turns)
     size = sum(len(t["text"].encode("utf-8")) for t in turns)
     return Estimate(len(turns), words, size, raw_bytes)

@@ -1,0 +1,215 @@
+"""``asz export --format prose --audit``: the prose of seed 003 with what an audit model needs beside it (trial 17b).
+
+The default prose is seed 003's rule applied exactly (:mod:`asz_core.reading.prose`); an audit model that reads
+only the file cannot tell from it who wrote a ``user`` line, what the agent ran, or what the rule left out. The
+audit form keeps every line of the default, byte for byte in its keys and values, and adds:
+
+- ``kind`` on every line, from the record's flags as search reads them
+  (:func:`~asz_core.reading.search_hits.text_kind`) and the adapter's reading of its runtime's markup
+  (:func:`~asz_core.view.titles.prompt_blocks`): :data:`KINDS`;
+- the person turns the rule drops because their content was a list (a record flagged ``external_input`` whose parts
+  are text and media): its text parts joined with a newline, a media part as ``[image: image/png, 1,046,384
+  bytes]``; kind ``prompt_blocks``, or ``interrupt`` for Claude Code's own interrupt notices (:data:`INTERRUPTS`);
+- one line per tool call (kind ``tool_call``): ``tool`` (its name), ``text`` ``NAME: SUMMARY`` (the input's
+  first field of :data:`INPUT_FIELDS`, else the input as JSON, at most :data:`INPUT_CHARS` characters, cut with
+  ``…``), and ``status`` from its result: ``ok``, ``error`` (the result is flagged failed), ``refused`` (Claude
+  Code's rejection notice, :data:`REFUSED`), ``interrupted`` (the result's data says ``interrupted: true``) or
+  ``no_result``; a result's text is never carried;
+- a compaction's boundary (flag ``context_reset``) as a line of kind ``compaction`` (the adapter's short form:
+  ``auto, 167,731 tokens before``);
+- ``in_range`` (true or false; null for a line with no time) on every line when a ``--since``/``--until`` window
+  is given;
+- one header line per conversation before its turns (:func:`header_line`).
+
+Streams are interleaved by time (each stream keeps its file order; a line with no time keeps the time before it),
+so a subagent's lines follow the tool call that started it.
+"""
+
+from __future__ import annotations
+
+import heapq
+from datetime import datetime, timezone
+from typing import Any, Iterable, Optional, Sequence
+
+import orjson
+
+from ..sessiondata.model import Header
+from ..sessiondata.times import parse_instant
+from ..view.titles import prompt_blocks, record_line
+from .export_steps import media_line
+from .search_hits import text_kind
+
+__all__ = ["INPUT_CHARS", "INPUT_FIELDS", "INTERRUPTS", "KINDS", "REFUSED", "Audit", "header_line", "instant"]
+
+#: The kinds a line of the audit form can have.
+KINDS = ("conversation", "prompt", "prompt_blocks", "interrupt", "command", "command_output", "injected",
+         "subagent_prompt", "compaction_summary", "compaction", "text", "reply", "thinking", "reply_and_thinking",
+         "tool_call")
+#: At most this many characters of a tool call's input summary.
+INPUT_CHARS = 200
+#: A tool input's fields, in the order the first present one is its summary (else the input as JSON).
+INPUT_FIELDS = ("command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description", "prompt",
+                "skill", "subject")
+#: Claude Code's own interrupt notices, written by the runtime as a list of one text block flagged external_input
+#: (no field says it is an interrupt; the text is the runtime's fixed wording, matched whole).
+INTERRUPTS = frozenset(("[Request interrupted by user]", "[Request interrupted by user for tool use]"))
+#: How Claude Code's result of a tool call the person rejected begins (a failed result; no field says rejected).
+REFUSED = "The user doesn't want to proceed with this tool use."
+
+
+def instant(ms: Optional[int]) -> Optional[str]:
+    """Unix ms as RFC 3339 UTC with milliseconds (``2025-07-05T19:39:53.126Z``, the records' own form), or None."""
+    if not isinstance(ms, int) or isinstance(ms, bool):
+        return None
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def _summary(data: Any) -> tuple[str, bool]:
+    """(a tool input's summary, whether it was cut): :data:`INPUT_FIELDS`' first string, else the input as JSON."""
+    text = ""
+    if isinstance(data, dict):
+        text = next((data[k] for k in INPUT_FIELDS if isinstance(data.get(k), str) and data[k].strip()), "")
+    if not text and data is not None:
+        text = orjson.dumps(data, default=str).decode("utf-8")
+    text = " ".join(text.split())
+    return (text, False) if len(text) <= INPUT_CHARS else (text[:INPUT_CHARS - 1] + "…", True)
+
+
+def _status(result: Optional[dict]) -> str:
+    """A tool call's ``status`` from its result part (module docstring)."""
+    if result is None:
+        return "no_result"
+    data = result.get("data")
+    if isinstance(data, dict) and data.get("interrupted") is True:
+        return "interrupted"
+    text = result.get("text") or (data if isinstance(data, str) else "")
+    if isinstance(text, str) and REFUSED in text[:len(REFUSED) + 8]:
+        return "refused"
+    return "error" if result.get("failed") is True else "ok"
+
+
+class Audit:
+    """The audit form of one conversation's prose: :meth:`lines` per record, :meth:`arrange` once, then
+    :meth:`header`. ``window`` is ``(since, until)`` in unix ms (either None) or None for no window."""
+
+    def __init__(self, conversation: str, thinking: bool = False,
+                 window: Optional[tuple[Optional[int], Optional[int]]] = None):
+        self.conversation, self.thinking, self.window = conversation, thinking, window
+        self.calls: list[dict] = []
+        self.results: dict[str, dict] = {}
+        #: what the form does not carry, by what: the header's ``left_out``
+        self.left_out = {"tool_results": 0, "tool_inputs_cut": 0, "thinking": 0, "withheld": 0, "other_records": 0}
+
+    def withhold(self) -> None:
+        """Count a record a ``view.hide`` flag leaves out."""
+        self.left_out["withheld"] += 1
+
+    def lines(self, header: Header, stream: str, file: str, row: int, rec: dict, line: Optional[dict]) -> list[dict]:
+        """The audit lines of one record: ``line`` (the default's, or None) with its ``kind``, else a person's list
+        turn, then one line per tool call; a compaction boundary's line."""
+        base = {"conversation": self.conversation, "stream": stream, "role": "", "ts": rec.get("time", ""),
+                "text": "", "file": file, "row": row}
+        parts = [p for p in rec.get("parts") or () if isinstance(p, dict)]
+        flags = rec.get("flags") or ()
+        out = []
+        if line is not None:
+            line["kind"] = self._kind(header, stream, rec, line)
+            out.append(line)
+        elif rec.get("from") == "external" and "external_input" in flags and parts \
+                and all(p.get("k") in ("text", "media") for p in parts):
+            text = "\n".join(p.get("text", "") if p.get("k") == "text" else
+                             media_line({"mime": p.get("media"), "bytes": p.get("bytes"), "state": p.get("state")})
+                             for p in parts)
+            out.append({**base, "role": "user", "text": text, "kind": "interrupt" if text in INTERRUPTS else "prompt_blocks"})
+        elif "context_reset" in flags:
+            said = record_line(rec, header.dialect)
+            out.append({**base, "role": "system", "text": f"Context compacted ({said})" if said else "Context compacted",
+                        "kind": "compaction"})
+        for p in parts:
+            k = p.get("k")
+            if k == "call":
+                text, cut = _summary(p.get("data") if p.get("data") is not None else p.get("text"))
+                self.left_out["tool_inputs_cut"] += cut
+                call = {**base, "role": "assistant", "text": f"{p.get('name', '')}: {text}", "kind": "tool_call",
+                        "tool": p.get("name", ""), "status": "no_result", "_id": p.get("id")}
+                self.calls.append(call)
+                out.append(call)
+            elif k == "result":
+                self.left_out["tool_results"] += 1
+                if isinstance(p.get("of"), str):
+                    self.results[p["of"]] = p
+            elif k == "reasoning" and not self.thinking:
+                self.left_out["thinking"] += 1
+        if not out and not any(p.get("k") == "result" for p in parts):
+            self.left_out["other_records"] += 1
+        return out
+
+    def _kind(self, header: Header, stream: str, rec: dict, line: dict) -> str:
+        """The kind of a line the default form keeps (module docstring)."""
+        if line["role"] == "assistant":
+            ks = {p.get("k") for p in rec.get("parts") or () if isinstance(p, dict) and (p.get("text") or p.get("state"))}
+            if "reasoning" in ks and self.thinking:
+                return "reply_and_thinking" if "text" in ks else "thinking"
+            return "reply"
+        kind = text_kind(rec)
+        if kind == "summary":
+            return "compaction_summary"
+        blocks = {b for b, _ in prompt_blocks(line["text"], header.dialect)}
+        if kind == "prompt":
+            return "command" if "command" in blocks else "prompt"
+        if kind == "context":
+            return "injected"
+        if blocks and blocks <= {"stdout", "stderr"}:
+            return "command_output"
+        return "subagent_prompt" if stream != "main" else "text"
+
+    def arrange(self, streams: Sequence[list[dict]]) -> list[dict]:
+        """The streams' lines interleaved by time, each stream in its own order; each tool call's ``status`` set from
+        its result, and ``in_range`` on every line when there is a window."""
+        for call in self.calls:
+            call["status"] = _status(self.results.get(call.pop("_id", None) or ""))
+        keyed = [list(_timed(lines, i)) for i, lines in enumerate(streams)]
+        got = [line for _, _, _, line in heapq.merge(*keyed)]
+        if self.window is not None:
+            since, until = self.window
+            for line in got:
+                ns = parse_instant(line.get("ts"))
+                line["in_range"] = None if ns is None else ((since is None or ns // 1_000_000 >= since)
+                                                            and (until is None or ns // 1_000_000 <= until))
+        return got
+
+    def header(self, row: Optional[dict], lines: Sequence[dict], problems: Iterable[str]) -> dict:
+        """:func:`header_line` of this conversation."""
+        head = header_line(self.conversation, row, lines, [*problems], self.left_out)
+        if self.window is not None:  # the window in_range is read against
+            head["window"] = [instant(self.window[0]), instant(self.window[1])]
+        return head
+
+
+def _timed(lines: list[dict], stream: int) -> Iterable[tuple[int, int, int, dict]]:
+    """``(ns, stream, n, line)``: the key :meth:`Audit.arrange` merges by (a line with no time: the one before it's)."""
+    ns = 0
+    for n, line in enumerate(lines):
+        ns = parse_instant(line.get("ts")) or ns
+        yield ns, stream, n, line
+
+
+def header_line(conversation: str, row: Optional[dict], lines: Sequence[dict], problems: list[str],
+                left_out: dict) -> dict:
+    """The line before a conversation's turns: ``kind`` ``conversation``, ``conversation``, ``title``, ``project``,
+    ``branch``, ``models``, ``from``, ``to`` (RFC 3339 UTC; the list row's first and last record times), ``state``
+    (the document's: ``verified``, ``mismatch``, ``incomplete``), ``problems`` (the row's and the export's, one
+    sentence each), ``lines`` (how many lines of each kind follow) and ``left_out`` (what the form does not carry:
+    ``tool_results`` result parts, ``tool_inputs_cut`` inputs cut at :data:`INPUT_CHARS`, ``thinking`` reasoning
+    parts without ``--thinking``, ``withheld`` records a ``view.hide`` flag leaves out, ``other_records`` records
+    that gave no line: runtime notices, attachments, a sub-agent's result records). ``row``: the conversation's
+    list row (:func:`~asz_core.reading.listing.conversation_rows`), or None."""
+    row = row or {}
+    counts: dict[str, int] = {}
+    for line in lines:
+        counts[line["kind"]] = counts.get(line["kind"], 0) + 1
+    said = [*(row.get("problems") or ()), *(p for p in problems if p not in (row.get("problems") or ()))]
+    return {"conversation": conversation, "kind": "conversation", "title": row.get("title") or "",
+            "project": row.get("project"), "branch": row.get("git_branch"), "models": list(row.get("models") or ()),
+            "from": instant(row.get("from")), "to": instant(row.get("to")), "state": row.get("state"),
+            "problems": said, "lines": counts, "left_out": left_out}

@@ -1,0 +1,225 @@
+"""``asz export --format prose --audit`` (trial 17b, F1 F2 F3 F6 F6b F7 F13 F14), and the default prose unchanged.
+
+Every expected figure is counted here straight from the corpus's source ``.jsonl`` files (a session's own file and
+its sub-agents' files, which carry its ``sessionId``), never from asz's output.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import orjson
+import pytest
+from reading_helpers import asz
+
+from asz_core.storage.layout import landed_files
+
+SESSIONS = {  # session -> its project folder
+    "cb2e607c-c758-415a-8b45-c49e4631906a": "-Users-alex-workspace-coderabbit-review-helper",  # IDE prompts, Warmups
+    "0d3a8e6f-290f-4105-a327-a2496e5e2a83": "-Users-alex-workspace-claude-code-log-sample",  # image, interrupts, refusals
+    "8463c716-a2ea-4c14-9efa-87158ebd9f20": "-home-user-spotter",  # compaction, hook injections, a subagent
+}
+REFUSED = "The user doesn't want to proceed with this tool use."
+INTERRUPTS = ("[Request interrupted by user]", "[Request interrupted by user for tool use]")
+
+
+def _files(source: Path, sid: str) -> list[Path]:
+    """The session's source transcripts: its own file, then every ``*.jsonl`` of its folder and of the project
+    folder whose lines carry its sessionId (old-style ``agent-*.jsonl`` beside it)."""
+    project = source / SESSIONS[sid]
+    out = [project / f"{sid}.jsonl", *sorted((project / sid).rglob("*.jsonl"))]
+    for p in sorted(project.glob("agent-*.jsonl")):
+        if any(d.get("sessionId") == sid for _, d in _lines(p)):
+            out.append(p)
+    return out
+
+
+def _lines(path: Path) -> list[tuple[int, dict]]:
+    """``(1-based line number, object)`` of each line of ``path`` that is a JSON object."""
+    out = []
+    for n, raw in enumerate(path.read_bytes().split(b"\n"), 1):
+        try:
+            d = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(d, dict):
+            out.append((n, d))
+    return out
+
+
+def _content(d: dict):
+    msg = d.get("message")
+    return msg.get("content") if isinstance(msg, dict) else None
+
+
+def _landed(root: Path, sid: str) -> dict[tuple[str, int], tuple[str, str, int]]:
+    """``(source path relative to the projects folder, source line)`` -> ``(landed file relative to the root, its
+    stream, row)``: where each source line landed (a record's ``ord`` is its source line; the first landing counts)."""
+    out: dict = {}
+    for _, p in landed_files(root / sid):
+        lines = p.read_bytes().split(b"\n")
+        h = orjson.loads(lines[0])
+        for row, raw in enumerate(lines[1:], 1):
+            rec = orjson.loads(raw) if raw.startswith(b'{"ord"') else {}
+            if "ord" in rec:
+                out.setdefault((h["src"], rec["ord"]), (p.relative_to(root).as_posix(), h.get("stream") or "main", row))
+    return out
+
+
+def _seed_003_bytes(root: Path, source: Path, sid: str) -> bytes:
+    """The default prose of ``sid`` as main's export writes it, from seed 003's structured jq filter applied to each
+    source file (``select(.text != "" and .text != null)``: a text of only whitespace is kept), each turn with the
+    landed file and row its source line landed at; streams main first, then by their first record's time."""
+    landed, streams, first = _landed(root, sid), {}, {}
+    for path in _files(source, sid):
+        src = path.relative_to(source).as_posix()
+        for n, d in _lines(path):
+            file, stream, row = landed[(src, n)]
+            c = _content(d)
+            if d.get("timestamp") and stream not in first:
+                first[stream] = d["timestamp"]
+            if not ((d.get("type") == "assistant" and isinstance(c, list)) or (d.get("type") == "user" and isinstance(c, str))):
+                continue
+            text = c if isinstance(c, str) else "\n".join(b.get("text") for b in c if isinstance(b, dict) and b.get("type") == "text")
+            if text:
+                streams.setdefault(stream, []).append({"conversation": sid, "stream": stream, "role": d["message"]["role"],
+                                                       "ts": d.get("timestamp"), "text": text, "file": file, "row": row})
+    order = sorted(streams, key=lambda s: (s != "main", first.get(s, "~"), s))
+    return b"".join(orjson.dumps(t) + b"\n" for s in order for t in streams[s])
+
+
+def _export(root: Path, sid: str, *extra: str):
+    return asz("export", sid, "--format", "prose", "--root", str(root), *extra)
+
+
+@pytest.mark.parametrize("sid", sorted(SESSIONS))
+def test_the_default_prose_is_byte_for_byte_seed_003s_rule(corpus_root, corpus_source, sid):
+    got = _export(corpus_root, sid).stdout.encode("utf-8")
+    assert got == _seed_003_bytes(corpus_root, corpus_source, sid)
+    blank = [t for t in map(json.loads, got.splitlines()) if not t["text"].strip()]
+    if sid.startswith("8463c716"):  # the seed's filter keeps a reply of only "\n\n"; so does the default
+        assert blank and all(t["role"] == "assistant" for t in blank)
+
+
+def _audit(root: Path, sid: str, *extra: str) -> tuple[dict, list[dict], str]:
+    res = _export(root, sid, "--audit", *extra)
+    lines = [json.loads(x) for x in res.stdout.splitlines()]
+    assert lines[0]["kind"] == "conversation" and all(x["kind"] != "conversation" for x in lines[1:])
+    return lines[0], lines[1:], res.stderr
+
+
+@pytest.mark.parametrize("sid", sorted(SESSIONS))
+def test_the_audit_form_keeps_every_default_line_and_key(corpus_root, sid):
+    default = _export(corpus_root, sid, "--thinking").stdout.splitlines()
+    _, lines, _ = _audit(corpus_root, sid, "--thinking")
+    kept = [orjson.dumps({k: v for k, v in x.items() if k != "kind"}).decode("utf-8") for x in lines
+            if x["kind"] not in ("prompt_blocks", "interrupt", "tool_call", "compaction")]
+    assert sorted(kept) == sorted(default)
+    for stream in {json.loads(x)["stream"] for x in default}:  # each stream in its own order
+        assert [x for x in kept if json.loads(x)["stream"] == stream] == [x for x in default if json.loads(x)["stream"] == stream]
+
+
+def test_a_subagents_lines_follow_the_call_that_started_it(corpus_root, corpus_source):
+    """Streams are interleaved by time (F3): the Explore subagent's prompt right after the main stream's Task call."""
+    sid = "8463c716-a2ea-4c14-9efa-87158ebd9f20"
+    _, lines, _ = _audit(corpus_root, sid)
+    at = next(i for i, x in enumerate(lines) if x["stream"] == "a7be2f0")
+    task = [b for _, d in _lines(corpus_source / SESSIONS[sid] / f"{sid}.jsonl") if d.get("type") == "assistant"
+            for b in _content(d) or () if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") == "Task"]
+    assert len(task) == 1 and lines[at - 1]["kind"] == "tool_call" and lines[at - 1]["tool"] == "Task"
+    assert lines[at - 1]["text"] == f"Task: {task[0]['input']['description']}" and lines[at]["kind"] == "subagent_prompt"
+
+
+def _expected(source: Path, sid: str) -> dict:
+    """What the audit form must hold, counted from the source files."""
+    calls, results, person, interrupts, images, thinking = [], {}, 0, 0, [], 0
+    summaries = injected = asked = 0
+    stamps = []
+    for path in _files(source, sid):
+        for _, d in _lines(path):
+            c = _content(d)
+            stamps += [d["timestamp"]] if d.get("timestamp") and d.get("sessionId") == sid else []
+            if d.get("type") == "assistant" and isinstance(c, list):
+                calls += [b for b in c if isinstance(b, dict) and b.get("type") == "tool_use"]
+                thinking += sum(1 for b in c if isinstance(b, dict) and b.get("type") == "thinking")
+            if d.get("type") != "user":
+                continue
+            for b in c if isinstance(c, list) else ():
+                if isinstance(b, dict) and b.get("type") == "tool_result":
+                    results[b.get("tool_use_id")] = (b, d.get("toolUseResult"))
+            if isinstance(c, str):
+                summaries += bool(d.get("isCompactSummary"))
+                injected += bool(d.get("isMeta")) and not d.get("isCompactSummary")
+                asked += bool(d.get("isSidechain")) and not d.get("isMeta") and not d.get("isCompactSummary")
+            elif (isinstance(c, list) and c and not d.get("isMeta") and not d.get("isSidechain") and "toolUseResult" not in d
+                  and all(isinstance(b, dict) and b.get("type") in ("text", "image") for b in c)):
+                person += 1
+                interrupts += [b.get("type") for b in c] == ["text"] and c[0]["text"] in INTERRUPTS
+                images += [f"[image: {b['source']['media_type']}, {len(b['source']['data']):,} bytes]" for b in c
+                           if b.get("type") == "image"]
+
+    def status(call: dict) -> str:
+        if call["id"] not in results:
+            return "no_result"
+        b, tur = results[call["id"]]
+        text = b.get("content") if isinstance(b.get("content"), str) else "\n".join(
+            x.get("text", "") for x in b.get("content") or () if isinstance(x, dict))
+        if isinstance(tur, dict) and tur.get("interrupted") is True:
+            return "interrupted"
+        if text.startswith(REFUSED):
+            return "refused"
+        return "error" if b.get("is_error") is True else "ok"
+
+    return {"calls": Counter((b["name"], status(b)) for b in calls), "person": person, "interrupts": interrupts,
+            "images": images, "thinking": thinking, "summaries": summaries, "injected": injected, "asked": asked,
+            "from": min(stamps), "to": max(stamps)}
+
+
+@pytest.mark.parametrize("sid", sorted(SESSIONS))
+def test_the_audit_form_counts_what_the_source_holds(corpus_root, corpus_source, sid):
+    want = _expected(corpus_source, sid)
+    head, lines, err = _audit(corpus_root, sid)
+    kinds = Counter(x["kind"] for x in lines)
+    assert Counter((x["tool"], x["status"]) for x in lines if x["kind"] == "tool_call") == want["calls"]
+    assert all(len(x["text"]) <= len(x["tool"]) + 2 + 200 for x in lines if x["kind"] == "tool_call")
+    assert kinds["prompt_blocks"] + kinds["interrupt"] == want["person"] and kinds["interrupt"] == want["interrupts"]
+    assert [i for x in lines if x["kind"] == "prompt_blocks" for i in want["images"] if i in x["text"]] == want["images"]
+    assert kinds["compaction_summary"] == want["summaries"] and kinds["injected"] == want["injected"]
+    assert kinds["subagent_prompt"] == want["asked"]
+    assert head["left_out"]["thinking"] == want["thinking"] and head["left_out"]["tool_results"] == sum(
+        n for (_, s), n in want["calls"].items() if s != "no_result")
+    assert (head["from"], head["to"]) == (want["from"], want["to"]) and head["state"] == "verified"
+    assert head["lines"] == dict(kinds)
+    if want["person"]:
+        assert "are kept in this audit form" in err and "left out by seed 003's rule" not in err
+
+
+def test_the_compaction_and_the_problems_are_in_the_file(corpus_root, corpus_source):
+    sid = "8463c716-a2ea-4c14-9efa-87158ebd9f20"
+    boundary = [d for p in _files(corpus_source, sid) for _, d in _lines(p) if d.get("subtype") == "compact_boundary"]
+    head, lines, _ = _audit(corpus_root, sid)
+    (compaction,) = [x for x in lines if x["kind"] == "compaction"]
+    assert len(boundary) == 1 and compaction["ts"] == boundary[0]["timestamp"]
+    assert f"{boundary[0]['compactMetadata']['preTokens']:,} tokens before" in compaction["text"]
+    (summary,) = [i for i, x in enumerate(lines) if x["kind"] == "compaction_summary"]
+    assert lines[summary - 1] is compaction or lines[summary - 1]["kind"] == "compaction"
+    missing = [p for p in head["problems"] if p.startswith("missing companion file tool-results/")]
+    assert len(missing) == 1  # the page's and asz ls's problem, now in the file (F14)
+
+
+def test_in_range_marks_the_lines_of_the_window(corpus_root):
+    res = asz("export", "--since", "2025-11-17", "--until", "2025-11-17", "--tz", "UTC", "--format", "prose", "--audit",
+              "--project", "coderabbit", "--root", str(corpus_root))
+    lines = [json.loads(x) for x in res.stdout.splitlines()]
+    heads = [x for x in lines if x["kind"] == "conversation"]
+    assert heads and all(h["window"] == ["2025-11-17T00:00:00.000Z", "2025-11-17T23:59:59.999Z"] for h in heads)
+    turns = [x for x in lines if x["kind"] != "conversation"]
+    assert all(x["in_range"] == x["ts"].startswith("2025-11-17") for x in turns)
+    assert {x["in_range"] for x in turns} == {True, False}  # the Warmups of 2025-11-14 are out of the window
+
+
+def test_audit_is_a_form_of_prose_only(corpus_root):
+    res = asz("export", "cb2e607c", "--format", "md", "--audit", "--root", str(corpus_root), check=False)
+    assert res.returncode == 2 and "--audit is a form of --format prose" in res.stderr
