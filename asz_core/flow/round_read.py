@@ -196,6 +196,26 @@ class _Reader:
                 return None
         return Node(f.id, f.kind, f.parent, f.stream, ref, [] if refs is None else refs, a, n)
 
+    def node_run(self, lines: list[bytes], start: int, h: RoundHeader, nodes: list[Node], node_ids: set[str]) -> tuple[int, int]:
+        """``(stop, bytes read)``: the node frames from ``lines[start]`` on that :meth:`node_line` reads, each made
+        its node, appended to ``nodes`` and its id to ``node_ids``, up to ``lines[stop]``, the first line it does not
+        read (the caller reads it the full way), with the bytes of the lines read, newlines counted. A run is read in
+        one compiled loop (``bytescan.node_lines``, issue 22) where the module was built, the line it stops at by
+        :meth:`node_line`. Raises :class:`RoundError` for a node id seen before."""
+        used = 0
+        if bytescan is not None:
+            start, used = bytescan.node_lines(lines, start, _NODE_LINE.decode, _NOT_READ, orjson.loads, _NULL, _NodeLine,
+                                              Node, Ref, h.round, h.through_seq, nodes, node_ids)
+        raw = lines[start] if start < len(lines) else b""
+        entity = self.node_line(raw, h) if raw.startswith(b'{"t":"node",') else None
+        if entity is None:
+            return start, used
+        if entity.id in node_ids:
+            raise self.fail(start + 1, "entity id", f"node id {entity.id!r} appears twice")
+        node_ids.add(entity.id)
+        nodes.append(entity)
+        return start + 1, used + len(raw) + 1
+
     def node(self, d: dict, line: int, h: RoundHeader) -> Node:
         eid, tomb = self.envelope(d, line, h.round)
         if tomb:
@@ -307,16 +327,14 @@ def decode_round(data: bytes, path: str | os.PathLike = "") -> Round:
     commit: dict | None = None
     digest_before_commit = ""
     offset = 0  # where line i starts in data: the digest covers data[:offset of the commit line]
-    node_line = rd.node_line
+    upto = 0  # lines[:upto] were read by node_run
     for i, raw in enumerate(lines, 1):
+        if i <= upto:
+            continue
         if header is not None and commit is None and raw.startswith(b'{"t":"node",'):
-            entity = node_line(raw, header)
-            if entity is not None:
-                if entity.id in node_ids:
-                    raise rd.fail(i, "entity id", f"node id {entity.id!r} appears twice")
-                node_ids.add(entity.id)
-                nodes.append(entity)
-                offset += len(raw) + 1
+            upto, used = rd.node_run(lines, i - 1, header, nodes, node_ids)
+            offset += used
+            if upto >= i:
                 continue
         try:
             d = orjson.loads(raw)

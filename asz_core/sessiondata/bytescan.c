@@ -928,7 +928,138 @@ fail:
     return NULL;
 }
 
+/* node_lines(lines, start, decode, not_read, loads, null, line_type, node_type, revision, through, nodes, node_ids)
+ *     -> (stop, used)
+ *
+ * asz_core/flow/round_read.py's decode_round over a run of node frames in one compiled loop (issue 22): from lines[start],
+ * each line that begins {"t":"node", and that _Reader.node_line reads to a node is made that node, as node_line makes
+ * it: f = decode(line) (an exact line_type, the _NodeLine Struct), t "node", revision the header's round, no
+ * tombstone, every ref's seq at most through, attrs (msgspec.Raw; null, the default object, for none) read by
+ * loads(memoryview) into a dict (null: {}) without a "provider_bodies" key, an id not in node_ids; then
+ * node_type(id, kind, parent, stream, ref, refs or [], attrs, revision) is appended to nodes and its id added to
+ * node_ids. Stops at the first other line (one decode raises an error of not_read for, or one node_line leaves to
+ * _Reader.node or refuses, or any error: the Python reads that line its own way) and returns its index and the bytes
+ * of the lines read, their newlines counted. */
+enum { L_T, L_ID, L_REVISION, L_KIND, L_PARENT, L_STREAM, L_REF, L_REFS, L_ATTRS, L_TOMBSTONE, L_FIELDS };
+static const char *const line_fields[] = {"t", "id", "revision", "kind", "parent", "stream", "ref", "refs", "attrs",
+                                          "tombstone", NULL};
+static PyObject *s_node, *s_provider_bodies;
+
+/* 1 when ref (None, or an exact Ref) points at most at through, 0 when not (or another shape), -1 on error. */
+static int ref_within(PyObject *ref, PyObject *ref_type, const Py_ssize_t *ref_off, Py_ssize_t through) {
+    if (ref == Py_None)
+        return 1;
+    if ((PyObject *)Py_TYPE(ref) != ref_type)
+        return 0;
+    PyObject *s = FIELD(ref, ref_off[R_SEQ]);
+    if (s == NULL || !PyLong_CheckExact(s))
+        return 0;
+    Py_ssize_t q = PyLong_AsSsize_t(s);
+    if (q == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    return q <= through;
+}
+
+static PyObject *node_lines(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 13 || !PyList_CheckExact(args[0]) || !PyList_CheckExact(args[11]) || !PyAnySet_CheckExact(args[12])) {
+        PyErr_SetString(PyExc_TypeError, "node_lines(lines, start, decode, not_read, loads, null, line_type, node_type, "
+                                         "ref_type, revision, through, nodes, node_ids)");
+        return NULL;
+    }
+    PyObject *lines = args[0], *decode = args[2], *not_read = args[3], *loads = args[4], *null = args[5];
+    PyObject *line_type = args[6], *node_type = args[7], *ref_type = args[8], *revision = args[9];
+    PyObject *nodes = args[11], *node_ids = args[12];
+    Py_ssize_t lo[L_FIELDS], ro[R_FIELDS];
+    Py_ssize_t i = PyLong_AsSsize_t(args[1]), through = PyLong_AsSsize_t(args[10]), used = 0;
+    if ((i == -1 || through == -1) && PyErr_Occurred())
+        return NULL;
+    if (member_offsets(line_type, line_fields, lo) < 0 || member_offsets(ref_type, ref_fields, ro) < 0)
+        return Py_BuildValue("(nn)", i, used);
+    for (; i < PyList_GET_SIZE(lines); i++) {
+        PyObject *raw = PyList_GET_ITEM(lines, i);
+        if (!PyBytes_CheckExact(raw) || PyBytes_GET_SIZE(raw) < 12 || memcmp(PyBytes_AS_STRING(raw), "{\"t\":\"node\",", 12))
+            break;
+        PyObject *f = PyObject_CallOneArg(decode, raw), *a = NULL, *node = NULL;
+        if (f == NULL) {
+            if (!PyErr_ExceptionMatches(not_read))
+                return NULL;
+            PyErr_Clear();
+            break;
+        }
+        if ((PyObject *)Py_TYPE(f) != line_type)
+            goto stop;
+        PyObject *v[L_FIELDS];
+        for (int k = 0; k < L_FIELDS; k++)
+            if ((v[k] = FIELD(f, lo[k])) == NULL)
+                goto stop;
+        int ok = PyObject_RichCompareBool(v[L_T], s_node, Py_EQ);
+        if (ok == 1)
+            ok = PyObject_RichCompareBool(v[L_REVISION], revision, Py_EQ);
+        if (ok == 1)
+            ok = v[L_TOMBSTONE] == Py_False;
+        if (ok == 1)
+            ok = ref_within(v[L_REF], ref_type, ro, through);
+        if (ok == 1 && v[L_REFS] != Py_None) {
+            if (!PyList_CheckExact(v[L_REFS]))
+                goto stop;
+            for (Py_ssize_t r = 0; ok == 1 && r < PyList_GET_SIZE(v[L_REFS]); r++)
+                ok = ref_within(PyList_GET_ITEM(v[L_REFS], r), ref_type, ro, through);
+        }
+        if (ok != 1)
+            goto stop;
+        if (v[L_ATTRS] == null) {
+            a = PyDict_New();
+        } else {
+            PyObject *mv = PyMemoryView_FromObject(v[L_ATTRS]);
+            if (mv == NULL)
+                goto stop;
+            a = PyObject_CallOneArg(loads, mv);
+            Py_DECREF(mv);
+            if (a == Py_None) {
+                Py_DECREF(a);
+                a = PyDict_New();
+            }
+        }
+        if (a == NULL || !PyDict_CheckExact(a))
+            goto stop;
+        ok = PyDict_Contains(a, s_provider_bodies);
+        if (ok == 0)
+            ok = PySet_Contains(node_ids, v[L_ID]);
+        if (ok != 0)
+            goto stop;
+        PyObject *refs = v[L_REFS] == Py_None ? PyList_New(0) : Py_NewRef(v[L_REFS]);
+        if (refs == NULL)
+            goto stop;
+        PyObject *nargs_[8] = {v[L_ID], v[L_KIND], v[L_PARENT], v[L_STREAM], v[L_REF], refs, a, revision};
+        node = PyObject_Vectorcall(node_type, nargs_, 8, NULL);
+        Py_DECREF(refs);
+        if (node == NULL || PySet_Add(node_ids, v[L_ID]) < 0 || PyList_Append(nodes, node) < 0) {
+            Py_XDECREF(node);
+            Py_DECREF(a);
+            Py_DECREF(f);
+            return NULL;
+        }
+        Py_DECREF(node);
+        Py_DECREF(a);
+        Py_DECREF(f);
+        used += PyBytes_GET_SIZE(raw) + 1;
+        continue;
+    stop: /* the Python reads this line (and says why, if it refuses it) */
+        Py_XDECREF(a);
+        Py_DECREF(f);
+        PyErr_Clear();
+        break;
+    }
+    return Py_BuildValue("(nn)", i, used);
+}
+
 static PyMethodDef methods[] = {
+
+    {"node_lines", (PyCFunction)(void (*)(void))node_lines, METH_FASTCALL,
+     "node_lines(lines, start, decode, not_read, loads, null, line_type, node_type, ref_type, revision, through, nodes, "
+     "node_ids) -> (stop, bytes read): a run of node frames read as round_read's node_line reads them."},
     {"call_usages", (PyCFunction)(void (*)(void))call_usages, METH_FASTCALL,
      "call_usages(nodes, records, times, streams, lanes, unverified, call_usage, slow, node_type, ref_type, "
      "usage_count_dropped) -> "
@@ -976,7 +1107,8 @@ PyMODINIT_FUNC PyInit_bytescan(void) {
         !(s_count_keys[2] = PyUnicode_InternFromString("cache_read")) ||
         !(s_count_keys[3] = PyUnicode_InternFromString("cache_write")) ||
         !(s_cache_write_1h = PyUnicode_InternFromString("cache_write_1h")) || !(s_zero = PyLong_FromLong(0)) ||
-        !(s_what = PyUnicode_InternFromString("what")))
+        !(s_what = PyUnicode_InternFromString("what")) || !(s_node = PyUnicode_InternFromString("node")) ||
+        !(s_provider_bodies = PyUnicode_InternFromString("provider_bodies")))
         return NULL;
     for (int i = 0; cursor_keys[i] != NULL; i++)
         if (!(cursor_key_objs[i] = PyUnicode_InternFromString(cursor_keys[i])))

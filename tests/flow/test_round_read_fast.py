@@ -97,20 +97,30 @@ def _outcome(data: bytes):
     return ("read", [(n, {k: (v, type(v)) for k, v in n.attrs.items()}) for n in r.nodes], r.relations, r.digest)
 
 
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled node loop", "python node loop"])
 @pytest.mark.parametrize("name", sorted(VARIANTS))
-def test_one_pass_read_takes_what_the_checks_take(name):
+def test_one_pass_read_takes_what_the_checks_take(name, compiled, monkeypatch):
+    """Both ways of the one-pass read: the compiled run of node frames (``bytescan.node_lines``, where it was built)
+    and the Python's ``node_line`` of each (an install without the module)."""
+    from asz_core.flow import round_read
+
+    if compiled and round_read.bytescan is None:
+        pytest.skip("asz_core.sessiondata.bytescan was not built (setup.py's optional extension: no C compiler at install)")
+    if not compiled:
+        monkeypatch.setattr(round_read, "bytescan", None)
     line = VARIANTS[name]
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 5000))  # "attrs deep" compares values nested 1,000 deep
     try:
         _same_outcome(line)
+        _same_outcome(line, twice=True)
     finally:
         sys.setrecursionlimit(limit)
 
 
-def _same_outcome(line: bytes) -> None:
-    fast = _outcome(_round(line))
-    slow = _outcome(_round(b" " + line))  # the same object; not read in one pass
+def _same_outcome(line: bytes, twice: bool = False) -> None:
+    fast = _outcome(_round(line, twice))
+    slow = _outcome(_round(b" " + line, twice))  # the same object; not read in one pass
     assert fast[0] == slow[0], (fast, slow)
     if fast[0] == "refused":
         assert fast[1:3] == slow[1:3] and fast[3] == slow[3], (fast, slow)
