@@ -9,7 +9,7 @@ from typing import Optional
 import orjson
 import typer
 
-from ..reading.listing import UNPLACED, conversation_rows, cost_value, cut_text, newest_first, not_read_line, total_tokens
+from ..reading.listing import ROW_SORTS, UNPLACED, conversation_rows, sorted_rows, cost_value, cut_text, newest_first, not_read_line, total_tokens
 from ..reading.progress import Bar
 from ..reading.termtext import visible
 from ..view.zone import local_text, zone_name
@@ -178,6 +178,9 @@ def conversations(
     tz: Optional[str] = tz_option(),
     model: str = typer.Option("", "--model", help="Only conversations with a model whose name contains this."),
     dialect: str = typer.Option("", "--dialect", help="Only conversations of this dialect (claude-code/1, or its name claude-code)."),
+    sort: str = typer.Option("last", "--sort", metavar="[" + "|".join(ROW_SORTS) + "]",
+                             help="Row order: last activity (default), first, duration, cost, tokens, calls, talks or changes largest first; title or project A to Z. A row with no such figure (held back, unknown) comes last; ties newest first."),
+    limit: int = typer.Option(0, "--limit", "-n", help="Only the first N rows (in --sort order); 0: all."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
@@ -194,19 +197,21 @@ def conversations(
     or emptied are counted in one note on stderr (asz verify names them). A conversation that does not read
     has no times: --since/--until cannot place it, and a line under the table
     names it (on stderr with --json). A verified one whose document lists problems has STATE marked ! and a line
-    under the table counting them (--json: problems, the document's list). Exit 0 when listed (also when none),
-    1 when the root is missing, 2 on usage errors.
+    under the table counting them (--json: problems, the document's list). --sort and --limit (trial 17b, F8) order
+    and cut the rows; the last line then says how many matched. Exit 0 when listed (also when none), 1 when the root
+    is missing, 2 on usage errors.
     """
     cmd = ctx.info_name or "conversations"  # ls or conversations: every message names the command typed
     zone, (r, hide) = use_tz(cmd, tz), settings(cmd, root, config)
     filters = make_filters(cmd, project, since, until, model, dialect, zone)
+    _check_order(cmd, sort, limit)
     from ..view.document import list_conversations
     from .view_cmd import config_prices
 
     prices = config_prices(config, f"asz {cmd}")  # asz.yaml's prices replace or extend the table (issue 17)
-
     ids = list_conversations(r)
-    rows = _listed_rows(cmd, r, hide, filters, ids, prices)
+    rows = sorted_rows(_listed_rows(cmd, r, hide, filters, ids, prices), sort)
+    matched, rows = len(rows), rows[:limit] if limit else rows
     from ..verify.unparsed import unchained_note
     from .view_cmd import no_document_hint
 
@@ -237,7 +242,14 @@ def conversations(
     _changes_footnote(rows)
     for line in unread + ([unplaced] if unplaced else []) + problems_note(rows):  # unreadable rows say why; ! rows what
         typer.echo(visible(line))
-    typer.echo(f"LAST ACTIVITY in {zone_name()}\n{len(rows)} of {len(ids)} conversations")  # the times' zone, named once
+    typer.echo(f"LAST ACTIVITY in {zone_name()}\n{len(rows)} of {len(ids)} conversations"  # the times' zone, named once
+               + (f" (the first {len(rows)} by {sort} of {matched} that match)" if len(rows) < matched else ""))
+    _footer(rows, note)
+
+
+def _footer(rows: list[dict], note: str) -> None:
+    """The lines under the table's count: the conversations held back, the usage incomplete, ``note`` (landed sessions
+    with no chain), the credits metered and the unpriced models of ``rows``."""
     held = [row for row in rows if row.get("held_back")]
     if held:
         typer.echo(f"{len(held)} conversation(s) do not verify: their tokens and cost are held back "
@@ -248,6 +260,16 @@ def conversations(
     missing = sorted({m for row in rows for m in unpriced(row)})
     if missing:  # as asz usage says it
         typer.echo(f"* unpriced, left out of the cost: {', '.join(missing)} (add them under prices in asz.yaml)")
+
+
+def _check_order(cmd: str, sort: str, limit: int) -> None:
+    """Exit 2 naming the option for a ``--sort`` that is no order of :data:`ROW_SORTS` or a ``--limit`` below 0."""
+    if sort not in ROW_SORTS:
+        typer.echo(f"asz {cmd}: --sort {sort!r} is not an order (one of {', '.join(ROW_SORTS)})", err=True)
+        raise typer.Exit(2)
+    if limit < 0:
+        typer.echo(f"asz {cmd}: --limit {limit} is below 0 (0 lists every row)", err=True)
+        raise typer.Exit(2)
 
 
 def _listed_rows(cmd: str, r: Path, hide, filters, ids: list[str], prices) -> list[dict]:

@@ -24,7 +24,7 @@ from ..view.rows import document_row, header_row, read_head, usage_unrecorded
 from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of, first_dialect
 
-__all__ = ["Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "usage_lines", "cut_text"]
+__all__ = ["ROW_SORTS", "sorted_rows", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "usage_lines", "cut_text"]
 
 def model_names(value: Any) -> list[str]:
     """Model names in a row's ``models`` (a list of names or of objects with ``model``/``name``, or a mapping keyed by name)."""
@@ -267,6 +267,45 @@ def cut_text(cut: dict | None) -> str:
 def newest_first(rows: Iterable[dict]) -> list[dict]:
     """``rows`` sorted by last activity (``to``), newest first; rows with no time last, then by id."""
     return sorted(rows, key=lambda r: (-(r.get("to") or 0), r.get("id") or ""))
+
+
+def _duration_ms(row: dict) -> int | None:
+    a, b = row.get("from"), row.get("to")
+    return b - a if isinstance(a, int) and isinstance(b, int) and b >= a else None
+
+
+def _figure(row: dict, value: Any) -> Any:
+    """A sortable figure of ``row``: None for a conversation that does not verify (held back: no figure is shown)."""
+    return None if row.get("held_back") else value
+
+
+#: The orders of ``asz ls --sort`` (trial 17b, F8): each a row's value; a figure or a time sorts largest first, a
+#: name A to Z; a row with no value (unknown, held back) sorts last.
+ROW_SORTS: dict[str, Callable[[dict], Any]] = {
+    "last": lambda r: r.get("to"),
+    "first": lambda r: r.get("from"),
+    "duration": _duration_ms,
+    "cost": lambda r: _figure(r, cost_value(r.get("cost"))),
+    "tokens": lambda r: _figure(r, total_tokens(r.get("usage"))),
+    "calls": lambda r: r.get("llm_calls"),
+    "talks": lambda r: r.get("talks"),
+    "changes": lambda r: r.get("changes"),
+    "title": lambda r: (r.get("title") or "").casefold() or None,
+    "project": lambda r: (r.get("project") or "").casefold() or None,
+}
+#: The :data:`ROW_SORTS` that sort A to Z (the others sort largest first).
+A_TO_Z = ("title", "project")
+
+
+def sorted_rows(rows: Iterable[dict], by: str = "last") -> list[dict]:
+    """``rows`` in the order ``by`` (:data:`ROW_SORTS`): largest or newest first (a name A to Z); equal values, and the
+    rows with no value (last), newest first (:func:`newest_first`). Raises ValueError for another ``by``."""
+    if by not in ROW_SORTS:
+        raise ValueError(f"{by!r} is not an order (one of {', '.join(ROW_SORTS)})")
+    value, rows = ROW_SORTS[by], newest_first(rows)
+    known = [r for r in rows if value(r) is not None]
+    known.sort(key=value, reverse=by not in A_TO_Z)  # stable: ties keep newest first
+    return known + [r for r in rows if value(r) is None]
 
 
 def credits_text(credits: float) -> str:

@@ -188,7 +188,7 @@
   // ------------------------------------------------------------------ list page
 
   // Filters and the search live in the address's # part, so a filtered list can be linked and reloaded.
-  const FILTERS = ['project', 'model', 'dialect', 'since', 'until', 'q', 'view'];
+  const FILTERS = ['project', 'model', 'dialect', 'since', 'until', 'q', 'view', 'sort'];
   let LIST = null;       // the last /api/conversations answer
   let LISTKEY = '';      // its JSON, to redraw only when it changed
   let listTimer = null;
@@ -274,12 +274,51 @@
     const panel = clear(document.getElementById('listpanel'));
     if (name === 'usage') { drawUsage(panel); return; }
     panel.append(h('div', { class: 'tablewrap' }, h('table', { class: 'conv' },
-      h('thead', null, h('tr', null, h('th', null, 'Conversation'), h('th', null, 'Last activity'),
-        h('th', { class: 'hide-narrow' }, 'Model'), h('th', { class: 'num' }, 'Tokens'), h('th', { class: 'num' }, 'Cost'),
-        h('th', { class: 'num hide-narrow' }, 'Talks'), h('th', { class: 'num hide-narrow' }, 'Model calls'),
-        h('th', { class: 'num hide-narrow' }, 'Steps'), h('th', null, 'State'))), h('tbody', { id: 'rows' }))),
+      h('thead', null, h('tr', null, sortHead('title', 'Conversation', ''), sortHead('last', 'Last activity', ''),
+        h('th', { class: 'hide-narrow' }, 'Model'), sortHead('tokens', 'Tokens', 'num'), sortHead('cost', 'Cost', 'num'),
+        sortHead('talks', 'Talks', 'num hide-narrow'), sortHead('calls', 'Model calls', 'num hide-narrow'),
+        sortHead('steps', 'Steps', 'num hide-narrow'), h('th', null, 'State'))), h('tbody', { id: 'rows' }))),
       h('p', { class: 'faint small', id: 'shown' }));
     drawRows();
+  }
+
+  // Sortable columns (trial 17b, F8): a header's button orders the rows by it, largest or newest first (a title A to Z),
+  // and again the other way; the order is kept in the address (#sort=cost, #sort=cost-asc) beside the filters, and the
+  // header says it (aria-sort). The asz ls --sort orders: a row with no figure (held back, still counted) comes last.
+  const SORT_VALUE = {
+    title: function (r) { return r.title ? String(r.title).toLowerCase() : null; },
+    last: function (r) { return r.to || null; },
+    tokens: function (r) { return r.held_back || r.counting ? null : tokens(r.usage); },
+    cost: function (r) { return r.held_back || r.counting || !r.cost || typeof r.cost.usd !== 'number' ? null : r.cost.usd; },
+    talks: function (r) { return typeof r.talks === 'number' ? r.talks : null; },
+    calls: function (r) { return typeof r.llm_calls === 'number' ? r.llm_calls : null; },
+    steps: function (r) { return typeof r.steps === 'number' ? r.steps : null; },
+  };
+  function sortOrder() {  // [key, ascending]
+    const m = /^([a-z]+)(-asc|-desc)?$/.exec(listFilters().sort || '');
+    if (!m || !SORT_VALUE[m[1]]) return ['last', false];
+    return [m[1], m[2] ? m[2] === '-asc' : m[1] === 'title'];
+  }
+  function sortHead(key, label, cls) {
+    const o = sortOrder(), on = o[0] === key;
+    const b = h('button', { type: 'button', class: 'sorter', 'data-sort': key, title: 'Sort by ' + label.toLowerCase() },
+      label, on ? (o[1] ? ' ▲' : ' ▼') : '');
+    b.addEventListener('click', function () {
+      const now = sortOrder(), first = key === 'title';  // a title A to Z first, a figure largest first
+      const asc = now[0] === key ? !now[1] : first;
+      setHash({ sort: key === 'last' && !asc ? null : key + (asc ? '-asc' : '-desc') });
+      showListView('list');
+    });
+    return h('th', { class: cls || null, 'aria-sort': on ? (o[1] ? 'ascending' : 'descending') : 'none' }, b);
+  }
+  function sortRows(rows) {
+    const o = sortOrder(), value = SORT_VALUE[o[0]], dir = o[1] ? 1 : -1;
+    const newest = function (a, b) { return (b.to || 0) - (a.to || 0) || (a.id < b.id ? -1 : 1); };
+    return rows.sort(function (a, b) {
+      const x = value(a), y = value(b);
+      if (x === null || y === null) return x === y ? newest(a, b) : (x === null ? 1 : -1);
+      return x < y ? -dir : x > y ? dir : newest(a, b);
+    });
   }
 
   // A filter changed: the open tab is drawn again under it (the usage tab asks /api/usage with the filters, trial 17b F12).
@@ -354,14 +393,14 @@
   function filteredRows() {
     const f = listFilters();
     const since = f.since ? dayStart(f.since) : null, until = f.until ? dayStart(f.until) : null;
-    return LIST.conversations.filter(function (r) {
+    return sortRows(LIST.conversations.filter(function (r) {
       if (f.project && r.project !== f.project) return false;
       if (f.model && rowModels(r).indexOf(f.model) < 0) return false;
       if (f.dialect && rowRuntime(r) !== f.dialect) return false;
       if (since !== null && (r.to || 0) < since) return false;
       if (until !== null && (r.from || 0) >= until + 86400000) return false;
       return true;
-    }).sort(function (a, b) { return (b.to || 0) - (a.to || 0) || (a.id < b.id ? -1 : 1); });
+    }));
   }
 
   function tokens(u) {
@@ -432,9 +471,16 @@
     });
     tb.replaceChildren.apply(tb, drawn);
     const shown = document.getElementById('shown'), still = countingRows();
-    if (shown) shown.textContent = (rows.length === LIST.conversations.length ? num(rows.length) + ' conversation(s), most recent first.' :
-      num(rows.length) + ' of ' + num(LIST.conversations.length) + ' conversation(s) match the filters.') +
+    if (shown) shown.textContent = (rows.length === LIST.conversations.length ? num(rows.length) + ' conversation(s), ' + sortWords() + '.' :
+      num(rows.length) + ' of ' + num(LIST.conversations.length) + ' conversation(s) match the filters, ' + sortWords() + '.') +
       (still ? ' ' + num(still) + ' still being counted: their models, tokens and cost follow (a filter by project or model leaves them out until then).' : '');
+  }
+
+  function sortWords() {
+    const o = sortOrder();
+    if (o[0] === 'last') return o[1] ? 'oldest first' : 'most recent first';
+    if (o[0] === 'title') return 'by title, ' + (o[1] ? 'A to Z' : 'Z to A');
+    return 'by ' + ({ tokens: 'tokens', cost: 'cost', talks: 'talks', calls: 'model calls', steps: 'steps' })[o[0]] + (o[1] ? ', smallest first' : ', largest first');
   }
 
   function costText(c) {
