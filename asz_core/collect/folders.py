@@ -27,7 +27,7 @@ import attrs
 
 from ..plugins.adapter import Adapter, Discovery, Source, discovery_failure
 
-__all__ = ["FolderDiscovery", "discover_folders", "discover_each", "tell_folders", "absolute_src", "copy_of", "NO_ROOT", "NO_FOLDER"]
+__all__ = ["FolderDiscovery", "discover_folders", "discover_each", "tell_folders", "absolute_src", "copy_of", "NO_ROOT", "NO_FOLDER", "same_file", "RENAMED"]
 
 #: Bytes compared at a time by :func:`copy_of`.
 _CHUNK = 1 << 20
@@ -120,6 +120,20 @@ def tell_folders(col, found: FolderDiscovery, c) -> bool:
             col.told_errors.add((str(folder), NO_FOLDER))
             col.report.note(folder, NO_FOLDER.format(adapter=col.adapter.name))
     return read > 0
+
+
+#: Why a cursor follows its source to another name: the storage root's first folder changed (docs/storage-root.md).
+RENAMED = ("the same file: the source folders changed, so a folder's sources are named relative to it or by "
+           "absolute path as it is now the first folder or a further one")
+
+
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Whether the two paths name one existing file (the same device and inode); False when either cannot be stat'ed."""
+    try:
+        x, y = os.stat(a), os.stat(b)
+    except (OSError, ValueError):
+        return False
+    return (x.st_dev, x.st_ino) == (y.st_dev, y.st_ino)
 
 
 def copy_of(copy: Source, kept: Source, cur=None) -> bool:

@@ -24,6 +24,7 @@ import attrs
 
 from .append import append_source
 from .cursor_mend import document_landed
+from .folders import RENAMED, same_file
 from .reset import holds_landed
 from .second_source import second_reason
 from .report import Counters
@@ -164,6 +165,8 @@ class SessionPass:
             self.error_once(cp, f"cursor is {cur.kind}, source {s.src} is read as {s.mode}")
             return
         owner = cur.source if cur is not None else owners.get(cp)
+        if cur is not None and owner != s.src and owners.get(cp) is None and s.mode != "document":
+            owner = self._renamed(s, cp, cur)
         if owner is not None and owner != s.src and cur is not None and s.mode != "document" \
                 and not (self.col.source_root / cur.source).exists():
             if owners.get(cp) is not None:
@@ -220,6 +223,18 @@ class SessionPass:
         if self.undescribed:  # lines the adapter could not describe: one warning per source (trial 12)
             self.report.warning(s.path, undescribed_warning(self.undescribed, self.adapter.name))
             self.undescribed = []
+
+    def _renamed(self, s: Source, cp: Path, cur: AppendCursor | SnapshotCursor) -> str:
+        """The ``src`` cursor ``cp`` follows now: ``s``'s when the cursor's ``source`` is the file ``s`` names under
+        another name (the source folders changed: collect/folders.py), the cursor then written naming it, with a
+        note; else the cursor's own."""
+        if not same_file(self.col.source_root / cur.source, s.path):
+            return cur.source
+        self.report.note(s.path, f"is {cur.source} under another name ({RENAMED}); its cursor follows it")
+        cur.source = s.src
+        cur.updated_at = format_rfc3339(time.time_ns())
+        write_cursor(cp, cur, fsync=self.opts.fsync)
+        return s.src
 
     def _gone(self, s: Source, cp: Path, cur: AppendCursor | SnapshotCursor | None) -> None:
         """``s`` listed this pass and gone when read (asz_core.collect.vanished): nothing of it ever landed, or

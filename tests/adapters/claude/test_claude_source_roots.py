@@ -207,3 +207,27 @@ def test_the_servers_collectors_read_every_folder(corpus_dir, tmp_path, monkeypa
     c = run_passes(cols)
     assert (c.sessions, c.errors, c.conflicts) == (5, 0, 0)
     _landed_whole(tmp_path / "root", {dot: True, config: False})
+
+
+def test_the_first_folder_removed_the_other_takes_its_place(corpus_dir, tmp_path):
+    """~/.claude/projects (the root's own) and ~/.config/claude/projects collected; then ~/.claude/projects removed:
+    ~/.config/claude/projects is now the only folder, its sources named relative to it, and each cursor that named
+    one by absolute path follows the same file to its new name (one note each): no conflict, nothing lands again,
+    only the removed folder's sources are gone; verify proves the root whole."""
+    home = tmp_path / "home"
+    dot = _project(corpus_dir, LOG_SAMPLE, home / ".claude" / "projects")
+    config = _project(corpus_dir, SPOTTER, home / ".config" / "claude" / "projects")
+    assert _collect(tmp_path, {"HOME": str(home)}).returncode == 0
+    removed = len(list(dot.rglob("*.jsonl")))
+    shutil.rmtree(dot)
+    p = _collect(tmp_path, {"HOME": str(home)})
+    s = _summary(p.stdout)
+    assert p.returncode == 0 and (s["landed"], s["conflicts"], s["gone"]) == ("0", "0", str(removed)), p.stdout + p.stderr
+    assert p.stderr.count("under another name") == len(list(config.rglob("*.jsonl"))), p.stderr
+    mains = _mains(tmp_path / "root")
+    for f in config.glob("*/*.jsonl"):
+        assert mains[f.stem] == (f.relative_to(config).as_posix(), _lines(f))
+    again = _collect(tmp_path, {"HOME": str(home)})
+    assert again.returncode == 0 and "under another name" not in again.stderr and _summary(again.stdout)["gone"] == "0"
+    v = asz_in_process("verify", "--root", str(tmp_path / "root"))
+    assert v.returncode == 0, v.stdout + v.stderr
