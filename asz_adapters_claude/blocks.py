@@ -30,6 +30,7 @@ __all__ = [
     "attachment_flags",
     "content_shape",
     "count_of",
+    "fixed_notice",
     "mcp_split",
     "note_content_list",
     "ordered_flags",
@@ -368,3 +369,18 @@ BLOCKS: dict[str, Callable[[Parts, Obj], bool]] = {
     "image": Parts._image,
     "tool_result": Parts._result,
 }
+
+
+#: Claude Code's interrupt notices, written as a user line's list of one text block (no field marks them), whole.
+INTERRUPT_NOTICES = frozenset(("[Request interrupted by user]", "[Request interrupted by user for tool use]"))
+#: How Claude Code's tool result begins when the person rejected the call (``is_error`` true; the ``toolUseResult``
+#: string repeats it after ``Error: ``).
+REFUSED_RESULT = "The user doesn't want to proceed with this tool use."
+
+
+def fixed_notice(text: str) -> str | None:
+    """``"interrupt"`` when ``text`` is one of :data:`INTERRUPT_NOTICES` whole, ``"refused"`` when it begins with
+    :data:`REFUSED_RESULT` (after an optional ``Error: ``), else None (:meth:`Adapter.fixed_notice`)."""
+    if text in INTERRUPT_NOTICES:
+        return "interrupt"
+    return "refused" if text.removeprefix("Error: ").startswith(REFUSED_RESULT) else None

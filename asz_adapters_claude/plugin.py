@@ -12,7 +12,7 @@ from typing import Any, Iterable, Mapping
 
 from asz_core import Adapter, Capabilities, Discovery, Record, Source, hookimpl
 
-from .blocks import content_shape
+from .blocks import content_shape, fixed_notice
 from .convert import DIALECT, convert_record
 from .discover import discover
 from .flags import FLAG_RULES
@@ -109,6 +109,10 @@ class ClaudeCodeLocal(Adapter):
         list it did not carry under ``dropped``, else ``"string"``, for files of ``claude-code-local/0.2.0`` on; None
         for earlier files; see :func:`asz_adapters_claude.blocks.content_shape`."""
         return content_shape(adapter, record)
+
+    def fixed_notice(self, dialect: str, text: str) -> str | None:
+        """``interrupt`` or ``refused`` by Claude Code's own wording; see :func:`asz_adapters_claude.blocks.fixed_notice`."""
+        return fixed_notice(text)
 
     def prompt_title(self, dialect: str, text: str) -> str:
         """A typed prompt as the person typed it, read from Claude Code's markup (slash commands, bash-mode commands,

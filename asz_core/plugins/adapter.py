@@ -407,6 +407,10 @@ class Adapter(abc.ABC):
         """
         return None
 
+    def fixed_notice(self, dialect: str, text: str) -> str | None:
+        """``"interrupt"`` or ``"refused"``, read from the runtime's fixed wording in ``text`` (docs/adapters.md), or None."""
+        return None
+
     def prompt_names_work(self, dialect: str, text: str) -> bool:
         """False when a typed prompt of ``dialect`` is the runtime's own business rather than the work: a command with
         nothing typed beside it (Claude Code's ``/context``, ``/clear``, ``/model``), the runtime's caveat about such

@@ -9,11 +9,13 @@ audit form keeps every line of the default, byte for byte in its keys and values
   (:func:`~asz_core.view.titles.prompt_blocks`): :data:`KINDS`;
 - the person turns the rule drops because their content was a list (a record flagged ``external_input`` whose parts
   are text and media): its text parts joined with a newline, a media part as ``[image: image/png, 1,046,384
-  bytes]``; kind ``prompt_blocks``, or ``interrupt`` for Claude Code's own interrupt notices (:data:`INTERRUPTS`);
+  bytes]``; kind ``prompt_blocks``, or ``interrupt`` for the runtime's interrupt notice (the adapter's
+  :meth:`~asz_core.plugins.adapter.Adapter.fixed_notice`: Claude Code's fixed wording, no field marks it);
 - one line per tool call (kind ``tool_call``): ``tool`` (its name), ``text`` ``NAME: SUMMARY`` (the input's
   first field of :data:`INPUT_FIELDS`, else the input as JSON, at most :data:`INPUT_CHARS` characters, cut with
-  ``…``), and ``status`` from its result: ``ok``, ``error`` (the result is flagged failed), ``refused`` (Claude
-  Code's rejection notice, :data:`REFUSED`), ``interrupted`` (the result's data says ``interrupted: true``) or
+  ``…``), and ``status`` from its result: ``ok``, ``error`` (the result is flagged failed), ``refused`` (the
+  runtime's result for a call the person rejected, ``fixed_notice``), ``interrupted`` (the result's data says
+  ``interrupted: true``) or
   ``no_result``; a result's text is never carried;
 - a compaction's boundary (flag ``context_reset``) as a line of kind ``compaction`` (the adapter's short form:
   ``auto, 167,731 tokens before``);
@@ -35,11 +37,11 @@ import orjson
 
 from ..sessiondata.model import Header
 from ..sessiondata.times import parse_instant
-from ..view.titles import prompt_blocks, record_line
+from ..view.titles import ask_adapter, prompt_blocks, record_line
 from .export_steps import media_line
 from .search_hits import text_kind
 
-__all__ = ["INPUT_CHARS", "INPUT_FIELDS", "INTERRUPTS", "KINDS", "REFUSED", "Audit", "header_line", "instant"]
+__all__ = ["INPUT_CHARS", "INPUT_FIELDS", "KINDS", "Audit", "fixed_notice", "header_line", "instant"]
 
 #: The kinds a line of the audit form can have.
 KINDS = ("conversation", "prompt", "prompt_blocks", "interrupt", "command", "command_output", "injected",
@@ -50,11 +52,13 @@ INPUT_CHARS = 200
 #: A tool input's fields, in the order the first present one is its summary (else the input as JSON).
 INPUT_FIELDS = ("command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description", "prompt",
                 "skill", "subject")
-#: Claude Code's own interrupt notices, written by the runtime as a list of one text block flagged external_input
-#: (no field says it is an interrupt; the text is the runtime's fixed wording, matched whole).
-INTERRUPTS = frozenset(("[Request interrupted by user]", "[Request interrupted by user for tool use]"))
-#: How Claude Code's result of a tool call the person rejected begins (a failed result; no field says rejected).
-REFUSED = "The user doesn't want to proceed with this tool use."
+
+
+def fixed_notice(text: str, dialect: str) -> str | None:
+    """``"interrupt"`` or ``"refused"`` as the adapter of ``dialect`` reads its runtime's fixed wording in ``text``
+    (:meth:`~asz_core.plugins.adapter.Adapter.fixed_notice`), else None (no adapter, no answer, or a bug's)."""
+    got = ask_adapter(dialect, "fixed_notice", text) if text else None
+    return got if got in ("interrupt", "refused") else None
 
 
 def instant(ms: Optional[int]) -> Optional[str]:
@@ -75,15 +79,15 @@ def _summary(data: Any) -> tuple[str, bool]:
     return (text, False) if len(text) <= INPUT_CHARS else (text[:INPUT_CHARS - 1] + "…", True)
 
 
-def _status(result: Optional[dict]) -> str:
-    """A tool call's ``status`` from its result part (module docstring)."""
+def _status(result: Optional[dict], dialect: str) -> str:
+    """A tool call's ``status`` from its result part of ``dialect`` (module docstring)."""
     if result is None:
         return "no_result"
     data = result.get("data")
     if isinstance(data, dict) and data.get("interrupted") is True:
         return "interrupted"
     text = result.get("text") or (data if isinstance(data, str) else "")
-    if isinstance(text, str) and REFUSED in text[:len(REFUSED) + 8]:
+    if isinstance(text, str) and fixed_notice(text, dialect) == "refused":
         return "refused"
     return "error" if result.get("failed") is True else "ok"
 
@@ -96,7 +100,7 @@ class Audit:
                  window: Optional[tuple[Optional[int], Optional[int]]] = None):
         self.conversation, self.thinking, self.window = conversation, thinking, window
         self.calls: list[dict] = []
-        self.results: dict[str, dict] = {}
+        self.results: dict[str, tuple[dict, str]] = {}  # call id -> (its result part, the record's dialect)
         #: what the form does not carry, by what: the header's ``left_out``
         self.left_out = {"tool_results": 0, "tool_inputs_cut": 0, "thinking": 0, "withheld": 0, "other_records": 0}
 
@@ -120,7 +124,8 @@ class Audit:
             text = "\n".join(p.get("text", "") if p.get("k") == "text" else
                              media_line({"mime": p.get("media"), "bytes": p.get("bytes"), "state": p.get("state")})
                              for p in parts)
-            out.append({**base, "role": "user", "text": text, "kind": "interrupt" if text in INTERRUPTS else "prompt_blocks"})
+            notice = fixed_notice(text, header.dialect) == "interrupt"
+            out.append({**base, "role": "user", "text": text, "kind": "interrupt" if notice else "prompt_blocks"})
         elif "context_reset" in flags:
             said = record_line(rec, header.dialect)
             out.append({**base, "role": "system", "text": f"Context compacted ({said})" if said else "Context compacted",
@@ -137,7 +142,7 @@ class Audit:
             elif k == "result":
                 self.left_out["tool_results"] += 1
                 if isinstance(p.get("of"), str):
-                    self.results[p["of"]] = p
+                    self.results[p["of"]] = (p, header.dialect)
             elif k == "reasoning" and not self.thinking:
                 self.left_out["thinking"] += 1
         if not out and not any(p.get("k") == "result" for p in parts):
@@ -167,7 +172,7 @@ class Audit:
         """The streams' lines interleaved by time, each stream in its own order; each tool call's ``status`` set from
         its result, and ``in_range`` on every line when there is a window."""
         for call in self.calls:
-            call["status"] = _status(self.results.get(call.pop("_id", None) or ""))
+            call["status"] = _status(*self.results.get(call.pop("_id", None) or "", (None, "")))
         keyed = [list(_timed(lines, i)) for i, lines in enumerate(streams)]
         got = [line for _, _, _, line in heapq.merge(*keyed)]
         if self.window is not None:

@@ -223,3 +223,29 @@ def test_in_range_marks_the_lines_of_the_window(corpus_root):
 def test_audit_is_a_form_of_prose_only(corpus_root):
     res = asz("export", "cb2e607c", "--format", "md", "--audit", "--root", str(corpus_root), check=False)
     assert res.returncode == 2 and "--audit is a form of --format prose" in res.stderr
+
+
+def test_the_claude_adapter_reads_its_runtimes_fixed_notices(corpus_source):
+    """``Adapter.fixed_notice`` on every user line of the corpus: the interrupt notices and rejected calls counted
+    from the source are named, a typed prompt or another result never is; an adapter with no such rule says None."""
+    from asz_core import Adapter
+    from asz_core.plugins.manager import adapter_for_dialect
+
+    a = adapter_for_dialect("claude-code/1")
+    said, want = Counter(), Counter()
+    for path in sorted(corpus_source.rglob("*.jsonl")):
+        for _, d in _lines(path):
+            c = _content(d)
+            if d.get("type") != "user":
+                continue
+            texts = [c] if isinstance(c, str) else []
+            for b in c if isinstance(c, list) else ():
+                if isinstance(b, dict) and b.get("type") == "text":
+                    texts.append(b["text"])
+                elif isinstance(b, dict) and b.get("type") == "tool_result":
+                    texts.append(b["content"] if isinstance(b.get("content"), str) else "")
+            for t in texts:
+                said[a.fixed_notice("claude-code/1", t)] += 1
+                want["interrupt" if t in INTERRUPTS else "refused" if t.startswith(REFUSED) else None] += 1
+    assert said == want and want["interrupt"] >= 4 and want["refused"] >= 5
+    assert Adapter.fixed_notice(a, "claude-code/1", INTERRUPTS[0]) is None  # the default: no rule
