@@ -66,6 +66,14 @@ def _when(ms: int | None) -> str:
     return local_text(ms, "%Y-%m-%d %H:%M:%S") if ms else ""  # in --tz, else this machine's zone
 
 
+def talk_start(talk: dict) -> int | None:
+    """When a talk of the asz.view document started (unix ms): its own ``at``, the time of what started it (seed
+    004), as the page draws it; its ``from`` only when it has no ``at``. ``from`` is the earliest of its steps, and a
+    step injected into the talk can be older than the talk (trial 17b, F5: the ``Caveat: …`` record Claude Code wrote
+    at 19:36:37 for a later command folds into the talk a person started at 19:51:36)."""
+    return talk.get("at") or talk.get("from")
+
+
 def _landed_at(root: Path, doc: dict) -> list[int]:
     """Unix ms at which each landed Session Data file of ``doc`` was written (its header's ``at``), sorted; files
     whose header does not read are left out."""
@@ -166,7 +174,7 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
             lines += ["", f"## {t['heading']}"]
         else:
             lines += ["", f"## Talk {i}: {plain(t['heading'])}", "",
-                      f"*{_when(talk.get('from'))}* · `{talk['id']}`"]
+                      f"*{_when(talk_start(talk))}* · `{talk['id']}`"]
         if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)
             st = t["prompt"]
             lines += ["", f"**{st['who']}** · {_when(st['at'])} · `{st['id']}`", "", nested(plain(st["text"]))]
@@ -335,7 +343,7 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
         if talk is None:  # loose nodes of a stream with no talk
             out.append(f"<h2 id=\"outside\">{e(label)}</h2>")
         else:
-            out.append(f"<h2 id=\"{e(talk['id'])}\">Talk {i}: {isolated(label)}</h2><p class=\"when\">{e(_when(talk.get('from')))}</p>")
+            out.append(f"<h2 id=\"{e(talk['id'])}\">Talk {i}: {isolated(label)}</h2><p class=\"when\">{e(_when(talk_start(talk)))}</p>")
         if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)
             st = t["prompt"]
             out.append(f"<div class=\"step person\" id=\"{e(st['id'])}\"><div class=\"meta\"><b>{e(st['who'])}</b> · "

@@ -971,11 +971,14 @@
     const child = t.child || (t.stream && t.stream !== 'main' && IDX.streamInfo.get('stream/' + t.stream) && IDX.streamInfo.get('stream/' + t.stream).role !== 'main');
     const body = h('div', { class: 'talkbody', hidden: 'hidden' });
     const caret = h('span', { class: 'caret' }, '▸');
+    // the talk's own time (its at: what started it, seed 004), as the exports give it; its from (the earliest step)
+    // only without one: a step injected into the talk can be older than the talk (trial 17b, F5)
+    const start = t.at || t.from;
     const head = h('button', { class: 'talkhead', 'aria-expanded': 'false', type: 'button' },
-      h('div', { class: 'line1' }, caret, h('span', { class: 'when' }, fmtTime(t.from || t.at)),
+      h('div', { class: 'line1' }, caret, h('span', { class: 'when' }, fmtTime(start)),
         child ? h('span', { class: 'tag' }, 'subagent · ' + streamLabel(t.stream)) : null,
         h('span', null, num(t.runs) + ' run' + (t.runs === 1 ? '' : 's') + ' · ' + num(t.steps || 0) + ' steps · ' + num(t.tools || 0) + ' tools'),
-        (t.from && t.to) ? h('span', null, fmtDur(t.to - t.from)) : null, unverifiedTag(t)),
+        (start && t.to && t.to >= start) ? h('span', { class: 'lasted' }, fmtDur(t.to - start)) : null, unverifiedTag(t)),
       h('div', { class: 'label' }, heading(t) || (child ? h('span', { class: 'muted' }, 'Subagent: ' + streamLabel(t.stream)) : h('span', { class: 'faint' }, '(no label: nothing a person typed starts this talk)'))),
       t.reply ? h('div', { class: 'reply' }, '↳ ', t.reply) : null);
     const el = h('section', { class: 'talk' + (child ? ' child' : ''), 'data-talk': t.id }, head, body);
