@@ -1286,7 +1286,7 @@
           if (!res.ok) { note.textContent = 'The rest is not available: ' + res.error + ' (HTTP ' + res.status + ')'; return; }
           const t = fullText(res.data, ref, which);
           if (t === null) { note.textContent = 'The record holds no text for this part.'; return; }
-          if (target.classList.contains('md')) mdInto(target, t); else target.textContent = visibleText(t, true);
+          if (target._whole) target._whole(t); else if (target.classList.contains('md')) mdInto(target, t); else target.textContent = visibleText(t, true);
           note.textContent = 'Showing all ' + num(utf8len(t)) + ' bytes.';
         });
       } }, 'Show all'));
@@ -1312,8 +1312,9 @@
     const k = n.kind;
     if (k === 'tool' || k === 'agent.call') {
       det.append(h('h4', null, 'Input'));
-      if (n.text) { const p = pre(n.text, 'input'); det.append(p); if (clipped(n.text, n.bytes)) det.append(clipNote(n, 'text', p)); }
+      if (n.text) toolInputEl(n, det);
       else det.append(h('div', { class: 'faint' }, n.state === 'omitted' ? 'withheld' : LOST[n.state] ? lostText(n.state, n.bytes) : '(' + (n.state || 'none') + ')'));
+      if (n.changes) add(det, stepChangesEl(n));
       det.append(h('h4', null, 'Result', n.failed ? h('span', { class: 'bad' }, ' · failed') : ''));
       if (n.result !== undefined) {
         const p = pre(n.result, 'result');
@@ -1326,7 +1327,7 @@
       if (n.result_state) facts.push(['result state', n.result_state + (n.result_bytes !== undefined ? ' · ' + fmtBytes(n.result_bytes) : '')]);
       if (n.request_to_result_ms !== undefined) facts.push(['request to result', num(n.request_to_result_ms) + ' ms (between the two records, not tool time)']);
       else if (n.request_to_result_join) facts.push(['request to result', 'under 1 ms']);
-      if (n.changes) facts.push(['workspace changes', n.changes.join(', ')]);
+      if (n.changes) facts.push(['workspace changes', changeLinks(n)]);
       if (n.executions) facts.push(['executions', n.executions.join(', ')]);
       if (facts.length) det.append(kv(facts));
     } else if (!inlineOf(n)) {
@@ -1564,14 +1565,142 @@
         (nd === 1 ? 'it' : 'they') + ' changed is not derived and not listed here (a Claude Code subagent\'s transcript carries none).'));
     }
     if (!wc.length) panel.append(h('p', { class: 'muted' }, 'None recorded.'));
-    else panel.append(paged(['Step', 'Time', 'Entry'], wc.map(function (c) {
-      return [c.step ? h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(c.step); } }, c.step) : '—', c.time || '—', pre(jsonText(c, 1))];
-    })));
+    else {
+      add(panel, drawChangeList(wc));
+      const at = hashParams().change;
+      if (at && /^\d{1,9}$/.test(at) && +at < wc.length) focusChange(+at);
+    }
     panel.append(h('h2', null, 'Tool executions'));
     if (!te.length) panel.append(h('p', { class: 'muted' }, 'None recorded.'));
     else panel.append(paged(['Step', 'Time', 'Entry'], te.map(function (c) {
       return [c.step ? h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(c.step); } }, c.step) : '—', c.time || '—', pre(jsonText(c, 1))];
     })));
+  }
+  // ------------------------------------------------------------------ workspace changes as diffs (trial 17b, F11)
+  // A change is drawn from its changes/1 record as the document holds it (seed 004, Workspace changes): each file's
+  // path, operation, additions and deletions, and its hunks' lines ("-", "+", " "), each line a text node. The page
+  // computes no diff: a file whose record holds no lines (diff binary, too_large, unavailable) says so, and an editing
+  // call with no changes record shows its input's fields as text (old_string beside new_string), never a diff.
+  let CHG = null, CHG_OF = null;
+  // {step id: [index in workspace_changes]}: one entry per change id, the first listed (the runtime's, seed 004)
+  function changesOf(stepId) {
+    if (CHG !== D) {
+      CHG = D; CHG_OF = new Map();
+      const seen = new Set();
+      (D.workspace_changes || []).forEach(function (c, i) {
+        if (!c.step || seen.has(c.step + '\u0000' + c.id)) return;
+        seen.add(c.step + '\u0000' + c.id);
+        if (!CHG_OF.has(c.step)) CHG_OF.set(c.step, []);
+        CHG_OF.get(c.step).push(i);
+      });
+    }
+    return CHG_OF.get(stepId) || [];
+  }
+  const NO_LINES = { binary: 'a binary file: no lines to show', too_large: 'its lines were too large to land and are not kept',
+    unavailable: 'its record keeps no lines' };
+  function fileDiffEl(f) {
+    const counts = f.additions === null || f.additions === undefined ? null
+      : h('span', { class: 'counts' }, h('span', { class: 'adds' }, '+' + num(f.additions)), ' ', h('span', { class: 'dels' }, '\u2212' + num(f.deletions || 0)));
+    const box = h('div', { class: 'filediff', 'data-path': f.path },
+      h('div', { class: 'fhead' }, h('span', { class: 'mono fpath' }, f.path), ' ', h('span', { class: 'faint' }, f.operation || ''), ' ', counts,
+        f.attribution === 'shared' ? h('span', { class: 'faint' }, ' · shared with ' + (f.windows || []).join(', ')) : ''));
+    if (f.diff !== 'available' || !f.hunks) {
+      box.append(h('div', { class: 'faint small nolines' }, 'No lines: ' + (NO_LINES[f.diff] || 'diff ' + (f.diff || 'not recorded'))));
+      return box;
+    }
+    const lines = h('div', { class: 'difflines' });
+    f.hunks.forEach(function (k) {
+      lines.append(h('div', { class: 'dl hunk' }, '@@ -' + k.old_start + ',' + k.old_lines + ' +' + k.new_start + ',' + k.new_lines + ' @@'));
+      (k.lines || []).forEach(function (l) {
+        const c = l.charAt(0);
+        lines.append(h('div', { class: 'dl ' + (c === '+' ? 'add' : c === '-' ? 'del' : 'ctx') }, l));
+      });
+    });
+    box.append(lines);
+    return box;
+  }
+  // One workspace_changes entry: a link to its step, when and how it was captured, then each file's diff.
+  function changeEl(c, i, fromStep) {
+    const sec = h('section', { class: 'change', id: 'change-' + i, 'data-change': String(i) });
+    const stepLink = c.step ? h('a', { class: 'tostep', href: '#', onclick: function (ev) { ev.preventDefault(); setHash({ change: null }); reveal(c.step); } }, c.step) : '—';
+    const toTab = h('a', { class: 'tochange', href: '#tab=changes&change=' + i, onclick: function (ev) { ev.preventDefault(); showChange(i); } }, 'on the Changes tab');
+    sec.append(h('div', { class: 'chead small' }, fromStep ? toTab : stepLink, ' · ', c.tool_name || '', ' · ', c.time || '—',
+      h('span', { class: 'faint' }, ' · ' + [c.captured_by, c.basis, c.coverage].filter(Boolean).join(' · '))));
+    if (c.basis === 'skipped_read_only') sec.append(h('div', { class: 'faint small' }, 'Not observed (a read-only call): this says nothing about what it changed.'));
+    (c.changes || []).forEach(function (f) { sec.append(fileDiffEl(f)); });
+    if (!fromStep) sec.append(h('details', { class: 'facts' }, h('summary', null, 'The record'), pre(jsonText(c, 1))));
+    return sec;
+  }
+  // Opens the Changes tab at entry i (its address: #tab=changes&change=i), drawn, marked and scrolled to.
+  function showChange(i) { setHash({ change: String(i) }); showTab('changes'); }
+  function focusChange(i) {
+    const el = drawChangesUpTo(i);
+    if (el) { document.querySelectorAll('section.change.target').forEach(function (x) { x.classList.remove('target'); }); el.classList.add('target'); el.scrollIntoView({ block: 'start' }); }
+  }
+  let drawChangesUpTo = function () { return null; };
+  function drawChangeList(wc) {
+    const holder = h('div', { id: 'changes' }), more = h('p');
+    let n = 0;
+    function upTo(last) {
+      while (n < wc.length && n <= last) { holder.append(changeEl(wc[n], n, false)); n++; }
+      clear(more);
+      if (n < wc.length) more.append(h('button', { class: 'btn', type: 'button', onclick: function () { upTo(n + 99); } }, 'Show more (' + num(wc.length - n) + ' left)'));
+      return holder.querySelector('#change-' + last);
+    }
+    upTo(99);
+    drawChangesUpTo = upTo;
+    return [holder, more];
+  }
+  // An editing call's input as fields: the path first, then each text as a block (old_string beside new_string;
+  // MultiEdit's edits one pair each), the rest as facts. null when the text is not a JSON object.
+  const EDIT_TOOLS = { Edit: 1, MultiEdit: 1, Write: 1, NotebookEdit: 1 };
+  function editInputEl(text) {
+    let v;
+    try { v = JSON.parse(text); } catch (e) { return null; }
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
+    const box = h('div', { class: 'editinput' }), facts = [];
+    const keys = Object.keys(v).sort(function (a, b) { return (/_path$/.test(b) ? 1 : 0) - (/_path$/.test(a) ? 1 : 0); });
+    const pair = typeof v.old_string === 'string' && typeof v.new_string === 'string';
+    keys.forEach(function (k) {
+      const x = v[k];
+      if (pair && k === 'old_string') box.append(pairEl(v));
+      else if (pair && k === 'new_string') return;
+      else if (k === 'edits' && Array.isArray(x)) x.forEach(function (e, j) {
+        box.append(h('div', { class: 'faint small' }, 'edit ' + (j + 1) + ' of ' + x.length + (e && e.replace_all ? ' · replace_all' : '')));
+        box.append(e && typeof e === 'object' ? pairEl(e) : pre(jsonText(e)));
+      });
+      else if (typeof x === 'string' && (x.indexOf('\n') >= 0 || x.length > 100)) box.append(h('div', { class: 'faint small' }, k), pre(x, 'field'));
+      else facts.push([k, typeof x === 'string' ? x : jsonText(x)]);
+    });
+    if (facts.length) box.insertBefore(kv(facts), box.firstChild);
+    return box;
+  }
+  function pairEl(e) {
+    return h('div', { class: 'oldnew' }, h('div', null, h('div', { class: 'faint small' }, 'old_string'), pre(String(e.old_string), 'field old')),
+      h('div', null, h('div', { class: 'faint small' }, 'new_string'), pre(String(e.new_string), 'field new')));
+  }
+  // A tool step's input: an editing call's as fields (its whole text read on "Show all" when the document clipped
+  // it), any other as the text it is; then, for a step whose change is in workspace_changes, that change's diff.
+  function toolInputEl(n, det) {
+    let el = pre(n.text, 'input');
+    if (EDIT_TOOLS[n.name]) {
+      el = h('div', { class: 'editholder' }, editInputEl(n.text) || el);
+      el._whole = function (t) { clear(el).append(editInputEl(t) || pre(t, 'input')); };
+    }
+    det.append(el);
+    if (clipped(n.text, n.bytes)) det.append(clipNote(n, 'text', el));
+  }
+  function stepChangesEl(n) {
+    const idx = changesOf(n.id);
+    if (!idx.length) return null;
+    return h('div', { class: 'stepchanges' }, h('h4', null, 'Changes'), idx.map(function (i) { return changeEl(D.workspace_changes[i], i, true); }));
+  }
+  function changeLinks(n) {
+    const idx = changesOf(n.id);
+    return n.changes.map(function (id, j) {
+      const i = idx.filter(function (x) { return D.workspace_changes[x].id === id; })[0];
+      return [j ? ', ' : '', i === undefined ? id : h('a', { href: '#tab=changes&change=' + i, onclick: function (ev) { ev.preventDefault(); showChange(i); } }, id)];
+    });
   }
   function drawGlossary() {
     const holder = h('div', null, h('p', { class: 'faint' }, 'Loading the glossary…'));

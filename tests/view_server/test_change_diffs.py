@@ -1,0 +1,184 @@
+"""Edits drawn as diffs (trial 17b, F11; docs/view.md, "Changes"): the page draws each ``workspace_changes`` entry's
+hunks as red/green lines under the file's path and ``+N −M``, on the Changes tab and under the editing step, linked
+both ways; an editing call with no changes record shows its input's fields as text (old_string beside new_string),
+never a diff the page computed; a change's text is text (``<script>`` in it runs nothing). In headless Chromium over
+the real ``asz collect`` and parse of ``../shared/corpus``'s a7da6a22 (/src/deep-manifest: 23 Edit/Write calls with
+their ``structuredPatch``) and of a made session. Expected values are read from the source transcripts."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from test_view_server_browser import open_at, shot, wait  # noqa: F401  (the browser fixture is in tests/conftest.py)
+from view_server_helpers import collect_and_parse
+
+from selenium.webdriver.common.by import By  # noqa: E402  (test_view_server_browser skips without selenium)
+
+DEEP = ("-src-deep-manifest", "a7da6a22-facc-4fcd-8bab-f83c87862004")
+FIRST_EDIT = "toolu_01RqRWH7DtS7wGfTFoshkd3k"  # .gitignore: "-main.py.oldscratch", "+main.py.old", "+scratch/"
+
+
+def _lines(path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def deep(corpus_dir, tmp_path_factory):
+    """The deep-manifest project collected and parsed, and from its transcript: {tool_use id: structuredPatch} of every
+    editing result that carries a non-empty one, and {tool_use id: input} of every tool call."""
+    src = corpus_dir / "claude-code" / "projects" / DEEP[0]
+    if not src.is_dir():
+        pytest.skip(f"{src} is absent")
+    base = tmp_path_factory.mktemp("diffs")
+    shutil.copytree(src, base / "projects" / DEEP[0])
+    collect_and_parse(base / "projects", base / "root")
+    lines = _lines(src / f"{DEEP[1]}.jsonl")
+    patches, inputs = {}, {}
+    for d in lines:
+        tur = d.get("toolUseResult")
+        if isinstance(tur, dict) and tur.get("structuredPatch"):
+            [use] = [b["tool_use_id"] for b in d["message"]["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
+            patches[use] = tur["structuredPatch"]
+        if d.get("type") == "assistant":
+            inputs.update({b["id"]: b["input"] for b in d["message"]["content"] if b.get("type") == "tool_use"})
+    assert len(patches) == 22 and patches[FIRST_EDIT][0]["lines"][-3:] == ["-main.py.oldscratch", "+main.py.old", "+scratch/"]
+    return {"root": base / "root", "patches": patches, "inputs": inputs}
+
+
+def _expected(patch: list[dict]) -> list[str]:
+    """The lines a unified diff of ``patch`` shows: each hunk's ``@@`` line, then its lines as recorded."""
+    out = []
+    for k in patch:
+        out.append(f"@@ -{k['oldStart']},{k['oldLines']} +{k['newStart']},{k['newLines']} @@")
+        out.extend(k["lines"])
+    return out
+
+
+def _shown(drv, el) -> list[str]:
+    return drv.execute_script("return Array.from(arguments[0].querySelectorAll('.dl')).map(function (e) { return e.textContent; });", el)
+
+
+def test_the_changes_tab_draws_each_change_as_its_hunks(deep, serve, browser):
+    s = serve(deep["root"])
+    doc = s.get(f"/api/c/{DEEP[1]}/view").json()
+    wc = doc["workspace_changes"]
+    assert len(wc) == 23
+    open_at(browser, f"{s.base}/c/{DEEP[1]}#tab=changes", "section.change")
+    sections = browser.find_elements(By.CSS_SELECTOR, "#changes section.change")
+    assert len(sections) == len(wc)
+    checked = 0
+    for i, (sec, c) in enumerate(zip(sections, wc)):
+        assert sec.get_attribute("id") == f"change-{i}"
+        assert sec.find_element(By.CSS_SELECTOR, "a.tostep").text == c["step"]
+        [f] = c["changes"]
+        files = sec.find_elements(By.CSS_SELECTOR, ".filediff")
+        assert [x.get_attribute("data-path") for x in files] == [f["path"]]
+        assert sec.find_element(By.CSS_SELECTOR, ".fpath").text == f["path"]
+        assert sec.find_element(By.CSS_SELECTOR, ".counts").text == f"+{f['additions']} \u2212{f['deletions']}"
+        shown = _shown(browser, sec)
+        patch = deep["patches"].get(c["id"])
+        if patch is not None:  # the runtime's structuredPatch, line for line
+            assert shown == _expected(patch)
+            assert f["additions"] == sum(ln.startswith("+") for k in patch for ln in k["lines"])
+            checked += 1
+        else:  # a Write's new file: the hunks the document holds
+            assert shown == [ln for k in f["hunks"] for ln in
+                             [f"@@ -{k['old_start']},{k['old_lines']} +{k['new_start']},{k['new_lines']} @@"] + k["lines"]]
+        classes = browser.execute_script("return Array.from(arguments[0].querySelectorAll('.dl')).map(function (e) { return e.className; });", sec)
+        assert classes == ["dl " + ("hunk" if ln.startswith("@@ ") else "add" if ln[:1] == "+" else "del" if ln[:1] == "-" else "ctx") for ln in shown]
+    assert checked == 22
+    first = sections[0]
+    assert "main.py.oldscratch" in first.find_element(By.CSS_SELECTOR, ".dl.del").text
+    assert [e.text for e in first.find_elements(By.CSS_SELECTOR, ".dl.add")] == ["+main.py.old", "+scratch/"]
+    assert browser.execute_script("return getComputedStyle(arguments[0]).backgroundColor", first.find_element(By.CSS_SELECTOR, ".dl.add")) == "rgb(230, 255, 236)"
+    assert browser.execute_script("return getComputedStyle(arguments[0]).backgroundColor", first.find_element(By.CSS_SELECTOR, ".dl.del")) == "rgb(255, 235, 233)"
+    shot(browser, "changes-tab-diffs")
+
+
+def test_an_edit_step_shows_its_diff_and_its_input_as_fields_linked_to_the_change(deep, serve, browser):
+    s = serve(deep["root"])
+    step = f"tool/{FIRST_EDIT}"
+    node = open_at(browser, f"{s.base}/c/{DEEP[1]}#step={step}", f'.node[data-id="{step}"] .stepchanges section.change')
+    node = browser.find_element(By.CSS_SELECTOR, f'.node[data-id="{step}"]')
+    box = node.find_element(By.CSS_SELECTOR, ".stepchanges")
+    assert _shown(browser, box) == _expected(deep["patches"][FIRST_EDIT])
+    inp = deep["inputs"][FIRST_EDIT]
+    fields = node.find_element(By.CSS_SELECTOR, ".editinput")
+    assert fields.find_element(By.CSS_SELECTOR, "dd").text == inp["file_path"]
+    assert fields.find_element(By.CSS_SELECTOR, "pre.old").get_attribute("textContent") == inp["old_string"]
+    assert fields.find_element(By.CSS_SELECTOR, "pre.new").get_attribute("textContent") == inp["new_string"]
+    assert "\\n" not in fields.text and not node.find_elements(By.CSS_SELECTOR, "pre.input")  # no JSON line
+    shot(browser, "edit-step-diff")
+    # the step links to its change on the Changes tab, and the change back to the step
+    box.find_element(By.CSS_SELECTOR, "a.tochange").click()
+    target = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#changes section.change.target"))[0]
+    assert target.get_attribute("id") == "change-0" and "tab=changes" in browser.current_url and "change=0" in browser.current_url
+    target.find_element(By.CSS_SELECTOR, "a.tostep").click()
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f'.node.target[data-id="{step}"]'))
+    assert f"step={step.replace('/', '%2F')}" in browser.current_url
+    # and the fact row names the change with a link to it
+    link = browser.find_element(By.CSS_SELECTOR, f'.node[data-id="{step}"] .kv a[href="#tab=changes&change=0"]')
+    assert link.text == FIRST_EDIT
+
+
+SESSION = "5e1d0000-0000-4000-8000-00000000d1ff"
+PWN = "<script>window.__pwned=3</script><img src=x onerror=\"window.__pwned=4\">"
+
+
+def _made_lines() -> list[dict]:
+    """A Claude Code session: an Edit whose result carries a structuredPatch holding markup, then a failed Edit (no
+    changes record: its result is an error)."""
+    def env(uuid, parent, t, type_, **kw):
+        return {"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": "/home/dev/site", "sessionId": SESSION,
+                "version": "2.1.114", "type": type_, "uuid": uuid, "timestamp": t, **kw}
+
+    def call(uuid, parent, t, msg, content):
+        return env(uuid, parent, t, "assistant", requestId=f"req_{msg}", message={
+            "id": msg, "type": "message", "role": "assistant", "model": "claude-opus-5", "content": content,
+            "stop_reason": "tool_use", "usage": {"input_tokens": 10, "output_tokens": 20}})
+
+    edit = {"file_path": "/home/dev/site/index.html", "old_string": "<p>hi</p>", "new_string": PWN}
+    bad = {"file_path": "/home/dev/site/index.html", "old_string": "<b>absent</b>\nline two", "new_string": "<i>x</i>\n</pre>"}
+    return [
+        env("u-1", None, "2026-11-21T10:00:00.000Z", "user", message={"role": "user", "content": "Change the page."}),
+        call("a-1", "u-1", "2026-11-21T10:00:01.000Z", "msg_1", [{"type": "tool_use", "id": "toolu_e1", "name": "Edit", "input": edit}]),
+        env("u-2", "a-1", "2026-11-21T10:00:02.000Z", "user",
+            message={"role": "user", "content": [{"tool_use_id": "toolu_e1", "type": "tool_result", "content": "The file was updated."}]},
+            toolUseResult={"filePath": edit["file_path"], "oldString": edit["old_string"], "newString": PWN, "originalFile": "<p>hi</p>\n",
+                           "structuredPatch": [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "lines": ["-<p>hi</p>", "+" + PWN]}],
+                           "userModified": False, "replaceAll": False}),
+        call("a-2", "u-2", "2026-11-21T10:00:03.000Z", "msg_2", [{"type": "tool_use", "id": "toolu_e2", "name": "Edit", "input": bad}]),
+        env("u-3", "a-2", "2026-11-21T10:00:04.000Z", "user",
+            message={"role": "user", "content": [{"tool_use_id": "toolu_e2", "type": "tool_result", "is_error": True,
+                                                  "content": "<tool_use_error>String to replace not found in file.</tool_use_error>"}]},
+            toolUseResult="Error: String to replace not found in file."),
+    ]
+
+
+def test_change_text_is_text_and_an_edit_without_a_record_shows_its_fields(tmp_path, serve, browser):
+    src = tmp_path / "projects" / "-home-dev-site"
+    src.mkdir(parents=True)
+    lines = _made_lines()
+    (src / f"{SESSION}.jsonl").write_text("".join(json.dumps(d) + "\n" for d in lines), encoding="utf-8")
+    collect_and_parse(tmp_path / "projects", tmp_path / "root")
+    s = serve(tmp_path / "root")
+    doc = s.get(f"/api/c/{SESSION}/view").json()
+    assert [c["step"] for c in doc["workspace_changes"]] == ["tool/toolu_e1"]
+    open_at(browser, f"{s.base}/c/{SESSION}#tab=changes", "section.change .dl")
+    sec = browser.find_element(By.CSS_SELECTOR, "section.change")
+    assert _shown(browser, sec) == ["@@ -1,1 +1,1 @@", "-<p>hi</p>", "+" + PWN]
+    assert browser.execute_script("return window.__pwned === undefined && !document.querySelector('#changes script, #changes img')")
+    # the failed Edit has no changes record: its input as fields, no diff
+    step = "tool/toolu_e2"
+    open_at(browser, f"{s.base}/c/{SESSION}#step={step}", f'.node[data-id="{step}"] .editinput')
+    node = browser.find_element(By.CSS_SELECTOR, f'.node[data-id="{step}"]')
+    bad = lines[3]["message"]["content"][0]["input"]
+    assert node.find_element(By.CSS_SELECTOR, "pre.old").get_attribute("textContent") == bad["old_string"]
+    assert node.find_element(By.CSS_SELECTOR, "pre.new").get_attribute("textContent") == bad["new_string"]
+    assert not node.find_elements(By.CSS_SELECTOR, ".stepchanges, .dl")
+    edited = browser.find_element(By.CSS_SELECTOR, '.node[data-id="tool/toolu_e1"]')
+    browser.execute_script("arguments[0]._toggle(true)", edited)
+    assert edited.find_element(By.CSS_SELECTOR, "pre.new").get_attribute("textContent") == PWN
+    assert browser.execute_script("return window.__pwned === undefined && !document.querySelector('#panel script, #panel img')")
