@@ -140,7 +140,7 @@ def collect(
     collectors = [
         Collector(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
                   options=CollectOptions(max_delta_bytes=j.max_delta_bytes, lock_timeout=lock_timeout, jobs=jobs_n), report=report,
-                  more_roots=j.more_roots)
+                  more_roots=j.more_roots, default_folders=j.default_folders)
         for j in jobs if j is not provider
     ]
     stop, started = threading.Event(), time.time_ns()

@@ -41,6 +41,8 @@ class Job:
     mode: str
     interval: float
     more_roots: list[Path] = attrs.Factory(list)
+    #: The folders are the adapter's defaults (no --source, no source_root): a pass adds one that appears later.
+    default_folders: bool = False
 
     def named(self) -> str:
         """The job's source folders as a pass line names them: ``A``, or ``A and B``, …"""
@@ -126,6 +128,7 @@ def resolve_jobs(
         except KeyError as exc:
             raise usage_error(cmd, f"{exc.args[0]} (see asz adapters list)") from None
         a.configure(e)  # the entry of the file this command read: --config reaches the adapter's own keys
+        follow = False
         if sources:
             src, *more = sources  # ~ expanded as every Path option is (asz_core.cli.quick.with_user_paths)
         elif e.source_root:
@@ -134,16 +137,17 @@ def resolve_jobs(
             src, *more = _default_folders(a)
             if root is not None and src == Path(cfg.root):
                 src = Path(root)  # the adapter reads the storage root: the one this command was given
+            follow = not a.source_in_storage and src == Path(a.default_source_root())
         jobs.append(
             Job(
                 a,
                 src,
-                list(e.include),
-                list(e.exclude),
+                list(e.include), list(e.exclude),
                 max_delta_bytes if max_delta_bytes is not None else e.collector.max_delta_bytes,
                 e.collector.mode,
                 seconds if seconds is not None else e.collector.interval,
                 _distinct(src, more),
+                follow,
             )
         )
     return jobs

@@ -70,7 +70,7 @@ def make_collectors(spec: PassSpec) -> list:
     report = Report()
     return [Collector(spec.root, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
                       options=CollectOptions(max_delta_bytes=j.max_delta_bytes, jobs=spec.jobs), report=report,
-                      more_roots=j.more_roots)
+                      more_roots=j.more_roots, default_folders=j.default_folders)
             for j in jobs]
 
 

@@ -57,7 +57,7 @@ import attrs
 from .aside_gone import newest_header, set_aside_gone
 from .append import written_in_place
 from .report import SUMMARY_KEYS, Counters, Report
-from .folders import discover_folders, tell_folders
+from .folders import current_roots, discover_folders, tell_folders
 from .second_source import refuse_seconds
 from .src_text import take_unwritable
 from .vanished import Listed, listed_stats, still_there
@@ -112,7 +112,7 @@ class Collector:
     ``root`` is the storage root; ``source_root`` the adapter's source root
     (relative ``src`` values and cursor ``source`` values are relative to it);
     ``more_roots`` further source folders of the adapter read into the same root, their sources named by absolute
-    path (:mod:`asz_core.collect.folders`);
+    path (:mod:`asz_core.collect.folders`; ``default_folders``: and any default folder that appears later);
     ``include``/``exclude`` are handed to ``adapter.discover``. Keep one
     Collector across the passes of a watch loop: it remembers which conflicts it
     has told and which undiscovered sessions it has checked.
@@ -129,11 +129,13 @@ class Collector:
         options: CollectOptions | None = None,
         report: Report | None = None,
         more_roots: Iterable[str | os.PathLike] = (),
+        default_folders: bool = False,
     ):
         self.root = Path(root)
         self.adapter = adapter
         self.source_root = Path(source_root)
         self.source_roots = [self.source_root, *map(Path, more_roots)]  # the root's own first (collect/folders.py)
+        self.default_folders = default_folders  # each pass adds the adapter's default folders that appeared
         self.include = list(include)
         self.exclude = list(exclude)
         self.options = options or CollectOptions()
@@ -156,7 +158,7 @@ class Collector:
 
     def _discover(self, c: Counters) -> dict[str, list[Source]] | None:
         """This adapter's sources by session; None when discovery failed (told and counted in ``c``)."""
-        found = discover_folders(self.adapter, self.source_roots, include=self.include, exclude=self.exclude)
+        found = discover_folders(self.adapter, current_roots(self), include=self.include, exclude=self.exclude)
         if not tell_folders(self, found, c):
             return None
         disc = found.disc

@@ -27,7 +27,7 @@ import attrs
 
 from ..plugins.adapter import Adapter, Discovery, Source, discovery_failure
 
-__all__ = ["FolderDiscovery", "discover_folders", "discover_each", "tell_folders", "absolute_src", "copy_of", "NO_ROOT", "NO_FOLDER", "same_file", "RENAMED"]
+__all__ = ["FolderDiscovery", "current_roots", "discover_folders", "discover_each", "tell_folders", "absolute_src", "copy_of", "NO_ROOT", "NO_FOLDER", "same_file", "RENAMED"]
 
 #: Bytes compared at a time by :func:`copy_of`.
 _CHUNK = 1 << 20
@@ -54,6 +54,25 @@ def absolute_src(folder: str | os.PathLike, src: str) -> str:
     """The ``src`` of a source of a further folder: ``folder`` made absolute (not resolved: a symbolic link stays the
     path the user named), forward slashes, then ``/`` and the ``src`` discovery gave relative to it."""
     return Path(os.path.abspath(folder)).as_posix().rstrip("/") + "/" + src
+
+
+def current_roots(col) -> list[Path]:
+    """Collector ``col``'s source folders for this pass: its ``source_roots``, to which, when it reads the adapter's
+    default folders (``col.default_folders``), each of ``adapter.default_source_roots()`` not read yet is added (a
+    folder that appeared since the command started: Claude Code made ``~/.config/claude/projects``), after the others,
+    and kept; the first stays the root's own. Symbolic links are resolved to compare. Never raises."""
+    if not col.default_folders:
+        return col.source_roots
+    try:
+        now = [Path(p) for p in col.adapter.default_source_roots()]
+    except Exception:  # an adapter's answer never stops a pass
+        return col.source_roots
+    seen = {os.path.realpath(r) for r in col.source_roots}
+    for p in now:
+        if os.path.realpath(p) not in seen:
+            seen.add(os.path.realpath(p))
+            col.source_roots.append(p)
+    return col.source_roots
 
 
 def discover_folders(adapter: Adapter, roots: Sequence[str | os.PathLike], *, include=(), exclude=()) -> FolderDiscovery:

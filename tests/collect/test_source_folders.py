@@ -179,3 +179,31 @@ def test_a_source_root_list_in_the_file(tmp_path, monkeypatch):
             assert "adapters[0].source_root" in str(exc) and "expected folders" in str(exc)
         else:
             raise AssertionError(f"source_root: {bad} was taken")
+
+
+def test_a_default_folder_that_appears_later_is_read_by_a_watching_collector(corpus_dir, tmp_path, monkeypatch):
+    """A collector reading the adapter's default folders (no --source: asz collect watching, asz server) adds one that
+    appears after it started at its next pass: ~/.config/claude/projects made while it runs lands whole."""
+    from asz_core.cli.jobs import resolve_jobs
+    from asz_core.config import load_config
+
+    home = tmp_path / "home"
+    dot = _project(corpus_dir, LOG_SAMPLE, home / ".claude" / "projects")
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    [job] = resolve_jobs("collect", load_config(None), adapter="claude-code-local")
+    assert (job.source_roots, job.default_folders) == ([dot], True)
+    col = Collector(tmp_path / "root", job.adapter, job.source_root, options=CollectOptions(fsync=False), report=Report(),
+                    more_roots=job.more_roots, default_folders=job.default_folders)
+    assert col.run_pass().sessions == 3
+    config = _project(corpus_dir, SAMPLE, home / ".config" / "claude" / "projects")
+    c = col.run_pass()
+    assert (c.sessions, c.landed, c.errors, c.conflicts) == (4, 1, 0, 0)
+    assert col.source_roots == [dot, config]
+    sid = next(config.glob("*/*.jsonl"))
+    cur = read_cursor(tmp_path / "root" / sid.stem / "streams" / "main" / "transcript.cursor")
+    assert (cur.source, cur.ord) == (f"{config}/{sid.relative_to(config).as_posix()}", sid.read_bytes().count(b"\n"))
+    [given] = resolve_jobs("collect", load_config(None), adapter="claude-code-local", source=[dot])
+    assert not given.default_folders  # folders named by the user are the folders read
