@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import urllib.request
 
-from test_view_server_browser import open_at, wait  # noqa: F401  (the browser fixture is in tests/conftest.py)
+from test_view_server_browser import open_at, shot, wait  # noqa: F401  (the browser fixture is in tests/conftest.py)
 
 from selenium.webdriver.common.by import By  # noqa: E402  (test_view_server_browser skips without selenium)
 
@@ -63,6 +63,8 @@ def test_a_compaction_is_drawn_in_the_talk_where_it_happened(corpus_root, corpus
     assert order.index(f"tool/{edit}") < order.index("boundary/1/714") < order.index("summary/1/715")
     after = next(d for d in src[715:] if d.get("type") == "assistant")
     assert order.index("summary/1/715") < order.index(f"call/{after['message']['id']}")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", b)
+    shot(browser, "compaction_in_its_talk")
     # the summary, clipped at 2,000 bytes in the document, is read whole on a click
     sm.find_element(By.CSS_SELECTOR, ".clip button").click()
     wait(browser, lambda d: "Showing all" in sm.find_element(By.CSS_SELECTOR, ".clip").text)
@@ -81,6 +83,7 @@ def test_a_subagents_talk_opens_with_its_prompt_and_its_output_is_said_once(corp
         agent = a.stem.removeprefix("agent-")
         body = _open_talk(browser, s.base, TEAM[1], f"talk/{agent}")
         box = body.find_element(By.CSS_SELECTOR, ".k-asked")
+        shot(browser, f"subagent_asked_{agent}")
         assert box.text.startswith("asked (the prompt this talk was given)")
         assert asked.split(". ")[0].replace("**", "") in box.text  # Markdown drawn: "You are **alice**" reads bold
         out = body.find_element(By.CSS_SELECTOR, f'.node[data-id="output/{agent}"]')
