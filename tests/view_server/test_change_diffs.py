@@ -182,3 +182,33 @@ def test_change_text_is_text_and_an_edit_without_a_record_shows_its_fields(tmp_p
     browser.execute_script("arguments[0]._toggle(true)", edited)
     assert edited.find_element(By.CSS_SELECTOR, "pre.new").get_attribute("textContent") == PWN
     assert browser.execute_script("return window.__pwned === undefined && !document.querySelector('#panel script, #panel img')")
+
+
+def test_a_clipped_edit_input_reads_as_fields_once_read_whole(deep, serve, browser):
+    """toolu_015nKwwaMcf3C52L3ZMEwTuP's input is 3,349 bytes, clipped at 2,000 in the document: text until Show all."""
+    s = serve(deep["root"])
+    use = "toolu_015nKwwaMcf3C52L3ZMEwTuP"
+    inp = deep["inputs"][use]
+    assert len(json.dumps(inp, ensure_ascii=False, separators=(",", ":")).encode()) == 3349
+    step = f"tool/{use}"
+    open_at(browser, f"{s.base}/c/{DEEP[1]}#step={step}", f'.node[data-id="{step}"] .editholder + .clip button')
+    node = browser.find_element(By.CSS_SELECTOR, f'.node[data-id="{step}"]')
+    assert node.find_elements(By.CSS_SELECTOR, ".editholder pre.input") and not node.find_elements(By.CSS_SELECTOR, ".editinput")
+    assert _shown(browser, node.find_element(By.CSS_SELECTOR, ".stepchanges")) == _expected(deep["patches"][use])
+    node.find_element(By.CSS_SELECTOR, ".editholder + .clip button").click()
+    wait(browser, lambda d: node.find_elements(By.CSS_SELECTOR, ".editinput pre.new"))
+    assert node.find_element(By.CSS_SELECTOR, "pre.old").get_attribute("textContent") == inp["old_string"]
+    assert node.find_element(By.CSS_SELECTOR, "pre.new").get_attribute("textContent") == inp["new_string"]
+    assert node.find_element(By.CSS_SELECTOR, ".editinput dd").text == inp["file_path"]
+    assert node.find_element(By.CSS_SELECTOR, ".clip").text.startswith("Showing all ")  # the record's data, read whole
+
+
+def test_diffs_fit_a_narrow_screen(deep, serve, browser):
+    s = serve(deep["root"])
+    step = f"tool/{FIRST_EDIT}"
+    open_at(browser, f"{s.base}/c/{DEEP[1]}#step={step}", f'.node[data-id="{step}"] .stepchanges .dl', width=390, height=900)
+    node = browser.find_element(By.CSS_SELECTOR, f'.node[data-id="{step}"]')
+    old, new = node.find_element(By.CSS_SELECTOR, "pre.old"), node.find_element(By.CSS_SELECTOR, "pre.new")
+    assert new.location["y"] > old.location["y"]  # old_string above new_string, not beside it
+    assert browser.execute_script("return document.documentElement.scrollWidth") <= browser.execute_script("return window.innerWidth")
+    shot(browser, "edit-step-diff-narrow")
