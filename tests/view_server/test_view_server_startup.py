@@ -45,7 +45,7 @@ def test_the_server_options_are_read_as_typer_reads_them():
     args = ["--source", "src", "--interval", "30s", "--adapter", "claude-code-local", "--root", "r"]
     got = quick_kwargs(server_cmd.server, args)
     assert got == _typer_params("server", args)
-    assert got["source"] == Path("src") and got["interval"] == "30s" and got["port"] == 8787
+    assert got["source"] == [Path("src")] and got["interval"] == "30s" and got["port"] == 8787  # --source repeats (a list)
 
 
 @pytest.mark.parametrize("args", [
