@@ -56,6 +56,7 @@ from .hints import WARNED, add_hints, conflict_of
 from .gate import refuse_empty_root
 from .listed import check_listed
 from .listing import verify_listing
+from .names import WRITE_BITS, names_agree, show_path, shown_in
 from .report import (ALONE_NOTE, from_error, DUPLICATES_LINE, FILE_OK_LINE, OK_LINE, PARALLEL_MIN_FILES, SESSIONS_PER_JOB, SNAPSHOT_KINDS, TORN,
                      UNCHECKED_KINDS, UNCURSORED_LINE, Problem, Section, VerifyReport, hint_lost)
 
@@ -241,17 +242,6 @@ class _Walk:
         lost = f"; the cursor's last file was seq {cursor.last_seq}, the last found is seq {last_seq}" if cursor.last_seq > last_seq else ""
         field = "ord" if reached_ord < cursor.ord else "offset"
         problems.append(Problem(shown_cursor, 0, field, "end gap", f"the cursor names ord {cursor.ord}, offset {cursor.offset}; {where}{lost}"))
-
-
-def _show(root_shown: str, root: Path, path: str | Path) -> str:
-    """``path`` (a path under ``root``, a str or a Path) as the user named the root."""
-    full, base = str(path), str(root)
-    if full.startswith(base) and full[len(base): len(base) + 1] == os.sep:
-        rest = full[len(base) + 1:]
-        if root_shown == base and rest[:1] != os.sep and base[-1:] != os.sep:
-            return full  # os.path.join(base, rest) is base + sep + rest, which is full: no join a file
-        return os.path.join(root_shown, rest)
-    return str(Path(root_shown) / Path(path).relative_to(root))
 
 
 def name_problems(shown: str, path: str | Path, ln, header: Header, root: Path, session_dir: Path, here: str | None = None) -> list[Problem]:
@@ -446,15 +436,16 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
                     problems: list[Problem]) -> tuple[int, int, int, int]:
     """Names, modes, seqs, contiguity and cursors of one session; returns (streams, records, duplicates, streams without a cursor).
     ``results`` holds the check of each of ``listing.files``, in the same order; a gap tells the way back (hint_lost)."""
-    first = len(problems)
+    first, show, sname = len(problems), shown_in(root_shown, root, sdir), sdir.name
+    streams, sname = os.path.join(sdir, "streams") + os.sep, "" if "\\" in sname or sname in ("", ".", "..") else sname
     for path in listing.strays:
-        problems.append(Problem(_show(root_shown, root, path), 0, "", "unexpected file",
+        problems.append(Problem(show(path), 0, "", "unexpected file",
                                 "a Session Data file whose name is not <kind>-<stamp>-<seq>.sd: nothing reads it"))
     groups: dict[tuple[str | Path, str], list[tuple[int, str, FileResult]]] = {}
     by_seq: dict[int, str] = {}
     records = duplicates = uncursored = 0
     for (ln, path), here, res in zip(listing.files, listing.dirs, results):
-        shown = _show(root_shown, root, path)
+        shown = show(path)
         groups.setdefault((here, ln.kind), []).append((ln.seq, shown, res))
         records += res.records
         if res.errors:
@@ -464,9 +455,9 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
             problems.append(Problem(shown, 0, "seq", "duplicate seq", f"seq {ln.seq} is also {by_seq[ln.seq]}"))
         else:
             by_seq[ln.seq] = shown
-        if _writable(path, res.mode):
+        if (res.mode & WRITE_BITS) if res.mode >= 0 else _writable(path):
             problems.append(Problem(shown, 0, "mode", "writable", f"mode {stat.filemode(os.stat(path).st_mode)}: a landed file is read-only"))
-        if res.header is not None:
+        if res.header is not None and not names_agree(ln, res.header, here, streams, sname):
             problems.extend(name_problems(shown, path, ln, res.header, root, sdir, here if here.__class__ is str else None))
         if ln.ext == "sk":  # issue 21: a skeleton's removed header (seed 000, Skeletons)
             from ..sessiondata.skeleton import check_removed
@@ -485,7 +476,7 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
         except (ValueError, OSError) as exc:  # OSError: a cursor that cannot be opened (a directory in its place)
             why = str(exc) if isinstance(exc, ValueError) else f"{cpath}: unreadable: {exc.strerror or exc}"
             mended = isinstance(exc, (ValueError, IsADirectoryError))  # what asz collect sets aside; not a permission
-            problems.append(Problem(_show(root_shown, root, cpath), 0, "", "bad cursor",
+            problems.append(Problem(show(cpath), 0, "", "bad cursor",
                                     f"{why}; {UNREADABLE_CURSOR}" if mended else why))
             cursor = None
             cpath = None  # reported: nothing more to check against it
@@ -516,7 +507,7 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
                 # files since (a file lands before its cursor moves), so look once more before calling it a gap.
                 last_seq, more = _landed_since(root, root_shown, d, kind, last_seq, walk, problems)
                 records += more
-            walk.end(cursor, _show(root_shown, root, cpath), last_seq, problems)
+            walk.end(cursor, show(cpath), last_seq, problems)
     hint_lost(problems, first, sdir.name, root_shown)
     return len(keys), records, duplicates, uncursored
 
@@ -537,7 +528,7 @@ def _landed_since(root: Path, root_shown: str, d: str | Path, kind: str, last_se
     records = 0
     for seq, path in sorted(found):
         res = check_for_walk(path)
-        shown = _show(root_shown, root, path)
+        shown = show_path(root_shown, root, path)
         problems.extend(from_error(e, shown) for e in res.errors)
         walk.feed(shown, res, problems, seq)
         records += res.records

@@ -1,0 +1,59 @@
+"""How ``asz verify`` shows a landed file's path, and the quick test that a file's name agrees with its header.
+
+:func:`show_path` gives a path under the root as the user named the root;
+:func:`shown_in` gives it for every path of one session's listing, the path
+itself where that is what :func:`show_path` gives back (the root shown as it
+was given). :func:`names_agree` is True only where
+:func:`asz_core.verify.walk.name_problems` finds nothing (origin-digest §2.1),
+known from a few comparisons for a stream's file (issue 22: one call a file
+fewer); where it is False, ``name_problems`` is asked and says what it says.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from functools import partial
+from pathlib import Path
+from typing import Callable
+
+from ..sessiondata.model import Header
+
+__all__ = ["WRITE_BITS", "show_path", "shown_in", "names_agree"]
+
+#: The mode bits of a writable file (a landed file is read-only: 0444).
+WRITE_BITS = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
+#: The kinds not filed under ``streams/<stream>`` (kind_dir_parts): runs and provider bodies.
+_NOT_STREAMS = frozenset(("journal", "workflow_manifest", "workflow_script", "provider_body"))
+
+
+def show_path(root_shown: str, root: Path, path: str | Path) -> str:
+    """``path`` (a path under ``root``, a str or a Path) as the user named the root."""
+    full, base = str(path), str(root)
+    if full.startswith(base) and full[len(base): len(base) + 1] == os.sep:
+        rest = full[len(base) + 1:]
+        if root_shown == base and rest[:1] != os.sep and base[-1:] != os.sep:
+            return full  # os.path.join(base, rest) is base + sep + rest, which is full: no join a file
+        return os.path.join(root_shown, rest)
+    return str(Path(root_shown) / Path(path).relative_to(root))
+
+
+def shown_in(root_shown: str, root: Path, session_dir: str | os.PathLike) -> Callable[[str | Path], str]:
+    """:func:`show_path` for the paths under ``session_dir`` (a directory of ``root``): ``str`` itself where the root
+    is shown as it was given (then every such path is shown as it is: ``base + sep + rest``, rest not starting with a
+    separator), else :func:`show_path` with the root bound."""
+    base = str(root)
+    if root_shown == base and base[-1:] != os.sep and os.fspath(session_dir).startswith(base + os.sep):
+        return str
+    return partial(show_path, root_shown, root)
+
+
+def names_agree(ln, header: Header, here: object, streams: str, session: str) -> bool:
+    """True when the name (``ln``: a LandedName) and directory (``here``) of a landed file surely agree with its
+    ``header``: the same kind and seq, ``header.session`` is ``session`` (the session directory's name, or '' when
+    it is one ``dir_name`` would change), and a stream's kind filed in ``streams`` (the session directory, ``streams``
+    and a separator, each a str) + its stream, a name ``dir_name`` keeps. False: ask ``name_problems``."""
+    stream = header.stream or "main"
+    return (header.kind == ln.kind and header.seq == ln.seq and header.session == session and session != ""
+            and header.kind not in _NOT_STREAMS and here == streams + stream and "/" not in stream and "\\" not in stream
+            and stream not in (".", ".."))
