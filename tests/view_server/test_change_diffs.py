@@ -212,3 +212,34 @@ def test_diffs_fit_a_narrow_screen(deep, serve, browser):
     assert new.location["y"] > old.location["y"]  # old_string above new_string, not beside it
     assert browser.execute_script("return document.documentElement.scrollWidth") <= browser.execute_script("return window.innerWidth")
     shot(browser, "edit-step-diff-narrow")
+
+
+TEAM = ("-experiments-worktrees", "ef958aa1-0e93-49f0-bb71-150f63befcd1")
+
+
+def test_a_subagents_edit_with_no_changes_record_shows_its_fields_and_no_diff(corpus_dir, tmp_path, serve, browser):
+    """ef958aa1's subagents edited with no toolUseResult (14 calls not derived): the page draws the call's input as
+    fields, the source's old_string and new_string as text, and no diff of its own."""
+    src = corpus_dir / "claude-code" / "projects" / TEAM[0]
+    if not src.is_dir():
+        pytest.skip(f"{src} is absent")
+    agent = _lines(src / TEAM[1] / "subagents" / "agent-a4ca7529859c158c2.jsonl")
+    use = "toolu_013HR8d4B3AWyks4MN4XGUUE"
+    [inp] = [b["input"] for d in agent if d.get("type") == "assistant" for b in d["message"]["content"] if b.get("id") == use]
+    [result] = [d for d in agent if d.get("type") == "user" and isinstance(d["message"]["content"], list)
+                and any(b.get("tool_use_id") == use for b in d["message"]["content"])]
+    assert "toolUseResult" not in result  # what it changed is not in the transcript
+    shutil.copytree(src, tmp_path / "projects" / TEAM[0])
+    collect_and_parse(tmp_path / "projects", tmp_path / "root")
+    s = serve(tmp_path / "root")
+    doc = s.get(f"/api/c/{TEAM[1]}/view").json()
+    assert doc["summary"]["changes_not_derived"] == 14 and doc["workspace_changes"] == []
+    step = f"tool/{use}"
+    open_at(browser, f"{s.base}/c/{TEAM[1]}#step={step}", f'.node[data-id="{step}"] .editinput')
+    node = browser.find_element(By.CSS_SELECTOR, f'.node[data-id="{step}"]')
+    facts = dict(zip([e.text for e in node.find_elements(By.CSS_SELECTOR, ".editinput dt")],
+                     [e.text for e in node.find_elements(By.CSS_SELECTOR, ".editinput dd")]))
+    assert facts == {"file_path": inp["file_path"], "replace_all": json.dumps(inp["replace_all"])}
+    assert node.find_element(By.CSS_SELECTOR, "pre.old").get_attribute("textContent") == inp["old_string"]
+    assert node.find_element(By.CSS_SELECTOR, "pre.new").get_attribute("textContent") == inp["new_string"]
+    assert not node.find_elements(By.CSS_SELECTOR, ".stepchanges, .dl, pre.input")
