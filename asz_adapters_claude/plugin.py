@@ -94,10 +94,11 @@ class ClaudeCodeLocal(Adapter):
         :func:`asz_adapters_claude.transcript.label_target`."""
         return label_target(record)
 
-    def child_label(self, dialect: str, stream: str, call: Mapping[str, Any] | None) -> str:
+    def child_label(self, dialect: str, stream: str, call: Mapping[str, Any] | None, prompt: str = "") -> str:
         """An older child's (no ``.meta.json``) label: its starting call's ``description``, else ``compaction`` for
-        the compaction agent (``acompact-…``); see :func:`asz_adapters_claude.transcript.child_label`."""
-        return child_label(stream, call)
+        the compaction agent (``acompact-…``), else its own short ``prompt`` (``Warmup``); see
+        :func:`asz_adapters_claude.transcript.child_label`."""
+        return child_label(stream, call, prompt)
 
     def child_prompt(self, dialect: str, stream: str, call: Mapping[str, Any]) -> str:
         """The ``prompt`` of the ``Task``/``Agent`` call that started a child; see

@@ -338,16 +338,25 @@ def record_line(record: Mapping[str, Any]) -> str | None:
 COMPACTION_AGENT = "acompact-"
 
 
-def child_label(stream: str, call: Mapping[str, Any] | None) -> str:
+#: The longest child prompt that names its child (:func:`child_label`): one line, at most this many characters.
+PROMPT_LABEL_MAX = 80
+
+
+def child_label(stream: str, call: Mapping[str, Any] | None, prompt: str = "") -> str:
     """What a child with no ``.meta.json`` was started to do: the ``description`` of the call that started it
     (``call``: the landed ``call`` part of the parent's ``Task``/``Agent`` tool use, its input in ``data``), as a
     sidecar's ``description`` labels a newer child; else ``compaction`` for an agent id (``stream``) opening with
-    :data:`COMPACTION_AGENT`; else ''. Never raises."""
+    :data:`COMPACTION_AGENT`; else its own ``prompt`` when that is one line of at most :data:`PROMPT_LABEL_MAX`
+    characters (Claude Code's automatic ``Warmup`` agents, ``agent-<id>.jsonl`` at the project folder's top level,
+    which no call started: trial 17b F15); else ''. Never raises."""
     data = call.get("data") if isinstance(call, Mapping) else None
     description = data.get("description") if isinstance(data, Mapping) else None
     if isinstance(description, str) and description.strip():
         return description.strip()
-    return "compaction" if isinstance(stream, str) and stream.startswith(COMPACTION_AGENT) else ""
+    if isinstance(stream, str) and stream.startswith(COMPACTION_AGENT):
+        return "compaction"
+    said = prompt.strip() if isinstance(prompt, str) else ""
+    return said if said and "\n" not in said and len(said) <= PROMPT_LABEL_MAX else ""
 
 
 def child_prompt(call: Mapping[str, Any] | None) -> str:

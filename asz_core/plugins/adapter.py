@@ -381,13 +381,13 @@ class Adapter(abc.ABC):
         """
         return None
 
-    def child_label(self, dialect: str, stream: str, call: Mapping[str, Any] | None) -> str:
+    def child_label(self, dialect: str, stream: str, call: Mapping[str, Any] | None, prompt: str = "") -> str:
         """What a child stream of ``dialect`` was started to do, for a child whose records carry no ``label`` (Claude
         Code's older ``agent-<id>.jsonl`` with no ``.meta.json``). ``stream`` is the child stream's name (its agent id);
         ``call`` the landed ``call`` part (``{"k": "call", "name": ..., "data": ...}``) of the step that started it by an
-        ``exact_unique`` ``starts`` relation, or None (no such step, or its record is withheld). The readers name the
-        child ``Subagent: <label>`` (docs/view.md, "Subagents' names"). Default '' (named by its stream's name). Called
-        with a dialect the adapter speaks; must not raise (an exception, or an answer that is not a str, counts as '')."""
+        ``exact_unique`` ``starts`` relation, or None (none, or withheld); named ``Subagent: <label>`` (docs/view.md,
+        "Subagents' names"). When that is '' and no call started it, readers ask again with ``prompt``, the child's own
+        first prompt (``Warmup``). Default ''. Called with a dialect it speaks; never raises (else, or not a str: '')."""
         return ""
 
     def child_prompt(self, dialect: str, stream: str, call: Mapping[str, Any]) -> str:

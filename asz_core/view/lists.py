@@ -66,7 +66,7 @@ class ListView(NodeView):
                 parent = opened[0]["stream"]
             label, named_by = s.attrs.get("label", ""), s.attrs.get("named_by", "")
             if not label and s.attrs.get("role") == "child":
-                label, named_by = self._child_label(name, opened)
+                label, named_by = self._child_label(name, opened, talks[0] if talks else None)
             out.append({
                 "id": s.id, "name": name, "role": s.attrs.get("role", ""), "label": label, "parent": parent,
                 "records": records.get(name, 0), "steps": sum(self._talk_steps(t) for t in talks),
@@ -74,11 +74,13 @@ class ListView(NodeView):
             })
         return out
 
-    def _child_label(self, name: str, opened: list[dict]) -> tuple[str, str]:
+    def _child_label(self, name: str, opened: list[dict], talk: Node | None = None) -> tuple[str, str]:
         """``(label, named_by)`` of a child stream whose records carry no label, as its adapter reads the call that
         started it (:func:`~asz_core.view.titles.child_label`): the landed ``call`` part of its one ``exact_unique``
         opener (None when there is none, or its record is withheld); ``named_by`` is that step's id, or ``stream``
-        when no call was read (the adapter read the stream's name). ``("", "")`` when the adapter gives nothing."""
+        when no call was read (the adapter read the stream's name). With no call and no such name, the adapter reads
+        the child's own prompt, the text of the record its first ``talk`` starts at (Claude Code's automatic
+        ``Warmup``, trial 17b F15), ``named_by`` ``prompt``. ``("", "")`` when the adapter gives nothing."""
         exact = [o for o in opened if o["quality"] == "exact_unique"]
         call, dialect, step = None, "", ""
         if len(exact) == 1:
@@ -93,7 +95,19 @@ class ListView(NodeView):
             header = self.sess.headers.get(ref.seq) if ref is not None else None
             dialect = header.dialect if header is not None else ""
         label = child_label(dialect or self.sess.dialect(), name, call)
-        return (label, step or "stream") if label else ("", "")
+        if label or call is not None:
+            return (label, step or "stream") if label else ("", "")
+        prompt = self._opening_text(talk)
+        label = child_label(dialect or self.sess.dialect(), name, None, prompt) if prompt else ""
+        return (label, "prompt") if label else ("", "")
+
+    def _opening_text(self, talk: Node | None) -> str:
+        """The text parts of the record ``talk`` starts at (its ref), joined; '' when none, or withheld."""
+        ref = self._first_ref(talk) if talk is not None else None
+        rec = self.sess.record(ref) if ref is not None else None
+        if rec is None or self._withheld(rec):
+            return ""
+        return "".join(p.get("text") or "" for p in rec.get("parts") or () if isinstance(p, dict) and p.get("k") == "text")
 
     def _talk_steps(self, t: Node) -> int:
         tmp: dict = {}

@@ -73,11 +73,12 @@ def prompt_names_work(text: str, dialect: str) -> bool:
     return got if isinstance(got, bool) else True
 
 
-def child_label(dialect: str, stream: str, call: dict | None) -> str:
+def child_label(dialect: str, stream: str, call: dict | None, prompt: str = "") -> str:
     """What a child stream with no ``label`` was started to do, as the adapter of ``dialect`` reads the call that
-    started it (:meth:`~asz_core.plugins.adapter.Adapter.child_label`: Claude Code's Task ``description``); '' when no
+    started it (:meth:`~asz_core.plugins.adapter.Adapter.child_label`: Claude Code's Task ``description``), or, given
+    ``prompt`` (the child's own first prompt, asked only when no call and no rule named it), that prompt; '' when no
     adapter speaks ``dialect``, or it fails or gives no text."""
-    got = ask_adapter(dialect, "child_label", stream, call)
+    got = ask_adapter(dialect, "child_label", stream, call, *((prompt,) if prompt else ()))
     return got.strip() if isinstance(got, str) else ""
 
 

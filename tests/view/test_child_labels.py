@@ -8,6 +8,7 @@ sidecar ``description``; the parent's ``Task`` call that started the child (join
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 
@@ -80,14 +81,30 @@ def test_a_2_0_subagent_beside_its_session_is_named_too(corpus):
     assert (s["label"], s["named_by"]) == (description, f"tool/{use_id}")
 
 
-def test_a_subagent_no_call_started_keeps_its_id(corpus):
-    """The 2.0.x ``Warmup`` agents: no tool use names them, so nothing says what they were for."""
+def test_a_subagent_no_call_started_is_named_by_its_own_prompt(corpus):
+    """The 2.0.x ``Warmup`` agents: no tool use starts them, so their own prompt names them (trial 17b, F15: they read
+    ``Subagent: 645808c9``); the conversation's span still holds their records, days before the first prompt."""
     projects, root = corpus
     assert set(_started(projects, REVIEW)) == {"ea02459f"}
-    assert _lines(projects / REVIEW[0] / "agent-645808c9.jsonl")[0]["message"]["content"] == "Warmup"
     streams = _streams(root, REVIEW)
-    assert (streams["645808c9"]["label"], streams["645808c9"]["named_by"]) == ("", "")
+    for agent in ("645808c9", "2b93909d"):
+        first = _lines(projects / REVIEW[0] / f"agent-{agent}.jsonl")[0]
+        assert first["message"]["content"] == "Warmup" and first["agentId"] == agent
+        assert (streams[agent]["label"], streams[agent]["named_by"]) == ("Warmup", "prompt")
     assert streams["ea02459f"]["label"] == _started(projects, REVIEW)["ea02459f"][1]
+    md = asz_in_process("export", REVIEW[1][:8], "--root", str(root)).stdout
+    heads = [ln for ln in md.splitlines() if ln.startswith("## Talk ")]
+    assert heads[:2] == ["## Talk 1: Subagent: Warmup", "## Talk 2: Subagent: Warmup"]
+    assert not any("645808c9" in h or "2b93909d" in h for h in heads)
+    stamps = [d["timestamp"] for f in (projects / REVIEW[0]).glob("*.jsonl") for d in _lines(f)
+              if d.get("sessionId") == REVIEW[1] and d.get("timestamp")]
+    rows = json.loads(asz_in_process("ls", "--root", str(root), "--json", "--project", "coderabbit").stdout)
+    [row] = [r for r in rows if r["id"] == REVIEW[1]]
+    def ms(t: str) -> int:
+        return round(dt.datetime.fromisoformat(t.replace("Z", "+00:00")).timestamp() * 1000)
+
+    assert (row["from"], row["to"]) == (ms(min(stamps)), ms(max(stamps)))  # the Warmup records stay in the span
+    assert min(stamps).startswith("2025-11-14T17:21")
 
 
 def test_a_sidecars_description_still_names_a_newer_subagent(corpus):
@@ -104,5 +121,10 @@ def test_the_adapters_rule():
     assert child_label("acompact-f46190", None) == "compaction"
     assert child_label("acompact-f46190", {"k": "call", "name": "Task", "data": {"description": "d"}}) == "d"
     assert child_label("645808c9", None) == ""
+    assert child_label("645808c9", None, "Warmup") == "Warmup"  # its own prompt, no call started it
+    assert child_label("645808c9", None, "line one\nline two") == ""  # a prompt of more than one line names nothing
+    assert child_label("645808c9", None, "x" * 81) == ""
+    assert child_label("acompact-f46190", None, "Your task is to summarise") == "compaction"
+    assert child_label("a7be2f0", {"k": "call", "data": {"description": "D"}}, "Warmup") == "D"
     assert child_label("x", {"k": "call", "name": "Task", "data": {"description": 3}}) == ""
     assert child_label("x", {"k": "call", "name": "Task", "data": "not an object"}) == ""
