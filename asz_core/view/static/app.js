@@ -1299,7 +1299,7 @@
     let p = null;
     if (ref.block !== undefined && ref.block !== null) p = parts[ref.block];
     else if (which === 'result') p = parts.filter(function (x) { return x.k === 'result'; })[0];
-    if (p) return typeof p.text === 'string' && p.text ? p.text : (p.data !== undefined ? (typeof p.data === 'string' ? p.data : JSON.stringify(p.data, null, 2)) : null);
+    if (p) return typeof p.text === 'string' && p.text ? p.text : (p.data !== undefined ? (typeof p.data === 'string' ? p.data : JSON.stringify(p.data)) : null);
     const texts = parts.filter(function (x) { return (x.k === 'text' || x.k === 'reasoning' || x.k === 'result') && x.text; }).map(function (x) { return x.text; });
     return texts.length ? texts.join('\n') : null;
   }
