@@ -1055,8 +1055,84 @@ static PyObject *node_lines(PyObject *self, PyObject *const *args, Py_ssize_t na
     return Py_BuildValue("(nn)", i, used);
 }
 
+/* cited_by(nodes, containers, node_type, ref_type) -> {(seq, row): id} or None
+ *
+ * asz_core/view/coverage.py's cited_by in one compiled loop (issue 22): for each node of the iterable nodes whose kind
+ * is not in containers (a frozenset), each (seq, row) its ref and its refs name maps to the least id of the nodes
+ * citing it. None (the caller runs its Python) for a node that is not an exact node_type, a ref that is not an exact
+ * ref_type or None, or refs that are not a list. */
+enum { C_KIND, C_ID, C_REF, C_REFS, C_FIELDS };
+static const char *const cite_fields[] = {"kind", "id", "ref", "refs", NULL};
+
+/* 0 when done, 1 when the ref is of another shape (the caller gives up), -1 on error. */
+static int cite(PyObject *cited, PyObject *ref, PyObject *nid, PyObject *ref_type, const Py_ssize_t *ro) {
+    if ((PyObject *)Py_TYPE(ref) != ref_type)
+        return 1;
+    PyObject *s = FIELD(ref, ro[R_SEQ]), *w = FIELD(ref, ro[R_ROW]);
+    if (s == NULL || w == NULL)
+        return 1;
+    PyObject *pos = PyTuple_Pack(2, s, w);
+    if (pos == NULL)
+        return -1;
+    PyObject *cur = PyDict_GetItemWithError(cited, pos);
+    int set = cur == NULL ? (PyErr_Occurred() ? -1 : 1) : PyObject_RichCompareBool(nid, cur, Py_LT);
+    int rc = set < 0 ? -1 : set ? PyDict_SetItem(cited, pos, nid) : 0;
+    Py_DECREF(pos);
+    return rc < 0 ? -1 : 0;
+}
+
+static PyObject *cited_by(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4 || !PyFrozenSet_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "cited_by(nodes, containers, node_type, ref_type)");
+        return NULL;
+    }
+    PyObject *containers = args[1], *node_type = args[2], *ref_type = args[3];
+    Py_ssize_t no[C_FIELDS], ro[R_FIELDS];
+    if (member_offsets(node_type, cite_fields, no) < 0 || member_offsets(ref_type, ref_fields, ro) < 0)
+        Py_RETURN_NONE;
+    PyObject *it = PyObject_GetIter(args[0]), *cited = PyDict_New(), *n;
+    if (it == NULL || cited == NULL)
+        goto fail;
+    while ((n = PyIter_Next(it)) != NULL) {
+        int rc = (PyObject *)Py_TYPE(n) != node_type;
+        PyObject *kind = rc ? NULL : FIELD(n, no[C_KIND]), *nid = rc ? NULL : FIELD(n, no[C_ID]);
+        PyObject *ref = rc ? NULL : FIELD(n, no[C_REF]), *refs = rc ? NULL : FIELD(n, no[C_REFS]);
+        if (!rc && (kind == NULL || nid == NULL || ref == NULL || refs == NULL || !PyList_CheckExact(refs)))
+            rc = 1;
+        if (!rc) {
+            int skip = PySet_Contains(containers, kind);
+            if (skip < 0)
+                rc = -1;
+            else if (!skip) {
+                if (ref != Py_None)
+                    rc = cite(cited, ref, nid, ref_type, ro);
+                for (Py_ssize_t r = 0; rc == 0 && r < PyList_GET_SIZE(refs); r++)
+                    rc = cite(cited, PyList_GET_ITEM(refs, r), nid, ref_type, ro);
+            }
+        }
+        Py_DECREF(n);
+        if (rc < 0)
+            goto fail;
+        if (rc > 0) {
+            Py_DECREF(it);
+            Py_DECREF(cited);
+            Py_RETURN_NONE;
+        }
+    }
+    if (PyErr_Occurred())
+        goto fail;
+    Py_DECREF(it);
+    return cited;
+fail:
+    Py_XDECREF(it);
+    Py_XDECREF(cited);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
 
+    {"cited_by", (PyCFunction)(void (*)(void))cited_by, METH_FASTCALL,
+     "cited_by(nodes, containers, node_type, ref_type) -> coverage.cited_by's {(seq, row): least id}, or None."},
     {"node_lines", (PyCFunction)(void (*)(void))node_lines, METH_FASTCALL,
      "node_lines(lines, start, decode, not_read, loads, null, line_type, node_type, ref_type, revision, through, nodes, "
      "node_ids) -> (stop, bytes read): a run of node frames read as round_read's node_line reads them."},

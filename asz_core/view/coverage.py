@@ -39,13 +39,15 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ..flow.model import Node
+from ..flow.model import Node, Ref
+from ..sessiondata.numberprobe import bytescan
 from .kinds import CONTENT_KINDS
 
 __all__ = ["CONTENT_KINDS", "Coverage", "measure", "cited_by", "carries_text", "superseded_documents"]
 
 #: Node kinds that only contain other nodes: their ``ref`` points at a record, it does not draw it.
 _CONTAINERS = frozenset(("conversation", "segment", "session", "stream", "epoch", "talk", "run"))
+_ITERABLE_AGAIN = (list, tuple, type({}.values()))
 #: How many uncited positions a problems line names before it says "…".
 _NAMED = 10
 
@@ -94,10 +96,15 @@ def superseded_documents(records: dict[int, list[dict]], streams: dict[int, tupl
     return out
 
 
-def cited_by(nodes: Iterable[Node]) -> dict[tuple[int, int], str]:
+def cited_by(nodes: Iterable[Node], compiled: bool = True) -> dict[tuple[int, int], str]:
     """(seq, row) → the first step node (by id) citing that record (the least id: no sort of every node needed).
 
-    The dict is for looking up; its order is not the ids' (nothing iterates it)."""
+    The dict is for looking up; its order is not the ids' (nothing iterates it). In one compiled loop
+    (``bytescan.cited_by``, issue 22) where the module was built; ``compiled=False`` runs the Python."""
+    if compiled and bytescan is not None and type(nodes) in _ITERABLE_AGAIN:  # the Python may read them after it
+        got = bytescan.cited_by(nodes, _CONTAINERS, Node, Ref)
+        if got is not None:
+            return got
     cited: dict[tuple[int, int], str] = {}
     get = cited.get
     for n in nodes:

@@ -1,0 +1,52 @@
+"""The compiled ``cited_by`` (``bytescan.cited_by``) maps every record to the node the Python maps it to (issue 22).
+
+:func:`asz_core.view.coverage.cited_by` gives, for each (seq, row) a step node cites, the least id citing it; it runs
+in one compiled loop where the optional module was built. Real input: the folds of the corpus conversations collected
+by the real ``asz collect --once`` (tests/conftest.py, tests/view/conftest.py), and nodes of the shapes the compiled
+loop leaves to the Python.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from asz_core.flow.model import Node, Ref
+from asz_core.sessiondata.numberprobe import bytescan
+from asz_core.view.chain import ChainReader
+from asz_core.view.coverage import cited_by
+from asz_core.view.document import list_conversations
+
+pytestmark = pytest.mark.skipif(bytescan is None, reason="asz_core.sessiondata.bytescan was not built "
+                                "(setup.py's optional extension: no C compiler at install)")
+
+
+def test_every_corpus_fold_is_cited_alike_both_ways(corpus, kiro_root):
+    _, root = corpus
+    records = 0
+    for r in (root, kiro_root):
+        for conv in list_conversations(r):
+            fold, _, _ = ChainReader(r, conv, (), None).fold_chain()
+            nodes = fold.nodes.values()
+            got = bytescan.cited_by(nodes, frozenset(("talk", "run", "stream", "session", "segment", "epoch",
+                                                      "conversation")), Node, Ref)
+            assert got is not None and list(got.items()) == list(cited_by(nodes, compiled=False).items()), conv
+            assert cited_by(nodes) == got
+            records += len(got)
+    assert records >= 1800  # 1,891 records cited over the corpus and Kiro folds
+
+
+def test_the_least_id_cites_and_other_shapes_read_as_the_python_reads_them():
+    nodes = [
+        Node("msg/b", kind="message.assistant", ref=Ref(1, 2, 0), refs=[Ref(1, 3)]),
+        Node("msg/a", kind="message.assistant", ref=Ref(1, 2, 1)),
+        Node("talk/x", kind="talk", ref=Ref(1, 1)),  # a container cites nothing
+        Node("call/c", kind="llm.call", refs=[Ref(1, 3), Ref(2, 1)]),
+    ]
+    want = {(1, 2): "msg/a", (1, 3): "call/c", (2, 1): "call/c"}
+    assert cited_by(nodes) == cited_by(nodes, compiled=False) == want
+    assert cited_by(tuple(nodes)) == want and cited_by(iter(nodes)) == want  # an iterator: the Python reads it once
+    odd = [*nodes, Node("tool/t", kind="tool.call", refs=[(3, 1)])]  # a ref of another shape: the Python's error
+    for compiled in (True, False):
+        with pytest.raises(AttributeError):
+            cited_by(odd, compiled=compiled)
+    assert bytescan.cited_by(odd, frozenset(), Node, Ref) is None
