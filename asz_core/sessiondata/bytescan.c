@@ -1129,8 +1129,109 @@ fail:
     return NULL;
 }
 
-static PyMethodDef methods[] = {
+/* order_nodes(nodes, times, at, node_type, ref_type) -> (in_order, rank, children) or None
+ *
+ * asz_core/view/view_base.py's ViewBase index of the fold's nodes (a dict) in one compiled loop (issue 22): each node
+ * keyed (seq, row, block or -1, id, node) by its ref, else its first ref, else (1 << 62, 0, 0, id, node); its time
+ * at[id] (a dict filled here, in the nodes' order) the ms of times[seq][row - 1] (0 when none); the keys sorted;
+ * rank {id: place in that order}, children {parent: [nodes]} in that order. None (the caller runs
+ * its Python) for a node or ref of another type, or refs that are not a list. */
+enum { O_ID, O_PARENT, O_REF, O_REFS, O_FIELDS };
+static const char *const order_fields[] = {"id", "parent", "ref", "refs", NULL};
+static PyObject *s_last_place, *s_minus_one, *s_million;
 
+/* The sort key of node n (a new tuple), Py_None (borrowed) for another shape, NULL on error; sets *time. */
+static PyObject *order_key(PyObject *n, PyObject *times, PyObject *ref_type, const Py_ssize_t *no, const Py_ssize_t *ro,
+                           PyObject **time) {
+    PyObject *nid = FIELD(n, no[O_ID]), *ref = FIELD(n, no[O_REF]), *refs = FIELD(n, no[O_REFS]);
+    if (nid == NULL || ref == NULL || refs == NULL || !PyList_CheckExact(refs))
+        return Py_None;
+    if (ref == Py_None && PyList_GET_SIZE(refs))
+        ref = PyList_GET_ITEM(refs, 0);
+    if (ref == Py_None) {
+        *time = Py_NewRef(s_zero);
+        return PyTuple_Pack(5, s_last_place, s_zero, s_zero, nid, n);
+    }
+    if ((PyObject *)Py_TYPE(ref) != ref_type)
+        return Py_None;
+    PyObject *seq = FIELD(ref, ro[R_SEQ]), *row = FIELD(ref, ro[R_ROW]), *block = FIELD(ref, ro[R_BLOCK]);
+    if (seq == NULL || row == NULL || block == NULL || !PyLong_CheckExact(row))
+        return Py_None;
+    Py_ssize_t w = PyLong_AsSsize_t(row);
+    if (w == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return Py_None;
+    }
+    PyObject *ts = PyDict_GetItemWithError(times, seq);
+    if (ts == NULL && PyErr_Occurred())
+        return NULL;
+    if (ts != NULL && !PyList_CheckExact(ts))
+        return Py_None;
+    PyObject *t = ts != NULL && w >= 1 && w <= PyList_GET_SIZE(ts) ? PyList_GET_ITEM(ts, w - 1) : Py_None;
+    *time = t == Py_None ? Py_NewRef(s_zero) : PyNumber_FloorDivide(t, s_million);
+    if (*time == NULL)
+        return NULL;
+    return PyTuple_Pack(5, seq, row, block == Py_None ? s_minus_one : block, nid, n);
+}
+
+static PyObject *order_nodes(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 5 || !PyDict_CheckExact(args[0]) || !PyDict_CheckExact(args[1]) || !PyDict_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "order_nodes(nodes, times, at, node_type, ref_type): three dicts, two types");
+        return NULL;
+    }
+    PyObject *nodes = args[0], *times = args[1], *at = args[2], *node_type = args[3], *ref_type = args[4];
+    Py_ssize_t no[O_FIELDS], ro[R_FIELDS], pos = 0;
+    if (member_offsets(node_type, order_fields, no) < 0 || member_offsets(ref_type, ref_fields, ro) < 0)
+        Py_RETURN_NONE;
+    PyObject *keyed = PyList_New(0), *rank = NULL, *children = NULL, *key, *n;
+    if (keyed == NULL)
+        return NULL;
+    while (PyDict_Next(nodes, &pos, &key, &n)) {
+        PyObject *time = NULL, *k = (PyObject *)Py_TYPE(n) == node_type ? order_key(n, times, ref_type, no, ro, &time) : Py_None;
+        if (k == Py_None) {
+            Py_DECREF(keyed);
+            Py_RETURN_NONE;
+        }
+        int rc = k == NULL || PyList_Append(keyed, k) < 0 || PyDict_SetItem(at, FIELD(n, no[O_ID]), time) < 0;
+        Py_XDECREF(k);
+        Py_XDECREF(time);
+        if (rc)
+            goto fail;
+    }
+    Py_ssize_t size = PyList_GET_SIZE(keyed);
+    if (PyList_Sort(keyed) < 0 || (rank = PyDict_New()) == NULL || (children = PyDict_New()) == NULL)
+        goto fail;
+    for (Py_ssize_t i = 0; i < size; i++) {
+        n = PyTuple_GET_ITEM(PyList_GET_ITEM(keyed, i), 4);
+        PyObject *place = PyLong_FromSsize_t(i), *parent = FIELD(n, no[O_PARENT]), *kids;
+        if (place == NULL || parent == NULL || PyDict_SetItem(rank, FIELD(n, no[O_ID]), place) < 0) {
+            Py_XDECREF(place);
+            goto fail;
+        }
+        Py_DECREF(place);
+        if ((kids = PyDict_GetItemWithError(children, parent)) == NULL) {
+            if (PyErr_Occurred() || (kids = PyList_New(0)) == NULL)
+                goto fail;
+            int rc = PyDict_SetItem(children, parent, kids);
+            Py_DECREF(kids); /* children holds it */
+            if (rc < 0)
+                goto fail;
+        }
+        if (PyList_Append(kids, n) < 0)
+            goto fail;
+    }
+    Py_DECREF(keyed);
+    return Py_BuildValue("(NN)", rank, children);
+fail:
+    Py_DECREF(keyed);
+    Py_XDECREF(rank);
+    Py_XDECREF(children);
+    return NULL;
+}
+
+static PyMethodDef methods[] = {
+    {"order_nodes", (PyCFunction)(void (*)(void))order_nodes, METH_FASTCALL,
+     "order_nodes(nodes, times, at, node_type, ref_type) -> (rank, children) of ViewBase's index, or None."},
     {"cited_by", (PyCFunction)(void (*)(void))cited_by, METH_FASTCALL,
      "cited_by(nodes, containers, node_type, ref_type) -> coverage.cited_by's {(seq, row): least id}, or None."},
     {"node_lines", (PyCFunction)(void (*)(void))node_lines, METH_FASTCALL,
@@ -1184,7 +1285,9 @@ PyMODINIT_FUNC PyInit_bytescan(void) {
         !(s_count_keys[3] = PyUnicode_InternFromString("cache_write")) ||
         !(s_cache_write_1h = PyUnicode_InternFromString("cache_write_1h")) || !(s_zero = PyLong_FromLong(0)) ||
         !(s_what = PyUnicode_InternFromString("what")) || !(s_node = PyUnicode_InternFromString("node")) ||
-        !(s_provider_bodies = PyUnicode_InternFromString("provider_bodies")))
+        !(s_provider_bodies = PyUnicode_InternFromString("provider_bodies")) ||
+        !(s_last_place = PyLong_FromLongLong(1LL << 62)) || !(s_minus_one = PyLong_FromLong(-1)) ||
+        !(s_million = PyLong_FromLong(1000000)))
         return NULL;
     for (int i = 0; cursor_keys[i] != NULL; i++)
         if (!(cursor_key_objs[i] = PyUnicode_InternFromString(cursor_keys[i])))

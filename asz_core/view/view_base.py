@@ -36,26 +36,7 @@ class ViewBase:
         self._at: dict[str, int] = {}
         self._lanes: dict[str, str] = {}  # stream name -> a call's lane
         self._streams: dict[int, str] = {}  # seq -> its stream name
-        # Nodes in file order (seq, row, block of their first ref; then id): children lists and a talk's steps follow it.
-        # Each node's time (:meth:`at`) is found in the same walk: every node is drawn, so every one is asked for.
-        keyed = []
-        times = sess.times
-        for n in self.nodes.values():
-            r = n.ref or (n.refs[0] if n.refs else None)
-            if r is None:
-                keyed.append((1 << 62, 0, 0, n.id, n))
-                self._at[n.id] = 0
-                continue
-            keyed.append((r.seq, r.row, -1 if r.block is None else r.block, n.id, n))  # flat: a third of the sort's time
-            ts = times.get(r.seq)
-            t = ts[r.row - 1] if ts is not None and 1 <= r.row <= len(ts) else None
-            self._at[n.id] = 0 if t is None else t // 1_000_000
-        keyed.sort()  # ids are unique: the node itself is never compared
-        in_order = [k[4] for k in keyed]
-        self.rank: dict[str, int] = {n.id: i for i, n in enumerate(in_order)}
-        self.children: dict[str, list[Node]] = {}
-        for n in in_order:
-            self.children.setdefault(n.parent, []).append(n)
+        self.rank, self.children = self._in_file_order(sess.times)
         self.ordered_relations = sorted(fold.relations.values(), key=self._relation_key)
         self.edges: dict[str, list[dict]] = {}
         #: (type, to) -> relations, in document order (a stream's opener, a segment's talks)
@@ -90,6 +71,34 @@ class ViewBase:
 
     def _time(self, ref: Ref | None) -> int | None:
         return self.sess.time(ref)
+
+    def _in_file_order(self, times: dict[int, list], compiled: bool = True) -> tuple[dict[str, int], dict[str, list[Node]]]:
+        """``(rank, children)``: each node's place in file order (seq, row, block of its first ref; then id) and each
+        parent's children in that order, a talk's steps following it; each node's time (:meth:`at`) is put in
+        ``self._at`` in the same walk (every node is drawn, so every one is asked for). In one compiled loop
+        (``bytescan.order_nodes``, issue 22) where the module was built; ``compiled=False`` runs the Python."""
+        if compiled and bytescan is not None:
+            got = bytescan.order_nodes(self.nodes, times, self._at, Node, Ref)
+            if got is not None:
+                return got
+        keyed = []
+        for n in self.nodes.values():
+            r = n.ref or (n.refs[0] if n.refs else None)
+            if r is None:
+                keyed.append((1 << 62, 0, 0, n.id, n))
+                self._at[n.id] = 0
+                continue
+            keyed.append((r.seq, r.row, -1 if r.block is None else r.block, n.id, n))  # flat: a third of the sort's time
+            ts = times.get(r.seq)
+            t = ts[r.row - 1] if ts is not None and 1 <= r.row <= len(ts) else None
+            self._at[n.id] = 0 if t is None else t // 1_000_000
+        keyed.sort()  # ids are unique: the node itself is never compared
+        in_order = [k[4] for k in keyed]
+        rank = {n.id: i for i, n in enumerate(in_order)}
+        children: dict[str, list[Node]] = {}
+        for n in in_order:
+            children.setdefault(n.parent, []).append(n)
+        return rank, children
 
     def _call_usages(self, compiled: bool = True) -> dict[str, CallUsage]:
         """Each ``llm.call`` node's id -> its usage (:meth:`_read_call`), in node order. The usual call (one or two

@@ -1,4 +1,4 @@
-"""The compiled ``cited_by`` (``bytescan.cited_by``) maps every record to the node the Python maps it to (issue 22).
+"""The compiled ``cited_by`` and node order (``bytescan.cited_by``, ``order_nodes``) are the Python's (issue 22).
 
 :func:`asz_core.view.coverage.cited_by` gives, for each (seq, row) a step node cites, the least id citing it; it runs
 in one compiled loop where the optional module was built. Real input: the folds of the corpus conversations collected
@@ -50,3 +50,28 @@ def test_the_least_id_cites_and_other_shapes_read_as_the_python_reads_them():
         with pytest.raises(AttributeError):
             cited_by(odd, compiled=compiled)
     assert bytescan.cited_by(odd, frozenset(), Node, Ref) is None
+
+
+def test_the_compiled_file_order_and_times_are_the_pythons(corpus, kiro_root):
+    """ViewBase's index of the nodes (``bytescan.order_nodes``: each node's place in file order, each parent's
+    children in it, each node's time) is the Python's, on every corpus and Kiro conversation, in the same order."""
+    from asz_core.view.links import links_of
+    from asz_core.view.session_records import LandedSession
+    from asz_core.view.summary import DocumentView
+
+    _, root = corpus
+    ranked = 0
+    for r in (root, kiro_root):
+        for conv in list_conversations(r):
+            b = ChainReader(r, conv, (), None)
+            fold, _, accepted = b.fold_chain()
+            v = DocumentView(b, fold, LandedSession(r, fold.head.session, fold.head.through_seq, accepted), links_of(fold))
+            compiled = (list(v._at.items()), list(v.rank.items()), {k: [n.id for n in c] for k, c in v.children.items()})
+            v._at.clear()
+            rank, children = v._in_file_order(v.sess.times, compiled=False)
+            assert compiled == (list(v._at.items()), list(rank.items()), {k: [n.id for n in c] for k, c in children.items()})
+            assert list(compiled[2]) == list(children), conv
+            ranked += len(rank)
+    assert ranked >= 2000
+    odd = {"n": Node("n", ref=(1, 1))}  # a ref of another shape: left to the Python
+    assert bytescan.order_nodes(odd, {}, {}, Node, Ref) is None
