@@ -144,7 +144,7 @@ def usage(
     ids = list_conversations(storage)
     counted, problems, unreadable = _read(storage, zone, cfg.view_hide, len(ids), (project, model))
     rows = report(counted, view, table, first, last, sort)
-    [typer.echo(f"asz usage: {p}", err=True) for p in problems]
+    _say_problems(problems)
     say_state_files(storage)
     note, unchained = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
     windowed = first is not None or last is not None
@@ -369,3 +369,9 @@ def _marks(row: dict) -> str:
 def register(app: typer.Typer) -> None:
     """Add ``asz usage`` to ``app``."""
     app.command("usage")(usage)
+
+
+def _say_problems(problems: list[str]) -> None:
+    """Each problem line of the conversations read (held back, unreadable), on stderr as ``asz usage: LINE``."""
+    for line in problems:
+        typer.echo(f"asz usage: {line}", err=True)
