@@ -71,6 +71,12 @@ def _run(verb: str, scope: str, dry_run: bool, direct: bool = True) -> None:
         typer.echo(f"asz hooks {verb}: {exc}", err=True)
         raise typer.Exit(1)
     report_change(verb, change, dry_run)
+    if verb == "install":
+        from .hook import resolve_data_dir
+
+        typer.echo(f"the hook writes its records under {resolve_data_dir()}/output; plain asz collect leaves them "
+                   "out: collect them with asz collect --adapter changes, or list changes under adapters: in asz.yaml "
+                   "(docs/claude-code-hooks.md)")
 
 
 @hooks_app.command("install")

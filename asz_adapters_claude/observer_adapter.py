@@ -135,6 +135,29 @@ class ClaudeCodeObserver(Adapter):
         """``<claude config dir>/plugins/data``: ``$CLAUDE_CONFIG_DIR`` else ``~/.claude`` (origin-digest §5.2). Never raises."""
         return Path(claude_config_dir(env)) / "plugins" / "data"
 
+    def has_default_sessions(self, env: Mapping[str, str] | None = None) -> bool:
+        """True when a data directory under :meth:`default_source_root` holds an observer record file
+        (``<data>/output/<session>/<stream>[.execution].jsonl``, what ``asz hook`` writes once ``asz hooks install``
+        ran): listings of ``plugins/data``, each ``output`` and its session folders up to the first such file, no
+        file read. Plain ``asz collect`` then says these records are not collected (trial 17, F9). Never raises."""
+        try:
+            root = self.default_source_root(env)
+            with os.scandir(root) as it:
+                outputs = [Path(e.path) / "output" for e in it if e.is_dir()]
+            for out in outputs:
+                if not out.is_dir():
+                    continue
+                with os.scandir(out) as sessions:
+                    for s in sessions:
+                        if not (s.is_dir() and _ID.fullmatch(s.name)):
+                            continue
+                        with os.scandir(s.path) as files:
+                            if any(f.name.endswith(CHANGES_SUFFIX) and f.is_file() for f in files):
+                                return True
+        except (OSError, ValueError):
+            return False
+        return False
+
     def discover(self, source_root: Path, *, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> Discovery:
         """The observer files under ``source_root``, one append source each, grouped by session.
 

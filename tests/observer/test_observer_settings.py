@@ -90,6 +90,9 @@ def test_fresh_install_and_project_scope(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
     assert ours(json.loads((cfg / "settings.json").read_text())) == [("PostToolUse", "mcp__.*"), ("PostToolUseFailure", "mcp__.*")]
     assert backups(cfg) == []
+    # plain collect leaves the changes adapter out: install says where the records go and how to collect them (F9)
+    assert (f"the hook writes its records under {cfg / 'plugins' / 'data' / 'file-changes-skywalking-ai-sessionizer'}"
+            "/output; plain asz collect leaves them out: collect them with asz collect --adapter changes") in p.stdout
     assert asz("hooks", "uninstall", cfg=cfg).returncode == 0
     assert json.loads((cfg / "settings.json").read_text()) == {}
 
