@@ -1,7 +1,7 @@
 """``asz prune`` and ``asz repack``: retention with skeletons, and re-cutting a root (issue 21; seed 000 Skeletons; origin-digest §2.6).
 
 Exit codes: 0 done, 1 problems (a session that could not be removed, a
-repack that failed, a root to repack that does not verify), 2 usage or configuration.
+repack that failed, a root to repack or a DEST that does not verify), 2 usage or configuration.
 """
 
 from __future__ import annotations
@@ -84,11 +84,14 @@ def repack_command(
     root with any problem (a changed file, even one whose closing line was
     written again; a missing file or round) is refused with the problems
     listed on stderr and nothing written, since the new chains would
-    otherwise verify what was changed. Exit 0 done, 1 when the root does
-    not verify or a session could not be repacked, 2 usage.
+    otherwise verify what was changed. A source read again from its start
+    (--reread) keeps each reading in files of its own. DEST is verified the
+    same way once written: when it does not verify, its problems are listed
+    and the exit is 1 (DEST is left to be looked at). Exit 0 done, 1 when the
+    root or DEST does not verify or a session could not be repacked, 2 usage.
     """
     from ..config import DEFAULT_ADAPTER
-    from ..retention.repack import RepackRefused, repack
+    from ..retention.repack import RepackRefused, RepackUnverified, repack
 
     cfg = load("repack", config)
     where = Path(root) if root is not None else Path(cfg.root)
@@ -112,13 +115,22 @@ def repack_command(
     except RepackRefused as exc:
         _refused(exc, where, session)
         raise typer.Exit(1) from None
+    except RepackUnverified as exc:
+        _table(exc.rows)
+        _unverified(exc, session)
+        raise typer.Exit(1) from None
+    _table(rows)
+    raise typer.Exit(1 if any(r.problem for r in rows) else 0)
+
+
+def _table(rows: list) -> None:
+    """Print the ``SESSION FILES IN FILES OUT RECORDS BYTES`` table; a session not repacked gets an ``error:`` line."""
     width = max([len("SESSION")] + [len(r.session) for r in rows])
     typer.echo(f"{'SESSION':<{width}}  FILES IN  FILES OUT  RECORDS  BYTES")
     for r in rows:
         typer.echo(f"{r.session:<{width}}  {r.files_in:>8}  {r.files_out:>9}  {r.records:>7}  {r.bytes}")
         if r.problem:
             typer.echo(f"error: {r.session}: {r.problem}", err=True)
-    raise typer.Exit(1 if any(r.problem for r in rows) else 0)
 
 
 #: How many of a refused root's problems ``asz repack`` lists; ``asz verify`` lists them all.
@@ -128,12 +140,23 @@ REFUSED_SHOWN = 20
 def _refused(exc, where: Path, session: Optional[str]) -> None:
     """Say on stderr that ``where`` does not verify and was not repacked, naming its problems (the first
     :data:`REFUSED_SHOWN`)."""
-    typer.echo(f"asz repack: {exc}, since the repacked root's new chains would verify what changed:", err=True)
-    for p in exc.problems[:REFUSED_SHOWN]:
+    _say_problems(f"{exc}, since the repacked root's new chains would verify what changed", exc.problems, where, session, "")
+
+
+def _unverified(exc, session: Optional[str]) -> None:
+    """Say on stderr that DEST was written but does not verify, naming its problems (the first :data:`REFUSED_SHOWN`)."""
+    _say_problems(str(exc), exc.problems, exc.dest, session, "; this is a fault of asz repack: please report it")
+
+
+def _say_problems(lead: str, problems: list, where: Path, session: Optional[str], tail: str) -> None:
+    """``asz repack: LEAD:``, the first :data:`REFUSED_SHOWN` problems, then the ``asz verify`` command listing them all."""
+    typer.echo(f"asz repack: {lead}:", err=True)
+    for p in problems[:REFUSED_SHOWN]:
         typer.echo(f"  {p}", err=True)
-    more = len(exc.problems) - REFUSED_SHOWN
+    more = len(problems) - REFUSED_SHOWN
     target = f"{session} " if session else ""
-    typer.echo(f"asz repack: {f'and {more} more; ' if more > 0 else ''}`asz verify {target}--root {where}` lists the problems", err=True)
+    typer.echo(f"asz repack: {f'and {more} more; ' if more > 0 else ''}`asz verify {target}--root {where}` lists the problems{tail}",
+               err=True)
 
 
 def register(app: typer.Typer) -> None:

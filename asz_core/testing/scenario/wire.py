@@ -40,7 +40,7 @@ from ...export.push import push
 from ...export.receive import Receiver
 from ...export.settings import ExportConfig, RetentionConfig
 from ...retention.prune import prune
-from ...retention.repack import RepackRefused, repack
+from ...retention.repack import RepackRefused, RepackUnverified, repack
 from ...sessiondata import DEFAULT_MAX_DELTA_BYTES, read_file
 from ...storage.layout import landed_files, session_dir
 from ...verify import verify
@@ -146,6 +146,9 @@ def _repack(tmp: Path, build_root: Path, session: str, budget: int, shape: Calla
         rows = repack(build_root, dest, session, budget=budget)
     except RepackRefused as exc:  # the build does not verify: its own property says why
         out.append((name, False, f"repack refused: {_short([str(p) for p in exc.problems])}"))
+        return
+    except RepackUnverified as exc:  # DEST written, and it does not verify
+        out.append((name, False, f"the repacked root does not verify: {_short([str(p) for p in exc.problems])}"))
         return
     out.append((name, all(not r.problem for r in rows), f"repack refused: {[r.problem for r in rows if r.problem]}"))
     out.append((name, _lines(dest, session) == _lines(build_root, session), "record lines differ after repack"))
