@@ -100,7 +100,8 @@ def collect(
 
     Each pass prints one line on stdout, ``[HH:MM:SS] sessions=N sources=N
     landed=N records=N bytes=N conflicts=N pending=N errors=N gone=N skipped=N
-    busy=N shrunk=N partial=N rounds=N (1.234s)``: ``landed`` counts files,
+    busy=N shrunk=N partial=N rounds=N (1.234s)``: ``landed`` counts files, ``skipped`` what the adapters passed
+    over (followed by ``(asz sources lists them)`` when not 0: each with its reason),
     ``bytes`` source bytes, ``shrunk`` records too large to land whole (each told on stderr as ``warning:``), ``partial``
     sources ending in a line with no newline yet (it waits), ``gone`` landed sources gone since the last pass (counted once, by the pass that finds them: their cursor becomes source_gone; one gone before any of it landed, or before what this pass's listing saw it grow by landed, is an ``error:``),
     ``rounds`` the Session Flow rounds the parse after landing wrote (origin-digest §4.3; a session whose chain cannot be extended is an error).
@@ -299,7 +300,8 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
         typer.echo(f"note: no session found under {', '.join(j.named() for j in jobs)}"
                    + (f" ({counters.skipped} entr{'y' if counters.skipped == 1 else 'ies'} skipped; asz sources lists them)" if counters.skipped else "")
                    + source_hint(jobs), err=True)
-    typer.echo(f"[{time.strftime('%H:%M:%S')}] {counters.summary()}{bodies}{rounds} ({took:.3f}s)")
+    hints = {"skipped": "(asz sources lists them)"} if counters.skipped else None  # trial 17, F13
+    typer.echo(f"[{time.strftime('%H:%M:%S')}] {counters.summary(hints)}{bodies}{rounds} ({took:.3f}s)")
     return counters, took, written
 
 

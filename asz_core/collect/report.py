@@ -56,9 +56,11 @@ class Counters:
         """True when anything is pending, refused or failed: a one-shot collect then exits 1."""
         return bool(self.pending or self.errors or self.conflicts or self.busy)
 
-    def summary(self) -> str:
-        """``sessions=N sources=N landed=N records=N bytes=N conflicts=N pending=N errors=N gone=N skipped=N busy=N shrunk=N partial=N``."""
-        return " ".join(f"{k}={getattr(self, k)}" for k in SUMMARY_KEYS)
+    def summary(self, hints: dict[str, str] | None = None) -> str:
+        """``sessions=N sources=N landed=N records=N bytes=N conflicts=N pending=N errors=N gone=N skipped=N busy=N shrunk=N partial=N``;
+        ``hints`` maps a key to a text said after its field (``skipped=2 (asz sources lists them)``), keys unchanged."""
+        hints = hints or {}
+        return " ".join(f"{k}={getattr(self, k)}" + (f" {hints[k]}" if k in hints else "") for k in SUMMARY_KEYS)
 
 
 class Report:

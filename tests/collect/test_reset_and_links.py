@@ -100,7 +100,8 @@ def test_a_same_size_edit_in_place_is_a_conflict_and_reset_conflict_reads_on_onc
 def test_a_truncated_source_stays_in_conflict(src, tmp_path):
     root = tmp_path / "data"
     main = src / "-home-dev-hello-app" / f"{SESSION}.jsonl"
-    assert _collect(src, root).returncode == 0
+    p = _collect(src, root)
+    assert p.returncode == 0 and " skipped=0 busy=0 " in p.stdout, p.stdout  # no hint when nothing was skipped
     main.write_bytes(main.read_bytes()[:100])
     assert _collect(src, root).returncode == 1
     p = asz("sources", "--source", str(src), "--root", str(root), "--reset-conflict", SESSION)
@@ -119,6 +120,7 @@ def test_links_that_lead_nowhere_are_skipped_not_errors(src, tmp_path):
         p = _collect(src, root)
         assert p.returncode == 0, p.stderr
         assert summary(p.stdout)["errors"] == "0" and summary(p.stdout)["skipped"] == "4"
+        assert " skipped=4 (asz sources lists them) busy=0 " in p.stdout, p.stdout  # where to see them (trial 17, F13)
     p = asz("sources", "--source", str(src), "--root", str(root))
     assert p.returncode == 0
     skipped = sorted(line for line in p.stdout.splitlines() if line.startswith("skipped:"))
