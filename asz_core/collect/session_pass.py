@@ -90,9 +90,17 @@ def shrunk_warning(small: Record, size: int, landed: int, max_delta: int, budget
 
 def undescribed_warning(lines: list[tuple[int, str]], adapter: str, shown: int = 5) -> str:
     """What a ``warning:`` says of a source's ``lines`` (``(line number, reason)``) that adapter ``adapter`` could not
-    describe at all: how many, the first ``shown`` numbers, the first reason, and that every byte landed."""
-    nums = ", ".join(str(n) for n, _ in lines[:shown]) + (f" and {len(lines) - shown} more" if len(lines) > shown else "")
-    return (f"{len(lines)} line(s) adapter {adapter} could not describe (line{'s' if len(lines) > 1 else ''} {nums}; {lines[0][1] or 'no reason given'}): "
+    describe at all: how many, then each distinct reason (in the order they first come) after the first ``shown``
+    numbers of its lines (``lines 7, 9: the record is not valid JSON; line 8: the record is JSON but not an object``;
+    trial 17, F6: one reason was said for all), and that every byte landed."""
+    by_reason: dict[str, list[int]] = {}
+    for n, why in lines:
+        by_reason.setdefault(why or "no reason given", []).append(n)
+    said = []
+    for why, nums in by_reason.items():
+        listed = ", ".join(map(str, nums[:shown])) + (f" and {len(nums) - shown} more" if len(nums) > shown else "")
+        said.append(f"line{'s' if len(nums) > 1 else ''} {listed}: {why}")
+    return (f"{len(lines)} line(s) adapter {adapter} could not describe ({'; '.join(said)}): "
             "landed verbatim as unknown parts, nothing lost (asz conversation lists them under undescribed)")
 
 

@@ -20,7 +20,7 @@ import pytest
 from asz_core.collect.report import SUMMARY_KEYS
 
 SID = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
-GARBAGE = {4: b"garbage here, not a record", 8: b'{"type":"user","message":{"cut sh'}  # line number in the new file -> bytes
+GARBAGE = {4: b"garbage here, not a record", 6: b"[1,2,3]", 8: b'{"type":"user","message":{"cut sh'}  # line number in the new file -> bytes
 
 
 def _asz(*args):
@@ -47,7 +47,9 @@ def test_one_warning_names_the_file_and_lines(collected):
     assert p.returncode == 0, p.stdout + p.stderr
     said = [x for x in p.stderr.splitlines() if x.startswith(f"warning: {path}: ")]
     assert len(said) == 1, p.stderr
-    assert f"{len(GARBAGE)} line(s)" in said[0] and "(lines 4, 8; " in said[0]
+    # each reason with its own lines (trial 17, F6: line 6 is valid JSON, not an object, and was said to be "not valid JSON")
+    assert (f"{len(GARBAGE)} line(s) adapter claude-code-local could not describe (lines 4, 8: the record is not valid "
+            "JSON; line 6: the record is JSON but not an object): ") in said[0], said[0]
     assert "landed verbatim as unknown parts, nothing lost" in said[0]
 
 
