@@ -1229,7 +1229,183 @@ fail:
     return NULL;
 }
 
+/* call_keys(n, d, cu, records, unverified, withholdable, hide, long_above, call_usage_type, node_type, ref_type)
+ *     -> True or None
+ *
+ * asz_core/view/step_keys.py's StepKeys._call_keys for the usual call (issue 22): the keys it adds to the drawn node
+ * d (model, usage, long_context, usage_state, usage_incomplete, flags, provider_bodies, in that order) from the call's
+ * CallUsage cu and the records its refs name, when cu is an exact call_usage_type holding one provider call
+ * (no requests) that is not synthetic, no landed file is unverified, its usage (when any) is a dict of plain int
+ * counts, and each record's flags (when any) are a list of hashable values. None, with d untouched, for any other
+ * call: the caller runs its Python. */
+static PyObject *ck_types[3];
+static Py_ssize_t ck_no[R_FIELDS + 1], ck_ro[R_FIELDS], ck_co[9];
+enum { K_REF, K_REFS, K_ATTRS };
+static const char *const ck_node_fields[] = {"ref", "refs", "attrs", NULL};
+enum { U_USAGE, U_STATE, U_MODEL, U_SYNTHETIC, U_INCOMPLETE, U_REQUESTS };
+static const char *const ck_cu_fields[] = {"usage", "state", "model", "synthetic", "incomplete", "requests", NULL};
+static PyObject *s_long_context, *s_usage_state, *s_usage_incomplete;
+
+static int ck_offsets(PyObject *cu_type, PyObject *node_type, PyObject *ref_type) {
+    if (ck_types[0] == cu_type && ck_types[1] == node_type && ck_types[2] == ref_type)
+        return 0;
+    if (member_offsets(cu_type, ck_cu_fields, ck_co) < 0 || member_offsets(node_type, ck_node_fields, ck_no) < 0 ||
+        member_offsets(ref_type, ref_fields, ck_ro) < 0)
+        return -1;
+    for (int i = 0; i < 3; i++)
+        Py_XSETREF(ck_types[i], Py_NewRef(i == 0 ? cu_type : i == 1 ? node_type : ref_type));
+    return 0;
+}
+
+/* 1 (sum in *total) when u's in, cache_read and cache_write are absent or exact ints, 0 when not, -1 on error. */
+static int prompt_total(PyObject *u, long long *total) {
+    static PyObject **keys[3] = {&s_count_keys[0], &s_count_keys[2], &s_count_keys[3]};
+    *total = 0;
+    for (int i = 0; i < 3; i++) {
+        PyObject *x = PyDict_GetItemWithError(u, *keys[i]);
+        if (x == NULL) {
+            if (PyErr_Occurred())
+                return -1;
+            continue;
+        }
+        if (!PyLong_CheckExact(x))
+            return 0;
+        int overflow;
+        long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
+        if (overflow || (v == -1 && PyErr_Occurred()) || v > (1LL << 60) || v < -(1LL << 60)) {
+            PyErr_Clear();
+            return 0;
+        }
+        *total += v;
+    }
+    return 1;
+}
+
+static PyObject *call_keys(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 11 || !PyDict_CheckExact(args[1]) || !PyDict_CheckExact(args[3]) || !PyDict_CheckExact(args[4]) ||
+        !PyFrozenSet_CheckExact(args[5]) || !PyLong_CheckExact(args[7])) {
+        PyErr_SetString(PyExc_TypeError, "call_keys(n, d, cu, records, unverified, withholdable, hide, long_above, "
+                                         "call_usage_type, node_type, ref_type)");
+        return NULL;
+    }
+    PyObject *n = args[0], *d = args[1], *cu = args[2], *records = args[3], *withholdable = args[5], *hide = args[6];
+    long long long_above = PyLong_AsLongLong(args[7]);
+    if ((long_above == -1 && PyErr_Occurred()) || PyDict_GET_SIZE(args[4]) ||
+        ck_offsets(args[8], args[9], args[10]) < 0 || (PyObject *)Py_TYPE(cu) != args[8] ||
+        (PyObject *)Py_TYPE(n) != args[9]) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    PyObject *v[6];
+    for (int i = 0; i < 6; i++)
+        if ((v[i] = FIELD(cu, ck_co[i])) == NULL)
+            Py_RETURN_NONE;
+    PyObject *ref = FIELD(n, ck_no[K_REF]), *refs = FIELD(n, ck_no[K_REFS]), *attrs = FIELD(n, ck_no[K_ATTRS]);
+    if (v[U_SYNTHETIC] != Py_False || !PyTuple_CheckExact(v[U_REQUESTS]) || PyTuple_GET_SIZE(v[U_REQUESTS]) ||
+        !PyTuple_CheckExact(v[U_INCOMPLETE]) || ref == NULL || refs == NULL || attrs == NULL || !PyList_CheckExact(refs) ||
+        !PyDict_CheckExact(attrs) || (v[U_USAGE] != Py_None && !PyDict_CheckExact(v[U_USAGE])))
+        Py_RETURN_NONE;
+    int is_long = 0;
+    if (v[U_USAGE] != Py_None) {
+        long long total;
+        int ok = prompt_total(v[U_USAGE], &total);
+        if (ok <= 0) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        is_long = total > long_above;
+    }
+    PyObject *hits = NULL, *sorted = NULL;
+    Py_ssize_t nr = PyList_GET_SIZE(refs);
+    if (nr == 0 && ref != Py_None)
+        nr = -1; /* refs or [ref] */
+    for (Py_ssize_t i = 0; nr != 0 && i < (nr < 0 ? 1 : nr); i++) {
+        PyObject *r = nr < 0 ? ref : PyList_GET_ITEM(refs, i);
+        if ((PyObject *)Py_TYPE(r) != ck_types[2])
+            goto none;
+        PyObject *seq = FIELD(r, ck_ro[R_SEQ]), *row = FIELD(r, ck_ro[R_ROW]);
+        if (seq == NULL || row == NULL || !PyLong_CheckExact(row))
+            goto none;
+        PyObject *recs = PyDict_GetItemWithError(records, seq);
+        if (recs == NULL) {
+            if (PyErr_Occurred())
+                goto none;
+            continue;
+        }
+        if (!PyList_CheckExact(recs))
+            goto none;
+        Py_ssize_t w = PyLong_AsSsize_t(row);
+        if (w == -1 && PyErr_Occurred())
+            goto none;
+        if (w < 1 || w > PyList_GET_SIZE(recs))
+            continue;
+        PyObject *rec = PyList_GET_ITEM(recs, w - 1), *got;
+        if (!PyDict_CheckExact(rec))
+            goto none;
+        if ((got = PyDict_GetItemWithError(rec, s_flags)) == NULL) {
+            if (PyErr_Occurred())
+                goto none;
+            continue;
+        }
+        if (got == Py_None || (PyList_CheckExact(got) && PyList_GET_SIZE(got) == 0))
+            continue;
+        if (!PyList_CheckExact(got))
+            goto none;
+        for (Py_ssize_t k = 0; k < PyList_GET_SIZE(got); k++) {
+            PyObject *flag = PyList_GET_ITEM(got, k);
+            int in = PySet_Contains(withholdable, flag);
+            if (in < 0)
+                goto none;
+            if (in && ((hits == NULL && (hits = PySet_New(NULL)) == NULL) || PySet_Add(hits, flag) < 0))
+                goto none;
+        }
+    }
+    if (hits != NULL && PySet_GET_SIZE(hits)) {
+        if ((sorted = PySequence_List(hits)) == NULL || PyList_Sort(sorted) < 0)
+            goto none;
+    }
+    int hidden = PyObject_IsTrue(hide);
+    PyObject *pb = hidden ? NULL : PyDict_GetItemWithError(attrs, s_provider_bodies);
+    if (hidden < 0 || (pb == NULL && PyErr_Occurred()))
+        goto none;
+    /* decided: the keys in _call_keys' order */
+    int t = PyObject_IsTrue(v[U_MODEL]);
+    if (t < 0 || (t && PyDict_SetItem(d, s_model, v[U_MODEL]) < 0))
+        goto fail;
+    if (v[U_USAGE] != Py_None) {
+        if (PyDict_SetItem(d, s_usage, v[U_USAGE]) < 0 || (is_long && PyDict_SetItem(d, s_long_context, Py_True) < 0) ||
+            PyDict_SetItem(d, s_usage_state, v[U_STATE]) < 0)
+            goto fail;
+    }
+    if (PyTuple_GET_SIZE(v[U_INCOMPLETE])) {
+        PyObject *inc = PySequence_List(v[U_INCOMPLETE]);
+        int rc = inc == NULL ? -1 : PyDict_SetItem(d, s_usage_incomplete, inc);
+        Py_XDECREF(inc);
+        if (rc < 0)
+            goto fail;
+    }
+    if (sorted != NULL && PyDict_SetItem(d, s_flags, sorted) < 0)
+        goto fail;
+    if (pb != NULL && PyList_Check(pb) && PyList_GET_SIZE(pb) && PyDict_SetItem(d, s_provider_bodies, pb) < 0)
+        goto fail;
+    Py_XDECREF(hits);
+    Py_XDECREF(sorted);
+    Py_RETURN_TRUE;
+none: /* d untouched: the Python reads this call */
+    PyErr_Clear();
+    Py_XDECREF(hits);
+    Py_XDECREF(sorted);
+    Py_RETURN_NONE;
+fail:
+    Py_XDECREF(hits);
+    Py_XDECREF(sorted);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
+    {"call_keys", (PyCFunction)(void (*)(void))call_keys, METH_FASTCALL,
+     "call_keys(n, d, cu, records, unverified, withholdable, hide, long_above, call_usage_type, node_type, ref_type) "
+     "-> True when StepKeys._call_keys' keys were added to d, else None (d untouched)."},
     {"order_nodes", (PyCFunction)(void (*)(void))order_nodes, METH_FASTCALL,
      "order_nodes(nodes, times, at, node_type, ref_type) -> (rank, children) of ViewBase's index, or None."},
     {"cited_by", (PyCFunction)(void (*)(void))cited_by, METH_FASTCALL,
@@ -1287,7 +1463,9 @@ PyMODINIT_FUNC PyInit_bytescan(void) {
         !(s_what = PyUnicode_InternFromString("what")) || !(s_node = PyUnicode_InternFromString("node")) ||
         !(s_provider_bodies = PyUnicode_InternFromString("provider_bodies")) ||
         !(s_last_place = PyLong_FromLongLong(1LL << 62)) || !(s_minus_one = PyLong_FromLong(-1)) ||
-        !(s_million = PyLong_FromLong(1000000)))
+        !(s_million = PyLong_FromLong(1000000)) || !(s_long_context = PyUnicode_InternFromString("long_context")) ||
+        !(s_usage_state = PyUnicode_InternFromString("usage_state")) ||
+        !(s_usage_incomplete = PyUnicode_InternFromString("usage_incomplete")))
         return NULL;
     for (int i = 0; cursor_keys[i] != NULL; i++)
         if (!(cursor_key_objs[i] = PyUnicode_InternFromString(cursor_keys[i])))

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from ..flow.model import Node, Ref
 from .kinds import SHORT_TEXT, TOOL_KINDS, WITHHOLDABLE_SET, clip_text, data_text
-from .usage import is_long
+from ..sessiondata.numberprobe import bytescan
+from .usage import LONG_CONTEXT_ABOVE, CallUsage, is_long
 from .view_base import ViewBase
 
 __all__ = ["StepKeys", "request_entries"]
@@ -27,8 +28,13 @@ class StepKeys(ViewBase):
     """The kind-specific keys of a drawn node (:class:`~asz_core.view.nodes.NodeView` draws the envelope and text)."""
 
     def _call_keys(self, n: Node, d: dict) -> None:
-        """An ``llm.call``'s model, usage (per provider request when two answered), withholdable flags, provider bodies."""
+        """An ``llm.call``'s model, usage (per provider request when two answered), withholdable flags, provider bodies.
+        The usual call (one provider call, nothing unverified, plain counts) in C (``bytescan.call_keys``, issue 22)
+        where the module was built: the same keys."""
         cu = self.call_usage[n.id]
+        if bytescan is not None and bytescan.call_keys(n, d, cu, self.sess.records, self.sess.unverified, WITHHOLDABLE_SET,
+                                                       self.hide, LONG_CONTEXT_ABOVE, CallUsage, Node, Ref) is not None:
+            return
         if cu.synthetic and not cu.requests:  # the runtime wrote it itself (an error notice): no model call, no usage
             d["synthetic"] = True
             return

@@ -131,3 +131,49 @@ def test_a_call_in_a_file_that_does_not_verify_or_on_another_stream_reads_the_sa
     v._streams.update({s: "elsewhere" for s in list(v.sess.records)[:1]})
     a, b = _both(v)
     assert a == b
+
+
+#: Record flags of a call's fragments, each a shape the compiled call keys read or hand to the Python.
+FLAG_SHAPES = [["finished"], ["system_prompt", "finished"], ["tool_schemas", "system_prompt"], [], None, "system_prompt",
+               [["unhashable"]], {"system_prompt": 1}]
+
+
+@pytest.mark.parametrize("flags", FLAG_SHAPES, ids=[repr(f) for f in FLAG_SHAPES])
+def test_a_drawn_call_has_the_same_keys_both_ways(corpus, flags, monkeypatch):
+    """``StepKeys._call_keys`` (``bytescan.call_keys`` for the usual call) draws every corpus call as its Python
+    does, keys and their order, with the records' flags of each shape, hidden or not, and with a file unverified."""
+    from asz_core.view import step_keys
+
+    _, root = corpus
+    conv = max(list_conversations(root), key=lambda c: len(_view(root, c).call_usage))
+    v = _view(root, conv)
+    calls = [n for n in v.nodes.values() if n.kind == "llm.call"]
+    for n in calls[:20]:
+        for r in n.refs[:1]:
+            recs = v.sess.records[r.seq]
+            recs[r.row - 1] = {**recs[r.row - 1], "flags": flags}
+    drawn = []
+    for compiled in (True, False):
+        if not compiled:
+            monkeypatch.setattr(step_keys, "bytescan", None)
+        got = []
+        for hide in (set(), {"system_prompt"}):
+            v.hide = hide
+            for n in calls:
+                d: dict = {}
+                try:
+                    v._call_keys(n, d)
+                    got.append(list(d.items()))
+                except TypeError as exc:  # an unhashable flag: the Python's own error, met by both ways
+                    got.append(str(exc))
+        v.sess.unverified[next(iter(v.sess.records))] = "changed"
+        for n in calls[:5]:
+            d = {}
+            try:
+                v._call_keys(n, d)
+                got.append(list(d.items()))
+            except TypeError as exc:
+                got.append(str(exc))
+        v.sess.unverified.clear()
+        drawn.append(got)
+    assert drawn[0] == drawn[1] and len(drawn[0]) == 2 * len(calls) + 5
