@@ -23,23 +23,31 @@ typedef struct {
 } line_pos;
 
 /* A number as the prefix allows it: "0", or 1 to 18 digits not starting with '0'. Returns the byte after it, or
- * NULL when there is none such before end (no digit, a 19th digit, a leading zero: then the regular expression's
- * next literal, which never starts with a digit, cannot match either). */
+ * NULL when there is none such (no digit, a 19th digit, a leading zero: then the regular expression's next literal,
+ * which never starts with a digit, cannot match either). The digits end before end at the latest: *end is the line's
+ * newline, so the loop needs no bound of its own; a value is kept only for at most 18 digits (below 10^18). */
 static const char *number(const char *p, const char *end, int64_t *out) {
+    (void)end;
     const char *q = p;
-    int64_t v = 0;
-    while (q < end && q - p < 18 && *q >= '0' && *q <= '9') {
-        v = v * 10 + (*q - '0'); /* at most 18 digits: below 10^18, no overflow */
+    uint64_t v = 0;
+    while ((unsigned)(*q - '0') < 10u) {
+        v = v * 10 + (uint64_t)(*q - '0'); /* wraps harmlessly past 19 digits, which are refused below */
         q++;
     }
     Py_ssize_t n = q - p;
-    if (n == 0 || (q < end && *q >= '0' && *q <= '9') || (n > 1 && *p == '0'))
+    if (n == 0 || n > 18 || (n > 1 && *p == '0'))
         return NULL;
-    *out = v;
+    *out = (int64_t)v;
     return q;
 }
 
-static int is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
+/* 1 for the bytes of a lowercase hex digit (0-9, a-f). */
+static const unsigned char HEX[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
+    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1,
+};
+
+static int is_hex(char c) { return HEX[(unsigned char)c]; }
 
 #define LIT(p, end, s) ((end) - (p) >= (Py_ssize_t)(sizeof(s) - 1) && memcmp((p), (s), sizeof(s) - 1) == 0)
 
@@ -57,9 +65,9 @@ static int read_line(const char *p, const char *nl, line_pos *got) {
     p += 8;
     if (nl - p < 12)
         return 0;
-    for (int i = 0; i < 12; i++)
-        if (!is_hex(p[i]))
-            return 0;
+    if (!(is_hex(p[0]) & is_hex(p[1]) & is_hex(p[2]) & is_hex(p[3]) & is_hex(p[4]) & is_hex(p[5]) & is_hex(p[6]) &
+          is_hex(p[7]) & is_hex(p[8]) & is_hex(p[9]) & is_hex(p[10]) & is_hex(p[11])))
+        return 0;
     got->sha = p;
     p += 12;
     if (!LIT(p, nl, "\",\"bytes\":"))
