@@ -378,12 +378,27 @@ def decode_round(data: bytes, path: str | os.PathLike = "") -> Round:
 
 
 def _check_commit(rd: _Reader, commit: dict, line: int, digest: str, groups: dict[str, list]) -> None:
-    """Refuse a commit line (line ``line``) whose digest is not ``digest`` or whose counts are not the frames'."""
-    if commit.get("digest") != digest:
-        raise rd.fail(line, "commit", f"digest {commit.get('digest')!r} does not match the bytes before it ({digest})")
+    """Refuse a commit line (line ``line``) whose digest is not ``digest`` or whose counts are not the frames'; the
+    message names the numbers found and the ones the frames give, in words (trial 17, F1)."""
+    given = commit.get("digest")
+    if given != digest:
+        said = given if type(given) is str else "missing" if given is None else f"not a string ({type(given).__name__})"
+        raise rd.fail(line, "commit", f"digest {said} does not match the bytes before it (their SHA-256 is {digest})")
     counts = {k: len(v) for k, v in (("nodes", groups["node"]), ("relations", groups["relation"]), ("unresolved", groups["unresolved"]))}
-    if commit.get("counts") != counts:
-        raise rd.fail(line, "commit", f"counts {commit.get('counts')!r} do not match the frames {counts}")
+    given = commit.get("counts")
+    if given != counts:
+        frames = _counts_said(counts)
+        if type(given) is dict:
+            message = f"counts ({_counts_said(given)}) do not match the frames the round holds ({frames})"
+        else:
+            message = (f"counts {'missing' if given is None else f'not an object ({type(given).__name__})'}: the frames the "
+                       f"round holds are {frames}")
+        raise rd.fail(line, "commit", message)
+
+
+def _counts_said(counts: dict) -> str:
+    """A commit's ``counts`` in words: ``16 nodes, 1 relations, 0 unresolved`` (its keys in its order)."""
+    return ", ".join(f"{v if type(v) is int else orjson.dumps(v).decode()} {k}" for k, v in counts.items()) or "none"
 
 
 def _digests(data: bytes, cut: int) -> tuple[str, str]:

@@ -150,7 +150,7 @@ def verify_chain(chain: Chain, report: ChainReport | None = None, *, digests: Ma
             r = read_round(rf.path)
         except (RoundError, OSError) as exc:
             if isinstance(exc, RoundError):
-                msg = f"{exc.rule}: {exc.message}" + (f" (line {exc.line})" if exc.line else "")
+                msg = f"{exc.rule}: {exc.message}" + (f" (line {exc.line})" if exc.line else "") + "; " + unread_hint(chain)
             else:
                 msg = str(exc)
             problem(3, rf.number, rf.path, msg)
@@ -208,6 +208,18 @@ def anew_hint(sdir: Path) -> str:
     return (f"if the session's folder was lost and its files landed again from the source (asz collect warned), "
             f"{anew_command(sdir.name, sdir.parent)} sets this chain aside (kept under "
             "_set_aside/, never deleted) and builds a new one from the landed files as they are now")
+
+
+def unread_hint(chain: Chain) -> str:
+    """What a round file that no longer reads (changed or damaged after parse wrote it) can do: it vouches for no
+    landed file any more, and ``asz parse CONVERSATION --anew --root ROOT`` sets the chain aside and builds a new one
+    (trial 17, F1)."""
+    from ..collect.collector import anew_command
+
+    return ("the round file does not read as parse wrote it (changed or damaged since), so it vouches for no landed "
+            "file; once the session's "
+            f"landed files verify (no other problem names them), {anew_command(chain.conversation, chain.root)} sets "
+            "this chain aside (kept under _set_aside/, never deleted) and builds a new one from them")
 
 
 def _check_inputs(chain: Chain, r: Round, previous_input: str, problem, known: Mapping[str, str],
