@@ -104,7 +104,7 @@ def collect(
     over (followed by ``(asz sources lists them)`` when not 0: each with its reason),
     ``bytes`` source bytes, ``shrunk`` records too large to land whole (each told on stderr as ``warning:``), ``partial``
     sources ending in a line with no newline yet (it waits), ``gone`` landed sources gone since the last pass (counted once, by the pass that finds them: their cursor becomes source_gone; one gone before any of it landed, or before what this pass's listing saw it grow by landed, is an ``error:``),
-    ``rounds`` the Session Flow rounds the parse after landing wrote (origin-digest §4.3; a session whose chain cannot be extended is an error).
+    ``rounds`` the Session Flow rounds the parse after landing wrote (docs/session-flow.md; a session whose chain cannot be extended is an error).
     A pass that finds no session says so on stderr (``note:``), naming the folder a --source one level off meant (``did
     you mean --source ~/.claude/projects?`` for a project folder or ~/.claude), as the default list (no adapters
     configured) does an installed adapter it leaves out with sessions at its default source (~/.kiro: --adapter kiro, or

@@ -197,7 +197,7 @@ def conversations(
     or emptied are counted in one note on stderr (asz verify names them). A conversation that does not read
     has no times: --since/--until cannot place it, and a line under the table
     names it (on stderr with --json). A verified one whose document lists problems has STATE marked ! and a line
-    under the table counting them (--json: problems, the document's list). --sort and --limit (trial 17b, F8) order
+    under the table counting them (--json: problems, the document's list). --sort and --limit order
     and cut the rows; the last line then says how many matched. Exit 0 when listed (also when none), 1 when the root
     is missing, 2 on usage errors.
     """

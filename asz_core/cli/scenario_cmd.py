@@ -46,7 +46,7 @@ def scenario_build(
     original built the format pages' example; ``--checkpoints`` lands and
     parses at every checkpoint. For claude-code the Claude Code files are
     under OUT/_source/projects. Prints one line per stage: name, landed
-    files, rounds. Spec: origin-digest §9.1. Exit 0 done, 1 the build
+    files, rounds. See docs/scenario.md. Exit 0 done, 1 the build
     failed, 2 usage.
     """
     from ..testing.scenario.build import DEFAULT_AT, build, parse_at

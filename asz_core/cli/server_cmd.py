@@ -160,13 +160,12 @@ def view(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (default loopback)."),
     port: int = typer.Option(8787, "--port", help="TCP port (default 8787)."),
 ) -> None:
-    """Serve the page and the HTTP API over an existing storage root, read-only (origin-digest §8.3).
+    """Serve the page and the HTTP API over an existing storage root, read-only: it never collects (asz server does).
 
     Writes no evidence: only the derived caches under ``_index/`` that asz ls and
     asz search keep (list rows, usage summaries, the search index). Withholds what ``view.hide`` says; ``view.hide_override`` lets a request's
-    ``hide`` parameter replace it (seed 004, Withholding). Listens at once; the
-    verification state of each conversation is found in the background (issue
-    22). Runs until interrupted. Exit 1 when the root is not a directory, 2 on
+    ``hide`` parameter replace it (docs/view.md, Withholding). Listens at once; the
+    verification state of each conversation is found in the background. Runs until interrupted. Exit 1 when the root is not a directory, 2 on
     usage errors.
     """
     cfg = _config("view", config)
@@ -205,7 +204,7 @@ def server(
     """Collect (land, then parse) every interval in the background and serve the page and API together.
 
     The server listens at once; the first pass runs in the background and the
-    page says so while it runs (issue 22). Each pass prints ``[HH:MM:SS] refreshed: sessions=N
+    page says so while it runs. Each pass prints ``[HH:MM:SS] refreshed: sessions=N
     landed=N records=N rounds=N (1.234s)``; problems go to stderr as
     ``error:`` lines. One collector per root: exit 1 when another holds it. A storage root that is a source root or holds
     it, or is, lies inside or holds a folder an adapter reads there (symlinks resolved; Kiro reads ~/.kiro, not the whole

@@ -120,7 +120,7 @@ def conversation(
     (summary.state incomplete or mismatch), the summary lists each problem
     and exits 1, as asz verify does; --json and --yaml print the whole
     document, which carries the state and problems (a viewer gets a document,
-    seed 004), exit 0, and say each problem on stderr as
+    docs/view.md), exit 0, and say each problem on stderr as
     ``asz conversation: warning: ID does not verify (STATE): PROBLEM``. A verified conversation one of whose
     sources ends in a torn tail (a last line with no newline, unchanged for 10 minutes: not landed until it is
     completed, so in no figure) says so in one note on stderr per source, as asz usage does.
@@ -246,7 +246,7 @@ def show(
     line as stored, except that control characters, C1 and bidi overrides
     are written as JSON escapes (``\\u001b``, ``\\u0085``, ``\\u202e``: the
     same value, nothing that steers the terminal); a record carrying a flag view.hide names keeps its
-    envelope and flags, its parts lose their text (seed 004). A file whose
+    envelope and flags, its parts lose their text (docs/view.md, Withholding). A file whose
     closing digest or count does not match shows nothing and is named on
     stderr. Exit 1 when the root does not exist, nothing matches or a file does not verify; 2 for a
     session prefix that names several sessions.

@@ -203,21 +203,21 @@ class ProseStats:
         else:
             out = (f"{self.undecided:,} user/assistant record(s) could not be checked against their source transcripts "
                    f"({self._why()}), so each was kept as typed text though it may have been a list of text "
-                   "blocks (seed 003 drops a user's, such as an interrupt notice); pass --source DIR where the transcripts "
+                   "blocks (the prose leaves out a user's list, such as an interrupt notice); pass --source DIR where the transcripts "
                    "now are to check them")
         lost = ", ".join(f"{n:,} {LOST[k]}" for k, n in sorted(self.lost.items()))
         if lost:
             out += ("; " if out else "") + f"turns whose text is not in the root (marked in their text): {lost}"
         left, kept = self.person_left_out, self.not_person
         if left and audit:
-            out += (("\n" if out else "") + f"{len(left):,} person turn(s) seed 003's rule leaves out (their content was "
+            out += (("\n" if out else "") + f"{len(left):,} person turn(s) the prose leaves out (their content was "
                     f"a list) are kept in this audit form as kind prompt_blocks or interrupt: {_rows_named(left)}")
         elif left:
-            out += (("\n" if out else "") + f"{len(left):,} person turn(s) left out by seed 003's rule (a user line counts "
+            out += (("\n" if out else "") + f"{len(left):,} person turn(s) left out of the prose (a user line counts "
                     f"only when its content is a string; these were lists: a prompt with an image, an interrupt notice, an "
-                    f"IDE selection): {_rows_named(left)}")
+                    f"IDE selection; --audit keeps them, docs/reading.md): {_rows_named(left)}")
         if kept:
-            out += (("\n" if out else "") + f"{len(kept):,} user turn(s) kept by seed 003's rule are not text a person typed "
+            out += (("\n" if out else "") + f"{len(kept):,} user turn(s) the prose keeps (their content is a string) are not text a person typed "
                     f"(a compaction summary, isMeta text, a command's output, what a sub-agent was asked): {_rows_named(kept)}")
         return out
 

@@ -50,8 +50,9 @@ def test_stderr_names_the_person_turns_the_rule_left_out(corpus_root, tmp_path, 
     out = tmp_path / "x.prose"
     res = asz("export", session[:8], "--format", "prose", "--out", str(out), "--root", str(corpus_root),
               "--source", str(CORPUS_SOURCE))
-    line = [x for x in res.stderr.splitlines() if "person turn(s) left out by seed 003's rule" in x]
+    line = [x for x in res.stderr.splitlines() if "person turn(s) left out of the prose" in x]
     assert len(line) == 1, res.stderr
+    assert "seed 0" not in res.stderr and "; --audit keeps them, docs/reading.md): " in line[0]  # no jargon (trial 17, F8)
     m = re.search(r"(\d+) person turn\(s\) left out .*: (\S+/streams/main/\S+\.sd) row\(s\) ([\d, ]+)$", line[0])
     assert m, line[0]
     assert int(m.group(1)) == len(want) and m.group(2).startswith(session + "/")
@@ -94,7 +95,7 @@ def test_stderr_names_the_user_turns_no_person_typed_such_as_the_compaction_summ
     out = tmp_path / "x.prose"
     res = asz("export", session[:8], "--format", "prose", "--out", str(out), "--root", str(corpus_root),
               "--source", str(CORPUS_SOURCE))
-    [line] = [x for x in res.stderr.splitlines() if "user turn(s) kept by seed 003's rule are not text a person typed" in x]
+    [line] = [x for x in res.stderr.splitlines() if "user turn(s) the prose keeps (their content is a string) are not text a person typed" in x]
     assert line.startswith(f"{want} user turn(s)"), (want, line)
     assert re.search(rf"{session}/streams/main/\S+\.sd row\(s\) 715;", line), line
     # kept, as the rule gives it: the summary is a user turn of the prose
