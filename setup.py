@@ -11,9 +11,20 @@ Where no C compiler is found, or it fails, the install goes on without them and 
 docs/performance.md, "asz.view build at session 15").
 """
 
+import hashlib
+from pathlib import Path
+
 from setuptools import Extension, setup
 
+
+def compiled(name: str, source: str) -> Extension:
+    """The optional extension ``name`` built from ``source``, holding the SHA-256 of that source as ``SOURCE_SHA256``
+    (asz_core/sessiondata/compiled.py uses a module only when it matches the ``.c`` beside it)."""
+    digest = hashlib.sha256(Path(__file__).with_name("asz_core").joinpath(*source.split("/")[1:]).read_bytes()).hexdigest()
+    return Extension(name, [source], optional=True, define_macros=[("ASZ_SOURCE_SHA256", f'"{digest}"')])
+
+
 setup(ext_modules=[
-    Extension("asz_core.verify.linescan", ["asz_core/verify/linescan.c"], optional=True),
-    Extension("asz_core.sessiondata.bytescan", ["asz_core/sessiondata/bytescan.c"], optional=True),
+    compiled("asz_core.verify.linescan", "asz_core/verify/linescan.c"),
+    compiled("asz_core.sessiondata.bytescan", "asz_core/sessiondata/bytescan.c"),
 ])

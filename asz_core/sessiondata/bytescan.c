@@ -1441,6 +1441,18 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "bytescan",
                                     "The whole-file byte scans of a landed file in one pass (numberprobe.scan_file).",
                                     -1, methods};
 
+/* The SHA-256 of this file, given by setup.py: asz_core/sessiondata/compiled.py uses the module only when it matches. */
+#ifndef ASZ_SOURCE_SHA256
+#define ASZ_SOURCE_SHA256 ""
+#endif
+static PyObject *with_source_digest(PyObject *m) {
+    if (m && PyModule_AddStringConstant(m, "SOURCE_SHA256", ASZ_SOURCE_SHA256) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
+
 PyMODINIT_FUNC PyInit_bytescan(void) {
     init_tables();
     if (!(s_time = PyUnicode_InternFromString("time")) || !(s_id = PyUnicode_InternFromString("id")) ||
@@ -1470,5 +1482,5 @@ PyMODINIT_FUNC PyInit_bytescan(void) {
     for (int i = 0; cursor_keys[i] != NULL; i++)
         if (!(cursor_key_objs[i] = PyUnicode_InternFromString(cursor_keys[i])))
             return NULL;
-    return PyModule_Create(&module);
+    return with_source_digest(PyModule_Create(&module));
 }

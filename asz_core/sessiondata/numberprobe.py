@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 
-try:  # the compiled scan (setup.py's optional extension); without it, the Python below gives the same results
-    from . import bytescan
-except ImportError:  # pragma: no cover - an install without a C compiler
-    bytescan = None
+from .compiled import load_compiled
+
+# the compiled scan (setup.py's optional extension); without it, the Python below gives the same results
+bytescan = load_compiled("asz_core.sessiondata.bytescan")
 
 __all__ = ["may_hold_wide_number", "scan_file", "bytescan"]
 

@@ -26,15 +26,14 @@ from typing import NamedTuple
 import attrs
 import orjson
 
+from ..sessiondata.compiled import load_compiled
 from ..sessiondata.codec import MAX_DEPTH, check_record_dict, closing_pair, decode_closing, decode_header, parse_line
 from ..sessiondata.model import Header
 from ..sessiondata.reader import check_file
 from .record_types import plain_record
 
-try:  # the compiled half of the scan (setup.py); without it, the per-line loop of _whole reads the same positions
-    from . import linescan
-except ImportError:  # pragma: no cover - an install without a C compiler
-    linescan = None
+# the compiled half of the scan (setup.py); without it, the per-line loop of _whole reads the same positions
+linescan = load_compiled("asz_core.verify.linescan")
 
 __all__ = ["Pos", "FileResult", "check_landed_file", "check_for_walk", "check_deep", "check_by_reader", "read_whole",
            "compact_run", "expand_run", "line_positions", "SCAN_CHUNK", "FAST_PATH_MAX"]

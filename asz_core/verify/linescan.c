@@ -584,4 +584,16 @@ static struct PyModuleDef module = {
     -1, methods, NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit_linescan(void) { return PyModule_Create(&module); }
+/* The SHA-256 of this file, given by setup.py: asz_core/sessiondata/compiled.py uses the module only when it matches. */
+#ifndef ASZ_SOURCE_SHA256
+#define ASZ_SOURCE_SHA256 ""
+#endif
+static PyObject *with_source_digest(PyObject *m) {
+    if (m && PyModule_AddStringConstant(m, "SOURCE_SHA256", ASZ_SOURCE_SHA256) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
+
+PyMODINIT_FUNC PyInit_linescan(void) { return with_source_digest(PyModule_Create(&module)); }

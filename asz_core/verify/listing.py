@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import os
 
+from ..sessiondata.compiled import load_compiled
 from ..storage.layout import PREFIX_KIND, LandedName, SessionListing, session_listing
 
-try:  # the compiled listing (setup.py); without it, session_listing lists the same
-    from . import linescan
-except ImportError:  # pragma: no cover - an install without a C compiler
-    linescan = None
+# the compiled listing (setup.py); without it, session_listing lists the same
+linescan = load_compiled("asz_core.verify.linescan")
 
 __all__ = ["verify_listing"]
 
