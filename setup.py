@@ -21,7 +21,8 @@ def compiled(name: str, source: str) -> Extension:
     """The optional extension ``name`` built from ``source``, holding the SHA-256 of that source as ``SOURCE_SHA256``
     (asz_core/sessiondata/compiled.py uses a module only when it matches the ``.c`` beside it)."""
     digest = hashlib.sha256(Path(__file__).with_name("asz_core").joinpath(*source.split("/")[1:]).read_bytes()).hexdigest()
-    return Extension(name, [source], optional=True, define_macros=[("ASZ_SOURCE_SHA256", f'"{digest}"')])
+    return Extension(name, [source], optional=True, depends=["asz_core/sessiondata/source_digest.h"],
+                     define_macros=[("ASZ_SOURCE_SHA256", f'"{digest}"')])
 
 
 setup(ext_modules=[

@@ -26,6 +26,7 @@
 #include <structmember.h>
 #include <stdint.h>
 #include <string.h>
+#include "source_digest.h"
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -1440,18 +1441,6 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "bytescan",
                                     "The whole-file byte scans of a landed file in one pass (numberprobe.scan_file).",
                                     -1, methods};
-
-/* The SHA-256 of this file, given by setup.py: asz_core/sessiondata/compiled.py uses the module only when it matches. */
-#ifndef ASZ_SOURCE_SHA256
-#define ASZ_SOURCE_SHA256 ""
-#endif
-static PyObject *with_source_digest(PyObject *m) {
-    if (m && PyModule_AddStringConstant(m, "SOURCE_SHA256", ASZ_SOURCE_SHA256) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
-}
 
 PyMODINIT_FUNC PyInit_bytescan(void) {
     init_tables();

@@ -15,6 +15,7 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#include "../sessiondata/source_digest.h"
 
 /* One record line's positions, as its prefix writes them; sha points into the caller's buffer (12 bytes). */
 typedef struct {
@@ -583,17 +584,5 @@ static struct PyModuleDef module = {
     "Every record line's positions read in one call: the compiled half of asz verify's scan (asz_core.verify.landed).",
     -1, methods, NULL, NULL, NULL, NULL,
 };
-
-/* The SHA-256 of this file, given by setup.py: asz_core/sessiondata/compiled.py uses the module only when it matches. */
-#ifndef ASZ_SOURCE_SHA256
-#define ASZ_SOURCE_SHA256 ""
-#endif
-static PyObject *with_source_digest(PyObject *m) {
-    if (m && PyModule_AddStringConstant(m, "SOURCE_SHA256", ASZ_SOURCE_SHA256) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
-}
 
 PyMODINIT_FUNC PyInit_linescan(void) { return with_source_digest(PyModule_Create(&module)); }
