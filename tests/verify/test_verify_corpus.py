@@ -42,7 +42,7 @@ def asz(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess:
     return asz_in_process(*args, cwd=cwd, env={"CLAUDE_CONFIG_DIR": str(home), "XDG_CONFIG_HOME": None})
 
 
-CACHED = re.compile(r"(\d+) cached figure entries \(tokens, cost, state, title: _index/summaries\.sqlite\) not counted again ")
+CACHED = re.compile(r"(\d+) cached figure entries \(_index/summaries\.sqlite\) not counted again: asz verify --figures does$")
 
 
 def verdict(out: list[str], conversations: int) -> list[str]:

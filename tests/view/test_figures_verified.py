@@ -64,8 +64,8 @@ def test_an_entry_edited_without_its_seal_is_never_printed_and_plain_verify_says
     report = json.loads(plain.stdout)
     assert (report["figures_not_recounted"], report["figures_unsealed"]) == (22, 2)  # a row and a summary each
     text = asz_in_process("verify", "--root", str(root)).stdout
-    assert "22 cached figure entries (tokens, cost, state, title: _index/summaries.sqlite) not counted again" in text
-    assert "asz verify --figures counts them all again; 2 do not match their seal (edited outside asz)" in text
+    assert ("22 cached figure entries (_index/summaries.sqlite) not counted again: asz verify --figures does; "
+            "2 do not match their seal (edited outside asz): the readers count those again\n") in text
     row = {r["id"]: r for r in _json("ls", "--json", "--root", str(root))}[SID]
     assert row["usage"]["out"] == want["out"] and row["cost"]["usd"] == cost and row["state"] == "verified"
     usage = {r["conversation"]: r for r in _json("usage", "session", "--json", "--root", str(root))}
@@ -91,7 +91,7 @@ def test_a_forged_cache_entry_is_found_removed_and_counted_again(corpus_dir, cor
     assert forged["usage"]["out"] == want["out"] + 10_000_000 and forged["state"] == "verified"  # what the trial saw
     plain = asz_in_process("verify", "--root", str(root))
     assert plain.returncode == 0  # the landed files and rounds are whole: without --figures nothing is counted again
-    assert "asz verify --figures counts them all again" in plain.stdout and "do not match their seal" not in plain.stdout
+    assert "22 cached figure entries (_index/summaries.sqlite) not counted again: asz verify --figures does\n" in plain.stdout
 
     p = asz_in_process("verify", "--figures", "--json", "--root", str(root))
     assert p.returncode == 1
