@@ -425,7 +425,9 @@ def sources(
     landed file of the session that was lost, from its source, when rebuilt it
     is byte for byte the file that landed; one line per lost file,
     ``relanded: <file>: <why>`` or ``not relanded: <file>: <why>``; exit 1 when
-    one is not relanded or there is none.
+    one is not relanded or there is none. A session whose folder is gone is
+    none to --reland: when _sessions.list names it, the error says so, and
+    that ``asz collect`` lands it again from its source if that is still there.
 
     Per source: session, kind, mode (append|snapshot), size, landed (append:
     the cursor's offset; snapshot: 0 or the size when its content landed),

@@ -26,7 +26,7 @@ def reland(storage: Path, jobs: list, session: str, lock_timeout: float, as_json
     try:
         session = session_id(storage, session)  # a whole id or a unique prefix of one, as everywhere a session is taken
     except (AmbiguousId, UnknownId) as exc:
-        typer.echo(f"asz sources: {exc}", err=True)
+        typer.echo(f"asz sources: {exc}{gone_from_root(storage, session) if isinstance(exc, UnknownId) else ''}", err=True)
         return 2 if isinstance(exc, AmbiguousId) else 1
     sdir = storage / session
     on_disk = {ln.seq: p for ln, p in landed_files(sdir, skeletons=True)}
@@ -67,6 +67,30 @@ def reland(storage: Path, jobs: list, session: str, lock_timeout: float, as_json
             typer.echo(f"session {session} has no lost file its index names, and no damaged one (asz verify names any gap "
                        "or damage; a file lost before the session was indexed cannot be rebuilt byte for byte)", err=True)
     return 0 if out and all(r.relanded for r in out) else 1
+
+
+def gone_from_root(storage: Path, given: str) -> str:
+    """What follows ``no session is or starts with GIVEN`` when the root's list (``_sessions.list``) names one session
+    that is or starts with ``given``: that it landed here and its directory is gone, so --reland (which rebuilds files
+    of a session the root holds) cannot help, and what can (:func:`asz_core.verify.listed.ways_back`; trial 17, F2).
+    '' when the list names none or several, or does not read."""
+    import os
+
+    from ..storage.session_list import read_list
+    from ..verify.listed import ways_back
+
+    try:
+        listed = read_list(storage)
+    except OSError:
+        return ""
+    found = [e for name, e in (listed.sessions.items() if listed else ()) if name.startswith(given)]
+    if len(found) != 1:
+        return ""
+    entry = found[0]
+    chained = os.path.isdir(storage / "_conversations" / entry.session)
+    return (f" in {storage}, but {storage / '_sessions.list'} names session {entry.session} as landed here (first "
+            f"landed {entry.at} by {entry.adapter}): its directory is gone, and --reland lands again files of a session the "
+            f"root still holds; {ways_back(storage, entry, chained)}")
 
 
 def reset(storage: Path, jobs: list, session: str, lock_timeout: float, as_json: bool, reread: bool = False) -> int:

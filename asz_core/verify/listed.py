@@ -18,12 +18,30 @@ from ..storage.session_list import SESSION_LIST, Listed, ListedSession, read_lis
 from .report import Problem, Section
 from .unparsed import shown_ids
 
-__all__ = ["MISSING_SESSION", "BAD_LIST_LINE", "check_listed", "listed_missing", "missing_note"]
+__all__ = ["MISSING_SESSION", "BAD_LIST_LINE", "check_listed", "listed_missing", "missing_note", "ways_back"]
 
 #: The problem name of a listed session that is gone.
 MISSING_SESSION = "missing session"
 #: The warning name of a line of the list that does not read.
 BAD_LIST_LINE = "unreadable list line"
+
+
+def ways_back(root: str | os.PathLike, entry: ListedSession, chained: bool) -> str:
+    """What can bring back the listed session ``entry`` whose directory is gone from ``root`` (``chained``: its chain
+    is still here): a collect, from its source as it is now, when it was collected here and the source is still
+    there (neither of which the root can tell: trial 17, F2), then ``asz parse --anew`` for a chain left behind; and a
+    copy held elsewhere, the one way back byte for byte."""
+    import shlex
+
+    from ..collect.collector import anew_command
+
+    adapter = entry.adapter.split("/", 1)[0]
+    anew = (f"; then {anew_command(entry.session, root)} sets aside the chain left here (it binds the files that are "
+            "gone) and builds a new one, as the collect warns") if chained else ""
+    return (f"if it was collected into this root and its source is still there, asz collect --once --root "
+            f"{shlex.quote(str(root))} lands it again from the source as it is now (adapter {adapter}; --source the "
+            f"folder it was collected from, when that is not the default){anew}; only a copy held elsewhere (a receiver "
+            "asz push sent it to, a backup) brings back what landed byte for byte")
 
 
 def listed_missing(root: str | os.PathLike, listed: Listed, here: set[str] | None = None,
@@ -94,8 +112,7 @@ def check_listed(root: Path, root_shown: str, present: list[Path], empty: set[st
             shown, entry.line, "", MISSING_SESSION,
             f"session {name} (first landed {entry.at} by {entry.adapter}) is listed as landed into this root, but its "
             f"directory {os.path.join(root_shown, name)} {where}; {chained}: the session was removed after it landed, "
-            "and no reader shows it; only a copy held elsewhere (a receiver asz push sent it to, a backup) can "
-            "bring it back"))
+            f"and no reader shows it; {ways_back(root_shown, entry, chained.startswith('its chain is still'))}"))
     for line, text in listed.bad if only is None else ():
         section.warnings.append(Problem(shown, line, "", BAD_LIST_LINE,
                                         f"not '<session> <first landed, UTC> <adapter>': {text[:80]!r} (a write cut "

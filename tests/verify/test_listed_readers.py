@@ -70,8 +70,10 @@ def test_verify_session_says_a_listed_session_that_is_gone(corpus_copy):
     assert [ln for ln in v.stdout.splitlines() if "missing session" in ln] == [
         f"{root}/_sessions.list:{line}: missing session: session {SID} (first landed {at} by {adapter}) is listed as "
         f"landed into this root, but its directory {root}/{SID} is gone; its chain is gone too: the session was removed "
-        "after it landed, and no reader shows it; only a copy held elsewhere (a receiver asz push sent it to, a "
-        "backup) can bring it back"]
+        "after it landed, and no reader shows it; if it was collected into this root and its source is still there, "
+        f"asz collect --once --root {root} lands it again from the source as it is now (adapter claude-code-local; "
+        "--source the folder it was collected from, when that is not the default); only a copy held elsewhere (a "
+        "receiver asz push sent it to, a backup) brings back what landed byte for byte"]
     j = json.loads(asz("verify", SID, "--root", str(root), "--json").stdout)
     assert j["ok"] is False and j["missing_sessions"] == 1 and j["sessions"] == 0
     # neither listed nor present: today's usage error

@@ -70,8 +70,10 @@ def test_a_session_removed_whole_fails_verify_naming_it_and_its_line(corpus_copy
     assert problems == [f"{root}/_sessions.list:{line}: missing session: session {SID} (first landed "
                         f"{stamp_time_of(root, SID)} by claude-code-local/0.2.0) is listed as landed into this root, but "
                         f"its directory {root}/{SID} is gone; its chain is gone too: the session was removed after it "
-                        "landed, and no reader shows it; only a copy held elsewhere (a receiver asz push sent it to, a "
-                        "backup) can bring it back"]
+                        "landed, and no reader shows it; if it was collected into this root and its source is still there, asz collect "
+                        f"--once --root {root} lands it again from the source as it is now (adapter claude-code-local; "
+                        "--source the folder it was collected from, when that is not the default); only a copy held "
+                        "elsewhere (a receiver asz push sent it to, a backup) brings back what landed byte for byte"]
     assert "all landed data is contiguous" not in v.stdout
     assert "named in _index/ids.sqlite" not in v.stdout  # the hint is for sessions the list does not name
     j = json.loads(asz("verify", "--root", str(root), "--json").stdout)
