@@ -111,7 +111,7 @@ def indexing(root: Path) -> int:
 
 def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], error: type) -> list | dict:
     """The answer to one request (the hits, or ``hits`` and ``held_back`` with ``held_back=1``: module docstring);
-    ``error(status, message)`` is raised for a refusal (400, or 503 with no index)."""
+    ``error(status, message)`` is raised for a refusal (400, or 503 with no index or no storage root)."""
     got: dict[str, str] = {}
     for k, v in pairs:
         if k not in PARAMS:
@@ -133,6 +133,8 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
                     until=parse_time(got["until"], end=True) if got.get("until") else None)
     except (ValueError, TimeError) as exc:
         raise error(400, str(exc)) from None
+    if not Path(root).is_dir():  # not "no search index yet: run asz search --reindex", which cannot work (trial 17, F11)
+        raise error(503, f"search is not available: the storage root {root} is gone: nothing to search until it is back")
     try:
         behind = indexing(root) if _fresh(root) else 0
         bad: dict[str, str] = {}

@@ -562,5 +562,8 @@ def test_a_root_gone_from_under_the_server_is_said_so(tmp_path):
         sh.rmtree(root)
         assert s.get("/api/status").json()["root_exists"] is False
         assert "is gone" in s.get("/api/conversations").json()["note"]
+        r = s.get("/api/search?q=pytest")  # not "no search index yet: run asz search --reindex" (trial 17, F11)
+        assert r.status == 503 and r.json()["error"] == (
+            f"search is not available: the storage root {root} is gone: nothing to search until it is back"), r.json()
     finally:
         s.stop()
