@@ -42,14 +42,14 @@ class BackgroundChecks:
     its caches)."""
 
     def warm_up(self) -> threading.Thread:
-        """Import what a first document needs (the document builder, the fold, the Session Data codec, the installed
-        adapters a title asks, :func:`asz_core.plugins.manager.load_adapters`) and read the
-        shipped price table (PyYAML with it, 25–35 ms) in a daemon thread: called once the server answers (issue
+        """Import what a first document and its ``/headings`` need (the builder, the adapters a title asks, the record
+        check, view.placing) and read the price table (25–35 ms), in a daemon thread once the server answers (issue
         22), so neither the first answer nor the first conversation a reader opens waits for them."""
 
         def load() -> None:
             from ..plugins.manager import load_adapters
-            from . import document  # noqa: F401
+            from ..verify import damage, landed  # noqa: F401
+            from . import document, placing  # noqa: F401
             from .prices import default_table
 
             default_table()

@@ -172,7 +172,7 @@ class LandedFiles:
     def _whole_check(self, path: Path) -> tuple[str, str] | None:
         """``(why the file does not verify by itself or '', whole-file digest)``, once per size, mtime, change time and inode; None
         when the file is gone."""
-        from ..verify.walk import check_landed_file
+        from ..verify.landed import check_landed_file
 
         try:
             st = os.lstat(path)

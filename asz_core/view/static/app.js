@@ -739,6 +739,8 @@
     CID = id;
     document.title = id + ' · asz view';
     add(clear(app), h('p', { class: 'muted' }, 'Loading the conversation…'));
+    // the headings asked at the same time: the server builds the document once for both (one build lock a document)
+    const heads = loadHeadings();
     api('/api/c/' + enc(id) + '/view').then(function (res) {
       clear(app);
       add(app, h('p', { class: 'small' }, h('a', { href: withHide('/') }, '← Conversations')));
@@ -747,7 +749,7 @@
         add(app, errorBox(res.status === 404 ? 'No such conversation here.' : 'The server refused the document.', res));
         return;
       }
-      loadHeadings().then(function () {
+      heads.then(function () {
         drawDocument(res.data);
         const hp = hashParams();
         if (hp.step || hp.talk) reveal(hp.step || hp.talk);

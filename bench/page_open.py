@@ -1,0 +1,73 @@
+"""Benchmark: the largest corpus conversation's page opened cold in headless Chromium, for each asz given.
+
+Usage: ``python bench/page_open.py ROOT ASZ [ASZ ...] [--runs 4]``, ROOT collected from the shared corpus
+(``asz collect --once --source ../shared/corpus/claude-code/projects --root ROOT``), each ASZ the ``asz`` executable
+of a checkout's virtual environment (main before a change, then after it). Each run starts a new ``asz view`` on a
+free loopback port, waits for its first answer and one second for its warm-up, then measures in ms from asking for
+``/c/8463c716…`` to the first talk drawn (the page asks ``/api/c/{id}/view`` and ``/headings``). The executables
+alternate run by run, so both see the same load. Timing lives here, never in tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from _common import free_port, http_get  # bench/_common.py
+
+LARGEST = "8463c716-a2ea-4c14-9efa-87158ebd9f20"  # 483 steps, the corpus's largest conversation
+
+
+def open_once(drv, exe: str, root: str) -> float:
+    port = free_port()
+    proc = subprocess.Popen([exe, "view", "--root", root, "--port", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(600):
+            try:
+                http_get(port, "/api/status", timeout=5)
+                break
+            except OSError:
+                time.sleep(0.05)
+        time.sleep(1.0)  # the warm-up the server runs behind its first answer
+        t = time.perf_counter()
+        drv.get(f"http://127.0.0.1:{port}/c/{LARGEST}")
+        WebDriverWait(drv, 60, poll_frequency=0.005).until(lambda d: d.find_elements(By.CSS_SELECTOR, "section.talk"))
+        return (time.perf_counter() - t) * 1000
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("root")
+    ap.add_argument("asz", nargs="+")
+    ap.add_argument("--runs", type=int, default=4)
+    a = ap.parse_args()
+    opts = Options()
+    opts.binary_location = "/usr/bin/chromium"
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        opts.add_argument(arg)
+    drv = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+    try:
+        got: dict[str, list[float]] = {exe: [] for exe in a.asz}
+        for _ in range(a.runs):
+            for exe in a.asz:
+                got[exe].append(open_once(drv, exe, a.root))
+    finally:
+        drv.quit()
+    for exe, ms in got.items():
+        print(f"{exe}: median {statistics.median(ms):.0f} ms, runs {', '.join(f'{m:.0f}' for m in sorted(ms))}")
+
+
+if __name__ == "__main__":
+    main()
