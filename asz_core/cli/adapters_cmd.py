@@ -42,7 +42,7 @@ def list_adapters(
 
 
 def glossary(
-    dialect: str = typer.Argument("", help="Dialect, e.g. claude-code/1. Default: every installed dialect."),
+    dialect: str = typer.Argument("", help="Dialect, e.g. kiro/1. Default: claude-code/1, then a line naming the other installed dialects (with --json: every installed dialect)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON: {dialects, glossaries: [{dialect, adapter, terms, flags}, ...]}; with DIALECT, {dialect, dialects, adapter, terms, flags}."),
 ) -> None:
     """Print a dialect's glossary (model name -> native name, where, note) and its flag mapping.
@@ -51,7 +51,8 @@ def glossary(
     """
     reg = get_plugin_manager()
     dialects = reg.dialects()
-    wanted = [dialect] if dialect else dialects
+    shown = dialect or (reg.default_dialect() if not as_json else "")  # as /api/glossary (trial 17, F17)
+    wanted = [shown] if shown else dialects
     out = []
     for d in wanted:
         try:
@@ -96,6 +97,9 @@ def glossary(
         for flag, rule in g["flags"].items():
             typer.echo(f"{flag:<20} {rule}")
         typer.echo("")
+    others = [d for d in dialects if d != shown]
+    if not dialect and not as_json and others:
+        typer.echo(f"other dialects: {', '.join(others)} (asz glossary DIALECT prints one)")
 
 
 def register(app: typer.Typer) -> None:

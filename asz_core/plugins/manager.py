@@ -140,6 +140,12 @@ class Registry:
         """Every dialect spoken by a loaded adapter, sorted."""
         return sorted({d for a in self.adapters().values() for d in a.dialects})
 
+    def default_dialect(self) -> str:
+        """The dialect a glossary shows when none is asked (``asz glossary``, ``/api/glossary``): ``claude-code/1``
+        (the default adapter's) when installed, else the first of :meth:`dialects`, else ''."""
+        dialects = self.dialects()
+        return "claude-code/1" if "claude-code/1" in dialects else (dialects[0] if dialects else "")
+
 
 def _impl_names(plugin: object) -> list[str]:
     """The names of ``plugin``'s hook implementations: attributes marked ``@asz_core.hookimpl``, and functions

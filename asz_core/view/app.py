@@ -219,7 +219,7 @@ def _glossary(request, pairs, hide):
     dialects = reg.dialects()
     if dialects_asked and not dialects_asked[0]:
         raise ApiError(400, f"dialect is empty: name one of {', '.join(dialects)}, or leave the parameter out")
-    dialect = dialects_asked[0] if dialects_asked else ("claude-code/1" if "claude-code/1" in dialects else (dialects[0] if dialects else ""))
+    dialect = dialects_asked[0] if dialects_asked else reg.default_dialect()
     if not dialect:
         raise ApiError(404, "no installed adapter has a glossary")
     try:
