@@ -90,7 +90,7 @@ def no_document_hint(r: Path, conversation_id: str) -> str:
     if has_chain(r, conversation_id) and not conversation_id.startswith(("_", ".")):
         rounds = rounds_dir(r, conversation_id)
         return (f"its round chain does not verify (asz verify --root {r} names the damage); rounds are derived from the "
-                f"landed files: move {rounds} aside and asz parse --root {r} builds them again")
+                f"landed files: asz parse {conversation_id} --anew --root {r} sets {rounds} aside and builds it again")
     if (r / conversation_id).is_dir() and not conversation_id.startswith(("_", ".")):
         return (f"session {conversation_id} landed in {r} but has no conversation chain (never parsed, or its rounds "
                 f"were removed): asz parse --root {r} builds it")

@@ -204,8 +204,8 @@ def parse_outcome(
         _parse(Path(root), session, out, max_round_bytes, engine or IndexEngine(), lock_timeout, fsync)
     except ChainError as exc:  # a round that does not verify: derived data, which the landed files build again
         rounds = rounds_dir(root, out.conversation)
-        out.problem = (f"{exc} (rounds are derived from the landed files: move {rounds} aside, keeping it for whoever "
-                       f"looks into the damage, and asz parse builds the chain again)")
+        out.problem = (f"{exc} (rounds are derived from the landed files: asz parse {session} --anew --root {root} sets "
+                       f"{rounds} aside, keeping it for whoever looks into the damage, and builds the chain again)")
     except (ParseError, FoldError) as exc:
         out.problem = exc.message if isinstance(exc, ParseError) else str(exc)
     except ChainBusy as exc:

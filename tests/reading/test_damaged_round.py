@@ -30,14 +30,15 @@ def test_a_damaged_round_names_the_way_back_and_the_way_works(corpus_copy, tmp_p
 
     p = asz("conversation", SID, "--root", str(root), check=False)
     assert p.returncode == 1
-    assert "its round chain does not verify" in p.stderr and f"move {rounds} aside" in p.stderr
+    hint = f"asz parse {SID} --anew --root {root} sets {rounds} aside"
+    assert "its round chain does not verify" in p.stderr and hint in p.stderr
     assert "has no conversation chain" not in p.stderr  # it has one: the old hint sent the reader to a parse that refused
     p = asz("parse", SID, "--root", str(root), check=False)
     assert p.returncode == 1
-    assert "does not match the bytes before it" in p.stderr and f"move {rounds} aside" in p.stderr
+    assert "does not match the bytes before it" in p.stderr and hint in p.stderr
 
-    rounds.rename(tmp_path / "rounds-kept")  # the hint, followed
-    assert asz("parse", SID, "--root", str(root)).returncode == 0
+    assert asz("parse", SID, "--anew", "--root", str(root)).returncode == 0  # the hint, followed
+    assert list((root / "_set_aside").glob(f"*/**/{rf.name}"))  # the damaged chain kept, not deleted
     assert asz("verify", "--root", str(root)).returncode == 0
     after = json.loads(asz("conversation", SID, "--json", "--root", str(root)).stdout)
     assert after == before
@@ -69,9 +70,9 @@ def test_a_conversation_whose_first_round_is_damaged_says_why_and_keeps_its_titl
     assert row["state"] == "unreadable" and row["talks"] is None and row["usage"] is None
     assert (row["title"], row["project"]) == (prompt, cwd)
     assert "round 1 does not verify" in row["problem"] and rf.name in row["problem"]
-    assert f"asz ls: conversation {SID[:8]} does not read: " in p.stderr and "aside and asz parse" in p.stderr
+    assert f"asz ls: conversation {SID[:8]} does not read: " in p.stderr and f"asz parse {SID} --anew --root {root}" in p.stderr
     p = asz("ls", "--root", str(root))
     (line,) = [x for x in p.stdout.splitlines() if x.startswith(SID[:8] + "  ")]
     assert prompt[:20] in line and line.rstrip().endswith("unreadable")
     (said,) = [x for x in p.stdout.splitlines() if x.startswith(f"conversation {SID[:8]} does not read: no usable round")]
-    assert "round 1 does not verify" in said and "aside and asz parse" in said
+    assert "round 1 does not verify" in said and f"asz parse {SID} --anew --root {root} sets" in said
