@@ -19,6 +19,7 @@ from .blocks import (Parts, attachment_flags, note_content_list, ordered_flags, 
                      withheld_flags_of_undecodable)
 from .changes import derive_changes, editing_tool_of
 from .jsonspans import Obj
+from .prompts import prompt_blocks
 
 __all__ = ["DESCRIBED_TYPES", "LABEL_FOR", "label_target", "record_line", "transcript_record", "unknown_record"]
 
@@ -305,8 +306,9 @@ def record_line(record: Mapping[str, Any]) -> str | None:
     """A short form of Claude Code's own ``system`` line, read from the record's data part (the line as written):
     ``compact_boundary`` reads ``auto, 167,731 tokens before`` (``compactMetadata``' trigger and ``preTokens``);
     ``stop_hook_summary`` ``stop hooks: 1 ran, 0 errors`` (``hookCount``, ``hookErrors``; ``prevented continuation``
-    when it did); ``away_summary`` and ``turn_duration`` their ``content`` / ``durationMs``; a line with only a text
-    ``content`` that text. None for any other record (the step is then drawn with no short form)."""
+    when it did); ``away_summary`` and ``turn_duration`` their ``content`` / ``durationMs``; ``local_command`` its
+    ``content`` as a person reads it (:func:`~asz_adapters_claude.prompts.prompt_blocks`: ``/model`` as typed, an
+    output's text, one line); a line with only a text ``content`` that text. None for any other record (the step is then drawn with no short form)."""
     parts = record.get("parts") or ()
     data = next((p.get("data") for p in parts if isinstance(p, Mapping) and isinstance(p.get("data"), Mapping)), None)
     if data is None or data.get("type") != "system":
@@ -327,6 +329,9 @@ def record_line(record: Mapping[str, Any]) -> str | None:
     if sub == "turn_duration" and isinstance(data.get("durationMs"), int):
         return f"turn took {data['durationMs'] / 1000:,.1f} s"
     content = data.get("content")
+    if sub == "local_command" and isinstance(content, str):  # /model as typed, its output as text (trial 17, F12)
+        read = " ".join(" ".join(b.split()) for _, b in prompt_blocks(content) if b.strip())
+        return read or None
     if isinstance(content, str) and content.strip():
         return ("recap: " if sub == "away_summary" else "") + content
     return None

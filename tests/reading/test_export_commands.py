@@ -166,3 +166,19 @@ def test_without_the_records_an_output_talk_is_headed_by_its_output_never_its_ta
     heads = talk_headings(doc, "claude-code/1", 80)
     got = heads[doc["talks"][1]["id"]]
     assert got.endswith("…") and " ".join(out.split()).startswith(got[:-1].rstrip()) and "<" not in got
+
+
+SYSTEM_COMMAND = ("-home-user-spotter", "55604662-cf2a-4331-851a-ec234028f8ca")  # /model as a system local_command line
+
+
+def test_a_system_local_command_is_headed_as_typed(corpus_root, corpus_source):
+    """Claude Code 2.x writes ``/model`` and its output as ``system`` lines of subtype ``local_command``: the md export
+    heads them ``Command (/model)`` and ``Command (<the output's text>)``, not their markup (trial 17, F12)."""
+    said = [d["content"] for d in source_lines(corpus_source / SYSTEM_COMMAND[0] / f"{SYSTEM_COMMAND[1]}.jsonl")
+            if d.get("type") == "system" and d.get("subtype") == "local_command"]
+    assert len(said) == 2 and _inside(said[0], "command-name") == "/model" and _inside(said[0], "command-args") == ""
+    output = " ".join(CSI.sub("", _inside(said[1], "local-command-stdout")).split())
+    assert output == "Kept model as Default (recommended)"
+    md = _export(corpus_root, SYSTEM_COMMAND, "md")
+    heads = [x.split(" · ")[0] for x in md.splitlines() if x.startswith("**Command")]  # the record below is drawn whole
+    assert heads == ["**Command (/model)**", f"**Command ({output})**"], heads
