@@ -405,7 +405,7 @@ def sources(
                                        help="Check SESSION's conflicted sources again, once you have put their bytes back: each "
                                             "that holds what landed becomes active (what landed is kept); the others stay in conflict (exit 1)."),
     reread: bool = typer.Option(False, "--reread", help="With --reset-conflict: a source that was really rewritten (or cut shorter) is read "
-                                                         "again from its start, after what landed, which stays as evidence of the first version."),
+                                                         "again from its start, after what landed, which stays as evidence of the first version (once a source)."),
     reland: str = typer.Option("", "--reland", metavar="SESSION",
                                help="Land again SESSION's landed files that were lost (deleted) or damaged, from their sources, each only "
                                     "when rebuilt it is byte for byte the file that landed (the session's index keeps its digest); "

@@ -177,6 +177,10 @@ def _check(s, cur: AppendCursor, kind_dir: Path) -> tuple[bool, str]:
 def _reread(s, cur: AppendCursor, sdir: Path, found: str) -> tuple[bool, str]:
     """Set ``cur`` to read the rewritten source ``s`` again from its start, after the session's landed files
     (``sdir``); ``found`` is why it no longer holds what landed. Returns (True, what was done), or (False, why not)."""
+    if cur.reread_seq:  # the cursor holds one boundary: a second would hide the first's from verify (ord from 1 twice)
+        return False, (f"{found}; it was read again from its start once already (from seq {cur.reread_seq}), and a "
+                       "cursor keeps one such point, so asz verify could no longer tell the readings apart: collect "
+                       "its new version into a storage root of its own (asz collect --once --source … --root NEW)")
     try:
         st = os.stat(s.path)
     except OSError as exc:

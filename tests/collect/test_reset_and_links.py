@@ -187,3 +187,12 @@ def test_reread_reads_a_really_rewritten_source_again_and_keeps_what_landed(src,
     assert doc.returncode == 0, doc.stderr
     text = doc.stdout
     assert "Run the tests" in text and "Run THE tests" in text  # both versions of the rewritten prompt are shown
+
+    # rewritten a second time: the cursor keeps one re-read point, so a second --reread is refused, saying why, and
+    # the root stays one that verifies (two re-reads made verify see the first two readings as one: ord 16 then 4)
+    main.write_bytes(rewritten.replace(b"Run THE tests", b"Run the TESTS", 1))
+    assert _collect(src, root).returncode == 1
+    p = asz("sources", "--source", str(src), "--root", str(root), "--reset-conflict", SESSION, "--reread")
+    assert p.returncode == 1
+    assert f"read again from its start once already (from seq {top + 1})" in p.stdout and "--root NEW" in p.stdout
+    assert asz("verify", "--root", str(root)).returncode == 0
