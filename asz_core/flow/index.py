@@ -65,6 +65,7 @@ __all__ = [
     "update_index",
     "load_index",
     "forget_remembered",
+    "state_key",
     "index_dir",
     "record_time_range",
     "SET_ASIDE_KINDS",
@@ -498,6 +499,15 @@ _LAST: dict[str, tuple[tuple, Index]] = {}
 def forget_remembered() -> None:
     """Let go of the index :func:`update_index` remembers (parse calls it when a session is done: memory)."""
     _LAST.clear()
+
+
+def state_key(session_dir: str | os.PathLike) -> tuple[int, int, int, int] | None:
+    """:func:`~asz_core.storage.filekey.stat_key` of the index's ``index.state``; None when it cannot be stat'ed.
+    Every change of an index replaces that file by rename, so an unchanged key means an unchanged index."""
+    try:
+        return stat_key(os.stat(os.path.join(session_dir, INDEX_DIR, _STATE)))  # strings: called per pair of sessions
+    except OSError:
+        return None
 
 
 def _mark(sdir: Path, st: dict[str, str]) -> tuple:

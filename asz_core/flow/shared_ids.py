@@ -48,12 +48,12 @@ from pathlib import Path
 from typing import Any
 
 from ..sessiondata import gc_pause
-from .index import SET_ASIDE_KINDS, Index, IndexEntry, load_index
+from .index import SET_ASIDE_KINDS, Index, IndexEntry, load_index, state_key
 from .model import make_id
 from .pending import mark_pending
 
 __all__ = ["TABLE", "SessionLinks", "add_session", "sharing", "session_links", "id_hash", "engine_links", "known_sessions",
-           "add_ids", "prepare", "needs_relink"]
+           "add_ids", "prepare", "needs_relink", "forget_seen"]
 
 #: The table's path under the storage root.
 TABLE = Path("_index") / "ids.sqlite"
@@ -232,6 +232,41 @@ def _first_ids(index: Index) -> dict[str, IndexEntry]:
     return out
 
 
+#: Per process: session directory → (its index's :func:`~asz_core.flow.index.state_key` when read, its :func:`_first_ids`).
+#: N sessions sharing ids are each other's candidates, so without it a parse loads about N² indexes (trial 17, F18).
+_SEEN: dict[Path, tuple[tuple[int, int, int, int], dict[str, IndexEntry]]] = {}
+_seen_ids = 0
+#: Ids :data:`_SEEN` holds at most (about 30 MB); past that an index is loaded each time it is a candidate.
+SEEN_MAX_IDS = 100_000
+
+
+def _their_ids(sdir: Path) -> dict[str, IndexEntry]:
+    """:func:`_first_ids` of ``load_index(sdir, rebuild=False)``, kept while the session's ``index.state`` is the
+    file it was (:func:`~asz_core.flow.index.state_key`: the index writes its state by rename, so any change of
+    the index changes the key). The key is taken before the load, so what is kept is never older than its key. Raises what
+    ``load_index`` raises."""
+    global _seen_ids
+    key = state_key(sdir)
+    held = _SEEN.get(sdir)
+    if key is not None and held is not None and held[0] == key:
+        return held[1]
+    theirs = _first_ids(load_index(sdir, rebuild=False))
+    if held is not None:
+        del _SEEN[sdir]
+        _seen_ids -= len(held[1])
+    if key is not None and _seen_ids + len(theirs) <= SEEN_MAX_IDS:
+        _SEEN[sdir] = (key, theirs)
+        _seen_ids += len(theirs)
+    return theirs
+
+
+def forget_seen() -> None:
+    """Drop what :func:`_their_ids` keeps (parse's :func:`prepare` starts each parse with nothing kept)."""
+    global _seen_ids
+    _SEEN.clear()
+    _seen_ids = 0
+
+
 def session_links(root: str | Path, session: str, index: Index) -> SessionLinks:
     """Add ``session``'s ids to the root's table, then what the other sessions sharing ids say (module docstring).
 
@@ -252,13 +287,13 @@ def session_links(root: str | Path, session: str, index: Index) -> SessionLinks:
             candidates = sorted(set(candidates) | set(sharing(root, session, sorted(parents), db)))
     for other in candidates:
         try:
-            theirs = _first_ids(load_index(root / other, rebuild=False))
+            theirs = _their_ids(root / other)
         except (OSError, ValueError, RuntimeError):
             continue
         for p in sorted(parents):
             if p in theirs:
                 links.parents_elsewhere.setdefault(p, other)
-        shared = {i for i in mine if i in theirs}
+        shared = mine.keys() & theirs.keys()
         if not shared:
             continue
         same = {i for i in shared if _same(mine[i], theirs[i])}
@@ -335,6 +370,7 @@ def prepare(root: Path, names: list[str], all_names: list[str], pool: object = N
     """Before a parse of ``names``: their ids (and those of any session the table lacks) in the table, in
     ``pool``'s workers when given (parse's). Returns the sessions not in ``names`` that share ids with a
     session whose index grew: their links may have changed, so parse looks at them again (:func:`needs_relink`)."""
+    forget_seen()
     try:
         missing = sorted(set(all_names) - known_sessions(root))
     except (sqlite3.Error, OSError):

@@ -1,0 +1,83 @@
+"""The other sessions' ids kept between calls of ``session_links`` (trial 17, F18), from a real corpus transcript.
+
+A 15-line corpus transcript (``-home-user-spotter/55604662…``) is copied as
+Claude Code ``--resume`` copies do: another ``sessionId`` and file name, the same
+uuids and message ids. Parse keeps each session's ids once read, so N such
+copies read N indexes rather than N²; what it keeps must follow the other
+session's index when that grows, and a parse must write what it wrote before.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from asz_adapters_claude.plugin import ClaudeCodeLocal
+from asz_core.flow.index import load_index
+from asz_core.flow.parse import parse_root
+from asz_core.flow.shared_ids import add_ids, forget_seen, session_links
+from asz_core.testing import collect_once
+
+A = "55604662-cf2a-4331-851a-ec234028f8ca"
+B = "0b0b0b0b-0000-4000-8000-00000000000b"  # sorts first
+C = "0c0c0c0c-0000-4000-8000-00000000000c"
+
+
+def _source(corpus_dir: Path) -> list[str]:
+    f = corpus_dir / "claude-code/projects/-home-user-spotter" / f"{A}.jsonl"
+    if not f.is_file():
+        pytest.skip(f"{f} is absent")
+    return f.read_text(encoding="utf-8").splitlines(keepends=True)
+
+
+def _links(root: Path, name: str) -> tuple:
+    got = session_links(root, name, load_index(root / name))
+    return (got.earlier, sorted(got.repeated.items()), sorted((k, sorted(v)) for k, v in got.later.items()),
+            sorted(got.shared.items()))
+
+
+def test_kept_ids_follow_the_other_sessions_index(corpus_dir, tmp_path):
+    lines = _source(corpus_dir)
+    proj = tmp_path / "src" / "-home-user-spotter"
+    proj.mkdir(parents=True)
+    (proj / f"{A}.jsonl").write_text("".join(lines), encoding="utf-8")
+    copy = [ln.replace(A, B) for ln in lines]
+    (proj / f"{B}.jsonl").write_text("".join(copy[:3]), encoding="utf-8")  # B: A's first 3 lines (2 with a uuid)
+    root = tmp_path / "root"
+    collect_once(root, ClaudeCodeLocal(), tmp_path / "src")
+    add_ids((root, [A, B]))  # both indexes and their ids in the root's table, as parse's prepare does
+    forget_seen()
+    first = _links(root, A)  # keeps B's ids
+    # B has no record of its own: it is the earlier one, and A (opening with B's first record) continues it
+    assert first[0] == [B] and len(first[1]) == 2 and not first[2] and not first[3]
+
+    (proj / f"{B}.jsonl").write_text("".join(copy), encoding="utf-8")  # B grows to A's whole history
+    collect_once(root, ClaudeCodeLocal(), tmp_path / "src")
+    add_ids((root, [B]))
+    grown = _links(root, A)  # B's kept ids are those of its old index: read again
+    forget_seen()
+    assert grown == _links(root, A)
+    # now neither has a record of its own: the one whose name sorts first (B) is the earlier, A repeats all of it
+    assert grown[0] == [B] and len(grown[1]) == 14 and not grown[3]
+
+
+def test_copies_parse_to_one_conversation_and_continuations(corpus_dir, tmp_path):
+    lines = _source(corpus_dir)
+    proj = tmp_path / "src" / "-home-user-spotter"
+    proj.mkdir(parents=True)
+    for name in (A, B, C):
+        (proj / f"{name}.jsonl").write_text("".join(ln.replace(A, name) for ln in lines), encoding="utf-8")
+    root = tmp_path / "root"
+    collect_once(root, ClaudeCodeLocal(), tmp_path / "src")
+    rep = parse_root(root, jobs=1)
+    assert len(rep.outcomes) == 3 and not any(o.problem for o in rep.outcomes)
+    rels = {}
+    for name in (A, B, C):
+        sf = sorted((root / "_conversations" / name / "rounds").glob("*.sf"))
+        rels[name] = sorted(ln.split('"id":"', 1)[1].split('"', 1)[0] for ln in sf[-1].read_text().splitlines()
+                            if ln.startswith('{"t":"relation"') and '"type":"continues"' in ln)
+    # B sorts first: A and C repeat its 14 records; it holds both relations, each of them one
+    assert rels[B] == sorted([f"rel/continues/conversation_{A}/conversation_{B}", f"rel/continues/conversation_{C}/conversation_{B}"])
+    assert rels[A] == [f"rel/continues/conversation_{A}/conversation_{B}"]
+    assert rels[C] == [f"rel/continues/conversation_{C}/conversation_{B}"]
