@@ -251,8 +251,7 @@ def _their_ids(sdir: Path) -> dict[str, IndexEntry]:
     if key is not None and held is not None and held[0] == key:
         return held[1]
     theirs = _first_ids(load_index(sdir, rebuild=False))
-    if held is not None:
-        del _SEEN[sdir]
+    if held is not None and _SEEN.pop(sdir, None) is not None:
         _seen_ids -= len(held[1])
     if key is not None and _seen_ids + len(theirs) <= SEEN_MAX_IDS:
         _SEEN[sdir] = (key, theirs)
