@@ -123,3 +123,16 @@ def test_an_agent_file_with_no_prompt_line_opens_with_what_its_call_asked(corpus
     assert box.find_element(By.CSS_SELECTOR, ".row a").text == f"tool/{call['id']}"
     prompt = call["input"]["prompt"]
     assert prompt.splitlines()[0] in box.text and prompt.strip().splitlines()[-1].strip().lstrip("-* ") in box.text  # whole
+
+
+def test_a_replys_own_headings_nest_under_the_pages(corpus_root, corpus_dir, serve, browser):
+    """5c0375b4's sidechain reply (source row 22) opens with ``## Package.json Analysis Summary``: on the page it is an
+    h3, under the page's h1 and h2, as the md export nests a text's headings under its own; no text draws an h1 or h2."""
+    src = _lines(corpus_dir / "claude-code" / "projects" / SIDECHAINS[0] / f"{SIDECHAINS[1]}.jsonl")
+    reply = src[21]["message"]["content"][0]["text"]
+    assert reply.startswith("## Package.json Analysis Summary\n")
+    s = serve(corpus_root)
+    open_at(browser, f"{s.base}/c/{SIDECHAINS[1]}", "section.talk")
+    browser.find_element(By.ID, "expand-all").click()
+    wait(browser, lambda d: d.find_elements(By.XPATH, "//div[contains(@class,'md')]//h3[.='Package.json Analysis Summary']"))
+    assert not browser.find_elements(By.CSS_SELECTOR, ".md h1, .md h2")

@@ -100,8 +100,22 @@
       el.innerHTML = window.DOMPurify.sanitize(MD.parse(String(text)), PURIFY);
     } catch (e) { el.textContent = text; el.classList.add('plain'); return el; }
     el.querySelectorAll('a[href]').forEach(function (a) { a.setAttribute('rel', 'noopener noreferrer nofollow'); a.setAttribute('target', '_blank'); });
+    demoteHeadings(el);
     el.querySelectorAll('table').forEach(function (t) { const w = h('div', { class: 'tablewrap md-table' }); t.replaceWith(w); w.append(t); });
     return el;
+  }
+  // A text's own headings move down together so its shallowest is an h3, under the page's h1 (the conversation) and
+  // h2 (its sections), keeping their relative nesting and stopping at h6: the exports' rule (docs/view.md).
+  function demoteHeadings(el) {
+    const hs = Array.prototype.slice.call(el.querySelectorAll('h1, h2, h3, h4, h5, h6'));
+    if (!hs.length) return;
+    const shift = 3 - Math.min.apply(null, hs.map(function (x) { return Number(x.tagName[1]); }));
+    if (shift <= 0) return;
+    hs.forEach(function (x) {
+      const n = document.createElement('h' + Math.min(6, Number(x.tagName[1]) + shift));
+      while (x.firstChild) n.append(x.firstChild);
+      x.replaceWith(n);
+    });
   }
   function md(text, cls) { return mdInto(h('div', { class: 'md ' + (cls || '') }), text); }
 
