@@ -108,10 +108,12 @@ def test_xdg_unset_both_folders_are_read(corpus_dir, tmp_path):
 
 def test_comma_separated_claude_config_dir(corpus_dir, tmp_path):
     """CLAUDE_CONFIG_DIR naming several folders (ccusage reads each): every one holding sessions is read, the first
-    the root's own; an entry without a session adds nothing."""
+    the root's own; an entry without a session adds nothing. Set, it names the folders alone, as Claude Code and
+    ccusage read it: sessions in ~/.claude/projects are not read (README, docs/adapters/claude-code.md)."""
     one, two, empty = tmp_path / "c1", tmp_path / "c2", tmp_path / "c3"
     _project(corpus_dir, LOG_SAMPLE, one / "projects")
     _project(corpus_dir, SPOTTER, two / "projects")
+    _project(corpus_dir, "-src-deep-manifest", tmp_path / "home" / ".claude" / "projects")  # not read: one session
     (empty / "projects" / "-p").mkdir(parents=True)  # a project folder without a session
     p = _collect(tmp_path, {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": f"{one}, {two},{empty}"})
     assert p.returncode == 0 and NOTE not in p.stderr, p.stdout + p.stderr
