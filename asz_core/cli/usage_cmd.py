@@ -144,7 +144,8 @@ def usage(
     ids = list_conversations(storage)
     counted, problems, unreadable = _read(storage, zone, cfg.view_hide, len(ids), (project, model))
     rows = report(counted, view, table, first, last, sort)
-    _say_problems(problems)
+    nothing = not counted and (project or model)
+    _say_problems([*problems, _matched_nothing(storage, project, model)] if nothing else problems)
     say_state_files(storage)
     note, unchained = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
     windowed = first is not None or last is not None
@@ -375,3 +376,9 @@ def _say_problems(problems: list[str]) -> None:
     """Each problem line of the conversations read (held back, unreadable), on stderr as ``asz usage: LINE``."""
     for line in problems:
         typer.echo(f"asz usage: {line}", err=True)
+
+
+def _matched_nothing(storage: Path, project: str, model: str) -> str:
+    """The line for a --project/--model that no counted call matches (trial 17c: a mistyped filter read as no usage)."""
+    said = " and ".join(f"--{k} {v!r}" for k, v in (("project", project), ("model", model)) if v)
+    return f"no model call in {storage} matches {said} (asz ls lists the projects and models)"
