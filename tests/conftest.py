@@ -110,6 +110,7 @@ def browser(tmp_path_factory):
         opts.add_argument(f)
     opts.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
     opts.add_argument("--window-size=1280,1000")
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the page's console, read by get_log("browser")
     drv = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
     drv.set_page_load_timeout(60)
     yield drv

@@ -39,6 +39,7 @@ PAGE_HTML: bytes = b"""<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>asz view</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/static/app.css">
 </head>
 <body>

@@ -136,3 +136,15 @@ def test_a_replys_own_headings_nest_under_the_pages(corpus_root, corpus_dir, ser
     browser.find_element(By.ID, "expand-all").click()
     wait(browser, lambda d: d.find_elements(By.XPATH, "//div[contains(@class,'md')]//h3[.='Package.json Analysis Summary']"))
     assert not browser.find_elements(By.CSS_SELECTOR, ".md h1, .md h2")
+
+
+def test_the_page_logs_no_error_to_the_console(corpus_root, serve, browser):
+    """The list and the largest conversation, every talk drawn, leave nothing SEVERE in the browser's console: no
+    script error, no failed request (the favicon asked by default answered 404 on every page: trial 17c)."""
+    s = serve(corpus_root)
+    browser.get_log("browser")  # what earlier tests of this browser left
+    open_at(browser, f"{s.base}/", "#app table")
+    open_at(browser, f"{s.base}/c/{SPOTTER[1]}", "section.talk")
+    browser.find_element(By.ID, "expand-all").click()
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "section.talk.open"))
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
