@@ -287,9 +287,11 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
     written: list[str] = []
     if parse and storage.is_dir():
         from ..flow.parse import parse_root
+        from ..reading.progress import Bar
 
-        parsed = parse_root(storage, max_round_bytes=cfg.max_round_bytes, lock_timeout=lock_timeout, err=sys.stderr,
-                            jobs=jobs_n, changed_only=True, keep_rounds=False)
+        with Bar("parse") as bar:  # on a terminal: sessions parsed so far (trial 17, F18: a long parse said nothing)
+            parsed = parse_root(storage, max_round_bytes=cfg.max_round_bytes, lock_timeout=lock_timeout, err=sys.stderr,
+                                jobs=jobs_n, changed_only=True, keep_rounds=False, step=lambda name, n: bar.advance(name[:8], n))
         counters.errors += len(parsed.problems)
         rounds = f" rounds={parsed.rounds}"
         written = [o.conversation for o in parsed.outcomes if o.rounds and o.conversation]
