@@ -144,8 +144,7 @@ def usage(
     ids = list_conversations(storage)
     counted, problems, unreadable = _read(storage, zone, cfg.view_hide, len(ids), (project, model))
     rows = report(counted, view, table, first, last, sort)
-    nothing = not counted and (project or model)
-    _say_problems([*problems, _matched_nothing(storage, project, model)] if nothing else problems)
+    _say_problems([*problems, _matched_nothing(storage, project, model)] if not counted and (project or model) else problems)
     say_state_files(storage)
     note, unchained = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
     windowed = first is not None or last is not None
