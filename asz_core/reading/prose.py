@@ -75,7 +75,7 @@ from ..sessiondata import SDError, SDReader
 from ..sessiondata.model import Header
 from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
-from .export import LOST, part_marker
+from .export import LOST, build, part_marker
 from .landed_check import chain_problem
 
 __all__ = ["PERSON_NAMED", "Estimate", "ProseStats", "SourceLines", "prose_turns", "estimate", "session_of"]
@@ -440,6 +440,7 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
         raw.append(raw_bytes)
     order = sorted(by_stream, key=lambda s: (s != "main", first.get(s, 1 << 62), s))
     if audit is not None:
+        audit.ask(build(root, conversation, hide), by_stream)
         return audit.arrange([by_stream[s] for s in order])
     return [turn for s in order for turn in by_stream[s]]
 

@@ -17,6 +17,12 @@ audit form keeps every line of the default, byte for byte in its keys and values
   runtime's result for a call the person rejected, ``fixed_notice``), ``interrupted`` (the result's data says
   ``interrupted: true``) or
   ``no_result``; a result's text is never carried;
+- a sub-agent's prompt when its own records hold none (Claude Code 2.0.x's ``agent-<id>.jsonl``): what the call that
+  started it asked, whole, as the page and ``md`` read it (:func:`~asz_core.view.placing.call_prompts`, the
+  adapter's ``child_prompt``: the ``Task``'s ``prompt``), kind ``subagent_prompt``, first in the sub-agent's stream,
+  with the call's record's ``ts``, ``file`` and ``row`` (:meth:`Audit.ask`);
+- context the runtime injected as a list of text parts (flag ``injected``, Claude Code's ``isMeta`` list holding a
+  skill's body): its text parts joined with a newline, kind ``injected``, as an injected string is;
 - a compaction's boundary (flag ``context_reset``) as a line of kind ``compaction`` (the adapter's short form:
   ``auto, 167,731 tokens before``);
 - ``in_range`` (true or false; null for a line with no time) on every line when a ``--since``/``--until`` window
@@ -37,6 +43,7 @@ import orjson
 
 from ..sessiondata.model import Header
 from ..sessiondata.times import parse_instant
+from ..view.placing import call_prompts, position, walk
 from ..view.titles import ask_adapter, prompt_blocks, record_line
 from .export_steps import media_line
 from .search_hits import text_kind
@@ -101,6 +108,8 @@ class Audit:
         self.conversation, self.thinking, self.window = conversation, thinking, window
         self.calls: list[dict] = []
         self.results: dict[str, tuple[dict, str]] = {}  # call id -> (its result part, the record's dialect)
+        self.called: dict[tuple[int, int], tuple[dict, str, int]] = {}  # (seq, row) -> (record with calls, file, row)
+        self.dialect = ""
         #: what the form does not carry, by what: the header's ``left_out``
         self.left_out = {"tool_results": 0, "tool_inputs_cut": 0, "thinking": 0, "withheld": 0, "other_records": 0}
 
@@ -110,7 +119,7 @@ class Audit:
 
     def lines(self, header: Header, stream: str, file: str, row: int, rec: dict, line: Optional[dict]) -> list[dict]:
         """The audit lines of one record: ``line`` (the default's, or None) with its ``kind``, else a person's list
-        turn, then one line per tool call; a compaction boundary's line."""
+        turn or an injected list of text parts, then one line per tool call; a compaction boundary's line."""
         base = {"conversation": self.conversation, "stream": stream, "role": "", "ts": rec.get("time", ""),
                 "text": "", "file": file, "row": row}
         parts = [p for p in rec.get("parts") or () if isinstance(p, dict)]
@@ -126,13 +135,17 @@ class Audit:
                              for p in parts)
             notice = fixed_notice(text, header.dialect) == "interrupt"
             out.append({**base, "role": "user", "text": text, "kind": "interrupt" if notice else "prompt_blocks"})
+        elif rec.get("from") == "external" and "injected" in flags and parts and all(p.get("k") == "text" for p in parts):
+            out.append({**base, "role": "user", "text": "\n".join(p.get("text", "") for p in parts), "kind": "injected"})
         elif "context_reset" in flags:
             said = record_line(rec, header.dialect)
             out.append({**base, "role": "system", "text": f"Context compacted ({said})" if said else "Context compacted",
                         "kind": "compaction"})
+        self.dialect = self.dialect or header.dialect
         for p in parts:
             k = p.get("k")
             if k == "call":
+                self.called[(header.seq, row)] = (rec, file, row)
                 text, cut = _summary(p.get("data") if p.get("data") is not None else p.get("text"))
                 self.left_out["tool_inputs_cut"] += cut
                 call = {**base, "role": "assistant", "text": f"{p.get('name', '')}: {text}", "kind": "tool_call",
@@ -167,6 +180,25 @@ class Audit:
         if blocks and blocks <= {"stdout", "stderr"}:
             return "command_output"
         return "subagent_prompt" if stream != "main" else "text"
+
+    def ask(self, doc: dict, by_stream: dict[str, list[dict]]) -> None:
+        """Put first in ``by_stream`` (stream name -> its lines) a ``subagent_prompt`` line for each sub-agent of
+        ``doc`` (the conversation's asz.view document) whose own records hold no prompt: what the call that started
+        it asked (:func:`~asz_core.view.placing.call_prompts`, read from the records :meth:`lines` saw), with that
+        call's record's ``ts``, ``file`` and ``row`` (module docstring). Call after every record, before
+        :meth:`arrange`."""
+        def record(ref: dict) -> Optional[dict]:
+            return self.called.get((ref.get("seq"), ref.get("row")), (None,))[0]
+
+        talks = {t["id"]: t for t in doc.get("talks") or () if isinstance(t, dict) and t.get("id")}
+        nodes = {n["id"]: n for n in walk(talks.values()) if n.get("id")}
+        for tid, said in call_prompts(doc, self.dialect, record).items():
+            _, seq, row, _ = position(nodes[said["from"]])
+            rec, file, row = self.called[(seq, row)]
+            stream = talks[tid].get("stream") or ""
+            by_stream.setdefault(stream, []).insert(0, {
+                "conversation": self.conversation, "stream": stream, "role": "user", "ts": rec.get("time", ""),
+                "text": said["text"], "file": file, "row": row, "kind": "subagent_prompt"})
 
     def arrange(self, streams: Sequence[list[dict]]) -> list[dict]:
         """The streams' lines interleaved by time, each stream in its own order; each tool call's ``status`` set from

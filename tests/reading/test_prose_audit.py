@@ -249,3 +249,45 @@ def test_the_claude_adapter_reads_its_runtimes_fixed_notices(corpus_source):
                 want["interrupt" if t in INTERRUPTS else "refused" if t.startswith(REFUSED) else None] += 1
     assert said == want and want["interrupt"] >= 4 and want["refused"] >= 5
     assert Adapter.fixed_notice(a, "claude-code/1", INTERRUPTS[0]) is None  # the default: no rule
+
+
+def _tasks(path: Path) -> list[dict]:
+    """The ``Task`` tool_use blocks of the source file ``path``."""
+    return [b for _, d in _lines(path) if d.get("type") == "assistant" for b in _content(d) or ()
+            if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") == "Task"]
+
+
+def test_a_subagent_whose_file_holds_no_prompt_is_given_its_calls_prompt(corpus_root, corpus_source):
+    """Trial 17c §5: a7da6a22's old-layout ``agent-c8d9b115.jsonl`` opens with its reply; the audit form says what it
+    was asked from the Task call's ``input.prompt`` (as the page does), whole, right after the call, its record's
+    time, file and row; the default prose does not gain it."""
+    sid, project = "a7da6a22-facc-4fcd-8bab-f83c87862004", corpus_source / "-src-deep-manifest"
+    agent = _lines(project / "agent-c8d9b115.jsonl")
+    assert not any(d.get("type") == "user" and isinstance(_content(d), str) for _, d in agent)
+    (task,) = _tasks(project / f"{sid}.jsonl")
+    (row,) = [n for n, d in _lines(project / f"{sid}.jsonl") if isinstance(_content(d), list) and task in _content(d)]
+    _, lines, _ = _audit(corpus_root, sid)
+    (asked,) = [x for x in lines if x["kind"] == "subagent_prompt"]
+    at = lines.index(asked)
+    assert asked["stream"] == "c8d9b115" and asked["role"] == "user" and asked["text"] == task["input"]["prompt"]
+    assert len(asked["text"]) > 200 and lines[at - 1]["tool"] == "Task" and lines[at - 1]["kind"] == "tool_call"
+    assert (asked["file"], asked["row"], asked["ts"]) == (lines[at - 1]["file"], lines[at - 1]["row"], lines[at - 1]["ts"])
+    assert _landed(corpus_root, sid)[(f"-src-deep-manifest/{sid}.jsonl", row)][::2] == (asked["file"], asked["row"])
+    assert all(x["stream"] != "c8d9b115" for x in lines[:at])
+    assert task["input"]["prompt"] not in _export(corpus_root, sid).stdout
+
+
+def test_injected_context_written_as_a_list_of_text_is_an_injected_line(corpus_root, corpus_source):
+    """Trial 17c §5: an ``isMeta`` user record whose content is a list of one text block (ef958aa1's subagent
+    ``agent-a52886dc180afb356.jsonl`` line 7, a skill's body) is kind ``injected`` as an ``isMeta`` string is; the
+    default prose (seed 003: string content only) does not gain it."""
+    sid = "ef958aa1-0e93-49f0-bb71-150f63befcd1"
+    path = corpus_source / "-experiments-worktrees" / sid / "subagents" / "agent-a52886dc180afb356.jsonl"
+    metas = [(n, d) for n, d in _lines(path) if d.get("type") == "user" and d.get("isMeta") and isinstance(_content(d), list)]
+    assert [n for n, _ in metas] == [7] and [b["type"] for b in _content(metas[0][1])] == ["text"]
+    text = _content(metas[0][1])[0]["text"]
+    _, lines, _ = _audit(corpus_root, sid)
+    got = [x for x in lines if x["text"] == text]
+    assert [(x["kind"], x["role"], x["stream"], x["ts"]) for x in got] == [
+        ("injected", "user", "a52886dc180afb356", metas[0][1]["timestamp"])]
+    assert text not in {json.loads(x)["text"] for x in _export(corpus_root, sid).stdout.splitlines()}
