@@ -27,7 +27,8 @@ def unlisted_sessions_notes(cfg: Config, adapters: Mapping[str, Adapter], env: M
                             storage: Path | None = None, cmd: str = "collect") -> list[str]:
     """One note per adapter of ``adapters`` (the installed ones, by name) that ``cfg`` does not enable and that has
     sessions at its default source root (:meth:`~asz_core.plugins.adapter.Adapter.has_default_sessions`), naming the
-    folders it reads there that exist (``~/.kiro``, not the home) and the two ways to collect it (``asz <cmd>
+    folders it reads there that exist (``~/.kiro``, not the home), what they are (the adapter's ``description``, so
+    ``changes`` reads as the hook's records) and the two ways to collect it (``asz <cmd>
     --adapter NAME``, or the adapters listed in asz.yaml); [] when the configuration lists adapters (the user chose).
 
     ``storage`` is the storage root of the command (default ``cfg.root``): when it overlaps a folder the adapter reads
@@ -48,7 +49,8 @@ def unlisted_sessions_notes(cfg: Config, adapters: Mapping[str, Adapter], env: M
         if not seen or src is None:
             continue
         listed = "".join(f"\n    - name: {n}" for n in (*enabled, name))
-        note = (f"note: {name} sessions are in {_where(adapter, src)}, not collected: the default adapter list is "
+        what = f" ({adapter.description})" if getattr(adapter, "description", "") else ""  # what they are, in words
+        note = (f"note: {name} sessions are in {_where(adapter, src)}, not collected{what}: the default adapter list is "
                 f"{', '.join(enabled)} only. Collect them with asz {cmd} --adapter {name}, or list the adapters in "
                 f"asz.yaml:\n  adapters:{listed}")
         hit = root_overlap(storage if storage is not None else Path(cfg.root), adapter, src)

@@ -27,7 +27,8 @@ def test_plain_collect_names_the_hook_folder_and_how_to_collect_it(tmp_path):
     shutil.copytree(SAMPLES, data)
     p = _collect(home, tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr
-    assert p.stderr.count(f"note: changes sessions are in {data}, not collected") == 1, p.stderr
+    assert p.stderr.count(f"note: changes sessions are in {data}, not collected (asz's Claude Code observers") == 1, p.stderr
+    assert "MCP execution records and workspace change records): the default adapter list is" in p.stderr
     assert "asz collect --adapter changes" in p.stderr and "    - name: changes" in p.stderr, p.stderr
     assert " landed=0 " in p.stdout, p.stdout
     p = _collect(home, tmp_path, "--adapter", "changes")  # the way the note names lands them
