@@ -72,7 +72,8 @@ def test_markdown_renders_and_payloads_stay_inert(markdown_root, serve, browser)
     open_at(drv, f"{s.base}/c/{CANARY_SESSION}", "section.talk .talkhead")
     drv.find_element(By.CSS_SELECTOR, "section.talk .talkhead").click()
     prompt = wait(drv, lambda d: d.find_element(By.CSS_SELECTOR, ".k-message-external .md"))
-    assert prompt.find_element(By.CSS_SELECTOR, "h1").text == "Plan for the release"
+    # a text's headings nest under the page's h1 and h2: its shallowest is an h3 (docs/view.md)
+    assert prompt.find_element(By.CSS_SELECTOR, "h3").text == "Plan for the release"
     assert "make test && echo done" in prompt.find_element(By.CSS_SELECTOR, "pre code").text
     cells = [c.text for c in prompt.find_elements(By.CSS_SELECTOR, "table td")]
     assert cells == ["build", "ci", "ship", "me"]
@@ -82,7 +83,7 @@ def test_markdown_renders_and_payloads_stay_inert(markdown_root, serve, browser)
     # raw HTML is shown as text, never as markup
     assert "<script>window.__pwned=1</script>" in prompt.text and 'onerror="window.__pwned=2"' in prompt.text
     reply = drv.find_element(By.CSS_SELECTOR, ".k-message-assistant .md")
-    assert reply.find_element(By.CSS_SELECTOR, "h2").text == "Done" and reply.find_element(By.CSS_SELECTOR, "strong").text == "shipped"
+    assert reply.find_element(By.CSS_SELECTOR, "h3").text == "Done" and reply.find_element(By.CSS_SELECTOR, "strong").text == "shipped"
     # the empty "\n\n" fragment the runtime wrote before its tool call is not drawn
     assert not drv.find_elements(By.CSS_SELECTOR, '.node[data-id="msg/1/2:0"]')
     # tool calls are folded, closed, and say what they hold
