@@ -148,3 +148,16 @@ def test_the_page_logs_no_error_to_the_console(corpus_root, serve, browser):
     browser.find_element(By.ID, "expand-all").click()
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "section.talk.open"))
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def test_a_closed_talks_reply_preview_starts_at_its_first_word(corpus_root, serve, browser):
+    """8463c716's compaction talk (stream acompact-…) ends with the summary, whose text opens with blank lines; the
+    closed talk's preview showed '↳' and an empty line (trial 17b F10, trial 17c). It starts at the summary's first
+    word now; the document's reply is unchanged."""
+    s = serve(corpus_root)
+    doc = _get(s.base, f"/api/c/{SPOTTER[1]}/view")
+    (talk,) = [t for t in doc["talks"] if t.get("stream", "").startswith("acompact")]
+    assert talk["reply"][:1].isspace() and talk["reply"].strip()
+    open_at(browser, f"{s.base}/c/{SPOTTER[1]}", "section.talk")
+    head = browser.find_element(By.CSS_SELECTOR, f'section.talk[data-talk="{talk["id"]}"] .talkhead .reply')
+    assert head.get_attribute("textContent") == "↳ " + talk["reply"].lstrip()

@@ -983,6 +983,12 @@
     return s ? (s.label || s.name) : streamName;
   }
 
+  // The closed talk's last reply, from its first visible character: a reply that opens with blank lines (a compaction's
+  // summary) showed an empty line and an ellipsis. The text itself is the document's, drawn whole in the talk.
+  function replyPreview(reply) {
+    const text = reply ? String(reply).replace(/^\s+/, '') : '';
+    return text ? h('div', { class: 'reply' }, '↳ ', text) : null;
+  }
   function talkBlock(t, nested) {
     const child = t.child || (t.stream && t.stream !== 'main' && IDX.streamInfo.get('stream/' + t.stream) && IDX.streamInfo.get('stream/' + t.stream).role !== 'main');
     const body = h('div', { class: 'talkbody', hidden: 'hidden' });
@@ -996,7 +1002,7 @@
         h('span', null, num(t.runs) + ' run' + (t.runs === 1 ? '' : 's') + ' · ' + num(t.steps || 0) + ' steps · ' + num(t.tools || 0) + ' tools'),
         (start && t.to && t.to >= start) ? h('span', { class: 'lasted' }, fmtDur(t.to - start)) : null, unverifiedTag(t)),
       h('div', { class: 'label' }, heading(t) || (child ? h('span', { class: 'muted' }, 'Subagent: ' + streamLabel(t.stream)) : h('span', { class: 'faint' }, '(no label: nothing a person typed starts this talk)'))),
-      t.reply ? h('div', { class: 'reply' }, '↳ ', t.reply) : null);
+      replyPreview(t.reply));
     const el = h('section', { class: 'talk' + (child ? ' child' : ''), 'data-talk': t.id }, head, body);
     let drawn = false;
     function open(on) {
