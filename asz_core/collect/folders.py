@@ -147,12 +147,12 @@ RENAMED = ("the same file: the source folders changed, so a folder's sources are
 
 
 def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
-    """Whether the two paths name one existing file (the same device and inode); False when either cannot be stat'ed."""
+    """Whether the two paths name one existing file (:func:`os.path.samefile`: the same device and inode); False when
+    either cannot be stat'ed."""
     try:
-        x, y = os.stat(a), os.stat(b)
+        return os.path.samefile(a, b)
     except (OSError, ValueError):
         return False
-    return (x.st_dev, x.st_ino) == (y.st_dev, y.st_ino)
 
 
 def copy_of(copy: Source, kept: Source, cur=None) -> bool:
