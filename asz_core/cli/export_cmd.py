@@ -251,10 +251,10 @@ def export(
     since: str = typer.Option("", "--since", help="Every conversation active since: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
     until: str = typer.Option("", "--until", help="… and active until (same forms; a date counts to its end)."),
     tz: Optional[str] = tz_option(),
-    fmt: str = typer.Option("md", "--format", help="md (Markdown), html (one self-contained page), json (the asz.view document, whose texts are clipped at 2,000 bytes with bytes giving the whole size; stderr counts them) or prose (JSONL per turn); md, html and prose give texts whole."),
+    fmt: Optional[str] = typer.Option(None, "--format", show_default=False, help="md (Markdown, the default; prose with --audit), html (one self-contained page), json (the asz.view document, whose texts are clipped at 2,000 bytes with bytes giving the whole size; stderr counts them) or prose (JSONL per turn); md, html and prose give texts whole."),
     thinking: bool = typer.Option(False, "--thinking", help="Add the model's reasoning (md, html, prose)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write here: a file for one conversation, a folder (with an index page) for several, or for several as md or prose a FILE.md or FILE.jsonl that gets the one stream stdout would; a file already there is replaced, and stderr says so (asz export: replaced …)."),
-    audit: bool = typer.Option(False, "--audit", help="prose: the audit form (docs/reading.md): every line gets a kind (prompt, prompt_blocks, interrupt, injected, subagent_prompt, compaction_summary, command_output, reply, thinking, …); the person turns the default prose leaves out (a user line whose content is a list) are kept (kind prompt_blocks or interrupt, an image as [image: TYPE, N bytes]); one line per tool call (kind tool_call: tool, its input cut at 200 characters, status ok/error/refused/interrupted/no_result); one header line per conversation (kind conversation: title, project, branch, models, from, to, state, problems, left_out); streams interleaved by time; with --since/--until an in_range key on each line. The default prose's lines are all there, their keys and values unchanged."),
+    audit: bool = typer.Option(False, "--audit", help="prose (implied when --format is not given; another --format is refused): the audit form (docs/reading.md): every line gets a kind (prompt, prompt_blocks, interrupt, injected, subagent_prompt, compaction_summary, command_output, reply, thinking, …); the person turns the default prose leaves out (a user line whose content is a list) are kept (kind prompt_blocks or interrupt, an image as [image: TYPE, N bytes]); one line per tool call (kind tool_call: tool, its input cut at 200 characters, status ok/error/refused/interrupted/no_result); one header line per conversation (kind conversation: title, project, branch, models, from, to, state, problems, left_out); streams interleaved by time; with --since/--until an in_range key on each line. The default prose's lines are all there, their keys and values unchanged."),
     source: Optional[Path] = typer.Option(None, "--source", help="prose: the source root the conversations were collected from (default: each adapter's configured or default root), read where a landed record cannot tell a string from a list (a file landed before claude-code-local 0.2.0)."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
@@ -294,10 +294,12 @@ def export(
     ambiguous prefix, no ID and no filter, a bad format, several as html or
     json with an --out ending in .html, .json, .md or .jsonl: they go into a folder).
     """
+    if fmt is None:
+        fmt = "prose" if audit else "md"  # --audit alone asks for prose (trial 17 gap: it was refused as md)
     if fmt not in FORMATS:
         raise _usage(f"--format is one of {', '.join(FORMATS)}, not {fmt!r}")
     if audit and fmt != "prose":
-        raise _usage(f"--audit is a form of --format prose, not of {fmt}")
+        raise _usage(f"--audit is a form of --format prose, not of {fmt} (--audit alone gives prose)")
     many = bool(project or since or until)
     if conversation_id is not None and many:
         raise _usage("give an ID or --project/--since/--until, not both")

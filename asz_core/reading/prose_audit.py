@@ -21,6 +21,8 @@ audit form keeps every line of the default, byte for byte in its keys and values
   started it asked, whole, as the page and ``md`` read it (:func:`~asz_core.view.placing.call_prompts`, the
   adapter's ``child_prompt``: the ``Task``'s ``prompt``), kind ``subagent_prompt``, first in the sub-agent's stream,
   with the call's record's ``ts``, ``file`` and ``row`` (:meth:`Audit.ask`);
+- kind ``notification`` for a line whose record the runtime's notification started (``trigger`` ``notification``,
+  origin-digest §5.1: Claude Code's ``<task-notification>`` of a background task), not ``text``;
 - context the runtime injected as a list of text parts (flag ``injected``, Claude Code's ``isMeta`` list holding a
   skill's body): its text parts joined with a newline, kind ``injected``, as an injected string is;
 - a compaction's boundary (flag ``context_reset``) as a line of kind ``compaction`` (the adapter's short form:
@@ -52,7 +54,7 @@ __all__ = ["INPUT_CHARS", "INPUT_FIELDS", "KINDS", "Audit", "fixed_notice", "hea
 
 #: The kinds a line of the audit form can have.
 KINDS = ("conversation", "prompt", "prompt_blocks", "interrupt", "command", "command_output", "injected",
-         "subagent_prompt", "compaction_summary", "compaction", "text", "reply", "thinking", "reply_and_thinking",
+         "subagent_prompt", "compaction_summary", "compaction", "notification", "text", "reply", "thinking", "reply_and_thinking",
          "tool_call")
 #: At most this many characters of a tool call's input summary.
 INPUT_CHARS = 200
@@ -172,6 +174,8 @@ class Audit:
         kind = text_kind(rec)
         if kind == "summary":
             return "compaction_summary"
+        if rec.get("trigger") == "notification":  # a runtime's notification (Claude Code's <task-notification>)
+            return "notification"
         blocks = {b for b, _ in prompt_blocks(line["text"], header.dialect)}
         if kind == "prompt":
             return "command" if "command" in blocks else "prompt"

@@ -225,6 +225,27 @@ def test_audit_is_a_form_of_prose_only(corpus_root):
     assert res.returncode == 2 and "--audit is a form of --format prose" in res.stderr
 
 
+def test_audit_alone_gives_the_audit_prose(corpus_root):
+    """``--audit`` with no ``--format`` is the audit form (it was refused: the default format is md)."""
+    alone = asz("export", "cb2e607c", "--audit", "--root", str(corpus_root))
+    assert alone.stdout == _export(corpus_root, "cb2e607c-c758-415a-8b45-c49e4631906a", "--audit").stdout
+    assert json.loads(alone.stdout.splitlines()[0])["kind"] == "conversation"
+
+
+def test_a_task_notification_has_its_own_kind(corpus_root, corpus_source):
+    """A user line Claude Code wrote for a background task's notification (string content opening with
+    ``<task-notification>``, 8463c716) is kind ``notification``, never ``text``; counted from the source."""
+    sid = "8463c716-a2ea-4c14-9efa-87158ebd9f20"
+    want = sorted(d["uuid"] for p in _files(corpus_source, sid) for _, d in _lines(p) if d.get("type") == "user"
+                  and isinstance(_content(d), str) and _content(d).lstrip().startswith("<task-notification>"))
+    head, lines, _ = _audit(corpus_root, sid)
+    texts = {d["uuid"]: _content(d) for p in _files(corpus_source, sid) for _, d in _lines(p) if d.get("uuid") in want}
+    got = [x for x in lines if x["kind"] == "notification"]
+    assert len(want) == 1 and sorted(x["text"] for x in got) == sorted(texts.values())
+    assert not [x for x in lines if x["kind"] == "text" and x["text"].lstrip().startswith("<task-notification>")]
+    assert head["lines"]["notification"] == 1
+
+
 def test_the_claude_adapter_reads_its_runtimes_fixed_notices(corpus_source):
     """``Adapter.fixed_notice`` on every user line of the corpus: the interrupt notices and rejected calls counted
     from the source are named, a typed prompt or another result never is; an adapter with no such rule says None."""
