@@ -94,6 +94,33 @@ class StoppablePool(ProcessPoolExecutor):
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
+    def map(self, fn, *iterables, timeout=None, chunksize=1):
+        """``fn`` of each item of ``iterables`` (zipped), computed in the workers; the results in order, as
+        ``Executor.map`` gives them, but leaving the loop early cancels nothing from this thread.
+
+        ``Executor.map`` cancels its futures from the caller's thread when its loop is left (Ctrl-C while it waits,
+        ``break``). When a worker dies at the same moment (a Ctrl-C reaches the workers too), the pool's manager
+        thread marks every pending future broken, meets one just cancelled and dies with ``InvalidStateError``,
+        printing a traceback the command did not cause (CPython gh-107219, fixed from 3.12). Here a loop left early
+        stops the pool (:meth:`stop_now`: the manager thread itself drops the jobs not started, the workers are
+        killed), as leaving its ``with`` block by Ctrl-C does; the pool takes no further jobs. Raises ``ValueError``
+        for a ``timeout`` or a ``chunksize`` other than 1 (none is used), and what a job raised."""
+        if timeout is not None or chunksize != 1:
+            raise ValueError("StoppablePool.map takes neither a timeout nor a chunksize")
+        futures = [self.submit(fn, *args) for args in zip(*iterables)]
+        return self._in_order(futures)
+
+    def _in_order(self, futures: list) -> Iterator[Any]:
+        """The result of each of ``futures`` in turn (:func:`result_of`); left early, the pool is stopped."""
+        done = False
+        try:
+            for fut in futures:
+                yield result_of(self, fut)
+            done = True
+        finally:
+            if not done:
+                self.stop_now()
+
     def __exit__(self, exc_type, exc, tb):
         if exc_type is not None and issubclass(exc_type, (KeyboardInterrupt, GeneratorExit)):
             self.stop_now()
