@@ -258,18 +258,38 @@ def read_settings(path: Path) -> tuple[str | None, dict]:
     return text, data
 
 
-def _indent_of(text: str | None) -> int | str:
-    """The indentation the file already uses (spaces or a tab), 2 for a new file."""
+def _indent_of(text: str | None) -> int | str | None:
+    """The indentation the file already uses (spaces or a tab), 2 for a new file, None for a file written on one line
+    (compact: it stays on one line)."""
     for line in (text or "").splitlines()[1:]:
         stripped = line.lstrip(" \t")
         if stripped and len(stripped) != len(line):
             lead = line[: len(line) - len(stripped)]
             return "\t" if lead.startswith("\t") else len(lead)
-    return 2
+    return None if text and text.strip() and "\n" not in text.strip() else 2
 
 
-def _render(data: dict, indent: int | str = 2) -> str:
-    return json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
+def _separators_of(text: str) -> tuple[str, str]:
+    """The separators of a one-line file: ``(",", ":")`` when it has no space after them (``json.dumps``'s compact
+    form), else ``(", ", ": ")``. Judged by the object written again both ways, else by its first ``":``."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    for seps in ((",", ":"), (", ", ": ")):
+        if json.dumps(data, separators=seps, ensure_ascii=False) == text.strip():
+            return seps
+    return (",", ":") if '":' in text and '": ' not in text else (", ", ": ")
+
+
+def _render(data: dict, indent: int | str | None = 2, old_text: str | None = None) -> str:
+    """``data`` as the settings file's text: indented by ``indent``, or on one line (``indent`` None) with the old
+    text's separators and its line end (a one-line file without a final newline stays without one)."""
+    if indent is not None:
+        return json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
+    text = old_text or ""
+    end = "\n" if text.endswith("\n") else ""
+    return json.dumps(data, separators=_separators_of(text), ensure_ascii=False) + end
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -299,7 +319,7 @@ def _write_atomic(path: Path, text: str) -> None:
 def edit_settings(path: Path, edit, dry_run: bool) -> Change:
     """Apply ``edit`` (a function changing the settings dict in place, returning its actions as strings) to the file.
 
-    Keeps the file's indentation, backs the old file up beside it
+    Keeps the file's indentation (a file on one line stays on one line, its separators kept), backs the old file up beside it
     (``NAME.asz-backup-STAMP``) and writes atomically; with ``dry_run`` only
     the :class:`Change` (with its unified diff) is returned. Raises
     SettingsError naming the file when it cannot be read, edited or written.
@@ -309,7 +329,7 @@ def edit_settings(path: Path, edit, dry_run: bool) -> Change:
         actions = edit(data)
     except SettingsError as exc:  # a shape add_hooks refuses: name the file, like every other refusal
         raise SettingsError(f"{path}: {exc}; nothing was changed") from None
-    new_text = _render(data, _indent_of(old_text))
+    new_text = _render(data, _indent_of(old_text), old_text)
     changed = bool(actions)
     diff = ""
     if changed:
@@ -343,7 +363,7 @@ def install(path: Path, *, dry_run: bool = False, direct: bool = True) -> Change
     Idempotent: a second install changes nothing and makes no backup. Before
     a change the old file is copied to ``<name>.asz-backup-<UTC stamp>``
     beside it; the new file is written atomically with its mode kept, as
-    JSON indented as the file was (2 spaces for a new file). ``dry_run`` computes the change and its diff and
+    JSON indented as the file was (2 spaces for a new file; a file on one line stays on one line). ``dry_run`` computes the change and its diff and
     writes nothing. Raises SettingsError for an unreadable file, one that is
     not a JSON object, or a ``hooks`` of the wrong shape.
     """

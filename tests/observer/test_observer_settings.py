@@ -83,6 +83,23 @@ def test_install_twice_then_uninstall_restores_the_file(tmp_path: Path) -> None:
     assert p.returncode == 0 and "unchanged" in p.stdout and len(backups(cfg)) == 2
 
 
+@pytest.mark.parametrize("seps, end", [((",", ":"), ""), ((",", ":"), "\n"), ((", ", ": "), "\n")])
+def test_a_compact_one_line_file_stays_on_one_line(tmp_path: Path, seps: tuple[str, str], end: str) -> None:
+    """A settings file written on one line (``json.dumps`` compact, or with its default spaces; with or without a final
+    newline) stays on one line with its separators after install, and uninstall gives back its bytes."""
+    cfg = tmp_path / "claude"
+    cfg.mkdir()
+    settings = cfg / "settings.json"
+    original_text = json.dumps(ORIGINAL, separators=seps) + end
+    settings.write_text(original_text)
+    assert asz("hooks", "install", cfg=cfg).returncode == 0
+    after = settings.read_text()
+    assert after.count("\n") == end.count("\n") and ours(json.loads(after)) == [("PostToolUse", "mcp__.*"), ("PostToolUseFailure", "mcp__.*")]
+    assert after == json.dumps(json.loads(after), separators=seps) + end
+    assert asz("hooks", "uninstall", cfg=cfg).returncode == 0
+    assert settings.read_text() == original_text
+
+
 def test_fresh_install_and_project_scope(tmp_path: Path) -> None:
     """No settings file yet: install creates it (no backup); --scope project edits .claude/settings.json in cwd."""
     cfg = tmp_path / "claude"
@@ -110,7 +127,7 @@ def test_dry_run_writes_nothing_and_bad_files_are_refused(tmp_path: Path) -> Non
     settings = cfg / "settings.json"
     settings.write_text('{"model": "opus"}\n')
     p = asz("hooks", "install", "--dry-run", cfg=cfg)
-    assert p.returncode == 0 and '+    "PostToolUse": [' in p.stdout and "dry run" in p.stdout
+    assert p.returncode == 0 and '\n+{"model": "opus", "hooks": {"PostToolUse": [' in p.stdout and "dry run" in p.stdout
     assert settings.read_text() == '{"model": "opus"}\n' and backups(cfg) == []
     settings.write_text("{oops")
     p = asz("hooks", "install", cfg=cfg)
