@@ -126,16 +126,18 @@ def problems_note(rows: list[dict]) -> list[str]:
     return out
 
 
-def column_widths(rows: list[dict], columns: int | None = None) -> list[int]:
+def column_widths(rows: list[dict], columns: int | None = None, *, narrow: bool = False) -> list[int | None]:
     """The width of each column for ``rows``: :data:`COLUMNS`' own, widened for a figure that does not fit (a
     right-aligned column holds numbers, which are never cut: ``$1,005.12`` stays whole); then, on a terminal wider
     than that table (``columns``, default the terminal's width, which ``COLUMNS=`` sets), PROJECT and then TITLE take
-    the spare cells their longest cell needs. Never narrower than :data:`COLUMNS`' widths."""
+    the spare cells their longest cell needs. With ``narrow`` (the table goes to a terminal), on one narrower than
+    the table the columns of :data:`NARROW` are left out in turn (None) until it fits with TITLE cut to no fewer
+    than :data:`MIN_TITLE` cells (:func:`narrowed`). Output to a pipe or a file always has every column."""
     import shutil
 
     from rich.cells import cell_len
 
-    widths = [w for _, w, _ in COLUMNS]
+    widths: list[int | None] = [w for _, w, _ in COLUMNS]
     need = [0] * len(widths)
     for cells in map(table_cells, rows):
         for i, ((_, w, align), cell) in enumerate(zip(COLUMNS, cells)):
@@ -144,7 +146,10 @@ def column_widths(rows: list[dict], columns: int | None = None) -> list[int]:
                 widths[i] = cell_len(cell)
     if columns is None:
         columns = shutil.get_terminal_size((0, 0)).columns
-    spare = columns - (sum(widths) + 2 * (len(widths) - 1) + max(need[-1], len(COLUMNS[-1][0])))
+    last = max(need[-1], len(COLUMNS[-1][0]))
+    spare = columns - _table_width(widths, last)
+    if narrow and columns and spare < 0:
+        return narrowed(widths, columns, last)
     for i in (_PROJECT, _TITLE):  # the text columns a wide terminal shows whole
         more = max(0, min(spare, need[i] - widths[i]))
         widths[i], spare = widths[i] + more, spare - more
@@ -153,19 +158,54 @@ def column_widths(rows: list[dict], columns: int | None = None) -> list[int]:
 
 _TITLE, _PROJECT = 1, 2
 
+#: The columns a terminal too narrow for the whole table leaves out, first to last (the page and --json keep them).
+NARROW = ("CHANGES", "TALKS", "DURATION", "CALLS", "PROJECT", "TOKENS")
 
-def header_line(widths: list[int] | None = None) -> str:
-    """The table's header line for the column ``widths`` (:func:`column_widths`; default :data:`COLUMNS`')."""
+#: The fewest cells TITLE is cut down to on a narrow terminal before a column is left out.
+MIN_TITLE = 24
+
+
+def _table_width(widths: list[int | None], last: int) -> int:
+    """The cells of a line of the table with ``widths`` (None: left out), its last column ``last`` cells wide."""
+    shown = [w for w in widths[:-1] if w is not None]
+    return sum(shown) + 2 * len(shown) + last
+
+
+def narrowed(widths: list[int | None], columns: int, last: int) -> list[int | None]:
+    """``widths`` fitted to a terminal of ``columns`` cells: TITLE may be cut down to :data:`MIN_TITLE` cells; while
+    the line is longer than ``columns`` even so, the columns of :data:`NARROW` are left out (None) in turn; then
+    TITLE takes what is left. ID, TITLE, LAST ACTIVITY, COST and STATE always stay."""
+    out = list(widths)
+    full, out[_TITLE] = out[_TITLE], min(out[_TITLE], MIN_TITLE)
+    names = [h for h, _, _ in COLUMNS]
+    for name in NARROW:
+        if _table_width(out, last) <= columns:
+            break
+        out[names.index(name)] = None
+    out[_TITLE] = max(out[_TITLE], min(full, out[_TITLE] + columns - _table_width(out, last)))
+    return out
+
+
+def left_out(widths: list[int | None]) -> list[str]:
+    """The headers of the columns ``widths`` leaves out (a narrow terminal: :func:`narrowed`)."""
+    return [h for (h, _, _), w in zip(COLUMNS, widths) if w is None]
+
+
+def header_line(widths: list[int | None] | None = None) -> str:
+    """The table's header line for the column ``widths`` (:func:`column_widths`; default :data:`COLUMNS`'); a column
+    whose width is None is left out."""
     widths = widths or [w for _, w, _ in COLUMNS]
-    return "  ".join(f"{h:{a}{w}}" if w else h for (h, _, a), w in zip(COLUMNS, widths))
+    return "  ".join(f"{h:{a}{w}}" if w else h for (h, _, a), w in zip(COLUMNS, widths) if w is not None)
 
 
-def table_line(row: dict, widths: list[int] | None = None) -> str:
-    """One row of the table (columns :data:`COLUMNS`, widths ``widths`` as :func:`column_widths` gives them)."""
+def table_line(row: dict, widths: list[int | None] | None = None) -> str:
+    """One row of the table (columns :data:`COLUMNS`, widths ``widths`` as :func:`column_widths` gives them; a column
+    whose width is None is left out)."""
     widths = widths or [w for _, w, _ in COLUMNS]
     out = []
-    for (_, _, align), width, cell in zip(COLUMNS, widths, table_cells(row)):
-        out.append(cell if not width else fit_tail(cell, width) if len(out) == _PROJECT else fit_cells(cell, width, align))
+    for i, ((_, _, align), width, cell) in enumerate(zip(COLUMNS, widths, table_cells(row))):
+        if width is not None:
+            out.append(cell if not width else fit_tail(cell, width) if i == _PROJECT else fit_cells(cell, width, align))
     return "  ".join(out)
 
 
@@ -198,7 +238,8 @@ def conversations(
     has no times: --since/--until cannot place it, and a line under the table
     names it (on stderr with --json). A verified one whose document lists problems has STATE marked ! and a line
     under the table counting them (--json: problems, the document's list). --sort and --limit order
-    and cut the rows; the last line then says how many matched. Exit 0 when listed (also when none), 1 when the root
+    and cut the rows; the last line then says how many matched. On a terminal too narrow for the table, CHANGES, TALKS,
+    DURATION, CALLS, PROJECT and TOKENS are left out in turn until it fits (said on stderr; a pipe gets every column). Exit 0 when listed (also when none), 1 when the root
     is missing, 2 on usage errors.
     """
     cmd = ctx.info_name or "conversations"  # ls or conversations: every message names the command typed
@@ -235,7 +276,10 @@ def conversations(
             if line:
                 typer.echo(line)
         return
-    widths = column_widths(rows)
+    widths = column_widths(rows, narrow=sys.stdout.isatty())
+    if left_out(widths):  # a narrow terminal: said once, on stderr, so the table itself stays one line a row
+        typer.echo(f"asz {cmd}: a narrow terminal: {', '.join(left_out(widths))} left out (a wider one, or --json, "
+                   "shows every column)", err=True)
     typer.echo(header_line(widths))
     for line in [table_line(row, widths) for row in rows] + cut_lines(rows):
         typer.echo(line)
