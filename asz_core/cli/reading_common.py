@@ -11,7 +11,7 @@ import typer
 from ..reading.ids import IdError
 from ..reading.listing import Filters, TimeError, parse_time
 
-__all__ = ["settings", "require_root", "no_root", "NO_ROOT_HINT", "make_filters", "fail_id", "tz_option", "use_tz", "ROOT_HELP", "CONFIG_HELP", "TZ_HELP"]
+__all__ = ["settings", "require_root", "no_root", "root_hint", "NO_ROOT_HINT", "make_filters", "fail_id", "tz_option", "use_tz", "ROOT_HELP", "CONFIG_HELP", "TZ_HELP"]
 
 ROOT_HELP = "Storage root (default: storage.root, else ./data)."
 CONFIG_HELP = "asz.yaml to read (its view.hide is withheld)."
@@ -61,8 +61,19 @@ NO_ROOT_HINT = "(give --root DIR or set storage.root)"
 
 def no_root(cmd: str, root: Path | str) -> str:
     """The line a command says for a storage root that does not exist: ``asz CMD: no storage root at PATH (give
-    --root DIR or set storage.root)``, the same words for every command (docs/reading.md)."""
-    return f"asz {cmd}: no storage root at {root} {NO_ROOT_HINT}"
+    --root DIR or set storage.root)``, the same words for every command (docs/reading.md). A relative ``root`` (the
+    default ``data``) is also named in full, since it depends on the folder the command ran in:
+    ``no storage root at data (that is /home/me/data; give --root DIR or set storage.root)``."""
+    return f"asz {cmd}: no storage root at {root} {root_hint(root)}"
+
+
+def root_hint(root: Path | str) -> str:
+    """:data:`NO_ROOT_HINT`, naming a relative ``root`` in full first (``(that is /home/me/data; give …)``)."""
+    import os
+
+    if os.path.isabs(root):
+        return NO_ROOT_HINT
+    return f"(that is {os.path.abspath(root)}; {NO_ROOT_HINT[1:]}"
 
 
 def require_root(cmd: str, root: Path) -> None:

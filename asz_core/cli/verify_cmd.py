@@ -14,7 +14,7 @@ import typer
 
 from ..config import user_path
 from ..storage.layout import DEFAULT_ROOT
-from .reading_common import NO_ROOT_HINT
+from .reading_common import root_hint
 
 
 def _root_from_config(config: Optional[Path]) -> str:
@@ -97,7 +97,7 @@ def verify(
     else:
         where = str(root) if root is not None else cfg_root
         if not Path(where).is_dir():
-            raise _usage(f"no storage root at {where} {NO_ROOT_HINT}")  # as every reader says it (exit 2 here)
+            raise _usage(f"no storage root at {where} {root_hint(where)}")  # as every reader says it (exit 2 here)
         if target is not None and not _is_session(root, cfg_root, target) and not Path(target).exists():
             from ..reading.ids import AmbiguousId, UnknownId, session_id
 

@@ -29,5 +29,5 @@ def test_the_configured_root_is_said_with_the_command_typed(tmp_path, monkeypatc
     monkeypatch.chdir(tmp_path)
     p = asz_in_process("ls")
     assert (p.returncode, p.stdout) == (1, "")
-    assert p.stderr == "asz ls: no storage root at data (give --root DIR or set storage.root)\n"
+    assert p.stderr == f"asz ls: no storage root at data (that is {tmp_path / 'data'}; give --root DIR or set storage.root)\n"
     assert p.stderr.startswith("asz ls: ") and not (tmp_path / "data").exists()
