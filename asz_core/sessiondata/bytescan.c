@@ -1403,7 +1403,315 @@ fail:
     return NULL;
 }
 
+/* asz_core/view/step_keys.py's StepKeys._tool_keys for the usual tool node (issue 22, session 18): the keys it adds to
+ * the drawn node d (name, failed, result, result_state, result_bytes, request_to_result_ms, request_to_result_join,
+ * changes, executions, in that order) from the node's attrs, the part its first ref names and the result part of its
+ * second, when n is an exact node_type with at most two refs of ref_type, every record and part it reads is a dict,
+ * a record's parts a list, the result's text a str (else its data, written by data_text), the result's record has
+ * nothing dropped and is not withheld, the times it compares are ints, and d holds none of those keys yet. It decides
+ * everything before it writes: None, with d untouched, for any other node (the caller runs its Python). */
+static PyObject *tk_types[2];
+static Py_ssize_t tk_no[4], tk_ro[R_FIELDS];
+enum { T_ID, T_REF, T_REFS, T_ATTRS };
+static const char *const tk_node_fields[] = {"id", "ref", "refs", "attrs", NULL};
+static PyObject *s_name, *s_failed, *s_result, *s_result_state, *s_result_bytes, *s_rtr_ms, *s_rtr_join,
+    *s_exact_unique, *s_result_join, *s_changes, *s_executions, *s_available, *s_bytes, *s_text;
+#define TK_KEYS 9
+
+/* 1 with records[r.seq][r.row - 1] in *rec (borrowed) or *rec NULL where the Python finds none; 0 for a ref or record
+ * of another shape; -1 on error. */
+static int tk_record(PyObject *records, PyObject *r, PyObject **rec) {
+    *rec = NULL;
+    if ((PyObject *)Py_TYPE(r) != tk_types[1])
+        return 0;
+    PyObject *seq = FIELD(r, tk_ro[R_SEQ]), *row = FIELD(r, tk_ro[R_ROW]);
+    if (seq == NULL || row == NULL || !PyLong_CheckExact(row))
+        return 0;
+    PyObject *recs = PyDict_GetItemWithError(records, seq);
+    if (recs == NULL)
+        return PyErr_Occurred() ? -1 : 1;
+    if (!PyList_CheckExact(recs))
+        return 0;
+    Py_ssize_t w = PyLong_AsSsize_t(row);
+    if (w == -1 && PyErr_Occurred())
+        return -1;
+    if (w < 1 || w > PyList_GET_SIZE(recs))
+        return 1;
+    *rec = PyList_GET_ITEM(recs, w - 1);
+    return PyDict_CheckExact(*rec) ? 1 : 0;
+}
+
+/* rec.get("parts", ()) when a list (*parts borrowed, NULL when absent): 1, 0 for another shape, -1 on error. */
+static int tk_parts(PyObject *rec, PyObject **parts) {
+    *parts = PyDict_GetItemWithError(rec, s_parts);
+    if (*parts == NULL)
+        return PyErr_Occurred() ? -1 : 1;
+    return PyList_CheckExact(*parts) ? 1 : 0;
+}
+
+/* The part r.block names in parts (borrowed; NULL when out of range or block None), 1, 0 for another shape. */
+static int tk_block(PyObject *r, PyObject *parts, PyObject **p) {
+    PyObject *block = FIELD(r, tk_ro[R_BLOCK]);
+    *p = NULL;
+    if (block == NULL)
+        return 0;
+    if (block == Py_None)
+        return 1;
+    if (!PyLong_CheckExact(block))
+        return 0;
+    Py_ssize_t b = PyLong_AsSsize_t(block);
+    if (b == -1 && PyErr_Occurred())
+        return 0;
+    if (parts != NULL && b >= 0 && b < PyList_GET_SIZE(parts)) {
+        *p = PyList_GET_ITEM(parts, b);
+        return PyDict_CheckExact(*p) ? 1 : 0;
+    }
+    return 1;
+}
+
+/* times[r.seq][r.row - 1] (borrowed, NULL when none): 1, 0 for another shape. */
+static int tk_time(PyObject *times, PyObject *r, PyObject **t) {
+    PyObject *seq = FIELD(r, tk_ro[R_SEQ]), *row = FIELD(r, tk_ro[R_ROW]), *ts;
+    *t = NULL;
+    if ((ts = PyDict_GetItemWithError(times, seq)) == NULL)
+        return PyErr_Occurred() ? 0 : 1;
+    if (!PyList_CheckExact(ts))
+        return 0;
+    Py_ssize_t w = PyLong_AsSsize_t(row);
+    if (w == -1 && PyErr_Occurred())
+        return 0;
+    if (w >= 1 && w <= PyList_GET_SIZE(ts)) {
+        *t = PyList_GET_ITEM(ts, w - 1);
+        if (*t == Py_None)
+            *t = NULL;
+        else if (!PyLong_CheckExact(*t))
+            return 0;
+    }
+    return 1;
+}
+
+/* 1 when rec is withheld by hide (a set: a flag of rec's list of flags in it), 0 when not, -1 for another shape. */
+static int tk_withheld(PyObject *hide, PyObject *rec) {
+    if (PySet_GET_SIZE(hide) == 0)
+        return 0;
+    PyObject *flags = PyDict_GetItemWithError(rec, s_flags);
+    if (flags == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    if (!PyList_CheckExact(flags))
+        return -1;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(flags); i++) {
+        int in = PySet_Contains(hide, PyList_GET_ITEM(flags, i));
+        if (in != 0)
+            return in < 0 ? -1 : 1;
+    }
+    return 0;
+}
+
+static int tk_offsets(PyObject *node_type, PyObject *ref_type) {
+    if (tk_types[0] == node_type && tk_types[1] == ref_type)
+        return 0;
+    if (member_offsets(node_type, tk_node_fields, tk_no) < 0 || member_offsets(ref_type, ref_fields, tk_ro) < 0)
+        return -1;
+    Py_XSETREF(tk_types[0], Py_NewRef(node_type));
+    Py_XSETREF(tk_types[1], Py_NewRef(ref_type));
+    return 0;
+}
+
+/* The result part of rec's parts: the one r's block names, else the first whose "k" is "result" (*p borrowed, NULL
+ * when none): 1, 0 for another shape. */
+static int tk_result_part(PyObject *r, PyObject *parts, PyObject **p) {
+    if (!tk_block(r, parts, p))
+        return 0;
+    if (*p != NULL || parts == NULL)
+        return 1;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(parts); i++) {
+        PyObject *q = PyList_GET_ITEM(parts, i), *k;
+        if (!PyDict_CheckExact(q) || (k = PyDict_GetItemWithError(q, s_k)) == NULL)
+            return 0;
+        int eq = PyObject_RichCompareBool(k, s_result, Py_EQ);
+        if (eq < 0)
+            return 0;
+        if (eq) {
+            *p = q;
+            return 1;
+        }
+    }
+    return 1;
+}
+
+/* The result's shown text (a new reference, "" when none) of part p as _tool_keys writes it, NULL with no error for
+ * another shape, NULL with an error on error. */
+static PyObject *tk_text(PyObject *p, Py_ssize_t short_text, PyObject *clip, PyObject *data_text) {
+    PyObject *text = PyDict_GetItemWithError(p, s_text), *out;
+    if (text == NULL && PyErr_Occurred())
+        return NULL;
+    if (text != NULL && text != Py_None && !PyUnicode_CheckExact(text))
+        return NULL;
+    if (text != NULL && text != Py_None && PyUnicode_GET_LENGTH(text))
+        out = Py_NewRef(text);
+    else {
+        PyObject *data = PyDict_GetItemWithError(p, s_data);
+        if (data == NULL && PyErr_Occurred())
+            return NULL;
+        out = data == NULL || data == Py_None ? Py_NewRef(s_empty) : PyObject_CallOneArg(data_text, data);
+        if (out == NULL || !PyUnicode_CheckExact(out)) {
+            Py_XDECREF(out);
+            return NULL;
+        }
+    }
+    if (PyUnicode_GET_LENGTH(out) > short_text)
+        Py_SETREF(out, PyObject_CallOneArg(clip, out));
+    return out;
+}
+
+static PyObject *tool_keys(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 12 || !PyDict_CheckExact(args[1]) || !PyDict_CheckExact(args[2]) || !PyDict_CheckExact(args[3]) ||
+        !PyLong_CheckExact(args[7])) {
+        PyErr_SetString(PyExc_TypeError, "tool_keys(n, d, records, times, hide, step_changes, step_executions, "
+                                         "short_text, clip_text, data_text, node_type, ref_type)");
+        return NULL;
+    }
+    PyObject *n = args[0], *d = args[1], *records = args[2], *times = args[3], *hide = args[4];
+    PyObject *changes = args[5], *executions = args[6], *clip = args[8], *data_text = args[9];
+    Py_ssize_t short_text = PyLong_AsSsize_t(args[7]);
+    if (short_text < 0 || !PyAnySet_Check(hide) || !PyDict_CheckExact(changes) || !PyDict_CheckExact(executions) ||
+        tk_offsets(args[10], args[11]) < 0 || (PyObject *)Py_TYPE(n) != args[10]) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    PyObject *nid = FIELD(n, tk_no[T_ID]), *ref = FIELD(n, tk_no[T_REF]), *refs = FIELD(n, tk_no[T_REFS]);
+    PyObject *attrs = FIELD(n, tk_no[T_ATTRS]);
+    if (nid == NULL || !PyUnicode_CheckExact(nid) || ref == NULL || refs == NULL || !PyList_CheckExact(refs) ||
+        PyList_GET_SIZE(refs) > 2 || attrs == NULL || !PyDict_CheckExact(attrs))
+        Py_RETURN_NONE;
+    static PyObject **keys[TK_KEYS] = {&s_name, &s_failed, &s_result, &s_result_state, &s_result_bytes, &s_rtr_ms,
+                                       &s_rtr_join, &s_changes, &s_executions};
+    PyObject *val[TK_KEYS] = {NULL}; /* new references, the keys' values in order (NULL: not written) */
+    for (int i = 0; i < TK_KEYS; i++) {
+        int in = PyDict_Contains(d, *keys[i]);
+        if (in != 0)
+            goto none;
+    }
+    Py_ssize_t nr = PyList_GET_SIZE(refs);
+    PyObject *first = nr ? PyList_GET_ITEM(refs, 0) : ref, *req = NULL, *rec, *parts;
+    if (first != Py_None && (PyObject *)Py_TYPE(first) != tk_types[1])
+        goto none;
+    if (first != Py_None && FIELD(first, tk_ro[R_BLOCK]) != Py_None) { /* the part the first ref names */
+        if (tk_record(records, first, &rec) != 1 || (rec != NULL && (tk_parts(rec, &parts) != 1 ||
+                                                                     tk_block(first, parts, &req) != 1)))
+            goto none;
+    }
+    PyObject *name = PyDict_GetItemWithError(attrs, s_name), *failed = NULL;
+    int t = name == NULL ? (PyErr_Occurred() ? -1 : 0) : PyObject_IsTrue(name);
+    if (t < 0)
+        goto none;
+    if (!t && req != NULL) {
+        name = PyDict_GetItemWithError(req, s_name);
+        if ((t = name == NULL ? (PyErr_Occurred() ? -1 : 0) : PyObject_IsTrue(name)) < 0)
+            goto none;
+    }
+    if (t)
+        val[0] = Py_NewRef(name);
+    if (req != NULL && (failed = PyDict_GetItemWithError(req, s_failed)) == NULL && PyErr_Occurred())
+        goto none;
+    if (failed == Py_None)
+        failed = NULL;
+    PyObject *second = nr == 2 ? PyList_GET_ITEM(refs, 1) : NULL, *p = NULL;
+    if (second != NULL) { /* the result */
+        if (tk_record(records, second, &rec) != 1 || (rec != NULL && (tk_parts(rec, &parts) != 1 ||
+                                                                      tk_result_part(second, parts, &p) != 1)))
+            goto none;
+    }
+    if (p != NULL) {
+        PyObject *f = failed == NULL ? PyDict_GetItemWithError(p, s_failed) : NULL, *x;
+        if (f == NULL && PyErr_Occurred())
+            goto none;
+        if (f != NULL && f != Py_None)
+            failed = f;
+        if (tk_withheld(hide, rec) != 0)
+            goto none;
+        if ((x = PyDict_GetItemWithError(rec, s_dropped)) == NULL && PyErr_Occurred())
+            goto none;
+        if (x != NULL && PyObject_IsTrue(x) != 0) /* dropped: its companion keys are the Python's */
+            goto none;
+        PyObject *text = tk_text(p, short_text, clip, data_text);
+        if (text == NULL)
+            goto none;
+        if (PyUnicode_GET_LENGTH(text))
+            val[2] = text;
+        else
+            Py_DECREF(text);
+        x = PyDict_GetItemWithError(p, s_state);
+        val[3] = Py_NewRef(x ? x : s_available);
+        x = x == NULL && PyErr_Occurred() ? NULL : PyDict_GetItemWithError(p, s_bytes);
+        if (PyErr_Occurred())
+            goto none;
+        val[4] = Py_NewRef(x ? x : s_zero);
+    }
+    if (failed != NULL)
+        val[1] = Py_NewRef(failed);
+    PyObject *join = second == NULL ? NULL : PyDict_GetItemWithError(attrs, s_result_join);
+    if (join == NULL && PyErr_Occurred())
+        goto none;
+    if (join != NULL && (t = PyObject_RichCompareBool(join, s_exact_unique, Py_EQ)) != 0) {
+        PyObject *t0, *t1;
+        if (t < 0 || !tk_time(times, first, &t0) || !tk_time(times, second, &t1))
+            goto none;
+        if (t0 != NULL && t1 != NULL && (t = PyObject_RichCompareBool(t1, t0, Py_GE)) != 0) {
+            PyObject *diff = t < 0 ? NULL : PyNumber_Subtract(t1, t0);
+            PyObject *ms = diff == NULL ? NULL : PyNumber_FloorDivide(diff, s_million);
+            Py_XDECREF(diff);
+            if (ms == NULL || (t = PyObject_IsTrue(ms)) < 0) {
+                Py_XDECREF(ms);
+                goto none;
+            }
+            if (t)
+                val[5] = ms;
+            else
+                Py_DECREF(ms);
+            val[6] = Py_NewRef(s_exact_unique);
+        }
+    }
+    if (PyDict_GET_SIZE(changes) || PyDict_GET_SIZE(executions)) {
+        Py_ssize_t slash = PyUnicode_FindChar(nid, '/', 0, PyUnicode_GET_LENGTH(nid), 1);
+        PyObject *tool_id = slash == -2 ? NULL : slash < 0 ? Py_NewRef(s_empty) :
+                            PyUnicode_Substring(nid, slash + 1, PyUnicode_GET_LENGTH(nid));
+        for (int i = 0; tool_id != NULL && i < 2; i++) {
+            PyObject *got = PyDict_GetItemWithError(i ? executions : changes, tool_id);
+            if (got == NULL && PyErr_Occurred())
+                Py_CLEAR(tool_id);
+            else if (got != NULL && (t = PyObject_IsTrue(got)) != 0) {
+                if (t < 0)
+                    Py_CLEAR(tool_id);
+                else
+                    val[7 + i] = Py_NewRef(got);
+            }
+        }
+        if (tool_id == NULL)
+            goto none;
+        Py_DECREF(tool_id);
+    }
+    /* decided: the keys in _tool_keys' order */
+    int rc = 0;
+    for (int i = 0; i < TK_KEYS; i++) {
+        if (val[i] != NULL && rc == 0)
+            rc = PyDict_SetItem(d, *keys[i], val[i]);
+        Py_XDECREF(val[i]);
+    }
+    if (rc < 0)
+        return NULL;
+    Py_RETURN_TRUE;
+none: /* d untouched: the Python draws this tool */
+    PyErr_Clear();
+    for (int i = 0; i < TK_KEYS; i++)
+        Py_XDECREF(val[i]);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"tool_keys", (PyCFunction)(void (*)(void))tool_keys, METH_FASTCALL,
+     "tool_keys(n, d, records, times, hide, step_changes, step_executions, short_text, clip_text, data_text, "
+     "node_type, ref_type) -> True when StepKeys._tool_keys' keys were added to d, else None (d untouched)."},
     {"call_keys", (PyCFunction)(void (*)(void))call_keys, METH_FASTCALL,
      "call_keys(n, d, cu, records, unverified, withholdable, hide, long_above, call_usage_type, node_type, ref_type) "
      "-> True when StepKeys._call_keys' keys were added to d, else None (d untouched)."},
@@ -1466,7 +1774,19 @@ PyMODINIT_FUNC PyInit_bytescan(void) {
         !(s_last_place = PyLong_FromLongLong(1LL << 62)) || !(s_minus_one = PyLong_FromLong(-1)) ||
         !(s_million = PyLong_FromLong(1000000)) || !(s_long_context = PyUnicode_InternFromString("long_context")) ||
         !(s_usage_state = PyUnicode_InternFromString("usage_state")) ||
-        !(s_usage_incomplete = PyUnicode_InternFromString("usage_incomplete")))
+        !(s_usage_incomplete = PyUnicode_InternFromString("usage_incomplete")) ||
+        !(s_name = PyUnicode_InternFromString("name")) || !(s_failed = PyUnicode_InternFromString("failed")) ||
+        !(s_result = PyUnicode_InternFromString("result")) ||
+        !(s_result_state = PyUnicode_InternFromString("result_state")) ||
+        !(s_result_bytes = PyUnicode_InternFromString("result_bytes")) ||
+        !(s_rtr_ms = PyUnicode_InternFromString("request_to_result_ms")) ||
+        !(s_rtr_join = PyUnicode_InternFromString("request_to_result_join")) ||
+        !(s_exact_unique = PyUnicode_InternFromString("exact_unique")) ||
+        !(s_result_join = PyUnicode_InternFromString("result_join")) ||
+        !(s_changes = PyUnicode_InternFromString("changes")) ||
+        !(s_executions = PyUnicode_InternFromString("executions")) ||
+        !(s_available = PyUnicode_InternFromString("available")) || !(s_bytes = PyUnicode_InternFromString("bytes")) ||
+        !(s_text = PyUnicode_InternFromString("text")))
         return NULL;
     for (int i = 0; cursor_keys[i] != NULL; i++)
         if (!(cursor_key_objs[i] = PyUnicode_InternFromString(cursor_keys[i])))

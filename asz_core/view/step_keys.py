@@ -97,6 +97,17 @@ class StepKeys(ViewBase):
         return out
 
     def _tool_keys(self, n: Node, d: dict) -> None:
+        """A tool node's name, failure, result (text, state, bytes), request-to-result time and observed changes and
+        executions. The usual tool (at most two refs, a result part with text or data, nothing dropped or withheld)
+        in C (``bytescan.tool_keys``, issue 22) where the module was built: the same keys in the same order."""
+        if bytescan is not None and bytescan.tool_keys(n, d, self.sess.records, self.sess.times, self.hide,
+                                                       self.step_changes, self.step_executions, SHORT_TEXT, clip_text,
+                                                       data_text, Node, Ref) is not None:
+            return
+        self._tool_keys_py(n, d)
+
+    def _tool_keys_py(self, n: Node, d: dict) -> None:
+        """:meth:`_tool_keys` in Python: the definition, and the way for any tool the compiled one leaves."""
         attrs = n.attrs
         name = attrs.get("name")
         refs = n.refs

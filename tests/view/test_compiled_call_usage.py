@@ -14,21 +14,14 @@ import pytest
 from asz_core.flow.model import Node, Ref
 from asz_core.sessiondata.numberprobe import bytescan
 from asz_core.sessiondata.vocabulary import USAGE_COUNT_DROPPED
-from asz_core.view.chain import ChainReader
 from asz_core.view.document import list_conversations
-from asz_core.view.links import links_of
-from asz_core.view.session_records import LandedSession
 from asz_core.view.summary import DocumentView
 from asz_core.view.usage import CallUsage
 
+from document_views import document_view
+
 pytestmark = pytest.mark.skipif(bytescan is None, reason="asz_core.sessiondata.bytescan was not built "
                                 "(setup.py's optional extension: no C compiler at install)")
-
-
-def _view(root, conv: str) -> DocumentView:
-    b = ChainReader(root, conv, (), None)
-    fold, _, accepted = b.fold_chain()
-    return DocumentView(b, fold, LandedSession(root, fold.head.session, fold.head.through_seq, accepted), links_of(fold))
 
 
 def _both(v: DocumentView) -> tuple[list, list]:
@@ -56,7 +49,7 @@ def test_every_corpus_call_reads_the_same_both_ways(corpus, kiro_root):
     calls = compiled = conversations = 0
     for r in (root, kiro_root):
         for conv in list_conversations(r):
-            v = _view(r, conv)
+            v = document_view(r, conv)
             a, b = _both(v)
             assert a == b, conv
             n, c = _compiled_count(v)
@@ -95,8 +88,8 @@ SHAPES = [
 @pytest.mark.parametrize("name, first, last", SHAPES, ids=[s[0] for s in SHAPES])
 def test_a_call_of_any_shape_reads_the_same_both_ways(corpus, name, first, last):
     _, root = corpus
-    conv = max(list_conversations(root), key=lambda c: len(_view(root, c).call_usage))
-    v = _view(root, conv)
+    conv = max(list_conversations(root), key=lambda c: len(document_view(root, c).call_usage))
+    v = document_view(root, conv)
     changed = 0
     for n in v.nodes.values():
         refs = n.refs
@@ -121,13 +114,13 @@ def test_a_call_of_any_shape_reads_the_same_both_ways(corpus, name, first, last)
 
 def test_a_call_in_a_file_that_does_not_verify_or_on_another_stream_reads_the_same(corpus):
     _, root = corpus
-    convs = sorted(list_conversations(root), key=lambda c: -len(_view(root, c).call_usage))
-    v = _view(root, convs[0])
+    convs = sorted(list_conversations(root), key=lambda c: -len(document_view(root, c).call_usage))
+    v = document_view(root, convs[0])
     seq = next(iter(v.sess.records))
     v.sess.unverified[seq] = "changed"
     a, b = _both(v)
     assert a == b and any(cu.model == "" for _, cu in a)
-    v = _view(root, convs[0])
+    v = document_view(root, convs[0])
     v._streams.update({s: "elsewhere" for s in list(v.sess.records)[:1]})
     a, b = _both(v)
     assert a == b
@@ -145,8 +138,8 @@ def test_a_drawn_call_has_the_same_keys_both_ways(corpus, flags, monkeypatch):
     from asz_core.view import step_keys
 
     _, root = corpus
-    conv = max(list_conversations(root), key=lambda c: len(_view(root, c).call_usage))
-    v = _view(root, conv)
+    conv = max(list_conversations(root), key=lambda c: len(document_view(root, c).call_usage))
+    v = document_view(root, conv)
     calls = [n for n in v.nodes.values() if n.kind == "llm.call"]
     for n in calls[:20]:
         for r in n.refs[:1]:

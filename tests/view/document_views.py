@@ -1,0 +1,16 @@
+"""A conversation's :class:`~asz_core.view.summary.DocumentView` as ``build_view`` makes it, before drawing: for the
+tests that compare a compiled part of the build with its Python."""
+
+from __future__ import annotations
+
+from asz_core.view.chain import ChainReader
+from asz_core.view.links import links_of
+from asz_core.view.session_records import LandedSession
+from asz_core.view.summary import DocumentView
+
+
+def document_view(root, conv: str) -> DocumentView:
+    """The head's view of conversation ``conv`` under storage root ``root`` (no hide, no price table)."""
+    b = ChainReader(root, conv, (), None)
+    fold, _, accepted = b.fold_chain()
+    return DocumentView(b, fold, LandedSession(root, fold.head.session, fold.head.through_seq, accepted), links_of(fold))
