@@ -318,12 +318,14 @@ def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
     is decoded and type-checked in full; the closing line is last, and its
     count and SHA-256 match. Record lines are not decoded in full: the
     closing digest binds every byte the writer wrote, and ``asz verify
-    --deep`` decodes them all (:func:`check_landed_file` with ``deep=True``).
-    Memory is one chunk (``SCAN_CHUNK`` bytes) plus one line of at most
-    ``_ODD_MAX`` bytes, whatever the size of the file or of its lines.
-    With ``compact``, a file whose records follow each other keeps only its
-    first and last position (:func:`compact_run`).
+    --deep`` decodes them all (:func:`check_landed_file` with ``deep=True``). Memory is one chunk (``SCAN_CHUNK``
+    bytes) plus one line of at most ``_ODD_MAX`` bytes, whatever the size of the file or of its lines. With
+    ``compact``, a run keeps only its first and last position (:func:`compact_run`). A file read whole is checked
+    by one call of ``linescan.landed`` where it was built (:func:`_whole` in C), which hands anything else back.
     """
+    got = linescan.landed(path, compact, SCAN_CHUNK, hashlib.sha256, closing_pair, decode_header) if linescan else None
+    if got is not None:
+        return _compiled(path, *got)
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
@@ -359,10 +361,8 @@ def _whole(path: Path, data: bytes, mode: int, compact: bool) -> FileResult | No
     """:func:`_scan` of a file read whole in one read: the same checks and result, without the chunk machinery.
 
     The closing line is found first and the digest checked over everything
-    before it in one ``hashlib`` call; then each record line's positions are
-    read by the same prefix match: in one call by :mod:`asz_core.verify.linescan`
-    (C, where it was built), which accepts exactly the lines the loop here
-    accepts, else by the loop. A line the prefix does not describe sends the
+    before it in one ``hashlib`` call; then each record line's positions are read by the same prefix match: in one
+    call by :mod:`asz_core.verify.linescan` (C, where built), which accepts exactly what the loop here accepts, else by the loop. A line the prefix does not describe sends the
     file through the chunk scan over the same bytes (:func:`_lines`), which
     decodes it in full, so what is accepted and what is found is the scan's own.
     """

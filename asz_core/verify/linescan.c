@@ -127,20 +127,11 @@ PyDoc_STRVAR(positions_doc,
 "when ``ends`` is true, the records a run and more than 2. Raises ValueError unless\n"
 "0 <= start <= cut <= len(data) and, when start < cut, data[cut - 1] is a newline.");
 
-static PyObject *positions(PyObject *self, PyObject *args) {
-    (void)self;
-    Py_buffer buf;
-    Py_ssize_t start, cut;
-    int ends;
-    if (!PyArg_ParseTuple(args, "y*nnp:positions", &buf, &start, &cut, &ends))
-        return NULL;
+/* The positions of the record lines of data[start, cut) (the caller has checked the bounds): positions()'s answer. */
+static PyObject *scan_lines(const char *data, Py_ssize_t start, Py_ssize_t cut, int ends) {
     PyObject *out = NULL;
     line_pos *ps = NULL;
-    if (start < 0 || cut < start || cut > buf.len || (cut > start && ((const char *)buf.buf)[cut - 1] != '\n')) {
-        PyErr_SetString(PyExc_ValueError, "positions: need 0 <= start <= cut <= len(data), a newline before cut");
-        goto done;
-    }
-    const char *data = buf.buf, *p = data + start, *end = data + cut;
+    const char *p = data + start, *end = data + cut;
     Py_ssize_t cap = 0, k = 0;
     int run = 1;
     while (p < end) { /* one record line each turn */
@@ -174,7 +165,164 @@ static PyObject *positions(PyObject *self, PyObject *args) {
     }
 done:
     PyMem_Free(ps);
+    return out;
+}
+
+static PyObject *positions(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer buf;
+    Py_ssize_t start, cut;
+    int ends;
+    if (!PyArg_ParseTuple(args, "y*nnp:positions", &buf, &start, &cut, &ends))
+        return NULL;
+    PyObject *out = NULL;
+    if (start < 0 || cut < start || cut > buf.len || (cut > start && ((const char *)buf.buf)[cut - 1] != '\n'))
+        PyErr_SetString(PyExc_ValueError, "positions: need 0 <= start <= cut <= len(data), a newline before cut");
+    else
+        out = scan_lines(buf.buf, start, cut, ends);
     PyBuffer_Release(&buf);
+    return out;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * landed(path, ends, most, sha256, closing_pair, decode_header) -> (header, positions, mode, digest) | None
+ *
+ * asz_core.verify.landed._whole of a file read in one read, in one call (issue 22, session 18): the file opened,
+ * its mode taken by fstat, read whole (at most `most` bytes, the file then shorter), the closing line's count and
+ * digest read by closing_pair(line) and compared with sha256(everything before it).hexdigest(), the records' positions
+ * read as positions() reads them, the header decoded by decode_header(line), the whole file's digest. It answers only
+ * where _whole's answer is a result; None for anything else (a file that cannot be opened or read, is larger than
+ * `most`, or that _whole would hand on: no newline at its end, one line, a digest or count that differs, a line
+ * positions() does not vouch for, a ValueError from closing_pair or decode_header); the caller then does the same
+ * work the Python way, which gives its own answer. Any other exception is raised, as _whole raises it. */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static PyObject *hexdigest_of(PyObject *h) { return PyObject_CallMethod(h, "hexdigest", NULL); }
+
+/* The part of landed() after the read: data[0, n) is the whole file. */
+static PyObject *landed_bytes(PyObject *data_obj, Py_ssize_t n, int ends, long mode, PyObject *sha256, PyObject *closing_pair,
+                              PyObject *decode_header) {
+    const char *data = PyBytes_AS_STRING(data_obj);
+    if (n == 0 || data[n - 1] != '\n')
+        Py_RETURN_NONE;
+    const char *first = memchr(data, '\n', (size_t)n);
+    Py_ssize_t start = first - data + 1, cut = 0;
+    for (Py_ssize_t i = n - 2; i >= 0; i--)
+        if (data[i] == '\n') {
+            cut = i + 1;
+            break;
+        }
+    if (cut < start)
+        Py_RETURN_NONE;
+    PyObject *out = NULL, *view = NULL, *h = NULL, *hex = NULL, *pair = NULL, *got = NULL, *header = NULL, *line = NULL,
+             *whole = NULL;
+    view = PyMemoryView_FromMemory((char *)data, cut, PyBUF_READ);
+    if (view == NULL || (h = PyObject_CallOneArg(sha256, view)) == NULL || (hex = hexdigest_of(h)) == NULL)
+        goto done;
+    if ((line = PyBytes_FromStringAndSize(data + cut, n - 1 - cut)) == NULL)
+        goto done;
+    pair = PyObject_CallOneArg(closing_pair, line);
+    if (pair == NULL)
+        goto refused;
+    if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+        PyErr_SetString(PyExc_TypeError, "landed: closing_pair must return (records, digest)");
+        goto done;
+    }
+    int same = PyObject_RichCompareBool(PyTuple_GET_ITEM(pair, 1), hex, Py_EQ);
+    if (same <= 0) {
+        if (same == 0)
+            out = Py_NewRef(Py_None);
+        goto done;
+    }
+    got = scan_lines(data, start, cut, ends);
+    if (got == NULL)
+        goto done;
+    if (PyLong_Check(got)) { /* a line positions() does not vouch for: the Python way reads the file */
+        out = Py_NewRef(Py_None);
+        goto done;
+    }
+    same = PyObject_RichCompareBool(PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(got, 0), Py_EQ);
+    if (same <= 0) {
+        if (same == 0)
+            out = Py_NewRef(Py_None);
+        goto done;
+    }
+    Py_DECREF(line);
+    if ((line = PyBytes_FromStringAndSize(data, start - 1)) == NULL)
+        goto done;
+    header = PyObject_CallOneArg(decode_header, line);
+    if (header == NULL)
+        goto refused;
+    Py_DECREF(view);
+    view = PyMemoryView_FromMemory((char *)data + cut, n - cut, PyBUF_READ);
+    PyObject *r;
+    if (view == NULL || (r = PyObject_CallMethod(h, "update", "O", view)) == NULL)
+        goto done;
+    Py_DECREF(r);
+    if ((whole = hexdigest_of(h)) == NULL)
+        goto done;
+    out = Py_BuildValue("(OOlO)", header, got, mode, whole);
+    goto done;
+refused: /* a ValueError (FieldError included) from closing_pair or decode_header: _whole's None */
+    if (PyErr_ExceptionMatches(PyExc_ValueError)) {
+        PyErr_Clear();
+        out = Py_NewRef(Py_None);
+    }
+done:
+    Py_XDECREF(view);
+    Py_XDECREF(h);
+    Py_XDECREF(hex);
+    Py_XDECREF(pair);
+    Py_XDECREF(got);
+    Py_XDECREF(header);
+    Py_XDECREF(line);
+    Py_XDECREF(whole);
+    return out;
+}
+
+PyDoc_STRVAR(landed_doc,
+"landed(path, ends, most, sha256, closing_pair, decode_header) -> (header, positions, mode, digest) | None\n\n"
+"asz_core.verify.landed._whole of the file at ``path`` read in one read of at most ``most`` bytes, in one call:\n"
+"``header`` what decode_header(first line) returns, ``positions`` what positions(data, start, cut, ends) returns,\n"
+"``mode`` st_mode, ``digest`` the SHA-256 hex of the whole file (sha256 is hashlib.sha256, closing_pair\n"
+"codec.closing_pair). None where _whole would not give a result, or the file cannot be opened, read or is larger:\n"
+"the caller then does the same the Python way. Raises what closing_pair or decode_header raise other than ValueError.");
+
+static PyObject *landed(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *path_bytes, *sha256, *closing_pair, *decode_header;
+    int ends;
+    Py_ssize_t most;
+    if (!PyArg_ParseTuple(args, "O&pnOOO:landed", PyUnicode_FSConverter, &path_bytes, &ends, &most, &sha256, &closing_pair,
+                          &decode_header))
+        return NULL;
+    int fd = open(PyBytes_AS_STRING(path_bytes), O_RDONLY | O_CLOEXEC);
+    Py_DECREF(path_bytes);
+    if (fd < 0)
+        Py_RETURN_NONE;
+    struct stat st;
+    PyObject *data = NULL, *out = NULL;
+    if (fstat(fd, &st) != 0 || st.st_size < 0 || st.st_size + 1 > most) {
+        close(fd);
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t want = (Py_ssize_t)st.st_size + 1, got;
+    data = PyBytes_FromStringAndSize(NULL, want);
+    if (data == NULL) {
+        close(fd);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    got = read(fd, PyBytes_AS_STRING(data), (size_t)want);
+    Py_END_ALLOW_THREADS
+    close(fd);
+    if (got < 0 || got >= want) /* unreadable, or the file grew: the Python way */
+        out = Py_NewRef(Py_None);
+    else
+        out = landed_bytes(data, got, ends, (long)st.st_mode, sha256, closing_pair, decode_header);
+    Py_DECREF(data);
     return out;
 }
 
@@ -576,6 +724,7 @@ done:
 static PyMethodDef methods[] = {
     {"positions", positions, METH_VARARGS, positions_doc},
     {"listing", listing, METH_VARARGS, listing_doc},
+    {"landed", landed, METH_VARARGS, landed_doc},
     {NULL, NULL, 0, NULL},
 };
 

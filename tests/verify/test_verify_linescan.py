@@ -239,3 +239,53 @@ def test_a_landed_file_with_a_mutated_line_gets_the_same_result_either_way(real_
         finally:
             landed.linescan = saved
     assert both[0] == both[1]
+
+
+def python_whole(path: Path, compact: bool):
+    """``_scan``'s answer with the compiled module set aside (the Python's ``_whole`` and chunk scan)."""
+    saved, landed.linescan = landed.linescan, None
+    try:
+        return landed._scan(path, compact=compact)
+    finally:
+        landed.linescan = saved
+
+
+def test_a_file_read_whole_in_one_call_gets_the_pythons_result(corpus_collected: Path, tmp_path: Path) -> None:
+    """``linescan.landed`` (session 18: open, read, closing line, digest, positions and header in one call) gives
+    ``_whole``'s result for every landed file of the collected corpus, and hands back (None) every file ``_whole``
+    does not vouch for: a flipped byte, a cut file, a closing line with another count, a header that does not decode,
+    no newline at the end, one line, an empty file, a directory, a file larger than it may read; ``_scan`` then gives
+    the Python's answer, the same either way."""
+    files = sorted(corpus_collected.glob("*/streams/*/*.sd"))
+    assert len(files) > 20
+    for path in files:
+        for compact in (False, True):
+            got = landed.linescan.landed(str(path), compact, landed.SCAN_CHUNK, hashlib.sha256, landed.closing_pair,
+                                         landed.decode_header)
+            assert got is not None, path  # the writer's files take the one call
+            assert landed._compiled(str(path), *got) == python_whole(str(path), compact)
+    src = max(files, key=lambda p: p.stat().st_size).read_bytes()
+    lines = src.split(b"\n")
+    n = len(lines) - 2  # record lines
+    body = b"".join(x + b"\n" for x in lines[:-2])
+    bad = {
+        "flipped": src[:500] + bytes([src[500] ^ 1]) + src[501:],
+        "cut": src[: len(src) // 2],
+        "count": body + b'{"t":"end","records":%d,"digest":"%s"}\n' % (n + 1, hashlib.sha256(body).hexdigest().encode()),
+        "header": b'{"h":2' + src[6:],
+        "no_newline": src[:-1],
+        "one_line": lines[0] + b"\n",
+        "empty": b"",
+    }
+    for name, data in bad.items():
+        path = tmp_path / f"{name}.sd"
+        path.write_bytes(data)
+        assert landed.linescan.landed(str(path), True, landed.SCAN_CHUNK, hashlib.sha256, landed.closing_pair,
+                                      landed.decode_header) is None, name
+        assert landed._scan(str(path), compact=True) == python_whole(str(path), True), name
+    (tmp_path / "dir.sd").mkdir()
+    whole = tmp_path / "whole.sd"
+    whole.write_bytes(src)
+    for path, most in ((tmp_path / "dir.sd", landed.SCAN_CHUNK), (tmp_path / "nowhere.sd", landed.SCAN_CHUNK), (whole, len(src))):
+        assert landed.linescan.landed(str(path), True, most, hashlib.sha256, landed.closing_pair, landed.decode_header) is None
+    assert landed.linescan.landed(whole, True, len(src) + 1, hashlib.sha256, landed.closing_pair, landed.decode_header) is not None
