@@ -7,11 +7,22 @@ exports (docs/view.md, "The page"; docs/reading.md, ``asz export``).
   or a run's, before the first whose records come after it (:func:`loose_places`).
 - A subagent's ``agent.output`` whose text is, whole, the text of the talk's message steps of the same record before
   it (its last message, which the output repeats) is drawn as one line naming them (:func:`repeats`).
+- A call that started a child stream (one ``exact_unique`` ``opened_by`` step) whose result is, whole, the text of an
+  ``agent.output`` of that stream, or that text and a newline and more (Claude Code's ``agentId: …`` and ``<usage>``
+  lines), gave back the subagent's report, which the child's talk draws: the call's result names it instead of
+  repeating it, and shows what follows it (:func:`reports`).
+- A shell call's input (:data:`SHELL_TOOLS`) reads as its command, its description and its other keys
+  (:func:`shell_input`); its result that is the runtime's result object with an empty ``stdout`` and ``stderr``
+  (Claude Code's ``toolUseResult`` when Bash printed nothing) reads ``(no output)`` and the other keys
+  (:func:`quiet_result`), never the object's JSON.
 - A subagent's talk whose own records hold no opening prompt (Claude Code 2.0.x's ``agent-<id>.jsonl`` opens with the
   subagent's reply) opens with what the call that started it asked, as its adapter reads that call (:func:`call_prompts`).
 - A talk with no person's input whose label is the text of an injection the runtime did not flag ``injected`` (the
   opening prompt of a child written in its parent's file: Claude Code's old sidechains) shows that step as what the
   talk was asked (:func:`asked_steps`), as a talk's ``prompt`` is shown.
+- A child stream no call started that its adapter names the compaction agent (label ``compaction``, ``named_by``
+  ``stream``: Claude Code's ``agent-acompact-<id>.jsonl``) is the compaction whose boundary is the first one drawn after
+  its last record (:func:`compactions`): its ``spawn_of_child`` entry is shown as placed, not as unresolved.
 
 Positions compare only inside one stream: (stream, seq, row, block) of a node's first reference (:func:`position`).
 Nothing here changes the document; the page reads it from ``/api/c/{id}/headings``.
@@ -19,9 +30,46 @@ Nothing here changes the document; the page reads it from ``/api/c/{id}/headings
 
 from __future__ import annotations
 
+import json
 from typing import Callable, Iterable, Iterator, Sequence
 
-__all__ = ["asked_steps", "call_prompts", "loose_places", "loose_talks", "page_reading", "position", "repeats", "walk"]
+__all__ = ["SHELL_TOOLS", "asked_steps", "call_prompts", "compactions", "loose_places", "loose_talks", "page_reading",
+           "position", "quiet_result", "repeats", "reports", "shell_input", "walk"]
+
+#: The tools whose input is a shell command: Claude Code's ``Bash``, Kiro's ``shell`` (CLI) and ``run_command`` (IDE),
+#: ``execute_bash`` (Kiro CLI 1.x); the page's ``SHELL_TOOLS`` (app.js) is the same list.
+SHELL_TOOLS = frozenset({"Bash", "shell", "run_command", "execute_bash"})
+
+
+def _object(text: str) -> dict | None:
+    try:
+        v = json.loads(text)
+    except ValueError:
+        return None
+    return v if isinstance(v, dict) else None
+
+
+def _fact(v) -> str:
+    return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+
+
+def shell_input(name: str, text: str) -> tuple[str, str | None, list[tuple[str, str]]] | None:
+    """``(command, description or None, [(key, value)…])`` of a :data:`SHELL_TOOLS` call's input ``text`` (a JSON
+    object with a string ``command``; other values as their JSON), else None (another tool, clipped, not JSON)."""
+    v = _object(text) if name in SHELL_TOOLS else None
+    if v is None or not isinstance(v.get("command"), str):
+        return None
+    said = v.get("description") if isinstance(v.get("description"), str) else None
+    return v["command"], said, [(k, _fact(x)) for k, x in v.items() if k != "command" and not (k == "description" and said is not None)]
+
+
+def quiet_result(name: str, text: str) -> list[tuple[str, str]] | None:
+    """``[(key, value)…]`` of a :data:`SHELL_TOOLS` call's result ``text`` that is a JSON object whose ``stdout`` is ''
+    and ``stderr`` '' or absent (what it holds besides: ``interrupted``, ``isImage``, ``noOutputExpected``), else None."""
+    v = _object(text) if name in SHELL_TOOLS else None
+    if v is None or v.get("stdout") != "" or v.get("stderr", "") != "":
+        return None
+    return [(k, _fact(x)) for k, x in v.items() if k not in ("stdout", "stderr")]
 
 
 def walk(nodes: Iterable[dict]) -> Iterator[dict]:
@@ -119,6 +167,29 @@ def repeats(items: Sequence[tuple[tuple, str, str, str | None]]) -> dict[str, li
     return out
 
 
+def compactions(doc: dict) -> dict[str, str]:
+    """``{stream name: boundary id}``: for each child stream of ``doc`` that no step opened (empty ``opened_by``) and
+    whose label its adapter read from its name as ``compaction`` (Claude Code's compaction agent, ``acompact-<id>``),
+    the first ``epoch.boundary`` of another stream at or after the end of its talks (their latest ``to``, unix ms),
+    each boundary given to one stream at most; a stream with no talk or no such boundary is not listed (module
+    docstring). The document's ``unresolved`` list is not changed: the page shows such an entry as placed."""
+    bounds = sorted((n.get("at") or 0, n["id"], n.get("stream") or "") for n in walk([*(doc.get("talks") or ()), *(doc.get("loose") or ())])
+                    if n.get("kind") == "epoch.boundary" and n.get("id") and isinstance(n.get("at"), int))
+    ends: dict[str, int] = {}
+    for t in doc.get("talks") or ():
+        if isinstance(t, dict) and isinstance(t.get("to"), int):
+            ends[t.get("stream") or ""] = max(ends.get(t.get("stream") or "", 0), t["to"])
+    out: dict[str, str] = {}
+    for st in sorted((s for s in doc.get("streams") or () if isinstance(s, dict)), key=lambda s: ends.get(s.get("name") or "", 0)):
+        name = st.get("name") or ""
+        if st.get("role") != "child" or st.get("opened_by") or st.get("label") != "compaction" or st.get("named_by") != "stream" or name not in ends:
+            continue
+        got = next((bid for at, bid, stream in bounds if at >= ends[name] and stream != name and bid not in out.values()), None)
+        if got is not None:
+            out[name] = got
+    return out
+
+
 def asked_steps(doc: dict, withheld: Callable[[dict], bool] = lambda n: n.get("state") == "omitted") -> dict[str, str]:
     """``{talk id: step id}`` for each talk with no ``message.external`` step whose ``label`` is the text of one of
     its first three ``context.injection`` steps carrying no ``injected`` flag (module docstring; the document's rule
@@ -188,13 +259,62 @@ def _whole(n: dict, record: Callable[[dict], dict | None]) -> str | None:
                      and isinstance(p.get("text"), str)) or text
 
 
+def _whole_result(n: dict, record: Callable[[dict], dict | None]) -> str | None:
+    """The result of tool step ``n`` whole: the document's when it is not clipped (``result_bytes`` no more than its
+    own), else the text of the part its second reference names (its ``block``, else the record's first result part) in
+    the record ``record`` gives; None when it is withheld or has none."""
+    if n.get("result_state") == "omitted" or not isinstance(n.get("result"), str):
+        return None
+    text, size = n["result"], n.get("result_bytes")
+    if not isinstance(size, int) or size <= len(text.encode("utf-8", "surrogatepass")):
+        return text
+    refs = n.get("refs") or ()
+    ref = refs[1] if len(refs) > 1 and isinstance(refs[1], dict) else None
+    rec = record(ref) if ref else None
+    parts = rec.get("parts") if isinstance(rec, dict) else None
+    if not isinstance(parts, list):
+        return None
+    block = ref.get("block")
+    part = parts[block] if isinstance(block, int) and 0 <= block < len(parts) else next(
+        (p for p in parts if isinstance(p, dict) and p.get("k") == "result"), None)
+    return part.get("text") if isinstance(part, dict) and isinstance(part.get("text"), str) else None
+
+
+def reports(doc: dict, record: Callable[[dict], dict | None]) -> dict[str, dict]:
+    """``{step id: {"output", "talk", "rest"}}`` for each call that started a child stream of ``doc`` (its one
+    ``exact_unique`` ``opened_by`` step) whose result, whole (read through ``record`` when clipped), is the whole text
+    of an ``agent.output`` step of that stream (``output``, in the talk ``talk``), alone or followed by a newline and
+    ``rest`` (the text after that newline, '' when none): the subagent's report, which its talk draws, given back as
+    the call's result (module docstring). A withheld result or output gives nothing."""
+    nodes = {n["id"]: n for n in walk(doc.get("talks") or ()) if n.get("id")}
+    outputs: dict[str, list[dict]] = {}
+    for t in doc.get("talks") or ():
+        for n in walk((t or {}).get("children") or ()):
+            if n.get("kind") == "agent.output":
+                outputs.setdefault(n.get("stream") or "", []).append({"node": n, "talk": t["id"]})
+    out: dict[str, dict] = {}
+    for st in doc.get("streams") or ():
+        exact = [o for o in st.get("opened_by") or () if isinstance(o, dict) and o.get("quality") == "exact_unique"]
+        step = nodes.get(exact[0].get("step")) if len(exact) == 1 else None
+        result = _whole_result(step, record) if step is not None else None
+        if not result:
+            continue
+        for got in outputs.get(st.get("name") or "", ()):
+            text = _whole(got["node"], record)
+            if text and text.strip() and (result == text or result.startswith(text + "\n")):
+                out[step["id"]] = {"output": got["node"]["id"], "talk": got["talk"], "rest": result[len(text) + 1:]}
+                break
+    return out
+
+
 def page_reading(doc: dict, dialect: str, record: Callable[[dict], dict | None]) -> dict:
     """What ``/api/c/{id}/headings`` adds for the page (docs/view.md): ``places`` (:func:`loose_places`), ``repeats``
     (:func:`repeats` of each talk's message and output steps, texts whole through ``record``, a ``ref`` dict -> the
     landed record as the record endpoint serves it, or None), ``asked`` (:func:`asked_steps`), ``prompts``
     (:func:`call_prompts`) and ``lines``: the
     adapter's short form of each compaction boundary's record (:func:`~asz_core.view.titles.record_line`: Claude
-    Code's ``auto, 167,731 tokens before``), as the exports label it."""
+    Code's ``auto, 167,731 tokens before``), as the exports label it, ``compactions`` (:func:`compactions`) and
+    ``reports`` (:func:`reports`)."""
     from .titles import record_line
 
     same: dict[str, list[str]] = {}
@@ -209,4 +329,5 @@ def page_reading(doc: dict, dialect: str, record: Callable[[dict], dict | None])
             if line:
                 lines[n["id"]] = line
     return {"places": loose_places(doc), "repeats": same, "asked": asked_steps(doc), "lines": lines,
-            "prompts": call_prompts(doc, dialect, record)}
+            "prompts": call_prompts(doc, dialect, record), "compactions": compactions(doc),
+            "reports": reports(doc, record)}

@@ -795,8 +795,11 @@
   // -> [message ids]); ASKED: talk id -> the injection that is what the talk was asked (an old sidechain's prompt);
   // LINES: the adapter's short form of a compaction boundary's record. The exports' rules (asz_core/view/placing.py).
   // PROMPTS: talk id -> {text, from}: what the call that started a subagent asked it, whole, when its own records hold
-  // no prompt (Claude Code 2.0.x agent files).
-  let HEADINGS = {}, BLOCKS = {}, PLACES = {}, REPEATS = {}, ASKED = {}, LINES = {}, PROMPTS = {};
+  // no prompt (Claude Code 2.0.x agent files). COMPACTIONS: stream name -> boundary id: the compaction agent's stream
+  // (no call starts it) and the compaction it made, drawn in its talk: its spawn_of_child entry is shown as placed.
+  // REPORTS: call step id -> {output, talk, rest}: a call whose result is its subagent's report (the text of that
+  // agent.output, drawn in the subagent's talk) and what follows it.
+  let HEADINGS = {}, BLOCKS = {}, PLACES = {}, REPEATS = {}, ASKED = {}, LINES = {}, PROMPTS = {}, COMPACTIONS = {}, REPORTS = {};
   function loadHeadings() {
     return api('/api/c/' + enc(CID) + '/headings').then(function (r) {
       const d = (r.ok && r.data) || {};
@@ -806,6 +809,8 @@
       REPEATS = d.repeats || {};
       LINES = d.lines || {};
       PROMPTS = d.prompts || {};
+      COMPACTIONS = d.compactions || {};
+      REPORTS = d.reports || {};
       ASKED = {};
       Object.keys(d.asked || {}).forEach(function (t) { ASKED[d.asked[t]] = t; });  // step id -> talk id
     });
@@ -901,7 +906,7 @@
           'not verified (' + s.state + '): these figures are read from evidence that does not verify, and the list and usage per day hold them back') : null));
     }
     add(app, h('div', { class: 'chips' }, chip('talks', num(s.talks)), chip('steps', num(s.steps)), chip('streams', num(s.streams)),
-      chip('segments', num(s.segments)), chip('rounds', num(s.rounds)), chip('unresolved', num(s.unresolved)),
+      chip('segments', num(s.segments)), chip('rounds', num(s.rounds)), chip('unresolved', num(s.unresolved) + (placedUnresolved().length ? ' (' + num(placedUnresolved().length) + ' placed: a compaction agent\'s file)' : '')),
       chip('changes', num(s.changes) + (s.changes_not_derived ? ' (+' + num(s.changes_not_derived) + ' not derived)' : '')), chip('provider bodies', num(s.provider_bodies)),
       chip('head', 'round ' + D.head.round + ' · ' + short(D.head.digest))));
     const wh = Object.keys(s.withheld || {});
@@ -929,7 +934,7 @@
     ['files', 'Files', function () { return D.files.length; }],
     ['relations', 'Relations', function () { return D.relations.length; }],
     ['loose', 'Loose', function () { return (D.loose || []).length; }],
-    ['unresolved', 'Unresolved', function () { return D.unresolved.length; }],
+    ['unresolved', 'Unresolved', function () { return D.unresolved.length - placedUnresolved().length; }],
     ['undescribed', 'Undescribed', function () { return (D.undescribed || []).length; }],
     ['changes', 'Changes', function () { return (D.workspace_changes || []).length + (D.tool_executions || []).length; }],
     ['glossary', 'Glossary', function () { return null; }],
@@ -999,7 +1004,7 @@
     const head = h('button', { class: 'talkhead', 'aria-expanded': 'false', type: 'button' },
       h('div', { class: 'line1' }, caret, h('span', { class: 'when' }, fmtTime(start)),
         child ? h('span', { class: 'tag' }, 'subagent · ' + streamLabel(t.stream)) : null,
-        h('span', null, num(t.runs) + ' run' + (t.runs === 1 ? '' : 's') + ' · ' + num(t.steps || 0) + ' steps · ' + num(t.tools || 0) + ' tools'),
+        h('span', null, runsText(t) + num(t.steps || 0) + ' steps · ' + num(t.tools || 0) + ' tools'),
         (start && t.to && t.to >= start) ? h('span', { class: 'lasted' }, fmtDur(t.to - start)) : null, unverifiedTag(t)),
       h('div', { class: 'label' }, heading(t) || (child ? h('span', { class: 'muted' }, 'Subagent: ' + streamLabel(t.stream)) : h('span', { class: 'faint' }, '(no label: nothing a person typed starts this talk)'))),
       replyPreview(t.reply));
@@ -1021,6 +1026,10 @@
     if (!nested) talkEls.set(t.id, el);
     return el;
   }
+
+  // A talk's runs in its header: none said for a talk with no run (a subagent's talk that no prompt of its own opens,
+  // Claude Code 2.0.x's agent file, the compaction agent's: its steps hang under the talk itself, runs 0), never "0 runs".
+  function runsText(t) { return t.runs ? num(t.runs) + ' run' + (t.runs === 1 ? '' : 's') + ' · ' : ''; }
 
   function drawTalkBody(t, body) {
     const kids = withPlaced(t.id, t.children || []);
@@ -1338,10 +1347,18 @@
       else det.append(h('div', { class: 'faint' }, n.state === 'omitted' ? 'withheld' : LOST[n.state] ? lostText(n.state, n.bytes) : '(' + (n.state || 'none') + ')'));
       if (n.changes) add(det, stepChangesEl(n));
       det.append(h('h4', null, 'Result', n.failed ? h('span', { class: 'bad' }, ' · failed') : ''));
-      if (n.result !== undefined) {
+      const quiet = SHELL_TOOLS[n.name] && n.result !== undefined ? quietResult(n.result) : null;
+      if (REPORTS[n.id]) {
+        reportEl(n, det);
+      } else if (quiet) {  // a shell call that printed nothing: what the runtime's result object says instead of the object
+        det.append(h('div', { class: 'noout' }, '(no output)'), kv(quiet),
+          h('details', { class: 'exact small' }, h('summary', null, 'The result as recorded (' + fmtBytes(utf8len(n.result)) + ')'), pre(n.result, 'result exact')));
+      } else if (n.result !== undefined) {
         const p = pre(n.result, 'result');
         det.append(p);
         if (clipped(n.result, n.result_bytes)) det.append(clipNote(n, 'result', p));
+      } else if (n.result_state === 'available' && n.result_bytes === 0) {
+        det.append(h('div', { class: 'noout' }, '(no output)'));
       } else {
         det.append(h('div', { class: 'faint' }, n.result_state === 'omitted' ? 'withheld' : LOST[n.result_state] ? lostText(n.result_state, n.result_bytes) : n.result_state ? '(' + n.result_state + ')' : '(no result recorded)'));
       }
@@ -1352,6 +1369,13 @@
       if (n.changes) facts.push(['workspace changes', changeLinks(n)]);
       if (n.executions) facts.push(['executions', n.executions.join(', ')]);
       if (facts.length) det.append(kv(facts));
+    } else if (k === 'epoch.boundary' && LINES[n.id] && n.text) {  // the adapter's reading, the record's text folded under it
+      const by = Object.keys(COMPACTIONS).filter(function (st) { return COMPACTIONS[st] === n.id; })[0];
+      det.append(h('div', { class: 'boundaryline' }, 'Context compacted (' + LINES[n.id] + ')'));
+      const byTalk = by ? (D.streams.filter(function (st) { return st.name === by; })[0] || {}).talk : null;
+      if (byTalk) det.append(h('div', { class: 'small' }, 'Made by the compaction agent: ', h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(byTalk); } }, talkTitle(byTalk))));
+      det.append(h('details', { class: 'exact small' }, h('summary', null, 'The record as written (' + fmtBytes(n.bytes) + ')'), pre(n.text, 'exact')));
+      if (clipped(n.text, n.bytes)) det.append(clipNote(n, 'text', det.lastChild.lastChild));
     } else if (!inlineOf(n)) {
       if (n.text) {
         const p = BLOCKS[n.id] ? blocksEl(BLOCKS[n.id]) : pre(n.text);
@@ -1522,7 +1546,7 @@
     return holder;
   }
   function talkLink(id) { return id ? h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(id); } }, oneLine(talkTitle(id), 60)) : '—'; }
-  function talkTitle(id) { const t = D.talks[IDX.talkIndex.get(id)]; return t ? (heading(t) || id) : id; }
+  function talkTitle(id) { const t = D.talks[IDX.talkIndex.get(id)]; return t ? (heading(t) || (t.child ? 'Subagent: ' + streamLabel(t.stream) : id)) : id; }
 
   function drawStreams() {
     panel.append(table(['Stream', 'Role', 'Label', 'Parent', 'Records', 'Steps', 'First talk', 'Opened by'], D.streams.map(function (s) {
@@ -1561,10 +1585,23 @@
     panel.append(h('p', { class: 'muted small' }, 'Runs and steps outside any talk (a compaction, context injected between talks); those of a stream with talks are also drawn in place, in the talk where they happened.'));
     appendSteps(panel, loose);
   }
+  // The document's unresolved entries that the page places: a compaction agent's stream, which no call starts
+  // (COMPACTIONS), listed apart under the compaction it made, not as unresolved; the document keeps them all.
+  function placedUnresolved() {
+    return D.unresolved.filter(function (u) { return u.kind === 'spawn_of_child' && typeof u.ref === 'string' && COMPACTIONS[u.ref]; });
+  }
   function drawUnresolved() {
-    if (!D.unresolved.length) { panel.append(h('p', { class: 'muted' }, 'Nothing unresolved.')); return; }
-    panel.append(table(['Id', 'Kind', 'Reason', 'State', 'Ref'], D.unresolved.map(function (u) {
-      return [h('span', { class: 'mono' }, u.id), u.kind, u.reason, u.state, u.ref ? JSON.stringify(u.ref) : '—'];
+    const placed = placedUnresolved(), open = D.unresolved.filter(function (u) { return placed.indexOf(u) < 0; });
+    const row = function (u) { return [h('span', { class: 'mono' }, u.id), u.kind, u.reason, u.state, u.ref ? JSON.stringify(u.ref) : '—']; };
+    if (!open.length) panel.append(h('p', { class: 'muted' }, 'Nothing unresolved.'));
+    else panel.append(table(['Id', 'Kind', 'Reason', 'State', 'Ref'], open.map(row)));
+    if (!placed.length) return;
+    panel.append(h('h2', null, 'Placed'), h('p', { class: 'muted small', id: 'placed-unresolved' },
+      'The document lists these as unresolved; the page places them: the compaction agent\'s stream, which no call starts, made the compaction drawn in its talk.'));
+    panel.append(table(['Id', 'Kind', 'Reason', 'Placed at'], placed.map(function (u) {
+      const b = COMPACTIONS[u.ref], line = LINES[b];
+      return [h('span', { class: 'mono' }, u.id), u.kind, u.reason, h('a', { href: '#', class: 'placedat', onclick: function (ev) { ev.preventDefault(); reveal(b); } },
+        'Context compacted' + (line ? ' (' + line + ')' : '') + ' · ' + b)];
     })));
   }
   function drawUndescribed() {
@@ -1673,42 +1710,82 @@
     drawChangesUpTo = upTo;
     return [holder, more];
   }
-  // An editing call's input as fields: the path first, then each text as a block (old_string beside new_string;
-  // MultiEdit's edits one pair each), the rest as facts. null when the text is not a JSON object.
-  const EDIT_TOOLS = { Edit: 1, MultiEdit: 1, Write: 1, NotebookEdit: 1 };
-  function editInputEl(text) {
+  // A tool call's input as fields (docs/view.md, "Tool inputs"), read from the step's text; null when the text is not a
+  // JSON object (clipped, or not JSON). A shell call (Claude Code's Bash, Kiro's shell and run_command) shows its command
+  // as a code block, its description as a line, the other keys as facts. Any other shows the path first, then each text
+  // pair side by side (Claude Code's old_string and new_string, one pair for each MultiEdit edit; Kiro CLI's old_str and
+  // new_str; Kiro IDE's originalContent and modifiedContent), a long or multi-line text (Write's content) as a block, the
+  // rest as facts (a list or an object as its JSON).
+  const SHELL_TOOLS = { Bash: 1, shell: 1, run_command: 1, execute_bash: 1 };
+  const PAIRS = [['old_string', 'new_string'], ['old_str', 'new_str'], ['originalContent', 'modifiedContent']];
+  const PATHS = /(^|_)path$|^file$/;
+  function inputFieldsEl(text, name) {
     let v;
     try { v = JSON.parse(text); } catch (e) { return null; }
     if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
-    const box = h('div', { class: 'editinput' }), facts = [];
-    const keys = Object.keys(v).sort(function (a, b) { return (/_path$/.test(b) ? 1 : 0) - (/_path$/.test(a) ? 1 : 0); });
-    const pair = typeof v.old_string === 'string' && typeof v.new_string === 'string';
+    const box = h('div', { class: 'editinput' + (SHELL_TOOLS[name] ? ' shellinput' : '') }), facts = [];
+    if (SHELL_TOOLS[name] && typeof v.command === 'string') {
+      box.append(pre(v.command, 'field command'));
+      if (typeof v.description === 'string') box.append(h('div', { class: 'desc' }, v.description));
+      Object.keys(v).forEach(function (k) { if (k !== 'command' && !(k === 'description' && typeof v.description === 'string')) facts.push([k, factText(v[k])]); });
+      if (facts.length) box.append(kv(facts));
+      return box;
+    }
+    const pair = PAIRS.filter(function (p) { return typeof v[p[0]] === 'string' && typeof v[p[1]] === 'string'; })[0];
+    const keys = Object.keys(v).sort(function (a, b) { return (PATHS.test(b) ? 1 : 0) - (PATHS.test(a) ? 1 : 0); });
     keys.forEach(function (k) {
       const x = v[k];
-      if (pair && k === 'old_string') box.append(pairEl(v));
-      else if (pair && k === 'new_string') return;
+      if (pair && k === pair[0]) box.append(pairEl(v, pair));
+      else if (pair && k === pair[1]) return;
       else if (k === 'edits' && Array.isArray(x)) x.forEach(function (e, j) {
         box.append(h('div', { class: 'faint small' }, 'edit ' + (j + 1) + ' of ' + x.length + (e && e.replace_all ? ' · replace_all' : '')));
-        box.append(e && typeof e === 'object' ? pairEl(e) : pre(jsonText(e)));
+        box.append(e && typeof e === 'object' ? pairEl(e, PAIRS[0]) : pre(jsonText(e)));
       });
-      else if (typeof x === 'string' && (x.indexOf('\n') >= 0 || x.length > 100)) box.append(h('div', { class: 'faint small' }, k), pre(x, 'field'));
-      else facts.push([k, typeof x === 'string' ? x : jsonText(x)]);
+      else if (typeof x === 'string' && (x.indexOf('\n') >= 0 || (x.length > 100 && !PATHS.test(k)))) box.append(h('div', { class: 'faint small' }, k), pre(x, 'field'));
+      else facts.push([k, factText(x)]);
     });
     if (facts.length) box.insertBefore(kv(facts), box.firstChild);
     return box;
   }
-  function pairEl(e) {
-    return h('div', { class: 'oldnew' }, h('div', null, h('div', { class: 'faint small' }, 'old_string'), pre(String(e.old_string), 'field old')),
-      h('div', null, h('div', { class: 'faint small' }, 'new_string'), pre(String(e.new_string), 'field new')));
+  // A call's result that is its subagent's report (REPORTS), drawn once, in the subagent's talk: a line naming where
+  // (its last message, or its output when that repeats no message), then what the result holds after the report (Claude
+  // Code's agentId and usage lines); the result as recorded folds under them, "Show all" for one the document clipped.
+  function reportEl(n, det) {
+    const r = REPORTS[n.id], said = REPEATS[r.output] || [r.output];
+    det.append(h('div', { class: 'msg faint report' }, '(the subagent\'s report: the same text as its last message ',
+      said.map(function (m, i) { return [i ? ', ' : '', h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(m); } }, m)]; }),
+      ', in its talk ', h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(r.talk); } }, talkTitle(r.talk)), ')'));
+    if (r.rest) det.append(pre(r.rest, 'result rest'));
+    const p = pre(n.result, 'result exact');
+    det.append(h('details', { class: 'exact small' }, h('summary', null, 'The result as recorded (' + fmtBytes(n.result_bytes) + ')'), p));
+    if (clipped(n.result, n.result_bytes)) det.lastChild.append(clipNote(n, 'result', p));
   }
-  // A tool step's input: an editing call's as fields (its whole text read on "Show all" when the document clipped
-  // it), any other as the text it is; then, for a step whose change is in workspace_changes, that change's diff.
+  // The facts of a shell call's result that is the runtime's result object with an empty stdout and stderr (Claude
+  // Code's toolUseResult when Bash printed nothing: interrupted, noOutputExpected, an exit code): [[key, value]], the
+  // empty streams left out; null for any other result (text, clipped, or an object with output).
+  function quietResult(text) {
+    let v;
+    try { v = JSON.parse(text); } catch (e) { return null; }
+    if (!v || typeof v !== 'object' || Array.isArray(v) || v.stdout !== '' || !(v.stderr === '' || v.stderr === undefined)) return null;
+    return Object.keys(v).filter(function (k) { return k !== 'stdout' && k !== 'stderr'; }).map(function (k) { return [k, factText(v[k])]; });
+  }
+  function factText(x) { return typeof x === 'string' ? x : jsonText(x); }
+  function pairEl(e, keys) {
+    return h('div', { class: 'oldnew' }, h('div', null, h('div', { class: 'faint small' }, keys[0]), pre(String(e[keys[0]]), 'field old')),
+      h('div', null, h('div', { class: 'faint small' }, keys[1]), pre(String(e[keys[1]]), 'field new')));
+  }
+  // A tool step's input as its fields (its whole text read on "Show all" when the document clipped it, then drawn as
+  // fields), the exact text it holds folded under them; a text that is no JSON object as the text it is. Then, for a
+  // step whose change is in workspace_changes, that change's diff.
   function toolInputEl(n, det) {
-    let el = pre(n.text, 'input');
-    if (EDIT_TOOLS[n.name]) {
-      el = h('div', { class: 'editholder' }, editInputEl(n.text) || el);
-      el._whole = function (t) { clear(el).append(editInputEl(t) || pre(t, 'input')); };
+    const el = h('div', { class: 'editholder' });
+    function draw(t) {
+      const fields = inputFieldsEl(t, n.name);
+      if (!fields) { el.append(pre(t, 'input')); return; }
+      el.append(fields, h('details', { class: 'exact small' }, h('summary', null, 'The input as recorded (' + fmtBytes(utf8len(t)) + ')'), pre(t, 'exact')));
     }
+    draw(n.text);
+    el._whole = function (t) { clear(el); draw(t); };
     det.append(el);
     if (clipped(n.text, n.bytes)) det.append(clipNote(n, 'text', el));
   }
