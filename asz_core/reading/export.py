@@ -37,7 +37,7 @@ import orjson
 from ..view.document import build_view
 from ..view.summary import shorten
 from ..view.titles import dialect_of
-from .export_blocks import fence, html_blocks, markdown_blocks, nested
+from .export_blocks import fence, html_blocks, markdown_blocks, nested, tool_html, tool_markdown
 from .export_steps import LOST, media_line, Step, part_marker, steps, talk_heading, unverified_files, unverified_marker
 from ..view.zone import local_text, zone_name
 from .termtext import plain
@@ -183,11 +183,7 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
             if st["kind"] in ("tool", "agent.call"):
                 mark = " (failed)" if st.get("failed") else ""
                 lines.append(f"**Tool {st.get('name') or '?'}**{mark} · `{st['id']}`")
-                lines += ["", fence(plain(st["input"]), "json")] if st["input"] else ["", f"*(input withheld: {st['withheld']} bytes)*"] if st["withheld"] else []
-                if st["result"]:
-                    lines += ["", fence(plain(st["result"]))]
-                elif st["result_withheld"]:
-                    lines += ["", f"*(result withheld: {st['result_withheld']} bytes)*"]
+                lines += tool_markdown(st)
                 lines += [x for m in st.get("media") or () for x in ("", media_line(m))]
                 continue
             lines.append(f"**{st['who']}** · {_when(st['at'])} · `{st['id']}`")
@@ -352,12 +348,7 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
             sid = e(st["id"])
             if st["kind"] in ("tool", "agent.call"):
                 failed = " <span class=\"failed\">failed</span>" if st.get("failed") else ""
-                inner = (f"<pre>{e(st['input'])}</pre>" if st["input"] else
-                         f"<p class=\"withheld\">(input withheld: {st['withheld']} bytes)</p>" if st["withheld"] else "")
-                if st["result"]:
-                    inner += f"<pre>{e(st['result'])}</pre>"
-                elif st["result_withheld"]:
-                    inner += f"<p class=\"withheld\">(result withheld: {st['result_withheld']} bytes)</p>"
+                inner = tool_html(st, e)
                 out.append(f"<details class=\"step tool\" id=\"{sid}\"><summary>Tool <b>{e(st.get('name') or '?')}</b>{failed} "
                            f"<span class=\"id\">{sid}</span></summary>{inner}</details>")
                 out += [html_media(st, e)] if st.get("media") else []

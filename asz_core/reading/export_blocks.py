@@ -7,16 +7,23 @@ adapter (:func:`~asz_core.view.titles.prompt_blocks`): the command as the person
 (:func:`~asz_core.reading.termtext.plain`; HTML also writes the other controls as escapes), a standard error block
 under a ``stderr`` line, an empty output as ``(no output)``, the prose around them as the step's text is drawn. The
 asz.view document, ``--format json`` and ``asz show`` keep the text as it landed.
+
+A tool call's input and result (:func:`tool_markdown`, :func:`tool_html`): a shell call's input as its description,
+its command as code and its other keys (:func:`~asz_core.view.placing.shell_input`), its empty result as ``(no
+output)`` and the keys its result object holds (:func:`~asz_core.view.placing.quiet_result`), a subagent's report
+given back as one line naming where its talk draws it (:func:`report_line`), any other input and result as written.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
+from ..view.placing import quiet_result, shell_input
 from ..view.titles import BLOCK_STEPS, prompt_blocks
 from .termtext import plain
 
-__all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "fence", "html_blocks", "markdown_blocks", "nested", "read_blocks"]
+__all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "fence", "html_blocks", "markdown_blocks", "nested", "read_blocks", "report_line",
+           "tool_html", "tool_markdown"]
 
 #: What stands for an output block with no text.
 NO_OUTPUT = "(no output)"
@@ -119,3 +126,63 @@ def html_blocks(blocks: list[tuple[str, str]], md, shown: Callable[[str], str], 
             label = "<p class=\"meta\">stderr</p>" if kind == "stderr" else ""
             out.append(f"{label}<pre class=\"{kind}\">{e(text) if text.strip() else NO_OUTPUT}</pre>")
     return "".join(out)
+
+
+def report_line(r: dict, code: Callable[[str], str] = lambda sid: sid) -> str:
+    """The line a call's result that is its subagent's report reads (``r``: a step's ``report``): ``(the subagent's
+    report: the same text as its last message msg/3/56:0, in Talk 4)``; what follows the report is drawn under it."""
+    return f"(the subagent's report: the same text as its last message {', '.join(map(code, r['said']))}, in Talk {r['talk']})"
+
+
+def _facts_markdown(facts: list[tuple[str, str]]) -> list[str]:
+    return ["", *(f"- {plain(k)}: {_code(plain(v))}" for k, v in facts)] if facts else []
+
+
+def tool_markdown(st: dict) -> list[str]:
+    """Markdown lines of tool step ``st``'s input and result (module docstring; ``st``: an
+    :class:`~asz_core.reading.export_steps.Step`), each block after a blank line."""
+    name = st.get("name") or ""
+    shell = shell_input(name, st["input"]) if st["input"] else None
+    if shell is not None:
+        command, said, facts = shell
+        lines = (["", plain(said)] if said is not None else []) + ["", fence(plain(command), "sh")] + _facts_markdown(facts)
+    else:
+        lines = ["", fence(plain(st["input"]), "json")] if st["input"] else ["", f"*(input withheld: {st['withheld']} bytes)*"] if st["withheld"] else []
+    quiet = quiet_result(name, st["result"]) if st["result"] and not st.get("report") else None
+    if st.get("report"):  # drawn once, in the subagent's talk
+        lines += ["", f"*{report_line(st['report'], lambda sid: f'`{sid}`')}*"]
+        lines += ["", fence(plain(st["report"]["rest"]))] if st["report"]["rest"] else []
+    elif quiet is not None:
+        lines += ["", f"*{NO_OUTPUT}*", *_facts_markdown(quiet)]
+    elif st["result"]:
+        lines += ["", fence(plain(st["result"]))]
+    elif st["result_withheld"]:
+        lines += ["", f"*(result withheld: {st['result_withheld']} bytes)*"]
+    return lines
+
+
+def _facts_html(facts: list[tuple[str, str]], e: Callable[[str], str]) -> str:
+    return "<ul>" + "".join(f"<li>{e(k)}: <code>{e(v)}</code></li>" for k, v in facts) + "</ul>" if facts else ""
+
+
+def tool_html(st: dict, e: Callable[[str], str]) -> str:
+    """HTML of tool step ``st``'s input and result (module docstring), every text escaped by ``e``."""
+    name = st.get("name") or ""
+    shell = shell_input(name, st["input"]) if st["input"] else None
+    if shell is not None:
+        command, said, facts = shell
+        inner = (f"<p>{e(said)}</p>" if said is not None else "") + f"<pre class=\"command\">{e(command)}</pre>" + _facts_html(facts, e)
+    else:
+        inner = (f"<pre>{e(st['input'])}</pre>" if st["input"] else
+                 f"<p class=\"withheld\">(input withheld: {st['withheld']} bytes)</p>" if st["withheld"] else "")
+    quiet = quiet_result(name, st["result"]) if st["result"] and not st.get("report") else None
+    if st.get("report"):  # drawn once, in the subagent's talk
+        inner += f"<p><i>{e(report_line(st['report']))}</i></p>"
+        inner += f"<pre>{e(st['report']['rest'])}</pre>" if st["report"]["rest"] else ""
+    elif quiet is not None:
+        inner += f"<p><i>{NO_OUTPUT}</i></p>" + _facts_html(quiet, e)
+    elif st["result"]:
+        inner += f"<pre>{e(st['result'])}</pre>"
+    elif st["result_withheld"]:
+        inner += f"<p class=\"withheld\">(result withheld: {st['result_withheld']} bytes)</p>"
+    return inner

@@ -14,7 +14,7 @@ import orjson
 from ..flow.model import Ref
 from ..sessiondata import SDError, SDReader
 from ..storage.layout import landed_files
-from ..view.placing import asked_steps, call_prompts, loose_talks, position, repeats, walk
+from ..view.placing import asked_steps, call_prompts, loose_talks, position, repeats, reports, walk
 from ..view.summary import HEADING_LIMIT, short_title, shorten
 from ..view.titles import record_line, talk_headings
 from .export_blocks import BLOCK_STEPS, read_blocks
@@ -43,7 +43,9 @@ SHORT_LIMIT = 100
 
 class Step(dict):
     """One step to render: ``id``, ``kind``, ``at`` (unix ms), ``who``, ``text`` (whole), ``withheld`` (bytes or 0), and for a
-    tool ``name``, ``input``, ``result``, ``result_withheld``, ``failed``; ``asked`` (True) on an injection that is what
+    tool ``name``, ``input``, ``result``, ``result_withheld``, ``failed``, and ``report`` when its result is its
+    subagent's report (:func:`~asz_core.view.placing.reports`: ``{"said": [ids of the steps that draw it], "talk": the
+    number of that subagent's talk, "rest": what the result holds after it}``); ``asked`` (True) on an injection that is what
     its talk was asked (:func:`~asz_core.view.placing.asked_steps`), drawn as a prompt."""
 
 
@@ -175,11 +177,13 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
         return Step(id=f"prompt/{ref['seq']}/{ref['row']}" if ref else f"prompt/{talk['id']}", kind="prompt",
                     at=talk.get("at") or 0, who=ASKED, text=text, withheld=0)
 
+    given_back = reports(doc, lambda ref: recs.get((ref.get("seq"), ref.get("row"))))
     out = []
     for talk in doc.get("talks", ()):
         shown = _once([(position(n), s) for n in walk(talk.get("children", ())) if (s := step(n)) is not None])
         out.append({"talk": talk, "heading": talk_heading(doc, talk, heads), "steps": shown, "prompt": asked(talk)})
     outside = _place_loose(doc, out, step)
+    _said_once(out, given_back)
     for t in out:
         t["steps"] = [s for _, s in t["steps"]]
     if outside:
@@ -230,6 +234,18 @@ def _once(shown: list[tuple[tuple, Step]]) -> list[tuple[tuple, Step]]:
         if s["id"] in same:
             s["same_as"] = same[s["id"]]
     return shown
+
+
+def _said_once(talks: list[dict], given_back: dict[str, dict]) -> None:
+    """Mark each tool step of ``talks`` whose result is its subagent's report (``given_back``,
+    :func:`~asz_core.view.placing.reports`) with ``report``: the ids of the steps that draw the report (the output's
+    ``same_as``, else the output), its talk's number, and the rest of the result, so that the report is drawn once."""
+    steps = {s["id"]: s for t in talks for _, s in t["steps"]}
+    number = {t["talk"]["id"]: i for i, t in enumerate(talks, 1) if t["talk"] is not None}
+    for sid, r in given_back.items():
+        st, output = steps.get(sid), steps.get(r["output"])
+        if st is not None and output is not None and not st["result_withheld"] and r["talk"] in number:
+            st["report"] = {"said": output.get("same_as") or [r["output"]], "talk": number[r["talk"]], "rest": r["rest"]}
 
 
 def _first_ref(n: dict) -> dict | None:

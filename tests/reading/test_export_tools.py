@@ -1,0 +1,94 @@
+"""Tool calls in ``asz export``'s md and html as the page draws them (session 18; docs/reading.md, ``asz export``; the
+rules are ``asz_core.view.placing``'s, tests/view_server/test_tool_fields.py checks the page):
+
+- a subagent's report is drawn once: the Agent call's result names the subagent's last message, which its talk
+  draws, and shows only what follows the report (Claude Code's ``agentId: …`` and ``<usage>`` lines); it was drawn
+  whole twice (the corpus's ef958aa1, six agents);
+- a Bash call reads as its description, its command as code and its other keys, and its empty result as ``(no
+  output)`` with what its ``toolUseResult`` holds, not as JSON (the corpus's a7da6a22).
+
+Real input collected by ``asz collect --once``; expected texts read from the source transcripts."""
+
+from __future__ import annotations
+
+import html
+import json
+import shutil
+
+import pytest
+from reading_helpers import asz
+
+SID = "ef958aa1-0e93-49f0-bb71-150f63befcd1"
+PROJECT = "-experiments-worktrees"
+DEEP = ("-src-deep-manifest", "a7da6a22-facc-4fcd-8bab-f83c87862004")
+BASH = "toolu_01QgxYgQqNJ5vXGLgtUn7z1B"  # git diff --cached, which printed nothing
+STEP = "toolu_01GmrK6tgdD9D5xD6W5X9UUy"  # the first Agent call: "Research Claude Code plan mode", agent a4ca7529859c158c2
+
+
+@pytest.fixture(scope="module")
+def collected(corpus_source, tmp_path_factory):
+    base = tmp_path_factory.mktemp("export-report")
+    shutil.copytree(corpus_source / PROJECT, base / "projects" / PROJECT)
+    asz("collect", "--once", "--source", str(base / "projects"), "--root", str(base / "root"))
+    lines = [json.loads(x) for x in (corpus_source / PROJECT / f"{SID}.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
+    [block] = [b for d in lines if d.get("type") == "user" and isinstance(d["message"]["content"], list)
+               for b in d["message"]["content"] if isinstance(b, dict) and b.get("tool_use_id") == STEP]
+    texts = [b["text"] for b in block["content"] if b.get("type") == "text"]
+    assert len(texts) == 2 and texts[1].startswith("agentId: a4ca7529859c158c2 ")
+    return {"root": base / "root", "report": texts[0], "rest": texts[1]}
+
+
+def test_markdown_draws_a_subagents_report_once(collected):
+    md = asz("export", SID, "--format", "md", "--root", str(collected["root"])).stdout
+    report, rest = collected["report"], collected["rest"]
+    first = report.splitlines()[0]
+    assert md.count(first) == 1  # in the subagent's talk only (was twice: the Agent result too)
+    at = md.index(f"`tool/{STEP}`")
+    tail = md[at:at + 6000]
+    assert "*(the subagent's report: the same text as its last message `msg/3/56:0`, in Talk 2)*" in tail
+    assert f"```\n{rest}\n```" in tail
+    assert "## Talk 2: Subagent: Research Claude Code plan mode" in md
+    assert md.index("· `msg/3/56:0`") > md.index("## Talk 2: ")  # the message itself, drawn in that talk
+
+
+def test_html_draws_a_subagents_report_once(collected):
+    page = asz("export", SID, "--format", "html", "--root", str(collected["root"])).stdout
+    first = html.escape(collected["report"].splitlines()[0].split("`")[0])
+    assert page.count(first) == 1
+    assert "<i>(the subagent&#x27;s report: the same text as its last message msg/3/56:0, in Talk 2)</i>" in page
+    assert f"<pre>{html.escape(collected['rest'])}</pre>" in page
+
+
+@pytest.fixture(scope="module")
+def deep(corpus_source, tmp_path_factory):
+    base = tmp_path_factory.mktemp("export-bash")
+    shutil.copytree(corpus_source / DEEP[0], base / "projects" / DEEP[0])
+    asz("collect", "--once", "--source", str(base / "projects"), "--root", str(base / "root"))
+    lines = [json.loads(x) for x in (corpus_source / DEEP[0] / f"{DEEP[1]}.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
+    [use] = [b for d in lines if d.get("type") == "assistant" for b in d["message"]["content"] if b.get("id") == BASH]
+    [tur] = [d["toolUseResult"] for d in lines if d.get("type") == "user" and isinstance(d["message"]["content"], list)
+             and any(isinstance(b, dict) and b.get("tool_use_id") == BASH for b in d["message"]["content"])]
+    assert use["name"] == "Bash" and tur["stdout"] == "" and tur["stderr"] == ""
+    return {"root": base / "root", "input": use["input"], "result": tur}
+
+
+def test_markdown_draws_a_bash_call_as_its_command_and_no_output(deep):
+    md = asz("export", DEEP[1], "--format", "md", "--root", str(deep["root"])).stdout
+    inp, tur = deep["input"], deep["result"]
+    at = md.index(f"**Tool Bash** · `tool/{BASH}`")
+    facts = [f"- {k}: `{json.dumps(v)}`" for k, v in tur.items() if k not in ("stdout", "stderr")]
+    expected = ["", inp["description"], "", "```sh", inp["command"], "```", "", "*(no output)*", "", *facts]
+    assert md[at:].split("\n")[1:1 + len(expected)] == expected
+    assert "- interrupted: `false`" in facts
+    block = md[at:md.index("**", at + 40)]
+    assert '"stdout"' not in block and '"command"' not in block
+
+
+def test_html_draws_a_bash_call_as_its_command_and_no_output(deep):
+    page = asz("export", DEEP[1], "--format", "html", "--root", str(deep["root"])).stdout
+    inp = deep["input"]
+    at = page.index(f'id="tool/{BASH}"')
+    block = page[at:page.index("</details>", at)]
+    assert f"<p>{html.escape(inp['description'])}</p><pre class=\"command\">{html.escape(inp['command'])}</pre>" in block
+    assert "<p><i>(no output)</i></p><ul><li>interrupted: <code>false</code></li>" in block
+    assert "stdout" not in block
