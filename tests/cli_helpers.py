@@ -21,6 +21,7 @@ import os
 import signal
 import subprocess
 import traceback
+import sys
 from pathlib import Path
 
 __all__ = ["asz_in_process"]
@@ -145,3 +146,28 @@ def damage_round(root, conversation: str):
     rf.chmod(0o644)
     rf.write_bytes(bytes(data))
     return rf
+
+
+def asz_on_a_terminal(*args: str, columns: int, timeout: float = 120) -> tuple[list[str], str]:
+    """``asz ARGS`` in a child process whose stdout is a real pseudo-terminal ``columns`` cells wide (``COLUMNS=``):
+    the lines it wrote there (a progress bar's lines included) and its stderr. Raises AssertionError on a non-zero
+    exit. Linux and macOS (``pty``)."""
+    import pty
+
+    main, child = pty.openpty()
+    env = {**os.environ, "COLUMNS": str(columns), "PYTHONUNBUFFERED": "1"}
+    p = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", *args], stdout=child, stderr=subprocess.PIPE, env=env)
+    os.close(child)
+    out = b""
+    while True:
+        try:
+            got = os.read(main, 65536)
+        except OSError:  # the child closed its end (EIO)
+            break
+        if not got:
+            break
+        out += got
+    os.close(main)
+    err = p.stderr.read().decode()
+    assert p.wait(timeout) == 0, err
+    return out.decode().replace("\r\n", "\n").splitlines(), err

@@ -13,7 +13,7 @@ from ..reading.listing import ROW_SORTS, UNPLACED, conversation_rows, sorted_row
 from ..reading.progress import Bar
 from ..reading.termtext import visible
 from ..view.zone import local_text, zone_name
-from .reading_common import CONFIG_HELP, ROOT_HELP, fit_cells, fit_tail, make_filters, settings, tz_option, use_tz
+from .reading_common import CONFIG_HELP, ROOT_HELP, fit_cells, fit_tail, make_filters, say_left_out, settings, terminal_columns, tz_option, use_tz
 
 #: Columns of the table: header, width (0: the rest), alignment.
 COLUMNS = (("ID", 8, "<"), ("TITLE", 34, "<"), ("PROJECT", 20, "<"), ("LAST ACTIVITY", 16, "<"), ("DURATION", 8, ">"),
@@ -276,10 +276,9 @@ def conversations(
             if line:
                 typer.echo(line)
         return
-    widths = column_widths(rows, narrow=sys.stdout.isatty())
-    if left_out(widths):  # a narrow terminal: said once, on stderr, so the table itself stays one line a row
-        typer.echo(f"asz {cmd}: a narrow terminal: {', '.join(left_out(widths))} left out (a wider one, or --json, "
-                   "shows every column)", err=True)
+    terminal = terminal_columns()
+    widths = column_widths(rows, terminal or None, narrow=bool(terminal))
+    say_left_out(cmd, left_out(widths))  # a narrow terminal: said once, on stderr, so the table stays one line a row
     typer.echo(header_line(widths))
     for line in [table_line(row, widths) for row in rows] + cut_lines(rows):
         typer.echo(line)

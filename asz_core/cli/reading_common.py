@@ -11,7 +11,7 @@ import typer
 from ..reading.ids import IdError
 from ..reading.listing import Filters, TimeError, parse_time
 
-__all__ = ["settings", "require_root", "no_root", "root_hint", "NO_ROOT_HINT", "make_filters", "fail_id", "tz_option", "use_tz", "ROOT_HELP", "CONFIG_HELP", "TZ_HELP"]
+__all__ = ["settings", "require_root", "no_root", "root_hint", "NO_ROOT_HINT", "terminal_columns", "say_left_out", "make_filters", "fail_id", "tz_option", "use_tz", "ROOT_HELP", "CONFIG_HELP", "TZ_HELP"]
 
 ROOT_HELP = "Storage root (default: storage.root, else ./data)."
 CONFIG_HELP = "asz.yaml to read (its view.hide is withheld)."
@@ -181,3 +181,25 @@ def fit_cells(text: str, width: int, align: str = "<") -> str:
         text, used = text + "…", cell_len(text) + 1
     pad = " " * max(0, width - used)
     return pad + text if align == ">" else text + pad
+
+
+def terminal_columns() -> int:
+    """The width in cells of the terminal stdout goes to (``COLUMNS=`` sets it, as Python's
+    ``shutil.get_terminal_size`` reads it), or 0 when stdout is no terminal (a pipe, a file: a table keeps every
+    column there, whatever ``COLUMNS`` says, since scripts read it)."""
+    import shutil
+    import sys
+
+    try:
+        if not sys.stdout.isatty():
+            return 0
+    except (AttributeError, ValueError):  # a replaced or closed stdout
+        return 0
+    return shutil.get_terminal_size((0, 0)).columns
+
+
+def say_left_out(cmd: str, headers: list[str]) -> None:
+    """Say once on stderr which columns a narrow terminal left out of ``asz CMD``'s table (nothing when none)."""
+    if headers:
+        typer.echo(f"asz {cmd}: a narrow terminal: {', '.join(headers)} left out (a wider one, or --json, shows "
+                   "every column)", err=True)

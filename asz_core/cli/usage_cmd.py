@@ -12,7 +12,7 @@ import typer
 from ..view.rows import usage_unrecorded
 from ..view.usage import TOKEN_KINDS
 from ..view.usage_report import NO_TIME
-from .reading_common import CONFIG_HELP, ROOT_HELP, fit_cells, fit_tail, tz_option, use_tz
+from .reading_common import CONFIG_HELP, ROOT_HELP, fit_cells, fit_tail, say_left_out, terminal_columns, tz_option, use_tz
 
 #: Columns of the text table after the key: header and width.
 COLUMNS = (("MODELS", 28), ("CALLS", 7), ("INPUT", 10), ("OUTPUT", 10), ("CACHE WRITE", 12), ("CACHE READ", 13), ("TOTAL", 13), ("COST", 11))
@@ -50,21 +50,47 @@ def models_cell(models: list[str], width: int = COLUMNS[0][1]) -> str:
 
 
 def _line(key: str, key_width: int, models: list[str] | None, u: dict, cost: dict, calls: str = "",
-          unrecorded: bool = False, cell: str | None = None) -> str:
+          unrecorded: bool = False, cell: str | None = None, hide: frozenset = frozenset()) -> str:
     """One table line; ``models`` the row's models (None: the table has no MODELS column, ``asz usage model``),
     ``cell`` the MODELS cell's text when given (a breakdown line's ``└ model``); ``calls`` the CALLS cell (a model's own
     calls on a breakdown line), ``unrecorded`` when the row's calls carry no token usage at all (its tokens read
-    "not recorded", not 0)."""
+    "not recorded", not 0); ``hide`` the headers of the columns a narrow terminal leaves out (:func:`narrowed`)."""
     usd = f"${cost['usd']:,.2f}" + ("*" if cost["unpriced"] else "")
     figures = NOT_RECORDED if unrecorded else (
         f"{u['in']:,}", f"{u['out']:,}", f"{u['cache_write']:,}", f"{u['cache_read']:,}",
         f"{sum(u[k] for k in TOKEN_KINDS):,}", usd)
     cells = [_cell(key, key_width, True)]
-    if models is not None:
+    if models is not None and "MODELS" not in hide:
         cells.append(_cell(cell if cell is not None else models_cell(models), COLUMNS[0][1], True))
     cells.append(_cell(calls, 7))
-    cells += [_cell(text, w) for text, (_, w) in zip(figures, COLUMNS[2:])]
+    cells += [_cell(text, w) for text, (h, w) in zip(figures, COLUMNS[2:]) if h not in hide]
     return "  ".join(cells)
+
+
+#: The columns a terminal too narrow for the table leaves out, first to last; the key, CALLS, TOTAL and COST stay.
+NARROW = ("MODELS", "INPUT", "OUTPUT", "CACHE WRITE", "CACHE READ")
+
+
+def narrowed(key_width: int, columns: tuple, terminal: int) -> tuple[frozenset, int]:
+    """What a terminal of ``terminal`` cells does to a table of ``columns`` after a key column ``key_width`` cells
+    wide: the headers it leaves out (those of :data:`NARROW` in turn while a line is longer) and the key's width,
+    then cut to fit, to no fewer than :data:`MIN_KEY` cells. ``terminal`` 0 (no terminal): nothing changes."""
+    hide: set[str] = set()
+
+    def over() -> int:
+        return key_width + sum(w + 2 for h, w in columns if h not in hide) - terminal
+
+    for name in NARROW:
+        if not terminal or over() <= 0:
+            break
+        hide.add(name)
+    if terminal and over() > 0:
+        key_width = max(min(key_width, MIN_KEY), key_width - over())
+    return frozenset(hide), key_width
+
+
+#: The fewest cells a narrow terminal cuts the key column (a conversation's id and title) down to.
+MIN_KEY = 24
 
 
 def _unrecorded(r: dict) -> bool:
@@ -98,7 +124,7 @@ def usage(
     request id, as asz ls's CALLS), with usage or without: only calls with
     usage add tokens, a call with none falls on the day of its first record. Rows are in date order (a
     conversation by its first call, oldest first; project and model by name) unless --sort says cost, tokens or
-    calls. The MODELS column names each model without claude- and its date (claude-haiku-4-5-20251001 is
+    calls. A terminal too narrow for the table leaves out MODELS, then INPUT … CACHE READ (said on stderr). The MODELS column names each model without claude- and its date (claude-haiku-4-5-20251001 is
     haiku-4-5), +N for those that do not fit; --breakdown and the model view give each model in full. The table's CALLS column is that count
     (calls_with_usage in --json: those with usage); a row whose calls carry no usage at all (Kiro meters credits,
     not tokens) reads "not recorded" in TOTAL and - in the other figures, never 0. Credits a runtime metered (Kiro) are
@@ -277,7 +303,9 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
     if by_model:  # a model id is never cut (the widest known is 28 characters)
         width = max([width] + [cell_len(label_of(r)) + len(_marks(r)) for r in rows])
     columns = COLUMNS[1:] if by_model else COLUMNS
-    typer.echo("  ".join([_cell(head, width, True)] + [_cell(h, w, h == "MODELS") for h, w in columns]))
+    hide, width = narrowed(width, columns, terminal_columns())
+    say_left_out("usage", [h for h, _ in columns if h in hide])
+    typer.echo("  ".join([_cell(head, width, True)] + [_cell(h, w, h == "MODELS") for h, w in columns if h not in hide]))
     for r in rows:
         label = label_of(r)
         marks = _marks(r)
@@ -287,12 +315,14 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
             label = (label if cell_len(label) + len(marks) <= width else fit_cells(label, width - len(marks))) + marks
         models = None if by_model else r["models"] or (["held back"] if "held_back" in r and not r["calls"] else [])
         cell = "held back" if models == ["held back"] else None
-        typer.echo(_line(label, width, models, r["usage"], r["cost"], f"{r['calls']:,}", _unrecorded(r), cell))
+        typer.echo(_line(label, width, models, r["usage"], r["cost"], f"{r['calls']:,}", _unrecorded(r), cell, hide))
         if breakdown and not by_model:
             for m, u, cost, n in _model_lines(r):
-                typer.echo(_line("", width, [m], u, cost, f"{n:,}", u is None, cell=f"└ {m}"))
+                mark = f"└ {m}"  # in MODELS, or in the key's cell when a narrow terminal left MODELS out
+                key_cell = f"└ {short_model(m)}" if "MODELS" in hide else ""
+                typer.echo(_line(key_cell, width, [m], u, cost, f"{n:,}", u is None, mark, hide))
     typer.echo(_line("total !" if short else "total", width, None if by_model else [], t["usage"], t["cost"],
-                     f"{t['calls']:,}", _unrecorded(t)))
+                     f"{t['calls']:,}", _unrecorded(t), None, hide))
     unpriced = t["cost"]["unpriced"]
     if unpriced:
         typer.echo(f"* unpriced, left out of the cost: {', '.join(unpriced)} (add them under prices in asz.yaml)")

@@ -7,14 +7,11 @@ this test holds the other end of)."""
 from __future__ import annotations
 
 import json
-import os
-import pty
 import re
-import subprocess
 import sys
 
 import pytest
-from cli_helpers import asz_in_process
+from cli_helpers import asz_in_process, asz_on_a_terminal
 from rich.cells import cell_len
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="opens a pseudo-terminal (Linux)")
@@ -27,26 +24,10 @@ EVERY_COLUMN = 156
 def _on_a_terminal(root, columns: int) -> tuple[list[str], list[str], str]:
     """``asz ls --root ROOT`` with its stdout on a pseudo-terminal ``columns`` wide: the header's cells, the rows'
     lines and stderr."""
-    main, child = pty.openpty()
-    env = {**os.environ, "COLUMNS": str(columns), "PYTHONUNBUFFERED": "1"}
-    p = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "ls", "--root", str(root)], stdout=child,
-                         stderr=subprocess.PIPE, env=env)
-    os.close(child)
-    out = b""
-    while True:
-        try:
-            got = os.read(main, 65536)
-        except OSError:  # the child closed its end (EIO)
-            break
-        if not got:
-            break
-        out += got
-    os.close(main)
-    err = p.stderr.read().decode()
-    assert p.wait(60) == 0, err
-    lines = out.decode().replace("\r\n", "\n").splitlines()
-    rows = [ln for ln in lines[1:] if re.match(r"[0-9a-f]{8}  ", ln)]
-    return re.split(r"\s{2,}", lines[0].strip()), rows, err
+    lines, err = asz_on_a_terminal("ls", "--root", str(root), columns=columns)
+    head = next(ln for ln in lines if ln.startswith("ID "))  # after the progress bar's lines, when one was drawn
+    rows = [ln for ln in lines if re.match(r"[0-9a-f]{8}  ", ln)]
+    return re.split(r"\s{2,}", head.strip()), rows, err
 
 
 def test_an_80_column_terminal_gets_lines_of_80_cells(corpus_root):
