@@ -23,7 +23,7 @@ from ..sessiondata.jsonbytes import dumps_wide
 from .guard import HostGuard, log_once
 from .page import ASSETS, PAGE_HTML
 from .query import ApiError, QueryError, hide_from_query, parse_query
-from .state import ViewState
+from .state import Doc, ViewState
 
 __all__ = ["create_app", "api", "json_answer", "API_ROUTES", "FIELDS"]
 
@@ -137,15 +137,24 @@ def _headings(request, pairs, hide):
     (:func:`~asz_core.view.titles.step_blocks`: whole, a clipped text read from its record), and where the page draws
     what the document holds apart from the talks' trees (``places``, ``repeats``, ``asked``, ``lines``:
     :func:`~asz_core.view.placing.page_reading`, the exports' rules), from the same document ``/api/c/{id}/view``
-    answers with; the records read are those ``/api/c/{id}/record`` serves."""
+    answers with; the records read are those ``/api/c/{id}/record`` serves. Made once per document: kept with it
+    (``Doc.headings``), so a second open of the same conversation and withheld names, its files unchanged, is
+    answered from memory."""
+    state = _state(request)
+    cid = request.path_params["id"]
+    d = state.document(cid, hide)
+    if d.headings is None:
+        d.headings = dumps_wide(_headings_of(state, cid, d, hide))
+    return _json(d.headings)
+
+
+def _headings_of(state: ViewState, cid: str, d: Doc, hide) -> dict:
+    """The headings answer of document ``d`` of conversation ``cid`` (:func:`_headings`)."""
     import orjson
 
     from .placing import page_reading
     from .titles import dialect_of, step_blocks, talk_headings
 
-    state = _state(request)
-    cid = request.path_params["id"]
-    d = state.document(cid, hide)
     dialect = dialect_of(state.root, d.sessions[0]) if d.sessions else ""
     doc = orjson.loads(d.body)
 
@@ -155,8 +164,8 @@ def _headings(request, pairs, hide):
         except (ApiError, orjson.JSONDecodeError):
             return None
 
-    return _json({"headings": talk_headings(doc, dialect, record=record), "blocks": step_blocks(doc, dialect, record),
-                  **page_reading(doc, dialect, record)})
+    return {"headings": talk_headings(doc, dialect, record=record), "blocks": step_blocks(doc, dialect, record),
+            **page_reading(doc, dialect, record)}
 
 
 def _record(request, pairs, hide):

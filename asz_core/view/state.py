@@ -35,16 +35,18 @@ from .rows import ROW_KEYS, SUMMARY_KEYS, header_row, newest_round, read_head
 from .summary_cache import RowSummaries
 from .worker import Worker
 
-__all__ = ["ViewState", "ROW_KEYS", "SUMMARY_KEYS", "DOCUMENT_CACHE_ENTRIES"]
+__all__ = ["Doc", "ViewState", "ROW_KEYS", "SUMMARY_KEYS", "DOCUMENT_CACHE_ENTRIES"]
 
 #: Document cache size: (conversation, withheld-name set) entries kept in memory.
 DOCUMENT_CACHE_ENTRIES = 16
 
 
 class Doc:
-    """One built document: the round it reached, the listing it was built against, its JSON (and gzip) bytes."""
+    """One built document: the round it reached, the listing it was built against, its JSON (and gzip) bytes, and the
+    page's headings answer made from it (``headings``: the JSON bytes of ``/api/c/{id}/headings``, None until asked;
+    kept with the document, so it lives and is dropped with it, keyed and checked as the document is)."""
 
-    __slots__ = ("reached", "listed", "body", "gz", "etag", "state", "sessions", "head_round", "fp")
+    __slots__ = ("reached", "listed", "body", "gz", "etag", "state", "sessions", "head_round", "fp", "headings")
 
     def __init__(self, reached: str, listed: tuple, body: bytes, state: str, sessions: list[str], head_round: int, fp: tuple = ()):
         self.fp = fp  # the rounds and landed files it was built from: names, sizes, mtimes, change times, inodes
@@ -52,6 +54,7 @@ class Doc:
         self.listed = listed
         self.body = body
         self.gz: bytes | None = None
+        self.headings: bytes | None = None
         self.etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
         self.state = state
         self.sessions = sessions
