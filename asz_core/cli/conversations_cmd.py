@@ -13,7 +13,8 @@ from ..reading.listing import ROW_SORTS, UNPLACED, conversation_rows, sorted_row
 from ..reading.progress import Bar
 from ..reading.termtext import visible
 from ..view.zone import local_text, zone_name
-from .reading_common import CONFIG_HELP, ROOT_HELP, fit_cells, fit_tail, make_filters, say_left_out, settings, terminal_columns, tz_option, use_tz
+from .reading_common import (CONFIG_HELP, ROOT_HELP, fit_cells, fit_tail, make_filters, no_match, say_left_out, settings,
+                             terminal_columns, tz_option, use_tz)
 
 #: Columns of the table: header, width (0: the rest), alignment.
 COLUMNS = (("ID", 8, "<"), ("TITLE", 34, "<"), ("PROJECT", 20, "<"), ("LAST ACTIVITY", 16, "<"), ("DURATION", 8, ">"),
@@ -239,8 +240,9 @@ def conversations(
     names it (on stderr with --json). A verified one whose document lists problems has STATE marked ! and a line
     under the table counting them (--json: problems, the document's list). --sort and --limit order
     and cut the rows; the last line then says how many matched. On a terminal too narrow for the table, CHANGES, TALKS,
-    DURATION, CALLS, PROJECT and TOKENS are left out in turn until it fits (said on stderr; a pipe gets every column). Exit 0 when listed (also when none), 1 when the root
-    is missing, 2 on usage errors.
+    DURATION, CALLS, PROJECT and TOKENS are left out in turn until it fits (said on stderr; a pipe gets every column).
+    Exit 0 when listed (also an empty root's none), 1 when the root is missing or the filters match no conversation
+    (said on stderr: asz ls: no conversation matched --model M (of N in ROOT; …); --json prints []), 2 on usage errors.
     """
     cmd = ctx.info_name or "conversations"  # ls or conversations: every message names the command typed
     zone, (r, hide) = use_tz(cmd, tz), settings(cmd, root, config)
@@ -264,18 +266,20 @@ def conversations(
     # no times: a --since/--until window cannot place it, said rather than dropped (trial 7)
     unplaced = not_read_line([row["id"] for row in filters.unplaced], *UNPLACED) if filters.unplaced else ""
     say_state_files(r)
+    given = {"--project": project, "--since": since, "--until": until, "--model": model, "--dialect": dialect}
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2) + b"\n")
         for line in unread + [x for x in (unplaced, note) if x]:
             typer.echo(f"asz {cmd}: {visible(line)}", err=True)
-        return
+        return _none_matched(cmd, r, len(ids), matched, given)
     rows = [{**row, "shown_id": short[row["id"]]} for row in rows]  # copies: a kept row never holds it
     if not rows:
-        typer.echo(f"no conversations in {r}" + (" match the filters" if ids else " (collect and parse sessions into it)"))
+        if not ids:
+            typer.echo(f"no conversations in {r} (collect and parse sessions into it)")
         for line in (unplaced, note):
             if line:
                 typer.echo(line)
-        return
+        return _none_matched(cmd, r, len(ids), matched, given)
     terminal = terminal_columns()
     widths = column_widths(rows, terminal or None, narrow=bool(terminal))
     say_left_out(cmd, left_out(widths))  # a narrow terminal: said once, on stderr, so the table stays one line a row
@@ -288,6 +292,13 @@ def conversations(
     typer.echo(f"LAST ACTIVITY in {zone_name()}\n{len(rows)} of {len(ids)} conversations"  # the times' zone, named once
                + (f" (the first {len(rows)} by {sort} of {matched} that match)" if len(rows) < matched else ""))
     _footer(rows, note)
+
+
+def _none_matched(cmd: str, r: Path, of: int, matched: int, given: dict[str, str]) -> None:
+    """Exit 1 when the filters ``given`` matched none of the ``of`` conversations of root ``r`` (said on stderr,
+    :func:`~asz_core.cli.reading_common.no_match`); a root with no conversation lists none and exits 0."""
+    if of and not matched:
+        raise no_match(cmd, r, given, of)
 
 
 def _footer(rows: list[dict], note: str) -> None:

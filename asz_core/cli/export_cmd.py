@@ -10,7 +10,7 @@ from typing import Optional
 import orjson
 import typer
 
-from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, settings, time_range, tz_option, use_tz
+from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, no_match, settings, time_range, tz_option, use_tz
 
 FORMATS = ("md", "html", "json", "prose")
 #: File extension per format (folder exports).
@@ -361,10 +361,8 @@ def _no_match(r: Path, matched: bool, project: str, since: str, until: str) -> N
         return
     from ..view.document import list_conversations
 
-    given = " ".join(f"{flag} {v}" for flag, v in (("--project", project), ("--since", since), ("--until", until)) if v)
-    typer.echo(f"asz export: no conversation matched {given} (of {len(list_conversations(r))} in {r}; asz ls "
-               "lists them); nothing written", err=True)
-    raise typer.Exit(1)
+    raise no_match("export", r, {"--project": project, "--since": since, "--until": until}, len(list_conversations(r)),
+                   "; nothing written")
 
 
 def _refuse_missing_parent(out: Optional[Path]) -> None:

@@ -92,6 +92,16 @@ def require_root(cmd: str, root: Path) -> None:
         raise typer.Exit(2)
 
 
+def no_match(cmd: str, root: Path, given: dict[str, str], of: int, tail: str = "") -> typer.Exit:
+    """Say that the filters ``given`` (option -> value as typed; empty ones left out) matched none of the ``of``
+    conversations of ``root``, and return the exit 1 to raise: ``asz CMD: no conversation matched --project P (of N in
+    ROOT; asz ls lists them)`` then ``tail``, on stderr. The readers' one rule (``ls``, ``search``, ``export``,
+    ``usage``: a filter that matches nothing exits 1, as grep does; docs/reading.md)."""
+    said = " ".join(f"{flag} {v}" for flag, v in given.items() if v)
+    typer.echo(f"asz {cmd}: no conversation matched {said} (of {of} in {root}; asz ls lists them){tail}", err=True)
+    return typer.Exit(1)
+
+
 def make_filters(cmd: str, project: str, since: str, until: str, model: str, dialect: str, zone=None) -> Filters:
     """A :class:`Filters` from the options; exit 2 naming the option for a time that does not read, or for a
     ``--dialect`` no installed adapter speaks (neither a dialect such as ``claude-code/1`` nor its name), with the

@@ -10,7 +10,7 @@ from typing import Optional
 import orjson
 import typer
 
-from .reading_common import CONFIG_HELP, ROOT_HELP, make_filters, settings, tz_option, use_tz
+from .reading_common import CONFIG_HELP, ROOT_HELP, make_filters, no_match, settings, tz_option, use_tz
 
 
 def snippet_line(hit: dict, tty: bool) -> str:
@@ -48,10 +48,8 @@ def search(
 ) -> None:
     """Search the prompts, replies, thinking, tool inputs and tool results of every conversation in a root.
 
-    The index (<root>/_index/search.sqlite, derived data) is brought up to date
-    first: conversations whose head round changed are indexed again. A record
-    carrying a flag view.hide names is never matched, counted or shown. Each
-    hit prints its conversation, title, time, step id, landed file and row, and
+    The index (<root>/_index/search.sqlite, derived data) is brought up to date first: conversations whose head round
+    changed are indexed again. A record carrying a flag view.hide names is never matched, counted or shown. Each hit prints its conversation, title, time, step id, landed file and row, and
     a snippet with the matches marked: in colour on a terminal, else between « and », where a « or » of the text
     itself has a backslash before it. A hit whose landed file no longer verifies (damaged before or since it was
     indexed) is left out, and stderr names the file and the problem, for every such file the whole query matches
@@ -60,9 +58,9 @@ def search(
     printed on stdout under the hits, each after "! ". Ctrl-C while the index is brought up to date keeps
     every conversation indexed whole and says so on stderr (``asz search:
     stopped: N of M conversations indexed; ...``), exit 130; Ctrl-C during the
-    query says so on stderr too (``asz search: stopped during the query; ...``), exit 130. Exit 0 (also with
-    no hit), 1 when the root is missing or the index cannot be used, 2 on usage errors. An index SQLite
-    finds damaged (malformed, not a database) is said in a warning, deleted and built again (derived data).
+    query says so on stderr too (``asz search: stopped during the query; ...``), exit 130. Exit 0 (also with no hit), 1
+    when --project/--model/--dialect keep no conversation (said as asz ls says it), the root is missing or the index
+    cannot be used, 2 on usage errors. An index SQLite finds damaged is said in a warning, deleted and built again.
     """
     try:  # Ctrl-C here (a loaded machine takes a while to import) was a silent exit 130
         from ..reading.search import QueryError, SearchError, iter_kinds
@@ -100,6 +98,7 @@ def search(
             _print_held_back(hits, unverified, held, unsearched)
         else:
             _print_hits(hits, sum(held.values()), notes, as_json, matched.get("hits", len(hits)), took)
+        _none_kept(r, filters, {"--project": project, "--model": model, "--dialect": dialect}, hits)
     except QueryError as exc:
         typer.echo(f"asz search: {exc}", err=True)
         raise typer.Exit(2)
@@ -110,6 +109,18 @@ def search(
         typer.echo("asz search: stopped during the query; the index is up to date, nothing was printed" if querying else
                    "asz search: stopped while printing the hits", err=True)
         raise typer.Exit(130)
+
+
+def _none_kept(r: Path, filters, given: dict[str, str], hits: list[dict]) -> None:
+    """With no hit, exit 1 when ``given`` (--project, --model, --dialect) keep no conversation of the index, said
+    as every reader says it (:func:`~asz_core.cli.reading_common.no_match`); a query with no hit in the conversations
+    they keep is an answer (exit 0)."""
+    if hits or not any(given.values()):
+        return
+    from ..reading.search import conversations_kept, list_conversations
+
+    if not conversations_kept(r, filters):
+        raise no_match("search", r, given, len(list_conversations(r)))
 
 
 def _print_held_back(hits: list[dict], unverified: dict[str, str], held: dict[str, int], unsearched: list[dict]) -> None:

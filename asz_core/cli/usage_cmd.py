@@ -145,8 +145,8 @@ def usage(
     (a count its record lists under dropped, or a count below 0, counted 0) is marked ~ and lists them under usage_incomplete in --json. A
     conversation that does not read (no usable round) is in no figure either: the total is marked !, a line under it
     names it, and in --json every row lists it under unreadable (its days are not known). Exit 1 when the root does
-    not exist, or a conversation does not read or does not verify (the others are
-    still counted), 2 for a bad view, date, zone or configuration. Landed
+    not exist, a conversation does not read or does not verify (the others are still counted), or --project/--model
+    match no call of a root with conversations (said: asz usage: no model call in ROOT matches …), 2 for a bad view, date, zone or configuration. Landed
     sessions with no chain (never parsed, e.g. after collect --no-parse, or
     their rounds removed) are in no figure: the total is marked ! and a line
     names them (``N landed session(s) have no conversation chain …: ID, …``; on
@@ -170,14 +170,14 @@ def usage(
     ids = list_conversations(storage)
     counted, problems, unreadable = _read(storage, zone, cfg.view_hide, len(ids), (project, model))
     rows = report(counted, view, table, first, last, sort)
-    _say_problems([*problems, _matched_nothing(storage, project, model)] if not counted and (project or model) else problems)
+    unmatched = _say_problems(problems, not counted and bool(project or model), storage, project, model)
     say_state_files(storage)
     note, unchained = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
     windowed = first is not None or last is not None
     line, left_out = no_time_line(counted, windowed, any(r.get(KEYS[view]) == NO_TIME for r in rows))
     _print(rows, as_json, KEYS[view], view == "session", totals(rows, table), breakdown,
            {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out}, note, line)
-    if problems:
+    if problems or (unmatched and ids):  # a filter that matches nothing exits 1, as every reader's (docs/reading.md)
         raise typer.Exit(1)
 
 
@@ -401,10 +401,12 @@ def register(app: typer.Typer) -> None:
     app.command("usage")(usage)
 
 
-def _say_problems(problems: list[str]) -> None:
-    """Each problem line of the conversations read (held back, unreadable), on stderr as ``asz usage: LINE``."""
-    for line in problems:
+def _say_problems(problems: list[str], unmatched: bool, storage: Path, project: str, model: str) -> bool:
+    """Each problem line of the conversations read (held back, unreadable), on stderr as ``asz usage: LINE``, then,
+    when ``unmatched`` (--project/--model match no call), :func:`_matched_nothing`'s line; returns ``unmatched``."""
+    for line in [*problems, _matched_nothing(storage, project, model)] if unmatched else problems:
         typer.echo(f"asz usage: {line}", err=True)
+    return unmatched
 
 
 def _matched_nothing(storage: Path, project: str, model: str) -> str:

@@ -67,7 +67,7 @@ from .listing import Filters, dialect_of
 from .search_store import SCHEMA_VERSION, connect, forget_conversation, one_writer, write_rows
 from .search_gaps import changed, gaps, known_prints, missing_files, no_round, stat_text, write_gaps
 from .search_place import REINDEX_REMEDY, elsewhere, first_note, index_file, is_damaged, unwritable
-from .search_hits import INDEX_DIFFERS, HitCheck, held_in, part_index, query_where, snippet_of, stoppable, stopped
+from .search_hits import INDEX_DIFFERS, HitCheck, conv_where, held_in, part_index, query_where, snippet_of, stoppable, stopped
 from .search_text import KINDS, MARK_END, MARK_START, QueryError, fts_query, has_cjk, iter_kinds, marked, query_terms
 
 __all__ = ["CONV_KEYS", "conv_values", "forget_conversation", "INDEX_PATH", "KINDS", "SearchError", "QueryError", "IndexReport", "IndexInterrupted", "index_path", "update_index",
@@ -554,3 +554,18 @@ def refresh(root: str | os.PathLike, err: Any = None, jobs: int = 1,
         if err is not None:
             print(f"asz: the search index was not updated: {exc}", file=err)
         return None
+
+
+def conversations_kept(root: str | os.PathLike, filters: Filters) -> int:
+    """How many conversations of ``root``'s search index ``filters``' project, model and dialect keep (its
+    ``since``/``until`` narrow hits, not conversations). Raises :class:`SearchError` when the index cannot be read."""
+    path = index_file(root, index_path(root))
+    where, args = conv_where(Filters(project=filters.project, model=filters.model, dialect=filters.dialect))
+    try:
+        con = connect(path, write=False)
+        try:
+            return con.execute(f"SELECT count(*) FROM conv WHERE {' AND '.join(where) or '1'}", args).fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        raise SearchError(f"the search index {path} cannot be read: {exc} ({REINDEX_REMEDY})", is_damaged(exc)) from None

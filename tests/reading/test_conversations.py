@@ -56,7 +56,8 @@ def test_time_filters_narrow_the_list(corpus_root, corpus_source):
     assert [r["id"][:8] for r in rows] == ["de3b8b19"]
     since = asz_json("conversations", "--json", "--root", str(corpus_root), "--since", "2026-02-01T00:00:00Z")
     assert sorted(r["id"][:8] for r in since) == ["55604662", "8463c716", "ef958aa1"]
-    assert asz_json("conversations", "--json", "--root", str(corpus_root), "--dialect", "kiro") == []
+    kiro = asz("conversations", "--json", "--root", str(corpus_root), "--dialect", "kiro", check=False)
+    assert kiro.returncode == 1 and json.loads(kiro.stdout) == []  # matched nothing: said, exit 1
     assert len(asz_json("conversations", "--json", "--root", str(corpus_root), "--dialect", "claude-code")) == 11
     bad = asz("ls", "--root", str(corpus_root), "--since", "last tuesday", check=False)
     assert bad.returncode == 2 and "--since" in bad.stderr

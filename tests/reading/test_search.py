@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from pathlib import Path
@@ -175,7 +176,8 @@ def test_hits_carry_the_lists_titles_and_the_filters_narrow_by_conversation(corp
     spotter = {x["id"] for x in asz_json("conversations", "--json", "--root", r, "--project", "spotter")}
     narrowed = asz_json("search", "the", "--json", "--limit", "200", "--root", r, "--project", "spotter")
     assert narrowed and {h["conversation"] for h in narrowed} <= spotter
-    assert asz_json("search", "the", "--json", "--root", r, "--dialect", "kiro") == []
+    kiro = asz("search", "the", "--json", "--root", r, "--dialect", "kiro", check=False)  # keeps no conversation: exit 1
+    assert kiro.returncode == 1 and json.loads(kiro.stdout) == [] and "no conversation matched --dialect kiro" in kiro.stderr
 
 
 def test_a_record_landed_twice_by_an_interrupted_pass_is_one_hit(tmp_path):

@@ -47,10 +47,10 @@ def test_every_view_counts_only_the_project_and_model_asked(corpus_root, corpus_
 
 def test_a_filter_nothing_matches_counts_nothing(corpus_root):
     r = asz_in_process("usage", "project", "--root", str(corpus_root), "--json", "--project", "no-such-project")
-    assert r.returncode == 0 and json.loads(r.stdout) == []
+    assert r.returncode == 1 and json.loads(r.stdout) == []  # exit 1, as asz ls and export for a filter matching nothing
     # said, so a mistyped filter does not read as no usage (trial 17c); a filter that matches says nothing
     assert f"no model call in {corpus_root} matches --project 'no-such-project' (asz ls lists" in r.stderr
     r = asz_in_process("usage", "--root", str(corpus_root), "--project", "spotter", "--model", "nope")
-    assert r.returncode == 0 and "matches --project 'spotter' and --model 'nope'" in r.stderr
+    assert r.returncode == 1 and "matches --project 'spotter' and --model 'nope'" in r.stderr
     r = asz_in_process("usage", "--root", str(corpus_root), "--project", "spotter")
     assert r.returncode == 0 and "matches" not in r.stderr
