@@ -274,12 +274,7 @@ def conversations(
         return _none_matched(cmd, r, len(ids), matched, given)
     rows = [{**row, "shown_id": short[row["id"]]} for row in rows]  # copies: a kept row never holds it
     if not rows:
-        if not ids:
-            typer.echo(f"no conversations in {r} (collect and parse sessions into it)")
-        for line in (unplaced, note):
-            if line:
-                typer.echo(line)
-        return _none_matched(cmd, r, len(ids), matched, given)
+        return _none_listed(cmd, r, len(ids), matched, given, [x for x in (unplaced, note) if x])
     terminal = terminal_columns()
     widths = column_widths(rows, terminal or None, narrow=bool(terminal))
     say_left_out(cmd, left_out(widths))  # a narrow terminal: said once, on stderr, so the table stays one line a row
@@ -292,6 +287,16 @@ def conversations(
     typer.echo(f"LAST ACTIVITY in {zone_name()}\n{len(rows)} of {len(ids)} conversations"  # the times' zone, named once
                + (f" (the first {len(rows)} by {sort} of {matched} that match)" if len(rows) < matched else ""))
     _footer(rows, note)
+
+
+def _none_listed(cmd: str, r: Path, of: int, matched: int, given: dict[str, str], lines: list[str]) -> None:
+    """No row to print: ``no conversations in ROOT (collect and parse …)`` for a root with none, then ``lines``
+    (the unplaced and unchained notes), then :func:`_none_matched`."""
+    if not of:
+        typer.echo(f"no conversations in {r} (collect and parse sessions into it)")
+    for line in lines:
+        typer.echo(line)
+    _none_matched(cmd, r, of, matched, given)
 
 
 def _none_matched(cmd: str, r: Path, of: int, matched: int, given: dict[str, str]) -> None:
