@@ -9,7 +9,9 @@ under a ``stderr`` line, an empty output as ``(no output)``, the prose around th
 asz.view document, ``--format json`` and ``asz show`` keep the text as it landed.
 
 A tool call's input and result (:func:`tool_markdown`, :func:`tool_html`): a shell call's input as its description,
-its command as code and its other keys (:func:`~asz_core.view.placing.shell_input`), its empty result as ``(no
+its command as code and its other keys (:func:`~asz_core.view.placing.shell_input`), any other input that is a JSON
+object as its fields (:func:`~asz_core.view.placing.input_fields`: its facts listed, path first, then each text pair
+and long text as a block under its key), its empty result as ``(no
 output)`` and the keys its result object holds (:func:`~asz_core.view.placing.quiet_result`), a subagent's report
 given back as one line naming where its talk draws it (:func:`report_line`), any other input and result as written.
 """
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..view.placing import quiet_result, shell_input
+from ..view.placing import input_fields, quiet_result, shell_input
 from ..view.titles import BLOCK_STEPS, prompt_blocks
 from .termtext import plain
 
@@ -138,6 +140,20 @@ def _facts_markdown(facts: list[tuple[str, str]]) -> list[str]:
     return ["", *(f"- {plain(k)}: {_code(plain(v))}" for k, v in facts)] if facts else []
 
 
+def _item_markdown(item: tuple) -> list[str]:
+    """Markdown lines of one :func:`~asz_core.view.placing.input_fields` item: its key in italics, its text fenced."""
+    if item[0] == "block":
+        return ["", f"*{plain(item[1])}*", "", fence(plain(item[2]))]
+    return (["", f"*{item[1]}*"] if item[1] else []) + [x for k, t in item[2:] for x in ("", f"*{plain(k)}*", "", fence(plain(t)))]
+
+
+def _item_html(item: tuple, e: Callable[[str], str]) -> str:
+    if item[0] == "block":
+        return f"<p class=\"meta\">{e(item[1])}</p><pre>{e(item[2])}</pre>"
+    return (f"<p class=\"meta\">{e(item[1])}</p>" if item[1] else "") + "".join(
+        f"<p class=\"meta\">{e(k)}</p><pre class=\"{cls}\">{e(t)}</pre>" for (k, t), cls in zip(item[2:], ("old", "new")))
+
+
 def tool_markdown(st: dict) -> list[str]:
     """Markdown lines of tool step ``st``'s input and result (module docstring; ``st``: an
     :class:`~asz_core.reading.export_steps.Step`), each block after a blank line."""
@@ -146,6 +162,8 @@ def tool_markdown(st: dict) -> list[str]:
     if shell is not None:
         command, said, facts = shell
         lines = (["", plain(said)] if said is not None else []) + ["", fence(plain(command), "sh")] + _facts_markdown(facts)
+    elif (fields := input_fields(st["input"]) if st["input"] else None) is not None:
+        lines = _facts_markdown(fields[0]) + [x for item in fields[1] for x in _item_markdown(item)]
     else:
         lines = ["", fence(plain(st["input"]), "json")] if st["input"] else ["", f"*(input withheld: {st['withheld']} bytes)*"] if st["withheld"] else []
     quiet = quiet_result(name, st["result"]) if st["result"] and not st.get("report") else None
@@ -172,6 +190,8 @@ def tool_html(st: dict, e: Callable[[str], str]) -> str:
     if shell is not None:
         command, said, facts = shell
         inner = (f"<p>{e(said)}</p>" if said is not None else "") + f"<pre class=\"command\">{e(command)}</pre>" + _facts_html(facts, e)
+    elif (fields := input_fields(st["input"]) if st["input"] else None) is not None:
+        inner = _facts_html(fields[0], e) + "".join(_item_html(item, e) for item in fields[1])
     else:
         inner = (f"<pre>{e(st['input'])}</pre>" if st["input"] else
                  f"<p class=\"withheld\">(input withheld: {st['withheld']} bytes)</p>" if st["withheld"] else "")

@@ -14,7 +14,9 @@ exports (docs/view.md, "The page"; docs/reading.md, ``asz export``).
 - A shell call's input (:data:`SHELL_TOOLS`) reads as its command, its description and its other keys
   (:func:`shell_input`); its result that is the runtime's result object with an empty ``stdout`` and ``stderr``
   (Claude Code's ``toolUseResult`` when Bash printed nothing) reads ``(no output)`` and the other keys
-  (:func:`quiet_result`), never the object's JSON.
+  (:func:`quiet_result`), never the object's JSON. Any other tool's input reads as its fields (:func:`input_fields`):
+  its path first, each text pair (``old_string``/``new_string``, Kiro's ``old_str``/``new_str`` and
+  ``originalContent``/``modifiedContent``) together, a long or multi-line text as a block, the rest as facts.
 - A subagent's talk whose own records hold no opening prompt (Claude Code 2.0.x's ``agent-<id>.jsonl`` opens with the
   subagent's reply) opens with what the call that started it asked, as its adapter reads that call (:func:`call_prompts`).
 - A talk with no person's input whose label is the text of an injection the runtime did not flag ``injected`` (the
@@ -34,7 +36,7 @@ import json
 from typing import Callable, Iterable, Iterator, Sequence
 
 __all__ = ["SHELL_TOOLS", "asked_steps", "call_prompts", "compactions", "loose_places", "loose_talks", "page_reading",
-           "position", "quiet_result", "repeats", "reports", "shell_input", "walk"]
+           "input_fields", "position", "quiet_result", "repeats", "reports", "shell_input", "walk"]
 
 #: The tools whose input is a shell command: Claude Code's ``Bash``, Kiro's ``shell`` (CLI) and ``run_command`` (IDE),
 #: ``execute_bash`` (Kiro CLI 1.x); the page's ``SHELL_TOOLS`` (app.js) is the same list.
@@ -61,6 +63,46 @@ def shell_input(name: str, text: str) -> tuple[str, str | None, list[tuple[str, 
         return None
     said = v.get("description") if isinstance(v.get("description"), str) else None
     return v["command"], said, [(k, _fact(x)) for k, x in v.items() if k != "command" and not (k == "description" and said is not None)]
+
+
+#: The text pairs an editing call's input holds, drawn together (the page's ``PAIRS``).
+PAIRS = (("old_string", "new_string"), ("old_str", "new_str"), ("originalContent", "modifiedContent"))
+
+
+def _is_path(key: str) -> bool:
+    return key == "path" or key.endswith("_path") or key == "file"
+
+
+def input_fields(text: str) -> tuple[list[tuple[str, str]], list[tuple]] | None:
+    """``(facts, items)`` of a tool call's input ``text`` that is a JSON object, else None (clipped, not JSON): the page's
+    field view (docs/view.md, "Tool inputs"). Keys are read path first (``path``, ``*_path``, ``file``), then in the
+    input's order: a text pair (:data:`PAIRS`) is one item ``("pair", "", (key, text), (key, text))``, each MultiEdit
+    edit ``("pair", "edit 1 of 3", …)``; a string with a line break, or longer than 100 characters and not a path, is
+    ``("block", key, text)``; any other value is a fact ``(key, its text or JSON)``."""
+    v = _object(text)
+    if v is None:
+        return None
+    pair = next((p for p in PAIRS if isinstance(v.get(p[0]), str) and isinstance(v.get(p[1]), str)), None)
+    facts: list[tuple[str, str]] = []
+    items: list[tuple] = []
+    for k in sorted(v, key=lambda k: not _is_path(k)):
+        x = v[k]
+        if pair and k == pair[0]:
+            items.append(("pair", "", (k, x), (pair[1], v[pair[1]])))
+        elif pair and k == pair[1]:
+            continue
+        elif k == "edits" and isinstance(x, list):
+            for j, e in enumerate(x, 1):
+                note = f"edit {j} of {len(x)}" + (" · replace_all" if isinstance(e, dict) and e.get("replace_all") else "")
+                if isinstance(e, dict):
+                    items.append(("pair", note, ("old_string", str(e.get("old_string"))), ("new_string", str(e.get("new_string")))))
+                else:
+                    items.append(("block", note, _fact(e)))
+        elif isinstance(x, str) and ("\n" in x or (len(x) > 100 and not _is_path(k))):
+            items.append(("block", k, x))
+        else:
+            facts.append((k, _fact(x)))
+    return facts, items
 
 
 def quiet_result(name: str, text: str) -> list[tuple[str, str]] | None:

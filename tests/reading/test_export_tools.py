@@ -5,7 +5,9 @@ rules are ``asz_core.view.placing``'s, tests/view_server/test_tool_fields.py che
   draws, and shows only what follows the report (Claude Code's ``agentId: …`` and ``<usage>`` lines); it was drawn
   whole twice (the corpus's ef958aa1, six agents);
 - a Bash call reads as its description, its command as code and its other keys, and its empty result as ``(no
-  output)`` with what its ``toolUseResult`` holds, not as JSON (the corpus's a7da6a22).
+  output)`` with what its ``toolUseResult`` holds, not as JSON (the corpus's a7da6a22);
+- any other input reads as its fields: an Edit's file_path listed, old_string and new_string as blocks (a7da6a22's
+  first Edit), a Kiro IDE ``create``'s ``file`` listed and ``originalContent``, ``modifiedContent`` as blocks.
 
 Real input collected by ``asz collect --once``; expected texts read from the source transcripts."""
 
@@ -21,7 +23,8 @@ from reading_helpers import asz
 SID = "ef958aa1-0e93-49f0-bb71-150f63befcd1"
 PROJECT = "-experiments-worktrees"
 DEEP = ("-src-deep-manifest", "a7da6a22-facc-4fcd-8bab-f83c87862004")
-BASH = "toolu_01QgxYgQqNJ5vXGLgtUn7z1B"  # git diff --cached, which printed nothing
+BASH = "toolu_01QgxYgQqNJ5vXGLgtUn7z1B"
+EDIT = "toolu_01RqRWH7DtS7wGfTFoshkd3k"  # .gitignore  # git diff --cached, which printed nothing
 STEP = "toolu_01GmrK6tgdD9D5xD6W5X9UUy"  # the first Agent call: "Research Claude Code plan mode", agent a4ca7529859c158c2
 
 
@@ -69,7 +72,8 @@ def deep(corpus_source, tmp_path_factory):
     [tur] = [d["toolUseResult"] for d in lines if d.get("type") == "user" and isinstance(d["message"]["content"], list)
              and any(isinstance(b, dict) and b.get("tool_use_id") == BASH for b in d["message"]["content"])]
     assert use["name"] == "Bash" and tur["stdout"] == "" and tur["stderr"] == ""
-    return {"root": base / "root", "input": use["input"], "result": tur}
+    [edit] = [b for d in lines if d.get("type") == "assistant" for b in d["message"]["content"] if b.get("id") == EDIT]
+    return {"root": base / "root", "input": use["input"], "result": tur, "edit": edit["input"]}
 
 
 def test_markdown_draws_a_bash_call_as_its_command_and_no_output(deep):
@@ -92,3 +96,36 @@ def test_html_draws_a_bash_call_as_its_command_and_no_output(deep):
     assert f"<p>{html.escape(inp['description'])}</p><pre class=\"command\">{html.escape(inp['command'])}</pre>" in block
     assert "<p><i>(no output)</i></p><ul><li>interrupted: <code>false</code></li>" in block
     assert "stdout" not in block
+
+
+def test_an_edits_input_reads_as_its_fields(deep):
+    md = asz("export", DEEP[1], "--format", "md", "--root", str(deep["root"])).stdout
+    page = asz("export", DEEP[1], "--format", "html", "--root", str(deep["root"])).stdout
+    inp = deep["edit"]
+    assert set(inp) == {"file_path", "old_string", "new_string"}
+    at = md.index(f"**Tool Edit** · `tool/{EDIT}`")
+    expected = ["", f"- file_path: `{inp['file_path']}`", "", "*old_string*", "", "```", inp["old_string"], "```", "",
+                "*new_string*", "", "```", inp["new_string"], "```"]
+    assert "\n".join(md[at:].split("\n")[1:]).startswith("\n".join(expected) + "\n")
+    at = page.index(f'id="tool/{EDIT}"')
+    block = page[at:page.index("</details>", at)]
+    assert (f"<ul><li>file_path: <code>{html.escape(inp['file_path'])}</code></li></ul><p class=\"meta\">old_string</p>"
+            f"<pre class=\"old\">{html.escape(inp['old_string'])}</pre><p class=\"meta\">new_string</p>"
+            f"<pre class=\"new\">{html.escape(inp['new_string'])}</pre>") in block
+    assert "&quot;old_string&quot;" not in block
+
+
+def test_a_kiro_create_reads_as_its_fields(corpus_dir, tmp_path):
+    kiro = corpus_dir / "kiro" / "home" / ".kiro"
+    if not kiro.is_dir():
+        pytest.skip(f"the Kiro corpus is absent ({kiro})")
+    root = tmp_path / "root"
+    asz("collect", "--once", "--adapter", "kiro", "--source", str(kiro), "--root", str(root))
+    [session] = [p.name for p in root.iterdir() if p.name.startswith("sess_")]
+    md = asz("export", session, "--format", "md", "--root", str(root)).stdout
+    at = md.index("**Tool create** · ")
+    step = md[at:md.index("**", md.index("**", at + 4) + 2)]
+    assert "- file: `test-scripts/hello.sh`" in step
+    assert "*originalContent*\n\n```\n\n```" in step
+    assert '*modifiedContent*\n\n```\n#!/bin/sh\necho "Hello World"\n\n```' in step
+    assert '"originalContent"' not in step
