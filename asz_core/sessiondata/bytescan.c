@@ -1708,7 +1708,121 @@ none: /* d untouched: the Python draws this tool */
     Py_RETURN_NONE;
 }
 
+/* asz_core/view/nodes.py's NodeView._steps_in_order (issue 22, session 18): the step nodes under nid (a node whose kind is
+ * in step_kinds, found down children: {id: [node_type, ...]}, as _steps_under walks it) in the order of their rank
+ * ({id: int}), those of equal rank in the order the walk met them (sorted's stability). None when a node is not an
+ * exact node_type, a children entry not a list, or a rank not an int the size of a long long (the caller runs its
+ * Python, which gives the same or raises the same). */
+static PyObject *ts_type;
+static Py_ssize_t ts_no[2];
+static const char *const ts_fields[] = {"id", "kind", NULL};
+
+typedef struct {
+    long long rank;
+    Py_ssize_t at;
+} ts_key;
+
+static int ts_cmp(const void *a, const void *b) {
+    const ts_key *x = a, *y = b;
+    return x->rank < y->rank ? -1 : x->rank > y->rank ? 1 : (x->at > y->at) - (x->at < y->at);
+}
+
+/* Push list kids's items on the stack (grown as needed): 0, -1 on error. */
+static int ts_push(PyObject ***stack, Py_ssize_t *n, Py_ssize_t *cap, PyObject *kids) {
+    Py_ssize_t k = PyList_GET_SIZE(kids);
+    if (*n + k > *cap) {
+        Py_ssize_t want = (*n + k) * 2 + 16;
+        PyObject **grown = PyMem_Realloc(*stack, want * sizeof(PyObject *));
+        if (grown == NULL)
+            return -1;
+        *stack = grown;
+        *cap = want;
+    }
+    for (Py_ssize_t i = 0; i < k; i++)
+        (*stack)[(*n)++] = PyList_GET_ITEM(kids, i);
+    return 0;
+}
+
+static PyObject *talk_steps(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 5 || !PyDict_CheckExact(args[1]) || !PyDict_CheckExact(args[2]) || !PyAnySet_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "talk_steps(nid, children, rank, step_kinds, node_type)");
+        return NULL;
+    }
+    PyObject *children = args[1], *rank = args[2], *kinds = args[3];
+    if (ts_type != args[4]) {
+        if (member_offsets(args[4], ts_fields, ts_no) < 0) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        Py_XSETREF(ts_type, Py_NewRef(args[4]));
+    }
+    PyObject **stack = NULL, *out = NULL, *kids;
+    Py_ssize_t n = 0, cap = 0, kept = 0, kept_cap = 0;
+    ts_key *keys = NULL;
+    PyObject **steps = NULL;
+    if ((kids = PyDict_GetItemWithError(children, args[0])) == NULL && PyErr_Occurred())
+        goto none;
+    if (kids != NULL && (!PyList_CheckExact(kids) || ts_push(&stack, &n, &cap, kids) < 0))
+        goto none;
+    while (n) {
+        PyObject *c = stack[--n];
+        if ((PyObject *)Py_TYPE(c) != ts_type)
+            goto none;
+        PyObject *id = FIELD(c, ts_no[0]), *kind = FIELD(c, ts_no[1]);
+        if (id == NULL || kind == NULL)
+            goto none;
+        int step = PySet_Contains(kinds, kind);
+        if (step < 0)
+            goto none;
+        if (step) {
+            PyObject *r = PyDict_GetItemWithError(rank, id);
+            if (r == NULL || !PyLong_CheckExact(r))
+                goto none;
+            int overflow;
+            long long v = PyLong_AsLongLongAndOverflow(r, &overflow);
+            if (overflow || (v == -1 && PyErr_Occurred()))
+                goto none;
+            if (kept == kept_cap) {
+                kept_cap = kept_cap * 2 + 64;
+                ts_key *k2 = PyMem_Realloc(keys, kept_cap * sizeof(ts_key));
+                if (k2 == NULL)
+                    goto none;
+                keys = k2;
+                PyObject **s2 = PyMem_Realloc(steps, kept_cap * sizeof(PyObject *));
+                if (s2 == NULL)
+                    goto none;
+                steps = s2;
+            }
+            keys[kept].rank = v;
+            keys[kept].at = kept;
+            steps[kept++] = c;
+        }
+        if ((kids = PyDict_GetItemWithError(children, id)) == NULL && PyErr_Occurred())
+            goto none;
+        if (kids != NULL && (!PyList_CheckExact(kids) || ts_push(&stack, &n, &cap, kids) < 0))
+            goto none;
+    }
+    if (kept > 1)
+        qsort(keys, kept, sizeof(ts_key), ts_cmp);
+    if ((out = PyList_New(kept)) != NULL)
+        for (Py_ssize_t i = 0; i < kept; i++)
+            PyList_SET_ITEM(out, i, Py_NewRef(steps[keys[i].at]));
+    PyMem_Free(stack);
+    PyMem_Free(keys);
+    PyMem_Free(steps);
+    return out;
+none:
+    PyErr_Clear();
+    PyMem_Free(stack);
+    PyMem_Free(keys);
+    PyMem_Free(steps);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"talk_steps", (PyCFunction)(void (*)(void))talk_steps, METH_FASTCALL,
+     "talk_steps(nid, children, rank, step_kinds, node_type) -> NodeView._steps_in_order' list (the steps under nid "
+     "in rank order), or None."},
     {"tool_keys", (PyCFunction)(void (*)(void))tool_keys, METH_FASTCALL,
      "tool_keys(n, d, records, times, hide, step_changes, step_executions, short_text, clip_text, data_text, "
      "node_type, ref_type) -> True when StepKeys._tool_keys' keys were added to d, else None (d untouched)."},

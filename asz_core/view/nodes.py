@@ -7,6 +7,7 @@ from typing import Any
 
 from ..flow.model import Node, Ref
 from ..sessiondata.jsonbytes import number_texts
+from ..sessiondata.numberprobe import bytescan
 from .kinds import NO_TEXT, NOT_CHILDREN, SHORT_TEXT, STEP_KIND_SET, STRUCTURAL_SET, TOOL_KINDS, WHITESPACE, WITHHOLDABLE_SET, clip_text, data_text
 from .step_keys import StepKeys
 
@@ -141,6 +142,17 @@ class NodeView(StepKeys):
             d["text"] = clip_text("\n".join(texts))
         d["state"] = parts[0].get("state", "available")
 
+    def _steps_in_order(self, nid: str) -> list[Node]:
+        """The step nodes under ``nid`` in file order (their ``rank``; equal ranks as :meth:`_steps_under` meets
+        them). In C (``bytescan.talk_steps``, issue 22) where the module was built and the nodes are the usual ones:
+        the same list."""
+        if bytescan is not None:
+            got = bytescan.talk_steps(nid, self.children, self.rank, STEP_KIND_SET, Node)
+            if got is not None:
+                return got
+        rank = self.rank
+        return [s for _, s in sorted([(rank[s.id], s) for s in self._steps_under(nid)], key=_FIRST)]  # no call per step
+
     def _steps_under(self, nid: str) -> list[Node]:
         out: list[Node] = []
         children = self.children
@@ -163,8 +175,7 @@ class NodeView(StepKeys):
         d.update(self._talk_cache[n.id])
 
     def _compute_talk_keys(self, n: Node, d: dict) -> None:
-        rank = self.rank
-        steps = [s for _, s in sorted([(rank[s.id], s) for s in self._steps_under(n.id)], key=_FIRST)]  # no call per step
+        steps = self._steps_in_order(n.id)
         label = talk_label(self, steps)
         if label:
             d["label"] = label
