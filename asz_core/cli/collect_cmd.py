@@ -474,8 +474,8 @@ def sources(
                 typer.echo(line)
             for e in a["errors"]:
                 typer.echo(f"error: {e['path']}: {e['message']}", err=True)
-            for e in a.get("conflicts", ()):
-                typer.echo(f"conflict: {e['path']}: {e['reason']}", err=True)
+            for e in [*a.get("conflicts", ()), *(s for sess in a["sessions"] for s in sess["sources"] if s.get("next"))]:
+                typer.echo(f"conflict: {e['path']}: {'; '.join(x for x in (e['reason'], e.get('next')) if x)}", err=True)
     raise typer.Exit(1 if any(a["errors"] or a.get("conflicts") for a in out) else 0)
 
 

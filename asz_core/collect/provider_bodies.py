@@ -76,6 +76,9 @@ __all__ = [
 
 PROVIDER_DIR = "_provider"
 TABLE = "seen.state"
+#: The next step of a body file in conflict: the conflict clears at the next pass once either is done.
+BODY_STEP = ("put its bytes back, or move it out of the body directory (what landed stays), and the next asz collect "
+             "clears the conflict")
 STATES = ("landed", "waiting", "excluded", "unreadable", "changed", "conflict")
 #: A body file that is not JSON this long after its last write is unreadable (2 minutes).
 UNREADABLE_AFTER_NS = 120 * 10**9
@@ -319,7 +322,7 @@ def _read_new(root: Path, src: Path, names: list[str], table: dict[str, SeenEntr
             else:
                 if seen.state != "conflict":
                     print(f"conflict: {p}: a body file changed after it landed in session {seen.session}; "
-                          f"what landed is kept and the file is not landed again", file=out)
+                          f"what landed is kept and the file is not landed again: {BODY_STEP}", file=out)
                 seen.state = "conflict"
                 c.conflicts += 1
                 continue

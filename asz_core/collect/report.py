@@ -63,6 +63,15 @@ class Counters:
         return " ".join(f"{k}={getattr(self, k)}" + (f" {hints[k]}" if k in hints else "") for k in SUMMARY_KEYS)
 
 
+#: The next step of a source in conflict after it landed (rewritten, cut shorter, a moved source that is not the one
+#: that landed), said with every such conflict (a ``conflict:`` line, ``asz sources``, ``asz verify``).
+RESET_STEP = ("asz sources --reset-conflict {session} reads it again once its bytes are back, or from its start with "
+              "--reread")
+#: The next step of a second source refused because another lands into its stream.
+SECOND_STEP = ("move it out of its source folder (a stray copy), or move {owner} away to land this one instead (the "
+               "cursor follows a source that holds what landed); asz sources lists both")
+
+
 class Report:
     """Where problems are told: one line each on ``stream`` (stderr by default).
 
@@ -87,7 +96,7 @@ class Report:
         """Tell an error about ``path``."""
         self._line(f"error: {path}: {message}")
 
-    def conflict(self, path: str | os.PathLike, reason: str) -> None:
+    def conflict(self, path: str | os.PathLike, reason: str) -> None:  # reason ends with its next step (RESET_STEP …)
         """Tell a conflict once per (path, reason) in this process."""
         key = (str(path), reason)
         if key in self._told:

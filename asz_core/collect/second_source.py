@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ..plugins.adapter import Discovery, Source
 from .folders import copy_of
+from .report import SECOND_STEP
 from ..storage.cursor import read_cursor
 from ..storage.layout import cursor_path, kind_dir, kind_dir_parts
 
@@ -28,7 +29,7 @@ __all__ = ["refuse_seconds", "second_reason", "copy_reason"]
 def second_reason(s: Source, owner: str) -> str:
     """The reason told for ``s`` refused because source ``owner`` (its ``src``) lands into its stream."""
     return (f"{s.kind} of stream {s.stream or s.batch!r} in session {s.session} already comes from {owner}; "
-            "the second source is refused")
+            "the second source is refused: " + SECOND_STEP.format(owner=owner))
 
 
 def copy_reason(s: Source, owner: str) -> str:

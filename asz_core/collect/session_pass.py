@@ -27,7 +27,7 @@ from .cursor_mend import document_landed
 from .folders import RENAMED, same_file
 from .reset import holds_landed
 from .second_source import second_reason
-from .report import Counters
+from .report import RESET_STEP, Counters
 from .vanished import VANISHED, unlanded
 from .windows import SourceError, open_source, strerror
 from ..plugins.adapter import SOURCE_MODES, Source
@@ -147,8 +147,7 @@ class SessionPass:
         cur.updated_at = format_rfc3339(time.time_ns())
         write_cursor(cp, cur, fsync=self.opts.fsync)
         self.report.conflict(path, f"{reason}; what landed is kept and the source is no longer read (cursor {cp}); "
-                                   f"asz sources --reset-conflict {self.session} reads it again once its bytes are back, "
-                                   "or from its start with --reread")
+                                   + RESET_STEP.format(session=self.session))
         self.c.conflicts += 1
 
     # ------------------------------------------------------------------ one source

@@ -20,6 +20,7 @@ from ..storage.torn import torn_bytes, torn_line
 from .windows import SourceError, open_source
 from .folders import discover_folders
 from .second_source import refuse_seconds
+from .report import RESET_STEP
 from .src_text import take_unwritable
 
 __all__ = ["survey"]
@@ -129,7 +130,10 @@ def _row(root: Path, adapter: Adapter, session: str, s, now: int, torn_tails: li
         row["state"] = cur.state
         row["reason"] = cur.reason
         if cur.source != s.src:
-            row["state"], row["reason"] = "conflict", f"the cursor belongs to {cur.source}"
+            row["state"], row["reason"] = "conflict", (f"the cursor belongs to {cur.source}; asz collect follows it here "
+                                                       "when this file holds what landed, else says why")
+        if row["state"] == "conflict":  # what resolves it, said with every conflict (collect/report.py)
+            row["next"] = RESET_STEP.format(session=session)
     if isinstance(cur, AppendCursor):
         row["landed"], row["ord"] = cur.offset, cur.ord
         if size is not None:

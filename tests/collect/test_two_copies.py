@@ -21,7 +21,9 @@ from asz_core.storage.cursor import read_cursor
 PROJECT = "-home-user-claude-reliability"
 SESSION = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
 REASON = (f"transcript of stream 'main' in session {SESSION} already comes from {PROJECT}/{SESSION}.jsonl; "
-          "the second source is refused")
+          "the second source is refused: move it out of its source folder (a stray copy), or move "
+          f"{PROJECT}/{SESSION}.jsonl away to land this one instead (the cursor follows a source that holds what landed); "
+          "asz sources lists both")
 
 
 @pytest.fixture
@@ -83,7 +85,8 @@ def test_a_newer_copy_sorting_first_does_not_stop_the_stream_its_cursor_follows(
     with live.open("ab") as f:
         f.write(b"".join(lines[7:]))
     reason = (f"transcript of stream 'main' in session {SESSION} already comes from -p2/{SESSION}.jsonl; "
-              "the second source is refused")
+              f"the second source is refused: move it out of its source folder (a stray copy), or move -p2/{SESSION}.jsonl "
+              "away to land this one instead (the cursor follows a source that holds what landed); asz sources lists both")
     for n in (2, 0):  # the live file's 2 new lines land, then nothing new; the stray copy is refused on every pass
         p = _asz("collect", "--once", "--no-parse", "--source", str(src), "--root", str(root), cwd=tmp_path)
         fields = dict(f.split("=", 1) for f in p.stdout.split() if "=" in f)

@@ -65,7 +65,10 @@ def test_discovery_noise_conflicts_and_filters(tmp_path: Path) -> None:
     refuse_seconds(tmp_path / "store", d)  # the collector refuses the second, counted as a conflict
     assert d.conflicts == [(str(out / "86cb6fec-8454-476f-9cf1-4d625d1869b7" / "main.execution.jsonl"),  # asz-inline sorts first
                             "execution of stream 'main' in session 86cb6fec-8454-476f-9cf1-4d625d1869b7 already comes from "
-                            "asz-inline/output/86cb6fec-8454-476f-9cf1-4d625d1869b7/main.execution.jsonl; the second source is refused")]
+                            "asz-inline/output/86cb6fec-8454-476f-9cf1-4d625d1869b7/main.execution.jsonl; the second source is refused: "
+                            "move it out of its source folder (a stray copy), or move asz-inline/output/86cb6fec-8454-476f-9cf1-4d625d1869b7/"
+                            "main.execution.jsonl away to land this one instead (the cursor follows a source that holds what landed); "
+                            "asz sources lists both")]
     only = a.discover(root / DATA_ID, include=["/work/echo"])
     assert {s.session for s in only.sources} == {"86cb6fec-8454-476f-9cf1-4d625d1869b7"}
     below = a.discover(root / DATA_ID, include=["/work/**"], exclude=["a815fa95-*"])

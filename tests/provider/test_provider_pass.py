@@ -72,6 +72,9 @@ def test_a_changed_body_file_is_a_conflict_until_restored(tmp_path):
     os.utime(f, ns=(NOW - 300 * 10**9, NOW - 300 * 10**9))  # last written five minutes before the pass: settled
     c, err = run(tmp_path / "root", tmp_path / "src")
     assert c.conflicts == 1 and "conflict:" in err and c.records == 0
+    # the line says what resolves it (both ways are checked: here and in the test below)
+    assert err.rstrip("\n").endswith("the file is not landed again: put its bytes back, or move it out of the body "
+                                      "directory (what landed stays), and the next asz collect clears the conflict")
     assert read_table(tmp_path / "root")[f.name].state == "conflict"
     c2, err2 = run(tmp_path / "root", tmp_path / "src")
     assert c2.conflicts == 1 and err2 == ""  # counted on every pass, told once
@@ -79,6 +82,19 @@ def test_a_changed_body_file_is_a_conflict_until_restored(tmp_path):
     c3, _ = run(tmp_path / "root", tmp_path / "src")
     assert c3.conflicts == 0 and read_table(tmp_path / "root")[f.name].state == "landed"
     assert len(provider_files(tmp_path / "root" / SESSION)) == 1  # never landed again
+
+
+def test_a_changed_body_file_moved_out_clears_the_conflict(tmp_path):
+    """The conflict line's other way on: the changed file moved out of the directory; what landed stays."""
+    files = write_capture(tmp_path / "src", calls=2)
+    run(tmp_path / "root", tmp_path / "src")
+    f = files[0]
+    f.write_bytes(f.read_bytes().replace(b"look at", b"LOOK AT"))
+    os.utime(f, ns=(NOW - 300 * 10**9, NOW - 300 * 10**9))
+    assert run(tmp_path / "root", tmp_path / "src")[0].conflicts == 1
+    f.rename(tmp_path / f.name)
+    c, err = run(tmp_path / "root", tmp_path / "src")
+    assert (c.conflicts, err) == (0, "") and verify(tmp_path / "root").ok
 
 
 def test_a_body_file_rewritten_moments_ago_is_changed_then_settles(tmp_path):

@@ -137,7 +137,9 @@ def test_errors_are_reported_and_discovery_continues(tmp_path: Path) -> None:
     assert [s.src for s in d.sources] == [f"-p/{sid}.jsonl", f"-p/{sid}/subagents/agent-cafe0002.jsonl"]
     assert dict(d.conflicts)[str(proj / "agent-cafe0002.jsonl")] == (
         f"transcript of stream 'cafe0002' in session {sid} already comes from -p/{sid}/subagents/agent-cafe0002.jsonl; "
-        "the second source is refused")
+        f"the second source is refused: move it out of its source folder (a stray copy), or move -p/{sid}/subagents/"
+        "agent-cafe0002.jsonl away to land this one instead (the cursor follows a source that holds what landed); asz sources "
+        "lists both")
     skipped = dict(d.skipped)
     assert skipped["-p/agent-deadbeef.jsonl"] == f"a symbolic link to {root / 'gone.jsonl'}, which leads nowhere"
     assert skipped["-p/agent-cafe0001.jsonl"] == "no line names its session yet"
