@@ -12,10 +12,13 @@ hashes every file parse wrote (every ``.sf`` round, ``conversation.state``,
 ``index.state``, ``entries.jsonl``) and the problems it reported. The two
 lists are compared key by key; exit 1 on any difference::
 
-    python bench/parse_same.py --before /tmp/main-export [--work DIR] [--no-bench] [--extra SRC ...]
+    python bench/parse_same.py --before /tmp/main-export [--work DIR] [--no-bench] [--extra SRC ...] [--again] [--jobs N]
 
 ``--extra SRC`` adds a Claude Code projects folder (e.g. a real-shaped corpus of
-``bench/realcorpus.py``), landed as ``extra-<name>`` and parsed under 2 MiB and 64 KiB.
+``bench/realcorpus.py``), landed as ``extra-<name>`` and parsed under 2 MiB and 64 KiB. ``--again`` parses each
+copy a second time with nothing new and hashes every file again (``…+again`` keys, with the rounds that second
+parse wrote); ``--jobs N`` parses with N worker processes (``parse_root(jobs=N)``). ``--before-hashes FILE`` keeps
+the before tree's hashes in FILE (written by the first run, read by the next ones: same roots and options).
 
 Takes a minute or more (the bench session is parsed twice per tree), so it is
 a bench check, not a test.
@@ -91,8 +94,9 @@ def land(work: Path, with_bench: bool, extra: list[Path] = ()) -> list[str]:
     return names
 
 
-def hashes(work: Path, names: list[str]) -> dict[str, object]:
-    """Parse copies of each landed root under its budgets; SHA-256 of every file parse wrote, and the problems."""
+def hashes(work: Path, names: list[str], again: bool = False, jobs: int = 1) -> dict[str, object]:
+    """Parse copies of each landed root under its budgets; SHA-256 of every file parse wrote, and the problems
+    (``again``: and the same after a second parse, with the rounds it wrote)."""
     from asz_core.flow.parse import parse_root
 
     out: dict[str, object] = {}
@@ -101,27 +105,31 @@ def hashes(work: Path, names: list[str]) -> dict[str, object]:
         for budget in BUDGETS.get(name, EXTRA_BUDGETS if name.startswith("extra-") else OTHER_BUDGETS):
             shutil.rmtree(scratch, ignore_errors=True)
             shutil.copytree(work / f"landed-{name}", scratch)
-            rep = parse_root(scratch, max_round_bytes=budget)
-            for p in sorted(scratch.rglob("*")):
-                if not p.is_file() or p.name.startswith(".") or p.name == "session.state":
-                    continue
-                if p.suffix in (".sf", ".state", ".jsonl") or "conversation" in p.name:
-                    out[f"{name}@{budget}:{p.relative_to(scratch)}"] = hashlib.sha256(p.read_bytes()).hexdigest()
-            out[f"{name}@{budget}:problems"] = [str(x) for x in rep.problems]
+            for key in [f"{name}@{budget}"] + ([f"{name}@{budget}+again"] if again else []):
+                rep = parse_root(scratch, max_round_bytes=budget, jobs=jobs)
+                for p in sorted(scratch.rglob("*")):
+                    if not p.is_file() or p.name.startswith(".") or p.name == "session.state":
+                        continue
+                    if p.suffix in (".sf", ".state", ".jsonl") or "conversation" in p.name:
+                        out[f"{key}:{p.relative_to(scratch)}"] = hashlib.sha256(p.read_bytes()).hexdigest()
+                out[f"{key}:problems"] = [str(x) for x in rep.problems]
+                if key.endswith("+again"):
+                    out[f"{key}:problems"].append(f"rounds written: {sum(len(o.rounds) for o in rep.outcomes)}")
     shutil.rmtree(scratch, ignore_errors=True)
     return out
 
 
-def child(tree: Path, work: Path, names: list[str]) -> dict[str, object]:
+def child(tree: Path, work: Path, names: list[str], again: bool = False, jobs: int = 1) -> dict[str, object]:
     """Run :func:`hashes` in a fresh process importing asz from ``tree``; refuses when another copy is imported."""
     env = dict(os.environ, PYTHONPATH=str(tree))
     code = (
         "import sys, json; sys.path.insert(0, sys.argv[1]); import asz_core;"
         "assert asz_core.__file__.startswith(sys.argv[2]), asz_core.__file__;"
         "import parse_same as m; from pathlib import Path;"
-        "print(json.dumps(m.hashes(Path(sys.argv[3]), sys.argv[4:])))"
+        "print(json.dumps(m.hashes(Path(sys.argv[3]), sys.argv[6:], sys.argv[4] == '1', int(sys.argv[5]))))"
     )
-    r = subprocess.run([sys.executable, "-c", code, str(HERE), str(tree.resolve()), str(work), *names], env=env, cwd=str(work),
+    r = subprocess.run([sys.executable, "-c", code, str(HERE), str(tree.resolve()), str(work), "1" if again else "0", str(jobs),
+                        *names], env=env, cwd=str(work),
                        capture_output=True, text=True, check=False)
     if r.returncode != 0:
         raise SystemExit(f"parse with {tree} failed:\n{r.stderr}")
@@ -135,6 +143,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-bench", action="store_true", help="leave out the 16,422-line session")
     ap.add_argument("--extra", action="append", default=[], type=Path,
                     help="another Claude Code projects folder to land and compare (repeatable)")
+    ap.add_argument("--again", action="store_true", help="parse each copy a second time (nothing new) and compare again")
+    ap.add_argument("--jobs", type=int, default=1, help="worker processes of each parse")
+    ap.add_argument("--before-hashes", type=Path, default=None,
+                    help="the before tree's hashes: read from this JSON file when it exists, else written there")
     a = ap.parse_args(argv)
     before = Path(a.before).resolve()
     if not (before / "asz_core").is_dir():
@@ -143,8 +155,13 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(a.work) if a.work else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
         names = land(work, not a.no_bench, a.extra)
-        old = child(before, work, names)
-        new = child(REPO, work, names)
+        if a.before_hashes is not None and a.before_hashes.is_file():
+            old = json.loads(a.before_hashes.read_text(encoding="utf-8"))
+        else:
+            old = child(before, work, names, a.again, a.jobs)
+            if a.before_hashes is not None:
+                a.before_hashes.write_text(json.dumps(old), encoding="utf-8")
+        new = child(REPO, work, names, a.again, a.jobs)
     files = [k for k in old if not k.endswith(":problems")]
     rounds = [k for k in files if k.endswith(".sf")]
     bad = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))

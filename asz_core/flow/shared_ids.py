@@ -42,13 +42,14 @@ parse reports it for the session and assembles it without links.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 from ..sessiondata import gc_pause
-from .index import SET_ASIDE_KINDS, Index, IndexEntry, load_index, state_key
+from .index import SET_ASIDE_KINDS, Index, IndexEntry, load_index
 from .model import make_id
 from .pending import mark_pending
 
@@ -68,9 +69,11 @@ def id_hash(rid: str) -> int:
 class SessionLinks:
     """What the root's other sessions say about one session (see the module docstring).
 
-    ``earlier``: session names this one continues (sorted); ``repeated``: this session's record ids
-    repeated from them (id → the earlier session); ``later``: sessions that continue this one, each
-    with the ids of this session they repeat; ``shared``: id → other sessions holding it when neither
+    ``repeated``: this session's record ids repeated from sessions it continues (id → the first such
+    session by name holding it); ``earlier``: the sessions ``repeated`` names (sorted; another session
+    this one continues draws no relation here); ``later``: sessions that continue this one, each with
+    the ids of this session they repeat, those repeating a record of this session not in ``repeated``
+    only (the others draw no relation); ``shared``: id → other sessions holding it (sorted) when neither
     continues the other; ``parents_elsewhere``: parent ids no record of this session carries, each
     with the session that does; ``stale``: a session sharing ids with this one grew since its links
     were last read.
@@ -160,12 +163,15 @@ def _add(db: sqlite3.Connection, session: str, index: Index) -> list[str] | None
         db.executemany("INSERT INTO grew(h) VALUES (?)", ((h,) for h in hashes))
         # CROSS JOIN keeps the new hashes the outer loop (a search of ids by h each): with a plain JOIN SQLite
         # scanned the whole ids table once per session, which made a root's parse quadratic in its records.
-        found = sorted(set(db.execute(
-            "SELECT DISTINCT s.no, s.name FROM grew g CROSS JOIN ids i ON i.h = g.h JOIN sessions s ON s.no = i.session "
-            "WHERE i.session != ?", (no,))), key=lambda x: x[1])
-        others = [n for _, n in found]
-        db.executemany("UPDATE sessions SET stale=1 WHERE no=?", ((o,) for o, _ in found))
-        db.executemany("INSERT OR IGNORE INTO partners(a, b) VALUES (?, ?)", [(no, o) for o, _ in found] + [(o, no) for o, _ in found])
+        # The sessions found stay in SQLite (N copies of one history find N - 1 each: no Python code per one).
+        db.execute("CREATE TEMP TABLE IF NOT EXISTS found(no INTEGER PRIMARY KEY)")
+        db.execute("DELETE FROM found")
+        db.execute("INSERT OR IGNORE INTO found(no) SELECT i.session FROM grew g CROSS JOIN ids i ON i.h = g.h WHERE i.session != ?",
+                   (no,))
+        db.execute("UPDATE sessions SET stale=1 WHERE stale=0 AND no IN (SELECT no FROM found)")
+        db.execute("INSERT OR IGNORE INTO partners(a, b) SELECT ?, no FROM found", (no,))
+        db.execute("INSERT OR IGNORE INTO partners(a, b) SELECT no, ? FROM found", (no,))
+        others = sorted(n for (n,) in db.execute("SELECT s.name FROM found f JOIN sessions s ON s.no = f.no"))
         db.execute("COMMIT")
         return others if new else None
     except BaseException:
@@ -198,8 +204,8 @@ def _first_own(ids: dict[str, IndexEntry], shared: set[str]) -> int:
     return min(times) if times else 0
 
 
-def _take_marks(db: sqlite3.Connection, session: str) -> tuple[bool, list[str]]:
-    """The session's ``stale`` mark (cleared) and its partners' names, sorted."""
+def _take_marks(db: sqlite3.Connection, session: str) -> tuple[bool, list[tuple[str, int]]]:
+    """The session's ``stale`` mark (cleared) and its partners' names with their entries added, sorted."""
     try:
         db.execute("BEGIN IMMEDIATE")
         row = db.execute("SELECT no, stale FROM sessions WHERE name=?", (session,)).fetchone()
@@ -208,13 +214,19 @@ def _take_marks(db: sqlite3.Connection, session: str) -> tuple[bool, list[str]]:
             return False, []
         if row[1]:
             db.execute("UPDATE sessions SET stale=0 WHERE no=?", (row[0],))
-        names = sorted(n for (n,) in db.execute("SELECT s.name FROM partners p JOIN sessions s ON s.no = p.b WHERE p.a=?", (row[0],)))
+        names = sorted(db.execute("SELECT s.name, s.entries FROM partners p JOIN sessions s ON s.no = p.b WHERE p.a=?", (row[0],)))
         db.execute("COMMIT")
         return bool(row[1]), names
     except BaseException:
         if db.in_transaction:
             db.execute("ROLLBACK")
         raise
+
+
+def _entries(db: sqlite3.Connection, names: list[str]) -> list[tuple[str, int]]:
+    """``(name, entries added)`` of each of ``names`` the table holds."""
+    rows = (db.execute("SELECT name, entries FROM sessions WHERE name=?", (n,)).fetchone() for n in names)
+    return [r for r in rows if r is not None]
 
 
 def _same(a: IndexEntry, b: IndexEntry) -> bool:
@@ -232,46 +244,93 @@ def _first_ids(index: Index) -> dict[str, IndexEntry]:
     return out
 
 
-#: Per process: session directory → (its index's :func:`~asz_core.flow.index.state_key` when read, its :func:`_first_ids`).
-#: N sessions sharing ids are each other's candidates, so without it a parse loads about N² indexes (trial 17, F18).
-_SEEN: dict[Path, tuple[tuple[int, int, int, int], dict[str, IndexEntry]]] = {}
-_seen_ids = 0
-#: Ids :data:`_SEEN` holds at most (about 30 MB); past that an index is loaded each time it is a candidate.
+#: Per process, per parse pass (:func:`prepare` empties it): root → (session name, its entries as the root's table
+#: counts them when read) → its :func:`_first_ids`. Sessions whose ids read the same (:func:`_signature`) share one
+#: dict, kept once in :data:`_BY_SIGNATURE`, so N copies of one history hold one set of ids and a session is compared
+#: with them once (trial 17, F18; session 18).
+_HELD: dict[str, dict[tuple[str, int], dict[str, IndexEntry]]] = {}
+_BY_SIGNATURE: dict[tuple, dict[str, IndexEntry]] = {}
+_held_ids = 0
+#: Ids :data:`_BY_SIGNATURE` holds at most (about 30 MB); past that a session's index is loaded each time it is a candidate.
 SEEN_MAX_IDS = 100_000
 
 
-def _their_ids(sdir: Path) -> dict[str, IndexEntry]:
-    """:func:`_first_ids` of ``load_index(sdir, rebuild=False)``, kept while the session's ``index.state`` is the
-    file it was (:func:`~asz_core.flow.index.state_key`: the index writes its state by rename, so any change of
-    the index changes the key). The key is taken before the load, so what is kept is never older than its key. Raises what
-    ``load_index`` raises."""
-    global _seen_ids
-    key = state_key(sdir)
-    held = _SEEN.get(sdir)
-    if key is not None and held is not None and held[0] == key:
-        return held[1]
-    theirs = _first_ids(load_index(sdir, rebuild=False))
-    if held is not None and _SEEN.pop(sdir, None) is not None:
-        _seen_ids -= len(held[1])
-    if key is not None and _seen_ids + len(theirs) <= SEEN_MAX_IDS:
-        _SEEN[sdir] = (key, theirs)
-        _seen_ids += len(theirs)
-    return theirs
+def _signature(ids: dict[str, IndexEntry]) -> tuple:
+    """What :func:`_pair` reads of a session's ids: the id of its first record (landed order) and, per id, the
+    record's parent, time, call and kind. Two sessions with one signature say the same of any third."""
+    first = min(ids.values(), key=lambda e: (e.seq, e.row)).id if ids else ""
+    return first, frozenset([(i, e.parent, e.ts, e.call, e.kind) for i, e in ids.items()])
+
+
+def _keep(root: Path, session: str, entries: int, ids: dict[str, IndexEntry]) -> dict[str, IndexEntry]:
+    """Hold ``ids`` as the ``root``'s ``session``'s while the table counts ``entries`` for it; returns the dict held for
+    its signature (``ids`` itself when it is the first, or when :data:`SEEN_MAX_IDS` is reached: then nothing is held)."""
+    global _held_ids
+    sig = _signature(ids)
+    same = _BY_SIGNATURE.get(sig)
+    if same is None:
+        if _held_ids + len(ids) > SEEN_MAX_IDS:
+            return ids
+        _BY_SIGNATURE[sig] = same = ids
+        _held_ids += len(ids)
+    _HELD.setdefault(str(root), {})[(session, entries)] = same
+    return same
+
+
+def _their_ids(root: Path, candidates: list[tuple[str, int]]) -> tuple[list[tuple[str, int]], list[dict[str, IndexEntry]]]:
+    """The candidates (``(name, entries)``, the table's count of the session's entries) whose ids can be read, and
+    for each its :func:`_first_ids` of ``load_index(root / name, rebuild=False)``: read once a pass while the table
+    counts the same entries for the session (any process that grows a session's index adds its entries to the
+    table: :func:`add_session`). A candidate whose index cannot be read (OSError, ValueError, RuntimeError) is left
+    out. Every candidate held: one ``dict.get`` each, no Python code per candidate."""
+    got = list(map(_HELD.setdefault(str(root), {}).get, candidates))
+    if None not in got:
+        return candidates, got
+    kept: list[tuple[str, int]] = []
+    kept_ids: list[dict[str, IndexEntry]] = []
+    for c, ids in zip(candidates, got):
+        if ids is None:
+            try:
+                ids = _keep(root, c[0], c[1], _first_ids(load_index(root / c[0], rebuild=False)))
+            except (OSError, ValueError, RuntimeError):
+                continue
+        kept.append(c)
+        kept_ids.append(ids)
+    return kept, kept_ids
 
 
 def forget_seen() -> None:
     """Drop what :func:`_their_ids` keeps (parse's :func:`prepare` starts each parse with nothing kept)."""
-    global _seen_ids
-    _SEEN.clear()
-    _seen_ids = 0
+    global _held_ids
+    _HELD.clear()
+    _BY_SIGNATURE.clear()
+    _held_ids = 0
+
+
+def _pair(mine: dict[str, IndexEntry], theirs: dict[str, IndexEntry], session: str, other: str) -> tuple[set[str], str, set[str]]:
+    """What ``other`` is to ``session`` (module docstring): ``(ids naming different records, how, the same records'
+    ids)``, ``how`` one of ``""`` (no record shared), ``"earlier"`` (``session`` continues ``other``), ``"later"``
+    (``other`` continues ``session``) or ``"shared"`` (neither opens by repeating the other)."""
+    shared = mine.keys() & theirs.keys()
+    same = {i for i in shared if _same(mine[i], theirs[i])}
+    if not same:
+        return shared - same, "", same
+    mine_later = (_first_own(mine, same), session) > (_first_own(theirs, same), other)  # theirs may be mine's dict
+    first = min((mine if mine_later else theirs).values(), key=lambda e: (e.seq, e.row))
+    how = "shared" if first.id not in same else "earlier" if mine_later else "later"
+    return shared - same, how, same
 
 
 def session_links(root: str | Path, session: str, index: Index) -> SessionLinks:
     """Add ``session``'s ids to the root's table, then what the other sessions sharing ids say (module docstring).
 
     Reads the table (the session's partners; the sessions holding a parent it lacks, by hash) and, for
-    each candidate session, its index (``load_index(rebuild=False)``: nothing is
-    written there). Raises ``sqlite3.Error`` when the table cannot be used.
+    each candidate session, its index (``load_index(rebuild=False)``: nothing is written there; once a
+    parse pass, :func:`_their_ids`). Candidates whose ids read the same are compared once for those whose
+    name sorts before ``session`` and once for those after (:func:`_signature`: only the names' order
+    can tell them apart), so N copies of one history cost N comparisons, not N². ``earlier`` holds the
+    sessions ``repeated`` names and ``later`` those repeating a record not repeated here: the relations
+    assembly draws (:mod:`asz_core.flow.asm_links`). Raises ``sqlite3.Error`` when the table cannot be used.
     """
     root = Path(root)
     links = SessionLinks()
@@ -283,37 +342,48 @@ def session_links(root: str | Path, session: str, index: Index) -> SessionLinks:
         if not mine and not parents:
             return links
         if parents:  # few: a parent found elsewhere may be in a session holding no id of this one
-            candidates = sorted(set(candidates) | set(sharing(root, session, sorted(parents), db)))
-    for other in candidates:
-        try:
-            theirs = _their_ids(root / other)
-        except (OSError, ValueError, RuntimeError):
-            continue
-        for p in sorted(parents):
-            if p in theirs:
-                links.parents_elsewhere.setdefault(p, other)
-        shared = mine.keys() & theirs.keys()
-        if not shared:
-            continue
-        same = {i for i in shared if _same(mine[i], theirs[i])}
-        for i in sorted(shared - same):  # one id, two different records: said, never taken for a repeat
-            links.shared.setdefault(i, []).append(other)
-        shared = same
-        if not shared:
-            continue
-        mine_key, their_key = (_first_own(mine, shared), session), (_first_own(theirs, shared), other)
-        later_ids = mine if mine_key > their_key else theirs
-        first = min(later_ids.values(), key=lambda e: (e.seq, e.row))
-        if first.id not in shared:
-            for i in sorted(shared):
-                links.shared.setdefault(i, []).append(other)
-        elif later_ids is mine:
-            links.earlier.append(other)
-            for i in sorted(shared):
-                links.repeated.setdefault(i, other)
-        else:
-            links.later[other] = shared
+            known = {n for n, _ in candidates}
+            extra = [n for n in sharing(root, session, sorted(parents), db) if n not in known]
+            candidates = sorted(candidates + _entries(db, extra))
+    if mine:
+        _keep(root, session, len(index.entries), mine)  # what this parse read: the pass's later sessions compare with it
+    _links_from(links, *_their_ids(root, candidates), mine, parents, session)
     return links
+
+
+def _links_from(links: SessionLinks, cands: list[tuple[str, int]], held: list[dict[str, IndexEntry]], mine: dict[str, IndexEntry],
+                parents: set[str], session: str) -> None:
+    """Fill ``links`` as comparing ``session`` with each candidate (``cands``, sorted, their ids ``held``) in name order
+    would, less the ``earlier`` and ``later`` sessions no relation is drawn for. Candidates holding one dict are
+    compared once on each side of ``session``'s name (:func:`_signature`: only the names' order tells them apart)."""
+    shared: dict[str, list[str]] = {}
+    later: list[tuple[set[str], list[str]]] = []
+    k = bisect.bisect_left(cands, (session,))
+    for lo, hi in ((0, k), (k, len(cands))):
+        side = held[lo:hi]
+        firsts = dict(zip(map(id, reversed(side)), range(hi - 1, lo - 1, -1)))  # each dict's first candidate
+        for j in sorted(firsts.values()):
+            theirs, first = held[j], cands[j][0]
+            for p in parents & theirs.keys():
+                if links.parents_elsewhere.get(p, first) >= first:
+                    links.parents_elsewhere[p] = first
+            diff, how, same = _pair(mine, theirs, session, first)
+            said = diff | same if how == "shared" else diff  # said, never taken for a repeat
+            names = [c[0] for c, t in zip(cands[lo:hi], side) if t is theirs] if said or how == "later" else []
+            for i in said:
+                shared.setdefault(i, []).extend(names)
+            if how == "earlier":
+                for i in same:
+                    if links.repeated.get(i, first) >= first:
+                        links.repeated[i] = first
+            elif how == "later":
+                later.append((same, names))
+    links.shared = {i: sorted(names) for i, names in sorted(shared.items())}
+    links.earlier = sorted(set(links.repeated.values()))
+    for same, names in later:
+        if same - links.repeated.keys():  # a record of this session it repeats is drawn here
+            for other in names:
+                links.later[other] = same
 
 
 def engine_links(session_dir: Path, index: Index, engine: object) -> SessionLinks | None:
@@ -391,7 +461,10 @@ def prepare(root: Path, names: list[str], all_names: list[str], pool: object = N
 def needs_relink(engine: object, fold: Any) -> bool:
     """True when a session with nothing new landed needs its links drawn again: a session sharing ids with it
     grew (``stale``), or the ``continues`` relations and ``shared_id`` entries its links call for are not the
-    ones its chain holds. Without links (no table) nothing is redrawn."""
+    ones its chain holds. Without links (no table) nothing is redrawn. The links name only sessions a relation
+    is drawn for (:class:`SessionLinks`), so N copies of one history, parsed once, want nothing again: a pass
+    with nothing new assembles none of them (session 18; before, every copy but the first was assembled again,
+    writing no round)."""
     links = getattr(engine, "links", None)
     if links is None or fold.head is None:
         return False

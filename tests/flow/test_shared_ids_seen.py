@@ -37,6 +37,18 @@ def _links(root: Path, name: str) -> tuple:
             sorted(got.shared.items()))
 
 
+def _three_copies(corpus_dir: Path, tmp_path: Path) -> Path:
+    """A root where A, B and C each landed the whole transcript under its own session id (nothing parsed)."""
+    lines = _source(corpus_dir)
+    proj = tmp_path / "src" / "-home-user-spotter"
+    proj.mkdir(parents=True)
+    for name in (A, B, C):
+        (proj / f"{name}.jsonl").write_text("".join(ln.replace(A, name) for ln in lines), encoding="utf-8")
+    root = tmp_path / "root"
+    collect_once(root, ClaudeCodeLocal(), tmp_path / "src")
+    return root
+
+
 def test_kept_ids_follow_the_other_sessions_index(corpus_dir, tmp_path):
     lines = _source(corpus_dir)
     proj = tmp_path / "src" / "-home-user-spotter"
@@ -63,13 +75,7 @@ def test_kept_ids_follow_the_other_sessions_index(corpus_dir, tmp_path):
 
 
 def test_copies_parse_to_one_conversation_and_continuations(corpus_dir, tmp_path):
-    lines = _source(corpus_dir)
-    proj = tmp_path / "src" / "-home-user-spotter"
-    proj.mkdir(parents=True)
-    for name in (A, B, C):
-        (proj / f"{name}.jsonl").write_text("".join(ln.replace(A, name) for ln in lines), encoding="utf-8")
-    root = tmp_path / "root"
-    collect_once(root, ClaudeCodeLocal(), tmp_path / "src")
+    root = _three_copies(corpus_dir, tmp_path)
     rep = parse_root(root, jobs=1)
     assert len(rep.outcomes) == 3 and not any(o.problem for o in rep.outcomes)
     rels = {}
@@ -81,3 +87,24 @@ def test_copies_parse_to_one_conversation_and_continuations(corpus_dir, tmp_path
     assert rels[B] == sorted([f"rel/continues/conversation_{A}/conversation_{B}", f"rel/continues/conversation_{C}/conversation_{B}"])
     assert rels[A] == [f"rel/continues/conversation_{A}/conversation_{B}"]
     assert rels[C] == [f"rel/continues/conversation_{C}/conversation_{B}"]
+
+
+def test_copies_parsed_once_want_no_assembly_again(corpus_dir, tmp_path):
+    """Session 18: the links of a copy name only the sessions a relation is drawn for, so after one parse no copy
+    needs its links drawn again (before, every copy but the first did, and a pass with nothing new assembled each)."""
+    from asz_core.flow.chain import Chain
+    from asz_core.flow.parse import IndexEngine
+    from asz_core.flow.shared_ids import needs_relink
+
+    root = _three_copies(corpus_dir, tmp_path)
+    assert not any(o.problem for o in parse_root(root, jobs=1).outcomes)
+    forget_seen()
+    # B sorts first: A (last by name) repeats B's 14 records and names B alone, not C, though it continues both
+    assert _links(root, A)[:3] == ([B], [(i, B) for i, _ in _links(root, A)[1]], [])
+    assert _links(root, B)[0] == [] and [k for k, _ in _links(root, B)[2]] == sorted([A, C])
+    for name in (A, B, C):
+        engine = IndexEngine()
+        engine.watermark(root / name)
+        assert not needs_relink(engine, Chain(root, name).load()), name
+    again = parse_root(root, jobs=1)
+    assert [len(o.rounds) for o in again.outcomes] == [0, 0, 0]
