@@ -40,7 +40,7 @@ from .state import PushState
 from .transport import Answer, Sender, sender
 from .wire import REPLACES, Described, OutFile, RoundTitles, kvs, log_record, logs_request, outbox, resource, runtime_of
 
-__all__ = ["PushReport", "PushInterrupted", "push", "held_back", "replaced_chains", "export_lock", "endpoint_name", "human_bytes"]
+__all__ = ["PushReport", "PushInterrupted", "PROBE_OVER", "push", "held_back", "replaced_chains", "export_lock", "endpoint_name", "human_bytes"]
 
 
 def human_bytes(n: int) -> str:
@@ -93,6 +93,11 @@ def endpoint_name(cfg: ExportConfig, endpoint: str | None = None) -> str:
     return e if "://" in e else f"{proto}://{hostport}{base}"
 
 
+#: A batch larger than this (wire bytes) is preceded, once per pass, by an empty request (:meth:`_Pass.probe`): a
+#: refused smaller one costs no more than the probe's round trip.
+PROBE_OVER = 64 * 1024
+
+
 class _Pass:
     def __init__(self, root: Path, cfg: ExportConfig, snd: Sender, state: PushState, err: TextIO,
                  backoff: float, attempts: int, sleep: Callable[[float], None]):
@@ -114,6 +119,7 @@ class _Pass:
         self.unverified: dict[str, int] = {}  # session -> its due files and rounds held back: it does not verify
         self.chains: SessionChains | None = None  # the root's chains, read once by logs(): what it sends and checks
         self.replaced = replaced_chains(root, state)  # conversation -> (claim, paths): a chain sent, then built anew
+        self.probed = False  # whether the receiver took an empty request this pass (:meth:`probe`)
 
     def problem(self, message: str) -> None:
         self.rep.errors += 1
@@ -160,6 +166,21 @@ class _Pass:
             self.sleep(pause)
         return Answer(error=f"the receiver stayed busy after {self.attempts} attempts")
 
+    def probe(self) -> Answer | None:
+        """Before the pass's first batch over :data:`PROBE_OVER` bytes, one empty logs request (an ``ExportLogsServiceRequest`` with no records:
+        valid OTLP, nothing lands): a receiver that refuses it (a wrong or missing token: HTTP 401, gRPC
+        UNAUTHENTICATED; no such path; no connection) refuses the batch too, so its failed :class:`Answer` is returned
+        and the batch's bytes never go out (a wrong token cost a whole batch of upload, up to 8 MB). None when it was
+        taken (or the receiver is busy: the batch's own request waits), and on every later call."""
+        if self.probed:
+            return None
+        self.probed = True
+        from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+
+        ans = self.snd.send("logs", ExportLogsServiceRequest())
+        self.rep.requests += ans.sent
+        return ans if ans.error else None
+
     def flush(self, batch: list[tuple[OutFile, Described, str]]) -> bool:
         """Send one batch of log records; marks them in push.state. False when the pass must stop."""
         if not batch:
@@ -170,7 +191,7 @@ class _Pass:
                 groups.append((f"{f.session}\x00{service}", []))
             groups[-1][1].append(d.record)
         req = logs_request([(resource(key.split("\x00", 1)[1], self.instance, self.cfg.layer), recs) for key, recs in groups])
-        ans = self.request("logs", req)
+        ans = (self.probe() if req.ByteSize() > PROBE_OVER else None) or self.request("logs", req)
         if not ans.ok:
             self.failure = ans.error
             return False

@@ -70,6 +70,7 @@ def test_a_wrong_token_is_said_as_not_matching(proto, root, receiver):
     wrong = push(root, ExportConfig(headers={"Authorization": "Bearer wrong"}), endpoint=f"{proto}://{receiver.address}")
     for rep, words in ((none, "a bearer token is required"), (wrong, "the bearer token does not match")):
         assert rep.errors == 1 and rep.files == 0 and rep.requests == 1
+        assert rep.wire == 0  # the refusal came to an empty request: no byte of the payload went out (8 MB before)
         assert ("UNAUTHENTICATED" if proto == "grpc" else "401") in rep.problems[0] and words in rep.problems[0]
     assert "required" not in wrong.problems[0] and "wrong" not in wrong.problems[0]  # nor is the token echoed
 
