@@ -194,8 +194,8 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
                 lines.append(f"*{same_as(st, lambda sid: f'`{sid}`')}*")
             elif st.get("blocks"):
                 lines += markdown_blocks(st["blocks"])
-            elif not st["text"]:
-                lines.pop()  # a step with only media: its placeholders below
+            elif not st["text"] or st.get("line"):
+                lines.pop()  # a step with only media (its placeholders below), or a boundary its label says in words
             elif st["kind"] in ("message.external", "message.assistant", "agent.output", "epoch.summary") or st.get("asked"):
                 lines.append(nested(plain(st["text"])))
             else:

@@ -42,8 +42,8 @@ SHORT_LIMIT = 100
 
 
 class Step(dict):
-    """One step to render: ``id``, ``kind``, ``at`` (unix ms), ``who``, ``text`` (whole), ``withheld`` (bytes or 0), and for a
-    tool ``name``, ``input``, ``result``, ``result_withheld``, ``failed``, and ``report`` when its result is its
+    """One step to render: ``id``, ``kind``, ``at`` (unix ms), ``who``, ``text`` (whole), ``withheld`` (bytes or 0),
+    ``line`` (True) on a compaction boundary its label reads in words, and for a tool ``name``, ``input``, ``result``, ``result_withheld``, ``failed``, and ``report`` when its result is its
     subagent's report (:func:`~asz_core.view.placing.reports`: ``{"said": [ids of the steps that draw it], "talk": the
     number of that subagent's talk, "rest": what the result holds after it}``); ``asked`` (True) on an injection that is what
     its talk was asked (:func:`~asz_core.view.placing.asked_steps`), drawn as a prompt."""
@@ -162,6 +162,7 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
         if kind in _SHORT and not s["withheld"]:
             short = shorten(plain(record_line(recs.get((first["seq"], first["row"])) if first else None, dialect)), SHORT_LIMIT)
             s["who"] += f" ({short})" if short else ""
+            s["line"] = bool(short) and kind == "epoch.boundary"  # md draws the label alone: the record is JSON
         s["media"] = [_with_data(m, recs) for m in n.get("media") or () if isinstance(m, dict)]
         return s
 

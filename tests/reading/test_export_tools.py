@@ -7,7 +7,9 @@ rules are ``asz_core.view.placing``'s, tests/view_server/test_tool_fields.py che
 - a Bash call reads as its description, its command as code and its other keys, and its empty result as ``(no
   output)`` with what its ``toolUseResult`` holds, not as JSON (the corpus's a7da6a22);
 - any other input reads as its fields: an Edit's file_path listed, old_string and new_string as blocks (a7da6a22's
-  first Edit), a Kiro IDE ``create``'s ``file`` listed and ``originalContent``, ``modifiedContent`` as blocks.
+  first Edit), a Kiro IDE ``create``'s ``file`` listed and ``originalContent``, ``modifiedContent`` as blocks;
+- a compaction boundary reads as its line in md, ``Context compacted (auto, 167,731 tokens before)``, not followed by
+  its record's JSON (8463c716, source row 714); html keeps the record folded under that line.
 
 Real input collected by ``asz collect --once``; expected texts read from the source transcripts."""
 
@@ -129,3 +131,21 @@ def test_a_kiro_create_reads_as_its_fields(corpus_dir, tmp_path):
     assert "*originalContent*\n\n```\n\n```" in step
     assert '*modifiedContent*\n\n```\n#!/bin/sh\necho "Hello World"\n\n```' in step
     assert '"originalContent"' not in step
+
+
+SPOTTER = ("-home-user-spotter", "8463c716-a2ea-4c14-9efa-87158ebd9f20")
+
+
+def test_a_compaction_boundary_reads_as_its_line(corpus_source, tmp_path):
+    shutil.copytree(corpus_source / SPOTTER[0], tmp_path / "projects" / SPOTTER[0])
+    asz("collect", "--once", "--source", str(tmp_path / "projects"), "--root", str(tmp_path / "root"))
+    lines = [json.loads(x) for x in (corpus_source / SPOTTER[0] / f"{SPOTTER[1]}.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
+    meta = lines[713]["compactMetadata"]
+    md = asz("export", SPOTTER[1], "--format", "md", "--root", str(tmp_path / "root")).stdout
+    label = f"**Context compacted ({meta['trigger']}, {meta['preTokens']:,} tokens before)** · "
+    at = md.index(label)
+    assert md[at:].split("\n")[1:3] == ["", md[md.index("**Summary the model continued from**", at):].split("\n")[0]]
+    assert "compactMetadata" not in md and '"compact_boundary"' not in md
+    page = asz("export", SPOTTER[1], "--format", "html", "--root", str(tmp_path / "root")).stdout
+    at = page.index('id="boundary/1/714"')
+    assert "compactMetadata" in page[at:page.index("</details>", at)]  # folded under the line
