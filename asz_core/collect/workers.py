@@ -95,8 +95,8 @@ class StoppablePool(ProcessPoolExecutor):
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
     def map(self, fn, *iterables, timeout=None, chunksize=1):
-        """``fn`` of each item of ``iterables`` (zipped), computed in the workers; the results in order, as
-        ``Executor.map`` gives them, but leaving the loop early cancels nothing from this thread.
+        """``fn`` of each item of ``iterables`` (zipped), computed in the workers ``chunksize`` items a job; the
+        results in order, as ``Executor.map`` gives them, but leaving the loop early cancels nothing from this thread.
 
         ``Executor.map`` cancels its futures from the caller's thread when its loop is left (Ctrl-C while it waits,
         ``break``). When a worker dies at the same moment (a Ctrl-C reaches the workers too), the pool's manager
@@ -104,18 +104,20 @@ class StoppablePool(ProcessPoolExecutor):
         printing a traceback the command did not cause (CPython gh-107219, fixed from 3.12). Here a loop left early
         stops the pool (:meth:`stop_now`: the manager thread itself drops the jobs not started, the workers are
         killed), as leaving its ``with`` block by Ctrl-C does; the pool takes no further jobs. Raises ``ValueError``
-        for a ``timeout`` or a ``chunksize`` other than 1 (none is used), and what a job raised."""
-        if timeout is not None or chunksize != 1:
-            raise ValueError("StoppablePool.map takes neither a timeout nor a chunksize")
-        futures = [self.submit(fn, *args) for args in zip(*iterables)]
-        return self._in_order(futures)
+        for a ``timeout`` (none is used) or a ``chunksize`` below 1, and what a job raised."""
+        if timeout is not None or chunksize < 1:
+            raise ValueError("StoppablePool.map takes no timeout, and a chunksize of 1 or more")
+        items = list(zip(*iterables))
+        chunks = [items[i:i + chunksize] for i in range(0, len(items), chunksize)]
+        return self._in_order([self.submit(_run_chunk, fn, chunk) for chunk in chunks])
 
     def _in_order(self, futures: list) -> Iterator[Any]:
-        """The result of each of ``futures`` in turn (:func:`result_of`); left early, the pool is stopped."""
+        """The results of each of ``futures`` (a list each, :func:`_run_chunk`) in turn (:func:`result_of`); left
+        early, the pool is stopped."""
         done = False
         try:
             for fut in futures:
-                yield result_of(self, fut)
+                yield from result_of(self, fut)
             done = True
         finally:
             if not done:
@@ -156,6 +158,11 @@ class StoppablePool(ProcessPoolExecutor):
             pass
         if manager is not None and manager is not threading.current_thread():
             manager.join(STOP_WAIT)
+
+
+def _run_chunk(fn: Callable[..., Any], chunk: list[tuple]) -> list[Any]:
+    """``[fn(*args) for args in chunk]``: one job of :meth:`StoppablePool.map` (run in a worker)."""
+    return [fn(*args) for args in chunk]
 
 
 def _wait_gone(procs: list, seconds: float) -> None:

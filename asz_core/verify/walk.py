@@ -118,7 +118,8 @@ def _check_files(paths: list[Path], jobs: int, deep: bool = False) -> Iterator[F
     """
     if jobs > 1 and len(paths) >= PARALLEL_MIN_FILES:
         with process_pool(jobs) as procs:
-            yield from procs.map(check_deep if deep else check_for_walk, paths)  # StoppablePool: one job a file
+            yield from procs.map(check_deep if deep else check_for_walk, paths,
+                                 chunksize=max(1, min(16, len(paths) // (jobs * 8))))
         return
     yield from _threaded(paths, deep)
 

@@ -54,5 +54,6 @@ def test_a_map_left_early_then_a_dead_worker_raises_nothing_in_the_pool_thread()
 def test_map_gives_the_results_in_order():
     with process_pool(2, fork_only=True) as pool:
         assert list(pool.map(nap, [0.2, 0.0, 0.1])) == [0.2, 0.0, 0.1]
-        with pytest.raises(ValueError, match="neither a timeout nor a chunksize"):
-            pool.map(nap, [0.0], chunksize=2)
+        assert list(pool.map(nap, [0.1, 0.0, 0.2, 0.0, 0.0], chunksize=2)) == [0.1, 0.0, 0.2, 0.0, 0.0]
+        with pytest.raises(ValueError, match="no timeout, and a chunksize of 1 or more"):
+            pool.map(nap, [0.0], chunksize=0)
