@@ -165,7 +165,7 @@ class _Walk:
                     problems.append(Problem(shown, p.row + 1, "off", "byte gap", f"a one-document file starts at byte 0, found {p.off}"))
             return
         ps = res.positions
-        if ps and res.whole:  # a damaged file says nothing of its cursor
+        if ps and not res.errors:  # a damaged file (not res.whole) says nothing of its cursor
             # a run's ords go up by one from line to line: its last record is the furthest
             far = ps[-1] if res.run else max(ps, key=lambda p: (p.ord, p.off + p.bytes))
             self.by_seq.append((seq, far.ord, far.off + far.bytes + 1, shown, far.row + 1))
@@ -436,8 +436,8 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
                     problems: list[Problem]) -> tuple[int, int, int, int]:
     """Names, modes, seqs, contiguity and cursors of one session; returns (streams, records, duplicates, streams without a cursor).
     ``results`` holds the check of each of ``listing.files``, in the same order; a gap tells the way back (hint_lost)."""
-    first, show, sname = len(problems), shown_in(root_shown, root, sdir), sdir.name
-    streams, sname = os.path.join(sdir, "streams") + os.sep, "" if "\\" in sname or sname in ("", ".", "..") else sname
+    first, show, name = len(problems), shown_in(root_shown, root, sdir), sdir.name
+    streams, sname = os.path.join(sdir, "streams") + os.sep, "" if "\\" in name or name in ("", ".", "..") else name
     for path in listing.strays:
         problems.append(Problem(show(path), 0, "", "unexpected file",
                                 "a Session Data file whose name is not <kind>-<stamp>-<seq>.sd: nothing reads it"))
@@ -493,7 +493,8 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
                 walk.feed(shown, res, problems, seq)
                 last_seq = seq
         duplicates += walk.duplicates
-        problems.extend(conflict_of(sdir.name, d, cpath, cursor))  # a warning, as a torn line is (verify_landed)
+        if getattr(cursor, "state", None) == "conflict":  # a warning, as a torn line is (verify_landed)
+            problems.extend(conflict_of(name, d, cpath, cursor))
         if cursor is None:
             if cpath is None and key not in cursors and kind not in UNCHECKED_KINDS and key in groups:
                 collected = os.path.exists(os.path.join(sdir, SESSION_STATE)) if collected is None else collected
@@ -508,7 +509,7 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
                 last_seq, more = _landed_since(root, root_shown, d, kind, last_seq, walk, problems)
                 records += more
             walk.end(cursor, show(cpath), last_seq, problems)
-    hint_lost(problems, first, sdir.name, root_shown)
+    hint_lost(problems, first, name, root_shown)
     return len(keys), records, duplicates, uncursored
 
 
