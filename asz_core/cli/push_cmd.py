@@ -154,14 +154,18 @@ def receive_command(
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root to land into (default storage.root, ./data)."),
     token: str = typer.Option("", "--token", help="Require 'Authorization: Bearer TOKEN' on every request."),
     config: Optional[Path] = typer.Option(None, "--config", help="Configuration file (default ./asz.yaml when present)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No line for a request taken; refused requests and rejected files are still said."),
 ) -> None:
     """Receive what ``asz push`` sends (OTLP logs over gRPC or HTTP/protobuf) and land it in a storage root.
 
     Each file lands at the path its asz.file attribute names once its bytes
     match asz.file.digest; a mismatch, a path outside the root or a different
     file at a taken path is rejected in the answer's partial success and never
-    written. Files are write-once: the same file again is a no-op. Runs until
-    stopped (exit 0).
+    written. Files are write-once: the same file again is a no-op. Each request is one line on stderr:
+    `[HH:MM:SS] logs: N file(s): L landed, S already there, R rejected`, then `rejected PATH: why` for each file
+    rejected; `[HH:MM:SS] metrics: N data point(s), answered and not kept`; a request refused is
+    `[HH:MM:SS] refused POST /v1/logs: the bearer token does not match (HTTP 401)` (gRPC: `refused a gRPC request:
+    … (UNAUTHENTICATED)`). --quiet leaves out the lines of requests taken. Runs until stopped (exit 0).
     """
     from ..export.receive import Receiver
 
@@ -169,7 +173,7 @@ def receive_command(
     if ":" not in listen or not listen.rsplit(":", 1)[1].isdigit():
         raise _usage("receive", f"--listen: expected HOST:PORT, got {listen!r}")
     where = Path(root) if root is not None else Path(cfg.root)
-    rcv = Receiver(where, listen, token)
+    rcv = Receiver(where, listen, token, quiet=quiet)
     try:
         rcv.start()
     except OSError as exc:

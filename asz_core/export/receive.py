@@ -65,9 +65,19 @@ def _attrs(rec) -> dict:
     return out
 
 
-def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = None) -> ExportLogsServiceResponse:
-    """Land every record of ``req`` in ``root``; the answer counts and names what was refused."""
+def said(err: TextIO | None, line: str) -> None:
+    """One line of what the receiver did, ``[HH:MM:SS] LINE`` (local time), on ``err`` (nothing when None)."""
+    if err is not None:
+        print(f"[{time.strftime('%H:%M:%S')}] {line}", file=err, flush=True)
+
+
+def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = None,
+                quiet: bool = False) -> ExportLogsServiceResponse:
+    """Land every record of ``req`` in ``root``; the answer counts and names what was refused. On ``err``: one line
+    per request, ``[HH:MM:SS] logs: N file(s): L landed, S already there, R rejected`` (left out when ``quiet``), then
+    ``rejected PATH: why`` for each file rejected (always)."""
     refused: list[str] = []
+    same = 0
     refused_seqs: dict[str, dict[int, str]] = {}  # session directory -> seq -> path of a landed file refused here
     landed = 0
     written: list[str] = []
@@ -87,6 +97,8 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
                             replaces=replaces if isinstance(replaces, str) else None):
                         landed += 1
                         written.append(rel)
+                    else:
+                        same += 1
                 except Refused as exc:
                     refused.append(f"rejected {exc}")
                     at = landed_seq(rel) if isinstance(rel, str) else None
@@ -97,6 +109,9 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
     if written:
         index_sessions(root, written)
         record_landed(root, written, err)
+    if not quiet:
+        said(err, f"logs: {landed + same + len(refused)} file(s): {landed} landed, {same} already there, "
+                  f"{len(refused)} rejected")
     resp = ExportLogsServiceResponse()
     if refused:
         resp.partial_success.rejected_log_records = len(refused)
@@ -169,6 +184,7 @@ def _grpc_refusal(rcv: "Receiver", context) -> None:
     """Abort the call UNAUTHENTICATED when its ``authorization`` metadata is refused (:meth:`_Auth.refusal`)."""
     why = rcv.auth.refusal(dict(context.invocation_metadata()).get("authorization"))
     if why:
+        said(rcv.err, f"refused a gRPC request: {why} (UNAUTHENTICATED)")
         context.abort(grpc.StatusCode.UNAUTHENTICATED, why)
 
 
@@ -178,7 +194,7 @@ class _LogsServicer(logs_service_pb2_grpc.LogsServiceServicer):
 
     def Export(self, request, context):  # noqa: N802 - the generated service's name
         _grpc_refusal(self.rcv, context)
-        return answer_logs(self.rcv.root, request, self.rcv.err)
+        return answer_logs(self.rcv.root, request, self.rcv.err, self.rcv.quiet)
 
 
 class _MetricsServicer(metrics_service_pb2_grpc.MetricsServiceServicer):
@@ -187,6 +203,7 @@ class _MetricsServicer(metrics_service_pb2_grpc.MetricsServiceServicer):
 
     def Export(self, request, context):  # noqa: N802
         _grpc_refusal(self.rcv, context)
+        self.rcv.metrics_said(request)
         return ExportMetricsServiceResponse()
 
 
@@ -198,6 +215,9 @@ class _Http(BaseHTTPRequestHandler):
         pass
 
     def _reply(self, status: int, body: bytes = b"", ctype: str = "application/x-protobuf") -> None:
+        if status != 200:  # a refused request is said, with why (the body's first line)
+            said(self.server.receiver.err, f"refused POST {self.path}: {body.decode('utf-8', 'replace').strip()} "  # type: ignore[attr-defined]
+                                           f"(HTTP {status})")
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
@@ -220,7 +240,9 @@ class _Http(BaseHTTPRequestHandler):
             req.ParseFromString(data)
         except DecodeError as exc:
             return self._reply(400, f"not an OTLP request: {exc}\n".encode(), "text/plain")
-        resp = answer_logs(rcv.root, req, rcv.err) if self.path == "/v1/logs" else ExportMetricsServiceResponse()
+        if self.path == "/v1/metrics":
+            rcv.metrics_said(req)
+        resp = answer_logs(rcv.root, req, rcv.err, rcv.quiet) if self.path == "/v1/logs" else ExportMetricsServiceResponse()
         self._reply(200, resp.SerializeToString())
 
 
@@ -279,8 +301,10 @@ class Receiver:
     """The receiver of one root on ``listen`` (``HOST:PORT``; port 0 picks one). :meth:`start`, then
     :attr:`address`; :meth:`serve_forever` blocks; :meth:`stop` ends it. ``token`` '' = no token needed."""
 
-    def __init__(self, root: str | os.PathLike, listen: str = DEFAULT_LISTEN, token: str = "", err: TextIO | None = None):
+    def __init__(self, root: str | os.PathLike, listen: str = DEFAULT_LISTEN, token: str = "", err: TextIO | None = None,
+                 quiet: bool = False):
         self.root = Path(root)
+        self.quiet = quiet  # no line for a request taken (refusals and rejections are still said)
         self.listen = listen
         self.auth = _Auth(token)
         self.err = err if err is not None else sys.stderr
@@ -289,6 +313,13 @@ class Receiver:
         self.front: _Server | None = None
         self._thread: threading.Thread | None = None
         self._pool: futures.ThreadPoolExecutor | None = None
+
+    def metrics_said(self, req: ExportMetricsServiceRequest) -> None:
+        """``[HH:MM:SS] metrics: N data point(s), answered and not kept`` on :attr:`err` unless :attr:`quiet`."""
+        if not self.quiet:
+            n = sum(len(getattr(m, m.WhichOneof("data")).data_points) for rm in req.resource_metrics
+                    for sm in rm.scope_metrics for m in sm.metrics if m.WhichOneof("data"))
+            said(self.err, f"metrics: {n} data point(s), answered and not kept")
 
     @property
     def address(self) -> str:
