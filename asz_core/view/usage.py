@@ -284,14 +284,15 @@ def usage_totals(calls: Iterable[CallUsage]) -> dict:
         t = pairs.get(key)
         if t is None:
             t = pairs[key] = zero_usage()
-        t["in"] += u.get("in", 0)
+        a, cr, cw = u.get("in", 0), u.get("cache_read", 0), u.get("cache_write", 0)
+        t["in"] += a
         t["out"] += u.get("out", 0)
-        t["cache_read"] += u.get("cache_read", 0)
-        t["cache_write"] += u.get("cache_write", 0)
+        t["cache_read"] += cr
+        t["cache_write"] += cw
         h = u.get(SPLIT_KIND)
         if h:
             t[SPLIT_KIND] = t.get(SPLIT_KIND, 0) + h
-        if is_long(u):  # a long-context call: its counts are the sum's long_context part too
+        if a + cr + cw > LONG_CONTEXT_ABOVE:  # is_long, inline: the sum's long_context part holds this call too
             add_usage(t, {LONG_KIND: dict(u, calls=1)})
     for (model, lane), u in pairs.items():
         for t in (total, by_model.get(model) or by_model.setdefault(model, zero_usage()), by_lane[lane]):
