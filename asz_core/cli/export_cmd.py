@@ -10,7 +10,7 @@ from typing import Optional
 import orjson
 import typer
 
-from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, no_match, settings, time_range, tz_option, use_tz
+from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, refuse_empty_id, no_match, settings, time_range, tz_option, use_tz
 
 FORMATS = ("md", "html", "json", "prose")
 #: File extension per format (folder exports).
@@ -291,7 +291,7 @@ def export(
     its parents). Exit 0 written, 1 a root that does not exist, an --out that cannot be written (its folder missing,
     no permission), an unknown id, filters no conversation matches (said; nothing written), a conversation with
     no usable round, or one written that does not verify, 2 usage (an
-    ambiguous prefix, no ID and no filter, a bad format, several as html or
+    ambiguous prefix, an empty ID, no ID and no filter, a bad format, several as html or
     json with an --out ending in .html, .json, .md or .jsonl: they go into a folder).
     """
     if fmt is None:
@@ -300,6 +300,7 @@ def export(
         raise _usage(f"--format is one of {', '.join(FORMATS)}, not {fmt!r}")
     if audit and fmt != "prose":
         raise _usage(f"--audit is a form of --format prose, not of {fmt} (--audit alone gives prose)")
+    refuse_empty_id("export", conversation_id)
     many = bool(project or since or until)
     if conversation_id is not None and many:
         raise _usage("give an ID or --project/--since/--until, not both")

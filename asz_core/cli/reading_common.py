@@ -11,7 +11,7 @@ import typer
 from ..reading.ids import IdError
 from ..reading.listing import Filters, TimeError, parse_time
 
-__all__ = ["settings", "require_root", "no_root", "root_hint", "NO_ROOT_HINT", "terminal_columns", "say_left_out", "make_filters", "fail_id", "tz_option", "use_tz", "ROOT_HELP", "CONFIG_HELP", "TZ_HELP"]
+__all__ = ["settings", "require_root", "no_root", "root_hint", "NO_ROOT_HINT", "terminal_columns", "say_left_out", "make_filters", "fail_id", "refuse_empty_id", "tz_option", "use_tz", "ROOT_HELP", "CONFIG_HELP", "TZ_HELP"]
 
 ROOT_HELP = "Storage root (default: storage.root, else ./data)."
 CONFIG_HELP = "asz.yaml to read (its view.hide is withheld)."
@@ -132,6 +132,15 @@ def time_range(cmd: str, since: str, until: str, zone=None) -> tuple[int | None,
         typer.echo(f"asz {cmd}: --since {since} is after --until {until}: nothing can match (swap them?)", err=True)
         raise typer.Exit(2)
     return first, last
+
+
+def refuse_empty_id(cmd: str, given: Optional[str], what: str = "ID") -> None:
+    """Raise typer.Exit(2) after ``asz CMD: an empty WHAT is not an id: give one, or a unique prefix of one`` when
+    ``given`` is ``''`` or only blanks: it would be read as a prefix of every id, or as a session of no name
+    (trial 18, F-d). None (an optional id not given) passes."""
+    if given is not None and not given.strip():
+        typer.echo(f"asz {cmd}: an empty {what} is not an id: give one, or a unique prefix of one", err=True)
+        raise typer.Exit(2)
 
 
 def fail_id(cmd: str, exc: IdError) -> typer.Exit:

@@ -115,7 +115,7 @@ def conversation(
     """Print a conversation's asz.view document (--json / --yaml) or, by default, a short summary.
 
     Exit 1 when the root does not exist, when the conversation has no usable round, or when no conversation or landed session
-    has that id (``no conversation 'ID' in ROOT``); 2 on usage errors (an id prefix of several, both
+    has that id (``no conversation 'ID' in ROOT``); 2 on usage errors (an empty id, an id prefix of several, both
     formats, an unknown hide name). When the conversation does not verify
     (summary.state incomplete or mismatch), the summary lists each problem
     and exits 1, as asz verify does; --json and --yaml print the whole
@@ -125,6 +125,9 @@ def conversation(
     sources ends in a torn tail (a last line with no newline, unchanged for 10 minutes: not landed until it is
     completed, so in no figure) says so in one note on stderr per source, as asz usage does.
     """
+    from .reading_common import refuse_empty_id
+
+    refuse_empty_id("conversation", conversation_id)
     if as_json and as_yaml:
         typer.echo("asz conversation: choose one of --json and --yaml", err=True)
         raise typer.Exit(2)
@@ -249,7 +252,7 @@ def show(
     envelope and flags, its parts lose their text (docs/view.md, Withholding). A file whose
     closing digest or count does not match shows nothing and is named on
     stderr. Exit 1 when the root does not exist, nothing matches or a file does not verify; 2 for a
-    session prefix that names several sessions.
+    session prefix that names several sessions, or an empty SESSION or ID.
     """
     import orjson
 
@@ -257,8 +260,10 @@ def show(
     from ..reading.show import find_records
     from ..reading.termtext import visible
     from ..view.server import withhold_record
-    from .reading_common import fail_id, settings
+    from .reading_common import fail_id, refuse_empty_id, settings
 
+    refuse_empty_id("show", session, "SESSION")
+    refuse_empty_id("show", ident)
     r, hide = settings("show", root, config)
     try:
         session = session_id(r, session)

@@ -87,3 +87,15 @@ def test_a_session_landed_but_not_parsed_keeps_its_hint(tmp_path):
     p = _asz("conversation", A, "--root", str(r))
     assert p.returncode == 1
     assert f"session {A} landed in {r} but has no conversation chain" in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("args", [("conversation", ""), ("conversation", "  "), ("export", ""), ("show", "", "x"),
+                                  ("show", A[:8], "")])
+def test_an_empty_id_is_a_usage_error(root, args):
+    """trial 18, F-d: ``asz conversation ''`` said a session of no name landed and needed asz parse; an empty id
+    names nothing (it would be the prefix of every id), so every command taking one refuses it: exit 2, one line."""
+    p = _asz(*args, "--root", str(root))
+    what = "SESSION" if args[0] == "show" and not args[1] else "ID"
+    assert (p.returncode, p.stdout) == (2, "")
+    assert p.stderr == f"asz {args[0]}: an empty {what} is not an id: give one, or a unique prefix of one\n"
+    assert "landed" not in p.stderr and "asz parse" not in p.stderr
