@@ -178,7 +178,11 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
                     flagged.add(row["id"])
                     warn_unverified(row["id"], bad)
                 if out is None:
-                    (stream or sys.stdout.buffer).write(data + (b"\n---\n\n" if fmt == "md" else b""))
+                    data += b"\n---\n\n" if fmt == "md" else b""
+                    if stream is not None:
+                        stream.write(data)
+                    else:
+                        to_stdout(data, fmt)
                 else:
                     part = out / (files[row["id"]] + ".part")
                     part.write_bytes(data)
@@ -220,6 +224,18 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
     return len(rows) - len(skipped), len(flagged) + len(skipped)
 
 
+def to_stdout(data: bytes, fmt: str) -> None:
+    """Write an export's bytes to stdout: as they are to a pipe or a file; to a terminal, each control and bidi
+    character a transcript holds is written as its escape, as ``asz ls``, ``asz conversation`` and ``asz search``
+    print them (docs/reading.md, Control characters), so a hostile prompt, folder or branch name cannot retitle,
+    clear or link the reader's terminal (trial 18, F-a). JSON and prose lines get JSON escapes (the same values)."""
+    if sys.stdout.isatty():
+        from ..reading.termtext import visible
+
+        data = visible(data.decode("utf-8", "replace"), json=fmt in ("json", "prose")).encode("utf-8")
+    sys.stdout.buffer.write(data)
+
+
 def _one(r: Path, given: str, fmt: str, hide: list[str], thinking: bool, out: Optional[Path], prose: Prose) -> int:
     """Export the conversation ``given`` names (an id or a unique prefix); 1 when it does not verify (warned), else 0."""
     from ..reading.ids import IdError, conversation_id as resolve
@@ -234,7 +250,7 @@ def _one(r: Path, given: str, fmt: str, hide: list[str], thinking: bool, out: Op
         typer.echo(f"asz export: {exc}", err=True)
         raise typer.Exit(1)
     if out is None:
-        sys.stdout.buffer.write(data)
+        to_stdout(data, fmt)
     else:
         before = out.stat().st_size if out.is_file() else None  # its folder exists: _refuse_missing_parent
         out.write_bytes(data)

@@ -65,3 +65,23 @@ def test_html_export_shows_controls_as_escapes_and_md_json_keep_them(odd_root: P
     doc = json.loads(raw)
     texts = {n["id"]: n.get("text") for n in _nodes(doc).values()}
     assert texts["input/1/1"] == ODD and texts["msg/1/2:0"] == "reply " + ODD
+
+
+def test_an_export_to_a_terminal_writes_controls_as_escapes(odd_root: Path):
+    """``asz export`` to stdout on a terminal (a real pseudo-terminal) writes every control and bidi character as its
+    escape, as ``asz ls`` and ``asz search`` do (trial 18, F-a: an OSC in a prompt retitled the reader's terminal);
+    to a pipe the bytes stay as the test above has them."""
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("opens a pseudo-terminal (Linux)")
+    from cli_helpers import asz_on_a_terminal
+
+    lines, _ = asz_on_a_terminal("export", CANARY_SESSION[:8], "--format", "md", "--root", str(odd_root), columns=120)
+    shown = "\n".join(lines)
+    assert _unsafe(shown) == [] and ODD_SHOWN in shown and f"reply {ODD_SHOWN}" in shown
+    lines, _ = asz_on_a_terminal("export", CANARY_SESSION[:8], "--format", "json", "--root", str(odd_root), columns=120)
+    doc = json.loads("\n".join(lines))  # still JSON, the very same text, nothing raw
+    assert _unsafe("\n".join(lines)) == [] and _nodes(doc)["input/1/1"]["text"] == ODD
+    piped = asz("export", CANARY_SESSION[:8], "--format", "md", "--root", str(odd_root)).stdout
+    assert "\x7f" in piped and "\u202e" in piped
