@@ -44,6 +44,7 @@ from asz_core import (
 )
 
 from .hook import claude_config_dir
+from .roots import config_dirs, further_dirs
 
 __all__ = ["ClaudeCodeObserver", "DIALECT", "EXECUTION_SUFFIX", "CHANGES_SUFFIX", "GLOSSARY", "FLAG_RULES"]
 
@@ -113,6 +114,28 @@ def _selected(session: str, path: Path, include: list[str], exclude: list[str]) 
     return not any(hit(p) for p in exclude)
 
 
+def holds_records(root: Path) -> bool:
+    """True when a data directory under ``root`` (a ``plugins/data``) holds an observer record file
+    (``<data>/output/<session>/<stream>[.execution].jsonl``): listings of ``root``, each ``output`` and its session
+    folders up to the first such file, no file read. Never raises."""
+    try:
+        with os.scandir(root) as it:
+            outputs = [Path(e.path) / "output" for e in it if e.is_dir()]
+        for out in outputs:
+            if not out.is_dir():
+                continue
+            with os.scandir(out) as sessions:
+                for s in sessions:
+                    if not (s.is_dir() and _ID.fullmatch(s.name)):
+                        continue
+                    with os.scandir(s.path) as files:
+                        if any(f.name.endswith(CHANGES_SUFFIX) and f.is_file() for f in files):
+                            return True
+    except (OSError, ValueError):
+        return False
+    return False
+
+
 class ClaudeCodeObserver(Adapter):
     """The asz observers' output into Session Data: kinds ``execution`` and ``changes``, dialect ``asz-changes/1``.
 
@@ -138,25 +161,24 @@ class ClaudeCodeObserver(Adapter):
     def has_default_sessions(self, env: Mapping[str, str] | None = None) -> bool:
         """True when a data directory under :meth:`default_source_root` holds an observer record file
         (``<data>/output/<session>/<stream>[.execution].jsonl``, what ``asz hook`` writes once ``asz hooks install``
-        ran): listings of ``plugins/data``, each ``output`` and its session folders up to the first such file, no
-        file read. Plain ``asz collect`` then says these records are not collected (trial 17, F9). Never raises."""
+        ran): :func:`holds_records`, no file read. Plain ``asz collect`` then says these records are not collected
+        (trial 17, F9). Never raises."""
         try:
-            root = self.default_source_root(env)
-            with os.scandir(root) as it:
-                outputs = [Path(e.path) / "output" for e in it if e.is_dir()]
-            for out in outputs:
-                if not out.is_dir():
-                    continue
-                with os.scandir(out) as sessions:
-                    for s in sessions:
-                        if not (s.is_dir() and _ID.fullmatch(s.name)):
-                            continue
-                        with os.scandir(s.path) as files:
-                            if any(f.name.endswith(CHANGES_SUFFIX) and f.is_file() for f in files):
-                                return True
+            return holds_records(self.default_source_root(env))
         except (OSError, ValueError):
             return False
-        return False
+
+    def unread_default_sources(self, env: Mapping[str, str] | None = None) -> list[Path]:
+        """The ``plugins/data`` of Claude Code's other configuration folders (:func:`asz_adapters_claude.roots.config_dirs`,
+        the list the ``projects`` folders come from: ``~/.config/claude`` beside ``~/.claude``, each
+        ``CLAUDE_CONFIG_DIR`` entry) that hold observer records (:func:`holds_records`), read after
+        :meth:`default_source_root` into the same storage root (docs/storage-root.md, Several source folders). Never
+        raises."""
+        e = os.environ if env is None else env
+        try:
+            return further_dirs(self.default_source_root(e), [d / "plugins" / "data" for d in config_dirs(e)], holds_records)
+        except (OSError, ValueError):
+            return []
 
     def discover(self, source_root: Path, *, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> Discovery:
         """The observer files under ``source_root``, one append source each, grouped by session.

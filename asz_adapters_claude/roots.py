@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Mapping
 
-__all__ = ["candidate_roots", "default_root", "unread_roots", "holds_sessions", "suggest_source"]
+__all__ = ["config_dirs", "candidate_roots", "default_root", "unread_roots", "holds_sessions", "suggest_source"]
 
 
 def _home(env: Mapping[str, str]) -> Path:
@@ -26,6 +26,35 @@ def _config_dirs(env: Mapping[str, str]) -> list[str]:
     return [p.strip() for p in env.get("CLAUDE_CONFIG_DIR", "").split(",") if p.strip()]
 
 
+def config_dirs(env: Mapping[str, str]) -> list[Path]:
+    """Every configuration folder Claude Code may keep its files in, the one asz prefers first: each entry of a
+    comma-separated ``CLAUDE_CONFIG_DIR`` when it names any; else ``$XDG_CONFIG_HOME/claude`` and ``~/.claude``, the
+    XDG one first only when it is a directory, ``~/.config`` standing for an unset ``XDG_CONFIG_HOME``. The one list
+    every Claude Code adapter reads its folders from (``projects``, the observers' ``plugins/data``). Need not exist."""
+    dirs = _config_dirs(env)
+    if dirs:
+        return [Path(d) for d in dirs]
+    home = _home(env)
+    xdg = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config"
+    dot, via_xdg = home / ".claude", xdg / "claude"
+    return [via_xdg, dot] if env.get("XDG_CONFIG_HOME") and via_xdg.is_dir() else [dot, via_xdg]
+
+
+def further_dirs(first: Path, dirs: list[Path], holds) -> list[Path]:
+    """The folders of ``dirs`` apart from ``first`` and from each other (a symbolic link to the same folder counts
+    once) for which ``holds(folder)`` is true, in order: an adapter's :meth:`unread_default_sources`."""
+    seen = {_real(first)}
+    out = []
+    for r in dirs:
+        real = _real(r)
+        if real in seen:
+            continue
+        seen.add(real)
+        if holds(r):
+            out.append(r)
+    return out
+
+
 def candidate_roots(env: Mapping[str, str]) -> list[Path]:
     """Every ``projects`` folder Claude Code may keep sessions in, the one asz prefers first.
 
@@ -34,13 +63,7 @@ def candidate_roots(env: Mapping[str, str]) -> list[Path]:
     ``$XDG_CONFIG_HOME/claude`` is a directory (Claude Code keeps ``~/.claude`` even where ``XDG_CONFIG_HOME`` is
     set), ``~/.config`` standing for an unset ``XDG_CONFIG_HOME``. The paths need not exist.
     """
-    dirs = _config_dirs(env)
-    if dirs:
-        return [Path(d) / "projects" for d in dirs]
-    home = _home(env)
-    xdg = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config"
-    dot, via_xdg = home / ".claude" / "projects", xdg / "claude" / "projects"
-    return [via_xdg, dot] if env.get("XDG_CONFIG_HOME") and (xdg / "claude").is_dir() else [dot, via_xdg]
+    return [d / "projects" for d in config_dirs(env)]
 
 
 def default_root(env: Mapping[str, str]) -> Path:
@@ -53,17 +76,7 @@ def default_root(env: Mapping[str, str]) -> Path:
 def unread_roots(env: Mapping[str, str]) -> list[Path]:
     """The folders of :func:`candidate_roots` apart from :func:`default_root` (and from each other: a symbolic link to
     the same folder counts once) that hold sessions (:func:`holds_sessions`)."""
-    read = default_root(env)
-    seen = {_real(read)}
-    out = []
-    for r in candidate_roots(env):
-        real = _real(r)
-        if real in seen:
-            continue
-        seen.add(real)
-        if holds_sessions(r):
-            out.append(r)
-    return out
+    return further_dirs(default_root(env), candidate_roots(env), holds_sessions)
 
 
 def holds_sessions(projects: Path) -> bool:

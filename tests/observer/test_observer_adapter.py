@@ -117,3 +117,23 @@ def test_collected_execution_records_keep_the_line_bytes(tmp_path: Path) -> None
         assert header.stream == json.loads(line)["stream"]
         seen += 1
     assert seen == 6
+
+
+def test_the_observer_reads_every_claude_configuration_folder(tmp_path: Path) -> None:
+    """The observer records follow the folder list the transcripts do (asz_adapters_claude.roots.config_dirs):
+    ``~/.config/claude/plugins/data`` holding records is read after ``~/.claude/plugins/data`` (it read the default
+    folder only), by ``default_source_roots`` and so by a plain ``asz collect --adapter changes``."""
+    from cli_helpers import asz_in_process
+
+    home = tmp_path / "home"
+    shutil.copytree(SAMPLES, home / ".config" / "claude" / "plugins" / "data")
+    env = {"HOME": str(home)}
+    assert ClaudeCodeObserver().default_source_roots(env) == [home / ".claude" / "plugins" / "data",
+                                                              home / ".config" / "claude" / "plugins" / "data"]
+    (home / ".claude" / "plugins" / "data").mkdir(parents=True)  # the default folder, empty: still first, nothing in it
+    assert ClaudeCodeObserver().default_source_roots(env)[1:] == [home / ".config" / "claude" / "plugins" / "data"]
+    p = asz_in_process("collect", "--once", "--no-parse", "--adapter", "changes", "--root", str(tmp_path / "root"),
+                       env={"HOME": str(home), "CLAUDE_CONFIG_DIR": None, "XDG_CONFIG_HOME": None})
+    want = sum(1 for f in (SAMPLES).rglob("*.jsonl") for line in f.read_bytes().splitlines() if line.strip())
+    fields = dict(x.split("=", 1) for x in p.stdout.split() if "=" in x)
+    assert p.returncode == 0 and fields["records"] == str(want), p.stdout + p.stderr
