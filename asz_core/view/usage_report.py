@@ -97,7 +97,8 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
               unreadable: dict[str, str] | None = None,
               verified_problems: dict[str, list[str]] | None = None) -> tuple[list[Counted], list[str]]:
     """Every call with usage in the root (those of a conversation that does not verify marked ``held``), and one
-    problem line per conversation that did not read or does not verify (one per problem that decided its state).
+    problem line per conversation that did not read or does not verify (its first problem, which decided its state,
+    and how many more it lists).
     ``unreadable``, when given, gets ``conversation -> why`` for each conversation that did not read (in no figure);
     ``verified_problems``, when given, ``conversation -> its document's problems`` for each conversation that verifies
     and still lists some (a torn tail: :func:`~asz_core.storage.torn.torn_notes`).
@@ -139,8 +140,9 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
             if held:
                 n = _held_unread(out, conv, places, got.calls, header, zone, held, why, first)
                 said = "an unknown number of" if n is None else str(n)
-                problems.extend(f"conversation {conv} does not verify ({held}): its {said} call(s) are held back: {p}"
-                                for p in lines)
+                more = f"; and {len(lines) - 1} more problem(s) (asz verify names them)" if len(lines) > 1 else ""
+                problems.append(f"conversation {conv} does not verify ({held}): its {said} call(s) are held back: "
+                                f"{lines[0]}{more}")  # one line a conversation: its first problem is why (trial 18 F-e)
             if step is not None:
                 step()
     finally:

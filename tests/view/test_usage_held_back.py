@@ -79,6 +79,9 @@ def test_usage_counts_only_verified_evidence_and_names_what_it_holds_back(tamper
         rel = path.relative_to(root).as_posix()
         assert f"asz usage: conversation {SID} does not verify (mismatch): its {calls} call(s) are held back: " \
                f"landed file {rel} does not read: digest mismatch" in p.stderr
+        said = [ln for ln in p.stderr.splitlines() if ln.startswith(f"asz usage: conversation {SID}")]
+        assert len(said) == 1, said  # one line a conversation: the first problem and how many more (trial 18 F-e)
+        assert said[0].endswith(" more problem(s) (asz verify names them)") and "missing companion file" not in said[0]
     if view == "session":
         [row] = [r for r in rows if r["conversation"] == SID]
         assert row["calls"] == 0 and row["usage"] == dict.fromkeys(KINDS, 0) and row["cost"]["usd"] == 0
