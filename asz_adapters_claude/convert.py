@@ -36,6 +36,11 @@ Decisions where the mapping leaves room (origin-digest §5.1, field reports 28-3
   keeps its ``stdout`` in a whole-attachment ``data`` part.
 * ``redacted_thinking`` lists its encrypted ``data`` in ``dropped`` the way a
   thinking signature is listed.
+* A UTF-8 byte order mark (EF BB BF) at file offset 0 of a JSON source (a transcript, journal, sidecar or
+  manifest; not a companion's text or a script) is read past: the record keeps ``off`` 0 and ``bytes``/``sha``
+  of the whole line, mark included, its parts are made from the JSON after the mark, and ``dropped`` lists
+  :data:`BOM_WHAT` (3 bytes). When the line after the mark is not described either, it lands whole, mark
+  included, as one unknown part, as before (trial 18, F-b).
 * Types that are runtime bookkeeping (``progress``, ``summary``,
   ``file-history-snapshot``, …, see :data:`DESCRIBED_TYPES`) land whole as
   one ``data`` part with their ids and time, and no ``from``: §5.1 names a
@@ -46,7 +51,7 @@ from __future__ import annotations
 
 import attrs
 
-from asz_core import Part, Record, Source, settle_surrogates, source_sha, unknown_part, nesting_depth
+from asz_core import Dropped, Part, Record, Source, settle_surrogates, source_sha, unknown_part, nesting_depth
 
 from .blocks import mcp_split, str_of, withheld_flags_of_undecodable, shown
 from .companions import companion_record
@@ -168,6 +173,28 @@ def _fill(rec: Record, source: Source, raw: bytes) -> bool:
     return not lone
 
 
+#: A UTF-8 byte order mark, read past at offset 0 of a JSON source (:func:`_fill_past_bom`).
+BOM = b"\xef\xbb\xbf"
+#: What a record whose line began with :data:`BOM` lists under ``dropped`` (seed 000, Dropped), and why.
+BOM_WHAT = "byte order mark"
+BOM_WHY = "a UTF-8 byte order mark before the JSON at the start of the file: not part of the record's value"
+
+
+def _fill_past_bom(rec: Record, source: Source, raw: bytes) -> bool | None:
+    """Fill ``rec`` from the JSON after the :data:`BOM` that starts ``raw`` at file offset 0 of a JSON source, with
+    ``dropped`` naming the mark, and give :func:`_fill`'s answer; None, ``rec`` untouched, when ``raw`` is no such
+    line or what follows the mark is not described (an unknown part would keep its bytes without the mark)."""
+    if rec.off != 0 or not raw.startswith(BOM) or source.kind not in ("transcript", *_KINDS):
+        return None
+    trial = Record(ord=rec.ord, off=rec.off, sha=rec.sha, bytes=rec.bytes)
+    decoded = _fill(trial, source, raw[len(BOM):])
+    if any(p.k == "unknown" for p in trial.parts):
+        return None
+    trial.dropped.insert(0, Dropped(what=BOM_WHAT, bytes=len(BOM), why=BOM_WHY))
+    _adopt(rec, trial)
+    return decoded
+
+
 def _described_escaped(rec: Record, source: Source, sub: bytes) -> bool:
     """Fill ``rec`` from ``sub`` (its line with each byte that is not UTF-8 as ``\\udcXX``: :func:`escape_not_utf8`)
     when that describes it with no unknown part; False, ``rec`` untouched, when it does not. An unknown part holds
@@ -177,9 +204,14 @@ def _described_escaped(rec: Record, source: Source, sub: bytes) -> bool:
     _fill(trial, source, sub)
     if any(p.k == "unknown" for p in trial.parts):
         return False
+    _adopt(rec, trial)
+    return True
+
+
+def _adopt(rec: Record, trial: Record) -> None:
+    """Make ``rec`` the record ``trial`` is (every field), a trial conversion that described its line."""
     for field in attrs.fields(Record):
         setattr(rec, field.name, getattr(trial, field.name))
-    return True
 
 
 def _may_hold_surrogates(source: Source, decoded: bool) -> bool:
@@ -210,7 +242,9 @@ def convert_record(source: Source, raw: bytes, ord: int, off: int) -> Record:
     raw = bytes(raw)
     rec = Record(ord=ord, off=off, sha=source_sha(raw), bytes=len(raw))
     try:
-        decoded = _fill(rec, source, raw)
+        decoded = _fill_past_bom(rec, source, raw)
+        if decoded is None:
+            decoded = _fill(rec, source, raw)
         if _may_hold_surrogates(source, decoded):
             settle_surrogates(rec)
     except Exception as exc:  # never let one record stop a pass
