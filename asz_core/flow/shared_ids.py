@@ -10,8 +10,13 @@ next parse rebuilds it from the sessions' indexes; ``asz verify`` ignores it).
   record id (a signed 64-bit integer), one row per (id, session) for every
   indexed record with an id that is not set aside (changes, executions,
   provider bodies and companion files are another id space);
-- ``partners(a, b)``: both ways, sessions found to hold an id of each other
-  (by hash) when either's ids were added: where :func:`session_links` looks;
+- ``clusters(no, cluster)``: each session's cluster, the lowest number of the
+  sessions linked to it by shared ids (by hash), directly or through others:
+  where :func:`session_links` looks. Session 18: one row a session, where the
+  ``partners(a, b)`` table before it held both ways every pair found to share
+  an id, N² rows for N copies of one history, written across the whole table
+  by each session added (a root whose table has ``partners`` rows and no
+  clusters gets its clusters from them once, :func:`_clusters_from_partners`);
 - ``sessions(no, name, entries, stale)``: each session's number, how many index
   entries were added (:func:`add_session` adds only the entries after them),
   and ``stale`` 1 when a session sharing ids with it grew since its links were
@@ -45,6 +50,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import sqlite3
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +109,39 @@ def _connect(root: Path) -> sqlite3.Connection:
                "stale INTEGER NOT NULL DEFAULT 0)")
     db.execute("CREATE TABLE IF NOT EXISTS ids(h INTEGER NOT NULL, session INTEGER NOT NULL, PRIMARY KEY(h, session)) WITHOUT ROWID")
     db.execute("CREATE TABLE IF NOT EXISTS partners(a INTEGER NOT NULL, b INTEGER NOT NULL, PRIMARY KEY(a, b)) WITHOUT ROWID")
+    if db.execute("PRAGMA user_version").fetchone()[0] < 1:
+        _clusters_from_partners(db)
     return db
+
+
+def _clusters_from_partners(db: sqlite3.Connection) -> None:
+    """Make the ``clusters`` table (``PRAGMA user_version`` 1): every session's cluster from the ``partners`` rows
+    an older parse wrote (the lowest number of the sessions they connect), once per root."""
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        if db.execute("PRAGMA user_version").fetchone()[0] < 1:
+            db.execute("CREATE TABLE IF NOT EXISTS clusters(no INTEGER PRIMARY KEY, cluster INTEGER NOT NULL)")
+            db.execute("CREATE INDEX IF NOT EXISTS clusters_by_cluster ON clusters(cluster)")
+            up: dict[int, int] = {no: no for (no,) in db.execute("SELECT no FROM sessions")}
+
+            def top(n: int) -> int:
+                while up[n] != n:
+                    up[n] = up[up[n]]
+                    n = up[n]
+                return n
+
+            for a, b in db.execute("SELECT a, b FROM partners").fetchall():
+                if a in up and b in up:
+                    ra, rb = top(a), top(b)
+                    up[max(ra, rb)] = min(ra, rb)
+            db.executemany("INSERT OR REPLACE INTO clusters(no, cluster) VALUES (?, ?)", [(n, top(n)) for n in up])
+            db.execute("DELETE FROM partners")
+            db.execute("PRAGMA user_version=1")
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
 
 
 def _keyed(e: IndexEntry) -> bool:
@@ -169,15 +207,24 @@ def _add(db: sqlite3.Connection, session: str, index: Index) -> list[str] | None
         db.execute("INSERT OR IGNORE INTO found(no) SELECT i.session FROM grew g CROSS JOIN ids i ON i.h = g.h WHERE i.session != ?",
                    (no,))
         db.execute("UPDATE sessions SET stale=1 WHERE stale=0 AND no IN (SELECT no FROM found)")
-        db.execute("INSERT OR IGNORE INTO partners(a, b) SELECT ?, no FROM found", (no,))
-        db.execute("INSERT OR IGNORE INTO partners(a, b) SELECT no, ? FROM found", (no,))
-        others = sorted(n for (n,) in db.execute("SELECT s.name FROM found f JOIN sessions s ON s.no = f.no"))
+        _join_clusters(db, no)
+        others = sorted(map(itemgetter(0), db.execute("SELECT s.name FROM found f JOIN sessions s ON s.no = f.no")))
         db.execute("COMMIT")
         return others if new else None
     except BaseException:
         if db.in_transaction:
             db.execute("ROLLBACK")
         raise
+
+
+def _join_clusters(db: sqlite3.Connection, no: int) -> None:
+    """Session ``no`` and the sessions in the temporary table ``found`` in one cluster, the lowest number of theirs."""
+    db.execute("INSERT OR IGNORE INTO clusters(no, cluster) VALUES (?, ?)", (no, no))
+    got = {c for (c,) in db.execute("SELECT DISTINCT c.cluster FROM found f JOIN clusters c ON c.no = f.no "
+                                    "UNION SELECT cluster FROM clusters WHERE no=?", (no,))}
+    if len(got) > 1:
+        low = min(got)
+        db.executemany("UPDATE clusters SET cluster=? WHERE cluster=?", [(low, c) for c in sorted(got) if c != low])
 
 
 def sharing(root: str | Path, session: str, ids: list[str], db: sqlite3.Connection | None = None) -> dict[str, set[int]]:
@@ -205,7 +252,8 @@ def _first_own(ids: dict[str, IndexEntry], shared: set[str]) -> int:
 
 
 def _take_marks(db: sqlite3.Connection, session: str) -> tuple[bool, list[tuple[str, int]]]:
-    """The session's ``stale`` mark (cleared) and its partners' names with their entries added, sorted."""
+    """The session's ``stale`` mark (cleared) and the names of the other sessions of its cluster with their entries
+    added, sorted."""
     try:
         db.execute("BEGIN IMMEDIATE")
         row = db.execute("SELECT no, stale FROM sessions WHERE name=?", (session,)).fetchone()
@@ -214,7 +262,8 @@ def _take_marks(db: sqlite3.Connection, session: str) -> tuple[bool, list[tuple[
             return False, []
         if row[1]:
             db.execute("UPDATE sessions SET stale=0 WHERE no=?", (row[0],))
-        names = sorted(db.execute("SELECT s.name, s.entries FROM partners p JOIN sessions s ON s.no = p.b WHERE p.a=?", (row[0],)))
+        names = db.execute("SELECT s.name, s.entries FROM clusters c JOIN sessions s ON s.no = c.no WHERE c.cluster = "
+                           "(SELECT cluster FROM clusters WHERE no=?) AND c.no != ? ORDER BY s.name", (row[0], row[0])).fetchall()
         db.execute("COMMIT")
         return bool(row[1]), names
     except BaseException:
@@ -324,7 +373,7 @@ def _pair(mine: dict[str, IndexEntry], theirs: dict[str, IndexEntry], session: s
 def session_links(root: str | Path, session: str, index: Index) -> SessionLinks:
     """Add ``session``'s ids to the root's table, then what the other sessions sharing ids say (module docstring).
 
-    Reads the table (the session's partners; the sessions holding a parent it lacks, by hash) and, for
+    Reads the table (the sessions of its cluster; the sessions holding a parent it lacks, by hash) and, for
     each candidate session, its index (``load_index(rebuild=False)``: nothing is written there; once a
     parse pass, :func:`_their_ids`). Candidates whose ids read the same are compared once for those whose
     name sorts before ``session`` and once for those after (:func:`_signature`: only the names' order
@@ -345,8 +394,8 @@ def session_links(root: str | Path, session: str, index: Index) -> SessionLinks:
             known = {n for n, _ in candidates}
             extra = [n for n in sharing(root, session, sorted(parents), db) if n not in known]
             candidates = sorted(candidates + _entries(db, extra))
-    if mine:
-        _keep(root, session, len(index.entries), mine)  # what this parse read: the pass's later sessions compare with it
+    if mine and candidates:  # what this parse read: the pass's later sessions compare with it (none alone: no cost)
+        _keep(root, session, len(index.entries), mine)
     _links_from(links, *_their_ids(root, candidates), mine, parents, session)
     return links
 

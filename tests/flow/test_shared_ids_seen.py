@@ -108,3 +108,32 @@ def test_copies_parsed_once_want_no_assembly_again(corpus_dir, tmp_path):
         assert not needs_relink(engine, Chain(root, name).load()), name
     again = parse_root(root, jobs=1)
     assert [len(o.rounds) for o in again.outcomes] == [0, 0, 0]
+
+
+def test_clusters_made_from_an_older_tables_partners(corpus_dir, tmp_path):
+    """Session 18: the table keeps one cluster row a session instead of every pair sharing ids (N² rows for N copies).
+    A table an older parse wrote (``partners`` rows, no clusters, ``user_version`` 0) gets its clusters from those
+    rows once, and the links read from it are the ones read before."""
+    import sqlite3
+
+    from asz_core.flow.shared_ids import TABLE
+
+    root = _three_copies(corpus_dir, tmp_path)
+    assert not any(o.problem for o in parse_root(root, jobs=1).outcomes)
+    forget_seen()
+    before = {name: _links(root, name) for name in (A, B, C)}
+    db = sqlite3.connect(root / TABLE)
+    assert db.execute("SELECT count(DISTINCT cluster), count(*) FROM clusters").fetchone() == (1, 3)
+    assert db.execute("SELECT count(*) FROM partners").fetchone() == (0,)
+    nos = [no for (no,) in db.execute("SELECT no FROM sessions ORDER BY no")]
+    with db:  # as an older parse left it: both ways, every pair
+        db.execute("DROP TABLE clusters")
+        db.executemany("INSERT INTO partners(a, b) VALUES (?, ?)", [(a, b) for a in nos for b in nos if a != b])
+        db.execute("PRAGMA user_version=0")
+    db.close()
+    forget_seen()
+    assert {name: _links(root, name) for name in (A, B, C)} == before
+    db = sqlite3.connect(root / TABLE)
+    assert db.execute("SELECT count(DISTINCT cluster), count(*) FROM clusters").fetchone() == (1, 3)
+    assert db.execute("PRAGMA user_version").fetchone() == (1,)
+    db.close()
