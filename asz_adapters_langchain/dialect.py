@@ -185,6 +185,47 @@ def _usage(msg: dict, dropped: list[Dropped]) -> Usage | None:
     return None if u.is_empty() else u
 
 
+#: ``llm_output`` usage forms (trial 18, F-g): key of the counts -> (in, out, cache read, cache write, whether the
+#: cache counts are inside ``in``). Anthropic's ``usage`` counts its cache apart; OpenAI's ``token_usage``/``usage``
+#: holds the cached tokens inside ``prompt_tokens`` (``prompt_tokens_details.cached_tokens``).
+_OUTPUT_FORMS = (
+    ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", False),
+    ("prompt_tokens", "completion_tokens", "prompt_tokens_details.cached_tokens", "", True),
+)
+
+
+def _llm_output_usage(outputs: Any, dropped: list[Dropped]) -> Usage | None:
+    """The usage an llm run states in ``outputs.llm_output`` (``usage``, else ``token_usage``), read when no message
+    carries ``usage_metadata``: the provider's own counts (:data:`_OUTPUT_FORMS`); a count it cannot carry is listed
+    in ``dropped`` as ``usage count llm_output.KEY.FIELD``, as :func:`_usage` lists one. None when none is stated."""
+    lo = outputs.get("llm_output") if isinstance(outputs, dict) else None
+    if not isinstance(lo, dict):
+        return None
+    for key in ("usage", "token_usage"):
+        u = lo.get(key)
+        if not isinstance(u, dict):
+            continue
+        for i, o, r, w, inside in _OUTPUT_FORMS:
+            if i not in u and o not in u:
+                continue
+            where = f"llm_output.{key}"
+            sub, _, leaf = r.rpartition(".")
+            det = u.get(sub) if sub else u
+            cr = _count(det, leaf, f"{where}.{sub}" if sub else where, dropped) if isinstance(det, dict) else 0
+            cw = _count(u, w, where, dropped) if w else 0
+            inp, out = _count(u, i, where, dropped), _count(u, o, where, dropped)
+            if inside and inp:
+                if cr is None:
+                    dropped.append(Dropped(what=f"{USAGE_COUNT_DROPPED}{where}.{i}", bytes=len(str(inp)),
+                                           why="holds cache reads whose count was dropped: its uncached part cannot be told"))
+                    inp = None
+                else:
+                    inp = max(0, inp - cr)
+            got = Usage(in_=inp or 0, out=out or 0, cache_read=cr or 0, cache_write=cw or 0)
+            return None if got.is_empty() else got
+    return None
+
+
 def _llm_end(rec: Record, run: dict) -> None:
     outputs = run.get("outputs")
     gens = outputs.get("generations") if isinstance(outputs, dict) else None
@@ -227,6 +268,8 @@ def _llm_end(rec: Record, run: dict) -> None:
             u = _usage(msg, usage_dropped)
             if u is not None:
                 rec.usage = u
+    if rec.usage is None:  # no message carried usage_metadata: the provider's counts in llm_output (trial 18, F-g)
+        rec.usage = _llm_output_usage(outputs, usage_dropped)
     rec.parts = parts
     if finished:
         rec.flags.append("finished")
