@@ -37,7 +37,7 @@ import orjson
 from ..view.document import build_view
 from ..view.summary import shorten
 from ..view.titles import dialect_of
-from .export_blocks import fence, html_blocks, markdown_blocks, nested, tool_html, tool_markdown
+from .export_blocks import fence, html_blocks, markdown_blocks, nested, tool_gist, tool_html, tool_markdown
 from .export_steps import LOST, media_line, Step, part_marker, steps, talk_heading, unverified_files, unverified_marker
 from ..view.zone import local_text, zone_name
 from .termtext import plain
@@ -243,7 +243,7 @@ def _undescribed_line(u: dict) -> str:
 CSS = """
 body{font:15px/1.5 system-ui,sans-serif;max-width:980px;margin:2em auto;padding:0 1em;color:#1d1d1f;background:#fff}
 h1{font-size:1.5em}h2{font-size:1.15em;margin-top:2em;border-bottom:1px solid #ddd}
-.meta,.when,.id{color:#666;font-size:.85em}.id{font-family:ui-monospace,monospace}
+.meta,.when,.id{color:#666;font-size:.85em}.id{font-family:ui-monospace,monospace}code.gist{font-size:.9em}
 .step{margin:.8em 0;padding:.5em .8em;border-left:3px solid #ccc}
 .step.person{border-color:#2a7ae2;background:#f4f8fe}.step.assistant{border-color:#2f9e44}
 .step.thinking{border-color:#aaa;color:#555;font-style:italic}.step.summary{border-color:#e8590c}.step.withheld{color:#888}
@@ -349,8 +349,10 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
             if st["kind"] in ("tool", "agent.call"):
                 failed = " <span class=\"failed\">failed</span>" if st.get("failed") else ""
                 inner = tool_html(st, e)
-                out.append(f"<details class=\"step tool\" id=\"{sid}\"><summary>Tool <b>{e(st.get('name') or '?')}</b>{failed} "
-                           f"<span class=\"id\">{sid}</span></summary>{inner}</details>")
+                gist = tool_gist(st)
+                gist = f" <code class=\"gist\">{isolated(gist)}</code>" if gist else ""
+                out.append(f"<details class=\"step tool\" id=\"{sid}\"><summary>Tool <b>{e(st.get('name') or '?')}</b>{failed}"
+                           f"{gist} <span class=\"id\">{sid}</span></summary>{inner}</details>")
                 out += [html_media(st, e)] if st.get("media") else []
                 continue
             cls = "person" if st.get("asked") else {"message.external": "person", "message.assistant": "assistant",

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..view.placing import input_fields, quiet_result, shell_input
+from ..view.placing import input_fields, input_gist, quiet_result, shell_input
 from ..view.titles import BLOCK_STEPS, prompt_blocks
 from .termtext import plain
 
@@ -206,3 +206,23 @@ def tool_html(st: dict, e: Callable[[str], str]) -> str:
     elif st["result_withheld"]:
         inner += f"<p class=\"withheld\">(result withheld: {st['result_withheld']} bytes)</p>"
     return inner
+
+
+#: At most this many characters of a tool call's input on its HTML line (:func:`tool_gist`).
+GIST_CHARS = 120
+
+
+def tool_gist(st: dict) -> str:
+    """A tool step's input in one line of at most :data:`GIST_CHARS` characters, for the line an HTML export shows
+    while the call is folded (trial 18: every call read ``Tool Bash`` and its id): the command, file path, pattern,
+    URL … (:func:`~asz_core.view.placing.input_gist`), or the input's own text when it is not JSON; '' for none."""
+    text = st.get("input")
+    if not text:
+        return ""
+    import orjson
+
+    try:
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError:  # clipped, or not JSON: its own text
+        data = {"command": text}
+    return input_gist(data, GIST_CHARS)[0]

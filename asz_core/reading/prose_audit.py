@@ -41,11 +41,10 @@ import heapq
 from datetime import datetime, timezone
 from typing import Any, Iterable, Optional, Sequence
 
-import orjson
 
 from ..sessiondata.model import Header
 from ..sessiondata.times import parse_instant
-from ..view.placing import call_prompts, position, walk
+from ..view.placing import INPUT_FIELDS, call_prompts, input_gist, position, walk
 from ..view.titles import ask_adapter, prompt_blocks, record_line
 from .export_steps import media_line
 from .search_hits import text_kind
@@ -58,9 +57,6 @@ KINDS = ("conversation", "prompt", "prompt_blocks", "interrupt", "command", "com
          "tool_call")
 #: At most this many characters of a tool call's input summary.
 INPUT_CHARS = 200
-#: A tool input's fields, in the order the first present one is its summary (else the input as JSON).
-INPUT_FIELDS = ("command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description", "prompt",
-                "skill", "subject")
 
 
 def fixed_notice(text: str, dialect: str) -> str | None:
@@ -75,17 +71,6 @@ def instant(ms: Optional[int]) -> Optional[str]:
     if not isinstance(ms, int) or isinstance(ms, bool):
         return None
     return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-
-
-def _summary(data: Any) -> tuple[str, bool]:
-    """(a tool input's summary, whether it was cut): :data:`INPUT_FIELDS`' first string, else the input as JSON."""
-    text = ""
-    if isinstance(data, dict):
-        text = next((data[k] for k in INPUT_FIELDS if isinstance(data.get(k), str) and data[k].strip()), "")
-    if not text and data is not None:
-        text = orjson.dumps(data, default=str).decode("utf-8")
-    text = " ".join(text.split())
-    return (text, False) if len(text) <= INPUT_CHARS else (text[:INPUT_CHARS - 1] + "…", True)
 
 
 def _status(result: Optional[dict], dialect: str) -> str:
@@ -148,7 +133,7 @@ class Audit:
             k = p.get("k")
             if k == "call":
                 self.called[(header.seq, row)] = (rec, file, row)
-                text, cut = _summary(p.get("data") if p.get("data") is not None else p.get("text"))
+                text, cut = input_gist(p.get("data") if p.get("data") is not None else p.get("text"), INPUT_CHARS)
                 self.left_out["tool_inputs_cut"] += cut
                 call = {**base, "role": "assistant", "text": f"{p.get('name', '')}: {text}", "kind": "tool_call",
                         "tool": p.get("name", ""), "status": "no_result", "_id": p.get("id")}

@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 from typing import Callable, Iterable, Iterator, Sequence
 
-__all__ = ["SHELL_TOOLS", "asked_steps", "call_prompts", "compactions", "loose_places", "loose_talks", "page_reading",
+__all__ = ["INPUT_FIELDS", "SHELL_TOOLS", "input_gist", "asked_steps", "call_prompts", "compactions", "loose_places", "loose_talks", "page_reading",
            "input_fields", "position", "quiet_result", "repeats", "reports", "shell_input", "walk"]
 
 #: The tools whose input is a shell command: Claude Code's ``Bash``, Kiro's ``shell`` (CLI) and ``run_command`` (IDE),
@@ -63,6 +63,27 @@ def shell_input(name: str, text: str) -> tuple[str, str | None, list[tuple[str, 
         return None
     said = v.get("description") if isinstance(v.get("description"), str) else None
     return v["command"], said, [(k, _fact(x)) for k, x in v.items() if k != "command" and not (k == "description" and said is not None)]
+
+
+#: The keys whose value sums a tool call's input up, first found first (:func:`input_gist`).
+INPUT_FIELDS = ("command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description", "prompt",
+                "skill", "subject")
+
+
+def input_gist(data, limit: int) -> tuple[str, bool]:
+    """``(text, cut)``: a tool call's input ``data`` (decoded JSON) in one line of at most ``limit`` characters: the
+    first :data:`INPUT_FIELDS` key holding a non-blank string, else the input as JSON; white space runs read as one
+    space; a longer text is cut to ``limit - 1`` characters and ``…`` (``cut`` True). The audit prose's ``input``
+    and an HTML export's tool line (docs/reading.md)."""
+    text = ""
+    if isinstance(data, dict):
+        text = next((data[k] for k in INPUT_FIELDS if isinstance(data.get(k), str) and data[k].strip()), "")
+    if not text and data is not None:
+        import orjson
+
+        text = orjson.dumps(data, default=str).decode("utf-8")
+    text = " ".join(text.split())
+    return (text, False) if len(text) <= limit else (text[:limit - 1] + "…", True)
 
 
 #: The text pairs an editing call's input holds, drawn together (the page's ``PAIRS``).

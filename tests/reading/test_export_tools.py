@@ -149,3 +149,27 @@ def test_a_compaction_boundary_reads_as_its_line(corpus_source, tmp_path):
     page = asz("export", SPOTTER[1], "--format", "html", "--root", str(tmp_path / "root")).stdout
     at = page.index('id="boundary/1/714"')
     assert "compactMetadata" in page[at:page.index("</details>", at)]  # folded under the line
+
+
+def test_html_names_what_each_folded_call_ran(corpus_source, corpus_root, tmp_path):
+    """Each folded tool call of an HTML export shows what it ran on its line (trial 18: every call read ``Tool Bash``
+    and its id): the command of a Bash call, the file of a Read or an Edit, a Grep's path, a Glob's pattern, as the
+    source wrote them."""
+    sid = "8463c716-a2ea-4c14-9efa-87158ebd9f20"
+    src = next(corpus_source.glob(f"*/{sid}.jsonl"))
+    calls = [b for d in map(json.loads, src.read_text(encoding="utf-8").splitlines())
+             if d.get("type") == "assistant" and not d.get("isSidechain") for b in d["message"]["content"]
+             if isinstance(b, dict) and b.get("type") == "tool_use"]
+    out = tmp_path / "c.html"
+    asz("export", sid, "--format", "html", "--root", str(corpus_root), "--out", str(out))
+    page = out.read_text(encoding="utf-8")
+    order = ("command", "file_path", "notebook_path", "path", "pattern")  # the first one there names the call
+    seen = 0
+    for b in calls:
+        said = next((b["input"][k] for k in order if isinstance(b["input"].get(k), str) and b["input"][k].strip()), "")
+        if said and len(said) < 120 and "\n" not in said and b["name"] in ("Bash", "Read", "Glob", "Grep", "Edit"):
+            head, tail = (f"<summary>Tool <b>{b['name']}</b>", f" <code class=\"gist\"><bdi>{html.escape(said)}</bdi>"
+                          f"</code> <span class=\"id\">tool/{b['id']}</span></summary>")
+            assert head + tail in page or head + ' <span class="failed">failed</span>' + tail in page, tail
+            seen += 1
+    assert seen > 100  # the conversation's main-stream Bash, Read, Glob, Grep and Edit calls
