@@ -35,8 +35,9 @@ from __future__ import annotations
 import json
 from typing import Callable, Iterable, Iterator, Sequence
 
-__all__ = ["INPUT_FIELDS", "SHELL_TOOLS", "input_gist", "asked_steps", "call_prompts", "compactions", "loose_places", "loose_talks", "page_reading",
-           "input_fields", "position", "quiet_result", "repeats", "reports", "shell_input", "walk"]
+__all__ = ["INPUT_FIELDS", "SHELL_TOOLS", "asked_steps", "call_prompts", "compactions", "input_fields", "input_gist",
+           "loose_places", "loose_talks", "page_reading", "position", "quiet_result", "repeats", "reports",
+           "shell_input", "walk"]
 
 #: The tools whose input is a shell command: Claude Code's ``Bash``, Kiro's ``shell`` (CLI) and ``run_command`` (IDE),
 #: ``execute_bash`` (Kiro CLI 1.x); the page's ``SHELL_TOOLS`` (app.js) is the same list.
