@@ -39,7 +39,7 @@ CLOCK_NS = 1_780_000_000_123_456_789  # 2026-05-28: any fixed instant after the 
 
 CHILD = r"""
 import json, resource, sys, time
-tree, root, clock, runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), json.loads(sys.argv[4])
+tree, root, clock, runs, jobs = sys.argv[1], sys.argv[2], int(sys.argv[3]), json.loads(sys.argv[4]), sys.argv[5]
 time.time_ns = lambda: clock
 sys.path.insert(0, tree)
 import asz_core
@@ -65,7 +65,7 @@ si.load_index = ix.load_index
 from asz_core.cli.entry import main
 codes = []
 for adapter, source in runs:
-    sys.argv = ["asz", "collect", "--once", "--jobs", "1", "--adapter", adapter, "--source", source or root, "--root", root]
+    sys.argv = ["asz", "collect", "--once", "--jobs", jobs, "--adapter", adapter, "--source", source or root, "--root", root]
     try:
         main()
         codes.append(0)
@@ -89,12 +89,13 @@ def shared_runs(corpus: Path, root: Path) -> list[tuple[str, str]]:
     return runs + ([("langsmith-ingest", "")] if stage_upload_bodies(corpus, root) else [])
 
 
-def run(tree: Path, root: Path, source: Path, shared: bool = False) -> dict:
-    """One collect pass with ``tree``'s code into ``root`` (new): its CPU seconds and the index stage's. With
-    ``shared``, ``source`` is the shared corpus folder and its three adapters collect one after another."""
+def run(tree: Path, root: Path, source: Path, shared: bool = False, jobs: int = 1) -> dict:
+    """One collect pass with ``tree``'s code into ``root`` (new), ``jobs`` processes landing and parsing: its CPU
+    seconds (this process's) and the index stage's (in this process). With ``shared``, ``source`` is the shared corpus
+    folder and its three adapters collect one after another."""
     env = dict(os.environ, PYTHONPATH=str(tree))
     runs = shared_runs(source, root) if shared else [("claude-code-local", str(source))]
-    r = subprocess.run([sys.executable, "-c", CHILD, str(tree), str(root), str(CLOCK_NS), json.dumps(runs)], env=env,
+    r = subprocess.run([sys.executable, "-c", CHILD, str(tree), str(root), str(CLOCK_NS), json.dumps(runs), str(jobs)], env=env,
                        capture_output=True, text=True, check=False, cwd=str(root.parent))
     if r.returncode != 0:
         raise SystemExit(f"collect with {tree} failed:\n{r.stderr[-4000:]}")
@@ -102,13 +103,16 @@ def run(tree: Path, root: Path, source: Path, shared: bool = False) -> dict:
 
 
 def differences(a: Path, b: Path, shared: bool = False) -> list[str]:
-    """Relative paths whose bytes differ between roots ``a`` and ``b`` (or that only one holds); ``.lock`` left out.
+    """Relative paths whose bytes differ between roots ``a`` and ``b`` (or that only one holds); ``.lock`` left out,
+    and a ``.sqlite`` file compared by its rows (:func:`sqlite_rows`).
     With ``shared``, a cursor's ``ino`` and ``mtime`` lines are left out: the LangSmith inbox is staged in each root,
     so its source file is a different file in each."""
     def files(r: Path) -> dict[str, Path]:
         return {p.relative_to(r).as_posix(): p for p in r.rglob("*") if p.is_file() and p.name != ".lock"}
 
     def data(p: Path) -> bytes:
+        if p.suffix == ".sqlite":
+            return sqlite_rows(p)
         b = p.read_bytes()
         if shared and p.suffix == ".cursor":
             b = b"".join(ln for ln in b.splitlines(keepends=True) if not ln.startswith((b"ino ", b"mtime ")))
@@ -120,6 +124,24 @@ def differences(a: Path, b: Path, shared: bool = False) -> list[str]:
     return out
 
 
+def sqlite_rows(p: Path) -> bytes:
+    """Every row of every table of the SQLite file ``p``, sorted, without the ``fp`` and ``seal`` columns of
+    ``_index/summaries.sqlite`` (they hold the code's mark, ``code_mark``: the adapter sources' sizes and mtimes, so
+    they differ between any two trees), as bytes to compare."""
+    import sqlite3
+
+    con = sqlite3.connect(f"file:{p}?mode=ro", uri=True)
+    try:
+        out = []
+        for (table,) in con.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name"):
+            cols = [r[1] for r in con.execute(f'PRAGMA table_info("{table}")') if r[1] not in ("fp", "seal")]
+            rows = con.execute(f'SELECT {", ".join(chr(34) + c + chr(34) for c in cols)} FROM "{table}"').fetchall()
+            out.append(repr((table, cols, sorted(rows, key=repr))))
+        return "\n".join(out).encode()
+    finally:
+        con.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", required=True, help="the other code tree (a folder holding asz_core)")
@@ -128,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="--source is the shared corpus (../shared/corpus): collect claude-code, kiro and langchain")
     ap.add_argument("--runs", type=int, default=0, help="timed passes of each tree after the byte check (alternating)")
     ap.add_argument("--work", default=None, help="where the roots go (default: a temporary folder)")
+    ap.add_argument("--jobs", type=int, default=1, help="processes landing and parsing (asz collect --jobs)")
     a = ap.parse_args(argv)
     trees = {"old": Path(a.before).resolve(), "new": REPO}
     source = Path(a.source).resolve()
@@ -138,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         figures: dict[str, list[dict]] = {"old": [], "new": []}
         for k, tree in trees.items():
             shutil.rmtree(roots[k], ignore_errors=True)
-            figures[k].append(run(tree, roots[k], source, a.shared))
+            figures[k].append(run(tree, roots[k], source, a.shared, a.jobs))
         diff = differences(roots["old"], roots["new"], a.shared)
         if figures["old"][0]["codes"] != figures["new"][0]["codes"]:
             diff.append(f"exit codes: old {figures['old'][0]['codes']}, new {figures['new'][0]['codes']}")
@@ -147,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(a.runs):
             for k in (("new", "old") if i % 2 else ("old", "new")):
                 shutil.rmtree(roots[k], ignore_errors=True)
-                figures[k].append(run(trees[k], roots[k], source, a.shared))
+                figures[k].append(run(trees[k], roots[k], source, a.shared, a.jobs))
         for k in trees:
             print(f"{k}: cpu " + " ".join(f"{f['cpu']:.2f}" for f in figures[k]) + "  index " +
                   " ".join(f"{f['index']:.2f}" for f in figures[k]))

@@ -132,15 +132,15 @@ def collect(
     jobs = resolve_jobs("collect", cfg, adapter=adapter, source=source, interval=interval, root=root,
                         max_delta_bytes=max_delta_bytes, adapter_files=adapter_file, say_unlisted=True)
     storage = Path(root) if root is not None else Path(cfg.root)
-    watch = not once and any(j.mode == "watch" for j in jobs)
-    every = min(j.interval for j in jobs)
+    watch, every = not once and any(j.mode == "watch" for j in jobs), min(j.interval for j in jobs)
     provider = _provider_job(jobs, chosen=bool(adapter) or bool(source))  # issue 10: its own pass (no cursors)
     refuse_overlap("collect", storage, jobs if provider is None or provider in jobs else [*jobs, provider])
     lock = _lock_root(storage, jobs, provider, watch)
     report = Report()
     collectors = [
         Collector(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
-                  options=CollectOptions(max_delta_bytes=j.max_delta_bytes, lock_timeout=lock_timeout, jobs=jobs_n), report=report,
+                  options=CollectOptions(max_delta_bytes=j.max_delta_bytes, lock_timeout=lock_timeout, jobs=jobs_n,
+                                         after_landing=None if no_parse else index_landed), report=report,
                   more_roots=j.more_roots, default_folders=j.default_folders)
         for j in jobs if j is not provider
     ]
@@ -263,6 +263,14 @@ def _lock_root(storage: Path, jobs: list, provider, watch: bool):
         typer.echo(f"asz collect: cannot use the storage root {storage}: {exc.strerror or exc}", err=True)
         raise typer.Exit(1)
     return lock
+
+
+def index_landed(session_dir: Path) -> None:
+    """:attr:`CollectOptions.after_landing` of a pass that parses: the session's index, in the process that landed it,
+    from what landing wrote (:func:`asz_core.flow.index.index_landed`; imported only once a session has landed)."""
+    from ..flow.index import index_landed as index_now
+
+    index_now(session_dir)
 
 
 def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, jobs: list, *, lock_timeout: float, jobs_n: int,

@@ -24,6 +24,7 @@ from .cursor_mend import files_after, landed_ahead, mend_behind
 from .windows import has_complete_line, line_tail, next_tail, pread_exact, read_window, tail_digest
 from ..plugins.adapter import Source
 from ..sessiondata.codec import encode_record
+from ..sessiondata.slim import slim_of_record
 from ..storage.cursor import TAIL_WINDOW, AppendCursor
 
 if TYPE_CHECKING:
@@ -44,6 +45,9 @@ class Batch:
     end_pos: int = 0  # position in the window's data where the last line ends
     src_bytes: int = 0
     last_id: str = ""
+    #: each line's :func:`~asz_core.sessiondata.slim.slim_of_record` when the pass carries them to the index (None:
+    #: it does not, or one did not make one: the index reads the file)
+    slims: list[dict | None] | None = None
 
 
 def append_source(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: Path, cur: AppendCursor | None,
@@ -166,8 +170,9 @@ def _windows(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: Path, 
             tail = hashlib.sha256(prev).hexdigest()
             rec = sp.convert(s, line, cur.ord + 1, base_off)
             del line
+            shrunk = sp.c.shrunk
             enc = sp.encode_fit(s, rec, room)
-            batch = Batch([enc], len(enc) + 1, 1, base_off + end, cur.ord + 1, end, end, rec.id)
+            batch = Batch([enc], len(enc) + 1, 1, base_off + end, cur.ord + 1, end, end, rec.id, sp.slims_of(rec, shrunk))
             del rec, enc
             flush_batch(sp, s, cp, cur, batch, tail, st)
             continue
@@ -187,7 +192,8 @@ def _lines(sp: SessionPass, s: Source, cp: Path, cur: AppendCursor, st: os.stat_
         if b.lines:
             flush_batch(sp, s, cp, cur, b, tail_digest(prev, base_off, data, b.end_pos), st)
 
-    batch = Batch()
+    carrying = sp.opts.after_landing is not None  # the index is written from what landing wrote (sessiondata/slim.py)
+    batch = Batch(slims=[] if carrying else None)
     pos = 0
     ord_ = cur.ord
     while pos < end:
@@ -203,13 +209,15 @@ def _lines(sp: SessionPass, s: Source, cp: Path, cur: AppendCursor, st: os.stat_
             flush(batch)
             del enc
             enc = sp.encode_shrunk(s, rec, room, size_enc)
-            flush(Batch([enc], len(enc) + 1, 1, base_off + nl + 1, ord_, nl + 1, nl + 1 - pos, rec.id))
-            batch = Batch()
+            flush(Batch([enc], len(enc) + 1, 1, base_off + nl + 1, ord_, nl + 1, nl + 1 - pos, rec.id))  # shrunk: read
+            batch = Batch(slims=[] if carrying else None)
         else:
             if batch.size + size_enc > room:
                 flush(batch)
-                batch = Batch()
+                batch = Batch(slims=[] if carrying else None)
             batch.lines.append(enc)
+            if carrying:
+                batch.slims.append(slim_of_record(rec))  # type: ignore[union-attr]
             batch.size += size_enc
             batch.records += 1
             batch.end_off = base_off + nl + 1
@@ -227,7 +235,7 @@ def flush_batch(sp: SessionPass, s: Source, cp: Path, cur: AppendCursor, batch: 
     """Land a batch as one file, THEN move the cursor past it (a crash between repeats, never loses)."""
     if not batch.lines:
         return
-    seq = sp.land(s, batch.lines)
+    seq = sp.land(s, batch.lines, batch.slims)
     sp.c.bytes += batch.src_bytes
     cur.offset = batch.end_off
     cur.torn = 0  # the offset moved: whatever tail was torn before is behind it or still to be judged

@@ -83,17 +83,15 @@ OBSERVER_KINDS = ("changes", "execution")
 
 @attrs.define
 class CollectOptions:
-    """Knobs of a pass: the cut budget in bytes, windows per source, session-lock wait in seconds, fsync,
-    and the pass stamp.
+    """Knobs of a pass: the cut budget in bytes, windows per source, session-lock wait in seconds, fsync, the stamp.
 
-    ``stamp_ns`` (ns since the epoch, UTC) is the ``<collected-at>`` of every
-    file the pass lands and their headers' ``at`` (origin-digest §2.1); None
-    (the default) takes the clock at the start of each session's pass. A fixed
-    stamp makes a pass reproducible byte for byte (the scenario builder).
-    ``jobs`` is how many processes land sessions at once (:func:`run_passes`;
-    1, the default, lands them all in this process). ``torn_after_ns``: how
-    long a source must be unchanged before its unterminated last line is
-    recorded as a torn tail (:mod:`asz_core.storage.torn`).
+    ``stamp_ns`` (ns since the epoch, UTC) is the ``<collected-at>`` of every file the pass lands and their headers'
+    ``at`` (origin-digest §2.1); None (the default) takes the clock at the start of each session's pass. A fixed stamp
+    makes a pass reproducible byte for byte (the scenario builder). ``jobs`` is how many processes land sessions at
+    once (:func:`run_passes`; 1, the default, lands them all in this process). ``torn_after_ns``: how long a source
+    must be unchanged before its unterminated last line is recorded as a torn tail (:mod:`asz_core.storage.torn`).
+    ``after_landing(session dir)``: run under the session's lock by the process that landed a file of it
+    (``asz collect`` indexes it there: :mod:`asz_core.sessiondata.slim`).
     """
 
     max_delta_bytes: int = DEFAULT_MAX_DELTA_BYTES
@@ -103,7 +101,7 @@ class CollectOptions:
     stamp_ns: int | None = None
     jobs: int = 1
     torn_after_ns: int = TORN_AFTER_NS
-
+    after_landing: Callable[[Path], None] | None = None
 
 
 class Collector:
@@ -471,6 +469,7 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
                 continue
             visited[i].add(cp)
             passes[i].source(s, d, cp, owners, peers.get(cp))
+        landing.landed(lead.options.after_landing)  # before session.state: its barrier syncs what this wrote
         if landing.writer is not None:
             landing.writer.write_state()
         for i, (col, _) in enumerate(parts):
@@ -481,6 +480,7 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
         lead.report.error(sdir, f"session pass stopped: {strerror(exc)}")
         c.errors += 1
     finally:
+        landing.forget()
         lock.release()
 
 

@@ -18,7 +18,7 @@ import hashlib
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import attrs
 
@@ -34,6 +34,7 @@ from ..plugins.adapter import SOURCE_MODES, Source
 from ..sessiondata import Header, Record, encode_measured, format_rfc3339, shrink_record, source_sha, unknown_part
 from ..sessiondata.codec import encode_closing, encode_header, encode_record
 from ..sessiondata.model import Closing
+from ..sessiondata.slim import carry, forget_carried, slim_of_record
 from ..sessiondata.writer import VocabularyError, check_vocabulary
 from ..storage.aside import set_aside
 from ..storage.cursor import TAIL_WINDOW, AppendCursor, SnapshotCursor, read_cursor, write_cursor
@@ -64,6 +65,16 @@ class Landing:
         if self.writer is None:
             self.writer = SessionWriter.open(self.root, self.session, stamp_ns=self.stamp_ns, fsync=self.fsync)
         return self.writer
+
+    def landed(self, after: Callable[[Path], None] | None) -> None:
+        """Run ``after`` (:attr:`CollectOptions.after_landing`) with the session's directory when this pass landed a
+        file of it."""
+        if after is not None and self.writer is not None and self.writer.landed:
+            after(self.writer.session_dir)
+
+    def forget(self) -> None:
+        """Let go of what this session's landing carried to its index (:func:`forget_carried`; memory: one session)."""
+        forget_carried()
 
 
 @attrs.frozen
@@ -300,7 +311,16 @@ class SessionPass:
         hdr = attrs.evolve(self.header(s), seq=10**9, at=format_rfc3339(self.stamp_ns))
         return len(encode_header(hdr)) + 1 + _CLOSING_MAX
 
-    def land(self, s: Source, lines: list[bytes]) -> int:
+    def slims_of(self, rec: Record, shrunk: int) -> list[dict | None] | None:
+        """``[slim_of_record(rec)]`` (:func:`~asz_core.sessiondata.slim.slim_of_record`) when the pass carries what it
+        lands to the index (``after_landing``) and ``rec`` landed whole (``shrunk``: the count of shrunk records before it was encoded;
+        a shrunk record's file is read by the index); else None."""
+        return [slim_of_record(rec)] if self.opts.after_landing is not None and self.c.shrunk == shrunk else None
+
+    def land(self, s: Source, lines: list[bytes], slims: list[dict | None] | None = None) -> int:
+        """Land ``lines`` (encoded records, no newlines) as one file; returns its seq. ``slims``: each line's
+        :func:`~asz_core.sessiondata.slim.slim_of_record`, carried to the session's index (:func:`carry`) when every
+        line has one."""
         w = self._w()
         writer = w.start(self.header(s))
         try:
@@ -309,6 +329,8 @@ class SessionPass:
         except BaseException:
             w.abort(writer)
             raise
+        if slims is not None and len(slims) == len(lines) and None not in slims:
+            carry(lf, lines, slims)  # type: ignore[arg-type]
         self.c.landed += 1
         self.c.records += len(lines)
         return lf.header.seq
@@ -387,9 +409,11 @@ class SessionPass:
             rec = Record(parts=[unknown_part(data, f"the adapter failed on this document: {type(exc).__name__}")])
         rec = self._refuse_outside_vocabulary(s, fix_record(rec, 1, 0, data), data, "the document")
         room = max(1, self.opts.max_delta_bytes - self.overhead(s))
+        shrunk = self.c.shrunk
         enc = self.encode_fit(s, rec, room)
+        slims = self.slims_of(rec, shrunk)
         del rec
-        seq = self.land(s, [enc])
+        seq = self.land(s, [enc], slims)
         self.c.bytes += read
         cur.content_sha256 = digest
         cur.last_seq = seq

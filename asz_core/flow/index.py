@@ -63,6 +63,7 @@ __all__ = [
     "Index",
     "IndexBuildError",
     "update_index",
+    "index_landed",
     "load_index",
     "forget_remembered",
     "state_key",
@@ -398,8 +399,10 @@ def _load_locked(sdir: Path, st: dict[str, str]) -> Index | None:
     return ix
 
 
-def _append_locked(sdir: Path, ix: Index, st: dict[str, str], fresh: bool) -> Index:
-    """Index landed files above ``ix.indexed_seq`` and append them. Caller holds the exclusive lock."""
+def _append_locked(sdir: Path, ix: "Index | _Counted", st: dict[str, str], fresh: bool, defer: bool = False) -> Any:
+    """Index landed files above ``ix.indexed_seq`` and append them. Caller holds the exclusive lock. ``defer``: in a
+    batch, ``index.state`` is a deferred progress write (:func:`asz_core.sessiondata.durable.progress`), not one that
+    syncs the batch's results at once: nothing reads it back before the batch ends."""
     d = index_dir(sdir)
     entries = d / _ENTRIES
     valid = 0 if fresh else int(st.get("entries_bytes", "0") or 0)
@@ -434,18 +437,11 @@ def _append_locked(sdir: Path, ix: Index, st: dict[str, str], fresh: bool) -> In
             total = f.tell()
             if not durable.data(entries, total):  # in a batch, synced at its next barrier (sessiondata/durable.py)
                 os.fsync(f.fileno())
-        _write_state(
-            d / _STATE,
-            (
-                ("schema", INDEX_SCHEMA),
-                ("session", ix.session),
-                ("indexed_seq", ix.indexed_seq),
-                ("files", len(ix.files)),
-                ("entries", len(ix.entries)),
-                ("blocks", sum(len(e.parts) for e in ix.entries)),
-                ("entries_bytes", total),
-            ),
-        )
+        values = (("schema", INDEX_SCHEMA), ("session", ix.session), ("indexed_seq", ix.indexed_seq), ("files", len(ix.files)),
+                  ("entries", len(ix.entries)), ("blocks", sum(len(e.parts) for e in ix.entries)), ("entries_bytes", total))
+        # ``defer``: the state is progress, written at the batch's next barrier, after the entries it names are synced
+        if not (defer and durable.progress(d / _STATE, lambda: _write_state(d / _STATE, values))):
+            _write_state(d / _STATE, values)
     if error is not None:
         raise error
     return ix
@@ -489,6 +485,47 @@ def update_index(session_dir: str | os.PathLike) -> Index:
         _LAST.clear()
         _LAST.update({str(sdir): (mark, ix)} if mark else {})
         return ix
+
+
+def index_landed(session_dir: str | os.PathLike) -> None:
+    """Write a session's index right after a pass that parses landed files of it, in the process that landed them,
+    from what it carried (:mod:`asz_core.sessiondata.slim`): ``asz collect``'s
+    :attr:`~asz_core.collect.CollectOptions.after_landing` (issue 22). Only an index :func:`update_index` would
+    write whole (none yet, or one it discards), and the same bytes, without building the index in memory; an index
+    from an earlier pass is left to the parse that follows, which appends to it as before. A file that does not
+    read whole, or an index that cannot be written, is left to that parse too: it indexes from there and says why
+    (the index is derived data)."""
+    sdir = Path(session_dir)
+    d = index_dir(sdir)
+    try:
+        with _Lock(d, exclusive=True):
+            if not _state_ok(_read_state(d / _STATE)):
+                _append_locked(sdir, _Counted(), {}, True, defer=True)
+    except (IndexBuildError, OSError):
+        pass
+
+
+class _Counted:
+    """What :func:`_append_locked` asks of an :class:`Index` to write one: its session, highest seq, and as many files,
+    entries and parts (:func:`index_landed`: nothing else is kept)."""
+
+    def __init__(self) -> None:
+        self.session = ""
+        self.indexed_seq = 0
+        self.files: list[int] = []
+        self.entries: list[_Parts] = []
+
+    def add_file_line(self, line: dict, raw: bytes) -> None:
+        self.files.append(line["seq"])
+        self.entries.extend(_Parts(r.get("parts") or ()) for r in line["records"])
+        self.indexed_seq = max(self.indexed_seq, line["seq"])
+
+
+class _Parts:
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: Any):
+        self.parts = parts
 
 
 #: The index :func:`update_index` last returned and the :func:`_mark` it matches: parse brings a session's index up to

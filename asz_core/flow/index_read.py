@@ -18,20 +18,14 @@ from typing import Annotated, Any
 import msgspec
 import orjson
 
-from ..sessiondata import SDError, SDReader, parse_instant
+from ..sessiondata import SDError, SDReader
 from ..sessiondata.codec import FieldError, check_record_dict, decode_closing, decode_header, parse_line, record_line_clear
 from ..sessiondata.jsonbytes import loads
 from ..sessiondata.numberprobe import bytescan
+from ..sessiondata.slim import (PART_FIELDS, ROLE_FIELDS, changes_identity, provider_identity, slim_head, slim_record,
+                                take_carried)
 
 __all__ = ["ROLE_FIELDS", "PART_FIELDS", "IndexBuildError", "index_file"]
-
-#: Record role fields copied into the index, in record key order (origin-digest §3.3).
-ROLE_FIELDS = ("id", "parent", "call", "run", "continues", "tool", "child", "batch", "label", "started_by", "from",
-               "time", "trigger", "model", "sha")
-#: Part fields copied into the index (origin-digest §3.5); never text, data or media.
-#: A part's ``state`` is not copied: a skeleton says ``removed`` where the landed file said what it held,
-#: and the index built from either must be the same (seed 000, Skeletons).
-PART_FIELDS = ("k", "id", "of", "name", "server", "server_tool", "failed", "bytes")
 
 
 class IndexBuildError(RuntimeError):
@@ -42,72 +36,18 @@ class IndexBuildError(RuntimeError):
         super().__init__(f"{path}: {message}")
 
 
-def _changes_identity(data: Any) -> list | None:
-    """``[captured_by|id, additions, deletions]`` for a changes/1 value, else None (seed 000)."""
-    if not isinstance(data, dict) or data.get("schema") != "changes/1":
-        return None
-    adds = dels = 0
-    for ch in data.get("changes") or ():
-        if isinstance(ch, dict):
-            a, d = ch.get("additions"), ch.get("deletions")
-            if isinstance(a, int) and not isinstance(a, bool):
-                adds += a
-            if isinstance(d, int) and not isinstance(d, bool):
-                dels += d
-    return [f"{data.get('captured_by', '')}|{data.get('id', '')}", adds, dels]
-
-
-def _provider_identity(data: Any) -> list | None:
-    """``[role, request, previous_request, call]`` of a provider_body/1 manifest, else None (origin-digest §3.7, §4.1)."""
-    if not isinstance(data, dict) or data.get("schema") != "provider_body/1":
-        return None
-    return [str(data.get(k) or "") for k in ("role", "request", "previous_request", "call")]
-
-
-_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
-
-
-def _slim_record(d: dict) -> dict:
-    """The role fields of one decoded record dict; no text, data or media."""
-    g = d.get
-    out: dict[str, Any] = {key: v for key in ROLE_FIELDS if (v := g(key))}
-    ts = parse_instant(out.get("time", ""))
-    if ts is not None:
-        # A time before 1677-09-21 or after 2262-04-11 is more nanoseconds than a signed 64-bit
-        # integer holds (what the JSON line may carry): it is written as its decimal text instead.
-        out["ts"] = ts if _I64_MIN <= ts <= _I64_MAX else str(ts)
-    if isinstance(d.get("ord"), int):
-        out["o"] = d["ord"]  # issue 10: landed-line gaps withhold request joins (seed 004)
-    flags = d.get("flags")
-    if flags:
-        out["flags"] = list(flags)
-    usage = d.get("usage")
-    if usage:
-        out["usage"] = dict(usage)
-    parts = d.get("parts")
-    if parts:
-        slim = []
-        for p in parts:
-            pg = p.get
-            sp = {k: v for k in PART_FIELDS if (v := pg(k)) is not None and v != ""}
-            if pg("k") == "data":
-                ch = _changes_identity(p.get("data"))
-                if ch:
-                    sp["ch"] = ch
-                pb = _provider_identity(p.get("data"))  # issue 10: provider-body join keys
-                if pb:
-                    sp["pb"] = pb
-            slim.append(sp)
-        out["parts"] = slim
-    return out
-
-
 def index_file(session_dir: Path, seq: int, path: Path, one_pass: bool = True) -> dict:
     """Read one landed file (``seq`` its seq, ``path`` under ``session_dir``) into an ``entries.jsonl`` line (the
     shape in :mod:`asz_core.flow.index`). Raises :class:`IndexBuildError` when it does not read whole.
 
     ``one_pass`` (default): a ``.sd`` file is read by :func:`_fast_read`, which gives the same line; False reads it
-    with :class:`SDReader` only (what a test or a bench compares with)."""
+    with :class:`SDReader` only (what a test or a bench compares with). A file landing wrote in this process and
+    carried (:func:`~asz_core.sessiondata.slim.carry`; still the same device, inode, size and mtime) is not read: its
+    line is made from what landing wrote, the same line (issue 22)."""
+    carried = take_carried(path) if one_pass else None
+    if carried is not None:
+        hdr, digest, size, head, rows, records = carried
+        return _entry_line(session_dir, seq, path, hdr, digest, size, head, rows, records)
     try:
         raw = blob = path.read_bytes()
         if path.suffix == ".sk":  # a skeleton's lines are inside its gzip (seed 000, Skeletons)
@@ -121,6 +61,19 @@ def index_file(session_dir: Path, seq: int, path: Path, one_pass: bool = True) -
     if got is None:  # anything the one-pass read does not vouch for: the reader, with its checks and its refusals
         got = _reader_read(path, blob)
     hdr, digest, records = got
+    rows = [sha256(x).hexdigest()[:16] for x in lines[1: 1 + len(records)]]  # _short_sha, inline
+    line = _entry_line(session_dir, seq, path, hdr, digest, len(raw), _short_sha(lines[0]), rows, records)
+    removed = _removed_of(path)
+    if removed is not None:  # a skeleton: the landed file it stands for (seed 000, Skeletons)
+        line["digest"], line["size"] = removed["digest"], removed["size"]
+    return line
+
+
+def _entry_line(session_dir: Path, seq: int, path: Path, hdr: Any, digest: str, size: int, head: str, rows: list[str],
+                records: list[dict]) -> dict:
+    """The ``entries.jsonl`` line of the landed file at ``path``: its header, whole-file ``digest``, ``size`` in bytes,
+    ``head`` and ``rows`` line digests (16 hex each) and slim ``records``. Raises :class:`IndexBuildError` when the
+    header's seq is not ``seq``."""
     stream = hdr.stream
     batch = hdr.batch
     rel = path.relative_to(session_dir).as_posix()
@@ -140,14 +93,11 @@ def index_file(session_dir: Path, seq: int, path: Path, one_pass: bool = True) -
         "batch": batch,
         "session": hdr.session,
         "digest": digest,  # the SHA-256 of the whole file (of its lines, for a skeleton), as read
-        "size": len(raw),
-        "head": _short_sha(lines[0]),
-        "rows": [sha256(x).hexdigest()[:16] for x in lines[1: 1 + len(records)]],  # _short_sha, inline
+        "size": size,
+        "head": head,
+        "rows": rows,
         "records": records,
     }
-    removed = _removed_of(path)
-    if removed is not None:  # a skeleton: the landed file it stands for (seed 000, Skeletons)
-        line["digest"], line["size"] = removed["digest"], removed["size"]
     return line
 
 
@@ -184,7 +134,7 @@ def _reader_read(path: Path, blob: bytes) -> tuple[Any, str, list[dict]]:
     records = []
     try:
         for _row, d in reader:
-            records.append(_slim_record(d))  # type: ignore[arg-type]
+            records.append(slim_record(d))  # type: ignore[arg-type]
     except SDError as exc:
         raise IndexBuildError(path, f"not a whole landed file ({exc})") from None
     assert reader.header is not None
@@ -309,7 +259,7 @@ def _fast_read(raw: bytes, lines: list[bytes]) -> tuple[Any, str, list[dict]] | 
 
 
 def _slim_line(body: bytes) -> dict:
-    """:func:`_slim_record` of one record line (no newline). A line msgspec does not clear here (a null, an unknown
+    """:func:`~asz_core.sessiondata.slim.slim_record` of one record line (no newline). A line msgspec does not clear here (a null, an unknown
     key, a bad type, a lone surrogate, a manifest or usage orjson refuses) is read as the reader reads it; raises
     FieldError when the reader refuses it."""
     try:
@@ -319,20 +269,14 @@ def _slim_line(body: bytes) -> dict:
     d = parse_line(body)
     if not record_line_clear(body):  # what SDReader(decode=False) does with a record line
         check_record_dict(d)
-    return _slim_record(d)
+    return slim_record(d)
 
 
 def _slim_struct(r: _Record, body: bytes) -> dict:
-    """:func:`_slim_record` of a record decoded into :class:`_Record` from the line ``body``. A data part's value is
-    decoded only when the line may hold a changes/1 or provider_body/1 value: a ``"schema"`` key, or a ``\\u``
-    escape that may spell one."""
-    roles = _ROLES_OF(r)
-    out: dict[str, Any] = dict(compress(zip(ROLE_FIELDS, roles), roles))
-    if r.time:
-        ts = parse_instant(r.time)
-        if ts is not None:
-            out["ts"] = ts if _I64_MIN <= ts <= _I64_MAX else str(ts)
-    out["o"] = r.ord
+    """:func:`~asz_core.sessiondata.slim.slim_record` of a record decoded into :class:`_Record` from the line
+    ``body``. A data part's value is decoded only when the line may hold a changes/1 or provider_body/1 value: a
+    ``"schema"`` key, or a ``\\u`` escape that may spell one."""
+    out = slim_head(_ROLES_OF(r), r.time, r.ord)
     if r.flags:
         out["flags"] = r.flags
     if r.usage:
@@ -356,10 +300,10 @@ def _slim_struct(r: _Record, body: bytes) -> dict:
                 data = bytes(p.data) if manifests else b""
                 if data[:1] == b"{" and (b'"schema"' in data or b"\\u" in data):  # else no manifest: not decoded
                     value = loads(data)
-                    ch = _changes_identity(value)
+                    ch = changes_identity(value)
                     if ch:
                         sp["ch"] = ch
-                    pb = _provider_identity(value)  # issue 10: provider-body join keys
+                    pb = provider_identity(value)  # issue 10: provider-body join keys
                     if pb:
                         sp["pb"] = pb
             slim.append(sp)

@@ -45,6 +45,7 @@ from .model import (
 
 __all__ = [
     "FieldError",
+    "raw_fragment",
     "encode_header",
     "encode_record",
     "encode_part",
@@ -216,7 +217,9 @@ def _record_dict(r: Record) -> dict:
     return d
 
 
-def _fragment(o: Any) -> Any:
+def raw_fragment(o: Any) -> Any:
+    """``orjson.dumps``'s ``default`` for the codec: a :class:`RawJSON` goes in verbatim (source bytes are never
+    re-encoded); raises TypeError for any other value orjson cannot encode."""
     if isinstance(o, RawJSON):
         return orjson.Fragment(o.raw)
     raise TypeError(f"cannot encode {type(o).__name__}")
@@ -248,7 +251,7 @@ def encode_record(r: Record) -> bytes:
     instead, so writer-encoded strings escape them and source bytes keep theirs.
     """
     d = _record_dict(r)
-    out = orjson.dumps(d, default=_fragment)
+    out = orjson.dumps(d, default=raw_fragment)
     # One memchr for the lead byte first: most lines have no U+2028/U+2029 lead byte at all. A line that has one
     # (any of U+2000-U+2FFF: dashes, quotes, arrows, box drawing) is searched once for both, not twice: the two
     # substring searches were 6 % of landing's CPU on the real-shaped corpus (half its bytes are such lines).

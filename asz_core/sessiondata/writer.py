@@ -33,13 +33,17 @@ __all__ = ["SDWriter", "LandedFile", "shrink_record", "encoded_size", "encode_me
 
 @attrs.define
 class LandedFile:
-    """What landing a file produced: its path, record count, closing digest and size in bytes."""
+    """What landing a file produced: its path, record count, closing digest and size in bytes; ``whole`` the SHA-256
+    (hex) of the whole file, closing line included, and ``head`` its header line (no newline), what the session
+    index keeps of the file (:mod:`asz_core.sessiondata.slim`)."""
 
     path: Path
     records: int
     digest: str
     size: int
     header: Header
+    whole: str = ""
+    head: bytes = b""
 
 
 class VocabularyError(FieldError):
@@ -156,7 +160,8 @@ class SDWriter:
         self._records = 0
         self._size = 0
         self._closed = False
-        self._write_line(encode_header(header))
+        self._head = encode_header(header)
+        self._write_line(self._head)
 
     def _write_line(self, line: bytes) -> None:
         # A short line is written and hashed with its newline in one call each; a long one (a record line can be
@@ -240,6 +245,7 @@ class SDWriter:
         digest = self._sha.hexdigest()
         closing = encode_closing(Closing(records=self._records, digest=digest)) + b"\n"
         self._f.write(closing)
+        self._sha.update(closing)  # the whole file's digest, what the session index keeps of it: no second read
         self._f.flush()
         batched = self._fsync and durable.current() is not None  # one sync for the batch (storage/durable.py)
         if self._fsync and not batched:
@@ -264,7 +270,8 @@ class SDWriter:
             durable.data(self.path, self._size + len(closing))
         elif self._fsync:
             durable.fsync_dir(self.path.parent)
-        return LandedFile(self.path, self._records, digest, self._size + len(closing), self.header)
+        return LandedFile(self.path, self._records, digest, self._size + len(closing), self.header, self._sha.hexdigest(),
+                          self._head)
 
     def abort(self) -> None:
         """Discard the temporary file; nothing lands."""

@@ -1,0 +1,234 @@
+"""What the session index keeps of a record (origin-digest §2.4, §3.3), and what landing carries to it.
+
+The index (:mod:`asz_core.flow.index`) keeps of each landed record only its role fields (:data:`ROLE_FIELDS`,
+:data:`PART_FIELDS`), never text, data or media: :func:`slim_record` of a decoded record dict. A pass that parses after
+it lands (``asz collect``) indexes each session in the worker that landed it, right after landing it (issue 22): the
+index line of a file it just wrote is made from what landing holds, the :class:`~asz_core.sessiondata.model.Record`
+objects (:func:`slim_of_record`) and the lines and digests the writer wrote (:func:`carry`), not by reading the file
+back, hashing it again and decoding every line. :func:`take_carried` hands them to the index once, for a file whose
+device, inode, size and mtime are still the ones landing saw.
+"""
+
+from __future__ import annotations
+
+import os
+from hashlib import sha256
+from itertools import compress
+from operator import attrgetter
+from typing import Any, Sequence
+
+import orjson
+
+from .codec import raw_fragment
+from .jsonbytes import RawJSON, loads
+from .times import parse_instant
+
+__all__ = ["ROLE_FIELDS", "PART_FIELDS", "changes_identity", "provider_identity", "record_ts", "slim_head", "slim_record", "slim_of_record", "carry",
+           "take_carried", "forget_carried", "Carried"]
+
+#: Record role fields copied into the index, in record key order (origin-digest §3.3).
+ROLE_FIELDS = ("id", "parent", "call", "run", "continues", "tool", "child", "batch", "label", "started_by", "from",
+               "time", "trigger", "model", "sha")
+#: Part fields copied into the index (origin-digest §3.5); never text, data or media.
+#: A part's ``state`` is not copied: a skeleton says ``removed`` where the landed file said what it held,
+#: and the index built from either must be the same (seed 000, Skeletons).
+PART_FIELDS = ("k", "id", "of", "name", "server", "server_tool", "failed", "bytes")
+
+_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def changes_identity(data: Any) -> list | None:
+    """``[captured_by|id, additions, deletions]`` for a changes/1 value, else None (seed 000)."""
+    if not isinstance(data, dict) or data.get("schema") != "changes/1":
+        return None
+    adds = dels = 0
+    for ch in data.get("changes") or ():
+        if isinstance(ch, dict):
+            a, d = ch.get("additions"), ch.get("deletions")
+            if isinstance(a, int) and not isinstance(a, bool):
+                adds += a
+            if isinstance(d, int) and not isinstance(d, bool):
+                dels += d
+    return [f"{data.get('captured_by', '')}|{data.get('id', '')}", adds, dels]
+
+
+def provider_identity(data: Any) -> list | None:
+    """``[role, request, previous_request, call]`` of a provider_body/1 manifest, else None (origin-digest §3.7, §4.1)."""
+    if not isinstance(data, dict) or data.get("schema") != "provider_body/1":
+        return None
+    return [str(data.get(k) or "") for k in ("role", "request", "previous_request", "call")]
+
+
+def record_ts(time: str) -> int | str | None:
+    """The index's ``ts`` of a record ``time``: integer ns since the epoch, its decimal text outside the signed 64-bit
+    range (before 1677-09-21 or after 2262-04-11: more than a JSON line's integer holds), None when not a time."""
+    ts = parse_instant(time)
+    if ts is None:
+        return None
+    return ts if _I64_MIN <= ts <= _I64_MAX else str(ts)
+
+
+def slim_head(roles: tuple, time: str, ord_: int) -> dict:
+    """The first keys of a slim record: its role fields that are not empty (``roles``: their values in
+    :data:`ROLE_FIELDS` order), ``ts`` (:func:`record_ts` of ``time``, when one) and ``o`` (``ord_``)."""
+    out: dict[str, Any] = dict(compress(zip(ROLE_FIELDS, roles), roles))
+    if time:
+        ts = record_ts(time)
+        if ts is not None:
+            out["ts"] = ts
+    out["o"] = ord_
+    return out
+
+
+def slim_record(d: dict) -> dict:
+    """The role fields of one decoded record dict; no text, data or media."""
+    g = d.get
+    out: dict[str, Any] = {key: v for key in ROLE_FIELDS if (v := g(key))}
+    ts = record_ts(out.get("time", ""))
+    if ts is not None:
+        out["ts"] = ts
+    if isinstance(d.get("ord"), int):
+        out["o"] = d["ord"]  # issue 10: landed-line gaps withhold request joins (seed 004)
+    flags = d.get("flags")
+    if flags:
+        out["flags"] = list(flags)
+    usage = d.get("usage")
+    if usage:
+        out["usage"] = dict(usage)
+    parts = d.get("parts")
+    if parts:
+        slim = []
+        for p in parts:
+            pg = p.get
+            sp = {k: v for k in PART_FIELDS if (v := pg(k)) is not None and v != ""}
+            if pg("k") == "data":
+                ch = changes_identity(p.get("data"))
+                if ch:
+                    sp["ch"] = ch
+                pb = provider_identity(p.get("data"))  # issue 10: provider-body join keys
+                if pb:
+                    sp["pb"] = pb
+            slim.append(sp)
+        out["parts"] = slim
+    return out
+
+
+# ---------------------------------------------------------------------------- from the Record landing encoded
+
+_ROLES = attrgetter(*(("from_" if f == "from" else f) for f in ROLE_FIELDS))
+_PART_NAMES = PART_FIELDS[:6]  # the string fields, then failed and bytes
+_PART_STRS = attrgetter(*_PART_NAMES)
+_PART_OTHER = attrgetter("text", "media", "encoding", "state", "sha256")
+_RECORD_OTHER = attrgetter("cwd", "git_branch", "runtime_version", "request")
+_STR = {str}
+
+
+def _u64(v: Any) -> bool:
+    return type(v) is int and 0 <= v <= _I64_MAX
+
+
+def slim_of_record(r: Any) -> dict | None:
+    """:func:`slim_record` of the line :func:`~asz_core.sessiondata.codec.encode_record` makes of the Record ``r``, as
+    the index's one-pass read (:mod:`asz_core.flow.index_read`) makes it from that line, without encoding or decoding
+    it; None for a record that read would not take as it is (a field of another type than the reader's, an integer out
+    of its range, a data value that may be a manifest and is not source JSON): the index then reads the landed file."""
+    roles = _ROLES(r)
+    if set(map(type, roles)) != _STR or not (_u64(r.ord) and _u64(r.off) and _u64(r.bytes) and _u64(r.replaced)):
+        return None
+    if any(v and type(v) is not str for v in _RECORD_OTHER(r)) or any(type(f) is not str for f in r.flags):
+        return None
+    out = slim_head(roles, r.time, r.ord)
+    if r.flags:
+        out["flags"] = list(r.flags)
+    u = r.usage
+    if u is not None:
+        pairs = (("in", u.in_), ("out", u.out), ("cache_read", u.cache_read), ("cache_write", u.cache_write),
+                 ("cache_write_1h", u.cache_write_1h))
+        if any(type(v) is not int or not _I64_MIN <= v <= _I64_MAX for _, v in pairs):
+            return None
+        usage = {k: v for k, v in pairs if v}
+        if usage:
+            out["usage"] = usage
+    for x in r.dropped:
+        if type(x.what) is not str or (x.why and type(x.why) is not str) or not _u64(x.bytes):
+            return None
+    if r.parts:
+        slim = []
+        for p in r.parts:
+            sp = _slim_part(p)
+            if sp is None:
+                return None
+            slim.append(sp)
+        out["parts"] = slim
+    return out
+
+
+def _slim_part(p: Any) -> dict | None:
+    """One part of :func:`slim_of_record`; None when the read would not take it as it is."""
+    names = _PART_STRS(p)
+    # the codec writes a part's field unless None or "" (the record's, unless falsy): any other value must be a string
+    if not p.k or any(v is not None and type(v) is not str for v in names) or any(
+            v is not None and type(v) is not str for v in _PART_OTHER(p)):
+        return None
+    if not _u64(p.bytes) or (p.failed is not None and type(p.failed) is not bool):
+        return None
+    sp = dict(compress(zip(_PART_NAMES, names), names))
+    if p.failed is not None:
+        sp["failed"] = p.failed
+    sp["bytes"] = p.bytes
+    data = p.data
+    if p.k == "data" and data is not None:
+        raw = b""
+        if type(data) is RawJSON:  # source bytes, landed as they are: decoded when the read decodes them
+            raw = data.raw
+        elif isinstance(data, dict) and "schema" in data:  # a manifest the adapter built: as its line holds it
+            raw = orjson.dumps(data, default=raw_fragment)
+        if raw[:1] == b"{" and (b'"schema"' in raw or b"\\u" in raw):
+            value = loads(raw)
+            ch = changes_identity(value)
+            if ch:
+                sp["ch"] = ch
+            pb = provider_identity(value)
+            if pb:
+                sp["pb"] = pb
+    return sp
+
+
+# ---------------------------------------------------------------------------- carried from landing to the index
+
+#: What landing carries of each file it wrote, by (device, inode): ((size, mtime ns), what :func:`take_carried` gives).
+_CARRIED: dict[tuple[int, int], tuple[tuple[int, int], "Carried"]] = {}
+
+#: (header, whole-file digest, size in bytes, ``head``, ``rows``, slim records): what the index keeps of a file.
+Carried = tuple
+
+
+def carry(landed: Any, lines: Sequence[bytes], records: list[dict]) -> None:
+    """Keep what the index keeps of the file ``landed`` (a :class:`~asz_core.sessiondata.writer.LandedFile`) just
+    written with the record ``lines`` (no newlines), whose :func:`slim_of_record` are ``records``: its header, whole
+    digest and size as written, the first 16 hex digits of the SHA-256 of its header line and of each record line.
+    Memory: one session's slim records, until :func:`forget_carried`."""
+    st = os.stat(landed.path)
+    rows = [sha256(x).hexdigest()[:16] for x in lines]
+    _CARRIED[(st.st_dev, st.st_ino)] = ((st.st_size, st.st_mtime_ns),
+                                        (landed.header, landed.whole, landed.size, sha256(landed.head).hexdigest()[:16], rows, records))
+
+
+def take_carried(path: str | os.PathLike) -> Carried | None:
+    """What :func:`carry` kept of the file at ``path`` (taken: a second call gives None), when it is still the file
+    landing wrote (its device, inode, size and mtime); else None (the index reads the file)."""
+    if not _CARRIED:
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    got = _CARRIED.pop((st.st_dev, st.st_ino), None)
+    if got is None or got[0] != (st.st_size, st.st_mtime_ns):
+        return None
+    return got[1]
+
+
+def forget_carried() -> None:
+    """Let go of everything carried (landing calls it when a session's index is written, or was not)."""
+    _CARRIED.clear()
