@@ -69,7 +69,7 @@ def test_every_corpus_line_carries_the_line_the_read_gives(tmp_path: Path) -> No
     assert len(recs) == 3140
     carried, read = carried_and_read(tmp_path, recs)
     assert carried == read
-    assert read.count(b'"ch":[') == 92  # changes/1 manifests the adapter built from Edit and Write results
+    assert read.count(b'"ch":[') == 92  # changes/1 identities (manifests the adapter built)
     assert read.count(b'"usage":{') == 1075  # the assistant records with a usage
 
 
