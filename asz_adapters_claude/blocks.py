@@ -13,7 +13,7 @@ import json
 from typing import Any, Callable, Mapping
 
 from asz_core import FLAGS, Dropped, Part, RawJSON, Record, Usage, unknown_part
-from asz_core.sessiondata.vocabulary import USAGE_COUNT_DROPPED
+from asz_core.sessiondata.vocabulary import USAGE_COUNT_DROPPED, USAGE_RATE_DROPPED
 
 from .companions import note_companion
 from .jsonspans import Obj, element_bytes
@@ -22,6 +22,7 @@ __all__ = [
     "BLOCKS",
     "CONTENT_LIST_WHAT",
     "CONTENT_LIST_WHY",
+    "RATE_WHY",
     "FLAG_ORDER",
     "REDACTED_WHY",
     "SIGNATURE_WHY",
@@ -36,6 +37,7 @@ __all__ = [
     "ordered_flags",
     "shown",
     "str_of",
+    "rate_dropped",
     "usage_of",
     "utf8_len",
     "withheld_flags_of_undecodable",
@@ -136,7 +138,34 @@ def usage_of(message: dict, msg: Obj | None = None, dropped: list[Dropped] | Non
     if type(split) is dict:
         counts.append(_usage_count(split, "ephemeral_1h_input_tokens", msg, ("usage", "cache_creation"), dropped,
                                    SPLIT_WHY, _COUNTS))
+    if dropped is not None and (u.get("speed", "standard") != "standard" or u.get("service_tier", "standard") != "standard"
+                                or u.get("inference_geo", "") not in _NO_REGION):
+        rate_dropped(u, msg, dropped)
     return Usage(*counts) if any(counts) else None
+
+
+#: The ``message.usage`` fields that price a call at a multiple of standard rates, each with the values that do not:
+#: ``speed`` (``fast``: fast mode), ``service_tier`` (``priority``, ``batch``), ``inference_geo`` (a region such as
+#: ``us``; ``global``, the API's default, is priced at standard rates). null is a field left out (seed 000). The values
+#: the shared corpus holds: speed and service_tier ``standard``, inference_geo ``""`` or ``not_available``.
+_NO_REGION = ("", "not_available", "global", None)
+_RATE_FIELDS = (("speed", ("standard", None)), ("service_tier", ("standard", None)), ("inference_geo", _NO_REGION))
+#: Why a rate field is listed under ``dropped`` (seed 000, Dropped): usage lands its counts only, and readers price them.
+RATE_WHY = "priced by a rate the price table does not hold; the call is priced at standard rates"
+
+
+def rate_dropped(u: dict, msg: Obj | None, dropped: list[Dropped]) -> None:
+    """List under ``dropped`` each field of ``u`` (a message's usage; ``msg`` the message's :class:`Obj`, for the
+    field's source bytes) that prices the call at a rate other than standard (:data:`_RATE_FIELDS`): ``what`` is
+    :data:`USAGE_RATE_DROPPED`, the source field and its value, ``bytes`` the value's source bytes."""
+    obj = msg.child("usage") if msg is not None else None
+    for key, standard in _RATE_FIELDS:
+        v = u.get(key)
+        if v in standard:
+            continue
+        raw = obj.member_bytes(key).strip() if obj is not None else json.dumps(v).encode()
+        value = v if isinstance(v, str) else raw.decode("utf-8", "replace")
+        dropped.append(Dropped(what=f"{USAGE_RATE_DROPPED}message.usage.{key} {shown(value)}", bytes=len(raw), why=RATE_WHY))
 
 
 def ordered_flags(flags: set[str]) -> list[str]:

@@ -55,7 +55,9 @@ def _line(key: str, key_width: int, models: list[str] | None, u: dict, cost: dic
     ``cell`` the MODELS cell's text when given (a breakdown line's ``└ model``); ``calls`` the CALLS cell (a model's own
     calls on a breakdown line), ``unrecorded`` when the row's calls carry no token usage at all (its tokens read
     "not recorded", not 0); ``hide`` the headers of the columns a narrow terminal leaves out (:func:`narrowed`)."""
-    usd = f"${cost['usd']:,.2f}" + ("*" if cost["unpriced"] else "")
+    from ..reading.listing import rate_mark
+
+    usd = f"${cost['usd']:,.2f}" + ("*" if cost["unpriced"] else "") + rate_mark(cost)
     figures = NOT_RECORDED if unrecorded else (
         f"{u['in']:,}", f"{u['out']:,}", f"{u['cache_write']:,}", f"{u['cache_read']:,}",
         f"{sum(u[k] for k in TOKEN_KINDS):,}", usd)
@@ -133,15 +135,15 @@ def usage(
     line says so. --since/--until count the calls made in the window by their own times (asz ls keeps a conversation
     active in it): a call with no time cannot be placed, so it is in no figure, the total is marked ! and a line names
     its conversation and how many (--json: every row's no_time, the line on stderr). Cost comes from the price table (asz.yaml prices
-    override it); a cost marked * leaves out unpriced models (--json lists
-    them under cost.unpriced). A call whose input (cache reads and writes included) is above 200K tokens is priced
+    override it); a cost marked * leaves out unpriced models (--json: cost.unpriced), one marked ^ holds calls run at a
+    rate the table does not hold (fast mode, priority or batch tier, data residency; listed under dropped), priced at
+    standard rates, counted on a line under the table (--json: cost.rate_not_priced_calls). A call whose input (cache reads and writes included) is above 200K tokens is priced
     at its model's long-context rates where the table has them (Claude Sonnet 4.5 and 4): a line under the table
     counts them (--json: cost.long_context_calls; usage.long_context holds the tokens of every such call). Only verified evidence is counted: the calls of
-    a conversation that does not verify (state incomplete or mismatch) are
-    held back, in no figure and no total; a row they fall in is marked ! and
-    lists them under held_back in --json (state, calls: null when not known, why), a line under the table names each
-    with its count and why, stderr each problem (a landed file missing: its calls are counted from the chain and fall
-    on the day of its first record); a row with a call whose usage is incomplete
+    a conversation that does not verify (state incomplete or mismatch) are held back, in no figure and no total; a row
+    they fall in is marked ! and lists them under held_back in --json (state, calls: null when not known, why), a line
+    under the table names each with its count and why, stderr each problem (a landed file missing: its calls are
+    counted from the chain and fall on the day of its first record); a row with a call whose usage is incomplete
     (a count its record lists under dropped, or a count below 0, counted 0) is marked ~ and lists them under usage_incomplete in --json. A
     conversation that does not read (no usable round) is in no figure either: the total is marked !, a line under it
     names it, and in --json every row lists it under unreadable (its days are not known). Exit 1 when the root does
@@ -326,6 +328,10 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
     unpriced = t["cost"]["unpriced"]
     if unpriced:
         typer.echo(f"* unpriced, left out of the cost: {', '.join(unpriced)} (add them under prices in asz.yaml)")
+    if t["cost"].get("rate_not_priced_calls"):
+        from ..reading.listing import rate_line
+
+        typer.echo(rate_line(t["cost"]["rate_not_priced_calls"]))
     long = t["cost"].get("long_context_calls")
     if long:  # Anthropic prices a call whose input is above 200K at its model's long-context rates, all its tokens
         typer.echo(f"{long:,} call(s) above 200K input tokens priced at long-context rates (input counts cache reads "

@@ -24,7 +24,7 @@ from ..view.rows import document_row, header_row, read_head, usage_unrecorded
 from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of, first_dialect
 
-__all__ = ["ROW_SORTS", "sorted_rows", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "usage_lines", "cut_text"]
+__all__ = ["ROW_SORTS", "sorted_rows", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "usage_lines", "cut_text", "RATE_MARK", "rate_mark", "rate_line"]
 
 def model_names(value: Any) -> list[str]:
     """Model names in a row's ``models`` (a list of names or of objects with ``model``/``name``, or a mapping keyed by name)."""
@@ -37,6 +37,24 @@ def model_names(value: Any) -> list[str]:
         elif isinstance(v, dict) and isinstance(v.get("model") or v.get("name"), str):
             out.append(v.get("model") or v.get("name"))
     return out
+
+
+#: The mark after a cost some of whose calls ran at a rate the price table does not hold (``cost.rate_not_priced_calls``:
+#: fast mode, a priority or batch tier, a data-residency region), priced at standard rates: ``*`` is an unpriced model,
+#: ``~`` incomplete usage, ``!`` calls held back.
+RATE_MARK = "^"
+
+
+def rate_mark(cost: Any) -> str:
+    """:data:`RATE_MARK` when ``cost`` (a row's cost object) counts calls at a rate the price table does not hold, else ''."""
+    return RATE_MARK if isinstance(cost, dict) and cost.get("rate_not_priced_calls") else ""
+
+
+def rate_line(calls: int) -> str:
+    """The line under a table whose costs count ``calls`` (> 0) calls at a rate the price table does not hold."""
+    return (f"{RATE_MARK} {calls:,} call(s) ran at a rate the price table does not hold (fast mode, a priority or batch "
+            "tier, or a data-residency region; listed under dropped): their cost is at standard rates, below what was "
+            "billed (--json: cost.rate_not_priced_calls)")
 
 
 def total_tokens(usage: Any) -> int | None:
@@ -352,7 +370,9 @@ def usage_lines(s: dict) -> list[str]:
     # in cents, as asz ls and asz usage round it (--json keeps the exact figure)
     lines.append(f"cost ${cost['usd']:,.2f}" + (f" (unpriced: {', '.join(cost['unpriced'])})" if cost["unpriced"] else "")
                  + (f" ({cost['long_context_calls']:,} call(s) above 200K input tokens at long-context rates)"
-                    if cost.get("long_context_calls") else ""))
+                    if cost.get("long_context_calls") else "")
+                 + (f" ({cost['rate_not_priced_calls']:,} call(s) at a rate the price table does not hold, priced at "
+                    "standard rates)" if cost.get("rate_not_priced_calls") else ""))
     return lines
 
 

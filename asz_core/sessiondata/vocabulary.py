@@ -36,6 +36,8 @@ __all__ = [
     "STREAM_ROLES",
     "GLOSSARY_NAMES",
     "USAGE_COUNT_DROPPED",
+    "USAGE_RATE_DROPPED",
+    "USAGE_DROPPED",
 ]
 
 # --------------------------------------------------------------------------- Session Data (seed 000)
@@ -137,3 +139,14 @@ GLOSSARY_NAMES: tuple[str, ...] = _glossary_names()
 #: message.usage.output_tokens``): a count Session Data cannot carry (not an integer in 64 bits with its sign). A reader
 #: says the usage of the call whose record lists one is incomplete (docs/view.md, Usage).
 USAGE_COUNT_DROPPED = "usage count "
+
+#: How the ``what`` of a dropped entry for a call's rate begins, followed by the source field and its value (``usage
+#: rate message.usage.speed fast``): a usage field that makes the call cost a multiple of standard rates (fast mode, a
+#: priority or batch tier, a data-residency region), which no price table asz holds prices. A reader prices the call at
+#: standard rates and says so (docs/view.md, Usage).
+USAGE_RATE_DROPPED = "usage rate "
+#: How the ``what`` of every dropped entry about a call's usage begins (:data:`USAGE_COUNT_DROPPED`,
+#: :data:`USAGE_RATE_DROPPED`): the compiled reader of calls (``bytescan.call_usages``) leaves a call one of whose
+#: records lists such an entry to the Python one, which reads both.
+USAGE_DROPPED = "usage "
+assert USAGE_COUNT_DROPPED.startswith(USAGE_DROPPED) and USAGE_RATE_DROPPED.startswith(USAGE_DROPPED)

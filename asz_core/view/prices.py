@@ -39,7 +39,7 @@ from typing import Any, Mapping
 
 import attrs
 
-from .usage import LONG_KIND
+from .usage import LONG_KIND, RATE_KIND
 
 __all__ = ["PRICE_KEYS", "HOUR_KEY", "LONG_KEY", "Price", "PriceTable", "default_table", "price_table", "cost_of"]
 
@@ -170,13 +170,17 @@ def cost_of(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable |
     ``unpriced`` lists, sorted, every model with usage and no price, whose
     tokens are in no sum (never costed at 0). ``long_context_calls`` counts the
     calls priced at their model's long-context rates (input above 200K tokens,
-    a model whose entry has ``long_context``).
+    a model whose entry has ``long_context``). ``rate_not_priced_calls``, when
+    n > 0, counts the calls that ran at a rate the table does not hold (fast
+    mode, a priority or batch tier, a data-residency region: usage's
+    :data:`~asz_core.view.usage.RATE_KIND`), priced here at standard rates.
     """
     table = table or default_table()
     total = Decimal(0)
     unpriced: list[str] = []
-    long_calls = 0
+    long_calls = rated = 0
     for model, usage in usage_by_model.items():
+        rated += usage.get(RATE_KIND, 0)
         p = table.price(model)
         if p is None:
             if any(usage.get(k, 0) for k in (*PRICE_KEYS.values(), HOUR_KEY)):
@@ -188,4 +192,6 @@ def cost_of(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable |
     out = {"usd": float(total.quantize(_MICRO)), "unpriced": sorted(unpriced)}
     if long_calls:
         out["long_context_calls"] = long_calls
+    if rated:
+        out["rate_not_priced_calls"] = rated
     return out

@@ -52,7 +52,7 @@ from ..sessiondata.jsonbytes import dumps_wide
 from ..storage.filekey import stat_key
 from ..storage.layout import CONVERSATIONS, landed_files, rounds_dir
 from .prices import PriceTable, cost_of
-from .usage import SPLIT_KIND, TOKEN_KINDS, CallUsage, usage_totals
+from .usage import RATE_KIND, SPLIT_KIND, TOKEN_KINDS, CallUsage, usage_totals
 
 __all__ = ["DB_NAME", "SCHEMA_VERSION", "seal", "HELD_KEYS", "TITLE_CODE", "code_mark", "ConversationSummary", "SummaryStore", "RowSummaries", "fingerprint",
            "conversation_summary", "stored_summary", "store_summary", "hold_back"]
@@ -73,7 +73,7 @@ DB_NAME = "summaries.sqlite"
 #: Claude Code's /context alone; synthetic: a call the runtime wrote itself is no call; credits: an entry keeps the credits Kiro metered; credits-at: and where and with what model each record metered them; outside-calls: the problems name records with
 #: usage no provider call holds), so no entry counted the old way
 #: is used.
-_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls"
+_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate"
 #: The modules (under ``asz_core/view``) whose code makes a row's title and a talk's label: their source is hashed into
 #: every fingerprint (:func:`code_mark`), so an entry made by an asz whose title or label code differed, a development
 #: build of the same version included, is never read. The rule: code that decides a title or a label lives in one of
@@ -188,6 +188,9 @@ class ConversationSummary:
         short = {str(i): list(c.incomplete) for i, c in enumerate(self.calls) if c.incomplete}
         if short:  # the calls whose usage lacks a count their record lists under dropped (by position)
             d["incomplete"] = short
+        rated = [i for i, c in enumerate(self.calls) if c.usage is not None and c.usage.get(RATE_KIND)]
+        if rated:  # the calls that ran at a rate the price table does not hold (by position)
+            d["rate_not_priced"] = rated
         return dumps_wide(d)
 
     @classmethod
@@ -198,10 +201,13 @@ class ConversationSummary:
             d = json.loads(data)
         calls: list[CallUsage] = []
         short = d.get("incomplete") or {}
+        rated = set(d.get("rate_not_priced") or ())
         for c in d["calls"]:
             usage = dict(zip(TOKEN_KINDS, c[5:9])) if len(c) >= 9 else None
             if len(c) >= 10:
                 usage[SPLIT_KIND] = c[9]
+            if usage is not None and len(calls) in rated:
+                usage[RATE_KIND] = 1
             calls.append(CallUsage(usage, "", c[1], c[2], bool(c[3]), None if c[0] is None else int(c[0]), c[4], (),
                                    tuple(short.get(str(len(calls))) or ())))
         return cls(d["places"], tuple(calls), d.get("state", "verified"), tuple(d.get("problems") or ()))

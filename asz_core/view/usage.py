@@ -39,9 +39,9 @@ from typing import Iterable, Iterator
 
 import msgspec
 
-from ..sessiondata.vocabulary import USAGE_COUNT_DROPPED
+from ..sessiondata.vocabulary import USAGE_COUNT_DROPPED, USAGE_RATE_DROPPED
 
-__all__ = ["TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls",
+__all__ = ["TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "rate_not_priced", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls",
            "call_count", "usage_totals", "incomplete_lines", "negative_counts", "OUTSIDE_PREFIX", "outside_call_lines"]
 
 #: The four token counts of a usage object, in document order.
@@ -55,6 +55,11 @@ LONG_CONTEXT_ABOVE = 200_000
 #: The key of a usage sum that holds the part of its counts from long-context calls: ``{"calls", "in", "out",
 #: "cache_read", "cache_write"}`` (and ``cache_write_1h`` when not zero); present only when not empty.
 LONG_KIND = "long_context"
+#: The key of a usage object or sum counting the calls whose record lists a rate under ``dropped``
+#: (:data:`~asz_core.sessiondata.vocabulary.USAGE_RATE_DROPPED`: fast mode, a priority or batch tier, a data-residency
+#: region): calls that cost a multiple of the standard rates the price table holds, priced at standard rates. Present
+#: only when not zero; a count of calls, never of tokens.
+RATE_KIND = "rate_not_priced"
 #: ``usage_by_lane`` keys: calls on the main stream, and calls on any other stream (sub-agents, side chains).
 LANES = ("main", "subagent")
 #: The key ``usage_by_model`` uses for calls whose records name no model.
@@ -97,6 +102,9 @@ def add_usage(total: dict, u: dict) -> dict:
     h = u.get(SPLIT_KIND)
     if h:
         total[SPLIT_KIND] = total.get(SPLIT_KIND, 0) + h
+    r = u.get(RATE_KIND)
+    if r:
+        total[RATE_KIND] = total.get(RATE_KIND, 0) + r
     long = u.get(LONG_KIND)
     if long:
         mine = total.get(LONG_KIND)
@@ -191,6 +199,13 @@ def dropped_counts(rec: dict) -> tuple:
                  and w.startswith(USAGE_COUNT_DROPPED))
 
 
+def rate_not_priced(rec: dict) -> bool:
+    """Whether a record lists a rate under ``dropped`` (:data:`USAGE_RATE_DROPPED`): its call ran at a rate the price
+    table does not hold (docs/view.md, Usage)."""
+    return any(isinstance(d, dict) and isinstance(w := d.get("what"), str) and w.startswith(USAGE_RATE_DROPPED)
+               for d in rec.get("dropped") or ())
+
+
 def _read_one(records: list[tuple[dict, int | None]], finished: bool, lane: str, request: str) -> CallUsage:
     """One provider call's usage: its last fragment carrying usage; the model named there, else the last one named.
 
@@ -201,6 +216,7 @@ def _read_one(records: list[tuple[dict, int | None]], finished: bool, lane: str,
     """
     last = None  # the last usage object: only its counts are read
     short: tuple = ()
+    rated = False
     usage_model = ""
     model = ""
     synthetic = False
@@ -218,6 +234,7 @@ def _read_one(records: list[tuple[dict, int | None]], finished: bool, lane: str,
         lost = dropped_counts(rec) if "dropped" in rec else ()
         if isinstance(u, dict) or lost:
             last, short = (u if isinstance(u, dict) else {}), lost
+            rated = "dropped" in rec and rate_not_priced(rec)
             usage_model = m if isinstance(m, str) else ""
             usage_time = t
     usage = None if last is None else _counts(last)
@@ -226,6 +243,8 @@ def _read_one(records: list[tuple[dict, int | None]], finished: bool, lane: str,
     if usage["in"] != last.get("in", 0) or usage["out"] != last.get("out", 0) or usage["cache_read"] != last.get("cache_read", 0) \
             or usage["cache_write"] != last.get("cache_write", 0):  # a count _counts made 0: maybe a negative one
         short += negative_counts(last)
+    if rated:
+        usage[RATE_KIND] = 1
     return CallUsage(usage, "final" if finished else "last_seen", usage_model or model, lane, synthetic,
                      usage_time if usage_time is not None else first_time, request, (), short)
 
@@ -292,6 +311,8 @@ def usage_totals(calls: Iterable[CallUsage]) -> dict:
         h = u.get(SPLIT_KIND)
         if h:
             t[SPLIT_KIND] = t.get(SPLIT_KIND, 0) + h
+        if u.get(RATE_KIND):
+            t[RATE_KIND] = t.get(RATE_KIND, 0) + u[RATE_KIND]
         if a + cr + cw > LONG_CONTEXT_ABOVE:  # is_long, inline: the sum's long_context part holds this call too
             add_usage(t, {LONG_KIND: dict(u, calls=1)})
     for (model, lane), u in pairs.items():

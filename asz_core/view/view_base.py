@@ -8,7 +8,7 @@ from ..flow.fold import Fold
 from ..flow.model import Node, Ref, Relation
 from ..sessiondata.numberprobe import bytescan
 from ..sessiondata.times import parse_instant
-from ..sessiondata.vocabulary import USAGE_COUNT_DROPPED
+from ..sessiondata.vocabulary import USAGE_DROPPED
 from .chain import ChainReader
 from ..sessiondata.model import companion_file_name, companion_path
 from .coverage import carries_text, cited_by, superseded_documents
@@ -109,7 +109,7 @@ class ViewBase:
                 self._stream_of(seq)
             got = bytescan.call_usages(self.nodes, self.sess.records, self.sess.times, self._streams, self._lanes,
                                        self.sess.unverified, CallUsage, self._read_call, Node, Ref,
-                                       USAGE_COUNT_DROPPED)
+                                       USAGE_DROPPED)  # a call with a usage count or rate dropped: _read_call
             if got is not None:
                 return got
         return {n.id: self._read_call(n) for n in self.nodes.values() if n.kind == "llm.call"}

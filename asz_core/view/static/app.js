@@ -467,6 +467,7 @@
       const dur = (r.from && r.to) ? fmtDur(r.to - r.from) : '';
       const models = rowModels(r);
       const cost = r.cost && typeof r.cost === 'object' && r.cost.unpriced && r.cost.unpriced.length ? ' + unpriced' : '';
+      const rated = r.cost && typeof r.cost === 'object' && r.cost.rate_not_priced_calls;
       const counting = function (cls) { return h('td', { class: cls + ' faint counting', title: COUNTING }, 'counting…'); };
       drawn.push(keptRow(before[r.id], h('tr', { 'data-id': r.id },
         h('td', null, h('a', { class: 'convtitle', href: withHide('/c/' + enc(r.id)) }, titleText(r.title || (r.counting ? 'counting…' : '(untitled)'))),
@@ -478,7 +479,7 @@
           unrecorded(r.usage, r.llm_calls) ? h('td', { class: 'num faint', title: UNRECORDED }, 'not recorded') :
           h('td', { class: 'num', title: tokenTitle(r.usage) }, num(tokens(r.usage))),
         r.counting ? counting('num') : r.held_back ? h('td', { class: 'num faint held', title: heldTitle(r) }, 'held back') :
-          unrecorded(r.usage, r.llm_calls) ? h('td', { class: 'num faint', title: UNRECORDED }, '—') : h('td', { class: 'num' }, usd(r.cost) + cost),
+          unrecorded(r.usage, r.llm_calls) ? h('td', { class: 'num faint', title: UNRECORDED }, '—') : h('td', rated ? { class: 'num', title: rateText(rated) } : { class: 'num' }, usd(r.cost) + cost + (rated ? ' ' + RATE_MARK : '')),
         h('td', { class: 'num hide-narrow' }, num(r.talks)), h('td', { class: 'num hide-narrow' }, num(r.llm_calls)),
         h('td', { class: 'num hide-narrow' }, num(r.steps)),
         h('td', null, stateBadge(r.state)))));
@@ -500,7 +501,15 @@
   function costText(c) {
     if (!c || typeof c.usd !== 'number') return '';
     return '$' + c.usd.toFixed(2) + (c.unpriced && c.unpriced.length ? ' + unpriced ' + c.unpriced.join(', ') : '') +
-      (c.long_context_calls ? ' · ' + num(c.long_context_calls) + ' ' + LONG_MARK + ' call(s) at long-context rates' : '');
+      (c.long_context_calls ? ' · ' + num(c.long_context_calls) + ' ' + LONG_MARK + ' call(s) at long-context rates' : '') +
+      (c.rate_not_priced_calls ? ' · ' + RATE_MARK + ' ' + rateText(c.rate_not_priced_calls) : '');
+  }
+  // A call run at a rate the price table does not hold (fast mode, a priority or batch tier, a data-residency region:
+  // its record lists it under dropped), priced at standard rates: marked, as asz ls and asz usage mark it.
+  const RATE_MARK = '^';
+  function rateText(n) {
+    return num(n) + ' call(s) ran at a rate the price table does not hold (fast mode, a priority or batch tier, or a ' +
+      'data-residency region): their cost is at standard rates';
   }
   // A call whose input (in + cache read + cache write) is above 200K tokens, priced at its model's long-context rates
   // (asz_core/view/prices.py): marked, as asz usage counts them.
