@@ -24,7 +24,7 @@ import traceback
 import sys
 from pathlib import Path
 
-__all__ = ["asz_in_process"]
+__all__ = ["asz_in_process", "collect_transcript"]
 
 
 def asz_in_process(*args: str, cwd: Path | str | None = None, env: dict[str, str | None] | None = None,
@@ -171,3 +171,15 @@ def asz_on_a_terminal(*args: str, columns: int, timeout: float = 120) -> tuple[l
     err = p.stderr.read().decode()
     assert p.wait(timeout) == 0, err
     return out.decode().replace("\r\n", "\n").splitlines(), err
+
+
+def collect_transcript(base: Path, project: str, session: str, data: bytes) -> Path:
+    """Write ``data`` as the Claude Code transcript ``base/projects/PROJECT/SESSION.jsonl`` and collect it with the
+    real ``asz collect --once`` into ``base/root`` (exit 0 asserted); returns the root."""
+    proj = base / "projects" / project
+    proj.mkdir(parents=True)
+    (proj / f"{session}.jsonl").write_bytes(data)
+    root = base / "root"
+    p = asz_in_process("collect", "--once", "--source", str(base / "projects"), "--root", str(root))
+    assert p.returncode == 0, p.stderr
+    return root

@@ -120,10 +120,9 @@ def usage(
 ) -> None:
     """Token usage and cost of the model calls in a storage root, per day, month, conversation, project or model.
 
-    One usage per model call, read from its last fragment that carries usage
-    (the asz.view document's rule); a call counts on the day of the record its
-    usage came from. calls counts every model call (one per message id +
-    request id, as asz ls's CALLS), with usage or without: only calls with
+    One usage per model call, read from its last fragment that carries usage (the asz.view document's rule); a call
+    counts on the day of the record its usage came from. calls counts every model call (one per message id + request
+    id, as asz ls's CALLS), with usage or without: only calls with
     usage add tokens, a call with none falls on the day of its first record. Rows are in date order (a
     conversation by its first call, oldest first; project and model by name) unless --sort says cost, tokens or
     calls. A terminal too narrow for the table leaves out MODELS, then INPUT … CACHE READ (said on stderr). The MODELS column names each model without claude- and its date (claude-haiku-4-5-20251001 is
@@ -146,12 +145,13 @@ def usage(
     counted from the chain and fall on the day of its first record); a row with a call whose usage is incomplete
     (a count its record lists under dropped, or a count below 0, counted 0) is marked ~ and lists them under usage_incomplete in --json. A
     conversation that does not read (no usable round) is in no figure either: the total is marked !, a line under it
-    names it, and in --json every row lists it under unreadable (its days are not known). Exit 1 when the root does
+    names it, and in --json every row lists it under unreadable (its days are not known). A verified conversation holding
+    transcript records its dialect could not read (not JSON, e.g. after NUL bytes: each may have been an uncounted call)
+    marks the total ! (and its session row), a line names it with the count (--json: undescribed); exit 0. Exit 1 when the root does
     not exist, a conversation does not read or does not verify (the others are still counted), or --project/--model
     match no call of a root with conversations (said: asz usage: no model call in ROOT matches …), 2 for a bad view, date, zone or configuration. Landed
-    sessions with no chain (never parsed, e.g. after collect --no-parse, or
-    their rounds removed) are in no figure: the total is marked ! and a line
-    names them (``N landed session(s) have no conversation chain …: ID, …``; on
+    sessions with no chain (never parsed, e.g. after collect --no-parse, or their rounds removed) are in no figure:
+    the total is marked ! and a line names them (``N landed session(s) have no conversation chain …: ID, …``; on
     stderr with --json, every row listing them under unchained); exit 0. Sessions the root's _sessions.list names
     whose directory is gone or emptied are counted in one note on stderr (asz verify names them).
     A torn tail (a last line with no newline, unchanged for 10 minutes: in no figure until completed) is one note on stderr.
@@ -170,7 +170,7 @@ def usage(
     storage = root if root is not None else Path(cfg.root)
     require_root("usage", storage)  # a mistyped --root is said, never reported as $0.00
     ids = list_conversations(storage)
-    counted, problems, unreadable = _read(storage, zone, cfg.view_hide, len(ids), (project, model))
+    counted, problems, unreadable, undescribed = _read(storage, zone, cfg.view_hide, len(ids), (project, model))
     rows = report(counted, view, table, first, last, sort)
     unmatched = _say_problems(problems, not counted and bool(project or model), storage, project, model)
     say_state_files(storage)
@@ -178,7 +178,7 @@ def usage(
     windowed = first is not None or last is not None
     line, left_out = no_time_line(counted, windowed, any(r.get(KEYS[view]) == NO_TIME for r in rows))
     _print(rows, as_json, KEYS[view], view == "session", totals(rows, table), breakdown,
-           {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out}, note, line)
+           {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed}, note, line)
     if problems or (unmatched and ids):  # a filter that matches nothing exits 1, as every reader's (docs/reading.md)
         raise typer.Exit(1)
 
@@ -204,13 +204,15 @@ def _settings(view: str, sort: str, config: Optional[Path]):
         raise typer.Exit(2)
 
 
-def _read(storage: Path, zone, hide, n: int, narrow: tuple[str, str] = ("", "")) -> tuple[list, list[str], dict[str, str]]:
+def _read(storage: Path, zone, hide, n: int, narrow: tuple[str, str] = ("", "")) -> tuple[list, list[str], dict[str, str], list[dict]]:
     """:func:`~asz_core.view.usage_report.read_root` of ``storage`` (``n`` conversations): the counted calls (those
     ``narrow``, ``(--project, --model)``, keeps: :func:`~asz_core.view.usage_report.narrowed`, trial 17b F12), the
-    problem lines and the conversations that did not read (id -> why); a torn tail of a conversation that verifies
+    problem lines, the conversations that did not read (id -> why) and the verified ones the filters keep holding
+    transcript records the dialect could not read (``[{"conversation", "records"}]``:
+    :func:`~asz_core.view.usage.undescribed_call_lines`); a torn tail of a conversation that verifies
     is said on stderr (:func:`~asz_core.storage.torn.torn_notes`, trial 15 F17). Ctrl-C says how far it got, exit 130."""
     from ..storage.torn import torn_notes
-    from ..view.usage import OUTSIDE_PREFIX
+    from ..view.usage import OUTSIDE_PREFIX, UNDESCRIBED_PREFIX
     from ..view.usage_report import narrowed, read_root
 
     done = [0]
@@ -229,7 +231,12 @@ def _read(storage: Path, zone, hide, n: int, narrow: tuple[str, str] = ("", ""))
         for p in lines:
             if p.startswith(OUTSIDE_PREFIX):
                 typer.echo(f"asz usage: note: {cid[:8]} is counted without {p[len(OUTSIDE_PREFIX):]}", err=True)
-    return narrowed(counted, *narrow), problems, unreadable
+    counted = narrowed(counted, *narrow)
+    kept = {c.conversation for c in counted} if any(narrow) else listed  # only the conversations the filters keep
+    undescribed = [{"conversation": cid, "records": int(p[len(UNDESCRIBED_PREFIX):].split(" ", 1)[0])}
+                   for cid, lines in sorted(listed.items()) if cid in kept
+                   for p in lines if p.startswith(UNDESCRIBED_PREFIX)]  # may hold calls no figure counts (trial 18, F-f)
+    return counted, problems, unreadable, undescribed
 
 
 def no_time_line(counted: list, windowed: bool, has_row: bool) -> tuple[str, list[dict]]:
@@ -263,7 +270,9 @@ def _print(rows: list[dict], as_json: bool, key: str, session: bool, t: dict, br
            note: str, no_time: str = "") -> None:
     """The rows as JSON (each listing ``unreadable`` when a conversation did not read, ``unchained`` when a landed
     session has no conversation chain: which day, month or project it falls in is not known, so every row may be
-    short by it; ``no_time`` when a window left out calls with no time), else as the text table (:func:`_table`;
+    short by it; ``no_time`` when a window left out calls with no time; ``undescribed``, ``[{"conversation",
+    "records"}]``, when a conversation holds transcript records the dialect could not read: calls no figure counts
+    may be in them), else as the text table (:func:`_table`;
     ``note`` the line naming the unchained sessions, under the total marked !, or on stderr with JSON; ``no_time`` the
     :func:`no_time_line`, under the table, on stderr with JSON when it says calls were left out)."""
     if as_json:
@@ -278,20 +287,23 @@ def _print(rows: list[dict], as_json: bool, key: str, session: bool, t: dict, br
         rows = [{**r, **listed, "total": t} for r in rows]  # the text's total row, in every row as unchained is
         sys.stdout.buffer.write(dumps_wide(rows, option=orjson.OPT_INDENT_2) + b"\n")  # a total past 64 bits stays exact
     else:
-        _table(rows, key, session, t, breakdown, short["unreadable"], note, no_time, bool(short.get("no_time")))
+        undescribed = {u["conversation"]: u["records"] for u in short.get("undescribed", ())}
+        if session and undescribed:  # the row of such a conversation is marked as one holding calls back is
+            rows = [{**r, "undescribed": undescribed[r[key]]} if r[key] in undescribed else r for r in rows]
+        _table(rows, key, session, t, breakdown, short["unreadable"], note, no_time, bool(short.get("no_time")), undescribed)
 
 
 def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool = False, unreadable: list[str] = (),
-           unchained: str = "", no_time: str = "", left_out: bool = False) -> None:
+           unchained: str = "", no_time: str = "", left_out: bool = False, undescribed: dict[str, int] = {}) -> None:
     """Print ``rows`` (keyed by ``key``; a conversation's row by its id and title when ``session``) and the totals ``t``
-    as the text table: columns in terminal cells, marks and the lines under it. With ``breakdown``, each row is
-    followed by one row per model (``  └ model`` in the MODELS column, the key cell blank) with its calls, tokens and
-    cost.
+    as the text table: columns in terminal cells, marks and the lines under it. With ``breakdown``, each row is followed
+    by one row per model (``  └ model`` in MODELS, the key cell blank) with its calls, tokens and cost.
     ``unreadable``: conversations that did not read, in no figure: the total is marked ! and a line names them;
     ``unchained``: the line naming landed sessions with no conversation chain (in no figure either: marked ! too);
     ``no_time``: the line saying the calls with no time (:func:`no_time_line`), ``left_out`` when a window left them
-    out of every figure (the total is marked ! then)."""
-    short = bool(unreadable or unchained or left_out)
+    out of every figure (the total is marked ! then);
+    ``undescribed``: conversation -> transcript records it holds the dialect could not read (trial 18, F-f): the total is marked ! and a line names them."""
+    short = bool(unreadable or unchained or left_out or undescribed)
     from rich.cells import cell_len
 
     from ..view.zone import zone_name
@@ -351,6 +363,8 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
         typer.echo(f"! {unchained}")
     if no_time:
         typer.echo(no_time)
+    if undescribed:
+        typer.echo(_undescribed_line(undescribed))
     metered = credits_line(rows, key, t, breakdown and key != "model")
     if metered:
         typer.echo(metered)
@@ -388,6 +402,14 @@ def _model_lines(row: dict) -> list[tuple[str, dict | None, dict, int]]:
             for m, n in row["calls_by_model"].items()]
 
 
+def _undescribed_line(undescribed: dict[str, int]) -> str:
+    """The line under the table naming each conversation (first 8 characters) holding transcript records its dialect
+    could not read, with how many (``undescribed``: conversation -> records; trial 18, F-f)."""
+    return ("! undescribed, so in no figure above: transcript records the dialect could not read (each may have been a "
+            "model call; asz conversation ID lists them under undescribed): "
+            + ", ".join(f"{c[:8]} ({n} record(s))" for c, n in sorted(undescribed.items())))
+
+
 def _held_by_conversation(rows: list[dict]) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
     for r in rows:
@@ -397,9 +419,9 @@ def _held_by_conversation(rows: list[dict]) -> dict[str, list[dict]]:
 
 
 def _marks(row: dict) -> str:
-    """The marks after a row's key: `` !`` when it holds calls back (they do not verify), `` ~`` when a counted call's
-    usage is incomplete."""
-    return (" !" if "held_back" in row else "") + (" ~" if row.get("usage_incomplete") else "")
+    """The marks after a row's key: `` !`` when it holds calls back (they do not verify) or records the dialect could
+    not read (``undescribed``), `` ~`` when a counted call's usage is incomplete."""
+    return (" !" if "held_back" in row or row.get("undescribed") else "") + (" ~" if row.get("usage_incomplete") else "")
 
 
 def register(app: typer.Typer) -> None:

@@ -71,9 +71,9 @@ DB_NAME = "summaries.sqlite"
 #: problems: a row carries its document's problems; listed-problems: an entry's problems are the document's whole
 #: summary.problems, as the row lists them; command-titles: a title passes over a prompt naming no work, such as
 #: Claude Code's /context alone; synthetic: a call the runtime wrote itself is no call; credits: an entry keeps the credits Kiro metered; credits-at: and where and with what model each record metered them; outside-calls: the problems name records with
-#: usage no provider call holds), so no entry counted the old way
+#: usage no provider call holds; undescribed: and the transcript records no call could be read from), so no entry counted the old way
 #: is used.
-_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate"
+_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed"
 #: The modules (under ``asz_core/view``) whose code makes a row's title and a talk's label: their source is hashed into
 #: every fingerprint (:func:`code_mark`), so an entry made by an asz whose title or label code differed, a development
 #: build of the same version included, is never read. The rule: code that decides a title or a label lives in one of

@@ -42,7 +42,8 @@ import msgspec
 from ..sessiondata.vocabulary import USAGE_COUNT_DROPPED, USAGE_RATE_DROPPED
 
 __all__ = ["TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "rate_not_priced", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls",
-           "call_count", "usage_totals", "incomplete_lines", "negative_counts", "OUTSIDE_PREFIX", "outside_call_lines"]
+           "call_count", "usage_totals", "incomplete_lines", "negative_counts", "OUTSIDE_PREFIX", "outside_call_lines",
+           "UNDESCRIBED_PREFIX", "undescribed_call_lines"]
 
 #: The four token counts of a usage object, in document order.
 TOKEN_KINDS = ("in", "out", "cache_read", "cache_write")
@@ -379,3 +380,29 @@ def outside_call_lines(children: dict[str, list], record) -> list[str]:
     named = [seen[k] for k in sorted(seen)]
     return [f"{OUTSIDE_PREFIX}{len(named)} record(s) with usage that name no call id (no provider call holds them, so "
             f"no figure counts their tokens): {'; '.join(named[:10])}{'; …' if len(named) > 10 else ''}"]
+
+
+#: How a ``summary.problems`` line about undescribed transcript records starts (:func:`undescribed_call_lines`).
+UNDESCRIBED_PREFIX = "undescribed records that could hold calls: "
+
+
+def undescribed_call_lines(headers: dict, records: dict) -> list[str]:
+    """One ``undescribed records that could hold calls: …`` line (:data:`UNDESCRIBED_PREFIX`) for the transcript
+    records the dialect could not read at all (every part ``unknown``: a line that is not JSON, such as one behind a
+    run of NUL bytes a power loss leaves): such a line may have been a model call, and no figure counts what it held
+    (trial 18, F-f). ``headers`` seq -> landed file header (``kind``, or None), ``records`` seq -> its records (dicts).
+    A record with typed parts beside an unknown one was read (its call, if any, is counted). Names at most 10
+    (``seq/row``); ``[]`` when there are none (nearly always)."""
+    found = []
+    for seq in sorted(records):
+        h = headers.get(seq)
+        if h is None or h.kind != "transcript":
+            continue
+        for row, rec in enumerate(records[seq], 1):
+            parts = rec.get("parts") or ()
+            if parts and all(isinstance(p, dict) and p.get("k") == "unknown" for p in parts):
+                found.append(f"{seq}/{row}")
+    if not found:
+        return []
+    return [f"{UNDESCRIBED_PREFIX}{len(found)} transcript record(s) the dialect could not read (kept whole as unknown "
+            f"parts), so no figure counts a call they may hold: {', '.join(found[:10])}{', …' if len(found) > 10 else ''}"]

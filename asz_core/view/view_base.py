@@ -17,7 +17,7 @@ from .kinds import position
 from .links import Links
 from .media import media_of
 from .session_records import LandedSession
-from .usage import CallUsage, incomplete_lines, outside_call_lines, read_call
+from .usage import CallUsage, incomplete_lines, outside_call_lines, read_call, undescribed_call_lines
 
 __all__ = ["ViewBase"]
 
@@ -282,8 +282,10 @@ class ViewBase:
     def usage_lines(self) -> list[str]:
         """The ``summary.problems`` lines on usage: each call whose usage lacks a count
         (:func:`~asz_core.view.usage.incomplete_lines`), then the records with usage no call holds
-        (:func:`~asz_core.view.usage.outside_call_lines`)."""
-        return incomplete_lines(self.call_usage) + outside_call_lines(self.children, self.sess.record)
+        (:func:`~asz_core.view.usage.outside_call_lines`), then the transcript records no call could be read from
+        (:func:`~asz_core.view.usage.undescribed_call_lines`)."""
+        return (incomplete_lines(self.call_usage) + outside_call_lines(self.children, self.sess.record)
+                + undescribed_call_lines(self.sess.headers, self.sess.records))
 
     def missing_companions(self) -> list[str]:
         """The ``missing companion file`` problem lines drawing adds (:meth:`_companion_keys`), found without drawing:

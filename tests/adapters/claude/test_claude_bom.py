@@ -17,7 +17,7 @@ import pytest
 from asz_adapters_claude.convert import BOM_WHAT, BOM_WHY
 from asz_adapters_claude.plugin import ClaudeCodeLocal
 from asz_core import Source
-from cli_helpers import asz_in_process
+from cli_helpers import asz_in_process, collect_transcript
 
 SID = "b25638d7-b104-4f06-a797-70ac33d069ed"
 PROJECT = "-Users-alex-workspace-personal-site-next"
@@ -25,13 +25,7 @@ BOM = b"\xef\xbb\xbf"
 
 
 def _collect(base: Path, data: bytes) -> Path:
-    proj = base / "projects" / PROJECT
-    proj.mkdir(parents=True)
-    (proj / f"{SID}.jsonl").write_bytes(data)
-    root = base / "root"
-    p = asz_in_process("collect", "--once", "--source", str(base / "projects"), "--root", str(root))
-    assert p.returncode == 0, p.stderr
-    return root
+    return collect_transcript(base, PROJECT, SID, data)
 
 
 def _read(root: Path) -> tuple[str, str, list[dict]]:
