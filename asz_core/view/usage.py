@@ -386,22 +386,23 @@ def outside_call_lines(children: dict[str, list], record) -> list[str]:
 UNDESCRIBED_PREFIX = "undescribed records that could hold calls: "
 
 
-def undescribed_call_lines(headers: dict, records: dict) -> list[str]:
+def undescribed_call_lines(headers: dict, records: dict, listed: Iterable[tuple[int, int, int, dict]]) -> list[str]:
     """One ``undescribed records that could hold calls: …`` line (:data:`UNDESCRIBED_PREFIX`) for the transcript
     records the dialect could not read at all (every part ``unknown``: a line that is not JSON, such as one behind a
     run of NUL bytes a power loss leaves): such a line may have been a model call, and no figure counts what it held
-    (trial 18, F-f). ``headers`` seq -> landed file header (``kind``, or None), ``records`` seq -> its records (dicts).
-    A record with typed parts beside an unknown one was read (its call, if any, is counted). Names at most 10
-    (``seq/row``); ``[]`` when there are none (nearly always)."""
+    (trial 18, F-f). ``headers`` seq -> landed file header (``kind``, or None), ``records`` seq -> its records (dicts),
+    ``listed`` the ``(seq, row, block, part)`` of every data and unknown part in seq/row/block order (the session's
+    one scan of its parts, :meth:`~asz_core.view.session_records.LandedSession.listed_parts`): only the records
+    holding an unknown part are looked at. A record with typed parts beside an unknown one was read (its call, if any,
+    is counted). Names at most 10 (``seq/row``); ``[]`` when there are none (nearly always)."""
     found = []
-    for seq in sorted(records):
+    for seq, row in dict.fromkeys((seq, row) for seq, row, _, p in listed if p.get("k") == "unknown"):
         h = headers.get(seq)
         if h is None or h.kind != "transcript":
             continue
-        for row, rec in enumerate(records[seq], 1):
-            parts = rec.get("parts") or ()
-            if parts and all(isinstance(p, dict) and p.get("k") == "unknown" for p in parts):
-                found.append(f"{seq}/{row}")
+        parts = records[seq][row - 1].get("parts") or ()
+        if parts and all(isinstance(p, dict) and p.get("k") == "unknown" for p in parts):
+            found.append(f"{seq}/{row}")
     if not found:
         return []
     return [f"{UNDESCRIBED_PREFIX}{len(found)} transcript record(s) the dialect could not read (kept whole as unknown "

@@ -285,7 +285,7 @@ class ViewBase:
         (:func:`~asz_core.view.usage.outside_call_lines`), then the transcript records no call could be read from
         (:func:`~asz_core.view.usage.undescribed_call_lines`)."""
         return (incomplete_lines(self.call_usage) + outside_call_lines(self.children, self.sess.record)
-                + undescribed_call_lines(self.sess.headers, self.sess.records))
+                + undescribed_call_lines(self.sess.headers, self.sess.records, self.sess.listed_parts()))
 
     def missing_companions(self) -> list[str]:
         """The ``missing companion file`` problem lines drawing adds (:meth:`_companion_keys`), found without drawing:
