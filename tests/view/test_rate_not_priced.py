@@ -47,13 +47,19 @@ def fast_calls(lines: list[bytes]) -> set[tuple[str, str]]:
     return {call_of(x) for x in lines if _usage(x).get("speed") == "fast"}
 
 
-@pytest.fixture(scope="module")
-def case(corpus_dir, tmp_path_factory):
+def fast_case(corpus_dir: Path, base: Path) -> tuple[list[bytes], Path]:
+    """(the corpus transcript SID with its first two calls in fast mode, a root it was collected into under ``base``);
+    skips when the corpus is absent."""
     source = corpus_dir / "claude-code" / "projects" / "-experiments-worktrees" / f"{SID}.jsonl"
     if not source.is_file():
         pytest.skip(f"{source} is absent")
     lines = edited(source)
-    return lines, collect_claude(tmp_path_factory.mktemp("rate"), {SID: lines})
+    return lines, collect_claude(base, {SID: lines})
+
+
+@pytest.fixture(scope="module")
+def case(corpus_dir, tmp_path_factory):
+    return fast_case(corpus_dir, tmp_path_factory.mktemp("rate"))
 
 
 def landed_records(root: Path) -> list[dict]:

@@ -15,17 +15,13 @@ from selenium.webdriver.common.by import By
 from test_view_server_browser import open_at, shot, wait  # noqa: F401  (the browser fixture is in tests/conftest.py)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "view"))
-from claude_lines import collect_claude  # noqa: E402
-from test_rate_not_priced import SID, edited, fast_calls  # noqa: E402
+from test_rate_not_priced import SID, fast_calls, fast_case  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def fast_root(corpus_dir, tmp_path_factory):
-    source = corpus_dir / "claude-code" / "projects" / "-experiments-worktrees" / f"{SID}.jsonl"
-    if not source.is_file():
-        pytest.skip(f"{source} is absent")
-    lines = edited(source)
-    return len(fast_calls(lines)), collect_claude(tmp_path_factory.mktemp("rate-page"), {SID: lines})
+    lines, root = fast_case(corpus_dir, tmp_path_factory.mktemp("rate-page"))
+    return len(fast_calls(lines)), root
 
 
 def test_the_list_and_the_conversation_mark_the_cost(browser, serve, fast_root):
