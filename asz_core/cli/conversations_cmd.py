@@ -9,7 +9,7 @@ from typing import Optional
 import orjson
 import typer
 
-from ..reading.listing import ROW_SORTS, UNPLACED, conversation_rows, sorted_rows, cost_value, cut_text, newest_first, not_read_line, rate_line, rate_mark, total_tokens
+from ..reading.listing import ROW_SORTS, UNPLACED, conversation_rows, sorted_rows, cost_value, cut_text, newest_first, not_read_line, rate_line, cost_marks, total_tokens
 from ..reading.progress import Bar
 from ..reading.termtext import visible
 from ..view.zone import local_text, zone_name
@@ -92,7 +92,7 @@ def table_cells(row: dict) -> tuple:
              "-" if row.get("llm_calls") is None else row["llm_calls"], changes_cell(row),
              HELD if held else (NOT_RECORDED if unrecorded else "-") if tokens is None
              else f"{tokens:,}" + (" ~" if row.get("usage_incomplete") else ""),
-             HELD if held else "-" if cost is None else f"${cost:,.2f}" + ("*" if unpriced(row) else "") + rate_mark(row.get("cost")),
+             HELD if held else "-" if cost is None else f"${cost:,.2f}" + cost_marks(row.get("cost")),
              state_cell(row))
     return tuple(str(c) for c in cells)
 

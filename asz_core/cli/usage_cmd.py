@@ -55,9 +55,9 @@ def _line(key: str, key_width: int, models: list[str] | None, u: dict, cost: dic
     ``cell`` the MODELS cell's text when given (a breakdown line's ``└ model``); ``calls`` the CALLS cell (a model's own
     calls on a breakdown line), ``unrecorded`` when the row's calls carry no token usage at all (its tokens read
     "not recorded", not 0); ``hide`` the headers of the columns a narrow terminal leaves out (:func:`narrowed`)."""
-    from ..reading.listing import rate_mark
+    from ..reading.listing import cost_marks
 
-    usd = f"${cost['usd']:,.2f}" + ("*" if cost["unpriced"] else "") + rate_mark(cost)
+    usd = f"${cost['usd']:,.2f}" + cost_marks(cost)
     figures = NOT_RECORDED if unrecorded else (
         f"{u['in']:,}", f"{u['out']:,}", f"{u['cache_write']:,}", f"{u['cache_read']:,}",
         f"{sum(u[k] for k in TOKEN_KINDS):,}", usd)

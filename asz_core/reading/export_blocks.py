@@ -18,14 +18,14 @@ given back as one line naming where its talk draws it (:func:`report_line`), any
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from ..view.placing import input_fields, input_gist, quiet_result, shell_input
 from ..view.titles import BLOCK_STEPS, prompt_blocks
 from .termtext import plain
 
 __all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "fence", "html_blocks", "markdown_blocks", "nested", "read_blocks", "report_line",
-           "tool_html", "tool_markdown"]
+           "tool_html", "tool_markdown", "tool_pieces"]
 
 #: What stands for an output block with no text.
 NO_OUTPUT = "(no output)"
@@ -154,58 +154,81 @@ def _item_html(item: tuple, e: Callable[[str], str]) -> str:
         f"<p class=\"meta\">{e(k)}</p><pre class=\"{cls}\">{e(t)}</pre>" for (k, t), cls in zip(item[2:], ("old", "new")))
 
 
-def tool_markdown(st: dict) -> list[str]:
-    """Markdown lines of tool step ``st``'s input and result (module docstring; ``st``: an
-    :class:`~asz_core.reading.export_steps.Step`), each block after a blank line."""
+def tool_pieces(st: dict) -> list[tuple]:
+    """What a tool step ``st`` (an :class:`~asz_core.reading.export_steps.Step`) draws, in order, for
+    :func:`tool_markdown` and :func:`tool_html` to render (module docstring): its input as ``("said", description)``,
+    ``("command", text)`` and ``("facts", [(key, value)…])`` (a shell call), or ``("facts", …)`` then one ``("item",
+    item)`` for each :func:`~asz_core.view.placing.input_fields` item (a JSON object), or ``("input", text)`` /
+    ``("input_withheld", bytes)``; then its result as ``("report", report)`` (and ``("rest", text)`` when the report
+    is followed by more), ``("quiet", facts)``, ``("result", text)`` or ``("result_withheld", bytes)``."""
     name = st.get("name") or ""
     shell = shell_input(name, st["input"]) if st["input"] else None
+    out: list[tuple] = []
     if shell is not None:
         command, said, facts = shell
-        lines = (["", plain(said)] if said is not None else []) + ["", fence(plain(command), "sh")] + _facts_markdown(facts)
+        out += ([("said", said)] if said is not None else []) + [("command", command), ("facts", facts)]
     elif (fields := input_fields(st["input"]) if st["input"] else None) is not None:
-        lines = _facts_markdown(fields[0]) + [x for item in fields[1] for x in _item_markdown(item)]
-    else:
-        lines = ["", fence(plain(st["input"]), "json")] if st["input"] else ["", f"*(input withheld: {st['withheld']} bytes)*"] if st["withheld"] else []
+        out += [("facts", fields[0]), *(("item", item) for item in fields[1])]
+    elif st["input"]:
+        out.append(("input", st["input"]))
+    elif st["withheld"]:
+        out.append(("input_withheld", st["withheld"]))
     quiet = quiet_result(name, st["result"]) if st["result"] and not st.get("report") else None
     if st.get("report"):  # drawn once, in the subagent's talk
-        lines += ["", f"*{report_line(st['report'], lambda sid: f'`{sid}`')}*"]
-        lines += ["", fence(plain(st["report"]["rest"]))] if st["report"]["rest"] else []
+        out += [("report", st["report"])] + ([("rest", st["report"]["rest"])] if st["report"]["rest"] else [])
     elif quiet is not None:
-        lines += ["", f"*{NO_OUTPUT}*", *_facts_markdown(quiet)]
+        out.append(("quiet", quiet))
     elif st["result"]:
-        lines += ["", fence(plain(st["result"]))]
+        out.append(("result", st["result"]))
     elif st["result_withheld"]:
-        lines += ["", f"*(result withheld: {st['result_withheld']} bytes)*"]
-    return lines
+        out.append(("result_withheld", st["result_withheld"]))
+    return out
+
+
+#: How Markdown draws each kind of :func:`tool_pieces` (a list of lines, each block after a blank line).
+_MARKDOWN: dict[str, Callable[[Any], list[str]]] = {
+    "said": lambda v: ["", plain(v)],
+    "command": lambda v: ["", fence(plain(v), "sh")],
+    "facts": lambda v: _facts_markdown(v),
+    "item": lambda v: _item_markdown(v),
+    "input": lambda v: ["", fence(plain(v), "json")],
+    "input_withheld": lambda v: ["", f"*(input withheld: {v} bytes)*"],
+    "report": lambda v: ["", f"*{report_line(v, lambda sid: f'`{sid}`')}*"],
+    "rest": lambda v: ["", fence(plain(v))],
+    "quiet": lambda v: ["", f"*{NO_OUTPUT}*", *_facts_markdown(v)],
+    "result": lambda v: ["", fence(plain(v))],
+    "result_withheld": lambda v: ["", f"*(result withheld: {v} bytes)*"],
+}
+
+
+def tool_markdown(st: dict) -> list[str]:
+    """Markdown lines of tool step ``st``'s input and result (:func:`tool_pieces`), each block after a blank line."""
+    return [line for kind, v in tool_pieces(st) for line in _MARKDOWN[kind](v)]
 
 
 def _facts_html(facts: list[tuple[str, str]], e: Callable[[str], str]) -> str:
     return "<ul>" + "".join(f"<li>{e(k)}: <code>{e(v)}</code></li>" for k, v in facts) + "</ul>" if facts else ""
 
 
+#: How HTML draws each kind of :func:`tool_pieces` (``e`` escapes a text).
+_HTML: dict[str, Callable[[Any, Callable[[str], str]], str]] = {
+    "said": lambda v, e: f"<p>{e(v)}</p>",
+    "command": lambda v, e: f"<pre class=\"command\">{e(v)}</pre>",
+    "facts": _facts_html,
+    "item": _item_html,
+    "input": lambda v, e: f"<pre>{e(v)}</pre>",
+    "input_withheld": lambda v, e: f"<p class=\"withheld\">(input withheld: {v} bytes)</p>",
+    "report": lambda v, e: f"<p><i>{e(report_line(v))}</i></p>",
+    "rest": lambda v, e: f"<pre>{e(v)}</pre>",
+    "quiet": lambda v, e: f"<p><i>{NO_OUTPUT}</i></p>" + _facts_html(v, e),
+    "result": lambda v, e: f"<pre>{e(v)}</pre>",
+    "result_withheld": lambda v, e: f"<p class=\"withheld\">(result withheld: {v} bytes)</p>",
+}
+
+
 def tool_html(st: dict, e: Callable[[str], str]) -> str:
-    """HTML of tool step ``st``'s input and result (module docstring), every text escaped by ``e``."""
-    name = st.get("name") or ""
-    shell = shell_input(name, st["input"]) if st["input"] else None
-    if shell is not None:
-        command, said, facts = shell
-        inner = (f"<p>{e(said)}</p>" if said is not None else "") + f"<pre class=\"command\">{e(command)}</pre>" + _facts_html(facts, e)
-    elif (fields := input_fields(st["input"]) if st["input"] else None) is not None:
-        inner = _facts_html(fields[0], e) + "".join(_item_html(item, e) for item in fields[1])
-    else:
-        inner = (f"<pre>{e(st['input'])}</pre>" if st["input"] else
-                 f"<p class=\"withheld\">(input withheld: {st['withheld']} bytes)</p>" if st["withheld"] else "")
-    quiet = quiet_result(name, st["result"]) if st["result"] and not st.get("report") else None
-    if st.get("report"):  # drawn once, in the subagent's talk
-        inner += f"<p><i>{e(report_line(st['report']))}</i></p>"
-        inner += f"<pre>{e(st['report']['rest'])}</pre>" if st["report"]["rest"] else ""
-    elif quiet is not None:
-        inner += f"<p><i>{NO_OUTPUT}</i></p>" + _facts_html(quiet, e)
-    elif st["result"]:
-        inner += f"<pre>{e(st['result'])}</pre>"
-    elif st["result_withheld"]:
-        inner += f"<p class=\"withheld\">(result withheld: {st['result_withheld']} bytes)</p>"
-    return inner
+    """HTML of tool step ``st``'s input and result (:func:`tool_pieces`), every text escaped by ``e``."""
+    return "".join(_HTML[kind](v, e) for kind, v in tool_pieces(st))
 
 
 #: At most this many characters of a tool call's input on its HTML line (:func:`tool_gist`).

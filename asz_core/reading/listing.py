@@ -24,7 +24,7 @@ from ..view.rows import document_row, header_row, read_head, usage_unrecorded
 from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of, first_dialect
 
-__all__ = ["ROW_SORTS", "sorted_rows", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "usage_lines", "cut_text", "RATE_MARK", "rate_mark", "rate_line"]
+__all__ = ["ROW_SORTS", "sorted_rows", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "usage_lines", "cut_text", "RATE_MARK", "cost_marks", "rate_line"]
 
 def model_names(value: Any) -> list[str]:
     """Model names in a row's ``models`` (a list of names or of objects with ``model``/``name``, or a mapping keyed by name)."""
@@ -45,9 +45,14 @@ def model_names(value: Any) -> list[str]:
 RATE_MARK = "^"
 
 
-def rate_mark(cost: Any) -> str:
-    """:data:`RATE_MARK` when ``cost`` (a row's cost object) counts calls at a rate the price table does not hold, else ''."""
-    return RATE_MARK if isinstance(cost, dict) and cost.get("rate_not_priced_calls") else ""
+def cost_marks(cost: Any) -> str:
+    """The marks after a cost figure of ``cost`` (a row's cost object), as ``asz ls`` and ``asz usage`` print them:
+    ``*`` when it leaves out models the price table has no price for (``unpriced``), then :data:`RATE_MARK` when it
+    counts calls at a rate the table does not hold; '' for neither."""
+    if not isinstance(cost, dict):
+        return ""
+    names = cost.get("unpriced")
+    return ("*" if isinstance(names, list) and names else "") + (RATE_MARK if cost.get("rate_not_priced_calls") else "")
 
 
 def rate_line(calls: int) -> str:
