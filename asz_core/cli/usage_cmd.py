@@ -1,4 +1,5 @@
-"""``asz usage``: tokens and cost per day, month, conversation, project or model over a storage root (issue 17)."""
+"""``asz usage``: tokens and cost per day, week, month, 5-hour block, conversation, project or model over a storage
+root (issue 17)."""
 
 from __future__ import annotations
 
@@ -101,10 +102,15 @@ def _unrecorded(r: dict) -> bool:
     return usage_unrecorded(r["calls"], r["calls_with_usage"]) or (r.get("credits") is not None and not r["calls_with_usage"])
 
 
+VIEW_HELP = ("Rows per day, per week (from Monday), per month, per 5-hour block (the window a Claude subscription's "
+             "limits reset in, estimated as ccusage does), per conversation (oldest first call first), per project or "
+             "per model (the model id in full) (default daily).")
+SORT_HELP = ("Row order: default is by date (daily, weekly, monthly, blocks; session by its first call, oldest first) "
+             "or by name (project, model); cost, tokens or calls put the largest first.")
+
+
 def usage(
-    view: str = typer.Argument("daily", metavar="[daily|monthly|session|project|model]",
-                               help="Rows per day, per month, per conversation (oldest first call first), per project "
-                                    "or per model (the model id in full) (default daily)."),
+    view: str = typer.Argument("daily", metavar="[daily|weekly|monthly|blocks|session|project|model]", help=VIEW_HELP),
     since: str = typer.Option("", "--since", help="Count calls made from: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back (by each call's own time; a call with no time is left out and named)."),
     until: str = typer.Option("", "--until", help="Count calls up to: YYYY-MM-DD (the whole day, in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
     tz: Optional[str] = tz_option(),
@@ -112,25 +118,27 @@ def usage(
     model: str = typer.Option("", "--model", help="Count only the calls of a model whose name contains this (case-insensitive, as asz ls --model matches a model): a conversation's calls of its other models are left out."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP + " Its prices replace or extend the price table."),
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows: the key (date, month, conversation or project), usage, cost, models, …, credits, and total (the total row, in every row)."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows: the key (date, week, month, block, conversation, project or model), usage, cost, models, …, credits, and total (the total row, in every row)."),
     breakdown: bool = typer.Option(False, "--breakdown", help="Under each row, one row per model with its calls, tokens and cost (--json has them in every row: calls_by_model, usage_by_model, cost_by_model)."),
-    sort: str = typer.Option("default", "--sort", metavar="[default|cost|tokens|calls]",
-                             help="Row order: default is by date (daily, monthly; session by its first call, oldest "
-                                  "first) or by name (project, model); cost, tokens or calls put the largest first."),
+    sort: str = typer.Option("default", "--sort", metavar="[default|cost|tokens|calls]", help=SORT_HELP),
 ) -> None:
-    """Token usage and cost of the model calls in a storage root, per day, month, conversation, project or model.
+    """Token usage and cost of the model calls in a storage root, per day, week, month, 5-hour block, conversation,
+    project or model.
 
     One usage per model call, read from its last fragment that carries usage (the asz.view document's rule); a call
     counts on the day of the record its usage came from. calls counts every model call (one per message id + request
     id, as asz ls's CALLS), with usage or without: only calls with
     usage add tokens, a call with none falls on the day of its first record. Rows are in date order (a
     conversation by its first call, oldest first; project and model by name) unless --sort says cost, tokens or
-    calls. A terminal too narrow for the table leaves out MODELS, then INPUT … CACHE READ (said on stderr). The MODELS column names each model without claude- and its date (claude-haiku-4-5-20251001 is
+    calls. A week starts on Monday in --tz. A block is the 5-hour window a Claude subscription's limits reset in,
+    estimated from the calls' times as ccusage does: it starts at its first call's hour (UTC) and holds the calls
+    made less than 5 hours after that and after the call before; every call of the root shapes the blocks, whatever
+    the filters keep; a line names the block still open (--json: start, end, active). A terminal too narrow for the table leaves out MODELS, then INPUT … CACHE READ (said on stderr). The MODELS column names each model without claude- and its date (claude-haiku-4-5-20251001 is
     haiku-4-5), +N for those that do not fit; --breakdown and the model view give each model in full. The table's CALLS column is that count
     (calls_with_usage in --json: those with usage); a row whose calls carry no usage at all (Kiro meters credits,
     not tokens) reads "not recorded" in TOTAL and - in the other figures, never 0. Credits a runtime metered (Kiro) are
     never tokens or USD: each on its record's day and model, in a line under the table (--json: credits, credits_by_model). A call whose records carry no time
-    (Kiro CLI 2.x writes none on a model reply) has no day: daily and monthly count it in a last row "(no time)", and a
+    (Kiro CLI 2.x writes none on a model reply) has no day: the views by time count it in a last row "(no time)", and a
     line says so. --since/--until count the calls made in the window by their own times (asz ls keeps a conversation
     active in it): a call with no time cannot be placed, so it is in no figure, the total is marked ! and a line names
     its conversation and how many (--json: every row's no_time, the line on stderr). Cost comes from the price table (asz.yaml prices
@@ -170,8 +178,8 @@ def usage(
     storage = root if root is not None else Path(cfg.root)
     require_root("usage", storage)  # a mistyped --root is said, never reported as $0.00
     ids = list_conversations(storage)
-    counted, problems, unreadable, undescribed = _read(storage, zone, cfg.view_hide, len(ids), (project, model))
-    rows = report(counted, view, table, first, last, sort)
+    counted, problems, unreadable, undescribed, times = _read(storage, zone, cfg.view_hide, len(ids), (project, model))
+    rows = report(counted, view, table, first, last, sort, zone=zone, times=times)
     unmatched = _say_problems(problems, not counted and bool(project or model), storage, project, model)
     say_state_files(storage)
     note, unchained = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
@@ -204,13 +212,15 @@ def _settings(view: str, sort: str, config: Optional[Path]):
         raise typer.Exit(2)
 
 
-def _read(storage: Path, zone, hide, n: int, narrow: tuple[str, str] = ("", "")) -> tuple[list, list[str], dict[str, str], list[dict]]:
+def _read(storage: Path, zone, hide, n: int, narrow: tuple[str, str] = ("", "")
+          ) -> tuple[list, list[str], dict[str, str], list[dict], list[int]]:
     """:func:`~asz_core.view.usage_report.read_root` of ``storage`` (``n`` conversations): the counted calls (those
     ``narrow``, ``(--project, --model)``, keeps: :func:`~asz_core.view.usage_report.narrowed`, trial 17b F12), the
     problem lines, the conversations that did not read (id -> why) and the verified ones the filters keep holding
     transcript records the dialect could not read (``[{"conversation", "records"}]``:
     :func:`~asz_core.view.usage.undescribed_call_lines`); a torn tail of a conversation that verifies
-    is said on stderr (:func:`~asz_core.storage.torn.torn_notes`, trial 15 F17). Ctrl-C says how far it got, exit 130."""
+    is said on stderr (:func:`~asz_core.storage.torn.torn_notes`, trial 15 F17), and the times (unix ms) of every
+    call read, whatever ``narrow`` keeps (they shape the 5-hour blocks). Ctrl-C says how far it got, exit 130."""
     from ..storage.torn import torn_notes
     from ..view.usage import OUTSIDE_PREFIX, UNDESCRIBED_PREFIX
     from ..view.usage_report import narrowed, read_root
@@ -231,12 +241,13 @@ def _read(storage: Path, zone, hide, n: int, narrow: tuple[str, str] = ("", ""))
         for p in lines:
             if p.startswith(OUTSIDE_PREFIX):
                 typer.echo(f"asz usage: note: {cid[:8]} is counted without {p[len(OUTSIDE_PREFIX):]}", err=True)
+    times = [c.ms for c in counted if c.ms is not None and c.credits is None]
     counted = narrowed(counted, *narrow)
     kept = {c.conversation for c in counted} if any(narrow) else listed  # only the conversations the filters keep
     undescribed = [{"conversation": cid, "records": int(p[len(UNDESCRIBED_PREFIX):].split(" ", 1)[0])}
                    for cid, lines in sorted(listed.items()) if cid in kept
                    for p in lines if p.startswith(UNDESCRIBED_PREFIX)]  # may hold calls no figure counts (trial 18, F-f)
-    return counted, problems, unreadable, undescribed
+    return counted, problems, unreadable, undescribed, times
 
 
 def no_time_line(counted: list, windowed: bool, has_row: bool) -> tuple[str, list[dict]]:
@@ -301,15 +312,15 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
     ``unreadable``: conversations that did not read, in no figure: the total is marked ! and a line names them;
     ``unchained``: the line naming landed sessions with no conversation chain (in no figure either: marked ! too);
     ``no_time``: the line saying the calls with no time (:func:`no_time_line`), ``left_out`` when a window left them
-    out of every figure (the total is marked ! then);
-    ``undescribed``: conversation -> transcript records it holds the dialect could not read (trial 18, F-f): the total is marked ! and a line names them."""
+    out of every figure (the total is marked ! then); ``undescribed``: conversation -> transcript records it holds
+    the dialect could not read (trial 18, F-f): the total is marked ! and a line names them; an open block's line."""
     short = bool(unreadable or unchained or left_out or undescribed)
     from rich.cells import cell_len
 
     from ..view.zone import zone_name
 
     label_of = (lambda r: f"{r[key][:8]} {r['title']}") if session else (lambda r: str(r[key]))
-    head = f"{key.upper()} ({zone_name()})" if key in ("date", "month") else key.upper()  # the zone the days are of, named
+    head = f"{key.upper()} ({zone_name()})" if key in ("date", "week", "month", "block") else key.upper()  # the zone the days are of, named
     # in terminal cells (a CJK project name takes two a character); the total row fits whole
     width = max([len(head), len("total !" if short else "total")]
                 + [min(cell_len(" ".join(label_of(r).split())) + len(_marks(r)), 44) for r in rows])
@@ -365,14 +376,26 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
         typer.echo(no_time)
     if undescribed:
         typer.echo(_undescribed_line(undescribed))
-    metered = credits_line(rows, key, t, breakdown and key != "model")
-    if metered:
-        typer.echo(metered)
+    for line in [active_line(r) for r in rows if r.get("active")] + [credits_line(rows, key, t, breakdown and key != "model")]:
+        typer.echo(line) if line else None
     short = {h["conversation"]: h for r in rows for h in r.get("usage_incomplete", ())}
     if short:
         typer.echo("~ usage incomplete, the figures above leave out counts a record left out (listed under dropped) or "
                    "gave below 0 (counted 0; asz conversation names the calls): "
                    + ", ".join(f"{c[:8]} ({h['calls']} call(s): {', '.join(h['fields'])})" for c, h in sorted(short.items())))
+
+
+def active_line(row: dict) -> str:
+    """The line naming a block still open (``active``): when it ends and how long from now, in the block's zone."""
+    import datetime as dt
+    import time
+
+    from ..sessiondata.times import format_duration
+
+    end = dt.datetime.fromisoformat(row["block"]) + dt.timedelta(milliseconds=row["end"] - row["start"])
+    minutes = -(-max(0, row["end"] - int(time.time() * 1000)) // 60_000)  # whole minutes, rounded up
+    return (f"> block {row['block']} is open: it ends at {end.isoformat(timespec='minutes')}, "
+            f"{format_duration(minutes * 60)} from now (a call after that starts the next block)")
 
 
 def credits_line(rows: list[dict], key: str, t: dict, by_model: bool = False) -> str:

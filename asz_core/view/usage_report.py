@@ -1,4 +1,5 @@
-"""Usage reports over a storage root (issue 17): tokens and cost per day, month, conversation, project or model.
+"""Usage reports over a storage root (issue 17): tokens and cost per day, week, month, 5-hour block, conversation,
+project or model.
 
 Every conversation of the root is read as its asz.view summary counts it
 (:func:`~asz_core.view.document.conversation_calls`, kept as derived data by
@@ -11,7 +12,8 @@ call falls on the day (in the zone asked for) of the record its usage was read
 from (a call with no usage: of its first record). Cost is the price table's
 (:func:`~asz_core.view.prices.cost_of`), per row.
 
-A row: its key (``date`` ``YYYY-MM-DD``, ``month`` ``YYYY-MM``,
+A row: its key (``date`` ``YYYY-MM-DD``, ``week`` its Monday's ``YYYY-MM-DD``, ``month`` ``YYYY-MM``, ``block`` its
+start ``YYYY-MM-DDTHH:MM+HH:MM`` (:mod:`~asz_core.view.usage_blocks`),
 ``conversation``, ``project`` or ``model``, the model id in full, ``(no model)`` for calls whose records name none), then ``usage`` (four counts, and ``long_context``, the part of them from calls
 whose input was above 200K tokens, when some was: :data:`~asz_core.view.usage.LONG_KIND`), ``cost``
 (``{"usd", "unpriced"}``, and ``long_context_calls``, how many calls were priced at their model's long-context
@@ -21,7 +23,10 @@ every call, with usage or without, so a model whose calls carry no usage is ther
 with its own ``{"usd", "unpriced"}``; added in session 10), ``credits`` (what the runtime metered in its own unit,
 Kiro's credits, never tokens or USD: the sum of the parts its conversations' records metered, each on its record's
 day and model, to 6 decimals; null when none) and ``credits_by_model`` (``{model: credits}``, ``{}`` when none); a
-``conversation`` row adds ``title``, ``project``, ``from`` and ``to`` (unix ms of its first and last counted call).
+``conversation`` row adds ``title``, ``project``, ``from`` and ``to`` (unix ms of its first and last counted call),
+a ``block`` row ``from`` and ``to`` (its counted calls' first and last), ``start`` and ``end`` (the block's, unix ms:
+``end`` is ``start`` + 5 h) and ``active`` (true while the block is open: now before its end and less than 5 h after
+its last call).
 
 Only verified evidence is counted. The calls of a conversation that does not
 verify (its document's ``summary.state`` is ``incomplete`` or ``mismatch``:
@@ -42,6 +47,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import time
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -55,16 +61,20 @@ from .summary import REMOVED
 from .summary_cache import SummaryStore, conversation_summary
 from .prices import PriceTable, cost_of
 from .usage import TOKEN_KINDS, add_call, add_usage, zero_usage
+from .usage_blocks import BLOCK_MS, block_label, block_starts, week_of
 from .zone import zone_of
 
-__all__ = ["VIEWS", "KEYS", "SORTS", "NO_TIME", "Counted", "read_root", "narrowed", "report", "totals", "untimed", "untimed_credits", "zone_of"]
+__all__ = ["VIEWS", "KEYS", "SORTS", "TIMED", "NO_TIME", "Counted", "read_root", "narrowed", "report", "totals", "untimed", "untimed_credits", "zone_of"]
 
 #: The report views and the key each row carries.
-VIEWS = ("daily", "monthly", "session", "project", "model")
-KEYS = {"daily": "date", "monthly": "month", "session": "conversation", "project": "project", "model": "model"}
+VIEWS = ("daily", "weekly", "monthly", "blocks", "session", "project", "model")
+KEYS = {"daily": "date", "weekly": "week", "monthly": "month", "blocks": "block", "session": "conversation",
+        "project": "project", "model": "model"}
+#: The views keyed by time: the calls with no time are their :data:`NO_TIME` row.
+TIMED = ("daily", "weekly", "monthly", "blocks")
 #: The row orders of :func:`report`: ``default`` (by key; a session by its first call), or by a figure, largest first.
 SORTS = ("default", "cost", "tokens", "calls")
-#: The daily and monthly key of the calls whose records carry no time (Kiro CLI 2.x writes none on a model reply, nor
+#: The key, in the views keyed by time, of the calls whose records carry no time (Kiro CLI 2.x writes none on a model reply, nor
 #: any on the tool results between): their day is not known, so they are their own row, after the dated ones, and a
 #: ``--since``/``--until`` window cannot place them (:func:`untimed` counts what it leaves out).
 NO_TIME = "(no time)"
@@ -209,11 +219,17 @@ def narrowed(counted: Iterable[Counted], project: str = "", model: str = "") -> 
             and (contains(c.model, model) or (c.held != "" and not c.model))]
 
 
-def _key(view: str, c: Counted) -> str:
+def _key(view: str, c: Counted, blocks: dict[int, str]) -> str:
+    if view in TIMED and not c.day:
+        return NO_TIME
     if view == "daily":
-        return c.day.isoformat() if c.day else NO_TIME
+        return c.day.isoformat()
+    if view == "weekly":
+        return week_of(c.day).isoformat()
     if view == "monthly":
-        return c.day.strftime("%Y-%m") if c.day else NO_TIME
+        return c.day.strftime("%Y-%m")
+    if view == "blocks":
+        return blocks[c.ms]
     if view == "project":
         return c.places.get("project") or "(no project)"
     if view == "model":
@@ -222,23 +238,37 @@ def _key(view: str, c: Counted) -> str:
 
 
 def report(counted: Iterable[Counted], view: str, table: PriceTable | None = None,
-           since: int | None = None, until: int | None = None, sort: str = "default") -> list[dict]:
+           since: int | None = None, until: int | None = None, sort: str = "default", *,
+           zone: dt.tzinfo = dt.timezone.utc, times: Iterable[int] | None = None, now: int | None = None) -> list[dict]:
     """Rows of ``view`` (:data:`VIEWS`) over the calls made from ``since`` to ``until`` (unix ms, inclusive, as
     :func:`~asz_core.reading.listing.parse_time` reads ``--since``/``--until``; a call with no time only when neither
-    is given: :func:`untimed` counts those a window leaves out), sorted by key (daily, monthly, project, model; the
-    :data:`NO_TIME` row last) or by first call, oldest first (session; one with no time last), or with ``sort``
-    (:data:`SORTS`) ``cost``, ``tokens`` or ``calls`` by that figure, largest first (ties in the default order).
+    is given: :func:`untimed` counts those a window leaves out), sorted by key (daily, weekly, monthly, project, model;
+    the :data:`NO_TIME` row last), by start (blocks; :data:`NO_TIME` last) or by first call, oldest first (session;
+    one with no time last), or with ``sort`` (:data:`SORTS`) ``cost``, ``tokens`` or ``calls`` by that figure, largest
+    first (ties in the default order). ``blocks`` only: ``times`` are the call times (unix ms) that shape the blocks
+    (every call of the root, whatever filter or window: the provider's window does not know them; default the
+    ``counted`` ones), ``zone`` the keys' zone, ``now`` (unix ms, default the clock) what ``active`` is measured from.
     Raises ValueError for another ``sort``."""
     if sort not in SORTS:
         raise ValueError(f"{sort!r} is not an order (one of {', '.join(SORTS)})")
+    counted = list(counted)
+    blocks: dict[int, str] = {}
+    starts: dict[str, int] = {}
+    if view == "blocks":
+        of = block_starts(list(times if times is not None else ()) + [c.ms for c in counted if c.ms is not None])
+        blocks = {ms: block_label(start, zone) for ms, start in of.items()}
+        starts = {blocks[ms]: start for ms, start in of.items()}
     groups: dict[str, list[Counted]] = {}
     for c in counted:
         if (since is not None or until is not None) and (
                 c.ms is None or (since is not None and c.ms < since) or (until is not None and c.ms > until)):
             continue
-        groups.setdefault(_key(view, c), []).append(c)
+        groups.setdefault(_key(view, c, blocks), []).append(c)
     rows = [_row(view, key, calls, table) for key, calls in groups.items()]
-    if view == "session":
+    if view == "blocks":
+        _block_keys(rows, starts, int(time.time() * 1000) if now is None else now)
+        rows.sort(key=lambda r: (r["block"] == NO_TIME, r.get("start") or 0))
+    elif view == "session":
         rows.sort(key=lambda r: (r["from"] is None, r["from"] or 0, r["conversation"]))
     else:
         rows.sort(key=lambda r: (r[KEYS[view]] == NO_TIME, r[KEYS[view]]))
@@ -249,9 +279,19 @@ def report(counted: Iterable[Counted], view: str, table: PriceTable | None = Non
     return rows
 
 
+def _block_keys(rows: list[dict], starts: dict[str, int], now: int) -> None:
+    """Add a block row's ``start``, ``end`` and ``active`` (:func:`report`; its ``from``/``to`` are :func:`_row`'s)."""
+    for r in rows:
+        start = starts.get(r["block"])
+        if start is None:  # the NO_TIME row
+            continue
+        last = r["to"] if r["to"] is not None else start
+        r.update(start=start, end=start + BLOCK_MS, active=now < start + BLOCK_MS and now - last < BLOCK_MS)
+
+
 def untimed(counted: Iterable[Counted]) -> dict[str, int]:
     """``{conversation: calls}``: the counted calls (not held back) whose records carry no time, sorted by conversation.
-    With no ``--since``/``--until`` window they are the :data:`NO_TIME` row of daily and monthly (and in their
+    With no ``--since``/``--until`` window they are the :data:`NO_TIME` row of the views keyed by time (and in their
     conversation's and project's rows); a window leaves them out of every row, since it cannot place them
     (:func:`report`), and ``asz usage`` says so."""
     out: dict[str, int] = {}
@@ -286,11 +326,12 @@ def _row(view: str, key: str, every: list[Counted], table: PriceTable | None) ->
             add_call(total, c.usage)  # a long-context call counts in the sums' long_context part too
             add_call(by_model.setdefault(c.model or "(no model)", zero_usage()), c.usage)
     row: dict = {KEYS[view]: key}
-    if view == "session":
-        places = every[0].places
+    if view in ("session", "blocks"):
         times = [c.ms for c in calls if c.ms is not None]
-        row.update(title=places.get("title", ""), project=places.get("project", ""),
-                   **{"from": min(times) if times else None, "to": max(times) if times else None})
+        if view == "session":
+            places = every[0].places
+            row.update(title=places.get("title", ""), project=places.get("project", ""))
+        row.update({"from": min(times) if times else None, "to": max(times) if times else None})
     row.update(usage=total, cost=cost_of(by_model, table), models=sorted(m for m in by_model if m != "(no model)"),
                usage_by_model=dict(sorted(by_model.items())), calls=len(calls), calls_by_model=_calls_by_model(calls),
                calls_with_usage=sum(1 for c in calls if c.usage is not None),

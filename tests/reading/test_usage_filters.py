@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from cli_helpers import asz_in_process  # noqa: E402
 from source_calls import source_calls  # noqa: E402
 
-VIEWS = ("daily", "monthly", "session", "project", "model")
+VIEWS = ("daily", "weekly", "monthly", "blocks", "session", "project", "model")
 
 
 def _expected(corpus_source: Path, project: str, model: str) -> tuple[int, int]:

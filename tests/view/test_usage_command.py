@@ -108,7 +108,7 @@ def test_an_empty_root_s_total_row_is_labelled_whole(tmp_path):
 
 
 @pytest.mark.parametrize("args,says", [
-    (("weekly",), "is not a view"),
+    (("hourly",), "is not a view"),
     (("--since", "yesterday"), "--since/--until"),
     (("--tz", "Mars/Olympus"), "--tz"),
 ])
