@@ -39,6 +39,7 @@ __all__ = [
     "MCP_EVENTS",
     "Refusal",
     "claude_config_dir",
+    "config_dir_entries",
     "default_data_dir",
     "resolve_data_dir",
     "canonical_json",
@@ -76,11 +77,23 @@ class Refusal(Exception):
 # -- where things go ---------------------------------------------------------------------
 
 
-def claude_config_dir(env=None) -> str:
-    """Claude Code's configuration directory: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude`` (``$HOME`` from ``env``)."""
+def config_dir_entries(env=None) -> list:
+    """The folders ``$CLAUDE_CONFIG_DIR`` names, ``[str]``: Claude Code reads the variable as one path; ccusage and asz's
+    readers (:func:`asz_adapters_claude.roots.config_dirs`) read a comma-separated list of them. Blanks and the spaces
+    around an entry are dropped; [] when unset. The one reading of the variable in asz."""
     env = os.environ if env is None else env
-    if env.get("CLAUDE_CONFIG_DIR"):
-        return env["CLAUDE_CONFIG_DIR"]
+    return [p.strip() for p in (env.get("CLAUDE_CONFIG_DIR") or "").split(",") if p.strip()]
+
+
+def claude_config_dir(env=None) -> str:
+    """The configuration directory Claude Code itself uses, where its settings and a hook's default data directory
+    are: ``$CLAUDE_CONFIG_DIR`` (of a comma-separated list, its first entry: :func:`config_dir_entries`), else
+    ``~/.claude`` (``$HOME`` from ``env``). Claude Code does not follow ``XDG_CONFIG_HOME``; the readers of its files
+    also look in ``~/.config/claude`` (:mod:`asz_adapters_claude.roots`)."""
+    env = os.environ if env is None else env
+    entries = config_dir_entries(env)
+    if entries:
+        return entries[0]
     home = env.get("HOME") or env.get("USERPROFILE") or os.path.expanduser("~")
     return os.path.join(home, ".claude")
 

@@ -43,8 +43,7 @@ from asz_core import (
     unknown_part,
 )
 
-from .hook import claude_config_dir
-from .roots import config_dirs, further_dirs
+from .roots import default_folder, unread_folders
 
 __all__ = ["ClaudeCodeObserver", "DIALECT", "EXECUTION_SUFFIX", "CHANGES_SUFFIX", "GLOSSARY", "FLAG_RULES"]
 
@@ -155,8 +154,11 @@ class ClaudeCodeObserver(Adapter):
     sessions_in_parallel = True  # converts from its arguments and the source files alone
 
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
-        """``<claude config dir>/plugins/data``: ``$CLAUDE_CONFIG_DIR`` else ``~/.claude`` (origin-digest §5.2). Never raises."""
-        return Path(claude_config_dir(env)) / "plugins" / "data"
+        """``<claude config dir>/plugins/data`` (origin-digest §5.2): of Claude Code's configuration folders
+        (:func:`asz_adapters_claude.roots.config_dirs`: each entry of a comma-separated ``CLAUDE_CONFIG_DIR``, else
+        ``~/.claude`` and ``~/.config/claude``), the first whose ``plugins/data`` is a directory, else the first
+        (:func:`asz_adapters_claude.roots.default_folder`). Never raises."""
+        return default_folder(os.environ if env is None else env, "plugins/data")
 
     def has_default_sessions(self, env: Mapping[str, str] | None = None) -> bool:
         """True when a data directory under :meth:`default_source_root` holds an observer record file
@@ -176,7 +178,7 @@ class ClaudeCodeObserver(Adapter):
         raises."""
         e = os.environ if env is None else env
         try:
-            return further_dirs(self.default_source_root(e), [d / "plugins" / "data" for d in config_dirs(e)], holds_records)
+            return unread_folders(e, "plugins/data", holds_records)
         except (OSError, ValueError):
             return []
 

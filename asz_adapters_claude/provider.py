@@ -31,7 +31,7 @@ from typing import Any, Iterable, Mapping
 from asz_core import (Adapter, BodyInfo, BodyMeta, Capabilities, Discovery, ProviderSession, Record, Source, Term, build_glossary,
                       json_loads, os_error_text)
 
-from .hook import claude_config_dir
+from .roots import default_folder, unread_folders
 
 __all__ = [
     "ClaudeCodeProvider",
@@ -42,6 +42,7 @@ __all__ = [
     "ENV_VAR",
     "GLOSSARY",
     "body_meta",
+    "holds_bodies",
     "BodyInfo",
     "enable_capture",
     "disable_capture",
@@ -54,6 +55,8 @@ REQUEST_SUFFIX = ".request.json"
 RESPONSE_SUFFIX = ".response.json"
 #: The variable Claude Code reads; its value is ``file:<absolute dir>``.
 ENV_VAR = "OTEL_LOG_RAW_API_BODIES"
+#: Where in a Claude Code configuration folder asz expects the bodies (``asz provider enable``'s default).
+BODIES_DIR = "asz/provider-bodies"
 
 _OLD_UID = re.compile(r"_session_([0-9a-fA-F-]{36})$")
 _KV = re.compile(r"\b(cc_prompt_id|cc_prev_req)=([^;\s]*)")
@@ -135,6 +138,16 @@ def body_meta(name: str, data: bytes) -> BodyInfo:
     return BodyInfo(meta, "", value)
 
 
+def holds_bodies(folder: Path) -> bool:
+    """True when ``folder`` holds a ``<…>.request.json`` or ``<…>.response.json`` file; a listing only, up to the first.
+    An unreadable folder holds none that can be read. Never raises."""
+    try:
+        with os.scandir(folder) as it:
+            return any(e.name.endswith((REQUEST_SUFFIX, RESPONSE_SUFFIX)) for e in it)
+    except (OSError, ValueError):
+        return False
+
+
 class ClaudeCodeProvider(Adapter):
     """Claude Code's raw API bodies into ``provider_body`` Session Data (dialect ``claude-code-provider/1``).
 
@@ -165,8 +178,17 @@ class ClaudeCodeProvider(Adapter):
         return body_meta(name, data)
 
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
-        """``<claude config dir>/asz/provider-bodies`` (origin-digest §5.3); ``$CLAUDE_CONFIG_DIR`` else ``~/.claude``. Never raises."""
-        return Path(claude_config_dir(env)) / "asz" / "provider-bodies"
+        """``<claude config dir>/asz/provider-bodies`` (origin-digest §5.3): of Claude Code's configuration folders
+        (:func:`asz_adapters_claude.roots.config_dirs`: each entry of a comma-separated ``CLAUDE_CONFIG_DIR``, else
+        ``~/.claude`` and ``~/.config/claude``), the first where it is a directory, else the first
+        (:func:`asz_adapters_claude.roots.default_folder`). Never raises."""
+        return default_folder(os.environ if env is None else env, BODIES_DIR)
+
+    def unread_default_sources(self, env: Mapping[str, str] | None = None) -> list[Path]:
+        """The ``asz/provider-bodies`` of Claude Code's other configuration folders that hold a body file
+        (:func:`holds_bodies`), apart from :meth:`default_source_root`: the provider pass reads each after it
+        (:func:`asz_adapters_claude.roots.unread_folders`, the list the transcripts' folders come from). Never raises."""
+        return unread_folders(os.environ if env is None else env, BODIES_DIR, holds_bodies)
 
     def discover(self, source_root: Path, *, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> Discovery:
         """The request files of ``source_root`` that name their session, one snapshot source each.

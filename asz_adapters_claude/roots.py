@@ -1,29 +1,29 @@
-"""Where Claude Code keeps its ``projects`` folders, and which of them hold sessions (origin-digest §5.1).
+"""Where Claude Code keeps its folders, and which of them hold sessions (origin-digest §5.1, §5.2, §5.3).
 
-Claude Code's configuration folder is ``$CLAUDE_CONFIG_DIR`` when set (ccusage reads a comma-separated list of them),
-else ``~/.claude``; ``$XDG_CONFIG_HOME/claude`` (``~/.config/claude`` when the variable is unset) is where some
-versions keep it. asz reads :func:`default_root` first, the storage root's own, then the others that hold sessions
-(:func:`unread_roots`), into the same storage root (``Adapter.default_source_roots``; docs/storage-root.md, Several
-source folders); trial 16 F7 found them left out. Every function here takes the environment as a mapping and never
-raises.
+Claude Code's configuration folder is ``$CLAUDE_CONFIG_DIR`` when set (one path to Claude Code; ccusage, and asz, read
+a comma-separated list of them), else ``~/.claude``; ``$XDG_CONFIG_HOME/claude`` (``~/.config/claude`` when the
+variable is unset) is where some versions kept it. :func:`config_dirs` is the one list every Claude Code adapter reads
+its folders from: the transcripts' ``projects``, the observers' ``plugins/data``, the provider bodies'
+``asz/provider-bodies`` (:func:`default_folder`, :func:`unread_folders`). asz reads the default folder first, the
+storage root's own, then the others that hold sessions, into the same storage root (``Adapter.default_source_roots``;
+docs/storage-root.md, Several source folders); trial 16 F7 found them left out. Every function here takes the
+environment as a mapping and never raises.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Mapping
+from typing import Callable, Mapping
 
-__all__ = ["config_dirs", "candidate_roots", "default_root", "unread_roots", "holds_sessions", "suggest_source"]
+from .hook import config_dir_entries
+
+__all__ = ["candidate_roots", "config_dirs", "default_folder", "default_root", "further_dirs", "holds_sessions",
+           "suggest_source", "unread_folders", "unread_roots"]
 
 
 def _home(env: Mapping[str, str]) -> Path:
     return Path(env["HOME"]) if env.get("HOME") else Path.home()
-
-
-def _config_dirs(env: Mapping[str, str]) -> list[str]:
-    """The entries of a comma-separated ``CLAUDE_CONFIG_DIR``, blanks and surrounding spaces dropped."""
-    return [p.strip() for p in env.get("CLAUDE_CONFIG_DIR", "").split(",") if p.strip()]
 
 
 def config_dirs(env: Mapping[str, str]) -> list[Path]:
@@ -31,7 +31,7 @@ def config_dirs(env: Mapping[str, str]) -> list[Path]:
     comma-separated ``CLAUDE_CONFIG_DIR`` when it names any; else ``$XDG_CONFIG_HOME/claude`` and ``~/.claude``, the
     XDG one first only when it is a directory, ``~/.config`` standing for an unset ``XDG_CONFIG_HOME``. The one list
     every Claude Code adapter reads its folders from (``projects``, the observers' ``plugins/data``). Need not exist."""
-    dirs = _config_dirs(env)
+    dirs = config_dir_entries(env)
     if dirs:
         return [Path(d) for d in dirs]
     home = _home(env)
@@ -40,7 +40,7 @@ def config_dirs(env: Mapping[str, str]) -> list[Path]:
     return [via_xdg, dot] if env.get("XDG_CONFIG_HOME") and via_xdg.is_dir() else [dot, via_xdg]
 
 
-def further_dirs(first: Path, dirs: list[Path], holds) -> list[Path]:
+def further_dirs(first: Path, dirs: list[Path], holds: Callable[[Path], bool]) -> list[Path]:
     """The folders of ``dirs`` apart from ``first`` and from each other (a symbolic link to the same folder counts
     once) for which ``holds(folder)`` is true, in order: an adapter's :meth:`unread_default_sources`."""
     seen = {_real(first)}
@@ -53,6 +53,21 @@ def further_dirs(first: Path, dirs: list[Path], holds) -> list[Path]:
         if holds(r):
             out.append(r)
     return out
+
+
+def default_folder(env: Mapping[str, str], sub: str) -> Path:
+    """The folder ``sub`` (a relative path: ``projects``, ``plugins/data``, ``asz/provider-bodies``) of the first of
+    :func:`config_dirs` where it is a directory, else of the first of them (its absence is told by the pass): the
+    folder an adapter reads first, the storage root's own, when no ``--source`` or ``source_root`` names one."""
+    subs = [d / sub for d in config_dirs(env)]
+    return next((r for r in subs if _is_dir(r)), subs[0])
+
+
+def unread_folders(env: Mapping[str, str], sub: str, holds: Callable[[Path], bool]) -> list[Path]:
+    """The folders ``sub`` of :func:`config_dirs` apart from :func:`default_folder` (and from each other: a symbolic
+    link to the same folder counts once) for which ``holds(folder)`` is true (the folder holds what the adapter
+    reads), in order: an adapter's :meth:`unread_default_sources`."""
+    return further_dirs(default_folder(env, sub), [d / sub for d in config_dirs(env)], holds)
 
 
 def candidate_roots(env: Mapping[str, str]) -> list[Path]:
@@ -69,14 +84,13 @@ def candidate_roots(env: Mapping[str, str]) -> list[Path]:
 def default_root(env: Mapping[str, str]) -> Path:
     """The ``projects`` folder asz reads when no ``--source`` or ``source_root`` names one: the first of
     :func:`candidate_roots` that is a directory, else the first of them (its absence is told by the pass)."""
-    roots = candidate_roots(env)
-    return next((r for r in roots if _is_dir(r)), roots[0])
+    return default_folder(env, "projects")
 
 
 def unread_roots(env: Mapping[str, str]) -> list[Path]:
     """The folders of :func:`candidate_roots` apart from :func:`default_root` (and from each other: a symbolic link to
     the same folder counts once) that hold sessions (:func:`holds_sessions`)."""
-    return further_dirs(default_root(env), candidate_roots(env), holds_sessions)
+    return unread_folders(env, "projects", holds_sessions)
 
 
 def holds_sessions(projects: Path) -> bool:

@@ -23,7 +23,7 @@ from ..config import Config, ConfigError, format_duration, load_config
 from ..plugins import get_plugin_manager
 from ..storage.layout import CONVERSATIONS, ROUNDS
 from ..storage.root import LockBusy, collector_lock
-from .jobs import Job, load_adapter_file, resolve_jobs, usage_error
+from .jobs import Job, adapter_default_folders, load_adapter_file, resolve_jobs, usage_error
 from .root_overlap import refuse_overlap
 from .stopping import interrupt_on, take_signals
 
@@ -376,26 +376,28 @@ def _provider_job(jobs: list[Job], chosen: bool = False) -> Optional[Job]:
         return None
     for a in get_plugin_manager().adapters().values():
         if a.body_suffixes and a.collect_when_present:
-            d = Path(a.default_source_root())
+            d, *more = adapter_default_folders(a)
             if d.is_dir():
-                return Job(a, d, [], [], jobs[0].max_delta_bytes, jobs[0].mode, jobs[0].interval)
+                return Job(a, d, [], [], jobs[0].max_delta_bytes, jobs[0].mode, jobs[0].interval, more)
     return None
 
 
 def _provider_pass(job: Optional[Job], storage: Path, lock_timeout: float, counters: Counters) -> str:
     """Run the provider pass (:func:`asz_core.collect.provider_bodies.provider_pass`) into ``counters``; returns the
-    summary's extra ``bodies_waiting=N bodies_unreadable=N`` (only the non-zero ones). Issue 10."""
-    if job is None or not job.source_root.is_dir():
-        return ""
-    from ..collect.provider_bodies import provider_pass
+    summary's extra ``bodies_waiting=N bodies_unreadable=N`` (only the non-zero ones), of every folder of the job
+    (Claude Code's ``asz/provider-bodies`` of each configuration folder holding bodies, the default first). Issue 10."""
+    from ..collect.provider_bodies import ProviderCounters, provider_pass
 
-    try:
-        pc = provider_pass(storage, job.source_root, max_delta_bytes=job.max_delta_bytes, lock_timeout=lock_timeout,
-                           include=job.include, exclude=job.exclude, adapter=job.adapter)
-    except OSError as exc:
-        typer.echo(f"error: {storage}: provider pass: {exc.strerror or exc}", err=True)
-        counters.errors += 1
-        return ""
+    pc = ProviderCounters()
+    for folder in [] if job is None else job.source_roots:
+        if not folder.is_dir():
+            continue
+        try:
+            pc.add(provider_pass(storage, folder, max_delta_bytes=job.max_delta_bytes, lock_timeout=lock_timeout,
+                                 include=job.include, exclude=job.exclude, adapter=job.adapter))
+        except OSError as exc:
+            typer.echo(f"error: {storage}: provider pass: {exc.strerror or exc}", err=True)
+            counters.errors += 1
     counters.landed += pc.landed
     counters.records += pc.records
     counters.bytes += pc.bytes

@@ -27,7 +27,7 @@ def _usage(message: str) -> typer.Exit:
 class Prose:
     """What a prose export gathers across conversations: source bytes (``raw``), the turns, the source line reader and its stats."""
 
-    def __init__(self, source: Optional[Path], config: Optional[Path], audit: bool = False,
+    def __init__(self, source: list[Path], config: Optional[Path], audit: bool = False,
                  window: Optional[tuple[Optional[int], Optional[int]]] = None):
         from ..reading.prose import ProseStats, SourceLines
 
@@ -39,22 +39,28 @@ class Prose:
         self.lines = SourceLines(_source_roots(source, config))
 
 
-def _source_roots(source: Optional[Path], config: Optional[Path]):
-    """``adapter name -> source root`` for prose: ``--source`` for every adapter, else the configured or default root of each."""
-    if source is not None:
-        return lambda name: source
+def _source_roots(source: list[Path], config: Optional[Path]):
+    """``adapter name -> [source folder]`` for prose, each looked in for a landed record's ``src`` in order: the
+    ``--source`` folders (each time given) for every adapter; else an adapter's configured ``source_root`` (and a
+    list's further folders), else its default folders (:meth:`~asz_core.plugins.adapter.Adapter.default_source_roots`:
+    Claude Code's ``projects`` of each configuration folder holding sessions, as ``asz collect`` reads them)."""
+    if source:
+        return lambda name: list(source)
 
-    def of(name: str) -> Optional[Path]:
+    def of(name: str) -> list[Path]:
         from ..config import load_config
         from ..plugins import get_plugin_manager
+        from .jobs import adapter_default_folders
 
         try:
             entry = load_config(config).adapter(name)
             adapter = get_plugin_manager().get(name)
             adapter.configure(entry)
-            return Path(entry.source_root or adapter.default_source_root())
+            if entry.source_root:
+                return [Path(entry.source_root), *map(Path, entry.more_source_roots)]
+            return adapter_default_folders(adapter)
         except Exception:  # an adapter this install lacks, or a configuration that does not load: no source line
-            return None
+            return []
 
     return of
 
@@ -271,7 +277,7 @@ def export(
     thinking: bool = typer.Option(False, "--thinking", help="Add the model's reasoning (md, html, prose)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write here: a file for one conversation, a folder (with an index page) for several, or for several as md or prose a FILE.md or FILE.jsonl that gets the one stream stdout would; a file already there is replaced, and stderr says so (asz export: replaced …)."),
     audit: bool = typer.Option(False, "--audit", help="prose (implied when --format is not given; another --format is refused): the audit form (docs/reading.md): every line gets a kind (prompt, prompt_blocks, interrupt, injected, subagent_prompt, compaction_summary, command_output, reply, thinking, …); the person turns the default prose leaves out (a user line whose content is a list) are kept (kind prompt_blocks or interrupt, an image as [image: TYPE, N bytes]); one line per tool call (kind tool_call: tool, its input cut at 200 characters, status ok/error/refused/interrupted/no_result); one header line per conversation (kind conversation: title, project, branch, models, from, to, state, problems, left_out); streams interleaved by time; with --since/--until an in_range key on each line. The default prose's lines are all there, their keys and values unchanged."),
-    source: Optional[Path] = typer.Option(None, "--source", help="prose: the source root the conversations were collected from (default: each adapter's configured or default root), read where a landed record cannot tell a string from a list (a file landed before claude-code-local 0.2.0)."),
+    source: list[Path] = typer.Option([], "--source", help="prose: a source folder the conversations were collected from, again for each further folder, looked in in order (default: each adapter's configured or default folders, as asz collect reads them: Claude Code's every projects folder holding sessions), read where a landed record cannot tell a string from a list (a file landed before claude-code-local 0.2.0)."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
@@ -291,7 +297,7 @@ def export(
     part may have been a string or a one-block list: a file landed by
     claude-code-local 0.2.0 or later says which in the record; for an
     earlier one prose reads that line from the source (--source, else the
-    adapter's source root) and says on stderr how many it had to keep
+    adapter's source folders, each looked in) and says on stderr how many it had to keep
     without it. A conversation whose evidence
     does not verify (state mismatch: a landed file's closing line does not bind
     its bytes, a line does not read, a round does not match its landed files;

@@ -19,7 +19,7 @@ import typer
 from ..config import MIN_DELTA_BYTES, MIN_INTERVAL, Config, parse_duration
 from ..plugins import Adapter, get_plugin_manager
 
-__all__ = ["Job", "load_adapter_file", "resolve_jobs", "usage_error"]
+__all__ = ["Job", "adapter_default_folders", "load_adapter_file", "resolve_jobs", "usage_error"]
 
 
 def usage_error(cmd: str, message: str) -> typer.Exit:
@@ -134,7 +134,7 @@ def resolve_jobs(
         elif e.source_root:
             src, more = Path(e.source_root), [Path(p) for p in e.more_source_roots]  # ~ expanded by load_config
         else:
-            src, *more = _default_folders(a)
+            src, *more = adapter_default_folders(a)
             if root is not None and src == Path(cfg.root):
                 src = Path(root)  # the adapter reads the storage root: the one this command was given
             follow = not a.source_in_storage and src == Path(a.default_source_root())
@@ -160,7 +160,7 @@ def _folders(source: Optional[Path] | list[Path]) -> list[Path]:
     return [Path(p) for p in source] if isinstance(source, (list, tuple)) else [Path(source)]
 
 
-def _default_folders(a: Adapter) -> list[Path]:
+def adapter_default_folders(a: Adapter) -> list[Path]:
     """The adapter's :meth:`~asz_core.plugins.adapter.Adapter.default_source_roots`, its default source root alone
     when the answer is empty or the adapter fails (an adapter's answer never stops a collect)."""
     try:

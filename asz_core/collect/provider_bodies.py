@@ -126,6 +126,11 @@ class ProviderCounters:
     busy: int = 0
     landed_bytes: int = 0
 
+    def add(self, other: "ProviderCounters") -> None:
+        """Add ``other``'s counts to these (the passes over several body folders, one summary)."""
+        for f in attrs.fields(ProviderCounters):
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+
     def extra(self) -> str:
         """`` bodies_waiting=N bodies_unreadable=N bodies_changed=N`` with only the non-zero ones (for the summary line)."""
         out = ""

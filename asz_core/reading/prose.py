@@ -234,28 +234,21 @@ def _rows_named(rows: Sequence[tuple[str, int]]) -> str:
 class SourceLines:
     """The source line of a landed record, read at ``off`` for ``bytes`` and accepted when its SHA-256 starts with ``sha``.
 
-    ``source_of(adapter)`` gives the source root of an adapter name (the
-    header's ``adapter`` before ``/``) or None. Files are opened once each.
+    ``source_of(adapter)`` gives the source folders of an adapter name (the header's ``adapter`` before ``/``), ``[]``
+    when none is known: a record's ``src`` is looked for in each in order (a source of a further folder is named by
+    its absolute path, the same file in every one; docs/storage-root.md, Several source folders), and the first
+    file whose line is the one that landed answers. Files are opened once each.
     """
 
-    def __init__(self, source_of: Callable[[str], Optional[Path]]):
+    def __init__(self, source_of: Callable[[str], Sequence[Path]]):
         self._source_of = source_of
-        self._roots: dict[str, Optional[Path]] = {}
+        self._roots: dict[str, list[Path]] = {}
         self._files: dict[Path, Optional[BinaryIO]] = {}
-        #: why the last :meth:`content` that gave ``(False, None)`` did: ``("absent", root looked in)``,
+        #: why the last :meth:`content` that gave ``(False, None)`` did: ``("absent", folders looked in)``,
         #: ``("changed", "")`` or ``("no_root", "")``
         self.why: tuple[str, str] = ("no_root", "")
 
-    def _file(self, header: Header) -> Optional[BinaryIO]:
-        name = header.adapter.split("/", 1)[0]
-        if name not in self._roots:
-            self._roots[name] = self._source_of(name)
-        base = self._roots[name]
-        if base is None or not header.src:
-            self.why = ("no_root", "")
-            return None
-        self.why = ("absent", str(base))
-        path = base / header.src
+    def _open(self, path: Path) -> Optional[BinaryIO]:
         if path not in self._files:
             try:
                 self._files[path] = open(path, "rb")
@@ -263,26 +256,47 @@ class SourceLines:
                 self._files[path] = None
         return self._files[path]
 
+    def _candidates(self, header: Header) -> list[Path]:
+        """The files ``header.src`` may be, one per source folder of its adapter (one when ``src`` is absolute)."""
+        name = header.adapter.split("/", 1)[0]
+        if name not in self._roots:
+            self._roots[name] = [Path(p) for p in self._source_of(name)]
+        out: list[Path] = []
+        for base in self._roots[name]:
+            p = base / header.src
+            if p not in out:
+                out.append(p)
+        return out
+
     def content(self, header: Header, rec: dict) -> tuple[bool, Any]:
         """``(True, message.content)`` of the record's source line, or ``(False, None)`` when it cannot be read or does not match."""
-        f = self._file(header)
+        paths = self._candidates(header) if header.src else []
+        if not paths:
+            self.why = ("no_root", "")
+            return False, None
         sha, off, size = rec.get("sha"), rec.get("off"), rec.get("bytes")
-        if f is None or not isinstance(sha, str) or not sha or not isinstance(off, int) or not isinstance(size, int):
+        self.why = ("absent", " or ".join(str(b) for b in self._roots[header.adapter.split("/", 1)[0]]))
+        if not isinstance(sha, str) or not sha or not isinstance(off, int) or not isinstance(size, int):
             return False, None
-        self.why = ("changed", "")  # the file is there: what follows failing means its line is not what landed
-        try:
-            f.seek(off)
-            line = f.read(size)
-        except OSError:
-            return False, None
-        if len(line) != size or not hashlib.sha256(line).hexdigest().startswith(sha):
-            return False, None
-        try:
-            v = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            return False, None
-        msg = v.get("message") if isinstance(v, dict) else None
-        return True, (msg.get("content") if isinstance(msg, dict) else None)
+        for path in paths:
+            f = self._open(path)
+            if f is None:
+                continue
+            self.why = ("changed", "")  # a file is there: none matching means its line is not what landed
+            try:
+                f.seek(off)
+                line = f.read(size)
+            except OSError:
+                continue
+            if len(line) != size or not hashlib.sha256(line).hexdigest().startswith(sha):
+                continue
+            try:
+                v = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue
+            msg = v.get("message") if isinstance(v, dict) else None
+            return True, (msg.get("content") if isinstance(msg, dict) else None)
+        return False, None
 
     def close(self) -> None:
         """Close every file opened."""

@@ -128,8 +128,8 @@ def test_the_observer_reads_every_claude_configuration_folder(tmp_path: Path) ->
     home = tmp_path / "home"
     shutil.copytree(SAMPLES, home / ".config" / "claude" / "plugins" / "data")
     env = {"HOME": str(home)}
-    assert ClaudeCodeObserver().default_source_roots(env) == [home / ".claude" / "plugins" / "data",
-                                                              home / ".config" / "claude" / "plugins" / "data"]
+    # the only one there is the default, as for the transcripts' projects folders (roots.default_folder)
+    assert ClaudeCodeObserver().default_source_roots(env) == [home / ".config" / "claude" / "plugins" / "data"]
     (home / ".claude" / "plugins" / "data").mkdir(parents=True)  # the default folder, empty: still first, nothing in it
     assert ClaudeCodeObserver().default_source_roots(env)[1:] == [home / ".config" / "claude" / "plugins" / "data"]
     p = asz_in_process("collect", "--once", "--no-parse", "--adapter", "changes", "--root", str(tmp_path / "root"),
