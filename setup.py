@@ -5,6 +5,8 @@
 - ``asz_core.sessiondata.bytescan``: a landed file's whole-file byte scans (the wide-number probe, the most openers
   on a line, ``null``) in one pass, for the asz.view build, parse and the reader; and a cursor's values in one call
   (``asz_core.storage.cursor``).
+- ``asz_core.sessiondata.jsoncheck``: whether a source line is orjson's own encoding of its value, told from its
+  bytes (``asz_core.canonical_json``), so the Claude Code adapter no longer encodes every line again to know it.
 
 Where no C compiler is found, or it fails, the install goes on without them and the same work is done in Python
 (asz_core/verify/landed.py, asz_core/sessiondata/numberprobe.py), with the same results (docs/verify.md, How fast;
@@ -28,4 +30,5 @@ def compiled(name: str, source: str) -> Extension:
 setup(ext_modules=[
     compiled("asz_core.verify.linescan", "asz_core/verify/linescan.c"),
     compiled("asz_core.sessiondata.bytescan", "asz_core/sessiondata/bytescan.c"),
+    compiled("asz_core.sessiondata.jsoncheck", "asz_core/sessiondata/jsoncheck.c"),
 ])

@@ -13,7 +13,8 @@ from typing import Any
 
 import orjson
 
-from asz_core import JSONSpanError, RawJSON, array_elements, compact, loads_source, object_members, value_span
+from asz_core import (JSONSpanError, RawJSON, array_elements, canonical_json, compact, loads_source, object_members,
+                      value_span)
 
 __all__ = [
     "CANONICAL_MAX",
@@ -77,9 +78,15 @@ def shallow_canonical(raw: bytes, value: Any, begin: int, end: int) -> bool | No
     ``[value]`` encodes exactly when ``value`` nests 253 deep or less (``asz_core.nesting_depth``; pinned by
     ``tests/adapters/claude/test_claude_convert.py``), and its bytes between the brackets are ``orjson.dumps(value)``.
     This saves counting the line's brackets or walking its containers on nearly every line.
+
+    Before that, :func:`asz_core.canonical_json` reads the bytes (in C, where built) and says True for a line that is
+    orjson's encoding by its rules (compact, orjson's escapes, integers of at most 18 digits, no key twice, at most
+    253 deep): nearly every Claude Code line, with no second encoding (issue 22). Its None costs the encoding.
     """
     if end - begin > CANONICAL_MAX:
         return None
+    if canonical_json(raw, begin, end):
+        return True
     try:
         wrapped = orjson.dumps([value])
     except orjson.JSONEncodeError:

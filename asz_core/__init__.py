@@ -71,6 +71,7 @@ _LAZY = {
     "JSONSpanError": "asz_core.sessiondata.jsonbytes",
     "json_loads": ("asz_core.sessiondata.jsonbytes", "loads"),
     "nesting_depth": "asz_core.sessiondata.jsonbytes",
+    "canonical_json": "asz_core.sessiondata.canonical",
     **dict.fromkeys(("loads_source", "settle_surrogates"), "asz_core.sessiondata.surrogates"),
     # issue 10: provider bodies (seed 000, Provider bodies)
     **dict.fromkeys(("BodyError", "BodyMeta", "MissingReference", "TooLarge"), "asz_core.sessiondata.providerbody"),
@@ -147,6 +148,7 @@ __all__ = [
     "value_span",
     "JSONSpanError",
     "json_loads",
+    "canonical_json",
     "loads_source",
     "settle_surrogates",
     "BodyError",

@@ -1,6 +1,6 @@
 /* The SHA-256 of a compiled module's C source, given by setup.py as ASZ_SOURCE_SHA256 and kept as the module's
  * SOURCE_SHA256: asz_core/sessiondata/compiled.py uses the module only when it matches the .c beside it. Included by
- * asz_core/sessiondata/bytescan.c and asz_core/verify/linescan.c. */
+ * asz_core/sessiondata/bytescan.c, asz_core/sessiondata/jsoncheck.c and asz_core/verify/linescan.c. */
 #ifndef ASZ_SOURCE_DIGEST_H
 #define ASZ_SOURCE_DIGEST_H
 #include <Python.h>
