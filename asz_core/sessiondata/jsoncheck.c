@@ -25,6 +25,9 @@
 #include <Python.h>
 #include <string.h>
 #include "source_digest.h"
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define MAX_DEPTH 253       /* orjson encodes [value] only when value nests at most this deep */
 #define MAX_KEYS 256        /* keys of one object compared with each other; more: None */
@@ -42,6 +45,21 @@ typedef struct {
 static const unsigned char *string_end(const unsigned char *p, const unsigned char *end) {
     p++;
     for (;;) {
+#ifdef __SSE2__
+        /* 16 bytes at a time while none is '"', '\\' or below 0x20 (most of a line's bytes are in long strings) */
+        const __m128i quote = _mm_set1_epi8('"'), slash = _mm_set1_epi8('\\'), low = _mm_set1_epi8(0x1f);
+        while (end - p >= 16) {
+            __m128i x = _mm_loadu_si128((const __m128i *)p);
+            __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, slash)),
+                                       _mm_cmpeq_epi8(_mm_max_epu8(x, low), low));
+            int mask = _mm_movemask_epi8(hit);
+            if (mask) {
+                p += __builtin_ctz((unsigned)mask);
+                break;
+            }
+            p += 16;
+        }
+#endif
         while (p < end && plain[*p])
             p++;
         if (p >= end)

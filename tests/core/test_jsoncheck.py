@@ -157,3 +157,16 @@ def test_any_value_any_writing(value, at: int, byte: int) -> None:
     _held(text[:i] + text[i + 1:])
     if b'":' in text:  # a key written twice
         _held(text[:-1] + b"," + text[1:-1] + b"}")
+
+
+@compiled
+def test_long_strings_at_every_offset() -> None:
+    """The string scan reads 16 bytes at a time where SSE2 is there: each special character at each offset of a long
+    string, in a key and in a value, written as orjson writes it and as it does not."""
+    for special in ('"', "\\", "\x00", "\x1f", "\n", "\x7f", "\u00e9", "\u2028", "\U0001F600", "/"):
+        for at in range(40):
+            s = "x" * at + special + "y" * (39 - at)
+            assert _held(orjson.dumps({s: s})) is True, (special, at)
+            ascii = json.dumps({s: s}, separators=(",", ":")).encode()  # \uXXXX for every character past ASCII
+            assert _held(ascii) is (True if ascii == orjson.dumps({s: s}) else None), (special, at)
+            assert _held(ascii.replace(b'":"', b'": "')) is None
