@@ -10,7 +10,8 @@ kept after the pass line (``keep_list_rows``) with the summaries (``build_summar
 records (``_prepare``). Prints one JSON line per run and the medians; ``total_cpu`` is the process's user + system.
 
 ``--floor`` then prints what the same bytes cost in the calls no pass can do without, in this process: ``orjson.loads``
-of every source line (the bare loop's decode), ``orjson.dumps([value])`` of each (landing's canonical check), the
+of every source line (the bare loop's decode), ``orjson.dumps([value])`` of each (landing's canonical check until
+session 19), ``asz_core.canonical_json`` of each (the check from the bytes landing asks first since session 19), the
 decode of every landed record line by ``orjson`` (what the list rows' read does) and by ``msgspec`` (what the index's
 does), and SHA-256 over the source bytes once (the bare loop hashes them once; a pass hashes about five times that)::
 
@@ -81,6 +82,8 @@ def floor(src: Path, root: Path) -> dict:
     import msgspec
     import orjson
 
+    from asz_core import canonical_json
+
     source = [x for p in sorted(src.rglob("*.jsonl")) for x in p.read_bytes().split(b"\n") if x]
     landed = [x for p in sorted(root.rglob("*.sd")) for x in p.read_bytes().split(b"\n")[1:-2]]
     values = [orjson.loads(x) for x in source]
@@ -97,6 +100,7 @@ def floor(src: Path, root: Path) -> dict:
         "source_lines": len(source), "source_mb": round(sum(map(len, source)) / 1e6, 1), "landed_lines": len(landed),
         "loads_source": best(lambda: [orjson.loads(x) for x in source]),
         "dumps_canonical": best(lambda: [orjson.dumps([v]) for v in values]),
+        "scan_canonical": best(lambda: [canonical_json(x, 0, len(x)) for x in source]),
         "loads_landed_orjson": best(lambda: [orjson.loads(x) for x in landed]),
         "decode_landed_msgspec": best(lambda: [msgspec.json.decode(x) for x in landed]),
         "sha256_source_once": best(lambda: hashlib.sha256(b"".join(source)).hexdigest()),
