@@ -28,11 +28,13 @@ class Prose:
     """What a prose export gathers across conversations: source bytes (``raw``), the turns, the source line reader and its stats."""
 
     def __init__(self, source: list[Path], config: Optional[Path], audit: bool = False,
-                 window: Optional[tuple[Optional[int], Optional[int]]] = None):
+                 window: Optional[tuple[Optional[int], Optional[int]]] = None, redact: bool = False):
         from ..reading.prose import ProseStats, SourceLines
 
         #: ``--audit``: the audit form (asz_core.reading.prose_audit); ``window``: ``--since``/``--until`` in unix ms
         self.audit, self.window = audit, window
+        #: ``--redact``: every format's credentials masked (asz_core.reading.secrets); the fingerprints of those masked
+        self.redact, self.redacted = redact, []  # type: bool, list[str]
         self.raw: list[int] = []
         self.turns: list[dict] = []
         self.stats = ProseStats()
@@ -68,6 +70,22 @@ def _source_roots(source: list[Path], config: Optional[Path]):
 def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> tuple[bytes, list[str]]:
     """One conversation in ``fmt`` as bytes, and what of it does not verify (one line each, naming the file or round
     and the problem; [] when its evidence verifies); for prose, turns and source bytes are also added to ``prose``.
+    With ``prose.redact`` each credential is masked (:func:`~asz_core.reading.secrets.redacted`)."""
+    data, bad = _render(root, cid, fmt, hide, thinking, prose)
+    return (_redact(data, prose) if prose.redact else data), bad
+
+
+def _redact(data: bytes, prose: Prose) -> bytes:
+    """``data`` (UTF-8) with its credentials masked, their fingerprints added to ``prose.redacted``."""
+    from ..reading.secrets import redacted
+
+    text, gone = redacted(data.decode("utf-8", "surrogateescape"))
+    prose.redacted += gone
+    return text.encode("utf-8", "surrogateescape")
+
+
+def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> tuple[bytes, list[str]]:
+    """:func:`render` before redaction.
 
     A conversation "does not verify" when its document's state is not ``verified``: ``mismatch`` (a landed file's
     closing line does not bind its bytes, a line does not read, a round does not match its landed files) or
@@ -157,7 +175,6 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
     the index lists it as not exported with the reason, as it lists ``unplaced`` (rows a --since/--until window
     could not place: they have no times; said on stderr by the caller). With ``out`` None they go as one stream to
     ``stream`` (a binary file; default stdout), with no index page."""
-    from ..reading.export import index_html, index_markdown
     from ..reading.progress import Bar
     from ..view.document import ViewError
 
@@ -213,21 +230,34 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
                    + (f" and {len(replaced) - 5} more" if len(replaced) > 5 else ""), err=True)
     rows = rows + unplaced  # the index lists them too, as not exported
     if out is not None:
-        if fmt == "html":
-            page = index_html(rows, files, flagged, skipped).encode("utf-8")
-        elif fmt == "json":
-            page = orjson.dumps([{**row, "file": None, "not_exported": skipped[row["id"]]}
-                                 if row["id"] in skipped else {**row, "file": files[row["id"]]}
-                                 for row in rows], option=orjson.OPT_INDENT_2)
-        else:
-            page = index_markdown(rows, files, flagged, skipped).encode("utf-8")
-        index = out / f"index.{fmt if fmt in ('html', 'json') else 'md'}"
-        before = index.stat().st_size if index.is_file() else None
-        index.with_name(index.name + ".part").write_bytes(page)
-        os.replace(index.with_name(index.name + ".part"), index)  # whole or absent, as each conversation's file
-        if before is not None:  # an earlier export's index page replaced is said, as a single file's is (trial 12)
-            typer.echo(f"asz export: replaced the index page {index} (the {before:,} bytes it held)", err=True)
+        _index_page(out, fmt, rows, files, flagged, skipped, prose.redact)
     return len(rows) - len(skipped), len(flagged) + len(skipped)
+
+
+def _index_page(out: Path, fmt: str, rows: list[dict], files: dict[str, str], flagged: set[str], skipped: dict[str, str],
+                redact: bool) -> None:
+    """Write the index page of several exported into ``out`` (html, json or md), whole or not at all; with ``redact``
+    its credentials masked (a title is a first prompt, which may hold one; counted where the conversation is)."""
+    from ..reading.export import index_html, index_markdown
+
+    if fmt == "html":
+        page = index_html(rows, files, flagged, skipped).encode("utf-8")
+    elif fmt == "json":
+        page = orjson.dumps([{**row, "file": None, "not_exported": skipped[row["id"]]}
+                             if row["id"] in skipped else {**row, "file": files[row["id"]]}
+                             for row in rows], option=orjson.OPT_INDENT_2)
+    else:
+        page = index_markdown(rows, files, flagged, skipped).encode("utf-8")
+    if redact:
+        from ..reading.secrets import redacted
+
+        page = redacted(page.decode("utf-8", "surrogateescape"))[0].encode("utf-8", "surrogateescape")
+    index = out / f"index.{fmt if fmt in ('html', 'json') else 'md'}"
+    before = index.stat().st_size if index.is_file() else None
+    index.with_name(index.name + ".part").write_bytes(page)
+    os.replace(index.with_name(index.name + ".part"), index)  # whole or absent, as each conversation's file
+    if before is not None:  # an earlier export's index page replaced is said, as a single file's is (trial 12)
+        typer.echo(f"asz export: replaced the index page {index} (the {before:,} bytes it held)", err=True)
 
 
 def to_stdout(data: bytes, fmt: str) -> None:
@@ -276,6 +306,7 @@ def export(
     fmt: Optional[str] = typer.Option(None, "--format", show_default=False, help="md (Markdown, the default; prose with --audit), html (one self-contained page), json (the asz.view document, whose texts are clipped at 2,000 bytes with bytes giving the whole size; stderr counts them) or prose (JSONL per turn); md, html and prose give texts whole."),
     thinking: bool = typer.Option(False, "--thinking", help="Add the model's reasoning (md, html, prose)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write here: a file for one conversation, a folder (with an index page) for several, or for several as md or prose a FILE.md or FILE.jsonl that gets the one stream stdout would; a file already there is replaced, and stderr says so (asz export: replaced …)."),
+    redact: bool = typer.Option(False, "--redact", help="Mask every credential of a known form (asz secrets lists the forms) in what is written, the index page included: its first and last 4 characters kept, a PEM private key's lines left out; stderr counts them."),
     audit: bool = typer.Option(False, "--audit", help="prose (implied when --format is not given; another --format is refused): the audit form (docs/reading.md): every line gets a kind (prompt, prompt_blocks, interrupt, injected, subagent_prompt, compaction_summary, command_output, reply, thinking, …); the person turns the default prose leaves out (a user line whose content is a list) are kept (kind prompt_blocks or interrupt, an image as [image: TYPE, N bytes]); one line per tool call (kind tool_call: tool, its input cut at 200 characters, status ok/error/refused/interrupted/no_result); one header line per conversation (kind conversation: title, project, branch, models, from, to, state, problems, left_out); streams interleaved by time; with --since/--until an in_range key on each line. The default prose's lines are all there, their keys and values unchanged."),
     source: list[Path] = typer.Option([], "--source", help="prose: a source folder the conversations were collected from, again for each further folder, looked in in order (default: each adapter's configured or default folders, as asz collect reads them: Claude Code's every projects folder holding sessions), read where a landed record cannot tell a string from a list (a file landed before claude-code-local 0.2.0)."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
@@ -331,19 +362,29 @@ def export(
     zone = use_tz("export", tz)
     r, hide = settings("export", root, config)  # a root that does not exist: exit 1, said as every reader says it
     _refuse_missing_parent(out)
-    prose = Prose(source, config, audit, time_range("export", since, until, zone) if audit and (since or until) else None)
+    prose = Prose(source, config, audit, time_range("export", since, until, zone) if audit and (since or until) else None,
+                  redact)
     if conversation_id is not None:
         unverified = _written(out, lambda: _one(r, conversation_id, fmt, hide, thinking, out, prose))
     else:
         unverified = _several(r, project, since, until, zone, fmt, hide, thinking, out, prose)
+    _closing_lines(fmt, prose)
+    if unverified:
+        raise typer.Exit(1)
+
+
+def _closing_lines(fmt: str, prose: Prose) -> None:
+    """What stderr gets once every conversation is written: prose's token estimate and what it kept without its
+    source, and what ``--redact`` masked."""
     if fmt == "prose":
         from ..reading.prose import estimate
 
         typer.echo(estimate(prose.turns, sum(prose.raw)).line(), err=True)
         if prose.stats.line(prose.audit):
             typer.echo(prose.stats.line(prose.audit), err=True)
-    if unverified:
-        raise typer.Exit(1)
+    if prose.redact:
+        typer.echo(f"asz export: --redact masked {len(prose.redacted):,} place(s) of "
+                   f"{len(set(prose.redacted)):,} credential(s)", err=True)
 
 
 def _several(r: Path, project: str, since: str, until: str, zone, fmt: str, hide, thinking: bool, out: Optional[Path],

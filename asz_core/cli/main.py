@@ -28,7 +28,7 @@ COMMANDS = {
     "verify": "verify_cmd", "parse": "parse_cmd", "scenario": "scenario_cmd",
     "conversation": "view_cmd", "show": "view_cmd", "view": "server_cmd", "server": "server_cmd",
     "conversations": "conversations_cmd", "ls": "conversations_cmd",
-    "push": "push_cmd", "receive": "push_cmd", "search": "search_cmd", "export": "export_cmd", "usage": "usage_cmd",
+    "push": "push_cmd", "receive": "push_cmd", "search": "search_cmd", "secrets": "search_cmd", "export": "export_cmd", "usage": "usage_cmd",
     "prune": "retention_cmd", "repack": "retention_cmd",
 }
 #: Commands run without building the Typer application when their arguments are all plain options

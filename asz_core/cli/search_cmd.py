@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -192,7 +193,7 @@ def _print_hits(hits: list[dict], held: int, notes: list[str], as_json: bool, ma
         typer.echo(f"! {visible(line)}")
 
 
-def _up_to_date(r: Path, reindex: bool):
+def _up_to_date(r: Path, reindex: bool, cmd: str = "search"):
     """The index of root ``r`` brought up to date under a progress bar (deleted first with ``reindex``): the
     :class:`~asz_core.reading.search.IndexReport`. Ctrl-C says how many conversations the index keeps, exit 130;
     a :class:`~asz_core.reading.search.SearchError` is said, exit 1, except that an index SQLite finds damaged
@@ -217,24 +218,77 @@ def _up_to_date(r: Path, reindex: bool):
         with Bar("index", len(ids)) as bar:
             # Rows read in one forked worker per CPU, as collect and parse do (asz collect --once leaves the index here).
             return update_index(r, step=bar.advance, jobs=default_jobs(), waiting=lambda: typer.echo(
-                "asz search: another process is updating the search index (asz server, collect or parse): waiting for it",
+                f"asz {cmd}: another process is updating the search index (asz server, collect or parse): waiting for it",
                 err=True))
     except IndexInterrupted as exc:  # said once the bar is gone, so that it stays on the screen
-        typer.echo(f"asz search: stopped: {exc.indexed} of {exc.total or len(ids)} conversations indexed; the index keeps them, "
+        typer.echo(f"asz {cmd}: stopped: {exc.indexed} of {exc.total or len(ids)} conversations indexed; the index keeps them, "
                    "and the next asz search indexes the rest", err=True)
     except KeyboardInterrupt:
-        typer.echo(f"asz search: stopped before any of {len(ids) or 'the'} conversations was indexed"
+        typer.echo(f"asz {cmd}: stopped before any of {len(ids) or 'the'} conversations was indexed"
                    + ("; --reindex had deleted the index, the next asz search builds it again" if reindex else ""), err=True)
     except SearchError as exc:
         if exc.damaged and not reindex:  # derived data: built again from the landed files, and said
-            typer.echo(f"asz search: warning: {exc}; it is derived data: deleted and built again now (as --reindex does)",
+            typer.echo(f"asz {cmd}: warning: {exc}; it is derived data: deleted and built again now (as --reindex does)",
                        err=True)
-            return _up_to_date(r, True)
-        typer.echo(f"asz search: {exc}", err=True)
+            return _up_to_date(r, True, cmd)
+        typer.echo(f"asz {cmd}: {exc}", err=True)
         raise typer.Exit(1)
     raise typer.Exit(130)
 
 
+def secrets(
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of findings (conversation, title, kind, at, step, file, row, secret, masked, fingerprint)."),
+    project: str = typer.Option("", "--project", help="Only conversations whose project contains this (case-insensitive)."),
+    since: str = typer.Option("", "--since", help="Only texts at or after: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
+    until: str = typer.Option("", "--until", help="Only texts at or before (same forms; a date counts to its end)."),
+    tz: Optional[str] = tz_option(),
+    model: str = typer.Option("", "--model", help="Only conversations with a model whose name contains this."),
+    dialect: str = typer.Option("", "--dialect", help="Only conversations of this dialect (claude-code/1, or its name claude-code)."),
+    root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
+    config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
+) -> None:
+    """Find credentials the conversations of a root hold (API keys, tokens, private keys), before it is shared or pushed.
+
+    Every text the search index holds is read (prompts, replies, thinking, tool inputs and results, withheld records
+    included): the index is brought up to date first, as asz search does. Only forms fixed by their issuer are
+    found (AWS access key ids, GitHub, GitLab, Anthropic, OpenAI, Slack, Google, Stripe live, Hugging Face and npm
+    tokens, PEM private keys, JSON Web Tokens; docs/reading.md lists them), so a finding is very likely real and a
+    credential of any other form is not found. No value is printed: each finding shows its first and last 4
+    characters and a fingerprint (12 hex digits of its SHA-256) that is the same wherever the credential appears,
+    with its conversation, time, text kind, step, landed file and row (asz show ID prints the record). Exit 0 when
+    nothing is found, 1 when something is (or the root is missing), 2 on usage errors.
+    """
+    from ..reading.search import index_path
+    from ..reading.search_place import index_file
+    from ..reading.secrets import scan
+    from ..reading.termtext import visible
+    from ..view.zone import local_text
+
+    zone, (r, _) = use_tz("secrets", tz), settings("secrets", root, config)
+    filters = make_filters("secrets", project, since, until, model, dialect, zone)
+    _up_to_date(r, False, "secrets")
+    try:
+        found = scan(r, index_file(r, index_path(r)), filters)
+    except sqlite3.Error as exc:
+        typer.echo(f"asz secrets: the search index cannot be read: {exc} (asz search --reindex builds it again)", err=True)
+        raise typer.Exit(1)
+    if as_json:
+        sys.stdout.buffer.write(orjson.dumps(found, option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        for f in found:
+            when = local_text(f["at"], "%Y-%m-%d %H:%M") if f["at"] else "-"
+            typer.echo(f"{f['conversation'][:8]}  {when}  {f['kind']:<11}  {f['secret']}  {f['masked']}  "
+                       f"(fingerprint {f['fingerprint']})  {visible(f['title'] or '(untitled)')}")
+            typer.echo(f"  {visible(f['step'] or '-')}  {visible(f['file'])}:{f['row']}")
+        distinct = len({f["fingerprint"] for f in found})
+        convs = len({f["conversation"] for f in found})
+        typer.echo(f"{len(found):,} place(s) of {distinct:,} credential(s) in {convs:,} conversation(s)" if found
+                   else "no credential of a known form found")
+    if found:
+        raise typer.Exit(1)
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``search`` to ``app``."""
+    """Add ``search`` and ``secrets`` to ``app``."""
     app.command("search")(search)
+    app.command("secrets")(secrets)

@@ -1,0 +1,130 @@
+"""``asz secrets``: credentials a conversation's records hold, found in the landed text and never printed whole.
+
+The values are the documented examples of their forms: AWS's example access key id (AWS IAM user guide,
+"AKIAIOSFODNN7EXAMPLE") and RFC 7519's example JSON Web Token (section 3.1); a GitHub token is made of its documented
+form (``ghp_`` and 36 letters or digits)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from asz_core.reading.secrets import find, masked
+
+from cli_helpers import asz_in_process
+
+AWS = "AKIAIOSFODNN7EXAMPLE"
+JWT = ("eyJ0eXAiOiJKV1QiLA0KICJhbGciOiJIUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtc"
+       "GxlLmNvbS9pc19yb290Ijp0cnVlfQ.dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
+GITHUB = "ghp_" + "R8vQ2xLm" * 4 + "Zt7K"
+SPOTTER = "claude-code/projects/-home-user-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl"
+
+
+@pytest.mark.parametrize("text,kinds", [
+    (f"key {AWS} end", ["aws-access-key-id"]),
+    (f"x{AWS}", []),  # inside a longer word: not an access key id
+    (AWS[:-1], []),
+    (f"Authorization: Bearer {JWT}", ["jwt"]),
+    (f"GITHUB_TOKEN={GITHUB}\n", ["github-token"]),
+    (GITHUB[:-1], []),  # 35 after the prefix
+    ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA", ["private-key"]),
+    ("-----BEGIN PUBLIC KEY-----", []),
+    ("AIza" + "B" * 35, ["google-api-key"]),
+    ("AIza" + "B" * 36, []),
+    ("the word skeleton, a sk-learn model, high ghosts", []),
+])
+def test_the_forms_found(text, kinds):
+    assert [k for k, _, _ in find(text)] == kinds
+
+
+def test_a_value_is_never_shown_whole():
+    assert masked(AWS) == "AKIA…MPLE"
+    assert masked("-----BEGIN RSA PRIVATE KEY-----") == "-----BEGIN RSA PRIVATE KEY-----"
+
+
+def _source(corpus_dir: Path, dest: Path) -> Path:
+    """The 15-line spotter transcript with the AWS key in its prompt (line 4) and the GitHub token, a PEM header, the
+    JSON Web Token and the AWS key again in a tool result (line 11)."""
+    lines = [json.loads(ln) for ln in (corpus_dir / SPOTTER).read_text().splitlines()]
+    lines[3]["message"]["content"] = f"mix phx.server doesnt start; AWS_ACCESS_KEY_ID={AWS} is set"
+    lines[10]["message"]["content"][0]["content"] = (
+        f"GITHUB_TOKEN={GITHUB}\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\ncurl -H 'Authorization: Bearer {JWT}'\n"
+        f"aws configure: {AWS}")
+    folder = dest / "projects" / "-home-user-spotter"
+    folder.mkdir(parents=True)
+    (folder / Path(SPOTTER).name).write_text("".join(json.dumps(o) + "\n" for o in lines))
+    return dest / "projects"
+
+
+@pytest.fixture(scope="module")
+def leaky(tmp_path_factory, corpus_dir) -> Path:
+    """A root collected from :func:`_source`'s transcript."""
+    base = tmp_path_factory.mktemp("leaky")
+    root = base / "root"
+    made = asz_in_process("collect", "--once", "--source", str(_source(corpus_dir, base)), "--root", str(root),
+                          env={"CLAUDE_CONFIG_DIR": str(base / "claude-home")})
+    assert made.returncode == 0, made.stdout + made.stderr
+    return root
+
+
+def test_every_place_is_named_with_the_landed_record_that_holds_it(leaky):
+    root = leaky
+    p = asz_in_process("secrets", "--json", "--root", str(root))
+    assert p.returncode == 1, p.stdout + p.stderr  # something found
+    found = json.loads(p.stdout)
+    assert sorted((f["secret"], f["kind"]) for f in found) == [
+        ("aws-access-key-id", "prompt"), ("aws-access-key-id", "tool_result"), ("github-token", "tool_result"),
+        ("jwt", "tool_result"), ("private-key", "tool_result")]
+    aws = [f for f in found if f["secret"] == "aws-access-key-id"]
+    assert {f["fingerprint"] for f in aws} == {hashlib.sha256(AWS.encode()).hexdigest()[:12]}
+    assert {f["masked"] for f in aws} == {"AKIA…MPLE"}
+    for f in found:  # the file and row name the landed record the credential is in (line 0 is the header)
+        record = (root / f["file"]).read_bytes().split(b"\n")[f["row"]]
+        assert f["conversation"] == "55604662-cf2a-4331-851a-ec234028f8ca"
+        value = {"aws-access-key-id": AWS, "github-token": GITHUB, "jwt": JWT, "private-key": "PRIVATE KEY"}[f["secret"]]
+        assert value.encode() in record
+    text = asz_in_process("secrets", "--root", str(root), "--tz", "UTC")
+    assert text.returncode == 1
+    assert AWS not in text.stdout and GITHUB not in text.stdout and JWT not in text.stdout
+    assert text.stdout.splitlines()[-1] == "5 place(s) of 4 credential(s) in 1 conversation(s)"
+    assert asz_in_process("secrets", "--root", str(root), "--project", "elsewhere").returncode == 0
+
+
+def test_the_corpus_holds_none(corpus_copy):
+    """The shared corpus's real transcripts (8 MB of prompts, code, shell output) give no finding: no false alarm."""
+    root = corpus_copy()
+    p = asz_in_process("secrets", "--root", str(root))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.strip().splitlines()[-1] == "no credential of a known form found"
+
+
+@pytest.mark.parametrize("args", [("--format", "md"), ("--format", "html"), ("--format", "json"),
+                                  ("--format", "prose"), ("--audit",)])
+def test_an_export_with_redact_holds_no_credential(leaky, args):
+    """Without --redact the export holds the values it shows (every format shows the prompt's AWS key; md, html and
+    json the tool result's too); with it none, in every format."""
+    plain = asz_in_process("export", "55604662", *args, "--root", str(leaky))
+    assert plain.returncode == 0, plain.stderr
+    shown = [v for v in (AWS, GITHUB, JWT, "MIIEow") if v in plain.stdout]
+    assert shown == ([AWS] if args[-1] in ("prose", "--audit") else [AWS, GITHUB, JWT, "MIIEow"])
+    p = asz_in_process("export", "55604662", *args, "--redact", "--root", str(leaky))
+    assert p.returncode == 0, p.stderr
+    for value in (AWS, GITHUB, JWT, "MIIEow"):
+        assert value not in p.stdout, value
+    assert "AKIA…MPLE" in p.stdout
+    assert "[private key left out]" in p.stdout or "MIIEow" not in plain.stdout
+    places = sum(plain.stdout.count(v) for v in (AWS, GITHUB, JWT, "-----BEGIN RSA PRIVATE KEY-----"))
+    assert f"asz export: --redact masked {places} place(s) of {len(shown)} credential(s)" in p.stderr
+
+
+def test_the_index_page_of_several_is_redacted_too(leaky, tmp_path):
+    out = tmp_path / "out"
+    p = asz_in_process("export", "--project", "spotter", "--format", "html", "--redact", "--out", str(out),
+                       "--root", str(leaky))
+    assert p.returncode == 0, p.stderr
+    pages = {f.name: f.read_text() for f in out.iterdir()}
+    assert sorted(pages) == ["55604662-cf2a-4331-851a-ec234028f8ca.html", "index.html"]
+    assert all(AWS not in text for text in pages.values()) and "AKIA…MPLE" in pages["index.html"]
