@@ -24,7 +24,7 @@ from .landed_check import problem_of
 from .listing import Filters
 from .search_text import SNIP_END, SNIP_START, cjk_window, index_form, snippet_spans
 
-__all__ = ["DATA_STEPS", "INDEX_DIFFERS", "HitCheck", "json_text", "text_kind", "part_text", "part_index", "query_where", "conv_where", "snippet_of", "held_in", "stoppable", "stopped"]
+__all__ = ["DATA_STEPS", "INDEX_DIFFERS", "HitCheck", "json_text", "text_kind", "part_text", "part_index", "query_where", "hits_where", "conv_where", "snippet_of", "held_in", "stoppable", "stopped"]
 
 
 #: A JSON escape of a newline, carriage return, tab or ESC (``\\u001b``, which starts a terminal colour), after an even
@@ -181,6 +181,15 @@ def query_where(match: str, hide: Sequence[str], f: Filters, kinds: Sequence[str
     if kinds:
         where.append(f"hit.kind IN ({','.join('?' * len(kinds))})")
         args.extend(kinds)
+    terms, more = hits_where(f)
+    return where + terms, args + more
+
+
+def hits_where(f: Filters) -> tuple[list[str], list[Any]]:
+    """The WHERE terms (and their arguments) of ``f`` on a hit: its time in ``since``/``until`` and its conversation
+    kept by :func:`conv_where`."""
+    where: list[str] = []
+    args: list[Any] = []
     if f.since is not None:
         where.append("hit.at >= ?")
         args.append(f.since)

@@ -121,16 +121,9 @@ def scan(root: str | os.PathLike, index: Path, filters: Filters | None = None) -
     time). Each: ``{"conversation", "title" (:func:`redacted`: a first prompt may hold one), "kind" (the text's kind), "at" (unix ms, 0 when unknown), "step",
     "file", "row", "secret" (a :data:`KINDS` name), "masked", "fingerprint"}``, in the index's order; one per place
     (a text holding one credential twice: once). Raises sqlite3.Error."""
-    from .search_hits import conv_where
+    from .search_hits import hits_where
 
-    f = filters or Filters()
-    where, args = conv_where(f)
-    if f.since is not None:
-        where.append("hit.at >= ?")
-        args.append(f.since)
-    if f.until is not None:
-        where.append("hit.at <= ?")
-        args.append(f.until)
+    where, args = hits_where(filters or Filters())
     sql = ("SELECT hit.conversation, conv.title, hit.kind, hit.at, hit.step, hit.file, hit.row, fts.text FROM hit "
            "JOIN fts ON fts.rowid = hit.rowid JOIN conv ON conv.id = hit.conversation "
            f"WHERE {' AND '.join(where) or '1'} ORDER BY hit.rowid")
