@@ -38,6 +38,7 @@ __all__ = [
     "shown",
     "str_of",
     "rate_dropped",
+    "rates_stated",
     "usage_of",
     "utf8_len",
     "withheld_flags_of_undecodable",
@@ -57,6 +58,9 @@ CONTENT_LIST_WHAT = "content list"
 CONTENT_LIST_WHY = "the list held only this text block, which is the text part"
 #: The first ``claude-code-local`` version whose files state :data:`CONTENT_LIST_WHAT` (docs/adapter-claude-code.md).
 CONTENT_LIST_FROM = (0, 2, 0)
+#: The first ``claude-code-local`` version that lists a call's rate other than standard under ``dropped``
+#: (:func:`rate_dropped`); the adapter stated it from commit 7a8464b, still calling itself 0.2.0, and 0.3.0 says it.
+RATES_STATED_FROM = (0, 3, 0)
 
 
 def str_of(d: Any, key: str) -> str:
@@ -244,6 +248,28 @@ def note_content_list(rec: Record, message: Obj, content: list) -> None:
                                why=CONTENT_LIST_WHY))
 
 
+def _version(adapter: str) -> tuple[int, ...] | None:
+    """The version of a ``claude-code-local/X.Y.Z`` header value as integers; None for another adapter or a version
+    that is not dotted integers (``0.2.0-dev``)."""
+    name, _, version = adapter.partition("/")
+    if name != "claude-code-local":
+        return None
+    try:
+        return tuple(int(x) for x in version.split("."))
+    except ValueError:
+        return None
+
+
+def rates_stated(adapter: str) -> bool | None:
+    """Whether a landed file whose header names ``adapter`` lists a call's rate other than standard under ``dropped``
+    (:func:`rate_dropped`): True from ``claude-code-local`` :data:`RATES_STATED_FROM` on, False before it (the rate was
+    not looked at: a fast-mode call's record reads as a standard one), None for another adapter or version. A file
+    landed from commit 7a8464b to 0.3.0 states it under the name 0.2.0 and reads as False: its calls are said not
+    checked, never priced otherwise. Never raises."""
+    v = _version(adapter)
+    return None if v is None else v >= RATES_STATED_FROM
+
+
 def content_shape(adapter: str, record: Mapping[str, Any]) -> str | None:
     """``"list"`` or ``"string"``: the shape of the message content a landed record of one text part was read from,
     for a file whose header names ``adapter`` ``claude-code-local/V`` with V at least :data:`CONTENT_LIST_FROM`: a
@@ -251,14 +277,8 @@ def content_shape(adapter: str, record: Mapping[str, Any]) -> str | None:
     (:func:`note_content_list`), else a string; a record from ``agent`` (an ``assistant`` line, the API message shape:
     seed 003 §2) is a list. None for any other record or file (an earlier version did not state the list, so its
     records cannot tell). Never raises."""
-    name, _, version = adapter.partition("/")
-    if name != "claude-code-local":
-        return None
-    try:
-        v = tuple(int(x) for x in version.split("."))
-    except ValueError:
-        return None
-    if v < CONTENT_LIST_FROM:
+    v = _version(adapter)
+    if v is None or v < CONTENT_LIST_FROM:
         return None
     who = record.get("from")
     if who == "agent":

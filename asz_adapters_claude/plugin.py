@@ -12,7 +12,7 @@ from typing import Any, Iterable, Mapping
 
 from asz_core import Adapter, Capabilities, Discovery, Record, Source, hookimpl
 
-from .blocks import content_shape, fixed_notice
+from .blocks import content_shape, fixed_notice, rates_stated
 from .convert import DIALECT, convert_record
 from .discover import discover
 from .flags import FLAG_RULES
@@ -34,7 +34,9 @@ class ClaudeCodeLocal(Adapter):
     """
 
     name = "claude-code-local"
-    version = "0.2.0"  # 0.2.0: a list of one text block is stated in dropped (blocks.CONTENT_LIST_FROM)
+    # 0.2.0: a list of one text block is stated in dropped (blocks.CONTENT_LIST_FROM); 0.3.0: a call's rate other than
+    # standard (fast mode, a priority or batch tier, a region) is stated in dropped (blocks.RATES_STATED_FROM)
+    version = "0.3.0"
     dialects = (DIALECT,)
     kinds = ("transcript", "agent_meta", "journal", "workflow_manifest", "workflow_script")
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=True, children=True, media=True, snapshots=True)
@@ -110,6 +112,11 @@ class ClaudeCodeLocal(Adapter):
         list it did not carry under ``dropped``, else ``"string"``, for files of ``claude-code-local/0.2.0`` on; None
         for earlier files; see :func:`asz_adapters_claude.blocks.content_shape`."""
         return content_shape(adapter, record)
+
+    def rates_stated(self, dialect: str, adapter: str) -> bool | None:
+        """Whether a file whose header names ``adapter`` states a call's rate other than standard under ``dropped``
+        (``claude-code-local/0.3.0`` on); see :func:`asz_adapters_claude.blocks.rates_stated`."""
+        return rates_stated(adapter)
 
     def fixed_notice(self, dialect: str, text: str) -> str | None:
         """``interrupt`` or ``refused`` by Claude Code's own wording; see :func:`asz_adapters_claude.blocks.fixed_notice`."""

@@ -9,7 +9,7 @@ from typing import Optional
 import orjson
 import typer
 
-from ..reading.listing import ROW_SORTS, UNPLACED, conversation_rows, sorted_rows, cost_value, cut_text, newest_first, not_read_line, rate_line, cost_marks, total_tokens
+from ..reading.listing import ROW_SORTS, UNPLACED, conversation_rows, sorted_rows, cost_value, cut_text, newest_first, not_read_line, rate_line, unchecked_line, cost_marks, total_tokens
 from ..reading.progress import Bar
 from ..reading.termtext import visible
 from ..view.zone import local_text, zone_name
@@ -236,7 +236,7 @@ def conversations(
     reads "not recorded" and - in TOKENS and COST, never 0 (--json: usage_recorded false, calls_with_usage 0). A COST
     marked ^ holds calls that ran at a rate the price table does not hold (fast mode, a priority or batch tier, a
     data-residency region), priced at standard rates: a line after the table counts them (--json:
-    cost.rate_not_priced_calls). Landed
+    cost.rate_not_priced_calls); ? calls landed before asz looked at a call's rate (cost.rate_not_checked_calls). Landed
     sessions with no conversation chain (never parsed, e.g. after collect --no-parse, or their rounds removed) are in no row; a last line
     counts and names them (on stderr with --json). Sessions the root's _sessions.list names whose directory is gone
     or emptied are counted in one note on stderr (asz verify names them). A conversation that does not read
@@ -320,10 +320,10 @@ def _footer(rows: list[dict], note: str) -> None:
     for line in (incomplete_note(rows), note, credits_line(rows)):  # calls short of a dropped count; unchained; credits
         if line:
             typer.echo(line)
-    rated = sum((row.get("cost") or {}).get("rate_not_priced_calls", 0) for row in rows
-                if isinstance(row.get("cost"), dict) and not row.get("held_back"))
-    if rated:  # as asz usage says it
-        typer.echo(rate_line(rated))
+    for key, line in (("rate_not_priced_calls", rate_line), ("rate_not_checked_calls", unchecked_line)):
+        n = sum((row.get("cost") or {}).get(key, 0) for row in rows if isinstance(row.get("cost"), dict) and not row.get("held_back"))
+        if n:  # as asz usage says it
+            typer.echo(line(n))
     missing = sorted({m for row in rows for m in unpriced(row)})
     if missing:  # as asz usage says it
         typer.echo(f"* unpriced, left out of the cost: {', '.join(missing)} (add them under prices in asz.yaml)")

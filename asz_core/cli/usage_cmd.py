@@ -144,7 +144,7 @@ def usage(
     its conversation and how many (--json: every row's no_time, the line on stderr). Cost comes from the price table (asz.yaml prices
     override it); a cost marked * leaves out unpriced models (--json: cost.unpriced), one marked ^ holds calls run at a
     rate the table does not hold (fast mode, priority or batch tier, data residency; listed under dropped), priced at
-    standard rates, counted on a line under the table (--json: cost.rate_not_priced_calls). A call whose input (cache reads and writes included) is above 200K tokens is priced
+    standard rates, counted on a line under the table (--json: cost.rate_not_priced_calls); ? calls whose rate was not checked (cost.rate_not_checked_calls). A call whose input (cache reads and writes included) is above 200K tokens is priced
     at its model's long-context rates where the table has them (Claude Sonnet 4.5 and 4): a line under the table
     counts them (--json: cost.long_context_calls; usage.long_context holds the tokens of every such call). Only verified evidence is counted: the calls of
     a conversation that does not verify (state incomplete or mismatch) are held back, in no figure and no total; a row
@@ -304,6 +304,17 @@ def _print(rows: list[dict], as_json: bool, key: str, session: bool, t: dict, br
         _table(rows, key, session, t, breakdown, short["unreadable"], note, no_time, bool(short.get("no_time")), undescribed)
 
 
+def _rate_lines(cost: dict) -> None:
+    """The lines under the table for the total ``cost``'s calls at a rate the price table does not hold (``^``) and
+    calls whose rate was not checked when they landed (``?``)."""
+    from ..reading.listing import rate_line, unchecked_line
+
+    if cost.get("rate_not_priced_calls"):
+        typer.echo(rate_line(cost["rate_not_priced_calls"]))
+    if cost.get("rate_not_checked_calls"):
+        typer.echo(unchecked_line(cost["rate_not_checked_calls"]))
+
+
 def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool = False, unreadable: list[str] = (),
            unchained: str = "", no_time: str = "", left_out: bool = False, undescribed: dict[str, int] = {}) -> None:
     """Print ``rows`` (keyed by ``key``; a conversation's row by its id and title when ``session``) and the totals ``t``
@@ -351,10 +362,7 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
     unpriced = t["cost"]["unpriced"]
     if unpriced:
         typer.echo(f"* unpriced, left out of the cost: {', '.join(unpriced)} (add them under prices in asz.yaml)")
-    if t["cost"].get("rate_not_priced_calls"):
-        from ..reading.listing import rate_line
-
-        typer.echo(rate_line(t["cost"]["rate_not_priced_calls"]))
+    _rate_lines(t["cost"])
     long = t["cost"].get("long_context_calls")
     if long:  # Anthropic prices a call whose input is above 200K at its model's long-context rates, all its tokens
         typer.echo(f"{long:,} call(s) above 200K input tokens priced at long-context rates (input counts cache reads "

@@ -407,6 +407,12 @@ class Adapter(abc.ABC):
         """
         return None
 
+    def rates_stated(self, dialect: str, adapter: str) -> bool | None:
+        """Whether a file of ``dialect`` whose header names ``adapter`` (``name/version``) lists every call run at a rate
+        other than standard under ``dropped`` (Claude Code: ``claude-code-local/0.3.0`` on). False: its calls are counted
+        ``rate_not_checked`` (docs/view.md, Usage). Default None (no mark); must not raise (taken as None)."""
+        return None
+
     def fixed_notice(self, dialect: str, text: str) -> str | None:
         """``"interrupt"`` or ``"refused"``, read from the runtime's fixed wording in ``text`` (docs/adapters.md), or None."""
         return None
@@ -489,31 +495,27 @@ class Adapter(abc.ABC):
     def configure(self, entry: Any) -> None:
         """Take this adapter's entry of the configuration the command read (``asz.yaml`` or ``--config``).
 
-        ``entry`` is an :class:`asz_core.config.AdapterConfig` (name, source_root,
-        include, exclude, collector) whose ``options`` maps each key the
-        adapter's plugin declares through ``asz_register_settings`` to its
-        checked value (absent keys are absent: use the :class:`Setting`'s
-        default). Called by ``asz collect``/``sources``/``server`` before
-        discovery. The default does nothing; an adapter with settings of its
-        own reads them here, so ``--config`` reaches it.
+        ``entry`` is an :class:`asz_core.config.AdapterConfig` (name, source_root, include, exclude, collector) whose
+        ``options`` maps each key the adapter's plugin declares through ``asz_register_settings`` to its checked value
+        (absent keys are absent: use the :class:`Setting`'s default). Called by ``asz collect``/``sources``/``server``
+        before discovery. The default does nothing; an adapter with settings of its own reads them here, so ``--config``
+        reaches it.
         """
 
     def start_receiver(self, storage: Path, entry: Any) -> str | None:
         """Start what receives this adapter's traffic while ``asz collect`` (watch) or ``asz server`` runs.
 
-        ``storage`` is the storage root; ``entry`` the adapter's configuration
-        entry (enabled). Starts a daemon thread and returns the address it
-        listens on, or None when the adapter receives nothing (the default).
-        Raises OSError with a plain message when it cannot listen.
+        ``storage`` is the storage root; ``entry`` the adapter's configuration entry (enabled). Starts a daemon thread
+        and returns the address it listens on, or None when the adapter receives nothing (the default). Raises OSError
+        with a plain message when it cannot listen.
         """
         return None
 
     def body_meta(self, name: str, data: bytes) -> BodyInfo:
         """The identifiers one provider-body file names (``name`` its file name, ``data`` its bytes).
 
-        Required when :attr:`body_suffixes` is set; never raises (a body that
-        does not decode gives a :class:`BodyInfo` with ``meta=None`` and the
-        problem).
+        Required when :attr:`body_suffixes` is set; never raises (a body that does not decode gives a :class:`BodyInfo`
+        with ``meta=None`` and the problem).
         """
         raise NotImplementedError(f"{self.name} declares no provider bodies")
 
@@ -542,13 +544,10 @@ class Adapter(abc.ABC):
     def read_document(self, source: Source) -> bytes:
         """The current bytes of a ``mode="document"`` source (origin-digest §2.2, snapshot cursor).
 
-        The collector calls it where it reads a snapshot file, then trims
-        trailing newlines and compares the SHA-256 with the cursor's
-        ``content_sha256``. Default: the bytes of the file ``source.path``.
-        Raises FileNotFoundError when the document is gone (the cursor becomes
-        ``source_gone``), any other OSError when it cannot be read now (an
-        error; the next pass tries again), ValueError when ``source`` names no
-        document this adapter can read.
+        The collector calls it where it reads a snapshot file, then trims trailing newlines and compares the SHA-256
+        with the cursor's ``content_sha256``. Default: the bytes of the file ``source.path``. Raises FileNotFoundError
+        when the document is gone (the cursor becomes ``source_gone``), any other OSError when it cannot be read now (an
+        error; the next pass tries again), ValueError when ``source`` names no document this adapter can read.
         """
         return Path(source.path).read_bytes()
 

@@ -24,7 +24,7 @@ from ..view.rows import document_row, header_row, read_head, usage_unrecorded
 from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of, first_dialect
 
-__all__ = ["ROW_SORTS", "sorted_rows", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "usage_lines", "cut_text", "RATE_MARK", "cost_marks", "rate_line"]
+__all__ = ["ROW_SORTS", "sorted_rows", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "usage_lines", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "rate_line", "unchecked_line"]
 
 def model_names(value: Any) -> list[str]:
     """Model names in a row's ``models`` (a list of names or of objects with ``model``/``name``, or a mapping keyed by name)."""
@@ -43,16 +43,22 @@ def model_names(value: Any) -> list[str]:
 #: fast mode, a priority or batch tier, a data-residency region), priced at standard rates: ``*`` is an unpriced model,
 #: ``~`` incomplete usage, ``!`` calls held back.
 RATE_MARK = "^"
+#: The mark after a cost some of whose calls were landed before their adapter looked at a call's rate
+#: (``cost.rate_not_checked_calls``; Claude Code before ``claude-code-local/0.3.0``): whether they ran in fast mode or
+#: on a priority tier is not known, and they are priced at standard rates.
+UNCHECKED_MARK = "?"
 
 
 def cost_marks(cost: Any) -> str:
     """The marks after a cost figure of ``cost`` (a row's cost object), as ``asz ls`` and ``asz usage`` print them:
     ``*`` when it leaves out models the price table has no price for (``unpriced``), then :data:`RATE_MARK` when it
-    counts calls at a rate the table does not hold; '' for neither."""
+    counts calls at a rate the table does not hold, then :data:`UNCHECKED_MARK` when it counts calls whose rate was not
+    checked; '' for none."""
     if not isinstance(cost, dict):
         return ""
     names = cost.get("unpriced")
-    return ("*" if isinstance(names, list) and names else "") + (RATE_MARK if cost.get("rate_not_priced_calls") else "")
+    return (("*" if isinstance(names, list) and names else "") + (RATE_MARK if cost.get("rate_not_priced_calls") else "")
+            + (UNCHECKED_MARK if cost.get("rate_not_checked_calls") else ""))
 
 
 def rate_line(calls: int) -> str:
@@ -60,6 +66,13 @@ def rate_line(calls: int) -> str:
     return (f"{RATE_MARK} {calls:,} call(s) ran at a rate the price table does not hold (fast mode, a priority or batch "
             "tier, or a data-residency region; listed under dropped): their cost is at standard rates, below what was "
             "billed (--json: cost.rate_not_priced_calls)")
+
+
+def unchecked_line(calls: int) -> str:
+    """The line under a table whose costs count ``calls`` (> 0) calls whose rate was not checked when they landed."""
+    return (f"{UNCHECKED_MARK} {calls:,} call(s) landed before asz looked at a call's rate (claude-code-local before "
+            "0.3.0): whether they ran in fast mode, a priority or batch tier or a data-residency region is not known, "
+            "so their cost is at standard rates and may be below what was billed (--json: cost.rate_not_checked_calls)")
 
 
 def total_tokens(usage: Any) -> int | None:
@@ -377,7 +390,9 @@ def usage_lines(s: dict) -> list[str]:
                  + (f" ({cost['long_context_calls']:,} call(s) above 200K input tokens at long-context rates)"
                     if cost.get("long_context_calls") else "")
                  + (f" ({cost['rate_not_priced_calls']:,} call(s) at a rate the price table does not hold, priced at "
-                    "standard rates)" if cost.get("rate_not_priced_calls") else ""))
+                    "standard rates)" if cost.get("rate_not_priced_calls") else "")
+                 + (f" ({cost['rate_not_checked_calls']:,} call(s) whose rate was not checked when they landed, priced "
+                    "at standard rates)" if cost.get("rate_not_checked_calls") else ""))
     return lines
 
 

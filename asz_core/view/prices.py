@@ -39,7 +39,7 @@ from typing import Any, Mapping
 
 import attrs
 
-from .usage import LONG_KIND, RATE_KIND
+from .usage import LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND
 
 __all__ = ["PRICE_KEYS", "HOUR_KEY", "LONG_KEY", "Price", "PriceTable", "default_table", "price_table", "cost_of"]
 
@@ -174,13 +174,17 @@ def cost_of(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable |
     n > 0, counts the calls that ran at a rate the table does not hold (fast
     mode, a priority or batch tier, a data-residency region: usage's
     :data:`~asz_core.view.usage.RATE_KIND`), priced here at standard rates.
+    ``rate_not_checked_calls``, when n > 0, counts the calls whose rate the
+    adapter that landed them did not look at (usage's
+    :data:`~asz_core.view.usage.RATE_UNCHECKED_KIND`), priced at standard rates.
     """
     table = table or default_table()
     total = Decimal(0)
     unpriced: list[str] = []
-    long_calls = rated = 0
+    long_calls = rated = unchecked = 0
     for model, usage in usage_by_model.items():
         rated += usage.get(RATE_KIND, 0)
+        unchecked += usage.get(RATE_UNCHECKED_KIND, 0)
         p = table.price(model)
         if p is None:
             if any(usage.get(k, 0) for k in (*PRICE_KEYS.values(), HOUR_KEY)):
@@ -194,4 +198,6 @@ def cost_of(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable |
         out["long_context_calls"] = long_calls
     if rated:
         out["rate_not_priced_calls"] = rated
+    if unchecked:
+        out["rate_not_checked_calls"] = unchecked
     return out

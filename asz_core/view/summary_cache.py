@@ -52,7 +52,7 @@ from ..sessiondata.jsonbytes import dumps_wide
 from ..storage.filekey import stat_key
 from ..storage.layout import CONVERSATIONS, landed_files, rounds_dir
 from .prices import PriceTable, cost_of
-from .usage import RATE_KIND, SPLIT_KIND, TOKEN_KINDS, CallUsage, usage_totals
+from .usage import RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, TOKEN_KINDS, CallUsage, usage_totals
 
 __all__ = ["DB_NAME", "SCHEMA_VERSION", "seal", "HELD_KEYS", "TITLE_CODE", "code_mark", "ConversationSummary", "SummaryStore", "RowSummaries", "fingerprint",
            "conversation_summary", "stored_summary", "store_summary", "hold_back"]
@@ -71,9 +71,10 @@ DB_NAME = "summaries.sqlite"
 #: problems: a row carries its document's problems; listed-problems: an entry's problems are the document's whole
 #: summary.problems, as the row lists them; command-titles: a title passes over a prompt naming no work, such as
 #: Claude Code's /context alone; synthetic: a call the runtime wrote itself is no call; credits: an entry keeps the credits Kiro metered; credits-at: and where and with what model each record metered them; outside-calls: the problems name records with
-#: usage no provider call holds; undescribed: and the transcript records no call could be read from), so no entry counted the old way
+#: usage no provider call holds; undescribed: and the transcript records no call could be read from; rate-checked: the
+#: calls whose rate the adapter that landed them did not look at), so no entry counted the old way
 #: is used.
-_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed"
+_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed+rate-checked"
 #: The modules (under ``asz_core/view``) whose code makes a row's title and a talk's label: their source is hashed into
 #: every fingerprint (:func:`code_mark`), so an entry made by an asz whose title or label code differed, a development
 #: build of the same version included, is never read. The rule: code that decides a title or a label lives in one of
@@ -188,9 +189,11 @@ class ConversationSummary:
         short = {str(i): list(c.incomplete) for i, c in enumerate(self.calls) if c.incomplete}
         if short:  # the calls whose usage lacks a count their record lists under dropped (by position)
             d["incomplete"] = short
-        rated = [i for i, c in enumerate(self.calls) if c.usage is not None and c.usage.get(RATE_KIND)]
-        if rated:  # the calls that ran at a rate the price table does not hold (by position)
-            d["rate_not_priced"] = rated
+        for kind in (RATE_KIND, RATE_UNCHECKED_KIND):  # the calls that ran at a rate the price table does not hold,
+            # and those whose rate was not looked at (by position)
+            marked = [i for i, c in enumerate(self.calls) if c.usage is not None and c.usage.get(kind)]
+            if marked:
+                d[kind] = marked
         return dumps_wide(d)
 
     @classmethod
@@ -201,13 +204,15 @@ class ConversationSummary:
             d = json.loads(data)
         calls: list[CallUsage] = []
         short = d.get("incomplete") or {}
-        rated = set(d.get("rate_not_priced") or ())
+        rated, unchecked = set(d.get(RATE_KIND) or ()), set(d.get(RATE_UNCHECKED_KIND) or ())
         for c in d["calls"]:
             usage = dict(zip(TOKEN_KINDS, c[5:9])) if len(c) >= 9 else None
             if len(c) >= 10:
                 usage[SPLIT_KIND] = c[9]
             if usage is not None and len(calls) in rated:
                 usage[RATE_KIND] = 1
+            if usage is not None and len(calls) in unchecked:
+                usage[RATE_UNCHECKED_KIND] = 1
             calls.append(CallUsage(usage, "", c[1], c[2], bool(c[3]), None if c[0] is None else int(c[0]), c[4], (),
                                    tuple(short.get(str(len(calls))) or ())))
         return cls(d["places"], tuple(calls), d.get("state", "verified"), tuple(d.get("problems") or ()))

@@ -41,7 +41,7 @@ import msgspec
 
 from ..sessiondata.vocabulary import USAGE_COUNT_DROPPED, USAGE_RATE_DROPPED
 
-__all__ = ["TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "rate_not_priced", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls",
+__all__ = ["TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "RATE_UNCHECKED_KIND", "rate_not_priced", "rates_unchecked", "mark_rates_unchecked", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls",
            "call_count", "usage_totals", "incomplete_lines", "negative_counts", "OUTSIDE_PREFIX", "outside_call_lines",
            "UNDESCRIBED_PREFIX", "undescribed_call_lines"]
 
@@ -61,6 +61,11 @@ LONG_KIND = "long_context"
 #: region): calls that cost a multiple of the standard rates the price table holds, priced at standard rates. Present
 #: only when not zero; a count of calls, never of tokens.
 RATE_KIND = "rate_not_priced"
+#: The key of a usage object or sum counting the calls whose usage record's file was landed by an adapter version that
+#: did not look at a call's rate (:meth:`~asz_core.plugins.adapter.Adapter.rates_stated` False: Claude Code before
+#: ``claude-code-local/0.3.0``): such a call may have run in fast mode or on a priority tier and its record cannot say;
+#: it is priced at standard rates and counted here, never guessed. Present only when not zero; a count of calls.
+RATE_UNCHECKED_KIND = "rate_not_checked"
 #: ``usage_by_lane`` keys: calls on the main stream, and calls on any other stream (sub-agents, side chains).
 LANES = ("main", "subagent")
 #: The key ``usage_by_model`` uses for calls whose records name no model.
@@ -103,9 +108,10 @@ def add_usage(total: dict, u: dict) -> dict:
     h = u.get(SPLIT_KIND)
     if h:
         total[SPLIT_KIND] = total.get(SPLIT_KIND, 0) + h
-    r = u.get(RATE_KIND)
-    if r:
-        total[RATE_KIND] = total.get(RATE_KIND, 0) + r
+    for k in (RATE_KIND, RATE_UNCHECKED_KIND):
+        r = u.get(k)
+        if r:
+            total[k] = total.get(k, 0) + r
     long = u.get(LONG_KIND)
     if long:
         mine = total.get(LONG_KIND)
@@ -198,6 +204,40 @@ def dropped_counts(rec: dict) -> tuple:
     n = len(USAGE_COUNT_DROPPED)
     return tuple(w[n:] for d in rec.get("dropped") or () if isinstance(d, dict) and isinstance(w := d.get("what"), str)
                  and w.startswith(USAGE_COUNT_DROPPED))
+
+
+_RATES_STATED: dict[tuple[str, str], bool] = {}
+
+
+def rates_unchecked(dialect: str, adapter: str) -> bool:
+    """Whether the adapter of ``dialect`` says a file whose header names ``adapter`` was landed before it looked at a
+    call's rate (:meth:`~asz_core.plugins.adapter.Adapter.rates_stated` False); kept per pair for the process. An
+    adapter that answers anything else, raises or is not installed: False (no mark)."""
+    key = (dialect, adapter)
+    got = _RATES_STATED.get(key)
+    if got is None:
+        from .titles import ask_adapter  # loads the plugins once
+
+        got = _RATES_STATED[key] = ask_adapter(dialect, "rates_stated", adapter) is False
+    return got
+
+
+def mark_rates_unchecked(usages: dict, nodes: dict, unchecked: set) -> None:
+    """Count :data:`RATE_UNCHECKED_KIND` in the usage of each call of ``usages`` (node id -> :class:`CallUsage`) that
+    carries usage, lists no rate (:data:`RATE_KIND`) and has a fragment (the refs of ``nodes[id]``) in a landed file of
+    ``unchecked`` (seqs whose adapter did not look at rates: :func:`rates_unchecked`); each of its provider calls
+    (``requests``) with usage too. In place; the counts are unchanged, never priced otherwise."""
+    for nid, c in usages.items():
+        if c.usage is None or c.usage.get(RATE_KIND):
+            continue
+        n = nodes.get(nid)
+        refs = (n.refs or ([n.ref] if n.ref else [])) if n is not None else ()
+        if not any(r.seq in unchecked for r in refs):
+            continue
+        c.usage[RATE_UNCHECKED_KIND] = 1
+        for q in c.requests:
+            if q.usage is not None and not q.usage.get(RATE_KIND):
+                q.usage[RATE_UNCHECKED_KIND] = 1
 
 
 def rate_not_priced(rec: dict) -> bool:
@@ -314,6 +354,8 @@ def usage_totals(calls: Iterable[CallUsage]) -> dict:
             t[SPLIT_KIND] = t.get(SPLIT_KIND, 0) + h
         if u.get(RATE_KIND):
             t[RATE_KIND] = t.get(RATE_KIND, 0) + u[RATE_KIND]
+        if u.get(RATE_UNCHECKED_KIND):
+            t[RATE_UNCHECKED_KIND] = t.get(RATE_UNCHECKED_KIND, 0) + u[RATE_UNCHECKED_KIND]
         if a + cr + cw > LONG_CONTEXT_ABOVE:  # is_long, inline: the sum's long_context part holds this call too
             add_usage(t, {LONG_KIND: dict(u, calls=1)})
     for (model, lane), u in pairs.items():

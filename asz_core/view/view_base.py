@@ -17,7 +17,7 @@ from .kinds import position
 from .links import Links
 from .media import media_of
 from .session_records import LandedSession
-from .usage import CallUsage, incomplete_lines, outside_call_lines, read_call, undescribed_call_lines
+from .usage import CallUsage, incomplete_lines, mark_rates_unchecked, outside_call_lines, rates_unchecked, read_call, undescribed_call_lines
 
 __all__ = ["ViewBase"]
 
@@ -47,6 +47,9 @@ class ViewBase:
             self.edges.setdefault(r.to, []).append({"type": r.type, "other": r.from_, "dir": "in", "quality": r.quality, "via": r.via})
         self.changes, self.executions, self.step_changes, self.step_executions = self._observations()
         self.call_usage: dict[str, CallUsage] = self._call_usages()
+        unchecked = {seq for seq, h in sess.headers.items() if h is not None and rates_unchecked(h.dialect, h.adapter)}
+        if unchecked:  # files landed before their adapter looked at a call's rate: their calls are said not checked
+            mark_rates_unchecked(self.call_usage, self.nodes, unchecked)
         self.links = links or Links()
         #: issue 18: ``unres/parent/<id>`` entries of the document (set by the document builder)
         self.dangling: list[dict] = []

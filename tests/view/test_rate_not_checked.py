@@ -1,0 +1,101 @@
+"""A root collected before asz looked at a call's rate (main at 7a8464b^, which called itself claude-code-local 0.2.0)
+holds no ``usage rate`` entry: a fast-mode call's record reads as a standard one, and landed files are write-once. The
+readers tell it from the file header's adapter version (``Adapter.rates_stated``: claude-code-local before 0.3.0 did
+not look) and count such calls ``rate_not_checked``: priced at standard rates as before, marked ``?`` with a line under
+``asz usage`` and ``asz ls``, ``cost.rate_not_checked_calls`` in --json; never priced otherwise. The corpus transcript
+edited to run two calls in fast mode (``fast_case``'s), collected by an archive of that commit in a child process."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from claude_lines import collect_claude
+from cli_helpers import asz_in_process
+from test_rate_not_priced import SID, _usage, call_of, edited, fast_case
+
+REPO = Path(__file__).resolve().parents[2]
+BEFORE = "7a8464b^"  # the commit before the adapter listed a call's rate under dropped
+
+
+def _archive(dest: Path) -> Path:
+    """``asz_core`` and ``asz_adapters_claude`` as they were at :data:`BEFORE`, unpacked under ``dest``."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    tar = dest / "before.tar"
+    p = subprocess.run(["git", "-C", str(REPO), "archive", "-o", str(tar), BEFORE, "asz_core", "asz_adapters_claude"],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        pytest.skip(f"no history to archive {BEFORE} from: {p.stderr.strip()}")
+    with tarfile.open(tar) as t:
+        t.extractall(dest / "before", filter="data")
+    return dest / "before"
+
+
+def _collect_before(code: Path, base: Path, lines: list[bytes]) -> Path:
+    projects = base / "projects" / "-home-dev-app"
+    projects.mkdir(parents=True)
+    (projects / f"{SID}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    env = {**os.environ, "PYTHONPATH": str(code), "CLAUDE_CONFIG_DIR": str(base / "claude-home")}
+    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--adapter", "claude-code-local",
+                        "--source", str(base / "projects"), "--root", str(base / "root")],
+                       capture_output=True, text=True, env=env, cwd=base, timeout=600)
+    assert p.returncode == 0 and " errors=0 " in p.stdout, p.stdout + p.stderr
+    return base / "root"
+
+
+@pytest.fixture(scope="module")
+def before(corpus_dir, tmp_path_factory):
+    lines, _ = fast_case(corpus_dir, tmp_path_factory.mktemp("rate-now"))  # skips when the corpus is absent
+    base = tmp_path_factory.mktemp("rate-before")
+    return lines, _collect_before(_archive(base), base, lines)
+
+
+def _calls_with_usage(lines: list[bytes]) -> set:
+    """The calls (message id, request id) of the assistant lines that carry usage, the runtime's own notices
+    (model ``<synthetic>``) left out, as every count of calls leaves them out."""
+    return {call_of(x) for x in lines if call_of(x) and _usage(x) and json.loads(x)["message"].get("model") != "<synthetic>"}
+
+
+def test_the_archive_is_the_code_before(before):
+    _, root = before
+    heads = [json.loads(sd.read_bytes().split(b"\n", 1)[0]) for sd in (root / SID / "streams" / "main").glob("*.sd")]
+    assert heads and {h["adapter"] for h in heads} == {"claude-code-local/0.2.0"}
+    assert b"usage rate " not in b"".join(sd.read_bytes() for sd in (root / SID).rglob("*.sd"))  # the fast calls unlisted
+
+
+def test_every_call_of_a_root_collected_before_reads_not_checked(before):
+    lines, root = before
+    want = len(_calls_with_usage(lines))
+    assert want > len({call_of(x) for x in lines if _usage(x).get("speed") == "fast"}) == 2
+    u = asz_in_process("usage", "session", "--json", "--root", str(root), "--tz", "UTC")
+    assert u.returncode == 0, u.stderr
+    [row] = json.loads(u.stdout)
+    assert row["cost"].get("rate_not_checked_calls") == want == row["calls_with_usage"]
+    assert "rate_not_priced_calls" not in row["cost"] and row["cost"]["usd"] > 0  # priced at standard rates, not guessed
+    t = asz_in_process("usage", "daily", "--root", str(root), "--tz", "UTC")
+    assert re.search(r"\$[\d,.]+\?", t.stdout), t.stdout
+    assert f"? {want} call(s) landed before asz looked at a call's rate (claude-code-local before 0.3.0)" in t.stdout
+    ls = asz_in_process("ls", "--json", "--root", str(root))
+    assert [r["cost"].get("rate_not_checked_calls") for r in json.loads(ls.stdout)] == [want]
+    text = asz_in_process("ls", "--root", str(root))
+    assert re.search(r"\$[\d,.]+\?", text.stdout) and f"? {want} call(s) landed before" in text.stdout, text.stdout
+    c = asz_in_process("conversation", SID, "--root", str(root))
+    assert f"({want} call(s) whose rate was not checked when they landed, priced at standard rates)" in c.stdout
+
+
+def test_the_same_source_collected_now_is_checked(before, tmp_path):
+    lines, _ = before
+    root = collect_claude(tmp_path, {SID: lines})
+    [row] = json.loads(asz_in_process("usage", "session", "--json", "--root", str(root), "--tz", "UTC").stdout)
+    assert row["cost"].get("rate_not_priced_calls") == 2 and "rate_not_checked_calls" not in row["cost"]
+    t = asz_in_process("usage", "session", "--root", str(root), "--tz", "UTC").stdout
+    assert "?" not in t and "landed before asz looked" not in t
