@@ -155,7 +155,7 @@ def usage(
     conversation that does not read (no usable round) is in no figure either: the total is marked !, a line under it
     names it, and in --json every row lists it under unreadable (its days are not known). A verified conversation holding
     transcript records its dialect could not read (not JSON, e.g. after NUL bytes: each may have been an uncounted call)
-    marks the total ! (and its session row), a line names it with the count (--json: undescribed); exit 0. Exit 1 when the root does
+    marks the total ! (and its session row), a line names it with the count (another view: in no row; --json: undescribed); exit 0. Exit 1 when the root does
     not exist, a conversation does not read or does not verify (the others are still counted), or --project/--model
     match no call of a root with conversations (said: asz usage: no model call in ROOT matches …), 2 for a bad view, date, zone or configuration. Landed
     sessions with no chain (never parsed, e.g. after collect --no-parse, or their rounds removed) are in no figure:
@@ -383,7 +383,7 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
     if no_time:
         typer.echo(no_time)
     if undescribed:
-        typer.echo(_undescribed_line(undescribed))
+        typer.echo(_undescribed_line(undescribed, key))
     for line in [active_line(r) for r in rows if r.get("active")] + [credits_line(rows, key, t, breakdown and key != "model")]:
         typer.echo(line) if line else None
     short = {h["conversation"]: h for r in rows for h in r.get("usage_incomplete", ())}
@@ -433,12 +433,24 @@ def _model_lines(row: dict) -> list[tuple[str, dict | None, dict, int]]:
             for m, n in row["calls_by_model"].items()]
 
 
-def _undescribed_line(undescribed: dict[str, int]) -> str:
+#: What a view's rows are keyed by, as the undescribed line names it (a conversation's own row is marked instead), and
+#: what of a record the dialect could not read is not known ('': its project is its conversation's).
+_ROW_OF = {"date": ("day", "day"), "week": ("week", "week"), "month": ("month", "month"),
+           "block": ("5-hour block", "time"), "project": ("project", ""), "model": ("model", "model")}
+
+
+def _undescribed_line(undescribed: dict[str, int], key: str = "conversation") -> str:
     """The line under the table naming each conversation (first 8 characters) holding transcript records its dialect
-    could not read, with how many (``undescribed``: conversation -> records; trial 18, F-f)."""
-    return ("! undescribed, so in no figure above: transcript records the dialect could not read (each may have been a "
-            "model call; asz conversation ID lists them under undescribed): "
-            + ", ".join(f"{c[:8]} ({n} record(s))" for c, n in sorted(undescribed.items())))
+    could not read, with how many (``undescribed``: conversation -> records; trial 18, F-f). In a view whose rows are
+    not conversations (``key``: date, week, month, block, project, model) no row is marked, so the line says they are
+    in no row and counts them (not read, a record has no day or model to fall under)."""
+    where = "so in no figure above: transcript records the dialect could not read"
+    if key in _ROW_OF:
+        row, unknown = _ROW_OF[key]
+        where = (f"in no {row}'s row and no total above: {sum(undescribed.values()):,} transcript record(s) the dialect "
+                 "could not read" + (f", whose {unknown} is not known" if unknown else ""))
+    return (f"! undescribed, {where} (each may have been a model call; asz conversation ID lists them under "
+            "undescribed): " + ", ".join(f"{c[:8]} ({n} record(s))" for c, n in sorted(undescribed.items())))
 
 
 def _held_by_conversation(rows: list[dict]) -> dict[str, list[dict]]:

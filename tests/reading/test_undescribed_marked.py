@@ -55,15 +55,22 @@ def test_a_line_behind_nuls_is_marked_in_ls_and_usage(source, tmp_path):
     assert text[2] == (f"! problems in {SID[:8]} (1): undescribed records that could hold calls: 1 transcript record(s) "
                        f"the dialect could not read (kept whole as unknown parts), so no figure counts a call they may "
                        f"hold: 1/{lone + 1}; asz conversation {SID[:8]} names them")
-    for view, first in (("session", f"{SID[:8]} "), ("daily", "2025-09-29")):
+    # the session's row is marked; a view whose rows are not conversations marks none, so its line says the records
+    # are in no row, counts them and says what of them is not known
+    rest = f" (each may have been a model call; asz conversation ID lists them under undescribed): {SID[:8]} (1 record(s))"
+    for view, first, said in (
+            ("session", f"{SID[:8]} ", "so in no figure above: transcript records the dialect could not read"),
+            ("daily", "2025-09-29", "in no day's row and no total above: 1 transcript record(s) the dialect could not "
+                                    "read, whose day is not known"),
+            ("model", "claude-", "in no model's row and no total above: 1 transcript record(s) the dialect could not "
+                                 "read, whose model is not known")):
         p = asz_in_process("usage", view, "--root", str(root), "--tz", "UTC")
         assert p.returncode == 0, p.stderr
         rows = p.stdout.splitlines()
-        assert rows[1].startswith(first) and (" ! " in rows[1]) == (view == "session")
-        assert rows[2].startswith("total !")
-        assert rows[3] == ("! undescribed, so in no figure above: transcript records the dialect could not read (each "
-                           "may have been a model call; asz conversation ID lists them under undescribed): "
-                           f"{SID[:8]} (1 record(s))")
+        assert rows[1].startswith(first) and (" ! " in rows[1]) == (view == "session"), rows
+        total = next(i for i, r in enumerate(rows) if r.startswith("total"))
+        assert rows[total].startswith("total !")
+        assert rows[total + 1] == f"! undescribed, {said}{rest}"
     got = json.loads(asz_in_process("usage", "--json", "--root", str(root), "--tz", "UTC").stdout)
     assert got[0]["undescribed"] == [{"conversation": SID, "records": 1}] and got[0]["calls"] == len(calls) - 1
 
