@@ -153,15 +153,37 @@ static PyObject *scan(PyObject *self, PyObject *arg) {
  * in cache by the time's text: instant is a pure function of it), d.get("id"), d.get("parent"), d.get("ord") appended
  * to the five lists. Any other line (loads raises bad, not a dict, a "dropped" key, a null line clear does not clear)
  * stops the loop at it, nothing appended for it: the caller reads that one line its own way and calls again after
- * it. An exception loads raises that is not bad, or any error, propagates. */
+ * it. An exception loads raises that is not bad, or any error, propagates.
+ *
+ * An optional thirteenth argument, deep (an int, or None), is the depth guard of a file some line of which holds more
+ * than deep openers: a line longer than 2 * deep holding more than deep '{' and '[' is left to the caller too, which
+ * measures its nesting (None: no line holds that many, nothing is counted). */
 static PyObject *s_time, *s_id, *s_parent, *s_ord, *s_dropped;
+
+/* How many '{' and '[' the len bytes at b hold (inside strings too: what the caller's body.count of both counts). */
+static Py_ssize_t count_openers(const char *b, Py_ssize_t len) {
+    Py_ssize_t n = 0;
+    for (Py_ssize_t j = 0; j < len; j++)
+        n += (b[j] == '{') | (b[j] == '[');
+    return n;
+}
 
 static int append_or_none(PyObject *list, PyObject *v) { return PyList_Append(list, v ? v : Py_None); }
 
 static PyObject *decode_lines(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 12) {
-        PyErr_SetString(PyExc_TypeError, "decode_lines takes 12 arguments");
+    if (nargs != 12 && nargs != 13) {
+        PyErr_SetString(PyExc_TypeError, "decode_lines takes 12 or 13 arguments");
         return NULL;
+    }
+    Py_ssize_t deep = -1; /* no guard */
+    if (nargs == 13 && args[12] != Py_None) {
+        deep = PyLong_AsSsize_t(args[12]);
+        if (deep == -1 && PyErr_Occurred())
+            return NULL;
+        if (deep < 0) {
+            PyErr_SetString(PyExc_ValueError, "decode_lines: deep must not be negative");
+            return NULL;
+        }
     }
     PyObject *lines = args[0], *loads = args[2], *bad = args[3], *clear = args[4], *instant = args[5], *cache = args[6];
     PyObject *recs = args[7], *times = args[8], *ids = args[9], *parents = args[10], *ords = args[11];
@@ -177,6 +199,9 @@ static PyObject *decode_lines(PyObject *self, PyObject *const *args, Py_ssize_t 
     for (; i < n; i++) {
         PyObject *body = PyList_GET_ITEM(lines, i);
         if (!PyBytes_CheckExact(body))
+            break;
+        if (deep >= 0 && PyBytes_GET_SIZE(body) > 2 * deep &&
+            count_openers(PyBytes_AS_STRING(body), PyBytes_GET_SIZE(body)) > deep)
             break;
         PyObject *d = PyObject_CallOneArg(loads, body);
         if (d == NULL) {
@@ -1852,7 +1877,7 @@ static PyMethodDef methods[] = {
     {"split_lines", (PyCFunction)(void (*)(void))split_lines, METH_FASTCALL,
      "split_lines(data, start, stop) -> data[start:stop].split(b'\\n')[:-1] (data[stop - 1] a newline)."},
     {"decode_lines", (PyCFunction)(void (*)(void))decode_lines, METH_FASTCALL,
-     "decode_lines(lines, start, loads, bad, clear, instant, cache, recs, times, ids, parents, ords) -> where it stopped."},
+     "decode_lines(lines, start, loads, bad, clear, instant, cache, recs, times, ids, parents, ords[, deep]) -> where it stopped."},
     {"scan_parts", (PyCFunction)(void (*)(void))scan_parts, METH_FASTCALL,
      "scan_parts(files, content_kinds) -> (listed, media, content) of LandedSession._scan_parts, or None."},
     {"scan", scan, METH_O,

@@ -345,9 +345,10 @@ def _decode_bound(lines: Sequence[bytes], exact: bool, shallow: bool = False, nu
     :func:`parse_line`'s object and depth checks inline; any other line goes through :func:`parse_line` (lone
     surrogate escapes, the exact decoder, a refusal). Each record's instant is parsed, and its id, parent and ord
     gathered, in the same loop, while the record is fresh in the cache. Where the compiled
-    :mod:`asz_core.sessiondata.bytescan` was built, the usual lines of a file without wide numbers and deep lines are
-    read by its ``decode_lines`` (the same steps in C: a line it cannot take whole is left to this loop, one at a
-    time), else all by this loop; tests/view/test_view_bound_files.py compares the two."""
+    :mod:`asz_core.sessiondata.bytescan` was built, the usual lines of a file without wide numbers are read by its
+    ``decode_lines`` (the same steps in C: a line it cannot take whole is left to this loop, one at a time, and so is,
+    in a file that is not ``shallow``, each line of more than ``MAX_DEPTH`` openers, whose nesting this loop
+    measures), else all by this loop; tests/view/test_view_bound_files.py compares the two."""
     recs: list[dict] = []
     times: list[int | None] = []
     ids: list = []
@@ -355,14 +356,15 @@ def _decode_bound(lines: Sequence[bytes], exact: bool, shallow: bool = False, nu
     ords: list = []
     append, at, ida, pa, oa = recs.append, times.append, ids.append, parents.append, ords.append
     loads, bad = orjson.loads, orjson.JSONDecodeError
-    fast = bytescan is not None and not exact and shallow and type(lines) is list
+    fast = bytescan is not None and not exact and type(lines) is list
+    guard = None if shallow else MAX_DEPTH  # the compiled loop leaves a line of more openers to this one
     i, n, cache = 0, len(lines), _INSTANTS  # type: ignore[arg-type]
     if len(cache) > _INSTANTS_KEPT:
         cache.clear()
     while i < n:
         if fast:  # the usual lines in one compiled loop; it stops at the first line it leaves to the loop below
             i = bytescan.decode_lines(lines, i, loads, bad, record_line_clear if nulls else None, parse_instant, cache,
-                                      recs, times, ids, parents, ords)
+                                      recs, times, ids, parents, ords, guard)
             if i == n:
                 break
         body = lines[i]  # type: ignore[index]

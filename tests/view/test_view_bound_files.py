@@ -95,6 +95,36 @@ def test_a_line_nesting_deeper_than_256_goes_the_full_way_in_a_bound_file():
     assert recs[0]["parts"][0]["data"] == [[]] * 301
 
 
+def test_a_file_with_a_wide_line_is_decoded_by_the_compiled_loop_but_that_line(monkeypatch):
+    """In a file that is not shallow (a line of more than 256 openers), the compiled ``decode_lines`` reads every line
+    but those of more than 256 openers (``deep``: it stops at each, untouched), which the Python loop measures: a wide
+    one is read, one nesting deeper than 256 sends the file to the reader; the same records either way."""
+    from asz_core.sessiondata import numberprobe
+    from asz_core.view.session_records import _decode_bound
+
+    if numberprobe.bytescan is None:
+        pytest.skip("asz_core.sessiondata.bytescan was not built (setup.py's optional extension: no C compiler at install)")
+    wide = b'{"ord":2,"off":9,"id":"b","parts":[{"k":"data","data":[' + b"[]," * 300 + b"[]]}]}"  # 302 openers, 5 deep
+    deep = b'{"ord":3,"off":9,"id":"c","parts":[{"k":"data","data":' + b"[" * 300 + b"]" * 300 + b"}]}"
+    text = b'{"ord":1,"off":0,"id":"a","time":"2026-11-21T10:00:00.5Z","parts":[{"k":"text","text":"' + b"{ " * 256 + b'"}]}'
+    lines = [text, wide, text.replace(b'"a"', b'"d"'), wide.replace(b'"b"', b'"e"')]
+    bs = numberprobe.bytescan
+    out: list = [[] for _ in range(5)]
+    # the text line holds 259 openers (256 in its text): read under a guard of 259, left under 258; the wide one (305)
+    assert bs.decode_lines(lines, 0, orjson.loads, orjson.JSONDecodeError, None, lambda t: None, {}, *out, 259) == 1
+    assert bs.decode_lines(lines, 0, orjson.loads, orjson.JSONDecodeError, None, lambda t: None, {}, *out, 258) == 0
+    assert bs.decode_lines(lines, 0, orjson.loads, orjson.JSONDecodeError, None, lambda t: None, {}, *out, None) == 4
+    got = []
+    for compiled in (True, False):
+        with monkeypatch.context() as m:
+            if not compiled:
+                _without_compiled(m)
+            got.append(_decode_bound(list(lines), False, False, False))
+            assert _decode_bound([lines[0], deep, lines[1]], False, False, False) is None
+    assert orjson.dumps(got[0]) == orjson.dumps(got[1])
+    assert got[0][2] == ["a", "b", "d", "e"] and got[0][0][1]["parts"][0]["data"] == [[]] * 301
+
+
 def test_the_null_search_of_a_bound_file_is_one_search_of_the_whole_file():
     """A bound file is searched for ``null`` once, whole (``nulls``); only a file holding one has each line searched,
     and its lines read as with every line searched (a listed null field left out, as the reader leaves it out). A file
