@@ -21,7 +21,7 @@ from starlette.routing import Route
 
 from ..sessiondata.jsonbytes import dumps_wide
 from .guard import HostGuard, log_once
-from .page import ASSETS, PAGE_HTML
+from .page import ASSETS, PAGE_HTML, page_html, uri_component
 from .query import ApiError, QueryError, hide_from_query, parse_query
 from .state import Doc, ViewState
 
@@ -277,14 +277,17 @@ def api(handler):
 
 
 def _page(request: Request) -> Response:
-    status_code = 200
+    status_code, page = 200, PAGE_HTML
     cid = request.path_params.get("id")
     if cid is not None:
         try:
             _state(request).check_conversation(cid)  # a unique prefix opens the conversation too
         except ApiError as exc:
             status_code = exc.status
-    return Response(PAGE_HTML, status_code=status_code, media_type="text/html; charset=utf-8", headers=_SECURITY_HEADERS)
+        if status_code == 200 and not request.scope.get("query_string"):  # the script asks these first, as written here
+            page = page_html([f"/api/c/{uri_component(cid)}/{what}" for what in ("view", "headings")])
+    return Response(page, status_code=status_code, media_type="text/html; charset=utf-8", headers=_SECURITY_HEADERS)
+
 
 
 def _static(request: Request) -> Response:

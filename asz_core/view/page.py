@@ -13,9 +13,12 @@ licenses) and are read once at import.
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
+from typing import Sequence
+from urllib.parse import quote
 
-__all__ = ["PAGE_HTML", "APP_JS", "APP_CSS", "ASSETS"]
+__all__ = ["PAGE_HTML", "APP_JS", "APP_CSS", "ASSETS", "page_html", "uri_component"]
 
 _STATIC = Path(__file__).with_name("static")
 
@@ -32,8 +35,7 @@ ASSETS: dict[str, tuple[str, bytes]] = {
     "vendor/purify.min.js": (_JS, (_STATIC / "vendor" / "purify.min.js").read_bytes()),
 }
 
-#: The HTML shell served for ``/`` and ``/c/{id}`` (bytes, UTF-8).
-PAGE_HTML: bytes = b"""<!doctype html>
+_SHELL = b"""<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -41,6 +43,7 @@ PAGE_HTML: bytes = b"""<!doctype html>
 <title>asz view</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/static/app.css">
+<!--preload-->
 </head>
 <body>
 <header class="top"><a id="home" href="/">asz view</a><span class="where" id="where"></span></header>
@@ -53,3 +56,23 @@ PAGE_HTML: bytes = b"""<!doctype html>
 </body>
 </html>
 """
+
+
+def page_html(preload: Sequence[str] = ()) -> bytes:
+    """The shell (:data:`PAGE_HTML`) asking the browser for each API path of ``preload`` (already percent-encoded, as
+    the script writes them) as soon as it reads the head: ``<link rel="preload" as="fetch" crossorigin>``, which the
+    script's own ``fetch`` of the same address, with no header of its own, then takes instead of asking again (issue
+    22: a conversation's document and headings are built while the browser loads and runs the scripts)."""
+    links = "".join(f'<link rel="preload" href="{html.escape(p)}" as="fetch" crossorigin>' for p in preload)
+    return _SHELL.replace(b"<!--preload-->\n", links.encode("ascii") + (b"\n" if links else b""), 1)
+
+
+#: The HTML shell served for ``/`` and ``/c/{id}`` (bytes, UTF-8), asking for nothing ahead (:func:`page_html`).
+PAGE_HTML: bytes = page_html()
+
+
+def uri_component(text: str) -> str:
+    """``text`` as JavaScript's ``encodeURIComponent`` writes it (UTF-8, every byte but letters, digits and
+    ``-_.!~*'()`` percent-encoded): the page's script writes an id into an API address so, and a preloaded address
+    must be the same string for the browser to match them."""
+    return quote(text, safe="!*'()")

@@ -24,8 +24,10 @@
     return parts.length ? path + '?' + parts.join('&') : path;
   }
   function enc(s) { return encodeURIComponent(s); }
-  function api(path, extra) {
-    return fetch(withHide(path, extra), { headers: { accept: 'application/json' } }).then(function (r) {
+  // ``plain``: asked with no header of its own, so the page's shell can have asked for it ahead (a conversation's
+  // document and headings: <link rel="preload"> in the page's head, asz_core/view/page.py), which this fetch then takes.
+  function api(path, extra, plain) {
+    return fetch(withHide(path, extra), plain ? undefined : { headers: { accept: 'application/json' } }).then(function (r) {
       return r.text().then(function (t) {
         let body = null;
         try { body = t ? JSON.parse(t) : null; } catch (e) { body = null; }
@@ -764,7 +766,7 @@
     add(clear(app), h('p', { class: 'muted' }, 'Loading the conversation…'));
     // the headings asked at the same time: the server builds the document once for both (one build lock a document)
     const heads = loadHeadings();
-    api('/api/c/' + enc(id) + '/view').then(function (res) {
+    api('/api/c/' + enc(id) + '/view', '', true).then(function (res) {
       clear(app);
       add(app, h('p', { class: 'small' }, h('a', { href: withHide('/') }, '← Conversations')));
       if (!res.ok) {
@@ -810,7 +812,7 @@
   // agent.output, drawn in the subagent's talk) and what follows it.
   let HEADINGS = {}, BLOCKS = {}, PLACES = {}, REPEATS = {}, ASKED = {}, LINES = {}, PROMPTS = {}, COMPACTIONS = {}, REPORTS = {};
   function loadHeadings() {
-    return api('/api/c/' + enc(CID) + '/headings').then(function (r) {
+    return api('/api/c/' + enc(CID) + '/headings', '', true).then(function (r) {
       const d = (r.ok && r.data) || {};
       HEADINGS = d.headings || {};
       BLOCKS = d.blocks || {};
