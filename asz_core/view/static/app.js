@@ -509,9 +509,11 @@
   // A call run at a rate the price table does not hold (fast mode, a priority or batch tier, a data-residency region:
   // its record lists it under dropped), priced at standard rates: marked, as asz ls and asz usage mark it.
   const RATE_MARK = '^';
-  function rateText(n) {
+  // ``listed``: the words of asz usage's line under its table (asz_core/reading/listing.py rate_line), naming where the
+  // records say it (under dropped) and that the figure is below what was billed
+  function rateText(n, listed) {
     return num(n) + ' call(s) ran at a rate the price table does not hold (fast mode, a priority or batch tier, or a ' +
-      'data-residency region): their cost is at standard rates';
+      'data-residency region' + (listed ? '; listed under dropped' : '') + '): their cost is at standard rates' + (listed ? ', below what was billed' : '');
   }
   // A call whose input (in + cache read + cache write) is above 200K tokens, priced at its model's long-context rates
   // (asz_core/view/prices.py): marked, as asz usage counts them.
@@ -623,11 +625,12 @@
       // quarter hours: a local day in any zone in use (India +5:30, Nepal +5:45) is a sum of whole quarters
       (u.quarters || u.hours || []).forEach(function (x) {
         const k = localDay(x.at !== undefined ? x.at : x.hour);
-        const d = days.get(k) || { in: 0, out: 0, cache_read: 0, cache_write: 0, cost: 0, priced: true, calls: 0, long: 0 };
+        const d = days.get(k) || { in: 0, out: 0, cache_read: 0, cache_write: 0, cost: 0, priced: true, calls: 0, long: 0, rated: 0 };
         TOKEN_KINDS.forEach(function (t) { d[t[0]] += x[t[0]] || 0; });
         if (typeof x.cost === 'number') d.cost += x.cost; else d.priced = false;
         d.calls += x.calls || 0;
         d.long += x.long_context_calls || 0;
+        d.rated += x.rate_not_priced_calls || 0;
         if (x.credits) d.credits = (d.credits || 0) + x.credits;  // what the runtime metered (Kiro): never tokens or USD
         days.set(k, d);
       });
@@ -650,8 +653,11 @@
       }
       if (!u.priced) panel.append(h('p', { class: 'muted small' }, 'No price table is installed, so no cost is shown.'));
       const more = u.unpriced && u.unpriced.length ? ' + unpriced' : '';
-      function costCell(c) {  // to the cent, as asz usage prints it; the exact figure in the tooltip (trial 4, F10)
-        return u.priced && typeof c === 'number' ? h('span', { title: '$' + c.toFixed(6) }, cents(c) + more) : '—';
+      // to the cent, as asz usage prints it, and its marks (+ unpriced; ^ when ``rated`` calls ran at a rate the price
+      // table does not hold); the exact figure in the tooltip (trial 4, F10), and what the ^ says
+      function costCell(c, rated) {
+        return u.priced && typeof c === 'number' ? h('span', { title: '$' + c.toFixed(6) + (rated ? ' · ' + RATE_MARK + ' ' + rateText(rated) : '') },
+          cents(c) + more + (rated ? RATE_MARK : '')) : '—';
       }
       function callsCell(calls, long) {  // calls, and how many of them were priced at long-context rates, marked
         return long ? h('span', null, num(calls) + ' ', h('span', { class: 'long', title: num(long) + ' call(s) ' + LONG_PRICED }, num(long) + ' ' + LONG_MARK)) : num(calls);
@@ -667,7 +673,8 @@
           const nr = function () { return h('span', { class: 'faint', title: UNRECORDED }, 'not recorded'); };
           return [label, calls, nr(), nr(), nr(), nr(), h('span', { class: 'faint', title: UNRECORDED }, '—')].concat(extra);
         }
-        return [label, calls, num(d.in), num(d.out), num(d.cache_write), num(d.cache_read), costCell(d.cost)].concat(extra);
+        return [label, calls, num(d.in), num(d.out), num(d.cache_write), num(d.cache_read),
+          costCell(d.cost, d.rated !== undefined ? d.rated : d.rate_not_priced_calls)].concat(extra);
       }
       const heads = ['Model calls', 'Input', 'Output', 'Cache write', 'Cache read', 'Cost'].concat(metered ? ['Credits'] : []);
       const aligns = [0, 1, 1, 1, 1, 1, 1].concat(metered ? [1] : []);
@@ -687,6 +694,9 @@
       }
       if (total && total.long_context_calls) {
         panel.append(h('p', { class: 'muted small', id: 'usage-long' }, num(total.long_context_calls) + ' call(s) marked ' + LONG_MARK + ': ' + LONG_PRICED + '.'));
+      }
+      if (total && total.rate_not_priced_calls) {  // asz usage's line under its table (asz_core/reading/listing.py rate_line)
+        panel.append(h('p', { class: 'muted small', id: 'usage-rate' }, RATE_MARK + ' ' + rateText(total.rate_not_priced_calls, true) + '.'));
       }
       if (u.models && u.models.length) {
         const byModel = table(['Model'].concat(heads), u.models.map(function (m) { const r = line(m.model, m); if ((u.unpriced || []).indexOf(m.model) >= 0) r[6] = 'unpriced'; return r; }), aligns);
