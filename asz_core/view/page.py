@@ -14,16 +14,21 @@ licenses) and are read once at import.
 from __future__ import annotations
 
 import html
+import json
 from pathlib import Path
 from typing import Sequence
 from urllib.parse import quote
+
+from .placing import page_rules
 
 __all__ = ["PAGE_HTML", "APP_JS", "APP_CSS", "ASSETS", "page_html", "uri_component"]
 
 _STATIC = Path(__file__).with_name("static")
 
-#: The page's script (bytes, UTF-8), served at ``/static/app.js``.
-APP_JS: bytes = (_STATIC / "app.js").read_bytes()
+#: The page's script (bytes, UTF-8), served at ``/static/app.js``: ``static/app.js`` with the field view's rules
+#: written in (``RULES``: :func:`asz_core.view.placing.page_rules`, their one source).
+APP_JS: bytes = (_STATIC / "app.js").read_bytes().replace(
+    b"RULES = {/* placing.page_rules() */};", b"RULES = " + json.dumps(page_rules(), separators=(",", ":")).encode() + b";", 1)
 #: The page's style sheet (bytes, UTF-8), served at ``/static/app.css``.
 APP_CSS: bytes = (_STATIC / "app.css").read_bytes()
 _JS = "text/javascript; charset=utf-8"

@@ -35,12 +35,12 @@ from __future__ import annotations
 import json
 from typing import Callable, Iterable, Iterator, Sequence
 
-__all__ = ["INPUT_FIELDS", "SHELL_TOOLS", "asked_steps", "call_prompts", "compactions", "input_fields", "input_gist",
-           "loose_places", "loose_talks", "page_reading", "position", "quiet_result", "repeats", "reports",
-           "shell_input", "walk"]
+__all__ = ["BLOCK_CHARS", "INPUT_FIELDS", "PAIRS", "PATH_KEYS", "PATH_SUFFIX", "SHELL_TOOLS", "asked_steps",
+           "call_prompts", "compactions", "input_fields", "input_gist", "loose_places", "loose_talks", "page_reading",
+           "page_rules", "position", "quiet_result", "repeats", "reports", "shell_input", "walk"]
 
 #: The tools whose input is a shell command: Claude Code's ``Bash``, Kiro's ``shell`` (CLI) and ``run_command`` (IDE),
-#: ``execute_bash`` (Kiro CLI 1.x); the page's ``SHELL_TOOLS`` (app.js) is the same list.
+#: ``execute_bash`` (Kiro CLI 1.x); the page reads this list (:func:`page_rules`).
 SHELL_TOOLS = frozenset({"Bash", "shell", "run_command", "execute_bash"})
 
 
@@ -87,12 +87,25 @@ def input_gist(data, limit: int) -> tuple[str, bool]:
     return (text, False) if len(text) <= limit else (text[:limit - 1] + "…", True)
 
 
-#: The text pairs an editing call's input holds, drawn together (the page's ``PAIRS``).
+#: The text pairs an editing call's input holds, drawn together; the first is also each MultiEdit edit's.
 PAIRS = (("old_string", "new_string"), ("old_str", "new_str"), ("originalContent", "modifiedContent"))
+#: The keys read as a path, and the ending that makes one (``file_path``, ``notebook_path``): read first.
+PATH_KEYS, PATH_SUFFIX = ("path", "file"), "_path"
+#: A string value longer than this many characters (and not a path) is drawn as a block, as one with a line break is.
+BLOCK_CHARS = 100
 
 
 def _is_path(key: str) -> bool:
-    return key == "path" or key.endswith("_path") or key == "file"
+    return key in PATH_KEYS or key.endswith(PATH_SUFFIX)
+
+
+def page_rules() -> dict:
+    """The field view's lists and limits as the page's script reads them (app.js ``RULES``, written into the script as
+    the server serves it, :data:`asz_core.view.page.APP_JS`): ``shell_tools`` (:data:`SHELL_TOOLS`, sorted),
+    ``pairs`` (:data:`PAIRS`), ``edit_pair`` (a MultiEdit edit's), ``path_keys`` and ``path_suffix``, ``block_chars``;
+    one source for :func:`shell_input`, :func:`quiet_result`, :func:`input_fields` and the page."""
+    return {"shell_tools": sorted(SHELL_TOOLS), "pairs": [list(p) for p in PAIRS], "edit_pair": list(PAIRS[0]),
+            "path_keys": list(PATH_KEYS), "path_suffix": PATH_SUFFIX, "block_chars": BLOCK_CHARS}
 
 
 def input_fields(text: str) -> tuple[list[tuple[str, str]], list[tuple]] | None:
@@ -117,10 +130,10 @@ def input_fields(text: str) -> tuple[list[tuple[str, str]], list[tuple]] | None:
             for j, e in enumerate(x, 1):
                 note = f"edit {j} of {len(x)}" + (" · replace_all" if isinstance(e, dict) and e.get("replace_all") else "")
                 if isinstance(e, dict):
-                    items.append(("pair", note, ("old_string", str(e.get("old_string"))), ("new_string", str(e.get("new_string")))))
+                    items.append(("pair", note, *((key, str(e.get(key))) for key in PAIRS[0])))
                 else:
                     items.append(("block", note, _fact(e)))
-        elif isinstance(x, str) and ("\n" in x or (len(x) > 100 and not _is_path(k))):
+        elif isinstance(x, str) and ("\n" in x or (len(x) > BLOCK_CHARS and not _is_path(k))):
             items.append(("block", k, x))
         else:
             facts.append((k, _fact(x)))

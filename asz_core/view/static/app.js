@@ -1368,7 +1368,7 @@
       else det.append(h('div', { class: 'faint' }, n.state === 'omitted' ? 'withheld' : LOST[n.state] ? lostText(n.state, n.bytes) : '(' + (n.state || 'none') + ')'));
       if (n.changes) add(det, stepChangesEl(n));
       det.append(h('h4', null, 'Result', n.failed ? h('span', { class: 'bad' }, ' · failed') : ''));
-      const quiet = SHELL_TOOLS[n.name] && n.result !== undefined ? quietResult(n.result) : null;
+      const quiet = SHELL_TOOLS.has(n.name) && n.result !== undefined ? quietResult(n.result) : null;
       if (REPORTS[n.id]) {
         reportEl(n, det);
       } else if (quiet) {  // a shell call that printed nothing: what the runtime's result object says instead of the object
@@ -1732,20 +1732,22 @@
     return [holder, more];
   }
   // A tool call's input as fields (docs/view.md, "Tool inputs"), read from the step's text; null when the text is not a
-  // JSON object (clipped, or not JSON). A shell call (Claude Code's Bash, Kiro's shell and run_command) shows its command
-  // as a code block, its description as a line, the other keys as facts. Any other shows the path first, then each text
-  // pair side by side (Claude Code's old_string and new_string, one pair for each MultiEdit edit; Kiro CLI's old_str and
-  // new_str; Kiro IDE's originalContent and modifiedContent), a long or multi-line text (Write's content) as a block, the
-  // rest as facts (a list or an object as its JSON).
-  const SHELL_TOOLS = { Bash: 1, shell: 1, run_command: 1, execute_bash: 1 };
-  const PAIRS = [['old_string', 'new_string'], ['old_str', 'new_str'], ['originalContent', 'modifiedContent']];
-  const PATHS = /(^|_)path$|^file$/;
+  // JSON object (clipped, or not JSON). A shell call (RULES.shell_tools) shows its command as a code block, its
+  // description as a line, the other keys as facts. Any other shows the path first, then each text pair side by side
+  // (RULES.pairs; a MultiEdit edit as RULES.edit_pair), a long or multi-line text (Write's content) as a block, the rest
+  // as facts (a list or an object as its JSON).
+  // The lists and limits are asz_core/view/placing.py's, the one source (page_rules): the server writes them here as
+  // it serves this script (asz_core/view/page.py), so the page and the exports read a tool's input by the same rules.
+  const RULES = {/* placing.page_rules() */};
+  const SHELL_TOOLS = new Set(RULES.shell_tools || []);
+  const PAIRS = RULES.pairs || [];
+  function isPath(k) { return (RULES.path_keys || []).indexOf(k) >= 0 || k.endsWith(RULES.path_suffix); }
   function inputFieldsEl(text, name) {
     let v;
     try { v = JSON.parse(text); } catch (e) { return null; }
     if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
-    const box = h('div', { class: 'editinput' + (SHELL_TOOLS[name] ? ' shellinput' : '') }), facts = [];
-    if (SHELL_TOOLS[name] && typeof v.command === 'string') {
+    const box = h('div', { class: 'editinput' + (SHELL_TOOLS.has(name) ? ' shellinput' : '') }), facts = [];
+    if (SHELL_TOOLS.has(name) && typeof v.command === 'string') {
       box.append(pre(v.command, 'field command'));
       if (typeof v.description === 'string') box.append(h('div', { class: 'desc' }, v.description));
       Object.keys(v).forEach(function (k) { if (k !== 'command' && !(k === 'description' && typeof v.description === 'string')) facts.push([k, factText(v[k])]); });
@@ -1753,16 +1755,16 @@
       return box;
     }
     const pair = PAIRS.filter(function (p) { return typeof v[p[0]] === 'string' && typeof v[p[1]] === 'string'; })[0];
-    const keys = Object.keys(v).sort(function (a, b) { return (PATHS.test(b) ? 1 : 0) - (PATHS.test(a) ? 1 : 0); });
+    const keys = Object.keys(v).sort(function (a, b) { return (isPath(b) ? 1 : 0) - (isPath(a) ? 1 : 0); });
     keys.forEach(function (k) {
       const x = v[k];
       if (pair && k === pair[0]) box.append(pairEl(v, pair));
       else if (pair && k === pair[1]) return;
       else if (k === 'edits' && Array.isArray(x)) x.forEach(function (e, j) {
         box.append(h('div', { class: 'faint small' }, 'edit ' + (j + 1) + ' of ' + x.length + (e && e.replace_all ? ' · replace_all' : '')));
-        box.append(e && typeof e === 'object' ? pairEl(e, PAIRS[0]) : pre(jsonText(e)));
+        box.append(e && typeof e === 'object' ? pairEl(e, RULES.edit_pair) : pre(jsonText(e)));
       });
-      else if (typeof x === 'string' && (x.indexOf('\n') >= 0 || (x.length > 100 && !PATHS.test(k)))) box.append(h('div', { class: 'faint small' }, k), pre(x, 'field'));
+      else if (typeof x === 'string' && (x.indexOf('\n') >= 0 || (x.length > RULES.block_chars && !isPath(k)))) box.append(h('div', { class: 'faint small' }, k), pre(x, 'field'));
       else facts.push([k, factText(x)]);
     });
     if (facts.length) box.insertBefore(kv(facts), box.firstChild);
