@@ -10,7 +10,8 @@ exports (docs/view.md, "The page"; docs/reading.md, ``asz export``).
 - A call that started a child stream (one ``exact_unique`` ``opened_by`` step) whose result is, whole, the text of an
   ``agent.output`` of that stream, or that text and a newline and more (Claude Code's ``agentId: …`` and ``<usage>``
   lines), gave back the subagent's report, which the child's talk draws: the call's result names it instead of
-  repeating it, and shows what follows it (:func:`reports`).
+  repeating it, and shows what follows it (:func:`reports`). Such a call whose input holds, whole, what the child's first talk shows as
+  asked gave the subagent its prompt, which the talk draws at its head: the call's input names it (:func:`asks`).
 - A shell call's input (:data:`SHELL_TOOLS`) reads as its command, its description and its other keys
   (:func:`shell_input`); its result that is the runtime's result object with an empty ``stdout`` and ``stderr``
   (Claude Code's ``toolUseResult`` when Bash printed nothing) reads ``(no output)`` and the other keys
@@ -35,7 +36,7 @@ from __future__ import annotations
 import json
 from typing import Callable, Iterable, Iterator, Sequence
 
-__all__ = ["BLOCK_CHARS", "INPUT_FIELDS", "PAIRS", "PATH_KEYS", "PATH_SUFFIX", "SHELL_TOOLS", "asked_steps",
+__all__ = ["BLOCK_CHARS", "INPUT_FIELDS", "PAIRS", "PATH_KEYS", "PATH_SUFFIX", "SHELL_TOOLS", "asked_steps", "asks",
            "call_prompts", "compactions", "input_fields", "input_gist", "loose_places", "loose_talks", "page_reading",
            "page_rules", "position", "quiet_result", "repeats", "reports", "shell_input", "walk"]
 
@@ -304,14 +305,67 @@ def call_prompts(doc: dict, dialect: str, record: Callable[[dict], dict | None])
                 or any(n.get("kind") == "message.external" for n in walk(talk.get("children") or ())):
             continue
         step = nodes.get(exact[0].get("step"))
-        ref = _first_ref(step) if step is not None else {}
-        rec = record(ref) if ref else None
-        parts = rec.get("parts") if isinstance(rec, dict) else None
-        block = ref.get("block")
-        part = parts[block] if isinstance(parts, list) and isinstance(block, int) and 0 <= block < len(parts) else None
-        text = child_prompt(dialect, st.get("name") or "", part) if isinstance(part, dict) and part.get("k") == "call" else ""
+        part = _call_part(step, record)
+        text = child_prompt(dialect, st.get("name") or "", part) if part is not None else ""
         if text:
             out[talk["id"]] = {"text": text, "from": step["id"]}
+    return out
+
+
+def _call_part(step: dict | None, record: Callable[[dict], dict | None]) -> dict | None:
+    """The landed ``call`` part that step ``step``'s first reference names, read through ``record``; None when there is
+    none (no step, a withheld or missing record, another kind of part)."""
+    ref = _first_ref(step) if step is not None else {}
+    rec = record(ref) if ref else None
+    parts = rec.get("parts") if isinstance(rec, dict) else None
+    block = ref.get("block")
+    part = parts[block] if isinstance(parts, list) and isinstance(block, int) and 0 <= block < len(parts) else None
+    return part if isinstance(part, dict) and part.get("k") == "call" else None
+
+
+def _talk_prompt(talk: dict, record: Callable[[dict], dict | None], like: str) -> str | None:
+    """The ``prompt`` of ``talk`` whole: the document's, or, when it is the start of ``like`` (the document clipped
+    it), the text parts of the record its ``ref`` names joined by newlines (as the document joins them); None when
+    it has none."""
+    text = talk.get("prompt")
+    if not isinstance(text, str) or not text or text == like or not like.startswith(text):
+        return text or None
+    rec = record(talk["ref"]) if isinstance(talk.get("ref"), dict) else None
+    parts = rec.get("parts") if isinstance(rec, dict) else None
+    return "\n".join(p["text"] for p in parts if isinstance(p, dict) and p.get("k") == "text" and p.get("text")) \
+        if isinstance(parts, list) else text
+
+
+def asks(doc: dict, dialect: str, record: Callable[[dict], dict | None], prompts: dict | None = None) -> dict[str, dict]:
+    """``{call step id: {"talk", "key", "input"}}`` for each call that started a child stream of ``doc`` (its one
+    ``exact_unique`` ``opened_by`` step) whose input's ``key`` holds, whole, what the child's first talk ``talk`` shows
+    as what it was asked: its ``prompt`` (read whole through ``record``), what :func:`call_prompts` gives it
+    (``prompts``, its answer when the caller has it), or its :func:`asked_steps` injection. The subagent's prompt is
+    drawn once, in its talk; the call's input names it there instead of drawing it again (module docstring), its
+    other fields drawn from ``input`` (the call's input whole, in its order, ``key``'s value null), which the
+    document may have clipped."""
+    from .titles import child_prompt
+
+    talks = {t["id"]: t for t in doc.get("talks") or () if isinstance(t, dict) and t.get("id")}
+    nodes = {n["id"]: n for n in walk(talks.values()) if n.get("id")}
+    prompts = call_prompts(doc, dialect, record) if prompts is None else prompts
+    asked = asked_steps(doc)
+    out: dict[str, dict] = {}
+    for st in doc.get("streams") or ():
+        talk = talks.get(st.get("talk") or "")
+        exact = [o for o in st.get("opened_by") or () if isinstance(o, dict) and o.get("quality") == "exact_unique"]
+        step = nodes.get(exact[0].get("step")) if len(exact) == 1 and talk is not None else None
+        part = _call_part(step, record)
+        text = child_prompt(dialect, st.get("name") or "", part) if part is not None else ""
+        data = part.get("data") if part is not None else None
+        if not text or not isinstance(data, dict):
+            continue
+        tid = talk["id"]
+        shown = prompts[tid]["text"] if tid in prompts else _talk_prompt(talk, record, text) if talk.get("prompt") \
+            else _whole(nodes[asked[tid]], record) if asked.get(tid) in nodes else None
+        key = next((k for k, v in data.items() if v == text), None)
+        if shown == text and key is not None:
+            out[step["id"]] = {"talk": tid, "key": key, "input": {**data, key: None}}
     return out
 
 
@@ -391,9 +445,10 @@ def page_reading(doc: dict, dialect: str, record: Callable[[dict], dict | None])
     (:func:`call_prompts`) and ``lines``: the
     adapter's short form of each compaction boundary's record (:func:`~asz_core.view.titles.record_line`: Claude
     Code's ``auto, 167,731 tokens before``), as the exports label it, ``compactions`` (:func:`compactions`) and
-    ``reports`` (:func:`reports`)."""
+    ``reports`` (:func:`reports`) and ``asks`` (:func:`asks`)."""
     from .titles import record_line
 
+    prompts = call_prompts(doc, dialect, record)
     same: dict[str, list[str]] = {}
     for t in doc.get("talks") or ():
         steps = [n for n in walk((t or {}).get("children") or ()) if n.get("kind") in ("message.assistant", "agent.output")]
@@ -406,5 +461,5 @@ def page_reading(doc: dict, dialect: str, record: Callable[[dict], dict | None])
             if line:
                 lines[n["id"]] = line
     return {"places": loose_places(doc), "repeats": same, "asked": asked_steps(doc), "lines": lines,
-            "prompts": call_prompts(doc, dialect, record), "compactions": compactions(doc),
-            "reports": reports(doc, record)}
+            "prompts": prompts, "compactions": compactions(doc), "reports": reports(doc, record),
+            "asks": asks(doc, dialect, record, prompts)}

@@ -819,8 +819,9 @@
   // no prompt (Claude Code 2.0.x agent files). COMPACTIONS: stream name -> boundary id: the compaction agent's stream
   // (no call starts it) and the compaction it made, drawn in its talk: its spawn_of_child entry is shown as placed.
   // REPORTS: call step id -> {output, talk, rest}: a call whose result is its subagent's report (the text of that
-  // agent.output, drawn in the subagent's talk) and what follows it.
-  let HEADINGS = {}, BLOCKS = {}, PLACES = {}, REPEATS = {}, ASKED = {}, LINES = {}, PROMPTS = {}, COMPACTIONS = {}, REPORTS = {};
+  // agent.output, drawn in the subagent's talk) and what follows it. ASKS: call step id -> {talk, key}: a call whose
+  // input's key holds what its subagent's talk was asked, drawn there (the call's input names it instead).
+  let HEADINGS = {}, BLOCKS = {}, PLACES = {}, REPEATS = {}, ASKED = {}, LINES = {}, PROMPTS = {}, COMPACTIONS = {}, REPORTS = {}, ASKS = {};
   function loadHeadings() {
     return api('/api/c/' + enc(CID) + '/headings', '', true).then(function (r) {
       const d = (r.ok && r.data) || {};
@@ -832,6 +833,7 @@
       PROMPTS = d.prompts || {};
       COMPACTIONS = d.compactions || {};
       REPORTS = d.reports || {};
+      ASKS = d.asks || {};
       ASKED = {};
       Object.keys(d.asked || {}).forEach(function (t) { ASKED[d.asked[t]] = t; });  // step id -> talk id
     });
@@ -1079,8 +1081,9 @@
   const ASKED_LABEL = 'asked (the prompt this talk was given)';
   function askedEl(t) {
     const given = t.prompt ? null : PROMPTS[t.id];  // else read by the server from the call that started it, whole
+    const by = given ? given.from : Object.keys(ASKS).filter(function (c) { return ASKS[c].talk === t.id; })[0];  // its call
     const box = h('div', { class: 'node k-asked', 'data-id': 'prompt/' + t.id }, h('div', { class: 'row' }, h('span', { class: 'kind' }, ASKED_LABEL),
-      given ? h('span', { class: 'pv' }, 'by the call ', h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(given.from); } }, given.from)) : null,
+      by ? h('span', { class: 'pv' }, 'by the call ', h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(by); } }, by)) : null,
       h('span', { class: 'when' }, fmtClock(t.at))));
     const text = md(given ? given.text : t.prompt, 'msg external asked');
     box.append(text);
@@ -1742,7 +1745,7 @@
   const SHELL_TOOLS = new Set(RULES.shell_tools || []);
   const PAIRS = RULES.pairs || [];
   function isPath(k) { return (RULES.path_keys || []).indexOf(k) >= 0 || k.endsWith(RULES.path_suffix); }
-  function inputFieldsEl(text, name) {
+  function inputFieldsEl(text, name, ask) {
     let v;
     try { v = JSON.parse(text); } catch (e) { return null; }
     if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
@@ -1758,7 +1761,8 @@
     const keys = Object.keys(v).sort(function (a, b) { return (isPath(b) ? 1 : 0) - (isPath(a) ? 1 : 0); });
     keys.forEach(function (k) {
       const x = v[k];
-      if (pair && k === pair[0]) box.append(pairEl(v, pair));
+      if (ask && k === ask.key) box.append(h('div', { class: 'faint small' }, k), askPointer(ask));
+      else if (pair && k === pair[0]) box.append(pairEl(v, pair));
       else if (pair && k === pair[1]) return;
       else if (k === 'edits' && Array.isArray(x)) x.forEach(function (e, j) {
         box.append(h('div', { class: 'faint small' }, 'edit ' + (j + 1) + ' of ' + x.length + (e && e.replace_all ? ' · replace_all' : '')));
@@ -1783,6 +1787,11 @@
     det.append(h('details', { class: 'exact small' }, h('summary', null, 'The result as recorded (' + fmtBytes(n.result_bytes) + ')'), p));
     if (clipped(n.result, n.result_bytes)) det.lastChild.append(clipNote(n, 'result', p));
   }
+  // The subagent's prompt a call's input holds (ASKS), drawn once, at the head of its talk: a line naming where.
+  function askPointer(ask) {
+    return h('div', { class: 'msg faint asks' }, '(the subagent\'s prompt, drawn once: what its talk ',
+      h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(ask.talk); } }, talkTitle(ask.talk)), ' was asked, at its head)');
+  }
   // The facts of a shell call's result that is the runtime's result object with an empty stdout and stderr (Claude
   // Code's toolUseResult when Bash printed nothing: interrupted, noOutputExpected, an exit code): [[key, value]], the
   // empty streams left out; null for any other result (text, clipped, or an object with output).
@@ -1800,10 +1809,11 @@
   // A tool step's input as its fields (its whole text read on "Show all" when the document clipped it, then drawn as
   // fields), the exact text it holds folded under them; a text that is no JSON object as the text it is. Then, for a
   // step whose change is in workspace_changes, that change's diff.
+  // A call whose input holds its subagent's prompt (ASKS) draws its fields from the server's reading of it, whole.
   function toolInputEl(n, det) {
-    const el = h('div', { class: 'editholder' });
+    const el = h('div', { class: 'editholder' }), ask = ASKS[n.id];
     function draw(t) {
-      const fields = inputFieldsEl(t, n.name);
+      const fields = inputFieldsEl(ask ? JSON.stringify(ask.input) : t, n.name, ask);
       if (!fields) { el.append(pre(t, 'input')); return; }
       el.append(fields, h('details', { class: 'exact small' }, h('summary', null, 'The input as recorded (' + fmtBytes(utf8len(t)) + ')'), pre(t, 'exact')));
     }
