@@ -158,11 +158,16 @@ def _headings_of(state: ViewState, cid: str, d: Doc, hide) -> dict:
     dialect = dialect_of(state.root, d.sessions[0]) if d.sessions else ""
     doc = orjson.loads(d.body)
 
+    read: dict[tuple, dict | None] = {}  # each record read once for the whole answer (several rules ask the same)
+
     def record(ref: dict) -> dict | None:
-        try:
-            return orjson.loads(state.record(cid, str(ref.get("seq")), str(ref.get("row")), hide))
-        except (ApiError, orjson.JSONDecodeError):
-            return None
+        key = (ref.get("seq"), ref.get("row"))
+        if key not in read:
+            try:
+                read[key] = orjson.loads(state.record(cid, str(key[0]), str(key[1]), hide))
+            except (ApiError, orjson.JSONDecodeError):
+                read[key] = None
+        return read[key]
 
     return {"headings": talk_headings(doc, dialect, record=record), "blocks": step_blocks(doc, dialect, record),
             **page_reading(doc, dialect, record)}
