@@ -17,7 +17,7 @@ from typing import Any, Sequence
 from .match import matches
 from .query import ApiError
 from .rows import header_ms
-from .usage import LONG_KIND, RATE_KIND, SPLIT_KIND
+from .usage import LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND
 from .worker import WorkerGone
 
 __all__ = ["BackgroundChecks", "usage_hours", "hours_answer", "READ_QUIET", "CHECK_DELAY", "UNREAD_START", "CHECK_SOON"]
@@ -352,7 +352,8 @@ NO_TIME_AT = -1
 def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
     """(UTC quarter-hour start in unix ms, model) -> [in, out, cache_read, cache_write, calls, cache_write_1h, then the
     same six for the long-context calls among them (a node's or request's ``long_context`` key), the credits (below),
-    then the calls run at a rate the price table does not hold (a usage's :data:`~asz_core.view.usage.RATE_KIND`)] over the
+    then the calls run at a rate the price table does not hold (a usage's :data:`~asz_core.view.usage.RATE_KIND`) and
+    those whose rate was not checked when they landed (:data:`~asz_core.view.usage.RATE_UNCHECKED_KIND`)] over the
     document's ``llm.call`` nodes (``cache_write_1h``: the 1-hour part of ``cache_write``, which costs more);
     :func:`hours_answer` sums the quarters into hours too.
 
@@ -380,8 +381,9 @@ def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
             if ru is not None and r.get("long_context") is True:
                 _add_counts(t, 6, ru)
                 t[10] += 1
-            if ru is not None and isinstance(ru.get(RATE_KIND), int):  # fast mode, a priority or batch tier, a region
-                t[13] += ru[RATE_KIND]
+            for i, kind in ((13, RATE_KIND), (14, RATE_UNCHECKED_KIND)):  # fast mode, a priority or batch tier, a
+                if ru is not None and isinstance(ru.get(kind), int):  # region; or landed before asz looked at a rate
+                    t[i] += ru[kind]
     for part in (doc.get("summary") or {}).get("credits_at") or ():  # what the runtime metered (Kiro): no call
         at = part.get("at")
         key = (at // QUARTER_MS * QUARTER_MS if isinstance(at, int) and at else NO_TIME_AT, part.get("model") or "")
@@ -392,8 +394,9 @@ def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
 
 #: The width of a usage_hours list: in, out, cache_read, cache_write, calls, cache_write_1h, then the same six for the
 #: long-context calls among them (input above 200K tokens: :data:`~asz_core.view.usage.LONG_KIND`), then the credits
-#: the runtime metered (a float; Kiro), then the calls run at a rate the price table does not hold.
-_WIDTH = 14
+#: the runtime metered (a float; Kiro), then the calls run at a rate the price table does not hold, then those whose
+#: rate was not checked when they landed.
+_WIDTH = 15
 
 
 def _narrow(hours: dict[tuple[int, str], list], model: str, exact: bool, since: int | None,
@@ -424,6 +427,8 @@ def _usage_of(v: list[int]) -> dict:
         u[LONG_KIND] = dict(zip(_TOKENS, v[6:10]), calls=v[10]) | ({SPLIT_KIND: v[11]} if v[11] else {})
     if len(v) > 13 and v[13]:
         u[RATE_KIND] = v[13]
+    if len(v) > 14 and v[14]:
+        u[RATE_UNCHECKED_KIND] = v[14]
     return u
 
 
@@ -466,14 +471,18 @@ def _add_into(t: list[int], v: list[int]) -> None:
         t[i] += n
 
 
+#: The counts of calls a bucket row carries where some (:func:`~asz_core.view.prices.cost_of`'s).
+_CALL_COUNTS = ("long_context_calls", "rate_not_priced_calls", "rate_not_checked_calls")
+
+
 def _sum_rows(rows: list[dict]) -> dict:
     """The sum of bucket rows (:func:`_bucket_rows`): each count, ``cost`` (None when unpriced) to the micro-dollar, and
-    ``cache_write_1h``, ``long_context_calls``, ``rate_not_priced_calls`` and ``credits`` (to 6 decimals) where some
-    row has them."""
+    ``cache_write_1h``, ``long_context_calls``, ``rate_not_priced_calls``, ``rate_not_checked_calls`` and ``credits``
+    (to 6 decimals) where some row has them."""
     out: dict = {k: 0 for k in ("in", "out", "cache_read", "cache_write", "calls")}
     out["cost"] = None if rows and rows[0]["cost"] is None else 0.0
     for r in rows:
-        for k in ("in", "out", "cache_read", "cache_write", "calls", SPLIT_KIND, "long_context_calls", "rate_not_priced_calls"):
+        for k in ("in", "out", "cache_read", "cache_write", "calls", SPLIT_KIND, *_CALL_COUNTS):
             if r.get(k):
                 out[k] = out.get(k, 0) + r[k]
         if r.get("credits"):
@@ -501,8 +510,8 @@ def _bucket_rows(total: dict[tuple[int, str], list[int]], name: str, cost_of) ->
         if cost_of is not None:
             c = cost_of({model or "(no model)": _usage_of(v)})
             row["cost"] = round(row["cost"] + c["usd"], 6)
-            for k in ("long_context_calls", "rate_not_priced_calls"):  # priced at long-context rates (input above
-                if c.get(k):  # 200K); run at a rate the table does not hold, priced at standard rates: as cost_of counts
+            for k in _CALL_COUNTS:  # priced at long-context rates (input above 200K); run at a rate the table does not
+                if c.get(k):  # hold, or landed before asz looked at one, priced at standard rates: as cost_of counts them
                     row[k] = row.get(k, 0) + c[k]
             unpriced.update(c["unpriced"])
     return list(by_start.values()), unpriced

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from selenium.webdriver.common.by import By
 
+from view_server_helpers import whole_usage
+
 from test_view_server_browser import open_at, open_usage, shot, wait  # noqa: F401  (the browser fixture is in tests/conftest.py)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "view"))
@@ -59,7 +61,7 @@ def test_the_usage_tab_marks_the_days_models_and_total_and_says_it_under_the_tab
 
     want, root = fast_root
     s = serve(root)
-    usage = s.get("/api/usage").json()
+    usage = whole_usage(s)
     cli = json.loads(asz_in_process("usage", "session", "--json", "--root", str(root), "--tz", "UTC").stdout)
     assert usage["total"]["rate_not_priced_calls"] == want == cli[0]["cost"]["rate_not_priced_calls"]
     assert sum(q.get("rate_not_priced_calls", 0) for q in usage["quarters"]) == want

@@ -361,3 +361,15 @@ def edit_keeping_times(path: Path, old: bytes, new: bytes, timeout: float = 30.0
     assert (after.st_size, after.st_mtime_ns, after.st_ino, after.st_mode) == (before.st_size, before.st_mtime_ns, before.st_ino, before.st_mode)
     assert path.read_bytes().count(new) >= 1
     return before
+
+
+def whole_usage(served: "Served", timeout: float = 120.0) -> dict:
+    """``/api/usage`` once every conversation is counted (``complete``: the server counts them behind its first
+    answer); fails after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        u = served.get("/api/usage").json()
+        if u["complete"]:
+            return u
+        assert time.monotonic() < deadline, f"/api/usage not complete after {timeout}s: {u.get('counted')} of {u.get('conversations')}"
+        time.sleep(0.2)

@@ -469,7 +469,7 @@
       const dur = (r.from && r.to) ? fmtDur(r.to - r.from) : '';
       const models = rowModels(r);
       const cost = r.cost && typeof r.cost === 'object' && r.cost.unpriced && r.cost.unpriced.length ? ' + unpriced' : '';
-      const rated = r.cost && typeof r.cost === 'object' && r.cost.rate_not_priced_calls;
+      const rated = r.cost && typeof r.cost === 'object' ? rateMarks(r.cost, false) : { marks: '', title: '' };
       const counting = function (cls) { return h('td', { class: cls + ' faint counting', title: COUNTING }, 'counting…'); };
       drawn.push(keptRow(before[r.id], h('tr', { 'data-id': r.id },
         h('td', null, h('a', { class: 'convtitle', href: withHide('/c/' + enc(r.id)) }, titleText(r.title || (r.counting ? 'counting…' : '(untitled)'))),
@@ -481,7 +481,7 @@
           unrecorded(r.usage, r.llm_calls) ? h('td', { class: 'num faint', title: UNRECORDED }, 'not recorded') :
           h('td', { class: 'num', title: tokenTitle(r.usage) }, num(tokens(r.usage))),
         r.counting ? counting('num') : r.held_back ? h('td', { class: 'num faint held', title: heldTitle(r) }, 'held back') :
-          unrecorded(r.usage, r.llm_calls) ? h('td', { class: 'num faint', title: UNRECORDED }, '—') : h('td', rated ? { class: 'num', title: rateText(rated) } : { class: 'num' }, usd(r.cost) + cost + (rated ? ' ' + RATE_MARK : '')),
+          unrecorded(r.usage, r.llm_calls) ? h('td', { class: 'num faint', title: UNRECORDED }, '—') : h('td', rated.marks ? { class: 'num', title: rated.title } : { class: 'num' }, usd(r.cost) + cost + (rated.marks ? ' ' + rated.marks : '')),
         h('td', { class: 'num hide-narrow' }, num(r.talks)), h('td', { class: 'num hide-narrow' }, num(r.llm_calls)),
         h('td', { class: 'num hide-narrow' }, num(r.steps)),
         h('td', null, stateBadge(r.state)))));
@@ -504,11 +504,27 @@
     if (!c || typeof c.usd !== 'number') return '';
     return '$' + c.usd.toFixed(2) + (c.unpriced && c.unpriced.length ? ' + unpriced ' + c.unpriced.join(', ') : '') +
       (c.long_context_calls ? ' · ' + num(c.long_context_calls) + ' ' + LONG_MARK + ' call(s) at long-context rates' : '') +
-      (c.rate_not_priced_calls ? ' · ' + RATE_MARK + ' ' + rateText(c.rate_not_priced_calls) : '');
+      (c.rate_not_priced_calls ? ' · ' + RATE_MARK + ' ' + rateText(c.rate_not_priced_calls) : '') +
+      (c.rate_not_checked_calls ? ' · ' + UNCHECKED_MARK + ' ' + uncheckedText(c.rate_not_checked_calls) : '');
   }
   // A call run at a rate the price table does not hold (fast mode, a priority or batch tier, a data-residency region:
   // its record lists it under dropped), priced at standard rates: marked, as asz ls and asz usage mark it.
   const RATE_MARK = '^';
+  // A call landed before asz looked at a call's rate (Claude Code before claude-code-local 0.3.0: its record cannot say
+  // whether it ran in fast mode), priced at standard rates: marked ?, as asz ls and asz usage mark it.
+  const UNCHECKED_MARK = '?';
+  function uncheckedText(n, listed) {
+    return num(n) + ' call(s) landed before asz looked at a call\'s rate (claude-code-local before 0.3.0): whether they ran in ' +
+      'fast mode, a priority or batch tier or a data-residency region is not known, so their cost is at standard rates' +
+      (listed ? ' and may be below what was billed' : '');
+  }
+  // The marks after a cost (after + unpriced: listing.cost_marks' ^ then ?) of ``c``, anything counting
+  // rate_not_priced_calls and rate_not_checked_calls, and what they say (each after its mark when ``marked``).
+  function rateMarks(c, marked) {
+    const r = c && c.rate_not_priced_calls, q = c && c.rate_not_checked_calls;
+    const said = [r ? (marked ? RATE_MARK + ' ' : '') + rateText(r) : '', q ? (marked ? UNCHECKED_MARK + ' ' : '') + uncheckedText(q) : ''];
+    return { marks: (r ? RATE_MARK : '') + (q ? UNCHECKED_MARK : ''), title: said.filter(Boolean).join(' · ') };
+  }
   // ``listed``: the words of asz usage's line under its table (asz_core/reading/listing.py rate_line), naming where the
   // records say it (under dropped) and that the figure is below what was billed
   function rateText(n, listed) {
@@ -625,12 +641,14 @@
       // quarter hours: a local day in any zone in use (India +5:30, Nepal +5:45) is a sum of whole quarters
       (u.quarters || u.hours || []).forEach(function (x) {
         const k = localDay(x.at !== undefined ? x.at : x.hour);
-        const d = days.get(k) || { in: 0, out: 0, cache_read: 0, cache_write: 0, cost: 0, priced: true, calls: 0, long: 0, rated: 0 };
+        const d = days.get(k) || { in: 0, out: 0, cache_read: 0, cache_write: 0, cost: 0, priced: true, calls: 0, long: 0,
+          rate_not_priced_calls: 0, rate_not_checked_calls: 0 };
         TOKEN_KINDS.forEach(function (t) { d[t[0]] += x[t[0]] || 0; });
         if (typeof x.cost === 'number') d.cost += x.cost; else d.priced = false;
         d.calls += x.calls || 0;
         d.long += x.long_context_calls || 0;
-        d.rated += x.rate_not_priced_calls || 0;
+        d.rate_not_priced_calls += x.rate_not_priced_calls || 0;
+        d.rate_not_checked_calls += x.rate_not_checked_calls || 0;
         if (x.credits) d.credits = (d.credits || 0) + x.credits;  // what the runtime metered (Kiro): never tokens or USD
         days.set(k, d);
       });
@@ -653,11 +671,12 @@
       }
       if (!u.priced) panel.append(h('p', { class: 'muted small' }, 'No price table is installed, so no cost is shown.'));
       const more = u.unpriced && u.unpriced.length ? ' + unpriced' : '';
-      // to the cent, as asz usage prints it, and its marks (+ unpriced; ^ when ``rated`` calls ran at a rate the price
-      // table does not hold); the exact figure in the tooltip (trial 4, F10), and what the ^ says
-      function costCell(c, rated) {
-        return u.priced && typeof c === 'number' ? h('span', { title: '$' + c.toFixed(6) + (rated ? ' · ' + RATE_MARK + ' ' + rateText(rated) : '') },
-          cents(c) + more + (rated ? RATE_MARK : '')) : '—';
+      // to the cent, as asz usage prints it, and its marks (+ unpriced; ^ and ? as ``d`` counts calls at a rate the price
+      // table does not hold or not checked: rateMarks); the exact figure in the tooltip (trial 4, F10), and what they say
+      function costCell(c, d) {
+        const m = rateMarks(d, true);
+        return u.priced && typeof c === 'number' ? h('span', { title: '$' + c.toFixed(6) + (m.title ? ' · ' + m.title : '') },
+          cents(c) + more + m.marks) : '—';
       }
       function callsCell(calls, long) {  // calls, and how many of them were priced at long-context rates, marked
         return long ? h('span', null, num(calls) + ' ', h('span', { class: 'long', title: num(long) + ' call(s) ' + LONG_PRICED }, num(long) + ' ' + LONG_MARK)) : num(calls);
@@ -674,7 +693,7 @@
           return [label, calls, nr(), nr(), nr(), nr(), h('span', { class: 'faint', title: UNRECORDED }, '—')].concat(extra);
         }
         return [label, calls, num(d.in), num(d.out), num(d.cache_write), num(d.cache_read),
-          costCell(d.cost, d.rated !== undefined ? d.rated : d.rate_not_priced_calls)].concat(extra);
+          costCell(d.cost, d)].concat(extra);
       }
       const heads = ['Model calls', 'Input', 'Output', 'Cache write', 'Cache read', 'Cost'].concat(metered ? ['Credits'] : []);
       const aligns = [0, 1, 1, 1, 1, 1, 1].concat(metered ? [1] : []);
@@ -697,6 +716,9 @@
       }
       if (total && total.rate_not_priced_calls) {  // asz usage's line under its table (asz_core/reading/listing.py rate_line)
         panel.append(h('p', { class: 'muted small', id: 'usage-rate' }, RATE_MARK + ' ' + rateText(total.rate_not_priced_calls, true) + '.'));
+      }
+      if (total && total.rate_not_checked_calls) {  // asz usage's line (asz_core/reading/listing.py unchecked_line)
+        panel.append(h('p', { class: 'muted small', id: 'usage-unchecked' }, UNCHECKED_MARK + ' ' + uncheckedText(total.rate_not_checked_calls, true) + '.'));
       }
       if (u.models && u.models.length) {
         const byModel = table(['Model'].concat(heads), u.models.map(function (m) { const r = line(m.model, m); if ((u.unpriced || []).indexOf(m.model) >= 0) r[6] = 'unpriced'; return r; }), aligns);
