@@ -15,10 +15,11 @@ from a warm page cache, it times
   (what ``asz verify`` does): every file hashed, every record line's
   positions read, contiguity and cursors checked; the positions of a file
   read whole are read by the compiled :mod:`asz_core.verify.linescan` where
-  it was built (the root line says which);
+  it was built (the root line says which), and in one process a clean
+  session is checked by one call of it (:mod:`asz_core.verify.clean`);
 * ``verify, 1 proc., Python``: the same in one process with the per-line
-  Python loop in place of the compiled scanner (what an install without a C
-  compiler runs, and what ran before it);
+  Python loop in place of the compiled scanner and the session's call (what
+  an install without a C compiler runs, and what ran before it);
 * ``verify_root(deep=True)`` (``asz verify --deep``), one process per CPU:
   every record line decoded and type-checked in full as well;
 * ``sha256 + positions``: the baseline plus the scan's per-line work alone
@@ -72,6 +73,7 @@ from asz_core.sessiondata import SDWriter, decode_header  # noqa: E402
 from asz_core.storage import landed_files, session_dirs  # noqa: E402
 from asz_core.storage.cursor import read_cursor  # noqa: E402
 from asz_core.storage.layout import session_listing  # noqa: E402
+import asz_core.verify.clean as clean_mod  # noqa: E402
 import asz_core.verify.landed as landed_mod  # noqa: E402
 from asz_core.verify.landed import _PREFIX, line_positions  # noqa: E402
 from asz_core.verify.walk import verify_root  # noqa: E402
@@ -264,11 +266,11 @@ def main(argv: list[str] | None = None) -> int:
                 elif jobs == -5:
                     sha_pass(files, compiled=True)
                 else:
-                    landed_mod.linescan = None if jobs == -4 else compiled
+                    landed_mod.linescan = clean_mod.linescan = None if jobs == -4 else compiled
                     try:
                         report = verify_root(root, jobs=1 if jobs == -4 else jobs, deep=deep)
                     finally:
-                        landed_mod.linescan = compiled
+                        landed_mod.linescan = clean_mod.linescan = compiled
                     if not report.ok:
                         print("\n".join(report.lines()[:20]))
                         return 1

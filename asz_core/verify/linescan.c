@@ -127,43 +127,55 @@ PyDoc_STRVAR(positions_doc,
 "when ``ends`` is true, the records a run and more than 2. Raises ValueError unless\n"
 "0 <= start <= cut <= len(data) and, when start < cut, data[cut - 1] is a newline.");
 
-/* The positions of the record lines of data[start, cut) (the caller has checked the bounds): positions()'s answer. */
-static PyObject *scan_lines(const char *data, Py_ssize_t start, Py_ssize_t cut, int ends) {
-    PyObject *out = NULL;
-    line_pos *ps = NULL;
+/* The record lines of data[start, cut) (the caller has checked the bounds) read into *ps, grown as needed (*cap its
+ * room, PyMem): 0 when every line is one the Python loop accepts (then *k_out lines, *run_out), the 1-based row of the
+ * first line that is not, or -1 with MemoryError set. */
+static Py_ssize_t scan_c(const char *data, Py_ssize_t start, Py_ssize_t cut, line_pos **ps, Py_ssize_t *cap,
+                         Py_ssize_t *k_out, int *run_out) {
     const char *p = data + start, *end = data + cut;
-    Py_ssize_t cap = 0, k = 0;
+    Py_ssize_t k = 0;
     int run = 1;
     while (p < end) { /* one record line each turn */
         const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (k == cap) {
-            Py_ssize_t more = cap ? cap * 2 : 256;
-            line_pos *grown = PyMem_Realloc(ps, (size_t)more * sizeof(line_pos));
+        if (k == *cap) {
+            Py_ssize_t more = *cap ? *cap * 2 : 256;
+            line_pos *grown = PyMem_Realloc(*ps, (size_t)more * sizeof(line_pos));
             if (grown == NULL) {
                 PyErr_NoMemory();
-                goto done;
+                return -1;
             }
-            ps = grown;
-            cap = more;
+            *ps = grown;
+            *cap = more;
         }
-        if (nl == NULL || !read_line(p, nl, &ps[k])) {
-            out = PyLong_FromSsize_t(k + 1); /* the row the exact path must read */
-            goto done;
-        }
+        if (nl == NULL || !read_line(p, nl, &(*ps)[k]))
+            return k + 1; /* the row the exact path must read */
         if (k > 0 && run) {
-            const line_pos *a = &ps[k - 1], *b = &ps[k];
+            const line_pos *a = &(*ps)[k - 1], *b = &(*ps)[k];
             run = b->ord == a->ord + 1 && b->off == a->off + a->size + 1; /* below 2 * 10^18 + 1: no overflow */
         }
         k++;
         p = nl + 1;
     }
-    if (ends && run && k > 2) {
+    *k_out = k;
+    *run_out = run;
+    return 0;
+}
+
+/* positions()'s answer for the record lines of data[start, cut) (the caller has checked the bounds). */
+static PyObject *scan_lines(const char *data, Py_ssize_t start, Py_ssize_t cut, int ends) {
+    line_pos *ps = NULL;
+    Py_ssize_t cap = 0, k = 0;
+    int run = 1;
+    Py_ssize_t row = scan_c(data, start, cut, &ps, &cap, &k, &run);
+    PyObject *out = NULL;
+    if (row > 0) {
+        out = PyLong_FromSsize_t(row);
+    } else if (row == 0 && ends && run && k > 2) {
         Py_ssize_t idx[2] = {0, k - 1};
         out = result(ps, idx, 2, k, run);
-    } else {
+    } else if (row == 0) {
         out = result(ps, NULL, k, k, run);
     }
-done:
     PyMem_Free(ps);
     return out;
 }
@@ -201,12 +213,29 @@ static PyObject *positions(PyObject *self, PyObject *args) {
 
 static PyObject *hexdigest_of(PyObject *h) { return PyObject_CallMethod(h, "hexdigest", NULL); }
 
-/* The part of landed() after the read: data[0, n) is the whole file. */
-static PyObject *landed_bytes(PyObject *data_obj, Py_ssize_t n, int ends, long mode, PyObject *sha256, PyObject *closing_pair,
-                              PyObject *decode_header) {
-    const char *data = PyBytes_AS_STRING(data_obj);
+/* What a landed file's check calls in Python: hashlib.sha256, codec.closing_pair, codec.decode_header. */
+typedef struct {
+    PyObject *sha256, *closing_pair, *decode_header;
+} file_fns;
+
+/* A whole file's check: its header (owned), its records' count and run, the whole file's SHA-256 hex (owned; NULL
+ * when not asked). The positions are in the caller's line_pos buffer. */
+typedef struct {
+    PyObject *header, *whole;
+    Py_ssize_t k;
+    int run;
+} file_got;
+
+/* _whole's checks of the whole file data[0, n): the closing line's count and digest (closing_pair) against the
+ * records and sha256 of the bytes before it, every record line's positions (scan_c, into *ps), the header
+ * (decode_header), and with want_whole the whole file's digest. 1 when _whole gives a result (*out filled); 0 when it
+ * would not (no newline at the end, one line, a digest or count that differs, a line scan_c does not vouch for, a
+ * ValueError from closing_pair or decode_header); -1 with an exception set. */
+static int file_check(const char *data, Py_ssize_t n, int want_whole, const file_fns *fn, line_pos **ps, Py_ssize_t *cap,
+                      file_got *out) {
+    out->header = out->whole = NULL;
     if (n == 0 || data[n - 1] != '\n')
-        Py_RETURN_NONE;
+        return 0;
     const char *first = memchr(data, '\n', (size_t)n);
     Py_ssize_t start = first - data + 1, cut = 0;
     for (Py_ssize_t i = n - 2; i >= 0; i--)
@@ -215,70 +244,91 @@ static PyObject *landed_bytes(PyObject *data_obj, Py_ssize_t n, int ends, long m
             break;
         }
     if (cut < start)
-        Py_RETURN_NONE;
-    PyObject *out = NULL, *view = NULL, *h = NULL, *hex = NULL, *pair = NULL, *got = NULL, *header = NULL, *line = NULL,
-             *whole = NULL;
+        return 0;
+    int ret = -1, same;
+    PyObject *view = NULL, *h = NULL, *hex = NULL, *pair = NULL, *line = NULL, *count = NULL, *r;
     view = PyMemoryView_FromMemory((char *)data, cut, PyBUF_READ);
-    if (view == NULL || (h = PyObject_CallOneArg(sha256, view)) == NULL || (hex = hexdigest_of(h)) == NULL)
+    if (view == NULL || (h = PyObject_CallOneArg(fn->sha256, view)) == NULL || (hex = hexdigest_of(h)) == NULL)
         goto done;
     if ((line = PyBytes_FromStringAndSize(data + cut, n - 1 - cut)) == NULL)
         goto done;
-    pair = PyObject_CallOneArg(closing_pair, line);
-    if (pair == NULL)
+    if ((pair = PyObject_CallOneArg(fn->closing_pair, line)) == NULL)
         goto refused;
     if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
         PyErr_SetString(PyExc_TypeError, "landed: closing_pair must return (records, digest)");
         goto done;
     }
-    int same = PyObject_RichCompareBool(PyTuple_GET_ITEM(pair, 1), hex, Py_EQ);
-    if (same <= 0) {
-        if (same == 0)
-            out = Py_NewRef(Py_None);
+    if ((same = PyObject_RichCompareBool(PyTuple_GET_ITEM(pair, 1), hex, Py_EQ)) <= 0) {
+        ret = same;
         goto done;
     }
-    got = scan_lines(data, start, cut, ends);
-    if (got == NULL)
-        goto done;
-    if (PyLong_Check(got)) { /* a line positions() does not vouch for: the Python way reads the file */
-        out = Py_NewRef(Py_None);
+    Py_ssize_t row = scan_c(data, start, cut, ps, cap, &out->k, &out->run);
+    if (row != 0) { /* a line scan_c does not vouch for: the Python way reads the file */
+        ret = row < 0 ? -1 : 0;
         goto done;
     }
-    same = PyObject_RichCompareBool(PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(got, 0), Py_EQ);
-    if (same <= 0) {
-        if (same == 0)
-            out = Py_NewRef(Py_None);
+    if ((count = PyLong_FromSsize_t(out->k)) == NULL)
+        goto done;
+    if ((same = PyObject_RichCompareBool(PyTuple_GET_ITEM(pair, 0), count, Py_EQ)) <= 0) {
+        ret = same;
         goto done;
     }
     Py_DECREF(line);
     if ((line = PyBytes_FromStringAndSize(data, start - 1)) == NULL)
         goto done;
-    header = PyObject_CallOneArg(decode_header, line);
-    if (header == NULL)
+    if ((out->header = PyObject_CallOneArg(fn->decode_header, line)) == NULL)
         goto refused;
-    Py_DECREF(view);
-    view = PyMemoryView_FromMemory((char *)data + cut, n - cut, PyBUF_READ);
-    PyObject *r;
-    if (view == NULL || (r = PyObject_CallMethod(h, "update", "O", view)) == NULL)
-        goto done;
-    Py_DECREF(r);
-    if ((whole = hexdigest_of(h)) == NULL)
-        goto done;
-    out = Py_BuildValue("(OOlO)", header, got, mode, whole);
+    if (want_whole) {
+        Py_DECREF(view);
+        view = PyMemoryView_FromMemory((char *)data + cut, n - cut, PyBUF_READ);
+        if (view == NULL || (r = PyObject_CallMethod(h, "update", "O", view)) == NULL)
+            goto done;
+        Py_DECREF(r);
+        if ((out->whole = hexdigest_of(h)) == NULL)
+            goto done;
+    }
+    ret = 1;
     goto done;
 refused: /* a ValueError (FieldError included) from closing_pair or decode_header: _whole's None */
     if (PyErr_ExceptionMatches(PyExc_ValueError)) {
         PyErr_Clear();
-        out = Py_NewRef(Py_None);
+        ret = 0;
     }
 done:
+    if (ret != 1)
+        Py_CLEAR(out->header);
     Py_XDECREF(view);
     Py_XDECREF(h);
     Py_XDECREF(hex);
     Py_XDECREF(pair);
-    Py_XDECREF(got);
-    Py_XDECREF(header);
     Py_XDECREF(line);
-    Py_XDECREF(whole);
+    Py_XDECREF(count);
+    return ret;
+}
+
+/* landed()'s answer for the whole file data[0, n). */
+static PyObject *landed_bytes(const char *data, Py_ssize_t n, int ends, long mode, const file_fns *fn) {
+    line_pos *ps = NULL;
+    Py_ssize_t cap = 0;
+    file_got got;
+    int ok = file_check(data, n, 1, fn, &ps, &cap, &got);
+    PyObject *out = NULL, *positions = NULL;
+    if (ok == 0)
+        out = Py_NewRef(Py_None);
+    if (ok == 1) {
+        if (ends && got.run && got.k > 2) {
+            Py_ssize_t idx[2] = {0, got.k - 1};
+            positions = result(ps, idx, 2, got.k, got.run);
+        } else {
+            positions = result(ps, NULL, got.k, got.k, got.run);
+        }
+        if (positions != NULL)
+            out = Py_BuildValue("(OOlO)", got.header, positions, mode, got.whole);
+        Py_XDECREF(positions);
+        Py_DECREF(got.header);
+        Py_DECREF(got.whole);
+    }
+    PyMem_Free(ps);
     return out;
 }
 
@@ -290,39 +340,55 @@ PyDoc_STRVAR(landed_doc,
 "codec.closing_pair). None where _whole would not give a result, or the file cannot be opened, read or is larger:\n"
 "the caller then does the same the Python way. Raises what closing_pair or decode_header raise other than ValueError.");
 
-static PyObject *landed(PyObject *self, PyObject *args) {
-    (void)self;
-    PyObject *path_bytes, *sha256, *closing_pair, *decode_header;
-    int ends;
-    Py_ssize_t most;
-    if (!PyArg_ParseTuple(args, "O&pnOOO:landed", PyUnicode_FSConverter, &path_bytes, &ends, &most, &sha256, &closing_pair,
-                          &decode_header))
-        return NULL;
-    int fd = open(PyBytes_AS_STRING(path_bytes), O_RDONLY | O_CLOEXEC);
-    Py_DECREF(path_bytes);
-    if (fd < 0)
-        Py_RETURN_NONE;
+/* Read the file at path whole, in one read, into *buf (grown as needed, *room its size; malloc): its length, with
+ * *mode its st_mode; -2 when it cannot be opened or read, is larger than most - 1 bytes, or grew since its fstat (the
+ * Python way then reads it); -1 with MemoryError set. */
+static Py_ssize_t read_file(const char *path, Py_ssize_t most, char **buf, Py_ssize_t *room, long *mode) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
-    PyObject *data = NULL, *out = NULL;
+    if (fd < 0)
+        return -2;
     if (fstat(fd, &st) != 0 || st.st_size < 0 || st.st_size + 1 > most) {
         close(fd);
-        Py_RETURN_NONE;
+        return -2;
     }
     Py_ssize_t want = (Py_ssize_t)st.st_size + 1, got;
-    data = PyBytes_FromStringAndSize(NULL, want);
-    if (data == NULL) {
-        close(fd);
-        return NULL;
+    if (want > *room) {
+        char *grown = realloc(*buf, (size_t)want);
+        if (grown == NULL) {
+            close(fd);
+            PyErr_NoMemory();
+            return -1;
+        }
+        *buf = grown;
+        *room = want;
     }
     Py_BEGIN_ALLOW_THREADS
-    got = read(fd, PyBytes_AS_STRING(data), (size_t)want);
+    got = read(fd, *buf, (size_t)want);
     Py_END_ALLOW_THREADS
     close(fd);
-    if (got < 0 || got >= want) /* unreadable, or the file grew: the Python way */
+    *mode = (long)st.st_mode;
+    return got < 0 || got >= want ? -2 : got;
+}
+
+static PyObject *landed(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *path_bytes, *out = NULL;
+    file_fns fn;
+    int ends;
+    Py_ssize_t most, room = 0;
+    if (!PyArg_ParseTuple(args, "O&pnOOO:landed", PyUnicode_FSConverter, &path_bytes, &ends, &most, &fn.sha256,
+                          &fn.closing_pair, &fn.decode_header))
+        return NULL;
+    char *buf = NULL;
+    long mode;
+    Py_ssize_t n = read_file(PyBytes_AS_STRING(path_bytes), most, &buf, &room, &mode);
+    Py_DECREF(path_bytes);
+    if (n >= 0)
+        out = landed_bytes(buf, n, ends, mode, &fn);
+    else if (n == -2)
         out = Py_NewRef(Py_None);
-    else
-        out = landed_bytes(data, got, ends, (long)st.st_mode, sha256, closing_pair, decode_header);
-    Py_DECREF(data);
+    free(buf);
     return out;
 }
 
@@ -601,42 +667,65 @@ static int take_dir(listing_state *st, PyObject *dir_obj, const entries *es) {
     return 0;
 }
 
-/* The holding directories' str objects, in session_listing's order, into the list out; 1, 0 (the Python must
- * answer) or -1 (an exception). */
-static int holding(const char *base, Py_ssize_t bn, PyObject *out) {
+/* A list of C strings (malloc'd). */
+typedef struct {
+    char **s;
+    Py_ssize_t n, cap;
+} strings;
+
+static void strings_free(strings *l) {
+    for (Py_ssize_t i = 0; i < l->n; i++)
+        free(l->s[i]);
+    free(l->s);
+    l->s = NULL;
+    l->n = l->cap = 0;
+}
+
+/* Append a copy of a then b (b may be ""); 0, or -1 when out of memory. */
+static int strings_add(strings *l, const char *a, const char *b) {
+    if (l->n == l->cap) {
+        Py_ssize_t more = l->cap ? l->cap * 2 : 16;
+        char **grown = realloc(l->s, (size_t)more * sizeof(char *));
+        if (grown == NULL)
+            return -1;
+        l->s = grown;
+        l->cap = more;
+    }
+    size_t an = strlen(a), bn = strlen(b);
+    char *c = malloc(an + bn + 1);
+    if (c == NULL)
+        return -1;
+    memcpy(c, a, an);
+    memcpy(c + an, b, bn + 1);
+    l->s[l->n++] = c;
+    return 0;
+}
+
+/* The holding directories in session_listing's order (streams/<d> and runs/<d>, each sorted by name, then
+ * provider_body) into out, *streams how many of them are under streams/; 1, or 0 when the Python must answer. */
+static int holding(const char *base, Py_ssize_t bn, strings *out, Py_ssize_t *streams) {
     static const char *subs[] = {"streams", "runs"};
     char d[4096];
     const char *sep = (bn > 0 && base[bn - 1] == '/') ? "" : "/";
     for (int s = 0; s < 2; s++) {
-        if ((size_t)snprintf(d, sizeof d, "%s%s%s", base, sep, subs[s]) >= sizeof d - 256)
+        if ((size_t)snprintf(d, sizeof d, "%s%s%s/", base, sep, subs[s]) >= sizeof d - 256)
             return 0;
         entries es = {NULL, 0, 0};
-        int got = read_dir(d, 1, &es);
-        if (got < 0) {
-            entries_free(&es);
-            return 0;
-        }
         size_t dl = strlen(d);
-        d[dl] = '/';
-        for (Py_ssize_t i = 0; i < es.n; i++) {
-            PyObject *child = joined(d, (Py_ssize_t)dl + 1, es.e[i].name);
-            if (child == NULL || PyList_Append(out, child) < 0) {
-                Py_XDECREF(child);
-                entries_free(&es);
-                return -1;
-            }
-            Py_DECREF(child);
-        }
+        d[dl - 1] = '\0';
+        int got = read_dir(d, 1, &es);
+        d[dl - 1] = '/';
+        for (Py_ssize_t i = 0; got >= 0 && i < es.n; i++)
+            if (strings_add(out, d, es.e[i].name) < 0)
+                got = -1;
         entries_free(&es);
+        if (got < 0)
+            return 0;
+        if (s == 0)
+            *streams = out->n;
     }
     snprintf(d, sizeof d, "%s%sprovider_body", base, sep);
-    PyObject *pb = PyUnicode_FromString(d);
-    if (pb == NULL || PyList_Append(out, pb) < 0) {
-        Py_XDECREF(pb);
-        return -1;
-    }
-    Py_DECREF(pb);
-    return 1;
+    return strings_add(out, d, "") == 0;
 }
 
 PyDoc_STRVAR(listing_doc,
@@ -663,7 +752,16 @@ static PyObject *listing(PyObject *self, PyObject *args) {
     PyObject *dirs = PyList_New(0), *out = NULL, *files = NULL, *file_dirs = NULL;
     if (st.cursors == NULL || st.strays == NULL || dirs == NULL)
         goto done;
-    int h = holding(base, bn, dirs);
+    strings held = {NULL, 0, 0};
+    Py_ssize_t streams;
+    int h = holding(base, bn, &held, &streams);
+    for (Py_ssize_t i = 0; h == 1 && i < held.n; i++) {
+        PyObject *d = PyUnicode_FromString(held.s[i]);
+        if (d == NULL || PyList_Append(dirs, d) < 0)
+            h = -1;
+        Py_XDECREF(d);
+    }
+    strings_free(&held);
     if (h <= 0) {
         if (h == 0)
             out = Py_NewRef(Py_None);
@@ -721,10 +819,445 @@ done:
     return out;
 }
 
+/* ------------------------------------------------------------------------------------------------------------------
+ * session(session_dir, name, digests, consts) -> (streams, records, uncursored, files) | None
+ *
+ * One session of asz verify checked in one call where it is clean (issue 22, session 19): what
+ * asz_core.verify.walk._verify_session finds over verify_listing(session_dir) and check_for_walk of each file, when
+ * that is no problem and no warning at all. The session is listed as listing() lists it (without its Python objects),
+ * each landed file checked as landed() checks it, its name and directory compared with its header as names_agree
+ * does, its mode read-only, the seqs unique, each stream's files a run continuing the one before, each one-document
+ * file at ord 1 and off 0, each cursor read (cursor_values) and reached, not behind. Anything else returns None: a
+ * stray, a skeleton, a file landed() hands back, a name names_agree does not vouch for, a writable file, a seq twice, a
+ * file that does not continue its stream (a gap, or records landed again), a cursor that does not read as the Python
+ * reads it cleanly, in conflict, torn, read again (reread_seq), ahead or behind; and the caller checks the session the
+ * Python way, which says what it says. Nothing is kept from a session handed back: with digests (a dict), each file's
+ * whole-file SHA-256 hex is put in it by path only when the session is answered. */
+
+/* A landed file of the session: its seq, holding directory (an index), kind (borrowed from prefix_kind), name, and
+ * what its check found: records, run, the first record's ord and off, the last's ord and the byte after it, and
+ * whether every record is at ord 1 and off 0 (a one-document kind's rule). */
+typedef struct {
+    long long seq;
+    Py_ssize_t dir;
+    PyObject *kind;
+    char *name;
+    Py_ssize_t k;
+    int run, docs;
+    int64_t first_ord, first_off, last_ord, last_end;
+} s_file;
+
+/* A cursor of the session: its holding directory (an index), kind (borrowed) and name. */
+typedef struct {
+    Py_ssize_t dir;
+    PyObject *kind;
+    char *name;
+} s_cursor;
+
+typedef struct {
+    s_file *f;
+    Py_ssize_t nf, capf;
+    s_cursor *c;
+    Py_ssize_t nc, capc;
+} s_listed;
+
+static void s_listed_free(s_listed *l) {
+    for (Py_ssize_t i = 0; i < l->nf; i++)
+        free(l->f[i].name);
+    for (Py_ssize_t i = 0; i < l->nc; i++)
+        free(l->c[i].name);
+    free(l->f);
+    free(l->c);
+}
+
+static int by_seq(const void *a, const void *b) {
+    long long x = ((const s_file *)a)->seq, y = ((const s_file *)b)->seq;
+    return x < y ? -1 : x > y;
+}
+
+/* The kind of the prefix name[0, n) (borrowed), NULL when none (or with an exception set: *err). */
+static PyObject *kind_of(PyObject *prefix_kind, const char *name, Py_ssize_t n, int *err) {
+    PyObject *prefix = PyUnicode_FromStringAndSize(name, n);
+    if (prefix == NULL) {
+        *err = 1;
+        return NULL;
+    }
+    PyObject *kind = PyDict_GetItemWithError(prefix_kind, prefix);
+    Py_DECREF(prefix);
+    if (kind == NULL && PyErr_Occurred())
+        *err = 1;
+    return kind;
+}
+
+/* Take the entries of holding directory number dir as take_dir does: 1; 0 when the session goes to the Python (a
+ * stray, a skeleton, a seq of more than 18 digits); -1 with an exception set. */
+static int s_take(s_listed *l, Py_ssize_t dir, const entries *es, PyObject *prefix_kind) {
+    for (Py_ssize_t i = 0; i < es->n; i++) {
+        const char *name = es->e[i].name, *seq, *ext;
+        if (name[0] == '.')
+            continue;
+        Py_ssize_t seq_len, plen = landed_parts(name, &seq, &seq_len, &ext), n = (Py_ssize_t)strlen(name);
+        int err = 0;
+        PyObject *kind = plen > 0 ? kind_of(prefix_kind, name, plen, &err) : NULL;
+        if (kind == NULL && !err && n > 7 && strcmp(name + n - 7, ".cursor") == 0) {
+            PyObject *ck = kind_of(prefix_kind, name, n - 7, &err);
+            if (ck != NULL) {
+                if (l->nc == l->capc) {
+                    Py_ssize_t more = l->capc ? l->capc * 2 : 16;
+                    s_cursor *grown = realloc(l->c, (size_t)more * sizeof(s_cursor));
+                    if (grown == NULL)
+                        return PyErr_NoMemory(), -1;
+                    l->c = grown;
+                    l->capc = more;
+                }
+                if ((l->c[l->nc].name = strdup(name)) == NULL)
+                    return PyErr_NoMemory(), -1;
+                l->c[l->nc].dir = dir;
+                l->c[l->nc++].kind = ck;
+                continue;
+            }
+        }
+        if (err)
+            return -1;
+        if (kind == NULL) { /* a stray is a problem; anything else is nothing asz reads */
+            if (n > 3 && (strcmp(name + n - 3, ".sd") == 0 || strcmp(name + n - 3, ".sk") == 0))
+                return 0;
+            continue;
+        }
+        if (!es->e[i].is_file)
+            continue;
+        if (ext[1] == 'k' || seq_len > 18)
+            return 0; /* a skeleton's removed header, or an int of any size: the Python reads them */
+        if (l->nf == l->capf) {
+            Py_ssize_t more = l->capf ? l->capf * 2 : 16;
+            s_file *grown = realloc(l->f, (size_t)more * sizeof(s_file));
+            if (grown == NULL)
+                return PyErr_NoMemory(), -1;
+            l->f = grown;
+            l->capf = more;
+        }
+        s_file *f = &l->f[l->nf];
+        memset(f, 0, sizeof *f);
+        if ((f->name = strdup(name)) == NULL)
+            return PyErr_NoMemory(), -1;
+        for (Py_ssize_t k = 0; k < seq_len; k++)
+            f->seq = f->seq * 10 + (seq[k] - '0');
+        f->dir = dir;
+        f->kind = kind;
+        l->nf++;
+    }
+    return 1;
+}
+
+/* The int value of o as int64 into *v: 1, 0 when it is not an int or does not fit, -1 with an exception set. */
+static int int64_of(PyObject *o, int64_t *v) {
+    if (o == NULL || !PyLong_CheckExact(o))
+        return 0;
+    int over;
+    long long x = PyLong_AsLongLongAndOverflow(o, &over);
+    if (x == -1 && PyErr_Occurred())
+        return -1;
+    *v = x;
+    return !over;
+}
+
+/* str o equal to the C string s. */
+static int str_is(PyObject *o, const char *s) {
+    return o != NULL && PyUnicode_CheckExact(o) && PyUnicode_IS_ASCII(o) && strcmp((const char *)PyUnicode_1BYTE_DATA(o), s) == 0;
+}
+
+/* A cursor as read_cursor reads it cleanly (an append cursor's ord, offset and last_seq): 1 (*append 1 for an append
+ * cursor), 0 when the session goes to the Python (a file that does not read, values cursor_values does not give, a
+ * kind or key missing, state conflict, torn, reread_seq), -1 with an exception set. */
+static int s_cursor_read(const char *path, PyObject *cursor_values, int *append, int64_t *ord, int64_t *offset,
+                         int64_t *last_seq) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    char buf[8192];
+    Py_ssize_t n = read(fd, buf, sizeof buf); /* a shorter read of a regular file is its end, as read_cursor takes it */
+    close(fd);
+    if (n < 0 || n >= (Py_ssize_t)sizeof buf)
+        return 0;
+    PyObject *data = PyBytes_FromStringAndSize(buf, n);
+    if (data == NULL)
+        return -1;
+    PyObject *values = PyObject_CallOneArg(cursor_values, data);
+    Py_DECREF(data);
+    if (values == NULL)
+        return -1;
+    int ret = 0;
+    if (!PyDict_CheckExact(values))
+        goto done;
+    static const char *append_keys[] = {"schema", "kind", "source", "offset", "ord", "size", "last_seq", "state", NULL};
+    static const char *snap_keys[] = {"schema", "kind", "source", "size", "last_seq", "state", NULL};
+    PyObject *kind = PyDict_GetItemString(values, "kind"), *state = PyDict_GetItemString(values, "state");
+    *append = str_is(kind, "append");
+    if (!*append && !str_is(kind, "snapshot"))
+        goto done;
+    for (const char **k = *append ? append_keys : snap_keys; *k != NULL; k++)
+        if (PyDict_GetItemString(values, *k) == NULL)
+            goto done;
+    if (!PyUnicode_CheckExact(state) || str_is(state, "conflict"))
+        goto done;
+    if (*append) {
+        int64_t torn = 0, reread = 0;
+        PyObject *t = PyDict_GetItemString(values, "torn"), *r = PyDict_GetItemString(values, "reread_seq");
+        if ((t != NULL && (ret = int64_of(t, &torn)) <= 0) || (r != NULL && (ret = int64_of(r, &reread)) <= 0))
+            goto done;
+        ret = 0;
+        if (torn != 0 || reread != 0)
+            goto done;
+        if ((ret = int64_of(PyDict_GetItemString(values, "ord"), ord)) <= 0 ||
+            (ret = int64_of(PyDict_GetItemString(values, "offset"), offset)) <= 0 ||
+            (ret = int64_of(PyDict_GetItemString(values, "last_seq"), last_seq)) <= 0)
+            goto done;
+    }
+    ret = 1;
+done:
+    Py_DECREF(values);
+    return ret;
+}
+
+/* The configuration session() is called with, once for every session (asz_core.verify.clean). */
+typedef struct {
+    Py_ssize_t most;
+    file_fns fn;
+    PyObject *prefix_kind, *cursor_values, *snapshot_kinds, *unchecked_kinds, *not_streams;
+    const char *state_name;
+} s_consts;
+
+/* The names_agree test of file f (header h) in holding directory dir of held (streams of them under streams/): 1
+ * when its kind, seq, session and stream directory surely agree, 0 when the Python must say, -1 on an exception. */
+static int s_names_agree(const s_file *f, PyObject *h, PyObject *sname, const strings *held, Py_ssize_t streams,
+                         const s_consts *cs) {
+    PyObject *kind = PyObject_GetAttrString(h, "kind"), *seq = PyObject_GetAttrString(h, "seq"),
+             *session = PyObject_GetAttrString(h, "session"), *stream = PyObject_GetAttrString(h, "stream");
+    int ret = -1;
+    if (kind == NULL || seq == NULL || session == NULL || stream == NULL)
+        goto done;
+    int64_t v;
+    ret = 0;
+    if (f->dir >= streams || PyUnicode_GET_LENGTH(sname) == 0 || !PyUnicode_CheckExact(kind) || !PyUnicode_CheckExact(stream))
+        goto done;
+    int same = PyUnicode_Compare(kind, f->kind) == 0 && int64_of(seq, &v) == 1 && v == f->seq &&
+               PyUnicode_CheckExact(session) && PyUnicode_Compare(session, sname) == 0;
+    if (PyErr_Occurred() || !same) {
+        ret = PyErr_Occurred() ? -1 : 0;
+        goto done;
+    }
+    int other = PySequence_Contains(cs->not_streams, kind);
+    if (other != 0) {
+        ret = other < 0 ? -1 : 0;
+        goto done;
+    }
+    const char *dir = held->s[f->dir], *base = strrchr(dir, '/') + 1; /* streams/<base> */
+    const char *want = PyUnicode_GET_LENGTH(stream) ? PyUnicode_AsUTF8(stream) : "main";
+    if (want == NULL) {
+        ret = -1;
+        goto done;
+    }
+    ret = strcmp(base, want) == 0 && strchr(base, '\\') == NULL;
+done:
+    Py_XDECREF(kind);
+    Py_XDECREF(seq);
+    Py_XDECREF(session);
+    Py_XDECREF(stream);
+    return ret;
+}
+
+/* Check every file of l (sorted by seq) as landed() does, into its s_file: 1, 0 when the session goes to the
+ * Python, -1 with an exception set. With found (a list), (path, whole-file digest) of each file is appended to it. */
+static int s_files(s_listed *l, const strings *held, Py_ssize_t streams, PyObject *sname, const s_consts *cs,
+                   PyObject *found, Py_ssize_t *records) {
+    char *buf = NULL, path[4096];
+    Py_ssize_t room = 0, cap = 0;
+    line_pos *ps = NULL;
+    int ret = 1;
+    for (Py_ssize_t i = 0; ret == 1 && i < l->nf; i++) {
+        s_file *f = &l->f[i];
+        if ((i > 0 && f->seq == l->f[i - 1].seq) ||
+            (size_t)snprintf(path, sizeof path, "%s/%s", held->s[f->dir], f->name) >= sizeof path) {
+            ret = 0; /* a seq twice: a problem */
+            break;
+        }
+        long mode;
+        Py_ssize_t got = read_file(path, cs->most, &buf, &room, &mode);
+        if (got < 0 || (mode & 0222)) {
+            ret = got == -1 ? -1 : 0; /* not readable here, larger than one read, or writable: the Python says */
+            break;
+        }
+        file_got fg;
+        if ((ret = file_check(buf, got, found != NULL, &cs->fn, &ps, &cap, &fg)) != 1)
+            break;
+        ret = s_names_agree(f, fg.header, sname, held, streams, cs);
+        if (ret == 1 && found != NULL) {
+            PyObject *pair = Py_BuildValue("(sO)", path, fg.whole);
+            if (pair == NULL || PyList_Append(found, pair) < 0)
+                ret = -1;
+            Py_XDECREF(pair);
+        }
+        Py_DECREF(fg.header);
+        Py_XDECREF(fg.whole);
+        f->k = fg.k;
+        f->run = fg.run;
+        f->docs = 1;
+        for (Py_ssize_t j = 0; j < fg.k; j++)
+            f->docs &= ps[j].ord == 1 && ps[j].off == 0;
+        if (fg.k > 0) {
+            f->first_ord = ps[0].ord;
+            f->first_off = ps[0].off;
+            f->last_ord = ps[fg.k - 1].ord;
+            f->last_end = ps[fg.k - 1].off + ps[fg.k - 1].size + 1;
+        }
+        *records += fg.k;
+    }
+    free(buf);
+    PyMem_Free(ps);
+    return ret;
+}
+
+/* The walk of one stream or run directory and kind (dir, kind) as _Walk.feed and _Walk.end find it clean, and its
+ * cursor (cursor: an index into l->c, -1 for none): 1, 0 when the session goes to the Python, -1 on an exception.
+ * *bare is set when the key has files, no cursor and a kind that is checked (a stream without a cursor). */
+static int s_walk(const s_listed *l, Py_ssize_t dir, PyObject *kind, Py_ssize_t cursor, const strings *held,
+                  const s_consts *cs, int *bare) {
+    int unchecked = PySequence_Contains(cs->unchecked_kinds, kind), snap = PySequence_Contains(cs->snapshot_kinds, kind);
+    if (unchecked < 0 || snap < 0)
+        return -1;
+    int64_t exp_ord = 1, exp_off = 0, reached_ord = 0, reached_off = 0;
+    int files = 0;
+    for (Py_ssize_t i = 0; i < l->nf; i++) {
+        const s_file *f = &l->f[i];
+        if (f->dir != dir || f->kind != kind)
+            continue;
+        files = 1;
+        if (unchecked || f->k == 0)
+            continue;
+        if (snap) {
+            if (!f->docs)
+                return 0; /* a one-document file holds ord 1 at off 0 only */
+            continue;
+        }
+        if (!f->run || f->first_ord != exp_ord || f->first_off != exp_off)
+            return 0; /* a gap, or records landed again: the Python walks it */
+        exp_ord = f->last_ord + 1;
+        exp_off = f->last_end;
+        if (exp_ord - 1 > reached_ord || (exp_ord - 1 == reached_ord && exp_off > reached_off)) {
+            reached_ord = exp_ord - 1;
+            reached_off = exp_off;
+        }
+    }
+    *bare = 0;
+    if (cursor < 0) {
+        *bare = files && !unchecked;
+        return 1;
+    }
+    char path[4096];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", held->s[dir], l->c[cursor].name) >= sizeof path)
+        return 0;
+    int append = 0;
+    int64_t c_ord = 0, c_off = 0, c_last = 0;
+    int got = s_cursor_read(path, cs->cursor_values, &append, &c_ord, &c_off, &c_last);
+    if (got != 1 || !append || snap || unchecked)
+        return got;
+    for (Py_ssize_t i = 0; i < l->nf; i++) { /* _Walk.end: no file the cursor names is past it */
+        const s_file *f = &l->f[i];
+        if (f->dir == dir && f->kind == kind && f->k > 0 && f->seq && f->seq <= c_last &&
+            (f->last_ord > c_ord || f->last_end > c_off))
+            return 0;
+    }
+    return reached_ord >= c_ord && reached_off >= c_off; /* short of the cursor: the Python looks again */
+}
+
+PyDoc_STRVAR(session_doc,
+"session(session_dir, name, digests, consts) -> (streams, records, uncursored, files) | None\n\n"
+"One session of asz verify in one call where it is clean: what asz_core.verify.walk._verify_session returns for it\n"
+"(duplicates 0) when it finds no problem and no warning, and how many landed files it holds; None where the Python\n"
+"must check it. ``name`` is the session's name as _verify_session tests headers against it ('' for none), ``digests``\n"
+"a dict that receives each file's whole-file SHA-256 hex by path when the session is answered, or None; ``consts`` is\n"
+"(most, sha256, closing_pair, decode_header, prefix_kind, cursor_values, snapshot_kinds, unchecked_kinds,\n"
+"not_streams, session_state): see asz_core.verify.clean.");
+
+static PyObject *session(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *base_obj, *sname, *digests, *consts;
+    s_consts cs;
+    if (!PyArg_ParseTuple(args, "UUOO!:session", &base_obj, &sname, &digests, &PyTuple_Type, &consts) ||
+        !PyArg_ParseTuple(consts, "nOOOO!OOOOs:session", &cs.most, &cs.fn.sha256, &cs.fn.closing_pair, &cs.fn.decode_header,
+                          &PyDict_Type, &cs.prefix_kind, &cs.cursor_values, &cs.snapshot_kinds, &cs.unchecked_kinds,
+                          &cs.not_streams, &cs.state_name))
+        return NULL;
+    Py_ssize_t bn;
+    const char *base = PyUnicode_AsUTF8AndSize(base_obj, &bn);
+    if (base == NULL)
+        return NULL;
+    if (!PyUnicode_IS_ASCII(base_obj) || bn == 0 || bn > 3000 || !plain_name(base))
+        Py_RETURN_NONE;
+    strings held = {NULL, 0, 0};
+    s_listed l = {NULL, 0, 0, NULL, 0, 0};
+    Py_ssize_t streams = 0, records = 0, keys = 0, bare_keys = 0;
+    PyObject *found = digests != Py_None ? PyList_New(0) : NULL, *out = NULL;
+    int ok = (digests == Py_None || found != NULL) ? holding(base, bn, &held, &streams) : -1;
+    for (Py_ssize_t i = 0; ok == 1 && i < held.n; i++) {
+        entries es = {NULL, 0, 0};
+        int got = read_dir(held.s[i], 0, &es);
+        ok = got < 0 ? 0 : s_take(&l, i, &es, cs.prefix_kind);
+        entries_free(&es);
+    }
+    if (ok == 1 && l.nf > 1)
+        qsort(l.f, (size_t)l.nf, sizeof(s_file), by_seq);
+    if (ok == 1)
+        ok = s_files(&l, &held, streams, sname, &cs, found, &records);
+    /* every key (dir, kind) once: a file's whose no earlier file holds it, then a cursor's no file holds */
+    for (Py_ssize_t i = 0; ok == 1 && i < l.nf + l.nc; i++) {
+        Py_ssize_t dir = i < l.nf ? l.f[i].dir : l.c[i - l.nf].dir, cursor = -1;
+        PyObject *kind = i < l.nf ? l.f[i].kind : l.c[i - l.nf].kind;
+        int seen = 0, bare = 0;
+        for (Py_ssize_t j = 0; j < i && j < l.nf && !seen; j++)
+            seen = l.f[j].dir == dir && l.f[j].kind == kind;
+        for (Py_ssize_t j = 0; j < l.nc && !seen; j++)
+            if (l.c[j].dir == dir && l.c[j].kind == kind) {
+                if (i >= l.nf && j < i - l.nf)
+                    seen = 1;
+                else
+                    cursor = j;
+            }
+        if (seen)
+            continue;
+        keys++;
+        ok = s_walk(&l, dir, kind, cursor, &held, &cs, &bare);
+        bare_keys += bare;
+    }
+    if (ok == 1 && found != NULL)
+        for (Py_ssize_t i = 0; ok == 1 && i < PyList_GET_SIZE(found); i++) {
+            PyObject *pair = PyList_GET_ITEM(found, i);
+            if (PyDict_SetItem(digests, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1)) < 0)
+                ok = -1;
+        }
+    if (ok == 1) {
+        Py_ssize_t uncursored = 0;
+        if (bare_keys) { /* a collect pass landed the session here (its state file): os.path.exists */
+            char path[4096];
+            struct stat st;
+            snprintf(path, sizeof path, "%s%s%s", base, base[bn - 1] == '/' ? "" : "/", cs.state_name);
+            uncursored = stat(path, &st) == 0 ? bare_keys : 0;
+        }
+        out = Py_BuildValue("(nnnn)", keys, records, uncursored, l.nf);
+    } else if (ok == 0) {
+        out = Py_NewRef(Py_None);
+    }
+    strings_free(&held);
+    s_listed_free(&l);
+    Py_XDECREF(found);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"positions", positions, METH_VARARGS, positions_doc},
     {"listing", listing, METH_VARARGS, listing_doc},
     {"landed", landed, METH_VARARGS, landed_doc},
+    {"session", session, METH_VARARGS, session_doc},
     {NULL, NULL, 0, NULL},
 };
 

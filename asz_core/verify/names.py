@@ -19,12 +19,12 @@ from typing import Callable
 
 from ..sessiondata.model import Header
 
-__all__ = ["WRITE_BITS", "show_path", "shown_in", "names_agree"]
+__all__ = ["WRITE_BITS", "NOT_STREAMS", "show_path", "shown_in", "names_agree"]
 
 #: The mode bits of a writable file (a landed file is read-only: 0444).
 WRITE_BITS = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
 #: The kinds not filed under ``streams/<stream>`` (kind_dir_parts): runs and provider bodies.
-_NOT_STREAMS = frozenset(("journal", "workflow_manifest", "workflow_script", "provider_body"))
+NOT_STREAMS = frozenset(("journal", "workflow_manifest", "workflow_script", "provider_body"))
 
 
 def show_path(root_shown: str, root: Path, path: str | Path) -> str:
@@ -55,5 +55,5 @@ def names_agree(ln, header: Header, here: object, streams: str, session: str) ->
     and a separator, each a str) + its stream, a name ``dir_name`` keeps. False: ask ``name_problems``."""
     stream = header.stream or "main"
     return (header.kind == ln.kind and header.seq == ln.seq and header.session == session and session != ""
-            and header.kind not in _NOT_STREAMS and here == streams + stream and "/" not in stream and "\\" not in stream
+            and header.kind not in NOT_STREAMS and here == streams + stream and "/" not in stream and "\\" not in stream
             and stream not in (".", ".."))

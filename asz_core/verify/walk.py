@@ -34,6 +34,7 @@ streaming scan reading each record's positions from the front of its line;
 ``deep`` decodes every line). A root with ``SESSIONS_PER_JOB`` sessions per
 CPU or more is shared among one process per CPU by session; one with fewer sessions but
 ``PARALLEL_MIN_FILES`` files or more, by file; a session listed by :func:`~asz_core.verify.listing.verify_listing`.
+Where sessions are checked one by one, a clean one is checked in one C call (:func:`~asz_core.verify.clean.clean_session`).
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ from ..storage.layout import SessionListing, dir_name, kind_dir_parts, parse_lan
 from ..collect.workers import LOST, default_jobs, each_result, guided, process_pool
 from ..storage.torn import torn_detail
 from .bodies import provider_section
+from .chains import chain_section
+from .clean import clean_session
 from .hints import WARNED, add_hints, conflict_of
 from .gate import refuse_empty_root
 from .listed import check_listed
@@ -89,19 +92,38 @@ def _sessions_job(job: tuple[Path, str, list[Path], bool, bool]) -> tuple[int, i
     those that hold no landed file."""
     root, root_shown, sdirs, deep, want_digests = job
     problems: list[Problem] = []
-    digests: list[tuple[str, str]] = []
-    empty: list[str] = []
+    digests: dict[str, str] | None = {} if want_digests else None
+    empty: set[str] = set()
+    total = _each_session(root, root_shown, sdirs, deep, digests, problems, empty)
+    return (*total, problems, list(digests.items()) if digests is not None else [], sorted(empty))
+
+
+def _each_session(root: Path, root_shown: str, sdirs: list[Path], deep: bool, digests: dict[str, str] | None,
+                  problems: list[Problem], empty: set[str], step: Callable[[str, int], None] | None = None) -> list[int]:
+    """Verify sessions one by one in this process: each in one C call where it is clean (:func:`clean_session`), else
+    listed, its files checked and walked by :func:`_verify_session`. Returns the summed (streams, records, duplicates,
+    streams without a cursor); puts the problems in ``problems``, the names of sessions holding no landed file in
+    ``empty``, whole-file digests in ``digests`` (when given); ``step(session, 1)`` after each session."""
     total = [0, 0, 0, 0]
     for sdir in sdirs:
-        listing = verify_listing(sdir)
-        if not listing.files:
-            empty.append(sdir.name)
-        results = [check_deep(path) if deep else check_for_walk(path) for _, path in listing.files]
-        for i, n in enumerate(_verify_session(root, root_shown, sdir, listing, results, problems)):
+        got = None if deep else clean_session(sdir, digests)
+        if got is not None:
+            streams, records, uncursored, files = got
+            counts: tuple[int, ...] = (streams, records, 0, uncursored)
+        else:
+            listing = verify_listing(sdir)
+            files = len(listing.files)
+            results = [check_deep(path) if deep else check_for_walk(path) for _, path in listing.files]
+            counts = _verify_session(root, root_shown, sdir, listing, results, problems)
+            if digests is not None:
+                digests.update(_file_digests(listing, results))
+        if not files:
+            empty.add(sdir.name)
+        for i, n in enumerate(counts):
             total[i] += n
-        if want_digests:
-            digests.extend(_file_digests(listing, results))
-    return (*total, problems, digests, empty)
+        if step is not None:
+            step(sdir.name, 1)
+    return total
 
 
 def _file_digests(listing: SessionListing, results: list[FileResult]) -> Iterator[tuple[str, str]]:
@@ -380,15 +402,15 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
             for job, got in each_result(procs, _sessions_job, runs):
                 s_streams, s_records, s_dups, s_bare, s_problems, s_digests, s_empty = got if got is not LOST else _sessions_job(job)
                 empty.update(s_empty)
-                streams += s_streams
-                records += s_records
-                duplicates += s_dups
-                uncursored += s_bare
+                streams, records, duplicates, uncursored = (streams + s_streams, records + s_records, duplicates + s_dups,
+                                                            uncursored + s_bare)
                 problems.extend(s_problems)
                 if digests is not None:
                     digests.update(s_digests)
                 if step is not None:
                     step(job[2][-1].name, len(job[2]))
+    elif jobs <= 1 and not deep:  # one process: a session at a time, a clean one in one C call
+        streams, records, duplicates, uncursored = _each_session(root, root_shown, sessions, deep, digests, problems, empty, step)
     else:
         listed = [(sdir, verify_listing(sdir)) for sdir in sessions]
         empty.update(sdir.name for sdir, listing in listed if not listing.files)
@@ -400,10 +422,8 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
                 s_streams, s_records, s_dups, s_bare = _verify_session(root, root_shown, sdir, listing, results, problems)
                 if digests is not None:
                     digests.update(_file_digests(listing, results))
-                streams += s_streams
-                records += s_records
-                duplicates += s_dups
-                uncursored += s_bare
+                streams, records, duplicates, uncursored = (streams + s_streams, records + s_records, duplicates + s_dups,
+                                                            uncursored + s_bare)
                 if step is not None:
                     step(sdir.name, 1)
         finally:
@@ -535,34 +555,6 @@ def _landed_since(root: Path, root_shown: str, d: str | Path, kind: str, last_se
         records += res.records
         last_seq = seq
     return last_seq, records
-
-
-def chain_section(root: str | os.PathLike, session: str | None = None, *, digests: dict[str, str] | None = None,
-                  step: Callable[[str, int], None] | None = None, chains=None) -> Section | None:
-    """The round chains' section (origin-digest §2.6, §4.2), or None when this build has no Session Flow.
-
-    Runs :func:`asz_core.flow.verify_chain.verify_chains` (``digests``: the
-    whole-file SHA-256 of landed files already read, by path, which it then
-    does not read again; ``step(chain, 1)`` after each chain; ``chains``: the
-    root's :class:`~asz_core.flow.chain.SessionChains` when already read) and carries its
-    findings as problems named ``chain``: file = the round (or chain) file,
-    field = ``round N``, detail = ``seq N: …`` (a landed file the round did not
-    consume: :func:`~asz_core.verify.damage.changed_since_parsed`). Counts ``chains`` and ``rounds``.
-    Raises FileNotFoundError when ``root`` is not a directory.
-    """
-    try:
-        from ..flow.verify_chain import verify_chains
-    except ImportError:  # pragma: no cover - a build without Session Flow
-        return None
-    from .damage import changed_since_parsed
-
-    found = verify_chains(root, session, digests=digests, step=step, chains=chains)
-    section = Section("chains", found.summary(), {"chains": found.chains, "rounds": found.rounds})
-    for p in found.problems:
-        detail = (f"seq {p.seq}: " if p.seq else "") + p.message
-        section.problems.append(changed_since_parsed(Path(root), p, detail) if p.landed else
-                                Problem(str(p.path), 0, f"round {p.round}" if p.round else "", "chain", detail))
-    return section
 
 
 def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | None = None, deep: bool = False,

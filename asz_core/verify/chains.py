@@ -1,0 +1,40 @@
+"""The round chains' section of ``asz verify`` (origin-digest §2.6, §4.2): :func:`chain_section`, which
+:func:`asz_core.verify.walk.verify` puts after the landed section."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable
+
+from .report import Problem, Section
+
+__all__ = ["chain_section"]
+
+
+def chain_section(root: str | os.PathLike, session: str | None = None, *, digests: dict[str, str] | None = None,
+                  step: Callable[[str, int], None] | None = None, chains=None) -> Section | None:
+    """The round chains' section (origin-digest §2.6, §4.2), or None when this build has no Session Flow.
+
+    Runs :func:`asz_core.flow.verify_chain.verify_chains` (``digests``: the
+    whole-file SHA-256 of landed files already read, by path, which it then
+    does not read again; ``step(chain, 1)`` after each chain; ``chains``: the
+    root's :class:`~asz_core.flow.chain.SessionChains` when already read) and carries its
+    findings as problems named ``chain``: file = the round (or chain) file,
+    field = ``round N``, detail = ``seq N: …`` (a landed file the round did not
+    consume: :func:`~asz_core.verify.damage.changed_since_parsed`). Counts ``chains`` and ``rounds``.
+    Raises FileNotFoundError when ``root`` is not a directory.
+    """
+    try:
+        from ..flow.verify_chain import verify_chains
+    except ImportError:  # pragma: no cover - a build without Session Flow
+        return None
+    from .damage import changed_since_parsed
+
+    found = verify_chains(root, session, digests=digests, step=step, chains=chains)
+    section = Section("chains", found.summary(), {"chains": found.chains, "rounds": found.rounds})
+    for p in found.problems:
+        detail = (f"seq {p.seq}: " if p.seq else "") + p.message
+        section.problems.append(changed_since_parsed(Path(root), p, detail) if p.landed else
+                                Problem(str(p.path), 0, f"round {p.round}" if p.round else "", "chain", detail))
+    return section
