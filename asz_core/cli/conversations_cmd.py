@@ -220,6 +220,7 @@ def conversations(
     tz: Optional[str] = tz_option(),
     model: str = typer.Option("", "--model", help="Only conversations with a model whose name contains this."),
     dialect: str = typer.Option("", "--dialect", help="Only conversations of this dialect (claude-code/1, or its name claude-code)."),
+    instance: str = typer.Option("", "--instance", help="In a root asz receive landed: only conversations sent by an instance id (service.instance.id, e.g. dev@hostA) or token credential name containing this (case-insensitive; --json rows name them under senders)."),
     sort: str = typer.Option("last", "--sort", metavar="[" + "|".join(ROW_SORTS) + "]",
                              help="Row order: last activity (default), first, duration, cost, tokens, calls, talks or changes largest first; title or project A to Z. A row with no such figure (held back, unknown) comes last; ties newest first."),
     limit: int = typer.Option(0, "--limit", "-n", help="Only the first N rows (in --sort order); 0: all."),
@@ -229,9 +230,8 @@ def conversations(
     """List the conversations of a storage root, newest first: title, project, last activity, duration, talks, model
     calls, changes (+N: editing tool calls with no changes record, not derived), tokens, cost and verification state.
 
-    Each conversation's document is built (withholding view.hide) to know its
-    state. A conversation that does not verify (state incomplete or mismatch)
-    shows its tokens and cost as held back (null in --json, with held_back
+    Each conversation's document is built (withholding view.hide) to know its state. A conversation that does not
+    verify (state incomplete or mismatch) shows its tokens and cost as held back (null in --json, with held_back
     naming the state), and a line after the table names it. One whose calls carry no token usage (Kiro meters credits)
     reads "not recorded" and - in TOKENS and COST, never 0 (--json: usage_recorded false, calls_with_usage 0). A COST
     marked ^ holds calls that ran at a rate the price table does not hold (fast mode, a priority or batch tier, a
@@ -257,7 +257,7 @@ def conversations(
 
     prices = config_prices(config, f"asz {cmd}")  # asz.yaml's prices replace or extend the table (issue 17)
     ids = list_conversations(r)
-    rows = sorted_rows(_listed_rows(cmd, r, hide, filters, ids, prices), sort)
+    rows = sorted_rows(with_senders(r, _listed_rows(cmd, r, hide, filters, ids, prices), instance), sort)
     matched, rows = len(rows), rows[:limit] if limit else rows
     from ..verify.unparsed import unchained_note
     from .view_cmd import no_document_hint
@@ -270,7 +270,7 @@ def conversations(
     # no times: a --since/--until window cannot place it, said rather than dropped (trial 7)
     unplaced = not_read_line([row["id"] for row in filters.unplaced], *UNPLACED) if filters.unplaced else ""
     say_state_files(r)
-    given = {"--project": project, "--since": since, "--until": until, "--model": model, "--dialect": dialect}
+    given = {"--project": project, "--since": since, "--until": until, "--model": model, "--dialect": dialect, "--instance": instance}
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2) + b"\n")
         for line in unread + [x for x in (unplaced, note) if x]:
@@ -351,6 +351,25 @@ def _listed_rows(cmd: str, r: Path, hide, filters, ids: list[str], prices) -> li
         typer.echo(f"asz {cmd}: interrupted after {bar.done} of {len(ids)} conversations", err=True)
         raise typer.Exit(130)
     return newest_first(rows)
+
+
+def with_senders(r: Path, rows: list[dict], instance: str) -> list[dict]:
+    """``rows`` each with ``senders``: who sent its session's landed files to this root
+    (:func:`~asz_core.storage.senders.session_senders`: instance, credential, files, first and last received; [] in a
+    root no receiver landed), those ``instance`` matches (:func:`~asz_core.storage.senders.sender_matches`) only."""
+    from ..storage.senders import RECEIVED, sender_matches, session_senders
+    from ..view.rows import read_head
+
+    if not (r / RECEIVED).is_dir():
+        return [] if instance else [{**row, "senders": []} for row in rows]
+    out = []
+    for row in rows:
+        head = read_head(r, row["id"])
+        session = (head.header or {}).get("session") if head else None
+        senders = session_senders(r, session if isinstance(session, str) and session else row["id"])
+        if sender_matches(senders, instance):
+            out.append({**row, "senders": senders})
+    return out
 
 
 def cut_lines(rows: list[dict]) -> list[str]:

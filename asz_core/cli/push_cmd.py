@@ -152,7 +152,12 @@ def push_command(
 def receive_command(
     listen: str = typer.Option("127.0.0.1:4317", "--listen", metavar="HOST:PORT", help="Address to listen on (gRPC and HTTP on one port)."),
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root to land into (default storage.root, ./data)."),
-    token: str = typer.Option("", "--token", help="Require 'Authorization: Bearer TOKEN' on every request."),
+    token: str = typer.Option("", "--token", help="Require 'Authorization: Bearer TOKEN' on every request. Warned about: "
+                                                    "the command line is visible to every user (ps); use --token-file."),
+    token_file: Optional[Path] = typer.Option(None, "--token-file", metavar="PATH",
+                                              help="Require a token this file holds: one token (one line), or one "
+                                                   "'NAME TOKEN' line per credential, whose NAME the sender record "
+                                                   "keeps with each file landed (default $ASZ_RECEIVE_TOKEN)."),
     config: Optional[Path] = typer.Option(None, "--config", help="Configuration file (default ./asz.yaml when present)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No line for a request taken; refused requests and rejected files are still said."),
 ) -> None:
@@ -165,7 +170,10 @@ def receive_command(
     `[HH:MM:SS] logs: N file(s): L landed, S already there, R rejected`, then `rejected PATH: why` for each file
     rejected; `[HH:MM:SS] metrics: N data point(s), answered and not kept`; a request refused is
     `[HH:MM:SS] refused POST /v1/logs: the bearer token does not match (HTTP 401)` (gRPC: `refused a gRPC request:
-    … (UNAUTHENTICATED)`). --quiet leaves out the lines of requests taken. Runs until stopped (exit 0).
+    … (UNAUTHENTICATED)`). --quiet leaves out the lines of requests taken. Who sent each landed file (the
+    request's service.instance.id, the time, the token's credential name, never the token) is appended to
+    ROOT/_received/<session>.senders. The token comes from --token-file, else $ASZ_RECEIVE_TOKEN, else --token
+    (warned about). Runs until stopped (exit 0); exit 2 for a token file that does not read.
     """
     from ..export.receive import Receiver
 
@@ -173,7 +181,7 @@ def receive_command(
     if ":" not in listen or not listen.rsplit(":", 1)[1].isdigit():
         raise _usage("receive", f"--listen: expected HOST:PORT, got {listen!r}")
     where = Path(root) if root is not None else Path(cfg.root)
-    rcv = Receiver(where, listen, token, quiet=quiet)
+    rcv = Receiver(where, listen, receive_tokens(token, token_file), quiet=quiet)
     try:
         rcv.start()
     except OSError as exc:
@@ -188,6 +196,29 @@ def receive_command(
     finally:
         rcv.stop()
     raise typer.Exit(0)
+
+
+def receive_tokens(token: str, token_file: Optional[Path]) -> dict[str, str]:
+    """The tokens ``asz receive`` accepts (credential name -> token, {} none): ``--token-file``, else
+    ``$ASZ_RECEIVE_TOKEN``, else ``--token`` with a warning on stderr (``ps`` shows it; kept working for the tools
+    that pass it). Exit 2 naming the file or variable, never a token, when one does not read or two are given."""
+    import os
+
+    from ..export.credentials import RECEIVE_TOKEN_ENV, read_token_file, tokens_from_env
+
+    if token and token_file is not None:
+        raise _usage("receive", "--token and --token-file: give one (--token-file keeps the token off the command line)")
+    try:
+        if token_file is not None:
+            return read_token_file(token_file)
+        from_env = tokens_from_env(os.environ.get(RECEIVE_TOKEN_ENV, ""))
+    except ValueError as exc:
+        raise _usage("receive", str(exc)) from None
+    if token:
+        typer.echo("asz receive: warning: --token puts the token on the command line, where every user of this machine "
+                   f"reads it (ps); use --token-file PATH or ${RECEIVE_TOKEN_ENV}", err=True)
+        return {"": token}
+    return from_env
 
 
 def register(app: typer.Typer) -> None:

@@ -104,18 +104,20 @@ def _unrecorded(r: dict) -> bool:
 
 VIEW_HELP = ("Rows per day, per week (from Monday), per month, per 5-hour block (the window a Claude subscription's "
              "limits reset in, estimated as ccusage does), per conversation (oldest first call first), per project or "
-             "per model (the model id in full) (default daily).")
+             "per model (the model id in full), or per instance that sent it to a receiving root (its service.instance.id; "
+             "(not received) for a conversation no receiver landed) (default daily).")
 SORT_HELP = ("Row order: default is by date (daily, weekly, monthly, blocks; session by its first call, oldest first) "
              "or by name (project, model); cost, tokens or calls put the largest first.")
 
 
 def usage(
-    view: str = typer.Argument("daily", metavar="[daily|weekly|monthly|blocks|session|project|model]", help=VIEW_HELP),
+    view: str = typer.Argument("daily", metavar="[daily|weekly|monthly|blocks|session|project|model|instance]", help=VIEW_HELP),
     since: str = typer.Option("", "--since", help="Count calls made from: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back (by each call's own time; a call with no time is left out and named)."),
     until: str = typer.Option("", "--until", help="Count calls up to: YYYY-MM-DD (the whole day, in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
     tz: Optional[str] = tz_option(),
     project: str = typer.Option("", "--project", help="Count only the conversations whose project contains this (case-insensitive, as asz ls --project)."),
     model: str = typer.Option("", "--model", help="Count only the calls of a model whose name contains this (case-insensitive, as asz ls --model matches a model): a conversation's calls of its other models are left out."),
+    instance: str = typer.Option("", "--instance", help="In a root asz receive landed: count only the conversations sent by an instance id (service.instance.id, e.g. dev@hostA) or token credential name containing this (case-insensitive)."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP + " Its prices replace or extend the price table."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows: the key (date, week, month, block, conversation, project or model), usage, cost, models, …, credits, and total (the total row, in every row)."),
@@ -123,14 +125,13 @@ def usage(
     sort: str = typer.Option("default", "--sort", metavar="[default|cost|tokens|calls]", help=SORT_HELP),
 ) -> None:
     """Token usage and cost of the model calls in a storage root, per day, week, month, 5-hour block, conversation,
-    project or model.
+    project, model or sending instance (asz receive's sender record: --instance keeps one; docs/push.md).
 
     One usage per model call, read from its last fragment that carries usage (the asz.view document's rule); a call
     counts on the day of the record its usage came from. calls counts every model call (one per message id + request
-    id, as asz ls's CALLS), with usage or without: only calls with
-    usage add tokens, a call with none falls on the day of its first record. Rows are in date order (a
-    conversation by its first call, oldest first; project and model by name) unless --sort says cost, tokens or
-    calls. A week starts on Monday in --tz. A block is the 5-hour window a Claude subscription's limits reset in,
+    id, as asz ls's CALLS), with usage or without: only calls with usage add tokens, a call with none falls on the
+    day of its first record. Rows are in date order (a conversation by its first call, oldest first; project, model
+    and instance by name) unless --sort says cost, tokens or calls. A week starts on Monday in --tz. A block is the 5-hour window a Claude subscription's limits reset in,
     estimated from the calls' times as ccusage does: it starts at its first call's hour (UTC) and holds the calls
     made less than 5 hours after that and after the call before; every call of the root shapes the blocks, whatever
     the filters keep; a line names the block still open (--json: start, end, active). A terminal too narrow for the table leaves out MODELS, then INPUT … CACHE READ (said on stderr). The MODELS column names each model without claude- and its date (claude-haiku-4-5-20251001 is
@@ -178,13 +179,13 @@ def usage(
     storage = root if root is not None else Path(cfg.root)
     require_root("usage", storage)  # a mistyped --root is said, never reported as $0.00
     ids = list_conversations(storage)
-    counted, problems, unreadable, undescribed, times = _read(storage, zone, cfg.view_hide, len(ids), (project, model))
+    given = {"project": project, "model": model, "instance": instance}
+    counted, problems, unreadable, undescribed, times = _read(storage, zone, cfg.view_hide, len(ids), tuple(given.values()))
     rows = report(counted, view, table, first, last, sort, zone=zone, times=times)
-    unmatched = _say_problems(problems, not counted and bool(project or model), storage, project, model)
+    unmatched = _say_problems(problems, not counted and any(given.values()), storage, given)
     say_state_files(storage)
     note, unchained = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
-    windowed = first is not None or last is not None
-    line, left_out = no_time_line(counted, windowed, any(r.get(KEYS[view]) == NO_TIME for r in rows))
+    line, left_out = no_time_line(counted, first is not None or last is not None, any(r.get(KEYS[view]) == NO_TIME for r in rows))
     _print(rows, as_json, KEYS[view], view == "session", totals(rows, table), breakdown,
            {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed}, note, line)
     if problems or (unmatched and ids):  # a filter that matches nothing exits 1, as every reader's (docs/reading.md)
@@ -212,10 +213,10 @@ def _settings(view: str, sort: str, config: Optional[Path]):
         raise typer.Exit(2)
 
 
-def _read(storage: Path, zone, hide, n: int, narrow: tuple[str, str] = ("", "")
+def _read(storage: Path, zone, hide, n: int, narrow: tuple[str, str, str] = ("", "", "")
           ) -> tuple[list, list[str], dict[str, str], list[dict], list[int]]:
     """:func:`~asz_core.view.usage_report.read_root` of ``storage`` (``n`` conversations): the counted calls (those
-    ``narrow``, ``(--project, --model)``, keeps: :func:`~asz_core.view.usage_report.narrowed`, trial 17b F12), the
+    ``narrow``, ``(--project, --model, --instance)``, keeps: :func:`~asz_core.view.usage_report.narrowed`, trial 17b F12), the
     problem lines, the conversations that did not read (id -> why) and the verified ones the filters keep holding
     transcript records the dialect could not read (``[{"conversation", "records"}]``:
     :func:`~asz_core.view.usage.undescribed_call_lines`); a torn tail of a conversation that verifies
@@ -472,15 +473,18 @@ def register(app: typer.Typer) -> None:
     app.command("usage")(usage)
 
 
-def _say_problems(problems: list[str], unmatched: bool, storage: Path, project: str, model: str) -> bool:
+def _say_problems(problems: list[str], unmatched: bool, storage: Path, given: dict[str, str]) -> bool:
     """Each problem line of the conversations read (held back, unreadable), on stderr as ``asz usage: LINE``, then,
-    when ``unmatched`` (--project/--model match no call), :func:`_matched_nothing`'s line; returns ``unmatched``."""
-    for line in [*problems, _matched_nothing(storage, project, model)] if unmatched else problems:
+    when ``unmatched`` (--project/--model/--instance, ``given`` by name, match no call), :func:`_matched_nothing`'s
+    line; returns ``unmatched``."""
+    for line in [*problems, _matched_nothing(storage, given)] if unmatched else problems:
         typer.echo(f"asz usage: {line}", err=True)
     return unmatched
 
 
-def _matched_nothing(storage: Path, project: str, model: str) -> str:
-    """The line for a --project/--model that no counted call matches (trial 17c: a mistyped filter read as no usage)."""
-    said = " and ".join(f"--{k} {v!r}" for k, v in (("project", project), ("model", model)) if v)
-    return f"no model call in {storage} matches {said} (asz ls lists the projects and models)"
+def _matched_nothing(storage: Path, given: dict[str, str]) -> str:
+    """The line for a --project/--model/--instance that no counted call matches (trial 17c: a mistyped filter read as
+    no usage)."""
+    said = " and ".join(f"--{k} {v!r}" for k, v in given.items() if v)
+    where = " and instances (asz ls --json: senders)" if given.get("instance") else ""
+    return f"no model call in {storage} matches {said} (asz ls lists the projects and models{where})"

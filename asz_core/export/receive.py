@@ -72,16 +72,25 @@ def said(err: TextIO | None, line: str) -> None:
 
 
 def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = None,
-                quiet: bool = False) -> ExportLogsServiceResponse:
+                quiet: bool = False, credential: str | None = None) -> ExportLogsServiceResponse:
     """Land every record of ``req`` in ``root``; the answer counts and names what was refused. On ``err``: one line
     per request, ``[HH:MM:SS] logs: N file(s): L landed, S already there, R rejected`` (left out when ``quiet``), then
-    ``rejected PATH: why`` for each file rejected (always)."""
+    ``rejected PATH: why`` for each file rejected (always); ``; from INSTANCE (credential NAME)`` ends the line when
+    the request held records (the resource's ``service.instance.id``). Each landed file of a session gets its line in the root's
+    sender record (:mod:`asz_core.storage.senders`): the resource's ``service.instance.id`` and ``service.name``,
+    ``credential`` (the token file's name of the token the request carried; None: no name) and the time."""
     refused: list[str] = []
     same = 0
     refused_seqs: dict[str, dict[int, str]] = {}  # session directory -> seq -> path of a landed file refused here
     landed = 0
     written: list[str] = []
+    sent_by: list[dict] = []
+    senders: set[str] = set()
     for rl in req.resource_logs:
+        res = _attrs(rl.resource)
+        who = {"instance": res.get("service.instance.id"), "service": res.get("service.name"), "credential": credential}
+        if rl.scope_logs:
+            senders.add(str(who["instance"]) if who["instance"] is not None else "(no service.instance.id)")
         for sl in rl.scope_logs:
             for rec in sl.log_records:
                 a = _attrs(rec)
@@ -97,6 +106,7 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
                             replaces=replaces if isinstance(replaces, str) else None):
                         landed += 1
                         written.append(rel)
+                        sent_by.append({"file": rel, "sha256": str(a.get("asz.file.digest")).lower(), **who})
                     else:
                         same += 1
                 except Refused as exc:
@@ -109,9 +119,11 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
     if written:
         index_sessions(root, written)
         record_landed(root, written, err)
+        record_senders(root, sent_by, err)
     if not quiet:
+        by = f"; from {', '.join(sorted(senders))}" + (f" (credential {credential})" if credential else "") if senders else ""
         said(err, f"logs: {landed + same + len(refused)} file(s): {landed} landed, {same} already there, "
-                  f"{len(refused)} rejected")
+                  f"{len(refused)} rejected{by}")
     resp = ExportLogsServiceResponse()
     if refused:
         resp.partial_success.rejected_log_records = len(refused)
@@ -146,6 +158,34 @@ def record_landed(root: Path, rels: list[str] | None, err: TextIO | None) -> Non
         print(f"note: {root / SESSION_LIST}: {MADE_LATE.format(list=SESSION_LIST, n=len(done.added))}", file=err, flush=True)
 
 
+_senders_lock = threading.Lock()
+
+
+def record_senders(root: Path, sent_by: list[dict], err: TextIO | None) -> None:
+    """Append ``sent_by`` (one dict per landed file: ``file``, ``sha256``, ``instance``, ``service``, ``credential``)
+    to the sender record of each file's session (:func:`asz_core.storage.senders.append_senders`), ``received_at``
+    now; rounds (``_conversations/…``) have none (a conversation's senders are its sessions'). One writer at a time.
+    A record that cannot be written is said on ``err`` (the files stay landed). Never raises."""
+    from ..sessiondata.times import format_rfc3339
+    from ..storage.senders import append_senders
+
+    at = format_rfc3339(time.time_ns())
+    by_session: dict[str, list[dict]] = {}
+    for e in sent_by:
+        if not e["file"].startswith("_"):
+            by_session.setdefault(e["file"].split("/", 1)[0], []).append(
+                {"file": e["file"], "sha256": e["sha256"], "received_at": at, "instance": e["instance"],
+                 "service": e["service"], "credential": e["credential"]})
+    with _senders_lock:
+        for session, entries in by_session.items():
+            try:
+                append_senders(root, session, entries)
+            except OSError as exc:
+                if err is not None:
+                    print(f"error: {session}: cannot record who sent {len(entries)} file(s): {exc.strerror or exc}",
+                          file=err, flush=True)
+
+
 def _reads_no_refused(rel: str, data: bytes, refused_seqs: dict[str, dict[int, str]]) -> None:
     """Refused for a round that reads a landed file refused earlier in the same request (it would name a file the
     root never gets; origin-digest §2.6). Across requests the pusher holds such rounds back."""
@@ -166,26 +206,37 @@ TOKEN_MISMATCH = "the bearer token does not match"
 
 
 class _Auth:
-    def __init__(self, token: str):
-        self.expected = f"Bearer {token}".encode() if token else b""
+    """The tokens a receiver accepts: ``tokens`` credential name -> token ({'': TOKEN} for one unnamed token, {} none)."""
+
+    def __init__(self, tokens: dict[str, str]):
+        self.expected = [(name, f"Bearer {token}".encode()) for name, token in tokens.items() if token]
+
+    def check(self, value: str | None) -> tuple[str, str | None]:
+        """``(why, name)``: ``why`` '' when ``value`` (the request's ``Authorization``, None when absent) is accepted,
+        else :data:`TOKEN_REQUIRED` (none sent) or :data:`TOKEN_MISMATCH` (another); ``name`` the accepted token's
+        credential name (None: no token needed, or one unnamed). Every token is compared, each in the same time
+        wherever the values differ (:func:`hmac.compare_digest`)."""
+        if not self.expected:
+            return "", None
+        if not value:
+            return TOKEN_REQUIRED, None
+        got = value.encode("utf-8", "surrogateescape")
+        hits = [name for name, want in self.expected if hmac.compare_digest(got, want)]
+        return ("", hits[0] or None) if hits else (TOKEN_MISMATCH, None)
 
     def refusal(self, value: str | None) -> str:
-        """'' when ``value`` (the request's ``Authorization``, None when absent) is accepted; else why not:
-        :data:`TOKEN_REQUIRED` when none was sent (absent or empty), :data:`TOKEN_MISMATCH` when another was. The
-        comparison takes the same time wherever the values differ (:func:`hmac.compare_digest`)."""
-        if not self.expected:
-            return ""
-        if not value:
-            return TOKEN_REQUIRED
-        return "" if hmac.compare_digest(value.encode("utf-8", "surrogateescape"), self.expected) else TOKEN_MISMATCH
+        """'' when ``value`` is accepted, else why not (:meth:`check`)."""
+        return self.check(value)[0]
 
 
-def _grpc_refusal(rcv: "Receiver", context) -> None:
-    """Abort the call UNAUTHENTICATED when its ``authorization`` metadata is refused (:meth:`_Auth.refusal`)."""
-    why = rcv.auth.refusal(dict(context.invocation_metadata()).get("authorization"))
+def _grpc_refusal(rcv: "Receiver", context) -> str | None:
+    """Abort the call UNAUTHENTICATED when its ``authorization`` metadata is refused (:meth:`_Auth.check`); else the
+    credential name of its token (None: none)."""
+    why, name = rcv.auth.check(dict(context.invocation_metadata()).get("authorization"))
     if why:
         said(rcv.err, f"refused a gRPC request: {why} (UNAUTHENTICATED)")
         context.abort(grpc.StatusCode.UNAUTHENTICATED, why)
+    return name
 
 
 class _LogsServicer(logs_service_pb2_grpc.LogsServiceServicer):
@@ -193,8 +244,8 @@ class _LogsServicer(logs_service_pb2_grpc.LogsServiceServicer):
         self.rcv = rcv
 
     def Export(self, request, context):  # noqa: N802 - the generated service's name
-        _grpc_refusal(self.rcv, context)
-        return answer_logs(self.rcv.root, request, self.rcv.err, self.rcv.quiet)
+        name = _grpc_refusal(self.rcv, context)
+        return answer_logs(self.rcv.root, request, self.rcv.err, self.rcv.quiet, name)
 
 
 class _MetricsServicer(metrics_service_pb2_grpc.MetricsServiceServicer):
@@ -230,7 +281,7 @@ class _Http(BaseHTTPRequestHandler):
         data = self.rfile.read(length) if length else b""
         if self.path not in ("/v1/logs", "/v1/metrics"):
             return self._reply(404, b"not found: POST /v1/logs or /v1/metrics\n", "text/plain")
-        why = rcv.auth.refusal(self.headers.get("Authorization"))
+        why, name = rcv.auth.check(self.headers.get("Authorization"))
         if why:
             return self._reply(401, f"{why}\n".encode(), "text/plain")
         if (self.headers.get("Content-Type") or "").split(";")[0].strip() != "application/x-protobuf":
@@ -242,7 +293,7 @@ class _Http(BaseHTTPRequestHandler):
             return self._reply(400, f"not an OTLP request: {exc}\n".encode(), "text/plain")
         if self.path == "/v1/metrics":
             rcv.metrics_said(req)
-        resp = answer_logs(rcv.root, req, rcv.err, rcv.quiet) if self.path == "/v1/logs" else ExportMetricsServiceResponse()
+        resp = answer_logs(rcv.root, req, rcv.err, rcv.quiet, name) if self.path == "/v1/logs" else ExportMetricsServiceResponse()
         self._reply(200, resp.SerializeToString())
 
 
@@ -299,14 +350,16 @@ class _Server(socketserver.ThreadingTCPServer):
 
 class Receiver:
     """The receiver of one root on ``listen`` (``HOST:PORT``; port 0 picks one). :meth:`start`, then
-    :attr:`address`; :meth:`serve_forever` blocks; :meth:`stop` ends it. ``token`` '' = no token needed."""
+    :attr:`address`; :meth:`serve_forever` blocks; :meth:`stop` ends it. ``token`` '' = no token needed; a dict is
+    credential name -> token (:func:`~asz_core.export.credentials.read_token_file`), each accepted, its name recorded
+    with the files its requests land."""
 
-    def __init__(self, root: str | os.PathLike, listen: str = DEFAULT_LISTEN, token: str = "", err: TextIO | None = None,
-                 quiet: bool = False):
+    def __init__(self, root: str | os.PathLike, listen: str = DEFAULT_LISTEN, token: str | dict[str, str] = "",
+                 err: TextIO | None = None, quiet: bool = False):
         self.root = Path(root)
         self.quiet = quiet  # no line for a request taken (refusals and rejections are still said)
         self.listen = listen
-        self.auth = _Auth(token)
+        self.auth = _Auth(token if isinstance(token, dict) else {"": token})
         self.err = err if err is not None else sys.stderr
         self.grpc_server: grpc.Server | None = None
         self.grpc_port = 0

@@ -58,6 +58,7 @@ from .clean import clean_session
 from .hints import WARNED, add_hints, conflict_of
 from .gate import refuse_empty_root
 from .listed import check_listed
+from .senders import check_senders
 from .listing import verify_listing
 from .names import WRITE_BITS, names_agree, show_path, shown_in
 from .report import (ALONE_NOTE, from_error, DUPLICATES_LINE, FILE_OK_LINE, OK_LINE, PARALLEL_MIN_FILES, SESSIONS_PER_JOB, SNAPSHOT_KINDS, TORN,
@@ -429,8 +430,8 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
         finally:
             checked.close()  # shuts the worker processes down now, not when collected
     section = _landed_section(len(sessions), streams, records, duplicates, uncursored, problems)
-    # sessions removed whole or emptied (_sessions.list); one session's verify holds that one to its line
-    check_listed(root, root_shown, sessions, empty, section, only=None if session is None else sessions[0].name)
+    check_listed(root, root_shown, sessions, empty, section, only=(only := None if session is None else sessions[0].name))
+    check_senders(root, root_shown, section, only, digests)  # above: _sessions.list's sessions gone; here: who sent what
     return VerifyReport([section])
 
 

@@ -57,6 +57,7 @@ from ..sessiondata.times import parse_instant
 from ..storage.layout import removed_count
 from .document import ViewError, list_conversations
 from .rows import read_head
+from ..storage.senders import instance_label, sender_matches, session_senders
 from .summary import REMOVED
 from .summary_cache import SummaryStore, conversation_summary
 from .prices import PriceTable, cost_of
@@ -67,9 +68,9 @@ from .zone import zone_of
 __all__ = ["VIEWS", "KEYS", "SORTS", "TIMED", "NO_TIME", "Counted", "read_root", "narrowed", "report", "totals", "untimed", "untimed_credits", "zone_of"]
 
 #: The report views and the key each row carries.
-VIEWS = ("daily", "weekly", "monthly", "blocks", "session", "project", "model")
+VIEWS = ("daily", "weekly", "monthly", "blocks", "session", "project", "model", "instance")
 KEYS = {"daily": "date", "weekly": "week", "monthly": "month", "blocks": "block", "session": "conversation",
-        "project": "project", "model": "model"}
+        "project": "project", "model": "model", "instance": "instance"}
 #: The views keyed by time: the calls with no time are their :data:`NO_TIME` row.
 TIMED = ("daily", "weekly", "monthly", "blocks")
 #: The row orders of :func:`report`: ``default`` (by key; a session by its first call), or by a figure, largest first.
@@ -138,6 +139,7 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
             places = got.places
             if not places.get("project") and removed_count(Path(root) / str(session or conv)):
                 places = {**places, "project": REMOVED}  # its cwd went with the text (seed 000, Skeletons)
+            places = {**places, "senders": session_senders(root, str(session or conv))}  # a receiving root's record
             held = "" if got.state == "verified" else got.state
             if not held and got.problems and verified_problems is not None:
                 verified_problems[conv] = list(got.problems)
@@ -207,15 +209,18 @@ def _held_unread(out: list[Counted], conv: str, places: dict, calls: tuple, head
     return known
 
 
-def narrowed(counted: Iterable[Counted], project: str = "", model: str = "") -> list[Counted]:
+def narrowed(counted: Iterable[Counted], project: str = "", model: str = "", instance: str = "") -> list[Counted]:
     """The ``counted`` calls of conversations whose project contains ``project`` and of models whose name contains
     ``model`` (case-insensitive, :func:`~asz_core.view.match.contains`: ``asz ls --project/--model``'s rule; empty:
     every one). A call is kept or left out by its own model: ``--model opus`` counts the opus calls of a conversation
     and leaves its haiku calls out. A held-back entry whose model is not known (the calls of a landed file that is
-    missing) is kept under a model filter: it may hold such calls, and it stays said."""
+    missing) is kept under a model filter: it may hold such calls, and it stays said. ``instance``: only the
+    conversations a receiver landed from an instance id or credential name containing it
+    (:func:`~asz_core.storage.senders.sender_matches`)."""
     from .match import contains
 
     return [c for c in counted if contains(c.places.get("project"), project)
+            and sender_matches(c.places.get("senders") or [], instance)
             and (contains(c.model, model) or (c.held != "" and not c.model))]
 
 
@@ -234,6 +239,8 @@ def _key(view: str, c: Counted, blocks: dict[int, str]) -> str:
         return c.places.get("project") or "(no project)"
     if view == "model":
         return c.model or "(no model)"
+    if view == "instance":
+        return instance_label(c.places.get("senders") or [])
     return c.conversation
 
 

@@ -19,7 +19,7 @@ from asz_core.export.settings import ExportConfig
 from export_helpers import sent_files
 from test_push_token import small_root  # noqa: F401 - the spotter project collected once (a fixture)
 
-LOGS = re.compile(r"^\[\d\d:\d\d:\d\d\] logs: (\d+) file\(s\): (\d+) landed, (\d+) already there, (\d+) rejected$")
+LOGS = re.compile(r"^\[\d\d:\d\d:\d\d\] logs: (\d+) file\(s\): (\d+) landed, (\d+) already there, (\d+) rejected(?:; from [^ ]+(?: \(credential [^)]+\))?)?$")
 
 
 @pytest.mark.parametrize("proto", ["grpc", "http"])

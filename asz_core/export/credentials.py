@@ -1,0 +1,59 @@
+"""The tokens ``asz receive`` accepts, and the name of each (trial 19, F17 and F20; docs/push.md, ``asz receive``).
+
+A receiver takes its token from ``--token-file PATH`` or ``$ASZ_RECEIVE_TOKEN``
+(``--token VALUE`` still works and is warned about: a command line is visible
+to every user of the machine). A token file holds either one token (one
+line, as ``asz push --token-file`` reads it) or one credential per line,
+``NAME TOKEN`` (blank lines and lines starting with ``#`` skipped), so each
+instance pushing to a team root can hold a token of its own and the
+receiver's sender record (:mod:`asz_core.storage.senders`) names the
+credential that sent each file. Never a token in a message.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .settings import check_token
+
+__all__ = ["RECEIVE_TOKEN_ENV", "read_token_file", "tokens_from_env"]
+
+#: The environment variable ``asz receive`` reads its one token from when no ``--token-file`` is given.
+RECEIVE_TOKEN_ENV = "ASZ_RECEIVE_TOKEN"
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
+
+
+def read_token_file(path: Path) -> dict[str, str]:
+    """Credential name -> token from ``path``: ``{'': TOKEN}`` for a file of one token, ``{NAME: TOKEN, …}`` for one of
+    ``NAME TOKEN`` lines. Raises ValueError naming the file and line, never a token: unreadable, no token, a name
+    that is not ``[A-Za-z0-9][A-Za-z0-9._@+-]*`` (≤ 64), a line of three fields or more, a name or token given twice."""
+    where = f"--token-file {path}"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{where}: {getattr(exc, 'strerror', None) or exc}") from None
+    lines = [(n, ln.split()) for n, ln in enumerate(text.splitlines(), 1) if ln.strip() and not ln.lstrip().startswith("#")]
+    if len(lines) == 1 and len(lines[0][1]) == 1:
+        return {"": check_token(lines[0][1][0], where)}
+    out: dict[str, str] = {}
+    for n, fields in lines:
+        if len(fields) != 2:
+            raise ValueError(f"{where}: line {n}: expected 'NAME TOKEN' (one credential a line), got {len(fields)} field(s)")
+        name, token = fields
+        if not _NAME.match(name):
+            raise ValueError(f"{where}: line {n}: {name[:40]!r} is not a credential name (letters, digits, . _ @ + -)")
+        if name in out:
+            raise ValueError(f"{where}: line {n}: the name {name} is given twice")
+        if check_token(token, f"{where}: line {n}") in out.values():
+            raise ValueError(f"{where}: line {n}: the token of {name} is another name's token too (one token a credential)")
+        out[name] = token
+    if not out:
+        raise ValueError(f"{where}: no token in it")
+    return out
+
+
+def tokens_from_env(value: str) -> dict[str, str]:
+    """``{'': TOKEN}`` for ``$ASZ_RECEIVE_TOKEN``'s ``value`` checked (ValueError never naming it); {} when empty."""
+    return {"": check_token(value, f"${RECEIVE_TOKEN_ENV}")} if value.strip() else {}

@@ -1,0 +1,173 @@
+"""The sender record of a receiving root: who sent each landed file (trial 19, F3 and F17; docs/push.md).
+
+``asz receive`` lands the bytes ``asz push`` sends, write-once, and nothing
+in those bytes says which instance sent them. Beside them, never inside,
+it appends one JSON line per file it lands to ``<root>/_received/<session
+directory>.senders``::
+
+    {"file":"<session>/streams/main/transcript-…-000001.sd","sha256":"9f2c…","received_at":"2026-12-04T00:20:01.5Z",
+     "instance":"dev@hostA","service":"Claude Code","credential":"alice","prev":"<sha256 of the line before>",
+     "digest":"<sha256 of this line's JSON without digest>"}
+
+``file`` and ``sha256`` name the landed file (its whole bytes' SHA-256, what
+``asz.file.digest`` said and the receiver checked); ``received_at`` when it
+landed (the receiver's clock); ``instance`` and ``service`` the
+``service.instance.id`` and ``service.name`` of the request's resource
+(``null`` when absent); ``credential`` the name the receiver's token file
+gives the token the request carried (``null``: no token, or one unnamed
+token; a token itself is never written). ``prev`` is the SHA-256 of the line
+before (``""`` for the first) and ``digest`` the SHA-256 of the line's own
+JSON without it, so the file is evidence of its own with its own digests:
+a line edited, dropped or put back in another order breaks them
+(:func:`read_senders` says where). Like every digest in asz this is
+integrity, not authenticity: whoever can write the root can write a
+consistent record. It cannot be derived from the
+landed files (they are byte for byte what the pusher landed), so it is not
+under ``_index/`` (derived, deletable); it is not Session Data either, and
+``asz verify`` checks it apart: every line reads, the chain holds, and each
+file it names is in the root with that digest (or a skeleton of it).
+
+Lines are appended under the receiver's landing lock, written whole and
+fsynced after each request's files landed; a crash can leave a last line
+cut short, which readers skip and say.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import orjson
+
+__all__ = ["RECEIVED", "NOT_RECEIVED", "SendersRead", "append_senders", "instance_label", "read_senders", "sender_matches",
+           "senders_path", "senders_summary", "session_senders"]
+
+#: The directory of the sender records in a receiving root.
+RECEIVED = "_received"
+
+
+def senders_path(root: str | os.PathLike, session_dir: str) -> Path:
+    """``<root>/_received/<session_dir>.senders``."""
+    return Path(root) / RECEIVED / f"{session_dir}.senders"
+
+
+def _last_line(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - 65536))
+            tail = f.read()
+    except FileNotFoundError:
+        return b""
+    lines = tail.split(b"\n")
+    return lines[-2] + b"\n" if len(lines) >= 2 else b""
+
+
+def append_senders(root: str | os.PathLike, session_dir: str, entries: list[dict]) -> None:
+    """Append ``entries`` (each: ``file``, ``sha256``, ``received_at``, ``instance``, ``service``, ``credential``) to
+    the session's sender record, each line chained to the one before (``prev``), then fsync. Raises OSError."""
+    path = senders_path(root, session_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    prev = _last_line(path)
+    out = bytearray()
+    for e in entries:
+        d = {**e, "prev": hashlib.sha256(prev).hexdigest() if prev else ""}
+        line = orjson.dumps({**d, "digest": hashlib.sha256(orjson.dumps(d)).hexdigest()}) + b"\n"
+        out += line
+        prev = line
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, bytes(out))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class SendersRead:
+    """One record read: ``entries`` (the lines that read, in order) and ``problems`` (``line N: why``)."""
+
+    def __init__(self) -> None:
+        self.entries: list[dict] = []
+        self.problems: list[str] = []
+
+
+def read_senders(path: str | os.PathLike) -> SendersRead:
+    """The lines of a sender record and what is wrong with it: a line that is no JSON object with a ``file``, a
+    ``prev`` that is not the SHA-256 of the line before (edited, dropped or moved), a last line cut short. A missing
+    file reads empty. Never raises."""
+    got = SendersRead()
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return got
+    prev = b""
+    lines = data.split(b"\n")
+    for n, raw in enumerate(lines[:-1], 1):
+        line = raw + b"\n"
+        try:
+            d = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            d = None
+        if not isinstance(d, dict) or not isinstance(d.get("file"), str):
+            got.problems.append(f"line {n}: not a sender line (a JSON object naming a file)")
+        elif d.get("digest") != hashlib.sha256(orjson.dumps({k: v for k, v in d.items() if k != "digest"})).hexdigest():
+            got.problems.append(f"line {n}: its digest is not the SHA-256 of the rest of the line: the line was changed")
+            got.entries.append(d)
+        elif d.get("prev") != (hashlib.sha256(prev).hexdigest() if prev else ""):
+            got.problems.append(f"line {n}: prev is not the SHA-256 of the line before it: a line was changed, "
+                                "left out or moved")
+            got.entries.append(d)
+        else:
+            got.entries.append(d)
+        prev = line
+    if lines[-1]:
+        got.problems.append(f"line {len(lines)}: cut short (no newline): the receiver stopped while writing it")
+    return got
+
+
+def senders_summary(entries: list[dict]) -> list[dict]:
+    """One dict per sender (``instance``, ``credential``) in order of first file: ``instance``, ``credential``,
+    ``files`` (landed files it sent), ``first_received`` and ``last_received`` (RFC 3339)."""
+    out: dict[tuple, dict] = {}
+    for e in entries:
+        key = (e.get("instance"), e.get("credential"))
+        s = out.setdefault(key, {"instance": key[0], "credential": key[1], "files": 0,
+                                 "first_received": e.get("received_at"), "last_received": e.get("received_at")})
+        s["files"] += 1
+        s["last_received"] = e.get("received_at") or s["last_received"]
+    return list(out.values())
+
+
+def session_senders(root: str | os.PathLike, session: str) -> list[dict]:
+    """:func:`senders_summary` of session ``session``'s record (its id; the directory name is its
+    :func:`~asz_core.storage.layout.dir_name`); [] when the root holds no record of it (not a receiving root, or a
+    session collected here). Never raises."""
+    from .layout import dir_name
+
+    try:
+        name = dir_name(session)
+    except ValueError:
+        return []
+    return senders_summary(read_senders(senders_path(root, name)).entries)
+
+
+def instance_label(senders: list[dict]) -> str:
+    """The instance ids of ``senders`` (:func:`senders_summary`), distinct, sorted, joined by ``, `` (``(no instance
+    id)`` for files sent without one); ``(not received)`` when there is none: what ``asz usage instance`` groups by."""
+    names = sorted({s["instance"] if isinstance(s.get("instance"), str) else "(no instance id)" for s in senders})
+    return ", ".join(names) if names else NOT_RECEIVED
+
+
+#: What ``asz usage instance`` calls a conversation no receiver landed (no sender record).
+NOT_RECEIVED = "(not received)"
+
+
+def sender_matches(senders: list[dict], text: str) -> bool:
+    """True when ``text`` ('' matches all) is in the instance id or the credential name of one of ``senders``
+    (case-insensitive): what ``asz ls --instance`` and ``asz usage --instance`` keep."""
+    if not text:
+        return True
+    t = text.casefold()
+    return any(t in str(s.get(k) or "").casefold() for s in senders for k in ("instance", "credential"))

@@ -1,0 +1,76 @@
+"""``asz verify`` over a receiving root's sender record (trial 19, F3 and F17; docs/push.md, "Who sent what").
+
+The record (:mod:`asz_core.storage.senders`, ``_received/<session>.senders``)
+is the receiver's own account of who sent each file, kept beside the landed
+files and never inside them. It cannot be derived from them, so verify checks
+it as evidence of its own: every line reads, each line's ``prev`` is the
+SHA-256 of the line before (none changed, left out or moved), and each file it
+names is in the root with the SHA-256 the line keeps (a skeleton by the digest
+its ``removed`` header keeps). A ``note`` names who sent what. Digests are
+integrity, not authenticity: a line proves what this receiver wrote, not
+who the sender was beyond the token it held.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..flow.round import landed_file_digest
+from ..storage.senders import RECEIVED, read_senders, senders_summary
+from .report import Problem, Section
+
+__all__ = ["SENDER_RECORD", "check_senders"]
+
+#: The problem name of a sender record's finding.
+SENDER_RECORD = "sender record"
+
+
+def _digest_of(path: Path, digests: dict[str, str] | None) -> str:
+    """The whole-file SHA-256 of the landed file at ``path`` (``digests`` when it found it), else of its skeleton's
+    ``removed`` digest; '' when neither is there or reads."""
+    if digests is not None and str(path) in digests:
+        return digests[str(path)]
+    for p in (path, path.with_suffix(".sk")):
+        try:
+            return landed_file_digest(p)
+        except (OSError, ValueError, EOFError):
+            continue
+    return ""
+
+
+def check_senders(root: Path, root_shown: str, section: Section, only: str | None = None,
+                  digests: dict[str, str] | None = None) -> None:
+    """Add to ``section`` one :data:`SENDER_RECORD` problem per line of ``root``'s sender records (``only``: that
+    session directory's) that does not read or breaks the chain, or names a file the root does not hold with that
+    digest, and one note ``received (sender record, _received/): N landed file(s): N from INSTANCE (credential NAME), …``.
+    Count
+    ``sender_lines`` when not 0. Nothing when the root has no ``_received``."""
+    base = root / RECEIVED
+    if not base.is_dir():
+        return
+    names = [f"{only}.senders"] if only is not None else sorted(n for n in os.listdir(base) if n.endswith(".senders"))
+    lines, every = 0, []
+    for name in names:
+        path = base / name
+        if not path.is_file():
+            continue
+        shown = os.path.join(root_shown, RECEIVED, name)
+        got = read_senders(path)
+        lines += len(got.entries)
+        for p in got.problems:
+            n, _, why = p.partition(": ")
+            section.problems.append(Problem(shown, int(n.split()[1]), "", SENDER_RECORD, why))
+        for n, e in enumerate(got.entries, 1):
+            rel = str(e.get("file"))
+            if rel.startswith("/") or ".." in rel.split("/") or not rel.startswith(name[:-len(".senders")] + "/"):
+                section.problems.append(Problem(shown, n, "file", SENDER_RECORD, f"{rel!r} is not a file of this session"))
+            elif _digest_of(root / rel, digests) != e.get("sha256"):
+                section.problems.append(Problem(shown, n, "sha256", SENDER_RECORD,
+                                                f"{rel} is not in the root with the SHA-256 this line keeps"))
+        every += got.entries
+    who = ", ".join(f"{s['files']} from {s['instance'] or '(no instance id)'}"
+                    + (f" (credential {s['credential']})" if s["credential"] else "") for s in senders_summary(every))
+    if who:
+        section.notes.append(f"received (sender record, {RECEIVED}/): {lines} landed file(s): {who}")
+        section.counts["sender_lines"] = lines

@@ -1,0 +1,177 @@
+"""Who sent what to a team root (trial 19: F3, F17, F20): ``asz receive`` records, beside the landed files and
+without changing a byte of them, the instance id, the time and the token's credential name of each file it lands
+(``_received/<session>.senders``), ``asz verify`` checks that record, and ``asz ls`` / ``asz usage`` read it.
+
+Real input: two corpus projects collected by the real ``asz collect --once`` into two worker roots, pushed by the real
+pass over gRPC and HTTP to a real loopback receiver whose token file gives each worker its own credential.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from asz_core.export.credentials import read_token_file
+from asz_core.export.push import push
+from asz_core.export.receive import Receiver
+from asz_core.export.settings import ExportConfig
+
+from export_helpers import ASZ, asz, collect_corpus, sent_files
+
+WORKERS = {"a": ("-home-user-spotter", "dev@hostA", "alice", "tokA-1", "grpc"),
+           "b": ("-home-user-sample-project", "dev@hostB", "bob", "tokB-2", "http")}
+
+
+@pytest.fixture(scope="module")
+def team(corpus_dir, tmp_path_factory) -> dict:
+    """Both workers collected and pushed to one receiver: the team root, the worker roots, the token file."""
+    base = tmp_path_factory.mktemp("senders")
+    tokens = base / "tokens"
+    tokens.write_text("# name token\n" + "".join(f"{w[2]} {w[3]}\n" for w in WORKERS.values()))
+    rcv = Receiver(base / "team", "127.0.0.1:0", token=read_token_file(tokens)).start().serve_in_thread()
+    roots = {}
+    try:
+        for key, (project, instance, _, token, proto) in WORKERS.items():
+            shutil.copytree(corpus_dir / "claude-code" / "projects" / project, base / key / "src" / project)
+            collect_corpus(base / key / "src", base / key / "root", base / key)
+            cfg = ExportConfig(instance_id=instance, headers={"Authorization": f"Bearer {token}"})
+            rep = push(base / key / "root", cfg, endpoint=f"{proto}://{rcv.address}")
+            assert rep.ok and rep.files, rep.problems
+            roots[key] = base / key / "root"
+    finally:
+        rcv.stop()
+    return {"team": base / "team", "roots": roots}
+
+
+def _records(team_root: Path) -> list[dict]:
+    return [orjson.loads(line) for p in sorted((team_root / "_received").glob("*.senders"))
+            for line in p.read_bytes().splitlines()]
+
+
+def test_each_landed_file_names_its_sender_and_no_landed_byte_changes(team):
+    landed = {rel: d for rel, d in sent_files(team["team"]).items() if rel.endswith(".sd")}
+    records = _records(team["team"])
+    assert {r["file"]: r["sha256"] for r in records} == landed  # one line per landed file, its bytes' digest
+    for key, root in team["roots"].items():
+        _, instance, credential, token, _ = WORKERS[key]
+        mine = {rel: d for rel, d in sent_files(root).items() if rel.endswith(".sd")}
+        assert mine and all(landed[rel] == d for rel, d in mine.items())  # byte for byte what the worker landed
+        lines = [r for r in records if r["file"] in mine]
+        assert {(r["instance"], r["credential"], r["service"]) for r in lines} == {(instance, credential, "Claude Code")}
+        assert all(r["received_at"].endswith("Z") for r in lines)
+    text = b"".join(p.read_bytes() for p in (team["team"] / "_received").iterdir())
+    assert b"tokA-1" not in text and b"tokB-2" not in text  # never a token
+
+
+def test_verify_checks_the_record_and_names_who_sent(team, tmp_path):
+    p = asz("verify", "--root", str(team["team"]))
+    assert p.returncode == 0, p.stdout + p.stderr
+    n_a = len([r for r in sent_files(team["roots"]["a"]) if r.endswith(".sd")])
+    n_b = len([r for r in sent_files(team["roots"]["b"]) if r.endswith(".sd")])
+    assert (f"received (sender record, _received/): {n_a + n_b} landed file(s): {n_a} from dev@hostA (credential alice), "
+            f"{n_b} from dev@hostB (credential bob)") in p.stdout
+    copy = tmp_path / "team"
+    shutil.copytree(team["team"], copy, symlinks=True)
+    rec = max((copy / "_received").glob("*.senders"), key=lambda p: p.stat().st_size)
+    lines = rec.read_bytes().splitlines(keepends=True)
+    assert len(lines) >= 2
+    edited = [lines[0].replace(b"dev@host", b"dev@evil"), *lines[1:]]  # a sender rewritten after the fact
+    rec.write_bytes(b"".join(edited))
+    bad = asz("verify", "--root", str(copy))
+    assert bad.returncode == 1
+    assert ".senders:1: sender record: its digest is not the SHA-256 of the rest of the line" in bad.stdout
+    assert ".senders:2: sender record: prev is not the SHA-256 of the line before it" in bad.stdout
+    rec.write_bytes(b"".join(lines[1:]))  # the first line left out
+    assert ".senders:1: sender record: prev is not the SHA-256" in asz("verify", "--root", str(copy)).stdout
+    rec.write_bytes(b"".join(lines))
+    gone = next(p for p in copy.rglob("*.sd") if p.name.endswith("-000001.sd") and p.parent.parent.parent.name in rec.name)
+    gone.chmod(0o644)
+    gone.unlink()  # a landed file the record names, gone
+    assert f"sender record [sha256]: {gone.relative_to(copy).as_posix()} is not in the root" in asz("verify", "--root", str(copy)).stdout
+
+
+def test_ls_and_usage_read_the_senders(team):
+    rows = json.loads(asz("ls", "--root", str(team["team"]), "--json").stdout)
+    assert {r["senders"][0]["instance"] for r in rows} == {"dev@hostA", "dev@hostB"}
+    only_b = json.loads(asz("ls", "--root", str(team["team"]), "--json", "--instance", "BOB").stdout)
+    assert [r["senders"][0]["credential"] for r in only_b] == ["bob"] * len(only_b) and only_b
+    none = asz("ls", "--root", str(team["team"]), "--instance", "nobody")
+    assert none.returncode == 1 and "--instance" in none.stderr
+    by = {r["instance"]: r for r in json.loads(asz("usage", "instance", "--root", str(team["team"]), "--json").stdout)}
+    for key, root in team["roots"].items():
+        own = json.loads(asz("usage", "--root", str(root), "--json").stdout)[0]["total"]
+        assert by[WORKERS[key][1]]["cost"] == own["cost"] and by[WORKERS[key][1]]["calls"] == own["calls"]
+        one = json.loads(asz("usage", "--root", str(team["team"]), "--json", "--instance", WORKERS[key][1]).stdout)
+        assert one[0]["total"]["calls"] == own["calls"]
+    plain = json.loads(asz("usage", "instance", "--root", str(team["roots"]["a"]), "--json").stdout)
+    assert [r["instance"] for r in plain] == ["(not received)"]  # a worker root: nothing received
+
+
+def test_token_file_forms(tmp_path):
+    one = tmp_path / "one"
+    one.write_text("s3cret\n")
+    assert read_token_file(one) == {"": "s3cret"}
+    for text, words in (("a t1\na t2\n", "given twice"), ("a t1\nb t1\n", "another name's token"),
+                        ("a b c\nd e\n", "expected 'NAME TOKEN'"), ("", "no token"), ("../x t1\ny t2\n", "not a credential name")):
+        one.write_text(text)
+        with pytest.raises(ValueError, match=words) as exc:
+            read_token_file(one)
+        assert "t1" not in str(exc.value) and "t2" not in str(exc.value)
+
+
+def _start(args: list[str], env: dict | None = None) -> tuple[subprocess.Popen, str, str]:
+    """``asz receive ARGS`` as a child; its stderr up to the ``receiving:`` line (warnings before it), and the address."""
+    p = subprocess.Popen([*ASZ, "receive", "--listen", "127.0.0.1:0", *args], stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, **(env or {})})
+    said = ""
+    while True:
+        line = p.stderr.readline()
+        said += line
+        if not line or line.startswith("receiving:"):
+            break
+    return p, said, said.rsplit(" on ", 1)[-1].split(" into ")[0] if "receiving:" in said else ""
+
+
+def _status(address: str, token: str | None) -> int:
+    host, port = address.rsplit(":", 1)
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    headers = {"Content-Type": "application/x-protobuf", **({"Authorization": f"Bearer {token}"} if token else {})}
+    try:
+        conn.request("POST", "/v1/logs", body=b"", headers=headers)
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("how", ["--token", "env", "--token-file"])
+def test_receive_token_sources(how, tmp_path):
+    """F20: --token still works but says on stderr that ps shows it; $ASZ_RECEIVE_TOKEN and --token-file do not."""
+    (tmp_path / "tok").write_text("s3cret\n")
+    args = {"--token": ["--token", "s3cret"], "env": [], "--token-file": ["--token-file", str(tmp_path / "tok")]}[how]
+    p, said, address = _start(["--root", str(tmp_path / "r"), *args], {"ASZ_RECEIVE_TOKEN": "s3cret"} if how == "env" else None)
+    try:
+        assert address, said
+        assert ("warning: --token puts the token on the command line" in said) == (how == "--token")
+        assert "s3cret" not in said
+        assert (_status(address, None), _status(address, "wrong"), _status(address, "s3cret")) == (401, 401, 200)
+    finally:
+        p.send_signal(signal.SIGINT)
+        assert p.wait(timeout=30) == 0
+        p.stderr.close()
+
+
+def test_receive_token_file_that_does_not_read_is_a_usage_error(tmp_path):
+    (tmp_path / "tok").write_text("a x y z\n")
+    p = subprocess.run([*ASZ, "receive", "--root", str(tmp_path / "r"), "--token-file", str(tmp_path / "tok")],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "expected 'NAME TOKEN'" in p.stderr and "x y z" not in p.stderr
