@@ -7,6 +7,9 @@
   (``asz_core.storage.cursor``).
 - ``asz_core.sessiondata.jsoncheck``: whether a source line is orjson's own encoding of its value, told from its
   bytes (``asz_core.canonical_json``), so the Claude Code adapter no longer encodes every line again to know it.
+- ``asz_adapters_claude.usual_line``: the Claude Code adapter's own: the usual transcript line (an assistant line of
+  text, call and thinking blocks; a runtime bookkeeping line) into its record and parts in one call, the Python of
+  transcript.py and blocks.py its definition and fallback.
 
 Where no C compiler is found, or it fails, the install goes on without them and the same work is done in Python
 (asz_core/verify/landed.py, asz_core/sessiondata/numberprobe.py), with the same results (docs/verify.md, How fast;
@@ -22,7 +25,7 @@ from setuptools import Extension, setup
 def compiled(name: str, source: str) -> Extension:
     """The optional extension ``name`` built from ``source``, holding the SHA-256 of that source as ``SOURCE_SHA256``
     (asz_core/sessiondata/compiled.py uses a module only when it matches the ``.c`` beside it)."""
-    digest = hashlib.sha256(Path(__file__).with_name("asz_core").joinpath(*source.split("/")[1:]).read_bytes()).hexdigest()
+    digest = hashlib.sha256(Path(__file__).parent.joinpath(*source.split("/")).read_bytes()).hexdigest()
     return Extension(name, [source], optional=True, depends=["asz_core/sessiondata/source_digest.h"],
                      define_macros=[("ASZ_SOURCE_SHA256", f'"{digest}"')])
 
@@ -31,4 +34,5 @@ setup(ext_modules=[
     compiled("asz_core.verify.linescan", "asz_core/verify/linescan.c"),
     compiled("asz_core.sessiondata.bytescan", "asz_core/sessiondata/bytescan.c"),
     compiled("asz_core.sessiondata.jsoncheck", "asz_core/sessiondata/jsoncheck.c"),
+    compiled("asz_adapters_claude.usual_line", "asz_adapters_claude/usual_line.c"),
 ])

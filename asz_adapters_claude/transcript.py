@@ -13,10 +13,10 @@ from typing import Any, Mapping
 
 import orjson
 
-from asz_core import Part, Record, Source, unknown_part
+from asz_core import Dropped, Part, RawJSON, Record, Source, Usage, load_compiled, unknown_part
 
-from .blocks import (Parts, attachment_flags, note_content_list, ordered_flags, shown, str_of, usage_of,
-                     withheld_flags_of_undecodable)
+from .blocks import (SIGNATURE_WHY, Parts, attachment_flags, mcp_split, note_content_list, ordered_flags, shown, str_of,
+                     usage_of, withheld_flags_of_undecodable)
 from .changes import derive_changes, editing_tool_of
 from .jsonspans import Obj
 from .prompts import prompt_blocks
@@ -221,7 +221,21 @@ def label_target(rec) -> str | None:
     return None if data.get("type") == "summary" else ""
 
 
+#: The adapter's optional compiled module (asz_adapters_claude/usual_line.c): the usual line (an assistant line of text,
+#: call and thinking blocks; a runtime bookkeeping line) filled in one C call exactly as :func:`transcript_record`
+#: fills it; None without it (no C compiler, or a build from another version of its source).
+usual_line = load_compiled("asz_adapters_claude.usual_line")
+if usual_line is not None:
+    usual_line.setup(Part, RawJSON, Usage, Dropped, orjson.dumps, mcp_split,
+                     DESCRIBED_TYPES - {"user", "assistant", "attachment", "system"},
+                     tuple(ordered_flags({"synthetic", "finished", "reset_summary", "injected"})), SIGNATURE_WHY)
+
+
 def transcript_record(rec: Record, obj: Obj, raw: bytes, source: Source | None = None) -> None:
+    """Fill ``rec`` (fresh from :func:`~asz_adapters_claude.convert.convert_record`) from the transcript line ``obj``
+    (its bytes ``raw``): identifiers, flags, trigger, usage, parts and dropped (origin-digest §5.1). A line that is
+    orjson's own encoding of its value is offered first to :data:`usual_line`, which fills the usual shapes the same
+    way in C and leaves any other untouched (issue 22)."""
     v = obj.value
     t = v.get("type")
     if not isinstance(t, str) or t not in DESCRIBED_TYPES:
@@ -231,6 +245,8 @@ def transcript_record(rec: Record, obj: Obj, raw: bytes, source: Source | None =
             else "a record with no type is not one this dialect describes"
         )
         unknown_record(rec, raw, reason)
+        return
+    if usual_line is not None and obj.canonical and usual_line.fill(rec, v, obj.buf, obj.start, obj.end):
         return
     message = v.get("message") if t in ("user", "assistant") and isinstance(v.get("message"), dict) else None
     attachment = v.get("attachment") if t == "attachment" and isinstance(v.get("attachment"), dict) else None

@@ -72,6 +72,7 @@ _LAZY = {
     "json_loads": ("asz_core.sessiondata.jsonbytes", "loads"),
     "nesting_depth": "asz_core.sessiondata.jsonbytes",
     "canonical_json": "asz_core.sessiondata.canonical",
+    "load_compiled": "asz_core.sessiondata.compiled",
     **dict.fromkeys(("loads_source", "settle_surrogates"), "asz_core.sessiondata.surrogates"),
     # issue 10: provider bodies (seed 000, Provider bodies)
     **dict.fromkeys(("BodyError", "BodyMeta", "MissingReference", "TooLarge"), "asz_core.sessiondata.providerbody"),
@@ -149,6 +150,7 @@ __all__ = [
     "JSONSpanError",
     "json_loads",
     "canonical_json",
+    "load_compiled",
     "loads_source",
     "settle_surrogates",
     "BodyError",

@@ -20,7 +20,8 @@ from asz_core.sessiondata.compiled import load_compiled
 REPO = Path(__file__).resolve().parents[2]
 MODULES = [("asz_core.sessiondata.bytescan", REPO / "asz_core/sessiondata/bytescan.c"),
            ("asz_core.verify.linescan", REPO / "asz_core/verify/linescan.c"),
-           ("asz_core.sessiondata.jsoncheck", REPO / "asz_core/sessiondata/jsoncheck.c")]
+           ("asz_core.sessiondata.jsoncheck", REPO / "asz_core/sessiondata/jsoncheck.c"),
+           ("asz_adapters_claude.usual_line", REPO / "asz_adapters_claude/usual_line.c")]
 
 
 def _built(module: str) -> Path:
@@ -30,7 +31,7 @@ def _built(module: str) -> Path:
     return Path(spec.origin)
 
 
-@pytest.mark.parametrize("module,source", MODULES, ids=["bytescan", "linescan", "jsoncheck"])
+@pytest.mark.parametrize("module,source", MODULES, ids=["bytescan", "linescan", "jsoncheck", "usual_line"])
 def test_the_installed_module_is_built_from_its_source(module, source):
     _built(module)
     mod = load_compiled(module)
@@ -38,7 +39,7 @@ def test_the_installed_module_is_built_from_its_source(module, source):
     assert mod.SOURCE_SHA256 == hashlib.sha256(source.read_bytes()).hexdigest()
 
 
-@pytest.mark.parametrize("module,source", MODULES, ids=["bytescan", "linescan", "jsoncheck"])
+@pytest.mark.parametrize("module,source", MODULES, ids=["bytescan", "linescan", "jsoncheck", "usual_line"])
 def test_a_module_built_from_another_version_of_its_source_is_not_used(module, source, tmp_path, monkeypatch, capfd):
     so = _built(module)
     name = module.rpartition(".")[2]
