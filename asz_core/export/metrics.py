@@ -11,11 +11,16 @@ Three monotonic delta sums per minute, values doubles:
   after it ended), per (minute, ``session.id``, ``mcp_server.name``,
   ``mcp_server.source``, ``mcp_tool.name``, ``outcome``, ``query_source``).
 
-What was sent is kept per session in ``<session>/metrics/sent.json`` (the
-counts sent per call, the execution ids counted, and the head round they were
-read at), so each token and execution is counted once; the file is written after the receiver answered, so a
-crash between the two sends those points again (a metric can be counted
-twice then, never lost).
+What was sent is kept per session and per endpoint in
+``<session>/metrics/sent-<endpoint, percent-escaped>.json`` (the counts sent
+per call, the execution ids counted, and the head round they were read at),
+so each token and execution is counted once at each receiver; the file is
+written after the receiver answered, so a crash between the two sends those
+points again (a metric can be counted twice then, never lost). A
+``sent.json`` written before 2026-12-04 named no endpoint: it belongs to the
+endpoint ``push.state`` named when the pass began, and is renamed to that
+endpoint's file the first time it is read (:func:`sent_path`; trial 19, F23:
+a second endpoint got every file and never a metric).
 """
 
 from __future__ import annotations
@@ -40,11 +45,12 @@ from .. import __version__
 from ..flow.chain import Chain, conversation_dirs
 from ..sessiondata import SDReader, parse_instant
 from ..storage.layout import landed_files, session_dir
+from .state import endpoint_key
 from .wire import SCOPE, kvs, resource
 
-__all__ = ["derive", "metrics_request", "send_metrics", "SENT"]
+__all__ = ["derive", "metrics_request", "send_metrics", "sent_path", "SENT"]
 
-#: Per-session file of what was sent.
+#: Per-session file of what was sent, before 2026-12-04 (no endpoint named; :func:`sent_path`).
 SENT = Path("metrics") / "sent.json"
 _TYPES = (("in", "input"), ("out", "output"), ("cache_read", "cacheRead"), ("cache_write", "cacheCreation"))
 _MINUTE = 60_000_000_000
@@ -138,6 +144,20 @@ def metrics_request(points: dict, res) -> ExportMetricsServiceRequest:
     return ExportMetricsServiceRequest(resource_metrics=[ResourceMetrics(resource=res, scope_metrics=[sm])])
 
 
+def sent_path(sdir: Path, endpoint: str, owner: str) -> Path:
+    """``<sdir>/metrics/sent-<key>.json``: what was sent of session ``sdir`` to ``endpoint``
+    (:func:`~asz_core.export.state.endpoint_key`). A ``sent.json`` of before, with no endpoint's file yet, is renamed
+    to the file of ``owner`` (the endpoint ``push.state`` named when the pass began; ``endpoint`` when '' ), whose
+    receipts it holds. Raises OSError when it cannot be renamed."""
+    mine = sdir / "metrics" / f"sent-{endpoint_key(endpoint)}.json"
+    old = sdir / SENT
+    if not mine.is_file() and old.is_file():
+        theirs = sdir / "metrics" / f"sent-{endpoint_key(owner or endpoint)}.json"
+        if not theirs.is_file():
+            os.replace(old, theirs)
+    return mine
+
+
 def _write(path: Path, value: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -169,8 +189,8 @@ def send_metrics(p) -> None:
                 # points would count calls whose records it never took from us, twice where it has them already.
                 p.held_metrics += 1
                 continue
-            sent_path = sdir / SENT
-            sent = orjson.loads(sent_path.read_bytes()) if sent_path.is_file() else {}
+            sent_at = sent_path(sdir, p.state.endpoint, p.metrics_owner)
+            sent = orjson.loads(sent_at.read_bytes()) if sent_at.is_file() else {}
             if sent.get("head") == head.path.name and sent.get("executions_seq") == _top_seq(sdir) and "usage" in sent:
                 continue
             calls, state, _ = checked_call_ids(p.root, cdir.name)
@@ -189,7 +209,7 @@ def send_metrics(p) -> None:
                 p.problem(f"metrics of {session}: {ans.error}")
                 return
             p.rep.metrics += len(points)
-        _write(sent_path, now_sent)
+        _write(sent_at, now_sent)
 
 
 def _top_seq(sdir: Path) -> int:

@@ -40,7 +40,7 @@ from .state import PushState
 from .transport import Answer, Sender, sender
 from .wire import REPLACES, Described, OutFile, RoundTitles, kvs, log_record, logs_request, outbox, resource, runtime_of
 
-__all__ = ["PushReport", "PushInterrupted", "PROBE_OVER", "push", "held_back", "replaced_chains", "export_lock", "endpoint_name", "human_bytes"]
+__all__ = ["PushReport", "PushInterrupted", "PROBE_OVER", "NOT_TAKEN", "push", "held_back", "replaced_chains", "export_lock", "endpoint_name", "human_bytes"]
 
 
 def human_bytes(n: int) -> str:
@@ -98,6 +98,13 @@ def endpoint_name(cfg: ExportConfig, endpoint: str | None = None) -> str:
 PROBE_OVER = 64 * 1024
 
 
+#: How a pass ends its line for files an earlier pass had rejected (trial 19, F4: "the receiver lacks them" was wrong
+#: where the receiver holds the same session, landed from another root).
+NOT_TAKEN = ("; the receiver did not take them from this root (when it answered that a seq is already landed as "
+             "another file, it holds the session from another root: docs/push.md, Known limits, the same session "
+             "in two roots)")
+
+
 class _Pass:
     def __init__(self, root: Path, cfg: ExportConfig, snd: Sender, state: PushState, err: TextIO,
                  backoff: float, attempts: int, sleep: Callable[[float], None]):
@@ -115,6 +122,7 @@ class _Pass:
             self._refused(rel)
         self.held_rounds: dict[str, int] = {}  # session -> rounds not sent: they read a rejected file
         self.held_metrics = 0  # sessions whose metrics were not sent: the receiver rejected a landed file of theirs
+        self.metrics_owner = state.endpoint  # the endpoint a sent.json of before belongs to (metrics.sent_path)
         self.verdicts: dict[str, str] = {}  # session -> what asz verify finds wrong with it ('' when it verifies)
         self.unverified: dict[str, int] = {}  # session -> its due files and rounds held back: it does not verify
         self.chains: SessionChains | None = None  # the root's chains, read once by logs(): what it sends and checks
@@ -249,7 +257,7 @@ class _Pass:
                 by.setdefault(session, []).append(rel)
         for session, rels in by.items():
             self.problem(f"{session}: {len(rels)} file(s) rejected by {self.state.endpoint} on an earlier pass and not "
-                         f"accepted since: {', '.join(rels)}; the receiver lacks them")
+                         f"accepted since: {', '.join(rels)}{NOT_TAKEN}")
 
     def _due_digest(self, f: OutFile) -> str | None:
         """The SHA-256 of ``f`` when it is due (never sent with these bytes); None when it was sent or cannot be read."""
@@ -416,11 +424,13 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
     with export_lock(root, lock_timeout):
         for stale in root.glob(".push.state.*.tmp"):  # a pass killed while replacing push.state
             stale.unlink(missing_ok=True)
-        state = PushState.load(root).for_endpoint(name)
+        loaded = PushState.load(root)
+        state = loaded.for_endpoint(name)  # another endpoint's state kept, this one's taken up (state.py)
         snd = sender(cfg, name)
         p = None
         try:
             p = _Pass(root, cfg, snd, state, err, backoff, attempts, sleep)
+            p.metrics_owner = loaded.endpoint  # whose receipts a sent.json of before holds (metrics.sent_path)
             going = p.logs() if cfg.logs else True
             if going and cfg.metrics:
                 from .metrics import send_metrics

@@ -11,9 +11,13 @@
 One ``pushed <path> <digest>`` line per file the receiver took (the digest of
 the bytes sent); ``rejected <path>`` when its answer rejected some of that
 file's records (the file still counts as sent). A file whose digest is not
-the one recorded is due again. The state belongs to one endpoint: pushing
-to another starts from nothing. The file is replaced atomically after each
-answer, so a crash repeats at most the request in flight.
+the one recorded is due again. ``push.state`` is the state of the endpoint
+pushed to last; a push to another endpoint first keeps it, in the same
+format, as ``_export/endpoints/<endpoint, percent-escaped>.state``, and takes
+up that endpoint's kept state, if any (empty otherwise), so going back to
+the first endpoint sends only what is new (trial 19, F23: it sent the whole
+history again). The file is replaced atomically after each answer, so a
+crash repeats at most the request in flight.
 """
 
 from __future__ import annotations
@@ -28,10 +32,18 @@ import attrs
 from ..sessiondata.times import format_rfc3339
 from ..storage.state_lines import state_rows
 
-__all__ = ["PushState", "STATE_NAME", "owner_of", "receiver_answer"]
+__all__ = ["PushState", "STATE_NAME", "ENDPOINTS", "endpoint_key", "owner_of", "receiver_answer"]
 
 #: The file's name in the root.
 STATE_NAME = "push.state"
+#: Where the states of the endpoints not pushed to last are kept, under the root.
+ENDPOINTS = Path("_export") / "endpoints"
+
+
+def endpoint_key(endpoint: str) -> str:
+    """``endpoint`` percent-escaped to one file name (``grpc%3A%2F%2F127.0.0.1%3A4317``): the name of its kept
+    state (``<key>.state``) and of its metrics receipts (``<session>/metrics/sent-<key>.json``)."""
+    return quote(endpoint, safe="") or "%00"
 
 
 def owner_of(endpoint: str, instance_id: str) -> str:
@@ -54,7 +66,11 @@ class PushState:
         """Read ``<root>/push.state`` (:func:`~asz_core.storage.state_lines.state_rows`); an empty state when it is
         missing. Raises ValueError naming the file, line and field: a line cut short or not UTF-8, a field it does not
         know, a ``pushed`` line without path and digest, a ``rejected`` line without a path."""
-        path = Path(root) / STATE_NAME
+        return cls.load_file(Path(root) / STATE_NAME)
+
+    @classmethod
+    def load_file(cls, path: Path) -> "PushState":
+        """:meth:`load` of the state file at ``path`` (``push.state`` or a kept endpoint's)."""
         st = cls(path)
         try:
             data = path.read_bytes()
@@ -80,10 +96,23 @@ class PushState:
         return st
 
     def for_endpoint(self, endpoint: str) -> "PushState":
-        """This state when it belongs to ``endpoint``, else an empty one for it (another receiver has nothing yet)."""
+        """This state when it belongs to ``endpoint``; else this one is kept (:data:`ENDPOINTS`, when it names an
+        endpoint and holds a line) and the state kept for ``endpoint``, or an empty one (a receiver never pushed to has
+        nothing yet), is saved as ``push.state`` and returned. Raises OSError when this one cannot
+        be kept (nothing is lost: ``push.state`` is still whole), ValueError for a kept state that does not read."""
         if self.endpoint == endpoint:
             return self
-        return PushState(self.path, endpoint)
+        kept = self.path.parent / ENDPOINTS
+        if self.endpoint and (self.pushed or self.rejected):
+            kept.mkdir(parents=True, exist_ok=True)
+            self.save(path=kept / f"{endpoint_key(self.endpoint)}.state")
+        mine = kept / f"{endpoint_key(endpoint)}.state"
+        st = PushState.load_file(mine) if mine.is_file() else PushState(self.path, endpoint)
+        if st.endpoint != endpoint:
+            st = PushState(self.path, endpoint)
+        st.path = self.path
+        st.save()  # push.state is now this endpoint's, the one before kept
+        return st
 
     def due(self, rel: str, digest: str) -> bool:
         """True when ``rel`` was never sent with this digest."""
@@ -103,18 +132,19 @@ class PushState:
             del self.pushed[p]
         self.rejected = {p for p in self.rejected if not p.startswith(prefixes)}
 
-    def save(self, *, fsync: bool = True) -> None:
-        """Replace the file atomically (temporary name, fsync, rename)."""
+    def save(self, *, fsync: bool = True, path: Path | None = None) -> None:
+        """Replace the file (``path``: another one) atomically (temporary name, fsync, rename)."""
         lines = ["schema 1", f"updated_at {format_rfc3339(time.time_ns())}", f"endpoint {self.endpoint}"]
         lines += [f"pushed {p} {d}" for p, d in self.pushed.items()]
         lines += [f"rejected {p}" for p in sorted(self.rejected)]
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        target = path or self.path
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         with open(tmp, "wb") as f:
             f.write(("\n".join(lines) + "\n").encode("utf-8"))
             if fsync:
                 f.flush()
                 os.fsync(f.fileno())
-        os.replace(tmp, self.path)
+        os.replace(tmp, target)
 
 
 def receiver_answer(state: PushState, rel: str, digest: str) -> str:

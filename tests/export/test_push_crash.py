@@ -10,6 +10,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import orjson
 import pytest
 
 from asz_core.export.receive import Receiver
@@ -71,8 +72,11 @@ def test_kill_9_mid_push_loses_and_duplicates_nothing(corpus_dir, tmp_path):
         got = sent_files(rcv.root)
         assert got == want  # nothing lost
         files = [p for p in rcv.root.rglob("*") if p.is_file() and "index" not in p.relative_to(rcv.root).parts
-                 and p.name != "_sessions.list"]
+                 and p.name != "_sessions.list" and p.parent.name != "_received"]
         assert len(files) == len(want)  # nothing twice, no temporaries left behind
+        # the sender record: one line per landed file, however often the push was killed (docs/push.md)
+        lines = [orjson.loads(ln) for p in (rcv.root / "_received").glob("*.senders") for ln in p.read_bytes().splitlines()]
+        assert sorted(e["file"] for e in lines) == sorted(rel for rel in want if rel.endswith(".sd"))
         # the receiver's own list of landed sessions: each pushed session once, however often the push was killed
         listed = [ln.split()[0] for ln in (rcv.root / "_sessions.list").read_text().splitlines()[1:]]
         assert sorted(listed) == sorted({p.split("/")[0] for p in want if not p.startswith("_")})

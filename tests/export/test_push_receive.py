@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 from pathlib import Path
 
 import pytest
 
-from asz_core.export.push import PROBE_OVER, push
+from asz_core.export.push import NOT_TAKEN, PROBE_OVER, push
 from asz_core.export.receive import Receiver
 from asz_core.export.settings import ExportConfig
 from asz_core.export.state import PushState
@@ -50,11 +51,14 @@ def test_the_corpus_arrives_byte_identical(proto, pushed_root, receiver, tmp_pat
     assert s["bytes"].endswith(("KB", "MB")) and s["errors"] == "0" and s["rejected"] == "0"
     assert int(s["requests"]) >= 1
     # nothing else was written: no temporaries, no stray files; beside the files, the receiver's own list of the
-    # sessions it landed (docs/storage-root.md), each with the time and adapter the pushing root's list gave it
+    # sessions it landed (docs/storage-root.md), each with the time and adapter the pushing root's list gave it, and
+    # its sender record: one line per landed file (docs/push.md, who sent what)
     listed = (receiver.root / "_sessions.list").read_text().splitlines()
     assert sorted(listed[1:]) == sorted((pushed_root / "_sessions.list").read_text().splitlines()[1:])
+    senders = [json.loads(line) for p in (receiver.root / "_received").glob("*.senders") for line in p.read_text().splitlines()]
+    assert {e["file"]: e["sha256"] for e in senders} == {rel: d for rel, d in want.items() if rel.endswith(".sd")}
     kept = [p for p in receiver.root.rglob("*") if p.is_file() and "index" not in p.relative_to(receiver.root).parts
-            and p.name != "_sessions.list"]
+            and p.name != "_sessions.list" and p.parent.name != "_received"]
     assert sorted(p.relative_to(receiver.root).as_posix() for p in kept) == sorted(want)
     assert all(p.stat().st_mode & 0o777 == 0o444 for p in kept)
     # the receiving root is an ordinary root
@@ -147,7 +151,7 @@ def test_a_rejected_file_is_marked_sent_and_rejected(pushed_root, receiver, tmp_
     # nothing is sent again, and the pass still exits 1 while the receiver lacks them (trial 4, F19)
     assert again.returncode == 1 and summary(again.stdout.split("\n")[-2])["files"] == "0"
     told = [ln for ln in again.stderr.splitlines() if f" rejected by grpc://{receiver.address} on an earlier pass and not accepted since: " in ln]
-    assert told and all(ln.startswith("error: ") and ln.endswith("; the receiver lacks them") for ln in told)
+    assert told and all(ln.startswith("error: ") and ln.endswith(NOT_TAKEN) for ln in told)
     assert sorted(r for ln in told for r in ln.split(" since: ")[1].split(";")[0].split(", ")) == sorted({victim} | rounds)
 
 
