@@ -353,20 +353,36 @@ def _listed_rows(cmd: str, r: Path, hide, filters, ids: list[str], prices) -> li
     return newest_first(rows)
 
 
-def with_senders(r: Path, rows: list[dict], instance: str) -> list[dict]:
-    """``rows`` each with ``senders``: who sent its session's landed files to this root
-    (:func:`~asz_core.storage.senders.session_senders`: instance, credential, files, first and last received; [] in a
-    root no receiver landed), those ``instance`` matches (:func:`~asz_core.storage.senders.sender_matches`) only."""
-    from ..storage.senders import RECEIVED, sender_matches, session_senders
+def conversation_senders(r: Path, conversation: str) -> list[dict]:
+    """Who sent the landed files of ``conversation``'s session to root ``r`` (its head round names the session;
+    :func:`~asz_core.storage.senders.session_senders`); [] in a root no receiver landed."""
+    from ..storage.senders import session_senders
     from ..view.rows import read_head
+
+    head = read_head(r, conversation)
+    session = (head.header or {}).get("session") if head else None
+    return session_senders(r, session if isinstance(session, str) and session else conversation)
+
+
+def senders_line(senders: list[dict]) -> str:
+    """``sent by dev@hostA (credential alice): 5 landed file(s), received 2026-12-04T00:13:08Z to …; …``, '' for []."""
+    return "sent by " + "; ".join(
+        f"{s['instance'] or '(no instance id)'}" + (f" (credential {s['credential']})" if s["credential"] else "")
+        + f": {s['files']} landed file(s), received {s['first_received']}"
+        + (f" to {s['last_received']}" if s["last_received"] != s["first_received"] else "") for s in senders) if senders else ""
+
+
+def with_senders(r: Path, rows: list[dict], instance: str) -> list[dict]:
+    """``rows`` each with ``senders``: who sent its session's landed files to this root (:func:`conversation_senders`:
+    instance, credential, files, first and last received; [] in a root no receiver landed), those ``instance``
+    matches (:func:`~asz_core.storage.senders.sender_matches`) only."""
+    from ..storage.senders import RECEIVED, sender_matches
 
     if not (r / RECEIVED).is_dir():
         return [] if instance else [{**row, "senders": []} for row in rows]
     out = []
     for row in rows:
-        head = read_head(r, row["id"])
-        session = (head.header or {}).get("session") if head else None
-        senders = session_senders(r, session if isinstance(session, str) and session else row["id"])
+        senders = conversation_senders(r, row["id"])
         if sender_matches(senders, instance):
             out.append({**row, "senders": senders})
     return out

@@ -105,8 +105,10 @@ def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pro
         bad = prose.stats.missing[missing:] + [f"landed file {x}; its records give no turn" for x in prose.stats.unverified[before:]]
         if audit is not None:
             from ..reading.listing import conversation_rows
+            from .conversations_cmd import with_senders
 
-            turns = [audit.header(next(conversation_rows(root, hide, ids=[cid]), None), turns, bad), *turns]
+            row = next(iter(with_senders(root, list(conversation_rows(root, hide, ids=[cid])), "")), None)  # + senders
+            turns = [audit.header(row, turns, bad), *turns]
         return b"".join(orjson.dumps(t) + b"\n" for t in turns), bad
     from ..reading.export import build, problems_of, to_html, to_markdown
     from ..view import to_json

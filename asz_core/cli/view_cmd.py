@@ -170,6 +170,10 @@ def conversation(
     lines = summary_lines(doc)
     if removal is not None:
         lines.insert(1, removal_line(removal))
+    from .conversations_cmd import conversation_senders, senders_line
+
+    if said := senders_line(conversation_senders(r, conversation_id)):  # a receiving root: who sent it (trial 19, F3)
+        lines.insert(1, said)
     for line in lines:
         typer.echo(line)
     if doc["summary"]["state"] != "verified":

@@ -228,8 +228,10 @@ def header_line(conversation: str, row: Optional[dict], lines: Sequence[dict], p
     sentence each), ``lines`` (how many lines of each kind follow) and ``left_out`` (what the form does not carry:
     ``tool_results`` result parts, ``tool_inputs_cut`` inputs cut at :data:`INPUT_CHARS`, ``thinking`` reasoning
     parts without ``--thinking``, ``withheld`` records a ``view.hide`` flag leaves out, ``other_records`` records
-    that gave no line: runtime notices, attachments, a sub-agent's result records). ``row``: the conversation's
-    list row (:func:`~asz_core.reading.listing.conversation_rows`), or None."""
+    that gave no line: runtime notices, attachments, a sub-agent's result records); in a root ``asz receive`` landed,
+    ``senders`` too (who sent the session's files: instance, credential, files, first and last received; docs/push.md).
+    ``row``: the conversation's list row (:func:`~asz_core.reading.listing.conversation_rows`, with ``senders`` when
+    known), or None."""
     row = row or {}
     counts: dict[str, int] = {}
     for line in lines:
@@ -238,4 +240,4 @@ def header_line(conversation: str, row: Optional[dict], lines: Sequence[dict], p
     return {"conversation": conversation, "kind": "conversation", "title": row.get("title") or "",
             "project": row.get("project"), "branch": row.get("git_branch"), "models": list(row.get("models") or ()),
             "from": instant(row.get("from")), "to": instant(row.get("to")), "state": row.get("state"),
-            "problems": said, "lines": counts, "left_out": left_out}
+            "problems": said, "lines": counts, "left_out": left_out, **({"senders": row["senders"]} if row.get("senders") else {})}

@@ -105,6 +105,13 @@ def test_ls_and_usage_read_the_senders(team):
     assert {r["senders"][0]["instance"] for r in rows} == {"dev@hostA", "dev@hostB"}
     only_b = json.loads(asz("ls", "--root", str(team["team"]), "--json", "--instance", "BOB").stdout)
     assert [r["senders"][0]["credential"] for r in only_b] == ["bob"] * len(only_b) and only_b
+    talk = asz("conversation", only_b[0]["id"], "--root", str(team["team"])).stdout.splitlines()
+    assert talk[1].startswith(f"sent by dev@hostB (credential bob): {only_b[0]['senders'][0]['files']} landed file(s), "
+                              f"received {only_b[0]['senders'][0]['first_received']}")
+    audit = json.loads(asz("export", only_b[0]["id"], "--root", str(team["team"]), "--audit").stdout.splitlines()[0])
+    assert audit["kind"] == "conversation" and audit["senders"] == only_b[0]["senders"]
+    plain_audit = asz("export", only_b[0]["id"], "--root", str(team["roots"]["b"]), "--audit").stdout.splitlines()[0]
+    assert "senders" not in json.loads(plain_audit)  # the worker's own root: the header as before
     none = asz("ls", "--root", str(team["team"]), "--instance", "nobody")
     assert none.returncode == 1 and "--instance" in none.stderr
     by = {r["instance"]: r for r in json.loads(asz("usage", "instance", "--root", str(team["team"]), "--json").stdout)}
