@@ -172,8 +172,8 @@ def receive_command(
     `[HH:MM:SS] refused POST /v1/logs: the bearer token does not match (HTTP 401)` (gRPC: `refused a gRPC request:
     … (UNAUTHENTICATED)`). --quiet leaves out the lines of requests taken. Who sent each landed file (the
     request's service.instance.id, the time, the token's credential name, never the token) is appended to
-    ROOT/_received/<session>.senders. The token comes from --token-file, else $ASZ_RECEIVE_TOKEN, else --token
-    (warned about). Runs until stopped (exit 0); exit 2 for a token file that does not read.
+    ROOT/_received/<session>.senders. The token comes from --token-file, else --token (warned about), else
+    $ASZ_RECEIVE_TOKEN. Runs until stopped (exit 0); exit 2 for a token file that does not read.
     """
     from ..export.receive import Receiver
 
@@ -199,26 +199,24 @@ def receive_command(
 
 
 def receive_tokens(token: str, token_file: Optional[Path]) -> dict[str, str]:
-    """The tokens ``asz receive`` accepts (credential name -> token, {} none): ``--token-file``, else
-    ``$ASZ_RECEIVE_TOKEN``, else ``--token`` with a warning on stderr (``ps`` shows it; kept working for the tools
-    that pass it). Exit 2 naming the file or variable, never a token, when one does not read or two are given."""
+    """The tokens ``asz receive`` accepts (credential name -> token, {} none): ``--token-file``, else ``--token`` with
+    a warning on stderr (``ps`` shows it; kept working for the tools that pass it), else ``$ASZ_RECEIVE_TOKEN``.
+    Exit 2 naming the file or variable, never a token, when the one used does not read, or when both options are
+    given."""
     import os
 
     from ..export.credentials import RECEIVE_TOKEN_ENV, read_token_file, tokens_from_env
 
     if token and token_file is not None:
         raise _usage("receive", "--token and --token-file: give one (--token-file keeps the token off the command line)")
-    try:
-        if token_file is not None:
-            return read_token_file(token_file)
-        from_env = tokens_from_env(os.environ.get(RECEIVE_TOKEN_ENV, ""))
-    except ValueError as exc:
-        raise _usage("receive", str(exc)) from None
     if token:
         typer.echo("asz receive: warning: --token puts the token on the command line, where every user of this machine "
                    f"reads it (ps); use --token-file PATH or ${RECEIVE_TOKEN_ENV}", err=True)
         return {"": token}
-    return from_env
+    try:
+        return read_token_file(token_file) if token_file is not None else tokens_from_env(os.environ.get(RECEIVE_TOKEN_ENV, ""))
+    except ValueError as exc:
+        raise _usage("receive", str(exc)) from None
 
 
 def register(app: typer.Typer) -> None:
