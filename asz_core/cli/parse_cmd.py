@@ -110,7 +110,10 @@ def parse(
             raise _usage(f"--max-round-bytes must be at least {MIN_ROUND_BYTES}, got {max_round_bytes}")
         budget = max_round_bytes
     if not Path(where).is_dir():
-        raise _usage(f"{where}: no storage root here (give --root DIR or set storage.root)")
+        from .reading_common import no_root
+
+        typer.echo(no_root("parse", where), err=True)  # as every command says it (trial 19, F19); exit 2 here
+        raise typer.Exit(2)
     sessions = None
     if session is not None:
         from ..storage.layout import session_dir

@@ -137,7 +137,10 @@ def push_command(
         raise _usage("push", f"--endpoint: {exc}") from None
     where = Path(root) if root is not None else Path(cfg.root)
     if not where.is_dir():
-        raise _usage("push", f"{where}: no storage root here (give --root DIR or set storage.root)")
+        from .reading_common import no_root
+
+        typer.echo(no_root("push", where), err=True)  # as every command says it (trial 19, F19); exit 2 here
+        raise typer.Exit(2)
     try:
         token = file_token(token_file) if token_file is not None else None
     except ValueError as exc:

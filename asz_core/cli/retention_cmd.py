@@ -62,7 +62,9 @@ def prune_command(
     cfg = load("prune", config)
     where = Path(root) if root is not None else Path(cfg.root)
     if not where.is_dir():
-        typer.echo(f"asz prune: {where}: no storage root here (give --root DIR or set storage.root)", err=True)
+        from .reading_common import no_root
+
+        typer.echo(no_root("prune", where), err=True)  # as every command says it (trial 19, F19); exit 2 here
         raise typer.Exit(2)
     raise typer.Exit(run_prune(where, cfg, dry_run=dry_run))
 
@@ -96,7 +98,9 @@ def repack_command(
     cfg = load("repack", config)
     where = Path(root) if root is not None else Path(cfg.root)
     if not where.is_dir():
-        typer.echo(f"asz repack: {where}: no storage root here (give --root DIR or set storage.root)", err=True)
+        from .reading_common import no_root
+
+        typer.echo(no_root("repack", where), err=True)
         raise typer.Exit(2)
     budget = max_delta_bytes or cfg.adapter(DEFAULT_ADAPTER).collector.max_delta_bytes
     if session is not None:

@@ -69,7 +69,7 @@ def test_problems_exit_one(tmp_path, toy):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--root", "/nonexistent/asz-root"], "no storage root here"),
+        (["--root", "/nonexistent/asz-root"], "asz parse: no storage root at /nonexistent/asz-root (give --root DIR or set storage.root)"),
         (["nosuch", "--root", "{root}"], "nosuch: no such session"),
         (["--root", "{root}", "--max-round-bytes", "0"], "--max-round-bytes must be at least 1024, got 0"),
         (["--root", "{root}", "--max-round-bytes", "10"], "--max-round-bytes must be at least 1024, got 10"),

@@ -2,7 +2,8 @@
 has no chain under …/_conversations/079c/rounds`` and ``asz verify`` ``PATH: no storage root here``), each with its
 own exit status as before: 1 for the readers, 2 for verify (a usage error there; docs/reading.md). A new user's report:
 ``asz ls`` said ``asz conversations: …`` and only verify said how to name a root: each now names the command typed
-(``ls`` is the alias of ``conversations``) and every one gives verify's hint."""
+(``ls`` is the alias of ``conversations``) and every one gives verify's hint. parse, prune and push, which change a
+root, say it in the same words too (exit 2)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from cli_helpers import asz_in_process
 
 READERS = [(("ls",), "ls", 1), (("conversations",), "conversations", 1), (("usage",), "usage", 1),
            (("search", "hello"), "search", 1), (("conversation", "079c"), "conversation", 1), (("export", "079c"), "export", 1),
-           (("show", "079c", "tool/x"), "show", 1), (("verify",), "verify", 2)]
+           (("show", "079c", "tool/x"), "show", 1), (("verify",), "verify", 2),
+           # the commands that change a root, in the same words (trial 19, F19: they said ``PATH: no storage root here``)
+           (("parse",), "parse", 2), (("prune",), "prune", 2), (("push", "--endpoint", "http://127.0.0.1:9"), "push", 2)]
 
 
 @pytest.mark.parametrize("args,name,code", READERS, ids=[r[1] for r in READERS])
