@@ -24,7 +24,7 @@ import traceback
 import sys
 from pathlib import Path
 
-__all__ = ["asz_in_process", "collect_transcript"]
+__all__ = ["asz_in_process", "collect_transcript", "rotated_source"]
 
 
 def asz_in_process(*args: str, cwd: Path | str | None = None, env: dict[str, str | None] | None = None,
@@ -183,3 +183,34 @@ def collect_transcript(base: Path, project: str, session: str, data: bytes) -> P
     p = asz_in_process("collect", "--once", "--source", str(base / "projects"), "--root", str(root))
     assert p.returncode == 0, p.stderr
     return root
+
+
+def rotated_source(tmp_path: Path, transcript: Path) -> dict:
+    """A live log rotated after it landed (trial 19): ``transcript``'s first 60 lines written to
+    ``tmp_path/projects/-p/<name>`` and collected into ``tmp_path/root``; then the file renamed to ``<name>.1`` and a
+    new one started in its place with the lines after them, fewer bytes than landed; one more ``collect --once``
+    finds it in conflict (asserted). Skips when ``transcript`` is absent. Returns ``{src, root, file, landed, size}``
+    (``landed``: bytes landed, ``size``: the new file's)."""
+    import pytest
+
+    if not transcript.is_file():
+        pytest.skip(f"the corpus is absent ({transcript})")
+    src, root = tmp_path / "projects", tmp_path / "root"
+    f = src / "-p" / transcript.name
+    f.parent.mkdir(parents=True)
+    lines = transcript.read_bytes().splitlines(keepends=True)
+    f.write_bytes(b"".join(lines[:60]))
+    away = {"CLAUDE_CONFIG_DIR": "/nonexistent-claude-home", "XDG_CONFIG_HOME": None}  # never the machine's own
+    assert asz_in_process("collect", "--once", "--source", str(src), "--root", str(root), env=away).returncode == 0
+    landed = f.stat().st_size
+    f.rename(f.with_name(f.name + ".1"))
+    later = b""
+    for line in lines[60:]:  # the rotated log's first lines, while shorter than what landed
+        if len(later) + len(line) >= landed:
+            break
+        later += line
+    assert later
+    f.write_bytes(later)
+    p = asz_in_process("collect", "--once", "--source", str(src), "--root", str(root), env=away)
+    assert p.returncode == 1 and "conflicts=1" in p.stdout, p.stdout + p.stderr
+    return {"src": src, "root": root, "file": f, "landed": landed, "size": len(later)}

@@ -113,8 +113,8 @@ def collect(
     source_root list in asz.yaml) reads each folder named, the first the root's own (docs/storage-root.md, Several
     source folders); a copy of a session in two folders lands once; a missing folder among several is a note.
     Source lines the adapter cannot describe at all (garbage, not JSON) land verbatim as unknown parts and are told as one ``warning:`` per source file and pass
-    naming their line numbers (not counted in errors=). Problems go to stderr as ``error:``, ``conflict:`` or ``busy:`` lines. One collector per root:
-    a second one is refused (exit 1) while the first runs. A storage root that is an adapter's source root or holds it, or is,
+    naming their line numbers (not counted in errors=). Problems go to stderr as ``error:``, ``conflict:`` (once a process, also in one started later) or ``busy:`` lines,
+    a landed source gone as ``gone:`` naming it and its session. One collector per root: a second one is refused (exit 1) while the first runs. A storage root that is an adapter's source root or holds it, or is,
     lies inside or holds a folder the adapter reads there (symlinks resolved; Kiro reads ~/.kiro, not the whole home) is
     refused before anything is written, for every adapter of the command (exit 2): asz writes its own files there. Several adapters collect together, session by session: within a session's pass the main transcript lands first, then the observers' ``changes``
     and ``execution`` files, then the rest (:func:`asz_core.collect.landing_rank`); ``sessions=`` counts

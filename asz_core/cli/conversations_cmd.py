@@ -106,9 +106,10 @@ def shown_id(row: dict) -> str:
 def state_cell(row: dict) -> str:
     """The STATE cell: the state, and ``!`` when it is ``verified`` while the conversation's document lists problems
     (``problems``: a missing companion file changes no state); :func:`problems_note` names them. A state other than
-    verified says its problems itself (held back, or does not read)."""
+    verified says its problems itself (held back, or does not read). ``stopped`` follows when a source of its session
+    is no longer read (``conflicts``; :func:`stopped_note` says which and how to resolve it: trial 19, F5)."""
     state = row.get("state") or "-"
-    return state + (" !" if _unsaid(row) else "")
+    return state + (" !" if _unsaid(row) else "") + (" stopped" if row.get("conflicts") else "")
 
 
 def _unsaid(row: dict) -> bool:
@@ -126,6 +127,14 @@ def problems_note(rows: list[dict]) -> list[str]:
             more = f"; and {len(found) - 1} more" if len(found) > 1 else ""
             out.append(f"! problems in {shown_id(row)} ({len(found)}): {found[0]}{more}; asz conversation {shown_id(row)} names them")
     return out
+
+
+def stopped_note(rows: list[dict]) -> list[str]:
+    """``stopped: ID8: its source FILE is no longer read since … (why); what landed is kept (…); asz sources
+    --reset-conflict …`` per source in conflict of each row (:func:`~asz_core.view.conflicts.conflict_line`)."""
+    from ..view.conflicts import conflict_line
+
+    return [f"stopped: {shown_id(row)}: {conflict_line(c)}" for row in rows for c in row.get("conflicts") or ()]
 
 
 def column_widths(rows: list[dict], columns: int | None = None, *, narrow: bool = False) -> list[int | None]:
@@ -242,8 +251,8 @@ def conversations(
     or emptied are counted in one note on stderr (asz verify names them). A conversation that does not read
     has no times: --since/--until cannot place it, and a line under the table
     names it (on stderr with --json). A verified one whose document lists problems has STATE marked ! and a line
-    under the table counting them (--json: problems, the document's list). --sort and --limit order
-    and cut the rows; the last line then says how many matched. On a terminal too narrow for the table, CHANGES, TALKS,
+    under the table counting them (--json: problems, the document's list); one whose session has a source the collector no longer
+    reads (a conflict) has STATE followed by stopped and a line naming it (--json: conflicts). --sort and --limit order and cut the rows; the last line then says how many matched. On a terminal too narrow for the table, CHANGES, TALKS,
     DURATION, CALLS, PROJECT and TOKENS are left out in turn until it fits (said on stderr; a pipe gets every column).
     Exit 0 when listed (also an empty root's none), 1 when the root is missing or the filters match no conversation
     (said on stderr: asz ls: no conversation matched --model M (of N in ROOT; …); --json prints []), 2 on usage errors.
@@ -286,7 +295,7 @@ def conversations(
     for line in [table_line(row, widths) for row in rows] + cut_lines(rows):
         typer.echo(line)
     _changes_footnote(rows)
-    for line in unread + ([unplaced] if unplaced else []) + problems_note(rows):  # unreadable rows say why; ! rows what
+    for line in unread + ([unplaced] if unplaced else []) + problems_note(rows) + stopped_note(rows):  # ! rows what; stopped ones why
         typer.echo(visible(line))
     typer.echo(f"LAST ACTIVITY in {zone_name()}\n{len(rows)} of {len(ids)} conversations"  # the times' zone, named once
                + (f" (the first {len(rows)} by {sort} of {matched} that match)" if len(rows) < matched else ""))

@@ -152,7 +152,7 @@ def run_pass(collectors: list, root: Path, cfg: Config, jobs: int, say: Callable
 
 
 #: The counts of a pass, in the order ``/api/status`` ``last_pass`` gives them (``seconds`` follows).
-_KEYS = ("sessions", "landed", "records", "rounds", "pending", "errors", "conflicts", "busy")
+_KEYS = ("sessions", "landed", "records", "rounds", "pending", "errors", "conflicts", "busy", "partial")
 
 
 #: In the child: the collectors made for each spec, kept from pass to pass.

@@ -182,7 +182,8 @@ def conversation(
 
 def summary_lines(doc: dict) -> list[str]:
     """The short summary ``asz conversation ID`` prints of an asz.view document ``doc`` (seed 004), line by line:
-    title, usage, rounds and head, landed seq, entities, state, cut text, links, coverage, undescribed parts, problems."""
+    title, usage, rounds and head, landed seq, entities, state, sources no longer read (``stopped:``, one each), cut
+    text, links, coverage, undescribed parts, problems."""
     out: list[str] = []
     s = doc["summary"]
     through = max((f["through_seq"] or 0 for f in doc["rounds"]), default=0)
@@ -195,6 +196,9 @@ def summary_lines(doc: dict) -> list[str]:
     out.append(f"landed through seq {through}")
     out.append(f"entities {sum(s['kinds'].values())} nodes, {sum(s['relation_types'].values())} relations, {len(doc['unresolved'])} unresolved ({open_unres} still open)")
     out.append(f"state {s['state']}: {s['talks']} talks, {s['steps']} steps, {s['streams']} streams")
+    from ..view.conflicts import conflict_line
+
+    out.extend(f"stopped: {visible(conflict_line(c))}" for c in s.get("conflicts") or ())  # trial 19, F5
     from ..reading.listing import cut_text
 
     if cut_text(s.get("cut")):  # a verified conversation whose text is not all kept says so where the reader looks

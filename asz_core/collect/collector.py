@@ -56,7 +56,7 @@ import attrs
 
 from .aside_gone import newest_header, set_aside_gone
 from .append import written_in_place
-from .report import SUMMARY_KEYS, Counters, Report
+from .report import GONE_SAID, SUMMARY_KEYS, Counters, Report
 from .folders import current_roots, discover_folders, tell_folders
 from .second_source import refuse_seconds
 from .src_text import take_unwritable
@@ -227,9 +227,8 @@ class Collector:
 
         Cursors in ``visited`` (read this pass) are left alone; ownership is
         :meth:`_owns`; existence is ``adapter.source_exists`` (an OSError from
-        it means "cannot tell": the cursor stays). ``timeout`` None means the
-        caller holds the session lock already. Returns False when the lock was
-        busy (check again next pass). Origin-digest §2.2, pruned sources.
+        it means "cannot tell": the cursor stays). ``timeout`` None means the caller holds the session lock already.
+        Each one is told (``gone:``). Returns False when the lock was busy (check again next pass). Origin-digest §2.2.
         """
         lock = None
         if timeout is not None:
@@ -255,7 +254,7 @@ class Collector:
                 if kind is None or not self._owns(cp, cur, kind):
                     continue
                 try:
-                    if self.adapter.source_exists(self._cursor_source(sdir, cp, cur, kind)):
+                    if self.adapter.source_exists(src := self._cursor_source(sdir, cp, cur, kind)):
                         continue
                 except OSError:
                     continue  # unreadable is not gone
@@ -271,6 +270,7 @@ class Collector:
                 cur.adapter = self.adapter.name
                 cur.updated_at = format_rfc3339(time.time_ns())
                 write_cursor(cp, cur, fsync=self.options.fsync)
+                self.report.gone(src.path, GONE_SAID.format(session=sdir.name, cursor=cp))
                 c.gone += 1
         finally:
             if lock is not None:

@@ -46,6 +46,9 @@ class _Told:
     def busy(self, path: str | os.PathLike, message: str) -> None:
         self.calls.append(("busy", str(path), message))
 
+    def gone(self, path: str | os.PathLike, message: str) -> None:
+        self.calls.append(("gone", str(path), message))
+
 
 # What forked workers land: (root, [(session, parts)], collectors, the runs' counts), set by the parent before it forks them.
 _FORKED: tuple[Path, list, list, Tally] | None = None

@@ -12,6 +12,8 @@ from typing import TextIO
 
 import attrs
 
+from ..storage.cursor import RESET_STEP  # said with every conflict; kept there so that readers need not load collect
+
 __all__ = ["SUMMARY_KEYS", "Counters", "Report"]
 
 #: The summary line's fields, in their order (``asz collect``'s last line).
@@ -63,10 +65,9 @@ class Counters:
         return " ".join(f"{k}={getattr(self, k)}" + (f" {hints[k]}" if k in hints else "") for k in SUMMARY_KEYS)
 
 
-#: The next step of a source in conflict after it landed (rewritten, cut shorter, a moved source that is not the one
-#: that landed), said with every such conflict (a ``conflict:`` line, ``asz sources``, ``asz verify``).
-RESET_STEP = ("asz sources --reset-conflict {session} reads it again once its bytes are back, or from its start with "
-              "--reread")
+#: What a ``gone:`` line says of a source that had landed and is no longer there (its cursor is ``source_gone``).
+GONE_SAID = ("the source is gone since the last pass; what landed is kept and reads as before (session {session}, cursor "
+             "{cursor} now source_gone); nothing more of it will land")
 #: The next step of a second source refused because another lands into its stream.
 SECOND_STEP = ("move it out of its source folder (a stray copy), or move {owner} away to land this one instead (the "
                "cursor follows a source that holds what landed); asz sources lists both")
@@ -76,7 +77,7 @@ class Report:
     """Where problems are told: one line each on ``stream`` (stderr by default).
 
     ``error: <path>: <message>``, ``conflict: <path>: <reason>``,
-    ``warning: <path>: <message>`` and ``busy: <path>: <message>``. A conflict is told once per process for one
+    ``warning: <path>: <message>``, ``busy: <path>: <message>`` and ``gone: <path>: <message>``. A conflict is told once per process for one
     source and reason; the counters still count it on every pass.
     """
 
@@ -115,3 +116,8 @@ class Report:
     def busy(self, path: str | os.PathLike, message: str) -> None:
         """Tell that a session was left alone because its lock was held."""
         self._line(f"busy: {path}: {message}")
+
+    def gone(self, path: str | os.PathLike, message: str) -> None:
+        """Tell that a source that had landed is gone (``gone: <path>: <message>``), once, by the pass that counts it in
+        ``gone=`` (trial 19, F18: the pass line counted it and nothing named it)."""
+        self._line(f"gone: {path}: {message}")

@@ -27,7 +27,7 @@ from .cursor_mend import document_landed
 from .folders import RENAMED, same_file
 from .reset import holds_landed
 from .second_source import second_reason
-from .report import RESET_STEP, Counters
+from .report import GONE_SAID, RESET_STEP, Counters
 from .vanished import VANISHED, unlanded
 from .windows import SourceError, open_source, strerror
 from ..plugins.adapter import SOURCE_MODES, Source
@@ -121,6 +121,15 @@ def undescribed_of(rec: Record) -> list[tuple[int, str]]:
     return [(rec.ord, rec.parts[0].text or "")] if rec.parts and all(p.k == "unknown" for p in rec.parts) else []
 
 
+def sticky(sp: "SessionPass", cp: Path, cur: AppendCursor | SnapshotCursor, path: Path) -> None:
+    """Count a source in conflict (``cur.reason`` why) in ``sp``'s counters and tell it, in the words of the pass that
+    found it: once per process (:meth:`Report.conflict`), so a watching collector started later names it on its first
+    pass (trial 19, F18: it printed conflicts=1 on every pass line and never which source)."""
+    sp.report.conflict(path, f"{cur.reason or 'in conflict'}; what landed is kept and the source is no longer read "
+                             f"(cursor {cp}); " + RESET_STEP.format(session=sp.session))
+    sp.c.conflicts += 1
+
+
 class SessionPass:
     """One collector's part of a session's pass: its sources, under the session lock, landing through ``landing``."""
 
@@ -157,9 +166,7 @@ class SessionPass:
         cur.adapter = self.adapter.name
         cur.updated_at = format_rfc3339(time.time_ns())
         write_cursor(cp, cur, fsync=self.opts.fsync)
-        self.report.conflict(path, f"{reason}; what landed is kept and the source is no longer read (cursor {cp}); "
-                                   + RESET_STEP.format(session=self.session))
-        self.c.conflicts += 1
+        sticky(self, cp, cur, path)
 
     # ------------------------------------------------------------------ one source
 
@@ -191,7 +198,7 @@ class SessionPass:
                 return  # this pass followed the cursor to another source or found it in conflict, and said so
             owners[cp] = s.src
             if cur.state == "conflict":
-                self.c.conflicts += 1  # sticky, told when it was set; asz sources --reset-conflict resolves it
+                sticky(self, cp, cur, s.path)  # asz sources --reset-conflict resolves it
                 return
             same = moved_reason(self.session, cur, s, peers or [s.src])
             if same.startswith("conflict: "):
@@ -209,7 +216,7 @@ class SessionPass:
             return
         owners[cp] = s.src
         if cur is not None and cur.state == "conflict":
-            self.c.conflicts += 1  # sticky, told when it was set
+            sticky(self, cp, cur, s.path)  # told as when it was set, once per process
             return
         if s.mode == "document":
             self._document(s, cp, cur)  # type: ignore[arg-type]
@@ -267,6 +274,7 @@ class SessionPass:
             if lost:
                 self.error_once(s.path, lost)
             else:
+                self.report.gone(s.path, GONE_SAID.format(session=self.session, cursor=cp))
                 self.c.gone += 1
 
     # ------------------------------------------------------------------ records

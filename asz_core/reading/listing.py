@@ -245,13 +245,21 @@ def _row(root: Path, cid: str, hide: Sequence[str], rc, fingerprint, prices: Any
     cached = rc.get(cid, key, fp) if rc is not None else None
     if cached is not None:
         cached.setdefault("removed_files", removed_count(root / session) if isinstance(session, str) and "/" not in session else 0)
-        return cached
+        return _with_conflicts(cached, root, session)
     row, summary = counted_row(root, cid, hide, prices, head)
     if rc is not None:
         if summary is not None:  # the same fold's counts and state, for asz usage and the server's rows
             store_summary(rc.store, cid, hide, fp, *summary)
         rc.put(cid, key, fp, row)
-    return row
+    return _with_conflicts(row, root, session)
+
+
+def _with_conflicts(row: dict, root: Path, session: Any) -> dict:
+    """``row`` with ``conflicts``, its session's sources the collector no longer reads
+    (:func:`~asz_core.view.conflicts.session_conflicts`), read now, never kept with the row (trial 19, F5)."""
+    from ..view.conflicts import session_conflicts
+
+    return {**row, "conflicts": session_conflicts(root, session if isinstance(session, str) else "")}
 
 
 def row_cache_key(hide: Sequence[str], prices: Any) -> list[str]:

@@ -36,7 +36,7 @@ except ImportError:  # pragma: no cover - an install without a C compiler
     _cursor_values = None
 from .state_lines import state_rows
 
-__all__ = ["AppendCursor", "SnapshotCursor", "read_cursor", "write_cursor", "STATES", "TAIL_WINDOW", "UNREADABLE_CURSOR"]
+__all__ = ["RESET_STEP", "AppendCursor", "SnapshotCursor", "read_cursor", "write_cursor", "STATES", "TAIL_WINDOW", "UNREADABLE_CURSOR"]
 
 STATES = ("active", "source_gone", "conflict")
 #: Bytes hashed before ``offset`` to detect a rewritten source (1 MiB).
@@ -47,6 +47,13 @@ UNREADABLE_CURSOR = ("asz collect sets it aside (ROOT/_set_aside/<UTC stamp>/…
                      "files, moving past each landed line the source still holds there (its digest is checked), so "
                      "nothing lands twice and nothing is skipped; landed lines the source no longer holds make it a "
                      "conflict")
+
+
+#: The next step of a source in conflict after it landed (rewritten, cut shorter, a moved source that is not the one
+#: that landed), said with every such conflict (a ``conflict:`` line, ``asz sources``, ``asz verify``, and the readers:
+#: ``asz ls``, ``asz conversation``, the page).
+RESET_STEP = ("asz sources --reset-conflict {session} reads it again once its bytes are back, or from its start with "
+              "--reread")
 
 
 @attrs.define

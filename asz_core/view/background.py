@@ -20,7 +20,7 @@ from .rows import header_ms
 from .usage import LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND
 from .worker import WorkerGone
 
-__all__ = ["BackgroundChecks", "usage_hours", "hours_answer", "READ_QUIET", "CHECK_DELAY", "UNREAD_START", "CHECK_SOON"]
+__all__ = ["BackgroundChecks", "waiting_line", "usage_hours", "hours_answer", "READ_QUIET", "CHECK_DELAY", "UNREAD_START", "CHECK_SOON"]
 
 #: Seconds the checker waits after a reader's last ``/api/c/…`` request before its next build: a reader opening one
 #: conversation after another (the view, then its records and bodies) never shares the interpreter with a build.
@@ -35,6 +35,14 @@ UNREAD_START = 10.0
 #: Seconds the note naming landed sessions with no conversation chain is kept while no collect loop of this process
 #: reports its passes (asz view, or asz server before its first pass ends): another process may land meanwhile.
 UNCHAINED_TTL = 10.0
+
+
+def waiting_line(last_pass: dict | None) -> str:
+    """What ``/api/status`` ``reading`` says of the sources the last pass found ending in a line with no newline yet
+    (``partial``, as ``asz collect`` counts them): ``N source(s) end in a line still being written (it lands once
+    complete)``; '' when none (trial 19, F7)."""
+    n = (last_pass or {}).get("partial") or 0
+    return f"{n} source(s) end in a line still being written (it lands once complete)" if n else ""
 
 
 class BackgroundChecks:
@@ -136,7 +144,7 @@ class BackgroundChecks:
 
     def status(self) -> dict:
         """``/api/status``: mode, root, source, interval (s), started / last_refresh / next_refresh (unix ms), last pass counts,
-        ``root_exists`` (False once the storage root is gone), ``reading`` (what is still being read, '' when nothing),
+        ``root_exists`` (False once the storage root is gone), ``reading`` (what is still being read, '' when nothing; :func:`waiting_line`),
         ``counting`` (how many list rows wait for their summary to be counted, issue 22)."""
         convs = len(self.conversations())
         with self._lock:  # the count and the words about it read together: never 0 left and "counting", nor the reverse
@@ -157,7 +165,7 @@ class BackgroundChecks:
                 "hide_override": self.hide_override,
                 "documents_built": self.builds,
                 "checked": self.checked,
-                "reading": "; ".join(x for x in (self.reading, self.counting) if x),
+                "reading": "; ".join(x for x in (self.reading, self.counting, waiting_line(self.last_pass)) if x),
                 "counting": counting,
             }
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .chain import ChainReader, ViewError
+from .conflicts import session_conflicts
 from ..sessiondata import gc_pause
 from ..storage.layout import CONVERSATIONS, ROUNDS, rounds_dir, session_dir
 from ..storage.torn import session_torn_tails, torn_line
@@ -230,6 +231,9 @@ def _build(root: Path, conversation: str, hide: Iterable[str], through_round: in
         "not_drawn": v.coverage.not_drawn,
     }
     doc["summary"] = _summary(v, b, fold, len(accepted), len(doc["undescribed"]), prices)
+    conflicts = session_conflicts(root, session)  # sources the collector stopped reading (trial 19, F5), only when some
+    if conflicts:
+        doc["summary"]["conflicts"] = conflicts
     return doc
 
 

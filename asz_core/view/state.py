@@ -25,9 +25,11 @@ import orjson
 from ..storage.ids import AmbiguousId, IdError, resolve
 from ..storage.filekey import stat_key
 from ..storage.layout import CONVERSATIONS, ROUNDS
+from ..storage.root import SESSION_LOCK
 from ..sessiondata.jsonbytes import dumps_wide
 from ..sessiondata.model import WITHHOLDABLE
 from .background import BackgroundChecks, usage_hours
+from .conflicts import session_conflicts
 from .landed import LandedFiles, LandedRequests, first_link
 from .query import ApiError
 from .prices import PriceTable
@@ -98,7 +100,8 @@ def listed_as_is(root: Path, conversation: str) -> bool:
 
 
 def files_fingerprint(root: Path, conversation: str, session: str) -> tuple:
-    """:meth:`ViewState.fingerprint` of ``conversation`` whose head round names ``session`` ('' for none)."""
+    """:meth:`ViewState.fingerprint` of ``conversation`` whose head round names ``session`` ('' for none): the
+    name and stat key of every file under its conversation and session directories, locks (``.lock``) left out."""
     conv = root / CONVERSATIONS / conversation  # as given (see listed_as_is): never renamed by dir_name
     files, links = _tree(conv)
     if session:
@@ -113,7 +116,10 @@ def files_fingerprint(root: Path, conversation: str, session: str) -> tuple:
     if links or first_link(root, conv) is not None:
         where = os.path.relpath(links[0], root) if links else f"{CONVERSATIONS}/{conversation}"
         raise ApiError(403, f"{where} is a symbolic link; this server follows no link inside a storage root")
-    return tuple(sorted((os.path.basename(p), *stat_key(st)) for p, st in files))
+    # a lock (.lock: the session's, its index's, the chain's) is no evidence and a pass that takes it rewrites it, with
+    # nothing landed: a conflicted session's .lock is taken by every pass (trial 19, F6: its state blinked not checked)
+    return tuple(sorted((name, *stat_key(st)) for name, st in ((os.path.basename(p), st) for p, st in files)
+                        if name != SESSION_LOCK))
 
 
 class ViewState(BackgroundChecks, LandedRequests):
@@ -277,9 +283,14 @@ class ViewState(BackgroundChecks, LandedRequests):
             row = header_row(conversation, h, newest[0] if newest else 0, title=title, state=self.known_state(conversation, fp))
         if keys is None:
             row["problems"] = None  # known once counted, as the summary keys
-            row["counting"] = True
         else:
             row.update(keys)
+        try:  # sources the collector no longer reads, from the cursors now (trial 19, F5), as asz ls --json has them
+            row["conflicts"] = session_conflicts(self.root, self.session_of(conversation, newest))
+        except ApiError:
+            row["conflicts"] = []
+        if keys is None:
+            row["counting"] = True  # its last key
         return row
 
     def known_summary(self, conversation: str, hide: Sequence[str], fp: tuple, *, wait: bool = True,

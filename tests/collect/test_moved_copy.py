@@ -96,7 +96,10 @@ def test_a_copy_that_does_not_hold_what_landed_stays_a_conflict_that_reset_finds
     assert f"{PROJECT}/{SESSION}.jsonl is gone and this copy does not hold what landed (rewritten: " in second.stderr
     assert [r["state"] for r in _rows(asz)] == ["conflict"]
     third = asz("collect", "--once", "--no-parse")
-    assert third.returncode == 1 and "conflicts=1 " in third.stdout and "conflict:" not in third.stderr  # told once
+    assert third.returncode == 1 and "conflicts=1 " in third.stdout
+    # a later process names it once more, in the words of the pass that found it (trial 19, F18: it counted it unnamed)
+    told = [x for x in second.stderr.splitlines() if x.startswith("conflict:")]
+    assert len(told) == 1 and [x for x in third.stderr.splitlines() if x.startswith("conflict:")] == told
     still = asz("sources", "--reset-conflict", SESSION)
     assert still.returncode == 1 and f"conflict: {PROJECT}-copy/{SESSION}.jsonl: still rewritten: " in still.stdout
     reread = asz("sources", "--reset-conflict", SESSION, "--reread")

@@ -16,11 +16,9 @@ session, one conversation. The page's search shows the same in a real browser wh
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
-from view_server_helpers import CANARY_SESSION, Served, canary_lines, copy_example, write_session
+from view_server_helpers import CANARY_SESSION, Served, canary_lines, copy_example, until, write_session
 
 from asz_core.reading.search import index_path
 from asz_core.reading.search_store import one_writer
@@ -29,36 +27,26 @@ from asz_core.reading.search_store import one_writer
 WORD = "deploy"
 
 
-def _until(get, ok, timeout: float, what: str, served: Served):
-    deadline = time.monotonic() + timeout
-    while True:
-        got = get()
-        if ok(got):
-            return got
-        assert time.monotonic() < deadline, f"{what} not seen within {timeout}s; last: {got!r}\n{served.output()}"
-        time.sleep(0.2)
-
-
 def test_search_during_a_later_pass_is_marked_partial_then_whole(tmp_path, request):
     src = copy_example(tmp_path / "projects")
     assert not any(WORD in p.read_text() for p in src.rglob("*.jsonl"))
     root = tmp_path / "root"
     s = Served(["server", "--root", str(root), "--source", str(src), "--interval", "1s"], tmp_path, timeout=60)
     try:
-        _until(lambda: s.get("/api/status").json()["last_pass"], lambda p: p is not None, 120, "the first pass's end", s)
+        until(lambda: s.get("/api/status").json()["last_pass"], lambda p: p is not None, 120, "the first pass's end", s)
         ask = f"/api/search?q={WORD}&held_back=1"
         whole = s.get(ask).json()
         assert (whole["partial"], whole["indexing"], whole["hits"]) == (False, 0, [])
         with one_writer(index_path(root), wait=False) as mine:  # another update holds the index from here on
             assert mine
             write_session(src, canary_lines())
-            got = _until(lambda: s.get(ask).json(), lambda a: a.get("partial"), 60, "a partial answer", s)
+            got = until(lambda: s.get(ask).json(), lambda a: a.get("partial"), 60, "a partial answer", s)
             assert got["indexing"] == 1 and got["hits"] == []  # parsed, not indexed: in no hit, and said
             assert got["held_back"] == {"hits": 0, "files": [], "not_searched": []}  # the keys it had stay
             plain = s.get(f"/api/search?q={WORD}")
             assert plain.status == 200 and plain.json() == [] and plain.headers["x-asz-indexing"] == "1"
             _page_says_partial(request, s)
-        done = _until(lambda: s.get(ask).json(), lambda a: not a.get("partial") and a["hits"], 60, "a whole answer", s)
+        done = until(lambda: s.get(ask).json(), lambda a: not a.get("partial") and a["hits"], 60, "a whole answer", s)
         assert done["indexing"] == 0 and {h["conversation"] for h in done["hits"]} == {CANARY_SESSION}
         assert "x-asz-indexing" not in s.get(f"/api/search?q={WORD}").headers
     finally:

@@ -139,7 +139,7 @@ def test_a_server_pass_lands_parses_and_indexes_in_its_worker(tmp_path, monkeypa
     assert there.conversations() == here.conversations() == [CANARY_SESSION]
     assert there.last_pass["rounds"] == here.last_pass["rounds"] == 1 and there.last_pass["landed"] == here.last_pass["landed"]
     assert list(there.last_pass) == ["sessions", "landed", "records", "rounds", "pending", "errors", "conflicts", "busy",
-                                     "seconds"]  # /api/status's last_pass, in its order
+                                     "partial", "seconds"]  # /api/status's last_pass, in its order
     assert (tmp_path / "root" / "_index" / "search.sqlite").is_file()
     assert there.row(CANARY_SESSION) == here.row(CANARY_SESSION)  # the same head round's counts, title and summary
 

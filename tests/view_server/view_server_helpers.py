@@ -373,3 +373,15 @@ def whole_usage(served: "Served", timeout: float = 120.0) -> dict:
             return u
         assert time.monotonic() < deadline, f"/api/usage not complete after {timeout}s: {u.get('counted')} of {u.get('conversations')}"
         time.sleep(0.2)
+
+
+def until(get, ok, timeout: float, what: str, served: "Served"):
+    """``get()`` polled every 0.2 s until ``ok`` holds for what it returns (returned); fails after ``timeout`` seconds
+    naming ``what``, the last answer and the server's output."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = get()
+        if ok(got):
+            return got
+        assert time.monotonic() < deadline, f"{what} not seen within {timeout}s; last: {got!r}\n{served.output()}"
+        time.sleep(0.2)

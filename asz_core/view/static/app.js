@@ -177,6 +177,18 @@
     mismatch: 'This conversation does not verify:',
   };
   function stateBadge(s) { return h('span', { class: 'state ' + (s || 'unknown') }, s || 'not checked'); }
+  // A source of the session the collector no longer reads (its cursor is in conflict: rewritten, cut shorter, rotated):
+  // what landed is kept and verifies, nothing newer lands until asz sources --reset-conflict (trial 19, F5).
+  function stoppedTitle(c) { return c.map(function (x) { return x.file + ': ' + x.why; }).join('; ') + ' (no longer read; ' + c[0].next + ')'; }
+  function stoppedBadge(c) { return c && c.length ? h('span', { class: 'state stopped', title: stoppedTitle(c) }, 'stopped') : null; }
+  function stoppedBox(c) {
+    return h('div', { class: 'box notice', id: 'stopped', role: 'status' }, h('strong', null, 'Not being read any more: '),
+      h('ul', null, c.map(function (x) {
+        return h('li', null, h('span', { class: 'mono' }, x.file), ' — ' + x.why + '. Since ' + fmtTime(Date.parse(x.since)) +
+          ' the collector no longer reads this source; what landed is kept (' + (x.kept_lines === null ? '' : num(x.kept_lines) + ' lines, ') +
+          fmtBytes(x.kept_bytes) + ') and verifies, and nothing newer lands. ', h('code', null, x.next.split(' reads ')[0]), ' reads it again once its bytes are back (--reread: from its start).');
+      })));
+  }
   function errorBox(title, res) {
     return h('div', { class: 'box error', role: 'alert' }, h('strong', null, title), ' ',
       h('span', { class: 'muted' }, res.status ? '(HTTP ' + res.status + ')' : ''), h('pre', null, res.error || ''));
@@ -484,7 +496,7 @@
           unrecorded(r.usage, r.llm_calls) ? h('td', { class: 'num faint', title: UNRECORDED }, '—') : h('td', rated.marks ? { class: 'num', title: rated.title } : { class: 'num' }, usd(r.cost) + cost + (rated.marks ? ' ' + rated.marks : '')),
         h('td', { class: 'num hide-narrow' }, num(r.talks)), h('td', { class: 'num hide-narrow' }, num(r.llm_calls)),
         h('td', { class: 'num hide-narrow' }, num(r.steps)),
-        h('td', null, stateBadge(r.state)))));
+        h('td', null, stateBadge(r.state), stoppedBadge(r.conflicts)))));
     });
     tb.replaceChildren.apply(tb, drawn);
     const shown = document.getElementById('shown'), still = countingRows();
@@ -965,6 +977,7 @@
         num(s.cut.truncated + s.cut.too_large) + ' part(s) were larger than the landing budget (' + num(s.cut.truncated) + ' truncated, ' +
         num(s.cut.too_large) + ' taken out whole; ' + fmtBytes(s.cut.bytes) + ' originally). Each keeps its size and the SHA-256 of what was taken out.'));
     }
+    if (s.conflicts && s.conflicts.length) add(app, stoppedBox(s.conflicts));
     if (s.problems && s.problems.length) {
       add(app, h('div', { class: 'box error', id: 'problems' }, h('strong', null, PROBLEMS_HEAD[s.state] || 'Problems found:'),
         h('ul', null, s.problems.map(function (p) { return h('li', null, p); }))));
