@@ -18,7 +18,8 @@
  * takes the exact decoder where the probe says so, as with the Python probe.
  *
  * Also cursor_values(data), a cursor's values in one call for asz_core/storage/cursor.py, and header_values(line) and
- * closing_values(line), a landed file's first and last line for asz_core/sessiondata/codec.py (below).
+ * closing_values(line), a landed file's first and last line for asz_core/sessiondata/codec.py (below), and slim_of(r, …),
+ * the index line of a Record landing encoded for asz_core/sessiondata/slim.py.
  */
 #define PY_SSIZE_T_CLEAN
 #define _GNU_SOURCE /* memmem */
@@ -1844,7 +1845,245 @@ none:
     Py_RETURN_NONE;
 }
 
+/* slim_of(r, record_type, part_type, usage_type, raw_type, dropped_type, record_ts) -> asz_core/sessiondata/slim.py's slim_of_record(r)
+ * for the usual record (issue 22, session 19: the index line landing carries, made without a Python call a field):
+ * r an exact record_type whose 15 role fields, cwd, git_branch, runtime_version and request are str, ord, off, bytes
+ * and replaced ints in 0..2**63-1, flags a list of str, dropped a list of exact dropped_type (what and why str, bytes
+ * an int in 0..2**63-1), usage None or an exact usage_type of
+ * ints in the signed 64-bit range, parts a list of exact part_type whose k is a non-empty str, every other string
+ * field a str, failed None, True or False, bytes an int in 0..2**63-1, and no data part the Python would decode (a
+ * raw_type whose bytes start with '{' and hold "schema" or a \u escape, or a dict naming "schema"). The dict, in
+ * slim_of_record's key order (the role fields that are not empty, ts when record_ts(time) is not None, o, flags,
+ * usage, parts); None for any other record (the caller runs its Python, which decides). */
+enum { SR_ID, SR_PARENT, SR_CALL, SR_RUN, SR_CONTINUES, SR_TOOL, SR_CHILD, SR_BATCH, SR_LABEL, SR_STARTED_BY, SR_FROM,
+       SR_TIME, SR_TRIGGER, SR_MODEL, SR_SHA, SR_ROLES, SR_CWD = SR_ROLES, SR_GIT_BRANCH, SR_RUNTIME_VERSION,
+       SR_REQUEST, SR_STRS, SR_ORD = SR_STRS, SR_OFF, SR_BYTES, SR_REPLACED, SR_FLAGS, SR_USAGE, SR_PARTS, SR_DROPPED,
+       SR_FIELDS };
+static const char *const sr_record_fields[] = {"id", "parent", "call", "run", "continues", "tool", "child", "batch",
+    "label", "started_by", "from_", "time", "trigger", "model", "sha", "cwd", "git_branch", "runtime_version",
+    "request", "ord", "off", "bytes", "replaced", "flags", "usage", "parts", "dropped", NULL};
+static const char *const sr_role_keys[] = {"id", "parent", "call", "run", "continues", "tool", "child", "batch",
+    "label", "started_by", "from", "time", "trigger", "model", "sha", NULL};
+enum { SP_K, SP_ID, SP_OF, SP_NAME, SP_SERVER, SP_SERVER_TOOL, SP_NAMES, SP_TEXT = SP_NAMES, SP_MEDIA, SP_ENCODING,
+       SP_STATE, SP_SHA256, SP_STRS, SP_FAILED = SP_STRS, SP_BYTES, SP_DATA, SP_FIELDS };
+static const char *const sr_part_fields[] = {"k", "id", "of", "name", "server", "server_tool", "text", "media",
+    "encoding", "state", "sha256", "failed", "bytes", "data", NULL};
+static const char *const sr_usage_fields[] = {"in_", "out", "cache_read", "cache_write", "cache_write_1h", NULL};
+static const char *const sr_usage_keys[] = {"in", "out", "cache_read", "cache_write", "cache_write_1h", NULL};
+static const char *const sr_raw_fields[] = {"raw", NULL};
+static const char *const sr_dropped_fields[] = {"what", "why", "bytes", NULL};
+static PyObject *sr_types[5];
+static Py_ssize_t sr_ro[SR_FIELDS], sr_po[SP_FIELDS], sr_uo[5], sr_rawo[1], sr_do[3];
+static PyObject *sr_role_objs[SR_ROLES], *sr_usage_objs[5], *sr_part_objs[SP_NAMES], *s_ts, *s_o, *s_schema;
+
+/* 1 when v is an exact int in the signed 64-bit range (and >= 0 when unsigned_), 0 when not, -1 on error. */
+static int sr_int(PyObject *v, int unsigned_) {
+    if (v == NULL || !PyLong_CheckExact(v))
+        return 0;
+    int overflow;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (x == -1 && PyErr_Occurred())
+        return -1;
+    return overflow == 0 && (!unsigned_ || x >= 0);
+}
+#define sr_u64(v) sr_int((v), 1)
+#define sr_i64(v) sr_int((v), 0)
+
+/* 1 when a data part's value is one the Python reads (decodes) for its manifest keys, 0 when it adds nothing, -1 on
+ * error. */
+static int sr_data_read(PyObject *data) {
+    if ((PyObject *)Py_TYPE(data) == sr_types[3]) {
+        PyObject *raw = FIELD(data, sr_rawo[0]);
+        if (raw == NULL || !PyBytes_CheckExact(raw))
+            return 1;
+        const char *b = PyBytes_AS_STRING(raw);
+        Py_ssize_t n = PyBytes_GET_SIZE(raw);
+        return n > 0 && b[0] == '{' && (memmem(b, n, "\"schema\"", 8) != NULL || memmem(b, n, "\\u", 2) != NULL);
+    }
+    if (PyDict_Check(data))
+        return PyDict_CheckExact(data) ? PyDict_Contains(data, s_schema) : 1;
+    return 0;
+}
+
+/* The slim dict of part p (new reference), Py_None (borrowed) for a part of another shape, NULL on error. */
+static PyObject *sr_part(PyObject *p) {
+    if ((PyObject *)Py_TYPE(p) != sr_types[1])
+        return Py_None;
+    PyObject *v[SP_FIELDS];
+    for (int i = 0; i < SP_FIELDS; i++)
+        if ((v[i] = FIELD(p, sr_po[i])) == NULL)
+            return Py_None;
+    for (int i = 0; i < SP_STRS; i++)
+        if (!PyUnicode_CheckExact(v[i]))
+            return Py_None;
+    if (PyUnicode_GET_LENGTH(v[SP_K]) == 0 || (v[SP_FAILED] != Py_None && v[SP_FAILED] != Py_True &&
+                                               v[SP_FAILED] != Py_False))
+        return Py_None;
+    int ok = sr_u64(v[SP_BYTES]);
+    if (ok <= 0)
+        return ok < 0 ? NULL : Py_None;
+    if (v[SP_DATA] != Py_None && PyUnicode_CompareWithASCIIString(v[SP_K], "data") == 0) {
+        int read = sr_data_read(v[SP_DATA]);
+        if (read != 0)
+            return read < 0 ? NULL : Py_None;
+    }
+    PyObject *sp = PyDict_New();
+    if (sp == NULL)
+        return NULL;
+    for (int i = 0; i < SP_NAMES; i++)
+        if (PyUnicode_GET_LENGTH(v[i]) > 0 && PyDict_SetItem(sp, sr_part_objs[i], v[i]) < 0)
+            goto fail;
+    if (v[SP_FAILED] != Py_None && PyDict_SetItem(sp, s_failed, v[SP_FAILED]) < 0)
+        goto fail;
+    if (PyDict_SetItem(sp, s_bytes, v[SP_BYTES]) < 0)
+        goto fail;
+    return sp;
+fail:
+    Py_DECREF(sp);
+    return NULL;
+}
+
+static int sr_setup(PyObject *const *types) {
+    for (int i = 0; i < 5; i++)
+        if (sr_types[i] != types[i])
+            goto again;
+    return 0;
+again:
+    for (int i = 0; i < 5; i++)
+        sr_types[i] = NULL;
+    if (member_offsets(types[0], sr_record_fields, sr_ro) < 0 || member_offsets(types[1], sr_part_fields, sr_po) < 0 ||
+        member_offsets(types[2], sr_usage_fields, sr_uo) < 0 || member_offsets(types[3], sr_raw_fields, sr_rawo) < 0 ||
+        member_offsets(types[4], sr_dropped_fields, sr_do) < 0)
+        return -1;
+    for (int i = 0; i < 5; i++)
+        sr_types[i] = types[i]; /* borrowed: the model's classes live as long as the process */
+    return 0;
+}
+
+static PyObject *slim_of(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "slim_of(r, record_type, part_type, usage_type, raw_type, dropped_type, record_ts)");
+        return NULL;
+    }
+    PyObject *r = args[0], *record_ts = args[6];
+    if (sr_setup(args + 1) < 0 || (PyObject *)Py_TYPE(r) != sr_types[0])
+        Py_RETURN_NONE;
+    PyObject *v[SR_FIELDS];
+    for (int i = 0; i < SR_FIELDS; i++)
+        if ((v[i] = FIELD(r, sr_ro[i])) == NULL)
+            Py_RETURN_NONE;
+    for (int i = 0; i < SR_STRS; i++)
+        if (!PyUnicode_CheckExact(v[i]))
+            Py_RETURN_NONE;
+    for (int i = SR_ORD; i <= SR_REPLACED; i++) {
+        int ok = sr_u64(v[i]);
+        if (ok <= 0) {
+            if (ok < 0)
+                return NULL;
+            Py_RETURN_NONE;
+        }
+    }
+    PyObject *flags = v[SR_FLAGS], *usage = v[SR_USAGE], *parts = v[SR_PARTS], *dropped = v[SR_DROPPED];
+    if (!PyList_CheckExact(flags) || !PyList_CheckExact(parts) || !PyList_CheckExact(dropped) ||
+        (usage != Py_None && (PyObject *)Py_TYPE(usage) != sr_types[2]))
+        Py_RETURN_NONE;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(dropped); i++) {
+        PyObject *x = PyList_GET_ITEM(dropped, i), *what, *why;
+        if ((PyObject *)Py_TYPE(x) != sr_types[4] || (what = FIELD(x, sr_do[0])) == NULL || !PyUnicode_CheckExact(what) ||
+            (why = FIELD(x, sr_do[1])) == NULL || !PyUnicode_CheckExact(why))
+            Py_RETURN_NONE;
+        int ok = sr_u64(FIELD(x, sr_do[2]));
+        if (ok <= 0) {
+            if (ok < 0)
+                return NULL;
+            Py_RETURN_NONE;
+        }
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(flags); i++)
+        if (!PyUnicode_CheckExact(PyList_GET_ITEM(flags, i)))
+            Py_RETURN_NONE;
+    PyObject *counts[5] = {NULL};
+    int any_count = 0;
+    if (usage != Py_None)
+        for (int i = 0; i < 5; i++) {
+            int ok = sr_i64(counts[i] = FIELD(usage, sr_uo[i]));
+            if (ok <= 0) {
+                if (ok < 0)
+                    return NULL;
+                Py_RETURN_NONE;
+            }
+            int truth = PyObject_IsTrue(counts[i]);
+            if (truth < 0)
+                return NULL;
+            any_count |= truth;
+        }
+    Py_ssize_t np = PyList_GET_SIZE(parts);
+    PyObject *out = NULL, *slim = np ? PyList_New(np) : NULL;
+    if (np && slim == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < np; i++) {
+        PyObject *sp = sr_part(PyList_GET_ITEM(parts, i));
+        if (sp == NULL)
+            goto fail;
+        if (sp == Py_None) {
+            Py_DECREF(slim);
+            Py_RETURN_NONE;
+        }
+        PyList_SET_ITEM(slim, i, sp);
+    }
+    if ((out = PyDict_New()) == NULL)
+        goto fail;
+    for (int i = 0; i < SR_ROLES; i++)
+        if (PyUnicode_GET_LENGTH(v[i]) > 0 && PyDict_SetItem(out, sr_role_objs[i], v[i]) < 0)
+            goto fail;
+    if (PyUnicode_GET_LENGTH(v[SR_TIME]) > 0) {
+        PyObject *ts = PyObject_CallOneArg(record_ts, v[SR_TIME]);
+        if (ts == NULL)
+            goto fail;
+        int bad = ts != Py_None && PyDict_SetItem(out, s_ts, ts) < 0;
+        Py_DECREF(ts);
+        if (bad)
+            goto fail;
+    }
+    if (PyDict_SetItem(out, s_o, v[SR_ORD]) < 0)
+        goto fail;
+    if (PyList_GET_SIZE(flags) > 0) {
+        PyObject *copy = PyList_GetSlice(flags, 0, PyList_GET_SIZE(flags));
+        int bad = copy == NULL || PyDict_SetItem(out, s_flags, copy) < 0;
+        Py_XDECREF(copy);
+        if (bad)
+            goto fail;
+    }
+    if (any_count) {
+        PyObject *u = PyDict_New();
+        if (u == NULL)
+            goto fail;
+        for (int i = 0; i < 5; i++) {
+            int truth = PyObject_IsTrue(counts[i]);
+            if (truth < 0 || (truth && PyDict_SetItem(u, sr_usage_objs[i], counts[i]) < 0)) {
+                Py_DECREF(u);
+                goto fail;
+            }
+        }
+        int bad = PyDict_SetItem(out, s_usage, u) < 0;
+        Py_DECREF(u);
+        if (bad)
+            goto fail;
+    }
+    if (np && PyDict_SetItem(out, s_parts, slim) < 0)
+        goto fail;
+    Py_XDECREF(slim);
+    return out;
+fail:
+    Py_XDECREF(slim);
+    Py_XDECREF(out);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
+    {"slim_of", (PyCFunction)(void (*)(void))slim_of, METH_FASTCALL,
+     "slim_of(r, record_type, part_type, usage_type, raw_type, dropped_type, record_ts) -> slim.slim_of_record(r) for the usual "
+     "record, or None (the caller runs its Python)."},
     {"talk_steps", (PyCFunction)(void (*)(void))talk_steps, METH_FASTCALL,
      "talk_steps(nid, children, rank, step_kinds, node_type) -> NodeView._steps_in_order' list (the steps under nid "
      "in rank order), or None."},
@@ -1930,5 +2169,17 @@ PyMODINIT_FUNC PyInit_bytescan(void) {
     for (int i = 0; cursor_keys[i] != NULL; i++)
         if (!(cursor_key_objs[i] = PyUnicode_InternFromString(cursor_keys[i])))
             return NULL;
+    for (int i = 0; i < SR_ROLES; i++)
+        if (!(sr_role_objs[i] = PyUnicode_InternFromString(sr_role_keys[i])))
+            return NULL;
+    for (int i = 0; i < 5; i++)
+        if (!(sr_usage_objs[i] = PyUnicode_InternFromString(sr_usage_keys[i])))
+            return NULL;
+    for (int i = 0; i < SP_NAMES; i++)
+        if (!(sr_part_objs[i] = PyUnicode_InternFromString(sr_part_fields[i])))
+            return NULL;
+    if (!(s_ts = PyUnicode_InternFromString("ts")) || !(s_o = PyUnicode_InternFromString("o")) ||
+        !(s_schema = PyUnicode_InternFromString("schema")))
+        return NULL;
     return with_source_digest(PyModule_Create(&module));
 }

@@ -21,9 +21,11 @@ import orjson
 
 from .codec import raw_fragment
 from .jsonbytes import RawJSON, loads
+from .model import Dropped, Part, Record, Usage
+from .numberprobe import bytescan
 from .times import parse_instant
 
-__all__ = ["ROLE_FIELDS", "PART_FIELDS", "changes_identity", "provider_identity", "record_ts", "slim_head", "slim_record", "slim_of_record", "carry",
+__all__ = ["ROLE_FIELDS", "PART_FIELDS", "changes_identity", "provider_identity", "record_ts", "slim_head", "slim_record", "slim_of_record", "slim_of_record_py", "carry",
            "take_carried", "forget_carried", "Carried"]
 
 #: Record role fields copied into the index, in record key order (origin-digest §3.3).
@@ -120,7 +122,14 @@ _PART_NAMES = PART_FIELDS[:6]  # the string fields, then failed and bytes
 _PART_STRS = attrgetter(*_PART_NAMES)
 _PART_OTHER = attrgetter("text", "media", "encoding", "state", "sha256")
 _RECORD_OTHER = attrgetter("cwd", "git_branch", "runtime_version", "request")
-_STR = {str}
+_RECORD_INTS = attrgetter("ord", "off", "bytes", "replaced")
+_USAGE_KEYS = ("in", "out", "cache_read", "cache_write", "cache_write_1h")
+_USAGE = attrgetter("in_", "out", "cache_read", "cache_write", "cache_write_1h")
+# Type checks over a tuple of values in one C call each (``issuperset(map(type, …))``), not a generator a record:
+# the same answers as ``type(v) is str`` / ``is int`` value by value (a bool is not an int here either).
+_STR = frozenset((str,))
+_STR_NONE = frozenset((str, type(None)))
+_INT = frozenset((int,))
 
 
 def _u64(v: Any) -> bool:
@@ -128,27 +137,39 @@ def _u64(v: Any) -> bool:
 
 
 def slim_of_record(r: Any) -> dict | None:
+    """:func:`slim_of_record_py`, in one compiled call for the usual record (``bytescan.slim_of``: a Record, Part and
+    Usage (and Dropped) of the model's own classes, every field of the type the codec writes, no data part whose
+    value the read decodes); any other record runs the Python, which decides. The same dict either way."""
+    if bytescan is not None:
+        got = bytescan.slim_of(r, Record, Part, Usage, RawJSON, Dropped, record_ts)
+        if got is not None:
+            return got
+    return slim_of_record_py(r)
+
+
+def slim_of_record_py(r: Any) -> dict | None:
     """:func:`slim_record` of the line :func:`~asz_core.sessiondata.codec.encode_record` makes of the Record ``r``, as
     the index's one-pass read (:mod:`asz_core.flow.index_read`) makes it from that line, without encoding or decoding
     it; None for a record that read would not take as it is (a field of another type than the reader's, an integer out
     of its range, a data value that may be a manifest and is not source JSON): the index then reads the landed file."""
     roles = _ROLES(r)
-    if set(map(type, roles)) != _STR or not (_u64(r.ord) and _u64(r.off) and _u64(r.bytes) and _u64(r.replaced)):
+    ints = _RECORD_INTS(r)
+    if not (_STR.issuperset(map(type, roles)) and _INT.issuperset(map(type, ints)) and min(ints) >= 0
+            and max(ints) <= _I64_MAX):
         return None
-    if any(v and type(v) is not str for v in _RECORD_OTHER(r)) or any(type(f) is not str for f in r.flags):
+    # cwd, git_branch, runtime_version, request: strings when not empty; every flag a string
+    if not (_STR.issuperset(map(type, filter(None, _RECORD_OTHER(r)))) and _STR.issuperset(map(type, r.flags))):
         return None
-    out = slim_head(roles, r.time, r.ord)
+    out = slim_head(roles, r.time, ints[0])
     if r.flags:
         out["flags"] = list(r.flags)
     u = r.usage
     if u is not None:
-        pairs = (("in", u.in_), ("out", u.out), ("cache_read", u.cache_read), ("cache_write", u.cache_write),
-                 ("cache_write_1h", u.cache_write_1h))
-        if any(type(v) is not int or not _I64_MIN <= v <= _I64_MAX for _, v in pairs):
+        counts = _USAGE(u)
+        if not (_INT.issuperset(map(type, counts)) and min(counts) >= _I64_MIN and max(counts) <= _I64_MAX):
             return None
-        usage = {k: v for k, v in pairs if v}
-        if usage:
-            out["usage"] = usage
+        if any(counts):
+            out["usage"] = dict(compress(zip(_USAGE_KEYS, counts), counts))
     for x in r.dropped:
         if type(x.what) is not str or (x.why and type(x.why) is not str) or not _u64(x.bytes):
             return None
@@ -167,17 +188,17 @@ def _slim_part(p: Any) -> dict | None:
     """One part of :func:`slim_of_record`; None when the read would not take it as it is."""
     names = _PART_STRS(p)
     # the codec writes a part's field unless None or "" (the record's, unless falsy): any other value must be a string
-    if not p.k or any(v is not None and type(v) is not str for v in names) or any(
-            v is not None and type(v) is not str for v in _PART_OTHER(p)):
+    if not (names[0] and _STR_NONE.issuperset(map(type, names)) and _STR_NONE.issuperset(map(type, _PART_OTHER(p)))):
         return None
-    if not _u64(p.bytes) or (p.failed is not None and type(p.failed) is not bool):
+    failed, n = p.failed, p.bytes
+    if not (type(n) is int and 0 <= n <= _I64_MAX) or (failed is not None and type(failed) is not bool):
         return None
     sp = dict(compress(zip(_PART_NAMES, names), names))
-    if p.failed is not None:
-        sp["failed"] = p.failed
-    sp["bytes"] = p.bytes
+    if failed is not None:
+        sp["failed"] = failed
+    sp["bytes"] = n
     data = p.data
-    if p.k == "data" and data is not None:
+    if data is not None and names[0] == "data":
         raw = b""
         if type(data) is RawJSON:  # source bytes, landed as they are: decoded when the read decodes them
             raw = data.raw
