@@ -265,8 +265,8 @@ def get_plugin_manager(*, entrypoints: bool = True, block: Iterable[str] | None 
     if entrypoints:
         # In a fixed order (distribution, then entry-point name), so which of two same-named adapters keeps the name
         # does not depend on the order of sys.path's directory listings.
-        for ep in _entry_points():
-            _load(loader, ep)
+        for entry in _entry_points():
+            _load(loader, entry)
     for plugin in extra:
         mod = getattr(plugin, "__name__", type(plugin).__name__)
         loader.add(plugin, AdapterEntry(mod, "", "", mod, "extra"))
@@ -280,15 +280,30 @@ _LOADING: dict[str, tuple[_Loader, list]] = {}
 _LOADING_LOCK = threading.Lock()
 
 
-def _entry_points() -> list:
-    """The ``asz`` entry points in the order :func:`get_plugin_manager` loads them (distribution, then name)."""
-    return sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: (ep.dist.name if ep.dist else "", ep.name))
+def _entry_points() -> list[tuple[Any, str, str]]:
+    """The ``asz`` entry points in the order :func:`get_plugin_manager` loads them (distribution, then name), each as
+    ``(entry point, its distribution's name, its version)`` ('' and '' without one). A distribution's name and version
+    are read once, not once an entry point and a use: each read parses its whole ``METADATA`` (issue 22, session 19:
+    15 parses of asz's own for its 5 entry points at every start of a command that loads the plugins, now 2)."""
+    about: dict[int, tuple[str, str]] = {}
+
+    def dist_of(ep) -> tuple[str, str]:
+        d = ep.dist
+        if d is None:
+            return "", ""
+        if id(d) not in about:
+            about[id(d)] = (d.name, d.version)
+        return about[id(d)]
+
+    eps = [(ep, *dist_of(ep)) for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)]
+    return sorted(eps, key=lambda e: (e[1], e[0].name))
 
 
-def _load(loader: _Loader, ep) -> None:
-    """Load entry point ``ep`` into ``loader``'s registry as :func:`get_plugin_manager` does (a failure is a row)."""
-    where = AdapterEntry(ep.name, ep.dist.name if ep.dist is not None else "", ep.dist.version if ep.dist is not None else "",
-                         ep.value, "entry-point")
+def _load(loader: _Loader, entry: tuple[Any, str, str]) -> None:
+    """Load the entry point of ``entry`` (an item of :func:`_entry_points`) into ``loader``'s registry as
+    :func:`get_plugin_manager` does (a failure is a row)."""
+    ep, dist, version = entry
+    where = AdapterEntry(ep.name, dist, version, ep.value, "entry-point")
     if ep.name in loader.blocked:
         return loader.row(where, "blocked", "ASZ_DISABLE_ADAPTERS")
     try:
