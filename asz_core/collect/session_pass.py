@@ -117,7 +117,11 @@ def undescribed_warning(lines: list[tuple[int, str]], adapter: str, shown: int =
 
 def undescribed_of(rec: Record) -> list[tuple[int, str]]:
     """``[(line, reason)]`` when every part of ``rec`` is ``unknown`` (the adapter could not describe the line at all),
-    else ``[]``."""
+    else ``[]``. The usual record (a list of parts, the first not unknown) is told by its first part alone: this runs
+    for every line landed."""
+    parts = rec.parts
+    if type(parts) is list and (not parts or parts[0].k != "unknown"):
+        return []
     return [(rec.ord, rec.parts[0].text or "")] if rec.parts and all(p.k == "unknown" for p in rec.parts) else []
 
 
