@@ -77,11 +77,11 @@ def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pros
 
 def _redact(data: bytes, prose: Prose) -> bytes:
     """``data`` (UTF-8) with its credentials masked, their fingerprints added to ``prose.redacted``."""
-    from ..reading.secrets import redacted
+    from ..reading.secrets import redacted_bytes
 
-    text, gone = redacted(data.decode("utf-8", "surrogateescape"))
+    data, gone = redacted_bytes(data)
     prose.redacted += gone
-    return text.encode("utf-8", "surrogateescape")
+    return data
 
 
 def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> tuple[bytes, list[str]]:
@@ -251,9 +251,9 @@ def _index_page(out: Path, fmt: str, rows: list[dict], files: dict[str, str], fl
     else:
         page = index_markdown(rows, files, flagged, skipped).encode("utf-8")
     if redact:
-        from ..reading.secrets import redacted
+        from ..reading.secrets import redacted_bytes
 
-        page = redacted(page.decode("utf-8", "surrogateescape"))[0].encode("utf-8", "surrogateescape")
+        page = redacted_bytes(page)[0]
     index = out / f"index.{fmt if fmt in ('html', 'json') else 'md'}"
     before = index.stat().st_size if index.is_file() else None
     index.with_name(index.name + ".part").write_bytes(page)

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from .listing import Filters
 
-__all__ = ["KINDS", "find", "masked", "fingerprint", "redacted", "scan"]
+__all__ = ["KINDS", "find", "masked", "fingerprint", "redacted", "redacted_bytes", "scan"]
 
 #: Each credential form: its name, the expression that finds it (on text, ASCII only; a match must not follow a letter,
 #: digit or ``_``) and the strings one of which any match holds (looked for first: most texts hold none).
@@ -107,6 +107,12 @@ def redacted(text: str) -> tuple[str, list[str]]:
         gone.append(fingerprint(text[a:b]))
         at = b
     return ("".join(out) + text[at:] if out else text), gone
+
+
+def redacted_bytes(data: bytes) -> tuple[bytes, list[str]]:
+    """:func:`redacted` of UTF-8 ``data`` (bytes that do not decode are kept as they are)."""
+    text, gone = redacted(data.decode("utf-8", "surrogateescape"))
+    return text.encode("utf-8", "surrogateescape"), gone
 
 
 def fingerprint(value: str) -> str:

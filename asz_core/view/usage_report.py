@@ -263,8 +263,9 @@ def report(counted: Iterable[Counted], view: str, table: PriceTable | None = Non
     starts: dict[str, int] = {}
     if view == "blocks":
         of = block_starts(list(times if times is not None else ()) + [c.ms for c in counted if c.ms is not None])
-        blocks = {ms: block_label(start, zone) for ms, start in of.items()}
-        starts = {blocks[ms]: start for ms, start in of.items()}
+        starts = {block_label(start, zone): start for start in set(of.values())}  # each block named once
+        label = {start: name for name, start in starts.items()}
+        blocks = {ms: label[start] for ms, start in of.items()}
     groups: dict[str, list[Counted]] = {}
     for c in counted:
         if (since is not None or until is not None) and (
