@@ -28,11 +28,16 @@ class Prose:
     """What a prose export gathers across conversations: source bytes (``raw``), the turns, the source line reader and its stats."""
 
     def __init__(self, source: list[Path], config: Optional[Path], audit: bool = False,
-                 window: Optional[tuple[Optional[int], Optional[int]]] = None, redact: bool = False):
+                 window: Optional[tuple[Optional[int], Optional[int]]] = None, redact: bool = False,
+                 in_range_only: bool = False):
         from ..reading.prose import ProseStats, SourceLines
 
         #: ``--audit``: the audit form (asz_core.reading.prose_audit); ``window``: ``--since``/``--until`` in unix ms
         self.audit, self.window = audit, window
+        #: ``--in-range-only``: lines outside the window left out; the window's lines by ``in_range``: True, False,
+        #: None (no time), counted before any is left out
+        self.in_range_only = in_range_only
+        self.placed = {True: 0, False: 0, None: 0}
         #: ``--redact``: every format's credentials masked (asz_core.reading.secrets); the fingerprints of those masked
         self.redact, self.redacted = redact, []  # type: bool, list[str]
         self.raw: list[int] = []
@@ -101,6 +106,7 @@ def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pro
                                 audit=audit)
         finally:
             prose.lines.close()  # a conversation's source files are its own
+        turns = _windowed(turns, prose, audit)
         prose.turns.extend(turns)
         bad = prose.stats.missing[missing:] + [f"landed file {x}; its records give no turn" for x in prose.stats.unverified[before:]]
         if audit is not None:
@@ -124,6 +130,26 @@ def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pro
                        "(each node's bytes gives the whole size); --format md, html or prose give texts whole", err=True)
         return to_json(doc) + b"\n", bad
     return (to_html(root, doc, thinking=thinking) if fmt == "html" else to_markdown(root, doc, thinking=thinking)).encode("utf-8"), bad
+
+
+def _windowed(turns: list[dict], prose: Prose, audit) -> list[dict]:
+    """``turns`` marked ``in_range`` against ``prose.window`` (the audit form marks its own) and counted in
+    ``prose.placed``; with ``--in-range-only`` those outside it (``in_range`` false) are left out, and the audit
+    header's ``left_out`` says how many (``outside_window``). Without a window, ``turns`` as they are."""
+    if prose.window is None:
+        return turns
+    from ..reading.prose_audit import mark_in_range
+
+    if audit is None:
+        mark_in_range(turns, prose.window)
+    for t in turns:
+        prose.placed[t["in_range"]] += 1
+    if not prose.in_range_only:
+        return turns
+    kept = [t for t in turns if t["in_range"] is not False]
+    if audit is not None:
+        audit.left_out["outside_window"] = len(turns) - len(kept)
+    return kept
 
 
 def _audit(cid: str, thinking: bool, prose: Prose):
@@ -310,6 +336,7 @@ def export(
     out: Optional[Path] = typer.Option(None, "--out", help="Write here: a file for one conversation, a folder (with an index page) for several, or for several as md or prose a FILE.md or FILE.jsonl that gets the one stream stdout would; a file already there is replaced, and stderr says so (asz export: replaced …)."),
     redact: bool = typer.Option(False, "--redact", help="Mask every credential of a known form (asz secrets lists the forms) in what is written, the index page included: its first and last 4 characters kept, a PEM private key's lines left out; stderr counts them."),
     audit: bool = typer.Option(False, "--audit", help="prose (implied when --format is not given; another --format is refused): the audit form (docs/reading.md): every line gets a kind (prompt, prompt_blocks, interrupt, injected, subagent_prompt, compaction_summary, command_output, reply, thinking, …); the person turns the default prose leaves out (a user line whose content is a list) are kept (kind prompt_blocks or interrupt, an image as [image: TYPE, N bytes]); one line per tool call (kind tool_call: tool, its input cut at 200 characters, status ok/error/refused/interrupted/no_result); one header line per conversation (kind conversation: title, project, branch, models, from, to, state, problems, left_out); streams interleaved by time; with --since/--until an in_range key on each line. The default prose's lines are all there, their keys and values unchanged."),
+    in_range_only: bool = typer.Option(False, "--in-range-only", help="prose with --since/--until: leave out the lines whose time is outside the window (in_range false; a line with no time stays, in_range null). Without it every line of a matched conversation is written, each with in_range, and stderr counts those outside."),
     source: list[Path] = typer.Option([], "--source", help="prose: a source folder the conversations were collected from, again for each further folder, looked in in order (default: each adapter's configured or default folders, as asz collect reads them: Claude Code's every projects folder holding sessions), read where a landed record cannot tell a string from a list (a file landed before claude-code-local 0.2.0)."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
@@ -355,6 +382,8 @@ def export(
         raise _usage(f"--format is one of {', '.join(FORMATS)}, not {fmt!r}")
     if audit and fmt != "prose":
         raise _usage(f"--audit is a form of --format prose, not of {fmt} (--audit alone gives prose)")
+    if in_range_only and (fmt != "prose" or not (since or until)):
+        raise _usage("--in-range-only reads a --since/--until window in --format prose (or --audit)")
     refuse_empty_id("export", conversation_id)
     many = bool(project or since or until)
     if conversation_id is not None and many:
@@ -364,8 +393,8 @@ def export(
     zone = use_tz("export", tz)
     r, hide = settings("export", root, config)  # a root that does not exist: exit 1, said as every reader says it
     _refuse_missing_parent(out)
-    prose = Prose(source, config, audit, time_range("export", since, until, zone) if audit and (since or until) else None,
-                  redact)
+    prose = Prose(source, config, audit, time_range("export", since, until, zone) if since or until else None,
+                  redact, in_range_only)
     if conversation_id is not None:
         unverified = _written(out, lambda: _one(r, conversation_id, fmt, hide, thinking, out, prose))
     else:
@@ -384,9 +413,29 @@ def _closing_lines(fmt: str, prose: Prose) -> None:
         typer.echo(estimate(prose.turns, sum(prose.raw)).line(), err=True)
         if prose.stats.line(prose.audit):
             typer.echo(prose.stats.line(prose.audit), err=True)
+        if prose.window is not None:
+            typer.echo(_window_line(prose), err=True)
     if prose.redact:
         typer.echo(f"asz export: --redact masked {len(prose.redacted):,} place(s) of "
                    f"{len(set(prose.redacted)):,} credential(s)", err=True)
+
+
+def _window_line(prose: Prose) -> str:
+    """stderr's word on the window (docs/reading.md, "A day's window"): ``asz export: 931 of 1,007 prose line(s) lie
+    outside the window FROM .. TO (each has in_range false: a conversation active in the window is written whole);
+    --in-range-only leaves them out``, or with ``--in-range-only`` ``asz export: --in-range-only left out …``; and how
+    many have no time (in_range null, kept)."""
+    from ..reading.prose_audit import instant
+
+    placed = prose.placed
+    total, out = sum(placed.values()), placed[False]
+    span = f"the window {instant(prose.window[0]) or '…'} .. {instant(prose.window[1]) or '…'}"
+    if prose.in_range_only:
+        said = f"asz export: --in-range-only left out {out:,} of {total:,} prose line(s) outside {span}"
+    else:
+        said = (f"asz export: {out:,} of {total:,} prose line(s) lie outside {span} (each has in_range false: a "
+                "conversation active in the window is written whole); --in-range-only leaves them out")
+    return said + (f"; {placed[None]:,} line(s) have no time (in_range null, kept)" if placed[None] else "")
 
 
 def _several(r: Path, project: str, since: str, until: str, zone, fmt: str, hide, thinking: bool, out: Optional[Path],

@@ -50,7 +50,8 @@ prompt, and the ``text`` parts of a record from ``agent`` are the model's
 
 Keys: ``conversation``, ``stream``, ``role``, ``ts`` (the record's time as
 written), ``text`` (the parts joined with a newline), ``file`` and ``row``
-(the landed record). A record landed twice (an interrupted pass) counts once,
+(the landed record); with a ``--since``/``--until`` window the export adds ``in_range``
+(:func:`~asz_core.reading.prose_audit.mark_in_range`; trial 19, F13). A record landed twice (an interrupted pass) counts once,
 by its ``ord``; a record carrying a flag ``hide`` names is left out.
 
 :func:`estimate` gives the token estimate of seed 003 (words x 1.3) for the

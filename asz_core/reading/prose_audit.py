@@ -49,7 +49,7 @@ from ..view.titles import ask_adapter, prompt_blocks, record_line
 from .export_steps import media_line
 from .search_hits import text_kind
 
-__all__ = ["INPUT_CHARS", "INPUT_FIELDS", "KINDS", "Audit", "fixed_notice", "header_line", "instant"]
+__all__ = ["INPUT_CHARS", "INPUT_FIELDS", "KINDS", "Audit", "fixed_notice", "header_line", "instant", "mark_in_range"]
 
 #: The kinds a line of the audit form can have.
 KINDS = ("conversation", "prompt", "prompt_blocks", "interrupt", "command", "command_output", "injected",
@@ -197,11 +197,7 @@ class Audit:
         keyed = [list(_timed(lines, i)) for i, lines in enumerate(streams)]
         got = [line for _, _, _, line in heapq.merge(*keyed)]
         if self.window is not None:
-            since, until = self.window
-            for line in got:
-                ns = parse_instant(line.get("ts"))
-                line["in_range"] = None if ns is None else ((since is None or ns // 1_000_000 >= since)
-                                                            and (until is None or ns // 1_000_000 <= until))
+            mark_in_range(got, self.window)
         return got
 
     def header(self, row: Optional[dict], lines: Sequence[dict], problems: Iterable[str]) -> dict:
@@ -210,6 +206,16 @@ class Audit:
         if self.window is not None:  # the window in_range is read against
             head["window"] = [instant(self.window[0]), instant(self.window[1])]
         return head
+
+
+def mark_in_range(lines: Iterable[dict], window: tuple[Optional[int], Optional[int]]) -> None:
+    """Set ``in_range`` on each line: whether its ``ts`` lies in ``window`` (``(since, until)`` in unix ms, either
+    None for open; both ends included), None for a line with no time (docs/reading.md, "A day's window")."""
+    since, until = window
+    for line in lines:
+        ns = parse_instant(line.get("ts"))
+        line["in_range"] = None if ns is None else ((since is None or ns // 1_000_000 >= since)
+                                                    and (until is None or ns // 1_000_000 <= until))
 
 
 def _timed(lines: list[dict], stream: int) -> Iterable[tuple[int, int, int, dict]]:

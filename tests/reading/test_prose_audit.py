@@ -220,6 +220,33 @@ def test_in_range_marks_the_lines_of_the_window(corpus_root):
     assert {x["in_range"] for x in turns} == {True, False}  # the Warmups of 2025-11-14 are out of the window
 
 
+@pytest.mark.parametrize("day", ["2025-11-14", "2025-11-17"])
+def test_a_days_default_prose_marks_and_counts_the_lines_outside_it(corpus_root, corpus_source, day):
+    """Trial 19, F13: a day's export gives whole conversations; the default prose marks each line ``in_range`` and
+    stderr counts those outside the day, both counted here from the source JSONL's timestamps by seed 003's rule."""
+    sid = "cb2e607c-c758-415a-8b45-c49e4631906a"  # the corpus's one conversation active on either day
+    window = ("--since", day, "--until", day, "--tz", "UTC", "--format", "prose", "--root", str(corpus_root))
+    res = asz("export", *window)
+    lines = [json.loads(x) for x in res.stdout.splitlines()]
+    seed = [json.loads(x) for x in _seed_003_bytes(corpus_root, corpus_source, sid).splitlines()]
+    assert [{k: v for k, v in x.items() if k != "in_range"} for x in lines] == seed  # the rule's lines, one key more
+    inside = [x["ts"].startswith(day) for x in seed]
+    assert [x["in_range"] for x in lines] == inside and 0 < sum(inside) < len(seed)
+    assert (f"asz export: {len(seed) - sum(inside):,} of {len(seed):,} prose line(s) lie outside the window "
+            f"{day}T00:00:00.000Z .. {day}T23:59:59.999Z") in res.stderr and "--in-range-only leaves them out" in res.stderr
+    only = asz("export", *window, "--in-range-only")
+    assert [json.loads(x) for x in only.stdout.splitlines()] == [x for x in lines if x["in_range"]]
+    assert f"--in-range-only left out {len(seed) - sum(inside):,} of {len(seed):,} prose line(s)" in only.stderr
+    audit = [json.loads(x) for x in asz("export", *window, "--audit", "--in-range-only").stdout.splitlines()]
+    assert all(x["in_range"] for x in audit[1:]) and audit[0]["left_out"]["outside_window"] > 0
+    assert sum(audit[0]["lines"].values()) == len(audit) - 1
+
+
+def test_in_range_only_needs_a_window(corpus_root):
+    res = asz("export", "cb2e607c", "--in-range-only", "--root", str(corpus_root), check=False)
+    assert res.returncode == 2 and "--in-range-only reads a --since/--until window" in res.stderr
+
+
 def test_audit_is_a_form_of_prose_only(corpus_root):
     res = asz("export", "cb2e607c", "--format", "md", "--audit", "--root", str(corpus_root), check=False)
     assert res.returncode == 2 and "--audit is a form of --format prose" in res.stderr
