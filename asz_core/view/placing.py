@@ -67,8 +67,9 @@ def shell_input(name: str, text: str) -> tuple[str, str | None, list[tuple[str, 
     return v["command"], said, [(k, _fact(x)) for k, x in v.items() if k != "command" and not (k == "description" and said is not None)]
 
 
-#: The keys whose value sums a tool call's input up, first found first (:func:`input_gist`).
-INPUT_FIELDS = ("command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description", "prompt",
+#: The keys whose value sums a tool call's input up, first found first (:func:`input_gist`; the page's row of a call
+#: reads the same list, :func:`page_rules`): ``file`` is Kiro IDE's path (its ``create``).
+INPUT_FIELDS = ("command", "file_path", "notebook_path", "path", "file", "pattern", "url", "query", "description", "prompt",
                 "skill", "subject")
 
 
@@ -103,10 +104,12 @@ def _is_path(key: str) -> bool:
 def page_rules() -> dict:
     """The field view's lists and limits as the page's script reads them (app.js ``RULES``, written into the script as
     the server serves it, :data:`asz_core.view.page.APP_JS`): ``shell_tools`` (:data:`SHELL_TOOLS`, sorted),
-    ``pairs`` (:data:`PAIRS`), ``edit_pair`` (a MultiEdit edit's), ``path_keys`` and ``path_suffix``, ``block_chars``;
-    one source for :func:`shell_input`, :func:`quiet_result`, :func:`input_fields` and the page."""
+    ``pairs`` (:data:`PAIRS`), ``edit_pair`` (a MultiEdit edit's), ``path_keys`` and ``path_suffix``, ``block_chars``,
+    ``input_fields`` (:data:`INPUT_FIELDS`, in order: a call's row reads its first non-blank one, as :func:`input_gist`);
+    one source for :func:`shell_input`, :func:`quiet_result`, :func:`input_fields`, :func:`input_gist` and the page."""
     return {"shell_tools": sorted(SHELL_TOOLS), "pairs": [list(p) for p in PAIRS], "edit_pair": list(PAIRS[0]),
-            "path_keys": list(PATH_KEYS), "path_suffix": PATH_SUFFIX, "block_chars": BLOCK_CHARS}
+            "path_keys": list(PATH_KEYS), "path_suffix": PATH_SUFFIX, "block_chars": BLOCK_CHARS,
+            "input_fields": list(INPUT_FIELDS)}
 
 
 def input_fields(text: str) -> tuple[list[tuple[str, str]], list[tuple]] | None:

@@ -11,6 +11,8 @@ from asz_core.view import placing
 
 from test_view_server_browser import open_at
 
+from selenium.webdriver.common.by import By  # noqa: E402  (test_view_server_browser skips without selenium)
+
 APP_JS = Path(placing.__file__).with_name("static") / "app.js"
 
 
@@ -39,3 +41,20 @@ def test_the_page_reads_the_rules_it_was_sent(example_root, serve, browser):
     facts, items = placing.input_fields(text)
     assert [k for k, _ in facts] == ["notebook_path", "short"]
     assert [(i[0], i[1]) for i in items] == [("block", "note"), ("pair", "edit 1 of 1")]
+
+
+def test_a_calls_row_names_it_by_placings_input_fields(corpus_root, corpus_dir, serve, browser):
+    """Session 20's gap: app.js kept its own list of the keys a call's row reads (no ``notebook_path``, ``skill`` or
+    ``subject``, ``description`` before ``file_path``), so the page named a call otherwise than the HTML export's tool
+    line. It reads ``RULES.input_fields`` (placing.INPUT_FIELDS) now: 8463c716's Skill call, whose input holds only
+    ``skill``, was drawn as its JSON and reads as the skill's name, as :func:`placing.input_gist` gives it."""
+    from test_tool_fields import SPOTTER, _open_step, _source, _uses
+
+    step = "toolu_01WD7R52g4Tq4muwnGEgs9nD"
+    use = _uses(_source(corpus_dir, *SPOTTER))[step]
+    assert use["name"] == "Skill" and list(use["input"]) == ["skill"]
+    gist, cut = placing.input_gist(use["input"], 160)
+    assert gist == use["input"]["skill"] and not cut
+    el = _open_step(browser, serve(corpus_root).base, SPOTTER[1], f"tool/{step}", ".editinput")
+    assert el.find_element(By.CSS_SELECTOR, ":scope > .row .pv").text == gist
+    assert placing.page_rules()["input_fields"] == list(placing.INPUT_FIELDS)

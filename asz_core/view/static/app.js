@@ -1151,13 +1151,15 @@
 
   function withheldFlags(n) { return (n.flags || []).filter(function (f) { return f === 'system_prompt' || f === 'tool_schemas'; }); }
 
+  // A call's row: its input's first non-blank string among RULES.input_fields (placing.INPUT_FIELDS, the exports' and
+  // the audit prose's list, served into this script), else the input as written.
   function toolInputPreview(n) {
     if (!n.text) return '';
     try {
       const v = JSON.parse(n.text);
       if (v && typeof v === 'object') {
-        for (const k of ['command', 'description', 'file_path', 'path', 'file', 'pattern', 'url', 'query', 'prompt']) {
-          if (typeof v[k] === 'string') return v[k];
+        for (const k of RULES.input_fields || []) {
+          if (typeof v[k] === 'string' && v[k].trim()) return v[k];
         }
       }
     } catch (e) { /* clipped or not JSON */ }
