@@ -13,7 +13,9 @@ its command as code and its other keys (:func:`~asz_core.view.placing.shell_inpu
 object as its fields (:func:`~asz_core.view.placing.input_fields`: its facts listed, path first, then each text pair
 and long text as a block under its key), its empty result as ``(no
 output)`` and the keys its result object holds (:func:`~asz_core.view.placing.quiet_result`), a subagent's report
-given back as one line naming where its talk draws it (:func:`report_line`), any other input and result as written.
+given back as one line naming where its talk draws it (:func:`report_line`), and the key of a call's input that holds
+its subagent's prompt, drawn at the head of the subagent's talk, as one line naming that talk (:func:`ask_line`), any
+other input and result as written.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from ..view.placing import input_fields, input_gist, quiet_result, shell_input
 from ..view.titles import BLOCK_STEPS, prompt_blocks
 from .termtext import plain
 
-__all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "fence", "html_blocks", "markdown_blocks", "nested", "read_blocks", "report_line",
+__all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "ask_line", "fence", "html_blocks", "markdown_blocks", "nested", "read_blocks", "report_line",
            "tool_html", "tool_markdown", "tool_pieces"]
 
 #: What stands for an output block with no text.
@@ -136,6 +138,12 @@ def report_line(r: dict, code: Callable[[str], str] = lambda sid: sid) -> str:
     return f"(the subagent's report: the same text as its last message {', '.join(map(code, r['said']))}, in Talk {r['talk']})"
 
 
+def ask_line(a: dict) -> str:
+    """The line a call's input key that holds its subagent's prompt reads (``a``: a step's ``ask``): ``(the subagent's
+    prompt, drawn once: what Talk 2 was asked, at its head)``, as the page names it (app.js ``askPointer``)."""
+    return f"(the subagent's prompt, drawn once: what Talk {a['talk']} was asked, at its head)"
+
+
 def _facts_markdown(facts: list[tuple[str, str]]) -> list[str]:
     return ["", *(f"- {plain(k)}: {_code(plain(v))}" for k, v in facts)] if facts else []
 
@@ -158,7 +166,8 @@ def tool_pieces(st: dict) -> list[tuple]:
     """What a tool step ``st`` (an :class:`~asz_core.reading.export_steps.Step`) draws, in order, for
     :func:`tool_markdown` and :func:`tool_html` to render (module docstring): its input as ``("said", description)``,
     ``("command", text)`` and ``("facts", [(key, value)…])`` (a shell call), or ``("facts", …)`` then one ``("item",
-    item)`` for each :func:`~asz_core.view.placing.input_fields` item (a JSON object), or ``("input", text)`` /
+    item)`` for each :func:`~asz_core.view.placing.input_fields` item (a JSON object; the key that holds the subagent's
+    prompt, a step's ``ask``, as ``("ask", ask)``: :func:`ask_line`), or ``("input", text)`` /
     ``("input_withheld", bytes)``; then its result as ``("report", report)`` (and ``("rest", text)`` when the report
     is followed by more), ``("quiet", facts)``, ``("result", text)`` or ``("result_withheld", bytes)``."""
     name = st.get("name") or ""
@@ -168,7 +177,7 @@ def tool_pieces(st: dict) -> list[tuple]:
         command, said, facts = shell
         out += ([("said", said)] if said is not None else []) + [("command", command), ("facts", facts)]
     elif (fields := input_fields(st["input"]) if st["input"] else None) is not None:
-        out += [("facts", fields[0]), *(("item", item) for item in fields[1])]
+        out += _asked_fields(fields, st.get("ask"))
     elif st["input"]:
         out.append(("input", st["input"]))
     elif st["withheld"]:
@@ -185,6 +194,19 @@ def tool_pieces(st: dict) -> list[tuple]:
     return out
 
 
+def _asked_fields(fields: tuple[list, list], ask: dict | None) -> list[tuple]:
+    """``[("facts", …), ("item", item)…]`` of :func:`~asz_core.view.placing.input_fields`' ``fields``; with ``ask`` (a
+    step's, :func:`ask_line`) the key that holds the subagent's prompt is ``("ask", ask)`` in its place instead, the
+    prompt not drawn again (after the facts when it was one)."""
+    facts, items = fields
+    if ask is None:
+        return [("facts", facts), *(("item", item) for item in items)]
+    key = ask["key"]
+    kept = [(k, v) for k, v in facts if k != key]
+    pieces = [("ask", ask) if item[0] == "block" and item[1] == key else ("item", item) for item in items]
+    return [("facts", kept)] + ([("ask", ask)] if len(kept) < len(facts) else []) + pieces
+
+
 #: How Markdown draws each kind of :func:`tool_pieces` (a list of lines, each block after a blank line).
 _MARKDOWN: dict[str, Callable[[Any], list[str]]] = {
     "said": lambda v: ["", plain(v)],
@@ -194,6 +216,7 @@ _MARKDOWN: dict[str, Callable[[Any], list[str]]] = {
     "input": lambda v: ["", fence(plain(v), "json")],
     "input_withheld": lambda v: ["", f"*(input withheld: {v} bytes)*"],
     "report": lambda v: ["", f"*{report_line(v, lambda sid: f'`{sid}`')}*"],
+    "ask": lambda v: ["", f"*{plain(v['key'])}*", "", f"*{ask_line(v)}*"],
     "rest": lambda v: ["", fence(plain(v))],
     "quiet": lambda v: ["", f"*{NO_OUTPUT}*", *_facts_markdown(v)],
     "result": lambda v: ["", fence(plain(v))],
@@ -219,6 +242,7 @@ _HTML: dict[str, Callable[[Any, Callable[[str], str]], str]] = {
     "input": lambda v, e: f"<pre>{e(v)}</pre>",
     "input_withheld": lambda v, e: f"<p class=\"withheld\">(input withheld: {v} bytes)</p>",
     "report": lambda v, e: f"<p><i>{e(report_line(v))}</i></p>",
+    "ask": lambda v, e: f"<p class=\"meta\">{e(v['key'])}</p><p><i>{e(ask_line(v))}</i></p>",
     "rest": lambda v, e: f"<pre>{e(v)}</pre>",
     "quiet": lambda v, e: f"<p><i>{NO_OUTPUT}</i></p>" + _facts_html(v, e),
     "result": lambda v, e: f"<pre>{e(v)}</pre>",

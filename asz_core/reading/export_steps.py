@@ -14,7 +14,7 @@ import orjson
 from ..flow.model import Ref
 from ..sessiondata import SDError, SDReader
 from ..storage.layout import landed_files
-from ..view.placing import asked_steps, call_prompts, loose_talks, position, repeats, reports, walk
+from ..view.placing import asked_steps, asks, call_prompts, loose_talks, position, repeats, reports, walk
 from ..view.summary import HEADING_LIMIT, short_title, shorten
 from ..view.titles import record_line, talk_headings
 from .export_blocks import BLOCK_STEPS, read_blocks
@@ -45,7 +45,9 @@ class Step(dict):
     """One step to render: ``id``, ``kind``, ``at`` (unix ms), ``who``, ``text`` (whole), ``withheld`` (bytes or 0),
     ``line`` (True) on a compaction boundary its label reads in words, and for a tool ``name``, ``input``, ``result``, ``result_withheld``, ``failed``, and ``report`` when its result is its
     subagent's report (:func:`~asz_core.view.placing.reports`: ``{"said": [ids of the steps that draw it], "talk": the
-    number of that subagent's talk, "rest": what the result holds after it}``); ``asked`` (True) on an injection that is what
+    number of that subagent's talk, "rest": what the result holds after it}``), ``ask`` when its input holds its
+    subagent's prompt, which that talk draws at its head (:func:`~asz_core.view.placing.asks`: ``{"key": the input's
+    key, "talk": the talk's number}``); ``asked`` (True) on an injection that is what
     its talk was asked (:func:`~asz_core.view.placing.asked_steps`), drawn as a prompt."""
 
 
@@ -178,13 +180,13 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
         return Step(id=f"prompt/{ref['seq']}/{ref['row']}" if ref else f"prompt/{talk['id']}", kind="prompt",
                     at=talk.get("at") or 0, who=ASKED, text=text, withheld=0)
 
-    given_back = reports(doc, lambda ref: recs.get((ref.get("seq"), ref.get("row"))))
     out = []
     for talk in doc.get("talks", ()):
         shown = _once([(position(n), s) for n in walk(talk.get("children", ())) if (s := step(n)) is not None])
         out.append({"talk": talk, "heading": talk_heading(doc, talk, heads), "steps": shown, "prompt": asked(talk)})
     outside = _place_loose(doc, out, step)
-    _said_once(out, given_back)
+    _said_once(out, reports(doc, lambda ref: recs.get((ref.get("seq"), ref.get("row")))))
+    _asked_once(out, asks(doc, dialect, lambda ref: recs.get((ref.get("seq"), ref.get("row"))), given))
     for t in out:
         t["steps"] = [s for _, s in t["steps"]]
     if outside:
@@ -247,6 +249,18 @@ def _said_once(talks: list[dict], given_back: dict[str, dict]) -> None:
         st, output = steps.get(sid), steps.get(r["output"])
         if st is not None and output is not None and not st["result_withheld"] and r["talk"] in number:
             st["report"] = {"said": output.get("same_as") or [r["output"]], "talk": number[r["talk"]], "rest": r["rest"]}
+
+
+def _asked_once(talks: list[dict], prompts_in: dict[str, dict]) -> None:
+    """Mark each tool step of ``talks`` whose input holds its subagent's prompt (``prompts_in``,
+    :func:`~asz_core.view.placing.asks`) with ``ask``: the input's key and the number of the talk that draws the prompt
+    at its head, so that the prompt is drawn once, there, as the page draws it (session 20)."""
+    steps = {s["id"]: s for t in talks for _, s in t["steps"]}
+    number = {t["talk"]["id"]: i for i, t in enumerate(talks, 1) if t["talk"] is not None}
+    for sid, a in prompts_in.items():
+        st = steps.get(sid)
+        if st is not None and not st["withheld"] and a["talk"] in number:
+            st["ask"] = {"key": a["key"], "talk": number[a["talk"]]}
 
 
 def _first_ref(n: dict) -> dict | None:

@@ -8,6 +8,10 @@ rules are ``asz_core.view.placing``'s, tests/view_server/test_tool_fields.py che
   output)`` with what its ``toolUseResult`` holds, not as JSON (the corpus's a7da6a22);
 - any other input reads as its fields: an Edit's file_path listed, old_string and new_string as blocks (a7da6a22's
   first Edit), a Kiro IDE ``create``'s ``file`` listed and ``originalContent``, ``modifiedContent`` as blocks;
+- a subagent's prompt is drawn once, at the head of its talk, as the page draws it (session 20): the Agent or Task
+  call's input names that talk under its ``prompt`` key instead of drawing the prompt again (ef958aa1's six agents,
+  each prompt in the agent's own file; a7da6a22's Task, whose agent file holds no prompt, so its talk shows the
+  Task's);
 - a compaction boundary reads as its line in md, ``Context compacted (auto, 167,731 tokens before)``, not followed by
   its record's JSON (8463c716, source row 714); html keeps the record folded under that line.
 
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import shutil
 
 import pytest
@@ -62,6 +67,52 @@ def test_html_draws_a_subagents_report_once(collected):
     assert page.count(first) == 1
     assert "<i>(the subagent&#x27;s report: the same text as its last message msg/3/56:0, in Talk 2)</i>" in page
     assert f"<pre>{html.escape(collected['rest'])}</pre>" in page
+
+
+def _agent_uses(source, project: str, sid: str) -> list[dict]:
+    """The Task/Agent tool_use blocks of a session's own file, in order."""
+    lines = [json.loads(x) for x in (source / project / f"{sid}.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
+    return [b for d in lines if d.get("type") == "assistant" for b in d["message"]["content"]
+            if isinstance(b, dict) and b.get("type") == "tool_use" and b["name"] in ("Task", "Agent")]
+
+
+def _prompt_drawn_once(md: str, page: str, use: dict, others: list[dict]) -> None:
+    """``use``'s prompt (its longest run of plain words that no prompt of ``others`` holds) drawn once in md and html: under
+    the talk it started, whose number the call's input names, and not in the call's input."""
+    first = max((x for x in re.findall(r"[A-Za-z][A-Za-z ,.]{30,}[A-Za-z]", use["input"]["prompt"])  # no Markdown
+                 if not any(x in o["input"]["prompt"] for o in others if o is not use)), key=len)
+    at = md.index(f"`tool/{use['id']}`")
+    block = md[at:md.index("\n**", at + 10)]
+    talk = re.search(r"\*\(the subagent's prompt, drawn once: what Talk (\d+) was asked, at its head\)\*", block)
+    assert talk and "*prompt*" in block and first not in block
+    assert md.count(first) == 1  # was twice: the call's input too
+    head = md.index(f"## Talk {talk.group(1)}: ")
+    end = md.find("\n## ", head + 1)
+    assert head < md.index("**Asked (the prompt this talk was given)**", head) < md.index(first) < (end if end > 0 else len(md))
+    at = page.index(f'id="tool/{use["id"]}"')
+    block = page[at:page.index("</details>", at)]
+    assert (f"<p class=\"meta\">prompt</p><p><i>(the subagent&#x27;s prompt, drawn once: what Talk {talk.group(1)} was "
+            "asked, at its head)</i></p>") in block
+    assert first not in block and page.count(first) == 1
+
+
+def test_a_subagents_prompt_is_drawn_once_in_its_talk(collected, corpus_source):
+    md = asz("export", SID, "--format", "md", "--root", str(collected["root"])).stdout
+    page = asz("export", SID, "--format", "html", "--root", str(collected["root"])).stdout
+    uses = _agent_uses(corpus_source, PROJECT, SID)
+    assert len(uses) == 6 and uses[0]["id"] == STEP
+    for use in uses:
+        _prompt_drawn_once(md, page, use, uses)
+    assert md.count("was asked, at its head)*") == 6
+
+
+def test_a_prompt_read_from_its_call_is_drawn_once_too(deep, corpus_source):
+    """a7da6a22's agent file holds no prompt line: its talk opens with the Task's prompt (``prompt/tool/…``)."""
+    md = asz("export", DEEP[1], "--format", "md", "--root", str(deep["root"])).stdout
+    page = asz("export", DEEP[1], "--format", "html", "--root", str(deep["root"])).stdout
+    (use,) = _agent_uses(corpus_source, *DEEP)
+    assert f"· `prompt/tool/{use['id']}`" in md
+    _prompt_drawn_once(md, page, use, [use])
 
 
 @pytest.fixture(scope="module")
