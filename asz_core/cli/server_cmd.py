@@ -68,9 +68,9 @@ def _banner_common(state, host: str, port: int) -> None:
         names = ", ".join(state.hide) or "nothing"
         typer.echo(f"withhold : {names} (hide parameter {'taken' if state.hide_override else 'refused'})")
     n = len(state.conversations())
-    note = "" if n else " (this root holds no conversations yet: collect and parse sessions into it)"
-    if state.mode == "server":
-        note += " (the first collect pass runs in the background; the page says when it is done)"
+    note = "" if n or state.mode == "server" else " (this root holds no conversations yet: collect and parse sessions into it)"
+    if state.mode == "server":  # it collects: no reader is asked to (trial 19, F24)
+        note += " (the first collect pass runs in the background and lands and parses the sources into it; the page says when it is done)"
     typer.echo(f"serving  : {n} conversation(s){note}")
     from ..verify.session_files import session_file_lines
 

@@ -24,6 +24,7 @@ from ..sessiondata.jsonbytes import dumps_wide
 from .guard import HostGuard, log_once
 from .page import ASSETS, PAGE_HTML, page_html, uri_component
 from .query import ApiError, QueryError, hide_from_query, parse_query
+from .background import list_note
 from .state import Doc, ViewState
 
 __all__ = ["create_app", "api", "json_answer", "API_ROUTES", "FIELDS"]
@@ -104,14 +105,7 @@ def _status(request, pairs, hide):
 def _conversations(request, pairs, hide):
     state = _state(request)
     convs = state.conversations()
-    note = "" if convs else ("this storage root holds no conversations yet: collect and parse sessions into it" if state.root.is_dir()
-                              else f"the storage root {state.root} is gone: nothing to show until it is back")
-    if state.root.is_dir():  # landed sessions with no conversation chain, named as asz ls names them (trial 7)
-        unchained = state.unchained(convs)
-        note = (note + " " if note else "") + unchained if unchained else note
-    if state.links_skipped:
-        note = (note + " " if note else "") + f"{state.links_skipped} entr{'y' if state.links_skipped == 1 else 'ies'} of _conversations " \
-            "are symbolic links and are not served"
+    note = list_note(state, convs)  # what is still being read, or why a landed session is not listed
     rows = [state.row(c, hide, wait=False) for c in convs]  # at once: what is not counted yet is marked and counted behind
     behind = [r["id"] for r in sorted(rows, key=lambda r: -(r["to"] or 0)) if r.get("counting")]
     if behind:

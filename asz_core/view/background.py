@@ -20,7 +20,7 @@ from .rows import header_ms
 from .usage import LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND
 from .worker import WorkerGone
 
-__all__ = ["BackgroundChecks", "waiting_line", "usage_hours", "hours_answer", "READ_QUIET", "CHECK_DELAY", "UNREAD_START", "CHECK_SOON"]
+__all__ = ["BackgroundChecks", "counting_words", "list_note", "waiting_line", "usage_hours", "hours_answer", "READ_QUIET", "CHECK_DELAY", "UNREAD_START", "CHECK_SOON"]
 
 #: Seconds the checker waits after a reader's last ``/api/c/…`` request before its next build: a reader opening one
 #: conversation after another (the view, then its records and bodies) never shares the interpreter with a build.
@@ -43,6 +43,44 @@ def waiting_line(last_pass: dict | None) -> str:
     complete)``; '' when none (trial 19, F7)."""
     n = (last_pass or {}).get("partial") or 0
     return f"{n} source(s) end in a line still being written (it lands once complete)" if n else ""
+
+
+def counting_words(done: int, pending: int, held: bool) -> str:
+    """What the counter is doing, said from its numbers as they are now (``done`` counted since it started, ``pending``
+    still to count, ``held`` while asz server's first pass holds it): ``counting conversations: 3 of 12 done``, and
+    ``, waiting for the collect pass to end`` when held (trial 19, F24: the words were set when the counter took a
+    conversation, and said ``0 of 9 done`` for 26 s while 202 rows waited); '' when none waits."""
+    if not pending:
+        return ""
+    return f"counting conversations: {done} of {done + pending} done" + (", waiting for the collect pass to end" if held else "")
+
+
+def list_note(state, conversations: Sequence[str]) -> str:
+    """``/api/conversations``' ``note`` of ``state`` (a :class:`~asz_core.view.state.ViewState`) for the ids listed,
+    ``conversations``: '' when nothing is to be said.
+
+    With none listed: the storage root is gone, or holds none yet (``asz view``: collect and parse into it; ``asz
+    server``: its passes do, every ``interval`` seconds), or, while asz server's first pass runs
+    (``hold_counting``), that the pass is reading the sources into it (trial 19, F24: the page asked the reader to
+    collect while the server was doing it). While that pass runs, sessions it landed and has not parsed yet are no
+    damage: the note says that they are listed as it parses them, and lists no session folder; once it ended, the
+    landed sessions with no conversation chain are named (:meth:`BackgroundChecks.unchained`). Then the entries of
+    ``_conversations`` that are symbolic links, not served."""
+    if not state.root.is_dir():
+        notes = [f"the storage root {state.root} is gone: nothing to show until it is back"]
+    elif state.hold_counting:
+        notes = [("no conversation is listed yet: " if not conversations else "")
+                 + "this server's first collect pass is reading the sources into the storage root; the sessions "
+                 "it lands are listed as it parses them"]
+    else:
+        how = f"this server collects and parses its sources into it every {state.interval:g} s" \
+            if state.mode == "server" and isinstance(state.interval, (int, float)) else "collect and parse sessions into it"
+        notes = [] if conversations else [f"this storage root holds no conversations yet: {how}"]
+        notes.append(state.unchained(conversations))  # landed sessions with no chain, as asz ls names them (trial 7)
+    if state.links_skipped:
+        n = state.links_skipped
+        notes.append(f"{n} entr{'y' if n == 1 else 'ies'} of _conversations are symbolic links and are not served")
+    return " ".join(x for x in notes if x)
 
 
 class BackgroundChecks:
@@ -165,7 +203,7 @@ class BackgroundChecks:
                 "hide_override": self.hide_override,
                 "documents_built": self.builds,
                 "checked": self.checked,
-                "reading": "; ".join(x for x in (self.reading, self.counting, waiting_line(self.last_pass)) if x),
+                "reading": "; ".join(x for x in (self.reading, counting_words(self._count_done, counting, self.hold_counting), waiting_line(self.last_pass)) if x),
                 "counting": counting,
             }
 
@@ -217,8 +255,7 @@ class BackgroundChecks:
                 pending.setdefault(c, tuple(hide))
             if not pending or self._counter_alive:
                 return
-            self._counter_alive = True
-            self.counting = f"counting conversations: 0 of {len(pending)} done"  # said from this answer on, not once the thread runs
+            self._counter_alive, self._count_done = True, 0  # said from this answer on (status), not once the thread runs
         threading.Thread(target=self._count_loop, name="asz-view-count", daemon=True).start()
 
     def count_waiting(self, conversation: str, hide: Sequence[str]) -> bool:
@@ -233,27 +270,22 @@ class BackgroundChecks:
 
     def _count_loop(self) -> None:
         """The counter thread: count each waiting conversation's summary (:meth:`known_summary`) until none waits."""
-        done = 0
         while True:
             while self.requests_active > 0 or time.monotonic() - self.last_read < READ_QUIET or self.hold_counting:
                 time.sleep(0.05)  # a reader's request comes first, and asz server's first pass
             with self._lock:
                 if not self._count_pending:
                     self._counter_alive = False
-                    self.counting = ""
                     return
                 conversation, hide = next(iter(self._count_pending.items()))
-                self.counting = f"counting conversations: {done} of {done + len(self._count_pending)} done"
             try:
                 self.known_summary(conversation, hide, self.fingerprint(conversation), behind=True)
             except Exception:  # a conversation that does not read is shown as such when opened
                 pass
-            done += 1
-            with self._lock:
+            with self._lock:  # the count and its words change together (status reads both under the lock)
+                self._count_done += 1
                 if self._count_pending.get(conversation) == hide:
                     del self._count_pending[conversation]
-                if not self._count_pending:  # said with the count: /api/status never shows 0 left and "counting"
-                    self.counting = ""
 
     def check_all(self, stop: threading.Event, pause: float = 0.05) -> int:
         """Find the verification state of every conversation that has none for its current files, newest first.

@@ -156,7 +156,7 @@ class ViewState(BackgroundChecks, LandedRequests):
         self._unchained_gen = 0  # passes that landed something (each clears _unchained)
         self.refreshing = False
         self.reading = ""  # what the process is still reading, in words ('' when nothing)
-        self.counting = ""  # what the counter is counting, in words (BackgroundChecks.count_behind; '' when nothing)
+        self._count_done = 0  # conversations the counter counted since it last started (background.counting_words)
         self._count_pending: dict[str, tuple] = {}  # conversation -> withheld names, to count in the counter thread
         self.hold_counting = False  # True while asz server's first pass runs: the counter waits, the pass has the CPU
         self._counter_alive = False
