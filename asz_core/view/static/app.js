@@ -124,13 +124,19 @@
   // ------------------------------------------------------------------ formatting
 
   function pad(n, w) { return String(n).padStart(w || 2, '0'); }
-  // Times are shown in the reader's own time zone, with its short name (UTC on a machine set to UTC).
+  // Times are shown in the reader's own time zone, with its short name (UTC on a machine set to UTC). The formatter is
+  // made once: the first one a page makes loads ICU's time zone data (about 20 ms in Chromium, issue 22).
+  let TZ_FORMAT = null;
   function tzShort(d) {
     try {
-      const p = new Intl.DateTimeFormat('en-US', { timeZoneName: 'short' }).formatToParts(d).filter(function (x) { return x.type === 'timeZoneName'; })[0];
+      if (!TZ_FORMAT) TZ_FORMAT = new Intl.DateTimeFormat('en-US', { timeZoneName: 'short' });
+      const p = TZ_FORMAT.formatToParts(d).filter(function (x) { return x.type === 'timeZoneName'; })[0];
       return p ? p.value : '';
     } catch (e) { return ''; }
   }
+  // The first date and number formats a page makes load ICU's data (about 20 and 10 ms in Chromium): made while the
+  // page waits for the server's answers, so the first drawing does not wait for them (issue 22).
+  function warmFormats() { tzShort(new Date(0)); num(1000); }
   function fmtTime(ms) {
     if (ms === null || ms === undefined) return '—';
     if (ms === 0) return 'no time';
@@ -826,6 +832,7 @@
         if (!docTimer) docTimer = setInterval(pollDocument, 5000);
       });
     });
+    warmFormats();  // after both are asked: done while the server builds
   }
 
   function drawDocument(doc) {
