@@ -8,8 +8,9 @@
 - ``asz_core.sessiondata.jsoncheck``: whether a source line is orjson's own encoding of its value, told from its
   bytes (``asz_core.canonical_json``), so the Claude Code adapter no longer encodes every line again to know it.
 - ``asz_adapters_claude.usual_line``: the Claude Code adapter's own: the usual transcript line (an assistant line of
-  text, call and thinking blocks; a runtime bookkeeping line) into its record and parts in one call, the Python of
-  transcript.py and blocks.py its definition and fallback.
+  text, call and thinking blocks; a user line of a prompt or of tool results with their ``toolUseResult``; a runtime
+  bookkeeping line) into its record and parts in one call, the Python of transcript.py and blocks.py its definition
+  and fallback.
 
 Where no C compiler is found, or it fails, the install goes on without them and the same work is done in Python
 (asz_core/verify/landed.py, asz_core/sessiondata/numberprobe.py), with the same results (docs/verify.md, How fast;

@@ -37,7 +37,7 @@ from pathlib import PurePosixPath, PureWindowsPath
 from asz_core import Dropped, Part, Record, Source, unknown_part
 from asz_core.sessiondata import COMPANION_WHAT, companion_file_name
 
-__all__ = ["COMPANION_WHY", "PREVIEW_OPEN", "companion_name", "companion_record", "note_companion"]
+__all__ = ["COMPANION_WHY", "PREVIEW_OPEN", "companion_dropped", "companion_name", "companion_record", "note_companion"]
 
 #: How a preview opens in the transcript.
 PREVIEW_OPEN = "<persisted-output>"
@@ -66,11 +66,18 @@ def companion_name(text: str) -> str:
     return parts[-1]
 
 
+def companion_dropped(text: str) -> Dropped | None:
+    """The ``dropped`` entry naming the companion file of ``text`` (a result's text) when it is a preview, else None.
+    Never raises."""
+    name = companion_name(text)
+    return Dropped(what=f"{COMPANION_WHAT}tool-results/{name}", bytes=0, why=COMPANION_WHY) if name else None
+
+
 def note_companion(rec: Record, text: str) -> None:
     """When ``text`` (a result's text) is a preview, list its companion file in ``rec.dropped``."""
-    name = companion_name(text)
-    if name:
-        rec.dropped.append(Dropped(what=f"{COMPANION_WHAT}tool-results/{name}", bytes=0, why=COMPANION_WHY))
+    entry = companion_dropped(text)
+    if entry is not None:
+        rec.dropped.append(entry)
 
 
 def companion_record(rec: Record, source: Source, raw: bytes) -> None:

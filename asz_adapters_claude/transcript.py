@@ -15,13 +15,15 @@ import orjson
 
 from asz_core import Dropped, Part, RawJSON, Record, Source, Usage, load_compiled, unknown_part
 
-from .blocks import (SIGNATURE_WHY, Parts, attachment_flags, mcp_split, note_content_list, ordered_flags, shown, str_of,
-                     usage_of, withheld_flags_of_undecodable)
+from .blocks import (CONTENT_LIST_WHAT, CONTENT_LIST_WHY, SIGNATURE_WHY, Parts, attachment_flags, mcp_split,
+                     note_content_list, ordered_flags, shown, str_of, usage_of, withheld_flags_of_undecodable)
 from .changes import derive_changes, editing_tool_of
+from .companions import companion_dropped
 from .jsonspans import Obj
 from .prompts import prompt_blocks
 
-__all__ = ["DESCRIBED_TYPES", "LABEL_FOR", "label_target", "record_line", "transcript_record", "unknown_record"]
+__all__ = ["DESCRIBED_TYPES", "LABEL_FOR", "label_target", "record_line", "string_prompt", "transcript_record",
+           "unknown_record"]
 
 #: other value lands as one unknown part (field report 26).
 DESCRIBED_TYPES = frozenset(
@@ -98,15 +100,22 @@ def _typed_prompt(v: dict) -> str:
     message = v.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, str):
-        head = content.lstrip()
-        if head.startswith("<task-notification>"):
-            return "notification"
-        if head.startswith(_RUNTIME_USER_PREFIXES):
-            return ""
-        return "external"
+        return string_prompt(content)
     if isinstance(content, list) and content and all(isinstance(b, dict) and b.get("type") in ("text", "image") for b in content):
         return "external"
     return ""
+
+
+def string_prompt(content: str) -> str:
+    """What a ``user`` line's string ``content`` is, in a transcript without ``origin`` (:func:`_typed_prompt`):
+    ``notification`` when it opens with ``<task-notification>`` (after white space), '' when it opens with another of
+    the runtime's own prefixes (:data:`_RUNTIME_USER_PREFIXES`), else ``external`` (a person's prompt)."""
+    head = content.lstrip()
+    if head.startswith("<task-notification>"):
+        return "notification"
+    if head.startswith(_RUNTIME_USER_PREFIXES):
+        return ""
+    return "external"
 
 
 def _trigger(v: dict, attachment: dict | None) -> str:
@@ -222,13 +231,16 @@ def label_target(rec) -> str | None:
 
 
 #: The adapter's optional compiled module (asz_adapters_claude/usual_line.c): the usual line (an assistant line of text,
-#: call and thinking blocks; a runtime bookkeeping line) filled in one C call exactly as :func:`transcript_record`
-#: fills it; None without it (no C compiler, or a build from another version of its source).
+#: call and thinking blocks; a user line of a prompt or of tool results; a runtime bookkeeping line) filled in one C
+#: call exactly as :func:`transcript_record` fills it (the derived changes of an editing tool's result still added
+#: here); None without it (no C compiler, or a build from another version of its source).
 usual_line = load_compiled("asz_adapters_claude.usual_line")
 if usual_line is not None:
     usual_line.setup(Part, RawJSON, Usage, Dropped, orjson.dumps, mcp_split,
                      DESCRIBED_TYPES - {"user", "assistant", "attachment", "system"},
-                     tuple(ordered_flags({"synthetic", "finished", "reset_summary", "injected"})), SIGNATURE_WHY)
+                     tuple(ordered_flags({"synthetic", "finished", "reset_summary", "injected", "external_input",
+                                          "launch_ack", "child_result"})),
+                     SIGNATURE_WHY, companion_dropped, string_prompt, CONTENT_LIST_WHAT, CONTENT_LIST_WHY)
 
 
 def transcript_record(rec: Record, obj: Obj, raw: bytes, source: Source | None = None) -> None:
@@ -247,6 +259,8 @@ def transcript_record(rec: Record, obj: Obj, raw: bytes, source: Source | None =
         unknown_record(rec, raw, reason)
         return
     if usual_line is not None and obj.canonical and usual_line.fill(rec, v, obj.buf, obj.start, obj.end):
+        if t == "user":  # the derived changes of an editing tool's result stay in Python
+            _derived_changes(rec, v, source)
         return
     message = v.get("message") if t in ("user", "assistant") and isinstance(v.get("message"), dict) else None
     attachment = v.get("attachment") if t == "attachment" and isinstance(v.get("attachment"), dict) else None
