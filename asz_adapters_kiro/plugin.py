@@ -16,6 +16,7 @@ from asz_core import AddedCredits, Adapter, Capabilities, Discovery, Record, Sou
 from .convert import DIALECT, convert_document, convert_line
 from .discover import DATABASES, IDE_DIRS, KIRO_HOMES, discover, discover_documents, read_folders
 from .flags import FLAG_RULES
+from .gists import call_gist
 from .glossary import GLOSSARY
 from .sqlite_rows import parse_row_fragment, read_row, row_exists
 
@@ -155,6 +156,12 @@ class KiroAdapter(Adapter):
                 continue
             return _credit_sum((m for t in turns if isinstance(t, dict) for m in (t.get("metering_usage") or ())), "value")
         return None
+
+    def call_gist(self, dialect: str, name: str, data: Any) -> str | None:
+        """What a Kiro tool call acts on, from its input's own fields: a 2.x ``write``'s sub-command and path
+        (``create /w/notes.md``), a 3.x ``create``'s file, a ``grep``'s or ``glob``'s pattern and folder, a ``read``'s
+        paths; None for any other call (the readers' own rule). See :func:`asz_adapters_kiro.gists.call_gist`."""
+        return call_gist(name, data)
 
     def convert_line(self, source: Source, line: bytes, ord: int, off: int) -> Record:
         """One complete source line (no newline) of a 3.x or 2.x transcript into one record.

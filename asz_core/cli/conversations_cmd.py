@@ -409,7 +409,7 @@ def _changes_footnote(rows: list[dict]) -> None:
     if nd:
         typer.echo(f"(+N) in CHANGES: {sum(r['changes_not_derived'] for r in nd):,} editing tool call(s) in {len(nd)} conversation(s) "
                    "returned with no changes record, so what they changed is not derived and not in the count (a Claude Code "
-                   "subagent's edits)")
+                   "subagent's edits, Kiro's file writes)")
 
 
 def incomplete_note(rows: list[dict]) -> str:

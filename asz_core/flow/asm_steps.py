@@ -17,6 +17,7 @@ from .model import Assembly, Node, kind_id, make_id
 from .asm_state import State, Stream, Call, Tool, ref_of, bref, ref_id, unflagged_input, STEP_KINDS, USAGE_RULE
 from .asm_streams import time_range
 from .asm_talks import run_for
+from .tool_names import EDITING_TOOLS, shell_runs
 
 __all__ = ["provider_joins", "draws_step", "emit_steps", "emit_call", "manifest_for", "emit_tool", "emit_epoch_steps", "emit_delegation_steps", "report_on", "last_assistant", "emit_input_steps", "opens_child", "emit_control_steps", "emit_spawn_relations", "emit_result_of", "fill_counts", "result"]
 
@@ -395,10 +396,6 @@ def emit_result_of(st: State) -> None:
 
 
 _KIND = attrgetter("kind")
-#: Tools whose successful result Claude Code's dialect derives a changes/1 record from (asz_adapters_claude.changes).
-EDITING_TOOLS = frozenset(("Edit", "MultiEdit", "Write", "NotebookEdit"))
-
-
 def edits_not_derived(st: State, derived: set[str]) -> int:
     """Editing tool calls (:data:`EDITING_TOOLS`) whose result came back, not failed, with no changes/1 record for the
     call among ``derived`` (tool ids): a subagent's edits, whose result lines carry no ``toolUseResult`` (trial 3,
@@ -438,8 +435,7 @@ def fill_counts(st: State) -> None:
         changes_not_derived=edits_not_derived(st, {k.split("|", 1)[-1] for k in changes}),
         llm_calls=kinds.get("llm.call", 0),
         subagents=sum(1 for s in st.streams if s.role == "child"),
-        bash_runs=sum(1 for n in nodes if n.kind in ("tool", "agent.call") and n.attrs.get("name") == "Bash")
-        if "tool" in kinds or "agent.call" in kinds else 0,
+        bash_runs=shell_runs(nodes) if "tool" in kinds or "agent.call" in kinds else 0,
     )
     rng = time_range(st)
     if rng:

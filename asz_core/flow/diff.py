@@ -19,6 +19,7 @@ from ..sessiondata.vocabulary import STEP_KINDS as _STEP_KINDS
 from .fold import Fold
 from .model import Assembly, Node, Relation, Unresolved
 from .round import entity_body
+from .tool_names import shell_runs
 
 __all__ = ["STEP_KINDS", "diff_assembly", "count_of", "header_counts", "time_str", "file_time_range", "fold_matches_assembly",
            "session_stats"]
@@ -70,7 +71,7 @@ def header_counts(asm: Assembly) -> dict[str, Any]:
 
     ``title``; ``talks``, ``steps``, ``streams``, ``segments`` and ``unresolved``
     (open entries) always; ``llm_calls``, ``subagents`` (child streams) and
-    ``bash_runs`` (tool/agent.call named Bash) computed when absent;
+    ``bash_runs`` (tool/agent.call of a shell tool, :data:`~asz_core.flow.tool_names.SHELL_TOOLS`) computed when absent;
     ``changes``, ``lines_added``, ``lines_removed`` only when ``asm.counts``
     has them (else None: unknown); ``changes_not_derived`` only when above 0.
     """
@@ -93,7 +94,7 @@ def header_counts(asm: Assembly) -> dict[str, Any]:
         "changes_not_derived": count_of(asm, "changes_not_derived", None) or None,
         "llm_calls": count_of(asm, "llm_calls", kinds("llm.call")),
         "subagents": count_of(asm, "subagents", lambda: sum(1 for n in nodes if n.kind == "stream" and n.attrs.get("role") == "child")),
-        "bash_runs": count_of(asm, "bash_runs", lambda: sum(1 for n in nodes if n.kind in ("tool", "agent.call") and n.attrs.get("name") == "Bash")),
+        "bash_runs": count_of(asm, "bash_runs", lambda: shell_runs(nodes)),
     }
 
 

@@ -367,8 +367,7 @@ class Adapter(abc.ABC):
         command's output, drawn preformatted). What a human rendering draws (``asz export``'s Markdown and HTML, the
         page's talk body: docs/view.md, "Commands and their output"); the document and the JSON outputs keep the text
         as it landed. ``text`` as for :meth:`prompt_title`. Default ``[("text", text)]``. Must not raise (an
-        exception, or an answer that is not such a list, is taken as the default).
-        """
+        exception, or an answer that is not such a list, is taken as the default)."""
         return [("text", text)]
 
     def record_line(self, dialect: str, record: Mapping[str, Any]) -> str | None:
@@ -376,9 +375,7 @@ class Adapter(abc.ABC):
         a person reads beside the step's label: Claude Code's compaction boundary ``auto, 167,731 tokens before``,
         a stop hook summary ``2 hooks ran``. What a human rendering draws (``asz export``'s Markdown and HTML,
         docs/reading.md); the record itself is still drawn whole. ``record`` as for :meth:`label_target`. Default
-        None (no short form). Must not raise (an exception, or an answer that is not a string with text, is taken
-        as None).
-        """
+        None (no short form). Must not raise (an exception, or an answer that is not a string with text: None)."""
         return None
 
     def child_label(self, dialect: str, stream: str, call: Mapping[str, Any] | None, prompt: str = "") -> str:
@@ -403,14 +400,17 @@ class Adapter(abc.ABC):
         shape (Claude Code: ``claude-code-local/0.2.0`` on lists a ``content list`` under ``dropped``). None: the record
         cannot tell (an earlier file); ``asz export --format prose`` then reads the source line (docs/reading.md).
         ``record`` as for :meth:`label_target`. Default None. Called by the readers with a dialect the adapter speaks;
-        must not raise (an exception, or any other answer, is taken as None).
-        """
+        must not raise (an exception, or any other answer, is taken as None)."""
         return None
 
     def rates_stated(self, dialect: str, adapter: str) -> bool | None:
         """Whether a file of ``dialect`` whose header names ``adapter`` (``name/version``) lists every call run at a rate
         other than standard under ``dropped`` (Claude Code: ``claude-code-local/0.3.0`` on). False: its calls are counted
         ``rate_not_checked`` (docs/view.md, Usage). Default None (no mark); must not raise (taken as None)."""
+        return None
+
+    def call_gist(self, dialect: str, name: str, data: Any) -> str | None:
+        """What a tool call ``name`` with input ``data`` acts on, for the audit prose's ``tool_call`` line (docs/adapters.md)."""
         return None
 
     def fixed_notice(self, dialect: str, text: str) -> str | None:

@@ -11,9 +11,10 @@ audit form keeps every line of the default, byte for byte in its keys and values
   are text and media): its text parts joined with a newline, a media part as ``[image: image/png, 1,046,384
   bytes]``; kind ``prompt_blocks``, or ``interrupt`` for the runtime's interrupt notice (the adapter's
   :meth:`~asz_core.plugins.adapter.Adapter.fixed_notice`: Claude Code's fixed wording, no field marks it);
-- one line per tool call (kind ``tool_call``): ``tool`` (its name), ``text`` ``NAME: SUMMARY`` (the input's
-  first field of :data:`INPUT_FIELDS`, else the input as JSON, at most :data:`INPUT_CHARS` characters, cut with
-  ``…``), and ``status`` from its result: ``ok``, ``error`` (the result is flagged failed), ``refused`` (the
+- one line per tool call (kind ``tool_call``): ``tool`` (its name), ``text`` ``NAME: SUMMARY`` (what the adapter
+  says the call acts on, :meth:`~asz_core.plugins.adapter.Adapter.call_gist`: Kiro's ``write: create /w/notes.md``;
+  else the input's first field of :data:`INPUT_FIELDS`, else the input as JSON; at most :data:`INPUT_CHARS`
+  characters, cut with ``…``), and ``status`` from its result: ``ok``, ``error`` (the result is flagged failed), ``refused`` (the
   runtime's result for a call the person rejected, ``fixed_notice``), ``interrupted`` (the result's data says
   ``interrupted: true``) or
   ``no_result``; a result's text is never carried;
@@ -44,8 +45,8 @@ from typing import Any, Iterable, Optional, Sequence
 
 from ..sessiondata.model import Header
 from ..sessiondata.times import parse_instant
-from ..view.placing import INPUT_FIELDS, call_prompts, input_gist, position, walk
-from ..view.titles import ask_adapter, prompt_blocks, record_line
+from ..view.placing import INPUT_FIELDS, call_prompts, input_gist, one_line, position, walk
+from ..view.titles import ask_adapter, call_gist, prompt_blocks, record_line
 from .export_steps import media_line
 from .search_hits import text_kind
 
@@ -133,7 +134,9 @@ class Audit:
             k = p.get("k")
             if k == "call":
                 self.called[(header.seq, row)] = (rec, file, row)
-                text, cut = input_gist(p.get("data") if p.get("data") is not None else p.get("text"), INPUT_CHARS)
+                data = p.get("data") if p.get("data") is not None else p.get("text")
+                said = call_gist(header.dialect, p.get("name", ""), data)
+                text, cut = one_line(said, INPUT_CHARS) if said else input_gist(data, INPUT_CHARS)
                 self.left_out["tool_inputs_cut"] += cut
                 call = {**base, "role": "assistant", "text": f"{p.get('name', '')}: {text}", "kind": "tool_call",
                         "tool": p.get("name", ""), "status": "no_result", "_id": p.get("id")}

@@ -36,13 +36,12 @@ from __future__ import annotations
 import json
 from typing import Callable, Iterable, Iterator, Sequence
 
+from ..flow.tool_names import SHELL_TOOLS  # the page reads this list too (:func:`page_rules`)
+
 __all__ = ["BLOCK_CHARS", "INPUT_FIELDS", "PAIRS", "PATH_KEYS", "PATH_SUFFIX", "SHELL_TOOLS", "asked_steps", "asks",
-           "call_prompts", "compactions", "input_fields", "input_gist", "loose_places", "loose_talks", "page_reading",
+           "call_prompts", "compactions", "input_fields", "input_gist", "loose_places", "one_line", "loose_talks", "page_reading",
            "page_rules", "position", "quiet_result", "repeats", "reports", "shell_input", "walk"]
 
-#: The tools whose input is a shell command: Claude Code's ``Bash``, Kiro's ``shell`` (CLI) and ``run_command`` (IDE),
-#: ``execute_bash`` (Kiro CLI 1.x); the page reads this list (:func:`page_rules`).
-SHELL_TOOLS = frozenset({"Bash", "shell", "run_command", "execute_bash"})
 
 
 def _object(text: str) -> dict | None:
@@ -85,6 +84,12 @@ def input_gist(data, limit: int) -> tuple[str, bool]:
         import orjson
 
         text = orjson.dumps(data, default=str).decode("utf-8")
+    return one_line(text, limit)
+
+
+def one_line(text: str, limit: int) -> tuple[str, bool]:
+    """``(text, cut)``: ``text`` with white space runs read as one space, at most ``limit`` characters: a longer text
+    is cut to ``limit - 1`` characters and ``…`` (``cut`` True)."""
     text = " ".join(text.split())
     return (text, False) if len(text) <= limit else (text[:limit - 1] + "…", True)
 

@@ -31,7 +31,7 @@ from typing import Any, Callable, Sequence
 from ..flow.index import SET_ASIDE_KINDS
 from ..storage.layout import landed_files
 
-__all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "NO_ANSWER", "ask_adapter", "LandedTitles", "PromptTitle", "RuntimeTitle", "child_label", "child_prompt", "continued_title", "dialect_of", "label_for_record", "landed_title",
+__all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "NO_ANSWER", "ask_adapter", "LandedTitles", "PromptTitle", "RuntimeTitle", "call_gist", "child_label", "child_prompt", "continued_title", "dialect_of", "label_for_record", "landed_title",
            "talk_headings", "step_blocks", "prompt_blocks", "prompt_names_work", "prompt_text"]
 #: File kinds whose labels name a run or a workflow, never the conversation (as :func:`latest_title` skips them).
 _NOT_TITLES = frozenset({"workflow_manifest", "workflow_script", "journal"}) | SET_ASIDE_KINDS
@@ -87,6 +87,14 @@ def child_prompt(dialect: str, stream: str, call: dict) -> str:
     (:meth:`~asz_core.plugins.adapter.Adapter.child_prompt`: Claude Code's Task ``prompt``); '' when no adapter speaks
     ``dialect``, or it fails or gives no text."""
     got = ask_adapter(dialect, "child_prompt", stream, call)
+    return got if isinstance(got, str) and got.strip() else ""
+
+
+def call_gist(dialect: str, name: str, data: Any) -> str:
+    """What a tool call named ``name`` with input ``data`` (decoded JSON) acts on, as the adapter of ``dialect``
+    sums it up (:meth:`~asz_core.plugins.adapter.Adapter.call_gist`: Kiro's ``write`` reads ``create /w/notes.md``);
+    '' when no adapter speaks ``dialect``, or it fails or gives no text (the caller then reads the input's fields)."""
+    got = ask_adapter(dialect, "call_gist", name, data) if dialect else NO_ANSWER
     return got if isinstance(got, str) and got.strip() else ""
 
 

@@ -96,7 +96,7 @@ def test_ls_text_and_the_document_show_the_edits_not_derived(corpus_dir: Path, c
     total = sum(v[3] for v in expected.values())
     with_nd = sum(1 for v in expected.values() if v[3])
     assert (f"(+N) in CHANGES: {total:,} editing tool call(s) in {with_nd} conversation(s) returned with no changes record, "
-            "so what they changed is not derived and not in the count (a Claude Code subagent's edits)") in lines
+            "so what they changed is not derived and not in the count (a Claude Code subagent's edits, Kiro's file writes)") in lines
     from asz_core.view import build_view
 
     for sid, (changes, _, _, nd) in expected.items():

@@ -1,0 +1,76 @@
+"""The two real Kiro CLI sessions of ../shared/corpus/kiro read by ``asz ls``, the audit prose, ``asz search`` and
+``asz usage`` as fully as a Claude Code session is (trial 19: F10, F11, F22, F25).
+
+Expected values are the corpus's own: 8e247382 (CLI 2.x) wrote notes.md and greet.sh with ``write`` ``create``, ran
+``bash greet.sh`` with ``shell``, searched with ``grep`` and ``glob``; sess_5e804080 (CLI 3.x) created four files
+with ``create`` and ran ``sh test-scripts/hello.sh`` with ``run_command``. Never reads the machine's own ~/.kiro:
+the corpus home is passed with ``--source``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_helpers import asz_in_process
+
+V3_SESSION = "sess_5e804080-466c-4f65-bde9-f6133b7068f6"
+V2_SESSION = "8e247382-c779-440f-b1db-ed9bad1afaee"
+V2_DIR = "/private/var/folders/zn/6bkhzvmx4lvf3mgr7qqr2x940000gq/T/kiro-fixture-fs-tools-XXXX.W9fNVpVZqh"
+
+
+@pytest.fixture(scope="module")
+def root(corpus_dir: Path, tmp_path_factory) -> Path:
+    home = corpus_dir / "kiro" / "home" / ".kiro"
+    if not (home / "sessions").is_dir():
+        pytest.skip(f"{home}/sessions is absent")
+    r = tmp_path_factory.mktemp("kiro-reading") / "root"
+    p = asz_in_process("collect", "--once", "--adapter", "kiro", "--source", str(home), "--root", str(r))
+    assert p.returncode == 0 and " rounds=2 " in p.stdout, p.stdout + p.stderr
+    return r
+
+
+def _run(*args: str) -> tuple[str, str]:
+    p = asz_in_process(*args)
+    assert p.returncode == 0, f"asz {' '.join(args)} exited {p.returncode}\n{p.stdout}\n{p.stderr}"
+    return p.stdout, p.stderr
+
+
+def test_ls_counts_kiro_shell_runs_and_file_writes(root: Path) -> None:
+    """F10: each session ran one shell command; its file writes carry no changes record, so they are counted as not
+    derived (2 ``write`` in 8e247382, 4 ``create`` in sess_5e804080), never as 0 changes in silence."""
+    rows = {r["id"]: r for r in json.loads(_run("ls", "--json", "--root", str(root))[0])}
+    assert {k: rows[V2_SESSION][k] for k in ("bash_runs", "changes", "changes_not_derived")} == \
+        {"bash_runs": 1, "changes": 0, "changes_not_derived": 2}
+    assert {k: rows[V3_SESSION][k] for k in ("bash_runs", "changes", "changes_not_derived")} == \
+        {"bash_runs": 1, "changes": 0, "changes_not_derived": 4}
+    out = _run("ls", "--root", str(root))[0]
+    assert "(+N) in CHANGES: 6 editing tool call(s) in 2 conversation(s) returned with no changes record" in out
+    assert "0 (+2)" in out and "0 (+4)" in out
+
+
+def _audit_calls(root: Path, session: str) -> list[str]:
+    out = _run("export", session, "--format", "prose", "--audit", "--root", str(root))[0]
+    return [d["text"] for d in map(json.loads, out.splitlines()) if d.get("kind") == "tool_call"]
+
+
+def test_audit_names_the_file_a_kiro_call_writes_and_the_pattern_it_searches(root: Path) -> None:
+    """F11: the audit form's tool_call lines name what each Kiro call acted on, from its input's own fields."""
+    assert _audit_calls(root, V2_SESSION) == [
+        f"write: create {V2_DIR}/notes.md", f"read: {V2_DIR}/notes.md", f"write: create {V2_DIR}/greet.sh",
+        "shell: bash greet.sh", f"grep: fixture in {V2_DIR}", f"glob: *.sh in {V2_DIR}"]
+    calls = _audit_calls(root, V3_SESSION)
+    assert [c for c in calls if not c.startswith("general-task-execution: ")] == [
+        "create: test-scripts/hello.sh", "read_files: test-scripts/hello.sh", "run_command: sh test-scripts/hello.sh",
+        "create: test-scripts/hello.py", "create: test-scripts/hello.js", "create: test-scripts/hello.c"]
+
+
+def test_call_gist_leaves_other_shapes_to_the_readers_rule() -> None:
+    from asz_adapters_kiro.gists import call_gist
+
+    assert call_gist("shell", {"command": "bash greet.sh"}) is None
+    assert call_gist("write", {"command": "create"}) is None  # no path: the readers' own rule
+    assert call_gist("grep", {"pattern": "fixture"}) == "fixture"
+    assert call_gist("read", {"operations": [{"mode": "Line"}]}) is None
+    assert call_gist("write", "not an object") is None
