@@ -121,7 +121,7 @@ def usage(
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP + " Its prices replace or extend the price table."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows: the key (date, week, month, block, conversation, project or model), usage, cost, models, …, credits, and total (the total row, in every row)."),
-    breakdown: bool = typer.Option(False, "--breakdown", help="Under each row, one row per model with its calls, tokens and cost (--json has them in every row: calls_by_model, usage_by_model, cost_by_model)."),
+    breakdown: bool = typer.Option(False, "--breakdown", help="Under each row, one row per model with its calls, tokens and cost (--json has them in every row: calls_by_model, usage_by_model, cost_by_model), and a line with what each kind of token cost: input, output, cache write 5m, cache write 1h, cache read, in cents adding up to the row's cost as printed, with the cost's marks (under the total too; --json: cost_by_kind in every row and the total, in USD to the micro-dollar, adding up to cost.usd)."),
     sort: str = typer.Option("default", "--sort", metavar="[default|cost|tokens|calls]", help=SORT_HELP),
 ) -> None:
     """Token usage and cost of the model calls in a storage root, per day, week, month, 5-hour block, conversation,
@@ -186,7 +186,7 @@ def usage(
     say_state_files(storage)
     note, unchained = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
     line, left_out = no_time_line(counted, first is not None or last is not None, any(r.get(KEYS[view]) == NO_TIME for r in rows))
-    _print(rows, as_json, KEYS[view], view == "session", totals(rows, table), breakdown,
+    _print(_with_kinds(rows, table) if breakdown else rows, as_json, KEYS[view], view == "session", totals(rows, table, breakdown), breakdown,
            {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed}, note, line)
     if problems or (unmatched and ids):  # a filter that matches nothing exits 1, as every reader's (docs/reading.md)
         raise typer.Exit(1)
@@ -358,8 +358,10 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
                 mark = f"└ {m}"  # in MODELS, or in the key's cell when a narrow terminal left MODELS out
                 key_cell = f"└ {short_model(m)}" if "MODELS" in hide else ""
                 typer.echo(_line(key_cell, width, [m], u, cost, f"{n:,}", u is None, mark, hide))
+        _kinds_line(r, "cost by kind", width, hide)
     typer.echo(_line("total !" if short else "total", width, None if by_model else [], t["usage"], t["cost"],
                      f"{t['calls']:,}", _unrecorded(t), None, hide))
+    _kinds_line(t, "total cost by kind", width, hide)
     unpriced = t["cost"]["unpriced"]
     if unpriced:
         typer.echo(f"* unpriced, left out of the cost: {', '.join(unpriced)} (add them under prices in asz.yaml)")
@@ -392,6 +394,24 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
         typer.echo("~ usage incomplete, the figures above leave out counts a record left out (listed under dropped) or "
                    "gave below 0 (counted 0; asz conversation names the calls): "
                    + ", ".join(f"{c[:8]} ({h['calls']} call(s): {', '.join(h['fields'])})" for c, h in sorted(short.items())))
+
+
+def _with_kinds(rows: list[dict], table) -> list[dict]:
+    """``rows``, each with ``cost_by_kind`` (:func:`~asz_core.view.prices.cost_by_kind` of its usage by model)."""
+    from ..view.prices import cost_by_kind
+
+    return [{**r, "cost_by_kind": cost_by_kind(r["usage_by_model"], table)} for r in rows]
+
+
+def _kinds_line(row: dict, name: str, width: int, hide: frozenset) -> None:
+    """With ``--breakdown``, the line under a row (or the total) saying what each kind of token cost
+    (:func:`~asz_core.reading.cost_kinds.kinds_text`), where the MODELS column starts (the key's cell when a narrow
+    terminal left MODELS out); nothing for a row without ``cost_by_kind`` or whose calls carry no token usage."""
+    if "cost_by_kind" not in row or _unrecorded(row):
+        return
+    from ..reading.cost_kinds import kinds_text
+
+    typer.echo(("" if "MODELS" in hide else " " * (width + 2)) + f"{name}: {kinds_text(row['cost'], row['cost_by_kind'])}")
 
 
 def active_line(row: dict) -> str:

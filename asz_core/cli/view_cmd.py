@@ -114,6 +114,9 @@ def conversation(
 ) -> None:
     """Print a conversation's asz.view document (--json / --yaml) or, by default, a short summary.
 
+    Under its cost the summary says what each kind of token cost (input, output, cache write 5m and 1h, cache read;
+    in cents adding up to the cost) and its three costliest talks, each by its own model calls.
+
     Exit 1 when the root does not exist, when the conversation has no usable round, or when no conversation or landed session
     has that id (``no conversation 'ID' in ROOT``); 2 on usage errors (an empty id, an id prefix of several, both
     formats, an unknown hide name). When the conversation does not verify
@@ -148,8 +151,9 @@ def conversation(
     except LookupError:
         conversation_id = _landed_session(r, conversation_id)  # the document build names what is missing
         _refuse_unknown(r, conversation_id)
+    table = config_prices(config, "asz conversation")
     try:
-        doc = build_view(r, conversation_id, hide=names, prices=config_prices(config, "asz conversation"))
+        doc = build_view(r, conversation_id, hide=names, prices=table)
     except ValueError as exc:
         typer.echo(f"asz conversation: {exc}", err=True)
         raise typer.Exit(2)
@@ -167,7 +171,7 @@ def conversation(
     from ..reading.removed import removal_line, shown_removed
 
     removal = shown_removed(r, doc)  # titled and placed as asz ls shows a pruned conversation (trial 15, F5)
-    lines = summary_lines(doc)
+    lines = summary_lines(doc, table)
     if removal is not None:
         lines.insert(1, removal_line(removal))
     from .conversations_cmd import conversation_senders, senders_line
@@ -180,9 +184,10 @@ def conversation(
         raise typer.Exit(1)
 
 
-def summary_lines(doc: dict) -> list[str]:
+def summary_lines(doc: dict, table=None) -> list[str]:
     """The short summary ``asz conversation ID`` prints of an asz.view document ``doc`` (seed 004), line by line:
-    title, usage, rounds and head, landed seq, entities, state, sources no longer read (``stopped:``, one each), cut
+    title, usage (and under its cost, what each kind of token and the costliest talks cost at the prices ``table``:
+    :func:`~asz_core.reading.cost_kinds.cost_lines`; trial 19, F9), rounds and head, landed seq, entities, state, sources no longer read (``stopped:``, one each), cut
     text, links, coverage, undescribed parts, problems."""
     out: list[str] = []
     s = doc["summary"]
@@ -191,7 +196,11 @@ def summary_lines(doc: dict) -> list[str]:
     from ..reading.termtext import visible
 
     out.append(f"conversation {doc['conversation']}: {visible(s['title'] or '(title withheld)')}")
+    from ..reading.cost_kinds import cost_lines
+
     out.extend(map(visible, usage_lines(s)))
+    at = next((i + 1 for i, line in enumerate(out) if line.startswith("cost $")), len(out))
+    out[at:at] = cost_lines(doc, table)
     out.append(f"rounds {s['rounds']}, head {doc['head']['digest'][:12]}…")
     out.append(f"landed through seq {through}")
     out.append(f"entities {sum(s['kinds'].values())} nodes, {sum(s['relation_types'].values())} relations, {len(doc['unresolved'])} unresolved ({open_unres} still open)")

@@ -41,7 +41,8 @@ import attrs
 
 from .usage import LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND
 
-__all__ = ["PRICE_KEYS", "HOUR_KEY", "LONG_KEY", "Price", "PriceTable", "default_table", "price_table", "cost_of"]
+__all__ = ["PRICE_KEYS", "HOUR_KEY", "LONG_KEY", "COST_KINDS", "Price", "PriceTable", "default_table", "price_table", "cost_of",
+           "kind_costs", "cost_by_kind", "apportion"]
 
 #: The four prices every entry gives, per million tokens, and the usage count each applies to.
 PRICE_KEYS = {"input": "in", "output": "out", "cache_write": "cache_write", "cache_read": "cache_read"}
@@ -51,6 +52,9 @@ HOUR_KEY = "cache_write_1h"
 HOUR_FACTOR = Decimal(2)
 #: The optional key of an entry giving its long-context prices (five prices, as an entry's own).
 LONG_KEY = "long_context"
+#: The kinds of token a cost splits into (:meth:`Price.by_kind`), in order, and how the readers name them.
+COST_KINDS = {"in": "input", "out": "output", "cache_write_5m": "cache write 5m", "cache_write_1h": "cache write 1h",
+              "cache_read": "cache read"}
 #: A dated snapshot suffix of a model id (``-20251001``).
 SNAPSHOT = re.compile(r"-\d{8}$")
 _MILLION = Decimal(1_000_000)
@@ -81,18 +85,26 @@ class Price:
         With :attr:`long_context` prices the long-context part is priced at
         them and the rest at these; without, all at these.
         """
+        return sum(self.by_kind(usage).values(), Decimal(0))
+
+    def by_kind(self, usage: Mapping[str, Any]) -> dict[str, Decimal]:
+        """The exact cost in USD of ``usage`` by kind of token (:data:`COST_KINDS`), as :meth:`of` prices it (whose
+        sum it is): input, output, 5-minute and 1-hour cache writes, cache reads (trial 19, F9)."""
         long = usage.get(LONG_KIND) if self.long_context is not None else None
         if not long:
             return self._flat(usage)
         rest = {k: usage.get(k, 0) - long.get(k, 0) for k in (*PRICE_KEYS.values(), HOUR_KEY)}
-        return self._flat(rest) + self.long_context._flat(long)
+        mine, theirs = self._flat(rest), self.long_context._flat(long)
+        return {k: mine[k] + theirs[k] for k in COST_KINDS}
 
-    def _flat(self, usage: Mapping[str, Any]) -> Decimal:
-        """``usage`` priced at these five prices alone."""
+    def _flat(self, usage: Mapping[str, Any]) -> dict[str, Decimal]:
+        """``usage`` priced at these five prices alone, by kind (a division by a million is exact in decimal)."""
         writes = usage.get("cache_write", 0)
         hour = min(usage.get(HOUR_KEY, 0), writes)
-        return (self.input * usage.get("in", 0) + self.output * usage.get("out", 0) + self.cache_read * usage.get("cache_read", 0)
-                + self.cache_write * (writes - hour) + self.cache_write_1h * hour) / _MILLION
+        return {"in": self.input * usage.get("in", 0) / _MILLION, "out": self.output * usage.get("out", 0) / _MILLION,
+                "cache_write_5m": self.cache_write * (writes - hour) / _MILLION,
+                "cache_write_1h": self.cache_write_1h * hour / _MILLION,
+                "cache_read": self.cache_read * usage.get("cache_read", 0) / _MILLION}
 
 
 @attrs.frozen
@@ -201,3 +213,39 @@ def cost_of(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable |
     if unchecked:
         out["rate_not_checked_calls"] = unchecked
     return out
+
+
+def kind_costs(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable | None = None) -> dict[str, Decimal]:
+    """The exact cost in USD of usage by model, by kind of token (:data:`COST_KINDS`): the models the table prices,
+    as :func:`cost_of` sums them (an unpriced model is in no kind, as in no cost)."""
+    table = table or default_table()
+    out = dict.fromkeys(COST_KINDS, Decimal(0))
+    for model, usage in usage_by_model.items():
+        p = table.price(model)
+        if p is not None:
+            for k, v in p.by_kind(usage).items():
+                out[k] += v
+    return out
+
+
+def apportion(parts: Mapping[str, Decimal], target: Decimal, unit: Decimal) -> dict[str, Decimal]:
+    """``parts`` rounded to ``unit`` so that they add up to ``target`` exactly (largest remainder: each part rounded
+    down, then one ``unit`` more to those with the largest remainders, in order, until the sum is ``target``; one
+    less from the smallest remainders when rounding down already passed it). The parts are the exact figures a
+    rounded total was made of, so each is within a ``unit`` of its exact value."""
+    from decimal import ROUND_FLOOR
+
+    out = {k: v.quantize(unit, rounding=ROUND_FLOOR) for k, v in parts.items()}
+    left = int((target - sum(out.values(), Decimal(0))) / unit)
+    order = sorted(out, key=lambda k: parts[k] - out[k], reverse=left > 0)
+    for k in order[:abs(left)]:
+        out[k] += unit if left > 0 else -unit
+    return out
+
+
+def cost_by_kind(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable | None = None) -> dict[str, float]:
+    """:func:`kind_costs` in USD rounded to the micro-dollar so that they add up to :func:`cost_of`'s ``usd`` exactly
+    (:func:`apportion`): ``{"in", "out", "cache_write_5m", "cache_write_1h", "cache_read"}``."""
+    parts = kind_costs(usage_by_model, table)
+    total = sum(parts.values(), Decimal(0)).quantize(_MICRO)
+    return {k: float(v) for k, v in apportion(parts, total, _MICRO).items()}

@@ -60,7 +60,7 @@ from .rows import read_head
 from ..storage.senders import instance_label, sender_matches, session_senders
 from .summary import REMOVED
 from .summary_cache import SummaryStore, conversation_summary
-from .prices import PriceTable, cost_of
+from .prices import PriceTable, cost_by_kind, cost_of
 from .usage import TOKEN_KINDS, add_call, add_usage, zero_usage
 from .usage_blocks import BLOCK_MS, block_label, block_starts, week_of
 from .zone import zone_of
@@ -377,9 +377,10 @@ def _calls_by_model(calls: list[Counted]) -> dict[str, int]:
     return dict(sorted(out.items()))
 
 
-def totals(rows: Iterable[dict], table: PriceTable | None = None) -> dict:
+def totals(rows: Iterable[dict], table: PriceTable | None = None, kinds: bool = False) -> dict:
     """The sum of ``rows``: ``usage``, ``cost`` (from the summed usage by model), ``calls``, ``calls_with_usage``,
-    ``credits`` (null when no row has some) and ``credits_by_model``, as a row gives them."""
+    ``credits`` (null when no row has some) and ``credits_by_model``, as a row gives them; with ``kinds``
+    ``cost_by_kind`` too (:func:`~asz_core.view.prices.cost_by_kind` of the summed usage by model)."""
     total = zero_usage()
     by_model: dict[str, dict] = {}
     credits: dict[str, float] = {}
@@ -394,7 +395,10 @@ def totals(rows: Iterable[dict], table: PriceTable | None = None) -> dict:
         metered = metered or r.get("credits") is not None
         for m, v in (r.get("credits_by_model") or {}).items():
             credits[m] = credits.get(m, 0.0) + v
-    return {"usage": total, "cost": cost_of(by_model, table), "calls": calls, "calls_with_usage": with_usage,
-            "credits": round(sum(credits.values()), 6) if metered else None,
-            "credits_by_model": {m: round(v, 6) for m, v in sorted(credits.items())}}
+    out = {"usage": total, "cost": cost_of(by_model, table), "calls": calls, "calls_with_usage": with_usage,
+           "credits": round(sum(credits.values()), 6) if metered else None,
+           "credits_by_model": {m: round(v, 6) for m, v in sorted(credits.items())}}
+    if kinds:
+        out["cost_by_kind"] = cost_by_kind(by_model, table)
+    return out
 

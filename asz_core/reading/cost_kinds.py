@@ -1,0 +1,117 @@
+"""Why a cost is what it is (trial 19, F9): cost by kind of token, and the costliest talks of a conversation.
+
+``asz usage --breakdown`` (a line under each row and the total) and ``asz conversation`` (a line under its cost) say
+what each kind of token cost: input, output, cache writes of 5 minutes and of 1 hour, cache reads, at the price
+table's rates (:meth:`~asz_core.view.prices.Price.by_kind`, the same arithmetic as the cost). The figures are in
+cents and add up to the cost as printed (:func:`~asz_core.view.prices.apportion`: largest remainder, each within a
+cent of its exact value), each carrying the cost's marks (``*`` unpriced models left out, ``^`` calls at a rate the
+table does not hold, ``?`` calls whose rate was not checked). ``asz conversation`` also names its costliest talks,
+each by its own model calls (a sub-agent's talk is a talk of its own), their costs adding up to the cost as printed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Iterable, Mapping
+
+from ..view.placing import walk
+from ..view.prices import COST_KINDS, PriceTable, apportion, cost_by_kind, kind_costs
+from ..view.usage import NO_MODEL, add_call, zero_usage
+from .listing import cost_marks
+
+__all__ = ["CENT", "TALKS_SHOWN", "kinds_text", "talk_usage", "costliest_lines", "cost_lines"]
+
+#: The unit the readers print a cost in.
+CENT = Decimal("0.01")
+#: How many talks ``asz conversation`` names as its costliest.
+TALKS_SHOWN = 3
+
+
+def _share(part: Decimal, whole: Decimal) -> str:
+    """`` (67%)`` of a part of a whole in cents (`` (<1%)`` below half a percent), '' when the part is 0 or the whole is."""
+    if not part or not whole:
+        return ""
+    return f" ({100 * part / whole:.0f}%)" if 200 * part >= whole else " (<1%)"
+
+
+def kinds_text(cost: Mapping, by_kind: Mapping[str, float]) -> str:
+    """``input $0.01, output $1.01 (9%), cache write 5m $0.00, cache write 1h $2.77 (24%), cache read $7.87 (67%)``:
+    ``by_kind`` (USD by kind of token, :func:`~asz_core.view.prices.cost_by_kind`, adding up to ``cost``'s ``usd``) in
+    cents adding up to ``cost`` as printed (``$11.66``), each with the share of it and the cost's marks."""
+    whole = Decimal(f"{cost['usd']:.2f}")
+    cents = apportion({k: Decimal(str(by_kind.get(k, 0))) for k in COST_KINDS}, whole, CENT)
+    marks = cost_marks(cost)
+    return ", ".join(f"{name} ${cents[k]:,.2f}{marks}{_share(cents[k], whole)}" for k, name in COST_KINDS.items())
+
+
+def _calls_by_model(nodes: Iterable[dict], seen: set[str]) -> tuple[dict[str, dict], int]:
+    """``(usage by model, calls)`` of the ``llm.call`` nodes among ``nodes`` that carry usage, each call once
+    (``seen``: the ids of those already counted), a long-context call in its sum's long-context part (add_call)."""
+    by_model: dict[str, dict] = {}
+    n = 0
+    for x in nodes:
+        if x.get("kind") != "llm.call" or not isinstance(x.get("usage"), dict) or x.get("id") in seen:
+            continue
+        seen.add(x.get("id"))
+        n += 1
+        add_call(by_model.setdefault(x.get("model") or NO_MODEL, zero_usage()), x["usage"])
+    return by_model, n
+
+
+def talk_usage(doc: dict) -> list[tuple[dict | None, dict[str, dict], int]]:
+    """``(talk, usage by model, calls)`` of each talk of an asz.view document, by its own model calls (the calls
+    under it that no talk before it holds), in document order; then ``(None, …)`` for calls in no talk (the
+    document's ``loose`` nodes), when there are some."""
+    seen: set[str] = set()
+    out: list[tuple[dict | None, dict[str, dict], int]] = [(t, *_calls_by_model(walk([t]), seen)) for t in doc.get("talks") or ()]
+    rest, n = _calls_by_model(walk(doc.get("loose") or ()), seen)
+    if n:
+        out.append((None, rest, n))
+    return out
+
+
+def _talk_name(talk: dict | None) -> str:
+    """``stream main from 2026-02-11 21:41 UTC: Work on bead…`` (the label cut at 60 characters; none when the talk has
+    none: a sub-agent's stream, a pruned conversation), or the calls in no talk."""
+    if talk is None:
+        return "calls in no talk"
+    from .termtext import visible
+
+    label = " ".join(str(talk.get("label") or "").split())
+    label = (": " + visible(label if len(label) <= 60 else label[:59] + "…")) if label else ""
+    at = talk.get("from") or talk.get("at")
+    when = dt.datetime.fromtimestamp(at / 1000, tz=dt.timezone.utc).strftime(" from %Y-%m-%d %H:%M UTC") if isinstance(at, int) else ""
+    return f"stream {talk.get('stream') or 'main'}{when}{label}"
+
+
+def costliest_lines(doc: dict, table: PriceTable | None = None, shown: int = TALKS_SHOWN) -> list[str]:
+    """The lines ``asz conversation`` prints under its cost: ``costliest talks: 3 of 12 …`` and one line per talk,
+    ``  $11.50 (99%), 150 call(s), stream main from …: LABEL``, costliest first, their cents adding up with the
+    others' to the summary's cost as printed; [] when no call carries usage or the cost is held back."""
+    cost = (doc.get("summary") or {}).get("cost")
+    talks = [t for t in talk_usage(doc) if t[2]]
+    if not isinstance(cost, dict) or "usd" not in cost or not talks:
+        return []
+    exact = {i: sum(kind_costs(by_model, table).values(), Decimal(0)) for i, (_, by_model, _) in enumerate(talks)}
+    whole = Decimal(f"{cost['usd']:.2f}")
+    cents = apportion(exact, whole, CENT)
+    order = sorted(exact, key=lambda i: exact[i], reverse=True)[:shown]
+    marks = cost_marks(cost)
+    out = [f"costliest talks: {len(order)} of {len(talks)}, each by its own model calls (a sub-agent's talk is one of its "
+           f"own; all {len(talks)} add up to the cost above)"]
+    for i in order:
+        talk, _, n = talks[i]
+        out.append(f"  ${cents[i]:,.2f}{marks}{_share(cents[i], whole)}, {n:,} call(s), {_talk_name(talk)}")
+    return out
+
+
+def cost_lines(doc: dict, table: PriceTable | None = None) -> list[str]:
+    """What ``asz conversation`` prints under its ``cost $…`` line: ``cost by kind: …`` (:func:`kinds_text` of the
+    summary's usage by model) and :func:`costliest_lines`; [] when the cost is held back (the conversation does not
+    verify) or no call carries token usage (Kiro: cost -)."""
+    s = doc.get("summary") or {}
+    if s.get("held_back") or not isinstance(s.get("cost"), dict) or not s.get("calls_with_usage"):
+        return []
+    return [f"cost by kind: {kinds_text(s['cost'], cost_by_kind(s.get('usage_by_model') or {}, table))}",
+            *costliest_lines(doc, table)]

@@ -1,0 +1,98 @@
+"""Cost by kind of token and the costliest talks (trial 19, F9: "why did it cost that much" needed hand arithmetic).
+
+Every expected figure is worked here from the corpus's source ``.jsonl`` files (one usage per model call: the last
+assistant line of each message id and request id that carries usage, as ccusage counts them) at Anthropic's
+published rates (platform.claude.com/docs/en/about-claude/pricing: input, output, 5-minute cache writes 1.25x
+input, 1-hour cache writes 2x input, cache reads 0.1x input), never from asz's code. The corpus holds no call above
+200K input tokens (tests/view/test_long_context_prices.py), so no long-context rate applies.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal
+from pathlib import Path
+
+from cli_helpers import asz_in_process as asz
+from test_view_prices import PUBLISHED  # the published page's rates: input, 5m and 1h cache writes, cache read, output
+
+KINDS = ("in", "out", "cache_write_5m", "cache_write_1h", "cache_read")
+NAMES = ("input", "output", "cache write 5m", "cache write 1h", "cache read")
+SPOTTER = "8463c716-a2ea-4c14-9efa-87158ebd9f20"
+
+
+def _calls(path: Path) -> dict[tuple, tuple[str, dict]]:
+    """(message id, request id) -> (model, usage) of each model call of one transcript, its last usage line."""
+    out: dict = {}
+    for raw in path.read_bytes().splitlines():
+        try:
+            d = json.loads(raw)
+        except ValueError:
+            continue
+        m = d.get("message") if isinstance(d, dict) else None
+        if d.get("type") == "assistant" and isinstance(m, dict) and isinstance(m.get("usage"), dict) and m.get("model") != "<synthetic>":
+            out[(m.get("id"), d.get("requestId"))] = (m["model"], m["usage"])
+    return out
+
+
+def _cost(calls) -> dict[str, Decimal]:
+    """USD by kind of ``calls`` at the published rates."""
+    out = dict.fromkeys(KINDS, Decimal(0))
+    for model, u in calls:
+        inp, cw, cw1h, cr, out_ = PUBLISHED[re.sub(r"-\d{8}$", "", model)]
+        rates = (inp, out_, cw, cw1h, cr)
+        writes = u.get("cache_creation_input_tokens", 0)
+        hour = min((u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens", 0), writes)
+        tokens = (u.get("input_tokens", 0), u.get("output_tokens", 0), writes - hour, hour, u.get("cache_read_input_tokens", 0))
+        for k, rate, n in zip(KINDS, rates, tokens):
+            out[k] += Decimal(rate) * n / 1_000_000
+    return out
+
+
+def _printed(line: str) -> dict[str, Decimal]:
+    """``cache read $7.98 (68%)`` … of a printed cost-by-kind line, by kind."""
+    return {k: Decimal(re.search(rf"{name} \$([\d,.]+)", line).group(1).replace(",", "")) for k, name in zip(KINDS, NAMES)}
+
+
+def test_usage_breakdown_gives_the_cost_of_each_kind_of_token(corpus):
+    corpus_source, corpus_root = corpus
+    calls = [c for p in sorted(corpus_source.rglob("*.jsonl")) for c in _calls(p).values()]
+    exact = _cost(calls)
+    total = sum(exact.values())
+    got = json.loads(asz("usage", "model", "--breakdown", "--json", "--root", str(corpus_root)).stdout)
+    kinds = got[0]["total"]["cost_by_kind"]
+    assert all(abs(Decimal(str(kinds[k])) - exact[k]) <= Decimal("0.000001") for k in KINDS), (kinds, exact)
+    assert round(sum(Decimal(str(v)) for v in kinds.values()), 6) == round(total, 6) == Decimal(str(got[0]["total"]["cost"]["usd"]))
+    for row in got:  # each row's kinds add up to its cost to the micro-dollar
+        assert round(sum(Decimal(str(v)) for v in row["cost_by_kind"].values()), 6) == Decimal(str(row["cost"]["usd"]))
+    table = asz("usage", "model", "--breakdown", "--root", str(corpus_root)).stdout.splitlines()
+    (line,) = [x for x in table if "total cost by kind:" in x]
+    printed = _printed(line)
+    assert all(abs(printed[k] - exact[k]) < Decimal("0.01") for k in KINDS), (printed, exact)
+    (row,) = [x for x in table if x.startswith("total ")]
+    assert f"${sum(printed.values()):,.2f}" == row.split()[-1]  # to the cent, as printed
+    assert "cache read $15.51 (55%)" in line  # 33.4 M cache-read tokens are more than half of the $28.00
+
+
+def test_conversation_says_what_each_kind_and_each_talk_cost(corpus):
+    """The trial's example: 8463c716 cost $11.66, 15.9 M of its tokens cache reads at Opus 4.6's $0.50 per million."""
+    corpus_source, corpus_root = corpus
+    folder = corpus_source / "-home-user-spotter"
+    files = {"main": folder / f"{SPOTTER}.jsonl", **{p.stem[len("agent-"):]: p for p in (folder / SPOTTER / "subagents").glob("agent-*.jsonl")}}
+    by_file = {name: _cost(_calls(p).values()) for name, p in files.items()}
+    exact = {k: sum(c[k] for c in by_file.values()) for k in KINDS}
+    out = asz("conversation", SPOTTER[:8], "--root", str(corpus_root)).stdout.splitlines()
+    (cost,) = [x for x in out if x.startswith("cost $")]
+    (line,) = [x for x in out if x.startswith("cost by kind: ")]
+    printed = _printed(line)
+    assert all(abs(printed[k] - exact[k]) < Decimal("0.01") for k in KINDS), (printed, exact)
+    assert f"cost ${sum(printed.values()):,.2f}" == cost == "cost $11.66"
+    assert "cache read $7.98 (68%)" in line
+    # the talks: the main stream's one prompt and the two sub-agents' streams, each the cost of its own file's calls
+    at = out.index(next(x for x in out if x.startswith("costliest talks: 3 of 3")))
+    talks = out[at + 1:at + 4]
+    for talk, (name, c) in zip(talks, sorted(by_file.items(), key=lambda kv: -sum(kv[1].values()))):
+        assert f"stream {name} " in talk and f"{len(_calls(files[name])):,} call(s)" in talk
+        assert abs(Decimal(re.match(r"  \$([\d.]+)", talk).group(1)) - sum(c.values())) < Decimal("0.01")
+    assert sum(Decimal(re.match(r"  \$([\d.]+)", t).group(1)) for t in talks) == Decimal("11.66")
