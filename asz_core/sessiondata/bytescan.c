@@ -18,8 +18,9 @@
  * takes the exact decoder where the probe says so, as with the Python probe.
  *
  * Also cursor_values(data), a cursor's values in one call for asz_core/storage/cursor.py, and header_values(line) and
- * closing_values(line), a landed file's first and last line for asz_core/sessiondata/codec.py (below), and slim_of(r, …),
- * the index line of a Record landing encoded for asz_core/sessiondata/slim.py.
+ * closing_values(line), a landed file's first and last line for asz_core/sessiondata/codec.py (below), slim_of(r, …),
+ * the index line of a Record landing encoded for asz_core/sessiondata/slim.py, and record_line(r, …), that Record's
+ * landed line for codec.encode_record.
  */
 #define PY_SSIZE_T_CLEAN
 #define _GNU_SOURCE /* memmem */
@@ -2080,7 +2081,360 @@ fail:
     return NULL;
 }
 
+/* record_line(r, record_type, part_type, usage_type, raw_type, dropped_type): codec.encode_record_py(r) in one call
+ * (origin-digest §3.3 key order, empty fields left out; strings as orjson writes them, with U+2028 and U+2029 escaped,
+ * a raw_type's bytes verbatim), the bytes of the line without its newline. None for anything the Python writes in a
+ * way this does not (it then decides, raising where it raises): a record, part, usage or dropped entry not of the
+ * exact type given, a string field that is not a str or None, an integer that is not an exact int in the signed 64-bit
+ * range, a string holding a lone surrogate, and in a part's data a float, a tuple, a subclass, a dict key that is not
+ * a str, a raw_type whose raw is not bytes, or nesting deeper than RL_DEPTH. */
+#define RL_DEPTH 200
+typedef struct {
+    PyObject *out; /* a bytes object written into and resized; NULL once failed */
+    Py_ssize_t len, cap;
+    int refused; /* 1: the Python writes this record (None), 0: written, -1: a Python error is set */
+} rl_buf;
+
+static unsigned char rl_attn[256]; /* 1 for a byte a JSON string escapes (or the lead byte of U+2028/U+2029) */
+
+static char *rl_room(rl_buf *b, Py_ssize_t n) {
+    if (b->len + n > b->cap) {
+        Py_ssize_t cap = b->cap * 2 > b->len + n ? b->cap * 2 : b->len + n + 256;
+        if (_PyBytes_Resize(&b->out, cap) < 0) {
+            b->refused = -1;
+            return NULL;
+        }
+        b->cap = cap;
+    }
+    return PyBytes_AS_STRING(b->out) + b->len;
+}
+
+static int rl_put(rl_buf *b, const char *s, Py_ssize_t n) {
+    char *p = rl_room(b, n);
+    if (p == NULL)
+        return -1;
+    memcpy(p, s, n);
+    b->len += n;
+    return 0;
+}
+#define RL_LIT(b, s) rl_put((b), (s), (Py_ssize_t)sizeof(s) - 1)
+
+static int rl_refuse(rl_buf *b) {
+    if (b->refused == 0)
+        b->refused = 1;
+    return -1;
+}
+
+/* 1 when one of the 16 bytes at u needs a look: below 0x20, '"', '\\' or 0xE2 (the lead byte of U+2028/U+2029). */
+#ifdef __SSE2__
+static int rl_attn16(const char *u) {
+    __m128i x = _mm_loadu_si128((const __m128i *)u);
+    __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
+                             _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8((char)0xE2)),
+                                          _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1F)), x)));
+    return _mm_movemask_epi8(m) != 0;
+}
+#endif
+
+/* A str as orjson writes it ("\b\t\n\f\r\"\\" by name, other bytes below 0x20 as \u00xx, everything else as its UTF-8)
+ * with U+2028 and U+2029 as \u2028 and \u2029 (encode_value); a string holding a lone surrogate is refused (orjson
+ * raises on it). */
+static int rl_str(rl_buf *b, PyObject *s) {
+    Py_ssize_t n;
+    const char *u = PyUnicode_AsUTF8AndSize(s, &n);
+    if (u == NULL) {
+        PyErr_Clear();
+        return rl_refuse(b);
+    }
+    if (RL_LIT(b, "\"") < 0)
+        return -1;
+    Py_ssize_t i = 0, run = 0;
+    while (i < n) {
+#ifdef __SSE2__
+        while (i + 16 <= n && !rl_attn16(u + i))
+            i += 16;
+#endif
+        while (i < n && !rl_attn[(unsigned char)u[i]])
+            i++;
+        if (i >= n)
+            break;
+        unsigned char c = (unsigned char)u[i];
+        char esc[6] = {'\\', 0, 0, 0, 0, 0};
+        Py_ssize_t k = 2;
+        if (c == 0xE2) {
+            if (!(i + 2 < n && (unsigned char)u[i + 1] == 0x80 && ((unsigned char)u[i + 2] & 0xFE) == 0xA8)) {
+                i++;
+                continue;
+            }
+            k = 6, memcpy(esc, (unsigned char)u[i + 2] == 0xA8 ? "\\u2028" : "\\u2029", 6);
+        } else if (c == '"' || c == '\\')
+            esc[1] = (char)c;
+        else if (c == '\b')
+            esc[1] = 'b';
+        else if (c == '\t')
+            esc[1] = 't';
+        else if (c == '\n')
+            esc[1] = 'n';
+        else if (c == '\f')
+            esc[1] = 'f';
+        else if (c == '\r')
+            esc[1] = 'r';
+        else
+            k = 6, memcpy(esc, "\\u00", 4), esc[4] = "0123456789abcdef"[c >> 4], esc[5] = "0123456789abcdef"[c & 15];
+        if (rl_put(b, u + run, i - run) < 0 || rl_put(b, esc, k) < 0)
+            return -1;
+        i += c == 0xE2 ? 3 : 1;
+        run = i;
+    }
+    return rl_put(b, u + run, n - run) < 0 || RL_LIT(b, "\"") < 0 ? -1 : 0;
+}
+
+/* An exact int in the signed 64-bit range in decimal; anything else refused. */
+static int rl_int(rl_buf *b, PyObject *v) {
+    if (v == NULL || !PyLong_CheckExact(v))
+        return rl_refuse(b);
+    int overflow;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (x == -1 && PyErr_Occurred()) {
+        b->refused = -1;
+        return -1;
+    }
+    if (overflow)
+        return rl_refuse(b);
+    char num[24];
+    int k = snprintf(num, sizeof num, "%lld", x);
+    return rl_put(b, num, k);
+}
+
+/* 1 when v is written (a str that is not empty), 0 when left out (None or ""), -1 refused (another type). */
+static int rl_present(rl_buf *b, PyObject *v) {
+    if (v == Py_None)
+        return 0;
+    if (v == NULL || !PyUnicode_CheckExact(v))
+        return rl_refuse(b);
+    return PyUnicode_GET_LENGTH(v) > 0;
+}
+
+/* ,"key":"value" when the str field v is not empty (None and "" left out). */
+static int rl_key_str(rl_buf *b, const char *key, Py_ssize_t klen, PyObject *v) {
+    int there = rl_present(b, v);
+    if (there <= 0)
+        return there;
+    return rl_put(b, key, klen) < 0 || rl_str(b, v) < 0 ? -1 : 0;
+}
+#define RL_KEY_STR(b, key, v) rl_key_str((b), (key), (Py_ssize_t)sizeof(key) - 1, (v))
+
+/* A part's data: any JSON value (raw_type verbatim), as orjson.dumps with raw_fragment writes it. */
+static int rl_value(rl_buf *b, PyObject *v, int depth) {
+    if (depth > RL_DEPTH)
+        return rl_refuse(b);
+    if (PyUnicode_CheckExact(v))
+        return rl_str(b, v);
+    if ((PyObject *)Py_TYPE(v) == sr_types[3]) {
+        PyObject *raw = FIELD(v, sr_rawo[0]);
+        if (raw == NULL || !PyBytes_CheckExact(raw))
+            return rl_refuse(b);
+        return rl_put(b, PyBytes_AS_STRING(raw), PyBytes_GET_SIZE(raw));
+    }
+    if (v == Py_None)
+        return RL_LIT(b, "null");
+    if (v == Py_True)
+        return RL_LIT(b, "true");
+    if (v == Py_False)
+        return RL_LIT(b, "false");
+    if (PyLong_CheckExact(v))
+        return rl_int(b, v);
+    if (PyList_CheckExact(v)) {
+        if (RL_LIT(b, "[") < 0)
+            return -1;
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(v); i++)
+            if ((i && RL_LIT(b, ",") < 0) || rl_value(b, PyList_GET_ITEM(v, i), depth + 1) < 0)
+                return -1;
+        return RL_LIT(b, "]");
+    }
+    if (PyDict_CheckExact(v)) {
+        PyObject *key, *value;
+        Py_ssize_t pos = 0;
+        int first = 1;
+        if (RL_LIT(b, "{") < 0)
+            return -1;
+        while (PyDict_Next(v, &pos, &key, &value)) {
+            if (!PyUnicode_CheckExact(key))
+                return rl_refuse(b);
+            if ((!first && RL_LIT(b, ",") < 0) || rl_str(b, key) < 0 || RL_LIT(b, ":") < 0 ||
+                rl_value(b, value, depth + 1) < 0)
+                return -1;
+            first = 0;
+        }
+        return RL_LIT(b, "}");
+    }
+    return rl_refuse(b); /* a float, a tuple, a subclass, …: the Python's */
+}
+
+/* codec._part_dict(p) written: k, text, data, id, of, name, server, server_tool, failed, media, encoding, state,
+ * bytes, sha256. */
+static int rl_part(rl_buf *b, PyObject *p) {
+    if ((PyObject *)Py_TYPE(p) != sr_types[1])
+        return rl_refuse(b);
+    PyObject *v[SP_FIELDS];
+    for (int i = 0; i < SP_FIELDS; i++)
+        if ((v[i] = FIELD(p, sr_po[i])) == NULL)
+            return rl_refuse(b);
+    if (!PyUnicode_CheckExact(v[SP_K]))
+        return rl_refuse(b);
+    if (RL_LIT(b, "{\"k\":") < 0 || rl_str(b, v[SP_K]) < 0 || RL_KEY_STR(b, ",\"text\":", v[SP_TEXT]) < 0)
+        return -1;
+    if (v[SP_DATA] != Py_None && (RL_LIT(b, ",\"data\":") < 0 || rl_value(b, v[SP_DATA], 4) < 0))
+        return -1;
+    if (RL_KEY_STR(b, ",\"id\":", v[SP_ID]) < 0 || RL_KEY_STR(b, ",\"of\":", v[SP_OF]) < 0 ||
+        RL_KEY_STR(b, ",\"name\":", v[SP_NAME]) < 0 || RL_KEY_STR(b, ",\"server\":", v[SP_SERVER]) < 0 ||
+        RL_KEY_STR(b, ",\"server_tool\":", v[SP_SERVER_TOOL]) < 0)
+        return -1;
+    PyObject *failed = v[SP_FAILED];
+    if (failed != Py_None && failed != Py_True && failed != Py_False)
+        return rl_refuse(b);
+    if ((failed == Py_True && RL_LIT(b, ",\"failed\":true") < 0) ||
+        (failed == Py_False && RL_LIT(b, ",\"failed\":false") < 0))
+        return -1;
+    if (RL_KEY_STR(b, ",\"media\":", v[SP_MEDIA]) < 0 || RL_KEY_STR(b, ",\"encoding\":", v[SP_ENCODING]) < 0 ||
+        RL_KEY_STR(b, ",\"state\":", v[SP_STATE]) < 0 || RL_LIT(b, ",\"bytes\":") < 0 || rl_int(b, v[SP_BYTES]) < 0 ||
+        RL_KEY_STR(b, ",\"sha256\":", v[SP_SHA256]) < 0)
+        return -1;
+    return RL_LIT(b, "}");
+}
+
+static const char *const rl_usage_keys[] = {"\"in\":", "\"out\":", "\"cache_read\":", "\"cache_write\":",
+                                            "\"cache_write_1h\":"};
+
+/* ,"usage":{…} of the counts that are not zero, left out when every count is zero. */
+static int rl_usage(rl_buf *b, PyObject *u) {
+    if (u == Py_None)
+        return 0;
+    if ((PyObject *)Py_TYPE(u) != sr_types[2])
+        return rl_refuse(b);
+    PyObject *c[5];
+    int any = 0;
+    for (int i = 0; i < 5; i++) {
+        c[i] = FIELD(u, sr_uo[i]);
+        if (c[i] == NULL || !PyLong_CheckExact(c[i]))
+            return rl_refuse(b);
+        any |= _PyLong_Sign(c[i]) != 0;
+    }
+    if (!any)
+        return 0;
+    if (RL_LIT(b, ",\"usage\":{") < 0)
+        return -1;
+    int first = 1;
+    for (int i = 0; i < 5; i++) {
+        if (_PyLong_Sign(c[i]) == 0)
+            continue;
+        if ((!first && RL_LIT(b, ",") < 0) || rl_put(b, rl_usage_keys[i], strlen(rl_usage_keys[i])) < 0 ||
+            rl_int(b, c[i]) < 0)
+            return -1;
+        first = 0;
+    }
+    return RL_LIT(b, "}");
+}
+
+/* ,"dropped":[{"what":…,"bytes":N[,"why":…]},…] when the list is not empty. */
+static int rl_dropped(rl_buf *b, PyObject *dropped) {
+    if (!PyList_CheckExact(dropped))
+        return rl_refuse(b);
+    Py_ssize_t n = PyList_GET_SIZE(dropped);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = PyList_GET_ITEM(dropped, i), *what;
+        if ((PyObject *)Py_TYPE(x) != sr_types[4] || (what = FIELD(x, sr_do[0])) == NULL || !PyUnicode_CheckExact(what))
+            return rl_refuse(b);
+        if ((i ? RL_LIT(b, ",{\"what\":") : RL_LIT(b, ",\"dropped\":[{\"what\":")) < 0 || rl_str(b, what) < 0 ||
+            RL_LIT(b, ",\"bytes\":") < 0 || rl_int(b, FIELD(x, sr_do[2])) < 0 ||
+            RL_KEY_STR(b, ",\"why\":", FIELD(x, sr_do[1])) < 0 || RL_LIT(b, "}") < 0)
+            return -1;
+    }
+    return n ? RL_LIT(b, "]") : 0;
+}
+
+/* Everything of the record but its parts, dropped entries and replaced count, in key order. */
+static int rl_head(rl_buf *b, PyObject *const *v) {
+    static const char *const role_keys[] = {",\"id\":", ",\"parent\":", ",\"call\":", ",\"run\":", ",\"continues\":",
+        ",\"tool\":", ",\"child\":", ",\"batch\":", ",\"label\":", ",\"started_by\":", ",\"from\":", ",\"time\":",
+        ",\"trigger\":"};
+    if (RL_LIT(b, "{\"ord\":") < 0 || rl_int(b, v[SR_ORD]) < 0 || RL_LIT(b, ",\"off\":") < 0 ||
+        rl_int(b, v[SR_OFF]) < 0 || RL_KEY_STR(b, ",\"sha\":", v[SR_SHA]) < 0 || RL_LIT(b, ",\"bytes\":") < 0 ||
+        rl_int(b, v[SR_BYTES]) < 0)
+        return -1;
+    for (int i = SR_ID; i <= SR_TRIGGER; i++)
+        if (rl_key_str(b, role_keys[i], strlen(role_keys[i]), v[i]) < 0)
+            return -1;
+    PyObject *flags = v[SR_FLAGS];
+    if (!PyList_CheckExact(flags))
+        return rl_refuse(b);
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(flags); i++) {
+        PyObject *f = PyList_GET_ITEM(flags, i);
+        if (!PyUnicode_CheckExact(f))
+            return rl_refuse(b);
+        if ((i ? RL_LIT(b, ",") : RL_LIT(b, ",\"flags\":[")) < 0 || rl_str(b, f) < 0)
+            return -1;
+    }
+    if ((PyList_GET_SIZE(flags) && RL_LIT(b, "]") < 0) || rl_usage(b, v[SR_USAGE]) < 0)
+        return -1;
+    return RL_KEY_STR(b, ",\"model\":", v[SR_MODEL]) < 0 || RL_KEY_STR(b, ",\"cwd\":", v[SR_CWD]) < 0 ||
+                   RL_KEY_STR(b, ",\"git_branch\":", v[SR_GIT_BRANCH]) < 0 ||
+                   RL_KEY_STR(b, ",\"runtime_version\":", v[SR_RUNTIME_VERSION]) < 0 ||
+                   RL_KEY_STR(b, ",\"request\":", v[SR_REQUEST]) < 0
+               ? -1
+               : 0;
+}
+
+static int rl_record(rl_buf *b, PyObject *r) {
+    PyObject *v[SR_FIELDS];
+    for (int i = 0; i < SR_FIELDS; i++)
+        if ((v[i] = FIELD(r, sr_ro[i])) == NULL)
+            return rl_refuse(b);
+    if (rl_head(b, v) < 0)
+        return -1;
+    PyObject *parts = v[SR_PARTS];
+    if (!PyList_CheckExact(parts))
+        return rl_refuse(b);
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(parts); i++)
+        if ((i ? RL_LIT(b, ",") : RL_LIT(b, ",\"parts\":[")) < 0 || rl_part(b, PyList_GET_ITEM(parts, i)) < 0)
+            return -1;
+    if ((PyList_GET_SIZE(parts) && RL_LIT(b, "]") < 0) || rl_dropped(b, v[SR_DROPPED]) < 0)
+        return -1;
+    PyObject *replaced = v[SR_REPLACED];
+    if (replaced == NULL || !PyLong_CheckExact(replaced))
+        return rl_refuse(b);
+    if (_PyLong_Sign(replaced) != 0 && (RL_LIT(b, ",\"replaced\":") < 0 || rl_int(b, replaced) < 0))
+        return -1;
+    return RL_LIT(b, "}");
+}
+
+static PyObject *record_line(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "record_line(r, record_type, part_type, usage_type, raw_type, dropped_type)");
+        return NULL;
+    }
+    PyObject *types[5] = {args[1], args[2], args[3], args[4], args[5]};
+    if (sr_setup(types) < 0 || (PyObject *)Py_TYPE(args[0]) != sr_types[0])
+        Py_RETURN_NONE;
+    rl_buf b = {PyBytes_FromStringAndSize(NULL, 1024), 0, 1024, 0};
+    if (b.out == NULL)
+        return NULL;
+    if (rl_record(&b, args[0]) < 0) {
+        Py_XDECREF(b.out);
+        if (b.refused < 0)
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    if (_PyBytes_Resize(&b.out, b.len) < 0)
+        return NULL;
+    return b.out;
+}
+
 static PyMethodDef methods[] = {
+    {"record_line", (PyCFunction)(void (*)(void))record_line, METH_FASTCALL,
+     "record_line(r, record_type, part_type, usage_type, raw_type, dropped_type) -> codec.encode_record_py(r) (bytes) "
+     "for a record of the model's own classes holding what the codec writes this way, or None (the caller runs its "
+     "Python)."},
     {"slim_of", (PyCFunction)(void (*)(void))slim_of, METH_FASTCALL,
      "slim_of(r, record_type, part_type, usage_type, raw_type, dropped_type, record_ts) -> slim.slim_of_record(r) for the usual "
      "record, or None (the caller runs its Python)."},
@@ -2181,5 +2535,8 @@ PyMODINIT_FUNC PyInit_bytescan(void) {
     if (!(s_ts = PyUnicode_InternFromString("ts")) || !(s_o = PyUnicode_InternFromString("o")) ||
         !(s_schema = PyUnicode_InternFromString("schema")))
         return NULL;
+    for (int c = 0; c < 0x20; c++)
+        rl_attn[c] = 1;
+    rl_attn['"'] = rl_attn['\\'] = rl_attn[0xE2] = 1;
     return with_source_digest(PyModule_Create(&module));
 }

@@ -26,6 +26,7 @@ except ImportError:  # pragma: no cover
 from cattrs.gen import make_dict_structure_fn, override
 
 from .jsonbytes import RawJSON, loads, nesting_depth
+from .numberprobe import bytescan
 
 try:  # the compiled half of decode_header and decode_closing (setup.py: optional; without it the Python below does it all)
     from .bytescan import closing_values as _closing_values, header_values as _header_values
@@ -37,6 +38,7 @@ from .model import (
     RESERVED_KINDS,
     SCHEMA,
     Closing,
+    Dropped,
     Header,
     Part,
     Record,
@@ -48,6 +50,7 @@ __all__ = [
     "raw_fragment",
     "encode_header",
     "encode_record",
+    "encode_record_py",
     "encode_part",
     "encode_closing",
     "encode_value",
@@ -117,42 +120,23 @@ def encode_header(h: Header) -> bytes:
     return b"{" + b"".join(buf) + b"}"
 
 
+#: A part's fields between ``data`` and ``bytes``, in key order: each written unless None or "".
+_PART_MIDDLE = ("id", "of", "name", "server", "server_tool", "failed", "media", "encoding", "state")
+
+
 def _part_dict(p: Part) -> dict:
-    # Spelled out field by field (one attribute read each, no getattr loop): this runs for every part landed.
-    # A field is left out when None or "" (``data`` is kept when "").
+    # A field is left out when None or "" (``data`` is kept when ""). The usual part is written by the compiled
+    # encoder (bytescan.record_line) without this dict.
     d: dict[str, Any] = {"k": p.k}
     v = p.text
     if v is not None and v != "":
         d["text"] = v
     if p.data is not None:
         d["data"] = p.data
-    v = p.id
-    if v is not None and v != "":
-        d["id"] = v
-    v = p.of
-    if v is not None and v != "":
-        d["of"] = v
-    v = p.name
-    if v is not None and v != "":
-        d["name"] = v
-    v = p.server
-    if v is not None and v != "":
-        d["server"] = v
-    v = p.server_tool
-    if v is not None and v != "":
-        d["server_tool"] = v
-    v = p.failed
-    if v is not None and v != "":
-        d["failed"] = v
-    v = p.media
-    if v is not None and v != "":
-        d["media"] = v
-    v = p.encoding
-    if v is not None and v != "":
-        d["encoding"] = v
-    v = p.state
-    if v is not None and v != "":
-        d["state"] = v
+    for key in _PART_MIDDLE:
+        v = getattr(p, key)
+        if v is not None and v != "":
+            d[key] = v
     d["bytes"] = p.bytes
     if p.sha256:
         d["sha256"] = p.sha256
@@ -160,8 +144,7 @@ def _part_dict(p: Part) -> dict:
 
 
 def _record_dict(r: Record) -> dict:
-    # Spelled out field by field in origin-digest §3.3 key order (one attribute read each): this runs for every
-    # record landed. Empty fields are left out.
+    # Spelled out field by field in origin-digest §3.3 key order (one attribute read each). Empty fields are left out.
     d: dict[str, Any] = {"ord": r.ord, "off": r.off}
     if r.sha:
         d["sha"] = r.sha
@@ -243,8 +226,26 @@ def encode_part(p: Part) -> bytes:
 _LINE_SEPARATORS = re.compile(b"\xe2\x80[\xa8\xa9]")
 
 
+#: The compiled encoder (``bytescan.record_line``), None without the compiled module or when it is stale.
+_record_line = getattr(bytescan, "record_line", None)
+
+
 def encode_record(r: Record) -> bytes:
-    """One record line (no newline) in origin-digest §3.3 key order, empty fields omitted.
+    """One record line (no newline) in origin-digest §3.3 key order, empty fields omitted: :func:`encode_record_py`'s
+    bytes, in one compiled call for a record of the model's own classes (``bytescan.record_line``: every string field
+    a str or None, every integer an int in the signed 64-bit range, a part's data made of str, int, bool, None, list,
+    dict and :class:`RawJSON`, no lone surrogate); any other record runs the Python, which decides (and raises
+    TypeError where orjson does). The same bytes either way."""
+    if _record_line is not None:
+        line = _record_line(r, Record, Part, Usage, RawJSON, Dropped)
+        if line is not None:
+            return line
+    return encode_record_py(r)
+
+
+def encode_record_py(r: Record) -> bytes:
+    """One record line (no newline) in origin-digest §3.3 key order, empty fields omitted: the definition of
+    :func:`encode_record`.
 
     Fast path: one ``orjson.dumps`` with source JSON as ``orjson.Fragment``.
     When the output holds a raw U+2028/U+2029 the line is built piece by piece
