@@ -76,13 +76,11 @@ def changes_cell(row: dict) -> str:
 
 def table_cells(row: dict) -> tuple:
     """The cells of one row of the table (columns :data:`COLUMNS`); unknown values show as ``-``."""
-    from ..view.summary import NO_PROMPT, REMOVED
-
     tokens = total_tokens(row.get("usage"))
     cost = cost_value(row.get("cost"))
     title, project = row.get("title") or "", row.get("project") or ""
-    if row.get("removed_files"):  # retention took the text the title and project came from (seed 000, Skeletons)
-        title, project = (REMOVED if title in ("", NO_PROMPT) else title), project or "(removed)"
+    if row.get("removed_files"):  # retention took the cwd the project came from (seed 000, Skeletons); the title is
+        project = project or "(removed)"  # the document's own, (removed by retention) when none is left (trial 19, F15)
     held = bool(row.get("held_back"))  # it does not verify: no figure read from it is shown
     unrecorded = row.get("usage_recorded") is False  # calls with no token usage at all (Kiro meters credits): not 0, as asz usage says
     if unrecorded:

@@ -170,7 +170,7 @@ def conversation(
         return
     from ..reading.removed import removal_line, shown_removed
 
-    removal = shown_removed(r, doc)  # titled and placed as asz ls shows a pruned conversation (trial 15, F5)
+    removal = shown_removed(doc)  # placed as asz ls shows a pruned conversation (trial 15, F5)
     lines = summary_lines(doc, table)
     if removal is not None:
         lines.insert(1, removal_line(removal))

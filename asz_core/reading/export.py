@@ -153,7 +153,7 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
     """The conversation as Markdown: a header with its summary, then each talk's steps (module docstring)."""
     from .removed import removal_line, shown_removed
 
-    removal = shown_removed(root, doc)  # titled and placed as asz ls shows a pruned conversation (trial 15, F5)
+    removal = shown_removed(doc)  # placed as asz ls shows a pruned conversation (trial 15, F5)
     s = doc.get("summary") or {}
     lines = [f"# {plain(_title(doc))}", "", f"- conversation: `{doc['conversation']}`",
              f"- {span(root, doc)}, {s.get('talks', 0)} talks, state {s.get('state', '')}"]
@@ -311,7 +311,7 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
 
     from .removed import removal_line, shown_removed
 
-    removal = shown_removed(root, doc)  # titled and placed as asz ls shows a pruned conversation (trial 15, F5)
+    removal = shown_removed(doc)  # placed as asz ls shows a pruned conversation (trial 15, F5)
     s = doc.get("summary") or {}
     out = [f"<h1 dir=\"auto\">{isolated(_title(doc))}</h1>",
            f"<p class=\"meta\">conversation <span class=\"id\">{e(doc['conversation'])}</span> · {e(span(root, doc))} · "

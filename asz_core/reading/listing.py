@@ -155,11 +155,12 @@ UNPLACED = ("so not placed in the --since/--until window", "it has no times; asz
 
 def _dialect_and_removed(root: Path, session: str) -> tuple[str, int]:
     """:func:`dialect_of` and :func:`~asz_core.storage.layout.removed_count` of ``session`` from one listing of its
-    folders (with skeletons: its ``.sd`` files are the listing without them, a landed file winning over its
-    skeleton in both)."""
+    folders with skeletons (a landed file winning over its skeleton). The dialect is the first file's, a skeleton's
+    too: its header is the landed file's whole (seed 000), so a pruned conversation keeps its dialect and
+    ``--dialect`` still finds it (trial 19: a pruned row said ``dialect ""``)."""
     sdir = root / session
     files = session_listing(sdir, skeletons=True).files if sdir.is_dir() else []
-    return first_dialect([path for ln, path in files if ln.ext == "sd"]), sum(1 for ln, _ in files if ln.ext == "sk")
+    return first_dialect([path for _, path in files]), sum(1 for ln, _ in files if ln.ext == "sk")
 
 
 def conversation_rows(root: str | os.PathLike, hide: Sequence[str] = (), filters: Filters | None = None,

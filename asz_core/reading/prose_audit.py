@@ -14,7 +14,8 @@ audit form keeps every line of the default, byte for byte in its keys and values
 - one line per tool call (kind ``tool_call``): ``tool`` (its name), ``text`` ``NAME: SUMMARY`` (what the adapter
   says the call acts on, :meth:`~asz_core.plugins.adapter.Adapter.call_gist`: Kiro's ``write: create /w/notes.md``;
   else the input's first field of :data:`INPUT_FIELDS`, else the input as JSON; at most :data:`INPUT_CHARS`
-  characters, cut with ``…``), and ``status`` from its result: ``ok``, ``error`` (the result is flagged failed), ``refused`` (the
+  characters, cut with ``…``; an input not in the root says so as a turn does, ``Glob: [removed by retention: 58
+  bytes]``, :func:`~asz_core.reading.export_steps.part_marker`: trial 19, F16), and ``status`` from its result: ``ok``, ``error`` (the result is flagged failed), ``refused`` (the
   runtime's result for a call the person rejected, ``fixed_notice``), ``interrupted`` (the result's data says
   ``interrupted: true``) or
   ``no_result``; a result's text is never carried;
@@ -47,7 +48,7 @@ from ..sessiondata.model import Header
 from ..sessiondata.times import parse_instant
 from ..view.placing import INPUT_FIELDS, call_prompts, input_gist, one_line, position, walk
 from ..view.titles import ask_adapter, call_gist, prompt_blocks, record_line
-from .export_steps import media_line
+from .export_steps import media_line, part_marker
 from .search_hits import text_kind
 
 __all__ = ["INPUT_CHARS", "INPUT_FIELDS", "KINDS", "Audit", "fixed_notice", "header_line", "instant", "mark_in_range"]
@@ -135,8 +136,9 @@ class Audit:
             if k == "call":
                 self.called[(header.seq, row)] = (rec, file, row)
                 data = p.get("data") if p.get("data") is not None else p.get("text")
-                said = call_gist(header.dialect, p.get("name", ""), data)
-                text, cut = one_line(said, INPUT_CHARS) if said else input_gist(data, INPUT_CHARS)
+                lost = part_marker(p) if data in (None, "") else ""  # a skeleton's call: its input went (trial 19, F16)
+                said = "" if lost else call_gist(header.dialect, p.get("name", ""), data)
+                text, cut = (lost, False) if lost else one_line(said, INPUT_CHARS) if said else input_gist(data, INPUT_CHARS)
                 self.left_out["tool_inputs_cut"] += cut
                 call = {**base, "role": "assistant", "text": f"{p.get('name', '')}: {text}", "kind": "tool_call",
                         "tool": p.get("name", ""), "status": "no_result", "_id": p.get("id")}
@@ -238,7 +240,8 @@ def header_line(conversation: str, row: Optional[dict], lines: Sequence[dict], p
     ``tool_results`` result parts, ``tool_inputs_cut`` inputs cut at :data:`INPUT_CHARS`, ``thinking`` reasoning
     parts without ``--thinking``, ``withheld`` records a ``view.hide`` flag leaves out, ``other_records`` records
     that gave no line: runtime notices, attachments, a sub-agent's result records); in a root ``asz receive`` landed,
-    ``senders`` too (who sent the session's files: instance, credential, files, first and last received; docs/push.md).
+    ``senders`` too (who sent the session's files: instance, credential, files, first and last received; docs/push.md);
+    in a conversation ``asz prune`` left skeletons of, ``removed_files`` last (how many, as the list row has it).
     ``row``: the conversation's list row (:func:`~asz_core.reading.listing.conversation_rows`, with ``senders`` when
     known), or None."""
     row = row or {}
@@ -249,4 +252,5 @@ def header_line(conversation: str, row: Optional[dict], lines: Sequence[dict], p
     return {"conversation": conversation, "kind": "conversation", "title": row.get("title") or "",
             "project": row.get("project"), "branch": row.get("git_branch"), "models": list(row.get("models") or ()),
             "from": instant(row.get("from")), "to": instant(row.get("to")), "state": row.get("state"),
-            "problems": said, "lines": counts, "left_out": left_out, **({"senders": row["senders"]} if row.get("senders") else {})}
+            "problems": said, "lines": counts, "left_out": left_out, **({"senders": row["senders"]} if row.get("senders") else {}),
+            **({"removed_files": row["removed_files"]} if row.get("removed_files") else {})}

@@ -1,9 +1,11 @@
-"""What retention left of a conversation (seed 000, Skeletons; trial 15, F5): how many of its sessions' landed files
-``asz prune`` replaced by skeletons, when, and how many bytes went, so every reader says "removed by retention"
-where the text was, never ``(no prompt)`` or ``no working directory recorded``.
+"""What retention left of a conversation (seed 000, Skeletons; trial 15, F5; trial 19, F14, F15, F21): how many of its
+session's landed files ``asz prune`` replaced by skeletons, when, and how many bytes went, so every reader says
+"removed by retention" where the text was, never ``(no prompt)`` or ``no working directory recorded``.
 
-A skeleton's header carries ``removed`` (``size``, ``at``, …: :mod:`asz_core.sessiondata.skeleton`); a removal is
-read from those headers alone (one gzip member's first line per skeleton).
+The asz.view document decides (:meth:`~asz_core.view.summary.DocumentView.title` and ``summary.removed``, read from
+the skeletons' own headers): a pruned conversation with no title left is titled ``(removed by retention)`` by the
+document itself, so ``asz ls`` (table and ``--json``), the ``--audit`` header, the page and every export give the same
+title. This module says it in words for the readers that print text.
 """
 
 from __future__ import annotations
@@ -11,23 +13,24 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
-import orjson
-
-from ..sessiondata.reader import header_line
 from ..storage.layout import landed_files, session_dirs
 
-__all__ = ["Removal", "removal_of", "removal_line", "shown_removed", "removed_sessions", "PROJECT_REMOVED"]
+__all__ = ["Removal", "removal_line", "shown_removed", "removed_sessions", "PROJECT_REMOVED", "KEPT_SRC"]
 
-#: The project a reader shows for a conversation whose working directory went with its text.
+#: The project a reader shows for a conversation whose records' working directory (cwd) went with its text.
 PROJECT_REMOVED = "(removed by retention)"
+#: What a skeleton keeps of where its source was (trial 19, F14): seed 000 keeps the header whole, and a reader refuses a
+#: header without ``src``, so the path is not removed; asz reads no project from it (a folder name is not a ``cwd``).
+KEPT_SRC = ("each skeleton's header keeps src, the source file's path (for Claude Code a folder named after the "
+            "working directory, / written as -), which asz reads no project from")
 
 
 @dataclass(frozen=True)
 class Removal:
-    """``files`` of the ``landed`` files of a conversation's sessions are skeletons; ``bytes``: the removed files'
-    sizes (``removed.size``) summed; ``at``: the latest ``removed.at`` (ISO 8601 UTC), '' when no header reads."""
+    """``files`` of the ``landed`` files of a conversation's session are skeletons; ``bytes``: the removed files'
+    sizes (``removed.size``) summed; ``at``: the latest ``removed.at`` (ISO 8601 UTC), '' when no header gives one.
+    The document's ``summary.removed`` (:meth:`~asz_core.view.summary.DocumentView.removal`)."""
 
     files: int
     landed: int
@@ -35,61 +38,27 @@ class Removal:
     at: str
 
 
-def _removed_header(path: Path) -> dict:
-    """The ``removed`` mapping of the skeleton at ``path``; {} when its header does not read (asz verify names it)."""
-    try:
-        head = orjson.loads(header_line(path))
-    except (OSError, EOFError, ValueError):
-        return {}
-    r = head.get("removed") if isinstance(head, dict) else None
-    return r if isinstance(r, dict) else {}
-
-
-def removal_of(root: str | os.PathLike, sessions: Iterable[str]) -> Removal | None:
-    """The :class:`Removal` of the sessions (ids, folders under ``root``) of one conversation; None when retention
-    removed none of their landed files."""
-    files = landed = size = 0
-    at = ""
-    for s in sessions:
-        d = Path(root) / s
-        if not isinstance(s, str) or "/" in s or not d.is_dir():
-            continue
-        for ln, p in landed_files(d, skeletons=True):
-            landed += 1
-            if ln.ext != "sk":
-                continue
-            files += 1
-            r = _removed_header(p)
-            if isinstance(r.get("size"), int):
-                size += r["size"]
-            if isinstance(r.get("at"), str) and r["at"] > at:
-                at = r["at"]
-    return Removal(files, landed, size, at) if files else None
-
-
 def removal_line(r: Removal) -> str:
-    """``removed by retention at AT: F of N landed file(s) (B bytes) are skeletons: …`` (what is kept, what went)."""
+    """``removed by retention at AT: F of N landed file(s) (B bytes) are skeletons: …`` (what is kept, what went, and
+    :data:`KEPT_SRC`)."""
     when = f" at {r.at}" if r.at else ""
     return (f"removed by retention{when}: {r.files} of {r.landed} landed file(s) ({r.bytes:,} bytes) are skeletons, "
             "which keep the structure, times, ids, models and token usage; the prompts, replies, tool input and output "
-            "and the working directory went with the text")
+            f"and each record's working directory (cwd) went with the text; {KEPT_SRC}")
 
 
-def shown_removed(root: str | os.PathLike, doc: dict) -> Removal | None:
+def shown_removed(doc: dict) -> Removal | None:
     """For a reader that prints an asz.view document ``doc`` as text (``asz conversation``, ``asz export`` md, html,
-    prose): when retention removed its landed files, the summary's ``(no prompt)`` title becomes ``(removed by
-    retention)`` and its empty project :data:`PROJECT_REMOVED`, in place (as ``asz ls`` shows them), and the
-    :class:`Removal` is returned for :func:`removal_line`; else ``doc`` is left as it is and None returned."""
-    from ..view.summary import NO_PROMPT, REMOVED
-
-    r = removal_of(root, doc.get("sessions") or [doc.get("conversation")])
+    prose): the :class:`Removal` its summary's ``removed`` gives, for :func:`removal_line`, with an empty project made
+    :data:`PROJECT_REMOVED` in place (as ``asz ls`` shows it; the title is the document's own, ``(removed by
+    retention)`` when none is left); None, ``doc`` left as it is, when retention removed none of its files."""
     s = doc.get("summary")
-    if r is not None and isinstance(s, dict):
-        if s.get("title") in ("", None, NO_PROMPT):
-            s["title"] = REMOVED
-        if not s.get("project"):
-            s["project"] = PROJECT_REMOVED
-    return r
+    r = s.get("removed") if isinstance(s, dict) else None
+    if not isinstance(r, dict):
+        return None
+    if not s.get("project"):
+        s["project"] = PROJECT_REMOVED
+    return Removal(r.get("files") or 0, r.get("landed") or 0, r.get("bytes") or 0, r.get("at") or "")
 
 
 def removed_sessions(root: str | os.PathLike) -> list[str]:

@@ -106,6 +106,9 @@ def _counted(v: DocumentView, title: str) -> tuple[dict, list]:
     if credits is not None:  # the runtime's own metering (Kiro): the summary's keys, kept with the entry (trial 15, F14)
         places["credits"] = credits
         places["credits_at"] = v.credits_at_keys()  # where and with what, for asz usage's rows
+    removed = v.removal()
+    if removed is not None:  # what retention took, kept with the entry for the list rows' removed_files (trial 19, F21)
+        places["removed"] = removed
     return places, list(provider_calls(cu for _, cu in sorted(v.call_usage.items())))
 
 

@@ -62,6 +62,9 @@ class LandedSession:
         self.parents: dict[int, list] = {}
         self.ords: dict[int, list] = {}
         self.problems: list[str] = []
+        #: seq -> when retention removed the landed file a skeleton (``.sk``) stands for: its header's ``removed.at``
+        #: (ISO 8601 UTC; '' when it does not read). Only skeletons are keys (seed 000, Skeletons).
+        self.removed_at: dict[int, str] = {}
         #: seq -> why a landed file does not verify (its closing line does not bind its bytes, or a line does not
         #: read). Its records are read with every part held back (:func:`hold_back`): none of their text is served.
         self.unverified: dict[int, str] = {}
@@ -143,7 +146,8 @@ class LandedSession:
         ``files`` row. ``lines``: the file's line count when the caller knows it already."""
         lines, size = data.count(b"\n") if lines is None else lines, len(data)
         if path.suffix == ".sk":
-            lines, size = len(recs) + 2, _removed_size(path, size)
+            size, self.removed_at[seq] = _removed_of(path, size)
+            lines = len(recs) + 2
         self.times[seq] = all_times
         self.ids[seq], self.parents[seq], self.ords[seq] = ids, parents, ords
         times = [t for t in all_times if t is not None]
@@ -487,16 +491,20 @@ def landed_lines(root: str | os.PathLike, session: str) -> Iterator[bytes]:
             continue
 
 
-def _removed_size(path: Path, default: int) -> int:
-    """The size of the landed file a skeleton stands for (its header's ``removed.size``), else ``default``."""
+def _removed_of(path: Path, default: int) -> tuple[int, str]:
+    """``(size, at)`` of the landed file a skeleton stands for (its header's ``removed.size`` and ``removed.at``):
+    ``default`` and '' for what its header does not give."""
     import gzip
 
     try:
         with gzip.open(path, "rb") as f:
-            size = orjson.loads(f.readline())["removed"]["size"]
+            removed = orjson.loads(f.readline())["removed"]
     except (OSError, EOFError, ValueError, KeyError, TypeError):
-        return default
-    return size if isinstance(size, int) else default
+        return default, ""
+    if not isinstance(removed, dict):
+        return default, ""
+    size, at = removed.get("size"), removed.get("at")
+    return (size if isinstance(size, int) and not isinstance(size, bool) else default), (at if isinstance(at, str) else "")
 
 
 def scan_parts_py(records: dict[int, list[dict]]) -> tuple[list, list, set, dict]:

@@ -24,7 +24,7 @@ import orjson
 
 from ..storage.ids import AmbiguousId, IdError, resolve
 from ..storage.filekey import stat_key
-from ..storage.layout import CONVERSATIONS, ROUNDS
+from ..storage.layout import CONVERSATIONS, ROUNDS, removed_count
 from ..storage.root import SESSION_LOCK
 from ..sessiondata.jsonbytes import dumps_wide
 from ..sessiondata.model import WITHHOLDABLE
@@ -261,7 +261,9 @@ class ViewState(BackgroundChecks, LandedRequests):
         ``_index/summaries.sqlite``); a row whose summary is still to be counted
         has them null, no title (its header's is assembly's, unchecked against the landed records), ``problems``
         null and ``"counting": true`` as its last key (issue 22). A counted row's ``problems`` is its document's
-        ``summary.problems``, as ``asz ls --json`` rows carry it (``[problem]`` for one that does not read).
+        ``summary.problems``, as ``asz ls --json`` rows carry it (``[problem]`` for one that does not read), and its
+        ``removed_files`` how many of the landed files it was counted from retention replaced by skeletons (its
+        summary's ``removed.files``, 0 for none; null while counting), as ``asz ls --json`` rows carry it.
         """
         newest = self.newest_round(conversation)  # listed once for the whole row
         h = self.head_header(conversation, newest) or {}
@@ -282,13 +284,16 @@ class ViewState(BackgroundChecks, LandedRequests):
         else:
             row = header_row(conversation, h, newest[0] if newest else 0, title=title, state=self.known_state(conversation, fp))
         if keys is None:
-            row["problems"] = None  # known once counted, as the summary keys
+            row["problems"] = row["removed_files"] = None  # known once counted, as the summary keys
         else:
             row.update(keys)
         try:  # sources the collector no longer reads, from the cursors now (trial 19, F5), as asz ls --json has them
-            row["conflicts"] = session_conflicts(self.root, self.session_of(conversation, newest))
+            session = self.session_of(conversation, newest)
+            row["conflicts"] = session_conflicts(self.root, session)
         except ApiError:
-            row["conflicts"] = []
+            session, row["conflicts"] = "", []
+        if keys is not None and "removed_files" not in keys:  # no round folds: its skeletons counted on disk, as asz ls
+            row["removed_files"] = removed_count(self.root / session) if session else 0
         if keys is None:
             row["counting"] = True  # its last key
         return row

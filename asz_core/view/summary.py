@@ -134,7 +134,22 @@ class DocumentView(ListView):
         if credits is not None:  # only then: a conversation whose runtime meters none gives the keys it always gave
             d["credits"] = credits
             d["credits_at"] = self.credits_at_keys()
+        removed = self.removal()
+        if removed is not None:  # only then, as credits: what retention took (seed 000, Skeletons; trial 19, F21)
+            d["removed"] = removed
         return d
+
+    def removal(self) -> dict | None:
+        """``summary.removed``: what retention took of the conversation's landed files (seed 000, Skeletons), or None
+        when none of them is a skeleton. ``{"files", "landed", "bytes", "at"}``: ``files`` of the ``landed`` files
+        the document reads are skeletons (``.sk``), ``bytes`` the removed files' sizes summed (``removed.size``),
+        ``at`` the latest ``removed.at`` (ISO 8601 UTC; '' when no skeleton's header gives one)."""
+        sess = self.sess
+        gone = [seq for seq in sess.files if seq in sess.removed_at]
+        if not gone:
+            return None
+        return {"files": len(gone), "landed": len(sess.files), "bytes": sum(sess.files[seq]["bytes"] for seq in gone),
+                "at": max(sess.removed_at[seq] for seq in gone)}
 
     def credits_at_keys(self) -> list[dict]:
         """``summary.credits_at``: :meth:`credits_at` as ``[{"at": unix ms or null, "model", "credits"}, ...]``, each
@@ -216,6 +231,8 @@ class DocumentView(ListView):
         Code's ``/context`` alone), else the first talk with a label, shortened by :func:`short_title` (read as the adapter of the conversation's dialect reads a typed
         prompt); with neither, for a conversation that continues another (it opens by repeating its records: a
         resumed copy), ``(continues 326189cf) TITLE`` (:func:`~asz_core.view.titles.continued_title`), else
+        :data:`REMOVED` when retention replaced any of its landed files by skeletons (the prompt a title is taken from
+        went with the text: the one place every reader's title of a pruned conversation comes from), else
         ``(no prompt)``, or :data:`NOT_VERIFIED` for a conversation that does not verify. While something is
         withheld, a runtime title found in a withheld record is left empty
         (seed 004, Withholding: no other name stands in for it), and so is a
@@ -238,6 +255,8 @@ class DocumentView(ListView):
             return pick.title()
         if self.links.earlier:  # a resumed copy with no prompt of its own: named by what it continues
             return continued_title(self.links.earlier[0], LandedTitles(self.sess.root, self.sess.session, self.sess).title(hide=self.hide))
+        if self.sess.removed_at:  # the prompts went with the text (trial 19, F15, F21): never "(no prompt)"
+            return REMOVED
         if self.hide:
             return ""
         return NO_PROMPT if self.b.state == "verified" else NOT_VERIFIED

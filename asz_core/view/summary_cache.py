@@ -54,7 +54,7 @@ from ..storage.layout import CONVERSATIONS, landed_files, rounds_dir
 from .prices import PriceTable, cost_of
 from .usage import RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, TOKEN_KINDS, CallUsage, usage_totals
 
-__all__ = ["DB_NAME", "SCHEMA_VERSION", "seal", "HELD_KEYS", "TITLE_CODE", "code_mark", "ConversationSummary", "SummaryStore", "RowSummaries", "fingerprint",
+__all__ = ["DB_NAME", "SCHEMA_VERSION", "removed_files", "seal", "HELD_KEYS", "TITLE_CODE", "code_mark", "ConversationSummary", "SummaryStore", "RowSummaries", "fingerprint",
            "conversation_summary", "stored_summary", "store_summary", "hold_back"]
 
 #: The file under ``<root>/_index/`` that holds the entries.
@@ -72,9 +72,10 @@ DB_NAME = "summaries.sqlite"
 #: summary.problems, as the row lists them; command-titles: a title passes over a prompt naming no work, such as
 #: Claude Code's /context alone; synthetic: a call the runtime wrote itself is no call; credits: an entry keeps the credits Kiro metered; credits-at: and where and with what model each record metered them; outside-calls: the problems name records with
 #: usage no provider call holds; undescribed: and the transcript records no call could be read from; rate-checked: the
-#: calls whose rate the adapter that landed them did not look at), so no entry counted the old way
+#: calls whose rate the adapter that landed them did not look at; removed: an entry keeps what retention took, and a pruned
+#: conversation is titled (removed by retention) and its row keeps its dialect), so no entry counted the old way
 #: is used.
-_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed+rate-checked"
+_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed+rate-checked+removed"
 #: The modules (under ``asz_core/view``) whose code makes a row's title and a talk's label: their source is hashed into
 #: every fingerprint (:func:`code_mark`), so an entry made by an asz whose title or label code differed, a development
 #: build of the same version included, is never read. The rule: code that decides a title or a label lives in one of
@@ -92,6 +93,14 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS summaries (id TEXT, hide TEXT, fp TEXT, entry TEXT, seal TEXT, PRIMARY KEY (id, hide))",
     "CREATE TABLE IF NOT EXISTS rows (id TEXT, hide TEXT, fp TEXT, row TEXT, seal TEXT, PRIMARY KEY (id, hide))",
 )
+
+
+def removed_files(summary: dict) -> int:
+    """How many of the landed files a summary (the document's, or a kept entry's :meth:`ConversationSummary.keys`)
+    was counted from retention replaced by skeletons (its ``removed.files``; 0 when it has no ``removed``): the
+    ``removed_files`` of a list row, as ``asz ls --json`` gives it."""
+    r = summary.get("removed")
+    return r["files"] if isinstance(r, dict) and isinstance(r.get("files"), int) else 0
 
 
 def seal(table: str, conversation: str, hide_key: str, fp: str, value: bytes | str) -> str:
@@ -346,7 +355,8 @@ class RowSummaries:
         from .rows import SUMMARY_KEYS, counted_keys
 
         keys = hold_back({**{k: summary.get(k) for k in ("title", *SUMMARY_KEYS)}, **counted_keys(summary),
-                          "problems": [str(p) for p in summary.get("problems") or ()]}, summary.get("state"))
+                          "problems": [str(p) for p in summary.get("problems") or ()],
+                          "removed_files": removed_files(summary)}, summary.get("state"))
         with self._lock:
             self._memo[conversation] = (fp, tuple(hide), keys)
 

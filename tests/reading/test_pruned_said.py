@@ -1,7 +1,11 @@
 """After ``asz prune`` every reader says the conversation was removed by retention (trial 15, F5): ``asz conversation``
 and ``asz export`` (md, html) title it ``(removed by retention)`` as ``asz ls`` does, place it ``(removed by
 retention)`` instead of "no working directory recorded", and say when and what the skeletons keep; ``asz search``
-notes the pruned sessions are not searchable.
+notes the pruned sessions are not searchable. Trial 19: the title is the document's own, so ``asz ls --json``, the
+``--audit`` header and the document say ``(removed by retention)`` too, never ``(no prompt)`` (F15); the document's
+``summary.removed`` says what went, from the skeletons' headers; a pruned tool call's input says it was removed in the
+audit form (F16); and what is said of the working directory is true of the skeleton's header, which keeps ``src``
+(F14).
 
 Real input: the corpus project -home-user-claude-reliability (one session), collected by ``asz collect --once`` and
 pruned by ``asz prune`` (retention ``after: 0``). The expected figures are read from the landed files before the
@@ -15,7 +19,7 @@ import shutil
 
 import orjson
 import pytest
-from reading_helpers import asz
+from reading_helpers import asz, asz_json
 
 from asz_core.storage.layout import landed_files, session_dirs
 
@@ -37,6 +41,16 @@ def pruned(corpus_dir, tmp_path_factory):
     assert len(skeletons) == len(before)
     at = max(orjson.loads(gzip.open(p).readline())["removed"]["at"] for p in skeletons)
     return root, sdir.name, len(before), size, at
+
+
+def _skeleton_records(root):
+    """(header, records) of each skeleton under ``root``, read as any reader reads them (gzip, one JSON per line)."""
+    out = []
+    for sdir in session_dirs(root):
+        for ln, p in landed_files(sdir, skeletons=True):
+            lines = [orjson.loads(x) for x in gzip.open(p).read().splitlines()]
+            out.append((lines[0], lines[1:-1]))
+    return out
 
 
 def test_conversation_says_it(pruned):
@@ -65,3 +79,46 @@ def test_search_notes_the_pruned_sessions(pruned):
     want = (f"1 session(s) in this root were removed by retention (asz prune): their skeletons keep no text, so they "
             f"are not searchable: {cid[:8]}")
     assert f"asz search: note: {want}" in r.stderr.splitlines() and f"! {want}" in r.stdout.splitlines()
+
+
+def test_every_json_reader_titles_it_as_the_table_does(pruned):
+    """F15: ``asz ls --json``, the ``--audit`` header and the document carry the title the table shows."""
+    root, cid, n, size, at = pruned
+    (row,) = asz_json("ls", "--root", str(root), "--json")
+    assert (row["title"], row["removed_files"]) == ("(removed by retention)", n)
+    doc = asz_json("conversation", cid, "--root", str(root), "--json")
+    assert doc["summary"]["title"] == "(removed by retention)"
+    assert doc["summary"]["removed"] == {"files": n, "landed": n, "bytes": size, "at": at}
+    head = orjson.loads(asz("export", cid, "--root", str(root), "--format", "prose", "--audit").stdout.splitlines()[0])
+    assert (head["title"], head["removed_files"]) == ("(removed by retention)", n)
+    table = asz("ls", "--root", str(root)).stdout
+    assert "(removed by retention)" in table and "(no prompt)" not in table
+    # the skeleton's header is the landed one whole: the row keeps its dialect, and --dialect finds it
+    assert row["dialect"] == "claude-code/1"
+    assert [r["id"] for r in asz_json("ls", "--root", str(root), "--json", "--dialect", "claude-code")] == [cid]
+
+
+def test_a_pruned_tool_call_says_its_input_was_removed(pruned):
+    """F16: each call part of the skeletons is a ``tool_call`` line ``NAME: [removed by retention: BYTES bytes]``, with
+    the part's own ``bytes`` (the size of the input that went)."""
+    root, cid, _, _, _ = pruned
+    calls = [(p["name"], p["bytes"]) for _, recs in _skeleton_records(root) for r in recs for p in r.get("parts", ())
+             if p.get("k") == "call"]
+    assert calls and all(isinstance(b, int) and b > 0 for _, b in calls)
+    lines = [orjson.loads(x) for x in asz("export", cid, "--root", str(root), "--format", "prose", "--audit").stdout.splitlines()]
+    said = [x["text"] for x in lines if x["kind"] == "tool_call"]
+    assert said == [f"{name}: [removed by retention: {b:,} bytes]" for name, b in calls]
+
+
+def test_what_is_said_of_the_working_directory_is_true_of_the_skeleton(pruned):
+    """F14: the skeleton's header is the landed header whole (seed 000), so it keeps ``src`` (the Claude Code project
+    folder's name); the line every reader prints names that field instead of saying the directory went, and no
+    record of the skeleton keeps a ``cwd``."""
+    root, cid, _, _, _ = pruned
+    got = _skeleton_records(root)
+    assert got and all(h["src"].startswith(PROJECT + "/") for h, _ in got)
+    assert not any("cwd" in orjson.dumps(r).decode() for _, recs in got for r in recs)
+    line = asz("conversation", cid, "--root", str(root)).stdout.splitlines()[1]
+    assert "each record's working directory (cwd) went with the text" in line
+    assert line.endswith("each skeleton's header keeps src, the source file's path (for Claude Code a folder named after "
+                         "the working directory, / written as -), which asz reads no project from")

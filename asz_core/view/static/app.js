@@ -195,6 +195,27 @@
           fmtBytes(x.kept_bytes) + ') and verifies, and nothing newer lands. ', h('code', null, x.next.split(' reads ')[0]), ' reads it again once its bytes are back (--reread: from its start).');
       })));
   }
+  // Retention (asz prune) replaced the conversation's landed files by skeletons: the structure, times, ids, models and
+  // usage stay; the text went, so its title says (removed by retention) and no talk has a label (trial 19, F21).
+  const REMOVED_KEPT = 'skeletons keep the structure, times, ids, models and token usage; the prompts, replies, tool input and output and each record\'s working directory (cwd) went with the text';
+  function removedBadge(n) {
+    return n ? h('span', { class: 'state removed', title: num(n) + ' landed file(s) removed by retention: ' + REMOVED_KEPT }, 'removed') : null;
+  }
+  function removedBox(r) {
+    return h('div', { class: 'box notice', id: 'removed', role: 'status' }, h('strong', null, 'Removed by retention' + (r.at ? ' at ' + fmtTime(Date.parse(r.at)) : '') + ': '),
+      num(r.files) + ' of ' + num(r.landed) + ' landed file(s) (' + fmtBytes(r.bytes) + ') are skeletons. The ' + REMOVED_KEPT +
+      '; each skeleton\'s header keeps src, the source file\'s path (for Claude Code a folder named after the working directory), which asz reads no project from.');
+  }
+  // The talk's first person's input whose text retention removed (its state removed), else null: the person typed it.
+  function removedOpening(t) {
+    const stack = [t];
+    while (stack.length) {
+      const n = stack.shift();
+      if (n.kind === 'message.external') return n.state === 'removed' ? n : null;
+      (n.children || []).forEach(function (c) { stack.push(c); });
+    }
+    return null;
+  }
   function errorBox(title, res) {
     return h('div', { class: 'box error', role: 'alert' }, h('strong', null, title), ' ',
       h('span', { class: 'muted' }, res.status ? '(HTTP ' + res.status + ')' : ''), h('pre', null, res.error || ''));
@@ -491,7 +512,8 @@
       const counting = function (cls) { return h('td', { class: cls + ' faint counting', title: COUNTING }, 'counting…'); };
       drawn.push(keptRow(before[r.id], h('tr', { 'data-id': r.id },
         h('td', null, h('a', { class: 'convtitle', href: withHide('/c/' + enc(r.id)) }, titleText(r.title || (r.counting ? 'counting…' : '(untitled)'))),
-          r.project ? h('div', { class: 'small muted project', title: r.project }, shortProject(r.project)) : null,
+          r.project ? h('div', { class: 'small muted project', title: r.project }, shortProject(r.project)) :
+            r.removed_files ? h('div', { class: 'small faint project' }, '(removed by retention)') : null,
           h('div', { class: 'mono faint' }, r.id)),
         h('td', null, fmtTime(r.to), h('div', { class: 'faint small' }, dur ? 'lasted ' + dur : '')),
         r.counting ? counting('hide-narrow small') : h('td', { class: 'hide-narrow small' }, models.length ? models.join(', ') : '—'),
@@ -502,7 +524,7 @@
           unrecorded(r.usage, r.llm_calls) ? h('td', { class: 'num faint', title: UNRECORDED }, '—') : h('td', rated.marks ? { class: 'num', title: rated.title } : { class: 'num' }, usd(r.cost) + cost + (rated.marks ? ' ' + rated.marks : '')),
         h('td', { class: 'num hide-narrow' }, num(r.talks)), h('td', { class: 'num hide-narrow' }, num(r.llm_calls)),
         h('td', { class: 'num hide-narrow' }, num(r.steps)),
-        h('td', null, stateBadge(r.state), stoppedBadge(r.conflicts)))));
+        h('td', null, stateBadge(r.state), stoppedBadge(r.conflicts), removedBadge(r.removed_files)))));
     });
     tb.replaceChildren.apply(tb, drawn);
     const shown = document.getElementById('shown'), still = countingRows();
@@ -949,7 +971,7 @@
     if (s.held_back) {  // it does not verify: the document counts no token or cost figure (summary.held_back)
       const rt = s.runtime || {};
       add(app, h('div', { class: 'chips', id: 'usage' },
-        chip('project', (s.project || '—') + (s.git_branch ? ' (' + s.git_branch + ')' : '')),
+        chip('project', (s.project || (s.removed ? '(removed by retention)' : '—')) + (s.git_branch ? ' (' + s.git_branch + ')' : '')),
         chip('runtime', [rt.name, rt.version].filter(Boolean).join(' ') || '—'),
         chip('models', (s.models || []).join(', ') || '—'),
         h('span', { class: 'chip held', id: 'usage-held' }, 'tokens and cost held back (' + s.held_back.state + '): this conversation does not verify, so its ' +
@@ -957,7 +979,7 @@
     } else if (s.usage) {  // issue 17: where, with what, and at what cost
       const rt = s.runtime || {};
       add(app, h('div', { class: 'chips', id: 'usage' },
-        chip('project', (s.project || '—') + (s.git_branch ? ' (' + s.git_branch + ')' : '')),
+        chip('project', (s.project || (s.removed ? '(removed by retention)' : '—')) + (s.git_branch ? ' (' + s.git_branch + ')' : '')),
         chip('runtime', [rt.name, rt.version].filter(Boolean).join(' ') || '—'),
         chip('models', (s.models || []).join(', ') || '—'),
         unrecorded(s.usage, (s.kinds || {})['llm.call']) ? chip('tokens', 'not recorded by the runtime') :
@@ -984,6 +1006,7 @@
         num(s.cut.truncated + s.cut.too_large) + ' part(s) were larger than the landing budget (' + num(s.cut.truncated) + ' truncated, ' +
         num(s.cut.too_large) + ' taken out whole; ' + fmtBytes(s.cut.bytes) + ' originally). Each keeps its size and the SHA-256 of what was taken out.'));
     }
+    if (s.removed) add(app, removedBox(s.removed));
     if (s.conflicts && s.conflicts.length) add(app, stoppedBox(s.conflicts));
     if (s.problems && s.problems.length) {
       add(app, h('div', { class: 'box error', id: 'problems' }, h('strong', null, PROBLEMS_HEAD[s.state] || 'Problems found:'),
@@ -1059,6 +1082,11 @@
     const text = reply ? String(reply).replace(/^\s+/, '') : '';
     return text ? h('div', { class: 'reply' }, '↳ ', text) : null;
   }
+  function noLabel(t) {
+    const gone = removedOpening(t);
+    return h('span', { class: 'faint' }, gone ? '(no label: what the person typed was removed by retention, ' + fmtBytes(gone.bytes) + ')' :
+      '(no label: nothing a person typed starts this talk)');
+  }
   function talkBlock(t, nested) {
     const child = t.child || (t.stream && t.stream !== 'main' && IDX.streamInfo.get('stream/' + t.stream) && IDX.streamInfo.get('stream/' + t.stream).role !== 'main');
     const body = h('div', { class: 'talkbody', hidden: 'hidden' });
@@ -1071,7 +1099,7 @@
         child ? h('span', { class: 'tag' }, 'subagent · ' + streamLabel(t.stream)) : null,
         h('span', null, runsText(t) + num(t.steps || 0) + ' steps · ' + num(t.tools || 0) + ' tools'),
         (start && t.to && t.to >= start) ? h('span', { class: 'lasted' }, fmtDur(t.to - start)) : null, unverifiedTag(t)),
-      h('div', { class: 'label' }, heading(t) || (child ? h('span', { class: 'muted' }, 'Subagent: ' + streamLabel(t.stream)) : h('span', { class: 'faint' }, '(no label: nothing a person typed starts this talk)'))),
+      h('div', { class: 'label' }, heading(t) || (child ? h('span', { class: 'muted' }, 'Subagent: ' + streamLabel(t.stream)) : noLabel(t))),
       replyPreview(t.reply));
     const el = h('section', { class: 'talk' + (child ? ' child' : ''), 'data-talk': t.id }, head, body);
     let drawn = false;
