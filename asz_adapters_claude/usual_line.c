@@ -78,16 +78,24 @@ static int is_true(PyObject *d, PyObject *key) {
     return get(d, key) == Py_True;
 }
 
-/* blocks.utf8_len: the UTF-8 size of a str, a lone surrogate counting 3. */
+/* blocks.utf8_len: the UTF-8 size of a str, a lone surrogate counting 3; a loop of each width with no branch, which
+ * the compiler vectorizes (a code point adds 1 from 0x80, 1 more from 0x800, 1 more from 0x10000). */
 static Py_ssize_t utf8_len(PyObject *s) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(s), size = n;
     if (PyUnicode_IS_ASCII(s))
         return n;
-    int kind = PyUnicode_KIND(s);
-    const void *data = PyUnicode_DATA(s);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        size += c >= 0x80 ? (c >= 0x800 ? (c >= 0x10000 ? 3 : 2) : 1) : 0;
+    if (PyUnicode_KIND(s) == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *p = PyUnicode_1BYTE_DATA(s);
+        for (Py_ssize_t i = 0; i < n; i++)
+            size += p[i] >> 7;
+    } else if (PyUnicode_KIND(s) == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *p = PyUnicode_2BYTE_DATA(s);
+        for (Py_ssize_t i = 0; i < n; i++)
+            size += (p[i] >= 0x80) + (p[i] >= 0x800);
+    } else {
+        const Py_UCS4 *p = PyUnicode_4BYTE_DATA(s);
+        for (Py_ssize_t i = 0; i < n; i++)
+            size += (p[i] >= 0x80) + (p[i] >= 0x800) + (p[i] >= 0x10000);
     }
     return size;
 }

@@ -237,7 +237,8 @@ EDIT = {"filePath": "/w/p/a.py", "oldString": "x = 1", "newString": "x = 2", "or
         "structuredPatch": [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "lines": ["-x = 1", "+x = 2"]}],
         "userModified": False, "replaceAll": False}
 USER_LINES = [
-    _user(), _user("  hello\n"), _user("é \u2028 \U0001F600 \\ \" \t"), _user(""), _user("<local-command-stdout>ok</local-command-stdout>"),
+    _user(), _user("  hello\n"), _user("ÿé\x80 one byte a character"), _user("\u07ffā\u0800\uffff two bytes"),
+    _user([_result("\U0001F600\u07ff\x7f four")]), _user("é \u2028 \U0001F600 \\ \" \t"), _user(""), _user("<local-command-stdout>ok</local-command-stdout>"),
     _user("\n <bash-stdout>x</bash-stdout>"), _user("<command-name>/model</command-name>"), _user("<local-command-caveat>c"),
     _user("<task-notification><tool-use-id>toolu_9</tool-use-id><task-id>a0123456789abcdef</task-id></task-notification>"),
     _user(" \u00a0<task-notification>x"), _user("hi", isMeta=True), _user("hi", isCompactSummary=True),
@@ -302,7 +303,7 @@ USER_LINES = [
 
 @compiled
 def test_hand_made_user_lines_land_the_same_both_ways(monkeypatch):
-    assert _same_both_ways(monkeypatch, USER_LINES) == (81, 22)  # both answers are exercised
+    assert _same_both_ways(monkeypatch, USER_LINES) == (84, 22)  # both answers are exercised
 
 
 @compiled
