@@ -55,7 +55,7 @@ def file_token(path: Path) -> str:
 
 
 def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_when_idle: bool = False,
-             token: Optional[str] = None) -> int:
+             token: Optional[str] = None, retry_elsewhere: bool = False) -> int:
     """One push pass, then retention when ``storage.retention.after`` is set; prints the summary line(s).
     Returns the exit code (0/1).
 
@@ -66,7 +66,8 @@ def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_w
     Used by ``asz push`` and after each ``asz collect`` / ``asz server`` pass; those pass ``quiet_when_idle``: the
     summary line only when the pass sent something or the receiver refused something (a failure is its ``error:``
     line alone), and a prune's line only when it removed something or failed, so a watching collector with nothing
-    new prints nothing about push.
+    new prints nothing about push. ``retry_elsewhere`` (``asz push --retry-elsewhere``): the files the receiver
+    answered it holds from another root are sent again.
     """
     from ..export.push import PushInterrupted, push
     from ..export.settings import with_token
@@ -78,7 +79,7 @@ def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_w
         typer.echo(f"asz push: {exc}", err=True)
         return 1
     try:
-        rep = push(root, export, endpoint=endpoint, err=sys.stderr)
+        rep = push(root, export, endpoint=endpoint, err=sys.stderr, retry_elsewhere=retry_elsewhere)
     except PushInterrupted as exc:  # said, then Ctrl-C goes on to the caller (asz push exits 130; trial 3, F11)
         got = exc.report
         typer.echo("asz push: interrupted " + (f"after sending {got.files} file(s) and {got.metrics} metric point(s): "
@@ -110,6 +111,9 @@ def push_command(
                                               help="Send 'Authorization: Bearer TOKEN' with the token this file holds "
                                                    "(one line; default $ASZ_PUSH_TOKEN, else export.otlp.headers). "
                                                    "Never printed; a file, so the token is not on the command line."),
+    retry_elsewhere: bool = typer.Option(False, "--retry-elsewhere", help="Send again the files the receiver answered "
+                                         "it holds from another root (push.state's elsewhere lines: the same session "
+                                         "collected into two roots), e.g. after that root's copy was removed there."),
 ) -> None:
     """Send every landed file and round not yet sent to an OTLP receiver, one pass.
 
@@ -124,7 +128,9 @@ def push_command(
     export.otlp.headers; the token is never printed. Exit 0 when everything
     due was sent, 1 when anything failed or was rejected (a refused token
     too), 2 usage (a --token-file that cannot be read or holds no one-line
-    token); Ctrl-C says what was sent and exits 130.
+    token); Ctrl-C says what was sent and exits 130. Files the receiver rejected because it holds their
+    session from another root (one seq, one file) are recorded once and said in one note per session on later
+    passes, not an error; retention counts them as received only when the receiver said it holds every record.
     """
     cfg = load("push", config)
     if not (endpoint or cfg.export.endpoint):
@@ -146,7 +152,7 @@ def push_command(
     except ValueError as exc:
         raise _usage("push", str(exc)) from None
     try:
-        code = run_push(where, cfg, endpoint, token=token)
+        code = run_push(where, cfg, endpoint, token=token, retry_elsewhere=retry_elsewhere)
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     raise typer.Exit(code)

@@ -51,7 +51,17 @@ from ..verify.landed import Pos, check_landed_file
 from ..verify.report import SNAPSHOT_KINDS, UNCHECKED_KINDS
 from ..verify.walk import name_problems
 
-__all__ = ["Refused", "admit", "removed_digest", "round_reads", "landed_seq"]
+__all__ = ["Refused", "admit", "removed_digest", "round_reads", "landed_seq", "ELSEWHERE", "HOLDS_ALL", "LACKS"]
+
+#: What a refusal says when a landed file's seq is already landed as another file (another root's collection of the
+#: same transcript), then :data:`HOLDS_ALL` or :data:`LACKS`: the pusher records the file as held from another root
+#: (trial 19, F4; docs/push.md, The same session in two roots).
+ELSEWHERE = "is already landed as"
+#: This root holds every record of the refused file: the same ``ord``, ``off`` and ``sha`` in a landed file of the same
+#: kind in the same stream or run directory (what a record is, seed 000: the source line's place and digest).
+HOLDS_ALL = "this root holds every record of it"
+#: This root lacks some of them (the other root collected further, or another transcript): ``lacks N of its M record(s)``.
+LACKS = "this root lacks"
 
 
 class Refused(ValueError):
@@ -123,8 +133,10 @@ def _admit_landed(root: Path, parts: tuple[str, ...], digest: str, data: bytes) 
             continue
         if other.parent == path.parent and other.name[:-3] == path.name[:-3]:
             return _same_file(root, rel, other, digest, data)
+        held, total = _held(path, ln, positions, files)
         raise Refused(f"{rel}: seq {ln.seq} of session {header.session} is already landed as {_rel(root, other)} "
-                      "(a different file: one seq holds one file; was the same transcript collected into another root?)")
+                      "(a different file: one seq holds one file; was the same transcript collected into another root?); "
+                      + (f"{HOLDS_ALL} ({total} record(s))" if held == total else f"{LACKS} {total - held} of its {total} record(s)"))
     if header.kind in UNCHECKED_KINDS:
         return False
     if header.kind in SNAPSHOT_KINDS:
@@ -135,6 +147,20 @@ def _admit_landed(root: Path, parts: tuple[str, ...], digest: str, data: bytes) 
     before = [p for o_ln, p in files if o_ln.seq < ln.seq and o_ln.kind == ln.kind and p.parent == path.parent]
     _follows(root, rel, positions, before[-1] if before else None)
     return False
+
+
+def _held(path: Path, ln, positions: list[Pos], files: list) -> tuple[int, int]:
+    """``(records of positions this root holds, records)``: a record is held when a landed file (not a skeleton: its
+    records are gone) of the same kind in ``path``'s directory has one with the same ``ord``, ``off`` and ``sha``."""
+    have: set[tuple[int, int, str]] = set()
+    for o_ln, other in files:
+        if o_ln.ext != "sd" or o_ln.kind != ln.kind or other.parent != path.parent:
+            continue
+        try:
+            have.update((d["ord"], d["off"], d.get("sha") or "") for _, d in SDReader(other, decode=False))
+        except (SDError, OSError):
+            continue  # what does not read holds nothing here (asz verify names it)
+    return sum((p.ord, p.off, p.sha) in have for p in positions), len(positions)
 
 
 def _follows(root: Path, rel: str, positions: list[Pos], prev: Path | None) -> None:

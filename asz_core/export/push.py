@@ -34,7 +34,7 @@ from ..flow.chain import SessionChains
 from ..flow.round import parse_round_file_name
 from ..storage.layout import CONVERSATIONS, ROUNDS, session_dirs, session_listing
 from ..storage.root import FileLock
-from .admit import landed_seq, removed_digest, round_reads
+from .admit import ELSEWHERE, HOLDS_ALL, landed_seq, removed_digest, round_reads
 from .settings import ExportConfig, default_instance_id, split_endpoint
 from .state import PushState
 from .transport import Answer, Sender, sender
@@ -213,6 +213,7 @@ class _Pass:
                 self.state.forget(self.replaced.pop(f.rel.split("/")[1])[1])
             if rejected:
                 self._refused(f.rel)
+                self._elsewhere(f.rel, ans.message)
             self.rep.files += 1
             self.rep.bytes += d.size
         self.rep.rejected += ans.rejected
@@ -237,6 +238,8 @@ class _Pass:
                          f"(asz verify --root {self.root} {session} names the problems)")
         for session, n in self.held_rounds.items():
             seq, rel = self.refused[session]
+            if rel in self.state.elsewhere:
+                continue  # the receiver holds the session from another root: said in its note (still_rejected)
             self.problem(f"{session}: {n} round(s) not sent: they read seq {seq}, {rel}, which {self.state.endpoint} rejected")
         self.still_rejected(set(held))
         if going:
@@ -250,14 +253,62 @@ class _Pass:
         since (the same bytes are never sent again, so the receiver stays short of them; trial 4, F19): every pass
         exits 1 while the root holds them. Files removed by retention are told by :func:`held_back` instead."""
         by: dict[str, list[str]] = {}
-        for rel in sorted(self.rejected_before & self.state.rejected):
+        elsewhere: dict[str, list[str]] = {}
+        for rel in sorted((self.rejected_before & self.state.rejected) | set(self.state.elsewhere)):
             parts = rel.split("/")  # a round is under _conversations/<conversation>/rounds/: named by its conversation
             session = parts[1] if parts[0] == CONVERSATIONS and len(parts) > 1 else parts[0]
             if session not in held and (self.root / rel).is_file():
-                by.setdefault(session, []).append(rel)
+                there = self._reads_elsewhere(rel) if parts[0] == CONVERSATIONS else (session if rel in self.state.elsewhere else "")
+                (elsewhere if there else by).setdefault(there or session, []).append(rel)
+        for session, rels in elsewhere.items():
+            files = [r for r in rels if not r.startswith(CONVERSATIONS + "/")]
+            rounds = self.held_rounds.get(session, 0) + len(rels) - len(files)
+            print(f"note: {session}: {self._elsewhere_said(files, rounds)}", file=self.err, flush=True)
         for session, rels in by.items():
             self.problem(f"{session}: {len(rels)} file(s) rejected by {self.state.endpoint} on an earlier pass and not "
                          f"accepted since: {', '.join(rels)}{NOT_TAKEN}")
+
+    def _elsewhere(self, rel: str, message: str) -> None:
+        """Record ``rel`` as held from another root (:meth:`PushState.mark_elsewhere`) when the receiver's reason for
+        rejecting it (``rejected <rel>: …`` in ``message``) says its seq is already landed there as another file
+        (:data:`~asz_core.export.admit.ELSEWHERE`), and whether it holds every record of it."""
+        start = message.find(f"rejected {rel}: ")
+        if start < 0:
+            return
+        end = message.find("; rejected ", start + 1)
+        why = message[start:end if end >= 0 else None]
+        at = why.find(f" {ELSEWHERE} ")
+        if at < 0:
+            return
+        other = why[at + len(ELSEWHERE) + 2:].split(" ", 1)[0]
+        self.state.mark_elsewhere(rel, "all" if HOLDS_ALL in why else "part", other)
+
+    def _reads_elsewhere(self, rel: str) -> str:
+        """The session of round ``rel`` when it reads (or reads after) a landed file the receiver holds from another
+        root (the receiver refused the round with it); '' otherwise."""
+        try:
+            reads = round_reads((self.root / rel).read_bytes())
+        except OSError:
+            return ""
+        refused = self.refused.get(reads[0]) if reads is not None else None
+        return reads[0] if refused is not None and refused[1] in self.state.elsewhere and reads[2] >= refused[0] else ""
+
+    def _elsewhere_said(self, rels: list[str], rounds: int) -> str:
+        """The one line a pass says of a session whose files the receiver holds from another root (trial 19, F4)."""
+        held = {self.state.elsewhere[r][0] for r in rels}
+        first = min(rels, key=lambda r: (landed_seq(r) or ("", 0))[1])
+        seq = (landed_seq(first) or ("", 0))[1]
+        said = (f"{self.state.endpoint} holds this session from another root: it answered that seq {seq} is already landed "
+                f"there as {self.state.elsewhere[first][1]}")
+        if held == {"all"}:
+            said += (f" and that it holds every record of this root's {len(rels)} file(s), so they are not sent again "
+                     "and count as received for retention")
+        else:
+            part = sum(self.state.elsewhere[r][0] == "part" for r in rels)
+            said += (f" and that it lacks records of {part} of this root's {len(rels)} file(s) (this root collected "
+                     "further, or another transcript), so they are not sent again and retention keeps them")
+        said += f"; {rounds} round(s) reading them not sent either" if rounds else ""
+        return said + "; not an error (asz push --retry-elsewhere sends them again; docs/push.md, The same session in two roots)"
 
     def _due_digest(self, f: OutFile) -> str | None:
         """The SHA-256 of ``f`` when it is due (never sent with these bytes); None when it was sent or cannot be read."""
@@ -406,14 +457,15 @@ class PushInterrupted(KeyboardInterrupt):
 
 def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = None, err: TextIO | None = None,
          backoff: float = 1.0, attempts: int = 6, lock_timeout: float = 0.0,
-         sleep: Callable[[float], None] = time.sleep) -> PushReport:
+         sleep: Callable[[float], None] = time.sleep, retry_elsewhere: bool = False) -> PushReport:
     """One pass over ``root`` to ``endpoint`` (default ``cfg.endpoint``); returns the :class:`PushReport`.
 
     Raises ValueError when no endpoint is configured or it is unusable,
     :class:`~asz_core.storage.root.LockBusy` when another pusher holds the
     root, and ValueError naming ``push.state`` and the line when that file is
     damaged; :class:`PushInterrupted` (a KeyboardInterrupt) on Ctrl-C. ``backoff`` is the first pause in seconds when the receiver is
-    busy and says no Retry-After (doubling, ``attempts`` tries per request).
+    busy and says no Retry-After (doubling, ``attempts`` tries per request). ``retry_elsewhere``: the files recorded
+    as held by the receiver from another root are due again (:meth:`PushState.retry_elsewhere`), said on ``err``.
     """
     root = Path(root)
     name = endpoint_name(cfg, endpoint) if (endpoint or cfg.endpoint) else ""
@@ -426,6 +478,11 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
             stale.unlink(missing_ok=True)
         loaded = PushState.load(root)
         state = loaded.for_endpoint(name)  # another endpoint's state kept, this one's taken up (state.py)
+        if retry_elsewhere:
+            again = state.retry_elsewhere()
+            state.save()
+            print(f"note: --retry-elsewhere: {len(again)} file(s) recorded as held by {name} from another root are "
+                  "sent again", file=err, flush=True)
         snd = sender(cfg, name)
         p = None
         try:

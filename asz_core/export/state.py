@@ -7,10 +7,17 @@
     endpoint grpc://127.0.0.1:11800
     pushed <session-id>/streams/main/transcript-20260911T095959.000000000Z-000001.sd 9f2c…
     rejected <path>
+    elsewhere <path> all|part <the receiver's path>
 
 One ``pushed <path> <digest>`` line per file the receiver took (the digest of
 the bytes sent); ``rejected <path>`` when its answer rejected some of that
-file's records (the file still counts as sent). A file whose digest is not
+file's records (the file still counts as sent). ``elsewhere`` beside a
+``rejected`` line: the receiver answered that the file's seq is already
+landed there as another file (another root's collection of the same
+transcript; trial 19, F4), and that it holds every record of this one
+(``all``: the same ord, offset and SHA-256) or not (``part``). Such a file is
+not an error on later passes (one note per session), and counts as accepted
+for retention only with ``all`` (:func:`receiver_answer`). A file whose digest is not
 the one recorded is due again. ``push.state`` is the state of the endpoint
 pushed to last; a push to another endpoint first keeps it, in the same
 format, as ``_export/endpoints/<endpoint, percent-escaped>.state``, and takes
@@ -54,12 +61,14 @@ def owner_of(endpoint: str, instance_id: str) -> str:
 
 @attrs.define
 class PushState:
-    """``endpoint`` ('' when nothing was sent), ``pushed`` path → digest, ``rejected`` paths, ``path`` of the file."""
+    """``endpoint`` ('' when nothing was sent), ``pushed`` path → digest, ``rejected`` paths, ``elsewhere`` path →
+    (``all`` or ``part``, the receiver's file at that seq), ``path`` of the file."""
 
     path: Path
     endpoint: str = ""
     pushed: dict[str, str] = attrs.Factory(dict)
     rejected: set[str] = attrs.Factory(set)
+    elsewhere: dict[str, tuple[str, str]] = attrs.Factory(dict)
 
     @classmethod
     def load(cls, root: str | os.PathLike) -> "PushState":
@@ -90,9 +99,14 @@ class PushState:
                 if not value:
                     raise ValueError(f"{path}: line {n}: rejected: expected a path, got nothing")
                 st.rejected.add(value)
+            elif key == "elsewhere":
+                got = value.split()
+                if len(got) != 3 or got[1] not in ("all", "part"):
+                    raise ValueError(f"{path}: line {n}: elsewhere: expected '<path> all|part <path>', got {value[:80]!r}")
+                st.elsewhere[got[0]] = (got[1], got[2])
             else:
                 raise ValueError(f"{path}: line {n}: {key[:40]}: not a push.state field (schema, updated_at, endpoint, "
-                                 "pushed, rejected)")
+                                 "pushed, rejected, elsewhere)")
         return st
 
     def for_endpoint(self, endpoint: str) -> "PushState":
@@ -121,22 +135,40 @@ class PushState:
     def mark(self, rel: str, digest: str, rejected: bool) -> None:
         """Record ``rel`` as sent with ``digest`` (``rejected``: the answer rejected some of its records)."""
         self.pushed[rel] = digest
+        self.elsewhere.pop(rel, None)  # said anew by the answer that marks it (mark_elsewhere)
         if rejected:
             self.rejected.add(rel)
         else:
             self.rejected.discard(rel)
+
+    def mark_elsewhere(self, rel: str, held: str, other: str) -> None:
+        """Record that the receiver rejected ``rel`` (marked rejected) because its seq is landed there as ``other``,
+        holding every record of it (``held`` ``all``) or not (``part``)."""
+        self.elsewhere[rel] = (held, other)
+
+    def retry_elsewhere(self) -> list[str]:
+        """Forget every file recorded as held from another root (its ``pushed``, ``rejected`` and ``elsewhere``
+        lines), so the next pass sends it again (``asz push --retry-elsewhere``); the paths, sorted."""
+        gone = sorted(self.elsewhere)
+        for rel in gone:
+            self.pushed.pop(rel, None)
+            self.rejected.discard(rel)
+        self.elsewhere.clear()
+        return gone
 
     def forget(self, prefixes: tuple[str, ...]) -> None:
         """Drop every line whose path starts with one of ``prefixes`` (a removed session's files)."""
         for p in [p for p in self.pushed if p.startswith(prefixes)]:
             del self.pushed[p]
         self.rejected = {p for p in self.rejected if not p.startswith(prefixes)}
+        self.elsewhere = {p: v for p, v in self.elsewhere.items() if not p.startswith(prefixes)}
 
     def save(self, *, fsync: bool = True, path: Path | None = None) -> None:
         """Replace the file (``path``: another one) atomically (temporary name, fsync, rename)."""
         lines = ["schema 1", f"updated_at {format_rfc3339(time.time_ns())}", f"endpoint {self.endpoint}"]
         lines += [f"pushed {p} {d}" for p, d in self.pushed.items()]
         lines += [f"rejected {p}" for p in sorted(self.rejected)]
+        lines += [f"elsewhere {p} {held} {other}" for p, (held, other) in sorted(self.elsewhere.items())]
         target = path or self.path
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         with open(tmp, "wb") as f:
@@ -148,7 +180,11 @@ class PushState:
 
 
 def receiver_answer(state: PushState, rel: str, digest: str) -> str:
-    """What the receiver confirmed of a file (seed 000, Skeletons): ``accepted``, ``rejected`` or ``unconfirmed``."""
+    """What the receiver confirmed of a file (seed 000, Skeletons): ``accepted``, ``rejected`` or ``unconfirmed``. A
+    file it rejected because it holds that seq from another root counts as ``accepted`` when it answered that it holds
+    every record of it (``elsewhere … all``): the records are there, under the other root's file name."""
     if state.pushed.get(rel) != digest:
         return "unconfirmed"
-    return "rejected" if rel in state.rejected else "accepted"
+    if rel in state.rejected:
+        return "accepted" if state.elsewhere.get(rel, ("",))[0] == "all" else "rejected"
+    return "accepted"

@@ -7,6 +7,8 @@ round reaches the last landed file. With ``require_accepted`` (the default)
 every landed file and round of the session must be in ``push.state`` with its
 current digest and no ``rejected`` line (one receiver: the state's
 endpoint); a session with any file the receiver did not accept is kept whole.
+A file the receiver rejected because it holds that seq from another root
+counts as accepted when it said it holds every record of it (:func:`not_accepted`).
 
 A session goes whole, in a crash-safe order, under its collector lock and
 ``_export/.lock``: ``<session>/removal.state`` records the generation and
@@ -95,6 +97,18 @@ def _digest(path: Path) -> str:
     return sha.hexdigest()
 
 
+def not_accepted(root: Path, state: PushState, rels: list[str], rounds: list[str]) -> list[str]:
+    """The landed files ``rels`` and rounds ``rounds`` of a session the receiver has not accepted
+    (:func:`~asz_core.export.state.receiver_answer`). A session whose landed files the receiver holds, some of them
+    from another root (it answered that it holds every record of each: ``elsewhere … all`` in ``push.state``; trial
+    19, F4) has its records there under the other root's names, and its rounds there are the other root's chain:
+    this root's rounds, held back for reading those files, are not asked for."""
+    bad = [r for r in rels if receiver_answer(state, r, _digest(root / r)) != "accepted"]
+    if not bad and any(r in state.elsewhere for r in rels):
+        return []
+    return bad + [r for r in rounds if receiver_answer(state, r, _digest(root / r)) != "accepted"]
+
+
 def plan_sessions(root: str | os.PathLike, cfg: RetentionConfig, *, now_ns: int | None = None) -> list[SessionPlan]:
     """Decide, for every session with landed files, whether retention removes it now (see the module doc)."""
     root = Path(root)
@@ -131,8 +145,7 @@ def plan_sessions(root: str | os.PathLike, cfg: RetentionConfig, *, now_ns: int 
             plan.reason = f"last activity {plan.last_activity or 'unknown'} is within storage.retention.after"
             continue
         if cfg.require_accepted:
-            rounds = [r for h in hs for r in h["_rounds"]]
-            bad = [r for r in rels + rounds if receiver_answer(state, r, _digest(root / r)) != "accepted"]
+            bad = not_accepted(root, state, rels, [r for h in hs for r in h["_rounds"]])
             if bad:
                 plan.reason = f"{len(bad)} file(s) the receiver has not accepted (first: {bad[0]})"
                 continue

@@ -1,0 +1,122 @@
+"""The same session collected into two roots, both pushing to one receiver (trial 19, F4).
+
+hostA's files land; hostC's are refused (one seq, one file). Before, hostC's ``asz push`` exited 1 on every later pass
+("the receiver lacks them", false: it holds the same records) and ``asz prune`` kept the session forever. Now the
+receiver says whether it holds every record of the refused file, the pusher records that once (``elsewhere`` in
+push.state), later passes say it in one note and exit 0, and retention counts the files as received only when the
+receiver holds every record. A real receiver on loopback; the transcript is a corpus session's.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from asz_core.export.receive import Receiver
+from asz_core.export.state import PushState
+from asz_core.storage.layout import landed_files, session_dirs
+
+from export_helpers import asz, sent_files, summary
+
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "claude-code" / "projects"
+PROJECT = "-home-user-claude-reliability"
+SESSION = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
+
+
+@pytest.fixture
+def hosts(tmp_path):
+    """``(receiver, collect)``: a receiver on loopback, and ``collect(name, extra)`` collecting a copy of the session's
+    transcript (with ``extra`` lines appended: the other root collected further) into ``tmp_path/name``."""
+    source = CORPUS / PROJECT / f"{SESSION}.jsonl"
+    if not source.is_file():
+        pytest.skip(f"the corpus is absent ({source})")
+    r = Receiver(tmp_path / "team", "127.0.0.1:0").start().serve_in_thread()
+
+    def collect(name: str, extra: int = 0) -> Path:
+        projects = tmp_path / f"{name}-projects" / PROJECT
+        projects.mkdir(parents=True)
+        data = source.read_bytes()
+        last = data.rstrip(b"\n").rsplit(b"\n", 1)[-1] + b"\n"
+        (projects / source.name).write_bytes(data + last * extra)
+        root = tmp_path / name
+        p = asz("collect", "--once", "--source", str(projects.parent), "--root", str(root), cwd=tmp_path)
+        assert p.returncode == 0, p.stderr
+        return root
+
+    yield r, collect
+    r.stop()
+
+
+def _push(root: Path, r: Receiver, *extra: str):
+    return asz("push", "--root", str(root), "--endpoint", f"grpc://{r.address}", *extra, cwd=root.parent)
+
+
+def _records(root: Path) -> set[tuple]:
+    """(stream directory, ord, off, sha) of every landed record of the root's one session."""
+    import orjson
+
+    (sdir,) = session_dirs(root)
+    out = set()
+    for _, p in landed_files(sdir):
+        for line in p.read_bytes().split(b"\n")[1:]:
+            if line.startswith(b'{"ord"'):
+                d = orjson.loads(line)
+                out.add((p.parent.relative_to(sdir).as_posix(), d["ord"], d["off"], d["sha"]))
+    return out
+
+
+def test_a_session_held_from_another_root_is_said_once_and_counts_as_received(hosts, tmp_path):
+    r, collect = hosts
+    host_a, host_c = collect("hostA"), collect("hostC")
+    assert _records(host_a) == _records(host_c) and sent_files(host_a).keys() != sent_files(host_c).keys()
+    assert _push(host_a, r).returncode == 0
+    first = _push(host_c, r)  # the receiver refuses it, and says it holds every record
+    assert first.returncode == 1 and "this root holds every record of it" in first.stderr
+    files = sorted(rel for rel in sent_files(host_c) if rel.endswith(".sd"))
+    st = PushState.load(host_c)
+    assert set(st.elsewhere) == set(files) and {held for held, _ in st.elsewhere.values()} == {"all"}
+    assert {other for _, other in st.elsewhere.values()} <= set(sent_files(r.root))  # the receiver's own file names
+    again = _push(host_c, r)  # later passes: one note, no error, exit 0
+    assert again.returncode == 0, again.stderr
+    notes = [ln for ln in again.stderr.splitlines() if ln.startswith("note: ")]
+    assert not [ln for ln in again.stderr.splitlines() if ln.startswith("error: ")]
+    assert [ln for ln in notes if "holds this session from another root" in ln] == [
+        ln for ln in notes if ln.startswith(f"note: {SESSION}: grpc://{r.address} holds this session from another root")]
+    assert len([ln for ln in notes if "holds this session from another root" in ln]) == 1
+    assert "holds every record of this root's" in again.stderr and "--retry-elsewhere" in again.stderr
+    assert summary(again.stdout.strip().splitlines()[-1])["files"] == "0"
+    # retention: the receiver holds every record, so the session is removed (skeletons stay)
+    (tmp_path / "prune.yaml").write_text('storage: {retention: {after: "0"}}\n')
+    p = asz("prune", "--root", str(host_c), "--config", str(tmp_path / "prune.yaml"), cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    (sdir,) = session_dirs(host_c)
+    assert not landed_files(sdir) and landed_files(sdir, skeletons=True)
+    # the receiver's root still verifies: it holds hostA's collection
+    assert asz("verify", "--root", str(r.root), cwd=tmp_path).returncode == 0
+
+
+def test_a_root_that_collected_further_is_said_and_kept(hosts, tmp_path):
+    r, collect = hosts
+    host_a, host_c = collect("hostA"), collect("hostC", extra=2)
+    lacking = _records(host_c) - _records(host_a)
+    assert len(lacking) == 2  # the two lines hostC collected further, counted from the landed files
+    assert _push(host_a, r).returncode == 0
+    first = _push(host_c, r)
+    assert first.returncode == 1 and f"this root lacks {len(lacking)} of its" in first.stderr
+    assert {held for held, _ in PushState.load(host_c).elsewhere.values()} == {"part"}
+    again = _push(host_c, r)
+    assert again.returncode == 0 and "lacks records of 1 of this root's 1 file(s)" in again.stderr, again.stderr
+    (tmp_path / "prune.yaml").write_text('storage: {retention: {after: "0"}}\n')
+    dry = asz("prune", "--root", str(host_c), "--config", str(tmp_path / "prune.yaml"), "--dry-run", cwd=tmp_path)
+    (landed,) = [rel for rel in sent_files(host_c) if rel.endswith(".sd")]
+    assert f"kept {SESSION}: 2 file(s) the receiver has not accepted (first: {landed})" in dry.stdout, dry.stdout
+    asz("prune", "--root", str(host_c), "--config", str(tmp_path / "prune.yaml"), cwd=tmp_path)
+    (sdir,) = session_dirs(host_c)
+    assert landed_files(sdir)  # kept: the receiver lacks records of it
+    # --retry-elsewhere sends them again: refused again, and recorded again
+    retry = _push(host_c, r, "--retry-elsewhere")
+    assert retry.returncode == 1 and "--retry-elsewhere: 1 file(s)" in retry.stderr
+    assert summary(retry.stdout.strip().splitlines()[-1])["files"] == "1"
+    assert {held for held, _ in PushState.load(host_c).elsewhere.values()} == {"part"}
