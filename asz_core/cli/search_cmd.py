@@ -38,7 +38,7 @@ def search(
     limit: int = typer.Option(20, "--limit", min=1, help="At most this many hits (1 or more)."),
     kind: str = typer.Option("", "--kind", help="Only these kinds (comma list): prompt (typed by a person), reply, text, context, summary (a compaction summary), notice (a runtime notice, a compaction boundary), thinking, tool_input, tool_result."),
     project: str = typer.Option("", "--project", help="Only conversations whose project contains this (case-insensitive)."),
-    since: str = typer.Option("", "--since", help="Only hits at or after: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
+    since: str = typer.Option("", "--since", help="Only hits at or after: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back. A hit with no time is kept when its conversation's whole range is in the window, else named on stderr."),
     until: str = typer.Option("", "--until", help="Only hits at or before (same forms; a date counts to its end)."),
     tz: Optional[str] = tz_option(),
     model: str = typer.Option("", "--model", help="Only conversations with a model whose name contains this."),
@@ -86,15 +86,16 @@ def search(
     t0 = time.monotonic()
     querying = True
     try:
-        unverified, matched, held, unsearched = {}, {}, {}, []  # type: ignore[var-annotated]
+        unverified, matched, held, unsearched, timeless = {}, {}, {}, [], {}  # type: ignore[var-annotated]
         hits = run_search(r, query, hide=hide, filters=filters, kinds=kinds, limit=limit, unverified=unverified,
                           matched=None if as_json else matched, held=held,
-                          unsearched=unsearched)
+                          unsearched=unsearched, timeless=timeless)
         took = time.monotonic() - t0
         querying = False
         for line in (notes := _notes(unverified, unsearched)):
             typer.echo(f"asz search: warning: {line}", err=True)
         notes += _pruned(r)  # their text is gone: no hit could come from them (trial 15, F5)
+        notes += _timeless(timeless)  # a window cannot place them (trial 19, F25)
         if as_json and held_back:
             _print_held_back(hits, unverified, held, unsearched)
         else:
@@ -145,6 +146,21 @@ def _notes(unverified: dict[str, str], unsearched: list[dict]) -> list[str]:
         else:
             out.append(f"hits in {file} left out: the landed file does not verify ({problem}); asz verify names the damage")
     return out + [f"{g['file']} not searched: {g['problem']}" for g in unsearched]
+
+
+def _timeless(timeless: dict[str, int]) -> list[str]:
+    """``[N hit(s) with no time … left out …]``, said on stderr as a note, when a --since/--until window left out hits
+    with no time of their own whose conversation's recorded range meets the window but is not inside it (or is not
+    known), so they cannot be placed in it or out of it (:func:`~asz_core.reading.search_hits.timeless_left_out`);
+    else []. A timeless hit of a conversation wholly inside the window is a hit of the window, and is counted."""
+    if not timeless:
+        return []
+    named = ", ".join(f"{c[:8]} ({n:,})" for c, n in list(timeless.items())[:5])
+    more = f" and {len(timeless) - 5} more" if len(timeless) > 5 else ""
+    said = (f"{sum(timeless.values()):,} hit(s) with no time of their own left out by --since/--until: their "
+            f"conversation's recorded range is not inside the window, so they may lie in it or not: {named}{more}")
+    typer.echo(f"asz search: note: {said}", err=True)
+    return [said]
 
 
 def _pruned(r: Path) -> list[str]:

@@ -67,7 +67,8 @@ from .listing import Filters, dialect_of
 from .search_store import SCHEMA_VERSION, connect, forget_conversation, one_writer, write_rows
 from .search_gaps import changed, gaps, known_prints, missing_files, no_round, stat_text, write_gaps
 from .search_place import REINDEX_REMEDY, elsewhere, first_note, index_file, is_damaged, unwritable
-from .search_hits import INDEX_DIFFERS, HitCheck, conv_where, held_in, part_index, query_where, snippet_of, stoppable, stopped
+from .search_hits import (INDEX_DIFFERS, HitCheck, conv_where, held_in, part_index, query_where, snippet_of, stoppable, stopped,
+                          timeless_left_out)
 from .search_text import KINDS, MARK_END, MARK_START, QueryError, fts_query, has_cjk, iter_kinds, marked, query_terms
 
 __all__ = ["CONV_KEYS", "conv_values", "forget_conversation", "INDEX_PATH", "KINDS", "SearchError", "QueryError", "IndexReport", "IndexInterrupted", "index_path", "update_index",
@@ -459,22 +460,19 @@ def conv_values(root: str | os.PathLike, conversation: str) -> tuple | None:
 def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), filters: Filters | None = None,
            kinds: Sequence[str] = (), limit: int = 20, unverified: dict[str, str] | None = None,
            held: dict[str, int] | None = None, matched: dict[str, int] | None = None,
-           unsearched: list[dict] | None = None) -> list[dict]:
+           unsearched: list[dict] | None = None, timeless: dict[str, int] | None = None) -> list[dict]:
     """Hits for ``query`` in the index of ``root``, best first (FTS5 bm25), at most ``limit``.
 
-    A query matching :data:`RANK_LIMIT` texts or more (a word in nearly
-    every record) is not ranked: its hits come last indexed first.
+    A query matching :data:`RANK_LIMIT` texts or more (a word in nearly every record) is not ranked: its hits come
+    last indexed first.
 
-    Each hit: ``conversation``, ``title``, ``talk``, ``step`` (node id),
-    ``kind``, ``at`` (unix ms), ``snippet`` (matched words between
-    :data:`MARK_START` and :data:`MARK_END`, which a text's own ``«`` and ``»``
-    look like), ``file`` (relative to the root), ``row``, ``snippet_text`` (the
-    snippet as the text has it, no marker added) and ``snippet_marks`` (the
-    matches: ``[start, end)`` offsets into ``snippet_text`` in code points,
+    Each hit: ``conversation``, ``title``, ``talk``, ``step`` (node id), ``kind``, ``at`` (unix ms; 0: no time),
+    ``snippet`` (matched words between :data:`MARK_START` and :data:`MARK_END`, which a text's own ``«`` and ``»``
+    look like), ``file`` (relative to the root), ``row``, ``snippet_text`` (the snippet as the text has it, no marker
+    added) and ``snippet_marks`` (the matches: ``[start, end)`` offsets into ``snippet_text`` in code points,
     :func:`~asz_core.reading.search_text.snippet_spans`). Rows of records carrying a flag in ``hide`` are never
-    matched; ``filters`` narrow by the conversation's project, models and
-    dialect and by the hit's own time. A hit is served only while its landed
-    file still verifies (its closing line binds its bytes, :func:`~asz_core.reading.landed_check.file_problem`):
+    matched; ``filters`` narrow by the conversation's project, models and dialect and by the hit's own time (or its
+    conversation's whole range, for a hit with no time). A hit is served only while its landed file still verifies (its closing line binds its bytes, :func:`~asz_core.reading.landed_check.file_problem`):
     the index is derived, and text indexed from a file damaged since is not
     evidence. Such hits are left out; ``unverified``, when given, gets
     ``file -> problem`` for each file whose hits were, and ``held``, when given,
@@ -487,7 +485,8 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
     (else how many were), counted up to :data:`COUNT_LIMIT` + 1 (more than
     :data:`COUNT_LIMIT` is said as that), hits of files that do not verify
     included. ``unsearched``, when given, gets what the index could not read of the conversations ``filters`` keep,
-    whatever the words (:func:`~asz_core.reading.search_gaps.gaps`: a landed file missing, a conversation with no usable round). Raises :class:`QueryError`
+    whatever the words (:func:`~asz_core.reading.search_gaps.gaps`: a landed file missing, a conversation with no usable round);
+    ``timeless`` the hits with no time a window left out (:func:`~asz_core.reading.search_hits.timeless_left_out`). Raises :class:`QueryError`
     (nothing to search for) and :class:`SearchError` (no index: run an update first).
     """
     path = index_file(root, index_path(root))
@@ -519,6 +518,8 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
             snippets = [snippet_of(con, match, query_terms(query), r[10], has_cjk(query)) for r in rows]
             if unsearched is not None:
                 unsearched.extend(gaps(con, filters))
+            if timeless is not None:
+                timeless.update(timeless_left_out(con, match, hide, filters or Filters(), kinds))
         finally:
             con.close()
     except sqlite3.Error as exc:

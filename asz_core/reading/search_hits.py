@@ -24,7 +24,7 @@ from .landed_check import problem_of
 from .listing import Filters
 from .search_text import SNIP_END, SNIP_START, cjk_window, index_form, snippet_spans
 
-__all__ = ["DATA_STEPS", "INDEX_DIFFERS", "HitCheck", "json_text", "text_kind", "part_text", "part_index", "query_where", "hits_where", "conv_where", "snippet_of", "held_in", "stoppable", "stopped"]
+__all__ = ["DATA_STEPS", "INDEX_DIFFERS", "HitCheck", "json_text", "text_kind", "part_text", "part_index", "query_where", "hits_where", "conv_where", "timeless_left_out", "window_terms", "snippet_of", "held_in", "stoppable", "stopped"]
 
 
 #: A JSON escape of a newline, carriage return, tab or ESC (``\\u001b``, which starts a terminal colour), after an even
@@ -185,19 +185,50 @@ def query_where(match: str, hide: Sequence[str], f: Filters, kinds: Sequence[str
     return where + terms, args + more
 
 
+def window_terms(f: Filters) -> tuple[list[str], list[str], list[Any], list[Any]]:
+    """``(timed, inside, timed args, inside args)``: the terms putting a hit's own time in ``f``'s
+    ``since``/``until``, and those putting its conversation's whole recorded range (``from_ms``..``to_ms``) inside
+    them; both empty when ``f`` sets no window."""
+    timed, inside, targs, iargs = ["hit.at > 0"], [], [], []  # 0: no time of its own (an --until alone kept it)
+    for bound, op, end in ((f.since, ">=", "from_ms"), (f.until, "<=", "to_ms")):
+        if bound is not None:
+            timed.append(f"hit.at {op} ?")
+            inside.append(f"conv.{end} {op} ?")
+            targs.append(bound)
+            iargs.append(bound)
+    return (timed, inside, targs, iargs) if inside else ([], [], [], [])
+
+
 def hits_where(f: Filters) -> tuple[list[str], list[Any]]:
-    """The WHERE terms (and their arguments) of ``f`` on a hit: its time in ``since``/``until`` and its conversation
-    kept by :func:`conv_where`."""
+    """The WHERE terms (and their arguments) of ``f`` on a hit: its time in ``since``/``until``, or, for a hit with no
+    time of its own (``at`` 0 in the index; Kiro CLI 2.x writes none on its replies and tool calls), its conversation's whole recorded range
+    inside them, so the hit happened in the window (trial 19, F25); and its conversation kept by :func:`conv_where`."""
+    timed, inside, targs, iargs = window_terms(f)
     where: list[str] = []
     args: list[Any] = []
-    if f.since is not None:
-        where.append("hit.at >= ?")
-        args.append(f.since)
-    if f.until is not None:
-        where.append("hit.at <= ?")
-        args.append(f.until)
+    if timed:
+        where.append(f"(({' AND '.join(timed)}) OR (hit.at = 0 AND conv.from_ms IS NOT NULL AND conv.to_ms IS NOT NULL "
+                     f"AND {' AND '.join(inside)}))")
+        args.extend(targs + iargs)
     terms, more = conv_where(f)
     return where + terms, args + more
+
+
+def timeless_left_out(con: sqlite3.Connection, match: str, hide: Sequence[str], f: Filters,
+                      kinds: Sequence[str]) -> dict[str, int]:
+    """``conversation -> hits`` the query (``match``, ``hide``, ``kinds``, ``f``'s other filters) has with no time of
+    their own that ``f``'s window leaves out though they may lie in it: their conversation's recorded range meets the
+    window (or is not known) but is not inside it, so they cannot be placed in it or out of it. Empty with no window."""
+    timed, inside, _, iargs = window_terms(f)
+    if not timed:
+        return {}
+    where, args = query_where(match, hide, Filters(project=f.project, model=f.model, dialect=f.dialect), kinds)
+    where += ["hit.at = 0", f"NOT (conv.from_ms IS NOT NULL AND conv.to_ms IS NOT NULL AND {' AND '.join(inside)})"]
+    args += iargs
+    terms, more = conv_where(Filters(since=f.since, until=f.until), gaps=True)  # the range meets the window, or is not known
+    sql = (f"SELECT hit.conversation, count(*) FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
+           f"WHERE {' AND '.join(where + terms)} GROUP BY hit.conversation ORDER BY hit.conversation")
+    return dict(con.execute(sql, args + more).fetchall())
 
 
 def conv_where(f: Filters, gaps: bool = False) -> tuple[list[str], list[Any]]:

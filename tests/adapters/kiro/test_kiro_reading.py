@@ -74,3 +74,28 @@ def test_call_gist_leaves_other_shapes_to_the_readers_rule() -> None:
     assert call_gist("grep", {"pattern": "fixture"}) == "fixture"
     assert call_gist("read", {"operations": [{"mode": "Line"}]}) is None
     assert call_gist("write", "not an object") is None
+
+
+def _window(root: Path, *window: str) -> tuple[list[dict], str]:
+    out, err = _run("search", "fixture", "--dialect", "kiro", "--json", "--limit", "100", *window, "--root", str(root))
+    return json.loads(out), err
+
+
+def test_a_day_window_keeps_the_timeless_hits_of_a_conversation_held_in_it(root: Path) -> None:
+    """F25: 8e247382 happened on 2026-05-27 (18:15:03 to 18:15:27): its 13 replies, tool inputs and results carry no
+    time of their own and are hits of that day; the prompt is the one hit with a time."""
+    everything, _ = _window(root)
+    assert len(everything) == 18 and sum(1 for h in everything if h["at"] == 0) == 13
+    hits, err = _window(root, "--since", "2026-05-27", "--until", "2026-05-27")
+    assert {h["conversation"] for h in hits} == {V2_SESSION}
+    assert len(hits) == 14 and sum(1 for h in hits if h["at"] == 0) == 13 and "no time" not in err
+    assert _window(root, "--since", "2026-05-28") == ([], "")  # after the conversation: nothing, nothing to say
+
+
+def test_a_window_cutting_a_conversation_names_the_timeless_hits_it_left_out(root: Path) -> None:
+    hits, err = _window(root, "--since", "2026-05-27T18:15:10Z", "--until", "2026-05-27")
+    assert hits == []  # the prompt (18:15:03) is before the window; the 13 may be in it or not
+    assert ("asz search: note: 13 hit(s) with no time of their own left out by --since/--until: their conversation's "
+            "recorded range is not inside the window, so they may lie in it or not: 8e247382 (13)") in err
+    hits, err = _window(root, "--until", "2026-05-27T18:15:10Z")  # an --until alone kept them all before
+    assert [h["at"] for h in hits if h["conversation"] == V2_SESSION] == [1779905703000] and "8e247382 (13)" in err
