@@ -37,6 +37,7 @@ file, by the digest its ``removed`` header keeps.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from pathlib import Path
 
@@ -157,10 +158,18 @@ def _held(path: Path, ln, positions: list[Pos], files: list) -> tuple[int, int]:
         if o_ln.ext != "sd" or o_ln.kind != ln.kind or other.parent != path.parent:
             continue
         try:
-            have.update((d["ord"], d["off"], d.get("sha") or "") for _, d in SDReader(other, decode=False))
+            have |= _records_of(str(other), other.stat().st_size)
         except (SDError, OSError):
             continue  # what does not read holds nothing here (asz verify names it)
     return sum((p.ord, p.off, p.sha) in have for p in positions), len(positions)
+
+
+@functools.lru_cache(maxsize=64)
+def _records_of(path: str, size: int) -> frozenset[tuple[int, int, str]]:
+    """``(ord, off, sha)`` of every record of the landed file at ``path`` (``size`` bytes: a landed file is written
+    once, so the pair names its content), kept for the next refusal of the same session: a second root's pass is
+    refused seq by seq, and each refusal reads the stream's files (without it, a session of N files read N times)."""
+    return frozenset((d["ord"], d["off"], d.get("sha") or "") for _, d in SDReader(Path(path), decode=False))
 
 
 def _follows(root: Path, rel: str, positions: list[Pos], prev: Path | None) -> None:
