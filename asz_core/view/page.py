@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 from .placing import page_rules
 
-__all__ = ["PAGE_HTML", "APP_JS", "APP_CSS", "ASSETS", "page_html", "uri_component"]
+__all__ = ["PAGE_HTML", "APP_JS", "APP_CSS", "ASSETS", "MARKED", "page_html", "uri_component"]
 
 _STATIC = Path(__file__).with_name("static")
 
@@ -40,6 +40,10 @@ ASSETS: dict[str, tuple[str, bytes]] = {
     "vendor/purify.min.js": (_JS, (_STATIC / "vendor" / "purify.min.js").read_bytes()),
 }
 
+#: The vendored Markdown renderer's address: not in the shell's scripts (no closed talk needs it); app.js runs it once
+#: a conversation's first screen is drawn (``loadMarked``), preloaded by a conversation's shell (:func:`page_html`).
+MARKED = "/static/vendor/marked.umd.js"
+
 _SHELL = b"""<!doctype html>
 <html lang="en">
 <head>
@@ -56,7 +60,6 @@ _SHELL = b"""<!doctype html>
 <aside id="drawer" aria-label="Evidence"><div class="dhead"><strong class="dtitle">Evidence</strong>
 <button type="button" class="btn dclose">Close</button></div><div class="dbody"></div></aside>
 <script src="/static/vendor/purify.min.js"></script>
-<script src="/static/vendor/marked.umd.js"></script>
 <script src="/static/app.js"></script>
 </body>
 </html>
@@ -67,8 +70,11 @@ def page_html(preload: Sequence[str] = ()) -> bytes:
     """The shell (:data:`PAGE_HTML`) asking the browser for each API path of ``preload`` (already percent-encoded, as
     the script writes them) as soon as it reads the head: ``<link rel="preload" as="fetch" crossorigin>``, which the
     script's own ``fetch`` of the same address, with no header of its own, then takes instead of asking again (issue
-    22: a conversation's document and headings are built while the browser loads and runs the scripts)."""
+    22: a conversation's document and headings are built while the browser loads and runs the scripts); with any, the
+    Markdown renderer too (:data:`MARKED`, ``as="script"``: fetched now, run by app.js after the first screen)."""
     links = "".join(f'<link rel="preload" href="{html.escape(p)}" as="fetch" crossorigin>' for p in preload)
+    if preload:  # a conversation's page: marked arrives with them, and the script runs it once its first screen is drawn
+        links += f'<link rel="preload" href="{MARKED}" as="script">'
     return _SHELL.replace(b"<!--preload-->\n", links.encode("ascii") + (b"\n" if links else b""), 1)
 
 

@@ -88,15 +88,42 @@
   // Prompts and replies are Markdown: parsed by the vendored marked, with every raw HTML token turned back into
   // escaped text (no raw HTML passes), then sanitised by the vendored DOMPurify (no script, handler, style, frame,
   // form or image). Without the two libraries the text is shown as it is.
-  const MD_OK = !!(window.marked && window.DOMPurify && window.marked.Marked);
-  const MD = MD_OK ? new window.marked.Marked({ gfm: true, breaks: false, async: false }) : null;
+  // marked is not in the page's shell (issue 22): no closed talk needs it, so a conversation's page draws its first
+  // screen, then runs it (loadMarked: preloaded by the shell's head, parsed only now). A text drawn before then (a
+  // talk opened at once) is drawn as it is and again as Markdown once marked is there (MD_WAIT); an address naming a
+  // step or a talk waits for it before drawing.
+  let MD = null, MD_LOAD = null, MD_TRIED = false;
+  const MD_WAIT = [];
   function escapeHtml(t) { return String(t).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'); }
-  if (MD) MD.use({ renderer: { html: function (tok) { return escapeHtml(tok.text !== undefined ? tok.text : tok.raw); } } });
+  function makeMD() {
+    if (!MD && window.marked && window.DOMPurify && window.marked.Marked) {
+      MD = new window.marked.Marked({ gfm: true, breaks: false, async: false });
+      MD.use({ renderer: { html: function (tok) { return escapeHtml(tok.text !== undefined ? tok.text : tok.raw); } } });
+    }
+    return MD;
+  }
+  function loadMarked() {
+    if (!MD_LOAD) MD_LOAD = new Promise(function (resolve) {
+      if (makeMD()) { resolve(); return; }
+      const s = document.createElement('script');
+      s.src = '/static/vendor/marked.umd.js';
+      s.onload = s.onerror = function () { resolve(); };
+      document.body.appendChild(s);
+    }).then(function () {
+      MD_TRIED = true;
+      makeMD();
+      MD_WAIT.splice(0).forEach(function (el) { mdInto(el, el._mdText); });
+    });
+    return MD_LOAD;
+  }
   const PURIFY = { ALLOWED_URI_REGEXP: /^(?:https?:|mailto:|#)/i, FORBID_TAGS: ['style', 'img', 'form', 'input', 'button', 'textarea', 'select', 'iframe', 'object', 'embed', 'svg', 'math'],
     FORBID_ATTR: ['style', 'srcset'], ALLOW_DATA_ATTR: false };
   function mdInto(el, text) {
     clear(el);
+    el._mdText = text;
+    el.classList.remove('plain');
     text = visibleText(text, true);
+    if (!MD && !MD_TRIED) { MD_WAIT.push(el); loadMarked(); }  // drawn as it is until marked is parsed, then again
     if (!MD) { el.textContent = text; el.classList.add('plain'); return el; }
     try {
       el.innerHTML = window.DOMPurify.sanitize(MD.parse(String(text)), PURIFY);
@@ -846,12 +873,13 @@
         add(app, errorBox(res.status === 404 ? 'No such conversation here.' : 'The server refused the document.', res));
         return;
       }
-      heads.then(function () {
+      const hp = hashParams();
+      Promise.all([heads, hp.step || hp.talk ? loadMarked() : null]).then(function () {  // a step shown opens its talk
         drawDocument(res.data);
-        const hp = hashParams();
         if (hp.step || hp.talk) reveal(hp.step || hp.talk);
         ETAG = res.etag || '';
         if (!docTimer) docTimer = setInterval(pollDocument, 5000);
+        requestAnimationFrame(function () { setTimeout(loadMarked, 0); });  // once the first screen is painted: no closed talk needs it
       });
     });
     warmFormats();  // after both are asked: done while the server builds
