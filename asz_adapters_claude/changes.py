@@ -143,7 +143,12 @@ def apply_hunks(before: str, hunks: list[dict]) -> str | None:
     Understands ``\\ No newline at end of file`` lines, so a patch that adds
     or removes the final newline gives the right text.
     """
-    lines = before.split("\n")  # a final newline leaves a trailing "" that rides along untouched
+    # Only the lines a hunk can reach are split (a hunk reads at most one line a line of it from its start, so no
+    # index read is past ``reach``); the rest rides along as one piece and is joined back as it was: the same text as
+    # splitting every line, for less (a file is often far longer than its patch). A final newline leaves a trailing
+    # "" that rides along untouched.
+    reach = max((h["old_start"] + len(h["lines"]) for h in hunks), default=0)
+    lines = before.split("\n", min(reach, len(before)) + 1)
     out: list[str] = []
     pos = 0
     old_marker = new_marker = False

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from asz_adapters_claude.changes import apply_hunks, compute_hunks, derive_changes, relative_path
 
@@ -173,3 +175,24 @@ def test_hunks_round_trip_and_newline_markers() -> None:
     ch = rec["changes"][0]
     assert ch["before"]["no_newline_at_end"] is True and "no_newline_at_end" not in ch["after"]
     assert (ch["additions"], ch["deletions"]) == (1, 1)
+
+
+_file = st.lists(st.sampled_from(["a", "b", "c", "", "é", "x y"]), max_size=40).map(lambda ls: "".join(s + "\n" for s in ls))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_file, _file, st.integers(0, 5), st.integers(0, 3))
+def test_hunks_apply_back_however_far_the_file_runs_past_them(before, after, context, shift):
+    """apply_hunks splits only the lines its hunks can reach and carries the rest whole: computed hunks (one or many,
+    anywhere in the file, any context) still give the other side exactly, the same with more lines after them, and a
+    hunk moved off its lines does not apply (a removed or context line no longer matches) or applies where it fits."""
+    hunks = compute_hunks(before, after, context)
+    assert apply_hunks(before, hunks) == after
+    tail = "tail 1\ntail 2\n"
+    if hunks and hunks[-1]["old_start"] + hunks[-1]["old_lines"] <= before.count("\n"):  # the last hunk ends before EOF
+        assert apply_hunks(before + tail, hunks) == after + tail
+    if hunks and shift:
+        moved = [dict(hunks[0], old_start=hunks[0]["old_start"] + shift)] + hunks[1:]
+        got = apply_hunks(before, moved)
+        assert got is None or got.count("\n") == after.count("\n")
+    assert apply_hunks(before, [dict(h, old_start=10**30) for h in hunks]) is None if hunks else True
