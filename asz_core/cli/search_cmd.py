@@ -99,7 +99,7 @@ def search(
         if as_json and held_back:
             _print_held_back(hits, unverified, held, unsearched)
         else:
-            _print_hits(hits, sum(held.values()), notes, as_json, matched.get("hits", len(hits)), took)
+            _print_hits(r, hits, sum(held.values()), notes, as_json, matched.get("hits", len(hits)), took)
         _none_kept(r, filters, {"--project": project, "--model": model, "--dialect": dialect}, hits)
     except QueryError as exc:
         typer.echo(f"asz search: {exc}", err=True)
@@ -178,11 +178,13 @@ def _pruned(r: Path) -> list[str]:
     return [said]
 
 
-def _print_hits(hits: list[dict], held: int, notes: list[str], as_json: bool, matched: int, took: float) -> None:
-    """Print ``hits`` (JSON, or three lines each and a count: ``N of M hit(s)`` when the query matches ``matched``
+def _print_hits(r: Path, hits: list[dict], held: int, notes: list[str], as_json: bool, matched: int, took: float) -> None:
+    """Print ``hits`` of root ``r`` (JSON, or three lines each, the conversation by the shortest prefix of 8 characters
+    or more that names it alone in ``r`` (trial 20, F10), and a count: ``N of M hit(s)`` when the query matches ``matched``
     texts, more than those shown; ``more than 10,000`` past the count's limit; ``(K held back: …)`` when ``held`` of
     the whole query's hits are in landed files that do not verify), then, without JSON, ``notes`` (what was left
     out or never searched, :func:`_notes`) each after ``! ``."""
+    from ..reading.ids import shown_conversation_ids
     from ..reading.search import COUNT_LIMIT
 
     if as_json:
@@ -191,10 +193,10 @@ def _print_hits(hits: list[dict], held: int, notes: list[str], as_json: bool, ma
     from ..reading.termtext import visible
     from ..view.zone import local_text
 
-    tty = sys.stdout.isatty()
+    tty, short = sys.stdout.isatty(), shown_conversation_ids(r, {h["conversation"] for h in hits})
     for h in hits:
         when = local_text(h["at"], "%Y-%m-%d %H:%M") if h["at"] else "-"
-        typer.echo(f"{h['conversation'][:8]}  {when}  {h['kind']:<11}  {visible(h['title'] or '(untitled)')}")
+        typer.echo(f"{short[h['conversation']]}  {when}  {h['kind']:<11}  {visible(h['title'] or '(untitled)')}")
         typer.echo(f"  {visible(h['step'] or '-')}  {visible(h['file'])}:{h['row']}")
         typer.echo(f"  {snippet_line(h, tty)}")
     total = f"more than {COUNT_LIMIT:,}" if matched > COUNT_LIMIT else f"{matched:,}"
@@ -291,9 +293,12 @@ def secrets(
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(found, option=orjson.OPT_INDENT_2) + b"\n")
     else:
+        from ..reading.ids import shown_conversation_ids
+
+        short = shown_conversation_ids(r, {f["conversation"] for f in found})  # each can be given back (trial 20, F10)
         for f in found:
             when = local_text(f["at"], "%Y-%m-%d %H:%M") if f["at"] else "-"
-            typer.echo(f"{f['conversation'][:8]}  {when}  {f['kind']:<11}  {f['secret']}  {f['masked']}  "
+            typer.echo(f"{short[f['conversation']]}  {when}  {f['kind']:<11}  {f['secret']}  {f['masked']}  "
                        f"(fingerprint {f['fingerprint']})  {visible(f['title'] or '(untitled)')}")
             typer.echo(f"  {visible(f['step'] or '-')}  {visible(f['file'])}:{f['row']}")
         distinct = len({f["fingerprint"] for f in found})

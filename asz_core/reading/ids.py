@@ -17,7 +17,7 @@ from ..storage.layout import session_dirs
 from ..view.document import list_conversations
 
 __all__ = ["IdError", "AmbiguousId", "UnknownId", "resolve", "conversation_id", "session_id", "MATCHES_SHOWN",
-           "SHOWN_AT_LEAST", "unique_prefixes"]
+           "SHOWN_AT_LEAST", "unique_prefixes", "shown_conversation_ids"]
 
 #: The fewest characters of an id a list shows (a Claude Code session UUID's first group).
 SHOWN_AT_LEAST = 8
@@ -42,6 +42,15 @@ def unique_prefixes(ids: Iterable[str], among: Iterable[str], least: int = SHOWN
                 need = max(need, n + 1)
         out[c] = c[:need]
     return out
+
+
+def shown_conversation_ids(root: str | os.PathLike, ids: Iterable[str]) -> dict[str, str]:
+    """``{id: prefix}``: the short id a reader prints for each conversation of ``ids`` so that it can be given back
+    (:func:`unique_prefixes` among every conversation of ``root``; trial 20, F10: ``asz search`` printed ``ls-trial``,
+    the start of every LangSmith conversation of project ``trial20``)."""
+    ids = list(ids)
+    return unique_prefixes(ids, list_conversations(root)) if ids else {}
+
 
 def conversation_id(root: str | os.PathLike, given: str) -> str:
     """The conversation under ``root`` that ``given`` (a whole id or a unique prefix) names. Raises :class:`IdError`."""

@@ -63,3 +63,34 @@ def test_claude_code_ids_stay_eight(corpus_source, tmp_path):
     asz("collect", "--once", "--source", str(tmp_path / "projects"), "--root", str(tmp_path / "root"))
     ids = [p.stem for p in (tmp_path / "projects" / proj).glob("*.jsonl")]
     assert _table_ids(asz("ls", "--root", str(tmp_path / "root")).stdout) == [i[:8] for i in ids]
+
+
+@pytest.fixture(scope="module")
+def said_traces(tmp_path_factory):
+    """Two LangSmith chain runs of one project, each with a prompt that holds a GitHub-token-shaped string."""
+    root = tmp_path_factory.mktemp("search-ids") / "root"
+    inbox = root / "_ingest" / "langsmith" / "inbox"
+    inbox.mkdir(parents=True)
+    token = "ghp_" + ("a1B2c3D4e5" * 4)[:36]
+    runs = [{"op": "post", "id": i, "run": {"id": i, "name": "agent", "run_type": "chain",
+                                            "inputs": {"messages": [{"role": "user", "content": f"hello from {i} {token}"}]}}}
+            for i in "xy"]
+    (inbox / "001.jsonl").write_text("".join(json.dumps(r) + "\n" for r in runs))
+    asz("collect", "--once", "--adapter", "langsmith-ingest", "--root", str(root))
+    return root
+
+
+def test_search_and_secrets_print_ids_that_give_back(said_traces):
+    """trial 20, F10: ``asz search hello`` printed ``ls-trace`` for both; now each hit names its conversation alone."""
+    ids = sorted(p.name for p in said_traces.iterdir() if not p.name.startswith("_"))
+    assert len(ids) == 2 and ids[0][:8] == ids[1][:8]
+    want = unique_prefixes(ids, ids)
+    for cmd, code in ((["search", "hello"], 0), (["secrets"], 1)):  # secrets exits 1: a credential was found
+        r = asz(*cmd, "--root", str(said_traces), check=False)
+        assert r.returncode == code, r
+        out = r.stdout.splitlines()
+        firsts = sorted(x.split()[0] for x in out if x.startswith("ls-"))
+        assert firsts == sorted(want.values()) == ["ls-trace-x", "ls-trace-y"], (cmd, out)
+    for s in want.values():
+        r = asz("conversation", s, "--root", str(said_traces))
+        assert r.returncode == 0 and r.stdout.startswith(f"conversation {next(i for i in ids if i.startswith(s))}: ")
