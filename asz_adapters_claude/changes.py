@@ -88,7 +88,15 @@ def endpoint(text: str | None, present: bool) -> dict:
         return {"present": False, "bytes": None}
     if text is None:
         return {"present": True, "bytes": None}
-    data = text.encode("utf-8", "surrogatepass")
+    return _endpoint_of(_utf8(text))
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _endpoint_of(data: bytes) -> dict:
+    """:func:`endpoint` of a present file whose content is the UTF-8 ``data``."""
     out: dict = {"present": True, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
     if data and not data.endswith(b"\n"):
         out["no_newline_at_end"] = True
@@ -326,14 +334,16 @@ def _derive(tool_name, tool_use_id, tool_input, tur, cwd, session, stream, time)
     if not patch and after is None:
         return None
 
+    # each text encoded once, for its endpoint and the NUL check (a NUL character is exactly a 0 byte of its UTF-8)
+    before_data, after_data = _utf8(before or ""), _utf8(after or "")
     change: dict = {
         "path": relative_path(path, cwd or ""),
         "operation": "modify" if before_present else "create",
-        "before": endpoint(before, before_present),
-        "after": endpoint(after, True),
+        "before": _endpoint_of(before_data) if before_present and before is not None else endpoint(before, before_present),
+        "after": _endpoint_of(after_data) if after is not None else endpoint(after, True),
     }
     hunks: list[dict] = []
-    if any("\x00" in s for s in (before or "", after or "")) or (patch and any("\x00" in l for h in patch for l in h["lines"])):
+    if b"\x00" in before_data or b"\x00" in after_data or (patch and any("\x00" in l for h in patch for l in h["lines"])):
         diff = "binary"
     elif patch:
         diff, hunks = "available", patch

@@ -196,3 +196,27 @@ def test_hunks_apply_back_however_far_the_file_runs_past_them(before, after, con
         got = apply_hunks(before, moved)
         assert got is None or got.count("\n") == after.count("\n")
     assert apply_hunks(before, [dict(h, old_start=10**30) for h in hunks]) is None if hunks else True
+
+
+def test_a_nul_character_makes_the_diff_binary() -> None:
+    """A NUL in the text before, after (U+0000 beside other widths) or in a patch line says ``binary`` with no hunks
+    and no counts; the endpoints still count and hash each side's UTF-8."""
+    patch = [dict(oldStart=1, oldLines=1, newStart=1, newLines=1, lines=["-a", "+b"])]
+    cases = [
+        ({"type": "update", "filePath": "/w/f", "originalFile": "a\n", "content": "é\x00\u2028\n"}, "binary"),
+        ({"type": "update", "filePath": "/w/f", "originalFile": "\x00a\n", "content": "b\n"}, "binary"),
+        ({"type": "update", "filePath": "/w/f", "originalFile": "a\n", "content": "b\n",
+          "structuredPatch": [dict(patch[0], lines=["-a", "+b\x00"])]}, "binary"),
+        ({"type": "create", "filePath": "/w/f", "content": "\U0001F600\x00"}, "binary"),
+        ({"type": "update", "filePath": "/w/f", "originalFile": "a\n", "content": "b\n", "structuredPatch": patch}, "available"),
+        ({"type": "update", "filePath": "/w/f", "originalFile": "\\x00 is not a NUL\n", "content": "b\n"}, "available"),
+    ]
+    for tur, diff in cases:
+        ch = derive_changes("Write", "t", {}, tur, "/w", "s", "main", "T")["changes"][0]
+        assert ch["diff"] == diff, tur
+        if diff == "binary":
+            assert (ch["additions"], ch["deletions"], "hunks" in ch) == (None, None, False)
+        after = tur["content"].encode("utf-8")
+        assert (ch["after"]["bytes"], ch["after"]["sha256"]) == (len(after), hashlib.sha256(after).hexdigest())
+    ch = derive_changes("Write", "t", {}, cases[1][0], "/w", "s", "main", "T")["changes"][0]
+    assert ch["before"] == {"present": True, "bytes": 3, "sha256": sha("\x00a\n")}
