@@ -10,6 +10,11 @@ alternate run by run, so both see the same load. Timing lives here, never in tes
 ``--warm``: the browser has read a page of this server before (it opens the smallest corpus conversation, de3b8b19,
 and waits for its talk, then the largest is timed: a reader going from one conversation to the next, the largest's
 document not built yet); without it, each run's server is on a new port, a new origin the browser never read.
+
+``--fresh``: a new browser for each run, as a reader's first page in a browser just started (one browser for every
+run reuses its page process, whose time zone and number data, ICU's, the first run alone loads: 20-30 ms of the first
+drawing, session 20). Each run then also prints, in the page's own clock, how long after the later of the two
+answers arrived the first talk was drawn (a script run before the page's notes it: ``after answers``).
 """
 
 from __future__ import annotations
@@ -34,6 +39,22 @@ SMALLEST = "de3b8b19"  # 1 talk, 4 calls: opened first with --warm
 def talk_drawn(drv) -> None:
     """Wait until the page shows its first talk."""
     WebDriverWait(drv, 60, poll_frequency=0.005).until(lambda d: d.find_elements(By.CSS_SELECTOR, "section.talk"))
+
+
+#: Run before the page's own scripts (``--fresh``): the page time at which the first talk is in the document.
+WATCH = """window.__talk = null; new MutationObserver(function (m, o) { if (document.querySelector('section.talk')) {
+window.__talk = performance.now(); o.disconnect(); } }).observe(document, { childList: true, subtree: true });"""
+#: The page time from the later of the document's and the headings' arrival to the first talk (``--fresh``).
+AFTER = """const r = {}; performance.getEntriesByType('resource').forEach(function (e) {
+if (e.name.indexOf('/api/c/') >= 0) r[e.name.split('/').pop()] = e.responseEnd; });
+return window.__talk - Math.max(r.view, r.headings);"""
+
+
+def browser(opts, fresh: bool):
+    drv = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+    if fresh:
+        drv.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": WATCH})
+    return drv
 
 
 def open_once(drv, exe: str, root: str, warm: bool = False) -> float:
@@ -67,21 +88,33 @@ def main() -> None:
     ap.add_argument("asz", nargs="+")
     ap.add_argument("--runs", type=int, default=4)
     ap.add_argument("--warm", action="store_true", help="the browser opens the smallest conversation of the same server first")
+    ap.add_argument("--fresh", action="store_true", help="a new browser for each run (its first page)")
     a = ap.parse_args()
     opts = Options()
     opts.binary_location = "/usr/bin/chromium"
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
         opts.add_argument(arg)
-    drv = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+    drv = None if a.fresh else browser(opts, False)
+    got: dict[str, list[float]] = {exe: [] for exe in a.asz}
+    after: dict[str, list[float]] = {exe: [] for exe in a.asz}
     try:
-        got: dict[str, list[float]] = {exe: [] for exe in a.asz}
         for _ in range(a.runs):
             for exe in a.asz:
-                got[exe].append(open_once(drv, exe, a.root, a.warm))
+                one = drv or browser(opts, True)
+                try:
+                    got[exe].append(open_once(one, exe, a.root, a.warm))
+                    if a.fresh:
+                        after[exe].append(one.execute_script(AFTER))
+                finally:
+                    if one is not drv:
+                        one.quit()
     finally:
-        drv.quit()
+        if drv is not None:
+            drv.quit()
     for exe, ms in got.items():
-        print(f"{exe}: median {statistics.median(ms):.0f} ms, runs {', '.join(f'{m:.0f}' for m in sorted(ms))}")
+        print(f"{exe}: median {statistics.median(ms):.0f} ms, runs {', '.join(f'{m:.0f}' for m in sorted(ms))}"
+              + (f"; after answers median {statistics.median(after[exe]):.0f} ms, runs "
+                 f"{', '.join(f'{m:.0f}' for m in sorted(after[exe]))}" if a.fresh else ""))
 
 
 if __name__ == "__main__":
