@@ -205,6 +205,11 @@ class NodeView(StepKeys):
         if times:
             d["from"] = min(times)
             d["to"] = max(times)
+            # steps after the last one with a time (Kiro CLI 2.x: every reply and tool after the prompt): ``to`` is
+            # not the talk's end, so its length is not known (trial 19, F22)
+            tail = next((i for i, s in enumerate(reversed(steps)) if at[s.id]), len(steps))
+            if tail:
+                d["untimed_end"] = tail
         stream = self.nodes.get(f"stream/{n.stream}")
         if stream is not None and stream.attrs.get("role") in ("child", "auxiliary"):
             d["child"] = True

@@ -99,3 +99,12 @@ def test_a_window_cutting_a_conversation_names_the_timeless_hits_it_left_out(roo
             "recorded range is not inside the window, so they may lie in it or not: 8e247382 (13)") in err
     hits, err = _window(root, "--until", "2026-05-27T18:15:10Z")  # an --until alone kept them all before
     assert [h["at"] for h in hits if h["conversation"] == V2_SESSION] == [1779905703000] and "8e247382 (13)" in err
+
+
+def test_a_talk_whose_last_steps_carry_no_time_has_no_length(root: Path) -> None:
+    """F22: Kiro CLI 2.x writes a time on the prompt only, so 8e247382's talk runs from 18:15:03 to an end no record
+    of the talk gives: 20 of its 21 steps come after the last timed one, and the page reads no length, not 0 ms."""
+    (talk,) = json.loads(_run("conversation", V2_SESSION, "--json", "--root", str(root))[0])["talks"]
+    assert (talk["from"], talk["to"], talk["steps"], talk["untimed_end"]) == (1779905703000, 1779905703000, 21, 20)
+    (talk,) = json.loads(_run("conversation", V3_SESSION, "--json", "--root", str(root))[0])["talks"]
+    assert "untimed_end" not in talk and talk["to"] - talk["from"] == 51503  # 20:35:47.332 to 20:36:38.835
