@@ -364,7 +364,7 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
     if not parallel:
         n = 0
         try:
-            with durable.chain(root):  # one sync per session, one at the end (sessiondata/durable.py)
+            with durable.chain(root):  # a sync per group of sessions, one at the end (sessiondata/durable.py)
                 for session, parts in items:
                     land_session(root, session, parts, c)
                     n += 1
@@ -481,7 +481,7 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
         c.errors += 1
     finally:
         landing.forget()
-        lock.release()
+        durable.after_progress(lock.release) or lock.release()  # in a chain: once its cursors are written (durable.py)
 
 
 #: The warning of a session landed again after its folder went missing while its chain stayed (trial 13).

@@ -62,7 +62,7 @@ def _land_sessions(job: tuple[int, list[int]]) -> list[tuple[Counters, list[list
     root, items, cols, tally = _FORKED
     run, indexes = job
     out = []
-    with durable.chain(root):  # one sync per session, one at the end of the run, before its results go back
+    with durable.chain(root):  # a sync per group of sessions, one at the end of the run, before its results go back
         for i in indexes:
             session, parts = items[i]
             told = [_Told() for _ in cols]
@@ -71,7 +71,8 @@ def _land_sessions(job: tuple[int, list[int]]) -> list[tuple[Counters, list[list
             c = Counters()
             land_session(root, session, parts, c)
             out.append((c, [t.calls for t in told], [set(col.told_errors) for col in cols]))
-            tally.add(run)
+            if not durable.after_progress(lambda: tally.add(run)):  # counted once its cursors are written
+                tally.add(run)
     return out
 
 

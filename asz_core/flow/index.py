@@ -440,7 +440,8 @@ def _append_locked(sdir: Path, ix: "Index | _Counted", st: dict[str, str], fresh
         values = (("schema", INDEX_SCHEMA), ("session", ix.session), ("indexed_seq", ix.indexed_seq), ("files", len(ix.files)),
                   ("entries", len(ix.entries)), ("blocks", sum(len(e.parts) for e in ix.entries)), ("entries_bytes", total))
         # ``defer``: the state is progress, written at the batch's next barrier, after the entries it names are synced
-        if not (defer and durable.progress(d / _STATE, lambda: _write_state(d / _STATE, values))):
+        # (written unsynced when its turn comes: the barrier after the deferred writes syncs it)
+        if not (defer and durable.progress(d / _STATE, lambda: _write_state(d / _STATE, values, fsync=False))):
             _write_state(d / _STATE, values)
     if error is not None:
         raise error

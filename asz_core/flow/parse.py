@@ -23,6 +23,7 @@ Invariant: fold(rounds 1..N) equals one full assembly through round N's
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from pathlib import Path
 from typing import Any, Callable, Iterable, Protocol, TextIO
@@ -308,7 +309,8 @@ def _parse_session(root: Path, session: str, out: ParseOutcome, budget: int, eng
                 out.rounds.append(r)
                 chain.write_state(fold, fsync=fsync)
     finally:
-        chain.unlock()
+        if not durable.after_progress(chain.unlock):
+            chain.unlock()  # in a chain (a parse worker's run): let go once conversation.state is written
     note = getattr(engine, "problem", "")
     if note:
         raise ParseError(session, f"{note}; rounds written through seq {out.watermark}")
@@ -359,8 +361,6 @@ def parse_root(
     pool = tally = None
     todo = _not_current(root, names) if changed_only else names
     if jobs > 1 and len(names) > 1 and engine is None and todo:  # no workers when no session is to be parsed
-        import functools
-
         from ..collect.workers import Tally, can_fork, guided, process_pool
 
         if can_fork():  # the workers are forked or there are none; a run holds one session at least
@@ -477,7 +477,8 @@ def _parse_run(job: tuple[int, tuple]) -> list[ParseOutcome]:
     """In a parse worker: ``(i, parse job)``, run ``i`` (:func:`_parse_sessions`), each session counted in ``tally[i]``."""
     global _run
     _run, parse_job = job
-    return _parse_sessions(parse_job)
+    with durable.chain(parse_job[0]):  # a sync per group of sessions, one at the end (sessiondata/durable.py)
+        return _parse_sessions(parse_job)
 
 
 def _not_current(root: Path, names: list[str]) -> list[str]:
@@ -523,13 +524,20 @@ def _parse_sessions(job: tuple[Path, list[str], int, FlowEngine | None, float, b
             o = parse_outcome(root, name, max_round_bytes=max_round_bytes, engine=engine, lock_timeout=lock_timeout)
         except Exception as exc:  # one session's failure never stops the others (collect keeps going)
             o = ParseOutcome(name, name, problem=f"{type(exc).__name__}: {exc}")
-        clear_pending(root, name)  # its parse ended: rounds written, or a problem said
+        if not durable.after_progress(functools.partial(_ended, root, name)):  # in a chain: once its state is written
+            _ended(root, name)
         if not keep_rounds:
             o.fold = None
             o.rounds = [attrs.evolve(r, nodes=[], relations=[], unresolved=[], data=b"") for r in o.rounds]
         out.append(o)
-        if _finished is not None:
-            _finished.add(_run)
     return out
+
+
+def _ended(root: Path, name: str) -> None:
+    """A session's parse ended (rounds and state written, or a problem said): its pending marker cleared, and in a
+    worker, counted in its run's tally."""
+    clear_pending(root, name)
+    if _finished is not None:
+        _finished.add(_run)
 
 

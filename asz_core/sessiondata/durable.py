@@ -38,16 +38,26 @@ and its deferred writes at the next :func:`data`.
 A batch belongs to one process (a forked worker inherits none: it starts its
 own per session).
 
-Batches in a :func:`chain` (the sessions of one landing pass, in one process)
-share their last barrier: a batch in a chain ends with its deferred progress
-written but not yet synced, and the next barrier of the chain (the first one
-the next batch runs, or the one the chain runs when it ends) makes it durable,
-since one ``syncfs`` syncs every dirty page of the file system. The rule above
-still holds (progress is written only after the results it names are
-durable); what a crash of the machine can cost is the progress of the batch
-before, not yet synced: that session's lines land again, as above. A chain
-ends with every result and progress write of its batches durable, so a pass
-reports nothing that is not on disk.
+Batches in a :func:`chain` (the sessions of one landing run, or one parse run, in one process) go further:
+a batch that ends hands its results and its progress writes to the chain, and leaves its lock with them (a
+session's, a conversation's: :func:`after_progress`), instead of running its own barriers. The chain runs them in
+groups, when :data:`MAX_HELD_BATCHES` batches are held or :data:`MAX_PENDING_BYTES` of results, and when it ends:
+one barrier (every held result durable: one ``syncfs`` syncs every dirty page of the file system), the held
+progress writes in the order they were made, then what waited for them (the locks let go, the counts a progress
+bar shows), and the next barrier (the next group's, or the one the chain runs at its end) makes that progress
+durable. Inside a chain a state written at once (:func:`progress_in_chain`, ``session.state``,
+``conversation.state``) is held the same way, since no batch of a chain reads one back. So a run of sessions
+costs a barrier per group, where it cost one per session (landing) or two (parse).
+
+Why this keeps the promise: the rule above holds unchanged, since a held progress write runs only after a barrier
+that made every result it names durable, and it runs under the lock its batch held, so no other writer of that
+session or chain can come between (the lock is let go only after the write). What a crash can cost is the
+progress of the batches held (at most a group): the process killed before the group's barrier leaves their
+results landed and their cursors behind, which the next pass mends from the files (``landed_ahead``, as after a
+crash inside a batch), and their chains not yet marked current, which the next parse reads again and finds whole.
+A chain that ends (normally, or by an exception such as Ctrl-C in this process) runs its held writes and its last
+barrier, so every result and progress write of its batches is durable and a pass reports nothing that is not on
+disk; a batch that failed keeps no progress (its results are synced, as above).
 """
 
 from __future__ import annotations
@@ -58,8 +68,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
-#: Results held unsynced before a batch runs a barrier on its own (bytes).
+#: Results held unsynced before a batch runs a barrier on its own (bytes); a chain's held batches count together.
 MAX_PENDING_BYTES = 256 * 1024 * 1024
+
+#: Ended batches a chain holds (their progress writes and locks) before it runs a barrier and writes their progress.
+MAX_HELD_BATCHES = 32
 
 _libc = None
 _syncfs: Callable[[int], int] | None = None
@@ -175,34 +188,81 @@ class Batch:
             self._progress_written = True
 
     def finish(self) -> None:
-        """End of the batch: results durable, deferred progress written, progress durable (in a :func:`chain`: by
-        the chain's next barrier)."""
+        """End of the batch: results durable, deferred progress written, progress durable; in a :func:`chain`, its
+        results and progress writes are handed to the chain, which runs them with its next group."""
         c = _chain_here()
         if c is None:
             self.run_deferred()
             self.barrier()
             return
-        if self.paths:
-            self.barrier()  # results unsynced: durable before any progress write
-        writes, self.deferred = list(self.deferred.values()), {}
-        for write in writes:
-            write()
-        if writes or self._progress_written:
-            c.owed = True  # the next batch's first barrier, or the chain's end, syncs this progress
-            self._progress_written = False
+        c.hold(self)
 
 
 _current: Batch | None = None
 
 
 class Chain:
-    """Batches sharing their last barrier (see the module docstring); ``owed`` says a batch's progress awaits one."""
+    """Batches whose results, progress writes and locks are held and run in groups (see the module docstring);
+    ``owed`` says progress written awaits a barrier."""
 
     def __init__(self, root: Path, pid: int):
         self.root = root
         self.pid = pid
         self.owed = False
-        self.syncs = 0  # barriers the chain ran itself (at its end)
+        self.syncs = 0  # barriers the chain ran itself
+        self.paths: list[Path] = []  # results of the batches held, not yet synced
+        self.pending_bytes = 0
+        self.writes: list[Callable[[], None]] = []  # their progress writes, in order
+        self.after: list[Callable[[], None]] = []  # what waits for those writes (locks let go, counts)
+        self.held = 0  # batches held
+
+    def hold(self, b: Batch) -> None:
+        """Take over the ended batch ``b``'s results and progress writes; run the group when it is full."""
+        self.paths.extend(b.paths)
+        self.pending_bytes += b.pending_bytes
+        b.paths, b.pending_bytes = [], 0
+        self.writes.extend(b.deferred.values())
+        b.deferred = {}
+        if b._progress_written:
+            self.owed, b._progress_written = True, False
+        self.held += 1
+        if self.held >= MAX_HELD_BATCHES or self.pending_bytes > MAX_PENDING_BYTES:
+            self.run()
+
+    def run(self, batch: Batch | None = None) -> None:
+        """One barrier (the held results, and ``batch``'s, durable), then the held progress writes in order, then
+        what waited for them (run even when a write fails: a lock is always let go). The next barrier makes the
+        writes durable (``owed``)."""
+        try:
+            if self.paths or self.owed or (batch is not None and batch.paths):
+                b = Batch(self.root, self.pid)
+                b.paths = self.paths + (batch.paths if batch is not None else [])
+                b._progress_written = self.owed
+                b.barrier()
+                self.syncs += 1
+                self.owed = False
+                if batch is not None:
+                    batch.paths, batch.pending_bytes = [], 0
+            self.paths, self.pending_bytes, self.held = [], 0, 0
+            writes, self.writes = self.writes, []
+            for write in writes:
+                write()
+            if writes:
+                self.owed = True
+        finally:
+            after, self.after = self.after, []
+            for then in after:
+                then()
+
+    def end(self) -> None:
+        """The chain's end: its held group run, then a barrier for the progress it wrote."""
+        self.run()
+        if self.owed:
+            end = Batch(self.root, self.pid)
+            end._progress_written = True
+            end.barrier()
+            self.syncs += 1
+            self.owed = False
 
 
 _chain: Chain | None = None
@@ -215,9 +275,10 @@ def _chain_here() -> Chain | None:
 
 @contextmanager
 def chain(root: str | os.PathLike) -> Iterator[Chain]:
-    """Let the batches opened inside the ``with`` block, one after another in this process, share their last barrier;
-    a nested call joins the open chain. On leaving (normally or not), a barrier runs when a batch's progress still
-    awaits one: every result and progress write of the chain is then durable."""
+    """Let the batches opened inside the ``with`` block, one after another in this process, hand their results,
+    progress writes and locks to the chain, run in groups (see the module docstring); a nested call joins the open
+    chain. On leaving (normally or not) the held group runs and a barrier follows: every result and progress write
+    of the chain is then durable, and every lock it held let go (on an exception, even when a write fails)."""
     global _chain
     here = _chain_here()
     if here is not None:
@@ -225,16 +286,19 @@ def chain(root: str | os.PathLike) -> Iterator[Chain]:
         return
     c = Chain(Path(root), os.getpid())
     _chain = c
+    failed = False
     try:
         yield c
+    except BaseException:
+        failed = True
+        raise
     finally:
         _chain = None
-        if c.owed:
-            end = Batch(c.root, c.pid)
-            end._progress_written = True
-            end.barrier()
-            c.syncs += 1
-            c.owed = False
+        try:
+            c.end()
+        except OSError:
+            if not failed:
+                raise
 
 
 def current() -> Batch | None:
@@ -279,6 +343,9 @@ def data(path: str | os.PathLike, size: int = 0) -> bool:
         return False
     b.paths.append(Path(path))
     b.pending_bytes += size
+    c = _chain_here()
+    if c is not None and c.pending_bytes + b.pending_bytes > MAX_PENDING_BYTES and c.held:
+        c.run(b)  # the held batches' results and this one's synced, their progress written
     if b.pending_bytes > MAX_PENDING_BYTES:
         b.run_deferred()
     return True
@@ -302,4 +369,23 @@ def before_progress() -> bool:
         return False
     b.run_deferred()
     b._progress_written = True
+    return True
+
+
+def progress_in_chain(path: str | os.PathLike, write: Callable[[], None]) -> bool:
+    """In a batch of a :func:`chain`: defer the progress write ``write`` of ``path`` as :func:`progress` does (no
+    batch of a chain reads a state back); False (nothing done) otherwise, and the caller writes it at once."""
+    if _chain_here() is None:
+        return False
+    return progress(path, write)
+
+
+def after_progress(then: Callable[[], None]) -> bool:
+    """In a :func:`chain`: run ``then`` (a lock let go, a count) once the progress writes of the batches held so far,
+    and of the one open, are written (the chain's next group or its end). False outside a chain: the caller runs
+    it now."""
+    c = _chain_here()
+    if c is None:
+        return False
+    c.after.append(then)
     return True

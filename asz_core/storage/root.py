@@ -221,9 +221,15 @@ def read_state(path: str | os.PathLike) -> dict[str, str]:
 def write_state(path: str | os.PathLike, values: Iterable[tuple[str, object]], *, fsync: bool = True) -> None:
     """Replace a state file atomically (temporary name, fsync, rename); keys padded to a column."""
     path = Path(path)
+    data = "".join(f"{k:<15} {v}\n" for k, v in values).encode("utf-8")
+    if fsync and durable.progress_in_chain(path, lambda: _write_at_once(path, data, False)):
+        return  # a chain's batch: written with its group, after the files it names are durable (sessiondata/durable.py)
     if fsync and durable.before_progress():
         fsync = False  # the batch synced what this state depends on; its last barrier syncs this file
-    data = "".join(f"{k:<15} {v}\n" for k, v in values).encode("utf-8")
+    _write_at_once(path, data, fsync)
+
+
+def _write_at_once(path: Path, data: bytes, fsync: bool) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with open(tmp, "wb") as f:
         f.write(data)

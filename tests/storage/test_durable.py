@@ -90,23 +90,70 @@ def test_a_forked_child_does_not_join_its_parents_batch(tmp_path):
     assert got == b"none"
 
 
-def test_batches_in_a_chain_share_their_last_barrier_and_the_chain_ends_durable(tmp_path):
-    """One sync per batch, one at the chain's end; each cursor is still written only after its files are synced."""
-    cps = [tmp_path / s / "streams" / "main" / "transcript.cursor" for s in ("s1", "s2")]
+def _land_in(root, session: str) -> None:
+    w = SessionWriter.open(root, session, stamp_ns=NS, fsync=True)
+    sd = w.start(attrs.evolve(_header(), session=session))
+    sd.write(Record(ord=1, off=0, bytes=2))
+    w.finish(sd)
+    w.write_state()
+
+
+def test_batches_in_a_chain_hand_their_progress_and_locks_to_one_group(tmp_path):
+    """No sync per batch: the chain's end syncs every file once, then writes the cursors and states in order, then
+    lets the locks go, then syncs that progress: two syncs for any number of sessions."""
+    sessions = ("s1", "s2", "s3")
+    cps = [tmp_path / s / "streams" / "main" / "transcript.cursor" for s in sessions]
+    let_go: list[tuple[str, bool, bool]] = []
+    with durable.chain(tmp_path) as c:
+        for s, cp in zip(sessions, cps):
+            with durable.batch(tmp_path) as b:
+                _land_in(tmp_path, s)  # session.state: held too, not written at once after a barrier
+                write_cursor(cp, _cursor(3))
+                # the session's lock: let go only once its cursor and state are written
+                assert durable.after_progress(lambda s=s, cp=cp: let_go.append(
+                    (s, cp.exists(), (tmp_path / s / "session.state").exists())))
+            assert b.syncs == 0 and not cp.exists() and not (tmp_path / s / "session.state").exists()
+        assert c.syncs == 0 and c.held == 3 and let_go == []
+    assert c.syncs == 2 and not c.owed
+    assert let_go == [(s, True, True) for s in sessions]
+    assert all(read_cursor(cp).offset == 3 for cp in cps)
+    assert read_state(tmp_path / "s3" / "session.state")["next_seq"] == "2"
+    assert durable.current() is None and not durable.after_progress(lambda: None)
+
+
+def test_a_chain_runs_a_full_group_with_one_barrier(tmp_path, monkeypatch):
+    monkeypatch.setattr(durable, "MAX_HELD_BATCHES", 2)
+    cps = [tmp_path / s / "streams" / "main" / "transcript.cursor" for s in ("s1", "s2", "s3")]
     with durable.chain(tmp_path) as c:
         for cp in cps:
-            with durable.batch(tmp_path) as b:
-                w = SessionWriter.open(tmp_path, cp.parts[-4], stamp_ns=NS, fsync=True)
-                sd = w.start(attrs.evolve(_header(), session=cp.parts[-4]))
-                sd.write(Record(ord=1, off=0, bytes=2))
-                w.finish(sd)
+            with durable.batch(tmp_path):
+                _land_in(tmp_path, cp.parts[-4])
                 write_cursor(cp, _cursor(3))
-                assert not cp.exists()  # deferred while its file is not synced
-            assert b.syncs == 1 and read_cursor(cp).offset == 3  # files synced, then the cursor written
-            assert c.owed  # the cursor awaits the next barrier
-        assert c.syncs == 0
-    assert c.syncs == 1 and not c.owed  # the chain's end made the last cursor durable
-    assert durable.current() is None
+        # the first two sessions ran as a group: their files synced, then their cursors written
+        assert c.syncs == 1 and c.owed and [cp.exists() for cp in cps] == [True, True, False]
+    # the end: the third session's file and the group's progress in one barrier, its cursor, then a last barrier
+    assert c.syncs == 3 and all(cp.exists() for cp in cps)
+
+
+def test_a_chain_left_by_an_exception_writes_what_its_ended_batches_held(tmp_path):
+    """Ctrl-C (or any exception) in a chain: the sessions that ended keep their progress, the one that failed keeps
+    none, and every lock is let go."""
+    ok, failed = (tmp_path / s / "streams" / "main" / "transcript.cursor" for s in ("s1", "s2"))
+    let_go = []
+    with pytest.raises(KeyboardInterrupt):
+        with durable.chain(tmp_path):
+            with durable.batch(tmp_path):
+                _land_in(tmp_path, "s1")
+                write_cursor(ok, _cursor(3))
+                durable.after_progress(lambda: let_go.append("s1"))
+            with durable.batch(tmp_path):
+                _land_in(tmp_path, "s2")
+                write_cursor(failed, _cursor(3))
+                durable.after_progress(lambda: let_go.append("s2"))
+                raise KeyboardInterrupt
+    assert read_cursor(ok).offset == 3 and not failed.exists()
+    assert len(landed_files(tmp_path / "s2")) == 1  # landed, synced: the next pass goes on from the files
+    assert let_go == ["s1", "s2"]
 
 
 def test_a_chain_with_nothing_written_syncs_nothing(tmp_path):
