@@ -26,7 +26,7 @@ from ..view.placing import input_fields, input_gist, quiet_result, shell_input
 from ..view.titles import BLOCK_STEPS, prompt_blocks
 from .termtext import plain
 
-__all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "ask_line", "fence", "html_blocks", "markdown_blocks", "nested", "read_blocks", "report_line",
+__all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "ask_line", "execution_line", "fence", "html_blocks", "markdown_blocks", "nested", "read_blocks", "report_line",
            "tool_html", "tool_markdown", "tool_pieces"]
 
 #: What stands for an output block with no text.
@@ -169,7 +169,8 @@ def tool_pieces(st: dict) -> list[tuple]:
     item)`` for each :func:`~asz_core.view.placing.input_fields` item (a JSON object; the key that holds the subagent's
     prompt, a step's ``ask``, as ``("ask", ask)``: :func:`ask_line`), or ``("input", text)`` /
     ``("input_withheld", bytes)``; then its result as ``("report", report)`` (and ``("rest", text)`` when the report
-    is followed by more), ``("quiet", facts)``, ``("result", text)`` or ``("result_withheld", bytes)``."""
+    is followed by more), each execution record joined to the call as ``("executed", record)`` (:func:`execution_line`),
+    ``("quiet", facts)``, ``("result", text)`` or ``("result_withheld", bytes)``."""
     name = st.get("name") or ""
     shell = shell_input(name, st["input"]) if st["input"] else None
     out: list[tuple] = []
@@ -182,6 +183,7 @@ def tool_pieces(st: dict) -> list[tuple]:
         out.append(("input", st["input"]))
     elif st["withheld"]:
         out.append(("input_withheld", st["withheld"]))
+    out += [("executed", e) for e in st.get("executions") or ()]
     quiet = quiet_result(name, st["result"]) if st["result"] and not st.get("report") else None
     if st.get("report"):  # drawn once, in the subagent's talk
         out += [("report", st["report"])] + ([("rest", st["report"]["rest"])] if st["report"]["rest"] else [])
@@ -192,6 +194,20 @@ def tool_pieces(st: dict) -> list[tuple]:
     elif st["result_withheld"]:
         out.append(("result_withheld", st["result_withheld"]))
     return out
+
+
+def execution_line(e: dict) -> str:
+    """The line an execution record joined to a tool step reads (``e``: an entry of the document's
+    ``tool_executions``, docs/claude-code-hooks.md): ``MCP server probe (user): returned in 1,234 ms, observed by
+    asz-plugin (client_hook, 2026-12-04T05:46:17.769638303Z)``; what the record lacks is left out (trial 20, F5)."""
+    server = e.get("server") if isinstance(e.get("server"), dict) else {}
+    who = f"{str(e.get('protocol') or '').upper()} server {server.get('name')}".strip() if server.get("name") else "executed"
+    who += f" ({server['source']})" if server.get("source") else ""
+    ms = e.get("duration_ms")
+    took = f" in {ms:,} ms" if isinstance(ms, int) and not isinstance(ms, bool) else ""
+    seen = ", ".join(str(x) for x in (e.get("boundary"), e.get("time")) if x)
+    by = f", observed by {e['observed_by']}" if e.get("observed_by") else ""
+    return f"{who}: {e.get('outcome') or 'outcome not said'}{took}{by}" + (f" ({seen})" if seen else "")
 
 
 def _asked_fields(fields: tuple[list, list], ask: dict | None) -> list[tuple]:
@@ -218,6 +234,7 @@ _MARKDOWN: dict[str, Callable[[Any], list[str]]] = {
     "report": lambda v: ["", f"*{report_line(v, lambda sid: f'`{sid}`')}*"],
     "ask": lambda v: ["", f"*{plain(v['key'])}*", "", f"*{ask_line(v)}*"],
     "rest": lambda v: ["", fence(plain(v))],
+    "executed": lambda v: ["", f"*{plain(execution_line(v))}*"],
     "quiet": lambda v: ["", f"*{NO_OUTPUT}*", *_facts_markdown(v)],
     "result": lambda v: ["", fence(plain(v))],
     "result_withheld": lambda v: ["", f"*(result withheld: {v} bytes)*"],
@@ -244,6 +261,7 @@ _HTML: dict[str, Callable[[Any, Callable[[str], str]], str]] = {
     "report": lambda v, e: f"<p><i>{e(report_line(v))}</i></p>",
     "ask": lambda v, e: f"<p class=\"meta\">{e(v['key'])}</p><p><i>{e(ask_line(v))}</i></p>",
     "rest": lambda v, e: f"<pre>{e(v)}</pre>",
+    "executed": lambda v, e: f"<p class=\"executed\"><i>{e(execution_line(v))}</i></p>",
     "quiet": lambda v, e: f"<p><i>{NO_OUTPUT}</i></p>" + _facts_html(v, e),
     "result": lambda v, e: f"<pre>{e(v)}</pre>",
     "result_withheld": lambda v, e: f"<p class=\"withheld\">(result withheld: {v} bytes)</p>",

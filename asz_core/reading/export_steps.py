@@ -121,7 +121,7 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
     ``blocks``."""
     root = Path(root)
     recs = _records(root, doc["sessions"][0]) if doc.get("sessions") else {}
-    bad = unverified_files(doc)
+    bad, executed = unverified_files(doc), {e.get("id"): e for e in doc.get("tool_executions") or () if e.get("step")}
 
     def held(ref: dict | None) -> str:  # the marker for text a file that does not verify would have given, else ''
         return unverified_marker(bad[ref["seq"]]) if ref and ref.get("seq") in bad else ""
@@ -139,8 +139,7 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
         s = Step(id=n["id"], kind=kind, at=n.get("at") or 0, who=_WHO.get(kind, kind), text="", withheld=0)
         first = _first_ref(n)
         if kind in ("tool", "agent.call"):
-            s["name"] = n.get("name", "")
-            s["failed"] = bool(n.get("failed"))
+            s["name"], s["failed"] = n.get("name", ""), bool(n.get("failed"))
             refs = n.get("refs") or ([n["ref"]] if n.get("ref") else [])
             s["withheld"] = n.get("bytes", 0) if n.get("state") == "omitted" else 0
             s["input"] = "" if s["withheld"] else _ref_text(recs, refs[0] if refs else None, ("call", "text"))
@@ -150,6 +149,7 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
                 s["result"] = n.get("result", "") or held(refs[1] if len(refs) > 1 else None)
             if not s["input"] and not s["withheld"]:
                 s["input"] = held(refs[0] if refs else None)
+            s["executions"] = [executed[x] for x in n.get("executions") or () if x in executed]  # server, time, outcome
         elif n.get("state") == "omitted":
             s["withheld"] = n.get("bytes", 0) or 1
         else:

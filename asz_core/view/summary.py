@@ -14,7 +14,8 @@ from .prices import PriceTable, cost_of
 from .titles import LandedTitles, PromptTitle, RuntimeTitle, continued_title, prompt_text
 from .usage import usage_totals
 
-__all__ = ["DocumentView", "HEADING_LIMIT", "NOT_VERIFIED", "NO_PROMPT", "REMOVED", "TITLE_LIMIT", "inside_word", "shorten", "short_title", "title_text"]
+__all__ = ["DocumentView", "HEADING_LIMIT", "NOT_VERIFIED", "NO_PROMPT", "REMOVED", "TITLE_LIMIT", "inside_word", "observed_range", "observed_title", "shorten",
+           "short_title", "title_text"]
 
 _KIND = attrgetter("kind")
 #: The title of a conversation with no title of its runtime's and no talk with a label.
@@ -127,6 +128,8 @@ class DocumentView(ListView):
             "undescribed": undescribed,
             "cut": self.cut(),
         }
+        if d["from"] is None and d["to"] is None and (seen := observed_range(self.changes + self.executions)):
+            d["from"], d["to"] = seen  # no stream record has a time: the observations' own (trial 20, F14)
         d.update(self.places())
         d.update(usage_totals(self.call_usage.values()))
         d["cost"] = cost_of(d["usage_by_model"], prices)
@@ -233,7 +236,8 @@ class DocumentView(ListView):
         resumed copy), ``(continues 326189cf) TITLE`` (:func:`~asz_core.view.titles.continued_title`), else
         :data:`REMOVED` when retention replaced any of its landed files by skeletons (the prompt a title is taken from
         went with the text: the one place every reader's title of a pruned conversation comes from), else
-        ``(no prompt)``, or :data:`NOT_VERIFIED` for a conversation that does not verify. While something is
+        for a conversation with no talk that holds observations (execution or changes records alone, as ``asz hook``
+        writes them), what they are (:func:`observed_title`), else ``(no prompt)``, or :data:`NOT_VERIFIED` for a conversation that does not verify. While something is
         withheld, a runtime title found in a withheld record is left empty
         (seed 004, Withholding: no other name stands in for it), and so is a
         conversation with no label to fall back on.
@@ -257,6 +261,8 @@ class DocumentView(ListView):
             return continued_title(self.links.earlier[0], LandedTitles(self.sess.root, self.sess.session, self.sess).title(hide=self.hide))
         if self.sess.removed_at:  # the prompts went with the text (trial 19, F15, F21): never "(no prompt)"
             return REMOVED
+        if not talks and (said := observed_title(self.executions, self.changes)):  # hook records only (trial 20, F14)
+            return said
         if self.hide:
             return ""
         return NO_PROMPT if self.b.state == "verified" else NOT_VERIFIED
@@ -292,3 +298,26 @@ class DocumentView(ListView):
         keeps the SHA-256 of what was taken out. Added in 1.x (a 1.x only adds keys).
         """
         return self.sess.cut()
+
+
+def observed_title(executions: list[dict], changes: list[dict]) -> str:
+    """The title of a conversation that holds observations and no talk (trial 20, F14: sessions with only the records
+    ``asz hook`` wrote were listed as ``(no prompt)``): ``(no transcript) 2 tool executions of mcp__probe__echo,
+    mcp__probe__fail; 1 workspace change``, at most three tool names; '' for none."""
+    said = []
+    if executions:
+        names = list(dict.fromkeys(str(e["tool_name"]) for e in executions if e.get("tool_name")))
+        of = f" of {', '.join(names[:3])}" + (f" and {len(names) - 3} more" if len(names) > 3 else "") if names else ""
+        said.append(f"{len(executions)} tool execution{'s' if len(executions) != 1 else ''}{of}")
+    if changes:
+        said.append(f"{len(changes)} workspace change{'s' if len(changes) != 1 else ''}")
+    return f"(no transcript) {'; '.join(said)}" if said else ""
+
+
+def observed_range(observations: list[dict]) -> tuple[int, int] | None:
+    """(earliest, latest) ``time`` of ``observations`` (execution or changes entries) in unix ms, None when none has
+    one: the times of a conversation whose streams hold no timed record (trial 20, F14)."""
+    from ..sessiondata.times import parse_instant
+
+    ms = [ns // 1_000_000 for o in observations if (ns := parse_instant(o.get("time"))) is not None]
+    return (min(ms), max(ms)) if ms else None

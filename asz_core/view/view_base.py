@@ -224,6 +224,7 @@ class ViewBase:
         step_changes: dict[str, list[str]] = {}
         step_executions: dict[str, list[str]] = {}
         out_c, out_e = [], []
+        executions = once_each(executions)
         for lst, out, by_step in ((changes, out_c, step_changes), (executions, out_e, step_executions)):
             for _, e in lst:
                 tool = e.get("tool") or ""
@@ -322,3 +323,20 @@ class ViewBase:
 def missing_companion_line(path: str) -> str:
     """The problem line of a tool result whose companion file (``path``) did not land."""
     return f"missing companion file {path}: the result holds only a preview; the full output did not land"
+
+
+def once_each(executions: list[tuple]) -> list[tuple]:
+    """``executions`` (``(sort key, entry)``, sorted) with each execution record's id once: the first kept (docs/
+    claude-code-hooks.md: the id is ``<tool_use_id>/client_hook``, and the same event delivered twice is one
+    observation; trial 20, F6: a payload fed twice to ``asz hook`` was listed twice under one id). An entry with no
+    id is kept."""
+    seen: set[str] = set()
+    out = []
+    for key, e in executions:
+        eid = e.get("id")
+        if isinstance(eid, str) and eid:
+            if eid in seen:
+                continue
+            seen.add(eid)
+        out.append((key, e))
+    return out

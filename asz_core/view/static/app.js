@@ -1299,6 +1299,7 @@
     else if (withheldFlags(n).length) out.push(h('span', { class: 'tag' }, withheldFlags(n).join(', ')));
     if (n.result_state === 'omitted') out.push(h('span', { class: 'tag withheld' }, 'result withheld'));
     if (n.request_to_result_ms !== undefined) out.push(h('span', { class: 'tag' }, fmtDur(n.request_to_result_ms)));
+    executionsOf(n).forEach(function (e) { out.push(executionTag(e)); });
     if ((n.flags || []).indexOf('error') >= 0 && !n.failed) out.push(h('span', { class: 'tag failed' }, 'error'));
     return out;
   }
@@ -1493,7 +1494,7 @@
       if (n.request_to_result_ms !== undefined) facts.push(['request to result', num(n.request_to_result_ms) + ' ms (between the two records, not tool time)']);
       else if (n.request_to_result_join) facts.push(['request to result', 'under 1 ms']);
       if (n.changes) facts.push(['workspace changes', changeLinks(n)]);
-      if (n.executions) facts.push(['executions', n.executions.join(', ')]);
+      executionsOf(n).forEach(function (e) { facts.push(['execution', executionLine(e)]); });
       if (facts.length) det.append(kv(facts));
     } else if (k === 'epoch.boundary' && LINES[n.id] && n.text) {  // the adapter's reading, the record's text folded under it
       const by = Object.keys(COMPACTIONS).filter(function (st) { return COMPACTIONS[st] === n.id; })[0];
@@ -1923,6 +1924,28 @@
     el._whole = function (t) { clear(el); draw(t); };
     det.append(el);
     if (clipped(n.text, n.bytes)) det.append(clipNote(n, 'text', el));
+  }
+  // The execution records joined to a tool step (n.executions: ids of D.tool_executions, one entry an id; trial 20, F5):
+  // the server, the runtime's duration and the outcome, said as export_blocks.execution_line says them.
+  function executionsOf(n) {
+    if (!n.executions) return [];
+    const te = D.tool_executions || [];
+    return n.executions.map(function (id) { return te.filter(function (e) { return e.id === id; })[0]; }).filter(Boolean);
+  }
+  function executionLine(e) {
+    const sv = e.server && typeof e.server === 'object' ? e.server : {};
+    let who = sv.name ? ((e.protocol ? String(e.protocol).toUpperCase() + ' ' : '') + 'server ' + sv.name) : 'executed';
+    if (sv.source) who += ' (' + sv.source + ')';
+    const took = Number.isInteger(e.duration_ms) ? ' in ' + num(e.duration_ms) + ' ms' : '';
+    const seen = [e.boundary, e.time].filter(Boolean).join(', ');
+    return who + ': ' + (e.outcome || 'outcome not said') + took + (e.observed_by ? ', observed by ' + e.observed_by : '') + (seen ? ' (' + seen + ')' : '');
+  }
+  function executionTag(e) {
+    const sv = e.server && typeof e.server === 'object' ? e.server : {};
+    const bits = [sv.name ? (e.protocol ? String(e.protocol).toUpperCase() + ' ' : '') + sv.name : 'executed'];
+    if (Number.isInteger(e.duration_ms)) bits.push(num(e.duration_ms) + ' ms');
+    if (e.outcome) bits.push(e.outcome);
+    return h('span', { class: 'tag exec' + (e.outcome && e.outcome !== 'returned' ? ' failed' : ''), title: executionLine(e) }, bits.join(' · '));
   }
   function stepChangesEl(n) {
     const idx = changesOf(n.id);

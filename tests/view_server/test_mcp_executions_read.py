@@ -1,0 +1,99 @@
+"""MCP execution records, as ``asz hook`` writes them, read back (trial 20, F5, F6, F14).
+
+Real input: the bundled example transcript with its first tool call renamed ``mcp__probe__run`` (as the trial did),
+and the corpus's first probe hook payload (``mcp-hooks-2.1.282.jsonl``) made that call's (session, tool_use_id,
+``duration_ms`` 1234) and fed to the real ``asz hook`` twice; every corpus probe payload fed once more into sessions
+that have no transcript. Collected by ``asz collect --once`` with ``claude-code-local`` and ``changes``.
+
+- F5: the tool step says the execution's server, duration and outcome in ``asz export --format md|html`` and on the
+  page's Talks tab (a real Chromium), not only as JSON in the Changes tab.
+- F6: the payload delivered twice is one observation (docs/claude-code-hooks.md): one ``tool_executions`` entry.
+- F14: a session of hook records alone is titled by what it holds and has the times of its records in ``asz ls``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from view_server_helpers import EXAMPLE_SESSION, REPO, asz, copy_example, parse
+
+SESSION = EXAMPLE_SESSION
+LINE = "MCP server probe (dynamic): returned in 1,234 ms, observed by asz-plugin (client_hook, "
+
+
+def hook(payload: bytes, data: Path) -> None:
+    """One real ``asz hook --data DATA`` process with ``payload`` on stdin (it always exits 0, prints nothing)."""
+    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "hook", "--data", str(data)], input=payload,
+                       capture_output=True, cwd=REPO, timeout=60)
+    assert p.returncode == 0 and p.stdout == b"", p
+
+
+@pytest.fixture(scope="module")
+def joined(tmp_path_factory, corpus_dir) -> Path:
+    base = tmp_path_factory.mktemp("mcp-joined")
+    projects = copy_example(base / "projects")
+    main = next(projects.rglob(f"{SESSION}.jsonl"))
+    text = main.read_text()
+    assert text.count('"name":"Bash"') == 1
+    main.write_text(text.replace('"name":"Bash"', '"name":"mcp__probe__run"'))
+    probe = next((corpus_dir / "hooks").glob("apache__*mcp-hooks-2.1.282.jsonl")).read_bytes().splitlines()
+    event = json.loads(probe[0])
+    assert event["hook_event_name"] == "PostToolUse" and event["mcp_server"] == {"name": "probe", "source": "dynamic"}
+    event.update(session_id=SESSION, tool_use_id="toolu_0001", tool_name="mcp__probe__run", duration_ms=1234,
+                 cwd="/home/dev/hello-app")
+    data = base / "hookdata"
+    for _ in range(2):  # the same event delivered twice
+        hook(json.dumps(event).encode(), data)
+    for line in probe:  # the corpus's own sessions: hook records and no transcript
+        hook(line, data)
+    assert len((data / "output" / SESSION / "main.execution.jsonl").read_bytes().splitlines()) == 2
+    root = base / "root"
+    asz("collect", "--once", "--adapter", "claude-code-local", "--source", str(projects), "--root", str(root))
+    asz("collect", "--once", "--adapter", "changes", "--source", str(data), "--root", str(root))
+    parse(root)
+    return root
+
+
+def test_delivered_twice_is_one_execution(joined):
+    doc = json.loads(asz("conversation", SESSION, "--json", "--root", str(joined)).stdout)
+    execs = doc["tool_executions"]
+    assert [(e["id"], e["step"], e["duration_ms"], e["outcome"]) for e in execs] == [
+        ("toolu_0001/client_hook", "tool/toolu_0001", 1234, "returned")]
+    probe = json.loads(asz("conversation", "86cb6fec", "--json", "--root", str(joined)).stdout)
+    assert [e["id"] for e in probe["tool_executions"]] == ["toolu_probe_1_0/client_hook"]  # fed twice too
+
+
+def test_exports_say_server_duration_and_outcome_at_the_tool_step(joined):
+    md = asz("export", SESSION, "--format", "md", "--root", str(joined)).stdout
+    assert md.count(LINE) == 1
+    at = md.index(LINE)
+    assert md.rindex("python -m pytest -q tests/test_hello.py", 0, at) < at < md.index("2 passed in 0.03s", at)
+    html = asz("export", SESSION, "--format", "html", "--root", str(joined)).stdout
+    assert html.count(f'<p class="executed"><i>{LINE}') == 1
+
+
+def test_hook_only_sessions_have_a_title_and_times(joined):
+    rows = {r["id"][:8]: r for r in json.loads(asz("ls", "--json", "--root", str(joined)).stdout)}
+    probe = rows["86cb6fec"]
+    assert probe["title"] == "(no transcript) 1 tool execution of mcp__probe__echo"
+    assert probe["from"] is not None and probe["from"] == probe["to"] > 0
+    assert rows["a815fa95"]["title"].startswith("(no transcript) 2 tool executions of ")
+    assert all(r["to"] for r in rows.values())
+    assert "(no prompt)" not in asz("ls", "--root", str(joined)).stdout
+
+
+def test_the_page_says_it_at_the_tool_step(joined, serve, browser):
+    from selenium.webdriver.common.by import By
+    from test_view_server_browser import open_at, wait
+
+    s = serve(joined)
+    tool = open_at(browser, f"{s.base}/c/{SESSION}#talk=talk%2Fmain%2Fc0a8f7e2-1111-4a2b-8c3d-000000000001"
+                            "&step=tool%2Ftoolu_0001", ".node.target")
+    assert tool.get_attribute("data-id") == "tool/toolu_0001"
+    tag = tool.find_element(By.CSS_SELECTOR, ".tag.exec")
+    assert tag.text == "MCP probe · 1,234 ms · returned"
+    wait(browser, lambda d: LINE in tool.text)  # the step's facts, opened by the deep link
