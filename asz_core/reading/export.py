@@ -44,6 +44,11 @@ from .termtext import plain
 
 __all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "to_markdown", "to_html", "index_markdown", "index_html", "CSS"]
 
+#: What a step's record holds besides its text (a LangGraph chain run's envelope beside the person's prompt) is drawn
+#: under this line: in a fenced block in Markdown, folded in HTML (trial 20, F11).
+RECORD_DATA = "The record's other parts (context beside the text above, not part of it)"
+
+
 def html_media(st: dict, e) -> str:
     """The HTML of a step's media: each as its placeholder (:func:`~.export_steps.media_line`), and an image whose
     data the step carries (kept, a raster type, base64: :data:`~.export_steps.EMBEDDED`) drawn from a ``data:`` URI
@@ -201,6 +206,7 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
             else:
                 lines.append(fence(plain(st["text"])))
             lines += [x for m in st.get("media") or () for x in ("", media_line(m))]  # trial 16b, F2
+            lines += ["", f"*{RECORD_DATA}*", "", fence(plain(st["record_data"]), "json")] if st.get("record_data") else []
     if und:
         lines += ["", "## Undescribed records", ""]
         lines += [f"- {_undescribed_line(u)}" for u in und]
@@ -371,6 +377,8 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
                            f"<span class=\"id\">{sid}</span></span></summary>"
                            f"{html_blocks(st['blocks'], md, shown, e) if st.get('blocks') else '<pre>' + e(st['text']) + '</pre>'}</details>")
             out += [html_media(st, e)] if st.get("media") else []  # trial 16b, F2
+            out += [f"<details class=\"step other data\"><summary>{RECORD_DATA}</summary><pre>{e(st['record_data'])}</pre>"
+                    "</details>"] if st.get("record_data") else []
     if und:
         out.append("<h2 id=\"undescribed\">Undescribed records</h2><ul>" + "".join(f"<li>{e(_undescribed_line(u))}</li>" for u in und) + "</ul>")
     return page(_title(doc), "\n".join(out))

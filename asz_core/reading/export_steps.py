@@ -112,6 +112,21 @@ def _ref_text(recs: dict, ref: dict | None, kinds: tuple[str, ...] = ("text", "r
     return "\n".join(t for t in (_part_text(p) for p in parts if p.get("k") in kinds) if t)
 
 
+def _text_apart(recs: dict, ref: dict | None, s: dict) -> str:
+    """The text of a step whose ``ref`` names a whole record (no block): when that record holds text parts and data
+    parts, its text parts joined, as the document's ``text`` reads it (``nodes._content``), and the data parts' JSON
+    kept apart in ``s["record_data"]`` (trial 20, F11: a LangGraph chain run's envelope was drawn after the person's
+    prompt as if part of it); otherwise :func:`_ref_text`, every part, as before."""
+    rec = recs.get((ref.get("seq"), ref.get("row"))) if ref and ref.get("block") is None else None
+    parts = rec.get("parts", ()) if rec else ()
+    texts = [p["text"] for p in parts if p.get("k") in ("text", "reasoning", "result") and p.get("text")]
+    data = [_part_text(p) for p in parts if p.get("k") == "data"]
+    if not texts or not data:
+        return _ref_text(recs, ref)
+    s["record_data"] = "\n".join(t for t in data if t)
+    return "\n".join(texts)
+
+
 def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect: str = "") -> list[dict]:
     """The talks of ``doc`` as ``[{"talk": talk node, "heading": its heading (:func:`talk_heading`), "steps": [Step…],
     "prompt": Step or None}]`` (``prompt``: the talk's ``prompt``, what a sub-agent was asked, whole from the record its
@@ -153,7 +168,7 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
         elif n.get("state") == "omitted":
             s["withheld"] = n.get("bytes", 0) or 1
         else:
-            s["text"] = _ref_text(recs, first) or n.get("text", "") or held(first)
+            s["text"] = _text_apart(recs, first, s) or n.get("text", "") or held(first)
             if not s["text"].strip():
                 if not n.get("media"):
                     return None  # an empty fragment is not drawn; one that carries an image is (its placeholder)
