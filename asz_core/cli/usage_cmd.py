@@ -187,7 +187,7 @@ def usage(
     note, unchained = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
     line, left_out = no_time_line(counted, first is not None or last is not None, any(r.get(KEYS[view]) == NO_TIME for r in rows))
     _print(_with_kinds(rows, table) if breakdown else rows, as_json, KEYS[view], view == "session", totals(rows, table, breakdown), breakdown,
-           {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed}, note, line)
+           {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed}, note, line, ids)
     if problems or (unmatched and ids):  # a filter that matches nothing exits 1, as every reader's (docs/reading.md)
         raise typer.Exit(1)
 
@@ -279,14 +279,16 @@ def no_time_line(counted: list, windowed: bool, has_row: bool) -> tuple[str, lis
 
 
 def _print(rows: list[dict], as_json: bool, key: str, session: bool, t: dict, breakdown: bool, short: dict[str, list],
-           note: str, no_time: str = "") -> None:
+           note: str, no_time: str = "", among: list[str] = ()) -> None:
     """The rows as JSON (each listing ``unreadable`` when a conversation did not read, ``unchained`` when a landed
     session has no conversation chain: which day, month or project it falls in is not known, so every row may be
     short by it; ``no_time`` when a window left out calls with no time; ``undescribed``, ``[{"conversation",
     "records"}]``, when a conversation holds transcript records the dialect could not read: calls no figure counts
     may be in them), else as the text table (:func:`_table`;
     ``note`` the line naming the unchained sessions, under the total marked !, or on stderr with JSON; ``no_time`` the
-    :func:`no_time_line`, under the table, on stderr with JSON when it says calls were left out)."""
+    :func:`no_time_line`, under the table, on stderr with JSON when it says calls were left out). The table names a
+    conversation by its shortest prefix of 8 characters or more that no other of ``among`` (the root's) shares, so it
+    can be given back (trial 20, F10)."""
     if as_json:
         from ..sessiondata.jsonbytes import dumps_wide
 
@@ -302,6 +304,11 @@ def _print(rows: list[dict], as_json: bool, key: str, session: bool, t: dict, br
         undescribed = {u["conversation"]: u["records"] for u in short.get("undescribed", ())}
         if session and undescribed:  # the row of such a conversation is marked as one holding calls back is
             rows = [{**r, "undescribed": undescribed[r[key]]} if r[key] in undescribed else r for r in rows]
+        if key == "conversation":  # copies: a row's shown id is the table's cell, never a JSON key
+            from ..reading.ids import unique_prefixes
+
+            shown = unique_prefixes([r[key] for r in rows if isinstance(r[key], str)], among)
+            rows = [{**r, "shown_id": shown[r[key]]} if isinstance(r[key], str) else r for r in rows]
         _table(rows, key, session, t, breakdown, short["unreadable"], note, no_time, bool(short.get("no_time")), undescribed)
 
 
@@ -331,7 +338,7 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
 
     from ..view.zone import zone_name
 
-    label_of = (lambda r: f"{r[key][:8]} {r['title']}") if session else (lambda r: str(r[key]))
+    label_of = (lambda r: f"{r.get('shown_id') or r[key][:8]} {r['title']}") if session else (lambda r: str(r[key]))
     head = f"{key.upper()} ({zone_name()})" if key in ("date", "week", "month", "block") else key.upper()  # the zone the days are of, named
     # in terminal cells (a CJK project name takes two a character); the total row fits whole
     width = max([len(head), len("total !" if short else "total")]
@@ -435,7 +442,7 @@ def credits_line(rows: list[dict], key: str, t: dict, by_model: bool = False) ->
     from ..reading.listing import credits_text
 
     def one(r: dict) -> str:
-        name = str(r[key])[:8] if key == "conversation" else str(r[key])
+        name = (r.get("shown_id") or str(r[key])[:8]) if key == "conversation" else str(r[key])
         models = ", ".join(f"{m} {credits_text(v)}" for m, v in r["credits_by_model"].items())
         return f"{name} {credits_text(r['credits'])}" + (f" ({models})" if by_model and models else "")
 

@@ -75,17 +75,24 @@ def said_traces(tmp_path_factory):
     runs = [{"op": "post", "id": i, "run": {"id": i, "name": "agent", "run_type": "chain",
                                             "inputs": {"messages": [{"role": "user", "content": f"hello from {i} {token}"}]}}}
             for i in "xy"]
+    runs += [{"op": "post", "id": f"{i}-llm", "run": {  # one model call each, for asz usage session
+        "id": f"{i}-llm", "name": "ChatModel", "run_type": "llm", "trace_id": i, "parent_run_id": i,
+        "start_time": "2026-12-04T05:44:32Z", "end_time": "2026-12-04T05:44:33Z",
+        "extra": {"metadata": {"ls_model_name": "claude-sonnet-4-5"}},
+        "outputs": {"generations": [[{"message": {"kwargs": {"content": "hi", "usage_metadata": {
+            "input_tokens": 10, "output_tokens": 2, "total_tokens": 12}}}}]]}}} for i in "xy"]
     (inbox / "001.jsonl").write_text("".join(json.dumps(r) + "\n" for r in runs))
     asz("collect", "--once", "--adapter", "langsmith-ingest", "--root", str(root))
     return root
 
 
 def test_search_and_secrets_print_ids_that_give_back(said_traces):
-    """trial 20, F10: ``asz search hello`` printed ``ls-trace`` for both; now each hit names its conversation alone."""
+    """trial 20, F10: ``asz search hello`` printed ``ls-trace`` for both; now each hit names its conversation alone, and
+    so do ``asz secrets``' places and ``asz usage session``'s rows."""
     ids = sorted(p.name for p in said_traces.iterdir() if not p.name.startswith("_"))
     assert len(ids) == 2 and ids[0][:8] == ids[1][:8]
     want = unique_prefixes(ids, ids)
-    for cmd, code in ((["search", "hello"], 0), (["secrets"], 1)):  # secrets exits 1: a credential was found
+    for cmd, code in ((["search", "hello"], 0), (["secrets"], 1), (["usage", "session"], 0)):  # secrets: 1, one found
         r = asz(*cmd, "--root", str(said_traces), check=False)
         assert r.returncode == code, r
         out = r.stdout.splitlines()
