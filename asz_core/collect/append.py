@@ -24,7 +24,7 @@ from .cursor_mend import files_after, landed_ahead, mend_behind
 from .windows import has_complete_line, line_tail, next_tail, pread_exact, read_window, tail_digest
 from ..plugins.adapter import Source
 from ..sessiondata.codec import encode_record
-from ..sessiondata.slim import slim_of_record
+from ..sessiondata.slim import line_and_slim
 from ..storage.cursor import TAIL_WINDOW, AppendCursor
 
 if TYPE_CHECKING:
@@ -185,49 +185,56 @@ def _windows(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: Path, 
 def _lines(sp: SessionPass, s: Source, cp: Path, cur: AppendCursor, st: os.stat_result, prev: bytes, data: bytes,
            end: int, room: int) -> None:
     """Land a window of several complete lines (``data[:end]``, read at ``cur.offset``) in files of at most ``room``
-    encoded bytes; a record too large to share a file lands alone, shrunk to fit."""
+    encoded bytes; a record too large to share a file lands alone, shrunk to fit.
+
+    The lines waiting to land are ``data[first:pos]``, encoded in ``lines`` (``size`` bytes with their newlines); their
+    :class:`Batch` is made when they land, so a record costs the loop its conversion, its encoding (one compiled call
+    with its index line when the pass carries them: :func:`line_and_slim`) and two appends."""
     base_off = cur.offset
-
-    def flush(b: Batch) -> None:
-        if b.lines:
-            flush_batch(sp, s, cp, cur, b, tail_digest(prev, base_off, data, b.end_pos), st)
-
     carrying = sp.opts.after_landing is not None  # the index is written from what landing wrote (sessiondata/slim.py)
-    batch = Batch(slims=[] if carrying else None)
-    pos = 0
+    convert = sp.convert
+    lines: list[bytes] = []
+    slims: list[dict | None] | None = [] if carrying else None
+    size = first = pos = 0
     ord_ = cur.ord
+    last_id = ""
+
+    def flush(upto: int, last_ord: int) -> None:
+        """Land the lines waiting, ``data[first:upto]`` (the last one line ``last_ord``)."""
+        if lines:
+            batch = Batch(lines, size, len(lines), base_off + upto, last_ord, upto, upto - first, last_id, slims)
+            flush_batch(sp, s, cp, cur, batch, tail_digest(prev, base_off, data, upto), st)
+
     while pos < end:
         nl = data.index(b"\n", pos)
-        line = data[pos:nl]
         ord_ += 1
-        rec = sp.convert(s, line, ord_, base_off + pos)
-        del line
-        enc = encode_record(rec)
+        rec = convert(s, data[pos:nl], ord_, base_off + pos)
+        if carrying:
+            enc, slim = line_and_slim(rec)
+        else:
+            enc = encode_record(rec)
         size_enc = len(enc) + 1
         if size_enc > room:
-            # Too large to share a file: land what is waiting, then this record alone, shrunk to fit.
-            flush(batch)
+            # Too large to share a file: land what is waiting, then this record alone, shrunk to fit (its file read by
+            # the index).
+            flush(pos, ord_ - 1)
             del enc
             enc = sp.encode_shrunk(s, rec, room, size_enc)
-            flush(Batch([enc], len(enc) + 1, 1, base_off + nl + 1, ord_, nl + 1, nl + 1 - pos, rec.id))  # shrunk: read
-            batch = Batch(slims=[] if carrying else None)
+            alone = Batch([enc], len(enc) + 1, 1, base_off + nl + 1, ord_, nl + 1, nl + 1 - pos, rec.id)
+            flush_batch(sp, s, cp, cur, alone, tail_digest(prev, base_off, data, nl + 1), st)
+            lines, slims, size, first = [], [] if carrying else None, 0, nl + 1
         else:
-            if batch.size + size_enc > room:
-                flush(batch)
-                batch = Batch(slims=[] if carrying else None)
-            batch.lines.append(enc)
+            if size + size_enc > room:
+                flush(pos, ord_ - 1)
+                lines, slims, size, first = [], [] if carrying else None, 0, pos
+            lines.append(enc)
             if carrying:
-                batch.slims.append(slim_of_record(rec))  # type: ignore[union-attr]
-            batch.size += size_enc
-            batch.records += 1
-            batch.end_off = base_off + nl + 1
-            batch.end_ord = ord_
-            batch.end_pos = nl + 1
-            batch.src_bytes += nl + 1 - pos
-            batch.last_id = rec.id
+                slims.append(slim)  # type: ignore[union-attr]
+            size += size_enc
+            last_id = rec.id
         del rec, enc
         pos = nl + 1
-    flush(batch)
+    flush(pos, ord_)
 
 
 def flush_batch(sp: SessionPass, s: Source, cp: Path, cur: AppendCursor, batch: Batch, tail_sha256: str,

@@ -2408,9 +2408,12 @@ static int rl_record(rl_buf *b, PyObject *r) {
     return RL_LIT(b, "}");
 }
 
+/* With record_ts as a seventh argument (slim_of's arguments): (line, slim_of(…)) in one call, the batch loop's two
+ * calls a record landed, or None when the line is the Python's. */
 static PyObject *record_line(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "record_line(r, record_type, part_type, usage_type, raw_type, dropped_type)");
+    if (nargs != 6 && nargs != 7) {
+        PyErr_SetString(PyExc_TypeError,
+                        "record_line(r, record_type, part_type, usage_type, raw_type, dropped_type[, record_ts])");
         return NULL;
     }
     PyObject *types[5] = {args[1], args[2], args[3], args[4], args[5]};
@@ -2427,14 +2430,24 @@ static PyObject *record_line(PyObject *self, PyObject *const *args, Py_ssize_t n
     }
     if (_PyBytes_Resize(&b.out, b.len) < 0)
         return NULL;
-    return b.out;
+    if (nargs == 6)
+        return b.out;
+    PyObject *slim = slim_of(self, args, nargs);
+    if (slim == NULL) {
+        Py_DECREF(b.out);
+        return NULL;
+    }
+    PyObject *both = PyTuple_Pack(2, b.out, slim);
+    Py_DECREF(b.out);
+    Py_DECREF(slim);
+    return both;
 }
 
 static PyMethodDef methods[] = {
     {"record_line", (PyCFunction)(void (*)(void))record_line, METH_FASTCALL,
-     "record_line(r, record_type, part_type, usage_type, raw_type, dropped_type) -> codec.encode_record_py(r) (bytes) "
-     "for a record of the model's own classes holding what the codec writes this way, or None (the caller runs its "
-     "Python)."},
+     "record_line(r, record_type, part_type, usage_type, raw_type, dropped_type[, record_ts]) -> "
+     "codec.encode_record_py(r) (bytes) for a record of the model's own classes holding what the codec writes this "
+     "way, or None (the caller runs its Python); with record_ts, (that line, slim_of(r, …)) or None."},
     {"slim_of", (PyCFunction)(void (*)(void))slim_of, METH_FASTCALL,
      "slim_of(r, record_type, part_type, usage_type, raw_type, dropped_type, record_ts) -> slim.slim_of_record(r) for the usual "
      "record, or None (the caller runs its Python)."},

@@ -19,13 +19,13 @@ from typing import Any, Sequence
 
 import orjson
 
-from .codec import raw_fragment
+from .codec import encode_record, raw_fragment
 from .jsonbytes import RawJSON, loads
 from .model import Dropped, Part, Record, Usage
 from .numberprobe import bytescan
 from .times import parse_instant
 
-__all__ = ["ROLE_FIELDS", "PART_FIELDS", "changes_identity", "provider_identity", "record_ts", "slim_head", "slim_record", "slim_of_record", "slim_of_record_py", "carry",
+__all__ = ["ROLE_FIELDS", "PART_FIELDS", "changes_identity", "provider_identity", "record_ts", "slim_head", "slim_record", "slim_of_record", "slim_of_record_py", "line_and_slim", "carry",
            "take_carried", "forget_carried", "Carried"]
 
 #: Record role fields copied into the index, in record key order (origin-digest §3.3).
@@ -145,6 +145,17 @@ def slim_of_record(r: Any) -> dict | None:
         if got is not None:
             return got
     return slim_of_record_py(r)
+
+
+def line_and_slim(r: Any) -> tuple[bytes, dict | None]:
+    """``(encode_record(r), slim_of_record(r))``, the two things landing makes of each record of a batch it carries to
+    the index, in one compiled call for the usual record (``bytescan.record_line`` with ``record_ts``); the same
+    bytes and dict either way. Raises what :func:`~asz_core.sessiondata.codec.encode_record` raises."""
+    if bytescan is not None:
+        got = bytescan.record_line(r, Record, Part, Usage, RawJSON, Dropped, record_ts)
+        if got is not None:
+            return got[0], got[1] if got[1] is not None else slim_of_record_py(r)
+    return encode_record(r), slim_of_record(r)
 
 
 def slim_of_record_py(r: Any) -> dict | None:

@@ -25,6 +25,7 @@ from asz_core.sessiondata import Part, RawJSON, Record, Usage
 from asz_core.sessiondata.codec import encode_record, encode_record_py
 from asz_core.sessiondata.model import Dropped, unknown_part
 from asz_core.sessiondata.numberprobe import bytescan
+from asz_core.sessiondata.slim import line_and_slim, record_ts, slim_of_record_py
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
 
@@ -36,11 +37,17 @@ def compiled(r: object) -> bytes | None:
 
 
 def same(r: Record) -> bytes | None:
-    """The compiled line when it made one (asserted equal to the Python's), else None."""
+    """The compiled line when it made one (asserted equal to the Python's), else None; with the index line, both in
+    one call (``record_line`` with ``record_ts``, :func:`line_and_slim`) the same as each made alone."""
     got, want = compiled(r), encode_record_py(r)
     if got is not None:
         assert got == want
     assert encode_record(r) == want
+    slim = slim_of_record_py(r)
+    both = bytescan.record_line(r, Record, Part, Usage, RawJSON, Dropped, record_ts)
+    assert both is None if got is None else (both[0] == want and (both[1] is None or orjson.dumps(both[1]) == orjson.dumps(slim)))
+    line, made = line_and_slim(r)
+    assert line == want and orjson.dumps(made) == orjson.dumps(slim)
     return got
 
 
@@ -70,6 +77,9 @@ def test_every_corpus_record_the_same(adapter, folder, dialect, least) -> None:
     made = [same(r) for r in recs]
     # every corpus record is the C's: the adapters write strings, ints, bools and RawJSON only
     assert sum(m is not None for m in made) == len(recs)
+    # and with the index line: the records whose slim the C leaves to the Python are the data parts the read decodes
+    slims = [bytescan.record_line(r, Record, Part, Usage, RawJSON, Dropped, record_ts)[1] for r in recs]
+    assert all(any(p.k == "data" for p in r.parts) for r, m in zip(recs, slims) if m is None)
 
 
 def usual() -> Record:
@@ -232,7 +242,4 @@ def test_hypothesis_records_the_same(r: Record) -> None:
         with pytest.raises(TypeError):
             encode_record(r)
         return
-    got = compiled(r)
-    if got is not None:
-        assert got == want
-    assert encode_record(r) == want
+    same(r)
