@@ -72,6 +72,10 @@ def can_fork() -> bool:
 #: Seconds :meth:`StoppablePool.stop_now` waits for its killed workers to be gone, then for the pool's manager thread.
 STOP_WAIT = 30.0
 
+#: Seconds a stopping pool waits for its workers to leave on their own before it kills them (a worker Ctrl-C
+#: reached writes the progress its chain holds: up to a group of sessions, sessiondata/durable.py).
+STOP_GRACE = 0.5
+
 
 class StoppablePool(ProcessPoolExecutor):
     """A process pool whose ``with`` block, left by Ctrl-C (``KeyboardInterrupt``) or by a closed generator
@@ -129,7 +133,9 @@ class StoppablePool(ProcessPoolExecutor):
         return super().__exit__(exc_type, exc, tb)
 
     def stop_now(self) -> None:
-        """Cancel the jobs not started, SIGKILL every worker and wait (up to :data:`STOP_WAIT` s each) until they
+        """Cancel the jobs not started, give the workers :data:`STOP_GRACE` s to leave (a worker that Ctrl-C
+        reached too ends its run's chain, writing the progress it holds, ``asz_core.sessiondata.durable``, then
+        takes the pool's stop and exits), SIGKILL every worker left and wait (up to :data:`STOP_WAIT` s each) until they
         are gone and the pool's manager thread has ended; the pool is broken afterwards. Never raises.
 
         A worker killed while it wrote its result (a result larger than a pipe holds goes in several writes; a
@@ -146,6 +152,7 @@ class StoppablePool(ProcessPoolExecutor):
             self.shutdown(wait=False, cancel_futures=True)
         except Exception:
             pass
+        _wait_gone(procs, STOP_GRACE)  # a worker Ctrl-C reached ends its chain: its held progress written
         for p in procs:
             try:
                 p.kill()
