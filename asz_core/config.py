@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Mapping, TypeVar
 
 import attrs
 
@@ -64,6 +64,7 @@ __all__ = [
     "MIN_ROUND_BYTES",
     "MIN_INTERVAL",
     "user_path",
+    "check_adapter_keys",
 ]
 
 #: The adapter collected when no configuration names one.
@@ -129,6 +130,11 @@ class AdapterConfig:
     #: The adapter's own keys (declared by its plugin through ``asz_register_settings``), each checked; a key the
     #: file does not give is absent (the adapter uses the :class:`asz_core.Setting`'s default).
     options: dict[str, Any] = attrs.Factory(dict)
+    #: The entry's own keys left unchecked because its adapter was not loaded when the file was read (blocked by
+    #: ``ASZ_DISABLE_ADAPTERS``, not installed, failed, or loaded later from ``--adapter-file``), as written; and
+    #: where the entry is (``asz.yaml: adapters[1]``) for :func:`check_adapter_keys`'s errors.
+    unchecked: dict[str, Any] = attrs.Factory(dict)
+    at: str = attrs.field(default="", eq=False)
 
 
 @attrs.define
@@ -266,25 +272,40 @@ def _adapter(ctx: _Ctx, value: Any, key: str, settings: Any) -> AdapterConfig:
     a.exclude = ctx.strings(d.get("exclude"), f"{key}.exclude")
     if "collector" in d:
         a.collector = _collector(ctx, d["collector"], f"{key}.collector")
-    extra = [k for k in d if k not in CORE_ADAPTER_KEYS]
-    if extra:
-        declared = {s.key: s for s in settings().get(name, ())}
-        for k in extra:
-            if k not in declared:
-                known = ", ".join([*CORE_ADAPTER_KEYS, *declared])
-                raise ctx.err(f"{key}.{k}", f"unknown key (known here: {known})")
-            try:
-                a.options[str(k)] = declared[k].check(d[k])
-            except (ValueError, TypeError) as exc:
-                raise ctx.err(f"{key}.{k}", str(exc)) from None
+    a.at = f"{ctx.file}: {key}"
+    a.unchecked = {str(k): d[k] for k in d if k not in CORE_ADAPTER_KEYS}
+    if a.unchecked and name in settings():
+        check_adapter_keys(a, settings())
     return a
 
 
+def check_adapter_keys(entry: AdapterConfig, settings: Mapping[str, Any]) -> None:
+    """Check ``entry``'s own keys (:attr:`AdapterConfig.unchecked`) against the :class:`asz_core.Setting` keys its
+    adapter declares (``settings``: per loaded adapter name, its keys) and move each into ``entry.options``.
+
+    Raises ConfigError ``FILE: adapters[i].KEY: unknown key (known here: …)`` or the setting's own complaint. Called
+    when the file is read for every adapter loaded then, and by ``asz collect``/``sources``/``server`` once more for an
+    adapter loaded later (``--adapter-file``). An entry whose adapter is not loaded keeps its keys unchecked: a
+    named but blocked or uninstalled adapter is not a configuration error (docs/configuration.md; trial 20).
+    """
+    declared = {s.key: s for s in settings.get(entry.name, ())}
+    for k, value in entry.unchecked.items():
+        if k not in declared:
+            known = ", ".join([*CORE_ADAPTER_KEYS, *declared])
+            raise ConfigError(f"{entry.at}.{k}", f"unknown key (known here: {known})")
+        try:
+            entry.options[k] = declared[k].check(value)
+        except (ValueError, TypeError) as exc:
+            raise ConfigError(f"{entry.at}.{k}", str(exc)) from None
+    entry.unchecked = {}
+
+
 def installed_settings() -> dict:
-    """Per adapter name, the ``asz.yaml`` keys the installed plugins declare (loads the plugins: call only when needed)."""
+    """Per loaded adapter name, the ``asz.yaml`` keys its plugin declares (``()`` for none); an adapter that is
+    blocked, failed or not installed is absent (loads the plugins: call only when needed)."""
     from .plugins.manager import get_plugin_manager
 
-    return get_plugin_manager().settings
+    return get_plugin_manager().declared_settings()
 
 
 def parse_config(data: Any, file: str = "asz.yaml", *, settings: Any = None) -> Config:

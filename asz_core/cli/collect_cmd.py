@@ -85,7 +85,7 @@ def _one_pass(collectors: list[Collector]) -> Counters:
 
 def collect(
     once: bool = typer.Option(False, "--once", help="One pass, then exit: 1 when anything is pending, refused or failed (a line still being written, partial=, is not)."),
-    adapter: str = typer.Option("", "--adapter", help="Collect only this adapter (default: every enabled one; claude-code-local)."),
+    adapter: list[str] = typer.Option([], "--adapter", help="Collect only this adapter; again for each further adapter, all collected together (default: every enabled one; claude-code-local)."),
     source: list[Path] = typer.Option([], "--source", help="Source root of the adapter (e.g. a Claude Code projects dir); again for each further folder read into the same root (default: Claude Code's every projects folder holding sessions)."),
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default storage.root, ./data)."),
     config: Optional[Path] = typer.Option(None, "--config", help="asz.yaml to read (default ./asz.yaml if present)."),
@@ -410,7 +410,7 @@ def _provider_pass(job: Optional[Job], storage: Path, lock_timeout: float, count
 def sources(
     source: list[Path] = typer.Option([], "--source", help="Source root of the adapter; again for each further folder (as asz collect)."),
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default storage.root, ./data)."),
-    adapter: str = typer.Option("", "--adapter", help="Only this adapter (default: every enabled one)."),
+    adapter: list[str] = typer.Option([], "--adapter", help="Only this adapter; again for each further adapter (default: every enabled one)."),
     config: Optional[Path] = typer.Option(None, "--config", help="asz.yaml to read (default ./asz.yaml if present)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
     reset_conflict: str = typer.Option("", "--reset-conflict", metavar="SESSION",

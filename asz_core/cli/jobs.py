@@ -16,7 +16,7 @@ from typing import Optional
 import attrs
 import typer
 
-from ..config import MIN_DELTA_BYTES, MIN_INTERVAL, Config, parse_duration
+from ..config import MIN_DELTA_BYTES, MIN_INTERVAL, Config, ConfigError, check_adapter_keys, parse_duration
 from ..plugins import Adapter, get_plugin_manager
 
 __all__ = ["Job", "adapter_default_folders", "load_adapter_file", "resolve_jobs", "usage_error"]
@@ -75,7 +75,7 @@ def resolve_jobs(
     cmd: str,
     cfg: Config,
     *,
-    adapter: str = "",
+    adapter: str | list[str] = "",
     source: Optional[Path] | list[Path] = None,
     interval: str = "",
     max_delta_bytes: Optional[int] = None,
@@ -85,8 +85,8 @@ def resolve_jobs(
 ) -> list[Job]:
     """Turn configuration and flags into jobs. Raises typer.Exit(2) with a message for a usage problem.
 
-    ``--adapter`` picks one adapter (listed or not); otherwise every enabled
-    entry. ``--source`` needs exactly one adapter; given several times (a list), the adapter reads each folder into
+    ``--adapter`` picks an adapter (listed or not); given several times (a list), each one named, in that order, a
+    name given twice once (trial 20: only the last one was collected, silently); otherwise every enabled entry. ``--source`` needs exactly one adapter; given several times (a list), the adapter reads each folder into
     the storage root, the first the root's own (:mod:`asz_core.collect.folders`), as a ``source_root`` list does in
     the file. With neither, the adapter's :meth:`~asz_core.plugins.adapter.Adapter.default_source_roots` (Claude Code:
     its default folder and every other of its folders holding sessions). A flag beats the file.
@@ -95,15 +95,17 @@ def resolve_jobs(
     reads that root, not the configured one. ``say_unlisted`` prints on stderr a note per installed adapter the
     default list leaves out that has sessions at its default source (:func:`~asz_core.cli.adapter_note.unlisted_sessions_notes`).
     """
-    entries = [cfg.adapter(adapter)] if adapter else cfg.enabled()
-    if not entries:
-        raise usage_error(cmd, f"no adapter is enabled in {cfg.path or 'the configuration'}; name one with --adapter")
+    names = [adapter] if isinstance(adapter, str) else list(dict.fromkeys(adapter))
+    entries = _entries(cmd, cfg, [n for n in names if n])
     try:
         extra = [load_adapter_file(p) for p in (adapter_files or [])]
     except Exception as exc:
         raise usage_error(cmd, f"--adapter-file: {type(exc).__name__}: {exc}") from None
     reg = get_plugin_manager(extra=extra)
     sources = _folders(source)
+    if sources and len(entries) > 1 and any(names):
+        raise usage_error(cmd, f"--source is one adapter's folder: give it with one --adapter, not {len(entries)} "
+                               f"({', '.join(e.name for e in entries)})")
     if sources and len(entries) > 1:
         raise usage_error(cmd, f"--source needs --adapter when several adapters are enabled ({', '.join(e.name for e in entries)})")
     if say_unlisted and not adapter and not sources:
@@ -123,11 +125,7 @@ def resolve_jobs(
         raise usage_error(cmd, f"--max-delta-bytes must be at least {MIN_DELTA_BYTES}, got {max_delta_bytes}")
     jobs = []
     for e in entries:
-        try:
-            a = reg.get(e.name)
-        except KeyError as exc:
-            raise usage_error(cmd, f"{exc.args[0]} (see asz adapters list)") from None
-        a.configure(e)  # the entry of the file this command read: --config reaches the adapter's own keys
+        a = _configured(cmd, reg, e)
         follow = False
         if sources:
             src, *more = sources  # ~ expanded as every Path option is (asz_core.cli.quick.with_user_paths)
@@ -151,6 +149,31 @@ def resolve_jobs(
             )
         )
     return jobs
+
+
+def _entries(cmd: str, cfg: Config, names: list[str]) -> list:
+    """The entries of the adapters named (``--adapter``, each time given), else every enabled one. Raises typer.Exit(2)
+    when there is none."""
+    entries = [cfg.adapter(n) for n in names] or cfg.enabled()
+    if not entries:
+        raise usage_error(cmd, f"no adapter is enabled in {cfg.path or 'the configuration'}; name one with --adapter")
+    return entries
+
+
+def _configured(cmd: str, reg, entry) -> Adapter:
+    """The loaded adapter of ``entry``, configured with it (:meth:`Adapter.configure`: --config reaches the adapter's
+    own keys). Raises typer.Exit(2) naming its status when it is not loaded, or a key of the entry it does not declare
+    (an ``--adapter-file`` adapter's keys are unchecked until here)."""
+    try:
+        a = reg.get(entry.name)
+    except KeyError as exc:
+        raise usage_error(cmd, f"{exc.args[0]} (see asz adapters list)") from None
+    try:
+        check_adapter_keys(entry, reg.declared_settings())
+    except ConfigError as exc:
+        raise usage_error(cmd, str(exc)) from None
+    a.configure(entry)
+    return a
 
 
 def _folders(source: Optional[Path] | list[Path]) -> list[Path]:

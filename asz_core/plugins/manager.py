@@ -120,6 +120,12 @@ class Registry:
         """Adapters whose status is ok, by name."""
         return {e.name: e.adapter for e in self.entries if e.status == "ok" and e.adapter is not None}
 
+    def declared_settings(self) -> dict[str, tuple[Setting, ...]]:
+        """Per loaded adapter name (status ok), the ``asz.yaml`` keys its plugin declares (``()`` for none), plus the
+        keys declared for adapter names not loaded by a loaded plugin: what :func:`asz_core.config.check_adapter_keys`
+        checks an entry against. A blocked, failed or uninstalled adapter is absent (its entry's keys stay unchecked)."""
+        return {**{name: () for name in self.adapters()}, **self.settings}
+
     def get(self, name: str) -> Adapter:
         """The adapter called ``name``. Raises KeyError naming the status when it is blocked, failed or unknown."""
         for e in self.entries:

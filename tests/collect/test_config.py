@@ -39,7 +39,7 @@ def test_every_key(tmp_path, monkeypatch):
     [
         ("storage: {rot: x}", "storage.rot"),
         ("colector: {}", "colector"),
-        ("adapters: [{name: a, listen: x}]", "adapters[0].listen"),
+        ("adapters: [{name: claude-code-local, listen: x}]", "adapters[0].listen"),
         ("adapters: [{name: a, collector: {mode: sometimes}}]", "adapters[0].collector.mode"),
         ("adapters: [{name: a, collector: {interval: 10}}]", "adapters[0].collector.interval"),
         ("adapters: [{name: a, collector: {interval: 10 minutes}}]", "adapters[0].collector.interval"),
@@ -51,7 +51,7 @@ def test_every_key(tmp_path, monkeypatch):
         ("adapters: [{name: a, collector: {interval: 99999999999h}}]", "adapters[0].collector.interval"),
         ("adapters: [{name: a, collector: {interval: 0}}]", "adapters[0].collector.interval"),  # spins: below 100ms
         ("adapters: [{name: a, collector: {interval: 50ms}}]", "adapters[0].collector.interval"),
-        ("adapters: [{name: a, listen: '127.0.0.1:99999'}]", "adapters[0].listen"),
+        ("adapters: [{name: langsmith-ingest, listen: '127.0.0.1:99999'}]", "adapters[0].listen"),
         ("[1, 2]", ""),
     ],
 )

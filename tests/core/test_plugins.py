@@ -312,3 +312,24 @@ def test_os_errors_are_said_plainly(tmp_path):
     assert os_error_text(info.value) == "no such file"
     assert discovery_failure(info.value) == "discovery failed: no such file or directory"
     assert discovery_failure(KeyError("x")) == "discovery failed: KeyError: 'x'"
+
+
+def test_an_entry_of_a_blocked_or_missing_adapter_keeps_its_keys_unchecked(site, tmp_path):
+    """Trial 20: a blocked plugin's ``greeting:`` (or an uninstalled one's ``depth:``) stopped every command, exit 2."""
+    root = tmp_path / "root"
+    root.mkdir()
+    cfg = tmp_path / "asz.yaml"
+    cfg.write_text("adapters:\n  - name: claude-code-local\n  - name: echo-test\n    greeting: hi\n"
+                   "  - name: not-installed\n    depth: 5\n")
+    for env in ({"ASZ_DISABLE_ADAPTERS": "echo-test"}, {}):
+        proc = _asz(site, "ls", "--config", str(cfg), "--root", str(root), env_extra=env)
+        assert proc.returncode == 0, proc.stderr
+        assert "unknown key" not in proc.stderr
+    # a loaded adapter's keys are still checked, in the same file
+    cfg.write_text("adapters:\n  - name: echo-test\n    greting: hi\n  - name: not-installed\n    depth: 5\n")
+    proc = _asz(site, "ls", "--config", str(cfg), "--root", str(root))
+    assert proc.returncode == 2
+    assert f"{cfg}: adapters[0].greting: unknown key (known here: name, enabled, source_root, include, exclude, collector, greeting)" in proc.stderr
+    cfg.write_text("adapters:\n  - name: not-installed\n    depth: 5\n")
+    proc = _asz(site, "collect", "--once", "--config", str(cfg), "--root", str(root), "--adapter", "not-installed")
+    assert proc.returncode == 2 and "no adapter named 'not-installed' is installed" in proc.stderr

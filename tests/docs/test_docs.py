@@ -249,7 +249,7 @@ def loader_keys() -> set[str]:
     from asz_core.config import ConfigError, parse_config
 
     probe = "__probe__"
-    required = {"adapters[]": {"name": "probe"}}
+    required = {"adapters[]": {"name": "claude-code-local"}}  # a loaded adapter: a not-loaded one's keys go unchecked
 
     def build(path: list[str], leaf: object) -> object:
         """A configuration whose value at ``path`` is ``leaf`` (``key[]`` makes a one-entry list)."""
