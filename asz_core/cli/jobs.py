@@ -17,9 +17,9 @@ import attrs
 import typer
 
 from ..config import MIN_DELTA_BYTES, MIN_INTERVAL, Config, ConfigError, check_adapter_keys, parse_duration
-from ..plugins import Adapter, get_plugin_manager
+from ..plugins import Adapter, get_plugin_manager, raised_at
 
-__all__ = ["Job", "adapter_default_folders", "load_adapter_file", "resolve_jobs", "usage_error"]
+__all__ = ["Job", "adapter_default_folders", "adapter_file_module", "load_adapter_file", "resolve_jobs", "usage_error"]
 
 
 def usage_error(cmd: str, message: str) -> typer.Exit:
@@ -61,7 +61,7 @@ def load_adapter_file(path: Path) -> object:
     ImportError or any error the file raises while it is imported.
     """
     path = Path(path).resolve()
-    name = f"asz_adapter_file_{abs(hash(str(path))):x}"
+    name = adapter_file_module(path)
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"{path}: not a Python file")
@@ -69,6 +69,11 @@ def load_adapter_file(path: Path) -> object:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def adapter_file_module(path: Path) -> str:
+    """The module name :func:`load_adapter_file` imports ``path`` as (one per file, within a process)."""
+    return f"asz_adapter_file_{abs(hash(str(Path(path).resolve()))):x}"
 
 
 def resolve_jobs(
@@ -97,10 +102,7 @@ def resolve_jobs(
     """
     names = [adapter] if isinstance(adapter, str) else list(dict.fromkeys(adapter))
     entries = _entries(cmd, cfg, [n for n in names if n])
-    try:
-        extra = [load_adapter_file(p) for p in (adapter_files or [])]
-    except Exception as exc:
-        raise usage_error(cmd, f"--adapter-file: {type(exc).__name__}: {exc}") from None
+    extra = _adapter_files(cmd, adapter_files or [])
     reg = get_plugin_manager(extra=extra)
     sources = _folders(source)
     if sources and len(entries) > 1 and any(names):
@@ -149,6 +151,18 @@ def resolve_jobs(
             )
         )
     return jobs
+
+
+def _adapter_files(cmd: str, paths: list[Path]) -> list[object]:
+    """The plugins of ``--adapter-file`` (:func:`load_adapter_file`). Raises typer.Exit(2) for one that fails to
+    import, naming the file and line where it raised (trial 20: ``--adapter-file: ValueError: bad config`` alone)."""
+    out = []
+    for p in paths:
+        try:
+            out.append(load_adapter_file(p))
+        except Exception as exc:
+            raise usage_error(cmd, f"--adapter-file {p}: {type(exc).__name__}: {exc}{raised_at(exc, adapter_file_module(p))}") from None
+    return out
 
 
 def _entries(cmd: str, cfg: Config, names: list[str]) -> list:

@@ -12,7 +12,7 @@ from typing import Any
 _LAZY = {
     **dict.fromkeys(("VOCABULARY", "Adapter", "Capabilities", "Discovery", "FlagRule", "Source", "Term"), "adapter"),
     **dict.fromkeys(("ENTRY_POINT_GROUP", "AdapterEntry", "DuplicateAdapterError", "Registry", "get_plugin_manager",
-                     "adapter_for_dialect"), "manager"),
+                     "adapter_for_dialect", "raised_at"), "manager"),
 }
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "Registry",
     "get_plugin_manager",
     "adapter_for_dialect",
+    "raised_at",
 ]
 
 

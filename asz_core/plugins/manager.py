@@ -9,7 +9,9 @@ command: a plugin that raises on import; one with a ``@hookimpl`` whose name is
 no hook (a misspelling); one whose hook raises or returns something that is
 not an ``Adapter`` subclass; an adapter class that cannot be instantiated (an
 abstract method left out); a second adapter with a name already registered
-(the first keeps it; the row names both). ``ASZ_DISABLE_ADAPTERS=a,b`` blocks
+(the first keeps it; the row names both); an adapter declaring a dialect a loaded one speaks already (the first
+keeps it: asz's own adapters load first, then the others by distribution and entry-point name).
+``ASZ_DISABLE_ADAPTERS=a,b`` blocks
 by entry-point or adapter name.
 
 Nothing is loaded at import time: :func:`get_plugin_manager` builds a fresh
@@ -19,7 +21,9 @@ manager each call.
 from __future__ import annotations
 
 import os
+import sys
 import threading
+import time
 from typing import Any, Iterable, Mapping
 
 import attrs
@@ -34,7 +38,7 @@ from . import hookspecs
 from .adapter import Adapter, Setting
 
 __all__ = ["ENTRY_POINT_GROUP", "AdapterEntry", "Registry", "get_plugin_manager", "DuplicateAdapterError", "adapter_for_dialect",
-           "load_adapters"]
+           "load_adapters", "raised_at"]
 
 ENTRY_POINT_GROUP = "asz"
 PROJECT = "asz"
@@ -207,6 +211,8 @@ class _Loader:
         self.reg = reg
         self.blocked = blocked
         self.owners: dict[str, AdapterEntry] = {}
+        #: Per dialect, the loaded adapter that speaks it: the first loaded keeps it (asz's own adapters load first).
+        self.speakers: dict[str, AdapterEntry] = {}
 
     def row(self, where: AdapterEntry, status: str, reason: str, name: str = "") -> None:
         self.reg.entries.append(attrs.evolve(where, name=name or where.name, status=status, reason=reason))
@@ -249,8 +255,16 @@ class _Loader:
             entry = attrs.evolve(where, name=name, status="ok", reason="", adapter=cls())
         except Exception as exc:
             entry = attrs.evolve(where, name=name, status="failed", reason=f"{type(exc).__name__}: {exc}")
+        spoken = [d for d in entry.dialects if d in self.speakers]
+        if spoken:  # trial 20: a plugin declaring claude-code/1 was an ok row beside the built-in adapter
+            first = self.speakers[spoken[0]]
+            entry = attrs.evolve(entry, status="failed", adapter=None,
+                                 reason=f"dialect {spoken[0]!r} is spoken already by {first.name} of "
+                                        f"{first.distribution or first.module} (kept)")
         self.owners[name] = entry
         self.reg.entries.append(entry)
+        for d in entry.dialects:
+            self.speakers[d] = entry
 
 
 def get_plugin_manager(*, entrypoints: bool = True, block: Iterable[str] | None = None, extra: Iterable[object] = ()) -> Registry:
@@ -287,7 +301,8 @@ _LOADING_LOCK = threading.Lock()
 
 
 def _entry_points() -> list[tuple[Any, str, str]]:
-    """The ``asz`` entry points in the order :func:`get_plugin_manager` loads them (distribution, then name), each as
+    """The ``asz`` entry points in the order :func:`get_plugin_manager` loads them (asz's own, then by distribution,
+    then name), each as
     ``(entry point, its distribution's name, its version)`` ('' and '' without one). A distribution's name and version
     are read once, not once an entry point and a use: each read parses its whole ``METADATA`` (issue 22, session 19:
     15 parses of asz's own for its 5 entry points at every start of a command that loads the plugins, now 2)."""
@@ -302,7 +317,21 @@ def _entry_points() -> list[tuple[Any, str, str]]:
         return about[id(d)]
 
     eps = [(ep, *dist_of(ep)) for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)]
-    return sorted(eps, key=lambda e: (e[1], e[0].name))
+    return sorted(eps, key=lambda e: (e[1] != PROJECT, e[1], e[0].name))  # asz's own first: they keep their names and dialects
+
+
+def raised_at(exc: BaseException, module: str) -> str:
+    """Where ``exc`` was raised in the plugin's own files: `` (raised at FILE:LINE)`` for the last frame of its
+    traceback whose module is ``module`` or below it (a plugin's package), '' when none is (trial 20: an import
+    error row said only ``failed: KeyError: 'b'``). A SyntaxError names its file and line itself."""
+    top = module.split(":", 1)[0].split(".", 1)[0]
+    at, tb = "", exc.__traceback__
+    while tb is not None:
+        name = str(tb.tb_frame.f_globals.get("__name__", ""))
+        if name == top or name.startswith(top + "."):
+            at = f" (raised at {tb.tb_frame.f_code.co_filename}:{tb.tb_lineno})"
+        tb = tb.tb_next
+    return at
 
 
 def _load(loader: _Loader, entry: tuple[Any, str, str]) -> None:
@@ -312,13 +341,33 @@ def _load(loader: _Loader, entry: tuple[Any, str, str]) -> None:
     where = AdapterEntry(ep.name, dist, version, ep.value, "entry-point")
     if ep.name in loader.blocked:
         return loader.row(where, "blocked", "ASZ_DISABLE_ADAPTERS")
+    began = time.monotonic()
     try:
         plugin = ep.load()
     except BaseException as exc:  # SystemExit or KeyboardInterrupt from a plugin's import is its failure too
         if isinstance(exc, KeyboardInterrupt):
             raise
-        return loader.row(where, "failed", f"{type(exc).__name__}: {exc}")
-    loader.add(plugin, where)
+        loader.row(where, "failed", f"{type(exc).__name__}: {exc}{raised_at(exc, ep.value)}")
+    else:
+        loader.add(plugin, where)
+    _say_if_slow(where, time.monotonic() - began)
+
+
+#: A third-party plugin whose loading takes longer than this (seconds) is told on stderr (:func:`_say_if_slow`).
+SLOW_PLUGIN_SECONDS = 1.0
+#: The entry points told slow in this process (each is told once).
+_SLOW_SAID: set[str] = set()
+
+
+def _say_if_slow(where: AdapterEntry, seconds: float) -> None:
+    """A ``note:`` on stderr, once a process, naming a plugin not of asz whose loading (import and registration) took
+    over :data:`SLOW_PLUGIN_SECONDS`: every command that loads the adapters waits for it (trial 20: a plugin sleeping
+    4 s at import added 4.4 s to ``asz ls``, ``conversation``, ``export``, ``sources`` and ``glossary``, silently)."""
+    if seconds <= SLOW_PLUGIN_SECONDS or where.distribution == PROJECT or where.name in _SLOW_SAID:
+        return
+    _SLOW_SAID.add(where.name)
+    print(f"note: loading adapter plugin {where.name} ({where.distribution or where.module}) took {seconds:.1f} s; "
+          f"commands that load the adapters wait for it (ASZ_DISABLE_ADAPTERS={where.name} skips it)", file=sys.stderr)
 
 
 def _loading(blocked: str) -> tuple[_Loader, list]:

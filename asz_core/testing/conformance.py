@@ -35,6 +35,29 @@ def _landed_tree(root: Path) -> dict[str, bytes]:
     return out
 
 
+def nothing_landed(adapter: Adapter, samples: Path, source_root: Path, counters: object) -> str:
+    """The kit's message when a pass over the samples landed nothing: the samples folder and its copy (the source
+    root the adapter was given), its top entries, and what ``adapter.discover`` finds there: the sources, what it
+    skipped and its errors, up to 5 of each with their reasons (trial 20: ``the samples landed nothing`` alone, for
+    samples one folder too deep for discover)."""
+    top = sorted(p.name + ("/" if p.is_dir() else "") for p in Path(source_root).iterdir())[:8]
+    said = [f"the samples landed nothing: samples {samples} (copied to the source root {source_root}, holding "
+            f"{', '.join(top) or 'nothing'}); the pass counted sources={getattr(counters, 'sources', '?')} "
+            f"errors={getattr(counters, 'errors', '?')} skipped={getattr(counters, 'skipped', '?')}"]
+    try:
+        d = adapter.discover(source_root)
+    except Exception as exc:
+        return "\n".join([*said, f"{adapter.name}.discover({source_root}) raised {type(exc).__name__}: {exc}"])
+    said.append(f"{adapter.name}.discover({source_root}) found {len(d.sources)} source(s), skipped {len(d.skipped)}, "
+                f"errors {len(d.errors)}, pending {len(d.pending)}")
+    said += [f"  source: {s.src} ({s.kind}, {s.dialect})" for s in d.sources[:5]]
+    said += [f"  {what}: {path}: {why}" for what, rows in (("skipped", d.skipped), ("error", d.errors), ("pending", d.pending))
+             for path, why in rows[:5]]
+    if not d.sources:
+        said.append("is samples the folder discover() expects as its source root (not one level above or below)?")
+    return "\n".join(said)
+
+
 class AdapterConformance:
     """Mixin of conformance tests. Set ``adapter_class`` and ``samples`` (a source root) in a subclass."""
 
@@ -63,7 +86,7 @@ class AdapterConformance:
         """A storage root holding one collect pass over the samples."""
         root = tmp_path / "root"
         c = collect_once(root, adapter, source_root)
-        assert c.landed > 0, "the samples landed nothing"
+        assert c.landed > 0, nothing_landed(adapter, Path(self.samples), source_root, c)
         return root
 
     # ------------------------------------------------------------------ checks

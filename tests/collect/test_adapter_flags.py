@@ -37,3 +37,4 @@ def test_source_with_two_adapters_is_refused(tmp_path):
             "--source", str(tmp_path), "--root", str(tmp_path / "d"), cwd=tmp_path)
     assert p.returncode == 2
     assert "--source is one adapter's folder: give it with one --adapter, not 2 (mini-jsonl, kiro)" in p.stderr
+

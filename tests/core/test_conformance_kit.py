@@ -119,6 +119,13 @@ UNDRAWN = case("undrawn", "cite_every_record", '''
                 rec.from_ = "runtime"  # reasoning said to come from the runtime: no rule draws it
             return rec
 ''')
+FINDS_NONE = case("finds_none", "every_file_verifies", '''
+    from pathlib import Path
+
+    class Changed(ExampleCodexAdapter):
+        def discover(self, source_root, *, include=(), exclude=()):  # a session filter that matches no sample
+            return super().discover(Path(source_root), include=("no-such-session",), exclude=exclude)
+''')
 UNCHANGED = case("unchanged", None, '''
     class Changed(ExampleCodexAdapter):
         pass
@@ -157,3 +164,14 @@ def test_a_plugin_whose_document_leaves_text_undrawn_fails(kit):
 def test_the_template_itself_passes_the_kit(kit):
     o = kit[UNCHANGED]
     assert (o.failed, o.errors) == (0, 0) and o.passed >= 10, o.text[-3000:]
+
+
+def test_samples_that_land_nothing_say_what_discovery_found(kit):
+    """Trial 20: ``AssertionError: the samples landed nothing`` said nothing of the source root or of discovery."""
+    o = kit[FINDS_NONE]
+    assert o.errors >= 1, o
+    assert f"the samples landed nothing: samples {TEMPLATE / 'samples'} (copied to the source root " in o.text, o.text[-3000:]
+    assert "holding sessions/)" in o.text
+    assert "example-codex.discover(" in o.text and ") found 0 source(s), skipped 2, errors 0, pending 0" in o.text
+    assert ".jsonl: excluded by the session filters" in o.text
+    assert "is samples the folder discover() expects as its source root (not one level above or below)?" in o.text

@@ -109,7 +109,12 @@ def asz_register_adapters():
 
 #: A command hook that raises: its plugin is a failed row, every other command stays.
 BAD_COMMANDS = '''
+import os
+import time
+
 from asz_core import hookimpl
+
+time.sleep(float(os.environ.get("ASZ_TEST_SLOW_IMPORT", "0")))  # a slow import, when a test asks for one
 
 @hookimpl
 def asz_register_commands(cli):
@@ -185,6 +190,8 @@ def test_adapters_list_shows_installed_and_failed(site):
                                "and by asz-adapter-echo-test")
     [broken] = rows["broken-test"]
     assert broken["status"].startswith("failed: ImportError: this plugin is broken on purpose")
+    # where it raised: the last frame in the plugin's own files (trial 20: only the exception was said)
+    assert broken["status"].endswith(f" (raised at {site / 'asz_adapter_broken_test.py'}:2)"), broken["status"]
     [typo] = rows["typo-test"]
     assert typo["status"].startswith("failed: asz_regster_adapters is no asz hook (hooks: asz_register_adapters, ")
     [half] = rows["half-test"]
@@ -333,3 +340,40 @@ def test_an_entry_of_a_blocked_or_missing_adapter_keeps_its_keys_unchecked(site,
     cfg.write_text("adapters:\n  - name: not-installed\n    depth: 5\n")
     proc = _asz(site, "collect", "--once", "--config", str(cfg), "--root", str(root), "--adapter", "not-installed")
     assert proc.returncode == 2 and "no adapter named 'not-installed' is installed" in proc.stderr
+
+
+def test_an_adapter_file_raising_on_import_names_its_file_and_line(tmp_path):
+    bad = tmp_path / "bad_config.py"
+    bad.write_text("import json\n\ndef settings():\n    raise ValueError('bad config')\n\nSETTINGS = settings()\n")
+    proc = _asz(tmp_path, "collect", "--once", "--adapter-file", str(bad), "--root", str(tmp_path / "d"))
+    assert proc.returncode == 2
+    assert f"asz collect: --adapter-file {bad}: ValueError: bad config (raised at {bad}:4)" in proc.stderr
+
+
+class _Evil(_A):
+    name = "evil"
+    dialects = ("evil/1", "claude-code/1")
+
+
+def test_a_dialect_spoken_already_is_a_failed_row_and_the_first_keeps_it():
+    """Trial 20: a plugin declaring ``claude-code/1`` was an ``ok`` row beside the built-in adapter, silently."""
+    reg = get_plugin_manager(extra=[_plugin("evil_mod", _Evil)])
+    rows = {e.name: e for e in reg.entries}
+    assert rows["claude-code-local"].status == "ok" and rows["claude-code-local"].distribution == "asz"
+    assert rows["evil"].status == "failed"
+    assert rows["evil"].reason == "dialect 'claude-code/1' is spoken already by claude-code-local of asz (kept)"
+    assert reg.by_dialect("claude-code/1") is rows["claude-code-local"].adapter
+    assert "evil/1" not in reg.dialects()
+
+
+
+def test_a_slow_plugin_is_told_once_naming_it_and_its_seconds(site):
+    """Trial 20: a plugin sleeping 4 s at import taxed every reader that loads adapters, silently."""
+    proc = _asz(site, "adapters", "list", env_extra={"ASZ_TEST_SLOW_IMPORT": "1.3"})
+    assert proc.returncode == 0, proc.stderr
+    notes = [ln for ln in proc.stderr.splitlines() if ln.startswith("note: loading adapter plugin")]
+    assert len(notes) == 1, proc.stderr  # once a process, however often the command loads the plugins
+    assert notes[0].startswith("note: loading adapter plugin badcmd-test (asz-adapter-badcmd-test) took 1.")
+    assert notes[0].endswith(" s; commands that load the adapters wait for it (ASZ_DISABLE_ADAPTERS=badcmd-test skips it)")
+    proc = _asz(site, "adapters", "list")
+    assert "note: loading adapter plugin" not in proc.stderr
