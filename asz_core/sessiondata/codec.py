@@ -28,10 +28,10 @@ from cattrs.gen import make_dict_structure_fn, override
 from .jsonbytes import RawJSON, loads, nesting_depth
 from .numberprobe import bytescan
 
-try:  # the compiled half of decode_header and decode_closing (setup.py: optional; without it the Python below does it all)
-    from .bytescan import closing_values as _closing_values, header_values as _header_values
-except ImportError:  # pragma: no cover - an install without a C compiler
-    _closing_values = _header_values = None
+# the compiled half of decode_header and decode_closing (setup.py: optional; None without it, or when it is stale:
+# the Python below does it all)
+_closing_values = getattr(bytescan, "closing_values", None)
+_header_values = getattr(bytescan, "header_values", None)
 from .model import (
     ENVELOPE,
     FILE_KINDS,
