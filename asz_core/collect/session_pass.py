@@ -134,6 +134,24 @@ def sticky(sp: "SessionPass", cp: Path, cur: AppendCursor | SnapshotCursor, path
     sp.c.conflicts += 1
 
 
+class NotARecord(TypeError):
+    """An adapter's ``convert_line`` returned something other than a :class:`Record` (None, say)."""
+
+
+def returned_record(rec: object, method: str = "convert_line") -> Record:
+    """``rec`` when it is a :class:`Record`; else raises :class:`NotARecord` naming ``method`` and what came back
+    instead, so the collector treats it as the raising case (an ``error:`` line, the bytes kept in an unknown part)."""
+    if not isinstance(rec, Record):
+        raise NotARecord(f"its {method} returned {rec!r:.40} instead of a Record")
+    return rec
+
+
+def adapter_failure(exc: Exception) -> str:
+    """What an ``error:`` line says after ``adapter X failed on line N: ``: the exception's type and text, or just
+    the text for :class:`NotARecord`."""
+    return str(exc) if isinstance(exc, NotARecord) else f"{type(exc).__name__}: {exc}"
+
+
 class SessionPass:
     """One collector's part of a session's pass: its sources, under the session lock, landing through ``landing``."""
 
@@ -285,9 +303,9 @@ class SessionPass:
 
     def convert(self, s: Source, line: bytes, ord_: int, off: int) -> Record:
         try:
-            rec = self.adapter.convert_line(s, line, ord_, off)
-        except Exception as exc:  # the contract says never raise; keep the bytes anyway
-            self.error_once(s.path, f"adapter {self.adapter.name} failed on line {ord_}: {type(exc).__name__}: {exc}")
+            rec = returned_record(self.adapter.convert_line(s, line, ord_, off))
+        except Exception as exc:  # the contract says never raise, always return a Record; keep the bytes anyway
+            self.error_once(s.path, f"adapter {self.adapter.name} failed on line {ord_}: {adapter_failure(exc)}")
             rec = fix_record(Record(parts=[unknown_part(line, f"the adapter failed on this line: {type(exc).__name__}")]), ord_, off, line)
         else:  # garbage, a line that is not JSON, …: one warning per source (the end of source, undescribed_warning)
             self.undescribed.extend(undescribed_of(fix_record(rec, ord_, off, line)))
@@ -415,9 +433,9 @@ class SessionPass:
                 self.save(cp, cur, st)
             return
         try:
-            rec = self.adapter.convert_document(s, data)
+            rec = returned_record(self.adapter.convert_document(s, data), "convert_document")
         except Exception as exc:
-            self.error_once(s.path, f"adapter {self.adapter.name} failed on the document: {type(exc).__name__}: {exc}")
+            self.error_once(s.path, f"adapter {self.adapter.name} failed on the document: {adapter_failure(exc)}")
             rec = Record(parts=[unknown_part(data, f"the adapter failed on this document: {type(exc).__name__}")])
         rec = self._refuse_outside_vocabulary(s, fix_record(rec, 1, 0, data), data, "the document")
         room = max(1, self.opts.max_delta_bytes - self.overhead(s))

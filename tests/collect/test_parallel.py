@@ -162,8 +162,9 @@ def test_workers_die_with_a_killed_collector_and_hold_no_lock(tmp_path):
 
 
 class _Breaks:
-    """Wraps the mini adapter so that a line of session ``s2`` converts to no record: the collector then fails after
-    the call, outside the guard it keeps around the adapter (an adapter bug it did not foresee)."""
+    """Wraps the mini adapter so that a line of session ``s2`` converts to a Record whose ``parts`` is an int, not a
+    list: the collector then fails after the call, outside the guard it keeps around the adapter (an adapter bug it
+    did not foresee)."""
 
     @staticmethod
     def make(adapter):
@@ -171,9 +172,10 @@ class _Breaks:
 
         class Broken(base):  # type: ignore[misc, valid-type]
             def convert_line(self, source, line, ord, off):
+                rec = super().convert_line(source, line, ord, off)
                 if source.session == "s2":
-                    return None  # not a record: the collector fails after the call, where no adapter guard is
-                return super().convert_line(source, line, ord, off)
+                    rec.parts = 5  # parts of a wrong type: the collector fails after the call, where no adapter guard is
+                return rec
 
         return Broken()
 
@@ -187,11 +189,40 @@ def test_a_session_that_fails_unexpectedly_is_an_error_and_the_pass_goes_on(dirs
     c = Collector(root, _Breaks.make(adapter), src, options=CollectOptions(fsync=False, jobs=jobs), report=Report(buf)).run_pass()
     assert (c.sessions, c.errors, c.landed, c.records) == (4, 1, 3, 6)
     told = buf.getvalue().splitlines()
-    assert told == [f"error: {root / 's2'}: session pass failed: AttributeError: 'NoneType' object has no attribute 'ord'; "
+    assert told == [f"error: {root / 's2'}: session pass failed: TypeError: 'int' object is not iterable; "
                     f"the next pass tries again"]
     for s in ("s1", "s3", "s4"):
         assert landed(root, s) == source_lines(src / s / "main.jsonl")
     assert landed(root, "s2") == [] and all_files_ok(root) == []
+
+
+class _ReturnsNone:
+    """Wraps the mini adapter so that line 2 of session ``s2`` converts to None instead of a Record."""
+
+    @staticmethod
+    def make(adapter):
+        class NoRecord(type(adapter)):  # type: ignore[misc]
+            def convert_line(self, source, line, ord, off):
+                if source.session == "s2" and ord == 2:
+                    return None
+                return super().convert_line(source, line, ord, off)
+
+        return NoRecord()
+
+
+def test_an_adapter_that_returns_none_is_told_and_the_line_lands_as_when_it_raises(dirs, adapter):
+    """Trial 20: the None failed the whole session with ``AttributeError: 'NoneType' object has no attribute 'ord'``."""
+    src, root = dirs
+    for s in ("s1", "s2"):
+        append(src / s / "main.jsonl", line(1), line(2))
+    buf = io.StringIO()
+    c = Collector(root, _ReturnsNone.make(adapter), src, options=CollectOptions(fsync=False), report=Report(buf)).run_pass()
+    assert (c.sessions, c.errors, c.landed, c.records) == (2, 1, 2, 4)
+    assert buf.getvalue().splitlines() == [f"error: {src / 's2' / 'main.jsonl'}: adapter {adapter.name} failed on line 2: "
+                                           f"its convert_line returned None instead of a Record"]
+    for s in ("s1", "s2"):
+        assert landed(root, s) == source_lines(src / s / "main.jsonl")
+    assert all_files_ok(root) == []
 
 
 @pytest.mark.slow
