@@ -33,9 +33,12 @@ not tokens: they stay inside data parts and never become ``usage``.
 
 from __future__ import annotations
 
-from asz_core import Record, Source
+import orjson
+
+from asz_core import Part, Record, Source
 
 from .build import DIALECT, failed_from_status, guard, mcp_split, unix_seconds_rfc3339
+from .changes import records
 from .documents import document_record
 from .ide import workspace_of
 from .lines import V2_KINDS, V3_TYPES, Turn, line_record
@@ -70,7 +73,20 @@ def convert_line(source: Source, line: bytes, ord: int, off: int) -> Record:
     turn = Turn(TRACKER.before(path, off))
     rec = guard(line, ord, off, lambda r, root: line_record(r, root, turn))
     TRACKER.after(path, off + len(line) + 1, (turn.after, turn.request))
+    if turn.writes:
+        _add_changes(rec, turn.writes, source)
     return rec
+
+
+def _add_changes(rec: Record, writes: list, source: Source) -> None:
+    """The derived ``changes/1`` record of each write ``rec``'s line reported, as ``data`` parts after its source
+    parts (seed 000, Parts; :mod:`asz_adapters_kiro.changes`), for the writes whose call (3.x) or result (2.x) the
+    record holds: a line that fell back to one ``unknown`` part gets none."""
+    held = {p.id for p in rec.parts if p.k == "call"} | {p.of for p in rec.parts if p.k == "result" and not p.failed}
+    mine = [w for w in writes if w[0] in held]
+    for record in records(mine, getattr(source, "session", "") or "", getattr(source, "stream", "") or ""):
+        # A value the adapter built (seed 000, What data holds): the writer encodes it.
+        rec.parts.append(Part(k="data", data=record, bytes=len(orjson.dumps(record))))
 
 
 def convert_document(source: Source, data: bytes) -> Record:

@@ -23,6 +23,7 @@ from .build import (
     unknown_record,
     v2_text,
 )
+from .changes import v2_writes, v3_write
 from .spans import Node
 from .turns import CLOSES, HANDBACK, MODEL, OPENS, request_edge, turn_edge
 
@@ -188,6 +189,10 @@ def _v3(rec: Record, root: Node, turn: "Turn") -> None:
     if t not in ("sub_agent_start", "sub_agent_complete"):
         rec.run = p.s("executionId") if p.s("executionId") != p.s("toolCallId") else ""
     used = handler(b, p)
+    if t == "tool_call":  # a write's contents: a changes/1 record beside the call (changes.py)
+        write = v3_write(p.s("toolCallId"), p.s("toolName"), p.get("args"), rec.time)
+        if write is not None:
+            turn.writes.append(write)
     rec.call = turn.call  # the model request the line belongs to (turns.py); '' for the runtime's lines
     if turn.run:
         rec.run = turn.run
@@ -266,6 +271,7 @@ def _v2(rec: Record, root: Node, turn: "Turn") -> None:
         results = d.member("results")
         if results is not None and results.value is not None:
             b.data(results)
+            turn.writes.extend(v2_writes(results.value))  # what a FileWrite made: a changes/1 record (changes.py)
         if kind == "Prompt":
             b.flags.add("external_input")
             rec.trigger = "external"
@@ -288,14 +294,16 @@ def _v2(rec: Record, root: Node, turn: "Turn") -> None:
 class Turn:
     """The turn a line sits in (:mod:`asz_adapters_kiro.turns`): ``prompt`` is the id of the prompt whose turn is
     open before the line ('' for none), ``after`` the one open after it (what the next line sees), ``run`` the
-    run the line takes from the turn ('' when it takes none)."""
+    run the line takes from the turn ('' when it takes none), ``writes`` the file writes the line reports
+    (:mod:`asz_adapters_kiro.changes`), each made a changes/1 record after the line is converted."""
 
-    __slots__ = ("prompt", "after", "run", "request", "call")
+    __slots__ = ("prompt", "after", "run", "request", "call", "writes")
 
     def __init__(self, state: tuple[str, str]):
         self.prompt = self.after = state[0]
         self.request = state[1]  # the model request open before the line, then after it
         self.run = self.call = ""
+        self.writes: list = []  # the file writes the line reports (asz_adapters_kiro.changes.Write)
 
     def see_request(self, edge: tuple[str, str]) -> None:
         """Advance the open model request over a line whose :func:`~asz_adapters_kiro.turns.request_edge` is ``edge``:

@@ -34,7 +34,7 @@ class KiroAdapter(Adapter):
     """
 
     name = "kiro"
-    version = "0.1.0"
+    version = "0.2.0"  # 0.2.0: a file write's derived changes/1 record (asz_adapters_kiro.changes)
     dialects = (DIALECT,)
     kinds = ("transcript", "agent_meta")
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=False, children=True, media=True, snapshots=True)

@@ -77,6 +77,9 @@ _LAZY = {
     # issue 10: provider bodies (seed 000, Provider bodies)
     **dict.fromkeys(("BodyError", "BodyMeta", "MissingReference", "TooLarge"), "asz_core.sessiondata.providerbody"),
     "ProviderSession": ("asz_core.sessiondata.providerbody", "Session"),
+    # a changes/1 record's file changes, for every adapter that derives one (origin-digest §3.6)
+    **dict.fromkeys(("MAX_DIFF_LINES", "changes_record", "compute_hunks", "count_lines", "endpoint", "file_change",
+                     "relative_path", "split_lines"), "asz_core.sessiondata.filechange"),
 }
 
 
@@ -158,4 +161,12 @@ __all__ = [
     "MissingReference",
     "TooLarge",
     "ProviderSession",
+    "MAX_DIFF_LINES",
+    "changes_record",
+    "compute_hunks",
+    "count_lines",
+    "endpoint",
+    "file_change",
+    "relative_path",
+    "split_lines",
 ]

@@ -14,8 +14,10 @@ __all__ = ["EDITING_TOOLS", "SHELL_TOOLS", "shell_runs"]
 
 #: The tools that write files, by the names their runtimes give them: Claude Code's ``Edit``, ``MultiEdit``, ``Write``
 #: and ``NotebookEdit`` (whose successful results its dialect derives a changes/1 record from,
-#: asz_adapters_claude.changes); Kiro's ``write`` (CLI 2.x, the runtime's ``FileWrite``), ``create`` (CLI 3.x and IDE, a call the runtime marks ``kind: edit``) and ``fs_write`` (CLI 1.x), whose
-#: records carry no changes record (docs/adapters/kiro.md, Changes and shell runs).
+#: asz_adapters_claude.changes); Kiro's ``write`` (CLI 2.x, the runtime's ``FileWrite``), ``create`` (CLI 3.x and
+#: IDE, a call the runtime marks ``kind: edit``) and ``fs_write`` (CLI 1.x), for whose
+#: writes its dialect derives a changes/1 record where the record holds the contents (asz_adapters_kiro.changes;
+#: docs/adapters/kiro.md, Changes and shell runs).
 EDITING_TOOLS = frozenset(("Edit", "MultiEdit", "Write", "NotebookEdit", "write", "create", "fs_write"))
 #: The tools whose input is a shell command: Claude Code's ``Bash``, Kiro's ``shell`` (CLI 2.x), ``run_command``
 #: (CLI 3.x and IDE) and ``execute_bash`` (CLI 1.x). A round's ``bash_runs`` counts their calls; the page and the

@@ -215,7 +215,7 @@ class ViewBase:
             if schema not in ("changes/1", "execution/1"):
                 continue
             t = parse_instant(v.get("time"))
-            runtime_first = 0 if v.get("captured_by") == "claude-code" else 1
+            runtime_first = 1 if v.get("captured_by") == "asz-plugin" else 0  # the runtime's record (claude-code, kiro) first
             key = (0 if t is not None else 1, t or 0, runtime_first, seq, row, block)
             entry = {"step": "", "ref": {"seq": seq, "row": row, "block": block}, **v}
             (changes if schema == "changes/1" else executions).append((key, entry))

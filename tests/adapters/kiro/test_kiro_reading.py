@@ -37,17 +37,41 @@ def _run(*args: str) -> tuple[str, str]:
     return p.stdout, p.stderr
 
 
-def test_ls_counts_kiro_shell_runs_and_file_writes(root: Path) -> None:
-    """F10: each session ran one shell command; its file writes carry no changes record, so they are counted as not
-    derived (2 ``write`` in 8e247382, 4 ``create`` in sess_5e804080), never as 0 changes in silence."""
+def test_ls_counts_kiro_shell_runs_and_derived_file_writes(root: Path) -> None:
+    """F10, then this session: each session ran one shell command; each file write carries a changes/1 record the
+    adapter derived from what the runtime wrote: sess_5e804080's four ``create`` calls hold the content before and
+    after (2 + 1 + 1 + 6 lines added, none removed); 8e247382's two ``write`` ``create`` hold only what the file became,
+    so they count as changed files with their lines unknown. None is left to (+N)."""
     rows = {r["id"]: r for r in json.loads(_run("ls", "--json", "--root", str(root))[0])}
-    assert {k: rows[V2_SESSION][k] for k in ("bash_runs", "changes", "changes_not_derived")} == \
-        {"bash_runs": 1, "changes": 0, "changes_not_derived": 2}
-    assert {k: rows[V3_SESSION][k] for k in ("bash_runs", "changes", "changes_not_derived")} == \
-        {"bash_runs": 1, "changes": 0, "changes_not_derived": 4}
+    keys = ("bash_runs", "changes", "lines_added", "lines_removed", "changes_not_derived")
+    assert {k: rows[V2_SESSION][k] for k in keys} == \
+        {"bash_runs": 1, "changes": 2, "lines_added": 0, "lines_removed": 0, "changes_not_derived": 0}
+    assert {k: rows[V3_SESSION][k] for k in keys} == \
+        {"bash_runs": 1, "changes": 4, "lines_added": 10, "lines_removed": 0, "changes_not_derived": 0}
     out = _run("ls", "--root", str(root))[0]
-    assert "(+N) in CHANGES: 6 editing tool call(s) in 2 conversation(s) returned with no changes record" in out
-    assert "0 (+2)" in out and "0 (+4)" in out
+    assert "(+N) in CHANGES" not in out
+
+
+def test_a_kiro_write_joins_its_step_with_the_runtime_s_contents(root: Path) -> None:
+    """The derived records as the document lists them (workspace_changes, seed 004): one per write, joined to its
+    tool step, captured by kiro, the file's path and sizes as the runtime wrote them."""
+    doc = json.loads(_run("conversation", V3_SESSION, "--json", "--root", str(root))[0])
+    got = [(c["step"], c["captured_by"], c["tool_name"], f["path"], f["operation"], f["before"]["present"],
+            f["after"]["bytes"], f["diff"], f["additions"], f["deletions"])
+           for c in doc["workspace_changes"] for f in c["changes"]]
+    assert got == [
+        ("tool/tooluse_ExByNgY10RwsTBNQRKPBqd", "kiro", "create", "test-scripts/hello.sh", "create", False, 29, "available", 2, 0),
+        ("tool/tooluse_tE4C8fYqHXGZcLs0NgaduD", "kiro", "create", "test-scripts/hello.py", "create", False, 21, "available", 1, 0),
+        ("tool/tooluse_mJvusAY5dZ5aXn4yhUAztx", "kiro", "create", "test-scripts/hello.js", "create", False, 28, "available", 1, 0),
+        ("tool/tooluse_CgWMWTUULnDfLPo4PX5CCS", "kiro", "create", "test-scripts/hello.c", "create", False, 82, "available", 6, 0)]
+    doc = json.loads(_run("conversation", V2_SESSION, "--json", "--root", str(root))[0])
+    got = [(c["step"], c["tool_name"], c["time"], f["path"], f["operation"], f["before"], f["after"]["bytes"], f["diff"],
+            f["additions"]) for c in doc["workspace_changes"] for f in c["changes"]]
+    assert got == [
+        ("tool/tooluse_gFrggjV9mXidPDS17K1ITK", "write", "", f"{V2_DIR}/notes.md", "modify", {"present": True, "bytes": None},
+         19, "unavailable", None),
+        ("tool/tooluse_cSd8AEH4CNqdO9BaFCQQ4X", "write", "", f"{V2_DIR}/greet.sh", "modify", {"present": True, "bytes": None},
+         21, "unavailable", None)]
 
 
 def _audit_calls(root: Path, session: str) -> list[str]:
