@@ -355,7 +355,7 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
             if st["kind"] in ("tool", "agent.call"):
                 failed = " <span class=\"failed\">failed</span>" if st.get("failed") else ""
                 inner = tool_html(st, e)
-                gist = tool_gist(st)
+                gist = tool_gist(st, dialect)
                 gist = f" <code class=\"gist\">{isolated(gist)}</code>" if gist else ""
                 out.append(f"<details class=\"step tool\" id=\"{sid}\"><summary>Tool <b>{e(st.get('name') or '?')}</b>{failed}"
                            f"{gist} <span class=\"id\">{sid}</span></summary>{inner}</details>")

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..view.placing import input_fields, input_gist, quiet_result, shell_input
+from ..view.placing import call_summary, input_fields, quiet_result, shell_input
 from ..view.titles import BLOCK_STEPS, prompt_blocks
 from .termtext import plain
 
@@ -277,10 +277,11 @@ def tool_html(st: dict, e: Callable[[str], str]) -> str:
 GIST_CHARS = 120
 
 
-def tool_gist(st: dict) -> str:
+def tool_gist(st: dict, dialect: str = "") -> str:
     """A tool step's input in one line of at most :data:`GIST_CHARS` characters, for the line an HTML export shows
-    while the call is folded (trial 18: every call read ``Tool Bash`` and its id): the command, file path, pattern,
-    URL … (:func:`~asz_core.view.placing.input_gist`), or the input's own text when it is not JSON; '' for none."""
+    while the call is folded (trial 18: every call read ``Tool Bash`` and its id): what the adapter of ``dialect``
+    says the call acts on, else the command, file path, pattern, URL … (:func:`~asz_core.view.placing.call_summary`,
+    the audit prose's and the page's rule too), or the input's own text when it is not JSON; '' for none."""
     text = st.get("input")
     if not text:
         return ""
@@ -290,4 +291,4 @@ def tool_gist(st: dict) -> str:
         data = orjson.loads(text)
     except orjson.JSONDecodeError:  # clipped, or not JSON: its own text
         data = {"command": text}
-    return input_gist(data, GIST_CHARS)[0]
+    return call_summary(dialect, st.get("name") or "", data, GIST_CHARS)[0]

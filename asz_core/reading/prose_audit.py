@@ -46,8 +46,8 @@ from typing import Any, Iterable, Optional, Sequence
 
 from ..sessiondata.model import Header
 from ..sessiondata.times import parse_instant
-from ..view.placing import INPUT_FIELDS, call_prompts, input_gist, one_line, position, walk
-from ..view.titles import ask_adapter, call_gist, prompt_blocks, record_line
+from ..view.placing import INPUT_FIELDS, call_prompts, call_summary, position, walk
+from ..view.titles import ask_adapter, prompt_blocks, record_line
 from .export_steps import media_line, part_marker
 from .search_hits import text_kind
 
@@ -137,8 +137,7 @@ class Audit:
                 self.called[(header.seq, row)] = (rec, file, row)
                 data = p.get("data") if p.get("data") is not None else p.get("text")
                 lost = part_marker(p) if data in (None, "") else ""  # a skeleton's call: its input went (trial 19, F16)
-                said = "" if lost else call_gist(header.dialect, p.get("name", ""), data)
-                text, cut = (lost, False) if lost else one_line(said, INPUT_CHARS) if said else input_gist(data, INPUT_CHARS)
+                text, cut = (lost, False) if lost else call_summary(header.dialect, p.get("name", ""), data, INPUT_CHARS)
                 self.left_out["tool_inputs_cut"] += cut
                 call = {**base, "role": "assistant", "text": f"{p.get('name', '')}: {text}", "kind": "tool_call",
                         "tool": p.get("name", ""), "status": "no_result", "_id": p.get("id")}

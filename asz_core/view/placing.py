@@ -39,7 +39,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 from ..flow.tool_names import SHELL_TOOLS  # the page reads this list too (:func:`page_rules`)
 
 __all__ = ["BLOCK_CHARS", "INPUT_FIELDS", "PAIRS", "PATH_KEYS", "PATH_SUFFIX", "SHELL_TOOLS", "asked_steps", "asks",
-           "call_prompts", "compactions", "input_fields", "input_gist", "loose_places", "one_line", "loose_talks", "page_reading",
+           "call_prompts", "call_summary", "compactions", "gists", "input_fields", "input_gist", "loose_places", "one_line", "loose_talks", "page_reading",
            "page_rules", "position", "quiet_result", "repeats", "reports", "shell_input", "walk"]
 
 
@@ -85,6 +85,43 @@ def input_gist(data, limit: int) -> tuple[str, bool]:
 
         text = orjson.dumps(data, default=str).decode("utf-8")
     return one_line(text, limit)
+
+
+def call_summary(dialect: str, name: str, data, limit: int) -> tuple[str, bool]:
+    """``(text, cut)``: what a tool call ``name`` with input ``data`` (decoded JSON) acts on, in one line of at most
+    ``limit`` characters: the adapter's own summary when the adapter of ``dialect`` gives one
+    (:func:`~asz_core.view.titles.call_gist`: Kiro's ``write`` reads ``create /w/notes.md``, a ``grep`` its pattern),
+    else :func:`input_gist`. The one rule of every reader that sums a call up: the audit prose's ``tool_call`` line,
+    an HTML export's tool line, the page's row of a call (``gists`` of :func:`page_reading`; docs/reading.md)."""
+    from .titles import call_gist
+
+    said = call_gist(dialect, name, data) if dialect else ""
+    return one_line(said, limit) if said else input_gist(data, limit)
+
+
+def gists(doc: dict, dialect: str) -> dict[str, str]:
+    """``{step id: summary}`` of each ``tool`` or ``agent.call`` step of ``doc`` (an asz.view document) whose input
+    the adapter of ``dialect`` sums up itself (:func:`call_summary`, no limit: the page cuts its row); a step it
+    leaves to the readers' rule, or whose input is clipped or not JSON, is not listed (the page reads its fields)."""
+    from ..plugins.adapter import Adapter
+    from ..plugins.manager import adapter_for_dialect
+    from .titles import call_gist
+
+    out: dict[str, str] = {}
+    adapter = adapter_for_dialect(dialect) if dialect else None
+    if adapter is None or type(adapter).call_gist is Adapter.call_gist:  # says nothing of any call: no input read
+        return out
+    for n in walk([*(doc.get("talks") or ()), *(doc.get("loose") or ())]):
+        if n.get("kind") not in ("tool", "agent.call") or not isinstance(n.get("text"), str):
+            continue
+        try:
+            data = json.loads(n["text"])
+        except ValueError:
+            continue
+        said = call_gist(dialect, n.get("name") or "", data)
+        if said:
+            out[n["id"]] = one_line(said, len(said))[0]
+    return out
 
 
 def one_line(text: str, limit: int) -> tuple[str, bool]:
@@ -453,7 +490,7 @@ def page_reading(doc: dict, dialect: str, record: Callable[[dict], dict | None])
     (:func:`call_prompts`) and ``lines``: the
     adapter's short form of each compaction boundary's record (:func:`~asz_core.view.titles.record_line`: Claude
     Code's ``auto, 167,731 tokens before``), as the exports label it, ``compactions`` (:func:`compactions`) and
-    ``reports`` (:func:`reports`) and ``asks`` (:func:`asks`)."""
+    ``reports`` (:func:`reports`), ``asks`` (:func:`asks`) and ``gists`` (:func:`gists`)."""
     from .titles import record_line
 
     prompts = call_prompts(doc, dialect, record)
@@ -470,4 +507,4 @@ def page_reading(doc: dict, dialect: str, record: Callable[[dict], dict | None])
                 lines[n["id"]] = line
     return {"places": loose_places(doc), "repeats": same, "asked": asked_steps(doc), "lines": lines,
             "prompts": prompts, "compactions": compactions(doc), "reports": reports(doc, record),
-            "asks": asks(doc, dialect, record, prompts)}
+            "asks": asks(doc, dialect, record, prompts), "gists": gists(doc, dialect)}

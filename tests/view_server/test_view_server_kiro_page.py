@@ -83,3 +83,19 @@ def test_a_kiro_conversation_reads_well(kiro_root, serve, browser):
     for title, message in zip(sorted(titles), sorted(messages)):
         assert title == message and not title.startswith("{")
     shot(drv, "21-kiro-conversation")
+
+
+def test_a_kiro_call_s_row_reads_what_the_call_acts_on(kiro_root, serve, browser):
+    """The page's row of a call says what the adapter says it acts on (the headings' ``gists``, placing.call_summary),
+    as the audit form and the HTML export do: the CLI 2.x ``write`` names its file (it read ``create``), the ``grep``
+    its pattern (it read the folder)."""
+    s = serve(kiro_root)
+    cli = "8e247382-c779-440f-b1db-ed9bad1afaee"
+    folder = "/private/var/folders/zn/6bkhzvmx4lvf3mgr7qqr2x940000gq/T/kiro-fixture-fs-tools-XXXX.W9fNVpVZqh"
+    open_at(browser, f"{s.base}/c/{cli}", "section.talk .talkhead")
+    browser.find_element(By.ID, "expand-all").click()
+    row = '.node[data-id="tool/{}"] > .row .pv'
+    got = {k: wait(browser, lambda d, k=k: d.find_element(By.CSS_SELECTOR, row.format(k)).text)
+           for k in ("tooluse_gFrggjV9mXidPDS17K1ITK", "tooluse_Z6Y0sa9zMD1VTl1vXaJDvs")}
+    assert got == {"tooluse_gFrggjV9mXidPDS17K1ITK": f"create {folder}/notes.md",
+                   "tooluse_Z6Y0sa9zMD1VTl1vXaJDvs": f"fixture in {folder}"}

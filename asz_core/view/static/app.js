@@ -911,8 +911,9 @@
   // (no call starts it) and the compaction it made, drawn in its talk: its spawn_of_child entry is shown as placed.
   // REPORTS: call step id -> {output, talk, rest}: a call whose result is its subagent's report (the text of that
   // agent.output, drawn in the subagent's talk) and what follows it. ASKS: call step id -> {talk, key}: a call whose
-  // input's key holds what its subagent's talk was asked, drawn there (the call's input names it instead).
-  let HEADINGS = {}, BLOCKS = {}, PLACES = {}, REPEATS = {}, ASKED = {}, LINES = {}, PROMPTS = {}, COMPACTIONS = {}, REPORTS = {}, ASKS = {};
+  // input's key holds what its subagent's talk was asked, drawn there (the call's input names it instead). GISTS: call
+  // step id -> what the adapter says the call acts on (placing.call_summary: Kiro's write reads 'create /w/notes.md').
+  let HEADINGS = {}, BLOCKS = {}, PLACES = {}, REPEATS = {}, ASKED = {}, LINES = {}, PROMPTS = {}, COMPACTIONS = {}, REPORTS = {}, ASKS = {}, GISTS = {};
   function loadHeadings() {
     return api('/api/c/' + enc(CID) + '/headings', '', true).then(function (r) {
       const d = (r.ok && r.data) || {};
@@ -925,6 +926,7 @@
       COMPACTIONS = d.compactions || {};
       REPORTS = d.reports || {};
       ASKS = d.asks || {};
+      GISTS = d.gists || {};
       ASKED = {};
       Object.keys(d.asked || {}).forEach(function (t) { ASKED[d.asked[t]] = t; });  // step id -> talk id
     });
@@ -1216,9 +1218,11 @@
 
   function withheldFlags(n) { return (n.flags || []).filter(function (f) { return f === 'system_prompt' || f === 'tool_schemas'; }); }
 
-  // A call's row: its input's first non-blank string among RULES.input_fields (placing.INPUT_FIELDS, the exports' and
-  // the audit prose's list, served into this script), else the input as written.
+  // A call's row: what the adapter says the call acts on (GISTS), else its input's first non-blank string among
+  // RULES.input_fields (placing.INPUT_FIELDS, served into this script), else the input as written: placing.call_summary,
+  // the exports' and the audit prose's one rule.
   function toolInputPreview(n) {
+    if (GISTS[n.id]) return GISTS[n.id];
     if (!n.text) return '';
     try {
       const v = JSON.parse(n.text);

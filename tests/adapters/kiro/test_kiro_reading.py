@@ -10,6 +10,7 @@ the corpus home is passed with ``--source``.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -88,6 +89,22 @@ def test_audit_names_the_file_a_kiro_call_writes_and_the_pattern_it_searches(roo
     assert [c for c in calls if not c.startswith("general-task-execution: ")] == [
         "create: test-scripts/hello.sh", "read_files: test-scripts/hello.sh", "run_command: sh test-scripts/hello.sh",
         "create: test-scripts/hello.py", "create: test-scripts/hello.js", "create: test-scripts/hello.c"]
+
+
+def test_html_export_and_the_page_sum_a_kiro_call_up_as_the_audit_form_does(root: Path) -> None:
+    """One rule for every reader (placing.call_summary): an HTML export's folded tool line and the page's row (the
+    headings' ``gists``) read the adapter's summary, as the audit form does (they read ``create`` and the read's JSON)."""
+    from asz_core.view.placing import gists
+
+    html = _run("export", V2_SESSION, "--format", "html", "--root", str(root))[0]
+    lines = re.findall(r'<code class="gist"><bdi>([^<]*)</bdi>', html)
+    assert [x.replace("&quot;", '"') for x in lines] == [c.split(": ", 1)[1] for c in _audit_calls(root, V2_SESSION)]
+    doc = json.loads(_run("conversation", V2_SESSION, "--json", "--root", str(root))[0])
+    assert gists(doc, "kiro/1") == {
+        "tool/tooluse_gFrggjV9mXidPDS17K1ITK": f"create {V2_DIR}/notes.md", "tool/tooluse_snTlZqKfPN0hk8qRb1CeLB": f"{V2_DIR}/notes.md",
+        "tool/tooluse_cSd8AEH4CNqdO9BaFCQQ4X": f"create {V2_DIR}/greet.sh", "tool/tooluse_Z6Y0sa9zMD1VTl1vXaJDvs": f"fixture in {V2_DIR}",
+        "tool/tooluse_DBNDfgv8VsfjKCLEgN9PgX": f"*.sh in {V2_DIR}"}
+    assert gists(doc, "claude-code/1") == {}  # another dialect's adapter says nothing of these names
 
 
 def test_call_gist_leaves_other_shapes_to_the_readers_rule() -> None:
