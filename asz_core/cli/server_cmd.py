@@ -163,7 +163,7 @@ def view(
     """Serve the page and the HTTP API over an existing storage root, read-only: it never collects (asz server does).
 
     Writes no evidence: only the derived caches under ``_index/`` that asz ls and
-    asz search keep (list rows, usage summaries, the search index). Withholds what ``view.hide`` says; ``view.hide_override`` lets a request's
+    asz search keep (list rows, usage summaries, the search index) and the documents it built (docs/view.md). Withholds what ``view.hide`` says; ``view.hide_override`` lets a request's
     ``hide`` parameter replace it (docs/view.md, Withholding). Listens at once; the
     verification state of each conversation is found in the background. Runs until interrupted. Exit 1 when the root is not a directory, 2 on
     usage errors.

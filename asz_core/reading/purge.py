@@ -3,9 +3,10 @@
 A skeleton keeps a conversation's structure and none of its content, so no
 derived copy may keep the text it dropped: the search index's rows of the
 removed landed files (``_index/search.sqlite``: FTS5 text, the ``conv``
-table's title and project) and the summary figures stored for the
+table's title and project), the summary figures stored for the
 conversation (``_index/summaries.sqlite``: their ``places`` hold the title
-and project) go. Deleting a row is not enough: SQLite keeps deleted bytes in
+and project) and the documents the server kept for it (``_index/documents/``,
+:mod:`asz_core.view.doc_store`) go. Deleting a row is not enough: SQLite keeps deleted bytes in
 free pages and FTS5 keeps a deleted text's words in its older segments until
 they are merged. So :func:`compact_securely` deletes with ``secure_delete``
 on, merges the FTS5 segments (``optimize``), rewrites the file (``VACUUM``)
@@ -25,7 +26,7 @@ import sqlite3
 from pathlib import Path
 from typing import Iterable
 
-__all__ = ["REMOVAL_STATE", "pending_sessions", "stale_conversations", "compact_securely", "forget_summaries"]
+__all__ = ["REMOVAL_STATE", "pending_sessions", "stale_conversations", "compact_securely", "forget_summaries", "forget_documents"]
 
 #: The per-session file that marks a removal in progress (written and deleted by asz prune).
 REMOVAL_STATE = "removal.state"
@@ -84,3 +85,12 @@ def forget_summaries(root: str | os.PathLike, conversations: Iterable[str]) -> N
         compact_securely(con, fts=False)
     finally:
         con.close()
+
+
+def forget_documents(root: str | os.PathLike, conversations: Iterable[str]) -> None:
+    """Delete the documents ``asz view`` / ``asz server`` kept for ``conversations`` (``_index/documents/<id>/``,
+    :func:`asz_core.view.doc_store.forget`); they are built again from the skeletons when next opened. Raises OSError
+    when one exists and cannot be deleted."""
+    from ..view.doc_store import forget
+
+    forget(root, conversations)

@@ -25,7 +25,7 @@ from .guard import HostGuard, log_once
 from .page import ASSETS, PAGE_HTML, page_html, uri_component
 from .query import ApiError, QueryError, hide_from_query, parse_query
 from .background import list_note
-from .state import Doc, ViewState
+from .state import ViewState
 
 __all__ = ["create_app", "api", "json_answer", "API_ROUTES", "FIELDS"]
 
@@ -119,7 +119,7 @@ def _view(request, pairs, hide):
     if _etag_matches(request.headers.get("if-none-match"), d.etag):
         return Response(b"", status_code=304, headers={**_SECURITY_HEADERS, "etag": d.etag})
     headers = {"etag": d.etag, "vary": "accept-encoding"}
-    if "gzip" in request.headers.get("accept-encoding", "") and len(d.body) > 4096:
+    if "gzip" in request.headers.get("accept-encoding", "") and d.size > 4096:
         return _json(state.gzipped(d), headers={**headers, "content-encoding": "gzip"})
     return _json(d.body, headers=headers)
 
@@ -134,38 +134,9 @@ def _headings(request, pairs, hide):
     :func:`~asz_core.view.placing.page_reading`, the exports' rules), from the same document ``/api/c/{id}/view``
     answers with; the records read are those ``/api/c/{id}/record`` serves. Made once per document: kept with it
     (``Doc.headings``), so a second open of the same conversation and withheld names, its files unchanged, is
-    answered from memory."""
-    state = _state(request)
-    cid = request.path_params["id"]
-    d = state.document(cid, hide)
-    if d.headings is None:
-        d.headings = dumps_wide(_headings_of(state, cid, d, hide))
-    return _json(d.headings)
-
-
-def _headings_of(state: ViewState, cid: str, d: Doc, hide) -> dict:
-    """The headings answer of document ``d`` of conversation ``cid`` (:func:`_headings`)."""
-    import orjson
-
-    from .placing import page_reading
-    from .titles import dialect_of, step_blocks, talk_headings
-
-    dialect = dialect_of(state.root, d.sessions[0]) if d.sessions else ""
-    doc = orjson.loads(d.body)
-
-    read: dict[tuple, dict | None] = {}  # each record read once for the whole answer (several rules ask the same)
-
-    def record(ref: dict) -> dict | None:
-        key = (ref.get("seq"), ref.get("row"))
-        if key not in read:
-            try:
-                read[key] = orjson.loads(state.record(cid, str(key[0]), str(key[1]), hide))
-            except (ApiError, orjson.JSONDecodeError):
-                read[key] = None
-        return read[key]
-
-    return {"headings": talk_headings(doc, dialect, record=record), "blocks": step_blocks(doc, dialect, record),
-            **page_reading(doc, dialect, record)}
+    answered from memory, and in the root's kept entries (:mod:`~asz_core.view.doc_store`), so a later server reads
+    them from a file (:meth:`~asz_core.view.state.ViewState.headings`)."""
+    return _json(_state(request).headings(request.path_params["id"], hide))
 
 
 def _record(request, pairs, hide):

@@ -323,9 +323,13 @@ class BackgroundChecks:
         return done
 
     def check_one(self, conversation: str, newest: tuple) -> None:
-        """Build ``conversation``'s document withholding :attr:`hide` without keeping it, for its state, row keys and
-        usage: in :attr:`worker` when there is one (only what was found comes back), else in this thread."""
+        """Build ``conversation``'s document withholding :attr:`hide` without keeping it in memory, for its state, row
+        keys and usage: in :attr:`worker` when there is one (only what was found comes back), else in this thread;
+        the document and its headings are kept in the root's entries (:meth:`prepare`), so the page of a conversation
+        checked opens by reading a file. A kept entry of the same files is read instead of building."""
         fp = self.fingerprint(conversation)
+        if self._kept(conversation, self.hide, newest, fp) is not None:
+            return  # a kept entry of these files (doc_store): read, not built
         if self.worker is not None:
             try:
                 summary, hours = self.worker.call("check", str(self.root), conversation, list(self.hide), self.prices)
@@ -335,7 +339,7 @@ class BackgroundChecks:
             else:
                 self.keep_found(conversation, fp, self.hide, summary, hours)
                 return
-        self._build(conversation, self.hide, newest, fp, count=False)
+        self.prepare(conversation, self.hide, newest)
 
     def count_in_worker(self, root, conversation: str, session: str, hide: Sequence[str], store):
         """:func:`~asz_core.view.summary_cache.conversation_summary` counted in :attr:`worker` (which keeps it in the

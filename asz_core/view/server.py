@@ -28,8 +28,9 @@ Routes (all ``GET``):
 ``/api/search?q=…``                        full-text hits, as ``asz search --json`` (:mod:`asz_core.reading.search_api`)
 ========================================  ==============================================================
 
-Nothing is written to disk but the search index (``<root>/_index/``, derived
-data), which ``/api/search`` brings up to date. No request names a path: a conversation id must be
+Nothing is written to disk but derived data under ``<root>/_index/``: the search
+index, which ``/api/search`` brings up to date, the list's summaries and the
+documents built (:mod:`asz_core.view.doc_store`). No request names a path: a conversation id must be
 one listed under ``_conversations``, a session must be the conversation's own,
 and seq and row are decimal numbers looked up in the session's landed files;
 no symbolic link inside the root is followed (403). Errors are JSON

@@ -1,7 +1,8 @@
 """What one ``asz view`` / ``asz server`` process knows: the root, withholding, the document cache, status.
 
-Spec: seed 004 (Reading it, Withholding), origin-digest §8.3. Nothing is
-written to disk. Conversation rows come from the header of each newest round
+Spec: seed 004 (Reading it, Withholding), origin-digest §8.3. No evidence is
+written; built documents are kept as derived data under ``_index/documents``
+(:mod:`~asz_core.view.doc_store`). Conversation rows come from the header of each newest round
 file; documents are built by :func:`build_view` once per fold and withheld
 names; the verification state of every conversation is found by a background
 checker (:meth:`ViewState.check_all`), so the list never waits for it and never
@@ -11,7 +12,6 @@ says "not checked" for long. No symbolic link inside the root is followed.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import os
 import stat
 import threading
@@ -19,8 +19,6 @@ import time
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
-
-import orjson
 
 from ..storage.ids import AmbiguousId, IdError, resolve
 from ..storage.filekey import stat_key
@@ -30,6 +28,7 @@ from ..sessiondata.jsonbytes import dumps_wide
 from ..sessiondata.model import WITHHOLDABLE
 from .background import BackgroundChecks, usage_hours
 from .conflicts import session_conflicts
+from .doc_store import Doc, DocumentStore, KeptDocuments
 from .landed import LandedFiles, LandedRequests, first_link
 from .query import ApiError
 from .prices import PriceTable
@@ -41,26 +40,6 @@ __all__ = ["Doc", "ViewState", "ROW_KEYS", "SUMMARY_KEYS", "DOCUMENT_CACHE_ENTRI
 
 #: Document cache size: (conversation, withheld-name set) entries kept in memory.
 DOCUMENT_CACHE_ENTRIES = 16
-
-
-class Doc:
-    """One built document: the round it reached, the listing it was built against, its JSON (and gzip) bytes, and the
-    page's headings answer made from it (``headings``: the JSON bytes of ``/api/c/{id}/headings``, None until asked;
-    kept with the document, so it lives and is dropped with it, keyed and checked as the document is)."""
-
-    __slots__ = ("reached", "listed", "body", "gz", "etag", "state", "sessions", "head_round", "fp", "headings")
-
-    def __init__(self, reached: str, listed: tuple, body: bytes, state: str, sessions: list[str], head_round: int, fp: tuple = ()):
-        self.fp = fp  # the rounds and landed files it was built from: names, sizes, mtimes, change times, inodes
-        self.reached = reached
-        self.listed = listed
-        self.body = body
-        self.gz: bytes | None = None
-        self.headings: bytes | None = None
-        self.etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
-        self.state = state
-        self.sessions = sessions
-        self.head_round = head_round
 
 
 def _tree(top: Path) -> tuple[list[tuple[str, os.stat_result]], list[str]]:
@@ -122,7 +101,7 @@ def files_fingerprint(root: Path, conversation: str, session: str) -> tuple:
                         if name != SESSION_LOCK))
 
 
-class ViewState(BackgroundChecks, LandedRequests):
+class ViewState(BackgroundChecks, LandedRequests, KeptDocuments):
     """What one ``asz view`` / ``asz server`` process knows: the root, withholding settings, caches, status.
 
     ``root`` is the storage root (read only). ``hide`` is ``view.hide`` (names
@@ -163,6 +142,8 @@ class ViewState(BackgroundChecks, LandedRequests):
         self.files = LandedFiles(self.root)
         self._lock = threading.Lock()
         self._docs: OrderedDict[tuple, Doc] = OrderedDict()
+        self.stored = DocumentStore(self.root)  # built documents kept under _index/documents (derived data)
+        self.kept_read = 0  # documents read from those entries since start (tests read it)
         self._build_locks: dict[tuple, threading.Lock] = {}
         self._heads: dict[str, tuple[tuple, dict | None]] = {}
         self._states: dict[str, tuple[tuple, str]] = {}  # conversation -> (fingerprint, verification state)
@@ -366,7 +347,7 @@ class ViewState(BackgroundChecks, LandedRequests):
                 if d is not None and (d.reached == newest[1] or d.listed == newest[2]) and d.fp == fp:
                     self._docs.move_to_end(key)
                     return d
-            d = self._build(conversation, hide, newest, fp)
+            d = self._kept(conversation, hide, newest, fp) or self._build(conversation, hide, newest, fp)
             with self._lock:
                 self._docs[key] = d
                 self._docs.move_to_end(key)
@@ -385,8 +366,10 @@ class ViewState(BackgroundChecks, LandedRequests):
             raise ApiError(404, str(exc)) from None
         head = doc["head"]
         reached = round_file_name(head["round"], head["digest"]) if head.get("digest") else ""
-        d = Doc(reached, newest[2], dumps_wide(doc), doc["summary"]["state"], list(doc["sessions"]), head["round"], fp)
-        self.keep_found(conversation, fp, hide, doc["summary"], usage_hours(doc))
+        hours = usage_hours(doc)
+        d = Doc(reached, newest[2], dumps_wide(doc), doc["summary"]["state"], list(doc["sessions"]), head["round"], fp,
+                summary=doc["summary"], hours=hours)
+        self.keep_found(conversation, fp, hide, doc["summary"], hours)
         with self._lock:
             self.builds += count
         return d
@@ -406,3 +389,4 @@ class ViewState(BackgroundChecks, LandedRequests):
         if d.gz is None:
             d.gz = gzip.compress(d.body, compresslevel=5, mtime=0)
         return d.gz
+

@@ -17,7 +17,8 @@ child's stdin and stdout, one at a time:
   :func:`~asz_core.view.summary_cache.conversation_summary` does;
 - ``check`` (root, conversation, hide, prices): the document's ``summary``
   and its usage per hour (:func:`~asz_core.view.background.usage_hours`),
-  from :func:`~asz_core.view.document.build_view`;
+  from :meth:`~asz_core.view.state.ViewState.prepare`, which also keeps the
+  document and its headings in the root's entries (:mod:`~asz_core.view.doc_store`);
 - ``call`` (module, function, args): ``module.function(*args)``, for the
   rooms above the view (``asz server`` parses and indexes after each collect
   pass in a worker of its own).
@@ -215,11 +216,22 @@ def _summary(root: str, conversation: str, session: str, hide: list[str]) -> byt
 
 
 def _check(root: str, conversation: str, hide: list[str], prices: Any) -> tuple[dict, dict]:
-    from .background import usage_hours
-    from .document import build_view
+    from .chain import ViewError
+    from .query import ApiError
+    from .state import ViewState
 
-    doc = build_view(root, conversation, hide=hide, prices=prices)
-    return doc["summary"], usage_hours(doc)
+    state = _VIEWS.get(root)
+    if state is None:
+        state = _VIEWS[root] = ViewState(root)  # its record checks are kept from one conversation to the next
+    state.prices = prices
+    try:
+        d = state.prepare(conversation, hide)  # kept in the root's entries (doc_store) with its headings
+    except ApiError as exc:
+        raise ViewError(exc.message) from None  # no document (an ApiError does not unpickle)
+    return d.summary, d.hours
+
+
+_VIEWS: dict[str, Any] = {}
 
 
 def _call(module: str, function: str, args: tuple) -> Any:
