@@ -15,11 +15,16 @@ document not built yet); without it, each run's server is on a new port, a new o
 run reuses its page process, whose time zone and number data, ICU's, the first run alone loads: 20-30 ms of the first
 drawing, session 20). Each run then also prints, in the page's own clock, how long after the later of the two
 answers arrived the first talk was drawn (a script run before the page's notes it: ``after answers``).
+
+``--unbuilt``: the root's kept documents (``ROOT/_index/documents``, session 21) are deleted before each run's server
+starts, so every run builds the document and its headings in answering (a conversation no server of this root built
+yet, nor its checker); without it, an asz that keeps documents reads the entry an earlier run (or its checker) left.
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import statistics
 import subprocess
 import time
@@ -57,7 +62,9 @@ def browser(opts, fresh: bool):
     return drv
 
 
-def open_once(drv, exe: str, root: str, warm: bool = False) -> float:
+def open_once(drv, exe: str, root: str, warm: bool = False, unbuilt: bool = False) -> float:
+    if unbuilt:
+        shutil.rmtree(f"{root}/_index/documents", ignore_errors=True)
     port = free_port()
     proc = subprocess.Popen([exe, "view", "--root", root, "--port", str(port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -89,6 +96,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=4)
     ap.add_argument("--warm", action="store_true", help="the browser opens the smallest conversation of the same server first")
     ap.add_argument("--fresh", action="store_true", help="a new browser for each run (its first page)")
+    ap.add_argument("--unbuilt", action="store_true", help="delete ROOT/_index/documents before each run's server starts")
     a = ap.parse_args()
     opts = Options()
     opts.binary_location = "/usr/bin/chromium"
@@ -102,7 +110,7 @@ def main() -> None:
             for exe in a.asz:
                 one = drv or browser(opts, True)
                 try:
-                    got[exe].append(open_once(one, exe, a.root, a.warm))
+                    got[exe].append(open_once(one, exe, a.root, a.warm, a.unbuilt))
                     if a.fresh:
                         after[exe].append(one.execute_script(AFTER))
                 finally:
