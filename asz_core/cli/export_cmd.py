@@ -106,14 +106,16 @@ def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pro
                                 audit=audit)
         finally:
             prose.lines.close()  # a conversation's source files are its own
-        turns = _windowed(turns, prose, audit)
-        prose.turns.extend(turns)
-        bad = prose.stats.missing[missing:] + [f"landed file {x}; its records give no turn" for x in prose.stats.unverified[before:]]
-        if audit is not None:
+        row = None
+        if audit is not None or prose.window is not None:  # the header's row; the range timeless lines are placed by
             from ..reading.listing import conversation_rows
             from .conversations_cmd import with_senders
 
             row = next(iter(with_senders(root, list(conversation_rows(root, hide, ids=[cid])), "")), None)  # + senders
+        turns = _windowed(turns, prose, audit, row)
+        prose.turns.extend(turns)
+        bad = prose.stats.missing[missing:] + [f"landed file {x}; its records give no turn" for x in prose.stats.unverified[before:]]
+        if audit is not None:
             turns = [audit.header(row, turns, bad), *turns]
         return b"".join(orjson.dumps(t) + b"\n" for t in turns), bad
     from ..reading.export import build, problems_of, to_html, to_markdown
@@ -132,16 +134,19 @@ def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pro
     return (to_html(root, doc, thinking=thinking) if fmt == "html" else to_markdown(root, doc, thinking=thinking)).encode("utf-8"), bad
 
 
-def _windowed(turns: list[dict], prose: Prose, audit) -> list[dict]:
-    """``turns`` marked ``in_range`` against ``prose.window`` (the audit form marks its own) and counted in
+def _windowed(turns: list[dict], prose: Prose, audit, row: dict | None) -> list[dict]:
+    """``turns`` marked ``in_range`` against ``prose.window`` (the audit form marks its own; a line with no time of its
+    own by the range of its conversation's list ``row``, :func:`~asz_core.reading.prose_audit.place_timeless`) and counted in
     ``prose.placed``; with ``--in-range-only`` those outside it (``in_range`` false) are left out, and the audit
     header's ``left_out`` says how many (``outside_window``). Without a window, ``turns`` as they are."""
     if prose.window is None:
         return turns
-    from ..reading.prose_audit import mark_in_range
+    from ..reading.prose_audit import mark_in_range, place_timeless
 
     if audit is None:
         mark_in_range(turns, prose.window)
+    if row is not None:
+        place_timeless(turns, prose.window, (row.get("from"), row.get("to")))
     for t in turns:
         prose.placed[t["in_range"]] += 1
     if not prose.in_range_only:
@@ -336,7 +341,7 @@ def export(
     out: Optional[Path] = typer.Option(None, "--out", help="Write here: a file for one conversation, a folder (with an index page) for several, or for several as md or prose a FILE.md or FILE.jsonl that gets the one stream stdout would; a file already there is replaced, and stderr says so (asz export: replaced …)."),
     redact: bool = typer.Option(False, "--redact", help="Mask every credential of a known form (asz secrets lists the forms) in what is written, the index page included: its first and last 4 characters kept, a PEM private key's lines left out; stderr counts them."),
     audit: bool = typer.Option(False, "--audit", help="prose (implied when --format is not given; another --format is refused): the audit form (docs/reading.md): every line gets a kind (prompt, prompt_blocks, interrupt, injected, subagent_prompt, compaction_summary, command_output, reply, thinking, …); the person turns the default prose leaves out (a user line whose content is a list) are kept (kind prompt_blocks or interrupt, an image as [image: TYPE, N bytes]); one line per tool call (kind tool_call: tool, its input cut at 200 characters, status ok/error/refused/interrupted/no_result); one header line per conversation (kind conversation: title, project, branch, models, from, to, state, problems, left_out); streams interleaved by time; with --since/--until an in_range key on each line. The default prose's lines are all there, their keys and values unchanged."),
-    in_range_only: bool = typer.Option(False, "--in-range-only", help="prose with --since/--until: leave out the lines whose time is outside the window (in_range false; a line with no time stays, in_range null). Without it every line of a matched conversation is written, each with in_range, and stderr counts those outside."),
+    in_range_only: bool = typer.Option(False, "--in-range-only", help="prose with --since/--until: leave out the lines whose time is outside the window (in_range false; a line with no time of its own is placed by its conversation's recorded range, as asz search places a hit, and stays when that range crosses an end of the window, in_range null). Without it every line of a matched conversation is written, each with in_range, and stderr counts those outside."),
     source: list[Path] = typer.Option([], "--source", help="prose: a source folder the conversations were collected from, again for each further folder, looked in in order (default: each adapter's configured or default folders, as asz collect reads them: Claude Code's every projects folder holding sessions), read where a landed record cannot tell a string from a list (a file landed before claude-code-local 0.2.0)."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
@@ -424,7 +429,7 @@ def _window_line(prose: Prose) -> str:
     """stderr's word on the window (docs/reading.md, "A day's window"): ``asz export: 931 of 1,007 prose line(s) lie
     outside the window FROM .. TO (each has in_range false: a conversation active in the window is written whole);
     --in-range-only leaves them out``, or with ``--in-range-only`` ``asz export: --in-range-only left out …``; and how
-    many have no time (in_range null, kept)."""
+    many have no time of their own and cannot be placed by their conversation's range (in_range null, kept)."""
     from ..reading.prose_audit import instant
 
     placed = prose.placed
@@ -435,7 +440,8 @@ def _window_line(prose: Prose) -> str:
     else:
         said = (f"asz export: {out:,} of {total:,} prose line(s) lie outside {span} (each has in_range false: a "
                 "conversation active in the window is written whole); --in-range-only leaves them out")
-    return said + (f"; {placed[None]:,} line(s) have no time (in_range null, kept)" if placed[None] else "")
+    return said + (f"; {placed[None]:,} line(s) have no time of their own and a conversation range that crosses the "
+                   "window's end (in_range null, kept)" if placed[None] else "")
 
 
 def _several(r: Path, project: str, since: str, until: str, zone, fmt: str, hide, thinking: bool, out: Optional[Path],

@@ -29,8 +29,9 @@ audit form keeps every line of the default, byte for byte in its keys and values
   skill's body): its text parts joined with a newline, kind ``injected``, as an injected string is;
 - a compaction's boundary (flag ``context_reset``) as a line of kind ``compaction`` (the adapter's short form:
   ``auto, 167,731 tokens before``);
-- ``in_range`` (true or false; null for a line with no time) on every line when a ``--since``/``--until`` window
-  is given;
+- ``in_range`` (true or false) on every line when a ``--since``/``--until`` window is given; a line with no time of
+  its own is placed by its conversation's recorded range (:func:`place_timeless`, as ``asz search`` places a hit),
+  null only when that range crosses an end of the window or is not known;
 - one header line per conversation before its turns (:func:`header_line`).
 
 Streams are interleaved by time (each stream keeps its file order; a line with no time keeps the time before it),
@@ -51,7 +52,8 @@ from ..view.titles import ask_adapter, prompt_blocks, record_line
 from .export_steps import media_line, part_marker
 from .search_hits import text_kind
 
-__all__ = ["INPUT_CHARS", "INPUT_FIELDS", "KINDS", "Audit", "fixed_notice", "header_line", "instant", "mark_in_range"]
+__all__ = ["INPUT_CHARS", "INPUT_FIELDS", "KINDS", "Audit", "fixed_notice", "header_line", "instant", "mark_in_range",
+           "place_timeless"]
 
 #: The kinds a line of the audit form can have.
 KINDS = ("conversation", "prompt", "prompt_blocks", "interrupt", "command", "command_output", "injected",
@@ -220,6 +222,28 @@ def mark_in_range(lines: Iterable[dict], window: tuple[Optional[int], Optional[i
         ns = parse_instant(line.get("ts"))
         line["in_range"] = None if ns is None else ((since is None or ns // 1_000_000 >= since)
                                                     and (until is None or ns // 1_000_000 <= until))
+
+
+def place_timeless(lines: Iterable[dict], window: tuple[Optional[int], Optional[int]],
+                   span: tuple[Any, Any]) -> None:
+    """Set ``in_range`` on each line :func:`mark_in_range` left at None (no time of its own: Kiro CLI 2.x writes none on
+    its replies and tool calls) by its conversation's recorded range ``span`` (``(from, to)`` in unix ms, the list
+    row's), as ``asz search`` places a hit with no time (trial 19, F25): True when the whole range is inside ``window``
+    (the line happened within it), False when the range lies wholly outside it, None when the range crosses an end of
+    the window or is not known (the line cannot be placed)."""
+    lo, hi = span
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (lo, hi)):
+        return
+    since, until = window
+    if (since is None or lo >= since) and (until is None or hi <= until):
+        verdict: Optional[bool] = True
+    elif (since is not None and hi < since) or (until is not None and lo > until):
+        verdict = False
+    else:
+        return
+    for line in lines:
+        if line.get("in_range", False) is None:
+            line["in_range"] = verdict
 
 
 def _timed(lines: list[dict], stream: int) -> Iterable[tuple[int, int, int, dict]]:

@@ -142,6 +142,27 @@ def test_a_window_cutting_a_conversation_names_the_timeless_hits_it_left_out(roo
     assert [h["at"] for h in hits if h["conversation"] == V2_SESSION] == [1779905703000] and "8e247382 (13)" in err
 
 
+def _prose_in_range(root: Path, *args: str) -> tuple[list, str]:
+    p = asz_in_process("export", "--format", "prose", *args, "--root", str(root))
+    assert p.returncode == 0, p.stderr
+    return [(d.get("kind"), d["in_range"]) for d in map(json.loads, p.stdout.splitlines()) if d.get("kind") != "conversation"], p.stderr
+
+
+def test_the_prose_places_a_line_with_no_time_by_its_conversation_s_range_as_search_does(root: Path) -> None:
+    """F25: in a day's window, 8e247382's 7 lines with no time of their own (tool calls, the reply) are in it, its
+    whole range (18:15:03 to 18:15:27.45) being inside the day (they read null); a window that cuts the range cannot
+    place them (null, said on stderr), while the prompt (18:15:03) is outside it. The default prose decides the same."""
+    day = ("--since", "2026-05-27", "--until", "2026-05-27")
+    lines, err = _prose_in_range(root, "--audit", *day)
+    assert lines == [("prompt", True)] + [("tool_call", True)] * 6 + [("reply", True)] and "no time" not in err
+    lines, err = _prose_in_range(root, "--audit", "--since", "2026-05-27T18:15:10Z", "--until", "2026-05-27")
+    assert lines == [("prompt", False)] + [("tool_call", None)] * 6 + [("reply", None)]
+    assert ("7 line(s) have no time of their own and a conversation range that crosses the window's end "
+            "(in_range null, kept)") in err
+    lines, _ = _prose_in_range(root, *day)  # the default prose: the prompt and the reply
+    assert lines == [(None, True), (None, True)]
+
+
 def test_a_talk_whose_last_steps_carry_no_time_has_no_length(root: Path) -> None:
     """F22: Kiro CLI 2.x writes a time on the prompt only, so 8e247382's talk runs from 18:15:03 to an end no record
     of the talk gives: 20 of its 21 steps come after the last timed one, and the page reads no length, not 0 ms."""
