@@ -270,12 +270,12 @@ def conversations(
     from .view_cmd import no_document_hint
 
     note = unchained_note(r, set(ids))[0]
-    from ..reading.ids import unique_prefixes
+    from ..reading.ids import shown_names
 
-    short = unique_prefixes([row["id"] for row in rows], ids)  # every id shown can be given back (trial 15, F18)
-    unread = [f"conversation {short[row['id']]} does not read: {row['problem']}; {no_document_hint(r, row['id'])}" for row in rows if row.get("problem")]
+    shown = shown_names(ids)  # every id shown can be given back (trial 15, F18), in a note too
+    unread = [f"conversation {shown(row['id'])} does not read: {row['problem']}; {no_document_hint(r, row['id'])}" for row in rows if row.get("problem")]
     # no times: a --since/--until window cannot place it, said rather than dropped (trial 7)
-    unplaced = not_read_line([row["id"] for row in filters.unplaced], *UNPLACED) if filters.unplaced else ""
+    unplaced = not_read_line([row["id"] for row in filters.unplaced], *UNPLACED, shown=shown) if filters.unplaced else ""
     say_state_files(r)
     given = {"--project": project, "--since": since, "--until": until, "--model": model, "--dialect": dialect, "--instance": instance}
     if as_json:
@@ -283,7 +283,7 @@ def conversations(
         for line in unread + [x for x in (unplaced, note) if x]:
             typer.echo(f"asz {cmd}: {visible(line)}", err=True)
         return _none_matched(cmd, r, len(ids), matched, given)
-    rows = [{**row, "shown_id": short[row["id"]]} for row in rows]  # copies: a kept row never holds it
+    rows = [{**row, "shown_id": shown(row["id"])} for row in rows]  # copies: a kept row never holds it
     if not rows:
         return _none_listed(cmd, r, len(ids), matched, given, [x for x in (unplaced, note) if x])
     terminal = terminal_columns()

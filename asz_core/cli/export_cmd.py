@@ -462,9 +462,11 @@ def _several(r: Path, project: str, since: str, until: str, zone, fmt: str, hide
     rows = newest_first(conversation_rows(r, hide, filters))
     _no_match(r, bool(rows or filters.unplaced), project, since, until)  # as an unknown id (trial 15, F7)
     if filters.unplaced:  # no times: said rather than dropped (trial 7)
+        from ..reading.ids import conversation_names
         from ..reading.listing import UNPLACED, not_read_line
 
-        typer.echo(f"asz export: warning: {not_read_line([row['id'] for row in filters.unplaced], *UNPLACED)}", err=True)
+        typer.echo(f"asz export: warning: "
+                   f"{not_read_line([row['id'] for row in filters.unplaced], *UNPLACED, shown=conversation_names(r))}", err=True)
     if single:
         n, unverified = _written(out, lambda: _stream_to(out, lambda f: _many(r, rows, fmt, hide, thinking, None, prose,
                                                                               filters.unplaced, f)))

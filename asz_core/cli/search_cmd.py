@@ -95,7 +95,7 @@ def search(
         for line in (notes := _notes(unverified, unsearched)):
             typer.echo(f"asz search: warning: {line}", err=True)
         notes += _pruned(r)  # their text is gone: no hit could come from them (trial 15, F5)
-        notes += _timeless(timeless)  # a window cannot place them (trial 19, F25)
+        notes += _timeless(r, timeless)  # a window cannot place them (trial 19, F25)
         if as_json and held_back:
             _print_held_back(hits, unverified, held, unsearched)
         else:
@@ -148,14 +148,18 @@ def _notes(unverified: dict[str, str], unsearched: list[dict]) -> list[str]:
     return out + [f"{g['file']} not searched: {g['problem']}" for g in unsearched]
 
 
-def _timeless(timeless: dict[str, int]) -> list[str]:
+def _timeless(r: Path, timeless: dict[str, int]) -> list[str]:
     """``[N hit(s) with no time … left out …]``, said on stderr as a note, when a --since/--until window left out hits
     with no time of their own whose conversation's recorded range meets the window but is not inside it (or is not
     known), so they cannot be placed in it or out of it (:func:`~asz_core.reading.search_hits.timeless_left_out`);
-    else []. A timeless hit of a conversation wholly inside the window is a hit of the window, and is counted."""
+    else []. A timeless hit of a conversation wholly inside the window is a hit of the window, and is counted. Each
+    conversation is named by its shortest prefix unique in root ``r``, as the hits are."""
     if not timeless:
         return []
-    named = ", ".join(f"{c[:8]} ({n:,})" for c, n in list(timeless.items())[:5])
+    from ..reading.ids import conversation_names
+
+    shown = conversation_names(r)  # each can be given back, as the hits name it
+    named = ", ".join(f"{shown(c)} ({n:,})" for c, n in list(timeless.items())[:5])
     more = f" and {len(timeless) - 5} more" if len(timeless) > 5 else ""
     said = (f"{sum(timeless.values()):,} hit(s) with no time of their own left out by --since/--until: their "
             f"conversation's recorded range is not inside the window, so they may lie in it or not: {named}{more}")
@@ -165,13 +169,17 @@ def _timeless(timeless: dict[str, int]) -> list[str]:
 
 def _pruned(r: Path) -> list[str]:
     """``[N session(s) of the root were removed by retention …: not searchable]``, said on stderr as a note, when
-    ``asz prune`` replaced landed files of any session by skeletons (which keep no text), else []."""
+    ``asz prune`` replaced landed files of any session by skeletons (which keep no text), else []; each session named
+    by its shortest prefix unique in ``r`` (:func:`~asz_core.reading.ids.session_names`)."""
     from ..reading.removed import removed_sessions
 
     gone = removed_sessions(r)
     if not gone:
         return []
-    named = ", ".join(g[:8] for g in gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
+    from ..reading.ids import session_names
+
+    shown = session_names(r)  # each can be given back (asz conversation ID says what went)
+    named = ", ".join(shown(g) for g in gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
     said = (f"{len(gone)} session(s) in this root were removed by retention (asz prune): their skeletons keep no text, "
             f"so they are not searchable: {named}")
     typer.echo(f"asz search: note: {said}", err=True)

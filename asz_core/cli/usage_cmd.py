@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import orjson
 import typer
@@ -165,8 +165,8 @@ def usage(
     whose directory is gone or emptied are counted in one note on stderr (asz verify names them).
     A torn tail (a last line with no newline, unchanged for 10 minutes: in no figure until completed) is one note on stderr.
     Ctrl-C says how many conversations were read and prints no table, exit 130. --project and --model narrow every
-    view by asz ls's rule (a part of the name, case-insensitive); --model keeps the matching models' calls only.
-    """
+    view by asz ls's rule (a part of the name, case-insensitive); --model keeps the matching models' calls only."""
+    from ..reading.ids import shown_names
     from ..verify.unparsed import unchained_note
     from ..view.document import list_conversations
     from ..view.usage_report import KEYS, report, totals, zone_of
@@ -178,16 +178,16 @@ def usage(
     first, last = time_range("usage", since, until, zone)  # the parser of asz conversations and search; a day of --tz
     storage = root if root is not None else Path(cfg.root)
     require_root("usage", storage)  # a mistyped --root is said, never reported as $0.00
-    ids = list_conversations(storage)
+    shown = shown_names(ids := list_conversations(storage))  # a conversation in a row or a note: as it can be given back
     given = {"project": project, "model": model, "instance": instance}
-    counted, problems, unreadable, undescribed, times = _read(storage, zone, cfg.view_hide, len(ids), tuple(given.values()))
+    counted, problems, unreadable, undescribed, times = _read(storage, zone, cfg.view_hide, len(ids), shown, tuple(given.values()))
     rows = report(counted, view, table, first, last, sort, zone=zone, times=times)
     unmatched = _say_problems(problems, not counted and any(given.values()), storage, given)
     say_state_files(storage)
     note, unchained = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
-    line, left_out = no_time_line(counted, first is not None or last is not None, any(r.get(KEYS[view]) == NO_TIME for r in rows))
+    line, left_out = no_time_line(counted, first is not None or last is not None, any(r.get(KEYS[view]) == NO_TIME for r in rows), shown)
     _print(_with_kinds(rows, table) if breakdown else rows, as_json, KEYS[view], view == "session", totals(rows, table, breakdown), breakdown,
-           {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed}, note, line, ids)
+           {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed}, note, line, shown)
     if problems or (unmatched and ids):  # a filter that matches nothing exits 1, as every reader's (docs/reading.md)
         raise typer.Exit(1)
 
@@ -213,7 +213,7 @@ def _settings(view: str, sort: str, config: Optional[Path]):
         raise typer.Exit(2)
 
 
-def _read(storage: Path, zone, hide, n: int, narrow: tuple[str, str, str] = ("", "", "")
+def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow: tuple[str, str, str] = ("", "", "")
           ) -> tuple[list, list[str], dict[str, str], list[dict], list[int]]:
     """:func:`~asz_core.view.usage_report.read_root` of ``storage`` (``n`` conversations): the counted calls (those
     ``narrow``, ``(--project, --model, --instance)``, keeps: :func:`~asz_core.view.usage_report.narrowed`, trial 17b F12), the
@@ -221,7 +221,8 @@ def _read(storage: Path, zone, hide, n: int, narrow: tuple[str, str, str] = ("",
     transcript records the dialect could not read (``[{"conversation", "records"}]``:
     :func:`~asz_core.view.usage.undescribed_call_lines`); a torn tail of a conversation that verifies
     is said on stderr (:func:`~asz_core.storage.torn.torn_notes`, trial 15 F17), and the times (unix ms) of every
-    call read, whatever ``narrow`` keeps (they shape the 5-hour blocks). Ctrl-C says how far it got, exit 130."""
+    call read, whatever ``narrow`` keeps (they shape the 5-hour blocks); a note names a conversation by ``shown`` (its
+    shortest prefix unique in the root). Ctrl-C says how far it got, exit 130."""
     from ..storage.torn import torn_notes
     from ..view.usage import OUTSIDE_PREFIX, UNDESCRIBED_PREFIX
     from ..view.usage_report import narrowed, read_root
@@ -236,12 +237,12 @@ def _read(storage: Path, zone, hide, n: int, narrow: tuple[str, str, str] = ("",
         typer.echo(f"asz usage: interrupted after {done[0]} of {n} conversations read; nothing is printed "
                    "(a part would look like the whole)", err=True)
         raise typer.Exit(130)
-    for p in torn_notes(listed):  # a verified total short by a line not landed yet is said
+    for p in torn_notes(listed, shown):  # a verified total short by a line not landed yet is said
         typer.echo(f"asz usage: {p}", err=True)
     for cid, lines in listed.items():  # so is one short by usage no provider call holds (trial 16, F1)
         for p in lines:
             if p.startswith(OUTSIDE_PREFIX):
-                typer.echo(f"asz usage: note: {cid[:8]} is counted without {p[len(OUTSIDE_PREFIX):]}", err=True)
+                typer.echo(f"asz usage: note: {shown(cid)} is counted without {p[len(OUTSIDE_PREFIX):]}", err=True)
     times = [c.ms for c in counted if c.ms is not None and c.credits is None]
     counted = narrowed(counted, *narrow)
     kept = {c.conversation for c in counted} if any(narrow) else listed  # only the conversations the filters keep
@@ -251,14 +252,14 @@ def _read(storage: Path, zone, hide, n: int, narrow: tuple[str, str, str] = ("",
     return counted, problems, unreadable, undescribed, times
 
 
-def no_time_line(counted: list, windowed: bool, has_row: bool) -> tuple[str, list[dict]]:
+def no_time_line(counted: list, windowed: bool, has_row: bool, shown: Callable[[str], str]) -> tuple[str, list[dict]]:
     """The line that says the ``counted`` calls whose records carry no time
     (:func:`~asz_core.view.usage_report.untimed`) and the credits records with no time metered
     (:func:`~asz_core.view.usage_report.untimed_credits`), and the ``no_time`` list --json rows carry
     (``[{"conversation", "calls"}]``, ``credits`` added where some, with a window only). With a
     ``--since``/``--until`` window (``windowed``) the line says it left them out (``! no time, so not placed …``);
     without one, when the table has the :data:`~asz_core.view.usage_report.NO_TIME` row (``has_row``), what that row
-    is; '' otherwise."""
+    is; '' otherwise. A conversation is named by ``shown`` (its shortest prefix unique in the root)."""
     from ..reading.listing import credits_text
     from ..view.usage_report import untimed, untimed_credits
 
@@ -268,7 +269,7 @@ def no_time_line(counted: list, windowed: bool, has_row: bool) -> tuple[str, lis
                 for c in convs] if windowed else []
     if not convs or not (windowed or has_row):
         return "", left_out
-    which = ", ".join(f"{c[:8]} ({no_time.get(c, 0)} call(s)"
+    which = ", ".join(f"{shown(c)} ({no_time.get(c, 0)} call(s)"
                       + (f", {credits_text(credits[c])} credits" if c in credits else "") + ")" for c in convs)
     why = "their records carry no time (Kiro CLI 2.x, for one, writes none on a model reply)"
     if windowed:
@@ -279,7 +280,7 @@ def no_time_line(counted: list, windowed: bool, has_row: bool) -> tuple[str, lis
 
 
 def _print(rows: list[dict], as_json: bool, key: str, session: bool, t: dict, breakdown: bool, short: dict[str, list],
-           note: str, no_time: str = "", among: list[str] = ()) -> None:
+           note: str, no_time: str = "", shown: Callable[[str], str] = str) -> None:
     """The rows as JSON (each listing ``unreadable`` when a conversation did not read, ``unchained`` when a landed
     session has no conversation chain: which day, month or project it falls in is not known, so every row may be
     short by it; ``no_time`` when a window left out calls with no time; ``undescribed``, ``[{"conversation",
@@ -287,8 +288,8 @@ def _print(rows: list[dict], as_json: bool, key: str, session: bool, t: dict, br
     may be in them), else as the text table (:func:`_table`;
     ``note`` the line naming the unchained sessions, under the total marked !, or on stderr with JSON; ``no_time`` the
     :func:`no_time_line`, under the table, on stderr with JSON when it says calls were left out). The table names a
-    conversation by its shortest prefix of 8 characters or more that no other of ``among`` (the root's) shares, so it
-    can be given back (trial 20, F10)."""
+    conversation by ``shown``: its shortest prefix of 8 characters or more that no other conversation of the root
+    shares, so it can be given back (trial 20, F10); so do the lines under it."""
     if as_json:
         from ..sessiondata.jsonbytes import dumps_wide
 
@@ -305,11 +306,9 @@ def _print(rows: list[dict], as_json: bool, key: str, session: bool, t: dict, br
         if session and undescribed:  # the row of such a conversation is marked as one holding calls back is
             rows = [{**r, "undescribed": undescribed[r[key]]} if r[key] in undescribed else r for r in rows]
         if key == "conversation":  # copies: a row's shown id is the table's cell, never a JSON key
-            from ..reading.ids import unique_prefixes
-
-            shown = unique_prefixes([r[key] for r in rows if isinstance(r[key], str)], among)
-            rows = [{**r, "shown_id": shown[r[key]]} if isinstance(r[key], str) else r for r in rows]
-        _table(rows, key, session, t, breakdown, short["unreadable"], note, no_time, bool(short.get("no_time")), undescribed)
+            rows = [{**r, "shown_id": shown(r[key])} if isinstance(r[key], str) else r for r in rows]
+        _table(rows, key, session, t, breakdown, short["unreadable"], note, no_time, bool(short.get("no_time")), undescribed,
+               shown)
 
 
 def _rate_lines(cost: dict) -> None:
@@ -324,7 +323,8 @@ def _rate_lines(cost: dict) -> None:
 
 
 def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool = False, unreadable: list[str] = (),
-           unchained: str = "", no_time: str = "", left_out: bool = False, undescribed: dict[str, int] = {}) -> None:
+           unchained: str = "", no_time: str = "", left_out: bool = False, undescribed: dict[str, int] = {},
+           shown: Callable[[str], str] = str) -> None:
     """Print ``rows`` (keyed by ``key``; a conversation's row by its id and title when ``session``) and the totals ``t``
     as the text table: columns in terminal cells, marks and the lines under it. With ``breakdown``, each row is followed
     by one row per model (``  └ model`` in MODELS, the key cell blank) with its calls, tokens and cost.
@@ -332,13 +332,14 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
     ``unchained``: the line naming landed sessions with no conversation chain (in no figure either: marked ! too);
     ``no_time``: the line saying the calls with no time (:func:`no_time_line`), ``left_out`` when a window left them
     out of every figure (the total is marked ! then); ``undescribed``: conversation -> transcript records it holds
-    the dialect could not read (trial 18, F-f): the total is marked ! and a line names them; an open block's line."""
+    the dialect could not read (trial 18, F-f): the total is marked ! and a line names them; an open block's line.
+    Every line names a conversation by ``shown`` (its shortest prefix unique in the root)."""
     short = bool(unreadable or unchained or left_out or undescribed)
     from rich.cells import cell_len
 
     from ..view.zone import zone_name
 
-    label_of = (lambda r: f"{r.get('shown_id') or r[key][:8]} {r['title']}") if session else (lambda r: str(r[key]))
+    label_of = (lambda r: f"{r.get('shown_id') or shown(r[key])} {r['title']}") if session else (lambda r: str(r[key]))
     head = f"{key.upper()} ({zone_name()})" if key in ("date", "week", "month", "block") else key.upper()  # the zone the days are of, named
     # in terminal cells (a CJK project name takes two a character); the total row fits whole
     width = max([len(head), len("total !" if short else "total")]
@@ -382,25 +383,25 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
         calls = {c: sum(h["calls"] for h in hs) if all(h["calls"] is not None for h in hs) else None for c, hs in held.items()}
         # a conversation's state and why are those of its last row's entry
         typer.echo(f"! held back, in no figure above (they do not verify; asz verify names the problems): "
-                   + ", ".join(f"{c[:8]} ({hs[-1]['state']}, {'unknown' if calls[c] is None else calls[c]} call(s): "
+                   + ", ".join(f"{shown(c)} ({hs[-1]['state']}, {'unknown' if calls[c] is None else calls[c]} call(s): "
                                f"{hs[-1]['why']})" for c, hs in sorted(held.items())))
     if unreadable:
         from ..reading.listing import not_read_line
 
-        typer.echo(not_read_line(unreadable, "in no figure above"))
+        typer.echo(not_read_line(unreadable, "in no figure above", shown=shown))
     if unchained:
         typer.echo(f"! {unchained}")
     if no_time:
         typer.echo(no_time)
     if undescribed:
-        typer.echo(_undescribed_line(undescribed, key))
+        typer.echo(_undescribed_line(undescribed, key, shown))
     for line in [active_line(r) for r in rows if r.get("active")] + [credits_line(rows, key, t, breakdown and key != "model")]:
         typer.echo(line) if line else None
     short = {h["conversation"]: h for r in rows for h in r.get("usage_incomplete", ())}
     if short:
         typer.echo("~ usage incomplete, the figures above leave out counts a record left out (listed under dropped) or "
                    "gave below 0 (counted 0; asz conversation names the calls): "
-                   + ", ".join(f"{c[:8]} ({h['calls']} call(s): {', '.join(h['fields'])})" for c, h in sorted(short.items())))
+                   + ", ".join(f"{shown(c)} ({h['calls']} call(s): {', '.join(h['fields'])})" for c, h in sorted(short.items())))
 
 
 def _with_kinds(rows: list[dict], table) -> list[dict]:
@@ -436,13 +437,13 @@ def active_line(row: dict) -> str:
 
 def credits_line(rows: list[dict], key: str, t: dict, by_model: bool = False) -> str:
     """``credits (what the runtime metered, …): KEY 0.711, …; total 2.053``: the credits of each row whose records
-    metered some (Kiro), by its key (a conversation by its first 8 characters), and the total, kept apart from the
+    metered some (Kiro), by its key (a conversation by its shown id, the shortest prefix unique in the root), and the total, kept apart from the
     tokens and cost (never a token count, never USD; trial 15 F14); with ``by_model`` each row's ``(model credits,
     …)`` after it. '' when no row has credits."""
     from ..reading.listing import credits_text
 
     def one(r: dict) -> str:
-        name = (r.get("shown_id") or str(r[key])[:8]) if key == "conversation" else str(r[key])
+        name = (r.get("shown_id") or str(r[key])) if key == "conversation" else str(r[key])
         models = ", ".join(f"{m} {credits_text(v)}" for m, v in r["credits_by_model"].items())
         return f"{name} {credits_text(r['credits'])}" + (f" ({models})" if by_model and models else "")
 
@@ -467,8 +468,8 @@ _ROW_OF = {"date": ("day", "day"), "week": ("week", "week"), "month": ("month", 
            "block": ("5-hour block", "time"), "project": ("project", ""), "model": ("model", "model")}
 
 
-def _undescribed_line(undescribed: dict[str, int], key: str = "conversation") -> str:
-    """The line under the table naming each conversation (first 8 characters) holding transcript records its dialect
+def _undescribed_line(undescribed: dict[str, int], key: str = "conversation", shown: Callable[[str], str] = str) -> str:
+    """The line under the table naming each conversation (by ``shown``: its shortest prefix unique in the root) holding transcript records its dialect
     could not read, with how many (``undescribed``: conversation -> records; trial 18, F-f). In a view whose rows are
     not conversations (``key``: date, week, month, block, project, model) no row is marked, so the line says they are
     in no row and counts them (not read, a record has no day or model to fall under)."""
@@ -478,7 +479,7 @@ def _undescribed_line(undescribed: dict[str, int], key: str = "conversation") ->
         where = (f"in no {row}'s row and no total above: {sum(undescribed.values()):,} transcript record(s) the dialect "
                  "could not read" + (f", whose {unknown} is not known" if unknown else ""))
     return (f"! undescribed, {where} (each may have been a model call; asz conversation ID lists them under "
-            "undescribed): " + ", ".join(f"{c[:8]} ({n} record(s))" for c, n in sorted(undescribed.items())))
+            "undescribed): " + ", ".join(f"{shown(c)} ({n} record(s))" for c, n in sorted(undescribed.items())))
 
 
 def _held_by_conversation(rows: list[dict]) -> dict[str, list[dict]]:

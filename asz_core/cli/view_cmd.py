@@ -161,9 +161,10 @@ def conversation(
         typer.echo(f"asz conversation: {exc}; {no_document_hint(r, conversation_id)}", err=True)
         raise typer.Exit(1)
     if doc["summary"]["state"] == "verified":  # as asz usage says it: a figure short by a line not landed yet
+        from ..reading.ids import conversation_names
         from ..storage.torn import torn_notes
 
-        for note in torn_notes({conversation_id: doc["summary"]["problems"]}):
+        for note in torn_notes({conversation_id: doc["summary"]["problems"]}, conversation_names(r)):
             typer.echo(f"asz conversation: {note}", err=True)
     if as_json or as_yaml:
         _print_document(doc, conversation_id, as_json)

@@ -173,9 +173,12 @@ def send_metrics(p) -> None:
     (its document's state ``incomplete`` or ``mismatch``) sends none either, as ``asz usage`` counts none of its calls:
     a changed file's numbers are what cannot be trusted (listed in ``p.rep.metrics_held_back``, ``sent.json`` kept).
     """
+    from ..storage.ids import shown_names
     from ..view.document import checked_call_ids
 
-    for cdir in conversation_dirs(p.root):
+    cdirs = conversation_dirs(p.root)
+    shown = shown_names(c.name for c in cdirs)  # a held-back one named so it can be given back to asz verify
+    for cdir in cdirs:
         head = Chain.at(cdir).head_file()
         if head is None:
             continue
@@ -195,7 +198,7 @@ def send_metrics(p) -> None:
                 continue
             calls, state, _ = checked_call_ids(p.root, cdir.name)
             if state != "verified" or session in p.unverified:  # its files were held back too (push.py)
-                p.rep.metrics_held_back.append(f"{cdir.name[:8]} {state if state != 'verified' else 'held back'}")
+                p.rep.metrics_held_back.append(f"{shown(cdir.name)} {state if state != 'verified' else 'held back'}")
                 continue
             points, now_sent = derive(p.root, session, cdir.name, sent, calls)
         except Exception as exc:  # noqa: BLE001 - a conversation that does not read sends no metrics, and says so

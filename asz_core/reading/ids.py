@@ -10,38 +10,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
-from ..storage.ids import MATCHES_SHOWN, AmbiguousId, IdError, UnknownId, resolve
+from ..storage.ids import MATCHES_SHOWN, SHOWN_AT_LEAST, AmbiguousId, IdError, UnknownId, resolve, shown_names, unique_prefixes
 from ..storage.layout import session_dirs
 from ..view.document import list_conversations
 
 __all__ = ["IdError", "AmbiguousId", "UnknownId", "resolve", "conversation_id", "session_id", "MATCHES_SHOWN",
-           "SHOWN_AT_LEAST", "unique_prefixes", "shown_conversation_ids"]
-
-#: The fewest characters of an id a list shows (a Claude Code session UUID's first group).
-SHOWN_AT_LEAST = 8
-
-
-def unique_prefixes(ids: Iterable[str], among: Iterable[str], least: int = SHOWN_AT_LEAST) -> dict[str, str]:
-    """``{id: prefix}``: for each of ``ids``, its shortest prefix of at least ``least`` characters (the whole id when
-    shorter) that is the prefix of no other id of ``among`` (the ids a command resolves a prefix against: every
-    conversation of the root), so :func:`resolve` gives the id back for it (trial 15, F18: two LangSmith ids both
-    shown as ``ls-trace``). Found from each id's neighbours in sorted order; an id that is a prefix of another is
-    shown whole (a whole id is taken as it is)."""
-    pool = sorted(set(among) | set(ids))
-    at = {c: i for i, c in enumerate(pool)}
-    out = {}
-    for c in ids:
-        i, need = at[c], least
-        for j in (i - 1, i + 1):
-            if 0 <= j < len(pool):
-                o, n = pool[j], 0
-                while n < len(c) and n < len(o) and c[n] == o[n]:
-                    n += 1
-                need = max(need, n + 1)
-        out[c] = c[:need]
-    return out
+           "SHOWN_AT_LEAST", "unique_prefixes", "shown_conversation_ids", "conversation_names",
+           "session_names", "shown_names"]
 
 
 def shown_conversation_ids(root: str | os.PathLike, ids: Iterable[str]) -> dict[str, str]:
@@ -50,6 +27,19 @@ def shown_conversation_ids(root: str | os.PathLike, ids: Iterable[str]) -> dict[
     the start of every LangSmith conversation of project ``trial20``)."""
     ids = list(ids)
     return unique_prefixes(ids, list_conversations(root)) if ids else {}
+
+
+def conversation_names(root: str | os.PathLike) -> Callable[[str], str]:
+    """:func:`~asz_core.storage.ids.shown_names` among every conversation of ``root``: how a note names a conversation
+    so that it can be given back to ``asz conversation`` (and every reader's id)."""
+    return shown_names(list_conversations(root))
+
+
+def session_names(root: str | os.PathLike) -> Callable[[str], str]:
+    """:func:`~asz_core.storage.ids.shown_names` among every conversation and every session directory of ``root``: how
+    a note names a session (a session's id is its conversation's, or a continuation's own) so that it can be given
+    back to a reader or to ``asz verify``/``asz parse``."""
+    return shown_names([*list_conversations(root), *(p.name for p in session_dirs(Path(root)))])
 
 
 def conversation_id(root: str | os.PathLike, given: str) -> str:

@@ -143,10 +143,12 @@ class Filters:
         return True
 
 
-def not_read_line(ids: Iterable[str], where: str, why: str = "stderr says why, asz verify names the problems") -> str:
-    """``! not read, WHERE (no usable round; WHY): id8, id8`` naming conversations that do not read (asz usage's line
+def not_read_line(ids: Iterable[str], where: str, why: str = "stderr says why, asz verify names the problems", *,
+                  shown: Callable[[str], str]) -> str:
+    """``! not read, WHERE (no usable round; WHY): ID, ID`` naming conversations that do not read, each by ``shown``
+    (its shortest prefix unique in the root, :func:`~asz_core.reading.ids.conversation_names`) (asz usage's line
     under its total; asz ls and asz export say with it which ones a --since/--until window cannot place)."""
-    return f"! not read, {where} (no usable round; {why}): " + ", ".join(c[:8] for c in ids)
+    return f"! not read, {where} (no usable round; {why}): " + ", ".join(shown(c) for c in ids)
 
 
 #: Where :func:`not_read_line` says a conversation a time window could not place is, and why.

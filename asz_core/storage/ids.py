@@ -10,9 +10,14 @@ resolve ids with this one rule.
 
 from __future__ import annotations
 
-from typing import Iterable
+from bisect import bisect_left
+from typing import Callable, Iterable
 
-__all__ = ["IdError", "AmbiguousId", "UnknownId", "resolve", "MATCHES_SHOWN"]
+__all__ = ["IdError", "AmbiguousId", "UnknownId", "resolve", "MATCHES_SHOWN", "SHOWN_AT_LEAST", "shown_names",
+           "unique_prefixes"]
+
+#: The fewest characters of an id a list or a note shows (a Claude Code session UUID's first group).
+SHOWN_AT_LEAST = 8
 
 #: An ambiguous prefix's error lists at most this many matches.
 MATCHES_SHOWN = 20
@@ -55,3 +60,32 @@ def resolve(candidates: Iterable[str], given: str, what: str) -> str:
         raise UnknownId(f"no {what} is or starts with {given!r}", [])
     shown = ", ".join(matches[:MATCHES_SHOWN]) + (f" and {len(matches) - MATCHES_SHOWN} more" if len(matches) > MATCHES_SHOWN else "")
     raise AmbiguousId(f"{given!r} is the start of {len(matches)} {what}s: {shown}; type more of it", matches)
+
+
+def shown_names(among: Iterable[str], least: int = SHOWN_AT_LEAST) -> Callable[[str], str]:
+    """A function giving an id its shortest prefix of at least ``least`` characters (the whole id when shorter) that
+    is the prefix of no other id of ``among`` (the ids a command resolves a prefix against), so :func:`resolve` gives
+    the id back for it: what every list and note prints of an id a person may type back (trial 15, F18; trial 20,
+    F10). Found from the id's two neighbours in sorted order; an id that is a prefix of another is shown whole (a whole
+    id is taken as it is). An id not in ``among`` is measured against it alone."""
+    pool = sorted(set(among))
+
+    def shown(c: str) -> str:
+        i = bisect_left(pool, c)
+        after = i + 1 if i < len(pool) and pool[i] == c else i
+        need = least
+        for o in pool[i - 1:i] + pool[after:after + 1]:
+            n = 0
+            while n < len(c) and n < len(o) and c[n] == o[n]:
+                n += 1
+            need = max(need, n + 1)
+        return c[:need]
+
+    return shown
+
+
+def unique_prefixes(ids: Iterable[str], among: Iterable[str], least: int = SHOWN_AT_LEAST) -> dict[str, str]:
+    """``{id: prefix}``: :func:`shown_names` of each of ``ids`` among ``among`` and ``ids`` together."""
+    ids = list(ids)
+    shown = shown_names([*among, *ids], least)
+    return {c: shown(c) for c in ids}

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from ..sessiondata.times import IDLE_GAP_NS
 from .cursor import AppendCursor, read_cursor
@@ -56,11 +56,13 @@ def torn_line(src: str, size: int, window_ns: int = TORN_AFTER_NS) -> str:
     return f"{TORN_PREFIX}{src}: {torn_detail(size, window_ns)}"
 
 
-def torn_notes(problems: dict[str, Iterable[str]]) -> list[str]:
-    """``note: ID8 is counted without a record not landed yet: torn tail: …`` for each :func:`torn_line` among the
+def torn_notes(problems: dict[str, Iterable[str]], shown: Callable[[str], str]) -> list[str]:
+    """``note: ID is counted without a record not landed yet: torn tail: …`` for each :func:`torn_line` among the
     problem lines of each conversation of ``problems`` (conversation id -> its document's ``summary.problems``), in
-    the order given: what a reader of figures prints on stderr so a total short by the unterminated line is said."""
-    return [f"note: {cid[:8]} is counted without the record its source has not finished writing: {p}"
+    the order given, the conversation named by ``shown`` (its shortest prefix unique in the root,
+    :func:`~asz_core.storage.ids.shown_names`): what a reader of figures prints on stderr so a total short by the
+    unterminated line is said."""
+    return [f"note: {shown(cid)} is counted without the record its source has not finished writing: {p}"
             for cid, lines in problems.items() for p in lines if p.startswith(TORN_PREFIX)]
 
 
