@@ -144,7 +144,7 @@ def collect(
                   more_roots=j.more_roots, default_folders=j.default_folders)
         for j in jobs if j is not provider
     ]
-    stop, started = threading.Event(), time.time_ns()
+    stop, started, said = threading.Event(), time.time_ns(), set()  # said: push's notes, each said once while watching
     try:
         if watch:  # inside: a SIGINT just after the line it prints is this command's stop, not a start-up's interruption
             _start_watch(storage, cfg, jobs, every, stop)
@@ -152,7 +152,7 @@ def collect(
             started = time.time_ns()
             counters, took, written = _pass(collectors, provider, storage, cfg, jobs, lock_timeout=lock_timeout, jobs_n=jobs_n,
                                             parse=not no_parse)
-            pushed = _after_pass(storage, cfg, written, watch=watch, parse=not no_parse, jobs_n=jobs_n)
+            pushed = _after_pass(storage, cfg, written, watch=watch, parse=not no_parse, jobs_n=jobs_n, said=said)
             if not watch:
                 raise typer.Exit(1 if counters.failed or pushed else 0)
             if stop.wait(max(0.0, every - took)):
@@ -165,10 +165,10 @@ def collect(
         lock.release()
 
 
-def _after_pass(storage: Path, cfg, written, *, watch: bool, parse: bool, jobs_n: int) -> int:
+def _after_pass(storage: Path, cfg, written, *, watch: bool, parse: bool, jobs_n: int, said: set[str]) -> int:
     """After a pass's line: the list rows of what it parsed are kept (--once and watching alike), watch mode refreshes
-    the search index (docs/reading.md), an export endpoint gets what landed (issue 21). Returns push's status (0:
-    nothing failed)."""
+    the search index (docs/reading.md), an export endpoint gets what landed (issue 21; ``said``: the notes push said on
+    the process's earlier passes, a lasting one said once). Returns push's status (0: nothing failed)."""
     if written:
         _keep_after_pass(storage, cfg, written, jobs_n, watch)
     if watch and parse:
@@ -178,7 +178,7 @@ def _after_pass(storage: Path, cfg, written, *, watch: bool, parse: bool, jobs_n
     if cfg.export.endpoint and storage.is_dir():
         from .push_cmd import run_push
 
-        return run_push(storage, cfg, quiet_when_idle=True)  # a push that sent nothing says nothing
+        return run_push(storage, cfg, quiet_when_idle=True, said=said)  # a push that sent nothing says nothing
     return 0
 
 

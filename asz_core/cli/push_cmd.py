@@ -55,7 +55,7 @@ def file_token(path: Path) -> str:
 
 
 def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_when_idle: bool = False,
-             token: Optional[str] = None, retry_elsewhere: bool = False) -> int:
+             token: Optional[str] = None, retry_elsewhere: bool = False, said: Optional[set[str]] = None) -> int:
     """One push pass, then retention when ``storage.retention.after`` is set; prints the summary line(s).
     Returns the exit code (0/1).
 
@@ -67,7 +67,9 @@ def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_w
     summary line only when the pass sent something or the receiver refused something (a failure is its ``error:``
     line alone), and a prune's line only when it removed something or failed, so a watching collector with nothing
     new prints nothing about push. ``retry_elsewhere`` (``asz push --retry-elsewhere``): the files the receiver
-    answered it holds from another root are sent again.
+    answered it holds from another root are sent again. ``said``: a watching collector's set of the notes its earlier
+    passes said, kept across passes, so a lasting state (a session the receiver holds from another root) is said once
+    and again only when its words change (:func:`~asz_core.export.push.push`).
     """
     from ..export.push import PushInterrupted, push
     from ..export.settings import with_token
@@ -79,7 +81,7 @@ def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_w
         typer.echo(f"asz push: {exc}", err=True)
         return 1
     try:
-        rep = push(root, export, endpoint=endpoint, err=sys.stderr, retry_elsewhere=retry_elsewhere)
+        rep = push(root, export, endpoint=endpoint, err=sys.stderr, retry_elsewhere=retry_elsewhere, said=said)
     except PushInterrupted as exc:  # said, then Ctrl-C goes on to the caller (asz push exits 130; trial 3, F11)
         got = exc.report
         typer.echo("asz push: interrupted " + (f"after sending {got.files} file(s) and {got.metrics} metric point(s): "

@@ -187,6 +187,7 @@ class CollectLoop:
         self.storage = Path(spec.root)
         self.worker = worker
         self._here: list | None = None  # the collectors of a pass run in this thread (the worker gone)
+        self.said: set[str] = set()  # the push notes said by a pass: a lasting one is said once (run_push)
         state.reading = FIRST_PASS  # said from the first answer on, before the loop's thread runs
         state.hold_counting = True  # the list's rows are counted once the first pass is done: it has the CPU until then
 
@@ -240,4 +241,4 @@ class CollectLoop:
         if self.cfg.export.endpoint:  # issue 21: push after each pass when an endpoint is configured
             from .push_cmd import run_push
 
-            run_push(self.storage, self.cfg, quiet_when_idle=True)  # a push that sent nothing says nothing
+            run_push(self.storage, self.cfg, quiet_when_idle=True, said=self.said)  # a push that sent nothing says nothing

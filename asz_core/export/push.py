@@ -105,10 +105,22 @@ NOT_TAKEN = ("; the receiver did not take them from this root (when it answered 
              "in two roots)")
 
 
+def say_note(err: TextIO, said: set[str] | None, text: str) -> None:
+    """``note: TEXT`` on ``err``, unless ``said`` (the notes this process's watching collector said on its earlier
+    passes; None: say every note) holds these very words: a state that lasts (a session the receiver holds from
+    another root) is said once, then again only when what is said of it changes (trial 19, F4: a note every pass)."""
+    if said is not None:
+        if text in said:
+            return
+        said.add(text)
+    print(f"note: {text}", file=err, flush=True)
+
+
 class _Pass:
     def __init__(self, root: Path, cfg: ExportConfig, snd: Sender, state: PushState, err: TextIO,
-                 backoff: float, attempts: int, sleep: Callable[[float], None]):
+                 backoff: float, attempts: int, sleep: Callable[[float], None], said: set[str] | None = None):
         self.root, self.cfg, self.snd, self.state, self.err = root, cfg, snd, state, err
+        self.said = said  # the notes an earlier pass of this process said (say_note), None: every pass says them
         self.backoff, self.attempts, self.sleep = backoff, attempts, sleep
         self.rep = PushReport()
         self.window: list[tuple[float, int]] = []  # (monotonic time, wire bytes) of the last minute
@@ -263,7 +275,7 @@ class _Pass:
         for session, rels in elsewhere.items():
             files = [r for r in rels if not r.startswith(CONVERSATIONS + "/")]
             rounds = self.held_rounds.get(session, 0) + len(rels) - len(files)
-            print(f"note: {session}: {self._elsewhere_said(files, rounds)}", file=self.err, flush=True)
+            say_note(self.err, self.said, f"{session}: {self._elsewhere_said(files, rounds)}")
         for session, rels in by.items():
             self.problem(f"{session}: {len(rels)} file(s) rejected by {self.state.endpoint} on an earlier pass and not "
                          f"accepted since: {', '.join(rels)}{NOT_TAKEN}")
@@ -457,7 +469,7 @@ class PushInterrupted(KeyboardInterrupt):
 
 def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = None, err: TextIO | None = None,
          backoff: float = 1.0, attempts: int = 6, lock_timeout: float = 0.0,
-         sleep: Callable[[float], None] = time.sleep, retry_elsewhere: bool = False) -> PushReport:
+         sleep: Callable[[float], None] = time.sleep, retry_elsewhere: bool = False, said: set[str] | None = None) -> PushReport:
     """One pass over ``root`` to ``endpoint`` (default ``cfg.endpoint``); returns the :class:`PushReport`.
 
     Raises ValueError when no endpoint is configured or it is unusable,
@@ -466,6 +478,8 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
     damaged; :class:`PushInterrupted` (a KeyboardInterrupt) on Ctrl-C. ``backoff`` is the first pause in seconds when the receiver is
     busy and says no Retry-After (doubling, ``attempts`` tries per request). ``retry_elsewhere``: the files recorded
     as held by the receiver from another root are due again (:meth:`PushState.retry_elsewhere`), said on ``err``.
+    ``said``: the notes earlier passes of the calling process said (a watching collector's, kept across its passes):
+    a note of a lasting state is said again only when its words change; it is added to (None: every note is said).
     """
     root = Path(root)
     name = endpoint_name(cfg, endpoint) if (endpoint or cfg.endpoint) else ""
@@ -486,7 +500,7 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
         snd = sender(cfg, name)
         p = None
         try:
-            p = _Pass(root, cfg, snd, state, err, backoff, attempts, sleep)
+            p = _Pass(root, cfg, snd, state, err, backoff, attempts, sleep, said)
             p.metrics_owner = loaded.endpoint  # whose receipts a sent.json of before holds (metrics.sent_path)
             going = p.logs() if cfg.logs else True
             if going and cfg.metrics:
@@ -494,12 +508,12 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
 
                 send_metrics(p)
                 if p.held_metrics:
-                    print(f"note: the metrics of {p.held_metrics} session(s) not sent: {name} rejected landed files of "
-                          "theirs (it may hold those sessions from another root)", file=err, flush=True)
+                    say_note(err, said, f"the metrics of {p.held_metrics} session(s) not sent: {name} rejected landed files of "
+                             "theirs (it may hold those sessions from another root)")
                 held = p.rep.metrics_held_back
                 if held:
-                    print(f"note: the metrics of {len(held)} conversation(s) held back, none of their points sent: they do not "
-                          f"verify ({', '.join(held)}; asz verify names the problems)", file=err, flush=True)
+                    say_note(err, said, f"the metrics of {len(held)} conversation(s) held back, none of their points sent: they do not "
+                             f"verify ({', '.join(held)}; asz verify names the problems)")
         except KeyboardInterrupt:
             raise PushInterrupted(p.rep if p is not None else None, time.monotonic() - start) from None
         finally:

@@ -39,7 +39,7 @@ import attrs
 from ..sessiondata.times import format_rfc3339
 from ..storage.state_lines import state_rows
 
-__all__ = ["PushState", "STATE_NAME", "ENDPOINTS", "endpoint_key", "owner_of", "receiver_answer"]
+__all__ = ["PushState", "STATE_NAME", "ENDPOINTS", "endpoint_key", "owner_of", "receiver_answer", "held_elsewhere"]
 
 #: The file's name in the root.
 STATE_NAME = "push.state"
@@ -188,3 +188,13 @@ def receiver_answer(state: PushState, rel: str, digest: str) -> str:
     if rel in state.rejected:
         return "accepted" if state.elsewhere.get(rel, ("",))[0] == "all" else "rejected"
     return "accepted"
+
+
+def held_elsewhere(state: PushState, rel: str, digest: str) -> str:
+    """The receiving root's path of the file (landed from another root) in which the receiver said it holds every
+    record of ``rel`` with ``digest``, when that is why :func:`receiver_answer` says ``accepted`` (the receiver refused
+    the file itself: a skeleton's ``removed.elsewhere`` says so); '' otherwise."""
+    if state.pushed.get(rel) != digest or rel not in state.rejected:
+        return ""
+    held, other = state.elsewhere.get(rel, ("", ""))
+    return other if held == "all" else ""

@@ -36,7 +36,7 @@ import attrs
 import orjson
 
 from ..export.settings import RetentionConfig, default_instance_id
-from ..export.state import PushState, owner_of, receiver_answer
+from ..export.state import PushState, held_elsewhere, owner_of, receiver_answer
 from ..flow.chain import Chain, SessionChains, conversation_dirs
 from ..flow.index import IndexBuildError, update_index
 from ..reading.purge import REMOVAL_STATE  # the per-session file marking a removal in progress (generation, at)
@@ -197,7 +197,8 @@ def _remove_session(root: Path, plan: SessionPlan, state: PushState, owner: str)
     for _, p in landed_files(sdir):
         rel = p.relative_to(root).as_posix()
         digest = _digest(p)
-        write_skeleton(p, at=st["at"], generation=int(st["generation"]), receiver=receiver_answer(state, rel, digest), owner=owner)
+        write_skeleton(p, at=st["at"], generation=int(st["generation"]), receiver=receiver_answer(state, rel, digest), owner=owner,
+                       elsewhere=held_elsewhere(state, rel, digest))
         os.chmod(p, 0o644)
         p.unlink()
         n += 1

@@ -8,7 +8,10 @@ built from and none of the content:
 - the header whole, with one more key, ``removed``: ``digest`` (SHA-256 of
   the landed file's whole bytes), ``size``, ``records``, ``at`` (when it was
   removed), ``generation`` (which removal of the session, from 1),
-  ``receiver`` (``accepted`` | ``rejected`` | ``unconfirmed``) and ``owner``;
+  ``receiver`` (``accepted`` | ``rejected`` | ``unconfirmed``) and ``owner``,
+  then ``elsewhere`` only for a file the receiver refused because it holds
+  every record of it as another root's file (``accepted`` then): that file's
+  path in the receiving root (push.state's ``elsewhere … all`` line);
 - every record in order with ``ord off bytes id parent call run continues
   tool child batch label started_by from time trigger flags usage model
   dropped`` (and ``sha`` for a provider body);
@@ -146,14 +149,19 @@ def _record(line: bytes, body: bool) -> bytes:
 
 
 class Removed(dict):
-    """The header's ``removed`` mapping, in its order: digest, size, records, at, generation, receiver, owner."""
+    """The header's ``removed`` mapping, in its order: digest, size, records, at, generation, receiver, owner, and
+    ``elsewhere`` when not '' (the receiving root's file that holds every record of it, landed from another root)."""
 
-    def __init__(self, digest: str, size: int, records: int, at: str, generation: int, receiver: str, owner: str):
+    def __init__(self, digest: str, size: int, records: int, at: str, generation: int, receiver: str, owner: str,
+                 elsewhere: str = ""):
         super().__init__(digest=digest, size=size, records=records, at=at, generation=generation, receiver=receiver, owner=owner)
+        if elsewhere:
+            self["elsewhere"] = elsewhere
 
 
-def skeleton_bytes(data: bytes, *, at: str, generation: int, receiver: str, owner: str) -> bytes:
-    """The uncompressed skeleton of a landed file's bytes ``data``. Raises ValueError for bytes that are not a whole landed file."""
+def skeleton_bytes(data: bytes, *, at: str, generation: int, receiver: str, owner: str, elsewhere: str = "") -> bytes:
+    """The uncompressed skeleton of a landed file's bytes ``data`` (``elsewhere``: :class:`Removed`). Raises ValueError
+    for bytes that are not a whole landed file."""
     lines = data.split(b"\n")
     if len(lines) < 3 or lines[-1] != b"":
         raise ValueError("not a whole landed file (no closing line)")
@@ -162,7 +170,8 @@ def skeleton_bytes(data: bytes, *, at: str, generation: int, receiver: str, owne
     closing = orjson.loads(lines[-2])
     if not isinstance(header, dict) or not isinstance(closing, dict) or closing.get("t") != "end" or closing.get("records") != len(records):
         raise ValueError("not a whole landed file (bad header or closing line)")
-    header["removed"] = Removed(hashlib.sha256(data).hexdigest(), len(data), len(records), at, generation, receiver, owner)
+    header["removed"] = Removed(hashlib.sha256(data).hexdigest(), len(data), len(records), at, generation, receiver, owner,
+                                elsewhere)
     body = header.get("kind") == "provider_body"
     out = io.BytesIO()
     sha = hashlib.sha256()
@@ -173,8 +182,10 @@ def skeleton_bytes(data: bytes, *, at: str, generation: int, receiver: str, owne
     return out.getvalue()
 
 
-def write_skeleton(landed: str | os.PathLike, *, at: str, generation: int, receiver: str, owner: str) -> Path:
-    """Write the skeleton of the landed file at ``landed`` beside it, once (gzip, 0444); returns its path.
+def write_skeleton(landed: str | os.PathLike, *, at: str, generation: int, receiver: str, owner: str,
+                   elsewhere: str = "") -> Path:
+    """Write the skeleton of the landed file at ``landed`` beside it, once (gzip, 0444); returns its path
+    (``elsewhere``: :class:`Removed`).
 
     An existing skeleton is kept as it is (a removal interrupted after writing it).
     Raises OSError, ValueError for a file that is not whole.
@@ -183,7 +194,8 @@ def write_skeleton(landed: str | os.PathLike, *, at: str, generation: int, recei
     target = skeleton_path(landed)
     if target.exists():
         return target
-    raw = skeleton_bytes(landed.read_bytes(), at=at, generation=generation, receiver=receiver, owner=owner)
+    raw = skeleton_bytes(landed.read_bytes(), at=at, generation=generation, receiver=receiver, owner=owner,
+                         elsewhere=elsewhere)
     buf = io.BytesIO()
     with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0, filename="") as gz:
         gz.write(raw)
@@ -221,4 +233,7 @@ def check_removed(path: str | os.PathLike) -> list[str]:
     for k in ("at", "owner"):
         if not isinstance(r.get(k), str):
             out.append(f"removed.{k} {r.get(k)!r} is not a string")
+    if "elsewhere" in r and (not isinstance(r["elsewhere"], str) or not r["elsewhere"] or r.get("receiver") != "accepted"):
+        out.append(f"removed.elsewhere {r['elsewhere']!r} is not the path of a file the receiver holds every record in "
+                   "(a non-empty string, with receiver accepted)")
     return out

@@ -9,7 +9,13 @@ receiver holds every record. A real receiver on loopback; the transcript is a co
 
 from __future__ import annotations
 
+import gzip
+import json
+import os
 import shutil
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -18,7 +24,7 @@ from asz_core.export.receive import Receiver
 from asz_core.export.state import PushState
 from asz_core.storage.layout import landed_files, session_dirs
 
-from export_helpers import asz, sent_files, summary
+from export_helpers import ASZ, asz, sent_files, summary
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "claude-code" / "projects"
 PROJECT = "-home-user-claude-reliability"
@@ -93,6 +99,12 @@ def test_a_session_held_from_another_root_is_said_once_and_counts_as_received(ho
     assert p.returncode == 0, p.stdout + p.stderr
     (sdir,) = session_dirs(host_c)
     assert not landed_files(sdir) and landed_files(sdir, skeletons=True)
+    # each skeleton says what the receiver answered: it holds every record, as the other root's file it names
+    for rel in files:
+        with gzip.open(host_c / (rel[:-len(".sd")] + ".sk"), "rb") as f:
+            removed = json.loads(f.readline())["removed"]
+        assert removed["receiver"] == "accepted" and removed["elsewhere"] == st.elsewhere[rel][1], removed
+    assert asz("verify", "--root", str(host_c), cwd=tmp_path).returncode == 0  # the key checked, and whole
     # the receiver's root still verifies: it holds hostA's collection
     assert asz("verify", "--root", str(r.root), cwd=tmp_path).returncode == 0
 
@@ -120,3 +132,33 @@ def test_a_root_that_collected_further_is_said_and_kept(hosts, tmp_path):
     assert retry.returncode == 1 and "--retry-elsewhere: 1 file(s)" in retry.stderr
     assert summary(retry.stdout.strip().splitlines()[-1])["files"] == "1"
     assert {held for held, _ in PushState.load(host_c).elsewhere.values()} == {"part"}
+
+
+def test_a_watching_collector_says_it_once(hosts, tmp_path):
+    """A watching ``asz collect`` with an endpoint pushes after every pass: the note of a session the receiver holds
+    from another root (and of its metrics not sent) is said on the first pass that finds it, then not again while its
+    words stay the same (trial 19, F4 leftover: one note every pass, every 10 minutes, for ever)."""
+    r, collect = hosts
+    host_a, host_c = collect("hostA"), collect("hostC")
+    assert _push(host_a, r).returncode == 0
+    assert _push(host_c, r).returncode == 1  # the refusal is news once
+    cfg = tmp_path / "hostC.yaml"
+    cfg.write_text(f"export:\n  otlp: {{endpoint: 'grpc://{r.address}'}}\n")
+    proc = subprocess.Popen([*ASZ, "collect", "--interval", "1s", "--source", str(tmp_path / "hostC-projects"),
+                             "--root", str(host_c), "--config", str(cfg)], cwd=tmp_path, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        passes = 0
+        while passes < 4 and time.monotonic() < deadline:  # each pass prints one line on stdout
+            line = proc.stdout.readline()
+            passes += line.startswith("[")
+    finally:
+        os.kill(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    assert passes == 4, (passes, err)
+    notes = [ln for ln in err.splitlines() if ln.startswith("note: ")]
+    held = [ln for ln in notes if "holds this session from another root" in ln]
+    assert len(held) == 1 and held[0].startswith(f"note: {SESSION}: grpc://{r.address} holds"), err
+    assert len([ln for ln in notes if ln.startswith("note: the metrics of 1 session(s) not sent")]) == 1, err
+    assert not [ln for ln in err.splitlines() if ln.startswith("error: ")], err
