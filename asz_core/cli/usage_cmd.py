@@ -145,7 +145,7 @@ def usage(
     its conversation and how many (--json: every row's no_time, the line on stderr). Cost comes from the price table (asz.yaml prices
     override it); a cost marked * leaves out unpriced models (--json: cost.unpriced), one marked ^ holds calls run at a
     rate the table does not hold (fast mode, priority or batch tier, data residency; listed under dropped), priced at
-    standard rates, counted on a line under the table (--json: cost.rate_not_priced_calls); ? calls whose rate was not checked (cost.rate_not_checked_calls). A call whose input (cache reads and writes included) is above 200K tokens is priced
+    standard rates, counted on a line under the table (--json: cost.rate_not_priced_calls); ? on the total only: calls landed before asz looked at a call's rate, said once on a line under the table with how many rows hold them and how to have them checked (each row's cost.rate_not_checked_calls in --json; asz ls marks each conversation). A call whose input (cache reads and writes included) is above 200K tokens is priced
     at its model's long-context rates where the table has them (Claude Sonnet 4.5 and 4): a line under the table
     counts them (--json: cost.long_context_calls; usage.long_context holds the tokens of every such call). Only verified evidence is counted: the calls of
     a conversation that does not verify (state incomplete or mismatch) are held back, in no figure and no total; a row
@@ -311,15 +311,23 @@ def _print(rows: list[dict], as_json: bool, key: str, session: bool, t: dict, br
                shown)
 
 
-def _rate_lines(cost: dict) -> None:
+def _rate_lines(cost: dict, rows: list[dict]) -> None:
     """The lines under the table for the total ``cost``'s calls at a rate the price table does not hold (``^``) and
-    calls whose rate was not checked when they landed (``?``)."""
+    calls whose rate was not checked when they landed (``?``, said once: in how many of ``rows`` they are, the rows
+    themselves unmarked, :func:`_checked`; trial 20: every row of an upgraded root read ``$…?``)."""
     from ..reading.listing import rate_line, unchecked_line
 
     if cost.get("rate_not_priced_calls"):
         typer.echo(rate_line(cost["rate_not_priced_calls"]))
     if cost.get("rate_not_checked_calls"):
-        typer.echo(unchecked_line(cost["rate_not_checked_calls"]))
+        n = sum(1 for r in rows if isinstance(r.get("cost"), dict) and r["cost"].get("rate_not_checked_calls"))
+        typer.echo(unchecked_line(cost["rate_not_checked_calls"], f"in {n:,} of {len(rows):,} row(s)"))
+
+
+def _checked(cost: dict) -> dict:
+    """A row's ``cost`` without its ``rate_not_checked_calls``: the table marks those calls ``?`` on its total only, and
+    says them once under it (:func:`_rate_lines`); --json keeps each row's count."""
+    return {k: v for k, v in cost.items() if k != "rate_not_checked_calls"}
 
 
 def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool = False, unreadable: list[str] = (),
@@ -360,12 +368,12 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
             label = (label if cell_len(label) + len(marks) <= width else fit_cells(label, width - len(marks))) + marks
         models = None if by_model else r["models"] or (["held back"] if "held_back" in r and not r["calls"] else [])
         cell = "held back" if models == ["held back"] else None
-        typer.echo(_line(label, width, models, r["usage"], r["cost"], f"{r['calls']:,}", _unrecorded(r), cell, hide))
+        typer.echo(_line(label, width, models, r["usage"], _checked(r["cost"]), f"{r['calls']:,}", _unrecorded(r), cell, hide))
         if breakdown and not by_model:
             for m, u, cost, n in _model_lines(r):
                 mark = f"└ {m}"  # in MODELS, or in the key's cell when a narrow terminal left MODELS out
                 key_cell = f"└ {short_model(m)}" if "MODELS" in hide else ""
-                typer.echo(_line(key_cell, width, [m], u, cost, f"{n:,}", u is None, mark, hide))
+                typer.echo(_line(key_cell, width, [m], u, _checked(cost), f"{n:,}", u is None, mark, hide))
         _kinds_line(r, "cost by kind", width, hide)
     typer.echo(_line("total !" if short else "total", width, None if by_model else [], t["usage"], t["cost"],
                      f"{t['calls']:,}", _unrecorded(t), None, hide))
@@ -373,7 +381,7 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
     unpriced = t["cost"]["unpriced"]
     if unpriced:
         typer.echo(f"* unpriced, left out of the cost: {', '.join(unpriced)} (add them under prices in asz.yaml)")
-    _rate_lines(t["cost"])
+    _rate_lines(t["cost"], rows)
     long = t["cost"].get("long_context_calls")
     if long:  # Anthropic prices a call whose input is above 200K at its model's long-context rates, all its tokens
         typer.echo(f"{long:,} call(s) above 200K input tokens priced at long-context rates (input counts cache reads "
@@ -414,12 +422,14 @@ def _with_kinds(rows: list[dict], table) -> list[dict]:
 def _kinds_line(row: dict, name: str, width: int, hide: frozenset) -> None:
     """With ``--breakdown``, the line under a row (or the total) saying what each kind of token cost
     (:func:`~asz_core.reading.cost_kinds.kinds_text`), where the MODELS column starts (the key's cell when a narrow
-    terminal left MODELS out); nothing for a row without ``cost_by_kind`` or whose calls carry no token usage."""
+    terminal left MODELS out); nothing for a row without ``cost_by_kind`` or whose calls carry no token usage. A row's
+    line (not the total's) leaves the ``?`` out, as its row does (:func:`_checked`)."""
     if "cost_by_kind" not in row or _unrecorded(row):
         return
     from ..reading.cost_kinds import kinds_text
 
-    typer.echo(("" if "MODELS" in hide else " " * (width + 2)) + f"{name}: {kinds_text(row['cost'], row['cost_by_kind'])}")
+    cost = row["cost"] if name.startswith("total") else _checked(row["cost"])
+    typer.echo(("" if "MODELS" in hide else " " * (width + 2)) + f"{name}: {kinds_text(cost, row['cost_by_kind'])}")
 
 
 def active_line(row: dict) -> str:

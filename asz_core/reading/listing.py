@@ -68,11 +68,19 @@ def rate_line(calls: int) -> str:
             "billed (--json: cost.rate_not_priced_calls)")
 
 
-def unchecked_line(calls: int) -> str:
-    """The line under a table whose costs count ``calls`` (> 0) calls whose rate was not checked when they landed."""
-    return (f"{UNCHECKED_MARK} {calls:,} call(s) landed before asz looked at a call's rate (claude-code-local before "
-            "0.3.0): whether they ran in fast mode, a priority or batch tier or a data-residency region is not known, "
-            "so their cost is at standard rates and may be below what was billed (--json: cost.rate_not_checked_calls)")
+def unchecked_line(calls: int, where: str = "") -> str:
+    """The line under a table whose costs count ``calls`` (> 0) calls whose rate was not checked when they landed
+    (``where``, when given, after the count: ``in 3 of 5 row(s)``), and what the user can do: the landed records of
+    such a call keep its token counts only, not the fields that decide its rate (Claude Code's ``message.usage``
+    ``speed``, ``service_tier``, ``inference_geo``: checked in a root asz upgraded from 54bd206, trial 20), and
+    landed files are written once, so only collecting the same sources into a new root checks them (seed 000: nothing
+    is inferred)."""
+    return (f"{UNCHECKED_MARK} {calls:,} call(s){' ' + where if where else ''} landed before asz looked at a call's rate "
+            "(claude-code-local before 0.3.0, whose records keep a call's token counts only): whether they ran in fast "
+            "mode, a priority or batch tier or a data-residency region is not known, so their cost is at standard "
+            "rates and may be below what was billed; this root cannot tell (its landed files are written once), and "
+            "collecting the same sources into a new root (asz collect --once --root NEW, while Claude Code still keeps "
+            "them) checks them there (--json: cost.rate_not_checked_calls)")
 
 
 def total_tokens(usage: Any) -> int | None:

@@ -83,7 +83,7 @@ def test_every_call_of_a_root_collected_before_reads_not_checked(before):
     assert "rate_not_priced_calls" not in row["cost"] and row["cost"]["usd"] > 0  # priced at standard rates, not guessed
     t = asz_in_process("usage", "daily", "--root", str(root), "--tz", "UTC")
     assert re.search(r"\$[\d,.]+\?", t.stdout), t.stdout
-    assert f"? {want} call(s) landed before asz looked at a call's rate (claude-code-local before 0.3.0)" in t.stdout
+    assert f"? {want} call(s) in 1 of 1 row(s) landed before asz looked at a call's rate (claude-code-local before 0.3.0" in t.stdout
     ls = asz_in_process("ls", "--json", "--root", str(root))
     assert [r["cost"].get("rate_not_checked_calls") for r in json.loads(ls.stdout)] == [want]
     text = asz_in_process("ls", "--root", str(root))
@@ -99,3 +99,26 @@ def test_the_same_source_collected_now_is_checked(before, tmp_path):
     assert row["cost"].get("rate_not_priced_calls") == 2 and "rate_not_checked_calls" not in row["cost"]
     t = asz_in_process("usage", "session", "--root", str(root), "--tz", "UTC").stdout
     assert "?" not in t and "landed before asz looked" not in t
+
+
+def test_usage_says_it_once_and_what_can_check_them(before):
+    """trial 20 (upgrade): every row of a root collected before read ``$…?`` for ever. The landed records keep a call's
+    token counts only (no ``speed``, ``service_tier`` or ``inference_geo``, no ``dropped`` entry), so no reader can
+    check them: ``asz usage`` marks its total only, its line says in how many rows they are and that collecting the
+    same sources into a new root checks them; ``asz ls`` (a list of conversations) still marks each."""
+    lines, root = before
+    records = [json.loads(x) for sd in (root / SID).rglob("*.sd") for x in sd.read_bytes().split(b"\n")[1:-2]]
+    usages = [r["usage"] for r in records if r.get("usage")]
+    assert usages and {k for u in usages for k in u} <= {"in", "out", "cache_read", "cache_write", "cache_write_1h"}
+    assert not [d for r in records for d in r.get("dropped") or () if "usage" in d["what"]]  # nothing to check them by
+    for view in ("session", "daily"):
+        t = asz_in_process("usage", view, "--breakdown", "--root", str(root), "--tz", "UTC").stdout.splitlines()
+        costs = [x.rstrip() for x in t if re.search(r"\$[\d,.]+\??$", x.rstrip())]
+        total = next(x for x in costs if x.startswith("total"))
+        assert total.endswith("?") and not [x for x in costs if x.endswith("?") and x != total], t
+        assert [x for x in t if "cost by kind" in x and "?" in x] == [next(x for x in t if "total cost by kind" in x)]
+        (line,) = [x for x in t if x.startswith("? ")]
+        assert line.startswith(f"? {len(_calls_with_usage(lines))} call(s) in 1 of 1 row(s) landed before asz looked")
+        assert ("this root cannot tell (its landed files are written once), and collecting the same sources into a new "
+                "root (asz collect --once --root NEW, while Claude Code still keeps them) checks them there") in line
+    assert re.search(r"\$[\d,.]+\?", asz_in_process("ls", "--root", str(root)).stdout)
