@@ -112,7 +112,7 @@ SORT_HELP = ("Row order: default is by date (daily, weekly, monthly, blocks; ses
 
 def usage(
     view: str = typer.Argument("daily", metavar="[daily|weekly|monthly|blocks|session|project|model|instance]", help=VIEW_HELP),
-    since: str = typer.Option("", "--since", help="Count calls made from: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back (by each call's own time; a call with no time is left out and named)."),
+    since: str = typer.Option("", "--since", help="Count calls made from: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back (by each call's own time; a call with none by its conversation's whole recorded range, left out and named when that range crosses the window's end)."),
     until: str = typer.Option("", "--until", help="Count calls up to: YYYY-MM-DD (the whole day, in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
     tz: Optional[str] = tz_option(),
     project: str = typer.Option("", "--project", help="Count only the conversations whose project contains this (case-insensitive, as asz ls --project)."),
@@ -139,10 +139,9 @@ def usage(
     (calls_with_usage in --json: those with usage); a row whose calls carry no usage at all (Kiro meters credits,
     not tokens) reads "not recorded" in TOTAL and - in the other figures, never 0. Credits a runtime metered (Kiro) are
     never tokens or USD: each on its record's day and model, in a line under the table (--json: credits, credits_by_model). A call whose records carry no time
-    (Kiro CLI 2.x writes none on a model reply) has no day: the views by time count it in a last row "(no time)", and a
-    line says so. --since/--until count the calls made in the window by their own times (asz ls keeps a conversation
-    active in it): a call with no time cannot be placed, so it is in no figure, the total is marked ! and a line names
-    its conversation and how many (--json: every row's no_time, the line on stderr). Cost comes from the price table (asz.yaml prices
+    (Kiro CLI 2.x) is placed by its conversation's recorded range: on the day, week or month holding it whole, else (and in blocks) in a last row "(no time)", said in a line.
+    --since/--until count the calls made in the window by their own times (asz ls keeps a conversation active in it), one with none when its conversation's whole range is
+    inside: one whose range crosses the window's end is in no figure, the total is marked ! and a line names its conversation and how many (--json: every row's no_time, the line on stderr). Cost comes from the price table (asz.yaml prices
     override it); a cost marked * leaves out unpriced models (--json: cost.unpriced), one marked ^ holds calls run at a
     rate the table does not hold (fast mode, priority or batch tier, data residency; listed under dropped), priced at
     standard rates, counted on a line under the table (--json: cost.rate_not_priced_calls); ? on the total only: calls landed before asz looked at a call's rate, said once on a line under the table with how many rows hold them and how to have them checked (each row's cost.rate_not_checked_calls in --json; asz ls marks each conversation). A call whose input (cache reads and writes included) is above 200K tokens is priced
@@ -185,7 +184,7 @@ def usage(
     unmatched = _say_problems(problems, not counted and any(given.values()), storage, given)
     say_state_files(storage)
     note, unchained = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
-    line, left_out = no_time_line(counted, first is not None or last is not None, any(r.get(KEYS[view]) == NO_TIME for r in rows), shown)
+    line, left_out = no_time_line(counted, (first, last), any(r.get(KEYS[view]) == NO_TIME for r in rows), shown, view)
     _print(_with_kinds(rows, table) if breakdown else rows, as_json, KEYS[view], view == "session", totals(rows, table, breakdown), breakdown,
            {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed}, note, line, shown)
     if problems or (unmatched and ids):  # a filter that matches nothing exits 1, as every reader's (docs/reading.md)
@@ -252,18 +251,21 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
     return counted, problems, unreadable, undescribed, times
 
 
-def no_time_line(counted: list, windowed: bool, has_row: bool, shown: Callable[[str], str]) -> tuple[str, list[dict]]:
+def no_time_line(counted: list, window: tuple, has_row: bool, shown: Callable[[str], str],
+                 view: str = "daily") -> tuple[str, list[dict]]:
     """The line that says the ``counted`` calls whose records carry no time
     (:func:`~asz_core.view.usage_report.untimed`) and the credits records with no time metered
     (:func:`~asz_core.view.usage_report.untimed_credits`), and the ``no_time`` list --json rows carry
     (``[{"conversation", "calls"}]``, ``credits`` added where some, with a window only). With a
-    ``--since``/``--until`` window (``windowed``) the line says it left them out (``! no time, so not placed …``);
+    ``--since``/``--until`` ``window`` (``(since, until)`` unix ms, ``(None, None)`` for none) the line says it left them
+    out (``! no time, so not placed …``);
     without one, when the table has the :data:`~asz_core.view.usage_report.NO_TIME` row (``has_row``), what that row
     is; '' otherwise. A conversation is named by ``shown`` (its shortest prefix unique in the root)."""
     from ..reading.listing import credits_text
     from ..view.usage_report import untimed, untimed_credits
 
-    no_time, credits = untimed(counted), untimed_credits(counted)
+    windowed = window != (None, None)
+    no_time, credits = untimed(counted, view, window if windowed else None), untimed_credits(counted)
     convs = sorted(set(no_time) | set(credits))
     left_out = [{"conversation": c, "calls": no_time.get(c, 0), **({"credits": credits[c]} if c in credits else {})}
                 for c in convs] if windowed else []
@@ -273,10 +275,14 @@ def no_time_line(counted: list, windowed: bool, has_row: bool, shown: Callable[[
                       + (f", {credits_text(credits[c])} credits" if c in credits else "") + ")" for c in convs)
     why = "their records carry no time (Kiro CLI 2.x, for one, writes none on a model reply)"
     if windowed:
-        return (f"! no time, so not placed in the --since/--until window, in no figure above: {which}; {why}. asz ls "
-                "--since/--until keeps a conversation by its first and last recorded times; asz usage counts a call "
-                "by its own time (without the window they are the (no time) row)"), left_out
-    return f"{NO_TIME}: calls whose day is not known, {why}: {which}", left_out
+        return (f"! no time, so not placed in the --since/--until window, in no figure above: {which}; {why}, and "
+                "their conversation's recorded range crosses an end of the window. asz ls --since/--until keeps a "
+                "conversation by its first and last recorded times; asz usage counts a call by its own time, or one "
+                "with none when its conversation's whole range is inside the window"), left_out
+    unit = {"weekly": "week", "monthly": "month"}.get(view, "day")
+    why += (", and a block is shaped by its calls' own times" if view == "blocks" else
+            f", and their conversation's recorded range is not within one {unit}")
+    return f"{NO_TIME}: calls whose {unit} is not known, {why}: {which}", left_out
 
 
 def _print(rows: list[dict], as_json: bool, key: str, session: bool, t: dict, breakdown: bool, short: dict[str, list],

@@ -65,7 +65,8 @@ from .usage import TOKEN_KINDS, add_call, add_usage, zero_usage
 from .usage_blocks import BLOCK_MS, block_label, block_starts, week_of
 from .zone import zone_of
 
-__all__ = ["VIEWS", "KEYS", "SORTS", "TIMED", "NO_TIME", "Counted", "read_root", "narrowed", "report", "totals", "untimed", "untimed_credits", "zone_of"]
+__all__ = ["VIEWS", "KEYS", "SORTS", "TIMED", "NO_TIME", "Counted", "read_root", "narrowed", "report", "totals", "untimed", "untimed_credits", "zone_of",
+           "placed_key", "in_window"]
 
 #: The report views and the key each row carries.
 VIEWS = ("daily", "weekly", "monthly", "blocks", "session", "project", "model", "instance")
@@ -76,8 +77,9 @@ TIMED = ("daily", "weekly", "monthly", "blocks")
 #: The row orders of :func:`report`: ``default`` (by key; a session by its first call), or by a figure, largest first.
 SORTS = ("default", "cost", "tokens", "calls")
 #: The key, in the views keyed by time, of the calls whose records carry no time (Kiro CLI 2.x writes none on a model reply, nor
-#: any on the tool results between): their day is not known, so they are their own row, after the dated ones, and a
-#: ``--since``/``--until`` window cannot place them (:func:`untimed` counts what it leaves out).
+#: any on the tool results between) and whose conversation's recorded range does not fall in one day, week or month
+#: (:func:`placed_key`; a block always): their day is not known, so they are their own row, after the dated ones; a
+#: ``--since``/``--until`` window places them by that range (:func:`in_window`; :func:`untimed` counts what it cannot).
 NO_TIME = "(no time)"
 
 
@@ -101,6 +103,10 @@ class Counted:
     #: not None: no call but the credits one record metered (:meth:`~asz_core.plugins.adapter.Adapter.credits`, Kiro),
     #: on the record's own day and model; counted in ``credits``, never in calls, tokens or cost
     credits: float | None = None
+    #: a call with no time of its own (``ms`` None) of a verified conversation: the conversation's recorded range, the
+    #: first and last record times (``(from day, to day, from ms, to ms)`` in the zone), which the call happened within
+    #: (:func:`placed_key`; trial 19, F22); None when not known
+    span: tuple | None = None
 
 
 def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = (), *, cache: bool = True,
@@ -146,7 +152,7 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
             lines = got.problems or ("(no problem line)",)
             why = lines[0]
             first = _first_ns(header) if held else None
-            _count_calls(out, conv, places, got.calls, zone, held, why, first)
+            _count_calls(out, conv, places, got.calls, zone, held, why, first, None if held else _span(header, zone))
             if not held:  # a conversation that does not verify meters nothing here either: held back with its calls
                 _count_credits(out, conv, places, zone)
             if held:
@@ -164,12 +170,25 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
 
 
 def _count_calls(out: list[Counted], conv: str, places: dict, calls: Iterable, zone: dt.tzinfo, held: str,
-                 why: str = "", first: int | None = None) -> None:
+                 why: str = "", first: int | None = None, span: tuple | None = None) -> None:
     """Every call, with usage or without (tokens only from those with): call_count's rule. A held-back call whose
-    records do not read (no time) falls on ``first`` (unix ns), the day of the chain's first record."""
+    records do not read (no time) falls on ``first`` (unix ns), the day of the chain's first record; a call of a
+    verified conversation whose records carry no time keeps the conversation's ``span`` (:func:`_span`)."""
     for c in calls:
         day, ms = _day_ms(c.time if c.time is not None or not held else first, zone)
-        out.append(Counted(conv, places, day, ms, c.usage, c.model, held, c.incomplete, why=why if held else ""))
+        out.append(Counted(conv, places, day, ms, c.usage, c.model, held, c.incomplete, why=why if held else "",
+                           span=span if ms is None else None))
+
+
+def _span(header: dict | None, zone: dt.tzinfo) -> tuple | None:
+    """``(from day, to day, from ms, to ms)``: the head round's ``session_from_time`` and ``session_through_time``
+    (the conversation's first and last record times, as ``asz ls`` and ``asz search`` read its range) in ``zone``;
+    None when either is not known."""
+    ns = [parse_instant(header.get(k)) for k in ("session_from_time", "session_through_time")] if isinstance(header, dict) else []
+    if len(ns) != 2 or None in ns:
+        return None
+    (lo, lo_ms), (hi, hi_ms) = _day_ms(ns[0], zone), _day_ms(ns[1], zone)
+    return lo, hi, lo_ms, hi_ms
 
 
 def _count_credits(out: list[Counted], conv: str, places: dict, zone: dt.tzinfo) -> None:
@@ -224,9 +243,41 @@ def narrowed(counted: Iterable[Counted], project: str = "", model: str = "", ins
             and (contains(c.model, model) or (c.held != "" and not c.model))]
 
 
+def placed_key(view: str, c: Counted) -> str:
+    """The key of a call with no time of its own in a view keyed by time (:data:`TIMED`), by its conversation's
+    recorded range (``c.span``; trial 19, F22): the day, week or month that holds the whole range (the call happened
+    within it), else :data:`NO_TIME` (the range crosses a day's, week's or month's end, or is not known; a block is
+    shaped by its calls' own times, so ``blocks`` always)."""
+    if c.span is None or view == "blocks":
+        return NO_TIME
+    lo, hi = c.span[0], c.span[1]
+    if view == "daily":
+        return lo.isoformat() if lo == hi else NO_TIME
+    if view == "weekly":
+        return week_of(lo).isoformat() if week_of(lo) == week_of(hi) else NO_TIME
+    return lo.strftime("%Y-%m") if (lo.year, lo.month) == (hi.year, hi.month) else NO_TIME
+
+
+def in_window(c: Counted, since: int | None, until: int | None) -> bool | None:
+    """Whether call ``c`` was made from ``since`` to ``until`` (unix ms, inclusive; either None for open): by its own
+    time, else by its conversation's recorded range as ``asz search`` places a hit with no time (trial 19, F25): True
+    when the whole range is inside, False when wholly outside, None when it crosses an end or is not known (the call
+    cannot be placed: :func:`untimed` counts it)."""
+    if c.ms is not None:
+        return (since is None or c.ms >= since) and (until is None or c.ms <= until)
+    if c.span is None:
+        return None
+    lo, hi = c.span[2], c.span[3]
+    if (since is None or lo >= since) and (until is None or hi <= until):
+        return True
+    if (since is not None and hi < since) or (until is not None and lo > until):
+        return False
+    return None
+
+
 def _key(view: str, c: Counted, blocks: dict[int, str]) -> str:
     if view in TIMED and not c.day:
-        return NO_TIME
+        return placed_key(view, c)
     if view == "daily":
         return c.day.isoformat()
     if view == "weekly":
@@ -268,8 +319,7 @@ def report(counted: Iterable[Counted], view: str, table: PriceTable | None = Non
         blocks = {ms: label[start] for ms, start in of.items()}
     groups: dict[str, list[Counted]] = {}
     for c in counted:
-        if (since is not None or until is not None) and (
-                c.ms is None or (since is not None and c.ms < since) or (until is not None and c.ms > until)):
+        if (since is not None or until is not None) and not in_window(c, since, until):
             continue
         groups.setdefault(_key(view, c, blocks), []).append(c)
     rows = [_row(view, key, calls, table) for key, calls in groups.items()]
@@ -297,15 +347,22 @@ def _block_keys(rows: list[dict], starts: dict[str, int], now: int) -> None:
         r.update(start=start, end=start + BLOCK_MS, active=now < start + BLOCK_MS and now - last < BLOCK_MS)
 
 
-def untimed(counted: Iterable[Counted]) -> dict[str, int]:
-    """``{conversation: calls}``: the counted calls (not held back) whose records carry no time, sorted by conversation.
-    With no ``--since``/``--until`` window they are the :data:`NO_TIME` row of the views keyed by time (and in their
-    conversation's and project's rows); a window leaves them out of every row, since it cannot place them
-    (:func:`report`), and ``asz usage`` says so."""
+def untimed(counted: Iterable[Counted], view: str = "daily", window: tuple | None = None) -> dict[str, int]:
+    """``{conversation: calls}``: the counted calls (not held back) whose records carry no time and that cannot be
+    placed, sorted by conversation. With no ``--since``/``--until`` ``window`` (``(since, until)`` unix ms), those
+    :func:`placed_key` gives the :data:`NO_TIME` row of ``view`` (when it is keyed by time; every such call for
+    another view); with one, those :func:`in_window` cannot place (their conversation's range crosses an end of
+    the window, or is not known), which it leaves out of every row (:func:`report`), and ``asz usage`` says so."""
     out: dict[str, int] = {}
     for c in counted:
-        if c.ms is None and not c.held and c.credits is None:
-            out[c.conversation] = out.get(c.conversation, 0) + 1
+        if c.ms is not None or c.held or c.credits is not None:
+            continue
+        if window is not None and window != (None, None):
+            if in_window(c, *window) is not None:
+                continue
+        elif view in TIMED and placed_key(view, c) != NO_TIME:
+            continue
+        out[c.conversation] = out.get(c.conversation, 0) + 1
     return dict(sorted(out.items()))
 
 

@@ -69,7 +69,7 @@ def test_notes_name_timeless_conversations_whole_enough(timeless):
     assert _named(line, "asz verify names the problems): ") == want, line
     r = asz("usage", "--root", root)  # the (no time) row's line
     line = next(x for x in r.stdout.splitlines() if x.startswith("(no time): calls"))
-    assert _named(line, "writes none on a model reply): ") == want, line
+    assert _named(line, "is not within one day: ") == want, line
     r = asz("usage", "--root", root, "--since", "2020-01-01", check=False)
     line = next(x for x in r.stdout.splitlines() if x.startswith("! no time"))
     assert _named(line, "in no figure above: ") == want, line

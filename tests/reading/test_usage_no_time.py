@@ -1,10 +1,11 @@
 """``asz usage``'s ``(no time)`` row and its ``--since``/``--until`` against ``asz ls``'s (trial 14, finding 6).
 
 Kiro CLI 2.x writes a time on the prompt line only: the model replies (``AssistantMessage``) of the corpus's
-conversation 8e247382 carry none, so its calls have no day. Without a window they are the ``(no time)`` row, last,
-and a line says what it is; with ``--since 2026-05-27`` (the day ``asz ls`` places the conversation, by its prompt)
-they cannot be placed: no figure counts them, the total is marked ``!`` and a line (stderr and ``no_time`` with
---json) names the conversation and how many. Real ``asz`` processes, HOME a temporary folder holding a copy of the
+conversation 8e247382 carry none, so its calls have no time of their own. They happened within the conversation's
+recorded range (its prompt to its session document's ``updated_at``), which lies within 2026-05-27: they are counted
+on that day, week and month, and in a window holding that range (trial 19, F22). Where the range does not place them
+(a block; a window that cuts the range) they are the ``(no time)`` row, last, or left out: the total is marked ``!``
+and a line (stderr and ``no_time`` with --json) names the conversation and how many. Real ``asz`` processes, HOME a temporary folder holding a copy of the
 Kiro corpus; the expected counts are read from the corpus files.
 """
 
@@ -61,36 +62,55 @@ def _v2_credits() -> float:
                for m in t.get("metering_usage") or () if m.get("unit") == "credit")
 
 
-def test_no_time_row_is_last_and_said(root):
+def test_calls_with_no_time_go_on_the_day_their_conversation_happened(root):
+    """F22: 8e247382's range (prompt 18:15:03, session document 18:15:27.45) lies within 2026-05-27, so its calls,
+    which carry no time, happened that day (and week, and month): they are counted there, beside its credits; no
+    (no time) row (it had the 7 calls)."""
     n = _v2_calls()
     p = _asz(root, "usage", "--json")
     assert p.returncode == 0, p.stderr
     rows = json.loads(p.stdout)
-    # the 3.x session's day; the 2.x session's day, where its session document metered credits and no call is placed
-    # (its calls carry no time); then the untimed row
-    assert [r["date"] for r in rows] == ["2026-05-21", "2026-05-27", "(no time)"]
-    assert rows[1]["calls"] == 0 and rows[1]["credits"] == round(_v2_credits(), 6)  # --json gives credits to 6 places
-    assert rows[-1]["calls"] == n and "no_time" not in rows[-1]
-    text = _asz(root, "usage").stdout.splitlines()
+    assert [r["date"] for r in rows] == ["2026-05-21", "2026-05-27"]
+    assert rows[1]["calls"] == n and rows[1]["credits"] == round(_v2_credits(), 6)  # --json gives credits to 6 places
+    assert "(no time)" not in _asz(root, "usage").stdout
+    assert [(r["week"], r["calls"]) for r in json.loads(_asz(root, "usage", "weekly", "--json").stdout)][-1] == ("2026-05-25", n)
+    assert [(r["month"], r["calls"]) for r in json.loads(_asz(root, "usage", "monthly", "--json").stdout)] == [("2026-05", 9 + n)]
+
+
+def test_no_time_row_is_last_and_said_where_the_range_does_not_place_the_calls(root):
+    """A block is shaped by its calls' own times, so there the calls with none are the (no time) row, last, and said."""
+    n = _v2_calls()
+    rows = json.loads(_asz(root, "usage", "blocks", "--json").stdout)
+    assert rows[-1]["block"] == "(no time)" and rows[-1]["calls"] == n
+    text = _asz(root, "usage", "blocks").stdout.splitlines()
     assert text[3].startswith("(no time)") and text[4].startswith("total ")  # after the dated rows, before the total
     assert text[5] == ("(no time): calls whose day is not known, their records carry no time (Kiro CLI 2.x, for one, "
-                       f"writes none on a model reply): 8e247382 ({n} call(s))")
+                       f"writes none on a model reply), and a block is shaped by its calls' own times: 8e247382 ({n} call(s))")
 
 
-def test_since_names_the_calls_it_cannot_place_where_ls_lists_the_conversation(root):
+def test_a_window_holding_the_conversation_counts_its_calls(root):
     n = _v2_calls()
     ls = json.loads(_asz(root, "ls", "--json", "--since", "2026-05-27").stdout)
     assert [r["id"] for r in ls] == [V2]  # asz ls keeps the conversation (its prompt at 2026-05-27T18:15:03)
     p = _asz(root, "usage", "--since", "2026-05-27")
     assert p.returncode == 0, p.stderr
     out = p.stdout.splitlines()
+    assert out[1].startswith("2026-05-27 ") and out[1].split()[2] == str(n)  # its whole range is inside the window
+    assert out[2].startswith("total ") and not out[2].startswith("total !") and "no time" not in p.stdout + p.stderr
+
+
+def test_a_window_cutting_the_conversation_names_the_calls_it_cannot_place(root):
+    n = _v2_calls()
+    p = _asz(root, "usage", "--since", "2026-05-27T18:15:10Z")  # after the prompt, before the session document
+    assert p.returncode == 0, p.stderr
+    out = p.stdout.splitlines()
     assert out[1].startswith("2026-05-27 ") and out[1].split()[2] == "0"  # the day of its credits, no call placed in it
     assert out[2].startswith("total !") and out[2].split()[3] == "0"  # CALLS: no call placed in the window
     assert out[3].startswith(f"! no time, so not placed in the --since/--until window, in no figure above: 8e247382 ({n} call(s)); ")
-    assert "asz ls --since/--until keeps a conversation by its first and last recorded times" in out[3]
-    j = _asz(root, "usage", "--since", "2026-05-21", "--json")  # a window with a row to carry the list
+    assert "their conversation's recorded range crosses an end of the window" in out[3]
+    j = _asz(root, "usage", "--since", "2026-05-21", "--until", "2026-05-27T18:15:10Z", "--json")
     rows = json.loads(j.stdout)
-    assert [r["date"] for r in rows] == ["2026-05-21", "2026-05-27"]  # the second the day of the 2.x session's credits
+    assert [r["date"] for r in rows] == ["2026-05-21"]
     assert all(r["no_time"] == [{"conversation": V2, "calls": n}] for r in rows)
     assert f"asz usage: ! no time, so not placed in the --since/--until window, in no figure above: 8e247382 ({n} call(s))" in j.stderr
     whole = json.loads(_asz(root, "usage", "--json").stdout)

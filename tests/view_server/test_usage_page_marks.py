@@ -125,10 +125,10 @@ def test_credits_are_in_the_api_and_on_the_page_apart_from_tokens_and_cost(kiro_
 
 def test_breakdown_lines_count_each_models_calls(kiro_root):
     n = len(_v2_replies())
-    rows = json.loads(asz_in_process("usage", "--json", "--tz", "UTC", "--root", str(kiro_root)).stdout)
-    (untimed,) = [r for r in rows if r["date"] == "(no time)"]
+    rows = json.loads(asz_in_process("usage", "blocks", "--json", "--tz", "UTC", "--root", str(kiro_root)).stdout)
+    (untimed,) = [r for r in rows if r["block"] == "(no time)"]  # a block is shaped by its calls' own times
     assert sum(untimed["calls_by_model"].values()) == untimed["calls"] == n
-    text = asz_in_process("usage", "--breakdown", "--tz", "UTC", "--root", str(kiro_root)).stdout.splitlines()
+    text = asz_in_process("usage", "blocks", "--breakdown", "--tz", "UTC", "--root", str(kiro_root)).stdout.splitlines()
     at = next(i for i, ln in enumerate(text) if ln.startswith("(no time)"))
     below = re.split(r"\s{2,}", text[at + 1].strip())  # cells: └ model, calls, figures
     assert below[0].startswith("└ ") and below[1] == str(n) and below[-1] == "-"  # the model's calls; no token counted
