@@ -19,6 +19,16 @@ from .reading_common import (CONFIG_HELP, ROOT_HELP, fit_cells, fit_tail, make_f
 #: Columns of the table: header, width (0: the rest), alignment.
 COLUMNS = (("ID", 8, "<"), ("TITLE", 34, "<"), ("PROJECT", 20, "<"), ("LAST ACTIVITY", 16, "<"), ("DURATION", 8, ">"),
            ("TALKS", 5, ">"), ("CALLS", 5, ">"), ("CHANGES", 11, ">"), ("TOKENS", 11, ">"), ("COST", 8, ">"), ("STATE", 0, "<"))
+#: The table of a root ``asz receive`` landed (a row's ``senders`` not empty): SENT BY, before STATE, names the
+#: instance ids that sent each conversation (:func:`~asz_core.storage.senders.instance_label`; trial 19, F3: which
+#: host, from the team root), as wide as the longest.
+SENT_COLUMNS = COLUMNS[:-1] + (("SENT BY", 7, "<"),) + COLUMNS[-1:]
+
+
+def columns_of(rows: list[dict]) -> tuple:
+    """:data:`SENT_COLUMNS` when a row of ``rows`` was sent to this root by a pusher (its ``senders``), else
+    :data:`COLUMNS`."""
+    return SENT_COLUMNS if any(row.get("senders") for row in rows) else COLUMNS
 
 
 #: What TOKENS and COST say for a conversation that does not verify (one wording, as the export index and the page say it).
@@ -74,8 +84,9 @@ def changes_cell(row: dict) -> str:
     return f"{changes:,}" + (f" (+{nd:,})" if nd else "")
 
 
-def table_cells(row: dict) -> tuple:
-    """The cells of one row of the table (columns :data:`COLUMNS`); unknown values show as ``-``."""
+def table_cells(row: dict, cols: tuple = COLUMNS) -> tuple:
+    """The cells of one row of the table (columns ``cols``: :data:`COLUMNS`, or :data:`SENT_COLUMNS` with the
+    row's senders); unknown values show as ``-``."""
     tokens = total_tokens(row.get("usage"))
     cost = cost_value(row.get("cost"))
     title, project = row.get("title") or "", row.get("project") or ""
@@ -92,6 +103,10 @@ def table_cells(row: dict) -> tuple:
              else f"{tokens:,}" + (" ~" if row.get("usage_incomplete") else ""),
              HELD if held else "-" if cost is None else f"${cost:,.2f}" + cost_marks(row.get("cost")),
              state_cell(row))
+    if cols is SENT_COLUMNS:
+        from ..storage.senders import instance_label
+
+        cells = (*cells[:-1], instance_label(row.get("senders") or []), cells[-1])
     return tuple(str(c) for c in cells)
 
 
@@ -135,9 +150,11 @@ def stopped_note(rows: list[dict]) -> list[str]:
     return [f"stopped: {shown_id(row)}: {conflict_line(c)}" for row in rows for c in row.get("conflicts") or ()]
 
 
-def column_widths(rows: list[dict], columns: int | None = None, *, narrow: bool = False) -> list[int | None]:
-    """The width of each column for ``rows``: :data:`COLUMNS`' own, widened for a figure that does not fit (a
-    right-aligned column holds numbers, which are never cut: ``$1,005.12`` stays whole); then, on a terminal wider
+def column_widths(rows: list[dict], columns: int | None = None, *, narrow: bool = False, cols: tuple = COLUMNS
+                  ) -> list[int | None]:
+    """The width of each column ``cols`` for ``rows``: its own, widened for a figure that does not fit (a
+    right-aligned column holds numbers, which are never cut: ``$1,005.12`` stays whole; the id and SENT BY are never
+    cut either); then, on a terminal wider
     than that table (``columns``, default the terminal's width, which ``COLUMNS=`` sets), PROJECT and then TITLE take
     the spare cells their longest cell needs. With ``narrow`` (the table goes to a terminal), on one narrower than
     the table the columns of :data:`NARROW` are left out in turn (None) until it fits with TITLE cut to no fewer
@@ -146,19 +163,19 @@ def column_widths(rows: list[dict], columns: int | None = None, *, narrow: bool 
 
     from rich.cells import cell_len
 
-    widths: list[int | None] = [w for _, w, _ in COLUMNS]
+    widths: list[int | None] = [w for _, w, _ in cols]
     need = [0] * len(widths)
-    for cells in map(table_cells, rows):
-        for i, ((_, w, align), cell) in enumerate(zip(COLUMNS, cells)):
+    for cells in (table_cells(row, cols) for row in rows):
+        for i, ((head, w, align), cell) in enumerate(zip(cols, cells)):
             need[i] = max(need[i], cell_len(cell))
-            if w and (align == ">" or i == 0) and cell_len(cell) > widths[i]:  # figures, and an id longer than 8
+            if w and (align == ">" or i == 0 or head == "SENT BY") and cell_len(cell) > widths[i]:  # figures, ids, senders
                 widths[i] = cell_len(cell)
     if columns is None:
         columns = shutil.get_terminal_size((0, 0)).columns
-    last = max(need[-1], len(COLUMNS[-1][0]))
+    last = max(need[-1], len(cols[-1][0]))
     spare = columns - _table_width(widths, last)
     if narrow and columns and spare < 0:
-        return narrowed(widths, columns, last)
+        return narrowed(widths, columns, last, cols)
     for i in (_PROJECT, _TITLE):  # the text columns a wide terminal shows whole
         more = max(0, min(spare, need[i] - widths[i]))
         widths[i], spare = widths[i] + more, spare - more
@@ -168,7 +185,7 @@ def column_widths(rows: list[dict], columns: int | None = None, *, narrow: bool 
 _TITLE, _PROJECT = 1, 2
 
 #: The columns a terminal too narrow for the whole table leaves out, first to last (the page and --json keep them).
-NARROW = ("CHANGES", "TALKS", "DURATION", "CALLS", "PROJECT", "TOKENS")
+NARROW = ("CHANGES", "TALKS", "DURATION", "CALLS", "PROJECT", "TOKENS", "SENT BY")
 
 #: The fewest cells TITLE is cut down to on a narrow terminal before a column is left out.
 MIN_TITLE = 24
@@ -180,39 +197,40 @@ def _table_width(widths: list[int | None], last: int) -> int:
     return sum(shown) + 2 * len(shown) + last
 
 
-def narrowed(widths: list[int | None], columns: int, last: int) -> list[int | None]:
+def narrowed(widths: list[int | None], columns: int, last: int, cols: tuple = COLUMNS) -> list[int | None]:
     """``widths`` fitted to a terminal of ``columns`` cells: TITLE may be cut down to :data:`MIN_TITLE` cells; while
     the line is longer than ``columns`` even so, the columns of :data:`NARROW` are left out (None) in turn; then
     TITLE takes what is left. ID, TITLE, LAST ACTIVITY, COST and STATE always stay."""
     out = list(widths)
     full, out[_TITLE] = out[_TITLE], min(out[_TITLE], MIN_TITLE)
-    names = [h for h, _, _ in COLUMNS]
+    names = [h for h, _, _ in cols]
     for name in NARROW:
         if _table_width(out, last) <= columns:
             break
-        out[names.index(name)] = None
+        if name in names:
+            out[names.index(name)] = None
     out[_TITLE] = max(out[_TITLE], min(full, out[_TITLE] + columns - _table_width(out, last)))
     return out
 
 
-def left_out(widths: list[int | None]) -> list[str]:
-    """The headers of the columns ``widths`` leaves out (a narrow terminal: :func:`narrowed`)."""
-    return [h for (h, _, _), w in zip(COLUMNS, widths) if w is None]
+def left_out(widths: list[int | None], cols: tuple = COLUMNS) -> list[str]:
+    """The headers of the columns ``cols`` that ``widths`` leaves out (a narrow terminal: :func:`narrowed`)."""
+    return [h for (h, _, _), w in zip(cols, widths) if w is None]
 
 
-def header_line(widths: list[int | None] | None = None) -> str:
-    """The table's header line for the column ``widths`` (:func:`column_widths`; default :data:`COLUMNS`'); a column
-    whose width is None is left out."""
-    widths = widths or [w for _, w, _ in COLUMNS]
-    return "  ".join(f"{h:{a}{w}}" if w else h for (h, _, a), w in zip(COLUMNS, widths) if w is not None)
+def header_line(widths: list[int | None] | None = None, cols: tuple = COLUMNS) -> str:
+    """The table's header line for the columns ``cols`` of ``widths`` (:func:`column_widths`; default their own); a
+    column whose width is None is left out."""
+    widths = widths or [w for _, w, _ in cols]
+    return "  ".join(f"{h:{a}{w}}" if w else h for (h, _, a), w in zip(cols, widths) if w is not None)
 
 
-def table_line(row: dict, widths: list[int | None] | None = None) -> str:
-    """One row of the table (columns :data:`COLUMNS`, widths ``widths`` as :func:`column_widths` gives them; a column
+def table_line(row: dict, widths: list[int | None] | None = None, cols: tuple = COLUMNS) -> str:
+    """One row of the table (columns ``cols``, widths ``widths`` as :func:`column_widths` gives them; a column
     whose width is None is left out)."""
-    widths = widths or [w for _, w, _ in COLUMNS]
+    widths = widths or [w for _, w, _ in cols]
     out = []
-    for i, ((_, _, align), width, cell) in enumerate(zip(COLUMNS, widths, table_cells(row))):
+    for i, ((_, _, align), width, cell) in enumerate(zip(cols, widths, table_cells(row, cols))):
         if width is not None:
             out.append(cell if not width else fit_tail(cell, width) if i == _PROJECT else fit_cells(cell, width, align))
     return "  ".join(out)
@@ -251,7 +269,7 @@ def conversations(
     names it (on stderr with --json). A verified one whose document lists problems has STATE marked ! and a line
     under the table counting them (--json: problems, the document's list); one whose session has a source the collector no longer
     reads (a conflict) has STATE followed by stopped and a line naming it (--json: conflicts). --sort and --limit order and cut the rows; the last line then says how many matched. On a terminal too narrow for the table, CHANGES, TALKS,
-    DURATION, CALLS, PROJECT and TOKENS are left out in turn until it fits (said on stderr; a pipe gets every column).
+    DURATION, CALLS, PROJECT, TOKENS (and SENT BY) are left out in turn until it fits (said on stderr; a pipe gets every column). In a root asz receive landed, SENT BY (before STATE) names the instance ids that sent each conversation.
     Exit 0 when listed (also an empty root's none), 1 when the root is missing or the filters match no conversation
     (said on stderr: asz ls: no conversation matched --model M (of N in ROOT; …); --json prints []), 2 on usage errors.
     """
@@ -286,11 +304,11 @@ def conversations(
     rows = [{**row, "shown_id": shown(row["id"])} for row in rows]  # copies: a kept row never holds it
     if not rows:
         return _none_listed(cmd, r, len(ids), matched, given, [x for x in (unplaced, note) if x])
-    terminal = terminal_columns()
-    widths = column_widths(rows, terminal or None, narrow=bool(terminal))
-    say_left_out(cmd, left_out(widths))  # a narrow terminal: said once, on stderr, so the table stays one line a row
-    typer.echo(header_line(widths))
-    for line in [table_line(row, widths) for row in rows] + cut_lines(rows):
+    terminal, cols = terminal_columns(), columns_of(rows)  # a root asz receive landed: SENT BY too (trial 19, F3)
+    widths = column_widths(rows, terminal or None, narrow=bool(terminal), cols=cols)
+    say_left_out(cmd, left_out(widths, cols))  # a narrow terminal: said once, on stderr, so the table stays one line a row
+    typer.echo(header_line(widths, cols))
+    for line in [table_line(row, widths, cols) for row in rows] + cut_lines(rows):
         typer.echo(line)
     _changes_footnote(rows)
     for line in unread + ([unplaced] if unplaced else []) + problems_note(rows) + stopped_note(rows):  # ! rows what; stopped ones why

@@ -130,7 +130,7 @@ def usage(
     One usage per model call, read from its last fragment that carries usage (the asz.view document's rule); a call
     counts on the day of the record its usage came from. calls counts every model call (one per message id + request
     id, as asz ls's CALLS), with usage or without: only calls with usage add tokens, a call with none falls on the
-    day of its first record. Rows are in date order (a conversation by its first call, oldest first; project, model
+    day of its first record. Rows are in date order (a conversation by its first call, oldest first, named with the instance ids that sent it in a root asz receive landed (--json: instance); project, model
     and instance by name) unless --sort says cost, tokens or calls. A week starts on Monday in --tz. A block is the 5-hour window a Claude subscription's limits reset in,
     estimated from the calls' times as ccusage does: it starts at its first call's hour (UTC) and holds the calls
     made less than 5 hours after that and after the call before; every call of the root shapes the blocks, whatever
@@ -330,6 +330,12 @@ def _rate_lines(cost: dict, rows: list[dict]) -> None:
         typer.echo(unchecked_line(cost["rate_not_checked_calls"], f"in {n:,} of {len(rows):,} row(s)"))
 
 
+def _sent(row: dict) -> str:
+    """`` (dev@hostA)``: the instance ids that sent a session row's conversation to a root asz receive landed, after its
+    id (trial 19, F3: which host, from the team root); '' in a root no receiver landed."""
+    return f" ({row['instance']})" if row.get("instance") else ""
+
+
 def _checked(cost: dict) -> dict:
     """A row's ``cost`` without its ``rate_not_checked_calls``: the table marks those calls ``?`` on its total only, and
     says them once under it (:func:`_rate_lines`); --json keeps each row's count."""
@@ -353,7 +359,7 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
 
     from ..view.zone import zone_name
 
-    label_of = (lambda r: f"{r.get('shown_id') or shown(r[key])} {r['title']}") if session else (lambda r: str(r[key]))
+    label_of = (lambda r: f"{r.get('shown_id') or shown(r[key])}{_sent(r)} {r['title']}") if session else (lambda r: str(r[key]))
     head = f"{key.upper()} ({zone_name()})" if key in ("date", "week", "month", "block") else key.upper()  # the zone the days are of, named
     # in terminal cells (a CJK project name takes two a character); the total row fits whole
     width = max([len(head), len("total !" if short else "total")]

@@ -396,6 +396,8 @@ def _row(view: str, key: str, every: list[Counted], table: PriceTable | None) ->
         if view == "session":
             places = every[0].places
             row.update(title=places.get("title", ""), project=places.get("project", ""))
+            if places.get("senders"):  # a root asz receive landed: who sent it (trial 19, F3: which host)
+                row["instance"] = instance_label(places["senders"])
         row.update({"from": min(times) if times else None, "to": max(times) if times else None})
     row.update(usage=total, cost=cost_of(by_model, table), models=sorted(m for m in by_model if m != "(no model)"),
                usage_by_model=dict(sorted(by_model.items())), calls=len(calls), calls_by_model=_calls_by_model(calls),

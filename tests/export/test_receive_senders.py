@@ -12,6 +12,7 @@ import hashlib
 import http.client
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -182,3 +183,21 @@ def test_receive_token_file_that_does_not_read_is_a_usage_error(tmp_path):
     p = subprocess.run([*ASZ, "receive", "--root", str(tmp_path / "r"), "--token-file", str(tmp_path / "tok")],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "expected 'NAME TOKEN'" in p.stderr and "x y z" not in p.stderr
+
+
+def test_each_conversation_names_its_sender_in_the_ls_table_and_usage_session(team):
+    """trial 19, F3 (which host, from the team root): the ls table has SENT BY before STATE, and usage session names
+    the instance after each id, each the instance the worker pushed with; a worker's own root keeps its columns."""
+    rows = {r["id"]: r["senders"][0]["instance"] for r in json.loads(asz("ls", "--root", str(team["team"]), "--json").stdout)}
+    table = asz("ls", "--root", str(team["team"])).stdout.splitlines()
+    head = table[0].split()
+    assert head[-3:] == ["SENT", "BY", "STATE"], table[0]
+    shown = {line.split()[0]: re.search(r"  (dev@host\w)  ", line).group(1) for line in table[1:1 + len(rows)]}
+    assert shown == {cid[:8]: inst for cid, inst in rows.items()}, table
+    usage = json.loads(asz("usage", "session", "--root", str(team["team"]), "--json").stdout)
+    assert {r["conversation"]: r["instance"] for r in usage} == rows
+    text = asz("usage", "session", "--root", str(team["team"])).stdout.splitlines()
+    assert {line.split()[0]: line.split()[1] for line in text[1:1 + len(rows)]} == {c[:8]: f"({i})" for c, i in rows.items()}
+    for key, root in team["roots"].items():  # a root no receiver landed: as before
+        assert "SENT BY" not in asz("ls", "--root", str(root)).stdout
+        assert all("instance" not in r for r in json.loads(asz("usage", "session", "--root", str(root), "--json").stdout))
