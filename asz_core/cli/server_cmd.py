@@ -199,7 +199,7 @@ def server(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (default loopback)."),
     port: int = typer.Option(8787, "--port", help="TCP port (default 8787)."),
     interval: str = typer.Option("", "--interval", help="Collect interval, e.g. 30s or 10m (default collector.interval, 10m)."),
-    adapter: str = typer.Option("", "--adapter", help="Collect only this adapter (default: every enabled one)."),
+    adapter: list[str] = typer.Option([], "--adapter", help="Collect only this adapter; again for each further adapter, all collected together, as asz collect (default: every enabled one)."),
 ) -> None:
     """Collect (land, then parse) every interval in the background and serve the page and API together.
 
@@ -249,7 +249,7 @@ def server(
     state = ViewState(storage, hide=cfg.view_hide, hide_override=cfg.view_hide_override, prices=_prices(cfg), mode="server",
                       source=", ".join(str(r) for j in jobs for r in j.source_roots), interval=every, worker=Worker())
     stop = threading.Event()
-    spec = PassSpec(str(storage), str(cfg.path) if cfg.path else None, adapter, tuple(str(p) for p in source),
+    spec = PassSpec(str(storage), str(cfg.path) if cfg.path else None, tuple(adapter), tuple(str(p) for p in source),
                     interval, default_jobs())
     # the pass asz collect runs, in a child at this process's priority that may fork its workers (issue 22)
     passes = CollectLoop(state, spec, cfg, every, worker=Worker(nice=0, forks=True))

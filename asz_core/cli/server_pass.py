@@ -46,11 +46,12 @@ SAY_EVERY = 0.25
 @attrs.frozen
 class PassSpec:
     """What makes ``asz server``'s collectors: the storage root, ``--config`` (None: ``./asz.yaml`` or the defaults),
-    ``--adapter``, ``--source`` (each time given), ``--interval`` (as given), and ``jobs``, the processes that land and parse at once."""
+    ``--adapter`` and ``--source`` (each time given; an adapter as one name, or ``""``, as well), ``--interval`` (as given),
+    and ``jobs``, the processes that land and parse at once."""
 
     root: str
     config: Optional[str]
-    adapter: str
+    adapter: tuple[str, ...] | str
     source: tuple[str, ...]
     interval: str
     jobs: int
@@ -65,7 +66,8 @@ def make_collectors(spec: PassSpec) -> list:
     from .jobs import resolve_jobs
 
     cfg = load_config(spec.config)
-    jobs = resolve_jobs("server", cfg, adapter=spec.adapter, source=[Path(p) for p in spec.source],
+    adapter = spec.adapter if isinstance(spec.adapter, str) else list(spec.adapter)
+    jobs = resolve_jobs("server", cfg, adapter=adapter, source=[Path(p) for p in spec.source],
                         interval=spec.interval, root=Path(spec.root))  # spec.root: --root, else storage.root
     report = Report()
     return [Collector(spec.root, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
