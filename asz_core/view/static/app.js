@@ -734,6 +734,16 @@
       if (keys.length) {
         panel.append(h('h2', null, 'Tokens per day'), barChart(keys, days, TOKEN_KINDS, function (d) { return d.in + d.out + d.cache_read + d.cache_write; }, num));
         panel.append(h('div', { class: 'legend small' }, TOKEN_KINDS.map(function (t) { return h('span', null, h('i', { class: 'sw', 'data-color': t[2] }), t[1]); })));
+        // Cache reads are most of the tokens in most histories, and the other kinds are hairlines on their scale (trial
+        // 21): where they are under a tenth of the tokens, the other kinds get a chart of their own, on their own scale
+        const rest = TOKEN_KINDS.filter(function (t) { return t[0] !== 'cache_read'; });
+        const restOf = function (d) { return d.in + d.out + d.cache_write; };
+        const sums = keys.reduce(function (a, k) { const d = days.get(k); return [a[0] + restOf(d), a[1] + restOf(d) + d.cache_read]; }, [0, 0]);
+        if (sums[0] > 0 && sums[0] * 10 < sums[1]) {
+          const c = barChart(keys, days, rest, restOf, num);
+          c.id = 'usage-without-cache-reads';
+          panel.append(h('h2', null, 'Input, output and cache writes per day (without cache reads)'), c);
+        }
         if (u.priced) panel.append(h('h2', null, 'Cost per day (USD)'), barChart(keys, days, [['cost', 'cost', '#b3261e']], function (d) { return d.cost; }, cents));
       }
       if (!u.priced) panel.append(h('p', { class: 'muted small' }, 'No price table is installed, so no cost is shown.'));
@@ -807,6 +817,7 @@
   // A bar chart in plain SVG: one bar per day, stacked by ``series`` ([key, label, colour]); the tallest bar fills the height.
   // The x axis is time (trial 4, F10): each day ``keys`` names (YYYY-MM-DD, sorted) sits at its distance from the first,
   // so days with no call leave their gap; labels are drawn where they do not overlap the one before.
+  const MIN_BAR = 6;  // the narrowest bar a day with calls gets, in the chart's units (900 across)
   function dayNumber(k) { return Math.round(Date.UTC(+k.slice(0, 4), +k.slice(5, 7) - 1, +k.slice(8, 10)) / 86400000); }
   function barChart(keys, days, series, total, fmt) {
     const NS = 'http://www.w3.org/2000/svg', W = 900, H = 220, L = 64, B = 40, T = 10;
@@ -822,12 +833,16 @@
       el('line', { x1: L, x2: W - 10, y1: y, y2: y, class: 'grid' });
       el('text', { x: L - 6, y: y + 4, 'text-anchor': 'end', class: 'axis' }, compact(max * f, fmt));
     });
-    keys.forEach(function (k) {
+    keys.forEach(function (k, i) {
       const d = days.get(k), x = L + (dayNumber(k) - first) * bw;
+      // A day's bar is its day wide, and at least MIN_BAR wide where the next day with a bar leaves room (trial 21: on
+      // ten months each day was a 1-unit hairline); it never reaches into the next bar nor past the chart's edge
+      const room = (i + 1 < keys.length ? (dayNumber(keys[i + 1]) - dayNumber(k)) * bw : W - x) - 1;  // the last: into the margin
+      const width = Math.max(1, bw - 2, Math.min(MIN_BAR, room));
       let y = H - B;
       series.forEach(function (s) {
         const v = d[s[0]] || 0, hgt = (H - T - B) * v / max;
-        if (hgt > 0) { const r = el('rect', { x: x + Math.min(1, bw / 4), y: y - hgt, width: Math.max(1, bw - 2), height: hgt, fill: s[2], 'data-day': k }); r.append(document.createElementNS(NS, 'title')); r.lastChild.textContent = k + ' · ' + s[1] + ': ' + fmt(v); }
+        if (hgt > 0) { const r = el('rect', { x: x + Math.min(1, bw / 4), y: y - hgt, width: width, height: hgt, fill: s[2], 'data-day': k }); r.append(document.createElementNS(NS, 'title')); r.lastChild.textContent = k + ' · ' + s[1] + ': ' + fmt(v); }
         y -= hgt;
       });
       const label = years ? k : k.slice(5), cx = x + bw / 2;
@@ -1982,7 +1997,14 @@
 
   let currentTab = 'talks';
   window.addEventListener('hashchange', function () {
-    if (!D) return;
+    if (!D) {  // the list page: an address whose # names the other tab shows it (trial 21: only a new load did)
+      if (document.getElementById('listpanel')) {
+        const want = listFilters().view === 'usage' ? 'usage' : 'list';
+        const on = document.querySelector('[data-view][aria-selected="true"]');
+        if (!on || on.getAttribute('data-view') !== want) showListView(want);
+      }
+      return;
+    }
     const hp = hashParams();
     if ((hp.tab || 'talks') !== currentTab) showTab(hp.tab || 'talks');
     if (hp.step || hp.talk) reveal(hp.step || hp.talk);
