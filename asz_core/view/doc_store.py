@@ -20,7 +20,8 @@ makes a torn or edited entry a miss. The bytes served from an entry are the byte
 Bound: :data:`MAX_BYTES` for all entries of a root. A write that would pass it removes the entries of the
 conversations whose last activity is oldest (an entry's mtime is set to its conversation's last activity), and an
 entry older than all kept ones is not written. Retention removing a session's text deletes its conversations'
-entries (:func:`forget`).
+entries (:func:`forget`). No symbolic link under the root is followed: an entry reached through one is a miss, and
+nothing is written through one.
 """
 
 from __future__ import annotations
@@ -30,12 +31,15 @@ import gzip
 import hashlib
 import os
 import shutil
+import threading
+import time
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import orjson
 
 from ..sessiondata.jsonbytes import dumps_wide
+from .landed import first_link
 from .query import ApiError
 
 __all__ = ["DIR", "MAX_BYTES", "FORMAT", "Doc", "DocumentStore", "Entry", "KeptDocuments", "build_mark", "forget", "headings_of"]
@@ -47,6 +51,9 @@ MAX_BYTES = 64 << 20
 #: The first word of an entry's header line; changed when the entry's shape changes.
 FORMAT = "asz-document-entry/1"
 _SUFFIX = ".doc"
+_TMP = ".tmp"
+#: A half-written entry (its writer killed) older than this (ns) is deleted by the next write's scan.
+TMP_AGE_NS = 600 * 10**9
 
 
 def _package_files(top: Path) -> list[str]:
@@ -114,6 +121,8 @@ class DocumentStore:
     def read(self, conversation: str, hide: Sequence[str], fp: tuple, prices: object) -> Entry | None:
         """The entry kept for these files, code and prices, else None (an entry of other files or code is deleted)."""
         path = self.path(conversation, hide)
+        if first_link(self.root, path) is not None:  # none yet, or a link in the way: never followed
+            return None
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
         except (OSError, ValueError):
@@ -146,7 +155,9 @@ class DocumentStore:
                 self._unlink(path)
                 return False
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            if first_link(self.root, path.parent) is not None:
+                return False  # a link in the way: nothing is written through it
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}{_TMP}")
             with open(tmp, "wb") as f:
                 f.write(data)
             os.utime(tmp, ns=(when, when))
@@ -159,6 +170,7 @@ class DocumentStore:
         """Make room for ``size`` bytes of an entry at activity ``when`` (ns): remove older entries while the total
         would pass the bound; False when only newer entries are left and it still would."""
         kept: list[tuple[int, int, str]] = []
+        old = time.time_ns() - TMP_AGE_NS
         try:
             for conv in os.scandir(self.dir):
                 if conv.is_dir(follow_symlinks=False):
@@ -166,6 +178,8 @@ class DocumentStore:
                         if e.path != str(path) and e.name.endswith(_SUFFIX):
                             st = e.stat(follow_symlinks=False)
                             kept.append((st.st_mtime_ns, st.st_size, e.path))
+                        elif e.name.endswith(_TMP) and e.stat(follow_symlinks=False).st_ctime_ns < old:
+                            self._unlink(Path(e.path))  # a write that never ended (its process killed)
         except FileNotFoundError:
             return size <= self.max_bytes
         total = sum(k[1] for k in kept) + size
@@ -192,7 +206,7 @@ def forget(root: str | os.PathLike, conversations: Iterable[str]) -> None:
     base = Path(root) / DIR
     for c in conversations:
         d = base / c
-        if c and "/" not in c and c not in (".", "..") and d.is_dir() and not d.is_symlink():
+        if c and "/" not in c and c not in (".", "..") and first_link(Path(root), d) is None and d.is_dir():
             shutil.rmtree(d)
 
 

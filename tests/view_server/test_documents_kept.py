@@ -137,3 +137,18 @@ def test_the_page_is_drawn_from_a_kept_document(tmp_path, browser):
         assert s.get("/api/status").json()["documents_built"] == 0
     finally:
         s.stop()
+
+
+def test_no_entry_is_read_or_written_through_a_link(tmp_path):
+    _, root = _canary(tmp_path)
+    state = ViewState(root)
+    state.prepare(CANARY_SESSION, ())
+    elsewhere = tmp_path / "elsewhere"
+    (root / DIR / CANARY_SESSION).rename(elsewhere)  # the entry moved out of the root, a link left in its place
+    (root / DIR / CANARY_SESSION).symlink_to(elsewhere, target_is_directory=True)
+    fp = state.fingerprint(CANARY_SESSION)
+    assert DocumentStore(root).read(CANARY_SESSION, (), fp, None) is None  # a whole entry there, not read
+    (elsewhere / "-.doc").unlink()
+    again = ViewState(root).prepare(CANARY_SESSION, ())  # built, and not kept through the link
+    assert again.headings and list(elsewhere.iterdir()) == []
+    assert (root / DIR / CANARY_SESSION).is_symlink()
