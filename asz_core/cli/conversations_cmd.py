@@ -389,14 +389,6 @@ def conversation_senders(r: Path, conversation: str) -> list[dict]:
     return session_senders(r, session if isinstance(session, str) and session else conversation)
 
 
-def senders_line(senders: list[dict]) -> str:
-    """``sent by dev@hostA (credential alice): 5 landed file(s), received 2026-12-04T00:13:08Z to …; …``, '' for []."""
-    return "sent by " + "; ".join(
-        f"{s['instance'] or '(no instance id)'}" + (f" (credential {s['credential']})" if s["credential"] else "")
-        + f": {s['files']} landed file(s), received {s['first_received']}"
-        + (f" to {s['last_received']}" if s["last_received"] != s["first_received"] else "") for s in senders) if senders else ""
-
-
 def with_senders(r: Path, rows: list[dict], instance: str) -> list[dict]:
     """``rows`` each with ``senders``: who sent its session's landed files to this root (:func:`conversation_senders`:
     instance, credential, files, first and last received; [] in a root no receiver landed), those ``instance``

@@ -175,7 +175,8 @@ def conversation(
     lines = summary_lines(doc, table)
     if removal is not None:
         lines.insert(1, removal_line(removal))
-    from .conversations_cmd import conversation_senders, senders_line
+    from ..storage.senders import senders_line
+    from .conversations_cmd import conversation_senders
 
     if said := senders_line(conversation_senders(r, conversation_id)):  # a receiving root: who sent it (trial 19, F3)
         lines.insert(1, said)

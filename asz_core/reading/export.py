@@ -42,7 +42,7 @@ from .export_steps import LOST, media_line, Step, part_marker, steps, talk_headi
 from ..view.zone import local_text, zone_name
 from .termtext import plain
 
-__all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "to_markdown", "to_html", "index_markdown", "index_html", "CSS"]
+__all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "sent_by", "to_markdown", "to_html", "index_markdown", "index_html", "CSS"]
 
 #: What a step's record holds besides its text (a LangGraph chain run's envelope beside the person's prompt) is drawn
 #: under this line: in a fenced block in Markdown, folded in HTML (trial 20, F11).
@@ -154,6 +154,18 @@ def doc_dialect(root: str | os.PathLike, doc: dict) -> str:
     return dialect_of(root, sessions[0]) if sessions and isinstance(sessions[0], str) else ""
 
 
+def sent_by(root: str | os.PathLike, doc: dict) -> str:
+    """``sent by dev@hostA (credential alice): N landed file(s), received …`` in a root ``asz receive`` landed (who sent
+    the document's first session: :func:`~asz_core.storage.senders.senders_line`, as ``asz conversation`` says it;
+    trial 19, F3/F17: a conversation shared from the team root named no sender); '' otherwise."""
+    from ..storage.senders import RECEIVED, senders_line, session_senders
+
+    sessions = doc.get("sessions") or ()
+    if not sessions or not isinstance(sessions[0], str) or not (Path(root) / RECEIVED).is_dir():
+        return ""
+    return senders_line(session_senders(root, sessions[0]))
+
+
 def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> str:
     """The conversation as Markdown: a header with its summary, then each talk's steps (module docstring)."""
     from .removed import removal_line, shown_removed
@@ -162,6 +174,8 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
     s = doc.get("summary") or {}
     lines = [f"# {plain(_title(doc))}", "", f"- conversation: `{doc['conversation']}`",
              f"- {span(root, doc)}, {s.get('talks', 0)} talks, state {s.get('state', '')}"]
+    if said := sent_by(root, doc):
+        lines.append(f"- {plain(said)}")
     if removal is not None:
         lines.append(f"- {removal_line(removal)}")
     for p in problems_of(doc):
@@ -322,6 +336,8 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
     out = [f"<h1 dir=\"auto\">{isolated(_title(doc))}</h1>",
            f"<p class=\"meta\">conversation <span class=\"id\">{e(doc['conversation'])}</span> · {e(span(root, doc))} · "
            f"{s.get('talks', 0)} talks · state {e(str(s.get('state', '')))}</p>"]
+    if said := sent_by(root, doc):
+        out.append(f"<p class=\"meta\">{e(said)}</p>")
     if removal is not None:
         out.append(f"<p class=\"meta\">{e(removal_line(removal))}</p>")
     probs = problems_of(doc)

@@ -41,7 +41,7 @@ from pathlib import Path
 import orjson
 
 __all__ = ["RECEIVED", "NOT_RECEIVED", "SendersRead", "append_senders", "instance_label", "read_senders", "sender_matches",
-           "senders_path", "senders_summary", "session_senders"]
+           "senders_path", "senders_summary", "session_senders", "senders_line"]
 
 #: The directory of the sender records in a receiving root.
 RECEIVED = "_received"
@@ -171,3 +171,11 @@ def sender_matches(senders: list[dict], text: str) -> bool:
         return True
     t = text.casefold()
     return any(t in str(s.get(k) or "").casefold() for s in senders for k in ("instance", "credential"))
+
+
+def senders_line(senders: list[dict]) -> str:
+    """``sent by dev@hostA (credential alice): 5 landed file(s), received 2026-12-04T00:13:08Z to …; …``, '' for []."""
+    return "sent by " + "; ".join(
+        f"{s['instance'] or '(no instance id)'}" + (f" (credential {s['credential']})" if s["credential"] else "")
+        + f": {s['files']} landed file(s), received {s['first_received']}"
+        + (f" to {s['last_received']}" if s["last_received"] != s["first_received"] else "") for s in senders) if senders else ""

@@ -9,6 +9,7 @@ pass over gRPC and HTTP to a real loopback receiver whose token file gives each 
 from __future__ import annotations
 
 import hashlib
+import html
 import http.client
 import json
 import os
@@ -201,3 +202,21 @@ def test_each_conversation_names_its_sender_in_the_ls_table_and_usage_session(te
     for key, root in team["roots"].items():  # a root no receiver landed: as before
         assert "SENT BY" not in asz("ls", "--root", str(root)).stdout
         assert all("instance" not in r for r in json.loads(asz("usage", "session", "--root", str(root), "--json").stdout))
+
+
+def test_a_shared_export_names_its_sender(team, tmp_path):
+    """A conversation exported as md or html from the team root says who sent it, in asz conversation's words; from
+    the worker's own root it does not (nothing was received there)."""
+    rows = json.loads(asz("ls", "--root", str(team["team"]), "--json").stdout)
+    for row in rows:
+        said = asz("conversation", row["id"], "--root", str(team["team"])).stdout.splitlines()[1]
+        assert said.startswith(f"sent by {row['senders'][0]['instance']} (credential ")
+        md = asz("export", row["id"], "--root", str(team["team"]), "--format", "md").stdout.splitlines()
+        assert f"- {said}" in md[:6], md[:6]
+        out = tmp_path / f"{row['id']}.html"
+        asz("export", row["id"], "--root", str(team["team"]), "--format", "html", "--out", str(out))
+        assert f'<p class="meta">{html.escape(said)}</p>' in out.read_text()
+    for root in team["roots"].values():
+        for row in json.loads(asz("ls", "--root", str(root), "--json").stdout):
+            md = asz("export", row["id"], "--root", str(root), "--format", "md").stdout
+            assert "sent by" not in md.split("## ", 1)[0]
