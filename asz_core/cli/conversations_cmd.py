@@ -13,7 +13,7 @@ from ..reading.listing import ROW_SORTS, UNPLACED, conversation_rows, sorted_row
 from ..reading.progress import Bar
 from ..reading.termtext import visible
 from ..view.zone import local_text, zone_name
-from .reading_common import (CONFIG_HELP, ROOT_HELP, fit_cells, fit_tail, make_filters, no_match, say_left_out, settings,
+from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, fit_cells, fit_tail, make_filters, no_match, say_left_out, settings,
                              terminal_columns, tz_option, use_tz)
 
 #: Columns of the table: header, width (0: the rest), alignment.
@@ -248,7 +248,7 @@ def conversations(
     instance: str = typer.Option("", "--instance", help="In a root asz receive landed: only conversations sent by an instance id (service.instance.id, e.g. dev@hostA) or token credential name containing this (case-insensitive; --json rows name them under senders)."),
     sort: str = typer.Option("last", "--sort", metavar="[" + "|".join(ROW_SORTS) + "]",
                              help="Row order: last activity (default), first, duration, cost, tokens, calls, talks or changes largest first; title or project A to Z. A row with no such figure (held back, unknown) comes last; ties newest first."),
-    limit: int = typer.Option(0, "--limit", "-n", help="Only the first N rows (in --sort order); 0: all."),
+    limit: int = typer.Option(0, "--limit", "-n", help="Only the first N rows (in --sort order); 0 (the default): all; below 0 is a usage error."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
@@ -359,9 +359,7 @@ def _check_order(cmd: str, sort: str, limit: int) -> None:
     if sort not in ROW_SORTS:
         typer.echo(f"asz {cmd}: --sort {sort!r} is not an order (one of {', '.join(ROW_SORTS)})", err=True)
         raise typer.Exit(2)
-    if limit < 0:
-        typer.echo(f"asz {cmd}: --limit {limit} is below 0 (0 lists every row)", err=True)
-        raise typer.Exit(2)
+    check_limit(cmd, limit)
 
 
 def _listed_rows(cmd: str, r: Path, hide, filters, ids: list[str], prices) -> list[dict]:

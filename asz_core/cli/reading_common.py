@@ -11,7 +11,7 @@ import typer
 from ..reading.ids import IdError
 from ..reading.listing import Filters, TimeError, parse_time
 
-__all__ = ["settings", "require_root", "no_root", "root_hint", "NO_ROOT_HINT", "terminal_columns", "say_left_out", "make_filters", "fail_id", "refuse_empty_id", "tz_option", "use_tz", "ROOT_HELP", "CONFIG_HELP", "TZ_HELP"]
+__all__ = ["settings", "require_root", "no_root", "root_hint", "NO_ROOT_HINT", "terminal_columns", "say_left_out", "make_filters", "fail_id", "refuse_empty_id", "check_limit", "tz_option", "use_tz", "ROOT_HELP", "CONFIG_HELP", "TZ_HELP"]
 
 ROOT_HELP = "Storage root (default: storage.root, else ./data)."
 CONFIG_HELP = "asz.yaml to read (its view.hide is withheld)."
@@ -132,6 +132,14 @@ def time_range(cmd: str, since: str, until: str, zone=None) -> tuple[int | None,
         typer.echo(f"asz {cmd}: --since {since} is after --until {until}: nothing can match (swap them?)", err=True)
         raise typer.Exit(2)
     return first, last
+
+
+def check_limit(cmd: str, limit: int, what: str = "row") -> None:
+    """Exit 2 for a ``--limit`` below 0, the one rule of every command that takes it: 0 lists every
+    ``what`` (a row of asz ls, a hit of asz search), N the first N (trial 21: asz search refused 0, asz ls listed all)."""
+    if limit < 0:
+        typer.echo(f"asz {cmd}: --limit {limit} is below 0 (0 lists every {what})", err=True)
+        raise typer.Exit(2)
 
 
 def refuse_empty_id(cmd: str, given: Optional[str], what: str = "ID") -> None:

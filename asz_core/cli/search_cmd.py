@@ -11,7 +11,7 @@ from typing import Optional
 import orjson
 import typer
 
-from .reading_common import CONFIG_HELP, ROOT_HELP, make_filters, no_match, settings, tz_option, use_tz
+from .reading_common import CONFIG_HELP, ROOT_HELP, check_limit, make_filters, no_match, settings, tz_option, use_tz
 
 
 def snippet_line(hit: dict, tty: bool) -> str:
@@ -35,7 +35,7 @@ def search(
     query: str = typer.Argument(..., metavar="QUERY", help='Words (all must match), "a phrase", a prefix*, a OR b, -word or NOT word (left out); a query starting with - goes after --.'),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of hits (conversation, title, talk, step, kind, at, snippet, file, row, snippet_text, snippet_marks)."),
     held_back: bool = typer.Option(False, "--held-back", help="With --json: print {hits, held_back, partial, indexing} as /api/search?held_back=1 answers (partial is always false here: this command waits for another update of the index): the hits, and what was left out (files that do not verify, with how many hits the whole query matches in each; what was never searched)."),
-    limit: int = typer.Option(20, "--limit", min=1, help="At most this many hits (1 or more)."),
+    limit: int = typer.Option(20, "--limit", "-n", help="At most this many hits (default 20); 0: all of them; below 0 is a usage error (as asz ls)."),
     kind: str = typer.Option("", "--kind", help="Only these kinds (comma list): prompt (typed by a person), reply, text, context, summary (a compaction summary), notice (a runtime notice, a compaction boundary), thinking, tool_input, tool_result."),
     project: str = typer.Option("", "--project", help="Only conversations whose project contains this (case-insensitive)."),
     since: str = typer.Option("", "--since", help="Only hits at or after: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back. A hit with no time is kept when its conversation's whole range is in the window, else named on stderr."),
@@ -64,7 +64,7 @@ def search(
     cannot be used, 2 on usage errors. An index SQLite finds damaged is said in a warning, deleted and built again.
     """
     try:  # Ctrl-C here (a loaded machine takes a while to import) was a silent exit 130
-        from ..reading.search import QueryError, SearchError, iter_kinds
+        from ..reading.search import QueryError, SearchError
         from ..reading.search import search as run_search
 
         zone, (r, hide) = use_tz("search", tz), settings("search", root, config)
@@ -72,11 +72,7 @@ def search(
     except KeyboardInterrupt:
         typer.echo("asz search: stopped before any conversation was indexed", err=True)
         raise typer.Exit(130)
-    try:
-        kinds = list(iter_kinds(kind))
-    except ValueError as exc:
-        typer.echo(f"asz search: --kind: {exc}", err=True)
-        raise typer.Exit(2)
+    kinds = _kinds(kind, limit)
     rep = _up_to_date(r, reindex)
     if rep.elsewhere:
         typer.echo(f"asz search: {r} cannot be written: the search index is built in {rep.elsewhere} for this search "
@@ -87,7 +83,7 @@ def search(
     querying = True
     try:
         unverified, matched, held, unsearched, timeless = {}, {}, {}, [], {}  # type: ignore[var-annotated]
-        hits = run_search(r, query, hide=hide, filters=filters, kinds=kinds, limit=limit, unverified=unverified,
+        hits = run_search(r, query, hide=hide, filters=filters, kinds=kinds, limit=limit or sys.maxsize, unverified=unverified,
                           matched=None if as_json else matched, held=held,
                           unsearched=unsearched, timeless=timeless)
         took = time.monotonic() - t0
@@ -111,6 +107,18 @@ def search(
         typer.echo("asz search: stopped during the query; the index is up to date, nothing was printed" if querying else
                    "asz search: stopped while printing the hits", err=True)
         raise typer.Exit(130)
+
+
+def _kinds(kind: str, limit: int) -> list[str]:
+    """The kinds ``--kind`` names (a comma list); exit 2 naming the option for an unknown one, or a ``--limit`` below 0."""
+    from ..reading.search import iter_kinds
+
+    check_limit("search", limit, "hit")
+    try:
+        return list(iter_kinds(kind))
+    except ValueError as exc:
+        typer.echo(f"asz search: --kind: {exc}", err=True)
+        raise typer.Exit(2)
 
 
 def _none_kept(r: Path, filters, given: dict[str, str], hits: list[dict]) -> None:
