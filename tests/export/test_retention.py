@@ -275,3 +275,25 @@ def test_push_applies_retention_after_its_pass(pushed, tmp_path):
     assert out[0].startswith("[") and "files=" in out[0]
     assert out[-1].startswith("prune: sessions=") and sum(1 for ln in out if ln.startswith("removed ")) == len(session_dirs(root))
     assert not list(root.rglob("*.sd")) and list(root.rglob("*.sk"))
+
+
+def test_a_skeletons_elsewhere_is_checked(tmp_path):
+    """``removed.elsewhere`` (the receiving root's file holding every record of one it refused: the same session in
+    two roots) goes only with ``receiver: accepted``; ``check_removed`` (asz verify) names any other."""
+    from asz_core.sessiondata.skeleton import check_removed
+
+    header = {"h": 1, "schema": "sd/1", "seq": 1, "at": "2026-01-01T00:00:00Z", "kind": "transcript", "adapter": "a/1",
+              "dialect": "d/1", "src": "s.jsonl", "session": "s", "stream": "main"}
+    data = _landed(header, [{"ord": 1, "off": 0, "sha": "abc", "bytes": 2, "parts": []}])
+    other = "s/streams/main/transcript-20260101T000000.000000000Z-000001.sd"
+    cases = (("accepted", other, []), ("accepted", "", []), ("rejected", other, 1), ("accepted", 7, 1))
+    for i, (receiver, elsewhere, want) in enumerate(cases):
+        landed = tmp_path / str(i) / "transcript-20260102T000000.000000000Z-000001.sd"
+        landed.parent.mkdir()
+        landed.write_bytes(data)
+        sk = write_skeleton(landed, at="t", generation=1, receiver=receiver, owner="o", elsewhere=elsewhere)
+        with gzip.open(sk, "rb") as f:
+            removed = orjson.loads(f.readline())["removed"]
+        assert removed.get("elsewhere", "") == elsewhere and list(removed)[-1] == ("elsewhere" if elsewhere else "owner")
+        got = check_removed(sk)
+        assert got == want or (want == 1 and len(got) == 1 and got[0].startswith("removed.elsewhere ")), got
