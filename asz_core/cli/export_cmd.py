@@ -29,8 +29,11 @@ class Prose:
 
     def __init__(self, source: list[Path], config: Optional[Path], audit: bool = False,
                  window: Optional[tuple[Optional[int], Optional[int]]] = None, redact: bool = False,
-                 in_range_only: bool = False):
+                 in_range_only: bool = False, brief: bool = False):
         from ..reading.prose import ProseStats, SourceLines
+
+        #: ``--brief``: md in the brief form (asz_core.reading.export_brief)
+        self.brief = brief
 
         #: ``--audit``: the audit form (asz_core.reading.prose_audit); ``window``: ``--since``/``--until`` in unix ms
         self.audit, self.window = audit, window
@@ -131,7 +134,13 @@ def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pro
             typer.echo(f"asz export: note: {cid}: {cut:,} text(s) of the asz.view document are clipped at 2,000 bytes "
                        "(each node's bytes gives the whole size); --format md, html or prose give texts whole", err=True)
         return to_json(doc) + b"\n", bad
-    return (to_html(root, doc, thinking=thinking) if fmt == "html" else to_markdown(root, doc, thinking=thinking)).encode("utf-8"), bad
+    if fmt == "html":
+        return to_html(root, doc, thinking=thinking).encode("utf-8"), bad
+    if prose.brief:
+        from ..reading.export_brief import to_brief
+
+        return to_brief(root, doc, thinking=thinking).encode("utf-8"), bad
+    return to_markdown(root, doc, thinking=thinking).encode("utf-8"), bad
 
 
 def _windowed(turns: list[dict], prose: Prose, audit, row: dict | None) -> list[dict]:
@@ -341,6 +350,7 @@ def export(
     out: Optional[Path] = typer.Option(None, "--out", help="Write here: a file for one conversation, a folder (with an index page) for several, or for several as md or prose a FILE.md or FILE.jsonl that gets the one stream stdout would; a file already there is replaced, and stderr says so (asz export: replaced …)."),
     redact: bool = typer.Option(False, "--redact", help="Mask every credential of a known form (asz secrets lists the forms) in what is written, the index page included: its first and last 4 characters kept, a PEM private key's lines left out; stderr counts them."),
     audit: bool = typer.Option(False, "--audit", help="prose (implied when --format is not given; another --format is refused): the audit form (docs/reading.md): every line gets a kind (prompt, prompt_blocks, interrupt, injected, subagent_prompt, compaction_summary, command_output, reply, thinking, …); the person turns the default prose leaves out (a user line whose content is a list) are kept (kind prompt_blocks or interrupt, an image as [image: TYPE, N bytes]); one line per tool call (kind tool_call: tool, its input cut at 200 characters, status ok/error/refused/interrupted/no_result); one header line per conversation (kind conversation: title, project, branch, models, from, to, state, problems, left_out); streams interleaved by time; with --since/--until an in_range key on each line. The default prose's lines are all there, their keys and values unchanged."),
+    brief: bool = typer.Option(False, "--brief", help="md (implied when --format is not given; another --format is refused): the brief form (docs/reading.md), to hand a model or a colleague: the person's words and the agent's replies whole, each tool call on one line (what it acts on, failed, the size of its result), a compaction or runtime notice as its label; tool results, injected context, compaction summaries, runtime records and command output left out, each talk and the header saying how many and how many bytes."),
     in_range_only: bool = typer.Option(False, "--in-range-only", help="prose with --since/--until: leave out the lines whose time is outside the window (in_range false; a line with no time of its own is placed by its conversation's recorded range, as asz search places a hit, and stays when that range crosses an end of the window, in_range null). Without it every line of a matched conversation is written, each with in_range, and stderr counts those outside."),
     source: list[Path] = typer.Option([], "--source", help="prose: a source folder the conversations were collected from, again for each further folder, looked in in order (default: each adapter's configured or default folders, as asz collect reads them: Claude Code's every projects folder holding sessions), read where a landed record cannot tell a string from a list (a file landed before claude-code-local 0.2.0)."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
@@ -381,14 +391,7 @@ def export(
     ambiguous prefix, an empty ID, no ID and no filter, a bad format, several as html or
     json with an --out ending in .html, .json, .md or .jsonl: they go into a folder).
     """
-    if fmt is None:
-        fmt = "prose" if audit else "md"  # --audit alone asks for prose (trial 17 gap: it was refused as md)
-    if fmt not in FORMATS:
-        raise _usage(f"--format is one of {', '.join(FORMATS)}, not {fmt!r}")
-    if audit and fmt != "prose":
-        raise _usage(f"--audit is a form of --format prose, not of {fmt} (--audit alone gives prose)")
-    if in_range_only and (fmt != "prose" or not (since or until)):
-        raise _usage("--in-range-only reads a --since/--until window in --format prose (or --audit)")
+    fmt = _form(fmt, audit, brief, in_range_only, bool(since or until))
     refuse_empty_id("export", conversation_id)
     many = bool(project or since or until)
     if conversation_id is not None and many:
@@ -399,7 +402,7 @@ def export(
     r, hide = settings("export", root, config)  # a root that does not exist: exit 1, said as every reader says it
     _refuse_missing_parent(out)
     prose = Prose(source, config, audit, time_range("export", since, until, zone) if since or until else None,
-                  redact, in_range_only)
+                  redact, in_range_only, brief)
     if conversation_id is not None:
         unverified = _written(out, lambda: _one(r, conversation_id, fmt, hide, thinking, out, prose))
     else:
@@ -407,6 +410,25 @@ def export(
     _closing_lines(fmt, prose)
     if unverified:
         raise typer.Exit(1)
+
+
+def _form(fmt: Optional[str], audit: bool, brief: bool, in_range_only: bool, window: bool) -> str:
+    """The format ``--format``, ``--audit`` and ``--brief`` ask for (md, or prose with ``--audit`` alone); raises
+    typer.Exit(2) for a format that is none, a form of another format, or ``--in-range-only`` without a prose window
+    (``window``: --since or --until given)."""
+    if brief and audit:
+        raise _usage("--brief is a form of md and --audit one of prose: give one")
+    if fmt is None:
+        fmt = "prose" if audit else "md"  # --audit alone asks for prose (trial 17 gap: it was refused as md)
+    if brief and fmt != "md":
+        raise _usage(f"--brief is a form of --format md, not of {fmt}")
+    if fmt not in FORMATS:
+        raise _usage(f"--format is one of {', '.join(FORMATS)}, not {fmt!r}")
+    if audit and fmt != "prose":
+        raise _usage(f"--audit is a form of --format prose, not of {fmt} (--audit alone gives prose)")
+    if in_range_only and (fmt != "prose" or not window):
+        raise _usage("--in-range-only reads a --since/--until window in --format prose (or --audit)")
+    return fmt
 
 
 def _closing_lines(fmt: str, prose: Prose) -> None:

@@ -42,7 +42,7 @@ from .export_steps import LOST, media_line, Step, part_marker, steps, talk_headi
 from ..view.zone import local_text, zone_name
 from .termtext import plain
 
-__all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "sent_by", "to_markdown", "to_html", "index_markdown", "index_html", "CSS"]
+__all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "sent_by", "markdown_head", "to_markdown", "to_html", "index_markdown", "index_html", "CSS"]
 
 #: What a step's record holds besides its text (a LangGraph chain run's envelope beside the person's prompt) is drawn
 #: under this line: in a fenced block in Markdown, folded in HTML (trial 20, F11).
@@ -166,8 +166,9 @@ def sent_by(root: str | os.PathLike, doc: dict) -> str:
     return senders_line(session_senders(root, sessions[0]))
 
 
-def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> str:
-    """The conversation as Markdown: a header with its summary, then each talk's steps (module docstring)."""
+def markdown_head(root: str | os.PathLike, doc: dict) -> list[str]:
+    """The lines a Markdown export opens with: ``# title``, the conversation's id, when it ran, its talks and state,
+    a retention removal, its problems, then the figures ``asz conversation`` prints (the full and the brief form's)."""
     from .removed import removal_line, shown_removed
 
     removal = shown_removed(doc)  # placed as asz ls shows a pruned conversation (trial 15, F5)
@@ -182,7 +183,12 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
         lines.append(f"- **{s.get('state', '')}:** {p}")
     for p in notes_of(doc):
         lines.append(f"- **problem:** {p}")
-    lines += [f"- {line}" for line in _figures(s)]
+    return lines + [f"- {line}" for line in _figures(s)]
+
+
+def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> str:
+    """The conversation as Markdown: a header with its summary, then each talk's steps (module docstring)."""
+    lines = markdown_head(root, doc)
     und = doc.get("undescribed") or []
     if und:
         lines.append(f"- undescribed records: {len(und)} (bytes the dialect could not describe; listed at the end)")

@@ -26,7 +26,7 @@ from ..view.placing import call_summary, input_fields, quiet_result, shell_input
 from ..view.titles import BLOCK_STEPS, prompt_blocks
 from .termtext import plain
 
-__all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "ask_line", "execution_line", "fence", "html_blocks", "markdown_blocks", "nested", "read_blocks", "report_line",
+__all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "ask_line", "execution_line", "fence", "html_blocks", "inline_code", "markdown_blocks", "nested", "read_blocks", "report_line",
            "tool_html", "tool_markdown", "tool_pieces"]
 
 #: What stands for an output block with no text.
@@ -91,7 +91,7 @@ def fence(text: str, lang: str = "") -> str:
     return f"{ticks}{lang}\n{text}\n{ticks}"
 
 
-def _code(text: str) -> str:
+def inline_code(text: str) -> str:
     """``text`` as Markdown inline code (a fenced block when it spans lines)."""
     if "\n" in text:
         return fence(text)
@@ -110,7 +110,7 @@ def markdown_blocks(blocks: list[tuple[str, str]]) -> list[str]:
         if kind == "text":
             lines.append(nested(text))
         elif kind == "command":
-            lines.append(_code(text))
+            lines.append(inline_code(text))
         else:
             lines += (["*stderr*", ""] if kind == "stderr" else []) + [fence(text or NO_OUTPUT)]
     return lines
@@ -145,7 +145,7 @@ def ask_line(a: dict) -> str:
 
 
 def _facts_markdown(facts: list[tuple[str, str]]) -> list[str]:
-    return ["", *(f"- {plain(k)}: {_code(plain(v))}" for k, v in facts)] if facts else []
+    return ["", *(f"- {plain(k)}: {inline_code(plain(v))}" for k, v in facts)] if facts else []
 
 
 def _item_markdown(item: tuple) -> list[str]:

@@ -1,0 +1,170 @@
+"""``asz export --format md --brief``: a conversation as short Markdown to hand a model or a colleague (trial 21).
+
+The full Markdown (:func:`~asz_core.reading.export.to_markdown`) draws every step whole: a two-hour Claude Code
+conversation is ~280 KB, most of it tool results and context the runtime injected. The brief form keeps what was
+said and what was done, and counts what it leaves out:
+
+- the person's words (a prompt, a talk's prompt: what a subagent was asked) and the agent's replies, whole, as the
+  full form draws them (Markdown stays Markdown, headings moved down: :func:`~asz_core.reading.export_blocks.nested`);
+  a command the person typed as typed, in code; its output left out;
+- each tool call as one line: its name, what it acts on (:func:`~asz_core.reading.export_blocks.tool_gist`, the
+  audit prose's and the HTML line's rule: :func:`~asz_core.view.placing.call_summary`), ``failed`` when its result is
+  flagged so, and the size of the result it leaves out (a subagent's report names the talk that draws it);
+- a compaction's boundary, a runtime notice, an interrupt or an API error as its one-line label (the adapter's short
+  form, as the full form heads them); the record itself left out;
+- left out and counted, in bytes of UTF-8: tool results, tool inputs beyond their line, injected context (hooks,
+  skills, system reminders), a compaction's summary, runtime records, command output, a record's other data; each
+  talk ends with a line of what it left out, and the header says it for the whole conversation
+  (:func:`left_out_line`). Thinking is left out unless ``--thinking`` (then drawn whole).
+
+Nothing is added that the full form does not say: every line is a text of the records, a label the full form draws,
+or a count of bytes it leaves out. Ids are left out (``asz export ID --format md`` has them).
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..view.zone import local_text
+from .export import doc_dialect, markdown_head, talk_start
+from .export_blocks import inline_code, nested, tool_gist
+from .export_steps import media_line, steps
+from .termtext import plain
+
+__all__ = ["KINDS", "left_out_line", "to_brief"]
+
+#: What the brief form leaves out, in the order its lines name them.
+KINDS = ("tool results", "tool inputs", "injected context texts", "compaction summaries", "runtime records",
+         "command output", "record data")
+#: The step kinds drawn as their label alone (their record left out, counted as a runtime record).
+_LABELLED = frozenset({"epoch.boundary", "control.notice", "runtime.notification", "error.api", "control.interrupt",
+                       "control.permission", "control.command", "message.synthetic"})
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+class LeftOut(dict):
+    """``kind -> [texts, bytes]`` of what the brief form left out (:data:`KINDS`)."""
+
+    def add(self, kind: str, text: str | int) -> None:
+        n = text if isinstance(text, int) else _size(text)
+        if n:
+            got = self.setdefault(kind, [0, 0])
+            got[0], got[1] = got[0] + 1, got[1] + n
+
+    def merge(self, other: "LeftOut") -> None:
+        for kind, (n, b) in other.items():
+            got = self.setdefault(kind, [0, 0])
+            got[0], got[1] = got[0] + n, got[1] + b
+
+
+def left_out_line(left: dict) -> str:
+    """``12 tool results (45,678 bytes), 3 injected context texts (2,345 bytes)`` in :data:`KINDS`' order; '' for none."""
+    return ", ".join(f"{left[k][0]:,} {k} ({left[k][1]:,} bytes)" for k in KINDS if k in left)
+
+
+def _tool_line(st: dict, dialect: str, left: LeftOut) -> str:
+    """One tool call's line: ``- Tool **Bash** `ls -la` · failed · result 1,234 bytes left out``."""
+    gist = tool_gist(st, dialect)
+    left.add("tool inputs", max(_size(st.get("input") or "") - _size(gist), 0))
+    bits = [f"- Tool **{plain(st.get('name') or '?')}**" + (f" {inline_code(plain(gist))}" if gist else "")]
+    if st.get("failed"):
+        bits.append("failed")
+    if st.get("withheld"):
+        bits.append(f"input withheld ({st['withheld']:,} bytes)")
+    if st.get("report"):  # the subagent's report: its talk draws it
+        bits.append(f"its report: the same text as its last message, in Talk {st['report']['talk']}")
+        left.add("tool results", st["report"].get("rest") or "")
+    elif st.get("result_withheld"):
+        bits.append(f"result withheld ({st['result_withheld']:,} bytes)")
+    elif st.get("result"):
+        bits.append(f"result {_size(st['result']):,} bytes left out")
+        left.add("tool results", st["result"])
+    else:
+        bits.append("no result")
+    return " · ".join(bits)
+
+
+def _blocks(blocks: list[tuple[str, str]], left: LeftOut) -> list[str]:
+    """A person's or injected text read in blocks: its prose and the commands as typed; output left out."""
+    out: list[str] = []
+    for kind, text in blocks:
+        if kind == "text" and plain(text).strip():
+            out += ["", nested(plain(text))]
+        elif kind == "command":
+            out += ["", inline_code(plain(text))]
+        elif kind != "text":
+            left.add("command output", text)
+    return out
+
+
+def _step(st: dict, when: str, left: LeftOut) -> list[str]:
+    """The lines of one step that is not a tool call ([] when the brief form leaves it out, counted in ``left``)."""
+    kind = st["kind"]
+    if st.get("record_data"):
+        left.add("record data", st["record_data"])
+    if st["withheld"]:
+        return ["", f"**{st['who']}** · {when}", "", f"*(withheld: {st['withheld']:,} bytes)*"]
+    if st.get("same_as"):  # the subagent's last message, drawn above
+        return []
+    person = kind == "message.external" or st.get("asked")
+    if kind in _LABELLED:
+        left.add("runtime records", st["text"])
+        return ["", f"*{plain(st['who'])}* · {when}"]
+    if kind == "epoch.summary":
+        left.add("compaction summaries", st["text"])
+        return []
+    if kind == "context.injection" and not person:
+        left.add("injected context texts", st["text"])
+        return []
+    head = ["", f"**{st['who']}** · {when}"]
+    if st.get("blocks"):
+        body = _blocks(st["blocks"], left)
+        return head + body if body else []
+    return head + (["", nested(plain(st["text"]))] if st["text"].strip() else [])
+
+
+def _talk(i: int, t: dict, dialect: str, total: LeftOut) -> list[str]:
+    """The lines of one talk: its heading, its prompt, its steps, and what it left out."""
+    talk, left = t["talk"], LeftOut()
+    if talk is None:
+        lines = ["", f"## {t['heading']}"]
+    else:
+        start = talk_start(talk)
+        lines = ["", f"## Talk {i}: {plain(t['heading'])}"] + (["", f"*{local_text(start, '%Y-%m-%d %H:%M:%S')}*"] if start else [])
+    if t["prompt"]:
+        st = t["prompt"]
+        lines += ["", f"**{st['who']}**", "", nested(plain(st["text"]))]
+    tools = False
+    for st in t["steps"]:
+        when = local_text(st["at"], "%H:%M:%S") if st["at"] else ""
+        if st["kind"] in ("tool", "agent.call"):
+            lines += ([] if tools else [""]) + [_tool_line(st, dialect, left)]
+            tools = True
+        else:
+            got = _step(st, when, left)
+            lines += got
+            tools = tools and not got
+        lines += [x for m in st.get("media") or () for x in ("", media_line(m))]
+        tools = tools and not st.get("media")
+    if left:
+        lines += ["", f"*Left out of this talk: {left_out_line(left)}.*"]
+    total.merge(left)
+    return lines
+
+
+def to_brief(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> str:
+    """The conversation in the brief form (module docstring): the header of the full Markdown, a line of what the
+    form leaves out over the whole conversation, then each talk."""
+    dialect, total, body = doc_dialect(root, doc), LeftOut(), []
+    for i, t in enumerate(steps(root, doc, thinking=thinking, dialect=dialect), 1):
+        body += _talk(i, t, dialect, total)
+    said = left_out_line(total)
+    head = markdown_head(root, doc) + [
+        "- brief form: the person's words and the agent's replies whole, each tool call on one line"
+        + ("" if thinking else ", thinking left out (--thinking adds it)")
+        + (f"; left out: {said}" if said else "; nothing else left out")
+        + " (`asz export ID --format md` draws everything)"]
+    return "\n".join(head + body) + "\n"

@@ -1,0 +1,80 @@
+"""``asz export --brief``: Markdown short enough to hand a model (trial 21, "Exports": the md of the corpus's ef958aa1,
+a two-hour conversation, is ~284 KB with 52 raw JSON context blocks; docs/reading.md, "The brief form").
+
+Checked against the source transcripts (the session's file and its six subagents' files): every tool call is one
+line, every person's prompt and every reply's text is there whole, no tool result and no injected context is, and
+the header and each talk say what was left out. Real input collected by ``asz collect --once``."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import pytest
+from reading_helpers import asz
+
+SID = "ef958aa1-0e93-49f0-bb71-150f63befcd1"
+PROJECT = "-experiments-worktrees"
+
+
+@pytest.fixture(scope="module")
+def brief(corpus_source, tmp_path_factory):
+    base = tmp_path_factory.mktemp("export-brief")
+    shutil.copytree(corpus_source / PROJECT, base / "projects" / PROJECT)
+    root = base / "root"
+    asz("collect", "--once", "--source", str(base / "projects"), "--root", str(root))
+    files = [corpus_source / PROJECT / f"{SID}.jsonl", *sorted((corpus_source / PROJECT / SID).rglob("*.jsonl"))]
+    lines = [json.loads(x) for f in files for x in f.read_text(encoding="utf-8").splitlines() if x.strip()]
+    return {"md": asz("export", SID, "--brief", "--root", str(root)).stdout,
+            "full": asz("export", SID, "--format", "md", "--root", str(root)).stdout, "lines": lines}
+
+
+def _blocks(lines: list[dict], role: str, kind: str) -> list[dict]:
+    return [b for d in lines if d.get("type") == role and isinstance(d["message"]["content"], list)
+            for b in d["message"]["content"] if isinstance(b, dict) and b.get("type") == kind]
+
+
+def test_every_tool_call_is_one_line_with_no_result(brief):
+    md, uses = brief["md"], {b["id"]: b for b in _blocks(brief["lines"], "assistant", "tool_use")}
+    assert len(uses) == 117
+    tool_lines = [x for x in md.splitlines() if x.startswith("- Tool **")]
+    assert len(tool_lines) == len(uses)
+    assert sum(x.startswith("- Tool **Bash** `git status && git log --oneline -5") for x in tool_lines) == 1
+    results = [c for b in _blocks(brief["lines"], "user", "tool_result") for c in (
+        [b["content"]] if isinstance(b["content"], str) else [x.get("text", "") for x in b["content"]])]
+    said = {b["text"] for b in _blocks(brief["lines"], "assistant", "text")}  # a subagent's report: its last message
+    long = [t for t in results if len(t) > 400 and t not in said]
+    assert len(long) > 20 and not [t for t in long if t in md]  # no result is drawn
+    assert sum(t in brief["full"] for t in long) == len(long)  # the full form draws each
+
+
+def test_the_persons_words_and_every_reply_are_there_whole(brief):
+    md, lines = brief["md"], brief["lines"]
+    prompts = [d["message"]["content"] for d in lines if d.get("type") == "user" and not d.get("isMeta")
+               and isinstance(d["message"]["content"], str) and not d["message"]["content"].startswith("<")]
+    texts = [b["text"] for b in _blocks(lines, "assistant", "text") if b["text"].strip()]
+    assert len(prompts) == 8 and len(texts) == 40
+    for text in prompts + texts:  # a heading moved down is a heading still: the lines that are no heading are there whole
+        assert all(x in md for x in text.splitlines() if x.strip() and not x.lstrip().startswith("#")), text[:80]
+
+
+def test_injected_context_is_left_out_and_counted(brief):
+    md, full = brief["md"], brief["full"]
+    assert full.count("**Context**") == 52 and "**Context**" not in md
+    assert "deferred_tools_delta" in full and "deferred_tools_delta" not in md
+    [head] = [x for x in md.splitlines() if x.startswith("- brief form: ")]
+    said = dict((k, (int(n.replace(",", "")), int(b.replace(",", "")))) for n, k, b in
+                re.findall(r"([\d,]+) ([a-z ]+?) \(([\d,]+) bytes\)", head))
+    assert said["injected context texts"][0] == 52 and said["tool results"][0] == 117  # six of them the lines after a report
+    talks = [re.findall(r"([\d,]+) ([a-z ]+?) \(([\d,]+) bytes\)", x) for x in md.splitlines() if x.startswith("*Left out of this talk: ")]
+    for kind, (n, b) in said.items():  # the talks' lines add up to the header's
+        assert sum(int(x[0].replace(",", "")) for t in talks for x in t if x[1] == kind) == n
+        assert sum(int(x[2].replace(",", "")) for t in talks for x in t if x[1] == kind) == b
+    assert len(md.encode()) * 4 < len(full.encode())  # 50,425 of 284,535 bytes
+
+
+def test_brief_is_a_form_of_md_only(brief, tmp_path):
+    for args in (("--format", "html"), ("--format", "prose"), ("--audit",)):
+        got = asz("export", SID, "--brief", *args, "--root", str(tmp_path), check=False)
+        assert got.returncode == 2 and "--brief" in got.stderr
