@@ -144,7 +144,7 @@ def collect(
                   more_roots=j.more_roots, default_folders=j.default_folders)
         for j in jobs if j is not provider
     ]
-    stop, started, said = threading.Event(), time.time_ns(), set()  # said: push's notes, each said once while watching
+    stop, started, said = threading.Event(), time.time_ns(), {}  # said: push's notes, each said once while watching
     try:
         if watch:  # inside: a SIGINT just after the line it prints is this command's stop, not a start-up's interruption
             _start_watch(storage, cfg, jobs, every, stop)
@@ -165,7 +165,7 @@ def collect(
         lock.release()
 
 
-def _after_pass(storage: Path, cfg, written, *, watch: bool, parse: bool, jobs_n: int, said: set[str]) -> int:
+def _after_pass(storage: Path, cfg, written, *, watch: bool, parse: bool, jobs_n: int, said: dict[str, str]) -> int:
     """After a pass's line: the list rows of what it parsed are kept (--once and watching alike), watch mode refreshes
     the search index (docs/reading.md), an export endpoint gets what landed (issue 21; ``said``: the notes push said on
     the process's earlier passes, a lasting one said once). Returns push's status (0: nothing failed)."""

@@ -55,7 +55,7 @@ def file_token(path: Path) -> str:
 
 
 def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_when_idle: bool = False,
-             token: Optional[str] = None, retry_elsewhere: bool = False, said: Optional[set[str]] = None) -> int:
+             token: Optional[str] = None, retry_elsewhere: bool = False, said: Optional[dict[str, str]] = None) -> int:
     """One push pass, then retention when ``storage.retention.after`` is set; prints the summary line(s).
     Returns the exit code (0/1).
 
@@ -67,8 +67,8 @@ def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_w
     summary line only when the pass sent something or the receiver refused something (a failure is its ``error:``
     line alone), and a prune's line only when it removed something or failed, so a watching collector with nothing
     new prints nothing about push. ``retry_elsewhere`` (``asz push --retry-elsewhere``): the files the receiver
-    answered it holds from another root are sent again. ``said``: a watching collector's set of the notes its earlier
-    passes said, kept across passes, so a lasting state (a session the receiver holds from another root) is said once
+    answered it holds from another root are sent again. ``said``: a watching collector's record of the notes its previous
+    pass said, kept across passes, so a lasting state (a session the receiver holds from another root) is said once
     and again only when its words change (:func:`~asz_core.export.push.push`).
     """
     from ..export.push import PushInterrupted, push

@@ -189,7 +189,7 @@ class CollectLoop:
         self.storage = Path(spec.root)
         self.worker = worker
         self._here: list | None = None  # the collectors of a pass run in this thread (the worker gone)
-        self.said: set[str] = set()  # the push notes said by a pass: a lasting one is said once (run_push)
+        self.said: dict[str, str] = {}  # the push notes said by a pass: a lasting one is said once (run_push)
         state.reading = FIRST_PASS  # said from the first answer on, before the loop's thread runs
         state.hold_counting = True  # the list's rows are counted once the first pass is done: it has the CPU until then
 

@@ -105,22 +105,33 @@ NOT_TAKEN = ("; the receiver did not take them from this root (when it answered 
              "in two roots)")
 
 
-def say_note(err: TextIO, said: set[str] | None, text: str) -> None:
-    """``note: TEXT`` on ``err``, unless ``said`` (the notes this process's watching collector said on its earlier
-    passes; None: say every note) holds these very words: a state that lasts (a session the receiver holds from
-    another root) is said once, then again only when what is said of it changes (trial 19, F4: a note every pass)."""
-    if said is not None:
-        if text in said:
-            return
-        said.add(text)
-    print(f"note: {text}", file=err, flush=True)
+class Notes:
+    """The notes of lasting states a pass says on ``err`` (``note: TEXT``), each under its subject (a session, or
+    which metrics were not sent). ``before`` (None: say every note) is a watching collector's record of what its
+    previous pass said, subject -> words: a note whose subject had the same words then is not said again (trial 19,
+    F4: a note on every pass, every 10 minutes, for ever); :meth:`done` makes this pass's notes that record, so a
+    subject said no more is forgotten and said again if it comes back."""
+
+    def __init__(self, err: TextIO, before: dict[str, str] | None):
+        self.err, self.before, self.now = err, before, {}
+
+    def say(self, subject: str, text: str) -> None:
+        self.now[subject] = text
+        if self.before is None or self.before.get(subject) != text:
+            print(f"note: {text}", file=self.err, flush=True)
+
+    def done(self) -> None:
+        """This pass's notes become the record (a pass whose requests failed keeps the one before)."""
+        if self.before is not None:
+            self.before.clear()
+            self.before.update(self.now)
 
 
 class _Pass:
     def __init__(self, root: Path, cfg: ExportConfig, snd: Sender, state: PushState, err: TextIO,
-                 backoff: float, attempts: int, sleep: Callable[[float], None], said: set[str] | None = None):
+                 backoff: float, attempts: int, sleep: Callable[[float], None], notes: Notes | None = None):
         self.root, self.cfg, self.snd, self.state, self.err = root, cfg, snd, state, err
-        self.said = said  # the notes an earlier pass of this process said (say_note), None: every pass says them
+        self.notes = notes if notes is not None else Notes(err, None)  # what it says of lasting states
         self.backoff, self.attempts, self.sleep = backoff, attempts, sleep
         self.rep = PushReport()
         self.window: list[tuple[float, int]] = []  # (monotonic time, wire bytes) of the last minute
@@ -275,7 +286,7 @@ class _Pass:
         for session, rels in elsewhere.items():
             files = [r for r in rels if not r.startswith(CONVERSATIONS + "/")]
             rounds = self.held_rounds.get(session, 0) + len(rels) - len(files)
-            say_note(self.err, self.said, f"{session}: {self._elsewhere_said(files, rounds)}")
+            self.notes.say(session, f"{session}: {self._elsewhere_said(files, rounds)}")
         for session, rels in by.items():
             self.problem(f"{session}: {len(rels)} file(s) rejected by {self.state.endpoint} on an earlier pass and not "
                          f"accepted since: {', '.join(rels)}{NOT_TAKEN}")
@@ -469,7 +480,7 @@ class PushInterrupted(KeyboardInterrupt):
 
 def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = None, err: TextIO | None = None,
          backoff: float = 1.0, attempts: int = 6, lock_timeout: float = 0.0,
-         sleep: Callable[[float], None] = time.sleep, retry_elsewhere: bool = False, said: set[str] | None = None) -> PushReport:
+         sleep: Callable[[float], None] = time.sleep, retry_elsewhere: bool = False, said: dict[str, str] | None = None) -> PushReport:
     """One pass over ``root`` to ``endpoint`` (default ``cfg.endpoint``); returns the :class:`PushReport`.
 
     Raises ValueError when no endpoint is configured or it is unusable,
@@ -478,8 +489,9 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
     damaged; :class:`PushInterrupted` (a KeyboardInterrupt) on Ctrl-C. ``backoff`` is the first pause in seconds when the receiver is
     busy and says no Retry-After (doubling, ``attempts`` tries per request). ``retry_elsewhere``: the files recorded
     as held by the receiver from another root are due again (:meth:`PushState.retry_elsewhere`), said on ``err``.
-    ``said``: the notes earlier passes of the calling process said (a watching collector's, kept across its passes):
-    a note of a lasting state is said again only when its words change; it is added to (None: every note is said).
+    ``said``: what the calling process's previous pass said of lasting states (a watching collector's, kept across its
+    passes; :class:`Notes`): a note is said again only when its words change, or once its state came back; updated
+    (None: every note is said).
     """
     root = Path(root)
     name = endpoint_name(cfg, endpoint) if (endpoint or cfg.endpoint) else ""
@@ -499,8 +511,9 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
                   "sent again", file=err, flush=True)
         snd = sender(cfg, name)
         p = None
+        notes = Notes(err, said)
         try:
-            p = _Pass(root, cfg, snd, state, err, backoff, attempts, sleep, said)
+            p = _Pass(root, cfg, snd, state, err, backoff, attempts, sleep, notes)
             p.metrics_owner = loaded.endpoint  # whose receipts a sent.json of before holds (metrics.sent_path)
             going = p.logs() if cfg.logs else True
             if going and cfg.metrics:
@@ -508,12 +521,14 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
 
                 send_metrics(p)
                 if p.held_metrics:
-                    say_note(err, said, f"the metrics of {p.held_metrics} session(s) not sent: {name} rejected landed files of "
-                             "theirs (it may hold those sessions from another root)")
+                    notes.say("metrics not sent", f"the metrics of {p.held_metrics} session(s) not sent: {name} rejected "
+                              "landed files of theirs (it may hold those sessions from another root)")
                 held = p.rep.metrics_held_back
                 if held:
-                    say_note(err, said, f"the metrics of {len(held)} conversation(s) held back, none of their points sent: they do not "
-                             f"verify ({', '.join(held)}; asz verify names the problems)")
+                    notes.say("metrics held back", f"the metrics of {len(held)} conversation(s) held back, none of their "
+                              f"points sent: they do not verify ({', '.join(held)}; asz verify names the problems)")
+            if going:
+                notes.done()
         except KeyboardInterrupt:
             raise PushInterrupted(p.rep if p is not None else None, time.monotonic() - start) from None
         finally:

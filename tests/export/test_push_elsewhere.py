@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from asz_core.export.push import Notes
 from asz_core.export.receive import Receiver
 from asz_core.export.state import PushState
 from asz_core.storage.layout import landed_files, session_dirs
@@ -162,3 +163,25 @@ def test_a_watching_collector_says_it_once(hosts, tmp_path):
     assert len(held) == 1 and held[0].startswith(f"note: {SESSION}: grpc://{r.address} holds"), err
     assert len([ln for ln in notes if ln.startswith("note: the metrics of 1 session(s) not sent")]) == 1, err
     assert not [ln for ln in err.splitlines() if ln.startswith("error: ")], err
+
+
+def test_notes_are_said_again_only_when_they_change_or_come_back():
+    """:class:`Notes` across a watching collector's passes: the same words are said once; changed words, and a state
+    that went away and came back, are said again; without a record (asz push) every pass says them."""
+    import io
+
+    said: dict[str, str] = {}
+    passes = [{"S": "S: held"}, {"S": "S: held"}, {"S": "S: held, 2 rounds"}, {}, {"S": "S: held, 2 rounds"}]
+    out = []
+    for notes_of_pass in passes:
+        err = io.StringIO()
+        n = Notes(err, said)
+        for subject, text in notes_of_pass.items():
+            n.say(subject, text)
+        n.done()
+        out.append(err.getvalue())
+    assert out == ["note: S: held\n", "", "note: S: held, 2 rounds\n", "", "note: S: held, 2 rounds\n"]
+    err = io.StringIO()
+    for _ in range(2):
+        Notes(err, None).say("S", "S: held")
+    assert err.getvalue() == "note: S: held\n" * 2
