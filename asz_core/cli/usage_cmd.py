@@ -134,7 +134,7 @@ def usage(
     and instance by name) unless --sort says cost, tokens or calls. A week starts on Monday in --tz. A block is the 5-hour window a Claude subscription's limits reset in,
     estimated from the calls' times as ccusage does: it starts at its first call's hour (UTC) and holds the calls
     made less than 5 hours after that and after the call before; every call of the root shapes the blocks, whatever
-    the filters keep; a line names the block still open (--json: start, end, active). A terminal too narrow for the table leaves out MODELS, then INPUT … CACHE READ (said on stderr). The MODELS column names each model without claude- and its date (claude-haiku-4-5-20251001 is
+    the filters keep; a line names the block still open, with its burn rate (its tokens and cost per hour from its first call to its last) and what it will have counted at its end at that rate, as ccusage reckons them (--json: start, end, active, burn_rate, projection). A terminal too narrow for the table leaves out MODELS, then INPUT … CACHE READ (said on stderr). The MODELS column names each model without claude- and its date (claude-haiku-4-5-20251001 is
     haiku-4-5), +N for those that do not fit; --breakdown and the model view give each model in full. The table's CALLS column is that count
     (calls_with_usage in --json: those with usage); a row whose calls carry no usage at all (Kiro meters credits,
     not tokens) reads "not recorded" in TOTAL and - in the other figures, never 0. Credits a runtime metered (Kiro) are
@@ -454,7 +454,22 @@ def active_line(row: dict) -> str:
     end = dt.datetime.fromisoformat(row["block"]) + dt.timedelta(milliseconds=row["end"] - row["start"])
     minutes = -(-max(0, row["end"] - int(time.time() * 1000)) // 60_000)  # whole minutes, rounded up
     return (f"> block {row['block']} is open: it ends at {end.isoformat(timespec='minutes')}, "
-            f"{format_duration(minutes * 60)} from now (a call after that starts the next block)")
+            f"{format_duration(minutes * 60)} from now (a call after that starts the next block); "
+            + burn_words(row, end.tzinfo))
+
+
+def burn_words(row: dict, zone) -> str:
+    """The open block's burn rate and projection in words (``row``'s ``burn_rate``, ``projection``: docs/view.md,
+    asz usage blocks): ``burn rate 1,234,567 tokens/h, $12.34/h (its calls from 08:02 to 09:15); at that rate
+    5,000,000 tokens, $50.00 at its end``, or that its calls span no time yet."""
+    import datetime as dt
+
+    rate, proj = row.get("burn_rate"), row.get("projection")
+    if not rate or not proj:
+        return "no burn rate yet (its calls span no time)"
+    hm = [dt.datetime.fromtimestamp(rate[k] / 1000, zone).strftime("%H:%M") for k in ("from", "to")]
+    return (f"burn rate {rate['tokens_per_hour']:,} tokens/h, ${rate['usd_per_hour']:,.2f}/h (its calls from {hm[0]} "
+            f"to {hm[1]}); at that rate {proj['tokens']:,} tokens, ${proj['usd']:,.2f} at its end")
 
 
 def credits_line(rows: list[dict], key: str, t: dict, by_model: bool = False) -> str:

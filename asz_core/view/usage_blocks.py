@@ -9,6 +9,10 @@ every later call made less than 5 hours after that start and less than 5 hours a
 call starts the next block. A block's end is its start + 5 hours (exclusive). The provider's own window is not
 written in any transcript, so this is the usual estimate of it, said as such in the docs (docs/view.md, asz usage).
 Every call of the root with a time shapes the blocks (a held-back call too: it was made), whatever the filters keep.
+
+The **burn rate** of the open block (:func:`burn`) is ccusage's arithmetic: the block's tokens (the four counts) and
+cost over the time from its first counted call to its last, per hour; the **projection** adds to them that rate over
+the time from now to the block's end: what the block will have counted at its end if the calls go on at that pace.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Iterable
 
-__all__ = ["BLOCK_MS", "block_label", "block_starts", "week_of"]
+__all__ = ["BLOCK_MS", "block_label", "block_starts", "burn", "week_of"]
 
 #: A block's length: 5 hours, in ms.
 BLOCK_MS = 5 * 3_600_000
@@ -45,3 +49,19 @@ def block_label(start: int, zone: dt.tzinfo) -> str:
     """A block's key: its start (unix ms) in ``zone`` to the minute with the zone's offset,
     ``2025-11-14T17:00+00:00`` (the offset keeps the two 01:00 of a night clocks go back apart)."""
     return dt.datetime.fromtimestamp(start / 1000, tz=zone).isoformat(timespec="minutes")
+
+
+def burn(tokens: int, usd: float, first: int | None, last: int | None, end: int, now: int) -> tuple[dict, dict] | None:
+    """``(burn_rate, projection)`` of an open block (module docstring) from its ``tokens`` (the four counts' sum) and
+    ``usd`` (its priced calls' cost), its first and last counted call (unix ms), its ``end`` and ``now`` (unix ms):
+    ``burn_rate`` ``{"tokens_per_hour", "usd_per_hour", "from", "to"}`` (``tokens * 3,600,000 // (to - from)``, the
+    cost per hour rounded to 6 decimals), ``projection`` ``{"tokens", "usd", "at", "remaining_ms"}`` (``tokens +
+    tokens * remaining_ms // (to - from)``, ``usd`` likewise to 6 decimals; ``at`` is ``now``, ``remaining_ms``
+    ``end - now``, 0 past it). None when the calls span no time (one call, or all at one instant)."""
+    if first is None or last is None or last <= first:
+        return None
+    span, left = last - first, max(0, end - now)
+    return ({"tokens_per_hour": tokens * _HOUR_MS // span, "usd_per_hour": round(usd * _HOUR_MS / span, 6),
+             "from": first, "to": last},
+            {"tokens": tokens + tokens * left // span, "usd": round(usd + usd * left / span, 6), "at": now,
+             "remaining_ms": left})

@@ -25,8 +25,9 @@ Kiro's credits, never tokens or USD: the sum of the parts its conversations' rec
 day and model, to 6 decimals; null when none) and ``credits_by_model`` (``{model: credits}``, ``{}`` when none); a
 ``conversation`` row adds ``title``, ``project``, ``from`` and ``to`` (unix ms of its first and last counted call),
 a ``block`` row ``from`` and ``to`` (its counted calls' first and last), ``start`` and ``end`` (the block's, unix ms:
-``end`` is ``start`` + 5 h) and ``active`` (true while the block is open: now before its end and less than 5 h after
-its last call).
+``end`` is ``start`` + 5 h), ``active`` (true while the block is open: now before its end and less than 5 h after
+its last call), and ``burn_rate`` and ``projection`` (the open block's, :func:`~asz_core.view.usage_blocks.burn`;
+null on any other block and when its calls span no time).
 
 Only verified evidence is counted. The calls of a conversation that does not
 verify (its document's ``summary.state`` is ``incomplete`` or ``mismatch``:
@@ -62,7 +63,7 @@ from .summary import REMOVED
 from .summary_cache import SummaryStore, conversation_summary
 from .prices import PriceTable, cost_by_kind, cost_of
 from .usage import TOKEN_KINDS, add_call, add_usage, zero_usage
-from .usage_blocks import BLOCK_MS, block_label, block_starts, week_of
+from .usage_blocks import BLOCK_MS, block_label, block_starts, burn, week_of
 from .zone import zone_of
 
 __all__ = ["VIEWS", "KEYS", "SORTS", "TIMED", "NO_TIME", "Counted", "read_root", "narrowed", "report", "totals", "untimed", "untimed_credits", "zone_of",
@@ -338,13 +339,17 @@ def report(counted: Iterable[Counted], view: str, table: PriceTable | None = Non
 
 
 def _block_keys(rows: list[dict], starts: dict[str, int], now: int) -> None:
-    """Add a block row's ``start``, ``end`` and ``active`` (:func:`report`; its ``from``/``to`` are :func:`_row`'s)."""
+    """Add a block row's ``start``, ``end``, ``active``, and ``burn_rate`` and ``projection`` (the open block's,
+    :func:`~asz_core.view.usage_blocks.burn`; null on the others) (:func:`report`; its ``from``/``to`` are
+    :func:`_row`'s)."""
     for r in rows:
         start = starts.get(r["block"])
         if start is None:  # the NO_TIME row
             continue
         last = r["to"] if r["to"] is not None else start
         r.update(start=start, end=start + BLOCK_MS, active=now < start + BLOCK_MS and now - last < BLOCK_MS)
+        got = burn(sum(r["usage"][k] for k in TOKEN_KINDS), r["cost"]["usd"], r["from"], r["to"], r["end"], now) if r["active"] else None
+        r.update(burn_rate=got[0] if got else None, projection=got[1] if got else None)
 
 
 def untimed(counted: Iterable[Counted], view: str = "daily", window: tuple | None = None) -> dict[str, int]:
