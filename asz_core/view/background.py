@@ -89,15 +89,17 @@ class BackgroundChecks:
 
     def warm_up(self) -> threading.Thread:
         """Import what a first document and its ``/headings`` need (the builder, the adapters a title asks, the record
-        check, view.placing) and read the price table (25–35 ms), in a daemon thread once the server answers (issue
+        check, view.placing), read the price table and make the kept documents' build mark (25–35 ms), in a daemon thread once the server answers (issue
         22), so neither the first answer nor the first conversation a reader opens waits for them."""
 
         def load() -> None:
             from ..plugins.manager import load_adapters
             from ..verify import damage, landed  # noqa: F401
             from . import document, placing  # noqa: F401
+            from .doc_store import build_mark
             from .prices import default_table
 
+            build_mark()  # the kept documents' key: every file of the code stat'ed once (about 1 ms), not in an answer
             default_table()
             load_adapters()  # the adapters a title asks which record a label was written for (view.titles)
 

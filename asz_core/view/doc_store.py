@@ -58,7 +58,8 @@ TMP_AGE_NS = 600 * 10**9
 
 def _package_files(top: Path) -> list[str]:
     out = []
-    for d, _, names in os.walk(top):
+    for d, dirs, names in os.walk(top):
+        dirs[:] = [x for x in dirs if x != "__pycache__"]  # compiled copies of the sources counted
         out += [os.path.join(d, n) for n in names if n.endswith((".py", ".so", ".yaml", ".json"))]
     return out
 
