@@ -34,7 +34,7 @@ def snippet_line(hit: dict, tty: bool) -> str:
 def search(
     query: str = typer.Argument(..., metavar="QUERY", help='Words (all must match), "a phrase", a prefix*, a OR b, -word or NOT word (left out); a query starting with - goes after --.'),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of hits (conversation, title, talk, step, kind, at, snippet, file, row, snippet_text, snippet_marks)."),
-    held_back: bool = typer.Option(False, "--held-back", help="With --json: print {hits, held_back, partial, indexing} as /api/search?held_back=1 answers (partial is always false here: this command waits for another update of the index): the hits, and what was left out (files that do not verify, with how many hits the whole query matches in each; what was never searched)."),
+    held_back: bool = typer.Option(False, "--held-back", help="With --json: print {hits, held_back, partial, indexing, across} as /api/search?held_back=1 answers (partial is always false here: this command waits for another update of the index): the hits, and what was left out (files that do not verify, with how many hits the whole query matches in each; what was never searched; across: with no hit, how many conversations hold every word between their texts)."),
     limit: int = typer.Option(20, "--limit", "-n", help="At most this many hits (default 20); 0: all of them; below 0 is a usage error (as asz ls)."),
     kind: str = typer.Option("", "--kind", help="Only these kinds (comma list): prompt (typed by a person), reply, text, context, summary (a compaction summary), notice (a runtime notice, a compaction boundary), thinking, tool_input, tool_result."),
     project: str = typer.Option("", "--project", help="Only conversations whose project contains this (case-insensitive)."),
@@ -43,6 +43,7 @@ def search(
     tz: Optional[str] = tz_option(),
     model: str = typer.Option("", "--model", help="Only conversations with a model whose name contains this."),
     dialect: str = typer.Option("", "--dialect", help="Only conversations of this dialect (claude-code/1, or its name claude-code)."),
+    by_conversation: bool = typer.Option(False, "--conversations", help="One row per conversation: those whose texts hold every word between them (each word in some text, not all in one), each with its best hit for each word; --limit counts conversations; --json prints {conversation, title, texts, groups, hits}."),
     reindex: bool = typer.Option(False, "--reindex", help="Delete the index and build it again from the landed files first."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
@@ -56,7 +57,8 @@ def search(
     indexed) is left out, and stderr names the file and the problem, for every such file the whole query matches
     whatever --limit shows (the count line says how many hits were held back); so does a landed file missing or a conversation
     with no usable round, whose text was never searched (whatever the words, in the conversations the filters keep), and one note the sessions asz prune removed. Without --json those notes are also
-    printed on stdout under the hits, each after "! ". Ctrl-C while the index is brought up to date keeps
+    printed on stdout under the hits, each after "! "; so is, when no one text holds every word of the query, how many
+    conversations hold them all between their texts (--conversations lists them, one row each). Ctrl-C while the index is brought up to date keeps
     every conversation indexed whole and says so on stderr (``asz search:
     stopped: N of M conversations indexed; ...``), exit 130; Ctrl-C during the
     query says so on stderr too (``asz search: stopped during the query; ...``), exit 130. Exit 0 (also with no hit), 1
@@ -65,7 +67,6 @@ def search(
     """
     try:  # Ctrl-C here (a loaded machine takes a while to import) was a silent exit 130
         from ..reading.search import QueryError, SearchError
-        from ..reading.search import search as run_search
 
         zone, (r, hide) = use_tz("search", tz), settings("search", root, config)
         filters = make_filters("search", project, since, until, model, dialect, zone)
@@ -73,30 +74,14 @@ def search(
         typer.echo("asz search: stopped before any conversation was indexed", err=True)
         raise typer.Exit(130)
     kinds = _kinds(kind, limit)
-    rep = _up_to_date(r, reindex)
-    if rep.elsewhere:
-        typer.echo(f"asz search: {r} cannot be written: the search index is built in {rep.elsewhere} for this search "
-                   "and removed after it (the root is left as it is)", err=True)
-    if rep.indexed and not as_json:
-        typer.echo(f"indexed {rep.indexed} conversation(s), {rep.rows} text(s) in {rep.seconds:.1f}s", err=True)
-    t0 = time.monotonic()
-    querying = True
+    _indexed(r, reindex, as_json)
+    phase = ["query"]  # "print" once the query is done (what Ctrl-C says)
     try:
-        unverified, matched, held, unsearched, timeless = {}, {}, {}, [], {}  # type: ignore[var-annotated]
-        hits = run_search(r, query, hide=hide, filters=filters, kinds=kinds, limit=limit or sys.maxsize, unverified=unverified,
-                          matched=None if as_json else matched, held=held,
-                          unsearched=unsearched, timeless=timeless)
-        took = time.monotonic() - t0
-        querying = False
-        for line in (notes := _notes(unverified, unsearched)):
-            typer.echo(f"asz search: warning: {line}", err=True)
-        notes += _pruned(r)  # their text is gone: no hit could come from them (trial 15, F5)
-        notes += _timeless(r, timeless)  # a window cannot place them (trial 19, F25)
-        if as_json and held_back:
-            _print_held_back(hits, unverified, held, unsearched)
+        if by_conversation:
+            found = _conversations(r, query, hide, filters, kinds, limit, as_json, phase)
         else:
-            _print_hits(r, hits, sum(held.values()), notes, as_json, matched.get("hits", len(hits)), took)
-        _none_kept(r, filters, {"--project": project, "--model": model, "--dialect": dialect}, hits)
+            found = _hits(r, query, hide, filters, kinds, limit, as_json, held_back, phase)
+        _none_kept(r, filters, {"--project": project, "--model": model, "--dialect": dialect}, found)
     except QueryError as exc:
         typer.echo(f"asz search: {exc}", err=True)
         raise typer.Exit(2)
@@ -104,9 +89,103 @@ def search(
         typer.echo(f"asz search: {exc}", err=True)
         raise typer.Exit(1)
     except KeyboardInterrupt:  # Ctrl-C during the query (or while printing) was a silent exit 130
-        typer.echo("asz search: stopped during the query; the index is up to date, nothing was printed" if querying else
-                   "asz search: stopped while printing the hits", err=True)
+        typer.echo("asz search: stopped during the query; the index is up to date, nothing was printed" if phase == ["query"]
+                   else "asz search: stopped while printing the hits", err=True)
         raise typer.Exit(130)
+
+
+def _indexed(r: Path, reindex: bool, as_json: bool) -> None:
+    """Bring the index of ``r`` up to date (:func:`_up_to_date`) and say what it did on stderr: where it was built when
+    the root cannot be written, and (without JSON) how many conversations were indexed again."""
+    rep = _up_to_date(r, reindex)
+    if rep.elsewhere:
+        typer.echo(f"asz search: {r} cannot be written: the search index is built in {rep.elsewhere} for this search "
+                   "and removed after it (the root is left as it is)", err=True)
+    if rep.indexed and not as_json:
+        typer.echo(f"indexed {rep.indexed} conversation(s), {rep.rows} text(s) in {rep.seconds:.1f}s", err=True)
+
+
+def _hits(r: Path, query: str, hide, filters, kinds: list[str], limit: int, as_json: bool, held_back: bool,
+          phase: list[str]) -> list[dict]:
+    """Run the query over texts and print its hits (:func:`_print_hits`, or ``--held-back``'s answer) and notes; the
+    hits. With no hit for a query of two words or more that conversations hold between their texts, says on stderr
+    how many and how to ask for them (:func:`_across`). Raises as :func:`~asz_core.reading.search.search` does."""
+    from ..reading.search import search as run_search
+
+    t0 = time.monotonic()
+    unverified, matched, held, unsearched, timeless = {}, {}, {}, [], {}  # type: ignore[var-annotated]
+    hits = run_search(r, query, hide=hide, filters=filters, kinds=kinds, limit=limit or sys.maxsize, unverified=unverified,
+                      matched=None if as_json else matched, held=held, unsearched=unsearched, timeless=timeless)
+    took = time.monotonic() - t0
+    phase[0] = "print"
+    for line in (notes := _notes(unverified, unsearched)):
+        typer.echo(f"asz search: warning: {line}", err=True)
+    notes += _pruned(r)  # their text is gone: no hit could come from them (trial 15, F5)
+    notes += _timeless(r, timeless)  # a window cannot place them (trial 19, F25)
+    many = _across(r, query, hide, filters, kinds, notes) if not hits and not held else 0
+    if as_json and held_back:
+        _print_held_back(hits, unverified, held, unsearched, many)
+    else:
+        _print_hits(r, hits, sum(held.values()), notes, as_json, matched.get("hits", len(hits)), took)
+    return hits
+
+
+def _across(r: Path, query: str, hide, filters, kinds: list[str], notes: list[str]) -> int:
+    """How many conversations hold every word of ``query`` between their texts when no one text holds them all
+    (:func:`~asz_core.reading.search_convs.across`); when some do, ``N conversation(s) hold them all …`` is said on
+    stderr as a note and added to ``notes`` (trial 21: ``hypothesis testing`` found 0 hits, silently, where 36
+    conversations hold both words)."""
+    import shlex
+
+    from ..reading.search_convs import across
+
+    n = across(r, query, hide=hide, filters=filters, kinds=kinds)
+    if n:
+        said = (f"no one text holds every word of {query!r}, but {n:,} conversation(s) hold them all between their texts: "
+                f"asz search --conversations {shlex.quote(query)} lists them")
+        typer.echo(f"asz search: note: {said}", err=True)
+        notes.append(said)
+    return n
+
+
+def _conversations(r: Path, query: str, hide, filters, kinds: list[str], limit: int, as_json: bool,
+                   phase: list[str]) -> list[dict]:
+    """``--conversations``: the conversations holding every word of ``query`` between their texts
+    (:func:`~asz_core.reading.search_convs.search_conversations`), printed as JSON or a table (each conversation, then its
+    best hit for each word), and the notes a hit search prints; the rows."""
+    from ..reading.search_convs import search_conversations
+
+    t0 = time.monotonic()
+    unverified, matched = {}, {}  # type: ignore[var-annotated]
+    rows = search_conversations(r, query, hide=hide, filters=filters, kinds=kinds, limit=limit, unverified=unverified,
+                                matched=matched)
+    took = time.monotonic() - t0
+    phase[0] = "print"
+    for line in (notes := _notes(unverified, [])):
+        typer.echo(f"asz search: warning: {line}", err=True)
+    if as_json:
+        sys.stdout.buffer.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2) + b"\n")
+        return rows
+    from ..reading.ids import shown_conversation_ids
+    from ..reading.termtext import visible
+    from ..view.zone import local_text, zone_name
+
+    tty, short = sys.stdout.isatty(), shown_conversation_ids(r, {c["conversation"] for c in rows})
+    for c in rows:
+        words = ", ".join(f"{g['query']} {g['texts']:,}" for g in c["groups"])
+        typer.echo(f"{short[c['conversation']]}  {visible(c['title'] or '(untitled)')}")
+        typer.echo(f"  {c['texts']:,} text(s): {visible(words)}")
+        for h in c["hits"]:
+            when = local_text(h["at"], "%Y-%m-%d %H:%M") if h["at"] else "-"
+            typer.echo(f"  {when}  {h['kind']:<11}  {visible(h['step'] or '-')}  {visible(h['file'])}:{h['row']}")
+            typer.echo(f"    {snippet_line(h, tty)}")
+    if rows:
+        typer.echo(f"times in {zone_name()}")
+    total = matched.get("conversations", len(rows))
+    typer.echo(f"{len(rows):,}{f' of {total:,}' if total != len(rows) else ''} conversation(s) in {took * 1000:.0f} ms")
+    for line in notes:
+        typer.echo(f"! {visible(line)}")
+    return rows
 
 
 def _kinds(kind: str, limit: int) -> list[str]:
@@ -133,12 +212,14 @@ def _none_kept(r: Path, filters, given: dict[str, str], hits: list[dict]) -> Non
         raise no_match("search", r, given, len(list_conversations(r)))
 
 
-def _print_held_back(hits: list[dict], unverified: dict[str, str], held: dict[str, int], unsearched: list[dict]) -> None:
-    """``--json --held-back``: ``{"hits", "held_back", "partial": false, "indexing": 0}``, as ``/api/search?held_back=1``
-    answers (this command waited for any other update of the index and made its own: its answer is whole)."""
+def _print_held_back(hits: list[dict], unverified: dict[str, str], held: dict[str, int], unsearched: list[dict],
+                     many: int) -> None:
+    """``--json --held-back``: ``{"hits", "held_back", "partial": false, "indexing": 0, "across"}``, as
+    ``/api/search?held_back=1`` answers (this command waited for any other update of the index and made its own: its
+    answer is whole; ``across``: ``many``, :func:`_across`)."""
     from ..reading.search_api import held_back_answer
 
-    sys.stdout.buffer.write(orjson.dumps(held_back_answer(hits, unverified, held, unsearched),
+    sys.stdout.buffer.write(orjson.dumps(held_back_answer(hits, unverified, held, unsearched, 0, many),
                                          option=orjson.OPT_INDENT_2) + b"\n")
 
 

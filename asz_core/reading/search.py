@@ -460,8 +460,8 @@ def conv_values(root: str | os.PathLike, conversation: str) -> tuple | None:
 def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), filters: Filters | None = None,
            kinds: Sequence[str] = (), limit: int = 20, unverified: dict[str, str] | None = None,
            held: dict[str, int] | None = None, matched: dict[str, int] | None = None,
-           unsearched: list[dict] | None = None, timeless: dict[str, int] | None = None) -> list[dict]:
-    """Hits for ``query`` in the index of ``root``, best first (FTS5 bm25), at most ``limit``.
+           unsearched: list[dict] | None = None, timeless: dict[str, int] | None = None, conversation: str = "") -> list[dict]:
+    """Hits for ``query`` in the index of ``root`` (in ``conversation`` alone, when given), best first (FTS5 bm25), at most ``limit``.
 
     A query matching :data:`RANK_LIMIT` texts or more (a word in nearly every record) is not ranked: its hits come
     last indexed first.
@@ -493,7 +493,7 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
     if not path.is_file():
         raise SearchError(f"{root} has no search index yet ({INDEX_PATH}): run asz search --reindex, asz parse or asz collect")
     match = fts_query(query)
-    where, args = query_where(match, hide, filters or Filters(), kinds)
+    where, args = query_where(match, hide, filters or Filters(), kinds, conversation)
     limit = max(0, int(limit))
     bad: dict[str, str] = {}
     try:

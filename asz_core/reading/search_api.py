@@ -14,8 +14,14 @@ all (a landed file the session index names that the root lacks, a
 conversation with no usable round) of the conversations the filters keep, whatever the
 words: its hits cannot be counted, so it is named instead.
 
+With ``conversations=1`` the list is of conversations instead, as ``asz search --conversations --json`` prints
+them (:mod:`asz_core.reading.search_convs`: those whose texts hold every word between them, each with its best hits;
+``limit`` counts conversations), under ``hits`` with ``held_back=1``. With ``held_back=1`` the answer also has
+``across``: when the query found nothing, how many conversations hold every word of it between their texts (0
+otherwise, and for a query of one word), so the page can say how to ask for them (trial 21).
+
 Parameters (each at most once): ``q`` (required), ``limit`` (1..500, default
-50), ``held_back`` (``0`` or ``1``, default 0), ``kind`` (comma list of :data:`asz_core.reading.search.KINDS`),
+50), ``held_back`` (``0`` or ``1``, default 0), ``conversations`` (``0`` or ``1``, default 0), ``kind`` (comma list of :data:`asz_core.reading.search.KINDS`),
 ``project``, ``since``, ``until`` (the forms ``asz search`` takes), ``model``,
 ``dialect``. The index is brought up to date before a query, at most once
 every :data:`FRESH_SECONDS` (``asz server`` also updates it after each pass); while another process updates it (the
@@ -39,6 +45,7 @@ import sqlite3
 from ..view.document import list_conversations
 from .listing import Filters, TimeError, parse_time
 from .search import QueryError, SearchError, index_path, iter_kinds, search, update_index
+from .search_convs import across, search_conversations
 from .search_gaps import changed, known_prints
 from .search_place import index_file
 from .search_store import connect, one_writer
@@ -48,7 +55,7 @@ __all__ = ["answer", "held_back", "held_back_answer", "indexing", "Hits", "PARAM
 #: The header of a plain-list answer given while another update writes the index: how many conversations it lacks.
 INDEXING_HEADER = "X-Asz-Indexing"
 
-PARAMS = ("q", "limit", "held_back", "kind", "project", "since", "until", "model", "dialect", "hide")
+PARAMS = ("q", "limit", "held_back", "conversations", "kind", "project", "since", "until", "model", "dialect", "hide")
 MAX_LIMIT = 500
 #: ``/api/search`` looks for new rounds to index at most this often, in seconds.
 FRESH_SECONDS = 5.0
@@ -121,8 +128,9 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
         got[k] = v
     if not got.get("q", "").strip():
         raise error(400, "give the words to search for as q=…")
-    if got.get("held_back", "0") not in ("0", "1"):
-        raise error(400, "held_back is 0 or 1")
+    for flag in ("held_back", "conversations"):
+        if got.get(flag, "0") not in ("0", "1"):
+            raise error(400, f"{flag} is 0 or 1")
     limit = got.get("limit", "50")
     if not limit.isdigit() or not 1 <= int(limit) <= MAX_LIMIT:
         raise error(400, f"limit is a number from 1 to {MAX_LIMIT}")
@@ -140,8 +148,12 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
         bad: dict[str, str] = {}
         held: dict[str, int] = {}
         unsearched: list[dict] = []
-        hits = search(root, got["q"], hide=hide, filters=f, kinds=kinds, limit=int(limit), unverified=bad, held=held,
-                      unsearched=unsearched)
+        if got.get("conversations", "0") == "1":
+            hits = search_conversations(root, got["q"], hide=hide, filters=f, kinds=kinds, limit=int(limit), unverified=bad)
+        else:
+            hits = search(root, got["q"], hide=hide, filters=f, kinds=kinds, limit=int(limit), unverified=bad, held=held,
+                          unsearched=unsearched)
+        many = across(root, got["q"], hide=hide, filters=f, kinds=kinds) if not hits and not held else 0
     except QueryError as exc:
         raise error(400, str(exc)) from None
     except SearchError as exc:
@@ -150,15 +162,17 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
         out = Hits(hits)
         out.headers = {INDEXING_HEADER: str(behind)} if behind else None
         return out
-    return held_back_answer(hits, bad, held, unsearched, behind)
+    return held_back_answer(hits, bad, held, unsearched, behind, many)
 
 
 def held_back_answer(hits: list[dict], bad: dict[str, str], held: dict[str, int], unsearched: list[dict],
-                     behind: int = 0) -> dict:
-    """``{"hits", "held_back", "partial", "indexing"}``: what ``/api/search?held_back=1`` and ``asz search --json
-    --held-back`` answer (``held_back``: :func:`held_back`; ``behind``: :func:`indexing` while another update writes
-    the index, else 0; ``asz search`` waits for such an update, so its answer is whole)."""
-    return {"hits": hits, "held_back": held_back(bad, held, unsearched), "partial": behind > 0, "indexing": behind}
+                     behind: int = 0, many: int = 0) -> dict:
+    """``{"hits", "held_back", "partial", "indexing", "across"}``: what ``/api/search?held_back=1`` and ``asz search
+    --json --held-back`` answer (``held_back``: :func:`held_back`; ``behind``: :func:`indexing` while another update
+    writes the index, else 0; ``asz search`` waits for such an update, so its answer is whole; ``many``: with no hit,
+    how many conversations hold every word between their texts, :func:`~asz_core.reading.search_convs.across`)."""
+    return {"hits": hits, "held_back": held_back(bad, held, unsearched), "partial": behind > 0, "indexing": behind,
+            "across": many}
 
 
 def held_back(bad: dict[str, str], held: dict[str, int], unsearched: list[dict]) -> dict:

@@ -171,10 +171,15 @@ class HitCheck:
                    for x in (part_index(rec, p, step) for p in rec["parts"] if isinstance(p, dict)))
 
 
-def query_where(match: str, hide: Sequence[str], f: Filters, kinds: Sequence[str]) -> tuple[list[str], list[Any]]:
-    """The WHERE terms and their arguments of a query: the match, withholding, kinds and the filters."""
+def query_where(match: str, hide: Sequence[str], f: Filters, kinds: Sequence[str],
+                conversation: str = "") -> tuple[list[str], list[Any]]:
+    """The WHERE terms and their arguments of a query: the match, withholding, kinds and the filters (and the one
+    conversation whose texts alone are asked, when given: :mod:`asz_core.reading.search_convs`)."""
     where = ["fts MATCH ?"]
     args: list[Any] = [match]
+    if conversation:
+        where.append("hit.conversation = ?")
+        args.append(conversation)
     for name in hide:
         where.append("instr(' ' || hit.flags || ' ', ?) = 0")
         args.append(f" {name} ")

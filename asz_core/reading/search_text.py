@@ -35,7 +35,7 @@ from typing import Iterable, Iterator
 
 from .termtext import plain
 
-__all__ = ["KINDS", "iter_kinds", "CJK_CLASS", "CJK_SEP", "SNIP_START", "SNIP_END", "MARK_START", "MARK_END", "index_form", "query_terms", "parse_query", "OPERATORS",
+__all__ = ["KINDS", "iter_kinds", "CJK_CLASS", "CJK_SEP", "SNIP_START", "SNIP_END", "MARK_START", "MARK_END", "index_form", "query_terms", "parse_query", "group_texts", "OPERATORS",
            "snippet_spans", "marked", "escaped", "unescaped", "one_line", "has_cjk", "cjk_window", "cut_window", "QueryError", "fts_query"]
 
 #: The characters each indexed as one token (a regular expression character class): Hangul Jamo; CJK symbols and
@@ -145,6 +145,36 @@ def parse_query(text: str) -> tuple[list[list[list[str]]], list[str]]:
     if op:
         raise misplaced(op)
     return groups, left_out
+
+
+def group_texts(text: str) -> list[str]:
+    """The query of each group of ``text`` (:func:`parse_query`), written as a person writes it, each followed by every
+    thing ``text`` leaves out: ``hypothesis testing -draft`` gives ``hypothesis -draft`` and ``testing -draft``,
+    ``a OR b "c d"`` gives ``a OR b`` and ``"c d"``. A conversation holds ``text`` between its texts when each of
+    these finds a text of it (``asz search --conversations``, :mod:`asz_core.reading.search_convs`). Raises
+    :class:`QueryError` as :func:`parse_query` does."""
+    parse_query(text)
+    groups: list[list[str]] = []
+    left_out: list[str] = []
+    op = ""
+    for m in _WORD.finditer(text):
+        minus, quoted, bare = m.group(1), m.group(2), m.group(3) or ""
+        if bare in OPERATORS:
+            op = bare
+            continue
+        if quoted is None and bare.startswith("-") and len(bare) > 1:
+            minus, bare = "-", bare[1:]
+        if not _terms(quoted, bare, bool(minus) or op == "NOT"):
+            continue
+        word = f'"{quoted}"' if quoted is not None else bare
+        if minus or op == "NOT":
+            left_out.append("-" + word)
+        elif op == "OR":
+            groups[-1] += ["OR", word]
+        else:
+            groups.append([word])
+        op = ""
+    return [" ".join(g + left_out) for g in groups]
 
 
 def snippet_spans(raw: str) -> tuple[str, list[list[int]]]:

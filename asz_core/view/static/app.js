@@ -270,7 +270,7 @@
   // ------------------------------------------------------------------ list page
 
   // Filters and the search live in the address's # part, so a filtered list can be linked and reloaded.
-  const FILTERS = ['project', 'model', 'dialect', 'since', 'until', 'q', 'view', 'sort'];
+  const FILTERS = ['project', 'model', 'dialect', 'since', 'until', 'q', 'view', 'sort', 'by'];
   let LIST = null;       // the last /api/conversations answer
   let LISTKEY = '';      // its JSON, to redraw only when it changed
   let listTimer = null;
@@ -331,7 +331,12 @@
       return;
     }
     const q = h('input', { type: 'search', id: 'q', placeholder: 'Search prompts, replies, thinking, tool inputs and results', value: f.q, 'aria-label': 'Search' });
-    const form = h('form', { class: 'searchbar', role: 'search' }, q, h('button', { class: 'btn primary', type: 'submit' }, 'Search'));
+    // #by=conversation: one row per conversation whose texts hold every word between them (asz search --conversations)
+    const byconv = h('input', { type: 'checkbox', id: 'byconv' });
+    byconv.checked = f.by === 'conversation';
+    byconv.addEventListener('change', function () { setHash({ by: byconv.checked ? 'conversation' : null }); runSearch(); });
+    const form = h('form', { class: 'searchbar', role: 'search' }, q, h('button', { class: 'btn primary', type: 'submit' }, 'Search'),
+      h('label', { class: 'small' }, byconv, ' by conversation (each word in any message)'));
     form.addEventListener('submit', function (ev) { ev.preventDefault(); setHash({ q: q.value.trim() || null, view: null }); runSearch(); });
     add(app, form);
     const bar = h('div', { class: 'filters', id: 'filters' },
@@ -623,7 +628,8 @@
     const f = listFilters(), out = clear(document.getElementById('hits'));
     if (!f.q) return;
     out.append(h('p', { class: 'faint' }, 'Searching…'));
-    const extra = ['q=' + enc(f.q), 'limit=' + limit, 'held_back=1'];
+    const byconv = f.by === 'conversation';
+    const extra = ['q=' + enc(f.q), 'limit=' + limit, 'held_back=1'].concat(byconv ? ['conversations=1'] : []);
     ['project', 'model', 'dialect', 'since', 'until'].forEach(function (k) { if (f[k]) extra.push(k + '=' + enc(f[k])); });
     api('/api/search', extra.join('&')).then(function (res) {
       clear(out);
@@ -631,8 +637,8 @@
       const hits = Array.isArray(res.data) ? res.data : (res.data && res.data.hits) || [];
       const held = (res.data && res.data.held_back) || { hits: 0, files: [] };
       // The query is shown as typed (a quoted phrase keeps its own quotes, once); a full page says it is the first ones.
-      const more = hits.length >= limit;
-      out.append(h('h2', { id: 'hitcount' }, (more ? 'The first ' : '') + num(hits.length) + ' hit' + (hits.length === 1 ? '' : 's') + ' for ',
+      const more = hits.length >= limit, unit = byconv ? ' conversation' : ' hit';
+      out.append(h('h2', { id: 'hitcount' }, (more ? 'The first ' : '') + num(hits.length) + unit + (hits.length === 1 ? '' : 's') + ' for ',
         h('code', { class: 'query' }, f.q),
         h('button', { class: 'btn', type: 'button', onclick: function () { setHash({ q: null }); document.getElementById('q').value = ''; clear(out); } }, 'Clear')));
       if (more && limit < SEARCH_MAX) {
@@ -641,6 +647,13 @@
       } else if (more) {
         out.append(h('p', { class: 'small muted', id: 'morehits' }, 'There may be more: narrow the search with the filters, or run ',
           h('code', null, 'asz search --limit N'), '.'));
+      }
+      if (res.data && res.data.across) {  // no one text holds every word, but conversations do between their texts (trial 21)
+        out.append(h('p', { class: 'box notice small', id: 'across' },
+          'No one text holds every word, but ' + num(res.data.across) + ' conversation' + (res.data.across === 1 ? ' holds' : 's hold') +
+          ' them all between their texts. ',
+          h('button', { class: 'btn', type: 'button', onclick: function () { setHash({ by: 'conversation' }); document.getElementById('byconv').checked = true; runSearch(); } },
+            'Show ' + (res.data.across === 1 ? 'it' : 'them'))));
       }
       if (res.data && res.data.partial) {  // another update (asz server's pass) is writing the index: what it committed so far
         out.append(h('p', { class: 'box notice small', id: 'searchpartial' },
@@ -668,12 +681,20 @@
           held.not_searched.map(function (g, i) { return [i ? '; ' : '', h('code', null, g.file), ' (' + g.problem + ')']; })));
       }
       const ul = h('ol', { class: 'hits' });
-      hits.forEach(function (x) {
+      const hitItem = function (x, title) {
         const href = withHide('/c/' + enc(x.conversation)) + '#step=' + enc(x.step);
-        ul.append(h('li', { class: 'hit', 'data-conversation': x.conversation, 'data-step': x.step },
-          h('a', { class: 'hitlink', href: href }, titleText(x.title || '(untitled)')), ' ',
+        return h('li', { class: 'hit', 'data-conversation': x.conversation, 'data-step': x.step },
+          h('a', { class: 'hitlink', href: href }, title), ' ',
           h('span', { class: 'faint small' }, fmtTime(x.at) + ' · ' + x.step + (x.file ? ' · ' + x.file + ' row ' + x.row : '')),
-          h('div', { class: 'snippet' }, marked_snippet(x))));
+          h('div', { class: 'snippet' }, marked_snippet(x)));
+      };
+      hits.forEach(function (x) {
+        if (!byconv) { ul.append(hitItem(x, titleText(x.title || '(untitled)'))); return; }
+        // a conversation row: its title, how many texts each word is in, then its best hit for each word
+        ul.append(h('li', { class: 'convhit', 'data-conversation': x.conversation },
+          h('a', { class: 'convlink', href: withHide('/c/' + enc(x.conversation)) }, titleText(x.title || '(untitled)')), ' ',
+          h('span', { class: 'faint small' }, x.groups.map(function (g) { return g.query + ' ' + num(g.texts); }).join(' · ')),
+          h('ol', { class: 'hits' }, x.hits.map(function (y) { return hitItem(y, y.kind); }))));
       });
       out.append(ul);
     });
