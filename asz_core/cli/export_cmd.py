@@ -32,8 +32,9 @@ class Prose:
                  in_range_only: bool = False, brief: bool = False):
         from ..reading.prose import ProseStats, SourceLines
 
-        #: ``--brief``: md in the brief form (asz_core.reading.export_brief)
-        self.brief = brief
+        #: ``--brief``: md in the brief form (asz_core.reading.export_brief); ``index``: the index page each html page
+        #: of a folder export links back to ('' for one conversation)
+        self.brief, self.index = brief, ""
 
         #: ``--audit``: the audit form (asz_core.reading.prose_audit); ``window``: ``--since``/``--until`` in unix ms
         self.audit, self.window = audit, window
@@ -135,7 +136,7 @@ def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pro
                        "(each node's bytes gives the whole size); --format md, html or prose give texts whole", err=True)
         return to_json(doc) + b"\n", bad
     if fmt == "html":
-        return to_html(root, doc, thinking=thinking).encode("utf-8"), bad
+        return to_html(root, doc, thinking=thinking, index=prose.index).encode("utf-8"), bad
     if prose.brief:
         from ..reading.export_brief import to_brief
 
@@ -223,6 +224,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
     files = {row["id"]: f"{row['id']}.{EXT[fmt]}" for row in rows + unplaced}
     if out is not None:
         out.mkdir(exist_ok=True)  # the folder itself, never its parents (checked by the caller: _refuse_missing_parent)
+        prose.index = "index.html" if fmt == "html" else ""  # each page links back to it
     flagged: set[str] = set()  # conversations whose export warned: the index marks them
     from ..reading.listing import UNPLACED
 
@@ -280,7 +282,7 @@ def _index_page(out: Path, fmt: str, rows: list[dict], files: dict[str, str], fl
                 redact: bool) -> None:
     """Write the index page of several exported into ``out`` (html, json or md), whole or not at all; with ``redact``
     its credentials masked (a title is a first prompt, which may hold one; counted where the conversation is)."""
-    from ..reading.export import index_html, index_markdown
+    from ..reading.export_index import index_html, index_markdown
 
     if fmt == "html":
         page = index_html(rows, files, flagged, skipped).encode("utf-8")

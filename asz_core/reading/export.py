@@ -30,7 +30,7 @@ from __future__ import annotations
 import html
 import os
 from pathlib import Path
-from typing import Collection, Mapping, Sequence
+from typing import Sequence
 
 import orjson
 
@@ -42,7 +42,7 @@ from .export_steps import LOST, media_line, Step, part_marker, steps, talk_headi
 from ..view.zone import local_text, zone_name
 from .termtext import plain
 
-__all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "sent_by", "markdown_head", "to_markdown", "to_html", "index_markdown", "index_html", "CSS"]
+__all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "sent_by", "markdown_head", "to_markdown", "to_html", "when_text", "page", "isolated", "CSS"]
 
 #: What a step's record holds besides its text (a LangGraph chain run's envelope beside the person's prompt) is drawn
 #: under this line: in a fenced block in Markdown, folded in HTML (trial 20, F11).
@@ -67,7 +67,8 @@ def same_as(st: dict, code=lambda sid: sid) -> str:
     return f"(the same text as {', '.join(map(code, st['same_as']))} above: the subagent's last message, which its output repeats)"
 
 
-def _when(ms: int | None) -> str:
+def when_text(ms: int | None) -> str:
+    """Unix ms as ``YYYY-MM-DD HH:MM:SS`` in the reader's zone (``--tz``, else this machine's); '' for none."""
     return local_text(ms, "%Y-%m-%d %H:%M:%S") if ms else ""  # in --tz, else this machine's zone
 
 
@@ -105,11 +106,11 @@ def span(root: str | os.PathLike, doc: dict) -> str:
     s = doc.get("summary") or {}
     a, b = s.get("from"), s.get("to")
     if a or b:
-        return f"from {_when(a) or 'an unknown time'} to {_when(b) or 'an unknown time'} (times in {zone_name()})"
+        return f"from {when_text(a) or 'an unknown time'} to {when_text(b) or 'an unknown time'} (times in {zone_name()})"
     landed = _landed_at(Path(root), doc)
     if not landed:
         return "times unknown (no record carries one)"
-    when = _when(landed[0]) + (f" to {_when(landed[-1])}" if _when(landed[-1]) != _when(landed[0]) else "")
+    when = when_text(landed[0]) + (f" to {when_text(landed[-1])}" if when_text(landed[-1]) != when_text(landed[0]) else "")
     return f"times unknown (no record carries one; landed {when}, {zone_name()})"
 
 
@@ -199,10 +200,10 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
             lines += ["", f"## {t['heading']}"]
         else:
             lines += ["", f"## Talk {i}: {plain(t['heading'])}", "",
-                      f"*{_when(talk_start(talk))}* · `{talk['id']}`"]
+                      f"*{when_text(talk_start(talk))}* · `{talk['id']}`"]
         if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)
             st = t["prompt"]
-            lines += ["", f"**{st['who']}** · {_when(st['at'])} · `{st['id']}`", "", nested(plain(st["text"]))]
+            lines += ["", f"**{st['who']}** · {when_text(st['at'])} · `{st['id']}`", "", nested(plain(st["text"]))]
         for st in t["steps"]:
             lines.append("")
             if st["kind"] in ("tool", "agent.call"):
@@ -211,7 +212,7 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
                 lines += tool_markdown(st)
                 lines += [x for m in st.get("media") or () for x in ("", media_line(m))]
                 continue
-            lines.append(f"**{st['who']}** · {_when(st['at'])} · `{st['id']}`")
+            lines.append(f"**{st['who']}** · {when_text(st['at'])} · `{st['id']}`")
             lines.append("")
             if st["withheld"]:
                 lines.append(f"*(withheld: {st['withheld']} bytes)*")
@@ -316,30 +317,27 @@ def isolated(text: str) -> str:
     return f"<bdi>{html.escape(shown(text))}</bdi>"
 
 
-def page(title: str, body: str) -> str:
+def page(title: str, body: str, css: str = "") -> str:
     """A whole HTML page: ``title`` escaped here (controls and bidi overrides written as ``\\x00`` / ``\\u202e``:
     a ``<title>`` holds no markup to isolate them), ``body`` already safe HTML; style inline, no script, a CSP
-    allowing none."""
+    allowing none; ``css`` (trusted, asz's own) follows :data:`CSS`."""
     from .termtext import visible
 
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta http-equiv=\"Content-Security-Policy\" content=\"{_CSP}\">"
             "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-            f"<title>{html.escape(visible(title))}</title><style>{CSS}</style></head>\n<body>\n{body}\n</body></html>\n")
+            f"<title>{html.escape(visible(title))}</title><style>{CSS}{css}</style></head>\n<body>\n{body}\n</body></html>\n")
 
 
-def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> str:
-    """The conversation as one self-contained HTML page (module docstring)."""
-    md = _md()
-
-    def e(text: str) -> str:
-        return html.escape(shown(text))
-
+def _html_head(root: str | os.PathLike, doc: dict, e, index: str) -> list[str]:
+    """The HTML a conversation's page opens with: a link back to ``index`` (a folder export's index page) when given,
+    the title, when it ran, its talks and state, who sent it, a removal, its problems and figures."""
     from .removed import removal_line, shown_removed
 
     removal = shown_removed(doc)  # placed as asz ls shows a pruned conversation (trial 15, F5)
     s = doc.get("summary") or {}
-    out = [f"<h1 dir=\"auto\">{isolated(_title(doc))}</h1>",
+    out = [f"<p class=\"meta\"><a href=\"{html.escape(index)}\">← all conversations (the index)</a></p>"] if index else []
+    out += [f"<h1 dir=\"auto\">{isolated(_title(doc))}</h1>",
            f"<p class=\"meta\">conversation <span class=\"id\">{e(doc['conversation'])}</span> · {e(span(root, doc))} · "
            f"{s.get('talks', 0)} talks · state {e(str(s.get('state', '')))}</p>"]
     if said := sent_by(root, doc):
@@ -360,18 +358,49 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
     und = doc.get("undescribed") or []
     if und:
         out.append(f"<p class=\"meta\">undescribed records: {len(und)} (bytes the dialect could not describe; listed at the end)</p>")
+    return out
+
+
+def talk_nav(talks: list[dict], e) -> str:
+    """The page's list of talks (trial 21: a 321-step page had no in-page link): each talk's number and heading
+    linking its ``<h2>`` (its id; ``outside`` for the steps under no talk) and when it started; '' for one talk."""
+    if len(talks) < 2:
+        return ""
+    items = []
+    for i, t in enumerate(talks, 1):
+        talk = t["talk"]
+        if talk is None:
+            items.append(f"<li><a href=\"#outside\">{e(t['heading'])}</a></li>")
+            continue
+        items.append(f"<li><a href=\"#{e(talk['id'])}\">Talk {i}: {isolated(t['heading'])}</a> "
+                     f"<span class=\"when\">{e(when_text(talk_start(talk)))}</span></li>")
+    return f"<nav class=\"talks\"><p class=\"meta\">Talks</p><ol>{''.join(items)}</ol></nav>"
+
+
+def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index: str = "") -> str:
+    """The conversation as one self-contained HTML page (module docstring): its head (:func:`_html_head`, a link back
+    to ``index`` when it is one of a folder export's pages), the list of its talks (:func:`talk_nav`), the talks."""
+    md = _md()
+
+    def e(text: str) -> str:
+        return html.escape(shown(text))
+
+    out = _html_head(root, doc, e, index)
+    und = doc.get("undescribed") or []
     dialect = doc_dialect(root, doc)
-    for i, t in enumerate(steps(root, doc, thinking=thinking, dialect=dialect), 1):
+    talks = steps(root, doc, thinking=thinking, dialect=dialect)
+    out += [talk_nav(talks, e)] if len(talks) > 1 else []
+    for i, t in enumerate(talks, 1):
         talk = t["talk"]
         label = t["heading"]
         if talk is None:  # loose nodes of a stream with no talk
             out.append(f"<h2 id=\"outside\">{e(label)}</h2>")
         else:
-            out.append(f"<h2 id=\"{e(talk['id'])}\">Talk {i}: {isolated(label)}</h2><p class=\"when\">{e(_when(talk_start(talk)))}</p>")
+            out.append(f"<h2 id=\"{e(talk['id'])}\">Talk {i}: {isolated(label)}</h2><p class=\"when\">{e(when_text(talk_start(talk)))}</p>")
         if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)
             st = t["prompt"]
             out.append(f"<div class=\"step person\" id=\"{e(st['id'])}\"><div class=\"meta\"><b>{e(st['who'])}</b> · "
-                       f"{e(_when(st['at']))} · <span class=\"id\">{e(st['id'])}</span></div>{md.render(nested(shown(st['text'])))}</div>")
+                       f"{e(when_text(st['at']))} · <span class=\"id\">{e(st['id'])}</span></div>{md.render(nested(shown(st['text'])))}</div>")
         for st in t["steps"]:
             sid = e(st["id"])
             if st["kind"] in ("tool", "agent.call"):
@@ -385,7 +414,7 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
                 continue
             cls = "person" if st.get("asked") else {"message.external": "person", "message.assistant": "assistant",
                                                     "thinking": "thinking", "epoch.summary": "summary"}.get(st["kind"], "other")
-            head = f"<div class=\"meta\"><b>{e(st['who'])}</b> · {e(_when(st['at']))} · <span class=\"id\">{sid}</span></div>"
+            head = f"<div class=\"meta\"><b>{e(st['who'])}</b> · {e(when_text(st['at']))} · <span class=\"id\">{sid}</span></div>"
             if st["withheld"]:
                 out.append(f"<div class=\"step withheld\" id=\"{sid}\">{head}<p>(withheld: {st['withheld']} bytes)</p></div>")
             elif st.get("same_as"):
@@ -395,7 +424,7 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
                 out.append(f"<div class=\"step {cls}\" id=\"{sid}\">{head}{body}</div>")
             else:  # one line: the triangle, what it is, then when and its id (trial 4, F11)
                 out.append(f"<details class=\"step other\" id=\"{sid}\"><summary><b>{e(st['who'])}</b> "
-                           f"{isolated(context_label(st['text']))} <span class=\"meta\">· {e(_when(st['at']))} · "
+                           f"{isolated(context_label(st['text']))} <span class=\"meta\">· {e(when_text(st['at']))} · "
                            f"<span class=\"id\">{sid}</span></span></summary>"
                            f"{html_blocks(st['blocks'], md, shown, e) if st.get('blocks') else '<pre>' + e(st['text']) + '</pre>'}</details>")
             out += [html_media(st, e)] if st.get("media") else []  # trial 16b, F2
@@ -404,100 +433,6 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> st
     if und:
         out.append("<h2 id=\"undescribed\">Undescribed records</h2><ul>" + "".join(f"<li>{e(_undescribed_line(u))}</li>" for u in und) + "</ul>")
     return page(_title(doc), "\n".join(out))
-
-
-def _index_state(r: dict, flagged: Collection[str]) -> tuple[str, bool]:
-    """(the state an index shows for row ``r``, whether it does not verify: its state is not ``verified``, or its
-    export warned, ``flagged``)."""
-    state = str(r.get("state") or "")
-    bad = r["id"] in flagged or state not in ("", "verified")
-    return (state or "not verified") if bad else (state or "-"), bad
-
-
-def _index_note(rows: Sequence[dict], flagged: Collection[str], skipped: Mapping[str, str] = {}) -> str:
-    """``N of M conversation(s) do not verify …`` when some do (``skipped``, not exported, said apart), else ''."""
-    n = sum(_index_state(r, flagged)[1] for r in rows if r["id"] not in skipped)
-    note = (f"{n} of {len(rows)} conversation(s) do not verify: what is missing or does not verify is held back "
-            "and marked in each one's page, and asz verify names the damage.") if n else ""
-    if skipped:
-        note += (" " if note else "") + (f"{len(skipped)} of {len(rows)} conversation(s) not exported (no usable round; "
-                                         "the state column says why, asz verify names the problems).")
-    return note
-
-
-def _index_figures(r: dict) -> tuple[str, str]:
-    """A row's tokens and cost as an index shows them: ``held back`` for a conversation that does not verify (its
-    figures are in no total), ``-`` where none was counted, the cost in cents as ``asz ls`` rounds it."""
-    from .listing import cost_value, total_tokens
-
-    if r.get("held_back"):
-        return "held back", "held back"
-    tokens, cost = total_tokens(r.get("usage")), cost_value(r.get("cost"))
-    return ("-" if tokens is None else f"{tokens:,}"), ("-" if cost is None else f"${cost:,.2f}")
-
-
-def _index_total(rows: Sequence[dict]) -> str:
-    """``N conversation(s), T tokens, $C`` over the rows whose figures count (held-back ones left out, and said)."""
-    from .listing import cost_value, total_tokens
-
-    counted = [r for r in rows if not r.get("held_back")]
-    tokens = sum(total_tokens(r.get("usage")) or 0 for r in counted)
-    cost = sum(cost_value(r.get("cost")) or 0.0 for r in counted)
-    held = len(rows) - len(counted)
-    return (f"{len(rows)} conversation(s): {tokens:,} tokens, ${cost:,.2f}"
-            + (f" ({held} held back, in neither figure)" if held else ""))
-
-
-def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collection[str] = (),
-                   skipped: Mapping[str, str] = {}) -> str:
-    """A Markdown index linking each row's exported file (``files``: conversation id -> file name), with its
-    verification state (bold with ``does not verify`` when not verified or in ``flagged``, as each page says); a row
-    in ``skipped`` (conversation id -> why) is listed as not exported, with the reason, and no link."""
-    lines = ["# Conversations", "", f"Last activity in {zone_name()}.", ""]
-    note = _index_note(rows, flagged, skipped)
-    if note:
-        lines += [f"**{note}**", ""]
-    lines += ["| last activity | title | project | talks | tokens | cost | state | file |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for r in rows:
-        title = (r.get("title") or "(untitled)").replace("|", "\\|").replace("\n", " ")
-        project = str(r.get("project") or "").replace("|", "\\|").replace("\n", " ")
-        state, bad = _index_state(r, flagged)
-        state = f"**{state}: does not verify**" if bad else state
-        link = f"[{files[r['id']]}]({files[r['id']]})"
-        if r["id"] in skipped:
-            state, link = "**not exported: " + " ".join(skipped[r["id"]].split()).replace("|", "\\|") + "**", f"`{r['id']}`"
-        tokens, cost = _index_figures(r)
-        lines.append(f"| {_when(r.get('to')) or 'unknown'} | {title} | {project} | {r.get('talks') or 0} | {tokens} | {cost} | "
-                     f"{state} | {link} |")
-    return "\n".join(lines + ["", _index_total(rows)]) + "\n"
-
-
-def index_html(rows: Sequence[dict], files: dict[str, str], flagged: Collection[str] = (),
-               skipped: Mapping[str, str] = {}) -> str:
-    """An HTML index page linking each row's exported file, with its verification state: a conversation that does
-    not verify (state not ``verified``, or in ``flagged``) is marked as its own page marks it (class ``failed``); a
-    row in ``skipped`` (conversation id -> why) is marked not exported, with the reason, and has no link."""
-    e = html.escape
-    trs = []
-    for r in rows:
-        state, bad = _index_state(r, flagged)
-        cls = " class=\"failed\"" if bad else ""
-        title = isolated(r.get('title') or '(untitled)')
-        cell = f"{e(state)}{' · <b>does not verify</b>' if bad else ''}"
-        if r["id"] in skipped:
-            cell = f"<b>not exported</b>: {e(skipped[r['id']])}"
-        else:
-            title = f"<a href=\"{e(files[r['id']])}\">{title}</a>"
-        trs.append(f"<tr{cls}><td>{e(_when(r.get('to')) or 'unknown')}</td><td>{title}</td>"
-                   f"<td>{isolated(str(r.get('project') or ''))}</td><td>{r.get('talks') or 0}</td>"
-                   + "".join(f"<td class=\"num\">{e(x)}</td>" for x in _index_figures(r)) +
-                   f"<td class=\"state\">{cell}</td><td class=\"id\">{e(r['id'])}</td></tr>")
-    note = _index_note(rows, flagged, skipped)
-    head = f"<div class=\"failed\"><b>{e(note)}</b></div>" if note else ""
-    return page("Conversations", f"<h1>Conversations</h1><p class=\"meta\">Last activity in {e(zone_name())}.</p>{head}<table><tr><th>last activity</th><th>title</th><th>project</th>"
-                f"<th>talks</th><th>tokens</th><th>cost</th><th>state</th><th>id</th></tr>{''.join(trs)}</table>"
-                f"<p class=\"meta\">{e(_index_total(rows))}</p>")
 
 
 def build(root: str | os.PathLike, conversation: str, hide: Sequence[str]) -> dict:

@@ -24,7 +24,7 @@ from ..view.rows import document_row, header_row, read_head, usage_unrecorded
 from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of, first_dialect
 
-__all__ = ["ROW_SORTS", "sorted_rows", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "usage_lines", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "rate_line", "unchecked_line"]
+__all__ = ["ROW_SORTS", "sorted_rows", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "rate_line", "unchecked_line"]
 
 def model_names(value: Any) -> list[str]:
     """Model names in a row's ``models`` (a list of names or of objects with ``model``/``name``, or a mapping keyed by name)."""
@@ -324,7 +324,8 @@ def newest_first(rows: Iterable[dict]) -> list[dict]:
     return sorted(rows, key=lambda r: (-(r.get("to") or 0), r.get("id") or ""))
 
 
-def _duration_ms(row: dict) -> int | None:
+def duration_ms(row: dict) -> int | None:
+    """A row's first to last record in ms (``to - from``), None when either is not known."""
     a, b = row.get("from"), row.get("to")
     return b - a if isinstance(a, int) and isinstance(b, int) and b >= a else None
 
@@ -339,7 +340,7 @@ def _figure(row: dict, value: Any) -> Any:
 ROW_SORTS: dict[str, Callable[[dict], Any]] = {
     "last": lambda r: r.get("to"),
     "first": lambda r: r.get("from"),
-    "duration": _duration_ms,
+    "duration": duration_ms,
     "cost": lambda r: _figure(r, cost_value(r.get("cost"))),
     "tokens": lambda r: _figure(r, total_tokens(r.get("usage"))),
     "calls": lambda r: r.get("llm_calls"),

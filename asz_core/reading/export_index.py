@@ -1,0 +1,154 @@
+"""The index page of a folder export (``asz export --project P`` / ``--since D`` with ``--out DIR``): ``index.md`` and
+``index.html`` linking each conversation's file, with its state, tokens and cost, and the total (docs/reading.md,
+``asz export``).
+
+``index.html`` is grouped by project (trial 21, "Exports": one flat table of 111 rows told nothing apart): a list of
+the projects at its top, each linking its section; a section per project, newest activity first, headed by its name
+and its totals (conversations, tokens, cost as the page's total line counts them, the time its conversations ran:
+each one's first to last record, summed, and its last activity), then its conversations' table. Each conversation's
+page links back to the index (:func:`~asz_core.reading.export.to_html`'s ``index``). Self-contained as every page
+of an export: no script, no external reference.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Collection, Mapping, Sequence
+
+from ..view.zone import zone_name
+from .export import isolated, page, when_text as _when
+
+__all__ = ["index_html", "index_markdown", "project_groups"]
+
+
+def _index_state(r: dict, flagged: Collection[str]) -> tuple[str, bool]:
+    """(the state an index shows for row ``r``, whether it does not verify: its state is not ``verified``, or its
+    export warned, ``flagged``)."""
+    state = str(r.get("state") or "")
+    bad = r["id"] in flagged or state not in ("", "verified")
+    return (state or "not verified") if bad else (state or "-"), bad
+
+
+def _index_note(rows: Sequence[dict], flagged: Collection[str], skipped: Mapping[str, str] = {}) -> str:
+    """``N of M conversation(s) do not verify …`` when some do (``skipped``, not exported, said apart), else ''."""
+    n = sum(_index_state(r, flagged)[1] for r in rows if r["id"] not in skipped)
+    note = (f"{n} of {len(rows)} conversation(s) do not verify: what is missing or does not verify is held back "
+            "and marked in each one's page, and asz verify names the damage.") if n else ""
+    if skipped:
+        note += (" " if note else "") + (f"{len(skipped)} of {len(rows)} conversation(s) not exported (no usable round; "
+                                         "the state column says why, asz verify names the problems).")
+    return note
+
+
+def _index_figures(r: dict) -> tuple[str, str]:
+    """A row's tokens and cost as an index shows them: ``held back`` for a conversation that does not verify (its
+    figures are in no total), ``-`` where none was counted, the cost in cents as ``asz ls`` rounds it."""
+    from .listing import cost_value, total_tokens
+
+    if r.get("held_back"):
+        return "held back", "held back"
+    tokens, cost = total_tokens(r.get("usage")), cost_value(r.get("cost"))
+    return ("-" if tokens is None else f"{tokens:,}"), ("-" if cost is None else f"${cost:,.2f}")
+
+
+def _index_total(rows: Sequence[dict]) -> str:
+    """``N conversation(s), T tokens, $C`` over the rows whose figures count (held-back ones left out, and said)."""
+    from .listing import cost_value, total_tokens
+
+    counted = [r for r in rows if not r.get("held_back")]
+    tokens = sum(total_tokens(r.get("usage")) or 0 for r in counted)
+    cost = sum(cost_value(r.get("cost")) or 0.0 for r in counted)
+    held = len(rows) - len(counted)
+    return (f"{len(rows)} conversation(s): {tokens:,} tokens, ${cost:,.2f}"
+            + (f" ({held} held back, in neither figure)" if held else ""))
+
+
+def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collection[str] = (),
+                   skipped: Mapping[str, str] = {}) -> str:
+    """A Markdown index linking each row's exported file (``files``: conversation id -> file name), with its
+    verification state (bold with ``does not verify`` when not verified or in ``flagged``, as each page says); a row
+    in ``skipped`` (conversation id -> why) is listed as not exported, with the reason, and no link."""
+    lines = ["# Conversations", "", f"Last activity in {zone_name()}.", ""]
+    note = _index_note(rows, flagged, skipped)
+    if note:
+        lines += [f"**{note}**", ""]
+    lines += ["| last activity | title | project | talks | tokens | cost | state | file |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        title = (r.get("title") or "(untitled)").replace("|", "\\|").replace("\n", " ")
+        project = str(r.get("project") or "").replace("|", "\\|").replace("\n", " ")
+        state, bad = _index_state(r, flagged)
+        state = f"**{state}: does not verify**" if bad else state
+        link = f"[{files[r['id']]}]({files[r['id']]})"
+        if r["id"] in skipped:
+            state, link = "**not exported: " + " ".join(skipped[r["id"]].split()).replace("|", "\\|") + "**", f"`{r['id']}`"
+        tokens, cost = _index_figures(r)
+        lines.append(f"| {_when(r.get('to')) or 'unknown'} | {title} | {project} | {r.get('talks') or 0} | {tokens} | {cost} | "
+                     f"{state} | {link} |")
+    return "\n".join(lines + ["", _index_total(rows)]) + "\n"
+
+
+def project_groups(rows: Sequence[dict]) -> list[tuple[str, list[dict]]]:
+    """``[(project, its rows)]``: ``rows`` grouped by ``project`` ('' for none), each group in the rows' order, the
+    groups in the order of their first row (rows newest first: the project active last comes first)."""
+    groups: dict[str, list[dict]] = {}
+    for r in rows:
+        groups.setdefault(str(r.get("project") or ""), []).append(r)
+    return list(groups.items())
+
+
+def _ran(rows: Sequence[dict]) -> str:
+    """``ran 3h12m, last active 2026-04-18 15:09:30``: the sum of each row's first to last record, and the newest
+    ``to``; a row with no times adds nothing."""
+    from ..reading.listing import duration_ms
+    from ..sessiondata.times import format_duration
+
+    ms = sum(duration_ms(r) or 0 for r in rows)
+    last = max((r["to"] for r in rows if isinstance(r.get("to"), int)), default=None)
+    return f"ran {format_duration(ms // 1000)}" + (f", last active {_when(last)}" if last else "")
+
+
+def _index_row(r: dict, files: dict[str, str], flagged: Collection[str], skipped: Mapping[str, str]) -> str:
+    """One conversation's ``<tr>`` of the index."""
+    e = html.escape
+    state, bad = _index_state(r, flagged)
+    cls = " class=\"failed\"" if bad else ""
+    title = isolated(r.get('title') or '(untitled)')
+    cell = f"{e(state)}{' · <b>does not verify</b>' if bad else ''}"
+    if r["id"] in skipped:
+        cell = f"<b>not exported</b>: {e(skipped[r['id']])}"
+    else:
+        title = f"<a href=\"{e(files[r['id']])}\">{title}</a>"
+    return (f"<tr{cls}><td class=\"when\">{e(_when(r.get('to')) or 'unknown')}</td><td>{title}</td><td>{r.get('talks') or 0}</td>"
+            + "".join(f"<td class=\"num\">{e(x)}</td>" for x in _index_figures(r)) +
+            f"<td class=\"state\">{cell}</td><td class=\"id\">{e(r['id'])}</td></tr>")
+
+
+#: The index's own style, beside the pages' (:data:`~asz_core.reading.export.CSS`): dates on one line, figures right.
+INDEX_CSS = ("td.when{white-space:nowrap}td.num{text-align:right;white-space:nowrap}"
+             "section.project{margin:1.5em 0}nav.projects li{margin:.1em 0}")
+_HEAD = ("<tr class=\"head\"><th>last activity</th><th>title</th><th>talks</th><th>tokens</th><th>cost</th><th>state</th>"
+         "<th>id</th></tr>")
+
+
+def index_html(rows: Sequence[dict], files: dict[str, str], flagged: Collection[str] = (),
+               skipped: Mapping[str, str] = {}) -> str:
+    """An HTML index page linking each row's exported file, grouped by project (module docstring), with its
+    verification state: a conversation that does not verify (state not ``verified``, or in ``flagged``) is marked as
+    its own page marks it (class ``failed``); a row in ``skipped`` (conversation id -> why) is marked not exported,
+    with the reason, and has no link. The whole export's total ends the page."""
+    e = html.escape
+    groups = project_groups(rows)
+    nav, sections = [], []
+    for i, (project, mine) in enumerate(groups, 1):
+        name = isolated(project) if project else "(no project)"
+        totals = f"{_index_total(mine)} · {_ran(mine)}"
+        nav.append(f"<li><a href=\"#project-{i}\">{name}</a> <span class=\"meta\">{e(totals)}</span></li>")
+        sections.append(f"<section class=\"project\" id=\"project-{i}\"><h2>{name}</h2><p class=\"meta\">{e(totals)}</p>"
+                        f"<table>{_HEAD}{''.join(_index_row(r, files, flagged, skipped) for r in mine)}</table></section>")
+    note = _index_note(rows, flagged, skipped)
+    head = f"<div class=\"failed\"><b>{e(note)}</b></div>" if note else ""
+    return page("Conversations", f"<h1>Conversations</h1><p class=\"meta\">Last activity in {e(zone_name())}.</p>"
+                f"<p class=\"meta\">{len(groups):,} project(s), the one active last first; ran: each conversation's first to last record, summed.</p>{head}"
+                f"<nav class=\"projects\"><ul>{''.join(nav)}</ul></nav>{''.join(sections)}"
+                f"<p class=\"meta\">{e(_index_total(rows))}</p>", INDEX_CSS)

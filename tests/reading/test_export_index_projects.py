@@ -1,0 +1,71 @@
+"""A folder export's HTML index grouped by project, and each page's way back and around (trial 21, "Exports": the
+index was one flat table, no per-project totals; a conversation page had no link back to the index and no in-page
+navigation; claude-code-log has both). docs/reading.md, ``asz export``.
+
+Over the Claude Code corpus (11 conversations in 9 projects): one section per project with exactly that project's
+conversations, headed by totals equal to ``asz usage project``'s (conversations, tokens, cost) and the time its
+conversations ran (``asz ls``'s first to last record, summed); each page links back to ``index.html`` and lists its
+talks, each linking a heading of the page; the pages stay inert (no script, no external reference)."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from reading_helpers import asz, asz_json
+from test_export import _no_active_content
+
+from asz_core.sessiondata.times import format_duration
+
+
+@pytest.fixture(scope="module")
+def exported(corpus_root, tmp_path_factory):
+    out = tmp_path_factory.mktemp("export-index") / "all"
+    asz("export", "--since", "2000-01-01", "--format", "html", "--tz", "UTC", "--out", str(out), "--root", str(corpus_root))
+    return out, asz_json("ls", "--json", "--root", str(corpus_root)), asz_json("usage", "project", "--json", "--root", str(corpus_root))
+
+
+def test_the_index_has_a_section_per_project_with_its_totals(exported):
+    out, rows, usage = exported
+    index = (out / "index.html").read_text(encoding="utf-8")
+    _no_active_content(index)
+    sections = re.findall(r'<section class="project" id="(project-\d+)"><h2><bdi>(.*?)</bdi></h2><p class="meta">(.*?)</p>'
+                          r'<table>(.*?)</table></section>', index)
+    by_project = {u["project"]: u for u in usage}
+    assert len(sections) == len(by_project) == 9
+    assert sum(index.count(f'href="#{anchor}"') for anchor, *_ in sections) == 9  # the list at the top links each
+    for anchor, project, totals, table in sections:
+        project = html.unescape(project)
+        mine = [r for r in rows if r["project"] == project]
+        assert sorted(re.findall(r'<td class="id">([^<]+)</td>', table)) == sorted(r["id"] for r in mine), project
+        u = by_project[project]
+        tokens = sum(u["usage"][k] for k in ("in", "out", "cache_read", "cache_write"))
+        ran = format_duration(sum(r["to"] - r["from"] for r in mine) // 1000)
+        assert html.unescape(totals).startswith(
+            f"{u['conversations']} conversation(s): {tokens:,} tokens, ${u['cost']['usd']:,.2f} · ran {ran}, last active "), totals
+    assert "11 conversation(s): " in index.rsplit("</section>", 1)[1]  # the whole export's total ends the page
+    # the projects come with the one active last first
+    last = [max(r["to"] for r in rows if r["project"] == html.unescape(p)) for _, p, _, _ in sections]
+    assert last == sorted(last, reverse=True)
+
+
+def test_each_page_links_back_and_lists_its_talks(exported, corpus_root):
+    out, rows, _ = exported
+    many = 0
+    for r in rows:
+        page = (out / f"{r['id']}.html").read_text(encoding="utf-8")
+        assert "<script" not in page and "<link" not in page and not re.search(r'\ssrc="(?!data:)', page)
+        assert "content=\"default-src 'none';" in page  # the conversation's own links stay, inert as before
+        assert page.count('<a href="index.html">') == 1
+        nav = re.search(r'<nav class="talks">(.*?)</nav>', page)
+        heads = re.findall(r'<h2 id="([^"]+)">', page)
+        if r["talks"] < 2:
+            assert nav is None
+            continue
+        many += 1
+        links = re.findall(r'<a href="#([^"]+)">', nav.group(1))
+        assert links == heads and len(links) == r["talks"], r["id"]  # every talk, in order, each to its heading
+    assert many >= 5
+    one = asz("export", rows[0]["id"], "--format", "html", "--root", str(corpus_root)).stdout
+    assert 'href="index.html"' not in one  # a single page has no index to go back to
