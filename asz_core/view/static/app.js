@@ -586,9 +586,12 @@
   // whether it ran in fast mode), priced at standard rates: marked ?, as asz ls and asz usage mark it.
   const UNCHECKED_MARK = '?';
   function uncheckedText(n, listed) {
-    return num(n) + ' call(s) landed before asz looked at a call\'s rate (claude-code-local before 0.3.0): whether they ran in ' +
-      'fast mode, a priority or batch tier or a data-residency region is not known, so their cost is at standard rates' +
-      (listed ? ' and may be below what was billed' : '');
+    // listed: asz usage's line word for word (asz_core/reading/listing.py unchecked_line), what the reader can do included
+    return num(n) + ' call(s) landed before asz looked at a call\'s rate (claude-code-local before 0.3.0, whose records keep a ' +
+      'call\'s token counts only): whether they ran in fast mode, a priority or batch tier or a data-residency region is not ' +
+      'known, so their cost is at standard rates' + (listed ? ' and may be below what was billed; this root cannot tell (its ' +
+      'landed files are written once), and collecting the same sources into a new root (asz collect --once --root NEW, while ' +
+      'Claude Code still keeps them) checks them there' : '');
   }
   // The marks after a cost (after + unpriced: listing.cost_marks' ^ then ?) of ``c``, anything counting
   // rate_not_priced_calls and rate_not_checked_calls, and what they say (each after its mark when ``marked``).
