@@ -175,7 +175,9 @@ def collect_pass(spec: PassSpec, tell: bool) -> dict:
 
 
 class CollectLoop:
-    """The collect loop of ``asz server``: a pass at once, then the background checker, then a pass every ``every`` seconds.
+    """The collect loop of ``asz server``: a pass at once, then the background checker, then a pass soon after a source
+    changes (``follow``, a :class:`~asz_core.cli.server_follow.SourceWatch`: :meth:`wait_next`) and at least every
+    ``every`` seconds.
 
     A pass (:func:`collect_pass`) runs in ``worker`` (a :class:`asz_core.view.worker.Worker` made with
     ``forks=True``), or in this thread when there is none or it died; it records its counts on ``state`` and
@@ -184,8 +186,10 @@ class CollectLoop:
     (``state.hold_counting``): counted during the pass, they took the CPU it needed (3–4 s of 15 on a 150 MB history).
     """
 
-    def __init__(self, state, spec: PassSpec, cfg: Config, every: float, worker=None):
+    def __init__(self, state, spec: PassSpec, cfg: Config, every: float, worker=None, follow=None):
         self.state, self.spec, self.cfg, self.every = state, spec, cfg, every
+        self.follow = follow  # None: a pass every ``every`` seconds only (--no-follow)
+        self.seen = b""  # what follow saw when the last pass started
         self.storage = Path(spec.root)
         self.worker = worker
         self._here: list | None = None  # the collectors of a pass run in this thread (the worker gone)
@@ -194,13 +198,46 @@ class CollectLoop:
         state.hold_counting = True  # the list's rows are counted once the first pass is done: it has the CPU until then
 
     def run(self, stop: threading.Event) -> None:
-        """The first pass (the page says how far it got), the checker, then one pass per interval until ``stop``."""
+        """The first pass (the page says how far it got), the checker, then a pass each time :meth:`wait_next` says
+        so, until ``stop``."""
+        self._look()
         self.one_pass(first=True)
         self.state.reading = ""
         self.state.hold_counting = False
         self.state.start_checker(stop)
-        while not stop.wait(self.every):
+        while self.wait_next(stop):
+            self._look()
             self.one_pass()
+
+    def _look(self) -> None:
+        """Note what the sources are as a pass starts: a change while it runs makes the next one."""
+        if self.follow is not None:
+            self.seen = self.follow.look()
+
+    def wait_next(self, stop: threading.Event) -> bool:
+        """Wait for the next pass: ``every`` seconds after the last one ended, or sooner, once a source changed since
+        the last pass started and then stayed unchanged for :data:`~asz_core.cli.server_follow.SETTLE` seconds
+        (:data:`~asz_core.cli.server_follow.SETTLE_MAX` at most). Returns False when ``stop`` is set."""
+        from .server_follow import SETTLE, SETTLE_MAX
+
+        deadline = time.monotonic() + self.every
+        if self.follow is None:
+            return not stop.wait(self.every)
+        changed_at, last = 0.0, b""
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return True
+            if stop.wait(min(SETTLE if changed_at else self.follow.period, left)):
+                return False
+            now = self.follow.look()
+            if not changed_at:
+                if now != self.seen:
+                    changed_at, last = time.monotonic(), now
+            elif now == last or time.monotonic() - changed_at >= SETTLE_MAX:
+                return True
+            else:
+                last = now
 
     def _say(self, words: str) -> None:
         self.state.reading = words

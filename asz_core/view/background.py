@@ -183,7 +183,7 @@ class BackgroundChecks:
             return ("unreadable",)
 
     def status(self) -> dict:
-        """``/api/status``: mode, root, source, interval (s), started / last_refresh / next_refresh (unix ms), last pass counts,
+        """``/api/status``: mode, root, source, interval (s), follows (asz server's followed folders, or null), started / last_refresh / next_refresh (unix ms), last pass counts,
         ``root_exists`` (False once the storage root is gone), ``reading`` (what is still being read, '' when nothing; :func:`waiting_line`),
         ``counting`` (how many list rows wait for their summary to be counted, issue 22)."""
         convs = len(self.conversations())
@@ -193,7 +193,7 @@ class BackgroundChecks:
                 "mode": self.mode,
                 "root": str(self.root),
                 "source": self.source or None,
-                "interval": self.interval,
+                "interval": self.interval, "follows": self.follows,
                 "started": self.started,
                 "last_refresh": self.last_refresh,
                 "next_refresh": self.next_refresh,

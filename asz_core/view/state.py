@@ -127,6 +127,7 @@ class ViewState(BackgroundChecks, LandedRequests, KeptDocuments):
         self.mode = mode
         self.source = source
         self.interval = interval
+        self.follows: int | None = None  # asz server: how many source folders it follows (None: interval only)
         self.started = int(time.time() * 1000)
         self.last_refresh: int | None = None
         self.next_refresh: int | None = None

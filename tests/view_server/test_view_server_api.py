@@ -16,6 +16,7 @@ from asz_core.view.rows import SUMMARY_KEYS
 from asz_core.view.server import FIELDS, ROW_KEYS
 from view_server_helpers import (
     CANARY_SESSION,
+    EXAMPLE,
     EXAMPLE_SESSION,
     MARKER,
     XSS_PROMPT,
@@ -164,11 +165,13 @@ def test_a_new_round_is_noticed_without_a_restart(tmp_path):
         assert first["summary"]["talks"] == 1 and first["head"]["round"] == 1
         assert s.get("/api/conversations").json()["conversations"][0]["rounds"] == 1
         write_session(src, second_talk_lines(), append=True)
-        collect_and_parse(src, root)
+        shutil.copytree(EXAMPLE / "-home-dev-hello-app", src / "-home-dev-hello-app")  # and a new session
+        collect_and_parse(src, root)  # another process writes the root (origin-digest §8.3: found without a restart)
+        assert {r["id"] for r in s.get("/api/conversations").json()["conversations"]} == {CANARY_SESSION, EXAMPLE_SESSION}
         second = s.get(f"{V}/view").json()
         assert second["head"]["round"] == 2 and second["summary"]["talks"] == 2
         assert second["talks"][-1]["label"] == "Second question: is the log still long?"
-        row = s.get("/api/conversations").json()["conversations"][0]
+        row = next(r for r in s.get("/api/conversations").json()["conversations"] if r["id"] == CANARY_SESSION)
         assert row["rounds"] == 2 and row["talks"] == 2
         assert s.get("/api/status").json()["documents_built"] == 2
     finally:

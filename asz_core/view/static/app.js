@@ -616,7 +616,8 @@
     const bits = [s.mode === 'server' ? 'collecting and serving' : 'serving (read only)'];
     if (s.source) bits.push('source ' + s.source);
     if (s.last_refresh) bits.push('last refresh ' + fmtTime(s.last_refresh));
-    if (s.next_refresh) bits.push('next ' + fmtTime(s.next_refresh));
+    if (s.follows) bits.push('follows its sources (a pass about 1-2 s after a change)');
+    if (s.next_refresh) bits.push((s.follows ? 'next at the latest ' : 'next ') + fmtTime(s.next_refresh));
     if (s.hide && s.hide.length) bits.push('withholds ' + s.hide.join(', '));
     return h('div', { id: 'status' }, h('p', { class: 'muted small' }, bits.join(' · ')),
       s.reading ? h('p', { class: 'box notice small', id: 'reading' }, 'Still reading: ' + s.reading + '. The list fills in as it goes.') : null);

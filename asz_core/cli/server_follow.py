@@ -1,0 +1,100 @@
+"""``asz server`` follows its sources: a pass runs soon after a source changes, the interval its upper bound (trial 21).
+
+The original's collector runs every ``interval`` (origin-digest §8.3, ``collector: {mode: watch, interval: 10m}``),
+which ``asz server`` keeps as configured: a pass runs at least that often. On top of it, :class:`SourceWatch`
+looks at the folders the server's adapters read (each job's :func:`~asz_core.cli.root_overlap.read_folders`) every
+:data:`LOOK_EVERY` seconds: the name, size and modification time of every file under them, taken with
+``os.scandir`` (no link followed, nothing read). When that differs from what it was when the last pass started, the
+loop (:class:`~asz_core.cli.server_pass.CollectLoop`) waits until the files stay still for :data:`SETTLE` seconds
+(a reply written in several lines lands in one pass), :data:`SETTLE_MAX` at most, and runs a pass.
+
+A poll, not a file watcher (inotify, FSEvents): it is the same code on Linux and macOS, needs no package and no
+kernel watch per folder (a Claude Code history holds one folder per project and per subagent set), and cannot miss
+an event: what it compares is the files' state. Its cost is one ``stat`` per file per look: 705 files (a 200 MB
+history) take about 3 ms, 0.3% of one core (docs/performance.md, Session 21, live by default). A look that takes
+longer stretches the period so that looking never takes more than :data:`MAX_SHARE` of one core.
+
+An adapter whose source lies in the storage root by design (``source_in_storage``: LangSmith's inbox, where its own
+receiver writes) is not looked at: the pass itself writes there. Its sessions follow the interval.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from pathlib import Path
+from typing import Iterable
+
+__all__ = ["SourceWatch", "watched_folders", "LOOK_EVERY", "SETTLE", "SETTLE_MAX", "MAX_SHARE"]
+
+#: Seconds between two looks at the sources (stretched when a look costs more than :data:`MAX_SHARE`).
+LOOK_EVERY = 1.0
+#: Seconds the sources must stay unchanged after a change before the pass runs.
+SETTLE = 0.5
+#: Seconds after a change is seen when the pass runs even if the sources are still changing.
+SETTLE_MAX = 3.0
+#: The largest share of one core looking may take: a look of ``t`` seconds waits ``t / MAX_SHARE`` before the next.
+MAX_SHARE = 0.02
+
+
+def watched_folders(jobs: Iterable) -> list[Path]:
+    """The folders ``asz server`` looks at for changes: every folder each job's adapter reads under each of its source
+    roots (:func:`~asz_core.cli.root_overlap.read_folders`), in order, each once; none of an adapter whose source is
+    in the storage root (``source_in_storage``)."""
+    from .root_overlap import read_folders
+
+    out: list[Path] = []
+    for j in jobs:
+        if getattr(j.adapter, "source_in_storage", False):
+            continue
+        for r in getattr(j, "source_roots", [j.source_root]):
+            for f in read_folders(j.adapter, Path(r)):
+                if f not in out:
+                    out.append(f)
+    return out
+
+
+class SourceWatch:
+    """Looks at ``folders`` (paths; a folder missing now is looked for again each time) for a changed file.
+
+    :meth:`look` gives a digest of every file's path, size and modification time (nanoseconds), walking each folder
+    with ``os.scandir`` without following links below it; :attr:`period` the seconds to wait before the next look
+    (:data:`LOOK_EVERY`, or more when looking took more than :data:`MAX_SHARE` of the time); :attr:`files` how many
+    files the last look saw and :attr:`took` its seconds (for the status and the bench)."""
+
+    def __init__(self, folders: Iterable[Path]):
+        self.folders = [Path(f) for f in folders]
+        self.files = 0
+        self.took = 0.0
+
+    @property
+    def period(self) -> float:
+        return max(LOOK_EVERY, self.took / MAX_SHARE)
+
+    def look(self) -> bytes:
+        """The digest of the folders' files as they are now (BLAKE2b, 16 bytes); never raises (a folder that cannot be
+        read counts as empty)."""
+        started = time.monotonic()
+        h = hashlib.blake2b(digest_size=16)
+        n = 0
+        for top in self.folders:
+            stack = [str(top)]
+            while stack:
+                d = stack.pop()
+                try:
+                    entries = sorted(os.scandir(d), key=lambda e: e.name)  # one order on every file system
+                except OSError:
+                    continue
+                for e in entries:
+                    try:
+                        if e.is_dir(follow_symlinks=False):
+                            stack.append(e.path)
+                            continue
+                        st = e.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    h.update(f"{e.path}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+                    n += 1
+        self.files, self.took = n, time.monotonic() - started
+        return h.digest()
