@@ -98,3 +98,14 @@ def serve(tmp_path_factory):
             s.proc.terminate()
     for s in started.values():
         s.stop()
+
+
+@pytest.fixture(scope="session")
+def word_sessions_root(tmp_path_factory) -> Path:
+    """The four sessions of tests/search_convs_data.py (two projects; which message holds which word) collected and
+    parsed by the real commands into a root nobody writes to (trial 21: search by conversation, the page's filters)."""
+    from search_convs_data import write_sessions
+
+    base = tmp_path_factory.mktemp("word-sessions")
+    collect_and_parse(write_sessions(base / "projects"), base / "root")
+    return base / "root"

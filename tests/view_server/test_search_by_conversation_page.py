@@ -10,16 +10,13 @@ from __future__ import annotations
 
 from selenium.webdriver.common.by import By
 
-from search_convs_data import holding, write_sessions
+from search_convs_data import holding
 from test_view_server_browser import open_at, shot, wait  # noqa: F401  (the browser fixture is in tests/conftest.py)
-from view_server_helpers import collect_and_parse
 
 
-def test_the_page_says_which_conversations_hold_the_words_and_shows_them(tmp_path, serve, browser):
-    root = tmp_path / "root"
-    collect_and_parse(write_sessions(tmp_path / "projects"), root)
-    s = serve(root)
-    drv = browser
+def test_the_page_says_which_conversations_hold_the_words_and_shows_them(word_sessions_root, serve, browser):
+    root = word_sessions_root  # tests/view_server/conftest.py
+    s, drv = serve(root), browser
     try:
         [want] = holding("suite hypothesis")
         box = open_at(drv, s.base + "/#q=suite%20hypothesis", "#across")

@@ -344,7 +344,7 @@
       h('label', null, 'From ', dateInput('since', f.since)), h('label', null, 'to ', dateInput('until', f.until)),
       h('button', { class: 'btn', type: 'button', id: 'clearf', onclick: function () {
         setHash({ project: null, model: null, dialect: null, since: null, until: null }); syncFilterInputs(); redrawList(); } }, 'Clear filters'));
-    add(app, bar);
+    add(app, [bar, h('p', { class: 'box notice small', id: 'filternone', hidden: 'hidden' })]);
     const tabs = h('div', { class: 'tabs', role: 'tablist' },
       h('button', { role: 'tab', 'data-view': 'list', onclick: function () { showListView('list'); } }, 'Conversations'),
       h('button', { role: 'tab', 'data-view': 'usage', onclick: function () { showListView('usage'); } }, 'Usage per day'));
@@ -352,6 +352,7 @@
     if (LIST.note) add(app, h('p', { class: 'faint small' }, LIST.note));
     fillFilterOptions();
     showListView(f.view === 'usage' ? 'usage' : 'list');
+    sayNoMatch();
     if (f.q) runSearch();
   }
 
@@ -410,7 +411,7 @@
 
   // A filter changed: the open tab is drawn again under it (the usage tab asks /api/usage with the filters, trial 17b F12).
   function redrawList() {
-    if (listFilters().view === 'usage') { const panel = document.getElementById('listpanel'); if (panel) drawUsage(clear(panel)); }
+    if (listFilters().view === 'usage') { const panel = document.getElementById('listpanel'); if (panel) drawUsage(clear(panel)); sayNoMatch(); }
     else drawRows();
   }
   // /api/usage's query for the filters above the tabs: the project and model the dropdowns picked, whole (exact=1), and
@@ -419,7 +420,9 @@
     const f = listFilters(), q = [];
     if (f.project) q.push('project=' + enc(f.project));
     if (f.model) q.push('model=' + enc(f.model));
-    if (f.project || f.model) q.push('exact=1');
+    // a whole name (as the dropdowns pick it) keeps that name alone, any other value a part of the name (filterKeeps)
+    const given = [['project', f.project], ['model', f.model]].filter(function (x) { return x[1]; });
+    if (given.length && given.every(function (x) { return wholeName(x[0], x[1]); })) q.push('exact=1');
     const since = f.since ? dayStart(f.since) : null, until = f.until ? dayStart(f.until) : null;
     if (since !== null) q.push('since=' + enc(new Date(since).toISOString()));
     if (until !== null) q.push('until=' + enc(new Date(until + 86400000 - 1).toISOString()));
@@ -453,6 +456,37 @@
   }
   function rowModels(r) { return Array.isArray(r.models) ? r.models.filter(function (m) { return typeof m === 'string'; }) : []; }
   function rowRuntime(r) { return typeof r.runtime === 'string' ? r.runtime : (r.runtime && typeof r.runtime.name === 'string' ? r.runtime.name : ''); }
+  // One rule for the project and model filters, the address's and the dropdowns' (trial 21: #project=claude-code-log
+  // showed 0 of 0 while asz ls --project claude-code-log matched): a value that is a whole name of the list keeps that
+  // name alone (what a dropdown picks), any other keeps the names holding it, case-insensitive, as asz ls does.
+  function filterNames(key) {
+    const names = new Set();
+    (LIST ? LIST.conversations : []).forEach(function (r) {
+      if (key === 'project' && r.project) names.add(r.project);
+      if (key === 'model') rowModels(r).forEach(function (m) { names.add(m); });
+    });
+    return names;
+  }
+  function wholeName(key, value) { return filterNames(key).has(value); }
+  function filterKeeps(key, value, names) {
+    if (!value) return true;
+    if (wholeName(key, value)) return names.indexOf(value) >= 0;
+    const part = value.toLowerCase();
+    return names.some(function (n) { return String(n).toLowerCase().indexOf(part) >= 0; });
+  }
+  // A project or model filter no conversation passes says so above the tabs (#filternone), never an empty list alone.
+  function sayNoMatch() {
+    const box = document.getElementById('filternone');
+    if (!box) return;
+    const f = listFilters(), none = [];
+    [['project', 'project'], ['model', 'model']].forEach(function (k) {
+      if (f[k[0]] && !LIST.conversations.some(function (r) { return filterKeeps(k[0], f[k[0]], k[0] === 'project' ? [r.project || ''] : rowModels(r)); }))
+        none.push(k[1] + ' \u201c' + f[k[0]] + '\u201d');
+    });
+    box.hidden = !none.length;
+    add(clear(box), none.length ? 'No conversation has a ' + none.join(' or a ') + ' (a whole name, or a part of one in any case, ' +
+      'as asz ls --project matches): nothing below passes the filter. Pick one from the list, or clear the filters.' : null);
+  }
   function fillFilterOptions() {
     const f = listFilters();
     const sets = { project: new Set(), model: new Set(), dialect: new Set() };
@@ -469,7 +503,10 @@
       sel.setAttribute('data-options', key);
       clear(sel).append(h('option', { value: '' }, k === 'project' ? 'all projects' : k === 'model' ? 'all models' : 'all runtimes'));
       Array.from(sets[k]).sort().forEach(function (v) { sel.append(h('option', { value: v }, k === 'project' ? shortProject(v) : v)); });
-      if (f[k] && !sets[k].has(f[k])) sel.append(h('option', { value: f[k] }, f[k] + ' (none now)'));
+      if (f[k] && !sets[k].has(f[k])) {
+        const some = k !== 'dialect' && LIST.conversations.some(function (r) { return filterKeeps(k, f[k], k === 'project' ? [r.project || ''] : rowModels(r)); });
+        sel.append(h('option', { value: f[k] }, some ? 'holding \u201c' + f[k] + '\u201d' : f[k] + ' (none now)'));
+      }
       sel.value = f[k];
       sel.parentElement.hidden = sets[k].size === 0 && !f[k];
     });
@@ -481,8 +518,8 @@
     const f = listFilters();
     const since = f.since ? dayStart(f.since) : null, until = f.until ? dayStart(f.until) : null;
     return sortRows(LIST.conversations.filter(function (r) {
-      if (f.project && r.project !== f.project) return false;
-      if (f.model && rowModels(r).indexOf(f.model) < 0) return false;
+      if (!filterKeeps('project', f.project, [r.project || ''])) return false;
+      if (!filterKeeps('model', f.model, rowModels(r))) return false;
       if (f.dialect && rowRuntime(r) !== f.dialect) return false;
       if (since !== null && (r.to || 0) < since) return false;
       if (until !== null && (r.from || 0) >= until + 86400000) return false;
@@ -559,6 +596,7 @@
         h('td', null, stateBadge(r.state), stoppedBadge(r.conflicts), removedBadge(r.removed_files)))));
     });
     tb.replaceChildren.apply(tb, drawn);
+    sayNoMatch();
     const shown = document.getElementById('shown'), still = countingRows();
     if (shown) shown.textContent = (rows.length === LIST.conversations.length ? num(rows.length) + ' conversation(s), ' + sortWords() + '.' :
       num(rows.length) + ' of ' + num(LIST.conversations.length) + ' conversation(s) match the filters, ' + sortWords() + '.') +
