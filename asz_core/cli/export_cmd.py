@@ -42,7 +42,7 @@ class Prose:
         #: None (no time), counted before any is left out
         self.in_range_only = in_range_only
         self.placed = {True: 0, False: 0, None: 0}
-        #: ``--redact``: every format's credentials masked (asz_core.reading.secrets); the fingerprints of those masked
+        #: ``--redact``: every format's credentials masked (asz_core.view.secret_forms); the fingerprints of those masked
         self.redact, self.redacted = redact, []  # type: bool, list[str]
         self.raw: list[int] = []
         self.turns: list[dict] = []
@@ -79,14 +79,14 @@ def _source_roots(source: list[Path], config: Optional[Path]):
 def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> tuple[bytes, list[str]]:
     """One conversation in ``fmt`` as bytes, and what of it does not verify (one line each, naming the file or round
     and the problem; [] when its evidence verifies); for prose, turns and source bytes are also added to ``prose``.
-    With ``prose.redact`` each credential is masked (:func:`~asz_core.reading.secrets.redacted`)."""
+    With ``prose.redact`` each credential is masked (:func:`~asz_core.view.secret_forms.redacted`)."""
     data, bad = _render(root, cid, fmt, hide, thinking, prose)
     return (_redact(data, prose) if prose.redact else data), bad
 
 
 def _redact(data: bytes, prose: Prose) -> bytes:
     """``data`` (UTF-8) with its credentials masked, their fingerprints added to ``prose.redacted``."""
-    from ..reading.secrets import redacted_bytes
+    from ..view.secret_forms import redacted_bytes
 
     data, gone = redacted_bytes(data)
     prose.redacted += gone
@@ -293,7 +293,7 @@ def _index_page(out: Path, fmt: str, rows: list[dict], files: dict[str, str], fl
     else:
         page = index_markdown(rows, files, flagged, skipped).encode("utf-8")
     if redact:
-        from ..reading.secrets import redacted_bytes
+        from ..view.secret_forms import redacted_bytes
 
         page = redacted_bytes(page)[0]
     index = out / f"index.{fmt if fmt in ('html', 'json') else 'md'}"

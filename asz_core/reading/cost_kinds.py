@@ -17,6 +17,7 @@ from typing import Iterable, Mapping
 
 from ..view.placing import walk
 from ..view.prices import COST_KINDS, PriceTable, apportion, cost_by_kind, kind_costs
+from ..view.secret_forms import shown_title
 from ..view.usage import NO_MODEL, add_call, zero_usage
 from .listing import cost_marks
 
@@ -72,13 +73,14 @@ def talk_usage(doc: dict) -> list[tuple[dict | None, dict[str, dict], int]]:
 
 
 def _talk_name(talk: dict | None) -> str:
-    """``stream main from 2026-02-11 21:41 UTC: Work on bead…`` (the label cut at 60 characters; none when the talk has
-    none: a sub-agent's stream, a pruned conversation), or the calls in no talk."""
+    """``stream main from 2026-02-11 21:41 UTC: Work on bead…`` (the label, its credentials masked as a title's
+    (:func:`~asz_core.view.secret_forms.shown_title`), cut at 60 characters; none when the talk has none: a sub-agent's
+    stream, a pruned conversation), or the calls in no talk."""
     if talk is None:
         return "calls in no talk"
     from .termtext import visible
 
-    label = " ".join(str(talk.get("label") or "").split())
+    label = " ".join(shown_title(str(talk.get("label") or "")).split())
     label = (": " + visible(label if len(label) <= 60 else label[:59] + "…")) if label else ""
     at = talk.get("from") or talk.get("at")
     when = dt.datetime.fromtimestamp(at / 1000, tz=dt.timezone.utc).strftime(" from %Y-%m-%d %H:%M UTC") if isinstance(at, int) else ""

@@ -60,6 +60,7 @@ from ..sessiondata.times import parse_instant
 from ..storage.layout import CONVERSATIONS, landed_files
 from ..view.document import list_conversations, title_withheld
 from ..view.rows import read_head
+from ..view.secret_forms import shown_title
 from ..view.links import links_of
 from ..view.titles import LandedTitles, PromptTitle, RuntimeTitle, continued_title, prompt_names_work
 from .landed_check import chain_problem, read_landed, read_unbound, verified_rows
@@ -254,7 +255,8 @@ def _summary(root: Path, conversation: str, head: Any, meta: _Meta) -> tuple:
     The title is the runtime's own (the head round's), else the first typed
     prompt that names work (else the first: :class:`~asz_core.view.titles.PromptTitle`) shortened as the document's
     summary shortens it, else for a conversation that continues another ``(continues ID) TITLE``
-    (:func:`~asz_core.view.titles.continued_title`); ``title_from`` names the withholdable flags of records the title could come from.
+    (:func:`~asz_core.view.titles.continued_title`), its credentials masked (:func:`~asz_core.view.secret_forms.shown_title`);
+    ``title_from`` names the withholdable flags of records the title could come from.
     """
     h = (read_head(root, conversation) or (None, None, None, None))[3] or {}
     dialect = dialect_of(root, head.session)
@@ -265,7 +267,7 @@ def _summary(root: Path, conversation: str, head: Any, meta: _Meta) -> tuple:
         title = pick.title()
     inner = LandedTitles(root, head.session).title(head.through_seq) if not title and meta.continues else ""  # a copy
     title_from = " ".join(_withheld_by(meta.flagged, inner or title))
-    title = title or (continued_title(meta.continues, inner) if meta.continues else "")  # as the document titles it
+    title = shown_title(title or (continued_title(meta.continues, inner) if meta.continues else ""))  # as the document titles it
     ms = [parse_instant(h.get(k)) for k in ("session_from_time", "session_through_time")]
     return (title, title_from, meta.cwd[True] or meta.cwd[False], " ".join(meta.models), dialect,
             None if ms[0] is None else ms[0] // 1_000_000, None if ms[1] is None else ms[1] // 1_000_000)

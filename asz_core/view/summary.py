@@ -11,6 +11,7 @@ from .kinds import STEP_KINDS, WHITESPACE
 from .session_records import header_time, title_withheld
 from .lists import ListView
 from .prices import PriceTable, cost_of
+from .secret_forms import shown_title
 from .titles import LandedTitles, PromptTitle, RuntimeTitle, continued_title, prompt_text
 from .usage import usage_totals
 
@@ -41,9 +42,10 @@ def title_text(label: str, dialect: str = "") -> str:
 
 
 def short_title(label: str, dialect: str = "", limit: int = TITLE_LIMIT) -> str:
-    """``label`` as a title (:func:`title_text` for ``dialect``): whitespace runs made one space, cut to ``limit``
-    characters by :func:`shorten`."""
-    words = title_text(label, dialect).split()
+    """``label`` as a title (:func:`title_text` for ``dialect``): its credentials masked
+    (:func:`~asz_core.view.secret_forms.shown_title`, before the cut, so none is left with its head whole), whitespace
+    runs made one space, cut to ``limit`` characters by :func:`shorten`."""
+    words = shown_title(title_text(label, dialect)).split()
     return shorten(" ".join(w.strip(WHITESPACE) for w in words if w.strip(WHITESPACE)), limit)
 
 
@@ -245,7 +247,7 @@ class DocumentView(ListView):
         runtime_title = self.runtime_title(runtime_title)
         if runtime_title:
             withheld = self.hide and title_withheld(self.sess.record_lines(self.hide), runtime_title, self.hide)
-            return "" if withheld else runtime_title
+            return "" if withheld else shown_title(runtime_title)
         talks = [n for n in self.nodes.values() if n.kind == "talk"]
         main = {s.id.split("/", 1)[-1] for s in self.nodes.values() if s.kind == "stream" and s.attrs.get("role") == "main"}
         talks.sort(key=lambda t: (t.stream not in main, self.at(t) or (1 << 62), t.id))

@@ -30,6 +30,7 @@ from typing import Any, Callable, Sequence
 
 from ..flow.index import SET_ASIDE_KINDS
 from ..storage.layout import landed_files
+from .secret_forms import shown_title
 
 __all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "NO_ANSWER", "ask_adapter", "LandedTitles", "PromptTitle", "RuntimeTitle", "call_gist", "child_label", "child_prompt", "continued_title", "dialect_of", "label_for_record", "landed_title",
            "talk_headings", "step_blocks", "prompt_blocks", "prompt_names_work", "prompt_text"]
@@ -387,7 +388,7 @@ class LandedTitles:
         """The runtime's title (:meth:`RuntimeTitle.last`) of the landed files through ``through_seq``, else the first
         typed prompt (a record flagged ``external_input``) of the main stream, else of any stream, in landed order,
         that names work, else the first of them (:class:`PromptTitle`), shortened as a talk's label is, else ''. A title found in a withheld record, and a prompt carrying a withheld
-        flag, name nothing."""
+        flag, name nothing. Its credentials are masked (:func:`~asz_core.view.secret_forms.shown_title`)."""
         sess = self.sess
         title = self.runtime_title(through_seq, hide)
         hidden = set(hide)
@@ -403,7 +404,7 @@ class LandedTitles:
                 pick.dialect = sess.headers[seq].dialect
                 if pick.offer(text):
                     return pick.title()
-        return title or pick.title()
+        return shown_title(title) or pick.title()
 
 
 def continued_title(earlier: str, title: str) -> str:

@@ -1,7 +1,7 @@
 """``asz secrets``: credentials a conversation's records hold, found in the landed text and never printed whole.
 
-The values are the documented examples of their forms: AWS's example access key id (AWS IAM user guide,
-"AKIAIOSFODNN7EXAMPLE") and RFC 7519's example JSON Web Token (section 3.1); a GitHub token is made of its documented
+The values are the documented examples of their forms: AWS's example access key id and secret access key (AWS IAM
+user guide, "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY") and RFC 7519's example JSON Web Token (section 3.1); a GitHub token is made of its documented
 form (``ghp_`` and 36 letters or digits)."""
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from asz_core.reading.secrets import find, masked
+from asz_core.view.secret_forms import find, masked, shown_title
 
 from cli_helpers import asz_in_process
 
 AWS = "AKIAIOSFODNN7EXAMPLE"
+SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 JWT = ("eyJ0eXAiOiJKV1QiLA0KICJhbGciOiJIUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtc"
        "GxlLmNvbS9pc19yb290Ijp0cnVlfQ.dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
 GITHUB = "ghp_" + "R8vQ2xLm" * 4 + "Zt7K"
@@ -35,6 +36,20 @@ SPOTTER = "claude-code/projects/-home-user-spotter/55604662-cf2a-4331-851a-ec234
     ("AIza" + "B" * 35, ["google-api-key"]),
     ("AIza" + "B" * 36, []),
     ("the word skeleton, a sk-learn model, high ghosts", []),
+    # an AWS secret access key: 40 characters of base64 beside one of its names, or after an access key id (trial 21)
+    (f"aws_secret_access_key = {SECRET}\n", ["aws-secret-access-key"]),
+    (f"export AWS_SECRET_ACCESS_KEY={SECRET}", ["aws-secret-access-key"]),
+    (f'{{"AccessKeyId": "{AWS}", "SecretAccessKey": "{SECRET}"}}', ["aws-access-key-id", "aws-secret-access-key"]),
+    (f"secretAccessKey: '{SECRET}'", ["aws-secret-access-key"]),
+    (f"my key is {AWS} and secret {SECRET}; also", ["aws-access-key-id", "aws-secret-access-key"]),
+    (f"{AWS},{SECRET}\n", ["aws-access-key-id", "aws-secret-access-key"]),  # the access keys' CSV file
+    (SECRET, []),  # no name, no key id: 40 characters of base64 alone are no credential of a known form
+    (f"commit {SECRET}", []),
+    (f"aws_secret_access_key = {SECRET}A", []),  # 41
+    (f"aws_secret_access_key = {SECRET[:-1]}", []),  # 39
+    ("aws_secret_access_key = " + "x" * 40, []),  # a placeholder: one case, no entropy
+    ("secret_access_key: 3f786850e387550fdab836ed7e6dc881de23001b", []),  # a hex digest: no upper-case letter
+    ("aws_secret_access_key = ${AWS_SECRET_ACCESS_KEY:-unset}", []),
 ])
 def test_the_forms_found(text, kinds):
     assert [k for k, _, _ in find(text)] == kinds
@@ -46,13 +61,14 @@ def test_a_value_is_never_shown_whole():
 
 
 def _source(corpus_dir: Path, dest: Path) -> Path:
-    """The 15-line spotter transcript with the AWS key in its prompt (line 4) and the GitHub token, a PEM header, the
-    JSON Web Token and the AWS key again in a tool result (line 11)."""
+    """The 15-line spotter transcript with the AWS access key id and secret access key in its prompt (line 4) and the
+    GitHub token, a PEM header, the JSON Web Token and the AWS keys again in a tool result (line 11)."""
     lines = [json.loads(ln) for ln in (corpus_dir / SPOTTER).read_text().splitlines()]
-    lines[3]["message"]["content"] = f"mix phx.server doesnt start; AWS_ACCESS_KEY_ID={AWS} is set"
+    lines[3]["message"]["content"] = f"mix phx.server doesnt start; AWS_ACCESS_KEY_ID={AWS} AWS_SECRET_ACCESS_KEY={SECRET} set"
     lines[10]["message"]["content"][0]["content"] = (
         f"GITHUB_TOKEN={GITHUB}\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\ncurl -H 'Authorization: Bearer {JWT}'\n"
-        f"aws configure: {AWS}")
+        f"aws configure: {AWS}\n"
+        f'aws iam create-access-key: {{"AccessKeyId": "{AWS}", "SecretAccessKey": "{SECRET}"}}')
     folder = dest / "projects" / "-home-user-spotter"
     folder.mkdir(parents=True)
     (folder / Path(SPOTTER).name).write_text("".join(json.dumps(o) + "\n" for o in lines))
@@ -76,20 +92,24 @@ def test_every_place_is_named_with_the_landed_record_that_holds_it(leaky):
     assert p.returncode == 1, p.stdout + p.stderr  # something found
     found = json.loads(p.stdout)
     assert sorted((f["secret"], f["kind"]) for f in found) == [
-        ("aws-access-key-id", "prompt"), ("aws-access-key-id", "tool_result"), ("github-token", "tool_result"),
-        ("jwt", "tool_result"), ("private-key", "tool_result")]
+        ("aws-access-key-id", "prompt"), ("aws-access-key-id", "tool_result"), ("aws-secret-access-key", "prompt"),
+        ("aws-secret-access-key", "tool_result"), ("github-token", "tool_result"), ("jwt", "tool_result"),
+        ("private-key", "tool_result")]
     aws = [f for f in found if f["secret"] == "aws-access-key-id"]
     assert {f["fingerprint"] for f in aws} == {hashlib.sha256(AWS.encode()).hexdigest()[:12]}
     assert {f["masked"] for f in aws} == {"AKIA…MPLE"}
+    secret = [f for f in found if f["secret"] == "aws-secret-access-key"]
+    assert {(f["masked"], f["fingerprint"]) for f in secret} == {("wJal…EKEY", hashlib.sha256(SECRET.encode()).hexdigest()[:12])}
     for f in found:  # the file and row name the landed record the credential is in (line 0 is the header)
         record = (root / f["file"]).read_bytes().split(b"\n")[f["row"]]
         assert f["conversation"] == "55604662-cf2a-4331-851a-ec234028f8ca"
-        value = {"aws-access-key-id": AWS, "github-token": GITHUB, "jwt": JWT, "private-key": "PRIVATE KEY"}[f["secret"]]
+        value = {"aws-access-key-id": AWS, "aws-secret-access-key": SECRET, "github-token": GITHUB, "jwt": JWT,
+                 "private-key": "PRIVATE KEY"}[f["secret"]]
         assert value.encode() in record
     text = asz_in_process("secrets", "--root", str(root), "--tz", "UTC")
     assert text.returncode == 1
-    assert AWS not in text.stdout and GITHUB not in text.stdout and JWT not in text.stdout
-    assert text.stdout.splitlines()[-1] == "5 place(s) of 4 credential(s) in 1 conversation(s)"
+    assert not [v for v in (AWS, SECRET, GITHUB, JWT) if v in text.stdout]  # the title (the prompt) masked too
+    assert text.stdout.splitlines()[-1] == "7 place(s) of 5 credential(s) in 1 conversation(s)"
     assert asz_in_process("secrets", "--root", str(root), "--project", "elsewhere").returncode == 0
 
 
@@ -104,19 +124,20 @@ def test_the_corpus_holds_none(corpus_copy):
 @pytest.mark.parametrize("args", [("--format", "md"), ("--format", "html"), ("--format", "json"),
                                   ("--format", "prose"), ("--audit",)])
 def test_an_export_with_redact_holds_no_credential(leaky, args):
-    """Without --redact the export holds the values it shows (every format shows the prompt's AWS key; md, html and
-    json the tool result's too); with it none, in every format."""
+    """Without --redact the export holds the values it shows (every format shows the prompt's AWS keys; md, html and
+    json the tool result's too, the secret access key inside JSON that html and json escape); with it none, in every
+    format. The title is masked with or without --redact (it is the prompt): only the texts' places are counted."""
     plain = asz_in_process("export", "55604662", *args, "--root", str(leaky))
     assert plain.returncode == 0, plain.stderr
-    shown = [v for v in (AWS, GITHUB, JWT, "MIIEow") if v in plain.stdout]
-    assert shown == ([AWS] if args[-1] in ("prose", "--audit") else [AWS, GITHUB, JWT, "MIIEow"])
+    shown = [v for v in (AWS, SECRET, GITHUB, JWT, "MIIEow") if v in plain.stdout]
+    assert shown == ([AWS, SECRET] if args[-1] in ("prose", "--audit") else [AWS, SECRET, GITHUB, JWT, "MIIEow"])
     p = asz_in_process("export", "55604662", *args, "--redact", "--root", str(leaky))
     assert p.returncode == 0, p.stderr
-    for value in (AWS, GITHUB, JWT, "MIIEow"):
+    for value in (AWS, SECRET, GITHUB, JWT, "MIIEow"):
         assert value not in p.stdout, value
-    assert "AKIA…MPLE" in p.stdout
+    assert "AKIA…MPLE" in p.stdout and "wJal…EKEY" in p.stdout
     assert "[private key left out]" in p.stdout or "MIIEow" not in plain.stdout
-    places = sum(plain.stdout.count(v) for v in (AWS, GITHUB, JWT, "-----BEGIN RSA PRIVATE KEY-----"))
+    places = sum(plain.stdout.count(v) for v in (AWS, SECRET, GITHUB, JWT, "-----BEGIN RSA PRIVATE KEY-----"))
     assert f"asz export: --redact masked {places} place(s) of {len(shown)} credential(s)" in p.stderr
 
 

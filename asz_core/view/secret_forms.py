@@ -1,0 +1,166 @@
+"""Credentials of a known form in a text: found (:func:`find`), masked (:func:`masked`, :func:`redacted`) and masked in
+every title a reader prints (:func:`shown_title`). ``asz secrets`` (:mod:`asz_core.reading.secrets`) scans a root with
+them and ``asz export --redact`` masks what it writes with them.
+
+Agents read ``.env`` files, print tokens in shell output and paste keys into prompts; once landed, that text is
+evidence kept for months and sent on by ``asz push`` and ``asz export``. The forms found are those fixed and
+documented by their issuer (a fixed prefix and alphabet, or a fixed name beside the value; no entropy guess on a
+text of its own, so a hit is very likely a real credential and a miss is possible for any other form):
+
+==========================  ==========================================================================
+``aws-access-key-id``       ``AKIA`` / ``ASIA`` and 16 upper-case letters or digits
+``aws-secret-access-key``   40 characters of base64 (letters, digits, ``+``, ``/``) given to a name
+                            (``aws_secret_access_key``, ``AWS_SECRET_ACCESS_KEY``, ``aws_secret_key``,
+                            ``SecretAccessKey``, ``secretAccessKey``; ``=``, ``:`` or ``=>``, quotes
+                            allowed), or standing within 40 characters after an access key id (the pair
+                            pasted together); only a value holding upper- and lower-case letters with
+                            3 or more bits of entropy per character (:func:`looks_random`)
+``github-token``            ``ghp_``, ``gho_``, ``ghu_``, ``ghs_``, ``ghr_`` and 36 or more letters or digits;
+                            ``github_pat_`` and 22 or more
+``gitlab-token``            ``glpat-`` and 20 or more letters, digits, ``_`` or ``-``
+``anthropic-api-key``       ``sk-ant-`` then ``api`` or ``admin``, two digits, ``-`` and 20 or more
+``openai-api-key``          ``sk-`` … ``T3BlbkFJ`` … (the marker OpenAI writes in the middle of its keys)
+``slack-token``             ``xoxb-``, ``xoxp-``, ``xoxa-``, ``xoxr-``, ``xoxs-`` and 10 or more
+``google-api-key``          ``AIza`` and 35 letters, digits, ``_`` or ``-``
+``stripe-live-key``         ``sk_live_`` / ``rk_live_`` and 20 or more letters or digits
+``huggingface-token``       ``hf_`` and 34 or more letters or digits
+``npm-token``               ``npm_`` and 36 letters or digits
+``private-key``             a PEM ``-----BEGIN … PRIVATE KEY-----`` line
+``jwt``                     three base64url parts, the first two starting ``eyJ`` (a signed JSON Web Token)
+==========================  ==========================================================================
+
+A value is never printed whole: :func:`masked` keeps its first 4 and last 4 characters (``AKIA…MPLE``), and
+:func:`fingerprint` the first 12 hex digits of its SHA-256, so two places of one credential are told apart from
+another without showing it. The landed records are never changed: they are the evidence.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections import Counter
+
+__all__ = ["KINDS", "find", "masked", "fingerprint", "looks_random", "redacted", "redacted_bytes", "shown_title"]
+
+#: Where an AWS secret access key's value may stand: after one of the names AWS's tools and SDKs give it, in any case
+#: (``aws_secret_access_key`` in ``~/.aws/credentials`` and boto3, ``AWS_SECRET_ACCESS_KEY`` in the environment,
+#: ``SecretAccessKey`` in ``aws iam create-access-key``'s JSON, ``secretAccessKey`` in the JavaScript SDK), its quotes
+#: as written, JSON-escaped or HTML-escaped (an export's text), and ``=``, ``:`` or ``=>``; or after an access key id
+#: and up to 40 characters (the pair pasted together: trufflehog and gitleaks look for the secret beside the id).
+_AWS_NAME = r"(?i:(?:aws[_-]?)?secret[_-]?access[_-]?key|aws[_-]?secret[_-]?key)"
+_QUOTE = r"(?:\\?[\"']|&quot;|&#0?34;|&#x27;|&#0?39;)?"
+_SPACE = r"(?:\s|\\[nrt])*"
+_AWS_SECRET = (r"(?:" + _AWS_NAME + _QUOTE + _SPACE + r"(?:=>|[=:])" + _SPACE + _QUOTE
+               + r"|A(?:KIA|SIA)[0-9A-Z]{16}(?![0-9A-Za-z_])[\s\S]{1,40}?)"
+               + r"(?:(?<![A-Za-z0-9/+])|(?<=\\[nrt]))(?P<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")
+
+#: Each credential form: its name, the expression that finds it (on text, ASCII only; a match must not follow a letter,
+#: digit or ``_``; where it has a group ``value``, that group is the credential and the rest the context it needs) and
+#: the strings one of which any match holds (looked for first: most texts hold none).
+KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("aws-access-key-id", r"A(?:KIA|SIA)[0-9A-Z]{16}(?![0-9A-Za-z_])", ("AKIA", "ASIA")),
+    ("aws-secret-access-key", _AWS_SECRET, ("ecret", "ECRET", "AKIA", "ASIA")),
+    ("github-token", r"gh[pousr]_[A-Za-z0-9]{36,255}(?![0-9A-Za-z_])|github_pat_[A-Za-z0-9_]{22,255}(?![0-9A-Za-z_])",
+     ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+    ("gitlab-token", r"glpat-[A-Za-z0-9_-]{20,}", ("glpat-",)),
+    ("anthropic-api-key", r"sk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{20,}", ("sk-ant-",)),
+    ("openai-api-key", r"sk-[A-Za-z0-9_-]*T3BlbkFJ[A-Za-z0-9_-]+", ("T3BlbkFJ",)),
+    ("slack-token", r"xox[bpars]-[A-Za-z0-9-]{10,}", ("xox",)),
+    ("google-api-key", r"AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])", ("AIza",)),
+    ("stripe-live-key", r"[sr]k_live_[0-9A-Za-z]{20,}(?![0-9A-Za-z_])", ("k_live_",)),
+    ("huggingface-token", r"hf_[A-Za-z0-9]{34,}(?![0-9A-Za-z_])", ("hf_",)),
+    ("npm-token", r"npm_[A-Za-z0-9]{36}(?![0-9A-Za-z_])", ("npm_",)),
+    ("private-key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----", ("PRIVATE KEY",)),
+    ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}", ("eyJ",)),
+)
+_COMPILED = tuple((name, re.compile(rx), hints) for name, rx, hints in KINDS)
+
+
+def looks_random(value: str) -> bool:
+    """Whether a 40-character value beside an AWS secret access key's name can be one (the false-positive guard): it
+    holds upper- and lower-case letters (a hex digest, a word in one case or a run of ``x`` does not) and its Shannon
+    entropy is 3 bits per character or more (gitleaks' threshold for this rule; a random key's is about 4.8)."""
+    if not (any(c.isupper() for c in value) and any(c.islower() for c in value)):
+        return False
+    n = len(value)
+    return -sum(k / n * math.log2(k / n) for k in Counter(value).values()) >= 3.0
+
+
+#: The forms whose match needs a check beyond the expression: name -> the check of the value.
+_GUARDS = {"aws-secret-access-key": looks_random}
+
+
+def _starts(text: str, at: int) -> bool:
+    """True when a credential may start at ``at``: not after a letter, digit or ``_``, except the ``n``, ``r`` or ``t``
+    of a backslash escape (a JSON string's line break before it, as prose and JSON exports write one)."""
+    if at == 0:
+        return True
+    c = text[at - 1]
+    return not (c.isalnum() or c == "_") or (c in "nrt" and at >= 2 and text[at - 2] == "\\")
+
+
+def find(text: str) -> list[tuple[str, int, int]]:
+    """``(kind, start, end)`` of each credential in ``text`` (offsets in code points; the value alone where the form
+    needs a name beside it), by start."""
+    out = []
+    held: dict[str, bool] = {}  # each hint looked for once (the two AWS forms share theirs)
+    for name, rx, hints in _COMPILED:
+        if any(held[h] if h in held else held.setdefault(h, h in text) for h in hints):
+            guard, part = _GUARDS.get(name), "value" if "value" in rx.groupindex else 0
+            for m in rx.finditer(text):
+                a, b = m.span(part)
+                if (name == "private-key" or _starts(text, a)) and (guard is None or guard(text[a:b])):
+                    out.append((name, a, b))
+    return sorted(out, key=lambda f: f[1])
+
+
+def masked(value: str) -> str:
+    """``value`` with all but its first 4 and last 4 characters left out (``AKIA…MPLE``); a PEM line whole (it holds
+    no key material)."""
+    if value.startswith("-----"):
+        return value
+    return f"{value[:4]}…{value[-4:]}" if len(value) > 12 else f"{value[:2]}…"
+
+
+#: After a PEM private key's first line: the key's lines up to its last (``-----END … PRIVATE KEY-----``), or, when the
+#: text was cut before it, the run of base64 and line breaks (real or JSON-escaped) that follows.
+_PEM_REST = re.compile(r"[\s\S]{0,20000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|(?:[A-Za-z0-9+/=\s]|\\[nr])*")
+
+
+def redacted(text: str) -> tuple[str, list[str]]:
+    """``text`` with each credential :func:`find` finds replaced by its :func:`masked` form (a PEM private key's
+    lines by ``[private key left out]`` after its first line), and the :func:`fingerprint` of each value replaced."""
+    out, at, gone = [], 0, []
+    for kind, a, b in find(text):
+        if a < at:  # two forms overlapping: the first one replaced
+            continue
+        if kind == "private-key":
+            end = _PEM_REST.match(text, b)
+            out += [text[at:b], "[private key left out]"]
+            gone.append(fingerprint(text[a:end.end()]))
+            at = end.end()
+            continue
+        out += [text[at:a], masked(text[a:b])]
+        gone.append(fingerprint(text[a:b]))
+        at = b
+    return ("".join(out) + text[at:] if out else text), gone
+
+
+def redacted_bytes(data: bytes) -> tuple[bytes, list[str]]:
+    """:func:`redacted` of UTF-8 ``data`` (bytes that do not decode are kept as they are)."""
+    text, gone = redacted(data.decode("utf-8", "surrogateescape"))
+    return text.encode("utf-8", "surrogateescape"), gone
+
+
+def shown_title(title: str) -> str:
+    """``title`` as every reader prints it: each credential :func:`find` finds in it masked (:func:`redacted`), so a
+    key typed into a first prompt, which names the conversation, is never listed, searched, exported or drawn whole.
+    A prompt's title is masked before it is cut to its length (:func:`~asz_core.view.summary.short_title`), so no cut
+    leaves a credential's head whole either. Display only: the landed records keep the text as it was written."""
+    return redacted(title)[0] if title else title
+
+
+def fingerprint(value: str) -> str:
+    """The first 12 hex digits of ``value``'s SHA-256 (UTF-8): the same credential has the same one everywhere."""
+    return hashlib.sha256(value.encode()).hexdigest()[:12]
