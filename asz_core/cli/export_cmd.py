@@ -29,12 +29,12 @@ class Prose:
 
     def __init__(self, source: list[Path], config: Optional[Path], audit: bool = False,
                  window: Optional[tuple[Optional[int], Optional[int]]] = None, redact: bool = False,
-                 in_range_only: bool = False, brief: bool = False):
+                 in_range_only: bool = False, brief: bool = False, whole: bool = False):
         from ..reading.prose import ProseStats, SourceLines
 
         #: ``--brief``: md in the brief form (asz_core.reading.export_brief); ``index``: the index page each html page
-        #: of a folder export links back to ('' for one conversation)
-        self.brief, self.index = brief, ""
+        #: of a folder export links back to ('' for one conversation); ``whole``: json's clipped texts put back whole
+        self.brief, self.index, self.whole = brief, "", whole
 
         #: ``--audit``: the audit form (asz_core.reading.prose_audit); ``window``: ``--since``/``--until`` in unix ms
         self.audit, self.window = audit, window
@@ -128,12 +128,7 @@ def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pro
     doc = build(root, cid, hide)
     bad = problems_of(doc)  # mismatch or incomplete (trial 2, finding 7)
     if fmt == "json":
-        from ..reading.export_steps import clipped
-
-        cut = clipped(doc)
-        if cut:  # the document's rule, said rather than silent (trial 16b, F10)
-            typer.echo(f"asz export: note: {cid}: {cut:,} text(s) of the asz.view document are clipped at 2,000 bytes "
-                       "(each node's bytes gives the whole size); --format md, html or prose give texts whole", err=True)
+        _json_texts(root, cid, doc, prose.whole)
         return to_json(doc) + b"\n", bad
     if fmt == "html":
         return to_html(root, doc, thinking=thinking, index=prose.index).encode("utf-8"), bad
@@ -142,6 +137,23 @@ def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pro
 
         return to_brief(root, doc, thinking=thinking).encode("utf-8"), bad
     return to_markdown(root, doc, thinking=thinking).encode("utf-8"), bad
+
+
+def _json_texts(root: Path, cid: str, doc: dict, whole: bool) -> None:
+    """``--format json``: with ``--whole`` the texts the document clipped put back whole where the landed records give
+    them exactly (:func:`~asz_core.reading.export_steps.whole_texts`); stderr counts those still clipped (the
+    document's rule, said rather than silent: trial 16b, F10)."""
+    from ..reading.export_steps import clipped, whole_texts
+
+    put, cut = whole_texts(root, doc) if whole else (0, clipped(doc))
+    if put:
+        typer.echo(f"asz export: note: {cid}: {put:,} text(s) the asz.view document clipped at 2,000 bytes are whole "
+                   "(--whole)", err=True)
+    if cut:
+        typer.echo(f"asz export: note: {cid}: {cut:,} text(s) of the asz.view document are clipped at 2,000 bytes "
+                   "(each node's bytes gives the whole size); " + ("a talk's label, reply and prompt stay clipped "
+                   "with --whole" if whole else "--whole puts them back whole; --format md, html or prose give texts "
+                   "whole"), err=True)
 
 
 def _windowed(turns: list[dict], prose: Prose, audit, row: dict | None) -> list[dict]:
@@ -353,6 +365,7 @@ def export(
     redact: bool = typer.Option(False, "--redact", help="Mask every credential of a known form (asz secrets lists the forms) in what is written, the index page included: its first and last 4 characters kept, a PEM private key's lines left out; stderr counts them."),
     audit: bool = typer.Option(False, "--audit", help="prose (implied when --format is not given; another --format is refused): the audit form (docs/reading.md): every line gets a kind (prompt, prompt_blocks, interrupt, injected, subagent_prompt, compaction_summary, command_output, reply, thinking, …); the person turns the default prose leaves out (a user line whose content is a list) are kept (kind prompt_blocks or interrupt, an image as [image: TYPE, N bytes]); one line per tool call (kind tool_call: tool, its input cut at 200 characters, status ok/error/refused/interrupted/no_result); one header line per conversation (kind conversation: title, project, branch, models, from, to, state, problems, left_out); streams interleaved by time; with --since/--until an in_range key on each line. The default prose's lines are all there, their keys and values unchanged."),
     brief: bool = typer.Option(False, "--brief", help="md (implied when --format is not given; another --format is refused): the brief form (docs/reading.md), to hand a model or a colleague: the person's words and the agent's replies whole, each tool call on one line (what it acts on, failed, the size of its result), a compaction or runtime notice as its label; tool results, injected context, compaction summaries, runtime records and command output left out, each talk and the header saying how many and how many bytes."),
+    whole: bool = typer.Option(False, "--whole", help="json: each text the asz.view document clipped at 2,000 bytes put back whole from the landed records, where they give exactly the text clipped (its size the node's bytes); stderr counts those put back and those still clipped (a talk's label, reply and prompt)."),
     in_range_only: bool = typer.Option(False, "--in-range-only", help="prose with --since/--until: leave out the lines whose time is outside the window (in_range false; a line with no time of its own is placed by its conversation's recorded range, as asz search places a hit, and stays when that range crosses an end of the window, in_range null). Without it every line of a matched conversation is written, each with in_range, and stderr counts those outside."),
     source: list[Path] = typer.Option([], "--source", help="prose: a source folder the conversations were collected from, again for each further folder, looked in in order (default: each adapter's configured or default folders, as asz collect reads them: Claude Code's every projects folder holding sessions), read where a landed record cannot tell a string from a list (a file landed before claude-code-local 0.2.0)."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
@@ -394,6 +407,8 @@ def export(
     json with an --out ending in .html, .json, .md or .jsonl: they go into a folder).
     """
     fmt = _form(fmt, audit, brief, in_range_only, bool(since or until))
+    if whole and fmt != "json":
+        raise _usage(f"--whole is a form of --format json, not of {fmt} (md, html and prose give texts whole)")
     refuse_empty_id("export", conversation_id)
     many = bool(project or since or until)
     if conversation_id is not None and many:
@@ -404,7 +419,7 @@ def export(
     r, hide = settings("export", root, config)  # a root that does not exist: exit 1, said as every reader says it
     _refuse_missing_parent(out)
     prose = Prose(source, config, audit, time_range("export", since, until, zone) if since or until else None,
-                  redact, in_range_only, brief)
+                  redact, in_range_only, brief, whole)
     if conversation_id is not None:
         unverified = _written(out, lambda: _one(r, conversation_id, fmt, hide, thinking, out, prose))
     else:

@@ -120,9 +120,10 @@ def usage(
     instance: str = typer.Option("", "--instance", help="In a root asz receive landed: count only the conversations sent by an instance id (service.instance.id, e.g. dev@hostA) or token credential name containing this (case-insensitive)."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP + " Its prices replace or extend the price table."),
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows: the key (date, week, month, block, conversation, project or model), usage, cost, models, …, credits, and total (the total row, in every row)."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows: the key (date, week, month, block, conversation, project or model), usage, cost, models, …, credits, and total (the total row, in every row; with --total-once one object, the total once beside the rows)."),
     breakdown: bool = typer.Option(False, "--breakdown", help="Under each row, one row per model with its calls, tokens and cost (--json has them in every row: calls_by_model, usage_by_model, cost_by_model), and a line with what each kind of token cost: input, output, cache write 5m, cache write 1h, cache read, in cents adding up to the row's cost as printed, with the cost's marks (under the total too; --json: cost_by_kind in every row and the total, in USD to the micro-dollar, adding up to cost.usd)."),
     sort: str = typer.Option("default", "--sort", metavar="[default|cost|tokens|calls]", help=SORT_HELP),
+    total_once: bool = typer.Option(False, "--total-once", help="With --json: print one object, {\"rows\": [...], \"total\": {...}}, the total once beside the rows (as ccusage's JSON gives its totals) and the lists every row would carry (unreadable, unchained, no_time, undescribed) beside them too, instead of a list whose every row repeats them."),
 ) -> None:
     """Token usage and cost of the model calls in a storage root, per day, week, month, 5-hour block, conversation,
     project, model or sending instance (asz receive's sender record: --instance keeps one; docs/push.md).
@@ -185,10 +186,19 @@ def usage(
     say_state_files(storage)
     note, unchained = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
     line, left_out = no_time_line(counted, (first, last), any(r.get(KEYS[view]) == NO_TIME for r in rows), shown, view)
-    _print(_with_kinds(rows, table) if breakdown else rows, as_json, KEYS[view], view == "session", totals(rows, table, breakdown), breakdown,
+    _print(_with_kinds(rows, table) if breakdown else rows, _json_shape(as_json, total_once), KEYS[view], view == "session", totals(rows, table, breakdown), breakdown,
            {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed}, note, line, shown)
     if problems or (unmatched and ids):  # a filter that matches nothing exits 1, as every reader's (docs/reading.md)
         raise typer.Exit(1)
+
+
+def _json_shape(as_json: bool, total_once: bool) -> str:
+    """How the rows are printed: ``object`` (``--json --total-once``), ``rows`` (``--json``), ``""`` (the table);
+    typer.Exit(2) for ``--total-once`` without ``--json``."""
+    if total_once and not as_json:
+        typer.echo("asz usage: --total-once shapes --json: give --json too", err=True)
+        raise typer.Exit(2)
+    return ("object" if total_once else "rows") if as_json else ""
 
 
 def _settings(view: str, sort: str, config: Optional[Path]):
@@ -285,13 +295,14 @@ def no_time_line(counted: list, window: tuple, has_row: bool, shown: Callable[[s
     return f"{NO_TIME}: calls whose {unit} is not known, {why}: {which}", left_out
 
 
-def _print(rows: list[dict], as_json: bool, key: str, session: bool, t: dict, breakdown: bool, short: dict[str, list],
+def _print(rows: list[dict], as_json: str, key: str, session: bool, t: dict, breakdown: bool, short: dict[str, list],
            note: str, no_time: str = "", shown: Callable[[str], str] = str) -> None:
-    """The rows as JSON (each listing ``unreadable`` when a conversation did not read, ``unchained`` when a landed
+    """The rows as JSON (``as_json`` ``rows``: a list, each row listing ``unreadable`` when a conversation did not read, ``unchained`` when a landed
     session has no conversation chain: which day, month or project it falls in is not known, so every row may be
     short by it; ``no_time`` when a window left out calls with no time; ``undescribed``, ``[{"conversation",
     "records"}]``, when a conversation holds transcript records the dialect could not read: calls no figure counts
-    may be in them), else as the text table (:func:`_table`;
+    may be in them, and ``total``; ``object``, with ``--total-once``: ``{"rows", "total"}`` and those lists beside
+    them, once), else (``""``) as the text table (:func:`_table`;
     ``note`` the line naming the unchained sessions, under the total marked !, or on stderr with JSON; ``no_time`` the
     :func:`no_time_line`, under the table, on stderr with JSON when it says calls were left out). The table names a
     conversation by ``shown``: its shortest prefix of 8 characters or more that no other conversation of the root
@@ -305,8 +316,11 @@ def _print(rows: list[dict], as_json: bool, key: str, session: bool, t: dict, br
             typer.echo(f"asz usage: {no_time}", err=True)
 
         listed = {k: v for k, v in short.items() if v}
-        rows = [{**r, **listed, "total": t} for r in rows]  # the text's total row, in every row as unchained is
-        sys.stdout.buffer.write(dumps_wide(rows, option=orjson.OPT_INDENT_2) + b"\n")  # a total past 64 bits stays exact
+        if as_json == "object":  # --total-once: the total and the lists once, beside the rows
+            out: object = {"rows": rows, "total": t, **listed}
+        else:
+            out = [{**r, **listed, "total": t} for r in rows]  # the text's total row, in every row as unchained is
+        sys.stdout.buffer.write(dumps_wide(out, option=orjson.OPT_INDENT_2) + b"\n")  # a total past 64 bits stays exact
     else:
         undescribed = {u["conversation"]: u["records"] for u in short.get("undescribed", ())}
         if session and undescribed:  # the row of such a conversation is marked as one holding calls back is

@@ -20,7 +20,7 @@ from ..view.titles import record_line, talk_headings
 from .export_blocks import BLOCK_STEPS, read_blocks
 from .termtext import plain
 
-__all__ = ["ASKED", "EMBEDDED", "LOST", "clipped", "media_line", "Step", "part_marker", "steps", "talk_heading", "unverified_files", "unverified_marker"]
+__all__ = ["ASKED", "EMBEDDED", "LOST", "clipped", "whole_texts", "media_line", "Step", "part_marker", "steps", "talk_heading", "unverified_files", "unverified_marker"]
 
 
 #: The label of a talk's prompt (what a sub-agent was asked), drawn at the head of its talk.
@@ -344,3 +344,38 @@ def clipped(doc: dict) -> int:
             n += sum(long(node.get(k)) >= TEXT_LIMIT - 3 for k in ("label", "reply", "prompt"))
         todo.extend(node.get("children") or ())
     return n
+
+
+def whole_texts(root: str | os.PathLike, doc: dict) -> tuple[int, int]:
+    """Put back, in the asz.view document ``doc`` (changed in place), each node's ``text`` and ``result`` the document
+    clipped at 2,000 bytes whole from the landed records, as md and html read them (:func:`steps`, thinking
+    included): only where the whole text is exactly what was clipped, its UTF-8 size the node's ``bytes`` /
+    ``result_bytes`` and the clipped text its beginning; ``asz export --format json --whole`` (trial 21).
+    Returns ``(texts put back whole, texts still clipped)``: a talk's ``label``, ``reply`` and ``prompt`` carry no
+    size and stay as they are, counted among the second."""
+    drawn = {s["id"]: s for t in steps(root, doc, thinking=True) for s in t["steps"]}
+    whole = 0
+    for n in walk([*(doc.get("talks") or ()), *(doc.get("loose") or ())]):
+        st = drawn.get(n.get("id"))
+        if st is None:
+            continue
+        tool = n.get("kind") in ("tool", "agent.call")
+        for key, size, got in (("text", "bytes", _compact(st.get("input")) if tool else st.get("text")),
+                               ("result", "result_bytes", st.get("result") if tool else None)):
+            cut, n_bytes = n.get(key), n.get(size)
+            if (isinstance(cut, str) and isinstance(got, str) and isinstance(n_bytes, int) and len(got) > len(cut)
+                    and got.startswith(cut) and len(got.encode("utf-8")) == n_bytes):
+                n[key] = got
+                whole += 1
+    return whole, clipped(doc)
+
+
+def _compact(text):
+    """A tool input as the document writes it: JSON drawn indented by :func:`steps` encoded compact again (orjson's
+    form, the document's), any other text as it is."""
+    if not isinstance(text, str) or not text.startswith(("{", "[")):
+        return text
+    try:
+        return orjson.dumps(orjson.loads(text)).decode("utf-8")
+    except orjson.JSONDecodeError:
+        return text

@@ -3,7 +3,8 @@ a two-hour conversation, is ~284 KB with 52 raw JSON context blocks; docs/readin
 
 Checked against the source transcripts (the session's file and its six subagents' files): every tool call is one
 line, every person's prompt and every reply's text is there whole, no tool result and no injected context is, and
-the header and each talk say what was left out. Real input collected by ``asz collect --once``."""
+the header and each talk say what was left out. And ``--format json --whole``: the texts the asz.view document clipped
+put back whole. Real input collected by ``asz collect --once``."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def brief(corpus_source, tmp_path_factory):
     asz("collect", "--once", "--source", str(base / "projects"), "--root", str(root))
     files = [corpus_source / PROJECT / f"{SID}.jsonl", *sorted((corpus_source / PROJECT / SID).rglob("*.jsonl"))]
     lines = [json.loads(x) for f in files for x in f.read_text(encoding="utf-8").splitlines() if x.strip()]
-    return {"md": asz("export", SID, "--brief", "--root", str(root)).stdout,
+    return {"md": asz("export", SID, "--brief", "--root", str(root)).stdout, "root": root,
             "full": asz("export", SID, "--format", "md", "--root", str(root)).stdout, "lines": lines}
 
 
@@ -78,3 +79,43 @@ def test_brief_is_a_form_of_md_only(brief, tmp_path):
     for args in (("--format", "html"), ("--format", "prose"), ("--audit",)):
         got = asz("export", SID, "--brief", *args, "--root", str(tmp_path), check=False)
         assert got.returncode == 2 and "--brief" in got.stderr
+
+
+def test_json_whole_puts_back_the_texts_the_document_clipped(brief, tmp_path):
+    """``--format json --whole`` (trial 21: the json export cut texts at 2,000 bytes, documented but surprising): each
+    tool input and result the document clipped is whole, equal to the source's; the document's other keys stay."""
+    root = brief["root"]
+    clipped = json.loads(asz("export", SID, "--format", "json", "--root", str(root)).stdout)
+    got = asz("export", SID, "--format", "json", "--whole", "--root", str(root))
+    whole = json.loads(got.stdout)
+    uses = {b["id"]: b["input"] for b in _blocks(brief["lines"], "assistant", "tool_use")}
+    results = {b["tool_use_id"]: b["content"] if isinstance(b["content"], str) else "\n".join(
+        x.get("text", "") for x in b["content"] if x.get("type") == "text") for b in _blocks(brief["lines"], "user", "tool_result")}
+
+    def nodes(doc):
+        todo, out = [*doc["talks"], *(doc.get("loose") or ())], {}
+        while todo:
+            n = todo.pop()
+            out[n["id"]] = n
+            todo += n.get("children") or ()
+        return out
+
+    before, after = nodes(clipped), nodes(whole)
+    assert before.keys() == after.keys()
+    put = 0
+    for nid, n in before.items():
+        for key, size in (("text", "bytes"), ("result", "result_bytes")):
+            if isinstance(n.get(key), str) and isinstance(n.get(size), int) and n[size] > len(n[key].encode()):
+                text = after[nid][key]
+                assert len(text.encode()) == n[size] and text.startswith(n[key]), (nid, key)
+                if nid.startswith("tool/") and key == "text":
+                    assert json.loads(text) == uses[nid[5:]]
+                elif nid.startswith("tool/"):
+                    assert text == results[nid[5:]]
+                put += 1
+        assert {k: v for k, v in after[nid].items() if k not in ("text", "result", "children")} == \
+            {k: v for k, v in n.items() if k not in ("text", "result", "children")}
+    assert put == 34
+    assert f"{SID}: 34 text(s) the asz.view document clipped at 2,000 bytes are whole (--whole)" in got.stderr
+    assert f"{SID}: 6 text(s) of the asz.view document are clipped" in got.stderr  # six subagents' prompts (talks)
+    assert asz("export", SID, "--whole", "--root", str(root), check=False).returncode == 2
