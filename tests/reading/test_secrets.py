@@ -141,11 +141,16 @@ def test_an_export_with_redact_holds_no_credential(leaky, args):
     assert f"asz export: --redact masked {places} place(s) of {len(shown)} credential(s)" in p.stderr
 
 
-def test_the_index_page_of_several_is_redacted_too(leaky, tmp_path):
+@pytest.mark.parametrize("fmt", ["html", "md", "json"])
+def test_the_index_page_of_several_is_redacted_too(leaky, tmp_path, fmt):
+    """A folder export of several (docs/reading.md: "on the index page of several"): no page holds a value whole,
+    the AWS secret access key of the tool result's JSON (escaped in html and json) included."""
     out = tmp_path / "out"
-    p = asz_in_process("export", "--project", "spotter", "--format", "html", "--redact", "--out", str(out),
+    p = asz_in_process("export", "--project", "spotter", "--format", fmt, "--redact", "--out", str(out),
                        "--root", str(leaky))
     assert p.returncode == 0, p.stderr
     pages = {f.name: f.read_text() for f in out.iterdir()}
-    assert sorted(pages) == ["55604662-cf2a-4331-851a-ec234028f8ca.html", "index.html"]
-    assert all(AWS not in text for text in pages.values()) and "AKIA…MPLE" in pages["index.html"]
+    assert sorted(pages) == [f"55604662-cf2a-4331-851a-ec234028f8ca.{fmt}", f"index.{fmt}"]
+    assert not [v for v in (AWS, SECRET, GITHUB, JWT) for text in pages.values() if v in text]
+    assert "AKIA…MPLE" in pages[f"index.{fmt}"]
+    assert "wJal…EKEY" in pages[f"55604662-cf2a-4331-851a-ec234028f8ca.{fmt}"]
