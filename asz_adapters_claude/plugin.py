@@ -45,6 +45,8 @@ class ClaudeCodeLocal(Adapter):
 
     glossaries = {DIALECT: GLOSSARY}
     flag_rules = {DIALECT: FLAG_RULES}
+    #: Claude Code's shell tool and its editing tools (whose successful results get a derived changes/1 record, changes.py).
+    tool_roles = {DIALECT: {"Bash": "shell", **dict.fromkeys(("Edit", "MultiEdit", "Write", "NotebookEdit"), "file_write")}}
     sessions_in_parallel = True  # converts from its arguments and the source files alone
 
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:

@@ -43,6 +43,11 @@ class KiroAdapter(Adapter):
 
     glossaries = {DIALECT: GLOSSARY}
     flag_rules = {DIALECT: FLAG_RULES}
+    #: Kiro's shell tools, ``shell`` (CLI 2.x, the runtime's ``ExecuteCmd``), ``run_command`` (CLI 3.x and IDE, ``kind:
+    #: execute``), ``execute_bash`` (CLI 1.x), and its file writes, ``write`` (CLI 2.x, ``FileWrite``), ``create`` (CLI
+    #: 3.x and IDE, ``kind: edit``), ``fs_write`` (CLI 1.x) (docs/adapters/kiro.md, Changes and shell runs).
+    tool_roles = {DIALECT: {**dict.fromkeys(("shell", "run_command", "execute_bash"), "shell"),
+                            **dict.fromkeys(("write", "create", "fs_write"), "file_write")}}
     sessions_in_parallel = True  # converts from its arguments and the source files alone
 
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:

@@ -17,7 +17,7 @@ from .model import Assembly, Node, kind_id, make_id
 from .asm_state import State, Stream, Call, Tool, ref_of, bref, ref_id, unflagged_input, STEP_KINDS, USAGE_RULE
 from .asm_streams import time_range
 from .asm_talks import run_for
-from .tool_names import EDITING_TOOLS, shell_runs
+from .tool_names import FILE_WRITE, ToolRoles, shell_runs
 
 __all__ = ["provider_joins", "draws_step", "emit_steps", "emit_call", "manifest_for", "emit_tool", "emit_epoch_steps", "emit_delegation_steps", "report_on", "last_assistant", "emit_input_steps", "opens_child", "emit_control_steps", "emit_spawn_relations", "emit_result_of", "fill_counts", "result"]
 
@@ -396,13 +396,17 @@ def emit_result_of(st: State) -> None:
 
 
 _KIND = attrgetter("kind")
-def edits_not_derived(st: State, derived: set[str]) -> int:
-    """Editing tool calls (:data:`EDITING_TOOLS`) whose result came back, not failed, with no changes/1 record for the
+def edits_not_derived(st: State, derived: set[str], roles: ToolRoles) -> int:
+    """File-writing tool calls (role ``file_write`` in the vocabulary of the dialect their call landed in,
+    :class:`~asz_core.flow.tool_names.ToolRoles`) whose result came back, not failed, with no changes/1 record for the
     call among ``derived`` (tool ids): a subagent's edits, whose result lines carry no ``toolUseResult`` (trial 3,
     F17), or edits landed before asz derived their tool's records. What changed is not known for them."""
     n = 0
+    names = roles.named(FILE_WRITE)
     for t in st.tool_by_id.values():
-        if t.name not in EDITING_TOOLS or t.result is None or t.ambiguous or t.tool_id in derived:
+        if t.name not in names or t.result is None or t.ambiguous or t.tool_id in derived or t.use is None:
+            continue
+        if not roles.uniform and roles.role(t.name, t.use.seq) != FILE_WRITE:
             continue
         parts = t.result.parts
         if t.result_part < len(parts) and parts[t.result_part].failed:
@@ -421,6 +425,7 @@ def fill_counts(st: State) -> None:
             if p.changes is not None and p.changes[0] not in changes:
                 changes[p.changes[0]] = (p.changes[1], p.changes[2])
     counts: dict[str, Any] = {}
+    roles = ToolRoles(st.ix.session_dir, st.ix.files)  # each tool counted by its own dialect's vocabulary
     if st.title:
         counts["title"] = st.title
     counts.update(
@@ -432,10 +437,10 @@ def fill_counts(st: State) -> None:
         changes=len(changes),
         lines_added=sum(a for a, _ in changes.values()),
         lines_removed=sum(d for _, d in changes.values()),
-        changes_not_derived=edits_not_derived(st, {k.split("|", 1)[-1] for k in changes}),
+        changes_not_derived=edits_not_derived(st, {k.split("|", 1)[-1] for k in changes}, roles),
         llm_calls=kinds.get("llm.call", 0),
         subagents=sum(1 for s in st.streams if s.role == "child"),
-        bash_runs=shell_runs(nodes) if "tool" in kinds or "agent.call" in kinds else 0,
+        bash_runs=shell_runs(nodes, roles) if "tool" in kinds or "agent.call" in kinds else 0,
     )
     rng = time_range(st)
     if rng:

@@ -71,7 +71,7 @@ def header_counts(asm: Assembly) -> dict[str, Any]:
 
     ``title``; ``talks``, ``steps``, ``streams``, ``segments`` and ``unresolved``
     (open entries) always; ``llm_calls``, ``subagents`` (child streams) and
-    ``bash_runs`` (tool/agent.call of a shell tool, :data:`~asz_core.flow.tool_names.SHELL_TOOLS`) computed when absent;
+    ``bash_runs`` (tool/agent.call of a tool named ``Bash``, :data:`~asz_core.flow.tool_names.DEFAULT_ROLES`) computed when absent;
     ``changes``, ``lines_added``, ``lines_removed`` only when ``asm.counts``
     has them (else None: unknown); ``changes_not_derived`` only when above 0.
     """

@@ -290,6 +290,7 @@ class Adapter(abc.ABC):
     glossaries: ClassVar[Mapping[str, Sequence[Term]]] = {}
     #: Flag rules per dialect; the default :meth:`flag_map` serves them.
     flag_rules: ClassVar[Mapping[str, Sequence[FlagRule]]] = {}
+    tool_roles: ClassVar[Mapping[str, Mapping[str, str]]] = {}  # {dialect: {tool: "shell"|"file_write"}}: flow/tool_names.py
     #: True when landing one session needs nothing this object learnt while landing another: ``convert_line``,
     #: ``convert_document``, ``read_document`` and ``source_exists`` answer from their arguments and the source
     #: files alone. ``asz collect --jobs N`` then lands sessions in N processes at once; otherwise, one by one.
