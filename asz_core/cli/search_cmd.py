@@ -73,7 +73,7 @@ def search(
     except KeyboardInterrupt:
         typer.echo("asz search: stopped before any conversation was indexed", err=True)
         raise typer.Exit(130)
-    kinds = _kinds(kind, limit)
+    kinds = _checked(kind, limit, held_back and by_conversation)
     _indexed(r, reindex, as_json)
     phase = ["query"]  # "print" once the query is done (what Ctrl-C says)
     try:
@@ -188,11 +188,16 @@ def _conversations(r: Path, query: str, hide, filters, kinds: list[str], limit: 
     return rows
 
 
-def _kinds(kind: str, limit: int) -> list[str]:
-    """The kinds ``--kind`` names (a comma list); exit 2 naming the option for an unknown one, or a ``--limit`` below 0."""
+def _checked(kind: str, limit: int, both: bool) -> list[str]:
+    """The kinds ``--kind`` names (a comma list); exit 2 naming the option for an unknown one, a ``--limit`` below 0,
+    or (``both``) ``--held-back`` with ``--conversations``, which it does not shape (never ignored silently)."""
     from ..reading.search import iter_kinds
 
     check_limit("search", limit, "hit")
+    if both:
+        typer.echo("asz search: --held-back shapes the hits' JSON; --conversations prints conversation rows and names "
+                   "what was left out on stderr: give one of them", err=True)
+        raise typer.Exit(2)
     try:
         return list(iter_kinds(kind))
     except ValueError as exc:

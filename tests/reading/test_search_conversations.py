@@ -55,6 +55,11 @@ def test_the_table_and_its_count_line(root):
     assert "«hypothesis»" in "\n".join(out) and "«testing»" in "\n".join(out)
 
 
+def test_held_back_with_conversations_is_refused_not_ignored(root):
+    p = asz("search", "hypothesis testing", "--conversations", "--json", "--held-back", "--root", str(root), check=False)
+    assert p.returncode == 2 and "--held-back shapes the hits' JSON; --conversations prints conversation rows" in p.stderr
+
+
 def test_no_one_text_says_how_many_conversations_do(root):
     p = asz("search", "suite hypothesis", "--root", str(root))
     assert p.stdout.splitlines()[-2].startswith("0 hit(s) in ")
