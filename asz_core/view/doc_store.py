@@ -283,16 +283,26 @@ class KeptDocuments:
     def headings(self, conversation: str, hide: Sequence[str]) -> bytes:
         """The ``/api/c/{id}/headings`` JSON bytes of the conversation's document (:func:`headings_of`), made once per
         document and kept with it; once made, the document and its headings are kept in the root's entries too
-        (:meth:`~asz_core.view.doc_store.DocumentStore.write`), so a later server answers both by reading a file."""
+        (:meth:`~asz_core.view.doc_store.DocumentStore.write`, by a thread of its own after the answer), so a later
+        server answers both by reading a file."""
         d = self.document(conversation, hide)
         if d.headings is None:
-            self._make_headings(conversation, hide, d)
+            self._make_headings(conversation, hide, d, behind=True)
         return d.headings
 
-    def _make_headings(self, conversation: str, hide: Sequence[str], d: Doc) -> None:
+    def _make_headings(self, conversation: str, hide: Sequence[str], d: Doc, *, behind: bool = False) -> None:
+        """Make ``d``'s headings and keep the entry; ``behind``: written by a thread of its own, after the answer (a
+        write waits for the file system: 0.5 ms, up to tens of ms under load)."""
         d.headings = dumps_wide(headings_of(self, conversation, d, hide))
-        self.stored.write(conversation, hide, d.fp, self.prices, d.entry_meta(), self.gzipped(d), d.headings,
-                          self.row_time(conversation))
+
+        def keep() -> None:
+            self.stored.write(conversation, hide, d.fp, self.prices, d.entry_meta(), self.gzipped(d), d.headings,
+                              self.row_time(conversation))
+
+        if behind:
+            threading.Thread(target=keep, name="asz-view-keep", daemon=True).start()
+        else:
+            keep()
 
     def prepare(self, conversation: str, hide: Sequence[str], newest: tuple | None = None) -> Doc:
         """The document and headings of ``conversation`` (its files as they are now; ``newest``: its head round, when

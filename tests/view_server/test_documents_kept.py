@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import time
 
 import orjson
 import pytest
@@ -31,6 +32,21 @@ def _canary(tmp_path):
     return src, root
 
 
+def _kept(root, head_round: int = 1, timeout: float = 30.0) -> dict:
+    """The entry's header once it is there for ``head_round``: a reader's request keeps it by a thread of its own,
+    after its answer."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            meta = orjson.loads((root / ENTRY).read_bytes().split(b"\n", 1)[0])
+            if meta["head_round"] == head_round:
+                return meta
+        except FileNotFoundError:
+            pass
+        assert time.monotonic() < deadline, f"no entry of round {head_round} at {root / ENTRY}"
+        time.sleep(0.02)
+
+
 def _opened(s: Served) -> tuple[bytes, bytes]:
     """The document (asked without gzip) and the headings, as a page asks them."""
     view, headings = s.get(f"{V}/view"), s.get(f"{V}/headings")
@@ -44,9 +60,9 @@ def test_a_kept_document_is_a_fresh_build_byte_for_byte_and_a_new_round_replaces
     try:
         body, headings = _opened(first)
         assert first.get("/api/status").json()["documents_built"] == 1
+        _kept(root)  # kept once both answers were made
     finally:
         first.stop()
-    assert (root / ENTRY).is_file()  # kept once both answers were made
     fresh = dumps_wide(build_view(root, CANARY_SESSION))
     assert body == fresh
 
@@ -66,16 +82,15 @@ def test_a_kept_document_is_a_fresh_build_byte_for_byte_and_a_new_round_replaces
         assert orjson.loads(grown)["head"]["round"] == 2 and grown == dumps_wide(build_view(root, CANARY_SESSION))
         assert grown_headings != headings and later.get("/api/status").json()["documents_built"] == 1
         etag = later.get(f"{V}/view").headers["etag"]
+        assert _kept(root, 2)["etag"] == etag  # the entry of round 1 replaced
     finally:
         later.stop()
-    meta = orjson.loads((root / ENTRY).read_bytes().split(b"\n", 1)[0])  # the entry of round 1 replaced
-    assert meta["head_round"] == 2 and meta["etag"] == etag
 
 
 def test_an_entry_of_other_code_files_or_prices_is_never_read(tmp_path):
     _, root = _canary(tmp_path)
     state = ViewState(root)
-    state.headings(CANARY_SESSION, ())  # built and kept
+    state.prepare(CANARY_SESSION, ())  # built and kept
     fp = state.fingerprint(CANARY_SESSION)
     store = DocumentStore(root)
     assert store.read(CANARY_SESSION, (), fp, None) is not None
@@ -114,9 +129,9 @@ def test_prune_deletes_the_kept_documents_of_what_it_removed(tmp_path):
     s = Served(["view", "--root", str(root)], tmp_path)
     try:
         _opened(s)
+        _kept(root)
     finally:
         s.stop()
-    assert (root / ENTRY).is_file()
     (tmp_path / "asz.yaml").write_text('storage: {retention: {after: "0", require_accepted: false}}\n')
     asz("prune", "--root", str(root), "--config", str(tmp_path / "asz.yaml"))
     assert not (root / DIR / CANARY_SESSION).exists()
