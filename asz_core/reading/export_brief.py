@@ -101,25 +101,26 @@ def _blocks(blocks: list[tuple[str, str]], left: LeftOut) -> list[str]:
 
 
 def _step(st: dict, when: str, left: LeftOut) -> list[str]:
-    """The lines of one step that is not a tool call ([] when the brief form leaves it out, counted in ``left``)."""
+    """The lines of one step that is not a tool call ([] when the brief form leaves it out, counted in ``left``);
+    ``when`` is `` · HH:MM:SS`` or '' for a step with no time."""
     kind = st["kind"]
     if st.get("record_data"):
         left.add("record data", st["record_data"])
     if st["withheld"]:
-        return ["", f"**{st['who']}** · {when}", "", f"*(withheld: {st['withheld']:,} bytes)*"]
+        return ["", f"**{st['who']}**{when}", "", f"*(withheld: {st['withheld']:,} bytes)*"]
     if st.get("same_as"):  # the subagent's last message, drawn above
         return []
     person = kind == "message.external" or st.get("asked")
     if kind in _LABELLED:
         left.add("runtime records", st["text"])
-        return ["", f"*{plain(st['who'])}* · {when}"]
+        return ["", f"*{plain(st['who'])}*{when}"]
     if kind == "epoch.summary":
         left.add("compaction summaries", st["text"])
         return []
     if kind == "context.injection" and not person:
         left.add("injected context texts", st["text"])
         return []
-    head = ["", f"**{st['who']}** · {when}"]
+    head = ["", f"**{st['who']}**{when}"]
     if st.get("blocks"):
         body = _blocks(st["blocks"], left)
         return head + body if body else []
@@ -139,7 +140,7 @@ def _talk(i: int, t: dict, dialect: str, total: LeftOut) -> list[str]:
         lines += ["", f"**{st['who']}**", "", nested(plain(st["text"]))]
     tools = False
     for st in t["steps"]:
-        when = local_text(st["at"], "%H:%M:%S") if st["at"] else ""
+        when = f" · {local_text(st['at'], '%H:%M:%S')}" if st["at"] else ""  # a step with no time: no empty mark
         if st["kind"] in ("tool", "agent.call"):
             lines += ([] if tools else [""]) + [_tool_line(st, dialect, left)]
             tools = True

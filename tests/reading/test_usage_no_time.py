@@ -115,3 +115,20 @@ def test_a_window_cutting_the_conversation_names_the_calls_it_cannot_place(root)
     assert f"asz usage: ! no time, so not placed in the --since/--until window, in no figure above: 8e247382 ({n} call(s))" in j.stderr
     whole = json.loads(_asz(root, "usage", "--json").stdout)
     assert rows[0]["calls"] == whole[0]["calls"]  # the dated calls are counted alike with the window and without
+
+
+def test_the_brief_export_of_replies_with_no_time(root):
+    """``asz export --brief`` of the 2.x session (trial 21): its replies carry no time, so their line is ``**Assistant**``
+    alone (not ``**Assistant** · `` with nothing after it); each of its six tool calls is one line naming the path or
+    command it acts on, and the last reply is there whole."""
+    lines = [json.loads(x) for x in (KIRO / "sessions" / "cli" / f"{V2}.jsonl").read_text().splitlines()]
+    uses = [c["data"] for x in lines if x.get("kind") == "AssistantMessage" for c in x["data"]["content"] if c["kind"] == "toolUse"]
+    last = [c["data"] for c in lines[-1]["data"]["content"] if c["kind"] == "text"][0]
+    p = _asz(root, "export", V2, "--brief")
+    assert p.returncode == 0, p.stderr
+    md = p.stdout
+    assert "**Assistant**\n" in md and "· \n" not in md
+    tools = [x for x in md.splitlines() if x.startswith("- Tool **")]
+    assert [t.split("**")[1] for t in tools] == [u["name"] for u in uses] and len(uses) == 6
+    assert "- Tool **shell** `bash greet.sh` · result " in md
+    assert all(ln in md for ln in last.splitlines() if ln.strip())
