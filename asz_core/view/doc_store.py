@@ -272,7 +272,10 @@ class KeptDocuments:
         e = self.stored.read(conversation, hide, fp, self.prices)
         if e is None:
             return None
-        d = Doc.from_entry(e.meta, e.gz, e.headings, fp)
+        try:
+            d = Doc.from_entry(e.meta, e.gz, e.headings, fp)
+        except (KeyError, TypeError, ValueError):  # sealed, yet not the shape this code writes: built instead
+            return None
         if d.reached != newest[1] and d.listed != newest[2]:
             return None
         self.keep_found(conversation, fp, hide, d.summary, d.hours)
