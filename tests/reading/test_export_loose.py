@@ -192,7 +192,8 @@ def test_json_export_says_its_texts_are_clipped(corpus_root, corpus_source):
         cut += sum(1997 <= len(n.get(k, "").encode("utf-8")) <= 2000 for k in ("label", "reply", "prompt") if n["kind"] == "talk")
     assert cut >= 1
     assert (f"asz export: note: {COMPACTED}: {cut:,} text(s) of the asz.view document are clipped at 2,000 bytes "
-            "(each node's bytes gives the whole size); --format md, html or prose give texts whole") in p.stderr
+            "(each node's bytes gives the whole size); --whole puts them back whole; --format md, html or prose give texts "
+            "whole") in p.stderr
     cli = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text()  # asz export --help (tests/docs: the same)
     assert "json (the asz.view document, whose texts are clipped at 2,000 bytes with bytes giving the whole size" in cli
 
