@@ -116,6 +116,7 @@ def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pro
             from .conversations_cmd import with_senders
 
             row = next(iter(with_senders(root, list(conversation_rows(root, hide, ids=[cid])), "")), None)  # + senders
+        _say_unread(cid, prose.stats.thinking_unread if thinking else 0)
         turns = _windowed(turns, prose, audit, row)
         prose.turns.extend(turns)
         bad = prose.stats.missing[missing:] + [f"landed file {x}; its records give no turn" for x in prose.stats.unverified[before:]]
@@ -130,6 +131,10 @@ def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pro
     if fmt == "json":
         _json_texts(root, cid, doc, prose.whole)
         return to_json(doc) + b"\n", bad
+    if thinking:
+        from ..reading.export_steps import unread_thinking
+
+        _say_unread(cid, unread_thinking(doc))
     if fmt == "html":
         return to_html(root, doc, thinking=thinking, index=prose.index).encode("utf-8"), bad
     if prose.brief:
@@ -154,6 +159,15 @@ def _json_texts(root: Path, cid: str, doc: dict, whole: bool) -> None:
                    "(each node's bytes gives the whole size); " + ("a talk's label, reply and prompt stay clipped "
                    "with --whole" if whole else "--whole puts them back whole; --format md, html or prose give texts "
                    "whole"), err=True)
+
+
+def _say_unread(cid: str, n: int) -> None:
+    """Say on stderr that ``n`` (> 0) thinking blocks of ``cid`` hold no text, which ``--thinking`` cannot show (trial 21:
+    it changed nothing on a Claude Code 2.1 session, silently); the export says it too, once, in the first one's place."""
+    if n:
+        from ..reading.export_steps import thinking_note
+
+        typer.echo(f"asz export: note: {cid}: {thinking_note(n)[1:-1]}", err=True)
 
 
 def _windowed(turns: list[dict], prose: Prose, audit, row: dict | None) -> list[dict]:

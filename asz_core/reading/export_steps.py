@@ -20,7 +20,8 @@ from ..view.titles import record_line, talk_headings
 from .export_blocks import BLOCK_STEPS, read_blocks
 from .termtext import plain
 
-__all__ = ["ASKED", "EMBEDDED", "LOST", "clipped", "whole_texts", "media_line", "Step", "part_marker", "steps", "talk_heading", "unverified_files", "unverified_marker"]
+__all__ = ["ASKED", "EMBEDDED", "LOST", "UNREAD_THINKING", "clipped", "whole_texts", "media_line", "Step", "part_marker", "steps",
+           "talk_heading", "thinking_note", "unread_thinking", "unverified_files", "unverified_marker"]
 
 
 #: The label of a talk's prompt (what a sub-agent was asked), drawn at the head of its talk.
@@ -92,6 +93,26 @@ def part_marker(p: dict) -> str:
     return f"[{why}: {n:,} bytes]" if isinstance(n, int) and not isinstance(n, bool) else f"[{why}]"
 
 
+#: The states of a reasoning part (a ``thinking`` node) the runtime wrote without its text (origin-digest §5.1: an
+#: empty Claude Code ``thinking`` block, signature only, is ``unavailable``; a ``redacted_thinking`` block
+#: ``redacted``): ``--thinking`` has nothing to show of it (trial 21: Claude Code 2.1 writes every one so).
+UNREAD_THINKING = frozenset({"unavailable", "redacted"})
+
+
+def unread_thinking(doc: dict) -> int:
+    """How many ``thinking`` nodes of the asz.view document ``doc`` (its talks and ``loose``) hold no text because the
+    runtime wrote them redacted (state in :data:`UNREAD_THINKING`)."""
+    return sum(n.get("kind") == "thinking" and n.get("state") in UNREAD_THINKING
+               for n in walk([*(doc.get("talks") or ()), *(doc.get("loose") or ())]))
+
+
+def thinking_note(n: int) -> str:
+    """What ``asz export --thinking`` says, once, where the first of ``n`` thinking blocks with no text would be drawn
+    (and on stderr): ``[14 thinking block(s) hold no text: the runtime wrote them redacted; --thinking cannot show
+    them]``."""
+    return f"[{n:,} thinking block(s) hold no text: the runtime wrote them redacted; --thinking cannot show them]"
+
+
 def _part_text(p: dict) -> str:
     text = p.get("text", "")
     if not text and p.get("data") is not None:
@@ -146,6 +167,7 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
 
     heads = talk_headings(doc, dialect, HEADING_LIMIT, record=lambda ref: recs.get((ref.get("seq"), ref.get("row"))), clean=plain)
     asked_by = set(asked_steps(doc).values())  # an old sidechain's opening prompt, written in its parent's file
+    unread = [unread_thinking(doc) if thinking else 0]  # said once, in the first one's place, then 0
 
     def step(n: dict) -> Step | None:  # one node as a step to draw, None when it is not drawn
         kind = n["kind"]
@@ -154,21 +176,14 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
         s = Step(id=n["id"], kind=kind, at=n.get("at") or 0, who=_WHO.get(kind, kind), text="", withheld=0)
         first = _first_ref(n)
         if kind in ("tool", "agent.call"):
-            s["name"], s["failed"] = n.get("name", ""), bool(n.get("failed"))
-            refs = n.get("refs") or ([n["ref"]] if n.get("ref") else [])
-            s["withheld"] = n.get("bytes", 0) if n.get("state") == "omitted" else 0
-            s["input"] = "" if s["withheld"] else _ref_text(recs, refs[0] if refs else None, ("call", "text"))
-            s["result_withheld"] = n.get("result_bytes", 0) if n.get("result_state") == "omitted" else 0
-            s["result"] = "" if s["result_withheld"] or len(refs) < 2 else _ref_text(recs, refs[1], ("result", "text"))
-            if not s["result"] and not s["result_withheld"]:
-                s["result"] = n.get("result", "") or held(refs[1] if len(refs) > 1 else None)
-            if not s["input"] and not s["withheld"]:
-                s["input"] = held(refs[0] if refs else None)
+            _tool_step(s, n, recs, held)
             s["executions"] = [executed[x] for x in n.get("executions") or () if x in executed]  # server, time, outcome
         elif n.get("state") == "omitted":
             s["withheld"] = n.get("bytes", 0) or 1
         else:
             s["text"] = _text_apart(recs, first, s) or n.get("text", "") or held(first)
+            if not s["text"].strip() and kind == "thinking" and n.get("state") in UNREAD_THINKING and unread[0]:
+                s["text"], unread[0] = thinking_note(unread[0]), 0
             if not s["text"].strip():
                 if not n.get("media"):
                     return None  # an empty fragment is not drawn; one that carries an image is (its placeholder)
@@ -276,6 +291,22 @@ def _asked_once(talks: list[dict], prompts_in: dict[str, dict]) -> None:
         st = steps.get(sid)
         if st is not None and not st["withheld"] and a["talk"] in number:
             st["ask"] = {"key": a["key"], "talk": number[a["talk"]]}
+
+
+def _tool_step(s: Step, n: dict, recs: dict, held) -> None:
+    """Fill a tool or agent call's step ``s`` from its node ``n``: ``name``, ``failed``, ``input`` and ``result`` whole
+    from the records ``recs`` its ``refs`` cite (``held(ref)``, the marker of a file that does not verify, when they
+    give none), ``withheld`` / ``result_withheld`` (bytes) when the document withholds them."""
+    s["name"], s["failed"] = n.get("name", ""), bool(n.get("failed"))
+    refs = n.get("refs") or ([n["ref"]] if n.get("ref") else [])
+    s["withheld"] = n.get("bytes", 0) if n.get("state") == "omitted" else 0
+    s["input"] = "" if s["withheld"] else _ref_text(recs, refs[0] if refs else None, ("call", "text"))
+    s["result_withheld"] = n.get("result_bytes", 0) if n.get("result_state") == "omitted" else 0
+    s["result"] = "" if s["result_withheld"] or len(refs) < 2 else _ref_text(recs, refs[1], ("result", "text"))
+    if not s["result"] and not s["result_withheld"]:
+        s["result"] = n.get("result", "") or held(refs[1] if len(refs) > 1 else None)
+    if not s["input"] and not s["withheld"]:
+        s["input"] = held(refs[0] if refs else None)
 
 
 def _first_ref(n: dict) -> dict | None:

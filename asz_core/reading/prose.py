@@ -77,6 +77,7 @@ from ..sessiondata.model import Header
 from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
 from .export import LOST, build, part_marker
+from .export_steps import UNREAD_THINKING, thinking_note
 from .landed_check import chain_problem
 
 __all__ = ["PERSON_NAMED", "Estimate", "ProseStats", "SourceLines", "prose_turns", "estimate", "session_of"]
@@ -178,6 +179,9 @@ class ProseStats:
         #: ``(file, row)`` of each ``user`` turn kept whose record is not flagged ``external_input``: the runtime's
         #: (a compaction summary, flag ``reset_summary``; ``isMeta`` text) or a parent agent's (trial 16b, F6)
         self.not_person: list[tuple[str, int]] = []
+        #: reasoning parts with no text (the runtime wrote them redacted) of the conversation :func:`prose_turns` read
+        #: last, with ``thinking`` (``--thinking``); its first turn holding one says how many, in that part's place
+        self.thinking_unread = 0
 
     def _why(self) -> str:
         """Why the undecided records could not be checked, by what was found (trial 15, F6: a transcript that is only
@@ -370,7 +374,7 @@ def _turn(rec: dict, header: Header, thinking: bool, lines: Optional[SourceLines
         return None
     keep = ("text", "reasoning") if (thinking and who == "agent") else ("text",)
     # as seed 003 joins a line's blocks, empty ones too; a block whose text is not in the root says so (part_marker)
-    text = "\n".join(p.get("text", "") or part_marker(p) for p in parts if p.get("k") in keep)
+    text = "\n".join(p.get("text", "") or part_marker(p) or _unread(p, stats) for p in parts if p.get("k") in keep)
     if not text:
         return None
     lost = [p for p in parts if p.get("k") in keep and not p.get("text") and part_marker(p)]
@@ -379,6 +383,22 @@ def _turn(rec: dict, header: Header, thinking: bool, lines: Optional[SourceLines
     if role == "user" and _is_claude(header) and "external_input" not in (rec.get("flags") or ()):
         stats.not_person.append(where)
     return role, text
+
+
+def _unread(p: dict, stats: ProseStats) -> str:
+    """'' for a part drawn as nothing; for a reasoning part the runtime wrote with no text (state in
+    :data:`~asz_core.reading.export_steps.UNREAD_THINKING`), counted in ``stats.thinking_unread``, and the first of a
+    conversation (``stats.thinking_unread`` was 0), :data:`UNREAD_MARK`, which :func:`prose_turns` replaces by the
+    note saying how many the conversation holds (:func:`~asz_core.reading.export_steps.thinking_note`)."""
+    if p.get("k") != "reasoning" or p.get("state") not in UNREAD_THINKING:
+        return ""
+    stats.thinking_unread += 1
+    return UNREAD_MARK if stats.thinking_unread == 1 else ""
+
+
+#: Where the note on thinking with no text goes until the conversation's count is known (a character no record
+#: holds as text: U+FDD0 is a noncharacter).
+UNREAD_MARK = "\ufdd0thinking\ufdd0"
 
 
 def _records(root: Path, session: str, through: int, bad: list[str], conversation: str = "") -> Iterator[tuple[Header, str, int, dict]]:
@@ -426,6 +446,7 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
     session, through = head.session, head.through_seq
     stats.missing.extend(missing_evidence(root, session, through, head.round, named))
     hidden = set(hide)
+    stats.thinking_unread = 0
     seen: set[tuple[str, int]] = set()
     by_stream: dict[str, list[dict]] = {}
     first: dict[str, int] = {}
@@ -453,11 +474,21 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
             by_stream.setdefault(stream, []).extend(got)
     if raw is not None:
         raw.append(raw_bytes)
+    _note_unread(by_stream, stats.thinking_unread)
     order = sorted(by_stream, key=lambda s: (s != "main", first.get(s, 1 << 62), s))
     if audit is not None:
         audit.ask(build(root, conversation, hide), by_stream)
         return audit.arrange([by_stream[s] for s in order])
     return [turn for s in order for turn in by_stream[s]]
+
+
+def _note_unread(by_stream: dict[str, list[dict]], n: int) -> None:
+    """The turn holding :data:`UNREAD_MARK` (the first reasoning part with no text) given the note on the ``n`` such
+    parts of the conversation in its place."""
+    for turn in (t for turns in by_stream.values() for t in turns) if n else ():
+        if UNREAD_MARK in turn.get("text", ""):
+            turn["text"] = turn["text"].replace(UNREAD_MARK, thinking_note(n))
+            return
 
 
 def estimate(turns: Sequence[dict], raw_bytes: int) -> Estimate:

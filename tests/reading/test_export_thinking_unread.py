@@ -1,0 +1,51 @@
+"""``asz export --thinking`` says how many thinking blocks hold no text (trial 21, "Exports": on a Claude Code 2.1
+session it changed nothing, silently: its 14 thinking blocks are empty strings with a signature, redacted by Claude
+Code). docs/reading.md, ``asz export``.
+
+The corpus's ef958aa1 holds 14 such blocks and no readable one (counted here from its transcript): with
+``--thinking`` every format that draws thinking (md, html, prose, the prose audit form) says so once, where the
+first one would be, and stderr says it; without ``--thinking`` nothing is said. A session whose thinking has text
+(55604662) gets no note."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from reading_helpers import asz, main_transcripts, source_lines
+
+REDACTED = "ef958aa1-0e93-49f0-bb71-150f63befcd1"
+READABLE = "55604662-cf2a-4331-851a-ec234028f8ca"
+
+
+def _thinking_blocks(corpus_source, sid: str) -> list[tuple[str, str]]:
+    """``(line timestamp, thinking text)`` of every thinking / redacted_thinking block of the session's transcript."""
+    path = main_transcripts(corpus_source).get(sid)
+    if path is None:
+        pytest.skip(f"the corpus lacks {sid}")
+    return [(d.get("timestamp", ""), b.get("thinking") or "") for d in source_lines(path) if d.get("type") == "assistant"
+            for b in d["message"]["content"] if isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking")]
+
+
+def test_thinking_with_no_text_is_said_once(corpus_root, corpus_source):
+    blocks = _thinking_blocks(corpus_source, REDACTED)
+    assert len(blocks) == 14 and not any(text for _, text in blocks)  # Claude Code 2.1 wrote every one without its text
+    note = "[14 thinking block(s) hold no text: the runtime wrote them redacted; --thinking cannot show them]"
+    said = f"asz export: note: {REDACTED}: {note[1:-1]}"
+    for form in (["--format", "md"], ["--format", "html"], ["--format", "prose"], ["--audit"]):
+        p = asz("export", REDACTED[:8], "--thinking", *form, "--root", str(corpus_root))
+        assert p.stdout.count(note) == 1, form
+        assert p.stderr.splitlines().count(said) == 1, form
+        if form[-1] in ("prose", "--audit"):  # the note stands where the first one is: its line's time, as an assistant turn
+            line = next(json.loads(x) for x in p.stdout.splitlines() if note in x)
+            assert (line["role"], line["text"], line["ts"]) == ("assistant", note, blocks[0][0])
+            assert line.get("kind", "thinking") == "thinking"
+        without = asz("export", REDACTED[:8], *form, "--root", str(corpus_root))
+        assert "hold no text" not in without.stdout + without.stderr, form
+
+
+def test_thinking_with_text_gets_no_note(corpus_root, corpus_source):
+    assert all(text for _, text in _thinking_blocks(corpus_source, READABLE))
+    for fmt in ("md", "prose"):
+        p = asz("export", READABLE[:8], "--thinking", "--format", fmt, "--root", str(corpus_root))
+        assert "hold no text" not in p.stdout + p.stderr
