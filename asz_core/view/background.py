@@ -311,7 +311,7 @@ class BackgroundChecks:
             try:
                 if newest is None:
                     raise ApiError(404, "no round")
-                self.check_one(c, newest)
+                built = self.check_one(c, newest)
             except Exception:  # a conversation that does not build is shown as such when opened; in no usage sum
                 fp = self._files_now(c)
                 with self._lock:
@@ -320,18 +320,18 @@ class BackgroundChecks:
             done += 1
             with self._lock:
                 self.checked += 1
-            stop.wait(pause)
+            stop.wait(pause if built else 0)  # a kept entry read (a restart, nothing changed): no pause (trial 21)
         self.reading = ""
         return done
 
-    def check_one(self, conversation: str, newest: tuple) -> None:
+    def check_one(self, conversation: str, newest: tuple) -> bool:
         """Build ``conversation``'s document withholding :attr:`hide` without keeping it in memory, for its state, row
         keys and usage: in :attr:`worker` when there is one (only what was found comes back), else in this thread;
         the document and its headings are kept in the root's entries (:meth:`prepare`), so the page of a conversation
-        checked opens by reading a file. A kept entry of the same files is read instead of building."""
+        checked opens by reading a file. A kept entry of the same files is read instead of building: False, else True."""
         fp = self.fingerprint(conversation)
         if self._kept(conversation, self.hide, newest, fp) is not None:
-            return  # a kept entry of these files (doc_store): read, not built
+            return False  # a kept entry of these files (doc_store): read, not built
         if self.worker is not None:
             try:
                 summary, hours = self.worker.call("check", str(self.root), conversation, list(self.hide), self.prices)
@@ -340,8 +340,8 @@ class BackgroundChecks:
                     raise  # the server is stopping: nothing more is checked
             else:
                 self.keep_found(conversation, fp, self.hide, summary, hours)
-                return
-        self.prepare(conversation, self.hide, newest)
+                return True
+        return self.prepare(conversation, self.hide, newest) is not None
 
     def count_in_worker(self, root, conversation: str, session: str, hide: Sequence[str], store):
         """:func:`~asz_core.view.summary_cache.conversation_summary` counted in :attr:`worker` (which keeps it in the
