@@ -330,8 +330,8 @@ class BackgroundChecks:
         the document and its headings are kept in the root's entries (:meth:`prepare`), so the page of a conversation
         checked opens by reading a file. A kept entry of the same files is read instead of building: False, else True."""
         fp = self.fingerprint(conversation)
-        if self._kept(conversation, self.hide, newest, fp) is not None:
-            return False  # a kept entry of these files (doc_store): read, not built
+        if self.kept_found(conversation, self.hide, newest, fp):
+            return False  # a kept entry of these files, or what its build found (doc_store): read, not built
         if self.worker is not None:
             try:
                 summary, hours = self.worker.call("check", str(self.root), conversation, list(self.hide), self.prices)

@@ -51,6 +51,9 @@ MAX_BYTES = 64 << 20
 #: The first word of an entry's header line; changed when the entry's shape changes.
 FORMAT = "asz-document-entry/1"
 _SUFFIX = ".doc"
+#: The suffix of the record of what a build found, written in place of an entry the bound leaves out (its header
+#: alone: state, summary, usage per hour; a few KB), so a restart need not build that conversation again to know them.
+FOUND = ".found"
 _TMP = ".tmp"
 #: A half-written entry (its writer killed) older than this (ns) is deleted by the next write's scan.
 TMP_AGE_NS = 600 * 10**9
@@ -119,17 +122,43 @@ class DocumentStore:
         h.update(repr(fp).encode())
         return h.hexdigest()
 
-    def read(self, conversation: str, hide: Sequence[str], fp: tuple, prices: object) -> Entry | None:
-        """The entry kept for these files, code and prices, else None (an entry of other files or code is deleted)."""
-        path = self.path(conversation, hide)
-        if first_link(self.root, path) is not None:  # none yet, or a link in the way: never followed
+    def _get(self, path: Path) -> bytes | None:
+        """The bytes of ``path``, None when there is none or a link is in the way (never followed)."""
+        if first_link(self.root, path) is not None:
             return None
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
         except (OSError, ValueError):
             return None
         with os.fdopen(fd, "rb") as f:
-            data = f.read()
+            return f.read()
+
+    def found(self, conversation: str, hide: Sequence[str], fp: tuple, prices: object) -> dict | None:
+        """What a build of these files, code and prices found (an entry's header fields: ``state``, ``summary``,
+        ``hours``, ``reached``, ``listed``…) from the small record written in place of an entry the bound left out
+        (:data:`FOUND`, trial 21), else None (a record of other files or code is deleted)."""
+        path = self.path(conversation, hide).with_suffix(FOUND)
+        data = self._get(path)
+        if data is None:
+            return None
+        head, _, seal = data.partition(b"\n")
+        try:
+            meta = orjson.loads(head)
+            ok = hashlib.sha256(head).hexdigest().encode() == seal and meta.get("format") == FORMAT \
+                and meta.get("key") == self.key(conversation, hide, fp, prices)
+        except (orjson.JSONDecodeError, AttributeError):
+            ok = False
+        if not ok:
+            self._unlink(path)
+            return None
+        return meta
+
+    def read(self, conversation: str, hide: Sequence[str], fp: tuple, prices: object) -> Entry | None:
+        """The entry kept for these files, code and prices, else None (an entry of other files or code is deleted)."""
+        path = self.path(conversation, hide)
+        data = self._get(path)
+        if data is None:
+            return None
         try:
             head, seal, rest = data.split(b"\n", 2)
             meta = orjson.loads(head)
@@ -153,8 +182,16 @@ class DocumentStore:
         when = (activity_ms or 0) * 1_000_000
         try:
             if not self._room(path, len(data), when):
-                self._unlink(path)
+                self._unlink(path)  # what the build found is kept aside, a few KB outside the bound (trial 21)
+                self._put(path.with_suffix(FOUND), head + b"\n" + hashlib.sha256(head).hexdigest().encode(), when)
                 return False
+            return self._put(path, data, when)
+        except OSError:
+            return False
+
+    def _put(self, path: Path, data: bytes, when: int) -> bool:
+        """Write ``data`` to ``path`` whole or not at all, its mtime ``when`` (ns); False when a link is in the way."""
+        try:
             path.parent.mkdir(parents=True, exist_ok=True)
             if first_link(self.root, path.parent) is not None:
                 return False  # a link in the way: nothing is written through it
@@ -282,6 +319,20 @@ class KeptDocuments:
         with self._lock:
             self.kept_read += 1
         return d
+
+    def kept_found(self, conversation: str, hide: Sequence[str], newest: tuple, fp: tuple) -> bool:
+        """True when the root keeps what a build of these files found, its state, row keys and usage then kept as a
+        build's are (:meth:`keep_found`): its entry (:meth:`_kept`), or the record written for a conversation whose
+        entry the bound left out (:meth:`DocumentStore.found`)."""
+        if self._kept(conversation, hide, newest, fp) is not None:
+            return True
+        meta = self.stored.found(conversation, hide, fp, self.prices)
+        if meta is None or (meta["reached"] != newest[1] and tuple(meta["listed"]) != tuple(newest[2])):
+            return False
+        self.keep_found(conversation, fp, hide, meta["summary"], {(at, m): v for at, m, v in meta["hours"]})
+        with self._lock:
+            self.kept_read += 1
+        return True
 
     def headings(self, conversation: str, hide: Sequence[str]) -> bytes:
         """The ``/api/c/{id}/headings`` JSON bytes of the conversation's document (:func:`headings_of`), made once per

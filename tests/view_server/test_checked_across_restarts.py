@@ -69,3 +69,37 @@ def test_a_file_changed_while_the_server_was_down_is_caught_at_its_next_start(tm
     if entries[CANARY_SESSION].exists():  # built again from the files as they are: the entry says what they gave
         meta = orjson.loads(entries[CANARY_SESSION].read_bytes().split(b"\n", 1)[0])
         assert meta["state"] == states[CANARY_SESSION]
+
+
+def test_what_a_build_found_is_kept_when_the_bound_leaves_its_document_out(tmp_path):
+    """A conversation whose document does not fit the bound keeps a small record of what its build found (state,
+    summary, usage per hour), so the next start reads it instead of building; a file changed since is built again."""
+    from asz_core.view.doc_store import DocumentStore
+    from asz_core.view.state import ViewState
+
+    src, root = tmp_path / "projects", tmp_path / "root"
+    write_session(src, canary_lines())
+    collect_and_parse(src, root)
+
+    def started() -> ViewState:
+        state = ViewState(root)
+        state.stored = DocumentStore(root, max_bytes=1)  # no document fits
+        return state
+
+    first = started()
+    assert first.check_one(CANARY_SESSION, first.newest_round(CANARY_SESSION)) is True  # built
+    assert not (root / DIR / CANARY_SESSION / "-.doc").exists() and (root / DIR / CANARY_SESSION / "-.found").is_file()
+    later = started()
+    assert later.check_one(CANARY_SESSION, later.newest_round(CANARY_SESSION)) is False  # read, not built
+    assert later.known_state(CANARY_SESSION) == "verified" and later.kept_read == 1
+    assert later.usage()["total"] == first.usage()["total"] and later.usage()["total"]["calls"] > 0
+    landed = max((root / CANARY_SESSION).rglob("*.sd"), key=lambda p: p.stat().st_size)
+    st = landed.stat()
+    os.chmod(landed, 0o644)
+    raw = bytearray(landed.read_bytes())
+    raw[len(raw) // 2] ^= 0x01
+    landed.write_bytes(bytes(raw))
+    os.utime(landed, ns=(st.st_atime_ns, st.st_mtime_ns))
+    third = started()
+    assert third.check_one(CANARY_SESSION, third.newest_round(CANARY_SESSION)) is True  # changed: built again
+    assert third.known_state(CANARY_SESSION) != "verified"
