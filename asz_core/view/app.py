@@ -154,7 +154,7 @@ def _body(request, pairs, hide):
 
 
 #: The parameters ``/api/usage`` takes (``hide`` is every route's, seed 004).
-USAGE_PARAMS = ("project", "model", "since", "until", "exact", "hide")
+USAGE_PARAMS = ("project", "model", "since", "until", "exact", "tz", "hide")
 
 
 def _usage(request, pairs, hide):
@@ -168,7 +168,9 @@ def usage_filters(pairs: Sequence[tuple[str, str]]) -> dict:
     name, as the page's dropdowns pick it), ``since`` and ``until`` (the forms ``asz usage`` takes:
     :func:`~asz_core.view.match.parse_time`, a day in the server's zone; the page sends instants). Raises
     :class:`ApiError` 400 for a parameter it does not know (one it would ignore), one given twice, or a time that does
-    not read (trial 17b, F12: ``project=`` was ignored and the whole root's usage answered)."""
+    not read (trial 17b, F12: ``project=`` was ignored and the whole root's usage answered); ``tz``, the zone (an
+    IANA name, the page's own) whose days place a call with no time of its own (the server's own zone without it),
+    400 when it names none."""
     from .match import TimeError, parse_time
 
     got: dict[str, str] = {}
@@ -185,8 +187,15 @@ def usage_filters(pairs: Sequence[tuple[str, str]]) -> dict:
         until = parse_time(got["until"], end=True) if got.get("until") else None
     except TimeError as exc:
         raise ApiError(400, f"since/until: {exc}") from None
+    if "tz" in got:
+        from .zone import zone_of
+
+        try:
+            zone_of(got["tz"])
+        except ValueError as exc:
+            raise ApiError(400, f"tz: {exc}") from None
     return {"project": got.get("project", ""), "model": got.get("model", ""), "since": since, "until": until,
-            "exact": got.get("exact") == "1"}
+            "exact": got.get("exact") == "1", "tz": got.get("tz")}
 
 
 def _glossary(request, pairs, hide):

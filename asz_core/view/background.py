@@ -108,7 +108,7 @@ class BackgroundChecks:
         return t
 
     def usage(self, project: str = "", model: str = "", since: int | None = None, until: int | None = None,
-              exact: bool = False) -> dict:
+              exact: bool = False, tz: str | None = None) -> dict:
         """``/api/usage``: tokens (and cost, where the price table knows the model) of every model call, per hour.
 
         ``hours`` is a list of ``{"hour": unix ms (UTC hour start), "in", "out",
@@ -136,37 +136,29 @@ class BackgroundChecks:
         Narrowed (trial 17b, F12) to the conversations whose project matches ``project``, the calls of models that
         match ``model`` (:func:`~asz_core.view.match.matches`: a part of the name, case-insensitive, as ``asz ls``
         and ``asz usage`` match; ``exact``: the whole name) and the quarter hours whose start is from ``since`` to
-        ``until`` (unix ms; with either, the calls with no time are in no figure, as ``asz usage --since`` leaves
-        them out). ``conversations`` then counts the listed ones whose project matches or is not built yet.
-        ``filters`` says what was applied: ``{"project", "model", "since", "until", "exact"}`` ('' and null: none).
-        """
+        ``until`` (unix ms). A call with no time is placed by its conversation's range as ``asz usage`` places it
+        (``usage_report.span_key``, ``span_in_window``; days in zone ``tz``, None: the server's): :func:`_sum_parts`.
+        ``conversations`` then counts the listed ones whose project matches or is not built yet. ``filters`` says what
+        was applied: ``{"project", "model", "since", "until", "exact"}`` ('' and null: none)."""
+        from .usage_report import range_span
+        from .zone import zone_of
+
+        zone = zone_of(tz)  # ValueError for a name of none: usage_filters refuses it first (400)
         convs = set(self.conversations())
         with self._lock:
             if project:  # a conversation not built yet has no known project: counted as still to read
                 convs = {c for c in convs if c not in self._projects or matches(self._projects[c], project, exact)}
             states = {c: s[1] for c, s in self._states.items()}
-            parts = [(c, _narrow(v, model, exact, since, until)) for c, v in sorted(self._usage.items())
-                     if c in convs and states.get(c, "verified") == "verified"]
+            parts = [(c, _narrow(v, model, exact, since, until), range_span(*self._spans.get(c, (None, None)), zone))
+                     for c, v in sorted(self._usage.items()) if c in convs and states.get(c, "verified") == "verified"]
             held = [{"conversation": c, "state": states[c]} for c in sorted(self._usage)
                     if c in convs and states.get(c, "verified") != "verified"]
             short = [{"conversation": c, "calls": self._short[c]} for c in sorted(self._usage)
                      if c in convs and states.get(c, "verified") == "verified" and self._short.get(c)]
             behind = any(c not in self._usage and c not in self._unbuilt for c in convs)
             unbuilt = [(c, fp) for c, fp in self._unbuilt.items() if c in convs and c not in self._usage]
-        total: dict[tuple[int, str], list[int]] = {}
-        untimed: list[dict] = []
-        metered: list[dict] = []
-        for c, hours in parts:
-            for key, v in hours.items():
-                _add_into(total.setdefault(key, [0] * _WIDTH), v)
-            n = sum(v[4] for (at, _), v in hours.items() if at == NO_TIME_AT)
-            left = sum(v[12] for (at, _), v in hours.items() if at == NO_TIME_AT and len(v) > 12)
-            if n or left:
-                untimed.append({"conversation": c, "calls": n, **({"credits": round(left, 6)} if left else {})})
-            spent = sum(v[12] for v in hours.values() if len(v) > 12)
-            if spent:
-                metered.append({"conversation": c, "credits": round(spent, 6)})
-        answer = hours_answer(total, counted=len(parts), conversations=len(convs), prices=self.prices)
+        total, placed, untimed, metered = _sum_parts(parts, since, until)
+        answer = hours_answer(total, counted=len(parts), conversations=len(convs), prices=self.prices, placed=placed)
         answer["no_time"]["conversations"] = untimed
         answer["credits"] = metered
         answer["held_back"] = held
@@ -449,12 +441,53 @@ def _narrow(hours: dict[tuple[int, str], list], model: str, exact: bool, since: 
             until: int | None) -> dict[tuple[int, str], list]:
     """The buckets of one conversation's :func:`usage_hours` whose model matches ``model``
     (:func:`~asz_core.view.match.matches`) and, with ``since`` or ``until`` (unix ms), whose quarter hour starts in
-    that window (a bucket of calls with no time then in none)."""
+    that window (the bucket of calls with no time is kept: :func:`_placed` places it by the conversation's range)."""
     if not model and since is None and until is None:
         return hours
     return {(at, m): v for (at, m), v in hours.items() if matches(m, model, exact) and (
-        (since is None and until is None) or (at != NO_TIME_AT and (since is None or at >= since)
-                                              and (until is None or at <= until)))}
+        at == NO_TIME_AT or ((since is None or at >= since) and (until is None or at <= until)))}
+
+
+def _sum_parts(parts: list[tuple], since: int | None, until: int | None) -> tuple[dict, dict, list, list]:
+    """:meth:`BackgroundChecks.usage`'s buckets over ``parts`` (``(conversation, narrowed usage_hours, its range_span)``):
+    ``total`` keyed as :func:`usage_hours`, ``placed`` by ``(day, model)`` (:func:`_placed`), then the
+    ``no_time.conversations`` and ``credits`` entries."""
+    from .usage_report import span_in_window, span_key
+
+    total, placed, untimed, metered = {}, {}, [], []  # type: ignore[var-annotated]
+    windowed = since is not None or until is not None
+    for c, hours, span in parts:
+        hours, on_day = _placed(hours, span_key("daily", span), not windowed or span_in_window(span, since, until) is True)
+        for into, got in ((total, hours), (placed, on_day)):
+            for key, v in got.items():
+                _add_into(into.setdefault(key, [0] * _WIDTH), v)
+        n = sum(v[4] for (at, _), v in hours.items() if at == NO_TIME_AT)
+        left = sum(v[12] for (at, _), v in hours.items() if at == NO_TIME_AT and len(v) > 12)
+        if n or left:
+            untimed.append({"conversation": c, "calls": n, **({"credits": round(left, 6)} if left else {})})
+        spent = sum(v[12] for v in (*hours.values(), *on_day.values()) if len(v) > 12)
+        if spent:
+            metered.append({"conversation": c, "credits": round(spent, 6)})
+    return total, placed, untimed, metered
+
+
+def _placed(hours: dict[tuple[int, str], list], day: str, inside: bool) -> tuple[dict, dict]:
+    """One conversation's :func:`usage_hours` as ``(kept, on_day)``: ``on_day`` its calls with no time (:data:`NO_TIME_AT`)
+    keyed ``(day, model)`` when ``day`` (``usage_report.span_key`` of its range) places them, ``kept`` the rest; a
+    record's credits with no time stay unplaced, as ``asz usage`` keeps them; ``inside`` False (a window not holding
+    the whole range) leaves out every bucket with no time."""
+    from .usage_report import NO_TIME
+
+    kept, on_day = {}, {}  # type: ignore[var-annotated]
+    for (at, m), v in hours.items():
+        if at != NO_TIME_AT or (inside and day == NO_TIME):
+            kept[(at, m)] = v
+        elif inside:
+            if any(rest := v[:12] + [0.0] + v[13:]):
+                on_day[(day, m)] = rest
+            if len(v) > 12 and v[12]:
+                kept[(at, m)] = [0] * 12 + [v[12]] + [0] * (len(v) - 13)
+    return kept, on_day
 
 
 def _add_counts(t: list[int], at: int, u: dict) -> None:
@@ -478,13 +511,16 @@ def _usage_of(v: list[int]) -> dict:
     return u
 
 
-def hours_answer(total: dict[tuple[int, str], list[int]], *, counted: int, conversations: int, prices=None) -> dict:
+def hours_answer(total: dict[tuple[int, str], list[int]], *, counted: int, conversations: int, prices=None,
+                 placed: dict[tuple[str, str], list] | None = None) -> dict:
     """The ``/api/usage`` answer from per-(quarter hour, model) sums (:func:`usage_hours`): ``hours`` per UTC hour and
     ``quarters`` per quarter hour; ``no_time`` the calls whose records carry no time (keyed :data:`NO_TIME_AT`: in no
     hour or quarter; ``{"in", "out", "cache_read", "cache_write", "calls", "cost"}``, zeros when none); ``models``
     one row per model (``(no model)`` for calls that name none) over every call, timed or not, with its ``calls``;
-    ``total`` the sum of the quarters and ``no_time`` (so also of the hours and ``no_time``, and of ``models``, to
-    the micro-dollar). The cost comes from ``prices`` (asz.yaml's table, as every other reader prices with) or, when
+    ``placed`` (``[{"day": "YYYY-MM-DD", ...}]``, by day) the calls with no time of their own placed by their
+    conversation's recorded range (``placed``: (day, model) sums, :func:`_placed`), in no hour or quarter;
+    ``total`` the sum of the quarters, ``placed`` and ``no_time`` (so also of the hours, ``placed`` and
+    ``no_time``, and of ``models``, to the micro-dollar). The cost comes from ``prices`` (asz.yaml's table, as every other reader prices with) or, when
     None, the shipped price table when it is installed."""
     try:
         from .prices import cost_of as table_cost  # issue 17's price table
@@ -502,13 +538,14 @@ def hours_answer(total: dict[tuple[int, str], list[int]], *, counted: int, conve
     untimed, _ = _bucket_rows({k: v for k, v in total.items() if k[0] == NO_TIME_AT}, "at", cost_of)
     no_time = untimed[0] if untimed else _bucket_rows({(NO_TIME_AT, ""): [0] * _WIDTH}, "at", cost_of)[0][0]
     no_time.pop("at")
+    on_day, _ = _bucket_rows(placed or {}, "day", cost_of)
     per_model: dict[tuple[str, str], list[int]] = {}
-    for (_, model), v in total.items():
+    for (_, model), v in [*total.items(), *(placed or {}).items()]:
         _add_into(per_model.setdefault((model or "(no model)", model), [0] * len(v)), v)
     models, more = _bucket_rows(per_model, "model", cost_of)
     return {"hours": hours, "counted": counted, "conversations": conversations, "unpriced": sorted(unpriced | more),
             "priced": cost_of is not None, "quarters": quarters, "no_time": no_time, "models": models,
-            "total": _sum_rows(quarters + [no_time])}
+            "placed": on_day, "total": _sum_rows(quarters + on_day + [no_time])}
 
 
 def _add_into(t: list[int], v: list[int]) -> None:

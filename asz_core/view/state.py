@@ -150,6 +150,7 @@ class ViewState(BackgroundChecks, LandedRequests, KeptDocuments):
         self._states: dict[str, tuple[tuple, str]] = {}  # conversation -> (fingerprint, verification state)
         self._usage: dict[str, dict[tuple[int, str], list[int]]] = {}  # conversation -> (hour ms, model) -> [in, out, cr, cw, calls]
         self._projects: dict[str, str] = {}  # conversation -> its summary's project, as built (what /api/usage narrows by)
+        self._spans: dict[str, tuple] = {}  # conversation -> its summary's (from, to), unix ms: what places a call with no time
         self._short: dict[str, int] = {}  # conversation -> its calls whose usage lacks a dropped count (summary.usage_incomplete)
         self._unbuilt: dict[str, tuple] = {}  # conversation the checker could not build (no round, an error) -> its files'
         # fingerprint then (BackgroundChecks.usage: done while unchanged; in no usage sum)
@@ -383,6 +384,7 @@ class ViewState(BackgroundChecks, LandedRequests, KeptDocuments):
             self._states[conversation] = (fp, summary["state"])
             self._usage[conversation] = hours
             self._projects[conversation] = summary.get("project") or ""
+            self._spans[conversation] = (summary.get("from"), summary.get("to"))
             self._short[conversation] = summary.get("usage_incomplete") or 0
 
     def gzipped(self, d: Doc) -> bytes:

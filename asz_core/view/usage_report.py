@@ -67,7 +67,7 @@ from .usage_blocks import BLOCK_MS, block_label, block_starts, burn, week_of
 from .zone import zone_of
 
 __all__ = ["VIEWS", "KEYS", "SORTS", "TIMED", "NO_TIME", "Counted", "read_root", "narrowed", "report", "totals", "untimed", "untimed_credits", "zone_of",
-           "placed_key", "in_window"]
+           "placed_key", "in_window", "range_span", "span_key", "span_in_window"]
 
 #: The report views and the key each row carries.
 VIEWS = ("daily", "weekly", "monthly", "blocks", "session", "project", "model", "instance")
@@ -182,14 +182,12 @@ def _count_calls(out: list[Counted], conv: str, places: dict, calls: Iterable, z
 
 
 def _span(header: dict | None, zone: dt.tzinfo) -> tuple | None:
-    """``(from day, to day, from ms, to ms)``: the head round's ``session_from_time`` and ``session_through_time``
-    (the conversation's first and last record times, as ``asz ls`` and ``asz search`` read its range) in ``zone``;
-    None when either is not known."""
+    """:func:`range_span` of the head round's ``session_from_time`` and ``session_through_time`` (the conversation's
+    first and last record times, as ``asz ls`` and ``asz search`` read its range) in ``zone``."""
     ns = [parse_instant(header.get(k)) for k in ("session_from_time", "session_through_time")] if isinstance(header, dict) else []
     if len(ns) != 2 or None in ns:
         return None
-    (lo, lo_ms), (hi, hi_ms) = _day_ms(ns[0], zone), _day_ms(ns[1], zone)
-    return lo, hi, lo_ms, hi_ms
+    return range_span(ns[0] // 1_000_000, ns[1] // 1_000_000, zone)
 
 
 def _count_credits(out: list[Counted], conv: str, places: dict, zone: dt.tzinfo) -> None:
@@ -246,12 +244,27 @@ def narrowed(counted: Iterable[Counted], project: str = "", model: str = "", ins
 
 def placed_key(view: str, c: Counted) -> str:
     """The key of a call with no time of its own in a view keyed by time (:data:`TIMED`), by its conversation's
-    recorded range (``c.span``; trial 19, F22): the day, week or month that holds the whole range (the call happened
-    within it), else :data:`NO_TIME` (the range crosses a day's, week's or month's end, or is not known; a block is
-    shaped by its calls' own times, so ``blocks`` always)."""
-    if c.span is None or view == "blocks":
+    recorded range (``c.span``; trial 19, F22): :func:`span_key` (a block is shaped by its calls' own times, so
+    ``blocks`` always gives :data:`NO_TIME`)."""
+    return NO_TIME if view == "blocks" else span_key(view, c.span)
+
+
+def range_span(lo_ms: int | None, hi_ms: int | None, zone: dt.tzinfo) -> tuple | None:
+    """A conversation's recorded range as :attr:`Counted.span`: ``(from day, to day, from ms, to ms)`` in ``zone`` of
+    its first and last record times ``lo_ms``, ``hi_ms`` (unix ms); None when either is not known (None or 0)."""
+    if not lo_ms or not hi_ms:
+        return None
+    return _day_ms(lo_ms * 1_000_000, zone)[0], _day_ms(hi_ms * 1_000_000, zone)[0], lo_ms, hi_ms
+
+
+def span_key(view: str, span: tuple | None) -> str:
+    """The ``daily``, ``weekly`` or ``monthly`` key that holds the whole recorded range ``span``
+    (:func:`range_span`): a call with no time of its own happened within it, so it is placed there, in ``asz usage``
+    and on the page (``/api/usage``'s ``placed``) alike; :data:`NO_TIME` when the range crosses a day's, week's or
+    month's end or is not known."""
+    if span is None:
         return NO_TIME
-    lo, hi = c.span[0], c.span[1]
+    lo, hi = span[0], span[1]
     if view == "daily":
         return lo.isoformat() if lo == hi else NO_TIME
     if view == "weekly":
@@ -261,14 +274,20 @@ def placed_key(view: str, c: Counted) -> str:
 
 def in_window(c: Counted, since: int | None, until: int | None) -> bool | None:
     """Whether call ``c`` was made from ``since`` to ``until`` (unix ms, inclusive; either None for open): by its own
-    time, else by its conversation's recorded range as ``asz search`` places a hit with no time (trial 19, F25): True
-    when the whole range is inside, False when wholly outside, None when it crosses an end or is not known (the call
-    cannot be placed: :func:`untimed` counts it)."""
+    time, else by its conversation's recorded range (:func:`span_in_window`)."""
     if c.ms is not None:
         return (since is None or c.ms >= since) and (until is None or c.ms <= until)
-    if c.span is None:
+    return span_in_window(c.span, since, until)
+
+
+def span_in_window(span: tuple | None, since: int | None, until: int | None) -> bool | None:
+    """Whether a call with no time of its own, made within the recorded range ``span`` (:func:`range_span`), was
+    made from ``since`` to ``until`` (unix ms, inclusive; either None for open), as ``asz search`` places a hit with
+    no time (trial 19, F25): True when the whole range is inside, False when wholly outside, None when it crosses an
+    end or is not known (the call cannot be placed: :func:`untimed` counts it; the page leaves it out too)."""
+    if span is None:
         return None
-    lo, hi = c.span[2], c.span[3]
+    lo, hi = span[2], span[3]
     if (since is None or lo >= since) and (until is None or hi <= until):
         return True
     if (since is not None and hi < since) or (until is not None and lo > until):

@@ -13,6 +13,7 @@ import json
 import re
 import sys
 import time
+from urllib.parse import quote
 from collections import Counter
 from pathlib import Path
 
@@ -51,8 +52,9 @@ def _whole_usage(s) -> dict:
 
 
 def _sums_up(u: dict) -> None:
-    """The total is the sum of the quarters and the no-time part, of the hours and it, and of the model rows."""
-    for buckets in (u["quarters"] + [u["no_time"]], u["hours"] + [u["no_time"]], u["models"]):
+    """The total is the sum of the quarters, the placed days and the no-time part, of the hours and those, and of the
+    model rows."""
+    for buckets in (u["quarters"] + u["placed"] + [u["no_time"]], u["hours"] + u["placed"] + [u["no_time"]], u["models"]):
         assert {k: sum(b[k] for b in buckets) for k in COUNTS} == {k: u["total"][k] for k in COUNTS}
         assert abs(sum(b["cost"] for b in buckets) - u["total"]["cost"]) < 1e-6 * len(buckets)
 
@@ -61,25 +63,55 @@ def _table(drv, css: str) -> list[list[str]]:
     return [[c.text for c in tr.find_elements(By.TAG_NAME, "td")] for tr in drv.find_elements(By.CSS_SELECTOR, css + " tbody tr")]
 
 
-def test_calls_with_no_time_are_in_the_api_and_on_the_page(kiro_root, serve, browser):
+def _v2_range() -> tuple[str, str]:
+    """The 2.x conversation's recorded range, from its source files (docs/adapters/kiro.md, Times): its prompt's
+    ``meta.timestamp`` (unix s) to the session document's ``updated_at``."""
+    lines = [json.loads(x) for x in (KIRO / "sessions" / "cli" / f"{V2}.jsonl").read_text().splitlines()]
+    (prompt,) = [x for x in lines if x.get("kind") == "Prompt"]
+    doc = json.loads((KIRO / "sessions" / "cli" / f"{V2}.json").read_text())
+    return prompt["data"]["meta"]["timestamp"], doc["updated_at"]
+
+
+def test_calls_with_no_time_are_placed_by_their_range_as_asz_usage_daily(kiro_root, serve, browser):
+    """A Kiro CLI 2.x call has no time of its own: ``/api/usage`` places it on the day (in the zone asked, ``tz``)
+    holding its conversation's whole recorded range, as ``asz usage daily`` does (one function), not in ``no_time``;
+    a window that cuts the range leaves it out; the page draws it on that day, with no (no time) row."""
     n = len(_v2_replies())
+    prompt_s, updated = _v2_range()
     s = serve(kiro_root)
-    u = _whole_usage(s)
-    assert u["complete"] and u["counted"] == u["conversations"] == 2
-    assert u["no_time"]["calls"] == n and u["no_time"]["conversations"] == [{"conversation": V2, "calls": n}]
-    assert [u["no_time"][k] for k in ("in", "out", "cache_read", "cache_write")] == [0, 0, 0, 0]  # Kiro: credits
-    assert u["total"]["calls"] == sum(q["calls"] for q in u["quarters"]) + n
-    _sums_up(u)
+    _whole_usage(s)
+    cli = {r["date"]: r["calls"] for r in json.loads(asz_in_process(
+        "usage", "daily", "--json", "--tz", "UTC", "--root", str(kiro_root)).stdout)}
+    for tz, day in (("UTC", "2026-05-27"), ("Asia/Tokyo", "2026-05-28")):  # 18:15Z is 03:15 the next day in Tokyo
+        u = s.get("/api/usage?tz=" + quote(tz)).json()
+        assert u["no_time"]["calls"] == 0 and u["no_time"]["conversations"] == []
+        assert [(p["day"], p["calls"]) for p in u["placed"]] == [(day, n)]
+        _sums_up(u)
+    assert time.strftime("%Y-%m-%d", time.gmtime(prompt_s)) == updated[:10] == "2026-05-27"
+    assert cli["2026-05-27"] == n + sum(q["calls"] for q in u["quarters"] if time.gmtime(q["at"] // 1000)[:3] == (2026, 5, 27))
+    assert "(no time)" not in cli
+    # a window holding the whole range counts the calls; one that cuts it leaves them out, as asz usage --since does
+    inside = s.get("/api/usage?tz=UTC&since=2026-05-27&until=2026-05-27").json()
+    assert [(p["day"], p["calls"]) for p in inside["placed"]] == [("2026-05-27", n)]
+    cut = s.get("/api/usage?tz=UTC&since=2026-05-27T18:15:10Z").json()
+    assert cut["placed"] == [] and cut["no_time"]["calls"] == 0 and cut["total"]["calls"] == 0
+    assert s.get("/api/usage?tz=Mars/Olympus").status == 400
 
     drv = browser
-    note = open_usage(drv, s.base, "#usage-no-time")
-    assert note.text.startswith(f"(no time): {n} call(s) whose day is not known")
-    assert note.text.endswith(f"{V2[:8]} ({n} call(s)).")
+    open_usage(drv, s.base, "#usage-days")
+    zone = drv.execute_script("return Intl.DateTimeFormat().resolvedOptions().timeZone")
+    u = s.get("/api/usage?tz=" + quote(zone)).json()
+    (placed,) = u["placed"]
     rows = _table(drv, "#usage-days")
-    assert rows[-2][:2] == ["(no time)", str(n)] and rows[-1][:2] == ["Total", str(u["total"]["calls"])]
+    assert not drv.find_elements(By.ID, "usage-no-time") and not [r for r in rows if r[0] == "(no time)"]
+    timed = sum(q["calls"] for q in u["quarters"] if drv.execute_script(
+        "const d = new Date(arguments[0]); return d.getFullYear() + '-' + String(d.getMonth() + 1).padStart(2, '0')"
+        " + '-' + String(d.getDate()).padStart(2, '0');", q["at"]) == placed["day"])
+    assert [r[1] for r in rows if r[0] == placed["day"]] == [str(n + timed)]
+    assert rows[-1][:2] == ["Total", str(u["total"]["calls"])]
     # Kiro records credits, not tokens: every row says so, never 0 tokens and $0 (as asz usage's not recorded)
     assert all(r[2:7] == ["not recorded"] * 4 + ["—"] for r in rows)
-    assert sum(int(r[1]) for r in rows[:-1]) == int(rows[-1][1])  # the days and (no time) add up to the total
+    assert sum(int(r[1]) for r in rows[:-1]) == int(rows[-1][1])  # the days add up to the total
     assert sum(int(r[1]) for r in _table(drv, "#usage-models")) == u["total"]["calls"]
     shot(drv, "usage-no-time")
 
@@ -95,7 +127,7 @@ def test_credits_are_in_the_api_and_on_the_page_apart_from_tokens_and_cost(kiro_
     u = _whole_usage(s)
     near = lambda v: pytest.approx(v, abs=1e-6)  # noqa: E731
     assert u["total"]["credits"] == near(whole)
-    assert sum(q.get("credits", 0) for q in u["quarters"]) + u["no_time"].get("credits", 0) == near(whole)
+    assert sum(q.get("credits", 0) for q in u["quarters"] + u["placed"]) + u["no_time"].get("credits", 0) == near(whole)
     assert {m["model"]: m["credits"] for m in u["models"] if "credits" in m} == {k: near(v) for k, v in models.items()}
     assert {x["conversation"]: x["credits"] for x in u["credits"]} == {k: near(v) for k, v in convs.items()}
     assert not any("credits" in q and not q["credits"] for q in u["quarters"] + u["hours"])  # a key only where some

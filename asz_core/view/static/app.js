@@ -426,6 +426,8 @@
     const since = f.since ? dayStart(f.since) : null, until = f.until ? dayStart(f.until) : null;
     if (since !== null) q.push('since=' + enc(new Date(since).toISOString()));
     if (until !== null) q.push('until=' + enc(new Date(until + 86400000 - 1).toISOString()));
+    // the days a call with no time of its own is placed on (by its conversation's range): this page's, as localDay's
+    if (tzName() !== 'local') q.push('tz=' + enc(tzName()));
     return q.join('&');
   }
   // What /api/usage said it narrowed the figures to, in words ('' when nothing).
@@ -768,9 +770,10 @@
       clear(panel);
       if (!res.ok) { panel.append(errorBox('No usage.', res)); return; }
       const u = res.data, days = new Map(), held = u.held_back || [];
-      // quarter hours: a local day in any zone in use (India +5:30, Nepal +5:45) is a sum of whole quarters
-      (u.quarters || u.hours || []).forEach(function (x) {
-        const k = localDay(x.at !== undefined ? x.at : x.hour);
+      // quarter hours: a local day in any zone in use (India +5:30, Nepal +5:45) is a sum of whole quarters; then
+      // the calls with no time of their own the server placed on a day of this zone by their conversation's range
+      (u.quarters || u.hours || []).concat(u.placed || []).forEach(function (x) {
+        const k = x.day || localDay(x.at !== undefined ? x.at : x.hour);
         const d = days.get(k) || { in: 0, out: 0, cache_read: 0, cache_write: 0, cost: 0, priced: true, calls: 0, long: 0,
           rate_not_priced_calls: 0, rate_not_checked_calls: 0 };
         TOKEN_KINDS.forEach(function (t) { d[t[0]] += x[t[0]] || 0; });
@@ -844,7 +847,7 @@
       dayTable.id = 'usage-days';
       panel.append(dayTable);
       if (untimed.calls || untimed.credits) {
-        panel.append(h('p', { class: 'muted small', id: 'usage-no-time' }, '(no time): ' + num(untimed.calls) + ' call(s) whose day is not known, their records carry no time (Kiro CLI 2.x, for one, writes none on a model reply), so they are in no day and no chart, and in the total: ' +
+        panel.append(h('p', { class: 'muted small', id: 'usage-no-time' }, '(no time): ' + num(untimed.calls) + ' call(s) whose day is not known, their records carry no time (Kiro CLI 2.x, for one, writes none on a model reply), and their conversation\'s recorded range is not within one day, so they are in no day and no chart, and in the total: ' +
           (untimed.conversations || []).map(function (x) { return x.conversation.slice(0, 8) + ' (' + num(x.calls) + ' call(s)' + (x.credits ? ', ' + credits(x.credits) + ' credits' : '') + ')'; }).join(', ') + '.'));
       }
       if (metered) {  // named apart from the tokens and the cost: a runtime's own unit (trial 15, F14)
