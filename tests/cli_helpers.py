@@ -24,7 +24,7 @@ import traceback
 import sys
 from pathlib import Path
 
-__all__ = ["asz_in_process", "collect_transcript", "rotated_source"]
+__all__ = ["asz_in_process", "collect_transcript", "rotated_source", "timeless_traces"]
 
 
 def asz_in_process(*args: str, cwd: Path | str | None = None, env: dict[str, str | None] | None = None,
@@ -214,3 +214,27 @@ def rotated_source(tmp_path: Path, transcript: Path) -> dict:
     p = asz_in_process("collect", "--once", "--source", str(src), "--root", str(root), env=away)
     assert p.returncode == 1 and "conflicts=1" in p.stdout, p.stdout + p.stderr
     return {"src": src, "root": root, "file": f, "landed": landed, "size": len(later)}
+
+
+def timeless_traces(root: Path) -> list[str]:
+    """Two LangSmith chain runs (``x``, ``y``) with one model call each (claude-sonnet-4-5, 10 in, 2 out) and no time
+    at all, staged in ``root``'s ingest inbox as the receiver writes them and landed by the real ``asz collect --once
+    --adapter langsmith-ingest``: two conversations whose ids share ``ls-trace-`` (asserted). Returns their ids, sorted."""
+    import json
+
+    inbox = root / "_ingest" / "langsmith" / "inbox"
+    inbox.mkdir(parents=True)
+    runs = [{"op": "post", "id": i, "run": {"id": i, "name": "agent", "run_type": "chain",
+                                            "inputs": {"messages": [{"role": "user", "content": f"hello from {i}"}]}}}
+            for i in "xy"]
+    runs += [{"op": "post", "id": f"{i}-llm", "run": {
+        "id": f"{i}-llm", "name": "ChatModel", "run_type": "llm", "trace_id": i, "parent_run_id": i,
+        "extra": {"metadata": {"ls_model_name": "claude-sonnet-4-5"}},
+        "outputs": {"generations": [[{"message": {"kwargs": {"content": "hi", "usage_metadata": {
+            "input_tokens": 10, "output_tokens": 2, "total_tokens": 12}}}}]]}}} for i in "xy"]
+    (inbox / "001.jsonl").write_text("".join(json.dumps(r) + "\n" for r in runs))
+    p = asz_in_process("collect", "--once", "--adapter", "langsmith-ingest", "--root", str(root))
+    assert p.returncode == 0, p.stdout + p.stderr
+    ids = sorted(p.name for p in root.iterdir() if not p.name.startswith("_"))
+    assert len(ids) == 2 and ids[0][:9] == ids[1][:9] == "ls-trace-", ids
+    return ids

@@ -11,10 +11,10 @@ resolve ids with this one rule.
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
 __all__ = ["IdError", "AmbiguousId", "UnknownId", "resolve", "MATCHES_SHOWN", "SHOWN_AT_LEAST", "shown_names",
-           "unique_prefixes"]
+           "named", "unique_prefixes"]
 
 #: The fewest characters of an id a list or a note shows (a Claude Code session UUID's first group).
 SHOWN_AT_LEAST = 8
@@ -82,6 +82,13 @@ def shown_names(among: Iterable[str], least: int = SHOWN_AT_LEAST) -> Callable[[
         return c[:need]
 
     return shown
+
+
+def named(lists: Sequence[list[dict]], among: Iterable[str]) -> list[list[dict]]:
+    """Each of ``lists`` (entries ``{"conversation": id, …}``) with ``name`` added to every entry: :func:`shown_names`
+    of its id among ``among``, how ``asz usage`` names it (``/api/usage``'s lists, which the page prints)."""
+    shown = shown_names(among)
+    return [[{**e, "name": shown(e["conversation"])} for e in entries] for entries in lists]
 
 
 def unique_prefixes(ids: Iterable[str], among: Iterable[str], least: int = SHOWN_AT_LEAST) -> dict[str, str]:

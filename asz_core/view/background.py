@@ -14,6 +14,7 @@ import threading
 import time
 from typing import Any, Sequence
 
+from ..storage.ids import named
 from .match import matches
 from .query import ApiError
 from .rows import header_ms
@@ -132,6 +133,7 @@ class BackgroundChecks:
         (and ``credits``, those its records with no time metered, where some). ``credits``: ``[{"conversation",
         "credits"}]``, by id, of each summed conversation whose records metered credits (Kiro; the runtime's own unit,
         never tokens or USD); a bucket, ``no_time``, a model's row and ``total`` carry ``credits`` only where some.
+        Each entry of those four lists has ``name`` too: its id as ``asz usage`` prints it (storage.ids.named).
 
         Narrowed (trial 17b, F12) to the conversations whose project matches ``project``, the calls of models that
         match ``model`` (:func:`~asz_core.view.match.matches`: a part of the name, case-insensitive, as ``asz ls``
@@ -144,7 +146,7 @@ class BackgroundChecks:
         from .zone import zone_of
 
         zone = zone_of(tz)  # ValueError for a name of none: usage_filters refuses it first (400)
-        convs = set(self.conversations())
+        convs = set(every := self.conversations())
         with self._lock:
             if project:  # a conversation not built yet has no known project: counted as still to read
                 convs = {c for c in convs if c not in self._projects or matches(self._projects[c], project, exact)}
@@ -159,10 +161,8 @@ class BackgroundChecks:
             unbuilt = [(c, fp) for c, fp in self._unbuilt.items() if c in convs and c not in self._usage]
         total, placed, untimed, metered = _sum_parts(parts, since, until)
         answer = hours_answer(total, counted=len(parts), conversations=len(convs), prices=self.prices, placed=placed)
-        answer["no_time"]["conversations"] = untimed
-        answer["credits"] = metered
-        answer["held_back"] = held
-        answer["usage_incomplete"] = short
+        answer["no_time"]["conversations"], answer["credits"], answer["held_back"], answer["usage_incomplete"] = \
+            named([untimed, metered, held, short], every)  # as asz usage names them: unique in the root (122b95e)
         answer["complete"] = not behind and not self.reading and all(self._files_now(c) == fp for c, fp in unbuilt)
         answer["filters"] = {"project": project, "model": model, "since": since, "until": until, "exact": exact}
         return answer

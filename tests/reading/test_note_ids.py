@@ -12,11 +12,11 @@ then pruned by ``asz prune`` (``storage.retention.after: 1s``).
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 
 import pytest
+from cli_helpers import timeless_traces
 from reading_helpers import REPO, asz
 
 from asz_core.storage.ids import shown_names
@@ -36,20 +36,7 @@ def test_shown_names_from_neighbours():
 @pytest.fixture(scope="module")
 def timeless(tmp_path_factory):
     root = tmp_path_factory.mktemp("note-ids") / "root"
-    inbox = root / "_ingest" / "langsmith" / "inbox"
-    inbox.mkdir(parents=True)
-    runs = [{"op": "post", "id": i, "run": {"id": i, "name": "agent", "run_type": "chain",
-                                            "inputs": {"messages": [{"role": "user", "content": f"hello from {i}"}]}}}
-            for i in "xy"]
-    runs += [{"op": "post", "id": f"{i}-llm", "run": {
-        "id": f"{i}-llm", "name": "ChatModel", "run_type": "llm", "trace_id": i, "parent_run_id": i,
-        "extra": {"metadata": {"ls_model_name": "claude-sonnet-4-5"}},
-        "outputs": {"generations": [[{"message": {"kwargs": {"content": "hi", "usage_metadata": {
-            "input_tokens": 10, "output_tokens": 2, "total_tokens": 12}}}}]]}}} for i in "xy"]
-    (inbox / "001.jsonl").write_text("".join(json.dumps(r) + "\n" for r in runs))
-    asz("collect", "--once", "--adapter", "langsmith-ingest", "--root", str(root))
-    ids = sorted(p.name for p in root.iterdir() if not p.name.startswith("_"))
-    assert len(ids) == 2 and ids[0][:8] == ids[1][:8] == "ls-trace"
+    timeless_traces(root)
     return root
 
 

@@ -102,4 +102,4 @@ def test_the_page_api_counts_and_marks_the_same(root):
     assert c.get(f"/api/c/{SID}/view").status_code == 200  # built: its hours are in /api/usage
     u = c.get("/api/usage").json()
     assert sum(h["calls"] for h in u["hours"]) == want
-    assert u["usage_incomplete"] == [{"conversation": SID, "calls": short}]
+    assert u["usage_incomplete"] == [{"conversation": SID, "name": SID[:8], "calls": short}]

@@ -794,7 +794,7 @@
       panel.append(h('p', { class: 'muted small', id: 'usage-note' }, usageFilterText(u.filters) + 'Tokens and cost of every model call, by the day it was made (your time zone, ' + tzName() + '). ' +
         'Read from ' + num(u.counted) + ' of ' + num(u.conversations) + ' conversation(s)' +
         (u.counted + held.length < u.conversations ? ' (the rest are still being read)' : '') + '.' +
-        (held.length ? ' Held back, in no figure (they do not verify): ' + held.map(function (x) { return x.conversation.slice(0, 8) + ' (' + x.state + ')'; }).join(', ') + '.' : '') +
+        (held.length ? ' Held back, in no figure (they do not verify): ' + held.map(function (x) { return (x.name || x.conversation) + ' (' + x.state + ')'; }).join(', ') + '.' : '') +
         (u.unpriced && u.unpriced.length ? ' Models without a price (their tokens count, their cost does not): ' + u.unpriced.join(', ') + '.' : '')));
       if (!keys.length && !untimed.calls && !untimed.credits) { panel.append(h('p', { class: 'muted' }, 'No model call with usage yet.')); return; }
       if (keys.length) {
@@ -848,11 +848,11 @@
       panel.append(dayTable);
       if (untimed.calls || untimed.credits) {
         panel.append(h('p', { class: 'muted small', id: 'usage-no-time' }, '(no time): ' + num(untimed.calls) + ' call(s) whose day is not known, their records carry no time (Kiro CLI 2.x, for one, writes none on a model reply), and their conversation\'s recorded range is not within one day, so they are in no day and no chart, and in the total: ' +
-          (untimed.conversations || []).map(function (x) { return x.conversation.slice(0, 8) + ' (' + num(x.calls) + ' call(s)' + (x.credits ? ', ' + credits(x.credits) + ' credits' : '') + ')'; }).join(', ') + '.'));
+          (untimed.conversations || []).map(function (x) { return (x.name || x.conversation) + ' (' + num(x.calls) + ' call(s)' + (x.credits ? ', ' + credits(x.credits) + ' credits' : '') + ')'; }).join(', ') + '.'));
       }
       if (metered) {  // named apart from the tokens and the cost: a runtime's own unit (trial 15, F14)
         panel.append(h('p', { class: 'muted small', id: 'usage-credits' }, 'Credits: ' + CREDITS + ', ' + credits(total.credits) +
-          ' in all, on the day of the record that metered them: ' + (u.credits || []).map(function (x) { return x.conversation.slice(0, 8) + ' ' + credits(x.credits); }).join(', ') + '.'));
+          ' in all, on the day of the record that metered them: ' + (u.credits || []).map(function (x) { return (x.name || x.conversation) + ' ' + credits(x.credits); }).join(', ') + '.'));
       }
       if (total && total.long_context_calls) {
         panel.append(h('p', { class: 'muted small', id: 'usage-long' }, num(total.long_context_calls) + ' call(s) marked ' + LONG_MARK + ': ' + LONG_PRICED + '.'));
