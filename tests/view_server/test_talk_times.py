@@ -54,7 +54,8 @@ def test_md_and_html_give_the_talks_own_start(corpus_root, corpus_dir, tmp_path)
     assert asz_in_process("export", SID[:8], "--root", str(corpus_root), "--tz", "UTC", "--format", "html",
                           "--out", str(out)).returncode == 0
     html = out.read_text()
-    at = html.index(f"Talk 7: <bdi>{PROMPT}") if f"Talk 7: <bdi>{PROMPT}" in html else html.index("Talk 7: ")
+    body = max(html.find("</nav>"), 0)  # after the list of talks at the top of the page (dd73df3): the talk itself
+    at = html.index(f"Talk 7: <bdi>{PROMPT}", body) if f"Talk 7: <bdi>{PROMPT}" in html[body:] else html.index("Talk 7: ", body)
     assert f'<p class="when">{_utc(start)}</p>' in html[at:at + 600]
     times = [line for line in md.splitlines() if line.startswith("*20") and "· `talk/" in line]
     assert times == sorted(times)  # the talks in time order, as the document lists them
