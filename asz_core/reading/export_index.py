@@ -98,14 +98,14 @@ def project_groups(rows: Sequence[dict]) -> list[tuple[str, list[dict]]]:
 
 
 def _ran(rows: Sequence[dict]) -> str:
-    """``ran 3h12m, last active 2026-04-18 15:09:30``: the sum of each row's first to last record, and the newest
-    ``to``; a row with no times adds nothing."""
+    """``ran 3h12m, last active <span class="when">2026-04-18 15:09:30</span>`` (HTML): the sum of each row's first
+    to last record, and the newest ``to``, kept on one line (:data:`INDEX_CSS`); a row with no times adds nothing."""
     from ..reading.listing import duration_ms
     from ..sessiondata.times import format_duration
 
     ms = sum(duration_ms(r) or 0 for r in rows)
     last = max((r["to"] for r in rows if isinstance(r.get("to"), int)), default=None)
-    return f"ran {format_duration(ms // 1000)}" + (f", last active {_when(last)}" if last else "")
+    return f"ran {format_duration(ms // 1000)}" + (f", last active <span class=\"when\">{html.escape(_when(last))}</span>" if last else "")
 
 
 def _index_row(r: dict, files: dict[str, str], flagged: Collection[str], skipped: Mapping[str, str]) -> str:
@@ -124,8 +124,9 @@ def _index_row(r: dict, files: dict[str, str], flagged: Collection[str], skipped
             f"<td class=\"state\">{cell}</td><td class=\"id\">{e(r['id'])}</td></tr>")
 
 
-#: The index's own style, beside the pages' (:data:`~asz_core.reading.export.CSS`): dates on one line, figures right.
-INDEX_CSS = ("td.when{white-space:nowrap}td.num{text-align:right;white-space:nowrap}"
+#: The index's own style, beside the pages' (:data:`~asz_core.reading.export.CSS`): dates on one line (a cell's and a
+#: total's: a browser breaks ``2026-02-11`` after a hyphen, trial 21), figures right.
+INDEX_CSS = (".when{white-space:nowrap}td.num{text-align:right;white-space:nowrap}"
              "section.project{margin:1.5em 0}nav.projects li{margin:.1em 0}")
 _HEAD = ("<tr class=\"head\"><th>last activity</th><th>title</th><th>talks</th><th>tokens</th><th>cost</th><th>state</th>"
          "<th>id</th></tr>")
@@ -142,9 +143,9 @@ def index_html(rows: Sequence[dict], files: dict[str, str], flagged: Collection[
     nav, sections = [], []
     for i, (project, mine) in enumerate(groups, 1):
         name = isolated(project) if project else "(no project)"
-        totals = f"{_index_total(mine)} · {_ran(mine)}"
-        nav.append(f"<li><a href=\"#project-{i}\">{name}</a> <span class=\"meta\">{e(totals)}</span></li>")
-        sections.append(f"<section class=\"project\" id=\"project-{i}\"><h2>{name}</h2><p class=\"meta\">{e(totals)}</p>"
+        totals = f"{e(_index_total(mine))} · {_ran(mine)}"
+        nav.append(f"<li><a href=\"#project-{i}\">{name}</a> <span class=\"meta\">{totals}</span></li>")
+        sections.append(f"<section class=\"project\" id=\"project-{i}\"><h2>{name}</h2><p class=\"meta\">{totals}</p>"
                         f"<table>{_HEAD}{''.join(_index_row(r, files, flagged, skipped) for r in mine)}</table></section>")
     note = _index_note(rows, flagged, skipped)
     head = f"<div class=\"failed\"><b>{e(note)}</b></div>" if note else ""

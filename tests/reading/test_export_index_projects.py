@@ -69,3 +69,32 @@ def test_each_page_links_back_and_lists_its_talks(exported, corpus_root):
     assert many >= 5
     one = asz("export", rows[0]["id"], "--format", "html", "--root", str(corpus_root)).stdout
     assert 'href="index.html"' not in one  # a single page has no index to go back to
+
+
+#: Each date of the index text, and how many lines the browser draws it on (a range over exactly its characters).
+_DATE_LINES = r"""
+const out = [], walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+const date = /\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/g;
+for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+  for (const m of n.data.matchAll(date)) {
+    const r = document.createRange();
+    r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
+    const tops = new Set([...r.getClientRects()].map(function (x) { return Math.round(x.top); }));
+    out.push([m[0], tops.size]);
+  }
+}
+return out;
+"""
+
+
+def test_the_index_keeps_each_date_on_one_line(exported, browser):
+    """Trial 21 (``exp_index.png``): the index's dates wrapped to 3 lines at 1500 px; a project's totals line broke
+    ``2026-02-11 22:54:29`` after its hyphen. Real Chromium, at the trial's 1500 px and at 800 px: every date of
+    the page (each row's last activity, each project's ``last active``) is drawn on one line."""
+    out, rows, _ = exported
+    for width in (1500, 800):
+        browser.set_window_size(width, 1000)
+        browser.get((out / "index.html").as_uri())
+        dates = browser.execute_script(_DATE_LINES)
+        assert len(dates) == len(rows) + 2 * 9  # each row's, and each of the 9 projects' twice (the list, its section)
+        assert [d for d in dates if d[1] != 1] == [], width
