@@ -7,6 +7,8 @@ import unicodedata
 from collections import Counter
 from operator import attrgetter
 
+import msgspec
+
 from .kinds import STEP_KINDS, WHITESPACE
 from .session_records import header_time, title_withheld
 from .lists import ListView
@@ -15,7 +17,7 @@ from .secret_forms import shown_title
 from .titles import LandedTitles, PromptTitle, RuntimeTitle, continued_title, prompt_text
 from .usage import usage_totals
 
-__all__ = ["DocumentView", "HEADING_LIMIT", "NOT_VERIFIED", "NO_PROMPT", "REMOVED", "TITLE_LIMIT", "inside_word", "observed_range", "observed_title", "shorten",
+__all__ = ["DocumentView", "metered_model", "HEADING_LIMIT", "NOT_VERIFIED", "NO_PROMPT", "REMOVED", "TITLE_LIMIT", "inside_word", "observed_range", "observed_title", "shorten",
            "short_title", "title_text"]
 
 _KIND = attrgetter("kind")
@@ -72,8 +74,28 @@ def shorten(text: str, limit: int, back: int = WORD_BACK) -> str:
     return head.rstrip() + "…"
 
 
+def metered_model(call_usage: dict, credits_at: list | None) -> dict:
+    """``call_usage`` (node id -> :class:`~asz_core.view.usage.CallUsage`) with each call whose records name no model
+    given the one model the records that metered the conversation's credits name (``credits_at``'s models, when
+    exactly one is named: Kiro CLI 2.x's session document, ``model_info.model_id``, often ``auto``), so a call and the
+    credits metered for it are counted under the same model in every view (``asz usage model``, ``asz ls``, the
+    page; trial 21, finding 8: the 7 calls read ``(no model)`` while their credits sat on ``auto``). Unchanged when
+    no record metered credits, they name no model, or more than one."""
+    named = {m for _, m, _ in credits_at or () if m}
+    if len(named) != 1:
+        return call_usage
+    (model,) = named
+    return {nid: msgspec.structs.replace(cu, model=model) if not cu.model and not cu.synthetic else cu
+            for nid, cu in call_usage.items()}
+
+
 class DocumentView(ListView):
     """The whole document's view of a fold: nodes, lists and the summary."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.call_usage = metered_model(self.call_usage, self.credits_at())
+
 
     def summary(self, head, rounds: int, state: str, problems: list[str], undescribed: int, prices: PriceTable | None = None) -> dict:
         """The document's ``summary``; ``undescribed`` is the number of unknown parts (the length of :meth:`undescribed`).

@@ -79,3 +79,25 @@ def test_asz_ls_and_conversation_say_kiro_tokens_are_not_recorded(kiro_root):
     out = asz_in_process("conversation", cid, "--root", str(kiro_root)).stdout.splitlines()
     assert f"tokens not recorded: the runtime recorded no token counts for its {cli_calls} model call(s)" in out
     assert not any(ln.startswith(("tokens in", "cost $")) for ln in out), out
+
+
+def test_a_2x_calls_and_their_credits_land_on_one_model_and_day(kiro_root):
+    """Trial 21, finding 8: the 2.x session document names the model (``model_info.model_id``) and meters the
+    session's credits; its calls name none. They are counted under that model, beside those credits, in every view:
+    ``asz usage model`` (one row with the calls and the credits, no 0-call row), ``daily --breakdown``, ``asz ls``."""
+    doc = json.loads(CLI_SESSION.with_suffix(".json").read_text(encoding="utf-8"))
+    model = doc["session_state"]["rts_model_state"]["model_info"]["model_id"]
+    metered = [m["value"] for t in doc["session_state"]["conversation_metadata"]["user_turn_metadatas"]
+               for m in t["metering_usage"] if m["unit"] == "credit"]
+    cli_calls = sum(1 for d in _lines(CLI_SESSION) if d["kind"] == "AssistantMessage")
+    assert (model, len(metered), cli_calls) == ("auto", 7, 7)  # one metered figure per call (total_request_count 7)
+    rows = {r["model"]: r for r in json.loads(asz_in_process("usage", "model", "--json", "--root", str(kiro_root)).stdout)}
+    assert rows[model]["calls"] == cli_calls and rows[model]["credits"] == pytest.approx(sum(metered), abs=1e-6)
+    assert rows["(no model)"]["calls"] == _ide_requests(IDE_SESSION)[0]  # the 3.x calls and credits name none
+    for since in ("", "2026-05-27"):  # the day, with or without a window holding it
+        days = json.loads(asz_in_process("usage", "daily", "--json", "--tz", "UTC", *(["--since", since] if since else []),
+                                         "--root", str(kiro_root)).stdout)
+        (day,) = [r for r in days if r["date"] == doc["updated_at"][:10]]
+        assert day["calls_by_model"] == {model: cli_calls} and day["credits_by_model"] == {model: pytest.approx(sum(metered), abs=1e-6)}
+    listed = {r["id"]: r for r in json.loads(asz_in_process("ls", "--json", "--root", str(kiro_root)).stdout)}
+    assert listed[doc["session_id"]]["models"] == [model]

@@ -96,6 +96,11 @@ def test_calls_with_no_time_are_placed_by_their_range_as_asz_usage_daily(kiro_ro
     cut = s.get("/api/usage?tz=UTC&since=2026-05-27T18:15:10Z").json()
     assert cut["placed"] == [] and cut["no_time"]["calls"] == 0 and cut["total"]["calls"] == 0
     assert s.get("/api/usage?tz=Mars/Olympus").status == 400
+    # the calls are counted under the model the record that metered their credits names (auto), beside those credits
+    (auto,) = [m for m in u["models"] if m["model"] == "auto"]
+    assert auto["calls"] == n and auto["credits"] == pytest.approx(sum(
+        m["value"] for t in json.loads((KIRO / "sessions" / "cli" / f"{V2}.json").read_text())["session_state"][
+            "conversation_metadata"]["user_turn_metadatas"] for m in t["metering_usage"]), abs=1e-6)
 
     drv = browser
     open_usage(drv, s.base, "#usage-days")
