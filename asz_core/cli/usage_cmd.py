@@ -139,7 +139,7 @@ def usage(
     haiku-4-5), +N for those that do not fit; --breakdown and the model view give each model in full. The table's CALLS column is that count
     (calls_with_usage in --json: those with usage); a row whose calls carry no usage at all (Kiro meters credits,
     not tokens) reads "not recorded" in TOTAL and - in the other figures, never 0. Credits a runtime metered (Kiro) are
-    never tokens or USD: each on its record's day and model, in a line under the table (--json: credits, credits_by_model). A call whose records carry no time
+    never tokens or USD: each on its record's day and model (with the calls it metered where those carry no time), in a line under the table (--json: credits, credits_by_model). A call whose records carry no time
     (Kiro CLI 2.x) is placed by its conversation's recorded range: on the day, week or month holding it whole, else (and in blocks) in a last row "(no time)", said in a line.
     --since/--until count the calls made in the window by their own times (asz ls keeps a conversation active in it), one with none when its conversation's whole range is
     inside: one whose range crosses the window's end is in no figure, the total is marked ! and a line names its conversation and how many (--json: every row's no_time, the line on stderr). Cost comes from the price table (asz.yaml prices
@@ -275,7 +275,7 @@ def no_time_line(counted: list, window: tuple, has_row: bool, shown: Callable[[s
     from ..view.usage_report import untimed, untimed_credits
 
     windowed = window != (None, None)
-    no_time, credits = untimed(counted, view, window if windowed else None), untimed_credits(counted)
+    no_time, credits = untimed(counted, view, window if windowed else None), untimed_credits(counted, view, window if windowed else None)
     convs = sorted(set(no_time) | set(credits))
     left_out = [{"conversation": c, "calls": no_time.get(c, 0), **({"credits": credits[c]} if c in credits else {})}
                 for c in convs] if windowed else []

@@ -18,7 +18,7 @@ from ..storage.ids import named
 from .match import matches
 from .query import ApiError
 from .rows import header_ms
-from .usage import LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND
+from .usage import LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, credits_follow_calls
 from .worker import WorkerGone
 
 __all__ = ["BackgroundChecks", "counting_words", "list_note", "waiting_line", "usage_hours", "hours_answer", "READ_QUIET", "CHECK_DELAY", "UNREAD_START", "CHECK_SOON"]
@@ -399,7 +399,8 @@ def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
     ``asz usage`` count them: :func:`~asz_core.view.usage.call_count`); a call with no time (Kiro CLI 2.x writes none
     on a model reply) is keyed :data:`NO_TIME_AT`, in no time bucket: :func:`hours_answer` gives it as ``no_time``.
     Then, last, the credits the runtime metered (a float: the summary's ``credits_at``, each on its record's quarter
-    and model, :data:`NO_TIME_AT` when the record has no time): never a call, a token or a cost."""
+    and model, :data:`NO_TIME_AT` when the record has no time or the calls have none:
+    :func:`~asz_core.view.usage.credits_follow_calls`): never a call, a token or a cost."""
     out: dict[tuple[int, str], list[int]] = {}
     stack = list(doc.get("talks") or []) + list(doc.get("loose") or [])
     while stack:
@@ -422,8 +423,9 @@ def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
             for i, kind in ((13, RATE_KIND), (14, RATE_UNCHECKED_KIND)):  # fast mode, a priority or batch tier, a
                 if ru is not None and isinstance(ru.get(kind), int):  # region; or landed before asz looked at a rate
                     t[i] += ru[kind]
+    follow = credits_follow_calls(at != NO_TIME_AT for (at, _), v in out.items() if v[4])  # its calls' times
     for part in (doc.get("summary") or {}).get("credits_at") or ():  # what the runtime metered (Kiro): no call
-        at = part.get("at")
+        at = None if follow else part.get("at")
         key = (at // QUARTER_MS * QUARTER_MS if isinstance(at, int) and at else NO_TIME_AT, part.get("model") or "")
         t = out.setdefault(key, [0] * _WIDTH)
         t[12] += part.get("credits") or 0.0
@@ -473,9 +475,8 @@ def _sum_parts(parts: list[tuple], since: int | None, until: int | None) -> tupl
 
 def _placed(hours: dict[tuple[int, str], list], day: str, inside: bool) -> tuple[dict, dict]:
     """One conversation's :func:`usage_hours` as ``(kept, on_day)``: ``on_day`` its calls with no time (:data:`NO_TIME_AT`)
-    keyed ``(day, model)`` when ``day`` (``usage_report.span_key`` of its range) places them, ``kept`` the rest; a
-    record's credits with no time stay unplaced, as ``asz usage`` keeps them; ``inside`` False (a window not holding
-    the whole range) leaves out every bucket with no time."""
+    and credits keyed ``(day, model)`` when ``day`` (``usage_report.span_key`` of its range) places them, ``kept`` the
+    rest; ``inside`` False (a window not holding the whole range) leaves out every bucket with no time."""
     from .usage_report import NO_TIME
 
     kept, on_day = {}, {}  # type: ignore[var-annotated]
@@ -483,10 +484,7 @@ def _placed(hours: dict[tuple[int, str], list], day: str, inside: bool) -> tuple
         if at != NO_TIME_AT or (inside and day == NO_TIME):
             kept[(at, m)] = v
         elif inside:
-            if any(rest := v[:12] + [0.0] + v[13:]):
-                on_day[(day, m)] = rest
-            if len(v) > 12 and v[12]:
-                kept[(at, m)] = [0] * 12 + [v[12]] + [0] * (len(v) - 13)
+            on_day[(day, m)] = v
     return kept, on_day
 
 

@@ -41,7 +41,7 @@ import msgspec
 
 from ..sessiondata.vocabulary import USAGE_COUNT_DROPPED, USAGE_RATE_DROPPED
 
-__all__ = ["TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "RATE_UNCHECKED_KIND", "rate_not_priced", "rates_unchecked", "mark_rates_unchecked", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls",
+__all__ = ["credits_follow_calls", "TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "RATE_UNCHECKED_KIND", "rate_not_priced", "rates_unchecked", "mark_rates_unchecked", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls",
            "call_count", "usage_totals", "incomplete_lines", "negative_counts", "OUTSIDE_PREFIX", "outside_call_lines",
            "UNDESCRIBED_PREFIX", "undescribed_call_lines"]
 
@@ -288,6 +288,20 @@ def _read_one(records: list[tuple[dict, int | None]], finished: bool, lane: str,
         usage[RATE_KIND] = 1
     return CallUsage(usage, "final" if finished else "last_seen", usage_model or model, lane, synthetic,
                      usage_time if usage_time is not None else first_time, request, (), short)
+
+
+def credits_follow_calls(times: Iterable) -> bool:
+    """True when ``times`` (the times of a conversation's calls: each None or falsy when the call has none) are some
+    and none is a time (Kiro CLI 2.x writes none on a reply): the credits its records metered were metered for those
+    calls, so they are placed as those calls are, by the conversation's recorded range, not by the metering record's
+    own time (when it was written: the 2.x session document's ``updated_at``), in ``asz usage`` and ``/api/usage``
+    alike (trial 21, finding 8: a window cutting the range left the calls out and counted their credits)."""
+    seen = False
+    for t in times:
+        if t:
+            return False
+        seen = True
+    return seen
 
 
 def provider_calls(calls: Iterable[CallUsage]) -> Iterator[CallUsage]:

@@ -62,7 +62,7 @@ from ..storage.senders import instance_label, sender_matches, session_senders
 from .summary import REMOVED
 from .summary_cache import SummaryStore, conversation_summary
 from .prices import PriceTable, cost_by_kind, cost_of
-from .usage import TOKEN_KINDS, add_call, add_usage, zero_usage
+from .usage import TOKEN_KINDS, add_call, add_usage, credits_follow_calls, zero_usage
 from .usage_blocks import BLOCK_MS, block_label, block_starts, burn, week_of
 from .zone import zone_of
 
@@ -155,7 +155,7 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
             first = _first_ns(header) if held else None
             _count_calls(out, conv, places, got.calls, zone, held, why, first, None if held else _span(header, zone))
             if not held:  # a conversation that does not verify meters nothing here either: held back with its calls
-                _count_credits(out, conv, places, zone)
+                _count_credits(out, conv, places, zone, _span(header, zone), credits_follow_calls(c.time for c in got.calls))
             if held:
                 n = _held_unread(out, conv, places, got.calls, header, zone, held, why, first)
                 said = "an unknown number of" if n is None else str(n)
@@ -190,13 +190,17 @@ def _span(header: dict | None, zone: dt.tzinfo) -> tuple | None:
     return range_span(ns[0] // 1_000_000, ns[1] // 1_000_000, zone)
 
 
-def _count_credits(out: list[Counted], conv: str, places: dict, zone: dt.tzinfo) -> None:
+def _count_credits(out: list[Counted], conv: str, places: dict, zone: dt.tzinfo, span: tuple | None = None,
+                   follow: bool = False) -> None:
     """One :class:`Counted` with ``credits`` per part of the credits the conversation's records metered (the summary's
-    ``credits_at``: unix ms or None, model, credits), on its record's day in ``zone``."""
+    ``credits_at``: unix ms or None, model, credits), on its record's day in ``zone``; a part with no time, and every
+    part when ``follow`` (:func:`~asz_core.view.usage.credits_follow_calls`: its calls have no time), keeps the
+    conversation's recorded ``span`` instead and is placed as a call with no time is (:func:`placed_key`)."""
     for part in places.get("credits_at") or ():
-        at = part.get("at")
+        at = None if follow else part.get("at")
         day, ms = _day_ms(at * 1_000_000 if isinstance(at, int) else None, zone)
-        out.append(Counted(conv, places, day, ms, None, part.get("model") or "", credits=float(part["credits"])))
+        out.append(Counted(conv, places, day, ms, None, part.get("model") or "", credits=float(part["credits"]),
+                           span=span if ms is None else None))
 
 
 def _day_ms(ns: int | None, zone: dt.tzinfo) -> tuple[dt.date | None, int | None]:
@@ -373,29 +377,34 @@ def _block_keys(rows: list[dict], starts: dict[str, int], now: int) -> None:
 
 def untimed(counted: Iterable[Counted], view: str = "daily", window: tuple | None = None) -> dict[str, int]:
     """``{conversation: calls}``: the counted calls (not held back) whose records carry no time and that cannot be
-    placed, sorted by conversation. With no ``--since``/``--until`` ``window`` (``(since, until)`` unix ms), those
-    :func:`placed_key` gives the :data:`NO_TIME` row of ``view`` (when it is keyed by time; every such call for
-    another view); with one, those :func:`in_window` cannot place (their conversation's range crosses an end of
-    the window, or is not known), which it leaves out of every row (:func:`report`), and ``asz usage`` says so."""
+    placed (:func:`_unplaced`), sorted by conversation."""
     out: dict[str, int] = {}
     for c in counted:
-        if c.ms is not None or c.held or c.credits is not None:
-            continue
-        if window is not None and window != (None, None):
-            if in_window(c, *window) is not None:
-                continue
-        elif view in TIMED and placed_key(view, c) != NO_TIME:
+        if c.held or c.credits is not None or not _unplaced(c, view, window):
             continue
         out[c.conversation] = out.get(c.conversation, 0) + 1
     return dict(sorted(out.items()))
 
 
-def untimed_credits(counted: Iterable[Counted]) -> dict[str, float]:
-    """``{conversation: credits}``: the credits metered by records that carry no time (:func:`untimed`'s rule: the
-    :data:`NO_TIME` row without a window, in no row with one), rounded to 6 decimals, sorted by conversation."""
+def _unplaced(c: Counted, view: str, window: tuple | None) -> bool:
+    """Whether ``c`` (a call or a credits part) has no time of its own and cannot be placed: with no
+    ``--since``/``--until`` ``window`` (``(since, until)`` unix ms), when :func:`placed_key` gives the :data:`NO_TIME`
+    row of ``view`` (when it is keyed by time; always for another view); with one, when :func:`in_window` cannot
+    place it (its conversation's range crosses an end of the window, or is not known), which leaves it out of every
+    row (:func:`report`), and ``asz usage`` says so."""
+    if c.ms is not None:
+        return False
+    if window is not None and window != (None, None):
+        return in_window(c, *window) is None
+    return view not in TIMED or placed_key(view, c) == NO_TIME
+
+
+def untimed_credits(counted: Iterable[Counted], view: str = "daily", window: tuple | None = None) -> dict[str, float]:
+    """``{conversation: credits}``: the credits parts with no time that cannot be placed (:func:`untimed`'s rule,
+    :func:`_unplaced`), rounded to 6 decimals, sorted by conversation."""
     out: dict[str, float] = {}
     for c in counted:
-        if c.ms is None and c.credits is not None:
+        if c.credits is not None and _unplaced(c, view, window):
             out[c.conversation] = out.get(c.conversation, 0.0) + c.credits
     return {k: round(v, 6) for k, v in sorted(out.items())}
 

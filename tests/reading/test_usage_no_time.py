@@ -83,9 +83,12 @@ def test_no_time_row_is_last_and_said_where_the_range_does_not_place_the_calls(r
     rows = json.loads(_asz(root, "usage", "blocks", "--json").stdout)
     assert rows[-1]["block"] == "(no time)" and rows[-1]["calls"] == n
     text = _asz(root, "usage", "blocks").stdout.splitlines()
-    assert text[3].startswith("(no time)") and text[4].startswith("total ")  # after the dated rows, before the total
-    assert text[5] == ("(no time): calls whose day is not known, their records carry no time (Kiro CLI 2.x, for one, "
-                       f"writes none on a model reply), and a block is shaped by its calls' own times: 8e247382 ({n} call(s))")
+    # after the dated rows, before the total; the credits metered for those calls are in that row too, not a block of
+    # no call of their own (trial 21, finding 8)
+    assert text[2].startswith("(no time)") and text[3].startswith("total ") and len(rows) == 2
+    assert text[4] == ("(no time): calls whose day is not known, their records carry no time (Kiro CLI 2.x, for one, "
+                       f"writes none on a model reply), and a block is shaped by its calls' own times: 8e247382 ({n} call(s), "
+                       f"{_v2_credits():.3f} credits)")  # the credits metered for those calls with them (trial 21, finding 8)
 
 
 def test_a_window_holding_the_conversation_counts_its_calls(root):
@@ -104,15 +107,17 @@ def test_a_window_cutting_the_conversation_names_the_calls_it_cannot_place(root)
     p = _asz(root, "usage", "--since", "2026-05-27T18:15:10Z")  # after the prompt, before the session document
     assert p.returncode == 0, p.stderr
     out = p.stdout.splitlines()
-    assert out[1].startswith("2026-05-27 ") and out[1].split()[2] == "0"  # the day of its credits, no call placed in it
-    assert out[2].startswith("total !") and out[2].split()[3] == "0"  # CALLS: no call placed in the window
-    assert out[3].startswith(f"! no time, so not placed in the --since/--until window, in no figure above: 8e247382 ({n} call(s)); ")
-    assert "their conversation's recorded range crosses an end of the window" in out[3]
+    # no row: the credits metered for those calls (the session document, written at 18:15:27 inside the window) are
+    # left out with them, not counted alone on 2026-05-27 (trial 21, finding 8)
+    assert out[1].startswith("total !") and out[1].split()[3] == "0"  # CALLS: no call placed in the window
+    assert out[2].startswith(f"! no time, so not placed in the --since/--until window, in no figure above: 8e247382 ({n} call(s), "
+                             f"{_v2_credits():.3f} credits); ")
+    assert "their conversation's recorded range crosses an end of the window" in out[2]
     j = _asz(root, "usage", "--since", "2026-05-21", "--until", "2026-05-27T18:15:10Z", "--json")
     rows = json.loads(j.stdout)
     assert [r["date"] for r in rows] == ["2026-05-21"]
-    assert all(r["no_time"] == [{"conversation": V2, "calls": n}] for r in rows)
-    assert f"asz usage: ! no time, so not placed in the --since/--until window, in no figure above: 8e247382 ({n} call(s))" in j.stderr
+    assert all(r["no_time"] == [{"conversation": V2, "calls": n, "credits": round(_v2_credits(), 6)}] for r in rows)
+    assert f"asz usage: ! no time, so not placed in the --since/--until window, in no figure above: 8e247382 ({n} call(s), " in j.stderr
     whole = json.loads(_asz(root, "usage", "--json").stdout)
     assert rows[0]["calls"] == whole[0]["calls"]  # the dated calls are counted alike with the window and without
 

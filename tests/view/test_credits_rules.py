@@ -83,6 +83,12 @@ def test_a_running_total_landed_twice_counts_its_rise(tmp_path):
     _collect(home, root)
     assert len(values) == 7
     want = {"2026-05-26": sum(values[:3]), whole["updated_at"][:10]: sum(values) - sum(values[:3])}
-    assert _by_day(root) == {d: pytest.approx(v, abs=1e-6) for d, v in want.items()}
     doc = json.loads(asz_in_process("conversation", sid, "--json", "--root", str(root)).stdout)["summary"]
     assert doc["credits"] == pytest.approx(sum(values), abs=1e-6)  # the last total, not the two added
+    # each record's rise on its own record's time (summary.credits_at)
+    assert [(p["at"], p["credits"]) for p in doc["credits_at"]] == [
+        (1779786000000, pytest.approx(want["2026-05-26"], abs=1e-6)),
+        (pytest.approx(1779905727453, abs=1), pytest.approx(want["2026-05-27"], abs=1e-6))]
+    # the calls they metered carry no time, and the conversation's range (2026-05-26 09:00 to 2026-05-27 18:15)
+    # crosses a day's end: asz usage puts the credits where it puts those calls, the (no time) row (trial 21, finding 8)
+    assert _by_day(root) == {"(no time)": pytest.approx(sum(values), abs=1e-6)}

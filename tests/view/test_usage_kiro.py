@@ -101,3 +101,25 @@ def test_a_2x_calls_and_their_credits_land_on_one_model_and_day(kiro_root):
         assert day["calls_by_model"] == {model: cli_calls} and day["credits_by_model"] == {model: pytest.approx(sum(metered), abs=1e-6)}
     listed = {r["id"]: r for r in json.loads(asz_in_process("ls", "--json", "--root", str(kiro_root)).stdout)}
     assert listed[doc["session_id"]]["models"] == [model]
+
+
+def test_a_window_cutting_the_range_leaves_out_the_2x_calls_and_their_credits_together(kiro_root):
+    """Trial 21, finding 8, the window: the 2.x calls have no time, so a window that cuts their conversation's range
+    (after its prompt, before its last record) cannot place them; the credits metered for them (the session document,
+    written at ``updated_at``, inside that window) are left out with them and named beside them, not counted alone."""
+    doc = json.loads(CLI_SESSION.with_suffix(".json").read_text(encoding="utf-8"))
+    metered = sum(m["value"] for t in doc["session_state"]["conversation_metadata"]["user_turn_metadatas"]
+                  for m in t["metering_usage"] if m["unit"] == "credit")
+    since = "2026-05-27T18:15:10Z"
+    assert doc["updated_at"] > since  # the record's own time is inside the window, the prompt (18:15:03) is not
+    p = asz_in_process("usage", "daily", "--json", "--tz", "UTC", "--since", since, "--root", str(kiro_root))
+    rows = json.loads(p.stdout)
+    assert not [r for r in rows if r["calls"] or r["credits"]]
+    (left,) = rows[0]["no_time"] if rows else json.loads(asz_in_process(
+        "usage", "daily", "--json", "--total-once", "--tz", "UTC", "--since", since, "--root", str(kiro_root)).stdout)["no_time"]
+    assert left["calls"] == 7 and left["credits"] == pytest.approx(metered, abs=1e-6)
+    assert f"8e247382 (7 call(s), {metered:.3f} credits)" in p.stderr
+    # a block is shaped by its calls' own times: the calls and their credits are its (no time) row together
+    (untimed,) = [r for r in json.loads(asz_in_process("usage", "blocks", "--json", "--tz", "UTC", "--root", str(kiro_root)).stdout)
+                  if r["block"] == "(no time)"]
+    assert untimed["calls"] == 7 and untimed["credits"] == pytest.approx(metered, abs=1e-6)

@@ -72,6 +72,12 @@ def _v2_range() -> tuple[str, str]:
     return prompt["data"]["meta"]["timestamp"], doc["updated_at"]
 
 
+def auto_credits() -> float:
+    """The credits the 2.x session document metered (its ``metering_usage`` values), read from the source file."""
+    doc = json.loads((KIRO / "sessions" / "cli" / f"{V2}.json").read_text())
+    return sum(m["value"] for t in doc["session_state"]["conversation_metadata"]["user_turn_metadatas"] for m in t["metering_usage"])
+
+
 def test_calls_with_no_time_are_placed_by_their_range_as_asz_usage_daily(kiro_root, serve, browser):
     """A Kiro CLI 2.x call has no time of its own: ``/api/usage`` places it on the day (in the zone asked, ``tz``)
     holding its conversation's whole recorded range, as ``asz usage daily`` does (one function), not in ``no_time``;
@@ -96,11 +102,15 @@ def test_calls_with_no_time_are_placed_by_their_range_as_asz_usage_daily(kiro_ro
     cut = s.get("/api/usage?tz=UTC&since=2026-05-27T18:15:10Z").json()
     assert cut["placed"] == [] and cut["no_time"]["calls"] == 0 and cut["total"]["calls"] == 0
     assert s.get("/api/usage?tz=Mars/Olympus").status == 400
+    # a window ending inside the range (the record that metered the credits, 18:15:27, after it; its quarter hour, 18:15,
+    # in it) leaves the calls and their credits out together, as asz usage --until does (trial 21, finding 8)
+    cut = s.get("/api/usage?tz=UTC&until=2026-05-27T18:15:20Z").json()
+    assert cut["placed"] == [] and V2 not in [x["conversation"] for x in cut["credits"]]
+    assert cut["total"]["calls"] == u["total"]["calls"] - n and cut["total"]["credits"] == pytest.approx(
+        u["total"]["credits"] - auto_credits(), abs=1e-6)
     # the calls are counted under the model the record that metered their credits names (auto), beside those credits
     (auto,) = [m for m in u["models"] if m["model"] == "auto"]
-    assert auto["calls"] == n and auto["credits"] == pytest.approx(sum(
-        m["value"] for t in json.loads((KIRO / "sessions" / "cli" / f"{V2}.json").read_text())["session_state"][
-            "conversation_metadata"]["user_turn_metadatas"] for m in t["metering_usage"]), abs=1e-6)
+    assert auto["calls"] == n and auto["credits"] == pytest.approx(auto_credits(), abs=1e-6)
 
     drv = browser
     open_usage(drv, s.base, "#usage-days")
