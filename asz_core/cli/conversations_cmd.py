@@ -416,6 +416,12 @@ def _changes_footnote(rows: list[dict]) -> None:
         typer.echo(f"(+N) in CHANGES: {sum(r['changes_not_derived'] for r in nd):,} editing tool call(s) in {len(nd)} conversation(s) "
                    "returned with no changes record, so what they changed is not derived and not in the count (a Claude Code "
                    "subagent's edits, Kiro's file writes)")
+    unknown = [row for row in rows if row.get("changes_lines_unknown")]
+    if unknown:  # counted in CHANGES, with 0 lines in lines_added/lines_removed: said, as the (+N) is (kiro21b)
+        typer.echo(f"CHANGES with lines not known: {sum(r['changes_lines_unknown'] for r in unknown):,} changed file(s) in "
+                   f"{len(unknown)} conversation(s) ({', '.join(shown_id(r) for r in unknown)}) whose diff is unavailable, the earlier "
+                   "content not being recorded (Kiro CLI 2.x file writes): counted as changes, their lines in no count "
+                   "(--json: changes_lines_unknown)")
 
 
 def incomplete_note(rows: list[dict]) -> str:

@@ -102,6 +102,8 @@ def build_summary(root: str | os.PathLike, conversation: str, *, hide: Iterable[
 def _counted(v: DocumentView, title: str) -> tuple[dict, list]:
     """(places, provider calls) the summary counts, from a built view."""
     places = {"title": title, **v.places()}
+    if unknown := v.lines_unknown():  # changed files whose lines are not known, for the list rows (kiro21b)
+        places["changes_lines_unknown"] = unknown
     credits = v.credits()
     if credits is not None:  # the runtime's own metering (Kiro): the summary's keys, kept with the entry (trial 15, F14)
         places["credits"] = credits

@@ -178,9 +178,11 @@ def counted_keys(summary: dict) -> dict:
     """The row keys a counted summary (a document's, or :meth:`~asz_core.view.summary_cache.ConversationSummary.keys`)
     decides over the head round's header: ``llm_calls`` (one per provider call,
     :func:`~asz_core.view.usage.call_count`) when it has it, ``usage_incomplete`` (0 when no call's usage is short),
+    ``changes_lines_unknown`` (the summary's, 0 when none),
     and with the summary's ``calls_with_usage`` that count and ``usage_recorded``: False when the conversation has
     calls and none carries token usage (Kiro meters credits), so its 0 tokens and $0.00 are not figures."""
-    out = {"usage_incomplete": summary.get("usage_incomplete") or 0}
+    out = {"usage_incomplete": summary.get("usage_incomplete") or 0,
+           "changes_lines_unknown": summary.get("changes_lines_unknown") or 0}  # changed files whose lines are not known
     calls = summary.get("llm_calls")
     if isinstance(calls, int):
         out["llm_calls"] = calls

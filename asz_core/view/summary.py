@@ -161,10 +161,18 @@ class DocumentView(ListView):
         if credits is not None:  # only then: a conversation whose runtime meters none gives the keys it always gave
             d["credits"] = credits
             d["credits_at"] = self.credits_at_keys()
+        if unknown := self.lines_unknown():  # only then, as credits: changed files whose lines are not known
+            d["changes_lines_unknown"] = unknown
         removed = self.removal()
         if removed is not None:  # only then, as credits: what retention took (seed 000, Skeletons; trial 19, F21)
             d["removed"] = removed
         return d
+
+    def lines_unknown(self) -> int:
+        """``summary.changes_lines_unknown``: how many changed files of the conversation's change records have lines
+        that are not known (``additions`` null: the diff is unavailable, the earlier content not being recorded, as
+        for a Kiro CLI 2.x file write); each counts as a change with 0 lines in ``lines_added``/``lines_removed``."""
+        return sum(1 for w in self.changes for f in (w.get("changes") or ()) if isinstance(f, dict) and f.get("additions") is None)
 
     def removal(self) -> dict | None:
         """``summary.removed``: what retention took of the conversation's landed files (seed 000, Skeletons), or None
