@@ -49,6 +49,7 @@ from ..sessiondata.model import Header
 from ..sessiondata.times import parse_instant
 from ..view.placing import INPUT_FIELDS, call_prompts, call_summary, position, walk
 from ..view.titles import ask_adapter, prompt_blocks, record_line
+from ..view.usage_report import range_in_window
 from .export_steps import media_line, part_marker
 from .search_hits import text_kind
 
@@ -234,12 +235,8 @@ def place_timeless(lines: Iterable[dict], window: tuple[Optional[int], Optional[
     lo, hi = span
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in (lo, hi)):
         return
-    since, until = window
-    if (since is None or lo >= since) and (until is None or hi <= until):
-        verdict: Optional[bool] = True
-    elif (since is not None and hi < since) or (until is not None and lo > until):
-        verdict = False
-    else:
+    verdict = range_in_window(lo, hi, *window)
+    if verdict is None:
         return
     for line in lines:
         if line.get("in_range", False) is None:

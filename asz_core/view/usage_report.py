@@ -66,7 +66,7 @@ from .usage import TOKEN_KINDS, add_call, add_usage, credits_follow_calls, zero_
 from .usage_blocks import BLOCK_MS, block_label, block_starts, burn, week_of
 from .zone import zone_of
 
-__all__ = ["VIEWS", "KEYS", "SORTS", "TIMED", "NO_TIME", "Counted", "read_root", "narrowed", "report", "totals", "untimed", "untimed_credits", "zone_of",
+__all__ = ["VIEWS", "KEYS", "SORTS", "TIMED", "NO_TIME", "Counted", "read_root", "range_in_window", "narrowed", "report", "totals", "untimed", "untimed_credits", "zone_of",
            "placed_key", "in_window", "range_span", "span_key", "span_in_window"]
 
 #: The report views and the key each row carries.
@@ -289,9 +289,14 @@ def span_in_window(span: tuple | None, since: int | None, until: int | None) -> 
     made from ``since`` to ``until`` (unix ms, inclusive; either None for open), as ``asz search`` places a hit with
     no time (trial 19, F25): True when the whole range is inside, False when wholly outside, None when it crosses an
     end or is not known (the call cannot be placed: :func:`untimed` counts it; the page leaves it out too)."""
-    if span is None:
-        return None
-    lo, hi = span[2], span[3]
+    return None if span is None else range_in_window(span[2], span[3], since, until)
+
+
+def range_in_window(lo: int, hi: int, since: int | None, until: int | None) -> bool | None:
+    """Whether something made at an unknown moment from ``lo`` to ``hi`` (unix ms) was made from ``since`` to
+    ``until`` (inclusive; either None for open): True when the whole range is inside, False when it lies wholly
+    outside, None when it crosses an end of the window. The one rule for a call (:func:`span_in_window`) and a prose
+    line (``reading.prose_audit.place_timeless``) with no time of its own."""
     if (since is None or lo >= since) and (until is None or hi <= until):
         return True
     if (since is not None and hi < since) or (until is not None and lo > until):
