@@ -82,16 +82,18 @@ def append(path: Path, *lines: bytes, newline: bool = True) -> None:
 
 def source_lines(path: Path) -> list[tuple[int, int, int, str]]:
     """(ord, off, bytes, sha12) of every complete line of a source."""
-    data = Path(path).read_bytes()
-    out, pos, n = [], 0, 0
-    while True:
-        nl = data.find(b"\n", pos)
-        if nl < 0:
-            return out
-        n += 1
+    return lines_of(Path(path).read_bytes())[0]
+
+
+def lines_of(data: bytes, base: int = 0, first: int = 1) -> tuple[list[tuple[int, int, int, str]], int]:
+    """(ord, off, bytes, sha12) of every complete line of ``data``, the bytes of a source from offset ``base`` whose
+    first line is line ``first``; and the offset just after the last complete line (``base`` when there is none)."""
+    out, pos = [], 0
+    while (nl := data.find(b"\n", pos)) >= 0:
         ln = data[pos:nl]
-        out.append((n, pos, len(ln), hashlib.sha256(ln).hexdigest()[:12]))
+        out.append((first + len(out), base + pos, len(ln), hashlib.sha256(ln).hexdigest()[:12]))
         pos = nl + 1
+    return out, base + pos
 
 
 def stream_files(root: Path, session: str, stream: str = "main", kind: str = "transcript") -> list[Path]:
@@ -101,23 +103,23 @@ def stream_files(root: Path, session: str, stream: str = "main", kind: str = "tr
 
 def landed(root: Path, session: str, stream: str = "main", kind: str = "transcript") -> list[tuple[int, int, int, str]]:
     """(ord, off, bytes, sha) of every landed record of a stream, in seq then row order (repeats kept)."""
-    out = []
-    for p in stream_files(root, session, stream, kind):
-        for _, rec in SDReader(p):
-            out.append((rec.ord, rec.off, rec.bytes, rec.sha))
-    return out
+    return [r for p in stream_files(root, session, stream, kind) for r in file_records(p)]
+
+
+def file_records(p: Path) -> list[tuple[int, int, int, str]]:
+    """(ord, off, bytes, sha) of every record of one landed file, in row order."""
+    return [(rec.ord, rec.off, rec.bytes, rec.sha) for _, rec in SDReader(p)]
 
 
 def all_files_ok(root: Path) -> list[str]:
     """Problems of every landed file under a root ([] when all pass check_file)."""
-    problems = []
-    for sdir in session_dirs(Path(root)):
-        for _, p in landed_files(sdir):
-            fc = check_file(p)
-            problems += [str(e) for e in fc.problems]
-            if oct(p.stat().st_mode & 0o777) != oct(0o444):
-                problems.append(f"{p}: mode {oct(p.stat().st_mode & 0o777)}, want 0o444")
-    return problems
+    return [e for sdir in session_dirs(Path(root)) for _, p in landed_files(sdir) for e in file_problems(p)]
+
+
+def file_problems(p: Path) -> list[str]:
+    """Problems of one landed file: check_file's, and its mode when not 0444."""
+    mode = p.stat().st_mode & 0o777
+    return [str(e) for e in check_file(p).problems] + ([f"{p}: mode {oct(mode)}, want 0o444"] if mode != 0o444 else [])
 
 
 def poke(path: Path, pos: int) -> None:

@@ -21,7 +21,6 @@ Read whole after every kill, the loop was quadratic in the kills (200 kills took
 
 from __future__ import annotations
 
-import hashlib
 import os
 import random
 import select
@@ -31,9 +30,8 @@ import threading
 import time
 from pathlib import Path
 
-from collect_helpers import ASZ, asz, collect_once, env, line, mini_args, stream_files, summary
+from collect_helpers import ASZ, asz, collect_once, env, file_problems, file_records, line, lines_of, mini_args, stream_files, summary
 
-from asz_core.sessiondata import SDReader, check_file
 from asz_core.storage.layout import landed_files, session_dirs
 
 STREAMS = [("s1", "main"), ("s1", "agent-a"), ("s2", "main"), ("s3", "main"), ("s3", "agent-b"), ("s3", "agent-c")]
@@ -86,7 +84,7 @@ class Seen:
         for p in stream_files(root, session, stream):
             k = _key(p)
             if k not in self.records:
-                self.records[k] = [(rec.ord, rec.off, rec.bytes, rec.sha) for _, rec in SDReader(p)]
+                self.records[k] = file_records(p)
             out += self.records[k]
         return out
 
@@ -96,13 +94,9 @@ class Seen:
         done, out = self.lines.get(path, (0, []))
         with open(path, "rb") as f:
             f.seek(done)
-            data = f.read()
-        pos = 0
-        while (nl := data.find(b"\n", pos)) >= 0:
-            ln = data[pos:nl]
-            out.append((len(out) + 1, done + pos, len(ln), hashlib.sha256(ln).hexdigest()[:12]))
-            pos = nl + 1
-        self.lines[path] = (done + pos, out)
+            new, done = lines_of(f.read(), done, len(out) + 1)
+        out += new
+        self.lines[path] = (done, out)
         return out
 
     def files_ok(self, root: Path) -> list[str]:
@@ -113,9 +107,7 @@ class Seen:
             for _, p in landed_files(sdir):
                 k = _key(p)
                 if k not in self.problems:
-                    mode = p.stat().st_mode & 0o777
-                    self.problems[k] = [str(e) for e in check_file(p).problems] + (
-                        [f"{p}: mode {oct(mode)}, want 0o444"] if mode != 0o444 else [])
+                    self.problems[k] = file_problems(p)
                 problems += self.problems[k]
         return problems
 
