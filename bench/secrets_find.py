@@ -1,19 +1,21 @@
-"""What the AWS secret access key form costs the credential scan (``asz secrets``, ``asz export --redact``, every
-title): :func:`asz_core.view.secret_forms.find` over the lines of a Claude Code projects folder with every form, and
-with every form but ``aws-secret-access-key`` (the baseline, in the same run), interleaved, CPU time, best of N.
+"""What a change of the credential forms costs the credential scan (``asz secrets``, ``asz export --redact``, every
+title): :func:`asz_core.view.secret_forms.find` over the lines of a Claude Code projects folder with this tree's
+forms, and with a baseline's (in the same run), interleaved, CPU time, best of N.
 
 Usage::
 
-    python bench/secrets_find.py [--source DIR] [--repeat 3]
+    python bench/secrets_find.py [--source DIR] [--repeat 3] [--before TREE]
 
+The baseline is ``TREE``'s ``asz_core/view/secret_forms.py`` (a checkout from before the change; the module imports
+nothing of asz) with ``--before``, else this tree's forms but ``aws-secret-access-key`` (session 21's measure).
 ``--source`` defaults to the shared corpus (``bench/realcorpus.py``'s); a copy made by ``bench/realcorpus.py`` is a
-real-shaped larger one. Prints each round's seconds, the findings (the same in both but for the new form's) and the
-ratio with/without.
+real-shaped larger one. Prints each round's seconds, the findings of each and the ratio with/without.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import time
 from pathlib import Path
 
@@ -29,31 +31,42 @@ def _lines(source: Path) -> list[str]:
     return out
 
 
-def _run(lines: list[str]) -> tuple[float, int]:
+def _run(find, lines: list[str]) -> tuple[float, int]:
     t, found = time.process_time(), 0
     for line in lines:
-        found += len(secret_forms.find(line))
+        found += len(find(line))
     return time.process_time() - t, found
+
+
+def _before_find(tree: Path):
+    """``find`` of ``tree``'s ``asz_core/view/secret_forms.py``, loaded as a module of its own."""
+    spec = importlib.util.spec_from_file_location("secret_forms_before", tree / "asz_core" / "view" / "secret_forms.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.find
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--source", type=Path, default=DEFAULT_SOURCE)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--before", type=Path, help="a tree whose forms are the baseline")
     args = ap.parse_args()
     lines = _lines(args.source)
     every = secret_forms._COMPILED  # noqa: SLF001 (a bench swaps the table it measures)
     without = tuple(k for k in every if k[0] != "aws-secret-access-key")
+    base = _before_find(args.before) if args.before else None
     best = {"with": float("inf"), "without": float("inf")}
+    label = {"with": "after", "without": "before"} if base else {"with": "with", "without": "without"}
     print(f"{len(lines):,} lines, {sum(map(len, lines)):,} characters from {args.source}")
     for r in range(args.repeat):
         for name, table in (("without", without), ("with", every)):
-            secret_forms._COMPILED = table  # noqa: SLF001
-            s, found = _run(lines)
+            secret_forms._COMPILED = table if base is None else every  # noqa: SLF001
+            s, found = _run(base if base is not None and name == "without" else secret_forms.find, lines)
             best[name] = min(best[name], s)
-            print(f"round {r + 1} {name:<7} {s:.3f} s CPU, {found} finding(s)")
+            print(f"round {r + 1} {label[name]:<7} {s:.3f} s CPU, {found} finding(s)")
     secret_forms._COMPILED = every  # noqa: SLF001
-    print(f"with/without: {best['with'] / best['without']:.3f} ({best['without']:.3f} -> {best['with']:.3f} s CPU)")
+    print(f"{label['with']}/{label['without']}: {best['with'] / best['without']:.3f} ({best['without']:.3f} -> {best['with']:.3f} s CPU)")
 
 
 if __name__ == "__main__":

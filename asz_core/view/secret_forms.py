@@ -19,8 +19,15 @@ text of its own, so a hit is very likely a real credential and a miss is possibl
                             ``github_pat_`` and 22 or more
 ``gitlab-token``            ``glpat-`` and 20 or more letters, digits, ``_`` or ``-``
 ``anthropic-api-key``       ``sk-ant-`` then ``api`` or ``admin``, two digits, ``-`` and 20 or more
-``openai-api-key``          ``sk-`` … ``T3BlbkFJ`` … (the marker OpenAI writes in the middle of its keys)
+``openai-api-key``          ``sk-`` … ``T3BlbkFJ`` … (the marker OpenAI writes in the middle of its keys);
+                            ``sk-proj-``, ``sk-svcacct-``, ``sk-admin-`` or ``sk-None-`` and 20 or more
+                            letters, digits, ``_`` or ``-``; ``sk-`` and exactly 48 letters or digits (the
+                            legacy user key); those without the marker only when they hold upper- and
+                            lower-case letters and a digit (:func:`looks_openai`: not ``sk-`` and words)
 ``slack-token``             ``xoxb-``, ``xoxp-``, ``xoxa-``, ``xoxr-``, ``xoxs-`` and 10 or more
+``slack-webhook-url``       ``https://hooks.slack.com/services/`` then ``T`` and 8 or more upper-case
+                            letters or digits, ``/B`` and 8 or more, ``/`` and 20 or more letters or digits,
+                            upper- and lower-case both (:func:`looks_webhook`: not Slack's placeholder)
 ``google-api-key``          ``AIza`` and 35 letters, digits, ``_`` or ``-``
 ``stripe-live-key``         ``sk_live_`` / ``rk_live_`` and 20 or more letters or digits
 ``huggingface-token``       ``hf_`` and 34 or more letters or digits
@@ -41,7 +48,7 @@ import math
 import re
 from collections import Counter
 
-__all__ = ["KINDS", "find", "masked", "fingerprint", "looks_random", "redacted", "redacted_bytes", "shown_title"]
+__all__ = ["KINDS", "find", "masked", "fingerprint", "looks_random", "looks_openai", "looks_webhook", "redacted", "redacted_bytes", "shown_title"]
 
 #: Where an AWS secret access key's value may stand: after one of the names AWS's tools and SDKs give it, in any case
 #: (``aws_secret_access_key`` in ``~/.aws/credentials`` and boto3, ``AWS_SECRET_ACCESS_KEY`` in the environment,
@@ -65,8 +72,11 @@ KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
      ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
     ("gitlab-token", r"glpat-[A-Za-z0-9_-]{20,}", ("glpat-",)),
     ("anthropic-api-key", r"sk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{20,}", ("sk-ant-",)),
-    ("openai-api-key", r"sk-[A-Za-z0-9_-]*T3BlbkFJ[A-Za-z0-9_-]+", ("T3BlbkFJ",)),
+    ("openai-api-key", r"sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9_-]*T3BlbkFJ[A-Za-z0-9_-]+"
+     r"|[A-Za-z0-9]{48}(?![A-Za-z0-9_-]))", ("sk-",)),
     ("slack-token", r"xox[bpars]-[A-Za-z0-9-]{10,}", ("xox",)),
+    ("slack-webhook-url", r"https://hooks\.slack\.com/services/T[A-Z0-9]{8,}/B[A-Z0-9]{8,}/[A-Za-z0-9]{20,}(?![A-Za-z0-9])",
+     ("hooks.slack.com",)),
     ("google-api-key", r"AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])", ("AIza",)),
     ("stripe-live-key", r"[sr]k_live_[0-9A-Za-z]{20,}(?![0-9A-Za-z_])", ("k_live_",)),
     ("huggingface-token", r"hf_[A-Za-z0-9]{34,}(?![0-9A-Za-z_])", ("hf_",)),
@@ -87,8 +97,28 @@ def looks_random(value: str) -> bool:
     return -sum(k / n * math.log2(k / n) for k in Counter(value).values()) >= 3.0
 
 
+def looks_openai(value: str) -> bool:
+    """Whether an ``sk-`` value can be an OpenAI key (the false-positive guard): it holds the ``T3BlbkFJ`` marker, or
+    its part after the prefix holds upper- and lower-case letters and a digit (a random key of 48 or more characters
+    does; ``sk-`` and hyphenated words, a placeholder such as ``sk-proj-xxxxxxxxxxxxxxxxxxxxxxxx``, do not)."""
+    if "T3BlbkFJ" in value:
+        return True
+    body = _OPENAI_PREFIX.sub("", value, count=1)
+    return any(c.isupper() for c in body) and any(c.islower() for c in body) and any(c.isdigit() for c in body)
+
+
+_OPENAI_PREFIX = re.compile(r"sk-(?:(?:proj|svcacct|admin|None)-)?")
+
+
+def looks_webhook(value: str) -> bool:
+    """Whether a Slack webhook address can be a real one (the false-positive guard): its secret (the part after the
+    last ``/``) holds upper- and lower-case letters (Slack's own placeholder, ``XXXXXXXXXXXXXXXXXXXXXXXX``, does not)."""
+    secret = value.rpartition("/")[2]
+    return any(c.isupper() for c in secret) and any(c.islower() for c in secret)
+
+
 #: The forms whose match needs a check beyond the expression: name -> the check of the value.
-_GUARDS = {"aws-secret-access-key": looks_random}
+_GUARDS = {"aws-secret-access-key": looks_random, "openai-api-key": looks_openai, "slack-webhook-url": looks_webhook}
 
 
 def _starts(text: str, at: int) -> bool:

@@ -117,3 +117,19 @@ def collect_before_bash_output_rule(source: Path, root: Path) -> None:
     finally:
         transcript._RUNTIME_USER_PREFIXES = now
     asz("parse", "--root", str(root))
+
+
+def planted_root(corpus_dir: Path, base: Path, transcript: str, plant) -> Path:
+    """A root collected (``asz collect --once``) from one real transcript of the shared corpus (``transcript``,
+    relative to ``corpus_dir``) whose lines (parsed JSON, a list) ``plant`` changed in place first: ``base/root``."""
+    from cli_helpers import asz_in_process
+
+    lines = [json.loads(ln) for ln in (corpus_dir / transcript).read_text().splitlines()]
+    plant(lines)
+    folder = base / "projects" / Path(transcript).parent.name
+    folder.mkdir(parents=True)
+    (folder / Path(transcript).name).write_text("".join(json.dumps(o) + "\n" for o in lines))
+    made = asz_in_process("collect", "--once", "--source", str(base / "projects"), "--root", str(base / "root"),
+                          env={"CLAUDE_CONFIG_DIR": str(base / "claude-home")})
+    assert made.returncode == 0, made.stdout + made.stderr
+    return base / "root"

@@ -15,6 +15,7 @@ import pytest
 from asz_core.view.secret_forms import find, masked, shown_title
 
 from cli_helpers import asz_in_process
+from reading_helpers import planted_root
 
 AWS = "AKIAIOSFODNN7EXAMPLE"
 SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
@@ -60,30 +61,20 @@ def test_a_value_is_never_shown_whole():
     assert masked("-----BEGIN RSA PRIVATE KEY-----") == "-----BEGIN RSA PRIVATE KEY-----"
 
 
-def _source(corpus_dir: Path, dest: Path) -> Path:
+def _plant(lines: list[dict]) -> None:
     """The 15-line spotter transcript with the AWS access key id and secret access key in its prompt (line 4) and the
     GitHub token, a PEM header, the JSON Web Token and the AWS keys again in a tool result (line 11)."""
-    lines = [json.loads(ln) for ln in (corpus_dir / SPOTTER).read_text().splitlines()]
     lines[3]["message"]["content"] = f"mix phx.server doesnt start; AWS_ACCESS_KEY_ID={AWS} AWS_SECRET_ACCESS_KEY={SECRET} set"
     lines[10]["message"]["content"][0]["content"] = (
         f"GITHUB_TOKEN={GITHUB}\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\ncurl -H 'Authorization: Bearer {JWT}'\n"
         f"aws configure: {AWS}\n"
         f'aws iam create-access-key: {{"AccessKeyId": "{AWS}", "SecretAccessKey": "{SECRET}"}}')
-    folder = dest / "projects" / "-home-user-spotter"
-    folder.mkdir(parents=True)
-    (folder / Path(SPOTTER).name).write_text("".join(json.dumps(o) + "\n" for o in lines))
-    return dest / "projects"
 
 
 @pytest.fixture(scope="module")
 def leaky(tmp_path_factory, corpus_dir) -> Path:
-    """A root collected from :func:`_source`'s transcript."""
-    base = tmp_path_factory.mktemp("leaky")
-    root = base / "root"
-    made = asz_in_process("collect", "--once", "--source", str(_source(corpus_dir, base)), "--root", str(root),
-                          env={"CLAUDE_CONFIG_DIR": str(base / "claude-home")})
-    assert made.returncode == 0, made.stdout + made.stderr
-    return root
+    """A root collected from the spotter transcript as :func:`_plant` leaves it."""
+    return planted_root(corpus_dir, tmp_path_factory.mktemp("leaky"), SPOTTER, _plant)
 
 
 def test_every_place_is_named_with_the_landed_record_that_holds_it(leaky):
