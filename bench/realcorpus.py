@@ -16,7 +16,11 @@ The default source is ``../shared/corpus/claude-code/projects`` (11 sessions,
 8.0 MB, 2.6 KB a line on average). Used by ``bench/collect.py``, ``bench/parse.py``
 and ``bench/view.py`` (``--corpus real``, the default). Usage::
 
-    python bench/realcorpus.py OUT --size-mb 1000 [--source DIR]
+    python bench/realcorpus.py OUT --size-mb 1000 [--source DIR] [--first-copy N]
+
+Copy 0 keeps the source's own ids, so two runs give the same sessions. ``--first-copy N`` numbers the
+copies from N: runs with first copies far enough apart (more than the copies a run writes) share no
+session, message or request id, as histories of different hosts do.
 """
 
 from __future__ import annotations
@@ -96,10 +100,10 @@ def _rename(data: bytes, copy: int, cache: dict[bytes, bytes], pattern: re.Patte
     return pattern.sub(sub, data)
 
 
-def generate(out: Path, size_mb: float, source: Path = DEFAULT_SOURCE) -> dict:
+def generate(out: Path, size_mb: float, source: Path = DEFAULT_SOURCE, first_copy: int = 0) -> dict:
     """Write copies of ``source`` under ``out`` until about ``size_mb`` MB; returns counts.
 
-    ``out`` is emptied first. Returns ``{"bytes", "files", "lines", "copies", "largest_line"}``.
+    ``out`` is emptied first. Copies are numbered from ``first_copy`` (0 keeps the source's ids). Returns ``{"bytes", "files", "lines", "copies", "largest_line"}``.
     """
     if not source.is_dir():
         raise SystemExit(f"no corpus at {source} (pass --source DIR)")
@@ -109,7 +113,8 @@ def generate(out: Path, size_mb: float, source: Path = DEFAULT_SOURCE) -> dict:
     agent_ids = frozenset(p.name[6:-6].encode() for p in files if p.name.startswith("agent-") and p.name.endswith(".jsonl"))
     pattern = _id_pattern(sorted(agent_ids))
     target = int(size_mb * MB)
-    written = nfiles = lines = copy = largest = 0
+    written = nfiles = lines = largest = 0
+    copy = first_copy
     while written < target:
         cache: dict[bytes, bytes] = {}
         for f in files:
@@ -127,7 +132,7 @@ def generate(out: Path, size_mb: float, source: Path = DEFAULT_SOURCE) -> dict:
             if written >= target:
                 break
         copy += 1
-    return {"bytes": written, "files": nfiles, "lines": lines, "copies": copy, "largest_line": largest}
+    return {"bytes": written, "files": nfiles, "lines": lines, "copies": copy - first_copy, "largest_line": largest}
 
 
 def main() -> None:
@@ -135,8 +140,11 @@ def main() -> None:
     ap.add_argument("out", type=Path)
     ap.add_argument("--size-mb", type=float, default=200)
     ap.add_argument("--source", type=Path, default=DEFAULT_SOURCE)
+    ap.add_argument("--first-copy", type=int, default=0, help="number the copies from N (0 keeps the source's ids)")
     a = ap.parse_args()
-    print(generate(a.out, a.size_mb, a.source))
+    if a.first_copy < 0:
+        ap.error("--first-copy must be 0 or more")
+    print(generate(a.out, a.size_mb, a.source, a.first_copy))
 
 
 if __name__ == "__main__":
