@@ -95,13 +95,15 @@ def build_summary(root: str | os.PathLike, conversation: str, *, hide: Iterable[
         summary = _summary(v, b, fold, len(accepted), len(v.undescribed()), prices)
         head = {"conversation": conversation, "sessions": [fold.head.session],
                 "head": {"round": fold.head.round, "digest": fold.head_digest}, "summary": summary}
-        places, calls = _counted(v, summary["title"])
+        places, calls = _counted(v, summary["title"], fold.head)
         return head, places, calls, list(summary["problems"])
 
 
-def _counted(v: DocumentView, title: str) -> tuple[dict, list]:
-    """(places, provider calls) the summary counts, from a built view."""
+def _counted(v: DocumentView, title: str, head) -> tuple[dict, list]:
+    """(places, provider calls) the summary counts, from a built view whose head round header is ``head``."""
     places = {"title": title, **v.places()}
+    if (rng := v.recorded_range(head)) != (None, None):  # the summary's from/to: what places a call with no time (kiro22)
+        places["range"] = list(rng)
     if unknown := v.lines_unknown():  # changed files whose lines are not known, for the list rows (kiro21b)
         places["changes_lines_unknown"] = unknown
     credits = v.credits()
@@ -155,7 +157,7 @@ def conversation_checked(root: str | os.PathLike, conversation: str, *, hide: It
     """
     with gc_pause.paused():
         b, fold, _, _, _, _, v = _prepare(Path(root), conversation, hide, None)
-        places, calls = _counted(v, v.title(fold.head.title))
+        places, calls = _counted(v, v.title(fold.head.title), fold.head)
         return places, calls, b.state, listed_problems(b, v)
 
 

@@ -143,8 +143,8 @@ class DocumentView(ListView):
             "changes": len(self.changes),
             "provider_bodies": bodies,
             "captured_prompts": captured,
-            "from": header_time(head.session_from_time),
-            "to": header_time(head.session_through_time),
+            "from": None,
+            "to": None,
             "kinds": dict(sorted(kinds.items())),
             "relation_types": dict(sorted(rtypes.items())),
             "quality": dict(sorted(quality.items())),
@@ -152,8 +152,7 @@ class DocumentView(ListView):
             "undescribed": undescribed,
             "cut": self.cut(),
         }
-        if d["from"] is None and d["to"] is None and (seen := observed_range(self.changes + self.executions)):
-            d["from"], d["to"] = seen  # no stream record has a time: the observations' own (trial 20, F14)
+        d["from"], d["to"] = self.recorded_range(head)
         d.update(self.places())
         d.update(usage_totals(self.call_usage.values()))
         d["cost"] = cost_of(d["usage_by_model"], prices)
@@ -167,6 +166,17 @@ class DocumentView(ListView):
         if removed is not None:  # only then, as credits: what retention took (seed 000, Skeletons; trial 19, F21)
             d["removed"] = removed
         return d
+
+    def recorded_range(self, head) -> tuple[int | None, int | None]:
+        """``(from, to)``, unix ms (each None when not known; 0 when the header's is not a time, seed 004): the
+        conversation's recorded range, the head round's ``session_from_time`` and ``session_through_time`` (its
+        records' first and last times), else, when no stream record has a time, its observations' own (the changes
+        and executions entries: trial 20, F14). The summary's ``from``/``to``, and the one range that places a call
+        with no time of its own, in ``asz usage`` and the page alike (``usage_report.range_span``; kiro22)."""
+        got = header_time(head.session_from_time), header_time(head.session_through_time)
+        if got == (None, None) and (seen := observed_range(self.changes + self.executions)):
+            return seen  # no stream record has a time: the observations' own
+        return got
 
     def lines_unknown(self) -> int:
         """``summary.changes_lines_unknown``: how many changed files of the conversation's change records have lines

@@ -153,9 +153,10 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
             lines = got.problems or ("(no problem line)",)
             why = lines[0]
             first = _first_ns(header) if held else None
-            _count_calls(out, conv, places, got.calls, zone, held, why, first, None if held else _span(header, zone))
+            span = None if held else range_span(*(places.get("range") or (None, None)), zone)  # the page's too
+            _count_calls(out, conv, places, got.calls, zone, held, why, first, span)
             if not held:  # a conversation that does not verify meters nothing here either: held back with its calls
-                _count_credits(out, conv, places, zone, _span(header, zone), credits_follow_calls(c.time for c in got.calls))
+                _count_credits(out, conv, places, zone, span, credits_follow_calls(c.time for c in got.calls))
             if held:
                 n = _held_unread(out, conv, places, got.calls, header, zone, held, why, first)
                 said = "an unknown number of" if n is None else str(n)
@@ -174,20 +175,12 @@ def _count_calls(out: list[Counted], conv: str, places: dict, calls: Iterable, z
                  why: str = "", first: int | None = None, span: tuple | None = None) -> None:
     """Every call, with usage or without (tokens only from those with): call_count's rule. A held-back call whose
     records do not read (no time) falls on ``first`` (unix ns), the day of the chain's first record; a call of a
-    verified conversation whose records carry no time keeps the conversation's ``span`` (:func:`_span`)."""
+    verified conversation whose records carry no time keeps the conversation's ``span`` (:func:`range_span` of its
+    ``places["range"]``, the summary's ``from``/``to``: ``DocumentView.recorded_range``, as the page's)."""
     for c in calls:
         day, ms = _day_ms(c.time if c.time is not None or not held else first, zone)
         out.append(Counted(conv, places, day, ms, c.usage, c.model, held, c.incomplete, why=why if held else "",
                            span=span if ms is None else None))
-
-
-def _span(header: dict | None, zone: dt.tzinfo) -> tuple | None:
-    """:func:`range_span` of the head round's ``session_from_time`` and ``session_through_time`` (the conversation's
-    first and last record times, as ``asz ls`` and ``asz search`` read its range) in ``zone``."""
-    ns = [parse_instant(header.get(k)) for k in ("session_from_time", "session_through_time")] if isinstance(header, dict) else []
-    if len(ns) != 2 or None in ns:
-        return None
-    return range_span(ns[0] // 1_000_000, ns[1] // 1_000_000, zone)
 
 
 def _count_credits(out: list[Counted], conv: str, places: dict, zone: dt.tzinfo, span: tuple | None = None,
