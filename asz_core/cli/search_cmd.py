@@ -43,7 +43,7 @@ def search(
     tz: Optional[str] = tz_option(),
     model: str = typer.Option("", "--model", help="Only conversations with a model whose name contains this."),
     dialect: str = typer.Option("", "--dialect", help="Only conversations of this dialect (claude-code/1, or its name claude-code)."),
-    by_conversation: bool = typer.Option(False, "--conversations", help="One row per conversation: those whose texts hold every word between them (each word in some text, not all in one), each with its best hit for each word; --limit counts conversations; --json prints {conversation, title, texts, groups, hits}."),
+    by_conversation: bool = typer.Option(False, "--conversations", help="One row per conversation: those whose texts hold every word between them (each word in some text, not all in one), the most relevant first (the bm25 of each word's 3 best texts, summed), each with its best hit for each word; --limit counts conversations; --json prints {conversation, title, texts, relevance, groups, hits}."),
     reindex: bool = typer.Option(False, "--reindex", help="Delete the index and build it again from the landed files first."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
@@ -76,11 +76,14 @@ def search(
     kinds = _checked(kind, limit, held_back and by_conversation)
     _indexed(r, reindex, as_json)
     phase = ["query"]  # "print" once the query is done (what Ctrl-C says)
+    given = [a for flag, v in (("--kind", kind), ("--project", project), ("--model", model), ("--dialect", dialect),
+                               ("--since", since), ("--until", until), ("--tz", tz), ("--root", root), ("--config", config))
+             if v for a in (flag, str(v))]
     try:
         if by_conversation:
-            found = _conversations(r, query, hide, filters, kinds, limit, as_json, phase)
+            found = _conversations(r, query, hide, filters, kinds, limit, as_json, phase, given)
         else:
-            found = _hits(r, query, hide, filters, kinds, limit, as_json, held_back, phase)
+            found = _hits(r, query, hide, filters, kinds, limit, as_json, held_back, phase, given)
         _none_kept(r, filters, {"--project": project, "--model": model, "--dialect": dialect}, found)
     except QueryError as exc:
         typer.echo(f"asz search: {exc}", err=True)
@@ -105,11 +108,23 @@ def _indexed(r: Path, reindex: bool, as_json: bool) -> None:
         typer.echo(f"indexed {rep.indexed} conversation(s), {rep.rows} text(s) in {rep.seconds:.1f}s", err=True)
 
 
+def again(query: str, given: list[str], conversations: bool, every: bool) -> str:
+    """The ``asz search`` command that asks ``query`` again with the options ``given`` (``[flag, value, …]``: those
+    that narrow or place it, as typed), by conversation when ``conversations``, and with ``--limit 0`` when ``every``:
+    what a hint names to get the rest (docs/reading.md), each argument quoted for a POSIX shell."""
+    import shlex
+
+    words = ["asz", "search", *(["--conversations"] if conversations else []), *(["--limit", "0"] if every else []),
+             *given, *(["--"] if query.startswith("-") else []), query]
+    return shlex.join(words)
+
+
 def _hits(r: Path, query: str, hide, filters, kinds: list[str], limit: int, as_json: bool, held_back: bool,
-          phase: list[str]) -> list[dict]:
+          phase: list[str], given: list[str]) -> list[dict]:
     """Run the query over texts and print its hits (:func:`_print_hits`, or ``--held-back``'s answer) and notes; the
     hits. With no hit for a query of two words or more that conversations hold between their texts, says on stderr
-    how many and how to ask for them (:func:`_across`). Raises as :func:`~asz_core.reading.search.search` does."""
+    how many and how to ask for them (:func:`_across`). ``given``: the options as :func:`again` takes them. Raises as
+    :func:`~asz_core.reading.search.search` does."""
     from ..reading.search import search as run_search
 
     t0 = time.monotonic()
@@ -122,7 +137,7 @@ def _hits(r: Path, query: str, hide, filters, kinds: list[str], limit: int, as_j
         typer.echo(f"asz search: warning: {line}", err=True)
     notes += _pruned(r)  # their text is gone: no hit could come from them (trial 15, F5)
     notes += _timeless(r, timeless)  # a window cannot place them (trial 19, F25)
-    many = _across(r, query, hide, filters, kinds, notes) if not hits and not held else 0
+    many = _across(r, query, hide, filters, kinds, notes, given) if not hits and not held else 0
     if as_json and held_back:
         _print_held_back(hits, unverified, held, unsearched, many)
     else:
@@ -130,26 +145,24 @@ def _hits(r: Path, query: str, hide, filters, kinds: list[str], limit: int, as_j
     return hits
 
 
-def _across(r: Path, query: str, hide, filters, kinds: list[str], notes: list[str]) -> int:
+def _across(r: Path, query: str, hide, filters, kinds: list[str], notes: list[str], given: list[str]) -> int:
     """How many conversations hold every word of ``query`` between their texts when no one text holds them all
     (:func:`~asz_core.reading.search_convs.across`); when some do, ``N conversation(s) hold them all …`` is said on
     stderr as a note and added to ``notes`` (trial 21: ``hypothesis testing`` found 0 hits, silently, where 36
-    conversations hold both words)."""
-    import shlex
-
+    conversations hold both words); the command named is :func:`again`'s."""
     from ..reading.search_convs import across
 
     n = across(r, query, hide=hide, filters=filters, kinds=kinds)
     if n:
         said = (f"no one text holds every word of {query!r}, but {n:,} conversation(s) hold them all between their texts: "
-                f"asz search --conversations {shlex.quote(query)} lists them")
+                f"{again(query, given, True, n > 20)} lists them")
         typer.echo(f"asz search: note: {said}", err=True)
         notes.append(said)
     return n
 
 
 def _conversations(r: Path, query: str, hide, filters, kinds: list[str], limit: int, as_json: bool,
-                   phase: list[str]) -> list[dict]:
+                   phase: list[str], given: list[str]) -> list[dict]:
     """``--conversations``: the conversations holding every word of ``query`` between their texts
     (:func:`~asz_core.reading.search_convs.search_conversations`), printed as JSON or a table (each conversation, then its
     best hit for each word), and the notes a hit search prints; the rows."""
@@ -182,7 +195,8 @@ def _conversations(r: Path, query: str, hide, filters, kinds: list[str], limit: 
     if rows:
         typer.echo(f"times in {zone_name()}")
     total = matched.get("conversations", len(rows))
-    typer.echo(f"{len(rows):,}{f' of {total:,}' if total != len(rows) else ''} conversation(s) in {took * 1000:.0f} ms")
+    rest = f"; all of them: {again(query, given, True, True)}" if limit and total > limit else ""
+    typer.echo(f"{len(rows):,}{f' of {total:,}' if total != len(rows) else ''} conversation(s) in {took * 1000:.0f} ms{rest}")
     for line in notes:
         typer.echo(f"! {visible(line)}")
     return rows

@@ -14,13 +14,13 @@ A one-word query gives each conversation holding it once (one row per
 conversation, as agentsview groups its hits).
 
 Each conversation row (:func:`search_conversations`) is ``conversation``,
-``title``, ``texts`` (how many of its texts each group finds, summed),
+``title``, ``texts`` (how many of its texts each group finds, summed), ``relevance`` (:func:`holding`'s, 3 decimals),
 ``groups`` (``[{"query", "texts"}]``, one per group, in the query's order)
 and ``hits``: its best hit (bm25) for the whole query when one text of it
 holds every group, else the best hit of each group, in order; each a hit as
 :func:`asz_core.reading.search.search` gives it (same keys, served only while
-its landed file verifies). Rows come by ``texts``, most first, then the most
-recently active first; a conversation one of whose groups has no hit left to
+its landed file verifies). Rows come by ``relevance``, highest first (:func:`holding`: bm25 of each group's best
+texts), then the most recently active first; a conversation one of whose groups has no hit left to
 serve (every one in a landed file that no longer verifies) is left out, and
 the files are named as a hit search names them.
 """
@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .listing import Filters
-from .search import SearchError, index_path, search
+from .search import RANK_LIMIT, SearchError, index_path, search
 from .search_hits import query_where, stoppable, stopped
 from .search_place import REINDEX_REMEDY, index_file, is_damaged
 from .search_store import connect
@@ -42,11 +42,36 @@ from .search_text import fts_query, group_texts
 __all__ = ["holding", "across", "search_conversations"]
 
 
+#: How many of a conversation's best texts for a group its relevance sums (:func:`holding`): a conversation whose few
+#: texts speak of a word most comes before one that mentions it in passing many times (a long session's tool output).
+BEST_TEXTS = 3
+
+
+def _group_sql(where: list[str], ranked: bool) -> str:
+    """The query of one group: ``(conversation, texts)`` rows, with ``ranked`` a third column, the sum of the bm25 of
+    the conversation's :data:`BEST_TEXTS` best texts (FTS5's ``bm25``: below 0, lower is better)."""
+    found = (f"FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
+             f"WHERE {' AND '.join(where)}")
+    if not ranked:
+        return f"SELECT hit.conversation, count(*) {found} GROUP BY hit.conversation"
+    return ("SELECT c, max(total), sum(s) FROM (SELECT c, s, row_number() OVER (PARTITION BY c ORDER BY s) AS n, "
+            "count(*) OVER (PARTITION BY c) AS total FROM (SELECT hit.conversation AS c, bm25(fts) AS s "
+            f"{found})) WHERE n <= {BEST_TEXTS} GROUP BY c")
+
+
 def holding(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), filters: Filters | None = None,
-            kinds: Sequence[str] = ()) -> list[tuple[str, list[int]]]:
-    """``[(conversation, [texts each group finds in it])]`` of every conversation of ``root``'s index in which each
-    group of ``query`` finds a text, by texts summed (most first), then last activity (newest first). Raises
-    :class:`~asz_core.reading.search_text.QueryError` and :class:`~asz_core.reading.search.SearchError`."""
+            kinds: Sequence[str] = (), ranked: bool = True) -> list[tuple[str, list[int], float]]:
+    """``[(conversation, [texts each group finds in it], relevance)]`` of every conversation of ``root``'s index in
+    which each group of ``query`` finds a text, most relevant first, then last activity (newest first), then id.
+
+    A conversation's relevance (``ranked``) is, over the query's groups, the sum of the bm25 scores (made positive:
+    higher is better) of its :data:`BEST_TEXTS` best texts for each group: bm25 weighs a rare word above a common one
+    and a short text about it above a long one mentioning it, so the conversation that speaks most of every word
+    comes first, not the longest one. A group matching :data:`~asz_core.reading.search.RANK_LIMIT` texts or more in
+    the whole index is not weighed (it adds 0; a hit search leaves such a query unranked too): its bm25 is near 0
+    anyway (a word in nearly every text) and weighing every text of it costs about 2.4 µs each. Not ``ranked``
+    (:func:`across`, which counts): relevance 0, by recency alone.
+    Raises :class:`~asz_core.reading.search_text.QueryError` and :class:`~asz_core.reading.search.SearchError`."""
     groups = group_texts(query)
     path = index_file(root, index_path(root))
     if not path.is_file():
@@ -54,12 +79,13 @@ def holding(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fi
     try:
         con = stoppable(connect(path, write=False))
         try:
-            per: list[dict[str, int]] = []
+            per: list[dict[str, tuple]] = []
             for g in groups:
-                where, args = query_where(fts_query(g), hide, filters or Filters(), kinds)
-                per.append(dict(con.execute(
-                    "SELECT hit.conversation, count(*) FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = "
-                    f"hit.conversation WHERE {' AND '.join(where)} GROUP BY hit.conversation", args).fetchall()))
+                match = fts_query(g)
+                where, args = query_where(match, hide, filters or Filters(), kinds)
+                weighed = ranked and con.execute("SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)",
+                                                 (match, RANK_LIMIT)).fetchone()[0] < RANK_LIMIT
+                per.append({r[0]: (r[1], r[2] if weighed else 0.0) for r in con.execute(_group_sql(where, weighed), args)})
             kept = set(per[0]).intersection(*per[1:]) if per else set()
             last = dict(con.execute("SELECT id, coalesce(to_ms, 0) FROM conv").fetchall()) if kept else {}
         finally:
@@ -67,8 +93,8 @@ def holding(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fi
     except sqlite3.Error as exc:
         stopped(exc)
         raise SearchError(f"the search index {path} cannot be read: {exc} ({REINDEX_REMEDY})", is_damaged(exc)) from None
-    rows = [(c, [p[c] for p in per]) for c in kept]
-    rows.sort(key=lambda r: (-sum(r[1]), -last.get(r[0], 0), r[0]))
+    rows = [(c, [p[c][0] for p in per], -sum(p[c][1] for p in per) if ranked else 0.0) for c in kept]
+    rows.sort(key=lambda r: (-round(r[2], 9), -last.get(r[0], 0), r[0]))  # equal texts (copies) tie exactly
     return rows
 
 
@@ -78,7 +104,7 @@ def across(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
     groups or more, else 0: what a query that found no one text holding them all says (``asz search``, the page)."""
     if len(group_texts(query)) < 2:
         return 0
-    return len(holding(root, query, hide=hide, filters=filters, kinds=kinds))
+    return len(holding(root, query, hide=hide, filters=filters, kinds=kinds, ranked=False))
 
 
 def search_conversations(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), filters: Filters | None = None,
@@ -92,7 +118,7 @@ def search_conversations(root: str | os.PathLike, query: str, *, hide: Sequence[
     if matched is not None:
         matched["conversations"] = len(found)
     out: list[dict] = []
-    for cid, texts in found:
+    for cid, texts, relevance in found:
         if limit and len(out) >= limit:
             break
         one = search(root, query, hide=hide, filters=filters, kinds=kinds, limit=1, unverified=unverified,
@@ -101,6 +127,6 @@ def search_conversations(root: str | os.PathLike, query: str, *, hide: Sequence[
                                          conversation=cid) for g in groups]
         if not all(hits):  # a group's every text is in a landed file that no longer verifies: named in unverified
             continue
-        out.append({"conversation": cid, "title": hits[0][0]["title"], "texts": sum(texts),
+        out.append({"conversation": cid, "title": hits[0][0]["title"], "texts": sum(texts), "relevance": round(relevance, 3),
                     "groups": [{"query": g, "texts": n} for g, n in zip(groups, texts)], "hits": [h[0] for h in hits]})
     return out

@@ -10,6 +10,7 @@ Input built here (tests/search_convs_data.py): four Claude Code sessions written
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -64,7 +65,7 @@ def test_no_one_text_says_how_many_conversations_do(root):
     p = asz("search", "suite hypothesis", "--root", str(root))
     assert p.stdout.splitlines()[-2].startswith("0 hit(s) in ")
     said = ("asz search: note: no one text holds every word of 'suite hypothesis', but 1 conversation(s) hold them all "
-            "between their texts: asz search --conversations 'suite hypothesis' lists them")
+            f"between their texts: asz search --conversations --root {shlex.quote(str(root))} 'suite hypothesis' lists them")
     assert said in p.stderr and p.stdout.splitlines()[-1] == "! " + said[len("asz search: note: "):]
     assert "conversation(s) hold" not in asz("search", "zebraquux hypothesis", "--root", str(root)).stderr  # none do
 

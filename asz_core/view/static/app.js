@@ -665,6 +665,19 @@
 
   // ------------------------------------------------------------------ search
 
+  // The asz search command that gets every hit (or, by conversation, every conversation) of the page's query with its
+  // filters and root, quoted for a POSIX shell as asz_core/cli/search_cmd.py ``again`` quotes the CLI's hint.
+  function searchCommand(f, byconv) {
+    const words = ['asz', 'search'].concat(byconv ? ['--conversations'] : [], ['--limit', '0']);
+    ['project', 'model', 'dialect', 'since', 'until'].forEach(function (k) { if (f[k]) words.push('--' + k, f[k]); });
+    if (LIST && LIST.root) words.push('--root', LIST.root);
+    if (f.q.charAt(0) === '-') words.push('--');
+    words.push(f.q);
+    return words.map(function (w) {
+      return /^[A-Za-z0-9@%+=:,.\/_-]+$/.test(w) ? w : "'" + w.replace(/'/g, "'\"'\"'") + "'";
+    }).join(' ');
+  }
+
   // The page asks for SEARCH_FIRST hits, then (a button) up to SEARCH_MAX, /api/search's largest limit.
   const SEARCH_FIRST = 50, SEARCH_MAX = 500;
   function runSearch(limit) {
@@ -690,7 +703,7 @@
           h('button', { class: 'btn', type: 'button', onclick: function () { runSearch(SEARCH_MAX); } }, 'Show up to ' + num(SEARCH_MAX))));
       } else if (more) {
         out.append(h('p', { class: 'small muted', id: 'morehits' }, 'There may be more: narrow the search with the filters, or run ',
-          h('code', null, 'asz search --limit N'), '.'));
+          h('code', null, searchCommand(f, byconv)), '.'));
       }
       if (res.data && res.data.across) {  // no one text holds every word, but conversations do between their texts (trial 21)
         out.append(h('p', { class: 'box notice small', id: 'across' },
