@@ -1,6 +1,6 @@
 """Benchmark: the largest corpus conversation's page opened cold in headless Chromium, for each asz given.
 
-Usage: ``python bench/page_open.py ROOT ASZ [ASZ ...] [--runs 4]``, ROOT collected from the shared corpus
+Usage: ``python bench/page_open.py ROOT ASZ [ASZ ...] [--runs 4] [--own-roots]``, ROOT collected from the shared corpus
 (``asz collect --once --source ../shared/corpus/claude-code/projects --root ROOT``), each ASZ the ``asz`` executable
 of a checkout's virtual environment (main before a change, then after it). Each run starts a new ``asz view`` on a
 free loopback port, waits for its first answer and one second for its warm-up, then measures in ms from asking for
@@ -14,7 +14,12 @@ document not built yet); without it, each run's server is on a new port, a new o
 ``--fresh``: a new browser for each run, as a reader's first page in a browser just started (one browser for every
 run reuses its page process, whose time zone and number data, ICU's, the first run alone loads: 20-30 ms of the first
 drawing, session 20). Each run then also prints, in the page's own clock, how long after the later of the two
-answers arrived the first talk was drawn (a script run before the page's notes it: ``after answers``).
+answers arrived the first talk was drawn (a script run before the page's notes it: ``after answers``), and the page's own time from its navigation's start to that first
+talk (``page clock``: without the driver's round trips that the wall time holds; session 22).
+
+``--own-roots``: each ASZ reads its own copy of ROOT (``ROOT.1``, ``ROOT.2``, … made afresh for the second ASZ on; the
+first reads ROOT): two trees that both keep documents (session 21 on) key them by their own build mark, so over one
+root each run of one tree would find the other's entry stale and build again (session 22).
 
 ``--unbuilt``: the root's kept documents (``ROOT/_index/documents``, session 21) are deleted before each run's server
 starts, so every run builds the document and its headings in answering (a conversation no server of this root built
@@ -97,7 +102,14 @@ def main() -> None:
     ap.add_argument("--warm", action="store_true", help="the browser opens the smallest conversation of the same server first")
     ap.add_argument("--fresh", action="store_true", help="a new browser for each run (its first page)")
     ap.add_argument("--unbuilt", action="store_true", help="delete ROOT/_index/documents before each run's server starts")
+    ap.add_argument("--own-roots", action="store_true", help="each ASZ but the first reads its own copy of ROOT (ROOT.N)")
     a = ap.parse_args()
+    roots = {exe: a.root for exe in a.asz}
+    if a.own_roots:
+        for i, exe in enumerate(a.asz[1:], 1):
+            roots[exe] = f"{a.root.rstrip('/')}.{i}"
+            shutil.rmtree(roots[exe], ignore_errors=True)
+            shutil.copytree(a.root, roots[exe], symlinks=True)
     opts = Options()
     opts.binary_location = "/usr/bin/chromium"
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
@@ -105,14 +117,16 @@ def main() -> None:
     drv = None if a.fresh else browser(opts, False)
     got: dict[str, list[float]] = {exe: [] for exe in a.asz}
     after: dict[str, list[float]] = {exe: [] for exe in a.asz}
+    clock: dict[str, list[float]] = {exe: [] for exe in a.asz}
     try:
         for _ in range(a.runs):
             for exe in a.asz:
                 one = drv or browser(opts, True)
                 try:
-                    got[exe].append(open_once(one, exe, a.root, a.warm, a.unbuilt))
+                    got[exe].append(open_once(one, exe, roots[exe], a.warm, a.unbuilt))
                     if a.fresh:
                         after[exe].append(one.execute_script(AFTER))
+                        clock[exe].append(one.execute_script("return window.__talk"))
                 finally:
                     if one is not drv:
                         one.quit()
@@ -122,7 +136,8 @@ def main() -> None:
     for exe, ms in got.items():
         print(f"{exe}: median {statistics.median(ms):.0f} ms, runs {', '.join(f'{m:.0f}' for m in sorted(ms))}"
               + (f"; after answers median {statistics.median(after[exe]):.0f} ms, runs "
-                 f"{', '.join(f'{m:.0f}' for m in sorted(after[exe]))}" if a.fresh else ""))
+                 f"{', '.join(f'{m:.0f}' for m in sorted(after[exe]))}; page clock median {statistics.median(clock[exe]):.0f} ms, "
+                 f"runs {', '.join(f'{m:.0f}' for m in sorted(clock[exe]))}" if a.fresh else ""))
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 Spec: seed 004, origin-digest §8.3; issue 23 (DNS rebinding). Routes (all
 ``GET``) are listed in :mod:`asz_core.view.server`. Every answer carries a
-Content-Security-Policy allowing only this server's own script and style.
+Content-Security-Policy allowing only this server's own script and style (the
+page's shell: its one inline style sheet, by its SHA-256, :data:`~asz_core.view.page.PAGE_POLICY`).
 A request whose ``Host`` is not a loopback name or address, nor the address
 the server listens on, is answered 421 and nothing else (:class:`HostGuard`).
 """
@@ -22,7 +23,7 @@ from starlette.routing import Route
 
 from ..sessiondata.jsonbytes import dumps_wide
 from .guard import HostGuard, log_once
-from .page import ASSETS, PAGE_HTML, page_html, uri_component
+from .page import ASSETS, PAGE_HTML, PAGE_POLICY, page_html, uri_component
 from .query import ApiError, QueryError, hide_from_query, parse_query
 from .background import list_note
 from .state import ViewState
@@ -266,7 +267,8 @@ def _page(request: Request) -> Response:
             status_code = exc.status
         if status_code == 200 and not request.scope.get("query_string"):  # the script asks these first, as written here
             page = page_html([f"/api/c/{uri_component(cid)}/{what}" for what in ("view", "headings")])
-    return Response(page, status_code=status_code, media_type="text/html; charset=utf-8", headers=_SECURITY_HEADERS)
+    return Response(page, status_code=status_code, media_type="text/html; charset=utf-8",
+                    headers={**_SECURITY_HEADERS, "content-security-policy": PAGE_POLICY})
 
 
 

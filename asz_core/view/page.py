@@ -8,11 +8,15 @@ by the vendored ``marked`` and then sanitised by the vendored ``DOMPurify``
 (no raw HTML passes: no script, no event handler, no style, no frame, no
 form). Nothing is loaded from another host. The assets live in
 ``asz_core/view/static/`` (``vendor/`` holds the two libraries with their
-licenses) and are read once at import.
+licenses) and are read once at import. The style sheet is written into the shell
+(issue 22: a brand-new browser's first page waited for it as its last request),
+allowed by its SHA-256 in the shell's Content-Security-Policy (:data:`PAGE_POLICY`).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import json
 from pathlib import Path
@@ -21,7 +25,7 @@ from urllib.parse import quote
 
 from .placing import page_rules
 
-__all__ = ["PAGE_HTML", "APP_JS", "APP_CSS", "ASSETS", "MARKED", "page_html", "uri_component"]
+__all__ = ["PAGE_HTML", "PAGE_POLICY", "APP_JS", "APP_CSS", "ASSETS", "MARKED", "PURIFY", "page_html", "uri_component"]
 
 _STATIC = Path(__file__).with_name("static")
 
@@ -43,6 +47,9 @@ ASSETS: dict[str, tuple[str, bytes]] = {
 #: The vendored Markdown renderer's address: not in the shell's scripts (no closed talk needs it); app.js runs it once
 #: a conversation's first screen is drawn (``loadMarked``), preloaded by a conversation's shell (:func:`page_html`).
 MARKED = "/static/vendor/marked.umd.js"
+#: The vendored sanitiser's address, run with :data:`MARKED` (only Markdown's output is sanitised; issue 22: no longer
+#: run before app.js, 3-6 ms of a new browser's first page), preloaded with it.
+PURIFY = "/static/vendor/purify.min.js"
 
 _SHELL = b"""<!doctype html>
 <html lang="en">
@@ -51,7 +58,7 @@ _SHELL = b"""<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>asz view</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="/static/app.css">
+<style>/*app.css*/</style>
 <!--preload-->
 </head>
 <body>
@@ -59,11 +66,15 @@ _SHELL = b"""<!doctype html>
 <main id="app"><noscript>This page needs JavaScript; the same data is at /api/conversations and /api/c/{id}/view.</noscript></main>
 <aside id="drawer" aria-label="Evidence"><div class="dhead"><strong class="dtitle">Evidence</strong>
 <button type="button" class="btn dclose">Close</button></div><div class="dbody"></div></aside>
-<script src="/static/vendor/purify.min.js"></script>
 <script src="/static/app.js"></script>
 </body>
 </html>
-"""
+""".replace(b"/*app.css*/", APP_CSS, 1)
+#: The shell's Content-Security-Policy: the API's (nothing from another host, no inline script, no frame, no form)
+#: with the one inline style the shell holds, named by its SHA-256 (CSP level 2 hash source).
+PAGE_POLICY: str = (
+    "default-src 'none'; script-src 'self'; style-src 'self' 'sha256-" + base64.b64encode(hashlib.sha256(APP_CSS).digest()).decode()
+    + "'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 
 
 def page_html(preload: Sequence[str] = ()) -> bytes:
@@ -71,10 +82,11 @@ def page_html(preload: Sequence[str] = ()) -> bytes:
     the script writes them) as soon as it reads the head: ``<link rel="preload" as="fetch" crossorigin>``, which the
     script's own ``fetch`` of the same address, with no header of its own, then takes instead of asking again (issue
     22: a conversation's document and headings are built while the browser loads and runs the scripts); with any, the
-    Markdown renderer too (:data:`MARKED`, ``as="script"``: fetched now, run by app.js after the first screen)."""
+    Markdown renderer and its sanitiser too (:data:`MARKED`, :data:`PURIFY`, ``as="script"``: fetched now, run by
+    app.js after the first screen)."""
     links = "".join(f'<link rel="preload" href="{html.escape(p)}" as="fetch" crossorigin>' for p in preload)
     if preload:  # a conversation's page: marked arrives with them, and the script runs it once its first screen is drawn
-        links += f'<link rel="preload" href="{MARKED}" as="script">'
+        links += "".join(f'<link rel="preload" href="{src}" as="script">' for src in (PURIFY, MARKED))
     return _SHELL.replace(b"<!--preload-->\n", links.encode("ascii") + (b"\n" if links else b""), 1)
 
 

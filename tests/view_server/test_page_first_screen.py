@@ -1,6 +1,6 @@
 """Issue 22, the page under load: a conversation's first screen (its header, tabs and closed talks) is drawn before
-the Markdown renderer is parsed, since no closed talk needs it (asz_core/view/page.py ``MARKED``; app.js
-``loadMarked``). The shell runs no marked script; a conversation's shell preloads it (``as="script"``) and the script
+the Markdown renderer and its sanitiser are parsed, since no closed talk needs them (asz_core/view/page.py ``MARKED``,
+``PURIFY``; app.js ``loadMarked``). The shell runs no marked or DOMPurify script; a conversation's shell preloads it (``as="script"``) and the script
 runs it once the first screen is drawn. A talk opened before marked is parsed draws its texts as they are, then as
 Markdown once it is; an address naming a step waits for it, so such a page never shows a text unrendered.
 
@@ -47,9 +47,11 @@ def test_the_shell_runs_no_markdown_renderer_and_a_conversation_preloads_it(corp
     s = serve(corpus_root)
     page, home = s.get(f"/c/{SPOTTER[1]}").body, s.get("/").body
     for body in (page, home):
-        assert re.findall(rb'<script src="([^"]+)"></script>', body) == [b"/static/vendor/purify.min.js", b"/static/app.js"]
-    assert b'<link rel="preload" href="/static/vendor/marked.umd.js" as="script">' in page.split(b"</head>")[0]
-    assert b"marked" not in home
+        assert re.findall(rb'<script src="([^"]+)"></script>', body) == [b"/static/app.js"]
+    head = page.split(b"</head>")[0]
+    assert b'<link rel="preload" href="/static/vendor/marked.umd.js" as="script">' in head
+    assert b'<link rel="preload" href="/static/vendor/purify.min.js" as="script">' in head  # run with marked (issue 22)
+    assert b"marked" not in home and b"purify" not in home
 
 
 def test_the_first_screen_is_drawn_before_marked_runs_and_texts_are_markdown_after(corpus_root, serve, browser):
@@ -64,6 +66,7 @@ def test_the_first_screen_is_drawn_before_marked_runs_and_texts_are_markdown_aft
     assert len(mds) == first["md"]
     assert all(browser.execute_script("return arguments[0].children.length", m) > 0 for m in mds)  # paragraphs, lists…
     assert browser.execute_script("return document.querySelectorAll('script[src$=\"marked.umd.js\"]').length") == 1
+    assert browser.execute_script("return document.querySelectorAll('script[src$=\"purify.min.js\"]').length") == 1
 
 
 def test_an_address_naming_a_step_waits_for_marked(corpus_root, serve, browser):

@@ -105,10 +105,17 @@
   function loadMarked() {
     if (!MD_LOAD) MD_LOAD = new Promise(function (resolve) {
       if (makeMD()) { resolve(); return; }
-      const s = document.createElement('script');
-      s.src = '/static/vendor/marked.umd.js';
-      s.onload = s.onerror = function () { resolve(); };
-      document.body.appendChild(s);
+      let left = 0;
+      ['/static/vendor/purify.min.js', '/static/vendor/marked.umd.js'].forEach(function (src, i) {
+        if (i === 0 ? window.DOMPurify : window.marked) return;
+        left += 1;
+        const s = document.createElement('script');
+        s.src = src;
+        s.async = false;
+        s.onload = s.onerror = function () { if (--left === 0) resolve(); };
+        document.body.appendChild(s);
+      });
+      if (!left) resolve();
     }).then(function () {
       MD_TRIED = true;
       makeMD();
@@ -151,19 +158,49 @@
   // ------------------------------------------------------------------ formatting
 
   function pad(n, w) { return String(n).padStart(w || 2, '0'); }
-  // Times are shown in the reader's own time zone, with its short name (UTC on a machine set to UTC). The formatter is
-  // made once: the first one a page makes loads ICU's time zone data (about 20 ms in Chromium, issue 22).
-  let TZ_FORMAT = null;
-  function tzShort(d) {
+  // Times are shown in the reader's own time zone, with its short name as en-US writes it (UTC on a machine set to
+  // UTC). The first Intl formatter a page makes starts ICU (12-20 ms in a new Chromium page, issue 22), so the first
+  // screen does without it: the name is read from the Date's own text (V8's, no Intl formatter), its English long name
+  // mapped to what en-US abbreviates (ZONE_SHORT) or written from its offset as ICU writes the others (GMT+5:30, GMT-3,
+  // GMT), and only on a conversation's first screen where the browser speaks English (else Intl at once). Once that
+  // screen is painted (checkFormats) Intl's own name is asked for every date so named, any that differs draws the
+  // document again, and Intl names every zone from then on.
+  let TZ_FORMAT = null, TZ_GUESS = false;
+  const TZ_GUESSED = new Set();
+  const ZONE_SHORT = { 'Coordinated Universal Time': 'UTC', 'Alaska Standard Time': 'AKST', 'Alaska Daylight Time': 'AKDT',
+    'Atlantic Standard Time': 'AST', 'Atlantic Daylight Time': 'ADT', 'Central Standard Time': 'CST', 'Central Daylight Time': 'CDT',
+    'Eastern Standard Time': 'EST', 'Eastern Daylight Time': 'EDT', 'Mountain Standard Time': 'MST', 'Mountain Daylight Time': 'MDT',
+    'Pacific Standard Time': 'PST', 'Pacific Daylight Time': 'PDT' };
+  function tzIntl(d) {
     try {
       if (!TZ_FORMAT) TZ_FORMAT = new Intl.DateTimeFormat('en-US', { timeZoneName: 'short' });
       const p = TZ_FORMAT.formatToParts(d).filter(function (x) { return x.type === 'timeZoneName'; })[0];
       return p ? p.value : '';
     } catch (e) { return ''; }
   }
-  // The first date and number formats a page makes load ICU's data (about 20 and 10 ms in Chromium): made while the
-  // page waits for the server's answers, so the first drawing does not wait for them (issue 22).
-  function warmFormats() { tzShort(new Date(0)); num(1000); }
+  function tzGuess(d) {  // null where the Date's text does not say enough (a name not in English, Hawaii's)
+    const m = /\(([^()]*)\)$/.exec(String(d));
+    if (!m || /Hawaii/.test(m[1]) || !/^[A-Za-z .'-]+ Time$/.test(m[1])) return null;
+    if (ZONE_SHORT[m[1]]) return ZONE_SHORT[m[1]];
+    const off = -d.getTimezoneOffset(), a = Math.abs(off);
+    return 'GMT' + (off ? (off < 0 ? '-' : '+') + Math.floor(a / 60) + (a % 60 ? ':' + pad(a % 60) : '') : '');
+  }
+  function tzShort(d) {
+    const g = TZ_GUESS ? tzGuess(d) : null;
+    if (g === null) return tzIntl(d);
+    TZ_GUESSED.add(d.getTime());
+    return g;
+  }
+  // After the first screen: ICU started (its formatters made), and every zone name the first screen guessed checked
+  // against Intl's; a difference draws the document again (the open talks, tab and scroll kept), now named by Intl.
+  function checkFormats() {
+    num(1.5);
+    TZ_GUESS = false;
+    let wrong = false;
+    TZ_GUESSED.forEach(function (t) { if (!wrong && tzIntl(new Date(t)) !== tzGuess(new Date(t))) wrong = true; });
+    TZ_GUESSED.clear();
+    if (wrong && D) redraw(D);
+  }
   function fmtTime(ms) {
     if (ms === null || ms === undefined) return '—';
     if (ms === 0) return 'no time';
@@ -186,7 +223,13 @@
     const tm = Math.round(s / 60);
     return Math.floor(tm / 60) + ' h ' + (tm % 60) + ' min';
   }
-  function num(n) { return (n === null || n === undefined) ? '—' : Number(n).toLocaleString('en-US'); }
+  // A count as en-US writes it (1,234,567): a whole number grouped here, anything else by Intl (which starts ICU).
+  function num(n) {
+    if (n === null || n === undefined) return '—';
+    const v = Number(n);
+    if (!Number.isSafeInteger(v) || Object.is(v, -0)) return v.toLocaleString('en-US');
+    return (v < 0 ? '-' : '') + String(Math.abs(v)).replace(/\B(?=(\d{3})+$)/g, ',');
+  }
   function fmtBytes(n) {
     if (n === null || n === undefined) return '—';
     if (n < 1024) return n + ' B';
@@ -955,6 +998,7 @@
 
   function conversationPage(id) {
     CID = id;
+    TZ_GUESS = /^en\b/i.test(navigator.language || '');  // until checkFormats, once the first screen is painted
     document.title = id + ' · asz view';
     add(clear(app), h('p', { class: 'muted' }, 'Loading the conversation…'));
     // the headings asked at the same time: the server builds the document once for both (one build lock a document)
@@ -963,6 +1007,7 @@
       clear(app);
       add(app, h('p', { class: 'small' }, h('a', { href: withHide('/') }, '← Conversations')));
       if (!res.ok) {
+        TZ_GUESS = false;
         add(app, h('h1', { class: 'mono' }, id));
         add(app, errorBox(res.status === 404 ? 'No such conversation here.' : 'The server refused the document.', res));
         return;
@@ -973,10 +1018,9 @@
         if (hp.step || hp.talk) reveal(hp.step || hp.talk);
         ETAG = res.etag || '';
         if (!docTimer) docTimer = setInterval(pollDocument, 5000);
-        requestAnimationFrame(function () { setTimeout(loadMarked, 0); });  // once the first screen is painted: no closed talk needs it
+        requestAnimationFrame(function () { setTimeout(function () { loadMarked(); checkFormats(); }, 0); });  // once the first screen is painted: no closed talk needs them
       });
     });
-    warmFormats();  // after both are asked: done while the server builds
   }
 
   function drawDocument(doc) {
@@ -1055,16 +1099,21 @@
       return loadHeadings().then(function () { return got; });
     }).then(function (got) {
       if (!got) return;
-      const open = [];
-      talkEls.forEach(function (el, id) { if (el.classList.contains('open')) open.push(id); });
-      const y = window.scrollY;
-      drawDocument(got.doc);
-      open.forEach(function (id) { const el = talkEls.get(id); if (el) el._open(true); });
-      window.scrollTo(0, y);
+      redraw(got.doc);
       const note = h('div', { class: 'box notice small', id: 'updated' }, 'Updated to round ' + got.doc.head.round + ' at ' + fmtTime(Date.now()) + '.');
       const old = document.getElementById('updated'); if (old) old.remove();
       app.insertBefore(note, app.children[1] || null);
     }, function () { /* the server is away for a moment; try again next time */ });
+  }
+
+  // ``doc`` drawn again in place of the one shown, the open talks, the tab and the scroll position kept.
+  function redraw(doc) {
+    const open = [];
+    talkEls.forEach(function (el, id) { if (el.classList.contains('open')) open.push(id); });
+    const y = window.scrollY;
+    drawDocument(doc);
+    open.forEach(function (id) { const el = talkEls.get(id); if (el) el._open(true); });
+    window.scrollTo(0, y);
   }
 
   function index(doc) {
