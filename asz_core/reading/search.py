@@ -59,6 +59,7 @@ from ..sessiondata.model import WITHHOLDABLE
 from ..sessiondata.times import parse_instant
 from ..storage.layout import CONVERSATIONS, landed_files
 from ..view.document import list_conversations, title_withheld
+from ..view.session_records import title_words
 from ..view.rows import read_head
 from ..view.secret_forms import shown_title
 from ..view.links import links_of
@@ -148,6 +149,8 @@ class _Meta:
         self.cwd = {True: "", False: ""}
         #: Every typed prompt of the main stream (True) and of the others, in landed order, until one names work.
         self.prompt: dict[bool, list[str]] = {True: [], False: []}
+        #: The withholdable flags of each prompt's record, in the same order as :attr:`prompt`.
+        self.prompt_flags: dict[bool, list[tuple[str, ...]]] = {True: [], False: []}
         #: Whether the last prompt kept in :attr:`prompt` names work (no more are kept then).
         self.has_work = {True: False, False: False}
         #: The conversation's dialect, to ask whether a prompt names work (:class:`~asz_core.view.titles.PromptTitle`).
@@ -170,6 +173,8 @@ class _Meta:
             self.cwd[main] = cwd
         if prompt and not self.has_work[main]:
             self.prompt[main].append(prompt)
+            flags = rec.get("flags") or ()
+            self.prompt_flags[main].append(tuple(n for n in WITHHOLDABLE if n and n in flags))
             self.has_work[main] = prompt_names_work(prompt, self.dialect)
         model = rec.get("model")
         if isinstance(model, str) and model and model not in self.models:
@@ -256,18 +261,26 @@ def _summary(root: Path, conversation: str, head: Any, meta: _Meta) -> tuple:
     prompt that names work (else the first: :class:`~asz_core.view.titles.PromptTitle`) shortened as the document's
     summary shortens it, else for a conversation that continues another ``(continues ID) TITLE``
     (:func:`~asz_core.view.titles.continued_title`), its credentials masked (:func:`~asz_core.view.secret_forms.shown_title`);
-    ``title_from`` names the withholdable flags of records the title could come from.
+    ``title_from`` names the withholdable flags of records the title could come from: for the runtime's title those of
+    the records holding its text (:func:`_withheld_by`), for a prompt's those of its own record (the title is masked
+    and cut, so its text is not looked for), for a resumed copy's each name whose withholding changes it.
     """
     h = (read_head(root, conversation) or (None, None, None, None))[3] or {}
     dialect = dialect_of(root, head.session)
-    title = meta.titles.title(h.get("title") or getattr(head, "title", ""))
-    if not title:
+    title = meta.titles.title(h.get("title") or getattr(head, "title", ""))  # the runtime's, as its record holds it
+    withheld = _withheld_by(meta.flagged, title)
+    if not title:  # a prompt's, masked and cut: withheld by its own record's flags (the text is no longer the record's)
         pick = PromptTitle(dialect)
         any(map(pick.offer, meta.prompt[True] + meta.prompt[False]))
-        title = pick.title()
-    inner = LandedTitles(root, head.session).title(head.through_seq) if not title and meta.continues else ""  # a copy
-    title_from = " ".join(_withheld_by(meta.flagged, inner or title))
-    title = shown_title(title or (continued_title(meta.continues, inner) if meta.continues else ""))  # as the document titles it
+        title, at = pick.title(), pick.chosen()
+        withheld = list((meta.prompt_flags[True] + meta.prompt_flags[False])[at]) if at >= 0 else []
+    if not title and meta.continues:  # a resumed copy: the title its records give, and the names that would change it
+        landed = LandedTitles(root, head.session)
+        inner = landed.title(head.through_seq)
+        withheld = [n for n in WITHHOLDABLE if n and inner and landed.title(head.through_seq, [n]) != inner]
+        title = continued_title(meta.continues, inner)
+    title_from = " ".join(withheld)
+    title = shown_title(title)  # as the document titles it
     ms = [parse_instant(h.get(k)) for k in ("session_from_time", "session_through_time")]
     return (title, title_from, meta.cwd[True] or meta.cwd[False], " ".join(meta.models), dialect,
             None if ms[0] is None else ms[0] // 1_000_000, None if ms[1] is None else ms[1] // 1_000_000)
@@ -280,13 +293,14 @@ def _withheld_by(flagged: list[Path], title: str) -> list[str]:
         return []
     names = [n for n in WITHHOLDABLE if n]
     needles = (orjson.dumps(title)[1:-1], title.encode("utf-8", "surrogatepass"))
+    words = title_words(title)
     found: set[str] = set()
     for path in flagged:
         try:
             data = path.read_bytes()
         except OSError:
             continue
-        if not any(n in data for n in needles):
+        if not any(n in data for n in needles) and not all(w in data for w in words):
             continue
         lines = data.split(b"\n")
         found.update(n for n in names if n not in found and title_withheld(lines, title, [n]))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -23,7 +24,7 @@ from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files, session_listing
 from .kinds import CONTENT_KINDS
 
-__all__ = ["LandedSession", "scan_parts_py", "hold_back", "landed_lines", "title_withheld", "header_time", "ms_of"]
+__all__ = ["LandedSession", "scan_parts_py", "hold_back", "landed_lines", "title_withheld", "title_words", "header_time", "ms_of"]
 
 
 def ms_of(ns: int | None) -> int | None:
@@ -466,7 +467,9 @@ def title_withheld(lines: Iterable[bytes], title: str, hide: Iterable[str]) -> b
 
     ``lines`` are landed record lines. A line counts when it names one of the
     ``hide`` flags and holds the title, as the writer escapes it or as it
-    stands (a source's own bytes may escape it otherwise). Erring on the side
+    stands (a source's own bytes may escape it otherwise), or with every run of
+    whitespace in both made one space (a title written from the withheld text
+    with its line breaks made spaces, :func:`_one_space`). Erring on the side
     of withholding: a title found in a withheld record is not shown.
     """
     hide = [n for n in hide if n]
@@ -474,10 +477,29 @@ def title_withheld(lines: Iterable[bytes], title: str, hide: Iterable[str]) -> b
         return False
     flags = [f'"{n}"'.encode() for n in hide]
     needles = {orjson.dumps(title)[1:-1], title.encode("utf-8", "surrogatepass")}
+    spaced = _one_space(orjson.dumps(title)[1:-1]).strip()
+    words = spaced.split(b" ")
     for line in lines:
-        if any(f in line for f in flags) and any(n in line for n in needles):
+        if any(f in line for f in flags) and (any(n in line for n in needles) or (
+                spaced and all(w in line for w in words) and spaced in _one_space(line))):
             return True
     return False
+
+
+def title_words(title: str) -> list[bytes]:
+    """The words of ``title`` as a landed line writes them (JSON-escaped, split at whitespace): a line that lacks one
+    cannot hold the title in any spacing (:func:`title_withheld`'s cheap test before it reads a file's lines)."""
+    return _one_space(orjson.dumps(title)[1:-1]).strip().split(b" ")
+
+
+#: A run of spaces, tabs and line breaks, real or JSON-escaped (``\n``, ``\r``, ``\t``).
+_SPACES = re.compile(rb"(?:[ \t\r\n]|\\[nrt])+")
+
+
+def _one_space(data: bytes) -> bytes:
+    """``data`` (JSON text) with each run of whitespace made one space: a runtime's title is often its first prompt
+    with its line breaks and runs of spaces made one (LangSmith's question, ``title_of``), so it is looked for so too."""
+    return _SPACES.sub(b" ", data)
 
 
 def landed_lines(root: str | os.PathLike, session: str) -> Iterator[bytes]:

@@ -240,6 +240,8 @@ class PromptTitle:
         self.fallback = ""
         #: The title of the first prompt that names work ('' until one is offered).
         self.found = ""
+        #: How many prompts were offered; the 0-based place of the one :attr:`found` and :attr:`fallback` came from.
+        self.offered, self._found_at, self._fallback_at = 0, -1, -1
 
     def offer(self, text: str) -> bool:
         """Consider one prompt's ``text``; True once a prompt naming work has titled the conversation (stop offering)."""
@@ -247,18 +249,26 @@ class PromptTitle:
             return True
         from .summary import short_title
 
+        at, self.offered = self.offered, self.offered + 1
         title = short_title(text, self.dialect)
         if not title:
             return False
         if prompt_names_work(text, self.dialect):
-            self.found = title
+            self.found, self._found_at = title, at
             return True
-        self.fallback = self.fallback or title
+        if not self.fallback:
+            self.fallback, self._fallback_at = title, at
         return False
 
     def title(self) -> str:
         """The title: the first prompt naming work, else the first offered, else ''."""
         return self.found or self.fallback
+
+    def chosen(self) -> int:
+        """The 0-based place, in the order offered, of the prompt :meth:`title` comes from; -1 when none titles it.
+        What a reader that must know that prompt's record (its flags: search's withholding) asks: the title itself is
+        masked and cut, so it is no longer the text the record holds."""
+        return self._found_at if self.found else self._fallback_at
 
 
 def label_for_record(rec: dict, dialect: str) -> str | None:
