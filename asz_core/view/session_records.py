@@ -492,8 +492,12 @@ def title_words(title: str) -> list[bytes]:
     return _one_space(orjson.dumps(title)[1:-1]).strip().split(b" ")
 
 
-#: A run of spaces, tabs and line breaks, real or JSON-escaped (``\n``, ``\r``, ``\t``).
-_SPACES = re.compile(rb"(?:[ \t\r\n]|\\[nrt])+")
+#: A run of what ``str.split`` takes for whitespace, as a landed line holds it: ASCII spaces, tabs, line breaks and
+#: separators, real or JSON-escaped (``\n``, ``\u000b``), and the Unicode spaces and separators in UTF-8 (NEL, no-break
+#: space, ogham space, en to hair spaces, line and paragraph separators, narrow no-break, medium mathematical and
+#: ideographic spaces).
+_SPACES = re.compile(rb"(?:[ \t\r\n\x0b\x0c\x1c-\x1f]|\\[nrtf]|\\u00(?:0[bB]|1[c-fC-F]|85|[aA]0)|\xc2[\x85\xa0]"
+                     rb"|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]|\xe2\x81\x9f|\xe3\x80\x80)+")
 
 
 def _one_space(data: bytes) -> bytes:

@@ -91,3 +91,21 @@ def test_a_prompt_title_names_the_prompt_it_came_from(corpus_source):
     assert pick.chosen() == 2 and pick.title().startswith("It's been a while - I see that I have pending changes")
     only = PromptTitle("claude-code/1")
     assert [only.offer(t) for t in (context, model)] == [False, False] and (only.chosen(), only.title()) == (0, "/context")
+
+
+def test_every_whitespace_a_label_makes_one_space_is_looked_for():
+    """LangSmith's label joins the question's words by ``str.split`` (``title_of``): each of the 29 characters Python
+    takes for whitespace, in a withheld record as the writer escapes it, still withholds the label; a title that is
+    not the record's text does not."""
+    import orjson
+
+    from asz_core.view.session_records import title_withheld
+
+    spaces = [c for c in map(chr, range(0x110000)) if c.isspace()]
+    assert len(spaces) == 29
+    for c in spaces:
+        text = f"what is{c}{c}unicode\n"
+        line = orjson.dumps({"flags": ["external_input", "system_prompt"], "parts": [{"k": "text", "text": text}]})
+        assert title_withheld([line], " ".join(text.split()), ["system_prompt"]), repr(c)
+        assert not title_withheld([line], "what is unicodes", ["system_prompt"]), repr(c)
+        assert not title_withheld([line], " ".join(text.split()), ["tool_schemas"]), repr(c)
