@@ -10,6 +10,8 @@ notes, when the first talk appears, whether marked was there, and opens that tal
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
 
 from test_tool_fields import SPOTTER
@@ -76,3 +78,20 @@ def test_an_address_naming_a_step_waits_for_marked(corpus_root, serve, browser):
     assert first["marked"] is True
     el = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, '.node.target[data-id="summary/1/715"]'))[0]
     assert el.find_elements(By.CSS_SELECTOR, ".md") and not browser.find_elements(By.CSS_SELECTOR, ".md.plain")
+
+
+def test_the_shell_holds_its_style_sheet_and_the_policy_allows_only_that(corpus_root, serve, browser):
+    """The style sheet is written into the shell (session 22: a new browser's last file to arrive), allowed by its
+    SHA-256, and no inline script: Chromium applies it (the header's colour) and reports no policy violation."""
+    s = serve(corpus_root)
+    page = s.get(f"/c/{SPOTTER[1]}")
+    css = s.get("/static/app.css").body
+    assert page.body.count(b"<style>") == 1 and b"<style>" + css + b"</style>" in page.body
+    policy = page.headers["content-security-policy"]
+    digest = base64.b64encode(hashlib.sha256(css).digest()).decode()
+    assert f"style-src 'self' 'sha256-{digest}';" in policy and "script-src 'self';" in policy
+    browser.get_log("browser")  # what earlier pages logged
+    go(browser, f"{s.base}/c/{SPOTTER[1]}")
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "section.talk"))
+    assert browser.execute_script("return getComputedStyle(document.querySelector('header.top')).backgroundColor") == "rgb(29, 35, 48)"
+    assert not [e for e in browser.get_log("browser") if "Content Security Policy" in e.get("message", "")]
