@@ -42,6 +42,7 @@ import hashlib
 import os
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -227,6 +228,55 @@ class ConversationSummary:
         return cls(d["places"], tuple(calls), d.get("state", "verified"), tuple(d.get("problems") or ()))
 
 
+#: Seconds an opening or a write waits for another process's write to the store (sqlite's busy timeout).
+BUSY_WAIT = 5.0
+
+
+def _make_schema(con: sqlite3.Connection) -> None:
+    """Make ``con``'s store ready: WAL journal, :data:`SCHEMA_VERSION`'s tables (a store of another version emptied).
+
+    Several processes may open a brand-new store at once (``asz collect``'s
+    parse workers, a server beside them). Switching a new file to WAL is
+    refused at once (``database is locked``, sqlite's busy timeout does not
+    wait there) while another connection switches it: retried for up to
+    :data:`BUSY_WAIT` s. The version is read and the tables made or dropped
+    under ``BEGIN IMMEDIATE`` (one writer at a time), so a process that read
+    the version of a store not yet made never drops the tables another one
+    just made and filled (session 22; before, 8 processes opening a new store
+    side by side lost a row or a store in about 1 try of 15). A store that
+    cannot be written (a read-only root) is read while its version is this
+    one. Raises ``sqlite3.Error`` when the store cannot be used (the caller
+    reads without it)."""
+    deadline = time.monotonic() + BUSY_WAIT
+    while True:
+        try:
+            con.execute("PRAGMA journal_mode=WAL")
+            break
+        except sqlite3.OperationalError as exc:
+            if getattr(exc, "sqlite_errorcode", 0) & 0xFF != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
+                raise
+            time.sleep(0.005)
+    # derived data: a commit need not reach the disk (a lost entry is counted again), only never be half-written
+    con.execute("PRAGMA synchronous=NORMAL")
+    try:
+        con.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError:  # read-only, or held by another writer all the busy timeout long
+        if con.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            raise
+        return
+    try:
+        if con.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:  # an older asz's entries
+            con.execute("DROP TABLE IF EXISTS summaries")
+            con.execute("DROP TABLE IF EXISTS rows")
+            con.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        for stmt in _SCHEMA:
+            con.execute(stmt)
+        con.commit()
+    except BaseException:
+        con.rollback()
+        raise
+
+
 class SummaryStore:
     """``<root>/_index/summaries.sqlite``; every method is a no-op (a miss) when it cannot be opened. Thread-safe."""
 
@@ -239,19 +289,15 @@ class SummaryStore:
         try:
             path = root / "_index" / DB_NAME
             path.parent.mkdir(parents=True, exist_ok=True)
-            self.con = sqlite3.connect(path, timeout=5, check_same_thread=False)
-            # derived data: a commit need not reach the disk (a lost entry is counted again), only never be half-written
-            self.con.execute("PRAGMA journal_mode=WAL")
-            self.con.execute("PRAGMA synchronous=NORMAL")
-            if self.con.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:  # an older asz's entries
-                self.con.execute("DROP TABLE IF EXISTS summaries")
-                self.con.execute("DROP TABLE IF EXISTS rows")
-                self.con.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-            for stmt in _SCHEMA:
-                self.con.execute(stmt)
-            self.con.commit()
+            con = sqlite3.connect(path, timeout=BUSY_WAIT, check_same_thread=False)
         except (sqlite3.Error, OSError):
-            self.con = None
+            return
+        try:
+            _make_schema(con)
+        except (sqlite3.Error, OSError):
+            con.close()
+            return
+        self.con = con
 
     def get(self, table: str, conversation: str, hide: Sequence[str], fp: str) -> bytes | None:
         """The JSON stored in ``table`` (``summaries`` or ``rows``) for this conversation, withheld names and fingerprint, or None."""
