@@ -10,6 +10,7 @@ from typing import Optional
 import orjson
 import typer
 
+from .export_said import closing_lines
 from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, refuse_empty_id, no_match, settings, time_range, tz_option, use_tz
 
 FORMATS = ("md", "html", "json", "prose")
@@ -44,10 +45,17 @@ class Prose:
         self.placed = {True: 0, False: 0, None: 0}
         #: ``--redact``: every format's credentials masked (asz_core.view.secret_forms); the fingerprints of those masked
         self.redact, self.redacted = redact, []  # type: bool, list[str]
+        #: ``--redact`` (True), ``--no-redact`` (False) or neither (None: the form's default, which masks with ``--audit``);
+        #: with ``--audit --no-redact`` ``redacted`` gets the fingerprints of those written whole
+        self.redact_said: Optional[bool] = None
+        #: prose: the bytes written (every line, header lines included); ``split``: written one file per conversation
+        #: (``--out DIR``, or one conversation); ``outside``: conversations ``--in-range-only`` left out, no line in the window
+        self.written, self.split, self.outside = 0, False, set()  # type: int, bool, set[str]
         self.raw: list[int] = []
         self.turns: list[dict] = []
         self.stats = ProseStats()
         self.lines = SourceLines(_source_roots(source, config))
+        self.config = config  # the audit header's prices (its figures: asz_core.reading.audit_usage)
 
 
 def _source_roots(source: list[Path], config: Optional[Path]):
@@ -81,7 +89,14 @@ def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pros
     and the problem; [] when its evidence verifies); for prose, turns and source bytes are also added to ``prose``.
     With ``prose.redact`` each credential is masked (:func:`~asz_core.view.secret_forms.redacted`)."""
     data, bad = _render(root, cid, fmt, hide, thinking, prose)
-    return (_redact(data, prose) if prose.redact else data), bad
+    if prose.redact:
+        data = _redact(data, prose)
+    elif prose.audit and prose.redact_said is False:  # --audit --no-redact: those written whole are counted, never silent
+        from ..view.secret_forms import redacted_bytes
+
+        prose.redacted += redacted_bytes(data)[1]
+    prose.written += len(data) if fmt == "prose" else 0
+    return data, bad
 
 
 def _redact(data: bytes, prose: Prose) -> bytes:
@@ -120,8 +135,11 @@ def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pro
         turns = _windowed(turns, prose, audit, row)
         prose.turns.extend(turns)
         bad = prose.stats.missing[missing:] + [f"landed file {x}; its records give no turn" for x in prose.stats.unverified[before:]]
+        if prose.in_range_only and not turns:  # every line outside the window: not written (trial 22a, F17)
+            prose.outside.add(cid)
+            return b"", bad
         if audit is not None:
-            turns = [audit.header(row, turns, bad), *turns]
+            turns = [audit.header(row, turns, bad, _figures(root, cid, hide, prose)), *turns]
         return b"".join(orjson.dumps(t) + b"\n" for t in turns), bad
     from ..reading.export import build, problems_of, to_html, to_markdown
     from ..view import to_json
@@ -142,6 +160,18 @@ def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pro
 
         return to_brief(root, doc, thinking=thinking).encode("utf-8"), bad
     return to_markdown(root, doc, thinking=thinking).encode("utf-8"), bad
+
+
+def _figures(root: Path, cid: str, hide: list[str], prose: Prose) -> dict:
+    """The audit header's calls, tokens, cost and credits of ``cid`` (and those in the window), as ``asz usage
+    session`` gives them, priced by the configuration's table (:func:`~asz_core.reading.audit_usage.usage_figures`)."""
+    from ..config import load_config
+    from ..reading.audit_usage import usage_figures
+    from ..view.prices import price_table
+
+    if not hasattr(prose, "table"):
+        prose.table = price_table(load_config(prose.config).prices)
+    return usage_figures(root, cid, hide, prose.table, prose.window)
 
 
 def _json_texts(root: Path, cid: str, doc: dict, whole: bool) -> None:
@@ -248,6 +278,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
     from ..view.document import ViewError
 
     files = {row["id"]: f"{row['id']}.{EXT[fmt]}" for row in rows + unplaced}
+    prose.split = out is not None
     if out is not None:
         out.mkdir(exist_ok=True)  # the folder itself, never its parents (checked by the caller: _refuse_missing_parent)
         prose.index = "index.html" if fmt == "html" else ""  # each page links back to it
@@ -270,6 +301,9 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
                 if bad:
                     flagged.add(row["id"])
                     warn_unverified(row["id"], bad)
+                if row["id"] in prose.outside:  # --in-range-only: no line in the window, nothing written
+                    bar.advance(row["id"][:8])
+                    continue
                 if out is None:
                     data += b"\n---\n\n" if fmt == "md" else b""
                     if stream is not None:
@@ -298,7 +332,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
     if replaced:
         typer.echo(f"asz export: replaced {len(replaced)} file(s) already in {out}: {', '.join(replaced[:5])}"
                    + (f" and {len(replaced) - 5} more" if len(replaced) > 5 else ""), err=True)
-    rows = rows + unplaced  # the index lists them too, as not exported
+    rows = [x for x in rows if x["id"] not in prose.outside] + unplaced  # the index lists these too, as not exported
     if out is not None:
         _index_page(out, fmt, rows, files, flagged, skipped, prose.redact)
     return len(rows) - len(skipped), len(flagged) + len(skipped)
@@ -347,6 +381,7 @@ def _one(r: Path, given: str, fmt: str, hide: list[str], thinking: bool, out: Op
     from ..reading.ids import IdError, conversation_id as resolve
     from ..view.document import ViewError
 
+    prose.split = True  # one conversation: the file cannot be split further
     try:
         cid = resolve(r, given)
         data, bad = render(r, cid, fmt, hide, thinking, prose)
@@ -376,11 +411,11 @@ def export(
     fmt: Optional[str] = typer.Option(None, "--format", show_default=False, help="md (Markdown, the default; prose with --audit), html (one self-contained page), json (the asz.view document, whose texts are clipped at 2,000 bytes with bytes giving the whole size; stderr counts them) or prose (JSONL per turn); md, html and prose give texts whole."),
     thinking: bool = typer.Option(False, "--thinking", help="Add the model's reasoning (md, html, prose)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write here: a file for one conversation, a folder (with an index page) for several, or for several as md or prose a FILE.md or FILE.jsonl that gets the one stream stdout would; a file already there is replaced, and stderr says so (asz export: replaced …)."),
-    redact: bool = typer.Option(False, "--redact", help="Mask every credential of a known form (asz secrets lists the forms) in what is written, the index page included: its first and last 4 characters kept, a PEM private key's lines left out; stderr counts them."),
-    audit: bool = typer.Option(False, "--audit", help="prose (implied when --format is not given; another --format is refused): the audit form (docs/reading.md): every line gets a kind (prompt, prompt_blocks, interrupt, injected, subagent_prompt, compaction_summary, command_output, reply, thinking, …); the person turns the default prose leaves out (a user line whose content is a list) are kept (kind prompt_blocks or interrupt, an image as [image: TYPE, N bytes]); one line per tool call (kind tool_call: tool, its input cut at 200 characters, status ok/error/refused/interrupted/no_result); one header line per conversation (kind conversation: title, project, branch, models, from, to, state, problems, left_out); streams interleaved by time; with --since/--until an in_range key on each line. The default prose's lines are all there, their keys and values unchanged."),
+    redact: Optional[bool] = typer.Option(None, "--redact/--no-redact", show_default=False, help="Mask every credential of a known form (asz secrets lists the forms) in what is written, the index page included: its first and last 4 characters kept, a PEM private key's lines left out; stderr counts them. The default with --audit (a file for a model); --no-redact keeps them whole there, and stderr counts those written whole."),
+    audit: bool = typer.Option(False, "--audit", help="prose (implied when --format is not given; another --format is refused): the audit form (docs/reading.md): every line gets a kind (prompt, prompt_blocks, interrupt, injected, subagent_prompt, compaction_summary, command_output, reply, thinking, …); the person turns the default prose leaves out (a user line whose content is a list) are kept (kind prompt_blocks or interrupt, an image as [image: TYPE, N bytes]); one line per tool call (kind tool_call: tool, its input cut at 200 characters, status ok/error/refused/interrupted/no_result); one header line per conversation (kind conversation: title, project, branch, models, from, to, state, problems, left_out, and calls, tokens, cost and credits as asz usage session counts them, with --since/--until also in_window: those of the calls made in the window); streams interleaved by time; with --since/--until an in_range key on each line. The default prose's lines are all there, their keys and values unchanged. Credentials are masked as --redact masks them (--no-redact keeps them whole); stderr counts them."),
     brief: bool = typer.Option(False, "--brief", help="md (implied when --format is not given; another --format is refused): the brief form (docs/reading.md), to hand a model or a colleague: the person's words and the agent's replies whole, each tool call on one line (what it acts on, failed, the size of its result), a compaction or runtime notice as its label; tool results, injected context, compaction summaries, runtime records and command output left out, each talk and the header saying how many and how many bytes."),
     whole: bool = typer.Option(False, "--whole", help="json: each text the asz.view document clipped at 2,000 bytes put back whole from the landed records, where they give exactly the text clipped (its size the node's bytes); stderr counts those put back and those still clipped (a talk's label, reply and prompt)."),
-    in_range_only: bool = typer.Option(False, "--in-range-only", help="prose with --since/--until: leave out the lines whose time is outside the window (in_range false; a line with no time of its own is placed by its conversation's recorded range, as asz search places a hit, and stays when that range crosses an end of the window, in_range null). Without it every line of a matched conversation is written, each with in_range, and stderr counts those outside."),
+    in_range_only: bool = typer.Option(False, "--in-range-only", help="prose with --since/--until: leave out the lines whose time is outside the window (in_range false; a line with no time of its own is placed by its conversation's recorded range, as asz search places a hit, and stays when that range crosses an end of the window, in_range null), and a conversation with no line left (stderr counts those). Without it every line of a matched conversation is written, each with in_range, and stderr counts those outside."),
     source: list[Path] = typer.Option([], "--source", help="prose: a source folder the conversations were collected from, again for each further folder, looked in in order (default: each adapter's configured or default folders, as asz collect reads them: Claude Code's every projects folder holding sessions), read where a landed record cannot tell a string from a list (a file landed before claude-code-local 0.2.0)."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
@@ -433,12 +468,13 @@ def export(
     r, hide = settings("export", root, config)  # a root that does not exist: exit 1, said as every reader says it
     _refuse_missing_parent(out)
     prose = Prose(source, config, audit, time_range("export", since, until, zone) if since or until else None,
-                  redact, in_range_only, brief, whole)
+                  audit if redact is None else redact, in_range_only, brief, whole)
+    prose.redact_said = redact  # None: the form's default (--audit masks), said as such on stderr
     if conversation_id is not None:
         unverified = _written(out, lambda: _one(r, conversation_id, fmt, hide, thinking, out, prose))
     else:
         unverified = _several(r, project, since, until, zone, fmt, hide, thinking, out, prose)
-    _closing_lines(fmt, prose)
+    closing_lines(fmt, prose)
     if unverified:
         raise typer.Exit(1)
 
@@ -460,41 +496,6 @@ def _form(fmt: Optional[str], audit: bool, brief: bool, in_range_only: bool, win
     if in_range_only and (fmt != "prose" or not window):
         raise _usage("--in-range-only reads a --since/--until window in --format prose (or --audit)")
     return fmt
-
-
-def _closing_lines(fmt: str, prose: Prose) -> None:
-    """What stderr gets once every conversation is written: prose's token estimate and what it kept without its
-    source, and what ``--redact`` masked."""
-    if fmt == "prose":
-        from ..reading.prose import estimate
-
-        typer.echo(estimate(prose.turns, sum(prose.raw)).line(), err=True)
-        if prose.stats.line(prose.audit):
-            typer.echo(prose.stats.line(prose.audit), err=True)
-        if prose.window is not None:
-            typer.echo(_window_line(prose), err=True)
-    if prose.redact:
-        typer.echo(f"asz export: --redact masked {len(prose.redacted):,} place(s) of "
-                   f"{len(set(prose.redacted)):,} credential(s)", err=True)
-
-
-def _window_line(prose: Prose) -> str:
-    """stderr's word on the window (docs/reading.md, "A day's window"): ``asz export: 931 of 1,007 prose line(s) lie
-    outside the window FROM .. TO (each has in_range false: a conversation active in the window is written whole);
-    --in-range-only leaves them out``, or with ``--in-range-only`` ``asz export: --in-range-only left out …``; and how
-    many have no time of their own and cannot be placed by their conversation's range (in_range null, kept)."""
-    from ..reading.prose_audit import instant
-
-    placed = prose.placed
-    total, out = sum(placed.values()), placed[False]
-    span = f"the window {instant(prose.window[0]) or '…'} .. {instant(prose.window[1]) or '…'}"
-    if prose.in_range_only:
-        said = f"asz export: --in-range-only left out {out:,} of {total:,} prose line(s) outside {span}"
-    else:
-        said = (f"asz export: {out:,} of {total:,} prose line(s) lie outside {span} (each has in_range false: a "
-                "conversation active in the window is written whole); --in-range-only leaves them out")
-    return said + (f"; {placed[None]:,} line(s) have no time of their own and a conversation range that crosses the "
-                   "window's end (in_range null, kept)" if placed[None] else "")
 
 
 def _several(r: Path, project: str, since: str, until: str, zone, fmt: str, hide, thinking: bool, out: Optional[Path],

@@ -207,9 +207,10 @@ class Audit:
             mark_in_range(got, self.window)
         return got
 
-    def header(self, row: Optional[dict], lines: Sequence[dict], problems: Iterable[str]) -> dict:
-        """:func:`header_line` of this conversation."""
-        head = header_line(self.conversation, row, lines, [*problems], self.left_out)
+    def header(self, row: Optional[dict], lines: Sequence[dict], problems: Iterable[str], figures: Optional[dict] = None) -> dict:
+        """:func:`header_line` of this conversation, with ``figures`` (its calls, tokens, cost, credits and those in
+        the window: :func:`~asz_core.reading.audit_usage.usage_figures`) after ``left_out``."""
+        head = header_line(self.conversation, row, lines, [*problems], self.left_out) | (figures or {})
         if self.window is not None:  # the window in_range is read against
             head["window"] = [instant(self.window[0]), instant(self.window[1])]
         return head

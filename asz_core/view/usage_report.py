@@ -113,7 +113,8 @@ class Counted:
 def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = (), *, cache: bool = True,
               step: Callable[[], None] | None = None,
               unreadable: dict[str, str] | None = None,
-              verified_problems: dict[str, list[str]] | None = None) -> tuple[list[Counted], list[str]]:
+              verified_problems: dict[str, list[str]] | None = None,
+              ids: Iterable[str] | None = None) -> tuple[list[Counted], list[str]]:
     """Every call with usage in the root (those of a conversation that does not verify marked ``held``), and one
     problem line per conversation that did not read or does not verify (its first problem, which decided its state,
     and how many more it lists).
@@ -123,14 +124,15 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
 
     With ``cache`` each conversation's calls come from the root's derived
     summaries (:mod:`asz_core.view.summary_cache`) while its files are
-    unchanged, and are counted and stored otherwise. ``step()`` is called after each conversation read.
+    unchanged, and are counted and stored otherwise. ``step()`` is called after each conversation read. ``ids``: only
+    these conversations (default every one of the root).
     """
     out: list[Counted] = []
     problems: list[str] = []
     hide = list(hide)
     store = SummaryStore(root) if cache else None
     try:
-        for conv in list_conversations(root):
+        for conv in list_conversations(root) if ids is None else ids:
             try:
                 head = read_head(root, conv)
                 header = head.header if head else None

@@ -118,7 +118,7 @@ def test_an_export_with_redact_holds_no_credential(leaky, args):
     """Without --redact the export holds the values it shows (every format shows the prompt's AWS keys; md, html and
     json the tool result's too, the secret access key inside JSON that html and json escape); with it none, in every
     format. The title is masked with or without --redact (it is the prompt): only the texts' places are counted."""
-    plain = asz_in_process("export", "55604662", *args, "--root", str(leaky))
+    plain = asz_in_process("export", "55604662", *args, *(("--no-redact",) if "--audit" in args else ()), "--root", str(leaky))
     assert plain.returncode == 0, plain.stderr
     shown = [v for v in (AWS, SECRET, GITHUB, JWT, "MIIEow") if v in plain.stdout]
     assert shown == ([AWS, SECRET] if args[-1] in ("prose", "--audit") else [AWS, SECRET, GITHUB, JWT, "MIIEow"])
@@ -145,3 +145,20 @@ def test_the_index_page_of_several_is_redacted_too(leaky, tmp_path, fmt):
     assert not [v for v in (AWS, SECRET, GITHUB, JWT) for text in pages.values() if v in text]
     assert "AKIA…MPLE" in pages[f"index.{fmt}"]
     assert "wJal…EKEY" in pages[f"55604662-cf2a-4331-851a-ec234028f8ca.{fmt}"]
+
+
+def test_the_audit_form_masks_credentials_by_default(leaky):
+    """Trial 22a, F3: ``--audit`` is a file for a model: masked without ``--redact``, stderr counts them and names
+    ``--no-redact``, which keeps them whole and counts those written whole; plain prose keeps today's behaviour."""
+    whole = asz_in_process("export", "55604662", "--audit", "--no-redact", "--root", str(leaky))
+    places = sum(whole.stdout.count(v) for v in (AWS, SECRET))
+    assert places == 2 and not [v for v in (GITHUB, JWT) if v in whole.stdout]  # the prompt's pair; results not carried
+    assert f"asz export: --no-redact: {places} place(s) of 2 credential(s) of a known form written whole" in whole.stderr
+    p = asz_in_process("export", "55604662", "--audit", "--root", str(leaky))
+    assert p.returncode == 0, p.stderr
+    assert AWS not in p.stdout and SECRET not in p.stdout and "AKIA…MPLE" in p.stdout and "wJal…EKEY" in p.stdout
+    assert (f"asz export: --audit masked {places} place(s) of 2 credential(s) (the audit form masks them by default; "
+            "--no-redact keeps them whole)") in p.stderr
+    assert p.stdout == asz_in_process("export", "55604662", "--audit", "--redact", "--root", str(leaky)).stdout
+    plain = asz_in_process("export", "55604662", "--format", "prose", "--root", str(leaky))
+    assert AWS in plain.stdout and "masked" not in plain.stderr and "written whole" not in plain.stderr

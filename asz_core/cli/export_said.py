@@ -1,0 +1,79 @@
+"""What ``asz export`` says on stderr once every conversation is written (asz_core.cli.export_cmd): prose's token
+estimate and the written file's own size, the window's counts, and the credentials masked or written whole."""
+
+from __future__ import annotations
+
+import typer
+
+#: A typical model context, in tokens (the Claude models' 200K): a prose export beyond it is said, with the way to
+#: split it (``--out DIR/``: one file per conversation; trial 22a, F15).
+MODEL_CONTEXT_TOKENS = 200_000
+
+
+def closing_lines(fmt: str, prose) -> None:
+    """What stderr gets once every conversation is written (``prose``: export_cmd's ``Prose``): prose's token estimate,
+    the size of what was written (:func:`written_line`), what it kept without its source, the window's counts and
+    the conversations ``--in-range-only`` left out, then what was masked (:func:`credentials_line`)."""
+    if fmt == "prose":
+        from ..reading.prose import estimate
+
+        typer.echo(estimate(prose.turns, sum(prose.raw)).line(), err=True)
+        typer.echo(written_line(prose.written, prose.split), err=True)
+        if prose.stats.line(prose.audit):
+            typer.echo(prose.stats.line(prose.audit), err=True)
+        if prose.window is not None:
+            typer.echo(window_line(prose), err=True)
+        if prose.outside:
+            typer.echo(f"asz export: --in-range-only left out {len(prose.outside):,} conversation(s) with no line inside "
+                       "the window (active in it by their recorded range only: a conversation resumed later)", err=True)
+    said = credentials_line(prose)
+    if said:
+        typer.echo(said, err=True)
+
+
+def written_line(size: int, split: bool) -> str:
+    """The written prose's own size, every key of every line counted (the estimate above counts ``text`` only):
+    ``asz export: written 2,599,014 bytes ≈ 649,753 tokens (bytes ÷ 4)``; beyond :data:`MODEL_CONTEXT_TOKENS`,
+    unless it was already written one file per conversation (``split``), ``; more than a 200,000-token model
+    context: --out DIR/ writes one file per conversation``."""
+    said = f"asz export: written {size:,} bytes ≈ {size // 4:,} tokens (bytes ÷ 4, every key of every line)"
+    if size // 4 > MODEL_CONTEXT_TOKENS and not split:
+        said += (f"; more than a {MODEL_CONTEXT_TOKENS:,}-token model context: --out DIR/ writes one file per "
+                 "conversation (docs/reading.md, \"Sizing an audit for a model\")")
+    return said
+
+
+def credentials_line(prose) -> str:
+    """stderr's word on credentials, '' when there is none to say: ``--redact`` (given, or ``--audit``'s default)
+    counts what it masked, ``--audit --no-redact`` what it wrote whole (trial 22a, F3)."""
+    places, values = len(prose.redacted), len(set(prose.redacted))
+    if prose.redact and prose.redact_said is None:
+        return (f"asz export: --audit masked {places:,} place(s) of {values:,} credential(s) (the audit form masks "
+                "them by default; --no-redact keeps them whole)")
+    if prose.redact:
+        return f"asz export: --redact masked {places:,} place(s) of {values:,} credential(s)"
+    if prose.audit and prose.redact_said is False:
+        return (f"asz export: --no-redact: {places:,} place(s) of {values:,} credential(s) of a known form written "
+                "whole (asz secrets lists them)")
+    return ""
+
+
+def window_line(prose) -> str:
+    """stderr's word on the window (docs/reading.md, "A day's window"): ``asz export: 931 of 1,007 prose line(s) lie
+    outside the window FROM .. TO (each has in_range false: a conversation active in the window is written whole);
+    --in-range-only leaves them out``, or with ``--in-range-only`` ``asz export: --in-range-only left out …``; and how
+    many have no time of their own and cannot be placed by their conversation's range (in_range null, kept)."""
+    from ..reading.prose_audit import instant
+
+    placed = prose.placed
+    total, out = sum(placed.values()), placed[False]
+    span = f"the window {instant(prose.window[0]) or '…'} .. {instant(prose.window[1]) or '…'}"
+    if prose.in_range_only:
+        said = f"asz export: --in-range-only left out {out:,} of {total:,} prose line(s) outside {span}"
+    else:
+        said = (f"asz export: {out:,} of {total:,} prose line(s) lie outside {span} (each has in_range false: a "
+                "conversation active in the window is written whole); --in-range-only leaves them out")
+    return said + (f"; {placed[None]:,} line(s) have no time of their own and a conversation range that crosses the "
+                   "window's end (in_range null, kept)" if placed[None] else "")
+
+

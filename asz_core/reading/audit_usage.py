@@ -1,0 +1,45 @@
+"""What a conversation's calls counted and cost, for the header line of ``asz export --audit`` (trial 22a, F4): the
+figures ``asz usage session`` gives, read by the same functions, so the audit file and the usage report never differ.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from typing import Iterable, Optional
+
+from ..view.prices import PriceTable, cost_of
+from ..view.usage import zero_usage
+from ..view.usage_report import read_root, report
+
+__all__ = ["usage_figures"]
+
+
+def usage_figures(root: str | os.PathLike, conversation: str, hide: Iterable[str], table: Optional[PriceTable],
+                  window: Optional[tuple[Optional[int], Optional[int]]] = None) -> dict:
+    """The header's figures of ``conversation``: ``calls`` (every model call, one per message id + request id, with
+    usage or without), ``tokens`` (``{"in", "out", "cache_read", "cache_write"}``, and ``cache_write_1h`` or
+    ``long_context`` when some), ``cost`` (``{"usd", "unpriced", …}``, the price table ``table``'s) and ``credits``
+    (what Kiro metered in its own unit, never tokens or USD; null when none), as ``asz usage session`` counts them
+    (:func:`~asz_core.view.usage_report.read_root`, :func:`~asz_core.view.usage_report.report`); with a ``window``
+    (``(since, until)`` unix ms, either None) also ``in_window``, the same four over the calls made in it (``asz
+    usage daily``'s placing: a call with no time of its own by its conversation's recorded range,
+    :func:`~asz_core.view.usage_report.range_in_window`; one that cannot be placed is in no window figure). A
+    conversation that does not verify is in no figure (as in ``asz usage``): each is null, and ``held_back`` true.
+    """
+    counted, _ = read_root(root, dt.timezone.utc, hide, ids=[conversation])
+    if any(c.held for c in counted):
+        empty = dict.fromkeys(("calls", "tokens", "cost", "credits"))
+        return {**empty, **({"in_window": dict(empty)} if window is not None else {}), "held_back": True}
+    out = _figures(report(counted, "session", table), table)
+    if window is not None:
+        out["in_window"] = _figures(report(counted, "session", table, *window), table)
+    return out
+
+
+def _figures(rows: list[dict], table: Optional[PriceTable]) -> dict:
+    """The four figures of the one session row of ``rows`` (none: a conversation with no call, all zero)."""
+    if not rows:
+        return {"calls": 0, "tokens": zero_usage(), "cost": cost_of({}, table), "credits": None}
+    (row,) = rows
+    return {"calls": row["calls"], "tokens": row["usage"], "cost": row["cost"], "credits": row["credits"]}
