@@ -240,7 +240,7 @@ def conversations(
     ctx: typer.Context,
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows (id, title, project, from, to, talks, llm_calls, usage, cost, state, …)."),
     project: str = typer.Option("", "--project", help="Only conversations whose project contains this (case-insensitive)."),
-    since: str = typer.Option("", "--since", help="Only conversations active since: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
+    since: str = typer.Option("", "--since", help="Only conversations active since: YYYY-MM-DD (in --tz), an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz)."),
     until: str = typer.Option("", "--until", help="Only conversations active until (same forms; a date counts to its end)."),
     tz: Optional[str] = tz_option(),
     model: str = typer.Option("", "--model", help="Only conversations with a model whose name contains this."),

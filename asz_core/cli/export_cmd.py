@@ -405,9 +405,10 @@ def _one(r: Path, given: str, fmt: str, hide: list[str], thinking: bool, out: Op
 def export(
     conversation_id: Optional[str] = typer.Argument(None, metavar="[ID]", help="A conversation id, or a unique prefix of one."),
     project: str = typer.Option("", "--project", help="Every conversation whose project contains this (case-insensitive)."),
-    since: str = typer.Option("", "--since", help="Every conversation active since: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
+    since: str = typer.Option("", "--since", help="Every conversation active since: YYYY-MM-DD (in --tz), an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz)."),
     until: str = typer.Option("", "--until", help="… and active until (same forms; a date counts to its end)."),
     tz: Optional[str] = tz_option(),
+    instance: str = typer.Option("", "--instance", help="In a root asz receive landed: every conversation sent by an instance id (service.instance.id, e.g. dev@hostA) or token credential name containing this (case-insensitive), as asz ls --instance keeps them; with --since/--until, --project, those of them."),
     fmt: Optional[str] = typer.Option(None, "--format", show_default=False, help="md (Markdown, the default; prose with --audit), html (one self-contained page), json (the asz.view document, whose texts are clipped at 2,000 bytes with bytes giving the whole size; stderr counts them) or prose (JSONL per turn); md, html and prose give texts whole."),
     thinking: bool = typer.Option(False, "--thinking", help="Add the model's reasoning (md, html, prose)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write here: a file for one conversation, a folder (with an index page) for several, or for several as md or prose a FILE.md or FILE.jsonl that gets the one stream stdout would; a file already there is replaced, and stderr says so (asz export: replaced …)."),
@@ -459,11 +460,11 @@ def export(
     if whole and fmt != "json":
         raise _usage(f"--whole is a form of --format json, not of {fmt} (md, html and prose give texts whole)")
     refuse_empty_id("export", conversation_id)
-    many = bool(project or since or until)
+    many = bool(project or since or until or instance)
     if conversation_id is not None and many:
-        raise _usage("give an ID or --project/--since/--until, not both")
+        raise _usage("give an ID or --project/--since/--until/--instance, not both")
     if conversation_id is None and not many:
-        raise _usage("give a conversation ID, or --project P / --since D to export several")
+        raise _usage("give a conversation ID, or --project P / --since D / --instance I to export several")
     zone = use_tz("export", tz)
     r, hide = settings("export", root, config)  # a root that does not exist: exit 1, said as every reader says it
     _refuse_missing_parent(out)
@@ -473,7 +474,7 @@ def export(
     if conversation_id is not None:
         unverified = _written(out, lambda: _one(r, conversation_id, fmt, hide, thinking, out, prose))
     else:
-        unverified = _several(r, project, since, until, zone, fmt, hide, thinking, out, prose)
+        unverified = _several(r, project, since, until, zone, fmt, hide, thinking, out, prose, instance)
     closing_lines(fmt, prose)
     if unverified:
         raise typer.Exit(1)
@@ -499,7 +500,7 @@ def _form(fmt: Optional[str], audit: bool, brief: bool, in_range_only: bool, win
 
 
 def _several(r: Path, project: str, since: str, until: str, zone, fmt: str, hide, thinking: bool, out: Optional[Path],
-             prose: "Prose") -> int:
+             prose: "Prose", instance: str = "") -> int:
     """Export every conversation the filters match (:func:`export` without an ID); returns how many do not verify or
     could not be exported. Raises typer.Exit (2 usage, 1 no match)."""
     from ..reading.listing import conversation_rows, newest_first
@@ -514,7 +515,11 @@ def _several(r: Path, project: str, since: str, until: str, zone, fmt: str, hide
         raise _usage(f"--out {out}: several conversations go into a folder, and this is a file")
     filters = make_filters("export", project, since, until, "", "", zone)
     rows = newest_first(conversation_rows(r, hide, filters))
-    _no_match(r, bool(rows or filters.unplaced), project, since, until)  # as an unknown id (trial 15, F7)
+    if instance:  # a root asz receive landed: only what that instance sent, as asz ls --instance keeps (trial 22a, F21)
+        from .conversations_cmd import with_senders
+
+        rows, filters.unplaced[:] = with_senders(r, rows, instance), with_senders(r, filters.unplaced, instance)
+    _no_match(r, bool(rows or filters.unplaced), project, since, until, instance)  # as an unknown id (trial 15, F7)
     if filters.unplaced:  # no times: said rather than dropped (trial 7)
         from ..reading.ids import conversation_names
         from ..reading.listing import UNPLACED, not_read_line
@@ -531,14 +536,14 @@ def _several(r: Path, project: str, since: str, until: str, zone, fmt: str, hide
     return unverified
 
 
-def _no_match(r: Path, matched: bool, project: str, since: str, until: str) -> None:
+def _no_match(r: Path, matched: bool, project: str, since: str, until: str, instance: str = "") -> None:
     """Exit 1 when the filters matched no conversation (not ``matched``): ``asz export: no conversation matched
     --project P (of N in ROOT; asz ls lists them); nothing written``."""
     if matched:
         return
     from ..view.document import list_conversations
 
-    raise no_match("export", r, {"--project": project, "--since": since, "--until": until}, len(list_conversations(r)),
+    raise no_match("export", r, {"--project": project, "--since": since, "--until": until, "--instance": instance}, len(list_conversations(r)),
                    "; nothing written")
 
 

@@ -38,7 +38,7 @@ def search(
     limit: int = typer.Option(20, "--limit", "-n", help="At most this many hits (default 20); 0: all of them; below 0 is a usage error (as asz ls)."),
     kind: str = typer.Option("", "--kind", help="Only these kinds (comma list): prompt (typed by a person), reply, text, context, summary (a compaction summary), notice (a runtime notice, a compaction boundary), thinking, tool_input, tool_result."),
     project: str = typer.Option("", "--project", help="Only conversations whose project contains this (case-insensitive)."),
-    since: str = typer.Option("", "--since", help="Only hits at or after: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back. A hit with no time is kept when its conversation's whole range is in the window, else named on stderr."),
+    since: str = typer.Option("", "--since", help="Only hits at or after: YYYY-MM-DD (in --tz), an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz). A hit with no time is kept when its conversation's whole range is in the window, else named on stderr."),
     until: str = typer.Option("", "--until", help="Only hits at or before (same forms; a date counts to its end)."),
     tz: Optional[str] = tz_option(),
     model: str = typer.Option("", "--model", help="Only conversations with a model whose name contains this."),
@@ -373,7 +373,7 @@ def _up_to_date(r: Path, reindex: bool, cmd: str = "search"):
 def secrets(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of findings (conversation, title, kind, at, step, file, row, secret, masked, fingerprint)."),
     project: str = typer.Option("", "--project", help="Only conversations whose project contains this (case-insensitive)."),
-    since: str = typer.Option("", "--since", help="Only texts at or after: YYYY-MM-DD (in --tz), an RFC 3339 instant, or 30m/12h/7d/2w back."),
+    since: str = typer.Option("", "--since", help="Only texts at or after: YYYY-MM-DD (in --tz), an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz)."),
     until: str = typer.Option("", "--until", help="Only texts at or before (same forms; a date counts to its end)."),
     tz: Optional[str] = tz_option(),
     model: str = typer.Option("", "--model", help="Only conversations with a model whose name contains this."),

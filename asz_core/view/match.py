@@ -37,6 +37,8 @@ def matches(name: object, asked: str, exact: bool = False) -> bool:
 
 _RELATIVE = re.compile(r"([0-9]{1,6})\s*([mhdw])")
 _UNIT_S = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+#: The words ``--since``/``--until`` read as a calendar day: how many days before today.
+DAY_WORDS = {"today": 0, "yesterday": 1}
 
 
 class TimeError(ValueError):
@@ -50,11 +52,16 @@ def parse_time(text: str, *, end: bool = False, now_ms: int | None = None, zone:
     Accepted: ``YYYY-MM-DD`` or ``YYYYMMDD`` (a day in ``zone``, by default the
     reader's local time zone: its start, or with ``end`` its last
     millisecond), an RFC 3339 instant (``2026-11-21T10:00:00Z``), a
-    ``YYYY-MM-DDTHH:MM[:SS]`` in ``zone`` and a time back from now: ``30m``,
-    ``12h``, ``7d``, ``2w``. Raises :class:`TimeError`.
+    ``YYYY-MM-DDTHH:MM[:SS]`` in ``zone``, a time back from now: ``30m``,
+    ``12h``, ``7d``, ``2w``, and ``today`` or ``yesterday``: that calendar day in
+    ``zone``, as its date would be (trial 22a, F21: ``1d`` is the last 24 hours,
+    not yesterday). Raises :class:`TimeError`.
     """
     s = text.strip()
     now = int(time.time() * 1000) if now_ms is None else now_ms
+    if s.lower() in DAY_WORDS:  # a calendar day in the zone: read as its date
+        today = _dt.datetime.fromtimestamp(now / 1000, tz=zone or _dt.datetime.now().astimezone().tzinfo).date()
+        s = (today - _dt.timedelta(days=DAY_WORDS[s.lower()])).isoformat()
     m = _RELATIVE.fullmatch(s)
     if m:
         return now - int(m.group(1)) * _UNIT_S[m.group(2)] * 1000
@@ -73,7 +80,7 @@ def parse_time(text: str, *, end: bool = False, now_ms: int | None = None, zone:
     try:
         local = _dt.datetime.fromisoformat(s)
     except ValueError:
-        raise TimeError(f"{text!r} is not a date (YYYY-MM-DD), an instant (RFC 3339) or a time back from now (30m, 12h, 7d, 2w)") from None
+        raise TimeError(f"{text!r} is not a date (YYYY-MM-DD), an instant (RFC 3339), a time back from now (30m, 12h, 7d, 2w), today or yesterday") from None
     if local.tzinfo is None:
         local = _in_zone(local, zone)
     return int(local.timestamp() * 1000)

@@ -220,3 +220,18 @@ def test_a_shared_export_names_its_sender(team, tmp_path):
         for row in json.loads(asz("ls", "--root", str(root), "--json").stdout):
             md = asz("export", row["id"], "--root", str(root), "--format", "md").stdout
             assert "sent by" not in md.split("## ", 1)[0]
+
+
+def test_export_keeps_one_instances_conversations(team):
+    """Trial 22a, F21: ``asz export --instance`` keeps what ``asz ls --instance`` keeps (the same filter), each
+    audit header naming that sender; an instance that sent nothing matches nothing (exit 1, said)."""
+    for key in WORKERS:
+        _, instance, credential, _, _ = WORKERS[key]
+        listed = json.loads(asz("ls", "--root", str(team["team"]), "--json", "--instance", credential.upper()).stdout)
+        p = asz("export", "--instance", credential.upper(), "--audit", "--root", str(team["team"]))
+        assert p.returncode == 0, p.stderr
+        heads = [json.loads(x) for x in p.stdout.splitlines() if json.loads(x)["kind"] == "conversation"]
+        assert listed and sorted(h["conversation"] for h in heads) == sorted(r["id"] for r in listed)
+        assert {(s["instance"], s["credential"]) for h in heads for s in h["senders"]} == {(instance, credential)}
+    none = asz("export", "--instance", "nobody", "--audit", "--root", str(team["team"]))
+    assert none.returncode == 1 and "no conversation matched --instance nobody" in none.stderr and none.stdout == ""

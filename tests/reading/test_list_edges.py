@@ -80,7 +80,7 @@ def test_the_since_until_parser_reads_days_instants_and_times_back():
     now = midnight + 123
     assert parse_time("7d", now_ms=now) == now - 7 * 86_400_000
     assert parse_time("30m", now_ms=now) == now - 30 * 60_000
-    for bad in ("yesterday", "2026-04-31", "2026-0418", "7y"):
+    for bad in ("yesterdays", "2026-04-31", "2026-0418", "7y"):
         with pytest.raises(TimeError):
             parse_time(bad, zone=utc)
 

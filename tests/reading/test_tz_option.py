@@ -102,3 +102,34 @@ def test_usage_takes_utc_in_any_case(corpus_root):
         assert p.returncode == 0, p.stderr
         days[zone] = p.stdout
     assert days["utc"] == days["UTC"] == days["Utc"]
+
+
+@pytest.mark.parametrize("zone,today", [("Europe/Berlin", "2026-12-04"), ("America/New_York", "2026-12-03"),
+                                        ("UTC", "2026-12-03")])
+def test_today_and_yesterday_are_calendar_days_in_the_zone(zone, today):
+    """Trial 22a, F21: ``--since yesterday`` is yesterday's calendar day in ``--tz`` (``1d`` is the last 24 hours), read
+    as its date is, by the one parser every command's ``--since``/``--until`` goes through. At 2026-12-03T23:30Z it is
+    already 2026-12-04 in Berlin, still 2026-12-03 in New York and in UTC."""
+    from asz_core.view.match import parse_time
+
+    now = int(dt.datetime(2026, 12, 3, 23, 30, tzinfo=dt.timezone.utc).timestamp() * 1000)
+    z = ZoneInfo(zone)
+    day = dt.date.fromisoformat(today)
+    for word, d in (("today", day), ("yesterday", day - dt.timedelta(days=1)), ("Yesterday", day - dt.timedelta(days=1))):
+        start = dt.datetime.combine(d, dt.time(), tzinfo=z)
+        end = dt.datetime.combine(d + dt.timedelta(days=1), dt.time(), tzinfo=z)
+        assert parse_time(word, now_ms=now, zone=z) == int(start.timestamp() * 1000)
+        assert parse_time(word, end=True, now_ms=now, zone=z) == int(end.timestamp() * 1000) - 1
+        assert parse_time(word, now_ms=now, zone=z) == parse_time(d.isoformat(), now_ms=now, zone=z)
+
+
+@pytest.mark.parametrize("cmd", ["ls", "usage", "search", "export"])
+def test_every_command_reads_yesterday(corpus_copy, cmd):
+    """Each command's ``--since yesterday --until yesterday`` is read (the corpus is of 2025: nothing that recent, said
+    as a filter matching nothing, exit 1, never a usage error); a word it does not know is a usage error naming them."""
+    root = corpus_copy()
+    query = ("search", "the") if cmd == "search" else (cmd,)
+    p = asz_in_process(*query, "--since", "yesterday", "--until", "yesterday", "--tz", "Europe/Berlin", "--root", str(root))
+    assert p.returncode != 2, p.stderr
+    bad = asz_in_process(*query, "--since", "yesterdays", "--root", str(root))
+    assert bad.returncode == 2 and "today or yesterday" in bad.stderr

@@ -109,7 +109,7 @@ def test_an_empty_root_s_total_row_is_labelled_whole(tmp_path):
 
 @pytest.mark.parametrize("args,says", [
     (("hourly",), "is not a view"),
-    (("--since", "yesterday"), "--since/--until"),
+    (("--since", "yesterdays"), "--since/--until"),
     (("--tz", "Mars/Olympus"), "--tz"),
 ])
 def test_bad_arguments_exit_2(corpus, args, says):
