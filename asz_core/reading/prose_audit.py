@@ -13,7 +13,7 @@ audit form keeps every line of the default, byte for byte in its keys and values
   :meth:`~asz_core.plugins.adapter.Adapter.fixed_notice`: Claude Code's fixed wording, no field marks it);
 - one line per tool call (kind ``tool_call``): ``tool`` (its name), ``text`` ``NAME: SUMMARY`` (what the adapter
   says the call acts on, :meth:`~asz_core.plugins.adapter.Adapter.call_gist`: Kiro's ``write: create /w/notes.md``;
-  else the input's first field of :data:`INPUT_FIELDS`, else the input as JSON; at most :data:`INPUT_CHARS`
+  else the input's first field of :data:`INPUT_FIELDS`, else a flat input as ``key: value`` pairs, else the input as JSON; at most :data:`INPUT_CHARS`
   characters, cut with ``…``; an input not in the root says so as a turn does, ``Glob: [removed by retention: 58
   bytes]``, :func:`~asz_core.reading.export_steps.part_marker`: trial 19, F16), and ``status`` from its result: ``ok``, ``error`` (the result is flagged failed), ``refused`` (the
   runtime's result for a call the person rejected, ``fixed_notice``), ``interrupted`` (the result's data says

@@ -74,15 +74,20 @@ INPUT_FIELDS = ("command", "file_path", "notebook_path", "path", "file", "patter
 
 def input_gist(data, limit: int) -> tuple[str, bool]:
     """``(text, cut)``: a tool call's input ``data`` (decoded JSON) in one line of at most ``limit`` characters: the
-    first :data:`INPUT_FIELDS` key holding a non-blank string, else the input as JSON; white space runs read as one
-    space; a longer text is cut to ``limit - 1`` characters and ``…`` (``cut`` True). The audit prose's ``input``
-    and an HTML export's tool line (docs/reading.md)."""
+    first :data:`INPUT_FIELDS` key holding a non-blank string, else a flat object (each value a string, number, true,
+    false or null) as ``key: value`` pairs, ``task_id: be613ab, block: true, timeout: 120000`` (a string as written,
+    the others as JSON writes them; trial 22a, F16), an empty one as ``(no input)``, else the input as JSON; white
+    space runs read as one space; a longer text is cut to ``limit - 1`` characters and ``…`` (``cut`` True). The
+    audit prose's ``input`` and an HTML export's tool line (docs/reading.md)."""
+    import orjson
+
     text = ""
     if isinstance(data, dict):
         text = next((data[k] for k in INPUT_FIELDS if isinstance(data.get(k), str) and data[k].strip()), "")
+        if not text and all(v is None or isinstance(v, (str, int, float, bool)) for v in data.values()):
+            text = ", ".join(f"{k}: {v if isinstance(v, str) else orjson.dumps(v).decode()}" for k, v in data.items()) \
+                or "(no input)"
     if not text and data is not None:
-        import orjson
-
         text = orjson.dumps(data, default=str).decode("utf-8")
     return one_line(text, limit)
 

@@ -8,6 +8,7 @@ on the day of that line."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -98,3 +99,28 @@ def test_stderr_gives_the_written_files_own_size(corpus_root, tmp_path):
     big = (MODEL_CONTEXT_TOKENS + 1) * 4
     assert "--out DIR/ writes one file per conversation" in written_line(big, False)
     assert "--out DIR/" not in written_line(big, True) and "--out DIR/" not in written_line(size, False)
+
+
+def test_a_flat_tool_input_reads_as_key_value_prose(corpus_root, corpus_source):
+    """Trial 22a, F16: a tool call whose input is a flat object with none of the fields a call is summed up by
+    (``TaskOutput``'s ``task_id``, ``block``, ``timeout``) reads ``NAME: key: value, …`` (a string as written, the
+    rest as JSON writes it), an empty input ``NAME: (no input)``, not JSON; a nested input stays JSON. Expected lines
+    made here from every ``tool_use`` block of the corpus's source files."""
+    from asz_core.view.placing import INPUT_FIELDS
+
+    want = Counter()
+    for path in sorted(corpus_source.rglob("*.jsonl")):
+        for _, d in _lines(path):
+            m = d.get("message")
+            for b in (m.get("content") if isinstance(m, dict) and isinstance(m.get("content"), list) else ()):
+                x = b.get("input") if isinstance(b, dict) and b.get("type") == "tool_use" else None
+                if not isinstance(x, dict) or any(isinstance(x.get(k), str) and x[k].strip() for k in INPUT_FIELDS):
+                    continue
+                if all(v is None or isinstance(v, (str, int, float, bool)) for v in x.values()):
+                    said = ", ".join(f"{k}: {v if isinstance(v, str) else json.dumps(v)}" for k, v in x.items())
+                    said = " ".join((said or "(no input)").split())
+                    want[f"{b['name']}: {said if len(said) <= 200 else said[:199] + '…'}"] += 1
+    lines = [json.loads(x) for x in asz("export", "--since", "2000-01-01", "--audit", "--root", str(corpus_root)).stdout.splitlines()]
+    got = Counter(x["text"] for x in lines if x["kind"] == "tool_call")
+    assert sum(want.values()) >= 2 and all(got[text] >= n for text, n in want.items()), want
+    assert not [t for t in got if t.split(": ", 1)[1].startswith("{") and "[" not in t and t.count("{") == 1]
