@@ -83,10 +83,11 @@ def page_html(preload: Sequence[str] = ()) -> bytes:
     script's own ``fetch`` of the same address, with no header of its own, then takes instead of asking again (issue
     22: a conversation's document and headings are built while the browser loads and runs the scripts); with any, the
     Markdown renderer and its sanitiser too (:data:`MARKED`, :data:`PURIFY`, ``as="script"``: fetched now, run by
-    app.js after the first screen)."""
+    app.js after the first screen), at low priority (``fetchpriority="low"``: Chromium sends them after the script
+    and the two answers; at high priority a brand-new browser's first talk came 25-35 ms later, session 22)."""
     links = "".join(f'<link rel="preload" href="{html.escape(p)}" as="fetch" crossorigin>' for p in preload)
     if preload:  # a conversation's page: marked arrives with them, and the script runs it once its first screen is drawn
-        links += "".join(f'<link rel="preload" href="{src}" as="script">' for src in (PURIFY, MARKED))
+        links += "".join(f'<link rel="preload" href="{src}" as="script" fetchpriority="low">' for src in (PURIFY, MARKED))
     return _SHELL.replace(b"<!--preload-->\n", links.encode("ascii") + (b"\n" if links else b""), 1)
 
 

@@ -51,8 +51,9 @@ def test_the_shell_runs_no_markdown_renderer_and_a_conversation_preloads_it(corp
     for body in (page, home):
         assert re.findall(rb'<script src="([^"]+)"></script>', body) == [b"/static/app.js"]
     head = page.split(b"</head>")[0]
-    assert b'<link rel="preload" href="/static/vendor/marked.umd.js" as="script">' in head
-    assert b'<link rel="preload" href="/static/vendor/purify.min.js" as="script">' in head  # run with marked (issue 22)
+    # run with marked (issue 22), both asked after the script and the answers (fetchpriority, session 22)
+    assert b'<link rel="preload" href="/static/vendor/purify.min.js" as="script" fetchpriority="low">' in head
+    assert b'<link rel="preload" href="/static/vendor/marked.umd.js" as="script" fetchpriority="low">' in head
     assert b"marked" not in home and b"purify" not in home
 
 
