@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
@@ -53,6 +53,7 @@ def verify(
     as_json: bool = typer.Option(False, "--json", help="Print the report as one JSON object."),
     deep: bool = typer.Option(False, "--deep", help="Also decode and type-check every record line in full (slower; the closing digests already bind every byte)."),
     figures: bool = typer.Option(False, "--figures", help="Also count the figures asz ls and asz usage read from their cache (_index/summaries.sqlite) again from the evidence; an entry that differs is a problem and is removed (about a cold asz usage more)."),
+    receipts: Optional[List[Path]] = typer.Option(None, "--receipts", metavar="HOSTROOT|FILE", help="On a receiving root: a pushing host's root (its push.state) or a copy of its push.state; every file it says the receiver accepted must be in the root with that SHA-256, else a problem names the file, the host and the session (repeatable: one per host)."),
 ) -> None:
     """Check landed Session Data: headers, closing digests, ord/byte contiguity and cursors' end.
 
@@ -78,6 +79,7 @@ def verify(
     Without it, a line says how many cached entries were not counted again
     (--json: figures_not_recounted) and how many do not match their seal
     (figures_unsealed: edited outside asz; the readers count those again).
+    ``--receipts HOST``: see docs/verify.md (missing or changed since received).
     """
     from ..verify.walk import verify_file
 
@@ -93,6 +95,8 @@ def verify(
             raise _usage("--figures checks the figures of a root's conversations (asz verify --figures --root DIR), not of one file")
         if not Path(target).is_file():
             raise _usage(f"{target}: no such file")
+        if receipts:
+            raise _usage("--receipts holds a root to what pushing hosts say it accepted (asz verify --root DIR --receipts HOST), not one file")
         report = verify_file(target, deep=deep)
     else:
         where = str(root) if root is not None else cfg_root
@@ -108,18 +112,11 @@ def verify(
             except UnknownId:
                 pass  # verify names the missing session
         try:
-            report = _verify_with_bar(where, target, deep)
+            report = _verify_with_bar(where, target, deep, _receipts(receipts) if receipts else None)
         except FileNotFoundError as exc:
             hint = f" ({target} is a directory: give it as --root {target})" if target and Path(target).is_dir() else ""
             raise _usage(f"{exc}{hint}") from None
-        if figures:
-            report.sections.append(_figures_with_bar(where, target, config))
-        else:
-            from ..reading.figures import cache_unchecked
-
-            unchecked = cache_unchecked(where, target)
-            if unchecked is not None:
-                report.sections.append(unchecked)
+        _add_figures(report, where, target, config, figures)
     if as_json:
         typer.echo(json.dumps(report.as_dict(), ensure_ascii=False))
     else:
@@ -128,7 +125,53 @@ def verify(
     raise typer.Exit(0 if report.ok else 1)
 
 
-def _verify_with_bar(where: str, target: Optional[str], deep: bool):
+def _receipts(given: List[Path]) -> list:
+    """``(shown, PushState)`` for each ``--receipts`` value: a host's root (its ``push.state``) or a state file
+    (``push.state`` copied, or a kept endpoint's ``_export/endpoints/<endpoint>.state``). Raises a usage error (exit
+    2) for one that is missing, holds no push.state, or does not read as one (docs/push.md)."""
+    from ..export.state import ENDPOINTS, STATE_NAME, PushState
+
+    out = []
+    for g in given:
+        path = Path(user_path(str(g)))
+        if path.is_dir():
+            if not (path / STATE_NAME).is_file():
+                raise _usage(f"--receipts {g}: no {STATE_NAME} in this folder: give a host's root that pushed, the "
+                             f"copy of its {STATE_NAME}, or a state it keeps for another endpoint ({ENDPOINTS}/*.state)")
+            path = path / STATE_NAME
+        elif not path.is_file():
+            raise _usage(f"--receipts {g}: no such file or folder")
+        try:
+            state = PushState.load_file(path)
+        except (ValueError, OSError) as exc:
+            raise _usage(f"--receipts {g}: {exc}") from None
+        if not state.endpoint and not state.pushed:
+            raise _usage(f"--receipts {g}: {path} holds no receipt (no endpoint, no pushed line): not a push.state")
+        out.append((str(path), state))
+    return out
+
+
+def _add_figures(report, where: str, target: Optional[str], config: Optional[Path], figures: bool) -> None:
+    """Append to ``report`` the figures counted again (``figures``), else the line of the cached entries not counted."""
+    if figures:
+        report.sections.append(_figures_with_bar(where, target, config))
+        return
+    from ..reading.figures import cache_unchecked
+
+    unchecked = cache_unchecked(where, target)
+    if unchecked is not None:
+        report.sections.append(unchecked)
+
+
+def _root_only(figures: bool, receipts: bool) -> None:
+    """Raise the usage error of ``--figures`` or ``--receipts`` given with one file: both check a root."""
+    if figures:
+        raise _usage("--figures checks the figures of a root's conversations (asz verify --figures --root DIR), not of one file")
+    if receipts:
+        raise _usage("--receipts holds a root to what pushing hosts say it accepted (asz verify --root DIR --receipts HOST), not one file")
+
+
+def _verify_with_bar(where: str, target: Optional[str], deep: bool, receipts: Optional[list] = None):
     """:func:`asz_core.verify.walk.verify` under a progress bar over sessions then chains (a terminal only);
     Ctrl-C says how far it got and exits 130 (verify changes nothing)."""
     from ..flow.chain import conversation_dirs
@@ -143,7 +186,7 @@ def _verify_with_bar(where: str, target: Optional[str], deep: bool):
     bar = Bar("verify", sessions + chains)
     try:
         with bar:
-            return verify(where, target, deep=deep, step=lambda name, n: bar.advance(name[:8], n))
+            return verify(where, target, deep=deep, step=lambda name, n: bar.advance(name[:8], n), receipts=receipts)
     except KeyboardInterrupt:  # said once the bar is gone (on its line it was cut or wiped)
         checked = min(bar.done, sessions)
         typer.echo(f"asz verify: interrupted after checking {checked} of {sessions} session(s) and "

@@ -85,6 +85,7 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
     landed = 0
     written: list[str] = []
     sent_by: list[dict] = []
+    again: list[dict] = []  # files already there: a line only when the record lacks one (landed, then a crash)
     senders: set[str] = set()
     for rl in req.resource_logs:
         res = _attrs(rl.resource)
@@ -109,6 +110,7 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
                         sent_by.append({"file": rel, "sha256": str(a.get("asz.file.digest")).lower(), **who})
                     else:
                         same += 1
+                        again.append({"file": rel, "sha256": str(a.get("asz.file.digest")).lower(), **who})
                 except Refused as exc:
                     refused.append(f"rejected {exc}")
                     at = landed_seq(rel) if isinstance(rel, str) else None
@@ -120,6 +122,8 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
         index_sessions(root, written)
         record_landed(root, written, err)
         record_senders(root, sent_by, err)
+    if again:
+        record_senders(root, again, err, unless_named=True)
     if not quiet:
         by = f"; from {', '.join(sorted(senders))}" + (f" (credential {credential})" if credential else "") if senders else ""
         said(err, f"logs: {landed + same + len(refused)} file(s): {landed} landed, {same} already there, "
@@ -161,13 +165,15 @@ def record_landed(root: Path, rels: list[str] | None, err: TextIO | None) -> Non
 _senders_lock = threading.Lock()
 
 
-def record_senders(root: Path, sent_by: list[dict], err: TextIO | None) -> None:
+def record_senders(root: Path, sent_by: list[dict], err: TextIO | None, unless_named: bool = False) -> None:
     """Append ``sent_by`` (one dict per landed file: ``file``, ``sha256``, ``instance``, ``service``, ``credential``)
     to the sender record of each file's session (:func:`asz_core.storage.senders.append_senders`), ``received_at``
     now; rounds (``_conversations/…``) have none (a conversation's senders are its sessions'). One writer at a time.
+    ``unless_named``: files that arrived again, each written only when the record names no line of it (a receiver
+    stopped between landing it and writing its line; the pusher, never answered, sends it again: trial 22a, F12).
     A record that cannot be written is said on ``err`` (the files stay landed). Never raises."""
     from ..sessiondata.times import format_rfc3339
-    from ..storage.senders import append_senders
+    from ..storage.senders import append_senders, read_senders, senders_path
 
     at = format_rfc3339(time.time_ns())
     by_session: dict[str, list[dict]] = {}
@@ -178,6 +184,10 @@ def record_senders(root: Path, sent_by: list[dict], err: TextIO | None) -> None:
                  "service": e["service"], "credential": e["credential"]})
     with _senders_lock:
         for session, entries in by_session.items():
+            if unless_named:
+                named = {e.get("file") for e in read_senders(senders_path(root, session)).entries}
+                if not (entries := [e for e in entries if e["file"] not in named]):
+                    continue
             try:
                 append_senders(root, session, entries)
             except OSError as exc:

@@ -39,24 +39,53 @@ def _digest_of(path: Path, digests: dict[str, str] | None) -> str:
     return ""
 
 
+def _unrecorded(root: Path, root_shown: str, section: Section, sessions: list[Path], named: dict[str, set[str]],
+                 digests: dict[str, str] | None) -> None:
+    """Add a :data:`SENDER_RECORD` problem for each of ``sessions`` that ``asz receive`` landed (no ``session.state``:
+    no collect pass wrote it here) with landed files and no sender record, or whose record names none of some of its
+    whole landed files (``digests``' keys; ``named``: session directory → the files its record names; trial 22a, F12)."""
+    for sdir in sessions:
+        if (sdir / "session.state").exists():
+            continue  # collected into this root: it has no sender record
+        prefix = str(sdir) + os.sep
+        files = sorted(os.path.relpath(p, root).replace(os.sep, "/").removesuffix(".sk").removesuffix(".sd") + ".sd"
+                       for p in (digests or ()) if p.startswith(prefix))
+        shown = os.path.join(root_shown, RECEIVED, f"{sdir.name}.senders")
+        have = named.get(sdir.name)
+        if have is None and (files or digests is None and any(sdir.glob("*/*/*.sd"))):
+            section.problems.append(Problem(shown, 0, "", SENDER_RECORD, (
+                f"session {sdir.name} holds {len(files) or 'its'} landed file(s) that asz receive landed (no "
+                "session.state: no collect pass wrote them here), but no sender record: who sent them cannot be told "
+                "(the record was removed, or they landed before asz receive kept one, 2026-12-04); the pushing "
+                "hosts' receipts (asz verify --receipts) still say what the receiver accepted")))
+        elif have is not None and (lost := [f for f in files if f not in have]):
+            section.problems.append(Problem(shown, 0, "", SENDER_RECORD, (
+                f"{len(lost)} of session {sdir.name}'s {len(files)} landed file(s) have no line in its sender record "
+                f"(the first: {lost[0]}): lines were removed from its end, or the receiver stopped between landing "
+                "them and writing their lines (the pusher's next pass sends them again and the receiver writes them)")))
+
+
 def check_senders(root: Path, root_shown: str, section: Section, only: str | None = None,
-                  digests: dict[str, str] | None = None) -> None:
+                  digests: dict[str, str] | None = None, sessions: list[Path] | None = None) -> None:
     """Add to ``section`` one :data:`SENDER_RECORD` problem per line of ``root``'s sender records (``only``: that
     session directory's) that does not read or breaks the chain, or names a file the root does not hold with that
     digest, and one note ``received (sender record, _received/): N landed file(s): N from INSTANCE (credential NAME), …``.
     Count
-    ``sender_lines`` when not 0. Nothing when the root has no ``_received``."""
+    ``sender_lines`` when not 0. Nothing when the root has no ``_received``. ``sessions``: the session directories
+    checked, each one ``asz receive`` landed held to have a record naming each of its landed files (:func:`_unrecorded`)."""
     base = root / RECEIVED
     if not base.is_dir():
         return
     names = [f"{only}.senders"] if only is not None else sorted(n for n in os.listdir(base) if n.endswith(".senders"))
     lines, every = 0, []
+    named: dict[str, set[str]] = {}
     for name in names:
         path = base / name
         if not path.is_file():
             continue
         shown = os.path.join(root_shown, RECEIVED, name)
         got = read_senders(path)
+        named[name[:-len(".senders")]] = {str(e.get("file")) for e in got.entries}
         lines += len(got.entries)
         for p in got.problems:
             n, _, why = p.partition(": ")
@@ -69,6 +98,7 @@ def check_senders(root: Path, root_shown: str, section: Section, only: str | Non
                 section.problems.append(Problem(shown, n, "sha256", SENDER_RECORD,
                                                 f"{rel} is not in the root with the SHA-256 this line keeps"))
         every += got.entries
+    _unrecorded(root, root_shown, section, sessions or [], named, digests)
     who = ", ".join(f"{s['files']} from {s['instance'] or '(no instance id)'}"
                     + (f" (credential {s['credential']})" if s["credential"] else "") for s in senders_summary(every))
     if who:

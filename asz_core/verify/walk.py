@@ -431,7 +431,7 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
             checked.close()  # shuts the worker processes down now, not when collected
     section = _landed_section(len(sessions), streams, records, duplicates, uncursored, problems)
     check_listed(root, root_shown, sessions, empty, section, only=(only := None if session is None else sessions[0].name))
-    check_senders(root, root_shown, section, only, digests)  # above: _sessions.list's sessions gone; here: who sent what
+    check_senders(root, root_shown, section, only, digests, sessions)  # above: _sessions.list's sessions gone; here: who sent what
     return VerifyReport([section])
 
 
@@ -559,8 +559,10 @@ def _landed_since(root: Path, root_shown: str, d: str | Path, kind: str, last_se
 
 
 def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | None = None, deep: bool = False,
-           step: Callable[[str, int], None] | None = None, chains=None) -> VerifyReport:
-    """Everything ``asz verify`` checks in a root: landed data (:func:`verify_root`), the round chains, the provider bodies.
+           step: Callable[[str, int], None] | None = None, chains=None, receipts=None) -> VerifyReport:
+    """Everything ``asz verify`` checks in a root: landed data (:func:`verify_root`), the round chains, the provider bodies
+    and, given ``receipts`` (``(shown, receipts)`` per host: :func:`asz_core.verify.receipts.check_receipts`), what the
+    pushing hosts say the receiver accepted.
 
     ``session`` limits each to one session. Lines, in order: ``checked N
     session(s), N source file(s), N records``, ``checked N conversation chain(s), N
@@ -582,4 +584,8 @@ def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | N
     bodies = provider_section(root, session)  # issue 10: every landed provider body rebuilt
     if bodies is not None:
         report.sections.append(bodies)
+    if receipts is not None:
+        from .receipts import check_receipts
+
+        report.sections.append(check_receipts(root, receipts, only=session, digests=digests))
     return report

@@ -60,3 +60,30 @@ def conversations(root: Path) -> list[str]:
     """The conversation ids of a root (its chain directories)."""
     d = root / "_conversations"
     return sorted(p.name for p in d.iterdir() if p.is_dir()) if d.is_dir() else []
+
+
+def pushed_team(corpus_dir: Path, base: Path, hosts: dict[str, tuple[str, str, str, str, str]]) -> dict:
+    """Each host's corpus project (``hosts``: key → (project, instance id, credential, token, ``http``|``grpc``))
+    collected by the real ``asz collect --once`` into ``base/KEY/root`` and pushed by the real pass to one real
+    loopback receiver into ``base/team``, whose token file (``base/tokens``) gives each host its own credential.
+    Returns ``{"team", "roots" (key → root), "tokens"}``; asserts each push went clean."""
+    from asz_core.export.credentials import read_token_file
+    from asz_core.export.push import push
+    from asz_core.export.receive import Receiver
+    from asz_core.export.settings import ExportConfig
+
+    tokens = base / "tokens"
+    tokens.write_text("# name token\n" + "".join(f"{h[2]} {h[3]}\n" for h in hosts.values()))
+    rcv = Receiver(base / "team", "127.0.0.1:0", token=read_token_file(tokens)).start().serve_in_thread()
+    roots = {}
+    try:
+        for key, (project, instance, _, token, proto) in hosts.items():
+            shutil.copytree(corpus_dir / "claude-code" / "projects" / project, base / key / "src" / project)
+            collect_corpus(base / key / "src", base / key / "root", base / key)
+            cfg = ExportConfig(instance_id=instance, headers={"Authorization": f"Bearer {token}"})
+            rep = push(base / key / "root", cfg, endpoint=f"{proto}://{rcv.address}")
+            assert rep.ok and rep.files, rep.problems
+            roots[key] = base / key / "root"
+    finally:
+        rcv.stop()
+    return {"team": base / "team", "roots": roots, "tokens": tokens}

@@ -24,11 +24,8 @@ import orjson
 import pytest
 
 from asz_core.export.credentials import read_token_file
-from asz_core.export.push import push
-from asz_core.export.receive import Receiver
-from asz_core.export.settings import ExportConfig
 
-from export_helpers import ASZ, asz, collect_corpus, sent_files
+from export_helpers import ASZ, asz, pushed_team, sent_files
 
 WORKERS = {"a": ("-home-user-spotter", "dev@hostA", "alice", "tokA-1", "grpc"),
            "b": ("-home-user-sample-project", "dev@hostB", "bob", "tokB-2", "http")}
@@ -37,22 +34,7 @@ WORKERS = {"a": ("-home-user-spotter", "dev@hostA", "alice", "tokA-1", "grpc"),
 @pytest.fixture(scope="module")
 def team(corpus_dir, tmp_path_factory) -> dict:
     """Both workers collected and pushed to one receiver: the team root, the worker roots, the token file."""
-    base = tmp_path_factory.mktemp("senders")
-    tokens = base / "tokens"
-    tokens.write_text("# name token\n" + "".join(f"{w[2]} {w[3]}\n" for w in WORKERS.values()))
-    rcv = Receiver(base / "team", "127.0.0.1:0", token=read_token_file(tokens)).start().serve_in_thread()
-    roots = {}
-    try:
-        for key, (project, instance, _, token, proto) in WORKERS.items():
-            shutil.copytree(corpus_dir / "claude-code" / "projects" / project, base / key / "src" / project)
-            collect_corpus(base / key / "src", base / key / "root", base / key)
-            cfg = ExportConfig(instance_id=instance, headers={"Authorization": f"Bearer {token}"})
-            rep = push(base / key / "root", cfg, endpoint=f"{proto}://{rcv.address}")
-            assert rep.ok and rep.files, rep.problems
-            roots[key] = base / key / "root"
-    finally:
-        rcv.stop()
-    return {"team": base / "team", "roots": roots}
+    return pushed_team(corpus_dir, tmp_path_factory.mktemp("senders"), WORKERS)
 
 
 def _records(team_root: Path) -> list[dict]:
