@@ -116,6 +116,9 @@ def push_command(
     retry_elsewhere: bool = typer.Option(False, "--retry-elsewhere", help="Send again the files the receiver answered "
                                          "it holds from another root (push.state's elsewhere lines: the same session "
                                          "collected into two roots), e.g. after that root's copy was removed there."),
+    receipts: Optional[Path] = typer.Option(None, "--receipts", metavar="FILE", help="Send nothing: write to FILE "
+                                            "this root's receipts of the endpoint (what the receiver accepted, by "
+                                            "SHA-256), for asz verify --root TEAM --receipts FILE on the receiving root."),
 ) -> None:
     """Send every landed file and round not yet sent to an OTLP receiver, one pass.
 
@@ -149,6 +152,8 @@ def push_command(
 
         typer.echo(no_root("push", where), err=True)  # as every command says it (trial 19, F19); exit 2 here
         raise typer.Exit(2)
+    if receipts is not None:
+        raise typer.Exit(_hand_over(where, endpoint or cfg.export.endpoint, receipts))
     try:
         token = file_token(token_file) if token_file is not None else None
     except ValueError as exc:
@@ -158,6 +163,26 @@ def push_command(
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     raise typer.Exit(code)
+
+
+def _hand_over(root: Path, endpoint: str, dest: Path) -> int:
+    """``asz push --receipts FILE``: the receipts of ``endpoint`` written to ``dest``, said in one line; 0, or 1 when
+    the root holds none of it (or they cannot be read or written: said on stderr)."""
+    from ..export.state import write_receipts
+
+    try:
+        got = write_receipts(root, endpoint, dest)
+    except (OSError, ValueError) as exc:
+        typer.echo(f"asz push: --receipts {dest}: {getattr(exc, 'strerror', None) or exc}", err=True)
+        return 1
+    if got is None:
+        typer.echo(f"asz push: {root} holds no receipts of {endpoint}: nothing of it was pushed there; nothing written",
+                   err=True)
+        return 1
+    accepted = sum(1 for rel in got.pushed if rel not in got.rejected)
+    typer.echo(f"receipts of {endpoint}: {accepted} file(s) the receiver accepted ({len(got.rejected)} rejected), "
+               f"written to {dest}; asz verify --root TEAM --receipts {dest} holds the receiving root to them")
+    return 0
 
 
 def receive_command(

@@ -37,9 +37,11 @@ from urllib.parse import quote
 import attrs
 
 from ..sessiondata.times import format_rfc3339
+from ..storage.root import write_at_once
 from ..storage.state_lines import state_rows
 
-__all__ = ["PushState", "STATE_NAME", "ENDPOINTS", "endpoint_key", "owner_of", "receiver_answer", "held_elsewhere"]
+__all__ = ["PushState", "STATE_NAME", "ENDPOINTS", "endpoint_key", "owner_of", "receiver_answer", "held_elsewhere",
+           "write_receipts"]
 
 #: The file's name in the root.
 STATE_NAME = "push.state"
@@ -169,14 +171,8 @@ class PushState:
         lines += [f"pushed {p} {d}" for p, d in self.pushed.items()]
         lines += [f"rejected {p}" for p in sorted(self.rejected)]
         lines += [f"elsewhere {p} {held} {other}" for p, (held, other) in sorted(self.elsewhere.items())]
-        target = path or self.path
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        with open(tmp, "wb") as f:
-            f.write(("\n".join(lines) + "\n").encode("utf-8"))
-            if fsync:
-                f.flush()
-                os.fsync(f.fileno())
-        os.replace(tmp, target)
+        write_at_once(path or self.path, ("\n".join(lines) + "\n").encode("utf-8"), fsync)
+
 
 
 def receiver_answer(state: PushState, rel: str, digest: str) -> str:
@@ -198,3 +194,20 @@ def held_elsewhere(state: PushState, rel: str, digest: str) -> str:
         return ""
     held, other = state.elsewhere.get(rel, ("", ""))
     return other if held == "all" else ""
+
+
+def write_receipts(root: str | os.PathLike, endpoint: str, dest: str | os.PathLike) -> PushState | None:
+    """Copy the receipts ``root`` keeps of ``endpoint`` (``push.state`` when it is that endpoint's, else the state kept
+    under :data:`ENDPOINTS`) to ``dest``, byte for byte (temporary name, fsync, rename), for ``asz verify --receipts``
+    on the receiving root (``asz push --receipts FILE``; trial 22a, F9). Returns the receipts read, or None when the
+    root holds none of ``endpoint`` (nothing is written). Raises ValueError for a state that does not read, OSError."""
+    root = Path(root)
+    here = PushState.load(root)
+    src = root / STATE_NAME if here.endpoint == endpoint else root / ENDPOINTS / f"{endpoint_key(endpoint)}.state"
+    if not src.is_file():
+        return None
+    st = PushState.load_file(src)
+    if st.endpoint != endpoint:
+        return None
+    write_at_once(Path(dest), src.read_bytes(), True)
+    return st

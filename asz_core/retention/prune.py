@@ -147,7 +147,7 @@ def plan_sessions(root: str | os.PathLike, cfg: RetentionConfig, *, now_ns: int 
         if cfg.require_accepted:
             bad = not_accepted(root, state, rels, [r for h in hs for r in h["_rounds"]])
             if bad:
-                plan.reason = f"{len(bad)} file(s) the receiver has not accepted (first: {bad[0]})"
+                plan.reason = unaccepted_reason(root, sdir, state, bad)
                 continue
         # last, as the dearest check: a session that does not verify is never removed, accepted or not (push holds it
         # back; its skeletons would keep what changed; trial 15, F4)
@@ -161,6 +161,23 @@ def plan_sessions(root: str | os.PathLike, cfg: RetentionConfig, *, now_ns: int 
             continue
         plan.remove = True
     return plans
+
+
+def unaccepted_reason(root: Path, sdir: Path, state: PushState, bad: list[str]) -> str:
+    """Why a session with files ``bad`` no receiver accepted is kept, in words that fit the root (trial 22a, F20): one
+    that never pushed (no ``push.state`` line), and among those a receiving root's session (``asz receive`` landed it:
+    a sender record, no ``session.state``), which is the team's copy, not a copy awaiting a receiver."""
+    if state.pushed or state.endpoint:
+        return f"{len(bad)} file(s) the receiver has not accepted (first: {bad[0]})"
+    from ..storage.senders import senders_path
+
+    if senders_path(root, sdir.name).is_file() and not (sdir / "session.state").exists():
+        return ("asz receive landed it: this root is the receiver, the copy the pushing hosts' retention relies on, and "
+                "it has pushed none of it to another receiver (no push.state); with require_accepted, retention removes "
+                "only what another receiver accepted, so it is kept (storage.retention.require_accepted: false would "
+                "remove it, leaving no copy)")
+    return (f"nothing of this root was pushed (no push.state): no receiver holds its {len(bad)} file(s) yet; "
+            "with require_accepted, retention removes only what a receiver accepted (asz push sends them)")
 
 
 def _forget_text(root: Path, cids: list[str]) -> None:

@@ -48,6 +48,7 @@ __all__ = [
     "forget_held_locks",
     "SessionWriter",
     "read_state",
+    "write_at_once",
     "write_state",
     "highest_seq",
     "lock_taken",
@@ -222,14 +223,15 @@ def write_state(path: str | os.PathLike, values: Iterable[tuple[str, object]], *
     """Replace a state file atomically (temporary name, fsync, rename); keys padded to a column."""
     path = Path(path)
     data = "".join(f"{k:<15} {v}\n" for k, v in values).encode("utf-8")
-    if fsync and durable.progress_in_chain(path, lambda: _write_at_once(path, data, False)):
+    if fsync and durable.progress_in_chain(path, lambda: write_at_once(path, data, False)):
         return  # a chain's batch: written with its group, after the files it names are durable (sessiondata/durable.py)
     if fsync and durable.before_progress():
         fsync = False  # the batch synced what this state depends on; its last barrier syncs this file
-    _write_at_once(path, data, fsync)
+    write_at_once(path, data, fsync)
 
 
-def _write_at_once(path: Path, data: bytes, fsync: bool) -> None:
+def write_at_once(path: Path, data: bytes, fsync: bool) -> None:
+    """Replace ``path`` with ``data`` atomically: a temporary name beside it, fsync (``fsync``), rename."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with open(tmp, "wb") as f:
         f.write(data)

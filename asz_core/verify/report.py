@@ -115,8 +115,41 @@ def hint_lost(problems: list[Problem], first: int, session: str, root: str | os.
             if was is None or DAMAGED.index(p.problem) < DAMAGED.index(problems[was].problem):
                 damaged[p.file] = i
     for i in damaged.values():
-        problems[i] = attrs.evolve(problems[i], detail=problems[i].detail + DAMAGED_HINT.format(command=command,
-                                                                                              source=RELAND_SOURCE))
+        way = (skeleton_hint(problems[i].file, session, root) if problems[i].file.endswith(".sk")
+               else DAMAGED_HINT.format(command=command, source=RELAND_SOURCE))
+        problems[i] = attrs.evolve(problems[i], detail=problems[i].detail + way)
+
+
+#: What a damaged skeleton adds in place of :data:`DAMAGED_HINT` (trial 22a, F24): its landed file is gone and its
+#: source was not kept for it, so nothing here lands it again; the receiver that accepted it holds the original.
+SKELETON_HINT = ("; this is a skeleton: retention removed the landed file it stands for, so asz sources --reland cannot "
+                 "land it again (it lands files from their source, which retention does not keep); {receiver}")
+#: :data:`SKELETON_HINT`'s end when a receiver accepted the file (``{where}``: which).
+HELD_BY = ("{where} holds the original landed file, with the SHA-256 the skeleton's removed.digest and the round chain "
+           "bind (asz verify --root THAT_ROOT {session} checks it there), and only that copy shows what the file held")
+
+
+def skeleton_hint(path: str, session: str, root: str | os.PathLike) -> str:
+    """:data:`SKELETON_HINT` for the damaged skeleton at ``path`` (as shown, openable): the receiver its header's
+    ``removed.owner`` names (the endpoint, unescaped) when ``removed.receiver`` says it accepted the file; that no
+    receiver confirmed it otherwise; the receiver ``ROOT/push.state`` names when the header does not read."""
+    import gzip
+    from urllib.parse import unquote
+
+    import orjson
+
+    try:
+        with gzip.open(path, "rb") as f:
+            removed = orjson.loads(f.readline())["removed"]
+        said, owner = removed["receiver"], removed["owner"]
+    except Exception:  # noqa: BLE001 - a damaged gzip stream, header or key: the receiver push.state names
+        where = f"the receiver this root pushes to (the endpoint in {os.path.join(str(root), 'push.state')}), if it accepted it,"
+        return SKELETON_HINT.format(receiver=HELD_BY.format(where=where, session=session))
+    if said != "accepted":
+        return SKELETON_HINT.format(receiver=f"no receiver confirmed it (removed.receiver: {said}), so no copy of it is "
+                                             "known: what it held is lost, the round chain still binds its digest")
+    where = f"the receiver that accepted it, {unquote(str(owner).split('||', 1)[0])},"
+    return SKELETON_HINT.format(receiver=HELD_BY.format(where=where, session=session))
 
 
 @attrs.define

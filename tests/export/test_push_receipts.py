@@ -177,3 +177,30 @@ def test_a_receiver_that_stopped_before_the_record_writes_it_when_the_file_comes
         (rel, instance, credential) for rel in sorted(session_files(host, SID)) if rel.endswith(".sd")]
     p = asz("verify", "--root", str(root), "--receipts", str(host))
     assert p.returncode == 0, p.stdout
+
+
+def test_push_receipts_hands_over_the_endpoints_receipts_without_sending(team, tmp_path):
+    """``asz push --receipts FILE``: the receipts of the endpoint, byte for byte, also after a push elsewhere moved them
+    under _export/endpoints/; none of an endpoint never pushed to is exit 1 and no file."""
+    host = tmp_path / "host"
+    shutil.copytree(team["roots"]["b"], host, symlinks=True)
+    endpoint = PushState.load(host).endpoint
+    kept = (host / "push.state").read_bytes()
+    out = tmp_path / "hostB.receipts"
+    p = asz("push", "--root", str(host), "--endpoint", endpoint, "--receipts", str(out), child=False)
+    assert p.returncode == 0 and out.read_bytes() == kept, p.stdout + p.stderr
+    accepted = len(PushState.load(host).pushed)
+    assert p.stdout == (f"receipts of {endpoint}: {accepted} file(s) the receiver accepted (0 rejected), written to "
+                        f"{out}; asz verify --root TEAM --receipts {out} holds the receiving root to them\n")
+    PushState.load(host).for_endpoint("http://127.0.0.1:9")  # as a push to a test receiver leaves the root
+    assert PushState.load(host).endpoint == "http://127.0.0.1:9"
+    out.unlink()
+    p = asz("push", "--root", str(host), "--endpoint", endpoint, "--receipts", str(out), child=False)
+    assert p.returncode == 0, p.stderr
+    moved = (host / "_export" / "endpoints").glob("*.state")  # kept there, its updated_at written anew
+    assert out.read_bytes() == next(moved).read_bytes() and out.read_bytes().split(b"\n")[2:] == kept.split(b"\n")[2:]
+    p = asz("verify", "--root", str(team["team"]), "--receipts", str(out))
+    assert p.returncode == 0 and f"checked {accepted} receipt(s) of 1 host(s)" in p.stdout, p.stdout
+    other = tmp_path / "other.receipts"
+    p = asz("push", "--root", str(host), "--endpoint", "http://127.0.0.1:10", "--receipts", str(other), child=False)
+    assert p.returncode == 1 and not other.exists() and "holds no receipts of http://127.0.0.1:10" in p.stderr

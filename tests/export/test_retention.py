@@ -297,3 +297,45 @@ def test_a_skeletons_elsewhere_is_checked(tmp_path):
         assert removed.get("elsewhere", "") == elsewhere and list(removed)[-1] == ("elsewhere" if elsewhere else "owner")
         got = check_removed(sk)
         assert got == want or (want == 1 and len(got) == 1 and got[0].startswith("removed.elsewhere ")), got
+
+
+def test_a_changed_skeleton_names_its_line_and_the_receiver_that_holds_the_original(root, pushed, tmp_path):
+    """Trial 22a, F24: one usage count changed in a record of a skeleton (gunzip, edit, gzip, mode back to 0444).
+    verify names that record's line, not the header, and the receiver that accepted it, not --reland from a source."""
+    prune(root, HOUR, instance_id="me@laptop")
+    sk, n, lines = next((p, n, ls) for p in sorted(root.rglob("*.sk"))
+                        for ls in [gzip.decompress(p.read_bytes()).split(b"\n")]
+                        for n, line in enumerate(ls[1:-2], 2) if b'"out":' in line)
+    at = lines[n - 1].index(b'"out":') + len(b'"out":')
+    lines[n - 1] = lines[n - 1][:at] + b"9" + lines[n - 1][at:]
+    sk.chmod(0o644)
+    sk.write_bytes(gzip.compress(b"\n".join(lines)))
+    sk.chmod(0o444)
+    v = asz("verify", "--root", str(root), cwd=tmp_path)
+    assert v.returncode == 1
+    (damaged,) = [ln for ln in v.stdout.splitlines() if ln.startswith(f"{sk}:{n}: damaged record: ")]
+    assert f"record row {n - 1} differs from the one indexed when the file landed" in damaged
+    assert "the header line differs" not in v.stdout
+    assert "this is a skeleton: retention removed the landed file it stands for, so asz sources --reland cannot" in damaged
+    assert f"the receiver that accepted it, {pushed[1]}, holds the original landed file" in damaged
+    assert "lands it again from its source (DIR" not in v.stdout
+
+
+def test_prune_on_a_receiving_root_says_it_is_the_receiver(pushed, tmp_path):
+    """Trial 22a, F20: the receiving root has no push.state; prune keeps its sessions and says why in its own words."""
+    team = tmp_path / "team"
+    shutil.copytree(pushed[0].parent / "received", team, symlinks=True)
+    cfg = tmp_path / "asz.yaml"
+    cfg.write_text(f"storage:\n  root: {team}\n  retention: {{after: 1h}}\n")
+    p = asz("prune", "--config", str(cfg), "--dry-run", cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    kept = [ln for ln in p.stdout.splitlines() if ln.startswith("kept ")]
+    assert len(kept) == len(session_dirs(team)) > 0
+    assert all("asz receive landed it: this root is the receiver" in ln and "has not accepted" not in ln for ln in kept)
+    plain = tmp_path / "plain"
+    shutil.copytree(pushed[0], plain, symlinks=True)
+    (plain / "push.state").unlink()
+    cfg.write_text(f"storage:\n  root: {plain}\n  retention: {{after: 1h}}\n")
+    p = asz("prune", "--config", str(cfg), "--dry-run", cwd=tmp_path)
+    kept = [ln for ln in p.stdout.splitlines() if ln.startswith("kept ")]
+    assert kept and all("nothing of this root was pushed (no push.state)" in ln for ln in kept)
