@@ -229,7 +229,7 @@ def _audit(cid: str, thinking: bool, prose: Prose):
         return None
     from ..reading.prose_audit import Audit
 
-    return Audit(cid, thinking, prose.window)
+    return Audit(cid, thinking, prose.window, prose.in_range_only)
 
 
 def warn_unverified(cid: str, bad: list[str]) -> None:

@@ -54,7 +54,7 @@ from .export_steps import media_line, part_marker
 from .search_hits import text_kind
 
 __all__ = ["INPUT_CHARS", "INPUT_FIELDS", "KINDS", "Audit", "fixed_notice", "header_line", "instant", "mark_in_range",
-           "place_timeless"]
+           "place_timeless", "placed"]
 
 #: The kinds a line of the audit form can have.
 KINDS = ("conversation", "prompt", "prompt_blocks", "interrupt", "command", "command_output", "injected",
@@ -93,11 +93,12 @@ def _status(result: Optional[dict], dialect: str) -> str:
 
 class Audit:
     """The audit form of one conversation's prose: :meth:`lines` per record, :meth:`arrange` once, then
-    :meth:`header`. ``window`` is ``(since, until)`` in unix ms (either None) or None for no window."""
+    :meth:`header`. ``window`` is ``(since, until)`` in unix ms (either None) or None for no window; with ``only``
+    (``--in-range-only``) ``left_out`` counts only what the records inside the window left out (:meth:`_counts`)."""
 
     def __init__(self, conversation: str, thinking: bool = False,
-                 window: Optional[tuple[Optional[int], Optional[int]]] = None):
-        self.conversation, self.thinking, self.window = conversation, thinking, window
+                 window: Optional[tuple[Optional[int], Optional[int]]] = None, only: bool = False):
+        self.conversation, self.thinking, self.window, self.only = conversation, thinking, window, only
         self.calls: list[dict] = []
         self.results: dict[str, tuple[dict, str]] = {}  # call id -> (its result part, the record's dialect)
         self.called: dict[tuple[int, int], tuple[dict, str, int]] = {}  # (seq, row) -> (record with calls, file, row)
@@ -105,9 +106,18 @@ class Audit:
         #: what the form does not carry, by what: the header's ``left_out``
         self.left_out = {"tool_results": 0, "tool_inputs_cut": 0, "thinking": 0, "withheld": 0, "other_records": 0}
 
-    def withhold(self) -> None:
-        """Count a record a ``view.hide`` flag leaves out."""
-        self.left_out["withheld"] += 1
+    def withhold(self, rec: Optional[dict] = None) -> None:
+        """Count a record a ``view.hide`` flag leaves out (``rec``, by :meth:`_counts`)."""
+        self.left_out["withheld"] += self._counts(rec or {})
+
+    def _counts(self, rec: dict) -> int:
+        """1 when what ``rec`` leaves out is counted in ``left_out``, else 0: with ``--in-range-only`` a record whose
+        time lies outside the window gives no line, and its lines are counted under ``outside_window`` only, so the
+        header of a past day does not change when the conversation goes on later (trial 22a, F6); a record with no
+        time of its own is counted."""
+        if not self.only or self.window is None:
+            return 1
+        return int(placed(rec.get("time"), self.window) is not False)
 
     def lines(self, header: Header, stream: str, file: str, row: int, rec: dict, line: Optional[dict]) -> list[dict]:
         """The audit lines of one record: ``line`` (the default's, or None) with its ``kind``, else a person's list
@@ -116,7 +126,7 @@ class Audit:
                 "text": "", "file": file, "row": row}
         parts = [p for p in rec.get("parts") or () if isinstance(p, dict)]
         flags = rec.get("flags") or ()
-        out = []
+        out, n = [], self._counts(rec)
         if line is not None:
             line["kind"] = self._kind(header, stream, rec, line)
             out.append(line)
@@ -141,19 +151,19 @@ class Audit:
                 data = p.get("data") if p.get("data") is not None else p.get("text")
                 lost = part_marker(p) if data in (None, "") else ""  # a skeleton's call: its input went (trial 19, F16)
                 text, cut = (lost, False) if lost else call_summary(header.dialect, p.get("name", ""), data, INPUT_CHARS)
-                self.left_out["tool_inputs_cut"] += cut
+                self.left_out["tool_inputs_cut"] += cut * n
                 call = {**base, "role": "assistant", "text": f"{p.get('name', '')}: {text}", "kind": "tool_call",
                         "tool": p.get("name", ""), "status": "no_result", "_id": p.get("id")}
                 self.calls.append(call)
                 out.append(call)
             elif k == "result":
-                self.left_out["tool_results"] += 1
+                self.left_out["tool_results"] += n
                 if isinstance(p.get("of"), str):
                     self.results[p["of"]] = (p, header.dialect)
             elif k == "reasoning" and not self.thinking:
-                self.left_out["thinking"] += 1
+                self.left_out["thinking"] += n
         if not out and not any(p.get("k") == "result" for p in parts):
-            self.left_out["other_records"] += 1
+            self.left_out["other_records"] += n
         return out
 
     def _kind(self, header: Header, stream: str, rec: dict, line: dict) -> str:
@@ -219,11 +229,18 @@ class Audit:
 def mark_in_range(lines: Iterable[dict], window: tuple[Optional[int], Optional[int]]) -> None:
     """Set ``in_range`` on each line: whether its ``ts`` lies in ``window`` (``(since, until)`` in unix ms, either
     None for open; both ends included), None for a line with no time (docs/reading.md, "A day's window")."""
-    since, until = window
     for line in lines:
-        ns = parse_instant(line.get("ts"))
-        line["in_range"] = None if ns is None else ((since is None or ns // 1_000_000 >= since)
-                                                    and (until is None or ns // 1_000_000 <= until))
+        line["in_range"] = placed(line.get("ts"), window)
+
+
+def placed(ts: Any, window: tuple[Optional[int], Optional[int]]) -> Optional[bool]:
+    """Whether the instant ``ts`` (RFC 3339, a record's ``time``) lies in ``window`` (``(since, until)`` unix ms,
+    either None for open; both ends included); None when ``ts`` is no time."""
+    ns = parse_instant(ts)
+    if ns is None:
+        return None
+    since, until = window
+    return (since is None or ns // 1_000_000 >= since) and (until is None or ns // 1_000_000 <= until)
 
 
 def place_timeless(lines: Iterable[dict], window: tuple[Optional[int], Optional[int]],

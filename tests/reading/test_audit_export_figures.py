@@ -124,3 +124,28 @@ def test_a_flat_tool_input_reads_as_key_value_prose(corpus_root, corpus_source):
     got = Counter(x["text"] for x in lines if x["kind"] == "tool_call")
     assert sum(want.values()) >= 2 and all(got[text] >= n for text, n in want.items()), want
     assert not [t for t in got if t.split(": ", 1)[1].startswith("{") and "[" not in t and t.count("{") == 1]
+
+
+@pytest.mark.parametrize("day", ["2025-11-14", "2025-11-17"])
+def test_in_range_only_counts_what_the_windows_records_left_out(corpus_root, corpus_source, day):
+    """Trial 22a, F6: with --in-range-only the header's ``left_out`` counts the tool results and thinking of the
+    records inside the window only (the others' lines are ``outside_window``), so a past day's header does not change
+    when the conversation goes on; without it, the whole conversation's. Counted from the source's timestamps."""
+    sid = "cb2e607c-c758-415a-8b45-c49e4631906a"
+    results, thinking = Counter(), Counter()
+    for path in _files(corpus_source, sid):
+        for _, d in _lines(path):
+            c = (d.get("message") or {}).get("content") if isinstance(d.get("message"), dict) else None
+            inside = str(d.get("timestamp")).startswith(day)
+            for b in c if isinstance(c, list) else ():
+                if isinstance(b, dict) and b.get("type") == "tool_result":
+                    results[inside] += 1
+                elif isinstance(b, dict) and b.get("type") == "thinking":
+                    thinking[inside] += 1
+    window = ("--since", day, "--until", day, "--tz", "UTC", "--audit", "--project", "coderabbit", "--root", str(corpus_root))
+    (only,) = [json.loads(x) for x in asz("export", *window, "--in-range-only").stdout.splitlines() if '"kind":"conversation"' in x]
+    (whole,) = [json.loads(x) for x in asz("export", *window).stdout.splitlines() if '"kind":"conversation"' in x]
+    assert sum(results.values()) > 0 and sum(thinking.values()) > 0
+    assert (only["left_out"]["tool_results"], only["left_out"]["thinking"]) == (results[True], thinking[True])
+    assert (whole["left_out"]["tool_results"], whole["left_out"]["thinking"]) == (sum(results.values()), sum(thinking.values()))
+    assert only["left_out"]["outside_window"] > 0 and "outside_window" not in whole["left_out"]
