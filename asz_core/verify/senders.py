@@ -44,12 +44,14 @@ def _unrecorded(root: Path, root_shown: str, section: Section, sessions: list[Pa
     """Add a :data:`SENDER_RECORD` problem for each of ``sessions`` that ``asz receive`` landed (no ``session.state``:
     no collect pass wrote it here) with landed files and no sender record, or whose record names none of some of its
     whole landed files (``digests``' keys; ``named``: session directory → the files its record names; trial 22a, F12)."""
+    by_session: dict[str, list[str]] = {}  # session directory -> its whole landed files, root-relative, as .sd
+    for p in digests or ():
+        rel = os.path.relpath(p, root).replace(os.sep, "/")
+        by_session.setdefault(rel.split("/", 1)[0], []).append(rel.removesuffix(".sk").removesuffix(".sd") + ".sd")
     for sdir in sessions:
         if (sdir / "session.state").exists():
             continue  # collected into this root: it has no sender record
-        prefix = str(sdir) + os.sep
-        files = sorted(os.path.relpath(p, root).replace(os.sep, "/").removesuffix(".sk").removesuffix(".sd") + ".sd"
-                       for p in (digests or ()) if p.startswith(prefix))
+        files = sorted(by_session.get(sdir.name, ()))
         shown = os.path.join(root_shown, RECEIVED, f"{sdir.name}.senders")
         have = named.get(sdir.name)
         if have is None and (files or digests is None and any(sdir.glob("*/*/*.sd"))):
