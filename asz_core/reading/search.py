@@ -61,7 +61,7 @@ from ..storage.layout import CONVERSATIONS, landed_files
 from ..view.document import list_conversations, title_withheld
 from ..view.session_records import title_words
 from ..view.rows import read_head
-from ..view.secret_forms import shown_title
+from ..view.secret_forms import shown_snippet, shown_title
 from ..view.links import links_of
 from ..view.titles import LandedTitles, PromptTitle, RuntimeTitle, continued_title, prompt_names_work
 from .landed_check import chain_problem, read_landed, read_unbound, verified_rows
@@ -486,7 +486,7 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
     ``snippet`` (matched words between :data:`MARK_START` and :data:`MARK_END`, which a text's own ``«`` and ``»``
     look like), ``file`` (relative to the root), ``row``, ``snippet_text`` (the snippet as the text has it, no marker
     added) and ``snippet_marks`` (the matches: ``[start, end)`` offsets into ``snippet_text`` in code points,
-    :func:`~asz_core.reading.search_text.snippet_spans`). Rows of records carrying a flag in ``hide`` are never
+    :func:`~asz_core.reading.search_text.snippet_spans`; credentials masked, :func:`~asz_core.view.secret_forms.shown_snippet`). Rows of records carrying a flag in ``hide`` are never
     matched; ``filters`` narrow by the conversation's project, models and dialect and by the hit's own time (or its
     conversation's whole range, for a hit with no time). A hit is served only while its landed file still verifies (its closing line binds its bytes, :func:`~asz_core.reading.landed_check.file_problem`):
     the index is derived, and text indexed from a file damaged since is not
@@ -531,7 +531,7 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
                 matched["hits"] = len(rows) if len(rows) < limit and not bad and not differs else con.execute(
                     f"SELECT count(*) FROM (SELECT 1 FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
                     f"WHERE {' AND '.join(where)} LIMIT ?)", [*args, COUNT_LIMIT + 1]).fetchone()[0]
-            snippets = [snippet_of(con, match, query_terms(query), r[10], has_cjk(query)) for r in rows]
+            snippets = [shown_snippet(*snippet_of(con, match, query_terms(query), r[10], has_cjk(query))) for r in rows]  # keys masked
             if unsearched is not None:
                 unsearched.extend(gaps(con, filters))
             if timeless is not None:

@@ -48,7 +48,7 @@ import math
 import re
 from collections import Counter
 
-__all__ = ["KINDS", "find", "masked", "fingerprint", "looks_random", "looks_openai", "looks_webhook", "redacted", "redacted_bytes", "shown_title"]
+__all__ = ["KINDS", "find", "masked", "fingerprint", "looks_random", "looks_openai", "looks_webhook", "redacted", "redacted_bytes", "shown_title", "shown_snippet"]
 
 #: Where an AWS secret access key's value may stand: after one of the names AWS's tools and SDKs give it, in any case
 #: (``aws_secret_access_key`` in ``~/.aws/credentials`` and boto3, ``AWS_SECRET_ACCESS_KEY`` in the environment,
@@ -158,21 +158,31 @@ def masked(value: str) -> str:
 _PEM_REST = re.compile(r"[\s\S]{0,20000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|(?:[A-Za-z0-9+/=\s]|\\[nr])*")
 
 
+def _replacements(text: str) -> list[tuple[int, int, str, str]]:
+    """``(start, end, shown, fingerprint)`` of each credential :func:`find` finds in ``text``, by start, none
+    overlapping (of two forms overlapping the first is kept): ``shown`` is its :func:`masked` form, or a PEM private
+    key's first line then ``[private key left out]`` in place of its lines up to its end."""
+    out, at = [], 0
+    for kind, a, b in find(text):
+        if a < at:
+            continue
+        if kind == "private-key":
+            end = _PEM_REST.match(text, b).end()
+            out.append((a, end, text[a:b] + "[private key left out]", fingerprint(text[a:end])))
+        else:
+            end = b
+            out.append((a, b, masked(text[a:b]), fingerprint(text[a:b])))
+        at = end
+    return out
+
+
 def redacted(text: str) -> tuple[str, list[str]]:
     """``text`` with each credential :func:`find` finds replaced by its :func:`masked` form (a PEM private key's
     lines by ``[private key left out]`` after its first line), and the :func:`fingerprint` of each value replaced."""
     out, at, gone = [], 0, []
-    for kind, a, b in find(text):
-        if a < at:  # two forms overlapping: the first one replaced
-            continue
-        if kind == "private-key":
-            end = _PEM_REST.match(text, b)
-            out += [text[at:b], "[private key left out]"]
-            gone.append(fingerprint(text[a:end.end()]))
-            at = end.end()
-            continue
-        out += [text[at:a], masked(text[a:b])]
-        gone.append(fingerprint(text[a:b]))
+    for a, b, shown, mark in _replacements(text):
+        out += [text[at:a], shown]
+        gone.append(mark)
         at = b
     return ("".join(out) + text[at:] if out else text), gone
 
@@ -189,6 +199,35 @@ def shown_title(title: str) -> str:
     A prompt's title is masked before it is cut to its length (:func:`~asz_core.view.summary.short_title`), so no cut
     leaves a credential's head whole either. Display only: the landed records keep the text as it was written."""
     return redacted(title)[0] if title else title
+
+
+def shown_snippet(text: str, spans: list[list[int]]) -> tuple[str, list[list[int]]]:
+    """A search hit's snippet as every reader prints it (``asz search``, its ``--json``, the page's results):
+    ``text`` with each credential masked as in :func:`shown_title` (:func:`redacted`), and ``spans`` (the matches,
+    ``[start, end)`` in code points of ``text``) moved to the masked text; a match that falls in a credential marks
+    its masked form. The conversation's own text is not masked (it is the evidence: ``asz export --redact``)."""
+    cuts = _replacements(text) if text else []
+    if not cuts:
+        return text, spans
+    out, at, starts = [], 0, []  # starts: (old start, new start, old end, new end) of each replacement
+    for a, b, shown, _ in cuts:
+        out.append(text[at:a])
+        new_a = sum(map(len, out))
+        out.append(shown)
+        starts.append((a, new_a, b, new_a + len(shown)))
+        at = b
+
+    def moved(x: int, end: bool) -> int:
+        shift = 0
+        for a, new_a, b, new_b in starts:
+            if x <= a:
+                break
+            if x < b or (end and x == b):  # inside a credential: its masked form's start or end
+                return new_b if end else new_a
+            shift = new_b - b
+        return x + shift
+
+    return "".join(out) + text[at:], [[moved(s, False), moved(e, True)] for s, e in spans]
 
 
 def fingerprint(value: str) -> str:
