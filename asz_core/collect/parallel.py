@@ -20,7 +20,7 @@ from ..sessiondata import durable
 from . import session_pass  # noqa: F401  # the landing code, loaded here once before the workers fork
 from .collector import Collector, Counters, LandInterrupted, land_session
 from ..plugins.adapter import Source
-from .workers import LOST, Tally, each_result, guided, process_pool, worker_start
+from .workers import LOST, Tally, each_result, guided, process_pool
 
 __all__ = ["land_in_processes"]
 
@@ -88,7 +88,7 @@ def land_in_processes(root: Path, items: list[tuple[str, list[tuple[Collector, l
     landed, each as its worker finishes it (:class:`~asz_core.collect.workers.Tally`),
     not as its run comes back; ``session`` is the last one whose result came back.
     A worker dies with this process and lets go of this process's locks
-    (:func:`asz_core.collect.workers.worker_start`). When a worker dies (killed, out
+    (:func:`asz_core.collect.workers.worker_init`). When a worker dies (killed, out
     of memory), the sessions whose results did not come back are landed
     afterwards in this process, one by one: what the dead worker landed stays,
     and the cursors say where to go on. Returns False, having landed nothing,
@@ -110,7 +110,7 @@ def land_in_processes(root: Path, items: list[tuple[str, list[tuple[Collector, l
             shown = now
 
     try:
-        pool = process_pool(jobs, fork_only=True, initializer=worker_start)
+        pool = process_pool(jobs, fork_only=True)
         if pool is None:
             return False
         left: list[tuple[int, int, int]] = []  # (run, place in it, session) of runs whose worker sent nothing back

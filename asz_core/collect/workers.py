@@ -18,16 +18,14 @@ lands many sessions uses one process per CPU to go faster. What is shared:
   in the workers (the search index reads rows while it writes);
 * :class:`Tally`: per-run counts forked workers add to as each item ends, so a
   progress bar and an interrupted command count what is done, not what came back;
-* :func:`worker_init`: what every worker does first: SIGTERM kills it, its
-  stdin/stdout/stderr are ``/dev/null`` (:func:`close_inherited_streams`),
-  and it dies with its parent (:func:`die_with_parent`: the kernel's
-  parent-death signal, checked after it is set, and a watchdog thread on the
-  parent's pid), so a killed command leaves no worker holding a session lock
-  or its pipes;
-* :func:`worker_start`: the extra initializer of a worker that lands or
-  parses: it lets go of the parent's locks
-  (:func:`asz_core.storage.root.forget_held_locks`), so the root's collector
-  lock ends with the command, not with its last worker.
+* :func:`worker_init`: what every worker does first: it lets go of the
+  parent's locks (:func:`asz_core.storage.root.forget_held_locks`), so the
+  root's collector lock ends with the command, not with its last worker;
+  SIGTERM kills it, its stdin/stdout/stderr are ``/dev/null``
+  (:func:`close_inherited_streams`), and it dies with its parent
+  (:func:`die_with_parent`: the kernel's parent-death signal, checked after
+  it is set, and a watchdog thread on the parent's pid), so a killed command
+  leaves no worker holding a session lock or its pipes.
 """
 
 from __future__ import annotations
@@ -42,7 +40,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
-__all__ = ["can_fork", "process_pool", "StoppablePool", "guided", "each_result", "each_in_order", "result_of", "Tally", "LOST", "die_with_parent", "worker_init", "worker_start", "close_inherited_streams", "default_jobs", "jobs_from_option"]
+__all__ = ["can_fork", "process_pool", "StoppablePool", "guided", "each_result", "each_in_order", "result_of", "Tally", "LOST", "die_with_parent", "worker_init", "close_inherited_streams", "default_jobs", "jobs_from_option"]
 
 T = TypeVar("T")
 
@@ -412,23 +410,27 @@ def close_inherited_streams() -> None:
 
 
 def worker_init(parent: int, then: Callable[[], None] | None = None) -> None:
-    """Initializer of every worker of :func:`process_pool`: SIGTERM takes its default action (a forked worker
-    would inherit the command's handler, which only asks the command to stop: the worker then ignored SIGTERM),
-    the inherited streams are closed (:func:`close_inherited_streams`), the worker dies with ``parent``
-    (:func:`die_with_parent`), then ``then`` runs. SIGINT, held while the pool forked it
-    (:meth:`StoppablePool._spawn_process`), is taken again (one sent meanwhile arrives now)."""
+    """Initializer of every worker of :func:`process_pool`: first, while it is still this process's only thread, a
+    forked worker closes its copies of the lock files its parent holds (:func:`asz_core.storage.root.forget_held_locks`;
+    a spawned one has none); then SIGTERM takes its default action (a forked worker would inherit the command's
+    handler, which only asks the command to stop: the worker then ignored SIGTERM), the inherited streams are closed
+    (:func:`close_inherited_streams`), the worker dies with ``parent`` (:func:`die_with_parent`), then ``then`` runs.
+    SIGINT, held while the pool forked it (:meth:`StoppablePool._spawn_process`), is taken again (one sent meanwhile
+    arrives now).
+
+    Why the locks go first (session 22): a killed collector's lock must be free once the command has been reaped.
+    Pools that kept the copies (the list rows after a pass, the search index of a watching collector) held the lock's
+    open file while they died with their parent; a dying worker whose main thread has ended shows as a zombie
+    (``Z`` in ``/proc/PID/stat``) while its watchdog thread still ends and still holds the files, so the next
+    collector was refused ("another collector is running", the holder note naming the killed command) with no live
+    process of its group to be seen. Dropped before the watchdog thread starts, the copies are gone while the worker
+    has one thread, and one thread's exit closes its files before it shows as a zombie."""
+    from ..storage.root import forget_held_locks
+
+    forget_held_locks()
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     close_inherited_streams()
     die_with_parent(parent)
     if then is not None:
         then()
-
-
-def worker_start() -> None:
-    """Extra initializer of a forked worker that lands or parses: close the copies of the parent's lock files
-    (:func:`asz_core.storage.root.forget_held_locks`), so the root's collector lock ends with the command,
-    not with its last worker. Never raises."""
-    from ..storage.root import forget_held_locks
-
-    forget_held_locks()

@@ -465,11 +465,9 @@ _run = 0
 
 
 def _parse_worker_start(tally: Any) -> None:
-    """Initializer of a parse worker: :func:`asz_core.collect.workers.worker_start`, then keep ``tally`` to count in."""
+    """Initializer of a parse worker (after :func:`asz_core.collect.workers.worker_init`, which lets go of the parent's
+    locks): keep ``tally`` to count in."""
     global _finished
-    from ..collect.workers import worker_start
-
-    worker_start()
     _finished = tally
 
 
