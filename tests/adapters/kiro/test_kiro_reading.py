@@ -170,3 +170,14 @@ def test_a_talk_whose_last_steps_carry_no_time_has_no_length(root: Path) -> None
     assert (talk["from"], talk["to"], talk["steps"], talk["untimed_end"]) == (1779905703000, 1779905703000, 21, 20)
     (talk,) = json.loads(_run("conversation", V3_SESSION, "--json", "--root", str(root))[0])["talks"]
     assert "untimed_end" not in talk and talk["to"] - talk["from"] == 51503  # 20:35:47.332 to 20:36:38.835
+
+
+def test_the_audit_header_keeps_kiros_credits_apart(root: Path) -> None:
+    """Trial 22a, F4: each Kiro session's audit header carries its calls and the credits Kiro metered, in their own
+    key, never tokens or USD, as ``asz usage session`` counts them (both sessions meter credits and no tokens)."""
+    rows = {r["conversation"]: r for r in json.loads(_run("usage", "session", "--json", "--root", str(root))[0])}
+    for session in (V2_SESSION, V3_SESSION):
+        head = json.loads(_run("export", session, "--audit", "--root", str(root))[0].splitlines()[0])
+        row = rows[head["conversation"]]
+        assert head["credits"] == row["credits"] and head["credits"] > 0 and head["calls"] == row["calls"] > 0
+        assert head["cost"] == row["cost"] and head["cost"]["usd"] == 0 and not any(head["tokens"].values())
