@@ -22,6 +22,11 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 SHARED = (REPO.parent / "shared").resolve()
 
+# A piped command that runs past ASZ_PROGRESS_AFTER seconds says where it is on stderr (asz_core/reading/progress.py):
+# on a loaded machine a test's small root could pass 5 s and its stderr would differ. Off for every test (and the
+# commands they start) unless a test sets it (tests/reading/test_progress_lines.py).
+os.environ.setdefault("ASZ_PROGRESS_AFTER", "3600")
+
 # Hypothesis's timing checks measure the machine, not the code: on a loaded 2-core CI machine the input generation
 # of tests/flow/test_index_read.py tripped ``too_slow`` once. Every property keeps its examples and its assertions;
 # only the wall-clock checks are off (a test's own @settings still sets what it names).

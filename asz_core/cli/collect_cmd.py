@@ -48,37 +48,20 @@ def _load(cmd: str, config: Optional[Path]) -> Config:
         raise usage_error(cmd, str(exc)) from None
 
 
-def _progress():
-    """A rich progress bar on stderr when stderr is a terminal, else None."""
-    if not sys.stderr.isatty():
-        return None
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    return Progress(
-        TextColumn("collect {task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        transient=True,
-        auto_refresh=False,  # no refresh thread: the pass may fork its workers (asz_core.collect.workers.can_fork)
-    )
-
-
 def _one_pass(collectors: list[Collector]) -> Counters:
     """One pass of every adapter together (:func:`asz_core.collect.run_passes`): session by session, a session's
-    main transcript, then the observers' files, then the rest; a progress bar on a terminal."""
+    main transcript, then the observers' files, then the rest; its progress as :class:`~asz_core.reading.progress.Bar`
+    shows it (a bar on a terminal, else a plain line once the pass runs long: ``collect: N of M session(s), T s``)."""
     if not collectors:
         return Counters()
-    progress = _progress()
-    if progress is None:
-        return run_passes(collectors)
-    with progress:
-        task = progress.add_task(", ".join(col.adapter.name for col in collectors), total=None)
+    from ..reading.progress import Bar
+
+    names = ", ".join(col.adapter.name for col in collectors)
+    with Bar("collect", unit="session(s)") as bar:  # no refresh thread: the pass may fork its workers
 
         def step(session: str, done: int, n: int) -> None:
-            progress.update(task, completed=done, total=n, refresh=True)
+            bar.total = n
+            bar.advance(names, done - bar.done)
 
         return run_passes(collectors, on_session=step)
 
@@ -100,7 +83,7 @@ def collect(
 
     Each pass prints one line on stdout, ``[HH:MM:SS] sessions=N sources=N
     landed=N records=N bytes=N conflicts=N pending=N errors=N gone=N skipped=N
-    busy=N shrunk=N partial=N rounds=N (1.234s)``: ``landed`` counts files, ``skipped`` what the adapters passed
+    busy=N shrunk=N partial=N rounds=N (1.234s)``: the seconds are the pass's (landing, provider bodies, parse; not start-up nor the list rows kept after the line); ``landed`` counts files, ``skipped`` what the adapters passed
     over (followed by ``(asz sources lists them)`` when not 0: each with its reason),
     ``bytes`` source bytes, ``shrunk`` records too large to land whole (each told on stderr as ``warning:``), ``partial``
     sources ending in a line with no newline yet (it waits), ``gone`` landed sources gone since the last pass (counted once, by the pass that finds them: their cursor becomes source_gone; one gone before any of it landed, or before what this pass's listing saw it grow by landed, is an ``error:``),
@@ -118,7 +101,7 @@ def collect(
     lies inside or holds a folder the adapter reads there (symlinks resolved; Kiro reads ~/.kiro, not the whole home) is
     refused before anything is written, for every adapter of the command (exit 2): asz writes its own files there. Several adapters collect together, session by session: within a session's pass the main transcript lands first, then the observers' ``changes``
     and ``execution`` files, then the rest (:func:`asz_core.collect.landing_rank`); ``sessions=`` counts
-    each session once. Ctrl-C stops at once and says on stderr ``stopped: landed N file(s) in N session(s)
+    each session once. On a terminal a progress bar counts the sessions landed, then those parsed; piped, a pass still going after 5 s (``ASZ_PROGRESS_AFTER``) says where it is on stderr, ``collect: N of M session(s), T s`` then ``parse: N session(s), T s``, again every 10 s (``ASZ_PROGRESS_EVERY``; docs/reading.md, Progress and Ctrl-C). Ctrl-C stops at once and says on stderr ``stopped: landed N file(s) in N session(s)
     and wrote N round(s) this pass; K of M session(s) done`` (the bar's count, whether or not a session had anything new;
     ``; parsed K of M session(s)`` once all had landed) (exit 130 with --once, else 0; after the pass line it keeps its own status).
     After each pass line (with --once and while watching), the list rows and usage summaries of the conversations the
@@ -297,7 +280,7 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
         from ..flow.parse import parse_root
         from ..reading.progress import Bar
 
-        with Bar("parse") as bar:  # on a terminal: sessions parsed so far (trial 17, F18: a long parse said nothing)
+        with Bar("parse", unit="session(s)") as bar:  # on a terminal: sessions parsed so far (trial 17, F18: a long parse said nothing)
             parsed = parse_root(storage, max_round_bytes=cfg.max_round_bytes, lock_timeout=lock_timeout, err=sys.stderr,
                                 jobs=jobs_n, changed_only=True, keep_rounds=False, step=lambda name, n: bar.advance(name[:8], n))
         counters.errors += len(parsed.problems)

@@ -365,7 +365,7 @@ def _check_order(cmd: str, sort: str, limit: int) -> None:
 def _listed_rows(cmd: str, r: Path, hide, filters, ids: list[str], prices) -> list[dict]:
     """The rows of ``ids`` that pass ``filters``, newest first, under a progress bar; Ctrl-C says how far it got, exit 130."""
     rows: list[dict] = []
-    bar = Bar("conversations", len(ids))
+    bar = Bar("conversations", len(ids), unit="conversation(s)")
     try:
         with bar:
             for row in conversation_rows(r, hide, filters, ids=ids, step=bar.advance, prices=prices):

@@ -286,7 +286,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
     from ..reading.listing import UNPLACED
 
     skipped = {row["id"]: f"no usable round, {UNPLACED[0]}: {UNPLACED[1]}" for row in unplaced}  # id -> why not exported
-    bar = Bar("export", len(rows))
+    bar = Bar("export", len(rows), unit="conversation(s)")
     replaced: list[str] = []  # files of an earlier export this one replaced: said, never silent (trial 12)
     try:
         with bar:

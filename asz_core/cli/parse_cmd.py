@@ -219,7 +219,7 @@ def _parse_with_bar(where: str, sessions: Optional[list[str]], budget: int, jobs
 
     total = len(sessions) if sessions is not None else len(session_dirs(Path(where)))
     try:
-        with Bar("parse", total) as bar:  # the bar counts sessions as the workers finish them, as the line below does
+        with Bar("parse", total, unit="session(s)") as bar:  # the bar counts sessions as the workers finish them, as the line below does
             report = parse_root(where, sessions, max_round_bytes=budget, jobs=jobs, lock_timeout=lock_timeout,
                                 step=lambda name, n: bar.advance(name[:8], n))
             return report, bar.elapsed()

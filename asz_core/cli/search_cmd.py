@@ -349,7 +349,7 @@ def _up_to_date(r: Path, reindex: bool, cmd: str = "search"):
                     raise SearchError(f"cannot delete the search index {index_path(r)}: {exc}") from None
                 elsewhere(r, index_path(r), copy=False)  # a read-only root: a new index outside it, built whole
         ids = list_conversations(r)
-        with Bar("index", len(ids)) as bar:
+        with Bar("index", len(ids), unit="conversation(s)") as bar:
             # Rows read in one forked worker per CPU, as collect and parse do (asz collect --once leaves the index here).
             return update_index(r, step=bar.advance, jobs=default_jobs(), waiting=lambda: typer.echo(
                 f"asz {cmd}: another process is updating the search index (asz server, collect or parse): waiting for it",

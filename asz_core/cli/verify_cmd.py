@@ -183,7 +183,7 @@ def _verify_with_bar(where: str, target: Optional[str], deep: bool, receipts: Op
         sessions, chains = len(session_dirs(Path(where))), len(conversation_dirs(Path(where)))
     else:
         sessions, chains = 1, 1
-    bar = Bar("verify", sessions + chains)
+    bar = Bar("verify", sessions + chains, unit="session(s) and chain(s)")
     try:
         with bar:
             return verify(where, target, deep=deep, step=lambda name, n: bar.advance(name[:8], n), receipts=receipts)
@@ -202,7 +202,7 @@ def _figures_with_bar(where: str, target: Optional[str], config: Optional[Path])
     from .view_cmd import config_prices
 
     prices = config_prices(config, "asz verify")
-    bar = Bar("figures", 1 if target else len(list_conversations(Path(where))))
+    bar = Bar("figures", 1 if target else len(list_conversations(Path(where))), unit="conversation(s)")
     try:
         with bar:
             return check_figures(where, prices, step=lambda cid: bar.advance(cid[:8], 1), only=target)

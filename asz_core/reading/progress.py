@@ -1,32 +1,61 @@
-"""Progress of long reading work: a rich bar on a terminal, nothing while piped (the command prints one summary line).
+"""Progress of long work: a rich bar on a terminal; while piped, plain lines once the work runs long.
 
-``with Bar("index", total) as bar: ... bar.advance()``. The bar draws on
-stderr only when stderr is a terminal; it never starts a refresh thread (a
-command may fork workers). Ctrl-C is the caller's: the bar closes cleanly
-when ``KeyboardInterrupt`` passes through it.
+``with Bar("index", total, unit="conversation(s)") as bar: ... bar.advance()``.
+The bar draws on stderr only when stderr is a terminal; it never starts a
+refresh thread (a command may fork workers). When stderr is not a terminal,
+work still going after ``ASZ_PROGRESS_AFTER`` seconds (default 5) says where
+it is on stderr in one plain line, ``index: 300 of 1342 conversation(s), 12 s``,
+then again every ``ASZ_PROGRESS_EVERY`` seconds (default 10); a short run says
+nothing (trial 22b, F1: a 73 s collect printed nothing). Lines come only from
+:meth:`Bar.advance` (no thread): a single item that runs long is said after it.
+Ctrl-C is the caller's: the bar closes cleanly when ``KeyboardInterrupt``
+passes through it.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
-from typing import Any
+from typing import Any, Callable
 
-__all__ = ["Bar"]
+__all__ = ["Bar", "line_seconds"]
+
+
+def line_seconds() -> tuple[float, float]:
+    """(after, every): seconds before a piped run's first progress line and between lines, from ``ASZ_PROGRESS_AFTER``
+    and ``ASZ_PROGRESS_EVERY`` (defaults 5 and 10; a value that is no number or below 0 counts as its default)."""
+    out = []
+    for name, default in (("ASZ_PROGRESS_AFTER", 5.0), ("ASZ_PROGRESS_EVERY", 10.0)):
+        try:
+            value = float(os.environ.get(name, default))
+        except ValueError:
+            value = default
+        out.append(value if value >= 0 else default)
+    return out[0], out[1]
 
 
 class Bar:
-    """A progress bar over ``total`` items labelled ``label`` (``total`` None: unknown); ``done`` counts advances."""
+    """A progress bar over ``total`` items labelled ``label`` (``total`` None: unknown); ``done`` counts advances.
 
-    def __init__(self, label: str, total: int | None = None, *, enabled: bool | None = None):
+    ``enabled``: draw the bar (default: stderr is a terminal); when not drawn, the plain lines of the module's
+    docstring, ``{label}: {done} of {total} {unit}{, more()}, {seconds} s``; ``more``: further figures for that line
+    (e.g. ``"120 MB landed"``), called only when a line is printed."""
+
+    def __init__(self, label: str, total: int | None = None, *, enabled: bool | None = None, unit: str = "item(s)",
+                 more: Callable[[], str] | None = None):
         self.label = label
         self.total = total
+        self.unit = unit
+        self.more = more
         self.done = 0
         self.started = time.monotonic()
         self._progress: Any = None
         self._task: Any = None
         self._shown = sys.stderr.isatty() if enabled is None else enabled
         self._last = 0.0
+        after, self._every = line_seconds()
+        self._next_line = self.started + after
 
     def __enter__(self) -> "Bar":
         if self._shown:
@@ -42,12 +71,22 @@ class Bar:
     def advance(self, what: str = "", n: int = 1) -> None:
         """Count ``n`` more items done; redraw at most 20 times a second (and at the last item)."""
         self.done += n
-        if self._progress is None:
-            return
         now = time.monotonic()
+        if self._progress is None:
+            if not self._shown and now >= self._next_line:
+                self._next_line = now + self._every
+                self.say()
+            return
         if now - self._last >= 0.05 or (self.total is not None and self.done >= self.total):
             self._last = now
-            self._progress.update(self._task, completed=self.done, description=what[:40], refresh=True)
+            self._progress.update(self._task, completed=self.done, total=self.total, description=what[:40], refresh=True)
+
+    def say(self) -> None:
+        """Print the plain progress line on stderr now (see the class)."""
+        of = f" of {self.total}" if self.total is not None else ""
+        more = self.more() if self.more is not None else ""
+        sys.stderr.write(f"{self.label}: {self.done}{of} {self.unit}{', ' + more if more else ''}, {self.elapsed():.0f} s\n")
+        sys.stderr.flush()
 
     def elapsed(self) -> float:
         """Seconds since the bar was made."""
