@@ -25,7 +25,8 @@ SUMMARY_KEYS = ("sessions", "sources", "landed", "records", "bytes", "conflicts"
 class Counters:
     """What a pass did. ``landed`` counts files; ``records`` records in them; ``bytes`` the source bytes
     those records came from (newlines included); ``conflicts`` sources refused (new or sticky);
-    ``pending`` sources with complete lines left after ``max_windows`` windows; ``errors`` unreadable
+    ``pending`` sources read with complete lines left after ``max_windows`` windows (a source in conflict is not
+    read: it counts in ``conflicts``, lines appended to it since included); ``errors`` unreadable
     places and adapter failures, and sources that vanished during the pass before any of their bytes ever landed
     (:data:`asz_core.collect.vanished.VANISHED`) or before the bytes this pass's listing saw them grow by landed
     (:func:`asz_core.collect.vanished.unlanded`); ``gone`` sources that had landed and were found missing this pass, with nothing new (their cursor became

@@ -59,3 +59,21 @@ def test_a_second_source_says_how_it_is_resolved(rewritten, tmp_path):
                     "away to land this one instead (the cursor follows a source that holds what landed); asz sources lists both")
     copy.rename(tmp_path / "stray.jsonl")  # the step it names resolves it
     assert asz("collect", "--once", "--source", str(src), "--root", str(root)).returncode == 0
+
+
+def test_lines_appended_to_a_source_in_conflict_count_in_conflicts_not_pending(rewritten):
+    """Trial 22b: a line appended to a source in conflict is not read, so ``pending=`` does not count it (a source the
+    pass read with lines left, docs/storage-root.md step 8); the pass counts the source in ``conflicts=`` and
+    ``asz sources`` shows the unread bytes."""
+    src, root, f = rewritten
+    assert asz("collect", "--once", "--source", str(src), "--root", str(root)).returncode == 1  # the conflict found
+    landed = (root / SID / "streams" / "main" / "transcript.cursor").read_bytes()
+    line = SOURCE.read_bytes().splitlines(keepends=True)[20]
+    with f.open("ab") as out:
+        out.write(line)
+    p = asz("collect", "--once", "--source", str(src), "--root", str(root))
+    assert p.returncode == 1 and " conflicts=1 pending=0 " in p.stdout and " landed=0 " in p.stdout, p.stdout
+    assert (root / SID / "streams" / "main" / "transcript.cursor").read_bytes() == landed  # nothing read
+    (row,) = json.loads(asz("sources", "--json", "--source", str(src), "--root", str(root)).stdout)["adapters"][0]["sessions"]
+    s = row["sources"][0]
+    assert s["state"] == "conflict" and s["size"] == f.stat().st_size and s["unread"] == s["size"] - s["landed"] > len(line), s
