@@ -308,7 +308,7 @@ def conversations(
     widths = column_widths(rows, terminal or None, narrow=bool(terminal), cols=cols)
     say_left_out(cmd, left_out(widths, cols))  # a narrow terminal: said once, on stderr, so the table stays one line a row
     typer.echo(header_line(widths, cols))
-    for line in [table_line(row, widths, cols) for row in rows] + cut_lines(rows):
+    for line in [table_line(row, widths, cols) for row in rows] + cut_lines(rows) + continues_lines(rows, shown):
         typer.echo(line)
     _changes_footnote(rows)
     for line in unread + ([unplaced] if unplaced else []) + problems_note(rows) + stopped_note(rows):  # ! rows what; stopped ones why
@@ -407,6 +407,14 @@ def cut_lines(rows: list[dict]) -> list[str]:
     """One line per conversation of ``rows`` that landed without some of its text (too large to land, or truncated:
     :func:`~asz_core.reading.listing.cut_text`), in the rows' order, under the table."""
     return [f"{shown_id(row)} {said}" for row in rows if (said := cut_text(row.get("cut")))]
+
+
+def continues_lines(rows: list[dict], shown) -> list[str]:
+    """One line per conversation of ``rows`` that continues another (a resumed or copied session repeating its
+    message ids): ``ID continues ID: the records it repeats, their calls and tokens with them, are counted there``
+    (``shown``: a full id's shown prefix), so a copy listed with 0 talks and 0 calls says where they went (trial 22b)."""
+    return [f"{shown_id(row)} continues {shown(row['continues'])}: the records it repeats, their calls and tokens with "
+            "them, are counted there" for row in rows if row.get("continues")]
 
 
 def _changes_footnote(rows: list[dict]) -> None:

@@ -110,6 +110,8 @@ def _counted(v: DocumentView, title: str, head) -> tuple[dict, list]:
     if credits is not None:  # the runtime's own metering (Kiro): the summary's keys, kept with the entry (trial 15, F14)
         places["credits"] = credits
         places["credits_at"] = v.credits_at_keys()  # where and with what, for asz usage's rows
+    if v.links.earlier:  # where the records it repeats, their calls with them, are counted (trial 22b)
+        places["continues"] = v.links.earlier[0]
     removed = v.removal()
     if removed is not None:  # what retention took, kept with the entry for the list rows' removed_files (trial 19, F21)
         places["removed"] = removed

@@ -74,9 +74,10 @@ DB_NAME = "summaries.sqlite"
 #: Claude Code's /context alone; synthetic: a call the runtime wrote itself is no call; credits: an entry keeps the credits Kiro metered; credits-at: and where and with what model each record metered them; outside-calls: the problems name records with
 #: usage no provider call holds; undescribed: and the transcript records no call could be read from; rate-checked: the
 #: calls whose rate the adapter that landed them did not look at; removed: an entry keeps what retention took, and a pruned
-#: conversation is titled (removed by retention) and its row keeps its dialect), so no entry counted the old way
+#: conversation is titled (removed by retention) and its row keeps its dialect; continues: an entry names the conversation
+#: a resumed copy continues, where its repeated calls are counted), so no entry counted the old way
 #: is used.
-_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed+rate-checked+removed"
+_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed+rate-checked+removed+continues"
 #: The modules (under ``asz_core/view``) whose code makes a row's title and a talk's label: their source is hashed into
 #: every fingerprint (:func:`code_mark`), so an entry made by an asz whose title or label code differed, a development
 #: build of the same version included, is never read. The rule: code that decides a title or a label lives in one of

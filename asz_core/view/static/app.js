@@ -628,7 +628,7 @@
         h('td', null, h('a', { class: 'convtitle', href: withHide('/c/' + enc(r.id)) }, titleText(r.title || (r.counting ? 'counting…' : '(untitled)'))),
           r.project ? h('div', { class: 'small muted project', title: r.project }, shortProject(r.project)) :
             r.removed_files ? h('div', { class: 'small faint project' }, '(removed by retention)') : null,
-          h('div', { class: 'mono faint' }, r.id)),
+          h('div', { class: 'mono faint' }, r.id), continuesLine(r.continues)),
         h('td', null, fmtTime(r.to), h('div', { class: 'faint small' }, dur ? 'lasted ' + dur : '')),
         r.counting ? counting('hide-narrow small') : h('td', { class: 'hide-narrow small' }, models.length ? models.join(', ') : '—'),
         r.counting ? counting('num') : r.held_back ? h('td', { class: 'num faint held', title: heldTitle(r) }, 'held back') :
@@ -646,6 +646,15 @@
     if (shown) shown.textContent = (rows.length === LIST.conversations.length ? num(rows.length) + ' conversation(s), ' + sortWords() + '.' :
       num(rows.length) + ' of ' + num(LIST.conversations.length) + ' conversation(s) match the filters, ' + sortWords() + '.') +
       (still ? ' ' + num(still) + ' still being counted: their models, tokens and cost follow (a filter by project or model leaves them out until then).' : '');
+  }
+
+  // A resumed or copied session repeating another's message ids: its repeated records, their calls and tokens with
+  // them, are drawn and counted in the conversation it continues, so its own row may read 0; said, as asz ls says it
+  // under its table (trial 22b).
+  function continuesLine(other) {
+    if (!other) return null;
+    return h('div', { class: 'small muted continues' }, 'continues ', h('a', { class: 'mono', href: withHide('/c/' + enc(other)) }, other.slice(0, 8)),
+      ': the records it repeats, their calls and tokens with them, are counted there');
   }
 
   function sortWords() {
@@ -1168,6 +1177,14 @@
       chip('segments', num(s.segments)), chip('rounds', num(s.rounds)), chip('unresolved', num(s.unresolved) + (placedUnresolved().length ? ' (' + num(placedUnresolved().length) + ' placed: a compaction agent\'s file)' : '')),
       chip('changes', num(s.changes) + (s.changes_not_derived ? ' (+' + num(s.changes_not_derived) + ' not derived)' : '')), chip('provider bodies', num(s.provider_bodies)),
       chip('head', 'round ' + D.head.round + ' · ' + short(D.head.digest))));
+    if (s.continues || (s.continued_in && s.continued_in.length)) {  // as asz conversation's link lines say it
+      add(app, h('div', { class: 'box notice small', id: 'links' },
+        s.continues ? h('p', null, 'Continues ', h('a', { class: 'mono', href: withHide('/c/' + enc(s.continues)) }, s.continues.slice(0, 8)),
+          ': its ' + num(s.repeated || 0) + ' repeated record(s) are drawn and counted there, their calls and tokens with them.') : null,
+        (s.continued_in || []).length ? h('p', null, 'Continued in ', s.continued_in.map(function (c, i) {
+          return [i ? ', ' : '', h('a', { class: 'mono', href: withHide('/c/' + enc(c)) }, c.slice(0, 8))];
+        }), '.') : null));
+    }
     const wh = Object.keys(s.withheld || {});
     if (wh.length) {
       add(app, h('div', { class: 'box notice', id: 'withheld' }, h('strong', null, 'Withheld on this page: '),
