@@ -246,7 +246,10 @@ class ViewState(BackgroundChecks, LandedRequests, KeptDocuments):
         null and ``"counting": true`` as its last key (issue 22). A counted row's ``problems`` is its document's
         ``summary.problems``, as ``asz ls --json`` rows carry it (``[problem]`` for one that does not read), and its
         ``removed_files`` how many of the landed files it was counted from retention replaced by skeletons (its
-        summary's ``removed.files``, 0 for none; null while counting), as ``asz ls --json`` rows carry it.
+        summary's ``removed.files``, 0 for none; null while counting), as ``asz ls --json`` rows carry it. ``state`` is
+        what this server found checking the conversation's files (``state_from`` ``checked``), else the state its
+        kept row holds from the last check while the files are unchanged since, as ``asz ls`` shows it (``kept``),
+        else null (``state_from`` null: not checked).
         """
         newest = self.newest_round(conversation)  # listed once for the whole row
         h = self.head_header(conversation, newest) or {}
@@ -262,10 +265,12 @@ class ViewState(BackgroundChecks, LandedRequests, KeptDocuments):
         # the document summary's title (withheld as it was built), never the header's: assembly's title may be a label
         # written for another session's record (view.titles), which only the landed records tell; '' while counting
         title = "" if keys is None else keys.get("title", "")
+        kept = keys.pop("state", None) if keys else None  # the state its kept row holds from its last check (asz ls's)
+        known = self.known_state(conversation, fp)
         if keys and "problem" in keys:  # no round folds: as asz ls, no figure of the round that does not verify
             row = header_row(conversation, None, newest[0] if newest else 0, title=title, state="unreadable")
         else:
-            row = header_row(conversation, h, newest[0] if newest else 0, title=title, state=self.known_state(conversation, fp))
+            row = header_row(conversation, h, newest[0] if newest else 0, title=title, state=known or kept)
         if keys is None:
             row["problems"] = row["removed_files"] = None  # known once counted, as the summary keys
         else:
@@ -277,6 +282,9 @@ class ViewState(BackgroundChecks, LandedRequests, KeptDocuments):
             session, row["conflicts"] = "", []
         if keys is not None and "removed_files" not in keys:  # no round folds: its skeletons counted on disk, as asz ls
             row["removed_files"] = removed_count(self.root / session) if session else 0
+        # checked: by this server, against the files as they are; kept: the kept row's, from its last check, while its
+        # files are unchanged since (as asz ls shows it), until this server checks it again (trial 22b)
+        row["state_from"] = "checked" if known is not None or row["state"] == "unreadable" else "kept" if row["state"] else None
         if keys is None:
             row["counting"] = True  # its last key
         return row

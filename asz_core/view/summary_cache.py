@@ -401,7 +401,7 @@ class RowSummaries:
         (held back as :func:`hold_back` says by its ``state``)."""
         from .rows import SUMMARY_KEYS, counted_keys
 
-        keys = hold_back({**{k: summary.get(k) for k in ("title", *SUMMARY_KEYS)}, **counted_keys(summary),
+        keys = hold_back({**{k: summary.get(k) for k in ("title", "state", *SUMMARY_KEYS)}, **counted_keys(summary),
                           "problems": [str(p) for p in summary.get("problems") or ()],
                           "removed_files": removed_files(summary)}, summary.get("state"))
         with self._lock:

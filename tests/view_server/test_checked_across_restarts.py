@@ -24,7 +24,7 @@ def _states(s: Served, timeout: float = 90.0) -> dict[str, str]:
     deadline = time.monotonic() + timeout
     while True:
         rows = s.get("/api/conversations").json()["conversations"]
-        if rows and all(r.get("state") for r in rows):
+        if rows and all(r.get("state") and r.get("state_from") == "checked" for r in rows):  # not a kept row's (trial 22b)
             return {r["id"]: r["state"] for r in rows}
         assert time.monotonic() < deadline, f"states not found within {timeout:g} s: {rows}\n{s.output()}"
         time.sleep(0.2)

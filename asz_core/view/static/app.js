@@ -253,6 +253,25 @@
     mismatch: 'This conversation does not verify:',
   };
   function stateBadge(s) { return h('span', { class: 'state ' + (s || 'unknown') }, s || 'not checked'); }
+  // A list row's state as the kept list rows hold it from the last check (state_from 'kept': what asz ls shows, while
+  // the files are unchanged since), until this server has checked the conversation again (trial 22b: a restarted
+  // server marked 'not checked' for minutes rows asz ls called verified).
+  const KEPT_STATE = 'from the last check (the kept list row, as asz ls shows it; the files unchanged since): this server checks it again';
+  function rowState(r) {
+    if (r.state_from !== 'kept') return stateBadge(r.state);
+    return h('span', { title: KEPT_STATE }, stateBadge(r.state), h('div', { class: 'small faint last-check' }, 'last check'));
+  }
+  // What the box over the list says is still going on: rows still counted get their figures, and states marked
+  // 'last check' are checked again; the list itself fills in only while a collect pass lands (trial 22b: it said
+  // "The list fills in as it goes" when every row was listed and only states were being checked).
+  function readingWords(s) {
+    const bits = [];
+    if (s.counting) bits.push(num(s.counting) + ' row(s) marked counting… get their figures as they are counted');
+    if (/^checking conversations|; checking conversations/.test(s.reading || '')) bits.push('every conversation is listed; this server is ' +
+      'checking their states again: until it has, a state marked "last check" is the one its kept list row holds, as asz ls shows it');
+    const t = bits.join('; ');
+    return t ? t.charAt(0).toUpperCase() + t.slice(1) + '.' : 'The list fills in as it goes.';
+  }
   // A source of the session the collector no longer reads (its cursor is in conflict: rewritten, cut shorter, rotated):
   // what landed is kept and verifies, nothing newer lands until asz sources --reset-conflict (trial 19, F5).
   function stoppedTitle(c) { return c.map(function (x) { return x.file + ': ' + x.why; }).join('; ') + ' (no longer read; ' + c[0].next + ')'; }
@@ -638,7 +657,7 @@
           unrecorded(r.usage, r.llm_calls) ? h('td', { class: 'num faint', title: UNRECORDED }, '—') : h('td', rated.marks ? { class: 'num', title: rated.title } : { class: 'num' }, usd(r.cost) + cost + (rated.marks ? ' ' + rated.marks : '')),
         h('td', { class: 'num hide-narrow' }, num(r.talks)), h('td', { class: 'num hide-narrow' }, num(r.llm_calls)),
         h('td', { class: 'num hide-narrow' }, num(r.steps)),
-        h('td', null, stateBadge(r.state), stoppedBadge(r.conflicts), removedBadge(r.removed_files)))));
+        h('td', null, rowState(r), stoppedBadge(r.conflicts), removedBadge(r.removed_files)))));
     });
     tb.replaceChildren.apply(tb, drawn);
     sayNoMatch();
@@ -712,7 +731,7 @@
     if (s.next_refresh) bits.push((s.follows ? 'next at the latest ' : 'next ') + fmtTime(s.next_refresh));
     if (s.hide && s.hide.length) bits.push('withholds ' + s.hide.join(', '));
     return h('div', { id: 'status' }, h('p', { class: 'muted small' }, bits.join(' · ')),
-      s.reading ? h('p', { class: 'box notice small', id: 'reading' }, 'Still reading: ' + s.reading + '. The list fills in as it goes.') : null);
+      s.reading ? h('p', { class: 'box notice small', id: 'reading' }, 'Still reading: ' + s.reading + '. ' + readingWords(s)) : null);
   }
 
   // ------------------------------------------------------------------ search
