@@ -310,7 +310,7 @@ def _keep_after_pass(storage: Path, cfg: Config, written: list[str], jobs_n: int
             raise
         return
     try:
-        keep_list_rows(storage, cfg, written, jobs_n, stop=watch)
+        keep_list_rows(storage, cfg, written, jobs_n, stop=watch, bar=True)
     except KeyboardInterrupt:  # between its own handler and here
         if watch:
             raise

@@ -14,21 +14,27 @@ import typer
 __all__ = ["keep_list_rows", "not_kept", "stopped_keeping"]
 
 
-def keep_list_rows(storage: Path, cfg, conversations: list[str], jobs_n: int, *, stop: bool = False) -> None:
+def keep_list_rows(storage: Path, cfg, conversations: list[str], jobs_n: int, *, stop: bool = False,
+                   bar: bool = False) -> None:
     """Count and keep the ``asz ls`` rows and ``asz usage`` summaries of ``conversations`` (withholding ``view.hide``,
     with asz.yaml's prices), so the first reader after ``asz collect`` (``--once`` or watching), ``asz parse`` or a
     pass of ``asz server`` reads them from ``_index/summaries.sqlite`` (:func:`asz_core.reading.listing.keep_rows`;
     docs/reading.md, After a collect). Derived data: a failure, or Ctrl-C while it counts, is said on stderr in one
     line and changes nothing else (the exit status stays the command's: its parse is done); with ``stop`` (a watching
     collector, whose Ctrl-C ends the command) the KeyboardInterrupt is raised again after that line.
-    ``cfg``: the loaded :class:`~asz_core.config.Config`."""
+    ``cfg``: the loaded :class:`~asz_core.config.Config`. ``bar``: its progress as
+    :class:`~asz_core.reading.progress.Bar` shows it (``rows: N of M conversation(s), T s`` once it runs long, piped)."""
     from ..config import ConfigError
 
     try:  # the imports too: a Ctrl-C just after the pass line lands here
         from ..reading.listing import keep_rows
         from ..view.prices import price_table
 
-        keep_rows(storage, list(cfg.view_hide), price_table(cfg.prices), conversations, jobs=jobs_n)
+        from ..reading.progress import Bar
+
+        with Bar("rows", len(conversations), unit="conversation(s)", enabled=None if bar else False) as shown:
+            keep_rows(storage, list(cfg.view_hide), price_table(cfg.prices), conversations, jobs=jobs_n,
+                      step=(lambda n: shown.advance("", n)) if bar else None)
     except (OSError, ConfigError) as exc:
         not_kept(storage, exc)
     except KeyboardInterrupt:  # after the pass line the command keeps the pass's status (trial 7)

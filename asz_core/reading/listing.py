@@ -201,14 +201,16 @@ def conversation_rows(root: str | os.PathLike, hide: Sequence[str] = (), filters
             rc.close()
 
 
-def keep_rows(root: str | os.PathLike, hide: Sequence[str], prices: Any, ids: Iterable[str], *, jobs: int = 1) -> int:
+def keep_rows(root: str | os.PathLike, hide: Sequence[str], prices: Any, ids: Iterable[str], *, jobs: int = 1,
+              step: Callable[[int], None] | None = None) -> int:
     """Count and keep the list row and the summary entry of each conversation in ``ids`` whose kept ones are not
     current (:func:`conversation_rows` with its cache, the rows thrown away), so the next ``asz ls`` or ``asz usage``
     withholding ``hide`` with ``prices`` reads them from ``_index/summaries.sqlite`` instead of the landed files.
 
     What ``asz collect --once`` runs after its pass line for the conversations its parse wrote rounds for
     (docs/reading.md, "After a collect"). ``jobs`` forked processes count at once (consecutive runs of ``ids``);
-    where this process may not fork, it counts them alone. Returns how many conversations were looked at. Derived data
+    where this process may not fork, it counts them alone. ``step(n)``: called as each run of ``n`` conversations is
+    kept (a progress bar). Returns how many conversations were looked at. Derived data
     only: a row that could not be kept is counted by the next reader; raises only what a reader would
     (``OSError`` for a root that cannot be read).
     """
@@ -234,9 +236,21 @@ def keep_rows(root: str | os.PathLike, hide: Sequence[str], prices: Any, ids: It
         pool = process_pool(min(jobs, len(ids)), fork_only=True)
         runs = [(root, list(hide), prices, run) for run in guided(ids, jobs)] if pool is not None else runs
     if pool is None:
-        return sum(map(_keep_run, runs))
+        return _kept(map(_keep_run, runs), step)
+    from concurrent.futures import as_completed
+
     with pool:  # Ctrl-C: the workers are killed at once; a row not kept is counted by the next reader
-        return sum(pool.map(_keep_run, runs))
+        return _kept((f.result() for f in as_completed([pool.submit(_keep_run, run) for run in runs])), step)
+
+
+def _kept(counts: Iterable[int], step: Callable[[int], None] | None) -> int:
+    """The sum of ``counts``, each told to ``step`` as it comes."""
+    looked = 0
+    for n in counts:
+        looked += n
+        if step is not None:
+            step(n)
+    return looked
 
 
 def _keep_run(args: tuple) -> int:

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from cli_helpers import asz_in_process  # noqa: E402
 from test_progress import BAR, Tty  # noqa: E402
 
-PLAIN = re.compile(r"^(collect|parse|conversations|index): (\d+)(?: of (\d+))? ([a-z()]+), (\d+) s$", re.M)
+PLAIN = re.compile(r"^(collect|parse|rows|conversations|index): (\d+)(?: of (\d+))? ([a-z()]+), (\d+) s$", re.M)
 
 
 def _runs(source: Path, root: Path, home: Path, after: str, fresh: bool = True) -> dict[str, str]:
@@ -59,6 +59,8 @@ def test_a_long_run_not_on_a_terminal_says_where_it_is_in_plain_lines(corpus_sou
     parsing = [c for c in collect if c[0] == "parse"]
     assert parsing and parsing[-1] == ("parse", 11, None, "session(s)"), said["collect"]
     assert collect.index(landing[-1]) < collect.index(parsing[0])  # landing, then the parse
+    kept = [c for c in collect if c[0] == "rows"]  # then the list rows kept after the pass line
+    assert kept and kept[-1] == ("rows", 11, 11, "conversation(s)") and collect.index(parsing[-1]) < collect.index(kept[0])
     rows = _plain(said["conversations"])
     assert [r[1] for r in rows] == list(range(1, 12)) and {r[2:] for r in rows} == {(11, "conversation(s)")}
     index = _plain(said["search"])
