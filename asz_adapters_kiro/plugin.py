@@ -154,12 +154,22 @@ class KiroAdapter(Adapter):
             if d.get("type") == "usage_summary" and isinstance(d.get("promptTurnSummaries"), list):
                 got = _credit_sum(d["promptTurnSummaries"], "usage")
                 return None if got is None else AddedCredits(got)
-            state = d.get("session_state")
-            meta = state.get("conversation_metadata") if isinstance(state, dict) else None
-            turns = meta.get("user_turn_metadatas") if isinstance(meta, dict) else None
-            if not isinstance(turns, list):
+            if (turns := _turn_entries(d)) is None:
                 continue
-            return _credit_sum((m for t in turns if isinstance(t, dict) for m in (t.get("metering_usage") or ())), "value")
+            return _credit_sum((m for t in turns if isinstance(t, dict) for m in _listed(t, "metering_usage")), "value")
+        return None
+
+    def turns(self, dialect: str, record: Mapping[str, Any]) -> list[tuple[str | None, tuple, float | None]] | None:
+        """The turns Kiro CLI 2.x's session document lists (``session_state.conversation_metadata.user_turn_metadatas``),
+        each as ``(end_timestamp, message_ids, the sum of its credit metering_usage)`` (docs/adapters/kiro.md, Usage
+        and credits): the 2.x replies carry no time, their turn's entry names them by their log ``message_id`` (the
+        landed record's ``id``) and says when it ended. None for any other record."""
+        for part in record.get("parts") or ():
+            d = part.get("data") if isinstance(part, dict) else None
+            if isinstance(d, dict) and (turns := _turn_entries(d)) is not None:
+                return [(t.get("end_timestamp") if isinstance(t.get("end_timestamp"), str) else None,
+                         tuple(i for i in _listed(t, "message_ids") if isinstance(i, str)),
+                         _credit_sum(_listed(t, "metering_usage"), "value")) for t in turns if isinstance(t, dict)]
         return None
 
     def call_gist(self, dialect: str, name: str, data: Any) -> str | None:
@@ -209,3 +219,17 @@ def _credit_sum(entries: Iterable[Any], key: str) -> float | None:
         if isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0:
             total, seen = total + v, True
     return total if seen else None
+
+
+def _turn_entries(d: dict) -> list | None:
+    """A 2.x session document's ``session_state.conversation_metadata.user_turn_metadatas`` list, None when ``d`` has none."""
+    state = d.get("session_state")
+    meta = state.get("conversation_metadata") if isinstance(state, dict) else None
+    turns = meta.get("user_turn_metadatas") if isinstance(meta, dict) else None
+    return turns if isinstance(turns, list) else None
+
+
+def _listed(entry: dict, key: str) -> list:
+    """``entry[key]`` when it is a list, else []."""
+    v = entry.get(key)
+    return v if isinstance(v, list) else []

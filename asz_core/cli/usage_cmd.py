@@ -140,7 +140,7 @@ def usage(
     (calls_with_usage in --json: those with usage); a row whose calls carry no usage at all (Kiro meters credits,
     not tokens) reads "not recorded" in TOTAL and - in the other figures, never 0. Credits a runtime metered (Kiro) are
     never tokens or USD: each on its record's day and model (with the calls it metered where those carry no time), in a line under the table (--json: credits, credits_by_model). A call whose records carry no time
-    (Kiro CLI 2.x) is placed by its conversation's recorded range: on the day, week or month holding it whole, else (and in blocks) in a last row "(no time)", said in a line.
+    (Kiro CLI 2.x) is at its turn's recorded end where its session document lists the turn (with the turn's credits), else placed by its conversation's recorded range: on the day, week or month holding it whole, else (and in blocks) in a last row "(no time)", said in a line.
     --since/--until count the calls made in the window by their own times (asz ls keeps a conversation active in it), one with none when its conversation's whole range is
     inside: one whose range crosses the window's end is in no figure, the total is marked ! and a line names its conversation and how many (--json: every row's no_time, the line on stderr). Cost comes from the price table (asz.yaml prices
     override it); a cost marked * leaves out unpriced models (--json: cost.unpriced), one marked ^ holds calls run at a

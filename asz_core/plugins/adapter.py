@@ -321,16 +321,14 @@ class Adapter(abc.ABC):
     def glossary(self, dialect: str) -> list[Term]:
         """Every vocabulary term for ``dialect`` (see :data:`VOCABULARY`), from :attr:`glossaries` by default.
 
-        Raises KeyError for a dialect the adapter does not speak.
-        """
+        Raises KeyError for a dialect the adapter does not speak."""
         self._check_dialect(dialect)
         return list(self.glossaries.get(dialect, ()))
 
     def flag_map(self, dialect: str) -> list[FlagRule]:
         """Each flag the dialect sets and the rule over source fields that sets it, from :attr:`flag_rules` by default.
 
-        Raises KeyError for a dialect the adapter does not speak.
-        """
+        Raises KeyError for a dialect the adapter does not speak."""
         self._check_dialect(dialect)
         return list(self.flag_rules.get(dialect, ()))
 
@@ -344,8 +342,7 @@ class Adapter(abc.ABC):
         the conversation's title only when the conversation holds that record (docs/view.md, ``summary.title``).
         None: the label was written for a record and names none (such a ``summary`` record with no ``leafUuid``),
         so it names no conversation. Default: '' (the label names the conversation it is in). Called by the readers, only for label records, with
-        a dialect the adapter speaks; must not raise (an exception is taken as '').
-        """
+        a dialect the adapter speaks; must not raise (an exception is taken as '')."""
         return ""
 
     def prompt_title(self, dialect: str, text: str) -> str:
@@ -357,8 +354,7 @@ class Adapter(abc.ABC):
         cut it to :data:`asz_core.view.summary.TITLE_LIMIT` characters (docs/view.md, ``summary.title``). Default:
         ``text`` unchanged (the prompt as written names the conversation). Called by the readers with a dialect the
         adapter speaks; must not raise (an exception, or an answer that is not a string with text, is taken as
-        ``text``).
-        """
+        ``text``)."""
         return text
 
     def prompt_blocks(self, dialect: str, text: str) -> list[tuple[str, str]]:
@@ -425,8 +421,7 @@ class Adapter(abc.ABC):
         and takes it (read by :meth:`prompt_title`) only when no prompt does (docs/view.md, ``summary.title``).
 
         ``text`` as for :meth:`prompt_title`. Default True (every prompt names work). Must not raise (an exception
-        or an answer that is not a bool is taken as True).
-        """
+        or an answer that is not a bool is taken as True)."""
         return True
 
     def credits(self, dialect: str, record: Mapping[str, Any]) -> float | None:
@@ -447,6 +442,12 @@ class Adapter(abc.ABC):
         """
         return None
 
+    def turns(self, dialect: str, record: Mapping[str, Any]) -> list[tuple[str | None, tuple, float | None]] | None:
+        """The turns this record lists, in order, as ``(end: RFC 3339 or None, reply record ids, credits or None)``, or
+        None: a reply with no time is placed at its turn's recorded end, with the turn's credits (docs/view.md,
+        ``placed_at``; Kiro CLI 2.x's session document). ``record`` as for :meth:`label_target`. Default None."""
+        return None
+
     @abc.abstractmethod
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
         """The source root used when neither ``--source`` nor configuration names one (required)."""
@@ -456,8 +457,7 @@ class Adapter(abc.ABC):
 
         ``asz collect`` asks it of each installed adapter the default adapter list leaves out (no ``adapters`` in the
         configuration), on every run, to tell the user their sessions are not collected; so it must be cheap (a few
-        ``stat`` calls of the runtime's known store paths, never a walk of the root) and never raise. Default False.
-        """
+        ``stat`` calls of the runtime's known store paths, never a walk of the root) and never raise. Default False."""
         return False
 
     def unread_default_sources(self, env: Mapping[str, str] | None = None) -> list[Path]:
@@ -475,8 +475,7 @@ class Adapter(abc.ABC):
         """The folder the user most likely meant when a pass found no session under ``source_root`` (one level off:
         Claude Code's project folder or configuration folder for its ``projects`` folder), or None. ``asz collect``
         names it in its "no session found" note as ``did you mean --source <it>``. Must be cheap (a listing of
-        ``source_root``) and never raise. Default: None.
-        """
+        ``source_root``) and never raise. Default: None."""
         return None
 
     def read_folders(self, source_root: Path) -> list[Path]:

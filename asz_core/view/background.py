@@ -409,7 +409,8 @@ def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
         if n.get("kind") != "llm.call" or n.get("synthetic") is True:  # written by the runtime: no call (provider_calls)
             continue
         u = n.get("usage") if isinstance(n.get("usage"), dict) else {}
-        at = n["at"] // QUARTER_MS * QUARTER_MS if n.get("at") else NO_TIME_AT
+        at = n.get("at") or n.get("placed_at")  # no time of its own: its turn's recorded end, where known (kiro22b)
+        at = at // QUARTER_MS * QUARTER_MS if isinstance(at, int) and at else NO_TIME_AT
         key = (at, n.get("model") if isinstance(n.get("model"), str) else "")
         t = out.setdefault(key, [0] * _WIDTH)
         _add_counts(t, 0, u)

@@ -27,11 +27,17 @@ def request_entries(requests, held: bool) -> list[dict]:
 class StepKeys(ViewBase):
     """The kind-specific keys of a drawn node (:class:`~asz_core.view.nodes.NodeView` draws the envelope and text)."""
 
+    #: ``{llm.call node id: unix ms}``: the calls with no time of their own placed at their turn's recorded end
+    #: (:func:`~asz_core.view.turn_places.placed_calls`, set by the document's view), each node's ``placed_at``
+    placed_at: dict[str, int] = {}
+
     def _call_keys(self, n: Node, d: dict) -> None:
         """An ``llm.call``'s model, usage (per provider request when two answered), withholdable flags, provider bodies.
         The usual call (one provider call, nothing unverified, plain counts) in C (``bytescan.call_keys``, issue 22)
         where the module was built: the same keys."""
         cu = self.call_usage[n.id]
+        if (placed := self.placed_at.get(n.id)) is not None:  # its turn's recorded end: the usage table's place for it
+            d["placed_at"] = placed
         if bytescan is not None and bytescan.call_keys(n, d, cu, self.sess.records, self.sess.unverified, WITHHOLDABLE_SET,
                                                        self.hide, LONG_CONTEXT_ABOVE, CallUsage, Node, Ref) is not None:
             return

@@ -94,8 +94,11 @@ class DocumentView(ListView):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.call_usage = metered_model(self.call_usage, self.credits_at())
+        from .turn_places import placed_calls, turn_ends
 
+        # a call with no time of its own at its turn's recorded end, where a record lists the turn (kiro22b)
+        self.call_usage, self.placed_at = placed_calls(self.call_usage, self.nodes, self.sess, turn_ends(self.sess))
+        self.call_usage = metered_model(self.call_usage, self.credits_at())
 
     def summary(self, head, rounds: int, state: str, problems: list[str], undescribed: int, prices: PriceTable | None = None) -> dict:
         """The document's ``summary``; ``undescribed`` is the number of unknown parts (the length of :meth:`undescribed`).
@@ -214,50 +217,47 @@ class DocumentView(ListView):
         runtime metered (:meth:`~asz_core.plugins.adapter.Adapter.credits`): what it adds
         (:class:`~asz_core.plugins.adapter.AddedCredits`), or its running total's change from the last one (below 0
         when a total drops), at the record's ``time`` (None when it has none) and ``model`` ('' when it names none);
+        a running total whose record lists its turns (:meth:`~asz_core.plugins.adapter.Adapter.turns`, Kiro CLI 2.x)
+        replaces the running totals' parts before it and is split on its turns, each turn's credits at the turn's
+        recorded end (:func:`~asz_core.view.turn_places.turn_parts`), so a turn's credits go where its calls are;
         a record whose part is 0 is left out, and so is a record
         adding a figure under the ``id`` of one that already added it. The parts sum to :meth:`credits`. None when no record gives credits.
         Memoised: the summary, the places a list row keeps and ``/api/usage`` read it."""
         if hasattr(self, "_credits_at"):
             return self._credits_at
-        from ..plugins.adapter import AddedCredits, Adapter
-        from ..plugins.manager import adapter_for_dialect
+        from ..plugins.adapter import AddedCredits
         from ..sessiondata.times import parse_instant
+        from .turn_places import asking, recorded, turn_parts
 
-        sess = self.sess
         out: list[tuple[int | None, str, float]] = []
-        seen, total = False, 0.0
-        asked: dict = {}
+        seen, total, running = False, 0.0, set()  # running: the places in out of the running totals' parts
         added: set = set()  # the ids of records whose figure was added: a line landed twice adds once
-        for seq in sorted(sess.records):
-            h = sess.headers.get(seq)
-            if h is None or seq in sess.unverified:
+        for rec, a, dialect in asking(self.sess, "credits"):
+            try:
+                got = a.credits(dialect, rec)
+            except Exception:  # an adapter's bug takes nothing from the conversation: no credits from it
                 continue
-            if h.dialect not in asked:
-                a = adapter_for_dialect(h.dialect) if h.dialect else None
-                asked[h.dialect] = a if a is not None and type(a).credits is not Adapter.credits else None
-            a = asked[h.dialect]
-            if a is None:
+            if not isinstance(got, (int, float)) or isinstance(got, bool) or not math.isfinite(got) or got < 0:
                 continue
-            for rec in sess.records[seq]:
-                try:
-                    got = a.credits(h.dialect, rec)
-                except Exception:  # an adapter's bug takes nothing from the conversation: no credits from it
+            if isinstance(got, AddedCredits) and rec.get("id"):
+                if rec["id"] in added:
                     continue
-                if not isinstance(got, (int, float)) or isinstance(got, bool) or not math.isfinite(got) or got < 0:
-                    continue
-                if isinstance(got, AddedCredits) and rec.get("id"):
-                    if rec["id"] in added:
-                        continue
-                    added.add(rec["id"])
-                part = float(got) if isinstance(got, AddedCredits) else float(got) - total
-                if not isinstance(got, AddedCredits):
-                    total = float(got)
-                seen = True
-                if part:
-                    t = rec.get("time")
-                    ns = parse_instant(t) if isinstance(t, str) and t else None
-                    m = rec.get("model")
-                    out.append((None if ns is None else ns // 1_000_000, m if isinstance(m, str) else "", part))
+                added.add(rec["id"])
+            part = float(got) if isinstance(got, AddedCredits) else float(got) - total
+            if not isinstance(got, AddedCredits):
+                total = float(got)
+            seen = True
+            t, m = rec.get("time"), rec.get("model")
+            ns = parse_instant(t) if isinstance(t, str) and t else None
+            at, m = None if ns is None else ns // 1_000_000, m if isinstance(m, str) else ""
+            turns = None if isinstance(got, AddedCredits) else recorded(a, dialect, rec)
+            if turns is not None:  # the whole running total on the turns it lists, each at its end (kiro22b)
+                out = [x for i, x in enumerate(out) if i not in running]
+                running = set(range(len(out), len(out) + len(parts := turn_parts(turns, total, at, m))))
+                out.extend(parts)
+            elif part:
+                running |= set() if isinstance(got, AddedCredits) else {len(out)}
+                out.append((at, m, part))
         self._credits_at = out if seen else None
         return self._credits_at
 

@@ -3,8 +3,9 @@
 Kiro CLI 2.x writes a time on the prompt line only: the model replies (``AssistantMessage``) of the corpus's
 conversation 8e247382 carry none, so its calls have no time of their own. They happened within the conversation's
 recorded range (its prompt to its session document's ``updated_at``), which lies within 2026-05-27: they are counted
-on that day, week and month, and in a window holding that range (trial 19, F22). Where the range does not place them
-(a block; a window that cuts the range) they are the ``(no time)`` row, last, or left out: the total is marked ``!``
+on that day, week and month, and in a window holding that range (trial 19, F22); its session document's turn names
+them and says when it ended, so they are at that end in blocks and windows too (kiro22b). Where neither places them
+(the turn's end taken out of a copy: a block; a window that cuts the range) they are the ``(no time)`` row, last, or left out: the total is marked ``!``
 and a line (stderr and ``no_time`` with --json) names the conversation and how many. Real ``asz`` processes, HOME a temporary folder holding a copy of the
 Kiro corpus; the expected counts are read from the corpus files.
 """
@@ -35,12 +36,15 @@ def _v2_calls() -> int:
     return len(replies)
 
 
-@pytest.fixture(scope="module")
-def root(tmp_path_factory) -> tuple[Path, dict]:
+def _collected(tmp_path_factory, unturned: bool = False) -> tuple[Path, dict]:
+    """A root collected from a copy of the Kiro corpus; ``unturned``: its 2.x session document's turn with no
+    ``end_timestamp`` (nothing else changed), so no turn places the calls (kiro22b) and their conversation's range does."""
     if not KIRO.is_dir():
         pytest.skip(f"the Kiro corpus is absent ({KIRO})")
+    from kiro_copies import copy_unturned
+
     home = tmp_path_factory.mktemp("home")
-    shutil.copytree(KIRO, home / ".kiro")
+    copy_unturned(KIRO, home / ".kiro", V2) if unturned else shutil.copytree(KIRO, home / ".kiro")
     env = {k: v for k, v in os.environ.items() if k not in ("KIRO_HOME", "USERPROFILE", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME")}
     env["HOME"] = str(home)
     r = home / "asz-data"
@@ -48,6 +52,16 @@ def root(tmp_path_factory) -> tuple[Path, dict]:
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     return r, env
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory) -> tuple[Path, dict]:
+    return _collected(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def unturned(tmp_path_factory) -> tuple[Path, dict]:
+    return _collected(tmp_path_factory, unturned=True)
 
 
 def _asz(root, *args: str) -> subprocess.CompletedProcess:
@@ -77,8 +91,23 @@ def test_calls_with_no_time_go_on_the_day_their_conversation_happened(root):
     assert [(r["month"], r["calls"]) for r in json.loads(_asz(root, "usage", "monthly", "--json").stdout)] == [("2026-05", 9 + n)]
 
 
-def test_no_time_row_is_last_and_said_where_the_range_does_not_place_the_calls(root):
-    """A block is shaped by its calls' own times, so there the calls with none are the (no time) row, last, and said."""
+def test_the_calls_are_at_their_turn_s_end_in_blocks_and_windows(root):
+    """kiro22b: the session document's turn names the 7 replies and ended at 18:15:27.45 (``end_timestamp``): the
+    calls and the turn's credits are in that block, and a window from 18:15:10 (after the prompt) holds them."""
+    n, end = _v2_calls(), json.loads((KIRO / "sessions" / "cli" / f"{V2}.json").read_text())[
+        "session_state"]["conversation_metadata"]["user_turn_metadatas"][0]["end_timestamp"]
+    assert end.startswith("2026-05-27T18:15:27")
+    rows = json.loads(_asz(root, "usage", "blocks", "--json").stdout)
+    assert [(r["block"], r["calls"], r["credits"]) for r in rows][-1] == ("2026-05-27T18:00+00:00", n, round(_v2_credits(), 6))
+    p = _asz(root, "usage", "--since", "2026-05-27T18:15:10Z", "--json")
+    assert p.returncode == 0 and "no time" not in p.stderr, p.stderr
+    assert [(r["date"], r["calls"], r["credits"]) for r in json.loads(p.stdout)] == [("2026-05-27", n, round(_v2_credits(), 6))]
+
+
+def test_no_time_row_is_last_and_said_where_the_range_does_not_place_the_calls(unturned):
+    """A block is shaped by its calls' own times, so there the calls with none (their turn's end not recorded) are the
+    (no time) row, last, and said."""
+    root = unturned
     n = _v2_calls()
     rows = json.loads(_asz(root, "usage", "blocks", "--json").stdout)
     assert rows[-1]["block"] == "(no time)" and rows[-1]["calls"] == n
@@ -102,7 +131,8 @@ def test_a_window_holding_the_conversation_counts_its_calls(root):
     assert out[2].startswith("total ") and not out[2].startswith("total !") and "no time" not in p.stdout + p.stderr
 
 
-def test_a_window_cutting_the_conversation_names_the_calls_it_cannot_place(root):
+def test_a_window_cutting_the_conversation_names_the_calls_it_cannot_place(unturned):
+    root = unturned  # their turn's end not recorded: the conversation's range places them
     n = _v2_calls()
     p = _asz(root, "usage", "--since", "2026-05-27T18:15:10Z")  # after the prompt, before the session document
     assert p.returncode == 0, p.stderr

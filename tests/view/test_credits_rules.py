@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from asz_core.sessiondata.times import parse_instant
 from cli_helpers import asz_in_process
 
 KIRO = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "kiro" / "home" / ".kiro"
@@ -72,10 +73,11 @@ def test_a_running_total_landed_twice_counts_its_rise(tmp_path):
     whole = json.loads((KIRO / "sessions" / "cli" / f"{sid}.json").read_text(encoding="utf-8"))
     turns = whole["session_state"]["conversation_metadata"]["user_turn_metadatas"]
     values = [m["value"] for t in turns for m in t["metering_usage"] if m["unit"] == "credit"]
-    early = json.loads(json.dumps(whole))  # the same document as it stood after 3 requests, a day earlier
-    early["updated_at"] = "2026-05-26T09:00:00.000000Z"
+    early = json.loads(json.dumps(whole))  # the same document as it stood after 3 requests, a day earlier: the turn
+    early["updated_at"] = "2026-05-26T09:00:00.000000Z"  # still running, so with no end recorded
     for t in early["session_state"]["conversation_metadata"]["user_turn_metadatas"]:
         t["metering_usage"] = t["metering_usage"][:3]
+        del t["end_timestamp"]
     root = tmp_path / "root"
     (cli / f"{sid}.json").write_text(json.dumps(early), encoding="utf-8")
     _collect(home, root)
@@ -85,10 +87,11 @@ def test_a_running_total_landed_twice_counts_its_rise(tmp_path):
     want = {"2026-05-26": sum(values[:3]), whole["updated_at"][:10]: sum(values) - sum(values[:3])}
     doc = json.loads(asz_in_process("conversation", sid, "--json", "--root", str(root)).stdout)["summary"]
     assert doc["credits"] == pytest.approx(sum(values), abs=1e-6)  # the last total, not the two added
-    # each record's rise on its own record's time (summary.credits_at)
+    # the last total replaces the first, on the turn it lists: the turn's credits at its recorded end, where its calls
+    # are (kiro22b; before, each record's rise at its own time and, the calls having no time and the range crossing a
+    # day's end, all in the (no time) row)
+    (end,) = [t["end_timestamp"] for t in turns]
     assert [(p["at"], p["credits"]) for p in doc["credits_at"]] == [
-        (1779786000000, pytest.approx(want["2026-05-26"], abs=1e-6)),
-        (pytest.approx(1779905727453, abs=1), pytest.approx(want["2026-05-27"], abs=1e-6))]
-    # the calls they metered carry no time, and the conversation's range (2026-05-26 09:00 to 2026-05-27 18:15)
-    # crosses a day's end: asz usage puts the credits where it puts those calls, the (no time) row (trial 21, finding 8)
-    assert _by_day(root) == {"(no time)": pytest.approx(sum(values), abs=1e-6)}
+        (parse_instant(end) // 1_000_000, pytest.approx(sum(values), abs=1e-6))]
+    assert sum(want.values()) == pytest.approx(sum(values)) and end.startswith("2026-05-27")
+    assert _by_day(root) == {"2026-05-27": pytest.approx(sum(values), abs=1e-6)}

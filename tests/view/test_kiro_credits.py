@@ -111,3 +111,35 @@ def test_a_window_counts_the_credits_of_its_days(kiro_root):
     rows = json.loads(asz_in_process("usage", "--json", "--tz", "UTC", "--since", last, "--root", str(kiro_root)).stdout)
     assert {r["date"]: r["credits"] for r in rows if r["credits"] is not None} == {last: pytest.approx(days[last], abs=1e-6)}
     assert rows[0]["total"]["credits"] == pytest.approx(days[last], abs=1e-6)
+
+
+def test_each_reply_is_placed_at_its_turn_s_recorded_end(kiro_root):
+    """kiro22b: the 2.x session document's turn names the 7 replies by ``message_id`` and ended at ``end_timestamp``:
+    each ``llm.call`` node keeps ``at`` 0 (no time of its own) and has ``placed_at``, the turn's end, and the credits
+    are there too (the running total split on its one turn), all read from the source files."""
+    from asz_core.sessiondata.times import parse_instant
+
+    d = json.loads(CLI_DOC.read_text(encoding="utf-8"))
+    (turn,) = d["session_state"]["conversation_metadata"]["user_turn_metadatas"]
+    end = parse_instant(turn["end_timestamp"]) // 1_000_000
+    lines = [json.loads(x) for x in CLI_DOC.with_suffix(".jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
+    replies = {x["data"]["message_id"] for x in lines if x["kind"] == "AssistantMessage"}
+    assert len(replies) == 7 and replies <= set(turn["message_ids"]) and end == 1779905727451
+    doc = json.loads(asz_in_process("conversation", CLI_ID, "--json", "--root", str(kiro_root)).stdout)
+    calls, stack = [], list(doc["talks"]) + list(doc.get("loose") or [])
+    while stack:
+        n = stack.pop()
+        stack.extend(n.get("children") or ())
+        calls += [n] if n["kind"] == "llm.call" else []
+    assert sorted((n["at"], n.get("placed_at")) for n in calls) == [(0, end)] * 7
+    assert doc["summary"]["credits_at"] == [{"at": end, "model": "auto", "credits": round(_source_credits(), 6)}]
+
+
+def test_a_running_total_is_split_on_its_turns():
+    """turn_parts: each turn's credits at its recorded end, a turn still running (no end) at the record's time, and a
+    part of the total no turn lists at the record's time too; the parts sum to the total."""
+    from asz_core.view.turn_places import turn_parts
+
+    turns = [(1000, ("a",), 0.25), (None, ("b",), 0.5), (90_000_000, ("c",), 0.0)]
+    assert turn_parts(turns, 1.0, 5000, "auto") == [(1000, "auto", 0.25), (5000, "auto", 0.5), (5000, "auto", 0.25)]
+    assert turn_parts(turns[:1], 0.25, None, "") == [(1000, "", 0.25)]

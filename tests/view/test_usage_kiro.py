@@ -103,23 +103,22 @@ def test_a_2x_calls_and_their_credits_land_on_one_model_and_day(kiro_root):
     assert listed[doc["session_id"]]["models"] == [model]
 
 
-def test_a_window_cutting_the_range_leaves_out_the_2x_calls_and_their_credits_together(kiro_root):
-    """Trial 21, finding 8, the window: the 2.x calls have no time, so a window that cuts their conversation's range
-    (after its prompt, before its last record) cannot place them; the credits metered for them (the session document,
-    written at ``updated_at``, inside that window) are left out with them and named beside them, not counted alone."""
+def test_a_window_holding_the_turn_s_end_counts_the_2x_calls_and_their_credits_together(kiro_root):
+    """Trial 21, finding 8, the window, since kiro22b: the 2.x calls have no time of their own, but their turn's entry
+    names them and says when it ended (``end_timestamp``), so they and the turn's credits are at that end together: a
+    window from after the prompt (which cut the conversation's range and left both out before) holds them, and so
+    does a block, where they were the (no time) row."""
     doc = json.loads(CLI_SESSION.with_suffix(".json").read_text(encoding="utf-8"))
-    metered = sum(m["value"] for t in doc["session_state"]["conversation_metadata"]["user_turn_metadatas"]
-                  for m in t["metering_usage"] if m["unit"] == "credit")
+    (turn,) = doc["session_state"]["conversation_metadata"]["user_turn_metadatas"]
+    metered = sum(m["value"] for m in turn["metering_usage"] if m["unit"] == "credit")
     since = "2026-05-27T18:15:10Z"
-    assert doc["updated_at"] > since  # the record's own time is inside the window, the prompt (18:15:03) is not
+    assert turn["end_timestamp"] > since  # the turn's end is inside the window, the prompt (18:15:03) is not
     p = asz_in_process("usage", "daily", "--json", "--tz", "UTC", "--since", since, "--root", str(kiro_root))
-    rows = json.loads(p.stdout)
-    assert not [r for r in rows if r["calls"] or r["credits"]]
-    (left,) = rows[0]["no_time"] if rows else json.loads(asz_in_process(
-        "usage", "daily", "--json", "--total-once", "--tz", "UTC", "--since", since, "--root", str(kiro_root)).stdout)["no_time"]
-    assert left["calls"] == 7 and left["credits"] == pytest.approx(metered, abs=1e-6)
-    assert f"8e247382 (7 call(s), {metered:.3f} credits)" in p.stderr
-    # a block is shaped by its calls' own times: the calls and their credits are its (no time) row together
-    (untimed,) = [r for r in json.loads(asz_in_process("usage", "blocks", "--json", "--tz", "UTC", "--root", str(kiro_root)).stdout)
-                  if r["block"] == "(no time)"]
-    assert untimed["calls"] == 7 and untimed["credits"] == pytest.approx(metered, abs=1e-6)
+    rows = [r for r in json.loads(p.stdout) if r["calls"] or r["credits"]]
+    assert [(r["date"], r["calls"], r["credits"]) for r in rows] == [("2026-05-27", 7, pytest.approx(metered, abs=1e-6))]
+    assert "8e247382" not in p.stderr and all("no_time" not in r for r in rows)
+    blocks = {r["block"]: r for r in json.loads(asz_in_process("usage", "blocks", "--json", "--tz", "UTC", "--root",
+                                                                 str(kiro_root)).stdout)}
+    assert "(no time)" not in blocks
+    at_end = blocks["2026-05-27T18:00+00:00"]
+    assert at_end["calls_by_model"] == {"auto": 7} and at_end["credits_by_model"] == {"auto": pytest.approx(metered, abs=1e-6)}

@@ -78,10 +78,26 @@ def auto_credits() -> float:
     return sum(m["value"] for t in doc["session_state"]["conversation_metadata"]["user_turn_metadatas"] for m in t["metering_usage"])
 
 
-def test_calls_with_no_time_are_placed_by_their_range_as_asz_usage_daily(kiro_root, serve, browser):
-    """A Kiro CLI 2.x call has no time of its own: ``/api/usage`` places it on the day (in the zone asked, ``tz``)
+@pytest.fixture(scope="module")
+def unturned_root(tmp_path_factory) -> Path:
+    """The Kiro corpus collected with its 2.x session document's turn missing ``end_timestamp`` (nothing else
+    changed): no turn places the 2.x calls (kiro22b), so their conversation's recorded range does."""
+    from kiro_copies import copy_unturned
+    from view_server_helpers import asz
+
+    if not KIRO.is_dir():
+        pytest.skip(f"the Kiro corpus is absent ({KIRO})")
+    base = tmp_path_factory.mktemp("kiro-unturned")
+    asz("collect", "--once", "--adapter", "kiro", "--source", str(copy_unturned(KIRO, base / ".kiro", V2)), "--root", str(base / "root"))
+    return base / "root"
+
+
+def test_calls_with_no_time_are_placed_by_their_range_as_asz_usage_daily(unturned_root, serve, browser):
+    """A Kiro CLI 2.x call has no time of its own and, here, no recorded turn end (a copy without ``end_timestamp``):
+    ``/api/usage`` places it on the day (in the zone asked, ``tz``)
     holding its conversation's whole recorded range, as ``asz usage daily`` does (one function), not in ``no_time``;
     a window that cuts the range leaves it out; the page draws it on that day, with no (no time) row."""
+    kiro_root = unturned_root
     n = len(_v2_replies())
     prompt_s, updated = _v2_range()
     s = serve(kiro_root)
@@ -170,7 +186,8 @@ def test_credits_are_in_the_api_and_on_the_page_apart_from_tokens_and_cost(kiro_
         assert "tokens not recorded by the runtime" in drv.find_element(By.ID, "usage").text
 
 
-def test_breakdown_lines_count_each_models_calls(kiro_root):
+def test_breakdown_lines_count_each_models_calls(unturned_root):
+    kiro_root = unturned_root  # no turn end recorded: the 2.x calls are the blocks' (no time) row
     n = len(_v2_replies())
     rows = json.loads(asz_in_process("usage", "blocks", "--json", "--tz", "UTC", "--root", str(kiro_root)).stdout)
     (untimed,) = [r for r in rows if r["block"] == "(no time)"]  # a block is shaped by its calls' own times

@@ -1,0 +1,104 @@
+"""Where a call with no time of its own happened, by its turn as the runtime recorded it (kiro22b).
+
+Kiro CLI 2.x writes no time on a model reply; its session document lists every turn with the log ids of its replies,
+its ``end_timestamp`` and what each request metered (:meth:`~asz_core.plugins.adapter.Adapter.turns`). A reply whose
+records carry no time is placed at its turn's recorded end (``placed_at``: never the file's mtime, never the
+prompt's time, which the turn entry does not name), and the credits of a turn at the same end, in ``asz usage`` and
+on the page alike (:class:`~asz_core.view.summary.DocumentView` gives the calls their :attr:`CallUsage.time
+<asz_core.view.usage.CallUsage.time>` and the ``llm.call`` nodes their ``placed_at``). A call whose turn is not
+recorded keeps no time: it is placed by its conversation's recorded range
+(:meth:`~asz_core.view.summary.DocumentView.recorded_range`) as before.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import msgspec
+
+from ..sessiondata.times import parse_instant
+
+__all__ = ["asking", "recorded", "turn_ends", "turn_parts", "placed_calls"]
+
+#: A difference of credits below this is float noise, never a part of its own (credits are shown to 6 decimals).
+CREDIT_NOISE = 1e-9
+
+
+def asking(sess, method: str) -> Iterator[tuple[dict, Any, str]]:
+    """``(record, adapter, dialect)`` for every record of ``sess`` (a :class:`~asz_core.view.session_records.
+    LandedSession`) in a landed file that verifies, in landed order, whose dialect's adapter overrides ``method``
+    (an :class:`~asz_core.plugins.adapter.Adapter` method name: ``credits``, ``turns``)."""
+    from ..plugins.adapter import Adapter
+    from ..plugins.manager import adapter_for_dialect
+
+    asked: dict = {}
+    for seq in sorted(sess.records):
+        h = sess.headers.get(seq)
+        if h is None or seq in sess.unverified:
+            continue
+        if h.dialect not in asked:
+            a = adapter_for_dialect(h.dialect) if h.dialect else None
+            asked[h.dialect] = a if a is not None and getattr(type(a), method) is not getattr(Adapter, method) else None
+        if (a := asked[h.dialect]) is not None:
+            for rec in sess.records[seq]:
+                yield rec, a, h.dialect
+
+
+def recorded(a, dialect: str, rec: dict) -> list[tuple[int | None, tuple, float]] | None:
+    """``a.turns(dialect, rec)`` checked: ``[(end unix ms or None, reply ids, credits (0.0 when none)), ...]``, None
+    when the record names no turns or the adapter's answer is not that shape (an adapter's bug places nothing)."""
+    try:
+        got = a.turns(dialect, rec)
+        if got is None:
+            return None
+        out = []
+        for end, ids, credits in got:
+            ns = parse_instant(end) if isinstance(end, str) and end else None
+            ok = isinstance(credits, (int, float)) and not isinstance(credits, bool) and credits >= 0
+            out.append((None if ns is None else ns // 1_000_000, tuple(i for i in ids if isinstance(i, str)),
+                        float(credits) if ok else 0.0))
+        return out
+    except Exception:
+        return None
+
+
+def turn_ends(sess) -> dict[str, int]:
+    """``{record id: unix ms}``: the recorded end of the turn that names each reply, from the records of ``sess`` that
+    list turns (the last one that names an id wins; a turn with no ``end`` recorded names none)."""
+    out: dict[str, int] = {}
+    for rec, a, dialect in asking(sess, "turns"):
+        for end, ids, _ in recorded(a, dialect, rec) or ():
+            if end:
+                out.update(dict.fromkeys(ids, end))
+    return out
+
+
+def turn_parts(turns: list[tuple[int | None, tuple, float]], total: float, at: int | None,
+               model: str) -> list[tuple[int | None, str, float]]:
+    """A running total ``total`` (credits; it replaces every earlier one) split on the turns its record lists: each
+    turn's credits at the turn's recorded end, at the record's own time ``at`` when the end is not recorded (a turn
+    still running), and what the turns do not account for at ``at`` too. The parts sum to ``total``."""
+    parts = [(end or at, model, credits) for end, _, credits in turns if credits]
+    rest = total - sum(p for _, _, p in parts)
+    if abs(rest) > CREDIT_NOISE:
+        parts.append((at, model, rest))
+    return parts
+
+
+def placed_calls(call_usage: dict, nodes: dict, sess, ends: dict[str, int]) -> tuple[dict, dict[str, int]]:
+    """``(call_usage, placed)``: each call of ``call_usage`` (node id -> CallUsage) with no time whose node's records
+    (its ``id``) a turn names in ``ends`` (:func:`turn_ends`) given that turn's end as its ``time`` (ns), and
+    ``placed`` ``{node id: unix ms}`` of those calls (the ``llm.call`` node's ``placed_at``)."""
+    if not ends:
+        return call_usage, {}
+    out, placed = dict(call_usage), {}
+    for nid, cu in call_usage.items():
+        if cu.time is not None or cu.requests or (n := nodes.get(nid)) is None:
+            continue
+        for ref in n.refs or ([n.ref] if n.ref else []):
+            rec = sess.record(ref)
+            ms = ends.get(rec.get("id")) if isinstance(rec, dict) else None
+            if ms:
+                out[nid], placed[nid] = msgspec.structs.replace(cu, time=ms * 1_000_000), ms
+                break
+    return out, placed
