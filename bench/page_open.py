@@ -21,9 +21,11 @@ talk (``page clock``: without the driver's round trips that the wall time holds;
 first reads ROOT): two trees that both keep documents (session 21 on) key them by their own build mark, so over one
 root each run of one tree would find the other's entry stale and build again (session 22).
 
-``--unbuilt``: the root's kept documents (``ROOT/_index/documents``, session 21) are deleted before each run's server
-starts, so every run builds the document and its headings in answering (a conversation no server of this root built
-yet, nor its checker); without it, an asz that keeps documents reads the entry an earlier run (or its checker) left.
+``--unbuilt``: the root's kept documents (``ROOT/_index/documents``, session 21's code) and found records
+(``ROOT/_index/found``, session 22) are deleted before each run's server starts, so every run builds the document and
+its headings in answering (a conversation no server of this root built yet, nor its checker); without it, session
+21's asz reads the entry an earlier run (or its checker) left. From session 22 (seed 004) every run builds: no
+document is kept on disk.
 """
 
 from __future__ import annotations
@@ -69,7 +71,8 @@ def browser(opts, fresh: bool):
 
 def open_once(drv, exe: str, root: str, warm: bool = False, unbuilt: bool = False) -> float:
     if unbuilt:
-        shutil.rmtree(f"{root}/_index/documents", ignore_errors=True)
+        for kept in ("documents", "found"):
+            shutil.rmtree(f"{root}/_index/{kept}", ignore_errors=True)
     port = free_port()
     proc = subprocess.Popen([exe, "view", "--root", root, "--port", str(port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -101,7 +104,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=4)
     ap.add_argument("--warm", action="store_true", help="the browser opens the smallest conversation of the same server first")
     ap.add_argument("--fresh", action="store_true", help="a new browser for each run (its first page)")
-    ap.add_argument("--unbuilt", action="store_true", help="delete ROOT/_index/documents before each run's server starts")
+    ap.add_argument("--unbuilt", action="store_true", help="delete ROOT/_index/documents and _index/found before each run's server starts")
     ap.add_argument("--own-roots", action="store_true", help="each ASZ but the first reads its own copy of ROOT (ROOT.N)")
     a = ap.parse_args()
     roots = {exe: a.root for exe in a.asz}

@@ -5,8 +5,8 @@ derived copy may keep the text it dropped: the search index's rows of the
 removed landed files (``_index/search.sqlite``: FTS5 text, the ``conv``
 table's title and project), the summary figures stored for the
 conversation (``_index/summaries.sqlite``: their ``places`` hold the title
-and project) and the documents the server kept for it (``_index/documents/``,
-:mod:`asz_core.view.doc_store`) go. Deleting a row is not enough: SQLite keeps deleted bytes in
+and project) and what the server kept of its builds (``_index/found/``,
+:mod:`asz_core.view.found_store`) go. Deleting a row is not enough: SQLite keeps deleted bytes in
 free pages and FTS5 keeps a deleted text's words in its older segments until
 they are merged. So :func:`compact_securely` deletes with ``secure_delete``
 on, merges the FTS5 segments (``optimize``), rewrites the file (``VACUUM``)
@@ -26,7 +26,7 @@ import sqlite3
 from pathlib import Path
 from typing import Iterable
 
-__all__ = ["REMOVAL_STATE", "pending_sessions", "stale_conversations", "compact_securely", "forget_summaries", "forget_documents"]
+__all__ = ["REMOVAL_STATE", "pending_sessions", "stale_conversations", "compact_securely", "forget_summaries", "forget_found"]
 
 #: The per-session file that marks a removal in progress (written and deleted by asz prune).
 REMOVAL_STATE = "removal.state"
@@ -87,10 +87,10 @@ def forget_summaries(root: str | os.PathLike, conversations: Iterable[str]) -> N
         con.close()
 
 
-def forget_documents(root: str | os.PathLike, conversations: Iterable[str]) -> None:
-    """Delete the documents ``asz view`` / ``asz server`` kept for ``conversations`` (``_index/documents/<id>/``,
-    :func:`asz_core.view.doc_store.forget`); they are built again from the skeletons when next opened. Raises OSError
-    when one exists and cannot be deleted."""
-    from ..view.doc_store import forget
+def forget_found(root: str | os.PathLike, conversations: Iterable[str]) -> None:
+    """Delete what ``asz view`` / ``asz server`` kept of ``conversations``' builds (``_index/found/<id>/``, and
+    ``_index/documents/<id>/`` of a root session 21's code served: :func:`asz_core.view.found_store.forget`); they are
+    built again from the skeletons when next checked. Raises OSError when one exists and cannot be deleted."""
+    from ..view.found_store import forget
 
     forget(root, conversations)

@@ -185,7 +185,7 @@ def _forget_text(root: Path, cids: list[str]) -> None:
     derived file exists and cannot be written (``removal.state`` then stays, and the next run tries again)."""
     import sqlite3
 
-    from ..reading.purge import forget_documents, forget_summaries
+    from ..reading.purge import forget_found, forget_summaries
     from ..reading.search import SearchError, index_path, update_index as update_search
 
     if not cids:
@@ -194,7 +194,7 @@ def _forget_text(root: Path, cids: list[str]) -> None:
         if index_path(root).is_file():
             update_search(root, conversations=cids, purge=True)
         forget_summaries(root, cids)
-        forget_documents(root, cids)
+        forget_found(root, cids)
     except (SearchError, sqlite3.Error) as exc:
         raise OSError(f"the derived files under _index/ still hold its text: {exc}") from None
 

@@ -135,8 +135,7 @@ def _headings(request, pairs, hide):
     :func:`~asz_core.view.placing.page_reading`, the exports' rules), from the same document ``/api/c/{id}/view``
     answers with; the records read are those ``/api/c/{id}/record`` serves. Made once per document: kept with it
     (``Doc.headings``), so a second open of the same conversation and withheld names, its files unchanged, is
-    answered from memory, and in the root's kept entries (:mod:`~asz_core.view.doc_store`), so a later server reads
-    them from a file (:meth:`~asz_core.view.state.ViewState.headings`)."""
+    answered from memory; never written to disk (seed 004; :meth:`~asz_core.view.state.ViewState.headings`)."""
     return _json(_state(request).headings(request.path_params["id"], hide))
 
 

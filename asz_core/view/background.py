@@ -90,17 +90,19 @@ class BackgroundChecks:
 
     def warm_up(self) -> threading.Thread:
         """Import what a first document and its ``/headings`` need (the builder, the adapters a title asks, the record
-        check, view.placing), read the price table and make the kept documents' build mark (25–35 ms), in a daemon thread once the server answers (issue
-        22), so neither the first answer nor the first conversation a reader opens waits for them."""
+        check, view.placing), read the price table and make the found records' build mark (25–35 ms), in a daemon thread once the server answers (issue
+        22), so neither the first answer nor the first conversation a reader opens waits for them. First deletes the
+        root's ``_index/documents/`` of session 21 (:func:`~asz_core.view.found_store.drop_old_documents`, seed 004)."""
 
         def load() -> None:
             from ..plugins.manager import load_adapters
             from ..verify import damage, landed  # noqa: F401
             from . import document, placing  # noqa: F401
-            from .doc_store import build_mark
+            from .found_store import build_mark, drop_old_documents
             from .prices import default_table
 
-            build_mark()  # the kept documents' key: every file of the code stat'ed once (about 1 ms), not in an answer
+            drop_old_documents(self.root)  # once per server start; derived data, nothing lost
+            build_mark()  # the found records' key: every file of the code stat'ed once (about 1 ms), not in an answer
             default_table()
             load_adapters()  # the adapters a title asks which record a label was written for (view.titles)
 
@@ -312,18 +314,18 @@ class BackgroundChecks:
             done += 1
             with self._lock:
                 self.checked += 1
-            stop.wait(pause if built else 0)  # a kept entry read (a restart, nothing changed): no pause (trial 21)
+            stop.wait(pause if built else 0)  # a record read (a restart, nothing changed): no pause (trial 21)
         self.reading = ""
         return done
 
     def check_one(self, conversation: str, newest: tuple) -> bool:
         """Build ``conversation``'s document withholding :attr:`hide` without keeping it in memory, for its state, row
         keys and usage: in :attr:`worker` when there is one (only what was found comes back), else in this thread;
-        the document and its headings are kept in the root's entries (:meth:`prepare`), so the page of a conversation
-        checked opens by reading a file. A kept entry of the same files is read instead of building: False, else True."""
+        what the build found (never the document, seed 004) is kept in the root's record (:meth:`prepare`), so a
+        restart knows its state by reading it. A record of the same files is read instead of building: False, else True."""
         fp = self.fingerprint(conversation)
         if self.kept_found(conversation, self.hide, newest, fp):
-            return False  # a kept entry of these files, or what its build found (doc_store): read, not built
+            return False  # what a build of these files found (found_store): read, not built
         if self.worker is not None:
             try:
                 summary, hours = self.worker.call("check", str(self.root), conversation, list(self.hide), self.prices)

@@ -29,8 +29,8 @@ Routes (all ``GET``):
 ========================================  ==============================================================
 
 Nothing is written to disk but derived data under ``<root>/_index/``: the search
-index, which ``/api/search`` brings up to date, the list's summaries and the
-documents built (:mod:`asz_core.view.doc_store`). No request names a path: a conversation id must be
+index, which ``/api/search`` brings up to date, the list's summaries and what
+each document's build found (:mod:`asz_core.view.found_store`; never a document, seed 004). No request names a path: a conversation id must be
 one listed under ``_conversations``, a session must be the conversation's own,
 and seq and row are decimal numbers looked up in the session's landed files;
 no symbolic link inside the root is followed (403). Errors are JSON

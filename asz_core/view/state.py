@@ -1,8 +1,8 @@
 """What one ``asz view`` / ``asz server`` process knows: the root, withholding, the document cache, status.
 
 Spec: seed 004 (Reading it, Withholding), origin-digest §8.3. No evidence is
-written; built documents are kept as derived data under ``_index/documents``
-(:mod:`~asz_core.view.doc_store`). Conversation rows come from the header of each newest round
+written, and no document (seed 004: folded when asked, kept in memory only); what each build found (state, summary,
+usage per hour) is kept as derived data under ``_index/found`` (:mod:`~asz_core.view.found_store`). Conversation rows come from the header of each newest round
 file; documents are built by :func:`build_view` once per fold and withheld
 names; the verification state of every conversation is found by a background
 checker (:meth:`ViewState.check_all`), so the list never waits for it and never
@@ -28,7 +28,7 @@ from ..sessiondata.jsonbytes import dumps_wide
 from ..sessiondata.model import WITHHOLDABLE
 from .background import BackgroundChecks, usage_hours
 from .conflicts import session_conflicts
-from .doc_store import Doc, DocumentStore, KeptDocuments
+from .found_store import Doc, FoundStore, KeptFound
 from .landed import LandedFiles, LandedRequests, first_link
 from .query import ApiError
 from .prices import PriceTable
@@ -101,7 +101,7 @@ def files_fingerprint(root: Path, conversation: str, session: str) -> tuple:
                         if name != SESSION_LOCK))
 
 
-class ViewState(BackgroundChecks, LandedRequests, KeptDocuments):
+class ViewState(BackgroundChecks, LandedRequests, KeptFound):
     """What one ``asz view`` / ``asz server`` process knows: the root, withholding settings, caches, status.
 
     ``root`` is the storage root (read only). ``hide`` is ``view.hide`` (names
@@ -143,8 +143,8 @@ class ViewState(BackgroundChecks, LandedRequests, KeptDocuments):
         self.files = LandedFiles(self.root)
         self._lock = threading.Lock()
         self._docs: OrderedDict[tuple, Doc] = OrderedDict()
-        self.stored = DocumentStore(self.root)  # built documents kept under _index/documents (derived data)
-        self.kept_read = 0  # documents read from those entries since start (tests read it)
+        self.stored = FoundStore(self.root)  # what builds found, under _index/found (derived data; no document)
+        self.kept_read = 0  # records of what a build found read since start (tests read it)
         self._build_locks: dict[tuple, threading.Lock] = {}
         self._heads: dict[str, tuple[tuple, dict | None]] = {}
         self._states: dict[str, tuple[tuple, str]] = {}  # conversation -> (fingerprint, verification state)
@@ -357,7 +357,8 @@ class ViewState(BackgroundChecks, LandedRequests, KeptDocuments):
                 if d is not None and (d.reached == newest[1] or d.listed == newest[2]) and d.fp == fp:
                     self._docs.move_to_end(key)
                     return d
-            d = self._kept(conversation, hide, newest, fp) or self._build(conversation, hide, newest, fp)
+            d = self._build(conversation, hide, newest, fp)  # folded when asked (seed 004); kept in memory only
+            self.keep_record(conversation, hide, d, behind=True)  # what it found (not the document) on disk
             with self._lock:
                 self._docs[key] = d
                 self._docs.move_to_end(key)

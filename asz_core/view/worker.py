@@ -17,8 +17,8 @@ child's stdin and stdout, one at a time:
   :func:`~asz_core.view.summary_cache.conversation_summary` does;
 - ``check`` (root, conversation, hide, prices): the document's ``summary``
   and its usage per hour (:func:`~asz_core.view.background.usage_hours`),
-  from :meth:`~asz_core.view.state.ViewState.prepare`, which also keeps the
-  document and its headings in the root's entries (:mod:`~asz_core.view.doc_store`);
+  from :meth:`~asz_core.view.state.ViewState.prepare`, which also keeps
+  what the build found in the root's record (:mod:`~asz_core.view.found_store`; the document is dropped);
 - ``call`` (module, function, args): ``module.function(*args)``, for the
   rooms above the view (``asz server`` parses and indexes after each collect
   pass in a worker of its own).
@@ -225,7 +225,7 @@ def _check(root: str, conversation: str, hide: list[str], prices: Any) -> tuple[
         state = _VIEWS[root] = ViewState(root)  # its record checks are kept from one conversation to the next
     state.prices = prices
     try:
-        d = state.prepare(conversation, hide)  # kept in the root's entries (doc_store) with its headings
+        d = state.prepare(conversation, hide)  # what it found kept in the root's record (found_store), not the document
     except ApiError as exc:
         raise ViewError(exc.message) from None  # no document (an ApiError does not unpickle)
     return d.summary, d.hours

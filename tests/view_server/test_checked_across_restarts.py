@@ -1,7 +1,8 @@
 """A restarted server checks only what changed, and never calls a file changed while it was down verified (trial 21).
 
-The background checker's result is kept with each built document under ``_index/documents`` (doc_store), keyed by the
-files' fingerprint (name, size, mtime, change time and inode of every round and landed file). Real parts: the canary
+The background checker's result is kept in a record of what each build found under ``_index/found`` (found_store; never
+the document, seed 004), keyed by the files' fingerprint (name, size, mtime, change time and inode of every round and
+landed file). Real parts: the canary
 and the bundled example sessions collected by the real ``asz collect``, real ``asz view`` processes stopped and
 started again, a landed file's byte flipped with its size and mtime put back between the two.
 """
@@ -15,7 +16,7 @@ import time
 import orjson
 import pytest
 
-from asz_core.view.doc_store import DIR
+from asz_core.view.found_store import DIR
 from view_server_helpers import CANARY_SESSION, EXAMPLE, EXAMPLE_SESSION, Served, canary_lines, collect_and_parse, write_session
 
 
@@ -36,13 +37,15 @@ def test_a_file_changed_while_the_server_was_down_is_caught_at_its_next_start(tm
     write_session(src, canary_lines())
     shutil.copytree(EXAMPLE / "-home-dev-hello-app", src / "-home-dev-hello-app")
     collect_and_parse(src, root)
-    entries = {c: root / DIR / c / "-.doc" for c in (CANARY_SESSION, EXAMPLE_SESSION)}
+    entries = {c: root / DIR / c / "-.found" for c in (CANARY_SESSION, EXAMPLE_SESSION)}
     first = Served(["view", "--root", str(root)], tmp_path)
     try:
         assert _states(first) == {CANARY_SESSION: "verified", EXAMPLE_SESSION: "verified"}
     finally:
         first.stop()
-    kept = {c: os.stat(p) for c, p in entries.items()}  # the checker kept both entries
+    kept = {c: os.stat(p) for c, p in entries.items()}  # the checker kept both records
+    written = [os.path.join(d, n) for d, _, names in os.walk(root) for n in names]
+    assert not [p for p in written if p.endswith((".doc", ".tmp")) or "/_index/documents" in p]  # no document (seed 004)
 
     landed = max((root / CANARY_SESSION).rglob("*.sd"), key=lambda p: p.stat().st_size)
     st = landed.stat()
@@ -59,37 +62,31 @@ def test_a_file_changed_while_the_server_was_down_is_caught_at_its_next_start(tm
     try:
         states = _states(later)
         assert states[EXAMPLE_SESSION] == "verified"
-        assert states[CANARY_SESSION] != "verified"  # caught at the start, never read from the kept entry
+        assert states[CANARY_SESSION] != "verified"  # caught at the start, never read from the record
         doc = later.get(f"/api/c/{CANARY_SESSION}/view").json()
         assert doc["summary"]["state"] == states[CANARY_SESSION]
     finally:
         later.stop()
     unchanged = os.stat(entries[EXAMPLE_SESSION])  # read, not built and written again
     assert (unchanged.st_ino, unchanged.st_mtime_ns) == (kept[EXAMPLE_SESSION].st_ino, kept[EXAMPLE_SESSION].st_mtime_ns)
-    if entries[CANARY_SESSION].exists():  # built again from the files as they are: the entry says what they gave
+    if entries[CANARY_SESSION].exists():  # built again from the files as they are: the record says what they gave
         meta = orjson.loads(entries[CANARY_SESSION].read_bytes().split(b"\n", 1)[0])
         assert meta["state"] == states[CANARY_SESSION]
 
 
-def test_what_a_build_found_is_kept_when_the_bound_leaves_its_document_out(tmp_path):
-    """A conversation whose document does not fit the bound keeps a small record of what its build found (state,
-    summary, usage per hour), so the next start reads it instead of building; a file changed since is built again."""
-    from asz_core.view.doc_store import DocumentStore
+def test_a_restart_reads_what_each_build_found_and_builds_what_changed(tmp_path):
+    """What a build found (state, summary, usage per hour) is kept in a small record, so the next start reads it
+    instead of building; a file changed since is built again. No document is written."""
     from asz_core.view.state import ViewState
 
     src, root = tmp_path / "projects", tmp_path / "root"
     write_session(src, canary_lines())
     collect_and_parse(src, root)
 
-    def started() -> ViewState:
-        state = ViewState(root)
-        state.stored = DocumentStore(root, max_bytes=1)  # no document fits
-        return state
-
-    first = started()
+    first = ViewState(root)
     assert first.check_one(CANARY_SESSION, first.newest_round(CANARY_SESSION)) is True  # built
-    assert not (root / DIR / CANARY_SESSION / "-.doc").exists() and (root / DIR / CANARY_SESSION / "-.found").is_file()
-    later = started()
+    assert sorted(p.name for p in (root / DIR / CANARY_SESSION).iterdir()) == ["-.found"]
+    later = ViewState(root)
     assert later.check_one(CANARY_SESSION, later.newest_round(CANARY_SESSION)) is False  # read, not built
     assert later.known_state(CANARY_SESSION) == "verified" and later.kept_read == 1
     assert later.usage()["total"] == first.usage()["total"] and later.usage()["total"]["calls"] > 0
@@ -100,6 +97,6 @@ def test_what_a_build_found_is_kept_when_the_bound_leaves_its_document_out(tmp_p
     raw[len(raw) // 2] ^= 0x01
     landed.write_bytes(bytes(raw))
     os.utime(landed, ns=(st.st_atime_ns, st.st_mtime_ns))
-    third = started()
+    third = ViewState(root)
     assert third.check_one(CANARY_SESSION, third.newest_round(CANARY_SESSION)) is True  # changed: built again
     assert third.known_state(CANARY_SESSION) != "verified"

@@ -1,0 +1,317 @@
+"""What a build found, kept on disk; the documents themselves only in memory (issue 22; seed 004, "Reading it").
+
+Seed 004: "The page writes nothing derived to disk, such as a read index. It folds the chain when asked, because
+folding was measured to be fast enough." So no asz.view document and no headings answer is ever written: a document
+is built when a page asks for it and kept only in the server's memory (:class:`Doc`, the cache of
+:data:`~asz_core.view.state.DOCUMENT_CACHE_ENTRIES` in :class:`~asz_core.view.state.ViewState`).
+
+What is kept is the checker's verification memo, like the list rows of ``_index/summaries.sqlite``: per conversation
+and withheld-name set, ``<root>/_index/found/<conversation>/<withheld names or ->.found``, one JSON header line (the
+build's ``state``, ``summary``, usage per hour, the round it ``reached`` and the round files ``listed``) and its seal
+(SHA-256 of that line), a few KB. It is written for every conversation the background checker or a request builds,
+and read on a restart, so every state is known again without building (the figure: docs/performance.md, bench/
+server_restart.py). Derived data: deleted at any time with nothing lost; a root that cannot be written is served
+without it.
+
+A record is read only while its **key** is the one the server computes now (:meth:`FoundStore.key`): the
+conversation, the withheld names, the files' fingerprint (name, size, mtime, change time and inode of every round
+file, ``conversation.state`` and every file of the head round's session, as the in-memory document cache checks it:
+:func:`~asz_core.view.state.files_fingerprint`), the price table, and the **build mark** (:func:`build_mark`: asz's
+version and the name, size and mtime of every file of asz_core and of the installed adapter packages). A record of
+other files, prices or code, a torn or edited one, is a miss and deleted. Retention removing a session's text
+deletes its conversations' records (:func:`forget`). No symbolic link under the root is followed.
+
+Roots served by session 21's code hold built documents under ``_index/documents/``; :func:`drop_old_documents`
+deletes that folder once, when a server starts on the root (derived data: nothing is lost).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import shutil
+import threading
+import time
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import orjson
+
+from ..sessiondata.jsonbytes import dumps_wide
+from .landed import first_link
+from .query import ApiError
+
+__all__ = ["DIR", "OLD_DIR", "FORMAT", "Doc", "FoundStore", "KeptFound", "build_mark", "drop_old_documents", "forget",
+           "headings_of"]
+
+#: The folder under the root holding the records.
+DIR = Path("_index") / "found"
+#: Where session 21's code kept built documents (deleted when a server starts: :func:`drop_old_documents`).
+OLD_DIR = Path("_index") / "documents"
+#: The ``format`` field of a record's header; changed when the record's shape changes.
+FORMAT = "asz-found/1"
+#: A record's file suffix.
+SUFFIX = ".found"
+_TMP = ".tmp"
+#: A half-written record (its writer killed) older than this (ns) is deleted by the next write in its folder.
+TMP_AGE_NS = 600 * 10**9
+
+
+def _package_files(top: Path) -> list[str]:
+    out = []
+    for d, dirs, names in os.walk(top):
+        dirs[:] = [x for x in dirs if x != "__pycache__"]  # compiled copies of the sources counted
+        out += [os.path.join(d, n) for n in names if n.endswith((".py", ".so", ".yaml", ".json"))]
+    return out
+
+
+@functools.cache
+def build_mark() -> str:
+    """SHA-256 (16 hex digits) over asz's version and the (path, size, mtime_ns) of every ``.py``, ``.so``, ``.yaml``
+    and ``.json`` file of asz_core and of each installed adapter package (found without importing them,
+    :func:`asz_core.plugins.packages.adapter_sources`): the code a document is built with. Once per process."""
+    from .. import __version__
+    from ..plugins.packages import adapter_sources
+
+    files = _package_files(Path(__file__).resolve().parent.parent)
+    for top in sorted({os.path.dirname(p) for p in adapter_sources()}):
+        files += _package_files(Path(top))
+    h = hashlib.sha256(f"asz {__version__}\n".encode())
+    for p in sorted(set(files)):
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue
+        h.update(f"{p}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()[:16]
+
+
+class FoundStore:
+    """The records of one root (see the module). Every method is a miss or does nothing when the folder cannot be
+    read or written; never raises for that. ``mark``: the build mark keyed (:func:`build_mark` by default)."""
+
+    def __init__(self, root: str | os.PathLike, *, mark: str | None = None):
+        self.root = Path(root)
+        self.dir = self.root / DIR
+        self._mark = mark
+
+    @property
+    def mark(self) -> str:
+        return self._mark or build_mark()
+
+    def path(self, conversation: str, hide: Sequence[str]) -> Path:
+        """The record's file: one folder per conversation, one file per withheld-name set."""
+        return self.dir / conversation / ((",".join(hide) or "-") + SUFFIX)
+
+    def key(self, conversation: str, hide: Sequence[str], fp: tuple, prices: object) -> str:
+        """SHA-256 (hex) over the record format, the build mark, the price table, the conversation, the withheld names
+        and the files' fingerprint ``fp``."""
+        h = hashlib.sha256(f"{FORMAT}\0{self.mark}\0{prices!r}\0{conversation}\0{','.join(hide)}\0".encode())
+        h.update(repr(fp).encode())
+        return h.hexdigest()
+
+    def _get(self, path: Path) -> bytes | None:
+        """The bytes of ``path``, None when there is none or a link is in the way (never followed)."""
+        if first_link(self.root, path) is not None:
+            return None
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        except (OSError, ValueError):
+            return None
+        with os.fdopen(fd, "rb") as f:
+            return f.read()
+
+    def found(self, conversation: str, hide: Sequence[str], fp: tuple, prices: object) -> dict | None:
+        """What a build of these files, code and prices found (the header's fields: ``state``, ``summary``, ``hours``,
+        ``reached``, ``listed``), else None (a record of other files, prices or code, or torn, is deleted)."""
+        path = self.path(conversation, hide)
+        data = self._get(path)
+        if data is None:
+            return None
+        head, _, seal = data.partition(b"\n")
+        try:
+            meta = orjson.loads(head)
+            ok = hashlib.sha256(head).hexdigest().encode() == seal and meta.get("format") == FORMAT \
+                and meta.get("key") == self.key(conversation, hide, fp, prices)
+        except (orjson.JSONDecodeError, AttributeError):
+            ok = False
+        if not ok:
+            self._unlink(path)
+            return None
+        return meta
+
+    def write(self, conversation: str, hide: Sequence[str], fp: tuple, prices: object, meta: dict) -> bool:
+        """Keep what a build of these files found (``meta``: JSON-ready fields, :meth:`Doc.found_meta`), whole or not
+        at all; False when it is not kept (a link in the way, the folder not writable)."""
+        path = self.path(conversation, hide)
+        head = orjson.dumps({"format": FORMAT, "key": self.key(conversation, hide, fp, prices), **meta})
+        data = head + b"\n" + hashlib.sha256(head).hexdigest().encode()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if first_link(self.root, path.parent) is not None:
+                return False  # a link in the way: nothing is written through it
+            self._sweep(path.parent)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}{_TMP}")
+            with open(tmp, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)  # whole or not at all; derived data: no sync
+        except OSError:
+            return False
+        return True
+
+    def _sweep(self, folder: Path) -> None:
+        """Delete the half-written records of ``folder`` older than :data:`TMP_AGE_NS` (their writer was killed)."""
+        old = time.time_ns() - TMP_AGE_NS
+        for e in os.scandir(folder):
+            if e.name.endswith(_TMP) and e.stat(follow_symlinks=False).st_ctime_ns < old:
+                self._unlink(Path(e.path))
+
+    @staticmethod
+    def _unlink(path: Path) -> None:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def drop_old_documents(root: str | os.PathLike) -> bool:
+    """Delete ``<root>/_index/documents/`` (:data:`OLD_DIR`), the built documents session 21's code kept, which seed
+    004 does not allow (derived data: deleting loses nothing). True when there was one and it is gone; a link there
+    is not followed (the link alone is removed); never raises (a root that cannot be written keeps it)."""
+    old = Path(root) / OLD_DIR
+    try:
+        if first_link(Path(root), old) is not None:
+            if old.is_symlink():
+                old.unlink()
+                return True
+            return False
+        if not old.is_dir():
+            return False
+        shutil.rmtree(old)
+    except OSError:
+        return False
+    return True
+
+
+def forget(root: str | os.PathLike, conversations: Iterable[str]) -> None:
+    """Delete every record of ``conversations`` (retention took text out of their sessions: no derived copy keeps it),
+    and what session 21's code kept of them under :data:`OLD_DIR` when the root still has it. Raises OSError when
+    one exists and cannot be deleted."""
+    for base in (Path(root) / DIR, Path(root) / OLD_DIR):
+        for c in conversations:
+            d = base / c
+            if c and "/" not in c and c not in (".", "..") and first_link(Path(root), d) is None and d.is_dir():
+                shutil.rmtree(d)
+
+
+class Doc:
+    """One built document, kept in the server's memory only (seed 004): the round it reached, the listing it was built
+    against, its JSON bytes (``body``; ``gz``: gzip'd, made when first asked), and the page's headings answer made
+    from it (``headings``: the JSON bytes of ``/api/c/{id}/headings``, None until asked; kept with the document, so it
+    lives and is dropped with it, keyed and checked as the document is). ``summary`` and ``hours``: the document's
+    summary and its usage per hour (:func:`~asz_core.view.background.usage_hours`)."""
+
+    __slots__ = ("reached", "listed", "body", "gz", "etag", "state", "sessions", "head_round", "fp", "headings",
+                 "summary", "hours", "size")
+
+    def __init__(self, reached: str, listed: tuple, body: bytes, state: str, sessions: list[str], head_round: int,
+                 fp: tuple = (), *, summary: dict | None = None, hours: dict | None = None):
+        self.fp = fp  # the rounds and landed files it was built from: names, sizes, mtimes, change times, inodes
+        self.reached = reached
+        self.listed = listed
+        self.body = body
+        self.size = len(body)  # the JSON's length in bytes
+        self.gz: bytes | None = None
+        self.headings: bytes | None = None
+        self.etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+        self.state = state
+        self.sessions = sessions
+        self.head_round = head_round
+        self.summary = summary or {}
+        self.hours = hours or {}
+
+    def found_meta(self) -> dict:
+        """What its record holds (:meth:`FoundStore.write`): the round reached, the files listed, the state, the
+        summary and the usage per hour as ``[[hour, model, usage], ...]``."""
+        return {"reached": self.reached, "listed": list(self.listed), "state": self.state, "summary": self.summary,
+                "hours": [[at, model, v] for (at, model), v in self.hours.items()]}
+
+
+class KeptFound:
+    """What builds found, kept in the root's records, for :class:`~asz_core.view.state.ViewState` (a mixin over its
+    ``stored`` :class:`FoundStore`, its document cache and its build), and the headings answer."""
+
+    def kept_found(self, conversation: str, hide: Sequence[str], newest: tuple, fp: tuple) -> bool:
+        """True when the root keeps what a build of these files, code and prices found (its record,
+        :meth:`FoundStore.found`): its state, row keys and usage are then kept as a build's are (:meth:`keep_found`)."""
+        meta = self.stored.found(conversation, hide, fp, self.prices)
+        try:
+            if meta is None or (meta["reached"] != newest[1] and tuple(meta["listed"]) != tuple(newest[2])):
+                return False
+            hours = {(at, m): v for at, m, v in meta["hours"]}
+            self.keep_found(conversation, fp, hide, meta["summary"], hours)
+        except (KeyError, TypeError, ValueError):  # sealed, yet not the shape this code writes: built instead
+            return False
+        with self._lock:
+            self.kept_read += 1
+        return True
+
+    def keep_record(self, conversation: str, hide: Sequence[str], d: Doc, *, behind: bool = False) -> None:
+        """Write what the build of ``d`` found to the root's record (never the document); ``behind``: by a thread of
+        its own, after the answer (a write waits for the file system: 0.5 ms, up to tens of ms under load)."""
+
+        def keep() -> None:
+            self.stored.write(conversation, hide, d.fp, self.prices, d.found_meta())
+
+        if behind:
+            threading.Thread(target=keep, name="asz-view-found", daemon=True).start()
+        else:
+            keep()
+
+    def headings(self, conversation: str, hide: Sequence[str]) -> bytes:
+        """The ``/api/c/{id}/headings`` JSON bytes of the conversation's document (:func:`headings_of`), made once per
+        document and kept with it in memory."""
+        d = self.document(conversation, hide)
+        if d.headings is None:
+            d.headings = dumps_wide(headings_of(self, conversation, d, hide))
+        return d.headings
+
+    def prepare(self, conversation: str, hide: Sequence[str], newest: tuple | None = None) -> Doc:
+        """Build the document of ``conversation`` (its files as they are now; ``newest``: its head round, when just
+        listed) without keeping it in memory (not counted in :attr:`builds`), and write what it found to the root's
+        record. What the background checker does for each conversation (in the worker,
+        :mod:`~asz_core.view.worker`), so a restart knows its state by reading the record. Raises :class:`ApiError`
+        as :meth:`document`."""
+        conversation = self.check_conversation(conversation)
+        newest = newest or self.newest_round(conversation)
+        if newest is None:
+            raise ApiError(404, f"conversation {conversation!r} has no round yet")
+        d = self._build(conversation, hide, newest, self.fingerprint(conversation), count=False)
+        self.keep_record(conversation, hide, d)
+        return d
+
+
+def headings_of(state, cid: str, d: Doc, hide: Sequence[str]) -> dict:
+    """The headings answer of document ``d`` of conversation ``cid`` (``/api/c/{id}/headings``, docs/view.md): the talks'
+    headings, the steps' command blocks and where the page draws what the document holds apart from the talks' trees,
+    each record read once (as ``/api/c/{id}/record`` serves it)."""
+    from .placing import page_reading
+    from .titles import dialect_of, step_blocks, talk_headings
+
+    dialect = dialect_of(state.root, d.sessions[0]) if d.sessions else ""
+    doc = orjson.loads(d.body)
+
+    read: dict[tuple, dict | None] = {}  # each record read once for the whole answer (several rules ask the same)
+
+    def record(ref: dict) -> dict | None:
+        key = (ref.get("seq"), ref.get("row"))
+        if key not in read:
+            try:
+                read[key] = orjson.loads(state.record(cid, str(key[0]), str(key[1]), hide))
+            except (ApiError, orjson.JSONDecodeError):
+                read[key] = None
+        return read[key]
+
+    return {"headings": talk_headings(doc, dialect, record=record), "blocks": step_blocks(doc, dialect, record),
+            **page_reading(doc, dialect, record)}
