@@ -89,10 +89,9 @@ class BackgroundChecks:
     its caches)."""
 
     def warm_up(self) -> threading.Thread:
-        """Import what a first document and its ``/headings`` need (the builder, the adapters a title asks, the record
-        check, view.placing), read the price table and make the found records' build mark (25–35 ms), in a daemon thread once the server answers (issue
-        22), so neither the first answer nor the first conversation a reader opens waits for them. First deletes the
-        root's ``_index/documents/`` of session 21 (:func:`~asz_core.view.found_store.drop_old_documents`, seed 004)."""
+        """Delete session 21's ``_index/documents/`` (:func:`~asz_core.view.found_store.drop_old_documents`), import what
+        a first document and its ``/headings`` need, read the price table and make the build mark (25–35 ms), in a daemon
+        thread once the server answers (issue 22), so neither the first answer nor the first open waits for them."""
 
         def load() -> None:
             from ..plugins.manager import load_adapters

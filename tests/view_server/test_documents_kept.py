@@ -76,12 +76,13 @@ def _opened(s: Served) -> tuple[bytes, bytes]:
 
 
 def _listed_state(s: Served, timeout: float = 60.0) -> str:
-    """The canary row's state once known (from the record, the checker or the page's build)."""
+    """The canary row's state once this server knows it (from the record, the checker or the page's build; not a kept
+    list row's, ``state_from`` ``kept``)."""
     deadline = time.monotonic() + timeout
-    while not (state := s.get("/api/conversations").json()["conversations"][0].get("state")):
+    while (row := s.get("/api/conversations").json()["conversations"][0]).get("state_from") != "checked":
         assert time.monotonic() < deadline, s.output()
         time.sleep(0.05)
-    return state
+    return row["state"]
 
 
 def test_no_document_is_written_and_a_restart_builds_it_again_byte_for_byte(tmp_path):
