@@ -96,7 +96,7 @@ class BackgroundChecks:
         def load() -> None:
             from ..plugins.manager import load_adapters
             from ..verify import damage, landed  # noqa: F401
-            from . import document, placing  # noqa: F401
+            from . import document, placing, turn_places  # noqa: F401
             from .found_store import build_mark, drop_old_documents
             from .prices import default_table
 
