@@ -143,9 +143,15 @@ class FoundStore:
 
     def write(self, conversation: str, hide: Sequence[str], fp: tuple, prices: object, meta: dict) -> bool:
         """Keep what a build of these files found (``meta``: JSON-ready fields, :meth:`Doc.found_meta`), whole or not
-        at all; False when it is not kept (a link in the way, the folder not writable)."""
+        at all; False when it is not kept (a link in the way, the folder not writable, a figure past 64 bits: orjson
+        reads such a number back as a float, so the conversation is checked again at a restart instead)."""
         path = self.path(conversation, hide)
-        head = orjson.dumps({"format": FORMAT, "key": self.key(conversation, hide, fp, prices), **meta})
+        try:
+            head = orjson.dumps({"format": FORMAT, "key": self.key(conversation, hide, fp, prices), **meta})
+        except TypeError as exc:  # a total past 64 bits (orjson's limit): not kept, as row_cache keeps no such row
+            if "64-bit" in str(exc):
+                return False
+            raise
         data = head + b"\n" + hashlib.sha256(head).hexdigest().encode()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

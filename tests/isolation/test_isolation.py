@@ -79,6 +79,20 @@ def test_usage_summed_past_64_bits_is_written_exactly(tmp_path):
     assert (usage["in"], usage["out"]) == (3 * big + 24, 3 * big + 14)
 
 
+def test_a_figure_past_64_bits_keeps_no_found_record_and_raises_nothing(tmp_path):
+    """The page's record of what a build found (``_index/found``) is written by orjson, which refuses such a sum
+    (a thread of the previous test died of it): it is not kept, and the conversation is checked again at a restart."""
+    from asz_core.view.found_store import FoundStore
+
+    store = FoundStore(tmp_path, mark="0123456789abcdef")
+    meta = {"state": "verified", "summary": {"usage": {"in": 3 * (2**63 - 1) + 24}}, "hours": [], "reached": "r", "listed": []}
+    assert store.write(session_id(1), (), ("fp",), None, meta) is False
+    assert store.found(session_id(1), (), ("fp",), None) is None
+    meta["summary"]["usage"]["in"] = 2**63 - 1
+    assert store.write(session_id(1), (), ("fp",), None, meta) is True  # a sum that fits is kept and read back exactly
+    assert store.found(session_id(1), (), ("fp",), None)["summary"]["usage"]["in"] == 2**63 - 1
+
+
 def test_exact_loads_keeps_wide_numbers_as_their_text():
     v = loads(b'[18446744073709551616, 18446744073709551615, -9223372036854775809, -9223372036854775808, 1e400, 2.5]', exact=True)
     assert v == ["18446744073709551616", 18446744073709551615, "-9223372036854775809", -9223372036854775808, "1e400", 2.5]
