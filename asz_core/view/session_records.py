@@ -477,8 +477,8 @@ def title_withheld(lines: Iterable[bytes], title: str, hide: Iterable[str]) -> b
         return False
     flags = [f'"{n}"'.encode() for n in hide]
     needles = {orjson.dumps(title)[1:-1], title.encode("utf-8", "surrogatepass")}
-    spaced = _one_space(orjson.dumps(title)[1:-1]).strip()
-    words = spaced.split(b" ")
+    words = title_words(title)
+    spaced = b" ".join(words)
     for line in lines:
         if any(f in line for f in flags) and (any(n in line for n in needles) or (
                 spaced and all(w in line for w in words) and spaced in _one_space(line))):
