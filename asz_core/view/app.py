@@ -23,7 +23,7 @@ from starlette.routing import Route
 
 from ..sessiondata.jsonbytes import dumps_wide
 from .guard import HostGuard, log_once
-from .page import ASSETS, PAGE_HTML, PAGE_POLICY, page_html, uri_component
+from .page import API_POLICY, ASSETS, PAGE_HTML, PAGE_POLICY, page_html, uri_component
 from .query import ApiError, QueryError, hide_from_query, parse_query
 from .background import list_note
 from .state import ViewState
@@ -59,14 +59,13 @@ FIELDS = {
 }
 
 _SECURITY_HEADERS = {
-    "content-security-policy": (
-        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
-        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-    ),
+    "content-security-policy": API_POLICY,
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",
     "cache-control": "no-store",
 }
+#: The shell's (:func:`_page`): the same, its inline style sheet allowed by its SHA-256.
+_PAGE_HEADERS = {**_SECURITY_HEADERS, "content-security-policy": PAGE_POLICY}
 
 
 
@@ -267,7 +266,7 @@ def _page(request: Request) -> Response:
         if status_code == 200 and not request.scope.get("query_string"):  # the script asks these first, as written here
             page = page_html([f"/api/c/{uri_component(cid)}/{what}" for what in ("view", "headings")])
     return Response(page, status_code=status_code, media_type="text/html; charset=utf-8",
-                    headers={**_SECURITY_HEADERS, "content-security-policy": PAGE_POLICY})
+                    headers=_PAGE_HEADERS)
 
 
 

@@ -25,7 +25,7 @@ from urllib.parse import quote
 
 from .placing import page_rules
 
-__all__ = ["PAGE_HTML", "PAGE_POLICY", "APP_JS", "APP_CSS", "ASSETS", "MARKED", "PURIFY", "page_html", "uri_component"]
+__all__ = ["PAGE_HTML", "API_POLICY", "PAGE_POLICY", "APP_JS", "APP_CSS", "ASSETS", "MARKED", "PURIFY", "page_html", "uri_component"]
 
 _STATIC = Path(__file__).with_name("static")
 
@@ -70,11 +70,14 @@ _SHELL = b"""<!doctype html>
 </body>
 </html>
 """.replace(b"/*app.css*/", APP_CSS, 1)
-#: The shell's Content-Security-Policy: the API's (nothing from another host, no inline script, no frame, no form)
-#: with the one inline style the shell holds, named by its SHA-256 (CSP level 2 hash source).
-PAGE_POLICY: str = (
-    "default-src 'none'; script-src 'self'; style-src 'self' 'sha256-" + base64.b64encode(hashlib.sha256(APP_CSS).digest()).decode()
-    + "'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+#: The Content-Security-Policy of every answer but the shell: nothing from another host, no inline script or style, no
+#: frame, no form.
+API_POLICY: str = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
+                   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+#: The shell's Content-Security-Policy: :data:`API_POLICY` with the one inline style the shell holds, named by its
+#: SHA-256 (CSP level 2 hash source).
+PAGE_POLICY: str = API_POLICY.replace(
+    "style-src 'self'", "style-src 'self' 'sha256-" + base64.b64encode(hashlib.sha256(APP_CSS).digest()).decode() + "'", 1)
 
 
 def page_html(preload: Sequence[str] = ()) -> bytes:
