@@ -163,14 +163,6 @@ def _add_figures(report, where: str, target: Optional[str], config: Optional[Pat
         report.sections.append(unchecked)
 
 
-def _root_only(figures: bool, receipts: bool) -> None:
-    """Raise the usage error of ``--figures`` or ``--receipts`` given with one file: both check a root."""
-    if figures:
-        raise _usage("--figures checks the figures of a root's conversations (asz verify --figures --root DIR), not of one file")
-    if receipts:
-        raise _usage("--receipts holds a root to what pushing hosts say it accepted (asz verify --root DIR --receipts HOST), not one file")
-
-
 def _verify_with_bar(where: str, target: Optional[str], deep: bool, receipts: Optional[list] = None):
     """:func:`asz_core.verify.walk.verify` under a progress bar over sessions then chains (a terminal only);
     Ctrl-C says how far it got and exits 130 (verify changes nothing)."""
