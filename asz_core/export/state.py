@@ -174,7 +174,6 @@ class PushState:
         write_at_once(path or self.path, ("\n".join(lines) + "\n").encode("utf-8"), fsync)
 
 
-
 def receiver_answer(state: PushState, rel: str, digest: str) -> str:
     """What the receiver confirmed of a file (seed 000, Skeletons): ``accepted``, ``rejected`` or ``unconfirmed``. A
     file it rejected because it holds that seq from another root counts as ``accepted`` when it answered that it holds
@@ -202,12 +201,10 @@ def write_receipts(root: str | os.PathLike, endpoint: str, dest: str | os.PathLi
     on the receiving root (``asz push --receipts FILE``; trial 22a, F9). Returns the receipts read, or None when the
     root holds none of ``endpoint`` (nothing is written). Raises ValueError for a state that does not read, OSError."""
     root = Path(root)
-    here = PushState.load(root)
-    src = root / STATE_NAME if here.endpoint == endpoint else root / ENDPOINTS / f"{endpoint_key(endpoint)}.state"
-    if not src.is_file():
+    st = PushState.load(root)
+    if st.endpoint != endpoint:  # not push.state's endpoint: the state kept for it, if any (read once either way)
+        st = PushState.load_file(root / ENDPOINTS / f"{endpoint_key(endpoint)}.state")
+    if st.endpoint != endpoint or not st.path.is_file():
         return None
-    st = PushState.load_file(src)
-    if st.endpoint != endpoint:
-        return None
-    write_at_once(Path(dest), src.read_bytes(), True)
+    write_at_once(Path(dest), st.path.read_bytes(), True)
     return st
