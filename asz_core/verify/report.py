@@ -133,14 +133,14 @@ def skeleton_hint(path: str, session: str, root: str | os.PathLike) -> str:
     """:data:`SKELETON_HINT` for the damaged skeleton at ``path`` (as shown, openable): the receiver its header's
     ``removed.owner`` names (the endpoint, unescaped) when ``removed.receiver`` says it accepted the file; that no
     receiver confirmed it otherwise; the receiver ``ROOT/push.state`` names when the header does not read."""
-    import gzip
     from urllib.parse import unquote
 
     import orjson
 
+    from ..sessiondata.reader import header_line
+
     try:
-        with gzip.open(path, "rb") as f:
-            removed = orjson.loads(f.readline())["removed"]
+        removed = orjson.loads(header_line(path))["removed"]
         said, owner = removed["receiver"], removed["owner"]
     except Exception:  # noqa: BLE001 - a damaged gzip stream, header or key: the receiver push.state names
         where = f"the receiver this root pushes to (the endpoint in {os.path.join(str(root), 'push.state')}), if it accepted it,"
