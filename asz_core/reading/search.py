@@ -73,7 +73,7 @@ from .search_hits import (INDEX_DIFFERS, HitCheck, conv_where, held_in, part_ind
                           timeless_left_out)
 from .search_text import KINDS, MARK_END, MARK_START, QueryError, fts_query, has_cjk, iter_kinds, marked, query_terms
 
-__all__ = ["CONV_KEYS", "conv_values", "forget_conversation", "INDEX_PATH", "KINDS", "SearchError", "QueryError", "IndexReport", "IndexInterrupted", "index_path", "update_index",
+__all__ = ["CONV_KEYS", "conv_values", "forget_conversation", "INDEX_PATH", "KINDS", "SearchError", "QueryError", "IndexReport", "IndexInterrupted", "index_path", "texts_matched", "update_index",
            "search", "fts_query", "MARK_START", "MARK_END", "INDEX_DIFFERS"]
 
 #: The index file, relative to the storage root.
@@ -85,6 +85,13 @@ RANK_LIMIT = 5_000
 COUNT_LIMIT = 10_000
 _STEP_FIRST = ("message.external", "message.assistant", "thinking", "tool", "agent.call", "context.injection")
 _WITHHOLD_FLAGS = tuple(f'"{n}"'.encode() for n in WITHHOLDABLE if n)
+
+
+def texts_matched(con, match: str) -> int:
+    """How many texts of the index ``con`` reads the FTS5 query ``match`` finds, counted up to :data:`RANK_LIMIT`:
+    below it its hits are weighed by bm25 (a hit search's order, ``asz search --conversations``'s relevance)."""
+    return con.execute("SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)",
+                       (match, RANK_LIMIT)).fetchone()[0]
 
 
 class SearchError(RuntimeError):
@@ -515,7 +522,7 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
     try:
         con = stoppable(connect(path, write=False))
         try:
-            many = con.execute("SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)", (match, RANK_LIMIT)).fetchone()[0]
+            many = texts_matched(con, match)
             order = "rank" if many < RANK_LIMIT else "fts.rowid DESC"
             sql = (f"SELECT hit.conversation, conv.title, conv.title_from, hit.talk, hit.step, hit.kind, hit.at, NULL, hit.file, hit.row, "
                    f"fts.rowid FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "

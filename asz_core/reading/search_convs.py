@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .listing import Filters
-from .search import RANK_LIMIT, SearchError, index_path, search
+from .search import RANK_LIMIT, SearchError, index_path, search, texts_matched
 from .search_hits import query_where, stoppable, stopped
 from .search_place import REINDEX_REMEDY, index_file, is_damaged
 from .search_store import connect
@@ -83,8 +83,7 @@ def holding(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fi
             for g in groups:
                 match = fts_query(g)
                 where, args = query_where(match, hide, filters or Filters(), kinds)
-                weighed = ranked and con.execute("SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)",
-                                                 (match, RANK_LIMIT)).fetchone()[0] < RANK_LIMIT
+                weighed = ranked and texts_matched(con, match) < RANK_LIMIT
                 per.append({r[0]: (r[1], r[2] if weighed else 0.0) for r in con.execute(_group_sql(where, weighed), args)})
             kept = set(per[0]).intersection(*per[1:]) if per else set()
             last = dict(con.execute("SELECT id, coalesce(to_ms, 0) FROM conv").fetchall()) if kept else {}
