@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from pathlib import Path
@@ -56,6 +57,14 @@ class Prose:
         self.stats = ProseStats()
         self.lines = SourceLines(_source_roots(source, config))
         self.config = config  # the audit header's prices (its figures: asz_core.reading.audit_usage)
+
+    @functools.cached_property
+    def table(self):
+        """The price table of ``config`` the audit header's cost is priced by, read once (:func:`_figures`)."""
+        from ..config import load_config
+        from ..view.prices import price_table
+
+        return price_table(load_config(self.config).prices)
 
 
 def _source_roots(source: list[Path], config: Optional[Path]):
@@ -165,12 +174,8 @@ def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pro
 def _figures(root: Path, cid: str, hide: list[str], prose: Prose) -> dict:
     """The audit header's calls, tokens, cost and credits of ``cid`` (and those in the window), as ``asz usage
     session`` gives them, priced by the configuration's table (:func:`~asz_core.reading.audit_usage.usage_figures`)."""
-    from ..config import load_config
     from ..reading.audit_usage import usage_figures
-    from ..view.prices import price_table
 
-    if not hasattr(prose, "table"):
-        prose.table = price_table(load_config(prose.config).prices)
     return usage_figures(root, cid, hide, prose.table, prose.window)
 
 
