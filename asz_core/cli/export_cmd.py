@@ -30,7 +30,7 @@ class Prose:
     """What a prose export gathers across conversations: source bytes (``raw``), the turns, the source line reader and its stats."""
 
     def __init__(self, source: list[Path], config: Optional[Path], audit: bool = False,
-                 window: Optional[tuple[Optional[int], Optional[int]]] = None, redact: bool = False,
+                 window: Optional[tuple[Optional[int], Optional[int]]] = None, redact: Optional[bool] = False,
                  in_range_only: bool = False, brief: bool = False, whole: bool = False):
         from ..reading.prose import ProseStats, SourceLines
 
@@ -45,10 +45,10 @@ class Prose:
         self.in_range_only = in_range_only
         self.placed = {True: 0, False: 0, None: 0}
         #: ``--redact``: every format's credentials masked (asz_core.view.secret_forms); the fingerprints of those masked
-        self.redact, self.redacted = redact, []  # type: bool, list[str]
+        self.redact, self.redacted = (audit if redact is None else redact), []  # type: bool, list[str]
         #: ``--redact`` (True), ``--no-redact`` (False) or neither (None: the form's default, which masks with ``--audit``);
         #: with ``--audit --no-redact`` ``redacted`` gets the fingerprints of those written whole
-        self.redact_said: Optional[bool] = None
+        self.redact_said: Optional[bool] = redact
         #: prose: the bytes written (every line, header lines included); ``split``: written one file per conversation
         #: (``--out DIR``, or one conversation); ``outside``: conversations ``--in-range-only`` left out, no line in the window
         self.written, self.split, self.outside = 0, False, set()  # type: int, bool, set[str]
@@ -474,8 +474,7 @@ def export(
     r, hide = settings("export", root, config)  # a root that does not exist: exit 1, said as every reader says it
     _refuse_missing_parent(out)
     prose = Prose(source, config, audit, time_range("export", since, until, zone) if since or until else None,
-                  audit if redact is None else redact, in_range_only, brief, whole)
-    prose.redact_said = redact  # None: the form's default (--audit masks), said as such on stderr
+                  redact, in_range_only, brief, whole)
     if conversation_id is not None:
         unverified = _written(out, lambda: _one(r, conversation_id, fmt, hide, thinking, out, prose))
     else:
