@@ -154,10 +154,9 @@ class _Meta:
 
     def __init__(self) -> None:
         self.cwd = {True: "", False: ""}
-        #: Every typed prompt of the main stream (True) and of the others, in landed order, until one names work.
-        self.prompt: dict[bool, list[str]] = {True: [], False: []}
-        #: The withholdable flags of each prompt's record, in the same order as :attr:`prompt`.
-        self.prompt_flags: dict[bool, list[tuple[str, ...]]] = {True: [], False: []}
+        #: Every typed prompt of the main stream (True) and of the others, in landed order, until one names work:
+        #: ``(text, the withholdable flags of its record)``.
+        self.prompt: dict[bool, list[tuple[str, tuple[str, ...]]]] = {True: [], False: []}
         #: Whether the last prompt kept in :attr:`prompt` names work (no more are kept then).
         self.has_work = {True: False, False: False}
         #: The conversation's dialect, to ask whether a prompt names work (:class:`~asz_core.view.titles.PromptTitle`).
@@ -179,9 +178,8 @@ class _Meta:
         if isinstance(cwd, str) and cwd and not self.cwd[main]:
             self.cwd[main] = cwd
         if prompt and not self.has_work[main]:
-            self.prompt[main].append(prompt)
             flags = rec.get("flags") or ()
-            self.prompt_flags[main].append(tuple(n for n in WITHHOLDABLE if n and n in flags))
+            self.prompt[main].append((prompt, tuple(n for n in WITHHOLDABLE if n and n in flags)))
             self.has_work[main] = prompt_names_work(prompt, self.dialect)
         model = rec.get("model")
         if isinstance(model, str) and model and model not in self.models:
@@ -278,9 +276,10 @@ def _summary(root: Path, conversation: str, head: Any, meta: _Meta) -> tuple:
     withheld = _withheld_by(meta.flagged, title)
     if not title:  # a prompt's, masked and cut: withheld by its own record's flags (the text is no longer the record's)
         pick = PromptTitle(dialect)
-        any(map(pick.offer, meta.prompt[True] + meta.prompt[False]))
+        prompts = meta.prompt[True] + meta.prompt[False]
+        any(pick.offer(text) for text, _ in prompts)
         title, at = pick.title(), pick.chosen()
-        withheld = list((meta.prompt_flags[True] + meta.prompt_flags[False])[at]) if at >= 0 else []
+        withheld = list(prompts[at][1]) if at >= 0 else []
     if not title and meta.continues:  # a resumed copy: the title its records give, and the names that would change it
         landed = LandedTitles(root, head.session)
         inner = landed.title(head.through_seq)
