@@ -106,9 +106,9 @@ class Audit:
         #: what the form does not carry, by what: the header's ``left_out``
         self.left_out = {"tool_results": 0, "tool_inputs_cut": 0, "thinking": 0, "withheld": 0, "other_records": 0}
 
-    def withhold(self, rec: Optional[dict] = None) -> None:
+    def withhold(self, rec: dict) -> None:
         """Count a record a ``view.hide`` flag leaves out (``rec``, by :meth:`_counts`)."""
-        self.left_out["withheld"] += self._counts(rec or {})
+        self.left_out["withheld"] += self._counts(rec)
 
     def _counts(self, rec: dict) -> int:
         """1 when what ``rec`` leaves out is counted in ``left_out``, else 0: with ``--in-range-only`` a record whose
