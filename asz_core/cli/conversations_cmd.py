@@ -376,15 +376,16 @@ def _listed_rows(cmd: str, r: Path, hide, filters, ids: list[str], prices) -> li
     return newest_first(rows)
 
 
-def conversation_senders(r: Path, conversation: str) -> list[dict]:
+def conversation_senders(r: Path, conversation: str, files=None) -> list[dict]:
     """Who sent the landed files of ``conversation``'s session to root ``r`` (its head round names the session;
-    :func:`~asz_core.storage.senders.session_senders`); [] in a root no receiver landed."""
+    :func:`~asz_core.storage.senders.session_senders`), only those of ``files`` (root-relative landed paths) when
+    given; [] in a root no receiver landed."""
     from ..storage.senders import session_senders
     from ..view.rows import read_head
 
     head = read_head(r, conversation)
     session = (head.header or {}).get("session") if head else None
-    return session_senders(r, session if isinstance(session, str) and session else conversation)
+    return session_senders(r, session if isinstance(session, str) and session else conversation, files)
 
 
 def with_senders(r: Path, rows: list[dict], instance: str) -> list[dict]:

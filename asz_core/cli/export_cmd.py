@@ -148,7 +148,13 @@ def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pro
             prose.outside.add(cid)
             return b"", bad
         if audit is not None:
-            turns = [audit.header(row, turns, bad, _figures(root, cid, hide, prose)), *turns]
+            figures = _figures(root, cid, hide, prose)
+            if prose.in_range_only:  # the window's header, from its records only (a closed day's stays byte for byte)
+                from ..reading.prose_audit import window_head
+                from .conversations_cmd import conversation_senders
+
+                row, figures = window_head(row, turns, figures, lambda files: conversation_senders(root, cid, files))
+            turns = [audit.header(row, turns, bad, figures), *turns]
         return b"".join(orjson.dumps(t) + b"\n" for t in turns), bad
     from ..reading.export import build, problems_of, to_html, to_markdown
     from ..view import to_json
@@ -176,7 +182,7 @@ def _figures(root: Path, cid: str, hide: list[str], prose: Prose) -> dict:
     session`` gives them, priced by the configuration's table (:func:`~asz_core.reading.audit_usage.usage_figures`)."""
     from ..reading.audit_usage import usage_figures
 
-    return usage_figures(root, cid, hide, prose.table, prose.window)
+    return usage_figures(root, cid, hide, prose.table, prose.window, prose.in_range_only)
 
 
 def _json_texts(root: Path, cid: str, doc: dict, whole: bool) -> None:
@@ -209,7 +215,8 @@ def _windowed(turns: list[dict], prose: Prose, audit, row: dict | None) -> list[
     """``turns`` marked ``in_range`` against ``prose.window`` (the audit form marks its own; a line with no time of its
     own by the range of its conversation's list ``row``, :func:`~asz_core.reading.prose_audit.place_timeless`) and counted in
     ``prose.placed``; with ``--in-range-only`` those outside it (``in_range`` false) are left out, and the audit
-    header's ``left_out`` says how many (``outside_window``). Without a window, ``turns`` as they are."""
+    header's ``left_out`` says how many lie before the window (``before_window``: those after it grow while the
+    conversation goes on, stderr counts them). Without a window, ``turns`` as they are."""
     if prose.window is None:
         return turns
     from ..reading.prose_audit import mark_in_range, place_timeless
@@ -224,7 +231,10 @@ def _windowed(turns: list[dict], prose: Prose, audit, row: dict | None) -> list[
         return turns
     kept = [t for t in turns if t["in_range"] is not False]
     if audit is not None:
-        audit.left_out["outside_window"] = len(turns) - len(kept)
+        from ..reading.prose_audit import before_window
+
+        span = (row or {}).get("from"), (row or {}).get("to")
+        audit.left_out["before_window"] = before_window([t for t in turns if t["in_range"] is False], prose.window, span)
     return kept
 
 
@@ -418,7 +428,7 @@ def export(
     thinking: bool = typer.Option(False, "--thinking", help="Add the model's reasoning (md, html, prose)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write here: a file for one conversation, a folder (with an index page) for several, or for several as md or prose a FILE.md or FILE.jsonl that gets the one stream stdout would; a file already there is replaced, and stderr says so (asz export: replaced …)."),
     redact: Optional[bool] = typer.Option(None, "--redact/--no-redact", show_default=False, help="Mask every credential of a known form (asz secrets lists the forms) in what is written, the index page included: its first and last 4 characters kept, a PEM private key's lines left out; stderr counts them. The default with --audit (a file for a model); --no-redact keeps them whole there, and stderr counts those written whole."),
-    audit: bool = typer.Option(False, "--audit", help="prose (implied when --format is not given; another --format is refused): the audit form (docs/reading.md): every line gets a kind (prompt, prompt_blocks, interrupt, injected, subagent_prompt, compaction_summary, command_output, reply, thinking, …); the person turns the default prose leaves out (a user line whose content is a list) are kept (kind prompt_blocks or interrupt, an image as [image: TYPE, N bytes]); one line per tool call (kind tool_call: tool, its input cut at 200 characters, status ok/error/refused/interrupted/no_result); one header line per conversation (kind conversation: title, project, branch, models, from, to, state, problems, left_out, and calls, tokens, cost and credits as asz usage session counts them, with --since/--until also in_window: those of the calls made in the window); streams interleaved by time; with --since/--until an in_range key on each line. The default prose's lines are all there, their keys and values unchanged. Credentials are masked as --redact masks them (--no-redact keeps them whole); stderr counts them."),
+    audit: bool = typer.Option(False, "--audit", help="prose (implied when --format is not given; another --format is refused): the audit form (docs/reading.md): every line gets a kind (prompt, prompt_blocks, interrupt, injected, subagent_prompt, compaction_summary, command_output, reply, thinking, …); the person turns the default prose leaves out (a user line whose content is a list) are kept (kind prompt_blocks or interrupt, an image as [image: TYPE, N bytes]); one line per tool call (kind tool_call: tool, its input cut at 200 characters, status ok/error/refused/interrupted/no_result); one header line per conversation (kind conversation: title, project, branch, models, from, to, state, problems, left_out, and calls, tokens, cost and credits as asz usage session counts them, with --since/--until also in_window: those of the calls made in the window; with --in-range-only the window's header: from, to, models, senders and in_window of its records only, no whole-conversation figures, so a closed day's file stays byte for byte); streams interleaved by time; with --since/--until an in_range key on each line. The default prose's lines are all there, their keys and values unchanged. Credentials are masked as --redact masks them (--no-redact keeps them whole); stderr counts them."),
     brief: bool = typer.Option(False, "--brief", help="md (implied when --format is not given; another --format is refused): the brief form (docs/reading.md), to hand a model or a colleague: the person's words and the agent's replies whole, each tool call on one line (what it acts on, failed, the size of its result), a compaction or runtime notice as its label; tool results, injected context, compaction summaries, runtime records and command output left out, each talk and the header saying how many and how many bytes."),
     whole: bool = typer.Option(False, "--whole", help="json: each text the asz.view document clipped at 2,000 bytes put back whole from the landed records, where they give exactly the text clipped (its size the node's bytes); stderr counts those put back and those still clipped (a talk's label, reply and prompt)."),
     in_range_only: bool = typer.Option(False, "--in-range-only", help="prose with --since/--until: leave out the lines whose time is outside the window (in_range false; a line with no time of its own is placed by its conversation's recorded range, as asz search places a hit, and stays when that range crosses an end of the window, in_range null), and a conversation with no line left (stderr counts those). Without it every line of a matched conversation is written, each with in_range, and stderr counts those outside."),

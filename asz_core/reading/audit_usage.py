@@ -16,7 +16,7 @@ __all__ = ["usage_figures"]
 
 
 def usage_figures(root: str | os.PathLike, conversation: str, hide: Iterable[str], table: Optional[PriceTable],
-                  window: Optional[tuple[Optional[int], Optional[int]]] = None) -> dict:
+                  window: Optional[tuple[Optional[int], Optional[int]]] = None, only: bool = False) -> dict:
     """The header's figures of ``conversation``: ``calls`` (every model call, one per message id + request id, with
     usage or without), ``tokens`` (``{"in", "out", "cache_read", "cache_write"}``, and ``cache_write_1h`` or
     ``long_context`` when some), ``cost`` (``{"usd", "unpriced", …}``, the price table ``table``'s) and ``credits``
@@ -26,14 +26,19 @@ def usage_figures(root: str | os.PathLike, conversation: str, hide: Iterable[str
     usage daily``'s placing: a call with no time of its own by its conversation's recorded range,
     :func:`~asz_core.view.usage_report.range_in_window`; one that cannot be placed is in no window figure). A
     conversation that does not verify is in no figure (as in ``asz usage``): each is null, and ``held_back`` true.
+    With ``only`` (``--in-range-only``, a window given) ``in_window`` alone, and ``models``: those of the calls made in
+    the window, sorted (none when held back), so the header holds nothing of the calls made after the window closed.
     """
     counted, _ = read_root(root, dt.timezone.utc, hide, ids=[conversation])
     if any(c.held for c in counted):
         empty = dict.fromkeys(("calls", "tokens", "cost", "credits"))
-        return {**empty, **({"in_window": dict(empty)} if window is not None else {}), "held_back": True}
-    out = _figures(report(counted, "session", table), table)
+        return {**({} if only else empty), **({"in_window": dict(empty)} if window is not None else {}), "held_back": True}
+    out = {} if only else _figures(report(counted, "session", table), table)
     if window is not None:
-        out["in_window"] = _figures(report(counted, "session", table, *window), table)
+        rows = report(counted, "session", table, *window)
+        out["in_window"] = _figures(rows, table)
+        if only:
+            out["models"] = rows[0]["models"] if rows else []
     return out
 
 

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import heapq
 from datetime import datetime, timezone
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 
 from ..sessiondata.model import Header
@@ -53,8 +53,8 @@ from ..view.usage_report import range_in_window
 from .export_steps import media_line, part_marker
 from .search_hits import text_kind
 
-__all__ = ["INPUT_CHARS", "INPUT_FIELDS", "KINDS", "Audit", "fixed_notice", "header_line", "instant", "mark_in_range",
-           "place_timeless", "placed"]
+__all__ = ["INPUT_CHARS", "INPUT_FIELDS", "KINDS", "Audit", "before_window", "fixed_notice", "header_line", "instant",
+           "mark_in_range", "place_timeless", "placed", "window_head"]
 
 #: The kinds a line of the audit form can have.
 KINDS = ("conversation", "prompt", "prompt_blocks", "interrupt", "command", "command_output", "injected",
@@ -112,7 +112,7 @@ class Audit:
 
     def _counts(self, rec: dict) -> int:
         """1 when what ``rec`` leaves out is counted in ``left_out``, else 0: with ``--in-range-only`` a record whose
-        time lies outside the window gives no line, and its lines are counted under ``outside_window`` only, so the
+        time lies outside the window gives no line (those before it are counted under ``before_window``), so the
         header of a past day does not change when the conversation goes on later (trial 22a, F6); a record with no
         time of its own is counted."""
         if not self.only or self.window is None:
@@ -259,6 +259,39 @@ def place_timeless(lines: Iterable[dict], window: tuple[Optional[int], Optional[
     for line in lines:
         if line.get("in_range", False) is None:
             line["in_range"] = verdict
+
+
+def before_window(lines: Iterable[dict], window: tuple[Optional[int], Optional[int]], span: tuple[Any, Any]) -> int:
+    """How many of ``lines`` (those ``--in-range-only`` leaves out: ``in_range`` false) lie before the window's start
+    (``window``: ``(since, until)`` unix ms): by their ``ts``, a line with no time of its own by its conversation's
+    recorded range ``span`` (``(from, to)`` unix ms, wholly before ``since``). What the header's ``left_out`` calls
+    ``before_window``: the lines after the window are not counted there, they grow while the conversation goes on."""
+    since = window[0]
+    if since is None:
+        return 0
+    n = 0
+    for line in lines:
+        ns = parse_instant(line.get("ts"))
+        n += (ns // 1_000_000 < since) if ns is not None else (isinstance(span[1], int) and span[1] < since)
+    return n
+
+
+def window_head(row: Optional[dict], lines: Sequence[dict], figures: dict,
+                senders: Callable[[set[str]], list[dict]]) -> tuple[dict, dict]:
+    """The list row and figures an ``--in-range-only`` header is made from (:meth:`Audit.header`), read from the
+    window's records only, so that a closed window's header stays byte for byte while the conversation goes on
+    (docs/reading.md, "The audit form of prose"): ``from`` and ``to`` the first and last time of ``lines`` (the
+    window's; None when none has a time), ``models`` those of the window's calls (``figures``' ``models``, taken out of
+    it: :func:`~asz_core.reading.audit_usage.usage_figures` with ``only``), and in a root ``asz receive`` landed
+    ``senders`` of the landed files ``lines`` come from only (``senders(files)``: who sent them, as the row's)."""
+    row, figures = dict(row or {}), dict(figures)
+    times = [ns // 1_000_000 for line in lines if (ns := parse_instant(line.get("ts"))) is not None]
+    row["from"], row["to"] = (min(times), max(times)) if times else (None, None)
+    if "models" in figures:
+        row["models"] = figures.pop("models")
+    if row.get("senders"):
+        row["senders"] = senders({line["file"] for line in lines if isinstance(line.get("file"), str)})
+    return row, figures
 
 
 def _timed(lines: list[dict], stream: int) -> Iterable[tuple[int, int, int, dict]]:

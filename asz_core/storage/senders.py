@@ -37,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+from typing import Collection, Optional
 
 import orjson
 
@@ -140,9 +141,10 @@ def senders_summary(entries: list[dict]) -> list[dict]:
     return list(out.values())
 
 
-def session_senders(root: str | os.PathLike, session: str) -> list[dict]:
+def session_senders(root: str | os.PathLike, session: str, files: Optional[Collection[str]] = None) -> list[dict]:
     """:func:`senders_summary` of session ``session``'s record (its id; the directory name is its
-    :func:`~asz_core.storage.layout.dir_name`); [] when the root holds no record of it (not a receiving root, or a
+    :func:`~asz_core.storage.layout.dir_name`), of the lines naming one of ``files`` only when given (landed paths
+    relative to the root, as a line's ``file``); [] when the root holds no record of it (not a receiving root, or a
     session collected here). Never raises."""
     from .layout import dir_name
 
@@ -150,7 +152,8 @@ def session_senders(root: str | os.PathLike, session: str) -> list[dict]:
         name = dir_name(session)
     except ValueError:
         return []
-    return senders_summary(read_senders(senders_path(root, name)).entries)
+    entries = read_senders(senders_path(root, name)).entries
+    return senders_summary(entries if files is None else [e for e in entries if e["file"] in files])
 
 
 def instance_label(senders: list[dict]) -> str:

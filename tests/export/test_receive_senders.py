@@ -207,6 +207,7 @@ def test_a_shared_export_names_its_sender(team, tmp_path):
 def test_export_keeps_one_instances_conversations(team):
     """Trial 22a, F21: ``asz export --instance`` keeps what ``asz ls --instance`` keeps (the same filter), each
     audit header naming that sender; an instance that sent nothing matches nothing (exit 1, said)."""
+    checked = 0
     for key in WORKERS:
         _, instance, credential, _, _ = WORKERS[key]
         listed = json.loads(asz("ls", "--root", str(team["team"]), "--json", "--instance", credential.upper()).stdout)
@@ -215,5 +216,17 @@ def test_export_keeps_one_instances_conversations(team):
         heads = [json.loads(x) for x in p.stdout.splitlines() if json.loads(x)["kind"] == "conversation"]
         assert listed and sorted(h["conversation"] for h in heads) == sorted(r["id"] for r in listed)
         assert {(s["instance"], s["credential"]) for h in heads for s in h["senders"]} == {(instance, credential)}
+        # --in-range-only: the senders of the files the window's lines come from only (8463c716's subagents end by
+        # 22:38:47, its main stream goes on to 22:54:29: after 22:40 only the main stream's files)
+        window = ("--since", "2026-02-11T22:40:00Z", "--until", "2026-02-12", "--tz", "UTC", "--in-range-only")
+        days = asz("export", "--instance", credential.upper(), "--audit", "--root", str(team["team"]), *window).stdout
+        for h in (json.loads(x) for x in days.splitlines() if '"kind":"conversation"' in x):
+            files = {json.loads(x).get("file") for x in days.splitlines() if json.loads(x)["conversation"] == h["conversation"]}
+            (s,) = h["senders"]
+            whole = [x for x in heads if x["conversation"] == h["conversation"]][0]["senders"][0]["files"]
+            assert (s["instance"], s["credential"], s["files"]) == (instance, credential, len(files - {None}))
+            assert s["files"] < whole and {f.split("/")[2] for f in files - {None}} == {"main"}
+            checked += 1
+    assert checked == 1
     none = asz("export", "--instance", "nobody", "--audit", "--root", str(team["team"]))
     assert none.returncode == 1 and "no conversation matched --instance nobody" in none.stderr and none.stdout == ""
