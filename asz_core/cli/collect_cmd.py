@@ -13,7 +13,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Optional
+from typing import NoReturn, Optional
 
 import orjson
 import typer
@@ -25,7 +25,7 @@ from ..storage.layout import CONVERSATIONS, ROUNDS
 from ..storage.root import LockBusy, collector_lock
 from .jobs import Job, adapter_default_folders, load_adapter_file, resolve_jobs, usage_error
 from .root_overlap import refuse_overlap
-from .stopping import interrupt_on, take_signals
+from .stopping import held, interrupt_on, take_signals
 
 __all__ = ["register", "collect", "sources", "Job", "resolve_jobs", "load_adapter_file", "jobs_option"]
 
@@ -128,32 +128,56 @@ def collect(
         for j in jobs if j is not provider
     ]
     stop, started, said = threading.Event(), time.time_ns(), {}  # said: push's notes, each said once while watching
+    passed: dict = {}  # the last pass's status once its line is out, and "rows": its list rows still to keep
     try:
         if watch:  # inside: a SIGINT just after the line it prints is this command's stop, not a start-up's interruption
             _start_watch(storage, cfg, jobs, every, stop)
         while True:
             started = time.time_ns()
             counters, took, written = _pass(collectors, provider, storage, cfg, jobs, lock_timeout=lock_timeout, jobs_n=jobs_n,
-                                            parse=not no_parse)
-            pushed = _after_pass(storage, cfg, written, watch=watch, parse=not no_parse, jobs_n=jobs_n, said=said)
+                                            parse=not no_parse, passed=passed)
+            pushed = _after_pass(storage, cfg, written, watch=watch, parse=not no_parse, jobs_n=jobs_n, said=said, passed=passed)
             if not watch:
-                raise typer.Exit(1 if counters.failed or pushed else 0)
+                _decided(1 if counters.failed or pushed else 0)
             if stop.wait(max(0.0, every - took)):
                 typer.echo("stopped", err=True)
                 raise typer.Exit(0)
     except KeyboardInterrupt as exc:
-        typer.echo(f"stopped: {_written_since(storage, started)}{_how_far(exc)} {_GOES_ON}", err=True)
-        raise typer.Exit(0 if watch else 130)
+        _interrupted(exc, storage, started, watch, passed)
     finally:
         lock.release()
 
 
-def _after_pass(storage: Path, cfg, written, *, watch: bool, parse: bool, jobs_n: int, said: dict[str, str]) -> int:
-    """After a pass's line: the list rows of what it parsed are kept (--once and watching alike), watch mode refreshes
+def _interrupted(exc: KeyboardInterrupt, storage: Path, started: int, watch: bool, passed: dict) -> NoReturn:
+    """Exit after a Ctrl-C: with --once once the pass line is out (``passed``, trial 7) with the pass's status, whenever it
+    came (``note:`` when rows were left to keep); else ``stopped: …`` (:func:`_written_since`, from ``started``, ns)
+    and 0 watching, 130 with --once."""
+    if not watch and "status" in passed:
+        if passed.get("rows"):
+            from .list_rows import stopped_keeping
+
+            stopped_keeping(storage)
+        _decided(passed["status"])
+    typer.echo(f"stopped: {_written_since(storage, started)}{_how_far(exc)} {_GOES_ON}", err=True)
+    raise typer.Exit(0 if watch else 130)
+
+
+def _decided(status: int) -> NoReturn:
+    """Exit ``collect --once`` with ``status``, decided: SIGINT is ignored from here (the lock's release, Typer's and
+    :func:`asz_core.cli.entry.settle`'s way out), so a Ctrl-C after the pass line never turns it into 130."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise typer.Exit(status)
+
+
+def _after_pass(storage: Path, cfg, written, *, watch: bool, parse: bool, jobs_n: int, said: dict[str, str],
+                passed: dict) -> int:
+    """After a pass's line: the list rows of what it parsed are kept (--once and watching alike; ``passed["rows"]``
+    False once kept or said stopped), watch mode refreshes
     the search index (docs/reading.md), an export endpoint gets what landed (issue 21; ``said``: the notes push said on
     the process's earlier passes, a lasting one said once). Returns push's status (0: nothing failed)."""
     if written:
         _keep_after_pass(storage, cfg, written, jobs_n, watch)
+        passed["rows"] = False
     if watch and parse:
         from ..reading.search import refresh
 
@@ -257,7 +281,7 @@ def index_landed(session_dir: Path) -> None:
 
 
 def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, jobs: list, *, lock_timeout: float, jobs_n: int,
-          parse: bool) -> tuple[Counters, float, list[str]]:
+          parse: bool, passed: dict) -> tuple[Counters, float, list[str]]:
     """One pass of ``asz collect``: land, then the provider bodies, then (``parse``) the rounds.
 
     The search index is not part of the pass: ``asz search`` and ``/api/search``
@@ -266,6 +290,8 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
 
     Prints the pass line on stdout (and a ``note:`` on stderr when no session
     was found); returns the pass's counters, the seconds it took and the conversations its parse wrote rounds for.
+    ``passed`` gets the pass's status (1: something failed) and ``rows`` (its rows to keep) together with the line:
+    SIGINT is held while both happen, so a Ctrl-C never finds the line out and them not set.
     """
     started = time.monotonic()
     try:
@@ -294,7 +320,9 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
                    + (f" ({counters.skipped} entr{'y' if counters.skipped == 1 else 'ies'} skipped; asz sources lists them)" if counters.skipped else "")
                    + source_hint(jobs), err=True)
     hints = {"skipped": "(asz sources lists them)"} if counters.skipped else None  # trial 17, F13
-    typer.echo(f"[{time.strftime('%H:%M:%S')}] {counters.summary(hints)}{bodies}{rounds} ({took:.3f}s)")
+    with held(signal.SIGINT):
+        typer.echo(f"[{time.strftime('%H:%M:%S')}] {counters.summary(hints)}{bodies}{rounds} ({took:.3f}s)")
+        passed.update(status=1 if counters.failed else 0, rows=bool(written))
     return counters, took, written
 
 
