@@ -230,6 +230,7 @@ def _windowed(turns: list[dict], prose: Prose, audit, row: dict | None) -> list[
     if not prose.in_range_only:
         return turns
     kept = [t for t in turns if t["in_range"] is not False]
+    prose.stats.keep_only(turns, kept, prose.window)  # stderr names the rows written only
     if audit is not None:
         from ..reading.prose_audit import before_window
 

@@ -179,9 +179,31 @@ class ProseStats:
         #: ``(file, row)`` of each ``user`` turn kept whose record is not flagged ``external_input``: the runtime's
         #: (a compaction summary, flag ``reset_summary``; ``isMeta`` text) or a parent agent's (trial 16b, F6)
         self.not_person: list[tuple[str, int]] = []
+        #: the record time of each ``(file, row)`` named in :attr:`person_left_out` and :attr:`not_person` (or None), and how
+        #: long both lists were when :func:`prose_turns` began the conversation it read last (:meth:`keep_only`)
+        self.times: dict[tuple[str, int], Any] = {}
+        self.mark = (0, 0)
         #: reasoning parts with no text (the runtime wrote them redacted) of the conversation :func:`prose_turns` read
         #: last, with ``thinking`` (``--thinking``); its first turn holding one says how many, in that part's place
         self.thinking_unread = 0
+
+    def keep_only(self, lines: Sequence[dict], kept: Sequence[dict], window: tuple[Optional[int], Optional[int]]) -> None:
+        """``--in-range-only``: of the turns the conversation read last named in :attr:`person_left_out` and
+        :attr:`not_person`, keep only those the export writes (``kept``, of its ``lines``: the same ``file`` and
+        ``row``) or, giving no line (the default prose leaves a person's list out), whose time is not outside
+        ``window`` (``(since, until)`` unix ms; no time: kept), so stderr names no row of a line left out, nor of a
+        conversation none of whose lines is in the window (docs/reading.md, "A day's window")."""
+        from .prose_audit import placed
+
+        given = {(x.get("file"), x.get("row")) for x in lines}
+        shown = {(x.get("file"), x.get("row")) for x in kept}
+
+        def keep(where: tuple[str, int]) -> bool:
+            return where in shown or (where not in given and placed(self.times.get(where), window) is not False)
+
+        a, b = self.mark
+        self.person_left_out[a:] = [w for w in self.person_left_out[a:] if keep(w)]
+        self.not_person[b:] = [w for w in self.not_person[b:] if keep(w)]
 
     def _why(self) -> str:
         """Why the undecided records could not be checked, by what was found (trial 15, F6: a transcript that is only
@@ -371,6 +393,7 @@ def _turn(rec: dict, header: Header, thinking: bool, lines: Optional[SourceLines
     if _is_claude(header) and not _shape_keeps(rec, header, who, lines, stats):
         if who == "external" and "external_input" in (rec.get("flags") or ()):
             stats.person_left_out.append(where)
+            stats.times[where] = rec.get("time")
         return None
     keep = ("text", "reasoning") if (thinking and who == "agent") else ("text",)
     # as seed 003 joins a line's blocks, empty ones too; a block whose text is not in the root says so (part_marker)
@@ -382,6 +405,7 @@ def _turn(rec: dict, header: Header, thinking: bool, lines: Optional[SourceLines
         stats.lost[lost[0]["state"]] = stats.lost.get(lost[0]["state"], 0) + 1
     if role == "user" and _is_claude(header) and "external_input" not in (rec.get("flags") or ()):
         stats.not_person.append(where)
+        stats.times[where] = rec.get("time")
     return role, text
 
 
@@ -447,6 +471,7 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
     stats.missing.extend(missing_evidence(root, session, through, head.round, named))
     hidden = set(hide)
     stats.thinking_unread = 0
+    stats.mark = (len(stats.person_left_out), len(stats.not_person))
     seen: set[tuple[str, int]] = set()
     by_stream: dict[str, list[dict]] = {}
     first: dict[str, int] = {}

@@ -101,3 +101,26 @@ def test_stderr_names_the_user_turns_no_person_typed_such_as_the_compaction_summ
     # kept, as the rule gives it: the summary is a user turn of the prose
     turns = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
     assert [t["role"] for t in turns if t["ts"] == summary["timestamp"]] == ["user"]
+
+
+@pytest.mark.parametrize("day", ["2025-11-14", "2025-11-15", "2025-11-17"])
+def test_in_range_only_names_only_the_person_turns_of_the_window(corpus_root, day):
+    """--in-range-only: stderr names the person turns the rule left out that lie in the window only, and none of a
+    conversation none of whose lines is in it (cb2e607c has no line on 2025-11-15: left out whole). Expected rows
+    are the source's person lists of that day (their ``timestamp``), never asz's."""
+    session = "cb2e607c-c758-415a-8b45-c49e4631906a"
+    source = CORPUS_SOURCE / "-Users-alex-workspace-coderabbit-review-helper" / f"{session}.jsonl"
+    lines = source.read_bytes().split(b"\n")
+    want = [n for n in _person_lists(source) if json.loads(lines[n - 1])["timestamp"].startswith(day)]
+    assert len(_person_lists(source)) == 6 and want in ([], _person_lists(source))
+    for form in (("--format", "prose"), ("--audit",)):
+        res = asz("export", "--since", day, "--until", day, "--tz", "UTC", "--in-range-only", *form,
+                  "--root", str(corpus_root), "--source", str(CORPUS_SOURCE))
+        named = [x for x in res.stderr.splitlines() if "person turn(s)" in x]
+        kept = {(x["file"], x["row"]) for x in map(json.loads, res.stdout.splitlines()) if "row" in x}
+        assert bool(kept) == (day != "2025-11-15") and (kept or "row(s)" not in res.stderr), res.stderr
+        m = re.search(r"^(\d+) person turn\(s\) .*: (\S+/streams/main/\S+\.sd) row\(s\) ([\d, ]+)$", "".join(named[:1]))
+        assert (not want and not named) or (m and [int(x) for x in m.group(3).split(", ")] == want), named
+        said = re.findall(r"(\S+\.sd) row\(s\) ([\d, ]+)", res.stderr)  # every row named is one written (or, left
+        for file, rows in said:  # out by the rule, of the day)
+            assert all((file, int(r)) in kept or int(r) in want for r in rows.split(", ")), (file, rows)
