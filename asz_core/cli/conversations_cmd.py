@@ -308,7 +308,7 @@ def conversations(
     widths = column_widths(rows, terminal or None, narrow=bool(terminal), cols=cols)
     say_left_out(cmd, left_out(widths, cols))  # a narrow terminal: said once, on stderr, so the table stays one line a row
     typer.echo(header_line(widths, cols))
-    for line in [table_line(row, widths, cols) for row in rows] + cut_lines(rows) + continues_lines(rows, shown):
+    for line in [table_line(row, widths, cols) for row in rows] + cut_lines(rows) + continues_lines(rows, shown) + shares_lines(rows, shown):
         typer.echo(line)
     _changes_footnote(rows)
     for line in unread + ([unplaced] if unplaced else []) + problems_note(rows) + stopped_note(rows):  # ! rows what; stopped ones why
@@ -416,6 +416,16 @@ def continues_lines(rows: list[dict], shown) -> list[str]:
     (``shown``: a full id's shown prefix), so a copy listed with 0 talks and 0 calls says where they went (trial 22b)."""
     return [f"{shown_id(row)} continues {shown(row['continues'])}: the records it repeats, their calls and tokens with "
             "them, are counted there" for row in rows if row.get("continues")]
+
+
+def shares_lines(rows: list[dict], shown) -> list[str]:
+    """One line per conversation of ``rows`` sharing record ids with others, neither continuing the other (open
+    ``unres/shared_id`` entries: a copy that does not open by repeating): ``ID shares N record id(s) with ID, neither
+    continuing the other: those records, N call(s) and their tokens with them, are counted in each (a total over both
+    counts them twice)``, so every total can be traced (session 23; ``shown``: a full id's shown prefix)."""
+    return [f"{shown_id(row)} shares {s['ids']} record id(s) with {', '.join(shown(o) for o in s['with'])}, neither continuing "
+            f"the other: those records, {s['calls']} call(s) and their tokens with them, are counted in each (a total over "
+            "both counts them twice)" for row in rows if (s := row.get("shares"))]
 
 
 def _changes_footnote(rows: list[dict]) -> None:

@@ -26,7 +26,10 @@ from __future__ import annotations
 
 from .asm_state import State, ref_of
 
-__all__ = ["stage1_links", "conversation_ref"]
+__all__ = ["stage1_links", "conversation_ref", "SHARED_REASON"]
+
+#: The reason of an ``unres/shared_id/<id>`` entry, before the sessions that landed the id too (", "-joined).
+SHARED_REASON = "record id also landed in session "
 
 
 def conversation_ref(session: str) -> str:
@@ -58,7 +61,7 @@ def stage1_links(st: State) -> None:
                           f"session {later} repeats {len(ev)} records of this one with their ids", ev)
         for rid, others in sorted(links.shared.items()):
             if rid in st.by_record:
-                st.open("shared_id", rid, f"record id also landed in session {', '.join(others)}")
+                st.open("shared_id", rid, SHARED_REASON + ", ".join(others))
     elsewhere = links.parents_elsewhere if links else {}
     shared = links.shared if links else {}
     by_parent: dict[str, list] = {}

@@ -27,7 +27,7 @@ from ..storage.torn import session_torn_tails, torn_line
 from .kinds import FORMAT, STEP_KINDS, TEXT_LIMIT, VERSION, clip_text
 from .session_records import LandedSession, header_time, landed_lines, title_withheld
 from ..flow.index import SET_ASIDE_KINDS
-from .links import dangling_parents, links_of
+from .links import dangling_parents, links_of, shares_of
 from .prices import PriceTable
 from .summary import DocumentView
 from .usage import provider_calls
@@ -112,6 +112,8 @@ def _counted(v: DocumentView, title: str, head) -> tuple[dict, list]:
         places["credits_at"] = v.credits_at_keys()  # where and with what, for asz usage's rows
     if v.links.earlier:  # where the records it repeats, their calls with them, are counted (trial 22b)
         places["continues"] = v.links.earlier[0]
+    if shares := shares_of(v.fold, v.sess.ids, (v.nodes[k] for k in v.call_usage)):  # counted here and there too
+        places["shares"] = shares
     removed = v.removal()
     if removed is not None:  # what retention took, kept with the entry for the list rows' removed_files (trial 19, F21)
         places["removed"] = removed
@@ -249,7 +251,8 @@ def _build(root: Path, conversation: str, hide: Iterable[str], through_round: in
 def _summary(v: DocumentView, b: ChainReader, fold, rounds: int, undescribed: int, prices: PriceTable | None) -> dict:
     """The summary with issue 18's coverage problems, ``coverage``, and the links to other sessions:
     ``continues`` (the session this one continues; ``continues_all`` when more than one), ``repeated`` (records
-    repeated from it, drawn there and listed in ``not_drawn``), ``continued_in`` (sessions continuing this one)."""
+    repeated from it, drawn there and listed in ``not_drawn``), ``continued_in`` (sessions continuing this one),
+    ``shares`` (record ids shared with sessions neither continuing the other, :func:`~asz_core.view.links.shares_of`)."""
     s = v.summary(fold.head, rounds, b.state, b.problems + v.coverage.problems + v.usage_lines(), undescribed, prices)
     s["coverage"] = v.coverage.summary
     s["unresolved"] += len(v.dangling)  # issue 18: dangling parents are open entries of the document
@@ -261,6 +264,8 @@ def _summary(v: DocumentView, b: ChainReader, fold, rounds: int, undescribed: in
         s["repeated"] = sum(1 for d in v.coverage.not_drawn if isinstance(d.get("of"), dict) and "conversation" in d["of"])
     if links.later:
         s["continued_in"] = links.later
+    if shares := shares_of(fold, v.sess.ids, (v.nodes[k] for k in v.call_usage)):  # ids shared, neither continuing
+        s["shares"] = shares
     if fold.head.changes_not_derived:  # editing tool calls with no changes record: not in changes (only when some)
         s["changes_not_derived"] = fold.head.changes_not_derived
     if b.state != "verified":

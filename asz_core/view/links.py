@@ -21,10 +21,13 @@ from __future__ import annotations
 
 from operator import methodcaller
 
-from ..flow.fold import Fold
-from ..flow.model import make_id
+from typing import Iterable
 
-__all__ = ["Links", "links_of", "dangling_parents", "PREFIX"]
+from ..flow.asm_links import SHARED_REASON
+from ..flow.fold import Fold
+from ..flow.model import Node, make_id
+
+__all__ = ["Links", "links_of", "dangling_parents", "shares_of", "PREFIX"]
 
 _GET_ID = methodcaller("get", "id")
 _GET_PARENT = methodcaller("get", "parent")
@@ -90,3 +93,25 @@ def dangling_parents(records: dict[int, list[dict]], links: Links, gathered: tup
                            "reason": f"record {rec.get('id') or f'{seq}/{row}'} names a parent that no landed record carries",
                            "state": "open"}
     return [out[k] for k in sorted(out, key=lambda p: out[p]["id"])]
+
+
+def shares_of(fold: Fold, ids: dict[int, list], calls: Iterable[Node]) -> dict | None:
+    """What the fold's open ``unres/shared_id/<id>`` entries share, for a list row's ``shares`` (session 23):
+    ``{"with": [the other conversations' ids, sorted], "ids": how many record ids, "calls": how many of ``calls`` (the
+    conversation's ``llm.call`` nodes) cite a record with such an id}``, None when it shares none. ``ids``: seq -> each
+    landed record's id in row order. Neither conversation continues the other, so each draws and counts those records
+    and their calls: a total over both counts them twice."""
+    shared: dict[str, list[str]] = {}
+    for u in fold.unresolved.values():
+        if u.kind == "shared_id" and u.state == "open" and u.reason.startswith(SHARED_REASON):
+            shared[u.ref] = u.reason[len(SHARED_REASON):].split(", ")
+    if not shared:
+        return None
+    n = 0
+    for node in calls:
+        for r in node.refs or ([node.ref] if node.ref else []):
+            row_ids = ids.get(r.seq)
+            if row_ids is not None and 0 < r.row <= len(row_ids) and row_ids[r.row - 1] in shared:
+                n += 1
+                break
+    return {"with": sorted({o for others in shared.values() for o in others}), "ids": len(shared), "calls": n}
