@@ -22,6 +22,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..sessiondata.jsonbytes import dumps_wide
+from .found_store import GZIP_OVER
 from .guard import HostGuard, log_once
 from .page import API_POLICY, ASSETS, PAGE_HTML, PAGE_POLICY, page_html, uri_component
 from .query import ApiError, QueryError, hide_from_query, parse_query
@@ -119,7 +120,7 @@ def _view(request, pairs, hide):
     if _etag_matches(request.headers.get("if-none-match"), d.etag):
         return Response(b"", status_code=304, headers={**_SECURITY_HEADERS, "etag": d.etag})
     headers = {"etag": d.etag, "vary": "accept-encoding"}
-    if "gzip" in request.headers.get("accept-encoding", "") and d.size > 4096:
+    if "gzip" in request.headers.get("accept-encoding", "") and d.size > GZIP_OVER:
         return _json(state.gzipped(d), headers={**headers, "content-encoding": "gzip"})
     return _json(d.body, headers=headers)
 
@@ -256,11 +257,21 @@ def api(handler):
 
 
 def _page(request: Request) -> Response:
+    """The shell; a conversation's (``/c/{id}``, known) also starts folding its document, gzip'd when the browser takes
+    gzip, and its headings, withholding what the page's address asks (:meth:`~asz_core.view.found_store.KeptFound.
+    fold_ahead`: seed 004, the page asking is the ask; issue 22), and, with no query, asks the browser to preload both
+    answers."""
     status_code, page = 200, PAGE_HTML
     cid = request.path_params.get("id")
     if cid is not None:
+        state = _state(request)
         try:
-            _state(request).check_conversation(cid)  # a unique prefix opens the conversation too
+            full = state.check_conversation(cid)  # a unique prefix opens the conversation too
+            hide = hide_from_query(parse_query(request.scope.get("query_string", b"")), configured=state.hide,
+                                   override=state.hide_override)
+            state.fold_ahead(full, hide, gz="gzip" in request.headers.get("accept-encoding", ""))
+        except QueryError:
+            pass  # the page's own request for the document is refused, as it says
         except ApiError as exc:
             status_code = exc.status
         if status_code == 200 and not request.scope.get("query_string"):  # the script asks these first, as written here

@@ -34,7 +34,7 @@ import shutil
 import threading
 import time
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import orjson
 
@@ -43,7 +43,7 @@ from .landed import first_link
 from .query import ApiError
 
 __all__ = ["DIR", "OLD_DIR", "FORMAT", "Doc", "FoundStore", "KeptFound", "build_mark", "drop_old_documents", "forget",
-           "headings_of"]
+           "headings_of", "GZIP_OVER"]
 
 #: The folder under the root holding the records.
 DIR = Path("_index") / "found"
@@ -54,6 +54,8 @@ FORMAT = "asz-found/1"
 #: A record's file suffix.
 SUFFIX = ".found"
 _TMP = ".tmp"
+#: A document answered gzip'd when its JSON is longer than this (bytes) and the reader takes gzip.
+GZIP_OVER = 4096
 #: A half-written record (its writer killed) older than this (ns) is deleted by the next write in its folder.
 TMP_AGE_NS = 600 * 10**9
 
@@ -219,7 +221,7 @@ class Doc:
     summary and its usage per hour (:func:`~asz_core.view.background.usage_hours`)."""
 
     __slots__ = ("reached", "listed", "body", "gz", "etag", "state", "sessions", "head_round", "fp", "headings",
-                 "summary", "hours", "size")
+                 "summary", "hours", "size", "_making")
 
     def __init__(self, reached: str, listed: tuple, body: bytes, state: str, sessions: list[str], head_round: int,
                  fp: tuple = (), *, summary: dict | None = None, hours: dict | None = None):
@@ -236,6 +238,21 @@ class Doc:
         self.head_round = head_round
         self.summary = summary or {}
         self.hours = hours or {}
+        self._making = {"gz": threading.Lock(), "headings": threading.Lock()}
+
+    def once(self, name: str, make: Callable[[], bytes]) -> bytes:
+        """Attribute ``name`` (``gz`` or ``headings``), made by ``make()`` when it is None: once, whoever asks first
+        (a reader asking while another thread makes it waits for that one, never makes it again; issue 22, the fold
+        started at the shell's request, :meth:`KeptFound.fold_ahead`)."""
+        got = getattr(self, name)
+        if got is not None:
+            return got
+        with self._making[name]:
+            got = getattr(self, name)
+            if got is None:
+                got = make()
+                setattr(self, name, got)
+            return got
 
     def found_meta(self) -> dict:
         """What its record holds (:meth:`FoundStore.write`): the round reached, the files listed, the state, the
@@ -279,9 +296,38 @@ class KeptFound:
         """The ``/api/c/{id}/headings`` JSON bytes of the conversation's document (:func:`headings_of`), made once per
         document and kept with it in memory."""
         d = self.document(conversation, hide)
-        if d.headings is None:
-            d.headings = dumps_wide(headings_of(self, conversation, d, hide))
-        return d.headings
+        return d.once("headings", lambda: dumps_wide(headings_of(self, conversation, d, hide)))
+
+    def fold_ahead(self, conversation: str, hide: Sequence[str], *, gz: bool) -> threading.Thread | None:
+        """Start building the document of ``conversation`` withholding ``hide`` in a thread of its own, then its gzip'd
+        bytes (``gz``: the page's browser takes gzip) and its headings answer, all kept with it in memory as a reader's
+        request keeps them (:meth:`document`, :meth:`headings`); nothing is written but the record of what it found.
+        Called when a conversation's page is asked for (seed 004: the shell's request is the ask; issue 22: its two
+        answers are asked 16-28 ms later). Single flight: the build holds the document's build lock, so a reader's
+        ``/view`` or ``/headings`` asked meanwhile waits for this build and never builds again; a fold already running
+        for the same conversation and names is joined (None: no second thread). A failure is left to the reader's
+        own request to answer. Returns the thread started."""
+        key = (conversation, tuple(hide))
+        with self._lock:
+            if key in self._ahead:
+                return None
+            self._ahead.add(key)
+
+        def fold() -> None:
+            try:
+                d = self.document(conversation, hide)
+                if gz and d.size > GZIP_OVER:
+                    self.gzipped(d)
+                self.headings(conversation, hide)
+            except Exception:  # the reader's own request meets it again and answers it (ApiError, 500)
+                pass
+            finally:
+                with self._lock:
+                    self._ahead.discard(key)
+
+        t = threading.Thread(target=fold, name="asz-view-fold-ahead", daemon=True)
+        t.start()
+        return t
 
     def prepare(self, conversation: str, hide: Sequence[str], newest: tuple | None = None) -> Doc:
         """Build the document of ``conversation`` (its files as they are now; ``newest``: its head round, when just

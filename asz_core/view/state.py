@@ -146,6 +146,7 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
         self.stored = FoundStore(self.root)  # what builds found, under _index/found (derived data; no document)
         self.kept_read = 0  # records of what a build found read since start (tests read it)
         self._build_locks: dict[tuple, threading.Lock] = {}
+        self._ahead: set[tuple] = set()  # (conversation, withheld names) folded ahead now (KeptFound.fold_ahead)
         self._heads: dict[str, tuple[tuple, dict | None]] = {}
         self._states: dict[str, tuple[tuple, str]] = {}  # conversation -> (fingerprint, verification state)
         self._usage: dict[str, dict[tuple[int, str], list[int]]] = {}  # conversation -> (hour ms, model) -> [in, out, cr, cw, calls]
@@ -398,7 +399,5 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
 
     def gzipped(self, d: Doc) -> bytes:
         """The document's JSON compressed with gzip, made once per built document."""
-        if d.gz is None:
-            d.gz = gzip.compress(d.body, compresslevel=5, mtime=0)
-        return d.gz
+        return d.once("gz", lambda: gzip.compress(d.body, compresslevel=5, mtime=0))
 
