@@ -13,9 +13,12 @@ document not built yet); without it, each run's server is on a new port, a new o
 
 ``--fresh``: a new browser for each run, as a reader's first page in a browser just started (one browser for every
 run reuses its page process, whose time zone and number data, ICU's, the first run alone loads: 20-30 ms of the first
-drawing, session 20). Each run then also prints, in the page's own clock, how long after the later of the two
-answers arrived the first talk was drawn (a script run before the page's notes it: ``after answers``), and the page's own time from its navigation's start to that first
-talk (``page clock``: without the driver's round trips that the wall time holds; session 22).
+drawing, session 20).
+
+Each run also prints, in the page's own clock, how long after the later of the two answers arrived the first talk was
+drawn (a script run before the page's notes it: ``after answers``), and the page's own time from its navigation's
+start to that first talk (``page clock``: without the driver's round trips that the wall time holds; session 22 for
+``--fresh``, every mode since session 23).
 
 ``--own-roots``: each ASZ reads its own copy of ROOT (``ROOT.1``, ``ROOT.2``, … made afresh for the second ASZ on; the
 first reads ROOT): two trees that both keep documents (session 21 on) key them by their own build mark, so over one
@@ -62,10 +65,9 @@ if (e.name.indexOf('/api/c/') >= 0) r[e.name.split('/').pop()] = e.responseEnd; 
 return window.__talk - Math.max(r.view, r.headings);"""
 
 
-def browser(opts, fresh: bool):
+def browser(opts):
     drv = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
-    if fresh:
-        drv.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": WATCH})
+    drv.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": WATCH})
     return drv
 
 
@@ -117,19 +119,18 @@ def main() -> None:
     opts.binary_location = "/usr/bin/chromium"
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
         opts.add_argument(arg)
-    drv = None if a.fresh else browser(opts, False)
+    drv = None if a.fresh else browser(opts)
     got: dict[str, list[float]] = {exe: [] for exe in a.asz}
     after: dict[str, list[float]] = {exe: [] for exe in a.asz}
     clock: dict[str, list[float]] = {exe: [] for exe in a.asz}
     try:
         for _ in range(a.runs):
             for exe in a.asz:
-                one = drv or browser(opts, True)
+                one = drv or browser(opts)
                 try:
                     got[exe].append(open_once(one, exe, roots[exe], a.warm, a.unbuilt))
-                    if a.fresh:
-                        after[exe].append(one.execute_script(AFTER))
-                        clock[exe].append(one.execute_script("return window.__talk"))
+                    after[exe].append(one.execute_script(AFTER))
+                    clock[exe].append(one.execute_script("return window.__talk"))
                 finally:
                     if one is not drv:
                         one.quit()
@@ -140,7 +141,7 @@ def main() -> None:
         print(f"{exe}: median {statistics.median(ms):.0f} ms, runs {', '.join(f'{m:.0f}' for m in sorted(ms))}"
               + (f"; after answers median {statistics.median(after[exe]):.0f} ms, runs "
                  f"{', '.join(f'{m:.0f}' for m in sorted(after[exe]))}; page clock median {statistics.median(clock[exe]):.0f} ms, "
-                 f"runs {', '.join(f'{m:.0f}' for m in sorted(clock[exe]))}" if a.fresh else ""))
+                 f"runs {', '.join(f'{m:.0f}' for m in sorted(clock[exe]))}"))
 
 
 if __name__ == "__main__":

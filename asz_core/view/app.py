@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -261,7 +262,7 @@ def _page(request: Request) -> Response:
     gzip, and its headings, withholding what the page's address asks (:meth:`~asz_core.view.found_store.KeptFound.
     fold_ahead`: seed 004, the page asking is the ask; issue 22), and, with no query, asks the browser to preload both
     answers."""
-    status_code, page = 200, PAGE_HTML
+    status_code, page, fold = 200, PAGE_HTML, None
     cid = request.path_params.get("id")
     if cid is not None:
         state = _state(request)
@@ -269,7 +270,8 @@ def _page(request: Request) -> Response:
             full = state.check_conversation(cid)  # a unique prefix opens the conversation too
             hide = hide_from_query(parse_query(request.scope.get("query_string", b"")), configured=state.hide,
                                    override=state.hide_override)
-            state.fold_ahead(full, hide, gz="gzip" in request.headers.get("accept-encoding", ""))
+            # started once the shell is sent: the fold's thread does not hold the shell back (it takes the GIL)
+            fold = BackgroundTask(state.fold_ahead, full, hide, gz="gzip" in request.headers.get("accept-encoding", ""))
         except QueryError:
             pass  # the page's own request for the document is refused, as it says
         except ApiError as exc:
@@ -277,7 +279,7 @@ def _page(request: Request) -> Response:
         if status_code == 200 and not request.scope.get("query_string"):  # the script asks these first, as written here
             page = page_html([f"/api/c/{uri_component(cid)}/{what}" for what in ("view", "headings")])
     return Response(page, status_code=status_code, media_type="text/html; charset=utf-8",
-                    headers=_PAGE_HEADERS)
+                    headers=_PAGE_HEADERS, background=fold)
 
 
 
