@@ -300,8 +300,8 @@ class KeptFound:
 
     def fold_ahead(self, conversation: str, hide: Sequence[str], *, gz: bool) -> threading.Thread | None:
         """Start building the document of ``conversation`` withholding ``hide`` in a thread of its own, then its gzip'd
-        bytes (``gz``: the page's browser takes gzip) and its headings answer, all kept with it in memory as a reader's
-        request keeps them (:meth:`document`, :meth:`headings`); nothing is written but the record of what it found.
+        bytes (``gz``: the page's browser takes gzip; in a second thread, zlib running outside the GIL) beside its
+        headings answer, all kept with it in memory as a reader's request keeps them (:meth:`document`, :meth:`headings`); nothing is written but the record of what it found.
         Called when a conversation's page is asked for (seed 004: the shell's request is the ask; issue 22: its two
         answers are asked 16-28 ms later). Single flight: the build holds the document's build lock, so a reader's
         ``/view`` or ``/headings`` asked meanwhile waits for this build and never builds again; a fold already running
@@ -316,8 +316,8 @@ class KeptFound:
         def fold() -> None:
             try:
                 d = self.document(conversation, hide)
-                if gz and d.size > GZIP_OVER:
-                    self.gzipped(d)
+                if gz and d.size > GZIP_OVER:  # zlib lets go of the GIL: compressed on the other core beside the headings
+                    threading.Thread(target=self.gzipped, args=(d,), name="asz-view-gzip", daemon=True).start()
                 self.headings(conversation, hide)
             except Exception:  # the reader's own request meets it again and answers it (ApiError, 500)
                 pass
