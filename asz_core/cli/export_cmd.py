@@ -141,7 +141,10 @@ def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pro
 
             row = next(iter(with_senders(root, list(conversation_rows(root, hide, ids=[cid])), "")), None)  # + senders
         _say_unread(cid, prose.stats.thinking_unread if thinking else 0)
-        turns = _windowed(turns, prose, audit, row)
+        from ..reading.export import build
+        from ..reading.prose_audit import turn_at  # the audit form's: from the document it built
+
+        turns = _windowed(turns, prose, audit, row, lambda: audit.turn_at if audit else turn_at(build(root, cid, hide)))
         prose.turns.extend(turns)
         bad = prose.stats.missing[missing:] + [f"landed file {x}; its records give no turn" for x in prose.stats.unverified[before:]]
         if prose.in_range_only and not turns:  # every line outside the window: not written (trial 22a, F17)
@@ -211,18 +214,20 @@ def _say_unread(cid: str, n: int) -> None:
         typer.echo(f"asz export: note: {cid}: {thinking_note(n)[1:-1]}", err=True)
 
 
-def _windowed(turns: list[dict], prose: Prose, audit, row: dict | None) -> list[dict]:
+def _windowed(turns: list[dict], prose: Prose, audit, row: dict | None, at) -> list[dict]:
     """``turns`` marked ``in_range`` against ``prose.window`` (the audit form marks its own; a line with no time of its
-    own by the range of its conversation's list ``row``, :func:`~asz_core.reading.prose_audit.place_timeless`) and counted in
+    own by its turn's recorded end, ``at()``, :func:`~asz_core.reading.prose_audit.place_by_turns`, else by the range
+    of its conversation's list ``row``, :func:`~asz_core.reading.prose_audit.place_timeless`) and counted in
     ``prose.placed``; with ``--in-range-only`` those outside it (``in_range`` false) are left out, and the audit
     header's ``left_out`` says how many lie before the window (``before_window``: those after it grow while the
     conversation goes on, stderr counts them). Without a window, ``turns`` as they are."""
     if prose.window is None:
         return turns
-    from ..reading.prose_audit import mark_in_range, place_timeless
+    from ..reading.prose_audit import before_window, mark_in_range, place_by_turns, place_timeless
 
     if audit is None:
         mark_in_range(turns, prose.window)
+    place_by_turns(turns, prose.window, at)
     if row is not None:
         place_timeless(turns, prose.window, (row.get("from"), row.get("to")))
     for t in turns:
@@ -232,8 +237,6 @@ def _windowed(turns: list[dict], prose: Prose, audit, row: dict | None) -> list[
     kept = [t for t in turns if t["in_range"] is not False]
     prose.stats.keep_only(turns, kept, prose.window)  # stderr names the rows written only
     if audit is not None:
-        from ..reading.prose_audit import before_window
-
         span = (row or {}).get("from"), (row or {}).get("to")
         audit.left_out["before_window"] = before_window([t for t in turns if t["in_range"] is False], prose.window, span)
     return kept

@@ -46,6 +46,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 
 
 from ..sessiondata.model import Header
+from ..storage.layout import parse_landed_name
 from ..sessiondata.times import parse_instant
 from ..view.placing import INPUT_FIELDS, call_prompts, call_summary, position, walk
 from ..view.titles import ask_adapter, prompt_blocks, record_line
@@ -54,7 +55,7 @@ from .export_steps import media_line, part_marker
 from .search_hits import text_kind
 
 __all__ = ["INPUT_CHARS", "INPUT_FIELDS", "KINDS", "Audit", "before_window", "fixed_notice", "header_line", "instant",
-           "mark_in_range", "place_timeless", "placed", "window_head"]
+           "mark_in_range", "place_by_turns", "place_timeless", "placed", "turn_at", "window_head"]
 
 #: The kinds a line of the audit form can have.
 KINDS = ("conversation", "prompt", "prompt_blocks", "interrupt", "command", "command_output", "injected",
@@ -103,6 +104,8 @@ class Audit:
         self.results: dict[str, tuple[dict, str]] = {}  # call id -> (its result part, the record's dialect)
         self.called: dict[tuple[int, int], tuple[dict, str, int]] = {}  # (seq, row) -> (record with calls, file, row)
         self.dialect = ""
+        #: :func:`turn_at` of the conversation's document, set by :meth:`ask`
+        self.turn_at: dict[tuple[int, int], int] = {}
         #: what the form does not carry, by what: the header's ``left_out``
         self.left_out = {"tool_results": 0, "tool_inputs_cut": 0, "thinking": 0, "withheld": 0, "other_records": 0}
 
@@ -196,6 +199,7 @@ class Audit:
         def record(ref: dict) -> Optional[dict]:
             return self.called.get((ref.get("seq"), ref.get("row")), (None,))[0]
 
+        self.turn_at = turn_at(doc)
         talks = {t["id"]: t for t in doc.get("talks") or () if isinstance(t, dict) and t.get("id")}
         nodes = {n["id"]: n for n in walk(talks.values()) if n.get("id")}
         for tid, said in call_prompts(doc, self.dialect, record).items():
@@ -241,6 +245,37 @@ def placed(ts: Any, window: tuple[Optional[int], Optional[int]]) -> Optional[boo
         return None
     since, until = window
     return (since is None or ns // 1_000_000 >= since) and (until is None or ns // 1_000_000 <= until)
+
+
+def turn_at(doc: dict) -> dict[tuple[int, int], int]:
+    """``{(seq, row): unix ms}``: each record with no time of its own that its turn's recorded end places, from the
+    ``placed_at`` of ``doc``'s ``llm.call`` nodes (the asz.view document: Kiro CLI 2.x writes no time on a reply, its
+    session document the end of each turn, :mod:`~asz_core.view.turn_places`), where ``asz usage`` counts its call."""
+    talks = [t for t in doc.get("talks") or () if isinstance(t, dict)]
+    out: dict[tuple[int, int], int] = {}
+    for n in walk(talks):
+        if isinstance(n.get("placed_at"), int) and not isinstance(n["placed_at"], bool):
+            for ref in n.get("refs") or [n.get("ref")]:
+                if isinstance(ref, dict):
+                    out[(ref.get("seq"), ref.get("row"))] = n["placed_at"]
+    return out
+
+
+def place_by_turns(lines: Iterable[dict], window: tuple[Optional[int], Optional[int]],
+                   at: Callable[[], dict[tuple[int, int], int]]) -> None:
+    """Set ``in_range`` on each line :func:`mark_in_range` left at None (no time of its own) whose record (its landed
+    ``file``'s seq and its ``row``) ``at()`` (:func:`turn_at`, asked only when there is such a line) places: whether
+    its turn's recorded end lies in ``window``, so a line lands on the day ``asz usage`` counts its call on (kiro22b).
+    The others stay None (:func:`place_timeless` places them by their conversation's range)."""
+    got: Optional[dict] = None
+    for line in lines:
+        if line.get("in_range", False) is not None or not isinstance(line.get("file"), str):
+            continue
+        got = at() if got is None else got
+        name = parse_landed_name(line["file"].rsplit("/", 1)[-1])
+        ms = got.get((name.seq, line.get("row"))) if name is not None else None
+        if ms is not None:
+            line["in_range"] = placed(instant(ms), window)
 
 
 def place_timeless(lines: Iterable[dict], window: tuple[Optional[int], Optional[int]],

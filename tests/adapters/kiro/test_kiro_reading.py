@@ -148,18 +148,24 @@ def _prose_in_range(root: Path, *args: str) -> tuple[list, str]:
     return [(d.get("kind"), d["in_range"]) for d in map(json.loads, p.stdout.splitlines()) if d.get("kind") != "conversation"], p.stderr
 
 
-def test_the_prose_places_a_line_with_no_time_by_its_conversation_s_range_as_search_does(root: Path) -> None:
-    """F25: in a day's window, 8e247382's 7 lines with no time of their own (tool calls, the reply) are in it, its
-    whole range (18:15:03 to 18:15:27.45) being inside the day (they read null); a window that cuts the range cannot
-    place them (null, said on stderr), while the prompt (18:15:03) is outside it. The default prose decides the same."""
+def test_the_prose_places_a_line_with_no_time_at_its_turn_s_end_as_usage_does(root: Path, corpus_dir: Path) -> None:
+    """F25, kiro22b: in a day's window, 8e247382's 7 lines with no time of their own (tool calls, the reply) are in it.
+    Each is placed at its turn's recorded end (the session document's ``end_timestamp``, 18:15:27.45), as ``asz
+    usage`` places its call, so a window that cuts the conversation's range (18:15:03 to 18:15:27.45) after the prompt
+    still places them: in it when it holds the end, out of it when it does not. The default prose decides the same."""
+    doc = corpus_dir / "kiro" / "home" / ".kiro" / "sessions" / "cli" / f"{V2_SESSION}.json"
+    (turn,) = json.loads(doc.read_text())["session_state"]["conversation_metadata"]["user_turn_metadatas"]
+    assert turn["end_timestamp"] == "2026-05-27T18:15:27.451690Z"
     day = ("--since", "2026-05-27", "--until", "2026-05-27")
     lines, err = _prose_in_range(root, "--audit", *day)
     assert lines == [("prompt", True)] + [("tool_call", True)] * 6 + [("reply", True)] and "no time" not in err
-    lines, err = _prose_in_range(root, "--audit", "--since", "2026-05-27T18:15:10Z", "--until", "2026-05-27")
-    assert lines == [("prompt", False)] + [("tool_call", None)] * 6 + [("reply", None)]
-    assert ("7 line(s) have no time of their own and a conversation range that crosses the window's end "
-            "(in_range null, kept)") in err
-    lines, _ = _prose_in_range(root, *day)  # the default prose: the prompt and the reply
+    for until, inside in (("2026-05-27", True), ("2026-05-27T18:15:27.400Z", False)):
+        window = ("--since", "2026-05-27T18:15:10Z", "--until", until)
+        lines, err = _prose_in_range(root, "--audit", *window)
+        assert lines == [("prompt", False)] + [("tool_call", inside)] * 6 + [("reply", inside)] and "no time" not in err
+        lines, _ = _prose_in_range(root, *window)  # the default prose: the prompt and the reply
+        assert lines == [(None, False), (None, inside)]
+    lines, _ = _prose_in_range(root, *day)
     assert lines == [(None, True), (None, True)]
 
 
