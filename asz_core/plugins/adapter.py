@@ -18,7 +18,9 @@ class missing one cannot be instantiated and ``asz adapters list`` shows it
 as a ``failed`` row naming the methods. Two methods have defaults that suit sources which are files:
 :meth:`Adapter.read_document` (the bytes of a ``mode="document"`` source) and
 :meth:`Adapter.source_exists` (whether a source discovery no longer lists is
-gone).
+gone). What the readers ask an adapter about the records it landed (titles,
+prompt blocks, credits, turns, …) are the hooks of
+:class:`~asz_core.plugins.reading_hooks.ReadingHooks`, a mixin of :class:`Adapter`.
 
 The collector (:mod:`asz_core.collect`) owns cursors, cutting, landing and
 locking, so an adapter never writes the storage root itself.
@@ -36,6 +38,7 @@ import attrs
 from ..sessiondata.model import Record
 from ..sessiondata.vocabulary import (CLAIM_STATES, CONTENT_STATES, GLOSSARY_NAMES, QUALITIES, RELATION_TYPES, ROLES, STEP_KINDS,
                                       STREAM_ROLES, STRUCTURAL_KINDS)
+from .reading_hooks import AddedCredits, ReadingHooks
 
 __all__ = [
     "Term",
@@ -263,15 +266,11 @@ class BodyInfo:
     value: Any = None
 
 
-class AddedCredits(float):
-    """A figure :meth:`Adapter.credits` gives for what one record alone metered (one prompt's credits), added to the
-    session's, where a plain number is a running total that replaces the one before. A float in every other way."""
-
-    __slots__ = ()
-
-
-class Adapter(abc.ABC):
+class Adapter(ReadingHooks, abc.ABC):
     """Abstract base class of every adapter. Subclasses set the class attributes and implement the required methods.
+
+    The hooks the readers call (:meth:`label_target`, :meth:`prompt_title`, :meth:`credits`, …) come from
+    :class:`~asz_core.plugins.reading_hooks.ReadingHooks`; the ones the collector calls are here.
 
     Class attributes: ``name`` (configuration and entry-point name, e.g.
     ``claude-code-local``), ``version`` (contract version; the header's
@@ -331,122 +330,6 @@ class Adapter(abc.ABC):
         Raises KeyError for a dialect the adapter does not speak."""
         self._check_dialect(dialect)
         return list(self.flag_rules.get(dialect, ()))
-
-    def label_target(self, dialect: str, record: Mapping[str, Any]) -> str | None:
-        """The id of the record a label was written for, when the label names another record than the conversation.
-
-        ``record`` is one landed record of ``dialect`` as its JSON object (seed 000, Record: ``label`` set, no ``id``
-        of its own, ``parts`` a list of ``{"k": ..., ...}``), as the readers see it. A runtime that writes a label for
-        one message, such as Claude Code's older ``summary`` records naming a message in ``leafUuid``, returns that
-        message's id, read from wherever the adapter put it (its own data part); the readers then take the label as
-        the conversation's title only when the conversation holds that record (docs/view.md, ``summary.title``).
-        None: the label was written for a record and names none (such a ``summary`` record with no ``leafUuid``),
-        so it names no conversation. Default: '' (the label names the conversation it is in). Called by the readers, only for label records, with
-        a dialect the adapter speaks; must not raise (an exception is taken as '')."""
-        return ""
-
-    def prompt_title(self, dialect: str, text: str) -> str:
-        """What of a prompt's text names a conversation when its title is taken from a prompt.
-
-        ``text`` is the text of one typed prompt of ``dialect`` (its ``text`` parts joined by newlines), as it landed.
-        A runtime that wraps markup around what the person typed (commands, context an IDE adds, reminders) returns
-        the prompt as the person typed it, read from that markup; the readers then make whitespace runs one space and
-        cut it to :data:`asz_core.view.summary.TITLE_LIMIT` characters (docs/view.md, ``summary.title``). Default:
-        ``text`` unchanged (the prompt as written names the conversation). Called by the readers with a dialect the
-        adapter speaks; must not raise (an exception, or an answer that is not a string with text, is taken as
-        ``text``)."""
-        return text
-
-    def prompt_blocks(self, dialect: str, text: str) -> list[tuple[str, str]]:
-        """A typed prompt or an injected text as a person reads it, in blocks: ``[(kind, text), ...]`` in the text's
-        order, ``kind`` one of ``text`` (prose, drawn as written), ``command`` (a command as the person typed it,
-        read from the runtime's markup: Claude Code's ``/model sonnet``, ``! ls``), ``stdout`` and ``stderr`` (a
-        command's output, drawn preformatted). What a human rendering draws (``asz export``'s Markdown and HTML, the
-        page's talk body: docs/view.md, "Commands and their output"); the document and the JSON outputs keep the text
-        as it landed. ``text`` as for :meth:`prompt_title`. Default ``[("text", text)]``. Must not raise (an
-        exception, or an answer that is not such a list, is taken as the default)."""
-        return [("text", text)]
-
-    def record_line(self, dialect: str, record: Mapping[str, Any]) -> str | None:
-        """A short form of a runtime's own record of ``dialect`` (a compaction's boundary, a runtime notice), one line
-        a person reads beside the step's label: Claude Code's compaction boundary ``auto, 167,731 tokens before``,
-        a stop hook summary ``2 hooks ran``. What a human rendering draws (``asz export``'s Markdown and HTML,
-        docs/reading.md); the record itself is still drawn whole. ``record`` as for :meth:`label_target`. Default
-        None (no short form). Must not raise (an exception, or an answer that is not a string with text: None)."""
-        return None
-
-    def child_label(self, dialect: str, stream: str, call: Mapping[str, Any] | None, prompt: str = "") -> str:
-        """What a child stream of ``dialect`` was started to do, for a child whose records carry no ``label`` (Claude
-        Code's older ``agent-<id>.jsonl`` with no ``.meta.json``). ``stream`` is the child stream's name (its agent id);
-        ``call`` the landed ``call`` part (``{"k": "call", "name": ..., "data": ...}``) of the step that started it by an
-        ``exact_unique`` ``starts`` relation, or None (none, or withheld); named ``Subagent: <label>`` (docs/view.md,
-        "Subagents' names"). When that is '' and no call started it, readers ask again with ``prompt``, the child's own
-        first prompt (``Warmup``). Default ''. Called with a dialect it speaks; never raises (else, or not a str: '')."""
-        return ""
-
-    def child_prompt(self, dialect: str, stream: str, call: Mapping[str, Any]) -> str:
-        """What ``call`` (as in :meth:`child_label`) asked a child whose records hold no prompt (Claude Code 2.0.x); ''."""
-        return ""
-
-    def content_shape(self, dialect: str, adapter: str, record: Mapping[str, Any]) -> str | None:
-        """``"string"`` or ``"list"``: the shape of the message content a landed record of ``dialect`` whose parts are
-        one ``text`` part was read from, as the record itself states it, for a runtime whose messages hold either a
-        string or a list of blocks (a string and a list of one text block land alike, origin-digest §5.1; seed 003
-        tells a person's prompt from the runtime's notice by it). ``adapter`` is the ``adapter`` value of the record's
-        file header (``name/version``), so an adapter answers by an exact rule only for the versions that state the
-        shape (Claude Code: ``claude-code-local/0.2.0`` on lists a ``content list`` under ``dropped``). None: the record
-        cannot tell (an earlier file); ``asz export --format prose`` then reads the source line (docs/reading.md).
-        ``record`` as for :meth:`label_target`. Default None. Called by the readers with a dialect the adapter speaks;
-        must not raise (an exception, or any other answer, is taken as None)."""
-        return None
-
-    def rates_stated(self, dialect: str, adapter: str) -> bool | None:
-        """Whether a file of ``dialect`` whose header names ``adapter`` (``name/version``) lists every call run at a rate
-        other than standard under ``dropped`` (Claude Code: ``claude-code-local/0.3.0`` on). False: its calls are counted
-        ``rate_not_checked`` (docs/view.md, Usage). Default None (no mark); must not raise (taken as None)."""
-        return None
-
-    def call_gist(self, dialect: str, name: str, data: Any) -> str | None:
-        """What a tool call ``name`` with input ``data`` acts on, for the audit prose's ``tool_call`` line (docs/adapters.md)."""
-        return None
-
-    def fixed_notice(self, dialect: str, text: str) -> str | None:
-        """``"interrupt"`` or ``"refused"``, read from the runtime's fixed wording in ``text`` (docs/adapters.md), or None."""
-        return None
-
-    def prompt_names_work(self, dialect: str, text: str) -> bool:
-        """False when a typed prompt of ``dialect`` is the runtime's own business rather than the work: a command with
-        nothing typed beside it (Claude Code's ``/context``, ``/clear``, ``/model``), the runtime's caveat about such
-        commands, or their output. A conversation's title passes over such a prompt to the first one that names work,
-        and takes it (read by :meth:`prompt_title`) only when no prompt does (docs/view.md, ``summary.title``).
-
-        ``text`` as for :meth:`prompt_title`. Default True (every prompt names work). Must not raise (an exception
-        or an answer that is not a bool is taken as True)."""
-        return True
-
-    def credits(self, dialect: str, record: Mapping[str, Any]) -> float | None:
-        """The credits the runtime metered, as this landed record of ``dialect`` gives them, in one of two forms:
-
-        - a plain number: a running total of the session so far, which replaces any earlier record's (Kiro CLI 2.x's
-          session document, whose ``metering_usage`` lists every request's);
-        - an :class:`AddedCredits`: what this record alone metered (one prompt's, Kiro's ``usage_summary`` line), added
-          to the session's;
-
-        or None when the record gives none. The session's credits are the last running total (0 when none) plus every
-        added figure; ``asz usage`` and ``/api/usage`` put each record's part (an added figure, or a running total's
-        rise over the one before) on the record's own ``time`` and ``model`` (docs/view.md, ``summary.credits_at``).
-        Credits are a runtime's own unit: never tokens, never USD; the readers show them as ``credits`` beside the
-        token figures (docs/view.md, ``summary.credits``). ``record`` as for :meth:`label_target`. Default None.
-        Called by the readers, for every record of a dialect the adapter speaks, only when the adapter overrides this
-        method; must not raise (an exception, or an answer that is not a finite number of 0 or more, is taken as None).
-        """
-        return None
-
-    def turns(self, dialect: str, record: Mapping[str, Any]) -> list[tuple[str | None, tuple, float | None]] | None:
-        """The turns this record lists, in order, as ``(end: RFC 3339 or None, reply record ids, credits or None)``, or
-        None: a reply with no time is placed at its turn's recorded end, with the turn's credits (docs/view.md,
-        ``placed_at``; Kiro CLI 2.x's session document). ``record`` as for :meth:`label_target`. Default None."""
-        return None
 
     @abc.abstractmethod
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
