@@ -26,7 +26,7 @@ from ..storage.layout import CONVERSATIONS, ROUNDS, removed_count
 from ..storage.root import SESSION_LOCK
 from ..sessiondata.jsonbytes import dumps_wide
 from ..sessiondata.model import WITHHOLDABLE
-from .background import BackgroundChecks, usage_hours
+from .background import BackgroundChecks
 from .conflicts import session_conflicts
 from .found_store import Doc, FoundStore, KeptFound
 from .landed import LandedFiles, LandedRequests, first_link
@@ -34,6 +34,7 @@ from .query import ApiError
 from .prices import PriceTable
 from .rows import ROW_KEYS, SUMMARY_KEYS, header_row, newest_round, read_head
 from .summary_cache import RowSummaries
+from .usage_buckets import usage_hours
 from .worker import Worker
 
 __all__ = ["Doc", "ViewState", "ROW_KEYS", "SUMMARY_KEYS", "DOCUMENT_CACHE_ENTRIES"]
@@ -388,7 +389,7 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
 
     def keep_found(self, conversation: str, fp: tuple, hide: Sequence[str], summary: dict, hours: dict) -> None:
         """Keep what a build found while the files had fingerprint ``fp``: the state and row keys of its ``summary``
-        and its usage per hour (:func:`~asz_core.view.background.usage_hours`)."""
+        and its usage per hour (:func:`~asz_core.view.usage_buckets.usage_hours`)."""
         self._summaries.note(conversation, fp, hide, summary)
         with self._lock:
             self._states[conversation] = (fp, summary["state"])

@@ -16,7 +16,7 @@ child's stdin and stdout, one at a time:
   counted (and kept in ``_index/summaries.sqlite``) as
   :func:`~asz_core.view.summary_cache.conversation_summary` does;
 - ``check`` (root, conversation, hide, prices): the document's ``summary``
-  and its usage per hour (:func:`~asz_core.view.background.usage_hours`),
+  and its usage per hour (:func:`~asz_core.view.usage_buckets.usage_hours`),
   from :meth:`~asz_core.view.state.ViewState.prepare`, which also keeps
   what the build found in the root's record (:mod:`~asz_core.view.found_store`; the document is dropped);
 - ``call`` (module, function, args): ``module.function(*args)``, for the

@@ -1,0 +1,236 @@
+"""The usage per hour (issue 20): one document's model calls in (quarter hour, model) buckets, and ``/api/usage``'s
+answer summed from them.
+
+:func:`usage_hours` buckets one built document (the checker keeps it per conversation,
+:class:`~asz_core.view.background.BackgroundChecks`); :func:`narrow_buckets` keeps the buckets a query asks for,
+:func:`sum_parts` adds the conversations' buckets up (a call with no time placed by its conversation's range) and
+:func:`hours_answer` makes the answer's ``hours``, ``quarters``, ``no_time``, ``models``, ``placed`` and ``total``.
+"""
+
+from __future__ import annotations
+
+from .match import matches
+from .usage import LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, credits_follow_calls
+
+__all__ = ["usage_hours", "narrow_buckets", "sum_parts", "hours_answer", "QUARTER_MS", "HOUR_MS", "NO_TIME_AT"]
+
+_TOKENS = ("in", "out", "cache_read", "cache_write")
+
+
+#: The span of one usage bucket: a quarter hour, in ms (every time zone in use is offset by whole quarter hours).
+QUARTER_MS = 900_000
+HOUR_MS = 3_600_000
+#: The bucket key of the calls whose records carry no time (:func:`usage_hours`); never a quarter's start.
+NO_TIME_AT = -1
+
+
+def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
+    """(UTC quarter-hour start in unix ms, model) -> [in, out, cache_read, cache_write, calls, cache_write_1h, then the
+    same six for the long-context calls among them (a node's or request's ``long_context`` key), the credits (below),
+    then the calls run at a rate the price table does not hold (a usage's :data:`~asz_core.view.usage.RATE_KIND`) and
+    those whose rate was not checked when they landed (:data:`~asz_core.view.usage.RATE_UNCHECKED_KIND`)] over the
+    document's ``llm.call`` nodes (``cache_write_1h``: the 1-hour part of ``cache_write``, which costs more);
+    :func:`hours_answer` sums the quarters into hours too.
+
+    A call with no usage counts in its bucket's calls with no tokens (every call counts, as ``summary.llm_calls`` and
+    ``asz usage`` count them: :func:`~asz_core.view.usage.call_count`); a call with no time (Kiro CLI 2.x writes none
+    on a model reply) is keyed :data:`NO_TIME_AT`, in no time bucket: :func:`hours_answer` gives it as ``no_time``.
+    Then, last, the credits the runtime metered (a float: the summary's ``credits_at``, each on its record's quarter
+    and model, :data:`NO_TIME_AT` when the record has no time or the calls have none:
+    :func:`~asz_core.view.usage.credits_follow_calls`): never a call, a token or a cost."""
+    out: dict[tuple[int, str], list[int]] = {}
+    stack = list(doc.get("talks") or []) + list(doc.get("loose") or [])
+    while stack:
+        n = stack.pop()
+        stack.extend(n.get("children") or ())
+        if n.get("kind") != "llm.call" or n.get("synthetic") is True:  # written by the runtime: no call (provider_calls)
+            continue
+        u = n.get("usage") if isinstance(n.get("usage"), dict) else {}
+        at = n.get("at") or n.get("placed_at")  # no time of its own: its turn's recorded end, where known (kiro22b)
+        at = at // QUARTER_MS * QUARTER_MS if isinstance(at, int) and at else NO_TIME_AT
+        key = (at, n.get("model") if isinstance(n.get("model"), str) else "")
+        t = out.setdefault(key, [0] * _WIDTH)
+        _add_counts(t, 0, u)
+        t[4] += len(n.get("requests") or ()) or 1  # a node holding two provider calls (issue 17) counts two
+        # long-context calls (input above 200K): each provider call decides for itself, as Anthropic bills it
+        for r in (n.get("requests") or ()) if n.get("requests") else (n,):
+            ru = r.get("usage") if isinstance(r.get("usage"), dict) else None
+            if ru is not None and r.get("long_context") is True:
+                _add_counts(t, 6, ru)
+                t[10] += 1
+            for i, kind in ((13, RATE_KIND), (14, RATE_UNCHECKED_KIND)):  # fast mode, a priority or batch tier, a
+                if ru is not None and isinstance(ru.get(kind), int):  # region; or landed before asz looked at a rate
+                    t[i] += ru[kind]
+    follow = credits_follow_calls(at != NO_TIME_AT for (at, _), v in out.items() if v[4])  # its calls' times
+    for part in (doc.get("summary") or {}).get("credits_at") or ():  # what the runtime metered (Kiro): no call
+        at = None if follow else part.get("at")
+        key = (at // QUARTER_MS * QUARTER_MS if isinstance(at, int) and at else NO_TIME_AT, part.get("model") or "")
+        t = out.setdefault(key, [0] * _WIDTH)
+        t[12] += part.get("credits") or 0.0
+    return out
+
+
+#: The width of a usage_hours list: in, out, cache_read, cache_write, calls, cache_write_1h, then the same six for the
+#: long-context calls among them (input above 200K tokens: :data:`~asz_core.view.usage.LONG_KIND`), then the credits
+#: the runtime metered (a float; Kiro), then the calls run at a rate the price table does not hold, then those whose
+#: rate was not checked when they landed.
+_WIDTH = 15
+
+
+def narrow_buckets(hours: dict[tuple[int, str], list], model: str, exact: bool, since: int | None,
+                   until: int | None) -> dict[tuple[int, str], list]:
+    """The buckets of one conversation's :func:`usage_hours` whose model matches ``model``
+    (:func:`~asz_core.view.match.matches`) and, with ``since`` or ``until`` (unix ms), whose quarter hour starts in
+    that window (the bucket of calls with no time is kept: :func:`_placed` places it by the conversation's range)."""
+    if not model and since is None and until is None:
+        return hours
+    return {(at, m): v for (at, m), v in hours.items() if matches(m, model, exact) and (
+        at == NO_TIME_AT or ((since is None or at >= since) and (until is None or at <= until)))}
+
+
+def sum_parts(parts: list[tuple], since: int | None, until: int | None) -> tuple[dict, dict, list, list]:
+    """:meth:`~asz_core.view.background.BackgroundChecks.usage`'s buckets over ``parts`` (``(conversation, narrowed usage_hours, its range_span)``):
+    ``total`` keyed as :func:`usage_hours`, ``placed`` by ``(day, model)`` (:func:`_placed`), then the
+    ``no_time.conversations`` and ``credits`` entries."""
+    from .usage_report import span_in_window, span_key
+
+    total, placed, untimed, metered = {}, {}, [], []  # type: ignore[var-annotated]
+    windowed = since is not None or until is not None
+    for c, hours, span in parts:
+        hours, on_day = _placed(hours, span_key("daily", span), not windowed or span_in_window(span, since, until) is True)
+        for into, got in ((total, hours), (placed, on_day)):
+            for key, v in got.items():
+                _add_into(into.setdefault(key, [0] * _WIDTH), v)
+        n = sum(v[4] for (at, _), v in hours.items() if at == NO_TIME_AT)
+        left = sum(v[12] for (at, _), v in hours.items() if at == NO_TIME_AT and len(v) > 12)
+        if n or left:
+            untimed.append({"conversation": c, "calls": n, **({"credits": round(left, 6)} if left else {})})
+        spent = sum(v[12] for v in (*hours.values(), *on_day.values()) if len(v) > 12)
+        if spent:
+            metered.append({"conversation": c, "credits": round(spent, 6)})
+    return total, placed, untimed, metered
+
+
+def _placed(hours: dict[tuple[int, str], list], day: str, inside: bool) -> tuple[dict, dict]:
+    """One conversation's :func:`usage_hours` as ``(kept, on_day)``: ``on_day`` its calls with no time (:data:`NO_TIME_AT`)
+    and credits keyed ``(day, model)`` when ``day`` (``usage_report.span_key`` of its range) places them, ``kept`` the
+    rest; ``inside`` False (a window not holding the whole range) leaves out every bucket with no time."""
+    from .usage_report import NO_TIME
+
+    kept, on_day = {}, {}  # type: ignore[var-annotated]
+    for (at, m), v in hours.items():
+        if at != NO_TIME_AT or (inside and day == NO_TIME):
+            kept[(at, m)] = v
+        elif inside:
+            on_day[(day, m)] = v
+    return kept, on_day
+
+
+def _add_counts(t: list[int], at: int, u: dict) -> None:
+    """Add ``u``'s four counts into ``t[at:at + 4]`` and its ``cache_write_1h`` into ``t[at + 5]`` (integers only)."""
+    for i, k in enumerate(_TOKENS):
+        v = u.get(k)
+        t[at + i] += v if isinstance(v, int) and not isinstance(v, bool) else 0
+    h = u.get(SPLIT_KIND)
+    t[at + 5] += h if isinstance(h, int) and not isinstance(h, bool) else 0
+
+
+def _usage_of(v: list[int]) -> dict:
+    """The usage object of a usage_hours list (its long-context part under ``long_context`` when it has one)."""
+    u = dict(zip(_TOKENS, v[:4])) | ({SPLIT_KIND: v[5]} if len(v) > 5 and v[5] else {})
+    if len(v) > 10 and v[10]:
+        u[LONG_KIND] = dict(zip(_TOKENS, v[6:10]), calls=v[10]) | ({SPLIT_KIND: v[11]} if v[11] else {})
+    if len(v) > 13 and v[13]:
+        u[RATE_KIND] = v[13]
+    if len(v) > 14 and v[14]:
+        u[RATE_UNCHECKED_KIND] = v[14]
+    return u
+
+
+def hours_answer(total: dict[tuple[int, str], list[int]], *, counted: int, conversations: int, prices=None,
+                 placed: dict[tuple[str, str], list] | None = None) -> dict:
+    """The ``/api/usage`` answer from per-(quarter hour, model) sums (:func:`usage_hours`): ``hours`` per UTC hour and
+    ``quarters`` per quarter hour; ``no_time`` the calls whose records carry no time (keyed :data:`NO_TIME_AT`: in no
+    hour or quarter; ``{"in", "out", "cache_read", "cache_write", "calls", "cost"}``, zeros when none); ``models``
+    one row per model (``(no model)`` for calls that name none) over every call, timed or not, with its ``calls``;
+    ``placed`` (``[{"day": "YYYY-MM-DD", ...}]``, by day) the calls with no time of their own placed by their
+    conversation's recorded range (``placed``: (day, model) sums, :func:`_placed`), in no hour or quarter;
+    ``total`` the sum of the quarters, ``placed`` and ``no_time`` (so also of the hours, ``placed`` and
+    ``no_time``, and of ``models``, to the micro-dollar). The cost comes from ``prices`` (asz.yaml's table, as every other reader prices with) or, when
+    None, the shipped price table when it is installed."""
+    try:
+        from .prices import cost_of as table_cost  # issue 17's price table
+    except ImportError:
+        cost_of = None
+    else:
+        def cost_of(usage_by_model):
+            return table_cost(usage_by_model, prices)
+    timed = {k: v for k, v in total.items() if k[0] != NO_TIME_AT}
+    per_hour: dict[tuple[int, str], list[int]] = {}
+    for (at, model), v in timed.items():
+        _add_into(per_hour.setdefault((at // HOUR_MS * HOUR_MS, model), [0] * len(v)), v)
+    hours, unpriced = _bucket_rows(per_hour, "hour", cost_of)
+    quarters, _ = _bucket_rows(timed, "at", cost_of)
+    untimed, _ = _bucket_rows({k: v for k, v in total.items() if k[0] == NO_TIME_AT}, "at", cost_of)
+    no_time = untimed[0] if untimed else _bucket_rows({(NO_TIME_AT, ""): [0] * _WIDTH}, "at", cost_of)[0][0]
+    no_time.pop("at")
+    on_day, _ = _bucket_rows(placed or {}, "day", cost_of)
+    per_model: dict[tuple[str, str], list[int]] = {}
+    for (_, model), v in [*total.items(), *(placed or {}).items()]:
+        _add_into(per_model.setdefault((model or "(no model)", model), [0] * len(v)), v)
+    models, more = _bucket_rows(per_model, "model", cost_of)
+    return {"hours": hours, "counted": counted, "conversations": conversations, "unpriced": sorted(unpriced | more),
+            "priced": cost_of is not None, "quarters": quarters, "no_time": no_time, "models": models,
+            "placed": on_day, "total": _sum_rows(quarters + on_day + [no_time])}
+
+
+def _add_into(t: list[int], v: list[int]) -> None:
+    t.extend([0] * (len(v) - len(t)))
+    for i, n in enumerate(v):
+        t[i] += n
+
+
+#: The counts of calls a bucket row carries where some (:func:`~asz_core.view.prices.cost_of`'s).
+_CALL_COUNTS = ("long_context_calls", "rate_not_priced_calls", "rate_not_checked_calls")
+
+
+def _sum_rows(rows: list[dict]) -> dict:
+    """The sum of bucket rows (:func:`_bucket_rows`): each count, ``cost`` (None when unpriced) to the micro-dollar, and
+    ``cache_write_1h``, ``long_context_calls``, ``rate_not_priced_calls``, ``rate_not_checked_calls`` and ``credits``
+    (to 6 decimals) where some row has them."""
+    out: dict = {k: 0 for k in ("in", "out", "cache_read", "cache_write", "calls")}
+    out["cost"] = None if rows and rows[0]["cost"] is None else 0.0
+    for r in rows:
+        for k in ("in", "out", "cache_read", "cache_write", "calls", SPLIT_KIND, *_CALL_COUNTS):
+            if r.get(k):
+                out[k] = out.get(k, 0) + r[k]
+        if r.get("credits"):
+            out["credits"] = round(out.get("credits", 0.0) + r["credits"], 6)
+        if out["cost"] is not None:
+            out["cost"] = round(out["cost"] + r["cost"], 6)
+    return out
+
+
+def _bucket_rows(total: dict[tuple[int, str], list[int]], name: str, cost_of) -> tuple[list[dict], set[str]]:
+    """One row per bucket key (a start, or a model: its name ``name``) summed over the models, in key order, and the
+    unpriced models."""
+    by_start: dict[int, dict] = {}
+    unpriced: set[str] = set()
+    for (start, model), v in sorted(total.items()):
+        row = by_start.setdefault(start, {name: start, "in": 0, "out": 0, "cache_read": 0, "cache_write": 0, "calls": 0,
+                                          "cost": 0.0 if cost_of else None})
+        for i, k in enumerate(_TOKENS):
+            row[k] += v[i]
+        row["calls"] += v[4]
+        if len(v) > 5 and v[5]:  # 1-hour writes: a key only where there are some, as in a usage object
+            row[SPLIT_KIND] = row.get(SPLIT_KIND, 0) + v[5]
+        if len(v) > 12 and v[12]:  # credits the runtime metered (Kiro): a key only where some, never tokens or USD
+            row["credits"] = round(row.get("credits", 0.0) + v[12], 6)
+        if cost_of is not None:
+            c = cost_of({model or "(no model)": _usage_of(v)})
+            row["cost"] = round(row["cost"] + c["usd"], 6)
+            for k in _CALL_COUNTS:  # priced at long-context rates (input above 200K); run at a rate the table does not
+                if c.get(k):  # hold, or landed before asz looked at one, priced at standard rates: as cost_of counts them
+                    row[k] = row.get(k, 0) + c[k]
+            unpriced.update(c["unpriced"])
+    return list(by_start.values()), unpriced
