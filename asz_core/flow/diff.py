@@ -7,7 +7,6 @@ Split from :mod:`asz_core.flow.parse` (windows, rounds, the chain), which re-exp
 
 from __future__ import annotations
 
-import gzip
 from pathlib import Path
 from typing import Any, Callable
 
@@ -110,9 +109,11 @@ def time_str(value: Any) -> tuple[str, int | None]:
 
 def file_time_range(path: Path) -> tuple[int, int] | None:
     """(earliest, latest) record time in ns of a landed file (``.sd`` or gzip ``.sk``); None when no record has a time."""
+    from ..sessiondata.reader import open_landed
+
     lo = hi = None
     try:
-        f = gzip.open(path, "rb") if path.suffix == ".sk" else open(path, "rb")
+        f = open_landed(path)
     except OSError:
         return None
     with f:

@@ -33,7 +33,7 @@ from .codec import (
 from .jsonbytes import exact_as_plain
 from .model import Closing, Header, Record
 
-__all__ = ["SDError", "SDReader", "read_file", "check_file", "FileCheck", "RecordPos", "header_line", "landed_header"]
+__all__ = ["SDError", "SDReader", "read_file", "check_file", "FileCheck", "RecordPos", "header_line", "landed_header", "open_landed"]
 
 
 class SDError(ValueError):
@@ -48,7 +48,10 @@ class SDError(ValueError):
         super().__init__(f"{where}: {field + ': ' if field else ''}{message}")
 
 
-def _open(path: Path, data: bytes | None = None):
+def open_landed(path: Path, data: bytes | None = None):
+    """A binary file object over a landed file's lines: ``path`` itself, or its gzip stream when it is a ``.sk``
+    skeleton (seed 000, Skeletons); over ``data`` (the file's bytes, already read) instead of the file when given.
+    Raises OSError when the file cannot be opened; reading a damaged skeleton raises OSError, EOFError or zlib.error."""
     if data is not None:
         f = io.BytesIO(data)
         return gzip.GzipFile(fileobj=f, mode="rb") if path.suffix == ".sk" else f
@@ -60,7 +63,7 @@ def _open(path: Path, data: bytes | None = None):
 def header_line(path: str | os.PathLike) -> bytes:
     """The first line of a landed file, without its newline: ``.sd``, or a gzip ``.sk`` skeleton (seed 000,
     Skeletons), whose header alone carries ``removed``. Raises OSError or EOFError (a gzip cut short)."""
-    with _open(Path(path)) as f:
+    with open_landed(Path(path)) as f:
         return f.readline().rstrip(b"\n")
 
 
@@ -181,7 +184,7 @@ class SDReader:
         sha = hashlib.sha256()
         if self.exact and self.data is not None and self.path.suffix != ".sk" and exact_as_plain(self.data):
             self.exact = False  # one probe of the whole file instead of one a line: no line needs the exact decoder
-        with _open(self.path, self.data) as f:
+        with open_landed(self.path, self.data) as f:
             first = f.readline()
             if not first:
                 raise empty_file_error(self.path)
@@ -261,7 +264,7 @@ def check_file(path: str | os.PathLike) -> FileCheck:
     sha = hashlib.sha256()
     try:
         fc.size = path.stat().st_size
-        with _open(path) as f:
+        with open_landed(path) as f:
             first = f.readline()
             if not first:
                 fc.problems.append(empty_file_error(path))

@@ -18,7 +18,6 @@ kept ``rows`` (schema 3), or never indexed (``--no-parse``), gives None.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import os
 import zlib
@@ -76,13 +75,15 @@ def first_damaged_line(path: str | Path, session_dir: str | Path, seq: int) -> D
     """The first line of landed file ``path`` (seq ``seq`` of ``session_dir``) that differs from what the index
     holds of it; None when the index holds no line digests of it. Reads the file once, line by line (a ``.sk``
     skeleton's lines once gunzipped, as the index kept them when prune rebuilt it; trial 22a, F24)."""
+    from ..sessiondata.reader import open_landed
+
     path, session_dir = Path(path), Path(session_dir)
     line = _indexed(session_dir, seq)
     if line is None:
         return None
     rows: list[str] = line["rows"]
     try:
-        with (gzip.open(path, "rb") if path.suffix == ".sk" else open(path, "rb")) as f:  # a skeleton's lines, as indexed
+        with open_landed(path) as f:  # a skeleton's lines, as indexed
             head = f.readline()
             if hashlib.sha256(head.rstrip(b"\n")).hexdigest()[:16] != line["head"]:
                 return Damage(1, 0, "the header line differs from the one indexed when the file landed")
