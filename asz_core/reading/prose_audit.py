@@ -50,7 +50,7 @@ from ..storage.layout import parse_landed_name
 from ..sessiondata.times import parse_instant
 from ..view.placing import INPUT_FIELDS, call_prompts, call_summary, position, walk
 from ..view.titles import ask_adapter, prompt_blocks, record_line
-from ..view.usage_report import range_in_window
+from ..view.usage_report import ms_in_window, range_in_window
 from .export_steps import media_line, part_marker
 from .search_hits import text_kind
 
@@ -243,8 +243,7 @@ def placed(ts: Any, window: tuple[Optional[int], Optional[int]]) -> Optional[boo
     ns = parse_instant(ts)
     if ns is None:
         return None
-    since, until = window
-    return (since is None or ns // 1_000_000 >= since) and (until is None or ns // 1_000_000 <= until)
+    return ms_in_window(ns // 1_000_000, *window)
 
 
 def turn_at(doc: dict) -> dict[tuple[int, int], int]:

@@ -82,10 +82,12 @@ def narrow_buckets(hours: dict[tuple[int, str], list], model: str, exact: bool, 
     """The buckets of one conversation's :func:`usage_hours` whose model matches ``model``
     (:func:`~asz_core.view.match.matches`) and, with ``since`` or ``until`` (unix ms), whose quarter hour starts in
     that window (the bucket of calls with no time is kept: :func:`_placed` places it by the conversation's range)."""
+    from .usage_report import ms_in_window
+
     if not model and since is None and until is None:
         return hours
     return {(at, m): v for (at, m), v in hours.items() if matches(m, model, exact) and (
-        at == NO_TIME_AT or ((since is None or at >= since) and (until is None or at <= until)))}
+        at == NO_TIME_AT or ms_in_window(at, since, until))}
 
 
 def sum_parts(parts: list[tuple], since: int | None, until: int | None) -> tuple[dict, dict, list, list]:

@@ -67,7 +67,7 @@ from .usage_blocks import BLOCK_MS, block_label, block_starts, burn, week_of
 from .zone import zone_of
 
 __all__ = ["VIEWS", "KEYS", "SORTS", "TIMED", "NO_TIME", "Counted", "read_root", "range_in_window", "narrowed", "report", "totals", "untimed", "untimed_credits", "zone_of",
-           "placed_key", "in_window", "range_span", "span_key", "span_in_window"]
+           "placed_key", "in_window", "range_span", "span_key", "span_in_window", "ms_in_window"]
 
 #: The report views and the key each row carries.
 VIEWS = ("daily", "weekly", "monthly", "blocks", "session", "project", "model", "instance")
@@ -275,8 +275,15 @@ def in_window(c: Counted, since: int | None, until: int | None) -> bool | None:
     """Whether call ``c`` was made from ``since`` to ``until`` (unix ms, inclusive; either None for open): by its own
     time, else by its conversation's recorded range (:func:`span_in_window`)."""
     if c.ms is not None:
-        return (since is None or c.ms >= since) and (until is None or c.ms <= until)
+        return ms_in_window(c.ms, since, until)
     return span_in_window(c.span, since, until)
+
+
+def ms_in_window(ms: int, since: int | None, until: int | None) -> bool:
+    """Whether the instant ``ms`` (unix ms) lies from ``since`` to ``until`` (unix ms, inclusive; either None for
+    open). The one rule for a call's own time (:func:`in_window`), a usage bucket's start
+    (``view.usage_buckets.narrow_buckets``) and a prose line's time (``reading.prose_audit.placed``)."""
+    return (since is None or ms >= since) and (until is None or ms <= until)
 
 
 def span_in_window(span: tuple | None, since: int | None, until: int | None) -> bool | None:
