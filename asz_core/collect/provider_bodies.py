@@ -52,7 +52,7 @@ from ..sessiondata.providerbody import BodyMeta, Session
 from ..sessiondata import Header, format_rfc3339
 from ..sessiondata.codec import encode_header, encode_record
 from ..storage.layout import landed_files, provider_files, session_dir, session_dirs
-from ..storage.root import FileLock, LockBusy, SessionWriter, session_lock
+from ..storage.root import FileLock, LockBusy, SessionWriter, session_lock, write_at_once
 from ..storage.session_list import SESSION_LIST, record_sessions
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -167,17 +167,11 @@ def read_table(root: str | os.PathLike) -> dict[str, SeenEntry]:
 
 
 def write_table(root: str | os.PathLike, table: dict[str, SeenEntry], *, fsync: bool = True) -> None:
-    """Replace the table atomically (temporary name, fsync, rename), lines sorted by file name."""
+    """Replace the table atomically (:func:`~asz_core.storage.root.write_at_once`: temporary name, fsync, rename), lines
+    sorted by file name."""
     path = _table_path(Path(root))
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = "".join(table[k].line() for k in sorted(table)).encode("utf-8")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        if fsync:
-            f.flush()
-            os.fsync(f.fileno())
-    os.replace(tmp, path)
+    write_at_once(path, "".join(table[k].line() for k in sorted(table)).encode("utf-8"), fsync)
 
 
 @attrs.define
