@@ -13,8 +13,8 @@ from ..reading.listing import ROW_SORTS, UNPLACED, conversation_rows, sorted_row
 from ..reading.progress import Bar
 from ..reading.termtext import visible
 from ..view.zone import local_text, zone_name
-from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, fit_cells, fit_tail, make_filters, no_match, say_left_out, settings,
-                             terminal_columns, tz_option, use_tz)
+from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, fit_cells, fit_tail, make_filters, model_option, no_match,
+                             project_option, say_left_out, settings, terminal_columns, tz_option, use_tz)
 
 #: Columns of the table: header, width (0: the rest), alignment.
 COLUMNS = (("ID", 8, "<"), ("TITLE", 34, "<"), ("PROJECT", 20, "<"), ("LAST ACTIVITY", 16, "<"), ("DURATION", 8, ">"),
@@ -239,12 +239,12 @@ def table_line(row: dict, widths: list[int | None] | None = None, cols: tuple = 
 def conversations(
     ctx: typer.Context,
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows (id, title, project, from, to, talks, llm_calls, usage, cost, state, …)."),
-    project: str = typer.Option("", "--project", help="Only conversations whose project contains this (case-insensitive)."),
+    project: str = project_option(),
     since: str = typer.Option("", "--since", help="Only conversations active since: YYYY-MM-DD (in --tz), an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz)."),
     until: str = typer.Option("", "--until", help="Only conversations active until (same forms; a date counts to its end)."),
     tz: Optional[str] = tz_option(),
-    model: str = typer.Option("", "--model", help="Only conversations with a model whose name contains this."),
-    dialect: str = typer.Option("", "--dialect", help="Only conversations of this dialect (claude-code/1, or its name claude-code)."),
+    model: str = model_option(),
+    dialect: str = dialect_option(),
     instance: str = typer.Option("", "--instance", help="In a root asz receive landed: only conversations sent by an instance id (service.instance.id, e.g. dev@hostA) or token credential name containing this (case-insensitive; --json rows name them under senders)."),
     sort: str = typer.Option("last", "--sort", metavar="[" + "|".join(ROW_SORTS) + "]",
                              help="Row order: last activity (default), first, duration, cost, tokens, calls, talks or changes largest first; title or project A to Z. A row with no such figure (held back, unknown) comes last; ties newest first."),

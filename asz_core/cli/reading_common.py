@@ -11,7 +11,7 @@ import typer
 from ..reading.ids import IdError
 from ..reading.listing import Filters, TimeError, parse_time
 
-__all__ = ["settings", "require_root", "no_root", "root_hint", "NO_ROOT_HINT", "terminal_columns", "say_left_out", "make_filters", "fail_id", "refuse_empty_id", "check_limit", "tz_option", "use_tz", "ROOT_HELP", "CONFIG_HELP", "TZ_HELP"]
+__all__ = ["settings", "require_root", "no_root", "root_hint", "NO_ROOT_HINT", "terminal_columns", "say_left_out", "make_filters", "fail_id", "refuse_empty_id", "check_limit", "tz_option", "project_option", "model_option", "dialect_option", "use_tz", "ROOT_HELP", "CONFIG_HELP", "TZ_HELP"]
 
 ROOT_HELP = "Storage root (default: storage.root, else ./data)."
 CONFIG_HELP = "asz.yaml to read (its view.hide is withheld)."
@@ -22,6 +22,21 @@ TZ_HELP = ("Time zone of the times shown, the days counted and the dates of --si
 def tz_option():
     """The ``--tz`` option of every command that prints a local time or counts by day (one definition, one help)."""
     return typer.Option(None, "--tz", help=TZ_HELP)
+
+
+def project_option():
+    """The ``--project`` option of the commands that list or search conversations (ls, search, secrets): one help."""
+    return typer.Option("", "--project", help="Only conversations whose project contains this (case-insensitive).")
+
+
+def model_option():
+    """The ``--model`` option of the commands that list or search conversations (ls, search, secrets): one help."""
+    return typer.Option("", "--model", help="Only conversations with a model whose name contains this.")
+
+
+def dialect_option():
+    """The ``--dialect`` option of the commands that list or search conversations (ls, search, secrets): one help."""
+    return typer.Option("", "--dialect", help="Only conversations of this dialect (claude-code/1, or its name claude-code).")
 
 
 def use_tz(cmd: str, name: Optional[str]):

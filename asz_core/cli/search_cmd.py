@@ -11,7 +11,8 @@ from typing import Optional
 import orjson
 import typer
 
-from .reading_common import CONFIG_HELP, ROOT_HELP, check_limit, make_filters, no_match, settings, tz_option, use_tz
+from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, make_filters, model_option, no_match, project_option, settings,
+                             tz_option, use_tz)
 
 
 def snippet_line(hit: dict, tty: bool) -> str:
@@ -37,12 +38,12 @@ def search(
     held_back: bool = typer.Option(False, "--held-back", help="With --json: print {hits, held_back, partial, indexing, across} as /api/search?held_back=1 answers (partial is always false here: this command waits for another update of the index): the hits, and what was left out (files that do not verify, with how many hits the whole query matches in each; what was never searched; across: with no hit, how many conversations hold every word between their texts)."),
     limit: int = typer.Option(20, "--limit", "-n", help="At most this many hits (default 20); 0: all of them; below 0 is a usage error (as asz ls)."),
     kind: str = typer.Option("", "--kind", help="Only these kinds (comma list): prompt (typed by a person), reply, text, context, summary (a compaction summary), notice (a runtime notice, a compaction boundary), thinking, tool_input, tool_result."),
-    project: str = typer.Option("", "--project", help="Only conversations whose project contains this (case-insensitive)."),
+    project: str = project_option(),
     since: str = typer.Option("", "--since", help="Only hits at or after: YYYY-MM-DD (in --tz), an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz). A hit with no time is kept when its conversation's whole range is in the window, else named on stderr."),
     until: str = typer.Option("", "--until", help="Only hits at or before (same forms; a date counts to its end)."),
     tz: Optional[str] = tz_option(),
-    model: str = typer.Option("", "--model", help="Only conversations with a model whose name contains this."),
-    dialect: str = typer.Option("", "--dialect", help="Only conversations of this dialect (claude-code/1, or its name claude-code)."),
+    model: str = model_option(),
+    dialect: str = dialect_option(),
     by_conversation: bool = typer.Option(False, "--conversations", help="One row per conversation: those whose texts hold every word between them (each word in some text, not all in one), the most relevant first (the bm25 of each word's 3 best texts, summed), each with its best hit for each word; --limit counts conversations; --json prints {conversation, title, texts, relevance, groups, hits}."),
     reindex: bool = typer.Option(False, "--reindex", help="Delete the index and build it again from the landed files first."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
@@ -372,12 +373,12 @@ def _up_to_date(r: Path, reindex: bool, cmd: str = "search"):
 
 def secrets(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of findings (conversation, title, kind, at, step, file, row, secret, masked, fingerprint)."),
-    project: str = typer.Option("", "--project", help="Only conversations whose project contains this (case-insensitive)."),
+    project: str = project_option(),
     since: str = typer.Option("", "--since", help="Only texts at or after: YYYY-MM-DD (in --tz), an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz)."),
     until: str = typer.Option("", "--until", help="Only texts at or before (same forms; a date counts to its end)."),
     tz: Optional[str] = tz_option(),
-    model: str = typer.Option("", "--model", help="Only conversations with a model whose name contains this."),
-    dialect: str = typer.Option("", "--dialect", help="Only conversations of this dialect (claude-code/1, or its name claude-code)."),
+    model: str = model_option(),
+    dialect: str = dialect_option(),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
