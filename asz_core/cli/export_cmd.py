@@ -156,7 +156,8 @@ def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pro
                 from ..reading.prose_audit import window_head
                 from .conversations_cmd import conversation_senders
 
-                row, figures = window_head(row, turns, figures, lambda files: conversation_senders(root, cid, files))
+                row, figures = window_head(row, turns, figures, lambda files: conversation_senders(root, cid, files),
+                                           audit.turn_at)
             turns = [audit.header(row, turns, bad, figures), *turns]
         return b"".join(orjson.dumps(t) + b"\n" for t in turns), bad
     from ..reading.export import build, problems_of, to_html, to_markdown

@@ -271,10 +271,15 @@ def place_by_turns(lines: Iterable[dict], window: tuple[Optional[int], Optional[
         if line.get("in_range", False) is not None or not isinstance(line.get("file"), str):
             continue
         got = at() if got is None else got
-        name = parse_landed_name(line["file"].rsplit("/", 1)[-1])
-        ms = got.get((name.seq, line.get("row"))) if name is not None else None
+        ms = got.get(_record_of(line))
         if ms is not None:
             line["in_range"] = placed(instant(ms), window)
+
+
+def _record_of(line: dict) -> Optional[tuple[int, int]]:
+    """``(seq, row)`` of the record a line came from (its landed ``file``'s seq, its ``row``), or None."""
+    name = parse_landed_name(line["file"].rsplit("/", 1)[-1]) if isinstance(line.get("file"), str) else None
+    return None if name is None else (name.seq, line.get("row"))
 
 
 def place_timeless(lines: Iterable[dict], window: tuple[Optional[int], Optional[int]],
@@ -311,15 +316,19 @@ def before_window(lines: Iterable[dict], window: tuple[Optional[int], Optional[i
 
 
 def window_head(row: Optional[dict], lines: Sequence[dict], figures: dict,
-                senders: Callable[[set[str]], list[dict]]) -> tuple[dict, dict]:
+                senders: Callable[[set[str]], list[dict]], at: Optional[dict] = None) -> tuple[dict, dict]:
     """The list row and figures an ``--in-range-only`` header is made from (:meth:`Audit.header`), read from the
     window's records only, so that a closed window's header stays byte for byte while the conversation goes on
     (docs/reading.md, "The audit form of prose"): ``from`` and ``to`` the first and last time of ``lines`` (the
-    window's; None when none has a time), ``models`` those of the window's calls (``figures``' ``models``, taken out of
+    window's, a line with no time of its own at its turn's recorded end, ``at``: :func:`turn_at`; None when none has a
+    time), ``models`` those of the window's calls (``figures``' ``models``, taken out of
     it: :func:`~asz_core.reading.audit_usage.usage_figures` with ``only``), and in a root ``asz receive`` landed
     ``senders`` of the landed files ``lines`` come from only (``senders(files)``: who sent them, as the row's)."""
     row, figures = dict(row or {}), dict(figures)
-    times = [ns // 1_000_000 for line in lines if (ns := parse_instant(line.get("ts"))) is not None]
+    at = at or {}
+    times = [ns // 1_000_000 if (ns := parse_instant(line.get("ts"))) is not None else at.get(_record_of(line))
+             for line in lines]
+    times = [t for t in times if t is not None]
     row["from"], row["to"] = (min(times), max(times)) if times else (None, None)
     if "models" in figures:
         row["models"] = figures.pop("models")

@@ -95,13 +95,14 @@ def _want() -> dict[str, tuple[int, float]]:
 def test_each_turns_calls_land_on_its_day_in_usage_the_page_and_the_audit_export(root, serve):
     want = _want()
     assert want == {"2026-05-27": (7, 0.711332), "2026-05-28": (7, 0.711332), "2026-05-30": (7, 0.711332)}
-    lines, _, _ = _session()
+    lines, _, turns = _session()
     prompts = [time.strftime("%Y-%m-%d", time.gmtime(x["data"]["meta"]["timestamp"])) for x in lines if x["kind"] == "Prompt"]
     assert prompts == list(want)  # each turn starts and ends on its day
     assert _cli_days(root) == want
     u = _whole_usage(serve(root))
     assert u["complete"] and _page_days(u) == want
-    for day, (calls, credits) in want.items():
+    starts = [x["data"]["meta"]["timestamp"] for x in lines if x["kind"] == "Prompt"]
+    for (day, (calls, credits)), start, end in zip(want.items(), starts, [t["end_timestamp"] for t in turns]):
         window = ("--since", day, "--until", day, "--tz", "UTC")
         p = asz_in_process("export", *window, "--audit", "--in-range-only", "--root", str(root))
         assert p.returncode == 0, p.stderr
@@ -109,6 +110,8 @@ def test_each_turns_calls_land_on_its_day_in_usage_the_page_and_the_audit_export
         kinds = [(x["kind"], x["in_range"]) for x in rest]
         assert kinds == [("prompt", True)] + [("tool_call", True)] * 6 + [("reply", True)], (day, kinds)
         assert (head["in_window"]["calls"], round(head["in_window"]["credits"], 6)) == (calls, credits), head
+        # the header's from and to: the prompt's time (unix s) and the turn's recorded end (to the ms)
+        assert (head["from"], head["to"]) == (time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(start)), end[:23] + "Z")
         assert "no time" not in p.stderr
     between = asz_in_process("export", "--since", "2026-05-29", "--until", "2026-05-29", "--tz", "UTC", "--audit",
                              "--in-range-only", "--root", str(root))
