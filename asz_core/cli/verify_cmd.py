@@ -53,7 +53,7 @@ def verify(
     as_json: bool = typer.Option(False, "--json", help="Print the report as one JSON object."),
     deep: bool = typer.Option(False, "--deep", help="Also decode and type-check every record line in full (slower; the closing digests already bind every byte)."),
     figures: bool = typer.Option(False, "--figures", help="Also count the figures asz ls and asz usage read from their cache (_index/summaries.sqlite) again from the evidence; an entry that differs is a problem and is removed (about a cold asz usage more)."),
-    receipts: Optional[List[Path]] = typer.Option(None, "--receipts", metavar="HOSTROOT|FILE", help="On a receiving root: a pushing host's root (its push.state) or a copy of its push.state; every file it says the receiver accepted must be in the root with that SHA-256, else a problem names the file, the host and the session (repeatable: one per host)."),
+    receipts: Optional[List[Path]] = typer.Option(None, "--receipts", metavar="HOSTROOT|FILE", help="On a receiving root: a pushing host's root (its push.state) or a copy of its push.state; every file it says the receiver accepted must be in the root with that SHA-256, else a problem names the file, the host and the session; receipts of another receiver than this root's are said as such, with the receipts to give when the host's root keeps them (repeatable: one per host)."),
 ) -> None:
     """Check landed Session Data: headers, closing digests, ord/byte contiguity and cursors' end.
 
@@ -79,7 +79,7 @@ def verify(
     Without it, a line says how many cached entries were not counted again
     (--json: figures_not_recounted) and how many do not match their seal
     (figures_unsealed: edited outside asz; the readers count those again).
-    ``--receipts HOST``: see docs/verify.md (missing or changed since received).
+    ``--receipts HOST``: see docs/verify.md (missing or changed since received, receipts of another receiver).
     """
     from ..verify.walk import verify_file
 
@@ -147,7 +147,26 @@ def _receipts(given: List[Path]) -> list:
             raise _usage(f"--receipts {g}: {exc}") from None
         if not state.endpoint and not state.pushed:
             raise _usage(f"--receipts {g}: {path} holds no receipt (no endpoint, no pushed line): not a push.state")
-        out.append((str(path), state))
+        out.append((str(path), state, _kept_beside(path)))
+    return out
+
+
+def _kept_beside(path: Path) -> list:
+    """``(shown, PushState)`` of the receipts the same host keeps of its other endpoints: beside ``HOST/push.state``,
+    each ``HOST/_export/endpoints/*.state``; beside a kept state, ``HOST/push.state`` and the other kept ones. What
+    verify names when ``path``'s receipts are another receiver's (docs/verify.md). One that does not read is left out."""
+    from ..export.state import ENDPOINTS, STATE_NAME, PushState
+
+    host = path.parent if path.name == STATE_NAME else path.parents[2] if path.parent.parts[-2:] == ENDPOINTS.parts else None
+    if host is None:
+        return []
+    out = []
+    for other in [host / STATE_NAME, *sorted((host / ENDPOINTS).glob("*.state"))]:
+        if other.is_file() and other.resolve() != path.resolve():
+            try:
+                out.append((str(other), PushState.load_file(other)))
+            except (ValueError, OSError):
+                continue
     return out
 
 

@@ -162,6 +162,24 @@ def record_landed(root: Path, rels: list[str] | None, err: TextIO | None) -> Non
         print(f"note: {root / SESSION_LIST}: {MADE_LATE.format(list=SESSION_LIST, n=len(done.added))}", file=err, flush=True)
 
 
+def record_before(root: Path, err: TextIO | None) -> None:
+    """Once per root, before it lands anything: list under ``_received/before.list`` the landed files of sessions an
+    asz that kept no sender record received (:func:`asz_core.storage.senders.list_landed_before`), so that
+    ``asz verify`` tells them from files whose record was removed; a line on ``err`` says how many. Never raises."""
+    from ..storage.senders import BEFORE, RECEIVED, list_landed_before
+
+    try:
+        n = list_landed_before(root, time.time_ns())
+    except OSError as exc:
+        if err is not None:
+            print(f"error: {root / RECEIVED / BEFORE}: cannot list the files landed before sender records were kept: "
+                  f"{exc.strerror or exc}; asz verify names their sessions as having no sender record", file=err, flush=True)
+        return
+    if n and err is not None:
+        print(f"note: {root / RECEIVED / BEFORE}: {n} landed file(s) of this root were received before it kept sender "
+              "records: listed, with their SHA-256, as landed before (who sent them cannot be told)", file=err, flush=True)
+
+
 _senders_lock = threading.Lock()
 
 
@@ -173,7 +191,7 @@ def record_senders(root: Path, sent_by: list[dict], err: TextIO | None, unless_n
     stopped between landing it and writing its line; the pusher, never answered, sends it again: trial 22a, F12).
     A record that cannot be written is said on ``err`` (the files stay landed). Never raises."""
     from ..sessiondata.times import format_rfc3339
-    from ..storage.senders import append_senders, read_senders, senders_path
+    from ..storage.senders import BEFORE, RECEIVED, append_chained, append_senders, read_senders, senders_path
 
     at = format_rfc3339(time.time_ns())
     by_session: dict[str, list[dict]] = {}
@@ -183,6 +201,11 @@ def record_senders(root: Path, sent_by: list[dict], err: TextIO | None, unless_n
                 {"file": e["file"], "sha256": e["sha256"], "received_at": at, "instance": e["instance"],
                  "service": e["service"], "credential": e["credential"]})
     with _senders_lock:
+        if by_session and not (root / RECEIVED).is_dir():  # the first record: nothing landed here before records
+            try:
+                append_chained(root / RECEIVED / BEFORE, [])
+            except OSError:
+                pass  # said below, where the record itself cannot be written
         for session, entries in by_session.items():
             if unless_named:
                 named = {e.get("file") for e in read_senders(senders_path(root, session)).entries}
@@ -394,6 +417,7 @@ class Receiver:
         """Bind the front port and the inner gRPC server. Raises OSError when the port cannot be bound."""
         self.root.mkdir(parents=True, exist_ok=True)
         record_landed(self.root, None, self.err)  # sessions a receiver landed and stopped before listing (a crash)
+        record_before(self.root, self.err)
         host, _, port = self.listen.rpartition(":")
         host = host.strip("[]") or "127.0.0.1"
         self.front = _Server((host, int(port)), _Front, bind_and_activate=True)

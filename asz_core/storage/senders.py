@@ -41,7 +41,7 @@ from typing import Collection, Optional
 
 import orjson
 
-__all__ = ["RECEIVED", "NOT_RECEIVED", "SendersRead", "append_senders", "instance_label", "read_senders", "sender_matches",
+__all__ = ["RECEIVED", "BEFORE", "BEFORE_NONE", "BEFORE_EARLIER", "NOT_RECEIVED", "append_chained", "list_landed_before", "SendersRead", "append_senders", "instance_label", "read_senders", "sender_matches",
            "senders_path", "senders_summary", "session_senders", "senders_line"]
 
 #: The directory of the sender records in a receiving root.
@@ -69,7 +69,13 @@ def _last_line(path: Path) -> bytes:
 def append_senders(root: str | os.PathLike, session_dir: str, entries: list[dict]) -> None:
     """Append ``entries`` (each: ``file``, ``sha256``, ``received_at``, ``instance``, ``service``, ``credential``) to
     the session's sender record, each line chained to the one before (``prev``), then fsync. Raises OSError."""
-    path = senders_path(root, session_dir)
+    append_chained(senders_path(root, session_dir), entries)
+
+
+def append_chained(path: Path, entries: list[dict]) -> None:
+    """Append ``entries`` to ``path`` (its directory made), one JSON line each with ``prev`` (the SHA-256 of the line
+    before, ``""`` for the first) and ``digest`` (of the line's JSON without it), then fsync: the shape of a sender
+    record and of :data:`BEFORE`, which :func:`read_senders` reads. Raises OSError."""
     path.parent.mkdir(parents=True, exist_ok=True)
     prev = _last_line(path)
     out = bytearray()
@@ -84,6 +90,67 @@ def append_senders(root: str | os.PathLike, session_dir: str, entries: list[dict
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+#: The list, beside the sender records, of the files a receiving root held before it kept sender records
+#: (``_received/before.list``): one chained line per such landed file, written once by ``asz receive``.
+BEFORE = "before.list"
+#: ``how`` of a :data:`BEFORE` line: the root had no sender record at all when the receiver listed it.
+BEFORE_NONE = "no sender record kept yet"
+#: ``how`` of a :data:`BEFORE` line: the root had sender records, none naming this file, whose first line is later
+#: than the file's landing (its modification time): records begun by an asz that kept no such list.
+BEFORE_EARLIER = "landed before the root's first sender line"
+
+
+def _unrecorded_files(root: Path, named: set[str], before_ns: int | None) -> list[tuple[str, Path, int]]:
+    """``(root-relative path, path, mtime ns)`` of each whole landed file (``*.sd``) of the sessions ``asz receive``
+    landed (no ``session.state``) that ``named`` does not hold, landed before ``before_ns`` (None: any time)."""
+    from .layout import session_dirs
+
+    out = []
+    for sdir in session_dirs(root):
+        if (sdir / "session.state").exists():
+            continue  # collected into this root: no sender record is kept of it
+        for p in sorted(sdir.rglob("*.sd")):
+            rel = p.relative_to(root).as_posix()
+            if p.name.startswith(".") or rel in named or "/index/" in rel:
+                continue
+            ns = p.stat().st_mtime_ns
+            if before_ns is None or ns < before_ns:
+                out.append((rel, p, ns))
+    return out
+
+
+def list_landed_before(root: str | os.PathLike, now_ns: int) -> int:
+    """Write ``<root>/_received/before.list`` (:data:`BEFORE`) once, when it is not there: the whole landed files of
+    sessions ``asz receive`` landed (no ``session.state``) that no sender record names, each ``file``, ``sha256``,
+    ``listed_at`` (``now_ns``, RFC 3339) and ``how``. A root with no ``_received/`` (an asz before sender records
+    landed them): every such file (:data:`BEFORE_NONE`), and nothing written when there is none. A root with records
+    but no list (records begun by an asz that kept none): the files landed before the first ``received_at`` of any
+    record (:data:`BEFORE_EARLIER`), the list written even when empty, so a record removed later is never taken for
+    one that was never kept. Returns the number of files listed; raises OSError."""
+    from ..sessiondata.times import format_rfc3339, parse_instant
+
+    root = Path(root)
+    base = root / RECEIVED
+    if (base / BEFORE).exists():
+        return 0
+    named: set[str] = set()
+    first: int | None = None
+    for rec in sorted(base.glob("*.senders")) if base.is_dir() else ():
+        for e in read_senders(rec).entries:
+            named.add(str(e.get("file")))
+            at = parse_instant(e.get("received_at"))
+            first = at if first is None or (at is not None and at < first) else first
+    had = base.is_dir()
+    files = _unrecorded_files(root, named, (first or 0) if had else None)  # records with no line: nothing before
+    if not files and not had:
+        return 0
+    at = format_rfc3339(now_ns)
+    how = BEFORE_EARLIER + f" ({format_rfc3339(first)})" if had and first is not None else BEFORE_NONE
+    append_chained(base / BEFORE, [{"file": rel, "sha256": hashlib.sha256(p.read_bytes()).hexdigest(), "listed_at": at,
+                                    "how": how} for rel, p, _ in files])
+    return len(files)
 
 
 class SendersRead:

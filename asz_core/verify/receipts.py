@@ -24,12 +24,14 @@ from ..flow.round import landed_file_digest
 from ..storage.aside import SET_ASIDE
 from .report import Problem, Section
 
-__all__ = ["CHANGED", "MISSING", "Receipts", "check_receipts"]
+__all__ = ["CHANGED", "MISSING", "OTHER_RECEIVER", "Receipts", "check_receipts"]
 
 #: The problem name of a file the root holds with another SHA-256 than the one a host's receipts say it accepted.
 CHANGED = "changed since received"
 #: The problem name of a file a host's receipts say the receiver accepted that the root no longer holds.
 MISSING = "missing since received"
+#: The problem (or warning) name of receipts none of whose files is in the root: another receiver's.
+OTHER_RECEIVER = "receipts of another receiver"
 
 
 class Receipts(Protocol):
@@ -75,59 +77,124 @@ def _held(root: Path, rel: str, digests: dict[str, str]) -> tuple[str, str]:
     return "", ""
 
 
-def check_receipts(root: str | os.PathLike, receipts: Iterable[tuple[str, Receipts]], *, only: str | None = None,
+def _check_host(root: Path, shown: str, got: Receipts, only: str | None, digests: dict[str, str],
+                problems: list[Problem]) -> tuple[int, int, list[str], int, int]:
+    """Look for each file ``got`` holds as accepted (see :func:`check_receipts`) in ``root``; append a :data:`CHANGED`
+    or :data:`MISSING` problem for each not there with that SHA-256. Returns ``(looked, changed, the missing files'
+    paths, rejected, set aside)``."""
+    looked = changed = rejected = aside = 0
+    missing: list[str] = []
+    where = f"the receipts of {shown} (endpoint {got.endpoint or 'not named'})"
+    for rel, want in got.pushed.items():
+        if only is not None and _session_of(rel) != only:
+            continue
+        if rel in got.rejected:
+            rejected += 1
+            continue
+        looked += 1
+        how, have = _held(root, rel, digests)
+        session = f"session {_session_of(rel)}" if not rel.startswith("_conversations/") else \
+            f"conversation {_session_of(rel)}"
+        if not how:
+            missing.append(rel)
+            problems.append(Problem(os.path.join(str(root), rel), 0, "file", MISSING, (
+                f"{where} say the receiver accepted this file of {session} with SHA-256 {want}; it is not in "
+                "the root (removed after it landed): a copy held elsewhere (that host's root, a backup) is what "
+                "is left of it")))
+        elif have != want:
+            changed += 1
+            held = "its skeleton keeps removed.digest" if how == "skeleton" else "the root holds it with SHA-256"
+            problems.append(Problem(os.path.join(str(root), rel), 0, "sha256", CHANGED, (
+                f"{where} say the receiver accepted this file of {session} with SHA-256 {want}; {held} {have}: "
+                "it was changed after it landed (whatever else in the root agrees with it now)")))
+        elif how == "set aside":
+            aside += 1
+    return looked, changed, missing, rejected, aside
+
+
+def _found(root: Path, got: Receipts, only: str | None, digests: dict[str, str]) -> tuple[int, int]:
+    """``(files in root with that SHA-256, files looked for)`` of the files ``got`` holds as accepted."""
+    found = looked = 0
+    for rel, want in got.pushed.items():
+        if rel not in got.rejected and (only is None or _session_of(rel) == only):
+            looked += 1
+            found += _held(root, rel, digests)[1] == want
+    return found, looked
+
+
+def _another_receiver(root: Path, shown: str, got: Receipts, looked: int, missing: list[str], kept: list,
+                      only: str | None, digests: dict[str, str]) -> tuple[bool, Problem | None]:
+    """What to say of receipts ``missing`` of whose ``looked`` accepted files are not in ``root``: ``(sure, finding)``,
+    an :data:`OTHER_RECEIVER` finding on the receipts' file. ``sure`` when one of the host's ``kept`` receipts of other
+    endpoints (``(shown, receipts)``) finds files in the root and holds none of the missing ones as accepted: that
+    endpoint is this root's receiver, and the finding names the receipts to give. Else, when none of the files is in
+    the root, the finding says both readings (another receiver, or all of it removed); else None."""
+    others = [(k_shown, k, *_found(root, k, only, digests)) for k_shown, k in kept if k.endpoint != got.endpoint]
+    match = next(((k_shown, k, f, n) for k_shown, k, f, n in sorted(others, key=lambda o: -o[2])
+                  if f and not any(rel in k.pushed and rel not in k.rejected for rel in missing)), None)
+    head = (f"{'none' if len(missing) == looked else len(missing)} of the {looked} file(s) the receipts of {shown} say "
+            f"the receiver at {got.endpoint or '(endpoint not named)'} accepted {'is' if len(missing) == looked else 'are not'} "
+            "in this root")
+    if len(missing) < looked and match is None:
+        return False, None
+    if match is not None:
+        k_shown, k, f, n = match
+        return True, Problem(shown, 0, "endpoint", OTHER_RECEIVER, (
+            f"{head}, while its receipts of {k.endpoint} ({k_shown}) find {f} of their {n} in it and hold none of those "
+            "as accepted: these are the receipts "
+            f"of another receiver than this root's; give --receipts {k_shown} (asz push --root HOST --endpoint "
+            f"{k.endpoint} --receipts FILE writes them)"))
+    also = "; ".join(f"{k.endpoint} ({k_shown}): {f} of {n} in this root" for k_shown, k, f, n in others)
+    return False, Problem(shown, 0, "endpoint", OTHER_RECEIVER, (
+        f"{head}: if that is not the receiver that landed this root, these are another receiver's receipts: give that "
+        "receiver's (asz push --root HOST --endpoint URL --receipts FILE writes the receipts a host keeps of URL); if it "
+        "is, everything this host sent there was removed (each file is named below)"
+        + (f"; the receipts this host keeps of other endpoints: {also}" if also else "")))
+
+
+def check_receipts(root: str | os.PathLike, receipts: Iterable[tuple], *, only: str | None = None,
                    digests: dict[str, str] | None = None) -> Section:
-    """The ``receipts`` section: ``receipts`` is one ``(how the host's receipts were given, its receipts)`` per host.
+    """The ``receipts`` section: ``receipts`` is one ``(how the host's receipts were given, its receipts)`` per host,
+    or ``(shown, receipts, kept)`` with ``kept`` the ``(shown, receipts)`` the same host keeps of other endpoints.
 
     Each file a host's receipts hold as accepted (``pushed`` and not ``rejected``; ``only``: of that session or its
     conversation) is looked for in ``root`` (``digests``: the whole landed files' SHA-256 verify found on its way, by
     ``str(path)``, so nothing is hashed twice); one :data:`CHANGED` or :data:`MISSING` problem per file that is not
-    there with that SHA-256. Counts ``receipts`` (files looked for), ``receipts_changed``, ``receipts_missing``,
-    ``receipts_rejected`` (files the receiver refused: not looked for); a note per host. Never raises for what
+    there with that SHA-256. Receipts none of whose files is in the root are said plainly (:func:`_another_receiver`):
+    one :data:`OTHER_RECEIVER` problem instead of a missing one per file when the host's receipts of another endpoint
+    find files in it, else a warning beside the missing files. Counts ``receipts`` (files looked for),
+    ``receipts_changed``, ``receipts_missing``, ``receipts_rejected`` (files the receiver refused: not looked for),
+    ``receipts_other_receiver`` (hosts whose receipts are of another receiver); a note per host. Never raises for what
     the root holds (a file that does not read is :data:`CHANGED`)."""
     root = Path(root)
-    root_shown = str(root)
     digests = {} if digests is None else digests
     section = Section("receipts", "")
-    looked = changed = missing = rejected = hosts = 0
-    for shown, got in receipts:
+    looked = changed = missing = rejected = hosts = other = 0
+    for shown, got, *kept in receipts:
         hosts += 1
-        h_looked = h_changed = h_missing = h_rejected = h_aside = 0
-        for rel, want in got.pushed.items():
-            if only is not None and _session_of(rel) != only:
-                continue
-            if rel in got.rejected:
-                h_rejected += 1
-                continue
-            h_looked += 1
-            how, have = _held(root, rel, digests)
-            where = f"the receipts of {shown} (endpoint {got.endpoint or 'not named'})"
-            session = f"session {_session_of(rel)}" if not rel.startswith("_conversations/") else \
-                f"conversation {_session_of(rel)}"
-            if not how:
-                h_missing += 1
-                section.problems.append(Problem(os.path.join(root_shown, rel), 0, "file", MISSING, (
-                    f"{where} say the receiver accepted this file of {session} with SHA-256 {want}; it is not in "
-                    "the root (removed after it landed): a copy held elsewhere (that host's root, a backup) is what "
-                    "is left of it")))
-            elif have != want:
-                h_changed += 1
-                held = "its skeleton keeps removed.digest" if how == "skeleton" else "the root holds it with SHA-256"
-                section.problems.append(Problem(os.path.join(root_shown, rel), 0, "sha256", CHANGED, (
-                    f"{where} say the receiver accepted this file of {session} with SHA-256 {want}; {held} {have}: "
-                    "it was changed after it landed (whatever else in the root agrees with it now)")))
-            elif how == "set aside":
-                h_aside += 1
+        found: list[Problem] = []
+        h_looked, h_changed, gone, h_rejected, h_aside = _check_host(root, shown, got, only, digests, found)
+        h_missing = len(gone)
+        h_found = h_looked - h_changed - h_missing
+        if gone:
+            sure, said = _another_receiver(root, shown, got, h_looked, gone, kept[0] if kept else [], only, digests)
+            if sure:
+                found, h_missing, other = [p for p in found if p.problem != MISSING] + [said], 0, other + 1
+            elif said is not None:
+                section.warnings.append(said)
+        section.problems.extend(found)
         looked, changed, missing, rejected = (looked + h_looked, changed + h_changed, missing + h_missing,
                                               rejected + h_rejected)
         section.notes.append(
             f"receipts of {shown} (endpoint {got.endpoint or 'not named'}): {h_looked} file(s) the receiver accepted: "
-            f"{h_looked - h_changed - h_missing} in the root with that SHA-256"
-            + (f" ({h_aside} of them rounds set aside by a chain built anew)" if h_aside else "")
-            + f", {h_changed} changed, {h_missing} missing"
+            + (f"{h_found} in the root with that SHA-256; the rest not sent to this root's receiver: the receipts of "
+               "another receiver" if found and found[0].problem == OTHER_RECEIVER else
+               f"{h_found} in the root with that SHA-256"
+               + (f" ({h_aside} of them rounds set aside by a chain built anew)" if h_aside else "")
+               + f", {h_changed} changed, {h_missing} missing")
             + (f"; {h_rejected} it rejected, not looked for" if h_rejected else ""))
     section.summary = f"checked {looked} receipt(s) of {hosts} host(s) against the root"
     section.counts.update({"receipts": looked, "receipts_changed": changed, "receipts_missing": missing,
-                           "receipts_rejected": rejected})
+                           "receipts_rejected": rejected, "receipts_other_receiver": other})
     section.problems.sort(key=lambda p: p.file)
     return section

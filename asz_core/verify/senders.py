@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 
 from ..flow.round import landed_file_digest
-from ..storage.senders import RECEIVED, read_senders, senders_summary
+from ..storage.senders import BEFORE, RECEIVED, read_senders, senders_summary
 from .report import Problem, Section
 
 __all__ = ["SENDER_RECORD", "check_senders"]
@@ -40,31 +40,77 @@ def _digest_of(path: Path, digests: dict[str, str] | None) -> str:
 
 
 def _unrecorded(root: Path, root_shown: str, section: Section, sessions: list[Path], named: dict[str, set[str]],
-                 digests: dict[str, str] | None) -> None:
+                 digests: dict[str, str] | None, before: set[str] | None) -> None:
     """Add a :data:`SENDER_RECORD` problem for each of ``sessions`` that ``asz receive`` landed (no ``session.state``:
     no collect pass wrote it here) with landed files and no sender record, or whose record names none of some of its
-    whole landed files (``digests``' keys; ``named``: session directory → the files its record names; trial 22a, F12)."""
+    whole landed files (``digests``' keys; ``named``: session directory → the files its record names; trial 22a, F12).
+    A file ``before`` holds (``_received/before.list``: landed before the root kept sender records) needs no line;
+    ``before`` None: the root has no such list (its records were begun by an asz that kept none)."""
     by_session: dict[str, list[str]] = {}  # session directory -> its whole landed files, root-relative, as .sd
     for p in digests or ():
         rel = os.path.relpath(p, root).replace(os.sep, "/")
         by_session.setdefault(rel.split("/", 1)[0], []).append(rel.removesuffix(".sk").removesuffix(".sd") + ".sd")
+    listed = before or set()
     for sdir in sessions:
         if (sdir / "session.state").exists():
             continue  # collected into this root: it has no sender record
-        files = sorted(by_session.get(sdir.name, ()))
+        files = sorted(f for f in by_session.get(sdir.name, ()) if f not in listed)
         shown = os.path.join(root_shown, RECEIVED, f"{sdir.name}.senders")
         have = named.get(sdir.name)
-        if have is None and (files or digests is None and any(sdir.glob("*/*/*.sd"))):
+        if have is None and (files or digests is None and not any(f.startswith(sdir.name + "/") for f in listed)
+                             and any(sdir.glob("*/*/*.sd"))):
             section.problems.append(Problem(shown, 0, "", SENDER_RECORD, (
                 f"session {sdir.name} holds {len(files) or 'its'} landed file(s) that asz receive landed (no "
-                "session.state: no collect pass wrote them here), but no sender record: who sent them cannot be told "
-                "(the record was removed, or they landed before asz receive kept one, 2026-12-04); the pushing "
-                "hosts' receipts (asz verify --receipts) still say what the receiver accepted")))
+                "session.state: no collect pass wrote them here), but no sender record, and "
+                + (f"{RECEIVED}/{BEFORE} (what landed before the root kept sender records) does not name them: the "
+                   "record was removed" if before is not None else
+                   f"no {RECEIVED}/{BEFORE}: the record was removed, or they landed before asz receive kept records "
+                   f"and no asz receive that lists such files in {BEFORE} has started on this root since (one lists "
+                   "them when it starts)")
+                + "; who sent them cannot be told; the pushing hosts' receipts (asz verify --receipts) still say what "
+                "the receiver accepted")))
         elif have is not None and (lost := [f for f in files if f not in have]):
             section.problems.append(Problem(shown, 0, "", SENDER_RECORD, (
                 f"{len(lost)} of session {sdir.name}'s {len(files)} landed file(s) have no line in its sender record "
                 f"(the first: {lost[0]}): lines were removed from its end, or the receiver stopped between landing "
                 "them and writing their lines (the pusher's next pass sends them again and the receiver writes them)")))
+
+
+def _check_before(root: Path, root_shown: str, section: Section, only: str | None,
+                  digests: dict[str, str] | None) -> set[str] | None:
+    """The files ``_received/before.list`` names (``only``: of that session directory), None when the root has no
+    such list. Adds a :data:`SENDER_RECORD` problem per line that does not read or breaks the chain, names no landed
+    file of a session, or a file the root does not hold with the SHA-256 the line keeps; and a note
+    ``landed before sender records were kept (_received/before.list, listed …): N landed file(s) of M session(s) …``."""
+    path = root / RECEIVED / BEFORE
+    if not path.is_file():
+        return None
+    shown = os.path.join(root_shown, RECEIVED, BEFORE)
+    got = read_senders(path)
+    for p in got.problems:
+        n, _, why = p.partition(": ")
+        section.problems.append(Problem(shown, int(n.split()[1]), "", SENDER_RECORD, why))
+    listed: set[str] = set()
+    for n, e in enumerate(got.entries, 1):
+        rel = str(e.get("file"))
+        if only is not None and not rel.startswith(only + "/"):
+            continue
+        if rel.startswith(("/", "_", ".")) or ".." in rel.split("/") or not rel.endswith(".sd") or "/" not in rel:
+            section.problems.append(Problem(shown, n, "file", SENDER_RECORD, f"{rel!r} is not a landed file of a session"))
+        elif _digest_of(root / rel, digests) != e.get("sha256"):
+            section.problems.append(Problem(shown, n, "sha256", SENDER_RECORD, (
+                f"{rel} is not in the root with the SHA-256 this line keeps (listed {e.get('listed_at')} as landed "
+                "before the root kept sender records)")))
+        listed.add(rel)
+    if listed:
+        at = got.entries[0].get("listed_at")
+        section.notes.append(
+            f"landed before sender records were kept ({RECEIVED}/{BEFORE}, listed {at} by asz receive: "
+            f"{got.entries[0].get('how')}): {len(listed)} landed file(s) of {len({f.split('/', 1)[0] for f in listed})} "
+            "session(s); who sent them cannot be told, the pushing hosts' receipts (asz verify --receipts) say what "
+            "the receiver accepted")
+        section.counts["landed_before_records"] = len(listed)
+    return listed
 
 
 def check_senders(root: Path, root_shown: str, section: Section, only: str | None = None,
@@ -100,7 +146,8 @@ def check_senders(root: Path, root_shown: str, section: Section, only: str | Non
                 section.problems.append(Problem(shown, n, "sha256", SENDER_RECORD,
                                                 f"{rel} is not in the root with the SHA-256 this line keeps"))
         every += got.entries
-    _unrecorded(root, root_shown, section, sessions or [], named, digests)
+    _unrecorded(root, root_shown, section, sessions or [], named, digests, _check_before(root, root_shown, section,
+                                                                                          only, digests))
     who = ", ".join(f"{s['files']} from {s['instance'] or '(no instance id)'}"
                     + (f" (credential {s['credential']})" if s["credential"] else "") for s in senders_summary(every))
     if who:
