@@ -51,19 +51,31 @@ def _load(cmd: str, config: Optional[Path]) -> Config:
 def _one_pass(collectors: list[Collector]) -> Counters:
     """One pass of every adapter together (:func:`asz_core.collect.run_passes`): session by session, a session's
     main transcript, then the observers' files, then the rest; its progress as :class:`~asz_core.reading.progress.Bar`
-    shows it (a bar on a terminal, else a plain line once the pass runs long: ``collect: N of M session(s), T s``)."""
+    shows it (a bar on a terminal, else a plain line once the pass runs long, also while one long session lands:
+    ``collect: N of M session(s), B of T MB, T s``, :mod:`asz_core.collect.meter`'s bytes)."""
     if not collectors:
         return Counters()
+    from ..collect.meter import metering
     from ..reading.progress import Bar
 
     names = ", ".join(col.adapter.name for col in collectors)
-    with Bar("collect", unit="session(s)") as bar:  # no refresh thread: the pass may fork its workers
+    with metering() as meter, Bar("collect", unit="session(s)", more=lambda: megabytes(meter.value, meter.total)) as bar:
+        def poke() -> None:  # no refresh thread (the pass may fork its workers): landing pokes the bar (note22)
+            bar.total = meter.sessions
+            bar.poke()
+
+        meter.tick = poke
 
         def step(session: str, done: int, n: int) -> None:
             bar.total = n
             bar.advance(names, done - bar.done)
 
         return run_passes(collectors, on_session=step)
+
+
+def megabytes(value: int, total: int) -> str:
+    """``12.3 of 50.0 MB`` (bytes: 1 MB is 1,000,000)."""
+    return f"{value / 1e6:,.1f} of {total / 1e6:,.1f} MB"
 
 
 def collect(
@@ -101,7 +113,7 @@ def collect(
     lies inside or holds a folder the adapter reads there (symlinks resolved; Kiro reads ~/.kiro, not the whole home) is
     refused before anything is written, for every adapter of the command (exit 2): asz writes its own files there. Several adapters collect together, session by session: within a session's pass the main transcript lands first, then the observers' ``changes``
     and ``execution`` files, then the rest (:func:`asz_core.collect.landing_rank`); ``sessions=`` counts
-    each session once. On a terminal a progress bar counts the sessions landed, then those parsed; piped, a pass still going after 5 s (``ASZ_PROGRESS_AFTER``) says where it is on stderr, ``collect: N of M session(s), T s`` then ``parse: N session(s), T s``, again every 10 s (``ASZ_PROGRESS_EVERY``; docs/reading.md, Progress and Ctrl-C). Ctrl-C stops at once and says on stderr ``stopped: landed N file(s) in N session(s)
+    each session once. On a terminal a progress bar counts the sessions landed, then those parsed; piped, a pass still going after 5 s (``ASZ_PROGRESS_AFTER``) says where it is on stderr, ``collect: N of M session(s), B of L MB, T s`` (B: the bytes of the sessions done and what landed of those in hand, L: the bytes its listing saw) then ``parse: N session(s), T s``, again every 10 s (``ASZ_PROGRESS_EVERY``), also while one long session lands or parses (docs/reading.md, Progress and Ctrl-C). Ctrl-C stops at once and says on stderr ``stopped: landed N file(s) in N session(s)
     and wrote N round(s) this pass; K of M session(s) done`` (the bar's count, whether or not a session had anything new;
     ``; parsed K of M session(s)`` once all had landed) (exit 130 with --once, else 0; after the pass line it keeps its own status).
     After each pass line (with --once and while watching), the list rows and usage summaries of the conversations the

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from .cursor_mend import files_after, landed_ahead, mend_behind
+from .meter import landed
 from .windows import has_complete_line, line_tail, next_tail, pread_exact, read_window, tail_digest
 from ..plugins.adapter import Source
 from ..sessiondata.codec import encode_record
@@ -252,4 +253,5 @@ def flush_batch(sp: SessionPass, s: Source, cp: Path, cur: AppendCursor, batch: 
     cur.tail_sha256 = tail_sha256
     cur.last_seq = seq
     sp.save(cp, cur, st)
+    landed(batch.src_bytes)  # the progress line's bytes (collect/meter.py)
     batch.lines.clear()

@@ -1,9 +1,7 @@
 """One collect pass: read an adapter's sources and land what is new (origin-digest §2.1, §2.2).
 
-:class:`Collector` holds one adapter, one source root and one storage root.
-Each :meth:`Collector.run_pass` lists the sources (``adapter.discover``),
-then, session by session and under the session's lock, moves each source's
-cursor:
+:class:`Collector` holds one adapter, one source root and one storage root. Each :meth:`Collector.run_pass` lists the
+sources (``adapter.discover``), then, session by session and under the session's lock, moves each source's cursor:
 
 * a stream of lines (``mode == "append"``) follows the eight steps of
   origin-digest §2.2: a vanished file is ``source_gone``; a file shorter than
@@ -15,10 +13,9 @@ cursor:
   ``adapter.convert_line``, cut into files by encoded record size, and each file
   lands before the cursor moves past it. At most ``max_windows`` windows are
   read per source per pass; what is left counts as pending.
-* a one-document source (``mode == "snapshot"``) lands as one record whenever
-  the SHA-256 of its content changes; trailing newlines are trimmed first, both
-  for the digest and for what ``adapter.convert_document`` is given; an empty
-  file lands nothing.
+* a one-document source (``mode == "snapshot"``) lands as one record whenever the SHA-256 of its content changes;
+  trailing newlines are trimmed first, both for the digest and for what ``adapter.convert_document`` is given; an
+  empty file lands nothing.
 * a document inside a file (``mode == "document"``, e.g. a database row) is
   a snapshot whose bytes come from ``adapter.read_document`` instead of the
   file; FileNotFoundError from it means the document is gone (``source_gone``).
@@ -30,10 +27,8 @@ them (its example document has the main transcript at seq 1 and the changes
 file at seq 2). :func:`run_passes` runs several adapters' passes together,
 session by session, so the order holds across adapters too.
 
-A cursor whose source discovery no longer lists becomes ``source_gone`` when
-``adapter.source_exists`` says so; a cursor belongs to the adapter its
-``adapter`` key names (older cursors: the adapter of the newest landed file
-beside it).
+A cursor whose source discovery no longer lists becomes ``source_gone`` when ``adapter.source_exists`` says so; a
+cursor belongs to the adapter its ``adapter`` key names (older cursors: the adapter of the newest landed file beside it).
 
 A crash at any point repeats records on the next pass (the cursor still points
 before them) and never loses one: nothing already landed is touched again.
@@ -58,6 +53,7 @@ from .aside_gone import newest_header, set_aside_gone
 from .append import written_in_place
 from .report import GONE_SAID, SUMMARY_KEYS, Counters, Report
 from .folders import current_roots, discover_folders, tell_folders
+from .meter import session_done, sized
 from .second_source import refuse_seconds
 from .src_text import take_unwritable
 from .vanished import Listed, listed_stats, still_there
@@ -352,6 +348,7 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
             work.setdefault(session, []).append((col, sources))
         discovered[i] = seen
     items = list(work.items())
+    sized(items)  # the progress line's bytes (collect/meter.py)
     jobs = min(max(col.options.jobs for col in cols), len(items))
     parallel = jobs > 1 and all(col.adapter.sessions_in_parallel for col in cols)
     if parallel and _all_settled(root, items, c, on_session):
@@ -418,6 +415,7 @@ def land_session(root: Path, session: str, parts: list[tuple[Collector, list[Sou
             where = session
         parts[0][0].report.error(where, f"session pass failed: {type(exc).__name__}: {exc}; the next pass tries again")
         c.errors += 1
+    session_done(parts)
 
 
 def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list[Source]]], c: Counters) -> None:
@@ -527,6 +525,7 @@ def _all_settled(root: Path, items: list[tuple[str, list[tuple[Collector, list[S
     for n, (session, parts) in enumerate(items, 1):
         c.sessions += 1
         c.sources += sum(len(sources) for _, sources in parts)
+        session_done(parts)
         if on_session is not None:
             on_session(session, n, len(items))
     return True

@@ -19,6 +19,7 @@ from typing import Callable
 from ..sessiondata import durable
 from . import session_pass  # noqa: F401  # the landing code, loaded here once before the workers fork
 from .collector import Collector, Counters, LandInterrupted, land_session
+from .meter import in_worker, poke, share
 from ..plugins.adapter import Source
 from .workers import LOST, Tally, each_result, guided, process_pool
 
@@ -61,6 +62,7 @@ def _land_sessions(job: tuple[int, list[int]]) -> list[tuple[Counters, list[list
     assert _FORKED is not None
     root, items, cols, tally = _FORKED
     run, indexes = job
+    in_worker(run)  # its landed bytes count in the run's slot; it shows nothing (collect/meter.py)
     out = []
     with durable.chain(root):  # a sync per group of sessions, one at the end of the run, before its results go back
         for i in indexes:
@@ -98,6 +100,7 @@ def land_in_processes(root: Path, items: list[tuple[str, list[tuple[Collector, l
     global _FORKED
     runs = guided(range(len(items)), jobs)
     tally = Tally(len(runs))
+    share(len(runs))  # the bytes landed, counted by the workers too (collect/meter.py)
     _FORKED = (root, items, cols, tally)
     shown, last = 0, ""
 
@@ -108,6 +111,8 @@ def land_in_processes(root: Path, items: list[tuple[str, list[tuple[Collector, l
         if on_session is not None and now > shown:
             on_session(last, now, len(items))
             shown = now
+        else:
+            poke()  # no session ended since: the progress line still comes every period (collect/meter.py)
 
     try:
         pool = process_pool(jobs, fork_only=True)

@@ -29,6 +29,7 @@ from .reset import holds_landed
 from .second_source import second_reason
 from .report import GONE_SAID, RESET_STEP, Counters
 from .vanished import VANISHED, unlanded
+from .meter import landed
 from .windows import SourceError, open_source, strerror
 from ..plugins.adapter import SOURCE_MODES, Source
 from ..sessiondata import Header, Record, encode_measured, format_rfc3339, shrink_record, source_sha, unknown_part
@@ -449,6 +450,7 @@ class SessionPass:
         cur.last_seq = seq
         cur.state = "active"
         self.save(cp, cur, st)
+        landed(read)  # the progress line's bytes (collect/meter.py)
 
 
 def moved_reason(session: str, cur: AppendCursor | SnapshotCursor, s: Source, peers: list[str]) -> str:

@@ -350,7 +350,7 @@ def parse_root(
     the rounds' headers (no entities, no bytes, no fold), so memory does not
     grow with the number of sessions and workers send back little.
     ``step(session, n)``, when given, is called as ``n`` more sessions are
-    done (``session`` the last of them; a progress bar). Raises
+    done (``session`` the last of them; a progress bar), and with workers also with n 0 while none ends. Raises
     FileNotFoundError when ``root`` is not a directory.
     """
     root = Path(root)
@@ -437,7 +437,7 @@ def _parse_in_pool(pool: Any, runs: list[tuple], outcomes: list[ParseOutcome], s
                    tally: Any) -> None:
     """Parse the runs of sessions in ``pool``'s workers, appending the outcomes in order; a dead worker's run is parsed
     here. Run ``i``'s sessions finished are counted in ``tally[i]`` as each ends, and ``step`` follows that count
-    (every :data:`~asz_core.collect.workers.TICK` s while a run's result is awaited): a progress bar says how many
+    (every :data:`~asz_core.collect.workers.TICK` s while a run's result is awaited, with n 0 when none ended): a progress bar says how many
     sessions are parsed, not how many results came back (a worker's first run may hold a quarter of them)."""
     from ..collect.workers import LOST, each_result
 
@@ -447,9 +447,9 @@ def _parse_in_pool(pool: Any, runs: list[tuple], outcomes: list[ParseOutcome], s
         nonlocal shown, last
         last = name or last
         now = tally.value
-        if step is not None and now > shown:
-            step(last, now - shown)
-            shown = now
+        if step is not None:  # n 0: no session ended since the last look, so a progress line can still come (note22)
+            step(last, max(0, now - shown))
+            shown = max(shown, now)
 
     for (i, job), got in each_result(pool, _parse_run, list(enumerate(runs)), tick=show):
         if got is LOST:

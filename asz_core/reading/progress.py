@@ -7,7 +7,8 @@ work still going after ``ASZ_PROGRESS_AFTER`` seconds (default 5) says where
 it is on stderr in one plain line, ``index: 300 of 1342 conversation(s), 12 s``,
 then again every ``ASZ_PROGRESS_EVERY`` seconds (default 10); a short run says
 nothing (trial 22b, F1: a 73 s collect printed nothing). Lines come only from
-:meth:`Bar.advance` (no thread): a single item that runs long is said after it.
+:meth:`Bar.advance` and :meth:`Bar.poke` (no thread): a single item that runs long is said after it, unless the work
+pokes the bar while it runs (collect's landing does, as it moves a cursor: ``asz_core/collect/meter.py``).
 Ctrl-C is the caller's: the bar closes cleanly when ``KeyboardInterrupt``
 passes through it.
 """
@@ -73,13 +74,20 @@ class Bar:
         self.done += n
         now = time.monotonic()
         if self._progress is None:
-            if not self._shown and now >= self._next_line:
-                self._next_line = now + self._every
-                self.say()
+            self.poke(now)
             return
         if now - self._last >= 0.05 or (self.total is not None and self.done >= self.total):
             self._last = now
             self._progress.update(self._task, completed=self.done, total=self.total, description=what[:40], refresh=True)
+
+    def poke(self, now: float | None = None) -> None:
+        """While piped: print the plain line if one is due (``now``: :func:`time.monotonic`'s, when the caller has it),
+        whether or not an item ended since: work still going inside one long item says where it is every period."""
+        if self._progress is None and not self._shown:
+            now = time.monotonic() if now is None else now
+            if now >= self._next_line:
+                self._next_line = now + self._every
+                self.say()
 
     def say(self) -> None:
         """Print the plain progress line on stderr now (see the class)."""

@@ -1,0 +1,117 @@
+"""The bytes a collect pass has gone through, for its progress line (note22: the line said no bytes, and one long
+session said nothing until it ended; docs/reading.md, Progress and Ctrl-C).
+
+``with metering(tick) as m: run_passes(...)``: while the block runs, :func:`~asz_core.collect.run_passes` sizes the
+pass from what its listing saw (:attr:`Meter.total`: the bytes of every file source of the sessions it will go
+through, :func:`~asz_core.collect.vanished.listed_stats`), and :attr:`Meter.value` counts, in bytes, the listed
+bytes of each session done (landed, or found with nothing new) plus what landed so far of those in hand, in this
+process and in its forked workers alike (shared memory, one count a run, as :class:`~asz_core.collect.workers.Tally`).
+``tick()`` is called in the process that shows the progress each time landing moves a cursor there and, while
+workers land, every :data:`~asz_core.collect.workers.TICK` seconds: a long session gets its line every period. A
+file that grew after the listing may take the value past the total. Outside a block every function here does nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from typing import Callable, Iterator, Sequence
+
+__all__ = ["Meter", "metering", "sized", "landed", "session_done", "share", "in_worker", "poke"]
+
+
+class Meter:
+    """``total`` bytes to go through, ``value`` gone through (see the module), ``tick`` the progress's call;
+    ``sessions``: how many sessions the pass goes through (None until it is sized)."""
+
+    def __init__(self, tick: Callable[[], None] | None = None):
+        self.total = 0
+        self.sessions: int | None = None
+        self.tick = tick
+        self._counts: Sequence[int] = [0]  # slot 0 this process's, 1 + r run r's once shared
+        self._slot = 0
+        self._open = 0  # bytes landed of the session in hand (this process or worker)
+
+    @property
+    def value(self) -> int:
+        """Bytes gone through so far (every process's counts added)."""
+        return sum(self._counts)
+
+    def landed(self, n: int) -> None:
+        self._counts[self._slot] += n  # type: ignore[index]
+        self._open += n
+        if self.tick is not None:
+            self.tick()
+
+    def done(self, listed: int) -> None:
+        """The session in hand is done: what its listing saw counts whole (what landed of it is in already)."""
+        self._counts[self._slot] += max(0, listed - self._open)  # type: ignore[index]
+        self._open = 0
+
+    def share(self, runs: int) -> None:
+        """Before workers are forked for ``runs`` runs: the counts move to shared memory."""
+        from multiprocessing.sharedctypes import RawArray
+
+        counts = RawArray("q", runs + 1)
+        counts[0] = self.value
+        self._counts = counts
+
+    def in_worker(self, run: int) -> None:
+        """In a forked worker, about to land run ``run``: its bytes count in that run's slot; it shows nothing."""
+        self._slot, self._open, self.tick = run + 1, 0, None
+
+
+_meter: Meter | None = None
+
+
+@contextmanager
+def metering(tick: Callable[[], None] | None = None) -> Iterator[Meter]:
+    """A :class:`Meter` that the passes run in the block count into (one block at a time in a process)."""
+    global _meter
+    _meter = Meter(tick)
+    try:
+        yield _meter
+    finally:
+        _meter = None
+
+
+def listed_bytes(parts) -> int:
+    """The bytes the listing saw of a session's file sources (``parts``: (collector, sources) pairs)."""
+    return sum(col.listed.get(os.fspath(s.path), (0,))[0] for col, sources in parts for s in sources)
+
+
+def sized(items) -> None:
+    """The pass will go through ``items`` ((session, parts) pairs): the total is their listed bytes."""
+    if _meter is not None:
+        _meter.total = sum(listed_bytes(parts) for _, parts in items)
+        _meter.sessions = len(items)
+
+
+def landed(n: int) -> None:
+    """``n`` more source bytes landed (a cursor moved past them)."""
+    if _meter is not None:
+        _meter.landed(n)
+
+
+def session_done(parts) -> None:
+    """The session of ``parts`` is done (landed, nothing new, or failed)."""
+    if _meter is not None:
+        _meter.done(listed_bytes(parts))
+
+
+def share(runs: int) -> None:
+    """See :meth:`Meter.share`."""
+    if _meter is not None:
+        _meter.share(runs)
+
+
+def in_worker(run: int) -> None:
+    """See :meth:`Meter.in_worker`."""
+    if _meter is not None:
+        _meter.in_worker(run)
+
+
+def poke() -> None:
+    """Call the progress's ``tick`` (workers are landing; nothing ended since the last look)."""
+    if _meter is not None and _meter.tick is not None:
+        _meter.tick()
