@@ -140,11 +140,11 @@ def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pro
             from .conversations_cmd import with_senders
 
             row = next(iter(with_senders(root, list(conversation_rows(root, hide, ids=[cid])), "")), None)  # + senders
-        _say_unread(cid, prose.stats.thinking_unread if thinking else 0)
         from ..reading.export import build
         from ..reading.prose_audit import turn_at  # the audit form's: from the document it built
 
         turns = _windowed(turns, prose, audit, row, lambda: audit.turn_at if audit else turn_at(build(root, cid, hide)))
+        _say_unread(cid, prose.stats.thinking_unread if thinking and turns else 0)  # not of a conversation left out
         prose.turns.extend(turns)
         bad = prose.stats.missing[missing:] + [f"landed file {x}; its records give no turn" for x in prose.stats.unverified[before:]]
         if prose.in_range_only and not turns:  # every line outside the window: not written (trial 22a, F17)

@@ -49,3 +49,18 @@ def test_thinking_with_text_gets_no_note(corpus_root, corpus_source):
     for fmt in ("md", "prose"):
         p = asz("export", READABLE[:8], "--thinking", "--format", fmt, "--root", str(corpus_root))
         assert "hold no text" not in p.stdout + p.stderr
+
+
+def test_in_range_only_says_nothing_of_a_conversation_it_left_out(corpus_root, corpus_source):
+    """--in-range-only: a window inside ef958aa1's range holding none of its records (its records' times, read from
+    the source, leave 13:50:40.622 to 15:09:30.093 empty) writes none of it, and stderr says no note of it; a window
+    holding its thinking says the note as before."""
+    path = main_transcripts(corpus_source)[REDACTED]
+    times = sorted(t for p in [path, *sorted((path.parent / REDACTED).rglob("*.jsonl"))] for d in source_lines(p)
+                   if (t := d.get("timestamp")))
+    assert times[0] < "2026-04-18T14:00" and times[-1] > "2026-04-18T15:00"
+    assert not [t for t in times if "2026-04-18T14:00" <= t <= "2026-04-18T15:00:00.000Z"]
+    for since, until, said in (("2026-04-18T14:00:00Z", "2026-04-18T15:00:00Z", False), ("2026-04-18", "2026-04-18", True)):
+        p = asz("export", "--since", since, "--until", until, "--tz", "UTC", "--thinking", "--audit", "--in-range-only",
+                "--root", str(corpus_root))
+        assert (p.stdout != "") == said and (f"asz export: note: {REDACTED}: 14 thinking" in p.stderr) == said, p.stderr
