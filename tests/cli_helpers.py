@@ -24,7 +24,7 @@ import traceback
 import sys
 from pathlib import Path
 
-__all__ = ["asz_in_process", "collect_transcript", "rotated_source", "timeless_traces"]
+__all__ = ["asz_in_process", "code_at", "collect_transcript", "rotated_source", "timeless_traces"]
 
 
 def asz_in_process(*args: str, cwd: Path | str | None = None, env: dict[str, str | None] | None = None,
@@ -238,3 +238,25 @@ def timeless_traces(root: Path) -> list[str]:
     ids = sorted(p.name for p in root.iterdir() if not p.name.startswith("_"))
     assert len(ids) == 2 and ids[0][:9] == ids[1][:9] == "ls-trace-", ids
     return ids
+
+
+def code_at(commit: str, dest: Path) -> Path:
+    """``asz_core`` and ``asz_adapters_claude`` as they were at ``commit`` (a ``git archive`` of this repository),
+    unpacked under ``dest/code``: run them with ``PYTHONPATH`` set to the path returned, in a child. Skips the test
+    when git is not installed or the history does not hold ``commit``."""
+    import shutil
+    import tarfile
+
+    import pytest
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    tar = dest / "code.tar"
+    repo = Path(__file__).resolve().parents[1]
+    p = subprocess.run(["git", "-C", str(repo), "archive", "-o", str(tar), commit, "asz_core", "asz_adapters_claude"],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        pytest.skip(f"no history to archive {commit} from: {p.stderr.strip()}")
+    with tarfile.open(tar) as t:
+        t.extractall(dest / "code", filter="data")
+    return dest / "code"

@@ -77,9 +77,10 @@ DB_NAME = "summaries.sqlite"
 #: conversation is titled (removed by retention) and its row keeps its dialect; continues: an entry names the conversation
 #: a resumed copy continues, where its repeated calls are counted; turn-placed: a call with no time of its own is at its
 #: turn's recorded end where a record lists the turn, and the turn's credits with it; shares: an entry names the ones it
-#: shares record ids with, neither continuing the other, and the calls on them it counts as they do), so no entry counted the old way
+#: shares record ids with, neither continuing the other, and the calls on them it counts as they do; unnamed-request: a
+#: fragment naming no request id is the one named request's call, trial 23b F1), so no entry counted the old way
 #: is used.
-_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed+rate-checked+removed+continues+turn-placed+shares"
+_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed+rate-checked+removed+continues+turn-placed+shares+unnamed-request"
 #: The modules (under ``asz_core/view``) whose code makes a row's title and a talk's label: their source is hashed into
 #: every fingerprint (:func:`code_mark`), so an entry made by an asz whose title or label code differed, a development
 #: build of the same version included, is never read. The rule: code that decides a title or a label lives in one of

@@ -169,6 +169,11 @@ def read_call(records: list[tuple[dict | None, int | None]], finished: bool, lan
     group is one provider call, read by :func:`_read_one`. With one group
     the node is that call; with more its usage is their sum, its model and
     time the first such call's, and ``requests`` lists them.
+
+    Fragments naming no request id beside fragments naming exactly one (a call whose first lines were landed by
+    claude-code-local before 0.3.0, which kept no request id, and its last by a newer one: trial 23b, F1) are that
+    one request's: the node is one provider call. Beside two or more named request ids the records cannot show
+    which request such fragments belong to: they stay a provider call of their own (request ''), as they read.
     """
     if len(records) == 2 and records[0][0] is not None and records[1][0] is not None:  # most calls: no list made
         landed = records
@@ -182,6 +187,9 @@ def read_call(records: list[tuple[dict | None, int | None]], finished: bool, lan
     for rec, t in landed:
         req = rec.get("request")
         groups.setdefault(req if isinstance(req, str) else "", []).append((rec, t))
+    if len(groups) == 2 and "" in groups:  # one named request, fragments landed before the adapter kept request ids
+        req = next(k for k in groups if k)
+        return _read_one(landed, finished, lane, req)
     if len(groups) <= 1:
         req, recs = next(iter(groups.items()), ("", []))
         return _read_one(recs, finished, lane, req)

@@ -10,34 +10,17 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tarfile
 from pathlib import Path
 
 import pytest
 
 from claude_lines import collect_claude
-from cli_helpers import asz_in_process
+from cli_helpers import asz_in_process, code_at
 from test_rate_not_priced import SID, _usage, call_of, edited, fast_case
 
-REPO = Path(__file__).resolve().parents[2]
 BEFORE = "7a8464b^"  # the commit before the adapter listed a call's rate under dropped
-
-
-def _archive(dest: Path) -> Path:
-    """``asz_core`` and ``asz_adapters_claude`` as they were at :data:`BEFORE`, unpacked under ``dest``."""
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
-    tar = dest / "before.tar"
-    p = subprocess.run(["git", "-C", str(REPO), "archive", "-o", str(tar), BEFORE, "asz_core", "asz_adapters_claude"],
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        pytest.skip(f"no history to archive {BEFORE} from: {p.stderr.strip()}")
-    with tarfile.open(tar) as t:
-        t.extractall(dest / "before", filter="data")
-    return dest / "before"
 
 
 def _collect_before(code: Path, base: Path, lines: list[bytes]) -> Path:
@@ -56,7 +39,7 @@ def _collect_before(code: Path, base: Path, lines: list[bytes]) -> Path:
 def before(corpus_dir, tmp_path_factory):
     lines, _ = fast_case(corpus_dir, tmp_path_factory.mktemp("rate-now"))  # skips when the corpus is absent
     base = tmp_path_factory.mktemp("rate-before")
-    return lines, _collect_before(_archive(base), base, lines)
+    return lines, _collect_before(code_at(BEFORE, base), base, lines)
 
 
 def _calls_with_usage(lines: list[bytes]) -> set:
