@@ -198,8 +198,8 @@ _CALL_COUNTS = ("long_context_calls", "rate_not_priced_calls", "rate_not_checked
 
 def _sum_rows(rows: list[dict]) -> dict:
     """The sum of bucket rows (:func:`_bucket_rows`): each count, ``cost`` (None when unpriced) to the micro-dollar, and
-    ``cache_write_1h``, ``long_context_calls``, ``rate_not_priced_calls``, ``rate_not_checked_calls`` and ``credits``
-    (to 6 decimals) where some row has them."""
+    ``cache_write_1h``, ``long_context_calls``, ``rate_not_priced_calls``, ``rate_not_checked_calls``, ``credits``
+    (to 6 decimals) and ``unpriced`` (the union, sorted) where some row has them."""
     out: dict = {k: 0 for k in ("in", "out", "cache_read", "cache_write", "calls")}
     out["cost"] = None if rows and rows[0]["cost"] is None else 0.0
     for r in rows:
@@ -208,6 +208,8 @@ def _sum_rows(rows: list[dict]) -> dict:
                 out[k] = out.get(k, 0) + r[k]
         if r.get("credits"):
             out["credits"] = round(out.get("credits", 0.0) + r["credits"], 6)
+        if r.get("unpriced"):
+            out["unpriced"] = sorted({*out.get("unpriced", ()), *r["unpriced"]})
         if out["cost"] is not None:
             out["cost"] = round(out["cost"] + r["cost"], 6)
     return out
@@ -215,7 +217,9 @@ def _sum_rows(rows: list[dict]) -> dict:
 
 def _bucket_rows(total: dict[tuple[int, str], list[int]], name: str, cost_of) -> tuple[list[dict], set[str]]:
     """One row per bucket key (a start, or a model: its name ``name``) summed over the models, in key order, and the
-    unpriced models."""
+    unpriced models. A row carries ``unpriced`` (its models with usage and no price, sorted) only where it has some:
+    the rows a cost mark belongs on, by :func:`~asz_core.view.prices.cost_of`'s rule, as ``asz usage`` marks its rows
+    (trial 23a, F13)."""
     by_start: dict[int, dict] = {}
     unpriced: set[str] = set()
     for (start, model), v in sorted(total.items()):
@@ -234,5 +238,7 @@ def _bucket_rows(total: dict[tuple[int, str], list[int]], name: str, cost_of) ->
             for k in _CALL_COUNTS:  # priced at long-context rates (input above 200K); run at a rate the table does not
                 if c.get(k):  # hold, or landed before asz looked at one, priced at standard rates: as cost_of counts them
                     row[k] = row.get(k, 0) + c[k]
+            if c["unpriced"]:  # the models of this row the table has no price for: this row's mark, as asz usage's
+                row["unpriced"] = sorted({*row.get("unpriced", ()), *c["unpriced"]})  # rows (cost_of's rule; F13)
             unpriced.update(c["unpriced"])
     return list(by_start.values()), unpriced

@@ -867,6 +867,7 @@
         d.rate_not_priced_calls += x.rate_not_priced_calls || 0;
         d.rate_not_checked_calls += x.rate_not_checked_calls || 0;
         if (x.credits) d.credits = (d.credits || 0) + x.credits;  // what the runtime metered (Kiro): never tokens or USD
+        if (x.unpriced) d.unpriced = (d.unpriced || []).concat(x.unpriced);  // this day's unpriced models only (F13)
         days.set(k, d);
       });
       const keys = Array.from(days.keys()).sort(), untimed = u.no_time || { calls: 0 }, total = u.total;
@@ -897,12 +898,13 @@
         if (u.priced) panel.append(h('h2', null, 'Cost per day (USD)'), barChart(keys, days, [['cost', 'cost', '#b3261e']], function (d) { return d.cost; }, cents));
       }
       if (!u.priced) panel.append(h('p', { class: 'muted small' }, 'No price table is installed, so no cost is shown.'));
-      const more = u.unpriced && u.unpriced.length ? ' + unpriced' : '';
-      // to the cent, as asz usage prints it, and its marks (+ unpriced; ^ and ? as ``d`` counts calls at a rate the price
-      // table does not hold or not checked: rateMarks); the exact figure in the tooltip (trial 4, F10), and what they say
+      // to the cent, as asz usage prints it, and its marks (+ unpriced where ``d``'s own calls hold a model with no
+      // price, the server's cost_of rule per row as asz usage marks a row, trial 23a F13; ^ and ? as ``d`` counts calls
+      // at a rate the price table does not hold or not checked: rateMarks); the exact figure in the tooltip (trial 4,
+      // F10), and what they say
       function costCell(c, d) {
-        const m = rateMarks(d, true);
-        return u.priced && typeof c === 'number' ? h('span', { title: '$' + c.toFixed(6) + (m.title ? ' · ' + m.title : '') },
+        const m = rateMarks(d, true), more = d.unpriced && d.unpriced.length ? ' + unpriced' : '';
+        return u.priced && typeof c === 'number' ? h('span', { title: '$' + c.toFixed(6) + (more ? ' · without the cost of ' + Array.from(new Set(d.unpriced)).sort().join(', ') : '') + (m.title ? ' · ' + m.title : '') },
           cents(c) + more + m.marks) : '—';
       }
       function callsCell(calls, long) {  // calls, and how many of them were priced at long-context rates, marked
