@@ -18,7 +18,8 @@ drawing, session 20).
 Each run also prints, in the page's own clock, how long after the later of the two answers arrived the first talk was
 drawn (a script run before the page's notes it: ``after answers``), and the page's own time from its navigation's
 start to that first talk (``page clock``: without the driver's round trips that the wall time holds; session 22 for
-``--fresh``, every mode since session 23).
+``--fresh``, every mode since session 23), and when the later answer arrived in that clock (``answers at``: the page
+clock less ``after answers``; session 23).
 
 ``--own-roots``: each ASZ reads its own copy of ROOT (``ROOT.1``, ``ROOT.2``, … made afresh for the second ASZ on; the
 first reads ROOT): two trees that both keep documents (session 21 on) key them by their own build mark, so over one
@@ -141,7 +142,8 @@ def main() -> None:
         print(f"{exe}: median {statistics.median(ms):.0f} ms, runs {', '.join(f'{m:.0f}' for m in sorted(ms))}"
               + (f"; after answers median {statistics.median(after[exe]):.0f} ms, runs "
                  f"{', '.join(f'{m:.0f}' for m in sorted(after[exe]))}; page clock median {statistics.median(clock[exe]):.0f} ms, "
-                 f"runs {', '.join(f'{m:.0f}' for m in sorted(clock[exe]))}"))
+                 f"runs {', '.join(f'{m:.0f}' for m in sorted(clock[exe]))}; answers at median "
+                 f"{statistics.median(c - x for c, x in zip(clock[exe], after[exe])):.0f} ms"))
 
 
 if __name__ == "__main__":
