@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import http.client
+import shutil
 import socket
 import subprocess
 import sys
@@ -40,3 +43,45 @@ def http_get(port: int, path: str, timeout: float = 120) -> tuple[int, bytes, fl
     body = r.read()
     c.close()
     return r.status, body, (time.perf_counter() - t) * 1000
+
+
+@contextlib.contextmanager
+def served_view(exe: str, root: str):
+    """``EXE view --root ROOT`` on a free loopback port, once it answered ``/api/status`` and one second more for the
+    warm-up it runs behind its first answer: yields (the process, its port); terminated when the block ends."""
+    port = free_port()
+    proc = subprocess.Popen([exe, "view", "--root", root, "--port", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(600):
+            try:
+                http_get(port, "/api/status", timeout=5)
+                break
+            except OSError:
+                time.sleep(0.05)
+        time.sleep(1.0)
+        yield proc, port
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+def page_bench_args(description: str, runs: int) -> argparse.ArgumentParser:
+    """The arguments every page bench takes: ROOT, ASZ..., ``--runs`` (``runs`` by default), ``--own-roots``."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("root")
+    ap.add_argument("asz", nargs="+")
+    ap.add_argument("--runs", type=int, default=runs)
+    ap.add_argument("--own-roots", action="store_true", help="each ASZ but the first reads its own copy of ROOT (ROOT.N)")
+    return ap
+
+
+def roots_of(a: argparse.Namespace) -> dict[str, str]:
+    """The root each ASZ of a page bench reads: ROOT, or with ``--own-roots`` a fresh copy ``ROOT.N`` for the N-th on."""
+    roots = {exe: a.root for exe in a.asz}
+    if a.own_roots:
+        for i, exe in enumerate(a.asz[1:], 1):
+            roots[exe] = f"{a.root.rstrip('/')}.{i}"
+            shutil.rmtree(roots[exe], ignore_errors=True)
+            shutil.copytree(a.root, roots[exe], symlinks=True)
+    return roots

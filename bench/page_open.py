@@ -34,10 +34,8 @@ document is kept on disk.
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import statistics
-import subprocess
 import time
 
 from selenium import webdriver
@@ -46,7 +44,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from _common import free_port, http_get  # bench/_common.py
+from _common import page_bench_args, roots_of, served_view  # bench/_common.py
 
 LARGEST = "8463c716-a2ea-4c14-9efa-87158ebd9f20"  # 483 steps, the corpus's largest conversation
 SMALLEST = "de3b8b19"  # 1 talk, 4 calls: opened first with --warm
@@ -76,17 +74,7 @@ def open_once(drv, exe: str, root: str, warm: bool = False, unbuilt: bool = Fals
     if unbuilt:
         for kept in ("documents", "found"):
             shutil.rmtree(f"{root}/_index/{kept}", ignore_errors=True)
-    port = free_port()
-    proc = subprocess.Popen([exe, "view", "--root", root, "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(600):
-            try:
-                http_get(port, "/api/status", timeout=5)
-                break
-            except OSError:
-                time.sleep(0.05)
-        time.sleep(1.0)  # the warm-up the server runs behind its first answer
+    with served_view(exe, root) as (_, port):
         if warm:
             drv.get(f"http://127.0.0.1:{port}/c/{SMALLEST}")
             talk_drawn(drv)
@@ -95,27 +83,15 @@ def open_once(drv, exe: str, root: str, warm: bool = False, unbuilt: bool = Fals
         drv.get(f"http://127.0.0.1:{port}/c/{LARGEST}")
         talk_drawn(drv)
         return (time.perf_counter() - t) * 1000
-    finally:
-        proc.terminate()
-        proc.wait()
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("root")
-    ap.add_argument("asz", nargs="+")
-    ap.add_argument("--runs", type=int, default=4)
+    ap = page_bench_args(__doc__.split("\n")[0], 4)
     ap.add_argument("--warm", action="store_true", help="the browser opens the smallest conversation of the same server first")
     ap.add_argument("--fresh", action="store_true", help="a new browser for each run (its first page)")
     ap.add_argument("--unbuilt", action="store_true", help="delete ROOT/_index/documents and _index/found before each run's server starts")
-    ap.add_argument("--own-roots", action="store_true", help="each ASZ but the first reads its own copy of ROOT (ROOT.N)")
     a = ap.parse_args()
-    roots = {exe: a.root for exe in a.asz}
-    if a.own_roots:
-        for i, exe in enumerate(a.asz[1:], 1):
-            roots[exe] = f"{a.root.rstrip('/')}.{i}"
-            shutil.rmtree(roots[exe], ignore_errors=True)
-            shutil.copytree(a.root, roots[exe], symlinks=True)
+    roots = roots_of(a)
     opts = Options()
     opts.binary_location = "/usr/bin/chromium"
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
