@@ -19,8 +19,11 @@ def list_adapters(
 ) -> None:
     """List every adapter found through the ``asz`` entry-point group.
 
-    Columns: name, distribution, version, dialects, kinds, status (ok, blocked,
-    failed: reason). A plugin that fails to load (it raises on import, a hook
+    Columns: name, distribution, version (the distribution's), writes (the
+    ``adapter`` value it writes into the header of every file it lands, e.g.
+    ``claude-code-local/0.3.0``: the version a landed file, ``asz usage``'s
+    ``?`` line and the docs name; '' when not loaded), dialects, kinds, status
+    (ok, blocked, failed: reason). A plugin that fails to load (it raises on import, a hook
     name is misspelled, its adapter's name is taken, its command hook raises)
     is listed as failed and the command still exits 0.
     """
@@ -34,10 +37,11 @@ def list_adapters(
     from rich.table import Table
 
     table = Table(box=None, pad_edge=False)
-    for col in ("NAME", "DISTRIBUTION", "VERSION", "DIALECTS", "KINDS", "STATUS"):
+    for col in ("NAME", "DISTRIBUTION", "VERSION", "WRITES", "DIALECTS", "KINDS", "STATUS"):
         table.add_column(col)
     for r in rows:
-        table.add_row(r["name"], r["distribution"], r["version"], ",".join(r["dialects"]), ",".join(r["kinds"]), r["status"])
+        table.add_row(r["name"], r["distribution"], r["version"], r["writes"] or "-", ",".join(r["dialects"]),
+                      ",".join(r["kinds"]), r["status"])
     Console(width=200).print(table)
 
 

@@ -86,6 +86,7 @@ class AdapterEntry:
             "source": self.source,
             "dialects": list(self.dialects),
             "kinds": list(self.kinds),
+            "writes": self.adapter.identity if self.adapter else "",
             "status": status,
         }
 

@@ -76,7 +76,8 @@ def unchecked_line(calls: int, where: str = "") -> str:
     landed files are written once, so only collecting the same sources into a new root checks them (seed 000: nothing
     is inferred)."""
     return (f"{UNCHECKED_MARK} {calls:,} call(s){' ' + where if where else ''} landed before asz looked at a call's rate "
-            "(claude-code-local before 0.3.0, whose records keep a call's token counts only): whether they ran in fast "
+            "(claude-code-local before 0.3.0, the adapter version each landed file's header names and asz adapters list "
+            "shows under WRITES, not asz's own version; its records keep a call's token counts only): whether they ran in fast "
             "mode, a priority or batch tier or a data-residency region is not known, so their cost is at standard "
             "rates and may be below what was billed; this root cannot tell (its landed files are written once), and "
             "collecting the same sources into a new root (asz collect --once --root NEW, while Claude Code still keeps "

@@ -1,0 +1,39 @@
+"""What ``asz --version`` and ``asz adapters list`` say a user can compare (trial 23b, F2: every commit printed
+``asz 0.1.0`` and every adapter 0.1.0, while landed headers named claude-code-local 0.1.0, 0.2.0 and 0.3.0)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import asz_in_process
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_version_names_the_checkouts_commit():
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        pytest.skip("asz does not run from a git checkout here")
+    want = subprocess.run(["git", "-C", str(REPO), "log", "-1", "--format=%h of %cs"], capture_output=True,
+                          text=True).stdout.strip()
+    p = asz_in_process("--version")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith(f"asz 0.1.0, source {want}"), p.stdout
+    assert "asz adapters list names the version each adapter writes" in p.stdout
+
+
+def test_adapters_list_names_what_landed_headers_say(corpus_collected):
+    heads = {json.loads(sd.read_bytes().split(b"\n", 1)[0])["adapter"] for sd in corpus_collected.rglob("*.sd")}
+    assert "claude-code-local/0.3.0" in heads
+    p = asz_in_process("adapters", "list", "--json")
+    assert p.returncode == 0, p.stderr
+    writes = {r["name"]: r["writes"] for r in json.loads(p.stdout)}
+    assert heads <= set(writes.values()), (heads, writes)
+    assert writes["claude-code-local"] == "claude-code-local/0.3.0"
+    table = asz_in_process("adapters", "list").stdout.splitlines()
+    assert "WRITES" in table[0].split()
+    assert [x.split()[3] for x in table[1:] if x.split()[0] == "claude-code-local"] == ["claude-code-local/0.3.0"]
