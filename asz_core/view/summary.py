@@ -17,7 +17,7 @@ from .secret_forms import shown_title
 from .titles import LandedTitles, PromptTitle, RuntimeTitle, continued_title, prompt_text
 from .usage import usage_totals
 
-__all__ = ["DocumentView", "metered_model", "HEADING_LIMIT", "NOT_VERIFIED", "NO_PROMPT", "REMOVED", "TITLE_LIMIT", "inside_word", "observed_range", "observed_title", "shorten",
+__all__ = ["DocumentView", "metered_model", "HEADING_LIMIT", "NOT_VERIFIED", "NO_PROMPT", "REMOVED", "TITLE_LIMIT", "inside_word", "observed_cwd", "observed_range", "observed_title", "shorten",
            "short_title", "title_text"]
 
 _KIND = attrgetter("kind")
@@ -322,12 +322,15 @@ class DocumentView(ListView):
 
         Each is the first value recorded on the main stream's transcript (the
         record fields ``cwd``, ``git_branch``, ``runtime_version``), else on any
-        stream's, else ''. The runtime's name is the dialect of the main
+        stream's, else ''; a project no transcript records is the ``cwd`` the
+        first observation records (an ``execution/1`` or ``changes/1`` record's
+        own field, :func:`observed_cwd`: a session of hook records alone, trial
+        23a F3). The runtime's name is the dialect of the main
         transcript's files (``claude-code`` for ``claude-code/1``).
         """
         sess = self.sess
         return {
-            "project": sess.first_field("cwd"),
+            "project": sess.first_field("cwd") or observed_cwd(self.executions + self.changes),
             "git_branch": sess.first_field("git_branch"),
             "runtime": {"name": sess.runtime_name(), "version": sess.first_field("runtime_version")},
         }
@@ -354,6 +357,12 @@ def observed_title(executions: list[dict], changes: list[dict]) -> str:
     if changes:
         said.append(f"{len(changes)} workspace change{'s' if len(changes) != 1 else ''}")
     return f"(no transcript) {'; '.join(said)}" if said else ""
+
+
+def observed_cwd(observations: list[dict]) -> str:
+    """The ``cwd`` of the first of ``observations`` (execution or changes entries, in the document's order: time) that
+    records one, or '' (trial 23a, F3: a session of hook records alone read ``project —`` beside its record's cwd)."""
+    return next((o["cwd"] for o in observations if isinstance(o.get("cwd"), str) and o["cwd"]), "")
 
 
 def observed_range(observations: list[dict]) -> tuple[int, int] | None:

@@ -97,3 +97,39 @@ def test_the_page_says_it_at_the_tool_step(joined, serve, browser):
     tag = tool.find_element(By.CSS_SELECTOR, ".tag.exec")
     assert tag.text == "MCP probe · 1,234 ms · returned"
     wait(browser, lambda d: LINE in tool.text)  # the step's facts, opened by the deep link
+
+
+def _corpus_payload(corpus_dir: Path, session: str) -> dict:
+    """The corpus probe payload of ``session`` (its first 8 characters)."""
+    probe = next((corpus_dir / "hooks").glob("apache__*mcp-hooks-2.1.282.jsonl")).read_bytes().splitlines()
+    return next(json.loads(x) for x in probe if json.loads(x)["session_id"].startswith(session))
+
+
+def test_a_hook_only_session_reads_its_executions_where_a_reader_looks(joined, corpus_dir, serve, browser):
+    """Trial 23a, F3: the crash probe's session (hook records, no transcript) showed "No talks", ``Changes (1)`` beside
+    the header's ``changes 0``, its call only as JSON, ``outcome: failed`` only inside it, and ``project —`` though
+    the record has a cwd. Now the Talks tab draws the execution as a table (tool, server, outcome marked failed,
+    duration), the counts agree, and the project is the record's cwd (in ``asz ls`` too)."""
+    from selenium.webdriver.common.by import By
+    from test_view_server_browser import open_at, wait
+
+    event = _corpus_payload(corpus_dir, "ba6a3896")
+    assert event["hook_event_name"] == "PostToolUseFailure" and event["tool_name"] == "mcp__probe__crash"  # the premise
+    sid = event["session_id"]
+    doc = json.loads(asz("conversation", sid, "--json", "--root", str(joined)).stdout)
+    assert doc["talks"] == [] and doc["workspace_changes"] == [] and len(doc["tool_executions"]) == 1
+    assert doc["summary"]["project"] == event["cwd"] == "/work/crash"
+    assert {r["id"]: r["project"] for r in json.loads(asz("ls", "--json", "--root", str(joined)).stdout)}[sid] == "/work/crash"
+    s = serve(joined)
+    table = open_at(browser, f"{s.base}/c/{sid}", "#executions")
+    assert "No transcript of this conversation has landed; 1 tool execution" in browser.find_element(By.ID, "no-talks").text
+    (row,) = table.find_elements(By.CSS_SELECTOR, "tbody tr")
+    cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
+    assert cells[2:7] == ["mcp__probe__crash", "MCP probe (dynamic)", "failed", f"{event['duration_ms']} ms", "asz-plugin, client_hook"]
+    assert row.find_element(By.CSS_SELECTOR, ".tag.exec.failed").text == "failed"
+    tabs = {b.get_attribute("data-tab"): b.text for b in browser.find_elements(By.CSS_SELECTOR, ".tabs button")}
+    assert tabs["changes"] == "Changes (0)" and tabs["executions"] == "Tool executions (1)"
+    chips = [c.text for c in browser.find_elements(By.CSS_SELECTOR, ".chip")]
+    assert "project /work/crash" in chips and "changes 0" in chips, chips
+    browser.find_element(By.CSS_SELECTOR, '.tabs button[data-tab="executions"]').click()
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#panel #executions tbody tr"))

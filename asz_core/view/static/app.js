@@ -1235,7 +1235,8 @@
     ['loose', 'Loose', function () { return (D.loose || []).length; }],
     ['unresolved', 'Unresolved', function () { return D.unresolved.length - placedUnresolved().length; }],
     ['undescribed', 'Undescribed', function () { return (D.undescribed || []).length; }],
-    ['changes', 'Changes', function () { return (D.workspace_changes || []).length + (D.tool_executions || []).length; }],
+    ['changes', 'Changes', function () { return (D.workspace_changes || []).length; }],  // the header's changes chip's list
+    ['executions', 'Tool executions', function () { return (D.tool_executions || []).length; }],  // trial 23a, F3
     ['glossary', 'Glossary', function () { return null; }],
   ];
   let tabbar = null, panel = null;
@@ -1256,7 +1257,7 @@
     setHash({ tab: name === 'talks' ? null : name });
     clear(panel);
     ({ talks: drawTalks, streams: drawStreams, segments: drawSegments, rounds: drawRounds, files: drawFiles,
-      relations: drawRelations, loose: drawLoose, unresolved: drawUnresolved, undescribed: drawUndescribed, changes: drawChanges, glossary: drawGlossary })[name]();
+      relations: drawRelations, loose: drawLoose, unresolved: drawUnresolved, undescribed: drawUndescribed, changes: drawChanges, executions: drawExecutions, glossary: drawGlossary })[name]();
   }
 
   // ------------------------------------------------------------------ talks
@@ -1264,7 +1265,13 @@
   const talkEls = new Map();
   function drawTalks() {
     talkEls.clear();
-    if (!D.talks.length) { add(panel, h('p', { class: 'muted' }, 'No talks.')); return; }
+    if (!D.talks.length) {  // hook records alone (trial 23a, F3): what the observers saw, where a reader looks first
+      const te = D.tool_executions || [];
+      add(panel, h('p', { class: 'muted', id: 'no-talks' }, 'No talks.' + (te.length ? ' No transcript of this conversation has landed; ' +
+        num(te.length) + ' tool execution' + (te.length === 1 ? '' : 's') + ' recorded around its tool calls:' : '')));
+      if (te.length) panel.append(executionTable(te));
+      return;
+    }
     panel.append(h('div', { class: 'talktools small' },
       h('button', { class: 'btn', type: 'button', id: 'expand-all', onclick: expandAll }, 'Expand all'), ' ',
       h('button', { class: 'btn', type: 'button', id: 'collapse-all', onclick: collapseAll }, 'Collapse all'),
@@ -1941,11 +1948,30 @@
       const at = hashParams().change;
       if (at && /^\d{1,9}$/.test(at) && +at < wc.length) focusChange(+at);
     }
-    panel.append(h('h2', null, 'Tool executions'));
-    if (!te.length) panel.append(h('p', { class: 'muted' }, 'None recorded.'));
-    else panel.append(paged(['Step', 'Time', 'Entry'], te.map(function (c) {
-      return [c.step ? h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(c.step); } }, c.step) : '—', c.time || '—', pre(jsonText(c, 1))];
-    })));
+    if (te.length) panel.append(h('p', { class: 'muted small' }, num(te.length) + ' tool execution' + (te.length === 1 ? '' : 's') + ' on the ',
+      h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); showTab('executions'); } }, 'Tool executions'), ' tab.'));
+  }
+  // The tool_executions entries (execution/1 records: asz hook's MCP calls) as a table a reader reads: the step, the
+  // tool, the server, the outcome (a failure marked), the runtime's duration, who observed it and when; the record
+  // whole folds under each (trial 23a, F3: a hook-only session showed them only as JSON, under Changes)
+  function drawExecutions() {
+    const te = D.tool_executions || [];
+    if (!te.length) { panel.append(h('p', { class: 'muted' }, 'None recorded.')); return; }
+    panel.append(executionTable(te));
+  }
+  function executionTable(te) {
+    const t = paged(['Step', 'Time', 'Tool', 'Server', 'Outcome', 'Duration', 'Observed by', 'The record'], te.map(function (e) {
+      const sv = e.server && typeof e.server === 'object' ? e.server : {};
+      return [e.step ? h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(e.step); } }, e.step) : h('span', { class: 'faint', title: 'no tool step of a transcript names this call' }, 'no step'),
+        e.time || '—', e.tool_name || e.tool || '—',
+        sv.name ? (e.protocol ? String(e.protocol).toUpperCase() + ' ' : '') + sv.name + (sv.source ? ' (' + sv.source + ')' : '') : '—',
+        e.outcome ? h('span', { class: e.outcome !== 'returned' ? 'tag exec failed' : 'tag exec' }, e.outcome) : h('span', { class: 'faint' }, 'not said'),
+        Number.isInteger(e.duration_ms) ? num(e.duration_ms) + ' ms' : '—',
+        [e.observed_by, e.boundary].filter(Boolean).join(', ') || '—',
+        h('details', { class: 'fold' }, h('summary', null, 'JSON'), pre(jsonText(e, 1)))];
+    }));
+    t.id = 'executions';
+    return t;
   }
   // ------------------------------------------------------------------ workspace changes as diffs (trial 17b, F11)
   // A change is drawn from its changes/1 record as the document holds it (seed 004, Workspace changes): each file's
