@@ -88,6 +88,11 @@ class LangsmithIngest(Adapter):
 
         return start_receiver(storage, entry)
 
+    def staged_folders(self, source_root: Path) -> list[Path]:
+        """``[<storage root>/_ingest/langsmith/inbox]``: where the receiver stages each accepted request, so that
+        ``asz server`` runs a pass soon after a trace arrives (trial 23a F14)."""
+        return [ingest_dir(source_root) / "inbox"]
+
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
         """``$ASZ_LANGSMITH_ROOT``, else ``storage.root`` of ./asz.yaml (default ``./data``): the storage root."""
         env = os.environ if env is None else env

@@ -196,10 +196,10 @@ def view(
 
 def _watch(jobs: list, state):
     """The :class:`~asz_core.cli.server_follow.SourceWatch` of the folders ``jobs`` read, noted on ``state`` (``/api/status`` ``follows``)."""
-    from .server_follow import SourceWatch, watched_folders
+    from .server_follow import SourceWatch, staged_folders, watched_folders
 
-    watch = SourceWatch(watched_folders(jobs))
-    state.follows = len(watch.folders)
+    watch = SourceWatch(watched_folders(jobs), staged_folders(jobs))
+    state.follows = len(watch.folders) + len(watch.staged)
     return watch
 
 
@@ -210,7 +210,8 @@ def _server_banner(storage: Path, jobs: list, every: float, watch) -> None:
         for r in j.source_roots:
             typer.echo(f"source   : {j.adapter.name} from {r} (every {format_duration(every)})")
     if watch is not None:
-        typer.echo(f"follows  : {len(watch.folders)} folder(s), a pass about 1-2 s after a file in them changes")
+        typer.echo(f"follows  : {len(watch.folders) + len(watch.staged)} folder(s), a pass about 1-2 s after a file in them changes"
+                   + (f" (of them {len(watch.staged)} receiver inbox(es): a pass soon after a trace is staged)" if watch.staged else ""))
 
 
 def server(

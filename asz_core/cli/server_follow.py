@@ -15,7 +15,11 @@ history) take about 3 ms, 0.3% of one core (docs/performance.md, Session 21, liv
 longer stretches the period so that looking never takes more than :data:`MAX_SHARE` of one core.
 
 An adapter whose source lies in the storage root by design (``source_in_storage``: LangSmith's inbox, where its own
-receiver writes) is not looked at: the pass itself writes there. Its sessions follow the interval.
+receiver writes) is not looked at as a whole: the pass itself writes there. What it names as its staged folders
+(:meth:`asz_core.Adapter.staged_folders`: the receiver's inbox, trial 23a F14) is looked at for new names only: a
+file that appears there since the last pass started (the receiver staged a trace) makes a pass as a source change
+does; a file the pass takes away (materialised, moved to ``done``) makes none, so a staged trace costs one pass,
+not two. Names starting with ``.`` (a receiver's temporary file) do not count.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Iterable
 
-__all__ = ["SourceWatch", "watched_folders", "LOOK_EVERY", "SETTLE", "SETTLE_MAX", "MAX_SHARE"]
+__all__ = ["SourceWatch", "Look", "watched_folders", "staged_folders", "changed", "LOOK_EVERY", "SETTLE", "SETTLE_MAX", "MAX_SHARE"]
 
 #: Seconds between two looks at the sources (stretched when a look costs more than :data:`MAX_SHARE`).
 LOOK_EVERY = 1.0
@@ -36,6 +40,10 @@ SETTLE = 0.5
 SETTLE_MAX = 3.0
 #: The largest share of one core looking may take: a look of ``t`` seconds waits ``t / MAX_SHARE`` before the next.
 MAX_SHARE = 0.02
+
+#: What one look saw: the digest of the followed folders' files (BLAKE2b, 16 bytes) and the names of the files in the
+#: staged folders (their paths).
+Look = tuple[bytes, frozenset]
 
 
 def watched_folders(jobs: Iterable) -> list[Path]:
@@ -55,6 +63,26 @@ def watched_folders(jobs: Iterable) -> list[Path]:
     return out
 
 
+def staged_folders(jobs: Iterable) -> list[Path]:
+    """The folders in the storage root where a job's adapter has arrivals staged (its receiver's inbox:
+    :meth:`asz_core.Adapter.staged_folders` of each source root), in order, each once."""
+    out: list[Path] = []
+    for j in jobs:
+        for r in getattr(j, "source_roots", [j.source_root]):
+            try:
+                got = [Path(p) for p in j.adapter.staged_folders(Path(r))]
+            except Exception:  # an adapter's answer never stops the server: nothing staged is followed
+                got = []
+            out += [f for f in got if f not in out]
+    return out
+
+
+def changed(before: Look, now: Look) -> bool:
+    """True when ``now`` differs from ``before`` in a way that makes a pass: a followed file changed, appeared or went,
+    or a staged file appeared (one that went, taken by the pass, does not count)."""
+    return now[0] != before[0] or not now[1] <= before[1]
+
+
 class SourceWatch:
     """Looks at ``folders`` (paths; a folder missing now is looked for again each time) for a changed file.
 
@@ -63,8 +91,9 @@ class SourceWatch:
     (:data:`LOOK_EVERY`, or more when looking took more than :data:`MAX_SHARE` of the time); :attr:`files` how many
     files the last look saw and :attr:`took` its seconds (for the status and the bench)."""
 
-    def __init__(self, folders: Iterable[Path]):
+    def __init__(self, folders: Iterable[Path], staged: Iterable[Path] = ()):
         self.folders = [Path(f) for f in folders]
+        self.staged = [Path(f) for f in staged]
         self.files = 0
         self.took = 0.0
 
@@ -72,9 +101,10 @@ class SourceWatch:
     def period(self) -> float:
         return max(LOOK_EVERY, self.took / MAX_SHARE)
 
-    def look(self) -> bytes:
-        """The digest of the folders' files as they are now (BLAKE2b, 16 bytes); never raises (a folder that cannot be
-        read counts as empty)."""
+    def look(self) -> Look:
+        """What the folders hold now: the digest of the followed folders' files (BLAKE2b, 16 bytes) and the paths of
+        the files directly in the staged folders (:data:`Look`); never raises (a folder that cannot be read counts as
+        empty)."""
         started = time.monotonic()
         h = hashlib.blake2b(digest_size=16)
         n = 0
@@ -96,5 +126,11 @@ class SourceWatch:
                         continue
                     h.update(f"{e.path}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
                     n += 1
-        self.files, self.took = n, time.monotonic() - started
-        return h.digest()
+        names = []
+        for d in self.staged:
+            try:
+                names += [e.path for e in os.scandir(d) if not e.name.startswith(".")]
+            except OSError:
+                continue
+        self.files, self.took = n + len(names), time.monotonic() - started
+        return h.digest(), frozenset(names)

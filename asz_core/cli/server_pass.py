@@ -189,7 +189,7 @@ class CollectLoop:
     def __init__(self, state, spec: PassSpec, cfg: Config, every: float, worker=None, follow=None):
         self.state, self.spec, self.cfg, self.every = state, spec, cfg, every
         self.follow = follow  # None: a pass every ``every`` seconds only (--no-follow)
-        self.seen = b""  # what follow saw when the last pass started
+        self.seen: tuple = (b"", frozenset())  # what follow saw when the last pass started (server_follow.Look)
         self.storage = Path(spec.root)
         self.worker = worker
         self._here: list | None = None  # the collectors of a pass run in this thread (the worker gone)
@@ -218,7 +218,7 @@ class CollectLoop:
         """Wait for the next pass: ``every`` seconds after the last one ended, or sooner, once a source changed since
         the last pass started and then stayed unchanged for :data:`~asz_core.cli.server_follow.SETTLE` seconds
         (:data:`~asz_core.cli.server_follow.SETTLE_MAX` at most). Returns False when ``stop`` is set."""
-        from .server_follow import SETTLE, SETTLE_MAX
+        from .server_follow import SETTLE, SETTLE_MAX, changed
 
         deadline = time.monotonic() + self.every
         if self.follow is None:
@@ -232,7 +232,7 @@ class CollectLoop:
                 return False
             now = self.follow.look()
             if not changed_at:
-                if now != self.seen:
+                if changed(self.seen, now):
                     changed_at, last = time.monotonic(), now
             elif now == last or time.monotonic() - changed_at >= SETTLE_MAX:
                 return True

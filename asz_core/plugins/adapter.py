@@ -375,6 +375,14 @@ class Adapter(ReadingHooks, abc.ABC):
         """
         return [Path(source_root)]
 
+    def staged_folders(self, source_root: Path) -> list[Path]:
+        """The folders under ``source_root`` where this adapter's own receiver stages arrivals (an adapter with
+        :attr:`source_in_storage`): ``asz server`` looks at them once a second and runs a pass soon after a file appears
+        there (:mod:`asz_core.cli.server_follow`; trial 23a F14), as it does for a changed source file. Only the names
+        of the files directly in them are looked at. The paths need not exist. Must be cheap and never raise.
+        Default: ``[]``."""
+        return []
+
     def configure(self, entry: Any) -> None:
         """Take this adapter's entry of the configuration the command read (``asz.yaml`` or ``--config``).
 

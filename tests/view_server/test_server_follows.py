@@ -128,3 +128,21 @@ def test_a_look_changes_when_a_file_does_and_only_then(tmp_path):
     (tmp_path / "missing").mkdir()
     (tmp_path / "missing" / "c.jsonl").write_bytes(b"")
     assert w.look() != grown and w.files == 3  # a folder missing at first is looked for again
+
+
+def test_a_staged_file_that_appears_makes_a_pass_one_taken_away_does_not(tmp_path):
+    """A receiver's inbox (trial 23a F14): a new name there is a change, the pass taking it away is not, a receiver's
+    ``.tmp-`` file is not looked at."""
+    from asz_core.cli.server_follow import SourceWatch, changed
+
+    inbox = tmp_path / "_ingest" / "langsmith" / "inbox"
+    w = SourceWatch([], [inbox])
+    empty = w.look()  # the inbox is not there yet
+    inbox.mkdir(parents=True)
+    (inbox / ".tmp-1-1-000001.jsonl").write_bytes(b"{}\n")
+    assert not changed(empty, w.look())
+    (inbox / ".tmp-1-1-000001.jsonl").rename(inbox / "1-1-000001.jsonl")
+    staged = w.look()
+    assert changed(empty, staged) and w.files == 1
+    (inbox / "1-1-000001.jsonl").unlink()  # the pass materialised it and moved it to done/
+    assert not changed(staged, w.look()) and changed(w.look(), staged)
