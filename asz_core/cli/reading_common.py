@@ -11,7 +11,7 @@ import typer
 from ..reading.ids import IdError
 from ..reading.listing import Filters, TimeError, parse_time
 
-__all__ = ["settings", "require_root", "no_root", "root_hint", "NO_ROOT_HINT", "terminal_columns", "say_left_out", "make_filters", "fail_id", "refuse_empty_id", "check_limit", "tz_option", "project_option", "model_option", "dialect_option", "use_tz", "ROOT_HELP", "CONFIG_HELP", "TZ_HELP"]
+__all__ = ["settings", "require_root", "no_root", "root_hint", "NO_ROOT_HINT", "terminal_columns", "say_left_out", "make_filters", "fail_id", "refuse_empty_id", "check_limit", "tz_option", "project_option", "model_option", "dialect_option", "check_dialect", "use_tz", "ROOT_HELP", "CONFIG_HELP", "TZ_HELP"]
 
 ROOT_HELP = "Storage root (default: storage.root, else ./data)."
 CONFIG_HELP = "asz.yaml to read (its view.hide is withheld)."
@@ -35,7 +35,8 @@ def model_option():
 
 
 def dialect_option():
-    """The ``--dialect`` option of the commands that list or search conversations (ls, search, secrets): one help."""
+    """The ``--dialect`` option of the commands that list, search or count conversations (ls, search, secrets, usage):
+    one help."""
     return typer.Option("", "--dialect", help="Only conversations of this dialect (claude-code/1, or its name claude-code).")
 
 
@@ -121,6 +122,14 @@ def make_filters(cmd: str, project: str, since: str, until: str, model: str, dia
     """A :class:`Filters` from the options; exit 2 naming the option for a time that does not read, or for a
     ``--dialect`` no installed adapter speaks (neither a dialect such as ``claude-code/1`` nor its name), with the
     installed dialects (as ``asz glossary`` says)."""
+    check_dialect(cmd, dialect)
+    first, last = time_range(cmd, since, until, zone)  # a day of --tz (None: this machine's)
+    return Filters(project=project, model=model, dialect=dialect, since=first, until=last)
+
+
+def check_dialect(cmd: str, dialect: str) -> None:
+    """Exit 2 for a ``--dialect`` no installed adapter speaks (neither a dialect such as ``claude-code/1`` nor its
+    name), naming the installed dialects (as ``asz glossary`` says); nothing for '' (every dialect)."""
     if dialect:
         from ..plugins.manager import get_plugin_manager
 
@@ -129,8 +138,6 @@ def make_filters(cmd: str, project: str, since: str, until: str, model: str, dia
             typer.echo(f"asz {cmd}: --dialect: no installed adapter speaks dialect {dialect!r}; installed: "
                        f"{', '.join(dialects) or 'none'}", err=True)
             raise typer.Exit(2)
-    first, last = time_range(cmd, since, until, zone)  # a day of --tz (None: this machine's)
-    return Filters(project=project, model=model, dialect=dialect, since=first, until=last)
 
 
 def time_range(cmd: str, since: str, until: str, zone=None) -> tuple[int | None, int | None]:

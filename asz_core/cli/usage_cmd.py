@@ -13,7 +13,7 @@ import typer
 from ..view.rows import usage_unrecorded
 from ..view.usage import TOKEN_KINDS
 from ..view.usage_report import NO_TIME
-from .reading_common import CONFIG_HELP, ROOT_HELP, fit_cells, fit_tail, say_left_out, terminal_columns, tz_option, use_tz
+from .reading_common import CONFIG_HELP, ROOT_HELP, check_dialect, fit_cells, fit_tail, say_left_out, terminal_columns, tz_option, use_tz
 
 #: Columns of the text table after the key: header and width.
 COLUMNS = (("MODELS", 28), ("CALLS", 7), ("INPUT", 10), ("OUTPUT", 10), ("CACHE WRITE", 12), ("CACHE READ", 13), ("TOTAL", 13), ("COST", 11))
@@ -118,6 +118,7 @@ def usage(
     project: str = typer.Option("", "--project", help="Count only the conversations whose project contains this (case-insensitive, as asz ls --project)."),
     model: str = typer.Option("", "--model", help="Count only the calls of a model whose name contains this (case-insensitive, as asz ls --model matches a model): a conversation's calls of its other models are left out."),
     instance: str = typer.Option("", "--instance", help="In a root asz receive landed: count only the conversations sent by an instance id (service.instance.id, e.g. dev@hostA) or token credential name containing this (case-insensitive)."),
+    dialect: str = typer.Option("", "--dialect", help="Count only the conversations of this dialect (claude-code/1, or its name claude-code; as asz ls --dialect): one runtime's tokens, cost and credits."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP + " Its prices replace or extend the price table."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows: the key (date, week, month, block, conversation, project or model), usage, cost, models, …, credits, and total (the total row, in every row; with --total-once one object, the total once beside the rows)."),
@@ -164,8 +165,7 @@ def usage(
     stderr with --json, every row listing them under unchained); exit 0. Sessions the root's _sessions.list names
     whose directory is gone or emptied are counted in one note on stderr (asz verify names them).
     A torn tail (a last line with no newline, unchanged for 10 minutes: in no figure until completed) is one note on stderr.
-    Ctrl-C says how many conversations were read and prints no table, exit 130. --project and --model narrow every
-    view by asz ls's rule (a part of the name, case-insensitive); --model keeps the matching models' calls only."""
+    Ctrl-C says how many conversations were read and prints no table, exit 130. --project and --model narrow every view by asz ls's rule (a part of the name, case-insensitive); --model keeps the matching models' calls only; --dialect one runtime's conversations (its dialect or name, as asz ls --dialect)."""
     from ..reading.ids import shown_names
     from ..verify.unparsed import unchained_note
     from ..view.document import list_conversations
@@ -173,13 +173,13 @@ def usage(
     from .conversations_cmd import say_state_files
     from .reading_common import require_root, time_range
 
-    cfg, table = _settings(view, sort, config)
+    cfg, table = _settings(view, sort, config, dialect)
     zone = use_tz("usage", tz) or zone_of(None)
     first, last = time_range("usage", since, until, zone)  # the parser of asz conversations and search; a day of --tz
     storage = root if root is not None else Path(cfg.root)
     require_root("usage", storage)  # a mistyped --root is said, never reported as $0.00
     shown = shown_names(ids := list_conversations(storage))  # a conversation in a row or a note: as it can be given back
-    given = {"project": project, "model": model, "instance": instance}
+    given = {"project": project, "model": model, "instance": instance, "dialect": dialect}
     counted, problems, unreadable, undescribed, times = _read(storage, zone, cfg.view_hide, len(ids), shown, tuple(given.values()))
     rows = report(counted, view, table, first, last, sort, zone=zone, times=times)
     unmatched = _say_problems(problems, not counted and any(given.values()), storage, given)
@@ -201,9 +201,10 @@ def _json_shape(as_json: bool, total_once: bool) -> str:
     return ("object" if total_once else "rows") if as_json else ""
 
 
-def _settings(view: str, sort: str, config: Optional[Path]):
-    """``(configuration, price table)`` once ``view`` and ``sort`` are known; a bad view, order or configuration is
-    said on one line, typer.Exit(2)."""
+def _settings(view: str, sort: str, config: Optional[Path], dialect: str = ""):
+    """``(configuration, price table)`` once ``view``, ``sort`` and ``dialect`` are known; a bad view, order,
+    configuration or a ``--dialect`` no installed adapter speaks (:func:`~asz_core.cli.reading_common.check_dialect`)
+    is said on one line, typer.Exit(2)."""
     from ..config import ConfigError, load_config
     from ..view.prices import price_table
     from ..view.usage_report import SORTS, VIEWS
@@ -214,6 +215,7 @@ def _settings(view: str, sort: str, config: Optional[Path]):
     if sort not in SORTS:
         typer.echo(f"asz usage: --sort {sort!r} is not an order (one of {', '.join(SORTS)})", err=True)
         raise typer.Exit(2)
+    check_dialect("usage", dialect)
     try:
         cfg = load_config(config)
         return cfg, price_table(cfg.prices)
@@ -222,10 +224,10 @@ def _settings(view: str, sort: str, config: Optional[Path]):
         raise typer.Exit(2)
 
 
-def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow: tuple[str, str, str] = ("", "", "")
+def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow: tuple[str, ...] = ("", "", "", "")
           ) -> tuple[list, list[str], dict[str, str], list[dict], list[int]]:
     """:func:`~asz_core.view.usage_report.read_root` of ``storage`` (``n`` conversations): the counted calls (those
-    ``narrow``, ``(--project, --model, --instance)``, keeps: :func:`~asz_core.view.usage_report.narrowed`, trial 17b F12), the
+    ``narrow``, ``(--project, --model, --instance, --dialect)``, keeps: :func:`~asz_core.view.usage_report.narrowed`, trial 17b F12), the
     problem lines, the conversations that did not read (id -> why) and the verified ones the filters keep holding
     transcript records the dialect could not read (``[{"conversation", "records"}]``:
     :func:`~asz_core.view.usage.undescribed_call_lines`); a torn tail of a conversation that verifies
@@ -554,7 +556,7 @@ def register(app: typer.Typer) -> None:
 
 def _say_problems(problems: list[str], unmatched: bool, storage: Path, given: dict[str, str]) -> bool:
     """Each problem line of the conversations read (held back, unreadable), on stderr as ``asz usage: LINE``, then,
-    when ``unmatched`` (--project/--model/--instance, ``given`` by name, match no call), :func:`_matched_nothing`'s
+    when ``unmatched`` (--project/--model/--instance/--dialect, ``given`` by name, match no call), :func:`_matched_nothing`'s
     line; returns ``unmatched``."""
     for line in [*problems, _matched_nothing(storage, given)] if unmatched else problems:
         typer.echo(f"asz usage: {line}", err=True)
@@ -562,8 +564,9 @@ def _say_problems(problems: list[str], unmatched: bool, storage: Path, given: di
 
 
 def _matched_nothing(storage: Path, given: dict[str, str]) -> str:
-    """The line for a --project/--model/--instance that no counted call matches (trial 17c: a mistyped filter read as
+    """The line for a --project/--model/--instance/--dialect that no counted call matches (trial 17c: a mistyped filter read as
     no usage)."""
     said = " and ".join(f"--{k} {v!r}" for k, v in given.items() if v)
     where = " and instances (asz ls --json: senders)" if given.get("instance") else ""
+    where += " and dialects (asz ls --json: dialect)" if given.get("dialect") else ""
     return f"no model call in {storage} matches {said} (asz ls lists the projects and models{where})"

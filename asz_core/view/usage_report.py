@@ -61,6 +61,7 @@ from .rows import read_head
 from ..storage.senders import instance_label, sender_matches, session_senders
 from .summary import REMOVED
 from .summary_cache import SummaryStore, conversation_summary
+from .titles import dialect_of
 from .prices import PriceTable, cost_by_kind, cost_of
 from .usage import TOKEN_KINDS, add_call, add_usage, credits_follow_calls, zero_usage
 from .usage_blocks import BLOCK_MS, block_label, block_starts, burn, week_of
@@ -148,7 +149,8 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
             places = got.places
             if not places.get("project") and removed_count(Path(root) / str(session or conv)):
                 places = {**places, "project": REMOVED}  # its cwd went with the text (seed 000, Skeletons)
-            places = {**places, "senders": session_senders(root, str(session or conv))}  # a receiving root's record
+            places = {**places, "senders": session_senders(root, str(session or conv)),  # a receiving root's record
+                      "dialect": dialect_of(root, str(session or conv))}  # asz ls's dialect, for --dialect (trial 23a F11)
             held = "" if got.state == "verified" else got.state
             if not held and got.problems and verified_problems is not None:
                 verified_problems[conv] = list(got.problems)
@@ -226,17 +228,20 @@ def _held_unread(out: list[Counted], conv: str, places: dict, calls: tuple, head
     return known
 
 
-def narrowed(counted: Iterable[Counted], project: str = "", model: str = "", instance: str = "") -> list[Counted]:
+def narrowed(counted: Iterable[Counted], project: str = "", model: str = "", instance: str = "", dialect: str = ""
+             ) -> list[Counted]:
     """The ``counted`` calls of conversations whose project contains ``project`` and of models whose name contains
     ``model`` (case-insensitive, :func:`~asz_core.view.match.contains`: ``asz ls --project/--model``'s rule; empty:
     every one). A call is kept or left out by its own model: ``--model opus`` counts the opus calls of a conversation
     and leaves its haiku calls out. A held-back entry whose model is not known (the calls of a landed file that is
     missing) is kept under a model filter: it may hold such calls, and it stays said. ``instance``: only the
     conversations a receiver landed from an instance id or credential name containing it
-    (:func:`~asz_core.storage.senders.sender_matches`)."""
+    (:func:`~asz_core.storage.senders.sender_matches`). ``dialect``: only the conversations whose session's first
+    landed file has it, exactly or by its name (``kiro`` for ``kiro/1``: asz ls --dialect's rule; trial 23a F11)."""
     from .match import contains
 
-    return [c for c in counted if contains(c.places.get("project"), project)
+    return [c for c in counted if (not dialect or dialect in (d := str(c.places.get("dialect") or ""), d.split("/", 1)[0]))
+            and contains(c.places.get("project"), project)
             and sender_matches(c.places.get("senders") or [], instance)
             and (contains(c.model, model) or (c.held != "" and not c.model))]
 
