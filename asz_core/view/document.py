@@ -48,14 +48,17 @@ def list_conversations(root: str | os.PathLike) -> list[str]:
 
 
 def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = (), through_round: int | None = None,
-               prices: PriceTable | None = None) -> dict:
+               prices: PriceTable | None = None, read: dict | None = None) -> dict:
     """Build the asz.view document of ``conversation`` under storage root ``root``.
 
     Returns a dict in document key order (JSON-ready). ``hide`` names the
     withholdable flags to withhold; ``through_round`` builds the document as
     of that round (the head by default); ``prices`` prices the usage
     (:func:`~asz_core.view.prices.price_table`; the shipped table by default). Raises :class:`ViewError` when the
-    chain has no usable round, ValueError for a hide name that is not withholdable.
+    chain has no usable round, ValueError for a hide name that is not withholdable. ``read``, when given, gets the
+    record lines of the landed files the build read bound by the chain
+    (:attr:`~asz_core.view.session_records.LandedSession.bound_lines`: seq -> (path, stat key, lines)), which the
+    server's headings answer reads its records from instead of reading and checking those files again.
 
     The cyclic garbage collector is paused while the document is built. A
     build allocates a few hundred thousand dicts and lists that all stay alive
@@ -73,7 +76,7 @@ def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str
     objects in cycles, collected by the next full collection).
     """
     with gc_pause.paused(keep=True):
-        return _build(Path(root), conversation, hide, through_round, prices)
+        return _build(Path(root), conversation, hide, through_round, prices, read)
 
 
 def build_summary(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = (),
@@ -95,14 +98,15 @@ def build_summary(root: str | os.PathLike, conversation: str, *, hide: Iterable[
         summary = _summary(v, b, fold, len(accepted), len(v.undescribed()), prices)
         head = {"conversation": conversation, "sessions": [fold.head.session],
                 "head": {"round": fold.head.round, "digest": fold.head_digest}, "summary": summary}
-        places, calls = _counted(v, summary["title"], fold.head)
+        places, calls = _counted(v, summary["title"], fold.head, (summary["from"], summary["to"]))
         return head, places, calls, list(summary["problems"])
 
 
-def _counted(v: DocumentView, title: str, head) -> tuple[dict, list]:
-    """(places, provider calls) the summary counts, from a built view whose head round header is ``head``."""
+def _counted(v: DocumentView, title: str, head, rng: tuple | None = None) -> tuple[dict, list]:
+    """(places, provider calls) the summary counts, from a built view whose head round header is ``head``; ``rng``:
+    its recorded range (:meth:`~asz_core.view.summary.DocumentView.recorded_range`) when the caller has it."""
     places = {"title": title, **v.places()}
-    if (rng := v.recorded_range(head)) != (None, None):  # the summary's from/to: what places a call with no time (kiro22)
+    if (rng := v.recorded_range(head) if rng is None else rng) != (None, None):  # the summary's from/to: what places a call with no time (kiro22)
         places["range"] = list(rng)
     if unknown := v.lines_unknown():  # changed files whose lines are not known, for the list rows (kiro21b)
         places["changes_lines_unknown"] = unknown
@@ -196,8 +200,11 @@ def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: 
     return b, fold, unread_rows, accepted, verified, sess, v
 
 
-def _build(root: Path, conversation: str, hide: Iterable[str], through_round: int | None, prices: PriceTable | None) -> dict:
+def _build(root: Path, conversation: str, hide: Iterable[str], through_round: int | None, prices: PriceTable | None,
+           read: dict | None = None) -> dict:
     b, fold, unread_rows, accepted, verified, sess, v = _prepare(root, conversation, hide, through_round)
+    if read is not None:
+        read.update(sess.bound_lines)
     head = fold.head
     session = head.session
     rounds = []

@@ -145,7 +145,8 @@ class FoundStore:
 
     def write(self, conversation: str, hide: Sequence[str], fp: tuple, prices: object, meta: dict) -> bool:
         """Keep what a build of these files found (``meta``: JSON-ready fields, :meth:`Doc.found_meta`), whole or not
-        at all; False when it is not kept (a link in the way, the folder not writable, a figure past 64 bits: orjson
+        at all, unless the record holds these very bytes already (a request's build of what the checker found); False
+        when it is not kept (a link in the way, the folder not writable, a figure past 64 bits: orjson
         reads such a number back as a float, so the conversation is checked again at a restart instead)."""
         path = self.path(conversation, hide)
         try:
@@ -155,6 +156,8 @@ class FoundStore:
                 return False
             raise
         data = head + b"\n" + hashlib.sha256(head).hexdigest().encode()
+        if self._get(path) == data:
+            return True  # kept already, byte for byte (the checker's, an earlier build's): not written again
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             if first_link(self.root, path.parent) is not None:
@@ -221,10 +224,10 @@ class Doc:
     summary and its usage per hour (:func:`~asz_core.view.background.usage_hours`)."""
 
     __slots__ = ("reached", "listed", "body", "gz", "etag", "state", "sessions", "head_round", "fp", "headings",
-                 "summary", "hours", "size", "_making")
+                 "summary", "hours", "size", "_making", "read")
 
     def __init__(self, reached: str, listed: tuple, body: bytes, state: str, sessions: list[str], head_round: int,
-                 fp: tuple = (), *, summary: dict | None = None, hours: dict | None = None):
+                 fp: tuple = (), *, summary: dict | None = None, hours: dict | None = None, read: tuple | None = None):
         self.fp = fp  # the rounds and landed files it was built from: names, sizes, mtimes, change times, inodes
         self.reached = reached
         self.listed = listed
@@ -238,6 +241,11 @@ class Doc:
         self.head_round = head_round
         self.summary = summary or {}
         self.hours = hours or {}
+        #: what the build read that the headings answer reads again, until it is made (None after, and once a newer
+        #: document of the server keeps its own, :meth:`KeptFound.keep_built`): ``(document, bound record lines)``, the
+        #: document as built (the dict ``body`` encodes) and
+        #: :attr:`~asz_core.view.session_records.LandedSession.bound_lines`
+        self.read: tuple[dict, dict] | None = read
         self._making = {"gz": threading.Lock(), "headings": threading.Lock()}
 
     def once(self, name: str, make: Callable[[], bytes]) -> bytes:
@@ -292,11 +300,27 @@ class KeptFound:
         else:
             keep()
 
+    _last_read: Doc | None = None  # the one document of the server that keeps what its build read (Doc.read)
+
+    def keep_built(self, conversation: str, hide: Sequence[str], d: Doc) -> None:
+        """A request's new document ``d``: what its build found written to the root's record behind the answer
+        (:meth:`keep_record`), and what it read kept by ``d`` alone, the newest (the page asks its headings next)."""
+        self.keep_record(conversation, hide, d, behind=True)
+        with self._lock:
+            if self._last_read is not None and self._last_read is not d:
+                self._last_read.read = None
+            self._last_read = d
+
     def headings(self, conversation: str, hide: Sequence[str]) -> bytes:
         """The ``/api/c/{id}/headings`` JSON bytes of the conversation's document (:func:`headings_of`), made once per
         document and kept with it in memory."""
         d = self.document(conversation, hide)
-        return d.once("headings", lambda: dumps_wide(headings_of(self, conversation, d, hide)))
+        def make() -> bytes:
+            got = dumps_wide(headings_of(self, conversation, d, hide))
+            d.read = None  # made: what the build read is not needed again
+            return got
+
+        return d.once("headings", make)
 
     def fold_ahead(self, conversation: str, hide: Sequence[str], *, gz: bool) -> threading.Thread | None:
         """Start building the document of ``conversation`` withholding ``hide`` in a thread of its own, then its gzip'd
@@ -340,6 +364,7 @@ class KeptFound:
         if newest is None:
             raise ApiError(404, f"conversation {conversation!r} has no round yet")
         d = self._build(conversation, hide, newest, self.fingerprint(conversation), count=False)
+        d.read = None  # not kept in memory: nothing asks its headings
         self.keep_record(conversation, hide, d)
         return d
 
@@ -347,12 +372,15 @@ class KeptFound:
 def headings_of(state, cid: str, d: Doc, hide: Sequence[str]) -> dict:
     """The headings answer of document ``d`` of conversation ``cid`` (``/api/c/{id}/headings``, docs/view.md): the talks'
     headings, the steps' command blocks and where the page draws what the document holds apart from the talks' trees,
-    each record read once (as ``/api/c/{id}/record`` serves it)."""
+    each record read once (as ``/api/c/{id}/record`` serves it). While ``d.read`` holds what its build read, the
+    document is that dict (not ``body`` decoded again) and a record of a landed file the build read bound by the chain,
+    unchanged since, is taken from the lines it read (:meth:`~asz_core.view.landed.LandedFiles.record`'s ``kept``)."""
     from .placing import page_reading
     from .titles import dialect_of, step_blocks, talk_headings
 
     dialect = dialect_of(state.root, d.sessions[0]) if d.sessions else ""
-    doc = orjson.loads(d.body)
+    built = d.read
+    doc, kept = built if built is not None else (orjson.loads(d.body), None)
 
     read: dict[tuple, dict | None] = {}  # each record read once for the whole answer (several rules ask the same)
 
@@ -360,7 +388,7 @@ def headings_of(state, cid: str, d: Doc, hide: Sequence[str]) -> dict:
         key = (ref.get("seq"), ref.get("row"))
         if key not in read:
             try:
-                read[key] = orjson.loads(state.record(cid, str(key[0]), str(key[1]), hide))
+                read[key] = orjson.loads(state.record(cid, str(key[0]), str(key[1]), hide, kept=kept))
             except (ApiError, orjson.JSONDecodeError):
                 read[key] = None
         return read[key]

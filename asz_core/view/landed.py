@@ -113,6 +113,14 @@ def nth_record(path: Path, row: int) -> bytes | None:
     return None
 
 
+def _stat_key(path: Path) -> tuple | None:
+    """:func:`~asz_core.storage.filekey.stat_key` of ``path`` (not followed), None when it is gone."""
+    try:
+        return stat_key(os.lstat(path))
+    except OSError:
+        return None
+
+
 def _kind(path: Path) -> str:
     """The kind a landed file's header names. Raises :class:`ApiError` 400 when the header does not read."""
     from ..sessiondata.codec import FieldError, decode_header  # the codec loads on the first record asked, not at start-up
@@ -210,14 +218,23 @@ class LandedFiles:
                 raise ApiError(409, f"landed file seq {seq} does not verify against its round chain: {why}; its records are "
                                     f"not served (asz verify names the damage)")
 
-    def record(self, session: str, seq_s: str, row_s: str, hide: Sequence[str], conversation: str = "") -> bytes:
+    def record(self, session: str, seq_s: str, row_s: str, hide: Sequence[str], conversation: str = "",
+               kept: dict | None = None) -> bytes:
         """One landed record of ``session`` as stored (one JSON object, bytes); see :meth:`ViewState.record`.
-        ``conversation``: the chain whose rounds the file must match (:meth:`verified`)."""
+        ``conversation``: the chain whose rounds the file must match (:meth:`verified`). ``kept``: seq -> (path,
+        stat key, record lines) of landed files a build of ``conversation`` read, whose bytes its round chain and
+        their closing line bind (:attr:`~asz_core.view.session_records.LandedSession.bound_lines`): such a file,
+        the one listed for the seq and unchanged since (the same stat key), verifies, and its line is taken from
+        there instead of read and checked again."""
         seq, row, path = self.ref(session, seq_s, row_s)
         if _kind(path) == "provider_body" and hide:
             raise ApiError(403, "a provider_body record is not served while anything is withheld (a request holds pieces of the system prompt and tool schemas)")
-        self.verified(path, seq, conversation)
-        line = nth_record(path, row)
+        got = kept.get(seq) if kept else None
+        if got is not None and got[0] == path and _stat_key(path) == got[1]:
+            line = got[2][row - 1] if 1 <= row <= len(got[2]) else None
+        else:
+            self.verified(path, seq, conversation)
+            line = nth_record(path, row)
         if line is None:
             raise ApiError(404, f"landed file seq {seq} has no row {row}")
         if not hide:
@@ -305,8 +322,9 @@ def _seqs(seqs_s: list[str]) -> list[int]:
 class LandedRequests:
     """The record, body and files requests of :class:`asz_core.view.state.ViewState` (a mixin over its ``files``)."""
 
-    def record(self, conversation: str, seq_s: str, row_s: str, hide: Sequence[str]) -> bytes:
-        """One landed record of the conversation's session as stored (one JSON object, bytes).
+    def record(self, conversation: str, seq_s: str, row_s: str, hide: Sequence[str], *, kept: dict | None = None) -> bytes:
+        """One landed record of the conversation's session as stored (one JSON object, bytes). ``kept``: the record
+        lines a build of the conversation read (:meth:`LandedFiles.record`).
 
         ``seq_s`` and ``row_s`` are decimal strings (row counts from 1 after the
         header). A record carrying a withheld flag keeps its envelope and flags;
@@ -324,7 +342,7 @@ class LandedRequests:
         if not _is_number(seq_s) or not _is_number(row_s):
             raise ApiError(400, "seq and row are decimal numbers")
         conversation = self.check_conversation(conversation)
-        return self.files.record(self.session_of(conversation), seq_s, row_s, hide, conversation)
+        return self.files.record(self.session_of(conversation), seq_s, row_s, hide, conversation, kept)
 
     def body(self, conversation: str, seq_s: str, row_s: str, hide: Sequence[str]) -> dict:
         """One provider body rebuilt byte for byte from the session's provider_body files (seed 000, Provider bodies).

@@ -21,6 +21,7 @@ from ..sessiondata.jsonbytes import nesting_depth
 from ..sessiondata.numberprobe import bytescan, scan_file
 from ..sessiondata.reader import SDError
 from ..sessiondata.times import parse_instant
+from ..storage.filekey import stat_key
 from ..storage.layout import landed_files, session_listing
 from .kinds import CONTENT_KINDS
 
@@ -76,6 +77,10 @@ class LandedSession:
         self._media_parts: list[tuple[int, int, int, dict]] | None = None
         self._content: set[tuple[int, int]] | None = None
         self._cut: dict | None = None
+        #: seq -> (path, its stat key when read, its record lines) of each landed file whose bytes a round's input
+        #: digest and its closing line bind (read here without the reader's check, :meth:`_bound`): what the page's
+        #: headings ask of its records, served from these bytes while the file is unchanged (:meth:`LandedFiles.record`).
+        self.bound_lines: dict[int, tuple[Path, tuple, list[bytes]]] = {}
         #: The one listing of the session's folders (None when it is no folder): its cursors too, for the torn tails.
         self.listing = session_listing(self.dir, skeletons=True) if self.dir.is_dir() else None
         found = [(ln.seq, path) for ln, path in (self.listing.files if self.listing is not None else [])
@@ -89,6 +94,7 @@ class LandedSession:
             if got is not None and seq in bound and got[2] is not None and got[1] == digests[seq]:
                 decoded = self._bound(got[0], got[2])
                 if decoded is not None:
+                    self.bound_lines[seq] = (path, got[3], got[2][4])
                     # a sealed file's lines: its header, its records and its closing line
                     self._entry(seq, path, got[0], got[1], got[2][0], *decoded, lines=len(decoded[0]) + 2)
                     continue
@@ -398,16 +404,19 @@ def _decode_bound(lines: Sequence[bytes], exact: bool, shallow: bool = False, nu
     return recs, times, ids, parents, ords
 
 
-def _read_sealed(path: Path) -> tuple[bytes, str, tuple | None]:
-    """``(bytes, whole-file SHA-256 hex, sealed)`` of a plain landed file, hashed in one pass. ``sealed`` is
+def _read_sealed(path: Path) -> tuple[bytes, str, tuple | None, tuple]:
+    """``(bytes, whole-file SHA-256 hex, sealed, stat key)`` of a plain landed file, hashed in one pass. ``sealed`` is
     ``(header, end of the header line, start of the closing line, record count, record lines)`` when the header
     reads and the closing line's count and digest bind the bytes before it (seed 000, Closing line), else None.
-    The lines are split once here: their number is the count the closing line is checked against."""
-    data = path.read_bytes()
+    The lines are split once here: their number is the count the closing line is checked against. ``stat key``:
+    :func:`~asz_core.storage.filekey.stat_key` of the file as it was opened to be read."""
+    with open(path, "rb") as f:
+        key = stat_key(os.fstat(f.fileno()))
+        data = f.read()
     first = data.find(b"\n")
     cut = data.rfind(b"\n", 0, len(data) - 1) + 1
     if first < 0 or cut <= first or not data.endswith(b"\n"):
-        return data, hashlib.sha256(data).hexdigest(), None
+        return data, hashlib.sha256(data).hexdigest(), None, key
     view = memoryview(data)
     sha = hashlib.sha256(view[:cut])
     closed = sha.hexdigest()
@@ -417,13 +426,13 @@ def _read_sealed(path: Path) -> tuple[bytes, str, tuple | None]:
         header = decode_header(data[:first])
         closing = decode_closing(data[cut:-1])
     except FieldError:
-        return data, whole, None
+        return data, whole, None, key
     # between the header line and the closing line (the data ends with a newline)
     bodies = bytescan.split_lines(data, first + 1, cut) if bytescan is not None else data.split(b"\n")[1:-2]
     count = len(bodies)
     if closing.digest != closed or closing.records != count:
-        return data, whole, None
-    return data, whole, (header, first, cut, count, bodies)
+        return data, whole, None, key
+    return data, whole, (header, first, cut, count, bodies), key
 
 
 def _bound_seqs(rounds: Sequence[Any], digests: dict[int, str]) -> set[int]:

@@ -360,7 +360,7 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
                     self._docs.move_to_end(key)
                     return d
             d = self._build(conversation, hide, newest, fp)  # folded when asked (seed 004); kept in memory only
-            self.keep_record(conversation, hide, d, behind=True)  # what it found (not the document) on disk
+            self.keep_built(conversation, hide, d)  # what it found (not the document) on disk, what it read for /headings
             with self._lock:
                 self._docs[key] = d
                 self._docs.move_to_end(key)
@@ -373,15 +373,15 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
         from ..flow.round import round_file_name
         from .document import ViewError, build_view
 
-        try:
-            doc = build_view(self.root, conversation, hide=list(hide), prices=self.prices)
+        try:  # what the build read goes with the document (Doc.read: the dict and the bound files' lines)
+            doc = build_view(self.root, conversation, hide=list(hide), prices=self.prices, read=(read := {}))
         except ViewError as exc:
             raise ApiError(404, str(exc)) from None
         head = doc["head"]
         reached = round_file_name(head["round"], head["digest"]) if head.get("digest") else ""
         hours = usage_hours(doc)
         d = Doc(reached, newest[2], dumps_wide(doc), doc["summary"]["state"], list(doc["sessions"]), head["round"], fp,
-                summary=doc["summary"], hours=hours)
+                summary=doc["summary"], hours=hours, read=(doc, read))
         self.keep_found(conversation, fp, hide, doc["summary"], hours)
         with self._lock:
             self.builds += count

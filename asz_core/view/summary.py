@@ -97,7 +97,8 @@ class DocumentView(ListView):
         from .turn_places import placed_calls, turn_ends
 
         # a call with no time of its own at its turn's recorded end, where a record lists the turn (kiro22b)
-        self.call_usage, self.placed_at = placed_calls(self.call_usage, self.nodes, self.sess, turn_ends(self.sess))
+        self._turns: dict[int, list | None] = {}  # id(record) -> its turns (turn_places.recorded), asked once a build
+        self.call_usage, self.placed_at = placed_calls(self.call_usage, self.nodes, self.sess, turn_ends(self.sess, self._turns))
         self.call_usage = metered_model(self.call_usage, self.credits_at())
 
     def summary(self, head, rounds: int, state: str, problems: list[str], undescribed: int, prices: PriceTable | None = None) -> dict:
@@ -250,7 +251,8 @@ class DocumentView(ListView):
             t, m = rec.get("time"), rec.get("model")
             ns = parse_instant(t) if isinstance(t, str) and t else None
             at, m = None if ns is None else ns // 1_000_000, m if isinstance(m, str) else ""
-            turns = None if isinstance(got, AddedCredits) else recorded(a, dialect, rec)
+            asked = getattr(self, "_turns", {})  # what turn_ends found of this record (its adapter asked once)
+            turns = None if isinstance(got, AddedCredits) else asked[id(rec)] if id(rec) in asked else recorded(a, dialect, rec)
             if turns is not None:  # the whole running total on the turns it lists, each at its end (kiro22b)
                 out = [x for i, x in enumerate(out) if i not in running]
                 running = set(range(len(out), len(out) + len(parts := turn_parts(turns, total, at, m))))

@@ -62,12 +62,17 @@ def recorded(a, dialect: str, rec: dict) -> list[tuple[int | None, tuple, float]
         return None
 
 
-def turn_ends(sess) -> dict[str, int]:
+def turn_ends(sess, seen: dict | None = None) -> dict[str, int]:
     """``{record id: unix ms}``: the recorded end of the turn that names each reply, from the records of ``sess`` that
-    list turns (the last one that names an id wins; a turn with no ``end`` recorded names none)."""
+    list turns (the last one that names an id wins; a turn with no ``end`` recorded names none). ``seen``, when
+    given, gets each record's :func:`recorded` answer by ``id(record)``, so a later reader of the same records (the
+    credits, :meth:`~asz_core.view.summary.DocumentView.credits_at`) does not ask the adapter again."""
     out: dict[str, int] = {}
     for rec, a, dialect in asking(sess, "turns"):
-        for end, ids, _ in recorded(a, dialect, rec) or ():
+        turns = recorded(a, dialect, rec)
+        if seen is not None:
+            seen[id(rec)] = turns
+        for end, ids, _ in turns or ():
             if end:
                 out.update(dict.fromkeys(ids, end))
     return out

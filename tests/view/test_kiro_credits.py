@@ -143,3 +143,24 @@ def test_a_running_total_is_split_on_its_turns():
     turns = [(1000, ("a",), 0.25), (None, ("b",), 0.5), (90_000_000, ("c",), 0.0)]
     assert turn_parts(turns, 1.0, 5000, "auto") == [(1000, "auto", 0.25), (5000, "auto", 0.5), (5000, "auto", 0.25)]
     assert turn_parts(turns[:1], 0.25, None, "") == [(1000, "", 0.25)]
+
+
+def test_one_build_asks_the_adapter_for_a_record_s_turns_once(kiro_root, monkeypatch):
+    """Session 23: the turns of the running total's record (the 2.x session document's, one turn) are read by the
+    adapter once in a build, for the calls' places and the credits alike (kiro22b asked twice); the document is the
+    same."""
+    from asz_adapters_kiro.plugin import KiroAdapter
+    from asz_core.view.document import build_view
+
+    before = build_view(kiro_root, CLI_ID)
+    asked: list[int] = []
+    real = KiroAdapter.turns
+
+    def turns(self, dialect, record):
+        asked.append(id(record))
+        return real(self, dialect, record)
+
+    monkeypatch.setattr(KiroAdapter, "turns", turns)
+    after = build_view(kiro_root, CLI_ID)
+    assert asked and len(asked) == len(set(asked))  # each record asked once
+    assert after == before and after["summary"]["credits_at"][0]["credits"] == round(_source_credits(), 6)
