@@ -1684,7 +1684,7 @@
       const facts = [];
       if (n.result_state) facts.push(['result state', n.result_state + (n.result_bytes !== undefined ? ' · ' + fmtBytes(n.result_bytes) : '')]);
       if (n.request_to_result_ms !== undefined) facts.push(['request to result', num(n.request_to_result_ms) + ' ms (between the two records, not tool time)']);
-      else if (n.request_to_result_join) facts.push(['request to result', 'under 1 ms']);
+      else if (n.request_to_result_join) facts.push(['request to result', 'under 1 ms (between the two records, not tool time)']);
       if (n.changes) facts.push(['workspace changes', changeLinks(n)]);
       executionsOf(n).forEach(function (e) { facts.push(['execution', executionLine(e)]); });
       if (facts.length) det.append(kv(facts));
