@@ -18,7 +18,11 @@ from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option
 
 #: Columns of the table: header, width (0: the rest), alignment.
 COLUMNS = (("ID", 8, "<"), ("TITLE", 34, "<"), ("PROJECT", 20, "<"), ("LAST ACTIVITY", 16, "<"), ("DURATION", 8, ">"),
-           ("TALKS", 5, ">"), ("CALLS", 5, ">"), ("CHANGES", 11, ">"), ("TOKENS", 11, ">"), ("COST", 8, ">"), ("STATE", 0, "<"))
+           ("TALKS", 5, ">"), ("CALLS", 5, ">"), ("CHANGES", 11, ">"), ("TOKENS", 11, ">"), ("COST", 8, ">"),
+           ("RUNTIME", 7, "<"), ("STATE", 0, "<"))
+#: RUNTIME (trial 23a, F1: which runtime wrote each conversation, only in --json's ``runtime`` and ``--dialect``): the
+#: name of the dialect of its main transcript (``summary.runtime.name``: claude-code, kiro, langsmith), ``-`` when no
+#: transcript landed (hook records alone); never cut, the first column a narrow terminal leaves out.
 #: The table of a root ``asz receive`` landed (a row's ``senders`` not empty): SENT BY, before STATE, names the
 #: instance ids that sent each conversation (:func:`~asz_core.storage.senders.instance_label`; trial 19, F3: which
 #: host, from the team root), as wide as the longest.
@@ -102,12 +106,18 @@ def table_cells(row: dict, cols: tuple = COLUMNS) -> tuple:
              HELD if held else (NOT_RECORDED if unrecorded else "-") if tokens is None
              else f"{tokens:,}" + (" ~" if row.get("usage_incomplete") else ""),
              HELD if held else "-" if cost is None else f"${cost:,.2f}" + cost_marks(row.get("cost")),
-             state_cell(row))
+             runtime_cell(row), state_cell(row))
     if cols is SENT_COLUMNS:
         from ..storage.senders import instance_label
 
         cells = (*cells[:-1], instance_label(row.get("senders") or []), cells[-1])
     return tuple(str(c) for c in cells)
+
+
+def runtime_cell(row: dict) -> str:
+    """The RUNTIME cell: the row's ``runtime`` name (its main transcript's dialect name), ``-`` when none is known."""
+    rt = row.get("runtime")
+    return (rt.get("name") if isinstance(rt, dict) else None) or "-"
 
 
 def shown_id(row: dict) -> str:
@@ -168,7 +178,7 @@ def column_widths(rows: list[dict], columns: int | None = None, *, narrow: bool 
     for cells in (table_cells(row, cols) for row in rows):
         for i, ((head, w, align), cell) in enumerate(zip(cols, cells)):
             need[i] = max(need[i], cell_len(cell))
-            if w and (align == ">" or i == 0 or head == "SENT BY") and cell_len(cell) > widths[i]:  # figures, ids, senders
+            if w and (align == ">" or i == 0 or head in ("SENT BY", "RUNTIME")) and cell_len(cell) > widths[i]:  # figures, ids, senders, runtimes
                 widths[i] = cell_len(cell)
     if columns is None:
         columns = shutil.get_terminal_size((0, 0)).columns
@@ -185,7 +195,7 @@ def column_widths(rows: list[dict], columns: int | None = None, *, narrow: bool 
 _TITLE, _PROJECT = 1, 2
 
 #: The columns a terminal too narrow for the whole table leaves out, first to last (the page and --json keep them).
-NARROW = ("CHANGES", "TALKS", "DURATION", "CALLS", "PROJECT", "TOKENS", "SENT BY")
+NARROW = ("RUNTIME", "CHANGES", "TALKS", "DURATION", "CALLS", "PROJECT", "TOKENS", "SENT BY")
 
 #: The fewest cells TITLE is cut down to on a narrow terminal before a column is left out.
 MIN_TITLE = 24

@@ -16,9 +16,9 @@ from rich.cells import cell_len
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="opens a pseudo-terminal (Linux)")
 
-ALL = ["ID", "TITLE", "PROJECT", "LAST ACTIVITY", "DURATION", "TALKS", "CALLS", "CHANGES", "TOKENS", "COST", "STATE"]
+ALL = ["ID", "TITLE", "PROJECT", "LAST ACTIVITY", "DURATION", "TALKS", "CALLS", "CHANGES", "TOKENS", "COST", "RUNTIME", "STATE"]
 #: The narrowest terminal the corpus's table shows every column in, each at its own width (PROJECT 20 cells).
-EVERY_COLUMN = 156
+EVERY_COLUMN = 169  # 156 before RUNTIME (trial 23a, F1: claude-code, 11 cells and 2 between)
 
 
 def _on_a_terminal(root, columns: int) -> tuple[list[str], list[str], str]:
@@ -34,7 +34,7 @@ def test_an_80_column_terminal_gets_lines_of_80_cells(corpus_root):
     header, rows, err = _on_a_terminal(corpus_root, 80)
     assert header == ["ID", "TITLE", "LAST ACTIVITY", "COST", "STATE"]
     assert len(rows) == 11 and max(cell_len(ln) for ln in rows) <= 80
-    assert err == ("asz ls: a narrow terminal: PROJECT, DURATION, TALKS, CALLS, CHANGES, TOKENS left out "
+    assert err == ("asz ls: a narrow terminal: PROJECT, DURATION, TALKS, CALLS, CHANGES, TOKENS, RUNTIME left out "
                    "(a wider one, or --json, shows every column)\n")
     listed = {r["id"][:8]: r for r in json.loads(asz_in_process("ls", "--root", str(corpus_root), "--json").stdout)}
     for ln in rows:  # the figures kept are whole: the cost of each row is the one --json gives
@@ -45,7 +45,7 @@ def test_an_80_column_terminal_gets_lines_of_80_cells(corpus_root):
 def test_a_100_column_terminal_keeps_tokens(corpus_root):
     header, rows, err = _on_a_terminal(corpus_root, 100)
     assert header == ["ID", "TITLE", "LAST ACTIVITY", "TOKENS", "COST", "STATE"]
-    assert max(cell_len(ln) for ln in rows) <= 100 and "PROJECT, DURATION, TALKS, CALLS, CHANGES left out" in err
+    assert max(cell_len(ln) for ln in rows) <= 100 and "PROJECT, DURATION, TALKS, CALLS, CHANGES, RUNTIME left out" in err
 
 
 def test_a_terminal_wide_enough_shows_every_column_and_says_nothing(corpus_root):
@@ -58,3 +58,7 @@ def test_a_terminal_wide_enough_shows_every_column_and_says_nothing(corpus_root)
 def test_a_pipe_gets_every_column_whatever_columns_says(corpus_root):
     p = asz_in_process("ls", "--root", str(corpus_root), env={"COLUMNS": "80"})
     assert re.split(r"\s{2,}", p.stdout.splitlines()[0].strip()) == ALL and "narrow" not in p.stderr
+    # RUNTIME names the runtime --json's runtime names (trial 23a, F1), each row's cell before STATE
+    rows = {r["id"][:8]: r["runtime"]["name"] for r in json.loads(asz_in_process("ls", "--root", str(corpus_root), "--json").stdout)}
+    cells = {ln[:8]: re.split(r"\s{2,}", ln.strip())[-2] for ln in p.stdout.splitlines() if re.match(r"[0-9a-f]{8}  ", ln)}
+    assert cells == rows and set(cells.values()) == {"claude-code"}
