@@ -8,6 +8,7 @@ collect), or another collector holds the root; 2 usage or configuration.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -471,7 +472,9 @@ def sources(
     not changed for the idle window (10 minutes) is listed as ``torn tail:
     <src>: …`` (not an error). Discovery errors (``error:``) and sources
     refused because another already lands into their stream (``conflict:``)
-    are listed; exit 1 when there are any. Reads only: takes no lock and writes nothing (except an adapter
+    are listed; exit 1 when there are any. Then each source of the root's sessions a pass found gone (its cursor
+    ``source_gone``: what landed of it is kept in this root only), ``gone: <session>: its source <src> was found
+    gone at <when>; …`` (``--json``: ``gone``, ``[{session, file, since, kept_lines, kept_bytes, cursor}]``). Reads only: takes no lock and writes nothing (except an adapter
     whose discovery prepares its sources: langsmith-ingest turns staged
     arrivals into per-session sources under ``_ingest/langsmith``).
     """
@@ -487,29 +490,53 @@ def sources(
         raise typer.Exit(reset(storage, jobs, reset_conflict, lock_timeout, as_json, reread) if reset_conflict
                          else reland_files(storage, jobs, reland, lock_timeout, as_json))
     out = [survey(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude, more_roots=j.more_roots) for j in jobs]
+    gone = sources_gone(storage)
     if as_json:
-        typer.echo(orjson.dumps({"root": str(storage), "adapters": out}, option=orjson.OPT_INDENT_2).decode())
+        typer.echo(orjson.dumps({"root": str(storage), "adapters": out, "gone": gone}, option=orjson.OPT_INDENT_2).decode())
     else:
-        for a in out:
-            n_src = sum(len(s["sources"]) for s in a["sessions"])
-            typer.echo(f"{a['adapter']} from {' and '.join(a.get('source_roots') or [a['source_root']])} into {storage}: "
-                       f"{len(a['sessions'])} session(s), {n_src} source(s)")
-            for p in a.get("missing", ()):
-                typer.echo(f"note: {p}: no such source folder for adapter {a['adapter']}; its other source folders are listed")
-            typer.echo(f"{'SESSION':<38} {'KIND':<18} {'MODE':<8} {'SIZE':>12} {'LANDED':>12} {'UNREAD':>12} {'STATE':<12} SRC")
-            for sess in a["sessions"]:
-                for s in sess["sources"]:
-                    typer.echo(f"{sess['session']:<38} {s['kind']:<18} {s['mode']:<8} {_num(s['size']):>12} {_num(s['landed']):>12} "
-                               f"{_num(s['unread']):>12} {s['state']:<12} {s['src']}")
-            for e in a.get("skipped_entries", ()):
-                typer.echo(f"skipped: {e['path']}: {e['reason']}")
-            for line in a.get("torn_tails", ()):
-                typer.echo(line)
-            for e in a["errors"]:
-                typer.echo(f"error: {e['path']}: {e['message']}", err=True)
-            for e in [*a.get("conflicts", ()), *(s for sess in a["sessions"] for s in sess["sources"] if s.get("next"))]:
-                typer.echo(f"conflict: {e['path']}: {'; '.join(x for x in (e['reason'], e.get('next')) if x)}", err=True)
+        _sources_table(out, storage, gone)
     raise typer.Exit(1 if any(a["errors"] or a.get("conflicts") for a in out) else 0)
+
+
+def _sources_table(out: list[dict], storage: Path, gone: list[dict]) -> None:
+    """``asz sources``'s table: per adapter of ``out`` (:func:`~asz_core.collect.survey.survey`) its sources and lines,
+    then a ``gone:`` line per source of ``gone`` (:func:`sources_gone`)."""
+    for a in out:
+        n_src = sum(len(s["sources"]) for s in a["sessions"])
+        typer.echo(f"{a['adapter']} from {' and '.join(a.get('source_roots') or [a['source_root']])} into {storage}: "
+                   f"{len(a['sessions'])} session(s), {n_src} source(s)")
+        for p in a.get("missing", ()):
+            typer.echo(f"note: {p}: no such source folder for adapter {a['adapter']}; its other source folders are listed")
+        typer.echo(f"{'SESSION':<38} {'KIND':<18} {'MODE':<8} {'SIZE':>12} {'LANDED':>12} {'UNREAD':>12} {'STATE':<12} SRC")
+        for sess in a["sessions"]:
+            for s in sess["sources"]:
+                typer.echo(f"{sess['session']:<38} {s['kind']:<18} {s['mode']:<8} {_num(s['size']):>12} {_num(s['landed']):>12} "
+                           f"{_num(s['unread']):>12} {s['state']:<12} {s['src']}")
+        for e in a.get("skipped_entries", ()):
+            typer.echo(f"skipped: {e['path']}: {e['reason']}")
+        for line in a.get("torn_tails", ()):
+            typer.echo(line)
+        for e in a["errors"]:
+            typer.echo(f"error: {e['path']}: {e['message']}", err=True)
+        for e in [*a.get("conflicts", ()), *(s for sess in a["sessions"] for s in sess["sources"] if s.get("next"))]:
+            typer.echo(f"conflict: {e['path']}: {'; '.join(x for x in (e['reason'], e.get('next')) if x)}", err=True)
+    from ..view.conflicts import gone_line
+
+    for g in gone:
+        typer.echo(f"gone: {g['session']}: {gone_line(g)}")
+
+
+def sources_gone(root: Path) -> list[dict]:
+    """Every source of ``root``'s sessions a collect pass found gone (trial 23b, F3), by session then cursor:
+    ``{"session", "file", "since", "kept_lines", "kept_bytes", "cursor"}``
+    (:func:`~asz_core.view.conflicts.session_sources_gone`); [] when none or the root does not read."""
+    from ..view.conflicts import session_sources_gone
+
+    try:
+        names = sorted(n for n in os.listdir(root) if not n.startswith(("_", ".")))
+    except OSError:
+        return []
+    return [{"session": n, **g} for n in names for g in session_sources_gone(root, n)]
 
 
 def _num(v) -> str:

@@ -130,9 +130,11 @@ def state_cell(row: dict) -> str:
     """The STATE cell: the state, and ``!`` when it is ``verified`` while the conversation's document lists problems
     (``problems``: a missing companion file changes no state); :func:`problems_note` names them. A state other than
     verified says its problems itself (held back, or does not read). ``stopped`` follows when a source of its session
-    is no longer read (``conflicts``; :func:`stopped_note` says which and how to resolve it: trial 19, F5)."""
+    is no longer read (``conflicts``; :func:`stopped_note` says which and how to resolve it: trial 19, F5), ``gone``
+    when a source of it was found gone (``sources_gone``: kept in this root only, :func:`gone_note`; trial 23b, F3)."""
     state = row.get("state") or "-"
-    return state + (" !" if _unsaid(row) else "") + (" stopped" if row.get("conflicts") else "")
+    return (state + (" !" if _unsaid(row) else "") + (" stopped" if row.get("conflicts") else "")
+            + (" gone" if row.get("sources_gone") else ""))
 
 
 def _unsaid(row: dict) -> bool:
@@ -150,6 +152,17 @@ def problems_note(rows: list[dict]) -> list[str]:
             more = f"; and {len(found) - 1} more" if len(found) > 1 else ""
             out.append(f"! problems in {shown_id(row)} ({len(found)}): {found[0]}{more}; asz conversation {shown_id(row)} names them")
     return out
+
+
+def gone_note(rows: list[dict]) -> list[str]:
+    """One line naming the rows whose STATE says ``gone`` (a source a pass found gone: what landed of it is kept in
+    this root only), the first 10 by id and how many more; [] when none."""
+    ids = [shown_id(row) for row in rows if row.get("sources_gone")]
+    if not ids:
+        return []
+    more = f" and {len(ids) - 10} more" if len(ids) > 10 else ""
+    return [f"gone: {len(ids)} conversation(s) whose sources a collect pass found gone are kept in this root only: "
+            f"{', '.join(ids[:10])}{more} (asz sources lists the files; --json: sources_gone)"]
 
 
 def stopped_note(rows: list[dict]) -> list[str]:
@@ -321,7 +334,7 @@ def conversations(
     for line in [table_line(row, widths, cols) for row in rows] + cut_lines(rows) + continues_lines(rows, shown) + shares_lines(rows, shown):
         typer.echo(line)
     _changes_footnote(rows)
-    for line in unread + ([unplaced] if unplaced else []) + problems_note(rows) + stopped_note(rows):  # ! rows what; stopped ones why
+    for line in unread + ([unplaced] if unplaced else []) + problems_note(rows) + stopped_note(rows) + gone_note(rows):  # ! rows what; stopped ones why
         typer.echo(visible(line))
     typer.echo(f"LAST ACTIVITY in {zone_name()}\n{len(rows)} of {len(ids)} conversations"  # the times' zone, named once
                + (f" (the first {len(rows)} by {sort} of {matched} that match)" if len(rows) < matched else ""))

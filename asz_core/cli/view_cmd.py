@@ -207,9 +207,10 @@ def summary_lines(doc: dict, table=None) -> list[str]:
     out.append(f"landed through seq {through}")
     out.append(f"entities {sum(s['kinds'].values())} nodes, {sum(s['relation_types'].values())} relations, {len(doc['unresolved'])} unresolved ({open_unres} still open)")
     out.append(f"state {s['state']}: {s['talks']} talks, {s['steps']} steps, {s['streams']} streams")
-    from ..view.conflicts import conflict_line
+    from ..view.conflicts import conflict_line, gone_line
 
     out.extend(f"stopped: {visible(conflict_line(c))}" for c in s.get("conflicts") or ())  # trial 19, F5
+    out.extend(f"gone: {visible(gone_line(g))}" for g in s.get("sources_gone") or ())  # trial 23b, F3
     from ..reading.listing import cut_text
 
     if cut_text(s.get("cut")):  # a verified conversation whose text is not all kept says so where the reader looks

@@ -282,10 +282,13 @@ def _row(root: Path, cid: str, hide: Sequence[str], rc, fingerprint, prices: Any
 
 def _with_conflicts(row: dict, root: Path, session: Any) -> dict:
     """``row`` with ``conflicts``, its session's sources the collector no longer reads
-    (:func:`~asz_core.view.conflicts.session_conflicts`), read now, never kept with the row (trial 19, F5)."""
-    from ..view.conflicts import session_conflicts
+    (:func:`~asz_core.view.conflicts.session_conflicts`), and ``sources_gone``, those a pass found gone (kept in this
+    root only: :func:`~asz_core.view.conflicts.session_sources_gone`), read now, never kept with the row (trial 19,
+    F5; trial 23b, F3)."""
+    from ..view.conflicts import stopped_and_gone
 
-    return {**row, "conflicts": session_conflicts(root, session if isinstance(session, str) else "")}
+    conflicts, gone = stopped_and_gone(root, session if isinstance(session, str) else "")
+    return {**row, "conflicts": conflicts, "sources_gone": gone}
 
 
 def row_cache_key(hide: Sequence[str], prices: Any) -> list[str]:

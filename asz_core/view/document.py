@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .chain import ChainReader, ViewError
-from .conflicts import session_conflicts
+from .conflicts import stopped_and_gone
 from ..sessiondata import gc_pause
 from ..storage.layout import CONVERSATIONS, ROUNDS, rounds_dir, session_dir
 from ..storage.torn import session_torn_tails, torn_line
@@ -249,9 +249,13 @@ def _build(root: Path, conversation: str, hide: Iterable[str], through_round: in
         "not_drawn": v.coverage.not_drawn,
     }
     doc["summary"] = _summary(v, b, fold, len(accepted), len(doc["undescribed"]), prices)
-    conflicts = session_conflicts(root, session)  # sources the collector stopped reading (trial 19, F5), only when some
+    # sources the collector stopped reading (trial 19, F5) and sources a pass found gone, kept in this root only
+    # (trial 23b, F3): only when some
+    conflicts, gone = stopped_and_gone(root, session)
     if conflicts:
         doc["summary"]["conflicts"] = conflicts
+    if gone:
+        doc["summary"]["sources_gone"] = gone
     return doc
 
 

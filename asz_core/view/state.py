@@ -27,7 +27,7 @@ from ..storage.root import SESSION_LOCK
 from ..sessiondata.jsonbytes import dumps_wide
 from ..sessiondata.model import WITHHOLDABLE
 from .background import BackgroundChecks
-from .conflicts import session_conflicts
+from .conflicts import stopped_and_gone
 from .found_store import Doc, FoundStore, KeptFound
 from .landed import LandedFiles, LandedRequests, first_link
 from .query import ApiError
@@ -279,9 +279,10 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
             row.update(keys)
         try:  # sources the collector no longer reads, from the cursors now (trial 19, F5), as asz ls --json has them
             session = self.session_of(conversation, newest)
-            row["conflicts"] = session_conflicts(self.root, session)
+            row["conflicts"], gone = stopped_and_gone(self.root, session)
         except ApiError:
-            session, row["conflicts"] = "", []
+            session, row["conflicts"], gone = "", [], []
+        row["sources_gone"] = gone  # kept in this root only (trial 23b, F3)
         if keys is not None and "removed_files" not in keys:  # no round folds: its skeletons counted on disk, as asz ls
             row["removed_files"] = removed_count(self.root / session) if session else 0
         # checked: by this server, against the files as they are; kept: the kept row's, from its last check, while its

@@ -82,8 +82,8 @@ def test_conversations_rows_come_from_the_head_round(example_root, serve):
     # problems: the document's list, as asz ls --json; removed_files: its files retention replaced by skeletons (trial
     # 19, F21); conflicts: the sources no longer read (trial 19, F5); state_from: checked by this server, or the kept
     # row's state from the last check (trial 22b)
-    assert tuple(row) == ROW_KEYS + SUMMARY_KEYS + ("problems", "removed_files", "conflicts", "state_from")
-    assert row["problems"] == [] and row["removed_files"] == 0 and row["conflicts"] == []
+    assert tuple(row) == ROW_KEYS + SUMMARY_KEYS + ("problems", "removed_files", "conflicts", "sources_gone", "state_from")
+    assert row["problems"] == [] and row["removed_files"] == 0 and row["conflicts"] == [] == row["sources_gone"]
     assert row["title"] == "Check hello() greetings"
     assert (row["talks"], row["steps"], row["streams"], row["segments"], row["rounds"], row["unresolved"]) == (2, 14, 2, 1, 1, 0)
     assert (row["llm_calls"], row["subagents"], row["bash_runs"], row["changes"]) == (5, 1, 1, 0)
