@@ -55,8 +55,9 @@ LONG_KEY = "long_context"
 #: The kinds of token a cost splits into (:meth:`Price.by_kind`), in order, and how the readers name them.
 COST_KINDS = {"in": "input", "out": "output", "cache_write_5m": "cache write 5m", "cache_write_1h": "cache write 1h",
               "cache_read": "cache read"}
-#: A dated snapshot suffix of a model id (``-20251001``).
-SNAPSHOT = re.compile(r"-\d{8}$")
+#: A dated snapshot suffix of a model id: Anthropic's ``-20251001``, OpenAI's ``-2024-07-18`` (``gpt-4o-mini-2024-07-18``,
+#: the id an OpenAI response names; trial 23a F2).
+SNAPSHOT = re.compile(r"-(?:\d{8}|\d{4}-\d{2}-\d{2})$")
 _MILLION = Decimal(1_000_000)
 _MICRO = Decimal("0.000001")
 
