@@ -698,7 +698,8 @@
   const UNCHECKED_MARK = '?';
   function uncheckedText(n, listed) {
     // listed: asz usage's line word for word (asz_core/reading/listing.py unchecked_line), what the reader can do included
-    return num(n) + ' call(s) landed before asz looked at a call\'s rate (claude-code-local before 0.3.0, whose records keep a ' +
+    return num(n) + ' call(s) landed before asz looked at a call\'s rate (claude-code-local before 0.3.0, the adapter version each ' +
+      'landed file\'s header names and asz adapters list shows under WRITES, not asz\'s own version; its records keep a ' +
       'call\'s token counts only): whether they ran in fast mode, a priority or batch tier or a data-residency region is not ' +
       'known, so their cost is at standard rates' + (listed ? ' and may be below what was billed; this root cannot tell (its ' +
       'landed files are written once), and collecting the same sources into a new root (asz collect --once --root NEW, while ' +
