@@ -99,7 +99,7 @@ MIN_KEY = 24
 def _unrecorded(r: dict) -> bool:
     """True when ``r`` (a row or the totals) counts calls and none of them carries token usage, or counts no call
     but credits (Kiro: a record that metered credits falls on its own day, its calls on theirs)."""
-    return usage_unrecorded(r["calls"], r["calls_with_usage"]) or (r.get("credits") is not None and not r["calls_with_usage"])
+    return usage_unrecorded(r["calls"], r["calls_with_usage"], r.get("credits"))
 
 
 VIEW_HELP = ("Rows per day, per week (from Monday), per month, per 5-hour block (the window a Claude subscription's "

@@ -411,8 +411,9 @@ def usage_lines(s: dict) -> list[str]:
     calls, with_usage = s.get("llm_calls"), s.get("calls_with_usage")
     credits = [] if s.get("credits") is None else [  # the runtime's own unit (Kiro): never tokens, never USD (F14)
         f"credits {credits_text(s['credits'])} (what the runtime metered, in its own unit: not tokens, not USD)"]
-    if usage_unrecorded(calls, with_usage):  # Kiro meters credits: no token figure, never 0 (as asz ls)
-        lines.append(f"tokens not recorded: the runtime recorded no token counts for its {calls:,} model call(s)")
+    if usage_unrecorded(calls, with_usage, s.get("credits")):  # Kiro meters credits: no token figure, never 0 (as asz ls)
+        lines.append(f"tokens not recorded: the runtime recorded no token counts for its {calls:,} model call(s)" if calls else
+                     "tokens not recorded: the runtime recorded no token counts (it metered credits; no model call is drawn here)")
         lines += credits
         lines.append("cost - (no tokens to price)")
         return lines

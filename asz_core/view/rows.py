@@ -170,11 +170,16 @@ def document_row(doc: dict, header: dict | None = None) -> dict:
     return hold_back(row, row["state"])
 
 
-def usage_unrecorded(calls: Any, with_usage: Any) -> bool:
-    """True when ``calls`` (a count of model calls) is above 0 and ``with_usage`` of them carry token usage is 0: the
+def usage_unrecorded(calls: Any, with_usage: Any, credits: Any = None) -> bool:
+    """True when ``calls`` (a count of model calls) is above 0 and ``with_usage`` of them carry token usage is 0, or
+    when ``credits`` (what the runtime metered, in its own unit) is not None and no call carries token usage: the
     runtime recorded no token counts (Kiro meters credits), so 0 tokens and $0.00 are not figures. The one test of
-    a row's ``usage_recorded``, ``asz conversation``'s ``tokens not recorded`` line and ``asz usage``'s rows."""
-    return isinstance(calls, int) and calls > 0 and with_usage == 0
+    a row's ``usage_recorded``, ``asz conversation``'s ``tokens not recorded`` line and ``asz usage``'s rows (trial
+    23a, F12/F17: a Kiro conversation that metered credits and has no call drawn read ``tokens in 0 … cost $0.00``
+    in asz conversation where asz usage said not recorded)."""
+    if isinstance(calls, int) and calls > 0 and with_usage == 0:
+        return True
+    return credits is not None and not with_usage
 
 
 def counted_keys(summary: dict) -> dict:
@@ -192,5 +197,5 @@ def counted_keys(summary: dict) -> dict:
     with_usage = summary.get("calls_with_usage")
     if isinstance(with_usage, int):
         out["calls_with_usage"] = with_usage
-        out["usage_recorded"] = not usage_unrecorded(calls, with_usage)
+        out["usage_recorded"] = not usage_unrecorded(calls, with_usage, summary.get("credits"))
     return out

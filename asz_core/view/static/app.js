@@ -609,7 +609,8 @@
   }
   // Model calls were made but the runtime wrote no token count for any of them (Kiro, a LangSmith trace without
   // usage): the page says so instead of drawing 0 tokens and $0 as if they had been counted.
-  function unrecorded(u, calls) { return (calls || 0) > 0 && tokens(u) === 0; }
+  // rows.usage_unrecorded's rule: calls and none with a token count, or credits metered (Kiro) and no token count
+  function unrecorded(u, calls, metered) { return ((calls || 0) > 0 || typeof metered === 'number') && tokens(u) === 0; }
   const UNRECORDED = 'the runtime recorded no token counts for these model calls';
   const COUNTING = 'the server is still reading this conversation\'s model calls; the figure follows';
   // A conversation that does not verify: its tokens and cost are read from evidence that does not verify, so the
@@ -651,10 +652,10 @@
         h('td', null, fmtTime(r.to), h('div', { class: 'faint small' }, dur ? 'lasted ' + dur : '')),
         r.counting ? counting('hide-narrow small') : h('td', { class: 'hide-narrow small' }, models.length ? models.join(', ') : '—'),
         r.counting ? counting('num') : r.held_back ? h('td', { class: 'num faint held', title: heldTitle(r) }, 'held back') :
-          unrecorded(r.usage, r.llm_calls) ? h('td', { class: 'num faint', title: UNRECORDED }, 'not recorded') :
+          unrecorded(r.usage, r.llm_calls, r.credits) ? h('td', { class: 'num faint', title: UNRECORDED }, 'not recorded') :
           h('td', { class: 'num', title: tokenTitle(r.usage) }, num(tokens(r.usage))),
         r.counting ? counting('num') : r.held_back ? h('td', { class: 'num faint held', title: heldTitle(r) }, 'held back') :
-          unrecorded(r.usage, r.llm_calls) ? h('td', { class: 'num faint', title: UNRECORDED }, '—') : h('td', rated.marks ? { class: 'num', title: rated.title } : { class: 'num' }, usd(r.cost) + cost + (rated.marks ? ' ' + rated.marks : '')),
+          unrecorded(r.usage, r.llm_calls, r.credits) ? h('td', { class: 'num faint', title: UNRECORDED }, '—') : h('td', rated.marks ? { class: 'num', title: rated.title } : { class: 'num' }, usd(r.cost) + cost + (rated.marks ? ' ' + rated.marks : '')),
         h('td', { class: 'num hide-narrow' }, num(r.talks)), h('td', { class: 'num hide-narrow' }, num(r.llm_calls)),
         h('td', { class: 'num hide-narrow' }, num(r.steps)),
         h('td', null, rowState(r), stoppedBadge(r.conflicts), removedBadge(r.removed_files)))));
@@ -1186,10 +1187,10 @@
         chip('project', (s.project || (s.removed ? '(removed by retention)' : '—')) + (s.git_branch ? ' (' + s.git_branch + ')' : '')),
         chip('runtime', [rt.name, rt.version].filter(Boolean).join(' ') || '—'),
         chip('models', (s.models || []).join(', ') || '—'),
-        unrecorded(s.usage, (s.kinds || {})['llm.call']) ? chip('tokens', 'not recorded by the runtime') :
+        unrecorded(s.usage, (s.kinds || {})['llm.call'], s.credits) ? chip('tokens', 'not recorded by the runtime') :
           chip('tokens', 'in ' + num(s.usage.in) + ' · out ' + num(s.usage.out) + ' · cache read ' + num(s.usage.cache_read) +
             ' · cache write ' + writes(s.usage)),
-        chip('cost', unrecorded(s.usage, (s.kinds || {})['llm.call']) ? '—' : costText(s.cost)),
+        chip('cost', unrecorded(s.usage, (s.kinds || {})['llm.call'], s.credits) ? '—' : costText(s.cost)),
         typeof s.credits === 'number' ? h('span', { class: 'chip', id: 'conversation-credits' }, 'credits ', h('b', null, credits(s.credits)),
           ' (' + CREDITS + ')') : null,  // the runtime's own unit (Kiro), as asz conversation prints it, never tokens or USD
         s.state && s.state !== 'verified' ? h('span', { class: 'chip held', id: 'usage-held' },
