@@ -93,6 +93,34 @@ def _error(status: int, message: str) -> Response:
     return _json({"error": message}, status)
 
 
+#: When this module was loaded (ns since the epoch): the server's start, against which a code file's mtime tells an
+#: upgrade in place (:func:`upgraded_text`).
+STARTED_NS = time.time_ns()
+
+
+def upgraded_text(exc: ImportError) -> str:
+    """What a request answers when a module it imports lazily does not import: asz's code on disk is not the code this
+    process started with (an upgrade in place, ``git pull`` and ``pip install -e .``, while it ran: its new modules
+    import names its old loaded ones lack; trial 23b, F8), said when a file of the code
+    (:func:`~asz_core.view.found_store.code_files`) was written after this module was loaded (:data:`STARTED_NS`),
+    else hedged. Names the module only, never a path."""
+    import os
+
+    from .found_store import code_files
+
+    what = f"could not import {exc.name or 'a module'}"
+    def newer(path: str) -> bool:
+        try:
+            return os.stat(path).st_mtime_ns > STARTED_NS
+        except OSError:
+            return False
+
+    if any(newer(p) for p in code_files()):
+        return (f"{what}: asz's code changed on disk since this server started (upgraded in place); restart it "
+                "(asz server or asz view) to use the new version")
+    return f"{what} (ImportError); if asz was upgraded while this server ran, restart it"
+
+
 def _state(request: Request) -> ViewState:
     return request.app.state.view
 
@@ -223,7 +251,8 @@ def _glossary(request, pairs, hide):
 def api(handler):
     """Wrap an API handler: parse the query strictly, find the withheld names, turn refusals into JSON errors.
 
-    Anything unexpected is a 500 JSON answer naming only the exception's type;
+    An ImportError is a 503 saying to restart the server when asz was upgraded under it (:func:`upgraded_text`).
+    Anything else unexpected is a 500 JSON answer naming only the exception's type;
     its traceback is logged once per place it came from (:func:`log_once`)."""
     def endpoint(request: Request) -> Response:
         state = _state(request)
@@ -236,6 +265,9 @@ def api(handler):
             return _error(400, str(exc))
         except ApiError as exc:
             return _error(exc.status, exc.message)
+        except ImportError as exc:  # asz upgraded in place under this process (trial 23b, F8)
+            log_once(log, f"ImportError:{exc.name}", "request %s failed: %s: %s", request.url.path, type(exc).__name__, exc)
+            return _error(503, upgraded_text(exc))
         except Exception as exc:  # never shown with paths
             tb = exc.__traceback__
             while tb is not None and tb.tb_next is not None:

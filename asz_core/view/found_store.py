@@ -68,19 +68,26 @@ def _package_files(top: Path) -> list[str]:
     return out
 
 
+def code_files() -> list[str]:
+    """Every ``.py``, ``.so``, ``.yaml`` and ``.json`` file of asz_core and of each installed adapter package (found
+    without importing them, :func:`asz_core.plugins.packages.adapter_sources`), sorted paths."""
+    from ..plugins.packages import adapter_sources
+
+    files = _package_files(Path(__file__).resolve().parent.parent)
+    for top in sorted({os.path.dirname(p) for p in adapter_sources()}):
+        files += _package_files(Path(top))
+    return sorted(set(files))
+
+
 @functools.cache
 def build_mark() -> str:
     """SHA-256 (16 hex digits) over asz's version and the (path, size, mtime_ns) of every ``.py``, ``.so``, ``.yaml``
     and ``.json`` file of asz_core and of each installed adapter package (found without importing them,
     :func:`asz_core.plugins.packages.adapter_sources`): the code a document is built with. Once per process."""
     from .. import __version__
-    from ..plugins.packages import adapter_sources
 
-    files = _package_files(Path(__file__).resolve().parent.parent)
-    for top in sorted({os.path.dirname(p) for p in adapter_sources()}):
-        files += _package_files(Path(top))
     h = hashlib.sha256(f"asz {__version__}\n".encode())
-    for p in sorted(set(files)):
+    for p in code_files():
         try:
             st = os.stat(p)
         except OSError:
