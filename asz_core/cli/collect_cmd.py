@@ -101,7 +101,7 @@ def collect(
     ``bytes`` source bytes, ``shrunk`` records too large to land whole (each told on stderr as ``warning:``), ``partial``
     sources ending in a line with no newline yet (it waits), ``gone`` landed sources gone since the last pass (counted once, by the pass that finds them: their cursor becomes source_gone; one gone before any of it landed, or before what this pass's listing saw it grow by landed, is an ``error:``),
     ``rounds`` the Session Flow rounds the parse after landing wrote (docs/session-flow.md; a session whose chain cannot be extended is an error).
-    A pass that finds no session says so on stderr (``note:``), naming the folder a --source one level off meant (``did
+    A pass that creates the storage root says so once on stderr (``note: created a new storage root at /abs/data (…)``, naming how it was chosen; docs/storage-root.md). A pass that finds no session says so on stderr (``note:``), naming the folder a --source one level off meant (``did
     you mean --source ~/.claude/projects?`` for a project folder or ~/.claude), as the default list (no adapters
     configured) does an installed adapter it leaves out with sessions at its default source (~/.kiro: --adapter kiro, or
     asz.yaml adapters). With no --source, Claude Code's every projects folder holding sessions (~/.claude/projects,
@@ -131,7 +131,7 @@ def collect(
     watch, every = not once and any(j.mode == "watch" for j in jobs), min(j.interval for j in jobs)
     provider = _provider_job(jobs, chosen=bool(adapter) or bool(source))  # issue 10: its own pass (no cursors)
     refuse_overlap("collect", storage, jobs if provider is None or provider in jobs else [*jobs, provider])
-    lock = _lock_root(storage, jobs, provider, watch)
+    lock = _lock_root(storage, jobs, provider, watch, chosen=(root is not None, cfg.path))
     report = Report()
     collectors = [
         Collector(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
@@ -262,13 +262,17 @@ def _start_watch(storage: Path, cfg: Config, jobs: list, every: float, stop: thr
                f"(every {format_duration(every)})", err=True)
 
 
-def _lock_root(storage: Path, jobs: list, provider, watch: bool):
+def _lock_root(storage: Path, jobs: list, provider, watch: bool, chosen: tuple[bool, Optional[Path]]):
     """The storage root's collector lock, held (one collector per root); exits 1, saying why, when it cannot be.
 
     A single pass with no source root to read and no storage root yet can
     land nothing: it reports its errors without creating the root (and its
     ``_collect/``) for them, so the lock is returned without being taken.
+    Taking the lock creates a root that did not exist: said once on stderr
+    (:func:`~asz_core.cli.reading_common.created_root_note`, trial 23b F7;
+    ``chosen``: whether --root named it, the asz.yaml read or None).
     """
+    existed = storage.exists()
     lock = collector_lock(storage, 0.0)
     nothing_to_land = not watch and not storage.exists() and not any(
         Path(r).is_dir() for j in (jobs if provider is None or provider in jobs else [*jobs, provider]) for r in j.source_roots)
@@ -282,6 +286,10 @@ def _lock_root(storage: Path, jobs: list, provider, watch: bool):
     except OSError as exc:
         typer.echo(f"asz collect: cannot use the storage root {storage}: {exc.strerror or exc}", err=True)
         raise typer.Exit(1)
+    if not existed and storage.exists():  # the readers' module loaded only then
+        from .reading_common import created_root_note
+
+        typer.echo(created_root_note(storage, given=chosen[0], config=chosen[1]), err=True)
     return lock
 
 

@@ -217,6 +217,7 @@ def receive_command(
     if ":" not in listen or not listen.rsplit(":", 1)[1].isdigit():
         raise _usage("receive", f"--listen: expected HOST:PORT, got {listen!r}")
     where = Path(root) if root is not None else Path(cfg.root)
+    existed = where.exists()
     rcv = Receiver(where, listen, receive_tokens(token, token_file), quiet=quiet)
     try:
         rcv.start()
@@ -225,6 +226,10 @@ def receive_command(
         raise typer.Exit(1) from None
     try:
         interrupt_on(signal.SIGINT, signal.SIGTERM)  # before the line: also when started with SIGINT ignored (stopping.py)
+        if not existed and where.exists():  # trial 23b F7
+            from .reading_common import created_root_note
+
+            typer.echo(created_root_note(where, given=root is not None, config=cfg.path), err=True)
         typer.echo(f"receiving: gRPC and HTTP (POST /v1/logs) on {rcv.address} into {where}", err=True)
         rcv.serve_forever()
     except KeyboardInterrupt:

@@ -92,6 +92,20 @@ def root_hint(root: Path | str) -> str:
     return f"(that is {os.path.abspath(root)}; {NO_ROOT_HINT[1:]}"
 
 
+def created_root_note(root: Path | str, *, given: bool, config: Path | None) -> str:
+    """The one ``note:`` line a command says when it created the storage root ``root`` (trial 23b F7: a collect run
+    from another folder silently started a second, partial root), naming it in full and how it was chosen:
+    ``note: created a new storage root at /home/me/w/data (no --root given and no asz.yaml here: ./data of the working
+    folder; a root is --root DIR, else storage.root of asz.yaml, else ./data)``; ``given``: it came from
+    ``--root``; ``config``: the asz.yaml read (None: none)."""
+    import os
+
+    why = "named by --root" if given else (f"storage.root of {config}" if config is not None else
+                                           "no --root given and no asz.yaml here: ./data of the working folder")
+    return (f"note: created a new storage root at {os.path.abspath(root)} ({why}; a root is --root DIR, "
+            "else storage.root of asz.yaml, else ./data)")
+
+
 def require_root(cmd: str, root: Path) -> None:
     """Exit 1 when ``root`` does not exist (:func:`no_root`'s line), 2 when it is no storage root (a session
     directory, a projects folder): a mistaken ``--root`` is said, never read as an empty root and never written into.
