@@ -702,7 +702,8 @@
     return num(n) + ' call(s) landed before asz looked at a call\'s rate (claude-code-local before 0.3.0, the adapter version each ' +
       'landed file\'s header names and asz adapters list shows under WRITES, not asz\'s own version; its records keep a ' +
       'call\'s token counts only): whether they ran in fast mode, a priority or batch tier or a data-residency region is not ' +
-      'known, so their cost is at standard rates' + (listed ? ' and may be below what was billed; this root cannot tell (its ' +
+      'known, nor, in a file of claude-code-local 0.1.0 (some were written before asz kept a cache write\'s 1-hour part), ' +
+      'which cache writes were 1-hour ones: one not kept as such is priced as a 5-minute one; so their cost is at standard rates' + (listed ? ' and may be below what was billed; this root cannot tell (its ' +
       'landed files are written once), and collecting the same sources into a new root (asz collect --once --root NEW, while ' +
       'Claude Code still keeps them) checks them there' : '');
   }
