@@ -273,7 +273,7 @@ def place_by_turns(lines: Iterable[dict], window: tuple[Optional[int], Optional[
         got = at() if got is None else got
         ms = got.get(_record_of(line))
         if ms is not None:
-            line["in_range"] = placed(instant(ms), window)
+            line["in_range"] = ms_in_window(ms, *window)
 
 
 def _record_of(line: dict) -> Optional[tuple[int, int]]:
