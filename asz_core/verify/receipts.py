@@ -113,13 +113,10 @@ def _check_host(root: Path, shown: str, got: Receipts, only: str | None, digests
 
 
 def _found(root: Path, got: Receipts, only: str | None, digests: dict[str, str]) -> tuple[int, int]:
-    """``(files in root with that SHA-256, files looked for)`` of the files ``got`` holds as accepted."""
-    found = looked = 0
-    for rel, want in got.pushed.items():
-        if rel not in got.rejected and (only is None or _session_of(rel) == only):
-            looked += 1
-            found += _held(root, rel, digests)[1] == want
-    return found, looked
+    """``(files in root with that SHA-256, files looked for)`` of the files ``got`` holds as accepted
+    (:func:`_check_host`'s counts, its problems let go)."""
+    looked, changed, missing, _, _ = _check_host(root, "", got, only, digests, [])
+    return looked - changed - len(missing), looked
 
 
 def _another_receiver(root: Path, shown: str, got: Receipts, looked: int, missing: list[str], kept: list,
