@@ -104,16 +104,17 @@ BEFORE_EARLIER = "landed before the root's first sender line"
 
 def _unrecorded_files(root: Path, named: set[str], before_ns: int | None) -> list[tuple[str, Path, int]]:
     """``(root-relative path, path, mtime ns)`` of each whole landed file (``*.sd``) of the sessions ``asz receive``
-    landed (no ``session.state``) that ``named`` does not hold, landed before ``before_ns`` (None: any time)."""
-    from .layout import session_dirs
+    landed (no ``session.state``) that ``named`` does not hold, landed before ``before_ns`` (None: any time). The
+    files are :func:`~asz_core.storage.layout.landed_files`' (those verify checks), in path order."""
+    from .layout import landed_files, session_dirs
 
     out = []
     for sdir in session_dirs(root):
         if (sdir / "session.state").exists():
             continue  # collected into this root: no sender record is kept of it
-        for p in sorted(sdir.rglob("*.sd")):
+        for p in sorted(p for _, p in landed_files(sdir)):
             rel = p.relative_to(root).as_posix()
-            if p.name.startswith(".") or rel in named or "/index/" in rel:
+            if rel in named:
                 continue
             ns = p.stat().st_mtime_ns
             if before_ns is None or ns < before_ns:
