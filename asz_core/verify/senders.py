@@ -39,6 +39,14 @@ def _digest_of(path: Path, digests: dict[str, str] | None) -> str:
     return ""
 
 
+def _read_problems(shown: str, problems: list[str], section: Section) -> None:
+    """A :data:`SENDER_RECORD` problem on ``shown`` for each of ``problems`` (``line N: why``, a chained list's lines
+    that do not read or break the chain: :attr:`~asz_core.storage.senders.SendersRead.problems`)."""
+    for p in problems:
+        n, _, why = p.partition(": ")
+        section.problems.append(Problem(shown, int(n.split()[1]), "", SENDER_RECORD, why))
+
+
 def _unrecorded(root: Path, root_shown: str, section: Section, sessions: list[Path], named: dict[str, set[str]],
                  digests: dict[str, str] | None, before: set[str] | None) -> None:
     """Add a :data:`SENDER_RECORD` problem for each of ``sessions`` that ``asz receive`` landed (no ``session.state``:
@@ -87,9 +95,7 @@ def _check_before(root: Path, root_shown: str, section: Section, only: str | Non
         return None
     shown = os.path.join(root_shown, RECEIVED, BEFORE)
     got = read_senders(path)
-    for p in got.problems:
-        n, _, why = p.partition(": ")
-        section.problems.append(Problem(shown, int(n.split()[1]), "", SENDER_RECORD, why))
+    _read_problems(shown, got.problems, section)
     listed: set[str] = set()
     for n, e in enumerate(got.entries, 1):
         rel = str(e.get("file"))
@@ -135,9 +141,7 @@ def check_senders(root: Path, root_shown: str, section: Section, only: str | Non
         got = read_senders(path)
         named[name[:-len(".senders")]] = {str(e.get("file")) for e in got.entries}
         lines += len(got.entries)
-        for p in got.problems:
-            n, _, why = p.partition(": ")
-            section.problems.append(Problem(shown, int(n.split()[1]), "", SENDER_RECORD, why))
+        _read_problems(shown, got.problems, section)
         for n, e in enumerate(got.entries, 1):
             rel = str(e.get("file"))
             if rel.startswith("/") or ".." in rel.split("/") or not rel.startswith(name[:-len(".senders")] + "/"):
