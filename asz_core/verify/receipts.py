@@ -149,10 +149,10 @@ def _another_receiver(root: Path, shown: str, got: Receipts, looked: int, missin
         + (f"; the receipts this host keeps of other endpoints: {also}" if also else "")))
 
 
-def check_receipts(root: str | os.PathLike, receipts: Iterable[tuple], *, only: str | None = None,
+def check_receipts(root: str | os.PathLike, receipts: Iterable[tuple[str, Receipts, list]], *, only: str | None = None,
                    digests: dict[str, str] | None = None) -> Section:
-    """The ``receipts`` section: ``receipts`` is one ``(how the host's receipts were given, its receipts)`` per host,
-    or ``(shown, receipts, kept)`` with ``kept`` the ``(shown, receipts)`` the same host keeps of other endpoints.
+    """The ``receipts`` section: ``receipts`` is one ``(shown, receipts, kept)`` per host: how the host's receipts
+    were given, its receipts, and ``kept`` the ``(shown, receipts)`` the same host keeps of other endpoints.
 
     Each file a host's receipts hold as accepted (``pushed`` and not ``rejected``; ``only``: of that session or its
     conversation) is looked for in ``root`` (``digests``: the whole landed files' SHA-256 verify found on its way, by
@@ -167,14 +167,14 @@ def check_receipts(root: str | os.PathLike, receipts: Iterable[tuple], *, only: 
     digests = {} if digests is None else digests
     section = Section("receipts", "")
     looked = changed = missing = rejected = hosts = other = 0
-    for shown, got, *kept in receipts:
+    for shown, got, kept in receipts:
         hosts += 1
         found: list[Problem] = []
         h_looked, h_changed, gone, h_rejected, h_aside = _check_host(root, shown, got, only, digests, found)
         h_missing = len(gone)
         h_found = h_looked - h_changed - h_missing
         if gone:
-            sure, said = _another_receiver(root, shown, got, h_looked, gone, kept[0] if kept else [], only, digests)
+            sure, said = _another_receiver(root, shown, got, h_looked, gone, kept, only, digests)
             if sure:
                 found, h_missing, other = [p for p in found if p.problem != MISSING] + [said], 0, other + 1
             elif said is not None:
