@@ -37,3 +37,44 @@ def canary_root(tmp_path_factory) -> Path:
     root = base / "root"
     collect_and_parse(base / "projects", root)
     return root
+
+
+@pytest.fixture(scope="session")
+def corpus_source_x3(corpus_source: Path, tmp_path_factory) -> Path:
+    """Three real-shaped copies of the corpus's sources (bench/realcorpus.py, 24 MB: 33 main transcripts under new ids).
+
+    The Ctrl-C tests interrupt work on it: after the point a test waits for (a file written, a bar's count, a few
+    sessions parsed) 30 or more conversations are left, seconds of work, where the corpus's 11 left a loaded machine
+    (load ~21, -n 2) time to finish before the SIGINT came (exit 0, session 23)."""
+    import subprocess
+
+    source = tmp_path_factory.mktemp("corpus-x3") / "source"
+    subprocess.run([sys.executable, str(REPO / "bench" / "realcorpus.py"), str(source), "--size-mb", "24",
+                    "--source", str(corpus_source)], check=True, capture_output=True, timeout=600)
+    return source
+
+
+@pytest.fixture(scope="session")
+def corpus_collected_x3(corpus_source_x3: Path, tmp_path_factory) -> Path:
+    """:func:`corpus_source_x3` collected and parsed by the real ``asz collect --once`` (33 conversations); copy it
+    (:func:`corpus_root_x3`) before changing it."""
+    import os
+    import subprocess
+
+    base = tmp_path_factory.mktemp("corpus-x3-collected")
+    root = base / "root"
+    env = {**os.environ, "CLAUDE_CONFIG_DIR": str(base / "claude-home")}
+    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(corpus_source_x3),
+                        "--root", str(root)], capture_output=True, text=True, cwd=base, env=env, timeout=900)
+    assert p.returncode == 0, p.stdout + p.stderr
+    return root
+
+
+@pytest.fixture
+def corpus_root_x3(corpus_collected_x3: Path, tmp_path: Path) -> Path:
+    """A copy of :func:`corpus_collected_x3` of the test's own."""
+    import shutil
+
+    dest = tmp_path / "root-x3"
+    shutil.copytree(corpus_collected_x3, dest, symlinks=True)
+    return dest

@@ -14,7 +14,10 @@ import pytest
 from reading_helpers import REPO
 
 
-def test_ctrl_c_stops_an_export_of_many_at_once_and_says_how_far_it_got(corpus_root, tmp_path):
+def test_ctrl_c_stops_an_export_of_many_at_once_and_says_how_far_it_got(corpus_root_x3, tmp_path):
+    """33 conversations (3 copies of the corpus): once the first file is written, 32 are left, seconds of work; the
+    corpus's 11 left a loaded machine time to finish before the SIGINT (exit 0, session 23)."""
+    corpus_root = corpus_root_x3
     out = tmp_path / "all"
     p = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "export", "--since", "2000-01-01", "--format", "html",
                           "--out", str(out), "--root", str(corpus_root)], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -29,7 +32,7 @@ def test_ctrl_c_stops_an_export_of_many_at_once_and_says_how_far_it_got(corpus_r
     took = time.monotonic() - sent
     print(f"export: exit {p.returncode} {took:.2f}s after SIGINT")  # seconds are shown, never asserted (a loaded CI machine)
     assert p.returncode == 130, err
-    assert "interrupted after" in err and "of 11 conversations" in err
+    assert "interrupted after" in err and "of 33 conversations" in err
     done = int(err.split("interrupted after ")[1].split()[0])
     assert len([f for f in out.iterdir() if f.name != "index.html"]) == done
     assert not (out / "index.html").exists()
@@ -79,10 +82,11 @@ def _interrupt_parse(root: Path, sessions: int, after_rounds: int, jobs: int) ->
     assert done >= after_rounds - jobs, (done, err)
 
 
-def test_ctrl_c_stops_a_parse_and_counts_the_sessions_its_workers_finished(corpus_source, tmp_path):
+def test_ctrl_c_stops_a_parse_and_counts_the_sessions_its_workers_finished(corpus_source_x3, tmp_path):
+    """33 sessions: once 3 have rounds, 30 are left (the corpus's 8 left a loaded machine time to finish, session 23)."""
     root = tmp_path / "root"
-    sessions = _landed_only(corpus_source, root)
-    assert sessions == 11  # the corpus's main transcripts
+    sessions = _landed_only(corpus_source_x3, root)
+    assert sessions == 33  # 3 copies of the corpus's 11 main transcripts
     _interrupt_parse(root, sessions, after_rounds=3, jobs=2)
 
 
