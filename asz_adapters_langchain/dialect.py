@@ -18,8 +18,9 @@ arrived. Per ``kind``:
 ``graph`` (the graph's own chain runs)
     trimmed: one data part with the envelope (id, name, run_type, times,
     parent, trace, dotted order, tags) and the ``langgraph_``/``ls_``
-    metadata; inputs, outputs, events, extra and serialized are listed in
-    ``dropped`` with their sizes (they repeat the conversation's messages).
+    metadata; inputs, outputs, events, extra, serialized, error, attachments and
+    child_runs are listed in ``dropped`` with their sizes, each with the reason
+    true of it (:mod:`.reasons`).
 ``traceable``
     the decorated function's values kept whole as one data part.
 ``llm``
@@ -66,6 +67,7 @@ from asz_core import BodyMeta, Dropped, Part, ProviderSession, Record, Source, U
 from asz_core.sessiondata.vocabulary import USAGE_COUNT_DROPPED
 
 from .exactjson import PastDouble, loads as exact_loads, may_hold_inexact_number
+from .reasons import ROOT_ERROR_WHY, WHY, chain_why, root_inputs_why
 from .runs import args_text, error_line, human_text, message_role, message_text, openai_generations, rfc3339
 
 __all__ = ["DIALECT", "convert_line", "convert_body", "SYSTEM_KEYS", "TOOL_KEYS", "content_flags"]
@@ -85,7 +87,8 @@ _DERIVED = {
     "reset": ("runtime", ("context_reset",), ""),
     "summary": ("runtime", ("reset_summary",), ""),
 }
-_BULK = ("inputs", "outputs", "events", "extra", "serialized", "error", "attachments")
+_BULK = ("inputs", "outputs", "events", "extra", "serialized", "error", "attachments", "child_runs")
+
 
 
 def _norm(key: str) -> str:
@@ -145,8 +148,11 @@ def _envelope(run: dict) -> dict:
     return env
 
 
-def _dropped(run: dict, what: tuple[str, ...], why: str) -> list[Dropped]:
-    return [Dropped(what=k, bytes=_size(run[k]), why=why) for k in what if k in run and run[k] is not None]
+def _dropped(run: dict, what: tuple[str, ...], **why: str) -> list[Dropped]:
+    """A ``dropped`` entry for each member ``what`` names that ``run`` has (not null): its size as JSON and its reason,
+    ``why[member]``, else :data:`WHY`'s, else, for a chain's ``inputs``/``outputs``, :func:`~asz_adapters_langchain.reasons.chain_why`."""
+    return [Dropped(what=k, bytes=_size(run[k]), why=why.get(k) or WHY.get(k) or chain_why(run[k], k))
+            for k in what if k in run and run[k] is not None]
 
 
 #: Why a usage count that is not a Session Data integer is listed under ``dropped`` (seed 000, Record and Dropped).
@@ -273,10 +279,10 @@ def _llm_end(rec: Record, run: dict) -> None:
     rec.parts = parts
     if finished:
         rec.flags.append("finished")
-    rec.dropped = _dropped(run, ("inputs", "extra", "events", "serialized"),
-                           "the request the framework sent: a provider body, not transcript content") + usage_dropped
+    rec.dropped = _dropped(run, ("inputs", "extra", "events", "serialized", "child_runs"),
+                           inputs="the request the framework sent: a provider body, not transcript content") + usage_dropped
     if gens is None and "outputs" in run:
-        rec.dropped += _dropped(run, ("outputs",), "not a chat generation this dialect describes")
+        rec.dropped += _dropped(run, ("outputs",), outputs="not a chat generation this dialect describes")
 
 
 def _tool_end(rec: Record, run: dict, d: dict) -> None:
@@ -311,7 +317,8 @@ def _tool_end(rec: Record, run: dict, d: dict) -> None:
         rec.parts = [p]
     else:
         rec.parts = [_data({"output": out, "error": error_line(run["error"]) if run.get("error") else None})]
-    rec.dropped = _dropped(run, ("inputs", "extra", "events", "serialized"), "the call's input is on the model call that asked for it")
+    rec.dropped = _dropped(run, ("inputs", "extra", "events", "serialized", "child_runs"),
+                           inputs="the call's input is on the model call that asked for it")
 
 
 def _decode(line: bytes) -> tuple[Any, str]:
@@ -390,7 +397,7 @@ def _fill(rec: Record, obj: dict) -> None:
         rec.parts = [_data(kept)]
         if any(run.get(k) not in (None, {}) for k in ("inputs", "outputs")):
             rec.flags = ["system_prompt"] + [f for f in content_flags(kept) if f != "system_prompt"]
-        rec.dropped = _dropped(run, ("extra", "serialized"), "the client's settings, not the function's values")
+        rec.dropped = _dropped(run, ("extra", "serialized"))
         return
     if kind == "root" and op == "patch" and (d.get("traced") or _is_traceable(run)) and run.get("outputs") not in (None, {}):
         # a decorated function's return value is its answer: nothing else in the trace holds it
@@ -399,11 +406,11 @@ def _fill(rec: Record, obj: dict) -> None:
         rec.from_ = "agent"
         rec.parts = ([_text(text)] if isinstance(text, str) and text else []) + [_data(out), _data(_envelope(run))]
         rec.flags = ["system_prompt"] + [f for f in content_flags(out) if f != "system_prompt"]  # any shape may carry it
-        rec.dropped = _dropped(run, ("events", "extra", "serialized"), "the client's settings, not the function's values")
+        rec.dropped = _dropped(run, ("events", "extra", "serialized", "child_runs"))
         return
     # graph chain runs (and a root's later arrivals): trimmed
     rec.parts = [_data(_envelope(run))]
-    rec.dropped = _dropped(run, _BULK, "the graph's own step: its state repeats the conversation's messages")
+    rec.dropped = _dropped(run, _BULK, **({"error": ROOT_ERROR_WHY} if end and kind == "root" else {}))
 
 
 def _fill_llm(rec: Record, run: dict, d: dict, end: bool, err) -> None:
@@ -418,7 +425,7 @@ def _fill_llm(rec: Record, run: dict, d: dict, end: bool, err) -> None:
         kept = {k: v for k, v in run.items() if k not in ("extra", "serialized")}
         rec.parts = [_data(kept)]
         rec.flags = content_flags(kept.get("inputs"))
-        rec.dropped = _dropped(run, ("extra", "serialized"), "the framework's settings for the call, not its content")
+        rec.dropped = _dropped(run, ("extra", "serialized"))
     if err:
         rec.flags.append("error")
         rec.parts.append(_data({"error": error_line(err)}))
@@ -437,7 +444,7 @@ def _fill_tool(rec: Record, run: dict, d: dict, end: bool) -> None:
     else:
         kept = {k: v for k, v in run.items() if k not in ("extra", "serialized")}
         rec.parts = [_data(kept)]
-        rec.dropped = _dropped(run, ("extra", "serialized"), "the framework's settings for the call, not its content")
+        rec.dropped = _dropped(run, ("extra", "serialized"))
 
 
 def _fill_root_post(rec: Record, run: dict, err) -> None:
@@ -462,12 +469,11 @@ def _fill_root_post(rec: Record, run: dict, err) -> None:
             if f not in rec.flags:
                 rec.flags.append(f)
     rec.parts.append(_data(_envelope(run)))
-    rec.dropped = _dropped(run, ("outputs", "events", "extra", "serialized"),
-                           "the graph's state repeats the conversation's messages")
+    rec.dropped = _dropped(run, ("outputs", "events", "extra", "serialized", "child_runs"))
     if not traced:
-        rec.dropped = _dropped(run, ("inputs",), "kept as the text above") + rec.dropped
+        rec.dropped = _dropped(run, ("inputs",), inputs=root_inputs_why(run.get("inputs"), text)) + rec.dropped
     if err:
-        rec.dropped.append(Dropped(what="error", bytes=_size(err), why="its first line is the error record after this one"))
+        rec.dropped.append(Dropped(what="error", bytes=_size(err), why=ROOT_ERROR_WHY))
 
 
 def _is_traceable(run: dict) -> bool:

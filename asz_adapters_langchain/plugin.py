@@ -60,7 +60,8 @@ class LangsmithIngest(Adapter):
     """
 
     name = NAME
-    version = "0.1.0"
+    # 0.2.0: each dropped member's why is its own (reasons.py; trial 23a F10)
+    version = "0.2.0"
     dialects = (DIALECT,)
     kinds = ("transcript", "provider_body")
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=True, children=True)

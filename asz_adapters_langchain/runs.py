@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 __all__ = ["TITLE_MAX", "rfc3339", "metadata", "has_end", "run_kind", "message_text", "message_role", "human_text", "args_text",
-           "error_line", "title_of", "summary_messages", "openai_generations", "tool_calls", "tool_call_id"]
+           "error_line", "has_messages", "title_of", "summary_messages", "openai_generations", "tool_calls", "tool_call_id"]
 
 #: Longest title kept, in characters (after trimming white space).
 TITLE_MAX = 200
@@ -139,6 +139,11 @@ def _messages(value: Any) -> list:
         else:
             out.append(m)
     return out
+
+
+def has_messages(value: Any) -> bool:
+    """True when ``value`` holds messages under a ``messages`` key (a graph's state, a chat model's input)."""
+    return bool(_messages(value))
 
 
 def human_text(inputs: Any) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -53,4 +54,17 @@ def captures(shared_dir: Path) -> list[Path]:
         pytest.skip(f"no recorded requests under {base}")
     return found
 
+
+#: The corpus's LangSmith upload body from the Python tracer (a LangGraph react agent, 25 runs in one batch).
+TRACER_BATCH = "generated__langsmith-0.15.1__LangChainTracer_runs_batch_POST.json"
+
+
+@pytest.fixture(scope="session")
+def tracer_batch(corpus_dir: Path) -> dict:
+    """The ``json`` of ../shared/corpus/langchain's :data:`TRACER_BATCH` (``{"post": [runs]}``); skips when absent.
+    Shared: a test that edits it takes a deep copy."""
+    f = corpus_dir / "langchain" / TRACER_BATCH
+    if not f.is_file():
+        pytest.skip(f"{f} is absent")
+    return json.loads(f.read_text())["json"]
 

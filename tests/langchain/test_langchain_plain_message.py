@@ -16,8 +16,6 @@ from pathlib import Path
 
 import pytest
 
-SAMPLE = "generated__langsmith-0.15.1__LangChainTracer_runs_batch_POST.json"
-
 
 def _llm_runs(doc: dict) -> list[dict]:
     return [r for r in doc["post"] if r.get("run_type") == "llm" and r.get("outputs")]
@@ -63,11 +61,8 @@ def _landed(tmp_path: Path, receiver_factory, run_asz, doc: dict, name: str) -> 
 
 
 @pytest.fixture(scope="module")
-def sample(corpus_dir: Path) -> dict:
-    f = corpus_dir / "langchain" / SAMPLE
-    if not f.is_file():
-        pytest.skip(f"{f} is absent")
-    return json.loads(f.read_text())["json"]
+def sample(tracer_batch: dict) -> dict:
+    return tracer_batch
 
 
 @pytest.mark.parametrize("form", ["kwargs", "bare"])

@@ -1,0 +1,50 @@
+"""Why the ``langsmith/1`` dialect lists a run member under ``dropped`` (seed 000, Dropped; trial 23a F10).
+
+A ``why`` says what is true of that record: one reason per member where one is true of every run that has it
+(:data:`WHY`), and for a chain's ``inputs``/``outputs`` what they hold (:func:`chain_why`): a graph's state whose
+messages the model calls' and tools' own records carry, or a value this dialect does not carry for a chain. The
+reason once said for every member of a chain (``the graph's state repeats the conversation's messages``) was wrong
+for a plain chain's only output and for ``extra``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .runs import has_messages, human_text
+
+__all__ = ["WHY", "ROOT_ERROR_WHY", "chain_why", "root_inputs_why"]
+
+#: Why a run member is listed under ``dropped`` where one reason is true of every run that has it (trial 23a F10:
+#: one reason said for every member was wrong for most); ``inputs`` and ``outputs`` of a chain are :func:`chain_why`.
+WHY = {
+    "extra": "the framework's settings and metadata for the run (runtime, ids, tags)",
+    "serialized": "the framework's description of the runnable (its class and arguments), not what the run did",
+    "events": "the framework's event log of the run (its start, its end, any streamed tokens)",
+    "attachments": "files sent beside the run: not carried",
+    "child_runs": "the client's copy of the runs beneath this one: each arrives and lands as its own record",
+    "error": "a chain step's error (exception and traceback): not carried for a chain step",
+}
+
+
+#: Why a trace's first run's ``error`` is dropped: the materialiser derives an ``error`` record from it.
+ROOT_ERROR_WHY = "its first line is the error record after this one"
+
+
+def chain_why(value: Any, what: str) -> str:
+    """Why a chain run's ``inputs``/``outputs`` (``what``) are dropped: what is true of ``value``, a graph's state
+    whose messages the conversation's records carry, or, holding none, a chain's value this dialect does not carry."""
+    if has_messages(value):
+        return f"the graph's state ({what}): its messages are the model calls' and tools' own records"
+    return (f"a chain's {what}: this dialect carries a model call's, a tool's and a decorated function's values, "
+            "not a chain's (it holds no messages)")
+
+
+def root_inputs_why(inputs: Any, text: str) -> str:
+    """Why a (not decorated) root run's ``inputs`` are dropped once ``text`` (the text part, or '') was taken from them."""
+    if text and text == human_text(inputs):
+        return "its last human message is the text above; the rest is the graph's input state" if has_messages(inputs) \
+            else "its last human message is the text above"
+    if text:
+        return "its first string argument is the text above; the rest is not carried for a chain"
+    return chain_why(inputs, "inputs")

@@ -1,0 +1,65 @@
+"""Each ``dropped`` entry's why says what is true of that record (trial 23a F10: a plain chain's only output and
+its ``extra`` were both said to repeat the conversation's messages).
+
+Real data: the corpus's LangSmith upload body (../shared/corpus/langchain, skipped when absent) and a plain chain
+trace of its own (no model call: its output is its only answer), sent to a real ``asz ingest langsmith`` receiver on
+loopback and landed by the real ``asz collect --once``; seed 000 (Dropped).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+from asz_core.sessiondata import SDReader
+from asz_core.storage.layout import landed_files
+from asz_adapters_langchain.reasons import WHY
+
+
+
+def _landed(root: Path) -> dict[str, object]:
+    """Every landed record with an id, by id."""
+    out = {}
+    for sdir in root.iterdir():
+        if not sdir.name.startswith("_"):
+            for _, p in landed_files(sdir):
+                if p.suffix == ".sd":
+                    out.update((r.id, r) for _, r in SDReader(p) if r.id)
+    return out
+
+
+def test_each_dropped_member_says_what_is_true_of_it(tmp_path, receiver_factory, run_asz, tracer_batch):
+    doc = copy.deepcopy(tracer_batch)
+    runs = doc["post"]
+    root_run = runs[0]
+    step = next(r for r in runs if r["name"] == "RunnableSequence")
+    llm = next(r for r in runs if r["run_type"] == "llm")
+    plain = {"id": "11111111-1111-4111-8111-111111111111", "trace_id": "11111111-1111-4111-8111-111111111111",
+             "dotted_order": "20261204T100000000001Z11111111-1111-4111-8111-111111111111", "name": "summarise",
+             "run_type": "chain", "start_time": "2026-12-04T10:00:00.000001", "end_time": "2026-12-04T10:00:02.000001",
+             "inputs": {"doc": "a long report"}, "outputs": {"answer": "the only answer " * 50},
+             "extra": {"metadata": {"thread_id": "plain-1"}}, "session_name": "trial23a", "tags": []}
+    doc["post"].append(plain)
+    root = tmp_path / "root"
+    status, answer = receiver_factory(root).send("POST", "/runs/batch", json.dumps(doc).encode(), {"Content-Type": "application/json"})
+    assert status == 202, answer
+    run_asz("collect", "--once", "--adapter", "langsmith-ingest", "--root", str(root), "--source", str(root))
+    got = _landed(root)
+
+    why = {d.what: d.why for d in got[plain["id"]].dropped}  # the plain chain: no messages anywhere
+    assert why == {"inputs": "its first string argument is the text above; the rest is not carried for a chain",
+                   "outputs": "a chain's outputs: this dialect carries a model call's, a tool's and a decorated "
+                              "function's values, not a chain's (it holds no messages)",
+                   "extra": WHY["extra"]}
+    why = {d.what: d.why for d in got[root_run["id"]].dropped}  # the graph's first run: its state holds messages
+    assert why["outputs"] == "the graph's state (outputs): its messages are the model calls' and tools' own records"
+    assert why["inputs"].startswith("its last human message is the text above") and why["extra"] == WHY["extra"]
+    why = {d.what: d.why for d in got[step["id"]].dropped}  # a graph step whose values hold no messages
+    assert why["outputs"].startswith("a chain's outputs") and why["events"] == WHY["events"]
+    why = {d.what: d.why for d in got[llm["id"]].dropped}  # a model call's end
+    assert why == {"inputs": "the request the framework sent: a provider body, not transcript content",
+                   "extra": WHY["extra"], "events": WHY["events"], "serialized": WHY["serialized"]}
+
+    v = run_asz("verify", "--root", str(root), check=False)
+    assert v.returncode == 0, v.stdout + v.stderr
