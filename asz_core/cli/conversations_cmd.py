@@ -157,12 +157,13 @@ def problems_note(rows: list[dict]) -> list[str]:
 def gone_note(rows: list[dict]) -> list[str]:
     """One line naming the rows whose STATE says ``gone`` (a source a pass found gone: what landed of it is kept in
     this root only), the first 10 by id and how many more; [] when none."""
+    from ..verify.unparsed import shown_ids
+
     ids = [shown_id(row) for row in rows if row.get("sources_gone")]
     if not ids:
         return []
-    more = f" and {len(ids) - 10} more" if len(ids) > 10 else ""
     return [f"gone: {len(ids)} conversation(s) whose sources a collect pass found gone are kept in this root only: "
-            f"{', '.join(ids[:10])}{more} (asz sources lists the files; --json: sources_gone)"]
+            f"{shown_ids(ids, 10)} (asz sources lists the files; --json: sources_gone)"]
 
 
 def stopped_note(rows: list[dict]) -> list[str]:
