@@ -171,17 +171,18 @@ def hours_answer(total: dict[tuple[int, str], list[int]], *, counted: int, conve
     per_hour: dict[tuple[int, str], list[int]] = {}
     for (at, model), v in timed.items():
         _add_into(per_hour.setdefault((at // HOUR_MS * HOUR_MS, model), [0] * len(v)), v)
-    hours, unpriced = _bucket_rows(per_hour, "hour", cost_of)
-    quarters, _ = _bucket_rows(timed, "at", cost_of)
-    untimed, _ = _bucket_rows({k: v for k, v in total.items() if k[0] == NO_TIME_AT}, "at", cost_of)
-    no_time = untimed[0] if untimed else _bucket_rows({(NO_TIME_AT, ""): [0] * _WIDTH}, "at", cost_of)[0][0]
+    hours = _bucket_rows(per_hour, "hour", cost_of)
+    quarters = _bucket_rows(timed, "at", cost_of)
+    untimed = _bucket_rows({k: v for k, v in total.items() if k[0] == NO_TIME_AT}, "at", cost_of)
+    no_time = untimed[0] if untimed else _bucket_rows({(NO_TIME_AT, ""): [0] * _WIDTH}, "at", cost_of)[0]
     no_time.pop("at")
-    on_day, _ = _bucket_rows(placed or {}, "day", cost_of)
+    on_day = _bucket_rows(placed or {}, "day", cost_of)
     per_model: dict[tuple[str, str], list[int]] = {}
     for (_, model), v in [*total.items(), *(placed or {}).items()]:
         _add_into(per_model.setdefault((model or "(no model)", model), [0] * len(v)), v)
-    models, more = _bucket_rows(per_model, "model", cost_of)
-    return {"hours": hours, "counted": counted, "conversations": conversations, "unpriced": sorted(unpriced | more),
+    models = _bucket_rows(per_model, "model", cost_of)
+    unpriced = {m for r in hours + models for m in r.get("unpriced", ())}  # each row's own (F13), taken together
+    return {"hours": hours, "counted": counted, "conversations": conversations, "unpriced": sorted(unpriced),
             "priced": cost_of is not None, "quarters": quarters, "no_time": no_time, "models": models,
             "placed": on_day, "total": _sum_rows(quarters + on_day + [no_time])}
 
@@ -215,13 +216,12 @@ def _sum_rows(rows: list[dict]) -> dict:
     return out
 
 
-def _bucket_rows(total: dict[tuple[int, str], list[int]], name: str, cost_of) -> tuple[list[dict], set[str]]:
-    """One row per bucket key (a start, or a model: its name ``name``) summed over the models, in key order, and the
-    unpriced models. A row carries ``unpriced`` (its models with usage and no price, sorted) only where it has some:
+def _bucket_rows(total: dict[tuple[int, str], list[int]], name: str, cost_of) -> list[dict]:
+    """One row per bucket key (a start, or a model: its name ``name``) summed over the models, in key order. A row
+    carries ``unpriced`` (its models with usage and no price, sorted) only where it has some:
     the rows a cost mark belongs on, by :func:`~asz_core.view.prices.cost_of`'s rule, as ``asz usage`` marks its rows
     (trial 23a, F13)."""
     by_start: dict[int, dict] = {}
-    unpriced: set[str] = set()
     for (start, model), v in sorted(total.items()):
         row = by_start.setdefault(start, {name: start, "in": 0, "out": 0, "cache_read": 0, "cache_write": 0, "calls": 0,
                                           "cost": 0.0 if cost_of else None})
@@ -240,5 +240,4 @@ def _bucket_rows(total: dict[tuple[int, str], list[int]], name: str, cost_of) ->
                     row[k] = row.get(k, 0) + c[k]
             if c["unpriced"]:  # the models of this row the table has no price for: this row's mark, as asz usage's
                 row["unpriced"] = sorted({*row.get("unpriced", ()), *c["unpriced"]})  # rows (cost_of's rule; F13)
-            unpriced.update(c["unpriced"])
-    return list(by_start.values()), unpriced
+    return list(by_start.values())
