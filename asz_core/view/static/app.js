@@ -919,8 +919,8 @@
       function line(label, d) {
         const calls = callsCell(d.calls, d.long !== undefined ? d.long : d.long_context_calls);
         const extra = metered ? [creditsCell(d)] : [];
-        if (unrecorded(d, d.calls) || (d.credits && !tokens(d))) {  // calls with no token count at all (Kiro), or a
-          // record's credits alone: said, never 0 tokens and $0, as the list says it
+        if (unrecorded(d, d.calls, d.credits)) {  // calls with no token count at all (Kiro), or a record's credits
+          // alone (the one rule, rows.usage_unrecorded's): said, never 0 tokens and $0, as the list says it
           const nr = function () { return h('span', { class: 'faint', title: UNRECORDED }, 'not recorded'); };
           return [label, calls, nr(), nr(), nr(), nr(), h('span', { class: 'faint', title: UNRECORDED }, '—')].concat(extra);
         }
