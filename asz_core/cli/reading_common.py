@@ -35,8 +35,8 @@ def model_option():
 
 
 def dialect_option():
-    """The ``--dialect`` option of the commands that list, search or count conversations (ls, search, secrets, usage):
-    one help."""
+    """The ``--dialect`` option of the commands that list or search conversations (ls, search, secrets): one help
+    (``asz usage --dialect`` has its own, which says what it counts; :func:`check_dialect` checks both)."""
     return typer.Option("", "--dialect", help="Only conversations of this dialect (claude-code/1, or its name claude-code).")
 
 
