@@ -8,7 +8,6 @@ collect), or another collector holds the root; 2 usage or configuration.
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 import threading
@@ -538,13 +537,14 @@ def sources_gone(root: Path) -> list[dict]:
     """Every source of ``root``'s sessions a collect pass found gone (trial 23b, F3), by session then cursor:
     ``{"session", "file", "since", "kept_lines", "kept_bytes", "cursor"}``
     (:func:`~asz_core.view.conflicts.session_sources_gone`); [] when none or the root does not read."""
+    from ..storage.layout import session_dirs
     from ..view.conflicts import session_sources_gone
 
     try:
-        names = sorted(n for n in os.listdir(root) if not n.startswith(("_", ".")))
+        sdirs = session_dirs(root)
     except OSError:
         return []
-    return [{"session": n, **g} for n in names for g in session_sources_gone(root, n)]
+    return [{"session": d.name, **g} for d in sdirs for g in session_sources_gone(root, d.name)]
 
 
 def _num(v) -> str:
