@@ -1,8 +1,8 @@
 """The bytes a collect pass has gone through, for its progress line (note22: the line said no bytes, and one long
 session said nothing until it ended; docs/reading.md, Progress and Ctrl-C).
 
-``with metering(tick) as m: run_passes(...)``: while the block runs, :func:`~asz_core.collect.run_passes` sizes the
-pass from what its listing saw (:attr:`Meter.total`: the bytes of every file source of the sessions it will go
+``with metering() as m: m.tick = ...; run_passes(...)``: while the block runs, :func:`~asz_core.collect.run_passes`
+sizes the pass from what its listing saw (:attr:`Meter.total`: the bytes of every file source of the sessions it will go
 through, :func:`~asz_core.collect.vanished.listed_stats`), and :attr:`Meter.value` counts, in bytes, the listed
 bytes of each session done (landed, or found with nothing new) plus what landed so far of those in hand, in this
 process and in its forked workers alike (shared memory, one count a run, as :class:`~asz_core.collect.workers.Tally`).
@@ -21,13 +21,13 @@ __all__ = ["Meter", "metering", "sized", "landed", "session_done", "share", "in_
 
 
 class Meter:
-    """``total`` bytes to go through, ``value`` gone through (see the module), ``tick`` the progress's call;
-    ``sessions``: how many sessions the pass goes through (None until it is sized)."""
+    """``total`` bytes to go through, ``value`` gone through (see the module), ``tick`` the progress's call (the caller
+    sets it); ``sessions``: how many sessions the pass goes through (None until it is sized)."""
 
-    def __init__(self, tick: Callable[[], None] | None = None):
+    def __init__(self) -> None:
         self.total = 0
         self.sessions: int | None = None
-        self.tick = tick
+        self.tick: Callable[[], None] | None = None
         self._counts: Sequence[int] = [0]  # slot 0 this process's, 1 + r run r's once shared
         self._slot = 0
         self._open = 0  # bytes landed of the session in hand (this process or worker)
@@ -65,7 +65,7 @@ _meter: Meter | None = None
 
 
 @contextmanager
-def metering(tick: Callable[[], None] | None = None) -> Iterator[Meter]:
+def metering() -> Iterator[Meter]:
     """A :class:`Meter` that the passes run in the block count into (one block at a time in a process).
 
     On the way out its shared memory is let go at once, and its ``tick`` (a caller's closure, which often holds the
@@ -73,7 +73,7 @@ def metering(tick: Callable[[], None] | None = None) -> Iterator[Meter]:
     and a Ctrl-C landing in it is printed as ``Exception ignored in: <Finalize object, dead>`` and lost (session 23:
     2 of 16 runs of the Ctrl-C-after-the-pass-line test, while the list rows were counted)."""
     global _meter
-    _meter = meter = Meter(tick)
+    _meter = meter = Meter()
     try:
         yield meter
     finally:
