@@ -13,8 +13,8 @@ from typing import Any
 
 import orjson
 
-from asz_core import (JSONSpanError, RawJSON, array_elements, canonical_json, compact, loads_source, object_members,
-                      value_span)
+from asz_core import (JSONSpanError, RawJSON, array_elements, canonical_json, compact, loads_source, member_source,
+                      object_members, value_span)
 
 __all__ = [
     "CANONICAL_MAX",
@@ -137,6 +137,13 @@ class Obj:
             return orjson.dumps(self.value[key])
         b, e = self.span(key)
         return self.buf[b:e]
+
+    def member_source(self, key: str) -> bytes:
+        """Member ``key`` as an object of its own, ``{"key":value}``, from its source bytes as they stand
+        (:func:`asz_core.member_source`; on a canonical line, where those are orjson's, encoded from the value)."""
+        if self.canonical:
+            return orjson.dumps({key: self.value[key]})
+        return member_source(self.buf, self.start, key)
 
     def whole(self) -> RawJSON:
         """The whole object's source bytes, compacted."""

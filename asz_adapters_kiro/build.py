@@ -14,12 +14,14 @@ import ntpath
 import posixpath
 from typing import Callable
 
-from asz_core import FLAGS, Dropped, Part, RawJSON, Record, parse_instant, settle_surrogates, source_sha, unknown_part
+from asz_core import (FLAGS, Dropped, Part, RawJSON, Record, member_source, parse_instant, settle_surrogates, source_sha,
+                      unknown_part)
 
 from .spans import REASON_NOT_OBJECT, Node, parse, root_node
 
 __all__ = [
     "ANNOTATION_WHY",
+    "PAYLOAD_ANNOTATIONS",
     "DIALECT",
     "ENV_WHY",
     "EXECUTION_WHY",
@@ -46,6 +48,10 @@ __all__ = [
 DIALECT = "kiro/1"
 
 ANNOTATION_WHY = "runtime annotations (display titles, modes, checkpoint links, statuses) this dialect does not carry"
+#: The members of a 3.x ``payload`` that are runtime annotations this dialect knows and does not carry (the real
+#: corpus's, docs/adapters/kiro.md): listed under ``dropped`` with :data:`ANNOTATION_WHY`. Any other member it does
+#: not read lands as an unknown part (:meth:`Build.leftovers`).
+PAYLOAD_ANNOTATIONS = frozenset({"_meta", "title", "kind", "actionType", "status", "filePath", "durationMs"})
 SIGNATURE_WHY = "a provider verifies it; a reader cannot read it"
 ENV_WHY = "the environment snapshot sent with each prompt (operating system, working directory, variables)"
 EXECUTION_WHY = "the id of one execution inside the turn; the record's run is the id of the prompt that opened the turn"
@@ -159,6 +165,7 @@ class Build:
         self.rec = rec
         self.flags: set[str] = set()
         self._drops: dict[str, list] = {}
+        self._undescribed: list[Part] = []  # unknown parts of members not described (:meth:`leftovers`)
 
     def add(self, part: Part) -> None:
         self.rec.parts.append(part)
@@ -176,20 +183,32 @@ class Build:
         entry = self._drops.setdefault(what, [0, why])
         entry[0] += size
 
-    def leftovers(self, node: Node | None, used: set[str], where: str) -> None:
-        """State the members of ``node`` not in ``used`` as one dropped entry (seed 000, Dropped)."""
+    def leftovers(self, node: Node | None, used: set[str], where: str, understood: frozenset[str] = frozenset(),
+                  in_place: bool = False) -> None:
+        """The members of ``node`` not in ``used``: those in ``understood`` (runtime annotations the dialect knows and
+        does not carry) stated as one dropped entry, null ones left out (seed 000, Dropped); any other member, one the
+        dialect does not describe, kept verbatim as an unknown part, ``{"name":value}`` from the source bytes, with the
+        text ``member "name" of the <where> is not one this dialect describes``, placed by :meth:`finish` after the
+        content's parts, or here with ``in_place`` (a 1.x conversation state: one record, each entry's parts in
+        turn; seed 000, Parts; trial 23a F7)."""
         if node is None or not isinstance(node.value, dict):
             return
         names, size = [], 0
         for key, child in node.members():
-            if key in used or child.value is None:
+            if key in used:
                 continue
-            names.append(key)
-            size += child.size
+            if key not in understood:
+                (self.rec.parts if in_place else self._undescribed).append(unknown_part(member_source(node.buf, node.begin, key),
+                                                      f"member {json.dumps(shown(key), ensure_ascii=False)} of the "
+                                                      f"{where} is not one this dialect describes"))
+            elif child.value is not None:
+                names.append(key)
+                size += child.size
         if names:
             self.drop(f"{where} members {', '.join(names)}", size, ANNOTATION_WHY)
 
     def finish(self) -> None:
+        self.rec.parts += self._undescribed
         self.rec.flags = sorted(self.flags, key=FLAG_ORDER.__getitem__)
         for what, (size, why) in self._drops.items():
             self.rec.dropped.append(Dropped(what=what, bytes=size, why=why))

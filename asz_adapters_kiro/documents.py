@@ -77,7 +77,7 @@ def _assistant(b: Build, assistant: Node) -> None:
             extra = sum(c.size for k, c in use.members() if k in ("orig_name", "orig_args"))
             if extra:
                 b.drop("tool use orig_name and orig_args", extra, "the name and input before the CLI rewrote them; the call keeps the ones sent")
-    b.leftovers(node, {"message_id", "content", "tool_uses", "thinking"}, f"assistant {tag}")
+    b.leftovers(node, {"message_id", "content", "tool_uses", "thinking"}, f"assistant {tag}", in_place=True)
 
 
 def _history_entry(b: Build, entry: Node) -> None:

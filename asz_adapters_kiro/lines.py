@@ -13,6 +13,7 @@ from asz_core import Part, Record
 
 from .build import (
     EXECUTION_WHY,
+    PAYLOAD_ANNOTATIONS,
     SIGNATURE_WHY,
     Build,
     call_part,
@@ -206,7 +207,7 @@ def _v3(rec: Record, root: Node, turn: "Turn") -> None:
         rec.parent = kiro["userMessageId"]
         if set(kiro) == {"userMessageId"} and set(meta.value) == {"kiro"}:
             used.add("_meta")
-    b.leftovers(p, used, "payload")
+    b.leftovers(p, used, "payload", PAYLOAD_ANNOTATIONS)
     b.leftovers(root, {"id", "timestamp", "payload"}, "line")
     b.finish()
 

@@ -34,7 +34,9 @@ class KiroAdapter(Adapter):
     """
 
     name = "kiro"
-    version = "0.2.0"  # 0.2.0: a file write's derived changes/1 record (asz_adapters_kiro.changes)
+    # 0.2.0: a file write's derived changes/1 record (asz_adapters_kiro.changes); 0.3.0: a member the dialect does not
+    # describe lands verbatim as an unknown part, no longer under dropped (build.Build.leftovers)
+    version = "0.3.0"
     dialects = (DIALECT,)
     kinds = ("transcript", "agent_meta")
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=False, children=True, media=True, snapshots=True)

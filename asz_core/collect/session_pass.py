@@ -100,11 +100,13 @@ def shrunk_warning(small: Record, size: int, landed: int, max_delta: int, budget
             "whole (new files only)")
 
 
-def undescribed_warning(lines: list[tuple[int, str]], adapter: str, shown: int = 5) -> str:
+def undescribed_warning(lines: list[tuple[int, str]], adapter: str, shown: int = 5, within: bool = False) -> str:
     """What a ``warning:`` says of a source's ``lines`` (``(line number, reason)``) that adapter ``adapter`` could not
     describe at all: how many, then each distinct reason (in the order they first come) after the first ``shown``
     numbers of its lines (``lines 7, 9: the record is not valid JSON; line 8: the record is JSON but not an object``;
-    trial 17, F6: one reason was said for all), and that every byte landed."""
+    trial 17, F6: one reason was said for all), and that every byte landed. With ``within``, the lines it read but
+    that hold something it does not describe (:func:`undescribed_within`: a member or block the runtime added, trial
+    23a F5), each with the reason of its first unknown part."""
     by_reason: dict[str, list[int]] = {}
     for n, why in lines:
         by_reason.setdefault(why or "no reason given", []).append(n)
@@ -112,6 +114,9 @@ def undescribed_warning(lines: list[tuple[int, str]], adapter: str, shown: int =
     for why, nums in by_reason.items():
         listed = ", ".join(map(str, nums[:shown])) + (f" and {len(nums) - shown} more" if len(nums) > shown else "")
         said.append(f"line{'s' if len(nums) > 1 else ''} {listed}: {why}")
+    if within:
+        return (f"{len(lines)} line(s) hold content adapter {adapter} does not describe ({'; '.join(said)}): kept "
+                "verbatim as unknown parts beside what it read, nothing lost (asz conversation lists them under undescribed)")
     return (f"{len(lines)} line(s) adapter {adapter} could not describe ({'; '.join(said)}): "
             "landed verbatim as unknown parts, nothing lost (asz conversation lists them under undescribed)")
 
@@ -124,6 +129,15 @@ def undescribed_of(rec: Record) -> list[tuple[int, str]]:
     if type(parts) is list and (not parts or parts[0].k != "unknown"):
         return []
     return [(rec.ord, rec.parts[0].text or "")] if rec.parts and all(p.k == "unknown" for p in rec.parts) else []
+
+
+def undescribed_within(rec: Record) -> list[tuple[int, str]]:
+    """``[(line, reason of its first unknown part)]`` when ``rec`` holds an ``unknown`` part beside parts the adapter
+    described (one :func:`undescribed_of` does not name), else ``[]``."""
+    for p in rec.parts:
+        if p.k == "unknown":
+            return [(rec.ord, p.text or "")]
+    return []
 
 
 def sticky(sp: "SessionPass", cp: Path, cur: AppendCursor | SnapshotCursor, path: Path) -> None:
@@ -166,6 +180,7 @@ class SessionPass:
         self.c = c
         self.landing = landing or Landing(col.root, session, stamp_ns, col.options.fsync)
         self.undescribed: list[tuple[int, str]] = []  # (line, reason) of lines the adapter could not describe at all
+        self.within: list[tuple[int, str]] = []  # (line, reason) of lines it read holding something it does not describe
 
     @property
     def writer(self) -> SessionWriter | None:
@@ -271,6 +286,9 @@ class SessionPass:
         if self.undescribed:  # lines the adapter could not describe: one warning per source (trial 12)
             self.report.warning(s.path, undescribed_warning(self.undescribed, self.adapter.name))
             self.undescribed = []
+        if self.within:  # lines read with a member or block it does not describe: one warning per source (trial 23a F5)
+            self.report.warning(s.path, undescribed_warning(self.within, self.adapter.name, within=True))
+            self.within = []
 
     def _renamed(self, s: Source, cp: Path, cur: AppendCursor | SnapshotCursor) -> str:
         """The ``src`` cursor ``cp`` follows now: ``s``'s when the cursor's ``source`` is the file ``s`` names under
@@ -309,7 +327,12 @@ class SessionPass:
             self.error_once(s.path, f"adapter {self.adapter.name} failed on line {ord_}: {adapter_failure(exc)}")
             rec = fix_record(Record(parts=[unknown_part(line, f"the adapter failed on this line: {type(exc).__name__}")]), ord_, off, line)
         else:  # garbage, a line that is not JSON, …: one warning per source (the end of source, undescribed_warning)
-            self.undescribed.extend(undescribed_of(fix_record(rec, ord_, off, line)))
+            fixed = fix_record(rec, ord_, off, line)
+            whole = undescribed_of(fixed)
+            if whole:
+                self.undescribed += whole
+            else:
+                self.within += undescribed_within(fixed)
         return self._refuse_outside_vocabulary(s, rec, line, f"line {ord_}")
 
     def _refuse_outside_vocabulary(self, s: Source, rec: Record, data: bytes, where: str) -> Record:

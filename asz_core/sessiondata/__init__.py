@@ -11,7 +11,7 @@ from ..lazyload import lazy_getattr
 
 _LAZY = {
     **dict.fromkeys(("FieldError", "decode_header", "decode_record", "encode_header", "encode_record", "encode_value"), "codec"),
-    **dict.fromkeys(("RawJSON", "array_elements", "compact", "object_members", "value_span"), "jsonbytes"),
+    **dict.fromkeys(("RawJSON", "array_elements", "compact", "member_source", "object_members", "value_span"), "jsonbytes"),
     **dict.fromkeys(("FILE_KINDS", "FLAGS", "KIND_PREFIX", "PART_KINDS", "STATES", "WITHHOLDABLE", "Closing", "Dropped", "Header",
                      "Part", "Record", "Usage", "source_sha", "unknown_part", "COMPANION_WHAT", "companion_file_name",
                      "companion_path"), "model"),

@@ -22,6 +22,7 @@ __all__ = [
     "compact",
     "value_span",
     "object_members",
+    "member_source",
     "array_elements",
     "JSONSpanError",
     "loads",
@@ -525,6 +526,20 @@ def object_members(buf: bytes, start: int) -> list[tuple[str, int, int]]:
     if fast is not None:
         return fast
     return _members_bytes(buf, pos, False)  # type: ignore[return-value]  # never None without plain_keys
+
+
+def member_source(buf: bytes, start: int, key: str) -> bytes:
+    """The member ``key`` of the object at ``start`` as an object of its own, from its source bytes: ``{`` + the
+    member as written (its name, the colon, its value, with any white space between them) + ``}``, so
+    ``{"agentTelemetryV9":{"energy_joules":12.5}}``. An unknown part keeps a member a dialect does not describe this
+    way (seed 000, Parts). Raises JSONSpanError when the bytes at ``start`` are not an object, KeyError when it has no
+    member ``key`` (the last of that name counts, as a decoder reads it)."""
+    members = object_members(buf, start)
+    at = max((i for i, (k, _, _) in enumerate(members) if k == key), default=-1)
+    if at < 0:
+        raise KeyError(key)
+    after = members[at - 1][2] if at else _skip_ws(buf, start) + 1
+    return b"{" + buf[after:members[at][2]].lstrip(b" \t\n\r,") + b"}"
 
 
 def array_elements(buf: bytes, start: int) -> list[tuple[int, int]]:
