@@ -337,8 +337,22 @@ def _is_claude(header: Header) -> bool:
     return header.dialect.split("/", 1)[0] == "claude-code"
 
 
+#: How the text of an unknown part holding a source member its dialect does not describe opens (docs/session-data.md,
+#: "A member no dialect describes travels verbatim"): such a part sits beside the record's content, not in it.
+MEMBER_PART = "member "
+
+
+def _content_parts(parts: Sequence[dict]) -> Sequence[dict]:
+    """A record's parts less the unknown parts of source members its dialect does not describe (:data:`MEMBER_PART`):
+    they sit beside its content, so a prompt line with a member a newer runtime added is still a prompt."""
+    if len(parts) < 2:
+        return parts
+    return [p for p in parts if not (p.get("k") == "unknown" and str(p.get("text", "")).startswith(MEMBER_PART))]
+
+
 def _one_text(parts: Sequence[dict]) -> bool:
-    return len(parts) == 1 and parts[0].get("k") == "text"
+    content = _content_parts(parts)
+    return len(content) == 1 and content[0].get("k") == "text"
 
 
 def landed_shape(header: Header, rec: dict) -> str | None:
@@ -380,7 +394,7 @@ def _turn(rec: dict, header: Header, thinking: bool, lines: Optional[SourceLines
           where: tuple[str, int] = ("", 0)) -> tuple[str, str] | None:
     """``(role, text)`` of one record's prose turn, or None. A record flagged ``external_input`` the shape rule leaves
     out is named (``where``, its ``(file, row)``) in ``stats.person_left_out``."""
-    parts = rec.get("parts", ())
+    parts = _content_parts(rec.get("parts", ()))
     who = rec.get("from", "")
     if who == "external":
         if not parts or any(p.get("k") not in _PROSE_USER_PARTS for p in parts):

@@ -135,3 +135,17 @@ def test_collected_the_member_is_in_the_root_and_the_readers_count_the_same(line
     for args in (("ls", "--json"), ("usage", "session", "--json")):
         a, b = (asz_in_process(*args, "--root", str(r)) for r in (plain, root))
         assert a.returncode == b.returncode == 0 and a.stdout.replace(str(plain), "") == b.stdout.replace(str(root), "")
+
+
+def test_a_prompt_with_a_member_not_described_stays_a_prompt_in_the_prose(lines, tmp_path):
+    """A member a newer runtime adds to every prompt line must not make the prompt a list to seed 003's shape test:
+    ``asz export --format prose`` gives the same turns (role, time, text) with the member as without it."""
+    first = lines[0]
+    assert b'"type":"user"' in first and json.loads(first)["message"]["content"].startswith("Hey Claude")
+    turns = []
+    for name, data in (("plain", lines), ("member", [first[:-1] + b',"promptMetaV9":{"x":1}}', *lines[1:]])):
+        root = collect_transcript(tmp_path / name, PROJECT, SID, b"\n".join(data) + b"\n")
+        p = asz_in_process("export", SID, "--format", "prose", "--root", str(root))
+        assert p.returncode == 0, p.stderr
+        turns.append([(t["role"], t["ts"], t["text"]) for t in map(json.loads, p.stdout.splitlines())])
+    assert turns[0] == turns[1] and turns[0][0][:2] == ("user", "2025-07-05T19:39:53.126Z") and len(turns[0]) == 19
