@@ -64,7 +64,7 @@ _LINE_KNOWN = frozenset({*_LINE_STRINGS, "type", "toolUseResult", "origin", "isM
                          "isSidechain",
                          "userType", "entrypoint", "slug", "sessionId", "agentId", "permissionMode",
                          "sourceToolAssistantUUID", "sourceToolUseID", "thinkingMetadata", "todos",
-                         "isVisibleInTranscriptOnly"})
+                         "isVisibleInTranscriptOnly", "isApiErrorMessage"})
 _USAGE_KNOWN = frozenset({"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens",
                           "cache_creation", "server_tool_use", "iterations", "service_tier", "inference_geo", "speed"})
 _CACHE_KNOWN = frozenset({"ephemeral_1h_input_tokens", "ephemeral_5m_input_tokens"})
