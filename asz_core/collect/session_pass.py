@@ -140,6 +140,15 @@ def undescribed_within(rec: Record) -> list[tuple[int, str]]:
     return []
 
 
+def said_undescribed(sp: "SessionPass", path: Path) -> None:
+    """One ``warning:`` for the source ``path`` naming its lines ``sp``'s adapter could not describe at all (trial 12),
+    and one naming those it read that hold something it does not describe (trial 23a F5); both lists emptied."""
+    for lines, within in ((sp.undescribed, False), (sp.within, True)):
+        if lines:
+            sp.report.warning(path, undescribed_warning(lines, sp.adapter.name, within=within))
+    sp.undescribed, sp.within = [], []
+
+
 def sticky(sp: "SessionPass", cp: Path, cur: AppendCursor | SnapshotCursor, path: Path) -> None:
     """Count a source in conflict (``cur.reason`` why) in ``sp``'s counters and tell it, in the words of the pass that
     found it: once per process (:meth:`Report.conflict`), so a watching collector started later names it on its first
@@ -283,12 +292,7 @@ class SessionPass:
             self.error_once(s.path, f"cannot land: {exc}")
         finally:
             os.close(fd)
-        if self.undescribed:  # lines the adapter could not describe: one warning per source (trial 12)
-            self.report.warning(s.path, undescribed_warning(self.undescribed, self.adapter.name))
-            self.undescribed = []
-        if self.within:  # lines read with a member or block it does not describe: one warning per source (trial 23a F5)
-            self.report.warning(s.path, undescribed_warning(self.within, self.adapter.name, within=True))
-            self.within = []
+        said_undescribed(self, s.path)
 
     def _renamed(self, s: Source, cp: Path, cur: AppendCursor | SnapshotCursor) -> str:
         """The ``src`` cursor ``cp`` follows now: ``s``'s when the cursor's ``source`` is the file ``s`` names under
@@ -327,12 +331,8 @@ class SessionPass:
             self.error_once(s.path, f"adapter {self.adapter.name} failed on line {ord_}: {adapter_failure(exc)}")
             rec = fix_record(Record(parts=[unknown_part(line, f"the adapter failed on this line: {type(exc).__name__}")]), ord_, off, line)
         else:  # garbage, a line that is not JSON, …: one warning per source (the end of source, undescribed_warning)
-            fixed = fix_record(rec, ord_, off, line)
-            whole = undescribed_of(fixed)
-            if whole:
-                self.undescribed += whole
-            else:
-                self.within += undescribed_within(fixed)
+            whole = undescribed_of(fix_record(rec, ord_, off, line))  # fix_record fixes rec itself
+            (self.undescribed if whole else self.within).extend(whole or undescribed_within(rec))
         return self._refuse_outside_vocabulary(s, rec, line, f"line {ord_}")
 
     def _refuse_outside_vocabulary(self, s: Source, rec: Record, data: bytes, where: str) -> Record:
