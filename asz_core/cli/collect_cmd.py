@@ -100,7 +100,7 @@ def collect(
     ``bytes`` source bytes, ``shrunk`` records too large to land whole (each told on stderr as ``warning:``), ``partial``
     sources ending in a line with no newline yet (it waits), ``gone`` landed sources gone since the last pass (counted once, by the pass that finds them: their cursor becomes source_gone; one gone before any of it landed, or before what this pass's listing saw it grow by landed, is an ``error:``),
     ``rounds`` the Session Flow rounds the parse after landing wrote (docs/session-flow.md; a session whose chain cannot be extended is an error).
-    A pass that creates the storage root says so once on stderr (``note: created a new storage root at /abs/data (…)``, naming how it was chosen; docs/storage-root.md). A pass that finds no session says so on stderr (``note:``), naming the folder a --source one level off meant (``did
+    A pass that creates a storage root no --root named says so once on stderr (``note: created a new storage root at /abs/data (…)``, naming how it was chosen; docs/storage-root.md). A pass that finds no session says so on stderr (``note:``), naming the folder a --source one level off meant (``did
     you mean --source ~/.claude/projects?`` for a project folder or ~/.claude), as the default list (no adapters
     configured) does an installed adapter it leaves out with sessions at its default source (~/.kiro: --adapter kiro, or
     asz.yaml adapters). With no --source, Claude Code's every projects folder holding sessions (~/.claude/projects,
@@ -267,7 +267,7 @@ def _lock_root(storage: Path, jobs: list, provider, watch: bool, chosen: tuple[b
     A single pass with no source root to read and no storage root yet can
     land nothing: it reports its errors without creating the root (and its
     ``_collect/``) for them, so the lock is returned without being taken.
-    Taking the lock creates a root that did not exist: said once on stderr
+    Taking the lock creates a root that did not exist: said once on stderr when no --root named it
     (:func:`~asz_core.cli.reading_common.created_root_note`, trial 23b F7;
     ``chosen``: whether --root named it, the asz.yaml read or None).
     """
@@ -285,10 +285,10 @@ def _lock_root(storage: Path, jobs: list, provider, watch: bool, chosen: tuple[b
     except OSError as exc:
         typer.echo(f"asz collect: cannot use the storage root {storage}: {exc.strerror or exc}", err=True)
         raise typer.Exit(1)
-    if not existed and storage.exists():  # the readers' module loaded only then
+    if not chosen[0] and not existed and storage.exists():  # the readers' module loaded only then
         from .reading_common import created_root_note
 
-        typer.echo(created_root_note(storage, given=chosen[0], config=chosen[1]), err=True)
+        typer.echo(created_root_note(storage, config=chosen[1]), err=True)
     return lock
 
 

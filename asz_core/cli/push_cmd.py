@@ -226,10 +226,10 @@ def receive_command(
         raise typer.Exit(1) from None
     try:
         interrupt_on(signal.SIGINT, signal.SIGTERM)  # before the line: also when started with SIGINT ignored (stopping.py)
-        if not existed and where.exists():  # trial 23b F7
+        if root is None and not existed and where.exists():  # trial 23b F7
             from .reading_common import created_root_note
 
-            typer.echo(created_root_note(where, given=root is not None, config=cfg.path), err=True)
+            typer.echo(created_root_note(where, config=cfg.path), err=True)
         typer.echo(f"receiving: gRPC and HTTP (POST /v1/logs) on {rcv.address} into {where}", err=True)
         rcv.serve_forever()
     except KeyboardInterrupt:
