@@ -233,6 +233,7 @@ class DocumentView(ListView):
         out: list[tuple[int | None, str, float]] = []
         seen, total, running = False, 0.0, set()  # running: the places in out of the running totals' parts
         added: set = set()  # the ids of records whose figure was added: a line landed twice adds once
+        asked = self._turns  # what turn_ends found of the records it read (their adapter asked once)
         for rec, a, dialect in asking(self.sess, "credits"):
             try:
                 got = a.credits(dialect, rec)
@@ -251,7 +252,6 @@ class DocumentView(ListView):
             t, m = rec.get("time"), rec.get("model")
             ns = parse_instant(t) if isinstance(t, str) and t else None
             at, m = None if ns is None else ns // 1_000_000, m if isinstance(m, str) else ""
-            asked = getattr(self, "_turns", {})  # what turn_ends found of this record (its adapter asked once)
             turns = None if isinstance(got, AddedCredits) else asked[id(rec)] if id(rec) in asked else recorded(a, dialect, rec)
             if turns is not None:  # the whole running total on the turns it lists, each at its end (kiro22b)
                 out = [x for i, x in enumerate(out) if i not in running]
