@@ -258,9 +258,7 @@ def api(handler):
         state = _state(request)
         state.requests_active += 1  # not exact under races; only tells the checker to wait
         try:
-            pairs = parse_query(request.scope.get("query_string", b""))
-            hide = hide_from_query(pairs, configured=state.hide, override=state.hide_override)
-            return handler(request, pairs, hide)
+            return handler(request, *_asked(request, state))
         except QueryError as exc:
             return _error(400, str(exc))
         except ApiError as exc:
@@ -286,6 +284,14 @@ def api(handler):
     return endpoint
 
 
+def _asked(request: Request, state: ViewState) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
+    """The request's query pairs (:func:`~asz_core.view.query.parse_query`) and the names it withholds
+    (:func:`~asz_core.view.query.hide_from_query` over the server's ``view.hide``): one rule for an API request and the
+    page's fold ahead, so the fold builds the very document the page's ``/view`` asks for. Raises QueryError."""
+    pairs = parse_query(request.scope.get("query_string", b""))
+    return pairs, hide_from_query(pairs, configured=state.hide, override=state.hide_override)
+
+
 # --------------------------------------------------------------------------- page and assets
 
 
@@ -300,8 +306,7 @@ def _page(request: Request) -> Response:
         state = _state(request)
         try:
             full = state.check_conversation(cid)  # a unique prefix opens the conversation too
-            hide = hide_from_query(parse_query(request.scope.get("query_string", b"")), configured=state.hide,
-                                   override=state.hide_override)
+            hide = _asked(request, state)[1]
             # started once the shell is sent: the fold's thread does not hold the shell back (it takes the GIL)
             fold = BackgroundTask(state.fold_ahead, full, hide, gz="gzip" in request.headers.get("accept-encoding", ""))
         except QueryError:
