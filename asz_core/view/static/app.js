@@ -1183,15 +1183,15 @@
         h('span', { class: 'chip held', id: 'usage-held' }, 'tokens and cost held back (' + s.held_back.state + '): this conversation does not verify, so its ' +
           num(s.held_back.calls) + ' call(s) with usage are in no figure, here, in the list or in usage per day')));
     } else if (s.usage) {  // issue 17: where, with what, and at what cost
-      const rt = s.runtime || {};
+      const rt = s.runtime || {}, notRecorded = unrecorded(s.usage, (s.kinds || {})['llm.call'], s.credits);
       add(app, h('div', { class: 'chips', id: 'usage' },
         chip('project', (s.project || (s.removed ? '(removed by retention)' : '—')) + (s.git_branch ? ' (' + s.git_branch + ')' : '')),
         chip('runtime', [rt.name, rt.version].filter(Boolean).join(' ') || '—'),
         chip('models', (s.models || []).join(', ') || '—'),
-        unrecorded(s.usage, (s.kinds || {})['llm.call'], s.credits) ? chip('tokens', 'not recorded by the runtime') :
+        notRecorded ? chip('tokens', 'not recorded by the runtime') :
           chip('tokens', 'in ' + num(s.usage.in) + ' · out ' + num(s.usage.out) + ' · cache read ' + num(s.usage.cache_read) +
             ' · cache write ' + writes(s.usage)),
-        chip('cost', unrecorded(s.usage, (s.kinds || {})['llm.call'], s.credits) ? '—' : costText(s.cost)),
+        chip('cost', notRecorded ? '—' : costText(s.cost)),
         typeof s.credits === 'number' ? h('span', { class: 'chip', id: 'conversation-credits' }, 'credits ', h('b', null, credits(s.credits)),
           ' (' + CREDITS + ')') : null,  // the runtime's own unit (Kiro), as asz conversation prints it, never tokens or USD
         s.state && s.state !== 'verified' ? h('span', { class: 'chip held', id: 'usage-held' },
