@@ -21,6 +21,9 @@ arrived. Per ``kind``:
     metadata; inputs, outputs, events, extra, serialized, error, attachments and
     child_runs are listed in ``dropped`` with their sizes, each with the reason
     true of it (:mod:`.reasons`).
+
+A run member outside :data:`KNOWN_MEMBERS` lands verbatim as an ``unknown``
+part after the record's other parts (seed 000; trial 23a F9).
 ``traceable``
     the decorated function's values kept whole as one data part.
 ``llm``
@@ -63,7 +66,8 @@ from typing import Any
 
 import orjson
 
-from asz_core import BodyMeta, Dropped, Part, ProviderSession, Record, Source, Usage, loads_source, settle_surrogates, source_sha, unknown_part
+from asz_core import (BodyMeta, Dropped, Part, ProviderSession, Record, Source, Usage, loads_source, member_source, object_members,
+                      settle_surrogates, source_sha, unknown_part)
 from asz_core.sessiondata.vocabulary import USAGE_COUNT_DROPPED
 
 from .exactjson import PastDouble, loads as exact_loads, may_hold_inexact_number
@@ -88,7 +92,9 @@ _DERIVED = {
     "summary": ("runtime", ("reset_summary",), ""),
 }
 _BULK = ("inputs", "outputs", "events", "extra", "serialized", "error", "attachments", "child_runs")
-
+#: The run members this dialect reads, carries or lists under ``dropped``; any other lands verbatim as an ``unknown``
+#: part (seed 000, Parts and Dropped; trial 23a F9: a member a client adds was accepted and then vanished).
+KNOWN_MEMBERS = frozenset(_ENVELOPE + _BULK)
 
 
 def _norm(key: str) -> str:
@@ -350,11 +356,34 @@ def convert_line(source: Source, line: bytes, ord: int, off: int) -> Record:
         return rec
     try:
         _fill(rec, obj)
+        rec.parts += _unknown_members(obj, line)
         settle_surrogates(rec)  # the one surrogate rule (docs/session-data.md)
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
         rec.parts = [unknown_part(line, f"the arrival could not be described: {type(exc).__name__}: {exc}")]
         rec.flags, rec.usage, rec.dropped, rec.replaced = [], None, [], 0
     return rec
+
+
+def _kept(run: dict) -> dict:
+    """The members of ``run`` a record keeps whole as data: the known ones (:data:`KNOWN_MEMBERS`) but the framework's
+    settings (``extra``, ``serialized``: listed under ``dropped``)."""
+    return {k: v for k, v in run.items() if k in KNOWN_MEMBERS and k not in ("extra", "serialized")}
+
+
+def _unknown_members(obj: dict, line: bytes) -> list[Part]:
+    """One ``unknown`` part per member of the arrival's run that is not in :data:`KNOWN_MEMBERS`, in source order: its
+    bytes the member as an object of its own cut from ``line`` (``{"future_field_v9":{...}}``,
+    :func:`asz_core.member_source`), its text naming it (seed 000: what a dialect does not understand travels
+    verbatim). ``[]`` for a derived record or a title (no run)."""
+    run = obj.get("run")
+    if not isinstance(run, dict) or isinstance(obj.get("asz"), dict) and obj["asz"].get("kind") in (*_DERIVED, "title"):
+        return []
+    names = [k for k in run if k not in KNOWN_MEMBERS]
+    if not names:
+        return []
+    at = max(b for k, b, _ in object_members(line, 0) if k == "run")  # the last "run", as the decoder read it
+    return [unknown_part(member_source(line, at, k), f'member "{k}" of the run is not one this dialect describes')
+            for k in names]
 
 
 def _fill(rec: Record, obj: dict) -> None:
@@ -393,7 +422,7 @@ def _fill(rec: Record, obj: dict) -> None:
         return
     if kind == "traceable":
         rec.from_ = "runtime"
-        kept = {k: v for k, v in run.items() if k not in ("extra", "serialized")}
+        kept = _kept(run)
         rec.parts = [_data(kept)]
         if any(run.get(k) not in (None, {}) for k in ("inputs", "outputs")):
             rec.flags = ["system_prompt"] + [f for f in content_flags(kept) if f != "system_prompt"]
@@ -422,7 +451,7 @@ def _fill_llm(rec: Record, run: dict, d: dict, end: bool, err) -> None:
     if end:
         _llm_end(rec, run)
     else:
-        kept = {k: v for k, v in run.items() if k not in ("extra", "serialized")}
+        kept = _kept(run)
         rec.parts = [_data(kept)]
         rec.flags = content_flags(kept.get("inputs"))
         rec.dropped = _dropped(run, ("extra", "serialized"))
@@ -442,7 +471,7 @@ def _fill_tool(rec: Record, run: dict, d: dict, end: bool) -> None:
                 rec.flags.append("auxiliary")
         _tool_end(rec, run, d)
     else:
-        kept = {k: v for k, v in run.items() if k not in ("extra", "serialized")}
+        kept = _kept(run)
         rec.parts = [_data(kept)]
         rec.dropped = _dropped(run, ("extra", "serialized"))
 

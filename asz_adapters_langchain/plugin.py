@@ -60,8 +60,9 @@ class LangsmithIngest(Adapter):
     """
 
     name = NAME
-    # 0.2.0: each dropped member's why is its own (reasons.py; trial 23a F10)
-    version = "0.2.0"
+    # 0.2.0: each dropped member's why is its own (reasons.py; trial 23a F10); 0.3.0: a run member the dialect does not
+    # know lands verbatim as an unknown part (dialect.KNOWN_MEMBERS; F9)
+    version = "0.3.0"
     dialects = (DIALECT,)
     kinds = ("transcript", "provider_body")
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=True, children=True)

@@ -99,3 +99,25 @@ def multipart_runs(body: bytes) -> list[tuple[str, str, dict]]:
         else:
             run.update(value)
     return [(op, rid, run) for (op, rid), run in runs.items()]
+
+
+def landed_records(root: Path) -> dict:
+    """Every record with an id landed in the storage root ``root`` (its sessions' landed ``.sd`` files), by id."""
+    from asz_core.sessiondata import SDReader
+    from asz_core.storage.layout import landed_files
+
+    out = {}
+    for sdir in root.iterdir():
+        if not sdir.name.startswith("_"):
+            for _, p in landed_files(sdir):
+                if p.suffix == ".sd":
+                    out.update((r.id, r) for _, r in SDReader(p) if r.id)
+    return out
+
+
+def graph_runs(doc: dict) -> tuple[dict, dict, dict]:
+    """(the trace's first run, its first ``RunnableSequence`` step, its first model call) of the tracer batch ``doc``
+    (conftest's ``tracer_batch``, copied): the three kinds of run the dialect trims or reads."""
+    runs = doc["post"]
+    return runs[0], next(r for r in runs if r["name"] == "RunnableSequence"), next(r for r in runs if r["run_type"] == "llm")
+

@@ -10,31 +10,14 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 
-from asz_core.sessiondata import SDReader
-from asz_core.storage.layout import landed_files
+from langchain_helpers import graph_runs, landed_records
 from asz_adapters_langchain.reasons import WHY
-
-
-
-def _landed(root: Path) -> dict[str, object]:
-    """Every landed record with an id, by id."""
-    out = {}
-    for sdir in root.iterdir():
-        if not sdir.name.startswith("_"):
-            for _, p in landed_files(sdir):
-                if p.suffix == ".sd":
-                    out.update((r.id, r) for _, r in SDReader(p) if r.id)
-    return out
 
 
 def test_each_dropped_member_says_what_is_true_of_it(tmp_path, receiver_factory, run_asz, tracer_batch):
     doc = copy.deepcopy(tracer_batch)
-    runs = doc["post"]
-    root_run = runs[0]
-    step = next(r for r in runs if r["name"] == "RunnableSequence")
-    llm = next(r for r in runs if r["run_type"] == "llm")
+    root_run, step, llm = graph_runs(doc)
     plain = {"id": "11111111-1111-4111-8111-111111111111", "trace_id": "11111111-1111-4111-8111-111111111111",
              "dotted_order": "20261204T100000000001Z11111111-1111-4111-8111-111111111111", "name": "summarise",
              "run_type": "chain", "start_time": "2026-12-04T10:00:00.000001", "end_time": "2026-12-04T10:00:02.000001",
@@ -45,7 +28,7 @@ def test_each_dropped_member_says_what_is_true_of_it(tmp_path, receiver_factory,
     status, answer = receiver_factory(root).send("POST", "/runs/batch", json.dumps(doc).encode(), {"Content-Type": "application/json"})
     assert status == 202, answer
     run_asz("collect", "--once", "--adapter", "langsmith-ingest", "--root", str(root), "--source", str(root))
-    got = _landed(root)
+    got = landed_records(root)
 
     why = {d.what: d.why for d in got[plain["id"]].dropped}  # the plain chain: no messages anywhere
     assert why == {"inputs": "its first string argument is the text above; the rest is not carried for a chain",
