@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 import orjson
 
-from asz_core import Dropped, Part, RawJSON, Record, Source, Usage, load_compiled, unknown_part
+from asz_core import Dropped, Part, RawJSON, Record, Source, Usage, load_compiled, member_part, unknown_part
 
 from .blocks import (CONTENT_LIST_WHAT, CONTENT_LIST_WHY, SIGNATURE_WHY, Parts, attachment_flags, mcp_split,
                      note_content_list, ordered_flags, shown, str_of, usage_of, withheld_flags_of_undecodable)
@@ -122,9 +122,7 @@ def undescribed_members(obj: Obj, level: tuple, where: str = "the line") -> list
     out = []
     for key, value in obj.value.items():
         if key not in known or (key in nothing and value != nothing[key]):
-            out.append(unknown_part(obj.member_source(key),
-                                    f"member {json.dumps(shown(key), ensure_ascii=False)} of {where} is not one this "
-                                    "dialect describes"))
+            out.append(member_part(obj.member_source(key), key, where))
         elif key in below and type(value) is dict:
             out += undescribed_members(obj.child(key), below[key], key if where == "the line" else f"{where}.{key}")  # type: ignore[arg-type]
     return out

@@ -14,7 +14,7 @@ import ntpath
 import posixpath
 from typing import Callable
 
-from asz_core import (FLAGS, Dropped, Part, RawJSON, Record, member_source, parse_instant, settle_surrogates, source_sha,
+from asz_core import (FLAGS, Dropped, Part, RawJSON, Record, member_part, member_source, parse_instant, settle_surrogates, source_sha,
                       unknown_part)
 
 from .spans import REASON_NOT_OBJECT, Node, parse, root_node
@@ -198,9 +198,8 @@ class Build:
             if key in used:
                 continue
             if key not in understood:
-                (self.rec.parts if in_place else self._undescribed).append(unknown_part(member_source(node.buf, node.begin, key),
-                                                      f"member {json.dumps(shown(key), ensure_ascii=False)} of the "
-                                                      f"{where} is not one this dialect describes"))
+                part = member_part(member_source(node.buf, node.begin, key), key, f"the {where}")
+                (self.rec.parts if in_place else self._undescribed).append(part)
             elif child.value is not None:
                 names.append(key)
                 size += child.size

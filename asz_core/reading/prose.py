@@ -73,7 +73,7 @@ from ..flow.chain import Chain, ChainError
 from ..flow.fold import FoldError, fold_rounds
 from ..flow.round import RoundError
 from ..sessiondata import SDError, SDReader
-from ..sessiondata.model import Header
+from ..sessiondata.model import MEMBER_PART, Header
 from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
 from .export import LOST, build, part_marker
@@ -335,11 +335,6 @@ class SourceLines:
 
 def _is_claude(header: Header) -> bool:
     return header.dialect.split("/", 1)[0] == "claude-code"
-
-
-#: How the text of an unknown part holding a source member its dialect does not describe opens (docs/session-data.md,
-#: "A member no dialect describes travels verbatim"): such a part sits beside the record's content, not in it.
-MEMBER_PART = "member "
 
 
 def _content_parts(parts: Sequence[dict]) -> Sequence[dict]:

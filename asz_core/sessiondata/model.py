@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
 
@@ -38,6 +39,8 @@ __all__ = [
     "Record",
     "Closing",
     "unknown_part",
+    "MEMBER_PART",
+    "member_part",
     "source_sha",
     "COMPANION_WHAT",
     "companion_file_name",
@@ -192,6 +195,20 @@ def unknown_part(raw: bytes, reason: str) -> Part:
     except UnicodeDecodeError:
         b64 = base64.b64encode(raw).decode("ascii")
         return Part(k="unknown", text=reason, data=b64, encoding="base64", state="available", bytes=len(raw))
+
+
+#: How the text of an unknown part holding a source member its dialect does not describe opens (docs/session-data.md,
+#: "A member no dialect describes travels verbatim"): such a part sits beside the record's content, not in it.
+MEMBER_PART = "member "
+
+
+def member_part(member: bytes, key: str, where: str) -> Part:
+    """An unknown part keeping ``member``, the source member ``key`` as an object of its own
+    (:func:`~asz_core.sessiondata.jsonbytes.member_source`), with the text ``member "key" of WHERE is not one this
+    dialect describes`` (the name cut at 80 characters and ``…``; ``where``: ``the line``, ``message.usage``, ``the
+    payload``): the one wording every dialect writes and a reader knows by :data:`MEMBER_PART`."""
+    name = key if len(key) <= 80 else key[:80] + "…"
+    return unknown_part(member, f"{MEMBER_PART}{json.dumps(name, ensure_ascii=False)} of {where} is not one this dialect describes")
 
 
 @attrs.define
