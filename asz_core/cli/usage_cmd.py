@@ -243,7 +243,7 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
         unreadable: dict[str, str] = {}
         listed: dict[str, list[str]] = {}
         counted, problems = read_root(storage, zone, hide, step=lambda: done.__setitem__(0, done[0] + 1),
-                                      unreadable=unreadable, verified_problems=listed)
+                                      unreadable=unreadable, verified_problems=listed, dialects=bool(narrow[3]))
     except KeyboardInterrupt:  # Ctrl-C was a silent exit 130 (trial 3, F11)
         typer.echo(f"asz usage: interrupted after {done[0]} of {n} conversations read; nothing is printed "
                    "(a part would look like the whole)", err=True)

@@ -115,7 +115,7 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
               step: Callable[[], None] | None = None,
               unreadable: dict[str, str] | None = None,
               verified_problems: dict[str, list[str]] | None = None,
-              ids: Iterable[str] | None = None) -> tuple[list[Counted], list[str]]:
+              ids: Iterable[str] | None = None, dialects: bool = False) -> tuple[list[Counted], list[str]]:
     """Every call with usage in the root (those of a conversation that does not verify marked ``held``), and one
     problem line per conversation that did not read or does not verify (its first problem, which decided its state,
     and how many more it lists).
@@ -126,7 +126,10 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
     With ``cache`` each conversation's calls come from the root's derived
     summaries (:mod:`asz_core.view.summary_cache`) while its files are
     unchanged, and are counted and stored otherwise. ``step()`` is called after each conversation read. ``ids``: only
-    these conversations (default every one of the root).
+    these conversations (default every one of the root). ``dialects``: each conversation's places also name its
+    dialect (``dialect``: its session's first landed file's, as asz ls; for :func:`narrowed`'s ``dialect``), read only
+    when asked, since that opens a landed file and the first ``asz usage`` after a collect reads the kept summaries
+    alone (tests/reading/test_collect_keeps_rows.py).
     """
     out: list[Counted] = []
     problems: list[str] = []
@@ -149,8 +152,9 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
             places = got.places
             if not places.get("project") and removed_count(Path(root) / str(session or conv)):
                 places = {**places, "project": REMOVED}  # its cwd went with the text (seed 000, Skeletons)
-            places = {**places, "senders": session_senders(root, str(session or conv)),  # a receiving root's record
-                      "dialect": dialect_of(root, str(session or conv))}  # asz ls's dialect, for --dialect (trial 23a F11)
+            places = {**places, "senders": session_senders(root, str(session or conv))}  # a receiving root's record
+            if dialects:  # asz ls's dialect, for --dialect (trial 23a F11)
+                places["dialect"] = dialect_of(root, str(session or conv))
             held = "" if got.state == "verified" else got.state
             if not held and got.problems and verified_problems is not None:
                 verified_problems[conv] = list(got.problems)

@@ -72,7 +72,9 @@ def test_the_note_names_dot_kiro_and_its_command_collects_into_a_project_under_h
     p = _asz(home, "collect", "--once", cwd=proj)
     assert p.returncode == 0, p.stderr
     assert f"note: kiro sessions are in {home / '.kiro'}, not collected" in p.stderr, p.stderr
-    assert "Collect them with asz collect --adapter kiro" in p.stderr and "--root" not in p.stderr
+    said = [line for line in p.stderr.splitlines() if not line.startswith("note: created a new storage root at ")]
+    assert "Collect them with asz collect --adapter kiro" in p.stderr and "--root" not in "\n".join(said), p.stderr
+    assert f"note: created a new storage root at {proj / 'data'} (no --root given" in p.stderr  # trial 23b F7
     p = _asz(home, "collect", "--once", "--adapter", "kiro", cwd=proj)  # the command the note gives, root ./data
     assert p.returncode == 0, p.stderr
     got = _pass(p.stdout)
