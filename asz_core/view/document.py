@@ -98,15 +98,17 @@ def build_summary(root: str | os.PathLike, conversation: str, *, hide: Iterable[
         summary = _summary(v, b, fold, len(accepted), len(v.undescribed()), prices)
         head = {"conversation": conversation, "sessions": [fold.head.session],
                 "head": {"round": fold.head.round, "digest": fold.head_digest}, "summary": summary}
-        places, calls = _counted(v, summary["title"], fold.head, (summary["from"], summary["to"]))
+        places, calls = _counted(v, summary["title"], fold.head, summary)
         return head, places, calls, list(summary["problems"])
 
 
-def _counted(v: DocumentView, title: str, head, rng: tuple | None = None) -> tuple[dict, list]:
-    """(places, provider calls) the summary counts, from a built view whose head round header is ``head``; ``rng``:
-    its recorded range (:meth:`~asz_core.view.summary.DocumentView.recorded_range`) when the caller has it."""
+def _counted(v: DocumentView, title: str, head, summary: dict | None = None) -> tuple[dict, list]:
+    """(places, provider calls) the summary counts, from a built view whose head round header is ``head``;
+    ``summary``: its :func:`_summary` when the caller built it, whose recorded range (``from``, ``to``:
+    :meth:`~asz_core.view.summary.DocumentView.recorded_range`) and ``shares`` are taken, not worked out again."""
     places = {"title": title, **v.places()}
-    if (rng := v.recorded_range(head) if rng is None else rng) != (None, None):  # the summary's from/to: what places a call with no time (kiro22)
+    rng = v.recorded_range(head) if summary is None else (summary["from"], summary["to"])
+    if rng != (None, None):  # the summary's from/to: what places a call with no time (kiro22)
         places["range"] = list(rng)
     if unknown := v.lines_unknown():  # changed files whose lines are not known, for the list rows (kiro21b)
         places["changes_lines_unknown"] = unknown
@@ -116,7 +118,8 @@ def _counted(v: DocumentView, title: str, head, rng: tuple | None = None) -> tup
         places["credits_at"] = v.credits_at_keys()  # where and with what, for asz usage's rows
     if v.links.earlier:  # where the records it repeats, their calls with them, are counted (trial 22b)
         places["continues"] = v.links.earlier[0]
-    if shares := shares_of(v.fold, v.sess.ids, (v.nodes[k] for k in v.call_usage)):  # counted here and there too
+    shares = _shares(v) if summary is None else summary.get("shares")
+    if shares:  # counted here and there too
         places["shares"] = shares
     removed = v.removal()
     if removed is not None:  # what retention took, kept with the entry for the list rows' removed_files (trial 19, F21)
@@ -167,6 +170,11 @@ def conversation_checked(root: str | os.PathLike, conversation: str, *, hide: It
         b, fold, _, _, _, _, v = _prepare(Path(root), conversation, hide, None)
         places, calls = _counted(v, v.title(fold.head.title), fold.head)
         return places, calls, b.state, listed_problems(b, v)
+
+
+def _shares(v: DocumentView) -> dict | None:
+    """:func:`~asz_core.view.links.shares_of` the view's fold, landed ids and counted calls."""
+    return shares_of(v.fold, v.sess.ids, (v.nodes[k] for k in v.call_usage))
 
 
 def listed_problems(b: ChainReader, v: DocumentView) -> list[str]:
@@ -275,7 +283,7 @@ def _summary(v: DocumentView, b: ChainReader, fold, rounds: int, undescribed: in
         s["repeated"] = sum(1 for d in v.coverage.not_drawn if isinstance(d.get("of"), dict) and "conversation" in d["of"])
     if links.later:
         s["continued_in"] = links.later
-    if shares := shares_of(fold, v.sess.ids, (v.nodes[k] for k in v.call_usage)):  # ids shared, neither continuing
+    if shares := _shares(v):  # ids shared, neither continuing
         s["shares"] = shares
     if fold.head.changes_not_derived:  # editing tool calls with no changes record: not in changes (only when some)
         s["changes_not_derived"] = fold.head.changes_not_derived
