@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Mapping
 
-from asz_core import FLAGS, Dropped, Part, RawJSON, Record, Usage, unknown_part
+from asz_core import FLAGS, Dropped, Part, RawJSON, Record, Usage, member_part, unknown_part
 from asz_core.sessiondata.vocabulary import USAGE_COUNT_DROPPED, USAGE_RATE_DROPPED
 
 from .companions import note_companion
@@ -20,6 +20,7 @@ from .jsonspans import Obj, element_bytes
 
 __all__ = [
     "BLOCKS",
+    "BLOCK_KNOWN",
     "CONTENT_LIST_WHAT",
     "CONTENT_LIST_WHY",
     "RATE_WHY",
@@ -308,9 +309,11 @@ class Parts:
         """A text part; its ``bytes`` is the text's UTF-8 size (the original is the text itself)."""
         self.add(Part(k="text", text=text, bytes=utf8_len(text)))
 
-    def block(self, item: Any, buf: bytes, b: int, e: int, canonical: bool = False) -> None:
-        """One content block (an element ``(item, b, e)`` of :meth:`Obj.items` over ``buf``) into its part(s), or an
-        unknown part (``canonical`` as for :class:`Obj`)."""
+    def block(self, item: Any, buf: bytes, b: int, e: int, canonical: bool = False, index: int = 0) -> None:
+        """One content block (an element ``(item, b, e)`` of :meth:`Obj.items` over ``buf``, ``index`` its place in
+        ``message.content``) into its part(s), or an unknown part (``canonical`` as for :class:`Obj`). A member of a
+        described block outside :data:`BLOCK_KNOWN` lands after the block's parts as one unknown part, verbatim, its
+        text ``member "x" of message.content[2] (text) is not one this dialect describes`` (seed 000, Parts)."""
         if not isinstance(item, dict):
             self.unknown(element_bytes(buf, item, b, e), "a content item that is not a JSON object")
             return
@@ -320,8 +323,14 @@ class Parts:
             what = f'block type "{shown(kind)}"' if isinstance(kind, str) else "a content block with no type"
             self.unknown(element_bytes(buf, item, b, e), f"{what} is not one this dialect describes")
             return
-        if not handler(self, Obj(item, buf, b, e, canonical)):
+        blk = Obj(item, buf, b, e, canonical)
+        if not handler(self, blk):
             self.unknown(element_bytes(buf, item, b, e), f'block type "{kind}" does not have the shape this dialect describes')
+            return
+        known = BLOCK_KNOWN[kind]
+        if not item.keys() <= known:
+            where = f"message.content[{index}] ({kind})"
+            self.rec.parts += [member_part(blk.member_source(k), k, where) for k in item if k not in known]
 
     # Each handler returns False when the block lacks the fields its kind needs.
 
@@ -417,6 +426,21 @@ BLOCKS: dict[str, Callable[[Parts, Obj], bool]] = {
     "redacted_thinking": Parts._redacted,
     "image": Parts._image,
     "tool_result": Parts._result,
+}
+
+#: The members of each block type of :data:`BLOCKS` the dialect reads or leaves out as a known gap (``tool_use.caller``,
+#: docs/adapters/claude-code.md): the real corpus's blocks hold these and no other. Any other member of a block that
+#: lands as its part(s) lands beside them as an unknown part (:meth:`Parts.block`; ``transcript._all_known`` keeps
+#: such a line from the compiled fast path).
+_CALL_KNOWN = frozenset({"type", "id", "name", "input", "caller"})
+BLOCK_KNOWN: dict[str, frozenset[str]] = {
+    "text": frozenset({"type", "text"}),
+    "tool_use": _CALL_KNOWN,
+    "server_tool_use": _CALL_KNOWN,
+    "thinking": frozenset({"type", "thinking", "signature"}),
+    "redacted_thinking": frozenset({"type", "data"}),
+    "image": frozenset({"type", "source"}),
+    "tool_result": frozenset({"type", "tool_use_id", "content", "is_error"}),
 }
 
 

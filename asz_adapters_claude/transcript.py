@@ -15,7 +15,7 @@ import orjson
 
 from asz_core import Dropped, Part, RawJSON, Record, Source, Usage, load_compiled, member_part, unknown_part
 
-from .blocks import (CONTENT_LIST_WHAT, CONTENT_LIST_WHY, SIGNATURE_WHY, Parts, attachment_flags, mcp_split,
+from .blocks import (BLOCK_KNOWN, CONTENT_LIST_WHAT, CONTENT_LIST_WHY, SIGNATURE_WHY, Parts, attachment_flags, mcp_split,
                      note_content_list, ordered_flags, shown, str_of, usage_of, withheld_flags_of_undecodable)
 from .changes import derive_changes, editing_tool_of
 from .companions import companion_dropped
@@ -104,6 +104,11 @@ def _all_known(v: dict, t: str) -> bool:
         return True
     if not m.keys() <= _MESSAGE_KNOWN or m.get("stop_details") is not None or m.get("context_management", _NO_EDITS) != _NO_EDITS:
         return False
+    content = m.get("content")
+    if type(content) is list:
+        for b in content:  # a described block's members (Parts.block); another type lands whole
+            if type(b) is dict and type(k := b.get("type")) is str and k in BLOCK_KNOWN and not b.keys() <= BLOCK_KNOWN[k]:
+                return False
     u = m.get("usage")
     if type(u) is not dict:
         return True
@@ -242,23 +247,35 @@ def _notification_links(rec: Record, content: str) -> None:
                 break
 
 
+#: The members of an attachment that lands as text the dialect reads (``type``, ``commandMode``, ``prompt``, ``text``,
+#: ``content``) or leaves out as known gaps (a hook's and a skill listing's: docs/adapters/claude-code.md): the real
+#: corpus's text attachments hold these and no other. Any other lands after the text part as an unknown part.
+ATTACHMENT_TEXT_KNOWN = frozenset({"type", "commandMode", "prompt", "text", "content", "hookName", "hookEvent",
+                                   "toolUseID", "command", "stdout", "stderr", "exitCode", "durationMs", "skillCount",
+                                   "isInitial"})
+
+
 def _attachment_part(parts: Parts, att: Obj) -> None:
-    """Attachment → text when it holds prose, else the whole attachment as data (origin-digest §5.1)."""
+    """Attachment → text when it holds prose, then an unknown part for each of its members outside
+    :data:`ATTACHMENT_TEXT_KNOWN` (``member "x" of attachment is not one this dialect describes``), else the whole
+    attachment as data (origin-digest §5.1)."""
     a = att.value
+    text = None
     if a.get("type") == "queued_command" and a.get("commandMode") == "prompt":
         prompt = a.get("prompt")
         if isinstance(prompt, str):
-            parts.text(prompt)
-            return
-        if isinstance(prompt, list) and prompt and all(isinstance(x, dict) and isinstance(x.get("text"), str) for x in prompt):
-            parts.text("\n".join(x["text"] for x in prompt))
-            return
-    for key in ("text", "content"):
-        if isinstance(a.get(key), str) and a[key]:
-            parts.text(a[key])
-            return
-    whole = att.whole()
-    parts.add(Part(k="data", data=whole, bytes=len(whole.raw)))
+            text = prompt
+        elif isinstance(prompt, list) and prompt and all(isinstance(x, dict) and isinstance(x.get("text"), str) for x in prompt):
+            text = "\n".join(x["text"] for x in prompt)
+    if text is None:
+        text = next((a[key] for key in ("text", "content") if isinstance(a.get(key), str) and a[key]), None)
+    if text is None:
+        whole = att.whole()
+        parts.add(Part(k="data", data=whole, bytes=len(whole.raw)))
+        return
+    parts.text(text)
+    if not a.keys() <= ATTACHMENT_TEXT_KNOWN:
+        parts.rec.parts += [member_part(att.member_source(k), k, "attachment") for k in a if k not in ATTACHMENT_TEXT_KNOWN]
 
 
 #: The key of a ``summary`` record naming the message whose conversation its summary names (written on resuming,
@@ -354,8 +371,8 @@ def transcript_record(rec: Record, obj: Obj, raw: bytes, source: Source | None =
         parts.text(content)  # a text part's bytes is its text's size: no span needed
         _notification_links(rec, content)
     elif isinstance(content, list):
-        for item, b, e in mo.items("content"):  # type: ignore[union-attr]  # content comes from a message
-            parts.block(item, raw, b, e, obj.canonical)
+        for i, (item, b, e) in enumerate(mo.items("content")):  # type: ignore[union-attr]  # content comes from a message
+            parts.block(item, raw, b, e, obj.canonical, i)
         if t == "user":  # a person's prompt is a string (seed 003 §2); a list of one text block says so in dropped
             note_content_list(rec, mo, content)  # type: ignore[arg-type]
     elif content is not None:
