@@ -89,7 +89,7 @@ def test_ls_text_and_the_document_show_the_edits_not_derived(corpus_dir: Path, c
     expected, _ = source_counts(corpus_dir / "claude-code" / "projects")
     out = _asz(corpus_collected, "ls")
     lines = out.splitlines()
-    cell = re.compile(r"  +([\d,]+(?: \(\+[\d,]+\))?) +\S+ +\S+ +\S+(?: !)?$")  # CHANGES, then TOKENS, COST and STATE (! marked)
+    cell = re.compile(r"  +([\d,]+(?: \(\+[\d,]+\))?) +\S+ +\S+ +\S+ +\S+(?: !)?$")  # CHANGES, then TOKENS, COST, RUNTIME, STATE
     for sid, (changes, _, _, nd) in expected.items():
         [row] = [ln for ln in lines if ln.startswith(sid[:8])]
         assert cell.search(row).group(1) == (f"{changes:,} (+{nd:,})" if nd else f"{changes:,}"), row

@@ -69,7 +69,7 @@ def test_asz_ls_marks_the_tokens_and_counts_the_calls(landed):
     (row,) = json.loads(asz_in_process("ls", "--json", "--root", str(root)).stdout)
     assert (row["usage"], row["usage_incomplete"]) == (total, 2)
     table = asz_in_process("ls", "--root", str(root)).stdout.splitlines()
-    assert re.split(r"\s{2,}", table[1])[-3] == f"{sum(total.values()):,} ~"
+    assert re.split(r"\s{2,}", table[1])[-4] == f"{sum(total.values()):,} ~"  # TOKENS, then COST, RUNTIME, STATE
     assert any(line.startswith("~ usage incomplete") and f"{SID[:8]} (2 call(s))" in line for line in table)
 
 
