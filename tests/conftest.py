@@ -20,6 +20,34 @@ REPO = Path(__file__).resolve().parents[1]
 # commands the tests start take SIGINT as from a terminal, however the suite itself was started.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+#: The handlers the test process keeps between tests. A command run in this process may change them as it would
+#: before its own exit (``collect --once`` ignores SIGINT once its status is decided: cli/collect_cmd.py _decided),
+#: and a command a later test starts would inherit an ignored SIGINT; they are put back after every phase of a test.
+_SIGNALS = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+
+def _signals_back() -> None:
+    for sig, handler in _SIGNALS.items():
+        if signal.getsignal(sig) is not handler:
+            signal.signal(sig, handler)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    yield
+    _signals_back()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    yield
+    _signals_back()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    yield
+    _signals_back()
 SHARED = (REPO.parent / "shared").resolve()
 
 # A piped command that runs past ASZ_PROGRESS_AFTER seconds says where it is on stderr (asz_core/reading/progress.py):
