@@ -142,6 +142,9 @@ class Config:
     """The whole configuration. ``path`` is the file read, None for built-in defaults."""
 
     root: str = DEFAULT_ROOT
+    #: Whether the file read set ``storage.root`` (False: ``root`` is the default, ./data beside that file or of the
+    #: working directory with no file); the new-root note says which (cli/reading_common.created_root_note).
+    root_set: bool = attrs.field(default=False, eq=False)
     adapters: list[AdapterConfig] = attrs.Factory(lambda: [AdapterConfig(DEFAULT_ADAPTER)])
     max_round_bytes: int = DEFAULT_MAX_ROUND_BYTES
     #: ``view.hide``: withholdable flag names asz view withholds (a subset of WITHHOLDABLE, in file order, no repeats).
@@ -331,6 +334,7 @@ def parse_config(data: Any, file: str = "asz.yaml", *, settings: Any = None) -> 
         st = ctx.mapping(top["storage"], "storage", ("root", "retention"))
         if "root" in st:
             cfg.root = ctx.string(st["root"], "storage.root") or DEFAULT_ROOT
+            cfg.root_set = True
         if "retention" in st:
             cfg.retention = parse_retention(ctx, st["retention"], parse_duration)
     if "export" in top:

@@ -92,17 +92,17 @@ def root_hint(root: Path | str) -> str:
     return f"(that is {os.path.abspath(root)}; {NO_ROOT_HINT[1:]}"
 
 
-def created_root_note(root: Path | str, *, config: Path | None) -> str:
+def created_root_note(root: Path | str, *, config: Path | None, root_set: bool = True) -> str:
     """The one ``note:`` line a command says when it created the storage root ``root`` that no ``--root`` named
     (trial 23b F7: a collect run from another folder silently started a second, partial root), naming it in full and
     how it was chosen: ``note: created a new storage root at /home/me/w/data (no --root given and no asz.yaml here:
     ./data of the working folder; a root is --root DIR, else storage.root of asz.yaml, else ./data)``; ``config``: the
-    asz.yaml whose storage.root named it (None: none). A root ``--root`` named is the one the user asked for, and is
-    not said (callers check)."""
+    asz.yaml read (None: none), ``root_set``: whether it set storage.root (else the root is ./data beside it:
+    ``Config.root_set``). A root ``--root`` named is the one the user asked for, and is not said (callers check)."""
     import os
 
-    why = (f"storage.root of {config}" if config is not None else
-           "no --root given and no asz.yaml here: ./data of the working folder")
+    why = ("no --root given and no asz.yaml here: ./data of the working folder" if config is None else
+           f"storage.root of {config}" if root_set else f"no --root given and {config} sets no storage.root: ./data beside it")
     return (f"note: created a new storage root at {os.path.abspath(root)} ({why}; a root is --root DIR, "
             "else storage.root of asz.yaml, else ./data)")
 

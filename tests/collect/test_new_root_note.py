@@ -55,3 +55,16 @@ def test_root_of_the_configuration_and_of_root_option(tmp_path):
     assert res.returncode == 0, res.stderr
     assert _notes(res.stderr) == [], res.stderr
     assert (tmp_path / "r").is_dir() and not (work / "data").exists()
+
+
+def test_an_asz_yaml_with_no_storage_root_is_said_as_such(tmp_path):
+    """An asz.yaml that sets no storage.root leaves the root ./data beside it: the note says that, not that the file's
+    storage.root named it (recheck23)."""
+    home, work = tmp_path / "home", tmp_path / "work"
+    shutil.copytree(EXAMPLE, home / "src")
+    work.mkdir()
+    (work / "asz.yaml").write_text("view:\n  hide: []\n", encoding="utf-8")
+    res = asz("collect", "--once", "--source", str(home / "src"), cwd=work, extra_env={"HOME": str(home)})
+    assert res.returncode == 0, res.stderr
+    assert _notes(res.stderr) == [f"{NOTE}{work / 'data'} (no --root given and {work / 'asz.yaml'} sets no storage.root: "
+                                  "./data beside it; a root is --root DIR, else storage.root of asz.yaml, else ./data)"]
