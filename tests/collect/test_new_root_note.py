@@ -22,12 +22,20 @@ def _notes(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.startswith(NOTE)]
 
 
-def test_default_root_created_is_said_once(tmp_path):
-    """A real ``asz collect --once`` child in a folder with no asz.yaml: its first pass creates ``./data`` and says so
-    with the absolute path and the rule; the second pass, into the root that now exists, says nothing of it."""
+def _home_and_work(tmp_path, config: str | None = None):
+    """``(home, work)``: the bundled example under ``home/src``, an empty working folder, and its asz.yaml when given."""
     home, work = tmp_path / "home", tmp_path / "work"
     shutil.copytree(EXAMPLE, home / "src")
     work.mkdir()
+    if config is not None:
+        (work / "asz.yaml").write_text(config, encoding="utf-8")
+    return home, work
+
+
+def test_default_root_created_is_said_once(tmp_path):
+    """A real ``asz collect --once`` child in a folder with no asz.yaml: its first pass creates ``./data`` and says so
+    with the absolute path and the rule; the second pass, into the root that now exists, says nothing of it."""
+    home, work = _home_and_work(tmp_path)
     first = asz("collect", "--once", "--source", str(home / "src"), cwd=work, child=True, extra_env={"HOME": str(home)})
     assert first.returncode == 0, first.stderr
     assert int(summary(first.stdout)["landed"]) > 0
@@ -42,10 +50,7 @@ def test_default_root_created_is_said_once(tmp_path):
 def test_root_of_the_configuration_and_of_root_option(tmp_path):
     """The note names the asz.yaml whose storage.root made the root; a root ``--root`` named is the one asked for,
     and is not said."""
-    home, work = tmp_path / "home", tmp_path / "work"
-    shutil.copytree(EXAMPLE, home / "src")
-    work.mkdir()
-    (work / "asz.yaml").write_text("storage:\n  root: kept\n", encoding="utf-8")
+    home, work = _home_and_work(tmp_path, "storage:\n  root: kept\n")
     res = asz("collect", "--once", "--source", str(home / "src"), cwd=work, extra_env={"HOME": str(home)})
     assert res.returncode == 0, res.stderr
     assert _notes(res.stderr) == [f"{NOTE}{work / 'kept'} (storage.root of {work / 'asz.yaml'}; a root is --root DIR, "
@@ -60,10 +65,7 @@ def test_root_of_the_configuration_and_of_root_option(tmp_path):
 def test_an_asz_yaml_with_no_storage_root_is_said_as_such(tmp_path):
     """An asz.yaml that sets no storage.root leaves the root ./data beside it: the note says that, not that the file's
     storage.root named it (recheck23)."""
-    home, work = tmp_path / "home", tmp_path / "work"
-    shutil.copytree(EXAMPLE, home / "src")
-    work.mkdir()
-    (work / "asz.yaml").write_text("view:\n  hide: []\n", encoding="utf-8")
+    home, work = _home_and_work(tmp_path, "view:\n  hide: []\n")
     res = asz("collect", "--once", "--source", str(home / "src"), cwd=work, extra_env={"HOME": str(home)})
     assert res.returncode == 0, res.stderr
     assert _notes(res.stderr) == [f"{NOTE}{work / 'data'} (no --root given and {work / 'asz.yaml'} sets no storage.root: "
