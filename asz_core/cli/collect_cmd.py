@@ -130,7 +130,7 @@ def collect(
     watch, every = not once and any(j.mode == "watch" for j in jobs), min(j.interval for j in jobs)
     provider = _provider_job(jobs, chosen=bool(adapter) or bool(source))  # issue 10: its own pass (no cursors)
     refuse_overlap("collect", storage, jobs if provider is None or provider in jobs else [*jobs, provider])
-    lock = _lock_root(storage, jobs, provider, watch, chosen=(root is not None, cfg.path, cfg.root_set))
+    lock = _lock_root(storage, jobs, provider, watch, note_cfg=None if root is not None else cfg)
     report = Report()
     collectors = [
         Collector(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
@@ -261,7 +261,7 @@ def _start_watch(storage: Path, cfg: Config, jobs: list, every: float, stop: thr
                f"(every {format_duration(every)})", err=True)
 
 
-def _lock_root(storage: Path, jobs: list, provider, watch: bool, chosen: tuple[bool, Optional[Path], bool]):
+def _lock_root(storage: Path, jobs: list, provider, watch: bool, note_cfg: Optional[Config]):
     """The storage root's collector lock, held (one collector per root); exits 1, saying why, when it cannot be.
 
     A single pass with no source root to read and no storage root yet can
@@ -269,7 +269,7 @@ def _lock_root(storage: Path, jobs: list, provider, watch: bool, chosen: tuple[b
     ``_collect/``) for them, so the lock is returned without being taken.
     Taking the lock creates a root that did not exist: said once on stderr when no --root named it
     (:func:`~asz_core.cli.reading_common.created_root_note`, trial 23b F7;
-    ``chosen``: whether --root named it, the asz.yaml read or None, whether that set storage.root).
+    ``note_cfg``: the configuration that chose the root, None when --root named it).
     """
     existed = storage.exists()
     lock = collector_lock(storage, 0.0)
@@ -285,10 +285,10 @@ def _lock_root(storage: Path, jobs: list, provider, watch: bool, chosen: tuple[b
     except OSError as exc:
         typer.echo(f"asz collect: cannot use the storage root {storage}: {exc.strerror or exc}", err=True)
         raise typer.Exit(1)
-    if not chosen[0] and not existed and storage.exists():  # the readers' module loaded only then
+    if note_cfg is not None and not existed and storage.exists():  # the readers' module loaded only then
         from .reading_common import created_root_note
 
-        typer.echo(created_root_note(storage, config=chosen[1], root_set=chosen[2]), err=True)
+        typer.echo(created_root_note(storage, note_cfg), err=True)
     return lock
 
 

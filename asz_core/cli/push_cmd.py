@@ -229,7 +229,7 @@ def receive_command(
         if root is None and not existed and where.exists():  # trial 23b F7
             from .reading_common import created_root_note
 
-            typer.echo(created_root_note(where, config=cfg.path, root_set=cfg.root_set), err=True)
+            typer.echo(created_root_note(where, cfg), err=True)
         typer.echo(f"receiving: gRPC and HTTP (POST /v1/logs) on {rcv.address} into {where}", err=True)
         rcv.serve_forever()
     except KeyboardInterrupt:

@@ -4,12 +4,15 @@ configuration, the filter options, id prefixes and their exit codes."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
 from ..reading.ids import IdError
 from ..reading.listing import Filters, TimeError, parse_time
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 __all__ = ["settings", "require_root", "no_root", "root_hint", "NO_ROOT_HINT", "terminal_columns", "say_left_out", "make_filters", "fail_id", "refuse_empty_id", "check_limit", "tz_option", "project_option", "model_option", "dialect_option", "check_dialect", "use_tz", "ROOT_HELP", "CONFIG_HELP", "TZ_HELP"]
 
@@ -92,17 +95,19 @@ def root_hint(root: Path | str) -> str:
     return f"(that is {os.path.abspath(root)}; {NO_ROOT_HINT[1:]}"
 
 
-def created_root_note(root: Path | str, *, config: Path | None, root_set: bool = True) -> str:
+def created_root_note(root: Path | str, cfg: Config) -> str:
     """The one ``note:`` line a command says when it created the storage root ``root`` that no ``--root`` named
     (trial 23b F7: a collect run from another folder silently started a second, partial root), naming it in full and
     how it was chosen: ``note: created a new storage root at /home/me/w/data (no --root given and no asz.yaml here:
-    ./data of the working folder; a root is --root DIR, else storage.root of asz.yaml, else ./data)``; ``config``: the
-    asz.yaml read (None: none), ``root_set``: whether it set storage.root (else the root is ./data beside it:
-    ``Config.root_set``). A root ``--root`` named is the one the user asked for, and is not said (callers check)."""
+    ./data of the working folder; a root is --root DIR, else storage.root of asz.yaml, else ./data)``; ``cfg``: the
+    configuration that chose it (its ``path``, the asz.yaml read or None; ``root_set``, whether that set storage.root,
+    else the root is ./data beside it). A root ``--root`` named is the one the user asked for, and is not said (callers
+    check)."""
     import os
 
+    config = cfg.path
     why = ("no --root given and no asz.yaml here: ./data of the working folder" if config is None else
-           f"storage.root of {config}" if root_set else f"no --root given and {config} sets no storage.root: ./data beside it")
+           f"storage.root of {config}" if cfg.root_set else f"no --root given and {config} sets no storage.root: ./data beside it")
     return (f"note: created a new storage root at {os.path.abspath(root)} ({why}; a root is --root DIR, "
             "else storage.root of asz.yaml, else ./data)")
 
