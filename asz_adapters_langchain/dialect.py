@@ -66,8 +66,8 @@ from typing import Any
 
 import orjson
 
-from asz_core import (BodyMeta, Dropped, Part, ProviderSession, Record, Source, Usage, loads_source, member_source, object_members,
-                      settle_surrogates, source_sha, unknown_part)
+from asz_core import (BodyMeta, Dropped, Part, ProviderSession, Record, Source, Usage, loads_source, member_part, member_source,
+                      object_members, settle_surrogates, source_sha, unknown_part)
 from asz_core.sessiondata.vocabulary import USAGE_COUNT_DROPPED
 
 from .exactjson import PastDouble, loads as exact_loads, may_hold_inexact_number
@@ -373,8 +373,8 @@ def _kept(run: dict) -> dict:
 def _unknown_members(obj: dict, line: bytes) -> list[Part]:
     """One ``unknown`` part per member of the arrival's run that is not in :data:`KNOWN_MEMBERS`, in source order: its
     bytes the member as an object of its own cut from ``line`` (``{"future_field_v9":{...}}``,
-    :func:`asz_core.member_source`), its text naming it (seed 000: what a dialect does not understand travels
-    verbatim). ``[]`` for a derived record or a title (no run)."""
+    :func:`asz_core.member_source`), its text naming it (:func:`asz_core.member_part`'s wording, ``of the run``; seed
+    000: what a dialect does not understand travels verbatim). ``[]`` for a derived record or a title (no run)."""
     run = obj.get("run")
     if not isinstance(run, dict) or isinstance(obj.get("asz"), dict) and obj["asz"].get("kind") in (*_DERIVED, "title"):
         return []
@@ -382,8 +382,7 @@ def _unknown_members(obj: dict, line: bytes) -> list[Part]:
     if not names:
         return []
     at = max(b for k, b, _ in object_members(line, 0) if k == "run")  # the last "run", as the decoder read it
-    return [unknown_part(member_source(line, at, k), f'member "{k}" of the run is not one this dialect describes')
-            for k in names]
+    return [member_part(member_source(line, at, k), k, "the run") for k in names]
 
 
 def _fill(rec: Record, obj: dict) -> None:
