@@ -19,7 +19,7 @@ import attrs
 
 from ..storage.layout import removed_count, session_listing
 from ..view.document import ViewError, build_summary, list_conversations
-from ..view.match import TimeError, contains, parse_time
+from ..view.match import TimeError, contains, dialect_matches, parse_time
 from ..view.rows import document_row, header_row, read_head, usage_unrecorded
 from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of, first_dialect
@@ -137,10 +137,8 @@ class Filters:
             return False
         if self.model and not any(contains(m, self.model) for m in model_names(row.get("models"))):
             return False
-        if self.dialect:
-            d = str(row.get("dialect") or "")
-            if self.dialect not in (d, d.split("/", 1)[0]):
-                return False
+        if not dialect_matches(row.get("dialect"), self.dialect):
+            return False
         if self.active_in(row.get("from"), row.get("to")):
             return True
         if row.get("from") is None and row.get("to") is None:

@@ -16,7 +16,7 @@ import time
 
 from ..sessiondata.times import parse_instant
 
-__all__ = ["TimeError", "parse_time", "contains", "matches"]
+__all__ = ["TimeError", "parse_time", "contains", "matches", "dialect_matches"]
 
 
 def contains(name: object, part: str) -> bool:
@@ -33,6 +33,13 @@ def matches(name: object, asked: str, exact: bool = False) -> bool:
     if not exact or not asked:
         return contains(name, asked)
     return name == asked
+
+
+def dialect_matches(dialect: object, asked: str) -> bool:
+    """True when ``asked`` is empty or is ``dialect`` (a conversation's, e.g. ``kiro/1``; None counts as '') exactly or
+    its name before ``/`` (``kiro``): the rule of ``asz ls --dialect`` and ``asz usage --dialect``."""
+    d = str(dialect or "")
+    return not asked or asked in (d, d.split("/", 1)[0])
 
 
 _RELATIVE = re.compile(r"([0-9]{1,6})\s*([mhdw])")

@@ -242,9 +242,9 @@ def narrowed(counted: Iterable[Counted], project: str = "", model: str = "", ins
     conversations a receiver landed from an instance id or credential name containing it
     (:func:`~asz_core.storage.senders.sender_matches`). ``dialect``: only the conversations whose session's first
     landed file has it, exactly or by its name (``kiro`` for ``kiro/1``: asz ls --dialect's rule; trial 23a F11)."""
-    from .match import contains
+    from .match import contains, dialect_matches
 
-    return [c for c in counted if (not dialect or dialect in (d := str(c.places.get("dialect") or ""), d.split("/", 1)[0]))
+    return [c for c in counted if dialect_matches(c.places.get("dialect"), dialect)
             and contains(c.places.get("project"), project)
             and sender_matches(c.places.get("senders") or [], instance)
             and (contains(c.model, model) or (c.held != "" and not c.model))]
