@@ -17,6 +17,7 @@ installs are put back afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -24,7 +25,20 @@ import traceback
 import sys
 from pathlib import Path
 
-__all__ = ["asz_in_process", "code_at", "collect_transcript", "rotated_source", "timeless_traces"]
+__all__ = ["asz_in_process", "signals_kept", "code_at", "collect_transcript", "rotated_source", "timeless_traces"]
+
+
+@contextlib.contextmanager
+def signals_kept():
+    """The SIGINT and SIGTERM handlers of this process put back on leaving, however it is left: a command run in
+    process may change them as it would before its own exit (``collect --once`` ignores SIGINT once its status is
+    decided), and a command a later test starts would inherit that."""
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
 
 
 def asz_in_process(*args: str, cwd: Path | str | None = None, env: dict[str, str | None] | None = None,
@@ -40,16 +54,14 @@ def asz_in_process(*args: str, cwd: Path | str | None = None, env: dict[str, str
 
     module = COMMANDS.get(args[0]) if args else None
     app = build_app((module,)) if module else build_app()
-    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     here = os.getcwd()
     try:
-        if cwd is not None:
-            os.chdir(cwd)
-        res = CliRunner().invoke(app, [str(a) for a in args], input=input, env=env, catch_exceptions=True)
+        with signals_kept():
+            if cwd is not None:
+                os.chdir(cwd)
+            res = CliRunner().invoke(app, [str(a) for a in args], input=input, env=env, catch_exceptions=True)
     finally:
         os.chdir(here)
-        for sig, handler in handlers.items():
-            signal.signal(sig, handler)
     code, stderr = res.exit_code, res.stderr
     if res.exception is not None and not isinstance(res.exception, SystemExit):
         stderr += "".join(traceback.format_exception(*res.exc_info))  # what an uncaught exception prints in a child

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -26,12 +25,10 @@ def asz(*args: str, check: bool = True) -> subprocess.CompletedProcess:
 
     from asz_core.cli.main import build_app
 
-    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
+    from cli_helpers import signals_kept
+
+    with signals_kept():  # a command may ignore SIGINT as it exits (collect --once's _decided)
         res = CliRunner().invoke(build_app(), list(args), catch_exceptions=False)
-    finally:  # as cli_helpers.asz_in_process: a command may ignore SIGINT as it exits (collect --once's _decided)
-        for sig, handler in handlers.items():
-            signal.signal(sig, handler)
     p = subprocess.CompletedProcess(["asz", *args], res.exit_code, res.stdout, res.stderr)
     if check and p.returncode != 0:
         raise AssertionError(f"asz {' '.join(args)} exited {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
