@@ -275,7 +275,7 @@ def _attachment_part(parts: Parts, att: Obj) -> None:
         return
     parts.text(text)
     if not a.keys() <= ATTACHMENT_TEXT_KNOWN:
-        parts.rec.parts += [member_part(att.member_source(k), k, "attachment") for k in a if k not in ATTACHMENT_TEXT_KNOWN]
+        parts.rec.parts += undescribed_members(att, (ATTACHMENT_TEXT_KNOWN, {}, {}), "attachment")
 
 
 #: The key of a ``summary`` record naming the message whose conversation its summary names (written on resuming,
