@@ -273,7 +273,7 @@ def _lock_root(storage: Path, jobs: list, provider, watch: bool, note_cfg: Optio
     """
     existed = storage.exists()
     lock = collector_lock(storage, 0.0)
-    nothing_to_land = not watch and not storage.exists() and not any(
+    nothing_to_land = not watch and not existed and not any(
         Path(r).is_dir() for j in (jobs if provider is None or provider in jobs else [*jobs, provider]) for r in j.source_roots)
     try:
         if not nothing_to_land:
