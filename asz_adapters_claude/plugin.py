@@ -19,7 +19,7 @@ from .flags import FLAG_RULES
 from .glossary import GLOSSARY
 from .prompts import prompt_blocks, prompt_names_work, prompt_title
 from .roots import default_root, suggest_source, unread_roots
-from .transcript import child_label, child_prompt, label_target, record_line
+from .transcript import child_label, child_prompt, label_target, read_today, record_line
 
 __all__ = ["ClaudeCodeLocal", "asz_register_adapters", "asz_register_commands"]
 
@@ -121,6 +121,11 @@ class ClaudeCodeLocal(Adapter):
         """Whether a file whose header names ``adapter`` states a call's rate other than standard under ``dropped``
         (``claude-code-local/0.3.0`` on); see :func:`asz_adapters_claude.blocks.rates_stated`."""
         return rates_stated(adapter)
+
+    def read_today(self, dialect: str, adapter: str, record: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        """Today's flags and trigger of a ``<bash-stdout>``/``<bash-stderr>`` record a file of ``adapter`` before
+        ``claude-code-local/0.3.0`` landed as a typed prompt; see :func:`asz_adapters_claude.transcript.read_today`."""
+        return read_today(adapter, record)
 
     def fixed_notice(self, dialect: str, text: str) -> str | None:
         """``interrupt`` or ``refused`` by Claude Code's own wording; see :func:`asz_adapters_claude.blocks.fixed_notice`."""

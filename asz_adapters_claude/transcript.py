@@ -16,14 +16,15 @@ import orjson
 from asz_core import Dropped, Part, RawJSON, Record, Source, Usage, load_compiled, member_part, unknown_part
 
 from .blocks import (BLOCK_KNOWN, CONTENT_LIST_WHAT, CONTENT_LIST_WHY, SIGNATURE_WHY, Parts, attachment_flags, mcp_split,
-                     note_content_list, ordered_flags, shown, str_of, usage_of, withheld_flags_of_undecodable)
+                     _version, content_shape, note_content_list, ordered_flags, shown, str_of, usage_of,
+                     withheld_flags_of_undecodable)
 from .changes import derive_changes, editing_tool_of
 from .companions import companion_dropped
 from .jsonspans import Obj
 from .prompts import prompt_blocks
 
-__all__ = ["DESCRIBED_TYPES", "LABEL_FOR", "label_target", "record_line", "string_prompt", "transcript_record",
-           "unknown_record"]
+__all__ = ["DESCRIBED_TYPES", "LABEL_FOR", "BASH_OUTPUT_RULE_FROM", "label_target", "read_today", "record_line",
+           "string_prompt", "transcript_record", "unknown_record"]
 
 #: other value lands as one unknown part (field report 26).
 DESCRIBED_TYPES = frozenset(
@@ -142,6 +143,44 @@ def unknown_record(rec: Record, raw: bytes, reason: str) -> None:
 #: notification, a slash command's output, a bash-mode command's output (the record after its ``<bash-input>``).
 _RUNTIME_USER_PREFIXES = ("<task-notification>", "<local-command-stdout>", "<local-command-stderr>",
                           "<bash-stdout>", "<bash-stderr>")
+
+
+#: The first ``claude-code-local`` version all of whose files land a bash-mode command's output (``<bash-stdout>``,
+#: ``<bash-stderr>``) as no typed prompt: the rule changed in commit 691801f (trial 16b, finding 8) while the adapter
+#: still called itself 0.2.0, so a 0.1.0 file and some 0.2.0 files flag it ``external_input`` (a talk of its own).
+BASH_OUTPUT_RULE_FROM = (0, 3, 0)
+#: What today's rule reads differently in such a file (:func:`read_today`'s ``why``).
+BASH_OUTPUT_WHY = "a bash-mode command's output is no typed prompt"
+_BASH_OUTPUT = ("<bash-stdout>", "<bash-stderr>")
+
+
+def read_today(adapter: str, record: Mapping[str, Any]) -> dict | None:
+    """The flags and trigger today's rule gives a landed record that a file of ``adapter`` (its header's
+    ``claude-code-local/X.Y.Z``) flagged by an earlier rule (:meth:`asz_core.Adapter.read_today`), or None.
+
+    Before :data:`BASH_OUTPUT_RULE_FROM`, a ``user`` line of a transcript without ``origin`` whose string content
+    opens with ``<bash-stdout>`` or ``<bash-stderr>`` (a ``!`` command's output, which Claude Code writes itself)
+    landed as a typed prompt: ``external_input``, trigger ``external``. Today (:func:`string_prompt`) it is neither,
+    so it is a step of its command's talk. The landed record holds what the rule reads: its one ``text`` part is the
+    string content as it was (the opening after white space), and from ``claude-code-local/0.2.0`` on a list of one
+    text block says so under ``dropped`` (:func:`~asz_adapters_claude.blocks.content_shape`; a list of text blocks is
+    a typed prompt under both rules, so such a record is left as it landed). A 0.1.0 file cannot tell a string from a
+    list of one text block: its record is read as a string, the shape Claude Code writes such output in (the
+    corpus's 326189cf, 1.0.51). The record does not keep whether its line had ``origin`` (a line with
+    ``origin.kind`` ``human`` is ``external_input`` under both rules); Claude Code wrote none on its lines of
+    ``<bash-stdout>`` in the transcripts asz has seen. Returns ``{"flags", "trigger": "", "why"}``; never raises."""
+    v = _version(adapter)
+    if v is None or v >= BASH_OUTPUT_RULE_FROM or record.get("from") != "external":
+        return None
+    flags = record.get("flags")
+    parts = record.get("parts")
+    if not isinstance(flags, list) or "external_input" not in flags or not isinstance(parts, list) or len(parts) != 1:
+        return None
+    part = parts[0]
+    text = part.get("text") if isinstance(part, dict) and part.get("k") == "text" else None
+    if not isinstance(text, str) or not text.lstrip().startswith(_BASH_OUTPUT) or content_shape(adapter, record) == "list":
+        return None
+    return {"flags": [f for f in flags if f != "external_input"], "trigger": "", "why": BASH_OUTPUT_WHY}
 
 
 def _typed_prompt(v: dict) -> str:

@@ -158,6 +158,9 @@ class IndexEntry(msgspec.Struct, eq=False):
     unflagged: bool | None = msgspec.field(default=None, name=" unflagged")  # asz_core.flow.asm_state.unflagged_input
     steps: bool | None = msgspec.field(default=None, name=" steps")  # asz_core.flow.asm_steps.draws_step, once made
     joins: tuple | None = msgspec.field(default=None, name=" joins")  # asz_core.flow.asm_streams.tool_parts, once made
+    #: ``"<adapter>: <why>"`` when its flags and trigger are the ones its adapter reads today, not the ones an earlier
+    #: version landed (asz_core.flow.reread); '' when they are as landed.
+    reread: str = msgspec.field(default="", name=" reread")
 
     def __repr__(self) -> str:
         return f"IndexEntry({self.seq}/{self.row} {self.kind} {self.stream!r} id={self.id!r})"

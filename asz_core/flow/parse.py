@@ -40,6 +40,7 @@ from .model import PARSER, POLICY, Assembly
 from .pending import clear_pending, mark_pending
 from .round import Round, round_file_name
 from .windows import SessionParse, Window
+from .reread import read_today, reread_pending
 from .shared_ids import engine_links, needs_relink, prepare
 
 __all__ = [
@@ -121,6 +122,8 @@ class IndexEngine:
         except ix.IndexBuildError as exc:
             self.problem = f"index stops before a landed file it cannot read: {exc}"
             idx = ix.load_index(session_dir, rebuild=False)
+        # records an earlier adapter version flagged by an earlier rule, read as their adapter reads them today
+        self.reread = read_today(Path(session_dir), idx.entries, idx.files)
         self.links = engine_links(session_dir, idx, self)  # issue 18: what the root's other sessions say
         return idx, int(idx.indexed_seq)
 
@@ -300,7 +303,8 @@ def _parse_session(root: Path, session: str, out: ParseOutcome, budget: int, eng
                 fold.accept(r)
                 out.rounds.append(r)
             chain.write_state(fold, fsync=fsync)
-        elif fold.rounds and needs_relink(engine, fold):  # issue 18: another session's ids changed what this one says
+        elif fold.rounds and (needs_relink(engine, fold)  # issue 18: another session's ids changed what this one says
+                              or reread_pending(getattr(engine, "reread", ()), fold)):  # read by today's rule
             ctx.start(sdir, watermark)
             r = Window(ctx, fold).candidate(watermark).build()
             if r.nodes or r.relations or r.unresolved:

@@ -99,6 +99,23 @@ class ReadingHooks:
         ``rate_not_checked`` (docs/view.md, Usage). Default None (no mark); must not raise (taken as None)."""
         return None
 
+    def read_today(self, dialect: str, adapter: str, record: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        """The flags and trigger a landed record of ``dialect`` reads with under this adapter's rules of today, when an
+        earlier version of it (``adapter``: the record's file header, ``name/version``) set them by an earlier rule and
+        the record itself holds what today's rule reads (docs/storage-root.md, "A root several asz versions read").
+        Flags are set when a file lands and a landed file is never rewritten (seed 000), so without this hook a
+        conversation keeps the reading of the version that landed it for good.
+
+        ``record`` as for :meth:`label_target`; asked only for a record flagged ``external_input`` (the flag that
+        opens a talk) of a file whose header names another version than this adapter's own. Returns
+        ``{"flags": [...], "trigger": str, "why": str}`` (``why``: what today's rule reads differently, one phrase a
+        person reads: ``a bash-mode command's output is no typed prompt``), or None: the record reads as it landed.
+        Claude Code: a bash-mode command's output landed before ``claude-code-local/0.3.0``. The
+        assembly reads the record with the answer's flags and trigger (asz_core.flow.reread); the landed file, the
+        record endpoint and ``asz show`` keep the bytes as they landed. Default None; must not raise (an exception,
+        or an answer not of that shape, is taken as None)."""
+        return None
+
     def call_gist(self, dialect: str, name: str, data: Any) -> str | None:
         """What a tool call ``name`` with input ``data`` acts on, for the audit prose's ``tool_call`` line (docs/adapters.md)."""
         return None

@@ -182,7 +182,7 @@ def listed_problems(b: ChainReader, v: DocumentView) -> list[str]:
     decided the state), each missing companion file drawing would add (:meth:`~asz_core.view.view_base.ViewBase.missing_companions`),
     issue 18's coverage lines and the incomplete-usage lines, in the order :func:`_summary` lists them."""
     return [*b.problems, *(x for x in v.missing_companions() if x not in b.problems), *v.coverage.problems,
-            *v.usage_lines()]
+            *v.usage_lines(), *v.reread_lines()]
 
 
 def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: int | None) -> tuple:
@@ -272,7 +272,8 @@ def _summary(v: DocumentView, b: ChainReader, fold, rounds: int, undescribed: in
     ``continues`` (the session this one continues; ``continues_all`` when more than one), ``repeated`` (records
     repeated from it, drawn there and listed in ``not_drawn``), ``continued_in`` (sessions continuing this one),
     ``shares`` (record ids shared with sessions neither continuing the other, :func:`~asz_core.view.links.shares_of`)."""
-    s = v.summary(fold.head, rounds, b.state, b.problems + v.coverage.problems + v.usage_lines(), undescribed, prices)
+    s = v.summary(fold.head, rounds, b.state, b.problems + v.coverage.problems + v.usage_lines() + v.reread_lines(), undescribed,
+                  prices)
     s["coverage"] = v.coverage.summary
     s["unresolved"] += len(v.dangling)  # issue 18: dangling parents are open entries of the document
     links = v.links

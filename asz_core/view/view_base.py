@@ -291,6 +291,31 @@ class ViewBase:
         return (incomplete_lines(self.call_usage) + outside_call_lines(self.children, self.sess.record)
                 + undescribed_call_lines(self.sess.headers, self.sess.records, self.sess.listed_parts()))
 
+    def reread_lines(self) -> list[str]:
+        """The ``summary.problems`` lines of person's messages (``message.external`` steps) the chain holds for records
+        their adapter reads otherwise today (:meth:`~asz_core.plugins.adapter.Adapter.read_today`: an earlier adapter
+        version flagged them by an earlier rule; a Claude Code bash-mode command's output before ``claude-code-local/0.3.0``),
+        one per landing adapter and reason: ``N record(s) landed by claude-code-local/0.2.0 read by that version's rule
+        in this conversation's rounds (today's rule: a bash-mode command's output is no typed prompt); asz parse SESSION
+        --root ROOT reads them …``. A parse by
+        this asz reads them today (asz_core.flow.reread), so a chain parsed since has none. [] when none."""
+        from .titles import ask_adapter
+
+        counts: dict[tuple[str, str], int] = {}
+        sess = self.sess
+        for n in self.nodes.values():
+            if n.kind != "message.external" or n.ref is None or n.ref.block is not None:
+                continue
+            hdr = sess.headers.get(n.ref.seq)
+            rec = sess.record(n.ref)
+            if hdr is None or rec is None or "external_input" not in (rec.get("flags") or ()):
+                continue
+            got = ask_adapter(hdr.dialect, "read_today", hdr.adapter, rec)
+            why = got.get("why") if isinstance(got, dict) else None
+            if isinstance(why, str) and why:
+                counts[(hdr.adapter, why)] = counts.get((hdr.adapter, why), 0) + 1
+        return [reread_line(n, adapter, why, sess.session, sess.root) for (adapter, why), n in counts.items()]
+
     def missing_companions(self) -> list[str]:
         """The ``missing companion file`` problem lines drawing adds (:meth:`_companion_keys`), found without drawing:
         every landed record's ``dropped`` entry naming a companion file that did not land, in record order, once
@@ -340,3 +365,12 @@ def once_each(executions: list[tuple]) -> list[tuple]:
             seen.add(eid)
         out.append((key, e))
     return out
+
+
+def reread_line(n: int, adapter: str, why: str, session: str, root: object) -> str:
+    """The problem line of :meth:`ViewBase.reread_lines`: ``n`` records landed by ``adapter`` that its adapter reads
+    otherwise today (``why``), in the rounds of ``session``'s chain under ``root``, and the command that reads them
+    today (docs/storage-root.md, "A root several asz versions read")."""
+    return (f"{n} record(s) landed by {adapter} read by that version's rule in this conversation's rounds (today's rule: "
+            f"{why}); asz parse {session} --root {root} reads them by today's rule (it writes a round; the landed files "
+            "stay as they landed)")
