@@ -78,7 +78,7 @@ def format_table(rows: list[tuple[str, ...]]) -> list[str]:
 
 
 def parse(
-    session: Optional[str] = typer.Argument(None, metavar="[SESSION]", help="Only this session, or the one a unique prefix names (default: every session of the root)."),
+    session: Optional[str] = typer.Argument(None, metavar="[SESSION]", help="Only this session, or the one a unique prefix names (default: every session of the root): only its rounds are written; sessions sharing record ids with it (copies, resumes) are read for its relations, not written."),
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default: storage.root from the configuration, else ./data)."),
     config: Optional[Path] = typer.Option(None, "--config", help="Configuration file (default ./asz.yaml when present)."),
     max_round_bytes: Optional[int] = typer.Option(None, "--max-round-bytes", help="Round budget in bytes, at least 1024 (default parse.max_round_bytes, 2097152)."),

@@ -335,6 +335,11 @@ def parse_root(
 ) -> ParseReport:
     """Parse every session of a storage root (or only ``sessions``); the call ``asz collect`` makes after landing.
 
+    With ``sessions`` given (``asz parse SESSION``) only their rounds are written: the sessions sharing ids with
+    them are read for their relations, not parsed; their ``stale`` mark in the ids table stays for the next parse
+    of the whole root (trial 24a F4: on a receiving root a round written for a session not named is refused to the
+    host that sends that session's round).
+
     Never raises for one session's problem (a refusal, or any exception the
     index or assembly raises): each lands in its
     :class:`ParseOutcome` (and, when ``err`` is given, as one
@@ -378,7 +383,9 @@ def parse_root(
             names = todo
             mark_pending(root, names)  # an index with no round is then told apart from rounds removed (trial 3, F5)
             if engine is None and names:  # issue 18: every session's ids in the root's table before any is assembled
-                names = sorted(set(names) | set(prepare(root, names, every, pool, jobs)))
+                others = prepare(root, names, every, pool, jobs)
+                if sessions is None:  # named sessions: only they are written; the others keep their stale mark (trial 24a F4)
+                    names = sorted(set(names) | set(others))
             if pool is None:
                 runs = [names]  # this process parses them all, in one run
                 for name in names:
