@@ -41,7 +41,7 @@ from typing import Collection, Optional
 
 import orjson
 
-__all__ = ["RECEIVED", "BEFORE", "BEFORE_NONE", "BEFORE_EARLIER", "NOT_RECEIVED", "append_chained", "list_landed_before", "SendersRead", "append_senders", "instance_label", "read_senders", "sender_matches",
+__all__ = ["RECEIVED", "BEFORE", "BEFORE_NONE", "BEFORE_EARLIER", "NOT_RECEIVED", "append_chained", "list_landed_before", "SendersRead", "append_senders", "before_entry", "instance_label", "listed_before", "RECEIVED_BEFORE", "read_senders", "sender_matches",
            "senders_path", "senders_summary", "session_senders", "senders_line"]
 
 #: The directory of the sender records in a receiving root.
@@ -212,8 +212,10 @@ def senders_summary(entries: list[dict]) -> list[dict]:
 def session_senders(root: str | os.PathLike, session: str, files: Optional[Collection[str]] = None) -> list[dict]:
     """:func:`senders_summary` of session ``session``'s record (its id; the directory name is its
     :func:`~asz_core.storage.layout.dir_name`), of the lines naming one of ``files`` only when given (landed paths
-    relative to the root, as a line's ``file``); [] when the root holds no record of it (not a receiving root, or a
-    session collected here). Never raises."""
+    relative to the root, as a line's ``file``); then, when ``_received/before.list`` (:data:`BEFORE`) names landed
+    files of the session that the record does not, one more entry for them, :func:`before_entry`: they were received
+    before the root kept sender records, by whom cannot be told. [] when the root holds neither (not a receiving root,
+    or a session collected here). Never raises."""
     from .layout import dir_name
 
     try:
@@ -221,18 +223,64 @@ def session_senders(root: str | os.PathLike, session: str, files: Optional[Colle
     except ValueError:
         return []
     entries = read_senders(senders_path(root, name)).entries
-    return senders_summary(entries if files is None else [e for e in entries if e["file"] in files])
+    if files is not None:
+        entries = [e for e in entries if e["file"] in files]
+    named = {e["file"] for e in entries}
+    before = [f for f in listed_before(root).get(name, ()) if f not in named and (files is None or f in files)]
+    return senders_summary(entries) + ([before_entry(before)] if before else [])
+
+
+def before_entry(files: list[str]) -> dict:
+    """The :func:`session_senders` entry of ``files`` (root-relative landed paths) that ``_received/before.list``
+    lists: ``instance``, ``credential``, ``first_received`` and ``last_received`` null (not known), ``files`` their
+    count and ``before_records`` true."""
+    return {"instance": None, "credential": None, "files": len(files), "first_received": None, "last_received": None,
+            "before_records": True}
+
+
+#: (path, size, mtime_ns) -> session directory -> files of :data:`BEFORE`: read once while it is unchanged (``asz ls``
+#: asks it per conversation).
+_BEFORE_READ: dict[tuple, dict[str, list[str]]] = {}
+
+
+def listed_before(root: str | os.PathLike) -> dict[str, list[str]]:
+    """The landed files ``<root>/_received/before.list`` (:data:`BEFORE`) names, by session directory, in line order
+    ({} when there is no such list or it does not read). Its lines are read as :func:`read_senders` reads them: one
+    that breaks the chain still names its file here (``asz verify`` names the break)."""
+    path = Path(root) / RECEIVED / BEFORE
+    try:
+        st = path.stat()
+    except OSError:
+        return {}
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    got = _BEFORE_READ.get(key)
+    if got is None:
+        got = {}
+        for e in read_senders(path).entries:
+            rel = str(e.get("file"))
+            if "/" in rel:
+                got.setdefault(rel.split("/", 1)[0], []).append(rel)
+        _BEFORE_READ.clear()  # one root's list at a time: a reader reads one root
+        _BEFORE_READ[key] = got
+    return got
 
 
 def instance_label(senders: list[dict]) -> str:
     """The instance ids of ``senders`` (:func:`senders_summary`), distinct, sorted, joined by ``, `` (``(no instance
-    id)`` for files sent without one); ``(not received)`` when there is none: what ``asz usage instance`` groups by."""
-    names = sorted({s["instance"] if isinstance(s.get("instance"), str) else "(no instance id)" for s in senders})
+    id)`` for files sent without one), then :data:`RECEIVED_BEFORE` for files received before the root kept sender
+    records (:func:`before_entry`); ``(not received)`` when there is none: what ``asz usage instance`` groups by and
+    ``asz ls`` prints under SENT BY."""
+    names = sorted({s["instance"] if isinstance(s.get("instance"), str) else "(no instance id)"
+                    for s in senders if not s.get("before_records")})
+    names += [RECEIVED_BEFORE] if any(s.get("before_records") for s in senders) else []
     return ", ".join(names) if names else NOT_RECEIVED
 
 
 #: What ``asz usage instance`` calls a conversation no receiver landed (no sender record).
 NOT_RECEIVED = "(not received)"
+#: What ``asz ls`` (SENT BY) and ``asz usage instance`` call the senders of files a receiving root got before it kept
+#: sender records (``_received/before.list``): received, by whom not known (session 24).
+RECEIVED_BEFORE = "(received before records were kept)"
 
 
 def sender_matches(senders: list[dict], text: str) -> bool:
@@ -245,8 +293,16 @@ def sender_matches(senders: list[dict], text: str) -> bool:
 
 
 def senders_line(senders: list[dict]) -> str:
-    """``sent by dev@hostA (credential alice): 5 landed file(s), received 2026-12-04T00:13:08Z to …; …``, '' for []."""
-    return "sent by " + "; ".join(
+    """``sent by dev@hostA (credential alice): 5 landed file(s), received 2026-12-04T00:13:08Z to …; …``, and for
+    files received before the root kept sender records (:func:`before_entry`) ``received before this root kept sender
+    records: 3 landed file(s), who sent them cannot be told``; '' for []."""
+    sent = [s for s in senders if not s.get("before_records")]
+    before = sum(s["files"] for s in senders if s.get("before_records"))
+    said = ("sent by " + "; ".join(
         f"{s['instance'] or '(no instance id)'}" + (f" (credential {s['credential']})" if s["credential"] else "")
         + f": {s['files']} landed file(s), received {s['first_received']}"
-        + (f" to {s['last_received']}" if s["last_received"] != s["first_received"] else "") for s in senders) if senders else ""
+        + (f" to {s['last_received']}" if s["last_received"] != s["first_received"] else "") for s in sent)) if sent else ""
+    if before:
+        said += ("; " if said else "") + (f"received before this root kept sender records ({RECEIVED}/{BEFORE}): {before} "
+                                          "landed file(s), who sent them cannot be told")
+    return said
