@@ -23,6 +23,7 @@ from ..view.match import TimeError, contains, dialect_matches, parse_time
 from ..view.rows import document_row, header_row, read_head, usage_unrecorded
 from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of, first_dialect
+from .rate_words import UNCHECKED_MARK, UNCHECKED_MORE, UNCHECKED_WHY
 
 __all__ = ["ROW_SORTS", "sorted_rows", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "rate_line", "unchecked_line"]
 
@@ -43,10 +44,6 @@ def model_names(value: Any) -> list[str]:
 #: fast mode, a priority or batch tier, a data-residency region), priced at standard rates: ``*`` is an unpriced model,
 #: ``~`` incomplete usage, ``!`` calls held back.
 RATE_MARK = "^"
-#: The mark after a cost some of whose calls were landed before their adapter looked at a call's rate
-#: (``cost.rate_not_checked_calls``; Claude Code before ``claude-code-local/0.3.0``): whether they ran in fast mode or
-#: on a priority tier is not known, and they are priced at standard rates.
-UNCHECKED_MARK = "?"
 
 
 def cost_marks(cost: Any) -> str:
@@ -74,18 +71,9 @@ def unchecked_line(calls: int, where: str = "") -> str:
     such a call keep its token counts only, not the fields that decide its rate (Claude Code's ``message.usage``
     ``speed``, ``service_tier``, ``inference_geo``: checked in a root asz upgraded from 54bd206, trial 20), and
     landed files are written once, so only collecting the same sources into a new root checks them (seed 000: nothing
-    is inferred). A ``claude-code-local/0.1.0`` file may also lack ``cache_write_1h`` (trial 23b, F9: the split landed
-    in a41c51e, the adapter still calling itself 0.1.0 until 0.2.0), so the line says its 1-hour cache writes are
-    priced as 5-minute ones; such a file is before 0.3.0, so its calls are already among ``calls``."""
-    return (f"{UNCHECKED_MARK} {calls:,} call(s){' ' + where if where else ''} landed before asz looked at a call's rate "
-            "(claude-code-local before 0.3.0, the adapter version each landed file's header names and asz adapters list "
-            "shows under WRITES, not asz's own version; its records keep a call's token counts only): whether they ran in fast "
-            "mode, a priority or batch tier or a data-residency region is not known, nor, in a file of claude-code-local "
-            "0.1.0 (some were written before asz kept a cache write's 1-hour part), which cache writes were 1-hour ones: "
-            "one not kept as such is priced as a 5-minute one; so their cost is at standard "
-            "rates and may be below what was billed; this root cannot tell (its landed files are written once), and "
-            "collecting the same sources into a new root (asz collect --once --root NEW, while Claude Code still keeps "
-            "them) checks them there (--json: cost.rate_not_checked_calls)")
+    is inferred). The words are :mod:`asz_core.reading.rate_words`' (the page's too)."""
+    return (f"{UNCHECKED_MARK} {calls:,} call(s){' ' + where if where else ''} {UNCHECKED_WHY}{UNCHECKED_MORE} "
+            "(--json: cost.rate_not_checked_calls)")
 
 
 def total_tokens(usage: Any) -> int | None:

@@ -697,15 +697,12 @@
   // A call landed before asz looked at a call's rate (Claude Code before claude-code-local 0.3.0: its record cannot say
   // whether it ran in fast mode), priced at standard rates: marked ?, as asz ls and asz usage mark it.
   const UNCHECKED_MARK = '?';
+  // The words of the ? line, served into this script from their one place (asz_core/reading/rate_words.py page_words),
+  // which asz usage's and asz ls's line under the table (listing.unchecked_line) prints too.
+  const WORDS = {/* rate_words.page_words() */};
   function uncheckedText(n, listed) {
-    // listed: asz usage's line word for word (asz_core/reading/listing.py unchecked_line), what the reader can do included
-    return num(n) + ' call(s) landed before asz looked at a call\'s rate (claude-code-local before 0.3.0, the adapter version each ' +
-      'landed file\'s header names and asz adapters list shows under WRITES, not asz\'s own version; its records keep a ' +
-      'call\'s token counts only): whether they ran in fast mode, a priority or batch tier or a data-residency region is not ' +
-      'known, nor, in a file of claude-code-local 0.1.0 (some were written before asz kept a cache write\'s 1-hour part), ' +
-      'which cache writes were 1-hour ones: one not kept as such is priced as a 5-minute one; so their cost is at standard rates' + (listed ? ' and may be below what was billed; this root cannot tell (its ' +
-      'landed files are written once), and collecting the same sources into a new root (asz collect --once --root NEW, while ' +
-      'Claude Code still keeps them) checks them there' : '');
+    // listed: asz usage's line word for word, what the reader can do included
+    return num(n) + ' call(s) ' + WORDS.unchecked + (listed ? WORDS.unchecked_more : '');
   }
   // The marks after a cost (after + unpriced: listing.cost_marks' ^ then ?) of ``c``, anything counting
   // rate_not_priced_calls and rate_not_checked_calls, and what they say (each after its mark when ``marked``).
