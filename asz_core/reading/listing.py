@@ -22,7 +22,7 @@ from ..view.document import ViewError, build_summary, list_conversations
 from ..view.match import TimeError, contains, dialect_matches, parse_time
 from ..view.rows import document_row, header_row, read_head, usage_unrecorded
 from ..view.summary_cache import store_summary
-from ..view.titles import dialect_of, first_dialect
+from ..view.titles import dialect_of
 from .rate_words import UNCHECKED_MARK, UNCHECKED_MORE, UNCHECKED_WHY
 
 __all__ = ["ROW_SORTS", "sorted_rows", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "rate_line", "unchecked_line"]
@@ -155,13 +155,12 @@ UNPLACED = ("so not placed in the --since/--until window", "it has no times; asz
 
 
 def _dialect_and_removed(root: Path, session: str) -> tuple[str, int]:
-    """:func:`dialect_of` and :func:`~asz_core.storage.layout.removed_count` of ``session`` from one listing of its
-    folders with skeletons (a landed file winning over its skeleton). The dialect is the first file's, a skeleton's
-    too: its header is the landed file's whole (seed 000), so a pruned conversation keeps its dialect and
-    ``--dialect`` still finds it (trial 19: a pruned row said ``dialect ""``)."""
+    """:func:`dialect_of` (the first landed file's, a skeleton's too) and
+    :func:`~asz_core.storage.layout.removed_count` of ``session`` from one listing of its folders with skeletons (a
+    landed file winning over its skeleton)."""
     sdir = root / session
-    files = session_listing(sdir, skeletons=True).files if sdir.is_dir() else []
-    return first_dialect([path for _, path in files]), sum(1 for ln, _ in files if ln.ext == "sk")
+    listing = session_listing(sdir, skeletons=True) if sdir.is_dir() else None
+    return dialect_of(root, session, listing), sum(1 for ln, _ in listing.files if ln.ext == "sk") if listing else 0
 
 
 def conversation_rows(root: str | os.PathLike, hide: Sequence[str] = (), filters: Filters | None = None,

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ..flow.index import SET_ASIDE_KINDS
-from ..storage.layout import landed_files
+from ..storage.layout import session_listing
 from .secret_forms import shown_title
 
 __all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "NO_ANSWER", "ask_adapter", "LandedTitles", "PromptTitle", "RuntimeTitle", "call_gist", "child_label", "child_prompt", "continued_title", "dialect_of", "label_for_record", "landed_title",
@@ -99,10 +99,16 @@ def call_gist(dialect: str, name: str, data: Any) -> str:
     return got if isinstance(got, str) and got.strip() else ""
 
 
-def dialect_of(root: str | os.PathLike, session: str) -> str:
-    """The dialect of a session's first landed file ('' when it has none or its header does not read)."""
+def dialect_of(root: str | os.PathLike, session: str, listing: Any = None) -> str:
+    """The dialect of a session's first landed file, a skeleton's too ('' when it has none or its header does not
+    read): a skeleton's header is the landed file's whole (seed 000), so a pruned session keeps its dialect. The one
+    rule of a conversation's ``dialect`` (``asz ls --json``, ``asz ls --dialect``, ``asz usage --dialect``, search,
+    export; trial 19: a pruned row said ``dialect ""``). ``listing``: the session's
+    :func:`~asz_core.storage.layout.session_listing` with skeletons, when the caller has it."""
     sdir = Path(root) / session
-    return first_dialect([path for _, path in landed_files(sdir)] if sdir.is_dir() else [])
+    if listing is None:
+        listing = session_listing(sdir, skeletons=True) if sdir.is_dir() else None
+    return first_dialect([path for _, path in listing.files] if listing is not None else [])
 
 
 def first_dialect(paths: Sequence[Path]) -> str:

@@ -127,7 +127,7 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
     summaries (:mod:`asz_core.view.summary_cache`) while its files are
     unchanged, and are counted and stored otherwise. ``step()`` is called after each conversation read. ``ids``: only
     these conversations (default every one of the root). ``dialects``: each conversation's places also name its
-    dialect (``dialect``: its session's first landed file's, as asz ls; for :func:`narrowed`'s ``dialect``), read only
+    dialect (``dialect``: :func:`~asz_core.view.titles.dialect_of`, as asz ls; for :func:`narrowed`'s ``dialect``), read only
     when asked, since that opens a landed file and the first ``asz usage`` after a collect reads the kept summaries
     alone (tests/reading/test_collect_keeps_rows.py).
     """

@@ -122,3 +122,23 @@ def test_what_is_said_of_the_working_directory_is_true_of_the_skeleton(pruned):
     assert "each record's working directory (cwd) went with the text" in line
     assert line.endswith("each skeleton's header keeps src, the source file's path (for Claude Code a folder named after "
                          "the working directory, / written as -), which asz reads no project from")
+
+
+def test_usage_dialect_keeps_a_pruned_conversation_as_ls_does(pruned, corpus_dir):
+    """``asz usage --dialect`` read a conversation's dialect from its landed ``.sd`` files alone, so a pruned one (its
+    files skeletons) matched no dialect there while ``asz ls --dialect`` kept it (session 24): one rule now
+    (:func:`asz_core.view.titles.dialect_of`, a skeleton's header too). The dialect is the skeleton's own header's."""
+    root, cid, n, size, at = pruned
+    calls = set()  # the source's model calls: one per message id and request id of its assistant lines
+    for path in (corpus_dir / "claude-code" / "projects" / PROJECT).glob("*.jsonl"):
+        for line in path.read_bytes().splitlines():
+            d = orjson.loads(line)
+            if d.get("type") == "assistant" and d["message"].get("model") != "<synthetic>":
+                calls.add((d["message"]["id"], d.get("requestId")))
+    (sk, *_) = [p for ln, p in landed_files(root / cid, skeletons=True)]
+    dialect = orjson.loads(gzip.open(sk).readline())["dialect"]
+    (row,) = asz_json("ls", "--json", "--dialect", dialect.split("/")[0], "--root", str(root))
+    assert (row["id"], row["dialect"]) == (cid, dialect)
+    for asked in (dialect, dialect.split("/")[0]):
+        got = asz_json("usage", "session", "--json", "--dialect", asked, "--root", str(root))
+        assert [r["conversation"] for r in got] == [cid] and got[0]["calls"] == len(calls) > 0, got
