@@ -21,8 +21,9 @@ COLUMNS = (("ID", 8, "<"), ("TITLE", 34, "<"), ("PROJECT", 20, "<"), ("LAST ACTI
            ("TALKS", 5, ">"), ("CALLS", 5, ">"), ("CHANGES", 11, ">"), ("TOKENS", 11, ">"), ("COST", 8, ">"),
            ("RUNTIME", 7, "<"), ("STATE", 0, "<"))
 #: RUNTIME (trial 23a, F1: which runtime wrote each conversation, only in --json's ``runtime`` and ``--dialect``): the
-#: name of the dialect of its main transcript (``summary.runtime.name``: claude-code, kiro, langsmith), ``-`` when no
-#: transcript landed (hook records alone); never cut, the first column a narrow terminal leaves out.
+#: name of the dialect of its main transcript (``summary.runtime.name``: claude-code, kiro, langsmith; a held-back or
+#: unreadable conversation's from a transcript whose header is what landed), ``-`` when no transcript landed (hook
+#: records alone); never cut, the first column a narrow terminal leaves out. The page's list has it too (Runtime).
 #: The table of a root ``asz receive`` landed (a row's ``senders`` not empty): SENT BY, before STATE, names the
 #: instance ids that sent each conversation (:func:`~asz_core.storage.senders.instance_label`; trial 19, F3: which
 #: host, from the team root), as wide as the longest.
@@ -97,7 +98,7 @@ def table_cells(row: dict, cols: tuple = COLUMNS) -> tuple:
     if row.get("removed_files"):  # retention took the cwd the project came from (seed 000, Skeletons); the title is
         project = project or "(removed)"  # the document's own, (removed by retention) when none is left (trial 19, F15)
     held = bool(row.get("held_back"))  # it does not verify: no figure read from it is shown
-    unrecorded = row.get("usage_recorded") is False  # calls with no token usage at all (Kiro meters credits): not 0, as asz usage says
+    unrecorded = row.get("usage_recorded") is False  # no call with token usage (Kiro; or no call at all): not 0, as asz usage says
     if unrecorded:
         tokens = cost = None
     cells = (shown_id(row), title or "(untitled)", project or "-", _when(row.get("to")),
@@ -271,7 +272,7 @@ def conversations(
     dialect: str = dialect_option(),
     instance: str = typer.Option("", "--instance", help="In a root asz receive landed: only conversations sent by an instance id (service.instance.id, e.g. dev@hostA) or token credential name containing this (case-insensitive; --json rows name them under senders)."),
     sort: str = typer.Option("last", "--sort", metavar="[" + "|".join(ROW_SORTS) + "]",
-                             help="Row order: last activity (default), first, duration, cost, tokens, calls, talks or changes largest first; title or project A to Z. A row with no such figure (held back, unknown) comes last; ties newest first."),
+                             help="Row order: last activity (default), first, duration, cost, tokens, calls, talks or changes largest first; title or project A to Z. A row with no such figure (held back, not recorded, unknown) comes last; ties newest first."),
     limit: int = typer.Option(0, "--limit", "-n", help="Only the first N rows (in --sort order); 0 (the default): all; below 0 is a usage error."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
@@ -281,8 +282,8 @@ def conversations(
 
     Each conversation's document is built (withholding view.hide) to know its state. A conversation that does not
     verify (state incomplete or mismatch) shows its tokens and cost as held back (null in --json, with held_back
-    naming the state), and a line after the table names it. One whose calls carry no token usage (Kiro meters credits)
-    reads "not recorded" and - in TOKENS and COST, never 0 (--json: usage_recorded false, calls_with_usage 0). A COST
+    naming the state), and a line after the table names it. One whose calls carry no token usage (Kiro meters credits),
+    or with no model call at all (hook records alone), reads "not recorded" and - in TOKENS and COST, never 0 (--json: usage_recorded false, calls_with_usage 0). A COST
     marked ^ holds calls that ran at a rate the price table does not hold (fast mode, a priority or batch tier, a
     data-residency region), priced at standard rates: a line after the table counts them (--json:
     cost.rate_not_priced_calls); ? calls landed before asz looked at a call's rate (cost.rate_not_checked_calls). Landed

@@ -42,11 +42,15 @@ def _index_note(rows: Sequence[dict], flagged: Collection[str], skipped: Mapping
 
 def _index_figures(r: dict) -> tuple[str, str]:
     """A row's tokens and cost as an index shows them: ``held back`` for a conversation that does not verify (its
-    figures are in no total), ``-`` where none was counted, the cost in cents as ``asz ls`` rounds it."""
+    figures are in no total), ``not recorded`` and ``-`` where no call recorded token counts (``usage_recorded``
+    false: :func:`~asz_core.view.rows.usage_unrecorded`, as ``asz ls`` says it), ``-`` where none was counted, the
+    cost in cents as ``asz ls`` rounds it."""
     from .listing import cost_value, total_tokens
 
     if r.get("held_back"):
         return "held back", "held back"
+    if r.get("usage_recorded") is False:
+        return "not recorded", "-"
     tokens, cost = total_tokens(r.get("usage")), cost_value(r.get("cost"))
     return ("-" if tokens is None else f"{tokens:,}"), ("-" if cost is None else f"${cost:,.2f}")
 

@@ -25,7 +25,7 @@ from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of
 from .rate_words import UNCHECKED_MARK, UNCHECKED_MORE, UNCHECKED_WHY
 
-__all__ = ["ROW_SORTS", "sorted_rows", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "rate_line", "unchecked_line"]
+__all__ = ["ROW_SORTS", "sorted_rows", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "rate_line", "unchecked_line"]
 
 def model_names(value: Any) -> list[str]:
     """Model names in a row's ``models`` (a list of names or of objects with ``model``/``name``, or a mapping keyed by name)."""
@@ -304,9 +304,10 @@ def counted_row(root: Path, cid: str, hide: Sequence[str], prices: Any, head: An
     except ViewError as exc:  # no round folds (the first does not verify): the row says why, titled from what verifies
         from ..view.titles import landed_title
 
-        title, project = landed_title(root, session, hide) if isinstance(session, str) and "/" not in session else ("", "")
+        title, project, runtime = (landed_title(root, session, hide) if isinstance(session, str) and "/" not in session
+                                   else ("", "", None))
         row = header_row(cid, None, head.round if head else 0, title=title, state="unreadable")
-        row["project"] = project or None
+        row["project"], row["runtime"] = project or None, runtime
         row["problem"] = str(exc)
         row["problems"] = [row["problem"]]
     row["dialect"], row["removed_files"] = (_dialect_and_removed(root, session) if isinstance(session, str)
@@ -338,12 +339,14 @@ def duration_ms(row: dict) -> int | None:
 
 
 def _figure(row: dict, value: Any) -> Any:
-    """A sortable figure of ``row``: None for a conversation that does not verify (held back: no figure is shown)."""
-    return None if row.get("held_back") else value
+    """A sortable figure of ``row``'s tokens or cost: None for a conversation that does not verify (held back: no
+    figure is shown) and for one none of whose calls recorded token counts (``usage_recorded`` false, as
+    :func:`~asz_core.view.rows.usage_unrecorded` decides: ``not recorded`` and ``-`` are shown, not 0)."""
+    return None if row.get("held_back") or row.get("usage_recorded") is False else value
 
 
 #: The orders of ``asz ls --sort`` (trial 17b, F8): each a row's value; a figure or a time sorts largest first, a
-#: name A to Z; a row with no value (unknown, held back) sorts last.
+#: name A to Z; a row with no value (unknown, held back, tokens not recorded) sorts last.
 ROW_SORTS: dict[str, Callable[[dict], Any]] = {
     "last": lambda r: r.get("to"),
     "first": lambda r: r.get("from"),
@@ -381,7 +384,8 @@ def usage_lines(s: dict) -> list[str]:
     ``project …``, ``models …``, ``tokens in N, out N, cache read N, cache write N`` and ``cost $U.UU``, the cost
     rounded to cents as ``asz ls`` and ``asz usage`` round it; for a conversation that does not verify
     (``held_back``) a ``tokens held back: …`` line and ``cost held back`` instead of the figures; for one whose
-    calls carry no token usage (``calls_with_usage`` 0 of ``llm_calls``: Kiro) ``tokens not recorded: …`` and ``cost -``.
+    calls carry no token usage, or which has no model call (``calls_with_usage`` 0: Kiro; hook records alone)
+    ``tokens not recorded: …`` (:func:`unrecorded_text`) and ``cost -``.
     ``asz conversation`` prints them; the Markdown and HTML exports carry them in their header. Raises KeyError when ``summary`` has no ``usage``, ``usage_by_lane``
     or ``cost``."""
     rt = s.get("runtime") or {}
@@ -401,8 +405,7 @@ def usage_lines(s: dict) -> list[str]:
     credits = [] if s.get("credits") is None else [  # the runtime's own unit (Kiro): never tokens, never USD (F14)
         f"credits {credits_text(s['credits'])} (what the runtime metered, in its own unit: not tokens, not USD)"]
     if usage_unrecorded(calls, with_usage, s.get("credits")):  # Kiro meters credits: no token figure, never 0 (as asz ls)
-        lines.append(f"tokens not recorded: the runtime recorded no token counts for its {calls:,} model call(s)" if calls else
-                     "tokens not recorded: the runtime recorded no token counts (it metered credits; no model call is drawn here)")
+        lines.append(unrecorded_text(calls, s.get("credits")))
         lines += credits
         lines.append("cost - (no tokens to price)")
         return lines
@@ -422,6 +425,18 @@ def usage_lines(s: dict) -> list[str]:
                  + (f" ({cost['rate_not_checked_calls']:,} call(s) whose rate was not checked when they landed, priced "
                     "at standard rates)" if cost.get("rate_not_checked_calls") else ""))
     return lines
+
+
+def unrecorded_text(calls: Any, credits: Any) -> str:
+    """The ``tokens not recorded: …`` line of a conversation :func:`~asz_core.view.rows.usage_unrecorded` holds no
+    token figure for: its ``calls`` (model calls) carry none; it metered ``credits`` and has no call drawn (a copy
+    whose calls are counted in the one it continues); or no model call is recorded in it at all (a session of hook
+    records alone, no transcript landed)."""
+    if calls:
+        return f"tokens not recorded: the runtime recorded no token counts for its {calls:,} model call(s)"
+    if credits is not None:
+        return "tokens not recorded: the runtime recorded no token counts (it metered credits; no model call is drawn here)"
+    return "tokens not recorded: no model call is recorded in this conversation"
 
 
 def _tokens(u: dict) -> str:

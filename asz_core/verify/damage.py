@@ -28,7 +28,7 @@ import orjson
 
 from ..storage.root import read_state
 
-__all__ = ["Damage", "first_damaged_line", "chain_problem", "changed_since_parsed"]
+__all__ = ["Damage", "first_damaged_line", "header_as_indexed", "chain_problem", "changed_since_parsed"]
 
 
 class Damage:
@@ -100,6 +100,22 @@ def first_damaged_line(path: str | Path, session_dir: str | Path, seq: int) -> D
     except (OSError, EOFError, zlib.error):  # a skeleton whose gzip stream is damaged: no line to name
         return None
     return Damage(len(rows) + 2, 0, f"every record row matches the index: the closing line (line {len(rows) + 2}) was damaged")
+
+
+def header_as_indexed(path: str | Path, session_dir: str | Path, seq: int) -> bool:
+    """True when the header line of landed file ``path`` (seq ``seq`` of ``session_dir``; a ``.sk`` skeleton's once
+    gunzipped) is the one the session index kept of it when it landed (its ``head``: the first 16 hex digits of its
+    SHA-256): what a file that no longer verifies as a whole still says of itself (its dialect, its adapter) is then
+    what landed. False when the index holds no such digest of it, or the line differs or does not read."""
+    from ..sessiondata.reader import header_line
+
+    line = _indexed(Path(session_dir), seq)
+    if line is None:
+        return False
+    try:
+        return hashlib.sha256(header_line(path)).hexdigest()[:16] == line["head"]
+    except (OSError, EOFError, zlib.error):
+        return False
 
 
 def chain_problem(root: str | Path, conversation: str, path: str | Path, digest: str,

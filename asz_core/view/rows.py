@@ -15,7 +15,7 @@ null when the header has no time, 0 when it is not a time), ``unresolved``,
 summary keys of :data:`SUMMARY_KEYS` (``project``, ``models``, ``usage``,
 ``cost``, ``git_branch``, ``runtime``, ``usage_incomplete``: how many calls'
 usage lacks a count their record lists under ``dropped``, 0 when none; ``calls_with_usage`` and ``usage_recorded``,
-false when no call carries usage: Kiro; ``credits``, the credits the runtime metered, null when it recorded none; ``continues``, the id of the conversation
+false when no call carries usage: Kiro, or no model call is recorded at all; ``credits``, the credits the runtime metered, null when it recorded none; ``continues``, the id of the conversation
 this one continues, where the records it repeats and their calls are drawn and counted, null when none; ``shares``, for
 record ids it shares with conversations neither continuing the other, ``{"with": [ids], "ids": N, "calls": N}``: those
 records and their calls are counted in each, null when none) follow
@@ -171,15 +171,19 @@ def document_row(doc: dict, header: dict | None = None) -> dict:
 
 
 def usage_unrecorded(calls: Any, with_usage: Any, credits: Any = None) -> bool:
-    """True when ``calls`` (a count of model calls) is above 0 and ``with_usage`` of them carry token usage is 0, or
-    when ``credits`` (what the runtime metered, in its own unit) is not None and no call carries token usage: the
-    runtime recorded no token counts (Kiro meters credits), so 0 tokens and $0.00 are not figures. The one test of
-    a row's ``usage_recorded``, ``asz conversation``'s ``tokens not recorded`` line and ``asz usage``'s rows (trial
-    23a, F12/F17: a Kiro conversation that metered credits and has no call drawn read ``tokens in 0 … cost $0.00``
-    in asz conversation where asz usage said not recorded)."""
-    if isinstance(calls, int) and calls > 0 and with_usage == 0:
-        return True
-    return credits is not None and not with_usage
+    """True when no token count is recorded to read a figure from: ``calls`` (a count of model calls, 0 included) is
+    an int and ``with_usage`` of them carry token usage is 0, or ``credits`` (what the runtime metered, in its own unit)
+    is not None and no call carries token usage. So a conversation with calls and no usage (Kiro meters credits) and
+    one with no model call at all (a session of ``asz hook`` records alone, no transcript landed; a Kiro session whose
+    every record is undescribed) both read "not recorded" and ``-``, never 0 tokens and $0.00: nothing recorded is not
+    a figure. The one test of a row's ``usage_recorded``, ``asz conversation``'s ``tokens not recorded`` line and
+    ``asz usage``'s rows and total (trial 23a, F12/F17: a Kiro conversation that metered credits and has no call drawn
+    read ``tokens in 0 … cost $0.00`` in asz conversation where asz usage said not recorded; session 24: a session of
+    hook records alone read ``0`` and ``$0.00`` in asz ls and on the page). ``calls`` None (not counted yet) is
+    never "not recorded" on its own."""
+    if with_usage:
+        return False
+    return (isinstance(calls, int) and with_usage == 0) or credits is not None
 
 
 def counted_keys(summary: dict) -> dict:
@@ -187,8 +191,9 @@ def counted_keys(summary: dict) -> dict:
     decides over the head round's header: ``llm_calls`` (one per provider call,
     :func:`~asz_core.view.usage.call_count`) when it has it, ``usage_incomplete`` (0 when no call's usage is short),
     ``changes_lines_unknown`` (the summary's, 0 when none),
-    and with the summary's ``calls_with_usage`` that count and ``usage_recorded``: False when the conversation has
-    calls and none carries token usage (Kiro meters credits), so its 0 tokens and $0.00 are not figures."""
+    and with the summary's ``calls_with_usage`` that count and ``usage_recorded``: False when no call carries token usage
+    (:func:`usage_unrecorded`: Kiro meters credits; no model call recorded at all), so its 0 tokens and $0.00 are not
+    figures."""
     out = {"usage_incomplete": summary.get("usage_incomplete") or 0,
            "changes_lines_unknown": summary.get("changes_lines_unknown") or 0}  # changed files whose lines are not known
     calls = summary.get("llm_calls")

@@ -247,9 +247,16 @@ class LandedSession:
         return self.headers[seqs[0]].dialect if seqs else ""
 
     def runtime_name(self) -> str:
-        """The dialect name (before ``/``) of the first of those files that verifies; '' when none did."""
-        seqs = [seq for seq in self._transcripts() if seq not in self.unverified]
-        return self.headers[seqs[0]].dialect.split("/", 1)[0] if seqs else ""
+        """The dialect name (before ``/``) of the first of those files (main stream first) that verifies, or that does
+        not verify as a whole but whose header line is the one the session index kept when it landed
+        (:func:`~asz_core.verify.damage.header_as_indexed`): the runtime that wrote it is what landed, so a conversation
+        held back for a changed record still names it (``asz ls``'s RUNTIME, the page's Runtime); '' when none."""
+        from ..verify.damage import header_as_indexed
+
+        for seq in self._transcripts():
+            if seq not in self.unverified or header_as_indexed(self.root / self.files[seq]["file"], self.dir, seq):
+                return self.headers[seq].dialect.split("/", 1)[0]
+        return ""
 
     def time(self, ref: Ref | None) -> int | None:
         """The instant (ns) of the record ``ref`` names, or None (no such record, or no time)."""

@@ -414,11 +414,11 @@ class RowSummaries:
     def unread_keys(self, session: str, hide: Sequence[str], exc: Exception) -> dict:
         """What the row of a conversation no round of which folds says, as ``asz ls`` does
         (:func:`asz_core.reading.listing.counted_row`): ``problem`` (why), ``title`` and ``project`` from its session's
-        landed files that verify (:func:`~asz_core.view.titles.landed_title`)."""
+        landed files that verify and ``runtime`` from what landed (:func:`~asz_core.view.titles.landed_title`)."""
         from .titles import landed_title
 
-        title, project = landed_title(self.root, session, hide) if session and "/" not in session else ("", "")
-        return {"title": title, "project": project or None, "problem": str(exc), "problems": [str(exc)]}
+        title, project, runtime = landed_title(self.root, session, hide) if session and "/" not in session else ("", "", None)
+        return {"title": title, "project": project or None, "runtime": runtime, "problem": str(exc), "problems": [str(exc)]}
 
     def row_keys(self, conversation: str, session: str, fp: object, hide: Sequence[str], prices: PriceTable | None,
                  *, count: bool = True, count_with=None) -> dict | None:

@@ -433,11 +433,15 @@ def continued_title(earlier: str, title: str) -> str:
     return f"(continues {earlier[:8]}) {title}".rstrip()
 
 
-def landed_title(root: Path, session: str, hide: Sequence[str] = ()) -> tuple[str, str]:
-    """``(title, project)`` of a conversation whose round chain gives no document (its first round does not verify),
-    from its session's landed files that verify: :meth:`LandedTitles.title`, else (nothing withheld)
-    ``NOT_VERIFIED``: its round chain does not verify; the project is the first ``cwd``."""
+def landed_title(root: Path, session: str, hide: Sequence[str] = ()) -> tuple[str, str, dict | None]:
+    """``(title, project, runtime)`` of a conversation whose round chain gives no document (its first round does not
+    verify), from its session's landed files that verify: :meth:`LandedTitles.title`, else (nothing withheld)
+    ``NOT_VERIFIED``: its round chain does not verify; the project is the first ``cwd``; the runtime
+    ``{"name", "version"}`` names the dialect of its first transcript whose header is what landed
+    (:meth:`~asz_core.view.session_records.LandedSession.runtime_name`; version ''), None when none names one."""
     from .summary import NOT_VERIFIED
 
     got = LandedTitles(root, session)
-    return got.title(hide=hide) or ("" if hide else NOT_VERIFIED), got.sess.first_field("cwd")
+    name = got.sess.runtime_name()
+    return (got.title(hide=hide) or ("" if hide else NOT_VERIFIED), got.sess.first_field("cwd"),
+            {"name": name, "version": ""} if name else None)

@@ -69,10 +69,14 @@ def test_a_conversation_whose_first_round_is_damaged_says_why_and_keeps_its_titl
     row = {r["id"]: r for r in json.loads(p.stdout)}[SID]
     assert row["state"] == "unreadable" and row["talks"] is None and row["usage"] is None
     assert (row["title"], row["project"]) == (prompt, cwd)
+    # the runtime, from what landed (session 24): the dialect name the landed transcript's header gives
+    (landed,) = sorted((root / SID / "streams" / "main").glob("transcript-*.sd"))
+    dialect = json.loads(landed.read_bytes().split(b"\n", 1)[0])["dialect"]
+    assert row["runtime"] == {"name": dialect.split("/")[0], "version": ""} and dialect.startswith("claude-code/")
     assert "round 1 does not verify" in row["problem"] and rf.name in row["problem"]
     assert f"asz ls: conversation {SID[:8]} does not read: " in p.stderr and f"asz parse {SID} --anew --root {root}" in p.stderr
     p = asz("ls", "--root", str(root))
     (line,) = [x for x in p.stdout.splitlines() if x.startswith(SID[:8] + "  ")]
-    assert prompt[:20] in line and line.rstrip().endswith("unreadable")
+    assert prompt[:20] in line and line.rstrip().endswith("claude-code  unreadable")
     (said,) = [x for x in p.stdout.splitlines() if x.startswith(f"conversation {SID[:8]} does not read: no usable round")]
     assert "round 1 does not verify" in said and f"asz parse {SID} --anew --root {root} sets" in said

@@ -104,7 +104,8 @@ def test_an_empty_root_s_total_row_is_labelled_whole(tmp_path):
     assert made.returncode == 0, made.stdout + made.stderr
     out = _usage(root).stdout.splitlines()
     assert [ln.split()[0] for ln in out] == ["DATE", "total"]
-    assert out[1].split()[1:] == ["-", "0", "0", "0", "0", "0", "0", "$0.00"]  # no calls: 0 calls, 0 tokens
+    # no calls: 0 calls, and no token count recorded to sum: not recorded, never 0 tokens and $0.00 (rows.usage_unrecorded)
+    assert out[1].split()[1:] == ["-", "0", "-", "-", "-", "-", "not", "recorded", "-"]
 
 
 @pytest.mark.parametrize("args,says", [

@@ -427,19 +427,20 @@
       h('thead', null, h('tr', null, sortHead('title', 'Conversation', ''), sortHead('last', 'Last activity', ''),
         h('th', { class: 'hide-narrow' }, 'Model'), sortHead('tokens', 'Tokens', 'num'), sortHead('cost', 'Cost', 'num'),
         sortHead('talks', 'Talks', 'num hide-narrow'), sortHead('calls', 'Model calls', 'num hide-narrow'),
-        sortHead('steps', 'Steps', 'num hide-narrow'), h('th', null, 'State'))), h('tbody', { id: 'rows' }))),
+        sortHead('steps', 'Steps', 'num hide-narrow'), h('th', { class: 'hide-narrow', title: RUNTIME_TITLE }, 'Runtime'),
+        h('th', null, 'State'))), h('tbody', { id: 'rows' }))),
       h('p', { class: 'faint small', id: 'shown' }));
     drawRows();
   }
 
   // Sortable columns (trial 17b, F8): a header's button orders the rows by it, largest or newest first (a title A to Z),
   // and again the other way; the order is kept in the address (#sort=cost, #sort=cost-asc) beside the filters, and the
-  // header says it (aria-sort). The asz ls --sort orders: a row with no figure (held back, still counted) comes last.
+  // header says it (aria-sort). The asz ls --sort orders: a row with no figure (held back, not recorded, still counted) comes last.
   const SORT_VALUE = {
     title: function (r) { return r.title ? String(r.title).toLowerCase() : null; },
     last: function (r) { return r.to || null; },
-    tokens: function (r) { return r.held_back || r.counting ? null : tokens(r.usage); },
-    cost: function (r) { return r.held_back || r.counting || !r.cost || typeof r.cost.usd !== 'number' ? null : r.cost.usd; },
+    tokens: function (r) { return r.held_back || r.counting || rowUnrecorded(r) ? null : tokens(r.usage); },
+    cost: function (r) { return r.held_back || r.counting || rowUnrecorded(r) || !r.cost || typeof r.cost.usd !== 'number' ? null : r.cost.usd; },
     talks: function (r) { return typeof r.talks === 'number' ? r.talks : null; },
     calls: function (r) { return typeof r.llm_calls === 'number' ? r.llm_calls : null; },
     steps: function (r) { return typeof r.steps === 'number' ? r.steps : null; },
@@ -519,6 +520,10 @@
     document.querySelectorAll('[data-filter]').forEach(function (e) { e.value = f[e.getAttribute('data-filter')] || ''; });
   }
   function rowModels(r) { return Array.isArray(r.models) ? r.models.filter(function (m) { return typeof m === 'string'; }) : []; }
+  // The Runtime column and filter (asz ls's RUNTIME, in its words): the dialect name of the conversation's main
+  // transcript, the runtime that wrote it (claude-code, kiro, langsmith); - when no transcript landed.
+  const RUNTIME_TITLE = 'the runtime that wrote the conversation: the dialect name of its main transcript, as asz ls prints it under RUNTIME';
+  const NO_RUNTIME = 'no transcript landed (hook records alone): no runtime is named';
   function rowRuntime(r) { return typeof r.runtime === 'string' ? r.runtime : (r.runtime && typeof r.runtime.name === 'string' ? r.runtime.name : ''); }
   // One rule for the project and model filters, the address's and the dropdowns' (trial 21: #project=claude-code-log
   // showed 0 of 0 while asz ls --project claude-code-log matched): a value that is a whole name of the list keeps that
@@ -607,11 +612,15 @@
   function tokenTitle(u) {
     return u ? 'in ' + num(u.in) + ' · out ' + num(u.out) + ' · cache read ' + num(u.cache_read) + ' · cache write ' + writes(u) : null;
   }
-  // Model calls were made but the runtime wrote no token count for any of them (Kiro, a LangSmith trace without
-  // usage): the page says so instead of drawing 0 tokens and $0 as if they had been counted.
-  // rows.usage_unrecorded's rule: calls and none with a token count, or credits metered (Kiro) and no token count
-  function unrecorded(u, calls, metered) { return ((calls || 0) > 0 || typeof metered === 'number') && tokens(u) === 0; }
+  // No token count is recorded to read a figure from: model calls were made and the runtime wrote no token count for
+  // any of them (Kiro, a LangSmith trace without usage), or no model call is recorded at all (a session of asz hook
+  // records alone, no transcript landed): the page says so instead of drawing 0 tokens and $0 as if they had been
+  // counted. rows.usage_unrecorded's rule: calls counted (0 too) and none with a token count, or credits metered (Kiro)
+  // and no token count; a list row says it in its usage_recorded, which the server decided by that rule.
+  function unrecorded(u, calls, metered) { return (typeof calls === 'number' || typeof metered === 'number') && tokens(u) === 0; }
+  function rowUnrecorded(r) { return typeof r.usage_recorded === 'boolean' ? !r.usage_recorded : unrecorded(r.usage, r.llm_calls, r.credits); }
   const UNRECORDED = 'the runtime recorded no token counts for these model calls';
+  const NO_CALL = 'no model call is recorded in this conversation (no transcript landed, or none of its records is a model call)';
   const COUNTING = 'the server is still reading this conversation\'s model calls; the figure follows';
   // A conversation that does not verify: its tokens and cost are read from evidence that does not verify, so the
   // server gives them as null with held_back, and the page says so instead of a figure.
@@ -652,12 +661,14 @@
         h('td', null, fmtTime(r.to), h('div', { class: 'faint small' }, dur ? 'lasted ' + dur : '')),
         r.counting ? counting('hide-narrow small') : h('td', { class: 'hide-narrow small' }, models.length ? models.join(', ') : '—'),
         r.counting ? counting('num') : r.held_back ? h('td', { class: 'num faint held', title: heldTitle(r) }, 'held back') :
-          unrecorded(r.usage, r.llm_calls, r.credits) ? h('td', { class: 'num faint', title: UNRECORDED }, 'not recorded') :
+          rowUnrecorded(r) ? h('td', { class: 'num faint', title: r.llm_calls ? UNRECORDED : NO_CALL }, 'not recorded') :
           h('td', { class: 'num', title: tokenTitle(r.usage) }, num(tokens(r.usage))),
         r.counting ? counting('num') : r.held_back ? h('td', { class: 'num faint held', title: heldTitle(r) }, 'held back') :
-          unrecorded(r.usage, r.llm_calls, r.credits) ? h('td', { class: 'num faint', title: UNRECORDED }, '—') : h('td', rated.marks ? { class: 'num', title: rated.title } : { class: 'num' }, usd(r.cost) + cost + (rated.marks ? ' ' + rated.marks : '')),
+          rowUnrecorded(r) ? h('td', { class: 'num faint', title: r.llm_calls ? UNRECORDED : NO_CALL }, '—') : h('td', rated.marks ? { class: 'num', title: rated.title } : { class: 'num' }, usd(r.cost) + cost + (rated.marks ? ' ' + rated.marks : '')),
         h('td', { class: 'num hide-narrow' }, num(r.talks)), h('td', { class: 'num hide-narrow' }, num(r.llm_calls)),
         h('td', { class: 'num hide-narrow' }, num(r.steps)),
+        rowRuntime(r) ? h('td', { class: 'hide-narrow small runtime' }, rowRuntime(r)) :
+          r.counting ? counting('hide-narrow small runtime') : h('td', { class: 'hide-narrow small runtime faint', title: NO_RUNTIME }, '-'),
         h('td', null, rowState(r), stoppedBadge(r.conflicts), removedBadge(r.removed_files)))));
     });
     tb.replaceChildren.apply(tb, drawn);
@@ -1180,12 +1191,12 @@
         h('span', { class: 'chip held', id: 'usage-held' }, 'tokens and cost held back (' + s.held_back.state + '): this conversation does not verify, so its ' +
           num(s.held_back.calls) + ' call(s) with usage are in no figure, here, in the list or in usage per day')));
     } else if (s.usage) {  // issue 17: where, with what, and at what cost
-      const rt = s.runtime || {}, notRecorded = unrecorded(s.usage, (s.kinds || {})['llm.call'], s.credits);
+      const rt = s.runtime || {}, notRecorded = unrecorded(s.usage, typeof s.llm_calls === 'number' ? s.llm_calls : (s.kinds || {})['llm.call'], s.credits);
       add(app, h('div', { class: 'chips', id: 'usage' },
         chip('project', (s.project || (s.removed ? '(removed by retention)' : '—')) + (s.git_branch ? ' (' + s.git_branch + ')' : '')),
         chip('runtime', [rt.name, rt.version].filter(Boolean).join(' ') || '—'),
         chip('models', (s.models || []).join(', ') || '—'),
-        notRecorded ? chip('tokens', 'not recorded by the runtime') :
+        notRecorded ? chip('tokens', s.llm_calls === 0 && typeof s.credits !== 'number' ? 'not recorded: no model call is recorded in this conversation' : 'not recorded by the runtime') :
           chip('tokens', 'in ' + num(s.usage.in) + ' · out ' + num(s.usage.out) + ' · cache read ' + num(s.usage.cache_read) +
             ' · cache write ' + writes(s.usage)),
         chip('cost', notRecorded ? '—' : costText(s.cost)),

@@ -1,0 +1,119 @@
+"""The page's conversation list and ``asz ls`` say a conversation's runtime and what was not recorded alike
+(session 24, found by fresh users).
+
+- The page's list had no runtime column where ``asz ls`` prints RUNTIME: it has one now (Runtime, before State), in
+  ``asz ls``'s words (the dialect name of the main transcript: claude-code, kiro; ``-`` when no transcript landed),
+  and its Runtime filter keeps the rows ``asz ls --dialect`` keeps.
+- A session of MCP hook records alone (``asz hook``, adapter ``changes``, no transcript) read ``0`` tokens and
+  ``$0.00`` in ``asz ls``, on the page and in ``asz conversation``: nothing recorded is not a figure, so it reads
+  ``not recorded`` and ``-`` by the one rule (``asz_core.view.rows.usage_unrecorded``), sorts last by cost, and the
+  conversation's page says it in its tokens chip.
+
+Real input: the corpus project -home-user-sample-project (Claude Code) and the corpus Kiro home, collected by the
+real ``asz collect --once``; every corpus probe payload (``hooks/…mcp-hooks-2.1.282.jsonl``) fed to the real ``asz
+hook`` and collected with adapter ``changes``. The hook-only sessions are the payloads' own ``session_id`` values.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+from view_server_helpers import REPO, asz, parse
+
+from test_view_server_browser import open_at, wait  # noqa: F401  (the browser fixture is in tests/conftest.py)
+
+PROJECT = "-home-user-sample-project"
+#: the root: two collects, eight real asz hook processes and a third collect (about 35 s on a loaded machine)
+pytestmark = pytest.mark.slow
+
+
+def _payloads(corpus_dir: Path) -> list[bytes]:
+    return next((corpus_dir / "hooks").glob("apache__*mcp-hooks-2.1.282.jsonl")).read_bytes().splitlines()
+
+
+@pytest.fixture(scope="module")
+def mixed(corpus_dir, tmp_path_factory) -> tuple[Path, set[str]]:
+    """The root, and the ids of the sessions of hook records alone (from the payloads)."""
+    base = tmp_path_factory.mktemp("mixed")
+    kiro = corpus_dir / "kiro" / "home" / ".kiro"
+    if not kiro.is_dir():
+        pytest.skip(f"{kiro} is absent")
+    root = base / "root"
+    shutil.copytree(corpus_dir / "claude-code" / "projects" / PROJECT, base / "projects" / PROJECT)
+    asz("collect", "--once", "--adapter", "claude-code-local", "--source", str(base / "projects"), "--root", str(root))
+    asz("collect", "--once", "--adapter", "kiro", "--source", str(kiro), "--root", str(root))
+    data = base / "hookdata"
+    for line in _payloads(corpus_dir):
+        p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "hook", "--data", str(data)], input=line,
+                           capture_output=True, cwd=REPO, timeout=60)
+        assert p.returncode == 0 and p.stdout == b"", p
+    asz("collect", "--once", "--adapter", "changes", "--source", str(data), "--root", str(root))
+    parse(root)
+    return root, {json.loads(x)["session_id"] for x in _payloads(corpus_dir)}
+
+
+def _ls(root: Path, *extra: str) -> dict[str, dict]:
+    return {r["id"]: r for r in json.loads(asz("ls", "--json", "--root", str(root), *extra).stdout)}
+
+
+def test_hook_records_alone_read_not_recorded_in_asz_ls(mixed):
+    root, hooked = mixed
+    rows = _ls(root)
+    assert len(hooked) >= 2 and hooked <= set(rows)
+    for sid in hooked:
+        r = rows[sid]
+        assert (r["llm_calls"], r["calls_with_usage"], r["usage_recorded"]) == (0, 0, False), r
+        assert r["title"].startswith("(no transcript) ") and not r["runtime"]["name"]
+    runtimes = {r["runtime"]["name"] for r in rows.values()}
+    assert {"claude-code", "kiro", ""} <= runtimes  # the mix: three kinds of row
+    table = asz("ls", "--root", str(root)).stdout.splitlines()
+    head = re.split(r"\s{2,}", table[0].strip())
+    assert head[-4:] == ["TOKENS", "COST", "RUNTIME", "STATE"]
+    cells = {ln[:8]: re.split(r"\s{2,}", ln.strip()) for ln in table if re.match(r"[0-9a-f]{8}  ", ln)}
+    for sid in hooked:
+        assert cells[sid[:8]][-4:-1] == ["not recorded", "-", "-"], cells[sid[:8]]
+    assert "$0.00" not in "\n".join(" ".join(cells[s[:8]]) for s in hooked)
+    sid = sorted(hooked)[0]
+    said = asz("conversation", sid, "--root", str(root)).stdout.splitlines()
+    assert "tokens not recorded: no model call is recorded in this conversation" in said and "cost - (no tokens to price)" in said
+    by_cost = list(json.loads(asz("ls", "--json", "--sort", "cost", "--root", str(root)).stdout))
+    priced = [r["id"] for r in by_cost if r["usage_recorded"] is not False]
+    assert [r["id"] for r in by_cost][:len(priced)] == priced  # no figure: last, with the held-back ones
+
+
+def _page_rows(drv) -> dict[str, list[str]]:
+    return {tr.get_attribute("data-id"): [td.text.strip() for td in tr.find_elements(By.TAG_NAME, "td")]
+            for tr in drv.find_elements(By.CSS_SELECTOR, "#rows tr")}
+
+
+def test_the_page_list_has_runtime_and_says_not_recorded(mixed, serve, browser):
+    root, hooked = mixed
+    rows = _ls(root)
+    s = serve(root)
+    open_at(browser, s.base + "/", "#rows tr")
+    wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, "#rows td.counting")
+         and len(d.find_elements(By.CSS_SELECTOR, "#rows tr")) == len(rows), timeout=180)
+    heads = [th.text.replace("▼", "").strip() for th in browser.find_elements(By.CSS_SELECTOR, "table.conv thead th")]
+    assert heads[-2:] == ["Runtime", "State"] and heads[3:5] == ["Tokens", "Cost"]
+    page = _page_rows(browser)
+    assert set(page) == set(rows)
+    for cid, cells in page.items():
+        assert cells[-2] == (rows[cid]["runtime"]["name"] or "-"), (cid, cells)  # asz ls's words
+    for sid in hooked:
+        assert page[sid][3:5] == ["not recorded", "—"], page[sid]
+    kiro = _ls(root, "--dialect", "kiro")
+    assert kiro and set(kiro) < set(rows)
+    Select(browser.find_element(By.ID, "f-dialect")).select_by_value("kiro")
+    wait(browser, lambda d: set(_page_rows(d)) == set(kiro))
+    assert "#" in browser.current_url and "dialect=kiro" in browser.current_url
+    open_at(browser, f"{s.base}/c/{sorted(hooked)[0]}", "#usage")
+    chips = [c.text for c in browser.find_elements(By.CSS_SELECTOR, "#usage .chip")]
+    assert "tokens not recorded: no model call is recorded in this conversation" in chips and "cost —" in chips, chips
