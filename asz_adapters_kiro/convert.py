@@ -38,6 +38,7 @@ import orjson
 from asz_core import Part, Record, Source
 
 from .build import DIALECT, failed_from_status, guard, mcp_split, unix_seconds_rfc3339
+from .spans import REASON_NOT_JSON, parse
 from .changes import records
 from .documents import document_record
 from .ide import workspace_of
@@ -50,6 +51,7 @@ __all__ = [
     "V2_KINDS",
     "convert_line",
     "convert_document",
+    "unfinished_reason",
     "mcp_split",
     "failed_from_status",
     "unix_seconds_rfc3339",
@@ -101,3 +103,11 @@ def convert_document(source: Source, data: bytes) -> Record:
     if "external_input" in rec.flags and not rec.cwd:  # a Kiro IDE session JSON: its directory names the workspace
         rec.cwd = workspace_of(getattr(source, "src", "") or "")
     return rec
+
+
+def unfinished_reason(data: bytes) -> str:
+    """``the document is not valid JSON (…)`` when ``data`` (a whole snapshot file, trailing newlines trimmed) does
+    not decode as JSON, the one way a document Kiro was rewriting reads when cut (:data:`~.spans.REASON_NOT_JSON`);
+    '' otherwise (a document that decodes, whatever it holds, reads whole). Never raises."""
+    _, reason = parse(data)
+    return f"{REASON_NOT_JSON.replace('the record', 'the document')} (read while Kiro rewrote it?)" if reason == REASON_NOT_JSON else ""

@@ -13,7 +13,7 @@ from typing import Any, Iterable, Mapping
 
 from asz_core import AddedCredits, Adapter, Capabilities, Discovery, Record, Source, hookimpl
 
-from .convert import DIALECT, convert_document, convert_line
+from .convert import DIALECT, convert_document, convert_line, unfinished_reason
 from .discover import DATABASES, IDE_DIRS, KIRO_HOMES, discover, discover_documents, read_folders
 from .flags import FLAG_RULES
 from .gists import call_gist
@@ -179,6 +179,16 @@ class KiroAdapter(Adapter):
         (``create /w/notes.md``), a 3.x ``create``'s file, a ``grep``'s or ``glob``'s pattern and folder, a ``read``'s
         paths; None for any other call (the readers' own rule). See :func:`asz_adapters_kiro.gists.call_gist`."""
         return call_gist(name, data)
+
+    def document_unfinished(self, source: Source, data: bytes) -> str:
+        """Why a snapshot file's bytes read as a document Kiro was rewriting when they were read, '' when they read
+        whole: Kiro writes a 3.x ``session.json``, a 2.x ``<id>.json`` and its IDE files whole again at each change,
+        so bytes that are not valid JSON (cut mid-way) are a torn read; the collector reads the file again on its
+        next pass and lands them only when the file then stays unchanged for the idle window (trial 23a, F16;
+        docs/adapters/kiro.md, Snapshots read mid-rewrite). '' for a SQLite row (a committed value). Never raises."""
+        if source.mode != "snapshot":
+            return ""
+        return unfinished_reason(data)
 
     def convert_line(self, source: Source, line: bytes, ord: int, off: int) -> Record:
         """One complete source line (no newline) of a 3.x or 2.x transcript into one record.

@@ -98,7 +98,7 @@ def collect(
     busy=N shrunk=N partial=N rounds=N (1.234s)``: the seconds are the pass's (landing, provider bodies, parse; not start-up nor the list rows kept after the line); ``landed`` counts files, ``skipped`` what the adapters passed
     over (followed by ``(asz sources lists them)`` when not 0: each with its reason),
     ``bytes`` source bytes, ``shrunk`` records too large to land whole (each told on stderr as ``warning:``), ``partial``
-    sources ending in a line with no newline yet (it waits), ``gone`` landed sources gone since the last pass (counted once, by the pass that finds them: their cursor becomes source_gone; one gone before any of it landed, or before what this pass's listing saw it grow by landed, is an ``error:``),
+    sources ending in a line with no newline yet, or a snapshot read while its runtime rewrote it (cut: not valid JSON) (it waits, and lands once whole), ``gone`` landed sources gone since the last pass (counted once, by the pass that finds them: their cursor becomes source_gone; one gone before any of it landed, or before what this pass's listing saw it grow by landed, is an ``error:``),
     ``rounds`` the Session Flow rounds the parse after landing wrote (docs/session-flow.md; a session whose chain cannot be extended is an error).
     A pass that creates a storage root no --root named says so once on stderr (``note: created a new storage root at /abs/data (…)``, naming how it was chosen; docs/storage-root.md). A pass that finds no session says so on stderr (``note:``), naming the folder a --source one level off meant (``did
     you mean --source ~/.claude/projects?`` for a project folder or ~/.claude), as the default list (no adapters

@@ -33,7 +33,8 @@ class Counters:
     ``source_gone``, so a later pass does not count them again); ``skipped`` what discovery
     passed over; ``busy`` sessions whose lock another writer held; ``shrunk`` records too large to land
     whole, landed alone with payloads taken out (seed 000, Too large to land); ``partial`` sources whose
-    last line has no newline yet (it waits: a write in progress, or a torn tail)."""
+    last line has no newline yet (it waits: a write in progress, or a torn tail), or snapshots read while their runtime
+    rewrote them (:meth:`~asz_core.Adapter.document_unfinished`: they wait for the next pass)."""
 
     sessions: int = 0
     sources: int = 0

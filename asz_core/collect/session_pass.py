@@ -434,6 +434,14 @@ class SessionPass:
         data = bytes(data)
         self.one_document(s, data, DocStat(len(data)), cp, cur)
 
+    def _unfinished(self, s: Source, data: bytes, st: os.stat_result | DocStat) -> bool:
+        """True when the adapter reads ``data`` as a snapshot caught mid-rewrite (:meth:`~asz_core.Adapter.document_unfinished`)
+        and its file changed within the idle window (``torn_after_ns``): it waits for the next pass. Bytes that stay
+        so with the file unchanged for the window are what the runtime left, and land (as the adapter reads them)."""
+        if not _unfinished_of(self.adapter, s, data):
+            return False
+        return time.time_ns() - st.st_mtime_ns < self.opts.torn_after_ns
+
     def one_document(self, s: Source, data: bytes, st: os.stat_result | DocStat, cp: Path, cur: SnapshotCursor | None) -> None:
         """Snapshot cursor logic (origin-digest §2.2) over a document's bytes ``data`` (untrimmed)."""
         dirty = False
@@ -456,6 +464,11 @@ class SessionPass:
             if dirty:
                 self.save(cp, cur, st)
             return
+        if s.mode == "snapshot" and self._unfinished(s, data, st):
+            self.c.partial += 1  # a read while the runtime rewrites it: the next pass reads it again (never lands torn)
+            if dirty:
+                self.save(cp, cur, st)
+            return
         try:
             rec = returned_record(self.adapter.convert_document(s, data), "convert_document")
         except Exception as exc:
@@ -474,6 +487,15 @@ class SessionPass:
         cur.state = "active"
         self.save(cp, cur, st)
         landed(read)  # the progress line's bytes (collect/meter.py)
+
+
+def _unfinished_of(adapter, s: Source, data: bytes) -> str:
+    """The adapter's :meth:`~asz_core.Adapter.document_unfinished` for ``data``; '' when it raises or answers no text."""
+    try:
+        why = adapter.document_unfinished(s, data)
+    except Exception:
+        return ""
+    return why if isinstance(why, str) else ""
 
 
 def moved_reason(session: str, cur: AppendCursor | SnapshotCursor, s: Source, peers: list[str]) -> str:
