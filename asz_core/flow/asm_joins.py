@@ -64,17 +64,32 @@ def spawn_edges_named(st: State) -> list[Edge]:
     return edges
 
 
+#: Why a child stream is open when its transcript has not landed (§4.4 step 5), and when the record announcing it
+#: holds a failed result (the runtime recorded that the call starting it failed: Kiro's ``sub_agent_complete`` with
+#: ``status`` failed, whose sub-agent wrote no transcript).
+CHILD_NOT_YET = "announced, but no transcript has landed yet"
+CHILD_FAILED = "the call that started it failed (the runtime recorded the failure), and no transcript of it landed"
+
+
+def failed_children(st: State) -> set[str]:
+    """The child streams a canonical record names (``child``) beside a failed ``result`` part: the runtime recorded
+    that the call starting them failed."""
+    return {e.child for e in st.canonical if e.child and any(p.k == "result" and p.failed for p in e.parts)}
+
+
 def stage5_spawns(st: State) -> None:
     """Child streams joined to the calls that started them (§4.4 step 5)."""
     edges = spawn_edges_named(st)
+    failed = failed_children(st)
     spawned: set[str] = set()
     missing_call: dict[str, str] = {}
     resolved = 0
     for ed in edges:
         child = st.by_stream.get(ed.stream)
         if child is None:
-            # Announced before (or without) its transcript: open until the file lands.
-            st.open("child_stream", ed.stream, "announced, but no transcript has landed yet")
+            # Announced before (or without) its transcript: open until the file lands. One whose start the runtime
+            # recorded as failed says so: no transcript is to be waited for (trial 23a: Kiro's failed sub-agents).
+            st.open("child_stream", ed.stream, CHILD_FAILED if ed.stream in failed else CHILD_NOT_YET)
             continue
         if not ed.tool and ed.parent:
             if ed.parent in st.by_stream:

@@ -88,6 +88,18 @@ def test_the_3x_session_is_one_talk_for_its_one_prompt(views) -> None:
     assert [s["label"] for s in doc["streams"]] == ["Nimble Haze"]
 
 
+def test_a_failed_sub_agent_reads_as_kiro_recorded_it(views, kiro_home: Path) -> None:
+    """Kiro recorded each sub-agent as failed (``sub_agent_complete`` ``status: error``) and wrote no transcript of it:
+    its open child stream says so, never "no transcript has landed yet" (trial 23a)."""
+    lines = (kiro_home / "sessions" / "2f1c0d9e8b7a6f5e" / V3_SESSION / "messages.jsonl").read_text().splitlines()
+    done = [json.loads(x)["payload"] for x in lines if '"sub_agent_complete"' in x]
+    failed = sorted(p["subSessionId"] for p in done if p["status"] == "error")
+    assert len(failed) == 2  # counted from the source
+    children = [u for u in views[V3_SESSION]["unresolved"] if u["kind"] == "child_stream"]
+    assert sorted(u["ref"] for u in children) == failed
+    assert all(u["reason"].startswith("the call that started it failed") and "yet" not in u["reason"] for u in children)
+
+
 def test_the_2x_session_is_one_talk_with_its_calls_in_the_run(views) -> None:
     doc = views[V2_SESSION]
     assert doc["summary"]["title"].startswith("Do these six steps in order.")  # <id>.json title
