@@ -12,15 +12,15 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Mapping
 
-from asz_core import FLAGS, Dropped, Part, RawJSON, Record, Usage, member_part, unknown_part
+from asz_core import FLAGS, Dropped, Part, RawJSON, Record, Usage, is_member_part, unknown_part
 from asz_core.sessiondata.vocabulary import USAGE_COUNT_DROPPED, USAGE_RATE_DROPPED
 
 from .companions import note_companion
 from .jsonspans import Obj, element_bytes
+from .members import BLOCK_CHECKS, BLOCK_LEVELS, undescribed_members
 
 __all__ = [
     "BLOCKS",
-    "BLOCK_KNOWN",
     "CONTENT_LIST_WHAT",
     "CONTENT_LIST_WHY",
     "RATE_WHY",
@@ -59,6 +59,10 @@ CONTENT_LIST_WHAT = "content list"
 CONTENT_LIST_WHY = "the list held only this text block, which is the text part"
 #: The first ``claude-code-local`` version whose files state :data:`CONTENT_LIST_WHAT` (docs/adapter-claude-code.md).
 CONTENT_LIST_FROM = (0, 2, 0)
+#: The first ``claude-code-local`` version that states :data:`CONTENT_LIST_WHAT` for a list of one text block holding a
+#: member no dialect describes (0.5.0 landed that member's part beside the text and stated no list: :func:`content_shape`
+#: reads such a record of a 0.5.0 file as not known).
+BLOCK_MEMBERS_LISTED_FROM = (0, 6, 0)
 #: The first ``claude-code-local`` version that lists a call's rate other than standard under ``dropped``
 #: (:func:`rate_dropped`); the adapter stated it from commit 7a8464b, still calling itself 0.2.0, and 0.3.0 says it.
 RATES_STATED_FROM = (0, 3, 0)
@@ -238,10 +242,12 @@ def attachment_flags(att: dict) -> set[str]:
 
 
 def note_content_list(rec: Record, message: Obj, content: list) -> None:
-    """When a ``user`` message's ``content`` (a list) landed as exactly one text part, list the wrapper under ``rec.dropped``:
+    """When a ``user`` message's ``content`` (a list) landed as exactly one text part (beside the unknown parts of its
+    block's members no dialect describes: a member part is not a content block), list the wrapper under ``rec.dropped``:
     ``what`` :data:`CONTENT_LIST_WHAT`, ``bytes`` the list's source bytes less those of the text's JSON string as
     written (the brackets, the block's other members and their separators), ``why`` :data:`CONTENT_LIST_WHY`."""
-    if len(content) != 1 or len(rec.parts) != 1 or rec.parts[0].k != "text":
+    parts = rec.parts
+    if len(content) != 1 or not parts or parts[0].k != "text" or not all(map(is_member_part, parts[1:])):
         return
     ((item, b, e),) = message.items("content")
     text = Obj(item, message.buf, b, e, message.canonical).member_bytes("text")
@@ -277,7 +283,8 @@ def content_shape(adapter: str, record: Mapping[str, Any]) -> str | None:
     record from ``external`` (a ``user`` line) is a list when its ``dropped`` lists :data:`CONTENT_LIST_WHAT`
     (:func:`note_content_list`), else a string; a record from ``agent`` (an ``assistant`` line, the API message shape:
     seed 003 §2) is a list. None for any other record or file (an earlier version did not state the list, so its
-    records cannot tell). Never raises."""
+    records cannot tell), and for a record from ``external`` of a file before :data:`BLOCK_MEMBERS_LISTED_FROM` whose
+    text block held a member no dialect describes (its member part beside the text) and states no list. Never raises."""
     v = _version(adapter)
     if v is None or v < CONTENT_LIST_FROM:
         return None
@@ -288,7 +295,16 @@ def content_shape(adapter: str, record: Mapping[str, Any]) -> str | None:
         return None
     dropped = record.get("dropped")
     listed = isinstance(dropped, list) and any(isinstance(d, dict) and d.get("what") == CONTENT_LIST_WHAT for d in dropped)
+    if not listed and v < BLOCK_MEMBERS_LISTED_FROM and _block_member(record):
+        return None  # 0.5.0 left such a list unstated: the source line decides
     return "list" if listed else "string"
+
+
+def _block_member(record: Mapping[str, Any]) -> bool:
+    """Whether a landed record holds a member part of a content block (``member "x" of message.content[0] (text) …``)."""
+    parts = record.get("parts")
+    return isinstance(parts, list) and any(isinstance(p, dict) and is_member_part(p) and " of message.content[" in p["text"]
+                                           for p in parts)
 
 
 class Parts:
@@ -312,8 +328,10 @@ class Parts:
     def block(self, item: Any, buf: bytes, b: int, e: int, canonical: bool = False, index: int = 0) -> None:
         """One content block (an element ``(item, b, e)`` of :meth:`Obj.items` over ``buf``, ``index`` its place in
         ``message.content``) into its part(s), or an unknown part (``canonical`` as for :class:`Obj`). A member of a
-        described block outside :data:`BLOCK_KNOWN` lands after the block's parts as one unknown part, verbatim, its
-        text ``member "x" of message.content[2] (text) is not one this dialect describes`` (seed 000, Parts)."""
+        described block outside :data:`~asz_adapters_claude.members.BLOCK_KNOWN` (or of an item of a ``tool_result``'s
+        ``content`` the block reads, outside its level) lands after the block's parts as one unknown part, verbatim,
+        its text ``member "x" of message.content[2] (text) is not one this dialect describes`` (``of
+        message.content[0].content[1] (text)`` for an item; seed 000, Parts: :func:`~asz_adapters_claude.members.undescribed_members`)."""
         if not isinstance(item, dict):
             self.unknown(element_bytes(buf, item, b, e), "a content item that is not a JSON object")
             return
@@ -327,10 +345,8 @@ class Parts:
         if not handler(self, blk):
             self.unknown(element_bytes(buf, item, b, e), f'block type "{kind}" does not have the shape this dialect describes')
             return
-        known = BLOCK_KNOWN[kind]
-        if not item.keys() <= known:
-            where = f"message.content[{index}] ({kind})"
-            self.rec.parts += [member_part(blk.member_source(k), k, where) for k in item if k not in known]
+        if not BLOCK_CHECKS[kind](item):
+            self.rec.parts += undescribed_members(blk, BLOCK_LEVELS[kind], f"message.content[{index}]", kind)
 
     # Each handler returns False when the block lacks the fields its kind needs.
 
@@ -427,22 +443,6 @@ BLOCKS: dict[str, Callable[[Parts, Obj], bool]] = {
     "image": Parts._image,
     "tool_result": Parts._result,
 }
-
-#: The members of each block type of :data:`BLOCKS` the dialect reads or leaves out as a known gap (``tool_use.caller``,
-#: docs/adapters/claude-code.md): the real corpus's blocks hold these and no other. Any other member of a block that
-#: lands as its part(s) lands beside them as an unknown part (:meth:`Parts.block`; ``transcript._all_known`` keeps
-#: such a line from the compiled fast path).
-_CALL_KNOWN = frozenset({"type", "id", "name", "input", "caller"})
-BLOCK_KNOWN: dict[str, frozenset[str]] = {
-    "text": frozenset({"type", "text"}),
-    "tool_use": _CALL_KNOWN,
-    "server_tool_use": _CALL_KNOWN,
-    "thinking": frozenset({"type", "thinking", "signature"}),
-    "redacted_thinking": frozenset({"type", "data"}),
-    "image": frozenset({"type", "source"}),
-    "tool_result": frozenset({"type", "tool_use_id", "content", "is_error"}),
-}
-
 
 #: Claude Code's interrupt notices, written as a user line's list of one text block (no field marks them), whole.
 INTERRUPT_NOTICES = frozenset(("[Request interrupted by user]", "[Request interrupted by user for tool use]"))

@@ -37,8 +37,10 @@ class ClaudeCodeLocal(Adapter):
     # 0.2.0: a list of one text block is stated in dropped (blocks.CONTENT_LIST_FROM); 0.3.0: a call's rate other than
     # standard (fast mode, a priority or batch tier, a region) is stated in dropped (blocks.RATES_STATED_FROM); 0.4.0: a
     # line member the dialect does not describe lands verbatim as an unknown part (transcript.undescribed_members); 0.5.0:
-    # so does a content block's member (blocks.BLOCK_KNOWN) and a text attachment's (transcript.ATTACHMENT_TEXT_KNOWN)
-    version = "0.5.0"
+    # so does a content block's member (members.BLOCK_KNOWN) and a text attachment's (members.ATTACHMENT_TEXT_KNOWN);
+    # 0.6.0: and an item's of a tool_result's content or a queued_command's prompt list (members.MEMBERS), and a user
+    # line's list of one text block holding such a member states "content list" (blocks.BLOCK_MEMBERS_LISTED_FROM)
+    version = "0.6.0"
     dialects = (DIALECT,)
     kinds = ("transcript", "agent_meta", "journal", "workflow_manifest", "workflow_script")
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=True, children=True, media=True, snapshots=True)

@@ -13,14 +13,15 @@ from typing import Any, Mapping
 
 import orjson
 
-from asz_core import Dropped, Part, RawJSON, Record, Source, Usage, load_compiled, member_part, unknown_part
+from asz_core import Dropped, Part, RawJSON, Record, Source, Usage, load_compiled, unknown_part
 
-from .blocks import (BLOCK_KNOWN, CONTENT_LIST_WHAT, CONTENT_LIST_WHY, SIGNATURE_WHY, Parts, attachment_flags, mcp_split,
+from .blocks import (CONTENT_LIST_WHAT, CONTENT_LIST_WHY, SIGNATURE_WHY, Parts, attachment_flags, mcp_split,
                      _version, content_shape, note_content_list, ordered_flags, shown, str_of, usage_of,
                      withheld_flags_of_undecodable)
 from .changes import derive_changes, editing_tool_of
 from .companions import companion_dropped
 from .jsonspans import Obj
+from .members import ATTACHMENT_TEXT_CHECK, ATTACHMENT_TEXT_LEVEL, CHECKS, LINE_STRINGS, MEMBERS, undescribed_members
 from .prompts import prompt_blocks
 
 __all__ = ["DESCRIBED_TYPES", "LABEL_FOR", "BASH_OUTPUT_RULE_FROM", "label_target", "read_today", "record_line",
@@ -49,35 +50,6 @@ DESCRIBED_TYPES = frozenset(
     }
 )
 
-#: Deepest nesting of a source line that still lands parsed: a record puts the
-#: value three levels down (record, parts, part), and a Session Data reader
-
-#: The line's string fields a record takes as they are, in the order :func:`transcript_record` assigns them:
-#: id, parent, run, continues, time, cwd (where the runtime was working, as it recorded it; issue 17),
-#: git_branch, runtime_version, request (with call, the provider call's key where present; issue 17).
-_LINE_STRINGS = ("uuid", "parentUuid", "promptId", "logicalParentUuid", "timestamp", "cwd", "gitBranch", "version", "requestId")
-#: The members of a ``user``, ``assistant`` or ``attachment`` line this dialect knows, at each level it reads: each
-#: level is ``(known, nothing, below)``: the member names it reads or understands and leaves out (the second group:
-#: docs/adapters/claude-code.md, Known gaps), those it understands only at the value that says nothing happened (any
-#: other value is not described), and the levels below by member name. Any other member lands verbatim as an unknown
-#: part after the content's parts (seed 000, Parts and Dropped; trial 23a F5): :func:`undescribed_members`.
-_LINE_KNOWN = frozenset({*_LINE_STRINGS, "type", "toolUseResult", "origin", "isMeta", "isCompactSummary", "promptSource",
-                         "isSidechain",
-                         "userType", "entrypoint", "slug", "sessionId", "agentId", "permissionMode",
-                         "sourceToolAssistantUUID", "sourceToolUseID", "thinkingMetadata", "todos",
-                         "isVisibleInTranscriptOnly", "isApiErrorMessage"})
-_USAGE_KNOWN = frozenset({"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens",
-                          "cache_creation", "server_tool_use", "iterations", "service_tier", "inference_geo", "speed"})
-_CACHE_KNOWN = frozenset({"ephemeral_1h_input_tokens", "ephemeral_5m_input_tokens"})
-_SERVER_KNOWN = frozenset({"web_search_requests", "web_fetch_requests"})
-_MESSAGE_KNOWN = frozenset({"id", "type", "role", "model", "content", "usage", "stop_reason", "stop_sequence",
-                            "stop_details", "context_management"})
-_NO_EDITS = {"applied_edits": []}
-_USAGE_LEVEL = (_USAGE_KNOWN, {}, {"cache_creation": (_CACHE_KNOWN, {}, {}), "server_tool_use": (_SERVER_KNOWN, {}, {})})
-_MESSAGE_LEVEL = (_MESSAGE_KNOWN, {"stop_details": None, "context_management": _NO_EDITS}, {"usage": _USAGE_LEVEL})
-_MEMBERS = {"user": (_LINE_KNOWN | {"message"}, {}, {"message": _MESSAGE_LEVEL}),
-            "assistant": (_LINE_KNOWN | {"message"}, {}, {"message": _MESSAGE_LEVEL}),
-            "attachment": (_LINE_KNOWN | {"attachment"}, {}, {})}
 _FROM_BY_TYPE = {"assistant": "agent", "user": "external", "system": "runtime", "attachment": "runtime"}
 _SYSTEM_FLAGS = {
     "compact_boundary": "context_reset",
@@ -89,49 +61,6 @@ _TRIGGERS = {"human": "external", "task-notification": "notification"}
 _TOOL_USE_ID = re.compile(r"<tool-use-id>\s*([^<\s]+)\s*</tool-use-id>")
 _TASK_ID = re.compile(r"<task-id>\s*([^<\s]+)\s*</task-id>")
 _AGENT_ID = re.compile(r"a[0-9a-f]{16}")
-
-
-def _all_known(v: dict, t: str) -> bool:
-    """True when every member of the line ``v`` of type ``t``, and of the levels below it the dialect reads, is known
-    (:data:`_MEMBERS`, whose table it follows level by level): the check of every line, set operations in C. A line
-    failing it goes to :func:`undescribed_members`."""
-    level = _MEMBERS.get(t)
-    if level is None:
-        return True
-    if not v.keys() <= level[0]:
-        return False
-    m = v.get("message")
-    if type(m) is not dict or t == "attachment":
-        return True
-    if not m.keys() <= _MESSAGE_KNOWN or m.get("stop_details") is not None or m.get("context_management", _NO_EDITS) != _NO_EDITS:
-        return False
-    content = m.get("content")
-    if type(content) is list:
-        for b in content:  # a described block's members (Parts.block); another type lands whole
-            if type(b) is dict and type(k := b.get("type")) is str and k in BLOCK_KNOWN and not b.keys() <= BLOCK_KNOWN[k]:
-                return False
-    u = m.get("usage")
-    if type(u) is not dict:
-        return True
-    if not u.keys() <= _USAGE_KNOWN:
-        return False
-    c, s = u.get("cache_creation"), u.get("server_tool_use")
-    return (type(c) is not dict or c.keys() <= _CACHE_KNOWN) and (type(s) is not dict or s.keys() <= _SERVER_KNOWN)
-
-
-def undescribed_members(obj: Obj, level: tuple, where: str = "the line") -> list[Part]:
-    """One unknown part for each member of ``obj`` (and of its levels below) that ``level`` does not know, in source
-    order: its bytes the member as an object of its own from the source (``{"agentTelemetryV9":{…}}``), its text
-    ``member "agentTelemetryV9" of the line is not one this dialect describes`` (``of message.usage`` below). A line
-    whose bytes are not UTF-8 never gets here: it lands whole as one unknown part (convert._described_escaped)."""
-    known, nothing, below = level
-    out = []
-    for key, value in obj.value.items():
-        if key not in known or (key in nothing and value != nothing[key]):
-            out.append(member_part(obj.member_source(key), key, where))
-        elif key in below and type(value) is dict:
-            out += undescribed_members(obj.child(key), below[key], key if where == "the line" else f"{where}.{key}")  # type: ignore[arg-type]
-    return out
 
 
 def unknown_record(rec: Record, raw: bytes, reason: str) -> None:
@@ -286,18 +215,11 @@ def _notification_links(rec: Record, content: str) -> None:
                 break
 
 
-#: The members of an attachment that lands as text the dialect reads (``type``, ``commandMode``, ``prompt``, ``text``,
-#: ``content``) or leaves out as known gaps (a hook's and a skill listing's: docs/adapters/claude-code.md): the real
-#: corpus's text attachments hold these and no other. Any other lands after the text part as an unknown part.
-ATTACHMENT_TEXT_KNOWN = frozenset({"type", "commandMode", "prompt", "text", "content", "hookName", "hookEvent",
-                                   "toolUseID", "command", "stdout", "stderr", "exitCode", "durationMs", "skillCount",
-                                   "isInitial"})
-
-
 def _attachment_part(parts: Parts, att: Obj) -> None:
     """Attachment → text when it holds prose, then an unknown part for each of its members outside
-    :data:`ATTACHMENT_TEXT_KNOWN` (``member "x" of attachment is not one this dialect describes``), else the whole
-    attachment as data (origin-digest §5.1)."""
+    :data:`~asz_adapters_claude.members.ATTACHMENT_TEXT_KNOWN` (``member "x" of attachment is not one this dialect
+    describes``) and of a ``queued_command``'s ``prompt`` items outside theirs (``of attachment.prompt[0] (text)``),
+    else the whole attachment as data (origin-digest §5.1)."""
     a = att.value
     text = None
     if a.get("type") == "queued_command" and a.get("commandMode") == "prompt":
@@ -313,8 +235,8 @@ def _attachment_part(parts: Parts, att: Obj) -> None:
         parts.add(Part(k="data", data=whole, bytes=len(whole.raw)))
         return
     parts.text(text)
-    if not a.keys() <= ATTACHMENT_TEXT_KNOWN:
-        parts.rec.parts += undescribed_members(att, (ATTACHMENT_TEXT_KNOWN, {}, {}), "attachment")
+    if not ATTACHMENT_TEXT_CHECK(a):
+        parts.rec.parts += undescribed_members(att, ATTACHMENT_TEXT_LEVEL, "attachment")
 
 
 #: The key of a ``summary`` record naming the message whose conversation its summary names (written on resuming,
@@ -374,7 +296,8 @@ def transcript_record(rec: Record, obj: Obj, raw: bytes, source: Source | None =
         )
         unknown_record(rec, raw, reason)
         return
-    known = _all_known(v, t)
+    check = CHECKS.get(t)
+    known = check is None or check(v)
     if usual_line is not None and obj.canonical and known and usual_line.fill(rec, v, obj.buf, obj.start, obj.end):
         if t == "user":  # the derived changes of an editing tool's result stay in Python
             _derived_changes(rec, v, source)
@@ -385,7 +308,7 @@ def transcript_record(rec: Record, obj: Obj, raw: bytes, source: Source | None =
 
     # str_of over the line's string fields in one pass (this runs for every transcript line)
     (rec.id, rec.parent, rec.run, rec.continues, rec.time, rec.cwd, rec.git_branch, rec.runtime_version,
-     rec.request) = [x if isinstance(x, str) else "" for x in map(v.get, _LINE_STRINGS)]
+     rec.request) = [x if isinstance(x, str) else "" for x in map(v.get, LINE_STRINGS)]
     rec.from_ = _FROM_BY_TYPE.get(t, "")
     if t == "ai-title":
         rec.label = str_of(v, "aiTitle")
@@ -424,7 +347,7 @@ def transcript_record(rec: Record, obj: Obj, raw: bytes, source: Source | None =
     if parts.tur is not None:  # a toolUseResult with no result block to sit beside
         parts.add(Part(k="data", data=parts.tur.whole(), bytes=parts.tur.whole_size()))
     if not known:  # after the content's parts, before the parts the adapter adds (seed 000, Addressing a record)
-        rec.parts += undescribed_members(obj, _MEMBERS[t])
+        rec.parts += undescribed_members(obj, MEMBERS[t])
     _derived_changes(rec, v, source)
 
 

@@ -34,7 +34,7 @@ from .windows import SourceError, open_source, strerror
 from ..plugins.adapter import SOURCE_MODES, Source
 from ..sessiondata import Header, Record, encode_measured, format_rfc3339, shrink_record, source_sha, unknown_part
 from ..sessiondata.codec import encode_closing, encode_header, encode_record
-from ..sessiondata.model import Closing
+from ..sessiondata.model import Closing, is_member_part
 from ..sessiondata.slim import carry, forget_carried, slim_of_record
 from ..sessiondata.writer import VocabularyError, check_vocabulary
 from ..storage.aside import set_aside
@@ -115,20 +115,25 @@ def undescribed_warning(lines: list[tuple[int, str]], adapter: str, shown: int =
         listed = ", ".join(map(str, nums[:shown])) + (f" and {len(nums) - shown} more" if len(nums) > shown else "")
         said.append(f"line{'s' if len(nums) > 1 else ''} {listed}: {why}")
     if within:
-        return (f"{len(lines)} line(s) hold content adapter {adapter} does not describe ({'; '.join(said)}): kept "
-                "verbatim as unknown parts beside what it read, nothing lost (asz conversation lists them under undescribed)")
-    return (f"{len(lines)} line(s) adapter {adapter} could not describe ({'; '.join(said)}): "
-            "landed verbatim as unknown parts, nothing lost (asz conversation lists them under undescribed)")
+        return (f"{len(lines)} line(s) hold content adapter {adapter} does not describe ({'; '.join(said)}): each such "
+                "member or block travels verbatim, its source bytes as written, as an unknown part of the line's record "
+                "beside what it read (asz conversation lists them under undescribed)")
+    return (f"{len(lines)} line(s) adapter {adapter} could not describe ({'; '.join(said)}): their source bytes landed "
+            "verbatim, as written, as unknown parts (asz conversation lists them under undescribed)")
 
 
 def undescribed_of(rec: Record) -> list[tuple[int, str]]:
-    """``[(line, reason)]`` when every part of ``rec`` is ``unknown`` (the adapter could not describe the line at all),
-    else ``[]``. The usual record (a list of parts, the first not unknown) is told by its first part alone: this runs
-    for every line landed."""
+    """``[(line, reason of its first part)]`` when every part of ``rec`` is ``unknown`` (the adapter could not describe
+    the line at all), else ``[]``. A member part (:func:`~asz_core.sessiondata.model.is_member_part`: a source member
+    the dialect does not describe) is not content: a record whose other parts are all unknown is named by the first of
+    them, as it was before such parts existed, and one holding member parts only was read (with members it does not
+    describe: :func:`undescribed_within` names it). The usual record (a list of parts, the first not unknown) is told
+    by its first part alone: this runs for every line landed."""
     parts = rec.parts
     if type(parts) is list and (not parts or parts[0].k != "unknown"):
         return []
-    return [(rec.ord, rec.parts[0].text or "")] if rec.parts and all(p.k == "unknown" for p in rec.parts) else []
+    content = [p for p in parts if not is_member_part(p)]
+    return [(rec.ord, content[0].text or "")] if content and all(p.k == "unknown" for p in content) else []
 
 
 def undescribed_within(rec: Record) -> list[tuple[int, str]]:

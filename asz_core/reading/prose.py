@@ -73,7 +73,7 @@ from ..flow.chain import Chain, ChainError
 from ..flow.fold import FoldError, fold_rounds
 from ..flow.round import RoundError
 from ..sessiondata import SDError, SDReader
-from ..sessiondata.model import MEMBER_PART, Header
+from ..sessiondata.model import Header, is_member_part
 from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
 from .export import LOST, build, part_marker
@@ -338,11 +338,11 @@ def _is_claude(header: Header) -> bool:
 
 
 def _content_parts(parts: Sequence[dict]) -> Sequence[dict]:
-    """A record's parts less the unknown parts of source members its dialect does not describe (:data:`MEMBER_PART`):
+    """A record's parts less the unknown parts of source members its dialect does not describe (:func:`is_member_part`):
     they sit beside its content, so a prompt line with a member a newer runtime added is still a prompt."""
     if len(parts) < 2:
         return parts
-    return [p for p in parts if not (p.get("k") == "unknown" and str(p.get("text", "")).startswith(MEMBER_PART))]
+    return [p for p in parts if not is_member_part(p)]
 
 
 def _one_text(parts: Sequence[dict]) -> bool:

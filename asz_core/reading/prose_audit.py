@@ -45,7 +45,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 
-from ..sessiondata.model import Header
+from ..sessiondata.model import Header, is_member_part
 from ..storage.layout import parse_landed_name
 from ..sessiondata.times import parse_instant
 from ..view.placing import INPUT_FIELDS, call_prompts, call_summary, position, walk
@@ -127,7 +127,7 @@ class Audit:
         turn or an injected list of text parts, then one line per tool call; a compaction boundary's line."""
         base = {"conversation": self.conversation, "stream": stream, "role": "", "ts": rec.get("time", ""),
                 "text": "", "file": file, "row": row}
-        parts = [p for p in rec.get("parts") or () if isinstance(p, dict)]
+        parts = [p for p in rec.get("parts") or () if isinstance(p, dict) and not is_member_part(p)]  # a member: no content
         flags = rec.get("flags") or ()
         out, n = [], self._counts(rec)
         if line is not None:

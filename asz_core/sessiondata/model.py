@@ -41,6 +41,7 @@ __all__ = [
     "unknown_part",
     "MEMBER_PART",
     "member_part",
+    "is_member_part",
     "source_sha",
     "COMPANION_WHAT",
     "companion_file_name",
@@ -209,6 +210,14 @@ def member_part(member: bytes, key: str, where: str) -> Part:
     payload``): the one wording every dialect writes and a reader knows by :data:`MEMBER_PART`."""
     name = key if len(key) <= 80 else key[:80] + "…"
     return unknown_part(member, f"{MEMBER_PART}{json.dumps(name, ensure_ascii=False)} of {where} is not one this dialect describes")
+
+
+def is_member_part(part: "Part | dict") -> bool:
+    """True when ``part`` (a :class:`Part`, or a landed part as a dict) is an unknown part :func:`member_part` wrote: a
+    source member beside the record's content, not a content block. A record read with such parts was read, with
+    members its dialect does not describe; its content is its other parts. Never raises."""
+    k, text = (part.get("k"), part.get("text")) if isinstance(part, dict) else (part.k, part.text)
+    return k == "unknown" and isinstance(text, str) and text.startswith(MEMBER_PART)
 
 
 @attrs.define

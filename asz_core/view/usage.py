@@ -39,6 +39,7 @@ from typing import Iterable, Iterator
 
 import msgspec
 
+from ..sessiondata.model import is_member_part
 from ..sessiondata.vocabulary import USAGE_COUNT_DROPPED, USAGE_RATE_DROPPED
 
 __all__ = ["credits_follow_calls", "TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "RATE_UNCHECKED_KIND", "rate_not_priced", "rates_unchecked", "mark_rates_unchecked", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls",
@@ -458,13 +459,16 @@ def undescribed_call_lines(headers: dict, records: dict, listed: Iterable[tuple[
     ``listed`` the ``(seq, row, block, part)`` of every data and unknown part in seq/row/block order (the session's
     one scan of its parts, :meth:`~asz_core.view.session_records.LandedSession.listed_parts`): only the records
     holding an unknown part are looked at. A record with typed parts beside an unknown one was read (its call, if any,
-    is counted). Names at most 10 (``seq/row``); ``[]`` when there are none (nearly always)."""
+    is counted), and so was one whose unknown parts are members its dialect does not describe
+    (:func:`~asz_core.sessiondata.model.is_member_part`: an assistant line with a new member and no content is read,
+    its call counted); such parts are left aside before the rule, so a record is named as it was before they existed. Names at most 10 (``seq/row``); ``[]`` when
+    there are none (nearly always)."""
     found = []
     for seq, row in dict.fromkeys((seq, row) for seq, row, _, p in listed if p.get("k") == "unknown"):
         h = headers.get(seq)
         if h is None or h.kind != "transcript":
             continue
-        parts = records[seq][row - 1].get("parts") or ()
+        parts = [p for p in records[seq][row - 1].get("parts") or () if not (isinstance(p, dict) and is_member_part(p))]
         if parts and all(isinstance(p, dict) and p.get("k") == "unknown" for p in parts):
             found.append(f"{seq}/{row}")
     if not found:

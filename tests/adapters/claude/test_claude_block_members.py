@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from asz_adapters_claude.blocks import BLOCK_KNOWN
 from asz_adapters_claude.convert import DIALECT, convert_record
-from asz_adapters_claude.transcript import ATTACHMENT_TEXT_KNOWN
+from asz_adapters_claude.members import ATTACHMENT_TEXT_KNOWN, BLOCK_KNOWN
 from asz_core import Source
 from cli_helpers import asz_in_process, collect_transcript
 

@@ -124,8 +124,9 @@ def test_collected_the_member_is_in_the_root_and_the_readers_count_the_same(line
     line = lines.index(target) + 1
     assert p.returncode == 0 and [x for x in p.stderr.splitlines() if "describe" in x] == [
         f"warning: {path}: 1 line(s) hold content adapter claude-code-local does not describe (line {line}: member "
-        '"future_tokens_v9" of message.usage is not one this dialect describes): kept verbatim as unknown parts beside '
-        "what it read, nothing lost (asz conversation lists them under undescribed)"], p.stderr
+        '"future_tokens_v9" of message.usage is not one this dialect describes): each such member or block travels '
+        "verbatim, its source bytes as written, as an unknown part of the line's record beside what it read (asz "
+        "conversation lists them under undescribed)"], p.stderr
     shown = asz_in_process("show", SID, uuid, "--root", str(root))
     assert shown.returncode == 0 and "FUTUREFIELDTEXT" in shown.stdout and "future_tokens_v9" in shown.stdout
     doc = json.loads(asz_in_process("conversation", SID, "--json", "--root", str(root)).stdout)

@@ -303,7 +303,7 @@ USER_LINES = [
 
 @compiled
 def test_hand_made_user_lines_land_the_same_both_ways(monkeypatch):
-    # both answers are exercised; the text block with "extra" is not asked (a block member: transcript._all_known)
+    # both answers are exercised; the text block with "extra" is not asked (a block member: members.CHECKS)
     assert _same_both_ways(monkeypatch, USER_LINES) == (83, 22)
 
 
