@@ -224,6 +224,16 @@ def _settings(view: str, sort: str, config: Optional[Path], dialect: str = ""):
         raise typer.Exit(2)
 
 
+def unnamed_note(n: int) -> str:
+    """What ``asz usage`` says on stderr of a conversation whose ``summary.problems`` has the
+    :data:`~asz_core.view.usage.UNNAMED_PREFIX` line (``n`` call nodes): its calls, tokens and cost count fragments
+    naming no request id as a call of their own, which they may not be."""
+    return (f"counts, in {n:,} call node(s), fragments naming no request id beside two or more request ids (landed "
+            "before claude-code-local 0.3.0 kept request ids) as a call of their own: no record chain ties them to one "
+            "of those requests, and each may be part of one (asz conversation ID --json: requests entry unnamed; its "
+            "problems name the nodes)")
+
+
 def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow: tuple[str, ...] = ("", "", "", "")
           ) -> tuple[list, list[str], dict[str, str], list[dict], list[int]]:
     """:func:`~asz_core.view.usage_report.read_root` of ``storage`` (``n`` conversations): the counted calls (those
@@ -235,7 +245,7 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
     call read, whatever ``narrow`` keeps (they shape the 5-hour blocks); a note names a conversation by ``shown`` (its
     shortest prefix unique in the root). Ctrl-C says how far it got, exit 130."""
     from ..storage.torn import torn_notes
-    from ..view.usage import OUTSIDE_PREFIX, UNDESCRIBED_PREFIX
+    from ..view.usage import OUTSIDE_PREFIX, UNDESCRIBED_PREFIX, UNNAMED_PREFIX
     from ..view.usage_report import narrowed, read_root
 
     done = [0]
@@ -254,6 +264,9 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
         for p in lines:
             if p.startswith(OUTSIDE_PREFIX):
                 typer.echo(f"asz usage: note: {shown(cid)} is counted without {p[len(OUTSIDE_PREFIX):]}", err=True)
+            elif p.startswith(UNNAMED_PREFIX):  # a call counted that may be part of another (trial 23b F1's edge)
+                typer.echo(f"asz usage: note: {shown(cid)} {unnamed_note(int(p[len(UNNAMED_PREFIX):].split(' ', 1)[0]))}",
+                           err=True)
     times = [c.ms for c in counted if c.ms is not None and c.credits is None]
     counted = narrowed(counted, *narrow)
     kept = {c.conversation for c in counted} if any(narrow) else listed  # only the conversations the filters keep

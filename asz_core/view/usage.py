@@ -44,7 +44,7 @@ from ..sessiondata.vocabulary import USAGE_COUNT_DROPPED, USAGE_RATE_DROPPED
 
 __all__ = ["credits_follow_calls", "TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "RATE_UNCHECKED_KIND", "rate_not_priced", "rates_unchecked", "mark_rates_unchecked", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls",
            "call_count", "usage_totals", "incomplete_lines", "negative_counts", "OUTSIDE_PREFIX", "outside_call_lines",
-           "UNDESCRIBED_PREFIX", "undescribed_call_lines"]
+           "UNDESCRIBED_PREFIX", "undescribed_call_lines", "UNNAMED_PREFIX", "unnamed_call_lines"]
 
 #: The four token counts of a usage object, in document order.
 TOKEN_KINDS = ("in", "out", "cache_read", "cache_write")
@@ -94,6 +94,10 @@ class CallUsage(msgspec.Struct, frozen=True):
     #: The source fields of usage counts the record its usage was read from lists under ``dropped`` (counts Session
     #: Data cannot carry: :data:`~asz_core.sessiondata.vocabulary.USAGE_COUNT_DROPPED`): the call's usage is short by them.
     incomplete: tuple = ()
+    #: One of a node's ``requests``: the record ids of its fragments, which name no request id beside two or more
+    #: that do and which no record chain ties to one of them (:func:`read_call`): counted as a provider call of their
+    #: own, which they may not be; () otherwise.
+    unnamed: tuple = ()
 
 
 def zero_usage() -> dict:
@@ -173,8 +177,10 @@ def read_call(records: list[tuple[dict | None, int | None]], finished: bool, lan
 
     Fragments naming no request id beside fragments naming exactly one (a call whose first lines were landed by
     claude-code-local before 0.3.0, which kept no request id, and its last by a newer one: trial 23b, F1) are that
-    one request's: the node is one provider call. Beside two or more named request ids the records cannot show
-    which request such fragments belong to: they stay a provider call of their own (request ''), as they read.
+    one request's: the node is one provider call. Beside two or more named request ids such fragments join the one
+    request their record chain ties them to (:func:`_join_unnamed`); those it ties to none, or to more than one,
+    stay a provider call of their own (request ''), as they read, marked ``unnamed`` (``requests`` entry
+    ``unnamed: true``, and :func:`unnamed_call_lines` names them in ``summary.problems``).
     """
     if len(records) == 2 and records[0][0] is not None and records[1][0] is not None:  # most calls: no list made
         landed = records
@@ -194,7 +200,11 @@ def read_call(records: list[tuple[dict | None, int | None]], finished: bool, lan
     if len(groups) <= 1:
         req, recs = next(iter(groups.items()), ("", []))
         return _read_one(recs, finished, lane, req)
-    parts = tuple(_read_one(recs, finished, lane, req) for req, recs in groups.items())
+    if "" in groups:
+        groups = _join_unnamed(landed, groups)
+    parts = tuple(_read_one(recs, finished, lane, req) if req else msgspec.structs.replace(
+        _read_one(recs, finished, lane, req), unnamed=tuple(r.get("id") or "" for r, _ in recs))
+        for req, recs in groups.items())
     counted = [p for p in parts if p.usage is not None]
     synthetic = any(p.synthetic for p in parts)
     if not counted:  # several provider calls, none with usage: each is still a call (call_count)
@@ -206,6 +216,78 @@ def read_call(records: list[tuple[dict | None, int | None]], finished: bool, lan
     first = counted[0]
     return CallUsage(total, first.state, first.model or parts[-1].model, lane, synthetic, first.time,
                      "", parts, tuple(f for p in counted for f in p.incomplete))
+
+
+def _join_unnamed(landed: list[tuple[dict, int | None]], groups: dict[str, list]) -> dict[str, list]:
+    """``groups`` (request id -> its fragments, '' for those naming none, beside two or more named) with each ''
+    fragment moved to the request its record chain ties it to, exactly: Claude Code writes each block of one
+    response as a line of its own whose ``parentUuid`` is the line before it, so fragments (of this call node) that
+    follow one another by ``parent`` were written by one response. The '' fragments linked to one another by
+    ``parent`` form a run; a run whose neighbours by ``parent`` (the fragment it follows, those following it) name
+    exactly one request id is that request's; a run next to none, or to two or more, stays under '' (the records
+    cannot say). The groups keep their order (by their first fragment, in landed order); a fragment keeps its place."""
+    ids = {rec.get("id"): i for i, (rec, _) in enumerate(landed) if isinstance(rec.get("id"), str) and rec.get("id")}
+    req = [r if isinstance(r := rec.get("request"), str) else "" for rec, _ in landed]
+    links: dict[int, list[int]] = {}
+    for i, (rec, _) in enumerate(landed):
+        j = ids.get(rec.get("parent")) if isinstance(rec.get("parent"), str) else None
+        if j is not None and j != i:
+            links.setdefault(i, []).append(j)
+            links.setdefault(j, []).append(i)
+    owner: dict[int, str] = {}
+    for start in (i for i, r in enumerate(req) if not r):
+        if start in owner:
+            continue
+        run, named, todo = [], set(), [start]
+        owner[start] = ""
+        while todo:
+            i = todo.pop()
+            run.append(i)
+            for j in links.get(i, ()):
+                if req[j]:
+                    named.add(req[j])
+                elif j not in owner:
+                    owner[j] = ""
+                    todo.append(j)
+        if len(named) == 1:
+            for i in run:
+                owner[i] = next(iter(named))
+    if not any(owner.values()):
+        return groups
+    out: dict[str, list] = {}
+    for i, pair in enumerate(landed):
+        out.setdefault(req[i] or owner[i], []).append(pair)
+    return out
+
+
+def unnamed_call_lines(usages: dict, nodes: dict, record) -> list[str]:
+    """One ``summary.problems`` line (:data:`UNNAMED_PREFIX`) naming the call nodes of ``usages`` (node id ->
+    :class:`CallUsage`) holding a provider call counted from fragments naming no request id beside two or more
+    request ids that no record chain ties to one of them (:func:`_join_unnamed`, ``unnamed``): a call of its own
+    as they read, which may be part of one of those requests instead (claude-code-local before 0.3.0 landed no
+    request id; trial 23b F1); each with those fragments' places (``seq/row``), the refs of ``nodes[id]`` whose
+    record (``record(ref)``, a dict or None) has one of their ids. ``[]`` when none."""
+    found = []
+    for nid, c in usages.items():
+        ids = {i for q in c.requests for i in q.unnamed}
+        if not ids:
+            continue
+        n = nodes.get(nid)
+        refs = (n.refs or ([n.ref] if n.ref else [])) if n is not None else ()
+        mine = [r for r in refs if (rec := record(r)) is not None and (rec.get("id") or "") in ids
+                and not (isinstance(rec.get("request"), str) and rec["request"])]
+        found.append(f"{nid} ({len(mine)} fragment(s): {', '.join(f'{r.seq}/{r.row}' for r in mine[:6])}"
+                     f"{', …' if len(mine) > 6 else ''})")
+    if not found:
+        return []
+    return [f"{UNNAMED_PREFIX}{len(found)} call node(s) hold fragments that name no request id beside two or more "
+            "request ids (landed before claude-code-local 0.3.0 kept request ids) and that no record chain ties to one "
+            "of them: each such set counts as a provider call of its own, which it may not be (it may be part of one "
+            f"of those requests): {'; '.join(found[:10])}{'; …' if len(found) > 10 else ''}"]
+
+
+#: How a ``summary.problems`` line about unnamed fragments starts (:func:`unnamed_call_lines`).
+UNNAMED_PREFIX = "calls counted from fragments naming no request id: "
 
 
 def dropped_counts(rec: dict) -> tuple:

@@ -17,7 +17,8 @@ from .kinds import position
 from .links import Links
 from .media import media_of
 from .session_records import LandedSession
-from .usage import CallUsage, incomplete_lines, mark_rates_unchecked, outside_call_lines, rates_unchecked, read_call, undescribed_call_lines
+from .usage import CallUsage, incomplete_lines, mark_rates_unchecked, outside_call_lines, rates_unchecked, read_call, undescribed_call_lines, \
+    unnamed_call_lines
 
 __all__ = ["ViewBase"]
 
@@ -287,9 +288,11 @@ class ViewBase:
         """The ``summary.problems`` lines on usage: each call whose usage lacks a count
         (:func:`~asz_core.view.usage.incomplete_lines`), then the records with usage no call holds
         (:func:`~asz_core.view.usage.outside_call_lines`), then the transcript records no call could be read from
-        (:func:`~asz_core.view.usage.undescribed_call_lines`)."""
+        (:func:`~asz_core.view.usage.undescribed_call_lines`), then the calls counted from fragments naming no request
+        id beside two or more that do (:func:`~asz_core.view.usage.unnamed_call_lines`)."""
         return (incomplete_lines(self.call_usage) + outside_call_lines(self.children, self.sess.record)
-                + undescribed_call_lines(self.sess.headers, self.sess.records, self.sess.listed_parts()))
+                + undescribed_call_lines(self.sess.headers, self.sess.records, self.sess.listed_parts())
+                + unnamed_call_lines(self.call_usage, self.nodes, self.sess.record))
 
     def reread_lines(self) -> list[str]:
         """The ``summary.problems`` lines of person's messages (``message.external`` steps) the chain holds for records
