@@ -9,6 +9,7 @@ import os
 from typing import Iterable, Optional
 
 from ..view.prices import PriceTable, cost_of
+from ..view.rows import usage_unrecorded
 from ..view.usage import zero_usage
 from ..view.usage_report import read_root, report
 
@@ -25,7 +26,10 @@ def usage_figures(root: str | os.PathLike, conversation: str, hide: Iterable[str
     (``(since, until)`` unix ms, either None) also ``in_window``, the same four over the calls made in it (``asz
     usage daily``'s placing: a call with no time of its own by its conversation's recorded range,
     :func:`~asz_core.view.usage_report.range_in_window`; one that cannot be placed is in no window figure). A
-    conversation that does not verify is in no figure (as in ``asz usage``): each is null, and ``held_back`` true.
+    conversation that does not verify is in no figure (as in ``asz usage``): each is null, and ``held_back`` true. One
+    none of whose calls recorded a token count (:func:`~asz_core.view.rows.usage_unrecorded`: Kiro meters credits; no
+    model call at all, hook records alone) adds ``usage_recorded`` false after the four, as ``asz ls --json`` says it:
+    its zero tokens and cost are not figures.
     With ``only`` (``--in-range-only``, a window given) ``in_window`` alone, and ``models``: those of the calls made in
     the window, sorted (none when held back), so the header holds nothing of the calls made after the window closed.
     """
@@ -34,17 +38,22 @@ def usage_figures(root: str | os.PathLike, conversation: str, hide: Iterable[str
         empty = dict.fromkeys(("calls", "tokens", "cost", "credits"))
         return {**({} if only else empty), **({"in_window": dict(empty)} if window is not None else {}), "held_back": True}
     out = {} if only else _figures(report(counted, "session", table), table)
+    if not only and usage_unrecorded(out["calls"], out.pop("with_usage"), out["credits"]):
+        out["usage_recorded"] = False
     if window is not None:
         rows = report(counted, "session", table, *window)
         out["in_window"] = _figures(rows, table)
+        del out["in_window"]["with_usage"]
         if only:
             out["models"] = rows[0]["models"] if rows else []
     return out
 
 
 def _figures(rows: list[dict], table: Optional[PriceTable]) -> dict:
-    """The four figures of the one session row of ``rows`` (none: a conversation with no call, all zero)."""
+    """The four figures of the one session row of ``rows`` (none: a conversation with no call, all zero), and
+    ``with_usage``, how many of its calls carry usage (for :func:`usage_figures`, which takes it out)."""
     if not rows:
-        return {"calls": 0, "tokens": zero_usage(), "cost": cost_of({}, table), "credits": None}
+        return {"calls": 0, "tokens": zero_usage(), "cost": cost_of({}, table), "credits": None, "with_usage": 0}
     (row,) = rows
-    return {"calls": row["calls"], "tokens": row["usage"], "cost": row["cost"], "credits": row["credits"]}
+    return {"calls": row["calls"], "tokens": row["usage"], "cost": row["cost"], "credits": row["credits"],
+            "with_usage": row["calls_with_usage"]}

@@ -16,7 +16,7 @@ import re
 
 import orjson
 from reading_helpers import asz
-from view_server_helpers import edit_keeping_times
+from view_server_helpers import Served, counted_rows, edit_keeping_times
 
 SID = "55604662-cf2a-4331-851a-ec234028f8ca"
 
@@ -35,7 +35,7 @@ def _row(root) -> tuple[dict, str]:
     return js, re.split(r"\s{2,}", line.strip())[-2]
 
 
-def test_a_record_changed_keeps_the_runtime_the_header_names(corpus_copy):
+def test_a_record_changed_keeps_the_runtime_the_header_names(corpus_copy, tmp_path):
     root = corpus_copy()
     path = _transcript(root)
     dialect = orjson.loads(path.read_bytes().split(b"\n", 1)[0])["dialect"]
@@ -44,6 +44,12 @@ def test_a_record_changed_keeps_the_runtime_the_header_names(corpus_copy):
     js, cell = _row(root)
     assert js["held_back"]["state"] == "mismatch" and js["usage"] is None  # held back, as before
     assert js["runtime"]["name"] == cell == dialect.split("/")[0]
+    s = Served(["view", "--root", str(root)], tmp_path)  # the page's list reads the server's row (its Runtime column)
+    try:
+        (row,) = [r for r in counted_rows(s) if r["id"] == SID]
+    finally:
+        s.stop()
+    assert row["held_back"]["state"] == "mismatch" and row["runtime"]["name"] == cell
 
 
 def test_a_header_changed_names_no_runtime(corpus_copy):

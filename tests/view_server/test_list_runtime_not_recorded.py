@@ -84,6 +84,12 @@ def test_hook_records_alone_read_not_recorded_in_asz_ls(mixed):
     sid = sorted(hooked)[0]
     said = asz("conversation", sid, "--root", str(root)).stdout.splitlines()
     assert "tokens not recorded: no model call is recorded in this conversation" in said and "cost - (no tokens to price)" in said
+    md = asz("export", sid, "--format", "md", "--root", str(root)).stdout.splitlines()
+    assert "- tokens not recorded: no model call is recorded in this conversation" in md and "- cost - (no tokens to price)" in md
+    head = json.loads(asz("export", sid, "--audit", "--root", str(root)).stdout.splitlines()[0])
+    assert (head["kind"], head["calls"], head["usage_recorded"]) == ("conversation", 0, False)
+    claude = next(c for c, r in rows.items() if r["runtime"]["name"] == "claude-code")
+    assert "usage_recorded" not in json.loads(asz("export", claude, "--audit", "--root", str(root)).stdout.splitlines()[0])
     by_cost = list(json.loads(asz("ls", "--json", "--sort", "cost", "--root", str(root)).stdout))
     priced = [r["id"] for r in by_cost if r["usage_recorded"] is not False]
     assert [r["id"] for r in by_cost][:len(priced)] == priced  # no figure: last, with the held-back ones
