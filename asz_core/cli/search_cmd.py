@@ -63,7 +63,7 @@ def search(
     every conversation indexed whole and says so on stderr (``asz search:
     stopped: N of M conversations indexed; ...``), exit 130; Ctrl-C during the
     query says so on stderr too (``asz search: stopped during the query; ...``), exit 130. Exit 0 (also with no hit), 1
-    when --project/--model/--dialect keep no conversation (said as asz ls says it), the root is missing or the index
+    when --project/--model/--dialect keep no conversation (said as asz ls says it, before any query: nothing on stdout, --json prints [] or --held-back's object with no hit), the root is missing or the index
     cannot be used, 2 on usage errors. An index SQLite finds damaged is said in a warning, deleted and built again.
     """
     try:  # Ctrl-C here (a loaded machine takes a while to import) was a silent exit 130
@@ -81,11 +81,12 @@ def search(
                                ("--since", since), ("--until", until), ("--tz", tz), ("--root", root), ("--config", config))
              if v for a in (flag, str(v))]
     try:
+        _none_kept(r, filters, {"--project": project, "--model": model, "--dialect": dialect}, as_json,
+                   held_back and not by_conversation)
         if by_conversation:
-            found = _conversations(r, query, hide, filters, kinds, limit, as_json, phase, given)
+            _conversations(r, query, hide, filters, kinds, limit, as_json, phase, given)
         else:
-            found = _hits(r, query, hide, filters, kinds, limit, as_json, held_back, phase, given)
-        _none_kept(r, filters, {"--project": project, "--model": model, "--dialect": dialect}, found)
+            _hits(r, query, hide, filters, kinds, limit, as_json, held_back, phase, given)
     except QueryError as exc:
         typer.echo(f"asz search: {exc}", err=True)
         raise typer.Exit(2)
@@ -220,16 +221,23 @@ def _checked(kind: str, limit: int, both: bool) -> list[str]:
         raise typer.Exit(2)
 
 
-def _none_kept(r: Path, filters, given: dict[str, str], hits: list[dict]) -> None:
-    """With no hit, exit 1 when ``given`` (--project, --model, --dialect) keep no conversation of the index, said
-    as every reader says it (:func:`~asz_core.cli.reading_common.no_match`); a query with no hit in the conversations
+def _none_kept(r: Path, filters, given: dict[str, str], as_json: bool, held_back: bool) -> None:
+    """Before the query: exit 1 when ``given`` (--project, --model, --dialect) keep no conversation of the index, said
+    as every reader says it (:func:`~asz_core.cli.reading_common.no_match`), with nothing on stdout but, with
+    ``--json``, the empty answer (``[]``; with ``held_back``, ``--held-back``'s object with no hit) so that stdout is
+    always JSON (trial 24b F3: ``0 hit(s)`` was printed before the exit 1). A query with no hit in the conversations
     they keep is an answer (exit 0)."""
-    if hits or not any(given.values()):
+    if not any(given.values()):
         return
     from ..reading.search import conversations_kept, list_conversations
 
-    if not conversations_kept(r, filters):
-        raise no_match("search", r, given, len(list_conversations(r)))
+    if conversations_kept(r, filters):
+        return
+    if as_json and held_back:
+        _print_held_back([], {}, {}, [], 0)
+    elif as_json:
+        sys.stdout.buffer.write(b"[]\n")
+    raise no_match("search", r, given, len(list_conversations(r)))
 
 
 def _print_held_back(hits: list[dict], unverified: dict[str, str], held: dict[str, int], unsearched: list[dict],

@@ -159,7 +159,7 @@ def usage(
     transcript records its dialect could not read (not JSON, e.g. after NUL bytes: each may have been an uncounted call)
     marks the total ! (and its session row), a line names it with the count (another view: in no row; --json: undescribed); exit 0. Exit 1 when the root does
     not exist, a conversation does not read or does not verify (the others are still counted), or --project/--model
-    match no call of a root with conversations (said: asz usage: no model call in ROOT matches …), 2 for a bad view, date, zone or configuration. Landed
+    match no call of a root with conversations (said: asz usage: no model call in ROOT matches …; no table on stdout, --json prints [] or with --total-once no row), 2 for a bad view, date, zone or configuration. Landed
     sessions with no chain (never parsed, e.g. after collect --no-parse, or their rounds removed) are in no figure:
     the total is marked ! and a line names them (``N landed session(s) have no conversation chain …: ID, …``; on
     stderr with --json, every row listing them under unchained); exit 0. Sessions the root's _sessions.list names
@@ -186,8 +186,10 @@ def usage(
     say_state_files(storage)
     note, unchained = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
     line, left_out = no_time_line(counted, (first, last), any(r.get(KEYS[view]) == NO_TIME for r in rows), shown, view)
-    _print(_with_kinds(rows, table) if breakdown else rows, _json_shape(as_json, total_once), KEYS[view], view == "session", totals(rows, table, breakdown), breakdown,
-           {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed}, note, line, shown)
+    shape = _json_shape(as_json, total_once)
+    if not (unmatched and ids and not shape):  # no table of zeros for a filter matching nothing: said on stderr (trial 24b F3)
+        _print(_with_kinds(rows, table) if breakdown else rows, shape, KEYS[view], view == "session", totals(rows, table, breakdown), breakdown,
+               {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed}, note, line, shown)
     if problems or (unmatched and ids):  # a filter that matches nothing exits 1, as every reader's (docs/reading.md)
         raise typer.Exit(1)
 

@@ -66,7 +66,7 @@ from ..view.links import links_of
 from ..view.titles import LandedTitles, PromptTitle, RuntimeTitle, continued_title, prompt_names_work
 from .landed_check import chain_problem, read_landed, read_unbound, verified_rows
 from .listing import Filters, dialect_of
-from .search_store import SCHEMA_VERSION, connect, forget_conversation, one_writer, write_rows
+from .search_store import SCHEMA_VERSION, compact_when_due, compacted, connect, forget_conversation, one_writer, write_rows
 from .search_gaps import changed, gaps, known_prints, missing_files, no_round, stat_text, write_gaps
 from .search_place import REINDEX_REMEDY, elsewhere, first_note, index_file, is_damaged, unwritable
 from .search_hits import (INDEX_DIFFERS, HitCheck, conv_where, held_in, part_index, query_where, snippet_of, stoppable, stopped,
@@ -363,7 +363,7 @@ def _update(root: Path, conversations: Iterable[str] | None, step: Callable[[str
     """:func:`update_index`'s work, by the one writer of the index (:func:`~.search_store.one_writer`): the index file
     it opened, and ``(indexed, removed, unchanged, rows)``."""
     from ..collect.workers import each_in_order
-    from .purge import compact_securely, pending_sessions, stale_conversations
+    from .purge import pending_sessions, stale_conversations
 
     con, path = _open_for_update(root)
     indexed = removed = unchanged = rows = 0
@@ -404,7 +404,9 @@ def _update(root: Path, conversations: Iterable[str] | None, step: Callable[[str
                     step(cid)
         con.commit()
         if stale:
-            compact_securely(con, fts=True)
+            compacted(con)  # secure_delete was on: no deleted byte is left in the file
+        else:
+            compact_when_due(con)  # what conversations indexed again replaced, merged away once it is half the index
     except KeyboardInterrupt:
         raise IndexInterrupted(_keep_whole(con, todo) + unchanged, len(wanted)) from None
     except sqlite3.Error as exc:

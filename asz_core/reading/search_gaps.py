@@ -10,10 +10,11 @@ conversation's rows by :func:`asz_core.reading.search.update_index`, and
 :func:`gaps` gives them to a query.
 
 Whether a conversation must be indexed again is told by its head round's name
-and stat and the stat of each folder of its session that holds landed files
-(:func:`fingerprint`): a file deleted or added changes its folder, an edit in
-place of the head round its stat. A file damaged in place keeps its folder's
-stat and is held back by the query's own check (:mod:`asz_core.reading.landed_check`).
+and stat and the names and inodes of its session's landed files
+(:func:`fingerprint`): a file deleted, added or written again changes them, an
+edit in place of the head round its stat; a cursor rewritten beside them (its
+source gone or back) does not. A file damaged in place keeps its name and inode
+and is held back by the query's own check (:mod:`asz_core.reading.landed_check`).
 
 The ``landed`` table keeps the stat of each landed file the index read (before
 reading it) and whether it verified then. A query stats them all
@@ -24,14 +25,14 @@ changed, so that the hits it holds back are counted and named whatever
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import sqlite3
-import stat
 from pathlib import Path
 
 from ..storage.filekey import stat_key
-from ..storage.layout import holding_dirs, rounds_dir
+from ..storage.layout import holding_dirs, parse_landed_name, rounds_dir
 from ..view.rows import newest_round, read_head
 from .listing import Filters
 from .prose import missing_landed
@@ -75,9 +76,15 @@ _ENTRY_FRONT = re.compile(rb'^\{"seq":(\d+),"path":"((?:[^"\\]|\\.)*)"')
 
 def fingerprint(root: Path, newest: tuple, session: str) -> str:
     """What tells that a conversation must be indexed again: its newest round's name, size, mtime and inode
-    (``newest``, as :func:`~asz_core.view.rows.newest_round` gives it) and the mtime and inode of each folder of
-    ``session`` that holds landed files (``streams/<stream>``, ``runs/<run>``, ``provider_body``). A stat per folder,
-    no file read. Not the change time: a chmod (a root made read-only) is no reason to index again."""
+    (``newest``, as :func:`~asz_core.view.rows.newest_round` gives it) and the name and inode of each landed file
+    (``.sd``, skeleton ``.sk``) in each folder of ``session`` that holds them (``streams/<stream>``, ``runs/<run>``,
+    ``provider_body``): a listing per folder, no file opened, no stat of a file (the inode is the directory entry's).
+
+    Not the folders' own mtimes: a collect pass rewrites a stream's cursor beside its landed files whenever its source
+    is seen to go or come back, which changes nothing the index holds (trial 24b F2: every conversation was indexed
+    again after the sources were deleted). Not the change time: a chmod (a root made read-only) changes nothing here.
+    A landed file added, deleted or written again (a new inode) changes the print; one damaged in place is held back
+    by the query's own check (:func:`suspects`)."""
     parts = [repr(newest[2][:3] + newest[2][4:])]  # no change time: a chmod (a root made read-only) changes nothing here
     if not session:
         return parts[0]
@@ -87,14 +94,17 @@ def fingerprint(root: Path, newest: tuple, session: str) -> str:
     except OSError:
         return parts[0]
     base = len(sdir) + 1
+    h = hashlib.blake2b(digest_size=16)
     for path in sorted(dirs):  # provider_body, runs/<run>, streams/<stream>: each by name
         try:
-            st = os.stat(path)
+            with os.scandir(path) as it:
+                landed = sorted((e.name, e.inode()) for e in it if e.name.endswith((".sd", ".sk")) and parse_landed_name(e.name))
         except OSError:  # absent, or gone while it was looked at: not named, so the next look differs from one that saw it
             continue
-        if stat.S_ISDIR(st.st_mode):
-            parts.append(f"{path[base:]}:{st.st_mtime_ns}:{st.st_ino}")
-    return "|".join(parts)
+        h.update(f"{path[base:]}\0".encode())
+        for name, ino in landed:
+            h.update(f"{name}:{ino}\n".encode())
+    return f"{parts[0]}|{h.hexdigest()}"
 
 
 def changed(root: Path, conversation: str, prints: dict[str, tuple[str, str]], stale: bool) -> tuple[str, str, str] | None:

@@ -13,7 +13,12 @@ twice, until ``asz search --reindex``. Now:
 - a conversation's rows are replaced whole, in one transaction, whatever the
   updater believed the index held (:func:`write_rows` deletes them first);
 - ``hit`` has a unique key (conversation, landed file, row, part): a row
-  written twice is refused by SQLite, never kept.
+  written twice is refused by SQLite, never kept;
+- the rows replaced or removed are counted (``meta.dropped``), and an update
+  compacts the file once they reach half the rows it holds
+  (:func:`compact_when_due`): FTS5 keeps deleted words in its segments until
+  they are merged, so an index whose conversations were all indexed again grew
+  by half (trial 24b F2).
 
 An index of another :data:`SCHEMA_VERSION` (one written before this, which may
 hold rows twice) is emptied when opened for writing and built again.
@@ -32,10 +37,11 @@ from typing import Callable, Iterator
 from .purge import compact_securely
 from .search_gaps import GAP_SCHEMA
 
-__all__ = ["SCHEMA_VERSION", "connect", "one_writer", "write_rows", "forget_conversation"]
+__all__ = ["SCHEMA_VERSION", "COMPACT_SHARE", "connect", "one_writer", "write_rows", "forget_conversation", "compact_when_due",
+           "compacted"]
 
 #: Bumped when what the index holds changes; an index of another version is rebuilt.
-SCHEMA_VERSION = "24"  # 7: CJK text stored character by character (search_text.index_form); 8: titles checked against the landed records (view.titles); 9: files damaged before indexing indexed; 10: a bash-mode prompt titled ! command; 11: a prompt read by its adapter (Adapter.prompt_title), a summary naming no message and a header title no landed record carries name nothing; 12: what could not be read kept and said (search_gaps); 13: a label in a Claude Code skeleton names no conversation (its leafUuid went with its data part); 14: each landed file's stat when read kept (search_gaps.suspects); 15: a JSON string's \\n, \\r, \\t indexed as the character (search_hits.json_text); 16: a title passes over prompts naming no work (a command alone such as /context: view.titles.PromptTitle); 17: a resumed copy with no prompt of its own titled (continues ID) TITLE (view.titles.continued_title); 18: hit keeps its part and is unique by (conversation, file, row, part): an index two updates wrote at once held every hit twice (trial 15, F8); 19: terminal colours taken out of indexed text (search_text.index_form: \x1b[1mContext held the word 1mcontext, trial 16 F6); 20: a text part kinded by its record's flags (search_hits.text_kind: a compaction summary is summary, not prompt), notices and compaction boundaries indexed as notice (trial 16b F6, F11); 21: a title's credentials masked before it is cut (view.secret_forms.shown_title: trial 21); 22: OpenAI keys without the T3BlbkFJ marker and Slack webhook addresses masked in titles (view.secret_forms, session 22); 23: title_from of a prompt's title from its own record's flags, a runtime title looked for with its whitespace made single spaces (the title is masked and cut; LangSmith's label joins the question's lines); 24: every whitespace str.split takes (NBSP, U+2028, \\u000b …) made one space too
+SCHEMA_VERSION = "25"  # 7: CJK text stored character by character (search_text.index_form); 8: titles checked against the landed records (view.titles); 9: files damaged before indexing indexed; 10: a bash-mode prompt titled ! command; 11: a prompt read by its adapter (Adapter.prompt_title), a summary naming no message and a header title no landed record carries name nothing; 12: what could not be read kept and said (search_gaps); 13: a label in a Claude Code skeleton names no conversation (its leafUuid went with its data part); 14: each landed file's stat when read kept (search_gaps.suspects); 15: a JSON string's \\n, \\r, \\t indexed as the character (search_hits.json_text); 16: a title passes over prompts naming no work (a command alone such as /context: view.titles.PromptTitle); 17: a resumed copy with no prompt of its own titled (continues ID) TITLE (view.titles.continued_title); 18: hit keeps its part and is unique by (conversation, file, row, part): an index two updates wrote at once held every hit twice (trial 15, F8); 19: terminal colours taken out of indexed text (search_text.index_form: \x1b[1mContext held the word 1mcontext, trial 16 F6); 20: a text part kinded by its record's flags (search_hits.text_kind: a compaction summary is summary, not prompt), notices and compaction boundaries indexed as notice (trial 16b F6, F11); 21: a title's credentials masked before it is cut (view.secret_forms.shown_title: trial 21); 22: OpenAI keys without the T3BlbkFJ marker and Slack webhook addresses masked in titles (view.secret_forms, session 22); 23: title_from of a prompt's title from its own record's flags, a runtime title looked for with its whitespace made single spaces (the title is masked and cut; LangSmith's label joins the question's lines); 24: every whitespace str.split takes (NBSP, U+2028, \\u000b …) made one space too; 25: search_gaps.fingerprint keyed by the landed files' names and inodes, not their folders' mtimes (a cursor rewritten when a source went re-indexed everything, trial 24b F2)
 
 _TABLES = ("conv", "hit", "fts", "gap", "seen", "landed")
 _SCHEMA = """
@@ -73,7 +79,7 @@ def connect(path: Path, *, write: bool) -> sqlite3.Connection:
     con.executescript(_SCHEMA)
     if v is None or v[0] != SCHEMA_VERSION:
         con.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (SCHEMA_VERSION,))
-        compact_securely(con, fts=True)
+        compacted(con)
     return con
 
 
@@ -121,9 +127,46 @@ def one_writer(path: Path, *, wait: bool = True, waiting: Callable[[], None] | N
         _threads.release()
 
 
-def _drop(con: sqlite3.Connection, conversation: str) -> None:
+def _drop(con: sqlite3.Connection, conversation: str) -> int:
+    """Delete ``conversation``'s hits (and their FTS5 rows), counted in ``meta.dropped`` (:func:`compact_when_due`);
+    how many."""
     con.execute("DELETE FROM fts WHERE rowid IN (SELECT rowid FROM hit WHERE conversation=?)", (conversation,))
-    con.execute("DELETE FROM hit WHERE conversation=?", (conversation,))
+    n = con.execute("DELETE FROM hit WHERE conversation=?", (conversation,)).rowcount
+    if n > 0:
+        con.execute("INSERT INTO meta VALUES ('dropped', ?) ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + ?",
+                    (n, n))
+    return max(n, 0)
+
+
+#: An update compacts the index once the rows replaced or removed since it was last compacted reach this share of the
+#: rows it holds (:func:`compact_when_due`).
+COMPACT_SHARE = 0.5
+
+
+def compact_when_due(con: sqlite3.Connection) -> bool:
+    """Compact the index (:func:`~asz_core.reading.purge.compact_securely`: FTS5 segments merged, the file rewritten)
+    when the rows deleted since it was last compacted (``meta.dropped``, counted by every replacement and removal)
+    reach :data:`COMPACT_SHARE` of the rows it holds; True when it did. Commits.
+
+    A conversation indexed again has its rows deleted and written anew; SQLite reuses the pages of the deleted rows,
+    but FTS5 keeps a deleted row's words in its segments, beside a delete marker, until the segments are merged:
+    without this, every conversation indexed again left its old words in the file (trial 24b F2: +43 % after one
+    re-index of them all, more with each). Raises sqlite3.Error."""
+    got = con.execute("SELECT value FROM meta WHERE key='dropped'").fetchone()
+    dropped = int(got[0]) if got and str(got[0]).isdigit() else 0
+    if not dropped:
+        return False
+    held = con.execute("SELECT count(*) FROM hit").fetchone()[0]
+    if dropped < COMPACT_SHARE * held:
+        return False
+    compacted(con)
+    return True
+
+
+def compacted(con: sqlite3.Connection) -> None:
+    """Compact the index now (:func:`~asz_core.reading.purge.compact_securely`) and count no deleted row any more."""
+    con.execute("INSERT OR REPLACE INTO meta VALUES ('dropped', '0')")
+    compact_securely(con, fts=True)
 
 
 def forget_conversation(con: sqlite3.Connection, conversation: str) -> None:

@@ -16,15 +16,30 @@ NOPE = "no-such-thing-zq"
 @pytest.mark.parametrize("args", [
     ("ls", "--model", NOPE), ("ls", "--json", "--project", NOPE), ("ls", "--since", "2099-01-01"),
     ("usage", "--model", NOPE), ("usage", "--json", "--project", NOPE),
+    ("usage", "monthly", "--project", NOPE), ("usage", "--breakdown", "--model", NOPE),
     ("search", "compaction", "--model", NOPE), ("search", "--json", "compaction", "--project", NOPE),
+    ("search", "--conversations", "compaction", "--project", NOPE), ("search", "--conversations", "--json", "graph", "--dialect", "kiro"),
     ("export", "--project", NOPE), ("conversation", "ffffffff"),
 ])
 def test_a_filter_that_matches_nothing_exits_1_and_is_said(corpus_root, args):
     res = asz(*args, "--root", str(corpus_root), check=False)
     assert res.returncode == 1, (args, res.stdout, res.stderr)
     assert res.stderr.splitlines()[-1].startswith(f"asz {args[0]}: "), res.stderr
-    if "--json" in args:
+    if "--json" in args:  # a program reading stdout reads JSON: the empty answer
         assert json.loads(res.stdout) == []
+    else:  # nothing on stdout, as grep prints nothing (trial 24b F3: a table of zeros, "0 hit(s)")
+        assert res.stdout == "", (args, res.stdout)
+
+
+def test_the_object_forms_answer_with_no_row(corpus_root):
+    """``asz usage --json --total-once`` and ``asz search --json --held-back`` keep their shape, with no row or hit."""
+    res = asz("usage", "--json", "--total-once", "--project", NOPE, "--root", str(corpus_root), check=False)
+    got = json.loads(res.stdout)
+    assert res.returncode == 1 and got["rows"] == [] and got["total"]["calls"] == 0
+    res = asz("search", "--json", "--held-back", "graph", "--project", NOPE, "--root", str(corpus_root), check=False)
+    got = json.loads(res.stdout)
+    assert res.returncode == 1 and got["hits"] == [] and got["held_back"]["hits"] == 0
+    assert "no conversation matched --project" in res.stderr
 
 
 @pytest.mark.parametrize("args", [
